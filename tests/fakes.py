@@ -1,0 +1,59 @@
+"""Test doubles that are real implementations: a deterministic embedder, a switchable one."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from vault_mem.embed import Embedder
+from vault_mem.errors import EmbedderError
+
+
+class FakeEmbedder(Embedder):
+    """Bag of word stems (first 5 letters) hashed into ``dimensions`` signed buckets, normalised.
+
+    Deterministic and fast; texts sharing words are close, texts sharing none are near 0. Counts
+    every text it embeds in ``calls`` so tests can see what was (re-)embedded.
+    """
+
+    def __init__(self, model_id: str = "fake:v1", dimensions: int = 256) -> None:
+        self.model_id = model_id
+        self.dimensions = dimensions
+        self.batch_size = 16
+        # Calibration the sidecar reads for its relevance floor: one shared word in a short
+        # text gives ~0.3 here, so demand more than a stray hash collision.
+        self.min_similarity = 0.5
+        self.calls: list[str] = []
+        self.fail = False
+
+    def embed_batch(self, texts: Sequence[str], *, kind: str = "document") -> np.ndarray:
+        if self.fail:
+            raise EmbedderError("fake embedder is down (connection refused)")
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for row, text in enumerate(texts):
+            self.calls.append(text)
+            for word in re.findall(r"\w+", text.lower()):
+                h = hashlib.sha1(word[:5].encode()).digest()
+                out[row, h[0] % self.dimensions] += 1.0 if h[1] & 1 else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+
+def write_memory(root, key: str, description: str, body: str = "", *, type_: str = "fact",
+                 **meta) -> str:
+    """Write a memory file the way the tool does and return its vault-relative path."""
+    import datetime as dt
+
+    from vault_mem.memory import Memory, rel_path_for, render_memory
+
+    fields = {"description": description, "created": meta.pop("created", dt.date(2026, 1, 5)),
+              "updated": meta.pop("updated", dt.date(2026, 1, 5)), **meta}
+    rel = rel_path_for(key, type_)
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_memory(Memory(key=key, type=type_, meta=fields, body=body)), encoding="utf-8")
+    return rel

@@ -1,0 +1,362 @@
+"""The sidecar against real SQLite + sqlite-vec, with the deterministic fake embedder."""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing as mp
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fakes import FakeEmbedder, write_memory
+
+from vault_mem import index as index_mod
+from vault_mem.config import Config
+from vault_mem.index import Sidecar
+
+TODAY = dt.date(2026, 3, 1)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    write_memory(root, "editor", "Uses Helix as the main editor", "Switched from Neovim for the LSP support.")
+    write_memory(root, "coffee", "Takes oat milk in coffee", type_="preference")
+    write_memory(root, "deploy", "How to deploy the blog", "1. build\n2. rsync to the host", type_="procedure")
+    write_memory(root, "db-choice", "Chose SQLite over Postgres for the sidecar", "Reason: one file.",
+                 type_="decision")
+    write_memory(root, "trip", "Trip to Lisbon in May", "Flights booked.", type_="note")
+    return root
+
+
+def open_sidecar(root: Path, embedder=None, **kw) -> Sidecar:
+    return Sidecar(root, Config(), embedder=embedder if embedder is not None else FakeEmbedder(), **kw)
+
+
+def snapshot(sc: Sidecar, queries=("editor", "deploy blog", "coffee milk", "lisbon")):
+    return [[(h.key, h.score) for h in sc.recall(q, today=TODAY).hits] for q in queries]
+
+
+def test_reconcile_add_update_remove(vault: Path) -> None:
+    sc = open_sidecar(vault)
+    r = sc.reconcile()
+    assert (r.added, r.updated, r.removed, r.unchanged) == (5, 0, 0, 0)
+    assert r.changed and r.embedded == 5
+    r = sc.reconcile()
+    assert (r.added, r.updated, r.removed, r.unchanged, r.changed) == (0, 0, 0, 5, False)
+    write_memory(vault, "editor", "Uses Zed as the main editor", "Moved on from Helix.")
+    (vault / "notes" / "trip.md").unlink()
+    r = sc.reconcile()
+    assert (r.added, r.updated, r.removed) == (0, 1, 1)
+    assert sc.recall("zed", today=TODAY).hits[0].key == "editor"
+    assert sc.lookup("trip") is None
+    assert sc.keys() == ["coffee", "db-choice", "deploy", "editor"]
+    sc.close()
+
+
+def test_reconcile_progress_called_only_when_work(vault: Path) -> None:
+    sc = open_sidecar(vault)
+    calls: list[tuple[int, int]] = []
+    sc.reconcile(progress=lambda d, t: calls.append((d, t)))
+    assert calls and calls[-1][0] == calls[-1][1]
+    calls.clear()
+    sc.reconcile(progress=lambda d, t: calls.append((d, t)))
+    assert calls == []
+
+
+def test_refresh_paths_upserts_and_deletes(vault: Path) -> None:
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    rel = write_memory(vault, "shell", "Uses fish as the shell")
+    r = sc.refresh_paths([rel, "facts/editor.md"])
+    assert r.added == 1
+    assert sc.recall("fish shell", today=TODAY).hits[0].key == "shell"
+    (vault / rel).unlink()
+    r = sc.refresh_paths([rel, "not/a/memory.txt"])
+    assert r.removed == 1 and sc.lookup("shell") is None
+
+
+def test_rebuild_equals_incremental(vault: Path) -> None:
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    write_memory(vault, "editor", "Uses Zed as the main editor", "Moved on from Helix.")
+    write_memory(vault, "shell", "Uses fish as the shell", tags=["tools"], supersedes=["bash-config"])
+    (vault / "notes" / "trip.md").unlink()
+    sc.reconcile()
+    assert sc.doctor() == []
+    before = snapshot(sc)
+    sc.rebuild()
+    assert sc.doctor() == []
+    assert snapshot(sc) == before
+
+
+def test_deleting_index_db_loses_nothing(vault: Path) -> None:
+    emb = FakeEmbedder()
+    sc = open_sidecar(vault, emb)
+    sc.reconcile()
+    before = snapshot(sc)
+    entries = list(sc.entries_for_index(TODAY))
+    sc.close()
+    for p in (vault / ".vault-mem").glob("index.db*"):
+        p.unlink()
+    sc = open_sidecar(vault, emb)
+    sc.reconcile()
+    assert snapshot(sc) == before
+    assert list(sc.entries_for_index(TODAY)) == entries
+
+
+def test_model_change_reembeds_and_never_mixes(vault: Path) -> None:
+    v1 = FakeEmbedder("fake:v1")
+    sc = open_sidecar(vault, v1)
+    sc.reconcile()
+    assert len(v1.calls) == 5
+    sc.close()
+    v2 = FakeEmbedder("fake:v2", dimensions=32)
+    sc = open_sidecar(vault, v2)
+    r = sc.reconcile()
+    assert r.embedded == 5 and len(v2.calls) == 5
+    models = {row[0] for row in sc.db.execute("SELECT vec_model FROM files WHERE usable = 1")}
+    assert models == {"fake:v2"}
+    assert sc.get_meta("vec_model") == "fake:v2" and sc.get_meta("vec_dims") == "32"
+    assert sc.recall("helix editor", today=TODAY).embedder == "fake:v2"
+    assert sc.doctor() == []
+    sc.close()
+    # Back to v1: everything comes from the embedding cache.
+    v1b = FakeEmbedder("fake:v1")
+    sc = open_sidecar(vault, v1b)
+    r = sc.reconcile()
+    assert r.embedded == 5 and v1b.calls == []
+    assert {row[0] for row in sc.db.execute("SELECT vec_model FROM files")} == {"fake:v1"}
+
+
+def test_rebuild_and_revert_reuse_embedding_cache(vault: Path) -> None:
+    emb = FakeEmbedder()
+    sc = open_sidecar(vault, emb)
+    sc.reconcile()
+    original = (vault / "facts" / "editor.md").read_bytes()
+    write_memory(vault, "editor", "Uses Zed as the main editor")
+    sc.reconcile()
+    n = len(emb.calls)
+    (vault / "facts" / "editor.md").write_bytes(original)  # a git revert
+    sc.reconcile()
+    sc.rebuild()
+    assert len(emb.calls) == n
+
+
+def test_keyword_only_when_vec_disabled_is_flagged(vault: Path, monkeypatch) -> None:
+    monkeypatch.setenv("VAULT_MEM_DISABLE_VEC", "1")
+    emb = FakeEmbedder()
+    sc = open_sidecar(vault, emb)
+    sc.reconcile()
+    res = sc.recall("helix editor", today=TODAY)
+    assert res.keyword_only and "VAULT_MEM_DISABLE_VEC" in (res.reason or "")
+    assert res.hits and all(h.keyword_only for h in res.hits)
+    assert emb.calls == []  # no vectors wanted, so the model is never used
+
+
+def test_keyword_only_when_embedder_none(vault: Path) -> None:
+    sc = Sidecar(vault, Config(), embedder=None)
+    sc.reconcile()
+    res = sc.recall("helix editor", today=TODAY)
+    assert res.keyword_only and res.reason == "embedder is 'none'" and res.embedder is None
+    assert res.hits[0].key == "editor"
+
+
+def test_embedder_down_keeps_keywords_and_fills_later(vault: Path, monkeypatch) -> None:
+    monkeypatch.setattr(index_mod, "EMBED_RETRY_S", 0.0)
+    emb = FakeEmbedder()
+    emb.fail = True
+    sc = open_sidecar(vault, emb)
+    r = sc.reconcile()
+    assert r.added == 5 and r.embedded == 0
+    res = sc.recall("helix editor", today=TODAY)
+    assert res.keyword_only and "embedder failed" in res.reason
+    assert res.hits[0].key == "editor"
+    emb.fail = False
+    r = sc.reconcile()
+    assert r.embedded == 5
+    res = sc.recall("helix editor", today=TODAY)
+    assert not res.keyword_only and res.reason is None
+    assert sc.doctor() == []
+
+
+def test_list_and_index_do_not_load_the_embedder(vault: Path) -> None:
+    sc = Sidecar(vault, Config())  # DEFAULT embedder: built only when a vector is needed
+    sc.reconcile()
+    write_memory(vault, "shell", "Uses fish")
+    sc.refresh_paths(["facts/shell.md"])
+    sc.list_entries(type="fact")
+    list(sc.entries_for_index(TODAY))
+    sc.count_for_index(TODAY)
+    sc.lookup("editor")
+    sc.keys()
+    assert sc._embedder_ready is False
+
+
+def test_entries_for_index_order_and_exclusions(tmp_path: Path) -> None:
+    root = tmp_path
+    write_memory(root, "old-fact", "An old fact", updated=dt.date(2025, 1, 1))
+    write_memory(root, "new-fact", "A new fact", updated=dt.date(2026, 2, 1))
+    write_memory(root, "pinned-proc", "A pinned procedure", type_="procedure", pinned=True)
+    write_memory(root, "pref", "A preference", type_="preference")
+    write_memory(root, "dec", "A decision", type_="decision")
+    write_memory(root, "a-note", "A note", type_="note")
+    write_memory(root, "gone", "Expired fact", expires=dt.date(2026, 2, 1))
+    write_memory(root, "future", "Not yet expired", expires=dt.date(2026, 3, 1))
+    write_memory(root, "neovim", "Uses Neovim")
+    write_memory(root, "helix", "Uses Helix", supersedes=["neovim"])
+    sc = open_sidecar(root)
+    sc.reconcile()
+    keys = [e.key for e in sc.entries_for_index(TODAY)]
+    assert keys == ["pinned-proc", "pref", "new-fact", "future", "helix", "old-fact", "dec"]
+    assert sc.count_for_index(TODAY) == len(keys)
+    first = next(iter(sc.entries_for_index(TODAY)))
+    assert first.pinned and first.path == "procedures/pinned-proc.md" and first.date == "2026-01-05"
+    # Lazy: taking two entries does not read the rest.
+    gen = sc.entries_for_index(TODAY)
+    assert [next(gen).key, next(gen).key] == ["pinned-proc", "pref"]
+    gen.close()
+
+
+def test_meta_roundtrip(vault: Path) -> None:
+    sc = open_sidecar(vault)
+    assert sc.get_meta("head") is None
+    sc.set_meta("head", "abc123")
+    sc.set_meta("head", "def456")
+    assert sc.get_meta("head") == "def456"
+
+
+def _bad(root: Path, rel: str, data: bytes) -> None:
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_bytes(data)
+
+
+def test_problems_recorded_with_reasons(vault: Path, tmp_path: Path) -> None:
+    good = b"---\ndescription: ok\n---\nbody\n"
+    _bad(vault, "facts/Bad Name.md", good)
+    _bad(vault, "facts/no-front.md", b"just text\n")
+    _bad(vault, "facts/doubled.md", b"---\ndescription: a\n---\n---\ndescription: b\n---\nbody\n")
+    _bad(vault, "facts/latin1.md", "---\ndescription: caf\xe9\n---\n".encode("latin-1"))
+    _bad(vault, "facts/binary.md", b"---\ndescription: x\n---\n\x00\x01\x02")
+    _bad(vault, "facts/huge.md", b"---\ndescription: big\n---\n" + b"x" * (Config().max_file_bytes + 10))
+    _bad(vault, "facts/no-desc.md", b"---\ntags: [a]\n---\nbody\n")
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(good)
+    os.symlink(outside, vault / "facts" / "escape.md")
+    os.symlink(vault / "facts" / "editor.md", vault / "facts" / "inside-link.md")
+    _bad(vault, "notes/editor.md", good)  # same key as facts/editor.md: the later path loses
+    _bad(vault, "facts/.editor.md.swp", b"\x00swap")  # editor files are ignored, not problems
+    _bad(vault, "facts/.#lock.md", b"")
+    before = {p: p.read_bytes() for p in vault.rglob("*.md") if p.is_file()}
+    sc = open_sidecar(vault)
+    r = sc.reconcile()
+    reasons = {p.path: p.reason for p in r.problems}
+    assert set(reasons) == {"facts/Bad Name.md", "facts/no-front.md", "facts/doubled.md", "facts/latin1.md",
+                            "facts/binary.md", "facts/huge.md", "facts/no-desc.md", "facts/escape.md",
+                            "notes/editor.md"}
+    assert "invalid key" in reasons["facts/Bad Name.md"] and "bad-name" in reasons["facts/Bad Name.md"]
+    assert "frontmatter" in reasons["facts/no-front.md"]
+    assert "second frontmatter" in reasons["facts/doubled.md"]
+    assert "UTF-8" in reasons["facts/latin1.md"]
+    assert "NUL" in reasons["facts/binary.md"]
+    assert "limit" in reasons["facts/huge.md"]
+    assert "description" in reasons["facts/no-desc.md"]
+    assert "outside the vault" in reasons["facts/escape.md"]
+    assert "facts/editor.md" in reasons["notes/editor.md"]
+    assert sc.lookup("editor") == ("fact", "facts/editor.md")
+    assert sc.lookup("inside-link") == ("fact", "facts/inside-link.md")
+    assert sc.problems() == r.problems
+    # Never writes to a memory file.
+    assert {p: p.read_bytes() for p in vault.rglob("*.md") if p.is_file()} == before
+    # The duplicate goes away when its owner does: the later file takes the key.
+    (vault / "facts" / "editor.md").unlink()
+    (vault / "facts" / "inside-link.md").unlink()
+    sc.reconcile()
+    assert sc.lookup("editor") == ("note", "notes/editor.md")
+    assert "notes/editor.md" not in {p.path for p in sc.problems()}
+
+
+def test_last_good_version_stays_searchable(vault: Path) -> None:
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    path = vault / "facts" / "editor.md"
+    good = path.read_bytes()
+    path.write_bytes(b"---\ndescription: [unclosed\n---\nbroken\n")
+    r = sc.reconcile()
+    (problem,) = r.problems
+    assert problem.path == "facts/editor.md" and "YAML" in problem.reason and "last good version" in problem.reason
+    hits = sc.recall("helix editor", today=TODAY).hits
+    assert hits and hits[0].key == "editor" and "Helix" in hits[0].description
+    path.write_bytes(good)
+    r = sc.reconcile()
+    assert r.problems == [] and sc.doctor() == []
+
+
+def test_corrupt_database_is_moved_aside_and_rebuilt(vault: Path, caplog) -> None:
+    state = vault / ".vault-mem"
+    state.mkdir()
+    (state / "index.db").write_bytes(b"this is not a database at all" * 100)
+    sc = open_sidecar(vault)
+    assert list(state.glob("index.db.corrupt-*"))
+    assert "damaged" in caplog.text
+    sc.reconcile()
+    assert sc.recall("helix", today=TODAY).hits[0].key == "editor"
+
+
+def test_truncated_database_is_rebuilt(vault: Path) -> None:
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    sc.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    sc.close()
+    db = vault / ".vault-mem" / "index.db"
+    db.write_bytes(db.read_bytes()[:1500])
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    assert sc.recall("helix", today=TODAY).hits[0].key == "editor"
+    assert sc.doctor() == []
+
+
+def _reconcile_in_process(root: str, rounds: int) -> str:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fakes import FakeEmbedder as FE
+
+    try:
+        for _ in range(rounds):
+            sc = Sidecar(Path(root), Config(), embedder=FE())
+            sc.reconcile()
+            sc.recall("memory number", today=TODAY)
+            sc.close()
+        return "ok"
+    except Exception as exc:  # noqa: BLE001 - report to the parent
+        return f"{type(exc).__name__}: {exc}"
+
+
+def test_concurrent_processes_reconcile_without_duplicates_or_lock_errors(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    for i in range(400):
+        write_memory(root, f"m{i:04d}", f"Memory number {i}", f"Body of memory {i} with some words")
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(4) as pool:
+        results = pool.starmap(_reconcile_in_process, [(str(root), 2)] * 4)
+    assert results == ["ok"] * 4
+    sc = open_sidecar(root)
+    assert sc.db.execute("SELECT count(*) FROM files").fetchone()[0] == 400
+    assert sc.db.execute("SELECT count(*) FROM fts").fetchone()[0] == 400
+    assert sc.db.execute("SELECT count(*) FROM vectors WHERE vec IS NOT NULL").fetchone()[0] == 400
+    assert sc.doctor() == []
+
+
+def test_list_entries_filters(vault: Path) -> None:
+    write_memory(vault, "shell", "Uses fish", tags=["tools", "cli"])
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    assert [e["key"] for e in sc.list_entries()] == ["coffee", "editor", "shell", "db-choice", "deploy", "trip"]
+    assert [e["key"] for e in sc.list_entries(type="fact", tags=["cli"])] == ["shell"]
+    (entry,) = sc.list_entries(tags=["tools", "cli"])
+    assert entry == {"key": "shell", "type": "fact", "description": "Uses fish", "date": "2026-01-05",
+                     "path": "facts/shell.md", "tags": ["tools", "cli"], "pinned": False}

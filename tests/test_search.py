@@ -1,0 +1,172 @@
+"""Recall: query safety, filters inside the search, relevance floor, flags, fusion."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fakes import FakeEmbedder, write_memory
+
+from vault_mem import search
+from vault_mem.config import Config
+from vault_mem.errors import UsageError
+from vault_mem.index import Sidecar
+
+TODAY = dt.date(2026, 3, 1)
+
+HOSTILE = [
+    '"', '""', '"unbalanced quote', "NEAR(editor helix", "NEAR(a b, 2)", "description:helix", "body:x OR",
+    "AND", "OR", "NOT", "editor AND NOT helix", "peer-to-peer", "(", ")", "((editor)", "*", "edit*", "^helix",
+    "-x", "- - -", "🚀🔥 emoji only", "helix 🚀", "x" * 10_000, ("helix editor " * 900)[:10_000], "", "   ",
+    "\t\n", "\x00", "helix\x00editor", "'; DROP TABLE files; --", "1' OR '1'='1", "SELECT * FROM fts",
+    "\u202eroiverse\u202c", "עברית ועוד", "日本語のテキスト", "{}[]<>|\\/", "%_%", "MATCH", "rank:1", "+", "\"a\" \"b\"",
+    "col:val AND (x OR", ":", "helix:", "a\u0301", "\ud7ff", "NEAR", "the of and",
+]
+
+
+@pytest.fixture(params=["vectors", "keywords"])
+def sidecar(request, tmp_path: Path, monkeypatch) -> Sidecar:
+    if request.param == "keywords":
+        monkeypatch.setenv("VAULT_MEM_DISABLE_VEC", "1")
+    root = tmp_path / "v"
+    write_memory(root, "editor", "Uses Helix as the main editor", "Switched from Neovim for the LSP support.",
+                 tags=["tools"], scope="laptop")
+    write_memory(root, "coffee", "Takes oat milk in coffee", type_="preference", tags=["food"])
+    write_memory(root, "p2p", "Peer-to-peer sync uses Syncthing", tags=["tools"])
+    write_memory(root, "deploy", "How to deploy the blog", "1. build\n2. rsync to the host", type_="procedure")
+    sc = Sidecar(root, Config(), embedder=FakeEmbedder())
+    sc.reconcile()
+    yield sc
+    sc.close()
+
+
+def test_hostile_queries_never_raise(sidecar: Sidecar) -> None:
+    assert len(HOSTILE) >= 20
+    for q in HOSTILE:
+        for kw in ({}, {"type": "fact"}, {"tags": ["tools"]}, {"scope": "laptop"}, {"include_expired": True}):
+            res = sidecar.recall(q, today=TODAY, **kw)
+            json.dumps(res.to_dict())
+    assert sidecar.recall("peer-to-peer", today=TODAY).hits[0].key == "p2p"
+    assert sidecar.recall('"helix" ^editor*', today=TODAY).hits[0].key == "editor"
+    assert sidecar.recall("", today=TODAY).hits == []
+
+
+def test_query_terms_and_fts_query() -> None:
+    assert search.query_terms("What is the editor that I use?") == ["editor", "use"]
+    assert search.query_terms("the of and") == ["the", "of", "and"]  # only stopwords: keep them
+    assert search.query_terms("peer-to-peer NEAR(x") == ["peer", "near", "x"]
+    assert search.fts_query(["a", "b"]) == '"a" OR "b"'
+    assert search.fts_query([]) is None
+    assert len(search.query_terms("w " * 10_000 + " ".join(f"t{i}" for i in range(200)))) <= search.MAX_QUERY_TERMS
+
+
+def test_filters_apply_inside_the_search(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    for i in range(80):
+        write_memory(root, f"python-{i}", f"Python fact number {i} about python code", "python python")
+    write_memory(root, "py-pref", "Likes python type hints", type_="preference", tags=["style"], scope="work")
+    write_memory(root, "py-other", "Python in another scope", scope="home", tags=["style"])
+    sc = Sidecar(root, Config(), embedder=FakeEmbedder())
+    sc.reconcile()
+    assert [h.key for h in sc.recall("python", k=5, type="preference", today=TODAY).hits] == ["py-pref"]
+    assert [h.key for h in sc.recall("python", k=5, type="preferences", today=TODAY).hits] == ["py-pref"]
+    assert {h.key for h in sc.recall("python", k=5, tags=["style"], today=TODAY).hits} == {"py-pref", "py-other"}
+    assert [h.key for h in sc.recall("python", k=5, scope="home", today=TODAY).hits] == ["py-other"]
+    assert sc.recall("python", tags=["style"], scope="work", type="fact", today=TODAY).hits == []
+    with pytest.raises(UsageError):
+        sc.recall("python", type="bogus")
+
+
+def test_relevance_floor_returns_nothing_for_unknown_topics(sidecar: Sidecar) -> None:
+    res = sidecar.recall("quantum chromodynamics lattice gauge", today=TODAY)
+    assert res.hits == [] and res.note.startswith("nothing relevant")
+    res = sidecar.recall("which editor do I use", today=TODAY)
+    assert res.hits and res.hits[0].key == "editor"
+
+
+def test_hits_carry_fields_and_flags(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    write_memory(root, "old", "Old laptop is a ThinkPad", created=dt.date(2025, 1, 1), updated=dt.date(2025, 1, 1))
+    write_memory(root, "visa", "Visa for Japan trip", expires=dt.date(2026, 2, 1))
+    write_memory(root, "neovim", "Uses Neovim editor")
+    write_memory(root, "helix", "Uses Helix editor", supersedes=["neovim"])
+    sc = Sidecar(root, Config(), embedder=FakeEmbedder())
+    sc.reconcile()
+    (hit,) = sc.recall("thinkpad laptop", today=TODAY).hits
+    assert (hit.key, hit.type, hit.path, hit.date) == ("old", "fact", "facts/old.md", "2025-01-01")
+    assert hit.age_days == (TODAY - dt.date(2025, 1, 1)).days and hit.flags == ["stale"]
+    assert hit.body == "" and hit.score > 0 and not hit.keyword_only
+    assert sc.recall("japan visa", today=TODAY).hits == []
+    assert sc.recall("japan visa", include_expired=True, today=TODAY).hits[0].flags == ["expired"]
+    assert [h.key for h in sc.recall("uses editor", today=TODAY).hits] == ["helix"]
+    flagged = {h.key: h.flags for h in sc.recall("uses editor", include_expired=True, today=TODAY).hits}
+    assert flagged == {"neovim": ["superseded"], "helix": []}
+    d = sc.recall("thinkpad", today=TODAY).to_dict()
+    assert set(d) == {"hits", "keyword_only", "reason", "embedder", "note"}
+    assert set(d["hits"][0]) == {"key", "type", "description", "date", "age_days", "flags", "path", "score",
+                                 "body", "keyword_only"}
+
+
+def test_recall_right_after_refresh_finds_new_memory(sidecar: Sidecar) -> None:
+    rel = write_memory(sidecar.root, "bike", "Rides a Brompton folding bike")
+    sidecar.refresh_paths([rel])
+    assert sidecar.recall("brompton", today=TODAY).hits[0].key == "bike"
+
+
+def test_recall_fills_missing_vectors(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    write_memory(root, "bike", "Rides a Brompton folding bike")
+    emb = FakeEmbedder()
+    sc = Sidecar(root, Config(), embedder=emb)
+    sc.reconcile(embed=False)
+    assert emb.calls == []
+    res = sc.recall("brompton bike", today=TODAY)
+    assert not res.keyword_only and res.note is None and res.hits[0].key == "bike"
+
+
+def test_fuse_min_max() -> None:
+    scores = search.fuse([(1, -5.0), (2, -1.0)], {2: 0.1, 3: 0.5}, {1: 1.0}, vector_weight=0.5, coverage_weight=0.4)
+    assert scores == pytest.approx({1: 0.5 + 0.4, 2: 0.0, 3: 0.5})
+
+
+def test_floor_gates_on_best_similarity() -> None:
+    scores = {1: 0.9, 2: 0.5}
+    assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.5}, min_sim=0.4) == {}
+    assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.75}, min_sim=0.4) == {1: 0.9}
+    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {}, min_sim=0.4) == {1: 0.9}
+    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {2: 0.5}, min_sim=0.4) == scores
+    assert search.apply_floor(scores, {}, {1: 0.4}, min_sim=None) == {}
+    assert search.apply_floor(scores, {}, {1: 0.5}, min_sim=None) == scores
+
+
+def _real_embedder():
+    try:
+        from vault_mem import embed
+        from vault_mem.config import EmbedderConfig
+
+        e = embed.get_embedder(EmbedderConfig())  # type: ignore[attr-defined]
+        e.embed_batch(["probe"], kind="query")
+        return e
+    except Exception as exc:  # noqa: BLE001 - the local model is optional for this test file
+        pytest.skip(f"local embedder not available: {exc}")
+
+
+def test_paraphrase_recall_with_the_real_model(tmp_path: Path) -> None:
+    emb = _real_embedder()
+    root = tmp_path / "v"
+    write_memory(root, "car", "Drives a Subaru Outback")
+    write_memory(root, "pet", "Has a beagle called Rufus")
+    write_memory(root, "job", "Works as a nurse at the city hospital")
+    write_memory(root, "lang", "Is learning Portuguese on Duolingo")
+    sc = Sidecar(root, Config(), embedder=emb)
+    sc.reconcile()
+    assert sc.recall("what automobile do I own?", k=3, today=TODAY).hits[0].key == "car"
+    assert sc.recall("which dog breed is my animal", k=3, today=TODAY).hits[0].key == "pet"
+    assert sc.recall("where am I employed", k=3, today=TODAY).hits[0].key == "job"
+    assert sc.recall("tell me about the stock market crash of 1929", today=TODAY).hits == []

@@ -1,0 +1,750 @@
+"""The sidecar: memory files -> rows in ``.vault-mem/index.db``, kept in line by reconcile.
+
+Everything here is derived from the files (and the embedder): deleting ``index.db`` loses
+nothing. The sidecar never writes to a memory file.
+
+Reconcile is cheap when nothing changed: one ``scandir`` per type folder and one query, comparing
+(mtime_ns, size) with the stored row; a file is read and hashed only when they differ. A file
+that cannot be used is recorded as a problem with its reason; if an earlier good version of the
+same path was indexed, that version stays searchable until the file is fixed.
+
+Vectors: the embedder's model id and dimension are stored in ``meta``; when they change, every
+vector is dropped and re-made (vectors of two models are never mixed). Embeddings are cached by
+(model id, sha256 of the embedded text), so a revert, a rebuild or a model round trip re-embeds
+nothing it has seen. Embedding runs outside write transactions, so other processes are not held
+up by a slow model or server.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import db as dbmod
+from . import search
+from .config import FOLDER_TYPES, STATE_DIR, TYPE_FOLDERS, Config
+from .errors import EmbedderError, VaultMemError
+from .memory import iso, key_type_from_path, parse_memory
+from .search import Hit, RecallResult
+
+log = logging.getLogger("vault_mem.index")
+
+DEFAULT: object = object()  # "use embed.get_embedder(config.embedder)" (built on first need)
+TYPE_RANK = {t: i for i, t in enumerate(TYPE_FOLDERS)}  # preference 0 ... note 4
+BATCH_FILES = 256  # files per write transaction during reconcile
+EMBED_RETRY_S = 60.0  # after an EmbedderError, do not retry filling vectors for this long
+
+Progress = Callable[[int, int], None]
+
+__all__ = ["DEFAULT", "Hit", "IndexEntry", "Problem", "RecallResult", "ReconcileReport", "Sidecar"]
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One line of INDEX.md."""
+
+    key: str
+    type: str
+    path: str
+    description: str
+    date: str | None
+    pinned: bool
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file the sidecar cannot use, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class ReconcileReport:
+    """What a reconcile changed. ``problems`` lists every problem file after it ran."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    embedded: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+
+@dataclass
+class _FileState:
+    """What reading one file gave: a parsed memory or a problem."""
+
+    path: str
+    key: str
+    type: str
+    mtime_ns: int
+    size: int
+    sha256: str = ""
+    problem: str | None = None
+    memory: object | None = None
+
+
+def _stat_sig(st: os.stat_result) -> tuple[int, int]:
+    return st.st_mtime_ns, st.st_size
+
+
+def _path_sig(path) -> tuple[int, int] | None:
+    """(mtime_ns, size) following symlinks; the link's own for a dangling one; None if gone."""
+    try:
+        return _stat_sig(os.stat(path))
+    except FileNotFoundError:
+        try:
+            return _stat_sig(os.lstat(path))
+        except FileNotFoundError:
+            return None
+
+
+class Sidecar:
+    """The derived index of one vault: reconcile, INDEX.md entries, lookups and recall."""
+
+    def __init__(self, root: Path, config: Config, *, embedder: object = DEFAULT,
+                 _db_path: Path | None = None) -> None:
+        self.root = Path(root)
+        self.config = config
+        self._embedder_arg = embedder
+        self._embedder = None
+        self._embedder_ready = False
+        self._embedder_reason: str | None = None
+        self._embed_retry_at = 0.0
+        self._db_path = _db_path or self.root / STATE_DIR / "index.db"
+        self._real_root = os.path.realpath(self.root)
+        self.db = dbmod.connect(self._db_path)
+        self._vindex = search.VectorIndex()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Sidecar:  # noqa: PYI034
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- embedder --------------------------------------------------------------------------
+
+    def _get_embedder(self):
+        """The embedder, built on first need; None (with a reason) when there is none."""
+        if self._embedder_ready:
+            return self._embedder
+        self._embedder_ready = True
+        if self._embedder_arg is not DEFAULT:
+            self._embedder = self._embedder_arg
+            if self._embedder is None:
+                self._embedder_reason = "embedder is 'none'"
+            return self._embedder
+        if self.config.embedder.provider == "none":
+            self._embedder_reason = "embedder is 'none' (vault.toml [embedder] provider)"
+            return None
+        try:
+            from . import embed
+
+            self._embedder = embed.get_embedder(self.config.embedder)  # type: ignore[attr-defined]
+            if self._embedder is None:
+                self._embedder_reason = "embedder is 'none'"
+        except (VaultMemError, ImportError, AttributeError, OSError) as exc:
+            self._embedder = None
+            self._embedder_reason = f"embedder unavailable: {exc}"
+            log.warning("vault-mem: %s; recall uses keywords only", self._embedder_reason)
+        return self._embedder
+
+    def vectors_reason(self) -> str | None:
+        """Why recall would be keyword-only right now (None when vectors are on)."""
+        if not self.db.vec_ok:
+            return self.db.vec_reason
+        if self._get_embedder() is None:
+            return self._embedder_reason or "embedder is 'none'"
+        return None
+
+    def _ensure_vec_model(self, embedder) -> None:
+        """Record the embedder's model; on a change drop every vector first (never mix models)."""
+        model, dims = str(embedder.model_id), int(embedder.dimensions)
+        if self.get_meta("vec_model") == model and self.get_meta("vec_dims") == str(dims):
+            return
+        with self.db.write():
+            if self.get_meta("vec_model") == model and self.get_meta("vec_dims") == str(dims):
+                return
+            old = self.get_meta("vec_model")
+            if old is not None and old != model:
+                log.info("embedder changed from %s to %s: re-embedding every memory", old, model)
+            self.db.execute("DELETE FROM vectors")
+            self.db.execute("UPDATE files SET vec_model = NULL WHERE vec_model IS NOT NULL")
+            self.set_meta("vec_model", model)
+            self.set_meta("vec_dims", str(dims))
+            self._new_epoch()
+
+    def _new_epoch(self) -> None:
+        """Tell every process's in-memory vector index to reload from scratch."""
+        self.set_meta("vec_epoch", f"{time.time_ns()}-{os.getpid()}")
+
+    def _next_seq(self) -> int:
+        top = self.db.execute("SELECT max(seq) FROM vectors").fetchone()[0]
+        return 0 if top is None else top + 1
+
+    def vector_index(self) -> search.VectorIndex:
+        """The in-memory vector index of the current model, refreshed from the db."""
+        self._vindex.refresh(self.db, self.get_meta("vec_model") or "", self.get_meta("vec_epoch"))
+        return self._vindex
+
+    def _has_table(self, name: str) -> bool:
+        return self.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+
+    def embed_pending(self, *, progress: Progress | None = None) -> int:
+        """Give every usable memory without a vector one (cache first, then the embedder).
+
+        Returns how many rows got a vector. An EmbedderError leaves the rest keyword-searchable,
+        is logged, and is retried by a later call (not before ``EMBED_RETRY_S``).
+        """
+        if not self.db.vec_ok:
+            return 0
+        if self.db.execute("SELECT 1 FROM files WHERE usable = 1 AND vec_model IS NULL LIMIT 1").fetchone() is None \
+                and self._vec_model_matches():
+            return 0
+        if time.monotonic() < self._embed_retry_at:
+            return 0
+        embedder = self._get_embedder()
+        if embedder is None:
+            return 0
+        try:
+            self._ensure_vec_model(embedder)  # an HTTP embedder may ask its server for the dimension
+        except EmbedderError as exc:
+            self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
+            log.warning("vault-mem: embedder unavailable (%s); memories stay keyword-only until it is back", exc)
+            return 0
+        model = str(embedder.model_id)
+        rows = self.db.execute(
+            "SELECT id, type, description, body, sort_date, embed_sha256 FROM files "
+            "WHERE usable = 1 AND vec_model IS NULL ORDER BY id"
+        ).fetchall()
+        if not rows:
+            return 0
+        done = 0
+        total = len(rows)
+        batch = max(8, int(getattr(embedder, "batch_size", 32) or 32))
+        for start in range(0, total, batch * 4):
+            chunk = rows[start:start + batch * 4]
+            hashes = [r["embed_sha256"] for r in chunk]
+            cached = self._cached_vectors(model, hashes)
+            todo = [(r, h) for r, h in zip(chunk, hashes) if h not in cached]
+            new: dict[str, bytes] = {}
+            for b in range(0, len(todo), batch):
+                part = todo[b:b + batch]
+                texts = [search.document_text(r["description"], r["body"] or "", r["sort_date"]) for r, _ in part]
+                try:
+                    vecs = np.asarray(embedder.embed_batch(texts, kind="document"), dtype=np.float32)
+                except EmbedderError as exc:
+                    self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
+                    self._store_vectors(model, chunk, {**cached, **new})
+                    log.warning("vault-mem: embedding failed (%s); %d memories stay keyword-only until "
+                                "the embedder is back", exc, total - done)
+                    return done
+                if vecs.shape != (len(part), int(embedder.dimensions)):
+                    raise EmbedderError(
+                        f"embedder {model} returned shape {vecs.shape}, expected ({len(part)}, {embedder.dimensions})"
+                    )
+                for (_, h), v in zip(part, vecs):
+                    new[h] = v.tobytes()
+            done += self._store_vectors(model, chunk, {**cached, **new})
+            if progress:
+                progress(min(start + len(chunk), total), total)
+        return done
+
+    def _vec_model_matches(self) -> bool:
+        """True when the stored vectors belong to the configured embedder (cheap, no model load)."""
+        fp = self._embedder_fingerprint()
+        if fp is None:
+            return True
+        return self.get_meta("embedder_fingerprint") == fp
+
+    def _embedder_fingerprint(self) -> str | None:
+        arg = self._embedder_arg
+        if arg is DEFAULT:
+            e = self.config.embedder
+            if e.provider == "none":
+                return None
+            return f"config:{e.provider}|{e.model}|{e.url}|{e.dimensions}"
+        if arg is None:
+            return None
+        return f"instance:{getattr(arg, 'model_id', '')}|{getattr(arg, 'dimensions', '')}"
+
+    def _cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        uniq = list(dict.fromkeys(hashes))
+        for i in range(0, len(uniq), 500):
+            part = uniq[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for r in self.db.execute(
+                f"SELECT text_sha256, vector FROM embed_cache WHERE model = ? AND text_sha256 IN ({marks})",
+                [model, *part],
+            ):
+                out[r[0]] = r[1]
+        return out
+
+    def _store_vectors(self, model: str, rows, vectors: dict[str, bytes]) -> int:
+        stored = 0
+        with self.db.write():
+            self.db.executemany(
+                "INSERT OR IGNORE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
+                [(model, h, v) for h, v in vectors.items()],
+            )
+            for r in rows:
+                vec = vectors.get(r["embed_sha256"])
+                if vec is None:
+                    continue
+                # Re-check inside the transaction: another process may have changed the row.
+                cur = self.db.execute(
+                    "SELECT embed_sha256, vec_model FROM files WHERE id = ? AND usable = 1", (r["id"],)
+                ).fetchone()
+                if cur is None or cur["embed_sha256"] != r["embed_sha256"] or cur["vec_model"] == model:
+                    continue
+                self.db.execute("INSERT OR REPLACE INTO vectors(id, seq, vec) VALUES (?, ?, ?)",
+                                (r["id"], self._next_seq(), vec))
+                self.db.execute("UPDATE files SET vec_model = ? WHERE id = ?", (model, r["id"]))
+                stored += 1
+            fp = self._embedder_fingerprint()
+            if fp is not None:
+                self.set_meta("embedder_fingerprint", fp)
+        return stored
+
+    # -- reading files ---------------------------------------------------------------------
+
+    def _scan(self) -> dict[str, tuple[int, int]]:
+        """rel path -> (mtime_ns, size) for every candidate memory file (non-recursive)."""
+        found: dict[str, tuple[int, int]] = {}
+        for folder in FOLDER_TYPES:
+            try:
+                it = os.scandir(self.root / folder)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            with it:
+                for entry in it:
+                    name = entry.name
+                    if not name.endswith(".md") or name.startswith((".", "#", "~")) or name.endswith("~"):
+                        continue  # editor temp/swap/lock files are not memories
+                    try:
+                        if entry.is_symlink():
+                            sig = _path_sig(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            sig = _stat_sig(entry.stat(follow_symlinks=False))
+                        else:
+                            continue
+                    except FileNotFoundError:
+                        continue  # vanished while scanning
+                    if sig is not None:
+                        found[f"{folder}/{name}"] = sig
+        return found
+
+    def _read(self, rel: str) -> _FileState | None:
+        """Read and parse one file; None if it no longer exists."""
+        folder, name = rel.split("/", 1)
+        stem = name[:-3]
+        state = _FileState(path=rel, key=stem, type=FOLDER_TYPES[folder], mtime_ns=-1, size=-1)
+        abs_path = self.root / rel
+        sig = _path_sig(abs_path)
+        if sig is None:
+            return None
+        state.mtime_ns, state.size = sig
+        # the file, or its type folder, may be a symlink: never read what lies outside the vault
+        target = os.path.realpath(abs_path)
+        if os.path.commonpath([target, self._real_root]) != self._real_root:
+            via = "is a symlink to" if abs_path.is_symlink() else "lies (through a symlinked folder) at"
+            state.problem = f"{via} {target}, outside the vault; vault-mem refuses to read it"
+            return state
+        if abs_path.is_symlink() and not os.path.exists(abs_path):
+            state.problem = "is a dangling symlink"
+            return state
+        try:
+            st = os.stat(abs_path)
+        except OSError:
+            return None
+        state.mtime_ns, state.size = _stat_sig(st)
+        try:
+            key_type_from_path(rel)
+        except VaultMemError as exc:
+            state.problem = _strip_path(str(exc), rel) + " (rename the file)"
+            return state
+        limit = self.config.max_file_bytes
+        if st.st_size > limit:
+            state.problem = f"is {st.st_size} bytes, over the limit of {limit} (max_body_bytes in vault.toml)"
+            return state
+        try:
+            with open(abs_path, "rb") as fh:
+                data = fh.read(limit + 1)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            state.problem = f"cannot be read ({exc.strerror or exc})"
+            return state
+        state.sha256 = hashlib.sha256(data).hexdigest()
+        if len(data) > limit:
+            state.problem = f"is over the size limit of {limit} bytes"
+            return state
+        if b"\x00" in data:
+            state.problem = "contains NUL bytes (binary file?)"
+            return state
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            state.problem = f"is not UTF-8 text (bad byte at offset {exc.start}); re-save it as UTF-8"
+            return state
+        try:
+            state.memory = parse_memory(text, rel)
+        except VaultMemError as exc:
+            state.problem = _strip_path(str(exc), rel)
+        return state
+
+    # -- writing rows ----------------------------------------------------------------------
+
+    def _apply(self, st: _FileState, report: ReconcileReport, touched_keys: set[str]) -> None:
+        """Upsert one file's state (inside a write transaction)."""
+        row = self.db.execute(
+            "SELECT id, key, has_content, content_sha256, problem, sha256, mtime_ns, size FROM files WHERE path = ?",
+            (st.path,),
+        ).fetchone()
+        if row is not None and (row["mtime_ns"], row["size"], row["sha256"]) == (st.mtime_ns, st.size, st.sha256) \
+                and st.sha256 and st.problem == row["problem"]:
+            report.unchanged += 1  # another process got here first
+            return
+        touched_keys.add(st.key)
+        if row is not None:
+            touched_keys.add(row["key"])
+        if st.problem is not None or st.memory is None:
+            if row is None:
+                self.db.execute(
+                    "INSERT INTO files(path, key, type, type_rank, mtime_ns, size, sha256, problem) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (st.path, st.key, st.type, TYPE_RANK[st.type], st.mtime_ns, st.size, st.sha256, st.problem),
+                )
+                report.added += 1
+            else:
+                self.db.execute("UPDATE files SET mtime_ns = ?, size = ?, sha256 = ?, problem = ? WHERE id = ?",
+                                (st.mtime_ns, st.size, st.sha256, st.problem, row["id"]))
+                report.updated += 1
+            if row is None or row["problem"] != st.problem:
+                log.warning("vault-mem: %s %s", st.path, st.problem)
+            return
+        if row is not None and row["has_content"] and row["content_sha256"] == st.sha256:
+            # Same bytes as the indexed version (a touch, or a broken file restored).
+            self.db.execute("UPDATE files SET mtime_ns = ?, size = ?, sha256 = ?, problem = NULL WHERE id = ?",
+                            (st.mtime_ns, st.size, st.sha256, row["id"]))
+            report.updated += row["problem"] is not None
+            report.unchanged += row["problem"] is None
+            return
+        m = st.memory
+        created, updated = iso(m.created), iso(m.updated)  # type: ignore[attr-defined]
+        sort_date = updated or created
+        expires = iso(m.expires)  # type: ignore[attr-defined]
+        tags, supersedes = m.tags, m.supersedes  # type: ignore[attr-defined]
+        desc, body = m.description, m.body  # type: ignore[attr-defined]
+        embed_sha = hashlib.sha256(search.document_text(desc, body, sort_date).encode("utf-8")).hexdigest()
+        values = (st.key, st.type, TYPE_RANK[st.type], st.mtime_ns, st.size, st.sha256, st.sha256,
+                  desc, created, updated, sort_date, int(m.pinned), expires,  # type: ignore[attr-defined]
+                  json.dumps(tags), m.scope, m.source, json.dumps(supersedes), body, embed_sha)  # type: ignore[attr-defined]
+        cols = ("key, type, type_rank, mtime_ns, size, sha256, content_sha256, description, created, updated, "
+                "sort_date, pinned, expires, tags, scope, source, supersedes, body, embed_sha256")
+        if row is None:
+            cur = self.db.execute(
+                f"INSERT INTO files(path, {cols}, has_content, problem) VALUES (?, {','.join('?' * 19)}, 1, NULL)",
+                (st.path, *values),
+            )
+            file_id = cur.lastrowid
+            report.added += 1
+        else:
+            file_id = row["id"]
+            sets = ", ".join(f"{c.strip()} = ?" for c in cols.split(","))
+            old_embed = self.db.execute("SELECT embed_sha256, vec_model FROM files WHERE id = ?", (file_id,)).fetchone()
+            self.db.execute(f"UPDATE files SET {sets}, has_content = 1, problem = NULL WHERE id = ?", (*values, file_id))
+            if old_embed["embed_sha256"] != embed_sha or row["key"] != st.key:
+                self._drop_vector(file_id)
+            self.db.execute("DELETE FROM fts WHERE rowid = ?", (file_id,))
+            self.db.execute("DELETE FROM tags WHERE file_id = ?", (file_id,))
+            self.db.execute("DELETE FROM supersedes WHERE file_id = ?", (file_id,))
+            report.updated += 1
+        self.db.execute("INSERT INTO fts(rowid, description, body, extra) VALUES (?, ?, ?, ?)",
+                        (file_id, desc, body, search.keyword_extra(st.key, tags, sort_date)))
+        self.db.executemany("INSERT OR IGNORE INTO tags(file_id, tag) VALUES (?, ?)", [(file_id, t) for t in tags])
+        self.db.executemany("INSERT OR IGNORE INTO supersedes(file_id, target) VALUES (?, ?)",
+                            [(file_id, t) for t in supersedes])
+
+    def _drop_vector(self, file_id: int) -> None:
+        self.db.execute("UPDATE files SET vec_model = NULL WHERE id = ?", (file_id,))
+        # A tombstone (NULL vector, new seq) so every in-memory index drops it at its next refresh.
+        self.db.execute("UPDATE vectors SET vec = NULL, seq = ? WHERE id = ? AND vec IS NOT NULL",
+                        (self._next_seq(), file_id))
+
+    def _remove(self, path: str, touched_keys: set[str]) -> bool:
+        row = self.db.execute("SELECT id, key FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return False
+        touched_keys.add(row["key"])
+        fid = row["id"]
+        self._drop_vector(fid)
+        for sql in ("DELETE FROM fts WHERE rowid = ?", "DELETE FROM tags WHERE file_id = ?",
+                    "DELETE FROM supersedes WHERE file_id = ?", "DELETE FROM files WHERE id = ?"):
+            self.db.execute(sql, (fid,))
+        return True
+
+    def _resolve_keys(self, keys: Iterable[str]) -> None:
+        """Per key, the alphabetically first path with content owns it; later ones are duplicates."""
+        for key in keys:
+            rows = self.db.execute(
+                "SELECT id, path, has_content, duplicate_of, usable FROM files WHERE key = ? ORDER BY path", (key,)
+            ).fetchall()
+            owner = None
+            for r in rows:
+                dup = None
+                if r["has_content"]:
+                    if owner is None:
+                        owner = r["path"]
+                    else:
+                        dup = owner
+                usable = int(bool(r["has_content"]) and dup is None)
+                if (r["duplicate_of"], r["usable"]) != (dup, usable):
+                    self.db.execute("UPDATE files SET duplicate_of = ?, usable = ? WHERE id = ?", (dup, usable, r["id"]))
+                    if dup:
+                        log.warning("vault-mem: %s duplicates key '%s' of %s", r["path"], key, dup)
+
+    # -- reconcile -------------------------------------------------------------------------
+
+    def _embed_now(self, embed: bool | None) -> bool:
+        """``embed=None`` (auto): make vectors now only if the embedder is at hand already."""
+        if embed is not None:
+            return embed
+        return self._embedder_arg is not DEFAULT or (self._embedder_ready and self._embedder is not None)
+
+    def reconcile(self, *, progress: Progress | None = None, embed: bool | None = None) -> ReconcileReport:
+        """Bring the rows in line with the files under the five type folders.
+
+        Cheap when nothing changed. ``progress(done, total)`` is called while files are read
+        and again while vectors are made (two passes, each from 0 to its total).
+
+        New rows are keyword-searchable at once. Their vectors are made here when ``embed`` is
+        True, or (the default, None) when the embedder is already loaded in this process or was
+        passed in; otherwise by the next :meth:`recall` or :meth:`embed_pending`. So ``list``,
+        ``get`` and INDEX.md never load the model.
+        """
+        report = ReconcileReport()
+        on_disk = self._scan()
+        stored = {r["path"]: (r["mtime_ns"], r["size"]) for r in self.db.execute("SELECT path, mtime_ns, size FROM files")}
+        todo = [p for p, sig in on_disk.items() if stored.get(p) != sig]
+        gone = [p for p in stored if p not in on_disk]
+        report.unchanged = len(on_disk) - len(todo)
+        self._process(sorted(todo), gone, report, progress)
+        if self._embed_now(embed):
+            report.embedded = self.embed_pending(progress=progress if report.changed else None)
+        report.problems = self.problems()
+        return report
+
+    def refresh_paths(self, rel_paths: Iterable[str], *, embed: bool | None = None) -> ReconcileReport:
+        """Re-read just these vault-relative paths (upsert, or delete when the file is gone)."""
+        report = ReconcileReport()
+        todo: list[str] = []
+        gone: list[str] = []
+        for rel in dict.fromkeys(str(p).replace(os.sep, "/") for p in rel_paths):
+            parts = rel.split("/")
+            if len(parts) != 2 or parts[0] not in FOLDER_TYPES or not parts[1].endswith(".md"):
+                continue
+            (todo if os.path.lexists(self.root / rel) else gone).append(rel)
+        self._process(todo, gone, report, None)
+        if self._embed_now(embed):
+            report.embedded = self.embed_pending()
+        report.problems = self.problems()
+        return report
+
+    def _process(self, todo: list[str], gone: list[str], report: ReconcileReport, progress: Progress | None) -> None:
+        total = len(todo)
+        for start in range(0, total, BATCH_FILES):
+            states = [s for s in (self._read(p) for p in todo[start:start + BATCH_FILES])]
+            touched: set[str] = set()
+            with self.db.write():
+                for rel, st in zip(todo[start:start + BATCH_FILES], states):
+                    if st is None:
+                        report.removed += self._remove(rel, touched)
+                    else:
+                        self._apply(st, report, touched)
+                self._resolve_keys(touched)
+            if progress:
+                progress(min(start + BATCH_FILES, total), total)
+        if gone:
+            touched = set()
+            with self.db.write():
+                for rel in gone:
+                    report.removed += self._remove(rel, touched)
+                self._resolve_keys(touched)
+
+    def rebuild(self, *, progress: Progress | None = None) -> ReconcileReport:
+        """Drop every row and index all files again (the embedding cache is kept)."""
+        with self.db.write():
+            for table in ("files", "fts", "tags", "supersedes"):
+                self.db.execute(f"DELETE FROM {table}")
+            self.db.execute("DELETE FROM vectors")
+            self._new_epoch()
+        return self.reconcile(progress=progress, embed=True)
+
+    # -- reading rows ----------------------------------------------------------------------
+
+    _INDEX_WHERE = (
+        "f.usable = 1 AND f.type_rank < 4 AND (f.expires IS NULL OR f.expires >= :today) "
+        f"AND f.key NOT IN ({search.SUPERSEDED_KEYS_SQL.replace('?', ':today')})"
+    )
+
+    def entries_for_index(self, today: dt.date) -> Iterator[IndexEntry]:
+        """Usable memories in INDEX.md order: pinned, type, newest first, key. Lazy."""
+        cur = self.db.conn.cursor()
+        cur.execute(
+            "SELECT f.key, f.type, f.path, f.description, f.sort_date, f.pinned FROM files f "
+            f"INDEXED BY files_index_order WHERE {self._INDEX_WHERE} "
+            "ORDER BY f.pinned DESC, f.type_rank, f.sort_date DESC, f.key",
+            {"today": today.isoformat()},
+        )
+        try:
+            for r in cur:
+                yield IndexEntry(key=r[0], type=r[1], path=r[2], description=r[3], date=r[4], pinned=bool(r[5]))
+        finally:
+            cur.close()
+
+    def count_for_index(self, today: dt.date) -> int:
+        """How many entries :meth:`entries_for_index` yields in total."""
+        return self.db.execute(f"SELECT count(*) FROM files f WHERE {self._INDEX_WHERE}",
+                               {"today": today.isoformat()}).fetchone()[0]
+
+    def list_entries(self, *, type: str | None = None, tags: list[str] | None = None) -> list[dict]:
+        """Every usable memory (expired ones too), by type order then key, optionally filtered
+        by type and by all of ``tags``: key, type, description, date, path, tags, pinned."""
+        clauses, params = ["f.usable = 1"], []
+        if type:
+            clauses.append("f.type = ?")
+            params.append(type)
+        for tag in tags or []:
+            clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
+            params.append(tag)
+        rows = self.db.execute(
+            "SELECT key, type, description, sort_date, path, tags, pinned FROM files f "
+            f"WHERE {' AND '.join(clauses)} ORDER BY type_rank, key", params)
+        return [{"key": r[0], "type": r[1], "description": r[2], "date": r[3], "path": r[4],
+                 "tags": json.loads(r[5] or "[]"), "pinned": bool(r[6])} for r in rows]
+
+    def lookup(self, key: str) -> tuple[str, str] | None:
+        """(type, rel path) of the usable memory with this key (expired ones included)."""
+        r = self.db.execute("SELECT type, path FROM files WHERE key = ? AND usable = 1", (key,)).fetchone()
+        return (r[0], r[1]) if r else None
+
+    def keys(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT key FROM files WHERE usable = 1 ORDER BY key")]
+
+    def problems(self) -> list[Problem]:
+        """Files the sidecar cannot use, with the reason (and whether an old version is kept)."""
+        out = []
+        for r in self.db.execute(
+            "SELECT path, problem, duplicate_of, has_content FROM files "
+            "WHERE problem IS NOT NULL OR duplicate_of IS NOT NULL ORDER BY path"
+        ):
+            if r["problem"]:
+                reason = r["problem"]
+                if r["has_content"] and not r["duplicate_of"]:
+                    reason += " (its last good version stays searchable)"
+            else:
+                reason = f"duplicate key: {r['duplicate_of']} has the same key; rename or delete one of them"
+            out.append(Problem(path=r["path"], reason=reason))
+        return out
+
+    def get_meta(self, name: str) -> str | None:
+        r = self.db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        return r[0] if r else None
+
+    def set_meta(self, name: str, value: str) -> None:
+        with self.db.write():
+            self.db.execute("INSERT INTO meta(name, value) VALUES (?, ?) "
+                            "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+
+    # -- recall ----------------------------------------------------------------------------
+
+    def recall(self, query: str, *, k: int = 5, type: str | None = None, tags: list[str] | None = None,
+               scope: str | None = None, include_expired: bool = False, today: dt.date | None = None) -> RecallResult:
+        """Hybrid search (see :mod:`vault_mem.search`); never raises on the query text."""
+        return search.run_recall(self, query, k=k, type=type, tags=tags, scope=scope,
+                          include_expired=include_expired, today=today or dt.date.today())
+
+    # -- doctor ----------------------------------------------------------------------------
+
+    def doctor(self) -> list[str]:
+        """Differences between this sidecar and a fresh rebuild from the files ([] if none)."""
+        tmp = Path(tempfile.mkdtemp(prefix="vault-mem-doctor-"))
+        try:
+            fresh = Sidecar(self.root, self.config, embedder=None, _db_path=tmp / "index.db")
+            try:
+                self.embed_pending()  # an explicit check: make any vectors still owed first
+                fresh.reconcile(embed=False)
+                return self._compare(fresh)
+            finally:
+                fresh.close()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    _DOCTOR_COLS = ("key", "type", "sha256", "has_content", "usable", "problem", "duplicate_of", "description",
+                    "created", "updated", "sort_date", "pinned", "expires", "tags", "scope", "source",
+                    "supersedes", "body", "embed_sha256")
+
+    def _compare(self, fresh: Sidecar) -> list[str]:
+        cols = ", ".join(self._DOCTOR_COLS)
+        mine = {r[0]: tuple(r[1:]) for r in self.db.execute(f"SELECT path, {cols} FROM files")}
+        theirs = {r[0]: tuple(r[1:]) for r in fresh.db.execute(f"SELECT path, {cols} FROM files")}
+        out: list[str] = []
+        for path in sorted(mine.keys() | theirs.keys()):
+            a, b = mine.get(path), theirs.get(path)
+            if a == b:
+                continue
+            if b is None:
+                out.append(f"{path}: indexed, but the file is gone")
+            elif a is None:
+                out.append(f"{path}: on disk, but not indexed")
+            else:
+                fields = [c for c, x, y in zip(self._DOCTOR_COLS, a, b) if x != y]
+                out.append(f"{path}: index differs from the file ({', '.join(fields)})")
+        ok = self.db.execute(
+            "SELECT count(*) FROM files f JOIN fts ON fts.rowid = f.id WHERE f.has_content = 1 "
+            "AND fts.description IS f.description AND fts.body IS f.body").fetchone()[0]
+        n_content = self.db.execute("SELECT count(*) FROM files WHERE has_content = 1").fetchone()[0]
+        n_fts = self.db.execute("SELECT count(*) FROM fts").fetchone()[0]
+        if ok != n_content or n_fts != n_content:
+            out.append(f"keyword index: {n_fts} rows, {ok} of {n_content} memories match their file")
+        if self.db.vec_ok and self._embedder_fingerprint() is not None:
+            missing = self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+            if missing:
+                out.append(f"vectors: {missing} memories have no vector yet (the next recall or reindex makes them)")
+            n_vec = self.db.execute("SELECT count(*) FROM vectors WHERE vec IS NOT NULL").fetchone()[0]
+            n_with = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0]
+            if n_vec != n_with:
+                out.append(f"vectors: {n_vec} stored for {n_with} memories that should have one")
+            model = self.get_meta("vec_model")
+            other = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL AND vec_model != ?",
+                                    (model or "",)).fetchone()[0]
+            if other:
+                out.append(f"vectors: {other} memories have vectors of another model than {model}")
+        return out
+
+
+def _strip_path(message: str, rel: str) -> str:
+    return message[len(rel) + 2:] if message.startswith(rel + ": ") else message

@@ -1,0 +1,470 @@
+"""Hybrid search over the sidecar: query building, FTS5, vector KNN, fusion, relevance floor.
+
+Keyword side: FTS5 ``porter unicode61`` over three columns (description, body, extra = key words,
+tags and the memory's date written out), ranked by bm25 with the description weighted over the
+body. The query is reduced to its words, English stopwords dropped, each word quoted and the
+words OR-joined: FTS5 syntax in the input (quotes, ``NEAR(``, ``col:val``, ``AND``/``NOT``,
+``*``, ``^``, parentheses) is just text, so no input can raise.
+
+Vector side: cosine KNN over sqlite-vec ``vec0`` (type filtered inside the KNN), or an exact
+scan over the filtered rows when a tag or scope filter narrows the set.
+
+Fusion: min-max normalised weighted sum with a low vector weight (see ``VECTOR_WEIGHT``); the
+eval (``vault-mem eval``) measured it above reciprocal-rank fusion, which ignores score gaps
+and let a weak vector list drag strong keyword hits down.
+
+Relevance floor: a hit must clear an absolute bar on its raw scores (cosine similarity or the
+share of the query's informative words it contains), so a question about something never
+stored returns nothing rather than the nearest wrong answers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+# A small English stopword list: question words and function words carry no topic.
+STOPWORDS = frozenset(
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during", "each", "few", "for", "from", "further", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "he'd", "he'll", "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how", "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "let's", "me", "more", "most", "mustn't", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "shan't", "she", "she'd", "she'll", "she's", "should", "shouldn't", "so", "some", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "these", "they", "they'd", "they'll", "they're", "they've", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "what's", "when", "when's", "where", "where's", "which", "while", "who", "who's", "whom", "why", "why's", "with", "won't", "would", "wouldn't", "you", "you'd", "you'll", "you're", "you've", "your", "yours", "yourself", "yourselves", "s", "t", "d", "ll", "m", "re", "ve", "also", "did", "does", "get", "got", "just", "like", "will"]
+)
+MAX_QUERY_TERMS = 48
+MAX_QUERY_CHARS = 4000
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
+# "Design notes"). Candidates: the union of the keyword and vector top lists (it holds ~95% of
+# the relevant memories); ordering them is what the weights below decide.
+CANDIDATES = 50
+VECTOR_WEIGHT = 0.5  # share of the min-max normalised cosine in the fused score
+COVERAGE_WEIGHT = 0.4  # bonus for the share of query words a memory contains: bm25 gives a word
+# found in half the memories (a person's name in a one-person vault) almost no weight
+BM25_WEIGHTS = (3.0, 1.0, 1.0)  # description, body, extra
+
+# Relevance floor. A query is answered only if its best candidate is at least this similar
+# (cosine); below it, every candidate is about something else. Calibrated per model. MiniLM:
+# the best match of an answerable benchmark question is >= 0.44 in 99% of them; for 40
+# questions about things never stored (our own set) the best match is < 0.34 in 97-99.5% of
+# the conversations; a paraphrase sharing no word with its memory ("what automobile do I own?"
+# / "Drives a Subaru Outback") scores ~0.38-0.40. An embedder may carry its own
+# ``min_similarity``; unknown models get a low, rarely-abstaining default.
+MIN_SIMILARITY = {"local:all-MiniLM-L6-v2-int8": 0.34}
+DEFAULT_MIN_SIMILARITY = 0.30
+HIT_SIMILARITY_MARGIN = 0.12  # a single hit may be this much less similar if no keyword backs it
+MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: the best hit must contain half the query's words
+STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
+# (short exact queries such as a name or an error code embed poorly but match exactly)
+
+
+def query_terms(query: str) -> list[str]:
+    """Lower-cased distinct words of ``query`` minus stopwords (all words if only stopwords)."""
+    text = (query or "")[:MAX_QUERY_CHARS].replace("\x00", " ").lower()
+    words: list[str] = []
+    seen: set[str] = set()
+    for w in _WORD.findall(text):
+        w = w.strip("_")
+        if w and w not in seen:
+            seen.add(w)
+            words.append(w)
+    content = [w for w in words if w not in STOPWORDS]
+    return (content or words)[:MAX_QUERY_TERMS]
+
+
+def fts_query(terms: Sequence[str]) -> str | None:
+    """``"w1" OR "w2" ...``: every word quoted, so FTS5 operators in the input are inert."""
+    quoted = ['"' + t.replace('"', '""') + '"' for t in terms if t]
+    return " OR ".join(quoted) if quoted else None
+
+
+def date_words(value: str | None) -> str:
+    """``2023-05-08`` -> ``2023-05-08 8 May 2023``: lets "in May 2023" match by keyword."""
+    if not value:
+        return ""
+    try:
+        d = dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return value
+    return f"{d.isoformat()} {d.day} {d.strftime('%B')} {d.year}"
+
+
+def keyword_extra(key: str, tags: Sequence[str], date: str | None) -> str:
+    """Text of the third FTS column: the key's words, the tags, and the date written out."""
+    key_words = re.sub(r"[-_.]+", " ", key)
+    return " ".join(x for x in (key_words, " ".join(tags), date_words(date)) if x)
+
+
+def document_text(description: str, body: str, date: str | None) -> str:
+    """What the embedder sees for a memory: description first (models truncate long input)."""
+    body = body.strip()
+    return f"{description}\n{body[:2000]}" if body else description
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Hit:
+    """One recall result."""
+
+    key: str
+    type: str
+    description: str
+    date: str | None
+    age_days: int | None
+    flags: list[str]
+    path: str
+    score: float
+    body: str
+    keyword_only: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RecallResult:
+    """Hits plus how they were found: ``keyword_only`` and ``reason`` never hide a downgrade."""
+
+    hits: list[Hit] = field(default_factory=list)
+    keyword_only: bool = False
+    reason: str | None = None
+    embedder: str | None = None
+    note: str | None = None  # e.g. "nothing relevant cleared the relevance floor"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hits": [h.to_dict() for h in self.hits],
+            "keyword_only": self.keyword_only,
+            "reason": self.reason,
+            "embedder": self.embedder,
+            "note": self.note,
+        }
+
+
+@dataclass
+class Filters:
+    """Restrictions applied inside both searches (SQL WHERE on ``files AS f``)."""
+
+    type: str | None = None
+    tags: list[str] | None = None
+    scope: str | None = None
+    include_expired: bool = False
+    today: str = ""
+
+    def sql(self) -> tuple[str, list[Any]]:
+        clauses = ["f.usable = 1"]
+        params: list[Any] = []
+        if self.type:
+            clauses.append("f.type = ?")
+            params.append(self.type)
+        if self.scope:
+            clauses.append("f.scope = ?")
+            params.append(self.scope)
+        for tag in self.tags or []:
+            clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
+            params.append(tag)
+        if not self.include_expired:
+            clauses.append("(f.expires IS NULL OR f.expires >= ?)")
+            params.append(self.today)
+            clauses.append(f"f.key NOT IN ({SUPERSEDED_KEYS_SQL})")
+            params.append(self.today)
+        return " AND ".join(clauses), params
+
+    @property
+    def narrow(self) -> bool:
+        """Tag or scope filters: a vector scan over the filtered rows beats a filtered KNN."""
+        return bool(self.tags or self.scope)
+
+
+# Keys named in the `supersedes` of a usable, unexpired memory (other than themselves).
+SUPERSEDED_KEYS_SQL = (
+    "SELECT s.target FROM supersedes s JOIN files g ON g.id = s.file_id "
+    "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?)"
+)
+
+
+def keyword_search(db, terms: Sequence[str], filters: Filters, limit: int = CANDIDATES) -> list[tuple[int, float]]:
+    """Top ``limit`` (file id, bm25) for the quoted OR query; bm25 is negative, lower is better."""
+    match = fts_query(terms)
+    if not match:
+        return []
+    where, params = filters.sql()
+    w = BM25_WEIGHTS
+    sql = (
+        f"SELECT f.id, bm25(fts, {w[0]}, {w[1]}, {w[2]}) AS score FROM fts JOIN files f ON f.id = fts.rowid "
+        f"WHERE fts MATCH ? AND {where} ORDER BY score LIMIT ?"
+    )
+    try:
+        return [(r[0], r[1]) for r in db.execute(sql, [match, *params, limit])]
+    except Exception:  # noqa: BLE001 - the query is built to be valid; never let text raise
+        return []
+
+
+class VectorIndex:
+    """Every stored vector of one model as an in-memory float32 matrix, searched exactly.
+
+    Loaded lazily on the first vector search and kept fresh cheaply: each change to the
+    ``vectors`` table gets a new ``seq`` (deletions leave a NULL tombstone), so a refresh reads
+    only the rows changed since the last one (one indexed query when nothing changed). Any
+    process sees the writes of every other. At 100k memories x 384 dims: ~150 MB, ~10 ms/query.
+    """
+
+    def __init__(self) -> None:
+        self.model: str | None = None
+        self.epoch: str | None = None
+        self.seq = -1
+        self.ids = np.empty(0, dtype=np.int64)
+        self.matrix = np.empty((0, 0), dtype=np.float32)
+        self.alive = np.empty(0, dtype=bool)
+        self.pos: dict[int, int] = {}
+
+    def refresh(self, db, model: str, epoch: str | None) -> None:
+        if model != self.model or epoch != self.epoch:
+            self.__init__()  # type: ignore[misc]
+            self.model, self.epoch = model, epoch
+        top = db.execute("SELECT max(seq) FROM vectors").fetchone()[0]
+        top = -1 if top is None else top
+        if top == self.seq:
+            return
+        rows = db.execute("SELECT id, vec FROM vectors WHERE seq > ? ORDER BY seq", (self.seq,)).fetchall()
+        new_ids: list[int] = []
+        new_vecs: list[bytes] = []
+        for fid, blob in rows:
+            p = self.pos.get(fid)
+            if blob is None:
+                if p is not None:
+                    self.alive[p] = False
+                continue
+            if p is not None and self.matrix.shape[1] * 4 == len(blob):
+                self.matrix[p] = np.frombuffer(blob, dtype=np.float32)
+                self.alive[p] = True
+            else:
+                new_ids.append(fid)
+                new_vecs.append(blob)
+        if new_vecs:
+            dims = len(new_vecs[0]) // 4
+            keep = [(i, b) for i, b in zip(new_ids, new_vecs) if len(b) == dims * 4]
+            block = np.frombuffer(b"".join(b for _, b in keep), dtype=np.float32).reshape(len(keep), dims)
+            last = {}
+            for j, (i, _) in enumerate(keep):
+                last[i] = j  # a row changed twice since the last refresh: the later one wins
+            order = sorted(last.values())
+            block = block[order]
+            base = len(self.ids)
+            self.matrix = block.copy() if base == 0 else np.vstack([self.matrix, block])
+            self.ids = np.concatenate([self.ids, np.array([keep[j][0] for j in order], dtype=np.int64)])
+            self.alive = np.concatenate([self.alive, np.ones(len(order), dtype=bool)])
+            for n, j in enumerate(order):
+                self.pos[keep[j][0]] = base + n
+        self.seq = top
+
+    def similarities(self, qvec: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
+        """Cosine of the query with these memories (those that have a vector)."""
+        out = {}
+        for i in ids:
+            p = self.pos.get(i)
+            if p is not None and self.alive[p]:
+                out[i] = float(self.matrix[p] @ qvec)
+        return out
+
+    def top(self, qvec: np.ndarray, k: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """The ``k`` most similar (file id, cosine), optionally among ``allowed`` ids only."""
+        if not len(self.ids) or self.matrix.shape[1] != qvec.shape[0]:
+            return []
+        sims = self.matrix @ qvec
+        mask = self.alive if allowed is None else self.alive & np.isin(self.ids, allowed)
+        sims = np.where(mask, sims, -np.inf)
+        k = min(k, int(mask.sum()))
+        if k <= 0:
+            return []
+        idx = np.argpartition(-sims, k - 1)[:k]
+        idx = idx[np.argsort(-sims[idx], kind="stable")]
+        return [(int(self.ids[i]), float(sims[i])) for i in idx]
+
+
+def vector_search(db, qvec: np.ndarray, filters: Filters, *, index: VectorIndex,
+                  limit: int = CANDIDATES) -> list[tuple[int, float]]:
+    """Top ``limit`` (file id, cosine) under ``filters`` (``index`` already refreshed)."""
+    qvec = np.asarray(qvec, dtype=np.float32)
+    where, params = filters.sql()
+    if filters.narrow or filters.type:
+        # Exact top-k among the rows the filters allow (an indexed query for type/tag/scope).
+        allowed = np.fromiter((r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE {where}", params)),
+                              dtype=np.int64)
+        return index.top(qvec, limit, allowed)
+    # Rows with a vector that the default rules hide (duplicates, expired, superseded) are few:
+    # fetch that many more so the filtered top ``limit`` is exact, never emptied.
+    hidden = db.execute(
+        "SELECT (SELECT count(*) FROM files WHERE expires IS NOT NULL AND expires < ?)"
+        " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)",
+        (filters.today,)).fetchone()[0]
+    rows = index.top(qvec, limit + min(hidden, 10_000))
+    if not rows:
+        return []
+    ids = [i for i, _ in rows]
+    marks = ",".join("?" * len(ids))
+    ok = {r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE f.id IN ({marks}) AND {where}", [*ids, *params])}
+    return [(i, s) for i, s in rows if i in ok][:limit]
+
+
+def fuse(kw: list[tuple[int, float]], sims: dict[int, float], coverage: dict[int, float], *,
+         vector_weight: float = VECTOR_WEIGHT, coverage_weight: float = COVERAGE_WEIGHT) -> dict[int, float]:
+    """Fused score of every candidate: min-max normalised bm25 (0 when the keyword list does not
+    hold it) and cosine, weighted, plus the coverage bonus."""
+    ids = list(dict.fromkeys([i for i, _ in kw] + list(sims)))
+    kw_n = _minmax({i: -s for i, s in kw})  # bm25: lower is better
+    sim_n = _minmax(sims) if sims else {}
+    return {i: (1 - vector_weight) * kw_n.get(i, 0.0) + vector_weight * sim_n.get(i, 0.0)
+            + coverage_weight * coverage.get(i, 0.0) for i in ids}
+
+
+def _minmax(values: dict[int, float]) -> dict[int, float]:
+    if not values:
+        return {}
+    lo, hi = min(values.values()), max(values.values())
+    return {i: (v - lo) / (hi - lo) if hi > lo else 1.0 for i, v in values.items()}
+
+
+def min_similarity(embedder) -> float:
+    """The relevance floor's cosine bar for this embedder."""
+    own = getattr(embedder, "min_similarity", None)
+    if isinstance(own, (int, float)):
+        return float(own)
+    return MIN_SIMILARITY.get(str(getattr(embedder, "model_id", "")), DEFAULT_MIN_SIMILARITY)
+
+
+def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict[int, float], *,
+                min_sim: float | None) -> dict[int, float]:
+    """Drop everything when the best candidate is not relevant; then drop single weak hits.
+
+    With vectors (``min_sim`` set): the query needs one candidate with cosine >= ``min_sim`` or
+    holding 3/4 of the query's words; a hit then needs cosine >= ``min_sim -
+    HIT_SIMILARITY_MARGIN`` or half the query's words.
+    Keyword-only: the query needs one candidate holding half of its words.
+    """
+    if min_sim is None:
+        if max(coverage.values(), default=0.0) < MIN_KEYWORD_COVERAGE:
+            return {}
+        return scores
+    if max(sims.values(), default=-1.0) < min_sim \
+            and max(coverage.values(), default=0.0) < STRONG_KEYWORD_COVERAGE:
+        return {}
+    bar = min_sim - HIT_SIMILARITY_MARGIN
+    return {i: s for i, s in scores.items()
+            if sims.get(i, -1.0) >= bar or coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE}
+
+
+def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], superseded: bool) -> tuple[str | None, int | None, list[str]]:
+    """(ISO date, age in days, flags) for a files row with type, sort_date, expires."""
+    flags: list[str] = []
+    date = row["sort_date"]
+    age = None
+    if date:
+        try:
+            age = (today - dt.date.fromisoformat(date)).days
+        except ValueError:
+            age = None
+    limit = stale_after.get(row["type"])
+    if age is not None and limit is not None and age > limit:
+        flags.append("stale")
+    if row["expires"] and row["expires"] < today.isoformat():
+        flags.append("expired")
+    if superseded:
+        flags.append("superseded")
+    return date, age, flags
+
+
+def finite(x: float) -> float:
+    return x if math.isfinite(x) else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int]) -> dict[int, float]:
+    """Share of ``terms`` (stemmed as FTS5 stems them) that each candidate row contains."""
+    cover = {i: 0 for i in ids}
+    if not ids or not terms:
+        return {i: 0.0 for i in ids}
+    marks = ",".join("?" * len(ids))
+    for t in terms:
+        q = fts_query([t])
+        for r in db.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})", [q, *ids]):
+            cover[r[0]] += 1
+    return {i: c / len(terms) for i, c in cover.items()}
+
+
+def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
+               include_expired: bool, today: dt.date) -> RecallResult:
+    """The whole recall: both searches, fusion, floor, hits. ``sc`` is a :class:`Sidecar`."""
+    from .errors import EmbedderError
+    from .memory import validate_type
+
+    if type is not None:
+        type = validate_type(type)
+    k = max(1, min(int(k), 200))
+    db = sc.db
+    filters = Filters(type=type, tags=[t for t in (tags or []) if t], scope=scope or None,
+                      include_expired=include_expired, today=today.isoformat())
+    result = RecallResult()
+    terms = query_terms(query)
+    reason = sc.vectors_reason()
+    embedder = None if reason else sc._get_embedder()
+    result.embedder = getattr(embedder, "model_id", None) if embedder is not None else None
+    qvec = None
+    if not terms and not (query or "").replace("\x00", "").strip():
+        result.keyword_only = reason is not None
+        result.reason = reason
+        result.note = "empty query"
+        return result
+    if embedder is not None:
+        try:
+            sc.embed_pending()
+            qvec = embedder.embed_batch([(query or "")[:MAX_QUERY_CHARS]], kind="query")[0]
+        except EmbedderError as exc:
+            reason = f"embedder failed: {exc}"
+            qvec = None
+    kw = keyword_search(db, terms, filters)
+    vec: list[tuple[int, float]] = []
+    if qvec is not None and float(np.linalg.norm(qvec)) > 0:  # a zero vector has no direction
+        index = sc.vector_index()
+        vec = vector_search(db, qvec, filters, index=index)
+        missing = db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+        if missing:
+            result.note = f"{missing} memories have no vector yet; they are found by keywords only"
+    result.keyword_only = qvec is None
+    result.reason = reason if qvec is None else None
+    candidates = list(dict.fromkeys([i for i, _ in kw] + [i for i, _ in vec]))
+    if not candidates:
+        result.note = result.note or "nothing relevant: no memory matched the query"
+        return result
+    sims = index.similarities(np.asarray(qvec, dtype=np.float32), candidates) if vec else {}
+    coverage = keyword_coverage(db, terms, candidates)
+    scores = fuse(kw, sims, coverage, vector_weight=VECTOR_WEIGHT if vec else 0.0)
+    passing = apply_floor(scores, sims, coverage, min_sim=min_similarity(embedder) if vec else None)
+    if not passing:
+        result.note = "nothing relevant: no memory cleared the relevance floor"
+        return result
+    ranked = sorted(passing.items(), key=lambda x: (-x[1], x[0]))[:k]
+    ids = [i for i, _ in ranked]
+    marks = ",".join("?" * len(ids))
+    rows = {r["id"]: r for r in db.execute(
+        f"SELECT id, key, type, description, sort_date, expires, path, body FROM files WHERE id IN ({marks})", ids)}
+    superseded: set[str] = set()
+    if include_expired:
+        superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [filters.today])}
+    for i, score in ranked:
+        r = rows.get(i)
+        if r is None:
+            continue
+        date, age, flags = age_and_flags(r, today=today, stale_after=sc.config.stale_after_days,
+                                         superseded=r["key"] in superseded)
+        result.hits.append(Hit(key=r["key"], type=r["type"], description=r["description"], date=date,
+                               age_days=age, flags=flags, path=r["path"], score=round(finite(score), 6),
+                               body=r["body"] or "", keyword_only=result.keyword_only))
+    return result
