@@ -1,0 +1,89 @@
+"""The real CLI as a subprocess: exit codes, --json, stdin bodies, help for every command."""
+
+import json
+
+import pytest
+from conftest import git, run_cli
+
+from vault_mem.cli import build_parser
+
+
+@pytest.fixture
+def vdir(tmp_path):
+    r = run_cli("init", str(tmp_path / "v"))
+    assert r.returncode == 0, r.stderr
+    return tmp_path / "v"
+
+
+def test_every_command_has_help():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert len(sub.choices) >= 20
+    for name, p in sub.choices.items():
+        assert p.description, name
+        assert "--json" in p.format_help(), name
+
+
+def test_remember_get_list_log_forget_round_trip(vdir):
+    r = run_cli("--vault", str(vdir), "remember", "db-choice", "--type", "decision",
+                "-d", "Use Postgres for the ledger", "--tags", "db,infra", "--json",
+                input="Because we need row-level locks.\n")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["action"] == "create" and out["path"] == "decisions/db-choice.md" and len(out["commit"]) == 40
+    assert "row-level locks" in (vdir / "decisions/db-choice.md").read_text()
+
+    r = run_cli("get", "db-choice", "--vault", str(vdir), "--json")
+    view = json.loads(r.stdout)
+    assert view["body"].strip() == "Because we need row-level locks." and view["age_days"] == 0
+    assert view["tags"] == ["db", "infra"]
+
+    r = run_cli("list", "--vault", str(vdir))
+    assert "db-choice" in r.stdout and "Use Postgres" in r.stdout
+
+    r = run_cli("log", "db-choice", "--vault", str(vdir), "--json")
+    entries = json.loads(r.stdout)
+    assert entries[0]["key"] == "db-choice" and entries[0]["action"] == "create"
+
+    r = run_cli("forget", "db-choice", "--vault", str(vdir))
+    assert r.returncode == 0 and not (vdir / "decisions/db-choice.md").exists()
+    r = run_cli("undo", "db-choice", "--vault", str(vdir))
+    assert r.returncode == 0 and (vdir / "decisions/db-choice.md").exists()
+
+
+def test_exit_codes_and_clear_errors(vdir, tmp_path):
+    n = git(vdir, "rev-list", "--count", "HEAD")
+    r = run_cli("--vault", str(vdir), "remember", "../../etc/passwd", "-d", "x")
+    assert r.returncode == 2 and "invalid key" in r.stderr and "Traceback" not in r.stderr
+    r = run_cli("--vault", str(vdir), "remember", "ok", "-d", "x", "--type", "memo")
+    assert r.returncode == 2 and "unknown type" in r.stderr
+    r = run_cli("--vault", str(vdir), "forget", "nope")
+    assert r.returncode == 1 and "no memory with key 'nope'" in r.stderr
+    r = run_cli("--vault", str(tmp_path / "elsewhere"), "list")
+    assert r.returncode == 1 and "vault-mem init" in r.stderr
+    r = run_cli("remember")  # argparse usage error
+    assert r.returncode == 2
+    r = run_cli("--vault", str(vdir), "remember", "k", "-d", "x", "--json", "--type", "memo")
+    assert json.loads(r.stdout)["kind"] == "InvalidMemoryError"
+    assert git(vdir, "rev-list", "--count", "HEAD") == n
+
+
+def test_vault_found_from_cwd_and_env(vdir, tmp_path):
+    (vdir / "facts").mkdir(exist_ok=True)
+    r = run_cli("remember", "from-cwd", "-d", "found by walking up", cwd=vdir / "facts")
+    assert r.returncode == 0, r.stderr
+    r = run_cli("list", cwd=tmp_path, env={"VAULT_MEM_VAULT": str(vdir)})
+    assert "from-cwd" in r.stdout
+
+
+def test_init_twice_changes_nothing(vdir):
+    head = git(vdir, "rev-parse", "HEAD")
+    r = run_cli("init", str(vdir))
+    assert r.returncode == 0 and "already a vault" in r.stdout
+    assert git(vdir, "rev-parse", "HEAD") == head
+
+
+def test_index_prints_generated_text(vdir):
+    run_cli("--vault", str(vdir), "remember", "a", "-d", "first")
+    r = run_cli("--vault", str(vdir), "index")
+    assert r.stdout == (vdir / "INDEX.md").read_text()

@@ -1,0 +1,23 @@
+"""vault-mem: long-term memory for local AI agents, as Markdown files in git."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import VaultMemError
+from .memory import Memory
+
+if TYPE_CHECKING:
+    from .vault import Vault, WriteResult
+
+__all__ = ["Memory", "Vault", "VaultMemError", "WriteResult"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # Vault pulls in git, SQLite and the embedder; import it only when asked for.
+    if name in ("Vault", "WriteResult"):
+        from . import vault
+
+        return getattr(vault, name)
+    raise AttributeError(name)

@@ -1,0 +1,65 @@
+"""The one exception tree of vault-mem.
+
+Every failure a user or an agent can see is a :class:`VaultMemError` whose message says what to
+do next. Adapters (CLI, MCP, tool dispatch) turn it into an exit code or a tool error; they never
+show a stack trace.
+"""
+
+from __future__ import annotations
+
+
+class VaultMemError(Exception):
+    """Root of every error vault-mem raises on purpose."""
+
+    #: CLI exit code: 1 = the operation failed, 2 = the call itself was wrong.
+    exit_code = 1
+
+
+class UsageError(VaultMemError):
+    """The call was malformed (bad key, bad type, missing argument)."""
+
+    exit_code = 2
+
+
+class InvalidKeyError(UsageError):
+    """A memory key that is not ``[a-z0-9][a-z0-9._-]*`` of at most 80 characters."""
+
+
+class InvalidMemoryError(UsageError):
+    """A description, body, type or frontmatter value that the file format refuses."""
+
+
+class NotAVaultError(VaultMemError):
+    """The path holds no ``vault.toml``."""
+
+
+class MemoryNotFoundError(VaultMemError):
+    """No memory has this key."""
+
+
+class MalformedFileError(VaultMemError):
+    """A memory file on disk that cannot be parsed; the file itself is never touched."""
+
+
+class ConfigError(VaultMemError):
+    """``vault.toml`` is unreadable or holds a value of the wrong kind."""
+
+
+class GitError(VaultMemError):
+    """A git command failed; the message carries git's own words."""
+
+
+class LockTimeoutError(VaultMemError):
+    """The vault's write lock (or git's index.lock) stayed held for too long."""
+
+
+class IndexStoreError(VaultMemError):
+    """The sidecar database cannot be opened or used."""
+
+
+class EmbedderError(VaultMemError):
+    """The embedding provider is unavailable or answered wrongly."""
+
+
+class SecretError(UsageError):
+    """A write held something that looks like a credential; nothing was written."""

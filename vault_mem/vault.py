@@ -1,0 +1,735 @@
+"""The vault: memory files + git + the write lock + INDEX.md.
+
+Every agent write goes through :meth:`Vault._write`: validate, take the vault's write lock,
+journal the intent, write the file atomically, bring the sidecar and INDEX.md up to date, and
+commit exactly those paths as one commit. A crash at any point leaves either the old file or the
+new one; the journal lets the next writer finish or report it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from . import dupes, policy
+from .config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, Config, load_config
+from .errors import (
+    GitError,
+    InvalidMemoryError,
+    MalformedFileError,
+    MemoryNotFoundError,
+    NotAVaultError,
+    UsageError,
+    VaultMemError,
+)
+from .gitstore import GitRepo, Identity
+from .index import Sidecar
+from .indexmd import INDEX_FILE, render_index
+from .locks import WRITE_LOCK, FileLock, daemon_pid
+from .memory import (
+    Memory,
+    build_meta,
+    key_type_from_path,
+    parse_memory,
+    rel_path_for,
+    render_memory,
+    same_content,
+    validate_description,
+    validate_key,
+    validate_type,
+)
+
+def _template_dir() -> Path:
+    """template_vault/: inside the installed package, or at the repository root (editable)."""
+    for candidate in (Path(__file__).parent / "template_vault",
+                      Path(__file__).parent.parent / "template_vault"):
+        if (candidate / "vault.toml").is_file():
+            return candidate
+    raise VaultMemError("vault-mem's template_vault is missing from the installation; reinstall vault-mem")
+JOURNAL = "pending.json"
+TRAILER_KEYS = ("Memory-Key", "Memory-Action", "Memory-Type", "Agent")
+
+
+@dataclass
+class WriteResult:
+    """What a write did: ``action`` is create, update, move, forget, undo or unchanged."""
+
+    key: str
+    type: str | None
+    path: str | None
+    action: str
+    commit: str | None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "type": self.type, "path": self.path, "action": self.action,
+                "commit": self.commit, "warnings": self.warnings}
+
+
+@dataclass
+class LogEntry:
+    """One commit that touched the vault."""
+
+    commit: str
+    date: str
+    author: str
+    subject: str
+    key: str | None
+    action: str | None
+    agent: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Temp file in the same folder, fsync, rename, fsync the folder: all or nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.vault-mem-tmp-{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def checkpoint(name: str, state_dir: Path) -> None:
+    """Test hook for crash tests: with ``VAULT_MEM_PAUSE_AT=name`` the process announces the
+    point in ``state_dir/paused-<name>`` and waits there to be killed."""
+    if os.environ.get("VAULT_MEM_PAUSE_AT") == name:
+        (state_dir / f"paused-{name}").write_text(str(os.getpid()))
+        while True:
+            time.sleep(1)
+
+
+def find_vault_root(start: Path | None = None) -> Path:
+    """``start`` or its nearest parent holding a vault.toml (as git finds .git)."""
+    here = Path(start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / CONFIG_FILE).is_file():
+            return candidate
+    raise NotAVaultError(
+        f"{here} is not inside a vault (no {CONFIG_FILE} here or above); "
+        "create one with `vault-mem init PATH` or pass --vault PATH"
+    )
+
+
+class Vault:
+    """A vault on disk. Open with ``Vault(path)`` (the folder holding vault.toml)."""
+
+    def __init__(self, root: str | Path, *, agent: str | None = None, embedder: Any = None):
+        root = Path(root).resolve()
+        if not (root / CONFIG_FILE).is_file():
+            raise NotAVaultError(
+                f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`"
+            )
+        self.root = root
+        self.config: Config = load_config(root)
+        self.state_dir = root / STATE_DIR
+        self.state_dir.mkdir(exist_ok=True)
+        self.agent = agent or os.environ.get("VAULT_MEM_AGENT") or self.config.agent_name
+        try:
+            self.repo = GitRepo(root)
+        except GitError as exc:
+            raise NotAVaultError(
+                f"{root} has a {CONFIG_FILE} but is not in a git repository; run `git init` there "
+                "or re-create it with `vault-mem init`"
+            ) from exc
+        rel = os.path.relpath(root, self.repo.toplevel.resolve())
+        self.prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        self.lock = FileLock(self.state_dir / WRITE_LOCK)
+        kwargs = {} if embedder is None else {"embedder": embedder}
+        self.sidecar = Sidecar(root, self.config, **kwargs)
+        #: things the vault did on its own that a person should hear about (recovered writes)
+        self.notices: list[str] = []
+
+    # -- creation --------------------------------------------------------------------------
+    @classmethod
+    def init(cls, path: str | Path, *, agent: str | None = None) -> "Vault":
+        """Create a vault from the template and make its first commit.
+
+        In a folder inside an existing repository only that folder's files are committed."""
+        root = Path(path).resolve()
+        if (root / CONFIG_FILE).exists():
+            raise UsageError(f"{root} is already a vault ({CONFIG_FILE} exists)")
+        root.mkdir(parents=True, exist_ok=True)
+        try:
+            inside = GitRepo(root)
+        except GitError:
+            inside = None
+        if inside is None:
+            _git_init(root)
+        created: list[Path] = []
+        template = _template_dir()
+        for src in sorted(template.rglob("*")):
+            rel = src.relative_to(template)
+            # dot-files ship as dot-NAME so that packaging never drops them
+            dest = root / rel.parent / (("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name)
+            if src.is_dir():
+                dest.mkdir(exist_ok=True)
+            elif src.suffix != ".pyc" and not dest.exists():
+                shutil.copyfile(src, dest)
+                created.append(dest)
+        vault = cls(root, agent=agent)
+        vault.repo.run("config", "merge.vault-mem-index.name", "vault-mem: keep INDEX.md, it is regenerated")
+        vault.repo.run("config", "merge.vault-mem-index.driver", "true")
+        with vault.lock:
+            vault.sidecar.reconcile()
+            index_bytes = vault.render_index().encode()
+            atomic_write(root / INDEX_FILE, index_bytes)
+            files = {vault._top(p.relative_to(root).as_posix()): p.read_bytes() for p in created}
+            files[vault._top(INDEX_FILE)] = index_bytes
+            msg = "init: vault-mem vault\n\nCreated by `vault-mem init`."
+            commit = vault.repo.commit_paths(files, msg, author=vault.identity())
+            vault.sidecar.set_meta("head", commit or "")
+        from .githooks import install
+
+        vault.notices.extend(install(vault))
+        return vault
+
+    # -- helpers ---------------------------------------------------------------------------
+    def identity(self, agent: str | None = None) -> Identity:
+        name = agent or self.agent
+        email = self.config.agent_email
+        return Identity(name, email)
+
+    def _top(self, rel: str) -> str:
+        return self.prefix + rel
+
+    def _find_file(self, key: str) -> tuple[str, str] | None:
+        """(type, rel path) of ``key`` on disk, checking every type folder."""
+        for type_, folder in TYPE_FOLDERS.items():
+            if (self.root / folder / f"{key}.md").exists():
+                return type_, f"{folder}/{key}.md"
+        return None
+
+    def _check_inside(self, rel: str) -> None:
+        """Refuse a memory path whose type folder is not a real folder of this vault (a symlink
+        to elsewhere would make vault-mem read or write files outside the vault)."""
+        key_type_from_path(rel)
+        folder = rel.split("/", 1)[0]
+        real_root = os.path.realpath(self.root)
+        real = os.path.realpath(self.root / folder)
+        if real != os.path.join(real_root, folder):
+            raise VaultMemError(
+                f"{folder}/ is a symlink to {real}; vault-mem only reads and writes files inside the "
+                f"vault: replace the link with a real folder and retry"
+            )
+
+    def _read(self, rel: str) -> Memory:
+        path = self.root / rel
+        self._check_inside(rel)
+        if path.is_symlink():
+            raise MalformedFileError(f"{rel} is a symlink; vault-mem only reads regular files")
+        size = path.stat().st_size
+        if size > self.config.max_file_bytes:
+            raise MalformedFileError(f"{rel} is {size} bytes, over the limit of {self.config.max_file_bytes}")
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MalformedFileError(f"{rel} is not UTF-8 text") from exc
+        return parse_memory(text, rel)
+
+    def daemon_running(self) -> bool:
+        return daemon_pid(self.state_dir) is not None
+
+    def reconcile(self, *, force: bool = False, recover: bool = True, progress=None):
+        """Bring the sidecar (and INDEX.md on disk) in line with the files.
+
+        Every read calls this, so results are never stale; it is cheap when nothing changed
+        (one stat per file). Skipped while a daemon runs (it keeps them in line) unless
+        ``force``. ``recover=False`` leaves an interrupted agent write alone: git hooks run
+        inside a person's commit, while git holds its index.lock, and must not commit."""
+        if not force and self.daemon_running():
+            return None
+        with self.lock:
+            if recover:
+                self._recover()
+            report = self.sidecar.reconcile(progress=progress)
+            if report.changed or not (self.root / INDEX_FILE).exists():
+                self._write_index_file()
+        return report
+
+    def render_index(self, today: dt.date | None = None) -> str:
+        today = today or dt.date.today()
+        return render_index(
+            self.sidecar.entries_for_index(today),
+            self.sidecar.count_for_index(today),
+            budget_tokens=self.config.index_budget_tokens,
+        )
+
+    def _write_index_file(self) -> bytes | None:
+        """Regenerate INDEX.md on disk; returns the new bytes when they changed."""
+        new = self.render_index().encode()
+        path = self.root / INDEX_FILE
+        try:
+            old = path.read_bytes()
+        except FileNotFoundError:
+            old = None
+        if old == new:
+            return None
+        atomic_write(path, new)
+        return new
+
+    # -- reads -----------------------------------------------------------------------------
+    def get(self, key: str) -> Memory:
+        """The whole memory with this key."""
+        validate_key(key)
+        self.reconcile()
+        found = self._find_file(key)
+        if not found:
+            raise MemoryNotFoundError(self._not_found(key))
+        return self._read(found[1])
+
+    def list(self, *, type: str | None = None, tags: Iterable[str] | None = None) -> list[dict]:
+        """Keys and descriptions of every usable memory (optionally one type / with all tags)."""
+        tag_list = list(tags or [])
+        _check_text("tags", tag_list)
+        self.reconcile()
+        want_type = validate_type(type) if type else None
+        return self.sidecar.list_entries(type=want_type, tags=tag_list)
+
+    def recall(self, query: str, *, k: int | None = None, type: str | None = None,
+               tags: Iterable[str] | None = None, scope: str | None = None,
+               include_expired: bool = False):
+        """Hybrid search; see :meth:`Sidecar.recall`."""
+        tags = list(tags or [])
+        _check_text("the query, tags or scope", query, tags, scope)
+        self.reconcile()
+        if k is not None and (not isinstance(k, int) or k < 1 or k > 100):
+            raise UsageError("k must be a whole number from 1 to 100")
+        return self.sidecar.recall(
+            query, k=k or self.config.recall_k, type=validate_type(type) if type else None,
+            tags=tags or None, scope=scope, include_expired=include_expired,
+        )
+
+    def _not_found(self, key: str) -> str:
+        close = difflib.get_close_matches(key, self.sidecar.keys(), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
+            "; `vault-mem list` shows the keys"
+        return f"no memory with key '{key}'{hint}"
+
+    # -- writes ----------------------------------------------------------------------------
+    def remember(
+        self,
+        key: str,
+        description: str,
+        body: str = "",
+        *,
+        type: str = "fact",
+        tags: Iterable[str] | None = None,
+        source: str | None = "agent",
+        extra: dict[str, Any] | None = None,
+        agent: str | None = None,
+    ) -> WriteResult:
+        """Create or update the memory ``key``; one commit, or none for an identical write."""
+        validate_key(key)
+        type_ = validate_type(type)
+        description = validate_description(description)
+        if body is None:
+            body = ""
+        if not isinstance(body, str):
+            raise InvalidMemoryError("body must be text")
+        if "\x00" in body:
+            raise InvalidMemoryError("body contains a NUL byte; store text, not binary data")
+        # a character is at least one UTF-8 byte: a body with more characters than the limit is
+        # refused without encoding it (which would hold a second copy of a huge body in memory)
+        size = len(body) if len(body) > self.config.max_body_bytes else len(body.encode("utf-8", "surrogatepass"))
+        if size > self.config.max_body_bytes:
+            raise InvalidMemoryError(
+                f"body is {size} bytes or more, over the vault's limit of {self.config.max_body_bytes} "
+                "([limits] max_body_bytes in vault.toml); store a summary and a pointer instead"
+            )
+        tag_list = list(tags) if tags is not None else None
+        _check_text("the description, body, tags or a field", description, body, tag_list,
+                    *(extra or {}).values(), agent)
+        policy.check_description_policy(description)
+        meta_check = dict(extra or {})
+        if tag_list:
+            meta_check["tags"] = tag_list
+        policy.check_write(key=key, description=description, body=body, meta=meta_check)
+        warnings = policy.lint_write(type=type_, description=description, body=body)
+        with self.lock:
+            self._recover()
+            self._check_git_state()
+            today = dt.date.today()
+            found = self._find_file(key)
+            old: Memory | None = None
+            if found:
+                old = self._read_for_update(found[1])
+            meta = build_meta(old.meta if old else None, description=description, today=today,
+                              source=source, tags=tag_list, extra=extra)
+            new = Memory(key=key, type=type_, meta=meta, body=body)
+            if old is not None and same_content(old, new):
+                return WriteResult(key, type_, new.path, "unchanged", None, warnings)
+            if old is None:
+                action = "create"
+            elif old.type != type_:
+                action = "move"
+            else:
+                action = "update"
+            if action == "create":
+                warnings = [*warnings, *dupes.duplicate_warnings(
+                    self.sidecar, key=key, type=type_, description=description, body=body,
+                    exclude=new.supersedes)]
+            changes: dict[str, bytes | None] = {new.path: _render_checked(new)}
+            if old is not None and old.path != new.path:
+                changes[old.path] = None
+            subject = f"{'move' if action == 'move' else 'remember'}: {key} — {description}"
+            commit = self._commit_change(changes, subject, key=key, action=action, type_=type_,
+                                         agent=agent)
+            return WriteResult(key, type_, new.path, action, commit, warnings)
+
+    def forget(self, key: str, *, agent: str | None = None) -> WriteResult:
+        """Delete the memory ``key`` (a commit; the text stays in git history)."""
+        validate_key(key)
+        with self.lock:
+            self._recover()
+            self._check_git_state()
+            found = self._find_file(key)
+            if not found:
+                raise MemoryNotFoundError(self._not_found(key))
+            type_, rel = found
+            self._check_not_dirty(rel)
+            try:
+                desc = self._read(rel).description
+            except MalformedFileError:
+                desc = "(unreadable file)"
+            commit = self._commit_change({rel: None}, f"forget: {key} — {desc}", key=key,
+                                         action="forget", type_=type_, agent=agent)
+            return WriteResult(key, type_, rel, "forget", commit)
+
+    def _read_for_update(self, rel: str) -> Memory:
+        try:
+            old = self._read(rel)
+        except MalformedFileError as exc:
+            raise MalformedFileError(
+                f"{exc}; fix the file by hand (or `vault-mem forget` it) before writing this key"
+            ) from exc
+        self._check_not_dirty(rel)
+        return old
+
+    def _check_not_dirty(self, rel: str) -> None:
+        """Refuse to overwrite a person's uncommitted edit: it would be lost (it is in no commit)."""
+        path = self.root / rel
+        committed = self.repo.blob_at(self.repo.head(), self._top(rel))
+        if committed is None:
+            # never committed: a person's new file that only exists on disk
+            raise VaultMemError(
+                f"{rel} exists but was never committed; commit it first "
+                f"(git add {rel} && git commit) so nothing of it can be lost, then retry"
+            )
+        if GitRepo.blob_id(path.read_bytes()) != committed:
+            raise VaultMemError(
+                f"{rel} has uncommitted edits; commit them first (git commit {rel}), or wait "
+                "for the daemon to commit them, then retry so nothing is lost"
+            )
+
+    def _check_git_state(self) -> None:
+        op = self.repo.operation_in_progress()
+        if op:
+            raise GitError(
+                f"a git {op} is in progress in {self.repo.toplevel}; finish or abort it "
+                f"(git {op} --continue / --abort) and retry"
+            )
+
+    def _commit_change(self, changes: dict[str, bytes | None], subject: str, *, key: str,
+                       action: str, type_: str, agent: str | None, extra_trailers: str = "") -> str | None:
+        """Journal, write files, update sidecar and INDEX.md, commit; caller holds the lock."""
+        who = agent or self.agent
+        message = (f"{subject}\n\nMemory-Key: {key}\nMemory-Action: {action}\n"
+                   f"Memory-Type: {type_}\nAgent: {who}\n{extra_trailers}")
+        journal = {"key": key, "action": action, "message": message, "agent": who,
+                   "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
+        for rel in changes:
+            self._check_inside(rel)
+        checkpoint("before-write", self.state_dir)
+        atomic_write(self.state_dir / JOURNAL, json.dumps(journal).encode())
+        for rel, data in changes.items():
+            path = self.root / rel
+            if data is None:
+                path.unlink(missing_ok=True)
+            else:
+                atomic_write(path, data)
+        checkpoint("after-write", self.state_dir)
+        return self._finish(list(changes), message, who)
+
+    def _finish(self, rels: list[str], message: str, who: str) -> str | None:
+        """Sidecar + INDEX.md + commit for files already on disk; clears the journal."""
+        checkpoint("during-index", self.state_dir)
+        self.sidecar.refresh_paths(rels)
+        self._write_index_file()
+        files: dict[str, bytes | None] = {}
+        for rel in [*rels, INDEX_FILE]:
+            path = self.root / rel
+            files[self._top(rel)] = path.read_bytes() if path.exists() else None
+        commit = self.repo.commit_paths(files, message, author=self.identity(who))
+        if commit is None:
+            # Nothing new to commit: a recovered write whose commit landed before the crash, maybe
+            # before git's staging area was refreshed (commit_paths skips that when there is no
+            # commit); refresh it, or `git status` shows the file deleted and untracked.
+            self.repo.sync_index(list(files))
+        checkpoint("after-commit", self.state_dir)
+        if commit:
+            self.sidecar.set_meta("head", commit)
+        (self.state_dir / JOURNAL).unlink(missing_ok=True)
+        return commit
+
+    def _recover(self) -> str | None:
+        note = self._recover_journal()
+        if note:
+            self.notices.append(note)
+        return note
+
+    def _recover_journal(self) -> str | None:
+        """Finish a write that a crash interrupted (caller holds the lock).
+
+        The journal holds the intended content of every file of the write. Each file on disk
+        is either already the new version, still the committed old one (the write is redone), or
+        something else: a person edited it since, and then the journal is dropped, not applied."""
+        path = self.state_dir / JOURNAL
+        if not path.exists():
+            return None
+        try:
+            journal = json.loads(path.read_text())
+            files: dict[str, str | None] = journal["files"]
+            message: str = journal["message"]
+            if not isinstance(files, dict) or not isinstance(message, str) or \
+                    not all(isinstance(t, str) or t is None for t in files.values()):
+                raise TypeError("malformed journal")
+            for rel in files:
+                self._check_inside(rel)  # a damaged journal must not name a path outside the vault
+        except (ValueError, KeyError, OSError, TypeError, AttributeError, VaultMemError):
+            path.unlink(missing_ok=True)
+            return "dropped an unreadable journal of an interrupted write"
+        head = self.repo.head()
+        for rel, text in files.items():
+            p = self.root / rel
+            disk = GitRepo.blob_id(p.read_bytes()) if p.exists() else None
+            want = GitRepo.blob_id(text.encode("utf-8")) if text is not None else None
+            if disk not in (want, self.repo.blob_at(head, self._top(rel))):
+                path.unlink(missing_ok=True)
+                return (f"an interrupted write of '{journal.get('key')}' was not finished: {rel} "
+                        "changed since; check it with `git status`")
+        for rel, text in files.items():
+            p = self.root / rel
+            if text is None:
+                p.unlink(missing_ok=True)
+            else:
+                atomic_write(p, text.encode("utf-8"))
+        self._finish(list(files), message, journal.get("agent") or self.agent)
+        return f"finished an interrupted write of '{journal.get('key')}'"
+
+    # -- history ---------------------------------------------------------------------------
+    def _key_paths(self, key: str) -> list[str]:
+        return [self._top(rel_path_for(key, t)) for t in TYPE_FOLDERS]
+
+    def log(self, key: str | None = None, *, limit: int = 20) -> list[LogEntry]:
+        """Commits that touched the vault (or one key's file in any type folder), newest first."""
+        if key is not None:
+            validate_key(key)
+        paths = self._key_paths(key) if key else [self.prefix or "."]
+        fmt = "%H%x1f%as%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e"
+        out = self.repo.run("log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths,
+                            cwd=self.repo.toplevel)
+        entries = []
+        for rec in out.split("\x1e"):
+            rec = rec.strip("\n")
+            if not rec:
+                continue
+            commit, date, author, subject, trailers = (rec.split("\x1f") + [""] * 5)[:5]
+            t = _parse_trailers(trailers)
+            entries.append(LogEntry(commit, date, author, subject, t.get("Memory-Key"),
+                                    t.get("Memory-Action"), t.get("Agent")))
+        return entries
+
+    def undo(self, target: str, *, agent: str | None = None) -> WriteResult:
+        """Revert the last agent commit for key ``target`` (or the commit ``target``).
+
+        Like ``git revert`` of that commit, restricted to its memory files, with INDEX.md
+        regenerated rather than patched (so it never conflicts). A file changed since that
+        commit is not overwritten: the undo is refused and says so."""
+        with self.lock:
+            self._recover()
+            self._check_git_state()
+            commit, trailers = self._undo_target(target)
+            parent_proc = self.repo.run("rev-parse", "-q", "--verify", f"{commit}^", check=False)
+            parent = parent_proc.stdout.decode().strip() or None if parent_proc.returncode == 0 else None
+            names = self.repo.run("diff-tree", "-r", "--no-commit-id", "--name-only", "-z",
+                                  *([parent] if parent else ["--root"]), commit, "--",
+                                  self.prefix or ".", cwd=self.repo.toplevel)
+            changes: dict[str, bytes | None] = {}
+            for top in filter(None, names.split("\x00")):
+                rel = top[len(self.prefix):]
+                if rel == INDEX_FILE or "/" not in rel:
+                    continue
+                before = self.repo.blob_at(parent, top)
+                after = self.repo.blob_at(commit, top)
+                path = self.root / rel
+                now = GitRepo.blob_id(path.read_bytes()) if path.exists() else None
+                if now == before:
+                    continue
+                if now != after:
+                    raise VaultMemError(
+                        f"cannot undo {commit[:10]}: {rel} changed after it; see `vault-mem log "
+                        f"{trailers.get('Memory-Key') or ''}`".rstrip() + " and remember the version you want"
+                    )
+                changes[rel] = self.repo.read_object(before)[1] if before else None
+            if not changes:
+                raise VaultMemError(f"nothing to undo: the files of {commit[:10]} are already as before it")
+            key = trailers.get("Memory-Key") or Path(next(iter(changes))).stem
+            rel_new = next((r for r, d in changes.items() if d is not None), None)
+            type_ = _type_of(rel_new or next(iter(changes)))
+            action = "create" if all(d is not None for d in changes.values()) and \
+                trailers.get("Memory-Action") == "forget" else \
+                "forget" if all(d is None for d in changes.values()) else "update"
+            subject_proc = self.repo.run("log", "-1", "--format=%s", commit)
+            subject = f'Revert "{subject_proc}"'
+            result = self._commit_change(
+                changes, subject, key=key, action=action, type_=type_, agent=agent,
+                extra_trailers=f"Reverts: {commit}\n",
+            )
+            return WriteResult(key, type_, rel_new, "undo", result)
+
+    def _undo_target(self, target: str) -> tuple[str, dict[str, str]]:
+        _check_text("undo's target", target)
+        if not target or target.startswith("-"):
+            raise UsageError("undo needs a key or a commit id")
+        is_key = True
+        try:
+            validate_key(target)
+        except VaultMemError:
+            is_key = False
+        if is_key:
+            for entry in self.log(target, limit=200):
+                if entry.key == target and entry.action:
+                    trailers = {"Memory-Key": entry.key, "Memory-Action": entry.action}
+                    return entry.commit, trailers
+        proc = self.repo.run("rev-parse", "-q", "--verify", f"{target}^{{commit}}", check=False)
+        if proc.returncode != 0:
+            raise MemoryNotFoundError(
+                f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
+            )
+        commit = proc.stdout.decode().strip()
+        body = self.repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)
+        trailers = _parse_trailers(body)
+        if "Memory-Key" not in trailers:
+            raise UsageError(f"{commit[:10]} is not an agent write (it has no Memory-Key trailer)")
+        return commit, trailers
+
+    # -- bulk ------------------------------------------------------------------------------
+    def import_memories(self, memories: Iterable[Memory], *, message: str) -> str | None:
+        """Write many memories as ONE commit (bulk import, e.g. `vault-mem eval`)."""
+        files: dict[str, bytes | None] = {}
+        with self.lock:
+            self._check_git_state()
+            for mem in memories:
+                validate_key(mem.key)
+                validate_type(mem.type)
+                validate_description(mem.description)
+                data = render_memory(mem).encode("utf-8")
+                atomic_write(self.root / mem.path, data)
+                files[mem.path] = data
+            if not files:
+                return None
+            self.sidecar.refresh_paths(list(files))
+            self._write_index_file()
+            index = self.root / INDEX_FILE
+            top = {self._top(r): d for r, d in files.items()}
+            top[self._top(INDEX_FILE)] = index.read_bytes()
+            commit = self.repo.commit_paths(top, message, author=self.identity())
+            if commit:
+                self.sidecar.set_meta("head", commit)
+            return commit
+
+    def regenerate_index(self, *, recover: bool = True) -> bool:
+        """Rewrite INDEX.md on disk from the files; True when it changed (not committed)."""
+        self.reconcile(force=True, recover=recover)
+        with self.lock:
+            return self._write_index_file() is not None
+
+    def close(self) -> None:
+        self.sidecar.close()
+
+    def __enter__(self) -> "Vault":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _check_text(what: str, *values: Any) -> None:
+    """Refuse text that cannot be stored as UTF-8 before it reaches SQLite, YAML or git: lone
+    surrogates come from a JSON ``"\\ud800"`` escape or from command-line bytes that are not UTF-8."""
+    for value in values:
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, str) and not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise InvalidMemoryError(
+                        f"{what}: not valid text (an unpaired surrogate at position {exc.start}); "
+                        "send UTF-8 text"
+                    ) from None
+
+
+def _render_checked(new: Memory) -> bytes:
+    """The file bytes of ``new``, refused unless they read back as the same memory: a body that
+    starts with a '---' block of 'field:' lines would otherwise be committed as a file that every
+    reader rejects (a second frontmatter block), hiding the memory."""
+    try:
+        text = render_memory(new)
+        back = parse_memory(text, new.path)
+    except (VaultMemError, yaml.YAMLError, ValueError, TypeError) as exc:
+        reason = str(exc).removeprefix(f"{new.path}: ")
+        raise InvalidMemoryError(
+            f"this write would make a file that does not read back as written ({reason}); if the "
+            "body starts with a '---' line, start it with other text (a heading, say)"
+        ) from None
+    if not same_content(back, new):
+        raise InvalidMemoryError(
+            "this write would make a file that does not read back as written (a field value "
+            "changes in the round trip); pass plain text, numbers, dates or lists of text"
+        )
+    return text.encode("utf-8")
+
+
+def _parse_trailers(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name in (*TRAILER_KEYS, "Reverts"):
+            out[name] = value.strip()
+    return out
+
+
+def _type_of(rel: str) -> str:
+    from .config import FOLDER_TYPES
+
+    return FOLDER_TYPES.get(rel.split("/", 1)[0], "note")
+
+
+def _git_init(root: Path) -> None:
+    import subprocess
+
+    proc = subprocess.run(["git", "init", "-q", str(root)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise GitError(f"git init failed: {proc.stderr.strip()}")
