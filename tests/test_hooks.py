@@ -1,0 +1,319 @@
+"""Claude Code hooks and git hooks, run the way their hosts run them.
+
+Claude Code sends one JSON object on stdin (``session_id``, ``transcript_path``, ``cwd``,
+``hook_event_name`` and the event's own fields, e.g. ``prompt``) and reads, on exit 0, a JSON
+object whose ``hookSpecificOutput`` has ``hookEventName`` and ``additionalContext``
+(code.claude.com/docs/en/hooks). git runs the installed scripts itself: these tests make real
+commits, checkouts and merges.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import string
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import git, run_cli
+from fakes import write_memory
+
+from vault_mem import Vault
+from vault_mem.errors import UsageError
+from vault_mem.githooks import HOOK_NAMES, hooks_dir, install
+from vault_mem.hook_cmds import MAX_CONTEXT_CHARS, run_hook
+
+
+def claude_event(event: str, vault_root: Path, **fields) -> str:
+    return json.dumps({"session_id": "3f2a9c1e-0000-4000-8000-000000000001",
+                       "transcript_path": "/home/u/.claude/projects/p/3f2a9c1e.jsonl",
+                       "cwd": str(vault_root), "permission_mode": "default",
+                       "hook_event_name": event, **fields})
+
+
+def check_output(proc, event: str) -> str:
+    """The documented shape, exactly: one JSON object, exit 0; returns additionalContext."""
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {"hookSpecificOutput"}
+    out = data["hookSpecificOutput"]
+    assert set(out) == {"hookEventName", "additionalContext"} and out["hookEventName"] == event
+    assert isinstance(out["additionalContext"], str) and len(out["additionalContext"]) < 10_000
+    return out["additionalContext"]
+
+
+@pytest.fixture
+def filled(vault):
+    vault.remember("editor-choice", "Uses Helix as the main editor (switched from Neovim, Oct 2026)",
+                   type="preference", source="user")
+    vault.remember("release-steps", "How to cut a release", "1. git pull\n2. make release\n", type="procedure")
+    return vault
+
+
+# -- Claude Code -----------------------------------------------------------------------------
+def test_session_start_puts_index_md_into_context(filled):
+    proc = run_cli("hook", "session-start", "--vault", str(filled.root),
+                   input=claude_event("SessionStart", filled.root, source="startup", model="claude-sonnet-4-5"))
+    context = check_output(proc, "SessionStart")
+    assert (filled.root / "INDEX.md").read_text() in context
+    assert "editor-choice" in context and "recall before remember" in context
+
+
+def test_session_start_finds_the_vault_from_the_event_cwd_or_environment(filled):
+    sub = filled.root / "facts"
+    proc = run_cli("hook", "session-start", input=claude_event("SessionStart", sub, source="resume"))
+    assert "editor-choice" in check_output(proc, "SessionStart")
+    proc = run_cli("hook", "session-start", input=claude_event("SessionStart", Path("/")),
+                   env={"VAULT_MEM_VAULT": str(filled.root)})
+    assert "editor-choice" in check_output(proc, "SessionStart")
+
+
+def test_session_context_stays_under_the_inline_limit(vault):
+    for i in range(400):
+        write_memory(vault.root, f"fact-{i:03d}", f"Fact number {i} about a long list of things " + "x" * 60)
+    proc = run_cli("hook", "session-start", "--vault", str(vault.root),
+                   input=claude_event("SessionStart", vault.root, source="startup"))
+    context = check_output(proc, "SessionStart")
+    assert len(context) <= MAX_CONTEXT_CHARS + 100 and "recall" in context.splitlines()[-1]
+
+
+def test_prompt_gets_the_relevant_memories(filled):
+    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root),
+                   input=claude_event("UserPromptSubmit", filled.root, prompt="Open this file in my Helix editor"))
+    context = check_output(proc, "UserPromptSubmit")
+    assert "editor-choice (preference, updated" in context and "0 days ago" in context
+    assert "release-steps" not in context
+
+
+def test_procedures_come_whole(filled):
+    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root),
+                   input=claude_event("UserPromptSubmit", filled.root, prompt="how do I cut a release?"))
+    context = check_output(proc, "UserPromptSubmit")
+    assert "1. git pull\n  2. make release" in context
+
+
+def test_nothing_relevant_means_no_output(filled):
+    for prompt in ("What is the capital of Peru?", "", "   "):
+        proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root),
+                       input=claude_event("UserPromptSubmit", filled.root, prompt=prompt))
+        assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+
+
+def test_old_memories_are_marked_may_be_outdated(vault):
+    write_memory(vault.root, "ci-server", "The CI server is named jenkins-01")  # dated 2026-01-05
+    proc = run_cli("hook", "user-prompt-submit", "--vault", str(vault.root),
+                   input=claude_event("UserPromptSubmit", vault.root, prompt="restart the CI server jenkins"))
+    context = check_output(proc, "UserPromptSubmit")
+    assert "ci-server" in context and "may be outdated" in context
+
+
+def test_a_missing_vault_is_a_non_blocking_error(tmp_path):
+    proc = run_cli("hook", "user-prompt-submit", "--vault", str(tmp_path / "gone"),
+                   input=claude_event("UserPromptSubmit", tmp_path, prompt="hi"))
+    assert proc.returncode == 1 and proc.stdout == "" and "not a vault" in proc.stderr  # exit 2 would block
+
+
+def test_garbage_on_stdin_is_an_empty_event(filled):
+    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root), input="not json")
+    assert proc.returncode == 0 and proc.stdout == ""
+    proc = run_cli("hook", "session-start", "--vault", str(filled.root), input="")
+    assert "editor-choice" in check_output(proc, "SessionStart")
+
+
+def test_unknown_hook_name():
+    with pytest.raises(UsageError, match="unknown hook"):
+        run_hook("pre-push", "")
+
+
+# -- installing the git hooks ----------------------------------------------------------------
+def test_install_is_idempotent(vault):
+    notes = install(vault)  # "installed", or "already installed" once `vault-mem init` installs them
+    assert [n.split(":")[0] for n in notes] == list(HOOK_NAMES) and all("installed" in n for n in notes)
+    assert install(vault) == [f"{n}: already installed" for n in HOOK_NAMES]
+    for name in HOOK_NAMES:
+        path = hooks_dir(vault) / name
+        assert os.access(path, os.X_OK) and str(vault.root) in path.read_text()
+
+
+def test_a_foreign_hook_is_never_overwritten(vault):
+    target = hooks_dir(vault)
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "pre-commit").write_text("#!/bin/sh\nexec my-linter\n")
+    notes = install(vault)
+    assert any(n.startswith("skipped pre-commit") and "not vault-mem's" in n for n in notes)
+    assert (target / "pre-commit").read_text() == "#!/bin/sh\nexec my-linter\n"
+    assert (target / "post-merge").exists()
+
+
+# -- pre-commit ------------------------------------------------------------------------------
+@pytest.fixture
+def hooked(vault):
+    install(vault)
+    return vault
+
+
+def commit(root: Path, *paths: str, message: str = "hand edit") -> subprocess.CompletedProcess:
+    git(root, "add", "--", *paths)
+    return subprocess.run(["git", "commit", "-m", message], cwd=root, capture_output=True, text=True, check=False)
+
+
+def fake_token() -> str:
+    rng = random.Random(7)  # built at run time: no literal for secret scanners to flag
+    return "gh" + "p_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
+
+
+BROKEN = [
+    ("facts/bad-yaml.md", "---\ndescription: [unclosed\n---\nbody\n", "frontmatter is not valid YAML"),
+    ("facts/no-fence.md", "just text, no frontmatter\n", "no frontmatter"),
+    ("facts/no-desc.md", "---\ncreated: 2026-11-29\n---\nbody\n", "'description:' must be"),
+    ("facts/Bad Name.md", "---\ndescription: fine\n---\n", "not a valid key"),
+    ("facts/sub/deep.md", "---\ndescription: fine\n---\n", "directly in a type folder"),
+    ("facts/long-desc.md", "---\ndescription: " + "word " * 60 + "\n---\n", "at most 200"),
+    ("facts/huge.md", "---\ndescription: big\n---\n" + "x" * 100_000, "over the limit"),
+    ("facts/token.md", "---\ndescription: CI bot access\n---\ntoken: {token}\n", "looks like a"),
+]
+
+
+@pytest.mark.parametrize("rel, text, reason", BROKEN, ids=[b[0] for b in BROKEN])
+def test_a_broken_memory_file_is_refused_with_file_and_reason(hooked, rel, text, reason):
+    root = hooked.root
+    head = git(root, "rev-parse", "HEAD")
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text(text.replace("{token}", fake_token()))
+    proc = commit(root, rel)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "commit refused" in proc.stderr and rel in proc.stderr and reason in proc.stderr
+    assert fake_token() not in proc.stderr
+    assert git(root, "rev-parse", "HEAD") == head
+
+
+def test_a_duplicate_key_is_refused(hooked):
+    root = hooked.root
+    write_memory(root, "db", "Use Postgres (2026-11-29)", type_="decision")
+    write_memory(root, "db", "The database is Postgres")
+    proc = commit(root, "decisions/db.md", "facts/db.md")
+    assert proc.returncode == 1 and "also used by" in proc.stderr
+
+
+def test_a_good_hand_commit_gets_index_md_regenerated_and_included(hooked):
+    root = hooked.root
+    write_memory(root, "deploy-target", "Deploys go to the staging cluster first")
+    proc = commit(root, "facts/deploy-target.md")
+    assert proc.returncode == 0, proc.stderr
+    assert set(git(root, "show", "--name-only", "--format=", "HEAD").split()) == {"facts/deploy-target.md", "INDEX.md"}
+    index = git(root, "show", "HEAD:INDEX.md")
+    assert "deploy-target" in index and "Deploys go to the staging cluster first" in index
+    assert index == (root / "INDEX.md").read_text() == hooked.render_index()
+    assert git(root, "status", "--porcelain") == ""
+    # and a deletion by hand drops the line
+    git(root, "rm", "-q", "facts/deploy-target.md")
+    proc = subprocess.run(["git", "commit", "-m", "drop"], cwd=root, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "deploy-target" not in git(root, "show", "HEAD:INDEX.md") and git(root, "status", "--porcelain") == ""
+
+
+def test_index_md_follows_what_is_staged_not_the_working_tree(hooked):
+    root = hooked.root
+    write_memory(root, "staged-one", "This one is committed")
+    write_memory(root, "not-yet", "This one is still being written")
+    proc = commit(root, "facts/staged-one.md")
+    assert proc.returncode == 0, proc.stderr
+    committed = git(root, "show", "HEAD:INDEX.md")
+    assert "staged-one" in committed and "not-yet" not in committed
+    on_disk = (root / "INDEX.md").read_text()
+    assert "staged-one" in on_disk and "not-yet" in on_disk  # the file follows the files on disk
+
+
+def test_commit_all_and_commit_paths_modes(hooked):
+    """``git commit -a`` and ``git commit PATH`` commit from a temporary index; the hook's INDEX.md
+    must land in it."""
+    root = hooked.root
+    hooked.remember("ci", "CI runs on every push")
+    (root / "facts/ci.md").write_text((root / "facts/ci.md").read_text().replace("every push", "every pull request"))
+    proc = subprocess.run(["git", "commit", "-qam", "edit"], cwd=root, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "every pull request" in git(root, "show", "HEAD:INDEX.md") and git(root, "status", "--porcelain") == ""
+    (root / "facts/ci.md").write_text((root / "facts/ci.md").read_text().replace("pull request", "merge"))
+    proc = subprocess.run(["git", "commit", "-qm", "only", "facts/ci.md"], cwd=root, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "CI runs on every merge" in git(root, "show", "HEAD:INDEX.md")
+
+
+def test_a_hand_edited_index_md_is_replaced_by_the_generated_one(hooked):
+    root = hooked.root
+    (root / "INDEX.md").write_text("my own index\n")
+    proc = commit(root, "INDEX.md")
+    assert proc.returncode == 0, proc.stderr
+    assert git(root, "show", "HEAD:INDEX.md") == hooked.render_index()
+    assert (root / "INDEX.md").read_text() == hooked.render_index()
+
+
+def test_other_files_in_the_vault_pass_untouched(hooked):
+    root = hooked.root
+    (root / "README.md").write_text("my notes about this vault\n")
+    (root / "notes" / "diagram.png").write_bytes(b"\x89PNG\r\n")
+    proc = commit(root, "README.md", "notes/diagram.png")
+    assert proc.returncode == 0, proc.stderr
+    assert "INDEX.md" not in git(root, "show", "--name-only", "--format=", "HEAD")
+
+
+def test_vault_inside_a_project_repository(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    (project / "app.py").write_text("print('hi')\n")
+    git(project, "add", "app.py")
+    git(project, "commit", "-qm", "app")
+    vault = Vault.init(project / "memory")
+    try:
+        install(vault)
+        (project / "app.py").write_text("print('hello')\n")
+        proc = commit(project, "app.py", message="app change")
+        assert proc.returncode == 0, proc.stderr
+        assert git(project, "show", "--name-only", "--format=", "HEAD").split() == ["app.py"]
+        write_memory(vault.root, "lint-rule", "The project lints with ruff")
+        proc = commit(project, "memory/facts/lint-rule.md")
+        assert proc.returncode == 0, proc.stderr
+        assert "lint-rule" in git(project, "show", "HEAD:memory/INDEX.md")
+        (vault.root / "facts" / "broken.md").write_text("no frontmatter\n")
+        proc = commit(project, "memory/facts/broken.md")
+        assert proc.returncode == 1 and "memory/facts/broken.md" in proc.stderr
+    finally:
+        vault.close()
+
+
+# -- post-checkout / post-merge --------------------------------------------------------------
+def sidecar_keys(root: Path) -> list[str]:
+    v = Vault(root)  # opening does not reconcile: this reads what the hooks left in the sidecar
+    try:
+        return v.sidecar.keys()
+    finally:
+        v.close()
+
+
+def test_checkout_and_merge_bring_the_sidecar_up_to_date(hooked):
+    root = hooked.root
+    git(root, "checkout", "-q", "-b", "topic")
+    write_memory(root, "topic-fact", "Only on the topic branch")
+    assert commit(root, "facts/topic-fact.md").returncode == 0
+    assert "topic-fact" in sidecar_keys(root)
+    git(root, "checkout", "-q", "main")
+    assert "topic-fact" not in sidecar_keys(root)  # post-checkout reconciled
+    git(root, "merge", "-q", "--no-edit", "topic")
+    assert "topic-fact" in sidecar_keys(root)  # post-merge reconciled
+    assert "topic-fact" in (root / "INDEX.md").read_text()
+
+
+def test_relevance_with_the_real_embedder(filled):
+    """With vectors (the default offline model) a paraphrase finds the memory and an unrelated
+    prompt still adds nothing: the floor, not the nearest wrong answer."""
+    env = {"VAULT_MEM_EMBEDDER": "local"}
+    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root), env=env,
+                   input=claude_event("UserPromptSubmit", filled.root, prompt="which text editor do I use?"))
+    assert "editor-choice" in check_output(proc, "UserPromptSubmit")
+    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root), env=env,
+                   input=claude_event("UserPromptSubmit", filled.root, prompt="What is the capital of Peru?"))
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout

@@ -1,0 +1,98 @@
+"""Install vault-mem's git hooks (``hooks/git/*``) into the vault's repository.
+
+Each hook is a small ``sh`` script calling ``"<this Python>" -m vault_mem.cli hook NAME --vault
+<root>`` (falling back to ``vault-mem`` on PATH, and doing nothing, loudly, when neither exists, so
+an uninstalled tool never blocks a commit). A hook file that is not vault-mem's is never
+overwritten: it is skipped and the returned notes say how to chain ours from it. Installing again
+rewrites only our own hooks, so :func:`install` is idempotent.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import site
+import sys
+from pathlib import Path
+from typing import Any
+
+from .errors import VaultMemError
+
+MARKER = "# vault-mem hook:"
+HOOK_NAMES = ("pre-commit", "post-merge", "post-checkout", "post-rewrite")
+
+
+def templates_dir() -> Path:
+    """``hooks/git``: inside the installed package, or at the repository root (editable)."""
+    for candidate in (Path(__file__).parent / "hooks" / "git", Path(__file__).parent.parent / "hooks" / "git"):
+        if (candidate / "pre-commit").is_file():
+            return candidate
+    raise VaultMemError("vault-mem's hooks/git templates are missing from the installation; reinstall vault-mem")
+
+
+def hooks_dir(vault: Any) -> Path:
+    """Where git looks for this repository's hooks (honours ``core.hooksPath`` and worktrees)."""
+    out = vault.repo.run("rev-parse", "--git-path", "hooks", cwd=vault.root)
+    path = Path(out.strip())
+    return path if path.is_absolute() else (Path(vault.root) / path).resolve()
+
+
+def _pythonpath_line() -> str:
+    """Make the hook find this vault_mem when it is run from a source checkout, not installed."""
+    pkg_parent = str(Path(__file__).resolve().parent.parent)
+    installed = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if pkg_parent in installed:
+        return ""
+    return f'PYTHONPATH={shlex.quote(pkg_parent)}"${{PYTHONPATH:+:$PYTHONPATH}}"; export PYTHONPATH'
+
+
+def render(name: str, vault_root: Path) -> str:
+    """The text of hook ``name`` for the vault at ``vault_root``."""
+    text = (templates_dir() / name).read_text(encoding="utf-8")
+    return (text.replace("@PYTHON@", shlex.quote(sys.executable))
+                .replace("@VAULT@", shlex.quote(str(vault_root)))
+                .replace("@PYTHONPATH_LINE@", _pythonpath_line()))
+
+
+def install(vault: Any) -> list[str]:
+    """Write the hooks into the repository's hooks folder; returns one note per hook."""
+    target = hooks_dir(vault)
+    target.mkdir(parents=True, exist_ok=True)
+    root = Path(vault.root)
+    vault_line = f"VAULT={shlex.quote(str(root))}"
+    notes: list[str] = []
+    for name in HOOK_NAMES:
+        path = target / name
+        text = render(name, root)
+        if path.exists() or path.is_symlink():
+            try:
+                old = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                old = ""
+            if MARKER not in old:
+                notes.append(
+                    f"skipped {name}: {path} already exists and is not vault-mem's; to add ours, call "
+                    f"`vault-mem --vault {shlex.quote(str(root))} hook {name} \"$@\"` from it"
+                )
+                continue
+            if vault_line not in old.splitlines():
+                notes.append(f"skipped {name}: {path} is vault-mem's hook for another vault in this repository")
+                continue
+            if old == text:
+                notes.append(f"{name}: already installed")
+                _make_executable(path)
+                continue
+            verb = "updated"
+        else:
+            verb = "installed"
+        tmp = path.with_name(f".{name}.vault-mem-tmp")
+        tmp.write_text(text, encoding="utf-8")
+        _make_executable(tmp)
+        os.replace(tmp, path)
+        notes.append(f"{name}: {verb} {path}")
+    return notes
+
+
+def _make_executable(path: Path) -> None:
+    mode = path.stat().st_mode
+    path.chmod(mode | 0o755)
