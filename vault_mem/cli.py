@@ -12,8 +12,9 @@ import datetime as dt
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import UsageError, VaultMemError
 
@@ -106,7 +107,7 @@ def _body_from(args, limit: int) -> str:
         stream, where = sys.stdin.buffer, "stdin"
     else:
         try:
-            stream, where = open(source, "rb"), source
+            stream, where = open(source, "rb"), source  # noqa: SIM115 - closed by the `with` below
         except OSError as exc:
             raise UsageError(f"--body-file {source}: {exc.strerror or exc}") from None
     try:

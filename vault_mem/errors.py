@@ -49,6 +49,15 @@ class GitError(VaultMemError):
     """A git command failed; the message carries git's own words."""
 
 
+class SyncError(GitError):
+    """A sync through a git remote failed; ``reason`` is unreachable, auth, rejected, race,
+    unsafe or dirty. The local vault is left as it was."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
 class LockTimeoutError(VaultMemError):
     """The vault's write lock (or git's index.lock) stayed held for too long."""
 

@@ -42,7 +42,7 @@ class Identity:
         offset = time.localtime(ts).tm_gmtoff // 60
         sign = "+" if offset >= 0 else "-"
         tz = f"{sign}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
-        clean = lambda s: "".join(c for c in s if c not in "<>\n\r\x00").strip()  # noqa: E731
+        clean = lambda s: "".join(c for c in s if c not in "<>\n\r\x00").strip()
         return f"{clean(self.name) or 'unknown'} <{clean(self.email)}> {ts} {tz}".encode()
 
 
@@ -68,7 +68,7 @@ class GitRepo:
         try:
             proc = subprocess.run(
                 ["git", *args], cwd=cwd or self.cwd, input=input, env=full_env,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False,
+                capture_output=True, check=False,
             )
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH; install git and retry") from exc
@@ -169,7 +169,7 @@ class GitRepo:
             os.replace(tmp, path)
         return oid
 
-    def _tree(self, oid: str | None) -> "_Tree":
+    def _tree(self, oid: str | None) -> _Tree:
         if oid is None:
             return _Tree.EMPTY
         cached = self._trees.get(oid)
@@ -187,7 +187,7 @@ class GitRepo:
         t = self._tree(oid)
         return {name: (mode, sha) for mode, name, sha in (t.entry(i) for i in range(len(t.keys)))}
 
-    def _remember_tree(self, oid: str, tree: "_Tree") -> None:
+    def _remember_tree(self, oid: str, tree: _Tree) -> None:
         # trees are content-addressed, so a cached one never goes stale; keep a handful
         if len(self._trees) > 64:
             self._trees.clear()
@@ -199,7 +199,7 @@ class GitRepo:
             tree = tree.put(name, mode, sha)
         return self._store_tree(tree)
 
-    def _store_tree(self, tree: "_Tree") -> str:
+    def _store_tree(self, tree: _Tree) -> str:
         oid = self.write_object("tree", tree.raw)
         self._remember_tree(oid, tree)
         return oid
@@ -207,7 +207,7 @@ class GitRepo:
     def commit_tree(self, commit: str | None) -> str | None:
         if commit is None:
             return None
-        kind, data = self.read_object(commit)
+        _, data = self.read_object(commit)
         if not data.startswith(b"tree "):
             raise GitError(f"{commit} is not a commit")
         return data[5:45].decode()
@@ -309,8 +309,8 @@ class _Tree:
     """A git tree kept as its raw bytes plus each entry's sort key and offset, so one entry can
     be put or removed by splicing instead of re-encoding the whole tree."""
 
-    __slots__ = ("raw", "keys", "offsets")
-    EMPTY: "_Tree"
+    __slots__ = ("keys", "offsets", "raw")
+    EMPTY: _Tree
 
     def __init__(self, raw: bytes, keys: list[bytes], offsets: list[int]):
         self.raw = raw
@@ -318,7 +318,7 @@ class _Tree:
         self.offsets = offsets  # len(keys) + 1 offsets; the last is len(raw)
 
     @classmethod
-    def parse(cls, data: bytes) -> "_Tree":
+    def parse(cls, data: bytes) -> _Tree:
         keys: list[bytes] = []
         offsets: list[int] = []
         i, n = 0, len(data)
@@ -353,7 +353,7 @@ class _Tree:
         mode, _, sha = self.entry(i)
         return mode, sha
 
-    def remove(self, name: bytes) -> "_Tree":
+    def remove(self, name: bytes) -> _Tree:
         i = self._index(name)
         if i is None:
             return self
@@ -362,7 +362,7 @@ class _Tree:
         offsets = self.offsets[:i] + [o - delta for o in self.offsets[i + 1 :]]
         return _Tree(self.raw[:start] + self.raw[end:], self.keys[:i] + self.keys[i + 1 :], offsets)
 
-    def put(self, name: bytes, mode: bytes, sha: str) -> "_Tree":
+    def put(self, name: bytes, mode: bytes, sha: str) -> _Tree:
         base = self.remove(name)
         key = name + b"/" if mode == TREE_MODE else name
         i = bisect.bisect_left(base.keys, key)

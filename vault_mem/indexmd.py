@@ -8,8 +8,8 @@ token budget is full and counts the rest in a last line that points the agent to
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 INDEX_FILE = "INDEX.md"
 CHARS_PER_TOKEN = 4

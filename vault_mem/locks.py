@@ -12,6 +12,7 @@ import fcntl
 import os
 import time
 from pathlib import Path
+from typing import Self
 
 from .errors import LockTimeoutError
 
@@ -83,7 +84,7 @@ class FileLock:
     def held(self) -> bool:
         return self._fd is not None
 
-    def __enter__(self) -> "FileLock":
+    def __enter__(self) -> Self:
         self.acquire()
         return self
 

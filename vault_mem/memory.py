@@ -248,8 +248,7 @@ def _jsonable(value: Any) -> Any:
 
 def split_frontmatter(text: str, where: str = "file") -> tuple[str, str]:
     """Split ``text`` into (frontmatter YAML, body). Raises if there is no frontmatter."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip("\r\n") != FENCE:
         raise MalformedFileError(f"{where}: no frontmatter (the file must start with a '---' line)")
@@ -291,8 +290,7 @@ def parse_memory(text: str, rel_path: str) -> Memory:
     desc = meta.get("description")
     if not isinstance(desc, str) or not desc.strip() or "\n" in desc.strip():
         raise MalformedFileError(f"{rel_path}: 'description:' must be one non-empty line of text")
-    if body.startswith("\n"):
-        body = body[1:]  # the blank line we write after the closing fence
+    body = body.removeprefix("\n")  # the blank line we write after the closing fence
     return Memory(key=key, type=type_, meta=meta, body=body)
 
 
@@ -303,7 +301,7 @@ def _has_second_frontmatter(body: str) -> bool:
     rest = stripped.split("\n", 1)[1] if "\n" in stripped else ""
     end = rest.find("\n---")
     block = rest[: end if end >= 0 else len(rest)]
-    return end >= 0 and bool(re.search(r"^[A-Za-z_][\w-]*:", block, re.M))
+    return end >= 0 and bool(re.search(r"^[A-Za-z_][\w-]*:", block, re.MULTILINE))
 
 
 def render_memory(memory: Memory) -> str:
@@ -366,5 +364,5 @@ def build_meta(
 
 def same_content(a: Memory, b: Memory) -> bool:
     """True when a write would change nothing but ``updated``."""
-    strip = lambda m: {k: v for k, v in m.meta.items() if k != "updated"}  # noqa: E731
+    strip = lambda m: {k: v for k, v in m.meta.items() if k != "updated"}
     return a.type == b.type and strip(a) == strip(b) and a.body.rstrip("\n") == b.body.rstrip("\n")

@@ -14,9 +14,10 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Self
 
 import yaml
 
@@ -47,6 +48,7 @@ from .memory import (
     validate_key,
     validate_type,
 )
+
 
 def _template_dir() -> Path:
     """template_vault/: inside the installed package, or at the repository root (editable)."""
@@ -89,6 +91,13 @@ class LogEntry:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+def _remove_temp_files(folder: Path, name: str) -> None:
+    """Delete the temp files that :func:`atomic_write` makes for ``folder/name`` (call with the
+    write lock held: then no live writer owns one)."""
+    for tmp in folder.glob(f".{name}.vault-mem-tmp-*"):
+        tmp.unlink(missing_ok=True)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -136,7 +145,7 @@ class Vault:
     """A vault on disk. Open with ``Vault(path)`` (the folder holding vault.toml)."""
 
     def __init__(self, root: str | Path, *, agent: str | None = None, embedder: Any = None):
-        root = Path(root).resolve()
+        root = Path(root).expanduser().resolve()
         if not (root / CONFIG_FILE).is_file():
             raise NotAVaultError(
                 f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`"
@@ -163,11 +172,11 @@ class Vault:
 
     # -- creation --------------------------------------------------------------------------
     @classmethod
-    def init(cls, path: str | Path, *, agent: str | None = None) -> "Vault":
+    def init(cls, path: str | Path, *, agent: str | None = None) -> Vault:
         """Create a vault from the template and make its first commit.
 
         In a folder inside an existing repository only that folder's files are committed."""
-        root = Path(path).resolve()
+        root = Path(path).expanduser().resolve()
         if (root / CONFIG_FILE).exists():
             raise UsageError(f"{root} is already a vault ({CONFIG_FILE} exists)")
         root.mkdir(parents=True, exist_ok=True)
@@ -494,10 +503,14 @@ class Vault:
         return commit
 
     def _recover(self) -> str | None:
-        note = self._recover_journal()
-        if note:
-            self.notices.append(note)
-        return note
+        # Every INDEX.md write happens under the write lock, which the caller holds: a temp file of
+        # one now was left by a killed process (git status would show it as untracked).
+        _remove_temp_files(self.root, INDEX_FILE)
+        from .sync import recover_sync  # a sync interrupted by a crash comes first: it moved HEAD
+
+        notes = [n for n in (recover_sync(self), self._recover_journal()) if n]
+        self.notices.extend(notes)
+        return "; ".join(notes) or None
 
     def _recover_journal(self) -> str | None:
         """Finish a write that a crash interrupted (caller holds the lock).
@@ -531,6 +544,7 @@ class Vault:
                         "changed since; check it with `git status`")
         for rel, text in files.items():
             p = self.root / rel
+            _remove_temp_files(p.parent, p.name)  # the killed writer's half-written temp file
             if text is None:
                 p.unlink(missing_ok=True)
             else:
@@ -669,7 +683,7 @@ class Vault:
     def close(self) -> None:
         self.sidecar.close()
 
-    def __enter__(self) -> "Vault":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -730,6 +744,6 @@ def _type_of(rel: str) -> str:
 def _git_init(root: Path) -> None:
     import subprocess
 
-    proc = subprocess.run(["git", "init", "-q", str(root)], capture_output=True, text=True)
+    proc = subprocess.run(["git", "init", "-q", str(root)], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise GitError(f"git init failed: {proc.stderr.strip()}")

@@ -1,0 +1,690 @@
+"""Share a vault through any git remote: fetch, integrate, push, with no memory lost to conflicts.
+
+**Integration.** Local commits the remote has not seen are *replayed* onto the remote's branch
+tip, one new commit per original commit (same author, author date and message; the syncing
+agent is the committer), so history stays linear, keeps one commit per write, and shows no merge
+commits. The replay is done here, not by ``git rebase``, because: (1) a vault may be a folder in a
+larger repository, and rebase would rewrite and check out files outside it; (2) a conflicting
+rebase stops half-way and leaves the repository in a rebase state, while our conflicts are decided
+per *key* (a type change is a move between folders, which git sees as unrelated delete + add);
+(3) each replayed commit gets an INDEX.md regenerated from its own files (the work tree walks
+through each replayed state under the write lock, so the sidecar renders it), as every agent
+commit must. The new commits are plain objects until a single compare-and-swap ``update-ref``
+moves the branch; on any failure before or at that step the touched files are restored from the
+old HEAD, so HEAD, files, git's index and the sidecar are left as they were. A journal
+(``.vault-mem/sync.json``) lets the next sync or resolve do the same after a crash
+(:func:`recover_sync`).
+
+**Conflict rule** (per key; "changed" = created, edited, moved to another type or deleted):
+
+* changed on one side only: that side's change is applied.
+* changed on both sides to the same result: nothing to decide.
+* deleted on one side, edited on the other: the edit is kept (a deletion loses nothing that git
+  history does not keep). The sync report lists it as ``kept-edit``.
+* otherwise (both edited, both created, moved vs edited): the **remote's version keeps the key**
+  (it is already published, other machines may hold it) and the local version becomes the
+  conflict memory ``<key>.conflict-<7 hex of its blob id>`` in the local version's type folder,
+  with frontmatter ``conflict_of: <key>``, ``conflict_author`` (who wrote it) and
+  ``conflict_date`` (when the sync found it). :func:`list_conflicts` lists them;
+  :func:`resolve` settles one in one commit. Replayed commits that lost their change to the
+  remote carry a ``Sync-Conflict:`` trailer saying where it went.
+
+Non-memory files (vault.toml, README.md, ...) changed differently on both sides stop the sync
+before anything changes: merge them by hand. INDEX.md never conflicts: it is regenerated.
+
+**Vault inside a larger repository.** Sync integrates only when every commit to integrate, on
+both sides since the common ancestor, changes paths inside the vault folder alone; otherwise it
+refuses (nothing changed) and says to integrate with ``git pull --rebase`` / ``git push`` by hand.
+It never writes, stages or checks out anything outside the vault.
+
+Local commits are pushed as an explicit commit id, so the push runs outside the write lock: a
+write that lands meanwhile is simply pushed by the next sync.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import yaml
+
+from .config import FOLDER_TYPES, TYPE_FOLDERS
+from .errors import MemoryNotFoundError, SyncError, UsageError, VaultMemError
+from .indexmd import INDEX_FILE
+from .memory import MAX_KEY_LEN, parse_memory, validate_key
+from .vault import Vault, WriteResult, atomic_write, checkpoint
+
+SYNC_JOURNAL = "sync.json"  # under .vault-mem/: what an interrupted sync must put back
+CONFLICT_FIELDS = ("conflict_of", "conflict_author", "conflict_date")
+CONFLICT_RE = re.compile(r"\.conflict-([0-9a-f]{7})$")
+ATTEMPTS = 4  # the remote moved between our fetch and our push: fetch, integrate, push again
+NET_TIMEOUT_S = 120.0
+_TRAILER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: ")
+
+_AUTH = ("authentication failed", "permission denied", "could not read username",
+         "could not read password", "terminal prompts disabled", "access denied", "error: 403",
+         "error: 401")
+_RACE = ("non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref", "stale info")
+_UNREACHABLE = ("could not resolve", "connection refused", "timed out", "network is unreachable",
+                "does not appear to be a git repository", "no such file or directory",
+                "unable to access", "failed to connect", "could not read from remote")
+
+
+@dataclass
+class SyncReport:
+    """What one sync did."""
+
+    remote: str
+    branch: str
+    head: str | None = None
+    received: int = 0  # commits that came from the remote
+    replayed: int = 0  # local commits rebuilt on top of the remote's
+    pushed: int = 0  # commits the remote got from us
+    dropped: list[str] = field(default_factory=list)  # local commits already on the remote
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    attempts: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        parts = [f"synced with {self.remote}/{self.branch}: received {self.received} commit(s), pushed "
+                 + str(self.pushed)]
+        if self.replayed:
+            parts.append(f"replayed {self.replayed} local commit(s) on top of the remote's")
+        if self.dropped:
+            parts.append(f"{len(self.dropped)} local commit(s) were already on the remote")
+        for c in self.conflicts:
+            parts.append(f"conflict on '{c['key']}': {c['detail']}")
+        if any(c["kind"] == "copy" for c in self.conflicts):
+            parts.append("see them with `vault-mem review`; settle each with "
+                         "`vault-mem resolve KEY --keep mine|theirs|both`")
+        if self.attempts > 1:
+            parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
+        return "; ".join(parts) + "."
+
+
+# -- sync ------------------------------------------------------------------------------------
+
+def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIMEOUT_S) -> SyncReport:
+    """Fetch ``remote`` (default: vault.toml ``[sync] remote``, else ``origin``), integrate its
+    commits with the local ones, push, and bring the sidecar and INDEX.md up to date."""
+    repo = vault.repo
+    name = remote or vault.config.sync_remote or "origin"
+    proc = repo.run("symbolic-ref", "-q", "--short", "HEAD", check=False)
+    if proc.returncode != 0:
+        raise SyncError("unsafe", "HEAD is detached (not on a branch); check out your branch "
+                        "(e.g. `git checkout main`) and sync again")
+    branch = proc.stdout.decode().strip()
+    url_proc = repo.run("remote", "get-url", name, check=False)
+    if url_proc.returncode != 0:
+        raise SyncError("unreachable", f"the vault's repository has no git remote '{name}'; add one with "
+                        f"`git remote add {name} URL` (any URL git accepts: a path, ssh or https), or "
+                        "pass --remote NAME")
+    url = url_proc.stdout.decode().strip()
+    if repo.run("config", "--get", "merge.vault-mem-index.driver", check=False).returncode != 0:
+        # a fresh clone lacks the driver that .gitattributes names; keep ours, it is regenerated
+        repo.run("config", "merge.vault-mem-index.name", "vault-mem: keep INDEX.md, it is regenerated")
+        repo.run("config", "merge.vault-mem-index.driver", "true")
+    rbranch = branch
+    merge = repo.run("config", "--get", f"branch.{branch}.merge", check=False).stdout.decode().strip()
+    up = repo.run("config", "--get", f"branch.{branch}.remote", check=False).stdout.decode().strip()
+    if merge.startswith("refs/heads/") and up == name:
+        rbranch = merge[len("refs/heads/"):]
+    tracking = f"refs/remotes/{name}/{rbranch}"
+    report = SyncReport(remote=name, branch=rbranch)
+    for attempt in range(1, ATTEMPTS + 1):
+        report.attempts = attempt
+        remote_tip = _fetch(repo, name, url, rbranch, tracking, timeout_s)
+        with vault.lock:
+            vault._recover()
+            recover_sync(vault)
+            vault._check_git_state()
+            head = _integrate(vault, remote_tip, report)
+            vault.reconcile(force=True)
+            if head:
+                vault.sidecar.set_meta("head", head)
+        report.head = head
+        if head is None or head == remote_tip:
+            return report
+        count = repo.run("rev-list", "--count", head, *([f"^{remote_tip}"] if remote_tip else []))
+        err = _push(repo, name, url, head, rbranch, timeout_s)
+        if err is None:
+            repo.run("update-ref", tracking, head)
+            report.pushed = int(count)
+            return report
+    raise SyncError("race", f"the remote '{name}' kept moving: someone pushed during each of {ATTEMPTS} "
+                    "attempts. Your writes are committed locally and integrated; run `vault-mem sync` again")
+
+
+def _net(repo, timeout_s: float, *args: str) -> subprocess.CompletedProcess:
+    # never wait on a password prompt: a daemon or an agent has nobody to type it
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        return subprocess.run(["git", *args], check=False, cwd=repo.toplevel, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check the "
+                        "network and the remote, then sync again (nothing local changed)") from exc
+
+
+def _classify(stage: str, name: str, url: str, err: str) -> SyncError:
+    low = err.lower()
+    lines = [ln.strip() for ln in err.splitlines() if ln.strip() and not ln.startswith("hint:")]
+    key_lines = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:", "!"))] or lines
+    said = "; ".join(re.sub(r"^(fatal|error): ", "", ln) for ln in key_lines[:2]).rstrip(".") or "no message"
+    after = ("nothing local changed" if stage == "fetch" else
+             "your writes are committed locally and integrated; the next sync pushes them")
+    if any(s in low for s in _AUTH):
+        return SyncError("auth", f"remote '{name}' ({url}) refused our credentials ({said}). vault-mem never "
+                         "prompts for a password: set up an SSH key or a git credential helper, check it "
+                         f"with `git fetch {name}`, then sync again; {after}")
+    if stage == "push" and "rejected" in low:
+        return SyncError("rejected", f"remote '{name}' rejected the push ({said}); check the branch's "
+                         f"protection or the server's hooks; {after}")
+    if any(s in low for s in _UNREACHABLE):
+        return SyncError("unreachable", f"cannot reach remote '{name}' ({url}): {said}. Check the URL "
+                         f"(`git remote -v`) and the network, then sync again; {after}")
+    return SyncError("rejected", f"git {stage} to '{name}' ({url}) failed: {said}; {after}")
+
+
+def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: float) -> str | None:
+    proc = _net(repo, timeout_s, "fetch", "--quiet", "--no-tags", name, f"+refs/heads/{rbranch}:{tracking}")
+    if proc.returncode != 0:
+        if "couldn't find remote ref" in proc.stderr:
+            return None  # an empty remote, or the branch is not there yet: push creates it
+        raise _classify("fetch", name, url, proc.stderr)
+    return repo.run("rev-parse", "--verify", "-q", f"{tracking}^{{commit}}")
+
+
+def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) -> str | None:
+    """None when pushed; the error text when the remote moved meanwhile (retry); raises otherwise."""
+    proc = _net(repo, timeout_s, "push", "--quiet", "--porcelain", name, f"{head}:refs/heads/{rbranch}")
+    if proc.returncode == 0:
+        return None
+    err = proc.stderr + proc.stdout
+    if any(s in err.lower() for s in _RACE):
+        return err
+    raise _classify("push", name, url, err)
+
+
+# -- integration ----------------------------------------------------------------------------
+
+def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str | None:
+    """Bring the remote's commits into the local branch (caller holds the lock); new HEAD."""
+    repo = vault.repo
+    local = repo.head()
+    if local is None:
+        raise SyncError("unsafe", "this repository has no commit yet; clone the remote instead")
+    if local == remote_tip:
+        return local
+    base = None
+    if remote_tip is not None:
+        proc = repo.run("merge-base", local, remote_tip, check=False)
+        base = proc.stdout.decode().strip() if proc.returncode == 0 else ""
+        if not base:
+            raise SyncError("unsafe", "the remote's branch shares no history with this vault; clone the "
+                            "remote (`git clone URL`) or sync with an empty repository")
+    if vault.prefix:
+        # inside a larger repository: integrate and publish vault-only history, nothing else
+        outside = _outside(repo, vault.prefix, base, local)
+        if remote_tip is not None:
+            outside += _outside(repo, vault.prefix, base, remote_tip)
+        if outside:
+            raise SyncError("unsafe", f"commits to integrate or push change files outside the vault "
+                            f"({', '.join(sorted(set(outside))[:3])}); vault-mem only syncs vault-only "
+                            "history. Integrate by hand (`git pull --rebase`, then `git push`) and sync "
+                            "again; nothing changed")
+    if remote_tip is None or base == remote_tip:
+        return local  # only local commits: nothing to integrate
+    report.received = int(repo.run("rev-list", "--count", remote_tip, f"^{local}"))
+    commits = []
+    for line in repo.run("rev-list", "--reverse", "--topo-order", "--parents", local, f"^{base}").split("\n"):
+        ids = line.split()
+        if len(ids) > 2:
+            raise SyncError("unsafe", f"local history has a merge commit ({ids[0][:10]}) the remote lacks; "
+                            "integrate by hand (`git pull`, then `git push`) and sync again; nothing changed")
+        if ids:
+            commits.append((ids[0], ids[1]))
+    return _Replay(vault, base, local, remote_tip, commits, report).run()
+
+
+def _outside(repo, prefix: str, a: str | None, b: str) -> list[str]:
+    out = repo.run("log", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent",
+                   b, *([f"^{a}"] if a else []), cwd=repo.toplevel)
+    return [p for p in out.split("\n") if p and not p.startswith(prefix)]
+
+
+def memory_key(rel: str) -> str | None:
+    """The key of a vault-relative memory path, or None for any other file."""
+    parts = rel.split("/")
+    if len(parts) != 2 or parts[0] not in FOLDER_TYPES or not parts[1].endswith(".md"):
+        return None
+    try:
+        return validate_key(parts[1][:-3])
+    except VaultMemError:
+        return None
+
+
+def conflict_key(key: str, blob: str) -> str:
+    """``<key>.conflict-<7 hex>``, shortened to stay a valid key."""
+    suffix = f".conflict-{blob[:7]}"
+    return key[: MAX_KEY_LEN - len(suffix)].rstrip("-._") + suffix
+
+
+class _Replay:
+    """Rebuild local commits on the remote tip, walking the work tree through each state."""
+
+    def __init__(self, vault: Vault, base: str, local: str, remote_tip: str,
+                 commits: list[tuple[str, str]], report: SyncReport):
+        self.vault, self.repo, self.prefix = vault, vault.repo, vault.prefix
+        self.base, self.local, self.remote_tip, self.commits = base, local, remote_tip, commits
+        self.report = report
+        self.touched: set[str] = set()
+        self.today = dt.date.today()
+
+    def changed(self, a: str, b: str) -> list[str]:
+        out = self.repo.run("diff-tree", "-r", "--no-renames", "--name-only", "-z", a, b, "--",
+                            self.prefix or ".", cwd=self.repo.toplevel)
+        return [p[len(self.prefix):] for p in out.split("\x00") if p]
+
+    def blob(self, commit: str, rel: str) -> str | None:
+        return self.repo.blob_at(commit, self.prefix + rel)
+
+    def key_state(self, commit: str, key: str) -> tuple[str, str] | None:
+        for folder in TYPE_FOLDERS.values():
+            oid = self.blob(commit, f"{folder}/{key}.md")
+            if oid:
+                return f"{folder}/{key}.md", oid
+        return None
+
+    def plan(self, ours: set[str]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        """Modes per key (``copy`` for the contested ones) and per plain path (``skip``), and the
+        conflict copy names. ``ours``: every path a local commit touched (not just the net
+        change: a local edit-then-undo must not be replayed over the remote's edit)."""
+        theirs = set(self.changed(self.base, self.remote_tip))
+        modes: dict[str, str] = {}
+        copies: dict[str, str] = {}
+        for key in sorted({k for p in ours if (k := memory_key(p))}):
+            b, mine, other = (self.key_state(c, key) for c in (self.base, self.local, self.remote_tip))
+            if other == b or mine == other:
+                continue
+            if other is None and mine is not None and mine != b:
+                self._conflict(key, "kept-edit", "deleted on the remote, edited here: the edit is kept")
+                continue
+            # the remote's version keeps the key; each local version goes to the conflict copy,
+            # which the replay removes again where the local side deleted or restored the key
+            modes[key] = "copy"
+            copies[key] = conflict_key(key, (mine or b or other)[1])  # type: ignore[index]
+            if mine is None:
+                self._conflict(key, "kept-edit", "deleted here, edited on the remote: the edit is kept")
+            elif mine != b:
+                self._conflict(key, "copy", f"changed on both sides: the remote's version keeps the key, "
+                               f"this machine's is now '{copies[key]}'", copy=copies[key])
+        plain: dict[str, str] = {}
+        for rel in ours & theirs:
+            if memory_key(rel) or rel == INDEX_FILE:
+                continue
+            b, mine, other = (self.blob(c, rel) for c in (self.base, self.local, self.remote_tip))
+            if mine == other:
+                continue
+            if mine != b:
+                raise SyncError("unsafe", f"{rel} was changed both here and on the remote; merge it by hand "
+                                "(`git pull --rebase`, fix, `git push`) and sync again; nothing changed")
+            plain[rel] = "skip"
+        return modes, copies, plain
+
+    def _conflict(self, key: str, kind: str, detail: str, copy: str | None = None) -> None:
+        self.report.conflicts.append({"key": key, "kind": kind, "detail": detail, "conflict_key": copy})
+
+    def check_clean(self, paths: set[str]) -> None:
+        staged = set(self.repo.run("diff-index", "--cached", "--name-only", "-z", self.local, "--",
+                                   self.prefix or ".", cwd=self.repo.toplevel).split("\x00"))
+        for rel in sorted(paths - {INDEX_FILE}):
+            path = self.vault.root / rel
+            disk = self.repo.blob_id(path.read_bytes()) if path.is_file() else None
+            if disk != self.blob(self.local, rel) or self.prefix + rel in staged:
+                raise SyncError("dirty", f"{rel} has changes that are not committed and the sync would "
+                                f"overwrite it; commit them (git commit -- {rel}) or wait for the daemon "
+                                "to, then sync again; nothing changed")
+
+    def run(self) -> str:
+        per_commit = [(c, p, self.changed(p, c)) for c, p in self.commits]
+        modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
+        paths = set(self.changed(self.local, self.remote_tip)) | {r for *_, ch in per_commit for r in ch}
+        paths |= {f"{folder}/{ck}.md" for ck in copies.values() for folder in TYPE_FOLDERS.values()}
+        self.check_clean(paths)
+        journal = self.vault.state_dir / SYNC_JOURNAL
+        paths |= {INDEX_FILE}
+        entry = {"old": self.local, "new": None, "paths": sorted(paths)}
+        atomic_write(journal, json.dumps(entry).encode())
+        try:
+            head = self._replay(modes, copies, plain, per_commit)
+            atomic_write(journal, json.dumps({**entry, "new": head}).encode())
+            checkpoint("sync-before-ref", self.vault.state_dir)
+            proc = self.repo.run("update-ref", "-m", "vault-mem sync", "HEAD", head, self.local, check=False)
+            if proc.returncode != 0:
+                raise SyncError("dirty", "HEAD moved during the sync (a commit made by hand?); "
+                                "sync again; nothing changed")
+        except BaseException:
+            _put_back(self.vault, self.local, self.touched)
+            journal.unlink(missing_ok=True)
+            raise
+        self.repo.sync_index(sorted(self.prefix + rel for rel in paths))
+        journal.unlink(missing_ok=True)
+        return head
+
+    def _replay(self, modes, copies, plain, per_commit) -> str:
+        repo = self.repo
+        self._write({rel: self._bytes(self.blob(self.remote_tip, rel))
+                     for rel in self.changed(self.local, self.remote_tip) if rel != INDEX_FILE})
+        parent, tree = self.remote_tip, repo.commit_tree(self.remote_tip)
+        for commit, _parent, changed in per_commit:
+            edits: dict[str, bytes | None] = {}
+            notes: list[str] = []
+            contested: set[str] = set()
+            for rel in changed:
+                key = memory_key(rel)
+                mode = modes.get(key, "apply") if key else plain.get(rel, "apply")
+                if rel == INDEX_FILE or mode == "skip":
+                    continue
+                if mode == "apply":
+                    edits[rel] = self._bytes(self.blob(commit, rel))
+                elif key not in contested:
+                    contested.add(key)
+                    kept, edit = self._copy_edits(commit, key, copies[key])
+                    edits.update(edit)
+                    notes.append(f"Sync-Conflict: {key} was changed on the remote too; its version was kept"
+                                 + (f", this one is {copies[key]}" if kept else ""))
+            self._write(edits)
+            index = self.vault.render_index().encode()
+            self._write({INDEX_FILE: index})
+            top = {self.prefix + rel: (repo.write_object("blob", d) if d is not None else None)
+                   for rel, d in {**edits, INDEX_FILE: index}.items()}
+            new_tree = repo.edit_tree(tree, top) or repo.write_tree({})
+            if new_tree == tree and not notes:
+                self.report.dropped.append(repo.run("log", "-1", "--format=%s", commit))
+                continue
+            parent, tree = self._recommit(commit, new_tree, parent, notes), new_tree
+            self.report.replayed += 1
+        self._write({INDEX_FILE: self.vault.render_index().encode()})
+        return parent
+
+    def _copy_edits(self, commit: str, key: str, ck: str) -> tuple[bool, dict[str, bytes | None]]:
+        """The conflict copy as of ``commit``: the local version, or none where the local side
+        deleted the key or put it back as it was at the common base."""
+        edits: dict[str, bytes | None] = {}
+        for folder in TYPE_FOLDERS.values():
+            if (self.vault.root / folder / f"{ck}.md").exists():
+                edits[f"{folder}/{ck}.md"] = None
+        state = self.key_state(commit, key)
+        if state is None or state == self.key_state(self.base, key):
+            return False, edits
+        rel = f"{state[0].split('/')[0]}/{ck}.md"
+        who = self.repo.run("log", "-1", "--format=%an", commit)
+        edits[rel] = mark_conflict(self.repo.read_object(state[1])[1], rel, key=key, who=who,
+                                   today=self.today)
+        return True, edits
+
+    def _bytes(self, oid: str | None) -> bytes | None:
+        return self.repo.read_object(oid)[1] if oid else None
+
+    def _write(self, files: dict[str, bytes | None]) -> None:
+        for rel, data in files.items():
+            path = self.vault.root / rel
+            self.touched.add(rel)
+            if data is None:
+                path.unlink(missing_ok=True)
+            elif not path.is_file() or path.read_bytes() != data:
+                atomic_write(path, data)
+        if files.keys() - {INDEX_FILE}:
+            self.vault.sidecar.refresh_paths(list(files))
+
+    def _recommit(self, original: str, tree: str, parent: str, notes: list[str]) -> str:
+        _, data = self.repo.read_object(original)
+        header, _, message = data.partition(b"\n\n")
+        keep = [ln for ln in header.split(b"\n") if ln.startswith((b"author ", b"encoding "))]
+        if notes:  # added to the trailer block (vault-mem's messages end in one)
+            text = message.decode("utf-8", "replace").rstrip("\n")
+            last = text.rsplit("\n\n", 1)[-1].splitlines()
+            sep = "\n" if last and "\n\n" in text and all(_TRAILER_RE.match(ln) for ln in last) else "\n\n"
+            message = (text + sep + "\n".join(notes) + "\n").encode("utf-8")
+        committer = self.vault.identity().signature()
+        body = (f"tree {tree}\nparent {parent}\n".encode() + keep[0] + b"\n"
+                + b"committer " + committer + b"\n" + b"".join(k + b"\n" for k in keep[1:])
+                + b"\n" + message)
+        return self.repo.write_object("commit", body)
+
+
+
+def _put_back(vault: Vault, commit: str, paths) -> None:
+    """Make ``paths`` (vault-relative) as ``commit`` has them; the sidecar and INDEX.md follow."""
+    rels = sorted(paths)
+    for rel in rels:
+        oid = vault.repo.blob_at(commit, vault.prefix + rel)
+        if oid is None:
+            (vault.root / rel).unlink(missing_ok=True)
+        else:
+            atomic_write(vault.root / rel, vault.repo.read_object(oid)[1])
+    vault.sidecar.refresh_paths(rels)
+    vault._write_index_file()
+
+
+def recover_sync(vault: Vault) -> str | None:
+    """Finish or roll back a sync that a crash interrupted (caller holds the write lock).
+
+    Before HEAD moved, the touched files are put back as the old HEAD has them; after, only
+    git's index is brought up to date. Returns a notice, or None when there was nothing to do."""
+    journal = vault.state_dir / SYNC_JOURNAL
+    if not journal.exists():
+        return None
+    try:
+        entry = json.loads(journal.read_text())
+        old, new, paths = entry["old"], entry.get("new"), list(entry["paths"])
+    except (ValueError, KeyError, TypeError, OSError):
+        journal.unlink(missing_ok=True)
+        return "dropped an unreadable journal of an interrupted sync; check `git status`"
+    head = vault.repo.head()
+    if head == old:
+        _put_back(vault, old, paths)
+        note = "rolled back a sync that was interrupted; nothing was lost, run `vault-mem sync` again"
+    elif head == new:
+        note = "finished a sync that was interrupted"
+    else:
+        note = "found the journal of an interrupted sync, but HEAD moved since; check `git status`"
+    vault.repo.sync_index(sorted(vault.prefix + rel for rel in paths))
+    journal.unlink(missing_ok=True)
+    vault.notices.append(note)
+    return note
+
+
+# -- conflict memories ----------------------------------------------------------------------
+
+def _frontmatter_lines(text: str) -> tuple[list[str], int] | None:
+    lines = text.splitlines(keepends=True)
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r\n") == "---":
+            return lines, i
+    return None
+
+
+def mark_conflict(data: bytes, rel: str, *, key: str, who: str, today: dt.date) -> bytes:
+    """The memory file ``data`` with conflict fields added before its closing ``---`` (the rest
+    of the file, comments included, is kept byte for byte); unparseable files stay as they are."""
+    try:
+        text = data.decode("utf-8")
+        lines, end = _frontmatter_lines(text)  # type: ignore[misc]
+    except (UnicodeDecodeError, TypeError):
+        return data
+    fields = tuple(f + ":" for f in CONFLICT_FIELDS)
+    extra = yaml.safe_dump({"conflict_of": key, "conflict_author": who, "conflict_date": today},
+                           sort_keys=False, allow_unicode=True, width=10_000)
+    marked = "".join([ln for ln in lines[:end] if not ln.startswith(fields)]) + extra + "".join(lines[end:])
+    try:
+        parse_memory(marked, rel)
+    except VaultMemError:
+        return data
+    return marked.encode("utf-8")
+
+
+def strip_conflict(data: bytes, rel: str) -> bytes:
+    """The conflict copy ``data`` without its conflict fields (the inverse of :func:`mark_conflict`)."""
+    try:
+        text = data.decode("utf-8")
+        lines, end = _frontmatter_lines(text)  # type: ignore[misc]
+    except (UnicodeDecodeError, TypeError):
+        return data
+    fields = tuple(f + ":" for f in CONFLICT_FIELDS)
+    clean = "".join([ln for ln in lines[:end] if not ln.startswith(fields)] + lines[end:])
+    try:
+        parse_memory(clean, rel)
+    except VaultMemError:
+        return data
+    return clean.encode("utf-8")
+
+
+def list_conflicts(vault: Vault) -> list[dict[str, Any]]:
+    """Every conflict memory: key (the contested key), path (its file now, or None),
+    other_path (the conflict copy), conflict_key and detail (what happened, how to settle it)."""
+    out = []
+    for folder in TYPE_FOLDERS.values():
+        try:
+            names = sorted(os.listdir(vault.root / folder))
+        except OSError:
+            continue
+        for name in names:
+            if ".conflict-" not in name or not name.endswith(".md"):
+                continue
+            rel, ck = f"{folder}/{name}", name[:-3]
+            meta: dict[str, Any] = {}
+            try:
+                meta = vault._read(rel).meta
+            except VaultMemError:
+                pass
+            key = meta.get("conflict_of")
+            if not isinstance(key, str) or memory_key(f"{folder}/{key}.md") is None:
+                m = CONFLICT_RE.search(ck)
+                key = ck[: m.start()] if m else None
+            if not key or memory_key(rel) is None:
+                continue
+            found = vault._find_file(key)
+            who, when = meta.get("conflict_author") or "another machine", meta.get("conflict_date")
+            detail = (f"{who}'s version{f' (found {when})' if when else ''} lost '{key}' to the remote's "
+                      f"in a sync and is kept as '{ck}'"
+                      + ("" if found else f"; '{key}' itself was deleted since")
+                      + f"; settle with `vault-mem resolve {key} --keep mine|theirs|both`")
+            out.append({"key": key, "path": found[1] if found else None, "other_path": rel,
+                        "conflict_key": ck, "detail": detail})
+    return sorted(out, key=lambda c: (c["key"], c["conflict_key"]))
+
+
+def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> WriteResult:
+    """Settle the conflict on ``key`` (or on the conflict copy named ``key``) in one commit.
+
+    mine: the conflict copy's content replaces ``key``; theirs: the copy is dropped; both: the
+    copy becomes the ordinary memory ``<key>-<7 hex>``."""
+    if keep not in ("mine", "theirs", "both"):
+        raise UsageError(f"--keep {keep!r}: use mine, theirs or both")
+    validate_key(key)
+    with vault.lock:
+        vault._recover()
+        recover_sync(vault)
+        vault._check_git_state()
+        found = [c for c in list_conflicts(vault) if key in (c["key"], c["conflict_key"])]
+        if not found:
+            raise MemoryNotFoundError(f"'{key}' has no sync conflict; `vault-mem review` lists conflicts")
+        if len(found) > 1:
+            names = ", ".join(c["conflict_key"] for c in found)
+            raise UsageError(f"'{key}' has {len(found)} conflict copies ({names}); settle one at a time: "
+                             "`vault-mem resolve COPY-KEY --keep ...`")
+        c = found[0]
+        orig, ck, copy_rel = c["key"], c["conflict_key"], c["other_path"]
+        vault._check_not_dirty(copy_rel)
+        folder = copy_rel.split("/")[0]
+        type_ = FOLDER_TYPES[folder]
+        changes: dict[str, bytes | None] = {copy_rel: None}
+        trailer = f"Resolves: {ck}\n"
+        if keep == "theirs":
+            new_key, target, action = ck, None, "forget"
+            subject = f"resolve: {orig} — kept the synced version, dropped {ck}"
+        else:
+            new_key = orig if keep == "mine" else _free_key(vault, orig, ck)
+            target = f"{folder}/{new_key}.md"
+            changes[target] = strip_conflict((vault.root / copy_rel).read_bytes(), target)
+            action = "create"
+            current = vault._find_file(new_key) if keep == "mine" else None
+            if current:
+                vault._check_not_dirty(current[1])
+                action = "update" if current[1] == target else "move"
+                if current[1] != target:
+                    changes[current[1]] = None
+            subject = (f"resolve: {orig} — kept the version from {ck}" if keep == "mine" else
+                       f"resolve: {orig} — kept both, {ck} is now {new_key}")
+        commit = vault._commit_change(changes, subject, key=new_key, action=action, type_=type_,
+                                      agent=agent, extra_trailers=trailer)
+        return WriteResult(new_key, type_, target, f"resolve-{keep}", commit)
+
+
+def _free_key(vault: Vault, key: str, ck: str) -> str:
+    m = CONFLICT_RE.search(ck)
+    tag = m.group(1) if m else "alt"
+    stem = key[: MAX_KEY_LEN - len(tag) - 4].rstrip("-._")
+    for n in range(1, 100):
+        candidate = f"{stem}-{tag}" + (f"-{n}" if n > 1 else "")
+        if vault._find_file(candidate) is None:
+            return candidate
+    raise VaultMemError(f"no free key for the second version of '{key}'; rename the copy by hand")
+
+
+# -- the daemon's schedule ------------------------------------------------------------------
+
+@dataclass
+class SyncState:
+    """The daemon's sync schedule for one vault (monotonic seconds)."""
+
+    next_due: float = 0.0
+    backoff_until: float = 0.0
+    failures: int = 0
+    wrote: bool = False
+    last_error: str | None = None
+    last_report: SyncReport | None = None
+
+    def note_write(self) -> None:
+        """Call after a local write when ``[sync] after_write`` is on."""
+        self.wrote = True
+
+
+MAX_BACKOFF_S = 3600.0
+
+
+def sync_if_due(vault: Vault, state: SyncState, *, now: float | None = None,
+                timeout_s: float = 60.0) -> SyncReport | None:
+    """Sync when the schedule says so; never raises a VaultMemError (it lands in
+    ``state.last_error`` and the next try backs off exponentially, up to an hour)."""
+    cfg = vault.config
+    now = time.monotonic() if now is None else now
+    interval = cfg.sync_interval_s
+    if now < state.backoff_until:
+        return None
+    due = (interval > 0 and now >= state.next_due) or (cfg.sync_after_write and state.wrote)
+    if not due:
+        return None
+    state.wrote = False
+    try:
+        report = sync(vault, remote=cfg.sync_remote or None, timeout_s=timeout_s)
+    except VaultMemError as exc:
+        state.failures += 1
+        state.last_error = str(exc)
+        delay = min(MAX_BACKOFF_S, max(interval, 30.0) * 2 ** (state.failures - 1))
+        state.backoff_until = state.next_due = now + delay
+        state.wrote = state.wrote or cfg.sync_after_write  # the write is still to be pushed
+        return None
+    state.failures, state.last_error, state.last_report = 0, None, report
+    state.next_due = now + interval if interval > 0 else float("inf")
+    return report
