@@ -587,3 +587,20 @@ def test_cli_sync_and_resolve(net):
     os.rename(a.root / ".git", a.root / ".git-away")  # not a repository any more: a clear error
     proc = run_cli("sync", str(a.root))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
+
+
+def test_daemon_syncs_after_a_local_write_when_configured(net):
+    """[sync] after_write: the daemon's sync thread pushes an agent write without being asked."""
+    from test_daemon import running_daemon, wait_for
+
+    bare, (a, b, _) = net
+    toml = a.root / "vault.toml"
+    toml.write_text(toml.read_text() + "\n[sync]\nremote = \"origin\"\nafter_write = true\n")
+    git(a.root, "commit", "-qam", "sync after writes")
+    sync(a)
+    with running_daemon(a.root, quiet_seconds=3600):
+        a.remember("pushed-by-daemon", "Written locally, pushed by the daemon's sync thread")
+        wait_for(lambda: git(a.root, "rev-parse", "HEAD").strip()
+                 == git(bare, "rev-parse", "main").strip(), what="the daemon to push the write")
+    sync(b)
+    assert (b.root / "facts/pushed-by-daemon.md").is_file()

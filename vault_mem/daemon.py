@@ -162,6 +162,8 @@ class Daemon:
         self._timers: dict[str, float] = {}
         self._blocked: str | None = None
         self._status: dict = {}
+        self._sync_stop = threading.Event()
+        self._sync_thread: threading.Thread | None = None
 
     # -- settings ------------------------------------------------------------------------------
     def _settings(self) -> None:
@@ -217,6 +219,7 @@ class Daemon:
             self._timers["embed"] = time.monotonic()  # vectors owed: first thing in the loop
             self._status["ready"] = True
             self._write_status()
+            self._start_sync()
             if on_ready:
                 on_ready()
             if not self._loop():
@@ -224,12 +227,29 @@ class Daemon:
             log.info("vault-mem daemon stopping (%s)", getattr(self, "_why", "stop requested"))
             return 0
         finally:
+            if self._sync_thread is not None:
+                self._sync_stop.set()
+                self._sync_thread.join(timeout=30)
             if self._watcher is not None:
                 self._watcher.stop()
             if self.vault is not None:
                 self.vault.close()
             (self.state_dir / STATUS_FILE).unlink(missing_ok=True)
             lock.release()
+
+    def _start_sync(self) -> None:
+        """Sync through the git remote on a schedule / after writes when vault.toml asks for it
+        (off by default), in its own thread so local remember/recall never wait on the network."""
+        cfg = self.vault.config
+        if cfg.sync_interval_s <= 0 and not cfg.sync_after_write:
+            return
+        from .sync import run_schedule
+
+        self._sync_thread = threading.Thread(target=run_schedule, args=(self.root, self._sync_stop),
+                                             name="vault-mem-sync", daemon=True)
+        self._sync_thread.start()
+        log.info("vault-mem daemon: syncing with the git remote every %g s%s", cfg.sync_interval_s,
+                 " and after writes" if cfg.sync_after_write else "")
 
     def _loop(self) -> bool:
         """Until stopped (True) or the vault folder is gone (False)."""

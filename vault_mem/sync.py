@@ -48,6 +48,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -538,3 +539,36 @@ def sync_if_due(vault: Vault, state: SyncState, *, now: float | None = None,
     state.failures, state.last_error, state.last_report = 0, None, report
     state.next_due = now + interval if interval > 0 else float("inf")
     return report
+
+
+def run_schedule(root, stop: threading.Event, *, tick_s: float = 5.0) -> None:
+    """The daemon's sync thread: ``sync_if_due`` every few seconds until ``stop`` is set.
+
+    It opens its own Vault (the write lock is re-entrant per object, so sharing the daemon's
+    would give no mutual exclusion). A local write is noticed as a HEAD the thread did not make;
+    failures back off inside :func:`sync_if_due` and are logged once per new error."""
+    import logging
+
+    from .vault import Vault
+
+    log = logging.getLogger("vault_mem.sync")
+    vault = Vault(root)
+    state = SyncState()
+    cfg = vault.config
+    period = min(tick_s, cfg.sync_interval_s) if cfg.sync_interval_s > 0 else tick_s
+    seen_head = vault.repo.head()
+    last_error = None
+    try:
+        while not stop.wait(period):
+            head = vault.repo.head()
+            if head != seen_head:
+                state.note_write()
+            report = sync_if_due(vault, state)
+            seen_head = vault.repo.head()
+            if report is not None:
+                log.info("vault-mem sync: %s", report.summary())
+            if state.last_error != last_error and state.last_error:
+                log.warning("vault-mem sync failed (will retry with back-off): %s", state.last_error)
+            last_error = state.last_error
+    finally:
+        vault.close()
