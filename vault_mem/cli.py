@@ -123,7 +123,9 @@ def _body_from(args, limit: int) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"the body from {where} is not UTF-8 text (bad byte at offset {exc.start})") from None
+        raise UsageError(
+            f"the body from {where} is not UTF-8 text (bad byte at offset {exc.start})"
+        ) from None
 
 
 def _split_tags(value: str | None) -> list[str] | None:

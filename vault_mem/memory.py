@@ -98,6 +98,9 @@ def key_type_from_path(rel_path: str) -> tuple[str, str]:
     return p.stem, FOLDER_TYPES[p.parts[0]]
 
 
+MAX_YAML_DEPTH = 50
+
+
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses aliases (no billion-laughs) and keeps dates as dates."""
 
@@ -107,7 +110,15 @@ class _StrictLoader(yaml.SafeLoader):
         event = self.peek_event()
         if getattr(event, "anchor", None):
             raise yaml.YAMLError("YAML anchors (&name) are not allowed in frontmatter")
-        return super().compose_node(parent, index)
+        # PyYAML composes and constructs recursively: refuse deep nesting with a fixed message,
+        # before Python's recursion limit turns it into an error that depends on the call stack
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.YAMLError(f"frontmatter is nested more than {MAX_YAML_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 class _Dumper(yaml.SafeDumper):
@@ -278,6 +289,8 @@ def parse_memory(text: str, rel_path: str) -> Memory:
         # !!float or an int past Python's digit limit, and RecursionError for deep nesting: a
         # hand-edited file must be reported like any other bad YAML, not crash every reader.
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, RecursionError):
+            first = "nested too deeply"  # Python's wording varies with the call stack
         raise MalformedFileError(f"{rel_path}: frontmatter is not valid YAML ({first})") from exc
     if not isinstance(meta, dict):
         raise MalformedFileError(f"{rel_path}: frontmatter must be 'field: value' lines")

@@ -361,7 +361,8 @@ class Vault:
             raise InvalidMemoryError("body contains a NUL byte; store text, not binary data")
         # a character is at least one UTF-8 byte: a body with more characters than the limit is
         # refused without encoding it (which would hold a second copy of a huge body in memory)
-        size = len(body) if len(body) > self.config.max_body_bytes else len(body.encode("utf-8", "surrogatepass"))
+        size = len(body) if len(body) > self.config.max_body_bytes else \
+            len(body.encode("utf-8", "surrogatepass"))  # lone surrogates: refused just below
         if size > self.config.max_body_bytes:
             raise InvalidMemoryError(
                 f"body is {size} bytes or more, over the vault's limit of {self.config.max_body_bytes} "

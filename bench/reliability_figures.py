@@ -1,0 +1,123 @@
+"""Run the reliability suite and print its figures (the numbers quoted in RELIABILITY.md).
+
+    python bench/reliability_figures.py            # all five files, then the table
+    python bench/reliability_figures.py --json out.json
+
+The tests record their counts with pytest's ``record_property`` (writes attempted and landed,
+faults injected, inputs tried, peak memory of the 50 MB refusal); this script runs them with
+``--junitxml`` and sums those properties. It asserts nothing beyond pytest's own exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = ["load", "crash", "corrupt", "property", "fuzz"]
+
+
+def run(files: list[str]) -> tuple[int, dict, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "junit.xml"
+        paths = [f"tests/test_reliability_{name}.py" for name in files]
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-o",
+                "junit_family=legacy",
+                f"--junitxml={xml}",
+                *paths,
+            ],
+            cwd=ROOT,
+            env={**os.environ},
+            check=False,
+        )
+        elapsed = time.perf_counter() - t0
+        props: dict[str, dict[str, dict[str, float]]] = defaultdict(dict)
+        durations: dict[str, float] = defaultdict(float)
+        outcomes: dict[str, int] = defaultdict(int)
+        for case in ET.parse(xml).iter("testcase"):
+            parts = case.get("classname", "").split(".")
+            module = next((x for x in parts if x.startswith("test_reliability_")), parts[-1])
+            module = module.removeprefix("test_reliability_")
+            durations[module] += float(case.get("time", 0))
+            failed = case.find("failure") is not None or case.find("error") is not None
+            skipped = case.find("skipped")
+            outcome = (
+                "failed"
+                if failed
+                else "passed"
+                if skipped is None
+                else "xfailed (known bugs)"
+                if skipped.get("type") == "pytest.xfail"
+                else "skipped"
+            )
+            outcomes[outcome] += 1
+            values = {p.get("name"): float(p.get("value")) for p in case.iter("property")}
+            props[module][case.get("name")] = values
+    return proc.returncode, {"props": props, "durations": durations, "outcomes": outcomes}, elapsed
+
+
+def total(props: dict, module: str, name: str) -> int:
+    return int(sum(v.get(name, 0) for v in props.get(module, {}).values()))
+
+
+def figures(data: dict) -> dict:
+    p = data["props"]
+    load = next(iter(p.get("load", {}).values()), {})
+    fuzz_big = next((v for k, v in p.get("fuzz", {}).items() if k.startswith("test_50mb")), {})
+    prop = next((v for k, v in p.get("property", {}).items() if k == "test_figures"), {})
+    return {
+        "load": {k: int(v) if float(v).is_integer() else v for k, v in load.items()},
+        "faults_injected": {
+            "kill -9 of a writer or the daemon": total(p, "crash", "faults_injected"),
+            "damaged state (db, state folder, locks, journal, merge)": total(p, "corrupt", "faults_injected"),
+        },
+        "inputs_tried": {
+            "hypothesis state machine steps": int(prop.get("steps", 0)),
+            "hypothesis state machine runs": int(prop.get("runs", 0)),
+            "hostile inputs (API, tools, CLI, files)": total(p, "fuzz", "inputs_tried"),
+        },
+        "50mb_body": {k: int(v) for k, v in fuzz_big.items()},
+        "details": {
+            module: {k: int(v) for k, v in cases.get("test_figures", {}).items()}
+            for module, cases in p.items()
+            if cases.get("test_figures")
+        },
+        "seconds_per_file": {k: round(v, 1) for k, v in data["durations"].items()},
+        "outcomes": dict(data["outcomes"]),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--files", default=",".join(FILES), help="which test files (default: all five)")
+    args = ap.parse_args()
+    code, data, elapsed = run(args.files.split(","))
+    out = figures(data)
+    out["seconds_total"] = round(elapsed, 1)
+    print()
+    print(json.dumps(out, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
