@@ -119,7 +119,7 @@ def session_context(vault: Any, event: dict[str, Any]) -> str:
 
 def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     """The memories relevant to the prompt, or None when none clears the relevance floor."""
-    from .tools import outdated_note
+    from .views import outdated_note
 
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():

@@ -25,6 +25,7 @@ from typing import Any
 
 from .config import TYPE_FOLDERS
 from .errors import UsageError, VaultMemError
+from .views import outdated_note
 
 log = logging.getLogger(__name__)
 
@@ -330,17 +331,6 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- handlers ------------------------------------------------------------------------------
-def outdated_note(flags: list[str], age_days: int | None) -> str | None:
-    """The reading note for a hit or memory with these flags ("may be outdated: ..."), or None."""
-    if "stale" in flags:
-        return f"may be outdated: last updated {age_days} days ago; confirm before relying on it"
-    if "expired" in flags:
-        return "expired: no longer holds unless confirmed"
-    if "superseded" in flags:
-        return "superseded by a newer memory"
-    return None
-
-
 def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     import datetime as dt
 

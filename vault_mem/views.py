@@ -100,3 +100,14 @@ def memory_view(vault: Any, mem: Memory, *, today: dt.date | None = None) -> dic
     view["supersedes"] = mem.supersedes
     view["notes"] = notes
     return view
+
+
+def outdated_note(flags: list[str], age_days: int | None) -> str | None:
+    """The reading note for a hit or memory with these flags ("may be outdated: ..."), or None."""
+    if "stale" in flags:
+        return f"may be outdated: last updated {age_days} days ago; confirm before relying on it"
+    if "expired" in flags:
+        return "expired: no longer holds unless confirmed"
+    if "superseded" in flags:
+        return "superseded by a newer memory"
+    return None
