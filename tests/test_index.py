@@ -1,4 +1,4 @@
-"""The sidecar against real SQLite + sqlite-vec, with the deterministic fake embedder."""
+"""The sidecar against real SQLite (FTS5) and real vectors, with the deterministic fake embedder."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes import FakeEmbedder, write_memory
 
-from vault_mem import index as index_mod
+from vault_mem import vectors as vectors_mod
 from vault_mem.config import Config
 from vault_mem.index import Sidecar
 
@@ -168,7 +168,7 @@ def test_keyword_only_when_embedder_none(vault: Path) -> None:
 
 
 def test_embedder_down_keeps_keywords_and_fills_later(vault: Path, monkeypatch) -> None:
-    monkeypatch.setattr(index_mod, "EMBED_RETRY_S", 0.0)
+    monkeypatch.setattr(vectors_mod, "EMBED_RETRY_S", 0.0)
     emb = FakeEmbedder()
     emb.fail = True
     sc = open_sidecar(vault, emb)
@@ -292,6 +292,10 @@ def test_last_good_version_stays_searchable(vault: Path) -> None:
     assert problem.path == "facts/editor.md" and "YAML" in problem.reason and "last good version" in problem.reason
     hits = sc.recall("helix editor", today=TODAY).hits
     assert hits and hits[0].key == "editor" and "Helix" in hits[0].description
+    assert sc.doctor() == []  # as designed, not a drift (problems() reports it)
+    sc.rebuild()  # a rebuild cannot re-create the kept version from the files: it keeps it
+    assert sc.recall("helix editor", today=TODAY).hits[0].key == "editor"
+    assert [p.path for p in sc.problems()] == ["facts/editor.md"] and sc.doctor() == []
     path.write_bytes(good)
     r = sc.reconcile()
     assert r.problems == [] and sc.doctor() == []
@@ -360,3 +364,51 @@ def test_list_entries_filters(vault: Path) -> None:
     (entry,) = sc.list_entries(tags=["tools", "cli"])
     assert entry == {"key": "shell", "type": "fact", "description": "Uses fish", "date": "2026-01-05",
                      "path": "facts/shell.md", "tags": ["tools", "cli"], "pinned": False}
+
+
+def test_migrations_upgrade_an_old_database(vault: Path, monkeypatch) -> None:
+    from vault_mem import db as dbmod
+
+    path = vault / ".vault-mem" / "index.db"
+    monkeypatch.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:1])
+    monkeypatch.setattr(dbmod, "SCHEMA_VERSION", 1)
+    old = dbmod.connect(path)
+    assert old.execute("PRAGMA user_version").fetchone()[0] == 1
+    old.close()
+    monkeypatch.undo()
+    sc = open_sidecar(vault)
+    assert sc.db.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION == len(dbmod.MIGRATIONS)
+    sc.reconcile()
+    assert sc.recall("helix editor", today=TODAY).hits[0].key == "editor"
+    assert sc.doctor() == []
+
+
+def test_newer_schema_is_refused_with_advice(vault: Path) -> None:
+    from vault_mem import db as dbmod
+    from vault_mem.errors import IndexStoreError
+
+    sc = open_sidecar(vault)
+    sc.db.execute("PRAGMA user_version = 99")
+    sc.close()
+    with pytest.raises(IndexStoreError, match="newer vault-mem"):
+        dbmod.connect(vault / ".vault-mem" / "index.db")
+
+
+def test_database_damaged_while_in_use_is_rebuilt(vault: Path) -> None:
+    for i in range(300):
+        write_memory(vault, f"filler-{i}", f"Filler memory {i}", "padding text " * 40)
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    sc.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    sc.close()
+    db = vault / ".vault-mem" / "index.db"
+    data = bytearray(db.read_bytes())
+    page = 4096
+    for start in range(page * 3, len(data) - page, page * 2):  # trash every other page after the schema
+        data[start:start + page] = b"\xff" * page
+    db.write_bytes(bytes(data))
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    assert sc.recall("helix editor", today=TODAY).hits[0].key == "editor"
+    assert sc.doctor() == []
+    assert list((vault / ".vault-mem").glob("index.db.corrupt-*"))

@@ -24,7 +24,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -57,18 +56,6 @@ def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     if check:
         assert proc.returncode == 0, f"git {args}: {proc.stderr}"
     return proc
-
-
-def unexplained_differences(vault) -> list[str]:
-    """``doctor()`` minus the one difference the design asks for: a file that cannot be parsed
-    now keeps its last good version searchable, which a fresh rebuild cannot know
-    (see test_doctor_accepts_a_kept_last_good_version below)."""
-    kept = {
-        p.path
-        for p in vault.sidecar.problems()
-        if p.reason.endswith("(its last good version stays searchable)")
-    }
-    return [d for d in vault.sidecar.doctor() if d.split(":", 1)[0] not in kept]
 
 
 class VaultMachine(RuleBasedStateMachine):
@@ -221,7 +208,7 @@ class VaultMachine(RuleBasedStateMachine):
         if self.outside_dirty:
             self.vault.reconcile(force=True)  # what the next read command does first
             self.outside_dirty = False
-        assert unexplained_differences(self.vault) == []
+        assert self.vault.sidecar.doctor() == []
         on_disk = (self.root / "INDEX.md").read_text(encoding="utf-8")
         assert on_disk == self.vault.render_index()
         STATS["invariant_checks"] += 1
@@ -246,13 +233,6 @@ VaultMachine.TestCase.settings = settings(
 TestVaultInvariants = VaultMachine.TestCase
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Sidecar.doctor compares a kept last good version (DESIGN §5) with a "
-    "fresh rebuild, which cannot have it, so `vault-mem doctor` exits 1 and prints 'sidecar "
-    "differs from a fresh rebuild' for a state that is as designed; a user who then reindexes "
-    "loses the kept version",
-)
 def test_doctor_accepts_a_kept_last_good_version(tmp_path):
     from vault_mem import Vault
 

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -17,6 +18,7 @@ from vault_mem import search
 from vault_mem.config import Config
 from vault_mem.errors import UsageError
 from vault_mem.index import Sidecar
+from vault_mem.vectors import VectorIndex
 
 TODAY = dt.date(2026, 3, 1)
 
@@ -170,3 +172,45 @@ def test_paraphrase_recall_with_the_real_model(tmp_path: Path) -> None:
     assert sc.recall("which dog breed is my animal", k=3, today=TODAY).hits[0].key == "pet"
     assert sc.recall("where am I employed", k=3, today=TODAY).hits[0].key == "job"
     assert sc.recall("tell me about the stock market crash of 1929", today=TODAY).hits == []
+
+
+def test_vector_index_stays_fresh_across_sidecars(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    write_memory(root, "bike", "Rides a Brompton folding bike")
+    reader = Sidecar(root, Config(), embedder=FakeEmbedder())
+    writer = Sidecar(root, Config(), embedder=FakeEmbedder())
+    reader.reconcile()
+    assert reader.recall("brompton bike", today=TODAY).hits[0].key == "bike"
+    rel = write_memory(root, "kayak", "Paddles a sea kayak on weekends")
+    writer.refresh_paths([rel])
+    assert reader.recall("sea kayak paddles", today=TODAY).hits[0].key == "kayak"
+    (root / rel).unlink()
+    write_memory(root, "bike", "Rides a Moulton touring bike")
+    writer.reconcile()
+    index = reader.vector_index()
+    assert set(index.similarities(np.ones(256, dtype=np.float32), [1, 2])) == {1}  # kayak's vector is gone
+    assert [h.key for h in reader.recall("moulton touring", today=TODAY).hits] == ["bike"]
+    writer.rebuild()
+    assert [h.key for h in reader.recall("moulton touring", today=TODAY).hits] == ["bike"]
+
+
+def test_vector_index_coarse_pass_matches_exact(monkeypatch) -> None:
+    rng = np.random.default_rng(0)
+    centers = rng.standard_normal((20, 64))
+    x = centers[rng.integers(0, 20, 3000)] + 0.3 * rng.standard_normal((3000, 64))
+    x = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+    index = VectorIndex()
+    index.ids = np.arange(1, 3001)
+    index.matrix = x
+    index.codes = np.packbits(x > 0, axis=1)
+    index.alive = np.ones(3000, dtype=bool)
+    index.types = np.array([1, 4] * 1500, dtype=np.int8)  # fact, note
+    index.pos = {i: i - 1 for i in range(1, 3001)}
+    q = x[7] + 0.1 * rng.standard_normal(64).astype(np.float32)
+    q /= np.linalg.norm(q)
+    exact = index.top(q, 10, type="note")
+    monkeypatch.setattr(VectorIndex, "EXACT_MAX", 100)
+    monkeypatch.setattr(VectorIndex, "COARSE_MIN", 200)
+    coarse = index.top(q, 10, type="note")
+    assert len({i for i, _ in coarse} & {i for i, _ in exact}) >= 9
+    assert all(i % 2 == 0 for i, _ in coarse)  # type filter applied inside the search

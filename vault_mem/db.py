@@ -2,13 +2,15 @@
 
 Driver choice (decided once per process, see :func:`driver`): the standard library's
 :mod:`sqlite3` when it can load extensions and has FTS5 (Debian's and most Linux Pythons), else
-``sqlean`` (PyPI ``sqlean.py``), a drop-in :mod:`sqlite3` replacement that bundles its own SQLite
-with FTS5 and extension loading. Many pyenv and macOS Pythons are built without
-``enable_load_extension``; sqlean makes vectors work there too. ``sqlean.py`` is a pinned
-dependency so that the choice never depends on how the user's Python was built.
+``sqlean`` (PyPI ``sqlean.py``), a drop-in :mod:`sqlite3` replacement that bundles a recent
+SQLite with FTS5. Pythons built without ``enable_load_extension`` (many pyenv and macOS builds,
+this project's reference machine) tend to carry minimal or old SQLite builds; sqlean gives them a
+known one. ``sqlean.py`` is a pinned dependency so that FTS5 never depends on how the user's
+Python was built. (The rule was first meant for loading sqlite-vec; vectors no longer need an
+extension, see below, and the rule is kept as the FTS5 guarantee.)
 
 Vectors live in a plain table (``vectors``: one float32 BLOB per memory) and are searched in
-process by :class:`vault_mem.search.VectorIndex`. sqlite-vec's ``vec0`` was measured at
+process by :class:`vault_mem.vectors.VectorIndex`. sqlite-vec's ``vec0`` was measured at
 110-190 ms per k=50 query over 100k rows on this project's reference machine (brute force),
 against a 10 ms goal, so it is not used; the vector side therefore needs no SQLite extension
 at all. ``VAULT_MEM_DISABLE_VEC=1`` turns vectors off (a real code path: recall then says it is
@@ -166,7 +168,24 @@ def m002_vectors(conn) -> None:
     )
 
 
-MIGRATIONS: list[Callable] = [m001_initial, m002_vectors]
+def m003_covering_indexes(conn) -> None:
+    """Indexes that answer the hot queries without reading the wide ``files`` rows (bodies):
+    the reconcile scan (path, mtime, size), INDEX.md's count (with ``expires``), and the vector
+    index load (type copied into ``vectors``)."""
+    _run_script(
+        conn,
+        """
+        CREATE INDEX files_stat ON files(path, mtime_ns, size);
+        DROP INDEX files_index_order;
+        CREATE INDEX files_index_order ON files(pinned DESC, type_rank, sort_date DESC, key, expires)
+            WHERE usable = 1 AND type_rank < 4;
+        ALTER TABLE vectors ADD COLUMN type TEXT;
+        UPDATE vectors SET type = (SELECT f.type FROM files f WHERE f.id = vectors.id);
+        """,
+    )
+
+
+MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: tables each schema version must have (a file missing them is damaged, not merely old)
 TABLES_BY_VERSION = {1: {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}, 2: {"vectors"}}
@@ -312,6 +331,24 @@ def move_aside(path: Path, reason: str) -> Path:
     log.warning("index database %s is damaged (%s); moved it to %s and rebuilding from the memory files",
                 path, reason, target.name)
     return target
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True for errors that mean the file is damaged (not merely busy or misused)."""
+    text = str(exc).lower()
+    return any(x in text for x in ("malformed", "not a database", "disk image", "database corrupt"))
+
+
+def repair(path: Path, reason: str) -> None:
+    """Move a database found damaged while in use aside (once, under the repair lock)."""
+    lock_path = path.with_name(path.name + ".repair.lock")
+    with open(lock_path, "a+") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        try:
+            if path.exists() and _quick_check_fails(path) is not None:
+                move_aside(path, reason)
+        finally:
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
 
 
 def connect(path: Path, *, vec: bool = True) -> Database:

@@ -8,11 +8,8 @@ Reconcile is cheap when nothing changed: one ``scandir`` per type folder and one
 that cannot be used is recorded as a problem with its reason; if an earlier good version of the
 same path was indexed, that version stays searchable until the file is fixed.
 
-Vectors: the embedder's model id and dimension are stored in ``meta``; when they change, every
-vector is dropped and re-made (vectors of two models are never mixed). Embeddings are cached by
-(model id, sha256 of the embedded text), so a revert, a rebuild or a model round trip re-embeds
-nothing it has seen. Embedding runs outside write transactions, so other processes are not held
-up by a slow model or server.
+Vectors (the embedder, the vector store, the in-memory KNN index) are in :mod:`vault_mem.vectors`;
+search itself is in :mod:`vault_mem.search`.
 """
 
 from __future__ import annotations
@@ -24,26 +21,22 @@ import logging
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from . import db as dbmod
 from . import search
 from .config import FOLDER_TYPES, STATE_DIR, TYPE_FOLDERS, Config
-from .errors import EmbedderError, VaultMemError
+from .errors import VaultMemError
 from .memory import iso, key_type_from_path, parse_memory
 from .search import Hit, RecallResult
+from .vectors import DEFAULT, VectorIndex, VectorStore
 
 log = logging.getLogger("vault_mem.index")
 
-DEFAULT: object = object()  # "use embed.get_embedder(config.embedder)" (built on first need)
 TYPE_RANK = {t: i for i, t in enumerate(TYPE_FOLDERS)}  # preference 0 ... note 4
 BATCH_FILES = 256  # files per write transaction during reconcile
-EMBED_RETRY_S = 60.0  # after an EmbedderError, do not retry filling vectors for this long
 
 Progress = Callable[[int, int], None]
 
@@ -115,7 +108,7 @@ def _path_sig(path) -> tuple[int, int] | None:
             return None
 
 
-class Sidecar:
+class Sidecar(VectorStore):
     """The derived index of one vault: reconcile, INDEX.md entries, lookups and recall."""
 
     def __init__(self, root: Path, config: Config, *, embedder: object = DEFAULT,
@@ -130,7 +123,7 @@ class Sidecar:
         self._db_path = _db_path or self.root / STATE_DIR / "index.db"
         self._real_root = os.path.realpath(self.root)
         self.db = dbmod.connect(self._db_path)
-        self._vindex = search.VectorIndex()
+        self._vindex = VectorIndex()
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -142,191 +135,6 @@ class Sidecar:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-    # -- embedder --------------------------------------------------------------------------
-
-    def _get_embedder(self):
-        """The embedder, built on first need; None (with a reason) when there is none."""
-        if self._embedder_ready:
-            return self._embedder
-        self._embedder_ready = True
-        if self._embedder_arg is not DEFAULT:
-            self._embedder = self._embedder_arg
-            if self._embedder is None:
-                self._embedder_reason = "embedder is 'none'"
-            return self._embedder
-        if self.config.embedder.provider == "none":
-            self._embedder_reason = "embedder is 'none' (vault.toml [embedder] provider)"
-            return None
-        try:
-            from . import embed
-
-            self._embedder = embed.get_embedder(self.config.embedder)  # type: ignore[attr-defined]
-            if self._embedder is None:
-                self._embedder_reason = "embedder is 'none'"
-        except (VaultMemError, ImportError, AttributeError, OSError) as exc:
-            self._embedder = None
-            self._embedder_reason = f"embedder unavailable: {exc}"
-            log.warning("vault-mem: %s; recall uses keywords only", self._embedder_reason)
-        return self._embedder
-
-    def vectors_reason(self) -> str | None:
-        """Why recall would be keyword-only right now (None when vectors are on)."""
-        if not self.db.vec_ok:
-            return self.db.vec_reason
-        if self._get_embedder() is None:
-            return self._embedder_reason or "embedder is 'none'"
-        return None
-
-    def _ensure_vec_model(self, embedder) -> None:
-        """Record the embedder's model; on a change drop every vector first (never mix models)."""
-        model, dims = str(embedder.model_id), int(embedder.dimensions)
-        if self.get_meta("vec_model") == model and self.get_meta("vec_dims") == str(dims):
-            return
-        with self.db.write():
-            if self.get_meta("vec_model") == model and self.get_meta("vec_dims") == str(dims):
-                return
-            old = self.get_meta("vec_model")
-            if old is not None and old != model:
-                log.info("embedder changed from %s to %s: re-embedding every memory", old, model)
-            self.db.execute("DELETE FROM vectors")
-            self.db.execute("UPDATE files SET vec_model = NULL WHERE vec_model IS NOT NULL")
-            self.set_meta("vec_model", model)
-            self.set_meta("vec_dims", str(dims))
-            self._new_epoch()
-
-    def _new_epoch(self) -> None:
-        """Tell every process's in-memory vector index to reload from scratch."""
-        self.set_meta("vec_epoch", f"{time.time_ns()}-{os.getpid()}")
-
-    def _next_seq(self) -> int:
-        top = self.db.execute("SELECT max(seq) FROM vectors").fetchone()[0]
-        return 0 if top is None else top + 1
-
-    def vector_index(self) -> search.VectorIndex:
-        """The in-memory vector index of the current model, refreshed from the db."""
-        self._vindex.refresh(self.db, self.get_meta("vec_model") or "", self.get_meta("vec_epoch"))
-        return self._vindex
-
-    def _has_table(self, name: str) -> bool:
-        return self.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
-
-    def embed_pending(self, *, progress: Progress | None = None) -> int:
-        """Give every usable memory without a vector one (cache first, then the embedder).
-
-        Returns how many rows got a vector. An EmbedderError leaves the rest keyword-searchable,
-        is logged, and is retried by a later call (not before ``EMBED_RETRY_S``).
-        """
-        if not self.db.vec_ok:
-            return 0
-        if self.db.execute("SELECT 1 FROM files WHERE usable = 1 AND vec_model IS NULL LIMIT 1").fetchone() is None \
-                and self._vec_model_matches():
-            return 0
-        if time.monotonic() < self._embed_retry_at:
-            return 0
-        embedder = self._get_embedder()
-        if embedder is None:
-            return 0
-        try:
-            self._ensure_vec_model(embedder)  # an HTTP embedder may ask its server for the dimension
-        except EmbedderError as exc:
-            self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
-            log.warning("vault-mem: embedder unavailable (%s); memories stay keyword-only until it is back", exc)
-            return 0
-        model = str(embedder.model_id)
-        rows = self.db.execute(
-            "SELECT id, type, description, body, sort_date, embed_sha256 FROM files "
-            "WHERE usable = 1 AND vec_model IS NULL ORDER BY id"
-        ).fetchall()
-        if not rows:
-            return 0
-        done = 0
-        total = len(rows)
-        batch = max(8, int(getattr(embedder, "batch_size", 32) or 32))
-        for start in range(0, total, batch * 4):
-            chunk = rows[start:start + batch * 4]
-            hashes = [r["embed_sha256"] for r in chunk]
-            cached = self._cached_vectors(model, hashes)
-            todo = [(r, h) for r, h in zip(chunk, hashes) if h not in cached]
-            new: dict[str, bytes] = {}
-            for b in range(0, len(todo), batch):
-                part = todo[b:b + batch]
-                texts = [search.document_text(r["description"], r["body"] or "", r["sort_date"]) for r, _ in part]
-                try:
-                    vecs = np.asarray(embedder.embed_batch(texts, kind="document"), dtype=np.float32)
-                except EmbedderError as exc:
-                    self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
-                    self._store_vectors(model, chunk, {**cached, **new})
-                    log.warning("vault-mem: embedding failed (%s); %d memories stay keyword-only until "
-                                "the embedder is back", exc, total - done)
-                    return done
-                if vecs.shape != (len(part), int(embedder.dimensions)):
-                    raise EmbedderError(
-                        f"embedder {model} returned shape {vecs.shape}, expected ({len(part)}, {embedder.dimensions})"
-                    )
-                for (_, h), v in zip(part, vecs):
-                    new[h] = v.tobytes()
-            done += self._store_vectors(model, chunk, {**cached, **new})
-            if progress:
-                progress(min(start + len(chunk), total), total)
-        return done
-
-    def _vec_model_matches(self) -> bool:
-        """True when the stored vectors belong to the configured embedder (cheap, no model load)."""
-        fp = self._embedder_fingerprint()
-        if fp is None:
-            return True
-        return self.get_meta("embedder_fingerprint") == fp
-
-    def _embedder_fingerprint(self) -> str | None:
-        arg = self._embedder_arg
-        if arg is DEFAULT:
-            e = self.config.embedder
-            if e.provider == "none":
-                return None
-            return f"config:{e.provider}|{e.model}|{e.url}|{e.dimensions}"
-        if arg is None:
-            return None
-        return f"instance:{getattr(arg, 'model_id', '')}|{getattr(arg, 'dimensions', '')}"
-
-    def _cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
-        out: dict[str, bytes] = {}
-        uniq = list(dict.fromkeys(hashes))
-        for i in range(0, len(uniq), 500):
-            part = uniq[i:i + 500]
-            marks = ",".join("?" * len(part))
-            for r in self.db.execute(
-                f"SELECT text_sha256, vector FROM embed_cache WHERE model = ? AND text_sha256 IN ({marks})",
-                [model, *part],
-            ):
-                out[r[0]] = r[1]
-        return out
-
-    def _store_vectors(self, model: str, rows, vectors: dict[str, bytes]) -> int:
-        stored = 0
-        with self.db.write():
-            self.db.executemany(
-                "INSERT OR IGNORE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
-                [(model, h, v) for h, v in vectors.items()],
-            )
-            for r in rows:
-                vec = vectors.get(r["embed_sha256"])
-                if vec is None:
-                    continue
-                # Re-check inside the transaction: another process may have changed the row.
-                cur = self.db.execute(
-                    "SELECT embed_sha256, vec_model FROM files WHERE id = ? AND usable = 1", (r["id"],)
-                ).fetchone()
-                if cur is None or cur["embed_sha256"] != r["embed_sha256"] or cur["vec_model"] == model:
-                    continue
-                self.db.execute("INSERT OR REPLACE INTO vectors(id, seq, vec) VALUES (?, ?, ?)",
-                                (r["id"], self._next_seq(), vec))
-                self.db.execute("UPDATE files SET vec_model = ? WHERE id = ?", (model, r["id"]))
-                stored += 1
-            fp = self._embedder_fingerprint()
-            if fp is not None:
-                self.set_meta("embedder_fingerprint", fp)
-        return stored
 
     # -- reading files ---------------------------------------------------------------------
 
@@ -488,12 +296,6 @@ class Sidecar:
         self.db.executemany("INSERT OR IGNORE INTO supersedes(file_id, target) VALUES (?, ?)",
                             [(file_id, t) for t in supersedes])
 
-    def _drop_vector(self, file_id: int) -> None:
-        self.db.execute("UPDATE files SET vec_model = NULL WHERE id = ?", (file_id,))
-        # A tombstone (NULL vector, new seq) so every in-memory index drops it at its next refresh.
-        self.db.execute("UPDATE vectors SET vec = NULL, seq = ? WHERE id = ? AND vec IS NOT NULL",
-                        (self._next_seq(), file_id))
-
     def _remove(self, path: str, touched_keys: set[str]) -> bool:
         row = self.db.execute("SELECT id, key FROM files WHERE path = ?", (path,)).fetchone()
         if row is None:
@@ -528,12 +330,6 @@ class Sidecar:
 
     # -- reconcile -------------------------------------------------------------------------
 
-    def _embed_now(self, embed: bool | None) -> bool:
-        """``embed=None`` (auto): make vectors now only if the embedder is at hand already."""
-        if embed is not None:
-            return embed
-        return self._embedder_arg is not DEFAULT or (self._embedder_ready and self._embedder is not None)
-
     def reconcile(self, *, progress: Progress | None = None, embed: bool | None = None) -> ReconcileReport:
         """Bring the rows in line with the files under the five type folders.
 
@@ -545,9 +341,25 @@ class Sidecar:
         passed in; otherwise by the next :meth:`recall` or :meth:`embed_pending`. So ``list``,
         ``get`` and INDEX.md never load the model.
         """
+        try:
+            return self._reconcile(progress=progress, embed=embed)
+        except dbmod.errors()[0] as exc:
+            if not dbmod.is_damage(exc):
+                raise
+            self._recover(exc)
+            return self._reconcile(progress=progress, embed=embed)
+
+    def _recover(self, exc: BaseException) -> None:
+        """The db broke while in use: move it aside, start a fresh one (rebuilt by the caller)."""
+        self.db.close()
+        dbmod.repair(self._db_path, str(exc))
+        self.db = dbmod.connect(self._db_path)
+        self._vindex = VectorIndex()
+
+    def _reconcile(self, *, progress: Progress | None, embed: bool | None) -> ReconcileReport:
         report = ReconcileReport()
         on_disk = self._scan()
-        stored = {r["path"]: (r["mtime_ns"], r["size"]) for r in self.db.execute("SELECT path, mtime_ns, size FROM files")}
+        stored = {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT path, mtime_ns, size FROM files")}
         todo = [p for p, sig in on_disk.items() if stored.get(p) != sig]
         gone = [p for p in stored if p not in on_disk]
         report.unchanged = len(on_disk) - len(todo)
@@ -595,11 +407,16 @@ class Sidecar:
                 self._resolve_keys(touched)
 
     def rebuild(self, *, progress: Progress | None = None) -> ReconcileReport:
-        """Drop every row and index all files again (the embedding cache is kept)."""
+        """Drop every row and index all files again (the embedding cache is kept).
+
+        A kept last good version of a file that cannot be parsed now is the one thing the files
+        cannot give back, so those rows survive (and are re-checked against their file)."""
+        kept = "SELECT id FROM files WHERE has_content = 1 AND problem IS NOT NULL"
         with self.db.write():
-            for table in ("files", "fts", "tags", "supersedes"):
-                self.db.execute(f"DELETE FROM {table}")
-            self.db.execute("DELETE FROM vectors")
+            for table, col in (("fts", "rowid"), ("tags", "file_id"), ("supersedes", "file_id"), ("vectors", "id")):
+                self.db.execute(f"DELETE FROM {table} WHERE {col} NOT IN ({kept})")
+            self.db.execute("DELETE FROM files WHERE NOT (has_content = 1 AND problem IS NOT NULL)")
+            self.db.execute("UPDATE files SET mtime_ns = -1, sha256 = ''")  # force a re-read
             self._new_epoch()
         return self.reconcile(progress=progress, embed=True)
 
@@ -627,7 +444,7 @@ class Sidecar:
 
     def count_for_index(self, today: dt.date) -> int:
         """How many entries :meth:`entries_for_index` yields in total."""
-        return self.db.execute(f"SELECT count(*) FROM files f WHERE {self._INDEX_WHERE}",
+        return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._INDEX_WHERE}",
                                {"today": today.isoformat()}).fetchone()[0]
 
     def list_entries(self, *, type: str | None = None, tags: list[str] | None = None) -> list[dict]:
@@ -657,10 +474,11 @@ class Sidecar:
     def problems(self) -> list[Problem]:
         """Files the sidecar cannot use, with the reason (and whether an old version is kept)."""
         out = []
-        for r in self.db.execute(
-            "SELECT path, problem, duplicate_of, has_content FROM files "
-            "WHERE problem IS NOT NULL OR duplicate_of IS NOT NULL ORDER BY path"
-        ):
+        cols = "SELECT path, problem, duplicate_of, has_content FROM files"
+        # Two partial-index lookups (an OR or a sorted UNION would scan every row).
+        rows = {r["path"]: r for q in (f"{cols} WHERE problem IS NOT NULL", f"{cols} WHERE duplicate_of IS NOT NULL")
+                for r in self.db.execute(q)}
+        for _, r in sorted(rows.items()):
             if r["problem"]:
                 reason = r["problem"]
                 if r["has_content"] and not r["duplicate_of"]:
@@ -684,6 +502,19 @@ class Sidecar:
     def recall(self, query: str, *, k: int = 5, type: str | None = None, tags: list[str] | None = None,
                scope: str | None = None, include_expired: bool = False, today: dt.date | None = None) -> RecallResult:
         """Hybrid search (see :mod:`vault_mem.search`); never raises on the query text."""
+        try:
+            return self._recall(query, k=k, type=type, tags=tags, scope=scope,
+                                include_expired=include_expired, today=today)
+        except dbmod.errors()[0] as exc:
+            if not dbmod.is_damage(exc):
+                raise
+            self._recover(exc)
+            self._reconcile(progress=None, embed=None)
+            return self._recall(query, k=k, type=type, tags=tags, scope=scope,
+                                include_expired=include_expired, today=today)
+
+    def _recall(self, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
+                include_expired: bool, today: dt.date | None) -> RecallResult:
         return search.run_recall(self, query, k=k, type=type, tags=tags, scope=scope,
                           include_expired=include_expired, today=today or dt.date.today())
 
@@ -707,6 +538,9 @@ class Sidecar:
                     "created", "updated", "sort_date", "pinned", "expires", "tags", "scope", "source",
                     "supersedes", "body", "embed_sha256")
 
+    # What a kept last good version holds that a fresh rebuild of the broken file cannot.
+    _KEPT_VERSION_COLS = frozenset(_DOCTOR_COLS) - {"key", "type", "sha256", "problem", "duplicate_of"}
+
     def _compare(self, fresh: Sidecar) -> list[str]:
         cols = ", ".join(self._DOCTOR_COLS)
         mine = {r[0]: tuple(r[1:]) for r in self.db.execute(f"SELECT path, {cols} FROM files")}
@@ -722,6 +556,9 @@ class Sidecar:
                 out.append(f"{path}: on disk, but not indexed")
             else:
                 fields = [c for c, x, y in zip(self._DOCTOR_COLS, a, b) if x != y]
+                if set(fields) <= self._KEPT_VERSION_COLS and a[self._DOCTOR_COLS.index("has_content")] \
+                        and not b[self._DOCTOR_COLS.index("has_content")] and a[self._DOCTOR_COLS.index("problem")]:
+                    continue  # a kept last good version (DESIGN §5): reported by problems(), not a drift
                 out.append(f"{path}: index differs from the file ({', '.join(fields)})")
         ok = self.db.execute(
             "SELECT count(*) FROM files f JOIN fts ON fts.rowid = f.id WHERE f.has_content = 1 "
