@@ -123,7 +123,10 @@ def test_same_key_both_edited_remote_keeps_key_local_becomes_conflict_copy(net):
     [listed] = list_conflicts(b)
     assert listed["key"] == "editor" and listed["path"] == "facts/editor.md"
     assert listed["other_path"] == f"facts/{ck}.md" and "resolve editor" in listed["detail"]
-    assert [h.key for h in b.recall("zed").hits] == [ck]
+    [hit] = b.recall("zed").hits
+    assert hit.key == ck and "conflict" in hit.flags
+    index_md = (b.root / "INDEX.md").read_text()
+    assert "- editor (" in index_md and ck not in index_md  # review lists copies; INDEX.md does not
     msg = git(b.root, "log", "-1", "--format=%B", "--", f"facts/{ck}.md")
     assert "Memory-Key: editor" in msg and "Sync-Conflict: editor was changed on the remote" in msg
     converge([a, b, c])

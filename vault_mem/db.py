@@ -185,7 +185,19 @@ def m003_covering_indexes(conn) -> None:
     )
 
 
-MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes]
+def m004_conflict_of(conn) -> None:
+    """``conflict_of``: the key a sync conflict copy belongs to (recall flags it "conflict",
+    INDEX.md leaves it out). Rows are marked for a re-read so existing copies get it too."""
+    _run_script(
+        conn,
+        """
+        ALTER TABLE files ADD COLUMN conflict_of TEXT;
+        UPDATE files SET mtime_ns = -1 WHERE key LIKE '%.conflict-%';
+        """,
+    )
+
+
+MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: tables each schema version must have (a file missing them is damaged, not merely old)
 TABLES_BY_VERSION = {1: {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}, 2: {"vectors"}}

@@ -267,14 +267,16 @@ class Sidecar(VectorStore):
         tags, supersedes = m.tags, m.supersedes  # type: ignore[attr-defined]
         desc, body = m.description, m.body  # type: ignore[attr-defined]
         embed_sha = hashlib.sha256(search.document_text(desc, body, sort_date).encode("utf-8")).hexdigest()
+        conflict_of = m.meta.get("conflict_of")  # type: ignore[attr-defined]
         values = (st.key, st.type, TYPE_RANK[st.type], st.mtime_ns, st.size, st.sha256, st.sha256,
                   desc, created, updated, sort_date, int(m.pinned), expires,  # type: ignore[attr-defined]
-                  json.dumps(tags), m.scope, m.source, json.dumps(supersedes), body, embed_sha)  # type: ignore[attr-defined]
+                  json.dumps(tags), m.scope, m.source, json.dumps(supersedes), body, embed_sha,  # type: ignore[attr-defined]
+                  conflict_of if isinstance(conflict_of, str) and conflict_of else None)
         cols = ("key, type, type_rank, mtime_ns, size, sha256, content_sha256, description, created, updated, "
-                "sort_date, pinned, expires, tags, scope, source, supersedes, body, embed_sha256")
+                "sort_date, pinned, expires, tags, scope, source, supersedes, body, embed_sha256, conflict_of")
         if row is None:
             cur = self.db.execute(
-                f"INSERT INTO files(path, {cols}, has_content, problem) VALUES (?, {','.join('?' * 19)}, 1, NULL)",
+                f"INSERT INTO files(path, {cols}, has_content, problem) VALUES (?, {','.join('?' * 20)}, 1, NULL)",
                 (st.path, *values),
             )
             file_id = cur.lastrowid
@@ -424,6 +426,7 @@ class Sidecar(VectorStore):
 
     _INDEX_WHERE = (
         "f.usable = 1 AND f.type_rank < 4 AND (f.expires IS NULL OR f.expires >= :today) "
+        "AND f.conflict_of IS NULL "
         f"AND f.key NOT IN ({search.SUPERSEDED_KEYS_SQL.replace('?', ':today')})"
     )
 
@@ -536,7 +539,7 @@ class Sidecar(VectorStore):
 
     _DOCTOR_COLS = ("key", "type", "sha256", "has_content", "usable", "problem", "duplicate_of", "description",
                     "created", "updated", "sort_date", "pinned", "expires", "tags", "scope", "source",
-                    "supersedes", "body", "embed_sha256")
+                    "supersedes", "body", "embed_sha256", "conflict_of")
 
     # What a kept last good version holds that a fresh rebuild of the broken file cannot.
     _KEPT_VERSION_COLS = frozenset(_DOCTOR_COLS) - {"key", "type", "sha256", "problem", "duplicate_of"}

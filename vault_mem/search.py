@@ -328,6 +328,8 @@ def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], supersede
         flags.append("expired")
     if superseded:
         flags.append("superseded")
+    if row["conflict_of"]:
+        flags.append("conflict")
     return date, age, flags
 
 
@@ -425,7 +427,8 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     ids = [i for i, _ in ranked]
     marks = ",".join("?" * len(ids))
     rows = {r["id"]: r for r in db.execute(
-        f"SELECT id, key, type, description, sort_date, expires, path, body FROM files WHERE id IN ({marks})", ids)}
+        f"SELECT id, key, type, description, sort_date, expires, path, body, conflict_of FROM files "
+        f"WHERE id IN ({marks})", ids)}
     superseded: set[str] = set()
     if include_expired:
         superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [filters.today])}
