@@ -86,8 +86,9 @@ def cmd_init(args) -> int:
              f"{Path(target).resolve()} is already a vault; nothing changed")
         return 0
     vault = Vault.init(target, agent=args.agent)
+    notes = list(vault.notices)
     _notices(vault)
-    emit(args, {"vault": str(vault.root), "prefix": vault.prefix, "created": True, "notes": vault.notices},
+    emit(args, {"vault": str(vault.root), "prefix": vault.prefix, "created": True, "notes": notes},
          f"created vault at {vault.root}" + (f" (inside repository {vault.repo.toplevel})" if vault.prefix else ""))
     return 0
 
@@ -151,7 +152,6 @@ def cmd_remember(args) -> int:
     body = _body_from(args, vault.config.max_body_bytes)
     result = vault.remember(args.key, args.description, body, type=args.type,
                             tags=_split_tags(args.tags), source=args.source, extra=extra or None)
-    _notices(vault)
     for w in result.warnings:
         warn(f"warning: {w}")
     short = (result.commit or "")[:10]
@@ -172,7 +172,6 @@ def _date_arg(value: str, flag: str) -> dt.date:
 def cmd_forget(args) -> int:
     vault = open_vault(args)
     result = vault.forget(args.key)
-    _notices(vault)
     emit(args, result.to_dict(), f"forgot: {result.path} (commit {(result.commit or '')[:10]})")
     return 0
 
@@ -222,7 +221,6 @@ def cmd_log(args) -> int:
 def cmd_undo(args) -> int:
     vault = open_vault(args)
     result = vault.undo(args.target)
-    _notices(vault)
     emit(args, result.to_dict(), f"undone: {result.key} (commit {(result.commit or '')[:10]})")
     return 0
 
@@ -381,7 +379,6 @@ def cmd_sync(args) -> int:
 
     vault = open_vault(args, getattr(args, "path", None))
     report = sync(vault, remote=args.remote)
-    _notices(vault)
     emit(args, report.to_dict(), report.summary())
     return 0
 

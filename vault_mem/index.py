@@ -29,6 +29,7 @@ from . import db as dbmod
 from . import search
 from .config import FOLDER_TYPES, STATE_DIR, TYPE_FOLDERS, Config
 from .errors import VaultMemError
+from .indexmd import IndexEntry
 from .memory import iso, key_type_from_path, parse_memory
 from .search import Hit, RecallResult
 from .vectors import DEFAULT, VectorIndex, VectorStore
@@ -41,18 +42,6 @@ BATCH_FILES = 256  # files per write transaction during reconcile
 Progress = Callable[[int, int], None]
 
 __all__ = ["DEFAULT", "Hit", "IndexEntry", "Problem", "RecallResult", "ReconcileReport", "Sidecar"]
-
-
-@dataclass(frozen=True)
-class IndexEntry:
-    """One line of INDEX.md."""
-
-    key: str
-    type: str
-    path: str
-    description: str
-    date: str | None
-    pinned: bool
 
 
 @dataclass(frozen=True)
