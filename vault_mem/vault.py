@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import yaml
 
@@ -41,13 +41,15 @@ from .memory import (
     build_meta,
     key_type_from_path,
     parse_memory,
-    rel_path_for,
     render_memory,
     same_content,
     validate_description,
     validate_key,
     validate_type,
 )
+
+if TYPE_CHECKING:
+    from .history import LogEntry
 
 
 def _template_dir() -> Path:
@@ -58,7 +60,6 @@ def _template_dir() -> Path:
             return candidate
     raise VaultMemError("vault-mem's template_vault is missing from the installation; reinstall vault-mem")
 JOURNAL = "pending.json"
-TRAILER_KEYS = ("Memory-Key", "Memory-Action", "Memory-Type", "Agent")
 
 
 @dataclass
@@ -75,22 +76,6 @@ class WriteResult:
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "type": self.type, "path": self.path, "action": self.action,
                 "commit": self.commit, "warnings": self.warnings}
-
-
-@dataclass
-class LogEntry:
-    """One commit that touched the vault."""
-
-    commit: str
-    date: str
-    author: str
-    subject: str
-    key: str | None
-    action: str | None
-    agent: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def _remove_temp_files(folder: Path, name: str) -> None:
@@ -553,102 +538,19 @@ class Vault:
         self._finish(list(files), message, journal.get("agent") or self.agent)
         return f"finished an interrupted write of '{journal.get('key')}'"
 
-    # -- history ---------------------------------------------------------------------------
-    def _key_paths(self, key: str) -> list[str]:
-        return [self._top(rel_path_for(key, t)) for t in TYPE_FOLDERS]
-
+    # -- history (vault_mem/history.py) -----------------------------------------------------
     def log(self, key: str | None = None, *, limit: int = 20) -> list[LogEntry]:
         """Commits that touched the vault (or one key's file in any type folder), newest first."""
-        if key is not None:
-            validate_key(key)
-        paths = self._key_paths(key) if key else [self.prefix or "."]
-        fmt = "%H%x1f%as%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e"
-        out = self.repo.run("log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths,
-                            cwd=self.repo.toplevel)
-        entries = []
-        for rec in out.split("\x1e"):
-            rec = rec.strip("\n")
-            if not rec:
-                continue
-            commit, date, author, subject, trailers = (rec.split("\x1f") + [""] * 5)[:5]
-            t = _parse_trailers(trailers)
-            entries.append(LogEntry(commit, date, author, subject, t.get("Memory-Key"),
-                                    t.get("Memory-Action"), t.get("Agent")))
-        return entries
+        from .history import log
+
+        return log(self, key, limit=limit)
 
     def undo(self, target: str, *, agent: str | None = None) -> WriteResult:
-        """Revert the last agent commit for key ``target`` (or the commit ``target``).
+        """Revert the last agent commit for key ``target`` (or the commit ``target``); see
+        :func:`vault_mem.history.undo`."""
+        from .history import undo
 
-        Like ``git revert`` of that commit, restricted to its memory files, with INDEX.md
-        regenerated rather than patched (so it never conflicts). A file changed since that
-        commit is not overwritten: the undo is refused and says so."""
-        with self.lock:
-            self._recover()
-            self._check_git_state()
-            commit, trailers = self._undo_target(target)
-            parent_proc = self.repo.run("rev-parse", "-q", "--verify", f"{commit}^", check=False)
-            parent = parent_proc.stdout.decode().strip() or None if parent_proc.returncode == 0 else None
-            names = self.repo.run("diff-tree", "-r", "--no-commit-id", "--name-only", "-z",
-                                  *([parent] if parent else ["--root"]), commit, "--",
-                                  self.prefix or ".", cwd=self.repo.toplevel)
-            changes: dict[str, bytes | None] = {}
-            for top in filter(None, names.split("\x00")):
-                rel = top[len(self.prefix):]
-                if rel == INDEX_FILE or "/" not in rel:
-                    continue
-                before = self.repo.blob_at(parent, top)
-                after = self.repo.blob_at(commit, top)
-                path = self.root / rel
-                now = GitRepo.blob_id(path.read_bytes()) if path.exists() else None
-                if now == before:
-                    continue
-                if now != after:
-                    raise VaultMemError(
-                        f"cannot undo {commit[:10]}: {rel} changed after it; see `vault-mem log "
-                        f"{trailers.get('Memory-Key') or ''}`".rstrip() + " and remember the version you want"
-                    )
-                changes[rel] = self.repo.read_object(before)[1] if before else None
-            if not changes:
-                raise VaultMemError(f"nothing to undo: the files of {commit[:10]} are already as before it")
-            key = trailers.get("Memory-Key") or Path(next(iter(changes))).stem
-            rel_new = next((r for r, d in changes.items() if d is not None), None)
-            type_ = _type_of(rel_new or next(iter(changes)))
-            action = "create" if all(d is not None for d in changes.values()) and \
-                trailers.get("Memory-Action") == "forget" else \
-                "forget" if all(d is None for d in changes.values()) else "update"
-            subject_proc = self.repo.run("log", "-1", "--format=%s", commit)
-            subject = f'Revert "{subject_proc}"'
-            result = self._commit_change(
-                changes, subject, key=key, action=action, type_=type_, agent=agent,
-                extra_trailers=f"Reverts: {commit}\n",
-            )
-            return WriteResult(key, type_, rel_new, "undo", result)
-
-    def _undo_target(self, target: str) -> tuple[str, dict[str, str]]:
-        _check_text("undo's target", target)
-        if not target or target.startswith("-"):
-            raise UsageError("undo needs a key or a commit id")
-        is_key = True
-        try:
-            validate_key(target)
-        except VaultMemError:
-            is_key = False
-        if is_key:
-            for entry in self.log(target, limit=200):
-                if entry.key == target and entry.action:
-                    trailers = {"Memory-Key": entry.key, "Memory-Action": entry.action}
-                    return entry.commit, trailers
-        proc = self.repo.run("rev-parse", "-q", "--verify", f"{target}^{{commit}}", check=False)
-        if proc.returncode != 0:
-            raise MemoryNotFoundError(
-                f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
-            )
-        commit = proc.stdout.decode().strip()
-        body = self.repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)
-        trailers = _parse_trailers(body)
-        if "Memory-Key" not in trailers:
-            raise UsageError(f"{commit[:10]} is not an agent write (it has no Memory-Key trailer)")
-        return commit, trailers
+        return undo(self, target, agent=agent)
 
     # -- bulk ------------------------------------------------------------------------------
     def import_memories(self, memories: Iterable[Memory], *, message: str) -> str | None:
@@ -725,21 +627,6 @@ def _render_checked(new: Memory) -> bytes:
             "changes in the round trip); pass plain text, numbers, dates or lists of text"
         )
     return text.encode("utf-8")
-
-
-def _parse_trailers(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        name, sep, value = line.partition(":")
-        if sep and name in (*TRAILER_KEYS, "Reverts"):
-            out[name] = value.strip()
-    return out
-
-
-def _type_of(rel: str) -> str:
-    from .config import FOLDER_TYPES
-
-    return FOLDER_TYPES.get(rel.split("/", 1)[0], "note")
 
 
 def _git_init(root: Path) -> None:
