@@ -214,3 +214,32 @@ def test_vector_index_coarse_pass_matches_exact(monkeypatch) -> None:
     coarse = index.top(q, 10, type="note")
     assert len({i for i, _ in coarse} & {i for i, _ in exact}) >= 9
     assert all(i % 2 == 0 for i, _ in coarse)  # type filter applied inside the search
+
+
+def test_day_context_lifts_same_day_candidates_and_keeps_one_day_order(tmp_path: Path):
+    """A candidate gains a share of the best score of its own day among the top candidates; when
+    every memory has one date the bonus is equal for all and the order stays the fused order."""
+    root = tmp_path / "v"
+    d1, d2 = dt.date(2026, 2, 1), dt.date(2026, 2, 9)
+    for key, day in (("a", d1), ("b", d2), ("c", d1), ("d", d2)):
+        write_memory(root, key, f"memory {key}", created=day, updated=day)
+    with Sidecar(root, Config(), embedder=None) as sc:
+        sc.reconcile()
+        ids = {r[1]: r[0] for r in sc.db.execute("SELECT id, key FROM files")}
+        fused = {ids["a"]: 1.0, ids["b"]: 0.6, ids["d"]: 0.55, ids["c"]: 0.1}
+        lifted = search.day_context(sc.db, fused, weight=0.4, pool=10)
+        order = sorted(lifted, key=lambda i: -lifted[i])
+        assert lifted[ids["c"]] == pytest.approx(0.1 + 0.4 * 1.0)  # a's day
+        assert lifted[ids["d"]] == pytest.approx(0.55 + 0.4 * 0.6)  # b's day
+        assert order[0] == ids["a"]
+        assert search.day_context(sc.db, fused, weight=0.0) == fused
+
+    same = tmp_path / "same"
+    for key in "wxyz":
+        write_memory(same, key, f"memory {key}", created=d1, updated=d1)
+    with Sidecar(same, Config(), embedder=None) as sc:
+        sc.reconcile()
+        ids = {r[1]: r[0] for r in sc.db.execute("SELECT id, key FROM files")}
+        fused = {ids["w"]: 0.9, ids["x"]: 0.7, ids["y"]: 0.4, ids["z"]: 0.2}
+        lifted = search.day_context(sc.db, fused)
+        assert sorted(lifted, key=lambda i: -lifted[i]) == sorted(fused, key=lambda i: -fused[i])

@@ -59,6 +59,12 @@ VECTOR_WEIGHT = 0.6  # share of the min-max normalised cosine in the fused score
 COVERAGE_WEIGHT = 0.4  # bonus for the share of query words a memory contains: bm25 gives a word
 # found in half the memories (a person's name in a one-person vault) almost no weight
 BM25_WEIGHTS = (3.0, 1.0, 1.0)  # description, body, extra
+# Day context: memories written on the same day as one of the best DAY_CONTEXT_POOL candidates
+# share its session and topic, so each candidate gains DAY_CONTEXT_WEIGHT x the best fused score
+# among those top candidates of its own day (a top candidate counts itself). When every memory
+# has one date (a bulk import) the bonus is the same for all and changes no order.
+DAY_CONTEXT_WEIGHT = 0.4
+DAY_CONTEXT_POOL = 10
 
 # Relevance floor. A query is answered only if its best candidate is at least this similar
 # (cosine); below it, every candidate is about something else. Calibrated per model. MiniLM:
@@ -275,6 +281,23 @@ def fuse(kw: list[tuple[int, float]], sims: dict[int, float], coverage: dict[int
             + coverage_weight * coverage.get(i, 0.0) for i in ids}
 
 
+def day_context(db, scores: dict[int, float], *, weight: float = DAY_CONTEXT_WEIGHT,
+                pool: int = DAY_CONTEXT_POOL) -> dict[int, float]:
+    """``scores`` plus the day-context bonus (see DAY_CONTEXT_WEIGHT); undated memories are
+    each their own day. Cost: one indexed read of the candidates' dates."""
+    if weight <= 0 or len(scores) < 2:
+        return scores
+    ids = list(scores)
+    marks = ",".join("?" * len(ids))
+    day = {r[0]: r[1][:10] for r in db.execute(
+        f"SELECT id, sort_date FROM files WHERE id IN ({marks}) AND sort_date IS NOT NULL", ids) if r[1]}
+    best: dict[Any, float] = {}
+    for i in sorted(ids, key=lambda i: (-scores[i], i))[:pool]:
+        d = day.get(i, i)
+        best[d] = max(best.get(d, 0.0), scores[i])
+    return {i: s + weight * best.get(day.get(i, i), 0.0) for i, s in scores.items()}
+
+
 def _minmax(values: dict[int, float]) -> dict[int, float]:
     if not values:
         return {}
@@ -418,7 +441,7 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
         return result
     sims = index.similarities(np.asarray(qvec, dtype=np.float32), candidates) if vec else {}
     coverage = keyword_coverage(db, terms, candidates)
-    scores = fuse(kw, sims, coverage, vector_weight=VECTOR_WEIGHT if vec else 0.0)
+    scores = day_context(db, fuse(kw, sims, coverage, vector_weight=VECTOR_WEIGHT if vec else 0.0))
     passing = apply_floor(scores, sims, coverage, min_sim=min_similarity(embedder) if vec else None)
     if not passing:
         result.note = "nothing relevant: no memory cleared the relevance floor"
