@@ -87,3 +87,22 @@ def test_index_prints_generated_text(vdir):
     run_cli("--vault", str(vdir), "remember", "a", "-d", "first")
     r = run_cli("--vault", str(vdir), "index")
     assert r.stdout == (vdir / "INDEX.md").read_text()
+
+
+def test_deleted_index_is_rebuilt_by_the_next_command_with_a_progress_bar(vdir):
+    import datetime as dt
+
+    from vault_mem import Memory, Vault
+
+    today = dt.date.today()
+    with Vault(vdir) as v:
+        v.import_memories([Memory(f"m{i:03d}", "fact", {"description": f"fact number {i} about owls",
+                                                       "created": today, "updated": today}, "")
+                           for i in range(250)], message="import: 250 memories")
+    (vdir / ".vault-mem" / "index.db").unlink()
+    r = run_cli("--vault", str(vdir), "recall", "fact number 17 about owls", "--json",
+                env={"VAULT_MEM_PROGRESS": "1"})
+    assert r.returncode == 0, r.stderr
+    assert "indexing [" in r.stderr and "250/250" in r.stderr
+    assert json.loads(r.stdout)["hits"][0]["key"] == "m017"
+    assert run_cli("--vault", str(vdir), "doctor").returncode == 0

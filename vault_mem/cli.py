@@ -46,6 +46,7 @@ def open_vault(args: argparse.Namespace, path: str | None = None):
     explicit = path or args.vault or os.environ.get("VAULT_MEM_VAULT")
     root = Path(explicit) if explicit else find_vault_root()
     vault = Vault(root, agent=getattr(args, "agent", None))
+    vault.progress = _progress_bar("indexing")
     args.opened_vault = vault  # main() reports its notices whatever the command (a read recovers too)
     return vault
 

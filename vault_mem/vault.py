@@ -154,6 +154,9 @@ class Vault:
         self.sidecar = Sidecar(root, self.config, **kwargs)
         #: things the vault did on its own that a person should hear about (recovered writes)
         self.notices: list[str] = []
+        #: progress(done, total) for long index work (a rebuild after index.db was deleted,
+        #: vectors owed); the CLI sets a progress bar here
+        self.progress = None
 
     # -- creation --------------------------------------------------------------------------
     @classmethod
@@ -257,7 +260,7 @@ class Vault:
         with self.lock:
             if recover:
                 self._recover()
-            report = self.sidecar.reconcile(progress=progress)
+            report = self.sidecar.reconcile(progress=progress or self.progress)
             if report.changed or not (self.root / INDEX_FILE).exists():
                 self._write_index_file()
         return report
@@ -310,6 +313,8 @@ class Vault:
         self.reconcile()
         if k is not None and (not isinstance(k, int) or k < 1 or k > 100):
             raise UsageError("k must be a whole number from 1 to 100")
+        if self.progress is not None:
+            self.sidecar.embed_pending(progress=self.progress)  # else recall does it, silently
         return self.sidecar.recall(
             query, k=k or self.config.recall_k, type=validate_type(type) if type else None,
             tags=tags or None, scope=scope, include_expired=include_expired,
