@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vault_mem import Memory, Vault  # noqa: E402
+from vault_mem import Memory, Vault
 
 
 def fill(vault: Vault, n: int) -> None:

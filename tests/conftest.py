@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,7 +44,7 @@ def vault(tmp_path):
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:
     """Run real git in ``cwd`` and return its stdout."""
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
     return proc.stdout
@@ -53,4 +55,22 @@ def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: 
     full_env = {**os.environ, **(env or {})}
     full_env.setdefault("VAULT_MEM_EMBEDDER", "none")
     return subprocess.run([sys.executable, "-m", "vault_mem.cli", *args], cwd=cwd, input=input,
-                          capture_output=True, text=True, env=full_env, timeout=120)
+                          capture_output=True, text=True, env=full_env, timeout=120, check=False)
+
+
+def wait_for(predicate, timeout: float = 10.0, what: str = "condition") -> None:
+    """Poll ``predicate`` until it holds; fail after ``timeout`` seconds (never a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def daemon_ready(root: Path, pid: int) -> bool:
+    """The daemon ``pid`` reported ready (a killed daemon leaves its old status file behind)."""
+    try:
+        status = json.loads((root / ".vault-mem/daemon.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return bool(status.get("ready")) and status.get("pid") == pid

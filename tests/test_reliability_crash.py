@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import daemon_ready as _daemon_ready
+from conftest import wait_for as _wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 POINTS = ("before-write", "after-write", "during-index", "after-commit")
@@ -60,13 +62,6 @@ def git(root: Path, *args: str) -> str:
     assert proc.returncode == 0, f"git {args}: {proc.stderr}"
     return proc.stdout
 
-
-def _wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
 
 
 def assert_every_file_parses(root: Path) -> int:
@@ -267,14 +262,6 @@ def _indexed_rows(root: Path) -> int:
     except sqlite3.Error:
         return 0
 
-
-def _daemon_ready(root: Path, pid: int) -> bool:
-    """The daemon ``pid`` reported ready (a killed daemon leaves its old status file behind)."""
-    try:
-        status = json.loads((root / ".vault-mem/daemon.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return bool(status.get("ready")) and status.get("pid") == pid
 
 
 def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_property):

@@ -28,6 +28,9 @@ import sys
 import time
 from pathlib import Path
 
+from conftest import daemon_ready as _daemon_ready
+from conftest import wait_for as _wait_for
+
 ROOT = Path(__file__).resolve().parent.parent
 WRITERS = 4
 WRITES_PER_WRITER = 100
@@ -101,21 +104,6 @@ def _git(root: Path, *args: str) -> str:
     return proc.stdout
 
 
-def _wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
-def _daemon_ready(root: Path, pid: int) -> bool:
-    """The daemon ``pid`` reported ready (a killed daemon leaves its old status file behind)."""
-    try:
-        status = json.loads((root / ".vault-mem/daemon.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return bool(status.get("ready")) and status.get("pid") == pid
 
 
 def test_four_writers_a_daemon_and_a_reader_lose_nothing(tmp_path, record_property):

@@ -187,7 +187,7 @@ def test_vault_inside_larger_repo_leaves_user_work_alone(tmp_path):
     git(repo, "add", "app.py")
     (repo / "lib.py").write_text("unstaged change\n")
     (repo / "scratch.txt").write_text("untracked\n")
-    state = lambda: (git(repo, "diff", "--cached", "--", "app.py", "lib.py"),  # noqa: E731
+    state = lambda: (git(repo, "diff", "--cached", "--", "app.py", "lib.py"),
                      git(repo, "diff", "--", "app.py", "lib.py"), (repo / "scratch.txt").read_text())
     before = state()
     v = Vault.init(repo / "memory")
