@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -447,3 +448,26 @@ def test_daemon_and_many_cli_processes_at_once(vault):
     finally:
         rc, err = stop(proc)
     assert rc == 0 and "database is locked" not in err and "Traceback" not in err, err
+
+
+def test_daemon_runs_git_gc_auto_after_commits_stop(vault, monkeypatch):
+    """Plumbing commits never trigger git's own `gc --auto`; the daemon runs it once quiet."""
+    from vault_mem.gitstore import GitRepo
+
+    monkeypatch.setenv("VAULT_MEM_GC_QUIET_SECONDS", "0.3")
+    git_ = lambda *a: subprocess.run(["git", *a], cwd=vault.root, capture_output=True, text=True,
+                                     check=True).stdout
+    git_("config", "gc.auto", "1")
+    made, n = 0, 0
+    while made < 3:  # gc --auto samples objects/17/: put loose objects there so it has work
+        n += 1
+        data = f"filler {n}\n".encode()
+        if GitRepo.blob_id(data).startswith("17"):
+            subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=vault.root, input=data, check=True,
+                           capture_output=True)
+            made += 1
+    packs = lambda: int(re.search(r"^packs: (\d+)", git_("count-objects", "-v"), re.MULTILINE).group(1))
+    assert packs() == 0
+    with running_daemon(vault.root, quiet_seconds=3600):
+        vault.remember("gc-trigger", "A write that moves HEAD")
+        wait_for(lambda: packs() > 0, what="git gc --auto to pack the repository")

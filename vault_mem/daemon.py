@@ -26,12 +26,14 @@ folders), and INDEX.md when it differs from HEAD.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
 import logging.handlers
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -55,6 +57,8 @@ DEBOUNCE_ENV = "VAULT_MEM_DEBOUNCE_MS"
 IDLE_WAKE_S = 300.0   # the loop wakes this rarely when nothing happens (nothing to do then)
 RETRY_S = 10.0        # re-check deferred work (git busy, a failed reconcile) this often
 EMBED_RETRY_S = 60.0  # after an embedder failed
+GC_QUIET_ENV = "VAULT_MEM_GC_QUIET_SECONDS"
+GC_QUIET_S = 120.0    # after commits, `git gc --auto` once the repository has been quiet this long
 
 __all__ = ["Daemon", "daemon_status", "run_daemon"]
 
@@ -145,6 +149,7 @@ class Daemon:
         self._timers: dict[str, float] = {}
         self._blocked: str | None = None
         self._status: dict = {}
+        self._gc_proc: subprocess.Popen | None = None
         self._sync_stop = threading.Event()
         self._sync_thread: threading.Thread | None = None
 
@@ -210,6 +215,9 @@ class Daemon:
             log.info("vault-mem daemon stopping (%s)", getattr(self, "_why", "stop requested"))
             return 0
         finally:
+            if self._gc_proc is not None and self._gc_proc.poll() is None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._gc_proc.wait(timeout=60)  # let a running gc finish rather than orphan it
             if self._sync_thread is not None:
                 self._sync_stop.set()
                 self._sync_thread.join(timeout=30)
@@ -249,13 +257,26 @@ class Daemon:
             if "retry" in fired:  # a step failed: only a full reconcile can be trusted now
                 batch.overflow = True
             if batch or fired:
-                self._step(batch, commit="commit" in fired)
+                self._step(batch, commit="commit" in fired, gc="gc" in fired)
             if not self.root.is_dir():
                 log.error("vault-mem: the vault folder %s is gone; stopping", self.root)
                 return False
         return True
 
-    def _step(self, batch: Batch, *, why: str = "", commit: bool = False, embed: bool = True) -> None:
+    def _gc(self) -> None:
+        """Start ``git gc --auto`` in the background (it returns at once when nothing is due)."""
+        if self._git_busy():
+            self._timers["gc"] = time.monotonic() + RETRY_S
+            return
+        if self._gc_proc is not None and self._gc_proc.poll() is None:
+            return  # still running from last time
+        self._gc_proc = subprocess.Popen(
+            ["git", "gc", "--auto", "--quiet"], cwd=self.vault.repo.toplevel,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+
+    def _step(self, batch: Batch, *, why: str = "", commit: bool = False, embed: bool = True,
+              gc: bool = False) -> None:
         """Handle one batch and any due commit; errors are logged and retried, never fatal."""
         try:
             if batch:
@@ -264,6 +285,8 @@ class Daemon:
                 self._flush_index()
             if commit:
                 self._commit_external()
+            if gc:
+                self._gc()
         except (VaultMemError, OSError) as exc:
             log.error("vault-mem: %s; retrying in %d s", exc, RETRY_S)
             self._timers["retry"] = time.monotonic() + RETRY_S
@@ -314,6 +337,9 @@ class Daemon:
                 own_commit = token[0] == self.vault.sidecar.get_meta("head") and token[1:] == self._token[1:]
                 full |= not own_commit  # an agent write already refreshed its own files
                 self._token = token
+                # agent writes are plumbing commits, which never run git's own `gc --auto`:
+                # the daemon runs it once commits stop coming, so loose objects don't pile up
+                self._timers["gc"] = time.monotonic() + float(os.environ.get(GC_QUIET_ENV, GC_QUIET_S))
         vault = self.vault
         with vault.lock:
             if not self._git_busy():
