@@ -133,7 +133,7 @@ class VaultMachine(RuleBasedStateMachine):
     def _remember(self, key, desc, body, type_):
         def call():
             r = self.vault.remember(key, desc, body, type=type_)
-            mem = self.vault._read(r.path)
+            mem = self.vault.read_memory(r.path)
             assert mem.description == desc.strip() and mem.body.rstrip("\n") == body.rstrip("\n")
             return r
 
@@ -198,7 +198,7 @@ class VaultMachine(RuleBasedStateMachine):
     def reindex(self):
         with self.vault.lock:
             self.vault.sidecar.rebuild()
-            self.vault._write_index_file()
+            self.vault.write_index()
         self.outside_dirty = False
         STATS["steps"] += 1
 

@@ -233,7 +233,7 @@ def _random_round(rng: random.Random, v: Vault, keys: list[str], writes: list[st
     for i in range(rng.randint(1, 3)):
         key = rng.choice(keys)
         token = f"tok{tag}x{i}"
-        found = v._find_file(key)
+        found = v.find_file(key)
         op = rng.random()
         if found and op < 0.2:
             v.forget(key)

@@ -268,7 +268,7 @@ def cmd_reindex(args) -> int:
     vault = open_vault(args)
     with vault.lock:
         report = vault.sidecar.rebuild(progress=_progress_bar("reindex"))
-        vault._write_index_file()
+        vault.write_index()
     emit(args, report.to_dict() if hasattr(report, "to_dict") else report.__dict__,
          f"reindexed: {report.added + report.updated + report.unchanged} memories, "
          f"{len(report.problems)} problem file(s)")

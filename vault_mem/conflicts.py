@@ -99,7 +99,7 @@ def list_conflicts(vault: Vault) -> list[dict[str, Any]]:
             rel, ck = f"{folder}/{name}", name[:-3]
             meta: dict[str, Any] = {}
             try:
-                meta = vault._read(rel).meta
+                meta = vault.read_memory(rel).meta
             except VaultMemError:
                 pass
             key = meta.get("conflict_of")
@@ -108,7 +108,7 @@ def list_conflicts(vault: Vault) -> list[dict[str, Any]]:
                 key = ck[: m.start()] if m else None
             if not key or memory_key(rel) is None:
                 continue
-            found = vault._find_file(key)
+            found = vault.find_file(key)
             who, when = meta.get("conflict_author") or "another machine", meta.get("conflict_date")
             detail = (f"{who}'s version{f' (found {when})' if when else ''} lost '{key}' to the remote's "
                       f"in a sync and is kept as '{ck}'"
@@ -128,8 +128,8 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
         raise UsageError(f"--keep {keep!r}: use mine, theirs or both")
     validate_key(key)
     with vault.lock:
-        vault._recover()  # finishes an interrupted sync too
-        vault._check_git_state()
+        vault.recover()  # finishes an interrupted sync too
+        vault.check_git_state()
         found = [c for c in list_conflicts(vault) if key in (c["key"], c["conflict_key"])]
         if not found:
             raise MemoryNotFoundError(f"'{key}' has no sync conflict; `vault-mem review` lists conflicts")
@@ -139,7 +139,7 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
                              "`vault-mem resolve COPY-KEY --keep ...`")
         c = found[0]
         orig, ck, copy_rel = c["key"], c["conflict_key"], c["other_path"]
-        vault._check_not_dirty(copy_rel)
+        vault.check_not_dirty(copy_rel)
         folder = copy_rel.split("/")[0]
         type_ = FOLDER_TYPES[folder]
         changes: dict[str, bytes | None] = {copy_rel: None}
@@ -152,15 +152,15 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
             target = f"{folder}/{new_key}.md"
             changes[target] = strip_conflict((vault.root / copy_rel).read_bytes(), target)
             action = "create"
-            current = vault._find_file(new_key) if keep == "mine" else None
+            current = vault.find_file(new_key) if keep == "mine" else None
             if current:
-                vault._check_not_dirty(current[1])
+                vault.check_not_dirty(current[1])
                 action = "update" if current[1] == target else "move"
                 if current[1] != target:
                     changes[current[1]] = None
             subject = (f"resolve: {orig} — kept the version from {ck}" if keep == "mine" else
                        f"resolve: {orig} — kept both, {ck} is now {new_key}")
-        commit = vault._commit_change(changes, subject, key=new_key, action=action, type_=type_,
+        commit = vault.commit_change(changes, subject, key=new_key, action=action, type_=type_,
                                       agent=agent, extra_trailers=trailer)
         return WriteResult(new_key, type_, target, f"resolve-{keep}", commit)
 
@@ -171,7 +171,7 @@ def _free_key(vault: Vault, key: str, ck: str) -> str:
     stem = key[: MAX_KEY_LEN - len(tag) - 4].rstrip("-._")
     for n in range(1, 100):
         candidate = f"{stem}-{tag}" + (f"-{n}" if n > 1 else "")
-        if vault._find_file(candidate) is None:
+        if vault.find_file(candidate) is None:
             return candidate
     raise VaultMemError(f"no free key for the second version of '{key}'; rename the copy by hand")
 

@@ -343,7 +343,7 @@ class Daemon:
         vault = self.vault
         with vault.lock:
             if not self._git_busy():
-                note = vault._recover()
+                note = vault.recover()
                 if note:
                     log.warning("vault-mem: %s", note)
             report = None  # vectors are made after, outside the lock (see _embed_owed)
@@ -385,7 +385,7 @@ class Daemon:
             log.debug("vault-mem: INDEX.md update waits for git (%s)", busy)
             return
         with self.vault.lock:
-            written = self.vault._write_index_file()
+            written = self.vault.write_index()
         self._index_stale = False
         if written is not None:
             log.info("vault-mem: INDEX.md regenerated")
@@ -490,7 +490,7 @@ class Daemon:
                 return
             paths = sorted(self._edits)
             vault.sidecar.refresh_paths(paths, embed=False)
-            vault._write_index_file()
+            vault.write_index()
             problems = {p.path: p.reason for p in vault.sidecar.problems()}
             head = repo.head()
             changes: dict[str, bytes | None] = {}

@@ -65,8 +65,8 @@ def undo(vault: Vault, target: str, *, agent: str | None = None) -> WriteResult:
     regenerated rather than patched (so it never conflicts). A file changed since that
     commit is not overwritten: the undo is refused and says so."""
     with vault.lock:
-        vault._recover()
-        vault._check_git_state()
+        vault.recover()
+        vault.check_git_state()
         commit, trailers = _undo_target(vault, target)
         parent_proc = vault.repo.run("rev-parse", "-q", "--verify", f"{commit}^", check=False)
         parent = parent_proc.stdout.decode().strip() or None if parent_proc.returncode == 0 else None
@@ -100,7 +100,7 @@ def undo(vault: Vault, target: str, *, agent: str | None = None) -> WriteResult:
             "forget" if all(d is None for d in changes.values()) else "update"
         subject_proc = vault.repo.run("log", "-1", "--format=%s", commit)
         subject = f'Revert "{subject_proc}"'
-        result = vault._commit_change(
+        result = vault.commit_change(
             changes, subject, key=key, action=action, type_=type_, agent=agent,
             extra_trailers=f"Reverts: {commit}\n",
         )

@@ -379,7 +379,7 @@ def check_refs(vault: Vault, repo_dir: Path) -> list[dict[str, Any]]:
     missing: list[dict[str, Any]] = []
     for key, rel in sorted((e["key"], e["path"]) for e in vault.sidecar.list_entries()):
         try:
-            mem = vault._read(rel)
+            mem = vault.read_memory(rel)
         except VaultMemError:
             continue  # `vault-mem review` and `doctor` report unreadable files
         for ref in as_str_list(mem.meta.get("refs")):

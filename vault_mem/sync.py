@@ -149,9 +149,9 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
         report.attempts = attempt
         remote_tip = _fetch(repo, name, url, rbranch, tracking, timeout_s)
         with vault.lock:
-            vault._recover()
+            vault.recover()
             recover_sync(vault)
-            vault._check_git_state()
+            vault.check_git_state()
             head = _integrate(vault, remote_tip, report)
             vault.reconcile(force=True)
             if head:
@@ -462,7 +462,7 @@ def _put_back(vault: Vault, commit: str, paths) -> None:
         else:
             atomic_write(vault.root / rel, vault.repo.read_object(oid)[1])
     vault.sidecar.refresh_paths(rels)
-    vault._write_index_file()
+    vault.write_index()
 
 
 def recover_sync(vault: Vault) -> str | None:

@@ -211,7 +211,7 @@ class Vault:
     def _top(self, rel: str) -> str:
         return self.prefix + rel
 
-    def _find_file(self, key: str) -> tuple[str, str] | None:
+    def find_file(self, key: str) -> tuple[str, str] | None:
         """(type, rel path) of ``key`` on disk, checking every type folder."""
         for type_, folder in TYPE_FOLDERS.items():
             if (self.root / folder / f"{key}.md").exists():
@@ -231,7 +231,8 @@ class Vault:
                 f"vault: replace the link with a real folder and retry"
             )
 
-    def _read(self, rel: str) -> Memory:
+    def read_memory(self, rel: str) -> Memory:
+        """Parse the memory file at vault-relative ``rel`` (inside the vault, regular, in size)."""
         path = self.root / rel
         self._check_inside(rel)
         if path.is_symlink():
@@ -259,10 +260,10 @@ class Vault:
             return None
         with self.lock:
             if recover:
-                self._recover()
+                self.recover()
             report = self.sidecar.reconcile(progress=progress or self.progress)
             if report.changed or not (self.root / INDEX_FILE).exists():
-                self._write_index_file()
+                self.write_index()
         return report
 
     def render_index(self, today: dt.date | None = None) -> str:
@@ -273,7 +274,7 @@ class Vault:
             budget_tokens=self.config.index_budget_tokens,
         )
 
-    def _write_index_file(self) -> bytes | None:
+    def write_index(self) -> bytes | None:
         """Regenerate INDEX.md on disk; returns the new bytes when they changed."""
         new = self.render_index().encode()
         path = self.root / INDEX_FILE
@@ -291,10 +292,10 @@ class Vault:
         """The whole memory with this key."""
         validate_key(key)
         self.reconcile()
-        found = self._find_file(key)
+        found = self.find_file(key)
         if not found:
             raise MemoryNotFoundError(self._not_found(key))
-        return self._read(found[1])
+        return self.read_memory(found[1])
 
     def list(self, *, type: str | None = None, tags: Iterable[str] | None = None) -> list[dict]:
         """Keys and descriptions of every usable memory (optionally one type / with all tags)."""
@@ -368,10 +369,10 @@ class Vault:
         policy.check_write(key=key, description=description, body=body, meta=meta_check)
         warnings = policy.lint_write(type=type_, description=description, body=body)
         with self.lock:
-            self._recover()
-            self._check_git_state()
+            self.recover()
+            self.check_git_state()
             today = dt.date.today()
-            found = self._find_file(key)
+            found = self.find_file(key)
             old: Memory | None = None
             if found:
                 old = self._read_for_update(found[1])
@@ -394,7 +395,7 @@ class Vault:
             if old is not None and old.path != new.path:
                 changes[old.path] = None
             subject = f"{'move' if action == 'move' else 'remember'}: {key} — {description}"
-            commit = self._commit_change(changes, subject, key=key, action=action, type_=type_,
+            commit = self.commit_change(changes, subject, key=key, action=action, type_=type_,
                                          agent=agent)
             return WriteResult(key, type_, new.path, action, commit, warnings)
 
@@ -402,32 +403,32 @@ class Vault:
         """Delete the memory ``key`` (a commit; the text stays in git history)."""
         validate_key(key)
         with self.lock:
-            self._recover()
-            self._check_git_state()
-            found = self._find_file(key)
+            self.recover()
+            self.check_git_state()
+            found = self.find_file(key)
             if not found:
                 raise MemoryNotFoundError(self._not_found(key))
             type_, rel = found
-            self._check_not_dirty(rel)
+            self.check_not_dirty(rel)
             try:
-                desc = self._read(rel).description
+                desc = self.read_memory(rel).description
             except MalformedFileError:
                 desc = "(unreadable file)"
-            commit = self._commit_change({rel: None}, f"forget: {key} — {desc}", key=key,
+            commit = self.commit_change({rel: None}, f"forget: {key} — {desc}", key=key,
                                          action="forget", type_=type_, agent=agent)
             return WriteResult(key, type_, rel, "forget", commit)
 
     def _read_for_update(self, rel: str) -> Memory:
         try:
-            old = self._read(rel)
+            old = self.read_memory(rel)
         except MalformedFileError as exc:
             raise MalformedFileError(
                 f"{exc}; fix the file by hand (or `vault-mem forget` it) before writing this key"
             ) from exc
-        self._check_not_dirty(rel)
+        self.check_not_dirty(rel)
         return old
 
-    def _check_not_dirty(self, rel: str) -> None:
+    def check_not_dirty(self, rel: str) -> None:
         """Refuse to overwrite a person's uncommitted edit: it would be lost (it is in no commit)."""
         path = self.root / rel
         committed = self.repo.blob_at(self.repo.head(), self._top(rel))
@@ -443,7 +444,8 @@ class Vault:
                 "for the daemon to commit them, then retry so nothing is lost"
             )
 
-    def _check_git_state(self) -> None:
+    def check_git_state(self) -> None:
+        """Refuse to write while git is in the middle of a merge, rebase, revert, ..."""
         op = self.repo.operation_in_progress()
         if op:
             raise GitError(
@@ -451,7 +453,7 @@ class Vault:
                 f"(git {op} --continue / --abort) and retry"
             )
 
-    def _commit_change(self, changes: dict[str, bytes | None], subject: str, *, key: str,
+    def commit_change(self, changes: dict[str, bytes | None], subject: str, *, key: str,
                        action: str, type_: str, agent: str | None, extra_trailers: str = "") -> str | None:
         """Journal, write files, update sidecar and INDEX.md, commit; caller holds the lock."""
         who = agent or self.agent
@@ -476,7 +478,7 @@ class Vault:
         """Sidecar + INDEX.md + commit for files already on disk; clears the journal."""
         checkpoint("during-index", self.state_dir)
         self.sidecar.refresh_paths(rels)
-        self._write_index_file()
+        self.write_index()
         files: dict[str, bytes | None] = {}
         for rel in [*rels, INDEX_FILE]:
             path = self.root / rel
@@ -493,7 +495,9 @@ class Vault:
         (self.state_dir / JOURNAL).unlink(missing_ok=True)
         return commit
 
-    def _recover(self) -> str | None:
+    def recover(self) -> str | None:
+        """Finish (or roll back) a write or sync that a crash interrupted; caller holds the lock.
+        Returns what was done, also kept in :attr:`notices`, or None."""
         # Every INDEX.md write happens under the write lock, which the caller holds: a temp file of
         # one now was left by a killed process (git status would show it as untracked).
         _remove_temp_files(self.root, INDEX_FILE)
@@ -562,7 +566,7 @@ class Vault:
         """Write many memories as ONE commit (bulk import, e.g. `vault-mem eval`)."""
         files: dict[str, bytes | None] = {}
         with self.lock:
-            self._check_git_state()
+            self.check_git_state()
             for mem in memories:
                 validate_key(mem.key)
                 validate_type(mem.type)
@@ -573,7 +577,7 @@ class Vault:
             if not files:
                 return None
             self.sidecar.refresh_paths(list(files))
-            self._write_index_file()
+            self.write_index()
             index = self.root / INDEX_FILE
             top = {self._top(r): d for r, d in files.items()}
             top[self._top(INDEX_FILE)] = index.read_bytes()
@@ -586,7 +590,7 @@ class Vault:
         """Rewrite INDEX.md on disk from the files; True when it changed (not committed)."""
         self.reconcile(force=True, recover=recover)
         with self.lock:
-            return self._write_index_file() is not None
+            return self.write_index() is not None
 
     def close(self) -> None:
         self.sidecar.close()
