@@ -41,47 +41,36 @@ def conflict_key(key: str, blob: str) -> str:
     return key[: MAX_KEY_LEN - len(suffix)].rstrip("-._") + suffix
 
 
-def _frontmatter_lines(text: str) -> tuple[list[str], int] | None:
-    lines = text.splitlines(keepends=True)
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r\n") == "---":
-            return lines, i
-    return None
+def _with_conflict_fields(data: bytes, rel: str, extra: str) -> bytes:
+    """``data`` with its conflict fields removed and ``extra`` (YAML lines, maybe empty) put
+    before the closing ``---``; the rest of the file, comments included, is kept byte for byte.
+    A file that would not parse afterwards (or did not before) is returned as it was."""
+    try:
+        lines = data.decode("utf-8").splitlines(keepends=True)
+    except UnicodeDecodeError:
+        return data
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == "---"), None)
+    if end is None:
+        return data
+    fields = tuple(f + ":" for f in CONFLICT_FIELDS)
+    text = "".join([ln for ln in lines[:end] if not ln.startswith(fields)]) + extra + "".join(lines[end:])
+    try:
+        parse_memory(text, rel)
+    except VaultMemError:
+        return data
+    return text.encode("utf-8")
 
 
 def mark_conflict(data: bytes, rel: str, *, key: str, who: str, today: dt.date) -> bytes:
-    """The memory file ``data`` with conflict fields added before its closing ``---`` (the rest
-    of the file, comments included, is kept byte for byte); unparseable files stay as they are."""
-    try:
-        text = data.decode("utf-8")
-        lines, end = _frontmatter_lines(text)  # type: ignore[misc]
-    except (UnicodeDecodeError, TypeError):
-        return data
-    fields = tuple(f + ":" for f in CONFLICT_FIELDS)
+    """The memory file ``data`` marked as the conflict copy of ``key`` (see module docstring)."""
     extra = yaml.safe_dump({"conflict_of": key, "conflict_author": who, "conflict_date": today},
                            sort_keys=False, allow_unicode=True, width=10_000)
-    marked = "".join([ln for ln in lines[:end] if not ln.startswith(fields)]) + extra + "".join(lines[end:])
-    try:
-        parse_memory(marked, rel)
-    except VaultMemError:
-        return data
-    return marked.encode("utf-8")
+    return _with_conflict_fields(data, rel, extra)
 
 
 def strip_conflict(data: bytes, rel: str) -> bytes:
     """The conflict copy ``data`` without its conflict fields (the inverse of :func:`mark_conflict`)."""
-    try:
-        text = data.decode("utf-8")
-        lines, end = _frontmatter_lines(text)  # type: ignore[misc]
-    except (UnicodeDecodeError, TypeError):
-        return data
-    fields = tuple(f + ":" for f in CONFLICT_FIELDS)
-    clean = "".join([ln for ln in lines[:end] if not ln.startswith(fields)] + lines[end:])
-    try:
-        parse_memory(clean, rel)
-    except VaultMemError:
-        return data
-    return clean.encode("utf-8")
+    return _with_conflict_fields(data, rel, "")
 
 
 def list_conflicts(vault: Vault) -> list[dict[str, Any]]:
