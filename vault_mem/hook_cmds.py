@@ -295,13 +295,7 @@ def _render_staged_index(vault: Any, top: Path, folders: list[str]) -> str:
         scratch = Sidecar(root, vault.config, embedder=None, _db_path=Path(tmp) / "index.db")
         try:
             scratch.reconcile(embed=False)
-            import datetime as dt
-
-            from .indexmd import render_index
-
-            today = dt.date.today()
-            return render_index(scratch.entries_for_index(today), scratch.count_for_index(today),
-                                budget_tokens=vault.config.index_budget_tokens)
+            return scratch.render_index(budget_tokens=vault.config.index_budget_tokens)
         finally:
             scratch.close()
 

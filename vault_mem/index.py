@@ -29,7 +29,7 @@ from . import db as dbmod
 from . import search
 from .config import FOLDER_TYPES, STATE_DIR, TYPE_FOLDERS, Config
 from .errors import VaultMemError
-from .indexmd import IndexEntry
+from .indexmd import IndexEntry, render_index
 from .memory import iso, key_type_from_path, parse_memory
 from .search import Hit, RecallResult
 from .vectors import DEFAULT, VectorIndex, VectorStore
@@ -439,6 +439,12 @@ class Sidecar(VectorStore):
         return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._INDEX_WHERE}",
                                {"today": today.isoformat()}).fetchone()[0]
 
+
+    def render_index(self, *, budget_tokens: int, today: dt.date | None = None) -> str:
+        """The bytes of INDEX.md for the files this sidecar reflects (see indexmd.render_index)."""
+        today = today or dt.date.today()
+        return render_index(self.entries_for_index(today), self.count_for_index(today),
+                            budget_tokens=budget_tokens)
     def list_entries(self, *, type: str | None = None, tags: list[str] | None = None) -> list[dict]:
         """Every usable memory (expired ones too), by type order then key, optionally filtered
         by type and by all of ``tags``: key, type, description, date, path, tags, pinned."""

@@ -34,7 +34,7 @@ from .errors import (
 )
 from .gitstore import GitRepo, Identity
 from .index import Sidecar
-from .indexmd import INDEX_FILE, render_index
+from .indexmd import INDEX_FILE
 from .locks import WRITE_LOCK, FileLock, daemon_pid
 from .memory import (
     Memory,
@@ -267,12 +267,8 @@ class Vault:
         return report
 
     def render_index(self, today: dt.date | None = None) -> str:
-        today = today or dt.date.today()
-        return render_index(
-            self.sidecar.entries_for_index(today),
-            self.sidecar.count_for_index(today),
-            budget_tokens=self.config.index_budget_tokens,
-        )
+        """INDEX.md as the files give it today (not written; see :meth:`write_index`)."""
+        return self.sidecar.render_index(budget_tokens=self.config.index_budget_tokens, today=today)
 
     def write_index(self) -> bytes | None:
         """Regenerate INDEX.md on disk; returns the new bytes when they changed."""
@@ -362,12 +358,12 @@ class Vault:
         tag_list = list(tags) if tags is not None else None
         _check_text("the description, body, tags or a field", description, body, tag_list,
                     *(extra or {}).values(), agent)
-        policy.check_description_policy(description)
+        # lint_write refuses a description over the policy's length first, then lists warnings
+        warnings = policy.lint_write(type=type_, description=description, body=body)
         meta_check = dict(extra or {})
         if tag_list:
             meta_check["tags"] = tag_list
         policy.check_write(key=key, description=description, body=body, meta=meta_check)
-        warnings = policy.lint_write(type=type_, description=description, body=body)
         with self.lock:
             self.recover()
             self.check_git_state()
