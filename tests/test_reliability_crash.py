@@ -108,24 +108,16 @@ def root(tmp_path):
     return tmp_path / "vault"
 
 
+def _remember_argv(root: Path, key: str, description: str, *more: str) -> list[str]:
+    """The command line of a real ``vault-mem remember`` subprocess."""
+    return [sys.executable, "-m", "vault_mem.cli", "--vault", str(root), "remember", key,
+            "--description", description, *more]
+
+
 def _kill_at(root: Path, point: str, key: str, body: str) -> None:
     """Start ``vault-mem remember`` paused at ``point`` and kill -9 it there."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "vault_mem.cli",
-            "--vault",
-            str(root),
-            "remember",
-            key,
-            "--description",
-            f"Crash test write of {key}",
-            "--type",
-            "preference",
-            "--body",
-            body,
-        ],
+        _remember_argv(root, key, f"Crash test write of {key}", "--type", "preference", "--body", body),
         env=_env(VAULT_MEM_PAUSE_AT=point),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -198,19 +190,7 @@ def test_kill9_writers_at_random_moments(tmp_path, record_property):
     for i in range(8):
         body = f"round {i} " + "x" * rng.randrange(10, 60_000) + "\n"
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "vault_mem.cli",
-                "--vault",
-                str(root),
-                "remember",
-                f"k{i % 3}",
-                "--description",
-                f"Random kill round {i}",
-                "--body-file",
-                "-",
-            ],
+            _remember_argv(root, f"k{i % 3}", f"Random kill round {i}", "--body-file", "-"),
             env=_env(),
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
