@@ -1,5 +1,6 @@
 """The real CLI as a subprocess: exit codes, --json, stdin bodies, help for every command."""
 
+import datetime as dt
 import json
 
 import pytest
@@ -106,3 +107,14 @@ def test_deleted_index_is_rebuilt_by_the_next_command_with_a_progress_bar(vdir):
     assert "indexing [" in r.stderr and "250/250" in r.stderr
     assert json.loads(r.stdout)["hits"][0]["key"] == "m017"
     assert run_cli("--vault", str(vdir), "doctor").returncode == 0
+
+
+def test_recall_text_says_when_a_hit_may_be_outdated(vdir):
+    run_cli("--vault", str(vdir), "remember", "laptop", "-d", "Works on a ThinkPad X1 laptop")
+    path = vdir / "facts/laptop.md"
+    path.write_text(path.read_text().replace(f"updated: {dt.date.today()}", "updated: 2020-01-01"))
+    git(vdir, "commit", "-qam", "person backdates the memory", "--no-verify")
+    r = run_cli("--vault", str(vdir), "recall", "ThinkPad laptop")
+    assert r.returncode == 0, r.stderr
+    assert "laptop (fact, 2020-01-01" in r.stdout and "[stale]" in r.stdout
+    assert "(may be outdated: last updated" in r.stdout

@@ -36,6 +36,8 @@ def test_init_creates_template_and_one_commit(vault):
     assert ".vault-mem/" in (root / ".gitignore").read_text()
     assert git(root, "status", "--porcelain") == ""
     assert (root / "INDEX.md").read_text() == vault.render_index()
+    hook = root / ".git" / "hooks" / "pre-commit"
+    assert hook.is_file() and "vault_mem.cli" in hook.read_text()  # init installs the git hooks
 
 
 def test_remember_is_one_commit_with_the_file_and_index_only(vault):
