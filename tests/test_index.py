@@ -351,7 +351,8 @@ def test_concurrent_processes_reconcile_without_duplicates_or_lock_errors(tmp_pa
     sc = open_sidecar(root)
     assert sc.db.execute("SELECT count(*) FROM files").fetchone()[0] == 400
     assert sc.db.execute("SELECT count(*) FROM fts").fetchone()[0] == 400
-    assert sc.db.execute("SELECT count(*) FROM vectors WHERE vec IS NOT NULL").fetchone()[0] == 400
+    assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 400  # sqlite-vec vec0
+    assert sc.db.execute("SELECT count(*) FROM vector_log WHERE live = 1").fetchone()[0] == 400
     assert sc.doctor() == []
 
 

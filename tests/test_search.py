@@ -32,7 +32,7 @@ HOSTILE = [
 ]
 
 
-@pytest.fixture(params=["vectors", "keywords"])
+@pytest.fixture(params=["vectors", "vectors-in-memory", "keywords"])
 def sidecar(request, tmp_path: Path, monkeypatch) -> Sidecar:
     if request.param == "keywords":
         monkeypatch.setenv("VAULT_MEM_DISABLE_VEC", "1")
@@ -43,6 +43,7 @@ def sidecar(request, tmp_path: Path, monkeypatch) -> Sidecar:
     write_memory(root, "p2p", "Peer-to-peer sync uses Syncthing", tags=["tools"])
     write_memory(root, "deploy", "How to deploy the blog", "1. build\n2. rsync to the host", type_="procedure")
     sc = Sidecar(root, Config(), embedder=FakeEmbedder())
+    sc.keep_vectors_in_memory = request.param == "vectors-in-memory"
     sc.reconcile()
     yield sc
     sc.close()
@@ -174,10 +175,12 @@ def test_paraphrase_recall_with_the_real_model(tmp_path: Path) -> None:
     assert sc.recall("tell me about the stock market crash of 1929", today=TODAY).hits == []
 
 
-def test_vector_index_stays_fresh_across_sidecars(tmp_path: Path) -> None:
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_vector_index_stays_fresh_across_sidecars(tmp_path: Path, in_memory: bool) -> None:
     root = tmp_path / "v"
     write_memory(root, "bike", "Rides a Brompton folding bike")
     reader = Sidecar(root, Config(), embedder=FakeEmbedder())
+    reader.keep_vectors_in_memory = in_memory
     writer = Sidecar(root, Config(), embedder=FakeEmbedder())
     reader.reconcile()
     assert reader.recall("brompton bike", today=TODAY).hits[0].key == "bike"

@@ -3,18 +3,14 @@
 Driver choice (decided once per process, see :func:`driver`): the standard library's
 :mod:`sqlite3` when it can load extensions and has FTS5 (Debian's and most Linux Pythons), else
 ``sqlean`` (PyPI ``sqlean.py``), a drop-in :mod:`sqlite3` replacement that bundles a recent
-SQLite with FTS5. Pythons built without ``enable_load_extension`` (many pyenv and macOS builds,
-this project's reference machine) tend to carry minimal or old SQLite builds; sqlean gives them a
-known one. ``sqlean.py`` is a pinned dependency so that FTS5 never depends on how the user's
-Python was built. (The rule was first meant for loading sqlite-vec; vectors no longer need an
-extension, see below, and the rule is kept as the FTS5 guarantee.)
+SQLite with FTS5 and extension loading. Pythons built without ``enable_load_extension`` (many
+pyenv and macOS builds, this project's reference machine) cannot load sqlite-vec themselves;
+sqlean gives them a SQLite that can. Both packages are pinned dependencies.
 
-Vectors live in a plain table (``vectors``: one float32 BLOB per memory) and are searched in
-process by :class:`vault_mem.vectors.VectorIndex`. sqlite-vec's ``vec0`` was measured at
-110-190 ms per k=50 query over 100k rows on this project's reference machine (brute force),
-against a 10 ms goal, so it is not used; the vector side therefore needs no SQLite extension
-at all. ``VAULT_MEM_DISABLE_VEC=1`` turns vectors off (a real code path: recall then says it is
-keyword-only and why); :attr:`Database.vec_ok` / :attr:`Database.vec_reason` report it.
+Vectors live in a sqlite-vec ``vec0`` table (see :mod:`vault_mem.vectors`), so each connection
+loads the extension (:func:`_load_vec`). When it cannot be loaded, or ``VAULT_MEM_DISABLE_VEC=1``
+is set, :attr:`Database.vec_ok` is False and :attr:`Database.vec_reason` says why: recall then
+works on keywords and says so, never silently.
 
 Concurrency: WAL journal, ``busy_timeout`` of 15 s and ``BEGIN IMMEDIATE`` for every write
 transaction, so a daemon and any number of CLI/MCP processes share one file without
@@ -87,7 +83,7 @@ def errors() -> tuple[type[BaseException], type[BaseException]]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Schema. Vector tables (vec0) depend on the embedder's dimension and are created by index.py;
+# Schema. Vector tables (vec0) depend on the embedder's dimension and are created by vectors.py;
 # everything else is here. Each migration runs inside one write transaction.
 
 
@@ -197,10 +193,32 @@ def m004_conflict_of(conn) -> None:
     )
 
 
-MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of]
+def m005_sqlite_vec(conn) -> None:
+    """Vectors move to a sqlite-vec ``vec0`` table (made by vectors.py once the embedder's
+    dimension is known, refilled from the embedding cache); ``vector_log`` keeps the change
+    counter that in-memory copies refresh from."""
+    _run_script(
+        conn,
+        """
+        DROP TABLE vectors;
+        CREATE TABLE vector_log (
+            id INTEGER PRIMARY KEY,          -- files.id
+            seq INTEGER NOT NULL,            -- change counter: readers refresh what changed
+            live INTEGER NOT NULL            -- 1 stored, 0 gone, -1 gone but still in vec_items
+        );
+        CREATE INDEX vector_log_seq ON vector_log(seq);
+        CREATE INDEX vector_log_stale ON vector_log(id) WHERE live = -1;
+        UPDATE files SET vec_model = NULL;
+        DELETE FROM meta WHERE name IN ('vec_model', 'vec_dims');
+        """,
+    )
+
+
+MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec]
 SCHEMA_VERSION = len(MIGRATIONS)
-#: tables each schema version must have (a file missing them is damaged, not merely old)
-TABLES_BY_VERSION = {1: {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}, 2: {"vectors"}}
+_BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
+#: tables a schema version must have, from that version on (a file missing them is damaged)
+TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_TABLES | {"vector_log"}}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,10 +231,13 @@ class Database:
     are grouped explicitly with :meth:`write`.
     """
 
-    def __init__(self, conn, *, path: Path, vec_ok: bool, vec_reason: str | None) -> None:
+    def __init__(self, conn, *, path: Path, vec_loaded: bool, vec_ok: bool, vec_reason: str | None) -> None:
         self.conn = conn
         conn.row_factory = driver().Row
         self.path = path
+        #: sqlite-vec is loaded on this connection (its tables can be written)
+        self.vec_loaded = vec_loaded
+        #: vectors are searched and made (loaded, and not switched off)
         self.vec_ok = vec_ok
         self.vec_reason = vec_reason
         self._depth = 0
@@ -253,9 +274,31 @@ class Database:
             self.conn.close()
 
 
-def _vectors_switch() -> tuple[bool, str | None]:
+def _load_vec(conn) -> str | None:
+    """Load sqlite-vec into ``conn``; the reason when it cannot be loaded, else None."""
+    if not hasattr(conn, "enable_load_extension"):
+        return ("this Python's sqlite3 cannot load extensions and the 'sqlean.py' package is missing; "
+                "reinstall vault-mem (pip install vault-mem) to get vectors")
+    try:
+        import sqlite_vec  # type: ignore[import-not-found]
+    except ImportError:
+        return "the 'sqlite-vec' package is missing; reinstall vault-mem (pip install vault-mem) to get vectors"
+    try:
+        conn.enable_load_extension(True)
+        try:
+            sqlite_vec.load(conn)
+        finally:
+            conn.enable_load_extension(False)
+    except Exception as exc:  # noqa: BLE001 - any failure means "no sqlite-vec here"
+        return f"sqlite-vec could not be loaded ({exc}); recall uses keywords only"
+    return None
+
+
+def _vectors_switch(load_error: str | None) -> tuple[bool, str | None]:
     if os.environ.get(DISABLE_VEC_ENV, "") not in ("", "0"):
         return False, f"vectors disabled by {DISABLE_VEC_ENV}=1"
+    if load_error is not None:
+        return False, load_error
     return True, None
 
 
@@ -287,7 +330,8 @@ def _check_schema(db: Database) -> None:
     """Cheap sanity check: reads the schema page; raises DatabaseError on garbage files."""
     names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
     version = db.execute("PRAGMA user_version").fetchone()[0]
-    expected = set().union(*(t for v, t in TABLES_BY_VERSION.items() if v <= version))
+    since = max((v for v in TABLES_FROM_VERSION if v <= version), default=None)
+    expected = TABLES_FROM_VERSION[since] if since is not None else set()
     if not expected <= names:
         raise driver().DatabaseError(f"schema is missing tables {sorted(expected - names)}")
 
@@ -295,11 +339,12 @@ def _check_schema(db: Database) -> None:
 def _open_once(path: Path, *, vec: bool) -> Database:
     conn = _raw_connect(path)
     try:
+        load_error = _load_vec(conn)  # loaded even when vectors are off, to keep vec0 rows right
         if vec:
-            vec_ok, vec_reason = _vectors_switch()
+            vec_ok, vec_reason = _vectors_switch(load_error)
         else:
             vec_ok, vec_reason = False, "vectors not requested"
-        db = Database(conn, path=path, vec_ok=vec_ok, vec_reason=vec_reason)
+        db = Database(conn, path=path, vec_loaded=load_error is None, vec_ok=vec_ok, vec_reason=vec_reason)
         _check_schema(db)
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
         if str(mode).lower() != "wal":

@@ -32,7 +32,7 @@ from .errors import VaultMemError
 from .indexmd import IndexEntry, render_index
 from .memory import iso, key_type_from_path, parse_memory
 from .search import Hit, RecallResult
-from .vectors import DEFAULT, VectorIndex, VectorStore
+from .vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
 
 log = logging.getLogger("vault_mem.index")
 
@@ -113,6 +113,9 @@ class Sidecar(VectorStore):
         self._real_root = os.path.realpath(self.root)
         self.db = dbmod.connect(self._db_path)
         self._vindex = VectorIndex()
+        #: search vectors in memory (loaded once, fastest per query: long-running processes)
+        #: instead of in the ``vec0`` table (nothing to load: one-shot processes)
+        self.keep_vectors_in_memory = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -404,8 +407,9 @@ class Sidecar(VectorStore):
         cannot give back, so those rows survive (and are re-checked against their file)."""
         kept = "SELECT id FROM files WHERE has_content = 1 AND problem IS NOT NULL"
         with self.db.write():
-            for table, col in (("fts", "rowid"), ("tags", "file_id"), ("supersedes", "file_id"), ("vectors", "id")):
+            for table, col in (("fts", "rowid"), ("tags", "file_id"), ("supersedes", "file_id")):
                 self.db.execute(f"DELETE FROM {table} WHERE {col} NOT IN ({kept})")
+            self._drop_vectors_except(kept)
             self.db.execute("DELETE FROM files WHERE NOT (has_content = 1 AND problem IS NOT NULL)")
             self.db.execute("UPDATE files SET mtime_ns = -1, sha256 = ''")  # force a re-read
             self._new_epoch()
@@ -569,10 +573,12 @@ class Sidecar(VectorStore):
             missing = self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
             if missing:
                 out.append(f"vectors: {missing} memories have no vector yet (the next recall or reindex makes them)")
-            n_vec = self.db.execute("SELECT count(*) FROM vectors WHERE vec IS NOT NULL").fetchone()[0]
+            self.purge_stale_vectors()
+            n_vec = self.db.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0] if self._has_table(VEC_TABLE) else 0
+            n_live = self.db.execute("SELECT count(*) FROM vector_log WHERE live = 1").fetchone()[0]
             n_with = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0]
-            if n_vec != n_with:
-                out.append(f"vectors: {n_vec} stored for {n_with} memories that should have one")
+            if not n_vec == n_live == n_with:
+                out.append(f"vectors: {n_vec} stored ({n_live} logged) for {n_with} memories that should have one")
             model = self.get_meta("vec_model")
             other = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL AND vec_model != ?",
                                     (model or "",)).fetchone()[0]

@@ -111,6 +111,7 @@ def serve(root: Path, agent: str | None = None) -> None:
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                             format="vault-mem mcp: %(levelname)s %(message)s")
     vault = Vault(root, agent=agent)
+    vault.sidecar.keep_vectors_in_memory = True  # a long-lived process: load vectors once
     try:
         vault.reconcile()
         anyio.run(serve_async, vault)

@@ -6,8 +6,8 @@ body. The query is reduced to its words, English stopwords dropped, each word qu
 words OR-joined: FTS5 syntax in the input (quotes, ``NEAR(``, ``col:val``, ``AND``/``NOT``,
 ``*``, ``^``, parentheses) is just text, so no input can raise.
 
-Vector side: cosine KNN over the in-memory :class:`vault_mem.vectors.VectorIndex`, with the type
-filter inside the KNN and tag/scope filters as an allowed-id set; the default rules (expired,
+Vector side: cosine KNN over sqlite-vec's ``vec0`` table, or over the same vectors held in memory
+by a long-running process (:mod:`vault_mem.vectors`), with the type filter inside the KNN and tag/scope filters as an allowed-id set; the default rules (expired,
 superseded, duplicate) over-fetch by the number of rows they can hide, so filtering never
 empties the top list.
 
@@ -250,16 +250,18 @@ def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
     """Top ``limit`` (file id, cosine) under ``filters`` (``index`` already refreshed)."""
     qvec = np.asarray(qvec, dtype=np.float32)
     where, params = filters.sql()
+    where += " AND f.vec_model IS NOT NULL"  # a vector whose memory changed since is not its vector
     if filters.narrow:
         # Top-k among the rows the tag/scope filters allow (an indexed query).
         allowed = np.fromiter((r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE {where}", params)),
                               dtype=np.int64)
         return index.top(qvec, limit, type=filters.type, allowed=allowed)
-    # Rows with a vector that the default rules hide (duplicates, expired, superseded) are few:
-    # fetch that many more so the filtered top ``limit`` is exact, never emptied.
+    # Rows with a vector that the default rules hide (duplicates, expired, superseded, stale
+    # vectors) are few: fetch that many more so the filtered top ``limit`` is exact, never emptied.
     hidden = db.execute(
         "SELECT (SELECT count(*) FROM files WHERE expires IS NOT NULL AND expires < ?)"
-        " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)",
+        " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)"
+        " + (SELECT count(*) FROM vector_log WHERE live = -1)",
         (filters.today,)).fetchone()[0]
     rows = index.top(qvec, limit + min(hidden, 10_000), type=filters.type)
     if not rows:

@@ -1,20 +1,32 @@
-"""Vectors: the embedder on demand, the vector store in ``index.db``, and the in-memory index.
+"""Vectors: the embedder on demand, the vector store (sqlite-vec ``vec0``) and the two searches.
 
-The embedder's model id and dimension are stored in ``meta``; when they change, every vector is
-dropped and re-made (vectors of two models are never mixed). Embeddings are cached by (model id,
-sha256 of the embedded text), so a revert, a rebuild or a model round trip re-embeds nothing it
-has seen. Embedding runs outside write transactions, so other processes are not held up by a
-slow model or server; an EmbedderError leaves memories keyword-searchable and is retried later.
+The embedder's model id and dimension are stored in ``meta``; when they change, the ``vec0``
+table is dropped and re-made with the new dimension (vectors of two models are never mixed).
+Embeddings are cached by (model id, sha256 of the embedded text), so a revert, a rebuild or a
+model round trip re-embeds nothing it has seen. Embedding runs outside write transactions, so
+other processes are not held up by a slow model or server; an EmbedderError leaves memories
+keyword-searchable and is retried later.
 
-Search: :class:`VectorIndex` keeps every vector of the current model in memory (loaded on the
-first vector search, refreshed incrementally through ``vectors.seq``). sqlite-vec's ``vec0``
-brute force measured 110-190 ms per query at 100k rows on the reference machine, an order of
-magnitude over the goal, so the KNN runs in numpy instead (exact up to 20k vectors, binary-code
-coarse pass + exact rescoring above).
+Store: ``vec_items``, a sqlite-vec ``vec0`` table (rowid = ``files.id``, a ``type`` metadata
+column, ``embedding float[dims] distance_metric=cosine``), plus ``vector_log`` (id, seq, live):
+every change to a vector gets a new ``seq``, so an in-memory copy refreshes only what changed.
+A process that cannot load sqlite-vec never touches ``vec_items``; a vector it invalidates is
+logged ``live = -1`` and purged by the next process that can.
+
+Two searches with one interface (``top`` and ``similarities``), both exact cosine over the
+same float32 vectors:
+
+- :class:`StoredVectors` asks ``vec0`` (brute force in SQLite, the type filter inside the KNN):
+  nothing to load, so it suits one-shot processes (a CLI ``recall``, a prompt hook). Measured
+  ~45-65 ms per query at 100k memories, a few ms at 10k (``bench/bench_recall.py``).
+- :class:`VectorIndex` holds every vector in memory (loaded once, ~1 s at 100k) and answers in
+  ~4 ms at 100k: for long-running processes (the MCP server, the agent loop, ``eval``), which
+  set ``Sidecar.keep_vectors_in_memory``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -31,17 +43,67 @@ log = logging.getLogger("vault_mem.index")
 DEFAULT: object = object()  # "use embed.get_embedder(config.embedder)" (built on first need)
 EMBED_RETRY_S = 60.0  # after an EmbedderError, do not retry filling vectors for this long
 TYPE_CODES = {t: i for i, t in enumerate(TYPE_FOLDERS)}
+VEC_TABLE = "vec_items"
+LIVE, DROPPED, STALE = 1, 0, -1  # vector_log.live: stored / gone / gone but still in vec_items
 
 Progress = Callable[[int, int], None]
 
 
-class VectorIndex:
-    """Every stored vector of one model in memory, with a binary-code coarse pass for big vaults.
+def _id_list(ids) -> str:
+    """A JSON array of ints, for ``rowid IN (SELECT value FROM json_each(?))``."""
+    return json.dumps([int(i) for i in ids])
 
-    Loaded lazily on the first vector search and kept fresh cheaply: each change to the
-    ``vectors`` table gets a new ``seq`` (deletions leave a NULL tombstone), so a refresh reads
-    only the rows changed since the last one (one indexed query when nothing changed). Any
-    process sees the writes of every other.
+
+class StoredVectors:
+    """Vector search straight from the ``vec0`` table: nothing held in memory."""
+
+    def __init__(self, db, dims: int | None) -> None:
+        self.db = db
+        self.dims = dims
+
+    def _usable(self, qvec: np.ndarray) -> bool:
+        return self.dims is not None and qvec.shape == (self.dims,)
+
+    def similarities(self, qvec: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
+        """Cosine of the query with these memories (those that have a live vector)."""
+        if not ids or not self._usable(qvec):
+            return {}
+        rows = self.db.execute(
+            f"SELECT v.rowid, v.embedding FROM {VEC_TABLE} v WHERE v.rowid IN "
+            "(SELECT l.id FROM vector_log l WHERE l.live = 1 AND l.id IN (SELECT value FROM json_each(?)))",
+            (_id_list(ids),)).fetchall()
+        if not rows:
+            return {}
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), self.dims)
+        return {int(r[0]): float(x) for r, x in zip(rows, matrix @ qvec)}
+
+    def top(self, qvec: np.ndarray, k: int, *, type: str | None = None,
+            allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """The ``k`` most similar (file id, cosine), optionally of one type / among ``allowed`` ids.
+
+        A row whose vector went stale in a process without sqlite-vec may come back; callers
+        keep only memories whose ``files.vec_model`` is set (see ``search.vector_search``)."""
+        if k <= 0 or not self._usable(qvec):
+            return []
+        sql = f"SELECT rowid, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ?"
+        params: list = [np.asarray(qvec, dtype=np.float32).tobytes(), int(k)]
+        if type is not None:
+            sql += " AND type = ?"
+            params.append(type)
+        if allowed is not None:
+            if not len(allowed):
+                return []
+            sql += " AND rowid IN (SELECT value FROM json_each(?))"
+            params.append(_id_list(allowed.tolist()))
+        return [(int(i), 1.0 - float(d)) for i, d in self.db.execute(sql, params)]
+
+
+class VectorIndex:
+    """Every live vector of one model in memory, with a binary-code coarse pass for big vaults.
+
+    Loaded lazily on the first vector search and kept fresh cheaply through ``vector_log``: a
+    refresh reads only the vectors changed since the last one (one indexed query when nothing
+    changed). Any process sees the writes of every other.
 
     Search is exact up to ``EXACT_MAX`` vectors. Above that, the sign bits of every vector are
     compared first (hamming distance, ~1/32 of the work of a float product) and the best
@@ -68,14 +130,32 @@ class VectorIndex:
         if model != self.model or epoch != self.epoch:
             self.__init__()  # type: ignore[misc]
             self.model, self.epoch = model, epoch
-        top = db.execute("SELECT max(seq) FROM vectors").fetchone()[0]
+        own = not db.conn.in_transaction  # one snapshot for the log and the vectors
+        if own:
+            db.execute("BEGIN")
+        try:
+            self._refresh(db)
+        finally:
+            if own:
+                db.execute("COMMIT")
+
+    def _refresh(self, db) -> None:
+        top = db.execute("SELECT max(seq) FROM vector_log").fetchone()[0]
         top = -1 if top is None else top
         if top == self.seq:
             return
-        rows = db.execute("SELECT id, vec, type FROM vectors WHERE seq > ? ORDER BY seq", (self.seq,)).fetchall()
-        fresh: dict[int, tuple[bytes, str]] = {}
-        for fid, blob, type_ in rows:  # a row changed twice since the last refresh: the later wins
-            fresh[fid] = (blob, type_)
+        changed = dict(db.execute("SELECT id, live FROM vector_log WHERE seq > ? ORDER BY seq", (self.seq,)).fetchall())
+        live = [i for i, state in changed.items() if state == LIVE]
+        if self.seq == -1:  # first load: one pass over the table beats a lookup per row
+            stored = {r[0]: (r[1], r[2]) for r in db.execute(f"SELECT rowid, embedding, type FROM {VEC_TABLE}")
+                      if changed.get(r[0]) == LIVE} if live else {}
+        else:
+            stored = {}
+            for n in range(0, len(live), 500):
+                stored.update((r[0], (r[1], r[2])) for r in db.execute(
+                    f"SELECT rowid, embedding, type FROM {VEC_TABLE} WHERE rowid IN (SELECT value FROM json_each(?))",
+                    (_id_list(live[n:n + 500]),)))
+        fresh = {fid: stored.get(fid, (None, None)) for fid in changed}
         dims = self.matrix.shape[1] if len(self.ids) else None
         add_ids, add_vecs, add_types = [], [], []
         for fid, (blob, type_) in fresh.items():
@@ -194,7 +274,10 @@ class VectorStore:
             old = self.get_meta("vec_model")
             if old is not None and old != model:
                 log.info("embedder changed from %s to %s: re-embedding every memory", old, model)
-            self.db.execute("DELETE FROM vectors")
+            self.db.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
+            self.db.execute(f"CREATE VIRTUAL TABLE {VEC_TABLE} USING vec0("
+                            f"type text, embedding float[{dims}] distance_metric=cosine)")
+            self.db.execute("DELETE FROM vector_log")
             self.db.execute("UPDATE files SET vec_model = NULL WHERE vec_model IS NOT NULL")
             self.set_meta("vec_model", model)
             self.set_meta("vec_dims", str(dims))
@@ -205,13 +288,38 @@ class VectorStore:
         self.set_meta("vec_epoch", f"{time.time_ns()}-{os.getpid()}")
 
     def _next_seq(self) -> int:
-        top = self.db.execute("SELECT max(seq) FROM vectors").fetchone()[0]
+        top = self.db.execute("SELECT max(seq) FROM vector_log").fetchone()[0]
         return 0 if top is None else top + 1
 
-    def vector_index(self) -> VectorIndex:
-        """The in-memory vector index of the current model, refreshed from the db."""
-        self._vindex.refresh(self.db, self.get_meta("vec_model") or "", self.get_meta("vec_epoch"))
-        return self._vindex
+    def vector_index(self) -> VectorIndex | StoredVectors:
+        """The vector search to use: the in-memory index (refreshed from the db) when this
+        process keeps vectors in memory, else straight from the ``vec0`` table."""
+        if self.keep_vectors_in_memory:
+            self._vindex.refresh(self.db, self.get_meta("vec_model") or "", self.get_meta("vec_epoch"))
+            return self._vindex
+        dims = self.get_meta("vec_dims")
+        return StoredVectors(self.db, int(dims) if dims and self._has_table(VEC_TABLE) else None)
+
+    def _drop_vectors_except(self, kept_sql: str) -> None:
+        """Drop every vector but those of the file ids ``kept_sql`` selects (a rebuild)."""
+        if self.db.vec_loaded and self._has_table(VEC_TABLE):
+            self.db.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid NOT IN ({kept_sql})")
+            self.db.execute(f"DELETE FROM vector_log WHERE id NOT IN ({kept_sql})")
+        else:
+            self.db.execute(f"UPDATE vector_log SET live = ? WHERE live = ? AND id NOT IN ({kept_sql})", (STALE, LIVE))
+            self.db.execute(f"DELETE FROM vector_log WHERE live = ? AND id NOT IN ({kept_sql})", (DROPPED,))
+
+    def purge_stale_vectors(self) -> int:
+        """Delete the ``vec0`` rows that a process without sqlite-vec could only mark stale."""
+        if not self.db.vec_loaded or not self._has_table(VEC_TABLE):
+            return 0
+        if self.db.execute("SELECT 1 FROM vector_log WHERE live = ? LIMIT 1", (STALE,)).fetchone() is None:
+            return 0
+        with self.db.write():
+            stale = [r[0] for r in self.db.execute("SELECT id FROM vector_log WHERE live = ?", (STALE,))]
+            self.db.executemany(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", [(i,) for i in stale])
+            self.db.execute("UPDATE vector_log SET live = ? WHERE live = ?", (DROPPED, STALE))
+        return len(stale)
 
     def _has_table(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
@@ -224,6 +332,7 @@ class VectorStore:
         """
         if not self.db.vec_ok:
             return 0
+        self.purge_stale_vectors()
         if self.db.execute("SELECT 1 FROM files WHERE usable = 1 AND vec_model IS NULL LIMIT 1").fetchone() is None \
                 and self._vec_model_matches():
             return 0
@@ -324,8 +433,11 @@ class VectorStore:
                 ).fetchone()
                 if cur is None or cur["embed_sha256"] != r["embed_sha256"] or cur["vec_model"] == model:
                     continue
-                self.db.execute("INSERT OR REPLACE INTO vectors(id, seq, vec, type) VALUES (?, ?, ?, ?)",
-                                (r["id"], self._next_seq(), vec, r["type"]))
+                self.db.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (r["id"],))
+                self.db.execute(f"INSERT INTO {VEC_TABLE}(rowid, type, embedding) VALUES (?, ?, ?)",
+                                (r["id"], r["type"], vec))
+                self.db.execute("INSERT OR REPLACE INTO vector_log(id, seq, live) VALUES (?, ?, ?)",
+                                (r["id"], self._next_seq(), LIVE))
                 self.db.execute("UPDATE files SET vec_model = ? WHERE id = ?", (model, r["id"]))
                 stored += 1
             fp = self._embedder_fingerprint()
@@ -335,9 +447,15 @@ class VectorStore:
 
     def _drop_vector(self, file_id: int) -> None:
         self.db.execute("UPDATE files SET vec_model = NULL WHERE id = ?", (file_id,))
-        # A tombstone (NULL vector, new seq) so every in-memory index drops it at its next refresh.
-        self.db.execute("UPDATE vectors SET vec = NULL, seq = ? WHERE id = ? AND vec IS NOT NULL",
-                        (self._next_seq(), file_id))
+        if self.db.execute("SELECT 1 FROM vector_log WHERE id = ? AND live = ?", (file_id, LIVE)).fetchone() is None:
+            return
+        # A new seq, so every in-memory index drops it at its next refresh.
+        state = DROPPED
+        if self.db.vec_loaded and self._has_table(VEC_TABLE):
+            self.db.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (file_id,))
+        else:
+            state = STALE  # this process cannot open vec0: the next one that can deletes the row
+        self.db.execute("UPDATE vector_log SET live = ?, seq = ? WHERE id = ?", (state, self._next_seq(), file_id))
 
     def _embed_now(self, embed: bool | None) -> bool:
         """``embed=None`` (auto): make vectors now only if the embedder is at hand already."""

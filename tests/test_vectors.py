@@ -1,0 +1,232 @@
+"""The vector store: sqlite-vec's vec0 table, its change log, and the two searches over it.
+
+Real SQLite with the real sqlite-vec extension (through sqlean where this Python's own sqlite3
+cannot load extensions), the deterministic fake embedder, and real subprocesses for the
+"this Python has no sqlite-vec" cases.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fakes import FakeEmbedder, write_memory
+
+from vault_mem import db as dbmod
+from vault_mem.config import Config
+from vault_mem.index import Sidecar
+from vault_mem.vectors import StoredVectors, VectorIndex
+
+TODAY = dt.date(2026, 3, 1)
+TOPICS = ["editor", "coffee", "garden", "cycling", "database", "travel", "guitar", "budget", "python", "sleep"]
+WORDS = ["morning", "weekly", "backup", "recipe", "route", "invoice", "chord", "tomato", "index", "lisbon",
+         "helix", "espresso", "compost", "brompton", "sqlite", "train", "fender", "savings", "typing", "nap"]
+
+
+def _fill(root: Path, n: int = 240) -> None:
+    for i in range(n):
+        topic = TOPICS[i % len(TOPICS)]
+        words = " ".join(WORDS[(i * k + 3) % len(WORDS)] for k in (1, 3, 7))
+        type_ = ("fact", "preference", "note", "procedure", "decision")[i % 5]
+        tags = ["home"] if i % 3 == 0 else ["work"]
+        write_memory(root, f"m{i:03d}", f"{topic} note {i}: {words}", f"More about {topic} and {words}.",
+                     type_=type_, tags=tags, scope="laptop" if i % 4 == 0 else None)
+
+
+def _hits(sc: Sidecar, query: str, **kw) -> list[tuple[str, float]]:
+    return [(h.key, round(h.score, 5)) for h in sc.recall(query, k=10, today=TODAY, **kw).hits]
+
+
+def test_vectors_are_stored_in_a_sqlite_vec_table(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _fill(root, 30)
+    with Sidecar(root, Config(), embedder=FakeEmbedder(dimensions=64)) as sc:
+        sc.reconcile()
+        assert sc.db.vec_loaded and sc.db.vec_ok
+        assert sc.db.execute("SELECT vec_version()").fetchone()[0].startswith("v0.")
+        sql = sc.db.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_items'").fetchone()[0]
+        assert "USING vec0" in sql and "float[64]" in sql and "cosine" in sql
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 30
+        assert isinstance(sc.vector_index(), StoredVectors)
+        # The type filter runs inside the vec0 KNN (a metadata column), not after it.
+        q = FakeEmbedder(dimensions=64).embed_batch(["coffee espresso"], kind="query")[0]
+        top = sc.vector_index().top(q, 5, type="preference")
+        types = {r[0] for r in sc.db.execute(
+            f"SELECT type FROM files WHERE id IN ({','.join(str(i) for i, _ in top)})")}
+        assert len(top) == 5 and types == {"preference"}
+
+
+def test_stored_and_in_memory_search_give_the_same_hits(tmp_path: Path) -> None:
+    """One-shot processes search vec0, long-running ones a copy in memory: same results, also
+    after edits and deletions made by another sidecar."""
+    root = tmp_path / "v"
+    _fill(root)
+    writer = Sidecar(root, Config(), embedder=FakeEmbedder())
+    writer.reconcile()
+    cold = Sidecar(root, Config(), embedder=FakeEmbedder())
+    warm = Sidecar(root, Config(), embedder=FakeEmbedder())
+    warm.keep_vectors_in_memory = True
+    queries = [("coffee note morning", {}), ("garden note compost", {"type": "note"}),
+               ("cycling note", {"tags": ["home"]}), ("python note", {"scope": "laptop"}),
+               ("editor note", {"tags": ["work"], "type": "fact"}), ("travel note", {})]
+
+    def compare() -> None:
+        for q, kw in queries:
+            a, b = _hits(cold, q, **kw), _hits(warm, q, **kw)
+            assert a == b, (q, kw)
+            assert a, (q, kw)
+
+    compare()
+    assert isinstance(warm.vector_index(), VectorIndex) and isinstance(cold.vector_index(), StoredVectors)
+    # Another process edits, deletes and adds: both searches follow.
+    (root / "facts" / "m000.md").unlink()
+    write_memory(root, "m005", "coffee brewed in a moka pot every morning")
+    write_memory(root, "fresh", "Espresso machine descaling every month", type_="procedure")
+    writer.reconcile()
+    compare()
+    assert "m000" not in {k for k, _ in _hits(cold, "editor note 0")}
+    assert _hits(cold, "moka pot coffee")[0][0] == "m005"
+    writer.rebuild()
+    compare()
+    for sc in (writer, cold, warm):
+        sc.close()
+
+
+def test_a_new_model_recreates_the_table_with_its_dimension(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _fill(root, 20)
+    with Sidecar(root, Config(), embedder=FakeEmbedder("fake:a", 32)) as sc:
+        sc.reconcile()
+    small = FakeEmbedder("fake:b", 48)
+    with Sidecar(root, Config(), embedder=small) as sc:
+        sc.reconcile()
+        sql = sc.db.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_items'").fetchone()[0]
+        assert "float[48]" in sql
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 20
+        assert _hits(sc, "garden compost")[0][0].startswith("m")
+        assert sc.doctor() == []
+    back = FakeEmbedder("fake:a", 32)
+    with Sidecar(root, Config(), embedder=back) as sc:
+        sc.reconcile()
+        assert back.calls == []  # the round trip back re-embeds nothing: the cache has every vector
+        assert sc.doctor() == []
+
+
+def test_upgrade_from_the_plain_vector_table_refills_from_the_cache(tmp_path: Path, monkeypatch) -> None:
+    root = tmp_path / "v"
+    _fill(root, 12)
+    path = root / ".vault-mem" / "index.db"
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:  # fills the embedding cache
+        sc.reconcile()
+    conn = dbmod.connect(path)
+    conn.execute("PRAGMA user_version = 4")  # as written by a version that kept BLOBs in `vectors`
+    conn.execute("DROP TABLE vector_log")
+    conn.execute("DROP TABLE vec_items")
+    conn.execute("CREATE TABLE vectors (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, vec BLOB, type TEXT)")
+    conn.close()
+    emb = FakeEmbedder()
+    with Sidecar(root, Config(), embedder=emb) as sc:
+        assert sc.db.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION
+        sc.reconcile()
+        assert emb.calls == []
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 12
+        assert _hits(sc, "cycling brompton")
+        assert sc.doctor() == []
+
+
+def _run_without_sqlite_vec(root: Path, code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a Python where ``import sqlite_vec`` fails (as on a platform without a wheel)."""
+    prelude = textwrap.dedent(f"""
+        import sys, datetime as dt
+        sys.modules["sqlite_vec"] = None  # import sqlite_vec -> ImportError
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from pathlib import Path
+        from fakes import FakeEmbedder, write_memory
+        from vault_mem.config import Config
+        from vault_mem.index import Sidecar
+        root = Path({str(root)!r})
+        sc = Sidecar(root, Config(), embedder=FakeEmbedder())
+    """)
+    return subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True, check=False,
+                          text=True, timeout=120, env={**os.environ})
+
+
+def test_without_sqlite_vec_recall_is_keyword_only_and_says_why(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _fill(root, 20)
+    proc = _run_without_sqlite_vec(root, """
+        sc.reconcile()
+        res = sc.recall("coffee espresso", today=dt.date(2026, 3, 1))
+        print(res.keyword_only, res.hits[0].key if res.hits else None, all(h.keyword_only for h in res.hits))
+        print(res.reason)
+    """)
+    assert proc.returncode == 0, proc.stderr
+    first, reason = proc.stdout.splitlines()[:2]
+    assert first.startswith("True m") and first.endswith("True")
+    assert "sqlite-vec" in reason and "pip install" in reason
+
+
+def test_a_process_without_sqlite_vec_marks_vectors_stale_and_the_next_one_purges(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _fill(root, 20)
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+        sc.reconcile()
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 20
+    # m001 is deleted and m002 rewritten with other words, seen by a process that cannot open vec0.
+    (root / "preferences" / "m001.md").unlink()
+    write_memory(root, "m002", "sourdough starter feeding schedule", type_="note")
+    proc = _run_without_sqlite_vec(root, """
+        sc.reconcile()
+        print(sorted(tuple(r) for r in sc.db.execute("SELECT live, count(*) FROM vector_log GROUP BY live")))
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[(-1, 2), (1, 18)]"
+    for warm in (False, True):
+        with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+            sc.keep_vectors_in_memory = warm
+            # Before any purge, a stale vec0 row is never taken for the memory's vector.
+            got = sc.vector_index().top(FakeEmbedder().embed_batch(["garden note 2"])[0], 30)
+            live = {r[0] for r in sc.db.execute("SELECT id FROM files WHERE vec_model IS NOT NULL")}
+            assert warm == ({i for i, _ in got} <= live)  # only vec0 itself still holds the stale rows
+            assert "m001" not in {k for k, _ in _hits(sc, "garden note 1")}
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+        sc.reconcile()  # makes m002's new vector and purges the stale rows
+        assert sc.db.execute("SELECT count(*) FROM vector_log WHERE live = -1").fetchone()[0] == 0
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 19
+        assert _hits(sc, "sourdough starter")[0][0] == "m002"
+        assert sc.doctor() == []
+
+
+@pytest.mark.skipif(hasattr(__import__("sqlite3").Connection, "enable_load_extension"),
+                    reason="this Python's own sqlite3 can load extensions")
+def test_a_python_that_cannot_load_extensions_gets_sqlite_vec_through_sqlean(tmp_path: Path) -> None:
+    """This machine's python3 (3.11, no enable_load_extension): the driver is sqlean and vec0 works;
+    forced onto the stdlib driver, recall is keyword-only and says why."""
+    assert dbmod.driver().__name__.startswith("sqlean")
+    root = tmp_path / "v"
+    _fill(root, 10)
+    env = {**os.environ, dbmod.FORCE_DRIVER_ENV: "sqlite3"}
+    code = textwrap.dedent(f"""
+        import sys, datetime as dt
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from pathlib import Path
+        from fakes import FakeEmbedder
+        from vault_mem.config import Config
+        from vault_mem.index import Sidecar
+        sc = Sidecar(Path({str(root)!r}), Config(), embedder=FakeEmbedder())
+        sc.reconcile()
+        res = sc.recall("coffee espresso", today=dt.date(2026, 3, 1))
+        print(res.keyword_only, res.reason)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False, text=True, timeout=120,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("True ") and "cannot load extensions" in proc.stdout
