@@ -34,6 +34,7 @@ from .errors import IndexStoreError
 log = logging.getLogger("vault_mem.index")
 
 BUSY_TIMEOUT_MS = 15_000
+MMAP_BYTES = 1 << 30
 DISABLE_VEC_ENV = "VAULT_MEM_DISABLE_VEC"
 FORCE_DRIVER_ENV = "VAULT_MEM_SQLITE_DRIVER"  # "sqlite3" or "sqlean": for tests and debugging
 
@@ -350,6 +351,9 @@ def _open_once(path: Path, *, vec: bool) -> Database:
         if str(mode).lower() != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        # Read pages through a memory map: a vec0 KNN reads every vector, and copying each page
+        # into SQLite's cache took 74 ms against 45 ms mapped (100k vectors, bench_recall.py).
+        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         _migrate(db)
         return db
     except BaseException:

@@ -57,21 +57,28 @@ def _id_list(ids) -> str:
 class StoredVectors:
     """Vector search straight from the ``vec0`` table: nothing held in memory."""
 
-    def __init__(self, db, dims: int | None) -> None:
+    def __init__(self, db, model: str | None, dims: int | None) -> None:
         self.db = db
+        self.model = model
         self.dims = dims
 
     def _usable(self, qvec: np.ndarray) -> bool:
         return self.dims is not None and qvec.shape == (self.dims,)
 
     def similarities(self, qvec: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
-        """Cosine of the query with these memories (those that have a live vector)."""
+        """Cosine of the query with these memories (those that have a vector).
+
+        The vectors are read from the embedding cache, which holds the same float32 bytes as
+        ``vec0`` for every stored vector: a keyed lookup there costs microseconds, a ``vec0``
+        point lookup ~0.4 ms at 100k rows (it reads from the middle of a chunk)."""
         if not ids or not self._usable(qvec):
             return {}
         rows = self.db.execute(
-            f"SELECT v.rowid, v.embedding FROM {VEC_TABLE} v WHERE v.rowid IN "
-            "(SELECT l.id FROM vector_log l WHERE l.live = 1 AND l.id IN (SELECT value FROM json_each(?)))",
-            (_id_list(ids),)).fetchall()
+            "SELECT f.id, c.vector FROM files f JOIN embed_cache c "
+            "ON c.model = f.vec_model AND c.text_sha256 = f.embed_sha256 "
+            "WHERE f.id IN (SELECT value FROM json_each(?)) AND f.vec_model = ?",
+            (_id_list(ids), self.model)).fetchall()
+        rows = [r for r in rows if len(r[1]) == self.dims * 4]  # a server may change dims, not its id
         if not rows:
             return {}
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), self.dims)
@@ -298,7 +305,8 @@ class VectorStore:
             self._vindex.refresh(self.db, self.get_meta("vec_model") or "", self.get_meta("vec_epoch"))
             return self._vindex
         dims = self.get_meta("vec_dims")
-        return StoredVectors(self.db, int(dims) if dims and self._has_table(VEC_TABLE) else None)
+        return StoredVectors(self.db, self.get_meta("vec_model"),
+                             int(dims) if dims and self._has_table(VEC_TABLE) else None)
 
     def _drop_vectors_except(self, kept_sql: str) -> None:
         """Drop every vector but those of the file ids ``kept_sql`` selects (a rebuild)."""
