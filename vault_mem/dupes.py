@@ -146,9 +146,7 @@ def _rare_terms(db, terms: list[str], *, share: int = 50, floor: int = 200) -> l
     cap = max(floor, n // share)
     if n <= cap or len(terms) < 2:
         return terms
-    keep = [t for t in terms if db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                                           [search.fts_query([t]), cap]).fetchone()[0] < cap]
-    return keep or terms
+    return search.drop_common_terms(db, terms, cap)
 
 
 def _neighbours(db, text: str, *, skip: Iterable[str], today: str, limit: int) -> list[_Row]:
@@ -170,20 +168,9 @@ def _neighbours(db, text: str, *, skip: Iterable[str], today: str, limit: int) -
     return [_row(r) for r in rows if not _CONFLICT_COPY.search(r[1])][:limit]
 
 
-def _stored_vectors(db, model: str | None, hashes: Iterable[str | None]) -> dict[str, np.ndarray]:
+def _stored_vectors(sidecar: Sidecar, model: str | None, hashes: Iterable[str | None]) -> dict[str, np.ndarray]:
     """Vectors of the embedding cache for ``model``, by text hash (read-only)."""
-    wanted = [h for h in dict.fromkeys(hashes) if h]
-    if not model or not wanted:
-        return {}
-    out: dict[str, np.ndarray] = {}
-    for i in range(0, len(wanted), 500):
-        part = wanted[i:i + 500]
-        for r in db.execute(
-            f"SELECT text_sha256, vector FROM embed_cache WHERE model = ? AND text_sha256 IN "
-            f"({','.join('?' * len(part))})", [model, *part],
-        ):
-            out[r[0]] = np.frombuffer(r[1], dtype=np.float32)
-    return out
+    return {h: np.frombuffer(v, dtype=np.float32) for h, v in sidecar.cached_vectors(model, hashes).items()}
 
 
 def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float | None:
@@ -196,31 +183,18 @@ def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float | None:
 
 
 def _min_cosine(sidecar: Sidecar) -> float:
-    embedder = getattr(sidecar, "_embedder", None)
-    return float(getattr(embedder, "min_duplicate_cosine", MIN_COSINE))
-
-
-def _embedder_at_hand(sidecar: Sidecar):
-    """The sidecar's embedder if it is loaded (or was passed in) and vectors work; else None.
-
-    Never builds one: a ``remember`` must not load a model just for the duplicate check."""
-    try:
-        if not sidecar._embed_now(None) or sidecar.vectors_reason() is not None:
-            return None
-        return sidecar._get_embedder()
-    except (AttributeError, VaultMemError):
-        return None
+    return float(getattr(sidecar.embedder_at_hand(), "min_duplicate_cosine", MIN_COSINE))
 
 
 def _vector_of_text(sidecar: Sidecar, description: str, body: str) -> tuple[str | None, np.ndarray | None]:
     """(model id, vector) of a text not in the index yet: from the cache, else embedded now."""
-    embedder = _embedder_at_hand(sidecar)
+    embedder = sidecar.embedder_at_hand()
     if embedder is None:
         return None, None
     model = str(embedder.model_id)
     doc = search.document_text(description, body or "", None)
     sha = hashlib.sha256(doc.encode("utf-8")).hexdigest()
-    cached = _stored_vectors(sidecar.db, model, [sha])
+    cached = _stored_vectors(sidecar, model, [sha])
     if sha in cached:
         return model, cached[sha]
     try:
@@ -254,7 +228,7 @@ def near_duplicates(sidecar: Sidecar, *, key: str, type: str | None, description
         return []
     model, vec = _vector_of_text(sidecar, description, body)
     if vec is not None:
-        theirs = _stored_vectors(sidecar.db, model, [r.embed_sha256 for _, r in scored if r.vec_model == model])
+        theirs = _stored_vectors(sidecar, model, [r.embed_sha256 for _, r in scored if r.vec_model == model])
         floor = _min_cosine(sidecar)
         kept = []
         for sim, r in scored:
@@ -331,7 +305,7 @@ def duplicate_pairs(sidecar: Sidecar, *, today: dt.date | None = None, max_posti
         for w in rarest[:n - math.ceil(t * n) + 1]:
             postings[w].append(i)
     model = sidecar.get_meta("vec_model") if db.vec_ok else None
-    vectors = _stored_vectors(db, model, [rows[i].embed_sha256 for p in found for i in p
+    vectors = _stored_vectors(sidecar, model, [rows[i].embed_sha256 for p in found for i in p
                                           if rows[i].vec_model == model])
     floor = _min_cosine(sidecar)
     best: dict[int, int] = defaultdict(int)  # partners kept per memory

@@ -222,7 +222,12 @@ def informative_terms(db, terms: Sequence[str]) -> list[str]:
     n = db.execute("SELECT max(id) FROM files").fetchone()[0] or 0
     if n < COMMON_TERMS_FROM_ROWS or len(terms) < 2:
         return list(terms)
-    cap = n // COMMON_TERM_SHARE
+    return drop_common_terms(db, terms, n // COMMON_TERM_SHARE)
+
+
+def drop_common_terms(db, terms: Sequence[str], cap: int) -> list[str]:
+    """``terms`` minus those found in ``cap`` memories or more (each count stops at ``cap``).
+    If every word is that common, all are kept."""
     keep = [t for t in terms if db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
                                            [fts_query([t]), cap]).fetchone()[0] < cap]
     return keep or list(terms)

@@ -368,7 +368,7 @@ class VectorStore:
         for start in range(0, total, batch * 4):
             chunk = rows[start:start + batch * 4]
             hashes = [r["embed_sha256"] for r in chunk]
-            cached = self._cached_vectors(model, hashes)
+            cached = self.cached_vectors(model, hashes)
             todo = [(r, h) for r, h in zip(chunk, hashes) if h not in cached]
             new: dict[str, bytes] = {}
             for b in range(0, len(todo), batch):
@@ -411,9 +411,12 @@ class VectorStore:
             return None
         return f"instance:{getattr(arg, 'model_id', '')}|{getattr(arg, 'dimensions', '')}"
 
-    def _cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
+    def cached_vectors(self, model: str | None, hashes) -> dict[str, bytes]:
+        """float32 bytes of the embedding cache for ``model``, by text hash (read-only)."""
         out: dict[str, bytes] = {}
-        uniq = list(dict.fromkeys(hashes))
+        uniq = [h for h in dict.fromkeys(hashes) if h]
+        if not model:
+            return out
         for i in range(0, len(uniq), 500):
             part = uniq[i:i + 500]
             marks = ",".join("?" * len(part))
@@ -464,6 +467,17 @@ class VectorStore:
         else:
             state = STALE  # this process cannot open vec0: the next one that can deletes the row
         self.db.execute("UPDATE vector_log SET live = ?, seq = ? WHERE id = ?", (state, self._next_seq(), file_id))
+
+    def embedder_at_hand(self):
+        """The embedder if it was passed in or is loaded already and vectors work; else None.
+
+        Never builds one: a write must not load a model for a side check (duplicates)."""
+        try:
+            if not self._embed_now(None) or self.vectors_reason() is not None:
+                return None
+            return self._get_embedder()
+        except VaultMemError:
+            return None
 
     def _embed_now(self, embed: bool | None) -> bool:
         """``embed=None`` (auto): make vectors now only if the embedder is at hand already."""
