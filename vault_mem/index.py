@@ -8,8 +8,8 @@ Reconcile is cheap when nothing changed: one ``scandir`` per type folder and one
 that cannot be used is recorded as a problem with its reason; if an earlier good version of the
 same path was indexed, that version stays searchable until the file is fixed.
 
-Vectors (the embedder, the vector store, the in-memory KNN index) are in :mod:`vault_mem.vectors`;
-search itself is in :mod:`vault_mem.search`.
+Reading the files is in :mod:`vault_mem.filescan`; vectors (the embedder, the sqlite-vec store,
+the two KNN searches) in :mod:`vault_mem.vectors`; search itself in :mod:`vault_mem.search`.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from pathlib import Path
 from . import db as dbmod
 from . import search
 from .config import FOLDER_TYPES, STATE_DIR, TYPE_FOLDERS, Config
-from .errors import VaultMemError
+from .filescan import FileState, read_file, scan_folders
 from .indexmd import IndexEntry, render_index
-from .memory import iso, key_type_from_path, parse_memory
+from .memory import iso
 from .search import Hit, RecallResult
 from .vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
 
@@ -68,35 +68,6 @@ class ReconcileReport:
         return bool(self.added or self.updated or self.removed)
 
 
-@dataclass
-class _FileState:
-    """What reading one file gave: a parsed memory or a problem."""
-
-    path: str
-    key: str
-    type: str
-    mtime_ns: int
-    size: int
-    sha256: str = ""
-    problem: str | None = None
-    memory: object | None = None
-
-
-def _stat_sig(st: os.stat_result) -> tuple[int, int]:
-    return st.st_mtime_ns, st.st_size
-
-
-def _path_sig(path) -> tuple[int, int] | None:
-    """(mtime_ns, size) following symlinks; the link's own for a dangling one; None if gone."""
-    try:
-        return _stat_sig(os.stat(path))
-    except FileNotFoundError:
-        try:
-            return _stat_sig(os.lstat(path))
-        except FileNotFoundError:
-            return None
-
-
 class Sidecar(VectorStore):
     """The derived index of one vault: reconcile, INDEX.md entries, lookups and recall."""
 
@@ -131,93 +102,14 @@ class Sidecar(VectorStore):
     # -- reading files ---------------------------------------------------------------------
 
     def _scan(self) -> dict[str, tuple[int, int]]:
-        """rel path -> (mtime_ns, size) for every candidate memory file (non-recursive)."""
-        found: dict[str, tuple[int, int]] = {}
-        for folder in FOLDER_TYPES:
-            try:
-                it = os.scandir(self.root / folder)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            with it:
-                for entry in it:
-                    name = entry.name
-                    if not name.endswith(".md") or name.startswith((".", "#", "~")) or name.endswith("~"):
-                        continue  # editor temp/swap/lock files are not memories
-                    try:
-                        if entry.is_symlink():
-                            sig = _path_sig(entry.path)
-                        elif entry.is_file(follow_symlinks=False):
-                            sig = _stat_sig(entry.stat(follow_symlinks=False))
-                        else:
-                            continue
-                    except FileNotFoundError:
-                        continue  # vanished while scanning
-                    if sig is not None:
-                        found[f"{folder}/{name}"] = sig
-        return found
+        return scan_folders(self.root)
 
-    def _read(self, rel: str) -> _FileState | None:
-        """Read and parse one file; None if it no longer exists."""
-        folder, name = rel.split("/", 1)
-        stem = name[:-3]
-        state = _FileState(path=rel, key=stem, type=FOLDER_TYPES[folder], mtime_ns=-1, size=-1)
-        abs_path = self.root / rel
-        sig = _path_sig(abs_path)
-        if sig is None:
-            return None
-        state.mtime_ns, state.size = sig
-        # the file, or its type folder, may be a symlink: never read what lies outside the vault
-        target = os.path.realpath(abs_path)
-        if os.path.commonpath([target, self._real_root]) != self._real_root:
-            via = "is a symlink to" if abs_path.is_symlink() else "lies (through a symlinked folder) at"
-            state.problem = f"{via} {target}, outside the vault; vault-mem refuses to read it"
-            return state
-        if abs_path.is_symlink() and not os.path.exists(abs_path):
-            state.problem = "is a dangling symlink"
-            return state
-        try:
-            st = os.stat(abs_path)
-        except OSError:
-            return None
-        state.mtime_ns, state.size = _stat_sig(st)
-        try:
-            key_type_from_path(rel)
-        except VaultMemError as exc:
-            state.problem = _strip_path(str(exc), rel) + " (rename the file)"
-            return state
-        limit = self.config.max_file_bytes
-        if st.st_size > limit:
-            state.problem = f"is {st.st_size} bytes, over the limit of {limit} (max_body_bytes in vault.toml)"
-            return state
-        try:
-            with open(abs_path, "rb") as fh:
-                data = fh.read(limit + 1)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            state.problem = f"cannot be read ({exc.strerror or exc})"
-            return state
-        state.sha256 = hashlib.sha256(data).hexdigest()
-        if len(data) > limit:
-            state.problem = f"is over the size limit of {limit} bytes"
-            return state
-        if b"\x00" in data:
-            state.problem = "contains NUL bytes (binary file?)"
-            return state
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            state.problem = f"is not UTF-8 text (bad byte at offset {exc.start}); re-save it as UTF-8"
-            return state
-        try:
-            state.memory = parse_memory(text, rel)
-        except VaultMemError as exc:
-            state.problem = _strip_path(str(exc), rel)
-        return state
+    def _read(self, rel: str) -> FileState | None:
+        return read_file(self.root, self._real_root, rel, max_bytes=self.config.max_file_bytes)
 
     # -- writing rows ----------------------------------------------------------------------
 
-    def _apply(self, st: _FileState, report: ReconcileReport, touched_keys: set[str]) -> None:
+    def _apply(self, st: FileState, report: ReconcileReport, touched_keys: set[str]) -> None:
         """Upsert one file's state (inside a write transaction)."""
         row = self.db.execute(
             "SELECT id, key, has_content, content_sha256, problem, sha256, mtime_ns, size FROM files WHERE path = ?",
@@ -585,7 +477,3 @@ class Sidecar(VectorStore):
             if other:
                 out.append(f"vectors: {other} memories have vectors of another model than {model}")
         return out
-
-
-def _strip_path(message: str, rel: str) -> str:
-    return message[len(rel) + 2:] if message.startswith(rel + ": ") else message
