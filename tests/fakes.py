@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vault_mem.embed import Embedder
+from vault_mem.embed_base import Embedder
 from vault_mem.errors import EmbedderError
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from conftest import git, run_cli
 
-from vault_mem.cli import build_parser
+from vault_mem.cli_parser import build_parser
 
 
 @pytest.fixture

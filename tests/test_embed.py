@@ -20,13 +20,9 @@ import pytest
 
 from vault_mem import embed
 from vault_mem.config import EmbedderConfig
-from vault_mem.embed import (
-    LocalEmbedder,
-    OllamaEmbedder,
-    OpenAIEmbedder,
-    get_embedder,
-    normalise,
-)
+from vault_mem.embed import LocalEmbedder, get_embedder
+from vault_mem.embed_base import normalise
+from vault_mem.embed_http import OllamaEmbedder, OpenAIEmbedder
 from vault_mem.errors import EmbedderError
 
 # ----------------------------------------------------------------------------- local model

@@ -12,6 +12,7 @@ from .config import FOLDER_TYPES
 from .errors import VaultMemError
 from .gitstore import GitRepo, Identity
 from .memory import parse_memory
+from .watch import is_memory_name
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
@@ -31,6 +32,25 @@ def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
     return Identity(name, email), committer
 
 
+def dirty_memory_paths(vault) -> set[str]:
+    """Memory files that differ from HEAD or are untracked (not ignored), per git status."""
+    folders = [vault.prefix + f for f in FOLDER_TYPES]
+    proc = vault.repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
+                          "--", *folders, check=False, cwd=vault.repo.toplevel,
+                          env={"GIT_OPTIONAL_LOCKS": "0"})
+    if proc.returncode != 0:
+        return set()
+    out = set()
+    for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
+        top = entry[3:]
+        if len(entry) > 3 and top.startswith(vault.prefix):
+            rel = top[len(vault.prefix):]
+            parts = rel.split("/")
+            if len(parts) == 2 and parts[0] in FOLDER_TYPES and is_memory_name(parts[1]):
+                out.add(rel)
+    return out
+
+
 def drop_ignored(vault, changes: dict[str, bytes | None], head: str | None) -> dict[str, bytes | None]:
     """New files that .gitignore excludes are a person's choice: never commit them."""
     new = [rel for rel in changes if vault.repo.blob_at(head, vault.prefix + rel) is None]
@@ -40,6 +60,7 @@ def drop_ignored(vault, changes: dict[str, bytes | None], head: str | None) -> d
                           input=b"\0".join((vault.prefix + r).encode() for r in new) + b"\0")
     ignored = {p[len(vault.prefix):] for p in proc.stdout.decode("utf-8", "replace").split("\0") if p}
     return {rel: data for rel, data in changes.items() if rel not in ignored}
+
 
 def edit_message(vault, changes: dict[str, bytes | None], head: str | None, *, quiet: float) -> str:
     repo, prefix = vault.repo, vault.prefix
@@ -76,5 +97,3 @@ def edit_message(vault, changes: dict[str, bytes | None], head: str | None, *, q
     shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
     lines = "\n".join(f"- {k}: {actions[k][0]} ({actions[k][1]}) — {actions[k][2]}" for k in keys)
     return f"edit: {len(keys)} memories ({shown})\n\n{lines}\n\n{note}\n"
-
-# -- status --------------------------------------------------------------------------------

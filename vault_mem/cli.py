@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .cli_parser import build_parser
 from .errors import UsageError, VaultMemError
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
@@ -315,7 +316,8 @@ def cmd_eval(args) -> int:
 
 @command("daemon")
 def cmd_daemon(args) -> int:
-    from .daemon import daemon_status, run_daemon
+    from .daemon import daemon_status
+    from .daemon_main import run_daemon
 
     root = _root_arg(args)
     if args.status:
@@ -438,102 +440,6 @@ def cmd_dupes(args) -> int:
     text = "\n".join(f"{p['a']} ~ {p['b']} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
     emit(args, pairs, text)
     return 0
-
-
-# -- parser --------------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
-    def common_options(suppress: bool) -> argparse.ArgumentParser:
-        # Given before or after the command name; after it, an absent option must not reset the
-        # value given before it, hence SUPPRESS on the sub-commands' copies.
-        kw = {"default": argparse.SUPPRESS} if suppress else {}
-        common = argparse.ArgumentParser(add_help=False)
-        common.add_argument("--vault", help="vault folder (default: $VAULT_MEM_VAULT, else the nearest "
-                            "folder holding vault.toml)", **kw)
-        common.add_argument("--json", action="store_true", help="print one JSON document", **kw)
-        common.add_argument("--agent", help="agent name for commit authorship (default: "
-                            "$VAULT_MEM_AGENT or vault.toml)", **kw)
-        return common
-
-    common = common_options(True)
-    parser = argparse.ArgumentParser(
-        prog="vault-mem", parents=[common_options(False)],
-        description="Long-term memory for AI agents: Markdown files in git, searchable, reviewable.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    def add(name: str, help: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, parents=[common], help=help, description=help)
-
-    p = add("init", "create a vault (its own repository, or a folder in an existing one)")
-    p.add_argument("path", nargs="?")
-    p = add("remember", "create or update a memory (one git commit)")
-    p.add_argument("key")
-    p.add_argument("--description", "-d", required=True, help="one line: what this memory is")
-    p.add_argument("--body", "-b", help="the body (default: read from stdin when piped)")
-    p.add_argument("--body-file", help="read the body from this file ('-': stdin)")
-    p.add_argument("--type", "-t", default="fact", help="preference, fact, decision, procedure or note")
-    p.add_argument("--tags", help="comma-separated tags")
-    p.add_argument("--source", default="agent", help="user, agent, inferred or imported")
-    p.add_argument("--pinned", action="store_true", help="always list first in INDEX.md")
-    p.add_argument("--expires", help="YYYY-MM-DD after which recall and INDEX.md hide it")
-    p.add_argument("--supersedes", help="comma-separated keys this memory replaces")
-    p.add_argument("--scope", help="agent or project this memory is for")
-    p.add_argument("--refs", help="comma-separated repository paths this memory is about")
-    p = add("forget", "delete a memory (one git commit; history keeps it)")
-    p.add_argument("key")
-    p = add("get", "show a whole memory")
-    p.add_argument("key")
-    p = add("list", "list keys and descriptions")
-    p.add_argument("--type", "-t")
-    p.add_argument("--tags")
-    p = add("log", "history of the vault or of one key, from git")
-    p.add_argument("key", nargs="?")
-    p.add_argument("--limit", "-n", type=int, default=20)
-    p = add("undo", "revert the last agent commit for a key, or a given commit")
-    p.add_argument("target", help="a key or a commit id")
-    p = add("index", "print INDEX.md as generated from the files (--write to update the file)")
-    p.add_argument("--write", action="store_true")
-    p = add("recall", "search memories by meaning and words")
-    p.add_argument("query", nargs="+")
-    p.add_argument("-k", type=int, default=None, help="how many hits at most (default 5)")
-    p.add_argument("--type", "-t")
-    p.add_argument("--tags")
-    p.add_argument("--scope")
-    p.add_argument("--include-expired", action="store_true")
-    add("reindex", "rebuild the search index from the files")
-    add("doctor", "check the index against the files; exit 1 on any difference")
-    p = add("eval", "measure recall quality on a benchmark file")
-    p.add_argument("file")
-    p = add("daemon", "keep the index and INDEX.md in line with the files (foreground)")
-    p.add_argument("path", nargs="?")
-    p.add_argument("--status", action="store_true", help="tell whether a daemon runs for the vault")
-    p = add("mcp", "serve the vault to MCP clients over stdio")
-    p.add_argument("path", nargs="?")
-    p = add("tools", "print the tool schemas (OpenAI-style or MCP)")
-    p.add_argument("--format", choices=["openai", "mcp"], default="openai")
-    p = add("agent", "a minimal tool-calling agent loop against an OpenAI-compatible chat endpoint")
-    p.add_argument("message", nargs="+")
-    p.add_argument("--url", default=os.environ.get("VAULT_MEM_CHAT_URL", "http://127.0.0.1:8080"),
-                   help="base URL of the /v1/chat/completions server (llama.cpp, Ollama, ...)")
-    p.add_argument("--model", default=os.environ.get("VAULT_MEM_CHAT_MODEL", "local"))
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY")
-    p.add_argument("--max-rounds", type=int, default=6)
-    p = add("sync", "fetch, integrate and push the vault through a git remote")
-    p.add_argument("path", nargs="?")
-    p.add_argument("--remote", default=None, help="git remote name (default: vault.toml [sync] remote, else origin)")
-    p = add("resolve", "settle a sync conflict on a key")
-    p.add_argument("key")
-    p.add_argument("--keep", choices=["mine", "theirs", "both"], required=True)
-    add("review", "list stale, expired, superseded and conflicting memories")
-    p = add("scan", "look for credentials in the memory files (or the whole git history)")
-    p.add_argument("--history", action="store_true")
-    p = add("check-refs", "list memories naming repository paths that no longer exist; exit 1 if any")
-    p.add_argument("--repo", required=True, help="the project checkout to check against")
-    add("dupes", "list likely duplicate memories")
-    p = add("hook", "entry points for Claude Code and git hooks (reads the event on stdin)")
-    p.add_argument("name", help="session-start, user-prompt-submit, pre-commit, post-merge, "
-                   "post-checkout or post-rewrite")
-    p.add_argument("hook_args", nargs="*")
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

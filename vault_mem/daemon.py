@@ -30,23 +30,20 @@ import contextlib
 import datetime as dt
 import json
 import logging
-import logging.handlers
 import os
-import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .autocommit import drop_ignored, edit_message, user_identity
-from .config import CONFIG_FILE, FOLDER_TYPES, STATE_DIR
-from .errors import ConfigError, NotAVaultError, VaultMemError
+from .autocommit import dirty_memory_paths, drop_ignored, edit_message, user_identity
+from .config import STATE_DIR
+from .errors import ConfigError, VaultMemError
 from .gitstore import GitRepo
 from .indexmd import INDEX_FILE
 from .locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
-from .watch import Batch, Batcher, VaultWatcher, is_memory_name
+from .watch import Batch, Batcher, VaultWatcher
 
 log = logging.getLogger("vault_mem.daemon")
 
@@ -60,51 +57,7 @@ EMBED_RETRY_S = 60.0  # after an embedder failed
 GC_QUIET_ENV = "VAULT_MEM_GC_QUIET_SECONDS"
 GC_QUIET_S = 120.0    # after commits, `git gc --auto` once the repository has been quiet this long
 
-__all__ = ["Daemon", "daemon_status", "run_daemon"]
-
-
-def run_daemon(root: Path) -> int:
-    """Foreground entry point of ``vault-mem daemon``: logging, signals, then :meth:`Daemon.run`.
-
-    Blocks until SIGTERM/SIGINT; returns the exit code (0 after a clean stop, 1 when another
-    daemon already runs for this vault or start-up failed)."""
-    root = Path(root).resolve()
-    if not (root / CONFIG_FILE).is_file():
-        raise NotAVaultError(f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`")
-    (root / STATE_DIR).mkdir(exist_ok=True)
-    handlers = _configure_logging(root / STATE_DIR / LOG_FILE)
-    daemon = Daemon(root)
-    previous: dict[int, object] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            previous[sig] = signal.signal(sig, lambda signum, frame: daemon.stop(signal.Signals(signum).name))
-    try:
-        return daemon.run()
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
-        for logger_name, handler in handlers:
-            logging.getLogger(logger_name).removeHandler(handler)
-            logging.getLogger(logger_name).propagate = True
-            handler.close()
-
-
-def _configure_logging(log_path: Path) -> list[tuple[str, logging.Handler]]:
-    fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
-    level = os.environ.get("VAULT_MEM_LOG_LEVEL", "INFO").upper()
-    added: list[tuple[str, logging.Handler]] = []
-    stream = logging.StreamHandler(sys.stderr)
-    file = logging.handlers.RotatingFileHandler(log_path, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
-    for handler in (stream, file):
-        handler.setFormatter(fmt)
-        for name in ("vault_mem", "watchdog"):
-            logging.getLogger(name).addHandler(handler)
-            added.append((name, handler))
-    logging.getLogger("vault_mem").setLevel(getattr(logging, level, logging.INFO))
-    logging.getLogger("watchdog").setLevel(logging.WARNING)
-    for name in ("vault_mem", "watchdog"):
-        logging.getLogger(name).propagate = False  # these handlers only: no duplicates via root
-    return added
+__all__ = ["Daemon", "daemon_status"]
 
 
 def daemon_status(root: Path) -> dict:
@@ -436,25 +389,6 @@ class Daemon:
             return "git's index.lock is held"
         return None
 
-    def _dirty_memory_paths(self) -> set[str]:
-        """Memory files that differ from HEAD or are untracked (not ignored), per git status."""
-        vault = self.vault
-        folders = [vault.prefix + f for f in FOLDER_TYPES]
-        proc = vault.repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
-                              "--", *folders, check=False, cwd=vault.repo.toplevel,
-                              env={"GIT_OPTIONAL_LOCKS": "0"})
-        if proc.returncode != 0:
-            return set()
-        out = set()
-        for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
-            top = entry[3:]
-            if len(entry) > 3 and top.startswith(vault.prefix):
-                rel = top[len(vault.prefix):]
-                parts = rel.split("/")
-                if len(parts) == 2 and parts[0] in FOLDER_TYPES and is_memory_name(parts[1]):
-                    out.add(rel)
-        return out
-
     # -- committing external edits -------------------------------------------------------------
     def _commit_external(self) -> None:
         if not self.autocommit or not (self._edits or self._index_commit or self._scan_dirty):
@@ -471,7 +405,7 @@ class Daemon:
             return
         self._blocked = None
         if self._scan_dirty:
-            self._edits |= self._dirty_memory_paths()
+            self._edits |= dirty_memory_paths(self.vault)
             self._scan_dirty = False
         if not (self._edits or self._index_commit):
             return

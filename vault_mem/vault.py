@@ -1,19 +1,18 @@
 """The vault: memory files + git + the write lock + INDEX.md.
 
-Every agent write goes through :meth:`Vault._write`: validate, take the vault's write lock,
-journal the intent, write the file atomically, bring the sidecar and INDEX.md up to date, and
-commit exactly those paths as one commit. A crash at any point leaves either the old file or the
-new one; the journal lets the next writer finish or report it.
+Every agent write (:meth:`Vault.remember`, :meth:`Vault.forget`, ...) validates, takes the
+vault's write lock and hands its files to :meth:`Vault.commit_change`
+(:func:`vault_mem.journal.commit_change`): journal the intent, write the files atomically, bring
+the sidecar and INDEX.md up to date, and commit exactly those paths as one commit. A crash at
+any point leaves either the old file or the new one; the journal lets the next writer finish or
+report it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
-import json
 import os
-import shutil
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import yaml
 
-from . import dupes, policy
+from . import dupes, journal, policy
 from .config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, Config, load_config
 from .errors import (
     GitError,
@@ -35,6 +34,7 @@ from .errors import (
 from .gitstore import GitRepo, Identity
 from .index import Sidecar
 from .indexmd import INDEX_FILE
+from .journal import atomic_write, remove_temp_files
 from .locks import WRITE_LOCK, FileLock, daemon_pid
 from .memory import (
     Memory,
@@ -47,19 +47,10 @@ from .memory import (
     validate_key,
     validate_type,
 )
+from .vault_init import init_vault
 
 if TYPE_CHECKING:
     from .history import LogEntry
-
-
-def _template_dir() -> Path:
-    """template_vault/: inside the installed package, or at the repository root (editable)."""
-    for candidate in (Path(__file__).parent / "template_vault",
-                      Path(__file__).parent.parent / "template_vault"):
-        if (candidate / "vault.toml").is_file():
-            return candidate
-    raise VaultMemError("vault-mem's template_vault is missing from the installation; reinstall vault-mem")
-JOURNAL = "pending.json"
 
 
 @dataclass
@@ -76,42 +67,6 @@ class WriteResult:
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "type": self.type, "path": self.path, "action": self.action,
                 "commit": self.commit, "warnings": self.warnings}
-
-
-def _remove_temp_files(folder: Path, name: str) -> None:
-    """Delete the temp files that :func:`atomic_write` makes for ``folder/name`` (call with the
-    write lock held: then no live writer owns one)."""
-    for tmp in folder.glob(f".{name}.vault-mem-tmp-*"):
-        tmp.unlink(missing_ok=True)
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Temp file in the same folder, fsync, rename, fsync the folder: all or nothing."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.vault-mem-tmp-{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
-def checkpoint(name: str, state_dir: Path) -> None:
-    """Test hook for crash tests: with ``VAULT_MEM_PAUSE_AT=name`` the process announces the
-    point in ``state_dir/paused-<name>`` and waits there to be killed."""
-    if os.environ.get("VAULT_MEM_PAUSE_AT") == name:
-        (state_dir / f"paused-{name}").write_text(str(os.getpid()))
-        while True:
-            time.sleep(1)
 
 
 def find_vault_root(start: Path | None = None) -> Path:
@@ -164,43 +119,7 @@ class Vault:
         """Create a vault from the template and make its first commit.
 
         In a folder inside an existing repository only that folder's files are committed."""
-        root = Path(path).expanduser().resolve()
-        if (root / CONFIG_FILE).exists():
-            raise UsageError(f"{root} is already a vault ({CONFIG_FILE} exists)")
-        root.mkdir(parents=True, exist_ok=True)
-        try:
-            inside = GitRepo(root)
-        except GitError:
-            inside = None
-        if inside is None:
-            _git_init(root)
-        created: list[Path] = []
-        template = _template_dir()
-        for src in sorted(template.rglob("*")):
-            rel = src.relative_to(template)
-            # dot-files ship as dot-NAME so that packaging never drops them
-            dest = root / rel.parent / (("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name)
-            if src.is_dir():
-                dest.mkdir(exist_ok=True)
-            elif src.suffix != ".pyc" and not dest.exists():
-                shutil.copyfile(src, dest)
-                created.append(dest)
-        vault = cls(root, agent=agent)
-        vault.repo.run("config", "merge.vault-mem-index.name", "vault-mem: keep INDEX.md, it is regenerated")
-        vault.repo.run("config", "merge.vault-mem-index.driver", "true")
-        with vault.lock:
-            vault.sidecar.reconcile()
-            index_bytes = vault.render_index().encode()
-            atomic_write(root / INDEX_FILE, index_bytes)
-            files = {vault._top(p.relative_to(root).as_posix()): p.read_bytes() for p in created}
-            files[vault._top(INDEX_FILE)] = index_bytes
-            msg = "init: vault-mem vault\n\nCreated by `vault-mem init`."
-            commit = vault.repo.commit_paths(files, msg, author=vault.identity())
-            vault.sidecar.set_meta("head", commit or "")
-        from .githooks import install
-
-        vault.notices.extend(install(vault))
-        return vault
+        return init_vault(cls, path, agent=agent)
 
     # -- helpers ---------------------------------------------------------------------------
     def identity(self, agent: str | None = None) -> Identity:
@@ -451,97 +370,22 @@ class Vault:
 
     def commit_change(self, changes: dict[str, bytes | None], subject: str, *, key: str,
                        action: str, type_: str, agent: str | None, extra_trailers: str = "") -> str | None:
-        """Journal, write files, update sidecar and INDEX.md, commit; caller holds the lock."""
-        who = agent or self.agent
-        message = (f"{subject}\n\nMemory-Key: {key}\nMemory-Action: {action}\n"
-                   f"Memory-Type: {type_}\nAgent: {who}\n{extra_trailers}")
-        journal = {"key": key, "action": action, "message": message, "agent": who,
-                   "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
-        for rel in changes:
-            self._check_inside(rel)
-        checkpoint("before-write", self.state_dir)
-        atomic_write(self.state_dir / JOURNAL, json.dumps(journal).encode())
-        for rel, data in changes.items():
-            path = self.root / rel
-            if data is None:
-                path.unlink(missing_ok=True)
-            else:
-                atomic_write(path, data)
-        checkpoint("after-write", self.state_dir)
-        return self._finish(list(changes), message, who)
-
-    def _finish(self, rels: list[str], message: str, who: str) -> str | None:
-        """Sidecar + INDEX.md + commit for files already on disk; clears the journal."""
-        checkpoint("during-index", self.state_dir)
-        self.sidecar.refresh_paths(rels)
-        self.write_index()
-        files: dict[str, bytes | None] = {}
-        for rel in [*rels, INDEX_FILE]:
-            path = self.root / rel
-            files[self._top(rel)] = path.read_bytes() if path.exists() else None
-        commit = self.repo.commit_paths(files, message, author=self.identity(who))
-        if commit is None:
-            # Nothing new to commit: a recovered write whose commit landed before the crash, maybe
-            # before git's staging area was refreshed (commit_paths skips that when there is no
-            # commit); refresh it, or `git status` shows the file deleted and untracked.
-            self.repo.sync_index(list(files))
-        checkpoint("after-commit", self.state_dir)
-        if commit:
-            self.sidecar.set_meta("head", commit)
-        (self.state_dir / JOURNAL).unlink(missing_ok=True)
-        return commit
+        """Journal, write files, update sidecar and INDEX.md, commit; caller holds the lock
+        (see :func:`vault_mem.journal.commit_change`)."""
+        return journal.commit_change(self, changes, subject, key=key, action=action, type_=type_,
+                                     agent=agent, extra_trailers=extra_trailers)
 
     def recover(self) -> str | None:
         """Finish (or roll back) a write or sync that a crash interrupted; caller holds the lock.
         Returns what was done, also kept in :attr:`notices`, or None."""
         # Every INDEX.md write happens under the write lock, which the caller holds: a temp file of
         # one now was left by a killed process (git status would show it as untracked).
-        _remove_temp_files(self.root, INDEX_FILE)
-        from .sync import recover_sync  # a sync interrupted by a crash comes first: it moved HEAD
+        remove_temp_files(self.root, INDEX_FILE)
+        from .replay import recover_sync  # a sync interrupted by a crash comes first: it moved HEAD
 
-        notes = [n for n in (recover_sync(self), self._recover_journal()) if n]
+        notes = [n for n in (recover_sync(self), journal.recover_journal(self)) if n]
         self.notices.extend(notes)
         return "; ".join(notes) or None
-
-    def _recover_journal(self) -> str | None:
-        """Finish a write that a crash interrupted (caller holds the lock).
-
-        The journal holds the intended content of every file of the write. Each file on disk
-        is either already the new version, still the committed old one (the write is redone), or
-        something else: a person edited it since, and then the journal is dropped, not applied."""
-        path = self.state_dir / JOURNAL
-        if not path.exists():
-            return None
-        try:
-            journal = json.loads(path.read_text())
-            files: dict[str, str | None] = journal["files"]
-            message: str = journal["message"]
-            if not isinstance(files, dict) or not isinstance(message, str) or \
-                    not all(isinstance(t, str) or t is None for t in files.values()):
-                raise TypeError("malformed journal")
-            for rel in files:
-                self._check_inside(rel)  # a damaged journal must not name a path outside the vault
-        except (ValueError, KeyError, OSError, TypeError, AttributeError, VaultMemError):
-            path.unlink(missing_ok=True)
-            return "dropped an unreadable journal of an interrupted write"
-        head = self.repo.head()
-        for rel, text in files.items():
-            p = self.root / rel
-            disk = GitRepo.blob_id(p.read_bytes()) if p.exists() else None
-            want = GitRepo.blob_id(text.encode("utf-8")) if text is not None else None
-            if disk not in (want, self.repo.blob_at(head, self._top(rel))):
-                path.unlink(missing_ok=True)
-                return (f"an interrupted write of '{journal.get('key')}' was not finished: {rel} "
-                        "changed since; check it with `git status`")
-        for rel, text in files.items():
-            p = self.root / rel
-            _remove_temp_files(p.parent, p.name)  # the killed writer's half-written temp file
-            if text is None:
-                p.unlink(missing_ok=True)
-            else:
-                atomic_write(p, text.encode("utf-8"))
-        self._finish(list(files), message, journal.get("agent") or self.agent)
-        return f"finished an interrupted write of '{journal.get('key')}'"
 
     # -- history (vault_mem/history.py) -----------------------------------------------------
     def log(self, key: str | None = None, *, limit: int = 20) -> list[LogEntry]:
@@ -632,11 +476,3 @@ def _render_checked(new: Memory) -> bytes:
             "changes in the round trip); pass plain text, numbers, dates or lists of text"
         )
     return text.encode("utf-8")
-
-
-def _git_init(root: Path) -> None:
-    import subprocess
-
-    proc = subprocess.run(["git", "init", "-q", str(root)], capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise GitError(f"git init failed: {proc.stderr.strip()}")

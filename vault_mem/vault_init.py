@@ -1,0 +1,80 @@
+"""Creating a vault: copy template_vault/, ``git init`` when needed, install the git hooks and
+make the first commit (:meth:`vault_mem.Vault.init`).
+
+Kept apart from vault.py, which holds what an open vault does; this runs once per vault.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .config import CONFIG_FILE
+from .errors import GitError, UsageError, VaultMemError
+from .gitstore import GitRepo
+from .indexmd import INDEX_FILE
+from .journal import atomic_write
+
+if TYPE_CHECKING:
+    from .vault import Vault
+
+
+def _template_dir() -> Path:
+    """template_vault/: inside the installed package, or at the repository root (editable)."""
+    for candidate in (Path(__file__).parent / "template_vault",
+                      Path(__file__).parent.parent / "template_vault"):
+        if (candidate / "vault.toml").is_file():
+            return candidate
+    raise VaultMemError("vault-mem's template_vault is missing from the installation; reinstall vault-mem")
+
+
+def init_vault(cls: type[Vault], path: str | Path, *, agent: str | None = None) -> Vault:
+    """Create a vault from the template and make its first commit.
+
+    In a folder inside an existing repository only that folder's files are committed."""
+    root = Path(path).expanduser().resolve()
+    if (root / CONFIG_FILE).exists():
+        raise UsageError(f"{root} is already a vault ({CONFIG_FILE} exists)")
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        inside = GitRepo(root)
+    except GitError:
+        inside = None
+    if inside is None:
+        _git_init(root)
+    created: list[Path] = []
+    template = _template_dir()
+    for src in sorted(template.rglob("*")):
+        rel = src.relative_to(template)
+        # dot-files ship as dot-NAME so that packaging never drops them
+        dest = root / rel.parent / (("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name)
+        if src.is_dir():
+            dest.mkdir(exist_ok=True)
+        elif src.suffix != ".pyc" and not dest.exists():
+            shutil.copyfile(src, dest)
+            created.append(dest)
+    vault = cls(root, agent=agent)
+    vault.repo.run("config", "merge.vault-mem-index.name", "vault-mem: keep INDEX.md, it is regenerated")
+    vault.repo.run("config", "merge.vault-mem-index.driver", "true")
+    with vault.lock:
+        vault.sidecar.reconcile()
+        index_bytes = vault.render_index().encode()
+        atomic_write(root / INDEX_FILE, index_bytes)
+        files = {vault._top(p.relative_to(root).as_posix()): p.read_bytes() for p in created}
+        files[vault._top(INDEX_FILE)] = index_bytes
+        msg = "init: vault-mem vault\n\nCreated by `vault-mem init`."
+        commit = vault.repo.commit_paths(files, msg, author=vault.identity())
+        vault.sidecar.set_meta("head", commit or "")
+    from .githooks import install
+
+    vault.notices.extend(install(vault))
+    return vault
+
+
+def _git_init(root: Path) -> None:
+    import subprocess
+
+    proc = subprocess.run(["git", "init", "-q", str(root)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise GitError(f"git init failed: {proc.stderr.strip()}")
