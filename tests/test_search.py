@@ -246,3 +246,23 @@ def test_day_context_lifts_same_day_candidates_and_keeps_one_day_order(tmp_path:
         fused = {ids["w"]: 0.9, ids["x"]: 0.7, ids["y"]: 0.4, ids["z"]: 0.2}
         lifted = search.day_context(sc.db, fused)
         assert sorted(lifted, key=lambda i: -lifted[i]) == sorted(fused, key=lambda i: -fused[i])
+
+
+def test_question_penalty_scales_memories_that_only_ask(tmp_path: Path):
+    """A memory whose statement ends in "?" (the description, or the body under a bare label)
+    is scaled by 1 - QUESTION_PENALTY; statements, and bodies under a real description, are not."""
+    root = tmp_path / "v"
+    write_memory(root, "ask", "Sam", "Great news! Which city did you move to?\n")
+    write_memory(root, "answer", "Alex", "We settled in Lisbon in May. Love it.")
+    write_memory(root, "fact", "Alex moved to Lisbon in May.", "Sam: Which city did you move to?")
+    write_memory(root, "open", "Which editor should the team standardise on?")
+    with Sidecar(root, Config(), embedder=None) as sc:
+        sc.reconcile()
+        ids = {r[1]: r[0] for r in sc.db.execute("SELECT id, key FROM files")}
+        scores = {i: 1.0 for i in ids.values()}
+        out = search.question_penalty(sc.db, scores)
+        assert out[ids["ask"]] == pytest.approx(1 - search.QUESTION_PENALTY)
+        assert out[ids["open"]] == pytest.approx(1 - search.QUESTION_PENALTY)
+        assert out[ids["answer"]] == 1.0
+        assert out[ids["fact"]] == 1.0
+        assert search.question_penalty(sc.db, scores, penalty=0.0) == scores

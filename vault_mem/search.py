@@ -15,6 +15,9 @@ Fusion over the union of both top-50 lists: min-max normalised bm25 and cosine, 
 plus a bonus for the share of the query's words a memory contains (bm25 all but ignores a word
 found in half the memories, such as the person's name). Measured with ``vault-mem eval`` above
 reciprocal-rank fusion, which ignores score gaps (README "Design notes").
+Then a memory is lifted by the best top candidate of its own day (day context), and a memory
+that only asks a question (its statement ends in "?") is scaled down: it shares a question
+query's words and form but holds no answer.
 
 Relevance floor: the query must have one candidate whose cosine clears a per-model bar (or that
 holds 3/4 of its words), and each hit must come close to it, so a question about something never
@@ -65,6 +68,15 @@ BM25_WEIGHTS = (3.0, 1.0, 1.0)  # description, body, extra
 # has one date (a bulk import) the bonus is the same for all and changes no order.
 DAY_CONTEXT_WEIGHT = 0.4
 DAY_CONTEXT_POOL = 10
+# Questions: a memory whose statement ends in "?" asks for information rather than recording
+# it, yet shares topic words and interrogative form with a question query, so it outranks the
+# answer (in a chat log, "Which city did you move to?" above "We settled in Lisbon in May.").
+# Its fused score is scaled down by this share, after the day-context bonus, so it still lifts
+# the other memories of its day, where the answer usually is. The statement is the description,
+# or the body when the description is a bare label of at most QUESTION_LABEL_WORDS words (such
+# as a speaker's name). Measured with `vault-mem eval`: 0.15-0.3 help as much, 0.2 is mid-plateau.
+QUESTION_PENALTY = 0.2
+QUESTION_LABEL_WORDS = 3
 
 # Relevance floor. A query is answered only if its best candidate is at least this similar
 # (cosine); below it, every candidate is about something else. Calibrated per model. MiniLM:
@@ -305,6 +317,25 @@ def day_context(db, scores: dict[int, float], *, weight: float = DAY_CONTEXT_WEI
     return {i: s + weight * best.get(day.get(i, i), 0.0) for i, s in scores.items()}
 
 
+def question_penalty(db, scores: dict[int, float], *, penalty: float = QUESTION_PENALTY) -> dict[int, float]:
+    """``scores`` with each memory whose statement is a question scaled by ``1 - penalty`` (see
+    QUESTION_PENALTY). Cost: one indexed read of the candidates' descriptions and last body
+    character."""
+    if penalty <= 0 or not scores:
+        return scores
+    ids = list(scores)
+    marks = ",".join("?" * len(ids))
+    out = dict(scores)
+    for i, desc, last in db.execute(
+            f"SELECT id, description, substr(rtrim(coalesce(body, ''), ' \t\r\n'), -1) FROM files "
+            f"WHERE id IN ({marks})", ids):
+        desc = (desc or "").strip()
+        statement_end = desc[-1:] if len(desc.split()) > QUESTION_LABEL_WORDS or not last else last
+        if statement_end == "?":
+            out[i] = scores[i] * (1 - penalty)
+    return out
+
+
 def _minmax(values: dict[int, float]) -> dict[int, float]:
     if not values:
         return {}
@@ -449,6 +480,7 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     sims = index.similarities(np.asarray(qvec, dtype=np.float32), candidates) if vec else {}
     coverage = keyword_coverage(db, terms, candidates)
     scores = day_context(db, fuse(kw, sims, coverage, vector_weight=VECTOR_WEIGHT if vec else 0.0))
+    scores = question_penalty(db, scores)
     passing = apply_floor(scores, sims, coverage, min_sim=min_similarity(embedder) if vec else None)
     if not passing:
         result.note = "nothing relevant: no memory cleared the relevance floor"
