@@ -117,9 +117,14 @@ def run_eval(path: Path, *, embedder: object = DEFAULT, progress: Progress | Non
     ``embedder``: DEFAULT uses the vault's configured embedder (``local`` unless
     ``VAULT_MEM_EMBEDDER`` says otherwise); pass an Embedder, or None for keywords only.
     """
+    return run_eval_data(load_benchmark(path), embedder=embedder, progress=progress)
+
+
+def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
+                  progress: Progress | None = None) -> dict[str, Any]:
+    """:func:`run_eval` on a benchmark already loaded (``{"memories": [...], "queries": [...]}``)."""
     from .vault import Vault
 
-    data = load_benchmark(path)
     by_group_mem: dict[str, list[dict]] = defaultdict(list)
     for m in data["memories"]:
         by_group_mem[str(m.get("group", ""))].append(m)
