@@ -136,24 +136,11 @@ def _row(r) -> _Row:
     return _Row(r[0], r[1], r[2], r[3] or "", r[4] or "", r[5], r[6])
 
 
-def _rare_terms(db, terms: list[str], *, share: int = 50, floor: int = 200) -> list[str]:
-    """``terms`` minus those in more than 1/``share`` of the memories (at least ``floor``).
-
-    A near duplicate shares its rare words; ranking every match of a word that half the vault
-    holds would make each remember cost time proportional to the vault. Counting stops at the
-    cap, so the check is bounded too. If every word is common, all are kept."""
-    n = db.execute("SELECT max(id) FROM files").fetchone()[0] or 0
-    cap = max(floor, n // share)
-    if n <= cap or len(terms) < 2:
-        return terms
-    return search.drop_common_terms(db, terms, cap)
-
-
 def _neighbours(db, text: str, *, skip: Iterable[str], today: str, limit: int) -> list[_Row]:
     """Live memories that share the most informative words with ``text`` (best bm25 first)."""
     # words in a large share of the vault carry no signal and make ranking cost grow with the
     # vault; the same pruning recall uses keeps this check bounded on every remember
-    match = search.fts_query(_rare_terms(db, search.query_terms(text)[:QUERY_TERMS]))
+    match = search.fts_query(search.informative_terms(db, search.query_terms(text)[:QUERY_TERMS], floor=200))
     if not match:
         return []
     skip = list(dict.fromkeys(skip))

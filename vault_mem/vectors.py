@@ -226,12 +226,15 @@ class VectorIndex:
             dist[~mask] = np.iinfo(np.int32).max
             r = min(max(self.COARSE_FACTOR * k, self.COARSE_MIN), n)
             cand = np.argpartition(dist, r - 1)[:r]
+        elif n == len(self.ids):
+            cand = None  # everything: no copy of the matrix
         else:
             cand = np.flatnonzero(mask)
-        sims = self.matrix[cand] @ qvec
+        sims = self.matrix @ qvec if cand is None else self.matrix[cand] @ qvec
         best = np.argpartition(-sims, k - 1)[:k]
         best = best[np.argsort(-sims[best], kind="stable")]
-        return [(int(self.ids[cand[i]]), float(sims[i])) for i in best]
+        rows = best if cand is None else cand[best]
+        return [(int(self.ids[r]), float(sims[i])) for r, i in zip(rows, best)]
 
 
 class VectorStore:
