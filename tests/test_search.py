@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes import FakeEmbedder, write_memory
 
-from vault_mem import search
+from vault_mem import search, terms
 from vault_mem.config import Config
 from vault_mem.errors import UsageError
 from vault_mem.index import Sidecar
@@ -61,12 +61,12 @@ def test_hostile_queries_never_raise(sidecar: Sidecar) -> None:
 
 
 def test_query_terms_and_fts_query() -> None:
-    assert search.query_terms("What is the editor that I use?") == ["editor", "use"]
-    assert search.query_terms("the of and") == ["the", "of", "and"]  # only stopwords: keep them
-    assert search.query_terms("peer-to-peer NEAR(x") == ["peer", "near", "x"]
-    assert search.fts_query(["a", "b"]) == '"a" OR "b"'
-    assert search.fts_query([]) is None
-    assert len(search.query_terms("w " * 10_000 + " ".join(f"t{i}" for i in range(200)))) <= search.MAX_QUERY_TERMS
+    assert terms.query_terms("What is the editor that I use?") == ["editor", "use"]
+    assert terms.query_terms("the of and") == ["the", "of", "and"]  # only stopwords: keep them
+    assert terms.query_terms("peer-to-peer NEAR(x") == ["peer", "near", "x"]
+    assert terms.fts_query(["a", "b"]) == '"a" OR "b"'
+    assert terms.fts_query([]) is None
+    assert len(terms.query_terms("w " * 10_000 + " ".join(f"t{i}" for i in range(200)))) <= terms.MAX_QUERY_TERMS
 
 
 def test_filters_apply_inside_the_search(tmp_path: Path) -> None:

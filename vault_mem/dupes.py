@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import db as dbmod
-from . import search
+from . import search, terms
 from .errors import VaultMemError
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def tokens(text: str, *, limit: int = MAX_TOKENS) -> list[str]:
     out: list[str] = []
     for w in _WORD.findall((text or "").lower()):
         w = w.strip("_")
-        if not w or w in search.STOPWORDS:
+        if not w or w in terms.STOPWORDS:
             continue
         out.append(_stem(w))
         if len(out) >= limit:
@@ -140,7 +140,7 @@ def _neighbours(db, text: str, *, skip: Iterable[str], today: str, limit: int) -
     """Live memories that share the most informative words with ``text`` (best bm25 first)."""
     # words in a large share of the vault carry no signal and make ranking cost grow with the
     # vault; the same pruning recall uses keeps this check bounded on every remember
-    match = search.fts_query(search.informative_terms(db, search.query_terms(text)[:QUERY_TERMS], floor=200))
+    match = terms.fts_query(search.informative_terms(db, terms.query_terms(text)[:QUERY_TERMS], floor=200))
     if not match:
         return []
     skip = list(dict.fromkeys(skip))
@@ -179,7 +179,7 @@ def _vector_of_text(sidecar: Sidecar, description: str, body: str) -> tuple[str 
     if embedder is None:
         return None, None
     model = str(embedder.model_id)
-    doc = search.document_text(description, body or "", None)
+    doc = terms.document_text(description, body or "", None)
     sha = hashlib.sha256(doc.encode("utf-8")).hexdigest()
     cached = _stored_vectors(sidecar, model, [sha])
     if sha in cached:

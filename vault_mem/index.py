@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import db as dbmod
-from . import search
+from . import search, terms
 from .config import FOLDER_TYPES, STATE_DIR, TYPE_FOLDERS, Config
 from .filescan import FileState, read_file, scan_folders
 from .indexmd import IndexEntry, render_index
@@ -150,7 +150,7 @@ class Sidecar(VectorStore):
         expires = iso(m.expires)  # type: ignore[attr-defined]
         tags, supersedes = m.tags, m.supersedes  # type: ignore[attr-defined]
         desc, body = m.description, m.body  # type: ignore[attr-defined]
-        embed_sha = hashlib.sha256(search.document_text(desc, body, sort_date).encode("utf-8")).hexdigest()
+        embed_sha = hashlib.sha256(terms.document_text(desc, body, sort_date).encode("utf-8")).hexdigest()
         conflict_of = m.meta.get("conflict_of")  # type: ignore[attr-defined]
         values = (st.key, st.type, TYPE_RANK[st.type], st.mtime_ns, st.size, st.sha256, st.sha256,
                   desc, created, updated, sort_date, int(m.pinned), expires,  # type: ignore[attr-defined]
@@ -177,7 +177,7 @@ class Sidecar(VectorStore):
             self.db.execute("DELETE FROM supersedes WHERE file_id = ?", (file_id,))
             report.updated += 1
         self.db.execute("INSERT INTO fts(rowid, description, body, extra) VALUES (?, ?, ?, ?)",
-                        (file_id, desc, body, search.keyword_extra(st.key, tags, sort_date)))
+                        (file_id, desc, body, terms.keyword_extra(st.key, tags, sort_date)))
         self.db.executemany("INSERT OR IGNORE INTO tags(file_id, tag) VALUES (?, ?)", [(file_id, t) for t in tags])
         self.db.executemany("INSERT OR IGNORE INTO supersedes(file_id, target) VALUES (?, ?)",
                             [(file_id, t) for t in supersedes])

@@ -2,14 +2,14 @@
 
 Keyword side: FTS5 ``porter unicode61`` over three columns (description, body, extra = key words,
 tags and the memory's date written out), ranked by bm25 with the description weighted over the
-body. The query is reduced to its words, English stopwords dropped, each word quoted and the
-words OR-joined: FTS5 syntax in the input (quotes, ``NEAR(``, ``col:val``, ``AND``/``NOT``,
-``*``, ``^``, parentheses) is just text, so no input can raise.
+body. The query is reduced to its words (:mod:`vault_mem.terms`), English stopwords dropped,
+each word quoted and the words OR-joined: FTS5 syntax in the input (quotes, ``NEAR(``,
+``col:val``, ``AND``/``NOT``, ``*``, ``^``, parentheses) is just text, so no input can raise.
 
 Vector side: cosine KNN over sqlite-vec's ``vec0`` table, or over the same vectors held in memory
-by a long-running process (:mod:`vault_mem.vectors`), with the type filter inside the KNN and tag/scope filters as an allowed-id set; the default rules (expired,
-superseded, duplicate) over-fetch by the number of rows they can hide, so filtering never
-empties the top list.
+by a long-running process (:mod:`vault_mem.vectors`), with the type filter inside the KNN and
+tag/scope filters as an allowed-id set; the default rules (expired, superseded, duplicate)
+over-fetch by the number of rows they can hide, so filtering never empties the top list.
 
 Fusion over the union of both top-50 lists: min-max normalised bm25 and cosine, weighted 0.4/0.6,
 plus a bonus for the share of the query's words a memory contains (bm25 all but ignores a word
@@ -27,32 +27,15 @@ stored returns nothing rather than the nearest wrong answers.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-# A small English stopword list: question words and function words carry no topic.
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are aren't as at be because been before
-    being below between both but by can cannot could couldn't did didn't do does doesn't doing don't
-    down during each few for from further had hadn't has hasn't have haven't having he he'd he'll
-    he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is
-    isn't it it's its itself let's me more most mustn't my myself no nor not of off on once only or
-    other ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't
-    so some such than that that's the their theirs them themselves then there there's these they
-    they'd they'll they're they've this those through to too under until up very was wasn't we we'd
-    we'll we're we've were weren't what what's when when's where where's which while who who's whom
-    why why's with won't would wouldn't you you'd you'll you're you've your yours yourself
-    yourselves s t d ll m re ve also get got just like will""".split()  # noqa: SIM905
-)
-MAX_QUERY_TERMS = 48
-MAX_QUERY_CHARS = 4000
-_WORD = re.compile(r"\w+", re.UNICODE)
+from . import views
+from .terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
 # "Design notes"). Candidates: the union of the keyword and vector top lists (it holds ~95% of
@@ -91,49 +74,6 @@ HIT_SIMILARITY_MARGIN = 0.12  # a single hit may be this much less similar if no
 MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: the best hit must contain half the query's words
 STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
 # (short exact queries such as a name or an error code embed poorly but match exactly)
-
-
-def query_terms(query: str) -> list[str]:
-    """Lower-cased distinct words of ``query`` minus stopwords (all words if only stopwords)."""
-    text = (query or "")[:MAX_QUERY_CHARS].replace("\x00", " ").lower()
-    words: list[str] = []
-    seen: set[str] = set()
-    for w in _WORD.findall(text):
-        w = w.strip("_")
-        if w and w not in seen:
-            seen.add(w)
-            words.append(w)
-    content = [w for w in words if w not in STOPWORDS]
-    return (content or words)[:MAX_QUERY_TERMS]
-
-
-def fts_query(terms: Sequence[str]) -> str | None:
-    """``"w1" OR "w2" ...``: every word quoted, so FTS5 operators in the input are inert."""
-    quoted = ['"' + t.replace('"', '""') + '"' for t in terms if t]
-    return " OR ".join(quoted) if quoted else None
-
-
-def date_words(value: str | None) -> str:
-    """``2023-05-08`` -> ``2023-05-08 8 May 2023``: lets "in May 2023" match by keyword."""
-    if not value:
-        return ""
-    try:
-        d = dt.date.fromisoformat(value[:10])
-    except ValueError:
-        return value
-    return f"{d.isoformat()} {d.day} {d.strftime('%B')} {d.year}"
-
-
-def keyword_extra(key: str, tags: Sequence[str], date: str | None) -> str:
-    """Text of the third FTS column: the key's words, the tags, and the date written out."""
-    key_words = re.sub(r"[-_.]+", " ", key)
-    return " ".join(x for x in (key_words, " ".join(tags), date_words(date)) if x)
-
-
-def document_text(description: str, body: str, date: str | None) -> str:
-    """What the embedder sees for a memory: description first (models truncate long input)."""
-    body = body.strip()
-    return f"{description}\n{body[:2000]}" if body else description
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,26 +317,19 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
             if sims.get(i, -1.0) >= bar or coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE}
 
 
+def _date(value: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
 def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], superseded: bool) -> tuple[str | None, int | None, list[str]]:
-    """(ISO date, age in days, flags) for a files row with type, sort_date, expires."""
-    flags: list[str] = []
-    date = row["sort_date"]
-    age = None
-    if date:
-        try:
-            age = (today - dt.date.fromisoformat(date)).days
-        except ValueError:
-            age = None
-    limit = stale_after.get(row["type"])
-    if age is not None and limit is not None and age > limit:
-        flags.append("stale")
-    if row["expires"] and row["expires"] < today.isoformat():
-        flags.append("expired")
-    if superseded:
-        flags.append("superseded")
-    if row["conflict_of"]:
-        flags.append("conflict")
-    return date, age, flags
+    """(ISO date, age in days, flags) for a files row with type, sort_date, expires, conflict_of."""
+    date = _date(row["sort_date"])
+    flags = views.memory_flags(type_=row["type"], updated=date, expires=_date(row["expires"]), today=today,
+                               stale_after=stale_after, superseded=superseded, conflict=bool(row["conflict_of"]))
+    return row["sort_date"], views.age_days(date, today), flags
 
 
 def finite(x: float) -> float:
@@ -404,21 +337,6 @@ def finite(x: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-
-
-_SUFFIXES = ("ational", "ization", "fulness", "iveness", "ations", "ation", "ments", "ness", "ment", "ings",
-             "ies", "ied", "ing", "ers", "est", "ed", "er", "ly", "es", "s")
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """A crude suffix stripper: close enough to FTS5's Porter stemmer to tell which query words
-    a memory contains ("paintings" ~ "painted" ~ "paint"), and cheap."""
-    for suf in _SUFFIXES:
-        if word.endswith(suf) and len(word) - len(suf) >= 3:
-            word = word[: -len(suf)]
-            break
-    return word[:-1] if len(word) > 4 and word[-1] == word[-2] else word
 
 
 def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars: int = 4000) -> dict[int, float]:
@@ -432,7 +350,7 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
     out = {i: 0.0 for i in ids}
     for r in db.execute(f"SELECT rowid, description, substr(body, 1, ?), extra FROM fts WHERE rowid IN ({marks})",
                         [max_chars, *ids]):
-        words = set(_WORD.findall(" ".join(x for x in r[1:] if x).lower()))
+        words = set(WORD.findall(" ".join(x for x in r[1:] if x).lower()))
         have = {stem(w) for w in words if w[:3] in prefixes}  # stem only plausible matches
         out[r[0]] = len(wanted & have) / len(wanted)
     return out

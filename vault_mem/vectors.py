@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import search
+from . import terms
 from .config import TYPE_FOLDERS
 from .errors import EmbedderError, VaultMemError
 
@@ -376,7 +376,7 @@ class VectorStore:
             new: dict[str, bytes] = {}
             for b in range(0, len(todo), batch):
                 part = todo[b:b + batch]
-                texts = [search.document_text(r["description"], r["body"] or "", r["sort_date"]) for r, _ in part]
+                texts = [terms.document_text(r["description"], r["body"] or "", r["sort_date"]) for r, _ in part]
                 try:
                     vecs = np.asarray(embedder.embed_batch(texts, kind="document"), dtype=np.float32)
                 except EmbedderError as exc:

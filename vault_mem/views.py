@@ -13,25 +13,35 @@ from .memory import Memory, iso
 
 
 def age_days(date: dt.date | None, today: dt.date | None = None) -> int | None:
+    """Whole days since ``date`` (0 for a date in the future); None without a date."""
     if date is None:
         return None
     return max(0, ((today or dt.date.today()) - date).days)
 
 
-def flags_for(mem: Memory, config: Config, *, today: dt.date | None = None,
-              superseded_by: list[str] | None = None) -> list[str]:
-    """``stale`` (older than the type's stale_after_days), ``expired``, ``superseded``."""
-    today = today or dt.date.today()
+def memory_flags(*, type_: str, updated: dt.date | None, expires: dt.date | None, today: dt.date,
+                 stale_after: dict[str, int], superseded: bool = False, conflict: bool = False) -> list[str]:
+    """``stale`` (older than the type's stale_after_days), ``expired``, ``superseded``, ``conflict``
+    (a sync conflict copy): the one rule for recall hits, ``get`` and the hooks."""
     flags = []
-    age = age_days(mem.updated, today)
-    limit = config.stale_after_days.get(mem.type)
+    age = age_days(updated, today)
+    limit = stale_after.get(type_)
     if age is not None and limit is not None and age > limit:
         flags.append("stale")
-    if mem.expires and mem.expires < today:
+    if expires and expires < today:
         flags.append("expired")
-    if superseded_by:
+    if superseded:
         flags.append("superseded")
+    if conflict:
+        flags.append("conflict")
     return flags
+
+
+def flags_for(mem: Memory, config: Config, *, today: dt.date | None = None,
+              superseded_by: list[str] | None = None) -> list[str]:
+    """:func:`memory_flags` of a parsed memory."""
+    return memory_flags(type_=mem.type, updated=mem.updated, expires=mem.expires, today=today or dt.date.today(),
+                        stale_after=config.stale_after_days, superseded=bool(superseded_by))
 
 
 # Same rule as recall's hiding (search.SUPERSEDED_KEYS_SQL): a usable, unexpired memory other
