@@ -230,3 +230,47 @@ def test_a_python_that_cannot_load_extensions_gets_sqlite_vec_through_sqlean(tmp
                           env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("True ") and "cannot load extensions" in proc.stdout
+
+
+VEC0_DAMAGE = {
+    "chunk index emptied": "DELETE FROM vec_items_chunks",
+    "vector blob truncated": "UPDATE vec_items_vector_chunks00 SET vectors = zeroblob(10)",
+    "shadow table dropped": "DROP TABLE vec_items_vector_chunks00",
+    "table dropped": "DROP TABLE vec_items",
+    "info emptied": "DELETE FROM vec_items_info",
+}
+
+
+@pytest.mark.parametrize("in_memory", [False, True], ids=["vec0", "in-memory"])
+@pytest.mark.parametrize("damage", sorted(VEC0_DAMAGE))
+def test_a_damaged_vector_table_is_remade_from_the_cache_by_the_next_recall(
+        tmp_path: Path, damage: str, in_memory: bool) -> None:
+    root = tmp_path / "v"
+    _fill(root, 40)
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+        sc.reconcile()
+        expected = _hits(sc, "garden note")
+        assert expected
+        sc.db.execute(VEC0_DAMAGE[damage])
+    emb = FakeEmbedder()
+    with Sidecar(root, Config(), embedder=emb) as sc:
+        sc.keep_vectors_in_memory = in_memory
+        res = sc.recall("garden note", k=10, today=TODAY)
+        assert not res.keyword_only
+        assert [(h.key, round(h.score, 5)) for h in res.hits] == expected
+        assert len(emb.calls) == 1  # the query: every memory's vector came back from the cache
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 40
+        assert sc.doctor() == []
+
+
+def test_doctor_reports_vector_damage_that_search_survives_and_reindex_repairs(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _fill(root, 20)
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+        sc.reconcile()
+        sc.db.execute("DELETE FROM vec_items_rowids")  # KNN still works; the row map is gone
+        assert _hits(sc, "garden note")
+        assert sc.doctor() == ["vectors: 0 stored (20 logged) for 20 memories that should have one"]
+        sc.rebuild()
+        assert sc.doctor() == []
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 20

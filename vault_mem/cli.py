@@ -288,6 +288,8 @@ def cmd_doctor(args) -> int:
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
             "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
     lines = [f"sidecar differs from a fresh rebuild: {d}" for d in diffs]
+    if diffs:
+        lines.append("run `vault-mem reindex` to rebuild the sidecar from the files (it holds nothing else)")
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
     lines += [f"unusable file {p.path}: {p.reason}" for p in problems]

@@ -466,6 +466,9 @@ class Sidecar(VectorStore):
             if missing:
                 out.append(f"vectors: {missing} memories have no vector yet (the next recall or reindex makes them)")
             self.purge_stale_vectors()
+            broken = self.vector_table_problem()
+            if broken:
+                out.append(f"vectors: {broken}")
             n_vec = self.db.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0] if self._has_table(VEC_TABLE) else 0
             n_live = self.db.execute("SELECT count(*) FROM vector_log WHERE live = 1").fetchone()[0]
             n_with = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0]

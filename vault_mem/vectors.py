@@ -34,9 +34,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import db as dbmod
 from . import terms
 from .config import TYPE_FOLDERS
-from .errors import EmbedderError, VaultMemError
+from .errors import EmbedderError, IndexStoreError, VaultMemError
 
 log = logging.getLogger("vault_mem.index")
 
@@ -102,7 +103,11 @@ class StoredVectors:
                 return []
             sql += " AND rowid IN (SELECT value FROM json_each(?))"
             params.append(_id_list(allowed.tolist()))
-        return [(int(i), 1.0 - float(d)) for i, d in self.db.execute(sql, params)]
+        rows = [(int(i), 1.0 - float(d)) for i, d in self.db.execute(sql, params)]
+        if not rows and type is None and allowed is None and self.db.execute(
+                "SELECT 1 FROM vector_log WHERE live = 1 LIMIT 1").fetchone() is not None:
+            raise dbmod.errors()[1]("the vector table returned nothing although vectors are stored")
+        return rows
 
 
 class VectorIndex:
@@ -156,6 +161,8 @@ class VectorIndex:
         if self.seq == -1:  # first load: one pass over the table beats a lookup per row
             stored = {r[0]: (r[1], r[2]) for r in db.execute(f"SELECT rowid, embedding, type FROM {VEC_TABLE}")
                       if changed.get(r[0]) == LIVE} if live else {}
+            if len(stored) < len(live):
+                raise dbmod.errors()[1](f"the vector table holds {len(stored)} of {len(live)} logged vectors")
         else:
             stored = {}
             for n in range(0, len(live), 500):
@@ -305,20 +312,78 @@ class VectorStore:
         """The vector search to use: the in-memory index (refreshed from the db) when this
         process keeps vectors in memory, else straight from the ``vec0`` table."""
         if self.keep_vectors_in_memory:
+            if self._vindex.seq == -1 and (problem := self.vector_table_problem()):
+                raise dbmod.errors()[1](problem)  # found at the first load: the caller remakes the table
             self._vindex.refresh(self.db, self.get_meta("vec_model") or "", self.get_meta("vec_epoch"))
             return self._vindex
         dims = self.get_meta("vec_dims")
-        return StoredVectors(self.db, self.get_meta("vec_model"),
-                             int(dims) if dims and self._has_table(VEC_TABLE) else None)
+        if dims and not self._has_table(VEC_TABLE):
+            raise dbmod.errors()[1](f"the vector table {VEC_TABLE} is missing")
+        return StoredVectors(self.db, self.get_meta("vec_model"), int(dims) if dims else None)
 
     def _drop_vectors_except(self, kept_sql: str) -> None:
-        """Drop every vector but those of the file ids ``kept_sql`` selects (a rebuild)."""
-        if self.db.vec_loaded and self._has_table(VEC_TABLE):
-            self.db.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid NOT IN ({kept_sql})")
-            self.db.execute(f"DELETE FROM vector_log WHERE id NOT IN ({kept_sql})")
+        """Drop every vector but those of the file ids ``kept_sql`` selects (a rebuild). With
+        sqlite-vec at hand the table is made anew and refilled from the cache instead."""
+        if self.db.vec_loaded:
+            self.reset_vectors()
         else:
             self.db.execute(f"UPDATE vector_log SET live = ? WHERE live = ? AND id NOT IN ({kept_sql})", (STALE, LIVE))
             self.db.execute(f"DELETE FROM vector_log WHERE live = ? AND id NOT IN ({kept_sql})", (DROPPED,))
+
+    def reset_vectors(self, damage: str | None = None) -> None:
+        """Drop the vector table and its log, so the next :meth:`embed_pending` makes them anew
+        from the embedding cache (nothing embedded before is embedded again). For a rebuild,
+        and to repair a damaged table (``damage`` says what failed; it is logged).
+
+        Only possible where sqlite-vec loads (it owns the table)."""
+        if damage:
+            log.warning("vault-mem: the vector table is damaged (%s); rebuilding it from the embedding cache", damage)
+        with self.db.write():
+            if self._has_table(VEC_TABLE):
+                self._drop_vec_table()
+            self.db.execute("DELETE FROM vector_log")
+            self.db.execute("UPDATE files SET vec_model = NULL WHERE vec_model IS NOT NULL")
+            self.db.execute("DELETE FROM meta WHERE name IN ('vec_model', 'vec_dims', 'embedder_fingerprint')")
+            self._new_epoch()
+
+    def _drop_vec_table(self) -> None:
+        """DROP the vec0 table. When sqlite-vec cannot (one of its shadow tables is gone), take
+        the table out of the schema by hand and drop what is left of it."""
+        db_error = dbmod.errors()[0]
+        try:
+            self.db.execute(f"DROP TABLE {VEC_TABLE}")
+            return
+        except db_error as exc:
+            log.warning("vault-mem: sqlite-vec cannot drop its damaged table (%s); removing it by hand", exc)
+        try:
+            self.db.execute("PRAGMA writable_schema = ON")
+            try:
+                self.db.execute("DELETE FROM sqlite_master WHERE type = 'table' AND name = ?", (VEC_TABLE,))
+            finally:
+                self.db.execute("PRAGMA writable_schema = OFF")
+            self.db.execute("PRAGMA writable_schema = RESET")
+            shadows = [r[0] for r in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?) = ?",
+                (len(VEC_TABLE) + 1, VEC_TABLE + "_"))]
+            for name in shadows:
+                self.db.execute(f'DROP TABLE "{name}"')
+        except db_error as exc:
+            raise IndexStoreError(
+                f"the vector table in {self.db.path} is damaged beyond repair ({exc}); delete that file "
+                "(it is rebuilt from the memory files)") from exc
+
+    def vector_table_problem(self) -> str | None:
+        """Why the vector table cannot be searched (found by a one-row probe query), or None."""
+        dims = self.get_meta("vec_dims")
+        if not self.db.vec_loaded or not dims or not self._has_table(VEC_TABLE):
+            return None
+        probe = np.zeros(int(dims), dtype=np.float32)
+        probe[0] = 1.0
+        try:
+            StoredVectors(self.db, self.get_meta("vec_model"), int(dims)).top(probe, 1)
+        except dbmod.errors()[0] as exc:
+            return f"the sqlite-vec table cannot be searched ({exc}); `vault-mem reindex` rebuilds it"
+        return None
 
     def purge_stale_vectors(self) -> int:
         """Delete the ``vec0`` rows that a process without sqlite-vec could only mark stale."""
@@ -339,8 +404,18 @@ class VectorStore:
         """Give every usable memory without a vector one (cache first, then the embedder).
 
         Returns how many rows got a vector. An EmbedderError leaves the rest keyword-searchable,
-        is logged, and is retried by a later call (not before ``EMBED_RETRY_S``).
+        is logged, and is retried by a later call (not before ``EMBED_RETRY_S``). A damaged
+        vector table is rebuilt from the embedding cache (:meth:`reset_vectors`).
         """
+        try:
+            return self._embed_pending(progress=progress)
+        except dbmod.errors()[0] as exc:
+            if dbmod.is_damage(exc) or not self._has_table(VEC_TABLE):
+                raise
+            self.reset_vectors(f"storing vectors failed: {exc}")
+            return self._embed_pending(progress=progress)
+
+    def _embed_pending(self, *, progress: Progress | None) -> int:
         if not self.db.vec_ok:
             return 0
         self.purge_stale_vectors()
@@ -464,11 +539,15 @@ class VectorStore:
         if self.db.execute("SELECT 1 FROM vector_log WHERE id = ? AND live = ?", (file_id, LIVE)).fetchone() is None:
             return
         # A new seq, so every in-memory index drops it at its next refresh.
-        state = DROPPED
+        state = STALE  # unless deleted now: the next process that can open vec0 deletes the row
         if self.db.vec_loaded and self._has_table(VEC_TABLE):
-            self.db.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (file_id,))
-        else:
-            state = STALE  # this process cannot open vec0: the next one that can deletes the row
+            try:
+                self.db.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (file_id,))
+                state = DROPPED
+            except dbmod.errors()[0] as exc:  # a damaged vec0 must not fail the write of a memory
+                if dbmod.is_damage(exc):
+                    raise
+                log.warning("vault-mem: could not delete a vector (%s); it is marked stale", exc)
         self.db.execute("UPDATE vector_log SET live = ?, seq = ? WHERE id = ?", (state, self._next_seq(), file_id))
 
     def embedder_at_hand(self):
