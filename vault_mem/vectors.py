@@ -291,7 +291,8 @@ class VectorStore:
             old = self.get_meta("vec_model")
             if old is not None and old != model:
                 log.info("embedder changed from %s to %s: re-embedding every memory", old, model)
-            self.db.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
+            if self._has_table(VEC_TABLE):
+                self._drop_vec_table()
             self.db.execute(f"CREATE VIRTUAL TABLE {VEC_TABLE} USING vec0("
                             f"type text, embedding float[{dims}] distance_metric=cosine)")
             self.db.execute("DELETE FROM vector_log")
