@@ -133,8 +133,10 @@ def test_upgrade_from_the_plain_vector_table_refills_from_the_cache(tmp_path: Pa
     conn.execute("CREATE TABLE vectors (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, vec BLOB, type TEXT)")
     conn.close()
     emb = FakeEmbedder()
+    monkeypatch.setattr(dbmod, "COMPACT_FREE_BYTES", 1)  # what the upgrade frees is given back
     with Sidecar(root, Config(), embedder=emb) as sc:
         assert sc.db.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION
+        assert sc.db.execute("PRAGMA freelist_count").fetchone()[0] == 0
         sc.reconcile()
         assert emb.calls == []
         assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 12
