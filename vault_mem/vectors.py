@@ -16,12 +16,16 @@ logged ``live = -1`` and purged by the next process that can.
 Two searches with one interface (``top`` and ``similarities``), both exact cosine over the
 same float32 vectors:
 
-- :class:`StoredVectors` asks ``vec0`` (brute force in SQLite, the type filter inside the KNN):
-  nothing to load, so it suits one-shot processes (a CLI ``recall``, a prompt hook). Measured
-  ~45-65 ms per query at 100k memories, a few ms at 10k (``bench/bench_recall.py``).
-- :class:`VectorIndex` holds every vector in memory (loaded once, ~1 s at 100k) and answers in
-  ~4 ms at 100k: for long-running processes (the MCP server, the agent loop, ``eval``), which
-  set ``Sidecar.keep_vectors_in_memory``.
+- :class:`StoredVectors` asks ``vec0`` (brute force in SQLite, the type filter inside the KNN;
+  the candidates' cosines come from the embedding cache, which holds the same bytes): nothing
+  to load, so it suits one-shot processes (a CLI ``recall``, a prompt hook, ``eval``). Measured
+  ~45 ms per KNN at 100k memories, ~5 ms at 10k (``bench/bench_recall.py``).
+- :class:`VectorIndex` holds every vector in memory (loaded once, ~1.6 s at 100k) and answers in
+  ~4 ms at 100k: for long-running processes (the MCP server), which set
+  ``Sidecar.keep_vectors_in_memory``.
+
+A damaged ``vec0`` table (found by a failing or impossibly empty search) is dropped and refilled
+from the embedding cache (:meth:`VectorStore.reset_vectors`).
 """
 
 from __future__ import annotations
