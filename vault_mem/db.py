@@ -297,6 +297,8 @@ class Database:
 def _load_vec(conn) -> str | None:
     """Load sqlite-vec into ``conn``; the reason when it cannot be loaded, else None."""
     if not hasattr(conn, "enable_load_extension"):
+        if os.environ.get(FORCE_DRIVER_ENV):
+            return f"this Python's sqlite3 cannot load extensions ({FORCE_DRIVER_ENV} chose it); unset it for vectors"
         return ("this Python's sqlite3 cannot load extensions and the 'sqlean.py' package is missing; "
                 "reinstall vault-mem (pip install vault-mem) to get vectors")
     try:
