@@ -23,7 +23,8 @@ from . import policy
 from .config import TYPE_FOLDERS
 from .errors import GitError, UsageError, VaultMemError
 from .indexmd import INDEX_FILE
-from .memory import as_str_list, parse_memory
+from .memory import as_date, as_str_list, parse_memory
+from .views import age_days
 
 if TYPE_CHECKING:
     from .vault import Vault
@@ -67,7 +68,7 @@ def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]
         "SELECT key, type, path, sort_date, expires FROM files WHERE usable = 1 ORDER BY type_rank, key"
     ):
         key, type_, path, date, expires = r[0], r[1], r[2], r[3], r[4]
-        age = _age(date, today)
+        age = age_days(as_date(date), today)
         flags = []
         if expires and expires < day:
             flags.append("expired")
@@ -105,15 +106,6 @@ def _conflicts(vault: Vault) -> list[dict[str, Any]]:
     if lister is None:
         return []
     return list(lister(vault))
-
-
-def _age(date: str | None, today: dt.date) -> int | None:
-    if not date:
-        return None
-    try:
-        return max(0, (today - dt.date.fromisoformat(date[:10])).days)
-    except ValueError:
-        return None
 
 
 # -------------------------------------------------------------------------------------- scan

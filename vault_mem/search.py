@@ -36,6 +36,7 @@ import numpy as np
 
 from . import db as dbmod
 from . import views
+from .memory import as_date
 from .terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
@@ -318,17 +319,10 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
             if sims.get(i, -1.0) >= bar or coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE}
 
 
-def _date(value: str | None) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(value) if value else None
-    except ValueError:
-        return None
-
-
 def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], superseded: bool) -> tuple[str | None, int | None, list[str]]:
     """(ISO date, age in days, flags) for a files row with type, sort_date, expires, conflict_of."""
-    date = _date(row["sort_date"])
-    flags = views.memory_flags(type_=row["type"], updated=date, expires=_date(row["expires"]), today=today,
+    date = as_date(row["sort_date"])
+    flags = views.memory_flags(type_=row["type"], updated=date, expires=as_date(row["expires"]), today=today,
                                stale_after=stale_after, superseded=superseded, conflict=bool(row["conflict_of"]))
     return row["sort_date"], views.age_days(date, today), flags
 
