@@ -276,3 +276,30 @@ def test_doctor_reports_vector_damage_that_search_survives_and_reindex_repairs(t
         sc.rebuild()
         assert sc.doctor() == []
         assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 20
+
+
+def test_a_vector_delete_failing_on_damage_does_not_fail_the_memory_write(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _fill(root, 12)
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+        sc.reconcile()
+        sc.db.execute("UPDATE vec_items_vector_chunks00 SET vectors = zeroblob(10)")  # vec0 cannot delete now
+        rel = write_memory(root, "m003", "cycling note rewritten: brompton on the canal path",
+                           type_="procedure")
+        report = sc.refresh_paths([rel], embed=False)
+        assert report.updated == 1
+        fid = sc.db.execute("SELECT id FROM files WHERE key = 'm003'").fetchone()[0]
+        assert sc.db.execute("SELECT live FROM vector_log WHERE id = ?", (fid,)).fetchone()[0] == -1
+        assert _hits(sc, "brompton canal")[0][0] == "m003"  # the next recall remade the table
+        assert sc.doctor() == []
+
+
+def test_a_busy_database_is_never_taken_for_a_damaged_vector_table(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _fill(root, 6)
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+        sc.reconcile()
+        busy = dbmod.errors()[1]("database is locked")
+        with pytest.raises(type(busy), match="locked"):
+            sc._repair_vectors(busy, "searching vectors")
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 6  # not dropped

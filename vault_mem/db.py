@@ -408,7 +408,7 @@ def _quick_check_fails(path: Path) -> str | None:
         finally:
             conn.close()
     except driver().OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
+        if is_busy(exc):
             return None
         return str(exc)
     except driver().DatabaseError as exc:
@@ -430,6 +430,12 @@ def move_aside(path: Path, reason: str) -> Path:
     log.warning("index database %s is damaged (%s); moved it to %s and rebuilding from the memory files",
                 path, reason, target.name)
     return target
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True for errors that mean another connection holds a lock (retry later, repair nothing)."""
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def is_damage(exc: BaseException) -> bool:

@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 
-from . import db as dbmod
 from . import views
 from .memory import as_date
 from .terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
@@ -384,16 +383,7 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     kw = keyword_search(db, terms, filters)
     vec: list[tuple[int, float]] = []
     if qvec is not None and float(np.linalg.norm(qvec)) > 0:  # a zero vector has no direction
-        try:
-            index = sc.vector_index()
-            vec = vector_search(db, qvec, filters, index=index)
-        except dbmod.errors()[0] as exc:
-            if dbmod.is_damage(exc):
-                raise  # the whole file: Sidecar.recall moves it aside and rebuilds
-            sc.reset_vectors(f"searching vectors failed: {exc}")  # remade from the cache
-            sc.embed_pending()
-            index = sc.vector_index()
-            vec = vector_search(db, qvec, filters, index=index)
+        index, vec = sc.search_vectors(qvec, filters)
         missing = db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
         if missing:
             result.note = f"{missing} memories have no vector yet; they are found by keywords only"

@@ -392,9 +392,10 @@ class VectorStore:
 
     def purge_stale_vectors(self) -> int:
         """Delete the ``vec0`` rows that a process without sqlite-vec could only mark stale."""
-        if not self.db.vec_loaded or not self._has_table(VEC_TABLE):
-            return 0
-        if self.db.execute("SELECT 1 FROM vector_log WHERE live = ? LIMIT 1", (STALE,)).fetchone() is None:
+        if not self.db.vec_loaded or self.db.execute(
+                "SELECT 1 FROM vector_log WHERE live = ? LIMIT 1", (STALE,)).fetchone() is None:
+            return 0  # the usual case, on every recall: one indexed lookup
+        if not self._has_table(VEC_TABLE):
             return 0
         with self.db.write():
             stale = [r[0] for r in self.db.execute("SELECT id FROM vector_log WHERE live = ?", (STALE,))]
@@ -415,10 +416,29 @@ class VectorStore:
         try:
             return self._embed_pending(progress=progress)
         except dbmod.errors()[0] as exc:
-            if dbmod.is_damage(exc) or not self._has_table(VEC_TABLE):
-                raise
-            self.reset_vectors(f"storing vectors failed: {exc}")
+            self._repair_vectors(exc, "storing vectors")
             return self._embed_pending(progress=progress)
+
+    def search_vectors(self, qvec: np.ndarray, filters) -> tuple[VectorIndex | StoredVectors, list[tuple[int, float]]]:
+        """(the vector search used, :func:`vault_mem.search.vector_search`'s hits with it),
+        repairing a damaged vector table once (from the cache) if the search fails on it."""
+        from .search import vector_search
+
+        try:
+            index = self.vector_index()
+            return index, vector_search(self.db, qvec, filters, index=index)
+        except dbmod.errors()[0] as exc:
+            self._repair_vectors(exc, "searching vectors")
+            self.embed_pending()
+            index = self.vector_index()
+            return index, vector_search(self.db, qvec, filters, index=index)
+
+    def _repair_vectors(self, exc: BaseException, what: str) -> None:
+        """Remake the vector table after ``what`` failed on it; re-raise what a reset cannot fix:
+        a lock held elsewhere, a damaged file (Sidecar moves it aside), no sqlite-vec here."""
+        if dbmod.is_busy(exc) or dbmod.is_damage(exc) or not self.db.vec_loaded:
+            raise exc
+        self.reset_vectors(f"{what} failed: {exc}")
 
     def _embed_pending(self, *, progress: Progress | None) -> int:
         if not self.db.vec_ok:
