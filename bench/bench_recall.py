@@ -17,6 +17,8 @@ Vector search is timed both ways vault-mem runs it: in sqlite-vec's ``vec0`` tab
 what a one-shot process such as a CLI ``recall`` or a prompt hook does, nothing to load) and
 over the same vectors held in memory by a warm process (the MCP server: ``vector_knn_ms``,
 ``full_recall_ms``, after ``vector_index_load_ms`` once).
+``keyword_recall_all_words_ms`` times keyword recall with every query word searched, common words
+too (``search.COMMON_TERM_FLOOR`` lifted), against ``keyword_recall_ms`` with the shipped rule.
 Prints one JSON object; timings are medians (p50) and p95 over the queries, in milliseconds.
 """
 
@@ -167,6 +169,14 @@ def main() -> int:
         kw = Sidecar(root, Config(), embedder=None)
         out["keyword_recall_ms"] = timed(lambda q: kw.recall(q, k=5, today=TODAY), qs)
         out["keyword_hits_share"] = round(sum(bool(kw.recall(q, today=TODAY).hits) for q in qs[:50]) / 50, 2)
+        floor = search.COMMON_TERM_FLOOR  # every query word searched, common ones too, for comparison
+        search.COMMON_TERM_FLOOR = 1 << 62
+        try:
+            out["keyword_recall_all_words_ms"] = timed(lambda q: kw.recall(q, k=5, today=TODAY), qs)
+            out["keyword_hits_share_all_words"] = round(
+                sum(bool(kw.recall(q, today=TODAY).hits) for q in qs[:50]) / 50, 2)
+        finally:
+            search.COMMON_TERM_FLOOR = floor
         kw.close()
         qv = hasher.embed_batch(qs, kind="query")
         filters = search.Filters(today=TODAY.isoformat())
