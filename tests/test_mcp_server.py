@@ -144,3 +144,12 @@ def test_not_a_vault_fails_with_a_message(tmp_path):
     assert proc.returncode == 1
     assert "not inside a vault" in proc.stderr or "not a vault" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_server_searches_vectors_held_in_memory(vault):
+    from vault_mem.mcp_server import build_server
+    from vault_mem.vectors import VectorIndex
+
+    assert not vault.sidecar.keep_vectors_in_memory  # a one-shot process searches vec0
+    build_server(vault)
+    assert isinstance(vault.sidecar.vector_index(), VectorIndex)

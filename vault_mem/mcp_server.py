@@ -39,9 +39,14 @@ def instructions(vault: Any) -> str:
 
 
 def build_server(vault: Any):
-    """A low-level MCP ``Server`` serving ``vault``'s tools and INDEX.md."""
+    """A low-level MCP ``Server`` serving ``vault``'s tools and INDEX.md.
+
+    A server lives as long as its client's session, so the vault's vectors are searched from an
+    in-memory copy (loaded once, ~4 ms per search at 100k) rather than from ``vec0`` each time."""
     from mcp import types
     from mcp.server.lowlevel import Server
+
+    vault.sidecar.keep_vectors_in_memory = True
 
     tools = [types.Tool.model_validate(t) for t in schemas("mcp")]
 
@@ -111,7 +116,6 @@ def serve(root: Path, agent: str | None = None) -> None:
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                             format="vault-mem mcp: %(levelname)s %(message)s")
     vault = Vault(root, agent=agent)
-    vault.sidecar.keep_vectors_in_memory = True  # a long-lived process: load vectors once
     try:
         vault.reconcile()
         anyio.run(serve_async, vault)
