@@ -375,14 +375,11 @@ def _check_schema(db: Database) -> None:
         raise driver().DatabaseError(f"schema is missing tables {sorted(expected - names)}")
 
 
-def _open_once(path: Path, *, vec: bool) -> Database:
+def _open_once(path: Path) -> Database:
     conn = _raw_connect(path)
     try:
         load_error = _load_vec(conn)  # loaded even when vectors are off, to keep vec0 rows right
-        if vec:
-            vec_ok, vec_reason = _vectors_switch(load_error)
-        else:
-            vec_ok, vec_reason = False, "vectors not requested"
+        vec_ok, vec_reason = _vectors_switch(load_error)
         db = Database(conn, path=path, vec_loaded=load_error is None, vec_ok=vec_ok, vec_reason=vec_reason)
         _check_schema(db)
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -456,7 +453,7 @@ def repair(path: Path, reason: str) -> None:
             fcntl.flock(lock_file, fcntl.LOCK_UN)
 
 
-def connect(path: Path, *, vec: bool = True) -> Database:
+def connect(path: Path) -> Database:
     """Open (creating or migrating) the sidecar at ``path``.
 
     A file that is not a usable SQLite database is moved aside and a fresh one is created; the
@@ -466,7 +463,7 @@ def connect(path: Path, *, vec: bool = True) -> Database:
     path.parent.mkdir(parents=True, exist_ok=True)
     db_error, _ = errors()
     try:
-        return _open_once(path, vec=vec)
+        return _open_once(path)
     except IndexStoreError:
         raise
     except db_error as exc:
@@ -479,13 +476,13 @@ def connect(path: Path, *, vec: bool = True) -> Database:
             reason = _quick_check_fails(path) if path.exists() else None
             if reason is None and path.exists():
                 try:
-                    return _open_once(path, vec=vec)
+                    return _open_once(path)
                 except db_error as exc:
                     reason = str(exc) or str(first_error)
             if reason is not None and path.exists():
                 move_aside(path, reason)
             try:
-                return _open_once(path, vec=vec)
+                return _open_once(path)
             except db_error as exc:
                 raise IndexStoreError(
                     f"cannot open the index database {path} ({exc}); check the folder's permissions "

@@ -301,7 +301,7 @@ class Sidecar(VectorStore):
         with self.db.write():
             for table, col in (("fts", "rowid"), ("tags", "file_id"), ("supersedes", "file_id")):
                 self.db.execute(f"DELETE FROM {table} WHERE {col} NOT IN ({kept})")
-            self._drop_vectors_except(kept)
+            self._drop_vectors_for_rebuild(kept)
             self.db.execute("DELETE FROM files WHERE NOT (has_content = 1 AND problem IS NOT NULL)")
             self.db.execute("UPDATE files SET mtime_ns = -1, sha256 = ''")  # force a re-read
             self._new_epoch()

@@ -326,9 +326,10 @@ class VectorStore:
             raise dbmod.errors()[1](f"the vector table {VEC_TABLE} is missing")
         return StoredVectors(self.db, self.get_meta("vec_model"), int(dims) if dims else None)
 
-    def _drop_vectors_except(self, kept_sql: str) -> None:
-        """Drop every vector but those of the file ids ``kept_sql`` selects (a rebuild). With
-        sqlite-vec at hand the table is made anew and refilled from the cache instead."""
+    def _drop_vectors_for_rebuild(self, kept_sql: str) -> None:
+        """A rebuild's vectors: with sqlite-vec at hand the table is made anew (and refilled from
+        the cache); without it, every vector but those of the file ids ``kept_sql`` selects is
+        marked for the next process that can delete it."""
         if self.db.vec_loaded:
             self.reset_vectors()
         else:
