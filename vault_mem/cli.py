@@ -52,9 +52,9 @@ def open_vault(args: argparse.Namespace, path: str | None = None):
     return vault
 
 
-def _notices(vault) -> None:
-    while vault.notices:  # each notice once, whether a command or main() reports it
-        warn(f"note: {vault.notices.pop(0)}")
+def _notices(vault, notes: list[str] | None = None) -> None:
+    for note in vault.take_notices() if notes is None else notes:  # each once, by a command or main()
+        warn(f"note: {note}")
 
 
 def _progress_bar(label: str):
@@ -88,8 +88,8 @@ def cmd_init(args) -> int:
              f"{Path(target).resolve()} is already a vault; nothing changed")
         return 0
     vault = Vault.init(target, agent=args.agent)
-    notes = list(vault.notices)
-    _notices(vault)
+    notes = vault.take_notices()
+    _notices(vault, notes)
     emit(args, {"vault": str(vault.root), "prefix": vault.prefix, "created": True, "notes": notes},
          f"created vault at {vault.root}" + (f" (inside repository {vault.repo.toplevel})" if vault.prefix else ""))
     return 0

@@ -432,6 +432,12 @@ class Vault:
         with self.lock:
             return self.write_index() is not None
 
+    def take_notices(self) -> list[str]:
+        """The notices not reported yet, each handed out once (and cleared)."""
+        out = self.notices[:]
+        self.notices.clear()
+        return out
+
     def close(self) -> None:
         self.sidecar.close()
 
