@@ -513,6 +513,7 @@ def test_frontmatter_injection_cannot_forge_fields(setup):
 
 def test_symlinks_never_lead_outside_the_vault(setup):
     from vault_mem.errors import VaultMemError
+    from vault_mem.memory import Memory
 
     vault, outside = setup
     root = vault.root
@@ -534,6 +535,11 @@ def test_symlinks_never_lead_outside_the_vault(setup):
             vault.remember(key, "overwrite through a link", "x", type="note" if key == "leak" else "fact")
     with pytest.raises(VaultMemError, match="symlink"):
         vault.remember("planted", "a new note through the linked folder", "x", type="note")
+    with pytest.raises(VaultMemError, match="symlink"):  # a bulk import takes the same checks
+        vault.import_memories([Memory("bulk-fact", "fact", {"description": "a fact"}),
+                               Memory("planted-bulk", "note", {"description": "through the link"})],
+                              message="import")
+    assert not (root / "facts/bulk-fact.md").exists()  # nothing of a refused import is written
     # a dangling link is replaced by a real file: nothing is created at its target
     vault.remember("dangling", "replaces a dangling link", "x")
     assert not (root / "facts/dangling.md").is_symlink()

@@ -230,3 +230,11 @@ def test_concurrent_writers_from_processes_lose_nothing(vault):
     assert git(vault.root, "status", "--porcelain") == ""
     assert (vault.root / "INDEX.md").read_text() == vault.render_index()
     git(vault.root, "fsck", "--strict")
+
+
+def test_regenerate_index_says_whether_index_md_changed(vault):
+    assert vault.regenerate_index() is False  # nothing new since init
+    (vault.root / "facts" / "by-hand.md").write_text("---\ndescription: Added by hand\n---\n")
+    assert vault.regenerate_index() is True
+    assert "by-hand: Added by hand" in (vault.root / "INDEX.md").read_text()
+    assert vault.regenerate_index() is False

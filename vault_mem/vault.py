@@ -403,34 +403,37 @@ class Vault:
 
     # -- bulk ------------------------------------------------------------------------------
     def import_memories(self, memories: Iterable[Memory], *, message: str) -> str | None:
-        """Write many memories as ONE commit (bulk import, e.g. `vault-mem eval`)."""
-        files: dict[str, bytes | None] = {}
+        """Write many memories as ONE commit (bulk import, e.g. `vault-mem eval`).
+
+        The checks of a single write apply to each memory (valid fields, a path inside the vault,
+        a file that reads back as written, no person's uncommitted edit overwritten), all before
+        any file is written; then the usual sidecar + INDEX.md + commit step."""
         with self.lock:
             self.check_git_state()
+            self.recover()
+            files: dict[str, bytes | None] = {}
             for mem in memories:
                 validate_key(mem.key)
                 validate_type(mem.type)
                 validate_description(mem.description)
-                data = render_memory(mem).encode("utf-8")
-                atomic_write(self.root / mem.path, data)
-                files[mem.path] = data
+                self._check_inside(mem.path)
+                if (self.root / mem.path).exists():
+                    self.check_not_dirty(mem.path)
+                files[mem.path] = _render_checked(mem)
             if not files:
                 return None
-            self.sidecar.refresh_paths(list(files))
-            self.write_index()
-            index = self.root / INDEX_FILE
-            top = {self._top(r): d for r, d in files.items()}
-            top[self._top(INDEX_FILE)] = index.read_bytes()
-            commit = self.repo.commit_paths(top, message, author=self.identity())
-            if commit:
-                self.sidecar.set_meta("head", commit)
-            return commit
+            for rel, data in files.items():
+                atomic_write(self.root / rel, data)
+            return journal.finish_write(self, list(files), message, self.agent)
 
     def regenerate_index(self, *, recover: bool = True) -> bool:
         """Rewrite INDEX.md on disk from the files; True when it changed (not committed)."""
-        self.reconcile(force=True, recover=recover)
+        path = self.root / INDEX_FILE
         with self.lock:
-            return self.write_index() is not None
+            before = path.read_bytes() if path.exists() else None
+            self.reconcile(force=True, recover=recover)  # rewrites INDEX.md itself when files changed
+            self.write_index()
+            return (path.read_bytes() if path.exists() else None) != before
 
     def take_notices(self) -> list[str]:
         """The notices not reported yet, each handed out once (and cleared)."""
