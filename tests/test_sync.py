@@ -15,18 +15,9 @@ import pytest
 from conftest import git, run_cli
 
 from vault_mem import Vault
+from vault_mem.conflicts import conflict_key, list_conflicts, mark_conflict, resolve, strip_conflict
 from vault_mem.errors import VaultMemError
-from vault_mem.sync import (
-    SyncError,
-    SyncState,
-    conflict_key,
-    list_conflicts,
-    mark_conflict,
-    resolve,
-    strip_conflict,
-    sync,
-    sync_if_due,
-)
+from vault_mem.sync import SyncError, SyncState, sync, sync_if_due
 
 
 @pytest.fixture
@@ -309,8 +300,8 @@ def _removed_later(v: Vault, copies: set[str]) -> set[str]:
 
 def _states(v: Vault, rev: str) -> dict[str, tuple[str, str]]:
     """key -> (type folder, body) of every memory in commit ``rev``."""
+    from vault_mem.conflicts import memory_key
     from vault_mem.memory import parse_memory
-    from vault_mem.sync import memory_key
 
     out = {}
     for rel in git(v.root, "ls-tree", "-r", "--name-only", rev).split():

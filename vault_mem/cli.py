@@ -390,7 +390,7 @@ def cmd_sync(args) -> int:
 
 @command("resolve")
 def cmd_resolve(args) -> int:
-    from .sync import resolve
+    from .conflicts import resolve
 
     vault = open_vault(args)
     result = resolve(vault, args.key, keep=args.keep)

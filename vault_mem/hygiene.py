@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from . import dupes as dupes_mod
 from . import policy
 from .config import TYPE_FOLDERS
+from .conflicts import list_conflicts
 from .errors import GitError, UsageError, VaultMemError
 from .indexmd import INDEX_FILE
 from .memory import as_date, as_str_list, parse_memory
@@ -46,7 +47,7 @@ def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]
     today = today or dt.date.today()
     vault.reconcile()
     items: list[dict[str, Any]] = []
-    for c in _conflicts(vault):
+    for c in list_conflicts(vault):
         items.append({"flag": "conflict", "key": c["key"], "detail": c["detail"], "flags": ["conflict"],
                       "type": None, "path": c.get("path"), "other_path": c.get("other_path"),
                       "date": None, "age_days": None})
@@ -94,18 +95,6 @@ def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]
                       "path": path, "date": date, "age_days": age})
     items.sort(key=lambda i: (_FLAG_ORDER.index(i["flag"]), i["key"]))
     return items
-
-
-def _conflicts(vault: Vault) -> list[dict[str, Any]]:
-    """Sync conflicts from :func:`vault_mem.sync.list_conflicts`, when that module has it."""
-    try:
-        from . import sync
-    except ImportError:
-        return []
-    lister = getattr(sync, "list_conflicts", None)
-    if lister is None:
-        return []
-    return list(lister(vault))
 
 
 # -------------------------------------------------------------------------------------- scan

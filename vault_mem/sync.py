@@ -13,7 +13,7 @@ commit must. The new commits are plain objects until a single compare-and-swap `
 moves the branch; on any failure before or at that step the touched files are restored from the
 old HEAD, so HEAD, files, git's index and the sidecar are left as they were. A journal
 (``.vault-mem/sync.json``) lets the next sync or resolve do the same after a crash
-(:func:`recover_sync`).
+(:func:`vault_mem.replay.recover_sync`).
 
 **Conflict rule** (per key; "changed" = created, edited, moved to another type or deleted):
 
@@ -51,18 +51,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .conflicts import (  # noqa: F401  (re-exported: the CLI and review use sync.*)
-    CONFLICT_FIELDS,
-    CONFLICT_RE,
-    conflict_key,
-    list_conflicts,
-    mark_conflict,
-    memory_key,
-    resolve,
-    strip_conflict,
-)
 from .errors import SyncError, VaultMemError
-from .replay import Replay, recover_sync
+from .replay import Replay
 from .vault import Vault
 
 ATTEMPTS = 4  # the remote moved between our fetch and our push: fetch, integrate, push again
@@ -144,11 +134,12 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
         report.attempts = attempt
         remote_tip = _fetch(repo, name, url, rbranch, tracking, timeout_s)
         with vault.lock:
-            vault.recover()
-            recover_sync(vault)
+            vault.recover()  # a crashed write, and a crashed sync (recover_sync), first
             vault.check_git_state()
+            before = repo.head()
             head = _integrate(vault, remote_tip, report)
-            vault.reconcile(force=True)
+            if head != before:  # the remote's files came in: stat the vault once for them
+                vault.reconcile(force=True, recover=False)
             if head:
                 vault.sidecar.set_meta("head", head)
         report.head = head
