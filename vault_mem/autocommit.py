@@ -11,8 +11,7 @@ from pathlib import Path
 from .config import FOLDER_TYPES
 from .errors import VaultMemError
 from .gitstore import GitRepo, Identity
-from .memory import parse_memory
-from .watch import is_memory_name
+from .memory import is_memory_path, parse_memory
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
@@ -45,8 +44,7 @@ def dirty_memory_paths(vault) -> set[str]:
         top = entry[3:]
         if len(entry) > 3 and top.startswith(vault.prefix):
             rel = top[len(vault.prefix):]
-            parts = rel.split("/")
-            if len(parts) == 2 and parts[0] in FOLDER_TYPES and is_memory_name(parts[1]):
+            if is_memory_path(rel):
                 out.add(rel)
     return out
 

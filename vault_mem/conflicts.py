@@ -17,7 +17,7 @@ import yaml
 
 from .config import FOLDER_TYPES, TYPE_FOLDERS
 from .errors import MemoryNotFoundError, UsageError, VaultMemError
-from .memory import MAX_KEY_LEN, parse_memory, validate_key
+from .memory import MAX_KEY_LEN, is_memory_path, parse_memory, validate_key
 from .vault import Vault, WriteResult
 
 CONFLICT_FIELDS = ("conflict_of", "conflict_author", "conflict_date")
@@ -26,11 +26,10 @@ CONFLICT_RE = re.compile(r"\.conflict-([0-9a-f]{7})$")
 
 def memory_key(rel: str) -> str | None:
     """The key of a vault-relative memory path, or None for any other file."""
-    parts = rel.split("/")
-    if len(parts) != 2 or parts[0] not in FOLDER_TYPES or not parts[1].endswith(".md"):
+    if not is_memory_path(rel):
         return None
     try:
-        return validate_key(parts[1][:-3])
+        return validate_key(rel.split("/")[1][:-3])
     except VaultMemError:
         return None
 

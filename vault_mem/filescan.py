@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .config import FOLDER_TYPES
 from .errors import VaultMemError
-from .memory import key_type_from_path, parse_memory
+from .memory import is_memory_name, key_type_from_path, parse_memory
 
 
 @dataclass
@@ -59,7 +59,7 @@ def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
         with it:
             for entry in it:
                 name = entry.name
-                if not name.endswith(".md") or name.startswith((".", "#", "~")) or name.endswith("~"):
+                if not is_memory_name(name):
                     continue  # editor temp/swap/lock files are not memories
                 try:
                     if entry.is_symlink():

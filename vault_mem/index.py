@@ -27,10 +27,10 @@ from pathlib import Path
 
 from . import db as dbmod
 from . import search, terms
-from .config import FOLDER_TYPES, STATE_DIR, TYPE_FOLDERS, Config
+from .config import STATE_DIR, TYPE_FOLDERS, Config
 from .filescan import FileState, read_file, scan_folders
 from .indexmd import IndexEntry, render_index
-from .memory import iso
+from .memory import is_memory_path, iso
 from .search import Hit, RecallResult
 from .vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
 
@@ -261,8 +261,7 @@ class Sidecar(VectorStore):
         todo: list[str] = []
         gone: list[str] = []
         for rel in dict.fromkeys(str(p).replace(os.sep, "/") for p in rel_paths):
-            parts = rel.split("/")
-            if len(parts) != 2 or parts[0] not in FOLDER_TYPES or not parts[1].endswith(".md"):
+            if not is_memory_path(rel):
                 continue
             (todo if os.path.lexists(self.root / rel) else gone).append(rel)
         self._process(todo, gone, report, None)

@@ -89,6 +89,19 @@ def rel_path_for(key: str, type_: str) -> str:
     return f"{TYPE_FOLDERS[type_]}/{key}.md"
 
 
+def is_memory_name(name: str) -> bool:
+    """A file name taken for a memory: ``*.md`` but not an editor's swap, lock or backup file
+    (names starting with ``.``, ``#`` or ``~``). The one rule for the scan, the watcher, the
+    daemon's commits and path refreshes."""
+    return name.endswith(".md") and not name.startswith((".", "#", "~"))
+
+
+def is_memory_path(rel: str) -> bool:
+    """``<type folder>/<memory name>`` (vault-relative, POSIX); the key may still be invalid."""
+    parts = rel.split("/")
+    return len(parts) == 2 and parts[0] in FOLDER_TYPES and is_memory_name(parts[1])
+
+
 def key_type_from_path(rel_path: str) -> tuple[str, str]:
     """``facts/foo.md`` -> (``foo``, ``fact``); raises if the path is not a memory file's."""
     p = PurePosixPath(rel_path)

@@ -33,6 +33,7 @@ from watchdog.observers import Observer
 
 from .config import CONFIG_FILE, FOLDER_TYPES
 from .indexmd import INDEX_FILE
+from .memory import is_memory_path
 
 log = logging.getLogger("vault_mem.daemon")
 
@@ -48,11 +49,6 @@ GIT_NAMES = frozenset({
     "BISECT_LOG", "packed-refs", "index", "index.lock", "rebase-merge", "rebase-apply",
     "AUTO_MERGE", "sequencer",
 })
-
-
-def is_memory_name(name: str) -> bool:
-    """A file name the sidecar treats as a memory (the same rule as its folder scan)."""
-    return name.endswith(".md") and not name.startswith((".", "#", "~")) and not name.endswith("~")
 
 
 @dataclass
@@ -122,8 +118,9 @@ class Classifier:
             else:
                 return False
             return True
-        if len(parts) == 2 and parts[0] in FOLDER_TYPES and not is_directory and is_memory_name(parts[1]):
-            into.paths.add(f"{parts[0]}/{parts[1]}")
+        rel = "/".join(parts)
+        if not is_directory and is_memory_path(rel):
+            into.paths.add(rel)
             return True
         return False  # editor noise, sub-folders, anything else
 
