@@ -315,6 +315,53 @@ def test_no_git_identity_means_no_commit_and_says_why(vault, tmp_path, monkeypat
     assert git(vault.root, "rev-parse", "HEAD") == before
 
 
+def test_a_new_file_gitignore_excludes_is_never_auto_committed(vault):
+    """An ignored memory file is the person's choice: a neighbour is committed, it never is."""
+    (vault.root / ".gitignore").write_text((vault.root / ".gitignore").read_text() + "facts/secret-x.md\n")
+    git(vault.root, "commit", "-qam", "ignore secret-x")
+    with running_daemon(vault.root, quiet_seconds=0.2):
+        # ignored file first: it is pending no later than the file whose commit we wait for
+        (vault.root / "facts" / "secret-x.md").write_text(memory_text("A secret kept out of git"))
+        (vault.root / "facts" / "public-y.md").write_text(memory_text("A fact fit to commit"))
+        wait_for(lambda: "facts/public-y.md" in git(vault.root, "log", "--format=", "--name-only").split(),
+                 what="the non-ignored file committed")
+        assert git(vault.root, "log", "-1", "--format=%s").startswith("edit: public-y — ")
+    assert "facts/secret-x.md" not in git(vault.root, "log", "--all", "--format=", "--name-only").split()
+    assert git(vault.root, "ls-files", "facts/secret-x.md") == ""
+    assert (vault.root / "facts" / "secret-x.md").is_file()  # left where the person put it
+
+
+def test_nothing_is_auto_committed_on_a_detached_head(vault):
+    vault.remember("editor", "Uses Helix as the main editor")
+    git(vault.root, "checkout", "-q", "--detach")
+    head = git(vault.root, "rev-parse", "HEAD")
+    with running_daemon(vault.root, quiet_seconds=0.2):
+        subprocess.run(["sed", "-i", "s/Helix/Emacs/", "facts/editor.md"], cwd=vault.root, check=True)
+        # the commit attempt after the quiet period either says why it held back or moves HEAD
+        wait_for(lambda: "detached" in (daemon_status(vault.root).get("blocked") or "")
+                 or git(vault.root, "rev-parse", "HEAD") != head,
+                 what="the quiet period's commit attempt")
+        assert git(vault.root, "rev-parse", "HEAD") == head
+        assert git(vault.root, "symbolic-ref", "-q", "HEAD", check=False) == ""  # still detached
+        assert top_key(vault, "emacs") == "editor"  # the edit is indexed, just not committed
+        assert "facts/editor.md" in git(vault.root, "status", "--porcelain")
+
+
+def test_changing_vault_toml_while_running_reloads_the_settings(vault):
+    """commit_external_edits turned on in vault.toml takes effect without a restart."""
+    cfg = vault.root / "vault.toml"
+    cfg.write_text(cfg.read_text().replace('commit_external_edits = "auto"', "commit_external_edits = false"))
+    git(vault.root, "commit", "-qam", "no auto-commits")
+    vault.remember("editor", "Uses Helix as the main editor")
+    with running_daemon(vault.root, quiet_seconds=0.2) as daemon:
+        assert daemon.autocommit is False
+        cfg.write_text(cfg.read_text().replace("commit_external_edits = false", "commit_external_edits = true"))
+        subprocess.run(["sed", "-i", "s/Helix/Emacs/", "facts/editor.md"], cwd=vault.root, check=True)
+        wait_for(lambda: git(vault.root, "log", "-1", "--format=%s").startswith("edit: editor"),
+                 what="the edit committed under the reloaded setting")
+    assert "facts/editor.md" not in git(vault.root, "status", "--porcelain")
+
+
 # -- real daemon processes ----------------------------------------------------------------------
 
 def start_daemon(root: Path, **env) -> subprocess.Popen:

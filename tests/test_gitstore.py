@@ -95,3 +95,32 @@ def test_spliced_trees_equal_what_git_itself_builds(tmp_path):
     ours = git(root, "rev-parse", "HEAD^{tree}").strip()
     git(root, "add", "-A")
     assert git(root, "write-tree").strip() == ours
+
+
+def test_a_commit_made_by_someone_else_mid_write_is_kept_not_overwritten(tmp_path):
+    """HEAD moves between our read of it and our update-ref: the compare-and-swap fails and the
+    agent commit is rebuilt on top of the other commit instead of silently dropping it."""
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    real_edit_tree = repo.edit_tree
+    raced: list[str] = []
+
+    def edit_tree_while_a_person_commits(tree, changes):
+        if not raced:  # first call only: after commit_paths read HEAD, before its update-ref
+            (root / "other.txt").write_text("a person's work\n")
+            git(root, "add", "other.txt")
+            git(root, "commit", "-qm", "person: other")
+            raced.append(git(root, "rev-parse", "HEAD").strip())
+        return real_edit_tree(tree, changes)
+
+    repo.edit_tree = edit_tree_while_a_person_commits
+    (root / "facts").mkdir()
+    (root / "facts" / "a.md").write_bytes(b"a\n")
+    commit = repo.commit_paths({"facts/a.md": b"a\n"}, "remember: a", author=AGENT)
+
+    assert raced and commit == git(root, "rev-parse", "HEAD").strip()
+    assert git(root, "log", "--format=%s").splitlines() == ["remember: a", "person: other", "first"]
+    assert git(root, "rev-parse", "HEAD~1").strip() == raced[0]
+    assert git(root, "ls-tree", "-r", "--name-only", "HEAD").split() == ["README.md", "facts/a.md", "other.txt"]
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "fsck", "--strict")

@@ -1,0 +1,120 @@
+"""watch.py: event classification, the debouncing batcher and the overflow signal.
+
+Events are scripted with watchdog's own event classes and fed to the real handler; the batcher
+runs with a real producer thread. Waits are bounded by deadlines; nothing asserts on timing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+import pytest
+from watchdog.events import FileClosedEvent, FileCreatedEvent, FileMovedEvent
+
+from vault_mem.watch import Batch, Batcher, Classifier, EventHandler, VaultWatcher
+
+
+def test_a_kernel_queue_overflow_forces_a_full_reconcile(vault):
+    """watchdog says "overflow" only in a log warning; the watcher turns it into a batch."""
+    batcher = Batcher(debounce=0.01, max_delay=0.05)
+    watcher = VaultWatcher(vault.root, [vault.repo.git_dir], batcher)
+    watcher.start()
+    try:
+        # the warning watchdog's inotify reader logs on IN_Q_OVERFLOW (watchdog/observers/inotify_c.py)
+        logging.getLogger("watchdog.observers.inotify_c").warning(
+            "Inotify queue overflowed; filesystem events were lost")
+        batch = batcher.next_batch(timeout=5.0)
+    finally:
+        watcher.stop()
+    assert batch is not None and batch.overflow
+    # the logger is left as it was: a stopped watcher no longer feeds its batcher
+    logging.getLogger("watchdog.observers.inotify_c").warning("Inotify queue overflowed")
+    assert not batcher.has_pending()
+
+
+def test_a_steady_stream_of_changes_is_never_starved():
+    """Changes every debounce/2 never leave a quiet gap; max_delay still hands out a batch."""
+    batcher = Batcher(debounce=0.1, max_delay=0.4)
+    consumer_done = threading.Event()
+    sent: list[str] = []
+
+    def producer():
+        # 60 changes at debounce/2 = 3 s of stream, far past max_delay; stops once a batch came
+        for i in range(60):
+            if consumer_done.wait(0.05):
+                return
+            sent.append(f"facts/k{i}.md")
+            batcher.add(Batch(paths={sent[-1]}))
+
+    thread = threading.Thread(target=producer, daemon=True)
+    thread.start()
+    try:
+        batch = batcher.next_batch(timeout=10.0)
+        still_streaming = thread.is_alive()
+    finally:
+        consumer_done.set()
+        thread.join(5.0)
+    assert batch, "next_batch returned nothing"
+    assert still_streaming, "the batch came only after the stream ended: a steady stream starved it"
+    assert len(batch.paths) >= 2  # coalesced, not one batch per change
+
+
+# need not exist; resolved as the Classifier resolves it
+ROOT = os.path.realpath("/srv/vault")
+GIT_DIR = f"{ROOT}/.git"
+
+
+def classify(name: str) -> Batch:
+    batch = Batch()
+    Classifier(ROOT, [GIT_DIR]).classify(f"{ROOT}/{name}", is_directory=False, into=batch)
+    return batch
+
+
+@pytest.mark.parametrize("name", [
+    "facts/.editor.md.swp",               # vim swap file
+    "facts/.editor.md.swx",               # vim's second swap file
+    "facts/4913",                         # vim's can-I-write-here probe
+    "facts/editor.md~",                   # vim/emacs backup
+    "facts/~editor.md",
+    "facts/#editor.md#",                  # emacs auto-save
+    "facts/.#editor.md",                  # emacs lock file
+    "facts/editor.md.tmp",
+    "facts/.editor.md.vault-mem-tmp-4242",  # our own atomic-write temp file
+    "facts/sub/editor.md",                # memory files live one level down only
+    "elsewhere/editor.md",                # not a type folder
+    ".vault-mem/index.db",
+])
+def test_editor_noise_is_dropped(name):
+    assert not classify(name)
+
+
+def test_memory_files_and_vault_files_are_classified():
+    assert classify("facts/editor.md").paths == {"facts/editor.md"}
+    assert classify("preferences/tabs.md").paths == {"preferences/tabs.md"}
+    assert classify("INDEX.md").index_file
+    assert classify("vault.toml").config
+
+
+@pytest.mark.parametrize(("src", "dest"), [
+    ("facts/.editor.md.vault-mem-tmp-4242", "facts/editor.md"),  # temp file renamed over the original
+    ("facts/.editor.md.swp", "facts/editor.md"),
+    ("facts/editor.md", "facts/editor.md~"),  # vim's backupcopy=no: the original becomes the backup
+])
+def test_both_ends_of_a_rename_are_looked_at(src, dest):
+    batcher = Batcher(debounce=0.0, max_delay=0.0)
+    handler = EventHandler(Classifier(ROOT, [GIT_DIR]), batcher)
+    handler.on_any_event(FileMovedEvent(f"{ROOT}/{src}", f"{ROOT}/{dest}"))
+    batch = batcher.next_batch(timeout=1.0)
+    assert batch is not None and batch.paths == {"facts/editor.md"}
+
+
+def test_noise_events_wake_nothing():
+    batcher = Batcher(debounce=0.0, max_delay=0.0)
+    handler = EventHandler(Classifier(ROOT, [GIT_DIR]), batcher)
+    for name in ("facts/4913", "facts/.editor.md.swp", "facts/editor.md~"):
+        handler.on_any_event(FileCreatedEvent(f"{ROOT}/{name}"))
+        handler.on_any_event(FileClosedEvent(f"{ROOT}/{name}"))
+    handler.on_any_event(FileMovedEvent(f"{ROOT}/facts/4913", f"{ROOT}/facts/.editor.md.swp"))
+    assert not batcher.has_pending()
