@@ -118,3 +118,11 @@ def test_recall_text_says_when_a_hit_may_be_outdated(vdir):
     assert r.returncode == 0, r.stderr
     assert "laptop (fact, 2020-01-01" in r.stdout and "[stale]" in r.stdout
     assert "(may be outdated: last updated" in r.stdout
+
+
+def test_reindex_json_reports_problem_files_as_objects(vdir):
+    (vdir / "facts" / "broken.md").write_text("---\ndescription: [unclosed\n---\n")
+    r = run_cli("--vault", str(vdir), "reindex", "--json")
+    assert r.returncode == 0, r.stderr
+    (problem,) = json.loads(r.stdout)["problems"]
+    assert problem["path"] == "facts/broken.md" and problem["reason"]

@@ -8,6 +8,7 @@ Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -59,7 +60,6 @@ def _notices(vault, notes: list[str] | None = None) -> None:
 
 def _progress_bar(label: str):
     """A progress callback that draws a bar on stderr once the work is big enough."""
-    state = {"shown": False}
 
     def progress(done: int, total: int) -> None:
         if total < 200 or not sys.stderr.isatty() and not os.environ.get("VAULT_MEM_PROGRESS"):
@@ -70,7 +70,6 @@ def _progress_bar(label: str):
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
-        state["shown"] = True
 
     return progress
 
@@ -270,7 +269,7 @@ def cmd_reindex(args) -> int:
     with vault.lock:
         report = vault.sidecar.rebuild(progress=_progress_bar("reindex"))
         vault.write_index()
-    emit(args, report.to_dict() if hasattr(report, "to_dict") else report.__dict__,
+    emit(args, dataclasses.asdict(report),
          f"reindexed: {report.added + report.updated + report.unchanged} memories, "
          f"{len(report.problems)} problem file(s)")
     return 0

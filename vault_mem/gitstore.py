@@ -182,22 +182,15 @@ class GitRepo:
         self._remember_tree(oid, tree)
         return tree
 
-    def tree(self, oid: str | None) -> dict[bytes, tuple[bytes, str]]:
-        """A tree's entries, name -> (mode, oid)."""
-        t = self._tree(oid)
-        return {name: (mode, sha) for mode, name, sha in (t.entry(i) for i in range(len(t.keys)))}
-
     def _remember_tree(self, oid: str, tree: _Tree) -> None:
         # trees are content-addressed, so a cached one never goes stale; keep a handful
         if len(self._trees) > 64:
             self._trees.clear()
         self._trees[oid] = tree
 
-    def write_tree(self, entries: dict[bytes, tuple[bytes, str]]) -> str:
-        tree = _Tree.EMPTY
-        for name, (mode, sha) in entries.items():
-            tree = tree.put(name, mode, sha)
-        return self._store_tree(tree)
+    def empty_tree(self) -> str:
+        """The id of the empty tree (written to the object store)."""
+        return self._store_tree(_Tree.EMPTY)
 
     def _store_tree(self, tree: _Tree) -> str:
         oid = self.write_object("tree", tree.raw)
@@ -274,7 +267,7 @@ class GitRepo:
             base = self.commit_tree(parent)
             tree = self.edit_tree(base, blobs)
             if tree is None:
-                tree = self.write_tree({})
+                tree = self.empty_tree()
             if tree == base:
                 return None
             now = time.time()

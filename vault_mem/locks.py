@@ -80,10 +80,6 @@ class FileLock:
         finally:
             os.close(fd)
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
     def __enter__(self) -> Self:
         self.acquire()
         return self

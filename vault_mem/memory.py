@@ -24,7 +24,6 @@ KEY_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")
 MAX_KEY_LEN = 80
 RESERVED_KEYS = frozenset({"index", "readme", "vault", "con", "nul", "prn", "aux"})
 SOURCES = ("user", "agent", "inferred", "imported")
-KNOWN_FIELDS = ("description", "created", "updated", "source", "tags")
 FENCE = "---"
 
 

@@ -109,7 +109,8 @@ class Replay:
     def run(self) -> str:
         per_commit = [(c, p, self.changed(p, c)) for c, p in self.commits]
         modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
-        paths = set(self.changed(self.local, self.remote_tip)) | {r for *_, ch in per_commit for r in ch}
+        incoming = self.changed(self.local, self.remote_tip)  # what the remote's commits changed
+        paths = set(incoming) | {r for *_, ch in per_commit for r in ch}
         paths |= {f"{folder}/{ck}.md" for ck in copies.values() for folder in TYPE_FOLDERS.values()}
         self.check_clean(paths)
         journal = self.vault.state_dir / SYNC_JOURNAL
@@ -117,7 +118,7 @@ class Replay:
         entry = {"old": self.local, "new": None, "paths": sorted(paths)}
         atomic_write(journal, json.dumps(entry).encode())
         try:
-            head = self._replay(modes, copies, plain, per_commit)
+            head = self._replay(incoming, modes, copies, plain, per_commit)
             atomic_write(journal, json.dumps({**entry, "new": head}).encode())
             checkpoint("sync-before-ref", self.vault.state_dir)
             proc = self.repo.run("update-ref", "-m", "vault-mem sync", "HEAD", head, self.local, check=False)
@@ -132,10 +133,9 @@ class Replay:
         journal.unlink(missing_ok=True)
         return head
 
-    def _replay(self, modes, copies, plain, per_commit) -> str:
+    def _replay(self, incoming, modes, copies, plain, per_commit) -> str:
         repo = self.repo
-        self._write({rel: self._bytes(self.blob(self.remote_tip, rel))
-                     for rel in self.changed(self.local, self.remote_tip) if rel != INDEX_FILE})
+        self._write({rel: self._bytes(self.blob(self.remote_tip, rel)) for rel in incoming if rel != INDEX_FILE})
         parent, tree = self.remote_tip, repo.commit_tree(self.remote_tip)
         for commit, _parent, changed in per_commit:
             edits: dict[str, bytes | None] = {}
@@ -159,7 +159,7 @@ class Replay:
             self._write({INDEX_FILE: index})
             top = {self.prefix + rel: (repo.write_object("blob", d) if d is not None else None)
                    for rel, d in {**edits, INDEX_FILE: index}.items()}
-            new_tree = repo.edit_tree(tree, top) or repo.write_tree({})
+            new_tree = repo.edit_tree(tree, top) or repo.empty_tree()
             if new_tree == tree and not notes:
                 self.report.dropped.append(repo.run("log", "-1", "--format=%s", commit))
                 continue

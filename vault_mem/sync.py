@@ -264,7 +264,6 @@ class SyncState:
     failures: int = 0
     wrote: bool = False
     last_error: str | None = None
-    last_report: SyncReport | None = None
 
     def note_write(self) -> None:
         """Call after a local write when ``[sync] after_write`` is on."""
@@ -296,7 +295,7 @@ def sync_if_due(vault: Vault, state: SyncState, *, now: float | None = None,
         state.backoff_until = state.next_due = now + delay
         state.wrote = state.wrote or cfg.sync_after_write  # the write is still to be pushed
         return None
-    state.failures, state.last_error, state.last_report = 0, None, report
+    state.failures, state.last_error = 0, None
     state.next_due = now + interval if interval > 0 else float("inf")
     return report
 

@@ -141,10 +141,6 @@ class Batcher:
         self._last = 0.0
         self._stopped = False
 
-    @property
-    def stopped(self) -> bool:
-        return self._stopped
-
     def add(self, batch: Batch) -> None:
         if not batch:
             return
