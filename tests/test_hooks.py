@@ -12,8 +12,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
+import shlex
+import shutil
 import string
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,8 +26,9 @@ from fakes import write_memory
 
 from vault_mem import Vault
 from vault_mem.errors import UsageError
-from vault_mem.githooks import HOOK_NAMES, hooks_dir, install
-from vault_mem.hook_cmds import MAX_CONTEXT_CHARS, run_hook
+from vault_mem.githooks import HOOK_NAMES, HOOK_PURPOSES, hooks_dir, install
+from vault_mem.hook_cmds import MAX_CONTEXT_CHARS, PROMPT_BODY_CHARS, run_hook
+from vault_mem.tools import memory_preamble
 
 
 def claude_event(event: str, vault_root: Path, **fields) -> str:
@@ -59,6 +64,7 @@ def test_session_start_puts_index_md_into_context(filled):
     context = check_output(proc, "SessionStart")
     assert (filled.root / "INDEX.md").read_text() in context
     assert "editor-choice" in context and "recall before remember" in context
+    assert context.startswith(memory_preamble(filled.root, tools="vault-mem MCP tools"))
 
 
 def test_session_start_finds_the_vault_from_the_event_cwd_or_environment(filled):
@@ -92,6 +98,24 @@ def test_procedures_come_whole(filled):
                    input=claude_event("UserPromptSubmit", filled.root, prompt="how do I cut a release?"))
     context = check_output(proc, "UserPromptSubmit")
     assert "1. git pull\n  2. make release" in context
+
+
+def test_long_bodies_give_descriptions_and_a_pointer_never_a_cut_body(vault):
+    """When the hits' bodies together pass PROMPT_BODY_CHARS, every hit shows its description and
+    "(details: get KEY)"; no body is shown, so none is cut part-way."""
+    steps = "\n".join(f"{i}. deploy the billing service to region {i} and wait for green checks"
+                      for i in range(1, 80))
+    assert len(steps) > PROMPT_BODY_CHARS
+    vault.remember("billing-deploy", "How to deploy the billing service", steps, type="procedure")
+    vault.remember("billing-owner", "The billing service is owned by the payments team",
+                   "Ask in #payments before a billing deploy.")
+    proc = run_cli("hook", "user-prompt-submit", "--vault", str(vault.root),
+                   input=claude_event("UserPromptSubmit", vault.root, prompt="deploy the billing service"))
+    context = check_output(proc, "UserPromptSubmit")
+    assert "billing-deploy (procedure, updated" in context and "How to deploy the billing service" in context
+    assert "billing-owner (fact, updated" in context
+    assert "  (details: get billing-deploy)" in context and "  (details: get billing-owner)" in context
+    assert "wait for green checks" not in context and "#payments" not in context
 
 
 def test_nothing_relevant_means_no_output(filled):
@@ -145,6 +169,60 @@ def test_a_foreign_hook_is_never_overwritten(vault):
     assert any(n.startswith("skipped pre-commit") and "not vault-mem's" in n for n in notes)
     assert (target / "pre-commit").read_text() == "#!/bin/sh\nexec my-linter\n"
     assert (target / "post-merge").exists()
+
+
+def minimal_path(*extra: Path) -> str:
+    """A PATH with git and sh but without this Python's bin folder (so no vault-mem on it)."""
+    dirs = [str(d) for d in extra] + [str(Path(shutil.which("git")).parent), "/usr/bin", "/bin"]
+    assert not any(shutil.which("vault-mem", path=d) for d in dirs[len(extra):]), "vault-mem is installed system-wide"
+    return os.pathsep.join(dict.fromkeys(dirs))
+
+
+def test_a_hook_whose_python_is_gone_does_nothing_loudly_and_never_blocks(vault, tmp_path, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(sys, "executable", str(tmp_path / "uninstalled" / "bin" / "python3"))
+        install(vault)
+    root = vault.root
+    (root / "facts" / "broken.md").write_text("no frontmatter\n")  # would be refused if the hook ran
+    git(root, "add", "--", "facts/broken.md")
+    env = {**os.environ, "PATH": minimal_path()}
+    proc = subprocess.run(["git", "commit", "-m", "hand edit"], cwd=root, capture_output=True, text=True,
+                          env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert (f"vault-mem: {tmp_path}/uninstalled/bin/python3 is gone and vault-mem is not on PATH; the "
+            "pre-commit hook did nothing (reinstall vault-mem or delete ") in proc.stderr
+    assert "facts/broken.md" in git(root, "show", "--name-only", "--format=", "HEAD")
+    hook = hooks_dir(vault) / "post-merge"
+    proc = subprocess.run([str(hook)], cwd=root, capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert proc.stderr == (f"vault-mem: {tmp_path}/uninstalled/bin/python3 is gone and vault-mem is not on "
+                           f"PATH; the post-merge hook did nothing (reinstall vault-mem or delete {hook})\n")
+
+
+def test_a_hook_whose_python_is_gone_falls_back_to_vault_mem_on_path(vault, tmp_path, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(sys, "executable", str(tmp_path / "uninstalled" / "bin" / "python3"))
+        install(vault)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "vault-mem").write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m vault_mem.cli \"$@\"\n")
+    (bin_dir / "vault-mem").chmod(0o755)
+    root = vault.root
+    (root / "facts" / "broken.md").write_text("no frontmatter\n")
+    git(root, "add", "--", "facts/broken.md")
+    proc = subprocess.run(["git", "commit", "-m", "hand edit"], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, "PATH": minimal_path(bin_dir)}, check=False)
+    assert proc.returncode == 1 and "commit refused" in proc.stderr and "facts/broken.md" in proc.stderr
+    assert "is gone" not in proc.stderr
+
+
+def test_installed_hooks_differ_only_in_their_name_and_purpose(vault):
+    texts = {name: (hooks_dir(vault) / name).read_text() for name in HOOK_NAMES}  # init installed them
+    for name, text in texts.items():
+        assert text.startswith(f"#!/bin/sh\n# vault-mem hook: {name} (installed by `vault-mem init`)\n")
+        assert f"hook {name} \"$@\"" in text and not re.search(r"@[A-Z_]+@", text)  # all filled in
+        assert text.replace(name, "NAME").replace(HOOK_PURPOSES[name], "PURPOSE") == \
+            texts["pre-commit"].replace("pre-commit", "NAME").replace(HOOK_PURPOSES["pre-commit"], "PURPOSE")
 
 
 # -- pre-commit ------------------------------------------------------------------------------

@@ -1,15 +1,17 @@
-"""Install vault-mem's git hooks (``hooks/git/*``) into the vault's repository.
+"""Install vault-mem's git hooks into the vault's repository.
 
-Each hook is a small ``sh`` script calling ``"<this Python>" -m vault_mem.cli hook NAME --vault
-<root>`` (falling back to ``vault-mem`` on PATH, and doing nothing, loudly, when neither exists, so
-an uninstalled tool never blocks a commit). A hook file that is not vault-mem's is never
-overwritten: it is skipped and the returned notes say how to chain ours from it. Installing again
-rewrites only our own hooks, so :func:`install` is idempotent.
+Each hook is a small ``sh`` script, rendered from the one template ``hooks/git/hook.in``, calling
+``"<this Python>" -m vault_mem.cli hook NAME --vault <root>`` (falling back to ``vault-mem`` on
+PATH, and doing nothing, loudly, when neither exists, so an uninstalled tool never blocks a
+commit). A hook file that is not vault-mem's is never overwritten: it is skipped and the returned
+notes say how to chain ours from it. Installing again rewrites only our own hooks, so
+:func:`install` is idempotent.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import site
 import sys
@@ -19,15 +21,27 @@ from typing import Any
 from .errors import VaultMemError
 
 MARKER = "# vault-mem hook:"
-HOOK_NAMES = ("pre-commit", "post-merge", "post-checkout", "post-rewrite")
+#: Each git hook vault-mem installs, and what it does (the comment at the top of the script).
+HOOK_PURPOSES = {
+    "pre-commit": "refuses broken memory files (file and reason) and regenerates and stages INDEX.md\n"
+                  "# (`git commit --no-verify` skips it once)",
+    "post-merge": "brings the search index and INDEX.md up to date after a merge or pull",
+    "post-checkout": "brings the search index and INDEX.md up to date after a checkout",
+    "post-rewrite": "brings the search index and INDEX.md up to date after an amend or rebase",
+}
+HOOK_NAMES = tuple(HOOK_PURPOSES)
+TEMPLATE = "hook.in"
+_PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
 
 
-def templates_dir() -> Path:
-    """``hooks/git``: inside the installed package, or at the repository root (editable)."""
-    for candidate in (Path(__file__).parent / "hooks" / "git", Path(__file__).parent.parent / "hooks" / "git"):
-        if (candidate / "pre-commit").is_file():
+def template_path() -> Path:
+    """``hooks/git/hook.in``: inside the installed package, or at the repository root (editable)."""
+    for base in (Path(__file__).parent, Path(__file__).parent.parent):
+        candidate = base / "hooks" / "git" / TEMPLATE
+        if candidate.is_file():
             return candidate
-    raise VaultMemError("vault-mem's hooks/git templates are missing from the installation; reinstall vault-mem")
+    raise VaultMemError("vault-mem's git hook template (hooks/git/hook.in) is missing from the installation; "
+                        "reinstall vault-mem")
 
 
 def hooks_dir(vault: Any) -> Path:
@@ -47,11 +61,17 @@ def _pythonpath_line() -> str:
 
 
 def render(name: str, vault_root: Path) -> str:
-    """The text of hook ``name`` for the vault at ``vault_root``."""
-    text = (templates_dir() / name).read_text(encoding="utf-8")
-    return (text.replace("@PYTHON@", shlex.quote(sys.executable))
-                .replace("@VAULT@", shlex.quote(str(vault_root)))
-                .replace("@PYTHONPATH_LINE@", _pythonpath_line()))
+    """The text of hook ``name`` (one of :data:`HOOK_NAMES`) for the vault at ``vault_root``."""
+    values = {
+        "HOOK": name,
+        "PURPOSE": HOOK_PURPOSES[name],
+        "PYTHON": shlex.quote(sys.executable),
+        "VAULT": shlex.quote(str(vault_root)),
+        "PYTHONPATH_LINE": _pythonpath_line(),
+    }
+    text = template_path().read_text(encoding="utf-8")
+    # one pass: a path holding "@HOOK@" or the like is not expanded again
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
 
 
 def install(vault: Any) -> list[str]:

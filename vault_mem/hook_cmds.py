@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import MalformedFileError, NotAVaultError, UsageError, VaultMemError
+from .githooks import HOOK_NAMES as GIT_HOOKS
 
 #: Claude Code keeps additionalContext inline up to about 10,000 characters; stay under it.
 MAX_CONTEXT_CHARS = 9000
@@ -42,7 +43,6 @@ PROMPT_HITS = 3
 #: (a body is never cut: a procedure is read whole or not at all).
 PROMPT_BODY_CHARS = 4000
 CLAUDE_HOOKS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
-GIT_HOOKS = ("pre-commit", "post-merge", "post-checkout", "post-rewrite")
 HOOK_NAMES = (*CLAUDE_HOOKS, *GIT_HOOKS)
 
 HookOutput = tuple[int, str, str]
@@ -107,14 +107,11 @@ def _fit(text: str) -> str:
 
 
 def session_context(vault: Any, event: dict[str, Any]) -> str:
-    """INDEX.md with a short preamble and the write policy."""
-    from .tools import WRITE_POLICY, index_text
+    """The memory preamble (with the write policy), then INDEX.md."""
+    from .tools import index_text, memory_preamble
 
-    return (
-        f"Long-term memory (vault-mem, {vault.root}). INDEX.md below lists what is remembered; the "
-        "vault-mem MCP tools recall, get, remember, list and forget read and change it.\n"
-        f"{WRITE_POLICY}\n\n{index_text(vault)}"
-    )
+    return (memory_preamble(vault.root, tools="vault-mem MCP tools")
+            + "\n\nINDEX.md, what is remembered now (recall searches everything):\n\n" + index_text(vault))
 
 
 def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
