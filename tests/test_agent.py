@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from conftest import git, run_cli
 
-from vault_mem.agent import ChatServerError, chat_endpoint, run_agent
+from vault_mem.agent import DEFAULT_TIMEOUT_S, ChatServerError, chat_endpoint, chat_timeout, run_agent
 from vault_mem.errors import UsageError
-from vault_mem.tools import WRITE_POLICY, schemas
+from vault_mem.tools import WRITE_POLICY, memory_preamble, schemas
 
 
 def tool_call(name: str, arguments: Any, call_id: str | None = None) -> dict:
@@ -112,6 +112,7 @@ def test_remember_then_recall_then_answer(vault):
     assert first["model"] == "qwen3-4b" and first["tools"] == schemas("openai")
     system = first["messages"][0]
     assert system["role"] == "system" and WRITE_POLICY in system["content"]
+    assert memory_preamble() in system["content"]
     assert "# Memory index" in system["content"]  # INDEX.md
     assert first["messages"][1] == {"role": "user", "content": "I switched to Helix, remember that."}
 
@@ -158,6 +159,35 @@ def test_a_tool_call_written_as_text_is_run(vault):
     assert (vault.root / "facts/shell.md").exists()
 
 
+@pytest.mark.parametrize("inline", [
+    '```json\n{"name": "remember", "arguments": {"key": "shell", "description": "Uses fish"}}\n```',
+    '```\n{"function": {"name": "remember", "parameters": {"key": "shell", "description": "Uses fish"}}}\n```',
+    '{"name": "remember", "arguments": {"key": "shell", "description": "Uses fish"}}',
+    '  {"name": "remember", "parameters": {"key": "shell", "description": "Uses fish"}}\n',
+], ids=["fenced-json", "fenced-function", "bare", "bare-parameters"])
+def test_a_tool_call_in_a_code_fence_or_as_bare_json_is_run(vault, inline):
+    with StandIn([answer(inline), answer("Done.")]) as srv:
+        result = run_agent(vault, "I use fish", url=srv.url)
+    assert result.reply == "Done." and [c.name for c in result.tool_calls] == ["remember"]
+    assert not result.tool_calls[0].is_error and (vault.root / "facts/shell.md").exists()
+    assert srv.requests[1]["messages"][-2]["tool_calls"][0]["function"]["name"] == "remember"
+
+
+@pytest.mark.parametrize("text", [
+    'Here you go: {"name": "remember", "arguments": {"key": "shell", "description": "Uses fish"}}',
+    '```json\n{"name": "search_web", "arguments": {"q": "fish"}}\n```',
+    '{"name": "remember"}',
+    '```json\n[1, 2]\n```',
+    '{"name": "remember", "arguments": ',
+])
+def test_json_that_is_not_one_whole_tool_call_is_the_reply(vault, text):
+    head = git(vault.root, "rev-parse", "HEAD")
+    with StandIn([answer(text)]) as srv:
+        result = run_agent(vault, "I use fish", url=srv.url)
+    assert result.reply == text.strip() and result.tool_calls == [] and len(srv.requests) == 1
+    assert git(vault.root, "rev-parse", "HEAD") == head
+
+
 def test_unknown_tool_and_missing_call_id_are_survived(vault):
     msg = {"role": "assistant", "content": "", "tool_calls": [
         {"type": "function", "function": {"name": "search_web", "arguments": "{}"}}]}
@@ -184,6 +214,28 @@ def test_server_down(vault):
 def test_server_down_from_the_cli(vault):
     proc = run_cli("agent", "--vault", str(vault.root), "--url", f"http://127.0.0.1:{free_port()}", "hello")
     assert proc.returncode == 1 and "cannot reach the chat server" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("value", ["five minutes", "0", "-3", "nan", "inf"])
+def test_a_bad_chat_timeout_variable_is_a_usage_error(vault, monkeypatch, value):
+    monkeypatch.setenv("VAULT_MEM_CHAT_TIMEOUT", value)
+    with pytest.raises(UsageError, match=r"VAULT_MEM_CHAT_TIMEOUT=.*use a number of seconds"):
+        run_agent(vault, "hello", url=f"http://127.0.0.1:{free_port()}")
+
+
+def test_the_chat_timeout_variable_is_read_in_seconds(vault, monkeypatch):
+    monkeypatch.setenv("VAULT_MEM_CHAT_TIMEOUT", " 0.3 ")
+    with StandIn([("sleep", 2.0)]) as srv, pytest.raises(ChatServerError, match="did not answer in time"):
+        run_agent(vault, "hello", url=srv.url)
+    monkeypatch.setenv("VAULT_MEM_CHAT_TIMEOUT", "")  # empty: the default
+    assert chat_timeout() == DEFAULT_TIMEOUT_S
+
+
+def test_a_bad_chat_timeout_variable_from_the_cli(vault):
+    proc = run_cli("agent", "--vault", str(vault.root), "--url", f"http://127.0.0.1:{free_port()}", "hello",
+                   env={"VAULT_MEM_CHAT_TIMEOUT": "5m"})
+    assert proc.returncode == UsageError.exit_code and "use a number of seconds" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

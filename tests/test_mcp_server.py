@@ -13,7 +13,7 @@ from conftest import ROOT, run_cli
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from vault_mem.tools import TOOL_NAMES
+from vault_mem.tools import TOOL_NAMES, memory_preamble
 
 
 def server_params(root) -> StdioServerParameters:
@@ -137,6 +137,13 @@ def test_legacy_handshake_clients_work_too(root):
             assert r.is_error
 
     run(session)
+
+
+def test_instructions_are_the_shared_preamble_and_where_index_md_is(vault):
+    from vault_mem.mcp_server import INDEX_URI, instructions
+
+    text = instructions(vault)
+    assert text.startswith(memory_preamble(vault.root)) and INDEX_URI in text.removeprefix(memory_preamble(vault.root))
 
 
 def test_not_a_vault_fails_with_a_message(tmp_path):

@@ -12,7 +12,15 @@ from conftest import git, run_cli
 from fakes import write_memory
 
 from vault_mem.errors import UsageError
-from vault_mem.tools import TOOL_NAMES, call_tool, dispatch, parse_arguments, schemas
+from vault_mem.tools import (
+    TOOL_NAMES,
+    WRITE_POLICY,
+    call_tool,
+    dispatch,
+    memory_preamble,
+    parse_arguments,
+    schemas,
+)
 from vault_mem.vault import Vault
 
 
@@ -203,3 +211,37 @@ def test_forgiving_argument_shapes(vault):
     assert call(vault, "list", {"tags": "a"})["count"] == 1
     assert call(vault, "recall", {"query": "tagged", "k": "2"})["hits"]
     assert call(vault, "list", "")["count"] == 1  # no arguments at all
+
+
+# -- notices -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, args", [
+    ("recall", {"query": "editor"}),
+    ("get", {"key": "editor-choice"}),
+    ("list", {}),
+    ("remember", {"key": "shell", "description": "Uses fish as the shell"}),
+])
+def test_a_notice_reaches_the_model_once(vault, name, args):
+    """A notice (e.g. a recovered interrupted write) rides on the next successful result of any tool,
+    read or write, and is not repeated by the call after it."""
+    call(vault, "remember", {"key": "editor-choice", "description": "Uses Helix as the main editor"})
+    assert vault.notices == []  # init's notes (hooks installed) went out with that first result
+    vault.notices.append("recovered an interrupted write of 'editor-choice'")
+    first = call(vault, name, args)
+    assert "error" not in first and first["notices"] == ["recovered an interrupted write of 'editor-choice'"]
+    second = call(vault, name, args)
+    assert "notices" not in second
+    assert vault.notices == []
+
+
+def test_a_failed_call_keeps_the_notice_for_the_next_result(vault):
+    vault.take_notices()  # init's notes
+    vault.notices.append("recovered an interrupted write")
+    assert call(vault, "get", {"key": "nothing-here"}).keys() == {"error", "kind"}
+    assert call(vault, "list", {})["notices"] == ["recovered an interrupted write"]
+
+
+def test_memory_preamble_names_every_tool_and_carries_the_write_policy(tmp_path):
+    text = memory_preamble(tmp_path, tools="vault-mem MCP tools")
+    assert text.startswith(f"Long-term memory ({tmp_path}):") and text.endswith(WRITE_POLICY)
+    assert "vault-mem MCP tools remember, recall, forget, get and list." in text
+    assert all(name in text for name in TOOL_NAMES)

@@ -3,7 +3,7 @@
 It speaks ``POST {url}/v1/chat/completions`` (llama.cpp's ``llama-server --jinja``, Ollama,
 vLLM, OpenAI) with httpx. The system prompt holds the write policy, today's date and INDEX.md;
 the tools are :func:`vault_mem.tools.schemas` (``openai``). Each round is one request: tool calls
-in the answer are run with :func:`vault_mem.tools.dispatch` and their results sent back; an
+in the answer are run with :func:`vault_mem.tools.call_tool` and their results sent back; an
 answer without tool calls ends the loop with that text as the reply.
 
 Small local models slip; the loop keeps going when they do:
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from typing import Any
 import httpx
 
 from .errors import UsageError, VaultMemError
-from .tools import TOOL_NAMES, WRITE_POLICY, call_tool, index_text, schemas
+from .tools import TOOL_NAMES, call_tool, index_text, memory_preamble, schemas
 
 DEFAULT_TIMEOUT_S = 300.0  # a local model on a CPU can take minutes to answer
 CONNECT_TIMEOUT_S = 5.0
@@ -74,12 +75,26 @@ def system_prompt(vault: Any, today: dt.date | None = None) -> str:
     """Write policy + today's date + INDEX.md: everything the model needs before its first call."""
     today = today or dt.date.today()
     return (
-        "You are an assistant with a long-term memory: small Markdown files in a git repository, "
-        "used through the tools remember, recall, get, list and forget. Use recall when earlier "
-        "knowledge could matter; use remember only for what is worth keeping for later sessions. "
-        f"Today is {today.isoformat()}.\n\n{WRITE_POLICY}\n\n"
+        "You are an assistant with a long-term memory.\n\n" + memory_preamble()
+        + f"\n\nToday is {today.isoformat()}.\n\n"
         "What you remember now (INDEX.md; recall searches everything):\n\n" + index_text(vault)
     )
+
+
+def chat_timeout() -> float:
+    """Seconds to wait for the chat server's answer: ``VAULT_MEM_CHAT_TIMEOUT``, else
+    :data:`DEFAULT_TIMEOUT_S`."""
+    raw = os.environ.get("VAULT_MEM_CHAT_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise UsageError(f"VAULT_MEM_CHAT_TIMEOUT={raw!r}: use a number of seconds above 0 (e.g. 600), "
+                         "or unset it")
+    return seconds
 
 
 def chat_endpoint(url: str) -> str:
@@ -107,7 +122,7 @@ def run_agent(vault: Any, message: str, *, url: str, model: str = "local", api_k
     key = os.environ.get(api_key_env) if api_key_env else None
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    read_timeout = timeout or float(os.environ.get("VAULT_MEM_CHAT_TIMEOUT", DEFAULT_TIMEOUT_S))
+    read_timeout = timeout or chat_timeout()
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system_prompt(vault)},
         {"role": "user", "content": message},
@@ -213,8 +228,8 @@ def _content_text(content: Any) -> str:
 def _normalise_call(call: Any, round_no: int, index: int) -> dict[str, Any]:
     """``{id, name, arguments, arguments_text}`` from one entry of ``tool_calls``, however shaped.
 
-    ``arguments`` stays the raw text when it is not valid JSON: dispatch turns that into an error
-    result the model can correct."""
+    ``arguments`` stays the raw text when it is not valid JSON: :func:`~vault_mem.tools.call_tool`
+    turns that into an error result the model can correct."""
     call = call if isinstance(call, dict) else {}
     fn = call.get("function") if isinstance(call.get("function"), dict) else call
     name = fn.get("name") if isinstance(fn.get("name"), str) else ""

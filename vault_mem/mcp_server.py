@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .tools import WRITE_POLICY, call_tool, index_text, schemas
+from .tools import call_tool, index_text, memory_preamble, schemas
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +31,9 @@ SERVER_NAME = "vault-mem"
 
 def instructions(vault: Any) -> str:
     """What an MCP client shows the model about this server."""
-    return (
-        f"Long-term memory kept as Markdown files in a git repository ({vault.root}). Read the "
-        f"resource {INDEX_URI} (INDEX.md) for what is remembered; use recall to search, get to read "
-        "one memory whole, remember to save or update, forget to delete.\n\n" + WRITE_POLICY
-    )
+    return (memory_preamble(vault.root)
+            + f"\n\nRead the resource {INDEX_URI} (INDEX.md) for what is remembered; recall searches "
+            "everything.")
 
 
 def build_server(vault: Any):

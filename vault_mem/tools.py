@@ -5,9 +5,11 @@ One vocabulary everywhere (DESIGN §2): the tools ``remember``, ``recall``, ``fo
 the agent loop and ``vault-mem tools`` all build on :data:`TOOLS`; nothing here knows about a
 transport.
 
-:func:`dispatch` never raises: malformed JSON, missing or unknown arguments, and every
-:class:`~vault_mem.errors.VaultMemError` come back as an error result whose text says what to do
-next, so a model can correct its call and the agent loop keeps going.
+:func:`call_tool` (and :func:`dispatch`, its text alone) never raises: malformed JSON, missing or
+unknown arguments, and every :class:`~vault_mem.errors.VaultMemError` come back as an error result
+whose text says what to do next, so a model can correct its call and the agent loop keeps going.
+A successful result also carries the vault's notices not reported yet (e.g. an interrupted write
+that was recovered), each once.
 
 Tool descriptions carry the write policy at the moment of use (recall before remember, reuse a
 key to update, one present-tense line, reasons and dates for decisions, nothing secret, no
@@ -25,12 +27,12 @@ from typing import Any
 
 from .config import TYPE_FOLDERS
 from .errors import UsageError, VaultMemError
+from .memory import SOURCES
 from .views import outdated_note
 
 log = logging.getLogger(__name__)
 
 TYPES = list(TYPE_FOLDERS)
-SOURCES = ["user", "agent", "inferred", "imported"]
 MAX_RECALL_K = 20
 
 #: The write policy, as the agent should read it before writing (system prompt, MCP
@@ -89,7 +91,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "type": {**_TYPE_SCHEMA, "default": "fact",
                          "description": "preference, fact, decision, procedure or note (default fact)."},
                 "tags": {**_TAGS_SCHEMA, "description": "Optional short tags."},
-                "source": {"type": "string", "enum": SOURCES, "default": "agent",
+                "source": {"type": "string", "enum": list(SOURCES), "default": "agent",
                            "description": "Who said so: 'user' when the user stated it, 'inferred' "
                                           "when you concluded it (default 'agent')."},
                 "supersedes": {**_TAGS_SCHEMA, "description": "Keys of memories this one replaces."},
@@ -167,6 +169,21 @@ TOOL_NAMES = tuple(t.name for t in TOOLS)
 _BY_NAME = {t.name: t for t in TOOLS}
 
 
+def memory_preamble(root: Any = None, *, tools: str = "tools") -> str:
+    """What every adapter tells a model first: what the memory is, its tools (from
+    :data:`TOOL_NAMES`) and :data:`WRITE_POLICY`. ``root`` names the vault; ``tools`` is how the
+    adapter's model sees them (``"vault-mem MCP tools"``). Each adapter adds its own tail: INDEX.md
+    inline, or where to read it."""
+    where = f" ({root})" if root else ""
+    names = f"{', '.join(TOOL_NAMES[:-1])} and {TOOL_NAMES[-1]}"
+    return (
+        f"Long-term memory{where}: small Markdown files in a git repository, read and changed "
+        f"through the {tools} {names}. Use recall when earlier knowledge could matter and get to "
+        "read one memory whole; use remember only for what is worth keeping for later sessions.\n\n"
+        + WRITE_POLICY
+    )
+
+
 def index_text(vault: Any) -> str:
     """INDEX.md as the files make it now: the sidecar (and INDEX.md on disk) are brought up to date
     first, unless a daemon keeps them so."""
@@ -211,13 +228,20 @@ def dispatch(vault: Any, name: str, arguments_json: str | dict | None) -> str:
 
 
 def call_tool(vault: Any, name: str, arguments: str | dict | None) -> ToolResult:
-    """Like :func:`dispatch` but tells errors apart (the MCP server sets ``isError`` from it)."""
+    """Like :func:`dispatch` but tells errors apart (the MCP server sets ``isError`` from it).
+
+    A successful result's ``data`` carries ``notices``: what the vault noticed since the last
+    report (:meth:`~vault_mem.Vault.take_notices`), so each reaches the model once."""
     try:
         spec = _BY_NAME.get(name)
         if spec is None:
             raise UsageError(f"unknown tool '{name}': the tools are {', '.join(TOOL_NAMES)}")
         args = _check_arguments(spec, parse_arguments(arguments, name))
         data = _HANDLERS[name](vault, args)
+        if isinstance(data, dict):
+            notices = vault.take_notices()
+            if notices:
+                data["notices"] = notices
     except VaultMemError as exc:
         return _error(str(exc), type(exc).__name__)
     except Exception as exc:
@@ -345,14 +369,9 @@ def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
             extra[name] = a[name]
     result = vault.remember(a["key"], a["description"], a.get("body", ""), type=a.get("type", "fact"),
                             tags=a.get("tags"), source=a.get("source", "agent"), extra=extra or None)
-    data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
-    data = {k: v for k, v in data.items() if k != "warnings"}
-    data["warnings"] = list(getattr(result, "warnings", None) or [])
-    if data.get("action") == "unchanged":
+    data = result.to_dict()
+    if result.action == "unchanged":
         data["note"] = "identical to the stored memory: nothing changed, no commit"
-    notices = list(getattr(vault, "notices", []) or [])
-    if notices:
-        data["notices"] = notices
     return data
 
 
@@ -371,9 +390,9 @@ def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = {"hits": hits}
     if not hits:
         data["note"] = ("nothing relevant is stored for this query"
-                        + (f" ({result.note})" if getattr(result, "note", None) else "")
+                        + (f" ({result.note})" if result.note else "")
                         + "; say so instead of guessing")
-    elif getattr(result, "note", None):
+    elif result.note:
         data["note"] = result.note
     if result.keyword_only:
         data["keyword_only"] = True
@@ -382,9 +401,8 @@ def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _forget(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
-    result = vault.forget(a["key"])
-    data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
-    data.pop("warnings", None)
+    data = vault.forget(a["key"]).to_dict()
+    del data["warnings"]  # a forget has none
     return data
 
 
