@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import pytest
 from conftest import run_cli
 from fakes import write_memory
 
@@ -136,3 +137,13 @@ def test_cli_get_shows_superseded_by(tmp_path):
     assert "[superseded]" in r.stdout and "note: superseded by helix" in r.stdout
     r = run_cli("--vault", str(root), "get", "helix")
     assert "note: supersedes neovim" in r.stdout
+
+
+def test_an_expiry_that_is_not_a_date_is_refused_by_the_write_itself(vault):
+    from vault_mem.errors import InvalidMemoryError
+
+    with pytest.raises(InvalidMemoryError, match="YYYY-MM-DD"):
+        vault.remember("trip", "Visa for the trip", extra={"expires": "next tuesday"})
+    assert not (vault.root / "facts" / "trip.md").exists()
+    vault.remember("trip", "Visa for the trip", extra={"expires": "2026-12-01"})
+    assert "expires: 2026-12-01" in (vault.root / "facts" / "trip.md").read_text()

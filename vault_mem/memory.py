@@ -382,9 +382,24 @@ def build_meta(
             raise InvalidMemoryError(f"field name '{str(k)[:40]}' must be a short identifier")
         if v is None:
             meta.pop(k, None)
+        elif k == "expires":
+            meta[k] = _expiry_date(v)
         else:
             meta[k] = v
     return meta
+
+
+def _expiry_date(value: Any) -> dt.date:
+    """``expires`` as a date: a string that is not YYYY-MM-DD would be written, read back as no
+    date, and the memory would silently never expire."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value).strip())
+    except ValueError:
+        raise InvalidMemoryError(f"expires must be a date as YYYY-MM-DD, got '{str(value)[:40]}'") from None
 
 
 def same_content(a: Memory, b: Memory) -> bool:
