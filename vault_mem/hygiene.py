@@ -24,8 +24,9 @@ from .config import TYPE_FOLDERS
 from .conflicts import list_conflicts
 from .errors import GitError, UsageError, VaultMemError
 from .indexmd import INDEX_FILE
-from .memory import as_date, as_str_list, parse_memory
-from .views import age_days
+from .memory import as_str_list, parse_memory
+from .search import age_and_flags
+from .views import SUPERSEDERS_SQL
 
 if TYPE_CHECKING:
     from .vault import Vault
@@ -56,28 +57,19 @@ def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]
         items.append({"flag": "problem", "key": key, "flags": ["problem"], "type": None, "path": p.path,
                       "date": None, "age_days": None,
                       "detail": f"{p.path} {p.reason}; fix the file by hand (see `vault-mem doctor`)"})
-    day = today.isoformat()
     superseders: dict[str, list[str]] = {}
     for target, by in vault.sidecar.db.execute(
-        "SELECT s.target, g.key FROM supersedes s JOIN files g ON g.id = s.file_id "
-        "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?) "
-        "ORDER BY s.target, g.key", (day,),
-    ):
+            f"SELECT DISTINCT target, by_key FROM ({SUPERSEDERS_SQL}) ORDER BY target, by_key", (today.isoformat(),)):
         superseders.setdefault(target, []).append(by)
     stale_after = vault.config.stale_after_days
     for r in vault.sidecar.db.execute(
-        "SELECT key, type, path, sort_date, expires FROM files WHERE usable = 1 ORDER BY type_rank, key"
+        "SELECT key, type, path, sort_date, expires, conflict_of FROM files WHERE usable = 1 ORDER BY type_rank, key"
     ):
-        key, type_, path, date, expires = r[0], r[1], r[2], r[3], r[4]
-        age = age_days(as_date(date), today)
-        flags = []
-        if expires and expires < day:
-            flags.append("expired")
-        if key in superseders:
-            flags.append("superseded")
+        key, type_, path, date, expires = r["key"], r["type"], r["path"], r["sort_date"], r["expires"]
+        _, age, flags = age_and_flags(r, today=today, stale_after=stale_after, superseded=key in superseders)
+        # most pressing first; a conflict copy is listed above, from list_conflicts
+        flags = sorted((f for f in flags if f != "conflict"), key=_FLAG_ORDER.index)
         limit = stale_after.get(type_)
-        if age is not None and limit is not None and age > limit:
-            flags.append("stale")
         if not flags:
             continue
         detail = {

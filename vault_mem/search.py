@@ -154,11 +154,8 @@ class Filters:
         return bool(self.tags or self.scope)
 
 
-# Keys named in the `supersedes` of a usable, unexpired memory (other than themselves).
-SUPERSEDED_KEYS_SQL = (
-    "SELECT s.target FROM supersedes s JOIN files g ON g.id = s.file_id "
-    "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?)"
-)
+# Keys a live memory supersedes (views.SUPERSEDERS_SQL; one ``?``: the day).
+SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({views.SUPERSEDERS_SQL})"
 
 
 # A query word held by at least max(COMMON_TERM_FLOOR, 1/COMMON_TERM_SHARE of the memories) is

@@ -44,22 +44,21 @@ def flags_for(mem: Memory, config: Config, *, today: dt.date | None = None,
                         stale_after=config.stale_after_days, superseded=bool(superseded_by))
 
 
-# Same rule as recall's hiding (search.SUPERSEDED_KEYS_SQL): a usable, unexpired memory other
-# than the key itself names it in ``supersedes``.
-_SUPERSEDED_BY_SQL = (
-    "SELECT DISTINCT g.key FROM supersedes s JOIN files g ON g.id = s.file_id "
-    "WHERE s.target = ? AND g.usable = 1 AND g.key != s.target "
-    "AND (g.expires IS NULL OR g.expires >= ?) ORDER BY g.key"
+# The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
+# (target, by) where ``by`` is a usable memory, unexpired on the day bound to ``?``, other than
+# ``target`` itself, that names ``target`` in its ``supersedes``.
+SUPERSEDERS_SQL = (
+    "SELECT s.target AS target, g.key AS by_key FROM supersedes s JOIN files g ON g.id = s.file_id "
+    "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?)"
 )
 MAX_CHAIN = 20
 
 
 def superseded_by(sidecar: Any, key: str, *, today: dt.date | None = None) -> list[str]:
     """Keys of the live memories whose ``supersedes`` names ``key`` (read-only query)."""
-    if hasattr(sidecar, "superseded_by"):
-        return list(sidecar.superseded_by(key))
     day = (today or dt.date.today()).isoformat()
-    return [r[0] for r in sidecar.db.execute(_SUPERSEDED_BY_SQL, (key, day))]
+    return [r[0] for r in sidecar.db.execute(
+        f"SELECT DISTINCT by_key FROM ({SUPERSEDERS_SQL}) WHERE target = ? ORDER BY by_key", (day, key))]
 
 
 def supersession_chain(sidecar: Any, key: str, *, today: dt.date | None = None) -> list[str]:
