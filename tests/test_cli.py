@@ -2,6 +2,8 @@
 
 import datetime as dt
 import json
+import os
+from pathlib import Path
 
 import pytest
 from conftest import git, run_cli
@@ -126,3 +128,16 @@ def test_reindex_json_reports_problem_files_as_objects(vdir):
     assert r.returncode == 0, r.stderr
     (problem,) = json.loads(r.stdout)["problems"]
     assert problem["path"] == "facts/broken.md" and problem["reason"]
+
+
+def test_every_command_finds_the_vault_the_same_way(tmp_path):
+    home = Path(os.environ["HOME"])
+    r = run_cli("init", str(home / "notes-vault"))
+    assert r.returncode == 0, r.stderr
+    for spec in ("~/notes-vault", str(home / "notes-vault" / "facts")):  # ~ and a folder inside it
+        for command in (["list"], ["daemon", "--status"], ["doctor"]):
+            r = run_cli("--vault", spec, *command)
+            assert "vault.toml" not in r.stderr, (spec, command, r.stderr)  # found, whatever else
+            assert r.returncode == 0 or command[0] == "daemon", (spec, command, r.stderr)
+    r = run_cli("--vault", str(tmp_path / "elsewhere"), "daemon", "--status")
+    assert r.returncode == 1 and "not a vault" in r.stderr and "vault-mem init" in r.stderr

@@ -43,11 +43,9 @@ def warn(message: str) -> None:
 
 
 def open_vault(args: argparse.Namespace, path: str | None = None):
-    from .vault import Vault, find_vault_root
+    from .vault import Vault, resolve_vault_root
 
-    explicit = path or args.vault or os.environ.get("VAULT_MEM_VAULT")
-    root = Path(explicit) if explicit else find_vault_root()
-    vault = Vault(root, agent=getattr(args, "agent", None))
+    vault = Vault(resolve_vault_root(path or args.vault), agent=getattr(args, "agent", None))
     vault.progress = _progress_bar("indexing")
     args.opened_vault = vault  # main() reports its notices whatever the command (a read recovers too)
     return vault
@@ -331,10 +329,9 @@ def cmd_daemon(args) -> int:
 
 
 def _root_arg(args) -> Path:
-    from .vault import find_vault_root
+    from .vault import resolve_vault_root
 
-    explicit = getattr(args, "path", None) or args.vault or os.environ.get("VAULT_MEM_VAULT")
-    return find_vault_root(Path(explicit)) if explicit else find_vault_root()
+    return resolve_vault_root(getattr(args, "path", None) or args.vault)
 
 
 @command("mcp")

@@ -26,7 +26,6 @@ git (installed by :mod:`vault_mem.githooks`):
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -68,11 +67,9 @@ def _event(stdin_text: str) -> dict[str, Any]:
 
 def _open_vault(explicit: str | None, cwd: str | None = None):
     """--vault, else $VAULT_MEM_VAULT, else the vault holding the event's cwd (or ours)."""
-    from .vault import Vault, find_vault_root
+    from .vault import Vault, resolve_vault_root
 
-    path = explicit or os.environ.get("VAULT_MEM_VAULT")
-    root = Path(path).expanduser() if path else find_vault_root(Path(cwd) if cwd else None)
-    return Vault(root)
+    return Vault(resolve_vault_root(explicit, start=Path(cwd) if cwd else None))
 
 
 def _context_output(event_name: str, context: str) -> str:
