@@ -52,6 +52,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .errors import SyncError, VaultMemError
+from .githooks import ensure_index_merge_driver
 from .replay import Replay
 from .vault import Vault
 
@@ -119,10 +120,7 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
                         f"`git remote add {name} URL` (any URL git accepts: a path, ssh or https), or "
                         "pass --remote NAME")
     url = url_proc.stdout.decode().strip()
-    if repo.run("config", "--get", "merge.vault-mem-index.driver", check=False).returncode != 0:
-        # a fresh clone lacks the driver that .gitattributes names; keep ours, it is regenerated
-        repo.run("config", "merge.vault-mem-index.name", "vault-mem: keep INDEX.md, it is regenerated")
-        repo.run("config", "merge.vault-mem-index.driver", "true")
+    ensure_index_merge_driver(repo)  # a fresh clone lacks it
     rbranch = branch
     merge = repo.run("config", "--get", f"branch.{branch}.merge", check=False).stdout.decode().strip()
     up = repo.run("config", "--get", f"branch.{branch}.remote", check=False).stdout.decode().strip()

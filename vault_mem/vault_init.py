@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .config import CONFIG_FILE
 from .errors import GitError, UsageError, VaultMemError
+from .githooks import ensure_index_merge_driver, install
 from .gitstore import GitRepo
 from .indexmd import INDEX_FILE
 from .journal import atomic_write
@@ -55,8 +56,7 @@ def init_vault(cls: type[Vault], path: str | Path, *, agent: str | None = None) 
             shutil.copyfile(src, dest)
             created.append(dest)
     vault = cls(root, agent=agent)
-    vault.repo.run("config", "merge.vault-mem-index.name", "vault-mem: keep INDEX.md, it is regenerated")
-    vault.repo.run("config", "merge.vault-mem-index.driver", "true")
+    ensure_index_merge_driver(vault.repo)
     with vault.lock:
         vault.sidecar.reconcile()
         index_bytes = vault.render_index().encode()
@@ -66,8 +66,6 @@ def init_vault(cls: type[Vault], path: str | Path, *, agent: str | None = None) 
         msg = "init: vault-mem vault\n\nCreated by `vault-mem init`."
         commit = vault.repo.commit_paths(files, msg, author=vault.identity())
         vault.sidecar.set_meta("head", commit or "")
-    from .githooks import install
-
     vault.notices.extend(install(vault))
     return vault
 
