@@ -17,6 +17,9 @@ CONFIG_FILE = "vault.toml"
 STATE_DIR = ".vault-mem"
 
 #: type -> folder, in INDEX.md section order (notes are searchable but not listed).
+#: embedder providers (vault.toml [embedder] provider, VAULT_MEM_EMBEDDER); vault_mem.embed builds them
+PROVIDERS = ("local", "ollama", "openai", "none")
+_PROVIDER_LIST = ", ".join(PROVIDERS[:-1]) + " or " + PROVIDERS[-1]
 TYPE_FOLDERS: dict[str, str] = {
     "preference": "preferences",
     "fact": "facts",
@@ -128,15 +131,14 @@ def load_config(root: Path) -> Config:
         sync_interval_s=float(_get(sync, "interval_s", (int, float), 0.0)),
         sync_after_write=_get(sync, "after_write", bool, False),
     )
-    if cfg.embedder.provider not in ("local", "ollama", "openai", "none"):
+    if cfg.embedder.provider not in PROVIDERS:
         raise ConfigError(
-            f"vault.toml: [embedder] provider {cfg.embedder.provider!r} is unknown; "
-            "use local, ollama, openai or none"
+            f"vault.toml: [embedder] provider {cfg.embedder.provider!r} is unknown; use {_PROVIDER_LIST}"
         )
     env_provider = os.environ.get("VAULT_MEM_EMBEDDER")
     if env_provider:
-        if env_provider not in ("local", "ollama", "openai", "none"):
-            raise ConfigError(f"VAULT_MEM_EMBEDDER={env_provider!r}: use local, ollama, openai or none")
+        if env_provider not in PROVIDERS:
+            raise ConfigError(f"VAULT_MEM_EMBEDDER={env_provider!r}: use {_PROVIDER_LIST}")
         cfg = _replace_embedder(cfg, provider=env_provider)
     return cfg
 

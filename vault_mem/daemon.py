@@ -423,9 +423,9 @@ class Daemon:
                 self._timers["commit"] = time.monotonic() + RETRY_S
                 return
             paths = sorted(self._edits)
-            vault.sidecar.refresh_paths(paths, embed=False)
+            report = vault.sidecar.refresh_paths(paths, embed=False)
             vault.write_index()
-            problems = {p.path: p.reason for p in vault.sidecar.problems()}
+            problems = {p.path: p.reason for p in report.problems}
             head = repo.head()
             changes: dict[str, bytes | None] = {}
             for rel in paths:
