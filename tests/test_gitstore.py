@@ -124,3 +124,28 @@ def test_a_commit_made_by_someone_else_mid_write_is_kept_not_overwritten(tmp_pat
     assert git(root, "ls-tree", "-r", "--name-only", "HEAD").split() == ["README.md", "facts/a.md", "other.txt"]
     assert git(root, "status", "--porcelain") == ""
     git(root, "fsck", "--strict")
+
+
+def test_commit_info_reads_what_git_log_says(tmp_path):
+    root = _repo(tmp_path)
+    (root / "a.txt").write_text("a\n")
+    git(root, "add", "a.txt")
+    git(root, "-c", "user.name=Ada Lovelace", "commit", "-qm", "first line\nwrapped on\n\nbody text")
+    git(root, "checkout", "-qb", "side")
+    (root / "b.txt").write_text("b\n")
+    git(root, "add", "b.txt")
+    git(root, "commit", "-qm", "side work")
+    git(root, "checkout", "-q", "-")
+    (root / "c.txt").write_text("c\n")
+    git(root, "add", "c.txt")
+    git(root, "commit", "-qm", "main work")
+    git(root, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    repo = GitRepo(root)
+    for rev in ("HEAD", "HEAD~1", "HEAD~2"):
+        oid = git(root, "rev-parse", rev).strip()
+        info = repo.commit_info(oid)
+        assert info.subject == git(root, "log", "-1", "--format=%s", oid).strip()
+        assert info.author == git(root, "log", "-1", "--format=%an", oid).strip()
+        assert info.tree == git(root, "log", "-1", "--format=%T", oid).strip()
+        assert list(info.parents) == git(root, "log", "-1", "--format=%P", oid).split()
+    assert len(repo.commit_info(git(root, "rev-parse", "HEAD").strip()).parents) == 2

@@ -46,6 +46,16 @@ class Identity:
         return f"{clean(self.name) or 'unknown'} <{clean(self.email)}> {ts} {tz}".encode()
 
 
+@dataclass(frozen=True)
+class CommitInfo:
+    """What a commit object says: its tree, parents, author's name and subject (git's ``%s``)."""
+
+    tree: str
+    parents: tuple[str, ...]
+    author: str
+    subject: str
+
+
 class GitRepo:
     """The repository that holds a vault (found from any path inside its work tree)."""
 
@@ -204,6 +214,24 @@ class GitRepo:
         if not data.startswith(b"tree "):
             raise GitError(f"{commit} is not a commit")
         return data[5:45].decode()
+
+    def commit_info(self, commit: str) -> CommitInfo:
+        """Parse a commit object in process (no ``git log`` per question)."""
+        kind, data = self.read_object(commit)
+        if kind != "commit":
+            raise GitError(f"{commit} is a {kind}, not a commit")
+        head, _, message = data.decode("utf-8", "replace").partition("\n\n")
+        tree, parents, author = "", [], ""
+        for line in head.split("\n"):
+            field, _, value = line.partition(" ")
+            if field == "tree":
+                tree = value
+            elif field == "parent":
+                parents.append(value)
+            elif field == "author":
+                author = value.rsplit(" <", 1)[0]
+        subject = " ".join(message.split("\n\n", 1)[0].split())  # git's %s: the first paragraph
+        return CommitInfo(tree, tuple(parents), author, subject)
 
     def blob_at(self, commit: str | None, path: str) -> str | None:
         """The blob id at ``path`` (relative to the top level) in ``commit``, or None."""

@@ -68,8 +68,8 @@ def undo(vault: Vault, target: str, *, agent: str | None = None) -> WriteResult:
         vault.recover()
         vault.check_git_state()
         commit, trailers = _undo_target(vault, target)
-        parent_proc = vault.repo.run("rev-parse", "-q", "--verify", f"{commit}^", check=False)
-        parent = parent_proc.stdout.decode().strip() or None if parent_proc.returncode == 0 else None
+        info = vault.repo.commit_info(commit)
+        parent = info.parents[0] if info.parents else None
         names = vault.repo.run("diff-tree", "-r", "--no-commit-id", "--name-only", "-z",
                               *([parent] if parent else ["--root"]), commit, "--",
                               vault.prefix or ".", cwd=vault.repo.toplevel)
@@ -98,8 +98,7 @@ def undo(vault: Vault, target: str, *, agent: str | None = None) -> WriteResult:
         action = "create" if all(d is not None for d in changes.values()) and \
             trailers.get("Memory-Action") == "forget" else \
             "forget" if all(d is None for d in changes.values()) else "update"
-        subject_proc = vault.repo.run("log", "-1", "--format=%s", commit)
-        subject = f'Revert "{subject_proc}"'
+        subject = f'Revert "{info.subject}"'
         result = vault.commit_change(
             changes, subject, key=key, action=action, type_=type_, agent=agent,
             extra_trailers=f"Reverts: {commit}\n",

@@ -161,7 +161,7 @@ class Replay:
                    for rel, d in {**edits, INDEX_FILE: index}.items()}
             new_tree = repo.edit_tree(tree, top) or repo.empty_tree()
             if new_tree == tree and not notes:
-                self.report.dropped.append(repo.run("log", "-1", "--format=%s", commit))
+                self.report.dropped.append(repo.commit_info(commit).subject)
                 continue
             parent, tree = self._recommit(commit, new_tree, parent, notes), new_tree
             self.report.replayed += 1
@@ -179,7 +179,7 @@ class Replay:
         if state is None or state == self.key_state(self.base, key):
             return False, edits
         rel = f"{state[0].split('/')[0]}/{ck}.md"
-        who = self.repo.run("log", "-1", "--format=%an", commit)
+        who = self.repo.commit_info(commit).author
         edits[rel] = mark_conflict(self.repo.read_object(state[1])[1], rel, key=key, who=who,
                                    today=self.today)
         return True, edits
