@@ -135,24 +135,13 @@ def _scan_worktree(vault: Vault) -> Iterator[dict[str, Any]]:
 def _findings_in(data: bytes, rel: str) -> list[tuple[str, str, int | None]]:
     """(field, kind, line) for each suspected credential in one file's bytes."""
     text = data.decode("utf-8", "replace")
-    out: list[tuple[str, str, int | None]] = []
     try:
         mem = parse_memory(text, rel)
-    except VaultMemError:
-        mem = None
-    if mem is None:
-        for f in policy.find_secrets(text):
-            out.append(("file", f.kind, text.count("\n", 0, f.start) + 1))
-    else:
-        fields = [("key", mem.key), ("description", mem.description), ("body", mem.body)]
-        # The gate's own view of frontmatter fields, so scan and gate agree on what counts.
-        fields.extend(policy._field_texts(mem.meta, mem.description))
-        for label, value in fields:
-            for f in policy.find_secrets(value):
-                line = value.count("\n", 0, f.start) + 1 if label == "body" else None
-                out.append((label, f.kind, line))
-    seen: set[tuple[str, str, int | None]] = set()
-    return [x for x in out if not (x in seen or seen.add(x))]
+    except VaultMemError:  # not a readable memory: scan it as plain text
+        found = [("file", f.kind, text.count("\n", 0, f.start) + 1) for f in policy.find_secrets(text)]
+        return list(dict.fromkeys(found))
+    # the gate's own rule, so scan and gate agree on what counts
+    return policy.secret_findings(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta)
 
 
 def _purge_worktree(vault: Vault, rel: str) -> str:

@@ -80,6 +80,25 @@ def _field_texts(meta: Mapping[str, Any], description: str) -> Iterator[tuple[st
         yield from walk(label, str(name), value)
 
 
+def secret_findings(*, key: str, description: str, body: str,
+                    meta: Mapping[str, Any]) -> list[tuple[str, str, int | None]]:
+    """(field, kind, line) for each suspected credential in a memory, without repeats; the line
+    only for the body. What the write gate refuses and what ``vault-mem scan`` reports."""
+    fields: list[tuple[str, str]] = [
+        ("key", key or ""),
+        ("description", description or ""),
+        ("body", body or ""),
+    ]
+    fields.extend(_field_texts(meta or {}, description or ""))
+    out: list[tuple[str, str, int | None]] = []
+    for label, text in fields:
+        for finding in find_secrets(text):
+            found = (label, finding.kind, _line_of(text, finding.start) if label == "body" else None)
+            if found not in out:
+                out.append(found)
+    return out
+
+
 def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any]) -> None:
     """Refuse a write that would put a credential in a memory file or a commit message.
 
@@ -87,19 +106,12 @@ def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any
     and the line, and never any part of the value. Returns ``None`` when the write is clean.
     """
     problems: list[str] = []
-    fields: list[tuple[str, str]] = [
-        ("key", key or ""),
-        ("description", description or ""),
-        ("body", body or ""),
-    ]
-    fields.extend(_field_texts(meta or {}, description or ""))
-    for label, text in fields:
-        for finding in find_secrets(text):
-            where = f" (line {_line_of(text, finding.start)})" if label == "body" else ""
-            article = "an" if finding.kind[0] in "AEIOaeio" else "a"  # "an AWS key", "a URL"
-            problem = f"the {label} holds what looks like {article} {finding.kind}{where}"
-            if problem not in problems:
-                problems.append(problem)
+    for label, kind, line in secret_findings(key=key, description=description, body=body, meta=meta):
+        where = f" (line {line})" if line is not None else ""
+        article = "an" if kind[0] in "AEIOaeio" else "a"  # "an AWS key", "a URL"
+        problem = f"the {label} holds what looks like {article} {kind}{where}"
+        if problem not in problems:
+            problems.append(problem)
     if problems:
         raise SecretError(f"refused: {'; '.join(problems)}. {_WHAT_TO_DO}")
 
