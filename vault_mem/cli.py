@@ -235,8 +235,6 @@ def cmd_index(args) -> int:
 
 @command("recall")
 def cmd_recall(args) -> int:
-    from .views import outdated_note
-
     vault = open_vault(args)
     result = vault.recall(" ".join(args.query), k=args.k, type=args.type, tags=_split_tags(args.tags),
                           scope=args.scope, include_expired=args.include_expired)
@@ -254,9 +252,8 @@ def cmd_recall(args) -> int:
         age = f", {hit.age_days} days old" if hit.age_days is not None else ""
         lines.append(f"{i}. {hit.key} ({hit.type}, {hit.date}{age}){flags}  score {hit.score:.3f}")
         lines.append(f"   {hit.description}")
-        note = outdated_note(hit.flags, hit.age_days)
-        if note:
-            lines.append(f"   ({note})")
+        if hit.note:
+            lines.append(f"   ({hit.note})")
     print("\n".join(lines))
     return 0
 

@@ -113,8 +113,6 @@ def session_context(vault: Any, event: dict[str, Any]) -> str:
 
 def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     """The memories relevant to the prompt, or None when none clears the relevance floor."""
-    from .views import outdated_note
-
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return None
@@ -126,9 +124,8 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     for h in result.hits:
         age = f", {h.age_days} days ago" if h.age_days is not None else ""
         lines.append(f"- {h.key} ({h.type}, updated {h.date or 'undated'}{age}): {h.description}")
-        note = outdated_note(list(h.flags), h.age_days)
-        if note:
-            lines.append(f"  [{note}]")
+        if h.note:
+            lines.append(f"  [{h.note}]")
         body = h.body.strip()
         if body and whole:
             lines.extend("  " + ln for ln in body.splitlines())

@@ -94,6 +94,7 @@ class Hit:
     score: float
     body: str
     keyword_only: bool
+    note: str | None = None  # "may be outdated ...": views.outdated_note, for every reader alike
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -416,5 +417,6 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
                                          superseded=r["key"] in superseded)
         result.hits.append(Hit(key=r["key"], type=r["type"], description=r["description"], date=date,
                                age_days=age, flags=flags, path=r["path"], score=round(finite(score), 6),
-                               body=r["body"] or "", keyword_only=result.keyword_only))
+                               body=r["body"] or "", keyword_only=result.keyword_only,
+                               note=views.outdated_note(flags, age)))
     return result

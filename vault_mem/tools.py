@@ -28,7 +28,6 @@ from typing import Any
 from .config import TYPE_FOLDERS
 from .errors import UsageError, VaultMemError
 from .memory import SOURCES
-from .views import outdated_note
 
 log = logging.getLogger(__name__)
 
@@ -379,13 +378,9 @@ def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     result = vault.recall(a["query"], k=a.get("k"), type=a.get("type"), tags=a.get("tags"),
                           scope=a.get("scope"), include_expired=a.get("include_expired", False))
     hits = []
-    for h in result.hits:
-        hit = {"key": h.key, "type": h.type, "description": h.description, "date": h.date,
-               "age_days": h.age_days, "flags": list(h.flags), "path": h.path,
-               "score": round(float(h.score), 3), "body": h.body}
-        note = outdated_note(h.flags, h.age_days)
-        if note:
-            hit["note"] = note
+    for h in result.hits:  # whether the result is keyword-only is said once, below
+        hit = {k: v for k, v in h.to_dict().items() if k != "keyword_only" and not (k == "note" and v is None)}
+        hit["score"] = round(h.score, 3)
         hits.append(hit)
     data: dict[str, Any] = {"hits": hits}
     if not hits:
