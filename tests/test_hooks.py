@@ -251,6 +251,7 @@ BROKEN = [
     ("facts/long-desc.md", "---\ndescription: " + "word " * 60 + "\n---\n", "at most 200"),
     ("facts/huge.md", "---\ndescription: big\n---\n" + "x" * 100_000, "over the limit"),
     ("facts/token.md", "---\ndescription: CI bot access\n---\ntoken: {token}\n", "looks like a"),
+    ("facts/binary.md", "---\ndescription: fine\n---\nbody\x00with a NUL\n", "NUL bytes"),  # as the index says
 ]
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .config import FOLDER_TYPES
 from .errors import VaultMemError
-from .memory import is_memory_name, key_type_from_path, parse_memory
+from .memory import is_memory_name, key_type_from_path, memory_from_bytes
 
 
 @dataclass
@@ -120,19 +120,8 @@ def read_file(root: Path, real_root: str, rel: str, *, max_bytes: int) -> FileSt
         state.problem = f"cannot be read ({exc.strerror or exc})"
         return state
     state.sha256 = hashlib.sha256(data).hexdigest()
-    if len(data) > limit:
-        state.problem = f"is over the size limit of {limit} bytes"
-        return state
-    if b"\x00" in data:
-        state.problem = "contains NUL bytes (binary file?)"
-        return state
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        state.problem = f"is not UTF-8 text (bad byte at offset {exc.start}); re-save it as UTF-8"
-        return state
-    try:
-        state.memory = parse_memory(text, rel)
+        state.memory = memory_from_bytes(data, rel, max_bytes=limit)
     except VaultMemError as exc:
         state.problem = _strip_path(str(exc), rel)
     return state

@@ -161,7 +161,7 @@ def _staged(vault: Any) -> list[tuple[str, str, str]]:
 def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | None:
     """Why the staged memory file ``rel`` (vault-relative) may not be committed, or None."""
     from . import policy
-    from .memory import key_type_from_path, parse_memory, validate_key
+    from .memory import key_type_from_path, memory_from_bytes, validate_key
 
     name = rel.rsplit("/", 1)[-1]
     if "/" in rel.split("/", 1)[1]:
@@ -173,15 +173,8 @@ def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | Non
         return f"the file name is not a valid key: {exc}"
     if mode == "120000":
         return "it is a symlink; vault-mem only reads regular files"
-    if len(data) > vault.config.max_file_bytes:
-        return (f"it is {len(data)} bytes, over the limit of {vault.config.max_file_bytes}; store a "
-                "summary and a pointer instead")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "it is not UTF-8 text"
-    try:
-        mem = parse_memory(text, rel)
+        mem = memory_from_bytes(data, rel, max_bytes=vault.config.max_file_bytes)
         policy.check_description_policy(mem.description)
         policy.check_write(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta)
     except MalformedFileError as exc:

@@ -283,6 +283,23 @@ def split_frontmatter(text: str, where: str = "file") -> tuple[str, str]:
     raise MalformedFileError(f"{where}: frontmatter is not closed (add a '---' line after it)")
 
 
+def memory_from_bytes(data: bytes, rel: str, *, max_bytes: int) -> Memory:
+    """Parse a memory file's bytes, or raise MalformedFileError ``"<rel>: <what is wrong>"``:
+    over ``max_bytes``, NUL bytes, not UTF-8, or its frontmatter. One wording for the index,
+    ``get`` and the pre-commit hook."""
+    if len(data) > max_bytes:
+        raise MalformedFileError(f"{rel}: is over the limit of {max_bytes} bytes (max_body_bytes in "
+                                 "vault.toml); store a summary and a pointer instead")
+    if b"\x00" in data:
+        raise MalformedFileError(f"{rel}: contains NUL bytes (binary file?)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedFileError(f"{rel}: is not UTF-8 text (bad byte at offset {exc.start}); "
+                                 "re-save it as UTF-8") from None
+    return parse_memory(text, rel)
+
+
 def parse_memory(text: str, rel_path: str) -> Memory:
     """Parse a memory file's text; ``rel_path`` gives the key and type.
 

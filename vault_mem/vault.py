@@ -40,6 +40,7 @@ from .memory import (
     Memory,
     build_meta,
     key_type_from_path,
+    memory_from_bytes,
     parse_memory,
     render_memory,
     same_content,
@@ -165,13 +166,9 @@ class Vault:
         if path.is_symlink():
             raise MalformedFileError(f"{rel} is a symlink; vault-mem only reads regular files")
         size = path.stat().st_size
-        if size > self.config.max_file_bytes:
+        if size > self.config.max_file_bytes:  # refused before it is read
             raise MalformedFileError(f"{rel} is {size} bytes, over the limit of {self.config.max_file_bytes}")
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise MalformedFileError(f"{rel} is not UTF-8 text") from exc
-        return parse_memory(text, rel)
+        return memory_from_bytes(path.read_bytes(), rel, max_bytes=self.config.max_file_bytes)
 
     def daemon_running(self) -> bool:
         return daemon_pid(self.state_dir) is not None
