@@ -13,7 +13,7 @@ What it prints (goals from issue 4 in brackets):
 - ``git revert`` of an agent write -> recall reflects it, from git's start and from its exit
   [<= 1 s]
 
-The daemon runs as a real process (``python -m vault_mem.cli daemon``) with the embedder set by
+The daemon runs as a real process (``python -m vault_mem.adapters.cli daemon``) with the embedder set by
 VAULT_MEM_EMBEDDER (default ``none``: the figures are about files, git and SQLite).
 """
 
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vault_mem import Vault  # after the path tweak, so it runs from a checkout
-from vault_mem.daemon import daemon_status
+from vault_mem.daemon.process import daemon_status
 
 WORDS = ["editor", "shell", "deploy", "database", "keyboard", "coffee", "review", "release", "cluster",
          "backup", "laptop", "python", "rust", "meeting", "travel", "budget", "garden", "music"]
@@ -90,7 +90,7 @@ def start_daemon(root: Path) -> tuple[subprocess.Popen, float]:
     log = root / ".vault-mem" / "bench-daemon.stderr"
     t0 = time.perf_counter()
     with open(log, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "vault_mem.cli", "daemon", str(root)], env=env,
+        proc = subprocess.Popen([sys.executable, "-m", "vault_mem.adapters.cli", "daemon", str(root)], env=env,
                                 stdout=subprocess.DEVNULL, stderr=err)
     while True:
         status = daemon_status(root)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vault_mem.evaluate import load_benchmark, run_eval_data
+from vault_mem.ops.eval import load_benchmark, run_eval_data
 
 OFF_TOPIC = [
     "What is the boiling point of tungsten?",

@@ -40,11 +40,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vault_mem import search
 from vault_mem.config import Config
-from vault_mem.embed import Embedder
-from vault_mem.index import Sidecar
-from vault_mem.memory import Memory, render_memory
+from vault_mem.embed.local import Embedder
+from vault_mem.index import search
+from vault_mem.index.sidecar import Sidecar
+from vault_mem.model.memory import Memory, render_memory
 
 TODAY = dt.date(2026, 11, 29)
 TYPES = ["fact"] * 6 + ["note"] * 2 + ["preference", "decision", "procedure"]
@@ -203,7 +203,7 @@ def main() -> int:
             lambda q: search.vector_search(sc.db, qv[pos[q]], decisions, index=sc.vector_index()), qs)
         # full recall including the query embedding with the real local model
         try:
-            from vault_mem.embed import LocalEmbedder
+            from vault_mem.embed.local import LocalEmbedder
 
             local = LocalEmbedder()
             local.embed_batch(["warm up"], kind="query")
@@ -218,7 +218,7 @@ def main() -> int:
             out["full_recall_ms"] = f"skipped: {exc}"
         sc.close()
         if args.rebuild_n:
-            from vault_mem.embed import LocalEmbedder
+            from vault_mem.embed.local import LocalEmbedder
 
             small = base / f"rebuild-{args.rebuild_n}"
             if small.exists():

@@ -5,11 +5,11 @@
 
 Times (median ms), over N unit vectors in a database file, as vault-mem keeps them:
 - sqlite-vec's vec0 float[384] cosine table (what one-shot vault-mem processes search), with the
-  file read through a memory map (``PRAGMA mmap_size``, as vault_mem.db sets it) and without;
+  file read through a memory map (``PRAGMA mmap_size``, as vault_mem.index.db sets it) and without;
 - vec0 bit[384] (sign-quantised: a coarse pass only) at k and at the 1000 candidates an exact
   rescoring would need;
 - a numpy product over the same vectors already in memory (what a warm process such as the MCP
-  server searches, vault_mem.vectors.VectorIndex);
+  server searches, vault_mem.index.vectors.VectorIndex);
 - 100 vectors by id from vec0 against 100 from a plain rowid table keyed like the embedding
   cache (how recall gets its candidates' cosines);
 - the size of that cache as a WITHOUT ROWID table against a rowid table (schema m006).

@@ -51,10 +51,10 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
 
 
 def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None):
-    """Run the real ``vault-mem`` CLI as a subprocess (python -m vault_mem.cli)."""
+    """Run the real ``vault-mem`` CLI as a subprocess (python -m vault_mem)."""
     full_env = {**os.environ, **(env or {})}
     full_env.setdefault("VAULT_MEM_EMBEDDER", "none")
-    return subprocess.run([sys.executable, "-m", "vault_mem.cli", *args], cwd=cwd, input=input,
+    return subprocess.run([sys.executable, "-m", "vault_mem", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env=full_env, timeout=120, check=False)
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vault_mem.embed_base import Embedder
+from vault_mem.embed.base import Embedder
 from vault_mem.errors import EmbedderError
 
 
@@ -48,7 +48,7 @@ def write_memory(root, key: str, description: str, body: str = "", *, type_: str
     """Write a memory file the way the tool does and return its vault-relative path."""
     import datetime as dt
 
-    from vault_mem.memory import Memory, rel_path_for, render_memory
+    from vault_mem.model.memory import Memory, rel_path_for, render_memory
 
     fields = {"description": description, "created": meta.pop("created", dt.date(2026, 1, 5)),
               "updated": meta.pop("updated", dt.date(2026, 1, 5)), **meta}

@@ -18,9 +18,15 @@ from typing import Any
 import pytest
 from conftest import git, run_cli
 
-from vault_mem.agent import DEFAULT_TIMEOUT_S, ChatServerError, chat_endpoint, chat_timeout, run_agent
+from vault_mem.adapters.agent import (
+    DEFAULT_TIMEOUT_S,
+    ChatServerError,
+    chat_endpoint,
+    chat_timeout,
+    run_agent,
+)
+from vault_mem.adapters.tools import WRITE_POLICY, memory_preamble, schemas
 from vault_mem.errors import UsageError
-from vault_mem.tools import WRITE_POLICY, memory_preamble, schemas
 
 
 def tool_call(name: str, arguments: Any, call_id: str | None = None) -> dict:

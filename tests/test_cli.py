@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import git, run_cli
 
-from vault_mem.cli_parser import build_parser
+from vault_mem.adapters.cli_parser import build_parser
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 Change kinds run against a daemon in a thread of this process (same code path, no interpreter
 start-up per test); lifecycle, external-edit commits and concurrency run the real
-``python -m vault_mem.cli daemon PATH`` as a subprocess. Every wait polls for a condition with a
+``python -m vault_mem daemon PATH`` as a subprocess. Every wait polls for a condition with a
 deadline; nothing asserts on timing.
 """
 
@@ -25,9 +25,9 @@ from conftest import ROOT, git, run_cli
 from fakes import FakeEmbedder
 
 from vault_mem import Vault
-from vault_mem.daemon import Daemon, daemon_status
-from vault_mem.locks import DAEMON_LOCK, read_pid
-from vault_mem.memory import Memory, render_memory
+from vault_mem.daemon.process import Daemon, daemon_status
+from vault_mem.model.memory import Memory, render_memory
+from vault_mem.store.locks import DAEMON_LOCK, read_pid
 
 DEADLINE_S = 10.0
 
@@ -366,7 +366,7 @@ def test_changing_vault_toml_while_running_reloads_the_settings(vault):
 
 def start_daemon(root: Path, **env) -> subprocess.Popen:
     full = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none", **env}
-    proc = subprocess.Popen([sys.executable, "-m", "vault_mem.cli", "daemon", str(root)], env=full,
+    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], env=full,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for(lambda: proc.poll() is not None or (daemon_status(root).get("ready")
                                                   and daemon_status(root)["pid"] == proc.pid),
@@ -473,9 +473,9 @@ def test_nothing_is_committed_during_a_merge(vault):
 def test_daemon_and_many_cli_processes_at_once(vault):
     proc = start_daemon(vault.root, VAULT_MEM_QUIET_SECONDS="3600")
     script = ("for i in 1 2; do "
-              f'"{sys.executable}" -m vault_mem.cli remember "w$1-k$i" --description "worker $1 item $i" '
+              f'"{sys.executable}" -m vault_mem remember "w$1-k$i" --description "worker $1 item $i" '
               '--body "text" >/dev/null || exit 1; '
-              f'"{sys.executable}" -m vault_mem.cli recall "worker $1" >/dev/null || exit 1; done')
+              f'"{sys.executable}" -m vault_mem recall "worker $1" >/dev/null || exit 1; done')
     env = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none"}
     workers = [subprocess.Popen(["sh", "-c", script, "sh", str(n)], cwd=vault.root, env=env,
                                 stderr=subprocess.PIPE, text=True) for n in range(3)]
@@ -499,7 +499,7 @@ def test_daemon_and_many_cli_processes_at_once(vault):
 
 def test_daemon_runs_git_gc_auto_after_commits_stop(vault, monkeypatch):
     """Plumbing commits never trigger git's own `gc --auto`; the daemon runs it once quiet."""
-    from vault_mem.gitstore import GitRepo
+    from vault_mem.store.git import GitRepo
 
     monkeypatch.setenv("VAULT_MEM_GC_QUIET_SECONDS", "0.3")
     git_ = lambda *a: subprocess.run(["git", *a], cwd=vault.root, capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""Near-duplicate detection (vault_mem.dupes): the remember guard and the vault-wide pairs.
+"""Near-duplicate detection (vault_mem.index.dupes): the remember guard and the vault-wide pairs.
 
 Both sides are tested with the same examples: rewordings of one memory must be caught, and
 memories that share a frame but differ in what they are about (another project, another day,
@@ -16,9 +16,9 @@ import pytest
 from conftest import git, run_cli
 from fakes import FakeEmbedder, write_memory
 
-from vault_mem import dupes
-from vault_mem.tools import dispatch
-from vault_mem.vault import Vault
+from vault_mem.adapters.tools import dispatch
+from vault_mem.index import dupes
+from vault_mem.vault.core import Vault
 
 # (existing description, body), (new description, body): the same memory said again.
 DUPLICATES = [
@@ -224,7 +224,7 @@ EXPECTED_PAIRS = {("dup-0-a", "dup-0-b"), ("dup-1-a", "dup-1-b"), ("dup-2-a", "d
 
 def test_duplicate_pairs_keyword_only(vault):
     _populate(vault.root)
-    from vault_mem.hygiene import dupes as vault_dupes
+    from vault_mem.ops.review import dupes as vault_dupes
 
     pairs = vault_dupes(vault)
     assert {(p["a"], p["b"]) for p in pairs} == EXPECTED_PAIRS
@@ -235,7 +235,7 @@ def test_duplicate_pairs_keyword_only(vault):
 
 def test_duplicate_pairs_with_stored_vectors(vec_vault):
     _populate(vec_vault.root)
-    from vault_mem.hygiene import dupes as vault_dupes
+    from vault_mem.ops.review import dupes as vault_dupes
 
     pairs = vault_dupes(vec_vault)
     assert {(p["a"], p["b"]) for p in pairs} == EXPECTED_PAIRS
@@ -308,7 +308,7 @@ def test_cli_dupes_and_remember_warning(tmp_path):
 
 # -- the real model: the veto floor keeps every true duplicate ------------------------------
 def test_real_model_keeps_true_duplicates(tmp_path):
-    from vault_mem.embed import LocalEmbedder
+    from vault_mem.embed.local import LocalEmbedder
 
     Vault.init(tmp_path / "v").close()
     v = Vault(tmp_path / "v", embedder=LocalEmbedder())
@@ -316,7 +316,7 @@ def test_real_model_keeps_true_duplicates(tmp_path):
         for i, (old, new) in enumerate(DUPLICATES):
             v.remember(f"old-{i}", old[0], old[1])
             assert any(f"'old-{i}'" in w for w in v.remember(f"new-{i}", new[0], new[1]).warnings)
-        from vault_mem.hygiene import dupes as vault_dupes
+        from vault_mem.ops.review import dupes as vault_dupes
 
         pairs = vault_dupes(v)
         assert {(p["a"], p["b"]) for p in pairs} >= {(f"new-{i}", f"old-{i}") for i in range(len(DUPLICATES))}

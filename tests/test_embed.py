@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vault_mem import embed
 from vault_mem.config import EmbedderConfig
-from vault_mem.embed import LocalEmbedder, get_embedder
-from vault_mem.embed_base import normalise
-from vault_mem.embed_http import OllamaEmbedder, OpenAIEmbedder
+from vault_mem.embed import local as embed
+from vault_mem.embed.base import normalise
+from vault_mem.embed.http import OllamaEmbedder, OpenAIEmbedder
+from vault_mem.embed.local import LocalEmbedder, get_embedder
 from vault_mem.errors import EmbedderError
 
 # ----------------------------------------------------------------------------- local model
@@ -103,7 +103,7 @@ def test_local_runs_offline_and_downloads_nothing(tmp_path: Path) -> None:
         socket.socket.connect_ex = refuse
         socket.create_connection = refuse
         socket.getaddrinfo = refuse
-        from vault_mem.embed import LocalEmbedder
+        from vault_mem.embed.local import LocalEmbedder
         vector = LocalEmbedder().embed("offline check")
         assert vector.shape == (384,)
         import os, sys

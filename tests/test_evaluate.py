@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fakes import FakeEmbedder
 
 from vault_mem.errors import UsageError
-from vault_mem.evaluate import format_report, run_eval
+from vault_mem.ops.eval import format_report, run_eval
 
 BENCH = {
     "meta": {"note": "made up for the tests"},

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from conftest import git
 
-from vault_mem.gitstore import GitRepo, Identity
+from vault_mem.store.git import GitRepo, Identity
 
 AGENT = Identity("agent smith", "agent@example.com")
 

@@ -25,10 +25,10 @@ from conftest import git, run_cli
 from fakes import write_memory
 
 from vault_mem import Vault
+from vault_mem.adapters.hooks import MAX_CONTEXT_CHARS, PROMPT_BODY_CHARS, run_hook
+from vault_mem.adapters.tools import memory_preamble
 from vault_mem.errors import UsageError
-from vault_mem.githooks import HOOK_NAMES, HOOK_PURPOSES, hooks_dir, install
-from vault_mem.hook_cmds import MAX_CONTEXT_CHARS, PROMPT_BODY_CHARS, run_hook
-from vault_mem.tools import memory_preamble
+from vault_mem.store.hooks import HOOK_NAMES, HOOK_PURPOSES, hooks_dir, install
 
 
 def claude_event(event: str, vault_root: Path, **fields) -> str:
@@ -205,7 +205,7 @@ def test_a_hook_whose_python_is_gone_falls_back_to_vault_mem_on_path(vault, tmp_
         install(vault)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "vault-mem").write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m vault_mem.cli \"$@\"\n")
+    (bin_dir / "vault-mem").write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m vault_mem \"$@\"\n")
     (bin_dir / "vault-mem").chmod(0o755)
     root = vault.root
     (root / "facts" / "broken.md").write_text("no frontmatter\n")

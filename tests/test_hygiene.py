@@ -1,4 +1,4 @@
-"""Vault hygiene (vault_mem.hygiene): review, scan [--history], check-refs, with real vaults and git.
+"""Vault hygiene (vault_mem.ops.review): review, scan [--history], check-refs, with real vaults and git.
 
 Credential-shaped strings are built at run time from split prefixes and a seeded generator, so
 this file holds no literal that a secret scanner would flag; no test prints a value.
@@ -16,9 +16,9 @@ import pytest
 from conftest import git, run_cli
 from fakes import write_memory
 
-from vault_mem import hygiene
 from vault_mem.errors import UsageError
-from vault_mem.vault import Vault
+from vault_mem.ops import review as hygiene
+from vault_mem.vault.core import Vault
 
 TODAY = dt.date(2026, 11, 29)
 _RNG = random.Random(88)

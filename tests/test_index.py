@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes import FakeEmbedder, write_memory
 
-from vault_mem import vectors as vectors_mod
 from vault_mem.config import Config
-from vault_mem.index import Sidecar
+from vault_mem.index import vectors as vectors_mod
+from vault_mem.index.sidecar import Sidecar
 
 TODAY = dt.date(2026, 3, 1)
 
@@ -368,7 +368,7 @@ def test_list_entries_filters(vault: Path) -> None:
 
 
 def test_migrations_upgrade_an_old_database(vault: Path, monkeypatch) -> None:
-    from vault_mem import db as dbmod
+    from vault_mem.index import db as dbmod
 
     path = vault / ".vault-mem" / "index.db"
     monkeypatch.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:1])
@@ -385,8 +385,8 @@ def test_migrations_upgrade_an_old_database(vault: Path, monkeypatch) -> None:
 
 
 def test_newer_schema_is_refused_with_advice(vault: Path) -> None:
-    from vault_mem import db as dbmod
     from vault_mem.errors import IndexStoreError
+    from vault_mem.index import db as dbmod
 
     sc = open_sidecar(vault)
     sc.db.execute("PRAGMA user_version = 99")

@@ -1,4 +1,4 @@
-from vault_mem.indexmd import HEADER, IndexEntry, render_index
+from vault_mem.model.indexmd import HEADER, IndexEntry, render_index
 
 
 def _e(i, type_="fact", pinned=False):

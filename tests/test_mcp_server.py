@@ -1,5 +1,5 @@
 """``vault-mem mcp PATH`` end to end: the MCP SDK's own client drives the real server process
-over stdio (``python -m vault_mem.cli mcp PATH`` as a subprocess)."""
+over stdio (``python -m vault_mem mcp PATH`` as a subprocess)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from conftest import ROOT, run_cli
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from vault_mem.tools import TOOL_NAMES, memory_preamble
+from vault_mem.adapters.tools import TOOL_NAMES, memory_preamble
 
 
 def server_params(root) -> StdioServerParameters:
     # The SDK passes only a safe subset of the environment; add what the server needs.
     env = {"VAULT_MEM_EMBEDDER": "none", "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1",
            "HOME": os.environ["HOME"]}
-    return StdioServerParameters(command=sys.executable, args=["-m", "vault_mem.cli", "mcp", str(root)],
+    return StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp", str(root)],
                                  env=env, cwd=str(ROOT))
 
 
@@ -140,7 +140,7 @@ def test_legacy_handshake_clients_work_too(root):
 
 
 def test_instructions_are_the_shared_preamble_and_where_index_md_is(vault):
-    from vault_mem.mcp_server import INDEX_URI, instructions
+    from vault_mem.adapters.mcp_server import INDEX_URI, instructions
 
     text = instructions(vault)
     assert text.startswith(memory_preamble(vault.root)) and INDEX_URI in text.removeprefix(memory_preamble(vault.root))
@@ -154,8 +154,8 @@ def test_not_a_vault_fails_with_a_message(tmp_path):
 
 
 def test_the_server_searches_vectors_held_in_memory(vault):
-    from vault_mem.mcp_server import build_server
-    from vault_mem.vectors import VectorIndex
+    from vault_mem.adapters.mcp_server import build_server
+    from vault_mem.index.vectors import VectorIndex
 
     assert not vault.sidecar.keep_vectors_in_memory  # a one-shot process searches vec0
     build_server(vault)

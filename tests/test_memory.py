@@ -3,7 +3,7 @@ import datetime as dt
 import pytest
 
 from vault_mem.errors import InvalidKeyError, InvalidMemoryError, MalformedFileError
-from vault_mem.memory import (
+from vault_mem.model.memory import (
     Memory,
     build_meta,
     parse_memory,

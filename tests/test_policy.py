@@ -1,4 +1,4 @@
-"""Tests for the secret gate and the write-policy lint (vault_mem.policy).
+"""Tests for the secret gate and the write-policy lint (vault_mem.model.policy).
 
 The corpus below is built at run time: every credential-shaped string is assembled from a prefix
 split in two and a body drawn from a seeded random generator, so this file never holds a literal
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault_mem.errors import InvalidMemoryError, SecretError
-from vault_mem.policy import (
+from vault_mem.model.policy import (
     MAX_DESCRIPTION_CHARS,
     SecretFinding,
     check_description_policy,

@@ -28,7 +28,7 @@ def cli(*args: str, root: Path, **env: str) -> subprocess.CompletedProcess:
         **env,
     }
     return subprocess.run(
-        [sys.executable, "-m", "vault_mem.cli", "--vault", str(root), *args],
+        [sys.executable, "-m", "vault_mem", "--vault", str(root), *args],
         capture_output=True,
         text=True,
         env=full,
@@ -175,8 +175,9 @@ def test_stale_git_index_lock_is_waited_for_then_reported(root, monkeypatch):
     The commit itself (a ref update) lands before the staging-area refresh that needs
     index.lock; the write's journal stays, and the next write after the lock is gone finishes it.
     """
-    from vault_mem import Vault, gitstore
+    from vault_mem import Vault
     from vault_mem.errors import LockTimeoutError
+    from vault_mem.store import git as gitstore
 
     monkeypatch.setattr(gitstore, "_INDEX_LOCK_WAIT_S", 0.3)
     lock = root / ".git/index.lock"
@@ -264,7 +265,7 @@ def test_interrupted_merge_is_detected_writes_refused_reads_work(root):
     assert git(root, "rev-parse", "HEAD").strip() == head
     # tools refuse with the same message, as a tool error
     from vault_mem import Vault
-    from vault_mem.tools import call_tool
+    from vault_mem.adapters.tools import call_tool
 
     v = Vault(root)
     try:

@@ -47,7 +47,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 def cli(*args: str, root: Path, input: str | None = None, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "vault_mem.cli", "--vault", str(root), *args],
+        [sys.executable, "-m", "vault_mem", "--vault", str(root), *args],
         capture_output=True,
         text=True,
         input=input,
@@ -66,7 +66,7 @@ def git(root: Path, *args: str) -> str:
 
 def assert_every_file_parses(root: Path) -> int:
     from vault_mem.config import FOLDER_TYPES
-    from vault_mem.memory import parse_memory
+    from vault_mem.model.memory import parse_memory
 
     n = 0
     for folder in FOLDER_TYPES:
@@ -110,7 +110,7 @@ def root(tmp_path):
 
 def _remember_argv(root: Path, key: str, description: str, *more: str) -> list[str]:
     """The command line of a real ``vault-mem remember`` subprocess."""
-    return [sys.executable, "-m", "vault_mem.cli", "--vault", str(root), "remember", key,
+    return [sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", key,
             "--description", description, *more]
 
 
@@ -138,7 +138,7 @@ def _kill_at(root: Path, point: str, key: str, body: str) -> None:
 @pytest.mark.parametrize("next_command", ["list", "remember"])
 @pytest.mark.parametrize("point", POINTS)
 def test_kill9_writer_at_each_checkpoint(root, point, next_command, record_property):
-    from vault_mem.memory import parse_memory
+    from vault_mem.model.memory import parse_memory
 
     head_before = git(root, "rev-parse", "HEAD").strip()
     key = "editor"  # an update of an existing memory: the old version must never be half-lost
@@ -257,7 +257,7 @@ def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_proper
     for suffix in ("-wal", "-shm"):
         (root / ".vault-mem" / f"index.db{suffix}").unlink(missing_ok=True)
     env = _env(VAULT_MEM_QUIET_SECONDS="600")
-    argv = [sys.executable, "-m", "vault_mem.cli", "daemon", str(root)]
+    argv = [sys.executable, "-m", "vault_mem", "daemon", str(root)]
     daemon = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _wait_for(lambda: _indexed_rows(root) > 0 or daemon.poll() is not None, 60, "reindex to start")

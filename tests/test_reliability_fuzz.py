@@ -170,7 +170,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 def cli(*args: str, root: Path, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "vault_mem.cli", "--vault", str(root), *args],
+        [sys.executable, "-m", "vault_mem", "--vault", str(root), *args],
         capture_output=True,
         env=_env(),
         timeout=120,
@@ -203,7 +203,7 @@ def setup(tmp_path):
 
 def assert_vault_layout(root: Path) -> None:
     from vault_mem.config import FOLDER_TYPES
-    from vault_mem.memory import parse_memory
+    from vault_mem.model.memory import parse_memory
 
     for p in root.iterdir():
         assert p.name in ALLOWED_TOP, f"unexpected {p.name} at the vault's top"
@@ -372,7 +372,7 @@ good_calls = st.one_of(
 
 
 def test_fuzz_tool_dispatch_never_crashes(setup, record_property):
-    from vault_mem.tools import TOOL_NAMES, dispatch
+    from vault_mem.adapters.tools import TOOL_NAMES, dispatch
 
     vault, outside = setup
     before_outside = tree(outside)
@@ -419,7 +419,7 @@ def test_fuzz_tool_dispatch_never_crashes(setup, record_property):
 
 
 def test_tool_arguments_that_are_a_huge_json_number_get_a_usage_error(setup):
-    from vault_mem.tools import call_tool
+    from vault_mem.adapters.tools import call_tool
 
     vault, _ = setup
     res = call_tool(vault, "remember", "9" * 5000)
@@ -480,8 +480,8 @@ def test_fuzz_cli_hostile_arguments(setup, record_property):
 
 # -- injection, symlinks, YAML tricks -----------------------------------------------------------
 def test_frontmatter_injection_cannot_forge_fields(setup):
+    from vault_mem.adapters.tools import call_tool
     from vault_mem.errors import InvalidMemoryError
-    from vault_mem.tools import call_tool
 
     vault, _ = setup
     with pytest.raises(InvalidMemoryError, match="one line"):
@@ -513,7 +513,7 @@ def test_frontmatter_injection_cannot_forge_fields(setup):
 
 def test_symlinks_never_lead_outside_the_vault(setup):
     from vault_mem.errors import VaultMemError
-    from vault_mem.memory import Memory
+    from vault_mem.model.memory import Memory
 
     vault, outside = setup
     root = vault.root
@@ -571,8 +571,8 @@ EVIL_FILES = {
 
 
 def test_yaml_tricks_in_hand_edited_files_are_reported_safely(setup, record_property):
+    from vault_mem.adapters.tools import call_tool
     from vault_mem.errors import VaultMemError
-    from vault_mem.tools import call_tool
 
     vault, outside = setup
     root = vault.root
@@ -618,7 +618,7 @@ sys.stderr.write(proc.stderr.decode('utf-8', 'replace'))
 def _peak_rss_kib(stdin_file: str, argv: list[str]) -> tuple[int, int, str]:
     """Exit code and peak RSS (KiB) of one CLI run, measured by a probe whose only child it is."""
     proc = subprocess.run(
-        [sys.executable, "-c", _RSS_PROBE, stdin_file, sys.executable, "-m", "vault_mem.cli", *argv],
+        [sys.executable, "-c", _RSS_PROBE, stdin_file, sys.executable, "-m", "vault_mem", *argv],
         capture_output=True,
         text=True,
         env=_env(),

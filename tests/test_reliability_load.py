@@ -108,7 +108,7 @@ def _git(root: Path, *args: str) -> str:
 
 def test_four_writers_a_daemon_and_a_reader_lose_nothing(tmp_path, record_property):
     from vault_mem import Vault
-    from vault_mem.memory import parse_memory
+    from vault_mem.model.memory import parse_memory
 
     root = tmp_path / "vault"
     Vault.init(root).close()
@@ -123,7 +123,7 @@ def test_four_writers_a_daemon_and_a_reader_lose_nothing(tmp_path, record_proper
             procs[name] = subprocess.Popen(argv, env=env, cwd=tmp_path, stdout=out, stderr=err)
 
     try:
-        start("daemon", [sys.executable, "-m", "vault_mem.cli", "daemon", str(root)])
+        start("daemon", [sys.executable, "-m", "vault_mem", "daemon", str(root)])
         _wait_for(lambda: _daemon_ready(root, procs["daemon"].pid), 30, "the daemon to be ready")
         me = str(Path(__file__).resolve())
         go, stop = tmp_path / "go", tmp_path / "stop"

@@ -14,11 +14,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes import FakeEmbedder, write_memory
 
-from vault_mem import search, terms
 from vault_mem.config import Config
 from vault_mem.errors import UsageError
-from vault_mem.index import Sidecar
-from vault_mem.vectors import VectorIndex
+from vault_mem.index import search
+from vault_mem.index.sidecar import Sidecar
+from vault_mem.index.vectors import VectorIndex
+from vault_mem.model import terms
 
 TODAY = dt.date(2026, 3, 1)
 
@@ -151,8 +152,8 @@ def test_floor_gates_on_best_similarity() -> None:
 
 def _real_embedder():
     try:
-        from vault_mem import embed
         from vault_mem.config import EmbedderConfig
+        from vault_mem.embed import local as embed
 
         e = embed.get_embedder(EmbedderConfig())  # type: ignore[attr-defined]
         e.embed_batch(["probe"], kind="query")

@@ -15,9 +15,11 @@ import pytest
 from conftest import git, run_cli
 
 from vault_mem import Vault
-from vault_mem.conflicts import conflict_key, list_conflicts, mark_conflict, resolve, strip_conflict
 from vault_mem.errors import VaultMemError
-from vault_mem.sync import SyncError, SyncState, sync, sync_if_due
+from vault_mem.model.conflicts import conflict_key, mark_conflict, strip_conflict
+from vault_mem.sync.remote import SyncError, SyncState, sync, sync_if_due
+from vault_mem.sync.resolve import resolve
+from vault_mem.vault.conflicts import list_conflicts
 
 
 @pytest.fixture
@@ -300,8 +302,8 @@ def _removed_later(v: Vault, copies: set[str]) -> set[str]:
 
 def _states(v: Vault, rev: str) -> dict[str, tuple[str, str]]:
     """key -> (type folder, body) of every memory in commit ``rev``."""
-    from vault_mem.conflicts import memory_key
-    from vault_mem.memory import parse_memory
+    from vault_mem.model.conflicts import memory_key
+    from vault_mem.model.memory import parse_memory
 
     out = {}
     for rel in git(v.root, "ls-tree", "-r", "--name-only", rev).split():
@@ -485,7 +487,7 @@ def test_a_sync_killed_before_it_moved_head_is_rolled_back_by_the_next(net):
     before_head, before = head(b), files(b)
     env = {**os.environ, "VAULT_MEM_PAUSE_AT": "sync-before-ref",
            "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    proc = subprocess.Popen([sys.executable, "-m", "vault_mem.cli", "sync", str(b.root)], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "sync", str(b.root)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     paused = b.state_dir / "paused-sync-before-ref"
     deadline = time.monotonic() + 60

@@ -11,8 +11,7 @@ import pytest
 from conftest import git, run_cli
 from fakes import write_memory
 
-from vault_mem.errors import UsageError
-from vault_mem.tools import (
+from vault_mem.adapters.tools import (
     TOOL_NAMES,
     WRITE_POLICY,
     call_tool,
@@ -21,7 +20,8 @@ from vault_mem.tools import (
     parse_arguments,
     schemas,
 )
-from vault_mem.vault import Vault
+from vault_mem.errors import UsageError
+from vault_mem.vault.core import Vault
 
 
 def call(vault, name, args) -> dict:

@@ -15,7 +15,7 @@ from vault_mem.errors import (
     NotAVaultError,
     VaultMemError,
 )
-from vault_mem.memory import parse_memory
+from vault_mem.model.memory import parse_memory
 
 
 def head(v):
@@ -37,7 +37,7 @@ def test_init_creates_template_and_one_commit(vault):
     assert git(root, "status", "--porcelain") == ""
     assert (root / "INDEX.md").read_text() == vault.render_index()
     hook = root / ".git" / "hooks" / "pre-commit"
-    assert hook.is_file() and "vault_mem.cli" in hook.read_text()  # init installs the git hooks
+    assert hook.is_file() and "-m vault_mem " in hook.read_text()  # init installs the git hooks
 
 
 def test_remember_is_one_commit_with_the_file_and_index_only(vault):

@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes import FakeEmbedder, write_memory
 
-from vault_mem import db as dbmod
 from vault_mem.config import Config
-from vault_mem.index import Sidecar
-from vault_mem.vectors import StoredVectors, VectorIndex
+from vault_mem.index import db as dbmod
+from vault_mem.index.sidecar import Sidecar
+from vault_mem.index.vectors import StoredVectors, VectorIndex
 
 TODAY = dt.date(2026, 3, 1)
 TOPICS = ["editor", "coffee", "garden", "cycling", "database", "travel", "guitar", "budget", "python", "sleep"]
@@ -153,7 +153,7 @@ def _run_without_sqlite_vec(root: Path, code: str) -> subprocess.CompletedProces
         from pathlib import Path
         from fakes import FakeEmbedder, write_memory
         from vault_mem.config import Config
-        from vault_mem.index import Sidecar
+        from vault_mem.index.sidecar import Sidecar
         root = Path({str(root)!r})
         sc = Sidecar(root, Config(), embedder=FakeEmbedder())
     """)
@@ -222,7 +222,7 @@ def test_a_python_that_cannot_load_extensions_gets_sqlite_vec_through_sqlean(tmp
         from pathlib import Path
         from fakes import FakeEmbedder
         from vault_mem.config import Config
-        from vault_mem.index import Sidecar
+        from vault_mem.index.sidecar import Sidecar
         sc = Sidecar(Path({str(root)!r}), Config(), embedder=FakeEmbedder())
         sc.reconcile()
         res = sc.recall("coffee espresso", today=dt.date(2026, 3, 1))

@@ -1,4 +1,4 @@
-"""What a reader sees (vault_mem.views and the read paths): age, "may be outdated", expiry and
+"""What a reader sees (vault_mem.model.views and the read paths): age, "may be outdated", expiry and
 supersession, in `get`, recall hits and INDEX.md."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from conftest import run_cli
 from fakes import write_memory
 
-from vault_mem.views import memory_view, supersession_chain
+from vault_mem.model.views import memory_view, supersession_chain
 
 TODAY = dt.date.today()
 LONG_AGO = TODAY - dt.timedelta(days=400)

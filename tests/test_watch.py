@@ -13,7 +13,7 @@ import threading
 import pytest
 from watchdog.events import FileClosedEvent, FileCreatedEvent, FileMovedEvent
 
-from vault_mem.watch import Batch, Batcher, Classifier, EventHandler, VaultWatcher
+from vault_mem.daemon.watcher import Batch, Batcher, Classifier, EventHandler, VaultWatcher
 
 
 def test_a_kernel_queue_overflow_forces_a_full_reconcile(vault):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import VaultMemError
-from .memory import Memory
+from vault_mem.errors import VaultMemError
+from vault_mem.model.memory import Memory
 
 if TYPE_CHECKING:
-    from .vault import Vault, WriteResult
+    from vault_mem.vault.core import Vault, WriteResult
 
 __all__ = ["Memory", "Vault", "VaultMemError", "WriteResult"]
 __version__ = "0.1.0"
@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     # Vault pulls in git, SQLite and the embedder; import it only when asked for.
     if name in ("Vault", "WriteResult"):
-        from . import vault
+        from vault_mem.vault import core as vault
 
         return getattr(vault, name)
     raise AttributeError(name)

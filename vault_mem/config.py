@@ -11,13 +11,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ConfigError
+from vault_mem.errors import ConfigError
 
 CONFIG_FILE = "vault.toml"
 STATE_DIR = ".vault-mem"
 
 #: type -> folder, in INDEX.md section order (notes are searchable but not listed).
-#: embedder providers (vault.toml [embedder] provider, VAULT_MEM_EMBEDDER); vault_mem.embed builds them
+#: embedder providers (vault.toml [embedder] provider, VAULT_MEM_EMBEDDER); vault_mem.embed.local builds them
 PROVIDERS = ("local", "ollama", "openai", "none")
 _PROVIDER_LIST = ", ".join(PROVIDERS[:-1]) + " or " + PROVIDERS[-1]
 TYPE_FOLDERS: dict[str, str] = {

@@ -1,0 +1,464 @@
+"""``vault-mem``: a thin command line over :class:`vault_mem.Vault`.
+
+Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error.
+Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (else
+``$VAULT_MEM_VAULT``, else the current folder or its nearest parent holding a vault.toml).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from vault_mem.adapters.cli_parser import build_parser
+from vault_mem.errors import UsageError, VaultMemError
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
+
+
+def command(name: str):
+    def register(fn):
+        COMMANDS[name] = fn
+        return fn
+    return register
+
+
+def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
+    """JSON for machines with --json, readable text otherwise."""
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=None, default=str))
+    elif text is not None:
+        print(text)
+
+
+def warn(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def open_vault(args: argparse.Namespace, path: str | None = None):
+    from vault_mem.vault.core import Vault, resolve_vault_root
+
+    vault = Vault(resolve_vault_root(path or args.vault), agent=getattr(args, "agent", None))
+    vault.progress = _progress_bar("indexing")
+    args.opened_vault = vault  # main() reports its notices whatever the command (a read recovers too)
+    return vault
+
+
+def _notices(vault, notes: list[str] | None = None) -> None:
+    for note in vault.take_notices() if notes is None else notes:  # each once, by a command or main()
+        warn(f"note: {note}")
+
+
+def _progress_bar(label: str):
+    """A progress callback that draws a bar on stderr once the work is big enough."""
+
+    def progress(done: int, total: int) -> None:
+        if total < 200 or not sys.stderr.isatty() and not os.environ.get("VAULT_MEM_PROGRESS"):
+            return
+        width = 30
+        filled = int(width * done / max(total, 1))
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return progress
+
+
+# -- commands ------------------------------------------------------------------------------
+@command("init")
+def cmd_init(args) -> int:
+    from vault_mem.vault.core import Vault
+
+    target = args.path or args.vault or "."
+    from vault_mem.config import CONFIG_FILE
+
+    if (Path(target) / CONFIG_FILE).is_file():
+        emit(args, {"vault": str(Path(target).resolve()), "created": False},
+             f"{Path(target).resolve()} is already a vault; nothing changed")
+        return 0
+    vault = Vault.init(target, agent=args.agent)
+    notes = vault.take_notices()
+    _notices(vault, notes)
+    emit(args, {"vault": str(vault.root), "prefix": vault.prefix, "created": True, "notes": notes},
+         f"created vault at {vault.root}" + (f" (inside repository {vault.repo.toplevel})" if vault.prefix else ""))
+    return 0
+
+
+def _body_from(args, limit: int) -> str:
+    """The body from --body, --body-file (``-`` = stdin) or piped stdin.
+
+    Reads at most ``limit`` + 1 bytes: a body over the vault's limit is refused as soon as that is
+    known, without holding all of it in memory. Unreadable or non-UTF-8 input is an error, never
+    silently an empty body."""
+    if args.body is not None:
+        return args.body
+    source = args.body_file
+    if source in (None, "-"):
+        if not sys.stdin or (source is None and sys.stdin.isatty()):
+            return ""
+        stream, where = sys.stdin.buffer, "stdin"
+    else:
+        try:
+            stream, where = open(source, "rb"), source  # noqa: SIM115 - closed by the `with` below
+        except OSError as exc:
+            raise UsageError(f"--body-file {source}: {exc.strerror or exc}") from None
+    try:
+        with stream:
+            data = stream.read(limit + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read the body from {where}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise UsageError(
+            f"the body from {where} is over the vault's limit of {limit} bytes ([limits] max_body_bytes "
+            "in vault.toml); store a summary and a pointer instead"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"the body from {where} is not UTF-8 text (bad byte at offset {exc.start})"
+        ) from None
+
+
+def _split_tags(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [t.strip() for t in value.split(",") if t.strip()]
+
+
+@command("remember")
+def cmd_remember(args) -> int:
+    vault = open_vault(args)
+    extra: dict[str, Any] = {}
+    if args.pinned:
+        extra["pinned"] = True
+    if args.expires:
+        extra["expires"] = _date_arg(args.expires, "--expires")
+    if args.supersedes:
+        extra["supersedes"] = _split_tags(args.supersedes)
+    if args.scope:
+        extra["scope"] = args.scope
+    if args.refs:
+        extra["refs"] = _split_tags(args.refs)
+    body = _body_from(args, vault.config.max_body_bytes)
+    result = vault.remember(args.key, args.description, body, type=args.type,
+                            tags=_split_tags(args.tags), source=args.source, extra=extra or None)
+    for w in result.warnings:
+        warn(f"warning: {w}")
+    short = (result.commit or "")[:10]
+    text = (f"unchanged: {result.path} (identical content, no commit)" if result.action == "unchanged"
+            else f"{result.action}: {result.path} (commit {short})")
+    emit(args, result.to_dict(), text)
+    return 0
+
+
+def _date_arg(value: str, flag: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{flag} takes a date as YYYY-MM-DD, got '{value}'") from None
+
+
+@command("forget")
+def cmd_forget(args) -> int:
+    vault = open_vault(args)
+    result = vault.forget(args.key)
+    emit(args, result.to_dict(), f"forgot: {result.path} (commit {(result.commit or '')[:10]})")
+    return 0
+
+
+@command("get")
+def cmd_get(args) -> int:
+    from vault_mem.model.views import memory_view
+
+    vault = open_vault(args)
+    mem = vault.get(args.key)
+    view = memory_view(vault, mem)
+    emit(args, view, _get_text(view))
+    return 0
+
+
+def _get_text(view: dict) -> str:
+    flags = f"  [{', '.join(view['flags'])}]" if view["flags"] else ""
+    age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
+    lines = [f"{view['key']} ({view['type']}, {view['path']}) updated {view['updated']}, {age}{flags}",
+             view["description"]]
+    for note in view.get("notes", []):
+        lines.append(f"note: {note}")
+    if view["body"]:
+        lines += ["", view["body"].rstrip("\n")]
+    return "\n".join(lines)
+
+
+@command("list")
+def cmd_list(args) -> int:
+    vault = open_vault(args)
+    rows = vault.list(type=args.type, tags=_split_tags(args.tags))
+    text = "\n".join(f"{r['key']:<32} {r['type']:<10} {r['description']}" for r in rows) or "(no memories)"
+    emit(args, rows, text)
+    return 0
+
+
+@command("log")
+def cmd_log(args) -> int:
+    vault = open_vault(args)
+    entries = vault.log(args.key, limit=args.limit)
+    text = "\n".join(f"{e.commit[:10]} {e.date} {e.author:<18} {e.subject}" for e in entries) or "(no history)"
+    emit(args, [e.to_dict() for e in entries], text)
+    return 0
+
+
+@command("undo")
+def cmd_undo(args) -> int:
+    vault = open_vault(args)
+    result = vault.undo(args.target)
+    emit(args, result.to_dict(), f"undone: {result.key} (commit {(result.commit or '')[:10]})")
+    return 0
+
+
+@command("index")
+def cmd_index(args) -> int:
+    vault = open_vault(args)
+    changed = vault.regenerate_index() if args.write else False
+    text = (vault.root / "INDEX.md").read_text(encoding="utf-8") if args.write else vault.render_index()
+    emit(args, {"changed": changed, "text": text}, text.rstrip("\n"))
+    return 0
+
+
+@command("recall")
+def cmd_recall(args) -> int:
+    vault = open_vault(args)
+    result = vault.recall(" ".join(args.query), k=args.k, type=args.type, tags=_split_tags(args.tags),
+                          scope=args.scope, include_expired=args.include_expired)
+    data = result.to_dict()
+    if args.json:
+        emit(args, data)
+        return 0
+    lines = []
+    if result.keyword_only:
+        lines.append(f"(keyword-only: {result.reason})")
+    if not result.hits:
+        lines.append("nothing relevant found")
+    for i, hit in enumerate(result.hits, 1):
+        flags = f" [{', '.join(hit.flags)}]" if hit.flags else ""
+        age = f", {hit.age_days} days old" if hit.age_days is not None else ""
+        lines.append(f"{i}. {hit.key} ({hit.type}, {hit.date}{age}){flags}  score {hit.score:.3f}")
+        lines.append(f"   {hit.description}")
+        if hit.note:
+            lines.append(f"   ({hit.note})")
+    print("\n".join(lines))
+    return 0
+
+
+@command("reindex")
+def cmd_reindex(args) -> int:
+    vault = open_vault(args)
+    with vault.lock:
+        report = vault.sidecar.rebuild(progress=_progress_bar("reindex"))
+        vault.write_index()
+    emit(args, dataclasses.asdict(report),
+         f"reindexed: {report.added + report.updated + report.unchanged} memories, "
+         f"{len(report.problems)} problem file(s)")
+    return 0
+
+
+@command("doctor")
+def cmd_doctor(args) -> int:
+    vault = open_vault(args)
+    vault.reconcile(progress=_progress_bar("indexing"))
+    diffs = vault.sidecar.doctor()
+    problems = vault.sidecar.problems()
+    index_ok = (vault.root / "INDEX.md").exists() and \
+        (vault.root / "INDEX.md").read_text(encoding="utf-8") == vault.render_index()
+    data = {"ok": not diffs and index_ok, "differences": diffs,
+            "problems": [{"path": p.path, "reason": p.reason} for p in problems],
+            "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
+    lines = [f"sidecar differs from a fresh rebuild: {d}" for d in diffs]
+    if diffs:
+        lines.append("run `vault-mem reindex` to rebuild the sidecar from the files (it holds nothing else)")
+    if not index_ok:
+        lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
+    lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
+    if not lines:
+        lines.append("ok: the sidecar and INDEX.md match the files")
+    elif not diffs and index_ok:
+        lines.append("the sidecar and INDEX.md match the files (the files above are skipped)")
+    emit(args, data, "\n".join(lines))
+    return 0 if data["ok"] else 1
+
+
+def _daemon_pid(vault) -> int | None:
+    from vault_mem.store.locks import daemon_pid
+
+    return daemon_pid(vault.state_dir)
+
+
+@command("eval")
+def cmd_eval(args) -> int:
+    from vault_mem.ops.eval import format_report, run_eval
+
+    report = run_eval(Path(args.file), progress=_progress_bar("eval"))
+    emit(args, report, format_report(report))
+    return 0
+
+
+@command("daemon")
+def cmd_daemon(args) -> int:
+    from vault_mem.daemon.main import run_daemon
+    from vault_mem.daemon.process import daemon_status
+
+    root = _root_arg(args)
+    if args.status:
+        status = daemon_status(root)
+        text = (f"daemon running for {root} (pid {status['pid']})" if status.get("running")
+                else f"no daemon running for {root}")
+        emit(args, status, text)
+        return 0 if status.get("running") else 1
+    return run_daemon(root)
+
+
+def _root_arg(args) -> Path:
+    from vault_mem.vault.core import resolve_vault_root
+
+    return resolve_vault_root(getattr(args, "path", None) or args.vault)
+
+
+@command("mcp")
+def cmd_mcp(args) -> int:
+    from vault_mem.adapters.mcp_server import serve
+
+    serve(_root_arg(args), agent=args.agent)
+    return 0
+
+
+@command("tools")
+def cmd_tools(args) -> int:
+    from vault_mem.adapters.tools import schemas
+
+    print(json.dumps(schemas(args.format), indent=2, ensure_ascii=False))
+    return 0
+
+
+@command("agent")
+def cmd_agent(args) -> int:
+    from vault_mem.adapters.agent import run_agent
+
+    vault = open_vault(args)
+    result = run_agent(vault, " ".join(args.message), url=args.url, model=args.model,
+                       api_key_env=args.api_key_env, max_rounds=args.max_rounds)
+    emit(args, result.to_dict(), result.reply)
+    return 0
+
+
+@command("hook")
+def cmd_hook(args) -> int:
+    from vault_mem.adapters.hooks import run_hook
+
+    stdin_text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    code, out, err = run_hook(args.name, stdin_text, vault=args.vault, extra=args.hook_args)
+    if out:
+        sys.stdout.write(out)
+    if err:
+        sys.stderr.write(err)
+    return code
+
+
+@command("sync")
+def cmd_sync(args) -> int:
+    from vault_mem.sync.remote import sync
+
+    vault = open_vault(args, getattr(args, "path", None))
+    report = sync(vault, remote=args.remote)
+    emit(args, report.to_dict(), report.summary())
+    return 0
+
+
+@command("resolve")
+def cmd_resolve(args) -> int:
+    from vault_mem.sync.resolve import resolve
+
+    vault = open_vault(args)
+    result = resolve(vault, args.key, keep=args.keep)
+    emit(args, result.to_dict(), f"resolved {args.key}: kept {args.keep} (commit {(result.commit or '')[:10]})")
+    return 0
+
+
+@command("review")
+def cmd_review(args) -> int:
+    from vault_mem.ops.review import review
+
+    vault = open_vault(args)
+    items = review(vault)
+    text = "\n".join(f"{i['flag']:<11} {i['key']:<32} {i['detail']}" for i in items) or "nothing to review"
+    emit(args, items, text)
+    return 0
+
+
+@command("scan")
+def cmd_scan(args) -> int:
+    from vault_mem.ops.review import scan
+
+    vault = open_vault(args)
+    findings = scan(vault, history=args.history)
+    lines = [f"{f['where']}: {f['kind']} in {f['field']}" for f in findings]
+    if findings:
+        lines.append(findings[0].get("how_to_purge", ""))
+    emit(args, findings, "\n".join(lines) if findings else "no secrets found")
+    return 1 if findings else 0
+
+
+@command("check-refs")
+def cmd_check_refs(args) -> int:
+    from vault_mem.ops.review import check_refs
+
+    vault = open_vault(args)
+    missing = check_refs(vault, Path(args.repo))
+    text = "\n".join(f"{m['key']}: {m['ref']} does not exist" for m in missing) or "every referenced path exists"
+    emit(args, missing, text)
+    return 1 if missing else 0
+
+
+@command("dupes")
+def cmd_dupes(args) -> int:
+    from vault_mem.ops.review import dupes
+
+    vault = open_vault(args)
+    pairs = dupes(vault)
+    text = "\n".join(f"{p['a']} ~ {p['b']} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
+    emit(args, pairs, text)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return COMMANDS[args.command](args) or 0
+    except VaultMemError as exc:
+        if getattr(args, "json", False):
+            print(json.dumps({"error": str(exc), "kind": type(exc).__name__}))
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    finally:
+        if getattr(args, "opened_vault", None) is not None:
+            _notices(args.opened_vault)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,310 @@
+"""``vault-mem hook NAME``: what Claude Code's and git's hooks run.
+
+Claude Code (JSON event on stdin, JSON on stdout, exit 0; see hooks/claude-code/README.md):
+
+- ``session-start``: INDEX.md (and the write policy) as the session's additional context.
+- ``user-prompt-submit``: the top recall hits for the prompt that clear the relevance floor, each
+  with its age and a "may be outdated" note when it is old; no output at all when nothing is
+  relevant, so an unrelated prompt costs no context.
+
+Both answer with ``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}``.
+A failure exits 1 with the reason on stderr: Claude Code shows it and carries on (exit 2 would
+block the prompt, which a memory lookup must never do).
+
+git (installed by :mod:`vault_mem.store.hooks`):
+
+- ``pre-commit``: every staged memory file in the vault must parse, have a valid key as its file
+  name, sit in a type folder, fit the size limit and hold no credential; otherwise the commit is
+  refused (exit 1) naming each file and the reason. Then INDEX.md is regenerated and staged, so
+  a hand commit keeps it true.
+- ``post-merge``, ``post-checkout``, ``post-rewrite``: bring the sidecar and INDEX.md up to date
+  (skipped while a daemon runs: it does that itself). They never fail the git command.
+
+:func:`run_hook` returns ``(exit code, stdout, stderr)``; only the CLI writes them out.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from vault_mem.errors import MalformedFileError, NotAVaultError, UsageError, VaultMemError
+from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
+
+#: Claude Code keeps additionalContext inline up to about 10,000 characters; stay under it.
+MAX_CONTEXT_CHARS = 9000
+PROMPT_HITS = 3
+#: Recall hits whose bodies together stay under this are shown whole; otherwise descriptions only
+#: (a body is never cut: a procedure is read whole or not at all).
+PROMPT_BODY_CHARS = 4000
+CLAUDE_HOOKS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
+HOOK_NAMES = (*CLAUDE_HOOKS, *GIT_HOOKS)
+
+HookOutput = tuple[int, str, str]
+
+
+def run_hook(name: str, stdin_text: str, *, vault: str | None = None, extra: list[str] | None = None) -> HookOutput:
+    """Run hook ``name`` with the event text ``stdin_text``; ``vault`` is the --vault path."""
+    handler = _HANDLERS.get(name)
+    if handler is None:
+        raise UsageError(f"unknown hook '{name}': use one of {', '.join(HOOK_NAMES)}")
+    return handler(stdin_text or "", vault, list(extra or []))
+
+
+# -- Claude Code -----------------------------------------------------------------------------
+def _event(stdin_text: str) -> dict[str, Any]:
+    """The hook input JSON; an empty or unreadable stdin is an empty event (still answerable)."""
+    try:
+        data = json.loads(stdin_text) if stdin_text.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _open_vault(explicit: str | None, cwd: str | None = None):
+    """--vault, else $VAULT_MEM_VAULT, else the vault holding the event's cwd (or ours)."""
+    from vault_mem.vault.core import Vault, resolve_vault_root
+
+    return Vault(resolve_vault_root(explicit, start=Path(cwd) if cwd else None))
+
+
+def _context_output(event_name: str, context: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}},
+                      ensure_ascii=False) + "\n"
+
+
+def _claude_hook(name: str, build: Callable[[Any, dict[str, Any]], str | None]) -> Callable[..., HookOutput]:
+    def run(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
+        event = _event(stdin_text)
+        try:
+            vault = _open_vault(vault_path, event.get("cwd") if isinstance(event.get("cwd"), str) else None)
+        except NotAVaultError as exc:
+            return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
+        try:
+            context = build(vault, event)
+        except VaultMemError as exc:
+            return 1, "", f"vault-mem: {exc}\n"
+        finally:
+            vault.close()
+        if not context:
+            return 0, "", ""
+        return 0, _context_output(CLAUDE_HOOKS[name], _fit(context)), ""
+    return run
+
+
+def _fit(text: str) -> str:
+    if len(text) <= MAX_CONTEXT_CHARS:
+        return text
+    cut = text[:MAX_CONTEXT_CHARS].rsplit("\n", 1)[0]
+    return cut + "\n(more memories than fit here: use recall to search them)\n"
+
+
+def session_context(vault: Any, event: dict[str, Any]) -> str:
+    """The memory preamble (with the write policy), then INDEX.md."""
+    from vault_mem.adapters.tools import index_text, memory_preamble
+
+    return (memory_preamble(vault.root, tools="vault-mem MCP tools")
+            + "\n\nINDEX.md, what is remembered now (recall searches everything):\n\n" + index_text(vault))
+
+
+def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
+    """The memories relevant to the prompt, or None when none clears the relevance floor."""
+    prompt = event.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        return None
+    result = vault.recall(prompt, k=PROMPT_HITS)
+    if not result.hits:
+        return None
+    whole = sum(len(h.body) for h in result.hits) <= PROMPT_BODY_CHARS
+    lines = ["Memories that may be relevant to this prompt (vault-mem recall):"]
+    for h in result.hits:
+        age = f", {h.age_days} days ago" if h.age_days is not None else ""
+        lines.append(f"- {h.key} ({h.type}, updated {h.date or 'undated'}{age}): {h.description}")
+        if h.note:
+            lines.append(f"  [{h.note}]")
+        body = h.body.strip()
+        if body and whole:
+            lines.extend("  " + ln for ln in body.splitlines())
+        elif body:
+            lines.append(f"  (details: get {h.key})")
+    return "\n".join(lines) + "\n"
+
+
+# -- git -------------------------------------------------------------------------------------
+def _git(repo_dir: Path, *args: str, input: bytes | None = None) -> bytes:
+    """Run git with the hook's environment (GIT_INDEX_FILE and friends stay as git set them)."""
+    proc = subprocess.run(["git", *args], cwd=repo_dir, input=input, capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise VaultMemError(f"git {args[0]} failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    return proc.stdout
+
+
+def _staged(vault: Any) -> list[tuple[str, str, str]]:
+    """(status, mode, repo path) of every staged change under the vault."""
+    top = vault.repo.toplevel
+    out = _git(top, "diff", "--cached", "--raw", "-z", "--no-renames", "--", vault.prefix or ".")
+    parts = out.decode("utf-8", "surrogateescape").split("\x00")
+    changes = []
+    for i in range(0, len(parts) - 1, 2):
+        meta, path = parts[i], parts[i + 1]
+        if not meta.startswith(":"):
+            continue
+        fields = meta[1:].split()
+        changes.append((fields[4][0], fields[1], path))  # status, new mode, path
+    return changes
+
+
+def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | None:
+    """Why the staged memory file ``rel`` (vault-relative) may not be committed, or None."""
+    from vault_mem.model import policy
+    from vault_mem.model.memory import key_type_from_path, memory_from_bytes, validate_key
+
+    name = rel.rsplit("/", 1)[-1]
+    if "/" in rel.split("/", 1)[1]:
+        return "memory files sit directly in a type folder (<type folder>/<key>.md), not in a subfolder"
+    try:
+        validate_key(name[:-3])
+        key_type_from_path(rel)
+    except VaultMemError as exc:
+        return f"the file name is not a valid key: {exc}"
+    if mode == "120000":
+        return "it is a symlink; vault-mem only reads regular files"
+    try:
+        mem = memory_from_bytes(data, rel, max_bytes=vault.config.max_file_bytes)
+        policy.check_description_policy(mem.description)
+        policy.check_write(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta)
+    except MalformedFileError as exc:
+        return str(exc).removeprefix(f"{rel}: ")
+    except VaultMemError as exc:
+        return str(exc)
+    return None
+
+
+def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
+    """Refuse broken memory files; regenerate and stage INDEX.md."""
+    from vault_mem.config import FOLDER_TYPES
+    from vault_mem.model.indexmd import INDEX_FILE
+
+    try:
+        vault = _open_vault(vault_path)
+    except NotAVaultError as exc:
+        return 1, "", f"vault-mem pre-commit: {exc}\n(the hook was installed for a vault; reinstall or delete it)\n"
+    try:
+        top = vault.repo.toplevel
+        changes = _staged(vault)
+        if not changes:
+            return 0, "", ""  # nothing of the vault in this commit (a project's own files)
+        memory_changes = [c for c in changes if c[2][len(vault.prefix):] != INDEX_FILE]
+        problems = []
+        keys = _staged_keys(vault, top)
+        for status, mode, path in memory_changes:
+            rel = path[len(vault.prefix):]
+            if status == "D" or "/" not in rel or rel.split("/", 1)[0] not in FOLDER_TYPES:
+                continue
+            if not rel.endswith(".md") or rel.rsplit("/", 1)[-1].startswith((".", "#", "~")):
+                continue  # not a memory file (the sidecar ignores it too)
+            data = _git(top, "cat-file", "blob", f":{path}") if mode != "120000" else b""
+            reason = check_staged_file(vault, rel, mode, data)
+            others = [p for p in keys.get(rel.rsplit("/", 1)[-1][:-3], []) if p != path]
+            if not reason and others:
+                reason = (f"its key is also used by {', '.join(others)}; a key is unique across the vault, "
+                          "so rename or remove one of them")
+            if reason:
+                problems.append(f"  {path}: {reason}")
+        if problems:
+            return 1, "", ("vault-mem: commit refused, these memory files are not valid:\n" + "\n".join(problems)
+                           + "\nFix them and `git add` them again (or commit with --no-verify to skip this check).\n")
+        _stage_index(vault, top)
+        return 0, "", ""
+    except VaultMemError as exc:
+        return 1, "", f"vault-mem pre-commit: {exc}\n"
+    finally:
+        vault.close()
+
+
+def _staged_keys(vault: Any, top: Path) -> dict[str, list[str]]:
+    """key -> staged paths of memory files with that key, over every type folder."""
+    from vault_mem.config import FOLDER_TYPES
+
+    out = _git(top, "ls-files", "-z", "--", *(f"{vault.prefix}{f}" for f in FOLDER_TYPES))
+    keys: dict[str, list[str]] = {}
+    for path in filter(None, out.decode("utf-8", "surrogateescape").split("\x00")):
+        rel = path[len(vault.prefix):]
+        if rel.endswith(".md") and rel.count("/") == 1:
+            keys.setdefault(rel.rsplit("/", 1)[-1][:-3], []).append(path)
+    return keys
+
+
+def _stage_index(vault: Any, top: Path) -> None:
+    """Regenerate INDEX.md and put it in the commit being made.
+
+    When the working tree's memory files are exactly what is staged (the usual case), INDEX.md
+    comes from the vault's own sidecar and is written to disk and staged. Otherwise (partly staged
+    work, ``git commit PATH``) the commit's INDEX.md is rendered from the staged files in a scratch
+    checkout and staged, and INDEX.md on disk from the files on disk, so each is true to its files.
+
+    Known limit: after ``git commit PATH`` with other changes staged, git's real index keeps its
+    older INDEX.md (a hook can only change the temporary index git commits from); the next commit
+    or agent write brings it back in line."""
+    from vault_mem.config import FOLDER_TYPES
+    from vault_mem.model.indexmd import INDEX_FILE
+
+    folders = [f"{vault.prefix}{f}" for f in FOLDER_TYPES]
+    index_path = f"{vault.prefix}{INDEX_FILE}"
+    unstaged = _git(top, "diff", "--name-only", "-z", "--", *folders).strip(b"\x00")
+    untracked = _git(top, "ls-files", "--others", "--exclude-standard", "-z", "--", *folders).strip(b"\x00")
+    if not unstaged and not untracked:
+        vault.regenerate_index(recover=False)
+        _git(top, "add", "--", index_path)
+        return
+    text = _render_staged_index(vault, top, folders)
+    blob = _git(top, "hash-object", "-w", "--stdin", input=text.encode("utf-8")).decode().strip()
+    _git(top, "update-index", "--add", "--cacheinfo", f"100644,{blob},{index_path}")
+    vault.regenerate_index(recover=False)  # the file on disk follows the files on disk, staged or not
+
+
+def _render_staged_index(vault: Any, top: Path, folders: list[str]) -> str:
+    from vault_mem.index.sidecar import Sidecar
+
+    with tempfile.TemporaryDirectory(prefix="vault-mem-staged-") as tmp:
+        paths = _git(top, "ls-files", "-z", "--", *folders)
+        if paths.strip(b"\x00"):
+            _git(top, "checkout-index", f"--prefix={tmp}/", "-z", "--stdin", input=paths)
+        root = Path(tmp) / vault.prefix if vault.prefix else Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        scratch = Sidecar(root, vault.config, embedder=None, _db_path=Path(tmp) / "index.db")
+        try:
+            scratch.reconcile(embed=False)
+            return scratch.render_index(budget_tokens=vault.config.index_budget_tokens)
+        finally:
+            scratch.close()
+
+
+def _refresh(name: str) -> Callable[..., HookOutput]:
+    def run(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
+        try:
+            vault = _open_vault(vault_path)
+        except NotAVaultError as exc:
+            return 0, "", f"vault-mem {name}: {exc}\n"
+        try:
+            vault.reconcile(recover=False)  # skipped while a daemon runs; no commits from a git hook
+        except VaultMemError as exc:
+            return 0, "", f"vault-mem {name}: could not update the search index: {exc}\n"
+        finally:
+            vault.close()
+        return 0, "", ""
+    return run
+
+
+_HANDLERS: dict[str, Callable[[str, str | None, list[str]], HookOutput]] = {
+    "session-start": _claude_hook("session-start", session_context),
+    "user-prompt-submit": _claude_hook("user-prompt-submit", prompt_context),
+    "pre-commit": pre_commit,
+    "post-merge": _refresh("post-merge"),
+    "post-checkout": _refresh("post-checkout"),
+    "post-rewrite": _refresh("post-rewrite"),
+}

@@ -1,0 +1,430 @@
+"""The memory tools every agent adapter shares: schemas and dispatch.
+
+One vocabulary everywhere (DESIGN §2): the tools ``remember``, ``recall``, ``forget``, ``get`` and
+``list`` take the parameter names of the Python API (:class:`vault_mem.Vault`). The MCP server,
+the agent loop and ``vault-mem tools`` all build on :data:`TOOLS`; nothing here knows about a
+transport.
+
+:func:`call_tool` (and :func:`dispatch`, its text alone) never raises: malformed JSON, missing or
+unknown arguments, and every :class:`~vault_mem.errors.VaultMemError` come back as an error result
+whose text says what to do next, so a model can correct its call and the agent loop keeps going.
+A successful result also carries the vault's notices not reported yet (e.g. an interrupted write
+that was recovered), each once.
+
+Tool descriptions carry the write policy at the moment of use (recall before remember, reuse a
+key to update, one present-tense line, reasons and dates for decisions, nothing secret, no
+transcripts, no command output, nothing that can be re-read from the repository).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vault_mem.config import TYPE_FOLDERS
+from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.model.memory import SOURCES
+
+log = logging.getLogger(__name__)
+
+TYPES = list(TYPE_FOLDERS)
+MAX_RECALL_K = 20
+
+#: The write policy, as the agent should read it before writing (system prompt, MCP
+#: instructions, Claude Code session context).
+WRITE_POLICY = """\
+Memory write policy:
+- recall before remember: if a memory on the topic exists, update it by reusing its key; do not
+  create a near-duplicate.
+- One memory is one lasting fact, preference, decision or procedure. The description is one line
+  in the present tense ("Uses Helix as the main editor"); details go in the body.
+- A decision carries its reason and its date ("Use Postgres for the ledger (2026-11-29)" with
+  "because ..." in the body). A procedure's body is the whole ordered procedure.
+- Never store credentials or secrets (store where they live instead), conversation transcripts,
+  command output or logs, or anything that can be re-read from the repository or its files.
+- A memory flagged "may be outdated" is old: confirm it before relying on it, then update it.
+- When recall finds nothing relevant, say so; do not guess."""
+
+_KEY_SCHEMA = {
+    "type": "string",
+    "description": "The memory's key and file name: lowercase words joined by '-', e.g. 'editor-choice'.",
+    "pattern": "^[a-z0-9][a-z0-9._-]*$",
+    "maxLength": 80,
+}
+_TYPE_SCHEMA = {"type": "string", "enum": TYPES}
+_TAGS_SCHEMA = {"type": "array", "items": {"type": "string"}}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its name, the description a model reads, and its JSON Schema parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    read_only: bool = True
+    destructive: bool = False
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "remember",
+        "Save one lasting memory, or update one by reusing its key (one git commit; the old version "
+        "stays in history). Call recall first and reuse the key of an existing memory on the same "
+        "topic. The description is one line in the present tense; a decision states its reason and "
+        "date. Never store credentials, conversation transcripts, command output, or what can be "
+        "re-read from the repository.",
+        {
+            "type": "object",
+            "properties": {
+                "key": _KEY_SCHEMA,
+                "description": {"type": "string", "maxLength": 200,
+                                "description": "One line, present tense: what this memory says."},
+                "body": {"type": "string",
+                         "description": "Optional details: the reason for a decision, the whole "
+                                        "ordered steps of a procedure."},
+                "type": {**_TYPE_SCHEMA, "default": "fact",
+                         "description": "preference, fact, decision, procedure or note (default fact)."},
+                "tags": {**_TAGS_SCHEMA, "description": "Optional short tags."},
+                "source": {"type": "string", "enum": list(SOURCES), "default": "agent",
+                           "description": "Who said so: 'user' when the user stated it, 'inferred' "
+                                          "when you concluded it (default 'agent')."},
+                "supersedes": {**_TAGS_SCHEMA, "description": "Keys of memories this one replaces."},
+                "expires": {"type": "string", "format": "date",
+                            "description": "YYYY-MM-DD after which this memory no longer holds."},
+                "scope": {"type": "string", "description": "Agent or project this memory is for."},
+                "refs": {**_TAGS_SCHEMA, "description": "Repository paths this memory is about."},
+            },
+            "required": ["key", "description"],
+            "additionalProperties": False,
+        },
+        read_only=False,
+    ),
+    ToolSpec(
+        "recall",
+        "Search memories by meaning and keywords. Use it before answering about the user, the "
+        "project or earlier decisions, and before remember to find a key to update. Hits carry "
+        "their age; a hit flagged 'may be outdated' must be confirmed before you rely on it. An "
+        "empty result means nothing relevant is stored: say so, do not guess.",
+        {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to look for, in plain words."},
+                "k": {"type": "integer", "minimum": 1, "maximum": MAX_RECALL_K,
+                      "description": "Most hits to return (default 5)."},
+                "type": {**_TYPE_SCHEMA, "description": "Only memories of this type."},
+                "tags": {**_TAGS_SCHEMA, "description": "Only memories carrying all these tags."},
+                "scope": {"type": "string", "description": "Only memories for this agent or project."},
+                "include_expired": {"type": "boolean",
+                                    "description": "Also return expired and superseded memories."},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    ),
+    ToolSpec(
+        "forget",
+        "Delete a memory by key because it is wrong or no longer true (a git commit; a person can "
+        "undo it). To correct a memory, prefer remember with the same key.",
+        {
+            "type": "object",
+            "properties": {"key": _KEY_SCHEMA},
+            "required": ["key"],
+            "additionalProperties": False,
+        },
+        read_only=False,
+        destructive=True,
+    ),
+    ToolSpec(
+        "get",
+        "Read one whole memory by key (a procedure comes back whole), with its age. Keys come from "
+        "INDEX.md, recall or list.",
+        {
+            "type": "object",
+            "properties": {"key": _KEY_SCHEMA},
+            "required": ["key"],
+            "additionalProperties": False,
+        },
+    ),
+    ToolSpec(
+        "list",
+        "List memory keys with their one-line descriptions, optionally of one type or with all the "
+        "given tags. To search by meaning use recall.",
+        {
+            "type": "object",
+            "properties": {
+                "type": {**_TYPE_SCHEMA, "description": "Only memories of this type."},
+                "tags": {**_TAGS_SCHEMA, "description": "Only memories carrying all these tags."},
+            },
+            "additionalProperties": False,
+        },
+    ),
+)
+TOOL_NAMES = tuple(t.name for t in TOOLS)
+_BY_NAME = {t.name: t for t in TOOLS}
+
+
+def memory_preamble(root: Any = None, *, tools: str = "tools") -> str:
+    """What every adapter tells a model first: what the memory is, its tools (from
+    :data:`TOOL_NAMES`) and :data:`WRITE_POLICY`. ``root`` names the vault; ``tools`` is how the
+    adapter's model sees them (``"vault-mem MCP tools"``). Each adapter adds its own tail: INDEX.md
+    inline, or where to read it."""
+    where = f" ({root})" if root else ""
+    names = f"{', '.join(TOOL_NAMES[:-1])} and {TOOL_NAMES[-1]}"
+    return (
+        f"Long-term memory{where}: small Markdown files in a git repository, read and changed "
+        f"through the {tools} {names}. Use recall when earlier knowledge could matter and get to "
+        "read one memory whole; use remember only for what is worth keeping for later sessions.\n\n"
+        + WRITE_POLICY
+    )
+
+
+def index_text(vault: Any) -> str:
+    """INDEX.md as the files make it now: the sidecar (and INDEX.md on disk) are brought up to date
+    first, unless a daemon keeps them so."""
+    from pathlib import Path
+
+    from vault_mem.model.indexmd import INDEX_FILE
+
+    vault.reconcile()
+    try:
+        return (Path(vault.root) / INDEX_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return vault.render_index()
+
+
+def schemas(format: str = "openai") -> list[dict[str, Any]]:
+    """The tools as OpenAI ``tools=[...]`` entries (``openai``) or MCP ``Tool`` objects (``mcp``)."""
+    if format == "openai":
+        return [{"type": "function",
+                 "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+                for t in TOOLS]
+    if format == "mcp":
+        return [{"name": t.name, "description": t.description, "inputSchema": t.parameters,
+                 "annotations": {"readOnlyHint": t.read_only, "destructiveHint": t.destructive,
+                                 "idempotentHint": t.read_only or t.name == "forget",
+                                 "openWorldHint": False}}
+                for t in TOOLS]
+    raise UsageError(f"unknown schema format '{format}': use openai or mcp")
+
+
+@dataclass
+class ToolResult:
+    """What a tool call produced: ``text`` for the model, ``data`` for structured clients."""
+
+    text: str
+    is_error: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def dispatch(vault: Any, name: str, arguments_json: str | dict | None) -> str:
+    """Run the tool ``name`` with JSON ``arguments_json`` on ``vault``; always a string, never raises."""
+    return call_tool(vault, name, arguments_json).text
+
+
+def call_tool(vault: Any, name: str, arguments: str | dict | None) -> ToolResult:
+    """Like :func:`dispatch` but tells errors apart (the MCP server sets ``isError`` from it).
+
+    A successful result's ``data`` carries ``notices``: what the vault noticed since the last
+    report (:meth:`~vault_mem.Vault.take_notices`), so each reaches the model once."""
+    try:
+        spec = _BY_NAME.get(name)
+        if spec is None:
+            raise UsageError(f"unknown tool '{name}': the tools are {', '.join(TOOL_NAMES)}")
+        args = _check_arguments(spec, parse_arguments(arguments, name))
+        data = _HANDLERS[name](vault, args)
+        if isinstance(data, dict):
+            notices = vault.take_notices()
+            if notices:
+                data["notices"] = notices
+    except VaultMemError as exc:
+        return _error(str(exc), type(exc).__name__)
+    except Exception as exc:
+        log.exception("tool %s failed", name)
+        return _error(f"internal error in vault-mem ({type(exc).__name__}: {exc}); the memory vault "
+                      "was not changed by this call unless a commit is listed by `vault-mem log`",
+                      "InternalError")
+    return ToolResult(json.dumps(data, ensure_ascii=False, default=str), False, data)
+
+
+def _error(message: str, kind: str) -> ToolResult:
+    data = {"error": message, "kind": kind}
+    return ToolResult(json.dumps(data, ensure_ascii=False), True, data)
+
+
+# -- arguments -----------------------------------------------------------------------------
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def parse_arguments(arguments: str | dict | None, name: str = "") -> dict[str, Any]:
+    """The arguments object from what a model sent: a dict, a JSON text, a doubly encoded JSON
+    text, or JSON inside a code fence. Anything else raises :class:`UsageError`."""
+    if arguments is None:
+        return {}
+    if isinstance(arguments, dict):
+        return arguments
+    if not isinstance(arguments, str):
+        raise UsageError(f"arguments for {name or 'the tool'} must be a JSON object, "
+                         f"got {type(arguments).__name__}")
+    text = arguments.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1)
+    if not text:
+        return {}
+    value: Any = text
+    for _ in range(2):  # small models sometimes JSON-encode the arguments twice
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise UsageError(
+                f"arguments for {name or 'the tool'} are not valid JSON ({exc.msg} at character "
+                f"{exc.pos}); send one JSON object, e.g. {_example(name)}"
+            ) from None
+        except ValueError as exc:  # e.g. an integer past Python's 4300-digit conversion limit
+            raise UsageError(
+                f"arguments for {name or 'the tool'} are not usable JSON ({exc}); send one JSON "
+                f"object, e.g. {_example(name)}"
+            ) from None
+        if not isinstance(value, str):
+            break
+    if not isinstance(value, dict):
+        raise UsageError(f"arguments for {name or 'the tool'} must be a JSON object, e.g. {_example(name)}")
+    return value
+
+
+def _example(name: str) -> str:
+    return {
+        "remember": '{"key": "editor-choice", "description": "Uses Helix as the main editor", "type": "preference"}',
+        "recall": '{"query": "which editor does the user use"}',
+        "forget": '{"key": "editor-choice"}',
+        "get": '{"key": "editor-choice"}',
+        "list": '{"type": "decision"}',
+    }.get(name, "{}")
+
+
+def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    """Check ``args`` against the tool's schema, coercing the harmless slips small models make
+    (a number as text, tags as one comma-separated string). Unknown parameters are refused rather
+    than dropped, so that a body sent as ``content`` is not silently lost."""
+    props: dict[str, Any] = spec.parameters["properties"]
+    args = {k: v for k, v in args.items() if v is not None}
+    unknown = [k for k in args if k not in props]
+    if unknown:
+        raise UsageError(f"{spec.name} has no parameter {', '.join(repr(u) for u in unknown)}; "
+                         f"its parameters are {', '.join(props)}")
+    missing = [k for k in spec.parameters.get("required", []) if k not in args]
+    if missing:
+        raise UsageError(f"{spec.name} needs {', '.join(repr(m) for m in missing)}; e.g. {_example(spec.name)}")
+    out: dict[str, Any] = {}
+    for k, v in args.items():
+        kind = props[k].get("type")
+        if kind == "array":
+            if isinstance(v, str):
+                v = [s.strip() for s in v.split(",") if s.strip()]
+            if not isinstance(v, list) or not all(isinstance(x, (str, int, float)) for x in v):
+                raise UsageError(f"{spec.name}: '{k}' must be a list of strings, e.g. [\"a\", \"b\"]")
+            v = [str(x) for x in v]
+        elif kind == "integer":
+            if isinstance(v, str) and v.strip().isdigit():
+                v = int(v.strip())
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise UsageError(f"{spec.name}: '{k}' must be a whole number")
+            lo, hi = props[k].get("minimum"), props[k].get("maximum")
+            if (lo is not None and v < lo) or (hi is not None and v > hi):
+                raise UsageError(f"{spec.name}: '{k}' must be from {lo} to {hi}")
+        elif kind == "boolean":
+            if isinstance(v, str) and v.lower() in ("true", "false"):
+                v = v.lower() == "true"
+            if not isinstance(v, bool):
+                raise UsageError(f"{spec.name}: '{k}' must be true or false")
+        elif kind == "string":
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                v = str(v)
+            if not isinstance(v, str):
+                raise UsageError(f"{spec.name}: '{k}' must be a string")
+        out[k] = v
+    return out
+
+
+# -- handlers ------------------------------------------------------------------------------
+def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+    import datetime as dt
+
+    extra: dict[str, Any] = {}
+    if "expires" in a:
+        try:
+            extra["expires"] = dt.date.fromisoformat(a["expires"])
+        except ValueError:
+            raise UsageError(f"remember: 'expires' must be a date as YYYY-MM-DD, got '{a['expires']}'") from None
+    for name in ("supersedes", "refs", "scope"):
+        if name in a:
+            extra[name] = a[name]
+    result = vault.remember(a["key"], a["description"], a.get("body", ""), type=a.get("type", "fact"),
+                            tags=a.get("tags"), source=a.get("source", "agent"), extra=extra or None)
+    data = result.to_dict()
+    if result.action == "unchanged":
+        data["note"] = "identical to the stored memory: nothing changed, no commit"
+    return data
+
+
+def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+    result = vault.recall(a["query"], k=a.get("k"), type=a.get("type"), tags=a.get("tags"),
+                          scope=a.get("scope"), include_expired=a.get("include_expired", False))
+    hits = []
+    for h in result.hits:  # whether the result is keyword-only is said once, below
+        hit = {k: v for k, v in h.to_dict().items() if k != "keyword_only" and not (k == "note" and v is None)}
+        hit["score"] = round(h.score, 3)
+        hits.append(hit)
+    data: dict[str, Any] = {"hits": hits}
+    if not hits:
+        data["note"] = ("nothing relevant is stored for this query"
+                        + (f" ({result.note})" if result.note else "")
+                        + "; say so instead of guessing")
+    elif result.note:
+        data["note"] = result.note
+    if result.keyword_only:
+        data["keyword_only"] = True
+        data["reason"] = result.reason
+    return data
+
+
+def _forget(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+    data = vault.forget(a["key"]).to_dict()
+    del data["warnings"]  # a forget has none
+    return data
+
+
+def _get(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+    from vault_mem.model.views import memory_view
+
+    view = memory_view(vault, vault.get(a["key"]))
+    if not _has_extra_meta(view):
+        view.pop("meta", None)  # everything in it is already shown; keep the result short
+    return view
+
+
+def _has_extra_meta(view: dict[str, Any]) -> bool:
+    """True when the frontmatter holds fields beyond the ones the view already shows."""
+    shown = {"description", "created", "updated", "source", "tags"}
+    return any(k not in shown for k in (view.get("meta") or {}))
+
+
+def _list(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+    rows = vault.list(type=a.get("type"), tags=a.get("tags"))
+    return {"memories": rows, "count": len(rows)}
+
+
+_HANDLERS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
+    "remember": _remember,
+    "recall": _recall,
+    "forget": _forget,
+    "get": _get,
+    "list": _list,
+}

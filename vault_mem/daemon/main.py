@@ -1,0 +1,65 @@
+"""``vault-mem daemon`` as a process: logging to ``.vault-mem/daemon.log`` and stderr, signal
+handlers, then :meth:`vault_mem.daemon.process.Daemon.run`.
+
+Kept apart from daemon.py, which holds the watcher itself: tests and other code run a
+:class:`~vault_mem.daemon.process.Daemon` in-process, where nothing may configure logging or install
+signal handlers; only the foreground command does that, through :func:`run_daemon`.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from vault_mem.config import CONFIG_FILE, STATE_DIR
+from vault_mem.daemon.process import LOG_FILE, Daemon
+from vault_mem.errors import NotAVaultError
+
+
+def run_daemon(root: Path) -> int:
+    """Foreground entry point of ``vault-mem daemon``: logging, signals, then :meth:`Daemon.run`.
+
+    Blocks until SIGTERM/SIGINT; returns the exit code (0 after a clean stop, 1 when another
+    daemon already runs for this vault or start-up failed)."""
+    root = Path(root).resolve()
+    if not (root / CONFIG_FILE).is_file():
+        raise NotAVaultError(f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`")
+    (root / STATE_DIR).mkdir(exist_ok=True)
+    handlers = _configure_logging(root / STATE_DIR / LOG_FILE)
+    daemon = Daemon(root)
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, lambda signum, frame: daemon.stop(signal.Signals(signum).name))
+    try:
+        return daemon.run()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        for logger_name, handler in handlers:
+            logging.getLogger(logger_name).removeHandler(handler)
+            logging.getLogger(logger_name).propagate = True
+            handler.close()
+
+
+def _configure_logging(log_path: Path) -> list[tuple[str, logging.Handler]]:
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
+    level = os.environ.get("VAULT_MEM_LOG_LEVEL", "INFO").upper()
+    added: list[tuple[str, logging.Handler]] = []
+    stream = logging.StreamHandler(sys.stderr)
+    file = logging.handlers.RotatingFileHandler(log_path, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
+    for handler in (stream, file):
+        handler.setFormatter(fmt)
+        for name in ("vault_mem", "watchdog"):
+            logging.getLogger(name).addHandler(handler)
+            added.append((name, handler))
+    logging.getLogger("vault_mem").setLevel(getattr(logging, level, logging.INFO))
+    logging.getLogger("watchdog").setLevel(logging.WARNING)
+    for name in ("vault_mem", "watchdog"):
+        logging.getLogger(name).propagate = False  # these handlers only: no duplicates via root
+    return added

@@ -1,0 +1,487 @@
+"""``vault-mem daemon``: keep the sidecar and INDEX.md true to the files, whoever changes them.
+
+One daemon per vault, enforced by an exclusive ``flock`` on ``.vault-mem/daemon.lock`` held for
+the daemon's life (the kernel drops it when the process dies, so a killed daemon never blocks a
+new one). While it runs, read commands skip their own reconcile (:func:`locks.daemon_pid`).
+
+The loop (main thread): block on :class:`watch.Batcher` (no polling; idle wake-ups are minutes
+apart) -> a debounced batch -> under the vault's write lock, re-read just the changed memory
+files (``Sidecar.refresh_paths``), or the whole vault (mtime/size first) after a git operation,
+a type folder appearing or vanishing, ``vault.toml`` changing or lost events -> regenerate
+INDEX.md when it changed. Nothing here writes a memory file.
+
+Git: while a merge/rebase/revert/cherry-pick/bisect is in progress or ``index.lock`` exists,
+the sidecar is still kept current (it is not in the work tree) but INDEX.md is not rewritten
+(git would find the work tree dirty between steps) and nothing is committed; both happen once
+git is done (its HEAD/ref/index events wake the daemon, and a 10 s retry timer covers a
+stale ``index.lock``).
+
+External edits (a person's editor, ``sed``, ``git stash pop``...) are committed after
+``quiet_seconds`` without changes when ``commit_external_edits`` is on ("auto": only in a
+standalone vault), authored by the person's git identity, never on a detached HEAD, never with
+a file the sidecar cannot use. What is committed: every memory file that differs from HEAD and
+was seen changing (plus, after a full reconcile, what ``git status`` shows dirty in the type
+folders), and INDEX.md when it differs from HEAD.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import logging
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from vault_mem.config import STATE_DIR
+from vault_mem.daemon.autocommit import dirty_memory_paths, drop_ignored, edit_message, user_identity
+from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
+from vault_mem.errors import ConfigError, VaultMemError
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.store.git import GitRepo
+from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
+
+log = logging.getLogger("vault_mem.daemon.process")
+
+STATUS_FILE = "daemon.json"
+LOG_FILE = "daemon.log"
+QUIET_ENV = "VAULT_MEM_QUIET_SECONDS"
+DEBOUNCE_ENV = "VAULT_MEM_DEBOUNCE_MS"
+IDLE_WAKE_S = 300.0   # the loop wakes this rarely when nothing happens (nothing to do then)
+RETRY_S = 10.0        # re-check deferred work (git busy, a failed reconcile) this often
+EMBED_RETRY_S = 60.0  # after an embedder failed
+GC_QUIET_ENV = "VAULT_MEM_GC_QUIET_SECONDS"
+GC_QUIET_S = 120.0    # after commits, `git gc --auto` once the repository has been quiet this long
+
+__all__ = ["Daemon", "daemon_status"]
+
+
+def daemon_status(root: Path) -> dict:
+    """Whether a daemon runs for the vault at ``root``, its pid, and what it last reported."""
+    state = Path(root).resolve() / STATE_DIR
+    pid = daemon_pid(state)
+    out: dict = {"running": pid is not None, "pid": pid, "vault": str(Path(root).resolve()),
+                 "log": str(state / LOG_FILE)}
+    if pid is None:
+        return out
+    try:
+        reported = json.loads((state / STATUS_FILE).read_text())
+    except (OSError, ValueError):
+        return out
+    if reported.get("pid") == pid:
+        out.update({k: v for k, v in reported.items() if k not in out})
+    return out
+
+
+class Daemon:
+    """The watcher of one vault. ``run()`` blocks until :meth:`stop` (thread-safe, signal-safe).
+
+    ``quiet_seconds``, ``debounce_ms`` and ``commit_external_edits`` override vault.toml (and the
+    ``VAULT_MEM_QUIET_SECONDS``/``VAULT_MEM_DEBOUNCE_MS`` environment variables)."""
+
+    def __init__(self, root: Path, *, quiet_seconds: float | None = None, debounce_ms: int | None = None,
+                 commit_external_edits: str | None = None, embedder: object = None) -> None:
+        self.root = Path(root).resolve()
+        self._embedder = embedder  # None: the vault's own (vault.toml); tests pass a fake one
+        self.state_dir = self.root / STATE_DIR
+        self._overrides = (quiet_seconds, debounce_ms, commit_external_edits)
+        self._batcher: Batcher | None = None
+        self._stop_requested = False
+        self.vault = None
+        self._watcher: VaultWatcher | None = None
+        self._token: tuple | None = None
+        self._problems: dict[str, str] = {}
+        self._index_stale = False
+        self._edits: set[str] = set()
+        self._index_commit = False
+        self._scan_dirty = False
+        self._timers: dict[str, float] = {}
+        self._blocked: str | None = None
+        self._status: dict = {}
+        self._gc_proc: subprocess.Popen | None = None
+        self._sync_stop = threading.Event()
+        self._sync_thread: threading.Thread | None = None
+
+    # -- settings ------------------------------------------------------------------------------
+    def _settings(self) -> None:
+        cfg = self.vault.config
+        quiet, debounce, mode = self._overrides
+        env_q, env_d = os.environ.get(QUIET_ENV), os.environ.get(DEBOUNCE_ENV)
+        try:
+            self.quiet = float(quiet if quiet is not None else env_q if env_q else cfg.quiet_seconds)
+            self.debounce = float(debounce if debounce is not None else env_d if env_d else cfg.debounce_ms) / 1000
+        except ValueError as exc:
+            raise ConfigError(f"{QUIET_ENV} and {DEBOUNCE_ENV} must be numbers ({exc}); fix or unset them") from exc
+        mode = mode or cfg.commit_external_edits
+        self.autocommit = mode == "on" or (mode == "auto" and self.vault.prefix == "")
+
+    def _open_vault(self):
+        from vault_mem.vault.core import Vault
+
+        return Vault(self.root, embedder=self._embedder)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def stop(self, why: str = "stop requested") -> None:
+        """Ask :meth:`run` to return (safe from signal handlers and other threads)."""
+        self._stop_requested = True
+        self._why = why
+        if self._batcher is not None:
+            self._batcher.stop()
+
+    def run(self, *, on_ready: Callable[[], None] | None = None) -> int:
+        """Watch until stopped; 0 after a clean stop, 1 if another daemon holds the vault."""
+
+        lock = FileLock(self.state_dir / DAEMON_LOCK, what="the daemon lock")
+        if not lock.acquire(blocking=False):
+            pid = daemon_pid(self.state_dir) or read_pid(self.state_dir / DAEMON_LOCK)
+            log.error("vault-mem: a daemon is already running for %s (pid %s); stop it first "
+                      "(kill %s) or check it with `vault-mem daemon --status`", self.root, pid, pid)
+            return 1
+        try:
+            self.vault = self._open_vault()
+            self._settings()
+            self._batcher = Batcher(debounce=self.debounce, max_delay=max(1.0, 4 * self.debounce))
+            if self._stop_requested:
+                return 0
+            repo = self.vault.repo
+            # Watch first, then reconcile: a change made during start-up is queued, not lost.
+            self._watcher = VaultWatcher(self.root, [repo.git_dir, repo.common_dir], self._batcher)
+            self._watcher.start()
+            log.info("vault-mem daemon (pid %d) watching %s (debounce %d ms, external edits %s)",
+                     os.getpid(), self.root, round(self.debounce * 1000),
+                     f"committed after {self.quiet:g} s of quiet" if self.autocommit else "not committed")
+            self._status = {"pid": os.getpid(), "started": _now(), "autocommit": self.autocommit}
+            self._token = self._git_token()
+            self._step(Batch(overflow=True), why="start-up", embed=False)
+            self._timers["embed"] = time.monotonic()  # vectors owed: first thing in the loop
+            self._status["ready"] = True
+            self._write_status()
+            self._start_sync()
+            if on_ready:
+                on_ready()
+            if not self._loop():
+                return 1
+            log.info("vault-mem daemon stopping (%s)", getattr(self, "_why", "stop requested"))
+            return 0
+        finally:
+            if self._gc_proc is not None and self._gc_proc.poll() is None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._gc_proc.wait(timeout=60)  # let a running gc finish rather than orphan it
+            if self._sync_thread is not None:
+                self._sync_stop.set()
+                self._sync_thread.join(timeout=30)
+            if self._watcher is not None:
+                self._watcher.stop()
+            if self.vault is not None:
+                self.vault.close()
+            (self.state_dir / STATUS_FILE).unlink(missing_ok=True)
+            lock.release()
+
+    def _start_sync(self) -> None:
+        """Sync through the git remote on a schedule / after writes when vault.toml asks for it
+        (off by default), in its own thread so local remember/recall never wait on the network."""
+        cfg = self.vault.config
+        if cfg.sync_interval_s <= 0 and not cfg.sync_after_write:
+            return
+        from vault_mem.sync.remote import run_schedule
+
+        self._sync_thread = threading.Thread(target=run_schedule, args=(self.root, self._sync_stop),
+                                             name="vault-mem-sync", daemon=True)
+        self._sync_thread.start()
+        log.info("vault-mem daemon: syncing with the git remote every %g s%s", cfg.sync_interval_s,
+                 " and after writes" if cfg.sync_after_write else "")
+
+    def _loop(self) -> bool:
+        """Until stopped (True) or the vault folder is gone (False)."""
+        while not self._stop_requested:
+            now = time.monotonic()
+            due = min(self._timers.values(), default=now + IDLE_WAKE_S)
+            batch = self._batcher.next_batch(max(0.0, due - now))
+            if batch is None:
+                return True
+            now = time.monotonic()
+            fired = {name for name, at in self._timers.items() if at <= now}
+            for name in fired:
+                del self._timers[name]
+            if "retry" in fired:  # a step failed: only a full reconcile can be trusted now
+                batch.overflow = True
+            if batch or fired:
+                self._step(batch, commit="commit" in fired, gc="gc" in fired)
+            if not self.root.is_dir():
+                log.error("vault-mem: the vault folder %s is gone; stopping", self.root)
+                return False
+        return True
+
+    def _gc(self) -> None:
+        """Start ``git gc --auto`` in the background (it returns at once when nothing is due)."""
+        if self._git_busy():
+            self._timers["gc"] = time.monotonic() + RETRY_S
+            return
+        if self._gc_proc is not None and self._gc_proc.poll() is None:
+            return  # still running from last time
+        self._gc_proc = subprocess.Popen(
+            ["git", "gc", "--auto", "--quiet"], cwd=self.vault.repo.toplevel,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+
+    def _step(self, batch: Batch, *, why: str = "", commit: bool = False, embed: bool = True,
+              gc: bool = False) -> None:
+        """Handle one batch and any due commit; errors are logged and retried, never fatal."""
+        try:
+            if batch:
+                self._handle(batch, why=why)
+            else:
+                self._flush_index()
+            if commit:
+                self._commit_external()
+            if gc:
+                self._gc()
+        except (VaultMemError, OSError) as exc:
+            log.error("vault-mem: %s; retrying in %d s", exc, RETRY_S)
+            self._timers["retry"] = time.monotonic() + RETRY_S
+        except Exception:
+            log.exception("vault-mem: unexpected error; retrying in %d s", RETRY_S)
+            self._timers["retry"] = time.monotonic() + RETRY_S
+        if embed:
+            self._embed_owed()
+        self._write_status()
+
+    def _embed_owed(self) -> None:
+        """Vectors for memories that have none, made here rather than by the next recall (which
+        would then pay for them), outside the write lock, in chunks: a new file event interrupts
+        it and it carries on right after. Cheap no-op with no embedder or nothing owed."""
+        def yield_to_events(done: int, total: int) -> None:
+            if self._stop_requested or self._batcher.has_pending():
+                raise _Yield
+
+        try:
+            made = self.vault.sidecar.embed_pending(progress=yield_to_events)
+        except _Yield:
+            self._timers["embed"] = time.monotonic()
+            return
+        except VaultMemError as exc:  # an embedder's failure must not stop the daemon
+            log.warning("vault-mem: making vectors failed (%s); retrying in %d s", exc, EMBED_RETRY_S)
+            self._timers["embed"] = time.monotonic() + EMBED_RETRY_S
+            return
+        except Exception:
+            log.exception("vault-mem: making vectors failed; retrying in %d s", EMBED_RETRY_S)
+            self._timers["embed"] = time.monotonic() + EMBED_RETRY_S
+            return
+        if made:
+            log.info("vault-mem: made %d vectors", made)
+
+    # -- handling a batch ----------------------------------------------------------------------
+    def _handle(self, batch: Batch, *, why: str = "") -> None:
+        t0 = time.perf_counter()
+        if batch.config:
+            self._reload_config()
+        full = bool(batch.folders) or batch.overflow or batch.config
+        if batch.folders or batch.overflow:
+            self._watcher.sync_folder_watches(batch.folders)
+        git_changed = False
+        if batch.git:
+            token = self._git_token()
+            if token != self._token:
+                git_changed = True
+                own_commit = token[0] == self.vault.sidecar.get_meta("head") and token[1:] == self._token[1:]
+                full |= not own_commit  # an agent write already refreshed its own files
+                self._token = token
+                # agent writes are plumbing commits, which never run git's own `gc --auto`:
+                # the daemon runs it once commits stop coming, so loose objects don't pile up
+                self._timers["gc"] = time.monotonic() + float(os.environ.get(GC_QUIET_ENV, GC_QUIET_S))
+        vault = self.vault
+        with vault.lock:
+            if not self._git_busy():
+                note = vault.recover()
+                if note:
+                    log.warning("vault-mem: %s", note)
+            report = None  # vectors are made after, outside the lock (see _embed_owed)
+            if batch.paths:  # what the events name first: searchable before the full pass
+                report = vault.sidecar.refresh_paths(sorted(batch.paths), embed=False)
+            if full:
+                report = _combined(report, vault.sidecar.reconcile(embed=False))
+        ms = (time.perf_counter() - t0) * 1000
+        if report is not None:
+            self._status.update(last_reconcile=_now(), last_reconcile_ms=round(ms, 1))
+            self._note_problems(report.problems)
+            if report.changed or why:
+                log.info("vault-mem: %s%s: %d added, %d updated, %d removed, %d unchanged (%.0f ms)",
+                         why or "reconciled", "" if full else f" {batch.describe()}", report.added,
+                         report.updated, report.removed, report.unchanged, ms)
+        if (report is not None and report.changed) or batch.index_file or why:
+            self._index_stale = True
+        self._flush_index()
+        if self.autocommit:
+            self._edits |= batch.paths
+            # after a full pass, ask git which memory files are dirty, but only when committing:
+            # `git status` of a big vault costs as much as the reconcile itself
+            self._scan_dirty |= full
+            at = time.monotonic() + self.quiet
+            if batch.paths:  # someone may still be typing: the quiet period starts again
+                self._timers["commit"] = at
+            elif self._edits or self._index_commit or self._scan_dirty:
+                # after a git operation (a merge concluded?) retry soon, not at the slow retry pace
+                current = self._timers.get("commit", at)
+                self._timers["commit"] = min(current, at) if git_changed else current
+
+    def _flush_index(self) -> None:
+        """Rewrite INDEX.md if it is stale, unless git is mid-operation (then later)."""
+        if not self._index_stale:
+            return
+        busy = self._git_busy()
+        if busy:
+            self._timers.setdefault("flush", time.monotonic() + RETRY_S)
+            log.debug("vault-mem: INDEX.md update waits for git (%s)", busy)
+            return
+        with self.vault.lock:
+            written = self.vault.write_index()
+        self._index_stale = False
+        if written is not None:
+            log.info("vault-mem: INDEX.md regenerated")
+            if self.autocommit:
+                self._index_commit = True
+                self._timers.setdefault("commit", time.monotonic() + self.quiet)
+
+    def _note_problems(self, problems) -> None:
+        now = {p.path: p.reason for p in problems}
+        for path, reason in sorted(now.items()):
+            if self._problems.get(path) != reason:
+                log.warning("vault-mem: unusable file %s: %s (left as it is; `vault-mem doctor` lists it)",
+                            path, reason)
+        for path in sorted(self._problems.keys() - now.keys()):
+            log.info("vault-mem: %s is usable again (or gone)", path)
+        self._problems = now
+        self._status["problems"] = len(now)
+
+    def _reload_config(self) -> None:
+
+        try:
+            fresh = self._open_vault()
+        except VaultMemError as exc:
+            log.error("vault-mem: vault.toml changed but cannot be used (%s); keeping the old settings", exc)
+            return
+        old, self.vault = self.vault, fresh
+        old.close()
+        self._settings()
+        self._batcher.debounce, self._batcher.max_delay = self.debounce, max(1.0, 4 * self.debounce)
+        self._index_stale = True
+        log.info("vault-mem: vault.toml changed; settings reloaded")
+
+    # -- git -----------------------------------------------------------------------------------
+    def _git_token(self) -> tuple:
+        repo = self.vault.repo
+        try:
+            head_ref = (repo.git_dir / "HEAD").read_text().strip()
+        except OSError:
+            head_ref = ""
+        return repo.head(), head_ref, repo.operation_in_progress()
+
+    def _git_busy(self) -> str | None:
+        repo = self.vault.repo
+        op = repo.operation_in_progress()
+        if op:
+            return f"a git {op} is in progress"
+        if repo.index_locked():
+            return "git's index.lock is held"
+        return None
+
+    # -- committing external edits -------------------------------------------------------------
+    def _commit_external(self) -> None:
+        if not self.autocommit or not (self._edits or self._index_commit or self._scan_dirty):
+            return
+        repo = self.vault.repo
+        blocked = self._git_busy()
+        if not blocked and repo.run("symbolic-ref", "-q", "HEAD", check=False).returncode != 0:
+            blocked = "HEAD is detached (a checkout of an older commit?)"
+        if blocked:
+            if blocked != self._blocked:
+                log.info("vault-mem: not committing external edits while %s; will retry", blocked)
+            self._blocked = blocked
+            self._timers["commit"] = time.monotonic() + max(RETRY_S, self.quiet)
+            return
+        self._blocked = None
+        if self._scan_dirty:
+            self._edits |= dirty_memory_paths(self.vault)
+            self._scan_dirty = False
+        if not (self._edits or self._index_commit):
+            return
+        who = user_identity(repo)
+        if isinstance(who, str):
+            log.warning("vault-mem: not committing external edits to %s: %s",
+                        ", ".join(sorted(self._edits)) or INDEX_FILE, who)
+            self._edits.clear()
+            self._index_commit = False
+            return
+        author, committer = who
+        vault = self.vault
+        with vault.lock:
+            if self._git_busy():
+                self._timers["commit"] = time.monotonic() + RETRY_S
+                return
+            paths = sorted(self._edits)
+            report = vault.sidecar.refresh_paths(paths, embed=False)
+            vault.write_index()
+            problems = {p.path: p.reason for p in report.problems}
+            head = repo.head()
+            changes: dict[str, bytes | None] = {}
+            for rel in paths:
+                if rel in problems:
+                    log.warning("vault-mem: not committing %s: %s", rel, problems[rel])
+                    continue
+                path = self.root / rel
+                data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+                committed = repo.blob_at(head, vault.prefix + rel)
+                if (data is None and committed is None) or (data is not None and committed == GitRepo.blob_id(data)):
+                    continue
+                changes[rel] = data
+            changes = drop_ignored(vault, changes, head)
+            files = {vault.prefix + rel: data for rel, data in changes.items()}
+            index = self.root / INDEX_FILE
+            if index.is_file():
+                data = index.read_bytes()
+                if repo.blob_at(head, vault.prefix + INDEX_FILE) != GitRepo.blob_id(data):
+                    files[vault.prefix + INDEX_FILE] = data
+            self._edits.clear()
+            self._index_commit = False
+            if not files:
+                return
+            message = edit_message(vault, changes, head, quiet=self.quiet) if changes else (
+                "index: regenerate INDEX.md\n\nINDEX.md did not match the memory files (after a merge, "
+                "revert or checkout); regenerated by `vault-mem daemon`.\n")
+            commit = repo.commit_paths(files, message, author=author, committer=committer)
+            if commit:
+                vault.sidecar.set_meta("head", commit)
+                self._token = self._git_token()
+                self._status["last_commit"] = commit
+                log.info("vault-mem: committed %s as %s <%s>: %s", commit[:10], author.name, author.email,
+                         message.splitlines()[0])
+
+    def _write_status(self) -> None:
+        self._status.update(pending_edits=len(self._edits), blocked=self._blocked)
+        tmp = self.state_dir / f".{STATUS_FILE}.tmp-{os.getpid()}"
+        try:
+            tmp.write_text(json.dumps(self._status))
+            os.replace(tmp, self.state_dir / STATUS_FILE)
+        except OSError as exc:
+            log.debug("vault-mem: cannot write %s: %s", STATUS_FILE, exc)
+
+
+class _Yield(Exception):
+    """Raised from embed_pending's progress callback to hand the loop back to new events."""
+
+
+def _combined(first, second):
+    """Counts of two passes over the files; the second pass's problem list (it ran last)."""
+    if first is None:
+        return second
+    for name in ("added", "updated", "removed"):
+        setattr(second, name, getattr(second, name) + getattr(first, name))
+    return second
+
+
+def _now() -> str:
+    return dt.datetime.now().astimezone().isoformat(timespec="seconds")

@@ -1,0 +1,299 @@
+"""File-system events -> debounced batches of vault changes, for the daemon.
+
+What is watched (:class:`VaultWatcher`): the vault folder and each type folder, non-recursively,
+plus the repository's git dir non-recursively and its ``refs/`` recursively.
+Memory files live one level down (``<type folder>/<key>.md``), so nothing deeper matters; and
+not watching ``.vault-mem/`` or ``.git/objects`` at all means the sidecar's own database writes
+and git's object writes never wake the daemon (no feedback, no event storms, idle means idle).
+
+An event is classified into a :class:`Batch` field or dropped. Editor noise (vim's ``.swp``,
+``.swx``, ``4913`` and ``~`` backups, ``.tmp`` files, our own ``.<name>.vault-mem-tmp-<pid>``)
+is dropped, but both sides of a rename are looked at, so the final rename of an editor's temp
+file over the original is caught (the destination is a memory path).
+
+:class:`Batcher` collects classified changes from the observer's thread and hands the main thread
+one coalesced batch once ``debounce`` seconds pass without a new change (or ``max_delay`` after
+the first change, so a steady stream is never starved). The main thread blocks on a condition
+variable; there is no polling loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from watchdog import events as fse
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from vault_mem.config import CONFIG_FILE, FOLDER_TYPES
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import is_memory_path
+
+log = logging.getLogger("vault_mem.daemon.process")
+
+# Only these inotify events are asked for: creates, deletes, renames and close-after-write.
+# Not IN_MODIFY (one per write() call; close-after-write says the file is complete), not
+# opens/reads (every recall and git read would wake the daemon).
+EVENT_FILTER = [fse.FileCreatedEvent, fse.FileDeletedEvent, fse.FileMovedEvent, fse.FileClosedEvent,
+                fse.DirCreatedEvent, fse.DirDeletedEvent, fse.DirMovedEvent]
+
+#: Files directly in the git dir whose change can mean "HEAD, a ref or an operation changed".
+GIT_NAMES = frozenset({
+    "HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "REVERT_HEAD", "CHERRY_PICK_HEAD",
+    "BISECT_LOG", "packed-refs", "index", "index.lock", "rebase-merge", "rebase-apply",
+    "AUTO_MERGE", "sequencer",
+})
+
+
+@dataclass
+class Batch:
+    """What changed since the last batch. ``paths`` are vault-relative memory paths."""
+
+    paths: set[str] = field(default_factory=set)
+    git: bool = False        # something under the git dir (HEAD, refs, index, an operation)
+    folders: set[str] = field(default_factory=set)  # type folders that appeared, vanished or moved
+    index_file: bool = False  # INDEX.md was touched (by us, git, or a person)
+    config: bool = False     # vault.toml changed
+    overflow: bool = False   # the kernel dropped events: only a full reconcile is safe
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.git or self.folders or self.index_file or self.config
+                    or self.overflow)
+
+    def merge(self, other: Batch) -> None:
+        self.paths |= other.paths
+        self.git |= other.git
+        self.folders |= other.folders
+        self.index_file |= other.index_file
+        self.config |= other.config
+        self.overflow |= other.overflow
+
+    def describe(self) -> str:
+        parts = []
+        if self.paths:
+            shown = sorted(self.paths)
+            parts.append(", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else ""))
+        for name in ("git", "folders", "index_file", "config", "overflow"):
+            if getattr(self, name):
+                parts.append(name.replace("_", " "))
+        return "; ".join(parts) or "nothing"
+
+
+class Classifier:
+    """Maps absolute paths to :class:`Batch` changes for one vault and its git dir(s)."""
+
+    def __init__(self, root: str, git_dirs: list[str]):
+        self.root = os.path.realpath(root)
+        self.git_dirs = sorted({os.path.realpath(g) for g in git_dirs}, key=len, reverse=True)
+
+    def classify(self, path: str, *, is_directory: bool, into: Batch) -> bool:
+        """Record what ``path`` changing means in ``into``; False when it is noise."""
+        if not path:
+            return False
+        path = os.path.normpath(path)
+        for gdir in self.git_dirs:
+            if path == gdir or path.startswith(gdir + os.sep):
+                rel = path[len(gdir) + 1:]
+                if rel.startswith("refs" + os.sep) or rel == "refs" or rel in GIT_NAMES:
+                    into.git = True
+                    return True
+                return False
+        if not path.startswith(self.root + os.sep):
+            return False
+        parts = path[len(self.root) + 1:].split(os.sep)
+        if len(parts) == 1:
+            name = parts[0]
+            if name in FOLDER_TYPES:
+                into.folders.add(name)  # a type folder was created, deleted or renamed
+            elif name == INDEX_FILE and not is_directory:
+                into.index_file = True
+            elif name == CONFIG_FILE and not is_directory:
+                into.config = True
+            else:
+                return False
+            return True
+        rel = "/".join(parts)
+        if not is_directory and is_memory_path(rel):
+            into.paths.add(rel)
+            return True
+        return False  # editor noise, sub-folders, anything else
+
+
+class Batcher:
+    """Thread-safe collector of changes with a trailing-edge debounce.
+
+    The condition variable is re-entrant so that :meth:`stop` may be called from a signal
+    handler while the main thread is inside :meth:`next_batch`.
+    """
+
+    def __init__(self, *, debounce: float, max_delay: float):
+        self.debounce = debounce
+        self.max_delay = max_delay
+        self._cond = threading.Condition(threading.RLock())
+        self._pending = Batch()
+        self._first = 0.0
+        self._last = 0.0
+        self._stopped = False
+
+    def add(self, batch: Batch) -> None:
+        if not batch:
+            return
+        with self._cond:
+            now = time.monotonic()
+            if not self._pending:
+                self._first = now
+            self._pending.merge(batch)
+            self._last = now
+            self._cond.notify_all()
+
+    def stop(self) -> None:
+        """Make :meth:`next_batch` return None at once (safe from a signal handler)."""
+        self._stopped = True
+        with self._cond:
+            self._cond.notify_all()
+
+    def has_pending(self) -> bool:
+        with self._cond:
+            return bool(self._pending)
+
+    def next_batch(self, timeout: float) -> Batch | None:
+        """Block until a debounced batch is ready (returned), ``timeout`` passes with nothing
+        pending (an empty Batch), or :meth:`stop` (None)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not self._pending and not self._stopped:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return Batch()
+                self._cond.wait(left)
+            while not self._stopped:
+                now = time.monotonic()
+                due = min(self._last + self.debounce, self._first + self.max_delay)
+                if now >= due:
+                    break
+                self._cond.wait(due - now)
+            if self._stopped:
+                return None
+            batch, self._pending = self._pending, Batch()
+            return batch
+
+
+class EventHandler(FileSystemEventHandler):
+    """watchdog handler: classify each event (both ends of a move) and feed the batcher.
+
+    Runs on watchdog's dispatcher thread; it never raises (an exception would kill that thread).
+    """
+
+    def __init__(self, classifier: Classifier, batcher: Batcher):
+        self.classifier = classifier
+        self.batcher = batcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        try:
+            batch = Batch()
+            for p in (event.src_path, getattr(event, "dest_path", "")):
+                if p:
+                    self.classifier.classify(os.fsdecode(p), is_directory=event.is_directory, into=batch)
+            self.batcher.add(batch)
+        except Exception:
+            log.exception("vault-mem: could not classify %r", event)
+            self.batcher.add(Batch(overflow=True))
+
+
+class OverflowDetector(logging.Handler):
+    """watchdog reports a kernel queue overflow only as a log warning; turn it into a batch
+    that forces a full reconcile (events were lost, so only a scan can be trusted)."""
+
+    def __init__(self, batcher: Batcher):
+        super().__init__(level=logging.WARNING)
+        self.batcher = batcher
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "overflow" in record.getMessage().lower():
+            self.batcher.add(Batch(overflow=True))
+
+
+def tune_watchdog(move_pair_delay: float = 0.01) -> None:
+    """Shorten how long watchdog holds a rename's first half while waiting for its second.
+
+    watchdog's inotify emitter sleeps up to 0.5 s on every IN_MOVED_FROM before delivering it
+    (it wants to pair it with the IN_MOVED_TO), even when the pair is already there: every
+    editor save by rename would be 0.5 s late. The daemon looks at both ends of a move anyway,
+    so pairing does not matter to it. Process-wide; only the daemon process calls this.
+    """
+    for modname, clsname in (("watchdog.observers.inotify_move_event_grouper", "InotifyMoveEventGrouper"),
+                             ("watchdog.observers.inotify_buffer", "InotifyBuffer")):
+        try:
+            mod = __import__(modname, fromlist=[clsname])
+            cls = getattr(mod, clsname)
+        except (ImportError, AttributeError):
+            continue
+        if hasattr(cls, "delay"):
+            cls.delay = move_pair_delay
+
+
+class VaultWatcher:
+    """The watchdog observer of one vault: the vault folder and each type folder (not
+    recursive), the git dir(s) (not recursive) and ``refs/`` (recursive), feeding ``batcher``."""
+
+    def __init__(self, root: Path, git_dirs: list[Path], batcher: Batcher):
+        self.root = Path(root)
+        self.git_dirs = sorted({str(g) for g in git_dirs})
+        self.batcher = batcher
+        self.handler = EventHandler(Classifier(str(self.root), self.git_dirs), batcher)
+        self.overflow = OverflowDetector(batcher)
+        self.observer = Observer(timeout=5.0)
+        self._folders: dict[str, tuple[tuple[int, int] | None, object]] = {}
+
+    def start(self) -> None:
+        tune_watchdog()
+        logging.getLogger("watchdog").addHandler(self.overflow)
+        self._schedule(self.root)
+        for gdir in self.git_dirs:
+            self._schedule(Path(gdir))
+            if (Path(gdir) / "refs").is_dir():
+                self._schedule(Path(gdir) / "refs", recursive=True)
+        self.sync_folder_watches()
+        self.observer.start()
+
+    def stop(self) -> None:
+        """Stop and join the observer's threads (releases every inotify watch)."""
+        logging.getLogger("watchdog").removeHandler(self.overflow)
+        if self.observer.is_alive():
+            self.observer.stop()
+            self.observer.join()
+
+    def _schedule(self, path: Path, *, recursive: bool = False):
+        return self.observer.schedule(self.handler, str(path), recursive=recursive, event_filter=EVENT_FILTER)
+
+    def sync_folder_watches(self, touched: set[str] = frozenset()) -> None:
+        """One watch per existing type folder. A folder that had an event of its own (deleted,
+        re-created, renamed) gets a new watch: its inode number may well be reused, so only the
+        event tells that the old watch died. The caller's full reconcile then covers anything
+        written before the new watch existed."""
+        for folder in FOLDER_TYPES:
+            try:
+                st = os.stat(self.root / folder)
+                ident = (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+            except OSError:
+                ident = None
+            current = self._folders.get(folder)
+            if current is not None and current[0] == ident and folder not in touched:
+                continue
+            if current is not None:
+                try:
+                    self.observer.unschedule(current[1])
+                except (KeyError, RuntimeError):
+                    pass
+                del self._folders[folder]
+            if ident is not None:
+                try:
+                    self._folders[folder] = (ident, self._schedule(self.root / folder))
+                except OSError as exc:  # vanished again, or out of inotify watches
+                    log.warning("vault-mem: cannot watch %s: %s", folder, exc)

@@ -1,0 +1,492 @@
+"""SQLite driver, connection setup and schema migrations for the sidecar (``index.db``).
+
+Driver choice (decided once per process, see :func:`driver`): the standard library's
+:mod:`sqlite3` when it can load extensions and has FTS5 (Debian's and most Linux Pythons), else
+``sqlean`` (PyPI ``sqlean.py``), a drop-in :mod:`sqlite3` replacement that bundles a recent
+SQLite with FTS5 and extension loading. Pythons built without ``enable_load_extension`` (many
+pyenv and macOS builds, this project's reference machine) cannot load sqlite-vec themselves;
+sqlean gives them a SQLite that can. Both packages are pinned dependencies.
+
+Vectors live in a sqlite-vec ``vec0`` table (see :mod:`vault_mem.index.vectors`), so each connection
+loads the extension (:func:`_load_vec`). When it cannot be loaded, or ``VAULT_MEM_DISABLE_VEC=1``
+is set, :attr:`Database.vec_ok` is False and :attr:`Database.vec_reason` says why: recall then
+works on keywords and says so, never silently.
+
+Concurrency: WAL journal, ``busy_timeout`` of 15 s and ``BEGIN IMMEDIATE`` for every write
+transaction, so a daemon and any number of CLI/MCP processes share one file without
+"database is locked" errors (a writer waits for the lock instead of failing mid-transaction).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import sqlite3 as _stdlib_sqlite3
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+
+from vault_mem.errors import IndexStoreError
+
+log = logging.getLogger("vault_mem.index.sidecar")
+
+BUSY_TIMEOUT_MS = 15_000
+MMAP_BYTES = 1 << 30
+COMPACT_FREE_BYTES = 64 << 20
+DISABLE_VEC_ENV = "VAULT_MEM_DISABLE_VEC"
+FORCE_DRIVER_ENV = "VAULT_MEM_SQLITE_DRIVER"  # "sqlite3" or "sqlean": for tests and debugging
+
+_DRIVER: ModuleType | None = None
+
+
+def _has_fts5(mod: ModuleType) -> bool:
+    try:
+        conn = mod.connect(":memory:")
+        try:
+            conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+            return True
+        finally:
+            conn.close()
+    except Exception:  # noqa: BLE001 - any failure means "no FTS5"
+        return False
+
+
+def driver() -> ModuleType:
+    """The DB-API module to use: stdlib sqlite3 if it loads extensions and has FTS5, else sqlean."""
+    global _DRIVER
+    if _DRIVER is not None:
+        return _DRIVER
+    forced = os.environ.get(FORCE_DRIVER_ENV, "")
+    stdlib_ok = hasattr(_stdlib_sqlite3.Connection, "enable_load_extension") and _has_fts5(_stdlib_sqlite3)
+    if forced != "sqlean" and (stdlib_ok or forced == "sqlite3"):
+        _DRIVER = _stdlib_sqlite3
+        return _DRIVER
+    try:
+        import sqlean  # type: ignore[import-not-found]
+    except ImportError as exc:
+        if _has_fts5(_stdlib_sqlite3):
+            _DRIVER = _stdlib_sqlite3  # keywords still work; vectors will report why they are off
+            return _DRIVER
+        raise IndexStoreError(
+            "this Python's sqlite3 has no FTS5 and the 'sqlean.py' package is missing; "
+            "reinstall vault-mem (pip install vault-mem) to get it"
+        ) from exc
+    _DRIVER = sqlean
+    return _DRIVER
+
+
+def errors() -> tuple[type[BaseException], type[BaseException]]:
+    """(DatabaseError, OperationalError) of the active driver (sqlean has its own classes)."""
+    mod = driver()
+    return mod.DatabaseError, mod.OperationalError
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema. Vector tables (vec0) depend on the embedder's dimension and are created by vectors.py;
+# everything else is here. Each migration runs inside one write transaction.
+
+
+def _run_script(conn, script: str) -> None:
+    """Execute statements one by one: ``executescript`` would COMMIT our BEGIN IMMEDIATE."""
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if driver().complete_statement(buf):
+            conn.execute(buf)
+            buf = ""
+    if buf.strip():
+        conn.execute(buf)
+
+
+def m001_initial(conn) -> None:
+    _run_script(
+        conn,
+        """
+        CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,       -- vault-relative, POSIX
+            key TEXT NOT NULL,
+            type TEXT NOT NULL,
+            type_rank INTEGER NOT NULL,      -- INDEX.md section order; 4 = note
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,            -- of the bytes on disk now
+            content_sha256 TEXT,             -- of the bytes the content columns come from
+            has_content INTEGER NOT NULL DEFAULT 0,
+            usable INTEGER NOT NULL DEFAULT 0,   -- has content and is not a duplicate key
+            problem TEXT,                    -- why the file on disk cannot be used (NULL = ok)
+            duplicate_of TEXT,               -- path of the file that owns this key, if not this one
+            description TEXT, created TEXT, updated TEXT, sort_date TEXT,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            expires TEXT, tags TEXT, scope TEXT, source TEXT, supersedes TEXT,
+            body TEXT,
+            embed_sha256 TEXT,               -- of the text given to the embedder
+            vec_model TEXT                   -- model id of the stored vector; NULL = missing
+        );
+        CREATE INDEX files_key ON files(key);
+        CREATE INDEX files_index_order ON files(pinned DESC, type_rank, sort_date DESC, key)
+            WHERE usable = 1 AND type_rank < 4;
+        CREATE INDEX files_expires ON files(expires) WHERE expires IS NOT NULL;
+        CREATE INDEX files_problem ON files(problem) WHERE problem IS NOT NULL;
+        CREATE INDEX files_vec_missing ON files(id) WHERE usable = 1 AND vec_model IS NULL;
+        CREATE TABLE tags (file_id INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (tag, file_id))
+            WITHOUT ROWID;
+        CREATE INDEX tags_file ON tags(file_id);
+        CREATE TABLE supersedes (file_id INTEGER NOT NULL, target TEXT NOT NULL,
+            PRIMARY KEY (target, file_id)) WITHOUT ROWID;
+        CREATE INDEX supersedes_file ON supersedes(file_id);
+        CREATE TABLE embed_cache (
+            model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT NULL,
+            PRIMARY KEY (model, text_sha256)) WITHOUT ROWID;
+        CREATE VIRTUAL TABLE fts USING fts5(
+            description, body, extra, tokenize = 'porter unicode61');
+        """
+    )
+
+
+def m002_vectors(conn) -> None:
+    """Vectors in a plain table searched in process (vec0 was too slow at 100k rows)."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE vectors (
+            id INTEGER PRIMARY KEY,          -- files.id
+            seq INTEGER NOT NULL,            -- change counter: readers refresh what changed
+            vec BLOB                         -- float32 x dims; NULL = deleted (tombstone)
+        );
+        CREATE INDEX vectors_seq ON vectors(seq);
+        CREATE INDEX files_duplicate ON files(duplicate_of) WHERE duplicate_of IS NOT NULL;
+        UPDATE files SET vec_model = NULL;   -- refill from the embedding cache
+        DELETE FROM meta WHERE name IN ('vec_model', 'vec_dims');
+        """,
+    )
+
+
+def m003_covering_indexes(conn) -> None:
+    """Indexes that answer the hot queries without reading the wide ``files`` rows (bodies):
+    the reconcile scan (path, mtime, size), INDEX.md's count (with ``expires``), and the vector
+    index load (type copied into ``vectors``)."""
+    _run_script(
+        conn,
+        """
+        CREATE INDEX files_stat ON files(path, mtime_ns, size);
+        DROP INDEX files_index_order;
+        CREATE INDEX files_index_order ON files(pinned DESC, type_rank, sort_date DESC, key, expires)
+            WHERE usable = 1 AND type_rank < 4;
+        ALTER TABLE vectors ADD COLUMN type TEXT;
+        UPDATE vectors SET type = (SELECT f.type FROM files f WHERE f.id = vectors.id);
+        """,
+    )
+
+
+def m004_conflict_of(conn) -> None:
+    """``conflict_of``: the key a sync conflict copy belongs to (recall flags it "conflict",
+    INDEX.md leaves it out). Rows are marked for a re-read so existing copies get it too."""
+    _run_script(
+        conn,
+        """
+        ALTER TABLE files ADD COLUMN conflict_of TEXT;
+        UPDATE files SET mtime_ns = -1 WHERE key LIKE '%.conflict-%';
+        """,
+    )
+
+
+def m005_sqlite_vec(conn) -> None:
+    """Vectors move to a sqlite-vec ``vec0`` table (made by vectors.py once the embedder's
+    dimension is known, refilled from the embedding cache); ``vector_log`` keeps the change
+    counter that in-memory copies refresh from."""
+    _run_script(
+        conn,
+        """
+        DROP TABLE vectors;
+        CREATE TABLE vector_log (
+            id INTEGER PRIMARY KEY,          -- files.id
+            seq INTEGER NOT NULL,            -- change counter: readers refresh what changed
+            live INTEGER NOT NULL            -- 1 stored, 0 gone, -1 gone but still in vec_items
+        );
+        CREATE INDEX vector_log_seq ON vector_log(seq);
+        CREATE INDEX vector_log_stale ON vector_log(id) WHERE live = -1;
+        UPDATE files SET vec_model = NULL;
+        DELETE FROM meta WHERE name IN ('vec_model', 'vec_dims');
+        """,
+    )
+
+
+def m006_embed_cache_rowid(conn) -> None:
+    """The embedding cache as a rowid table: a WITHOUT ROWID table keeps its rows in index
+    pages, where a 1.5 KB vector does not fit well; 100k cached vectors took 469 MB that way
+    and take 217 MB now, and a lookup by key is faster (``python bench/bench_sqlite_vec.py``)."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE embed_cache_new (
+            id INTEGER PRIMARY KEY, model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT NULL,
+            UNIQUE (model, text_sha256));
+        INSERT INTO embed_cache_new(model, text_sha256, vector) SELECT model, text_sha256, vector FROM embed_cache;
+        DROP TABLE embed_cache;
+        ALTER TABLE embed_cache_new RENAME TO embed_cache;
+        """,
+    )
+
+
+MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
+                              m006_embed_cache_rowid]
+SCHEMA_VERSION = len(MIGRATIONS)
+_BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
+#: tables a schema version must have, from that version on (a file missing them is damaged)
+TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_TABLES | {"vector_log"}}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class Database:
+    """One connection to ``index.db`` with vec status and a write-transaction helper.
+
+    Autocommit mode (``isolation_level=None``): reads see the latest committed state, and writes
+    are grouped explicitly with :meth:`write`.
+    """
+
+    def __init__(self, conn, *, path: Path, vec_loaded: bool, vec_ok: bool, vec_reason: str | None) -> None:
+        self.conn = conn
+        conn.row_factory = driver().Row
+        self.path = path
+        #: sqlite-vec is loaded on this connection (its tables can be written)
+        self.vec_loaded = vec_loaded
+        #: vectors are searched and made (loaded, and not switched off)
+        self.vec_ok = vec_ok
+        self.vec_reason = vec_reason
+        self._depth = 0
+
+    def execute(self, sql: str, params=()):
+        return self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows):
+        return self.conn.executemany(sql, rows)
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[None]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error); nests as one transaction."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self.conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+
+def _load_vec(conn) -> str | None:
+    """Load sqlite-vec into ``conn``; the reason when it cannot be loaded, else None."""
+    if not hasattr(conn, "enable_load_extension"):
+        if os.environ.get(FORCE_DRIVER_ENV):
+            return f"this Python's sqlite3 cannot load extensions ({FORCE_DRIVER_ENV} chose it); unset it for vectors"
+        return ("this Python's sqlite3 cannot load extensions and the 'sqlean.py' package is missing; "
+                "reinstall vault-mem (pip install vault-mem) to get vectors")
+    try:
+        import sqlite_vec  # type: ignore[import-not-found]
+    except ImportError:
+        return "the 'sqlite-vec' package is missing; reinstall vault-mem (pip install vault-mem) to get vectors"
+    try:
+        conn.enable_load_extension(True)
+        try:
+            sqlite_vec.load(conn)
+        finally:
+            conn.enable_load_extension(False)
+    except Exception as exc:  # noqa: BLE001 - any failure means "no sqlite-vec here"
+        return f"sqlite-vec could not be loaded ({exc}); recall uses keywords only"
+    return None
+
+
+def _vectors_switch(load_error: str | None) -> tuple[bool, str | None]:
+    if os.environ.get(DISABLE_VEC_ENV, "") not in ("", "0"):
+        return False, f"vectors disabled by {DISABLE_VEC_ENV}=1"
+    if load_error is not None:
+        return False, load_error
+    return True, None
+
+
+def _raw_connect(path: Path):
+    mod = driver()
+    conn = mod.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                       check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _migrate(db: Database) -> None:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:
+        raise IndexStoreError(
+            f"{db.path} was written by a newer vault-mem (schema {version} > {SCHEMA_VERSION}); "
+            "upgrade vault-mem, or delete the file to rebuild it from the memory files"
+        )
+    with db.write():
+        version = db.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
+        for i in range(version, SCHEMA_VERSION):
+            MIGRATIONS[i](db.conn)
+            db.execute(f"PRAGMA user_version = {i + 1}")
+    _compact(db)
+
+
+def _compact(db: Database) -> None:
+    """VACUUM once a migration has left much free space (m006 frees ~470 MB at 100k memories;
+    4.6 s). Best effort: if another process is reading, the space is simply reused later."""
+    free = db.execute("PRAGMA freelist_count").fetchone()[0] * db.execute("PRAGMA page_size").fetchone()[0]
+    if free < COMPACT_FREE_BYTES:
+        return
+    log.info("compacting %s after an upgrade (%d MB free)", db.path, free // 1_000_000)
+    db.execute("PRAGMA busy_timeout = 1000")
+    try:
+        db.execute("VACUUM")
+    except errors()[1] as exc:
+        log.info("not compacted now (%s); the free space is reused as the index grows", exc)
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
+def _check_schema(db: Database) -> None:
+    """Cheap sanity check: reads the schema page; raises DatabaseError on garbage files."""
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    since = max((v for v in TABLES_FROM_VERSION if v <= version), default=None)
+    expected = TABLES_FROM_VERSION[since] if since is not None else set()
+    if not expected <= names:
+        raise driver().DatabaseError(f"schema is missing tables {sorted(expected - names)}")
+
+
+def _open_once(path: Path) -> Database:
+    conn = _raw_connect(path)
+    try:
+        load_error = _load_vec(conn)  # loaded even when vectors are off, to keep vec0 rows right
+        vec_ok, vec_reason = _vectors_switch(load_error)
+        db = Database(conn, path=path, vec_loaded=load_error is None, vec_ok=vec_ok, vec_reason=vec_reason)
+        _check_schema(db)
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if str(mode).lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        # Read pages through a memory map: a vec0 KNN reads every vector, and copying each page
+        # into SQLite's cache took 76 ms against 45 ms mapped (100k vectors, bench/bench_sqlite_vec.py).
+        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        _migrate(db)
+        return db
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _quick_check_fails(path: Path) -> str | None:
+    """Return the reason when ``path`` is damaged, None when it looks fine (e.g. only locked)."""
+    try:
+        conn = _raw_connect(path)
+        try:
+            rows = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
+        finally:
+            conn.close()
+    except driver().OperationalError as exc:
+        if is_busy(exc):
+            return None
+        return str(exc)
+    except driver().DatabaseError as exc:
+        return str(exc)
+    if rows != ["ok"]:
+        return "; ".join(rows[:3])
+    return None
+
+
+def move_aside(path: Path, reason: str) -> Path:
+    """Rename a damaged ``index.db`` (and its -wal/-shm) to ``index.db.corrupt-<ts>``."""
+    target = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+    os.replace(path, target)
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            with contextlib.suppress(OSError):
+                os.replace(side, target.with_name(target.name + suffix))
+    log.warning("index database %s is damaged (%s); moved it to %s and rebuilding from the memory files",
+                path, reason, target.name)
+    return target
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True for errors that mean another connection holds a lock (retry later, repair nothing)."""
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True for errors that mean the file is damaged (not merely busy or misused)."""
+    text = str(exc).lower()
+    return any(x in text for x in ("malformed", "not a database", "disk image", "database corrupt"))
+
+
+def repair(path: Path, reason: str) -> None:
+    """Move a database found damaged while in use aside (once, under the repair lock)."""
+    lock_path = path.with_name(path.name + ".repair.lock")
+    with open(lock_path, "a+") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        try:
+            if path.exists() and _quick_check_fails(path) is not None:
+                move_aside(path, reason)
+        finally:
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+
+def connect(path: Path) -> Database:
+    """Open (creating or migrating) the sidecar at ``path``.
+
+    A file that is not a usable SQLite database is moved aside and a fresh one is created; the
+    caller rebuilds it from the memory files (the sidecar holds nothing that is not derived).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db_error, _ = errors()
+    try:
+        return _open_once(path)
+    except IndexStoreError:
+        raise
+    except db_error as exc:
+        first_error = exc
+    # Something is wrong. Repair under an exclusive lock so two processes never both move files.
+    lock_path = path.with_name(path.name + ".repair.lock")
+    with open(lock_path, "a+") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        try:
+            reason = _quick_check_fails(path) if path.exists() else None
+            if reason is None and path.exists():
+                try:
+                    return _open_once(path)
+                except db_error as exc:
+                    reason = str(exc) or str(first_error)
+            if reason is not None and path.exists():
+                move_aside(path, reason)
+            try:
+                return _open_once(path)
+            except db_error as exc:
+                raise IndexStoreError(
+                    f"cannot open the index database {path} ({exc}); check the folder's permissions "
+                    "and free disk space, or delete the file to rebuild it"
+                ) from exc
+        finally:
+            fcntl.flock(lock_file, fcntl.LOCK_UN)

@@ -1,0 +1,422 @@
+"""Hybrid search over the sidecar: query building, FTS5, vector KNN, fusion, relevance floor.
+
+Keyword side: FTS5 ``porter unicode61`` over three columns (description, body, extra = key words,
+tags and the memory's date written out), ranked by bm25 with the description weighted over the
+body. The query is reduced to its words (:mod:`vault_mem.model.terms`), English stopwords dropped,
+each word quoted and the words OR-joined: FTS5 syntax in the input (quotes, ``NEAR(``,
+``col:val``, ``AND``/``NOT``, ``*``, ``^``, parentheses) is just text, so no input can raise.
+
+Vector side: cosine KNN over sqlite-vec's ``vec0`` table, or over the same vectors held in memory
+by a long-running process (:mod:`vault_mem.index.vectors`), with the type filter inside the KNN and
+tag/scope filters as an allowed-id set; the default rules (expired, superseded, duplicate)
+over-fetch by the number of rows they can hide, so filtering never empties the top list.
+
+Fusion over the union of both top-50 lists: min-max normalised bm25 and cosine, weighted 0.4/0.6,
+plus a bonus for the share of the query's words a memory contains (bm25 all but ignores a word
+found in half the memories, such as the person's name). Measured with ``vault-mem eval`` above
+reciprocal-rank fusion, which ignores score gaps (README "Design notes").
+Then a memory is lifted by the best top candidate of its own day (day context), and a memory
+that only asks a question (its statement ends in "?") is scaled down: it shares a question
+query's words and form but holds no answer.
+
+Relevance floor: the query must have one candidate whose cosine clears a per-model bar (or that
+holds 3/4 of its words), and each hit must come close to it, so a question about something never
+stored returns nothing rather than the nearest wrong answers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vault_mem.model import views
+from vault_mem.model.memory import as_date
+from vault_mem.model.terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
+
+# Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
+# "Design notes"). Candidates: the union of the keyword and vector top lists (it holds ~95% of
+# the relevant memories); ordering them is what the weights below decide.
+CANDIDATES = 50
+VECTOR_WEIGHT = 0.6  # share of the min-max normalised cosine in the fused score
+COVERAGE_WEIGHT = 0.4  # bonus for the share of query words a memory contains: bm25 gives a word
+# found in half the memories (a person's name in a one-person vault) almost no weight
+BM25_WEIGHTS = (3.0, 1.0, 1.0)  # description, body, extra
+# Day context: memories written on the same day as one of the best DAY_CONTEXT_POOL candidates
+# share its session and topic, so each candidate gains DAY_CONTEXT_WEIGHT x the best fused score
+# among those top candidates of its own day (a top candidate counts itself). When every memory
+# has one date (a bulk import) the bonus is the same for all and changes no order.
+DAY_CONTEXT_WEIGHT = 0.4
+DAY_CONTEXT_POOL = 10
+# Questions: a memory whose statement ends in "?" asks for information rather than recording
+# it, yet shares topic words and interrogative form with a question query, so it outranks the
+# answer (in a chat log, "Which city did you move to?" above "We settled in Lisbon in May.").
+# Its fused score is scaled down by this share, after the day-context bonus, so it still lifts
+# the other memories of its day, where the answer usually is. The statement is the description,
+# or the body when the description is a bare label of at most QUESTION_LABEL_WORDS words (such
+# as a speaker's name). Measured with `vault-mem eval`: 0.15-0.3 help as much, 0.2 is mid-plateau.
+QUESTION_PENALTY = 0.2
+QUESTION_LABEL_WORDS = 3
+
+# Relevance floor. A query is answered only if its best candidate is at least this similar
+# (cosine); below it, every candidate is about something else. Calibrated per model. MiniLM:
+# the best match of an answerable benchmark question is >= 0.44 in 99% of them; for 40
+# questions about things never stored (our own set) the best match is < 0.34 in 97-99.5% of
+# the conversations; a paraphrase sharing no word with its memory ("what automobile do I own?"
+# / "Drives a Subaru Outback") scores ~0.38-0.40. An embedder may carry its own
+# ``min_similarity``; unknown models get a low, rarely-abstaining default.
+MIN_SIMILARITY = {"local:all-MiniLM-L6-v2-int8": 0.34}
+DEFAULT_MIN_SIMILARITY = 0.30
+HIT_SIMILARITY_MARGIN = 0.12  # a single hit may be this much less similar if no keyword backs it
+MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: the best hit must contain half the query's words
+STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
+# (short exact queries such as a name or an error code embed poorly but match exactly)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Hit:
+    """One recall result."""
+
+    key: str
+    type: str
+    description: str
+    date: str | None
+    age_days: int | None
+    flags: list[str]
+    path: str
+    score: float
+    body: str
+    keyword_only: bool
+    note: str | None = None  # "may be outdated ...": views.outdated_note, for every reader alike
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RecallResult:
+    """Hits plus how they were found: ``keyword_only`` and ``reason`` never hide a downgrade."""
+
+    hits: list[Hit] = field(default_factory=list)
+    keyword_only: bool = False
+    reason: str | None = None
+    embedder: str | None = None
+    note: str | None = None  # e.g. "nothing relevant cleared the relevance floor"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hits": [h.to_dict() for h in self.hits],
+            "keyword_only": self.keyword_only,
+            "reason": self.reason,
+            "embedder": self.embedder,
+            "note": self.note,
+        }
+
+
+@dataclass
+class Filters:
+    """Restrictions applied inside both searches (SQL WHERE on ``files AS f``)."""
+
+    type: str | None = None
+    tags: list[str] | None = None
+    scope: str | None = None
+    include_expired: bool = False
+    today: str = ""
+
+    def sql(self) -> tuple[str, list[Any]]:
+        clauses = ["f.usable = 1"]
+        params: list[Any] = []
+        if self.type:
+            clauses.append("f.type = ?")
+            params.append(self.type)
+        if self.scope:
+            clauses.append("f.scope = ?")
+            params.append(self.scope)
+        for tag in self.tags or []:
+            clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
+            params.append(tag)
+        if not self.include_expired:
+            clauses.append("(f.expires IS NULL OR f.expires >= ?)")
+            params.append(self.today)
+            clauses.append(f"f.key NOT IN ({SUPERSEDED_KEYS_SQL})")
+            params.append(self.today)
+        return " AND ".join(clauses), params
+
+    @property
+    def narrow(self) -> bool:
+        """Tag or scope filters: a vector scan over the filtered rows beats a filtered KNN."""
+        return bool(self.tags or self.scope)
+
+
+# Keys a live memory supersedes (views.SUPERSEDERS_SQL; one ``?``: the day).
+SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({views.SUPERSEDERS_SQL})"
+
+
+# A query word held by at least max(COMMON_TERM_FLOOR, 1/COMMON_TERM_SHARE of the memories) is
+# left out of the keyword OR: ranking all its matches made a 10k-memory keyword recall ~10x slower
+# (``python bench/bench_recall.py --n 10000``: keyword_recall_ms against keyword_recall_all_words_ms).
+# Vaults of up to COMMON_TERM_FLOOR memories search every word.
+COMMON_TERM_FLOOR = 1000
+COMMON_TERM_SHARE = 50
+
+
+def informative_terms(db, terms: Sequence[str], *, floor: int | None = None) -> list[str]:
+    """``terms`` minus those held by at least ``max(floor, 2%)`` of the vault's memories
+    (``floor`` defaults to COMMON_TERM_FLOOR).
+
+    bm25 gives such words almost no weight, but ranking their matches costs time proportional
+    to the vault. Counting stops at the cap, so the check itself is bounded. The coverage
+    feature still sees every word. If every word is common, all are kept.
+    """
+    n = db.execute("SELECT max(id) FROM files").fetchone()[0] or 0
+    cap = max(COMMON_TERM_FLOOR if floor is None else floor, n // COMMON_TERM_SHARE)
+    if n <= cap or len(terms) < 2:
+        return list(terms)
+    return drop_common_terms(db, terms, cap)
+
+
+def drop_common_terms(db, terms: Sequence[str], cap: int) -> list[str]:
+    """``terms`` minus those found in ``cap`` memories or more (each count stops at ``cap``).
+    If every word is that common, all are kept."""
+    keep = [t for t in terms if db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                                           [fts_query([t]), cap]).fetchone()[0] < cap]
+    return keep or list(terms)
+
+
+def keyword_search(db, terms: Sequence[str], filters: Filters, limit: int = CANDIDATES) -> list[tuple[int, float]]:
+    """Top ``limit`` (file id, bm25) for the quoted OR query; bm25 is negative, lower is better."""
+    match = fts_query(informative_terms(db, terms))
+    if not match:
+        return []
+    where, params = filters.sql()
+    w = BM25_WEIGHTS
+    sql = (
+        f"SELECT f.id, bm25(fts, {w[0]}, {w[1]}, {w[2]}) AS score FROM fts JOIN files f ON f.id = fts.rowid "
+        f"WHERE fts MATCH ? AND {where} ORDER BY score LIMIT ?"
+    )
+    try:
+        return [(r[0], r[1]) for r in db.execute(sql, [match, *params, limit])]
+    except Exception:  # noqa: BLE001 - the query is built to be valid; never let text raise
+        return []
+
+
+def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
+                  limit: int = CANDIDATES) -> list[tuple[int, float]]:
+    """Top ``limit`` (file id, cosine) under ``filters`` (``index`` already refreshed)."""
+    qvec = np.asarray(qvec, dtype=np.float32)
+    where, params = filters.sql()
+    where += " AND f.vec_model IS NOT NULL"  # a vector whose memory changed since is not its vector
+    if filters.narrow:
+        # Top-k among the rows the tag/scope filters allow (an indexed query).
+        allowed = np.fromiter((r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE {where}", params)),
+                              dtype=np.int64)
+        return index.top(qvec, limit, type=filters.type, allowed=allowed)
+    # Rows with a vector that the default rules hide (duplicates, expired, superseded, stale
+    # vectors) are few: fetch that many more so the filtered top ``limit`` is exact, never emptied.
+    hidden = db.execute(
+        "SELECT (SELECT count(*) FROM files WHERE expires IS NOT NULL AND expires < ?)"
+        " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)"
+        " + (SELECT count(*) FROM vector_log WHERE live = -1)",
+        (filters.today,)).fetchone()[0]
+    rows = index.top(qvec, limit + min(hidden, 10_000), type=filters.type)
+    if not rows:
+        return []
+    ids = [i for i, _ in rows]
+    marks = ",".join("?" * len(ids))
+    ok = {r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE f.id IN ({marks}) AND {where}", [*ids, *params])}
+    return [(i, s) for i, s in rows if i in ok][:limit]
+
+
+def fuse(kw: list[tuple[int, float]], sims: dict[int, float], coverage: dict[int, float], *,
+         vector_weight: float = VECTOR_WEIGHT, coverage_weight: float = COVERAGE_WEIGHT) -> dict[int, float]:
+    """Fused score of every candidate: min-max normalised bm25 (0 when the keyword list does not
+    hold it) and cosine, weighted, plus the coverage bonus."""
+    ids = list(dict.fromkeys([i for i, _ in kw] + list(sims)))
+    kw_n = _minmax({i: -s for i, s in kw})  # bm25: lower is better
+    sim_n = _minmax(sims) if sims else {}
+    return {i: (1 - vector_weight) * kw_n.get(i, 0.0) + vector_weight * sim_n.get(i, 0.0)
+            + coverage_weight * coverage.get(i, 0.0) for i in ids}
+
+
+def day_context(db, scores: dict[int, float], *, weight: float = DAY_CONTEXT_WEIGHT,
+                pool: int = DAY_CONTEXT_POOL) -> dict[int, float]:
+    """``scores`` plus the day-context bonus (see DAY_CONTEXT_WEIGHT); undated memories are
+    each their own day. Cost: one indexed read of the candidates' dates."""
+    if weight <= 0 or len(scores) < 2:
+        return scores
+    ids = list(scores)
+    marks = ",".join("?" * len(ids))
+    day = {r[0]: r[1][:10] for r in db.execute(
+        f"SELECT id, sort_date FROM files WHERE id IN ({marks}) AND sort_date IS NOT NULL", ids) if r[1]}
+    best: dict[Any, float] = {}
+    for i in sorted(ids, key=lambda i: (-scores[i], i))[:pool]:
+        d = day.get(i, i)
+        best[d] = max(best.get(d, 0.0), scores[i])
+    return {i: s + weight * best.get(day.get(i, i), 0.0) for i, s in scores.items()}
+
+
+def question_penalty(db, scores: dict[int, float], *, penalty: float = QUESTION_PENALTY) -> dict[int, float]:
+    """``scores`` with each memory whose statement is a question scaled by ``1 - penalty`` (see
+    QUESTION_PENALTY). Cost: one indexed read of the candidates' descriptions and last body
+    character."""
+    if penalty <= 0 or not scores:
+        return scores
+    ids = list(scores)
+    marks = ",".join("?" * len(ids))
+    out = dict(scores)
+    for i, desc, last in db.execute(
+            f"SELECT id, description, substr(rtrim(coalesce(body, ''), ' \t\r\n'), -1) FROM files "
+            f"WHERE id IN ({marks})", ids):
+        desc = (desc or "").strip()
+        statement_end = desc[-1:] if len(desc.split()) > QUESTION_LABEL_WORDS or not last else last
+        if statement_end == "?":
+            out[i] = scores[i] * (1 - penalty)
+    return out
+
+
+def _minmax(values: dict[int, float]) -> dict[int, float]:
+    if not values:
+        return {}
+    lo, hi = min(values.values()), max(values.values())
+    return {i: (v - lo) / (hi - lo) if hi > lo else 1.0 for i, v in values.items()}
+
+
+def min_similarity(embedder) -> float:
+    """The relevance floor's cosine bar for this embedder."""
+    own = getattr(embedder, "min_similarity", None)
+    if isinstance(own, (int, float)):
+        return float(own)
+    return MIN_SIMILARITY.get(str(getattr(embedder, "model_id", "")), DEFAULT_MIN_SIMILARITY)
+
+
+def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict[int, float], *,
+                min_sim: float | None) -> dict[int, float]:
+    """Drop everything when the best candidate is not relevant; then drop single weak hits.
+
+    With vectors (``min_sim`` set): the query needs one candidate with cosine >= ``min_sim`` or
+    holding 3/4 of the query's words; a hit then needs cosine >= ``min_sim -
+    HIT_SIMILARITY_MARGIN`` or half the query's words.
+    Keyword-only: the query needs one candidate holding half of its words.
+    """
+    if min_sim is None:
+        if max(coverage.values(), default=0.0) < MIN_KEYWORD_COVERAGE:
+            return {}
+        return scores
+    if max(sims.values(), default=-1.0) < min_sim \
+            and max(coverage.values(), default=0.0) < STRONG_KEYWORD_COVERAGE:
+        return {}
+    bar = min_sim - HIT_SIMILARITY_MARGIN
+    return {i: s for i, s in scores.items()
+            if sims.get(i, -1.0) >= bar or coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE}
+
+
+def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], superseded: bool) -> tuple[str | None, int | None, list[str]]:
+    """(ISO date, age in days, flags) for a files row with type, sort_date, expires, conflict_of."""
+    date = as_date(row["sort_date"])
+    flags = views.memory_flags(type_=row["type"], updated=date, expires=as_date(row["expires"]), today=today,
+                               stale_after=stale_after, superseded=superseded, conflict=bool(row["conflict_of"]))
+    return row["sort_date"], views.age_days(date, today), flags
+
+
+def finite(x: float) -> float:
+    return x if math.isfinite(x) else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars: int = 4000) -> dict[int, float]:
+    """Share of ``terms`` each candidate contains (its description, first ``max_chars`` of body,
+    key words, tags and date words). Cost: one indexed read of the candidates, no FTS scans."""
+    if not ids or not terms:
+        return {i: 0.0 for i in ids}
+    wanted = {stem(t) for t in terms}
+    prefixes = {w[:3] for w in wanted}
+    marks = ",".join("?" * len(ids))
+    out = {i: 0.0 for i in ids}
+    for r in db.execute(f"SELECT rowid, description, substr(body, 1, ?), extra FROM fts WHERE rowid IN ({marks})",
+                        [max_chars, *ids]):
+        words = set(WORD.findall(" ".join(x for x in r[1:] if x).lower()))
+        have = {stem(w) for w in words if w[:3] in prefixes}  # stem only plausible matches
+        out[r[0]] = len(wanted & have) / len(wanted)
+    return out
+
+
+def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
+               include_expired: bool, today: dt.date) -> RecallResult:
+    """The whole recall: both searches, fusion, floor, hits. ``sc`` is a :class:`Sidecar`."""
+    from vault_mem.errors import EmbedderError
+    from vault_mem.model.memory import validate_type
+
+    if type is not None:
+        type = validate_type(type)
+    k = max(1, min(int(k), 200))
+    db = sc.db
+    filters = Filters(type=type, tags=[t for t in (tags or []) if t], scope=scope or None,
+                      include_expired=include_expired, today=today.isoformat())
+    result = RecallResult()
+    terms = query_terms(query)
+    reason = sc.vectors_reason()
+    embedder = None if reason else sc._get_embedder()
+    result.embedder = getattr(embedder, "model_id", None) if embedder is not None else None
+    qvec = None
+    if not terms and not (query or "").replace("\x00", "").strip():
+        result.keyword_only = reason is not None
+        result.reason = reason
+        result.note = "empty query"
+        return result
+    if embedder is not None:
+        try:
+            sc.embed_pending()
+            qvec = embedder.embed_batch([(query or "")[:MAX_QUERY_CHARS]], kind="query")[0]
+        except EmbedderError as exc:
+            reason = f"embedder failed: {exc}"
+            qvec = None
+    kw = keyword_search(db, terms, filters)
+    vec: list[tuple[int, float]] = []
+    if qvec is not None and float(np.linalg.norm(qvec)) > 0:  # a zero vector has no direction
+        index, vec = sc.search_vectors(qvec, filters)
+        missing = db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+        if missing:
+            result.note = f"{missing} memories have no vector yet; they are found by keywords only"
+    result.keyword_only = qvec is None
+    result.reason = reason if qvec is None else None
+    candidates = list(dict.fromkeys([i for i, _ in kw] + [i for i, _ in vec]))
+    if not candidates:
+        result.note = result.note or "nothing relevant: no memory matched the query"
+        return result
+    sims = index.similarities(np.asarray(qvec, dtype=np.float32), candidates) if vec else {}
+    coverage = keyword_coverage(db, terms, candidates)
+    scores = day_context(db, fuse(kw, sims, coverage, vector_weight=VECTOR_WEIGHT if vec else 0.0))
+    scores = question_penalty(db, scores)
+    passing = apply_floor(scores, sims, coverage, min_sim=min_similarity(embedder) if vec else None)
+    if not passing:
+        result.note = "nothing relevant: no memory cleared the relevance floor"
+        return result
+    ranked = sorted(passing.items(), key=lambda x: (-x[1], x[0]))[:k]
+    ids = [i for i, _ in ranked]
+    marks = ",".join("?" * len(ids))
+    rows = {r["id"]: r for r in db.execute(
+        f"SELECT id, key, type, description, sort_date, expires, path, body, conflict_of FROM files "
+        f"WHERE id IN ({marks})", ids)}
+    superseded: set[str] = set()
+    if include_expired:
+        superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [filters.today])}
+    for i, score in ranked:
+        r = rows.get(i)
+        if r is None:
+            continue
+        date, age, flags = age_and_flags(r, today=today, stale_after=sc.config.stale_after_days,
+                                         superseded=r["key"] in superseded)
+        result.hits.append(Hit(key=r["key"], type=r["type"], description=r["description"], date=date,
+                               age_days=age, flags=flags, path=r["path"], score=round(finite(score), 6),
+                               body=r["body"] or "", keyword_only=result.keyword_only,
+                               note=views.outdated_note(flags, age)))
+    return result

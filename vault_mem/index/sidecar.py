@@ -1,0 +1,482 @@
+"""The sidecar: memory files -> rows in ``.vault-mem/index.db``, kept in line by reconcile.
+
+Everything here is derived from the files (and the embedder): deleting ``index.db`` loses
+nothing. The sidecar never writes to a memory file.
+
+Reconcile is cheap when nothing changed: one ``scandir`` per type folder and one query, comparing
+(mtime_ns, size) with the stored row; a file is read and hashed only when they differ. A file
+that cannot be used is recorded as a problem with its reason; if an earlier good version of the
+same path was indexed, that version stays searchable until the file is fixed.
+
+Reading the files is in :mod:`vault_mem.index.scan`; vectors (the embedder, the sqlite-vec store,
+the two KNN searches) in :mod:`vault_mem.index.vectors`; search itself in :mod:`vault_mem.index.search`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
+from vault_mem.index import db as dbmod
+from vault_mem.index import search
+from vault_mem.index.scan import FileState, read_file, scan_folders
+from vault_mem.index.search import Hit, RecallResult
+from vault_mem.index.vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
+from vault_mem.model import terms
+from vault_mem.model.indexmd import IndexEntry, render_index
+from vault_mem.model.memory import is_memory_path, iso
+
+log = logging.getLogger("vault_mem.index.sidecar")
+
+TYPE_RANK = {t: i for i, t in enumerate(TYPE_FOLDERS)}  # preference 0 ... note 4
+BATCH_FILES = 256  # files per write transaction during reconcile
+
+Progress = Callable[[int, int], None]
+
+__all__ = ["DEFAULT", "Hit", "IndexEntry", "Problem", "RecallResult", "ReconcileReport", "Sidecar"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file the sidecar cannot use, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class ReconcileReport:
+    """What a reconcile changed. ``problems`` lists every problem file after it ran."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    embedded: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+
+class Sidecar(VectorStore):
+    """The derived index of one vault: reconcile, INDEX.md entries, lookups and recall."""
+
+    def __init__(self, root: Path, config: Config, *, embedder: object = DEFAULT,
+                 _db_path: Path | None = None) -> None:
+        self.root = Path(root)
+        self.config = config
+        self._embedder_arg = embedder
+        self._embedder = None
+        self._embedder_ready = False
+        self._embedder_reason: str | None = None
+        self._embed_retry_at = 0.0
+        self._db_path = _db_path or self.root / STATE_DIR / "index.db"
+        self._real_root = os.path.realpath(self.root)
+        self.db = dbmod.connect(self._db_path)
+        self._vindex = VectorIndex()
+        #: search vectors in memory (loaded once, fastest per query: long-running processes)
+        #: instead of in the ``vec0`` table (nothing to load: one-shot processes)
+        self.keep_vectors_in_memory = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Sidecar:  # noqa: PYI034
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- reading files ---------------------------------------------------------------------
+
+    def _scan(self) -> dict[str, tuple[int, int]]:
+        return scan_folders(self.root)
+
+    def _read(self, rel: str) -> FileState | None:
+        return read_file(self.root, self._real_root, rel, max_bytes=self.config.max_file_bytes)
+
+    # -- writing rows ----------------------------------------------------------------------
+
+    def _apply(self, st: FileState, report: ReconcileReport, touched_keys: set[str]) -> None:
+        """Upsert one file's state (inside a write transaction)."""
+        row = self.db.execute(
+            "SELECT id, key, has_content, content_sha256, problem, sha256, mtime_ns, size FROM files WHERE path = ?",
+            (st.path,),
+        ).fetchone()
+        if row is not None and (row["mtime_ns"], row["size"], row["sha256"]) == (st.mtime_ns, st.size, st.sha256) \
+                and st.sha256 and st.problem == row["problem"]:
+            report.unchanged += 1  # another process got here first
+            return
+        touched_keys.add(st.key)
+        if row is not None:
+            touched_keys.add(row["key"])
+        if st.problem is not None or st.memory is None:
+            if row is None:
+                self.db.execute(
+                    "INSERT INTO files(path, key, type, type_rank, mtime_ns, size, sha256, problem) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (st.path, st.key, st.type, TYPE_RANK[st.type], st.mtime_ns, st.size, st.sha256, st.problem),
+                )
+                report.added += 1
+            else:
+                self.db.execute("UPDATE files SET mtime_ns = ?, size = ?, sha256 = ?, problem = ? WHERE id = ?",
+                                (st.mtime_ns, st.size, st.sha256, st.problem, row["id"]))
+                report.updated += 1
+            if row is None or row["problem"] != st.problem:
+                log.warning("vault-mem: %s %s", st.path, st.problem)
+            return
+        if row is not None and row["has_content"] and row["content_sha256"] == st.sha256:
+            # Same bytes as the indexed version (a touch, or a broken file restored).
+            self.db.execute("UPDATE files SET mtime_ns = ?, size = ?, sha256 = ?, problem = NULL WHERE id = ?",
+                            (st.mtime_ns, st.size, st.sha256, row["id"]))
+            report.updated += row["problem"] is not None
+            report.unchanged += row["problem"] is None
+            return
+        m = st.memory
+        created, updated = iso(m.created), iso(m.updated)  # type: ignore[attr-defined]
+        sort_date = updated or created
+        expires = iso(m.expires)  # type: ignore[attr-defined]
+        tags, supersedes = m.tags, m.supersedes  # type: ignore[attr-defined]
+        desc, body = m.description, m.body  # type: ignore[attr-defined]
+        embed_sha = hashlib.sha256(terms.document_text(desc, body, sort_date).encode("utf-8")).hexdigest()
+        conflict_of = m.meta.get("conflict_of")  # type: ignore[attr-defined]
+        values = (st.key, st.type, TYPE_RANK[st.type], st.mtime_ns, st.size, st.sha256, st.sha256,
+                  desc, created, updated, sort_date, int(m.pinned), expires,  # type: ignore[attr-defined]
+                  json.dumps(tags), m.scope, m.source, json.dumps(supersedes), body, embed_sha,  # type: ignore[attr-defined]
+                  conflict_of if isinstance(conflict_of, str) and conflict_of else None)
+        cols = ("key, type, type_rank, mtime_ns, size, sha256, content_sha256, description, created, updated, "
+                "sort_date, pinned, expires, tags, scope, source, supersedes, body, embed_sha256, conflict_of")
+        if row is None:
+            cur = self.db.execute(
+                f"INSERT INTO files(path, {cols}, has_content, problem) VALUES (?, {','.join('?' * 20)}, 1, NULL)",
+                (st.path, *values),
+            )
+            file_id = cur.lastrowid
+            report.added += 1
+        else:
+            file_id = row["id"]
+            sets = ", ".join(f"{c.strip()} = ?" for c in cols.split(","))
+            old_embed = self.db.execute("SELECT embed_sha256, vec_model FROM files WHERE id = ?", (file_id,)).fetchone()
+            self.db.execute(f"UPDATE files SET {sets}, has_content = 1, problem = NULL WHERE id = ?", (*values, file_id))
+            if old_embed["embed_sha256"] != embed_sha or row["key"] != st.key:
+                self._drop_vector(file_id)
+            self.db.execute("DELETE FROM fts WHERE rowid = ?", (file_id,))
+            self.db.execute("DELETE FROM tags WHERE file_id = ?", (file_id,))
+            self.db.execute("DELETE FROM supersedes WHERE file_id = ?", (file_id,))
+            report.updated += 1
+        self.db.execute("INSERT INTO fts(rowid, description, body, extra) VALUES (?, ?, ?, ?)",
+                        (file_id, desc, body, terms.keyword_extra(st.key, tags, sort_date)))
+        self.db.executemany("INSERT OR IGNORE INTO tags(file_id, tag) VALUES (?, ?)", [(file_id, t) for t in tags])
+        self.db.executemany("INSERT OR IGNORE INTO supersedes(file_id, target) VALUES (?, ?)",
+                            [(file_id, t) for t in supersedes])
+
+    def _remove(self, path: str, touched_keys: set[str]) -> bool:
+        row = self.db.execute("SELECT id, key FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return False
+        touched_keys.add(row["key"])
+        fid = row["id"]
+        self._drop_vector(fid)
+        for sql in ("DELETE FROM fts WHERE rowid = ?", "DELETE FROM tags WHERE file_id = ?",
+                    "DELETE FROM supersedes WHERE file_id = ?", "DELETE FROM files WHERE id = ?"):
+            self.db.execute(sql, (fid,))
+        return True
+
+    def _resolve_keys(self, keys: Iterable[str]) -> None:
+        """Per key, the alphabetically first path with content owns it; later ones are duplicates."""
+        for key in keys:
+            rows = self.db.execute(
+                "SELECT id, path, has_content, duplicate_of, usable FROM files WHERE key = ? ORDER BY path", (key,)
+            ).fetchall()
+            owner = None
+            for r in rows:
+                dup = None
+                if r["has_content"]:
+                    if owner is None:
+                        owner = r["path"]
+                    else:
+                        dup = owner
+                usable = int(bool(r["has_content"]) and dup is None)
+                if (r["duplicate_of"], r["usable"]) != (dup, usable):
+                    self.db.execute("UPDATE files SET duplicate_of = ?, usable = ? WHERE id = ?", (dup, usable, r["id"]))
+                    if dup:
+                        log.warning("vault-mem: %s duplicates key '%s' of %s", r["path"], key, dup)
+
+    # -- reconcile -------------------------------------------------------------------------
+
+    def reconcile(self, *, progress: Progress | None = None, embed: bool | None = None) -> ReconcileReport:
+        """Bring the rows in line with the files under the five type folders.
+
+        Cheap when nothing changed. ``progress(done, total)`` is called while files are read
+        and again while vectors are made (two passes, each from 0 to its total).
+
+        New rows are keyword-searchable at once. Their vectors are made here when ``embed`` is
+        True, or (the default, None) when the embedder is already loaded in this process or was
+        passed in; otherwise by the next :meth:`recall` or :meth:`embed_pending`. So ``list``,
+        ``get`` and INDEX.md never load the model.
+        """
+        try:
+            return self._reconcile(progress=progress, embed=embed)
+        except dbmod.errors()[0] as exc:
+            if not dbmod.is_damage(exc):
+                raise
+            self._recover(exc)
+            return self._reconcile(progress=progress, embed=embed)
+
+    def _recover(self, exc: BaseException) -> None:
+        """The db broke while in use: move it aside, start a fresh one (rebuilt by the caller)."""
+        self.db.close()
+        dbmod.repair(self._db_path, str(exc))
+        self.db = dbmod.connect(self._db_path)
+        self._vindex = VectorIndex()
+
+    def _reconcile(self, *, progress: Progress | None, embed: bool | None) -> ReconcileReport:
+        report = ReconcileReport()
+        on_disk = self._scan()
+        stored = {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT path, mtime_ns, size FROM files")}
+        todo = [p for p, sig in on_disk.items() if stored.get(p) != sig]
+        gone = [p for p in stored if p not in on_disk]
+        report.unchanged = len(on_disk) - len(todo)
+        self._process(sorted(todo), gone, report, progress)
+        if self._embed_now(embed):
+            report.embedded = self.embed_pending(progress=progress if report.changed else None)
+        report.problems = self.problems()
+        return report
+
+    def refresh_paths(self, rel_paths: Iterable[str], *, embed: bool | None = None) -> ReconcileReport:
+        """Re-read just these vault-relative paths (upsert, or delete when the file is gone)."""
+        report = ReconcileReport()
+        todo: list[str] = []
+        gone: list[str] = []
+        for rel in dict.fromkeys(str(p).replace(os.sep, "/") for p in rel_paths):
+            if not is_memory_path(rel):
+                continue
+            (todo if os.path.lexists(self.root / rel) else gone).append(rel)
+        self._process(todo, gone, report, None)
+        if self._embed_now(embed):
+            report.embedded = self.embed_pending()
+        report.problems = self.problems()
+        return report
+
+    def _process(self, todo: list[str], gone: list[str], report: ReconcileReport, progress: Progress | None) -> None:
+        total = len(todo)
+        for start in range(0, total, BATCH_FILES):
+            states = [s for s in (self._read(p) for p in todo[start:start + BATCH_FILES])]
+            touched: set[str] = set()
+            with self.db.write():
+                for rel, st in zip(todo[start:start + BATCH_FILES], states):
+                    if st is None:
+                        report.removed += self._remove(rel, touched)
+                    else:
+                        self._apply(st, report, touched)
+                self._resolve_keys(touched)
+            if progress:
+                progress(min(start + BATCH_FILES, total), total)
+        if gone:
+            touched = set()
+            with self.db.write():
+                for rel in gone:
+                    report.removed += self._remove(rel, touched)
+                self._resolve_keys(touched)
+
+    def rebuild(self, *, progress: Progress | None = None) -> ReconcileReport:
+        """Drop every row and index all files again (the embedding cache is kept).
+
+        A kept last good version of a file that cannot be parsed now is the one thing the files
+        cannot give back, so those rows survive (and are re-checked against their file)."""
+        kept = "SELECT id FROM files WHERE has_content = 1 AND problem IS NOT NULL"
+        with self.db.write():
+            for table, col in (("fts", "rowid"), ("tags", "file_id"), ("supersedes", "file_id")):
+                self.db.execute(f"DELETE FROM {table} WHERE {col} NOT IN ({kept})")
+            self._drop_vectors_for_rebuild(kept)
+            self.db.execute("DELETE FROM files WHERE NOT (has_content = 1 AND problem IS NOT NULL)")
+            self.db.execute("UPDATE files SET mtime_ns = -1, sha256 = ''")  # force a re-read
+            self._new_epoch()
+        return self.reconcile(progress=progress, embed=True)
+
+    # -- reading rows ----------------------------------------------------------------------
+
+    _INDEX_WHERE = (
+        "f.usable = 1 AND f.type_rank < 4 AND (f.expires IS NULL OR f.expires >= :today) "
+        "AND f.conflict_of IS NULL "
+        f"AND f.key NOT IN ({search.SUPERSEDED_KEYS_SQL.replace('?', ':today')})"
+    )
+
+    def entries_for_index(self, today: dt.date) -> Iterator[IndexEntry]:
+        """Usable memories in INDEX.md order: pinned, type, newest first, key. Lazy."""
+        cur = self.db.conn.cursor()
+        cur.execute(
+            "SELECT f.key, f.type, f.path, f.description, f.sort_date, f.pinned FROM files f "
+            f"INDEXED BY files_index_order WHERE {self._INDEX_WHERE} "
+            "ORDER BY f.pinned DESC, f.type_rank, f.sort_date DESC, f.key",
+            {"today": today.isoformat()},
+        )
+        try:
+            for r in cur:
+                yield IndexEntry(key=r[0], type=r[1], path=r[2], description=r[3], date=r[4], pinned=bool(r[5]))
+        finally:
+            cur.close()
+
+    def count_for_index(self, today: dt.date) -> int:
+        """How many entries :meth:`entries_for_index` yields in total."""
+        return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._INDEX_WHERE}",
+                               {"today": today.isoformat()}).fetchone()[0]
+
+
+    def render_index(self, *, budget_tokens: int, today: dt.date | None = None) -> str:
+        """The bytes of INDEX.md for the files this sidecar reflects (see indexmd.render_index)."""
+        today = today or dt.date.today()
+        return render_index(self.entries_for_index(today), self.count_for_index(today),
+                            budget_tokens=budget_tokens)
+    def list_entries(self, *, type: str | None = None, tags: list[str] | None = None) -> list[dict]:
+        """Every usable memory (expired ones too), by type order then key, optionally filtered
+        by type and by all of ``tags``: key, type, description, date, path, tags, pinned."""
+        clauses, params = ["f.usable = 1"], []
+        if type:
+            clauses.append("f.type = ?")
+            params.append(type)
+        for tag in tags or []:
+            clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
+            params.append(tag)
+        rows = self.db.execute(
+            "SELECT key, type, description, sort_date, path, tags, pinned FROM files f "
+            f"WHERE {' AND '.join(clauses)} ORDER BY type_rank, key", params)
+        return [{"key": r[0], "type": r[1], "description": r[2], "date": r[3], "path": r[4],
+                 "tags": json.loads(r[5] or "[]"), "pinned": bool(r[6])} for r in rows]
+
+    def lookup(self, key: str) -> tuple[str, str] | None:
+        """(type, rel path) of the usable memory with this key (expired ones included)."""
+        r = self.db.execute("SELECT type, path FROM files WHERE key = ? AND usable = 1", (key,)).fetchone()
+        return (r[0], r[1]) if r else None
+
+    def keys(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT key FROM files WHERE usable = 1 ORDER BY key")]
+
+    def problems(self) -> list[Problem]:
+        """Files the sidecar cannot use, with the reason (and whether an old version is kept)."""
+        out = []
+        cols = "SELECT path, problem, duplicate_of, has_content FROM files"
+        # Two partial-index lookups (an OR or a sorted UNION would scan every row).
+        rows = {r["path"]: r for q in (f"{cols} WHERE problem IS NOT NULL", f"{cols} WHERE duplicate_of IS NOT NULL")
+                for r in self.db.execute(q)}
+        for _, r in sorted(rows.items()):
+            if r["problem"]:
+                reason = r["problem"]
+                if r["has_content"] and not r["duplicate_of"]:
+                    reason += " (its last good version stays searchable)"
+            else:
+                reason = f"duplicate key: {r['duplicate_of']} has the same key; rename or delete one of them"
+            out.append(Problem(path=r["path"], reason=reason))
+        return out
+
+    def get_meta(self, name: str) -> str | None:
+        r = self.db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        return r[0] if r else None
+
+    def set_meta(self, name: str, value: str) -> None:
+        with self.db.write():
+            self.db.execute("INSERT INTO meta(name, value) VALUES (?, ?) "
+                            "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+
+    # -- recall ----------------------------------------------------------------------------
+
+    def recall(self, query: str, *, k: int = 5, type: str | None = None, tags: list[str] | None = None,
+               scope: str | None = None, include_expired: bool = False, today: dt.date | None = None) -> RecallResult:
+        """Hybrid search (see :mod:`vault_mem.index.search`); never raises on the query text."""
+        try:
+            return self._recall(query, k=k, type=type, tags=tags, scope=scope,
+                                include_expired=include_expired, today=today)
+        except dbmod.errors()[0] as exc:
+            if not dbmod.is_damage(exc):
+                raise
+            self._recover(exc)
+            self._reconcile(progress=None, embed=None)
+            return self._recall(query, k=k, type=type, tags=tags, scope=scope,
+                                include_expired=include_expired, today=today)
+
+    def _recall(self, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
+                include_expired: bool, today: dt.date | None) -> RecallResult:
+        return search.run_recall(self, query, k=k, type=type, tags=tags, scope=scope,
+                          include_expired=include_expired, today=today or dt.date.today())
+
+    # -- doctor ----------------------------------------------------------------------------
+
+    def doctor(self) -> list[str]:
+        """Differences between this sidecar and a fresh rebuild from the files ([] if none)."""
+        tmp = Path(tempfile.mkdtemp(prefix="vault-mem-doctor-"))
+        try:
+            fresh = Sidecar(self.root, self.config, embedder=None, _db_path=tmp / "index.db")
+            try:
+                self.embed_pending()  # an explicit check: make any vectors still owed first
+                fresh.reconcile(embed=False)
+                return self._compare(fresh)
+            finally:
+                fresh.close()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    _DOCTOR_COLS = ("key", "type", "sha256", "has_content", "usable", "problem", "duplicate_of", "description",
+                    "created", "updated", "sort_date", "pinned", "expires", "tags", "scope", "source",
+                    "supersedes", "body", "embed_sha256", "conflict_of")
+
+    # What a kept last good version holds that a fresh rebuild of the broken file cannot.
+    _KEPT_VERSION_COLS = frozenset(_DOCTOR_COLS) - {"key", "type", "sha256", "problem", "duplicate_of"}
+
+    def _compare(self, fresh: Sidecar) -> list[str]:
+        cols = ", ".join(self._DOCTOR_COLS)
+        mine = {r[0]: tuple(r[1:]) for r in self.db.execute(f"SELECT path, {cols} FROM files")}
+        theirs = {r[0]: tuple(r[1:]) for r in fresh.db.execute(f"SELECT path, {cols} FROM files")}
+        out: list[str] = []
+        for path in sorted(mine.keys() | theirs.keys()):
+            a, b = mine.get(path), theirs.get(path)
+            if a == b:
+                continue
+            if b is None:
+                out.append(f"{path}: indexed, but the file is gone")
+            elif a is None:
+                out.append(f"{path}: on disk, but not indexed")
+            else:
+                fields = [c for c, x, y in zip(self._DOCTOR_COLS, a, b) if x != y]
+                if set(fields) <= self._KEPT_VERSION_COLS and a[self._DOCTOR_COLS.index("has_content")] \
+                        and not b[self._DOCTOR_COLS.index("has_content")] and a[self._DOCTOR_COLS.index("problem")]:
+                    continue  # a kept last good version (DESIGN §5): reported by problems(), not a drift
+                out.append(f"{path}: index differs from the file ({', '.join(fields)})")
+        ok = self.db.execute(
+            "SELECT count(*) FROM files f JOIN fts ON fts.rowid = f.id WHERE f.has_content = 1 "
+            "AND fts.description IS f.description AND fts.body IS f.body").fetchone()[0]
+        n_content = self.db.execute("SELECT count(*) FROM files WHERE has_content = 1").fetchone()[0]
+        n_fts = self.db.execute("SELECT count(*) FROM fts").fetchone()[0]
+        if ok != n_content or n_fts != n_content:
+            out.append(f"keyword index: {n_fts} rows, {ok} of {n_content} memories match their file")
+        if self.db.vec_ok and self._embedder_fingerprint() is not None:
+            missing = self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+            if missing:
+                out.append(f"vectors: {missing} memories have no vector yet (the next recall or reindex makes them)")
+            self.purge_stale_vectors()
+            broken = self.vector_table_problem()
+            if broken:
+                out.append(f"vectors: {broken}")
+            n_vec = self.db.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0] if self._has_table(VEC_TABLE) else 0
+            n_live = self.db.execute("SELECT count(*) FROM vector_log WHERE live = 1").fetchone()[0]
+            n_with = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0]
+            if not n_vec == n_live == n_with:
+                out.append(f"vectors: {n_vec} stored ({n_live} logged) for {n_with} memories that should have one")
+            model = self.get_meta("vec_model")
+            other = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL AND vec_model != ?",
+                                    (model or "",)).fetchone()[0]
+            if other:
+                out.append(f"vectors: {other} memories have vectors of another model than {model}")
+        return out

@@ -1,0 +1,425 @@
+"""The memory file: key rules, frontmatter parsing and rendering.
+
+A memory is ``<type folder>/<key>.md``: YAML frontmatter between ``---`` lines, then a free
+Markdown body. Parsing is strict where a silent guess would hide data (a second frontmatter
+block, YAML aliases, non-UTF-8 bytes) and lenient about fields it does not know, which are kept
+in order on every rewrite.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+
+from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
+from vault_mem.errors import InvalidKeyError, InvalidMemoryError, MalformedFileError
+
+KEY_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")
+MAX_KEY_LEN = 80
+RESERVED_KEYS = frozenset({"index", "readme", "vault", "con", "nul", "prn", "aux"})
+SOURCES = ("user", "agent", "inferred", "imported")
+FENCE = "---"
+
+
+def suggest_key(text: str) -> str:
+    """A valid key made from any text (lowercase, dashes, trimmed to the length limit)."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", text.strip().lower().removesuffix(".md"))
+    slug = re.sub(r"\.{2,}", ".", slug)
+    slug = re.sub(r"-{2,}", "-", slug).strip("-._")[:MAX_KEY_LEN].strip("-._")
+    if not slug or slug in RESERVED_KEYS:
+        slug = f"memory-{slug}" if slug else "memory"
+    return slug
+
+
+def validate_key(key: object) -> str:
+    """Return ``key`` if it is a valid memory key, else raise with a suggestion."""
+    if not isinstance(key, str) or not key:
+        raise InvalidKeyError("key is empty: give a short name like 'editor-choice'")
+    problem = None
+    if len(key) > MAX_KEY_LEN:
+        problem = f"is {len(key)} characters long (at most {MAX_KEY_LEN})"
+    elif "\x00" in key or "/" in key or "\\" in key:
+        problem = "contains a path separator or NUL (a key is a file name, not a path)"
+    elif ".." in key:
+        problem = "contains '..'"
+    elif not KEY_RE.fullmatch(key):
+        problem = "must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+    elif key in RESERVED_KEYS or key.removesuffix(".md") in RESERVED_KEYS:
+        problem = f"clashes with the vault's own file names ({', '.join(sorted(RESERVED_KEYS))})"
+    elif key.endswith(".md"):
+        problem = "must not end in '.md' (the file extension is added for you)"
+    if problem:
+        shown = key[:100].encode("unicode_escape").decode("ascii")
+        raise InvalidKeyError(f"invalid key '{shown}': it {problem}; try '{suggest_key(key.replace(chr(0), ''))}'")
+    return key
+
+
+def validate_type(type_: object) -> str:
+    """Return ``type_`` if it is one of the memory types, else raise naming the valid ones."""
+    if type_ in TYPE_FOLDERS:
+        return type_  # type: ignore[return-value]
+    if isinstance(type_, str) and type_ in FOLDER_TYPES:  # "facts" -> "fact"
+        return FOLDER_TYPES[type_]
+    close = difflib.get_close_matches(str(type_), list(TYPE_FOLDERS), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    raise InvalidMemoryError(f"unknown type '{type_}'{hint}: use one of {', '.join(TYPE_FOLDERS)}")
+
+
+def validate_description(description: object) -> str:
+    """A description is required, one line, and not blank."""
+    if not isinstance(description, str) or not description.strip():
+        raise InvalidMemoryError("description is missing: give one line saying what this memory is")
+    # every line break str.splitlines knows (NEL, U+2028...): YAML folds some of them into spaces
+    if "\n" in description or "\r" in description or len(description.strip().splitlines()) > 1:
+        raise InvalidMemoryError("description must be one line: put the details in the body")
+    if "\x00" in description:
+        raise InvalidMemoryError("description contains a NUL byte")
+    return description.strip()
+
+
+def rel_path_for(key: str, type_: str) -> str:
+    """Vault-relative path of a memory (always POSIX)."""
+    return f"{TYPE_FOLDERS[type_]}/{key}.md"
+
+
+def is_memory_name(name: str) -> bool:
+    """A file name taken for a memory: ``*.md`` but not an editor's swap, lock or backup file
+    (names starting with ``.``, ``#`` or ``~``). The one rule for the scan, the watcher, the
+    daemon's commits and path refreshes."""
+    return name.endswith(".md") and not name.startswith((".", "#", "~"))
+
+
+def is_memory_path(rel: str) -> bool:
+    """``<type folder>/<memory name>`` (vault-relative, POSIX); the key may still be invalid."""
+    parts = rel.split("/")
+    return len(parts) == 2 and parts[0] in FOLDER_TYPES and is_memory_name(parts[1])
+
+
+def key_type_from_path(rel_path: str) -> tuple[str, str]:
+    """``facts/foo.md`` -> (``foo``, ``fact``); raises if the path is not a memory file's."""
+    p = PurePosixPath(rel_path)
+    if len(p.parts) != 2 or p.suffix != ".md" or p.parts[0] not in FOLDER_TYPES:
+        raise MalformedFileError(f"{rel_path}: not a memory path (<type folder>/<key>.md)")
+    validate_key(p.stem)
+    return p.stem, FOLDER_TYPES[p.parts[0]]
+
+
+MAX_YAML_DEPTH = 50
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses aliases (no billion-laughs) and keeps dates as dates."""
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError("YAML aliases (*name) are not allowed in frontmatter")
+        event = self.peek_event()
+        if getattr(event, "anchor", None):
+            raise yaml.YAMLError("YAML anchors (&name) are not allowed in frontmatter")
+        # PyYAML composes and constructs recursively: refuse deep nesting with a fixed message,
+        # before Python's recursion limit turns it into an error that depends on the call stack
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.YAMLError(f"frontmatter is nested more than {MAX_YAML_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style for mappings, flow style for short scalar lists (``tags: [a, b]``); never
+    anchors (``created`` and ``updated`` are often the same date object)."""
+
+    def ignore_aliases(self, data) -> bool:  # type: ignore[override]
+        return True
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str):
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list):
+    flow = all(isinstance(x, (str, int, float, bool, dt.date)) and "\n" not in str(x) for x in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(list, _represent_list)
+
+
+@dataclass
+class Memory:
+    """One memory: key and type come from the path, everything else from the file.
+
+    ``meta`` holds every frontmatter field in file order, including the ones vault-mem does not
+    know; the typed attributes are views of it.
+    """
+
+    key: str
+    type: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+
+    @property
+    def path(self) -> str:
+        return rel_path_for(self.key, self.type)
+
+    @property
+    def description(self) -> str:
+        return str(self.meta.get("description") or "")
+
+    @property
+    def created(self) -> dt.date | None:
+        return as_date(self.meta.get("created"))
+
+    @property
+    def updated(self) -> dt.date | None:
+        return as_date(self.meta.get("updated")) or self.created
+
+    @property
+    def source(self) -> str | None:
+        value = self.meta.get("source")
+        return str(value) if value is not None else None
+
+    @property
+    def tags(self) -> list[str]:
+        return as_str_list(self.meta.get("tags"))
+
+    @property
+    def pinned(self) -> bool:
+        return self.meta.get("pinned") is True
+
+    @property
+    def expires(self) -> dt.date | None:
+        return as_date(self.meta.get("expires"))
+
+    @property
+    def supersedes(self) -> list[str]:
+        return as_str_list(self.meta.get("supersedes"))
+
+    @property
+    def scope(self) -> str | None:
+        value = self.meta.get("scope")
+        return str(value) if value not in (None, "") else None
+
+    @property
+    def refs(self) -> list[str]:
+        return as_str_list(self.meta.get("refs"))
+
+    def to_dict(self, *, body: bool = True) -> dict[str, Any]:
+        """JSON-ready view (dates as ISO strings)."""
+        out: dict[str, Any] = {
+            "key": self.key,
+            "type": self.type,
+            "path": self.path,
+            "description": self.description,
+            "created": iso(self.created),
+            "updated": iso(self.updated),
+            "source": self.source,
+            "tags": self.tags,
+            "meta": {k: _jsonable(v) for k, v in self.meta.items()},
+        }
+        if body:
+            out["body"] = self.body
+        return out
+
+
+def as_date(value: Any) -> dt.date | None:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value.strip()[:10])
+        except ValueError:
+            return None
+    return None
+
+
+def as_str_list(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value if v is not None and str(v).strip()]
+    return [str(value)]
+
+
+def iso(value: dt.date | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def split_frontmatter(text: str, where: str = "file") -> tuple[str, str]:
+    """Split ``text`` into (frontmatter YAML, body). Raises if there is no frontmatter."""
+    text = text.removeprefix("\ufeff")
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != FENCE:
+        raise MalformedFileError(f"{where}: no frontmatter (the file must start with a '---' line)")
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r\n") == FENCE:
+            yaml_text = "".join(lines[1:i])
+            body = "".join(lines[i + 1 :])
+            return yaml_text, body
+    raise MalformedFileError(f"{where}: frontmatter is not closed (add a '---' line after it)")
+
+
+def memory_from_bytes(data: bytes, rel: str, *, max_bytes: int) -> Memory:
+    """Parse a memory file's bytes, or raise MalformedFileError ``"<rel>: <what is wrong>"``:
+    over ``max_bytes``, NUL bytes, not UTF-8, or its frontmatter. One wording for the index,
+    ``get`` and the pre-commit hook."""
+    if len(data) > max_bytes:
+        raise MalformedFileError(f"{rel}: is over the limit of {max_bytes} bytes (max_body_bytes in "
+                                 "vault.toml); store a summary and a pointer instead")
+    if b"\x00" in data:
+        raise MalformedFileError(f"{rel}: contains NUL bytes (binary file?)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedFileError(f"{rel}: is not UTF-8 text (bad byte at offset {exc.start}); "
+                                 "re-save it as UTF-8") from None
+    return parse_memory(text, rel)
+
+
+def parse_memory(text: str, rel_path: str) -> Memory:
+    """Parse a memory file's text; ``rel_path`` gives the key and type.
+
+    Raises :class:`MalformedFileError` (never touching the file) for anything that would make a
+    silent guess: no or unclosed frontmatter, invalid YAML, aliases, a non-mapping, a second
+    frontmatter block at the top of the body, a missing description.
+    """
+    key, type_ = key_type_from_path(rel_path)
+    if "\x00" in text:
+        raise MalformedFileError(f"{rel_path}: contains NUL bytes (binary file?)")
+    yaml_text, body = split_frontmatter(text, rel_path)
+    try:
+        meta = yaml.load(yaml_text, Loader=_StrictLoader) if yaml_text.strip() else {}
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # PyYAML's constructors raise plain ValueError for an impossible date (2026-02-30), a bad
+        # !!float or an int past Python's digit limit, and RecursionError for deep nesting: a
+        # hand-edited file must be reported like any other bad YAML, not crash every reader.
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, RecursionError):
+            first = "nested too deeply"  # Python's wording varies with the call stack
+        raise MalformedFileError(f"{rel_path}: frontmatter is not valid YAML ({first})") from exc
+    if not isinstance(meta, dict):
+        raise MalformedFileError(f"{rel_path}: frontmatter must be 'field: value' lines")
+    if any(not isinstance(k, str) for k in meta):
+        raise MalformedFileError(f"{rel_path}: frontmatter field names must be text")
+    if _has_second_frontmatter(body):
+        raise MalformedFileError(
+            f"{rel_path}: a second frontmatter block follows the first; merge them into one"
+        )
+    desc = meta.get("description")
+    if not isinstance(desc, str) or not desc.strip() or "\n" in desc.strip():
+        raise MalformedFileError(f"{rel_path}: 'description:' must be one non-empty line of text")
+    body = body.removeprefix("\n")  # the blank line we write after the closing fence
+    return Memory(key=key, type=type_, meta=meta, body=body)
+
+
+def _has_second_frontmatter(body: str) -> bool:
+    stripped = body.lstrip("\r\n")
+    if not stripped.startswith(FENCE + "\n") and not stripped.startswith(FENCE + "\r\n"):
+        return False
+    rest = stripped.split("\n", 1)[1] if "\n" in stripped else ""
+    end = rest.find("\n---")
+    block = rest[: end if end >= 0 else len(rest)]
+    return end >= 0 and bool(re.search(r"^[A-Za-z_][\w-]*:", block, re.MULTILINE))
+
+
+def render_memory(memory: Memory) -> str:
+    """The file text for ``memory``: frontmatter in ``meta`` order, a blank line, the body."""
+    yaml_text = yaml.dump(
+        memory.meta,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=10_000,
+    )
+    body = memory.body
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"{FENCE}\n{yaml_text}{FENCE}\n" + (f"\n{body}" if body else "")
+
+
+def build_meta(
+    existing: dict[str, Any] | None,
+    *,
+    description: str,
+    today: dt.date,
+    source: str | None,
+    tags: list[str] | None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Frontmatter for a write: known fields first on a new file; on an update every existing
+    field keeps its place, ``created`` is kept and ``updated`` moves to ``today``."""
+    meta: dict[str, Any] = dict(existing) if existing else {}
+    if not existing:
+        meta = {"description": description, "created": today, "updated": today}
+    meta["description"] = description
+    meta.setdefault("created", today)
+    meta["updated"] = today
+    if source is not None:
+        if source not in SOURCES:
+            raise InvalidMemoryError(f"unknown source '{source}': use one of {', '.join(SOURCES)}")
+        meta["source"] = source
+    if tags is not None:
+        clean = [t.strip() for t in tags if t and t.strip()]
+        for t in clean:
+            if "\n" in t or len(t) > 64:
+                raise InvalidMemoryError(f"tag '{t[:40]}' must be one short line (at most 64 characters)")
+        if clean:
+            meta["tags"] = clean
+        else:
+            meta.pop("tags", None)
+    for k, v in (extra or {}).items():
+        if k in ("description", "created", "updated"):
+            raise InvalidMemoryError(f"field '{k}' is set by vault-mem; pass it as its own argument")
+        if not isinstance(k, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", k):
+            raise InvalidMemoryError(f"field name '{str(k)[:40]}' must be a short identifier")
+        if v is None:
+            meta.pop(k, None)
+        elif k == "expires":
+            meta[k] = _expiry_date(v)
+        else:
+            meta[k] = v
+    return meta
+
+
+def _expiry_date(value: Any) -> dt.date:
+    """``expires`` as a date: a string that is not YYYY-MM-DD would be written, read back as no
+    date, and the memory would silently never expire."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value).strip())
+    except ValueError:
+        raise InvalidMemoryError(f"expires must be a date as YYYY-MM-DD, got '{str(value)[:40]}'") from None
+
+
+def same_content(a: Memory, b: Memory) -> bool:
+    """True when a write would change nothing but ``updated``."""
+    strip = lambda m: {k: v for k, v in m.meta.items() if k != "updated"}
+    return a.type == b.type and strip(a) == strip(b) and a.body.rstrip("\n") == b.body.rstrip("\n")

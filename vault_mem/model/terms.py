@@ -1,0 +1,90 @@
+"""The words of the keyword side: query words, the FTS5 query, the text indexed for a memory.
+
+Pure text functions (no database): which words of a query count (stopwords dropped), how they
+become an FTS5 query that no input can break, what goes into the FTS ``extra`` column and what
+the embedder reads for a memory, and a light stemmer for telling which query words a memory
+holds. :mod:`vault_mem.index.search` runs the searches; :mod:`vault_mem.index.dupes` reuses these too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Sequence
+
+# A small English stopword list: question words and function words carry no topic.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been before
+    being below between both but by can cannot could couldn't did didn't do does doesn't doing don't
+    down during each few for from further had hadn't has hasn't have haven't having he he'd he'll
+    he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is
+    isn't it it's its itself let's me more most mustn't my myself no nor not of off on once only or
+    other ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't
+    so some such than that that's the their theirs them themselves then there there's these they
+    they'd they'll they're they've this those through to too under until up very was wasn't we we'd
+    we'll we're we've were weren't what what's when when's where where's which while who who's whom
+    why why's with won't would wouldn't you you'd you'll you're you've your yours yourself
+    yourselves s t d ll m re ve also get got just like will""".split()  # noqa: SIM905
+)
+MAX_QUERY_TERMS = 48
+MAX_QUERY_CHARS = 4000
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def query_terms(query: str) -> list[str]:
+    """Lower-cased distinct words of ``query`` minus stopwords (all words if only stopwords)."""
+    text = (query or "")[:MAX_QUERY_CHARS].replace("\x00", " ").lower()
+    words: list[str] = []
+    seen: set[str] = set()
+    for w in WORD.findall(text):
+        w = w.strip("_")
+        if w and w not in seen:
+            seen.add(w)
+            words.append(w)
+    content = [w for w in words if w not in STOPWORDS]
+    return (content or words)[:MAX_QUERY_TERMS]
+
+
+def fts_query(terms: Sequence[str]) -> str | None:
+    """``"w1" OR "w2" ...``: every word quoted, so FTS5 operators in the input are inert."""
+    quoted = ['"' + t.replace('"', '""') + '"' for t in terms if t]
+    return " OR ".join(quoted) if quoted else None
+
+
+def date_words(value: str | None) -> str:
+    """``2023-05-08`` -> ``2023-05-08 8 May 2023``: lets "in May 2023" match by keyword."""
+    if not value:
+        return ""
+    try:
+        d = dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return value
+    return f"{d.isoformat()} {d.day} {d.strftime('%B')} {d.year}"
+
+
+def keyword_extra(key: str, tags: Sequence[str], date: str | None) -> str:
+    """Text of the third FTS column: the key's words, the tags, and the date written out."""
+    key_words = re.sub(r"[-_.]+", " ", key)
+    return " ".join(x for x in (key_words, " ".join(tags), date_words(date)) if x)
+
+
+def document_text(description: str, body: str, date: str | None) -> str:
+    """What the embedder sees for a memory: description first (models truncate long input)."""
+    body = body.strip()
+    return f"{description}\n{body[:2000]}" if body else description
+
+
+_SUFFIXES = ("ational", "ization", "fulness", "iveness", "ations", "ation", "ments", "ness", "ment", "ings",
+             "ies", "ied", "ing", "ers", "est", "ed", "er", "ly", "es", "s")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A crude suffix stripper: close enough to FTS5's Porter stemmer to tell which query words
+    a memory contains ("paintings" ~ "painted" ~ "paint"), and cheap."""
+    for suf in _SUFFIXES:
+        if word.endswith(suf) and len(word) - len(suf) >= 3:
+            word = word[: -len(suf)]
+            break
+    return word[:-1] if len(word) > 4 and word[-1] == word[-2] else word

@@ -1,0 +1,122 @@
+"""How a memory is shown to whoever reads it (CLI, MCP, tools, hooks): age and flags included.
+
+Staleness is judged here, at read time, never written into files or INDEX.md (DESIGN §1).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from vault_mem.config import Config
+from vault_mem.model.memory import Memory, iso
+
+
+def age_days(date: dt.date | None, today: dt.date | None = None) -> int | None:
+    """Whole days since ``date`` (0 for a date in the future); None without a date."""
+    if date is None:
+        return None
+    return max(0, ((today or dt.date.today()) - date).days)
+
+
+def memory_flags(*, type_: str, updated: dt.date | None, expires: dt.date | None, today: dt.date,
+                 stale_after: dict[str, int], superseded: bool = False, conflict: bool = False) -> list[str]:
+    """``stale`` (older than the type's stale_after_days), ``expired``, ``superseded``, ``conflict``
+    (a sync conflict copy): the one rule for recall hits, ``get`` and the hooks."""
+    flags = []
+    age = age_days(updated, today)
+    limit = stale_after.get(type_)
+    if age is not None and limit is not None and age > limit:
+        flags.append("stale")
+    if expires and expires < today:
+        flags.append("expired")
+    if superseded:
+        flags.append("superseded")
+    if conflict:
+        flags.append("conflict")
+    return flags
+
+
+def flags_for(mem: Memory, config: Config, *, today: dt.date | None = None,
+              superseded_by: list[str] | None = None) -> list[str]:
+    """:func:`memory_flags` of a parsed memory."""
+    return memory_flags(type_=mem.type, updated=mem.updated, expires=mem.expires, today=today or dt.date.today(),
+                        stale_after=config.stale_after_days, superseded=bool(superseded_by))
+
+
+# The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
+# (target, by) where ``by`` is a usable memory, unexpired on the day bound to ``?``, other than
+# ``target`` itself, that names ``target`` in its ``supersedes``.
+SUPERSEDERS_SQL = (
+    "SELECT s.target AS target, g.key AS by_key FROM supersedes s JOIN files g ON g.id = s.file_id "
+    "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?)"
+)
+MAX_CHAIN = 20
+
+
+def superseded_by(sidecar: Any, key: str, *, today: dt.date | None = None) -> list[str]:
+    """Keys of the live memories whose ``supersedes`` names ``key`` (read-only query)."""
+    day = (today or dt.date.today()).isoformat()
+    return [r[0] for r in sidecar.db.execute(
+        f"SELECT DISTINCT by_key FROM ({SUPERSEDERS_SQL}) WHERE target = ? ORDER BY by_key", (day, key))]
+
+
+def supersession_chain(sidecar: Any, key: str, *, today: dt.date | None = None) -> list[str]:
+    """``key``'s successors in order, up to the current one: [B, A] when B supersedes ``key``
+    and A supersedes B. Where two memories supersede the same key, the first by key is followed;
+    a cycle stops the chain."""
+    chain: list[str] = []
+    seen = {key}
+    current = key
+    while len(chain) < MAX_CHAIN:
+        nxt = [k for k in superseded_by(sidecar, current, today=today) if k not in seen]
+        if not nxt:
+            break
+        current = nxt[0]
+        seen.add(current)
+        chain.append(current)
+    return chain
+
+
+def memory_view(vault: Any, mem: Memory, *, today: dt.date | None = None) -> dict[str, Any]:
+    """The whole memory as a JSON-ready dict with ``age_days``, ``flags`` and reading notes.
+
+    Also ``superseded_by`` (direct successors), ``current`` (the end of the supersession chain,
+    None unless superseded) and ``supersedes`` (what this one replaces)."""
+    today = today or dt.date.today()
+    direct = superseded_by(vault.sidecar, mem.key, today=today)
+    chain = supersession_chain(vault.sidecar, mem.key, today=today) if direct else []
+    view = mem.to_dict()
+    view["age_days"] = age_days(mem.updated, today)
+    view["flags"] = flags_for(mem, vault.config, today=today, superseded_by=direct)
+    notes = []
+    if "stale" in view["flags"]:
+        limit = vault.config.stale_after_days.get(mem.type)
+        notes.append(f"may be outdated: last updated {view['age_days']} days ago (a {mem.type} is "
+                     f"considered stale after {limit} days); check before relying on it")
+    if "expired" in view["flags"]:
+        notes.append(f"expired on {iso(mem.expires)}: hidden from recall and INDEX.md")
+    if direct:
+        note = f"superseded by {', '.join(direct)}"
+        if len(chain) > 1:
+            note += " (chain: " + " -> ".join([mem.key, *chain]) + ")"
+        notes.append(f"{note}: read '{chain[-1]}' for the current version; this one is hidden from "
+                     "recall and INDEX.md")
+    if mem.supersedes:
+        notes.append(f"supersedes {', '.join(mem.supersedes)}")
+    view["superseded_by"] = direct
+    view["current"] = chain[-1] if chain else None
+    view["supersedes"] = mem.supersedes
+    view["notes"] = notes
+    return view
+
+
+def outdated_note(flags: list[str], age_days: int | None) -> str | None:
+    """The reading note for a hit or memory with these flags ("may be outdated: ..."), or None."""
+    if "stale" in flags:
+        return f"may be outdated: last updated {age_days} days ago; confirm before relying on it"
+    if "expired" in flags:
+        return "expired: no longer holds unless confirmed"
+    if "superseded" in flags:
+        return "superseded by a newer memory"
+    return None

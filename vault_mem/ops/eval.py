@@ -1,0 +1,210 @@
+"""``vault-mem eval``: recall quality and latency on a benchmark file.
+
+The file format (see the project's bench notes)::
+
+    {"meta": {...},
+     "memories": [{"key", "description", "body", "created": "YYYY-MM-DD", "group", "type"?}],
+     "queries":  [{"id", "q", "relevant": [keys], "category", "group"}]}
+
+Each group is one memory store: it becomes a temporary vault built the way users build theirs
+(``Vault.init`` + one bulk-import commit), and its queries are searched only there, through
+``Sidecar.recall`` with its defaults (k=10 for the metrics). A query with an empty ``relevant``
+list counts as correct when recall returns no hits (the relevance floor at work).
+
+Metrics: R@k = share of a query's relevant keys in the top k, averaged over queries; MRR@10 =
+mean of 1/rank of the first relevant key in the top 10 (0 if none); ``no_hit_rate`` = share of
+queries with no hits; latency = wall time of each ``recall`` call (query embedding included).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.index.sidecar import DEFAULT
+from vault_mem.model.memory import InvalidKeyError, Memory, suggest_key, validate_key, validate_type
+
+KS = (1, 3, 5, 10)
+EVAL_K = 10
+
+Progress = Callable[[int, int], None]
+
+
+def load_benchmark(path: Path) -> dict[str, Any]:
+    """Read and check a benchmark file; raises UsageError naming what is wrong."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise UsageError(f"benchmark file {path} does not exist") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path} is not a JSON benchmark file ({exc})") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("memories"), list) \
+            or not isinstance(data.get("queries"), list):
+        raise UsageError(f"{path}: expected an object with 'memories' and 'queries' lists")
+    for i, m in enumerate(data["memories"]):
+        if not isinstance(m, dict) or not isinstance(m.get("key"), str) or not isinstance(m.get("description"), str):
+            raise UsageError(f"{path}: memory #{i} needs at least 'key' and 'description' strings")
+    for i, q in enumerate(data["queries"]):
+        if not isinstance(q, dict) or not isinstance(q.get("q"), str) or not isinstance(q.get("relevant", []), list):
+            raise UsageError(f"{path}: query #{i} needs a 'q' string and a 'relevant' list")
+    return data
+
+
+def _key_map(keys: Iterable[str]) -> dict[str, str]:
+    """Benchmark key -> valid, unique vault key (unchanged when already valid)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for key in keys:
+        try:
+            new = validate_key(key)
+        except InvalidKeyError:
+            new = suggest_key(key)
+        base, n = new, 2
+        while new in used:
+            new = f"{base[:70]}-{n}"
+            n += 1
+        used.add(new)
+        out[key] = new
+    return out
+
+
+def _to_memory(m: dict[str, Any], key: str) -> Memory:
+    created = dt.date.fromisoformat(str(m.get("created") or "2000-01-01")[:10])
+    description = " ".join(str(m["description"]).split()) or key
+    meta: dict[str, Any] = {"description": description, "created": created, "updated": created,
+                            "source": "imported"}
+    return Memory(key=key, type=validate_type(m.get("type") or "fact"), meta=meta, body=str(m.get("body") or ""))
+
+
+def _percentile(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    idx = min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))
+    return s[idx]
+
+
+def _score(ranked: list[str], relevant: list[str]) -> dict[str, float]:
+    if not relevant:
+        ok = 1.0 if not ranked else 0.0
+        return {**{f"recall@{k}": ok for k in KS}, "mrr@10": ok}
+    rel = set(relevant)
+    out = {f"recall@{k}": len(rel & set(ranked[:k])) / len(rel) for k in KS}
+    out["mrr@10"] = next((1.0 / (i + 1) for i, key in enumerate(ranked[:EVAL_K]) if key in rel), 0.0)
+    return out
+
+
+def _summary(rows: list[dict[str, float]]) -> dict[str, Any]:
+    n = len(rows)
+    out: dict[str, Any] = {}
+    for name in [*(f"recall@{k}" for k in KS), "mrr@10"]:
+        out[name] = round(sum(r[name] for r in rows) / n, 4) if n else 0.0
+    out["n_queries"] = n
+    out["no_hit_rate"] = round(sum(r["no_hit"] for r in rows) / n, 4) if n else 0.0
+    return out
+
+
+def run_eval(path: Path, *, embedder: object = DEFAULT, progress: Progress | None = None) -> dict[str, Any]:
+    """Build one temporary vault per group, run every query through recall, return the metrics.
+
+    ``embedder``: DEFAULT uses the vault's configured embedder (``local`` unless
+    ``VAULT_MEM_EMBEDDER`` says otherwise); pass an Embedder, or None for keywords only.
+    """
+    return run_eval_data(load_benchmark(path), embedder=embedder, progress=progress)
+
+
+def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
+                  progress: Progress | None = None) -> dict[str, Any]:
+    """:func:`run_eval` on a benchmark already loaded (``{"memories": [...], "queries": [...]}``)."""
+    from vault_mem.vault.core import Vault
+
+    by_group_mem: dict[str, list[dict]] = defaultdict(list)
+    for m in data["memories"]:
+        by_group_mem[str(m.get("group", ""))].append(m)
+    by_group_q: dict[str, list[dict]] = defaultdict(list)
+    for q in data["queries"]:
+        by_group_q[str(q.get("group", ""))].append(q)
+    groups = sorted(set(by_group_mem) | set(by_group_q))
+    total = len(data["queries"])
+    rows: list[dict[str, Any]] = []
+    latencies: list[float] = []
+    model: str | None = None
+    keyword_reasons: set[str] = set()
+    with tempfile.TemporaryDirectory(prefix="vault-mem-eval-") as tmp:
+        for gi, group in enumerate(groups):
+            root = Path(tmp) / f"group-{gi}"
+            Vault.init(root, agent="vault-mem eval").close()
+            vault = Vault(root) if embedder is DEFAULT else Vault(root, embedder=embedder)
+            if embedder is None:
+                vault.sidecar = _keyword_sidecar(vault)
+            try:
+                mems = by_group_mem.get(group, [])
+                kmap = _key_map(m["key"] for m in mems)
+                back = {v: k for k, v in kmap.items()}
+                vault.import_memories([_to_memory(m, kmap[m["key"]]) for m in mems],
+                                      message=f"eval: import {len(mems)} memories of group {group}")
+                vault.sidecar.embed_pending()
+                for q in by_group_q.get(group, []):
+                    t0 = time.perf_counter()
+                    res = vault.sidecar.recall(q["q"], k=EVAL_K)
+                    latencies.append((time.perf_counter() - t0) * 1000)
+                    if res.keyword_only:
+                        keyword_reasons.add(res.reason or "keyword-only")
+                    model = model or res.embedder
+                    ranked = [back.get(h.key, h.key) for h in res.hits]
+                    row: dict[str, Any] = _score(ranked, [str(k) for k in q.get("relevant", [])])
+                    row["no_hit"] = 0.0 if res.hits else 1.0
+                    row["category"] = str(q.get("category") or "uncategorised")
+                    rows.append(row)
+                    if progress:
+                        progress(len(rows), total)
+            finally:
+                vault.close()
+    report = _summary(rows)
+    cats: dict[str, list] = defaultdict(list)
+    for r in rows:
+        cats[r["category"]].append(r)
+    report["by_category"] = {c: _summary(rs) for c, rs in sorted(cats.items())}
+    report["latency_ms"] = {"p50": round(_percentile(latencies, 50), 2), "p95": round(_percentile(latencies, 95), 2)}
+    report["embedder"] = model
+    if keyword_reasons:
+        report["keyword_only"] = sorted(keyword_reasons)  # never a silent downgrade
+    return report
+
+
+def _keyword_sidecar(vault):
+    from vault_mem.index.sidecar import Sidecar
+
+    vault.sidecar.close()
+    return Sidecar(vault.root, vault.config, embedder=None)
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The human-readable table ``vault-mem eval`` prints."""
+    cols = ["recall@1", "recall@3", "recall@5", "recall@10", "mrr@10"]
+    head = f"{'':14}{'R@1':>7}{'R@3':>7}{'R@5':>7}{'R@10':>7}{'MRR@10':>8}{'n':>6}{'no-hit':>8}"
+    lines = [f"embedder: {report.get('embedder') or 'none (keyword-only)'}"]
+    for reason in report.get("keyword_only", []):
+        lines.append(f"keyword-only: {reason}")
+    lines.append(head)
+
+    def line(name: str, r: dict[str, Any]) -> str:
+        vals = "".join(f"{r[c]:>7.3f}" if c != "mrr@10" else f"{r[c]:>8.3f}" for c in cols)
+        return f"{name[:14]:14}{vals}{r['n_queries']:>6}{r['no_hit_rate']:>8.1%}"
+
+    lines.append(line("all", report))
+    for cat, r in report["by_category"].items():
+        lines.append(line(cat, r))
+    lat = report["latency_ms"]
+    lines.append(f"recall latency: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms")
+    return "\n".join(lines)
+
+
+__all__ = ["VaultMemError", "format_report", "load_benchmark", "run_eval"]

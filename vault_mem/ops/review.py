@@ -1,0 +1,419 @@
+"""Vault hygiene: what to prune (``review``), leaked credentials (``scan``), dead paths
+(``check_refs``) and duplicates (``dupes``). Each returns plain dicts for the CLI and tools.
+
+Nothing here writes a memory file or commits: every finding says what a person (or the agent)
+should do, and the fix goes through the ordinary write paths (``remember``, ``forget``,
+``resolve``) or, for a credential in history, through a history rewrite the person runs.
+Queries on the sidecar are read-only and use bound parameters.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shlex
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from vault_mem.config import TYPE_FOLDERS
+from vault_mem.errors import GitError, UsageError, VaultMemError
+from vault_mem.index import dupes as dupes_mod
+from vault_mem.index.search import age_and_flags
+from vault_mem.model import policy
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import as_str_list, parse_memory
+from vault_mem.model.views import SUPERSEDERS_SQL
+from vault_mem.vault.conflicts import list_conflicts
+
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
+
+__all__ = ["check_refs", "dupes", "review", "scan"]
+
+# ------------------------------------------------------------------------------------ review
+
+_FLAG_ORDER = ("conflict", "problem", "expired", "superseded", "stale")
+
+
+def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]]:
+    """Memories to prune or settle: sync conflicts, unreadable files, expired, superseded and
+    stale memories, one item per memory (its most pressing flag first).
+
+    Each item: ``flag``, ``key``, ``detail`` (what it is and what to do), ``flags`` (all that
+    apply), ``type``, ``path``, ``date`` and ``age_days`` where known.
+    """
+    today = today or dt.date.today()
+    vault.reconcile()
+    items: list[dict[str, Any]] = []
+    for c in list_conflicts(vault):
+        items.append({"flag": "conflict", "key": c["key"], "detail": c["detail"], "flags": ["conflict"],
+                      "type": None, "path": c.get("path"), "other_path": c.get("other_path"),
+                      "date": None, "age_days": None})
+    for p in vault.sidecar.problems():
+        key = PurePosixPath(p.path).stem
+        items.append({"flag": "problem", "key": key, "flags": ["problem"], "type": None, "path": p.path,
+                      "date": None, "age_days": None,
+                      "detail": f"{p.path} {p.reason}; fix the file by hand (see `vault-mem doctor`)"})
+    superseders: dict[str, list[str]] = {}
+    for target, by in vault.sidecar.db.execute(
+            f"SELECT DISTINCT target, by_key FROM ({SUPERSEDERS_SQL}) ORDER BY target, by_key", (today.isoformat(),)):
+        superseders.setdefault(target, []).append(by)
+    stale_after = vault.config.stale_after_days
+    for r in vault.sidecar.db.execute(
+        "SELECT key, type, path, sort_date, expires, conflict_of FROM files WHERE usable = 1 ORDER BY type_rank, key"
+    ):
+        key, type_, path, date, expires = r["key"], r["type"], r["path"], r["sort_date"], r["expires"]
+        _, age, flags = age_and_flags(r, today=today, stale_after=stale_after, superseded=key in superseders)
+        # most pressing first; a conflict copy is listed above, from list_conflicts
+        flags = sorted((f for f in flags if f != "conflict"), key=_FLAG_ORDER.index)
+        limit = stale_after.get(type_)
+        if not flags:
+            continue
+        detail = {
+            "expired": f"expired on {expires} and is hidden from recall and INDEX.md; "
+                       f"`vault-mem forget {key}`, or remember it with a later --expires if it still applies",
+            "superseded": f"superseded by {', '.join(superseders.get(key, []))} and hidden from recall and "
+                          f"INDEX.md; `vault-mem forget {key}` once its successor says all that still matters",
+            "stale": f"last updated {age} days ago (a {type_} is stale after {limit} days) and shown as "
+                     f"'may be outdated'; if it still holds, update it (`vault-mem remember {key} ...` with "
+                     f"the current text; an identical write changes nothing), else `vault-mem forget {key}`",
+        }[flags[0]]
+        if len(flags) > 1:
+            detail += f" (also {', '.join(flags[1:])})"
+        items.append({"flag": flags[0], "key": key, "detail": detail, "flags": flags, "type": type_,
+                      "path": path, "date": date, "age_days": age})
+    items.sort(key=lambda i: (_FLAG_ORDER.index(i["flag"]), i["key"]))
+    return items
+
+
+# -------------------------------------------------------------------------------------- scan
+
+#: Files of a vault besides the memories that end up in commits and may hold a pasted value.
+_VAULT_FILES = (INDEX_FILE, "README.md", "vault.toml")
+_MAX_SCAN_BYTES = 1024 * 1024
+_ZERO = "0" * 40
+
+
+def scan(vault: Vault, *, history: bool = False) -> list[dict[str, Any]]:
+    """Suspected credentials in the vault: every memory file (all fields) plus INDEX.md,
+    README.md and vault.toml in the working tree; with ``history`` also every version of
+    those files and every commit message in the git history (all refs and the reflog).
+
+    Each finding: ``where`` (file, or commit and file), ``kind``, ``field``, ``line``, ``path``,
+    ``commit`` (history only) and ``how_to_purge``. A value is never reported.
+    """
+    findings = list(_scan_worktree(vault))
+    if history:
+        findings.extend(_scan_history(vault))
+    return findings
+
+
+def _scan_worktree(vault: Vault) -> Iterator[dict[str, Any]]:
+    rels = [name for name in _VAULT_FILES if (vault.root / name).is_file()]
+    for folder in TYPE_FOLDERS.values():
+        try:
+            names = sorted(os.listdir(vault.root / folder))
+        except OSError:
+            continue
+        rels.extend(f"{folder}/{n}" for n in names if n.endswith(".md"))
+    for rel in rels:
+        path = vault.root / rel
+        try:
+            if path.is_symlink() or not path.is_file():
+                continue
+            data = path.read_bytes()[:_MAX_SCAN_BYTES]
+        except OSError:
+            continue
+        for field, kind, line in _findings_in(data, rel):
+            yield {"where": rel, "path": rel, "commit": None, "kind": kind, "field": field, "line": line,
+                   "how_to_purge": _purge_worktree(vault, rel)}
+
+
+def _findings_in(data: bytes, rel: str) -> list[tuple[str, str, int | None]]:
+    """(field, kind, line) for each suspected credential in one file's bytes."""
+    text = data.decode("utf-8", "replace")
+    try:
+        mem = parse_memory(text, rel)
+    except VaultMemError:  # not a readable memory: scan it as plain text
+        found = [("file", f.kind, text.count("\n", 0, f.start) + 1) for f in policy.find_secrets(text)]
+        return list(dict.fromkeys(found))
+    # the gate's own rule, so scan and gate agree on what counts
+    return policy.secret_findings(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta)
+
+
+def _purge_worktree(vault: Vault, rel: str) -> str:
+    top = vault.prefix + rel
+    key = PurePosixPath(rel).stem
+    if rel == INDEX_FILE:
+        fix = ("fix the memory it comes from (INDEX.md is generated from the memory files and "
+               "follows at the next write or `vault-mem index --write`)")
+    elif "/" in rel:
+        fix = (f"write the memory again without it (`vault-mem remember {key} ...`), edit {rel} by "
+               f"hand, or `vault-mem forget {key}`")
+    else:
+        fix = f"edit {rel} by hand"
+    return (f"Treat the credential as leaked: revoke or rotate it first. Then remove it: {fix}. If "
+            f"{top} was ever committed the value is still in git history: run `vault-mem scan --history` "
+            "and purge those hits too.")
+
+
+def _purge_history(top: str, *, message: bool = False) -> str:
+    if message:
+        rewrite = ("rewrite the commit messages: `git filter-repo --replace-message FILE` where FILE "
+                   "holds the value followed by '==>REMOVED'")
+    else:
+        rewrite = (f"rewrite history without it: `git filter-repo --path {shlex.quote(top)} --invert-paths` "
+                   "(drops the file from every commit; commit a clean copy again afterwards) or "
+                   "`git filter-repo --replace-text FILE` (FILE holds the value followed by "
+                   "'==>REMOVED'; keeps the file)")
+    return ("Treat the credential as leaked: revoke or rotate it first, because every clone, fork "
+            f"and backup keeps it. Then {rewrite}; force-push every branch and tag, and have every "
+            "other clone re-clone (old clones reintroduce it on the next push).")
+
+
+def _scan_history(vault: Vault) -> Iterator[dict[str, Any]]:
+    """Each version of each vault file in any commit, scanned once per blob, reported at the
+    oldest commit that introduced it; plus commit messages of commits touching the vault."""
+    repo = vault.repo
+    scope = vault.prefix.rstrip("/") or "."
+    try:
+        raw = repo.run("log", "--all", "--reflog", "--topo-order", "-m", "--no-renames", "--raw",
+                       "--no-abbrev", "--format=%x1e%H", "--", scope, cwd=repo.toplevel)
+    except GitError as exc:
+        if "does not have any commits" in str(exc) or "bad default revision" in str(exc):
+            return
+        raise
+    introduced: dict[tuple[str, str], str] = {}  # (blob, top path) -> oldest commit seen
+    commits: dict[str, None] = {}  # touching the vault, in log order
+    for block in raw.split("\x1e"):
+        lines = block.strip("\n").split("\n")
+        if not lines or not lines[0]:
+            continue
+        commit = lines[0].strip()
+        commits[commit] = None
+        for line in lines[1:]:
+            if not line.startswith(":"):
+                continue
+            meta, _, path = line.partition("\t")
+            parts = meta.split()
+            if len(parts) < 5 or parts[3] == _ZERO or not _is_vault_file(path, vault.prefix):
+                continue
+            introduced[(parts[3], path)] = commit  # log runs newest first: the last one wins
+    blobs = _read_blobs(repo, sorted({b for b, _ in introduced}))
+    for (blob, top), commit in sorted(introduced.items(), key=lambda x: (x[0][1], x[1])):
+        rel = top[len(vault.prefix):]
+        data = blobs.get(blob)
+        if data is None:
+            continue
+        for field, kind, line in _findings_in(data[:_MAX_SCAN_BYTES], rel):
+            yield {"where": f"{commit[:10]} {top}", "path": top, "commit": commit, "kind": kind,
+                   "field": field, "line": line, "how_to_purge": _purge_history(top)}
+    if not vault.prefix:  # the vault's own repository: every commit message is the vault's
+        commits = dict.fromkeys(repo.run("rev-list", "--all", "--reflog", cwd=repo.toplevel).split())
+    for commit, message in _messages(repo, list(commits)):
+        for f in policy.find_secrets(message):
+            yield {"where": f"{commit[:10]} (commit message)", "path": None, "commit": commit,
+                   "kind": f.kind, "field": "commit message",
+                   "line": message.count("\n", 0, f.start) + 1,
+                   "how_to_purge": _purge_history("", message=True)}
+
+
+def _is_vault_file(top: str, prefix: str) -> bool:
+    if not top.startswith(prefix):
+        return False
+    rel = top[len(prefix):]
+    parts = rel.split("/")
+    if len(parts) == 1:
+        return rel in _VAULT_FILES
+    return len(parts) == 2 and parts[0] in TYPE_FOLDERS.values() and parts[1].endswith(".md")
+
+
+def _read_blobs(repo, oids: list[str]) -> dict[str, bytes]:
+    """Contents of many blobs through one ``git cat-file --batch``."""
+    if not oids:
+        return {}
+    try:
+        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=repo.toplevel,
+                              input=("\n".join(oids) + "\n").encode(), capture_output=True, check=False)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH; install git and retry") from exc
+    if proc.returncode != 0:
+        raise GitError(f"git cat-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    out: dict[str, bytes] = {}
+    data, pos = proc.stdout, 0
+    for oid in oids:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) != 3:  # "<oid> missing"
+            continue
+        size = int(header[2])
+        out[oid] = data[pos:pos + size]
+        pos += size + 1
+    return out
+
+
+def _messages(repo, commits: list[str]) -> Iterator[tuple[str, str]]:
+    for i in range(0, len(commits), 500):
+        part = commits[i:i + 500]
+        raw = repo.run("show", "-s", "--format=%x1e%H%x1f%B", *part, cwd=repo.toplevel)
+        for rec in raw.split("\x1e"):
+            commit, sep, message = rec.partition("\x1f")
+            if sep:
+                yield commit.strip(), message
+
+
+# -------------------------------------------------------------------------------- check_refs
+
+# `inline code` on one line; fenced blocks are taken out first (they hold commands, not refs).
+_FENCED = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+_LINE_SUFFIX = re.compile(r"(?::\d+(?:[-:]\d+)?|#L\d+(?:-L?\d+)?)$")
+#: Extensions a slash-less token must have to count as a file name (``os.path`` does not).
+_FILE_EXTS = frozenset({
+    "md", "markdown", "rst", "txt", "py", "pyi", "ipynb", "js", "mjs", "cjs", "ts", "tsx", "jsx",
+    "json", "jsonc", "toml", "yaml", "yml", "ini", "cfg", "conf", "sh", "bash", "zsh", "fish",
+    "ps1", "bat", "rs", "go", "java", "kt", "kts", "scala", "rb", "php", "c", "h", "cc", "cpp", "hpp",
+    "cs", "swift", "dart", "lua", "pl", "sql", "html", "htm", "css", "scss", "sass",
+    "less", "vue", "svelte", "xml", "csv", "tsv", "lock", "gradle", "properties", "mk", "cmake",
+    "proto", "graphql", "gql", "tf", "tfvars", "hcl", "nix", "dockerfile", "gitignore", "gitattributes",
+    "editorconfig", "pem", "crt", "svg", "png", "jpg", "jpeg", "gif", "pdf", "ex", "exs", "erl", "hs",
+    "clj", "elm", "zig", "jl", "vim"
+})
+_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache",
+                        ".pytest_cache", ".ruff_cache", "dist", "build", ".vault-mem", "target"})
+
+
+def body_paths(body: str) -> list[str]:
+    """Backticked tokens in ``body`` that look like repository paths.
+
+    A token counts when it has no spaces, is not a URL, option, variable, absolute or home path,
+    and either holds a slash and ends in a file name with an extension or in ``/``, or has no
+    slash and ends in a known file extension (``config.toml``, not ``os.path``)."""
+    text = _FENCED.sub("", body or "")
+    out: list[str] = []
+    for m in _INLINE.finditer(text):
+        token = _LINE_SUFFIX.sub("", m.group(1).strip())
+        if _looks_like_path(token) and token not in out:
+            out.append(token)
+    return out
+
+
+def _looks_like_path(token: str) -> bool:
+    if not token or len(token) > 300 or any(c.isspace() for c in token):
+        return False
+    if "://" in token or token.startswith(("www.", "-", "$", "~", "/", "@", "%")) or "@" in token:
+        return False
+    if any(c in token for c in "<>{}()|;&=\"'$`,") or token in ("/", "./", "../"):
+        return False
+    last = token.rstrip("/").rsplit("/", 1)[-1]
+    if "/" in token:
+        if token.endswith("/"):
+            return bool(last)
+        stem, dot, ext = last.rpartition(".")
+        return bool(dot and stem and ext and any(c.isalpha() for c in ext) and len(ext) <= 12)
+    if last.startswith(".") and last.count(".") == 1:  # a dotfile: .env, .gitignore
+        return last[1:] in _FILE_EXTS or last[1:] in ("env", "envrc", "npmrc", "dockerignore")
+    stem, dot, ext = last.rpartition(".")
+    return (bool(dot and stem) and ext in _FILE_EXTS) or last in ("Dockerfile", "Makefile", "Justfile")
+
+
+def check_refs(vault: Vault, repo_dir: Path) -> list[dict[str, Any]]:
+    """Every memory that names a path missing from the checkout at ``repo_dir``.
+
+    ``refs:`` entries in frontmatter are paths from the checkout's root (``./`` optional, a
+    trailing ``:12`` or ``#L12`` line pointer ignored, globs allowed); URLs and paths outside
+    the checkout (absolute, ``~``, ``..``) are skipped, as there is nothing to check them against. Backticked paths in a body
+    are a heuristic (see :func:`body_paths`) and so judged leniently: one with a slash also counts
+    as present when some path in the checkout ends with it, and a bare file name when a file of
+    that name exists anywhere in it. Each item: ``key``, ``ref``, ``path`` (the memory's file),
+    ``source`` (``refs`` or ``body``).
+    """
+    repo = Path(repo_dir).expanduser()
+    if not repo.is_dir():
+        raise UsageError(f"--repo {repo_dir}: no such directory; pass the path of a project checkout")
+    repo = repo.resolve()
+    vault.reconcile()
+    tree: _Tree | None = None
+    missing: list[dict[str, Any]] = []
+    for key, rel in sorted((e["key"], e["path"]) for e in vault.sidecar.list_entries()):
+        try:
+            mem = vault.read_memory(rel)
+        except VaultMemError:
+            continue  # `vault-mem review` and `doctor` report unreadable files
+        for ref in as_str_list(mem.meta.get("refs")):
+            clean = _LINE_SUFFIX.sub("", ref.strip()).removeprefix("./")
+            if not _in_checkout(clean):
+                continue  # a URL, or a path outside the checkout: nothing to check it against
+            if not _exists(repo, clean):
+                missing.append({"key": key, "ref": ref, "path": rel, "source": "refs"})
+        for token in body_paths(mem.body):
+            clean = token.removeprefix("./")
+            if _exists(repo, clean):
+                continue
+            tree = tree or _Tree.load(repo)
+            if not tree.has(clean):
+                missing.append({"key": key, "ref": token, "path": rel, "source": "body"})
+    return missing
+
+
+def _in_checkout(ref: str) -> bool:
+    return bool(ref) and "://" not in ref and not ref.startswith(("/", "~", "$")) \
+        and ".." not in PurePosixPath(ref).parts and not re.match(r"[A-Za-z]:[\\/]", ref)
+
+
+def _exists(repo: Path, rel: str) -> bool:
+    if any(c in rel for c in "*?["):
+        try:
+            return next(repo.glob(rel), None) is not None
+        except (ValueError, NotImplementedError, OSError):
+            return False
+    return os.path.lexists(repo / rel)
+
+
+class _Tree:
+    """Every file and folder path of a checkout (git's list when it is one), for suffix lookups."""
+
+    def __init__(self, paths: set[str]):
+        self.paths = paths  # files, and folders with a trailing slash
+        self.names = {p.rstrip("/").rsplit("/", 1)[-1] for p in paths}
+
+    @classmethod
+    def load(cls, repo: Path) -> _Tree:
+        files: list[str] = []
+        proc = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                              cwd=repo, capture_output=True, check=False)
+        if proc.returncode == 0:
+            files = [f for f in proc.stdout.decode("utf-8", "replace").split("\x00") if f]
+        else:
+            for dirpath, dirnames, filenames in os.walk(repo):
+                dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+                base = os.path.relpath(dirpath, repo).replace(os.sep, "/")
+                files.extend(f if base == "." else f"{base}/{f}" for f in filenames)
+        paths: set[str] = set()
+        for f in files:
+            parts = f.split("/")
+            paths.update("/".join(parts[:i]) + "/" for i in range(1, len(parts)))
+            paths.add(f)
+        return cls(paths)
+
+    def has(self, rel: str) -> bool:
+        """``rel`` exactly, a path ending in ``/rel``, or for a bare name any file or folder so named."""
+        if rel in self.paths:
+            return True
+        if "/" not in rel.rstrip("/"):
+            return rel.rstrip("/") in self.names
+        return any(p.endswith("/" + rel) for p in self.paths)
+
+
+# ------------------------------------------------------------------------------------- dupes
+
+
+def dupes(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]]:
+    """Likely duplicate pairs across the vault (see :mod:`vault_mem.index.dupes`): ``a``, ``b``,
+    ``similarity``, ``cosine`` and both descriptions, most similar first."""
+    vault.reconcile()
+    return dupes_mod.duplicate_pairs(vault.sidecar, today=today)

@@ -1,0 +1,331 @@
+"""Share a vault through any git remote: fetch, integrate, push, with no memory lost to conflicts.
+
+**Integration.** Local commits the remote has not seen are *replayed* onto the remote's branch
+tip, one new commit per original commit (same author, author date and message; the syncing
+agent is the committer), so history stays linear, keeps one commit per write, and shows no merge
+commits. The replay is done here, not by ``git rebase``, because: (1) a vault may be a folder in a
+larger repository, and rebase would rewrite and check out files outside it; (2) a conflicting
+rebase stops half-way and leaves the repository in a rebase state, while our conflicts are decided
+per *key* (a type change is a move between folders, which git sees as unrelated delete + add);
+(3) each replayed commit gets an INDEX.md regenerated from its own files (the work tree walks
+through each replayed state under the write lock, so the sidecar renders it), as every agent
+commit must. The new commits are plain objects until a single compare-and-swap ``update-ref``
+moves the branch; on any failure before or at that step the touched files are restored from the
+old HEAD, so HEAD, files, git's index and the sidecar are left as they were. A journal
+(``.vault-mem/sync.json``) lets the next sync or resolve do the same after a crash
+(:func:`vault_mem.sync.replay.recover_sync`).
+
+**Conflict rule** (per key; "changed" = created, edited, moved to another type or deleted):
+
+* changed on one side only: that side's change is applied.
+* changed on both sides to the same result: nothing to decide.
+* deleted on one side, edited on the other: the edit is kept (a deletion loses nothing that git
+  history does not keep). The sync report lists it as ``kept-edit``.
+* otherwise (both edited, both created, moved vs edited): the **remote's version keeps the key**
+  (it is already published, other machines may hold it) and the local version becomes the
+  conflict memory ``<key>.conflict-<7 hex of its blob id>`` in the local version's type folder,
+  with frontmatter ``conflict_of: <key>``, ``conflict_author`` (who wrote it) and
+  ``conflict_date`` (when the sync found it). :func:`list_conflicts` lists them;
+  :func:`resolve` settles one in one commit. Replayed commits that lost their change to the
+  remote carry a ``Sync-Conflict:`` trailer saying where it went.
+
+Non-memory files (vault.toml, README.md, ...) changed differently on both sides stop the sync
+before anything changes: merge them by hand. INDEX.md never conflicts: it is regenerated.
+
+**Vault inside a larger repository.** Sync integrates only when every commit to integrate, on
+both sides since the common ancestor, changes paths inside the vault folder alone; otherwise it
+refuses (nothing changed) and says to integrate with ``git pull --rebase`` / ``git push`` by hand.
+It never writes, stages or checks out anything outside the vault.
+
+Local commits are pushed as an explicit commit id, so the push runs outside the write lock: a
+write that lands meanwhile is simply pushed by the next sync.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from vault_mem.errors import SyncError, VaultMemError
+from vault_mem.store.hooks import ensure_index_merge_driver
+from vault_mem.sync.replay import Replay
+from vault_mem.vault.core import Vault
+
+ATTEMPTS = 4  # the remote moved between our fetch and our push: fetch, integrate, push again
+NET_TIMEOUT_S = 120.0
+
+_AUTH = ("authentication failed", "permission denied", "could not read username",
+         "could not read password", "terminal prompts disabled", "access denied", "error: 403",
+         "error: 401")
+_RACE = ("non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref", "stale info")
+_UNREACHABLE = ("could not resolve", "connection refused", "timed out", "network is unreachable",
+                "does not appear to be a git repository", "no such file or directory",
+                "unable to access", "failed to connect", "could not read from remote")
+
+
+@dataclass
+class SyncReport:
+    """What one sync did."""
+
+    remote: str
+    branch: str
+    head: str | None = None
+    received: int = 0  # commits that came from the remote
+    replayed: int = 0  # local commits rebuilt on top of the remote's
+    pushed: int = 0  # commits the remote got from us
+    dropped: list[str] = field(default_factory=list)  # local commits already on the remote
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    attempts: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        parts = [f"synced with {self.remote}/{self.branch}: received {self.received} commit(s), pushed "
+                 + str(self.pushed)]
+        if self.replayed:
+            parts.append(f"replayed {self.replayed} local commit(s) on top of the remote's")
+        if self.dropped:
+            parts.append(f"{len(self.dropped)} local commit(s) were already on the remote")
+        for c in self.conflicts:
+            parts.append(f"conflict on '{c['key']}': {c['detail']}")
+        if any(c["kind"] == "copy" for c in self.conflicts):
+            parts.append("see them with `vault-mem review`; settle each with "
+                         "`vault-mem resolve KEY --keep mine|theirs|both`")
+        if self.attempts > 1:
+            parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
+        return "; ".join(parts) + "."
+
+
+# -- sync ------------------------------------------------------------------------------------
+
+def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIMEOUT_S) -> SyncReport:
+    """Fetch ``remote`` (default: vault.toml ``[sync] remote``, else ``origin``), integrate its
+    commits with the local ones, push, and bring the sidecar and INDEX.md up to date."""
+    repo = vault.repo
+    name = remote or vault.config.sync_remote or "origin"
+    proc = repo.run("symbolic-ref", "-q", "--short", "HEAD", check=False)
+    if proc.returncode != 0:
+        raise SyncError("unsafe", "HEAD is detached (not on a branch); check out your branch "
+                        "(e.g. `git checkout main`) and sync again")
+    branch = proc.stdout.decode().strip()
+    url_proc = repo.run("remote", "get-url", name, check=False)
+    if url_proc.returncode != 0:
+        raise SyncError("unreachable", f"the vault's repository has no git remote '{name}'; add one with "
+                        f"`git remote add {name} URL` (any URL git accepts: a path, ssh or https), or "
+                        "pass --remote NAME")
+    url = url_proc.stdout.decode().strip()
+    ensure_index_merge_driver(repo)  # a fresh clone lacks it
+    rbranch = branch
+    merge = repo.run("config", "--get", f"branch.{branch}.merge", check=False).stdout.decode().strip()
+    up = repo.run("config", "--get", f"branch.{branch}.remote", check=False).stdout.decode().strip()
+    if merge.startswith("refs/heads/") and up == name:
+        rbranch = merge[len("refs/heads/"):]
+    tracking = f"refs/remotes/{name}/{rbranch}"
+    report = SyncReport(remote=name, branch=rbranch)
+    for attempt in range(1, ATTEMPTS + 1):
+        report.attempts = attempt
+        remote_tip = _fetch(repo, name, url, rbranch, tracking, timeout_s)
+        with vault.lock:
+            vault.recover()  # a crashed write, and a crashed sync (recover_sync), first
+            vault.check_git_state()
+            before = repo.head()
+            head = _integrate(vault, remote_tip, report)
+            if head != before:  # the remote's files came in: stat the vault once for them
+                vault.reconcile(force=True, recover=False)
+            if head:
+                vault.sidecar.set_meta("head", head)
+        report.head = head
+        if head is None or head == remote_tip:
+            return report
+        count = repo.run("rev-list", "--count", head, *([f"^{remote_tip}"] if remote_tip else []))
+        err = _push(repo, name, url, head, rbranch, timeout_s)
+        if err is None:
+            repo.run("update-ref", tracking, head)
+            report.pushed = int(count)
+            return report
+    raise SyncError("race", f"the remote '{name}' kept moving: someone pushed during each of {ATTEMPTS} "
+                    "attempts. Your writes are committed locally and integrated; run `vault-mem sync` again")
+
+
+def _net(repo, timeout_s: float, *args: str) -> subprocess.CompletedProcess:
+    # never wait on a password prompt: a daemon or an agent has nobody to type it
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        return subprocess.run(["git", *args], check=False, cwd=repo.toplevel, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check the "
+                        "network and the remote, then sync again (nothing local changed)") from exc
+
+
+def _classify(stage: str, name: str, url: str, err: str) -> SyncError:
+    low = err.lower()
+    lines = [ln.strip() for ln in err.splitlines() if ln.strip() and not ln.startswith("hint:")]
+    key_lines = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:", "!"))] or lines
+    said = "; ".join(re.sub(r"^(fatal|error): ", "", ln) for ln in key_lines[:2]).rstrip(".") or "no message"
+    after = ("nothing local changed" if stage == "fetch" else
+             "your writes are committed locally and integrated; the next sync pushes them")
+    if any(s in low for s in _AUTH):
+        return SyncError("auth", f"remote '{name}' ({url}) refused our credentials ({said}). vault-mem never "
+                         "prompts for a password: set up an SSH key or a git credential helper, check it "
+                         f"with `git fetch {name}`, then sync again; {after}")
+    if stage == "push" and "rejected" in low:
+        return SyncError("rejected", f"remote '{name}' rejected the push ({said}); check the branch's "
+                         f"protection or the server's hooks; {after}")
+    if any(s in low for s in _UNREACHABLE):
+        return SyncError("unreachable", f"cannot reach remote '{name}' ({url}): {said}. Check the URL "
+                         f"(`git remote -v`) and the network, then sync again; {after}")
+    return SyncError("rejected", f"git {stage} to '{name}' ({url}) failed: {said}; {after}")
+
+
+def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: float) -> str | None:
+    proc = _net(repo, timeout_s, "fetch", "--quiet", "--no-tags", name, f"+refs/heads/{rbranch}:{tracking}")
+    if proc.returncode != 0:
+        if "couldn't find remote ref" in proc.stderr:
+            return None  # an empty remote, or the branch is not there yet: push creates it
+        raise _classify("fetch", name, url, proc.stderr)
+    return repo.run("rev-parse", "--verify", "-q", f"{tracking}^{{commit}}")
+
+
+def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) -> str | None:
+    """None when pushed; the error text when the remote moved meanwhile (retry); raises otherwise."""
+    proc = _net(repo, timeout_s, "push", "--quiet", "--porcelain", name, f"{head}:refs/heads/{rbranch}")
+    if proc.returncode == 0:
+        return None
+    err = proc.stderr + proc.stdout
+    if any(s in err.lower() for s in _RACE):
+        return err
+    raise _classify("push", name, url, err)
+
+
+# -- integration ----------------------------------------------------------------------------
+
+def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str | None:
+    """Bring the remote's commits into the local branch (caller holds the lock); new HEAD."""
+    repo = vault.repo
+    local = repo.head()
+    if local is None:
+        raise SyncError("unsafe", "this repository has no commit yet; clone the remote instead")
+    if local == remote_tip:
+        return local
+    base = None
+    if remote_tip is not None:
+        proc = repo.run("merge-base", local, remote_tip, check=False)
+        base = proc.stdout.decode().strip() if proc.returncode == 0 else ""
+        if not base:
+            raise SyncError("unsafe", "the remote's branch shares no history with this vault; clone the "
+                            "remote (`git clone URL`) or sync with an empty repository")
+    if vault.prefix:
+        # inside a larger repository: integrate and publish vault-only history, nothing else
+        outside = _outside(repo, vault.prefix, base, local)
+        if remote_tip is not None:
+            outside += _outside(repo, vault.prefix, base, remote_tip)
+        if outside:
+            raise SyncError("unsafe", f"commits to integrate or push change files outside the vault "
+                            f"({', '.join(sorted(set(outside))[:3])}); vault-mem only syncs vault-only "
+                            "history. Integrate by hand (`git pull --rebase`, then `git push`) and sync "
+                            "again; nothing changed")
+    if remote_tip is None or base == remote_tip:
+        return local  # only local commits: nothing to integrate
+    report.received = int(repo.run("rev-list", "--count", remote_tip, f"^{local}"))
+    commits = []
+    for line in repo.run("rev-list", "--reverse", "--topo-order", "--parents", local, f"^{base}").split("\n"):
+        ids = line.split()
+        if len(ids) > 2:
+            raise SyncError("unsafe", f"local history has a merge commit ({ids[0][:10]}) the remote lacks; "
+                            "integrate by hand (`git pull`, then `git push`) and sync again; nothing changed")
+        if ids:
+            commits.append((ids[0], ids[1]))
+    return Replay(vault, base, local, remote_tip, commits, report).run()
+
+
+def _outside(repo, prefix: str, a: str | None, b: str) -> list[str]:
+    out = repo.run("log", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent",
+                   b, *([f"^{a}"] if a else []), cwd=repo.toplevel)
+    return [p for p in out.split("\n") if p and not p.startswith(prefix)]
+
+
+# -- the daemon's schedule ------------------------------------------------------------------
+
+@dataclass
+class SyncState:
+    """The daemon's sync schedule for one vault (monotonic seconds)."""
+
+    next_due: float = 0.0
+    backoff_until: float = 0.0
+    failures: int = 0
+    wrote: bool = False
+    last_error: str | None = None
+
+    def note_write(self) -> None:
+        """Call after a local write when ``[sync] after_write`` is on."""
+        self.wrote = True
+
+
+MAX_BACKOFF_S = 3600.0
+
+
+def sync_if_due(vault: Vault, state: SyncState, *, now: float | None = None,
+                timeout_s: float = 60.0) -> SyncReport | None:
+    """Sync when the schedule says so; never raises a VaultMemError (it lands in
+    ``state.last_error`` and the next try backs off exponentially, up to an hour)."""
+    cfg = vault.config
+    now = time.monotonic() if now is None else now
+    interval = cfg.sync_interval_s
+    if now < state.backoff_until:
+        return None
+    due = (interval > 0 and now >= state.next_due) or (cfg.sync_after_write and state.wrote)
+    if not due:
+        return None
+    state.wrote = False
+    try:
+        report = sync(vault, remote=cfg.sync_remote or None, timeout_s=timeout_s)
+    except VaultMemError as exc:
+        state.failures += 1
+        state.last_error = str(exc)
+        delay = min(MAX_BACKOFF_S, max(interval, 30.0) * 2 ** (state.failures - 1))
+        state.backoff_until = state.next_due = now + delay
+        state.wrote = state.wrote or cfg.sync_after_write  # the write is still to be pushed
+        return None
+    state.failures, state.last_error = 0, None
+    state.next_due = now + interval if interval > 0 else float("inf")
+    return report
+
+
+def run_schedule(root, stop: threading.Event, *, tick_s: float = 5.0) -> None:
+    """The daemon's sync thread: ``sync_if_due`` every few seconds until ``stop`` is set.
+
+    It opens its own Vault (the write lock is re-entrant per object, so sharing the daemon's
+    would give no mutual exclusion). A local write is noticed as a HEAD the thread did not make;
+    failures back off inside :func:`sync_if_due` and are logged once per new error."""
+    import logging
+
+    from vault_mem.vault.core import Vault
+
+    log = logging.getLogger("vault_mem.sync.remote")
+    vault = Vault(root)
+    state = SyncState()
+    cfg = vault.config
+    period = min(tick_s, cfg.sync_interval_s) if cfg.sync_interval_s > 0 else tick_s
+    seen_head = vault.repo.head()
+    last_error = None
+    try:
+        while not stop.wait(period):
+            head = vault.repo.head()
+            if head != seen_head:
+                state.note_write()
+            report = sync_if_due(vault, state)
+            seen_head = vault.repo.head()
+            if report is not None:
+                log.info("vault-mem sync: %s", report.summary())
+            if state.last_error != last_error and state.last_error:
+                log.warning("vault-mem sync failed (will retry with back-off): %s", state.last_error)
+            last_error = state.last_error
+    finally:
+        vault.close()

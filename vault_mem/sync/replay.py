@@ -1,0 +1,255 @@
+"""The local half of a sync: replay local commits onto the remote's tip, and put files back.
+
+:class:`Replay` rebuilds the local commits on the remote branch tip, one new commit per original,
+walking the work tree through each replayed state and deciding conflicts per key (the rules are in
+:mod:`vault_mem.sync.remote`'s docstring). Its journal (``.vault-mem/sync.json``) lets :func:`recover_sync`
+finish or roll back a sync that a crash interrupted.
+
+Kept apart from sync.py, which talks to the remote (fetch, push, their errors), checks that the
+histories can be integrated and schedules the daemon's syncs; nothing here uses the network.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from typing import TYPE_CHECKING
+
+from vault_mem.config import TYPE_FOLDERS
+from vault_mem.errors import SyncError
+from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.vault.core import Vault
+from vault_mem.vault.transaction import atomic_write, checkpoint
+
+if TYPE_CHECKING:
+    from vault_mem.sync.remote import SyncReport
+
+SYNC_JOURNAL = "sync.json"  # under .vault-mem/: what an interrupted sync must put back
+_TRAILER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: ")
+
+
+class Replay:
+    """Rebuild local commits on the remote tip, walking the work tree through each state."""
+
+    def __init__(self, vault: Vault, base: str, local: str, remote_tip: str,
+                 commits: list[tuple[str, str]], report: SyncReport):
+        self.vault, self.repo, self.prefix = vault, vault.repo, vault.prefix
+        self.base, self.local, self.remote_tip, self.commits = base, local, remote_tip, commits
+        self.report = report
+        self.touched: set[str] = set()
+        self.today = dt.date.today()
+
+    def changed(self, a: str, b: str) -> list[str]:
+        out = self.repo.run("diff-tree", "-r", "--no-renames", "--name-only", "-z", a, b, "--",
+                            self.prefix or ".", cwd=self.repo.toplevel)
+        return [p[len(self.prefix):] for p in out.split("\x00") if p]
+
+    def blob(self, commit: str, rel: str) -> str | None:
+        return self.repo.blob_at(commit, self.prefix + rel)
+
+    def key_state(self, commit: str, key: str) -> tuple[str, str] | None:
+        for folder in TYPE_FOLDERS.values():
+            oid = self.blob(commit, f"{folder}/{key}.md")
+            if oid:
+                return f"{folder}/{key}.md", oid
+        return None
+
+    def plan(self, ours: set[str]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        """Modes per key (``copy`` for the contested ones) and per plain path (``skip``), and the
+        conflict copy names. ``ours``: every path a local commit touched (not just the net
+        change: a local edit-then-undo must not be replayed over the remote's edit)."""
+        theirs = set(self.changed(self.base, self.remote_tip))
+        modes: dict[str, str] = {}
+        copies: dict[str, str] = {}
+        for key in sorted({k for p in ours if (k := memory_key(p))}):
+            b, mine, other = (self.key_state(c, key) for c in (self.base, self.local, self.remote_tip))
+            if other == b or mine == other:
+                continue
+            if other is None and mine is not None and mine != b:
+                self._conflict(key, "kept-edit", "deleted on the remote, edited here: the edit is kept")
+                continue
+            # the remote's version keeps the key; each local version goes to the conflict copy,
+            # which the replay removes again where the local side deleted or restored the key
+            modes[key] = "copy"
+            copies[key] = conflict_key(key, (mine or b or other)[1])  # type: ignore[index]
+            if mine is None:
+                self._conflict(key, "kept-edit", "deleted here, edited on the remote: the edit is kept")
+            elif mine != b:
+                self._conflict(key, "copy", f"changed on both sides: the remote's version keeps the key, "
+                               f"this machine's is now '{copies[key]}'", copy=copies[key])
+        plain: dict[str, str] = {}
+        for rel in ours & theirs:
+            if memory_key(rel) or rel == INDEX_FILE:
+                continue
+            b, mine, other = (self.blob(c, rel) for c in (self.base, self.local, self.remote_tip))
+            if mine == other:
+                continue
+            if mine != b:
+                raise SyncError("unsafe", f"{rel} was changed both here and on the remote; merge it by hand "
+                                "(`git pull --rebase`, fix, `git push`) and sync again; nothing changed")
+            plain[rel] = "skip"
+        return modes, copies, plain
+
+    def _conflict(self, key: str, kind: str, detail: str, copy: str | None = None) -> None:
+        self.report.conflicts.append({"key": key, "kind": kind, "detail": detail, "conflict_key": copy})
+
+    def check_clean(self, paths: set[str]) -> None:
+        staged = set(self.repo.run("diff-index", "--cached", "--name-only", "-z", self.local, "--",
+                                   self.prefix or ".", cwd=self.repo.toplevel).split("\x00"))
+        for rel in sorted(paths - {INDEX_FILE}):
+            path = self.vault.root / rel
+            disk = self.repo.blob_id(path.read_bytes()) if path.is_file() else None
+            if disk != self.blob(self.local, rel) or self.prefix + rel in staged:
+                raise SyncError("dirty", f"{rel} has changes that are not committed and the sync would "
+                                f"overwrite it; commit them (git commit -- {rel}) or wait for the daemon "
+                                "to, then sync again; nothing changed")
+
+    def run(self) -> str:
+        per_commit = [(c, p, self.changed(p, c)) for c, p in self.commits]
+        modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
+        incoming = self.changed(self.local, self.remote_tip)  # what the remote's commits changed
+        paths = set(incoming) | {r for *_, ch in per_commit for r in ch}
+        paths |= {f"{folder}/{ck}.md" for ck in copies.values() for folder in TYPE_FOLDERS.values()}
+        self.check_clean(paths)
+        journal = self.vault.state_dir / SYNC_JOURNAL
+        paths |= {INDEX_FILE}
+        entry = {"old": self.local, "new": None, "paths": sorted(paths)}
+        atomic_write(journal, json.dumps(entry).encode())
+        try:
+            head = self._replay(incoming, modes, copies, plain, per_commit)
+            atomic_write(journal, json.dumps({**entry, "new": head}).encode())
+            checkpoint("sync-before-ref", self.vault.state_dir)
+            proc = self.repo.run("update-ref", "-m", "vault-mem sync", "HEAD", head, self.local, check=False)
+            if proc.returncode != 0:
+                raise SyncError("dirty", "HEAD moved during the sync (a commit made by hand?); "
+                                "sync again; nothing changed")
+        except BaseException:
+            _put_back(self.vault, self.local, self.touched)
+            journal.unlink(missing_ok=True)
+            raise
+        self.repo.sync_index(sorted(self.prefix + rel for rel in paths))
+        journal.unlink(missing_ok=True)
+        return head
+
+    def _replay(self, incoming, modes, copies, plain, per_commit) -> str:
+        repo = self.repo
+        self._write({rel: self._bytes(self.blob(self.remote_tip, rel)) for rel in incoming if rel != INDEX_FILE})
+        parent, tree = self.remote_tip, repo.commit_tree(self.remote_tip)
+        for commit, _parent, changed in per_commit:
+            edits: dict[str, bytes | None] = {}
+            notes: list[str] = []
+            contested: set[str] = set()
+            for rel in changed:
+                key = memory_key(rel)
+                mode = modes.get(key, "apply") if key else plain.get(rel, "apply")
+                if rel == INDEX_FILE or mode == "skip":
+                    continue
+                if mode == "apply":
+                    edits[rel] = self._bytes(self.blob(commit, rel))
+                elif key not in contested:
+                    contested.add(key)
+                    kept, edit = self._copy_edits(commit, key, copies[key])
+                    edits.update(edit)
+                    notes.append(f"Sync-Conflict: {key} was changed on the remote too; its version was kept"
+                                 + (f", this one is {copies[key]}" if kept else ""))
+            self._write(edits)
+            index = self.vault.render_index().encode()
+            self._write({INDEX_FILE: index})
+            top = {self.prefix + rel: (repo.write_object("blob", d) if d is not None else None)
+                   for rel, d in {**edits, INDEX_FILE: index}.items()}
+            new_tree = repo.edit_tree(tree, top) or repo.empty_tree()
+            if new_tree == tree and not notes:
+                self.report.dropped.append(repo.commit_info(commit).subject)
+                continue
+            parent, tree = self._recommit(commit, new_tree, parent, notes), new_tree
+            self.report.replayed += 1
+        self._write({INDEX_FILE: self.vault.render_index().encode()})
+        return parent
+
+    def _copy_edits(self, commit: str, key: str, ck: str) -> tuple[bool, dict[str, bytes | None]]:
+        """The conflict copy as of ``commit``: the local version, or none where the local side
+        deleted the key or put it back as it was at the common base."""
+        edits: dict[str, bytes | None] = {}
+        for folder in TYPE_FOLDERS.values():
+            if (self.vault.root / folder / f"{ck}.md").exists():
+                edits[f"{folder}/{ck}.md"] = None
+        state = self.key_state(commit, key)
+        if state is None or state == self.key_state(self.base, key):
+            return False, edits
+        rel = f"{state[0].split('/')[0]}/{ck}.md"
+        who = self.repo.commit_info(commit).author
+        edits[rel] = mark_conflict(self.repo.read_object(state[1])[1], rel, key=key, who=who,
+                                   today=self.today)
+        return True, edits
+
+    def _bytes(self, oid: str | None) -> bytes | None:
+        return self.repo.read_object(oid)[1] if oid else None
+
+    def _write(self, files: dict[str, bytes | None]) -> None:
+        for rel, data in files.items():
+            path = self.vault.root / rel
+            self.touched.add(rel)
+            if data is None:
+                path.unlink(missing_ok=True)
+            elif not path.is_file() or path.read_bytes() != data:
+                atomic_write(path, data)
+        if files.keys() - {INDEX_FILE}:
+            self.vault.sidecar.refresh_paths(list(files))
+
+    def _recommit(self, original: str, tree: str, parent: str, notes: list[str]) -> str:
+        _, data = self.repo.read_object(original)
+        header, _, message = data.partition(b"\n\n")
+        keep = [ln for ln in header.split(b"\n") if ln.startswith((b"author ", b"encoding "))]
+        if notes:  # added to the trailer block (vault-mem's messages end in one)
+            text = message.decode("utf-8", "replace").rstrip("\n")
+            last = text.rsplit("\n\n", 1)[-1].splitlines()
+            sep = "\n" if last and "\n\n" in text and all(_TRAILER_RE.match(ln) for ln in last) else "\n\n"
+            message = (text + sep + "\n".join(notes) + "\n").encode("utf-8")
+        committer = self.vault.identity().signature()
+        body = (f"tree {tree}\nparent {parent}\n".encode() + keep[0] + b"\n"
+                + b"committer " + committer + b"\n" + b"".join(k + b"\n" for k in keep[1:])
+                + b"\n" + message)
+        return self.repo.write_object("commit", body)
+
+
+def _put_back(vault: Vault, commit: str, paths) -> None:
+    """Make ``paths`` (vault-relative) as ``commit`` has them; the sidecar and INDEX.md follow."""
+    rels = sorted(paths)
+    for rel in rels:
+        oid = vault.repo.blob_at(commit, vault.prefix + rel)
+        if oid is None:
+            (vault.root / rel).unlink(missing_ok=True)
+        else:
+            atomic_write(vault.root / rel, vault.repo.read_object(oid)[1])
+    vault.sidecar.refresh_paths(rels)
+    vault.write_index()
+
+
+def recover_sync(vault: Vault) -> str | None:
+    """Finish or roll back a sync that a crash interrupted (caller holds the write lock).
+
+    Before HEAD moved, the touched files are put back as the old HEAD has them; after, only
+    git's index is brought up to date. Returns a notice, or None when there was nothing to do."""
+    journal = vault.state_dir / SYNC_JOURNAL
+    if not journal.exists():
+        return None
+    try:
+        entry = json.loads(journal.read_text())
+        old, new, paths = entry["old"], entry.get("new"), list(entry["paths"])
+    except (ValueError, KeyError, TypeError, OSError):
+        journal.unlink(missing_ok=True)
+        return "dropped an unreadable journal of an interrupted sync; check `git status`"
+    head = vault.repo.head()
+    if head == old:
+        _put_back(vault, old, paths)
+        note = "rolled back a sync that was interrupted; nothing was lost, run `vault-mem sync` again"
+    elif head == new:
+        note = "finished a sync that was interrupted"
+    else:
+        note = "found the journal of an interrupted sync, but HEAD moved since; check `git status`"
+    vault.repo.sync_index(sorted(vault.prefix + rel for rel in paths))
+    journal.unlink(missing_ok=True)
+    vault.notices.append(note)
+    return note

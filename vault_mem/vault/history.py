@@ -1,0 +1,145 @@
+"""History from git: ``log`` of the vault or one key, and ``undo`` of an agent write.
+
+``undo`` is ``git revert`` of that commit restricted to its memory files, with INDEX.md
+regenerated rather than patched (so it never conflicts: every write changes INDEX.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
+from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import rel_path_for, validate_key
+from vault_mem.store.git import GitRepo
+from vault_mem.vault.core import Vault, WriteResult, _check_text
+
+TRAILER_KEYS = ("Memory-Key", "Memory-Action", "Memory-Type", "Agent")
+
+
+@dataclass
+class LogEntry:
+    """One commit that touched the vault."""
+
+    commit: str
+    date: str
+    author: str
+    subject: str
+    key: str | None
+    action: str | None
+    agent: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _key_paths(vault: Vault, key: str) -> list[str]:
+    return [vault._top(rel_path_for(key, t)) for t in TYPE_FOLDERS]
+
+def log(vault: Vault, key: str | None = None, *, limit: int = 20) -> list[LogEntry]:
+    """Commits that touched the vault (or one key's file in any type folder), newest first."""
+    if key is not None:
+        validate_key(key)
+    paths = _key_paths(vault, key) if key else [vault.prefix or "."]
+    fmt = "%H%x1f%as%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e"
+    out = vault.repo.run("log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths,
+                        cwd=vault.repo.toplevel)
+    entries = []
+    for rec in out.split("\x1e"):
+        rec = rec.strip("\n")
+        if not rec:
+            continue
+        commit, date, author, subject, trailers = (rec.split("\x1f") + [""] * 5)[:5]
+        t = _parse_trailers(trailers)
+        entries.append(LogEntry(commit, date, author, subject, t.get("Memory-Key"),
+                                t.get("Memory-Action"), t.get("Agent")))
+    return entries
+
+def undo(vault: Vault, target: str, *, agent: str | None = None) -> WriteResult:
+    """Revert the last agent commit for key ``target`` (or the commit ``target``).
+
+    Like ``git revert`` of that commit, restricted to its memory files, with INDEX.md
+    regenerated rather than patched (so it never conflicts). A file changed since that
+    commit is not overwritten: the undo is refused and says so."""
+    with vault.lock:
+        vault.recover()
+        vault.check_git_state()
+        commit, trailers = _undo_target(vault, target)
+        info = vault.repo.commit_info(commit)
+        parent = info.parents[0] if info.parents else None
+        names = vault.repo.run("diff-tree", "-r", "--no-commit-id", "--name-only", "-z",
+                              *([parent] if parent else ["--root"]), commit, "--",
+                              vault.prefix or ".", cwd=vault.repo.toplevel)
+        changes: dict[str, bytes | None] = {}
+        for top in filter(None, names.split("\x00")):
+            rel = top[len(vault.prefix):]
+            if rel == INDEX_FILE or "/" not in rel:
+                continue
+            before = vault.repo.blob_at(parent, top)
+            after = vault.repo.blob_at(commit, top)
+            path = vault.root / rel
+            now = GitRepo.blob_id(path.read_bytes()) if path.exists() else None
+            if now == before:
+                continue
+            if now != after:
+                raise VaultMemError(
+                    f"cannot undo {commit[:10]}: {rel} changed after it; see `vault-mem log "
+                    f"{trailers.get('Memory-Key') or ''}`".rstrip() + " and remember the version you want"
+                )
+            changes[rel] = vault.repo.read_object(before)[1] if before else None
+        if not changes:
+            raise VaultMemError(f"nothing to undo: the files of {commit[:10]} are already as before it")
+        key = trailers.get("Memory-Key") or Path(next(iter(changes))).stem
+        rel_new = next((r for r, d in changes.items() if d is not None), None)
+        type_ = _type_of(rel_new or next(iter(changes)))
+        action = "create" if all(d is not None for d in changes.values()) and \
+            trailers.get("Memory-Action") == "forget" else \
+            "forget" if all(d is None for d in changes.values()) else "update"
+        subject = f'Revert "{info.subject}"'
+        result = vault.commit_change(
+            changes, subject, key=key, action=action, type_=type_, agent=agent,
+            extra_trailers=f"Reverts: {commit}\n",
+        )
+        return WriteResult(key, type_, rel_new, "undo", result)
+
+def _undo_target(vault: Vault, target: str) -> tuple[str, dict[str, str]]:
+    _check_text("undo's target", target)
+    if not target or target.startswith("-"):
+        raise UsageError("undo needs a key or a commit id")
+    is_key = True
+    try:
+        validate_key(target)
+    except VaultMemError:
+        is_key = False
+    if is_key:
+        for entry in log(vault, target, limit=200):
+            if entry.key == target and entry.action:
+                trailers = {"Memory-Key": entry.key, "Memory-Action": entry.action}
+                return entry.commit, trailers
+    proc = vault.repo.run("rev-parse", "-q", "--verify", f"{target}^{{commit}}", check=False)
+    if proc.returncode != 0:
+        raise MemoryNotFoundError(
+            f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
+        )
+    commit = proc.stdout.decode().strip()
+    body = vault.repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)
+    trailers = _parse_trailers(body)
+    if "Memory-Key" not in trailers:
+        raise UsageError(f"{commit[:10]} is not an agent write (it has no Memory-Key trailer)")
+    return commit, trailers
+
+
+def _parse_trailers(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name in (*TRAILER_KEYS, "Reverts"):
+            out[name] = value.strip()
+    return out
+
+
+def _type_of(rel: str) -> str:
+    return FOLDER_TYPES.get(rel.split("/", 1)[0], "note")
