@@ -258,7 +258,7 @@ def test_problems_recorded_with_reasons(vault: Path, tmp_path: Path) -> None:
     reasons = {p.path: p.reason for p in r.problems}
     assert set(reasons) == {"facts/Bad Name.md", "facts/no-front.md", "facts/doubled.md", "facts/latin1.md",
                             "facts/binary.md", "facts/huge.md", "facts/no-desc.md", "facts/escape.md",
-                            "notes/editor.md"}
+                            "facts/inside-link.md", "notes/editor.md"}
     assert "invalid key" in reasons["facts/Bad Name.md"] and "bad-name" in reasons["facts/Bad Name.md"]
     assert "frontmatter" in reasons["facts/no-front.md"]
     assert "second frontmatter" in reasons["facts/doubled.md"]
@@ -269,7 +269,9 @@ def test_problems_recorded_with_reasons(vault: Path, tmp_path: Path) -> None:
     assert "outside the vault" in reasons["facts/escape.md"]
     assert "facts/editor.md" in reasons["notes/editor.md"]
     assert sc.lookup("editor") == ("fact", "facts/editor.md")
-    assert sc.lookup("inside-link") == ("fact", "facts/inside-link.md")
+    # a link is never followed, wherever it points (DESIGN §7): the index refuses what `get` refuses
+    assert "symlink" in reasons["facts/inside-link.md"] and "inside the vault" in reasons["facts/inside-link.md"]
+    assert sc.lookup("inside-link") is None
     assert sc.problems() == r.problems
     # Never writes to a memory file.
     assert {p: p.read_bytes() for p in vault.rglob("*.md") if p.is_file()} == before

@@ -72,3 +72,8 @@ class EmbedderError(VaultMemError):
 
 class SecretError(UsageError):
     """A write held something that looks like a credential; nothing was written."""
+
+
+class ConcurrentEditError(VaultMemError):
+    """A file changed between the moment a writer checked it and the moment it would replace it
+    (an editor's save); nothing was overwritten."""

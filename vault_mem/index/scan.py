@@ -15,7 +15,8 @@ from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
-from vault_mem.model.memory import is_memory_name, key_type_from_path, memory_from_bytes
+from vault_mem.model.memory import is_memory_name, memory_from_bytes
+from vault_mem.store.files import read_memory_bytes
 
 
 @dataclass
@@ -75,53 +76,32 @@ def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
-def read_file(root: Path, real_root: str, rel: str, *, max_bytes: int) -> FileState | None:
+def read_file(root: Path, rel: str, *, max_bytes: int) -> FileState | None:
     """Read and parse one memory file (``rel`` is vault-relative); None if it no longer exists.
 
-    ``real_root`` is the vault's realpath: a file (or type folder) that resolves outside it is
-    a problem, never read."""
+    Read by :func:`vault_mem.store.files.read_memory_bytes`, the reader ``get`` uses too, so the
+    index and ``get`` refuse the same files (a symlinked file or type folder, wherever it points;
+    a file over the limit): such a file is a problem, never read."""
     folder, name = rel.split("/", 1)
-    stem = name[:-3]
-    state = FileState(path=rel, key=stem, type=FOLDER_TYPES[folder], mtime_ns=-1, size=-1)
-    abs_path = root / rel
-    sig = path_sig(abs_path)
+    state = FileState(path=rel, key=name[:-3], type=FOLDER_TYPES[folder], mtime_ns=-1, size=-1)
+    sig = path_sig(root / rel)
     if sig is None:
         return None
     state.mtime_ns, state.size = sig
-    # the file, or its type folder, may be a symlink: never read what lies outside the vault
-    target = os.path.realpath(abs_path)
-    if os.path.commonpath([target, real_root]) != real_root:
-        via = "is a symlink to" if abs_path.is_symlink() else "lies (through a symlinked folder) at"
-        state.problem = f"{via} {target}, outside the vault; vault-mem refuses to read it"
-        return state
-    if abs_path.is_symlink() and not os.path.exists(abs_path):
-        state.problem = "is a dangling symlink"
-        return state
     try:
-        st = os.stat(abs_path)
-    except OSError:
-        return None
-    state.mtime_ns, state.size = stat_sig(st)
-    try:
-        key_type_from_path(rel)
+        read = read_memory_bytes(root, rel, max_bytes=max_bytes)
     except VaultMemError as exc:
-        state.problem = _strip_path(str(exc), rel) + " (rename the file)"
+        state.problem = _strip_path(str(exc), rel)
+        if "invalid key" in state.problem:
+            state.problem += " (rename the file)"
         return state
-    limit = max_bytes
-    if st.st_size > limit:
-        state.problem = f"is {st.st_size} bytes, over the limit of {limit} (max_body_bytes in vault.toml)"
-        return state
-    try:
-        with open(abs_path, "rb") as fh:
-            data = fh.read(limit + 1)
-    except FileNotFoundError:
+    if read is None:
         return None
-    except OSError as exc:
-        state.problem = f"cannot be read ({exc.strerror or exc})"
-        return state
+    data, st = read
+    state.mtime_ns, state.size = stat_sig(st)
     state.sha256 = hashlib.sha256(data).hexdigest()
     try:
-        state.memory = memory_from_bytes(data, rel, max_bytes=limit)
+        state.memory = memory_from_bytes(data, rel, max_bytes=max_bytes)
     except VaultMemError as exc:
         state.problem = _strip_path(str(exc), rel)
     return state

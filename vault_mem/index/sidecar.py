@@ -82,7 +82,6 @@ class Sidecar(VectorStore):
         self._embedder_reason: str | None = None
         self._embed_retry_at = 0.0
         self._db_path = _db_path or self.root / STATE_DIR / "index.db"
-        self._real_root = os.path.realpath(self.root)
         self.db = dbmod.connect(self._db_path)
         self._vindex = VectorIndex()
         #: search vectors in memory (loaded once, fastest per query: long-running processes)
@@ -106,7 +105,7 @@ class Sidecar(VectorStore):
         return scan_folders(self.root)
 
     def _read(self, rel: str) -> FileState | None:
-        return read_file(self.root, self._real_root, rel, max_bytes=self.config.max_file_bytes)
+        return read_file(self.root, rel, max_bytes=self.config.max_file_bytes)
 
     # -- writing rows ----------------------------------------------------------------------
 

@@ -12,7 +12,8 @@ Three checks, in the order a writer calls them:
   command output, narration of a session, or a decision with no reason. Each warning is one
   sentence that says what to do. The memory is still written, and the agent sees the warning.
 
-Pure functions: no I/O, no state, no dependency beyond the standard library.
+:class:`WritePolicy` bundles these with the key, format and size rules: it is the one object every
+write path calls (see its docstring). Pure: no I/O, no state.
 """
 
 from __future__ import annotations
@@ -20,15 +21,30 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from vault_mem.errors import InvalidMemoryError, SecretError
+import yaml
+
+from vault_mem.errors import InvalidMemoryError, SecretError, VaultMemError
+from vault_mem.model.memory import (
+    Memory,
+    memory_from_bytes,
+    parse_memory,
+    render_memory,
+    same_content,
+    validate_description,
+    validate_key,
+    validate_type,
+)
 from vault_mem.model.secrets import SecretFinding, find_secrets, shannon_entropy
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
     "SecretFinding",
+    "WritePolicy",
     "check_description_policy",
+    "check_text",
     "check_write",
     "find_secrets",
     "lint_write",
@@ -235,3 +251,130 @@ def lint_write(*, type: str, description: str, body: str) -> list[str]:
             "'to avoid...') so a later reader can tell when it stops applying."
         )
     return warnings
+
+
+# --- the write policy: every path into a memory file, INDEX.md or a commit calls this -------
+
+
+def check_text(what: str, *values: Any) -> None:
+    """Refuse text that cannot be stored as UTF-8 before it reaches SQLite, YAML or git: lone
+    surrogates come from a JSON ``"\\ud800"`` escape or from command-line bytes that are not UTF-8."""
+    for value in values:
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, str) and not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise InvalidMemoryError(
+                        f"{what}: not valid text (an unpaired surrogate at position {exc.start}); "
+                        "send UTF-8 text"
+                    ) from None
+
+
+@dataclass(frozen=True)
+class WritePolicy:
+    """The checks every write makes, in one place: key, format, size, secrets and lint.
+
+    - :meth:`check_request` vets what an agent asks to write (``remember``): valid key, type,
+      description and text, the body within ``max_body_bytes``, the description policy and the
+      secret gate; returns the lint warnings.
+    - :meth:`file_bytes` renders a memory to the bytes of its file and proves they read back as
+      the same memory (a body that starts with a ``---`` block would otherwise hide the memory).
+    - :meth:`check_file` vets the bytes of any memory file that a write is about to put on disk
+      or into a commit, whatever produced them (remember, import, undo, resolve, crash recovery,
+      sync, a hand edit the daemon commits): a memory path, a file that parses, within the size
+      limit, and no credential anywhere in it.
+    - :meth:`check_message` keeps credentials out of commit messages.
+    """
+
+    max_body_bytes: int
+    max_file_bytes: int
+
+    def check_request(self, *, key: str, type: str, description: str, body: str,
+                      tags: list[str] | None = None, extra: Mapping[str, Any] | None = None,
+                      agent: str | None = None) -> list[str]:
+        """Vet an agent's write before anything is read or written; returns lint warnings."""
+        validate_key(key)
+        validate_type(type)
+        validate_description(description)
+        if not isinstance(body, str):
+            raise InvalidMemoryError("body must be text")
+        if "\x00" in body:
+            raise InvalidMemoryError("body contains a NUL byte; store text, not binary data")
+        # a character is at least one UTF-8 byte: a body with more characters than the limit is
+        # refused without encoding it (which would hold a second copy of a huge body in memory)
+        size = len(body) if len(body) > self.max_body_bytes else \
+            len(body.encode("utf-8", "surrogatepass"))  # lone surrogates: refused just below
+        if size > self.max_body_bytes:
+            raise InvalidMemoryError(
+                f"body is {size} bytes or more, over the vault's limit of {self.max_body_bytes} "
+                "([limits] max_body_bytes in vault.toml); store a summary and a pointer instead"
+            )
+        check_text("the description, body, tags or a field", description, body, tags,
+                   *(extra or {}).values(), agent)
+        # lint_write refuses a description over the policy's length first, then lists warnings
+        warnings = lint_write(type=type, description=description, body=body)
+        meta = dict(extra or {})
+        if tags:
+            meta["tags"] = tags
+        check_write(key=key, description=description, body=body, meta=meta)
+        return warnings
+
+    def file_bytes(self, memory: Memory) -> bytes:
+        """The file bytes of ``memory``, refused unless they read back as the same memory."""
+        try:
+            text = render_memory(memory)
+            back = parse_memory(text, memory.path)
+        except (VaultMemError, yaml.YAMLError, ValueError, TypeError) as exc:
+            reason = str(exc).removeprefix(f"{memory.path}: ")
+            raise InvalidMemoryError(
+                f"this write would make a file that does not read back as written ({reason}); if the "
+                "body starts with a '---' line, start it with other text (a heading, say)"
+            ) from None
+        if not same_content(back, memory):
+            raise InvalidMemoryError(
+                "this write would make a file that does not read back as written (a field value "
+                "changes in the round trip); pass plain text, numbers, dates or lists of text"
+            )
+        data = text.encode("utf-8")
+        self.check_file(memory.path, data)
+        return data
+
+    def check_file(self, rel: str, data: bytes) -> Memory:
+        """Vet the bytes of the memory file ``rel`` before they reach the disk or a commit;
+        returns the parsed memory. Raises :class:`MalformedFileError` for a file that does not
+        parse (or is over the limit), :class:`InvalidMemoryError` for a body over the limit and
+        :class:`SecretError` for a suspected credential."""
+        memory = memory_from_bytes(data, rel, max_bytes=self.max_file_bytes)
+        body_size = len(memory.body.encode("utf-8"))
+        if body_size > self.max_body_bytes:
+            raise InvalidMemoryError(
+                f"{rel}: the body is {body_size} bytes, over the vault's limit of {self.max_body_bytes} "
+                "([limits] max_body_bytes in vault.toml); store a summary and a pointer instead"
+            )
+        check_description_policy(memory.description)
+        check_write(key=memory.key, description=memory.description, body=memory.body, meta=memory.meta)
+        self.check_secrets(rel, data)  # what the fields do not show: comments in the frontmatter
+        return memory
+
+    def check_message(self, message: str) -> None:
+        """Refuse a commit message whose subject holds a suspected credential (the trailers
+        below it are vault-mem's own ``Name: value`` lines: keys, actions, commit ids)."""
+        subject = message.split("\n\n", 1)[0]
+        kinds = sorted({f.kind for f in find_secrets(subject)})
+        if kinds:
+            raise SecretError(f"refused: the commit message holds what looks like {', '.join(kinds)}. "
+                              f"{_WHAT_TO_DO}")
+
+    def check_secrets(self, rel: str, data: bytes) -> None:
+        """Refuse file bytes holding a suspected credential anywhere, comments and fields that
+        no parser reads included; the message names the file, kind and line, never the value."""
+        text = data.decode("utf-8", "replace")
+        found: list[str] = []
+        for finding in find_secrets(text):
+            article = "an" if finding.kind[0] in "AEIOaeio" else "a"
+            where = f"{article} {finding.kind} (line {_line_of(text, finding.start)})"
+            if where not in found:
+                found.append(where)
+        if found:
+            raise SecretError(f"refused: {rel} holds what looks like {'; '.join(found)}. {_WHAT_TO_DO}")

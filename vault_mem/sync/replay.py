@@ -3,7 +3,8 @@
 :class:`Replay` rebuilds the local commits on the remote branch tip, one new commit per original,
 walking the work tree through each replayed state and deciding conflicts per key (the rules are in
 :mod:`vault_mem.sync.remote`'s docstring). Its journal (``.vault-mem/sync.json``) lets :func:`recover_sync`
-finish or roll back a sync that a crash interrupted.
+finish or roll back a sync that a crash interrupted
+(:func:`vault_mem.vault.recovery.recover_sync`).
 
 Kept apart from sync.py, which talks to the remote (fetch, push, their errors), checks that the
 histories can be integrated and schedules the daemon's syncs; nothing here uses the network.
@@ -21,12 +22,13 @@ from vault_mem.errors import SyncError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.vault.core import Vault
-from vault_mem.vault.transaction import atomic_write, checkpoint
+from vault_mem.model.memory import is_memory_path
+from vault_mem.store.files import atomic_write, checkpoint
+from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
 
 if TYPE_CHECKING:
     from vault_mem.sync.remote import SyncReport
 
-SYNC_JOURNAL = "sync.json"  # under .vault-mem/: what an interrupted sync must put back
 _TRAILER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: ")
 
 
@@ -126,7 +128,7 @@ class Replay:
                 raise SyncError("dirty", "HEAD moved during the sync (a commit made by hand?); "
                                 "sync again; nothing changed")
         except BaseException:
-            _put_back(self.vault, self.local, self.touched)
+            put_back(self.vault.ws, self.vault.sidecar, self.local, self.touched)
             journal.unlink(missing_ok=True)
             raise
         self.repo.sync_index(sorted(self.prefix + rel for rel in paths))
@@ -189,6 +191,11 @@ class Replay:
 
     def _write(self, files: dict[str, bytes | None]) -> None:
         for rel, data in files.items():
+            if data is not None and is_memory_path(rel):
+                # what a peer sent is data: a credential in it stops the sync (run() puts back
+                # what was written), wherever in the file it sits
+                self.vault.ws.policy.check_secrets(rel, data)
+        for rel, data in files.items():
             path = self.vault.root / rel
             self.touched.add(rel)
             if data is None:
@@ -212,44 +219,3 @@ class Replay:
                 + b"committer " + committer + b"\n" + b"".join(k + b"\n" for k in keep[1:])
                 + b"\n" + message)
         return self.repo.write_object("commit", body)
-
-
-def _put_back(vault: Vault, commit: str, paths) -> None:
-    """Make ``paths`` (vault-relative) as ``commit`` has them; the sidecar and INDEX.md follow."""
-    rels = sorted(paths)
-    for rel in rels:
-        oid = vault.repo.blob_at(commit, vault.prefix + rel)
-        if oid is None:
-            (vault.root / rel).unlink(missing_ok=True)
-        else:
-            atomic_write(vault.root / rel, vault.repo.read_object(oid)[1])
-    vault.sidecar.refresh_paths(rels)
-    vault.write_index()
-
-
-def recover_sync(vault: Vault) -> str | None:
-    """Finish or roll back a sync that a crash interrupted (caller holds the write lock).
-
-    Before HEAD moved, the touched files are put back as the old HEAD has them; after, only
-    git's index is brought up to date. Returns a notice, or None when there was nothing to do."""
-    journal = vault.state_dir / SYNC_JOURNAL
-    if not journal.exists():
-        return None
-    try:
-        entry = json.loads(journal.read_text())
-        old, new, paths = entry["old"], entry.get("new"), list(entry["paths"])
-    except (ValueError, KeyError, TypeError, OSError):
-        journal.unlink(missing_ok=True)
-        return "dropped an unreadable journal of an interrupted sync; check `git status`"
-    head = vault.repo.head()
-    if head == old:
-        _put_back(vault, old, paths)
-        note = "rolled back a sync that was interrupted; nothing was lost, run `vault-mem sync` again"
-    elif head == new:
-        note = "finished a sync that was interrupted"
-    else:
-        note = "found the journal of an interrupted sync, but HEAD moved since; check `git status`"
-    vault.repo.sync_index(sorted(vault.prefix + rel for rel in paths))
-    journal.unlink(missing_ok=True)
-    vault.notices.append(note)
-    return note

@@ -24,10 +24,8 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
     if keep not in ("mine", "theirs", "both"):
         raise UsageError(f"--keep {keep!r}: use mine, theirs or both")
     validate_key(key)
-    with vault.lock:
-        vault.recover()  # finishes an interrupted sync too
-        vault.check_git_state()
-        found = [c for c in list_conflicts(vault) if key in (c["key"], c["conflict_key"])]
+    with vault.transaction() as tx:  # recovery first: it finishes an interrupted sync too
+        found = [c for c in list_conflicts(vault.ws) if key in (c["key"], c["conflict_key"])]
         if not found:
             raise MemoryNotFoundError(f"'{key}' has no sync conflict; `vault-mem review` lists conflicts")
         if len(found) > 1:
@@ -36,7 +34,8 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
                              "`vault-mem resolve COPY-KEY --keep ...`")
         c = found[0]
         orig, ck, copy_rel = c["key"], c["conflict_key"], c["other_path"]
-        vault.check_not_dirty(copy_rel)
+        copy_bytes = vault.check_not_dirty(copy_rel)
+        tx.expect(copy_rel, copy_bytes)
         folder = copy_rel.split("/")[0]
         type_ = FOLDER_TYPES[folder]
         changes: dict[str, bytes | None] = {copy_rel: None}
@@ -47,17 +46,17 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
         else:
             new_key = orig if keep == "mine" else _free_key(vault, orig, ck)
             target = f"{folder}/{new_key}.md"
-            changes[target] = strip_conflict((vault.root / copy_rel).read_bytes(), target)
+            changes[target] = strip_conflict(copy_bytes, target)
             action = "create"
             current = vault.find_file(new_key) if keep == "mine" else None
             if current:
-                vault.check_not_dirty(current[1])
+                tx.expect(current[1], vault.check_not_dirty(current[1]))
                 action = "update" if current[1] == target else "move"
                 if current[1] != target:
                     changes[current[1]] = None
             subject = (f"resolve: {orig} — kept the version from {ck}" if keep == "mine" else
                        f"resolve: {orig} — kept both, {ck} is now {new_key}")
-        commit = vault.commit_change(changes, subject, key=new_key, action=action, type_=type_,
+        commit = tx.commit(changes, subject, key=new_key, action=action, type_=type_,
                                       agent=agent, extra_trailers=trailer)
         return WriteResult(new_key, type_, target, f"resolve-{keep}", commit)
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import VaultMemError
 from vault_mem.model.conflicts import CONFLICT_RE, memory_key
-
-if TYPE_CHECKING:
-    from vault_mem.vault.core import Vault
+from vault_mem.store.workspace import Workspace
 
 
-def list_conflicts(vault: Vault) -> list[dict[str, Any]]:
+def list_conflicts(vault: Workspace) -> list[dict[str, Any]]:
     """Every conflict memory: key (the contested key), path (its file now, or None),
     other_path (the conflict copy), conflict_key and detail (what happened, how to settle it)."""
     out = []

@@ -1,24 +1,22 @@
 """Creating a vault: copy template_vault/, ``git init`` when needed, install the git hooks and
 make the first commit (:meth:`vault_mem.Vault.init`).
 
-Kept apart from vault.py, which holds what an open vault does; this runs once per vault.
+Kept apart from core.py, which holds what an open vault does; this runs once per vault.
 """
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from vault_mem.config import CONFIG_FILE
 from vault_mem.errors import GitError, UsageError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.git import GitRepo
+from vault_mem.index.sidecar import Sidecar
+from vault_mem.store.files import atomic_write
 from vault_mem.store.hooks import ensure_index_merge_driver, install
-from vault_mem.vault.transaction import atomic_write
-
-if TYPE_CHECKING:
-    from vault_mem.vault.core import Vault
+from vault_mem.store.workspace import Workspace, init_repository
 
 
 def _template_dir() -> Path:
@@ -30,20 +28,17 @@ def _template_dir() -> Path:
     raise VaultMemError("vault-mem's template_vault is missing from the installation; reinstall vault-mem")
 
 
-def init_vault(cls: type[Vault], path: str | Path, *, agent: str | None = None) -> Vault:
-    """Create a vault from the template and make its first commit.
-
-    In a folder inside an existing repository only that folder's files are committed."""
+def create_files(path: str | Path) -> tuple[Path, list[Path]]:
+    """Make ``path`` a vault on disk: ``git init`` unless it is inside a repository already, then
+    the template's files (none that exists is overwritten). Returns the root and the files made."""
     root = Path(path).expanduser().resolve()
     if (root / CONFIG_FILE).exists():
         raise UsageError(f"{root} is already a vault ({CONFIG_FILE} exists)")
     root.mkdir(parents=True, exist_ok=True)
     try:
-        inside = GitRepo(root)
+        GitRepo(root)
     except GitError:
-        inside = None
-    if inside is None:
-        _git_init(root)
+        init_repository(root)
     created: list[Path] = []
     template = _template_dir()
     for src in sorted(template.rglob("*")):
@@ -55,24 +50,20 @@ def init_vault(cls: type[Vault], path: str | Path, *, agent: str | None = None) 
         elif src.suffix != ".pyc" and not dest.exists():
             shutil.copyfile(src, dest)
             created.append(dest)
-    vault = cls(root, agent=agent)
-    ensure_index_merge_driver(vault.repo)
-    with vault.lock:
-        vault.sidecar.reconcile()
-        index_bytes = vault.render_index().encode()
-        atomic_write(root / INDEX_FILE, index_bytes)
-        files = {vault._top(p.relative_to(root).as_posix()): p.read_bytes() for p in created}
-        files[vault._top(INDEX_FILE)] = index_bytes
+    return root, created
+
+
+def first_commit(ws: Workspace, sidecar: Sidecar, created: list[Path]) -> list[str]:
+    """Index the new vault, write INDEX.md, commit exactly the created files (in a folder inside
+    an existing repository only that folder's files), install the git hooks; returns notices."""
+    ensure_index_merge_driver(ws.repo)
+    with ws.lock:
+        sidecar.reconcile()
+        index_bytes = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
+        atomic_write(ws.root / INDEX_FILE, index_bytes)
+        files = {ws.top(p.relative_to(ws.root).as_posix()): p.read_bytes() for p in created}
+        files[ws.top(INDEX_FILE)] = index_bytes
         msg = "init: vault-mem vault\n\nCreated by `vault-mem init`."
-        commit = vault.repo.commit_paths(files, msg, author=vault.identity())
-        vault.sidecar.set_meta("head", commit or "")
-    vault.notices.extend(install(vault))
-    return vault
-
-
-def _git_init(root: Path) -> None:
-    import subprocess
-
-    proc = subprocess.run(["git", "init", "-q", str(root)], capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise GitError(f"git init failed: {proc.stderr.strip()}")
+        commit = ws.repo.commit_paths(files, msg, author=ws.identity())
+        sidecar.set_meta("head", commit or "")
+    return install(ws)

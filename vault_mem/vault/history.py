@@ -14,15 +14,17 @@ from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import rel_path_for, validate_key
+from vault_mem.model.policy import check_text
 from vault_mem.store.git import GitRepo
-from vault_mem.vault.core import Vault, WriteResult, _check_text
+from vault_mem.store.workspace import Workspace
+from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
 TRAILER_KEYS = ("Memory-Key", "Memory-Action", "Memory-Type", "Agent")
 
 
 @dataclass
 class LogEntry:
-    """One commit that touched the vault."""
+    """One commit that touched the ws."""
 
     commit: str
     date: str
@@ -36,17 +38,18 @@ class LogEntry:
         return dict(self.__dict__)
 
 
-def _key_paths(vault: Vault, key: str) -> list[str]:
-    return [vault._top(rel_path_for(key, t)) for t in TYPE_FOLDERS]
+def _key_paths(ws: Workspace, key: str) -> list[str]:
+    return [ws.top(rel_path_for(key, t)) for t in TYPE_FOLDERS]
 
-def log(vault: Vault, key: str | None = None, *, limit: int = 20) -> list[LogEntry]:
+
+def log(ws: Workspace, key: str | None = None, *, limit: int = 20) -> list[LogEntry]:
     """Commits that touched the vault (or one key's file in any type folder), newest first."""
     if key is not None:
         validate_key(key)
-    paths = _key_paths(vault, key) if key else [vault.prefix or "."]
+    paths = _key_paths(ws, key) if key else [ws.prefix or "."]
     fmt = "%H%x1f%as%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e"
-    out = vault.repo.run("log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths,
-                        cwd=vault.repo.toplevel)
+    out = ws.repo.run("log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths,
+                        cwd=ws.repo.toplevel)
     entries = []
     for rec in out.split("\x1e"):
         rec = rec.strip("\n")
@@ -58,55 +61,57 @@ def log(vault: Vault, key: str | None = None, *, limit: int = 20) -> list[LogEnt
                                 t.get("Memory-Action"), t.get("Agent")))
     return entries
 
-def undo(vault: Vault, target: str, *, agent: str | None = None) -> WriteResult:
-    """Revert the last agent commit for key ``target`` (or the commit ``target``).
+def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> WriteResult:
+    """Revert the last agent commit for key ``target`` (or the commit ``target``), inside the
+    open write transaction ``tx``.
 
     Like ``git revert`` of that commit, restricted to its memory files, with INDEX.md
     regenerated rather than patched (so it never conflicts). A file changed since that
-    commit is not overwritten: the undo is refused and says so."""
-    with vault.lock:
-        vault.recover()
-        vault.check_git_state()
-        commit, trailers = _undo_target(vault, target)
-        info = vault.repo.commit_info(commit)
-        parent = info.parents[0] if info.parents else None
-        names = vault.repo.run("diff-tree", "-r", "--no-commit-id", "--name-only", "-z",
-                              *([parent] if parent else ["--root"]), commit, "--",
-                              vault.prefix or ".", cwd=vault.repo.toplevel)
-        changes: dict[str, bytes | None] = {}
-        for top in filter(None, names.split("\x00")):
-            rel = top[len(vault.prefix):]
-            if rel == INDEX_FILE or "/" not in rel:
-                continue
-            before = vault.repo.blob_at(parent, top)
-            after = vault.repo.blob_at(commit, top)
-            path = vault.root / rel
-            now = GitRepo.blob_id(path.read_bytes()) if path.exists() else None
-            if now == before:
-                continue
-            if now != after:
-                raise VaultMemError(
-                    f"cannot undo {commit[:10]}: {rel} changed after it; see `vault-mem log "
-                    f"{trailers.get('Memory-Key') or ''}`".rstrip() + " and remember the version you want"
-                )
-            changes[rel] = vault.repo.read_object(before)[1] if before else None
-        if not changes:
-            raise VaultMemError(f"nothing to undo: the files of {commit[:10]} are already as before it")
-        key = trailers.get("Memory-Key") or Path(next(iter(changes))).stem
-        rel_new = next((r for r, d in changes.items() if d is not None), None)
-        type_ = _type_of(rel_new or next(iter(changes)))
-        action = "create" if all(d is not None for d in changes.values()) and \
-            trailers.get("Memory-Action") == "forget" else \
-            "forget" if all(d is None for d in changes.values()) else "update"
-        subject = f'Revert "{info.subject}"'
-        result = vault.commit_change(
-            changes, subject, key=key, action=action, type_=type_, agent=agent,
-            extra_trailers=f"Reverts: {commit}\n",
-        )
-        return WriteResult(key, type_, rel_new, "undo", result)
+    commit is not overwritten: the undo is refused and says so. What it restores passes the
+    write policy like any write (an old version holding a credential is not put back)."""
+    ws = tx.ws
+    commit, trailers = _undo_target(ws, target)
+    info = ws.repo.commit_info(commit)
+    parent = info.parents[0] if info.parents else None
+    names = ws.repo.run("diff-tree", "-r", "--no-commit-id", "--name-only", "-z",
+                          *([parent] if parent else ["--root"]), commit, "--",
+                          ws.prefix or ".", cwd=ws.repo.toplevel)
+    changes: dict[str, bytes | None] = {}
+    for top in filter(None, names.split("\x00")):
+        rel = top[len(ws.prefix):]
+        if rel == INDEX_FILE or "/" not in rel:
+            continue
+        before = ws.repo.blob_at(parent, top)
+        after = ws.repo.blob_at(commit, top)
+        now_bytes = ws.disk_bytes(rel)
+        now = GitRepo.blob_id(now_bytes) if now_bytes is not None else None
+        if now == before:
+            continue
+        if now != after:
+            raise VaultMemError(
+                f"cannot undo {commit[:10]}: {rel} changed after it; see `vault-mem log "
+                f"{trailers.get('Memory-Key') or ''}`".rstrip() + " and remember the version you want"
+            )
+        tx.expect(rel, now_bytes)
+        changes[rel] = ws.repo.read_object(before)[1] if before else None
+    if not changes:
+        raise VaultMemError(f"nothing to undo: the files of {commit[:10]} are already as before it")
+    key = trailers.get("Memory-Key") or Path(next(iter(changes))).stem
+    rel_new = next((r for r, d in changes.items() if d is not None), None)
+    type_ = _type_of(rel_new or next(iter(changes)))
+    action = "create" if all(d is not None for d in changes.values()) and \
+        trailers.get("Memory-Action") == "forget" else \
+        "forget" if all(d is None for d in changes.values()) else "update"
+    subject = f'Revert "{info.subject}"'
+    result = tx.commit(
+        changes, subject, key=key, action=action, type_=type_, agent=agent,
+        extra_trailers=f"Reverts: {commit}\n",
+    )
+    return WriteResult(key, type_, rel_new, "undo", result)
 
-def _undo_target(vault: Vault, target: str) -> tuple[str, dict[str, str]]:
-    _check_text("undo's target", target)
+
+def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
+    check_text("undo's target", target)
     if not target or target.startswith("-"):
         raise UsageError("undo needs a key or a commit id")
     is_key = True
@@ -115,17 +120,17 @@ def _undo_target(vault: Vault, target: str) -> tuple[str, dict[str, str]]:
     except VaultMemError:
         is_key = False
     if is_key:
-        for entry in log(vault, target, limit=200):
+        for entry in log(ws, target, limit=200):
             if entry.key == target and entry.action:
                 trailers = {"Memory-Key": entry.key, "Memory-Action": entry.action}
                 return entry.commit, trailers
-    proc = vault.repo.run("rev-parse", "-q", "--verify", f"{target}^{{commit}}", check=False)
+    proc = ws.repo.run("rev-parse", "-q", "--verify", f"{target}^{{commit}}", check=False)
     if proc.returncode != 0:
         raise MemoryNotFoundError(
             f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
         )
     commit = proc.stdout.decode().strip()
-    body = vault.repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)
+    body = ws.repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)
     trailers = _parse_trailers(body)
     if "Memory-Key" not in trailers:
         raise UsageError(f"{commit[:10]} is not an agent write (it has no Memory-Key trailer)")

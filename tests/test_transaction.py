@@ -1,0 +1,181 @@
+"""The one write transaction and the one safe reader (vault_mem.vault.transaction, store.files).
+
+Every write path (remember, forget, import, undo, resolve, crash recovery) goes through the same
+steps and the same WritePolicy; these tests hold the paths that used to have their own checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import git
+from vault_mem import Memory, Vault
+from vault_mem.errors import (
+    ConcurrentEditError,
+    GitError,
+    InvalidMemoryError,
+    MalformedFileError,
+    SecretError,
+    VaultMemError,
+)
+from vault_mem.store.files import atomic_write, read_memory_bytes
+
+# built at run time so that no credential-shaped literal sits in the repository
+AWS_KEY = "AK" + "IA" + "QWERTYUIOPASDFGH"
+GITHUB_TOKEN = "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def commits(vault: Vault) -> int:
+    return int(git(vault.root, "rev-list", "--count", "HEAD"))
+
+
+def test_import_refuses_a_credential_in_a_body_and_writes_nothing(vault):
+    before = commits(vault)
+    with pytest.raises(SecretError, match="body"):
+        vault.import_memories([
+            Memory("clean", "fact", {"description": "a clean fact"}, "nothing to see"),
+            Memory("leaky", "fact", {"description": "deploy notes"}, f"token {GITHUB_TOKEN}"),
+        ], message="import: two")
+    assert not (vault.root / "facts/clean.md").exists()
+    assert not (vault.root / "facts/leaky.md").exists()
+    assert commits(vault) == before
+    assert git(vault.root, "status", "--porcelain") == ""
+
+
+def test_import_refuses_a_body_over_the_limit(vault):
+    big = "x" * 200_000
+    with pytest.raises((InvalidMemoryError, MalformedFileError), match="limit"):
+        vault.import_memories([Memory("huge", "note", {"description": "a huge note"}, big)], message="import")
+    assert not (vault.root / "notes/huge.md").exists()
+
+
+def test_import_refuses_a_credential_in_any_field(vault):
+    with pytest.raises(SecretError):
+        vault.import_memories([Memory("f", "fact", {"description": "ok", "api": AWS_KEY})], message="import")
+    assert not (vault.root / "facts/f.md").exists()
+
+
+def test_get_list_and_recall_agree_on_a_symlinked_file(vault):
+    vault.remember("editor", "Uses Helix as the main editor", "switched from vim")
+    os.symlink(vault.root / "facts/editor.md", vault.root / "facts/alias.md")
+    os.symlink(vault.root / "facts/editor.md", vault.root / "preferences/elsewhere.md")
+    with pytest.raises(MalformedFileError, match="symlink"):
+        vault.get("alias")
+    listed = {e["key"] for e in vault.list()}
+    assert "alias" not in listed and "elsewhere" not in listed and "editor" in listed
+    assert [h.key for h in vault.recall("Helix editor").hits] == ["editor"]
+    problems = {p.path for p in vault.sidecar.problems()}
+    assert {"facts/alias.md", "preferences/elsewhere.md"} <= problems
+
+
+def test_the_safe_reader_never_follows_a_link(tmp_path):
+    root = tmp_path / "v"
+    (root / "facts").mkdir(parents=True)
+    real = root / "facts/real.md"
+    real.write_text("---\ndescription: x\n---\n")
+    (root / "facts/link.md").symlink_to(real)
+    assert read_memory_bytes(root, "facts/real.md", max_bytes=1000)[0].startswith(b"---")
+    with pytest.raises(MalformedFileError, match="symlink"):
+        read_memory_bytes(root, "facts/link.md", max_bytes=1000)
+    with pytest.raises(MalformedFileError, match="limit"):
+        read_memory_bytes(root, "facts/real.md", max_bytes=5)
+    assert read_memory_bytes(root, "facts/gone.md", max_bytes=1000) is None
+
+
+def test_an_editors_save_during_a_write_is_never_overwritten(vault):
+    vault.remember("editor", "Uses Helix", "first")
+    rel = "facts/editor.md"
+    checked = (vault.root / rel).read_bytes()
+    person = b"---\ndescription: Uses Helix, edited by hand\n---\nmy words\n"
+    with vault.transaction() as tx:
+        tx.expect(rel, checked)
+        (vault.root / rel).write_bytes(person)  # the editor saves after the writer read the file
+        new = vault.ws.policy.file_bytes(Memory("editor", "fact", {"description": "Uses Kakoune"}, "b"))
+        with pytest.raises(ConcurrentEditError, match="changed while"):
+            tx.commit({rel: new}, "remember: editor — Uses Kakoune", key="editor", action="update",
+                      type_="fact")
+    assert (vault.root / rel).read_bytes() == person
+    assert not (vault.state_dir / "pending.json").exists()
+    assert list(vault.root.glob("facts/.editor.md.vault-mem-tmp-*")) == []
+
+
+def test_a_write_that_stops_half_way_puts_back_what_it_wrote(vault):
+    vault.remember("a", "first memory", "one")
+    vault.remember("b", "second memory", "two")
+    a_before = (vault.root / "facts/a.md").read_bytes()
+    with vault.transaction() as tx:
+        tx.expect("facts/b.md", b"not what is there")
+        changes = {"facts/a.md": vault.ws.policy.file_bytes(Memory("a", "fact", {"description": "changed"})),
+                   "facts/b.md": None}
+        with pytest.raises(ConcurrentEditError):
+            tx.commit(changes, "remember: a — changed", key="a", action="update", type_="fact")
+    assert (vault.root / "facts/a.md").read_bytes() == a_before
+    assert (vault.root / "facts/b.md").exists()
+    assert git(vault.root, "status", "--porcelain") == ""
+
+
+def test_atomic_write_with_expect_refuses_a_changed_target(tmp_path):
+    path = tmp_path / "f.md"
+    path.write_bytes(b"old")
+    with pytest.raises(ConcurrentEditError):
+        atomic_write(path, b"new", expect=b"something else")
+    assert path.read_bytes() == b"old"
+    atomic_write(path, b"new", expect=b"old")
+    assert path.read_bytes() == b"new"
+    with pytest.raises(ConcurrentEditError):
+        atomic_write(tmp_path / "absent.md", b"x", expect=b"was here")
+    assert not (tmp_path / "absent.md").exists()
+
+
+def test_undo_does_not_restore_a_version_holding_a_credential(vault):
+    rel = vault.root / "facts/deploy.md"
+    rel.write_text(f"---\ndescription: deploy notes\n---\nkey {AWS_KEY}\n")
+    git(vault.root, "add", "facts/deploy.md")
+    git(vault.root, "commit", "-q", "--no-verify", "-m", "a person's commit, hook skipped")
+    vault.remember("deploy", "deploy notes", "the key lives in the team vault")
+    with pytest.raises(SecretError, match="AWS"):
+        vault.undo("deploy")
+    assert AWS_KEY not in rel.read_text()
+
+
+def test_a_journal_holding_a_credential_is_dropped_not_applied(vault):
+    vault.remember("fact-01", "a fact", "body")
+    journal = {"key": "fact-01", "action": "update", "agent": "x",
+               "message": "remember: fact-01 — a fact\n\nMemory-Key: fact-01\n",
+               "files": {"facts/fact-01.md": f"---\ndescription: a fact\n---\n{GITHUB_TOKEN}\n"}}
+    (vault.state_dir / "pending.json").write_text(json.dumps(journal))
+    vault.remember("other", "another fact")
+    assert any("dropped an unreadable journal" in n for n in vault.take_notices())
+    assert GITHUB_TOKEN not in (vault.root / "facts/fact-01.md").read_text()
+
+
+def test_a_journal_naming_a_path_outside_the_vault_is_dropped(vault):
+    journal = {"key": "x", "message": "m", "files": {"../escape.md": "---\ndescription: x\n---\n"}}
+    (vault.state_dir / "pending.json").write_text(json.dumps(journal))
+    vault.remember("other", "another fact")
+    assert not (vault.root.parent / "escape.md").exists()
+
+
+def test_no_write_on_a_detached_head(vault):
+    vault.remember("a", "first memory")
+    git(vault.root, "checkout", "-q", "--detach")
+    for write in (lambda: vault.remember("b", "second memory"), lambda: vault.forget("a"),
+                  lambda: vault.import_memories([Memory("c", "fact", {"description": "c"})], message="i")):
+        with pytest.raises(GitError, match="detached"):
+            write()
+    assert not (vault.root / "facts/b.md").exists() and (vault.root / "facts/a.md").exists()
+
+
+def test_every_write_path_refuses_through_the_same_policy(vault):
+    """remember and import refuse the same body with the same kind of error."""
+    body = f"the token is {GITHUB_TOKEN}"
+    with pytest.raises(SecretError) as one:
+        vault.remember("t1", "a token note", body)
+    with pytest.raises(SecretError) as two:
+        vault.import_memories([Memory("t2", "fact", {"description": "a token note"}, body)], message="i")
+    assert "GitHub" in str(one.value) and "GitHub" in str(two.value)
+    with pytest.raises(VaultMemError):
+        vault.get("t1")

@@ -1,0 +1,174 @@
+"""Files on disk: the atomic write, crash-test checkpoints and the one safe reader of memory files.
+
+Every memory file that vault-mem reads, for the index (:mod:`vault_mem.index.scan`), for ``get``
+and for a write that updates it, is read by :func:`read_memory_bytes`, so every reader agrees on
+what is refused: a symlinked file or type folder (DESIGN §7: vault-mem never follows a symlink for
+a file it reads or writes itself), a file over the size limit, a path that is not a memory path.
+Every file vault-mem writes goes through :func:`atomic_write`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import time
+from pathlib import Path
+
+from vault_mem.errors import ConcurrentEditError, MalformedFileError, VaultMemError
+from vault_mem.model.memory import key_type_from_path
+
+TEMP_MARK = ".vault-mem-tmp-"
+
+
+def temp_path(path: Path) -> Path:
+    """Where :func:`atomic_write` stages ``path`` (same folder, so the rename is atomic)."""
+    return path.parent / f".{path.name}{TEMP_MARK}{os.getpid()}"
+
+
+def remove_temp_files(folder: Path, name: str) -> None:
+    """Delete the temp files that :func:`atomic_write` makes for ``folder/name`` (call with the
+    write lock held: then no live writer owns one)."""
+    for tmp in folder.glob(f".{name}{TEMP_MARK}*"):
+        tmp.unlink(missing_ok=True)
+
+
+def current_bytes(path: Path) -> bytes | None:
+    """The bytes at ``path`` now (never through a symlink), or None when there is no file (or
+    only a dangling link)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            if not os.path.exists(path):
+                return None  # a dangling link holds nothing: a write replaces the link itself
+            raise VaultMemError(f"{path} is a symlink; vault-mem does not follow links: "
+                                "replace it with a regular file") from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+
+
+def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True) -> None:
+    """Temp file in the same folder, fsync, rename, fsync the folder: all or nothing.
+
+    ``expect`` (the bytes the writer checked, or None for "no file") makes the write refuse,
+    just before the rename, when the target changed since it was read: an editor's save that
+    landed meanwhile is never overwritten. ``True`` (the default) skips that check. A symlink
+    at ``path`` is never written through: the rename replaces the link itself, and a link at a
+    checked path is refused."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_path(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if expect is not True:
+        try:
+            now = current_bytes(path)
+        except VaultMemError:
+            tmp.unlink(missing_ok=True)
+            raise
+        if now != expect:
+            tmp.unlink(missing_ok=True)
+            raise ConcurrentEditError(
+                f"{path.name} changed while vault-mem was writing it (an editor's save?); nothing "
+                "was overwritten: check the file and retry"
+            )
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def remove_file(path: Path, *, expect: bytes | None | bool = True) -> None:
+    """Delete ``path`` (a missing file is fine); with ``expect``, only if it still holds those
+    bytes (see :func:`atomic_write`)."""
+    if expect is not True and current_bytes(path) != expect:
+        raise ConcurrentEditError(
+            f"{path.name} changed while vault-mem was deleting it (an editor's save?); nothing was "
+            "deleted: check the file and retry"
+        )
+    path.unlink(missing_ok=True)
+
+
+def fsync_dir(folder: Path) -> None:
+    dir_fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def checkpoint(name: str, state_dir: Path) -> None:
+    """Test hook for crash tests: with ``VAULT_MEM_PAUSE_AT=name`` the process announces the
+    point in ``state_dir/paused-<name>`` and waits there to be killed."""
+    if os.environ.get("VAULT_MEM_PAUSE_AT") == name:
+        (state_dir / f"paused-{name}").write_text(str(os.getpid()))
+        while True:
+            time.sleep(1)
+
+
+def check_type_folder(root: Path, rel: str) -> None:
+    """Refuse ``rel`` when its type folder is not a real folder of the vault at ``root`` (a
+    symlink to elsewhere would make vault-mem read or write files outside the vault)."""
+    folder = rel.split("/", 1)[0]
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(root / folder)
+    if real != os.path.join(real_root, folder):
+        where = "inside" if os.path.commonpath([real, real_root]) == real_root else "outside"
+        raise MalformedFileError(
+            f"{rel}: its folder {folder}/ is a symlink to {real}, {where} the vault; vault-mem never "
+            "follows links: replace the link with a real folder and retry"
+        )
+
+
+def describe_link(root: Path, path: Path) -> str:
+    """What a symlinked memory file is, for the refusal: where it points, and whether that is
+    inside the vault (it is refused either way)."""
+    target = os.path.realpath(path)
+    real_root = os.path.realpath(root)
+    if not os.path.exists(path):
+        where = "a dangling symlink"
+    elif os.path.commonpath([target, real_root]) == real_root:
+        where = f"a symlink to {target}, inside the vault"
+    else:
+        where = f"a symlink to {target}, outside the vault"
+    return (f"is {where}; vault-mem never follows links for memory files: replace the link with "
+            "the file itself")
+
+
+def read_memory_bytes(root: Path, rel: str, *, max_bytes: int) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of the memory file ``rel`` (vault-relative) and its stat, or None when it is gone.
+
+    The one safe reader: raises :class:`MalformedFileError` ``"<rel>: <what is wrong>"`` for a
+    path that is not a memory path, a symlinked type folder or file (never followed, wherever it
+    points), something that is not a regular file, or a file over ``max_bytes`` (refused before
+    it is read). The file is opened with ``O_NOFOLLOW`` so a link swapped in after the checks is
+    refused too."""
+    key_type_from_path(rel)
+    check_type_folder(root, rel)
+    path = root / rel
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise MalformedFileError(f"{rel}: {describe_link(root, path)}") from None
+        raise MalformedFileError(f"{rel}: cannot be read ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise MalformedFileError(f"{rel}: is not a regular file")
+        if st.st_size > max_bytes:
+            raise MalformedFileError(
+                f"{rel}: is {st.st_size} bytes, over the limit of {max_bytes} (max_body_bytes in "
+                "vault.toml); store a summary and a pointer instead"
+            )
+        data = fh.read(max_bytes + 1)
+    return data, st

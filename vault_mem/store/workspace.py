@@ -1,0 +1,145 @@
+"""The workspace: one vault's place on disk and in git, shared by everything above the store.
+
+A :class:`Workspace` owns what every part of a vault needs and nothing else: the root, the
+vault's path inside its repository (the prefix), the state folder, the git repository, the write
+lock, the settings and the agent's identity. The modules of the vault layer (the write
+transaction, recovery, history, creation) and the sync layer take a workspace, not the
+:class:`~vault_mem.vault.core.Vault` facade, so that none of them imports the facade back.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, Config, load_config
+from vault_mem.errors import GitError, MalformedFileError, NotAVaultError, VaultMemError
+from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
+from vault_mem.model.policy import WritePolicy
+from vault_mem.store.files import check_type_folder, current_bytes, read_memory_bytes
+from vault_mem.store.git import GitRepo, Identity
+from vault_mem.store.locks import WRITE_LOCK, FileLock, daemon_pid
+
+
+def init_repository(root: Path) -> None:
+    """``git init`` a new repository at ``root``."""
+    proc = subprocess.run(["git", "init", "-q", str(root)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise GitError(f"git init failed: {proc.stderr.strip()}; check that {root} is writable")
+
+
+class Workspace:
+    """Root, prefix, state dir, repository, lock and settings of the vault at ``root``."""
+
+    def __init__(self, root: str | Path, *, agent: str | None = None):
+        root = Path(root).expanduser().resolve()
+        if not (root / CONFIG_FILE).is_file():
+            raise NotAVaultError(
+                f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`"
+            )
+        self.root = root
+        self.config: Config = load_config(root)
+        self.state_dir = root / STATE_DIR
+        self.state_dir.mkdir(exist_ok=True)
+        self.agent = agent or os.environ.get("VAULT_MEM_AGENT") or self.config.agent_name
+        try:
+            self.repo = GitRepo(root)
+        except GitError as exc:
+            raise NotAVaultError(
+                f"{root} has a {CONFIG_FILE} but is not in a git repository; run `git init` there "
+                "or re-create it with `vault-mem init`"
+            ) from exc
+        rel = os.path.relpath(root, self.repo.toplevel.resolve())
+        #: the vault's folder inside its repository ("" at the top level, else "memory/")
+        self.prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        self.lock = FileLock(self.state_dir / WRITE_LOCK)
+        #: the checks every write makes (key, format, size, secrets, lint)
+        self.policy = WritePolicy(max_body_bytes=self.config.max_body_bytes,
+                                  max_file_bytes=self.config.max_file_bytes)
+        #: things the vault did on its own that a person should hear about (recovered writes)
+        self.notices: list[str] = []
+
+    # -- names -----------------------------------------------------------------------------
+    def top(self, rel: str) -> str:
+        """The repository-relative path of the vault-relative ``rel``."""
+        return self.prefix + rel
+
+    def identity(self, agent: str | None = None) -> Identity:
+        """The commit identity of ``agent`` (default: this workspace's agent)."""
+        return Identity(agent or self.agent, self.config.agent_email)
+
+    def daemon_running(self) -> bool:
+        return daemon_pid(self.state_dir) is not None
+
+    # -- files -----------------------------------------------------------------------------
+    def check_inside(self, rel: str) -> None:
+        """Refuse ``rel`` unless it is a memory path in a real type folder of this vault."""
+        key_type_from_path(rel)
+        check_type_folder(self.root, rel)
+
+    def find_file(self, key: str) -> tuple[str, str] | None:
+        """(type, rel path) of ``key`` on disk, checking every type folder (a symlink to a file
+        counts: it is found, then refused by whoever reads or writes it; a dangling one does
+        not, and a write replaces it)."""
+        for type_, folder in TYPE_FOLDERS.items():
+            if (self.root / folder / f"{key}.md").exists():
+                return type_, f"{folder}/{key}.md"
+        return None
+
+    def read_bytes(self, rel: str) -> bytes:
+        """The bytes of the memory file ``rel`` through the one safe reader; a missing file
+        is a :class:`MalformedFileError` too (it was found a moment ago)."""
+        read = read_memory_bytes(self.root, rel, max_bytes=self.config.max_file_bytes)
+        if read is None:
+            raise MalformedFileError(f"{rel}: disappeared while it was being read; retry")
+        return read[0]
+
+    def read_memory(self, rel: str) -> Memory:
+        """Parse the memory file ``rel`` (the one safe reader, then the file format)."""
+        return memory_from_bytes(self.read_bytes(rel), rel, max_bytes=self.config.max_file_bytes)
+
+    def disk_bytes(self, rel: str) -> bytes | None:
+        """What is at ``rel`` now, never through a symlink (None: no file)."""
+        return current_bytes(self.root / rel)
+
+    # -- git state -------------------------------------------------------------------------
+    def check_git_state(self) -> None:
+        """Refuse to write while HEAD is detached or a merge, rebase, revert, ... is under way:
+        an acknowledged write must be reachable from the branch."""
+        op = self.repo.operation_in_progress()
+        if op:
+            raise GitError(
+                f"a git {op} is in progress in {self.repo.toplevel}; finish or abort it "
+                f"(git {op} --continue / --abort) and retry"
+            )
+        if self.head_detached():
+            raise GitError(
+                f"HEAD is detached in {self.repo.toplevel} (a checkout of a commit, not a branch); "
+                "a write there would be on no branch: `git switch <branch>` and retry"
+            )
+
+    def head_detached(self) -> bool:
+        """True when HEAD names a commit rather than a branch."""
+        try:
+            return not (self.repo.git_dir / "HEAD").read_text().startswith("ref: ")
+        except OSError:
+            return False
+
+    def check_not_dirty(self, rel: str) -> bytes:
+        """Refuse to overwrite a person's uncommitted edit (it is in no commit, so it would be
+        lost); returns the file's bytes, which the write then replaces only if unchanged."""
+        data = self.read_bytes(rel)
+        committed = self.repo.blob_at(self.repo.head(), self.top(rel))
+        if committed is None:
+            # never committed: a person's new file that only exists on disk
+            raise VaultMemError(
+                f"{rel} exists but was never committed; commit it first "
+                f"(git add {rel} && git commit) so nothing of it can be lost, then retry"
+            )
+        if GitRepo.blob_id(data) != committed:
+            raise VaultMemError(
+                f"{rel} has uncommitted edits; commit them first (git commit {rel}), or wait "
+                "for the daemon to commit them, then retry so nothing is lost"
+            )
+        return data

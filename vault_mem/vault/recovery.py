@@ -1,0 +1,126 @@
+"""Crash recovery: finish or roll back a write or a sync that a killed process left behind.
+
+Runs as step 2 of every write transaction, with the write lock held: first an interrupted sync
+(it may have moved HEAD), then an interrupted write (its journal, ``.vault-mem/pending.json``).
+A journal is data like any other input: its paths must be memory paths inside the vault and its
+files must pass the write policy, or it is dropped, never applied.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from vault_mem.errors import VaultMemError
+from vault_mem.index.sidecar import Sidecar
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.store.files import atomic_write, remove_temp_files
+from vault_mem.store.git import GitRepo
+from vault_mem.store.workspace import Workspace
+from vault_mem.vault.steps import JOURNAL, finish_write, write_index
+
+#: under .vault-mem/: what an interrupted sync must put back (written by vault_mem.sync.replay)
+SYNC_JOURNAL = "sync.json"
+
+
+def recover(ws: Workspace, sidecar: Sidecar) -> list[str]:
+    """Finish (or roll back) what a crash interrupted; caller holds the lock. Returns what was
+    done, also added to ``ws.notices``."""
+    # Every INDEX.md write happens under the write lock, which the caller holds: a temp file of
+    # one now was left by a killed process (git status would show it as untracked).
+    remove_temp_files(ws.root, INDEX_FILE)
+    notes = [n for n in (recover_sync(ws, sidecar), recover_journal(ws, sidecar)) if n]
+    ws.notices.extend(notes)
+    return notes
+
+
+def put_back(ws: Workspace, sidecar: Sidecar, commit: str, paths: Iterable[str]) -> None:
+    """Make ``paths`` (vault-relative) as ``commit`` has them; the sidecar and INDEX.md follow."""
+    rels = sorted(paths)
+    for rel in rels:
+        oid = ws.repo.blob_at(commit, ws.top(rel))
+        if oid is None:
+            (ws.root / rel).unlink(missing_ok=True)
+        else:
+            atomic_write(ws.root / rel, ws.repo.read_object(oid)[1])
+    sidecar.refresh_paths(rels)
+    write_index(ws, sidecar)
+
+
+def recover_sync(ws: Workspace, sidecar: Sidecar) -> str | None:
+    """Finish or roll back a sync that a crash interrupted (caller holds the write lock).
+
+    Before HEAD moved, the touched files are put back as the old HEAD has them; after, only
+    git's index is brought up to date. Returns a notice, or None when there was nothing to do."""
+    journal = ws.state_dir / SYNC_JOURNAL
+    if not journal.exists():
+        return None
+    try:
+        entry = json.loads(journal.read_text())
+        old, new, paths = entry["old"], entry.get("new"), list(entry["paths"])
+        if not all(isinstance(p, str) for p in paths):
+            raise TypeError("malformed sync journal")
+        for rel in paths:
+            if rel != INDEX_FILE and "/" in rel:
+                ws.check_inside(rel)  # a damaged journal must not name a path outside the vault
+            elif rel != INDEX_FILE:
+                raise TypeError("malformed sync journal")
+    except (ValueError, KeyError, TypeError, OSError, VaultMemError):
+        journal.unlink(missing_ok=True)
+        return "dropped an unreadable journal of an interrupted sync; check `git status`"
+    head = ws.repo.head()
+    if head == old:
+        put_back(ws, sidecar, old, paths)
+        note = "rolled back a sync that was interrupted; nothing was lost, run `vault-mem sync` again"
+    elif head == new:
+        note = "finished a sync that was interrupted"
+    else:
+        note = "found the journal of an interrupted sync, but HEAD moved since; check `git status`"
+    ws.repo.sync_index(sorted(ws.top(rel) for rel in paths))
+    journal.unlink(missing_ok=True)
+    return note
+
+
+def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:
+    """Finish a write that a crash interrupted (caller holds the lock).
+
+    The journal holds the intended content of every file of the write. Each file on disk
+    is either already the new version, still the committed old one (the write is redone), or
+    something else: a person edited it since, and then the journal is dropped, not applied."""
+    path = ws.state_dir / JOURNAL
+    if not path.exists():
+        return None
+    try:
+        journal = json.loads(path.read_text())
+        files: dict[str, str | None] = journal["files"]
+        message: str = journal["message"]
+        if not isinstance(files, dict) or not isinstance(message, str) or \
+                not all(isinstance(t, str) or t is None for t in files.values()):
+            raise TypeError("malformed journal")
+        for rel, text in files.items():
+            ws.check_inside(rel)  # a damaged journal must not name a path outside the vault
+            if text is not None:
+                ws.policy.check_file(rel, text.encode("utf-8"))
+        ws.policy.check_message(message)
+    except (ValueError, KeyError, OSError, TypeError, AttributeError, VaultMemError):
+        path.unlink(missing_ok=True)
+        return "dropped an unreadable journal of an interrupted write"
+    head = ws.repo.head()
+    for rel, text in files.items():
+        p = ws.root / rel
+        disk = GitRepo.blob_id(p.read_bytes()) if p.is_file() and not p.is_symlink() else \
+            ("link" if p.is_symlink() else None)
+        want = GitRepo.blob_id(text.encode("utf-8")) if text is not None else None
+        if disk not in (want, ws.repo.blob_at(head, ws.top(rel))):
+            path.unlink(missing_ok=True)
+            return (f"an interrupted write of '{journal.get('key')}' was not finished: {rel} "
+                    "changed since; check it with `git status`")
+    for rel, text in files.items():
+        p = ws.root / rel
+        remove_temp_files(p.parent, p.name)  # the killed writer's half-written temp file
+        if text is None:
+            p.unlink(missing_ok=True)
+        else:
+            atomic_write(p, text.encode("utf-8"))
+    finish_write(ws, sidecar, list(files), message, journal.get("agent") or ws.agent)
+    return f"finished an interrupted write of '{journal.get('key')}'"
