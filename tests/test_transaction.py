@@ -10,8 +10,8 @@ import json
 import os
 
 import pytest
-
 from conftest import git
+
 from vault_mem import Memory, Vault
 from vault_mem.errors import (
     ConcurrentEditError,

@@ -21,9 +21,9 @@ from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import SyncError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.vault.core import Vault
 from vault_mem.model.memory import is_memory_path
 from vault_mem.store.files import atomic_write, checkpoint
+from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
 
 if TYPE_CHECKING:

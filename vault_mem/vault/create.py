@@ -11,10 +11,10 @@ from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE
 from vault_mem.errors import GitError, UsageError, VaultMemError
-from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.store.git import GitRepo
 from vault_mem.index.sidecar import Sidecar
+from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import atomic_write
+from vault_mem.store.git import GitRepo
 from vault_mem.store.hooks import ensure_index_merge_driver, install
 from vault_mem.store.workspace import Workspace, init_repository
 
