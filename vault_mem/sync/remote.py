@@ -43,9 +43,8 @@ write that lands meanwhile is simply pushed by the next sync.
 
 from __future__ import annotations
 
-import os
+import logging
 import re
-import subprocess
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -53,6 +52,7 @@ from typing import Any
 
 from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.store.hooks import ensure_index_merge_driver
+from vault_mem.store.network import run_remote
 from vault_mem.sync.replay import Replay
 from vault_mem.vault.core import Vault
 
@@ -153,17 +153,6 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
                     "attempts. Your writes are committed locally and integrated; run `vault-mem sync` again")
 
 
-def _net(repo, timeout_s: float, *args: str) -> subprocess.CompletedProcess:
-    # never wait on a password prompt: a daemon or an agent has nobody to type it
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
-    try:
-        return subprocess.run(["git", *args], check=False, cwd=repo.toplevel, env=env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired as exc:
-        raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check the "
-                        "network and the remote, then sync again (nothing local changed)") from exc
-
-
 def _classify(stage: str, name: str, url: str, err: str) -> SyncError:
     low = err.lower()
     lines = [ln.strip() for ln in err.splitlines() if ln.strip() and not ln.startswith("hint:")]
@@ -185,7 +174,7 @@ def _classify(stage: str, name: str, url: str, err: str) -> SyncError:
 
 
 def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: float) -> str | None:
-    proc = _net(repo, timeout_s, "fetch", "--quiet", "--no-tags", name, f"+refs/heads/{rbranch}:{tracking}")
+    proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", name, f"+refs/heads/{rbranch}:{tracking}")
     if proc.returncode != 0:
         if "couldn't find remote ref" in proc.stderr:
             return None  # an empty remote, or the branch is not there yet: push creates it
@@ -195,7 +184,7 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
 
 def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) -> str | None:
     """None when pushed; the error text when the remote moved meanwhile (retry); raises otherwise."""
-    proc = _net(repo, timeout_s, "push", "--quiet", "--porcelain", name, f"{head}:refs/heads/{rbranch}")
+    proc = run_remote(repo, timeout_s, "push", "--quiet", "--porcelain", name, f"{head}:refs/heads/{rbranch}")
     if proc.returncode == 0:
         return None
     err = proc.stderr + proc.stdout
@@ -304,10 +293,6 @@ def run_schedule(root, stop: threading.Event, *, tick_s: float = 5.0) -> None:
     It opens its own Vault (the write lock is re-entrant per object, so sharing the daemon's
     would give no mutual exclusion). A local write is noticed as a HEAD the thread did not make;
     failures back off inside :func:`sync_if_due` and are logged once per new error."""
-    import logging
-
-    from vault_mem.vault.core import Vault
-
     log = logging.getLogger("vault_mem.sync.remote")
     vault = Vault(root)
     state = SyncState()
