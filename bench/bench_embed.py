@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vault_mem import embed  # after the path tweak, so it runs from a checkout
+from vault_mem.embed import local as embed  # after the path tweak, so it runs from a checkout
 
 SUBJECTS = ["Prefers", "Uses", "Avoids", "Decided on", "Runs", "Keeps", "Likes", "Works with"]
 OBJECTS = [
