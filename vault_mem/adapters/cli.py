@@ -3,6 +3,11 @@
 Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error.
 Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (else
 ``$VAULT_MEM_VAULT``, else the current folder or its nearest parent holding a vault.toml).
+
+Each command imports the module that does its work inside its function: the vault, the index
+and what they pull in (numpy, SQLite with sqlite-vec, httpx, watchdog, the MCP SDK) take about
+0.2 s to import before any work (1 s more for MCP), which ``--help`` and ``vault-mem tools``
+need not pay. Those imports are all of lower layers or of this adapters package.
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.adapters.cli_parser import build_parser
+from vault_mem.adapters.tools import get_view, schemas
+from vault_mem.config import CONFIG_FILE
 from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.store.locks import daemon_pid
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -43,7 +51,8 @@ def warn(message: str) -> None:
 
 
 def open_vault(args: argparse.Namespace, path: str | None = None):
-    from vault_mem.vault.core import Vault, resolve_vault_root
+    """The vault the command names (``path``, else --vault, else found from here), opened."""
+    from vault_mem.vault.core import Vault, resolve_vault_root  # lazy: start-up time (module docstring)
 
     vault = Vault(resolve_vault_root(path or args.vault), agent=getattr(args, "agent", None))
     vault.progress = _progress_bar("indexing")
@@ -75,11 +84,9 @@ def _progress_bar(label: str):
 # -- commands ------------------------------------------------------------------------------
 @command("init")
 def cmd_init(args) -> int:
-    from vault_mem.vault.core import Vault
+    from vault_mem.vault.core import Vault  # lazy: start-up time (module docstring)
 
     target = args.path or args.vault or "."
-    from vault_mem.config import CONFIG_FILE
-
     if (Path(target) / CONFIG_FILE).is_file():
         emit(args, {"vault": str(Path(target).resolve()), "created": False},
              f"{Path(target).resolve()} is already a vault; nothing changed")
@@ -177,11 +184,8 @@ def cmd_forget(args) -> int:
 
 @command("get")
 def cmd_get(args) -> int:
-    from vault_mem.model.views import memory_view
-
     vault = open_vault(args)
-    mem = vault.get(args.key)
-    view = memory_view(vault, mem)
+    view = get_view(vault, args.key)
     emit(args, view, _get_text(view))
     return 0
 
@@ -296,14 +300,12 @@ def cmd_doctor(args) -> int:
 
 
 def _daemon_pid(vault) -> int | None:
-    from vault_mem.store.locks import daemon_pid
-
     return daemon_pid(vault.state_dir)
 
 
 @command("eval")
 def cmd_eval(args) -> int:
-    from vault_mem.ops.eval import format_report, run_eval
+    from vault_mem.ops.eval import format_report, run_eval  # lazy: start-up time (module docstring)
 
     report = run_eval(Path(args.file), progress=_progress_bar("eval"))
     emit(args, report, format_report(report))
@@ -312,8 +314,8 @@ def cmd_eval(args) -> int:
 
 @command("daemon")
 def cmd_daemon(args) -> int:
-    from vault_mem.daemon.main import run_daemon
-    from vault_mem.daemon.process import daemon_status
+    from vault_mem.daemon.main import run_daemon  # lazy: start-up time (module docstring)
+    from vault_mem.daemon.process import daemon_status  # lazy: start-up time (module docstring)
 
     root = _root_arg(args)
     if args.status:
@@ -326,14 +328,14 @@ def cmd_daemon(args) -> int:
 
 
 def _root_arg(args) -> Path:
-    from vault_mem.vault.core import resolve_vault_root
+    from vault_mem.vault.core import resolve_vault_root  # lazy: start-up time (module docstring)
 
     return resolve_vault_root(getattr(args, "path", None) or args.vault)
 
 
 @command("mcp")
 def cmd_mcp(args) -> int:
-    from vault_mem.adapters.mcp_server import serve
+    from vault_mem.adapters.mcp_server import serve  # lazy: start-up time (module docstring)
 
     serve(_root_arg(args), agent=args.agent)
     return 0
@@ -341,15 +343,13 @@ def cmd_mcp(args) -> int:
 
 @command("tools")
 def cmd_tools(args) -> int:
-    from vault_mem.adapters.tools import schemas
-
     print(json.dumps(schemas(args.format), indent=2, ensure_ascii=False))
     return 0
 
 
 @command("agent")
 def cmd_agent(args) -> int:
-    from vault_mem.adapters.agent import run_agent
+    from vault_mem.adapters.agent import run_agent  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     result = run_agent(vault, " ".join(args.message), url=args.url, model=args.model,
@@ -360,7 +360,7 @@ def cmd_agent(args) -> int:
 
 @command("hook")
 def cmd_hook(args) -> int:
-    from vault_mem.adapters.hooks import run_hook
+    from vault_mem.adapters.hooks import run_hook  # lazy: start-up time (module docstring)
 
     stdin_text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     code, out, err = run_hook(args.name, stdin_text, vault=args.vault, extra=args.hook_args)
@@ -373,7 +373,7 @@ def cmd_hook(args) -> int:
 
 @command("sync")
 def cmd_sync(args) -> int:
-    from vault_mem.sync.remote import sync
+    from vault_mem.sync.remote import sync  # lazy: start-up time (module docstring)
 
     vault = open_vault(args, getattr(args, "path", None))
     report = sync(vault, remote=args.remote)
@@ -383,7 +383,7 @@ def cmd_sync(args) -> int:
 
 @command("resolve")
 def cmd_resolve(args) -> int:
-    from vault_mem.sync.resolve import resolve
+    from vault_mem.sync.resolve import resolve  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     result = resolve(vault, args.key, keep=args.keep)
@@ -393,7 +393,7 @@ def cmd_resolve(args) -> int:
 
 @command("review")
 def cmd_review(args) -> int:
-    from vault_mem.ops.review import review
+    from vault_mem.ops.review import review  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     items = review(vault)
@@ -404,7 +404,7 @@ def cmd_review(args) -> int:
 
 @command("scan")
 def cmd_scan(args) -> int:
-    from vault_mem.ops.review import scan
+    from vault_mem.ops.review import scan  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     findings = scan(vault, history=args.history)
@@ -417,7 +417,7 @@ def cmd_scan(args) -> int:
 
 @command("check-refs")
 def cmd_check_refs(args) -> int:
-    from vault_mem.ops.review import check_refs
+    from vault_mem.ops.review import check_refs  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     missing = check_refs(vault, Path(args.repo))
@@ -428,7 +428,7 @@ def cmd_check_refs(args) -> int:
 
 @command("dupes")
 def cmd_dupes(args) -> int:
-    from vault_mem.ops.review import dupes
+    from vault_mem.ops.review import dupes  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     pairs = dupes(vault)
