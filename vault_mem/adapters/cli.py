@@ -4,6 +4,10 @@ Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 us
 Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (else
 ``$VAULT_MEM_VAULT``, else the current folder or its nearest parent holding a vault.toml).
 
+No stack trace reaches the user: a :class:`VaultMemError` is printed as ``error: <what to do>``;
+an operating-system failure (a full disk, a permission) and any other exception as one line
+that says what to try, with the stack trace only when ``VAULT_MEM_LOG_LEVEL=DEBUG``.
+
 Each command imports the module that does its work inside its function: the vault, the index
 and what they pull in (numpy, SQLite with sqlite-vec, httpx, watchdog, the MCP SDK) take about
 0.2 s to import before any work (1 s more for MCP), which ``--help`` and ``vault-mem tools``
@@ -18,6 +22,7 @@ import datetime as dt
 import json
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +32,9 @@ from vault_mem.adapters.tools import get_view, schemas
 from vault_mem.config import CONFIG_FILE
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.store.locks import daemon_pid
+
+#: The environment variable that turns on debug output (the daemon's log level too).
+LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -437,6 +445,16 @@ def cmd_dupes(args) -> int:
     return 0
 
 
+def _failed(args: argparse.Namespace, exc: BaseException, message: str, kind: str) -> int:
+    """Report a failure that is not a VaultMemError: one line (JSON too with --json), exit 1."""
+    if getattr(args, "json", False):
+        print(json.dumps({"error": message, "kind": kind}))
+    print(f"error: {message}", file=sys.stderr)
+    if os.environ.get(LOG_LEVEL_ENV, "").upper() == "DEBUG":
+        traceback.print_exception(exc, file=sys.stderr)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -455,6 +473,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the machine refused (disk full, permissions, a vanished folder)
+        return _failed(args, exc, f"{exc}; check the path, its permissions and the free disk space, "
+                       "then retry", "OSError")
+    except Exception as exc:  # noqa: BLE001 - a bug: say so in one line, never as a stack trace
+        return _failed(args, exc, f"internal error in vault-mem ({type(exc).__name__}: {exc}); this is a bug: "
+                       f"please report it with the command you ran ({LOG_LEVEL_ENV}=DEBUG shows where it "
+                       "happened); `vault-mem log` lists any commit the command made", "InternalError")
     finally:
         if getattr(args, "opened_vault", None) is not None:
             _notices(args.opened_vault)
