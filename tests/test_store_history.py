@@ -40,9 +40,9 @@ def test_blob_versions_messages_and_blobs(tmp_path):
 def test_head_branch_is_none_on_a_detached_head(tmp_path):
     root, repo = _repo(tmp_path)
     git(root, "commit", "-q", "--allow-empty", "-m", "one")
-    assert history.head_branch(repo) == "refs/heads/main"
+    assert history.head_branch(repo) == "refs/heads/main" and history.head_ref(repo) == "ref: refs/heads/main"
     git(root, "checkout", "-q", "--detach")
-    assert history.head_branch(repo) is None
+    assert history.head_branch(repo) is None and history.head_ref(repo) == git(root, "rev-parse", "HEAD").strip()
 
 
 def test_work_tree_status_ignores_and_checkout_files(tmp_path):

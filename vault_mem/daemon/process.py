@@ -41,7 +41,7 @@ from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import head_branch
+from vault_mem.store.history import head_branch, head_ref
 from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
 from vault_mem.store.worktree import gc_auto
 from vault_mem.sync.remote import run_schedule
@@ -372,11 +372,7 @@ class Daemon:
     # -- git -----------------------------------------------------------------------------------
     def _git_token(self) -> tuple:
         repo = self.vault.repo
-        try:
-            head_ref = (repo.git_dir / "HEAD").read_text().strip()
-        except OSError:
-            head_ref = ""
-        return repo.head(), head_ref, repo.operation_in_progress()
+        return repo.head(), head_ref(repo), repo.operation_in_progress()
 
     def _git_busy(self) -> str | None:
         repo = self.vault.repo

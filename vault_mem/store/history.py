@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from vault_mem.errors import GitError
 from vault_mem.store.git import GitRepo
 
-__all__ = ["all_commits", "blob_versions", "commit_messages", "head_branch", "read_blobs"]
+__all__ = ["all_commits", "blob_versions", "commit_messages", "head_branch", "head_ref", "read_blobs"]
 
 #: Commits per ``git show`` when reading messages: well under any command-line length limit.
 _MESSAGES_PER_CALL = 500
@@ -90,3 +90,13 @@ def head_branch(repo: GitRepo) -> str | None:
     if proc.returncode != 0:
         return None
     return proc.stdout.decode("utf-8", "replace").strip() or None
+
+
+def head_ref(repo: GitRepo) -> str:
+    """What HEAD says, as written (``ref: refs/heads/main``, or a commit id while detached); ""
+    when it cannot be read. Read from the file, without a git process: the daemon asks on every
+    git event, to tell a branch switch from a commit."""
+    try:
+        return (repo.git_dir / "HEAD").read_text().strip()
+    except OSError:
+        return ""
