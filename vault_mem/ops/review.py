@@ -25,7 +25,7 @@ from vault_mem.index.search import age_and_flags
 from vault_mem.model import policy
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import as_str_list, parse_memory
-from vault_mem.store import history
+from vault_mem.store import history as git_history  # not `history`: scan() has a flag of that name
 from vault_mem.store.worktree import checkout_files
 from vault_mem.vault.conflicts import list_conflicts
 from vault_mem.vault.core import Vault
@@ -174,12 +174,12 @@ def _scan_history(vault: Vault) -> Iterator[dict[str, Any]]:
     scope = vault.prefix.rstrip("/") or "."
     introduced: dict[tuple[str, str], str] = {}  # (blob, top path) -> oldest commit seen
     commits: dict[str, None] = {}  # touching the vault, in log order
-    for commit, changes in history.blob_versions(repo, scope):
+    for commit, changes in git_history.blob_versions(repo, scope):
         commits[commit] = None
         for blob, path in changes:
             if _is_vault_file(path, vault.prefix):
                 introduced[(blob, path)] = commit  # log runs newest first: the last one wins
-    blobs = history.read_blobs(repo, sorted({b for b, _ in introduced}))
+    blobs = git_history.read_blobs(repo, sorted({b for b, _ in introduced}))
     for (blob, top), commit in sorted(introduced.items(), key=lambda x: (x[0][1], x[1])):
         rel = top[len(vault.prefix):]
         data = blobs.get(blob)
@@ -189,8 +189,8 @@ def _scan_history(vault: Vault) -> Iterator[dict[str, Any]]:
             yield {"where": f"{commit[:10]} {top}", "path": top, "commit": commit, "kind": kind,
                    "field": field, "line": line, "how_to_purge": _purge_history(top)}
     if not vault.prefix:  # the vault's own repository: every commit message is the vault's
-        commits = dict.fromkeys(history.all_commits(repo))
-    for commit, message in history.commit_messages(repo, list(commits)):
+        commits = dict.fromkeys(git_history.all_commits(repo))
+    for commit, message in git_history.commit_messages(repo, list(commits)):
         for f in policy.find_secrets(message):
             yield {"where": f"{commit[:10]} (commit message)", "path": None, "commit": commit,
                    "kind": f.kind, "field": "commit message",
