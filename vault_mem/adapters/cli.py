@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import datetime as dt
 import json
+import logging
 import os
 import sys
 import traceback
@@ -345,6 +346,9 @@ def _root_arg(args) -> Path:
 def cmd_mcp(args) -> int:
     from vault_mem.adapters.mcp_server import serve  # lazy: start-up time (module docstring)
 
+    if not logging.getLogger().handlers:  # to stderr: stdout is the MCP protocol's alone
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                            format="vault-mem mcp: %(levelname)s %(message)s")
     serve(_root_arg(args), agent=args.agent)
     return 0
 

@@ -16,7 +16,6 @@ to that thread, and an stdio client sends one request at a time in practice anyw
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 
 from vault_mem import __version__
@@ -108,12 +107,10 @@ async def serve_async(vault: Vault) -> None:
 def serve(root: Path, agent: str | None = None) -> None:
     """Open the vault at ``root`` and serve it over stdio (blocks until stdin closes).
 
-    Logging goes to stderr: stdout carries the protocol and nothing else may be written there."""
+    stdout carries the protocol and nothing else may be written there: whoever configures
+    logging (the CLI, ``vault-mem mcp``) sends it to stderr."""
     import anyio  # comes with the MCP SDK; only serving needs it (see build_server)
 
-    if not logging.getLogger().handlers:
-        logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
-                            format="vault-mem mcp: %(levelname)s %(message)s")
     vault = Vault(root, agent=agent)
     try:
         vault.reconcile()
