@@ -26,9 +26,6 @@ from vault_mem.adapters.tools import call_tool
 PACKAGE = Path(__file__).resolve().parent.parent / "vault_mem"
 LAYERS = ("errors", "config", "model", "embed", "store", "index", "vault", ("sync", "ops"), "daemon", "adapters")
 BEING_RESTRUCTURED = {"vault", "sync"}
-#: index/search.py calls the Sidecar's ``_get_embedder`` (index/vectors.py); the index layer is
-#: being reworked on its own branch, which makes that public.
-PRIVATE_USE_PENDING = {"index"}
 #: The modules that may print or exit: the command line and its ``python -m`` shims.
 PRINTERS = {"adapters/cli.py", "cli.py", "__main__.py"}
 _SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|WITH)\b")
@@ -105,7 +102,7 @@ def test_sql_lives_only_in_the_index_layer():
 
 def test_no_module_uses_another_modules_private_names():
     wrong = []
-    for rel, _, tree in _modules(skip=BEING_RESTRUCTURED | PRIVATE_USE_PENDING):
+    for rel, _, tree in _modules(skip=BEING_RESTRUCTURED):
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 wrong += [f"{rel}:{node.lineno} imports {a.name}" for a in node.names

@@ -365,7 +365,7 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     result = RecallResult()
     terms = query_terms(query)
     reason = sc.vectors_reason()
-    embedder = None if reason else sc._get_embedder()
+    embedder = None if reason else sc.get_embedder()
     result.embedder = getattr(embedder, "model_id", None) if embedder is not None else None
     qvec = None
     if not terms and not (query or "").replace("\x00", "").strip():
