@@ -1,5 +1,5 @@
-"""What a reader sees (vault_mem.model.views and the read paths): age, "may be outdated", expiry and
-supersession, in `get`, recall hits and INDEX.md."""
+"""What a reader sees (vault_mem.model.views, index.queries and the read paths): age, "may be
+outdated", expiry and supersession, in `get`, recall hits and INDEX.md."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ import pytest
 from conftest import run_cli
 from fakes import write_memory
 
-from vault_mem.model.views import memory_view, supersession_chain
+from vault_mem.adapters.tools import get_view
+from vault_mem.index.queries import supersession_chain
+from vault_mem.model.memory import Memory
+from vault_mem.model.views import memory_view
 
 TODAY = dt.date.today()
 LONG_AGO = TODAY - dt.timedelta(days=400)
@@ -18,7 +21,7 @@ RECENT = TODAY - dt.timedelta(days=10)
 
 
 def view(vault, key, **kw):
-    return memory_view(vault, vault.get(key), **kw)
+    return get_view(vault, key, **kw)
 
 
 # -- staleness ---------------------------------------------------------------------------------
@@ -109,7 +112,19 @@ def test_superseded_memory_is_hidden_and_get_shows_the_chain(vault):
     assert "supersedes vim" in mid["notes"]
     new = view(vault, "helix")
     assert new["flags"] == [] and new["notes"] == ["supersedes neovim"] and new["current"] is None
-    assert supersession_chain(vault.sidecar, "vim") == ["neovim", "helix"]
+    assert supersession_chain(vault.sidecar.db, "vim") == ["neovim", "helix"]
+
+
+def test_memory_view_shows_what_it_is_given_without_a_vault():
+    """The model layer does no I/O: the caller passes the supersession it looked up."""
+    mem = Memory(key="vim", type="fact", meta={"description": "Uses Vim", "created": RECENT, "updated": RECENT})
+    v = memory_view(mem, stale_after={"fact": 180}, superseded_by=["neovim"], chain=["neovim", "helix"], today=TODAY)
+    assert v["flags"] == ["superseded"] and v["superseded_by"] == ["neovim"] and v["current"] == "helix"
+    assert v["age_days"] == 10 and v["notes"] == [
+        ("superseded by neovim (chain: vim -> neovim -> helix): read 'helix' for the current version; "
+         "this one is hidden from recall and INDEX.md")]
+    fresh = memory_view(mem, stale_after={"fact": 180}, superseded_by=[], chain=[], today=TODAY)
+    assert fresh["flags"] == [] and fresh["current"] is None and fresh["notes"] == []
 
 
 def test_supersession_by_an_expired_memory_does_not_hide(vault):
@@ -124,7 +139,7 @@ def test_supersession_cycle_terminates(vault):
     write_memory(vault.root, "a", "A says one thing", supersedes=["b"], created=RECENT, updated=RECENT)
     write_memory(vault.root, "b", "B says another", supersedes=["a"], created=RECENT, updated=RECENT)
     v = view(vault, "a")
-    assert v["superseded_by"] == ["b"] and supersession_chain(vault.sidecar, "a") == ["b"]
+    assert v["superseded_by"] == ["b"] and supersession_chain(vault.sidecar.db, "a") == ["b"]
 
 
 def test_cli_get_shows_superseded_by(tmp_path):

@@ -3,6 +3,15 @@
 Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error.
 Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (else
 ``$VAULT_MEM_VAULT``, else the current folder or its nearest parent holding a vault.toml).
+
+No stack trace reaches the user: a :class:`VaultMemError` is printed as ``error: <what to do>``;
+an operating-system failure (a full disk, a permission) and any other exception as one line
+that says what to try, with the stack trace only when ``VAULT_MEM_LOG_LEVEL=DEBUG``.
+
+Each command imports the module that does its work inside its function: the vault, the index
+and what they pull in (numpy, SQLite with sqlite-vec, httpx, watchdog, the MCP SDK) take about
+0.2 s to import before any work (1 s more for MCP), which ``--help`` and ``vault-mem tools``
+need not pay. Those imports are all of lower layers or of this adapters package.
 """
 
 from __future__ import annotations
@@ -11,14 +20,22 @@ import argparse
 import dataclasses
 import datetime as dt
 import json
+import logging
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from vault_mem.adapters.cli_parser import build_parser
+from vault_mem.adapters.tools import get_view, schemas
+from vault_mem.config import CONFIG_FILE
 from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.store.locks import daemon_pid
+
+#: The environment variable that turns on debug output (the daemon's log level too).
+LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -43,7 +60,8 @@ def warn(message: str) -> None:
 
 
 def open_vault(args: argparse.Namespace, path: str | None = None):
-    from vault_mem.vault.core import Vault, resolve_vault_root
+    """The vault the command names (``path``, else --vault, else found from here), opened."""
+    from vault_mem.vault.core import Vault, resolve_vault_root  # lazy: start-up time (module docstring)
 
     vault = Vault(resolve_vault_root(path or args.vault), agent=getattr(args, "agent", None))
     vault.progress = _progress_bar("indexing")
@@ -75,11 +93,9 @@ def _progress_bar(label: str):
 # -- commands ------------------------------------------------------------------------------
 @command("init")
 def cmd_init(args) -> int:
-    from vault_mem.vault.core import Vault
+    from vault_mem.vault.core import Vault  # lazy: start-up time (module docstring)
 
     target = args.path or args.vault or "."
-    from vault_mem.config import CONFIG_FILE
-
     if (Path(target) / CONFIG_FILE).is_file():
         emit(args, {"vault": str(Path(target).resolve()), "created": False},
              f"{Path(target).resolve()} is already a vault; nothing changed")
@@ -177,11 +193,8 @@ def cmd_forget(args) -> int:
 
 @command("get")
 def cmd_get(args) -> int:
-    from vault_mem.model.views import memory_view
-
     vault = open_vault(args)
-    mem = vault.get(args.key)
-    view = memory_view(vault, mem)
+    view = get_view(vault, args.key)
     emit(args, view, _get_text(view))
     return 0
 
@@ -296,14 +309,12 @@ def cmd_doctor(args) -> int:
 
 
 def _daemon_pid(vault) -> int | None:
-    from vault_mem.store.locks import daemon_pid
-
     return daemon_pid(vault.state_dir)
 
 
 @command("eval")
 def cmd_eval(args) -> int:
-    from vault_mem.ops.eval import format_report, run_eval
+    from vault_mem.ops.eval import format_report, run_eval  # lazy: start-up time (module docstring)
 
     report = run_eval(Path(args.file), progress=_progress_bar("eval"))
     emit(args, report, format_report(report))
@@ -312,8 +323,8 @@ def cmd_eval(args) -> int:
 
 @command("daemon")
 def cmd_daemon(args) -> int:
-    from vault_mem.daemon.main import run_daemon
-    from vault_mem.daemon.process import daemon_status
+    from vault_mem.daemon.main import run_daemon  # lazy: start-up time (module docstring)
+    from vault_mem.daemon.process import daemon_status  # lazy: start-up time (module docstring)
 
     root = _root_arg(args)
     if args.status:
@@ -326,30 +337,31 @@ def cmd_daemon(args) -> int:
 
 
 def _root_arg(args) -> Path:
-    from vault_mem.vault.core import resolve_vault_root
+    from vault_mem.vault.core import resolve_vault_root  # lazy: start-up time (module docstring)
 
     return resolve_vault_root(getattr(args, "path", None) or args.vault)
 
 
 @command("mcp")
 def cmd_mcp(args) -> int:
-    from vault_mem.adapters.mcp_server import serve
+    from vault_mem.adapters.mcp_server import serve  # lazy: start-up time (module docstring)
 
+    if not logging.getLogger().handlers:  # to stderr: stdout is the MCP protocol's alone
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                            format="vault-mem mcp: %(levelname)s %(message)s")
     serve(_root_arg(args), agent=args.agent)
     return 0
 
 
 @command("tools")
 def cmd_tools(args) -> int:
-    from vault_mem.adapters.tools import schemas
-
     print(json.dumps(schemas(args.format), indent=2, ensure_ascii=False))
     return 0
 
 
 @command("agent")
 def cmd_agent(args) -> int:
-    from vault_mem.adapters.agent import run_agent
+    from vault_mem.adapters.agent import run_agent  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     result = run_agent(vault, " ".join(args.message), url=args.url, model=args.model,
@@ -360,7 +372,7 @@ def cmd_agent(args) -> int:
 
 @command("hook")
 def cmd_hook(args) -> int:
-    from vault_mem.adapters.hooks import run_hook
+    from vault_mem.adapters.hooks import run_hook  # lazy: start-up time (module docstring)
 
     stdin_text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     code, out, err = run_hook(args.name, stdin_text, vault=args.vault, extra=args.hook_args)
@@ -373,7 +385,7 @@ def cmd_hook(args) -> int:
 
 @command("sync")
 def cmd_sync(args) -> int:
-    from vault_mem.sync.remote import sync
+    from vault_mem.sync.remote import sync  # lazy: start-up time (module docstring)
 
     vault = open_vault(args, getattr(args, "path", None))
     report = sync(vault, remote=args.remote)
@@ -383,7 +395,7 @@ def cmd_sync(args) -> int:
 
 @command("resolve")
 def cmd_resolve(args) -> int:
-    from vault_mem.sync.resolve import resolve
+    from vault_mem.sync.resolve import resolve  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     result = resolve(vault, args.key, keep=args.keep)
@@ -393,7 +405,7 @@ def cmd_resolve(args) -> int:
 
 @command("review")
 def cmd_review(args) -> int:
-    from vault_mem.ops.review import review
+    from vault_mem.ops.review import review  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     items = review(vault)
@@ -404,7 +416,7 @@ def cmd_review(args) -> int:
 
 @command("scan")
 def cmd_scan(args) -> int:
-    from vault_mem.ops.review import scan
+    from vault_mem.ops.review import scan  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     findings = scan(vault, history=args.history)
@@ -417,7 +429,7 @@ def cmd_scan(args) -> int:
 
 @command("check-refs")
 def cmd_check_refs(args) -> int:
-    from vault_mem.ops.review import check_refs
+    from vault_mem.ops.review import check_refs  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     missing = check_refs(vault, Path(args.repo))
@@ -428,13 +440,23 @@ def cmd_check_refs(args) -> int:
 
 @command("dupes")
 def cmd_dupes(args) -> int:
-    from vault_mem.ops.review import dupes
+    from vault_mem.ops.review import dupes  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
     pairs = dupes(vault)
     text = "\n".join(f"{p['a']} ~ {p['b']} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
     emit(args, pairs, text)
     return 0
+
+
+def _failed(args: argparse.Namespace, exc: BaseException, message: str, kind: str) -> int:
+    """Report a failure that is not a VaultMemError: one line (JSON too with --json), exit 1."""
+    if getattr(args, "json", False):
+        print(json.dumps({"error": message, "kind": kind}))
+    print(f"error: {message}", file=sys.stderr)
+    if os.environ.get(LOG_LEVEL_ENV, "").upper() == "DEBUG":
+        traceback.print_exception(exc, file=sys.stderr)
+    return 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -455,6 +477,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the machine refused (disk full, permissions, a vanished folder)
+        return _failed(args, exc, f"{exc}; check the path, its permissions and the free disk space, "
+                       "then retry", "OSError")
+    except Exception as exc:  # noqa: BLE001 - a bug: say so in one line, never as a stack trace
+        return _failed(args, exc, f"internal error in vault-mem ({type(exc).__name__}: {exc}); this is a bug: "
+                       f"please report it with the command you ran ({LOG_LEVEL_ENV}=DEBUG shows where it "
+                       "happened); `vault-mem log` lists any commit the command made", "InternalError")
     finally:
         if getattr(args, "opened_vault", None) is not None:
             _notices(args.opened_vault)

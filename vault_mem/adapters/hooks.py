@@ -26,14 +26,21 @@ git (installed by :mod:`vault_mem.store.hooks`):
 from __future__ import annotations
 
 import json
-import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from vault_mem.adapters.tools import index_text, memory_preamble
+from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import MalformedFileError, NotAVaultError, UsageError, VaultMemError
+from vault_mem.index.sidecar import Sidecar
+from vault_mem.model import policy
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import key_type_from_path, memory_from_bytes, validate_key
+from vault_mem.store import worktree
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
+from vault_mem.vault.core import Vault, resolve_vault_root
 
 #: Claude Code keeps additionalContext inline up to about 10,000 characters; stay under it.
 MAX_CONTEXT_CHARS = 9000
@@ -65,10 +72,8 @@ def _event(stdin_text: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _open_vault(explicit: str | None, cwd: str | None = None):
+def _open_vault(explicit: str | None, cwd: str | None = None) -> Vault:
     """--vault, else $VAULT_MEM_VAULT, else the vault holding the event's cwd (or ours)."""
-    from vault_mem.vault.core import Vault, resolve_vault_root
-
     return Vault(resolve_vault_root(explicit, start=Path(cwd) if cwd else None))
 
 
@@ -105,8 +110,6 @@ def _fit(text: str) -> str:
 
 def session_context(vault: Any, event: dict[str, Any]) -> str:
     """The memory preamble (with the write policy), then INDEX.md."""
-    from vault_mem.adapters.tools import index_text, memory_preamble
-
     return (memory_preamble(vault.root, tools="vault-mem MCP tools")
             + "\n\nINDEX.md, what is remembered now (recall searches everything):\n\n" + index_text(vault))
 
@@ -135,34 +138,8 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
 
 
 # -- git -------------------------------------------------------------------------------------
-def _git(repo_dir: Path, *args: str, input: bytes | None = None) -> bytes:
-    """Run git with the hook's environment (GIT_INDEX_FILE and friends stay as git set them)."""
-    proc = subprocess.run(["git", *args], cwd=repo_dir, input=input, capture_output=True, check=False)
-    if proc.returncode != 0:
-        raise VaultMemError(f"git {args[0]} failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
-    return proc.stdout
-
-
-def _staged(vault: Any) -> list[tuple[str, str, str]]:
-    """(status, mode, repo path) of every staged change under the vault."""
-    top = vault.repo.toplevel
-    out = _git(top, "diff", "--cached", "--raw", "-z", "--no-renames", "--", vault.prefix or ".")
-    parts = out.decode("utf-8", "surrogateescape").split("\x00")
-    changes = []
-    for i in range(0, len(parts) - 1, 2):
-        meta, path = parts[i], parts[i + 1]
-        if not meta.startswith(":"):
-            continue
-        fields = meta[1:].split()
-        changes.append((fields[4][0], fields[1], path))  # status, new mode, path
-    return changes
-
-
 def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | None:
     """Why the staged memory file ``rel`` (vault-relative) may not be committed, or None."""
-    from vault_mem.model import policy
-    from vault_mem.model.memory import key_type_from_path, memory_from_bytes, validate_key
-
     name = rel.rsplit("/", 1)[-1]
     if "/" in rel.split("/", 1)[1]:
         return "memory files sit directly in a type folder (<type folder>/<key>.md), not in a subfolder"
@@ -186,28 +163,24 @@ def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | Non
 
 def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
     """Refuse broken memory files; regenerate and stage INDEX.md."""
-    from vault_mem.config import FOLDER_TYPES
-    from vault_mem.model.indexmd import INDEX_FILE
-
     try:
         vault = _open_vault(vault_path)
     except NotAVaultError as exc:
         return 1, "", f"vault-mem pre-commit: {exc}\n(the hook was installed for a vault; reinstall or delete it)\n"
     try:
-        top = vault.repo.toplevel
-        changes = _staged(vault)
+        changes = worktree.staged_changes(vault.repo, vault.prefix or ".")
         if not changes:
             return 0, "", ""  # nothing of the vault in this commit (a project's own files)
         memory_changes = [c for c in changes if c[2][len(vault.prefix):] != INDEX_FILE]
         problems = []
-        keys = _staged_keys(vault, top)
+        keys = _staged_keys(vault)
         for status, mode, path in memory_changes:
             rel = path[len(vault.prefix):]
             if status == "D" or "/" not in rel or rel.split("/", 1)[0] not in FOLDER_TYPES:
                 continue
             if not rel.endswith(".md") or rel.rsplit("/", 1)[-1].startswith((".", "#", "~")):
                 continue  # not a memory file (the sidecar ignores it too)
-            data = _git(top, "cat-file", "blob", f":{path}") if mode != "120000" else b""
+            data = worktree.staged_blob(vault.repo, path) if mode != "120000" else b""
             reason = check_staged_file(vault, rel, mode, data)
             others = [p for p in keys.get(rel.rsplit("/", 1)[-1][:-3], []) if p != path]
             if not reason and others:
@@ -218,7 +191,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         if problems:
             return 1, "", ("vault-mem: commit refused, these memory files are not valid:\n" + "\n".join(problems)
                            + "\nFix them and `git add` them again (or commit with --no-verify to skip this check).\n")
-        _stage_index(vault, top)
+        _stage_index(vault)
         return 0, "", ""
     except VaultMemError as exc:
         return 1, "", f"vault-mem pre-commit: {exc}\n"
@@ -226,20 +199,17 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         vault.close()
 
 
-def _staged_keys(vault: Any, top: Path) -> dict[str, list[str]]:
+def _staged_keys(vault: Vault) -> dict[str, list[str]]:
     """key -> staged paths of memory files with that key, over every type folder."""
-    from vault_mem.config import FOLDER_TYPES
-
-    out = _git(top, "ls-files", "-z", "--", *(f"{vault.prefix}{f}" for f in FOLDER_TYPES))
     keys: dict[str, list[str]] = {}
-    for path in filter(None, out.decode("utf-8", "surrogateescape").split("\x00")):
+    for path in worktree.staged_files(vault.repo, [f"{vault.prefix}{f}" for f in FOLDER_TYPES]):
         rel = path[len(vault.prefix):]
         if rel.endswith(".md") and rel.count("/") == 1:
             keys.setdefault(rel.rsplit("/", 1)[-1][:-3], []).append(path)
     return keys
 
 
-def _stage_index(vault: Any, top: Path) -> None:
+def _stage_index(vault: Vault) -> None:
     """Regenerate INDEX.md and put it in the commit being made.
 
     When the working tree's memory files are exactly what is staged (the usual case), INDEX.md
@@ -250,33 +220,25 @@ def _stage_index(vault: Any, top: Path) -> None:
     Known limit: after ``git commit PATH`` with other changes staged, git's real index keeps its
     older INDEX.md (a hook can only change the temporary index git commits from); the next commit
     or agent write brings it back in line."""
-    from vault_mem.config import FOLDER_TYPES
-    from vault_mem.model.indexmd import INDEX_FILE
-
+    repo = vault.repo
     folders = [f"{vault.prefix}{f}" for f in FOLDER_TYPES]
     index_path = f"{vault.prefix}{INDEX_FILE}"
-    unstaged = _git(top, "diff", "--name-only", "-z", "--", *folders).strip(b"\x00")
-    untracked = _git(top, "ls-files", "--others", "--exclude-standard", "-z", "--", *folders).strip(b"\x00")
-    if not unstaged and not untracked:
+    if not worktree.unstaged_paths(repo, folders) and not worktree.untracked_paths(repo, folders):
         vault.regenerate_index(recover=False)
-        _git(top, "add", "--", index_path)
+        worktree.stage_paths(repo, [index_path])
         return
-    text = _render_staged_index(vault, top, folders)
-    blob = _git(top, "hash-object", "-w", "--stdin", input=text.encode("utf-8")).decode().strip()
-    _git(top, "update-index", "--add", "--cacheinfo", f"100644,{blob},{index_path}")
+    worktree.stage_bytes(repo, index_path, _render_staged_index(vault, folders).encode("utf-8"))
     vault.regenerate_index(recover=False)  # the file on disk follows the files on disk, staged or not
 
 
-def _render_staged_index(vault: Any, top: Path, folders: list[str]) -> str:
-    from vault_mem.index.sidecar import Sidecar
-
+def _render_staged_index(vault: Vault, folders: list[str]) -> str:
+    """INDEX.md of the staged memory files, from a scratch checkout and a scratch sidecar (both
+    inside a temporary folder, so the vault's own sidecar never sees the staged versions)."""
     with tempfile.TemporaryDirectory(prefix="vault-mem-staged-") as tmp:
-        paths = _git(top, "ls-files", "-z", "--", *folders)
-        if paths.strip(b"\x00"):
-            _git(top, "checkout-index", f"--prefix={tmp}/", "-z", "--stdin", input=paths)
+        worktree.checkout_staged(vault.repo, worktree.staged_files(vault.repo, folders), Path(tmp))
         root = Path(tmp) / vault.prefix if vault.prefix else Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
-        scratch = Sidecar(root, vault.config, embedder=None, _db_path=Path(tmp) / "index.db")
+        scratch = Sidecar(root, vault.config, embedder=None)  # its index.db lands under tmp too
         try:
             scratch.reconcile(embed=False)
             return scratch.render_index(budget_tokens=vault.config.index_budget_tokens)

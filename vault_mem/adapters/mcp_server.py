@@ -16,12 +16,11 @@ to that thread, and an stdio client sends one request at a time in practice anyw
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
-from typing import Any
 
 from vault_mem import __version__
 from vault_mem.adapters.tools import call_tool, index_text, memory_preamble, schemas
+from vault_mem.vault.core import Vault
 
 log = logging.getLogger(__name__)
 
@@ -29,20 +28,23 @@ INDEX_URI = "vault://index"
 SERVER_NAME = "vault-mem"
 
 
-def instructions(vault: Any) -> str:
+def instructions(vault: Vault) -> str:
     """What an MCP client shows the model about this server."""
     return (memory_preamble(vault.root)
             + f"\n\nRead the resource {INDEX_URI} (INDEX.md) for what is remembered; recall searches "
             "everything.")
 
 
-def build_server(vault: Any):
+def build_server(vault: Vault):
     """A low-level MCP ``Server`` serving ``vault``'s tools and INDEX.md.
 
     A server lives as long as its client's session, so the vault's vectors are searched from an
     in-memory copy (loaded once, ~4 ms per search at 100k) rather than from ``vec0`` each time."""
+    # the MCP SDK is imported here, not at the top: importing it takes about a second on this
+    # machine, which importing this module (for `instructions`, or in tests) should not cost
     from mcp import types
     from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
 
     vault.sidecar.keep_vectors_in_memory = True
 
@@ -67,15 +69,15 @@ def build_server(vault: Any):
         )])
 
     async def on_read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        from mcp.shared.exceptions import MCPError
-
         if str(params.uri) != INDEX_URI:
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"unknown resource '{params.uri}'; this server has {INDEX_URI}")
         try:
             text = index_text(vault)
         except Exception as exc:
-            log.exception("reading INDEX.md failed")
+            # the client gets the reason; the stack trace only at debug level, never at a user
+            log.error("reading INDEX.md failed: %s: %s", type(exc).__name__, exc)
+            log.debug("reading INDEX.md failed", exc_info=True)
             raise MCPError(code=types.INTERNAL_ERROR, message=f"cannot read INDEX.md: {exc}") from exc
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=INDEX_URI, mime_type="text/markdown", text=text)])
@@ -93,9 +95,9 @@ def build_server(vault: Any):
     )
 
 
-async def serve_async(vault: Any) -> None:
+async def serve_async(vault: Vault) -> None:
     """Serve ``vault`` over this process's stdin and stdout until the client closes them."""
-    from mcp.server.stdio import stdio_server
+    from mcp.server.stdio import stdio_server  # the SDK only when serving (see build_server)
 
     server = build_server(vault)
     async with stdio_server() as (read_stream, write_stream):
@@ -105,14 +107,10 @@ async def serve_async(vault: Any) -> None:
 def serve(root: Path, agent: str | None = None) -> None:
     """Open the vault at ``root`` and serve it over stdio (blocks until stdin closes).
 
-    Logging goes to stderr: stdout carries the protocol and nothing else may be written there."""
-    import anyio
+    stdout carries the protocol and nothing else may be written there: whoever configures
+    logging (the CLI, ``vault-mem mcp``) sends it to stderr."""
+    import anyio  # comes with the MCP SDK; only serving needs it (see build_server)
 
-    from vault_mem.vault.core import Vault
-
-    if not logging.getLogger().handlers:
-        logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
-                            format="vault-mem mcp: %(levelname)s %(message)s")
     vault = Vault(root, agent=agent)
     try:
         vault.reconcile()

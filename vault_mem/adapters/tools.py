@@ -18,15 +18,20 @@ transcripts, no command output, nothing that can be re-read from the repository)
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.index import queries
+from vault_mem.model import views
+from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import SOURCES
 
 log = logging.getLogger(__name__)
@@ -186,15 +191,22 @@ def memory_preamble(root: Any = None, *, tools: str = "tools") -> str:
 def index_text(vault: Any) -> str:
     """INDEX.md as the files make it now: the sidecar (and INDEX.md on disk) are brought up to date
     first, unless a daemon keeps them so."""
-    from pathlib import Path
-
-    from vault_mem.model.indexmd import INDEX_FILE
-
     vault.reconcile()
     try:
         return (Path(vault.root) / INDEX_FILE).read_text(encoding="utf-8")
     except FileNotFoundError:
         return vault.render_index()
+
+
+def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str, Any]:
+    """The memory ``key`` as ``get`` shows it everywhere (CLI, tools, MCP): the whole memory with
+    its age, flags, reading notes and supersession (:func:`vault_mem.model.views.memory_view`)."""
+    mem = vault.get(key)
+    today = today or dt.date.today()
+    direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today)
+    chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today) if direct else []
+    return views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
+                             chain=chain, today=today)
 
 
 def schemas(format: str = "openai") -> list[dict[str, Any]]:
@@ -243,8 +255,10 @@ def call_tool(vault: Any, name: str, arguments: str | dict | None) -> ToolResult
                 data["notices"] = notices
     except VaultMemError as exc:
         return _error(str(exc), type(exc).__name__)
-    except Exception as exc:
-        log.exception("tool %s failed", name)
+    except Exception as exc:  # a bug must come back as a tool error, not kill the agent's loop
+        # one line for the log; the stack trace only at debug level: it never reaches a user or model
+        log.error("tool %s failed: %s: %s", name, type(exc).__name__, exc)
+        log.debug("tool %s failed", name, exc_info=True)
         return _error(f"internal error in vault-mem ({type(exc).__name__}: {exc}); the memory vault "
                       "was not changed by this call unless a commit is listed by `vault-mem log`",
                       "InternalError")
@@ -355,8 +369,6 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
 
 # -- handlers ------------------------------------------------------------------------------
 def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
-    import datetime as dt
-
     extra: dict[str, Any] = {}
     if "expires" in a:
         try:
@@ -402,9 +414,7 @@ def _forget(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _get(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
-    from vault_mem.model.views import memory_view
-
-    view = memory_view(vault, vault.get(a["key"]))
+    view = get_view(vault, a["key"])
     if not _has_extra_meta(view):
         view.pop("meta", None)  # everything in it is already shown; keep the result short
     return view

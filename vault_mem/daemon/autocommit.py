@@ -12,17 +12,15 @@ from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
 from vault_mem.model.memory import is_memory_path, parse_memory
 from vault_mem.store.git import GitRepo, Identity
+from vault_mem.store.worktree import config_value, dirty_paths, ignored_paths
+from vault_mem.vault.core import Vault
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
     """(author, committer) for external edits: GIT_AUTHOR_*/GIT_COMMITTER_* or the repository's
     ``user.name``/``user.email``; or why there is none."""
-    def conf(name: str) -> str:
-        proc = repo.run("config", "--get", name, check=False)
-        return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
-
-    name = os.environ.get("GIT_AUTHOR_NAME") or conf("user.name")
-    email = os.environ.get("GIT_AUTHOR_EMAIL") or conf("user.email")
+    name = os.environ.get("GIT_AUTHOR_NAME") or config_value(repo, "user.name")
+    email = os.environ.get("GIT_AUTHOR_EMAIL") or config_value(repo, "user.email")
     if not name or not email:
         return ("no git identity for committing a person's edits (user.name/user.email are not "
                 "set); run `git config user.name NAME` and `git config user.email EMAIL` in the vault")
@@ -31,36 +29,29 @@ def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
     return Identity(name, email), committer
 
 
-def dirty_memory_paths(vault) -> set[str]:
+def dirty_memory_paths(vault: Vault) -> set[str]:
     """Memory files that differ from HEAD or are untracked (not ignored), per git status."""
-    folders = [vault.prefix + f for f in FOLDER_TYPES]
-    proc = vault.repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
-                          "--", *folders, check=False, cwd=vault.repo.toplevel,
-                          env={"GIT_OPTIONAL_LOCKS": "0"})
-    if proc.returncode != 0:
-        return set()
     out = set()
-    for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
-        top = entry[3:]
-        if len(entry) > 3 and top.startswith(vault.prefix):
+    for top in dirty_paths(vault.repo, [vault.prefix + f for f in FOLDER_TYPES]):
+        if top.startswith(vault.prefix):
             rel = top[len(vault.prefix):]
             if is_memory_path(rel):
                 out.add(rel)
     return out
 
 
-def drop_ignored(vault, changes: dict[str, bytes | None], head: str | None) -> dict[str, bytes | None]:
+def drop_ignored(vault: Vault, changes: dict[str, bytes | None], head: str | None) -> dict[str, bytes | None]:
     """New files that .gitignore excludes are a person's choice: never commit them."""
     new = [rel for rel in changes if vault.repo.blob_at(head, vault.prefix + rel) is None]
     if not new:
         return changes
-    proc = vault.repo.run("check-ignore", "-z", "--stdin", check=False, cwd=vault.repo.toplevel,
-                          input=b"\0".join((vault.prefix + r).encode() for r in new) + b"\0")
-    ignored = {p[len(vault.prefix):] for p in proc.stdout.decode("utf-8", "replace").split("\0") if p}
+    ignored = {p[len(vault.prefix):] for p in ignored_paths(vault.repo, [vault.prefix + r for r in new])}
     return {rel: data for rel, data in changes.items() if rel not in ignored}
 
 
-def edit_message(vault, changes: dict[str, bytes | None], head: str | None, *, quiet: float) -> str:
+def edit_message(vault: Vault, changes: dict[str, bytes | None], head: str | None, *, quiet: float) -> str:
+    """The commit message for ``changes`` (vault-relative path -> new bytes, or None when
+    deleted) on top of ``head``: one memory's subject and trailers, or a list of several."""
     repo, prefix = vault.repo, vault.prefix
     by_key: dict[str, dict[str, bytes | None]] = {}
     for rel, data in changes.items():

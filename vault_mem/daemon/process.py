@@ -26,12 +26,10 @@ folders), and INDEX.md when it differs from HEAD.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import logging
 import os
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -43,7 +41,11 @@ from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.git import GitRepo
+from vault_mem.store.history import head_branch, head_ref
 from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
+from vault_mem.store.worktree import gc_auto
+from vault_mem.sync.remote import run_schedule
+from vault_mem.vault.core import Vault
 
 log = logging.getLogger("vault_mem.daemon.process")
 
@@ -56,6 +58,7 @@ RETRY_S = 10.0        # re-check deferred work (git busy, a failed reconcile) th
 EMBED_RETRY_S = 60.0  # after an embedder failed
 GC_QUIET_ENV = "VAULT_MEM_GC_QUIET_SECONDS"
 GC_QUIET_S = 120.0    # after commits, `git gc --auto` once the repository has been quiet this long
+GC_STOP_WAIT_S = 60.0  # on stop, let a running gc finish rather than orphan it
 
 __all__ = ["Daemon", "daemon_status"]
 
@@ -91,7 +94,7 @@ class Daemon:
         self._overrides = (quiet_seconds, debounce_ms, commit_external_edits)
         self._batcher: Batcher | None = None
         self._stop_requested = False
-        self.vault = None
+        self.vault: Vault | None = None
         self._watcher: VaultWatcher | None = None
         self._token: tuple | None = None
         self._problems: dict[str, str] = {}
@@ -102,7 +105,7 @@ class Daemon:
         self._timers: dict[str, float] = {}
         self._blocked: str | None = None
         self._status: dict = {}
-        self._gc_proc: subprocess.Popen | None = None
+        self._gc_thread: threading.Thread | None = None
         self._sync_stop = threading.Event()
         self._sync_thread: threading.Thread | None = None
 
@@ -119,9 +122,7 @@ class Daemon:
         mode = mode or cfg.commit_external_edits
         self.autocommit = mode == "on" or (mode == "auto" and self.vault.prefix == "")
 
-    def _open_vault(self):
-        from vault_mem.vault.core import Vault
-
+    def _open_vault(self) -> Vault:
         return Vault(self.root, embedder=self._embedder)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -168,9 +169,8 @@ class Daemon:
             log.info("vault-mem daemon stopping (%s)", getattr(self, "_why", "stop requested"))
             return 0
         finally:
-            if self._gc_proc is not None and self._gc_proc.poll() is None:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self._gc_proc.wait(timeout=60)  # let a running gc finish rather than orphan it
+            if self._gc_thread is not None:
+                self._gc_thread.join(timeout=GC_STOP_WAIT_S)
             if self._sync_thread is not None:
                 self._sync_stop.set()
                 self._sync_thread.join(timeout=30)
@@ -187,8 +187,6 @@ class Daemon:
         cfg = self.vault.config
         if cfg.sync_interval_s <= 0 and not cfg.sync_after_write:
             return
-        from vault_mem.sync.remote import run_schedule
-
         self._sync_thread = threading.Thread(target=run_schedule, args=(self.root, self._sync_stop),
                                              name="vault-mem-sync", daemon=True)
         self._sync_thread.start()
@@ -221,12 +219,12 @@ class Daemon:
         if self._git_busy():
             self._timers["gc"] = time.monotonic() + RETRY_S
             return
-        if self._gc_proc is not None and self._gc_proc.poll() is None:
+        if self._gc_thread is not None and self._gc_thread.is_alive():
             return  # still running from last time
-        self._gc_proc = subprocess.Popen(
-            ["git", "gc", "--auto", "--quiet"], cwd=self.vault.repo.toplevel,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
+        # a thread, so the loop keeps answering events while git packs objects
+        self._gc_thread = threading.Thread(target=_run_gc, args=(self.vault.repo,), name="vault-mem-gc",
+                                           daemon=True)
+        self._gc_thread.start()
 
     def _step(self, batch: Batch, *, why: str = "", commit: bool = False, embed: bool = True,
               gc: bool = False) -> None:
@@ -374,11 +372,7 @@ class Daemon:
     # -- git -----------------------------------------------------------------------------------
     def _git_token(self) -> tuple:
         repo = self.vault.repo
-        try:
-            head_ref = (repo.git_dir / "HEAD").read_text().strip()
-        except OSError:
-            head_ref = ""
-        return repo.head(), head_ref, repo.operation_in_progress()
+        return repo.head(), head_ref(repo), repo.operation_in_progress()
 
     def _git_busy(self) -> str | None:
         repo = self.vault.repo
@@ -395,7 +389,7 @@ class Daemon:
             return
         repo = self.vault.repo
         blocked = self._git_busy()
-        if not blocked and repo.run("symbolic-ref", "-q", "HEAD", check=False).returncode != 0:
+        if not blocked and head_branch(repo) is None:
             blocked = "HEAD is detached (a checkout of an older commit?)"
         if blocked:
             if blocked != self._blocked:
@@ -468,6 +462,16 @@ class Daemon:
             os.replace(tmp, self.state_dir / STATUS_FILE)
         except OSError as exc:
             log.debug("vault-mem: cannot write %s: %s", STATUS_FILE, exc)
+
+
+def _run_gc(repo: GitRepo) -> None:
+    """The gc thread's body: a failed gc harms nothing and is retried after the next commits."""
+    try:
+        failed = gc_auto(repo)
+    except VaultMemError as exc:  # git itself is missing
+        failed = str(exc)
+    if failed:
+        log.debug("vault-mem: git gc --auto failed: %s", failed)
 
 
 class _Yield(Exception):

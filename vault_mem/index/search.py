@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from vault_mem.index.queries import SUPERSEDERS_SQL
 from vault_mem.model import views
 from vault_mem.model.memory import as_date
 from vault_mem.model.terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
@@ -155,8 +156,8 @@ class Filters:
         return bool(self.tags or self.scope)
 
 
-# Keys a live memory supersedes (views.SUPERSEDERS_SQL; one ``?``: the day).
-SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({views.SUPERSEDERS_SQL})"
+# Keys a live memory supersedes (queries.SUPERSEDERS_SQL; one ``?``: the day).
+SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({SUPERSEDERS_SQL})"
 
 
 # A query word held by at least max(COMMON_TERM_FLOOR, 1/COMMON_TERM_SHARE of the memories) is
@@ -364,7 +365,7 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     result = RecallResult()
     terms = query_terms(query)
     reason = sc.vectors_reason()
-    embedder = None if reason else sc._get_embedder()
+    embedder = None if reason else sc.get_embedder()
     result.embedder = getattr(embedder, "model_id", None) if embedder is not None else None
     qvec = None
     if not terms and not (query or "").replace("\x00", "").strip():

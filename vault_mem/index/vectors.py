@@ -276,6 +276,11 @@ class VectorStore:
             log.warning("vault-mem: %s; recall uses keywords only", self._embedder_reason)
         return self._embedder
 
+    def get_embedder(self):
+        """The embedder, built on first need; None when there is none (:meth:`vectors_reason`
+        says why). What recall embeds its query with."""
+        return self._get_embedder()
+
     def vectors_reason(self) -> str | None:
         """Why recall would be keyword-only right now (None when vectors are on)."""
         if not self.db.vec_ok:

@@ -44,54 +44,25 @@ def flags_for(mem: Memory, config: Config, *, today: dt.date | None = None,
                         stale_after=config.stale_after_days, superseded=bool(superseded_by))
 
 
-# The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
-# (target, by) where ``by`` is a usable memory, unexpired on the day bound to ``?``, other than
-# ``target`` itself, that names ``target`` in its ``supersedes``.
-SUPERSEDERS_SQL = (
-    "SELECT s.target AS target, g.key AS by_key FROM supersedes s JOIN files g ON g.id = s.file_id "
-    "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?)"
-)
-MAX_CHAIN = 20
-
-
-def superseded_by(sidecar: Any, key: str, *, today: dt.date | None = None) -> list[str]:
-    """Keys of the live memories whose ``supersedes`` names ``key`` (read-only query)."""
-    day = (today or dt.date.today()).isoformat()
-    return [r[0] for r in sidecar.db.execute(
-        f"SELECT DISTINCT by_key FROM ({SUPERSEDERS_SQL}) WHERE target = ? ORDER BY by_key", (day, key))]
-
-
-def supersession_chain(sidecar: Any, key: str, *, today: dt.date | None = None) -> list[str]:
-    """``key``'s successors in order, up to the current one: [B, A] when B supersedes ``key``
-    and A supersedes B. Where two memories supersede the same key, the first by key is followed;
-    a cycle stops the chain."""
-    chain: list[str] = []
-    seen = {key}
-    current = key
-    while len(chain) < MAX_CHAIN:
-        nxt = [k for k in superseded_by(sidecar, current, today=today) if k not in seen]
-        if not nxt:
-            break
-        current = nxt[0]
-        seen.add(current)
-        chain.append(current)
-    return chain
-
-
-def memory_view(vault: Any, mem: Memory, *, today: dt.date | None = None) -> dict[str, Any]:
+def memory_view(mem: Memory, *, stale_after: dict[str, int], superseded_by: list[str],
+                chain: list[str], today: dt.date | None = None) -> dict[str, Any]:
     """The whole memory as a JSON-ready dict with ``age_days``, ``flags`` and reading notes.
 
     Also ``superseded_by`` (direct successors), ``current`` (the end of the supersession chain,
-    None unless superseded) and ``supersedes`` (what this one replaces)."""
+    None unless superseded) and ``supersedes`` (what this one replaces). The caller looks up
+    what supersedes ``mem`` (``superseded_by``, its direct successors, and ``chain``, its
+    successors up to the current one; see :mod:`vault_mem.index.queries`): this module does no
+    I/O. ``stale_after`` is the vault's ``stale_after_days``."""
     today = today or dt.date.today()
-    direct = superseded_by(vault.sidecar, mem.key, today=today)
-    chain = supersession_chain(vault.sidecar, mem.key, today=today) if direct else []
+    direct = superseded_by
+    chain = chain if direct else []
     view = mem.to_dict()
     view["age_days"] = age_days(mem.updated, today)
-    view["flags"] = flags_for(mem, vault.config, today=today, superseded_by=direct)
+    view["flags"] = memory_flags(type_=mem.type, updated=mem.updated, expires=mem.expires, today=today,
+                                 stale_after=stale_after, superseded=bool(direct))
     notes = []
     if "stale" in view["flags"]:
-        limit = vault.config.stale_after_days.get(mem.type)
+        limit = stale_after.get(mem.type)
         notes.append(f"may be outdated: last updated {view['age_days']} days ago (a {mem.type} is "
                      f"considered stale after {limit} days); check before relying on it")
     if "expired" in view["flags"]:

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.errors import UsageError, VaultMemError
-from vault_mem.index.sidecar import DEFAULT
+from vault_mem.index.sidecar import DEFAULT, Sidecar
 from vault_mem.model.memory import InvalidKeyError, Memory, suggest_key, validate_key, validate_type
+from vault_mem.vault.core import Vault
 
 KS = (1, 3, 5, 10)
 EVAL_K = 10
@@ -123,8 +124,6 @@ def run_eval(path: Path, *, embedder: object = DEFAULT, progress: Progress | Non
 def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                   progress: Progress | None = None) -> dict[str, Any]:
     """:func:`run_eval` on a benchmark already loaded (``{"memories": [...], "queries": [...]}``)."""
-    from vault_mem.vault.core import Vault
-
     by_group_mem: dict[str, list[dict]] = defaultdict(list)
     for m in data["memories"]:
         by_group_mem[str(m.get("group", ""))].append(m)
@@ -179,9 +178,7 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
     return report
 
 
-def _keyword_sidecar(vault):
-    from vault_mem.index.sidecar import Sidecar
-
+def _keyword_sidecar(vault: Vault) -> Sidecar:
     vault.sidecar.close()
     return Sidecar(vault.root, vault.config, embedder=None)
 

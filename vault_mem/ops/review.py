@@ -13,23 +13,22 @@ import datetime as dt
 import os
 import re
 import shlex
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vault_mem.config import TYPE_FOLDERS
-from vault_mem.errors import GitError, UsageError, VaultMemError
+from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import dupes as dupes_mod
+from vault_mem.index import queries
 from vault_mem.index.search import age_and_flags
 from vault_mem.model import policy
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import as_str_list, parse_memory
-from vault_mem.model.views import SUPERSEDERS_SQL
+from vault_mem.store import history as git_history  # not `history`: scan() has a flag of that name
+from vault_mem.store.worktree import checkout_files
 from vault_mem.vault.conflicts import list_conflicts
-
-if TYPE_CHECKING:
-    from vault_mem.vault.core import Vault
+from vault_mem.vault.core import Vault
 
 __all__ = ["check_refs", "dupes", "review", "scan"]
 
@@ -57,14 +56,9 @@ def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]
         items.append({"flag": "problem", "key": key, "flags": ["problem"], "type": None, "path": p.path,
                       "date": None, "age_days": None,
                       "detail": f"{p.path} {p.reason}; fix the file by hand (see `vault-mem doctor`)"})
-    superseders: dict[str, list[str]] = {}
-    for target, by in vault.sidecar.db.execute(
-            f"SELECT DISTINCT target, by_key FROM ({SUPERSEDERS_SQL}) ORDER BY target, by_key", (today.isoformat(),)):
-        superseders.setdefault(target, []).append(by)
+    superseders = queries.superseders(vault.sidecar.db, today=today)
     stale_after = vault.config.stale_after_days
-    for r in vault.sidecar.db.execute(
-        "SELECT key, type, path, sort_date, expires, conflict_of FROM files WHERE usable = 1 ORDER BY type_rank, key"
-    ):
+    for r in queries.usable_files(vault.sidecar.db):
         key, type_, path, date, expires = r["key"], r["type"], r["path"], r["sort_date"], r["expires"]
         _, age, flags = age_and_flags(r, today=today, stale_after=stale_after, superseded=key in superseders)
         # most pressing first; a conflict copy is listed above, from list_conflicts
@@ -94,7 +88,6 @@ def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]
 #: Files of a vault besides the memories that end up in commits and may hold a pasted value.
 _VAULT_FILES = (INDEX_FILE, "README.md", "vault.toml")
 _MAX_SCAN_BYTES = 1024 * 1024
-_ZERO = "0" * 40
 
 
 def scan(vault: Vault, *, history: bool = False) -> list[dict[str, Any]]:
@@ -179,30 +172,14 @@ def _scan_history(vault: Vault) -> Iterator[dict[str, Any]]:
     oldest commit that introduced it; plus commit messages of commits touching the vault."""
     repo = vault.repo
     scope = vault.prefix.rstrip("/") or "."
-    try:
-        raw = repo.run("log", "--all", "--reflog", "--topo-order", "-m", "--no-renames", "--raw",
-                       "--no-abbrev", "--format=%x1e%H", "--", scope, cwd=repo.toplevel)
-    except GitError as exc:
-        if "does not have any commits" in str(exc) or "bad default revision" in str(exc):
-            return
-        raise
     introduced: dict[tuple[str, str], str] = {}  # (blob, top path) -> oldest commit seen
     commits: dict[str, None] = {}  # touching the vault, in log order
-    for block in raw.split("\x1e"):
-        lines = block.strip("\n").split("\n")
-        if not lines or not lines[0]:
-            continue
-        commit = lines[0].strip()
+    for commit, changes in git_history.blob_versions(repo, scope):
         commits[commit] = None
-        for line in lines[1:]:
-            if not line.startswith(":"):
-                continue
-            meta, _, path = line.partition("\t")
-            parts = meta.split()
-            if len(parts) < 5 or parts[3] == _ZERO or not _is_vault_file(path, vault.prefix):
-                continue
-            introduced[(parts[3], path)] = commit  # log runs newest first: the last one wins
-    blobs = _read_blobs(repo, sorted({b for b, _ in introduced}))
+        for blob, path in changes:
+            if _is_vault_file(path, vault.prefix):
+                introduced[(blob, path)] = commit  # log runs newest first: the last one wins
+    blobs = git_history.read_blobs(repo, sorted({b for b, _ in introduced}))
     for (blob, top), commit in sorted(introduced.items(), key=lambda x: (x[0][1], x[1])):
         rel = top[len(vault.prefix):]
         data = blobs.get(blob)
@@ -212,8 +189,8 @@ def _scan_history(vault: Vault) -> Iterator[dict[str, Any]]:
             yield {"where": f"{commit[:10]} {top}", "path": top, "commit": commit, "kind": kind,
                    "field": field, "line": line, "how_to_purge": _purge_history(top)}
     if not vault.prefix:  # the vault's own repository: every commit message is the vault's
-        commits = dict.fromkeys(repo.run("rev-list", "--all", "--reflog", cwd=repo.toplevel).split())
-    for commit, message in _messages(repo, list(commits)):
+        commits = dict.fromkeys(git_history.all_commits(repo))
+    for commit, message in git_history.commit_messages(repo, list(commits)):
         for f in policy.find_secrets(message):
             yield {"where": f"{commit[:10]} (commit message)", "path": None, "commit": commit,
                    "kind": f.kind, "field": "commit message",
@@ -229,41 +206,6 @@ def _is_vault_file(top: str, prefix: str) -> bool:
     if len(parts) == 1:
         return rel in _VAULT_FILES
     return len(parts) == 2 and parts[0] in TYPE_FOLDERS.values() and parts[1].endswith(".md")
-
-
-def _read_blobs(repo, oids: list[str]) -> dict[str, bytes]:
-    """Contents of many blobs through one ``git cat-file --batch``."""
-    if not oids:
-        return {}
-    try:
-        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=repo.toplevel,
-                              input=("\n".join(oids) + "\n").encode(), capture_output=True, check=False)
-    except FileNotFoundError as exc:
-        raise GitError("git is not installed or not on PATH; install git and retry") from exc
-    if proc.returncode != 0:
-        raise GitError(f"git cat-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
-    out: dict[str, bytes] = {}
-    data, pos = proc.stdout, 0
-    for oid in oids:
-        nl = data.index(b"\n", pos)
-        header = data[pos:nl].split()
-        pos = nl + 1
-        if len(header) != 3:  # "<oid> missing"
-            continue
-        size = int(header[2])
-        out[oid] = data[pos:pos + size]
-        pos += size + 1
-    return out
-
-
-def _messages(repo, commits: list[str]) -> Iterator[tuple[str, str]]:
-    for i in range(0, len(commits), 500):
-        part = commits[i:i + 500]
-        raw = repo.run("show", "-s", "--format=%x1e%H%x1f%B", *part, cwd=repo.toplevel)
-        for rec in raw.split("\x1e"):
-            commit, sep, message = rec.partition("\x1f")
-            if sep:
-                yield commit.strip(), message
 
 
 # -------------------------------------------------------------------------------- check_refs
@@ -383,12 +325,9 @@ class _Tree:
 
     @classmethod
     def load(cls, repo: Path) -> _Tree:
-        files: list[str] = []
-        proc = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                              cwd=repo, capture_output=True, check=False)
-        if proc.returncode == 0:
-            files = [f for f in proc.stdout.decode("utf-8", "replace").split("\x00") if f]
-        else:
+        files = checkout_files(repo)
+        if files is None:  # not a git checkout: every file but the usual build and tool folders
+            files = []
             for dirpath, dirnames, filenames in os.walk(repo):
                 dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
                 base = os.path.relpath(dirpath, repo).replace(os.sep, "/")

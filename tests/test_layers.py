@@ -1,0 +1,217 @@
+"""The package's layer rules (DESIGN §6) read from the source, and the adapters' error boundary.
+
+Import direction: adapters > daemon > sync | ops > vault > index > store > embed > model > config
+> errors, for every import (a function-level one too). Git is run only by the store layer, SQL
+only in the index layer, only the CLI prints or exits, no module uses another's ``_private``
+names, and the model layer does no I/O.
+
+vault/ and sync/ are being restructured (a workspace object, one write transaction) and still
+run git themselves and reach into the Vault's private helpers; the import, git and private-name
+rules are checked here for every other package, and cover those two once that work lands.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import logging
+import re
+from pathlib import Path
+
+import pytest
+
+from vault_mem.adapters import cli
+from vault_mem.adapters.tools import call_tool
+
+PACKAGE = Path(__file__).resolve().parent.parent / "vault_mem"
+LAYERS = ("errors", "config", "model", "embed", "store", "index", "vault", ("sync", "ops"), "daemon", "adapters")
+BEING_RESTRUCTURED = {"vault", "sync"}
+#: The modules that may print or exit: the command line and its ``python -m`` shims.
+PRINTERS = {"adapters/cli.py", "cli.py", "__main__.py"}
+_SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|WITH)\b")
+
+
+def _rank(name: str) -> int:
+    for i, layer in enumerate(LAYERS):
+        if name == layer or (isinstance(layer, tuple) and name in layer):
+            return i
+    raise AssertionError(f"{name} is not a layer of DESIGN §6: add it to LAYERS")
+
+
+def _modules(*, skip: set[str] = frozenset()) -> list[tuple[str, str, ast.Module]]:
+    """(path relative to vault_mem/, layer or "" for the package root, syntax tree) of each module."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        layer = rel.split("/", 1)[0].removesuffix(".py") if "/" in rel or rel[:-3] in ("errors", "config") else ""
+        if layer not in skip:
+            out.append((rel, layer, ast.parse(path.read_text(encoding="utf-8"), rel)))
+    return out
+
+
+def _imported(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if node.module == "vault_mem":
+            return [f"vault_mem.{a.name}" for a in node.names]
+        return [node.module]
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    return []
+
+
+def test_every_import_goes_down_the_layers():
+    wrong = []
+    for rel, layer, tree in _modules(skip=BEING_RESTRUCTURED | {""}):
+        for node in ast.walk(tree):
+            for module in _imported(node):
+                parts = module.split(".")
+                if parts[0] != "vault_mem" or len(parts) < 2 or parts[1] == layer or parts[1] == "__version__":
+                    continue
+                if _rank(parts[1]) >= _rank(layer):
+                    wrong.append(f"{rel}:{node.lineno} imports {module}")
+    assert wrong == []
+
+
+def test_git_is_run_only_by_the_store_layer():
+    wrong = []
+    for rel, layer, tree in _modules(skip=BEING_RESTRUCTURED | {"store"}):
+        for node in ast.walk(tree):
+            if "subprocess" in _imported(node):
+                wrong.append(f"{rel}:{node.lineno} imports subprocess")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("run", "run_index_locked") and "repo" in ast.unparse(node.func.value):
+                wrong.append(f"{rel}:{node.lineno} {ast.unparse(node.func)}(...)")
+            if isinstance(node, ast.Call):  # subprocess.run(["git", ...]) by any other name
+                wrong += [f"{rel}:{node.lineno} passes a git command line" for arg in node.args
+                          if isinstance(arg, (ast.List, ast.Tuple)) and arg.elts
+                          and isinstance(arg.elts[0], ast.Constant) and arg.elts[0].value == "git"]
+    assert wrong == []
+
+
+def test_sql_lives_only_in_the_index_layer():
+    wrong = []
+    for rel, _, tree in _modules(skip={"index"}):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("execute", "executemany", "executescript"):
+                wrong.append(f"{rel}:{node.lineno} {ast.unparse(node.func)}(...)")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL.match(node.value):
+                wrong.append(f"{rel}:{node.lineno} SQL text {node.value[:40]!r}")
+    assert wrong == []
+
+
+def test_no_module_uses_another_modules_private_names():
+    wrong = []
+    for rel, _, tree in _modules(skip=BEING_RESTRUCTURED):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                wrong += [f"{rel}:{node.lineno} imports {a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                owner = ast.unparse(node.value)
+                # self._x and cls._x are a class's own; a name in the module is the module's own
+                if owner.split(".")[0] not in ("self", "cls") and not _defines(tree, owner):
+                    wrong.append(f"{rel}:{node.lineno} {ast.unparse(node)}")
+            elif isinstance(node, ast.Call):
+                wrong += [f"{rel}:{node.lineno} passes {k.arg}=" for k in node.keywords
+                          if k.arg and k.arg.startswith("_") and not _defines(tree, ast.unparse(node.func))]
+    assert wrong == []
+
+
+def _defines(tree: ast.Module, name: str) -> bool:
+    """Whether ``name`` is a class or function this module defines (its private parts are its own)."""
+    return any(isinstance(n, ast.ClassDef | ast.FunctionDef) and n.name == name for n in ast.walk(tree))
+
+
+def test_only_the_cli_prints_or_exits():
+    wrong = []
+    for rel, _, tree in _modules():
+        if rel in PRINTERS:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                name = ast.unparse(node.func)
+                if name in ("print", "exit", "quit", "sys.exit", "os._exit", "sys.stdout.write", "sys.stderr.write",
+                            "traceback.print_exc", "traceback.print_exception", "traceback.print_stack"):
+                    wrong.append(f"{rel}:{node.lineno} {name}(...)")
+    assert wrong == []
+
+
+def test_the_model_layer_does_no_io():
+    io_calls = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "unlink", "mkdir", "replace",
+                "rename", "listdir", "scandir", "stat", "lstat", "walk", "glob", "iterdir", "execute"}
+    wrong = []
+    for rel, layer, tree in _modules():
+        if layer != "model":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                fn = node.func
+                name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
+                # str.replace is text work; a file rename would be os.replace / Path.replace
+                if name in io_calls and not (name == "replace" and len(node.args) == 2) \
+                        and not (isinstance(fn, ast.Name) and _defines(tree, name)):
+                    wrong.append(f"{rel}:{node.lineno} {ast.unparse(fn)}(...)")
+            for module in _imported(node):
+                if module.split(".")[0] in ("subprocess", "sqlite3", "sqlean", "socket", "httpx", "shutil"):
+                    wrong.append(f"{rel}:{node.lineno} imports {module}")
+    assert wrong == []
+
+
+# -- the error boundary: no stack trace reaches a user or a model -------------------------------------
+def _boom(args):
+    raise RuntimeError("something nobody expected")
+
+
+def test_cli_reports_an_unexpected_error_in_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(cli.COMMANDS, "list", _boom)
+    monkeypatch.delenv(cli.LOG_LEVEL_ENV, raising=False)
+    assert cli.main(["list"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("error: internal error in vault-mem (RuntimeError: something nobody expected)")
+    assert "report it" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+    assert cli.main(["list", "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["kind"] == "InternalError" and "Traceback" not in err
+
+
+def test_cli_shows_the_stack_trace_only_when_asked(monkeypatch, capsys):
+    monkeypatch.setitem(cli.COMMANDS, "list", _boom)
+    monkeypatch.setenv(cli.LOG_LEVEL_ENV, "debug")
+    assert cli.main(["list"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: internal error") and "Traceback" in err and "_boom" in err
+
+
+def test_cli_reports_an_os_error_with_what_to_check(tmp_path, monkeypatch, capsys):
+    def denied(args):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "facts"))
+
+    monkeypatch.setitem(cli.COMMANDS, "list", denied)
+    monkeypatch.delenv(cli.LOG_LEVEL_ENV, raising=False)
+    assert cli.main(["list"]) == 1
+    err = capsys.readouterr().err
+    assert "Permission denied" in err and "permissions" in err and "Traceback" not in err
+
+
+def test_a_tool_that_breaks_returns_an_error_result_and_logs_no_stack_trace(vault, monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise RuntimeError("index on fire")
+
+    monkeypatch.setattr(vault, "list", broken)
+    caplog.set_level(logging.DEBUG, logger="vault_mem")
+    result = call_tool(vault, "list", {})
+    assert result.is_error and result.data["kind"] == "InternalError" and "index on fire" in result.text
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors and all(r.exc_info is None for r in errors)  # the trace is for debug logs only
+    assert any(r.exc_info for r in caplog.records if r.levelno == logging.DEBUG)
+
+
+@pytest.mark.parametrize("name", ["history", "worktree"])
+def test_store_git_modules_run_git_only_through_the_repo(name):
+    """The store's new read/staging modules call ``repo.run`` (the one way to run git), never
+    subprocess: the git layer can change how it runs git in one place."""
+    tree = ast.parse((PACKAGE / "store" / f"{name}.py").read_text(encoding="utf-8"))
+    assert not any("subprocess" in _imported(n) for n in ast.walk(tree))

@@ -1,0 +1,92 @@
+"""The store layer's reads for the layers above (vault_mem.store.history, vault_mem.store.worktree),
+on real repositories."""
+
+from __future__ import annotations
+
+from conftest import git
+
+from vault_mem.store import history, worktree
+from vault_mem.store.git import GitRepo
+
+
+def _repo(tmp_path):
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    return root, GitRepo(root)
+
+
+def test_blob_versions_messages_and_blobs(tmp_path):
+    root, repo = _repo(tmp_path)
+    assert list(history.blob_versions(repo, ".")) == [] and history.all_commits(repo) == []
+    (root / "a.md").write_text("one\n")
+    git(root, "add", "a.md")
+    git(root, "commit", "-q", "-m", "first\n\nwith a body")
+    first = git(root, "rev-parse", "HEAD").strip()
+    (root / "a.md").write_text("two\n")
+    git(root, "commit", "-q", "-am", "second")
+    git(root, "rm", "-q", "a.md")
+    git(root, "commit", "-q", "-m", "third")
+    versions = list(history.blob_versions(repo, "."))
+    assert [len(changes) for _, changes in versions] == [0, 1, 1]  # newest first; a delete holds no blob
+    (_, [(blob_two, path)]), (commit_one, [(blob_one, _)]) = versions[1], versions[2]
+    assert path == "a.md" and commit_one == first
+    missing = "0123456789" * 4
+    assert history.read_blobs(repo, [blob_one, missing, blob_two]) == {blob_one: b"one\n", blob_two: b"two\n"}
+    messages = dict(history.commit_messages(repo, history.all_commits(repo)))
+    assert messages[first].rstrip("\n") == "first\n\nwith a body" and len(messages) == 3
+
+
+def test_head_branch_is_none_on_a_detached_head(tmp_path):
+    root, repo = _repo(tmp_path)
+    git(root, "commit", "-q", "--allow-empty", "-m", "one")
+    assert history.head_branch(repo) == "refs/heads/main" and history.head_ref(repo) == "ref: refs/heads/main"
+    git(root, "checkout", "-q", "--detach")
+    assert history.head_branch(repo) is None and history.head_ref(repo) == git(root, "rev-parse", "HEAD").strip()
+
+
+def test_work_tree_status_ignores_and_checkout_files(tmp_path):
+    root, repo = _repo(tmp_path)
+    (root / "facts").mkdir()
+    (root / ".gitignore").write_text("*.secret\n")
+    (root / "facts" / "kept.md").write_text("kept\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "one")
+    (root / "facts" / "kept.md").write_text("changed\n")
+    (root / "facts" / "new.md").write_text("new\n")
+    (root / "facts" / "x.secret").write_text("no\n")
+    assert worktree.dirty_paths(repo, ["facts"]) == {"facts/kept.md", "facts/new.md"}
+    assert worktree.ignored_paths(repo, ["facts/new.md", "facts/x.secret"]) == {"facts/x.secret"}
+    assert worktree.ignored_paths(repo, []) == set()
+    assert sorted(worktree.checkout_files(root / "facts")) == ["kept.md", "new.md"]
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert worktree.checkout_files(plain) is None  # not a git checkout: the caller walks the folder
+
+
+def test_staging_area(tmp_path):
+    root, repo = _repo(tmp_path)
+    (root / "facts").mkdir()
+    (root / "facts" / "a.md").write_text("a\n")
+    worktree.stage_paths(repo, ["facts/a.md"])
+    assert worktree.staged_changes(repo, ".") == [("A", "100644", "facts/a.md")]
+    assert worktree.staged_files(repo, ["facts"]) == ["facts/a.md"]
+    assert worktree.staged_blob(repo, "facts/a.md") == b"a\n"
+    (root / "facts" / "a.md").write_text("a, edited\n")
+    (root / "facts" / "b.md").write_text("b\n")
+    assert worktree.unstaged_paths(repo, ["facts"]) == ["facts/a.md"]
+    assert worktree.untracked_paths(repo, ["facts"]) == ["facts/b.md"]
+    worktree.stage_bytes(repo, "INDEX.md", b"generated\n")
+    assert worktree.staged_blob(repo, "INDEX.md") == b"generated\n" and not (root / "INDEX.md").exists()
+    dest = tmp_path / "scratch"
+    worktree.checkout_staged(repo, worktree.staged_files(repo, ["facts"]), dest)
+    assert (dest / "facts" / "a.md").read_text() == "a\n"  # the staged version, not the work tree's
+
+
+def test_config_value_and_gc(tmp_path):
+    root, repo = _repo(tmp_path)
+    git(root, "config", "user.name", "Ada")
+    assert worktree.config_value(repo, "user.name") == "Ada"
+    assert worktree.config_value(repo, "vault-mem.unset") == ""
+    git(root, "commit", "-q", "--allow-empty", "-m", "one")
+    assert worktree.gc_auto(repo) is None

@@ -1,0 +1,70 @@
+"""Read-only queries on the sidecar for the layers above the index (review, ``get``, the adapters).
+
+Each function takes the sidecar's database connection (``Sidecar.db``); values are always bound
+parameters. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vault_mem.index.db import Database
+
+__all__ = ["MAX_CHAIN", "SUPERSEDERS_SQL", "superseded_by", "superseders", "supersession_chain",
+           "usable_files"]
+
+# The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
+# (target, by) where ``by`` is a usable memory, unexpired on the day bound to ``?``, other than
+# ``target`` itself, that names ``target`` in its ``supersedes``.
+SUPERSEDERS_SQL = (
+    "SELECT s.target AS target, g.key AS by_key FROM supersedes s JOIN files g ON g.id = s.file_id "
+    "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?)"
+)
+#: A supersession chain longer than this is cut (it can only come from hand-made cycles or abuse).
+MAX_CHAIN = 20
+
+
+def _day(today: dt.date | None) -> str:
+    return (today or dt.date.today()).isoformat()
+
+
+def superseders(db: Database, *, today: dt.date | None = None) -> dict[str, list[str]]:
+    """Every superseded key -> the keys of the live memories that supersede it, both sorted."""
+    out: dict[str, list[str]] = {}
+    for target, by in db.execute(
+            f"SELECT DISTINCT target, by_key FROM ({SUPERSEDERS_SQL}) ORDER BY target, by_key", (_day(today),)):
+        out.setdefault(target, []).append(by)
+    return out
+
+
+def superseded_by(db: Database, key: str, *, today: dt.date | None = None) -> list[str]:
+    """Keys of the live memories whose ``supersedes`` names ``key``, sorted."""
+    return [r[0] for r in db.execute(
+        f"SELECT DISTINCT by_key FROM ({SUPERSEDERS_SQL}) WHERE target = ? ORDER BY by_key", (_day(today), key))]
+
+
+def supersession_chain(db: Database, key: str, *, today: dt.date | None = None) -> list[str]:
+    """``key``'s successors in order, up to the current one: [B, A] when B supersedes ``key``
+    and A supersedes B. Where two memories supersede the same key, the first by key is followed;
+    a cycle stops the chain."""
+    chain: list[str] = []
+    seen = {key}
+    current = key
+    while len(chain) < MAX_CHAIN:
+        nxt = [k for k in superseded_by(db, current, today=today) if k not in seen]
+        if not nxt:
+            break
+        current = nxt[0]
+        seen.add(current)
+        chain.append(current)
+    return chain
+
+
+def usable_files(db: Database) -> list[Any]:
+    """Every usable memory's row (``key``, ``type``, ``path``, ``sort_date``, ``expires``,
+    ``conflict_of``), in INDEX.md's type order, then by key."""
+    return list(db.execute(
+        "SELECT key, type, path, sort_date, expires, conflict_of FROM files WHERE usable = 1 ORDER BY type_rank, key"
+    ))

@@ -1,0 +1,147 @@
+"""The work tree, git's staging area, and the repository's settings and upkeep, as the daemon,
+the hooks and ``check-refs`` need them.
+
+Every function runs git only through ``repo.run`` of a :class:`~vault_mem.store.git.GitRepo`, so
+the store layer stays the one place git is run (DESIGN §6). Paths are relative to the
+repository's top level (git's own form) unless a docstring says otherwise; a command runs there.
+
+The staging-area functions are the pre-commit hook's: they inherit the hook's environment
+(``GIT_INDEX_FILE`` and friends, as git set them), so they read and write the index the commit
+is being made from, which may be a temporary one (``git commit PATH``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from vault_mem.errors import VaultMemError
+from vault_mem.store.git import GitRepo
+
+__all__ = [
+    "checkout_files", "checkout_staged", "config_value", "dirty_paths", "gc_auto", "ignored_paths",
+    "stage_bytes", "stage_paths", "staged_blob", "staged_changes", "staged_files", "unstaged_paths",
+    "untracked_paths",
+]
+
+
+def _paths(out: bytes) -> list[str]:
+    # surrogateescape: a path that is not UTF-8 survives the round trip back into git unchanged
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\x00") if p]
+
+
+def _encode(paths: Iterable[str]) -> bytes:
+    return b"".join(p.encode("utf-8", "surrogateescape") + b"\x00" for p in paths)
+
+
+# -- the work tree -----------------------------------------------------------------------------
+def dirty_paths(repo: GitRepo, pathspecs: list[str]) -> set[str]:
+    """Files under ``pathspecs`` that differ from HEAD or are untracked (not ignored), per
+    ``git status``; an empty set when git status fails. Takes no lock (``GIT_OPTIONAL_LOCKS=0``):
+    a background reader must never make a person's git command wait or fail."""
+    proc = repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
+                    "--", *pathspecs, check=False, cwd=repo.toplevel, env={"GIT_OPTIONAL_LOCKS": "0"})
+    if proc.returncode != 0:
+        return set()
+    # each entry is "XY path"; --no-renames means no second path follows an entry
+    return {entry[3:] for entry in proc.stdout.decode("utf-8", "replace").split("\x00") if len(entry) > 3}
+
+
+def ignored_paths(repo: GitRepo, paths: list[str]) -> set[str]:
+    """Those of ``paths`` that .gitignore (or info/exclude) excludes."""
+    if not paths:
+        return set()
+    # check-ignore exits 1 when nothing is ignored: the answer is its output, not its exit code
+    proc = repo.run("check-ignore", "-z", "--stdin", check=False, cwd=repo.toplevel,
+                    input=b"\x00".join(p.encode() for p in paths) + b"\x00")
+    return {p for p in proc.stdout.decode("utf-8", "replace").split("\x00") if p}
+
+
+def checkout_files(checkout: Path) -> list[str] | None:
+    """Every tracked and untracked, not ignored, file of the git checkout at ``checkout``,
+    relative to that folder; None when it is not inside a git work tree (or git is missing)."""
+    try:
+        repo = GitRepo(checkout)
+    except VaultMemError:
+        return None
+    proc = repo.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", check=False,
+                    cwd=Path(checkout))
+    if proc.returncode != 0:
+        return None
+    return [f for f in proc.stdout.decode("utf-8", "replace").split("\x00") if f]
+
+
+# -- the staging area (the pre-commit hook) -------------------------------------------------------
+def staged_changes(repo: GitRepo, pathspec: str) -> list[tuple[str, str, str]]:
+    """``(status letter, new mode, path)`` of every staged change under ``pathspec``, renames
+    seen as a delete and an add."""
+    out = repo.run("diff", "--cached", "--raw", "-z", "--no-renames", "--", pathspec, binary=True,
+                   cwd=repo.toplevel)
+    parts = out.decode("utf-8", "surrogateescape").split("\x00")
+    changes = []
+    for i in range(0, len(parts) - 1, 2):
+        meta, path = parts[i], parts[i + 1]
+        if not meta.startswith(":"):
+            continue
+        fields = meta[1:].split()  # old-mode new-mode old-blob new-blob status
+        changes.append((fields[4][0], fields[1], path))
+    return changes
+
+
+def staged_blob(repo: GitRepo, path: str) -> bytes:
+    """The staged content of ``path`` (``git cat-file blob :path``)."""
+    return repo.run("cat-file", "blob", f":{path}", binary=True, cwd=repo.toplevel)
+
+
+def staged_files(repo: GitRepo, pathspecs: list[str]) -> list[str]:
+    """Every file in the staging area under ``pathspecs`` (``git ls-files``)."""
+    return _paths(repo.run("ls-files", "-z", "--", *pathspecs, binary=True, cwd=repo.toplevel))
+
+
+def unstaged_paths(repo: GitRepo, pathspecs: list[str]) -> list[str]:
+    """Tracked files under ``pathspecs`` whose work-tree content differs from the staged one."""
+    return _paths(repo.run("diff", "--name-only", "-z", "--", *pathspecs, binary=True, cwd=repo.toplevel))
+
+
+def untracked_paths(repo: GitRepo, pathspecs: list[str]) -> list[str]:
+    """Untracked, not ignored files under ``pathspecs``."""
+    return _paths(repo.run("ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs,
+                           binary=True, cwd=repo.toplevel))
+
+
+def checkout_staged(repo: GitRepo, paths: list[str], dest: Path) -> None:
+    """Write the staged content of ``paths`` under the folder ``dest`` (at their top-level
+    relative paths), leaving the work tree alone."""
+    if paths:
+        repo.run("checkout-index", f"--prefix={dest}/", "-z", "--stdin", input=_encode(paths),
+                 binary=True, cwd=repo.toplevel)
+
+
+def stage_bytes(repo: GitRepo, path: str, data: bytes) -> None:
+    """Put ``data`` in the staging area as the regular file ``path``, whatever the work tree holds."""
+    blob = repo.run("hash-object", "-w", "--stdin", input=data, cwd=repo.toplevel).strip()
+    repo.run("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", cwd=repo.toplevel)
+
+
+def stage_paths(repo: GitRepo, paths: list[str]) -> None:
+    """``git add`` ``paths`` from the work tree."""
+    if paths:
+        repo.run("add", "--", *paths, cwd=repo.toplevel)
+
+
+# -- settings and upkeep ------------------------------------------------------------------------
+def config_value(repo: GitRepo, name: str) -> str:
+    """The value of git config ``name`` as this repository sees it, or "" when unset."""
+    proc = repo.run("config", "--get", name, check=False)
+    return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
+
+
+def gc_auto(repo: GitRepo) -> str | None:
+    """``git gc --auto --quiet``: packs loose objects when git thinks enough have piled up (it
+    returns at once when nothing is due). Blocks until it is done: run it off any latency path.
+    Returns None, or git's complaint when it failed (a failed gc harms nothing; it is retried
+    the next time)."""
+    proc = repo.run("gc", "--auto", "--quiet", check=False, cwd=repo.toplevel)
+    if proc.returncode == 0:
+        return None
+    return proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
