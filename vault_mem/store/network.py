@@ -1,0 +1,28 @@
+"""git commands that talk to a remote (fetch, push): bounded in time, never prompting.
+
+Kept apart from :mod:`vault_mem.store.git` (local objects and refs) because these wait on the
+network: each gets a timeout, no standard input and ``GIT_TERMINAL_PROMPT=0``, since a daemon
+or an agent has nobody to type a password.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from vault_mem.errors import GitError, SyncError
+from vault_mem.store.git import GitRepo
+
+
+def run_remote(repo: GitRepo, timeout_s: float, *args: str) -> subprocess.CompletedProcess:
+    """Run ``git ARGS`` at the repository's top level; returns the finished process (text
+    output) whatever its exit code. Raises :class:`SyncError` ``unreachable`` on time-out."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        return subprocess.run(["git", *args], check=False, cwd=repo.toplevel, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check the "
+                        "network and the remote, then sync again (nothing local changed)") from exc
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH; install git and retry") from exc
