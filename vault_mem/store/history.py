@@ -1,8 +1,9 @@
 """Reads of a repository's history, refs and objects for the layers above the store.
 
 Every function takes a :class:`~vault_mem.store.git.GitRepo` and runs git only through
-``repo.run``, so the store layer stays the one place git is run (DESIGN §6). They read: none of
-them moves a ref, writes an object the history points at, or touches the work tree.
+``repo.run``, so the store layer stays the one place git is run (DESIGN §6). They read, except
+:func:`update_ref`: none of the others moves a ref, writes an object the history points at, or
+touches the work tree.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from collections.abc import Iterator
 from vault_mem.errors import GitError
 from vault_mem.store.git import GitRepo
 
-__all__ = ["all_commits", "blob_versions", "commit_messages", "head_branch", "head_ref", "read_blobs"]
+__all__ = [
+    "all_commits", "blob_versions", "changed_paths", "commit_messages", "commit_trailers",
+    "commits_with_parents", "count_commits", "current_branch", "head_branch", "head_ref", "log_entries",
+    "merge_base", "paths_in_range", "read_blobs", "remote_url", "resolve_commit", "staged_against",
+    "update_ref",
+]
 
 #: Commits per ``git show`` when reading messages: well under any command-line length limit.
 _MESSAGES_PER_CALL = 500
@@ -100,3 +106,88 @@ def head_ref(repo: GitRepo) -> str:
         return (repo.git_dir / "HEAD").read_text().strip()
     except OSError:
         return ""
+
+
+def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[str, str, str, str, str]]:
+    """``(commit, date, author, subject, trailers)`` of the last ``limit`` commits that touched
+    ``paths`` (top-level relative), newest first; ``trailers`` is git's unfolded trailer block."""
+    fmt = "%H%x1f%as%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e"
+    out = repo.run("log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths, cwd=repo.toplevel)
+    entries = []
+    for rec in out.split("\x1e"):
+        rec = rec.strip("\n")
+        if rec:
+            commit, date, author, subject, trailers = (rec.split("\x1f") + [""] * 5)[:5]
+            entries.append((commit, date, author, subject, trailers))
+    return entries
+
+
+def changed_paths(repo: GitRepo, old: str | None, new: str, pathspec: str) -> list[str]:
+    """Top-level paths under ``pathspec`` that differ between commits ``old`` and ``new`` (no
+    rename detection); ``old`` None: every path ``new`` holds (a root commit)."""
+    out = repo.run("diff-tree", "-r", "--no-commit-id", "--no-renames", "--name-only", "-z",
+                   *([old] if old else ["--root"]), new, "--", pathspec, cwd=repo.toplevel)
+    return [p for p in out.split("\x00") if p]
+
+
+def resolve_commit(repo: GitRepo, rev: str) -> str | None:
+    """The commit id ``rev`` names, or None when it names no commit."""
+    proc = repo.run("rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False)
+    return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
+
+
+def commit_trailers(repo: GitRepo, commit: str) -> str:
+    """The unfolded trailer block of ``commit``'s message (``Name: value`` lines)."""
+    return repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)
+
+
+def merge_base(repo: GitRepo, a: str, b: str) -> str:
+    """The best common ancestor of ``a`` and ``b``; "" when they share no history."""
+    proc = repo.run("merge-base", a, b, check=False)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else ""
+
+
+def count_commits(repo: GitRepo, tip: str, exclude: str | None = None) -> int:
+    """How many commits ``tip`` has that ``exclude`` (when given) does not."""
+    return int(repo.run("rev-list", "--count", tip, *([f"^{exclude}"] if exclude else [])))
+
+
+def commits_with_parents(repo: GitRepo, tip: str, base: str) -> list[list[str]]:
+    """``[commit, parent, ...]`` for each commit of ``tip`` not in ``base``, oldest first."""
+    out = repo.run("rev-list", "--reverse", "--topo-order", "--parents", tip, f"^{base}")
+    return [line.split() for line in out.split("\n") if line.split()]
+
+
+def paths_in_range(repo: GitRepo, old: str | None, new: str) -> list[str]:
+    """Every top-level path that the commits of ``new`` not in ``old`` touch (first parents)."""
+    out = repo.run("log", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent",
+                   new, *([f"^{old}"] if old else []), cwd=repo.toplevel)
+    return [p for p in out.split("\n") if p]
+
+
+def current_branch(repo: GitRepo) -> str | None:
+    """The short name of the branch HEAD is on, or None while HEAD is detached."""
+    proc = repo.run("symbolic-ref", "-q", "--short", "HEAD", check=False)
+    return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
+
+
+def remote_url(repo: GitRepo, name: str) -> str | None:
+    """The URL of the remote ``name``, or None when there is no such remote."""
+    proc = repo.run("remote", "get-url", name, check=False)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+
+def staged_against(repo: GitRepo, commit: str, pathspec: str) -> set[str]:
+    """Top-level paths under ``pathspec`` whose staged version differs from ``commit``'s."""
+    out = repo.run("diff-index", "--cached", "--name-only", "-z", commit, "--", pathspec, cwd=repo.toplevel)
+    return {p for p in out.split("\x00") if p}
+
+
+def update_ref(repo: GitRepo, ref: str, new: str, old: str | None = None, *, message: str | None = None) -> bool:
+    """Point ``ref`` at ``new``; with ``old``, only if it still points there (a compare-and-swap:
+    False when it moved). The one history function that writes (a ref)."""
+    args = [*(["-m", message] if message else []), ref, new, *([old] if old else [])]
+    proc = repo.run("update-ref", *args, check=False)
+    if proc.returncode != 0 and old is None:
+        raise GitError(f"git update-ref {ref} failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    return proc.returncode == 0

@@ -51,8 +51,19 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from vault_mem.errors import SyncError, VaultMemError
+from vault_mem.store.history import (
+    commits_with_parents,
+    count_commits,
+    current_branch,
+    merge_base,
+    paths_in_range,
+    remote_url,
+    resolve_commit,
+    update_ref,
+)
 from vault_mem.store.hooks import ensure_index_merge_driver
 from vault_mem.store.network import run_remote
+from vault_mem.store.worktree import config_value
 from vault_mem.sync.replay import Replay
 from vault_mem.vault.core import Vault
 
@@ -109,21 +120,19 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
     commits with the local ones, push, and bring the sidecar and INDEX.md up to date."""
     repo = vault.repo
     name = remote or vault.config.sync_remote or "origin"
-    proc = repo.run("symbolic-ref", "-q", "--short", "HEAD", check=False)
-    if proc.returncode != 0:
+    branch = current_branch(repo)
+    if branch is None:
         raise SyncError("unsafe", "HEAD is detached (not on a branch); check out your branch "
                         "(e.g. `git checkout main`) and sync again")
-    branch = proc.stdout.decode().strip()
-    url_proc = repo.run("remote", "get-url", name, check=False)
-    if url_proc.returncode != 0:
+    url = remote_url(repo, name)
+    if url is None:
         raise SyncError("unreachable", f"the vault's repository has no git remote '{name}'; add one with "
                         f"`git remote add {name} URL` (any URL git accepts: a path, ssh or https), or "
                         "pass --remote NAME")
-    url = url_proc.stdout.decode().strip()
     ensure_index_merge_driver(repo)  # a fresh clone lacks it
     rbranch = branch
-    merge = repo.run("config", "--get", f"branch.{branch}.merge", check=False).stdout.decode().strip()
-    up = repo.run("config", "--get", f"branch.{branch}.remote", check=False).stdout.decode().strip()
+    merge = config_value(repo, f"branch.{branch}.merge")
+    up = config_value(repo, f"branch.{branch}.remote")
     if merge.startswith("refs/heads/") and up == name:
         rbranch = merge[len("refs/heads/"):]
     tracking = f"refs/remotes/{name}/{rbranch}"
@@ -143,10 +152,10 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
         report.head = head
         if head is None or head == remote_tip:
             return report
-        count = repo.run("rev-list", "--count", head, *([f"^{remote_tip}"] if remote_tip else []))
+        count = count_commits(repo, head, remote_tip)
         err = _push(repo, name, url, head, rbranch, timeout_s)
         if err is None:
-            repo.run("update-ref", tracking, head)
+            update_ref(repo, tracking, head)
             report.pushed = int(count)
             return report
     raise SyncError("race", f"the remote '{name}' kept moving: someone pushed during each of {ATTEMPTS} "
@@ -179,7 +188,7 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
         if "couldn't find remote ref" in proc.stderr:
             return None  # an empty remote, or the branch is not there yet: push creates it
         raise _classify("fetch", name, url, proc.stderr)
-    return repo.run("rev-parse", "--verify", "-q", f"{tracking}^{{commit}}")
+    return resolve_commit(repo, tracking)
 
 
 def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) -> str | None:
@@ -205,8 +214,7 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
         return local
     base = None
     if remote_tip is not None:
-        proc = repo.run("merge-base", local, remote_tip, check=False)
-        base = proc.stdout.decode().strip() if proc.returncode == 0 else ""
+        base = merge_base(repo, local, remote_tip)
         if not base:
             raise SyncError("unsafe", "the remote's branch shares no history with this vault; clone the "
                             "remote (`git clone URL`) or sync with an empty repository")
@@ -222,10 +230,9 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
                             "again; nothing changed")
     if remote_tip is None or base == remote_tip:
         return local  # only local commits: nothing to integrate
-    report.received = int(repo.run("rev-list", "--count", remote_tip, f"^{local}"))
+    report.received = count_commits(repo, remote_tip, local)
     commits = []
-    for line in repo.run("rev-list", "--reverse", "--topo-order", "--parents", local, f"^{base}").split("\n"):
-        ids = line.split()
+    for ids in commits_with_parents(repo, local, base):
         if len(ids) > 2:
             raise SyncError("unsafe", f"local history has a merge commit ({ids[0][:10]}) the remote lacks; "
                             "integrate by hand (`git pull`, then `git push`) and sync again; nothing changed")
@@ -235,9 +242,7 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
 
 
 def _outside(repo, prefix: str, a: str | None, b: str) -> list[str]:
-    out = repo.run("log", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent",
-                   b, *([f"^{a}"] if a else []), cwd=repo.toplevel)
-    return [p for p in out.split("\n") if p and not p.startswith(prefix)]
+    return [p for p in paths_in_range(repo, a, b) if not p.startswith(prefix)]
 
 
 # -- the daemon's schedule ------------------------------------------------------------------

@@ -23,6 +23,7 @@ from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.store.files import atomic_write, checkpoint
+from vault_mem.store.history import changed_paths, staged_against, update_ref
 from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
 
@@ -44,9 +45,7 @@ class Replay:
         self.today = dt.date.today()
 
     def changed(self, a: str, b: str) -> list[str]:
-        out = self.repo.run("diff-tree", "-r", "--no-renames", "--name-only", "-z", a, b, "--",
-                            self.prefix or ".", cwd=self.repo.toplevel)
-        return [p[len(self.prefix):] for p in out.split("\x00") if p]
+        return [p[len(self.prefix):] for p in changed_paths(self.repo, a, b, self.prefix or ".")]
 
     def blob(self, commit: str, rel: str) -> str | None:
         return self.repo.blob_at(commit, self.prefix + rel)
@@ -98,8 +97,7 @@ class Replay:
         self.report.conflicts.append({"key": key, "kind": kind, "detail": detail, "conflict_key": copy})
 
     def check_clean(self, paths: set[str]) -> None:
-        staged = set(self.repo.run("diff-index", "--cached", "--name-only", "-z", self.local, "--",
-                                   self.prefix or ".", cwd=self.repo.toplevel).split("\x00"))
+        staged = staged_against(self.repo, self.local, self.prefix or ".")
         for rel in sorted(paths - {INDEX_FILE}):
             path = self.vault.root / rel
             disk = self.repo.blob_id(path.read_bytes()) if path.is_file() else None
@@ -123,8 +121,7 @@ class Replay:
             head = self._replay(incoming, modes, copies, plain, per_commit)
             atomic_write(journal, json.dumps({**entry, "new": head}).encode())
             checkpoint("sync-before-ref", self.vault.state_dir)
-            proc = self.repo.run("update-ref", "-m", "vault-mem sync", "HEAD", head, self.local, check=False)
-            if proc.returncode != 0:
+            if not update_ref(self.repo, "HEAD", head, self.local, message="vault-mem sync"):
                 raise SyncError("dirty", "HEAD moved during the sync (a commit made by hand?); "
                                 "sync again; nothing changed")
         except BaseException:

@@ -16,6 +16,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import rel_path_for, validate_key
 from vault_mem.model.policy import check_text
 from vault_mem.store.git import GitRepo
+from vault_mem.store.history import changed_paths, commit_trailers, log_entries, resolve_commit
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
@@ -47,15 +48,8 @@ def log(ws: Workspace, key: str | None = None, *, limit: int = 20) -> list[LogEn
     if key is not None:
         validate_key(key)
     paths = _key_paths(ws, key) if key else [ws.prefix or "."]
-    fmt = "%H%x1f%as%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e"
-    out = ws.repo.run("log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths,
-                        cwd=ws.repo.toplevel)
     entries = []
-    for rec in out.split("\x1e"):
-        rec = rec.strip("\n")
-        if not rec:
-            continue
-        commit, date, author, subject, trailers = (rec.split("\x1f") + [""] * 5)[:5]
+    for commit, date, author, subject, trailers in log_entries(ws.repo, paths, limit=limit):
         t = _parse_trailers(trailers)
         entries.append(LogEntry(commit, date, author, subject, t.get("Memory-Key"),
                                 t.get("Memory-Action"), t.get("Agent")))
@@ -73,11 +67,9 @@ def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> Writ
     commit, trailers = _undo_target(ws, target)
     info = ws.repo.commit_info(commit)
     parent = info.parents[0] if info.parents else None
-    names = ws.repo.run("diff-tree", "-r", "--no-commit-id", "--name-only", "-z",
-                          *([parent] if parent else ["--root"]), commit, "--",
-                          ws.prefix or ".", cwd=ws.repo.toplevel)
+    names = changed_paths(ws.repo, parent, commit, ws.prefix or ".")
     changes: dict[str, bytes | None] = {}
-    for top in filter(None, names.split("\x00")):
+    for top in names:
         rel = top[len(ws.prefix):]
         if rel == INDEX_FILE or "/" not in rel:
             continue
@@ -124,13 +116,12 @@ def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
             if entry.key == target and entry.action:
                 trailers = {"Memory-Key": entry.key, "Memory-Action": entry.action}
                 return entry.commit, trailers
-    proc = ws.repo.run("rev-parse", "-q", "--verify", f"{target}^{{commit}}", check=False)
-    if proc.returncode != 0:
+    commit = resolve_commit(ws.repo, target)
+    if commit is None:
         raise MemoryNotFoundError(
             f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
         )
-    commit = proc.stdout.decode().strip()
-    body = ws.repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)
+    body = commit_trailers(ws.repo, commit)
     trailers = _parse_trailers(body)
     if "Memory-Key" not in trailers:
         raise UsageError(f"{commit[:10]} is not an agent write (it has no Memory-Key trailer)")
