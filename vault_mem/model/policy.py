@@ -80,16 +80,20 @@ def _field_texts(meta: Mapping[str, Any], description: str) -> Iterator[tuple[st
         yield from walk(label, str(name), value)
 
 
-def secret_findings(*, key: str, description: str, body: str,
-                    meta: Mapping[str, Any]) -> list[tuple[str, str, int | None]]:
+def secret_findings(*, key: str, description: str, body: str, meta: Mapping[str, Any],
+                    comments: str = "") -> list[tuple[str, str, int | None]]:
     """(field, kind, line) for each suspected credential in a memory, without repeats; the line
-    only for the body. What the write gate refuses and what ``vault-mem scan`` reports."""
+    only for the body. What the write gate refuses and what ``vault-mem scan`` reports.
+    ``comments`` is the text of a file's frontmatter comments (``Memory.comments``): a rewrite
+    keeps them, so they are read like the fields."""
     fields: list[tuple[str, str]] = [
         ("key", key or ""),
         ("description", description or ""),
         ("body", body or ""),
     ]
     fields.extend(_field_texts(meta or {}, description or ""))
+    if comments:
+        fields.append(("frontmatter comment", comments))
     out: list[tuple[str, str, int | None]] = []
     for label, text in fields:
         for finding in find_secrets(text):
@@ -99,14 +103,17 @@ def secret_findings(*, key: str, description: str, body: str,
     return out
 
 
-def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any]) -> None:
+def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any],
+                comments: str = "") -> None:
     """Refuse a write that would put a credential in a memory file or a commit message.
 
     Raises :class:`SecretError` naming every field that holds a suspected credential, the kind
     and the line, and never any part of the value. Returns ``None`` when the write is clean.
+    ``comments``: the frontmatter comments the written file will keep (see :func:`secret_findings`).
     """
     problems: list[str] = []
-    for label, kind, line in secret_findings(key=key, description=description, body=body, meta=meta):
+    for label, kind, line in secret_findings(key=key, description=description, body=body, meta=meta,
+                                             comments=comments):
         where = f" (line {line})" if line is not None else ""
         article = "an" if kind[0] in "AEIOaeio" else "a"  # "an AWS key", "a URL"
         problem = f"the {label} holds what looks like {article} {kind}{where}"

@@ -41,6 +41,7 @@ from vault_mem.model.memory import (
     memory_from_bytes,
     parse_memory,
     render_memory,
+    rewrite_memory,
     same_content,
     validate_description,
     validate_key,
@@ -313,7 +314,10 @@ class Vault:
                 warnings = [*warnings, *dupes.duplicate_warnings(
                     self.sidecar, key=key, type=type_, description=description, body=body,
                     exclude=new.supersedes)]
-            changes: dict[str, bytes | None] = {new.path: _render_checked(new)}
+            if old is not None and old.comments:  # a person's comments survive the rewrite: gate them
+                policy.check_write(key=key, description=description, body="", meta={}, comments=old.comments)
+            changes: dict[str, bytes | None] = {
+                new.path: _render_checked(new, (self.root / found[1]).read_bytes() if found else None)}
             if old is not None and old.path != new.path:
                 changes[old.path] = None
             subject = f"{'move' if action == 'move' else 'remember'}: {key} — {description}"
@@ -475,12 +479,13 @@ def _check_text(what: str, *values: Any) -> None:
                     ) from None
 
 
-def _render_checked(new: Memory) -> bytes:
-    """The file bytes of ``new``, refused unless they read back as the same memory: a body that
-    starts with a '---' block of 'field:' lines would otherwise be committed as a file that every
-    reader rejects (a second frontmatter block), hiding the memory."""
+def _render_checked(new: Memory, old_data: bytes | None = None) -> bytes:
+    """The file bytes of ``new`` (an in-place update of ``old_data``, the file's bytes, when
+    given: see :func:`rewrite_memory`), refused unless they read back as the same memory: a body
+    that starts with a '---' block of 'field:' lines would otherwise be committed as a file that
+    every reader rejects (a second frontmatter block), hiding the memory."""
     try:
-        text = render_memory(new)
+        text = render_memory(new) if old_data is None else rewrite_memory(old_data.decode("utf-8"), new)
         back = parse_memory(text, new.path)
     except (VaultMemError, yaml.YAMLError, ValueError, TypeError) as exc:
         reason = str(exc).removeprefix(f"{new.path}: ")
