@@ -36,7 +36,12 @@ _BLOCK_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*[ \t]+(#[^\r\n\x85\u2028\u2029]
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses aliases (no billion-laughs) and keeps dates as dates."""
+    """SafeLoader that refuses aliases (no billion-laughs) and keeps dates as dates, and notes
+    the comments its scanner skips (in ``comments``), so reading them costs no second pass."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.comments: list[str] = []
 
     def compose_node(self, parent, index):  # type: ignore[override]
         if self.check_event(yaml.AliasEvent):
@@ -53,6 +58,25 @@ class _StrictLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+    # The scanner skips comments in exactly these two places (between tokens, and after a block
+    # scalar's '|'/'>' header); what they step over is whitespace, line breaks and comments.
+    def scan_to_next_token(self) -> None:
+        start = self.pointer
+        super().scan_to_next_token()
+        self._note_comments(start)
+
+    def scan_block_scalar_ignored_line(self, start_mark):  # type: ignore[override]
+        start = self.pointer
+        try:
+            return super().scan_block_scalar_ignored_line(start_mark)
+        finally:
+            self._note_comments(start)
+
+    def _note_comments(self, start: int) -> None:
+        skipped = self.buffer[start:self.pointer]  # a str stream is held whole in ``buffer``
+        if "#" in skipped:
+            self.comments.extend(ln.strip() for ln in _LINE_BREAK.split(skipped) if ln.strip())
 
 
 class _Dumper(yaml.SafeDumper):
@@ -144,8 +168,16 @@ def _has_second_frontmatter(body: str) -> bool:
 def load_yaml(yaml_text: str) -> dict[str, Any]:
     """The frontmatter mapping, read with the strict loader; raises :class:`MalformedFileError`
     (without a path) for bad YAML, aliases, anchors, deep nesting, a non-mapping, non-text keys."""
+    return load_yaml_and_comments(yaml_text)[0]
+
+
+def load_yaml_and_comments(yaml_text: str) -> tuple[dict[str, Any], str]:
+    """:func:`load_yaml`, plus the frontmatter's ``# comments`` (one per line) from the same pass."""
+    if not yaml_text.strip():
+        return {}, ""
+    loader = _StrictLoader(yaml_text)
     try:
-        meta = yaml.load(yaml_text, Loader=_StrictLoader) if yaml_text.strip() else {}
+        meta = loader.get_single_data()
     except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
         # PyYAML's constructors raise plain ValueError for an impossible date (2026-02-30), a bad
         # !!float or an int past Python's digit limit, and RecursionError for deep nesting: a
@@ -154,11 +186,13 @@ def load_yaml(yaml_text: str) -> dict[str, Any]:
         if isinstance(exc, RecursionError):
             first = "nested too deeply"  # Python's wording varies with the call stack
         raise MalformedFileError(f"frontmatter is not valid YAML ({first})") from exc
+    finally:
+        loader.dispose()
     if not isinstance(meta, dict):
         raise MalformedFileError("frontmatter must be 'field: value' lines")
     if any(not isinstance(k, str) for k in meta):
         raise MalformedFileError("frontmatter field names must be text")
-    return meta
+    return meta, "\n".join(loader.comments)
 
 
 class StrictYAMLHandler(YAMLHandler):
@@ -237,13 +271,11 @@ def _comments_between(yaml_text: str, tokens: list[yaml.Token], start: int, end:
 
 def frontmatter_comments(yaml_text: str) -> str:
     """Every ``# comment`` in the frontmatter, one per line: a person's words that survive a
-    rewrite, so the secret gate must read them too. Cheap for the common file without ``#``."""
-    if "#" not in yaml_text:
-        return ""
-    tokens = _scan(yaml_text)
-    if tokens is None:  # not YAML: every line that could hold a comment
+    rewrite, so the secret gate must read them too."""
+    try:
+        return load_yaml_and_comments(yaml_text)[1]
+    except MalformedFileError:  # not YAML: every line that could hold a comment
         return "\n".join(ln.strip() for ln in yaml_text.splitlines() if "#" in ln)
-    return "\n".join(_comments_between(yaml_text, tokens, 0, len(yaml_text)))
 
 
 # --- in-place field edits ------------------------------------------------------------------

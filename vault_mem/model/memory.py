@@ -22,7 +22,7 @@ from vault_mem.errors import InvalidKeyError, InvalidMemoryError, MalformedFileE
 from vault_mem.model.frontmatter_handler import (
     HANDLER,
     edit_fields,
-    frontmatter_comments,
+    load_yaml_and_comments,
     same_value,
     split_exact,
 )
@@ -273,14 +273,14 @@ def parse_memory(text: str, rel_path: str) -> Memory:
         raise MalformedFileError(f"{rel_path}: contains NUL bytes (binary file?)")
     try:
         yaml_text, body = HANDLER.split(text)
-        meta = HANDLER.load(yaml_text)
+        meta, comments = load_yaml_and_comments(yaml_text)  # HANDLER.load, plus the comments
     except MalformedFileError as exc:
         raise MalformedFileError(f"{rel_path}: {exc}") from exc.__cause__
     desc = meta.get("description")
     if not isinstance(desc, str) or not desc.strip() or "\n" in desc.strip():
         raise MalformedFileError(f"{rel_path}: 'description:' must be one non-empty line of text")
     body = body.removeprefix("\n")  # the blank line we write after the closing fence
-    return Memory(key=key, type=type_, meta=meta, body=body, comments=frontmatter_comments(yaml_text))
+    return Memory(key=key, type=type_, meta=meta, body=body, comments=comments)
 
 
 def render_memory(memory: Memory) -> str:
