@@ -32,16 +32,17 @@ MAX_YAML_DEPTH = 50
 _BOM = "\ufeff"
 # the line breaks PyYAML knows (str.splitlines knows a few more, which YAML reads as text)
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
-_BLOCK_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*[ \t]+(#[^\r\n\x85\u2028\u2029]*)")
+_COMMENT = re.compile(r"#[^\r\n\x85\u2028\u2029]*")
 
 
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses aliases (no billion-laughs) and keeps dates as dates, and notes
-    the comments its scanner skips (in ``comments``), so reading them costs no second pass."""
+    the comments its scanner skips (``comments``: offset and text), so reading them costs no
+    second pass."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
-        self.comments: list[str] = []
+        self.comments: list[tuple[int, str]] = []
 
     def compose_node(self, parent, index):  # type: ignore[override]
         if self.check_event(yaml.AliasEvent):
@@ -76,7 +77,7 @@ class _StrictLoader(yaml.SafeLoader):
     def _note_comments(self, start: int) -> None:
         skipped = self.buffer[start:self.pointer]  # a str stream is held whole in ``buffer``
         if "#" in skipped:
-            self.comments.extend(ln.strip() for ln in _LINE_BREAK.split(skipped) if ln.strip())
+            self.comments.extend((start + m.start(), m.group().rstrip()) for m in _COMMENT.finditer(skipped))
 
 
 class _Dumper(yaml.SafeDumper):
@@ -192,7 +193,7 @@ def load_yaml_and_comments(yaml_text: str) -> tuple[dict[str, Any], str]:
         raise MalformedFileError("frontmatter must be 'field: value' lines")
     if any(not isinstance(k, str) for k in meta):
         raise MalformedFileError("frontmatter field names must be text")
-    return meta, "\n".join(loader.comments)
+    return meta, "\n".join(text for _, text in loader.comments)
 
 
 class StrictYAMLHandler(YAMLHandler):
@@ -231,54 +232,21 @@ class StrictYAMLHandler(YAMLHandler):
 HANDLER = StrictYAMLHandler()
 
 
-# --- comments ------------------------------------------------------------------------------
+# --- in-place field edits ------------------------------------------------------------------
 
 
-def _scan(yaml_text: str) -> list[yaml.Token] | None:
+def _scan(yaml_text: str) -> tuple[list[yaml.Token], list[tuple[int, str]]] | None:
+    """The tokens of ``yaml_text`` and its comments (offset, text), or None if it does not scan."""
+    loader = _StrictLoader(yaml_text)
+    tokens: list[yaml.Token] = []
     try:
-        return list(yaml.scan(yaml_text, Loader=_StrictLoader))
+        while loader.check_token():
+            tokens.append(loader.get_token())
     except yaml.YAMLError:
         return None
-
-
-def _comments_between(yaml_text: str, tokens: list[yaml.Token], start: int, end: int) -> list[str]:
-    """The comments in ``yaml_text[start:end]``: what lies between tokens (the scanner skips only
-    whitespace and comments) plus a comment on a block scalar's ``|``/``>`` header line, which
-    PyYAML counts as part of the scalar's token."""
-    out: list[str] = []
-
-    def residue(text: str) -> None:
-        out.extend(ln.strip() for ln in _LINE_BREAK.split(text) if ln.strip())
-
-    pos = start
-    for tok in tokens:  # in file order; an end-of-block token sits at the next token's mark
-        t0, t1 = tok.start_mark.index, tok.end_mark.index
-        if t1 <= start:
-            continue
-        if t0 >= end:
-            break
-        if t0 > pos:
-            residue(yaml_text[pos:t0])
-        if isinstance(tok, yaml.ScalarToken) and tok.style in ("|", ">"):
-            header = _BLOCK_HEADER_COMMENT.match(yaml_text, t0)
-            if header:
-                out.append(header.group(1).strip())
-        pos = max(pos, t1)
-    if pos < end:
-        residue(yaml_text[pos:end])
-    return out
-
-
-def frontmatter_comments(yaml_text: str) -> str:
-    """Every ``# comment`` in the frontmatter, one per line: a person's words that survive a
-    rewrite, so the secret gate must read them too."""
-    try:
-        return load_yaml_and_comments(yaml_text)[1]
-    except MalformedFileError:  # not YAML: every line that could hold a comment
-        return "\n".join(ln.strip() for ln in yaml_text.splitlines() if "#" in ln)
-
-
-# --- in-place field edits ------------------------------------------------------------------
+    finally:
+        loader.dispose()
+    return tokens, loader.comments
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -395,14 +363,16 @@ def edit_fields(yaml_text: str, old: dict[str, Any], new: dict[str, Any]) -> str
     whose fields are in another order than the edit would leave them. The caller still checks
     that the result reads back as ``new``.
     """
-    tokens = _scan(yaml_text)
-    fields = _fields(yaml_text, tokens) if tokens is not None else None
+    scanned = _scan(yaml_text)
+    if scanned is None:
+        return None
+    tokens, comments = scanned
+    fields = _fields(yaml_text, tokens)
     if not fields or [f.name for f in fields] != list(old):
         return None
     kept = [f.name for f in fields if f.name in new]
     if kept + [k for k in new if k not in old] != list(new):
         return None
-    assert tokens is not None
     newline = "\r\n" if "\r\n" in yaml_text else "\n"
     parts = [yaml_text[:fields[0].start]]
     for i, f in enumerate(fields):
@@ -410,8 +380,8 @@ def edit_fields(yaml_text: str, old: dict[str, Any], new: dict[str, Any]) -> str
         if f.name in new and same_value(old[f.name], new[f.name]):
             parts.append(yaml_text[f.start:f.end])
         elif f.name in new:
-            comments = _comments_between(yaml_text, tokens, f.start, f.end)
-            parts.append(_emit(f.name, new[f.name], f, comments).replace("\n", newline))
+            inside = [text for at, text in comments if f.start <= at < f.end]
+            parts.append(_emit(f.name, new[f.name], f, inside).replace("\n", newline))
         parts.append(yaml_text[f.end:gap_end])
     added = [k for k in new if k not in old]
     if added and parts[-1] and parts[-1][-1] not in "\n\r\x85\u2028\u2029":
