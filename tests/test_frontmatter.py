@@ -356,3 +356,19 @@ def test_the_pre_commit_hook_and_scan_read_comments(vault):
     proc = subprocess.run(["git", "commit", "-m", "hand edit"], cwd=root, capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 1 and "frontmatter comment" in proc.stderr and _aws_key() not in proc.stderr
+
+
+def test_an_agent_update_commits_only_the_lines_it_changes(vault):
+    root = vault.root
+    (root / "preferences").mkdir(exist_ok=True)
+    (root / REL).write_text(PERSON)
+    git(root, "add", REL)
+    git(root, "commit", "-q", "-m", "a person's memory")
+    result = vault.remember("editor", "Uses Helix (since Oct 2026)", parse_memory(PERSON, REL).body,
+                            type="preference", source=None)
+    assert result.action == "update"
+    diff = git(root, "show", "--format=", "--unified=0", "HEAD", "--", REL)
+    changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    today = dt.date.today().isoformat()
+    assert changed == ["-description: Uses Helix as the main editor", "+description: Uses Helix (since Oct 2026)",
+                       "-updated: 2026-11-29", f"+updated: {today}"]
