@@ -218,6 +218,10 @@ class StrictYAMLHandler(YAMLHandler):
     def load(self, fm: str, **kwargs: object) -> dict[str, Any]:
         return load_yaml(fm)
 
+    def load_with_comments(self, fm: str) -> tuple[dict[str, Any], str]:
+        """:meth:`load`, plus the ``# comments`` of ``fm``, one per line, from the same pass."""
+        return load_yaml_and_comments(fm)
+
     def export(self, metadata: dict[str, object], **kwargs: object) -> str:
         # one newline off, not strip(): a last value in '|+' style ends in meaningful newlines
         return dump_yaml(dict(metadata)).removesuffix("\n")

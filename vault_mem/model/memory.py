@@ -22,7 +22,6 @@ from vault_mem.errors import InvalidKeyError, InvalidMemoryError, MalformedFileE
 from vault_mem.model.frontmatter_handler import (
     HANDLER,
     edit_fields,
-    load_yaml_and_comments,
     same_value,
     split_exact,
 )
@@ -273,7 +272,7 @@ def parse_memory(text: str, rel_path: str) -> Memory:
         raise MalformedFileError(f"{rel_path}: contains NUL bytes (binary file?)")
     try:
         yaml_text, body = HANDLER.split(text)
-        meta, comments = load_yaml_and_comments(yaml_text)  # HANDLER.load, plus the comments
+        meta, comments = HANDLER.load_with_comments(yaml_text)
     except MalformedFileError as exc:
         raise MalformedFileError(f"{rel_path}: {exc}") from exc.__cause__
     desc = meta.get("description")
