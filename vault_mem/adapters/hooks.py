@@ -153,7 +153,8 @@ def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | Non
     try:
         mem = memory_from_bytes(data, rel, max_bytes=vault.config.max_file_bytes)
         policy.check_description_policy(mem.description)
-        policy.check_write(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta)
+        policy.check_write(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta,
+                           comments=mem.comments)
     except MalformedFileError as exc:
         return str(exc).removeprefix(f"{rel}: ")
     except VaultMemError as exc:

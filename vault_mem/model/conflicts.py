@@ -11,10 +11,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-import yaml
-
 from vault_mem.errors import VaultMemError
-from vault_mem.model.memory import MAX_KEY_LEN, is_memory_path, parse_memory, validate_key
+from vault_mem.model.memory import (
+    MAX_KEY_LEN,
+    Memory,
+    is_memory_path,
+    parse_memory,
+    rewrite_in_place,
+    validate_key,
+)
 
 CONFLICT_FIELDS = ("conflict_of", "conflict_author", "conflict_date")
 CONFLICT_RE = re.compile(r"\.conflict-([0-9a-f]{7})$")
@@ -36,33 +41,28 @@ def conflict_key(key: str, blob: str) -> str:
     return key[: MAX_KEY_LEN - len(suffix)].rstrip("-._") + suffix
 
 
-def _with_conflict_fields(data: bytes, rel: str, extra: str) -> bytes:
-    """``data`` with its conflict fields removed and ``extra`` (YAML lines, maybe empty) put
-    before the closing ``---``; the rest of the file, comments included, is kept byte for byte.
-    A file that would not parse afterwards (or did not before) is returned as it was."""
+def _with_conflict_fields(data: bytes, rel: str, fields: dict[str, object]) -> bytes:
+    """``data`` with its conflict fields removed and ``fields`` (maybe none) added, through the
+    in-place field edit of :func:`~vault_mem.model.memory.rewrite_in_place`: the rest of the
+    file, comments included, keeps its bytes. A file that did not parse, or whose frontmatter
+    cannot be edited in place, is returned as it was."""
     try:
-        lines = data.decode("utf-8").splitlines(keepends=True)
-    except UnicodeDecodeError:
+        text = data.decode("utf-8")
+        mem = parse_memory(text, rel)
+    except (UnicodeDecodeError, VaultMemError):
         return data
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == "---"), None)
-    if end is None:
-        return data
-    fields = tuple(f + ":" for f in CONFLICT_FIELDS)
-    text = "".join([ln for ln in lines[:end] if not ln.startswith(fields)]) + extra + "".join(lines[end:])
-    try:
-        parse_memory(text, rel)
-    except VaultMemError:
-        return data
-    return text.encode("utf-8")
+    # a field already there is changed where it stands; the others go at the end
+    meta = {k: fields.get(k, v) for k, v in mem.meta.items() if k not in CONFLICT_FIELDS or k in fields}
+    meta.update(fields)
+    out = rewrite_in_place(text, Memory(key=mem.key, type=mem.type, meta=meta, body=mem.body))
+    return data if out is None else out.encode("utf-8")
 
 
 def mark_conflict(data: bytes, rel: str, *, key: str, who: str, today: dt.date) -> bytes:
     """The memory file ``data`` marked as the conflict copy of ``key`` (see module docstring)."""
-    extra = yaml.safe_dump({"conflict_of": key, "conflict_author": who, "conflict_date": today},
-                           sort_keys=False, allow_unicode=True, width=10_000)
-    return _with_conflict_fields(data, rel, extra)
+    return _with_conflict_fields(data, rel, {"conflict_of": key, "conflict_author": who, "conflict_date": today})
 
 
 def strip_conflict(data: bytes, rel: str) -> bytes:
     """The conflict copy ``data`` without its conflict fields (the inverse of :func:`mark_conflict`)."""
-    return _with_conflict_fields(data, rel, "")
+    return _with_conflict_fields(data, rel, {})

@@ -15,16 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-import yaml
+import frontmatter
 
 from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import InvalidKeyError, InvalidMemoryError, MalformedFileError
+from vault_mem.model.frontmatter_handler import (
+    HANDLER,
+    edit_fields,
+    same_value,
+    split_exact,
+)
 
 KEY_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")
 MAX_KEY_LEN = 80
 RESERVED_KEYS = frozenset({"index", "readme", "vault", "con", "nul", "prn", "aux"})
 SOURCES = ("user", "agent", "inferred", "imported")
-FENCE = "---"
 
 
 def suggest_key(text: str) -> str:
@@ -110,63 +115,21 @@ def key_type_from_path(rel_path: str) -> tuple[str, str]:
     return p.stem, FOLDER_TYPES[p.parts[0]]
 
 
-MAX_YAML_DEPTH = 50
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses aliases (no billion-laughs) and keeps dates as dates."""
-
-    def compose_node(self, parent, index):  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.YAMLError("YAML aliases (*name) are not allowed in frontmatter")
-        event = self.peek_event()
-        if getattr(event, "anchor", None):
-            raise yaml.YAMLError("YAML anchors (&name) are not allowed in frontmatter")
-        # PyYAML composes and constructs recursively: refuse deep nesting with a fixed message,
-        # before Python's recursion limit turns it into an error that depends on the call stack
-        self._depth = getattr(self, "_depth", 0) + 1
-        try:
-            if self._depth > MAX_YAML_DEPTH:
-                raise yaml.YAMLError(f"frontmatter is nested more than {MAX_YAML_DEPTH} levels deep")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
-class _Dumper(yaml.SafeDumper):
-    """Block style for mappings, flow style for short scalar lists (``tags: [a, b]``); never
-    anchors (``created`` and ``updated`` are often the same date object)."""
-
-    def ignore_aliases(self, data) -> bool:  # type: ignore[override]
-        return True
-
-
-def _represent_str(dumper: yaml.SafeDumper, data: str):
-    style = "|" if "\n" in data else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-
-def _represent_list(dumper: yaml.SafeDumper, data: list):
-    flow = all(isinstance(x, (str, int, float, bool, dt.date)) and "\n" not in str(x) for x in data)
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
-
-
-_Dumper.add_representer(str, _represent_str)
-_Dumper.add_representer(list, _represent_list)
-
-
 @dataclass
 class Memory:
     """One memory: key and type come from the path, everything else from the file.
 
     ``meta`` holds every frontmatter field in file order, including the ones vault-mem does not
-    know; the typed attributes are views of it.
+    know; the typed attributes are views of it. ``comments`` is the text of the ``# comments``
+    in a parsed file's frontmatter (one per line; empty for a memory not read from a file): not
+    part of the memory's value, but kept on a rewrite, so the secret gate reads it too.
     """
 
     key: str
     type: str
     meta: dict[str, Any] = field(default_factory=dict)
     body: str = ""
+    comments: str = field(default="", compare=False, repr=False)
 
     @property
     def path(self) -> str:
@@ -270,17 +233,12 @@ def _jsonable(value: Any) -> Any:
 
 
 def split_frontmatter(text: str, where: str = "file") -> tuple[str, str]:
-    """Split ``text`` into (frontmatter YAML, body). Raises if there is no frontmatter."""
-    text = text.removeprefix("\ufeff")
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].rstrip("\r\n") != FENCE:
-        raise MalformedFileError(f"{where}: no frontmatter (the file must start with a '---' line)")
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r\n") == FENCE:
-            yaml_text = "".join(lines[1:i])
-            body = "".join(lines[i + 1 :])
-            return yaml_text, body
-    raise MalformedFileError(f"{where}: frontmatter is not closed (add a '---' line after it)")
+    """Split ``text`` into (frontmatter YAML, body) with the strict handler; raises
+    :class:`MalformedFileError` ``"<where>: ..."`` for no, an unclosed or a second block."""
+    try:
+        return HANDLER.split(text)
+    except MalformedFileError as exc:
+        raise MalformedFileError(f"{where}: {exc}") from None
 
 
 def memory_from_bytes(data: bytes, rel: str, *, max_bytes: int) -> Memory:
@@ -304,62 +262,81 @@ def parse_memory(text: str, rel_path: str) -> Memory:
     """Parse a memory file's text; ``rel_path`` gives the key and type.
 
     Raises :class:`MalformedFileError` (never touching the file) for anything that would make a
-    silent guess: no or unclosed frontmatter, invalid YAML, aliases, a non-mapping, a second
-    frontmatter block at the top of the body, a missing description.
+    silent guess: no or unclosed frontmatter, a second frontmatter block at the top of the body,
+    invalid YAML, aliases or anchors, a non-mapping, a missing description. Reading goes
+    through python-frontmatter's ``split``/``load`` with :data:`HANDLER` (not ``frontmatter.loads``,
+    which strips the body's leading and trailing whitespace).
     """
     key, type_ = key_type_from_path(rel_path)
     if "\x00" in text:
         raise MalformedFileError(f"{rel_path}: contains NUL bytes (binary file?)")
-    yaml_text, body = split_frontmatter(text, rel_path)
     try:
-        meta = yaml.load(yaml_text, Loader=_StrictLoader) if yaml_text.strip() else {}
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
-        # PyYAML's constructors raise plain ValueError for an impossible date (2026-02-30), a bad
-        # !!float or an int past Python's digit limit, and RecursionError for deep nesting: a
-        # hand-edited file must be reported like any other bad YAML, not crash every reader.
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if isinstance(exc, RecursionError):
-            first = "nested too deeply"  # Python's wording varies with the call stack
-        raise MalformedFileError(f"{rel_path}: frontmatter is not valid YAML ({first})") from exc
-    if not isinstance(meta, dict):
-        raise MalformedFileError(f"{rel_path}: frontmatter must be 'field: value' lines")
-    if any(not isinstance(k, str) for k in meta):
-        raise MalformedFileError(f"{rel_path}: frontmatter field names must be text")
-    if _has_second_frontmatter(body):
-        raise MalformedFileError(
-            f"{rel_path}: a second frontmatter block follows the first; merge them into one"
-        )
+        yaml_text, body = HANDLER.split(text)
+        meta, comments = HANDLER.load_with_comments(yaml_text)
+    except MalformedFileError as exc:
+        raise MalformedFileError(f"{rel_path}: {exc}") from exc.__cause__
     desc = meta.get("description")
     if not isinstance(desc, str) or not desc.strip() or "\n" in desc.strip():
         raise MalformedFileError(f"{rel_path}: 'description:' must be one non-empty line of text")
     body = body.removeprefix("\n")  # the blank line we write after the closing fence
-    return Memory(key=key, type=type_, meta=meta, body=body)
-
-
-def _has_second_frontmatter(body: str) -> bool:
-    stripped = body.lstrip("\r\n")
-    if not stripped.startswith(FENCE + "\n") and not stripped.startswith(FENCE + "\r\n"):
-        return False
-    rest = stripped.split("\n", 1)[1] if "\n" in stripped else ""
-    end = rest.find("\n---")
-    block = rest[: end if end >= 0 else len(rest)]
-    return end >= 0 and bool(re.search(r"^[A-Za-z_][\w-]*:", block, re.MULTILINE))
+    return Memory(key=key, type=type_, meta=meta, body=body, comments=comments)
 
 
 def render_memory(memory: Memory) -> str:
-    """The file text for ``memory``: frontmatter in ``meta`` order, a blank line, the body."""
-    yaml_text = yaml.dump(
-        memory.meta,
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=10_000,
-    )
-    body = memory.body
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"{FENCE}\n{yaml_text}{FENCE}\n" + (f"\n{body}" if body else "")
+    """The file text for a new ``memory``: frontmatter in ``meta`` order (block mapping, short
+    lists as ``[a, b]``, multi-line text as ``|``, no anchors), a blank line, the body."""
+    post = frontmatter.Post(memory.body, handler=HANDLER)
+    post.metadata = dict(memory.meta)  # not Post(**meta): a field named 'content' would clash
+    return frontmatter.dumps(post)
+
+
+def _file_body(body: str) -> str:
+    """The body as a file holds it (and parsing gives it back): ending in a newline."""
+    return body + "\n" if body and not body.endswith("\n") else body
+
+
+def rewrite_in_place(old_text: str, new: Memory) -> str | None:
+    """``old_text`` (an existing memory file) changed to hold ``new``, or None when that cannot
+    be done safely.
+
+    Only what the write changes is touched: a field whose value is unchanged keeps its bytes
+    (a person's comments, blank lines, list style, quoting and field order); a changed field is
+    re-emitted where it was; a removed field's lines go; a new field goes before the closing
+    ``---``; the body is replaced only if it changed (a leading BOM and CRLF line ends stay).
+    The result is parsed back and must give exactly ``new.meta`` (types and order included) and
+    ``new.body``; None if not, if ``old_text`` does not parse, or if its frontmatter has a shape
+    the field edit does not take (see :func:`frontmatter_handler.edit_fields`). A value YAML
+    cannot represent raises ``yaml.YAMLError``, as in :func:`render_memory`.
+    """
+    try:
+        old = parse_memory(old_text, new.path)
+        opening, yaml_text, closing, rest = split_exact(old_text)
+    except MalformedFileError:
+        return None
+    new_yaml = edit_fields(yaml_text, old.meta, new.meta)
+    if new_yaml is None:
+        return None
+    body = _file_body(new.body)
+    if body != old.body:
+        rest = f"\n{body}" if body else ""
+    bom = "\ufeff" if old_text.startswith("\ufeff") else ""
+    text = f"{bom}{opening}{new_yaml}{closing}{rest}"
+    try:
+        back = parse_memory(text, new.path)
+    except MalformedFileError:
+        return None
+    if not same_value(back.meta, new.meta) or back.body != body:
+        return None
+    return text
+
+
+def rewrite_memory(old_text: str, new: Memory) -> str:
+    """The file text for ``new`` as an update of the file whose text is ``old_text``: the
+    in-place edit of :func:`rewrite_in_place`, falling back to a full :func:`render_memory`
+    (which keeps every field and its order, but not comments or the person's layout) only when
+    the in-place edit cannot be made safely."""
+    text = rewrite_in_place(old_text, new)
+    return text if text is not None else render_memory(new)
 
 
 def build_meta(

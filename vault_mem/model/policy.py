@@ -32,6 +32,7 @@ from vault_mem.model.memory import (
     memory_from_bytes,
     parse_memory,
     render_memory,
+    rewrite_memory,
     same_content,
     validate_description,
     validate_key,
@@ -96,16 +97,20 @@ def _field_texts(meta: Mapping[str, Any], description: str) -> Iterator[tuple[st
         yield from walk(label, str(name), value)
 
 
-def secret_findings(*, key: str, description: str, body: str,
-                    meta: Mapping[str, Any]) -> list[tuple[str, str, int | None]]:
+def secret_findings(*, key: str, description: str, body: str, meta: Mapping[str, Any],
+                    comments: str = "") -> list[tuple[str, str, int | None]]:
     """(field, kind, line) for each suspected credential in a memory, without repeats; the line
-    only for the body. What the write gate refuses and what ``vault-mem scan`` reports."""
+    only for the body. What the write gate refuses and what ``vault-mem scan`` reports.
+    ``comments`` is the text of a file's frontmatter comments (``Memory.comments``): a rewrite
+    keeps them, so they are read like the fields."""
     fields: list[tuple[str, str]] = [
         ("key", key or ""),
         ("description", description or ""),
         ("body", body or ""),
     ]
     fields.extend(_field_texts(meta or {}, description or ""))
+    if comments:
+        fields.append(("frontmatter comment", comments))
     out: list[tuple[str, str, int | None]] = []
     for label, text in fields:
         for finding in find_secrets(text):
@@ -115,14 +120,17 @@ def secret_findings(*, key: str, description: str, body: str,
     return out
 
 
-def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any]) -> None:
+def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any],
+                comments: str = "") -> None:
     """Refuse a write that would put a credential in a memory file or a commit message.
 
     Raises :class:`SecretError` naming every field that holds a suspected credential, the kind
     and the line, and never any part of the value. Returns ``None`` when the write is clean.
+    ``comments``: the frontmatter comments the written file will keep (see :func:`secret_findings`).
     """
     problems: list[str] = []
-    for label, kind, line in secret_findings(key=key, description=description, body=body, meta=meta):
+    for label, kind, line in secret_findings(key=key, description=description, body=body, meta=meta,
+                                             comments=comments):
         where = f" (line {line})" if line is not None else ""
         article = "an" if kind[0] in "AEIOaeio" else "a"  # "an AWS key", "a URL"
         problem = f"the {label} holds what looks like {article} {kind}{where}"
@@ -320,10 +328,13 @@ class WritePolicy:
         check_write(key=key, description=description, body=body, meta=meta)
         return warnings
 
-    def file_bytes(self, memory: Memory) -> bytes:
-        """The file bytes of ``memory``, refused unless they read back as the same memory."""
+    def file_bytes(self, memory: Memory, *, old: bytes | None = None) -> bytes:
+        """The file bytes of ``memory``, refused unless they read back as the same memory. With
+        ``old`` (the file's bytes now), an in-place rewrite of it: only the fields the write
+        changes are re-emitted (see :func:`~vault_mem.model.memory.rewrite_memory`); the whole
+        result, a person's comments that survive included, then passes :meth:`check_file`."""
         try:
-            text = render_memory(memory)
+            text = render_memory(memory) if old is None else rewrite_memory(old.decode("utf-8"), memory)
             back = parse_memory(text, memory.path)
         except (VaultMemError, yaml.YAMLError, ValueError, TypeError) as exc:
             reason = str(exc).removeprefix(f"{memory.path}: ")
@@ -353,8 +364,8 @@ class WritePolicy:
                 "([limits] max_body_bytes in vault.toml); store a summary and a pointer instead"
             )
         check_description_policy(memory.description)
-        check_write(key=memory.key, description=memory.description, body=memory.body, meta=memory.meta)
-        self.check_secrets(rel, data)  # what the fields do not show: comments in the frontmatter
+        check_write(key=memory.key, description=memory.description, body=memory.body, meta=memory.meta,
+                    comments=memory.comments)
         return memory
 
     def check_message(self, message: str) -> None:

@@ -134,7 +134,8 @@ def _findings_in(data: bytes, rel: str) -> list[tuple[str, str, int | None]]:
         found = [("file", f.kind, text.count("\n", 0, f.start) + 1) for f in policy.find_secrets(text)]
         return list(dict.fromkeys(found))
     # the gate's own rule, so scan and gate agree on what counts
-    return policy.secret_findings(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta)
+    return policy.secret_findings(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta,
+                                 comments=mem.comments)
 
 
 def _purge_worktree(vault: Vault, rel: str) -> str:

@@ -226,8 +226,9 @@ class Vault:
             today = dt.date.today()
             found = self.find_file(key)
             old: Memory | None = None
+            old_bytes: bytes | None = None
             if found:
-                old = self._read_for_update(tx, found[1])
+                old, old_bytes = self._read_for_update(tx, found[1])
             meta = build_meta(old.meta if old else None, description=description, today=today,
                               source=source, tags=tag_list, extra=extra)
             new = Memory(key=key, type=type_, meta=meta, body=body)
@@ -243,7 +244,8 @@ class Vault:
                 warnings = [*warnings, *dupes.duplicate_warnings(
                     self.sidecar, key=key, type=type_, description=description, body=body,
                     exclude=new.supersedes)]
-            changes: dict[str, bytes | None] = {new.path: self.ws.policy.file_bytes(new)}
+            # an update rewrites the old file in place: a person's comments and layout survive
+            changes: dict[str, bytes | None] = {new.path: self.ws.policy.file_bytes(new, old=old_bytes)}
             if old is not None and old.path != new.path:
                 changes[old.path] = None
             subject = f"{'move' if action == 'move' else 'remember'}: {key} — {description}"
@@ -264,7 +266,7 @@ class Vault:
                                action="forget", type_=type_, agent=agent)
             return WriteResult(key, type_, rel, "forget", commit)
 
-    def _read_for_update(self, tx: WriteTransaction, rel: str) -> Memory:
+    def _read_for_update(self, tx: WriteTransaction, rel: str) -> tuple[Memory, bytes]:
         try:
             data = self.ws.check_not_dirty(rel)
             old = self.ws.read_memory(rel)
@@ -273,7 +275,7 @@ class Vault:
                 f"{exc}; fix the file by hand (or `vault-mem forget` it) before writing this key"
             ) from exc
         tx.expect(rel, data)
-        return old
+        return old, data
 
     def check_not_dirty(self, rel: str) -> bytes:
         """Refuse to overwrite a person's uncommitted edit: it would be lost (it is in no commit)."""

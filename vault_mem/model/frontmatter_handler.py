@@ -1,0 +1,394 @@
+"""The YAML frontmatter of a memory file: a strict python-frontmatter handler and in-place edits.
+
+:class:`StrictYAMLHandler` is the one reader and writer of frontmatter. It is strict where a
+silent guess would hide data: exactly one leading ``---`` block (a second block at the top of the
+body is refused), safe YAML without aliases or anchors, bounded nesting, dates kept as dates.
+Every refusal is a :class:`MalformedFileError` (not a ``ValueError``), so even
+``frontmatter.loads(text, handler=HANDLER)``, which swallows ``ValueError`` into "no metadata",
+refuses a bad file instead of treating it as body text.
+
+:func:`edit_fields` rewrites the frontmatter of an existing file field by field: a field whose
+value did not change keeps its bytes (a person's comments, blank lines, list style, quoting and
+order); a changed field is re-emitted in place; a removed field's lines go; a new field is
+appended at the end. It answers None when the frontmatter has a shape it cannot edit safely.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import math
+import re
+from typing import Any
+
+import frontmatter
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+from vault_mem.errors import MalformedFileError
+
+FENCE = "---"
+MAX_YAML_DEPTH = 50
+_BOM = "\ufeff"
+# the line breaks PyYAML knows (str.splitlines knows a few more, which YAML reads as text)
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
+_COMMENT = re.compile(r"#[^\r\n\x85\u2028\u2029]*")
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses aliases (no billion-laughs) and keeps dates as dates, and notes
+    the comments its scanner skips (``comments``: offset and text), so reading them costs no
+    second pass."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.comments: list[tuple[int, str]] = []
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError("YAML aliases (*name) are not allowed in frontmatter")
+        event = self.peek_event()
+        if getattr(event, "anchor", None):
+            raise yaml.YAMLError("YAML anchors (&name) are not allowed in frontmatter")
+        # PyYAML composes and constructs recursively: refuse deep nesting with a fixed message,
+        # before Python's recursion limit turns it into an error that depends on the call stack
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.YAMLError(f"frontmatter is nested more than {MAX_YAML_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    # The scanner skips comments in exactly these two places (between tokens, and after a block
+    # scalar's '|'/'>' header); what they step over is whitespace, line breaks and comments.
+    def scan_to_next_token(self) -> None:
+        start = self.pointer
+        super().scan_to_next_token()
+        self._note_comments(start)
+
+    def scan_block_scalar_ignored_line(self, start_mark):  # type: ignore[override]
+        start = self.pointer
+        try:
+            return super().scan_block_scalar_ignored_line(start_mark)
+        finally:
+            self._note_comments(start)
+
+    def _note_comments(self, start: int) -> None:
+        skipped = self.buffer[start:self.pointer]  # a str stream is held whole in ``buffer``
+        if "#" in skipped:
+            self.comments.extend((start + m.start(), m.group().rstrip()) for m in _COMMENT.finditer(skipped))
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style for mappings, flow style for short scalar lists (``tags: [a, b]``); never
+    anchors (``created`` and ``updated`` are often the same date object)."""
+
+    def ignore_aliases(self, data) -> bool:  # type: ignore[override]
+        return True
+
+
+class _BlockListDumper(_Dumper):
+    """Every list in block style, items indented under their field (``tags:\\n  - a``): how a
+    person's block list is re-emitted when its value changes, so the style they chose stays."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+class _IndentlessListDumper(_Dumper):
+    """Every list in block style, items at the field's own column (``tags:\\n- a``)."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str):
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list):
+    flow = all(isinstance(x, (str, int, float, bool, dt.date)) and "\n" not in str(x) for x in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
+
+class _QuotedStr(str):
+    """Text to be written in the quotes a person used for the value it replaces."""
+
+    style: str = '"'
+
+
+def _represent_quoted(dumper: yaml.SafeDumper, data: _QuotedStr):
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style=data.style)
+
+
+def _represent_block_list(dumper: yaml.SafeDumper, data: list):
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=False)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(list, _represent_list)
+_Dumper.add_representer(_QuotedStr, _represent_quoted)
+_BlockListDumper.add_representer(list, _represent_block_list)
+_IndentlessListDumper.add_representer(list, _represent_block_list)
+
+
+def dump_yaml(meta: dict[str, Any], *, dumper: type[yaml.SafeDumper] = _Dumper, indent: int = 2) -> str:
+    """``meta`` as block-mapping YAML in the house format, ending in a newline."""
+    return yaml.dump(meta, Dumper=dumper, sort_keys=False, allow_unicode=True,
+                     default_flow_style=False, width=10_000, indent=indent)
+
+
+def split_exact(text: str) -> tuple[str, str, str, str]:
+    """``text`` (a leading BOM removed) as (opening fence line, frontmatter YAML, closing fence
+    line, rest), which concatenate back to it. The fences keep their own line ending.
+
+    Raises :class:`MalformedFileError` (without a path) for no, an unclosed, or a second block.
+    """
+    text = text.removeprefix(_BOM)
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != FENCE:
+        raise MalformedFileError("no frontmatter (the file must start with a '---' line)")
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r\n") == FENCE:
+            rest = "".join(lines[i + 1:])
+            if _has_second_frontmatter(rest):
+                raise MalformedFileError("a second frontmatter block follows the first; merge them into one")
+            return lines[0], "".join(lines[1:i]), lines[i], rest
+    raise MalformedFileError("frontmatter is not closed (add a '---' line after it)")
+
+
+def _has_second_frontmatter(body: str) -> bool:
+    stripped = body.lstrip("\r\n")
+    if not stripped.startswith(FENCE + "\n") and not stripped.startswith(FENCE + "\r\n"):
+        return False
+    rest = stripped.split("\n", 1)[1] if "\n" in stripped else ""
+    end = rest.find("\n---")
+    block = rest[: end if end >= 0 else len(rest)]
+    return end >= 0 and bool(re.search(r"^[A-Za-z_][\w-]*:", block, re.MULTILINE))
+
+
+def load_yaml(yaml_text: str) -> dict[str, Any]:
+    """The frontmatter mapping, read with the strict loader; raises :class:`MalformedFileError`
+    (without a path) for bad YAML, aliases, anchors, deep nesting, a non-mapping, non-text keys."""
+    return load_yaml_and_comments(yaml_text)[0]
+
+
+def load_yaml_and_comments(yaml_text: str) -> tuple[dict[str, Any], str]:
+    """:func:`load_yaml`, plus the frontmatter's ``# comments`` (one per line) from the same pass."""
+    if not yaml_text.strip():
+        return {}, ""
+    loader = _StrictLoader(yaml_text)
+    try:
+        meta = loader.get_single_data()
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # PyYAML's constructors raise plain ValueError for an impossible date (2026-02-30), a bad
+        # !!float or an int past Python's digit limit, and RecursionError for deep nesting: a
+        # hand-edited file must be reported like any other bad YAML, not crash every reader.
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, RecursionError):
+            first = "nested too deeply"  # Python's wording varies with the call stack
+        raise MalformedFileError(f"frontmatter is not valid YAML ({first})") from exc
+    finally:
+        loader.dispose()
+    if not isinstance(meta, dict):
+        raise MalformedFileError("frontmatter must be 'field: value' lines")
+    if any(not isinstance(k, str) for k in meta):
+        raise MalformedFileError("frontmatter field names must be text")
+    return meta, "\n".join(text for _, text in loader.comments)
+
+
+class StrictYAMLHandler(YAMLHandler):
+    """The python-frontmatter handler of memory files (see the module docstring).
+
+    ``split`` keeps the body exactly (python-frontmatter's own ``loads`` strips it, so vault-mem
+    calls ``split`` and ``load`` itself); ``format`` writes the house format: the YAML block, a
+    blank line, the body ending in a newline.
+    """
+
+    FM_BOUNDARY = re.compile(r"^-{3}\r?$", re.MULTILINE)
+    START_DELIMITER = END_DELIMITER = FENCE
+
+    def detect(self, text: str) -> bool:
+        first = text.removeprefix(_BOM).splitlines()[:1]
+        return first == [FENCE]
+
+    def split(self, text: str) -> tuple[str, str]:
+        _, yaml_text, _, rest = split_exact(text)
+        return yaml_text, rest
+
+    def load(self, fm: str, **kwargs: object) -> dict[str, Any]:
+        return load_yaml(fm)
+
+    def load_with_comments(self, fm: str) -> tuple[dict[str, Any], str]:
+        """:meth:`load`, plus the ``# comments`` of ``fm``, one per line, from the same pass."""
+        return load_yaml_and_comments(fm)
+
+    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
+        # one newline off, not strip(): a last value in '|+' style ends in meaningful newlines
+        return dump_yaml(dict(metadata)).removesuffix("\n")
+
+    def format(self, post: frontmatter.Post, **kwargs: object) -> str:
+        body = post.content
+        if body and not body.endswith("\n"):
+            body += "\n"
+        return f"{FENCE}\n{self.export(post.metadata)}\n{FENCE}\n" + (f"\n{body}" if body else "")
+
+
+HANDLER = StrictYAMLHandler()
+
+
+# --- in-place field edits ------------------------------------------------------------------
+
+
+def _scan(yaml_text: str) -> tuple[list[yaml.Token], list[tuple[int, str]]] | None:
+    """The tokens of ``yaml_text`` and its comments (offset, text), or None if it does not scan."""
+    loader = _StrictLoader(yaml_text)
+    tokens: list[yaml.Token] = []
+    try:
+        while loader.check_token():
+            tokens.append(loader.get_token())
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    return tokens, loader.comments
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal and of the same type, all the way down (``1``, ``1.0`` and ``True`` differ; so do a
+    date and a datetime, and two mappings with their keys in another order): what decides
+    whether a field's bytes may stay."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
+
+
+class _Field:
+    """One top-level field of a block mapping: its text is ``yaml_text[start:end]``, whole lines
+    from its key to the end of the line its value ends on (a comment on that line included)."""
+
+    def __init__(self, name: str, start: int, end: int, first_value: yaml.Token | None):
+        self.name, self.start, self.end, self.first_value = name, start, end, first_value
+        self.tail = ""  # what follows the value on its last line: spaces and a comment, or ""
+
+
+_OPENERS = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
+            yaml.FlowSequenceStartToken)
+_FLOW_CLOSERS = (yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+
+
+def _fields(yaml_text: str, tokens: list[yaml.Token]) -> list[_Field] | None:
+    """The top-level fields in file order, or None unless the frontmatter is one block mapping
+    at column 0 whose keys are simple scalars (no directives, explicit ``?`` keys, flow mapping)."""
+    fields: list[_Field] = []
+    depth, seen, after_value = 0, False, False
+    for i, tok in enumerate(tokens):
+        if isinstance(tok, (yaml.StreamStartToken, yaml.StreamEndToken)):
+            continue
+        if isinstance(tok, (yaml.DirectiveToken, yaml.DocumentStartToken, yaml.DocumentEndToken)):
+            return None
+        if depth == 0:
+            if seen or not isinstance(tok, yaml.BlockMappingStartToken) or tok.start_mark.column:
+                return None
+            seen, depth = True, 1
+            continue
+        if isinstance(tok, yaml.BlockEndToken):
+            depth -= 1  # its mark sits at the next token: no part of the field's extent
+            continue
+        if depth == 1 and isinstance(tok, yaml.KeyToken):
+            key = tokens[i + 1] if i + 1 < len(tokens) else None
+            if not isinstance(key, yaml.ScalarToken) or key.start_mark.index != tok.start_mark.index \
+                    or tok.start_mark.column:
+                return None
+            fields.append(_Field(key.value, tok.start_mark.index, key.end_mark.index, None))
+            after_value = False
+            continue
+        if not fields:
+            return None
+        field = fields[-1]
+        if after_value and field.first_value is None:
+            field.first_value = tok
+        if depth == 1 and isinstance(tok, yaml.ValueToken):
+            after_value = True
+        if isinstance(tok, _OPENERS):
+            depth += 1
+        elif isinstance(tok, _FLOW_CLOSERS):
+            depth -= 1
+        field.end = max(field.end, tok.end_mark.index)
+    for f in fields:  # whole lines: up to and including the line break after the value
+        if f.end and yaml_text[f.end - 1] not in "\n\r\x85\u2028\u2029":
+            brk = _LINE_BREAK.search(yaml_text, f.end)
+            value_end, f.end = f.end, brk.end() if brk else len(yaml_text)
+            f.tail = yaml_text[value_end:brk.start() if brk else len(yaml_text)]
+    if any(a.end > b.start for a, b in itertools.pairwise(fields)):
+        return None
+    return fields
+
+
+def _emit(name: str, value: Any, old: _Field | None, comments: list[str]) -> str:
+    """``name: value`` as YAML lines; a person's block list stays a block list at its column,
+    quoted text keeps its quotes, and the comments that were inside the old field are kept (on
+    its line, or just above it)."""
+    dumper: type[yaml.SafeDumper] = _Dumper
+    indent = 2
+    first = old.first_value if old else None
+    if type(value) is str and "\n" not in value and isinstance(first, yaml.ScalarToken) \
+            and first.style in ("'", '"'):
+        value = _QuotedStr(value)
+        value.style = first.style
+    if isinstance(value, list) and isinstance(first, (yaml.BlockSequenceStartToken, yaml.BlockEntryToken)):
+        column = first.start_mark.column
+        if column == 0:
+            dumper = _IndentlessListDumper
+        elif 2 <= column <= 9:  # the indents PyYAML can write
+            dumper, indent = _BlockListDumper, column
+    text = dump_yaml({name: value}, dumper=dumper, indent=indent)
+    if not comments:
+        return text
+    if old and len(comments) == 1 and old.tail.strip() == comments[0] and text.count("\n") == 1:
+        return f"{text[:-1]}{old.tail}\n"  # the comment where it was, aligned as it was
+    if len(comments) == 1 and text.count("\n") == 1:
+        return f"{text[:-1]}  {comments[0]}\n"
+    return "".join(f"{c}\n" for c in comments) + text
+
+
+def edit_fields(yaml_text: str, old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """``yaml_text`` (the frontmatter that parsed as ``old``) changed to hold ``new``, touching
+    only the fields whose value changed (see the module docstring).
+
+    Returns None when that cannot be done safely, for the caller to render the whole block:
+    a shape :func:`_fields` does not take (flow mapping, directives, explicit keys, duplicate
+    or merge keys: whatever makes the fields in the text differ from ``old``'s), or a ``new``
+    whose fields are in another order than the edit would leave them. The caller still checks
+    that the result reads back as ``new``.
+    """
+    scanned = _scan(yaml_text)
+    if scanned is None:
+        return None
+    tokens, comments = scanned
+    fields = _fields(yaml_text, tokens)
+    if not fields or [f.name for f in fields] != list(old):
+        return None
+    kept = [f.name for f in fields if f.name in new]
+    if kept + [k for k in new if k not in old] != list(new):
+        return None
+    newline = "\r\n" if "\r\n" in yaml_text else "\n"
+    parts = [yaml_text[:fields[0].start]]
+    for i, f in enumerate(fields):
+        gap_end = fields[i + 1].start if i + 1 < len(fields) else len(yaml_text)
+        if f.name in new and same_value(old[f.name], new[f.name]):
+            parts.append(yaml_text[f.start:f.end])
+        elif f.name in new:
+            inside = [text for at, text in comments if f.start <= at < f.end]
+            parts.append(_emit(f.name, new[f.name], f, inside).replace("\n", newline))
+        parts.append(yaml_text[f.end:gap_end])
+    added = [k for k in new if k not in old]
+    if added and parts[-1] and parts[-1][-1] not in "\n\r\x85\u2028\u2029":
+        parts.append(newline)  # the last line had no line break: the closing fence follows it
+    parts.extend(_emit(k, new[k], None, []).replace("\n", newline) for k in added)
+    return "".join(parts)
