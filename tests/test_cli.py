@@ -32,8 +32,8 @@ def test_every_command_has_help():
 
 def test_remember_get_list_log_forget_round_trip(vdir):
     r = cli("--vault", str(vdir), "remember", "db-choice", "--type", "decision",
-                "-d", "Use Postgres for the ledger", "--tags", "db,infra", "--json",
-                input="Because we need row-level locks.\n")
+            "-d", "Use Postgres for the ledger", "--tags", "db,infra", "--json",
+            input="Because we need row-level locks.\n")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["action"] == "create" and out["path"] == "decisions/db-choice.md" and len(out["commit"]) == 40
@@ -107,7 +107,7 @@ def test_deleted_index_is_rebuilt_by_the_next_command_with_a_progress_bar(vdir):
                            for i in range(250)], message="import: 250 memories")
     (vdir / ".vault-mem" / "index.db").unlink()
     r = cli("--vault", str(vdir), "recall", "fact number 17 about owls", "--json",
-                env={"VAULT_MEM_PROGRESS": "1"})
+            env={"VAULT_MEM_PROGRESS": "1"})
     assert r.returncode == 0, r.stderr
     assert "indexing [" in r.stderr and "250/250" in r.stderr
     assert json.loads(r.stdout)["hits"][0]["key"] == "m017"

@@ -228,6 +228,7 @@ def test_bad_write_journal_is_reported_not_applied(root, journal, record_propert
         assert "edited by a person" in (root / "facts/fact-01.md").read_text()
 
 
+@pytest.mark.slow
 def test_interrupted_merge_is_detected_writes_refused_reads_work(root, record_property):
     """A real conflicted merge (MERGE_HEAD present, conflict markers in a memory file)."""
     git(root, "checkout", "-qb", "other")

@@ -169,6 +169,7 @@ def test_kill9_writer_at_each_checkpoint(root, point, next_command, record_prope
     record_property("interrupted_writes_finished", int(journal_written))
 
 
+@pytest.mark.slow
 def test_kill9_writers_at_random_moments(tmp_path, record_property):
     """kill -9 CLI writers a random few milliseconds after their write began (the journal
     appeared): mid file write, mid SQLite transaction, mid git object or ref write, or just after.
@@ -238,6 +239,7 @@ def _indexed_rows(root: Path) -> int:
 
 
 
+@pytest.mark.slow
 def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_property):
     from vault_mem import Vault
 

@@ -207,6 +207,7 @@ def assert_vault_layout(root: Path) -> None:
 
 
 # -- Python API ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_fuzz_api_remember_get_forget(setup, record_property):
     from vault_mem.errors import VaultMemError
 
@@ -362,6 +363,7 @@ good_calls = st.one_of(
 )
 
 
+@pytest.mark.slow
 def test_fuzz_tool_dispatch_never_crashes(setup, record_property):
     from vault_mem.adapters.tools import TOOL_NAMES, dispatch
 
@@ -561,6 +563,7 @@ EVIL_FILES = {
 }
 
 
+@pytest.mark.slow
 def test_yaml_tricks_in_hand_edited_files_are_reported_safely(setup, record_property):
     from vault_mem.adapters.tools import call_tool
     from vault_mem.errors import VaultMemError
@@ -622,6 +625,7 @@ def _peak_rss_kib(stdin_file: str, argv: list[str]) -> tuple[int, int, str]:
     return int(code), int(rss), proc.stderr
 
 
+@pytest.mark.slow
 def test_50mb_body_is_refused_without_reading_it_whole(setup, tmp_path, record_property):
     vault, _ = setup
     big = tmp_path / "big.txt"
