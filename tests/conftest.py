@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +107,18 @@ def _decode(data: bytes) -> str:
     return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="strict", newline=None).read()
 
 
+def _interpreter_warning_filters() -> None:
+    """The warning filters and output of a fresh ``python`` (no -W, no PYTHONWARNINGS)."""
+    warnings.resetwarnings()
+    for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        warnings.simplefilter("ignore", category)
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    warnings.showwarning = show
+
+
 def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = None,
         env: Mapping[str, str] | None = None, text: bool = True) -> CliResult:
     """Run ``vault-mem ARGS`` in this process: ``main([...])`` with its own stdin, stdout and stderr.
@@ -119,7 +132,8 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
     - ``SystemExit`` (argparse's usage errors exit 2, ``--help`` exits 0) becomes the return code.
     - A log record of WARNING or above reaches stderr as its bare message, as Python's
       last-resort handler prints it in a process that configured no logging (the CLI does not);
-      pytest's own log capture would otherwise swallow it here.
+      pytest's own log capture would otherwise swallow it here. A Python warning reaches stderr
+      under a fresh interpreter's default filters, where pytest would otherwise record it.
     - Any other exception propagates: the real CLI would have printed a traceback, and the test
       fails on it with the traceback (as ``CliRunner(catch_exceptions=False)``).
     - Nothing the command opened outlives it: ``main`` keeps no reference to its Vault, so the
@@ -140,7 +154,8 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
     handler.setFormatter(logging.Formatter("%(message)s"))
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     root = logging.getLogger()
-    with _environment(cwd, env):
+    with _environment(cwd, env), warnings.catch_warnings():
+        _interpreter_warning_filters()
         sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
         root.addHandler(handler)
         try:

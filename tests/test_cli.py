@@ -156,3 +156,15 @@ def test_python_dash_m_vault_mem_is_the_cli(vdir):
     assert "Piped body." in (vdir / "facts/piped.md").read_text()
     r = run_cli("--vault", str(vdir), "forget", "nope")
     assert r.returncode == 1 and "no memory with key 'nope'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_in_process_runner_puts_everything_back(vdir):
+    """conftest's ``cli`` must leave no trace, or one test's command would change the next one's."""
+    import sys
+
+    before = dict(os.environ), os.getcwd(), (sys.stdin, sys.stdout, sys.stderr)
+    r = cli("list", cwd=vdir / "facts", env={"VAULT_MEM_VAULT": str(vdir), "VAULT_MEM_PROGRESS": "1"})
+    assert r.returncode == 0, r.stderr
+    h = cli("--help")  # argparse exits 0 through SystemExit
+    assert h.returncode == 0 and h.stdout.startswith("usage: vault-mem")
+    assert (dict(os.environ), os.getcwd(), (sys.stdin, sys.stdout, sys.stderr)) == before
