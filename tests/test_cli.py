@@ -95,6 +95,7 @@ def test_index_prints_generated_text(vdir):
     assert r.stdout == (vdir / "INDEX.md").read_text()
 
 
+@pytest.mark.slow
 def test_deleted_index_is_rebuilt_by_the_next_command_with_a_progress_bar(vdir):
     import datetime as dt
 

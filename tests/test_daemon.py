@@ -421,6 +421,7 @@ def test_a_killed_daemon_does_not_block_a_new_one(vault):
         assert stop(second)[0] == 0
 
 
+@pytest.mark.slow
 def test_external_edit_is_committed_with_the_persons_identity(vault):
     vault.remember("editor", "Uses Helix as the main editor")
     proc = start_daemon(vault.root, VAULT_MEM_QUIET_SECONDS="0.3")
