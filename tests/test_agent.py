@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from conftest import git, run_cli
+from conftest import cli, git
 
 from vault_mem.adapters.agent import (
     DEFAULT_TIMEOUT_S,
@@ -218,7 +218,7 @@ def test_server_down(vault):
 
 
 def test_server_down_from_the_cli(vault):
-    proc = run_cli("agent", "--vault", str(vault.root), "--url", f"http://127.0.0.1:{free_port()}", "hello")
+    proc = cli("agent", "--vault", str(vault.root), "--url", f"http://127.0.0.1:{free_port()}", "hello")
     assert proc.returncode == 1 and "cannot reach the chat server" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -239,8 +239,8 @@ def test_the_chat_timeout_variable_is_read_in_seconds(vault, monkeypatch):
 
 
 def test_a_bad_chat_timeout_variable_from_the_cli(vault):
-    proc = run_cli("agent", "--vault", str(vault.root), "--url", f"http://127.0.0.1:{free_port()}", "hello",
-                   env={"VAULT_MEM_CHAT_TIMEOUT": "5m"})
+    proc = cli("agent", "--vault", str(vault.root), "--url", f"http://127.0.0.1:{free_port()}", "hello",
+               env={"VAULT_MEM_CHAT_TIMEOUT": "5m"})
     assert proc.returncode == UsageError.exit_code and "use a number of seconds" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -280,7 +280,7 @@ def test_cli_end_to_end(vault):
                                      "source": "user"}),
               answer("Got it.")]
     with StandIn(script) as srv:
-        proc = run_cli("agent", "--vault", str(vault.root), "--url", srv.url, "--json", "I live in Lisbon")
+        proc = cli("agent", "--vault", str(vault.root), "--url", srv.url, "--json", "I live in Lisbon")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["reply"] == "Got it." and data["tool_calls"][0]["name"] == "remember"

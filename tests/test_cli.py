@@ -1,4 +1,7 @@
-"""The real CLI as a subprocess: exit codes, --json, stdin bodies, help for every command."""
+"""The real CLI: exit codes, --json, stdin bodies, help for every command.
+
+Run in process through ``main([...])`` (conftest's ``cli``); one test runs ``python -m vault_mem``
+as a real process, for the entry point itself."""
 
 import datetime as dt
 import json
@@ -6,14 +9,14 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import git, run_cli
+from conftest import cli, git, run_cli
 
 from vault_mem.adapters.cli_parser import build_parser
 
 
 @pytest.fixture
 def vdir(tmp_path):
-    r = run_cli("init", str(tmp_path / "v"))
+    r = cli("init", str(tmp_path / "v"))
     assert r.returncode == 0, r.stderr
     return tmp_path / "v"
 
@@ -28,70 +31,71 @@ def test_every_command_has_help():
 
 
 def test_remember_get_list_log_forget_round_trip(vdir):
-    r = run_cli("--vault", str(vdir), "remember", "db-choice", "--type", "decision",
-                "-d", "Use Postgres for the ledger", "--tags", "db,infra", "--json",
-                input="Because we need row-level locks.\n")
+    r = cli("--vault", str(vdir), "remember", "db-choice", "--type", "decision",
+            "-d", "Use Postgres for the ledger", "--tags", "db,infra", "--json",
+            input="Because we need row-level locks.\n")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["action"] == "create" and out["path"] == "decisions/db-choice.md" and len(out["commit"]) == 40
     assert "row-level locks" in (vdir / "decisions/db-choice.md").read_text()
 
-    r = run_cli("get", "db-choice", "--vault", str(vdir), "--json")
+    r = cli("get", "db-choice", "--vault", str(vdir), "--json")
     view = json.loads(r.stdout)
     assert view["body"].strip() == "Because we need row-level locks." and view["age_days"] == 0
     assert view["tags"] == ["db", "infra"]
 
-    r = run_cli("list", "--vault", str(vdir))
+    r = cli("list", "--vault", str(vdir))
     assert "db-choice" in r.stdout and "Use Postgres" in r.stdout
 
-    r = run_cli("log", "db-choice", "--vault", str(vdir), "--json")
+    r = cli("log", "db-choice", "--vault", str(vdir), "--json")
     entries = json.loads(r.stdout)
     assert entries[0]["key"] == "db-choice" and entries[0]["action"] == "create"
 
-    r = run_cli("forget", "db-choice", "--vault", str(vdir))
+    r = cli("forget", "db-choice", "--vault", str(vdir))
     assert r.returncode == 0 and not (vdir / "decisions/db-choice.md").exists()
-    r = run_cli("undo", "db-choice", "--vault", str(vdir))
+    r = cli("undo", "db-choice", "--vault", str(vdir))
     assert r.returncode == 0 and (vdir / "decisions/db-choice.md").exists()
 
 
 def test_exit_codes_and_clear_errors(vdir, tmp_path):
     n = git(vdir, "rev-list", "--count", "HEAD")
-    r = run_cli("--vault", str(vdir), "remember", "../../etc/passwd", "-d", "x")
+    r = cli("--vault", str(vdir), "remember", "../../etc/passwd", "-d", "x")
     assert r.returncode == 2 and "invalid key" in r.stderr and "Traceback" not in r.stderr
-    r = run_cli("--vault", str(vdir), "remember", "ok", "-d", "x", "--type", "memo")
+    r = cli("--vault", str(vdir), "remember", "ok", "-d", "x", "--type", "memo")
     assert r.returncode == 2 and "unknown type" in r.stderr
-    r = run_cli("--vault", str(vdir), "forget", "nope")
+    r = cli("--vault", str(vdir), "forget", "nope")
     assert r.returncode == 1 and "no memory with key 'nope'" in r.stderr
-    r = run_cli("--vault", str(tmp_path / "elsewhere"), "list")
+    r = cli("--vault", str(tmp_path / "elsewhere"), "list")
     assert r.returncode == 1 and "vault-mem init" in r.stderr
-    r = run_cli("remember")  # argparse usage error
+    r = cli("remember")  # argparse usage error
     assert r.returncode == 2
-    r = run_cli("--vault", str(vdir), "remember", "k", "-d", "x", "--json", "--type", "memo")
+    r = cli("--vault", str(vdir), "remember", "k", "-d", "x", "--json", "--type", "memo")
     assert json.loads(r.stdout)["kind"] == "InvalidMemoryError"
     assert git(vdir, "rev-list", "--count", "HEAD") == n
 
 
 def test_vault_found_from_cwd_and_env(vdir, tmp_path):
     (vdir / "facts").mkdir(exist_ok=True)
-    r = run_cli("remember", "from-cwd", "-d", "found by walking up", cwd=vdir / "facts")
+    r = cli("remember", "from-cwd", "-d", "found by walking up", cwd=vdir / "facts")
     assert r.returncode == 0, r.stderr
-    r = run_cli("list", cwd=tmp_path, env={"VAULT_MEM_VAULT": str(vdir)})
+    r = cli("list", cwd=tmp_path, env={"VAULT_MEM_VAULT": str(vdir)})
     assert "from-cwd" in r.stdout
 
 
 def test_init_twice_changes_nothing(vdir):
     head = git(vdir, "rev-parse", "HEAD")
-    r = run_cli("init", str(vdir))
+    r = cli("init", str(vdir))
     assert r.returncode == 0 and "already a vault" in r.stdout
     assert git(vdir, "rev-parse", "HEAD") == head
 
 
 def test_index_prints_generated_text(vdir):
-    run_cli("--vault", str(vdir), "remember", "a", "-d", "first")
-    r = run_cli("--vault", str(vdir), "index")
+    cli("--vault", str(vdir), "remember", "a", "-d", "first")
+    r = cli("--vault", str(vdir), "index")
     assert r.stdout == (vdir / "INDEX.md").read_text()
 
 
+@pytest.mark.slow
 def test_deleted_index_is_rebuilt_by_the_next_command_with_a_progress_bar(vdir):
     import datetime as dt
 
@@ -103,20 +107,20 @@ def test_deleted_index_is_rebuilt_by_the_next_command_with_a_progress_bar(vdir):
                                                        "created": today, "updated": today}, "")
                            for i in range(250)], message="import: 250 memories")
     (vdir / ".vault-mem" / "index.db").unlink()
-    r = run_cli("--vault", str(vdir), "recall", "fact number 17 about owls", "--json",
-                env={"VAULT_MEM_PROGRESS": "1"})
+    r = cli("--vault", str(vdir), "recall", "fact number 17 about owls", "--json",
+            env={"VAULT_MEM_PROGRESS": "1"})
     assert r.returncode == 0, r.stderr
     assert "indexing [" in r.stderr and "250/250" in r.stderr
     assert json.loads(r.stdout)["hits"][0]["key"] == "m017"
-    assert run_cli("--vault", str(vdir), "doctor").returncode == 0
+    assert cli("--vault", str(vdir), "doctor").returncode == 0
 
 
 def test_recall_text_says_when_a_hit_may_be_outdated(vdir):
-    run_cli("--vault", str(vdir), "remember", "laptop", "-d", "Works on a ThinkPad X1 laptop")
+    cli("--vault", str(vdir), "remember", "laptop", "-d", "Works on a ThinkPad X1 laptop")
     path = vdir / "facts/laptop.md"
     path.write_text(path.read_text().replace(f"updated: {dt.date.today()}", "updated: 2020-01-01"))
     git(vdir, "commit", "-qam", "person backdates the memory", "--no-verify")
-    r = run_cli("--vault", str(vdir), "recall", "ThinkPad laptop")
+    r = cli("--vault", str(vdir), "recall", "ThinkPad laptop")
     assert r.returncode == 0, r.stderr
     assert "laptop (fact, 2020-01-01" in r.stdout and "[stale]" in r.stdout
     assert "(may be outdated: last updated" in r.stdout
@@ -124,7 +128,7 @@ def test_recall_text_says_when_a_hit_may_be_outdated(vdir):
 
 def test_reindex_json_reports_problem_files_as_objects(vdir):
     (vdir / "facts" / "broken.md").write_text("---\ndescription: [unclosed\n---\n")
-    r = run_cli("--vault", str(vdir), "reindex", "--json")
+    r = cli("--vault", str(vdir), "reindex", "--json")
     assert r.returncode == 0, r.stderr
     (problem,) = json.loads(r.stdout)["problems"]
     assert problem["path"] == "facts/broken.md" and problem["reason"]
@@ -132,12 +136,36 @@ def test_reindex_json_reports_problem_files_as_objects(vdir):
 
 def test_every_command_finds_the_vault_the_same_way(tmp_path):
     home = Path(os.environ["HOME"])
-    r = run_cli("init", str(home / "notes-vault"))
+    r = cli("init", str(home / "notes-vault"))
     assert r.returncode == 0, r.stderr
     for spec in ("~/notes-vault", str(home / "notes-vault" / "facts")):  # ~ and a folder inside it
         for command in (["list"], ["daemon", "--status"], ["doctor"]):
-            r = run_cli("--vault", spec, *command)
+            r = cli("--vault", spec, *command)
             assert "vault.toml" not in r.stderr, (spec, command, r.stderr)  # found, whatever else
             assert r.returncode == 0 or command[0] == "daemon", (spec, command, r.stderr)
-    r = run_cli("--vault", str(tmp_path / "elsewhere"), "daemon", "--status")
+    r = cli("--vault", str(tmp_path / "elsewhere"), "daemon", "--status")
     assert r.returncode == 1 and "not a vault" in r.stderr and "vault-mem init" in r.stderr
+
+
+def test_python_dash_m_vault_mem_is_the_cli(vdir):
+    """A subprocess on purpose: the entry point (``python -m vault_mem``: ``sys.exit(main())``),
+    a body piped through a real stdin, and a failure's exit status reaching the shell."""
+    r = run_cli("--vault", str(vdir), "remember", "piped", "-d", "Body from a real pipe", "--json",
+                input="Piped body.\n")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["path"] == "facts/piped.md"
+    assert "Piped body." in (vdir / "facts/piped.md").read_text()
+    r = run_cli("--vault", str(vdir), "forget", "nope")
+    assert r.returncode == 1 and "no memory with key 'nope'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_in_process_runner_puts_everything_back(vdir):
+    """conftest's ``cli`` must leave no trace, or one test's command would change the next one's."""
+    import sys
+
+    before = dict(os.environ), os.getcwd(), (sys.stdin, sys.stdout, sys.stderr)
+    r = cli("list", cwd=vdir / "facts", env={"VAULT_MEM_VAULT": str(vdir), "VAULT_MEM_PROGRESS": "1"})
+    assert r.returncode == 0, r.stderr
+    h = cli("--help")  # argparse exits 0 through SystemExit
+    assert h.returncode == 0 and h.stdout.startswith("usage: vault-mem")
+    assert (dict(os.environ), os.getcwd(), (sys.stdin, sys.stdout, sys.stderr)) == before

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, git, run_cli
+from conftest import ROOT, cli, git, run_cli
 from fakes import FakeEmbedder
 
 from vault_mem import Vault
@@ -268,6 +268,7 @@ def test_the_daemon_makes_the_vectors_of_an_edit_not_the_next_recall(tmp_path):
             assert v.sidecar.doctor() == []
 
 
+@pytest.mark.slow
 def test_vault_inside_a_larger_repository(tmp_path, caplog):
     """git dir outside the vault folder: still watched; external edits not committed by default."""
     caplog.set_level(logging.INFO, logger="vault_mem")
@@ -365,6 +366,7 @@ def test_changing_vault_toml_while_running_reloads_the_settings(vault):
 # -- real daemon processes ----------------------------------------------------------------------
 
 def start_daemon(root: Path, **env) -> subprocess.Popen:
+    """A real daemon process (signals, its own lock, its own watcher threads are the point)."""
     full = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none", **env}
     proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], env=full,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -387,10 +389,12 @@ def test_lifecycle_one_daemon_per_vault_status_and_clean_stop(vault, sig):
     first = start_daemon(vault.root)
     try:
         t0 = time.monotonic()
+        # a subprocess on purpose: one daemon per vault is a rule between processes, and a second
+        # daemon that wrongly started must not run inside the test process
         second = run_cli("daemon", str(vault.root))
         assert second.returncode == 1 and time.monotonic() - t0 < 5
         assert f"pid {first.pid}" in second.stderr
-        status = run_cli("daemon", str(vault.root), "--status", "--json")
+        status = cli("daemon", str(vault.root), "--status", "--json")
         data = json.loads(status.stdout)
         assert status.returncode == 0 and data["running"] and data["pid"] == first.pid
         assert data["problems"] == 0 and data["log"].endswith("daemon.log")
@@ -398,7 +402,7 @@ def test_lifecycle_one_daemon_per_vault_status_and_clean_stop(vault, sig):
         rc, err = stop(first, sig)
     assert rc == 0, err
     assert "stopping" in err and "Traceback" not in err
-    status = run_cli("daemon", str(vault.root), "--status", "--json")
+    status = cli("daemon", str(vault.root), "--status", "--json")
     assert status.returncode == 1 and json.loads(status.stdout)["running"] is False
     assert "stopping" in (vault.root / ".vault-mem" / "daemon.log").read_text()
 
@@ -417,6 +421,7 @@ def test_a_killed_daemon_does_not_block_a_new_one(vault):
         assert stop(second)[0] == 0
 
 
+@pytest.mark.slow
 def test_external_edit_is_committed_with_the_persons_identity(vault):
     vault.remember("editor", "Uses Helix as the main editor")
     proc = start_daemon(vault.root, VAULT_MEM_QUIET_SECONDS="0.3")
@@ -441,6 +446,7 @@ def test_external_edit_is_committed_with_the_persons_identity(vault):
         assert stop(proc)[0] == 0
 
 
+@pytest.mark.slow
 def test_nothing_is_committed_during_a_merge(vault):
     vault.remember("editor", "Uses Helix")
     vault.remember("shell", "Uses bash")
@@ -470,8 +476,10 @@ def test_nothing_is_committed_during_a_merge(vault):
         assert stop(proc)[0] == 0
 
 
+@pytest.mark.slow
 def test_daemon_and_many_cli_processes_at_once(vault):
     proc = start_daemon(vault.root, VAULT_MEM_QUIET_SECONDS="3600")
+    # subprocesses on purpose: concurrency between many CLI processes and the daemon
     script = ("for i in 1 2; do "
               f'"{sys.executable}" -m vault_mem remember "w$1-k$i" --description "worker $1 item $i" '
               '--body "text" >/dev/null || exit 1; '

@@ -3,8 +3,10 @@
 Claude Code sends one JSON object on stdin (``session_id``, ``transcript_path``, ``cwd``,
 ``hook_event_name`` and the event's own fields, e.g. ``prompt``) and reads, on exit 0, a JSON
 object whose ``hookSpecificOutput`` has ``hookEventName`` and ``additionalContext``
-(code.claude.com/docs/en/hooks). git runs the installed scripts itself: these tests make real
-commits, checkouts and merges.
+(code.claude.com/docs/en/hooks). The Claude Code side runs ``vault-mem hook NAME`` in process
+(conftest's ``cli``: the same stdin, stdout and exit code, without a new interpreter each time).
+git runs the installed scripts itself, as real processes: these tests make real commits,
+checkouts and merges.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import git, run_cli
+from conftest import cli, git
 from fakes import write_memory
 
 from vault_mem import Vault
@@ -59,8 +61,8 @@ def filled(vault):
 
 # -- Claude Code -----------------------------------------------------------------------------
 def test_session_start_puts_index_md_into_context(filled):
-    proc = run_cli("hook", "session-start", "--vault", str(filled.root),
-                   input=claude_event("SessionStart", filled.root, source="startup", model="claude-sonnet-4-5"))
+    proc = cli("hook", "session-start", "--vault", str(filled.root),
+               input=claude_event("SessionStart", filled.root, source="startup", model="claude-sonnet-4-5"))
     context = check_output(proc, "SessionStart")
     assert (filled.root / "INDEX.md").read_text() in context
     assert "editor-choice" in context and "recall before remember" in context
@@ -69,33 +71,33 @@ def test_session_start_puts_index_md_into_context(filled):
 
 def test_session_start_finds_the_vault_from_the_event_cwd_or_environment(filled):
     sub = filled.root / "facts"
-    proc = run_cli("hook", "session-start", input=claude_event("SessionStart", sub, source="resume"))
+    proc = cli("hook", "session-start", input=claude_event("SessionStart", sub, source="resume"))
     assert "editor-choice" in check_output(proc, "SessionStart")
-    proc = run_cli("hook", "session-start", input=claude_event("SessionStart", Path("/")),
-                   env={"VAULT_MEM_VAULT": str(filled.root)})
+    proc = cli("hook", "session-start", input=claude_event("SessionStart", Path("/")),
+               env={"VAULT_MEM_VAULT": str(filled.root)})
     assert "editor-choice" in check_output(proc, "SessionStart")
 
 
 def test_session_context_stays_under_the_inline_limit(vault):
     for i in range(400):
         write_memory(vault.root, f"fact-{i:03d}", f"Fact number {i} about a long list of things " + "x" * 60)
-    proc = run_cli("hook", "session-start", "--vault", str(vault.root),
-                   input=claude_event("SessionStart", vault.root, source="startup"))
+    proc = cli("hook", "session-start", "--vault", str(vault.root),
+               input=claude_event("SessionStart", vault.root, source="startup"))
     context = check_output(proc, "SessionStart")
     assert len(context) <= MAX_CONTEXT_CHARS + 100 and "recall" in context.splitlines()[-1]
 
 
 def test_prompt_gets_the_relevant_memories(filled):
-    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root),
-                   input=claude_event("UserPromptSubmit", filled.root, prompt="Open this file in my Helix editor"))
+    proc = cli("hook", "user-prompt-submit", "--vault", str(filled.root),
+               input=claude_event("UserPromptSubmit", filled.root, prompt="Open this file in my Helix editor"))
     context = check_output(proc, "UserPromptSubmit")
     assert "editor-choice (preference, updated" in context and "0 days ago" in context
     assert "release-steps" not in context
 
 
 def test_procedures_come_whole(filled):
-    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root),
-                   input=claude_event("UserPromptSubmit", filled.root, prompt="how do I cut a release?"))
+    proc = cli("hook", "user-prompt-submit", "--vault", str(filled.root),
+               input=claude_event("UserPromptSubmit", filled.root, prompt="how do I cut a release?"))
     context = check_output(proc, "UserPromptSubmit")
     assert "1. git pull\n  2. make release" in context
 
@@ -109,8 +111,8 @@ def test_long_bodies_give_descriptions_and_a_pointer_never_a_cut_body(vault):
     vault.remember("billing-deploy", "How to deploy the billing service", steps, type="procedure")
     vault.remember("billing-owner", "The billing service is owned by the payments team",
                    "Ask in #payments before a billing deploy.")
-    proc = run_cli("hook", "user-prompt-submit", "--vault", str(vault.root),
-                   input=claude_event("UserPromptSubmit", vault.root, prompt="deploy the billing service"))
+    proc = cli("hook", "user-prompt-submit", "--vault", str(vault.root),
+               input=claude_event("UserPromptSubmit", vault.root, prompt="deploy the billing service"))
     context = check_output(proc, "UserPromptSubmit")
     assert "billing-deploy (procedure, updated" in context and "How to deploy the billing service" in context
     assert "billing-owner (fact, updated" in context
@@ -120,29 +122,29 @@ def test_long_bodies_give_descriptions_and_a_pointer_never_a_cut_body(vault):
 
 def test_nothing_relevant_means_no_output(filled):
     for prompt in ("What is the capital of Peru?", "", "   "):
-        proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root),
-                       input=claude_event("UserPromptSubmit", filled.root, prompt=prompt))
+        proc = cli("hook", "user-prompt-submit", "--vault", str(filled.root),
+                   input=claude_event("UserPromptSubmit", filled.root, prompt=prompt))
         assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
 
 
 def test_old_memories_are_marked_may_be_outdated(vault):
     write_memory(vault.root, "ci-server", "The CI server is named jenkins-01")  # dated 2026-01-05
-    proc = run_cli("hook", "user-prompt-submit", "--vault", str(vault.root),
-                   input=claude_event("UserPromptSubmit", vault.root, prompt="restart the CI server jenkins"))
+    proc = cli("hook", "user-prompt-submit", "--vault", str(vault.root),
+               input=claude_event("UserPromptSubmit", vault.root, prompt="restart the CI server jenkins"))
     context = check_output(proc, "UserPromptSubmit")
     assert "ci-server" in context and "may be outdated" in context
 
 
 def test_a_missing_vault_is_a_non_blocking_error(tmp_path):
-    proc = run_cli("hook", "user-prompt-submit", "--vault", str(tmp_path / "gone"),
-                   input=claude_event("UserPromptSubmit", tmp_path, prompt="hi"))
+    proc = cli("hook", "user-prompt-submit", "--vault", str(tmp_path / "gone"),
+               input=claude_event("UserPromptSubmit", tmp_path, prompt="hi"))
     assert proc.returncode == 1 and proc.stdout == "" and "not a vault" in proc.stderr  # exit 2 would block
 
 
 def test_garbage_on_stdin_is_an_empty_event(filled):
-    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root), input="not json")
+    proc = cli("hook", "user-prompt-submit", "--vault", str(filled.root), input="not json")
     assert proc.returncode == 0 and proc.stdout == ""
-    proc = run_cli("hook", "session-start", "--vault", str(filled.root), input="")
+    proc = cli("hook", "session-start", "--vault", str(filled.root), input="")
     assert "editor-choice" in check_output(proc, "SessionStart")
 
 
@@ -390,9 +392,9 @@ def test_relevance_with_the_real_embedder(filled):
     """With vectors (the default offline model) a paraphrase finds the memory and an unrelated
     prompt still adds nothing: the floor, not the nearest wrong answer."""
     env = {"VAULT_MEM_EMBEDDER": "local"}
-    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root), env=env,
-                   input=claude_event("UserPromptSubmit", filled.root, prompt="which text editor do I use?"))
+    proc = cli("hook", "user-prompt-submit", "--vault", str(filled.root), env=env,
+               input=claude_event("UserPromptSubmit", filled.root, prompt="which text editor do I use?"))
     assert "editor-choice" in check_output(proc, "UserPromptSubmit")
-    proc = run_cli("hook", "user-prompt-submit", "--vault", str(filled.root), env=env,
-                   input=claude_event("UserPromptSubmit", filled.root, prompt="What is the capital of Peru?"))
+    proc = cli("hook", "user-prompt-submit", "--vault", str(filled.root), env=env,
+               input=claude_event("UserPromptSubmit", filled.root, prompt="What is the capital of Peru?"))
     assert proc.returncode == 0 and proc.stdout == "", proc.stdout

@@ -14,7 +14,6 @@ announces ``.vault-mem/paused-<point>`` and waits there to be killed). After eac
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -24,13 +23,13 @@ import sys
 import time
 from pathlib import Path
 
+import conftest
 import pytest
 from conftest import daemon_ready as _daemon_ready
 from conftest import wait_for as _wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 POINTS = ("before-write", "after-write", "during-index", "after-commit")
-FIGURES: dict[str, int] = {}
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -45,16 +44,10 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def cli(*args: str, root: Path, input: str | None = None, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "vault_mem", "--vault", str(root), *args],
-        capture_output=True,
-        text=True,
-        input=input,
-        env=_env(**env),
-        timeout=60,
-        check=False,
-    )
+def cli(*args: str, root: Path, input: str | None = None, **env: str) -> conftest.CliResult:
+    """The command after a crash, in process: what is killed is the writer before it, a real
+    process (``_kill_at``, the random kills), not this one."""
+    return conftest.cli("--vault", str(root), *args, input=input, env=env)
 
 
 def git(root: Path, *args: str) -> str:
@@ -94,10 +87,6 @@ def assert_converged(root: Path, *, clean: bool = True) -> None:
         assert git(root, "status", "--porcelain") == ""
 
 
-def _count(name: str, n: int = 1) -> None:
-    FIGURES[name] = FIGURES.get(name, 0) + n
-
-
 @pytest.fixture
 def root(tmp_path):
     from vault_mem import Vault
@@ -115,7 +104,9 @@ def _remember_argv(root: Path, key: str, description: str, *more: str) -> list[s
 
 
 def _kill_at(root: Path, point: str, key: str, body: str) -> None:
-    """Start ``vault-mem remember`` paused at ``point`` and kill -9 it there."""
+    """Start ``vault-mem remember`` paused at ``point`` and kill -9 it there.
+
+    A subprocess on purpose: kill -9 of the writing process is the fault under test."""
     proc = subprocess.Popen(
         _remember_argv(root, key, f"Crash test write of {key}", "--type", "preference", "--body", body),
         env=_env(VAULT_MEM_PAUSE_AT=point),
@@ -132,7 +123,6 @@ def _kill_at(root: Path, point: str, key: str, body: str) -> None:
         proc.stdout.close()
         proc.stderr.close()
     marker.unlink()
-    _count("kill9_writer")
 
 
 @pytest.mark.parametrize("next_command", ["list", "remember"])
@@ -158,7 +148,6 @@ def test_kill9_writer_at_each_checkpoint(root, point, next_command, record_prope
     journal_written = point != "before-write"
     if journal_written:
         assert "note: finished an interrupted write of 'editor'" in proc.stderr, proc.stderr
-        _count("interrupted_writes_finished")
     else:
         assert "note:" not in proc.stderr
     assert not (root / ".vault-mem/pending.json").exists()
@@ -174,9 +163,13 @@ def test_kill9_writer_at_each_checkpoint(root, point, next_command, record_prope
         assert "Memory-Key: editor" in msg and "Memory-Action: update" in msg
         assert set(git(root, "show", "--name-only", "--format=", commits[0]).split()) <= {rel, "INDEX.md"}
     assert_converged(root)
+    # counts for bench/reliability_figures.py
     record_property("faults_injected", 1)
+    record_property("kill9_writer", 1)
+    record_property("interrupted_writes_finished", int(journal_written))
 
 
+@pytest.mark.slow
 def test_kill9_writers_at_random_moments(tmp_path, record_property):
     """kill -9 CLI writers a random few milliseconds after their write began (the journal
     appeared): mid file write, mid SQLite transaction, mid git object or ref write, or just after.
@@ -186,9 +179,10 @@ def test_kill9_writers_at_random_moments(tmp_path, record_property):
     root = tmp_path / "vault"
     Vault.init(root).close()
     rng = random.Random(6)
-    kills = 0
+    kills = finished = 0
     for i in range(8):
         body = f"round {i} " + "x" * rng.randrange(10, 60_000) + "\n"
+        # a subprocess on purpose: it is killed mid-write
         proc = subprocess.Popen(
             _remember_argv(root, f"k{i % 3}", f"Random kill round {i}", "--body-file", "-"),
             env=_env(),
@@ -216,11 +210,12 @@ def test_kill9_writers_at_random_moments(tmp_path, record_property):
         assert nxt.returncode == 0 and "Traceback" not in nxt.stderr, nxt.stderr
         if interrupted:  # killed mid-write: the next command finished (or reported) it
             assert "note: " in nxt.stderr, nxt.stderr
-            _count("interrupted_writes_finished")
+            finished += 1
         assert_every_file_parses(root)
         assert_converged(root)
-    _count("kill9_writer", kills)
     record_property("faults_injected", kills)
+    record_property("kill9_writer", kills)
+    record_property("interrupted_writes_finished", finished)
 
 
 def _make_files(root: Path, n: int) -> None:
@@ -244,6 +239,7 @@ def _indexed_rows(root: Path) -> int:
 
 
 
+@pytest.mark.slow
 def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_property):
     from vault_mem import Vault
 
@@ -257,6 +253,7 @@ def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_proper
     for suffix in ("-wal", "-shm"):
         (root / ".vault-mem" / f"index.db{suffix}").unlink(missing_ok=True)
     env = _env(VAULT_MEM_QUIET_SECONDS="600")
+    # subprocesses on purpose: the daemon is killed with -9, twice, and restarted
     argv = [sys.executable, "-m", "vault_mem", "daemon", str(root)]
     daemon = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -305,12 +302,5 @@ def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_proper
     assert "Traceback" not in err and "database is locked" not in err, err
     assert _indexed_rows(root) == n
     assert_converged(root)
-    _count("kill9_daemon", 2)
     record_property("faults_injected", 2)
-
-
-def test_figures(record_property):
-    """Runs last in this file: the totals (also in RELIABILITY.md via bench/reliability_figures.py)."""
-    for name, value in FIGURES.items():
-        record_property(name, value)
-    print("crash figures:", json.dumps(FIGURES))
+    record_property("kill9_daemon", 2)

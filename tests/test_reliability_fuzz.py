@@ -22,6 +22,7 @@ import sys
 import tracemalloc
 from pathlib import Path
 
+import conftest
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -152,13 +153,6 @@ sources = st.sampled_from(["agent"] * 4 + ["user", "inferred", "imported", "root
 types = st.sampled_from(
     ["fact"] * 4 + ["preference", "decision", "procedure", "note", "facts", "secret", "", "../x"]
 )
-FIGURES: dict[str, int] = {}
-
-
-def _count(name: str, n: int = 1) -> None:
-    FIGURES[name] = FIGURES.get(name, 0) + n
-
-
 def _env(**extra: str) -> dict[str, str]:
     return {
         **os.environ,
@@ -168,15 +162,12 @@ def _env(**extra: str) -> dict[str, str]:
     }
 
 
-def cli(*args: str, root: Path, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "vault_mem", "--vault", str(root), *args],
-        capture_output=True,
-        env=_env(),
-        timeout=120,
-        check=False,
-        **kw,
-    )
+def cli(*args: str, root: Path, **kw) -> conftest.CliResult:
+    """``vault-mem --vault ROOT ARGS`` in process (``text=``, ``input=`` as for subprocess.run).
+
+    Arguments that are not UTF-8 reach ``main`` as the lone surrogates Python's own argv
+    decoding makes of them (``os.fsdecode``), so hostile bytes are tried the same way."""
+    return conftest.cli("--vault", str(root), *args, **kw)
 
 
 def tree(path: Path) -> dict[str, bytes]:
@@ -216,6 +207,7 @@ def assert_vault_layout(root: Path) -> None:
 
 
 # -- Python API ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_fuzz_api_remember_get_forget(setup, record_property):
     from vault_mem.errors import VaultMemError
 
@@ -267,10 +259,10 @@ def test_fuzz_api_remember_get_forget(setup, record_property):
     assert tree(outside) == before_outside, "a file outside the vault changed"
     assert_vault_layout(vault.root)
     assert vault.sidecar.doctor() == []
-    _count("api_write_inputs", tried)
-    _count("api_writes_landed", landed)
     record_property("inputs_tried", tried)
     record_property("writes_landed", landed)
+    record_property("api_write_inputs", tried)
+    record_property("api_writes_landed", landed)
 
 
 def test_fuzz_recall_queries_never_raise(setup, record_property):
@@ -298,8 +290,8 @@ def test_fuzz_recall_queries_never_raise(setup, record_property):
         vault.list(type=type_ if type_ in (None, "fact", "note") else None, tags=tag_list)
 
     run()
-    _count("recall_inputs", tried)
     record_property("inputs_tried", tried)
+    record_property("recall_inputs", tried)
 
 
 # -- tool dispatcher ----------------------------------------------------------------------------
@@ -371,6 +363,7 @@ good_calls = st.one_of(
 )
 
 
+@pytest.mark.slow
 def test_fuzz_tool_dispatch_never_crashes(setup, record_property):
     from vault_mem.adapters.tools import TOOL_NAMES, dispatch
 
@@ -413,9 +406,9 @@ def test_fuzz_tool_dispatch_never_crashes(setup, record_property):
     run()
     assert tree(outside) == before_outside
     assert_vault_layout(vault.root)
-    _count("tool_inputs", tried)
-    _count("tool_calls_ok", succeeded)
     record_property("inputs_tried", tried)
+    record_property("tool_inputs", tried)
+    record_property("tool_calls_ok", succeeded)
 
 
 def test_tool_arguments_that_are_a_huge_json_number_get_a_usage_error(setup):
@@ -474,8 +467,8 @@ def test_fuzz_cli_hostile_arguments(setup, record_property):
     assert not (vault.root / "facts/latin.md").exists()
     assert tree(outside) == before_outside
     assert_vault_layout(vault.root)
-    _count("cli_inputs", len(CLI_CASES) + 2)
     record_property("inputs_tried", len(CLI_CASES) + 2)
+    record_property("cli_inputs", len(CLI_CASES) + 2)
 
 
 # -- injection, symlinks, YAML tricks -----------------------------------------------------------
@@ -570,6 +563,7 @@ EVIL_FILES = {
 }
 
 
+@pytest.mark.slow
 def test_yaml_tricks_in_hand_edited_files_are_reported_safely(setup, record_property):
     from vault_mem.adapters.tools import call_tool
     from vault_mem.errors import VaultMemError
@@ -600,8 +594,8 @@ def test_yaml_tricks_in_hand_edited_files_are_reported_safely(setup, record_prop
         assert res.is_error and res.data["kind"] != "InternalError", res.text
     assert not marker.exists(), "!!python/object was executed"
     assert vault.sidecar.doctor() == []
-    _count("hostile_files", len(EVIL_FILES))
     record_property("inputs_tried", len(EVIL_FILES))
+    record_property("hostile_files", len(EVIL_FILES))
 
 
 # -- huge bodies --------------------------------------------------------------------------------
@@ -616,7 +610,9 @@ sys.stderr.write(proc.stderr.decode('utf-8', 'replace'))
 
 
 def _peak_rss_kib(stdin_file: str, argv: list[str]) -> tuple[int, int, str]:
-    """Exit code and peak RSS (KiB) of one CLI run, measured by a probe whose only child it is."""
+    """Exit code and peak RSS (KiB) of one CLI run, measured by a probe whose only child it is.
+
+    A subprocess on purpose: the peak memory of a process of its own is the measurement."""
     proc = subprocess.run(
         [sys.executable, "-c", _RSS_PROBE, stdin_file, sys.executable, "-m", "vault_mem", *argv],
         capture_output=True,
@@ -629,6 +625,7 @@ def _peak_rss_kib(stdin_file: str, argv: list[str]) -> tuple[int, int, str]:
     return int(code), int(rss), proc.stderr
 
 
+@pytest.mark.slow
 def test_50mb_body_is_refused_without_reading_it_whole(setup, tmp_path, record_property):
     vault, _ = setup
     big = tmp_path / "big.txt"
@@ -665,9 +662,3 @@ def test_50mb_body_is_refused_without_reading_it_whole(setup, tmp_path, record_p
     record_property("peak_rss_body_file_kib", results["body-file"])
     record_property("api_peak_traced_bytes", peak_py)
     print("50 MB body: baseline", baseline, "KiB; peaks", results, "KiB; API traced peak", peak_py, "bytes")
-
-
-def test_figures(record_property):
-    for name, value in FIGURES.items():
-        record_property(name, value)
-    print("fuzz figures:", json.dumps(FIGURES))

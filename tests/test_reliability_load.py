@@ -28,6 +28,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import daemon_ready as _daemon_ready
 from conftest import wait_for as _wait_for
 
@@ -106,6 +107,7 @@ def _git(root: Path, *args: str) -> str:
 
 
 
+@pytest.mark.slow
 def test_four_writers_a_daemon_and_a_reader_lose_nothing(tmp_path, record_property):
     from vault_mem import Vault
     from vault_mem.model.memory import parse_memory

@@ -24,9 +24,16 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 KEYS = ("alpha", "beta", "gamma", "delta.v2")
 TYPES = ("fact", "preference", "decision", "note")
@@ -219,7 +226,7 @@ class VaultMachine(RuleBasedStateMachine):
         assert n == 1 + self.agent_writes  # 1: the init commit
 
 
-VaultMachine.TestCase.settings = settings(
+MACHINE_SETTINGS = settings(
     max_examples=12,
     stateful_step_count=12,
     deadline=None,
@@ -230,7 +237,16 @@ VaultMachine.TestCase.settings = settings(
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-TestVaultInvariants = VaultMachine.TestCase
+
+
+@pytest.mark.slow
+def test_vault_invariants_hold_over_random_steps(record_property):
+    """The state machine above, then its counts for bench/reliability_figures.py."""
+    for name in STATS:
+        STATS[name] = 0
+    run_state_machine_as_test(VaultMachine, settings=MACHINE_SETTINGS)
+    for name, value in STATS.items():
+        record_property(name, value)
 
 
 def test_doctor_accepts_a_kept_last_good_version(tmp_path):
@@ -246,8 +262,3 @@ def test_doctor_accepts_a_kept_last_good_version(tmp_path):
     finally:
         v.close()
 
-
-def test_figures(record_property):
-    for name, value in STATS.items():
-        record_property(name, value)
-    print("property figures:", STATS)

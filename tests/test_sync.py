@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import git, run_cli
+from conftest import cli, git
 
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
@@ -262,6 +262,7 @@ def _write_and_sync(v: Vault, seed: float, keys: list[str], writes: list[str], t
         writer.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [int(s) for s in os.environ.get("VAULT_MEM_SYNC_SEEDS", "7,11").split(",")])
 def test_three_clones_write_and_sync_concurrently_in_random_orders(net, seed):
     _, vaults = net
@@ -313,6 +314,7 @@ def _states(v: Vault, rev: str) -> dict[str, tuple[str, str]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [int(s) for s in os.environ.get("VAULT_MEM_SYNC_SEEDS", "3,5").split(",")])
 def test_every_sync_follows_the_conflict_rule(net, seed):
     """Model check, one sync at a time: the remote's versions keep their keys, local versions
@@ -487,6 +489,7 @@ def test_a_sync_killed_before_it_moved_head_is_rolled_back_by_the_next(net):
     before_head, before = head(b), files(b)
     env = {**os.environ, "VAULT_MEM_PAUSE_AT": "sync-before-ref",
            "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    # a subprocess on purpose: the sync is killed half-way
     proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "sync", str(b.root)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     paused = b.state_dir / "paused-sync-before-ref"
@@ -570,21 +573,22 @@ def test_cli_sync_and_resolve(net):
     b.remember("editor", "Uses Zed", "zed")
     a.close()
     b.close()
-    assert run_cli("sync", str(a.root)).returncode == 0
-    proc = run_cli("sync", str(b.root), "--json")
+    assert cli("sync", str(a.root)).returncode == 0
+    proc = cli("sync", str(b.root), "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["conflicts"][0]["key"] == "editor"
-    proc = run_cli("resolve", "editor", "--keep", "mine", "--vault", str(b.root))
+    proc = cli("resolve", "editor", "--keep", "mine", "--vault", str(b.root))
     assert proc.returncode == 0, proc.stderr
     assert "resolved editor: kept mine" in proc.stdout
-    proc = run_cli("sync", str(b.root), env={"VAULT_MEM_VAULT": ""})
+    proc = cli("sync", str(b.root), env={"VAULT_MEM_VAULT": ""})
     assert proc.returncode == 0 and "pushed 1" in proc.stdout
     os.rename(a.root / ".git", a.root / ".git-away")  # not a repository any more: a clear error
-    proc = run_cli("sync", str(a.root))
+    proc = cli("sync", str(a.root))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_daemon_syncs_after_a_local_write_when_configured(net):
     """[sync] after_write: the daemon's sync thread pushes an agent write without being asked."""
     from test_daemon import running_daemon, wait_for

@@ -8,7 +8,7 @@ import random
 import string
 
 import pytest
-from conftest import git, run_cli
+from conftest import cli, git
 from fakes import write_memory
 
 from vault_mem.adapters.tools import (
@@ -80,7 +80,7 @@ def test_descriptions_carry_the_write_policy():
 
 def test_cli_prints_the_schemas():
     for fmt, key in (("openai", "function"), ("mcp", "inputSchema")):
-        proc = run_cli("tools", "--format", fmt)
+        proc = cli("tools", "--format", fmt)
         assert proc.returncode == 0, proc.stderr
         assert all(key in t for t in json.loads(proc.stdout))
 

@@ -217,6 +217,7 @@ for i in range(int(sys.argv[3])):
 def test_concurrent_writers_from_processes_lose_nothing(vault):
     start = commit_count(vault)
     n, per = 4, 12
+    # subprocesses on purpose: the write lock must hold between processes, not only threads
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(vault.root), str(w), str(per)],
                               stderr=subprocess.PIPE, text=True, env=os.environ.copy()) for w in range(n)]
     for p in procs:

@@ -1,0 +1,270 @@
+"""The import rules of DESIGN.md §6, checked on the source.
+
+- the layers contract in ``pyproject.toml`` (``[tool.importlinter]``) holds: ``lint-imports``;
+- no function-level import reaches a higher layer (the usual way to dodge a cycle);
+- no module imports another module's ``_private`` name, nor reads one through an imported module;
+- no module inside the layers imports the package root (``vault_mem/__init__.py`` re-exports
+  ``Vault`` lazily, so a ``from vault_mem import ...`` below vault hides an upward dependency).
+
+The ast checks read every ``vault_mem/**/*.py`` file; a failure lists every offending line, so
+one run gives the whole to-do list.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "vault_mem"
+
+# DESIGN.md §6, top to bottom. The package root, ``__main__`` and the ``cli`` shim are entry
+# points above the adapters. Layers of the same rank (sync, ops) must not import each other.
+RANK = {
+    "<top>": 10,
+    "adapters": 9,
+    "daemon": 8,
+    "sync": 7,
+    "ops": 7,
+    "vault": 6,
+    "index": 5,
+    "store": 4,
+    "embed": 3,
+    "model": 2,
+    "config": 1,
+    "errors": 0,
+}
+TOP = {"vault_mem", "vault_mem.__main__", "vault_mem.cli"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """One module of the package: its dotted name, whether it is a package, and its tree."""
+
+    name: str
+    path: Path
+    is_package: bool
+    tree: ast.Module
+
+    @property
+    def package(self) -> str:
+        return self.name if self.is_package else self.name.rpartition(".")[0]
+
+    def where(self, node: ast.AST) -> str:
+        return f"{self.path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+
+
+def _sources() -> list[Source]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts.pop()
+        out.append(Source(".".join(parts), path, is_package, ast.parse(path.read_text(), str(path))))
+    return out
+
+
+SOURCES = _sources()
+MODULES = {s.name for s in SOURCES}
+
+
+def layer(module: str) -> str:
+    """The layer a ``vault_mem`` module belongs to (``<top>`` for the entry points)."""
+    if module in TOP:
+        return "<top>"
+    return module.split(".")[1]
+
+
+def goes_up(importer: str, imported: str) -> bool:
+    """Whether ``importer`` importing ``imported`` breaks the layer order."""
+    a, b = layer(importer), layer(imported)
+    return a != b and (RANK[b] > RANK[a] or RANK[b] == RANK[a])
+
+
+def _absolute(src: Source, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from ... import`` reads from (relative imports resolved)."""
+    if not node.level:
+        return node.module or ""
+    base = src.package.split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One name an import statement brings in: the module it resolves to and the name itself."""
+
+    node: ast.Import | ast.ImportFrom
+    module: str  # the vault_mem module imported (for `from m import x`: m.x when that is a module)
+    name: str | None  # for `from m import x` where m.x is not a module: x; else None
+    in_function: bool
+
+
+def _imports(src: Source) -> Iterator[Imported]:
+    def visit(node: ast.AST, in_function: bool) -> Iterator[Imported]:
+        for child in ast.iter_child_nodes(node):
+            inside = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    if alias.name.split(".")[0] == "vault_mem":
+                        yield Imported(child, alias.name, None, inside)
+            elif isinstance(child, ast.ImportFrom):
+                base = _absolute(src, child)
+                if base.split(".")[0] == "vault_mem":
+                    for alias in child.names:
+                        sub = f"{base}.{alias.name}"
+                        if sub in MODULES:
+                            yield Imported(child, sub, None, inside)
+                        else:
+                            yield Imported(child, base, alias.name, inside)
+            yield from visit(child, inside)
+
+    yield from visit(src.tree, False)
+
+
+def test_import_contracts_hold():
+    """``lint-imports`` (import-linter) keeps every contract in pyproject.toml."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    command = str(exe) if exe.exists() else shutil.which("lint-imports")
+    assert command, "lint-imports is missing: pip install -e '.[test]' (import-linter is a test extra)"
+    # a subprocess on purpose: this is the command CI and a person run, with its own report
+    proc = subprocess.run([command, "--no-cache"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout[proc.stdout.find("Broken contracts"):] + proc.stderr
+
+
+def test_no_function_level_import_reaches_a_higher_layer():
+    """An import inside a function that goes up the layers is a cycle dodged, not removed."""
+    bad = [
+        f"{src.where(imp.node)}: {src.name} ({layer(src.name)}) imports {imp.module} ({layer(imp.module)})"
+        for src in SOURCES
+        for imp in _imports(src)
+        if imp.in_function and imp.module in MODULES and goes_up(src.name, imp.module)
+    ]
+    assert not bad, "function-level imports of a higher layer:\n" + "\n".join(bad)
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _dotted(node: ast.AST) -> list[str] | None:
+    """``a.b.c`` as ``["a", "b", "c"]``; None for anything but names and attributes."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return None if head is None else [*head, node.attr]
+    return None
+
+
+def _module_bindings(src: Source) -> dict[str, str]:
+    """Local names bound to vault_mem modules by this file's imports (any scope)."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "vault_mem":
+                    # `import a.b.c` binds a; `import a.b.c as x` binds x to a.b.c
+                    if alias.asname:
+                        bound[alias.asname] = alias.name
+                    else:
+                        bound[alias.name.split(".")[0]] = alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(src, node)
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+    return bound
+
+
+def test_no_module_uses_another_modules_private_names():
+    """``from m import _x`` and ``m._x`` on an imported vault_mem module are both refused."""
+    bad = []
+    for src in SOURCES:
+        for imp in _imports(src):
+            if not isinstance(imp.node, ast.ImportFrom):
+                continue
+            if imp.name is not None and _is_private(imp.name):
+                bad.append(f"{src.where(imp.node)}: imports {imp.module}.{imp.name}")
+            elif imp.name is None:
+                last = imp.module.rpartition(".")
+                # a private submodule is for its own package (and that package's descendants)
+                if _is_private(last[2]) and not src.name.startswith(last[0] + "."):
+                    bad.append(f"{src.where(imp.node)}: imports the private module {imp.module}")
+        bound = _module_bindings(src)
+        for node in ast.walk(src.tree):
+            if not (isinstance(node, ast.Attribute) and _is_private(node.attr)):
+                continue
+            chain = _dotted(node.value)
+            if not chain or chain[0] not in bound:
+                continue
+            module = ".".join([bound[chain[0]], *chain[1:]])
+            if module in MODULES and module != src.name:
+                bad.append(f"{src.where(node)}: reads {module}.{node.attr}")
+    assert not bad, "uses of another module's private names:\n" + "\n".join(sorted(set(bad)))
+
+
+def _private_members(src: Source) -> set[str]:
+    """Private names this module's classes define: ``def _x``, ``_x = ...``, ``self._x = ...``."""
+    names: set[str] = set()
+    for cls in (n for n in ast.walk(src.tree) if isinstance(n, ast.ClassDef)):
+        for node in ast.walk(cls):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _is_private(node.name):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and _is_private(node.id):
+                names.add(node.id)
+            elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _is_private(node.attr)
+                  and isinstance(node.value, ast.Name) and node.value.id == "self"):
+                names.add(node.attr)
+    return names
+
+
+def test_no_module_reaches_into_another_modules_objects():
+    """``obj._x`` where ``_x`` is a private member of a class of another module (say
+    ``vault._top(...)`` outside vault/core.py): the same rule, on the objects' side.
+
+    A name counts as another module's only when no class of this module defines it too (so a
+    ``self._lock`` of this module's own classes never counts); ``self``/``cls`` never count."""
+    members = {src.name: _private_members(src) for src in SOURCES}
+    bad = []
+    for src in SOURCES:
+        bound = _module_bindings(src)
+        for node in ast.walk(src.tree):
+            if not (isinstance(node, ast.Attribute) and _is_private(node.attr)):
+                continue
+            if isinstance(node.value, ast.Name) and (node.value.id in ("self", "cls") or node.value.id in bound):
+                continue  # own members, or module attributes (the test above)
+            if node.attr in members[src.name]:
+                continue
+            owners = sorted(m for m, names in members.items() if node.attr in names)
+            if owners:
+                bad.append(f"{src.where(node)}: {ast.unparse(node)} (a private member in {', '.join(owners)})")
+    assert not bad, "private members of another module's objects:\n" + "\n".join(sorted(set(bad)))
+
+
+def test_no_module_inside_the_layers_imports_the_package_root():
+    """The root re-exports Vault lazily (``__getattr__``): a module below vault that imports it
+    depends on vault without saying so, and the adapters sit below the root. Import from the
+    module that defines the name (``vault_mem.model.memory``, ``vault_mem.errors``, ...)."""
+    bad = [
+        f"{src.where(imp.node)}: {src.name} imports "
+        + (f"{imp.name} from the package root" if imp.name else "the package root")
+        for src in SOURCES
+        if src.name not in TOP
+        for imp in _imports(src)
+        if imp.module == "vault_mem"
+    ]
+    assert not bad, "imports of the package root from inside the layers:\n" + "\n".join(bad)
+
+
+def test_every_module_is_in_a_known_layer():
+    """A new package under vault_mem/ needs its place in RANK here and in pyproject.toml."""
+    unknown = sorted({layer(m) for m in MODULES} - set(RANK))
+    assert not unknown, f"packages with no layer: {unknown}"
