@@ -268,3 +268,14 @@ def test_every_module_is_in_a_known_layer():
     """A new package under vault_mem/ needs its place in RANK here and in pyproject.toml."""
     unknown = sorted({layer(m) for m in MODULES} - set(RANK))
     assert not unknown, f"packages with no layer: {unknown}"
+
+
+def test_the_version_is_said_once_per_file_and_agrees():
+    """config.VERSION (what the MCP server reports) and pyproject.toml's version are the same."""
+    import tomllib
+
+    import vault_mem
+    from vault_mem.config import VERSION
+
+    with open(Path(__file__).resolve().parent.parent / "pyproject.toml", "rb") as fh:
+        assert tomllib.load(fh)["project"]["version"] == VERSION == vault_mem.__version__

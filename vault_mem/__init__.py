@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from vault_mem.config import VERSION
 from vault_mem.errors import VaultMemError
 from vault_mem.model.memory import Memory
 
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
     from vault_mem.vault.core import Vault, WriteResult
 
 __all__ = ["Memory", "Vault", "VaultMemError", "WriteResult"]
-__version__ = "0.1.0"
+__version__ = VERSION
 
 
 def __getattr__(name: str):

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from vault_mem.errors import ConfigError
 
+#: the package version (pyproject.toml says the same); vault_mem.__version__ is this
+VERSION = "0.1.0"
 CONFIG_FILE = "vault.toml"
 STATE_DIR = ".vault-mem"
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from vault_mem import __version__
 from vault_mem.adapters.tools import call_tool, index_text, memory_preamble, schemas
+from vault_mem.config import VERSION
 from vault_mem.vault.core import Vault
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ def build_server(vault: Vault):
 
     return Server(
         SERVER_NAME,
-        version=__version__,
+        version=VERSION,
         title="vault-mem",
         description="Long-term memory as Markdown files in git",
         instructions=instructions(vault),
