@@ -422,6 +422,19 @@ def test_a_killed_daemon_does_not_block_a_new_one(vault):
 
 
 @pytest.mark.slow
+def test_a_hand_edit_holding_a_credential_is_never_auto_committed(vault):
+    """The daemon's commits of hand edits pass the same WritePolicy as agent writes (DESIGN §7)."""
+    token = "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # built here: no literal in the repo
+    with running_daemon(vault.root, quiet_seconds=0.2):
+        (vault.root / "facts" / "deploy.md").write_text(memory_text("Deploy notes", f"token {token}"))
+        (vault.root / "facts" / "clean.md").write_text(memory_text("A fact fit to commit"))
+        wait_for(lambda: "facts/clean.md" in git(vault.root, "log", "--format=", "--name-only").split(),
+                 what="the clean file committed")
+    assert "facts/deploy.md" not in git(vault.root, "log", "--all", "--format=", "--name-only").split()
+    assert token not in git(vault.root, "log", "--all", "-p")
+    assert (vault.root / "facts" / "deploy.md").is_file()  # left where the person put it
+
+
 def test_external_edit_is_committed_with_the_persons_identity(vault):
     vault.remember("editor", "Uses Helix as the main editor")
     proc = start_daemon(vault.root, VAULT_MEM_QUIET_SECONDS="0.3")

@@ -35,9 +35,8 @@ from vault_mem.adapters.tools import index_text, memory_preamble
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import MalformedFileError, NotAVaultError, UsageError, VaultMemError
 from vault_mem.index.sidecar import Sidecar
-from vault_mem.model import policy
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import key_type_from_path, memory_from_bytes, validate_key
+from vault_mem.model.memory import key_type_from_path, validate_key
 from vault_mem.store import worktree
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
 from vault_mem.vault.core import Vault, resolve_vault_root
@@ -151,10 +150,7 @@ def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | Non
     if mode == "120000":
         return "it is a symlink; vault-mem only reads regular files"
     try:
-        mem = memory_from_bytes(data, rel, max_bytes=vault.config.max_file_bytes)
-        policy.check_description_policy(mem.description)
-        policy.check_write(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta,
-                           comments=mem.comments)
+        vault.ws.policy.check_file(rel, data)  # the one WritePolicy every write path calls
     except MalformedFileError as exc:
         return str(exc).removeprefix(f"{rel}: ")
     except VaultMemError as exc:

@@ -431,6 +431,12 @@ class Daemon:
                 committed = repo.blob_at(head, vault.prefix + rel)
                 if (data is None and committed is None) or (data is not None and committed == GitRepo.blob_id(data)):
                     continue
+                if data is not None:
+                    try:  # the one WritePolicy: a hand edit holding a credential is not committed
+                        vault.ws.policy.check_file(rel, data)
+                    except VaultMemError as exc:
+                        log.warning("vault-mem: not committing %s: %s", rel, exc)
+                        continue
                 changes[rel] = data
             changes = drop_ignored(vault, changes, head)
             files = {vault.prefix + rel: data for rel, data in changes.items()}
