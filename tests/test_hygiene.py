@@ -13,7 +13,7 @@ import string
 from pathlib import Path
 
 import pytest
-from conftest import git, run_cli
+from conftest import cli, git
 from fakes import write_memory
 
 from vault_mem.errors import UsageError
@@ -101,15 +101,15 @@ def test_review_superseded_returns_when_its_successor_expires(vault):
 
 def test_cli_review(tmp_path):
     root = tmp_path / "v"
-    assert run_cli("init", str(root)).returncode == 0
-    r = run_cli("--vault", str(root), "review")
+    assert cli("init", str(root)).returncode == 0
+    r = cli("--vault", str(root), "review")
     assert r.returncode == 0 and "nothing to review" in r.stdout
     write_memory(root, "visa", "Visa for the Japan trip", expires=dt.date(2020, 2, 1))
-    r = run_cli("--vault", str(root), "review", "--json")
+    r = cli("--vault", str(root), "review", "--json")
     assert r.returncode == 0, r.stderr
     (item,) = json.loads(r.stdout)
     assert item["key"] == "visa" and item["flag"] == "expired"
-    r = run_cli("--vault", str(root), "review")
+    r = cli("--vault", str(root), "review")
     assert r.stdout.startswith("expired") and "visa" in r.stdout and "vault-mem forget visa" in r.stdout
 
 
@@ -191,22 +191,22 @@ def test_scan_reads_unparseable_files_whole(vault):
 
 def test_cli_scan_exit_codes(tmp_path):
     root = tmp_path / "v"
-    assert run_cli("init", str(root)).returncode == 0
-    r = run_cli("--vault", str(root), "scan")
+    assert cli("init", str(root)).returncode == 0
+    r = cli("--vault", str(root), "scan")
     assert r.returncode == 0 and "no secrets found" in r.stdout
-    r = run_cli("--vault", str(root), "scan", "--history")
+    r = cli("--vault", str(root), "scan", "--history")
     assert r.returncode == 0, r.stderr
     token = github_token()
     write_memory(root, "bot", "Bot notes", f"token {token}\n")
     commit_all(root, "bot")
     (root / "facts/bot.md").unlink()
     commit_all(root, "drop bot")
-    r = run_cli("--vault", str(root), "scan")
+    r = cli("--vault", str(root), "scan")
     assert r.returncode == 0
-    r = run_cli("--vault", str(root), "scan", "--history")
+    r = cli("--vault", str(root), "scan", "--history")
     assert r.returncode == 1 and "GitHub token in body" in r.stdout and "filter-repo" in r.stdout
     assert token not in r.stdout + r.stderr
-    r = run_cli("--vault", str(root), "scan", "--history", "--json")
+    r = cli("--vault", str(root), "scan", "--history", "--json")
     assert r.returncode == 1 and json.loads(r.stdout)[0]["path"] == "facts/bot.md"
 
 
@@ -259,14 +259,14 @@ def test_check_refs_bad_repo_is_a_usage_error(vault, tmp_path):
 
 def test_cli_check_refs_exit_codes(tmp_path, checkout):
     root = tmp_path / "v"
-    assert run_cli("init", str(root)).returncode == 0
+    assert cli("init", str(root)).returncode == 0
     write_memory(root, "ok", "Present", refs=["src/app.py"])
-    r = run_cli("--vault", str(root), "check-refs", "--repo", str(checkout))
+    r = cli("--vault", str(root), "check-refs", "--repo", str(checkout))
     assert r.returncode == 0 and "every referenced path exists" in r.stdout
     write_memory(root, "gone", "Missing", "Lives in `src/removed.py`.")
-    r = run_cli("--vault", str(root), "check-refs", "--repo", str(checkout))
+    r = cli("--vault", str(root), "check-refs", "--repo", str(checkout))
     assert r.returncode == 1 and "gone: src/removed.py does not exist" in r.stdout
-    r = run_cli("--vault", str(root), "check-refs", "--repo", str(tmp_path / "nope"))
+    r = cli("--vault", str(root), "check-refs", "--repo", str(tmp_path / "nope"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 

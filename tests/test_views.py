@@ -7,7 +7,7 @@ import datetime as dt
 import json
 
 import pytest
-from conftest import run_cli
+from conftest import cli
 from fakes import write_memory
 
 from vault_mem.adapters.tools import get_view
@@ -61,14 +61,14 @@ def test_recall_hits_carry_age_and_stale(vault):
 
 def test_cli_get_and_recall_show_age_and_outdated_note(tmp_path):
     root = tmp_path / "v"
-    assert run_cli("init", str(root)).returncode == 0
+    assert cli("init", str(root)).returncode == 0
     write_memory(root, "laptop", "Laptop is a ThinkPad", "Bought in 2024.", created=LONG_AGO, updated=LONG_AGO)
-    r = run_cli("--vault", str(root), "get", "laptop")
+    r = cli("--vault", str(root), "get", "laptop")
     assert r.returncode == 0, r.stderr
     assert "400 days old  [stale]" in r.stdout and "note: may be outdated" in r.stdout
-    data = json.loads(run_cli("--vault", str(root), "get", "laptop", "--json").stdout)
+    data = json.loads(cli("--vault", str(root), "get", "laptop", "--json").stdout)
     assert data["age_days"] == 400 and data["flags"] == ["stale"]
-    r = run_cli("--vault", str(root), "recall", "thinkpad")
+    r = cli("--vault", str(root), "recall", "thinkpad")
     assert "400 days old) [stale]" in r.stdout
 
 
@@ -144,13 +144,13 @@ def test_supersession_cycle_terminates(vault):
 
 def test_cli_get_shows_superseded_by(tmp_path):
     root = tmp_path / "v"
-    assert run_cli("init", str(root)).returncode == 0
-    assert run_cli("--vault", str(root), "remember", "neovim", "-d", "Uses Neovim").returncode == 0
-    r = run_cli("--vault", str(root), "remember", "helix", "-d", "Uses Helix", "--supersedes", "neovim")
+    assert cli("init", str(root)).returncode == 0
+    assert cli("--vault", str(root), "remember", "neovim", "-d", "Uses Neovim").returncode == 0
+    r = cli("--vault", str(root), "remember", "helix", "-d", "Uses Helix", "--supersedes", "neovim")
     assert r.returncode == 0, r.stderr
-    r = run_cli("--vault", str(root), "get", "neovim")
+    r = cli("--vault", str(root), "get", "neovim")
     assert "[superseded]" in r.stdout and "note: superseded by helix" in r.stdout
-    r = run_cli("--vault", str(root), "get", "helix")
+    r = cli("--vault", str(root), "get", "helix")
     assert "note: supersedes neovim" in r.stdout
 
 
