@@ -247,18 +247,19 @@ def m007_index_counter(conn) -> None:
     """A counter of the rows INDEX.md can list, kept by triggers, so that INDEX.md's "+N more"
     line costs no scan of every row: counting them took ~5 ms per write at 10k memories and grew
     with the vault (a lookup in ``files`` per row for ``conflict_of``); the counter minus the few
-    expired and superseded rows is the same number (``bench/bench_remember.py``)."""
+    expired and superseded rows is the same number (``bench/bench_remember.py``). Safe to run
+    again over a file that has them (a schema version set back by hand)."""
     new, old = listable_sql("new."), listable_sql("old.")
     _run_script(
         conn,
         f"""
-        CREATE TABLE counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
-        INSERT INTO counters(name, n) SELECT '{INDEX_LISTED}', count(*) FROM files WHERE {listable_sql()};
-        CREATE TRIGGER files_listed_insert AFTER INSERT ON files WHEN {new}
+        CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+        INSERT OR REPLACE INTO counters(name, n) SELECT '{INDEX_LISTED}', count(*) FROM files WHERE {listable_sql()};
+        CREATE TRIGGER IF NOT EXISTS files_listed_insert AFTER INSERT ON files WHEN {new}
         BEGIN UPDATE counters SET n = n + 1 WHERE name = '{INDEX_LISTED}'; END;
-        CREATE TRIGGER files_listed_delete AFTER DELETE ON files WHEN {old}
+        CREATE TRIGGER IF NOT EXISTS files_listed_delete AFTER DELETE ON files WHEN {old}
         BEGIN UPDATE counters SET n = n - 1 WHERE name = '{INDEX_LISTED}'; END;
-        CREATE TRIGGER files_listed_update AFTER UPDATE OF usable, type_rank, conflict_of ON files
+        CREATE TRIGGER IF NOT EXISTS files_listed_update AFTER UPDATE OF usable, type_rank, conflict_of ON files
         WHEN {new} != {old}
         BEGIN UPDATE counters SET n = n + {new} - {old} WHERE name = '{INDEX_LISTED}'; END;
         """,
