@@ -103,7 +103,9 @@ def seed_vectors(root: Path, cache_dir: Path) -> tuple[int, float]:
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    # gc.auto=0: a commit on a freshly filled vault (50k loose objects) would start `git gc`
+    # in the background, which then competes with the timings that follow
+    subprocess.run(["git", "-c", "gc.auto=0", *args], cwd=root, check=True, capture_output=True)
 
 
 def time_config(root: Path, embedder: str, writes: int, tag: str,
@@ -177,7 +179,7 @@ def main() -> None:
     print(f"{'N':>7} {'embedder':>8} {'remember':>10} {'its commit':>11} {'git add+commit':>15} {'ratio':>6}"
           "   load average")
     for n in (int(s) for s in args.sizes.split(",")):
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
             os.environ["VAULT_MEM_EMBEDDER"] = "none"
             root = Path(tmp) / "v"
             t0 = time.perf_counter()
