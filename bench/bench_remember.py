@@ -102,6 +102,26 @@ def seed_vectors(root: Path, cache_dir: Path) -> tuple[int, float]:
     return embedder.embedded, time.perf_counter() - t0
 
 
+WORDS = ("garden", "invoice", "kettle", "ladder", "meeting", "window", "bicycle", "printer", "recipe",
+         "passport", "laptop", "violin", "harbor", "library", "tomato", "blanket", "compass", "dentist",
+         "engine", "festival", "glacier", "hammer", "island", "jacket", "lantern", "marble", "notebook",
+         "orchard", "pillow", "quartz", "rocket", "saddle", "teapot", "umbrella", "valley", "wallet",
+         "yogurt", "zipper", "anchor", "basket", "candle", "donkey", "feather", "guitar", "helmet",
+         "airport", "balcony", "cabinet", "desert", "elevator", "fountain", "garage", "highway", "igloo",
+         "jungle", "kitchen", "lemon", "mirror", "napkin", "oven", "parrot", "river", "scarf", "tunnel",
+         "vacuum", "walnut", "bakery", "camera", "diary", "envelope", "forest", "gravel", "honey",
+         "iceberg", "journal", "kayak", "lobster", "mailbox", "nursery", "olive", "pencil", "radio")
+
+
+def write_text(seed: str) -> tuple[str, str]:
+    """(description, body) of one timed write: eight words of its own drawn by ``seed``, so no
+    two writes (of any configuration) embed the same text (none comes from the embedding cache)
+    and none is a near duplicate of another (which would add the duplicate check's work)."""
+    h = hashlib.sha256(seed.encode()).digest()
+    w = list(dict.fromkeys(WORDS[b % len(WORDS)] for b in h))[:8]
+    return f"The {w[0]} by the {w[1]} needs a {w[2]}", f"Also the {w[3]}, {w[4]}, {w[5]}, {w[6]} and {w[7]}."
+
+
 def git(root: Path, *args: str) -> None:
     # gc.auto=0: a commit on a freshly filled vault (50k loose objects) would start `git gc`
     # in the background, which then competes with the timings that follow
@@ -135,13 +155,11 @@ def time_config(root: Path, embedder: str, writes: int, tag: str,
 
             profiler = Profiler(interval=0.0005)
         for i in range(writes):
-            # a word of its own per write: no two writes (of any configuration) embed the same
-            # text, so none is served from the embedding cache, and none is a near duplicate
-            nonce = hashlib.sha256(f"{tag}-{i}".encode()).hexdigest()[:12]
+            description, body = write_text(f"{tag}-{i}")
             if profiler is not None:
                 profiler.start()
             t = time.perf_counter()
-            vault.remember(f"new-{tag}-{i}", f"A new memory {i} written by the benchmark", f"body {nonce}")
+            vault.remember(f"new-{tag}-{i}", description, body)
             times.append((time.perf_counter() - t) * 1000)
             if profiler is not None:
                 profiler.stop()
