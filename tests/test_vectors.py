@@ -341,3 +341,46 @@ def test_warm_index_takes_new_vectors_without_copying_the_ones_it_holds(tmp_path
     assert len(warm.vector_index().ids) == 65 + spare + 3
     for sc in (writer, warm, cold):
         sc.close()
+
+
+def _vm_steps(sc: Sidecar, fn) -> int:
+    """SQLite virtual-machine steps ``fn()`` runs on ``sc``'s connection (work, not time)."""
+    steps = 0
+
+    def tick() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    sc.db.conn.set_progress_handler(tick, 1)
+    try:
+        fn()
+    finally:
+        sc.db.conn.set_progress_handler(None, 1)
+    return steps
+
+
+def test_warm_index_refresh_reads_only_the_changed_vectors(tmp_path: Path) -> None:
+    """After a write, a warm process's refresh reads the new vector by its rowid: a
+    ``rowid IN (...)`` filter made vec0 scan every vector (9 ms at 50k memories)."""
+    root = tmp_path / "v"
+    writer = Sidecar(root, Config(), embedder=FakeEmbedder())
+    warm = Sidecar(root, Config(), embedder=FakeEmbedder())
+    warm.keep_vectors_in_memory = True
+    cold = Sidecar(root, Config(), embedder=FakeEmbedder())
+
+    def steps_for_one_write(n: int) -> int:
+        _fill(root, n)
+        writer.reconcile()
+        warm.vector_index()  # up to date
+        write_memory(root, f"probe-{n}", f"Moka pot coffee probe {n}")
+        writer.refresh_paths([f"facts/probe-{n}.md"])
+        steps = _vm_steps(warm, warm.vector_index)
+        assert _hits(warm, f"moka pot coffee probe {n}") == _hits(cold, f"moka pot coffee probe {n}")
+        assert _hits(warm, f"moka pot coffee probe {n}")[0][0] == f"probe-{n}"
+        return steps
+
+    small, large = steps_for_one_write(30), steps_for_one_write(600)
+    assert large < small + 50, (small, large)
+    for sc in (writer, warm, cold):
+        sc.close()
