@@ -5,6 +5,7 @@ configuration.
     python bench/bench_remember.py                                   # N = 1k, 10k, 50k; none and local
     python bench/bench_remember.py --sizes 10000 --writes 30 --embedder local
     python bench/bench_remember.py --sizes 50000 --embedder local --profile /tmp/prof   # pyinstrument
+    python bench/bench_remember.py --sizes 10000,50000 --embedder none --parts   # + two parts alone
 
 Per size, one vault is filled with one bulk-import commit (the code path `eval` uses). With
 ``local`` among the configurations the fill is then embedded with the real bundled model, so
@@ -180,6 +181,26 @@ def time_config(root: Path, embedder: str, writes: int, tag: str,
     return statistics.median(times), statistics.median(commit_ms), statistics.median(git_times)
 
 
+def time_parts(root: Path, writes: int, tag: str) -> tuple[float, float]:
+    """(median ms of rendering INDEX.md, median ms of a warm process's vector refresh after one
+    write): two parts of a write's cost that grew with the vault, timed on their own so that
+    the write's noisier total does not hide them."""
+    os.environ["VAULT_MEM_EMBEDDER"] = "local"
+    with Vault(root) as vault:
+        vault.sidecar.keep_vectors_in_memory = True  # as the MCP server does
+        vault.recall("what does the benchmark write about")  # loads the model and the vectors
+        render, refresh = [], []
+        for i in range(writes):
+            t = time.perf_counter()
+            vault.render_index()
+            render.append((time.perf_counter() - t) * 1000)
+            vault.remember(f"part-{tag}-{i}", *write_text(f"part-{tag}-{i}"))
+            t = time.perf_counter()
+            vault.sidecar.vector_index()  # what the next recall does first
+            refresh.append((time.perf_counter() - t) * 1000)
+    return statistics.median(render), statistics.median(refresh)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,50000")
@@ -188,6 +209,8 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "vault-mem-bench-embeddings",
                     help="where the fill's real embeddings are kept between runs")
     ap.add_argument("--profile", type=Path, default=None, help="write a pyinstrument profile per size here")
+    ap.add_argument("--parts", action="store_true",
+                    help="also time INDEX.md rendering and a warm process's vector refresh after a write")
     args = ap.parse_args()
     configs = [c.strip() for c in args.embedder.split(",") if c.strip()]
     for env, val in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "b@example.com"),
@@ -205,7 +228,7 @@ def main() -> None:
             with Vault(root) as vault:
                 fill(vault, n)
             note = f"fill {time.perf_counter() - t0:.1f} s"
-            if "local" in configs:
+            if "local" in configs or args.parts:
                 embedded, secs = seed_vectors(root, args.cache)
                 note += f", vectors {secs:.1f} s ({embedded} embedded now, the rest from {args.cache})"
             print(f"{n:>7} {note}", flush=True)
@@ -214,6 +237,11 @@ def main() -> None:
                                       args.profile / f"{n}" if args.profile else None)
                 load = " ".join(f"{x:.2f}" for x in os.getloadavg())
                 print(f"{n:>7} {cfg:>8} {r:>10.1f} {c:>11.1f} {g:>15.1f} {r / g:>6.2f}   {load}", flush=True)
+            if args.parts:
+                render, refresh = time_parts(root, args.writes, f"{n}")
+                load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+                print(f"{n:>7} parts: render INDEX.md {render:.2f} ms, warm vector refresh after a write "
+                      f"{refresh:.2f} ms   {load}", flush=True)
 
 
 if __name__ == "__main__":
