@@ -415,3 +415,102 @@ def test_database_damaged_while_in_use_is_rebuilt(vault: Path) -> None:
     assert sc.recall("helix editor", today=TODAY).hits[0].key == "editor"
     assert sc.doctor() == []
     assert list((vault / ".vault-mem").glob("index.db.corrupt-*"))
+
+
+def vm_steps(sc: Sidecar, fn) -> int:
+    """SQLite virtual-machine steps that ``fn()`` runs on ``sc``'s connection: a measure of
+    work that does not depend on the machine's speed or load (not a timing)."""
+    steps = 0
+
+    def tick() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    sc.db.conn.set_progress_handler(tick, 1)
+    try:
+        fn()
+    finally:
+        sc.db.conn.set_progress_handler(None, 1)
+    return steps
+
+
+def test_index_count_follows_every_change_of_the_listed_rows(tmp_path: Path) -> None:
+    """The counted number INDEX.md shows equals a count of every row, through adds, edits,
+    type moves, broken files, duplicate keys, conflict copies, expiry, supersedes, deletes and
+    a rebuild."""
+    root = tmp_path
+    sc = open_sidecar(root)
+
+    def check() -> None:
+        sc.reconcile()
+        for day in (TODAY, dt.date(2026, 2, 15), dt.date(2027, 1, 1)):
+            assert sc.count_for_index(day) == sc.count_for_index_by_scan(day) == \
+                len(list(sc.entries_for_index(day))), day
+
+    for i in range(6):
+        write_memory(root, f"fact-{i}", f"Fact number {i}")
+    write_memory(root, "a-note", "A note is not listed", type_="note")
+    check()
+    write_memory(root, "fact-1", "Fact one, now a preference", type_="preference")
+    (root / "facts" / "fact-1.md").unlink()  # a move between type folders
+    write_memory(root, "fact-2", "Fact two, edited")
+    check()
+    (root / "facts" / "fact-3.md").write_text("---\ndescription: [unclosed\n---\n")  # broken: kept version
+    check()
+    write_memory(root, "fact-4", "Same key in another folder", type_="decision")  # duplicate key
+    write_memory(root, "fact-5.conflict-abcdef1", "A sync conflict copy", conflict_of="fact-5")
+    check()
+    write_memory(root, "soon", "Expires mid February", expires=dt.date(2026, 2, 10))
+    write_memory(root, "later", "Expires next year", expires=dt.date(2026, 12, 1))
+    write_memory(root, "new-0", "Replaces fact 0", supersedes=["fact-0", "no-such-key"])
+    write_memory(root, "new-later", "Replaces later until it expires", supersedes=["later"],
+                 expires=dt.date(2026, 6, 1))
+    check()
+    (root / "facts" / "fact-4.md").unlink()
+    (root / "facts" / "new-0.md").unlink()
+    write_memory(root, "fact-3", "Fact three, fixed")
+    check()
+    sc.rebuild()
+    check()
+    assert sc.doctor() == []
+
+
+def test_index_count_does_not_visit_every_row(tmp_path: Path) -> None:
+    """INDEX.md is rendered on every write, so its count must not grow with the vault (it
+    once scanned every listed row, with a table lookup each)."""
+    root = tmp_path
+    sc = open_sidecar(root, embedder=None)
+
+    def grow(n: int) -> int:
+        paths = [write_memory(root, f"bulk-{i:05d}", f"Bulk fact {i}") for i in range(n)]
+        sc.refresh_paths(paths)
+        return vm_steps(sc, lambda: sc.count_for_index(TODAY))
+
+    small = grow(50)
+    large = grow(2000)
+    assert sc.count_for_index(TODAY) == sc.count_for_index_by_scan(TODAY) == 2000
+    assert large < small + 100, (small, large)
+
+
+def test_index_counter_row_lost_is_recounted(vault: Path) -> None:
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    expected = sc.count_for_index_by_scan(TODAY)
+    sc.db.execute("DELETE FROM counters")
+    assert sc.count_for_index(TODAY) == expected == 4
+    assert sc.doctor() == []
+
+
+def test_index_counter_migration_counts_existing_rows(vault: Path, monkeypatch) -> None:
+    from vault_mem.index import db as dbmod
+
+    monkeypatch.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:6])
+    monkeypatch.setattr(dbmod, "SCHEMA_VERSION", 6)
+    old = open_sidecar(vault)
+    old.reconcile()  # rows written before the counter existed
+    old.close()
+    monkeypatch.undo()
+    sc = open_sidecar(vault)
+    assert sc.db.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION
+    assert sc.count_for_index(TODAY) == sc.count_for_index_by_scan(TODAY) == 4

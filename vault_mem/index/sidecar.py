@@ -330,16 +330,38 @@ class Sidecar(VectorStore):
             cur.close()
 
     def count_for_index(self, today: dt.date) -> int:
-        """How many entries :meth:`entries_for_index` yields in total."""
+        """How many entries :meth:`entries_for_index` yields in total.
+
+        Runs on every write (INDEX.md's "+N more" line), so it never visits every row: the
+        listable rows are counted by triggers (``db.m007_index_counter``), and only the
+        expired and the superseded ones, found through their indexes, are taken off."""
+        listable = dbmod.listable_sql("f.")
+        day = today.isoformat()
+        counted = self.db.execute("SELECT n FROM counters WHERE name = ?", (dbmod.INDEX_LISTED,)).fetchone()
+        if counted is None:  # the counter row is derived state too: recount (and keep) it
+            with self.db.write():
+                self.db.execute("INSERT OR REPLACE INTO counters(name, n) "
+                                f"SELECT ?, count(*) FROM files f WHERE {listable}", (dbmod.INDEX_LISTED,))
+            return self.count_for_index(today)
+        expired = self.db.execute(
+            f"SELECT count(*) FROM files f INDEXED BY files_expires WHERE f.expires < ? AND {listable}",
+            (day,)).fetchone()[0]
+        superseded = self.db.execute(
+            f"SELECT count(*) FROM files f INDEXED BY files_key WHERE f.key IN ({search.SUPERSEDED_KEYS_SQL}) "
+            f"AND (f.expires IS NULL OR f.expires >= ?) AND {listable}", (day, day)).fetchone()[0]
+        return counted[0] - expired - superseded
+
+    def count_for_index_by_scan(self, today: dt.date) -> int:
+        """The same number as :meth:`count_for_index`, counted row by row (for ``doctor``)."""
         return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._INDEX_WHERE}",
                                {"today": today.isoformat()}).fetchone()[0]
-
 
     def render_index(self, *, budget_tokens: int, today: dt.date | None = None) -> str:
         """The bytes of INDEX.md for the files this sidecar reflects (see indexmd.render_index)."""
         today = today or dt.date.today()
         return render_index(self.entries_for_index(today), self.count_for_index(today),
                             budget_tokens=budget_tokens)
+
     def list_entries(self, *, type: str | None = None, tags: list[str] | None = None) -> list[dict]:
         """Every usable memory (expired ones too), by type order then key, optionally filtered
         by type and by all of ``tags``: key, type, description, date, path, tags, pinned."""
@@ -460,6 +482,10 @@ class Sidecar(VectorStore):
         n_fts = self.db.execute("SELECT count(*) FROM fts").fetchone()[0]
         if ok != n_content or n_fts != n_content:
             out.append(f"keyword index: {n_fts} rows, {ok} of {n_content} memories match their file")
+        today = dt.date.today()
+        counted, scanned = self.count_for_index(today), self.count_for_index_by_scan(today)
+        if counted != scanned:
+            out.append(f"INDEX.md counter: {counted} listed memories counted, {scanned} in the index")
         if self.db.vec_ok and self._embedder_fingerprint() is not None:
             missing = self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
             if missing:

@@ -130,17 +130,54 @@ class VectorIndex:
     EXACT_MAX = 20_000
     COARSE_FACTOR = 20
     COARSE_MIN = 1000
+    #: spare rows kept at the end of the arrays (a share of the rows held, at least MIN_SPARE):
+    #: new vectors are written into them, and the arrays are copied only once they are used up.
+    #: Copying all vectors for each new one took ~22 ms at 50k memories on every refresh after
+    #: a write (np.vstack of the whole matrix), so a warm process paid O(vault) per write.
+    SPARE_SHARE = 8
+    MIN_SPARE = 1024
+    #: a refresh reads up to this many changed vectors (or 2% of the index) one by one
+    POINT_LOOKUPS = 64
 
     def __init__(self) -> None:
         self.model: str | None = None
         self.epoch: str | None = None
         self.seq = -1
+        # The searched arrays are views of the first rows of ``_buffers`` (same order).
         self.ids = np.empty(0, dtype=np.int64)
         self.types = np.empty(0, dtype=np.int8)  # index into TYPE_CODES
         self.matrix = np.empty((0, 0), dtype=np.float32)
         self.codes = np.empty((0, 0), dtype=np.uint8)
         self.alive = np.empty(0, dtype=bool)
         self.pos: dict[int, int] = {}
+        self._buffers: tuple[np.ndarray, ...] | None = None
+
+    @property
+    def capacity(self) -> int:
+        """Rows the arrays can hold before the next new vector makes them be copied."""
+        return len(self._buffers[0]) if self._buffers is not None else len(self.ids)
+
+    def _views(self) -> tuple[np.ndarray, ...]:
+        return self.ids, self.types, self.matrix, self.codes, self.alive
+
+    def _append(self, ids: np.ndarray, types: np.ndarray, block: np.ndarray) -> None:
+        """Add rows at the end, into the spare rows when they suffice (no copy of the rest)."""
+        n, k = len(self.ids), len(ids)
+        new = (ids, types, block, np.packbits(block > 0, axis=1), np.ones(k, dtype=bool))
+        bufs = self._buffers
+        if bufs is None or len(bufs[0]) < n + k or any(v.base is not b for v, b in zip(self._views(), bufs)) \
+                or bufs[2].shape[1:] != block.shape[1:]:
+            cap = n + k + max(self.MIN_SPARE, (n + k) // self.SPARE_SHARE)
+            bufs = tuple(np.empty((cap, *a.shape[1:]), dtype=a.dtype) for a in new)
+            if n:
+                for buf, old in zip(bufs, self._views()):
+                    buf[:n] = old
+            self._buffers = bufs
+        for buf, rows in zip(bufs, new):
+            buf[n:n + k] = rows
+        self.ids, self.types, self.matrix, self.codes, self.alive = (b[:n + k] for b in bufs)
+        for i, fid in enumerate(ids.tolist()):
+            self.pos[fid] = n + i
 
     def refresh(self, db, model: str, epoch: str | None) -> None:
         if model != self.model or epoch != self.epoch:
@@ -162,17 +199,20 @@ class VectorIndex:
             return
         changed = dict(db.execute("SELECT id, live FROM vector_log WHERE seq > ? ORDER BY seq", (self.seq,)).fetchall())
         live = [i for i, state in changed.items() if state == LIVE]
-        if self.seq == -1:  # first load: one pass over the table beats a lookup per row
+        if self.seq == -1 or len(live) > max(self.POINT_LOOKUPS, len(self.ids) // 50):
+            # first load, or many changes: one pass over the table beats a lookup per row
             stored = {r[0]: (r[1], r[2]) for r in db.execute(f"SELECT rowid, embedding, type FROM {VEC_TABLE}")
                       if changed.get(r[0]) == LIVE} if live else {}
-            if len(stored) < len(live):
+            if self.seq == -1 and len(stored) < len(live):
                 raise dbmod.errors()[1](f"the vector table holds {len(stored)} of {len(live)} logged vectors")
         else:
+            # `rowid = ?` is a point lookup in vec0; `rowid IN (...)` would scan every vector
+            # (9 ms at 50k memories for one changed row, on every refresh after a write)
             stored = {}
-            for n in range(0, len(live), 500):
-                stored.update((r[0], (r[1], r[2])) for r in db.execute(
-                    f"SELECT rowid, embedding, type FROM {VEC_TABLE} WHERE rowid IN (SELECT value FROM json_each(?))",
-                    (_id_list(live[n:n + 500]),)))
+            for fid in live:
+                r = db.execute(f"SELECT rowid, embedding, type FROM {VEC_TABLE} WHERE rowid = ?", (fid,)).fetchone()
+                if r is not None:
+                    stored[r[0]] = (r[1], r[2])
         fresh = {fid: stored.get(fid, (None, None)) for fid in changed}
         dims = self.matrix.shape[1] if len(self.ids) else None
         add_ids, add_vecs, add_types = [], [], []
@@ -195,15 +235,7 @@ class VectorIndex:
                 add_types.append(TYPE_CODES.get(type_, -1))
         if add_ids:
             block = np.frombuffer(b"".join(add_vecs), dtype=np.float32).reshape(len(add_ids), dims)
-            base = len(self.ids)
-            self.matrix = block.copy() if base == 0 else np.vstack([self.matrix, block])
-            bits = np.packbits(block > 0, axis=1)
-            self.codes = bits if base == 0 else np.vstack([self.codes, bits])
-            self.ids = np.concatenate([self.ids, np.array(add_ids, dtype=np.int64)])
-            self.types = np.concatenate([self.types, np.array(add_types, dtype=np.int8)])
-            self.alive = np.concatenate([self.alive, np.ones(len(add_ids), dtype=bool)])
-            for n, fid in enumerate(add_ids):
-                self.pos[fid] = base + n
+            self._append(np.array(add_ids, dtype=np.int64), np.array(add_types, dtype=np.int8), block)
         self.seq = top
 
     def similarities(self, qvec: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
