@@ -1,7 +1,7 @@
 """Reliability under crashes: ``kill -9`` of a writer at every point of ``remember``, of writers
 at random moments, and of the daemon in the middle of a big reindex.
 
-Checkpoints come from the test hook in vault.py (``VAULT_MEM_PAUSE_AT=<point>``: the process
+Checkpoints come from the test hook in store/files.py (``VAULT_MEM_PAUSE_AT=<point>``: the process
 announces ``.vault-mem/paused-<point>`` and waits there to be killed). After each kill:
 
 - every memory file on disk parses (no half-written file, no stray temp file counted as one);

@@ -2,7 +2,7 @@
 the ``Kind`` of text, and :func:`normalise`.
 
 Kept apart from embed.py so that the local model (embed.py) and the HTTP providers
-(embed_http.py) both build on it without importing each other; embed.py's factory imports both.
+(http.py) both build on it without importing each other; local.py's factory imports both.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ walking the work tree through each replayed state and deciding conflicts per key
 finish or roll back a sync that a crash interrupted
 (:func:`vault_mem.vault.recovery.recover_sync`).
 
-Kept apart from sync.py, which talks to the remote (fetch, push, their errors), checks that the
+Kept apart from remote.py, which talks to the remote (fetch, push, their errors), checks that the
 histories can be integrated and schedules the daemon's syncs; nothing here uses the network.
 """
 
