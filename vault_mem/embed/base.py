@@ -1,7 +1,7 @@
 """The embedder interface: :class:`Embedder` (``embed_batch`` is the only required method),
 the ``Kind`` of text, and :func:`normalise`.
 
-Kept apart from embed.py so that the local model (embed.py) and the HTTP providers
+Kept apart from local.py so that the local model (local.py) and the HTTP providers
 (http.py) both build on it without importing each other; local.py's factory imports both.
 """
 
