@@ -542,10 +542,11 @@ class _Tree:
     """One parsed tree: GitPython's entries ``(binsha, mode, name)`` in git's order, their sort
     keys, and the serialised bytes with each entry's length.
 
-    ``put``/``remove`` return a new tree (cached trees are shared, so never mutated): the entry
-    lists are copied and edited in C (list slicing, ``insert``), and the bytes are the old bytes
-    with the one entry's ``tree_to_stream`` output spliced in at its offset. Entries nobody
-    touched keep their exact bytes, even a name that is not UTF-8."""
+    ``put``/``remove`` return a new tree (cached trees are shared, so never mutated): the lists
+    are copied and edited in C (slicing, ``insert``; a changed entry that keeps its name shares
+    the keys), and the bytes are the old bytes with the one entry's ``tree_to_stream`` output
+    spliced in at its offset. Entries nobody touched keep their exact bytes, even a name that is
+    not UTF-8 (GitPython would not serialise it back)."""
 
     __slots__ = ("entries", "keys", "raw", "sizes")
     EMPTY: _Tree
@@ -585,29 +586,38 @@ class _Tree:
         return mode, bin_to_hex(binsha).decode()
 
     def remove(self, name: str) -> _Tree:
+        """This tree without the entry ``name`` (itself when there is none)."""
         i = self._index(name)
         if i is None:
             return self
-        start = sum(self.sizes[:i])
-        end = start + self.sizes[i]
-        return _Tree(self.raw[:start] + self.raw[end:], self.entries[:i] + self.entries[i + 1:],
+        at = sum(self.sizes[:i])
+        raw = memoryview(self.raw)
+        return _Tree(b"".join((raw[:at], raw[at + self.sizes[i]:])), self.entries[:i] + self.entries[i + 1:],
                      self.keys[:i] + self.keys[i + 1:], self.sizes[:i] + self.sizes[i + 1:])
 
     def put(self, name: str, mode: int, oid: str) -> _Tree:
-        base = self.remove(name)
+        """This tree with the entry ``name`` set to ``mode``/``oid`` (added or replaced)."""
         entry = (hex_to_bin(oid), mode, name)
         chunks: list[bytes] = []
         tree_to_stream([entry], chunks.append)  # GitPython validates the name (no "..", ".git", "/")
         data = b"".join(chunks)
-        key = _name_bytes(name)
-        key = key + b"/" if stat.S_ISDIR(mode) else key
+        key = _name_bytes(name) + (b"/" if stat.S_ISDIR(mode) else b"")
+        i = self._index(name)
+        if i is not None and self.keys[i] == key:  # same name and kind: replace in place
+            at = sum(self.sizes[:i])
+            raw = memoryview(self.raw)
+            entries, sizes = self.entries[:], self.sizes[:]
+            entries[i], sizes[i] = entry, len(data)
+            return _Tree(b"".join((raw[:at], data, raw[at + self.sizes[i]:])), entries, self.keys, sizes)
+        base = self if i is None else self.remove(name)  # a file becomes a folder or back
         i = bisect.bisect_left(base.keys, key)
         at = sum(base.sizes[:i])
+        raw = memoryview(base.raw)
         entries, keys, sizes = base.entries[:], base.keys[:], base.sizes[:]
         entries.insert(i, entry)
         keys.insert(i, key)
         sizes.insert(i, len(data))
-        return _Tree(base.raw[:at] + data + base.raw[at:], entries, keys, sizes)
+        return _Tree(b"".join((raw[:at], data, raw[at:])), entries, keys, sizes)
 
 
 def _plain_path(path: str) -> bool:
