@@ -412,3 +412,45 @@ def test_a_big_flat_folder_edited_in_place_equals_what_git_builds(tmp_path):
     git(root, "add", "-A")
     assert git(root, "write-tree").strip() == ours
     git(root, "fsck", "--strict")
+
+
+def test_threads_sharing_one_repo_read_their_own_objects(tmp_path):
+    """The daemon's threads share a GitRepo: cat-file's pipe protocol must not interleave."""
+    import threading
+
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    blobs = {repo.write_object("blob", f"thread data {i}\n".encode() * (i + 1)): i for i in range(40)}
+    wrong: list[str] = []
+
+    def read_all():
+        for _ in range(5):
+            for oid, i in blobs.items():
+                if repo.read_object(oid) != ("blob", f"thread data {i}\n".encode() * (i + 1)):
+                    wrong.append(oid)
+                if repo.blob_at(repo.head(), "README.md") is None:
+                    wrong.append("README.md")
+
+    threads = [threading.Thread(target=read_all) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+
+
+def test_a_commit_waits_for_another_gits_index_lock(tmp_path):
+    import threading
+
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")  # another git is mid-command
+    releaser = threading.Timer(0.5, lock.unlink)
+    releaser.start()
+    (root / "a.md").write_bytes(b"a\n")
+    try:
+        assert repo.commit_paths({"a.md": b"a\n"}, "remember: a", author=AGENT)
+    finally:
+        releaser.join()
+    assert git(root, "status", "--porcelain") == ""
