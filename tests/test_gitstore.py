@@ -454,3 +454,21 @@ def test_a_commit_waits_for_another_gits_index_lock(tmp_path):
     finally:
         releaser.join()
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_tree_with_a_zero_padded_mode_from_an_old_tool_is_rewritten_as_git_writes_it(tmp_path):
+    root = _repo(tmp_path)
+    readme = git(root, "rev-parse", "HEAD:README.md").strip()
+    inner = _git_bytes(root, "mktree", input_bytes=f"100644 blob {readme}\tx.md\n".encode()).decode().strip()
+    raw = (b"100644 README.md\0" + bytes.fromhex(readme) + b"040000 old\0" + bytes.fromhex(inner))
+    tree = _git_bytes(root, "hash-object", "-t", "tree", "--literally", "-w", "--stdin", input_bytes=raw).decode().strip()
+    commit = _git_bytes(root, "commit-tree", "-p", "HEAD", "-m", "old tool", tree).decode().strip()
+    git(root, "update-ref", "HEAD", commit)
+    git(root, "reset", "-q", "--hard")
+    repo = GitRepo(root)
+    (root / "new.md").write_bytes(b"n\n")
+    assert repo.commit_paths({"new.md": b"n\n"}, "remember: n", author=AGENT)
+    assert sorted(git(root, "ls-tree", "-r", "--name-only", "HEAD").split()) == ["README.md", "new.md", "old/x.md"]
+    assert b"40000 old\0" in _git_bytes(root, "cat-file", "tree", "HEAD^{tree}")
+    assert b"040000" not in _git_bytes(root, "cat-file", "tree", "HEAD^{tree}")
+    assert git(root, "status", "--porcelain") == ""

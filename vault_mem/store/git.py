@@ -58,8 +58,9 @@ TREE_MODE = 0o040000
 
 # git refuses to work while another git holds index.lock; we wait for it instead of failing.
 _INDEX_LOCK_WAIT_S = 30.0
-# Parsed trees kept per process, bounded by their total entries (a 50k folder is one big tree).
-_TREE_CACHE_ENTRIES = 400_000
+# Parsed trees kept per process, bounded by their total entries: a 50k folder is one big tree
+# and each write makes a new version of it (versions share entry objects; ~3 MB each at 50k).
+_TREE_CACHE_ENTRIES = 200_000
 # Loose objects above this size are stored uncompressed: a big tree is mostly random object ids,
 # so deflating it costs ~25-40 ms per write and saves little (git gc packs it later anyway).
 _DEFLATE_LIMIT = 65536
@@ -566,7 +567,13 @@ class _Tree:
             sizes.append(len(b"%o" % mode) + len(key) + 22)  # "<mode> <name>\0" + 20-byte id
             keys.append(key + b"/" if stat.S_ISDIR(mode) else key)
         if sum(sizes) != len(raw):
-            raise ValueError("tree bytes and parsed entries disagree")
+            # written by an old tool (a zero-padded mode like "040000"): the splice offsets
+            # would be wrong, so take GitPython's serialisation, which writes it as git does now
+            chunks: list[bytes] = []
+            tree_to_stream(entries, chunks.append)
+            raw = b"".join(chunks)
+            if sum(sizes) != len(raw):
+                raise ValueError("tree bytes and parsed entries disagree")
         return cls(raw, entries, keys, sizes)
 
     def _index(self, name: str) -> int | None:
