@@ -472,3 +472,33 @@ def test_a_tree_with_a_zero_padded_mode_from_an_old_tool_is_rewritten_as_git_wri
     assert b"40000 old\0" in _git_bytes(root, "cat-file", "tree", "HEAD^{tree}")
     assert b"040000" not in _git_bytes(root, "cat-file", "tree", "HEAD^{tree}")
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_big_folder_another_git_changed_is_read_right_by_an_open_repo(tmp_path):
+    """After a person's own commits in a big folder, the agent's next commit (which parses the
+    new folder tree as a difference from the one it held) still equals what git builds."""
+    root = _repo(tmp_path)
+    facts = root / "facts"
+    facts.mkdir()
+    for i in range(2500):
+        (facts / f"bulk-{i:05d}.md").write_text(f"memory {i}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "bulk")
+    repo = GitRepo(root)
+    person = [("change", "bulk-01000.md"), ("add", "bulk-01000.mda"), ("delete", "bulk-00000.md"),
+              ("add", "zz.md"), ("change", "bulk-02499.md"), ("delete", "bulk-01777.md"), ("add", "a.md")]
+    for step, (what, name) in enumerate(person):
+        if what == "delete":
+            (facts / name).unlink()
+        else:
+            (facts / name).write_text(f"person {step}\n")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", f"person {step}")
+        (facts / f"agent-{step}.md").write_bytes(b"agent %d\n" % step)
+        assert repo.commit_paths({f"facts/agent-{step}.md": b"agent %d\n" % step}, f"agent {step}", author=AGENT)
+        ours = git(root, "rev-parse", "HEAD^{tree}").strip()
+        git(root, "add", "-A")
+        assert git(root, "write-tree").strip() == ours, (what, name)
+        assert repo.blob_at(repo.head(), f"facts/{name}") == (
+            None if what == "delete" else GitRepo.blob_id(f"person {step}\n".encode()))
+    git(root, "fsck", "--strict")

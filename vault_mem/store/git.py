@@ -36,6 +36,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Self, TypeVar
 
@@ -61,6 +62,10 @@ _INDEX_LOCK_WAIT_S = 30.0
 # Parsed trees kept per process, bounded by their total entries: a 50k folder is one big tree
 # and each write makes a new version of it (versions share entry objects; ~3 MB each at 50k).
 _TREE_CACHE_ENTRIES = 200_000
+# A tree someone else wrote is parsed as a difference from the last one held in its folder
+# only when that one is this big (below it, GitPython parses a whole tree in a few ms).
+_REBASE_MIN_ENTRIES = 2000
+_BLOCK = 65536
 # Loose objects above this size are stored uncompressed: a big tree is mostly random object ids,
 # so deflating it costs ~25-40 ms per write and saves little (git gc packs it later anyway).
 _DEFLATE_LIMIT = 65536
@@ -147,6 +152,7 @@ class GitRepo:
         self._lock = threading.RLock()
         self._trees: OrderedDict[str, _Tree] = OrderedDict()
         self._tree_entries = 0
+        self._tree_at: dict[str, str] = {}  # folder -> the last big tree held there
         self._commit_trees: OrderedDict[str, str] = OrderedDict()
 
     def close(self) -> None:
@@ -155,6 +161,7 @@ class GitRepo:
             self.repo.close()
             self._trees.clear()
             self._tree_entries = 0
+            self._tree_at.clear()
             self._commit_trees.clear()
 
     def __enter__(self) -> Self:
@@ -296,7 +303,9 @@ class GitRepo:
                                "check that the folder is writable and the disk is not full") from exc
         return hexsha
 
-    def _tree(self, oid: str | None) -> _Tree:
+    def _tree(self, oid: str | None, at: str | None = None) -> _Tree:
+        """The parsed tree ``oid``; ``at`` (its folder) lets a tree someone else wrote be parsed
+        as a difference from the last one this process held there (``_Tree.rebase``)."""
         if oid is None:
             return _Tree.EMPTY
         with self._lock:
@@ -307,16 +316,19 @@ class GitRepo:
             kind, data = self.read_object(oid)
             if kind != "tree":
                 raise GitError(f"object {oid} is a {kind}, not a tree")
+            near = self._trees.get(self._tree_at.get(at, "")) if at is not None else None
             try:
-                tree = _Tree.parse(data)
+                tree = (near.rebase(data) if near is not None else None) or _Tree.parse(data)
             except ValueError as exc:
                 raise GitError(f"tree {oid} has an entry vault-mem will not use ({exc}); "
                                "rename that file with git and retry") from exc
-            self._remember_tree(oid, tree)
+            self._remember_tree(oid, tree, at)
             return tree
 
-    def _remember_tree(self, oid: str, tree: _Tree) -> None:
+    def _remember_tree(self, oid: str, tree: _Tree, at: str | None = None) -> None:
         with self._lock:
+            if at is not None and len(tree.entries) >= _REBASE_MIN_ENTRIES:
+                self._tree_at[at] = oid
             if oid in self._trees:
                 return
             self._trees[oid] = tree
@@ -425,7 +437,10 @@ class GitRepo:
 
         Only the trees on the changed paths are rewritten; each is the cached parse of the old
         one with the changed entries spliced in (see ``_Tree``)."""
-        t = self._tree(tree)
+        return self._edit(tree, changes, "")
+
+    def _edit(self, tree: str | None, changes: dict[str, str | None], at: str) -> str | None:
+        t = self._tree(tree, at)
         nested: dict[str, dict[str, str | None]] = {}
         for path, oid in changes.items():
             head, sep, rest = path.partition("/")
@@ -437,11 +452,13 @@ class GitRepo:
                 t = t.put(head, BLOB_MODE, oid)
         for name, sub in nested.items():
             old = t.get(name)
-            new = self.edit_tree(old[1] if old and stat.S_ISDIR(old[0]) else None, sub)
+            new = self._edit(old[1] if old and stat.S_ISDIR(old[0]) else None, sub, f"{at}{name}/")
             t = t.remove(name) if new is None else t.put(name, TREE_MODE, new)
         if not t.entries:
             return None
-        return self._store_tree(t)
+        oid = self.write_object("tree", t.raw)
+        self._remember_tree(oid, t, at)
+        return oid
 
     @staticmethod
     def blob_id(data: bytes) -> str:
@@ -576,6 +593,36 @@ class _Tree:
                 raise ValueError("tree bytes and parsed entries disagree")
         return cls(raw, entries, keys, sizes)
 
+    def rebase(self, raw: bytes) -> _Tree | None:
+        """The tree whose bytes are ``raw``, parsed as a difference from this one, or None.
+
+        A folder of 50k memories that another git changed by one file shares all but a few
+        entries' bytes with the version held here: only the bytes from the last entry boundary
+        in the common prefix to the first in the common suffix go through GitPython's parser.
+        Parsing is sequential, so a boundary inside identical leading bytes is a boundary in
+        both; the middle must parse to exactly its end, and what follows parses as before."""
+        old = self.raw
+        prefix = _common_prefix(old, raw)
+        suffix = _common_suffix(old, raw, min(len(old), len(raw)) - prefix)
+        ends = list(accumulate(self.sizes))  # ends[k]: where entry k ends
+        i = bisect.bisect_right(ends, prefix)  # entries [0, i) lie inside the common prefix
+        start = ends[i - 1] if i else 0
+        tail = len(old) - suffix
+        j = bisect.bisect_left(ends, tail) + 1 if tail > 0 else 0  # entries [j, ...) lie in the suffix
+        stop = (ends[j - 1] if j else 0) + len(raw) - len(old)
+        try:
+            middle = _Tree.parse(raw[start:stop]) if stop > start else _Tree.EMPTY
+        except ValueError:
+            return None  # not a whole number of entries there: parse it all
+        if sum(middle.sizes) != stop - start:
+            return None
+        keys = self.keys[:i] + middle.keys + self.keys[j:]
+        for at in (i - 1, i + len(middle.keys) - 1):  # git's order must hold at both seams
+            if 0 <= at < len(keys) - 1 and not keys[at] < keys[at + 1]:
+                return None
+        return _Tree(raw, self.entries[:i] + middle.entries + self.entries[j:], keys,
+                     self.sizes[:i] + middle.sizes + self.sizes[j:])
+
     def _index(self, name: str) -> int | None:
         key = _name_bytes(name)
         for k in (key, key + b"/"):
@@ -625,6 +672,36 @@ class _Tree:
         keys.insert(i, key)
         sizes.insert(i, len(data))
         return _Tree(b"".join((raw[:at], data, raw[at:])), entries, keys, sizes)
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many leading bytes ``a`` and ``b`` share (64 KB blocks compared in C, then halving)."""
+    n, lo = min(len(a), len(b)), 0
+    while lo + _BLOCK <= n and a[lo:lo + _BLOCK] == b[lo:lo + _BLOCK]:
+        lo += _BLOCK
+    hi = min(lo + _BLOCK, n)
+    while lo < hi:  # a[:lo] == b[:lo], and they differ before hi
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """How many trailing bytes ``a`` and ``b`` share, at most ``limit``."""
+    la, lb, lo = len(a), len(b), 0
+    while lo + _BLOCK <= limit and a[la - lo - _BLOCK:la - lo] == b[lb - lo - _BLOCK:lb - lo]:
+        lo += _BLOCK
+    hi = min(lo + _BLOCK, limit)
+    while lo < hi:  # the last lo bytes agree, and they differ within the last hi
+        mid = (lo + hi + 1) // 2
+        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _plain_path(path: str) -> bool:
