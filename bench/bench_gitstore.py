@@ -76,6 +76,7 @@ def odb_reads(n: int) -> None:
     import git as gitpython
     from gitdb import IStream
     from gitdb.db import GitDB
+    from gitdb.util import bin_to_hex
 
     def median_ms(fn, k=15):
         times = []
@@ -102,9 +103,22 @@ def odb_reads(n: int) -> None:
                 git(root, "gc", "-q", "--prune=now")
                 cmd.close()
                 gdb = GitDB(str(root / ".git" / "objects"))
+        # a second version of the folder tree (git stores it as a delta in the next pack)
+        blob = git(root, "rev-parse", f"{head}:facts/bulk-000000.md")
+        git(root, "update-index", "--index-info", input=f"100644 {blob}\tfacts/changed.md\n".encode())
+        head2 = git(root, "commit-tree", "-p", head, "-m", "v2", git(root, "write-tree"))
+        git(root, "update-ref", "HEAD", head2)
+        tree2 = bytes.fromhex(git(root, "rev-parse", f"{head2}^{{tree}}:facts"))
         late = cmd.odb.store(IStream(b"blob", 4, io.BytesIO(b"late"))).binsha
-        git(root, "repack", "-a", "-d", "-q")  # moves the loose blob into a new pack
+        git(root, "update-ref", "refs/late", bin_to_hex(late))  # reachable, so it gets packed
+        git(root, "repack", "-a", "-d", "-q")  # everything into one new pack; the old one is deleted
         git(root, "prune-packed")
+        cmd.close()
+        fresh = GitDB(str(root / ".git" / "objects"))
+        for sha in (tree, tree2):
+            kind = "delta" if git(root, "cat-file", "--batch-check=%(deltabase)", input=bin_to_hex(sha) + b"\n") != "0" * 40 else "whole"
+            print(f"packed tree stored as {kind}: GitCmdObjectDB {median_ms(read(cmd.odb, sha)):6.2f} ms, "
+                  f"GitDB {median_ms(read(fresh, sha)):6.2f} ms")
         for name, db in (("GitCmdObjectDB", cmd.odb), ("GitDB", gdb)):
             try:
                 db.stream(late).read()
