@@ -1,3 +1,4 @@
+import subprocess
 from pathlib import Path
 
 from conftest import git
@@ -5,6 +6,11 @@ from conftest import git
 from vault_mem.store.git import GitRepo, Identity
 
 AGENT = Identity("agent smith", "agent@example.com")
+
+
+def _git_bytes(cwd: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
+    """Real git's stdout as bytes (for binary objects and names that are not UTF-8)."""
+    return subprocess.run(["git", *args], cwd=cwd, input=input_bytes, capture_output=True, check=True).stdout
 
 
 def _repo(tmp_path: Path) -> Path:
@@ -149,3 +155,350 @@ def test_commit_info_reads_what_git_log_says(tmp_path):
         assert info.tree == git(root, "log", "-1", "--format=%T", oid).strip()
         assert list(info.parents) == git(root, "log", "-1", "--format=%P", oid).split()
     assert len(repo.commit_info(git(root, "rev-parse", "HEAD").strip()).parents) == 2
+
+
+# -- GitPython as the git layer ---------------------------------------------------------------
+
+def test_objects_written_through_the_odb_read_back_with_git_cat_file(tmp_path):
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    small = b"a small memory\n"
+    big = bytes(range(256)) * 600  # above the deflate limit: stored uncompressed, still valid
+    for data in (small, big, b""):
+        oid = repo.write_object("blob", data)
+        assert oid == GitRepo.blob_id(data) == _git_bytes(root, "hash-object", "--stdin", input_bytes=data).decode().strip()
+        assert git(root, "cat-file", "-t", oid).strip() == "blob"
+        assert _git_bytes(root, "cat-file", "blob", oid) == data
+        assert repo.read_object(oid) == ("blob", data)
+        assert repo.write_object("blob", data) == oid  # an existing object is left alone
+    tree = repo.edit_tree(None, {"facts/a.md": GitRepo.blob_id(small), "big.bin": GitRepo.blob_id(big)})
+    assert git(root, "ls-tree", "-r", "--name-only", tree).split() == ["big.bin", "facts/a.md"]
+    commit = repo.write_commit(tree, git(root, "rev-parse", "HEAD").strip(), "m: x\n\nKey: v\n",
+                               author=AGENT)
+    assert git(root, "cat-file", "-t", commit).strip() == "commit"
+    assert repo.commit_info(commit).tree == tree
+    # and what git writes, GitPython reads
+    theirs = _git_bytes(root, "hash-object", "-w", "--stdin", input_bytes=b"from git\n").decode().strip()
+    assert repo.read_object(theirs) == ("blob", b"from git\n")
+    assert repo.empty_tree() == _git_bytes(root, "hash-object", "-t", "tree", "--stdin", input_bytes=b"").decode().strip()
+    git(root, "fsck", "--strict", "--no-dangling")
+
+
+def test_commits_succeed_while_another_process_packs_the_repo(tmp_path):
+    import threading
+
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    (root / "facts").mkdir()
+    stop = threading.Event()
+    packs = []
+
+    def pack_in_a_loop():
+        while not stop.is_set():
+            # default expiry: `--prune=now` deletes objects a writer made but has not yet
+            # referenced, which git documents as unsafe next to any concurrent writer
+            proc = subprocess.run(["git", "gc", "-q"], cwd=root, capture_output=True, check=False)
+            packs.append(proc.returncode)
+
+    packer = threading.Thread(target=pack_in_a_loop)
+    packer.start()
+    try:
+        commits = []
+        for i in range(25):
+            p = root / "facts" / f"k{i}.md"
+            p.write_text(f"memory {i}\n")
+            commits.append(repo.commit_paths({f"facts/k{i}.md": p.read_bytes()}, f"add {i}", author=AGENT))
+            assert repo.commit_info(commits[-1]).subject == f"add {i}"
+            assert repo.blob_at(commits[-1], f"facts/k{i}.md") == GitRepo.blob_id(p.read_bytes())
+    finally:
+        stop.set()
+        packer.join()
+    assert packs and all(commits)
+    assert git(root, "rev-list", "--count", "HEAD").strip() == "26"
+    assert len(git(root, "ls-tree", "--name-only", "HEAD", "facts/").split()) == 25
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "fsck", "--strict")
+
+
+def test_a_new_pack_written_by_another_git_is_seen_by_an_open_repo(tmp_path):
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    assert repo.commit_info(repo.head()).subject == "first"  # the cat-file process is running
+    (root / "b.txt").write_text("b\n")
+    git(root, "add", "b.txt")
+    git(root, "commit", "-qm", "second")
+    git(root, "gc", "-q", "--prune=now")  # the new commit, tree and blob exist only in a new pack
+    assert not list((root / ".git" / "objects").glob("??/*"))
+    head = git(root, "rev-parse", "HEAD").strip()
+    assert repo.head() == head
+    assert repo.commit_info(head).subject == "second"
+    blob = repo.blob_at(head, "b.txt")
+    assert blob and repo.read_object(blob) == ("blob", b"b\n")
+
+
+def test_the_compare_and_swap_on_head_refuses_a_moved_head(tmp_path):
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    first = repo.head()
+    tree = repo.commit_tree(first)
+    a = repo.write_commit(tree, first, "a", author=AGENT)
+    b = repo.write_commit(tree, first, "b", author=AGENT)
+    assert repo.move_head(a, first, message="a")
+    assert repo.move_head(b, first, message="b") is False  # HEAD is at a now, not first
+    assert repo.move_head(b, None, message="b") is False  # nor unborn
+    assert git(root, "rev-parse", "HEAD").strip() == a == repo.head()
+    assert git(root, "log", "-g", "-1", "--format=%gs", "HEAD").strip() == "a"
+
+
+def test_author_committer_and_trailers_are_written_as_git_would(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # +0530: minutes in the offset
+    time.tzset()
+    try:
+        root = _repo(tmp_path)
+        repo = GitRepo(root)
+        (root / "facts").mkdir()
+        (root / "facts" / "a.md").write_bytes(b"a\n")
+        message = ("remember: a \u2014 caf\u00e9 description\n\nMemory-Key: a\nMemory-Action: create\n"
+                   "Memory-Type: fact\nAgent: smith\n")
+        commit = repo.commit_paths({"facts/a.md": b"a\n"}, message,
+                                   author=Identity("agent <smith>\n", "agent@example.com\n"),
+                                   committer=Identity("Vault Keeper", "keeper@example.com"))
+        fmt = "%an|%ae|%cn|%ce|%ai|%ci"
+        an, ae, cn, ce, ai, ci = git(root, "log", "-1", f"--format={fmt}", commit).strip().split("|")
+        assert (an, ae, cn, ce) == ("agent smith", "agent@example.com", "Vault Keeper", "keeper@example.com")
+        assert ai.endswith("+0530") and ci.endswith("+0530")
+        assert git(root, "log", "-1", "--format=%B", commit) == message + "\n"
+        trailers = git(root, "log", "-1", "--format=%(trailers:only,unfold)", commit).strip().splitlines()
+        assert trailers == ["Memory-Key: a", "Memory-Action: create", "Memory-Type: fact", "Agent: smith"]
+        info = repo.commit_info(commit)
+        assert (info.author, info.subject) == ("agent smith", "remember: a \u2014 caf\u00e9 description")
+        # the signature line replay writes by hand says the same
+        sig = Identity("agent <smith>\n", "agent@example.com\n").signature(1_700_000_000)
+        assert sig == b"agent smith <agent@example.com> 1700000000 +0530"
+        git(root, "fsck", "--strict")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_a_vault_in_a_subfolder_never_stages_or_commits_outside_it(tmp_path):
+    from vault_mem import Vault
+
+    root = _repo(tmp_path)
+    (root / "src.py").write_text("v1\n")
+    git(root, "add", "src.py")
+    git(root, "commit", "-qm", "src")
+    (root / "src.py").write_text("staged v2\n")
+    git(root, "add", "src.py")
+    (root / "src.py").write_text("unstaged v3\n")
+    (root / "new.txt").write_text("untracked\n")
+    (root / "README.md").unlink()  # an unstaged delete outside the vault
+    outside = lambda: (git(root, "diff", "--cached", "--", ":!memory"), git(root, "diff", "--", ":!memory"),
+                       git(root, "status", "--porcelain", "--", ":!memory"))
+    before = outside()
+    start = git(root, "rev-parse", "HEAD").strip()
+    with Vault.init(root / "memory") as vault:
+        vault.remember("editor", "Uses Helix", "body")
+        vault.remember("editor", "Uses Helix daily", "body 2")
+        vault.forget("editor")
+    assert outside() == before
+    assert git(root, "status", "--porcelain", "--", "memory") == ""
+    touched = git(root, "log", "--format=", "--name-only", f"{start}..HEAD").split()
+    assert touched and all(p.startswith("memory/") for p in touched)
+    assert git(root, "diff", "--name-only", start, "HEAD", "--", ":!memory") == ""
+
+
+def test_close_stops_the_git_processes_and_the_repo_stays_usable(tmp_path):
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    head = repo.head()
+    assert repo.commit_info(head).subject == "first"
+    assert repo.blob_at("HEAD", "README.md")  # a --batch-check lookup (no tree cached for "HEAD")
+    procs = [repo.repo.git.cat_file_all.proc, repo.repo.git.cat_file_header.proc]
+    assert all(p.poll() is None for p in procs)
+    repo.close()
+    assert all(p.wait(timeout=10) is not None for p in procs)
+    assert repo.commit_info(head).subject == "first"  # restarted on demand
+    with GitRepo(root) as again:
+        assert again.read_object(repo.blob_at(head, "README.md")) == ("blob", b"hello\n")
+
+
+def test_blob_at_answers_the_same_from_a_cold_and_a_warm_cache(tmp_path):
+    root = _repo(tmp_path)
+    for rel in ("facts/a.md", "facts/sub/b.md", ".hidden/c.md", "notes/d e.md", "caf\u00e9/x.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel + "\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "files")
+    head = git(root, "rev-parse", "HEAD").strip()
+    asks = ["facts/a.md", "facts/sub/b.md", ".hidden/c.md", "notes/d e.md", "caf\u00e9/x.md", "README.md",
+            "facts", "facts/sub", "facts/none.md", "facts/a.md/x", "nope/x.md", "./README.md"]
+
+    def truth(path):
+        if path.startswith("./"):
+            return None
+        out = git(root, "ls-tree", head, "--", path).split()
+        return out[2] if out and out[1] == "blob" else None
+
+    cold = GitRepo(root)
+    assert [cold.blob_at(head, p) for p in asks] == [truth(p) for p in asks]
+    warm = GitRepo(root)
+    warm.edit_tree(warm.commit_tree(head), {"facts/sub/b.md": None, "caf\u00e9/x.md": None})  # parses them
+    assert [warm.blob_at(head, p) for p in asks] == [truth(p) for p in asks]
+    assert cold.blob_at(None, "README.md") is None
+
+
+def test_git_and_gitpython_failures_are_git_errors_that_say_what_to_do(tmp_path):
+    import pytest
+
+    from vault_mem.errors import GitError
+
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(GitError, match="not a git repository"):
+        GitRepo(tmp_path / "plain")
+    (tmp_path / "r").mkdir()
+    root = _repo(tmp_path / "r")
+    repo = GitRepo(root)
+    blob = repo.blob_at(repo.head(), "README.md")
+    with pytest.raises(GitError, match="git fsck"):
+        repo.read_object("0" * 40)
+    with pytest.raises(GitError, match="not a commit"):
+        repo.commit_info(blob)
+    with pytest.raises(GitError, match="not a tree"):
+        repo.edit_tree(blob, {"x": blob})
+    with pytest.raises(GitError, match="git update-ref failed"):
+        repo.move_head("1" * 40, repo.head(), message="bad")  # git refuses a missing object
+    assert repo.commit_info(repo.head()).subject == "first"  # and the repo still works
+
+
+def test_entries_the_agent_does_not_touch_keep_their_exact_bytes(tmp_path):
+    """A name that is not UTF-8 elsewhere in a tree the agent edits survives byte for byte."""
+
+    root = _repo(tmp_path)
+    blob = _git_bytes(root, "hash-object", "-w", "--stdin", input_bytes=b"odd\n").decode().strip()
+    subprocess.run([b"git", b"update-index", b"--add", b"--cacheinfo", b"100644," + blob.encode() + b",caf\xe9.txt"],
+                   cwd=root, check=True)
+    git(root, "commit", "-qm", "odd name")
+    before = _git_bytes(root, "ls-tree", "-z", "HEAD")
+    repo = GitRepo(root)
+    (root / "INDEX.md").write_bytes(b"index\n")
+    assert repo.commit_paths({"INDEX.md": b"index\n"}, "remember: x", author=AGENT)
+    after = _git_bytes(root, "ls-tree", "-z", "HEAD")
+    assert b"caf\xe9.txt" in after and set(before.split(b"\0")) < set(after.split(b"\0"))
+    git(root, "fsck", "--strict")
+
+
+def test_a_big_flat_folder_edited_in_place_equals_what_git_builds(tmp_path):
+    root = _repo(tmp_path)
+    facts = root / "facts"
+    facts.mkdir()
+    for i in range(3000):  # a ~100 KB tree: past the deflate limit
+        (facts / f"bulk-{i:05d}.md").write_text(f"memory {i}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "bulk")
+    repo = GitRepo(root)
+    edits = {"facts/bulk-00000.md": b"changed\n", "facts/bulk-01500.md": None, "facts/a-first.md": b"a\n",
+             "facts/zz-last.md": b"z\n", "facts/bulk-01500.mda": b"after\n", "facts/bulk-02999.md": b"last\n"}
+    for rel, data in edits.items():
+        if data is None:
+            (root / rel).unlink()
+        else:
+            (root / rel).write_bytes(data)
+    for rel, data in edits.items():  # one commit each: every one starts from the cached tree
+        assert repo.commit_paths({rel: data}, f"edit {rel}", author=AGENT)
+    ours = git(root, "rev-parse", "HEAD^{tree}").strip()
+    git(root, "add", "-A")
+    assert git(root, "write-tree").strip() == ours
+    git(root, "fsck", "--strict")
+
+
+def test_threads_sharing_one_repo_read_their_own_objects(tmp_path):
+    """The daemon's threads share a GitRepo: cat-file's pipe protocol must not interleave."""
+    import threading
+
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    blobs = {repo.write_object("blob", f"thread data {i}\n".encode() * (i + 1)): i for i in range(40)}
+    wrong: list[str] = []
+
+    def read_all():
+        for _ in range(5):
+            for oid, i in blobs.items():
+                if repo.read_object(oid) != ("blob", f"thread data {i}\n".encode() * (i + 1)):
+                    wrong.append(oid)
+                if repo.blob_at(repo.head(), "README.md") is None:
+                    wrong.append("README.md")
+
+    threads = [threading.Thread(target=read_all) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+
+
+def test_a_commit_waits_for_another_gits_index_lock(tmp_path):
+    import threading
+
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")  # another git is mid-command
+    releaser = threading.Timer(0.5, lock.unlink)
+    releaser.start()
+    (root / "a.md").write_bytes(b"a\n")
+    try:
+        assert repo.commit_paths({"a.md": b"a\n"}, "remember: a", author=AGENT)
+    finally:
+        releaser.join()
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_tree_with_a_zero_padded_mode_from_an_old_tool_is_rewritten_as_git_writes_it(tmp_path):
+    root = _repo(tmp_path)
+    readme = git(root, "rev-parse", "HEAD:README.md").strip()
+    inner = _git_bytes(root, "mktree", input_bytes=f"100644 blob {readme}\tx.md\n".encode()).decode().strip()
+    raw = (b"100644 README.md\0" + bytes.fromhex(readme) + b"040000 old\0" + bytes.fromhex(inner))
+    tree = _git_bytes(root, "hash-object", "-t", "tree", "--literally", "-w", "--stdin", input_bytes=raw).decode().strip()
+    commit = _git_bytes(root, "commit-tree", "-p", "HEAD", "-m", "old tool", tree).decode().strip()
+    git(root, "update-ref", "HEAD", commit)
+    git(root, "reset", "-q", "--hard")
+    repo = GitRepo(root)
+    (root / "new.md").write_bytes(b"n\n")
+    assert repo.commit_paths({"new.md": b"n\n"}, "remember: n", author=AGENT)
+    assert sorted(git(root, "ls-tree", "-r", "--name-only", "HEAD").split()) == ["README.md", "new.md", "old/x.md"]
+    assert b"40000 old\0" in _git_bytes(root, "cat-file", "tree", "HEAD^{tree}")
+    assert b"040000" not in _git_bytes(root, "cat-file", "tree", "HEAD^{tree}")
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_big_folder_another_git_changed_is_read_right_by_an_open_repo(tmp_path):
+    """After a person's own commits in a big folder, the agent's next commit (which parses the
+    new folder tree as a difference from the one it held) still equals what git builds."""
+    root = _repo(tmp_path)
+    facts = root / "facts"
+    facts.mkdir()
+    for i in range(2500):
+        (facts / f"bulk-{i:05d}.md").write_text(f"memory {i}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "bulk")
+    repo = GitRepo(root)
+    person = [("change", "bulk-01000.md"), ("add", "bulk-01000.mda"), ("delete", "bulk-00000.md"),
+              ("add", "zz.md"), ("change", "bulk-02499.md"), ("delete", "bulk-01777.md"), ("add", "a.md")]
+    for step, (what, name) in enumerate(person):
+        if what == "delete":
+            (facts / name).unlink()
+        else:
+            (facts / name).write_text(f"person {step}\n")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", f"person {step}")
+        (facts / f"agent-{step}.md").write_bytes(b"agent %d\n" % step)
+        assert repo.commit_paths({f"facts/agent-{step}.md": b"agent %d\n" % step}, f"agent {step}", author=AGENT)
+        ours = git(root, "rev-parse", "HEAD^{tree}").strip()
+        git(root, "add", "-A")
+        assert git(root, "write-tree").strip() == ours, (what, name)
+        assert repo.blob_at(repo.head(), f"facts/{name}") == (
+            None if what == "delete" else GitRepo.blob_id(f"person {step}\n".encode()))
+    git(root, "fsck", "--strict")
