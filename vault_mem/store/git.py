@@ -82,6 +82,13 @@ def _clean(value: str) -> str:
     return "".join(c for c in value if c not in "<>\n\r\x00").strip()
 
 
+def _tz_text(west: int) -> str:
+    """GitPython's offset (seconds west of UTC) as git writes it: ``+0530``."""
+    east = -west
+    sign = "+" if east >= 0 else "-"
+    return f"{sign}{abs(east) // 3600:02d}{abs(east) % 3600 // 60:02d}"
+
+
 def _west_of_utc(ts: int) -> int:
     """The local UTC offset at ``ts`` in GitPython's convention (seconds west of UTC)."""
     return -time.localtime(ts).tm_gmtoff
@@ -471,23 +478,45 @@ class GitRepo:
 
     # -- the write -------------------------------------------------------------------------
     def write_commit(self, tree: str, parent: str | None, message: str, *,
-                     author: Identity, committer: Identity | None = None) -> str:
-        """Write a commit object (GitPython's serialisation) and return its id; HEAD is not moved."""
+                     author: Identity, committer: Identity | None = None,
+                     authored: tuple[int, int] | None = None) -> str:
+        """Write a commit object through GitPython (``Commit.create_from_tree``, HEAD not
+        moved) and return its id. ``authored`` is (seconds, GitPython's tz offset) to keep an
+        original author date (a replayed commit); else now."""
         now = int(time.time())
-        tz = _west_of_utc(now)
-        parents = [Commit(self.repo, hex_to_bin(parent))] if parent else []
-        commit = Commit(
-            self.repo, Commit.NULL_BIN_SHA, tree=Tree(self.repo, hex_to_bin(tree)),
-            author=author.actor(), authored_date=now, author_tz_offset=tz,
-            committer=(committer or author).actor(), committed_date=now, committer_tz_offset=tz,
-            message=message.rstrip("\n") + "\n", parents=parents, encoding=Commit.default_encoding,
-        )
-        buf = io.BytesIO()
-        # Commit.create_from_tree would re-read git config and run `git hash-object` per commit
-        commit._serialize(buf)
-        oid = self.write_object("commit", buf.getvalue())
+        when, tz = authored or (now, _west_of_utc(now))
+        try:
+            commit = Commit.create_from_tree(
+                self.repo, Tree(self.repo, hex_to_bin(tree)), message.rstrip("\n") + "\n",
+                parent_commits=[Commit(self.repo, hex_to_bin(parent))] if parent else [],
+                head=False, author=author.actor(), committer=(committer or author).actor(),
+                author_date=f"{when} {_tz_text(tz)}", commit_date=f"{now} {_tz_text(_west_of_utc(now))}",
+            )
+        except _GIT_ERRORS as exc:
+            raise GitError(f"writing a commit failed ({exc}); check that the repository is writable") from exc
+        oid = commit.hexsha
         self._remember_commit(oid, tree)
         return oid
+
+    def replay_commit(self, original: str, tree: str, parent: str, message: str, *,
+                      committer: Identity) -> str:
+        """A copy of commit ``original`` on ``parent`` with ``tree`` and ``message``: the same
+        author and author date, ``committer`` now (what a rebase does); HEAD is not moved."""
+        try:
+            orig = Commit(self.repo, hex_to_bin(original))
+            author = Identity(orig.author.name or "", orig.author.email or "")
+            authored = (int(orig.authored_date), int(orig.author_tz_offset))
+        except _GIT_ERRORS as exc:
+            raise GitError(f"reading commit {original[:10]} failed ({exc}); run `git fsck`") from exc
+        return self.write_commit(tree, parent, message, author=author, committer=committer, authored=authored)
+
+    def commit_message(self, commit: str) -> str:
+        """The whole message of ``commit`` (decoded as its encoding says)."""
+        try:
+            message = Commit(self.repo, hex_to_bin(commit)).message
+        except _GIT_ERRORS as exc:
+            raise GitError(f"reading commit {commit[:10]} failed ({exc}); run `git fsck`") from exc
+        return message if isinstance(message, str) else message.decode("utf-8", "replace")
 
     def move_head(self, new: str, old: str | None, *, message: str) -> bool:
         """Point HEAD (its branch) at ``new`` only if it still points at ``old`` (None: unborn).

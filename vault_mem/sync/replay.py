@@ -203,16 +203,12 @@ class Replay:
             self.vault.sidecar.refresh_paths(list(files))
 
     def _recommit(self, original: str, tree: str, parent: str, notes: list[str]) -> str:
-        _, data = self.repo.read_object(original)
-        header, _, message = data.partition(b"\n\n")
-        keep = [ln for ln in header.split(b"\n") if ln.startswith((b"author ", b"encoding "))]
+        """The local commit ``original`` rebuilt on ``parent`` with ``tree``: its author and
+        author date kept, this machine's agent as committer, ``notes`` added to its trailers."""
+        message = self.repo.commit_message(original)
         if notes:  # added to the trailer block (vault-mem's messages end in one)
-            text = message.decode("utf-8", "replace").rstrip("\n")
+            text = message.rstrip("\n")
             last = text.rsplit("\n\n", 1)[-1].splitlines()
             sep = "\n" if last and "\n\n" in text and all(_TRAILER_RE.match(ln) for ln in last) else "\n\n"
-            message = (text + sep + "\n".join(notes) + "\n").encode("utf-8")
-        committer = self.vault.identity().signature()
-        body = (f"tree {tree}\nparent {parent}\n".encode() + keep[0] + b"\n"
-                + b"committer " + committer + b"\n" + b"".join(k + b"\n" for k in keep[1:])
-                + b"\n" + message)
-        return self.repo.write_object("commit", body)
+            message = text + sep + "\n".join(notes) + "\n"
+        return self.repo.replay_commit(original, tree, parent, message, committer=self.vault.identity())

@@ -336,7 +336,10 @@ class Vault:
         return out
 
     def close(self) -> None:
+        """Release the sidecar's database and the repository's git processes (a closed vault
+        reopens them on the next use of either)."""
         self.sidecar.close()
+        self.repo.close()
 
     def __enter__(self) -> Self:
         return self
