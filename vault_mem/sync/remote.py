@@ -140,9 +140,9 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
     for attempt in range(1, ATTEMPTS + 1):
         report.attempts = attempt
         remote_tip = _fetch(repo, name, url, rbranch, tracking, timeout_s)
-        with vault.lock:
-            vault.recover()  # a crashed write, and a crashed sync (recover_sync), first
-            vault.check_git_state()
+        # the write transaction's first steps: lock, finish a crashed write or sync, git state;
+        # the replay then writes each file through the same WritePolicy (sync/replay.py)
+        with vault.transaction():
             before = repo.head()
             head = _integrate(vault, remote_tip, report)
             if head != before:  # the remote's files came in: stat the vault once for them
