@@ -25,7 +25,6 @@ A ``GitRepo`` holds git processes: call ``close()`` when done (it stays usable a
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import io
 import os
@@ -38,22 +37,21 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import accumulate
 from pathlib import Path
 from typing import Self, TypeVar
 
 import git
 from git import exc as gitexc
 from git.objects import Commit, Object, Tree
-from git.objects.fun import tree_entries_from_data, tree_to_stream
 from git.objects.util import altz_to_utctz_str
 from git.refs.symbolic import SymbolicReference
-from git.util import Actor, bin_to_hex, hex_to_bin
+from git.util import Actor, hex_to_bin
 from gitdb import IStream
 from gitdb.exc import ODBError
 from gitdb.fun import loose_object_header
 
 from vault_mem.errors import GitError, LockTimeoutError
+from vault_mem.store.tree import ParsedTree
 
 ZERO_OID = "0" * 40
 BLOB_MODE = 0o100644
@@ -67,7 +65,6 @@ _TREE_CACHE_ENTRIES = 200_000
 # A tree someone else wrote is parsed as a difference from the last one held in its folder
 # only when that one is this big (below it, GitPython parses a whole tree in a few ms).
 _REBASE_MIN_ENTRIES = 2000
-_BLOCK = 65536
 # Loose objects above this size are stored uncompressed: a big tree is mostly random object ids,
 # so deflating it costs ~25-40 ms per write and saves little (git gc packs it later anyway).
 _DEFLATE_LIMIT = 65536
@@ -159,7 +156,7 @@ class GitRepo:
         self._odb = self.repo.odb
         # one lock: cat-file's pipe protocol and the caches are shared by the daemon's threads
         self._lock = threading.RLock()
-        self._trees: OrderedDict[str, _Tree] = OrderedDict()
+        self._trees: OrderedDict[str, ParsedTree] = OrderedDict()
         self._tree_entries = 0
         self._tree_at: dict[str, str] = {}  # folder -> the last big tree held there
         self._commit_trees: OrderedDict[str, str] = OrderedDict()
@@ -312,11 +309,11 @@ class GitRepo:
                                "check that the folder is writable and the disk is not full") from exc
         return hexsha
 
-    def _tree(self, oid: str | None, at: str | None = None) -> _Tree:
+    def _tree(self, oid: str | None, at: str | None = None) -> ParsedTree:
         """The parsed tree ``oid``; ``at`` (its folder) lets a tree someone else wrote be parsed
-        as a difference from the last one this process held there (``_Tree.rebase``)."""
+        as a difference from the last one this process held there (``ParsedTree.rebase``)."""
         if oid is None:
-            return _Tree.EMPTY
+            return ParsedTree.EMPTY
         with self._lock:
             cached = self._trees.get(oid)
             if cached is not None:
@@ -327,14 +324,14 @@ class GitRepo:
                 raise GitError(f"object {oid} is a {kind}, not a tree")
             near = self._trees.get(self._tree_at.get(at, "")) if at is not None else None
             try:
-                tree = (near.rebase(data) if near is not None else None) or _Tree.parse(data)
+                tree = (near.rebase(data) if near is not None else None) or ParsedTree.parse(data)
             except ValueError as exc:
                 raise GitError(f"tree {oid} has an entry vault-mem will not use ({exc}); "
                                "rename that file with git and retry") from exc
             self._remember_tree(oid, tree, at)
             return tree
 
-    def _remember_tree(self, oid: str, tree: _Tree, at: str | None = None) -> None:
+    def _remember_tree(self, oid: str, tree: ParsedTree, at: str | None = None) -> None:
         with self._lock:
             if at is not None and len(tree.entries) >= _REBASE_MIN_ENTRIES:
                 self._tree_at[at] = oid
@@ -354,9 +351,9 @@ class GitRepo:
 
     def empty_tree(self) -> str:
         """The id of the empty tree (written to the object store)."""
-        return self._store_tree(_Tree.EMPTY)
+        return self._store_tree(ParsedTree.EMPTY)
 
-    def _store_tree(self, tree: _Tree) -> str:
+    def _store_tree(self, tree: ParsedTree) -> str:
         oid = self.write_object("tree", tree.raw)
         self._remember_tree(oid, tree)
         return oid
@@ -445,7 +442,7 @@ class GitRepo:
         """Apply {path: blob oid or None (delete)} to ``tree``; returns the new tree (None if empty).
 
         Only the trees on the changed paths are rewritten; each is the cached parse of the old
-        one with the changed entries spliced in (see ``_Tree``)."""
+        one with the changed entries spliced in (see ``ParsedTree``)."""
         return self._edit(tree, changes, "")
 
     def _edit(self, tree: str | None, changes: dict[str, str | None], at: str) -> str | None:
@@ -587,154 +584,6 @@ class GitRepo:
         self._while_index_locked(attempt)
 
 
-class _Tree:
-    """One parsed tree: GitPython's entries ``(binsha, mode, name)`` in git's order, their sort
-    keys, and the serialised bytes with each entry's length.
-
-    ``put``/``remove`` return a new tree (cached trees are shared, so never mutated): the lists
-    are copied and edited in C (slicing, ``insert``; a changed entry that keeps its name shares
-    the keys), and the bytes are the old bytes with the one entry's ``tree_to_stream`` output
-    spliced in at its offset. Entries nobody touched keep their exact bytes, even a name that is
-    not UTF-8 (GitPython would not serialise it back)."""
-
-    __slots__ = ("entries", "keys", "raw", "sizes")
-    EMPTY: _Tree
-
-    def __init__(self, raw: bytes, entries: list, keys: list[bytes], sizes: list[int]):
-        self.raw = raw
-        self.entries = entries
-        self.keys = keys  # git's order: a tree sorts as if its name ended in "/"
-        self.sizes = sizes
-
-    @classmethod
-    def parse(cls, raw: bytes) -> _Tree:
-        entries = tree_entries_from_data(raw)
-        keys, sizes = [], []
-        for _, mode, name in entries:
-            key = _name_bytes(name)
-            sizes.append(len(b"%o" % mode) + len(key) + 22)  # "<mode> <name>\0" + 20-byte id
-            keys.append(key + b"/" if stat.S_ISDIR(mode) else key)
-        if sum(sizes) != len(raw):
-            # written by an old tool (a zero-padded mode like "040000"): the splice offsets
-            # would be wrong, so take GitPython's serialisation, which writes it as git does now
-            chunks: list[bytes] = []
-            tree_to_stream(entries, chunks.append)
-            raw = b"".join(chunks)
-            if sum(sizes) != len(raw):
-                raise ValueError("tree bytes and parsed entries disagree")
-        return cls(raw, entries, keys, sizes)
-
-    def rebase(self, raw: bytes) -> _Tree | None:
-        """The tree whose bytes are ``raw``, parsed as a difference from this one, or None.
-
-        A folder of 50k memories that another git changed by one file shares all but a few
-        entries' bytes with the version held here: only the bytes from the last entry boundary
-        in the common prefix to the first in the common suffix go through GitPython's parser.
-        Parsing is sequential, so a boundary inside identical leading bytes is a boundary in
-        both; the middle must parse to exactly its end, and what follows parses as before."""
-        old = self.raw
-        prefix = _common_prefix(old, raw)
-        suffix = _common_suffix(old, raw, min(len(old), len(raw)) - prefix)
-        ends = list(accumulate(self.sizes))  # ends[k]: where entry k ends
-        i = bisect.bisect_right(ends, prefix)  # entries [0, i) lie inside the common prefix
-        start = ends[i - 1] if i else 0
-        tail = len(old) - suffix
-        j = bisect.bisect_left(ends, tail) + 1 if tail > 0 else 0  # entries [j, ...) lie in the suffix
-        stop = (ends[j - 1] if j else 0) + len(raw) - len(old)
-        try:
-            middle = _Tree.parse(raw[start:stop]) if stop > start else _Tree.EMPTY
-        except ValueError:
-            return None  # not a whole number of entries there: parse it all
-        if sum(middle.sizes) != stop - start:
-            return None
-        keys = self.keys[:i] + middle.keys + self.keys[j:]
-        for at in (i - 1, i + len(middle.keys) - 1):  # git's order must hold at both seams
-            if 0 <= at < len(keys) - 1 and not keys[at] < keys[at + 1]:
-                return None
-        return _Tree(raw, self.entries[:i] + middle.entries + self.entries[j:], keys,
-                     self.sizes[:i] + middle.sizes + self.sizes[j:])
-
-    def _index(self, name: str) -> int | None:
-        key = _name_bytes(name)
-        for k in (key, key + b"/"):
-            i = bisect.bisect_left(self.keys, k)
-            if i < len(self.keys) and self.keys[i] == k:
-                return i
-        return None
-
-    def get(self, name: str) -> tuple[int, str] | None:
-        """(mode, hex id) of the entry ``name``, or None."""
-        i = self._index(name)
-        if i is None:
-            return None
-        binsha, mode, _ = self.entries[i]
-        return mode, bin_to_hex(binsha).decode()
-
-    def remove(self, name: str) -> _Tree:
-        """This tree without the entry ``name`` (itself when there is none)."""
-        i = self._index(name)
-        if i is None:
-            return self
-        at = sum(self.sizes[:i])
-        raw = memoryview(self.raw)
-        return _Tree(b"".join((raw[:at], raw[at + self.sizes[i]:])), self.entries[:i] + self.entries[i + 1:],
-                     self.keys[:i] + self.keys[i + 1:], self.sizes[:i] + self.sizes[i + 1:])
-
-    def put(self, name: str, mode: int, oid: str) -> _Tree:
-        """This tree with the entry ``name`` set to ``mode``/``oid`` (added or replaced)."""
-        entry = (hex_to_bin(oid), mode, name)
-        chunks: list[bytes] = []
-        tree_to_stream([entry], chunks.append)  # GitPython validates the name (no "..", ".git", "/")
-        data = b"".join(chunks)
-        key = _name_bytes(name) + (b"/" if stat.S_ISDIR(mode) else b"")
-        i = self._index(name)
-        if i is not None and self.keys[i] == key:  # same name and kind: replace in place
-            at = sum(self.sizes[:i])
-            raw = memoryview(self.raw)
-            entries, sizes = self.entries[:], self.sizes[:]
-            entries[i], sizes[i] = entry, len(data)
-            return _Tree(b"".join((raw[:at], data, raw[at + self.sizes[i]:])), entries, self.keys, sizes)
-        base = self if i is None else self.remove(name)  # a file becomes a folder or back
-        i = bisect.bisect_left(base.keys, key)
-        at = sum(base.sizes[:i])
-        raw = memoryview(base.raw)
-        entries, keys, sizes = base.entries[:], base.keys[:], base.sizes[:]
-        entries.insert(i, entry)
-        keys.insert(i, key)
-        sizes.insert(i, len(data))
-        return _Tree(b"".join((raw[:at], data, raw[at:])), entries, keys, sizes)
-
-
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """How many leading bytes ``a`` and ``b`` share (64 KB blocks compared in C, then halving)."""
-    n, lo = min(len(a), len(b)), 0
-    while lo + _BLOCK <= n and a[lo:lo + _BLOCK] == b[lo:lo + _BLOCK]:
-        lo += _BLOCK
-    hi = min(lo + _BLOCK, n)
-    while lo < hi:  # a[:lo] == b[:lo], and they differ before hi
-        mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
-    """How many trailing bytes ``a`` and ``b`` share, at most ``limit``."""
-    la, lb, lo = len(a), len(b), 0
-    while lo + _BLOCK <= limit and a[la - lo - _BLOCK:la - lo] == b[lb - lo - _BLOCK:lb - lo]:
-        lo += _BLOCK
-    hi = min(lo + _BLOCK, limit)
-    while lo < hi:  # the last lo bytes agree, and they differ within the last hi
-        mid = (lo + hi + 1) // 2
-        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def _plain_path(path: str) -> bool:
     """Whether ``<tree>:<path>`` means just that path to cat-file and GitPython's reply parser
     (no whitespace, no "./" or "../" that git would resolve against the current folder)."""
@@ -742,9 +591,3 @@ def _plain_path(path: str) -> bool:
             and not any(c.isspace() for c in path))
 
 
-def _name_bytes(name: str) -> bytes:
-    # GitPython decodes names with surrogateescape; this gives back git's exact bytes
-    return name.encode("utf-8", "surrogateescape")
-
-
-_Tree.EMPTY = _Tree(b"", [], [], [])

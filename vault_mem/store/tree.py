@@ -1,0 +1,176 @@
+"""A git tree kept parsed, so that a write edits one entry instead of re-reading 50k.
+
+:class:`ParsedTree` holds a tree's raw bytes with GitPython's parse of it (its entries) and
+each entry's sort key and size: one entry is put or removed by splicing its bytes, and a tree
+that another git wrote is re-parsed as a difference from the last one held (:meth:`rebase`).
+Parsing and serialising are GitPython's (``tree_entries_from_data``, ``tree_to_stream``).
+Used only by :mod:`vault_mem.store.git`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import stat
+from itertools import accumulate
+
+from git.objects.fun import tree_entries_from_data, tree_to_stream
+from git.util import bin_to_hex, hex_to_bin
+
+#: bytes compared at a time when looking for where an old and a new tree start to differ
+_BLOCK = 65536
+
+
+class ParsedTree:
+    """One parsed tree: GitPython's entries ``(binsha, mode, name)`` in git's order, their sort
+    keys, and the serialised bytes with each entry's length.
+
+    ``put``/``remove`` return a new tree (cached trees are shared, so never mutated): the lists
+    are copied and edited in C (slicing, ``insert``; a changed entry that keeps its name shares
+    the keys), and the bytes are the old bytes with the one entry's ``tree_to_stream`` output
+    spliced in at its offset. Entries nobody touched keep their exact bytes, even a name that is
+    not UTF-8 (GitPython would not serialise it back)."""
+
+    __slots__ = ("entries", "keys", "raw", "sizes")
+    EMPTY: ParsedTree
+
+    def __init__(self, raw: bytes, entries: list, keys: list[bytes], sizes: list[int]):
+        self.raw = raw
+        self.entries = entries
+        self.keys = keys  # git's order: a tree sorts as if its name ended in "/"
+        self.sizes = sizes
+
+    @classmethod
+    def parse(cls, raw: bytes) -> ParsedTree:
+        entries = tree_entries_from_data(raw)
+        keys, sizes = [], []
+        for _, mode, name in entries:
+            key = _name_bytes(name)
+            sizes.append(len(b"%o" % mode) + len(key) + 22)  # "<mode> <name>\0" + 20-byte id
+            keys.append(key + b"/" if stat.S_ISDIR(mode) else key)
+        if sum(sizes) != len(raw):
+            # written by an old tool (a zero-padded mode like "040000"): the splice offsets
+            # would be wrong, so take GitPython's serialisation, which writes it as git does now
+            chunks: list[bytes] = []
+            tree_to_stream(entries, chunks.append)
+            raw = b"".join(chunks)
+            if sum(sizes) != len(raw):
+                raise ValueError("tree bytes and parsed entries disagree")
+        return cls(raw, entries, keys, sizes)
+
+    def rebase(self, raw: bytes) -> ParsedTree | None:
+        """The tree whose bytes are ``raw``, parsed as a difference from this one, or None.
+
+        A folder of 50k memories that another git changed by one file shares all but a few
+        entries' bytes with the version held here: only the bytes from the last entry boundary
+        in the common prefix to the first in the common suffix go through GitPython's parser.
+        Parsing is sequential, so a boundary inside identical leading bytes is a boundary in
+        both; the middle must parse to exactly its end, and what follows parses as before."""
+        old = self.raw
+        prefix = _common_prefix(old, raw)
+        suffix = _common_suffix(old, raw, min(len(old), len(raw)) - prefix)
+        ends = list(accumulate(self.sizes))  # ends[k]: where entry k ends
+        i = bisect.bisect_right(ends, prefix)  # entries [0, i) lie inside the common prefix
+        start = ends[i - 1] if i else 0
+        tail = len(old) - suffix
+        j = bisect.bisect_left(ends, tail) + 1 if tail > 0 else 0  # entries [j, ...) lie in the suffix
+        stop = (ends[j - 1] if j else 0) + len(raw) - len(old)
+        try:
+            middle = ParsedTree.parse(raw[start:stop]) if stop > start else ParsedTree.EMPTY
+        except ValueError:
+            return None  # not a whole number of entries there: parse it all
+        if sum(middle.sizes) != stop - start:
+            return None
+        keys = self.keys[:i] + middle.keys + self.keys[j:]
+        for at in (i - 1, i + len(middle.keys) - 1):  # git's order must hold at both seams
+            if 0 <= at < len(keys) - 1 and not keys[at] < keys[at + 1]:
+                return None
+        return ParsedTree(raw, self.entries[:i] + middle.entries + self.entries[j:], keys,
+                     self.sizes[:i] + middle.sizes + self.sizes[j:])
+
+    def _index(self, name: str) -> int | None:
+        key = _name_bytes(name)
+        for k in (key, key + b"/"):
+            i = bisect.bisect_left(self.keys, k)
+            if i < len(self.keys) and self.keys[i] == k:
+                return i
+        return None
+
+    def get(self, name: str) -> tuple[int, str] | None:
+        """(mode, hex id) of the entry ``name``, or None."""
+        i = self._index(name)
+        if i is None:
+            return None
+        binsha, mode, _ = self.entries[i]
+        return mode, bin_to_hex(binsha).decode()
+
+    def remove(self, name: str) -> ParsedTree:
+        """This tree without the entry ``name`` (itself when there is none)."""
+        i = self._index(name)
+        if i is None:
+            return self
+        at = sum(self.sizes[:i])
+        raw = memoryview(self.raw)
+        return ParsedTree(b"".join((raw[:at], raw[at + self.sizes[i]:])), self.entries[:i] + self.entries[i + 1:],
+                     self.keys[:i] + self.keys[i + 1:], self.sizes[:i] + self.sizes[i + 1:])
+
+    def put(self, name: str, mode: int, oid: str) -> ParsedTree:
+        """This tree with the entry ``name`` set to ``mode``/``oid`` (added or replaced)."""
+        entry = (hex_to_bin(oid), mode, name)
+        chunks: list[bytes] = []
+        tree_to_stream([entry], chunks.append)  # GitPython validates the name (no "..", ".git", "/")
+        data = b"".join(chunks)
+        key = _name_bytes(name) + (b"/" if stat.S_ISDIR(mode) else b"")
+        i = self._index(name)
+        if i is not None and self.keys[i] == key:  # same name and kind: replace in place
+            at = sum(self.sizes[:i])
+            raw = memoryview(self.raw)
+            entries, sizes = self.entries[:], self.sizes[:]
+            entries[i], sizes[i] = entry, len(data)
+            return ParsedTree(b"".join((raw[:at], data, raw[at + self.sizes[i]:])), entries, self.keys, sizes)
+        base = self if i is None else self.remove(name)  # a file becomes a folder or back
+        i = bisect.bisect_left(base.keys, key)
+        at = sum(base.sizes[:i])
+        raw = memoryview(base.raw)
+        entries, keys, sizes = base.entries[:], base.keys[:], base.sizes[:]
+        entries.insert(i, entry)
+        keys.insert(i, key)
+        sizes.insert(i, len(data))
+        return ParsedTree(b"".join((raw[:at], data, raw[at:])), entries, keys, sizes)
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many leading bytes ``a`` and ``b`` share (64 KB blocks compared in C, then halving)."""
+    n, lo = min(len(a), len(b)), 0
+    while lo + _BLOCK <= n and a[lo:lo + _BLOCK] == b[lo:lo + _BLOCK]:
+        lo += _BLOCK
+    hi = min(lo + _BLOCK, n)
+    while lo < hi:  # a[:lo] == b[:lo], and they differ before hi
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """How many trailing bytes ``a`` and ``b`` share, at most ``limit``."""
+    la, lb, lo = len(a), len(b), 0
+    while lo + _BLOCK <= limit and a[la - lo - _BLOCK:la - lo] == b[lb - lo - _BLOCK:lb - lo]:
+        lo += _BLOCK
+    hi = min(lo + _BLOCK, limit)
+    while lo < hi:  # the last lo bytes agree, and they differ within the last hi
+        mid = (lo + hi + 1) // 2
+        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _name_bytes(name: str) -> bytes:
+    # GitPython decodes names with surrogateescape; this gives back git's exact bytes
+    return name.encode("utf-8", "surrogateescape")
+
+
+ParsedTree.EMPTY = ParsedTree(b"", [], [], [])
