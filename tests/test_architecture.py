@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "vault_mem"
 
-# DESIGN.md §6, top to bottom. The package root, ``__main__`` and the ``cli`` shim are entry
+# DESIGN.md §6, top to bottom. The package root, ``__main__`` and the ``cli`` and ``tools`` shims are entry
 # points above the adapters. Layers of the same rank (sync, ops) must not import each other.
 RANK = {
     "<top>": 10,
@@ -39,7 +39,7 @@ RANK = {
     "config": 1,
     "errors": 0,
 }
-TOP = {"vault_mem", "vault_mem.__main__", "vault_mem.cli"}
+TOP = {"vault_mem", "vault_mem.__main__", "vault_mem.cli", "vault_mem.tools"}
 
 
 @dataclass(frozen=True)
@@ -279,3 +279,14 @@ def test_the_version_is_said_once_per_file_and_agrees():
 
     with open(Path(__file__).resolve().parent.parent / "pyproject.toml", "rb") as fh:
         assert tomllib.load(fh)["project"]["version"] == VERSION == vault_mem.__version__
+
+
+def test_the_0_1_import_paths_still_work():
+    """Hooks installed by 0.1 run ``python -m vault_mem.cli``; 0.1's README imported the tool
+    schemas and dispatch from ``vault_mem.tools``."""
+    from vault_mem import cli, tools
+    from vault_mem.adapters import cli as adapters_cli
+    from vault_mem.adapters import tools as adapters_tools
+
+    assert cli.main is adapters_cli.main
+    assert tools.dispatch is adapters_tools.dispatch and tools.schemas is adapters_tools.schemas

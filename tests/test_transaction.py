@@ -148,8 +148,11 @@ def test_a_journal_holding_a_credential_is_dropped_not_applied(vault):
                "files": {"facts/fact-01.md": f"---\ndescription: a fact\n---\n{GITHUB_TOKEN}\n"}}
     (vault.state_dir / "pending.json").write_text(json.dumps(journal))
     vault.remember("other", "another fact")
-    assert any("dropped an unreadable journal" in n for n in vault.take_notices())
+    notices = vault.take_notices()
+    assert any("dropped the journal of an interrupted write of 'fact-01'" in n and "GitHub" in n
+               for n in notices), notices
     assert GITHUB_TOKEN not in (vault.root / "facts/fact-01.md").read_text()
+    assert GITHUB_TOKEN not in "".join(notices)
 
 
 def test_a_journal_naming_a_path_outside_the_vault_is_dropped(vault):
@@ -157,6 +160,17 @@ def test_a_journal_naming_a_path_outside_the_vault_is_dropped(vault):
     (vault.state_dir / "pending.json").write_text(json.dumps(journal))
     vault.remember("other", "another fact")
     assert not (vault.root.parent / "escape.md").exists()
+
+
+def test_the_commit_message_gate_reads_the_body_and_the_agent_name(vault):
+    with pytest.raises(SecretError):
+        vault.import_memories([Memory("m1", "fact", {"description": "one"})],
+                              message=f"import: one memory\n\nsource token {GITHUB_TOKEN}\n")
+    with pytest.raises(SecretError):
+        vault.remember("m2", "two", agent=GITHUB_TOKEN)
+    assert not (vault.root / "facts/m1.md").exists() and not (vault.root / "facts/m2.md").exists()
+    vault.remember("m3", "three")  # vault-mem's own trailers (keys, commit ids) pass
+    vault.undo("m3")
 
 
 def test_no_write_on_a_detached_head(vault):
@@ -179,3 +193,31 @@ def test_every_write_path_refuses_through_the_same_policy(vault):
     assert "GitHub" in str(one.value) and "GitHub" in str(two.value)
     with pytest.raises(VaultMemError):
         vault.get("t1")
+
+
+def test_a_committed_file_that_does_not_parse_can_still_be_forgotten(vault):
+    (vault.root / "facts/broken.md").write_text("no frontmatter at all\n")
+    git(vault.root, "add", "facts/broken.md")
+    git(vault.root, "commit", "-q", "--no-verify", "-m", "a broken file")
+    result = vault.forget("broken")
+    assert result.action == "forget" and not (vault.root / "facts/broken.md").exists()
+    assert git(vault.root, "log", "-1", "--format=%s").strip() == "forget: broken — (unreadable file)"
+
+
+def test_a_type_change_never_replaces_a_persons_file_in_the_other_folder(vault):
+    vault.remember("k", "a fact first", "one")
+    person = "---\ndescription: my own note of that name\n---\nmy words\n"
+    (vault.root / "notes/k.md").write_text(person)  # the person's file, never committed
+    with pytest.raises(VaultMemError, match="never committed"):
+        vault.remember("k", "now a note", "two", type="note")
+    assert (vault.root / "notes/k.md").read_text() == person
+    assert (vault.root / "facts/k.md").exists()
+
+
+def test_no_write_replaces_an_uncommitted_file_it_was_not_told_about(vault):
+    person = b"---\ndescription: typed by hand\n---\nmine\n"
+    (vault.root / "facts/x.md").write_bytes(person)
+    new = vault.ws.policy.file_bytes(Memory("x", "fact", {"description": "the agent's"}))
+    with vault.transaction() as tx, pytest.raises(VaultMemError, match="never committed"):
+        tx.commit({"facts/x.md": new}, "remember: x — the agent's", key="x", action="create", type_="fact")
+    assert (vault.root / "facts/x.md").read_bytes() == person

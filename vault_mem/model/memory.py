@@ -232,15 +232,6 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def split_frontmatter(text: str, where: str = "file") -> tuple[str, str]:
-    """Split ``text`` into (frontmatter YAML, body) with the strict handler; raises
-    :class:`MalformedFileError` ``"<where>: ..."`` for no, an unclosed or a second block."""
-    try:
-        return HANDLER.split(text)
-    except MalformedFileError as exc:
-        raise MalformedFileError(f"{where}: {exc}") from None
-
-
 def memory_from_bytes(data: bytes, rel: str, *, max_bytes: int) -> Memory:
     """Parse a memory file's bytes, or raise MalformedFileError ``"<rel>: <what is wrong>"``:
     over ``max_bytes``, NUL bytes, not UTF-8, or its frontmatter. One wording for the index,

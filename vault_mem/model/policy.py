@@ -54,6 +54,9 @@ __all__ = [
 
 MAX_DESCRIPTION_CHARS = 200
 
+#: trailers vault-mem writes itself, whose values are keys, actions, types and commit ids
+_OWN_TRAILERS = ("Memory-Key:", "Memory-Action:", "Memory-Type:", "Reverts:", "Resolves:", "Sync-Conflict:")
+
 _WHAT_TO_DO = (
     "Nothing was written. Remove the value and record where the secret lives instead, "
     "e.g. 'API key in 1Password item X', not the value."
@@ -369,10 +372,13 @@ class WritePolicy:
         return memory
 
     def check_message(self, message: str) -> None:
-        """Refuse a commit message whose subject holds a suspected credential (the trailers
-        below it are vault-mem's own ``Name: value`` lines: keys, actions, commit ids)."""
-        subject = message.split("\n\n", 1)[0]
-        kinds = sorted({f.kind for f in find_secrets(subject)})
+        """Refuse a commit message holding a suspected credential: its subject and body, and the
+        values of trailers a caller can choose (``Agent:``); vault-mem's own structural trailers
+        (keys, actions, types, commit ids) are not scanned, since a commit id or a key looks
+        like a random token."""
+        kept = [line.partition(":")[2] if line.startswith("Agent:") else line
+                for line in message.splitlines() if not line.startswith(_OWN_TRAILERS)]
+        kinds = sorted({f.kind for f in find_secrets("\n".join(kept))})
         if kinds:
             raise SecretError(f"refused: the commit message holds what looks like {', '.join(kinds)}. "
                               f"{_WHAT_TO_DO}")

@@ -128,8 +128,13 @@ class Workspace:
 
     def check_not_dirty(self, rel: str) -> bytes:
         """Refuse to overwrite a person's uncommitted edit (it is in no commit, so it would be
-        lost); returns the file's bytes, which the write then replaces only if unchanged."""
-        data = self.read_bytes(rel)
+        lost); returns the file's bytes, which the write then replaces only if unchanged. The
+        file need not parse (a broken file can still be forgotten), but is never read through a
+        symlink."""
+        self.check_inside(rel)
+        data = self.disk_bytes(rel)
+        if data is None:
+            raise MalformedFileError(f"{rel}: disappeared while it was being read; retry")
         committed = self.repo.blob_at(self.repo.head(), self.top(rel))
         if committed is None:
             # never committed: a person's new file that only exists on disk

@@ -13,7 +13,7 @@ commit must. The new commits are plain objects until a single compare-and-swap `
 moves the branch; on any failure before or at that step the touched files are restored from the
 old HEAD, so HEAD, files, git's index and the sidecar are left as they were. A journal
 (``.vault-mem/sync.json``) lets the next sync or resolve do the same after a crash
-(:func:`vault_mem.sync.replay.recover_sync`).
+(:func:`vault_mem.vault.recovery.recover_sync`).
 
 **Conflict rule** (per key; "changed" = created, edited, moved to another type or deleted):
 

@@ -2,9 +2,8 @@
 
 :class:`Replay` rebuilds the local commits on the remote branch tip, one new commit per original,
 walking the work tree through each replayed state and deciding conflicts per key (the rules are in
-:mod:`vault_mem.sync.remote`'s docstring). Its journal (``.vault-mem/sync.json``) lets :func:`recover_sync`
-finish or roll back a sync that a crash interrupted
-(:func:`vault_mem.vault.recovery.recover_sync`).
+:mod:`vault_mem.sync.remote`'s docstring). Its journal (``.vault-mem/sync.json``) lets
+:func:`vault_mem.vault.recovery.recover_sync` finish or roll back a sync that a crash interrupted.
 
 Kept apart from remote.py, which talks to the remote (fetch, push, their errors), checks that the
 histories can be integrated and schedules the daemon's syncs; nothing here uses the network.

@@ -245,6 +245,10 @@ class Vault:
                     self.sidecar, key=key, type=type_, description=description, body=body,
                     exclude=new.supersedes)]
             # an update rewrites the old file in place: a person's comments and layout survive
+            if (old is None or old.path != new.path) and self.ws.disk_bytes(new.path) is not None:
+                # the key's file in another type folder too (a person's file there): never replaced
+                # unless it is committed, so nothing of it can be lost
+                tx.expect(new.path, self.ws.check_not_dirty(new.path))
             changes: dict[str, bytes | None] = {new.path: self.ws.policy.file_bytes(new, old=old_bytes)}
             if old is not None and old.path != new.path:
                 changes[old.path] = None
@@ -261,7 +265,10 @@ class Vault:
                 raise MemoryNotFoundError(self._not_found(key))
             type_, rel = found
             tx.expect(rel, self.ws.check_not_dirty(rel))
-            desc = self.ws.read_memory(rel).description
+            try:
+                desc = self.ws.read_memory(rel).description
+            except MalformedFileError:
+                desc = "(unreadable file)"  # a broken file can still be forgotten
             commit = tx.commit({rel: None}, f"forget: {key} — {desc}", key=key,
                                action="forget", type_=type_, agent=agent)
             return WriteResult(key, type_, rel, "forget", commit)

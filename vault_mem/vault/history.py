@@ -25,7 +25,7 @@ TRAILER_KEYS = ("Memory-Key", "Memory-Action", "Memory-Type", "Agent")
 
 @dataclass
 class LogEntry:
-    """One commit that touched the ws."""
+    """One commit that touched the vault."""
 
     commit: str
     date: str

@@ -97,14 +97,20 @@ def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:
         if not isinstance(files, dict) or not isinstance(message, str) or \
                 not all(isinstance(t, str) or t is None for t in files.values()):
             raise TypeError("malformed journal")
-        for rel, text in files.items():
+        for rel in files:
             ws.check_inside(rel)  # a damaged journal must not name a path outside the vault
-            if text is not None:
-                ws.policy.check_file(rel, text.encode("utf-8"))
-        ws.policy.check_message(message)
     except (ValueError, KeyError, OSError, TypeError, AttributeError, VaultMemError):
         path.unlink(missing_ok=True)
         return "dropped an unreadable journal of an interrupted write"
+    try:  # what the journal would write passes the write policy like any write
+        for rel, text in files.items():
+            if text is not None:
+                ws.policy.check_file(rel, text.encode("utf-8"))
+        ws.policy.check_message(message)
+    except VaultMemError as exc:
+        path.unlink(missing_ok=True)
+        return (f"dropped the journal of an interrupted write of '{journal.get('key')}': {exc} "
+                "Its files were left as they are; check them with `git status`")
     head = ws.repo.head()
     for rel, text in files.items():
         p = ws.root / rel

@@ -51,19 +51,17 @@ class WriteTransaction:
     """``with WriteTransaction(ws, sidecar) as tx: ... tx.commit(changes, ...)``: see the module
     docstring for the steps. Re-entrant through the workspace's lock."""
 
-    def __init__(self, ws: Workspace, sidecar: Sidecar, *, check_git: bool = True):
+    def __init__(self, ws: Workspace, sidecar: Sidecar):
         self.ws = ws
         self.sidecar = sidecar
         self.policy = ws.policy
-        self.check_git = check_git
         self._expected: dict[str, bytes | None] = {}
 
     def __enter__(self) -> Self:
         self.ws.lock.acquire()
         try:
             recover(self.ws, self.sidecar)
-            if self.check_git:
-                self.ws.check_git_state()
+            self.ws.check_git_state()
         except BaseException:
             self.ws.lock.release()
             raise
@@ -84,9 +82,10 @@ class WriteTransaction:
         who = agent or self.ws.agent
         message = commit_message(subject, key=key, action=action, type_=type_, agent=who,
                                  extra_trailers=extra_trailers)
-        return self.write(changes, message, agent=who)
+        return self.write(changes, message, agent=who, key=key)
 
-    def write(self, changes: dict[str, bytes | None], message: str, *, agent: str | None = None) -> str | None:
+    def write(self, changes: dict[str, bytes | None], message: str, *, agent: str | None = None,
+              key: str | None = None) -> str | None:
         """Vet, journal, write ``changes`` ({vault-relative path: bytes, or None to delete}),
         update the sidecar and INDEX.md, and commit them with ``message`` as one commit."""
         ws = self.ws
@@ -96,10 +95,12 @@ class WriteTransaction:
             if data is not None:
                 self.policy.check_file(rel, data)
         self.policy.check_message(message)
-        before = {rel: self._expected[rel] if rel in self._expected else ws.disk_bytes(rel)
+        # every path replaces only bytes someone checked: those the caller read, else what is
+        # there now, provided it is committed (a person's uncommitted file is never replaced)
+        before = {rel: self._expected[rel] if rel in self._expected else self._committed_or_absent(rel)
                   for rel in changes}
         journal = {"message": message, "agent": who,
-                   "key": next((Path(rel).stem for rel in changes), ""),
+                   "key": key or next((Path(rel).stem for rel in changes), ""),
                    "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
         checkpoint("before-write", ws.state_dir)
         atomic_write(ws.state_dir / JOURNAL, json.dumps(journal).encode())
@@ -117,6 +118,11 @@ class WriteTransaction:
             raise
         checkpoint("after-write", ws.state_dir)
         return finish_write(ws, self.sidecar, list(changes), message, who)
+
+    def _committed_or_absent(self, rel: str) -> bytes | None:
+        if self.ws.disk_bytes(rel) is None:
+            return None
+        return self.ws.check_not_dirty(rel)
 
     def _put_back(self, written: list[str], before: dict[str, bytes | None]) -> None:
         """Undo the files of a write that stopped half-way (an editor's save got in)."""
