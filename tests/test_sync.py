@@ -209,6 +209,37 @@ def test_a_persons_commit_is_replayed_with_its_author_and_a_trailer(net):
     assert_consistent(b)
 
 
+@pytest.mark.parametrize("local_write", [True, False])
+@pytest.mark.parametrize("entry", ["state-file", "journal", "symlink", "dir-symlink"])
+def test_a_peer_cannot_plant_state_files_or_symlinks(net, entry, local_write, tmp_path):
+    """DESIGN §7: a fetched tree is checked before anything touches the work tree; a bad entry
+    stops the sync with its name and changes nothing (with local commits to replay, or none)."""
+    _, (a, b, _) = net
+    if local_write:
+        b.remember("mine", "a local write so the sync replays")
+    if entry == "state-file":
+        (a.root / ".vault-mem/planted.txt").write_text("x")
+        git(a.root, "add", "-f", ".vault-mem/planted.txt")
+    elif entry == "journal":
+        (a.root / ".vault-mem/pending.json").write_text('{"files": {}, "message": "m"}')
+        git(a.root, "add", "-f", ".vault-mem/pending.json")
+    elif entry == "symlink":
+        (a.root / "facts/evil.md").symlink_to("/etc/hostname")
+        git(a.root, "add", "facts/evil.md")
+    else:
+        (a.root / "facts/sub").symlink_to(tmp_path, target_is_directory=True)
+        git(a.root, "add", "facts/sub")
+    git(a.root, "commit", "-q", "--no-verify", "-m", "hostile")
+    git(a.root, "push", "-q", "origin", "main")
+    before_head, before = head(b), files(b)
+    with pytest.raises(SyncError, match="the remote's commits hold"):
+        sync(b)
+    assert head(b) == before_head and files(b) == before
+    assert not (b.root / ".vault-mem/planted.txt").exists()
+    assert not (b.root / "facts/evil.md").exists() and not (b.root / "facts/sub").exists()
+    assert not (b.root / ".vault-mem/pending.json").exists()  # no planted journal to "recover"
+
+
 def test_other_files_changed_on_both_sides_stop_the_sync(net):
     _, (a, b, _) = net
     for v, text in ((a, "# a\n"), (b, "# b\n")):

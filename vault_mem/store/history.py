@@ -14,9 +14,24 @@ from vault_mem.errors import GitError
 from vault_mem.store.git import GitRepo
 
 __all__ = [
-    "all_commits", "blob_versions", "changed_paths", "commit_messages", "commit_trailers",
-    "commits_with_parents", "count_commits", "current_branch", "head_branch", "head_ref", "log_entries",
-    "merge_base", "paths_in_range", "read_blobs", "remote_url", "resolve_commit", "staged_against",
+    "all_commits",
+    "blob_versions",
+    "changed_paths",
+    "commit_messages",
+    "commit_trailers",
+    "commits_with_parents",
+    "count_commits",
+    "current_branch",
+    "entry_modes",
+    "head_branch",
+    "head_ref",
+    "log_entries",
+    "merge_base",
+    "paths_in_range",
+    "read_blobs",
+    "remote_url",
+    "resolve_commit",
+    "staged_against",
     "update_ref",
 ]
 
@@ -191,3 +206,18 @@ def update_ref(repo: GitRepo, ref: str, new: str, old: str | None = None, *, mes
     if proc.returncode != 0 and old is None:
         raise GitError(f"git update-ref {ref} failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
     return proc.returncode == 0
+
+
+def entry_modes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
+    """``{top-level path: mode}`` of the entries ``commit`` holds at ``paths`` (a path it does
+    not hold is left out). Paths are taken literally, never as patterns."""
+    if not paths:
+        return {}
+    out = repo.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *paths,
+                   cwd=repo.toplevel)
+    modes: dict[str, str] = {}
+    for rec in out.split("\x00"):
+        meta, sep, path = rec.partition("\t")
+        if sep:
+            modes[path] = meta.split(" ", 1)[0]
+    return modes

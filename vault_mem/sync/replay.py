@@ -16,13 +16,13 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from vault_mem.config import TYPE_FOLDERS
+from vault_mem.config import STATE_DIR, TYPE_FOLDERS
 from vault_mem.errors import SyncError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.store.files import atomic_write, checkpoint
-from vault_mem.store.history import changed_paths, staged_against, update_ref
+from vault_mem.store.history import changed_paths, entry_modes, staged_against, update_ref
 from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
 
@@ -95,6 +95,28 @@ class Replay:
     def _conflict(self, key: str, kind: str, detail: str, copy: str | None = None) -> None:
         self.report.conflicts.append({"key": key, "kind": kind, "detail": detail, "conflict_key": copy})
 
+    def check_incoming(self, incoming: list[str]) -> None:
+        """Refuse, before anything touches the work tree, a remote tree entry that vault-mem
+        must not take from a peer (DESIGN §7): anything but a regular file, a path that leaves
+        the vault or names ``.git``, anything under the vault's state folder."""
+        modes = entry_modes(self.repo, self.remote_tip, [self.prefix + rel for rel in incoming])
+        for rel in incoming:
+            parts = rel.split("/")
+            mode = modes.get(self.prefix + rel)
+            why = None
+            if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+                why = "a path that leaves the vault"
+            elif any(p.lower() == ".git" for p in parts):
+                why = "a .git entry"
+            elif parts[0] == STATE_DIR:
+                why = f"a file in {STATE_DIR}/, which holds this machine's own state"
+            elif mode is not None and mode not in ("100644", "100755"):
+                why = {"120000": "a symlink", "160000": "a submodule"}.get(mode, f"an entry of mode {mode}")
+            if why:
+                raise SyncError("unsafe", f"the remote's commits hold {rel!r}: {why}. vault-mem takes only "
+                                "regular files inside the vault from a peer; remove that entry on the remote "
+                                "(or integrate by hand) and sync again; nothing changed")
+
     def check_clean(self, paths: set[str]) -> None:
         staged = staged_against(self.repo, self.local, self.prefix or ".")
         for rel in sorted(paths - {INDEX_FILE}):
@@ -109,6 +131,7 @@ class Replay:
         per_commit = [(c, p, self.changed(p, c)) for c, p in self.commits]
         modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
         incoming = self.changed(self.local, self.remote_tip)  # what the remote's commits changed
+        self.check_incoming(incoming)
         paths = set(incoming) | {r for *_, ch in per_commit for r in ch}
         paths |= {f"{folder}/{ck}.md" for ck in copies.values() for folder in TYPE_FOLDERS.values()}
         self.check_clean(paths)
