@@ -221,3 +221,20 @@ def test_no_write_replaces_an_uncommitted_file_it_was_not_told_about(vault):
     with vault.transaction() as tx, pytest.raises(VaultMemError, match="never committed"):
         tx.commit({"facts/x.md": new}, "remember: x — the agent's", key="x", action="create", type_="fact")
     assert (vault.root / "facts/x.md").read_bytes() == person
+
+
+def test_a_symlinked_index_or_lock_is_refused_by_name(vault, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("not vault-mem's\n")
+    (vault.root / "INDEX.md").unlink()
+    (vault.root / "INDEX.md").symlink_to(outside)
+    with pytest.raises(VaultMemError, match="symlink"):
+        vault.remember("a", "a fact")
+    assert outside.read_text() == "not vault-mem's\n"
+    (vault.root / "INDEX.md").unlink()
+    lock = vault.state_dir / "write.lock"
+    lock.unlink()
+    lock.symlink_to(outside)
+    with Vault(vault.root) as fresh, pytest.raises(VaultMemError, match="symlink"):
+        fresh.remember("b", "another fact")
+    assert outside.read_text() == "not vault-mem's\n"

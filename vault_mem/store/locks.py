@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Self
 
-from vault_mem.errors import LockTimeoutError
+from vault_mem.errors import LockTimeoutError, VaultMemError
 
 WRITE_LOCK = "write.lock"
 DAEMON_LOCK = "daemon.lock"
@@ -38,7 +38,13 @@ class FileLock:
             self._depth += 1
             return True
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:  # never through a link (DESIGN §7): a planted symlink must not pick the file we lock
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise VaultMemError(f"{self.path} is a symlink; vault-mem never follows links for its "
+                                   "own files: delete the link and retry") from None
         deadline = time.monotonic() + self.timeout
         delay = 0.002
         while True:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.store.files import atomic_write, checkpoint
+from vault_mem.store.files import atomic_write, checkpoint, current_bytes
 from vault_mem.store.workspace import Workspace
 
 #: under .vault-mem/: the intent of the write under way (see vault_mem.vault.transaction)
@@ -27,10 +27,7 @@ def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     (the caller holds the write lock)."""
     new = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
     path = ws.root / INDEX_FILE
-    try:
-        old = path.read_bytes()
-    except FileNotFoundError:
-        old = None
+    old = current_bytes(path)  # never through a link: a symlinked INDEX.md is refused by name
     if old == new:
         return None
     atomic_write(path, new)
