@@ -13,15 +13,17 @@ Three checks, in the order a writer calls them:
   sentence that says what to do. The memory is still written, and the agent sees the warning.
 
 :class:`WritePolicy` bundles these with the key, format and size rules: it is the one object every
-write path calls (see its docstring). Pure: no I/O, no state.
+write path calls (see its docstring). Pure: no I/O; the only state is a WritePolicy's memo of
+the few file contents it vetted last, so the same bytes are not parsed twice in one write.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -53,6 +55,9 @@ __all__ = [
 ]
 
 MAX_DESCRIPTION_CHARS = 200
+
+#: how many recently vetted files a WritePolicy remembers (a write vets a handful)
+_VETTED_KEPT = 16
 
 #: trailers vault-mem writes itself, whose values are keys, actions, types and commit ids
 _OWN_TRAILERS = ("Memory-Key:", "Memory-Action:", "Memory-Type:", "Reverts:", "Resolves:", "Sync-Conflict:")
@@ -282,7 +287,7 @@ def check_text(what: str, *values: Any) -> None:
                     ) from None
 
 
-@dataclass(frozen=True)
+@dataclass
 class WritePolicy:
     """The checks every write makes, in one place: key, format, size, secrets and lint.
 
@@ -300,6 +305,8 @@ class WritePolicy:
 
     max_body_bytes: int
     max_file_bytes: int
+    _vetted: OrderedDict[tuple[str, bytes], None] = field(default_factory=OrderedDict, init=False,
+                                                         repr=False, compare=False)
 
     def check_request(self, *, key: str, type: str, description: str, body: str,
                       tags: list[str] | None = None, extra: Mapping[str, Any] | None = None,
@@ -351,15 +358,28 @@ class WritePolicy:
                 "changes in the round trip); pass plain text, numbers, dates or lists of text"
             )
         data = text.encode("utf-8")
-        self.check_file(memory.path, data)
+        if len(data) > self.max_file_bytes:
+            raise InvalidMemoryError(
+                f"this write would make a file of {len(data)} bytes, over the vault's limit of "
+                f"{self.max_file_bytes} ([limits] max_body_bytes in vault.toml); store a summary and "
+                "a pointer instead"
+            )
+        self._vet(memory.path, back)
+        self._remember_vetted(memory.path, data)
         return data
 
-    def check_file(self, rel: str, data: bytes) -> Memory:
-        """Vet the bytes of the memory file ``rel`` before they reach the disk or a commit;
-        returns the parsed memory. Raises :class:`MalformedFileError` for a file that does not
-        parse (or is over the limit), :class:`InvalidMemoryError` for a body over the limit and
-        :class:`SecretError` for a suspected credential."""
-        memory = memory_from_bytes(data, rel, max_bytes=self.max_file_bytes)
+    def check_file(self, rel: str, data: bytes) -> None:
+        """Vet the bytes of the memory file ``rel`` before they reach the disk or a commit.
+        Raises :class:`MalformedFileError` for a file that does not parse (or is over the
+        limit), :class:`InvalidMemoryError` for a body over the limit and :class:`SecretError`
+        for a suspected credential. Bytes that :meth:`file_bytes` just made (and vetted) are
+        not parsed again."""
+        if (rel, data) in self._vetted:
+            return
+        self._vet(rel, memory_from_bytes(data, rel, max_bytes=self.max_file_bytes))
+        self._remember_vetted(rel, data)
+
+    def _vet(self, rel: str, memory: Memory) -> None:
         body_size = len(memory.body.encode("utf-8"))
         if body_size > self.max_body_bytes:
             raise InvalidMemoryError(
@@ -369,7 +389,13 @@ class WritePolicy:
         check_description_policy(memory.description)
         check_write(key=memory.key, description=memory.description, body=memory.body, meta=memory.meta,
                     comments=memory.comments)
-        return memory
+
+    def _remember_vetted(self, rel: str, data: bytes) -> None:
+        # a write vets its bytes when it makes them and again in the transaction: keep the
+        # last few, so the same bytes are parsed once (bytes are immutable: a hit is exact)
+        self._vetted[(rel, data)] = None
+        while len(self._vetted) > _VETTED_KEPT:
+            self._vetted.popitem(last=False)
 
     def check_message(self, message: str) -> None:
         """Refuse a commit message holding a suspected credential: its subject and body, and the

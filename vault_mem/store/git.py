@@ -42,11 +42,12 @@ from typing import Self, TypeVar
 
 import git
 from git import exc as gitexc
+from git.db import GitCmdObjectDB
 from git.objects import Commit, Object, Tree
 from git.objects.util import altz_to_utctz_str
 from git.refs.symbolic import SymbolicReference
 from git.util import Actor, hex_to_bin
-from gitdb import IStream
+from gitdb import IStream, LooseObjectDB
 from gitdb.exc import ODBError
 from gitdb.fun import loose_object_header
 
@@ -133,6 +134,17 @@ def _git_words(exc: BaseException) -> str:
     return str(exc).strip() or type(exc).__name__
 
 
+class _ObjectDB(GitCmdObjectDB):
+    """GitPython's default object database (reads through ``git cat-file --batch``, which sees
+    packs another git makes) with every write in process: ``GitCmdObjectDB.store`` runs
+    ``git hash-object`` for an object whose id is not given (``Commit.create_from_tree``'s
+    commit), about 2 ms a process; gitdb's ``LooseObjectDB.store`` computes the id while it
+    writes the loose object."""
+
+    def store(self, istream: IStream) -> IStream:
+        return LooseObjectDB.store(self, istream)
+
+
 class GitRepo:
     """The repository that holds a vault (found from any path inside its work tree).
 
@@ -148,7 +160,7 @@ class GitRepo:
         self.common_dir = (self.cwd / out[2]).resolve()
         self.objects = self.common_dir / "objects"
         try:
-            self.repo = git.Repo(self.toplevel)
+            self.repo = git.Repo(self.toplevel, odbt=_ObjectDB)
         except _GIT_ERRORS as exc:
             raise GitError(f"GitPython cannot open the repository at {self.toplevel} ({exc}); "
                            "check it with `git status` there") from exc
