@@ -57,3 +57,21 @@ def write_memory(root, key: str, description: str, body: str = "", *, type_: str
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_memory(Memory(key=key, type=type_, meta=fields, body=body)), encoding="utf-8")
     return rel
+
+
+def vm_steps(sc, fn) -> int:
+    """SQLite virtual-machine steps that ``fn()`` runs on the sidecar ``sc``'s connection: a
+    measure of work that does not depend on the machine's speed or load (not a timing)."""
+    steps = 0
+
+    def tick() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    sc.db.conn.set_progress_handler(tick, 1)
+    try:
+        fn()
+    finally:
+        sc.db.conn.set_progress_handler(None, 1)
+    return steps

@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fakes import FakeEmbedder, write_memory
+from fakes import FakeEmbedder, vm_steps, write_memory
 
 from vault_mem.config import Config
 from vault_mem.index import vectors as vectors_mod
@@ -415,24 +415,6 @@ def test_database_damaged_while_in_use_is_rebuilt(vault: Path) -> None:
     assert sc.recall("helix editor", today=TODAY).hits[0].key == "editor"
     assert sc.doctor() == []
     assert list((vault / ".vault-mem").glob("index.db.corrupt-*"))
-
-
-def vm_steps(sc: Sidecar, fn) -> int:
-    """SQLite virtual-machine steps that ``fn()`` runs on ``sc``'s connection: a measure of
-    work that does not depend on the machine's speed or load (not a timing)."""
-    steps = 0
-
-    def tick() -> int:
-        nonlocal steps
-        steps += 1
-        return 0
-
-    sc.db.conn.set_progress_handler(tick, 1)
-    try:
-        fn()
-    finally:
-        sc.db.conn.set_progress_handler(None, 1)
-    return steps
 
 
 def test_index_count_follows_every_change_of_the_listed_rows(tmp_path: Path) -> None:

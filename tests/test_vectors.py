@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fakes import FakeEmbedder, write_memory
+from fakes import FakeEmbedder, vm_steps, write_memory
 
 from vault_mem.config import Config
 from vault_mem.index import db as dbmod
@@ -151,7 +151,7 @@ def _run_without_sqlite_vec(root: Path, code: str) -> subprocess.CompletedProces
         sys.modules["sqlite_vec"] = None  # import sqlite_vec -> ImportError
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from pathlib import Path
-        from fakes import FakeEmbedder, write_memory
+        from fakes import FakeEmbedder, vm_steps, write_memory
         from vault_mem.config import Config
         from vault_mem.index.sidecar import Sidecar
         root = Path({str(root)!r})
@@ -343,23 +343,6 @@ def test_warm_index_takes_new_vectors_without_copying_the_ones_it_holds(tmp_path
         sc.close()
 
 
-def _vm_steps(sc: Sidecar, fn) -> int:
-    """SQLite virtual-machine steps ``fn()`` runs on ``sc``'s connection (work, not time)."""
-    steps = 0
-
-    def tick() -> int:
-        nonlocal steps
-        steps += 1
-        return 0
-
-    sc.db.conn.set_progress_handler(tick, 1)
-    try:
-        fn()
-    finally:
-        sc.db.conn.set_progress_handler(None, 1)
-    return steps
-
-
 def test_warm_index_refresh_reads_only_the_changed_vectors(tmp_path: Path) -> None:
     """After a write, a warm process's refresh reads the new vector by its rowid: a
     ``rowid IN (...)`` filter made vec0 scan every vector (9 ms at 50k memories)."""
@@ -375,7 +358,7 @@ def test_warm_index_refresh_reads_only_the_changed_vectors(tmp_path: Path) -> No
         warm.vector_index()  # up to date
         write_memory(root, f"probe-{n}", f"Moka pot coffee probe {n}")
         writer.refresh_paths([f"facts/probe-{n}.md"])
-        steps = _vm_steps(warm, warm.vector_index)
+        steps = vm_steps(warm, warm.vector_index)
         assert _hits(warm, f"moka pot coffee probe {n}") == _hits(cold, f"moka pot coffee probe {n}")
         assert _hits(warm, f"moka pot coffee probe {n}")[0][0] == f"probe-{n}"
         return steps
