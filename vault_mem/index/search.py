@@ -34,9 +34,10 @@ from typing import Any
 
 import numpy as np
 
+from vault_mem.errors import EmbedderError
 from vault_mem.index.queries import SUPERSEDERS_SQL
 from vault_mem.model import views
-from vault_mem.model.memory import as_date
+from vault_mem.model.memory import as_date, validate_type
 from vault_mem.model.terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
@@ -353,9 +354,6 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
 def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
                include_expired: bool, today: dt.date) -> RecallResult:
     """The whole recall: both searches, fusion, floor, hits. ``sc`` is a :class:`Sidecar`."""
-    from vault_mem.errors import EmbedderError
-    from vault_mem.model.memory import validate_type
-
     if type is not None:
         type = validate_type(type)
     k = max(1, min(int(k), 200))

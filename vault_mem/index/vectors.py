@@ -41,6 +41,7 @@ import numpy as np
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import EmbedderError, IndexStoreError, VaultMemError
 from vault_mem.index import db as dbmod
+from vault_mem.index.search import vector_search
 from vault_mem.model import terms
 
 log = logging.getLogger("vault_mem.index.sidecar")
@@ -297,6 +298,8 @@ class VectorStore:
             self._embedder_reason = "embedder is 'none' (vault.toml [embedder] provider)"
             return None
         try:
+            # lazy: the providers pull in httpx and the model runtime, which list, get, INDEX.md
+            # and a keyword-only vault never need (a lower layer: no cycle is dodged here)
             from vault_mem.embed import local as embed
 
             self._embedder = embed.get_embedder(self.config.embedder)  # type: ignore[attr-defined]
@@ -460,8 +463,6 @@ class VectorStore:
     def search_vectors(self, qvec: np.ndarray, filters) -> tuple[VectorIndex | StoredVectors, list[tuple[int, float]]]:
         """(the vector search used, :func:`vault_mem.index.search.vector_search`'s hits with it),
         repairing a damaged vector table once (from the cache) if the search fails on it."""
-        from vault_mem.index.search import vector_search
-
         try:
             index = self.vector_index()
             return index, vector_search(self.db, qvec, filters, index=index)
