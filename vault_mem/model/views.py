@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from vault_mem.config import Config
 from vault_mem.model.memory import Memory, iso
 
 
@@ -35,13 +34,6 @@ def memory_flags(*, type_: str, updated: dt.date | None, expires: dt.date | None
     if conflict:
         flags.append("conflict")
     return flags
-
-
-def flags_for(mem: Memory, config: Config, *, today: dt.date | None = None,
-              superseded_by: list[str] | None = None) -> list[str]:
-    """:func:`memory_flags` of a parsed memory."""
-    return memory_flags(type_=mem.type, updated=mem.updated, expires=mem.expires, today=today or dt.date.today(),
-                        stale_after=config.stale_after_days, superseded=bool(superseded_by))
 
 
 def memory_view(mem: Memory, *, stale_after: dict[str, int], superseded_by: list[str],

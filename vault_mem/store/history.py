@@ -106,7 +106,12 @@ def read_blobs(repo: GitRepo, oids: list[str]) -> dict[str, bytes]:
 
 
 def head_branch(repo: GitRepo) -> str | None:
-    """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached."""
+    """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached. Read from
+    HEAD's file (every write asks: no git process), through ``git symbolic-ref`` only when the
+    file cannot be read."""
+    said = head_ref(repo)
+    if said:
+        return (said[5:].strip() or None) if said.startswith("ref: ") else None
     proc = repo.run("symbolic-ref", "-q", "HEAD", check=False)
     if proc.returncode != 0:
         return None
@@ -181,9 +186,9 @@ def paths_in_range(repo: GitRepo, old: str | None, new: str) -> list[str]:
 
 
 def current_branch(repo: GitRepo) -> str | None:
-    """The short name of the branch HEAD is on, or None while HEAD is detached."""
-    proc = repo.run("symbolic-ref", "-q", "--short", "HEAD", check=False)
-    return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
+    """The short name of the branch HEAD is on (``main``), or None while HEAD is detached."""
+    full = head_branch(repo)
+    return full.removeprefix("refs/heads/") if full else None
 
 
 def remote_url(repo: GitRepo, name: str) -> str | None:

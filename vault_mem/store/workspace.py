@@ -19,6 +19,7 @@ from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.policy import WritePolicy
 from vault_mem.store.files import check_type_folder, current_bytes, read_memory_bytes
 from vault_mem.store.git import GitRepo, Identity
+from vault_mem.store.history import head_branch
 from vault_mem.store.locks import WRITE_LOCK, FileLock, daemon_pid
 
 
@@ -113,18 +114,11 @@ class Workspace:
                 f"a git {op} is in progress in {self.repo.toplevel}; finish or abort it "
                 f"(git {op} --continue / --abort) and retry"
             )
-        if self.head_detached():
+        if head_branch(self.repo) is None:
             raise GitError(
                 f"HEAD is detached in {self.repo.toplevel} (a checkout of a commit, not a branch); "
                 "a write there would be on no branch: `git switch <branch>` and retry"
             )
-
-    def head_detached(self) -> bool:
-        """True when HEAD names a commit rather than a branch."""
-        try:
-            return not (self.repo.git_dir / "HEAD").read_text().startswith("ref: ")
-        except OSError:
-            return False
 
     def check_not_dirty(self, rel: str) -> bytes:
         """Refuse to overwrite a person's uncommitted edit (it is in no commit, so it would be
