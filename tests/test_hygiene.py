@@ -131,6 +131,17 @@ def test_scan_working_tree_reports_kind_field_and_file_never_the_value(vault):
     assert "rotate" in purge and "leaked" in purge and "--history" in purge
 
 
+def test_scan_never_reads_through_a_linked_file_or_type_folder(vault, tmp_path):
+    """DESIGN §7: what a link points at (outside the vault, a person's other files) is not read."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.md").write_text(f"---\ndescription: not in the vault\n---\n{aws_key()}\n")
+    (vault.root / "notes").rename(tmp_path / "notes.real")  # the template's folder (it has a .gitkeep)
+    (vault.root / "notes").symlink_to(outside, target_is_directory=True)
+    (vault.root / "facts" / "link.md").symlink_to(outside / "x.md")
+    assert hygiene.scan(vault) == []
+
+
 def test_scan_history_finds_what_the_working_tree_no_longer_has(vault):
     root = vault.root
     token = github_token()

@@ -40,6 +40,7 @@ from vault_mem.daemon.autocommit import dirty_memory_paths, drop_ignored, edit_m
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.store.files import current_bytes
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import head_branch, head_ref
 from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
@@ -426,8 +427,11 @@ class Daemon:
                 if rel in problems:
                     log.warning("vault-mem: not committing %s: %s", rel, problems[rel])
                     continue
-                path = self.root / rel
-                data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+                try:
+                    data = vault.ws.disk_bytes(rel)  # never through a link (one swapped in meanwhile)
+                except VaultMemError as exc:
+                    log.warning("vault-mem: not committing %s: %s", rel, exc)
+                    continue
                 committed = repo.blob_at(head, vault.prefix + rel)
                 if (data is None and committed is None) or (data is not None and committed == GitRepo.blob_id(data)):
                     continue
@@ -440,11 +444,13 @@ class Daemon:
                 changes[rel] = data
             changes = drop_ignored(vault, changes, head)
             files = {vault.prefix + rel: data for rel, data in changes.items()}
-            index = self.root / INDEX_FILE
-            if index.is_file():
-                data = index.read_bytes()
-                if repo.blob_at(head, vault.prefix + INDEX_FILE) != GitRepo.blob_id(data):
-                    files[vault.prefix + INDEX_FILE] = data
+            try:
+                data = current_bytes(self.root / INDEX_FILE)
+            except VaultMemError as exc:
+                log.warning("vault-mem: not committing %s: %s", INDEX_FILE, exc)
+                data = None
+            if data is not None and repo.blob_at(head, vault.prefix + INDEX_FILE) != GitRepo.blob_id(data):
+                files[vault.prefix + INDEX_FILE] = data
             self._edits.clear()
             self._index_commit = False
             if not files:

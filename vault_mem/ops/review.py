@@ -26,6 +26,7 @@ from vault_mem.model import policy
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import as_str_list, parse_memory
 from vault_mem.store import history as git_history  # not `history`: scan() has a flag of that name
+from vault_mem.store.files import check_type_folder, current_bytes
 from vault_mem.store.worktree import checkout_files
 from vault_mem.vault.conflicts import list_conflicts
 from vault_mem.vault.core import Vault
@@ -113,13 +114,15 @@ def _scan_worktree(vault: Vault) -> Iterator[dict[str, Any]]:
             continue
         rels.extend(f"{folder}/{n}" for n in names if n.endswith(".md"))
     for rel in rels:
-        path = vault.root / rel
         try:
-            if path.is_symlink() or not path.is_file():
-                continue
-            data = path.read_bytes()[:_MAX_SCAN_BYTES]
-        except OSError:
+            if "/" in rel:
+                check_type_folder(vault.root, rel)  # a linked type folder leads outside the vault
+            data = current_bytes(vault.root / rel)  # never through a link
+        except (OSError, VaultMemError):
             continue
+        if data is None:
+            continue
+        data = data[:_MAX_SCAN_BYTES]
         for field, kind, line in _findings_in(data, rel):
             yield {"where": rel, "path": rel, "commit": None, "kind": kind, "field": field, "line": line,
                    "how_to_purge": _purge_worktree(vault, rel)}

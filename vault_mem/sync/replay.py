@@ -17,11 +17,11 @@ import re
 from typing import TYPE_CHECKING
 
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS
-from vault_mem.errors import SyncError
+from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
-from vault_mem.store.files import atomic_write, checkpoint
+from vault_mem.store.files import atomic_write, checkpoint, current_bytes
 from vault_mem.store.history import changed_paths, entry_modes, staged_against, update_ref
 from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
@@ -120,8 +120,13 @@ class Replay:
     def check_clean(self, paths: set[str]) -> None:
         staged = staged_against(self.repo, self.local, self.prefix or ".")
         for rel in sorted(paths - {INDEX_FILE}):
-            path = self.vault.root / rel
-            disk = self.repo.blob_id(path.read_bytes()) if path.is_file() else None
+            try:
+                data = self.vault.ws.disk_bytes(rel)  # never through a link
+            except VaultMemError:
+                raise SyncError("dirty", f"{rel} is a symlink and the sync would replace it; vault-mem "
+                                "never follows links: replace it with the file itself (or delete it) and "
+                                "sync again; nothing changed") from None
+            disk = self.repo.blob_id(data) if data is not None else None
             if disk != self.blob(self.local, rel) or self.prefix + rel in staged:
                 raise SyncError("dirty", f"{rel} has changes that are not committed and the sync would "
                                 f"overwrite it; commit them (git commit -- {rel}) or wait for the daemon "
@@ -219,8 +224,8 @@ class Replay:
             self.touched.add(rel)
             if data is None:
                 path.unlink(missing_ok=True)
-            elif not path.is_file() or path.read_bytes() != data:
-                atomic_write(path, data)
+            elif _bytes_at(path) != data:
+                atomic_write(path, data)  # replaces a link itself, never writes through it
         if files.keys() - {INDEX_FILE}:
             self.vault.sidecar.refresh_paths(list(files))
 
@@ -234,3 +239,11 @@ class Replay:
             sep = "\n" if last and "\n\n" in text and all(_TRAILER_RE.match(ln) for ln in last) else "\n\n"
             message = text + sep + "\n".join(notes) + "\n"
         return self.repo.replay_commit(original, tree, parent, message, committer=self.vault.identity())
+
+
+def _bytes_at(path) -> bytes | None:
+    """What ``path`` holds, never read through a link (a link counts as different content)."""
+    try:
+        return current_bytes(path)
+    except VaultMemError:
+        return None
