@@ -22,8 +22,9 @@ import base64
 import binascii
 import bisect
 import re
+import string
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from urllib.parse import unquote
 
@@ -38,11 +39,13 @@ class View:
     character, any other maps as a whole. No pieces means the identity.
     """
 
-    __slots__ = ("olens", "origs", "outs", "parent", "text", "verbatim")
+    __slots__ = ("build", "olens", "origs", "outs", "parent", "text", "verbatim")
 
-    def __init__(self, text: str, parent: View | None = None) -> None:
+    def __init__(self, text: str, parent: View | None = None,
+                 build: Callable[[View], None] | None = None) -> None:
         self.text = text
         self.parent = parent
+        self.build = build  # fills the map when first needed (most texts hold no finding)
         self.outs: list[int] = []
         self.origs: list[int] = []
         self.olens: list[int] = []
@@ -63,6 +66,9 @@ class View:
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """``text[start:end]`` as a span of the root text (the one with no parent)."""
+        if self.build:
+            self.build(self)
+            self.build = None
         if self.outs:
             i = max(0, bisect.bisect_right(self.outs, start) - 1)
             start = self.origs[i] + (start - self.outs[i] if self.verbatim[i] else 0)
@@ -88,82 +94,130 @@ _HOMOGLYPHS = str.maketrans({
     "υ": "u", "χ": "x", "τ": "t", "ϲ": "c", "ϳ": "j",
 })
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+# Format characters (Unicode category Cf) and the homoglyphs: text already NFKC without any of
+# these is its own normal form, and skips the per-character pass.
+_CHANGED_BY_FOLD = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f" + "".join(chr(c) for c in _HOMOGLYPHS) + "]"
+)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def _fold(ch: str) -> str:
     if unicodedata.category(ch) == "Cf":
         return ""  # zero-width space/joiners, word joiner, BOM, soft hyphen, bidi controls
     return unicodedata.normalize("NFKC", ch).translate(_HOMOGLYPHS)
 
 
-def normalise(text: str) -> View:
-    """``text`` as NFKC with format characters dropped and homoglyphs folded (see the docstring).
+def _map_folds(view: View, text: str, changed: set[str]) -> None:
+    """The map of ``normalise(text)`` back to ``text``: each folded character as a piece."""
+    n = pos = 0
+    for i, ch in enumerate(text):
+        if ch in changed:
+            if i > pos:
+                view.add(text[pos:i], pos, i - pos, verbatim=True, at=n)
+                n += i - pos
+            folded = _fold(ch)
+            view.add(folded, i, 1, verbatim=False, at=n)
+            n += len(folded)
+            pos = i + 1
+    if pos < len(text):
+        view.add(text[pos:], pos, len(text) - pos, verbatim=True, at=n)
 
-    ASCII text is returned as is (the common case costs one check).
+
+def normalise(text: str) -> View:
+    """``text`` as NFKC with format characters dropped and homoglyphs folded (see the docstring),
+    character by character (so each maps back); the map is built only if a span is asked for.
+    ASCII text, and text with nothing to fold, is returned as is.
     """
     if text.isascii():
         return View(text)
-    out: list[str] = []
-    view = View("")
-    n = pos = 0
-    for m in _NON_ASCII.finditer(text):
-        if m.start() > pos:
-            out.append(text[pos:m.start()])
-            view.add(out[-1], pos, m.start() - pos, verbatim=True, at=n)
-            n += m.start() - pos
-        for i in range(m.start(), m.end()):
-            folded = _fold(text[i])
-            out.append(folded)
-            view.add(folded, i, 1, verbatim=folded == text[i], at=n)
-            n += len(folded)
-        pos = m.end()
-    if pos < len(text):
-        out.append(text[pos:])
-        view.add(out[-1], pos, len(text) - pos, verbatim=True, at=n)
-    view.text = "".join(out)
-    return view
+    if unicodedata.is_normalized("NFKC", text) and not _CHANGED_BY_FOLD.search(text):
+        return View(text)
+    # Fold each distinct non-ASCII character once, then replace it throughout with str.replace,
+    # which runs in C (a translate table or a regex over the whole text costs far more).
+    changed = {ch for ch in set("".join(_NON_ASCII.findall(text))) if _fold(ch) != ch}
+    if not changed:
+        return View(text)
+    folded = text
+    for ch in changed:
+        folded = folded.replace(ch, _fold(ch))
+    return View(folded, build=lambda view: _map_folds(view, text, changed))
 
 
 # --- re-joining wrapped tokens -------------------------------------------------------------
 
 _TOKEN_CHAR = "A-Za-z0-9_+/=.-"
-# A line break (with the indentation after it), a `\` continuation, or a string literal closed and
-# reopened around it (`"abc" +\n "def"`, `'abc'\n'def'`, `"abc" + "def"`), between two token runs.
-_JOIN = re.compile(
-    rf"(?<=[{_TOKEN_CHAR}])(?:[\"'][ \t]{{0,8}}\+?[ \t]{{0,8}}\\?\r?\n[ \t]{{0,64}}\+?[ \t]{{0,8}}[\"']"
-    rf"|[\"'][ \t]{{0,8}}\+[ \t]{{0,8}}[\"']|\\?\r?\n[ \t]{{0,64}})(?=[{_TOKEN_CHAR}]{{2}})"
-)
-_RUN_BEFORE = re.compile(rf"[{_TOKEN_CHAR}]{{1,64}}\Z")
-_RUN_AFTER = re.compile(rf"[{_TOKEN_CHAR}]{{1,64}}")
+# Where a token may be broken: a line break (and the indentation after it), with a `\` before it
+# or a string literal closed before it and reopened after (`"abc" +\n "def"`, `'abc'\n'def'`), or
+# `"abc" + "def"` on one line. Each search starts at a mandatory character (a newline, a quote),
+# so the engine skips between them; what precedes a newline is read from the reversed text.
+_NEWLINE = re.compile(r"\n[ \t]{0,64}")
+_BEFORE_NEWLINE = re.compile(r"\r?(?:\\|[ \t]{0,8}\+?[ \t]{0,8}([\"']))?")  # matched on the reversed text
+_BEFORE_BREAK = frozenset("\\\r\"' \t+")
+_REOPEN = re.compile(r"\+?[ \t]{0,8}[\"']")
+_CONCAT = re.compile(r"[\"'][ \t]{0,8}\+[ \t]{0,8}[\"']")
+_RUN = re.compile(rf"[{_TOKEN_CHAR}]{{1,64}}")
+_IS_TOKEN_CHAR = frozenset(string.ascii_letters + string.digits + "_+/=.-")
+_KEYISH = re.compile(r"[0-9_+/=-]|.[A-Z]")
 
 
-def _token_like(run: str) -> bool:
-    """A run that could be part of a key: digits, key punctuation, inner capitals or length."""
-    if len(run) < 4:
-        return False
-    return (len(run) >= 20 or any(c.isdigit() or c in "_+/=-" for c in run)
-            or any(c.isupper() for c in run[1:]))
+def _token_like(run: str, *, tail: bool = False) -> bool:
+    """A run that could be part of a key: digits, key punctuation, inner capitals or length (the
+    last piece of a wrapped token may be short)."""
+    return (tail or len(run) >= 4) and (len(run) >= 20 or _KEYISH.search(run) is not None)
+
+
+def _breaks(text: str, backwards: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each place a token may be broken: a newline after a token character, or
+    after a backslash, a carriage return or a closed string literal (reopened after it)."""
+    n = len(text)
+    for m in _NEWLINE.finditer(text):
+        start, end = m.start(), m.end()
+        if not start:
+            continue
+        last = text[start - 1]
+        if last in _BEFORE_BREAK:
+            before = _BEFORE_NEWLINE.match(backwards, n - start)
+            start = n - before.end()
+            if before.group(1):  # a closed string: it must reopen after the break
+                reopen = _REOPEN.match(text, end)
+                if not reopen:
+                    continue
+                end = reopen.end()
+        elif last not in _IS_TOKEN_CHAR:
+            continue
+        yield start, end
+    if "+" in text:
+        yield from ((m.start(), m.end()) for m in _CONCAT.finditer(text))
 
 
 def join_wrapped(text: str) -> View | None:
-    """``text`` with wrapped tokens joined, mapped back to ``text``; None if nothing was joined."""
+    """``text`` with wrapped tokens joined, mapped back to ``text``; None if nothing was joined.
+
+    Only a break between two token-like runs is joined (the one before at least 4 characters,
+    both with a digit, key punctuation or inner capitals), so prose keeps its lines.
+    """
     if "\n" not in text and "+" not in text:
         return None
+    backwards = text[::-1]  # the run before a break is the run after it, reversed
     joined: list[str] = []
     view = View("")
     n = pos = 0
-    for m in _JOIN.finditer(text):
-        before = _RUN_BEFORE.search(text, max(0, m.start() - 64), m.start())
-        after = _RUN_AFTER.match(text, m.end())
-        if not before or not after or len(before.group()) < 4:
+    for start, end in sorted(_breaks(text, backwards)):
+        if start < pos or not start or text[start - 1] not in _IS_TOKEN_CHAR:
             continue
-        if not (_token_like(before.group()) or _token_like(after.group())):
+        after = _RUN.match(text, end)
+        if not after or len(after.group()) < 2 or not _token_like(after.group(), tail=True):
             continue
-        joined.append(text[pos:m.start()])
-        view.add(joined[-1], pos, m.start() - pos, verbatim=True, at=n)
-        n += m.start() - pos
-        pos = m.end()
+        before = _RUN.match(backwards, len(text) - start)
+        if not before or not _token_like(before.group()):
+            continue
+        joined.append(text[pos:start])
+        view.add(joined[-1], pos, start - pos, verbatim=True, at=n)
+        n += start - pos
+        pos = end
     if not joined:
         return None
     joined.append(text[pos:])
@@ -174,9 +228,14 @@ def join_wrapped(text: str) -> View | None:
 
 # --- decoding ------------------------------------------------------------------------------
 
-_B64_RUN = re.compile(r"[A-Za-z0-9+/](?<![A-Za-z0-9+/][A-Za-z0-9+/])[A-Za-z0-9+/]{15,}={0,2}")
-_B64URL_RUN = re.compile(r"[A-Za-z0-9_-](?<![A-Za-z0-9_-][A-Za-z0-9_-])[A-Za-z0-9_-]{15,}")
-_PCT_RUN = re.compile(r"[^\s\"'<>`](?<![^\s\"'<>`][^\s\"'<>`])[^\s\"'<>`]*%[0-9A-Fa-f]{2}[^\s\"'<>`]*")
+# finditer tries a run at its first character and, if it is too short, at each later one: every
+# suffix is shorter still, so no look-behind is needed to start at a run's start.
+_B64_RUN = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_B64URL_RUN = re.compile(r"[A-Za-z0-9_-]{16,}")
+_MIXED = re.compile(r"(?=[^0-9]*[0-9])(?=[^A-Z]*[A-Z])[^a-z]*[a-z]")
+_PCT = re.compile(r"%[0-9A-Fa-f]{2}")
+_RUN_END = re.compile(r"[\s\"'<>`]")
+_NOT_IN_RUN = frozenset(" \t\r\n\v\f\"'<>`")
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
 _MAX_RUN = 64 * 1024  # longer runs are data (an embedded image), not a wrapped credential
 
@@ -202,20 +261,48 @@ def _b64decode(run: str, *, urlsafe: bool) -> str | None:
 def encoded_runs(text: str) -> Iterator[tuple[int, int, str, str]]:
     """(start, end, decoded text, encoding) for each base64 or URL-encoded run of ``text`` that
     decodes to mostly printable text; the caller scans the decoded text again."""
-    for m in _B64_RUN.finditer(text):
-        if m.end() - m.start() <= _MAX_RUN:
-            decoded = _b64decode(m.group(), urlsafe=False)
+    # Runs are looked for only inside words of 16 characters or more: text.split() runs in C,
+    # where a regex tried at every position of a page of prose would not.
+    cursor = 0
+    for word in [w for w in text.split() if len(w) >= 16]:
+        at = text.find(word, cursor)
+        cursor = at + len(word)
+        yield from _base64_runs(text, at, cursor)
+    yield from _url_encoded(text)
+
+
+def _base64_runs(text: str, lo: int, hi: int) -> Iterator[tuple[int, int, str, str]]:
+    for m in _B64_RUN.finditer(text, lo, hi):
+        run = m.group()
+        # Words and identifiers are runs too; base64 of text shorter than 32 has a digit or symbol.
+        if len(run) <= _MAX_RUN and not (len(run) < 32 and run.isalpha()):
+            decoded = _b64decode(run, urlsafe=False)
             if decoded is not None:
                 yield m.start(), m.end(), decoded, "base64"
-    for m in _B64URL_RUN.finditer(text):
+    for m in _B64URL_RUN.finditer(text, lo, hi):
         run = m.group()
-        if ("-" in run or "_" in run) and len(run) <= _MAX_RUN:
+        # Only runs the plain alphabet split ('-' or '_' inside), and not snake_case names.
+        if ("-" in run or "_" in run) and len(run) <= _MAX_RUN and _MIXED.match(run):
             decoded = _b64decode(run, urlsafe=True)
             if decoded is not None:
                 yield m.start(), m.end(), decoded, "base64"
-    if "%" in text:
-        for m in _PCT_RUN.finditer(text):
-            if m.end() - m.start() <= _MAX_RUN:
-                decoded = unquote(m.group(), errors="replace")
-                if decoded != m.group() and _printable(decoded):
-                    yield m.start(), m.end(), decoded, "URL"
+
+
+def _url_encoded(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """Runs (between spaces and quotes) holding %XX escapes, found from each escape outwards."""
+    done = 0
+    for m in _PCT.finditer(text):
+        if m.start() < done:
+            continue
+        start = m.start()
+        limit = max(done, start - _MAX_RUN)
+        while start > limit and text[start - 1] not in _NOT_IN_RUN:
+            start -= 1
+        stop = _RUN_END.search(text, m.end())
+        end = stop.start() if stop else len(text)
+        done = end
+        if end - start <= _MAX_RUN:
+            run = text[start:end]
+            decoded = unquote(run, errors="replace")
+            if _printable(decoded):
+                yield start, end, decoded, "URL"

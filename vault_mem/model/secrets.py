@@ -48,7 +48,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from vault_mem.model.secret_rules import RULES
+from vault_mem.model.secret_rules import RULES, Rule
 from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
 
 __all__ = ["SecretFinding", "find_secrets", "shannon_entropy"]
@@ -255,10 +255,38 @@ def _r(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-_RULES: tuple[_Compiled, ...] = tuple(
-    _Compiled(rule.name, re.compile(rule.pattern), CHECKS[rule.check], rule.group, rule.lower, rule.markers)
-    for rule in RULES
-)
+def _leading_literal(pattern: str) -> str:
+    """The literal a pattern starts with, look-behinds skipped: ``g(?<![a-z]g)lpat-`` gives
+    ``gl`` (the alternation stops it). A rule is skipped on a text without it."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith(("(?<!", "(?<="), i):
+            in_class = False
+            while i < len(pattern) and (in_class or pattern[i] != ")"):
+                in_class = (pattern[i] == "[") or (in_class and pattern[i] != "]")
+                i += 1
+            i += 1
+            continue
+        ch, nxt = pattern[i], pattern[i + 1:i + 2]
+        if ch == "\\" and nxt and not nxt.isalnum():
+            ch, i = nxt, i + 1
+        elif not (ch.isalnum() or ch in "_-:\"'= "):
+            break
+        if pattern[i + 1:i + 2] in ("*", "+", "?", "{"):
+            break  # a repeated character is not a required literal
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _compile(rule: Rule) -> _Compiled:
+    literal = _leading_literal(rule.pattern)
+    markers = rule.markers or ((literal,) if len(literal) >= 2 else ())
+    return _Compiled(rule.name, re.compile(rule.pattern), CHECKS[rule.check], rule.group, rule.lower, markers)
+
+
+_RULES: tuple[_Compiled, ...] = tuple(_compile(rule) for rule in RULES)
 
 _DB_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "mongodb", "redis", "rediss",
                          "amqp", "amqps", "mssql", "sqlserver", "oracle", "cockroachdb", "clickhouse",
@@ -279,7 +307,9 @@ _ASSIGN_TAIL = _r(r"[*_`'\"\]]{0,3}"
                   r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})")
 _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
-                     "gpg", "pgp")
+                     "gpg", "pgp", "publishable")
+# Values that are public by design whatever the key is called: Stripe's publishable keys.
+_PUBLIC_VALUES = ("pk_live_", "pk_test_")
 
 
 def _is_key_char(ch: str) -> bool:
@@ -309,6 +339,8 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool) -> str | 
     ``connect(password=pw)``): a variable, not a value.
     """
     if code or _is_placeholder(value, quoted=quoted) or _NAMED.fullmatch(value):
+        return None
+    if value.startswith(_PUBLIC_VALUES):
         return None
     # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
     # `is` or a --flag, the value must look like a credential by itself.
