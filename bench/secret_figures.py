@@ -23,8 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from secret_corpus import FORMS, LOOK_ALIKES  # noqa: E402
-from vault_mem.model.secrets import find_secrets  # noqa: E402
+from secret_corpus import FORMS, LOOK_ALIKES
+
+from vault_mem.model.secrets import find_secrets
 
 _PROSE = """## Deploy notes
 
@@ -146,7 +147,7 @@ def main() -> int:
     worst = ("", 0.0)
     print("\n200 KB pathological inputs, one call each:")
     for label, text in _pathological().items():
-        t = _time_per_call(text, 1 if not args.quick else 1)
+        t = _time_per_call(text, 1)
         worst = max(worst, (label, t), key=lambda x: x[1])
         print(f"  {label:24s} {t * 1000:8.1f} ms")
     print(f"worst: {worst[0]} at {worst[1] * 1000:.1f} ms for 200 KB")
