@@ -92,6 +92,8 @@ class SyncReport:
     dropped: list[str] = field(default_factory=list)  # local commits already on the remote
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     attempts: int = 0
+    #: memory files from the remote holding a credential: path, commit, author, reason, how_to_purge
+    quarantined: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,6 +110,9 @@ class SyncReport:
         if any(c["kind"] == "copy" for c in self.conflicts):
             parts.append("see them with `vault-mem review`; settle each with "
                          "`vault-mem resolve KEY --keep mine|theirs|both`")
+        for q in self.quarantined:
+            parts.append(f"{q['path']} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
+                         f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
         return "; ".join(parts) + "."
