@@ -58,7 +58,7 @@ def db_text(v: Vault) -> str:
 
 def everything_the_agent_sees(v: Vault, key: str, query: str) -> str:
     """INDEX.md (file and MCP resource text), list, recall, get, the hooks' injected context."""
-    out = [(v.root / "INDEX.md").read_text(), tools.index_text(v)]
+    out = [tools.index_text(v), (v.root / "INDEX.md").read_text()]
     for name, args in (("list", {}), ("recall", {"query": query}), ("get", {"key": key})):
         out.append(tools.call_tool(v, name, args).text)
     out.append(hooks.session_context(v, {}))
@@ -322,3 +322,79 @@ def test_scan_and_the_quarantine_agree(vault):
     scanned = {f["path"] for f in hygiene.scan(vault)}
     quarantined = {p.path for p in vault.sidecar.problems() if p.quarantined}
     assert scanned == quarantined == {"facts/a.md", "facts/b.md"}
+
+
+# -- the other write paths: each passes the one gate ---------------------------------------------
+def _commit_past_the_hook(root: Path, rel: str, text: str) -> None:
+    """A commit that holds a credential: a peer's, or a person's made with --no-verify."""
+    (root / rel).write_text(text)
+    git(root, "add", rel)
+    git(root, "commit", "-q", "--no-verify", "-m", f"add {rel}")
+
+
+def test_a_move_keeps_no_credential_from_the_old_file(vault):
+    """remember with another type rewrites the old file's fields: a credential kept in one of
+    them is refused, and nothing is written."""
+    token = github_token()
+    _commit_past_the_hook(vault.root, "facts/bot.md", memory_file("Bot settings").replace(
+        "created:", f"api: {token}\ncreated:"))
+    head = vault.repo.head()
+    for type_ in ("procedure", "fact"):  # a move, and an update in place
+        with pytest.raises(SecretError, match="frontmatter field 'api'"):
+            vault.remember("bot", "Bot settings", "How the bot is set up.", type=type_)
+    assert vault.repo.head() == head and not (vault.root / "procedures/bot.md").exists()
+    assert "How the bot" not in (vault.root / "facts/bot.md").read_text()
+    vault.forget("bot")  # forgetting it is the fix that goes through
+    assert token not in git(vault.root, "log", "-1", "--format=%B")
+
+
+def test_resolve_does_not_keep_a_conflict_copy_holding_a_credential(vault):
+    secret = aws_key()
+    vault.remember("editor", "Uses Helix as the main editor")
+    copy = "facts/editor.conflict-abc1234.md"
+    _commit_past_the_hook(vault.root, copy, memory_file("Uses Zed", f"key {secret}\n").replace(
+        "created:", "conflict_of: editor\ncreated:"))
+    from vault_mem.sync.resolve import resolve
+
+    with pytest.raises(SecretError, match="AWS access key"):
+        resolve(vault, "editor", keep="mine")
+    assert secret not in (vault.root / "facts/editor.md").read_text()
+    resolve(vault, "editor", keep="theirs")  # dropping the copy is a fix: its message is clean
+    assert not (vault.root / copy).exists()
+    assert secret not in git(vault.root, "log", "-1", "--format=%B")
+
+
+def test_log_masks_a_credential_in_a_commit_subject(vault):
+    secret = github_token()
+    (vault.root / "notes/x.md").write_text(memory_file("x"))
+    git(vault.root, "add", "notes/x.md")
+    git(vault.root, "commit", "-q", "--no-verify", "-m", f"notes with {secret}")
+    [entry, *_] = vault.log()
+    assert entry.subject == "notes with [GitHub token removed]"
+    r = cli("--vault", str(vault.root), "log", "--json")
+    assert r.returncode == 0 and secret not in r.stdout
+
+
+def test_a_fresh_clone_never_serves_a_peers_credential_even_from_its_committed_index(tmp_path):
+    """The first command in a clone regenerates INDEX.md rather than serve the committed one,
+    which a peer's vault-mem (an older one, or a hand edit) may have written with the value."""
+    secret = aws_key()
+    a = Vault.init(tmp_path / "a")
+    a.close()
+    (a.root / "facts/cdn.md").write_text(memory_file(f"CDN key {secret}"))
+    index = a.root / "INDEX.md"
+    index.write_text(index.read_text() + f"- cdn: CDN key {secret}\n")
+    git(a.root, "add", "-A")
+    git(a.root, "commit", "-q", "--no-verify", "-m", "cdn notes")
+    git(tmp_path, "clone", "-q", str(a.root), str(tmp_path / "b"))
+    with Vault(tmp_path / "b") as b:
+        assert secret not in everything_the_agent_sees(b, "cdn", "CDN key")
+        assert [q["path"] for q in hygiene.quarantined(b)] == ["facts/cdn.md"]
+        # a later `git pull` that changes INDEX.md alone: what the agent is served is still vetted
+        other = aws_key()
+        index.write_text(index.read_text() + f"- cdn2: other key {other}\n")
+        git(a.root, "commit", "-q", "--no-verify", "-am", "index by hand")
+        git(b.root, "checkout", "-q", "--", "INDEX.md")  # the regenerated one was never committed
+        git(b.root, "pull", "-q", "--no-rebase")
+        assert other in (b.root / "INDEX.md").read_text()  # git put it there; no memory file changed
+        assert other not in tools.index_text(b) and other not in hooks.session_context(b, {})
