@@ -398,3 +398,41 @@ def test_a_fresh_clone_never_serves_a_peers_credential_even_from_its_committed_i
         git(b.root, "pull", "-q", "--no-rebase")
         assert other in (b.root / "INDEX.md").read_text()  # git put it there; no memory file changed
         assert other not in tools.index_text(b) and other not in hooks.session_context(b, {})
+
+
+@pytest.mark.parametrize("remote_moved", [False, True])
+def test_sync_refuses_to_publish_a_local_commit_holding_a_credential(pair, remote_moved):
+    """A person's commit made past the pre-commit hook is not replayed or pushed: it has not left
+    this machine yet. Nothing is pushed and nothing local changes."""
+    a, b = pair
+    secret = github_token()
+    if remote_moved:  # the replay path: the remote has commits of its own
+        a.remember("editor", "Uses Helix as the main editor")
+        sync(a)
+    _commit_past_the_hook(b.root, "facts/bot.md", memory_file("Bot settings", f"token {secret}\n"))
+    before = git(b.root, "rev-parse", "HEAD")
+    with pytest.raises(VaultMemError, match=r"would publish facts/bot.md, which holds what looks like a GitHub token") as err:
+        sync(b)
+    assert secret not in str(err.value) and "nothing was pushed" in str(err.value)
+    assert git(b.root, "rev-parse", "HEAD") == before
+    bare = b.root.parent / "remote.git"
+    assert secret not in git(bare, "log", "--all", "-p")
+    # taken out of the local history (here: the commit dropped), the sync goes through
+    git(b.root, "reset", "-q", "--hard", "HEAD~1")
+    sync(b)
+    assert secret not in git(bare, "log", "--all", "-p")
+
+
+def test_sync_still_takes_a_peers_file_that_this_machine_then_edits(pair):
+    """A file the remote holds a credential in already is a peer's leak, quarantined here; a
+    local commit touching it does not stop the sync (it publishes nothing new)."""
+    a, b = pair
+    secret = aws_key()
+    _commit_past_the_hook(a.root, "facts/cdn.md", memory_file("CDN notes", f"key {secret}\n"))
+    git(a.root, "push", "-q", "origin", "main")
+    sync(b)
+    path = b.root / "facts/cdn.md"
+    path.write_text(path.read_text() + "More notes.\n")
+    git(b.root, "commit", "-q", "--no-verify", "-am", "more cdn notes")
+    sync(b)
+    assert git(b.root, "rev-parse", "HEAD") == git(b.root.parent / "remote.git", "rev-parse", "main")

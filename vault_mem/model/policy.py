@@ -51,6 +51,7 @@ __all__ = [
     "check_description_policy",
     "check_text",
     "check_write",
+    "describe_secrets",
     "file_secrets",
     "find_secrets",
     "fix_recipe",
@@ -206,7 +207,9 @@ def file_secrets(rel: str, data: bytes, memory: Memory | None = None) -> list[tu
     return out
 
 
-def _describe(found: list[tuple[str, str, int | None]]) -> str:
+def describe_secrets(found: list[tuple[str, str, int | None]]) -> str:
+    """``what looks like an AWS access key (body, line 7); ...`` for :func:`file_secrets`'s
+    findings: the kinds and where they are, never a value."""
     parts: list[str] = []
     for label, kind, line in found:
         article = "an" if kind[0] in "AEIOaeio" else "a"
@@ -221,7 +224,7 @@ def _describe(found: list[tuple[str, str, int | None]]) -> str:
 def quarantine_reason(found: list[tuple[str, str, int | None]]) -> str:
     """The sidecar's problem text for a file holding the credentials ``found`` (see
     :func:`file_secrets`): starts with :data:`QUARANTINE_MARK`, names kinds and lines, no value."""
-    return (f"{QUARANTINE_MARK}it holds {_describe(found)}; it is kept out of INDEX.md, recall and "
+    return (f"{QUARANTINE_MARK}it holds {describe_secrets(found)}; it is kept out of INDEX.md, recall and "
             "commits until the value is removed (`vault-mem doctor` says how)")
 
 
@@ -499,6 +502,11 @@ class WritePolicy:
         self._vet(rel, memory_from_bytes(data, rel, max_bytes=self.max_file_bytes))
         self._remember_vetted(rel, data)
 
+    def file_secrets(self, rel: str, data: bytes, memory: Memory | None = None) -> list[tuple[str, str, int | None]]:
+        """(field, kind, line) of each suspected credential in the memory file ``rel`` holding
+        ``data``: :func:`file_secrets`, the rule :meth:`check_file` refuses by."""
+        return file_secrets(rel, data, memory)
+
     def quarantine_reason(self, rel: str, data: bytes, memory: Memory | None = None) -> str | None:
         """Why the file ``rel`` holding ``data`` is quarantined (see :func:`quarantine_reason`),
         or None when it holds no credential: what the sidecar records for a file it must not
@@ -512,7 +520,7 @@ class WritePolicy:
         found = file_secrets(rel, data, memory)
         if found:
             raise QuarantinedFileError(
-                f"{rel} is quarantined: it holds {_describe(found)}, so vault-mem does not show, list "
+                f"{rel} is quarantined: it holds {describe_secrets(found)}, so vault-mem does not show, list "
                 f"or commit it. Remove the value from {rel}, store it in a secret manager, then save "
                 "the file; `vault-mem doctor` says more"
             )

@@ -66,10 +66,8 @@ def quarantined(vault: Vault) -> list[dict[str, Any]]:
 
 def describe_quarantined(item: dict[str, Any]) -> str:
     """One line for a :func:`quarantined` item: the file, what it holds where, and the fix."""
-    what = "; ".join(f"{'an' if f['kind'][0] in 'AEIOaeio' else 'a'} {f['kind']} "
-                     f"({f['field'] if f['field'] != 'file' else 'the file'}"
-                     f"{', line ' + str(f['line']) if f['line'] is not None else ''})" for f in item["findings"])
-    return (f"{item['path']} holds what looks like {what}; it is quarantined (not listed in INDEX.md, "
+    what = policy.describe_secrets([(f["field"], f["kind"], f["line"]) for f in item["findings"]])
+    return (f"{item['path']} holds {what}; it is quarantined (not listed in INDEX.md, "
             f"searchable, shown or committed). {item['fix']}")
 
 
