@@ -96,11 +96,14 @@ _HOMOGLYPHS = str.maketrans({
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 # Format characters (Unicode category Cf) and the homoglyphs: text already NFKC without any of
 # these is its own normal form, and skips the per-character pass.
-_CHANGED_BY_FOLD = re.compile(
-    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
-    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f" + "".join(chr(c) for c in _HOMOGLYPHS) + "]"
+_FORMAT_RANGES = ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+                  (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064),
+                  (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+                  (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F))
+_FOLD_CANDIDATES = tuple(
+    [chr(c) for lo, hi in _FORMAT_RANGES for c in range(lo, hi + 1)] + [chr(c) for c in _HOMOGLYPHS]
 )
+_CHANGED_BY_FOLD = re.compile("[" + "".join(re.escape(ch) for ch in _FOLD_CANDIDATES) + "]")
 
 
 @lru_cache(maxsize=8192)
@@ -133,11 +136,16 @@ def normalise(text: str) -> View:
     """
     if text.isascii():
         return View(text)
-    if unicodedata.is_normalized("NFKC", text) and not _CHANGED_BY_FOLD.search(text):
+    nfkc = unicodedata.is_normalized("NFKC", text)
+    if nfkc and not _CHANGED_BY_FOLD.search(text):
         return View(text)
-    # Fold each distinct non-ASCII character once, then replace it throughout with str.replace,
-    # which runs in C (a translate table or a regex over the whole text costs far more).
-    changed = {ch for ch in set("".join(_NON_ASCII.findall(text))) if _fold(ch) != ch}
+    # Fold each distinct character that changes once, then replace it throughout with
+    # str.replace, which runs in C (a translate table or a regex over the whole text costs far
+    # more). NFKC text (Cyrillic or Greek prose) can only hold the few characters listed above.
+    if nfkc:
+        changed = {ch for ch in _FOLD_CANDIDATES if ch in text}
+    else:
+        changed = {ch for ch in set("".join(_NON_ASCII.findall(text))) if _fold(ch) != ch}
     if not changed:
         return View(text)
     folded = text
