@@ -26,9 +26,12 @@ Decisions a reader may look for:
   and ``password: SecretStr`` pass.
 - Bare ``*_key`` names (``signing_key``, ``ENCRYPTION_KEY``) count only with a high-entropy value,
   because most ``key:`` fields hold names, not secrets.
-- Known misses, traded for fewer false alarms: ``mysql -pSECRET`` (flag glued to the value), a
-  password given with no keyword at all ("log in as admin / S3cret!"), and a plain dictionary word
-  after ``password:`` in prose.
+- Known misses, traded for fewer false alarms: a password given with no keyword at all ("log in
+  as admin / S3cret!"), and a plain dictionary word after ``password:`` in prose.
+
+The provider formats are one table, :data:`vault_mem.model.secret_rules.RULES`; the assignment,
+URL and private-key rules below are code because they judge values. Every text is also read in
+its disguised forms (:mod:`vault_mem.model.secret_text`): normalised, re-joined, decoded.
 
 Every pattern is linear-time. Matches start only at the start of a token (a look-behind), and each
 repeat is a single character class, bounded where a later part could fail. So a megabyte of near
