@@ -359,3 +359,12 @@ def test_unknown_source_and_forced_kind_errors(vdir, tmp_path):
     assert r.returncode == 2 and "takes a .json or .jsonl file" in r.stderr
     r = cli("--vault", str(vdir), "import", str(tmp_path), "--from", "mem0")
     assert r.returncode == 2
+
+
+def test_git_revert_of_the_import_commit_takes_it_all_back(vdir, tmp_path):
+    mem = claude_code_folder(tmp_path / "c")
+    run_import(vdir, mem)
+    git(vdir, "revert", "--no-edit", "HEAD")
+    r = cli("--vault", str(vdir), "list", "--json")
+    assert json.loads(r.stdout) == []
+    assert "feedback_testing" not in (vdir / "INDEX.md").read_text()
