@@ -112,6 +112,8 @@ CLAUDE_MD = """# Project app
 - Use 2-space indentation in TypeScript
 - Prefer named exports over default exports
   because tree-shaking works better with them
+Lint runs on every push.
+    indented prose after a bullet stays with the prose
 
 ## Build and test commands
 1. `pnpm install`
@@ -135,15 +137,17 @@ def test_claude_md_sections_and_bullets_become_memories(vdir, tmp_path):
     by_path = {i["path"]: i for i in out["imported"]}
     assert set(by_path) == {"preferences/use-2-space-indentation-in-typescript.md",
                             "preferences/prefer-named-exports-over-default-exports.md",
-                            "procedures/build-and-test-commands.md", "facts/architecture.md"}
+                            "procedures/build-and-test-commands.md", "facts/architecture.md",
+                            "preferences/code-style.md"}
     proc = memory(vdir, "procedures/build-and-test-commands.md")
     assert proc.description == "Build and test commands"
     assert "1. `pnpm install`" in proc.body and "pnpm run e2e" in proc.body  # whole, code included
     pref = memory(vdir, "preferences/prefer-named-exports-over-default-exports.md")
     assert "tree-shaking" in pref.body and pref.meta["origin"] == f"{src}:5"
     assert pref.tags == ["claude-md", "code-style"]
+    assert "indented prose after a bullet" in memory(vdir, "preferences/code-style.md").body
     # the @import line is not followed, and says so
-    assert [s["origin"] for s in out["skipped"]] == [f"{src}:18"]
+    assert [s["origin"] for s in out["skipped"]] == [f"{src}:20"]
     assert "not followed" in out["skipped"][0]["reason"]
 
 

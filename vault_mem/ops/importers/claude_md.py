@@ -97,25 +97,25 @@ def _section(block: list[tuple[int, str]], heading: str, heading_line: int, orig
     items: list[tuple[int, list[str]]] = []  # each bullet: first line number, its lines
     prose: list[tuple[int, str]] = []
     in_fence = False
+    in_bullet = False  # the lines so far continue a bullet (else they are the section's prose)
     for number, line in block:
         fence = bool(_FENCE.match(line))
         if not in_fence and _BULLET.match(line):
             items.append((number, [line]))
-        elif items and (in_fence or not line.strip() or line[:1] in " \t" or fence):
+            in_bullet = True
+        elif in_bullet and (in_fence or not line.strip() or line[:1] in " \t" or fence):
             items[-1][1].append(line)
-        elif line.strip():
-            items.append((0, []))  # running text ends the bullet before it
+        elif line.strip() or prose:
+            in_bullet = False  # running text ends the bullet before it
             prose.append((number, line))
         if fence:
             in_fence = not in_fence
     out: list[Candidate] = []
     if prose:
-        body = "\n".join(ln for _, ln in prose) + "\n"
+        body = "\n".join(ln for _, ln in prose).strip("\n") + "\n"
         desc = one_line(heading) if heading else one_line(body)
         out.append(Candidate(f"{origin}:{prose[0][0]}", key_from_text(desc), type_, desc, body, tags))
     for number, lines in items:
-        if not number:
-            continue
         bullet = "\n".join(lines).rstrip() + "\n"
         desc = one_line(bullet)
         rest = bullet.split("\n", 1)[1].strip() if "\n" in bullet.rstrip() else ""
