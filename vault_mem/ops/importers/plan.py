@@ -15,8 +15,10 @@ What happens to each memory a source holds, in source order (sorted paths, then 
 4. **Provenance**: ``source: imported`` and ``origin: <file>``, ``<file>:<line>`` or
    ``<file>#<id>`` in the frontmatter (a record of ``vault-mem export`` is restored as it was).
 
-Then :meth:`Vault.import_memories` writes them all as ONE commit, under the write lock held
-since step 2, so nothing can take a chosen key meanwhile. ``dry_run`` stops before the write
+Steps 1, 3 and 4 run first, without the write lock (the policy is most of an import's time, and
+an agent's write must not wait behind it); step 2 runs under the write lock, which is held until
+:meth:`Vault.import_memories` has written them all as ONE commit, so nothing can take a chosen
+key meanwhile (a memory that gets a suffixed key passes the policy again under its new key). ``dry_run`` stops before the write
 and reports exactly the same list.
 """
 
@@ -192,9 +194,9 @@ def import_source(vault, source: str | Path, *, kind: str | None = None, dry_run
     elif kind not in KINDS:
         raise UsageError(f"unknown source kind '{kind}': use one of {', '.join(KINDS)}")
     found = read_source(path, kind, max_bytes=vault.config.max_file_bytes)
-    today = dt.date.today()
+    vetted = _vet(vault, found, dt.date.today(), progress)
     with vault.lock:
-        items, memories = _plan(vault, found, today, progress)
+        items, memories = _assign(vault, vetted)
         report = ImportReport(str(path), kind, dry_run, items)
         if memories and not dry_run:
             noun = "memory" if len(memories) == 1 else "memories"
@@ -204,35 +206,62 @@ def import_source(vault, source: str | Path, *, kind: str | None = None, dry_run
     return report
 
 
-def _plan(vault, found: Found, today: dt.date,
-          progress: Callable[[int, int], None] | None) -> tuple[list[ImportItem], list[Memory]]:
-    items: list[ImportItem] = []
-    memories: list[Memory] = []
-    taken: dict[str, tuple[Memory, str]] = {}
-    policy = vault.ws.policy
+def _vet(vault, found: Found, today: dt.date, progress: Callable[[int, int], None] | None) -> list:
+    """Step 1, 3 and 4 for every memory, without the write lock (the policy is the slow part):
+    (Problem, None) for what the source could not give, (ImportItem refused, None), or
+    (ImportItem to import, Memory) under its base key."""
+    out: list[tuple[ImportItem, Memory | None]] = []
     for n, c in enumerate(found, 1):
         if progress:
             progress(n, len(found))
         if isinstance(c, Problem):
-            items.append(ImportItem(c.origin, "skip" if c.skipped else "refuse", reason=c.reason))
+            out.append((ImportItem(c.origin, "skip" if c.skipped else "refuse", reason=c.reason), None))
             continue
         try:
             mem = _memory(c, _base_key(c), today)
-            key, why = _free_key(vault, mem, c, taken)
-            if key is None:
-                items.append(ImportItem(c.origin, "skip", mem.key, mem.type, reason=why))
-                continue
-            mem.key = key
-            extra = {k: v for k, v in mem.meta.items() if k not in ("description", "created", "updated", "tags")}
-            warnings = policy.check_request(key=key, type=mem.type, description=mem.description, body=mem.body,
-                                            tags=mem.tags or None, extra=extra)
-            policy.file_bytes(mem)
+            warnings = _check(vault, mem)
         except VaultMemError as exc:
-            items.append(ImportItem(c.origin, "refuse", reason=str(exc)))
+            out.append((ImportItem(c.origin, "refuse", reason=str(exc)), None))
             continue
-        taken[key] = (mem, c.origin)
+        out.append((ImportItem(c.origin, "import", mem.key, mem.type, mem.path, warnings=warnings), mem))
+    return out
+
+
+def _check(vault, mem: Memory) -> list[str]:
+    """The vault's write policy on ``mem``: the request's checks (returning the lint
+    warnings), then the file it makes."""
+    policy = vault.ws.policy
+    extra = {k: v for k, v in mem.meta.items() if k not in ("description", "created", "updated", "tags")}
+    warnings = policy.check_request(key=mem.key, type=mem.type, description=mem.description, body=mem.body,
+                                    tags=mem.tags or None, extra=extra)
+    policy.file_bytes(mem)
+    return warnings
+
+
+def _assign(vault, vetted: list) -> tuple[list[ImportItem], list[Memory]]:
+    """Step 2, with the write lock held: each vetted memory's free key, or why it is skipped."""
+    items: list[ImportItem] = []
+    memories: list[Memory] = []
+    taken: dict[str, tuple[Memory, str]] = {}
+    for item, mem in vetted:
+        if mem is None:
+            items.append(item)
+            continue
+        try:
+            key, why = _free_key(vault, mem, item.origin, taken)
+            if key is None:
+                items.append(ImportItem(item.origin, "skip", mem.key, mem.type, reason=why))
+                continue
+            if key != mem.key:
+                mem.key = key
+                item.warnings = _check(vault, mem)  # the key is part of what the gate reads
+        except VaultMemError as exc:
+            items.append(ImportItem(item.origin, "refuse", reason=str(exc)))
+            continue
+        item.key, item.path = key, mem.path
+        taken[key] = (mem, item.origin)
         memories.append(mem)
-        items.append(ImportItem(c.origin, "import", key, mem.type, mem.path, warnings=warnings))
+        items.append(item)
     return items, memories
 
 
@@ -259,7 +288,7 @@ def _same(a: Memory, b: Memory) -> bool:
     return (a.type, a.description, a.body.rstrip("\n")) == (b.type, b.description, b.body.rstrip("\n"))
 
 
-def _free_key(vault, mem: Memory, c: Candidate,
+def _free_key(vault, mem: Memory, origin: str,
               taken: dict[str, tuple[Memory, str]]) -> tuple[str | None, str | None]:
     """The key ``mem`` gets, or (None, why it is skipped): see the module docstring, step 2."""
     for n in range(1, _MAX_SUFFIX):
@@ -278,4 +307,4 @@ def _free_key(vault, mem: Memory, c: Candidate,
             continue
         if _same(old, mem):
             return None, f"already in the vault as {on_disk[1]} (same content)"
-    raise UsageError(f"{c.origin}: no free key like '{mem.key}' (tried {_MAX_SUFFIX}); rename it")
+    raise UsageError(f"{origin}: no free key like '{mem.key}' (tried {_MAX_SUFFIX}); rename it")
