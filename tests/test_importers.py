@@ -372,3 +372,13 @@ def test_git_revert_of_the_import_commit_takes_it_all_back(vdir, tmp_path):
     r = cli("--vault", str(vdir), "list", "--json")
     assert json.loads(r.stdout) == []
     assert "feedback_testing" not in (vdir / "INDEX.md").read_text()
+
+
+def test_a_key_held_by_a_quarantined_file_is_not_read_and_the_import_takes_the_next(vdir, tmp_path):
+    (vdir / "notes").mkdir(exist_ok=True)
+    (vdir / "notes" / "a.md").write_text(f"---\ndescription: Fact A\n---\n{AWS_KEY}\n")  # a hand edit
+    write(tmp_path / "src" / "a.md", "# Fact A\n")
+    r, out = run_import(vdir, tmp_path / "src")
+    assert r.returncode == 0, r.stderr
+    assert [i["key"] for i in out["imported"]] == ["a-2"]
+    assert AWS_KEY not in r.stdout + r.stderr

@@ -5,8 +5,8 @@ One record per memory: ``key``, ``type``, ``path``, ``description``, ``created``
 ``body`` (:meth:`Memory.to_dict`). ``vault-mem import`` reads these records back as they were
 (see :mod:`vault_mem.ops.importers.records`), so export then import into a fresh vault gives
 the same memories. Memories are in INDEX.md order (type, then key); expired ones are included.
-A file the index cannot use (it does not parse), or that fails the write policy's file check
-(a hand edit holding a credential), is not exported: it is named in the problems, so a
+A file the index cannot use (it does not parse, or it is quarantined: a hand edit holding a
+credential) is not exported: it is named in the problems, so a
 credential never leaves the vault through an export.
 """
 
@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.errors import UsageError, VaultMemError
-from vault_mem.model.memory import memory_from_bytes
 from vault_mem.store.files import atomic_write
 
 FORMATS = ("json", "jsonl")
@@ -28,14 +27,11 @@ def export_memories(vault, *, type: str | None = None) -> tuple[list[dict[str, A
     line per memory file that was left out, with why."""
     out: list[dict[str, Any]] = []
     problems: list[str] = []
-    max_bytes = vault.config.max_file_bytes
     for entry in vault.list(type=type):  # reconciles first: the records are the files now
         rel = entry["path"]
         try:
-            data = vault.ws.read_bytes(rel)
-            # the gate every write passes: a hand edit holding a credential stays in the vault
-            vault.ws.policy.check_file(rel, data)
-            out.append(memory_from_bytes(data, rel, max_bytes=max_bytes).to_dict())
+            # the vault's reader refuses a file holding a credential (quarantined): it stays home
+            out.append(vault.read_memory(rel).to_dict())
         except VaultMemError as exc:
             problems.append(str(exc) if str(exc).startswith(rel) else f"{rel}: {exc}")
     problems.extend(f"{p.path}: {p.reason}" for p in vault.sidecar.problems())

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vault_mem.errors import MalformedFileError, UsageError, VaultMemError
+from vault_mem.errors import MalformedFileError, SecretError, UsageError, VaultMemError
 from vault_mem.model.memory import MAX_KEY_LEN, Memory, build_meta, suggest_key, validate_key
 from vault_mem.ops.importers import claude_md, markdown, records
 from vault_mem.ops.importers.sources import Candidate, Found, Problem, SourceFile, read_file
@@ -303,7 +303,7 @@ def _free_key(vault, mem: Memory, origin: str,
             return key, None
         try:
             old = vault.read_memory(on_disk[1])
-        except MalformedFileError:
+        except (MalformedFileError, SecretError):  # a broken or quarantined file: never the same
             continue
         if _same(old, mem):
             return None, f"already in the vault as {on_disk[1]} (same content)"
