@@ -84,6 +84,8 @@ class Sidecar(VectorStore):
         self._db_path = _db_path or self.root / STATE_DIR / "index.db"
         self.db = dbmod.connect(self._db_path)
         self._vindex = VectorIndex()
+        self._calibration_cache = {}
+        self._calibration_cache: dict = {}
         #: search vectors in memory (loaded once, fastest per query: long-running processes)
         #: instead of in the ``vec0`` table (nothing to load: one-shot processes)
         self.keep_vectors_in_memory = False
@@ -241,6 +243,7 @@ class Sidecar(VectorStore):
         dbmod.repair(self._db_path, str(exc))
         self.db = dbmod.connect(self._db_path)
         self._vindex = VectorIndex()
+        self._calibration_cache = {}
 
     def _reconcile(self, *, progress: Progress | None, embed: bool | None) -> ReconcileReport:
         report = ReconcileReport()

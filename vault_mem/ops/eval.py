@@ -92,9 +92,9 @@ def _percentile(values: list[float], p: float) -> float:
     return s[idx]
 
 
-def _score(ranked: list[str], relevant: list[str]) -> dict[str, float]:
+def _score(ranked: list[str], relevant: list[str], *, answered: bool = True) -> dict[str, float]:
     if not relevant:
-        ok = 1.0 if not ranked else 0.0
+        ok = 0.0 if ranked and answered else 1.0
         return {**{f"recall@{k}": ok for k in KS}, "mrr@10": ok}
     rel = set(relevant)
     out = {f"recall@{k}": len(rel & set(ranked[:k])) / len(rel) for k in KS}
@@ -109,6 +109,7 @@ def _summary(rows: list[dict[str, float]]) -> dict[str, Any]:
         out[name] = round(sum(r[name] for r in rows) / n, 4) if n else 0.0
     out["n_queries"] = n
     out["no_hit_rate"] = round(sum(r["no_hit"] for r in rows) / n, 4) if n else 0.0
+    out["abstain_rate"] = round(sum(r.get("abstained", r["no_hit"]) for r in rows) / n, 4) if n else 0.0
     return out
 
 
@@ -158,8 +159,10 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                         keyword_reasons.add(res.reason or "keyword-only")
                     model = model or res.embedder
                     ranked = [back.get(h.key, h.key) for h in res.hits]
-                    row: dict[str, Any] = _score(ranked, [str(k) for k in q.get("relevant", [])])
+                    row: dict[str, Any] = _score(ranked, [str(k) for k in q.get("relevant", [])],
+                                                 answered=res.answered)
                     row["no_hit"] = 0.0 if res.hits else 1.0
+                    row["abstained"] = 0.0 if res.answered else 1.0
                     row["category"] = str(q.get("category") or "uncategorised")
                     rows.append(row)
                     if progress:
