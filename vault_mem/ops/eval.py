@@ -207,4 +207,92 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["VaultMemError", "format_report", "load_benchmark", "run_eval"]
+# -- a person's own paraphrase test ---------------------------------------------------------
+
+#: the arrows a question line may use between the question and the expected key
+ARROWS = ("→", "->", "=>")
+NOTHING = {"nothing", "none", "-"}
+QUESTION_K = 3  # an expected key counts as found in the top 3
+
+
+def is_question_file(path: Path) -> bool:
+    """A question file (``question -> key`` lines) rather than a JSON benchmark."""
+    try:
+        head = Path(path).read_text(encoding="utf-8").lstrip()[:1]
+    except (OSError, UnicodeDecodeError):
+        return False
+    return head != "{"
+
+
+def parse_questions(text: str, *, source: str = "questions") -> list[tuple[str, str | None]]:
+    """``(question, expected key or None)`` per line of ``question → key`` / ``question → nothing``.
+
+    Blank lines and lines starting with ``#`` are skipped; ``->`` and ``=>`` work as arrows too."""
+    out: list[tuple[str, str | None]] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        arrow = next((a for a in ARROWS if a in line), None)
+        if arrow is None:
+            raise UsageError(f"{source} line {n}: write 'question → expected-key' (or '→ nothing'), "
+                             f"got {line[:60]!r}")
+        question, _, expected = line.rpartition(arrow)
+        question, expected = question.strip(), expected.strip()
+        if not question or not expected:
+            raise UsageError(f"{source} line {n}: both a question and an expected key (or 'nothing') are needed")
+        out.append((question, None if expected.lower() in NOTHING else expected))
+    if not out:
+        raise UsageError(f"{source} holds no 'question → expected-key' lines")
+    return out
+
+
+def run_questions(vault: Vault, questions: list[tuple[str, str | None]]) -> dict[str, Any]:
+    """Each question through ``vault``'s recall, judged against its expected key.
+
+    Outcomes: ``hit`` (the key is a strong match in the top 3), ``weak`` (in the top 3 but only
+    a weak match), ``miss`` (not found, and nothing strong either), ``wrong`` (strong matches, but
+    not the key); for ``nothing``: ``abstained`` (no strong match: right) or ``wrong``."""
+    rows = []
+    model = None
+    for question, expected in questions:
+        res = vault.recall(question, k=QUESTION_K)
+        model = model or res.embedder
+        strong = [h.key for h in res.hits if h.match == "strong"]
+        keys = [h.key for h in res.hits]
+        if expected is None:
+            outcome = "wrong" if strong else "abstained"
+        elif expected in strong:
+            outcome = "hit"
+        elif expected in keys:
+            outcome = "weak"
+        else:
+            outcome = "wrong" if strong else "miss"
+        rows.append({"question": question, "expected": expected, "outcome": outcome,
+                     "hits": [{"key": h.key, "match": h.match} for h in res.hits]})
+    counts: dict[str, int] = defaultdict(int)
+    for r in rows:
+        counts[("nothing:" if r["expected"] is None else "key:") + r["outcome"]] += 1
+    return {"questions": rows, "counts": dict(sorted(counts.items())), "embedder": model}
+
+
+def format_questions(report: dict[str, Any]) -> str:
+    """The per-question lines and a summary, as ``vault-mem eval QUESTIONS`` prints them."""
+    lines = [f"embedder: {report.get('embedder') or 'none (keyword-only)'}"]
+    for r in report["questions"]:
+        got = ", ".join(f"{h['key']} ({h['match']})" for h in r["hits"]) or "no hits"
+        want = r["expected"] or "nothing"
+        lines.append(f"{r['outcome']:>9}  {r['question']}  → {want}   [got: {got}]")
+    c = report["counts"]
+    keyed = sum(v for k, v in c.items() if k.startswith("key:"))
+    nothing = sum(v for k, v in c.items() if k.startswith("nothing:"))
+    lines.append(f"with an expected key ({keyed}): {c.get('key:hit', 0)} hits, {c.get('key:weak', 0)} found "
+                 f"only as weak matches, {c.get('key:miss', 0)} misses, {c.get('key:wrong', 0)} wrong answers")
+    if nothing:
+        lines.append(f"expecting nothing ({nothing}): {c.get('nothing:abstained', 0)} abstained (right), "
+                     f"{c.get('nothing:wrong', 0)} wrong answers")
+    return "\n".join(lines)
+
+
+__all__ = ["VaultMemError", "format_questions", "format_report", "load_benchmark", "parse_questions", "run_eval",
+           "run_questions"]
