@@ -119,7 +119,7 @@ def store(db, cal: Calibration) -> None:
 
 
 def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def prior_spread(model: str) -> float:
