@@ -20,7 +20,7 @@ STATE_DIR = ".vault-mem"
 
 #: type -> folder, in INDEX.md section order (notes are searchable but not listed).
 #: embedder providers (vault.toml [embedder] provider, VAULT_MEM_EMBEDDER); vault_mem.embed.local builds them
-PROVIDERS = ("local", "ollama", "openai", "none")
+PROVIDERS = ("local", "multilingual", "ollama", "openai", "none")
 _PROVIDER_LIST = ", ".join(PROVIDERS[:-1]) + " or " + PROVIDERS[-1]
 TYPE_FOLDERS: dict[str, str] = {
     "preference": "preferences",

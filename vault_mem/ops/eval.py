@@ -137,6 +137,7 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
     latencies: list[float] = []
     model: str | None = None
     keyword_reasons: set[str] = set()
+    floors: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="vault-mem-eval-") as tmp:
         for gi, group in enumerate(groups):
             root = Path(tmp) / f"group-{gi}"
@@ -151,6 +152,7 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                 vault.import_memories([_to_memory(m, kmap[m["key"]]) for m in mems],
                                       message=f"eval: import {len(mems)} memories of group {group}")
                 vault.sidecar.embed_pending()
+                floor_seen = False
                 for q in by_group_q.get(group, []):
                     t0 = time.perf_counter()
                     res = vault.sidecar.recall(q["q"], k=EVAL_K)
@@ -158,6 +160,9 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                     if res.keyword_only:
                         keyword_reasons.add(res.reason or "keyword-only")
                     model = model or res.embedder
+                    if res.floor and not floor_seen:
+                        floors.append(res.floor)
+                        floor_seen = True
                     ranked = [back.get(h.key, h.key) for h in res.hits]
                     row: dict[str, Any] = _score(ranked, [str(k) for k in q.get("relevant", [])],
                                                  answered=res.answered)
@@ -176,6 +181,10 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
     report["by_category"] = {c: _summary(rs) for c, rs in sorted(cats.items())}
     report["latency_ms"] = {"p50": round(_percentile(latencies, 50), 2), "p95": round(_percentile(latencies, 95), 2)}
     report["embedder"] = model
+    if floors:  # the relevance floor each group's vault used (calibrated per vault)
+        report["floor"] = {"source": sorted({f["source"] for f in floors}),
+                           "min_sim_median": round(_percentile([f["min_sim"] for f in floors], 50), 4),
+                           "strong_median": round(_percentile([f["strong"] for f in floors], 50), 4)}
     if keyword_reasons:
         report["keyword_only"] = sorted(keyword_reasons)  # never a silent downgrade
     return report
@@ -203,6 +212,10 @@ def format_report(report: dict[str, Any]) -> str:
     for cat, r in report["by_category"].items():
         lines.append(line(cat, r))
     lat = report["latency_ms"]
+    if report.get("floor"):
+        f = report["floor"]
+        lines.append(f"relevance floor ({', '.join(f['source'])}): median {f['min_sim_median']:.3f}, "
+                     f"strong from {f['strong_median']:.3f}; abstained {report['abstain_rate']:.1%}")
     lines.append(f"recall latency: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms")
     return "\n".join(lines)
 
