@@ -150,7 +150,7 @@ def test_floor_gates_on_best_similarity_and_grades_hits() -> None:
     assert search.apply_floor(scores, {1: 0.42, 2: 0.3}, {}, floor=bars) == {1: "weak", 2: "weak"}
     assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {2: 0.5}, floor=bars) == {1: "strong", 2: "weak"}
     assert search.apply_floor(scores, {}, {1: 0.4}, floor=None) == {}
-    assert search.apply_floor(scores, {}, {1: 0.5, 2: 0.8}, floor=None) == {1: "weak", 2: "strong"}
+    assert search.apply_floor(scores, {}, {1: 0.4, 2: 0.5}, floor=None) == {1: "weak", 2: "strong"}
 
 
 def _real_embedder():

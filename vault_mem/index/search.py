@@ -308,13 +308,13 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
     or holding 3/4 of the query's words, else nothing passes; a hit then needs cosine >=
     ``floor.hit_bar`` or half the query's words. It is strong with cosine >= ``floor.strong`` or
     3/4 of the words, weak otherwise.
-    Keyword-only: the query needs one candidate holding half of its words; a hit is strong with
-    3/4 of them.
+    Keyword-only: the query needs one candidate holding half of its words; a hit is strong when
+    it does too, weak otherwise.
     """
     if floor is None:
         if max(coverage.values(), default=0.0) < MIN_KEYWORD_COVERAGE:
             return {}
-        return {i: "strong" if coverage.get(i, 0.0) >= STRONG_KEYWORD_COVERAGE else "weak" for i in scores}
+        return {i: "strong" if coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE else "weak" for i in scores}
     if max(sims.values(), default=-1.0) < floor.min_sim \
             and max(coverage.values(), default=0.0) < STRONG_KEYWORD_COVERAGE:
         return {}

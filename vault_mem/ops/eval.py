@@ -181,7 +181,8 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
     report["by_category"] = {c: _summary(rs) for c, rs in sorted(cats.items())}
     report["latency_ms"] = {"p50": round(_percentile(latencies, 50), 2), "p95": round(_percentile(latencies, 95), 2)}
     report["embedder"] = model
-    if floors:  # the relevance floor each group's vault used (calibrated per vault)
+    report["floor"] = None  # the relevance floor each group's vault used (calibrated per vault)
+    if floors:
         report["floor"] = {"source": sorted({f["source"] for f in floors}),
                            "min_sim_median": round(_percentile([f["min_sim"] for f in floors], 50), 4),
                            "strong_median": round(_percentile([f["strong"] for f in floors], 50), 4)}
