@@ -18,6 +18,8 @@ from pathlib import Path
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
 from vault_mem.model import policy as policy_mod
+from vault_mem.model import secret_rules as secret_rules_mod
+from vault_mem.model import secret_text as secret_text_mod
 from vault_mem.model import secrets as secrets_mod
 from vault_mem.model.memory import is_memory_name, memory_from_bytes
 from vault_mem.model.policy import WritePolicy
@@ -40,12 +42,16 @@ class FileState:
     quarantined: bool = False
 
 
+#: the modules whose code decides what the secret gate refuses (tests check none is missing)
+GATE_MODULES = (policy_mod, secrets_mod, secret_rules_mod, secret_text_mod)
+
+
 def gate_fingerprint() -> str:
-    """A digest of the secret rules this process runs (the policy and secrets modules' code): a
-    sidecar that recorded another one re-checks every file, so a rule added since quarantines
-    a file indexed before it."""
+    """A digest of the secret rules this process runs (the code of GATE_MODULES): a sidecar
+    that recorded another one re-checks every file, so a rule added since quarantines a file
+    indexed before it."""
     h = hashlib.sha256()
-    for mod in (policy_mod, secrets_mod):
+    for mod in GATE_MODULES:
         try:
             h.update(Path(mod.__file__ or "").read_bytes())
         except OSError:
