@@ -99,11 +99,23 @@ def read_file(root: Path, rel: str, *, max_bytes: int) -> FileState | None:
         return None
     data, st = read
     state.mtime_ns, state.size = stat_sig(st)
+    return parse_state(state, data, max_bytes=max_bytes)
+
+
+def state_from_bytes(rel: str, data: bytes, *, max_bytes: int) -> FileState:
+    """What reading ``rel`` would give if it held ``data`` (a version from a git tree)."""
+    folder, name = rel.split("/", 1)
+    state = FileState(path=rel, key=name[:-3], type=FOLDER_TYPES[folder], mtime_ns=-1, size=len(data))
+    return parse_state(state, data, max_bytes=max_bytes)
+
+
+def parse_state(state: FileState, data: bytes, *, max_bytes: int) -> FileState:
+    """Fill in ``state`` from the file's bytes: its hash and the parsed memory, or a problem."""
     state.sha256 = hashlib.sha256(data).hexdigest()
     try:
-        state.memory = memory_from_bytes(data, rel, max_bytes=max_bytes)
+        state.memory = memory_from_bytes(data, state.path, max_bytes=max_bytes)
     except VaultMemError as exc:
-        state.problem = _strip_path(str(exc), rel)
+        state.problem = _strip_path(str(exc), state.path)
     return state
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import shutil
 import stat
 import subprocess
 import tempfile
@@ -51,7 +52,7 @@ from gitdb import IStream, LooseObjectDB
 from gitdb.exc import ODBError
 from gitdb.fun import loose_object_header
 
-from vault_mem.errors import GitError, LockTimeoutError
+from vault_mem.errors import GitError, HeadMovedError, LockTimeoutError
 from vault_mem.store.tree import ParsedTree
 
 ZERO_OID = "0" * 40
@@ -256,7 +257,8 @@ class GitRepo:
         """The name of a merge/rebase/revert/cherry-pick/bisect under way, else None."""
         markers = {
             "MERGE_HEAD": "merge", "REVERT_HEAD": "revert", "CHERRY_PICK_HEAD": "cherry-pick",
-            "rebase-merge": "rebase", "rebase-apply": "rebase", "BISECT_LOG": "bisect",
+            "rebase-merge": "rebase", "rebase-apply/applying": "am", "rebase-apply": "rebase",
+            "BISECT_LOG": "bisect", "BISECT_START": "bisect", "sequencer": "cherry-pick",
         }
         for name, what in markers.items():
             if (self.git_dir / name).exists():
@@ -550,28 +552,175 @@ class GitRepo:
         *,
         author: Identity,
         committer: Identity | None = None,
+        branch: str | None = None,
+        derived: tuple[str, Callable[[str | None], bytes | None]] | None = None,
+        warnings: list[str] | None = None,
     ) -> str | None:
         """Commit exactly ``files`` ({top-level-relative path: bytes, or None to delete}) on top
-        of HEAD. The work-tree files must already hold these bytes. Returns the new commit id,
-        or None when the tree would not change (an identical write makes no commit)."""
+        of ``branch`` (``refs/heads/...``; default: the one HEAD is on now). Returns the new
+        commit id, or None when the tree would not change (an identical write makes no commit).
+
+        ``derived`` is (path, make): ``make(parent)`` gives that file's bytes for a commit on
+        ``parent`` (INDEX.md, generated from the tree being committed), asked again when the
+        branch moved and the commit is rebuilt.
+
+        The commit lands by one compare-and-swap on the branch, made while holding git's
+        ``index.lock`` (the lock order is the vault's write lock, then index.lock): the branch
+        is never moved while a person's ``git commit`` is under way (it holds index.lock from
+        before its hook until after its own ref update), HEAD must still point at ``branch``
+        (else :class:`HeadMovedError`, nothing landed), and git's staging area gets exactly the
+        committed blobs in the same step. When the branch moved (a person's commit), the commit
+        is rebuilt on the new tip, unless that tip changed one of ``files`` (GitError: nothing
+        landed). What fails after the branch moved is added to ``warnings``: the commit landed."""
+        branch = branch or self.head_branch()
+        if branch is None:
+            raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
-        for _ in range(20):
-            parent = self.head()
+        deadline = time.monotonic() + _INDEX_LOCK_WAIT_S
+        first_parent: str | None | bool = False
+        delay = 0.002
+        while True:
+            parent = self.ref_value(branch)
+            if first_parent is False:
+                first_parent = parent
+            elif parent != first_parent:
+                for path in files:
+                    if self.blob_at(parent, path) != self.blob_at(first_parent, path):  # type: ignore[arg-type]
+                        raise GitError(f"{path} changed in a commit made while vault-mem was writing it; "
+                                       "nothing was committed: check it and retry")
+            want = dict(blobs)
+            if derived is not None:
+                data = derived[1](parent)
+                want[derived[0]] = self.write_object("blob", data) if data is not None else None
             base = self.commit_tree(parent)
-            tree = self.edit_tree(base, blobs)
-            if tree is None:
-                tree = self.empty_tree()
+            tree = self.edit_tree(base, want) or self.empty_tree()
             if tree == base:
                 return None
             commit = self.write_commit(tree, parent, message, author=author, committer=committer)
-            if self.move_head(commit, parent, message=f"commit: {first_line}"):
-                self.sync_index(list(files))
+            staged = self._prepare_index(want, files)
+            try:
+                outcome = self._land(branch, commit, parent, staged, f"commit: {first_line}", warnings)
+            finally:
+                Path(staged[0]).unlink(missing_ok=True)
+            if outcome:
                 return commit
-            # someone else moved HEAD between our read and our update: rebuild on the new HEAD
-            time.sleep(0.01)
-        raise GitError("HEAD kept moving or its branch stayed locked while committing (another tool "
-                       "committing in a loop, or a stale refs/heads/*.lock left by a crashed git?); retry")
+            if time.monotonic() > deadline:
+                raise LockTimeoutError(
+                    f"could not commit for {_INDEX_LOCK_WAIT_S:.0f} s: git's index.lock in {self.git_dir} stayed "
+                    f"held, or {branch} kept moving; if no git command is running, delete that index.lock file "
+                    "and retry")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def head_branch(self) -> str | None:
+        """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached. Read
+        from HEAD's file (every write asks: no git process), through ``git symbolic-ref`` only
+        when the file cannot be read."""
+        said = self.head_said()
+        if said:
+            return (said[5:].strip() or None) if said.startswith("ref: ") else None
+        proc = self.run("symbolic-ref", "-q", "HEAD", check=False)
+        if proc.returncode != 0:
+            return None
+        return proc.stdout.decode("utf-8", "replace").strip() or None
+
+    def head_said(self) -> str:
+        """What HEAD's file says (``ref: refs/heads/main`` or a commit id); "" when unreadable."""
+        try:
+            return (self.git_dir / "HEAD").read_text().strip()
+        except OSError:
+            return ""
+
+    def ref_value(self, ref: str) -> str | None:
+        """The commit ``ref`` (a full name) points at, or None when it does not exist (unborn)."""
+        try:
+            oid = SymbolicReference.dereference_recursive(self.repo, ref)
+            if len(oid) == 40:
+                return oid
+        except (ValueError, OSError, TypeError):
+            pass
+        proc = self.run("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
+        return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
+
+    def _prepare_index(self, blobs: dict[str, str | None], files: dict[str, bytes | None]
+                       ) -> tuple[str, tuple | None]:
+        """A copy of git's index with ``blobs`` staged, made without taking index.lock; returns
+        (its path, the real index's stat signature when copied). A path whose work-tree file
+        holds the committed bytes is staged from the file (git records its stat), others as the
+        blob itself (INDEX.md of a commit that leaves a person's edits out, a deletion)."""
+        index = self.git_dir / "index"
+        tmp = self.git_dir / f"vault-mem-index.{os.getpid()}.{threading.get_ident()}"
+        try:
+            st = os.stat(index)
+            sig: tuple | None = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+            shutil.copyfile(index, tmp)
+        except FileNotFoundError:
+            sig = None
+            tmp.unlink(missing_ok=True)
+        from_disk, as_blob = [], []
+        for path, oid in blobs.items():
+            disk = None
+            if oid is not None:
+                try:
+                    disk = _read_nofollow(self.toplevel / path)
+                except OSError:
+                    disk = None
+            (from_disk if disk is not None and self.blob_id(disk) == oid else as_blob).append(path)
+        env = {"GIT_INDEX_FILE": str(tmp)}
+        if as_blob:
+            info = "".join(f"{BLOB_MODE:o} {blobs[p]}\t{p}\n" if blobs[p] else f"0 {ZERO_OID}\t{p}\n"
+                           for p in as_blob)
+            self.run("update-index", "--index-info", input=info.encode(), env=env, cwd=self.toplevel)
+        if from_disk:
+            self.run("update-index", "--add", "--remove", "-z", "--stdin", env=env, cwd=self.toplevel,
+                     input=b"".join(p.encode() + b"\x00" for p in from_disk))
+        return str(tmp), sig
+
+    def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
+              reflog: str, warnings: list[str] | None) -> bool:
+        """Under git's index.lock: check HEAD and the index, move ``branch`` from ``parent`` to
+        ``commit``, install the prepared index. False: not landed, try again (index.lock held,
+        the index or the branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
+        lock = self.git_dir / "index.lock"
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False  # a person's git command is under way: it finishes first
+        os.close(fd)
+        held = True
+        try:
+            if self.head_said() != f"ref: {branch}":
+                raise HeadMovedError(
+                    f"HEAD moved off {branch.removeprefix('refs/heads/')} while vault-mem was writing "
+                    "(a git checkout?); nothing was written: retry on a branch")
+            tmp, sig = staged
+            try:
+                st = os.stat(self.git_dir / "index")
+                now: tuple | None = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+            except FileNotFoundError:
+                now = None
+            if now != sig:
+                return False  # someone wrote the index since it was copied: copy it again
+            try:
+                self._git.update_ref("-m", reflog, branch, commit, parent or ZERO_OID)
+            except gitexc.GitCommandError:
+                return False  # the branch moved (a tool that takes no index.lock): rebuild on it
+            except _GIT_ERRORS as exc:
+                raise GitError(f"git update-ref failed ({exc}); check that git is installed") from exc
+            try:  # landed: whatever fails from here on is a warning, never a failed write
+                if Path(tmp).exists():
+                    os.replace(tmp, lock)
+                    os.rename(lock, self.git_dir / "index")
+                    held = False
+            except OSError as exc:
+                if warnings is not None:
+                    warnings.append(f"committed, but git's staging area was not updated ({exc}); "
+                                    "`git status` may show the write as a change: run `git reset -q`")
+            return True
+        finally:
+            if held:
+                lock.unlink(missing_ok=True)
 
     def sync_index(self, paths: list[str]) -> None:
         """Make git's staging area match the work tree for just ``paths`` (top-level relative)."""
@@ -594,6 +743,12 @@ class GitRepo:
                     raise GitError(f"git update-index failed ({exc}); check that git is installed") from exc
 
         self._while_index_locked(attempt)
+
+
+def _read_nofollow(path: Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
 
 
 def _plain_path(path: str) -> bool:

@@ -128,5 +128,6 @@ def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:
             p.unlink(missing_ok=True)
         else:
             atomic_write(p, text.encode("utf-8"))
-    finish_write(ws, sidecar, list(files), message, journal.get("agent") or ws.agent)
+    finish_write(ws, sidecar, {rel: (text.encode("utf-8") if text is not None else None) for rel, text in files.items()},
+                 message, journal.get("agent") or ws.agent)
     return f"finished an interrupted write of '{journal.get('key')}'"

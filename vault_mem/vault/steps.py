@@ -6,10 +6,13 @@ Shared by the write transaction (:mod:`vault_mem.vault.transaction`) and crash r
 
 from __future__ import annotations
 
+from vault_mem.config import FOLDER_TYPES
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import is_memory_path
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes
 from vault_mem.store.workspace import Workspace
+from vault_mem.store.worktree import dirty_paths
 
 #: under .vault-mem/: the intent of the write under way (see vault_mem.vault.transaction)
 JOURNAL = "pending.json"
@@ -34,21 +37,42 @@ def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     return new
 
 
-def finish_write(ws: Workspace, sidecar: Sidecar, rels: list[str], message: str, who: str) -> str | None:
-    """Sidecar + INDEX.md + commit for files already on disk; clears the journal."""
+def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None) -> bytes:
+    """INDEX.md for a commit of ``rels`` on ``parent``: generated from the tree being committed
+    (``parent``'s tree plus this write), never from the work tree. The sidecar holds the work
+    tree's files (this write's included); a person's uncommitted edits elsewhere (``git
+    status``) are swapped for the versions ``parent`` holds, in a view the sidecar rolls back."""
+    written = set(rels)
+    overrides: dict[str, bytes | None] = {}
+    for top in dirty_paths(ws.repo, [ws.top(f) for f in FOLDER_TYPES]):
+        rel = top[len(ws.prefix):] if top.startswith(ws.prefix) else None
+        if rel is None or rel in written or not is_memory_path(rel):
+            continue
+        oid = ws.repo.blob_at(parent, top)
+        overrides[rel] = ws.repo.read_object(oid)[1] if oid else None
+    return sidecar.render_index_with(overrides, budget_tokens=ws.config.index_budget_tokens).encode()
+
+
+def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
+                 *, branch: str | None = None, warnings: list[str] | None = None) -> str | None:
+    """Sidecar + INDEX.md + commit for files already on disk; clears the journal.
+
+    The commit holds ``files`` as given (the bytes the write checked and wrote, never re-read
+    from disk, where a checkout or an editor may have changed them meanwhile) and INDEX.md as
+    :func:`commit_index` makes it; INDEX.md on disk reflects every file."""
+    rels = list(files)
     checkpoint("during-index", ws.state_dir)
     sidecar.refresh_paths(rels)
     write_index(ws, sidecar)
-    files: dict[str, bytes | None] = {}
-    for rel in [*rels, INDEX_FILE]:
-        path = ws.root / rel
-        files[ws.top(rel)] = path.read_bytes() if path.exists() else None
-    commit = ws.repo.commit_paths(files, message, author=ws.identity(who))
+    commit = ws.repo.commit_paths(
+        {ws.top(rel): data for rel, data in files.items()}, message, author=ws.identity(who),
+        branch=branch, derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, rels, parent)),
+        warnings=warnings)
     if commit is None:
         # Nothing new to commit: a recovered write whose commit landed before the crash, maybe
         # before git's staging area was refreshed (commit_paths skips that when there is no
         # commit); refresh it, or `git status` shows the file deleted and untracked.
-        ws.repo.sync_index(list(files))
+        ws.repo.sync_index([ws.top(rel) for rel in [*rels, INDEX_FILE]])
     checkpoint("after-commit", ws.state_dir)
     if commit:
         sidecar.set_meta("head", commit)
