@@ -6,6 +6,8 @@ Shared by the write transaction (:mod:`vault_mem.vault.transaction`) and crash r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
@@ -37,20 +39,38 @@ def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     return new
 
 
-def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None) -> bytes:
+def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None,
+                 changed: list[str] | None = None) -> bytes:
     """INDEX.md for a commit of ``rels`` on ``parent``: generated from the tree being committed
-    (``parent``'s tree plus this write), never from the work tree. The sidecar holds the work
-    tree's files (this write's included); a person's uncommitted edits elsewhere (``git
-    status``) are swapped for the versions ``parent`` holds, in a view the sidecar rolls back."""
-    written = set(rels)
-    overrides: dict[str, bytes | None] = {}
+    (``parent``'s tree plus this write), never from the work tree (see :func:`index_of`)."""
+    def committed(top: str) -> bytes | None:
+        oid = ws.repo.blob_at(parent, top)
+        return ws.repo.read_object(oid)[1] if oid else None
+    return index_of(ws, sidecar, committed, skip=set(rels), changed=changed)
+
+
+def index_of(ws: Workspace, sidecar: Sidecar, version: Callable[[str], bytes | None], *,
+             skip: set[str] = frozenset(), changed: list[str] | None = None) -> bytes:  # type: ignore[assignment]
+    """INDEX.md of a tree that holds what the work tree does, except for the memory files
+    ``git status`` reports (a person's uncommitted, staged or new files): for those,
+    ``version(top-level path)`` gives the tree's bytes (None: not in it). The sidecar holds the
+    work tree's files; the differences are applied in a view it rolls back. ``skip``: the
+    vault-relative paths whose work-tree version is the tree's (the write being committed)."""
+    if changed is None:
+        changed = changed_memory_paths(ws)
+    overrides = {rel: version(ws.top(rel)) for rel in changed if rel not in skip}
+    return sidecar.render_index_with(overrides, budget_tokens=ws.config.index_budget_tokens).encode()
+
+
+def changed_memory_paths(ws: Workspace) -> list[str]:
+    """The vault-relative memory files ``git status`` reports (differing from HEAD, staged, or
+    new and not ignored)."""
+    out = []
     for top in dirty_paths(ws.repo, [ws.top(f) for f in FOLDER_TYPES]):
         rel = top[len(ws.prefix):] if top.startswith(ws.prefix) else None
-        if rel is None or rel in written or not is_memory_path(rel):
-            continue
-        oid = ws.repo.blob_at(parent, top)
-        overrides[rel] = ws.repo.read_object(oid)[1] if oid else None
-    return sidecar.render_index_with(overrides, budget_tokens=ws.config.index_budget_tokens).encode()
+        if rel is not None and is_memory_path(rel):
+            out.append(rel)
+    return sorted(out)
 
 
 def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
@@ -62,12 +82,18 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
     :func:`commit_index` makes it; INDEX.md on disk reflects every file."""
     rels = list(files)
     checkpoint("during-index", ws.state_dir)
-    sidecar.refresh_paths(rels)
+    # a person's uncommitted files too, so that INDEX.md on disk reflects every file
+    changed = changed_memory_paths(ws)
+    sidecar.refresh_paths([*rels, *(p for p in changed if p not in files)])
     write_index(ws, sidecar)
+    head = ws.repo.head()
+
+    def index_for(parent: str | None) -> bytes:
+        # git status compared with HEAD: asked again only for a commit rebuilt on a new tip
+        return commit_index(ws, sidecar, rels, parent, changed if parent == head else None)
     commit = ws.repo.commit_paths(
         {ws.top(rel): data for rel, data in files.items()}, message, author=ws.identity(who),
-        branch=branch, derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, rels, parent)),
-        warnings=warnings)
+        branch=branch, derived=(ws.top(INDEX_FILE), index_for), warnings=warnings)
     if commit is None:
         # Nothing new to commit: a recovered write whose commit landed before the crash, maybe
         # before git's staging area was refreshed (commit_paths skips that when there is no
