@@ -50,6 +50,7 @@ def _agent(root: str, wid: str, n: int, keys: str, stop: str, out: str) -> None:
                 rec.update(outcome="ok", commit=r.commit, path=r.path, action=r.action, warnings=r.warnings)
             except VaultMemError as exc:
                 rec.update(outcome="failed", error=f"{type(exc).__name__}: {exc}")
+                time.sleep(0.02)  # a refusal is quick: do not spin through the run while refused
             except Exception as exc:  # noqa: BLE001 - the test reports it as a crash
                 rec.update(outcome="crash", error=f"{type(exc).__name__}: {exc}")
             fh.write(json.dumps(rec) + "\n")
@@ -57,20 +58,23 @@ def _agent(root: str, wid: str, n: int, keys: str, stop: str, out: str) -> None:
     vault.close()
 
 
-def _checkouts(root: str, old: str, stop: str, out: str) -> None:
-    """``git checkout OLD`` / ``git checkout main`` in a loop (a refused checkout is fine)."""
-    done = 0
-    while not os.path.exists(stop):
+def _checkouts(root: str, old: str, rounds: int, stop: str, out: str) -> None:
+    """``git checkout OLD`` / ``git checkout main`` ``rounds`` times (through the installed
+    post-checkout hook; a refused checkout is fine), then tells the agents to stop."""
+    done = refused = 0
+    for _ in range(rounds):
         for target in (old, "main"):
-            subprocess.run(["git", "checkout", "-q", target], cwd=root, capture_output=True, check=False)
-            time.sleep(0.01)
+            proc = subprocess.run(["git", "checkout", "-q", target], cwd=root, capture_output=True, check=False)
+            refused += proc.returncode != 0
+            time.sleep(0.2)
         done += 1
+    Path(stop).write_text("")
     # end on main, as a person would
     for _ in range(200):
         if subprocess.run(["git", "checkout", "-q", "main"], cwd=root, capture_output=True, check=False).returncode == 0:
             break
         time.sleep(0.05)
-    Path(out).write_text(json.dumps({"rounds": done}))
+    Path(out).write_text(json.dumps({"rounds": done, "refused": refused}))
 
 
 def _memory_text(key: str, desc: str, body: str) -> str:
@@ -125,6 +129,7 @@ def _person(root: str, n: int, stop: str, out: str) -> None:
                               capture_output=True, text=True, check=False)
         results.append({"i": i, "add": add.returncode, "add_err": add.stderr, "rc": proc.returncode,
                         "err": proc.stderr, "s": time.monotonic() - t0})
+        time.sleep(0.5)  # a person does something else between commits; agents write then
     Path(stop).write_text("done")
     Path(out).write_text(json.dumps(results))
 
@@ -281,21 +286,25 @@ def test_commit_paths_never_moves_a_detached_head(root):
 
 @pytest.mark.slow
 def test_checkout_loop_racing_writers_loses_nothing_and_orphans_nothing(tmp_path, root, record_property):
-    old = _git(root, "rev-parse", "HEAD").strip()
+    from vault_mem import Vault
+
     stop = tmp_path / "stop"
-    agents = [_start(tmp_path, f"agent{w}", "agent", str(root), str(w), "60",
+    # the first write makes the commit the checkouts go back to
+    with Vault(root) as v:
+        old = v.remember("first", "The first memory", "first\n").commit
+    agents = [_start(tmp_path, f"agent{w}", "agent", str(root), str(w), "100000",
                      ",".join(f"a{w}-{k}" for k in range(6)), str(stop), str(tmp_path / f"agent{w}.jsonl"))
               for w in range(2)]
-    checker = _start(tmp_path, "checkouts", "checkouts", str(root), old, str(stop), str(tmp_path / "co.json"))
+    checker = _start(tmp_path, "checkouts", "checkouts", str(root), old, "4", str(stop), str(tmp_path / "co.json"))
+    _wait([checker], 600)
     _wait(agents)
-    stop.write_text("")
-    _wait([checker])
     records = [r for w in range(2) for r in _records(tmp_path / f"agent{w}.jsonl")]
     assert _git(root, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
     counts = _check_agent_records(root, records)
-    rounds = json.loads((tmp_path / "co.json").read_text())["rounds"]
+    co = json.loads((tmp_path / "co.json").read_text())
+    rounds = co["rounds"]
     record_property("writes", counts)
-    record_property("checkout_rounds", rounds)
+    record_property("checkouts", co)
     assert counts["ok"] > 0 and rounds > 0
     assert not (root / ".git/index.lock").exists()
 
@@ -308,7 +317,7 @@ def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, rec
     with Vault(root) as v:
         v.remember("shared", "Shared memory", "first\n")
     stop = tmp_path / "stop"
-    editor = _start(tmp_path, "editor", "editor", str(root), "facts/shared.md", "60", str(tmp_path / "ed.json"))
+    editor = _start(tmp_path, "editor", "editor", str(root), "facts/shared.md", "150", str(tmp_path / "ed.json"))
     agents = [_start(tmp_path, f"agent{w}", "agent", str(root), str(w), "400", "shared", str(stop),
                      str(tmp_path / f"agent{w}.jsonl")) for w in range(2)]
     _wait([editor])
@@ -424,7 +433,7 @@ if __name__ == "__main__":
     if role == "agent":
         _agent(rest[0], rest[1], int(rest[2]), rest[3], rest[4], rest[5])
     elif role == "checkouts":
-        _checkouts(*rest)
+        _checkouts(rest[0], rest[1], int(rest[2]), rest[3], rest[4])
     elif role == "editor":
         _editor(rest[0], rest[1], int(rest[2]), rest[3])
     elif role == "person":

@@ -52,7 +52,7 @@ from gitdb import IStream, LooseObjectDB
 from gitdb.exc import ODBError
 from gitdb.fun import loose_object_header
 
-from vault_mem.errors import GitError, HeadMovedError, LockTimeoutError
+from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, LockTimeoutError
 from vault_mem.store.tree import ParsedTree
 
 ZERO_OID = "0" * 40
@@ -74,6 +74,8 @@ _DEFLATE_LIMIT = 65536
 _GIT_ERRORS = (gitexc.GitError, ODBError, ValueError, OSError)
 
 _T = TypeVar("_T")
+#: in the git dir: the pid of a person's ``git commit`` under way (written by our pre-commit hook)
+PERSON_COMMIT_MARK = "vault-mem-commit"
 
 
 def _clean(value: str) -> str:
@@ -570,8 +572,8 @@ class GitRepo:
         before its hook until after its own ref update), HEAD must still point at ``branch``
         (else :class:`HeadMovedError`, nothing landed), and git's staging area gets exactly the
         committed blobs in the same step. When the branch moved (a person's commit), the commit
-        is rebuilt on the new tip, unless that tip changed one of ``files`` (GitError: nothing
-        landed). What fails after the branch moved is added to ``warnings``: the commit landed."""
+        is rebuilt on the new tip, unless that tip changed one of ``files`` (ConcurrentEditError:
+        nothing landed). What fails after the branch moved is added to ``warnings``: the commit landed."""
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
@@ -587,8 +589,9 @@ class GitRepo:
             elif parent != first_parent:
                 for path in files:
                     if self.blob_at(parent, path) != self.blob_at(first_parent, path):  # type: ignore[arg-type]
-                        raise GitError(f"{path} changed in a commit made while vault-mem was writing it; "
-                                       "nothing was committed: check it and retry")
+                        raise ConcurrentEditError(
+                            f"{path} changed in a commit made while vault-mem was writing it; your edit "
+                            "is kept and nothing was written: check it and retry")
             want = dict(blobs)
             if derived is not None:
                 data = derived[1](parent)
@@ -598,20 +601,116 @@ class GitRepo:
             if tree == base:
                 return None
             commit = self.write_commit(tree, parent, message, author=author, committer=committer)
-            staged = self._prepare_index(want, files)
-            try:
-                outcome = self._land(branch, commit, parent, staged, f"commit: {first_line}", warnings)
-            finally:
-                Path(staged[0]).unlink(missing_ok=True)
+            if self.person_commit() is not None:
+                staged = None  # a person's git commit is under way: it lands first
+            else:
+                staged = self._prepare_index(want, files)
+            outcome = False
+            if staged is not None:
+                try:
+                    outcome = self._land(branch, commit, parent, staged, f"commit: {first_line}",
+                                         committer or author, warnings)
+                finally:
+                    Path(staged[0]).unlink(missing_ok=True)
             if outcome:
                 return commit
             if time.monotonic() > deadline:
+                who = self.person_commit()
                 raise LockTimeoutError(
-                    f"could not commit for {_INDEX_LOCK_WAIT_S:.0f} s: git's index.lock in {self.git_dir} stayed "
-                    f"held, or {branch} kept moving; if no git command is running, delete that index.lock file "
-                    "and retry")
+                    f"could not commit for {_INDEX_LOCK_WAIT_S:.0f} s: " + (
+                        f"a git commit (pid {who}) is under way; nothing was written: retry when it is done"
+                        if who else
+                        f"git's index.lock in {self.git_dir} stayed held, or {branch} kept moving; nothing was "
+                        "written: if no git command is running, delete that index.lock file and retry"))
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _swap_ref(self, branch: str, new: str, old: str | None, who: Identity, message: str) -> bool:
+        """Point ``branch`` at ``new`` only if it points at ``old`` now (None: unborn), as git's
+        files backend does it (``<ref>.lock`` created exclusively, compared, renamed into place,
+        the branch's and HEAD's reflogs appended), in process: the caller holds index.lock, and
+        a person's git command must never find it held for longer than a few system calls
+        (``git update-ref`` would hold it for a whole process start). False: it moved, or
+        another git holds the ref's lock."""
+        ref = self.common_dir / branch
+        lock = ref.with_name(ref.name + ".lock")
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False
+        renamed = False
+        try:
+            try:
+                os.write(fd, f"{new}\n".encode())
+            finally:
+                os.close(fd)
+            if self._ref_now(branch) != old:
+                return False
+            os.rename(lock, ref)
+            renamed = True
+        finally:
+            if not renamed:
+                lock.unlink(missing_ok=True)
+        line = f"{old or ZERO_OID} {new} {who.signature().decode()}\t{message}\n".encode()
+        for log in (self.common_dir / "logs" / branch, self.git_dir / "logs" / "HEAD"):
+            try:
+                log.parent.mkdir(parents=True, exist_ok=True)
+                with open(log, "ab") as fh:
+                    fh.write(line)
+            except OSError:
+                pass  # a reflog line is a convenience; the commit has landed
+        return True
+
+    def _ref_now(self, ref: str) -> str | None:
+        """What ``ref`` holds in the ref files right now (loose, else packed-refs), read directly."""
+        try:
+            text = (self.common_dir / ref).read_text().strip()
+        except FileNotFoundError:
+            text = ""
+        if text.startswith("ref:"):
+            raise GitError(f"{ref} is a symbolic ref; vault-mem commits only to a plain branch")
+        if len(text) == 40:
+            return text
+        try:
+            packed = (self.common_dir / "packed-refs").read_text()
+        except FileNotFoundError:
+            return None
+        for line in packed.splitlines():
+            oid, _, name = line.partition(" ")
+            if name == ref and len(oid) == 40:
+                return oid
+        return None
+
+    def person_commit(self) -> int | None:
+        """The pid of a ``git commit`` under way in this work tree (its pre-commit hook said so
+        first thing, and the process still runs), else None. A mark left by one that ended is
+        removed."""
+        mark = self.git_dir / PERSON_COMMIT_MARK
+        try:
+            pid = int(mark.read_text().strip())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            pid = 0
+        if pid > 1:
+            try:
+                os.kill(pid, 0)
+                alive = True
+            except ProcessLookupError:
+                alive = False
+            except PermissionError:
+                alive = True
+            if alive:
+                try:  # a pid reused by something else is no commit
+                    comm = Path(f"/proc/{pid}/comm").read_text().strip()
+                    alive = comm.startswith("git")
+                except OSError:
+                    pass
+            if alive:
+                return pid
+        mark.unlink(missing_ok=True)
+        return None
 
     def head_branch(self) -> str | None:
         """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached. Read
@@ -678,7 +777,7 @@ class GitRepo:
         return str(tmp), sig
 
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
-              reflog: str, warnings: list[str] | None) -> bool:
+              reflog: str, who: Identity, warnings: list[str] | None) -> bool:
         """Under git's index.lock: check HEAD and the index, move ``branch`` from ``parent`` to
         ``commit``, install the prepared index. False: not landed, try again (index.lock held,
         the index or the branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
@@ -702,12 +801,10 @@ class GitRepo:
                 now = None
             if now != sig:
                 return False  # someone wrote the index since it was copied: copy it again
-            try:
-                self._git.update_ref("-m", reflog, branch, commit, parent or ZERO_OID)
-            except gitexc.GitCommandError:
+            if self.person_commit() is not None:
+                return False  # a person's git commit started meanwhile: it lands first
+            if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
-            except _GIT_ERRORS as exc:
-                raise GitError(f"git update-ref failed ({exc}); check that git is installed") from exc
             try:  # landed: whatever fails from here on is a warning, never a failed write
                 if Path(tmp).exists():
                     os.replace(tmp, lock)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from vault_mem.config import FOLDER_TYPES
+from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
@@ -98,7 +99,11 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
         # Nothing new to commit: a recovered write whose commit landed before the crash, maybe
         # before git's staging area was refreshed (commit_paths skips that when there is no
         # commit); refresh it, or `git status` shows the file deleted and untracked.
-        ws.repo.sync_index([ws.top(rel) for rel in [*rels, INDEX_FILE]])
+        try:
+            ws.repo.sync_index([ws.top(rel) for rel in [*rels, INDEX_FILE]])
+        except VaultMemError as exc:  # the files are committed: this is only git's staging area
+            if warnings is not None:
+                warnings.append(f"git's staging area was not refreshed ({exc})")
     checkpoint("after-commit", ws.state_dir)
     if commit:
         sidecar.set_meta("head", commit)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from vault_mem.errors import ConcurrentEditError, HeadMovedError
+from vault_mem.errors import ConcurrentEditError, HeadMovedError, LockTimeoutError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, remove_file
 from vault_mem.store.workspace import Workspace
@@ -125,8 +125,9 @@ class WriteTransaction:
         try:
             return finish_write(ws, self.sidecar, changes, message, who, branch=self.branch,
                                 warnings=self.warnings)
-        except (HeadMovedError, ConcurrentEditError):
-            # nothing landed (HEAD left the branch, or a commit meanwhile changed these files):
+        except (HeadMovedError, ConcurrentEditError, LockTimeoutError):
+            # nothing landed (HEAD left the branch, a commit meanwhile changed these files, git
+            # stayed busy): the outcome reported is what happened, so
             # put back what this write put on disk, only where its bytes still are
             self._put_back(written, before, changes)
             self.sidecar.refresh_paths(list(changes))
