@@ -338,6 +338,34 @@ def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, rec
     assert counts["ok"] > 0
 
 
+def test_git_locks_of_a_killed_writer_are_removed_by_the_next_write(root):
+    """A writer killed while it holds index.lock (it does for a few system calls per write)
+    must not leave git locked: the next write removes that very lock file and commits."""
+    from vault_mem import Vault
+
+    code = ("import os, sys; from pathlib import Path; from vault_mem.store.git import GitRepo; "
+            "r = GitRepo(Path(sys.argv[1])); assert r._take_lock(r.git_dir / 'index.lock'); os._exit(9)")
+    proc = subprocess.run([sys.executable, "-c", code, str(root)], env=_env(), capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 9, proc.stderr
+    assert (root / ".git/index.lock").exists()
+    with Vault(root) as v:
+        assert v.remember("after", "Written after a killed writer", "body\n").commit
+    assert not (root / ".git/index.lock").exists()
+    assert _git(root, "status", "--porcelain") == ""
+    (root / ".git/index.lock").write_text("")  # git's own (not ours): left alone, reported
+    from vault_mem.errors import LockTimeoutError
+    from vault_mem.store import git as gitstore
+
+    old, gitstore._INDEX_LOCK_WAIT_S = gitstore._INDEX_LOCK_WAIT_S, 0.3
+    try:
+        with Vault(root) as v, pytest.raises(LockTimeoutError, match="index.lock"):
+            v.remember("blocked", "Blocked by git's own lock", "body\n")
+    finally:
+        gitstore._INDEX_LOCK_WAIT_S = old
+    assert (root / ".git/index.lock").exists() and not (root / "facts/blocked.md").exists()
+
+
 # -- type change ------------------------------------------------------------------------------
 def test_type_change_over_a_persons_uncommitted_file_of_the_key_is_refused(root):
     from vault_mem import Vault

@@ -76,6 +76,8 @@ _GIT_ERRORS = (gitexc.GitError, ODBError, ValueError, OSError)
 _T = TypeVar("_T")
 #: in the git dir: the pid of a person's ``git commit`` under way (written by our pre-commit hook)
 PERSON_COMMIT_MARK = "vault-mem-commit"
+#: in the git dir: ``<prefix><pid>.<thread>`` lists the git lock files that writer holds
+_OWNED_PREFIX = "vault-mem-locks."
 
 
 def _clean(value: str) -> str:
@@ -635,16 +637,12 @@ class GitRepo:
         ref = self.common_dir / branch
         lock = ref.with_name(ref.name + ".lock")
         ref.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
+        if not self._take_lock(lock):
             return False
         renamed = False
         try:
-            try:
-                os.write(fd, f"{new}\n".encode())
-            finally:
-                os.close(fd)
+            with open(lock, "wb") as fh:
+                fh.write(f"{new}\n".encode())
             if self._ref_now(branch) != old:
                 return False
             os.rename(lock, ref)
@@ -661,6 +659,62 @@ class GitRepo:
             except OSError:
                 pass  # a reflog line is a convenience; the commit has landed
         return True
+
+    def _owned_file(self) -> Path:
+        return self.git_dir / f"{_OWNED_PREFIX}{os.getpid()}.{threading.get_ident()}"
+
+    def _take_lock(self, lock: Path, also: Path | None = None) -> bool:
+        """Create git's lock file ``lock`` exclusively and note it (with its inode, and that of
+        ``also``, a file that will be renamed onto it) as this process's, so that if this
+        process is killed while holding it, the next writer removes it (git would stay locked
+        until a person deleted it). False when someone else holds it."""
+        for attempt in range(2):
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                break
+            except FileExistsError:
+                if attempt or not self._clear_dead_locks():
+                    return False
+        try:
+            inodes = [os.fstat(fd).st_ino]
+        finally:
+            os.close(fd)
+        if also is not None:
+            try:
+                inodes.append(os.stat(also).st_ino)
+            except FileNotFoundError:
+                pass
+        with open(self._owned_file(), "a") as fh:
+            fh.writelines(f"{ino} {lock}\n" for ino in inodes)
+        return True
+
+    def _clear_dead_locks(self) -> bool:
+        """Remove the git lock files (and prepared index copies) a killed vault-mem process left;
+        True when one was removed. A lock is removed only while it is still the very file that
+        process noted (same inode), and only when that process is gone."""
+        removed = False
+        for path in [*self.git_dir.glob(f"{_OWNED_PREFIX}*"), *self.git_dir.glob("vault-mem-index.*")]:
+            try:
+                pid = int(path.name.split(".")[1])
+            except (IndexError, ValueError):
+                continue
+            if pid == os.getpid() or _alive(pid):
+                continue
+            if path.name.startswith(_OWNED_PREFIX):
+                try:
+                    lines = path.read_text().splitlines()
+                except OSError:
+                    lines = []
+                for line in lines:
+                    ino, _, lock = line.partition(" ")
+                    try:
+                        if os.lstat(lock).st_ino == int(ino):
+                            os.unlink(lock)
+                            removed = True
+                    except (OSError, ValueError):
+                        pass
+            path.unlink(missing_ok=True)
+        return removed
 
     def _ref_now(self, ref: str) -> str | None:
         """What ``ref`` holds in the ref files right now (loose, else packed-refs), read directly."""
@@ -694,13 +748,7 @@ class GitRepo:
         except (OSError, ValueError):
             pid = 0
         if pid > 1:
-            try:
-                os.kill(pid, 0)
-                alive = True
-            except ProcessLookupError:
-                alive = False
-            except PermissionError:
-                alive = True
+            alive = _alive(pid)
             if alive:
                 try:  # a pid reused by something else is no commit
                     comm = Path(f"/proc/{pid}/comm").read_text().strip()
@@ -782,18 +830,15 @@ class GitRepo:
         ``commit``, install the prepared index. False: not landed, try again (index.lock held,
         the index or the branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
         lock = self.git_dir / "index.lock"
-        try:
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
+        tmp, sig = staged
+        if not self._take_lock(lock, also=Path(tmp)):
             return False  # a person's git command is under way: it finishes first
-        os.close(fd)
         held = True
         try:
             if self.head_said() != f"ref: {branch}":
                 raise HeadMovedError(
                     f"HEAD moved off {branch.removeprefix('refs/heads/')} while vault-mem was writing "
                     "(a git checkout?); nothing was written: retry on a branch")
-            tmp, sig = staged
             try:
                 st = os.stat(self.git_dir / "index")
                 now: tuple | None = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
@@ -818,6 +863,7 @@ class GitRepo:
         finally:
             if held:
                 lock.unlink(missing_ok=True)
+            self._owned_file().unlink(missing_ok=True)
 
     def sync_index(self, paths: list[str]) -> None:
         """Make git's staging area match the work tree for just ``paths`` (top-level relative)."""
@@ -840,6 +886,16 @@ class GitRepo:
                     raise GitError(f"git update-index failed ({exc}); check that git is installed") from exc
 
         self._while_index_locked(attempt)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _read_nofollow(path: Path) -> bytes:
