@@ -14,10 +14,15 @@ paths change, so a person's staged and unstaged work elsewhere is never swept in
   A big tree another git wrote is parsed as a difference from the one last held in its folder;
   only a process's first write pays GitPython's full parse (~0.2-0.4 s at 50k entries).
 - Commits are ``git.objects.Commit`` objects serialised by GitPython and stored like any object.
-- ``repo.git`` runs the plumbing that has no in-process API: ``update-ref`` with the old value
-  (a compare-and-swap on HEAD) and ``update-index`` for just the changed paths, so ``git status``
-  stays clean. That is two short git processes per write, not GitPython's whole-index rewrite
-  (measured-facts: 423 ms at 10k files for ``repo.index.add`` + ``commit``).
+- A commit lands by a compare-and-swap of the branch the write started on (never of HEAD),
+  made in process as git's files backend makes it (``<ref>.lock``, compare, rename, reflogs)
+  while holding git's ``index.lock`` and only while HEAD still points at that branch and no
+  person's ``git commit`` is under way (our pre-commit hook marks one); git's staging area gets
+  the committed blobs in the same step, from a copy of the index prepared beforehand with
+  ``git update-index`` (``GIT_INDEX_FILE``). ``index.lock`` is held for a few system calls, not
+  for a git process: a person's ``git add``/``commit`` refuses to start while it is held
+  (measured-facts: 423 ms at 10k files for ``repo.index.add`` + ``commit``, so GitPython's
+  whole-index rewrite is not used either).
 
 Errors from GitPython and gitdb are translated here, and only here, into ``GitError``.
 A ``GitRepo`` holds git processes: call ``close()`` when done (it stays usable afterwards).
