@@ -71,8 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-expired", action="store_true")
     add("reindex", "rebuild the search index from the files")
     add("doctor", "check the index against the files; exit 1 on any difference")
-    p = add("eval", "measure recall quality on a benchmark file")
-    p.add_argument("file")
+    p = add("eval", "measure recall quality: a JSON benchmark, or your own 'question → key' file "
+            "against the vault")
+    p.add_argument("file", help="a benchmark JSON (run with --vault's embedder), or a text file of "
+                   "'question → expected-key' / 'question → nothing' lines (run against the vault)")
     p = add("daemon", "keep the index and INDEX.md in line with the files (foreground)")
     p.add_argument("path", nargs="?")
     p.add_argument("--status", action="store_true", help="tell whether a daemon runs for the vault")
@@ -99,6 +101,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("check-refs", "list memories naming repository paths that no longer exist; exit 1 if any")
     p.add_argument("--repo", required=True, help="the project checkout to check against")
     add("dupes", "list likely duplicate memories")
+    p = add("import", "import memories from Claude Code, CLAUDE.md, Basic Memory, Markdown or JSON/JSONL "
+            "(one git commit)")
+    p.add_argument("source", help="the folder or file to import")
+    p.add_argument("--from", dest="source_kind", metavar="KIND",
+                   choices=["claude-code", "claude-md", "basic-memory", "markdown", "jsonl"],
+                   help="claude-code, claude-md, basic-memory, markdown or jsonl (default: detected)")
+    p.add_argument("--dry-run", action="store_true", help="write nothing; print what would happen")
+    p = add("export", "write every memory as JSON (--json) or JSON Lines (--jsonl, the default)")
+    p.add_argument("--jsonl", action="store_true", help="one memory per line (the default)")
+    p.add_argument("--type", "-t", help="only memories of this type")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p = add("hook", "entry points for Claude Code and git hooks (reads the event on stdin)")
     p.add_argument("name", help="session-start, user-prompt-submit, pre-commit, post-merge, "
                    "post-checkout or post-rewrite")
