@@ -126,13 +126,26 @@ def read_file(root: Path, rel: str, *, max_bytes: int, policy: WritePolicy | Non
         return None
     data, st = read
     state.mtime_ns, state.size = stat_sig(st)
+    return parse_state(state, data, max_bytes=max_bytes, policy=policy)
+
+
+def state_from_bytes(rel: str, data: bytes, *, max_bytes: int, policy: WritePolicy | None = None) -> FileState:
+    """What reading ``rel`` would give if it held ``data`` (a version from a git tree)."""
+    folder, name = rel.split("/", 1)
+    state = FileState(path=rel, key=name[:-3], type=FOLDER_TYPES[folder], mtime_ns=-1, size=len(data))
+    return parse_state(state, data, max_bytes=max_bytes, policy=policy)
+
+
+def parse_state(state: FileState, data: bytes, *, max_bytes: int, policy: WritePolicy | None = None) -> FileState:
+    """Fill in ``state`` from the file's bytes: its hash and the parsed memory, or a problem
+    (with ``policy``, a file holding a credential is one, marked ``quarantined``)."""
     state.sha256 = hashlib.sha256(data).hexdigest()
     try:
-        state.memory = memory_from_bytes(data, rel, max_bytes=max_bytes)
+        state.memory = memory_from_bytes(data, state.path, max_bytes=max_bytes)
     except VaultMemError as exc:
-        state.problem = _strip_path(str(exc), rel)
+        state.problem = _strip_path(str(exc), state.path)
     if policy is not None:
-        reason = policy.quarantine_reason(rel, data, state.memory)  # type: ignore[arg-type]
+        reason = policy.quarantine_reason(state.path, data, state.memory)  # type: ignore[arg-type]
         if reason:
             state.problem, state.memory, state.quarantined = reason, None, True
     return state
