@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from vault_mem.adapters.cli_input import body_from
 from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.adapters.tools import get_view, schemas
 from vault_mem.config import CONFIG_FILE
@@ -108,42 +109,6 @@ def cmd_init(args) -> int:
     return 0
 
 
-def _body_from(args, limit: int) -> str:
-    """The body from --body, --body-file (``-`` = stdin) or piped stdin.
-
-    Reads at most ``limit`` + 1 bytes: a body over the vault's limit is refused as soon as that is
-    known, without holding all of it in memory. Unreadable or non-UTF-8 input is an error, never
-    silently an empty body."""
-    if args.body is not None:
-        return args.body
-    source = args.body_file
-    if source in (None, "-"):
-        if not sys.stdin or (source is None and sys.stdin.isatty()):
-            return ""
-        stream, where = sys.stdin.buffer, "stdin"
-    else:
-        try:
-            stream, where = open(source, "rb"), source  # noqa: SIM115 - closed by the `with` below
-        except OSError as exc:
-            raise UsageError(f"--body-file {source}: {exc.strerror or exc}") from None
-    try:
-        with stream:
-            data = stream.read(limit + 1)
-    except OSError as exc:
-        raise UsageError(f"cannot read the body from {where}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise UsageError(
-            f"the body from {where} is over the vault's limit of {limit} bytes ([limits] max_body_bytes "
-            "in vault.toml); store a summary and a pointer instead"
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"the body from {where} is not UTF-8 text (bad byte at offset {exc.start})"
-        ) from None
-
-
 def _split_tags(value: str | None) -> list[str] | None:
     if value is None:
         return None
@@ -164,7 +129,9 @@ def cmd_remember(args) -> int:
         extra["scope"] = args.scope
     if args.refs:
         extra["refs"] = _split_tags(args.refs)
-    body = _body_from(args, vault.config.max_body_bytes)
+    body, note = body_from(args.body, args.body_file, vault.config.max_body_bytes)
+    if note:
+        warn(f"note: {note}")
     result = vault.remember(args.key, args.description, body, type=args.type,
                             tags=_split_tags(args.tags), source=args.source, extra=extra or None)
     for w in result.warnings:

@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("remember", "create or update a memory (one git commit)")
     p.add_argument("key")
     p.add_argument("--description", "-d", required=True, help="one line: what this memory is")
-    p.add_argument("--body", "-b", help="the body (default: read from stdin when piped)")
+    p.add_argument("--body", "-b", help="the body; '-' reads it from stdin (without --body, stdin is "
+                   "read only when it is not a terminal and already has data)")
     p.add_argument("--body-file", help="read the body from this file ('-': stdin)")
     p.add_argument("--type", "-t", default="fact", help="preference, fact, decision, procedure or note")
     p.add_argument("--tags", help="comma-separated tags")
