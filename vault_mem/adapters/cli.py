@@ -118,22 +118,14 @@ def _split_tags(value: str | None) -> list[str] | None:
 @command("remember")
 def cmd_remember(args) -> int:
     vault = open_vault(args)
-    extra: dict[str, Any] = {}
-    if args.pinned:
-        extra["pinned"] = True
-    if args.expires:
-        extra["expires"] = _date_arg(args.expires, "--expires")
-    if args.supersedes:
-        extra["supersedes"] = _split_tags(args.supersedes)
-    if args.scope:
-        extra["scope"] = args.scope
-    if args.refs:
-        extra["refs"] = _split_tags(args.refs)
     body, note = body_from(args.body, args.body_file, vault.config.max_body_bytes)
     if note:
         warn(f"note: {note}")
     result = vault.remember(args.key, args.description, body, type=args.type,
-                            tags=_split_tags(args.tags), source=args.source, extra=extra or None)
+                            tags=_split_tags(args.tags), source=args.source, pinned=args.pinned,
+                            expires=_date_arg(args.expires, "--expires") if args.expires else None,
+                            supersedes=_split_tags(args.supersedes), scope=args.scope,
+                            refs=_split_tags(args.refs))
     for w in result.warnings:
         warn(f"warning: {w}")
     short = (result.commit or "")[:10]

@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--type", "-t", default="fact", help="preference, fact, decision, procedure or note")
     p.add_argument("--tags", help="comma-separated tags")
     p.add_argument("--source", default="agent", help="user, agent, inferred or imported")
-    p.add_argument("--pinned", action="store_true", help="always list first in INDEX.md")
+    p.add_argument("--pinned", action=argparse.BooleanOptionalAction, default=None,
+                   help="list first in INDEX.md (--no-pinned unpins; default: keep as is)")
     p.add_argument("--expires", help="YYYY-MM-DD after which recall and INDEX.md hide it")
     p.add_argument("--supersedes", help="comma-separated keys this memory replaces")
     p.add_argument("--scope", help="agent or project this memory is for")

@@ -103,6 +103,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                             "description": "YYYY-MM-DD after which this memory no longer holds."},
                 "scope": {"type": "string", "description": "Agent or project this memory is for."},
                 "refs": {**_TAGS_SCHEMA, "description": "Repository paths this memory is about."},
+                "pinned": {"type": "boolean",
+                           "description": "List it first in INDEX.md (only for what every session needs)."},
             },
             "required": ["key", "description"],
             "additionalProperties": False,
@@ -369,17 +371,10 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
 
 # -- handlers ------------------------------------------------------------------------------
 def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
-    if "expires" in a:
-        try:
-            extra["expires"] = dt.date.fromisoformat(a["expires"])
-        except ValueError:
-            raise UsageError(f"remember: 'expires' must be a date as YYYY-MM-DD, got '{a['expires']}'") from None
-    for name in ("supersedes", "refs", "scope"):
-        if name in a:
-            extra[name] = a[name]
+    # the frontmatter fields are Vault.remember's own keyword arguments, checked there
+    fields = {name: a[name] for name in ("pinned", "expires", "supersedes", "scope", "refs") if name in a}
     result = vault.remember(a["key"], a["description"], a.get("body", ""), type=a.get("type", "fact"),
-                            tags=a.get("tags"), source=a.get("source", "agent"), extra=extra or None)
+                            tags=a.get("tags"), source=a.get("source", "agent"), **fields)
     data = result.to_dict()
     if result.action == "unchanged":
         data["note"] = "identical to the stored memory: nothing changed, no commit"

@@ -210,10 +210,23 @@ class Vault:
         type: str = "fact",
         tags: Iterable[str] | None = None,
         source: str | None = "agent",
+        pinned: bool | None = None,
+        expires: dt.date | str | None = None,
+        supersedes: Iterable[str] | None = None,
+        scope: str | None = None,
+        refs: Iterable[str] | None = None,
         extra: dict[str, Any] | None = None,
         agent: str | None = None,
     ) -> WriteResult:
-        """Create or update the memory ``key``; one commit, or none for an identical write."""
+        """Create or update the memory ``key``; one commit, or none for an identical write.
+
+        The frontmatter fields of DESIGN §1 are keyword arguments: ``pinned`` (listed first in
+        INDEX.md; False unpins), ``expires`` (a date or YYYY-MM-DD), ``supersedes`` (keys this
+        replaces), ``scope`` and ``refs`` (repository paths). Left as None, an update keeps what
+        the file has. ``extra`` carries any other field (None as a value removes it); a field
+        given both ways is refused. All of them pass the same checks
+        (:func:`~vault_mem.model.memory.known_field_value`)."""
+        extra = _fields(extra, pinned=pinned, expires=expires, supersedes=supersedes, scope=scope, refs=refs)
         validate_key(key)
         type_ = validate_type(type)
         if isinstance(description, str):
@@ -353,3 +366,15 @@ class Vault:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _fields(extra: dict[str, Any] | None, **named: Any) -> dict[str, Any] | None:
+    """``extra`` plus the named frontmatter fields that were given (not None); a field named both
+    ways is refused rather than one of them silently winning."""
+    given = {k: (list(v) if k in ("supersedes", "refs") and not isinstance(v, str) else v)
+             for k, v in named.items() if v is not None}
+    both = sorted(set(given) & set(extra or {}))
+    if both:
+        raise UsageError(f"remember: {', '.join(both)} given both as an argument and in extra=; pass it once")
+    merged = {**(extra or {}), **given}
+    return merged or None
