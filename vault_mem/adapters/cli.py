@@ -97,9 +97,13 @@ def cmd_init(args) -> int:
     from vault_mem.vault.core import Vault  # lazy: start-up time (module docstring)
 
     target = args.path or args.vault or "."
-    if (Path(target) / CONFIG_FILE).is_file():
-        emit(args, {"vault": str(Path(target).resolve()), "created": False},
-             f"{Path(target).resolve()} is already a vault; nothing changed")
+    if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
+        vault = open_vault(args, target)
+        notes = vault.install_hooks()
+        changed = [n for n in notes if not n.endswith("already installed")]
+        emit(args, {"vault": str(vault.root), "created": False, "hooks": notes},
+             "\n".join([f"{vault.root} is already a vault; " + ("its git hooks:" if changed else "nothing changed"),
+                        *(f"  {n}" for n in changed)]))
         return 0
     vault = Vault.init(target, agent=args.agent)
     notes = vault.take_notices()
@@ -340,6 +344,14 @@ def cmd_hook(args) -> int:
     if err:
         sys.stderr.write(err)
     return code
+
+
+@command("hooks")
+def cmd_hooks(args) -> int:
+    vault = open_vault(args, getattr(args, "path", None))
+    notes = vault.install_hooks()  # the one action so far: install (add or repair)
+    emit(args, {"vault": str(vault.root), "hooks": notes}, "\n".join(notes))
+    return 0
 
 
 @command("sync")

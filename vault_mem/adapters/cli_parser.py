@@ -101,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("check-refs", "list memories naming repository paths that no longer exist; exit 1 if any")
     p.add_argument("--repo", required=True, help="the project checkout to check against")
     add("dupes", "list likely duplicate memories")
+    p = add("hooks", "add or repair the vault's git hooks (they find the vault wherever the repository is)")
+    p.add_argument("action", choices=["install"])
+    p.add_argument("path", nargs="?", help="the vault (default: --vault, else found from here)")
     p = add("hook", "entry points for Claude Code and git hooks (reads the event on stdin)")
     p.add_argument("name", help="session-start, user-prompt-submit, pre-commit, post-merge, "
                    "post-checkout or post-rewrite")

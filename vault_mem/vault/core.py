@@ -32,7 +32,7 @@ from vault_mem.model.policy import check_text
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault import history
-from vault_mem.vault.create import create_files, first_commit
+from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import write_index
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
@@ -115,6 +115,12 @@ class Vault:
         vault = cls(root, agent=agent)
         vault.notices.extend(first_commit(vault.ws, vault.sidecar, created))
         return vault
+
+    def install_hooks(self) -> list[str]:
+        """Add or repair the vault's git hooks (and the INDEX.md merge driver, which git config
+        does not carry through a clone); returns one note per hook saying what changed. Run by
+        ``vault-mem hooks install`` and by ``vault-mem init`` on an existing vault or a clone."""
+        return install_hooks(self.ws)
 
     # -- helpers ---------------------------------------------------------------------------
     def identity(self, agent: str | None = None) -> Identity:
