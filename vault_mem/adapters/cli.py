@@ -213,7 +213,7 @@ def cmd_index(args) -> int:
 def cmd_recall(args) -> int:
     vault = open_vault(args)
     result = vault.recall(" ".join(args.query), k=args.k, type=args.type, tags=_split_tags(args.tags),
-                          scope=args.scope, include_expired=args.include_expired)
+                          scope=args.scope, include_expired=args.include_expired, full=args.full)
     data = result.to_dict()
     if args.json:
         emit(args, data)
@@ -230,6 +230,8 @@ def cmd_recall(args) -> int:
         lines.append(f"   {hit.description}")
         if hit.note:
             lines.append(f"   ({hit.note})")
+        if hit.body.strip():
+            lines.extend(f"   | {ln}" for ln in hit.body.strip("\n").splitlines())
     print("\n".join(lines))
     return 0
 

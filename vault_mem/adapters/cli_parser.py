@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tags")
     p.add_argument("--scope")
     p.add_argument("--include-expired", action="store_true")
+    p.add_argument("--full", action="store_true", help="whole bodies (default: a bounded excerpt; "
+                   "a procedure whole or as a pointer)")
     add("reindex", "rebuild the search index from the files")
     add("doctor", "check the index against the files; exit 1 on any difference")
     p = add("eval", "measure recall quality on a benchmark file")

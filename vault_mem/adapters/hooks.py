@@ -118,7 +118,7 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return None
-    result = vault.recall(prompt, k=PROMPT_HITS)
+    result = vault.recall(prompt, k=PROMPT_HITS, full=True)  # whole, or a pointer: decided below
     if not result.hits:
         return None
     whole = sum(len(h.body) for h in result.hits) <= PROMPT_BODY_CHARS

@@ -128,6 +128,9 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "scope": {"type": "string", "description": "Only memories for this agent or project."},
                 "include_expired": {"type": "boolean",
                                     "description": "Also return expired and superseded memories."},
+                "full": {"type": "boolean",
+                         "description": "Whole bodies instead of excerpts (default false: a long "
+                                        "body is cut with a marker; get KEY reads one whole)."},
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -383,10 +386,12 @@ def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     result = vault.recall(a["query"], k=a.get("k"), type=a.get("type"), tags=a.get("tags"),
-                          scope=a.get("scope"), include_expired=a.get("include_expired", False))
+                          scope=a.get("scope"), include_expired=a.get("include_expired", False),
+                          full=a.get("full", False))
     hits = []
     for h in result.hits:  # whether the result is keyword-only is said once, below
-        hit = {k: v for k, v in h.to_dict().items() if k != "keyword_only" and not (k == "note" and v is None)}
+        hit = {k: v for k, v in h.to_dict().items()
+               if k != "keyword_only" and not (k == "note" and v is None) and not (k == "excerpt" and not v)}
         hit["score"] = round(h.score, 3)
         hits.append(hit)
     data: dict[str, Any] = {"hits": hits}

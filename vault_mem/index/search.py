@@ -97,6 +97,7 @@ class Hit:
     body: str
     keyword_only: bool
     note: str | None = None  # "may be outdated ...": views.outdated_note, for every reader alike
+    excerpt: bool = False  # body is an excerpt or a pointer (views.body_excerpt): `get KEY` has it all
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

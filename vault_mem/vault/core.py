@@ -29,6 +29,7 @@ from vault_mem.model.memory import (
     validate_type,
 )
 from vault_mem.model.policy import check_text
+from vault_mem.model.views import body_excerpt
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault import history
@@ -186,8 +187,10 @@ class Vault:
 
     def recall(self, query: str, *, k: int | None = None, type: str | None = None,
                tags: Iterable[str] | None = None, scope: str | None = None,
-               include_expired: bool = False):
-        """Hybrid search; see :meth:`Sidecar.recall`."""
+               include_expired: bool = False, full: bool = False):
+        """Hybrid search; see :meth:`Sidecar.recall`. Each hit carries a bounded excerpt of its
+        body (:func:`~vault_mem.model.views.body_excerpt`: cut at a line, a procedure whole or
+        as a pointer, ``hit.excerpt`` set when cut); ``full=True`` gives the whole bodies."""
         tags = list(tags or [])
         check_text("the query, tags or scope", query, tags, scope)
         self.reconcile()
@@ -195,10 +198,14 @@ class Vault:
             raise UsageError("k must be a whole number from 1 to 100")
         if self.progress is not None:
             self.sidecar.embed_pending(progress=self.progress)  # else recall does it, silently
-        return self.sidecar.recall(
+        result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=validate_type(type) if type else None,
             tags=tags or None, scope=scope, include_expired=include_expired,
         )
+        if not full:
+            for hit in result.hits:
+                hit.body, hit.excerpt = body_excerpt(hit.key, hit.type, hit.body)
+        return result
 
     def _not_found(self, key: str) -> str:
         close = difflib.get_close_matches(key, self.sidecar.keys(), n=3, cutoff=0.6)
