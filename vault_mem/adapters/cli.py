@@ -75,12 +75,20 @@ def _notices(vault, notes: list[str] | None = None) -> None:
         warn(f"note: {note}")
 
 
-def _progress_bar(label: str):
-    """A progress callback that draws a bar on stderr once the work is big enough."""
+def _progress_bar(label: str, *, min_total: int = 200):
+    """A progress callback that draws a bar on stderr, only when stderr is a terminal (or
+    $VAULT_MEM_PROGRESS is set): piped or captured output stays clean. Work of fewer than
+    ``min_total`` items draws nothing (a read that re-indexes three files needs no bar). A new
+    pass (the files read, then their vectors made) starts a new line."""
+    state = {"total": None, "done": -1}
 
     def progress(done: int, total: int) -> None:
-        if total < 200 or not sys.stderr.isatty() and not os.environ.get("VAULT_MEM_PROGRESS"):
+        if total < min_total or not sys.stderr.isatty() and not os.environ.get("VAULT_MEM_PROGRESS"):
             return
+        new_pass = state["total"] not in (None, total) or done < state["done"]
+        if new_pass and state["done"] < state["total"]:
+            sys.stderr.write("\n")  # the last pass ended before its total: keep its line
+        state["total"], state["done"] = total, done
         width = 30
         filled = int(width * done / max(total, 1))
         sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
@@ -240,7 +248,7 @@ def cmd_recall(args) -> int:
 def cmd_reindex(args) -> int:
     vault = open_vault(args)
     with vault.lock:
-        report = vault.sidecar.rebuild(progress=_progress_bar("reindex"))
+        report = vault.sidecar.rebuild(progress=_progress_bar("reindex", min_total=1))
         vault.write_index()
     emit(args, dataclasses.asdict(report),
          f"reindexed: {report.added + report.updated + report.unchanged} memories, "
@@ -346,6 +354,15 @@ def cmd_hook(args) -> int:
     if err:
         sys.stderr.write(err)
     return code
+
+
+@command("completion")
+def cmd_completion(args) -> int:
+    import shtab  # lazy: only this command needs it
+
+    # path arguments carry their kind of completion (cli_parser.DIRECTORY / FILE)
+    sys.stdout.write(shtab.complete(build_parser(), shell=args.shell))
+    return 0
 
 
 @command("hooks")

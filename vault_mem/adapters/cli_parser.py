@@ -10,6 +10,18 @@ from __future__ import annotations
 import argparse
 import os
 
+# What shtab (``vault-mem completion``) completes a path argument with: shtab.DIRECTORY and
+# shtab.FILE as of shtab 1.13, written out because importing shtab costs ~0.4 s at every start.
+DIRECTORY = {"bash": "_shtab_compgen_dirs", "zsh": "_files -/", "tcsh": "d",
+             "fish": "(__fish_complete_directories)", "powershell": "_shtab_powershell_compgen_dirs"}
+FILE = {"bash": "_shtab_compgen_files", "zsh": "_files", "tcsh": "f",
+        "fish": "(__fish_complete_path (commandline -ct))", "powershell": "_shtab_powershell_compgen_files"}
+
+
+def _completes(action: argparse.Action, kind: dict[str, str]) -> argparse.Action:
+    action.complete = kind  # type: ignore[attr-defined]  # read by shtab only
+    return action
+
 
 def build_parser() -> argparse.ArgumentParser:
     def common_options(suppress: bool) -> argparse.ArgumentParser:
@@ -17,8 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
         # value given before it, hence SUPPRESS on the sub-commands' copies.
         kw = {"default": argparse.SUPPRESS} if suppress else {}
         common = argparse.ArgumentParser(add_help=False)
-        common.add_argument("--vault", help="vault folder (default: $VAULT_MEM_VAULT, else the nearest "
-                            "folder holding vault.toml)", **kw)
+        _completes(common.add_argument("--vault", help="vault folder (default: $VAULT_MEM_VAULT, else the "
+                                       "nearest folder holding vault.toml)", **kw), DIRECTORY)
         common.add_argument("--json", action="store_true", help="print one JSON document", **kw)
         common.add_argument("--agent", help="agent name for commit authorship (default: "
                             "$VAULT_MEM_AGENT or vault.toml)", **kw)
@@ -34,13 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, parents=[common], help=help, description=help)
 
     p = add("init", "create a vault (its own repository, or a folder in an existing one)")
-    p.add_argument("path", nargs="?")
+    _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p = add("remember", "create or update a memory (one git commit)")
     p.add_argument("key")
     p.add_argument("--description", "-d", required=True, help="one line: what this memory is")
     p.add_argument("--body", "-b", help="the body; '-' reads it from stdin (without --body, stdin is "
                    "read only when it is not a terminal and already has data)")
-    p.add_argument("--body-file", help="read the body from this file ('-': stdin)")
+    _completes(p.add_argument("--body-file", help="read the body from this file ('-': stdin)"), FILE)
     p.add_argument("--type", "-t", default="fact", help="preference, fact, decision, procedure or note")
     p.add_argument("--tags", help="comma-separated tags")
     p.add_argument("--source", default="agent", help="user, agent, inferred or imported")
@@ -76,12 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     add("reindex", "rebuild the search index from the files")
     add("doctor", "check the index against the files; exit 1 on any difference")
     p = add("eval", "measure recall quality on a benchmark file")
-    p.add_argument("file")
+    _completes(p.add_argument("file"), FILE)
     p = add("daemon", "keep the index and INDEX.md in line with the files (foreground)")
-    p.add_argument("path", nargs="?")
+    _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--status", action="store_true", help="tell whether a daemon runs for the vault")
     p = add("mcp", "serve the vault to MCP clients over stdio")
-    p.add_argument("path", nargs="?")
+    _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p = add("tools", "print the tool schemas (OpenAI-style or MCP)")
     p.add_argument("--format", choices=["openai", "mcp"], default="openai")
     p = add("agent", "a minimal tool-calling agent loop against an OpenAI-compatible chat endpoint")
@@ -92,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key-env", default="OPENAI_API_KEY")
     p.add_argument("--max-rounds", type=int, default=6)
     p = add("sync", "fetch, integrate and push the vault through a git remote")
-    p.add_argument("path", nargs="?")
+    _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--remote", default=None, help="git remote name (default: vault.toml [sync] remote, else origin)")
     p = add("resolve", "settle a sync conflict on a key")
     p.add_argument("key")
@@ -101,11 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("scan", "look for credentials in the memory files (or the whole git history)")
     p.add_argument("--history", action="store_true")
     p = add("check-refs", "list memories naming repository paths that no longer exist; exit 1 if any")
-    p.add_argument("--repo", required=True, help="the project checkout to check against")
+    _completes(p.add_argument("--repo", required=True, help="the project checkout to check against"), DIRECTORY)
     add("dupes", "list likely duplicate memories")
+    p = add("completion", "print a shell completion script (bash, zsh or fish)")
+    p.add_argument("shell", choices=["bash", "zsh", "fish"])
     p = add("hooks", "add or repair the vault's git hooks (they find the vault wherever the repository is)")
     p.add_argument("action", choices=["install"])
-    p.add_argument("path", nargs="?", help="the vault (default: --vault, else found from here)")
+    _completes(p.add_argument("path", nargs="?", help="the vault (default: --vault, else found from here)"),
+               DIRECTORY)
     p = add("hook", "entry points for Claude Code and git hooks (reads the event on stdin)")
     p.add_argument("name", help="session-start, user-prompt-submit, pre-commit, post-merge, "
                    "post-checkout or post-rewrite")
