@@ -429,6 +429,9 @@ def test_index_count_follows_every_change_of_the_listed_rows(tmp_path: Path) -> 
         for day in (TODAY, dt.date(2026, 2, 15), dt.date(2027, 1, 1)):
             assert sc.count_for_index(day) == sc.count_for_index_by_scan(day) == \
                 len(list(sc.entries_for_index(day))), day
+            for rank in range(4):  # each section's own counter (its "+N more" line)
+                assert sc.count_for_index(day, rank) == sc.count_for_index_by_scan(day, rank) == \
+                    len(list(sc.entries_for_index(day, rank))), (day, rank)
 
     for i in range(6):
         write_memory(root, f"fact-{i}", f"Fact number {i}")
@@ -496,3 +499,28 @@ def test_index_counter_migration_counts_existing_rows(vault: Path, monkeypatch) 
     sc = open_sidecar(vault)
     assert sc.db.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION
     assert sc.count_for_index(TODAY) == sc.count_for_index_by_scan(TODAY) == 4
+
+
+def test_index_md_of_400_memories_lists_every_section(tmp_path: Path) -> None:
+    """100 memories of each type under the default budget: each section has lines (pinned
+    first, then newest) and its own "+N more" line; the same files give the same bytes."""
+    root = tmp_path
+    for type_ in ("preference", "fact", "decision", "procedure"):
+        for i in range(100):
+            write_memory(root, f"{type_}-{i:03d}", f"A {type_} worth keeping, number {i}", type_=type_,
+                         updated=dt.date(2025, 1, 1) + dt.timedelta(days=i), pinned=(i == 3))
+    sc = open_sidecar(root, embedder=None)
+    sc.reconcile(embed=False)
+    text = sc.render_index(budget_tokens=2000, today=TODAY)
+    assert len(text) <= 2000 * 4
+    for title, type_ in (("Preferences", "preference"), ("Facts", "fact"), ("Decisions", "decision"),
+                         ("Procedures", "procedure")):
+        section = text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+        lines = [line for line in section.splitlines() if line.startswith("- ")]
+        assert len(lines) >= 5, title
+        assert lines[0].startswith(f"- {type_}-003 ") and lines[1].startswith(f"- {type_}-099 ")
+        assert f"+{100 - len(lines)} more: use recall to search them." in section
+    sc.close()
+    again = open_sidecar(root, embedder=None)
+    again.rebuild()
+    assert again.render_index(budget_tokens=2000, today=TODAY) == text

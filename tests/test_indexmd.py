@@ -1,4 +1,11 @@
-from vault_mem.model.indexmd import HEADER, IndexEntry, render_index
+import datetime as dt
+
+from vault_mem.model.indexmd import HEADER, IndexEntry, group_entries, render_index
+
+
+def _render(entries, budget_tokens):
+    sections = group_entries(entries)
+    return render_index(sections, {t: len(v) for t, v in sections.items()}, budget_tokens=budget_tokens)
 
 
 def _e(i, type_="fact", pinned=False):
@@ -7,8 +14,8 @@ def _e(i, type_="fact", pinned=False):
 
 def test_deterministic_sections_and_pointers():
     entries = [_e(1, "preference"), _e(2), IndexEntry("d", "decision", "decisions/d.md", "chose x", "2026-01-02")]
-    text = render_index(entries, 3, budget_tokens=2000)
-    assert text == render_index(list(entries), 3, budget_tokens=2000)
+    text = _render(entries, 2000)
+    assert text == _render(list(entries), 2000)
     assert text.startswith(HEADER)
     assert text.index("## Preferences") < text.index("## Facts") < text.index("## Decisions") < text.index("## Procedures")
     assert "- d (2026-01-02): chose x → [decisions/d.md](decisions/d.md)\n" in text
@@ -17,7 +24,7 @@ def test_deterministic_sections_and_pointers():
 
 def test_budget_cuts_and_counts_the_rest():
     entries = [_e(i) for i in range(500)]
-    text = render_index(entries, 500, budget_tokens=500)
+    text = _render(entries, 500)
     assert len(text) <= 500 * 4 + 60
     shown = text.count("\n- ")
     assert f"+{500 - shown} more: use recall to search them." in text
@@ -25,9 +32,49 @@ def test_budget_cuts_and_counts_the_rest():
 
 def test_adding_one_entry_changes_one_line():
     entries = [_e(i) for i in range(10)]
-    before = render_index(entries, 10, budget_tokens=2000).splitlines()
-    after = render_index([_e(99)] + entries, 11, budget_tokens=2000).splitlines()
+    before = _render(entries, 2000).splitlines()
+    after = _render([_e(99)] + entries, 2000).splitlines()
     import difflib
 
     changed = [line for line in difflib.ndiff(before, after) if line[:1] in "+-"]
     assert changed == ["+ - k099 (2026-11-29): memory number 99"]
+
+
+def _typed(type_, i, *, pinned=False, day=1):
+    folder = {"preference": "preferences", "fact": "facts", "decision": "decisions", "procedure": "procedures"}[type_]
+    date = (dt.date(2026, 1, 1) + dt.timedelta(days=day)).isoformat()
+    return IndexEntry(f"{type_}-{i:03d}", type_, f"{folder}/{type_}-{i:03d}.md",
+                      f"{type_} memory number {i} with a description of ordinary length", date, pinned)
+
+
+def test_budget_is_shared_so_every_section_keeps_lines():
+    """400 memories, 100 of each type, under the default budget: every section lists some,
+    newest first, each with its own "+N more" line (the budget was once spent in type order,
+    leaving Facts, Decisions and Procedures empty)."""
+    types = ("preference", "fact", "decision", "procedure")
+    # priority order as the sidecar once gave it: pinned, type, newest first
+    entries = [_typed(t, i, day=i) for t in types for i in reversed(range(100))]
+    text = _render(entries, 2000)
+    assert len(text) <= 2000 * 4
+    assert text == _render(list(entries), 2000)  # deterministic
+    for title, type_ in zip(("Preferences", "Facts", "Decisions", "Procedures"), types, strict=True):
+        section = text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+        lines = [line for line in section.splitlines() if line.startswith("- ")]
+        assert len(lines) >= 5, (title, len(lines))
+        assert lines[0].startswith(f"- {type_}-099 ")  # newest first
+        assert f"+{100 - len(lines)} more: use recall to search them." in section
+    counts = [text.split(f"## {t}\n", 1)[1].split("\n## ", 1)[0].count("\n- ") for t in ("Facts", "Procedures")]
+    assert abs(counts[0] - counts[1]) <= 1  # turns: no section is favoured
+
+
+def test_pinned_first_within_a_section_and_a_small_section_shown_whole():
+    facts = [_typed("fact", 7, pinned=True, day=1)] + [_typed("fact", i, day=50 + i) for i in range(200)]
+    facts = sorted(facts, key=lambda e: (not e.pinned, e.date), reverse=False)
+    facts = [facts[0], *sorted(facts[1:], key=lambda e: e.date, reverse=True)]
+    procs = [_typed("procedure", i, day=i) for i in range(3)]
+    text = _render(facts + procs, 1000)
+    fact_lines = text.split("## Facts\n", 1)[1].split("\n## ", 1)[0].splitlines()
+    assert fact_lines[0].startswith("- fact-007 (") and "pinned" in fact_lines[0]
+    procedures = text.split("## Procedures\n", 1)[1]
+    assert procedures.count("- procedure-") == 3 and "more:" not in procedures
+    assert len(text) <= 1000 * 4

@@ -566,3 +566,15 @@ def test_decision_without_reason_warns() -> None:
     assert lint_write(type="decision", description="Ruff", body="We use ruff instead of flake8.") != []
     reasoned = "Chose SQLite over Postgres: one file, no server, and WAL lets readers run during writes."
     assert lint_write(type="decision", description="SQLite", body=reasoned) == []
+
+
+def test_a_reason_in_the_description_is_a_reason() -> None:
+    """A decision whose reason is in its one-line description gets no "does not say why"
+    warning (it once looked only at the body)."""
+    for description in ("Use Postgres because we need row-level locks", "Use Postgres since replicas are cheap",
+                        "Use Postgres so that replicas are cheap", "Use Postgres — the team knows it",
+                        "Use Postgres -- one database to run", "Use Postgres to avoid running two databases"):
+        assert lint_write(type="decision", description=description, body="") == [], description
+        assert lint_write(type="decision", description=description, body="Use Postgres 16.") == [], description
+    assert lint_write(type="decision", description="Use Postgres-16", body="") != []  # a hyphen is no dash
+    assert lint_write(type="decision", description="Use Postgres", body="") != []

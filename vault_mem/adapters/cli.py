@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from vault_mem.adapters.cli_input import body_from
 from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.adapters.tools import get_view, schemas
 from vault_mem.config import CONFIG_FILE
@@ -74,12 +75,20 @@ def _notices(vault, notes: list[str] | None = None) -> None:
         warn(f"note: {note}")
 
 
-def _progress_bar(label: str):
-    """A progress callback that draws a bar on stderr once the work is big enough."""
+def _progress_bar(label: str, *, min_total: int = 200):
+    """A progress callback that draws a bar on stderr, only when stderr is a terminal (or
+    $VAULT_MEM_PROGRESS is set): piped or captured output stays clean. Work of fewer than
+    ``min_total`` items draws nothing (a read that re-indexes three files needs no bar). A new
+    pass (the files read, then their vectors made) starts a new line."""
+    state = {"total": None, "done": -1}
 
     def progress(done: int, total: int) -> None:
-        if total < 200 or not sys.stderr.isatty() and not os.environ.get("VAULT_MEM_PROGRESS"):
+        if total < min_total or not sys.stderr.isatty() and not os.environ.get("VAULT_MEM_PROGRESS"):
             return
+        new_pass = state["total"] not in (None, total) or done < state["done"]
+        if new_pass and state["done"] < state["total"]:
+            sys.stderr.write("\n")  # the last pass ended before its total: keep its line
+        state["total"], state["done"] = total, done
         width = 30
         filled = int(width * done / max(total, 1))
         sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
@@ -96,9 +105,13 @@ def cmd_init(args) -> int:
     from vault_mem.vault.core import Vault  # lazy: start-up time (module docstring)
 
     target = args.path or args.vault or "."
-    if (Path(target) / CONFIG_FILE).is_file():
-        emit(args, {"vault": str(Path(target).resolve()), "created": False},
-             f"{Path(target).resolve()} is already a vault; nothing changed")
+    if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
+        vault = open_vault(args, target)
+        notes = vault.install_hooks()
+        changed = [n for n in notes if not n.endswith("already installed")]
+        emit(args, {"vault": str(vault.root), "created": False, "hooks": notes},
+             "\n".join([f"{vault.root} is already a vault; " + ("its git hooks:" if changed else "nothing changed"),
+                        *(f"  {n}" for n in changed)]))
         return 0
     vault = Vault.init(target, agent=args.agent)
     notes = vault.take_notices()
@@ -106,42 +119,6 @@ def cmd_init(args) -> int:
     emit(args, {"vault": str(vault.root), "prefix": vault.prefix, "created": True, "notes": notes},
          f"created vault at {vault.root}" + (f" (inside repository {vault.repo.toplevel})" if vault.prefix else ""))
     return 0
-
-
-def _body_from(args, limit: int) -> str:
-    """The body from --body, --body-file (``-`` = stdin) or piped stdin.
-
-    Reads at most ``limit`` + 1 bytes: a body over the vault's limit is refused as soon as that is
-    known, without holding all of it in memory. Unreadable or non-UTF-8 input is an error, never
-    silently an empty body."""
-    if args.body is not None:
-        return args.body
-    source = args.body_file
-    if source in (None, "-"):
-        if not sys.stdin or (source is None and sys.stdin.isatty()):
-            return ""
-        stream, where = sys.stdin.buffer, "stdin"
-    else:
-        try:
-            stream, where = open(source, "rb"), source  # noqa: SIM115 - closed by the `with` below
-        except OSError as exc:
-            raise UsageError(f"--body-file {source}: {exc.strerror or exc}") from None
-    try:
-        with stream:
-            data = stream.read(limit + 1)
-    except OSError as exc:
-        raise UsageError(f"cannot read the body from {where}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise UsageError(
-            f"the body from {where} is over the vault's limit of {limit} bytes ([limits] max_body_bytes "
-            "in vault.toml); store a summary and a pointer instead"
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"the body from {where} is not UTF-8 text (bad byte at offset {exc.start})"
-        ) from None
 
 
 def _split_tags(value: str | None) -> list[str] | None:
@@ -153,20 +130,14 @@ def _split_tags(value: str | None) -> list[str] | None:
 @command("remember")
 def cmd_remember(args) -> int:
     vault = open_vault(args)
-    extra: dict[str, Any] = {}
-    if args.pinned:
-        extra["pinned"] = True
-    if args.expires:
-        extra["expires"] = _date_arg(args.expires, "--expires")
-    if args.supersedes:
-        extra["supersedes"] = _split_tags(args.supersedes)
-    if args.scope:
-        extra["scope"] = args.scope
-    if args.refs:
-        extra["refs"] = _split_tags(args.refs)
-    body = _body_from(args, vault.config.max_body_bytes)
+    body, note = body_from(args.body, args.body_file, vault.config.max_body_bytes)
+    if note:
+        warn(f"note: {note}")
     result = vault.remember(args.key, args.description, body, type=args.type,
-                            tags=_split_tags(args.tags), source=args.source, extra=extra or None)
+                            tags=_split_tags(args.tags), source=args.source, pinned=args.pinned,
+                            expires=_date_arg(args.expires, "--expires") if args.expires else None,
+                            supersedes=_split_tags(args.supersedes), scope=args.scope,
+                            refs=_split_tags(args.refs))
     for w in result.warnings:
         warn(f"warning: {w}")
     short = (result.commit or "")[:10]
@@ -250,7 +221,7 @@ def cmd_index(args) -> int:
 def cmd_recall(args) -> int:
     vault = open_vault(args)
     result = vault.recall(" ".join(args.query), k=args.k, type=args.type, tags=_split_tags(args.tags),
-                          scope=args.scope, include_expired=args.include_expired)
+                          scope=args.scope, include_expired=args.include_expired, full=args.full)
     data = result.to_dict()
     if args.json:
         emit(args, data)
@@ -270,6 +241,8 @@ def cmd_recall(args) -> int:
         lines.append(f"   {hit.description}")
         if hit.note:
             lines.append(f"   ({hit.note})")
+        if hit.body.strip():
+            lines.extend(f"   | {ln}" for ln in hit.body.strip("\n").splitlines())
     print("\n".join(lines))
     return 0
 
@@ -278,7 +251,7 @@ def cmd_recall(args) -> int:
 def cmd_reindex(args) -> int:
     vault = open_vault(args)
     with vault.lock:
-        report = vault.sidecar.rebuild(progress=_progress_bar("reindex"))
+        report = vault.sidecar.rebuild(progress=_progress_bar("reindex", min_total=1))
         vault.write_index()
     emit(args, dataclasses.asdict(report),
          f"reindexed: {report.added + report.updated + report.unchanged} memories, "
@@ -403,6 +376,23 @@ def cmd_hook(args) -> int:
     if err:
         sys.stderr.write(err)
     return code
+
+
+@command("completion")
+def cmd_completion(args) -> int:
+    import shtab  # lazy: only this command needs it
+
+    # path arguments carry their kind of completion (cli_parser.DIRECTORY / FILE)
+    sys.stdout.write(shtab.complete(build_parser(), shell=args.shell))
+    return 0
+
+
+@command("hooks")
+def cmd_hooks(args) -> int:
+    vault = open_vault(args, getattr(args, "path", None))
+    notes = vault.install_hooks()  # the one action so far: install (add or repair)
+    emit(args, {"vault": str(vault.root), "hooks": notes}, "\n".join(notes))
+    return 0
 
 
 @command("sync")

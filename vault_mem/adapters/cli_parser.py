@@ -10,6 +10,18 @@ from __future__ import annotations
 import argparse
 import os
 
+# What shtab (``vault-mem completion``) completes a path argument with: shtab.DIRECTORY and
+# shtab.FILE as of shtab 1.13, written out because importing shtab costs ~0.4 s at every start.
+DIRECTORY = {"bash": "_shtab_compgen_dirs", "zsh": "_files -/", "tcsh": "d",
+             "fish": "(__fish_complete_directories)", "powershell": "_shtab_powershell_compgen_dirs"}
+FILE = {"bash": "_shtab_compgen_files", "zsh": "_files", "tcsh": "f",
+        "fish": "(__fish_complete_path (commandline -ct))", "powershell": "_shtab_powershell_compgen_files"}
+
+
+def _completes(action: argparse.Action, kind: dict[str, str]) -> argparse.Action:
+    action.complete = kind  # type: ignore[attr-defined]  # read by shtab only
+    return action
+
 
 def build_parser() -> argparse.ArgumentParser:
     def common_options(suppress: bool) -> argparse.ArgumentParser:
@@ -17,8 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
         # value given before it, hence SUPPRESS on the sub-commands' copies.
         kw = {"default": argparse.SUPPRESS} if suppress else {}
         common = argparse.ArgumentParser(add_help=False)
-        common.add_argument("--vault", help="vault folder (default: $VAULT_MEM_VAULT, else the nearest "
-                            "folder holding vault.toml)", **kw)
+        _completes(common.add_argument("--vault", help="vault folder (default: $VAULT_MEM_VAULT, else the "
+                                       "nearest folder holding vault.toml)", **kw), DIRECTORY)
         common.add_argument("--json", action="store_true", help="print one JSON document", **kw)
         common.add_argument("--agent", help="agent name for commit authorship (default: "
                             "$VAULT_MEM_AGENT or vault.toml)", **kw)
@@ -34,16 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, parents=[common], help=help, description=help)
 
     p = add("init", "create a vault (its own repository, or a folder in an existing one)")
-    p.add_argument("path", nargs="?")
+    _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p = add("remember", "create or update a memory (one git commit)")
     p.add_argument("key")
     p.add_argument("--description", "-d", required=True, help="one line: what this memory is")
-    p.add_argument("--body", "-b", help="the body (default: read from stdin when piped)")
-    p.add_argument("--body-file", help="read the body from this file ('-': stdin)")
+    p.add_argument("--body", "-b", help="the body; '-' reads it from stdin (without --body, stdin is "
+                   "read only when it is not a terminal and already has data)")
+    _completes(p.add_argument("--body-file", help="read the body from this file ('-': stdin)"), FILE)
     p.add_argument("--type", "-t", default="fact", help="preference, fact, decision, procedure or note")
     p.add_argument("--tags", help="comma-separated tags")
     p.add_argument("--source", default="agent", help="user, agent, inferred or imported")
-    p.add_argument("--pinned", action="store_true", help="always list first in INDEX.md")
+    p.add_argument("--pinned", action=argparse.BooleanOptionalAction, default=None,
+                   help="list first in INDEX.md (--no-pinned unpins; default: keep as is)")
     p.add_argument("--expires", help="YYYY-MM-DD after which recall and INDEX.md hide it")
     p.add_argument("--supersedes", help="comma-separated keys this memory replaces")
     p.add_argument("--scope", help="agent or project this memory is for")
@@ -69,17 +83,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tags")
     p.add_argument("--scope")
     p.add_argument("--include-expired", action="store_true")
+    p.add_argument("--full", action="store_true", help="whole bodies (default: a bounded excerpt; "
+                   "a procedure whole or as a pointer)")
     add("reindex", "rebuild the search index from the files")
     add("doctor", "check the index against the files; exit 1 on any difference")
     p = add("eval", "measure recall quality: a JSON benchmark, or your own 'question → key' file "
             "against the vault")
-    p.add_argument("file", help="a benchmark JSON (run with --vault's embedder), or a text file of "
-                   "'question → expected-key' / 'question → nothing' lines (run against the vault)")
+    _completes(p.add_argument("file", help="a benchmark JSON (run with --vault's embedder), or a text file of "
+                   "'question → expected-key' / 'question → nothing' lines (run against the vault)"), FILE)
     p = add("daemon", "keep the index and INDEX.md in line with the files (foreground)")
-    p.add_argument("path", nargs="?")
+    _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--status", action="store_true", help="tell whether a daemon runs for the vault")
     p = add("mcp", "serve the vault to MCP clients over stdio")
-    p.add_argument("path", nargs="?")
+    _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p = add("tools", "print the tool schemas (OpenAI-style or MCP)")
     p.add_argument("--format", choices=["openai", "mcp"], default="openai")
     p = add("agent", "a minimal tool-calling agent loop against an OpenAI-compatible chat endpoint")
@@ -90,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key-env", default="OPENAI_API_KEY")
     p.add_argument("--max-rounds", type=int, default=6)
     p = add("sync", "fetch, integrate and push the vault through a git remote")
-    p.add_argument("path", nargs="?")
+    _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--remote", default=None, help="git remote name (default: vault.toml [sync] remote, else origin)")
     p = add("resolve", "settle a sync conflict on a key")
     p.add_argument("key")
@@ -99,11 +115,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("scan", "look for credentials in the memory files (or the whole git history)")
     p.add_argument("--history", action="store_true")
     p = add("check-refs", "list memories naming repository paths that no longer exist; exit 1 if any")
-    p.add_argument("--repo", required=True, help="the project checkout to check against")
+    _completes(p.add_argument("--repo", required=True, help="the project checkout to check against"), DIRECTORY)
     add("dupes", "list likely duplicate memories")
+    p = add("completion", "print a shell completion script (bash, zsh or fish)")
+    p.add_argument("shell", choices=["bash", "zsh", "fish"])
+    p = add("hooks", "add or repair the vault's git hooks (they find the vault wherever the repository is)")
+    p.add_argument("action", choices=["install"])
+    _completes(p.add_argument("path", nargs="?", help="the vault (default: --vault, else found from here)"),
+               DIRECTORY)
     p = add("import", "import memories from Claude Code, CLAUDE.md, Basic Memory, Markdown or JSON/JSONL "
             "(one git commit)")
-    p.add_argument("source", help="the folder or file to import")
+    _completes(p.add_argument("source", help="the folder or file to import"), FILE)
     p.add_argument("--from", dest="source_kind", metavar="KIND",
                    choices=["claude-code", "claude-md", "basic-memory", "markdown", "jsonl"],
                    help="claude-code, claude-md, basic-memory, markdown or jsonl (default: detected)")
@@ -111,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("export", "write every memory as JSON (--json) or JSON Lines (--jsonl, the default)")
     p.add_argument("--jsonl", action="store_true", help="one memory per line (the default)")
     p.add_argument("--type", "-t", help="only memories of this type")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    _completes(p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout"), FILE)
     p = add("hook", "entry points for Claude Code and git hooks (reads the event on stdin)")
     p.add_argument("name", help="session-start, user-prompt-submit, pre-commit, post-merge, "
                    "post-checkout or post-rewrite")

@@ -121,7 +121,8 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return None
-    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS).hits if h.match == "strong"]
+    # whole, or a pointer: decided below
+    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == "strong"]
     if not hits:
         return None
     whole = sum(len(h.body) for h in hits) <= PROMPT_BODY_CHARS

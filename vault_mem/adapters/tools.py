@@ -101,6 +101,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                             "description": "YYYY-MM-DD after which this memory no longer holds."},
                 "scope": {"type": "string", "description": "Agent or project this memory is for."},
                 "refs": {**_TAGS_SCHEMA, "description": "Repository paths this memory is about."},
+                "pinned": {"type": "boolean",
+                           "description": "List it first in INDEX.md (only for what every session needs)."},
             },
             "required": ["key", "description"],
             "additionalProperties": False,
@@ -125,6 +127,9 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "scope": {"type": "string", "description": "Only memories for this agent or project."},
                 "include_expired": {"type": "boolean",
                                     "description": "Also return expired and superseded memories."},
+                "full": {"type": "boolean",
+                         "description": "Whole bodies instead of excerpts (default false: a long "
+                                        "body is cut with a marker; get KEY reads one whole)."},
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -368,17 +373,10 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
 
 # -- handlers ------------------------------------------------------------------------------
 def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
-    if "expires" in a:
-        try:
-            extra["expires"] = dt.date.fromisoformat(a["expires"])
-        except ValueError:
-            raise UsageError(f"remember: 'expires' must be a date as YYYY-MM-DD, got '{a['expires']}'") from None
-    for name in ("supersedes", "refs", "scope"):
-        if name in a:
-            extra[name] = a[name]
+    # the frontmatter fields are Vault.remember's own keyword arguments, checked there
+    fields = {name: a[name] for name in ("pinned", "expires", "supersedes", "scope", "refs") if name in a}
     result = vault.remember(a["key"], a["description"], a.get("body", ""), type=a.get("type", "fact"),
-                            tags=a.get("tags"), source=a.get("source", "agent"), extra=extra or None)
+                            tags=a.get("tags"), source=a.get("source", "agent"), **fields)
     data = result.to_dict()
     if result.action == "unchanged":
         data["note"] = "identical to the stored memory: nothing changed, no commit"
@@ -387,10 +385,12 @@ def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     result = vault.recall(a["query"], k=a.get("k"), type=a.get("type"), tags=a.get("tags"),
-                          scope=a.get("scope"), include_expired=a.get("include_expired", False))
+                          scope=a.get("scope"), include_expired=a.get("include_expired", False),
+                          full=a.get("full", False))
     hits = []
     for h in result.hits:  # whether the result is keyword-only is said once, below
-        hit = {k: v for k, v in h.to_dict().items() if k != "keyword_only" and not (k == "note" and v is None)}
+        hit = {k: v for k, v in h.to_dict().items()
+               if k != "keyword_only" and not (k == "note" and v is None) and not (k == "excerpt" and not v)}
         hit["score"] = round(h.score, 3)
         hits.append(hit)
     data: dict[str, Any] = {"hits": hits}

@@ -280,8 +280,40 @@ def m008_floor_calibration(conn) -> None:
     )
 
 
+def listed_counter(type_rank: int | None = None) -> str:
+    """The ``counters`` row of INDEX.md's listable memories: all of them, or one section's."""
+    return INDEX_LISTED if type_rank is None else f"{INDEX_LISTED}:{type_rank}"
+
+
+def m009_index_counter_by_type(conn) -> None:
+    """One counter per INDEX.md section besides the total, kept by triggers the same way: each
+    section has its own "+N more" line, which must cost no scan of the section's rows either.
+    Safe to run again."""
+    new, old = listable_sql("new."), listable_sql("old.")
+    name_new, name_old = f"'{INDEX_LISTED}:' || new.type_rank", f"'{INDEX_LISTED}:' || old.type_rank"
+    _run_script(
+        conn,
+        f"""
+        INSERT OR REPLACE INTO counters(name, n) SELECT '{INDEX_LISTED}:' || r.rank,
+            (SELECT count(*) FROM files WHERE {listable_sql()} AND type_rank = r.rank)
+            FROM (SELECT 0 AS rank UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r;
+        CREATE TRIGGER IF NOT EXISTS files_listed_type_insert AFTER INSERT ON files WHEN {new}
+        BEGIN UPDATE counters SET n = n + 1 WHERE name = {name_new}; END;
+        CREATE TRIGGER IF NOT EXISTS files_listed_type_delete AFTER DELETE ON files WHEN {old}
+        BEGIN UPDATE counters SET n = n - 1 WHERE name = {name_old}; END;
+        CREATE TRIGGER IF NOT EXISTS files_listed_type_update AFTER UPDATE OF usable, type_rank, conflict_of ON files
+        WHEN {new} != {old} OR new.type_rank != old.type_rank
+        BEGIN
+            UPDATE counters SET n = n - {old} WHERE name = {name_old};
+            UPDATE counters SET n = n + {new} WHERE name = {name_new};
+        END;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
-                              m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration]
+                              m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
+                              m009_index_counter_by_type]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)

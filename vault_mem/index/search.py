@@ -99,6 +99,7 @@ class Hit:
     #: "strong": close enough to answer the question; "weak": only the nearest thing stored
     #: (see index/floor.py). The prompt hook injects strong hits only.
     match: str = "strong"
+    excerpt: bool = False  # body is an excerpt or a pointer (views.body_excerpt): `get KEY` has it all
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -35,7 +35,7 @@ from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_fo
 from vault_mem.index.search import Hit, RecallResult
 from vault_mem.index.vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
 from vault_mem.model import terms
-from vault_mem.model.indexmd import IndexEntry, render_index
+from vault_mem.model.indexmd import SECTIONS, IndexEntry, render_index
 from vault_mem.model.memory import is_memory_path, iso
 from vault_mem.model.policy import QUARANTINE_MARK, WritePolicy
 
@@ -355,14 +355,24 @@ class Sidecar(VectorStore):
         f"AND f.key NOT IN ({search.SUPERSEDED_KEYS_SQL.replace('?', ':today')})"
     )
 
-    def entries_for_index(self, today: dt.date) -> Iterator[IndexEntry]:
-        """Usable memories in INDEX.md order: pinned, type, newest first, key. Lazy."""
+    def entries_for_index(self, today: dt.date, type_rank: int | None = None) -> Iterator[IndexEntry]:
+        """Usable memories in INDEX.md order: pinned, type, newest first, key; or only the
+        section ``type_rank`` (pinned first, then newest). Lazy."""
+        if type_rank is not None:
+            # two range scans of files_index_order (pinned, type_rank, ...): each in the order wanted
+            for pinned in (1, 0):
+                yield from self._index_rows("AND f.pinned = :pinned AND f.type_rank = :rank",
+                                            {"today": today.isoformat(), "pinned": pinned, "rank": type_rank})
+            return
+        yield from self._index_rows("", {"today": today.isoformat()})
+
+    def _index_rows(self, where: str, params: dict) -> Iterator[IndexEntry]:
         cur = self.db.conn.cursor()
         cur.execute(
             "SELECT f.key, f.type, f.path, f.description, f.sort_date, f.pinned FROM files f "
-            f"INDEXED BY files_index_order WHERE {self._INDEX_WHERE} "
+            f"INDEXED BY files_index_order WHERE {self._INDEX_WHERE} {where} "
             "ORDER BY f.pinned DESC, f.type_rank, f.sort_date DESC, f.key",
-            {"today": today.isoformat()},
+            params,
         )
         try:
             for r in cur:
@@ -370,38 +380,47 @@ class Sidecar(VectorStore):
         finally:
             cur.close()
 
-    def count_for_index(self, today: dt.date) -> int:
-        """How many entries :meth:`entries_for_index` yields in total.
+    def count_for_index(self, today: dt.date, type_rank: int | None = None) -> int:
+        """How many entries :meth:`entries_for_index` yields in total (or in section ``type_rank``).
 
-        Runs on every write (INDEX.md's "+N more" line), so it never visits every row: the
-        listable rows are counted by triggers (``db.m007_index_counter``), and only the
-        expired and the superseded ones, found through their indexes, are taken off."""
+        Runs on every write (INDEX.md's "+N more" lines), so it never visits every row: the
+        listable rows are counted by triggers (``db.m007_index_counter``, ``m009`` per section),
+        and only the expired and the superseded ones, found through their indexes, are taken off."""
         listable = dbmod.listable_sql("f.")
         day = today.isoformat()
-        counted = self.db.execute("SELECT n FROM counters WHERE name = ?", (dbmod.INDEX_LISTED,)).fetchone()
+        name = dbmod.listed_counter(type_rank)
+        counted = self.db.execute("SELECT n FROM counters WHERE name = ?", (name,)).fetchone()
+        section, params = ("", ()) if type_rank is None else (" AND f.type_rank = ?", (type_rank,))
         if counted is None:  # the counter row is derived state too: recount (and keep) it
             with self.db.write():
                 self.db.execute("INSERT OR REPLACE INTO counters(name, n) "
-                                f"SELECT ?, count(*) FROM files f WHERE {listable}", (dbmod.INDEX_LISTED,))
-            return self.count_for_index(today)
+                                f"SELECT ?, count(*) FROM files f WHERE {listable}{section}", (name, *params))
+            return self.count_for_index(today, type_rank)
         expired = self.db.execute(
-            f"SELECT count(*) FROM files f INDEXED BY files_expires WHERE f.expires < ? AND {listable}",
-            (day,)).fetchone()[0]
+            f"SELECT count(*) FROM files f INDEXED BY files_expires WHERE f.expires < ? AND {listable}{section}",
+            (day, *params)).fetchone()[0]
         superseded = self.db.execute(
             f"SELECT count(*) FROM files f INDEXED BY files_key WHERE f.key IN ({search.SUPERSEDED_KEYS_SQL}) "
-            f"AND (f.expires IS NULL OR f.expires >= ?) AND {listable}", (day, day)).fetchone()[0]
+            f"AND (f.expires IS NULL OR f.expires >= ?) AND {listable}{section}", (day, day, *params)).fetchone()[0]
         return counted[0] - expired - superseded
 
-    def count_for_index_by_scan(self, today: dt.date) -> int:
+    def count_for_index_by_scan(self, today: dt.date, type_rank: int | None = None) -> int:
         """The same number as :meth:`count_for_index`, counted row by row (for ``doctor``)."""
-        return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._INDEX_WHERE}",
-                               {"today": today.isoformat()}).fetchone()[0]
+        section = "" if type_rank is None else " AND f.type_rank = :rank"
+        return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._INDEX_WHERE}"
+                               f"{section}", {"today": today.isoformat(), "rank": type_rank}).fetchone()[0]
 
     def render_index(self, *, budget_tokens: int, today: dt.date | None = None) -> str:
-        """The bytes of INDEX.md for the files this sidecar reflects (see indexmd.render_index)."""
+        """The bytes of INDEX.md for the files this sidecar reflects (see indexmd.render_index):
+        each section read lazily, in its own order, and counted by its own counter."""
         today = today or dt.date.today()
-        return render_index(self.entries_for_index(today), self.count_for_index(today),
-                            budget_tokens=budget_tokens)
+        sections = {type_: self.entries_for_index(today, TYPE_RANK[type_]) for type_, _ in SECTIONS}
+        totals = {type_: self.count_for_index(today, TYPE_RANK[type_]) for type_, _ in SECTIONS}
+        try:
+            return render_index(sections, totals, budget_tokens=budget_tokens)
+        finally:
+            for gen in sections.values():
+                gen.close()
 
     def render_index_with(self, overrides: dict[str, bytes | None], *, budget_tokens: int,
                           today: dt.date | None = None) -> str:
@@ -548,9 +567,10 @@ class Sidecar(VectorStore):
         if ok != n_content or n_fts != n_content:
             out.append(f"keyword index: {n_fts} rows, {ok} of {n_content} memories match their file")
         today = dt.date.today()
-        counted, scanned = self.count_for_index(today), self.count_for_index_by_scan(today)
-        if counted != scanned:
-            out.append(f"INDEX.md counter: {counted} listed memories counted, {scanned} in the index")
+        for rank, where in ((None, ""), *((TYPE_RANK[t], f" ({title})") for t, title in SECTIONS)):
+            counted, scanned = self.count_for_index(today, rank), self.count_for_index_by_scan(today, rank)
+            if counted != scanned:
+                out.append(f"INDEX.md counter{where}: {counted} listed memories counted, {scanned} in the index")
         if self.db.vec_ok and self._embedder_fingerprint() is not None:
             missing = self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
             if missing:

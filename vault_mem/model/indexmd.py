@@ -2,13 +2,17 @@
 
 Deterministic: the same entries give the same bytes; all four section headings are always
 present so that adding one memory adds exactly one line (a model's prompt-prefix cache survives).
-Entries arrive in priority order (pinned, type, recency); rendering stops reading them once the
-token budget is full and counts the rest in a last line that points the agent to ``recall``.
+Each section's entries arrive in its own order (pinned first, then newest). The token budget is
+shared across the sections in turns, one line of each section per turn, so every kind of memory
+keeps lines however many of another kind there are (spending it in type order once listed 58
+preferences and nothing else out of 400 memories). A section stops at its first line that does
+not fit (its lines stay the newest ones), and what it could not show is counted in its own
+"+N more" line, which points the agent to ``recall``. Room for those lines is set aside first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 INDEX_FILE = "INDEX.md"
@@ -46,26 +50,44 @@ def entry_line(entry: IndexEntry) -> str:
     return line + "\n"
 
 
-def render_index(entries: Iterable[IndexEntry], total: int, *, budget_tokens: int) -> str:
-    """The bytes of INDEX.md for ``entries`` (priority order), ``total`` of them in all."""
+def more_line(rest: int) -> str:
+    """A section's last line when ``rest`` of its memories did not fit."""
+    return f"+{rest} more: use recall to search them.\n"
+
+
+def group_entries(entries: Iterable[IndexEntry]) -> dict[str, list[IndexEntry]]:
+    """Entries by section, each in its given order (for callers holding one list)."""
+    out: dict[str, list[IndexEntry]] = {t: [] for t, _ in SECTIONS}
+    for entry in entries:
+        if entry.type in out:
+            out[entry.type].append(entry)
+    return out
+
+
+def render_index(sections: Mapping[str, Iterable[IndexEntry]], totals: Mapping[str, int], *,
+                 budget_tokens: int) -> str:
+    """The bytes of INDEX.md: ``sections`` maps a type to its entries (pinned first, then newest;
+    read lazily, only as far as the budget goes), ``totals`` to how many it has in all."""
     budget = budget_tokens * CHARS_PER_TOKEN
     used = len(HEADER) + sum(len(f"\n## {title}\n") for _, title in SECTIONS)
+    # room for every section's "+N more" line, at its longest (N = the section's total)
+    used += sum(len(more_line(totals.get(t, 0))) for t, _ in SECTIONS if totals.get(t, 0) > 0)
     chosen: dict[str, list[str]] = {t: [] for t, _ in SECTIONS}
-    shown = 0
-    for entry in entries:
-        if entry.type not in chosen:
-            continue
-        line = entry_line(entry)
-        if used + len(line) > budget:
-            break
-        chosen[entry.type].append(line)
-        used += len(line)
-        shown += 1
+    open_: dict[str, Iterator[IndexEntry]] = {t: iter(sections.get(t, ())) for t, _ in SECTIONS}
+    while open_:
+        for type_ in list(open_):
+            entry = next(open_[type_], None)
+            line = entry_line(entry) if entry is not None else None
+            if line is None or used + len(line) > budget:
+                del open_[type_]  # this section is done: empty, or its next line does not fit
+                continue
+            chosen[type_].append(line)
+            used += len(line)
     parts = [HEADER]
     for type_, title in SECTIONS:
         parts.append(f"\n## {title}\n")
         parts.extend(chosen[type_])
-    rest = total - shown
-    if rest > 0:
-        parts.append(f"\n+{rest} more: use recall to search them.\n")
+        rest = totals.get(type_, 0) - len(chosen[type_])
+        if rest > 0:
+            parts.append(more_line(rest))
     return "".join(parts)

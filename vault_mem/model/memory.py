@@ -365,13 +365,42 @@ def build_meta(
             raise InvalidMemoryError(f"field '{k}' is set by vault-mem; pass it as its own argument")
         if not isinstance(k, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", k):
             raise InvalidMemoryError(f"field name '{str(k)[:40]}' must be a short identifier")
+        v = known_field_value(k, v)
         if v is None:
             meta.pop(k, None)
-        elif k == "expires":
-            meta[k] = _expiry_date(v)
         else:
             meta[k] = v
     return meta
+
+
+def known_field_value(name: str, value: Any) -> Any:
+    """The value a write stores for the frontmatter field ``name`` (DESIGN §1), checked: the one
+    rule for ``Vault.remember``'s keyword arguments, ``extra=`` and the tools. ``None`` (and
+    ``pinned`` false) removes the field; a field vault-mem does not know is kept as given."""
+    if value is None:
+        return None
+    if name == "expires":
+        return _expiry_date(value)
+    if name == "pinned":
+        if not isinstance(value, bool):
+            raise InvalidMemoryError(f"pinned must be true or false, got '{str(value)[:40]}'")
+        return True if value else None
+    if name in ("supersedes", "refs"):
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, (list, tuple)) or not all(isinstance(x, str) for x in items):
+            raise InvalidMemoryError(f"{name} must be a list of {'keys' if name == 'supersedes' else 'paths'}")
+        clean = [x.strip() for x in items if x.strip()]
+        for x in clean:
+            if name == "supersedes":
+                validate_key(x)
+            elif "\n" in x or "\r" in x or len(x) > 300:
+                raise InvalidMemoryError(f"ref '{x[:40]}' must be one path of at most 300 characters")
+        return clean or None
+    if name == "scope":
+        if not isinstance(value, str) or "\n" in value or "\r" in value or len(value.strip()) > 100:
+            raise InvalidMemoryError("scope must be one short line (an agent or project name)")
+        return value.strip() or None
+    return value
 
 
 def _expiry_date(value: Any) -> dt.date:

@@ -317,10 +317,11 @@ _NARRATION = re.compile(
     r"i'm going to|you asked me)",
     re.IGNORECASE,
 )
-# Words that introduce a reason. "instead of" and "over" only name the alternative, so they
-# do not count.
+# Words that introduce a reason, in the description or the body ("Use Postgres — row locks";
+# "Chose SQLite since it is one file"). "instead of" and "over" only name the alternative, so
+# they do not count. A dash between words ("X — Y", "X -- Y", "X: because") also counts.
 _REASON = re.compile(
-    r"\b(?:because|since|so|so that|to avoid|to keep|to prevent|in order to|reasons?|why|due to|"
+    r"\S\s+(?:—|–|--)\s+\S|\b(?:because|since|so|so that|to avoid|to keep|to prevent|in order to|reasons?|why|due to|"
     r"given that|as a result|rationale|trade-?offs?|otherwise|motivat\w*|prevents?|avoids?|caused?|"
     r"needed for|required by|lets|allows?|enables?|means|benefits?|pros|cons|better|worse|cheaper|"
     r"faster|slower|simpler|safer|easier|harder)\b",
@@ -384,9 +385,9 @@ def lint_write(*, type: str, description: str, body: str) -> list[str]:
             "This narrates a session ('the user asked me to...', 'I just...'); write the lasting "
             "fact in the third person, e.g. 'Prefers X because Y'."
         )
-    if type == "decision" and not _REASON.search(text):
+    if type == "decision" and not _REASON.search(f"{description}\n{text}"):
         warnings.append(
-            "This decision does not say why; add the reason to the body ('because...', "
+            "This decision does not say why; add the reason to the description or the body ('because...', "
             "'to avoid...') so a later reader can tell when it stops applying."
         )
     return warnings

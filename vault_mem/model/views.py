@@ -83,3 +83,36 @@ def outdated_note(flags: list[str], age_days: int | None) -> str | None:
     if "superseded" in flags:
         return "superseded by a newer memory"
     return None
+
+
+#: A recall hit's body is cut to about this many characters (at a line boundary)...
+EXCERPT_CHARS = 600
+#: ...except a procedure, which comes whole up to this size and as a pointer beyond it: an
+#: ordered procedure is never cut in the middle (DESIGN §1).
+WHOLE_PROCEDURE_CHARS = 4000
+
+
+def body_excerpt(key: str, type_: str, body: str, *, limit: int = EXCERPT_CHARS,
+                 procedure_limit: int = WHOLE_PROCEDURE_CHARS) -> tuple[str, bool]:
+    """What a recall hit carries of ``body``, and whether that is less than all of it.
+
+    The one rule for every reader (API, CLI, tools, MCP): a body up to ``limit`` characters is
+    whole; a longer one is cut at the last line boundary within ``limit`` (a word boundary when
+    its first line alone is longer) and ends in a marker naming ``get KEY``. A procedure is whole
+    up to ``procedure_limit``; beyond that it is only a pointer, never a part of the steps."""
+    text = body.rstrip("\n")
+    if type_ == "procedure":
+        if len(text) <= procedure_limit:
+            return body, False
+        lines = len(text.splitlines())
+        return (f"[a procedure of {lines} lines ({len(text)} characters), too long to show here: "
+                f"get {key} for the whole of it]"), True
+    if len(text) <= limit:
+        return body, False
+    cut = text.rfind("\n", 0, limit + 1)
+    if cut <= 0:  # one long first line: end at a word
+        cut = text.rfind(" ", 0, limit + 1)
+    if cut <= 0:
+        cut = limit
+    head = text[:cut].rstrip()
+    return f"{head}\n[… {len(text) - len(head)} more characters: get {key} for the whole memory]", True

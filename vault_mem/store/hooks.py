@@ -1,11 +1,24 @@
-"""Install vault-mem's git hooks into the vault's repository.
+"""Install vault-mem's git hooks into the vault's repository, or repair them.
 
-Each hook is a small ``sh`` script, rendered from the one template ``hooks/git/hook.in``, calling
-``"<this Python>" -m vault_mem.adapters.cli hook NAME --vault <root>`` (falling back to ``vault-mem`` on
-PATH, and doing nothing, loudly, when neither exists, so an uninstalled tool never blocks a
-commit). A hook file that is not vault-mem's is never overwritten: it is skipped and the returned
-notes say how to chain ours from it. Installing again rewrites only our own hooks, so
-:func:`install` is idempotent.
+Each hook is a small ``sh`` script, rendered from the one template ``hooks/git/hook.in``. It
+bakes in no path of the vault: it finds the vault when it runs, from the repository it runs in
+(``git rev-parse --show-toplevel``) plus the vault's folder inside it (the prefix, relative), so
+moving, copying (``cp -r``) or cloning a vault keeps its hooks checking that very vault. It runs
+``"<the Python that installed it>" -m vault_mem ... hook NAME``, else ``vault-mem`` on PATH.
+
+When neither exists (the virtual environment moved or was deleted), the post-* hooks say so and
+do nothing: they only refresh derived state, and git ignores their exit status anyway. The
+pre-commit hook is the secret and format gate, so it does not pass silently: a commit that
+stages anything inside the vault is refused with a message naming ``vault-mem hooks install``
+(and ``--no-verify`` to skip the check once); a commit that touches nothing of the vault (a
+project's own files, when the vault is a folder of a bigger repository) still goes through. A
+gate that quietly lets a credential into history, which is then hard to purge, costs more than
+one refused commit that says exactly how to fix it.
+
+:func:`install` is idempotent and reports what it changed. A hook file that is not vault-mem's
+is never overwritten: it is moved to ``NAME.before-vault-mem`` and ours runs it first with the
+same arguments (its exit status still stops the commit), so a person's own hook keeps working.
+A hook of an older vault-mem (one with an absolute vault path) is rewritten.
 """
 
 from __future__ import annotations
@@ -39,6 +52,9 @@ TEMPLATE = "hook.in"
 _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.git; '
               'else read -r _ D < .git 2>/dev/null; fi; '
               '[ -n "$D" ] && echo "$PPID" > "$D/vault-mem-commit" 2>/dev/null')
+#: Where a person's own hook goes when ours takes its place (ours runs it first).
+CHAINED_SUFFIX = ".before-vault-mem"
+_PREFIX_LINE = re.compile(r"^VAULT_PREFIX=(.*)$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
 
 
@@ -69,52 +85,86 @@ def _pythonpath_line() -> str:
     return f'PYTHONPATH={shlex.quote(pkg_parent)}"${{PYTHONPATH:+:$PYTHONPATH}}"; export PYTHONPATH'
 
 
-def render(name: str, vault_root: Path) -> str:
-    """The text of hook ``name`` (one of :data:`HOOK_NAMES`) for the vault at ``vault_root``."""
+def _missing(name: str) -> str:
+    """The end of hook ``name``: neither the recorded Python nor ``vault-mem`` on PATH exists."""
+    where = "the recorded Python ($PYTHON) is gone and vault-mem is not on PATH"
+    if name != "pre-commit":
+        return (f'echo "vault-mem: {where}; the {name} hook did nothing (repair it: run '
+                f'\\`vault-mem hooks install\\` in the vault, or delete $0)" >&2\nexit 0')
+    return (
+        "# a commit that stages nothing inside the vault does not need the check\n"
+        'if [ -z "$(git diff --cached --name-only -- "$VAULT" 2>/dev/null)" ]; then\n    exit 0\nfi\n'
+        f'echo "vault-mem: {where}, so the check of the staged memory files (format, credentials) '
+        'cannot run: commit refused. Repair the hooks: run \\`vault-mem hooks install\\` in the vault '
+        'with vault-mem as installed now (or commit with --no-verify to skip the check once)." >&2\nexit 1'
+    )
+
+
+def render(name: str, prefix: str) -> str:
+    """The text of hook ``name`` (one of :data:`HOOK_NAMES`) for the vault at ``prefix`` (its
+    folder in the repository, ``""`` at the top, else like ``memory/``)."""
+    folder = prefix.rstrip("/")
     values = {
         "HOOK": name,
         "PURPOSE": HOOK_PURPOSES[name],
         "PYTHON": shlex.quote(sys.executable),
-        "VAULT": shlex.quote(str(vault_root)),
+        "PREFIX": shlex.quote(folder) if folder else "",
+        "PREFIX_SHOWN": folder or ".",
         "PYTHONPATH_LINE": _pythonpath_line(),
         "MARK_LINE": _MARK_LINE if name == "pre-commit" else "",
+        "MISSING": _missing(name),
     }
     text = template_path().read_text(encoding="utf-8")
     # one pass: a path holding "@HOOK@" or the like is not expanded again
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
 
 
+def _hook_prefix(text: str) -> str | None:
+    """The vault folder a hook of ours was installed for; None for an older hook (absolute path)."""
+    m = _PREFIX_LINE.search(text)
+    if m is None:
+        return None
+    words = shlex.split(m.group(1)) if m.group(1).strip() else [""]
+    return words[0] if words else ""
+
+
 def install(vault: Any) -> list[str]:
-    """Write the hooks into the repository's hooks folder; returns one note per hook."""
+    """Write or repair the hooks in the repository's hooks folder; one note per hook saying what
+    changed (``installed``, ``updated``, ``already installed``, a chained or skipped hook)."""
     target = hooks_dir(vault)
     target.mkdir(parents=True, exist_ok=True)
-    root = Path(vault.root)
-    vault_line = f"VAULT={shlex.quote(str(root))}"
+    prefix = str(getattr(vault, "prefix", "") or "")
+    folder = prefix.rstrip("/")
+    toplevel = Path(vault.repo.toplevel)
     notes: list[str] = []
     for name in HOOK_NAMES:
         path = target / name
-        text = render(name, root)
+        text = render(name, prefix)
+        verb = "installed"
         if path.exists() or path.is_symlink():
             try:
                 old = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 old = ""
             if MARKER not in old:
-                notes.append(
-                    f"skipped {name}: {path} already exists and is not vault-mem's; to add ours, call "
-                    f"`vault-mem --vault {shlex.quote(str(root))} hook {name} \"$@\"` from it"
-                )
-                continue
-            if vault_line not in old.splitlines():
-                notes.append(f"skipped {name}: {path} is vault-mem's hook for another vault in this repository")
-                continue
-            if old == text:
-                notes.append(f"{name}: already installed")
-                _make_executable(path)
-                continue
-            verb = "updated"
-        else:
-            verb = "installed"
+                chained = path.with_name(name + CHAINED_SUFFIX)
+                if chained.exists() or chained.is_symlink():
+                    notes.append(f"skipped {name}: {path} is not vault-mem's and {chained} exists too; "
+                                 f"merge them, then run `vault-mem hooks install` again")
+                    continue
+                os.replace(path, chained)
+                verb = f"installed (your hook moved to {chained.name}; it runs first)"
+            else:
+                other = _hook_prefix(old)
+                if other is not None and other != folder and (toplevel / other / "vault.toml").is_file():
+                    notes.append(f"skipped {name}: {path} is vault-mem's hook for the vault in "
+                                 f"{other or 'the top folder'} of this repository")
+                    continue
+                if old == text:
+                    notes.append(f"{name}: already installed")
+                    _make_executable(path)
+                    continue
+                verb = "updated"
         tmp = path.with_name(f".{name}.vault-mem-tmp")
         tmp.write_text(text, encoding="utf-8")
         _make_executable(tmp)

@@ -136,6 +136,17 @@ def config_value(repo: GitRepo, name: str) -> str:
     return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
 
 
+def ensure_upstream(repo: GitRepo, branch: str, remote: str, remote_branch: str) -> bool:
+    """Make ``remote``/``remote_branch`` the upstream of ``branch`` (``branch.<b>.remote`` and
+    ``.merge``) unless it has one already, so a plain ``git pull`` or ``git push`` works; an
+    upstream a person set is never changed. True when it was set now."""
+    if config_value(repo, f"branch.{branch}.remote") or config_value(repo, f"branch.{branch}.merge"):
+        return False
+    repo.run("config", f"branch.{branch}.remote", remote)
+    repo.run("config", f"branch.{branch}.merge", f"refs/heads/{remote_branch}")
+    return True
+
+
 def gc_auto(repo: GitRepo) -> str | None:
     """``git gc --auto --quiet``: packs loose objects when git thinks enough have piled up (it
     returns at once when nothing is due). Blocks until it is done: run it off any latency path.

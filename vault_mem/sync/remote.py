@@ -66,7 +66,7 @@ from vault_mem.store.history import (
 )
 from vault_mem.store.hooks import ensure_index_merge_driver
 from vault_mem.store.network import run_remote
-from vault_mem.store.worktree import config_value
+from vault_mem.store.worktree import config_value, ensure_upstream
 from vault_mem.sync.replay import Replay
 from vault_mem.vault.core import Vault
 
@@ -95,6 +95,7 @@ class SyncReport:
     dropped: list[str] = field(default_factory=list)  # local commits already on the remote
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     attempts: int = 0
+    upstream_set: bool = False  # this sync made remote/branch the branch's upstream (git pull works)
     #: memory files from the remote holding a credential: path, commit, author, reason, how_to_purge
     quarantined: list[dict[str, Any]] = field(default_factory=list)
 
@@ -113,6 +114,8 @@ class SyncReport:
         if any(c["kind"] == "copy" for c in self.conflicts):
             parts.append("see them with `vault-mem review`; settle each with "
                          "`vault-mem resolve KEY --keep mine|theirs|both`")
+        if self.upstream_set:
+            parts.append(f"{self.remote}/{self.branch} is now the branch's upstream (plain `git pull` works)")
         for q in self.quarantined:
             parts.append(f"{q['path']} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
                          f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
@@ -160,12 +163,15 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
                 vault.sidecar.set_meta("head", head)
         report.head = head
         if head is None or head == remote_tip:
+            if remote_tip is not None:  # the branch is on the remote: a plain `git pull` works now
+                report.upstream_set = ensure_upstream(repo, branch, name, rbranch)
             return report
         count = count_commits(repo, head, remote_tip)
         err = _push(repo, name, url, head, rbranch, timeout_s)
         if err is None:
             update_ref(repo, tracking, head)
             report.pushed = int(count)
+            report.upstream_set = ensure_upstream(repo, branch, name, rbranch)
             return report
     raise SyncError("race", f"the remote '{name}' kept moving: someone pushed during each of {ATTEMPTS} "
                     "attempts. Your writes are committed locally and integrated; run `vault-mem sync` again")

@@ -35,10 +35,11 @@ from vault_mem.model.memory import (
     validate_type,
 )
 from vault_mem.model.policy import check_text
+from vault_mem.model.views import body_excerpt
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault import history
-from vault_mem.vault.create import create_files, first_commit
+from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import write_index
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
@@ -122,6 +123,12 @@ class Vault:
         vault.notices.extend(first_commit(vault.ws, vault.sidecar, created))
         return vault
 
+    def install_hooks(self) -> list[str]:
+        """Add or repair the vault's git hooks (and the INDEX.md merge driver, which git config
+        does not carry through a clone); returns one note per hook saying what changed. Run by
+        ``vault-mem hooks install`` and by ``vault-mem init`` on an existing vault or a clone."""
+        return install_hooks(self.ws)
+
     # -- helpers ---------------------------------------------------------------------------
     def identity(self, agent: str | None = None) -> Identity:
         return self.ws.identity(agent)
@@ -187,8 +194,10 @@ class Vault:
 
     def recall(self, query: str, *, k: int | None = None, type: str | None = None,
                tags: Iterable[str] | None = None, scope: str | None = None,
-               include_expired: bool = False):
-        """Hybrid search; see :meth:`Sidecar.recall`."""
+               include_expired: bool = False, full: bool = False):
+        """Hybrid search; see :meth:`Sidecar.recall`. Each hit carries a bounded excerpt of its
+        body (:func:`~vault_mem.model.views.body_excerpt`: cut at a line, a procedure whole or
+        as a pointer, ``hit.excerpt`` set when cut); ``full=True`` gives the whole bodies."""
         tags = list(tags or [])
         check_text("the query, tags or scope", query, tags, scope)
         self.reconcile()
@@ -196,10 +205,14 @@ class Vault:
             raise UsageError("k must be a whole number from 1 to 100")
         if self.progress is not None:
             self.sidecar.embed_pending(progress=self.progress)  # else recall does it, silently
-        return self.sidecar.recall(
+        result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=validate_type(type) if type else None,
             tags=tags or None, scope=scope, include_expired=include_expired,
         )
+        if not full:
+            for hit in result.hits:
+                hit.body, hit.excerpt = body_excerpt(hit.key, hit.type, hit.body)
+        return result
 
     def _not_found(self, key: str) -> str:
         close = difflib.get_close_matches(key, self.sidecar.keys(), n=3, cutoff=0.6)
@@ -217,10 +230,23 @@ class Vault:
         type: str = "fact",
         tags: Iterable[str] | None = None,
         source: str | None = "agent",
+        pinned: bool | None = None,
+        expires: dt.date | str | None = None,
+        supersedes: Iterable[str] | None = None,
+        scope: str | None = None,
+        refs: Iterable[str] | None = None,
         extra: dict[str, Any] | None = None,
         agent: str | None = None,
     ) -> WriteResult:
-        """Create or update the memory ``key``; one commit, or none for an identical write."""
+        """Create or update the memory ``key``; one commit, or none for an identical write.
+
+        The frontmatter fields of DESIGN §1 are keyword arguments: ``pinned`` (listed first in
+        INDEX.md; False unpins), ``expires`` (a date or YYYY-MM-DD), ``supersedes`` (keys this
+        replaces), ``scope`` and ``refs`` (repository paths). Left as None, an update keeps what
+        the file has. ``extra`` carries any other field (None as a value removes it); a field
+        given both ways is refused. All of them pass the same checks
+        (:func:`~vault_mem.model.memory.known_field_value`)."""
+        extra = _fields(extra, pinned=pinned, expires=expires, supersedes=supersedes, scope=scope, refs=refs)
         validate_key(key)
         type_ = validate_type(type)
         if isinstance(description, str):
@@ -362,3 +388,15 @@ class Vault:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _fields(extra: dict[str, Any] | None, **named: Any) -> dict[str, Any] | None:
+    """``extra`` plus the named frontmatter fields that were given (not None); a field named both
+    ways is refused rather than one of them silently winning."""
+    given = {k: (list(v) if k in ("supersedes", "refs") and not isinstance(v, str) else v)
+             for k, v in named.items() if v is not None}
+    both = sorted(set(given) & set(extra or {}))
+    if both:
+        raise UsageError(f"remember: {', '.join(both)} given both as an argument and in extra=; pass it once")
+    merged = {**(extra or {}), **given}
+    return merged or None

@@ -69,3 +69,9 @@ def first_commit(ws: Workspace, sidecar: Sidecar, created: list[Path]) -> list[s
         commit = ws.repo.commit_paths(files, msg, author=author)
         sidecar.set_meta("head", commit or "")
     return install(ws)
+
+
+def install_hooks(ws: Workspace) -> list[str]:
+    """The git hooks and the INDEX.md merge driver of an existing vault (a clone has neither)."""
+    ensure_index_merge_driver(ws.repo)
+    return install(ws)
