@@ -21,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -424,6 +425,43 @@ def test_pre_commit_hook_never_waits_for_the_vault_write_lock(root):
                               text=True, timeout=40, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "My hand note" in _git(root, "show", "HEAD:INDEX.md")
+
+
+def test_a_git_commit_is_seen_before_its_hook_runs(root, tmp_path):
+    """Between a person's `git commit` reading HEAD and its pre-commit hook marking it, only the
+    running process says a commit is under way: an agent write waits for it instead of moving
+    the branch under it (which failed the person's commit with "cannot lock ref 'HEAD'"). The
+    hooks are off here, so no mark is written; the message editor keeps the commit open."""
+    from vault_mem import Vault
+    from vault_mem.store.git import running_git_commit
+
+    (root / "facts/mine.md").write_text(_memory_text("mine", "My hand note", "hand\n"))
+    _git(root, "add", "facts/mine.md")
+    go = tmp_path / "go"
+    editor = f"sh -c 'while [ ! -e {go} ]; do sleep 0.05; done; echo \"hand note\" > \"$1\"' -"
+    proc = subprocess.Popen(["git", "-c", "core.hooksPath=/dev/null", "-c", f"core.editor={editor}", "commit"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(400):
+            if running_git_commit(root.resolve()) == proc.pid:
+                break
+            time.sleep(0.025)
+        else:
+            pytest.fail("the running git commit was not seen")
+        assert not (root / ".git/vault-mem-commit").exists()
+        timer = threading.Timer(1.0, go.touch)
+        timer.start()
+        with Vault(root) as v:
+            assert v.remember("agent-fact", "Written while a person commits", "agent\n").commit
+        out, err = proc.communicate(timeout=60)
+        timer.join()
+    finally:
+        go.touch()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    subjects = _git(root, "log", "--format=%s").splitlines()
+    assert subjects[:2] == ["remember: agent-fact — Written while a person commits", "hand note"]
 
 
 @pytest.mark.slow

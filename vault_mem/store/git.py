@@ -608,7 +608,7 @@ class GitRepo:
             if tree == base:
                 return None
             commit = self.write_commit(tree, parent, message, author=author, committer=committer)
-            if self.person_commit() is not None:
+            if self._marked_commit() is not None:
                 staged = None  # a person's git commit is under way: it lands first
             else:
                 staged = self._prepare_index(want, files)
@@ -742,9 +742,14 @@ class GitRepo:
         return None
 
     def person_commit(self) -> int | None:
-        """The pid of a ``git commit`` under way in this work tree (its pre-commit hook said so
-        first thing, and the process still runs), else None. A mark left by one that ended is
-        removed."""
+        """The pid of a person's ``git commit`` (or merge, revert, ...) under way in this work
+        tree, else None. Two signs: the mark its pre-commit hook writes first thing (it covers a
+        commit whose message editor stays open; a mark left by one that ended is removed), and,
+        for the moment between git reading HEAD and its hook starting, a live git process of
+        that kind working in this work tree (read from /proc where there is one)."""
+        return self._marked_commit() or running_git_commit(self.toplevel)
+
+    def _marked_commit(self) -> int | None:
         mark = self.git_dir / PERSON_COMMIT_MARK
         try:
             pid = int(mark.read_text().strip())
@@ -891,6 +896,52 @@ class GitRepo:
                     raise GitError(f"git update-index failed ({exc}); check that git is installed") from exc
 
         self._while_index_locked(attempt)
+
+
+#: git commands that read HEAD at their start and move the branch at their end
+_BRANCH_MOVING = frozenset({"commit", "merge", "revert", "cherry-pick", "am", "rebase"})
+#: git options that take a separate value before the command name
+_GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+
+
+def running_git_commit(toplevel: Path) -> int | None:
+    """The pid of a running git process whose command is one of _BRANCH_MOVING and whose
+    working directory is inside ``toplevel``, or None (also where there is no /proc)."""
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return None
+    me = os.getpid()
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit() or int(entry.name) == me:
+                continue
+            try:
+                with open(f"/proc/{entry.name}/comm", "rb") as fh:
+                    if fh.read(4) != b"git\n":
+                        continue
+                with open(f"/proc/{entry.name}/cmdline", "rb") as fh:
+                    argv = fh.read(4096).split(b"\0")
+                cwd = Path(os.readlink(f"/proc/{entry.name}/cwd"))
+            except OSError:
+                continue
+            if _git_command(argv) in _BRANCH_MOVING and (cwd == toplevel or cwd.is_relative_to(toplevel)):
+                return int(entry.name)
+    return None
+
+
+def _git_command(argv: list[bytes]) -> str | None:
+    """The command name in a git command line (``git -C x commit -m y`` → ``commit``)."""
+    skip = False
+    for raw in argv[1:]:
+        arg = raw.decode("utf-8", "replace")
+        if skip:
+            skip = False
+        elif arg in _GIT_VALUE_OPTIONS:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 def _alive(pid: int) -> bool:
