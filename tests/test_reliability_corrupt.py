@@ -112,6 +112,79 @@ def test_damaged_index_db_is_moved_aside_and_rebuilt(root, damage, record_proper
     assert_healthy(root)
 
 
+def _damage_keyword_index(root: Path, damage: str) -> None:
+    """Damage the FTS5 shadow tables of the real index.db (the rest of the file stays sound)."""
+    from vault_mem.index import db as dbmod
+
+    db = dbmod.connect(root / ".vault-mem/index.db")
+    try:
+        with db.write():
+            if damage == "segments deleted":  # fts_data: the index's segment blocks
+                db.execute("DELETE FROM fts_data WHERE id > 10")
+            elif damage == "blobs overwritten":
+                db.execute("UPDATE fts_data SET block = randomblob(length(block)) WHERE id > 10")
+            elif damage == "text deleted":  # fts_content: the stored text the index points at
+                db.execute("DELETE FROM fts_content")
+            else:  # "reads as empty": the structure record of an empty index, so no query fails
+                db.execute("CREATE VIRTUAL TABLE empty_fts USING fts5(a)")
+                (empty,) = db.execute("SELECT block FROM empty_fts_data WHERE id = 10").fetchone()
+                db.execute("DROP TABLE empty_fts")
+                db.execute("UPDATE fts_data SET block = ? WHERE id = 10", (empty,))
+    finally:
+        db.close()
+
+
+FTS_DAMAGE = ["segments deleted", "blobs overwritten", "text deleted", "reads as empty"]
+
+
+@pytest.mark.parametrize("damage", FTS_DAMAGE)
+def test_damaged_keyword_index_is_rebuilt_by_recall(root, damage, record_property):
+    before = snapshot(root)
+    _damage_keyword_index(root, damage)
+    _fault(record_property, f"FTS5 {damage}")
+    proc = cli("recall", "kettle", root=root)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "fact-" in proc.stdout, proc.stdout  # never a silent "nothing found"
+    assert "keyword index is damaged" in proc.stderr and "rebuilding it" in proc.stderr, proc.stderr
+    # rebuilt in place from the rows (the embedding cache stays), not by moving the file aside
+    assert not list((root / ".vault-mem").glob("index.db.corrupt-*"))
+    assert snapshot(root) == before
+    assert_healthy(root)
+
+
+@pytest.mark.parametrize("damage", FTS_DAMAGE)
+def test_doctor_runs_the_fts5_integrity_check(root, damage, record_property):
+    _damage_keyword_index(root, damage)
+    _fault(record_property, f"FTS5 {damage}")
+    proc = cli("doctor", root=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "repaired: keyword index: damaged (FTS5 integrity-check failed" in proc.stdout, proc.stdout
+    assert "rebuilt it from the indexed memories" in proc.stdout
+    assert "Traceback" not in proc.stderr
+    assert_healthy(root)  # what doctor rebuilt passes the next check
+    assert "fact-03" in cli("recall", "kettle", "number", "3", root=root).stdout
+
+
+def test_doctor_fails_on_a_broken_memory_file(root, record_property):
+    """A file that cannot be used is skipped by search and INDEX.md: doctor exits 1 and names it."""
+    (root / "facts/broken.md").write_text("---\ndescription: [unclosed\n---\n")
+    (root / "facts/folder.md").mkdir()
+    (root / "facts/latin.md").write_bytes("---\ndescription: caf\xe9\n---\n".encode("latin-1"))
+    os.symlink(root / "facts/fact-01.md", root / "facts/linked.md")
+    _fault(record_property, "broken memory files")
+    proc = cli("doctor", root=root)
+    assert proc.returncode == 1, proc.stdout
+    assert "unusable file facts/broken.md:" in proc.stdout
+    assert "unusable file facts/folder.md: is a folder, not a memory file" in proc.stdout, proc.stdout
+    assert "unusable file facts/latin.md: is not UTF-8 text" in proc.stdout and "re-save it as UTF-8" in proc.stdout
+    assert "unusable file facts/linked.md: is a symlink" in proc.stdout
+    assert "Traceback" not in proc.stderr
+    for name in ("broken", "latin", "linked"):
+        (root / f"facts/{name}.md").unlink()
+    (root / "facts/folder.md").rmdir()
+    assert_healthy(root)
+
+
 def test_missing_state_folder_is_recreated(root, record_property):
     import shutil
 

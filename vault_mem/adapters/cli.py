@@ -291,19 +291,24 @@ def cmd_doctor(args) -> int:
     problems = vault.sidecar.problems()
     index_ok = (vault.root / "INDEX.md").exists() and \
         (vault.root / "INDEX.md").read_text(encoding="utf-8") == vault.render_index()
-    data = {"ok": not diffs and index_ok, "differences": diffs,
+    # Any broken memory file fails the check too: it is skipped by search and INDEX.md, so the
+    # vault does not hold what its files say until a person fixes it (each line says how).
+    data = {"ok": not diffs and index_ok and not problems, "differences": diffs,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
             "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
-    lines = [f"sidecar differs from a fresh rebuild: {d}" for d in diffs]
-    if diffs:
+    repaired = [d for d in diffs if d.endswith("rebuilt it from the indexed memories")]
+    lines = [f"repaired: {d}" for d in repaired]
+    lines += [f"sidecar differs from a fresh rebuild: {d}" for d in diffs if d not in repaired]
+    if len(diffs) > len(repaired):
         lines.append("run `vault-mem reindex` to rebuild the sidecar from the files (it holds nothing else)")
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
     lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")
-    elif not diffs and index_ok:
-        lines.append("the sidecar and INDEX.md match the files (the files above are skipped)")
+    elif len(diffs) == len(repaired) and index_ok:
+        lines.append("the sidecar and INDEX.md match the files" +
+                     (" (the files above are skipped until they are fixed)" if problems else " now"))
     emit(args, data, "\n".join(lines))
     return 0 if data["ok"] else 1
 

@@ -101,6 +101,13 @@ def _run_script(conn, script: str) -> None:
         conn.execute(buf)
 
 
+#: The keyword index: a regular (not external-content) FTS5 table whose rowid is ``files.id``.
+#: Its rows are derived from ``files`` (description, body, key/tags/date words), so a damaged one
+#: is dropped and refilled from there (:func:`recreate_fts`, ``Sidecar.repair_fts``).
+FTS_DDL = """CREATE VIRTUAL TABLE fts USING fts5(
+            description, body, extra, tokenize = 'porter unicode61')"""
+
+
 def m001_initial(conn) -> None:
     _run_script(
         conn,
@@ -142,9 +149,7 @@ def m001_initial(conn) -> None:
         CREATE TABLE embed_cache (
             model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT NULL,
             PRIMARY KEY (model, text_sha256)) WITHOUT ROWID;
-        CREATE VIRTUAL TABLE fts USING fts5(
-            description, body, extra, tokenize = 'porter unicode61');
-        """
+        """ + FTS_DDL + ";\n",
     )
 
 
@@ -231,6 +236,42 @@ def m006_embed_cache_rowid(conn) -> None:
         ALTER TABLE embed_cache_new RENAME TO embed_cache;
         """,
     )
+
+
+def fts_problem(db: Database) -> str | None:
+    """Why the keyword index is damaged (FTS5's own ``integrity-check``, which reads every
+    segment and, with rank 1, compares the index with the stored text), or None when it is
+    sound. O(index): for ``doctor`` and for repairs, never on the query path."""
+    db_error = errors()[0]
+    try:
+        db.execute("INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)")
+    except db_error as exc:
+        if is_busy(exc) or is_read_only(exc):
+            return None  # not damage: another writer holds the file, or it cannot be written here
+        return f"FTS5 integrity-check failed: {exc}"
+    return None
+
+
+def recreate_fts(db: Database) -> None:
+    """Drop the keyword index and make it anew, empty (inside the caller's write transaction).
+
+    DROP TABLE deletes FTS5's shadow tables without reading their content, so it works on a
+    damaged index; if it cannot, the table is taken out of the schema by hand."""
+    db_error = errors()[0]
+    try:
+        db.execute("DROP TABLE IF EXISTS fts")
+    except db_error as exc:
+        log.warning("vault-mem: FTS5 cannot drop its damaged table (%s); removing it by hand", exc)
+        db.execute("PRAGMA writable_schema = ON")
+        try:
+            db.execute("DELETE FROM sqlite_master WHERE name = 'fts'")
+        finally:
+            db.execute("PRAGMA writable_schema = OFF")
+        db.execute("PRAGMA writable_schema = RESET")
+        for name in [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                              "AND substr(name, 1, 4) = 'fts_'")]:
+            db.execute(f'DROP TABLE "{name}"')
+    db.execute(FTS_DDL)
 
 
 def listable_sql(alias: str = "") -> str:
@@ -430,8 +471,13 @@ def _open_once(path: Path) -> Database:
         raise
 
 
-def _quick_check_fails(path: Path) -> str | None:
-    """Return the reason when ``path`` is damaged, None when it looks fine (e.g. only locked)."""
+#: how SQLite's quick_check (3.44+, which also runs FTS5's own check) names a damaged keyword index
+FTS_CHECK_MARK = "fts5 table main.fts"
+
+
+def quick_check_fails(path: Path, *, except_fts: bool = False) -> str | None:
+    """Return the reason when ``path`` is damaged, None when it looks fine (e.g. only locked).
+    ``except_fts``: damage of the keyword index alone (which is rebuilt in place) does not count."""
     try:
         conn = _raw_connect(path)
         try:
@@ -444,6 +490,8 @@ def _quick_check_fails(path: Path) -> str | None:
         return str(exc)
     except driver().DatabaseError as exc:
         return str(exc)
+    if except_fts:
+        rows = [r for r in rows if FTS_CHECK_MARK not in r.lower()] or ["ok"]
     if rows != ["ok"]:
         return "; ".join(rows[:3])
     return None
@@ -469,6 +517,13 @@ def is_busy(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
+def is_read_only(exc: BaseException) -> bool:
+    """True for errors that mean the database cannot be written here (permissions, a read-only
+    file, folder or mount), not that it is damaged."""
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text
+
+
 def is_damage(exc: BaseException) -> bool:
     """True for errors that mean the file is damaged (not merely busy or misused)."""
     text = str(exc).lower()
@@ -481,7 +536,7 @@ def repair(path: Path, reason: str) -> None:
     with open(lock_path, "a+") as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
         try:
-            if path.exists() and _quick_check_fails(path) is not None:
+            if path.exists() and quick_check_fails(path) is not None:
                 move_aside(path, reason)
         finally:
             fcntl.flock(lock_file, fcntl.LOCK_UN)
@@ -507,7 +562,7 @@ def connect(path: Path) -> Database:
     with open(lock_path, "a+") as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
         try:
-            reason = _quick_check_fails(path) if path.exists() else None
+            reason = quick_check_fails(path) if path.exists() else None
             if reason is None and path.exists():
                 try:
                     return _open_once(path)
