@@ -289,11 +289,14 @@ def cmd_doctor(args) -> int:
     vault.reconcile(progress=_progress_bar("indexing"))
     diffs = vault.sidecar.doctor()
     problems = vault.sidecar.problems()
+    # states outside the index that stop writes: each line says its fix
+    blockers = [b for b in (vault.sidecar.read_only, vault.ws.repository_problem()) if b]
     index_ok = (vault.root / "INDEX.md").exists() and \
         (vault.root / "INDEX.md").read_text(encoding="utf-8") == vault.render_index()
     # Any broken memory file fails the check too: it is skipped by search and INDEX.md, so the
     # vault does not hold what its files say until a person fixes it (each line says how).
-    data = {"ok": not diffs and index_ok and not problems, "differences": diffs,
+    data = {"ok": not diffs and index_ok and not problems and not blockers, "differences": diffs,
+            "blockers": blockers,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
             "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
     repaired = [d for d in diffs if d.endswith("rebuilt it from the indexed memories")]
@@ -304,11 +307,13 @@ def cmd_doctor(args) -> int:
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
     lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
+    lines += [f"writes are refused: {b}" for b in blockers]
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")
     elif len(diffs) == len(repaired) and index_ok:
         lines.append("the sidecar and INDEX.md match the files" +
-                     (" (the files above are skipped until they are fixed)" if problems else " now"))
+                     (" (the files above are skipped until they are fixed)" if problems else
+                      " (see above)" if blockers else " now"))
     emit(args, data, "\n".join(lines))
     return 0 if data["ok"] else 1
 

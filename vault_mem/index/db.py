@@ -335,6 +335,8 @@ class Database:
         #: vectors are searched and made (loaded, and not switched off)
         self.vec_ok = vec_ok
         self.vec_reason = vec_reason
+        #: why this process cannot write the file (with the fix), or None: reads still work
+        self.read_only: str | None = None
         self._depth = 0
 
     def execute(self, sql: str, params=()):
@@ -353,16 +355,36 @@ class Database:
             finally:
                 self._depth -= 1
             return
-        self.conn.execute("BEGIN IMMEDIATE")
+        if self.read_only is not None:
+            raise IndexStoreError(self.read_only)
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except errors()[0] as exc:
+            self._refuse_read_only(exc)
+            raise
         self._depth = 1
         try:
             yield
-        except BaseException:
+        except BaseException as exc:
             self._depth = 0
             self.conn.execute("ROLLBACK")
+            self._refuse_read_only(exc)
             raise
         self._depth = 0
-        self.conn.execute("COMMIT")
+        try:
+            self.conn.execute("COMMIT")
+        except errors()[0] as exc:
+            self._refuse_read_only(exc)
+            raise
+
+    def _refuse_read_only(self, exc: BaseException) -> None:
+        """A write refused because the file cannot be written (found only now: the permissions
+        changed, or a read-only mount): say so with the fix, as :func:`read_only_reason` does."""
+        if isinstance(exc, errors()[0]) and is_read_only(exc):
+            self.read_only = read_only_reason(self.path) or (
+                f"the index database {self.path} cannot be written ({exc}); make it and its folder "
+                "writable, or delete it (it is rebuilt from the memory files), and retry")
+            raise IndexStoreError(self.read_only) from exc
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -399,10 +421,19 @@ def _vectors_switch(load_error: str | None) -> tuple[bool, str | None]:
     return True, None
 
 
-def _raw_connect(path: Path):
+def _raw_connect(path: Path, *, read_only: str | None = None):
+    """A connection to ``path``; with ``read_only`` (why it cannot be written), a read-only one:
+    ``immutable=1`` when its folder cannot be written (no -wal/-shm can be made there, so no
+    writer can change the file either), else ``mode=ro``."""
     mod = driver()
-    conn = mod.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                       check_same_thread=False)
+    if read_only is None:
+        conn = mod.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
+    else:
+        flag = "mode=ro" if os.access(path.parent, os.W_OK | os.X_OK) else "immutable=1"
+        uri = f"{path.resolve().as_uri()}?{flag}"
+        conn = mod.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
 
@@ -450,20 +481,44 @@ def _check_schema(db: Database) -> None:
         raise driver().DatabaseError(f"schema is missing tables {sorted(expected - names)}")
 
 
+def read_only_reason(path: Path) -> str | None:
+    """Why this process cannot write the index at ``path`` (the file or its folder is read-only
+    for it), with the fix; None when it can. ``os.access`` sees modes, read-only mounts and the
+    immutable flag, and says "writable" for root, who can write anyway."""
+    folder = path.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (f"the folder {folder} is read-only for you, so vault-mem cannot keep its index up to "
+                f"date; make it writable (`chmod u+w {folder}`, or `chown` it to you) and retry")
+    if path.exists() and not os.access(path, os.W_OK):
+        return (f"the index database {path} is read-only for you, so vault-mem cannot keep it up to "
+                f"date; make it writable (`chmod u+w {path}`), or delete it (it is rebuilt from the "
+                "memory files), and retry")
+    return None
+
+
 def _open_once(path: Path) -> Database:
-    conn = _raw_connect(path)
+    read_only = read_only_reason(path)
+    if read_only and not path.exists():
+        raise IndexStoreError(read_only)
+    conn = _raw_connect(path, read_only=read_only)
     try:
         load_error = _load_vec(conn)  # loaded even when vectors are off, to keep vec0 rows right
         vec_ok, vec_reason = _vectors_switch(load_error)
         db = Database(conn, path=path, vec_loaded=load_error is None, vec_ok=vec_ok, vec_reason=vec_reason)
+        db.read_only = read_only
         _check_schema(db)
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-        if str(mode).lower() != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
+        if read_only is None:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
         # Read pages through a memory map: a vec0 KNN reads every vector, and copying each page
         # into SQLite's cache took 76 ms against 45 ms mapped (100k vectors, bench/bench_sqlite_vec.py).
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        if read_only is not None:
+            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                raise IndexStoreError(f"{read_only} (this vault-mem must also upgrade its schema)")
+            return db
         _migrate(db)
         return db
     except BaseException:
@@ -557,6 +612,9 @@ def connect(path: Path) -> Database:
         raise
     except db_error as exc:
         first_error = exc
+        read_only = read_only_reason(path)
+        if read_only is not None:  # cannot be repaired from here: no file can be moved or made
+            raise IndexStoreError(f"{read_only} (opening it failed: {exc})") from exc
     # Something is wrong. Repair under an exclusive lock so two processes never both move files.
     lock_path = path.with_name(path.name + ".repair.lock")
     with open(lock_path, "a+") as lock_file:

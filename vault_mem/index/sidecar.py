@@ -90,6 +90,11 @@ class Sidecar(VectorStore):
 
     # -- lifecycle -------------------------------------------------------------------------
 
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written here (with the fix), or None. Reads still work."""
+        return self.db.read_only
+
     def close(self) -> None:
         self.db.close()
 
