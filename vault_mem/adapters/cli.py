@@ -97,8 +97,14 @@ def cmd_init(args) -> int:
 
     target = args.path or args.vault or "."
     if (Path(target) / CONFIG_FILE).is_file():
-        emit(args, {"vault": str(Path(target).resolve()), "created": False},
-             f"{Path(target).resolve()} is already a vault; nothing changed")
+        from vault_mem.vault.create import ensure_gitignore  # lazy: start-up time (module docstring)
+
+        root = Path(target).resolve()
+        added = ensure_gitignore(root)
+        text = (f"{root} is already a vault; added to its .gitignore what editors leave behind: "
+                f"{' '.join(added)} (review and commit it: git commit .gitignore)" if added else
+                f"{root} is already a vault; nothing changed")
+        emit(args, {"vault": str(root), "created": False, "gitignore_added": added}, text)
         return 0
     vault = Vault.init(target, agent=args.agent)
     notes = vault.take_notices()
