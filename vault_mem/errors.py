@@ -79,6 +79,14 @@ class SecretError(UsageError):
     """A write held something that looks like a credential; nothing was written."""
 
 
+class QuarantinedFileError(SecretError):
+    """A memory file on disk holds something that looks like a credential, so it is kept out of
+    INDEX.md, recall, ``get``, ``list`` and every commit until the value is removed. The
+    operation failed (exit 1); the call itself was fine."""
+
+    exit_code = 1
+
+
 class ConcurrentEditError(VaultMemError):
     """A file changed between the moment a writer checked it and the moment it would replace it
     (an editor's save); nothing was overwritten."""

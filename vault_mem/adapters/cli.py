@@ -291,20 +291,26 @@ def cmd_reindex(args) -> int:
 
 @command("doctor")
 def cmd_doctor(args) -> int:
+    from vault_mem.ops.review import (  # lazy: start-up time (module docstring)
+        describe_quarantined,
+        quarantined,
+    )
+
     vault = open_vault(args)
     vault.reconcile(progress=_progress_bar("indexing"))
     diffs = vault.sidecar.doctor()
-    problems = vault.sidecar.problems()
+    problems = [p for p in vault.sidecar.problems() if not p.quarantined]
+    held = quarantined(vault)  # a file holding a credential fails the check until it is fixed
     # states outside the index that stop writes: each line says its fix
     blockers = [b for b in (vault.sidecar.read_only, vault.ws.repository_problem()) if b]
     index_ok = (vault.root / "INDEX.md").exists() and \
         (vault.root / "INDEX.md").read_text(encoding="utf-8") == vault.render_index()
     # Any broken memory file fails the check too: it is skipped by search and INDEX.md, so the
     # vault does not hold what its files say until a person fixes it (each line says how).
-    data = {"ok": not diffs and index_ok and not problems and not blockers, "differences": diffs,
+    data = {"ok": not diffs and index_ok and not held and not problems and not blockers, "differences": diffs,
             "blockers": blockers,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
-            "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
+            "quarantined": held, "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
     repaired = [d for d in diffs if d.endswith("rebuilt it from the indexed memories")]
     lines = [f"repaired: {d}" for d in repaired]
     lines += [f"sidecar differs from a fresh rebuild: {d}" for d in diffs if d not in repaired]
@@ -312,6 +318,7 @@ def cmd_doctor(args) -> int:
         lines.append("run `vault-mem reindex` to rebuild the sidecar from the files (it holds nothing else)")
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
+    lines += [f"credential in {describe_quarantined(q)}" for q in held]
     lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
     lines += [f"writes are refused: {b}" for b in blockers]
     if not lines:

@@ -24,14 +24,12 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import queries
 from vault_mem.model import views
-from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import SOURCES
 
 log = logging.getLogger(__name__)
@@ -190,12 +188,12 @@ def memory_preamble(root: Any = None, *, tools: str = "tools") -> str:
 
 def index_text(vault: Any) -> str:
     """INDEX.md as the files make it now: the sidecar (and INDEX.md on disk) are brought up to date
-    first, unless a daemon keeps them so."""
+    first, unless a daemon keeps them so. Rendered from the sidecar, the same bytes as the file
+    when that is current, never read from disk: the file may be a peer's, from a ``git pull``
+    that changed no memory file, listing one that holds a credential (the sidecar quarantines
+    it), or a link to a file outside the vault."""
     vault.reconcile()
-    try:
-        return (Path(vault.root) / INDEX_FILE).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return vault.render_index()
+    return vault.render_index()
 
 
 def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from vault_mem.errors import (
     MalformedFileError,
     MemoryNotFoundError,
     NotAVaultError,
+    QuarantinedFileError,
     UsageError,
 )
 from vault_mem.index import dupes
@@ -193,7 +194,8 @@ class Vault:
 
     # -- reads -----------------------------------------------------------------------------
     def get(self, key: str) -> Memory:
-        """The whole memory with this key."""
+        """The whole memory with this key; a file holding a credential is refused
+        (:class:`~vault_mem.errors.QuarantinedFileError`, naming the file, kind and line)."""
         validate_key(key)
         self.reconcile()
         found = self.find_file(key)
@@ -298,6 +300,8 @@ class Vault:
             tx.expect(rel, self.ws.check_not_dirty(rel))
             try:
                 desc = self.ws.read_memory(rel).description
+            except QuarantinedFileError:
+                desc = "(a file that held a credential)"  # forgetting it is one fix; never quote it
             except MalformedFileError:
                 desc = "(unreadable file)"  # a broken file can still be forgotten
             commit = tx.commit({rel: None}, f"forget: {key} — {desc}", key=key,
@@ -307,7 +311,7 @@ class Vault:
     def _read_for_update(self, tx: WriteTransaction, rel: str) -> tuple[Memory, bytes]:
         try:
             data = self.ws.check_not_dirty(rel)
-            old = self.ws.read_memory(rel)
+            old = self.ws.read_memory(rel, quarantined=True)  # the write gate vets what replaces it
         except MalformedFileError as exc:
             raise MalformedFileError(
                 f"{exc}; fix the file by hand (or `vault-mem forget` it) before writing this key"
