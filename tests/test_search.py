@@ -17,6 +17,7 @@ from fakes import FakeEmbedder, write_memory
 from vault_mem.config import Config
 from vault_mem.errors import UsageError
 from vault_mem.index import search
+from vault_mem.index.floor import Floor
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.index.vectors import VectorIndex
 from vault_mem.model import terms
@@ -112,9 +113,9 @@ def test_hits_carry_fields_and_flags(tmp_path: Path) -> None:
     flagged = {h.key: h.flags for h in sc.recall("uses editor", include_expired=True, today=TODAY).hits}
     assert flagged == {"neovim": ["superseded"], "helix": []}
     d = sc.recall("thinkpad", today=TODAY).to_dict()
-    assert set(d) == {"hits", "keyword_only", "reason", "embedder", "note"}
+    assert set(d) == {"hits", "answered", "keyword_only", "reason", "embedder", "note", "floor"}
     assert set(d["hits"][0]) == {"key", "type", "description", "date", "age_days", "flags", "path", "score",
-                                 "body", "keyword_only", "note"}
+                                 "body", "keyword_only", "note", "match"}
     assert "may be outdated" in (hit.note or "")  # the stale hit says so, for every reader alike
 
 
@@ -140,14 +141,16 @@ def test_fuse_min_max() -> None:
     assert scores == pytest.approx({1: 0.5 + 0.4, 2: 0.0, 3: 0.5})
 
 
-def test_floor_gates_on_best_similarity() -> None:
+def test_floor_gates_on_best_similarity_and_grades_hits() -> None:
     scores = {1: 0.9, 2: 0.5}
-    assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.5}, min_sim=0.4) == {}
-    assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.75}, min_sim=0.4) == {1: 0.9}
-    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {}, min_sim=0.4) == {1: 0.9}
-    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {2: 0.5}, min_sim=0.4) == scores
-    assert search.apply_floor(scores, {}, {1: 0.4}, min_sim=None) == {}
-    assert search.apply_floor(scores, {}, {1: 0.5}, min_sim=None) == scores
+    bars = Floor(min_sim=0.4, strong=0.45, hit_bar=0.28, source="test")
+    assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.5}, floor=bars) == {}
+    assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.75}, floor=bars) == {1: "strong"}
+    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {}, floor=bars) == {1: "strong"}
+    assert search.apply_floor(scores, {1: 0.42, 2: 0.3}, {}, floor=bars) == {1: "weak", 2: "weak"}
+    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {2: 0.5}, floor=bars) == {1: "strong", 2: "weak"}
+    assert search.apply_floor(scores, {}, {1: 0.4}, floor=None) == {}
+    assert search.apply_floor(scores, {}, {1: 0.4, 2: 0.5}, floor=None) == {1: "weak", 2: "strong"}
 
 
 def _real_embedder():

@@ -20,7 +20,7 @@ STATE_DIR = ".vault-mem"
 
 #: type -> folder, in INDEX.md section order (notes are searchable but not listed).
 #: embedder providers (vault.toml [embedder] provider, VAULT_MEM_EMBEDDER); vault_mem.embed.local builds them
-PROVIDERS = ("local", "ollama", "openai", "none")
+PROVIDERS = ("local", "multilingual", "ollama", "openai", "none")
 _PROVIDER_LIST = ", ".join(PROVIDERS[:-1]) + " or " + PROVIDERS[-1]
 TYPE_FOLDERS: dict[str, str] = {
     "preference": "preferences",
@@ -62,6 +62,8 @@ class Config:
     max_body_bytes: int = 64 * 1024
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     recall_k: int = 5
+    #: ``[recall] min_similarity``: the relevance floor's cosine bar, overriding the calibration
+    recall_min_similarity: float | None = None
     stale_after_days: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_STALE_AFTER_DAYS))
     # Daemon: commit external edits after a quiet period. "auto" = on in a standalone vault,
     # off in a vault inside a larger repository.
@@ -86,6 +88,18 @@ def _get(table: dict, key: str, kind: type | tuple[type, ...], default):
             "fix or remove the line (defaults apply when it is absent)"
         )
     return value
+
+
+def _min_similarity(recall: dict) -> float | None:
+    value = recall.get("min_similarity")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 1.0:
+        raise ConfigError(
+            f"vault.toml: [recall] min_similarity must be a cosine between -1 and 1, got {value!r}; "
+            "fix or remove the line (the floor is then calibrated for the vault)"
+        )
+    return float(value)
 
 
 def load_config(root: Path) -> Config:
@@ -125,6 +139,7 @@ def load_config(root: Path) -> Config:
             timeout_s=float(_get(emb, "timeout_s", (int, float), 30.0)),
         ),
         recall_k=_get(recall, "k", int, Config.recall_k),
+        recall_min_similarity=_min_similarity(recall),
         stale_after_days=stale,
         commit_external_edits=commit_ext,
         quiet_seconds=float(_get(daemon, "quiet_seconds", (int, float), Config.quiet_seconds)),

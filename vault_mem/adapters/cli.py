@@ -266,10 +266,13 @@ def cmd_recall(args) -> int:
         lines.append(f"(keyword-only: {result.reason})")
     if not result.hits:
         lines.append("nothing relevant found")
+    elif not result.answered:
+        lines.append("nothing stored answers this; the closest memories (weak matches):")
     for i, hit in enumerate(result.hits, 1):
         flags = f" [{', '.join(hit.flags)}]" if hit.flags else ""
         age = f", {hit.age_days} days old" if hit.age_days is not None else ""
-        lines.append(f"{i}. {hit.key} ({hit.type}, {hit.date}{age}){flags}  score {hit.score:.3f}")
+        lines.append(f"{i}. {hit.key} ({hit.type}, {hit.date}{age}){flags}  {hit.match} match, "
+                     f"score {hit.score:.3f}")
         lines.append(f"   {hit.description}")
         if hit.note:
             lines.append(f"   ({hit.note})")
@@ -337,10 +340,22 @@ def _daemon_pid(vault) -> int | None:
 
 @command("eval")
 def cmd_eval(args) -> int:
-    from vault_mem.ops.eval import format_report, run_eval  # lazy: start-up time (module docstring)
+    from vault_mem.ops import eval as evalmod  # lazy: start-up time (module docstring)
 
-    report = run_eval(Path(args.file), progress=_progress_bar("eval"))
-    emit(args, report, format_report(report))
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{path} does not exist: give a JSON benchmark or a file of 'question → key' lines")
+    if evalmod.is_question_file(path):
+        # a person's own test: their questions against their own vault, with its embedder
+        questions = evalmod.parse_questions(path.read_text(encoding="utf-8"), source=str(path))
+        report = evalmod.run_questions(open_vault(args), questions)
+        emit(args, report, evalmod.format_questions(report))
+        return 0
+    embedder = evalmod.DEFAULT
+    if args.vault:  # the benchmark, embedded the way that vault is configured
+        embedder = open_vault(args).sidecar.get_embedder()
+    report = evalmod.run_eval(path, embedder=embedder, progress=_progress_bar("eval"))
+    emit(args, report, evalmod.format_report(report))
     return 0
 
 

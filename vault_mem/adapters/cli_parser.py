@@ -71,8 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-expired", action="store_true")
     add("reindex", "rebuild the search index from the files")
     add("doctor", "check the index against the files; exit 1 on any difference")
-    p = add("eval", "measure recall quality on a benchmark file")
-    p.add_argument("file")
+    p = add("eval", "measure recall quality: a JSON benchmark, or your own 'question → key' file "
+            "against the vault")
+    p.add_argument("file", help="a benchmark JSON (run with --vault's embedder), or a text file of "
+                   "'question → expected-key' / 'question → nothing' lines (run against the vault)")
     p = add("daemon", "keep the index and INDEX.md in line with the files (foreground)")
     p.add_argument("path", nargs="?")
     p.add_argument("--status", action="store_true", help="tell whether a daemon runs for the vault")

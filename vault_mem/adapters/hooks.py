@@ -3,9 +3,10 @@
 Claude Code (JSON event on stdin, JSON on stdout, exit 0; see hooks/claude-code/README.md):
 
 - ``session-start``: INDEX.md (and the write policy) as the session's additional context.
-- ``user-prompt-submit``: the top recall hits for the prompt that clear the relevance floor, each
-  with its age and a "may be outdated" note when it is old; no output at all when nothing is
-  relevant, so an unrelated prompt costs no context.
+- ``user-prompt-submit``: the top recall hits for the prompt that are strong matches (a weak
+  match is only the nearest thing stored, not an answer), each with its age and a "may be
+  outdated" note when it is old; no output at all when nothing strong is found, so an unrelated
+  prompt costs no context.
 
 Both answer with ``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}``.
 A failure exits 1 with the reason on stderr: Claude Code shows it and carries on (exit 2 would
@@ -114,16 +115,16 @@ def session_context(vault: Any, event: dict[str, Any]) -> str:
 
 
 def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
-    """The memories relevant to the prompt, or None when none clears the relevance floor."""
+    """The memories that strongly match the prompt, or None when none does."""
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return None
-    result = vault.recall(prompt, k=PROMPT_HITS)
-    if not result.hits:
+    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS).hits if h.match == "strong"]
+    if not hits:
         return None
-    whole = sum(len(h.body) for h in result.hits) <= PROMPT_BODY_CHARS
+    whole = sum(len(h.body) for h in hits) <= PROMPT_BODY_CHARS
     lines = ["Memories that may be relevant to this prompt (vault-mem recall):"]
-    for h in result.hits:
+    for h in hits:
         age = f", {h.age_days} days ago" if h.age_days is not None else ""
         lines.append(f"- {h.key} ({h.type}, updated {h.date or 'undated'}{age}): {h.description}")
         if h.note:

@@ -111,8 +111,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "recall",
         "Search memories by meaning and keywords. Use it before answering about the user, the "
         "project or earlier decisions, and before remember to find a key to update. Hits carry "
-        "their age; a hit flagged 'may be outdated' must be confirmed before you rely on it. An "
-        "empty result means nothing relevant is stored: say so, do not guess.",
+        "their age; a hit flagged 'may be outdated' must be confirmed before you rely on it. Each "
+        "hit has match 'strong' (answers the query) or 'weak' (only the nearest thing stored). "
+        "An empty result, or weak hits only, means nothing stored answers: say so, do not guess.",
         {
             "type": "object",
             "properties": {
@@ -397,6 +398,9 @@ def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
         data["note"] = ("nothing relevant is stored for this query"
                         + (f" ({result.note})" if result.note else "")
                         + "; say so instead of guessing")
+    elif not result.answered:
+        data["note"] = ("nothing stored answers this: the hits are weak matches, only the closest "
+                        "memories; say so instead of guessing")
     elif result.note:
         data["note"] = result.note
     if result.keyword_only:

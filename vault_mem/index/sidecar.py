@@ -95,6 +95,8 @@ class Sidecar(VectorStore):
         self.policy = WritePolicy(max_body_bytes=config.max_body_bytes, max_file_bytes=config.max_file_bytes)
         self.db = dbmod.connect(self._db_path)
         self._vindex = VectorIndex()
+        self._calibration_cache = {}
+        self._calibration_cache: dict = {}
         #: search vectors in memory (loaded once, fastest per query: long-running processes)
         #: instead of in the ``vec0`` table (nothing to load: one-shot processes)
         self.keep_vectors_in_memory = False
@@ -276,6 +278,7 @@ class Sidecar(VectorStore):
         dbmod.repair(self._db_path, str(exc))
         self.db = dbmod.connect(self._db_path)
         self._vindex = VectorIndex()
+        self._calibration_cache = {}
 
     def _reconcile(self, *, progress: Progress | None, embed: bool | None) -> ReconcileReport:
         report = ReconcileReport()

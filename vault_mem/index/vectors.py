@@ -41,6 +41,7 @@ import numpy as np
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import EmbedderError, IndexStoreError, VaultMemError
 from vault_mem.index import db as dbmod
+from vault_mem.index import floor as floormod
 from vault_mem.index.search import vector_search
 from vault_mem.model import terms
 
@@ -89,6 +90,20 @@ class StoredVectors:
             return {}
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), self.dims)
         return {int(r[0]): float(x) for r, x in zip(rows, matrix @ qvec)}
+
+    def best_of(self, queries: np.ndarray, *, chunk: int = 4096) -> np.ndarray:
+        """Each query row's best cosine over every stored vector (-1 when none): one pass over
+        the table in chunks, for the floor calibration (``index/floor.py``)."""
+        best = np.full(len(queries), -1.0, dtype=np.float32)
+        if self.dims is None or queries.shape[1:] != (self.dims,):
+            return best
+        cur = self.db.execute(f"SELECT embedding FROM {VEC_TABLE}")
+        while rows := cur.fetchmany(chunk):
+            blobs = [r[0] for r in rows if len(r[0]) == self.dims * 4]
+            if blobs:
+                m = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), self.dims)
+                best = np.maximum(best, (m @ queries.T).max(axis=0))
+        return best
 
     def top(self, qvec: np.ndarray, k: int, *, type: str | None = None,
             allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -238,6 +253,13 @@ class VectorIndex:
             block = np.frombuffer(b"".join(add_vecs), dtype=np.float32).reshape(len(add_ids), dims)
             self._append(np.array(add_ids, dtype=np.int64), np.array(add_types, dtype=np.int8), block)
         self.seq = top
+
+    def best_of(self, queries: np.ndarray) -> np.ndarray:
+        """Each query row's best cosine over the live vectors (-1 when none)."""
+        m = self.matrix[self.alive] if len(self.ids) else self.matrix
+        if not len(m) or m.shape[1] != queries.shape[1]:
+            return np.full(len(queries), -1.0, dtype=np.float32)
+        return (m @ queries.T).max(axis=0)
 
     def similarities(self, qvec: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         """Cosine of the query with these memories (those that have a vector)."""
@@ -613,6 +635,64 @@ class VectorStore:
                     raise
                 log.warning("vault-mem: could not delete a vector (%s); it is marked stale", exc)
         self.db.execute("UPDATE vector_log SET live = ?, seq = ? WHERE id = ?", (state, self._next_seq(), file_id))
+
+    def relevance_floor(self, embedder) -> floormod.Floor:
+        """The bars recall uses with ``embedder`` (see :mod:`vault_mem.index.floor`): vault.toml's
+        ``[recall] min_similarity``, else the embedder's own, else this vault's calibration
+        (measured now if missing or due), else the prior."""
+        model = str(getattr(embedder, "model_id", ""))
+        cal = self.calibration(embedder)
+        spread = cal.spread if cal is not None else floormod.prior_spread(model)
+        override = self.config.recall_min_similarity
+        if override is not None:
+            return floormod.Floor.from_spread(override, spread, "vault.toml")
+        own = getattr(embedder, "min_similarity", None)
+        if isinstance(own, (int, float)) and not isinstance(own, bool):
+            return floormod.Floor.from_spread(float(own), spread, "embedder")
+        return cal.to_floor() if cal is not None else floormod.prior(model)
+
+    def calibration(self, embedder, *, force: bool = False) -> floormod.Calibration | None:
+        """This vault's floor calibration for ``embedder``, made (and stored) when missing, made
+        for other vectors, or due (RECALIBRATE_SHARE of the vectors changed); None when there are
+        no vectors or the probes cannot be embedded. Cost when fresh: two indexed reads."""
+        model = str(getattr(embedder, "model_id", ""))
+        if not model or self.get_meta("vec_model") != model:
+            return None
+        epoch = self.get_meta("vec_epoch") or ""
+        seq = self.db.execute("SELECT max(seq) FROM vector_log").fetchone()[0]
+        if seq is None:
+            return None
+        cal = self._calibration_cache.get(model) or floormod.load(self.db, model)
+        if cal is not None and not force and not cal.due(model=model, epoch=epoch, seq=seq):
+            self._calibration_cache[model] = cal
+            return cal
+        try:
+            probes = self._probe_vectors(embedder, model)
+        except EmbedderError as exc:
+            log.warning("vault-mem: cannot calibrate the relevance floor (%s); using %s", exc,
+                        "the last calibration" if cal is not None else "the prior")
+            return cal
+        vectors = self.db.execute("SELECT count(*) FROM vector_log WHERE live = ?", (LIVE,)).fetchone()[0]
+        null = floormod.null_sample(probes, self.vector_index().best_of)
+        cal = floormod.Calibration(model=model, epoch=epoch, seq=int(seq), vectors=int(vectors), null=null,
+                                   made=floormod.now())
+        with self.db.write():
+            floormod.store(self.db, cal)
+        self._calibration_cache[model] = cal
+        return cal
+
+    def _probe_vectors(self, embedder, model: str) -> np.ndarray:
+        """The probe questions embedded as queries, from the embedding cache when seen before."""
+        hashes = floormod.probe_hashes()
+        cached = self.cached_vectors(model, hashes)
+        dims = int(embedder.dimensions)
+        if len(cached) == len(hashes) and all(len(v) == dims * 4 for v in cached.values()):
+            return np.frombuffer(b"".join(cached[h] for h in hashes), dtype=np.float32).reshape(len(hashes), dims)
+        vecs = np.asarray(embedder.embed_batch(list(floormod.PROBES), kind="query"), dtype=np.float32)
+        with self.db.write():
+            self.db.executemany("INSERT OR REPLACE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
+                                [(model, h, v.tobytes()) for h, v in zip(hashes, vecs)])
+        return vecs
 
     def embedder_at_hand(self):
         """The embedder if it was passed in or is loaded already and vectors work; else None.

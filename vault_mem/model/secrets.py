@@ -26,9 +26,12 @@ Decisions a reader may look for:
   and ``password: SecretStr`` pass.
 - Bare ``*_key`` names (``signing_key``, ``ENCRYPTION_KEY``) count only with a high-entropy value,
   because most ``key:`` fields hold names, not secrets.
-- Known misses, traded for fewer false alarms: ``mysql -pSECRET`` (flag glued to the value), a
-  password given with no keyword at all ("log in as admin / S3cret!"), and a plain dictionary word
-  after ``password:`` in prose.
+- Known misses, traded for fewer false alarms: a password given with no keyword at all ("log in
+  as admin / S3cret!"), and a plain dictionary word after ``password:`` in prose.
+
+The provider formats are one table, :data:`vault_mem.model.secret_rules.RULES`; the assignment,
+URL and private-key rules below are code because they judge values. Every text is also read in
+its disguised forms (:mod:`vault_mem.model.secret_text`): normalised, re-joined, decoded.
 
 Every pattern is linear-time. Matches start only at the start of a token (a look-behind), and each
 repeat is a single character class, bounded where a later part could fail. So a megabyte of near
@@ -47,6 +50,9 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+from vault_mem.model.secret_rules import RULES, Rule
+from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
 
 __all__ = ["SecretFinding", "find_secrets", "shannon_entropy"]
 
@@ -161,21 +167,10 @@ def _looks_fake(token: str) -> bool:
 
 
 # --- the rules -----------------------------------------------------------------------------
-# Each pattern starts with a literal and checks the character before it with a look-behind placed
-# after that literal. That lets the regex engine jump between occurrences of the literal instead
-# of trying every position: 64 KB of prose costs microseconds per rule, not a millisecond.
+# The provider formats are data (vault_mem.model.secret_rules.RULES); here each row's ``check``
+# name is given its meaning and its pattern is compiled once.
 
-Check = Callable[[re.Match[str], str], bool]
-
-
-@dataclass(frozen=True)
-class _Rule:
-    kind: str
-    pattern: re.Pattern[str]
-    check: Check | None = None
-    group: int = 0  # the part of the match that is the secret
-    lower: bool = False  # match against the ASCII-lowercased text (case-insensitive rules)
-    markers: tuple[str, ...] = ()  # skip the rule unless one of these occurs (rules without a literal prefix)
+Check = Callable[[re.Match[str], str, int], bool]
 
 
 def _value(m: re.Match[str], text: str, group: int = 0) -> str:
@@ -183,71 +178,118 @@ def _value(m: re.Match[str], text: str, group: int = 0) -> str:
     return text[m.start(group):m.end(group)]
 
 
-def _not_fake(m: re.Match[str], text: str) -> bool:
-    return not _looks_fake(_value(m, text))
+def _not_fake(m: re.Match[str], text: str, group: int) -> bool:
+    return not _looks_fake(_value(m, text, group))
 
 
-def _has_digit(m: re.Match[str], text: str) -> bool:
-    value = _value(m, text)
+def _has_digit(m: re.Match[str], text: str, group: int) -> bool:
+    value = _value(m, text, group)
     return any(c.isdigit() for c in value) and not _looks_fake(value)
 
 
-def _jwt_header(m: re.Match[str], text: str) -> bool:
-    """A JWT's first part is base64url JSON naming its algorithm; other dotted triples are not."""
-    part = m.group(0).split(".", 1)[0]
+def _b64_text(part: str) -> str | None:
     try:
-        header = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _jwt_header(m: re.Match[str], text: str, group: int) -> bool:
+    """A JWT's first part is base64url JSON naming its algorithm; other dotted triples are not."""
+    header = _b64_text(m.group(0).split(".", 1)[0])
+    try:
+        parsed = json.loads(header) if header else None
+    except ValueError:
         return False
-    return isinstance(header, dict) and "alg" in header
+    return isinstance(parsed, dict) and "alg" in parsed
 
 
-def _literal_credential(m: re.Match[str], text: str) -> bool:
-    value = _value(m, text, 1)
+def _numeric_id(m: re.Match[str], text: str, group: int) -> bool:
+    """Discord: the first part of a bot token is the base64 of the bot's numeric id."""
+    first = _b64_text(m.group(0).split(".", 1)[0])
+    return bool(first) and first.isdigit() and not _looks_fake(m.group(0))
+
+
+def _is_value(m: re.Match[str], text: str, group: int) -> bool:
+    value = _value(m, text, group).strip("\"'")
+    return bool(value) and not _is_placeholder(value, quoted=True) and not _looks_fake(value)
+
+
+def _literal_credential(m: re.Match[str], text: str, group: int) -> bool:
+    value = _value(m, text, group)
     return _credential_like(value) and not _is_placeholder(value, quoted=True)
+
+
+def _basic_auth(m: re.Match[str], text: str, group: int) -> bool:
+    """Docker's ``"auth"``: the base64 of ``user:password`` with a real password."""
+    decoded = _b64_text(_value(m, text, group).replace("+", "-").replace("/", "_").rstrip("="))
+    if not decoded or ":" not in decoded:
+        return False
+    user, _, pw = decoded.partition(":")
+    return bool(pw) and pw != user and not _is_placeholder(pw, quoted=True)
+
+
+def _mixed(m: re.Match[str], text: str, group: int) -> bool:
+    """Random-looking: upper and lower case and digits, for prefixes short enough to occur by chance."""
+    value = _value(m, text, group)
+    body = value.split(".", 1)[-1]
+    return (any(c.isdigit() for c in body) and sum(c.isupper() for c in body) >= 2
+            and sum(c.islower() for c in body) >= 2 and shannon_entropy(body) >= 3.9
+            and not _looks_fake(value))
+
+
+CHECKS: dict[str, Check] = {
+    "not_fake": _not_fake, "has_digit": _has_digit, "jwt": _jwt_header, "numeric_id": _numeric_id,
+    "value": _is_value, "literal": _literal_credential, "basic_auth": _basic_auth, "mixed": _mixed,
+}
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    kind: str
+    pattern: re.Pattern[str]
+    check: Check
+    group: int
+    lower: bool
+    markers: tuple[str, ...]
 
 
 def _r(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-# Order is priority: where two findings overlap, the earlier rule names the kind.
-_RULES: tuple[_Rule, ...] = (
-    _Rule("AWS access key",
-          _r(r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])"), _not_fake),
-    _Rule("AWS secret key",
-          _r(r"s(?<![a-z0-9]s)ecret_?access_?key[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
-             r"([a-z0-9/+]{40})(?![a-z0-9/+=])"),
-          lambda m, text: not _looks_fake(_value(m, text, 1)), 1, lower=True),
-    _Rule("GitHub token",
-          _r(r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{22,255})"
-             r"(?![A-Za-z0-9_])"), _not_fake),
-    _Rule("GitLab token",
-          _r(r"g(?<![A-Za-z0-9_-]g)l(?:pat|rt|dt|ptt|ft|soat|cbt)-[A-Za-z0-9_-]{20,}"), _not_fake),
-    _Rule("Slack token",
-          _r(r"x(?<![A-Za-z0-9_-]x)(?:ox(?:[abposr]|e\.xox[bp])|app)-[A-Za-z0-9-]{10,}"), _has_digit),
-    _Rule("Slack webhook",
-          _r(r"hooks\.slack\.com/(?:services/T[A-Z0-9_]{6,}/B[A-Z0-9_]{6,}/[A-Za-z0-9]{16,}"
-             r"|(?:workflows|triggers)/T[A-Z0-9]{6,}/[A-Za-z0-9/]{16,})"), _not_fake),
-    _Rule("Anthropic API key", _r(r"s(?<![A-Za-z0-9_-]s)k-ant-[A-Za-z0-9_-]{20,}"), _not_fake),
-    _Rule("OpenAI API key",
-          _r(r"s(?<![A-Za-z0-9_-]s)k-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), _has_digit),
-    _Rule("Hugging Face token", _r(r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])"), _has_digit),
-    _Rule("Google API key", _r(r"A(?<![A-Za-z0-9_-]A)Iza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"), _not_fake),
-    _Rule("Stripe key",
-          _r(r"(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})"),
-          _not_fake, markers=("_live_", "_test_", "whsec_")),
-    _Rule("npm token", _r(r"n(?<![A-Za-z0-9_]n)pm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"), _has_digit),
-    _Rule("PyPI token", _r(r"p(?<![A-Za-z0-9_-]p)ypi-AgE[A-Za-z0-9_-]{50,}"), _not_fake),
-    _Rule("JWT",
-          _r(r"e(?<![A-Za-z0-9_-]e)y[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}"), _jwt_header),
-    _Rule("authorization header",
-          _r(r"b(?<![a-z]b)(?:earer|asic)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)"),
-          _literal_credential, 1, lower=True),
-    _Rule("password assignment",  # curl -u user:password
-          _r(r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\w.@-]{1,64}:([^\s\"'`]{1,200})"),
-          _literal_credential, 1, markers=("-u", "--user")),
-)
+def _leading_literal(pattern: str) -> str:
+    """The literal a pattern starts with, look-behinds skipped: ``g(?<![a-z]g)lpat-`` gives
+    ``gl`` (the alternation stops it). A rule is skipped on a text without it."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith(("(?<!", "(?<="), i):
+            in_class = False
+            while i < len(pattern) and (in_class or pattern[i] != ")"):
+                in_class = (pattern[i] == "[") or (in_class and pattern[i] != "]")
+                i += 1
+            i += 1
+            continue
+        ch, nxt = pattern[i], pattern[i + 1:i + 2]
+        if ch == "\\" and nxt and not nxt.isalnum():
+            ch, i = nxt, i + 1
+        elif not (ch.isalnum() or ch in "_-:\"'= "):
+            break
+        if pattern[i + 1:i + 2] in ("*", "+", "?", "{"):
+            break  # a repeated character is not a required literal
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _compile(rule: Rule) -> _Compiled:
+    literal = _leading_literal(rule.pattern)
+    markers = rule.markers or ((literal,) if len(literal) >= 2 else ())
+    return _Compiled(rule.name, re.compile(rule.pattern), CHECKS[rule.check], rule.group, rule.lower, markers)
+
+
+_RULES: tuple[_Compiled, ...] = tuple(_compile(rule) for rule in RULES)
 
 _DB_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "mongodb", "redis", "rediss",
                          "amqp", "amqps", "mssql", "sqlserver", "oracle", "cockroachdb", "clickhouse",
@@ -268,7 +310,9 @@ _ASSIGN_TAIL = _r(r"[*_`'\"\]]{0,3}"
                   r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})")
 _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
-                     "gpg", "pgp")
+                     "gpg", "pgp", "publishable")
+# Values that are public by design whatever the key is called: Stripe's publishable keys.
+_PUBLIC_VALUES = ("pk_live_", "pk_test_")
 
 
 def _is_key_char(ch: str) -> bool:
@@ -298,6 +342,8 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool) -> str | 
     ``connect(password=pw)``): a variable, not a value.
     """
     if code or _is_placeholder(value, quoted=quoted) or _NAMED.fullmatch(value):
+        return None
+    if value.startswith(_PUBLIC_VALUES):
         return None
     # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
     # `is` or a --flag, the value must look like a credential by itself.
@@ -387,27 +433,61 @@ def _ascii_lower(text: str) -> str:
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
-def find_secrets(text: str) -> list[SecretFinding]:
-    """Every suspected credential in ``text``, in order, without overlaps.
+_MAX_DEPTH = 2  # base64 inside base64 inside the text; deeper nesting is not a way people write keys
+_DECODE_BUDGET = 256 * 1024  # decoded characters scanned per call: bounds a text made of runs
+_AFTER_RULES = len(_RULES) + 1
 
-    Where two rules match the same characters, the more specific one names the kind (a GitHub
-    token assigned to ``token=`` is a "GitHub token").
-    """
-    if not text:
-        return []
-    low = _ascii_lower(text)
-    candidates: list[tuple[int, SecretFinding]] = [(0, f) for f in _private_keys(text)]
+
+def _rule_findings(text: str, low: str) -> Iterator[tuple[int, SecretFinding]]:
+    """(priority, finding) for the private-key blocks and every provider format in ``text``."""
+    yield from ((0, f) for f in _private_keys(text))
     for prio, rule in enumerate(_RULES, start=1):
         subject = low if rule.lower else text
         if rule.markers and not any(mk in subject for mk in rule.markers):
             continue
         for m in rule.pattern.finditer(subject):
-            if rule.check is None or rule.check(m, text):
-                candidates.append((prio, SecretFinding(rule.kind, m.start(rule.group), m.end(rule.group))))
-    candidates.extend((len(_RULES) + 1, f) for f in _url_passwords(text))
-    candidates.extend((len(_RULES) + 2, f) for f in _assignments(text, low))
-    # Keep the highest-priority finding wherever spans overlap; `taken` stays sorted and disjoint,
-    # so checking the two neighbours is enough (no quadratic pass on inputs full of matches).
+            if rule.check(m, text, rule.group):
+                yield prio, SecretFinding(rule.kind, m.start(rule.group), m.end(rule.group))
+
+
+def _mapped(view: View, found: Iterator[tuple[int, SecretFinding]]) -> Iterator[tuple[int, SecretFinding]]:
+    for prio, f in found:
+        start, end = view.span(f.start, f.end)
+        yield prio, SecretFinding(f.kind, start, end)
+
+
+def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, SecretFinding]]:
+    """Every (priority, finding) in ``text`` and in its normalised, joined and decoded forms,
+    with spans in ``text``; overlaps are resolved by the caller."""
+    view = normalise(text)
+    norm = view.text
+    low = _ascii_lower(norm)
+    found = list(_rule_findings(norm, low))
+    found.extend((_AFTER_RULES, f) for f in _url_passwords(norm))
+    found.extend((_AFTER_RULES + 1, f) for f in _assignments(norm, low))
+    out = list(_mapped(view, iter(found)))
+    # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
+    # and prose joined across lines would read as values.
+    joined = join_wrapped(norm)
+    if joined:
+        joined.parent = view
+        out.extend(_mapped(joined, _rule_findings(joined.text, _ascii_lower(joined.text))))
+    if depth < _MAX_DEPTH:
+        source = joined or view
+        for start, end, decoded, encoding in encoded_runs(source.text):
+            if len(decoded) > budget[0]:
+                break
+            budget[0] -= len(decoded)
+            inner = _resolve(_candidates(decoded, depth + 1, budget))
+            if inner:
+                span = source.span(start, end)
+                out.append((_AFTER_RULES + 2, SecretFinding(f"{encoding}-encoded {inner[0].kind}", *span)))
+    return out
+
+
+def _resolve(candidates: list[tuple[int, SecretFinding]]) -> list[SecretFinding]:
+    """The highest-priority finding wherever spans overlap, in order of position. ``taken`` stays
+    sorted and disjoint, so checking the two neighbours is enough (no quadratic pass)."""
     taken: list[SecretFinding] = []
     starts: list[int] = []
     for _, f in sorted(candidates, key=lambda pf: (pf[0], pf[1].start)):
@@ -417,3 +497,17 @@ def find_secrets(text: str) -> list[SecretFinding]:
         taken.insert(i, f)
         starts.insert(i, f.start)
     return taken
+
+
+def find_secrets(text: str) -> list[SecretFinding]:
+    """Every suspected credential in ``text``, in order, without overlaps; spans are in ``text``.
+
+    The text is read as written and in its disguised forms (:mod:`vault_mem.model.secret_text`):
+    normalised (NFKC, zero-width characters dropped, homoglyphs folded), with wrapped tokens
+    re-joined, and with base64 and URL-encoded runs decoded and read again. Where two findings
+    overlap, the more specific names the kind (a GitHub token assigned to ``token=`` is a
+    "GitHub token"; a direct match beats a decoded one).
+    """
+    if not text:
+        return []
+    return _resolve(_candidates(text, 0, [_DECODE_BUDGET]))

@@ -92,9 +92,9 @@ def _percentile(values: list[float], p: float) -> float:
     return s[idx]
 
 
-def _score(ranked: list[str], relevant: list[str]) -> dict[str, float]:
+def _score(ranked: list[str], relevant: list[str], *, answered: bool = True) -> dict[str, float]:
     if not relevant:
-        ok = 1.0 if not ranked else 0.0
+        ok = 0.0 if ranked and answered else 1.0
         return {**{f"recall@{k}": ok for k in KS}, "mrr@10": ok}
     rel = set(relevant)
     out = {f"recall@{k}": len(rel & set(ranked[:k])) / len(rel) for k in KS}
@@ -109,6 +109,7 @@ def _summary(rows: list[dict[str, float]]) -> dict[str, Any]:
         out[name] = round(sum(r[name] for r in rows) / n, 4) if n else 0.0
     out["n_queries"] = n
     out["no_hit_rate"] = round(sum(r["no_hit"] for r in rows) / n, 4) if n else 0.0
+    out["abstain_rate"] = round(sum(r.get("abstained", r["no_hit"]) for r in rows) / n, 4) if n else 0.0
     return out
 
 
@@ -136,6 +137,7 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
     latencies: list[float] = []
     model: str | None = None
     keyword_reasons: set[str] = set()
+    floors: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="vault-mem-eval-") as tmp:
         for gi, group in enumerate(groups):
             root = Path(tmp) / f"group-{gi}"
@@ -150,6 +152,7 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                 vault.import_memories([_to_memory(m, kmap[m["key"]]) for m in mems],
                                       message=f"eval: import {len(mems)} memories of group {group}")
                 vault.sidecar.embed_pending()
+                floor_seen = False
                 for q in by_group_q.get(group, []):
                     t0 = time.perf_counter()
                     res = vault.sidecar.recall(q["q"], k=EVAL_K)
@@ -157,9 +160,14 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                     if res.keyword_only:
                         keyword_reasons.add(res.reason or "keyword-only")
                     model = model or res.embedder
+                    if res.floor and not floor_seen:
+                        floors.append(res.floor)
+                        floor_seen = True
                     ranked = [back.get(h.key, h.key) for h in res.hits]
-                    row: dict[str, Any] = _score(ranked, [str(k) for k in q.get("relevant", [])])
+                    row: dict[str, Any] = _score(ranked, [str(k) for k in q.get("relevant", [])],
+                                                 answered=res.answered)
                     row["no_hit"] = 0.0 if res.hits else 1.0
+                    row["abstained"] = 0.0 if res.answered else 1.0
                     row["category"] = str(q.get("category") or "uncategorised")
                     rows.append(row)
                     if progress:
@@ -173,6 +181,11 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
     report["by_category"] = {c: _summary(rs) for c, rs in sorted(cats.items())}
     report["latency_ms"] = {"p50": round(_percentile(latencies, 50), 2), "p95": round(_percentile(latencies, 95), 2)}
     report["embedder"] = model
+    report["floor"] = None  # the relevance floor each group's vault used (calibrated per vault)
+    if floors:
+        report["floor"] = {"source": sorted({f["source"] for f in floors}),
+                           "min_sim_median": round(_percentile([f["min_sim"] for f in floors], 50), 4),
+                           "strong_median": round(_percentile([f["strong"] for f in floors], 50), 4)}
     if keyword_reasons:
         report["keyword_only"] = sorted(keyword_reasons)  # never a silent downgrade
     return report
@@ -200,8 +213,100 @@ def format_report(report: dict[str, Any]) -> str:
     for cat, r in report["by_category"].items():
         lines.append(line(cat, r))
     lat = report["latency_ms"]
+    if report.get("floor"):
+        f = report["floor"]
+        lines.append(f"relevance floor ({', '.join(f['source'])}): median {f['min_sim_median']:.3f}, "
+                     f"strong from {f['strong_median']:.3f}; abstained {report['abstain_rate']:.1%}")
     lines.append(f"recall latency: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms")
     return "\n".join(lines)
 
 
-__all__ = ["VaultMemError", "format_report", "load_benchmark", "run_eval"]
+# -- a person's own paraphrase test ---------------------------------------------------------
+
+#: the arrows a question line may use between the question and the expected key
+ARROWS = ("→", "->", "=>")
+NOTHING = {"nothing", "none", "-"}
+QUESTION_K = 3  # an expected key counts as found in the top 3
+
+
+def is_question_file(path: Path) -> bool:
+    """A question file (``question -> key`` lines) rather than a JSON benchmark."""
+    try:
+        head = Path(path).read_text(encoding="utf-8").lstrip()[:1]
+    except (OSError, UnicodeDecodeError):
+        return False
+    return head != "{"
+
+
+def parse_questions(text: str, *, source: str = "questions") -> list[tuple[str, str | None]]:
+    """``(question, expected key or None)`` per line of ``question → key`` / ``question → nothing``.
+
+    Blank lines and lines starting with ``#`` are skipped; ``->`` and ``=>`` work as arrows too."""
+    out: list[tuple[str, str | None]] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        arrow = next((a for a in ARROWS if a in line), None)
+        if arrow is None:
+            raise UsageError(f"{source} line {n}: write 'question → expected-key' (or '→ nothing'), "
+                             f"got {line[:60]!r}")
+        question, _, expected = line.rpartition(arrow)
+        question, expected = question.strip(), expected.strip()
+        if not question or not expected:
+            raise UsageError(f"{source} line {n}: both a question and an expected key (or 'nothing') are needed")
+        out.append((question, None if expected.lower() in NOTHING else expected))
+    if not out:
+        raise UsageError(f"{source} holds no 'question → expected-key' lines")
+    return out
+
+
+def run_questions(vault: Vault, questions: list[tuple[str, str | None]]) -> dict[str, Any]:
+    """Each question through ``vault``'s recall, judged against its expected key.
+
+    Outcomes: ``hit`` (the key is a strong match in the top 3), ``weak`` (in the top 3 but only
+    a weak match), ``miss`` (not found, and nothing strong either), ``wrong`` (strong matches, but
+    not the key); for ``nothing``: ``abstained`` (no strong match: right) or ``wrong``."""
+    rows = []
+    model = None
+    for question, expected in questions:
+        res = vault.recall(question, k=QUESTION_K)
+        model = model or res.embedder
+        strong = [h.key for h in res.hits if h.match == "strong"]
+        keys = [h.key for h in res.hits]
+        if expected is None:
+            outcome = "wrong" if strong else "abstained"
+        elif expected in strong:
+            outcome = "hit"
+        elif expected in keys:
+            outcome = "weak"
+        else:
+            outcome = "wrong" if strong else "miss"
+        rows.append({"question": question, "expected": expected, "outcome": outcome,
+                     "hits": [{"key": h.key, "match": h.match} for h in res.hits]})
+    counts: dict[str, int] = defaultdict(int)
+    for r in rows:
+        counts[("nothing:" if r["expected"] is None else "key:") + r["outcome"]] += 1
+    return {"questions": rows, "counts": dict(sorted(counts.items())), "embedder": model}
+
+
+def format_questions(report: dict[str, Any]) -> str:
+    """The per-question lines and a summary, as ``vault-mem eval QUESTIONS`` prints them."""
+    lines = [f"embedder: {report.get('embedder') or 'none (keyword-only)'}"]
+    for r in report["questions"]:
+        got = ", ".join(f"{h['key']} ({h['match']})" for h in r["hits"]) or "no hits"
+        want = r["expected"] or "nothing"
+        lines.append(f"{r['outcome']:>9}  {r['question']}  → {want}   [got: {got}]")
+    c = report["counts"]
+    keyed = sum(v for k, v in c.items() if k.startswith("key:"))
+    nothing = sum(v for k, v in c.items() if k.startswith("nothing:"))
+    lines.append(f"with an expected key ({keyed}): {c.get('key:hit', 0)} hits, {c.get('key:weak', 0)} found "
+                 f"only as weak matches, {c.get('key:miss', 0)} misses, {c.get('key:wrong', 0)} wrong answers")
+    if nothing:
+        lines.append(f"expecting nothing ({nothing}): {c.get('nothing:abstained', 0)} abstained (right), "
+                     f"{c.get('nothing:wrong', 0)} wrong answers")
+    return "\n".join(lines)
+
+
+__all__ = ["VaultMemError", "format_questions", "format_report", "load_benchmark", "parse_questions", "run_eval",
+           "run_questions"]

@@ -1,0 +1,179 @@
+r"""The provider formats the secret gate knows, as data: one row per credential format.
+
+A row is ``Rule(name, pattern, example, check, ...)``. ``name`` is the kind a refusal names,
+``pattern`` a regular expression (compiled once by :mod:`vault_mem.model.secrets`), ``example``
+a template of a value the rule must catch (``tests/test_secrets.py`` expands and checks every
+row's example, and that no look-alike trips any row). A new format is one row here plus a look-alike
+in the test corpus if it has a harmless cousin.
+
+Example templates keep this file free of anything a git host's secret scanner would flag:
+``<a36>`` stands for 36 random letters and digits (``A`` upper case and digits, ``l`` lower case
+and digits, ``h`` lower-case hex, ``H`` upper-case hex, ``d`` digits, ``b`` base64, ``u``
+base64url), ``<=text>`` for the base64 of ``text`` and ``<~text>`` for its unpadded base64url.
+:func:`expand_example` fills them in from a generator seeded with the rule's name.
+
+Pattern rules (what keeps a megabyte of near matches linear):
+- Start with a literal, and check the character before it with a look-behind placed after the
+  first character (``g(?<![A-Za-z0-9_]g)hp_``): the engine then skips between occurrences of the
+  literal instead of trying every position.
+- Every repeat is one character class; a repeat that a later part of the pattern can fail after
+  is bounded (``{0,60}?``), never ``.*``.
+- ``lower=True`` rules run on the ASCII-lowercased text (write them in lower case); ``markers``
+  lets a rule be skipped unless one of its markers occurs; without them, the literal the pattern
+  starts with is the marker (``hooks\.slack\.com/`` gives ``hooks.slack.com/``), so a text
+  without it costs one substring search, not a regex pass.
+
+``check`` names a test the match must also pass (see ``secrets.CHECKS``): ``not_fake`` (default:
+no ``EXAMPLE``/``xxxxx``/words-only placeholders), ``has_digit``, ``jwt`` (the first part is a
+JSON header with ``alg``), ``value`` (group 1 is a literal, not a ``$VAR`` or placeholder),
+``literal`` (group 1 also looks made to be hard to guess), ``numeric_id`` (the first part is the
+base64 of a number: Discord), ``basic_auth`` (group 1 is base64 of ``user:password``) and
+``mixed`` (upper and lower case, digits and high entropy, for prefixes short enough to occur by
+chance).
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import re
+import string
+from dataclasses import dataclass
+
+__all__ = ["RULES", "Rule", "expand_example"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One credential format: its name, its pattern, an example template and how to vet a match."""
+
+    name: str
+    pattern: str
+    example: str
+    check: str = "not_fake"
+    group: int = 0  # the part of the match that is the secret
+    lower: bool = False  # match against the ASCII-lowercased text
+    markers: tuple[str, ...] = ()  # skip unless one of these occurs in the (lowercased if lower) text
+
+
+_B = r"(?![A-Za-z0-9_-])"  # the token ends here
+_H = "<h32>"
+
+# Order is priority: where two findings overlap, the earlier row names the kind.
+RULES: tuple[Rule, ...] = (
+    Rule("AWS access key", r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])", "AKIA<A16>",
+         markers=("AKIA", "ASIA", "ABIA", "ACCA")),
+    Rule("AWS secret key", r"s(?<![a-z0-9]s)ecret_?access_?key[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
+         r"([a-z0-9/+]{40})(?![a-z0-9/+=])", "aws_secret_access_key = <b40>", group=1, lower=True),
+    Rule("GitHub token", r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{22,255})"
+         r"(?![A-Za-z0-9_])", "ghp_<a36>", markers=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    Rule("GitLab token", r"g(?<![A-Za-z0-9_-]g)l(?:pat|rt|dt|ptt|ft|soat|cbt|imt|agent|oas|ffct)-[A-Za-z0-9_-]{20,}",
+         "glpat-<u20>"),
+    Rule("GitLab token", r"G(?<![A-Za-z0-9_-]G)R1348941[A-Za-z0-9_-]{20,}", "GR1348941<u20>"),
+    Rule("Slack token", r"x(?<![A-Za-z0-9_-]x)(?:ox(?:[abposr]|e\.xox[bp]|e)|app)-[A-Za-z0-9-]{10,}",
+         "xoxb-<d12>-<d13>-<a24>", "has_digit", markers=("xox", "xapp-")),
+    Rule("Slack webhook", r"hooks\.slack\.com/(?:services/T[A-Z0-9_]{6,}/B[A-Z0-9_]{6,}/[A-Za-z0-9]{16,}"
+         r"|(?:workflows|triggers)/T[A-Z0-9]{6,}/[A-Za-z0-9/]{16,})", "https://hooks.slack.com/services/T<A8>/B<A8>/<a24>"),
+    Rule("Anthropic API key", r"s(?<![A-Za-z0-9_-]s)k-ant-[A-Za-z0-9_-]{20,}", "sk-ant-api03-<u93>AA"),
+    Rule("OpenAI API key", r"s(?<![A-Za-z0-9_-]s)k-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-proj-<u64>",
+         "has_digit"),
+    Rule("Hugging Face token", r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", "hf_<a34>", "has_digit"),
+    Rule("Google API key", r"A(?<![A-Za-z0-9_-]A)Iza[A-Za-z0-9_-]{35}" + _B, "AIza<u35>"),
+    Rule("Google OAuth client secret", r"G(?<![A-Za-z0-9_-]G)OCSPX-[A-Za-z0-9_-]{28}" + _B, "GOCSPX-<u28>"),
+    Rule("Google OAuth token", r"y(?<![A-Za-z0-9_-]y)a29\.[A-Za-z0-9_-]{30,}", "ya29.<u60>", "has_digit"),
+    Rule("Stripe key", r"(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})",
+         "sk_live_<a24>", markers=("_live_", "_test_", "whsec_")),
+    Rule("npm token", r"n(?<![A-Za-z0-9_]n)pm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])", "npm_<a36>", "has_digit"),
+    Rule("PyPI token", r"p(?<![A-Za-z0-9_-]p)ypi-AgE[A-Za-z0-9_-]{50,}", "pypi-AgEIcHlwaS5vcmc<u70>"),
+    Rule("HashiCorp Vault token", r"h(?<![A-Za-z0-9_.-]h)v[sbr]\.[A-Za-z0-9_-]{24,}", "hvs.<u90>", "has_digit"),
+    Rule("HashiCorp Vault token", r"s(?<![A-Za-z0-9_./-]s)\.[A-Za-z0-9]{24}(?![A-Za-z0-9_./-])", "s.<a24>", "mixed"),
+    Rule("Shopify token", r"s(?<![A-Za-z0-9_]s)hp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9_])", "shpat_" + _H),
+    Rule("Twilio API key", r"S(?<![A-Za-z0-9_]S)K[0-9a-f]{32}(?![A-Za-z0-9_])", "SK" + _H),
+    Rule("Twilio auth token", r"a(?<![A-Za-z0-9_]a)c[0-9a-f]{32}:([0-9a-f]{32})(?![0-9a-z])", "AC<h32>:<h32>",
+         group=1, lower=True),
+    Rule("Twilio auth token", r"twilio[^\n]{0,60}?(?<![0-9a-z_])([0-9a-f]{32})(?![0-9a-z_])",
+         "TWILIO_AUTH_TOKEN=<h32>", "has_digit", 1, lower=True),
+    Rule("SendGrid API key", r"S(?<![A-Za-z0-9_-]S)G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _B, "SG.<u22>.<u43>"),
+    Rule("Discord bot token", r"[MNO](?<![A-Za-z0-9_-][MNO])[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _B,
+         "<~123456789012345678>.<u6>.<u38>", "numeric_id"),
+    Rule("Discord webhook", r"d(?<![A-Za-z0-9_-]d)iscord(?:app)?\.com/api/webhooks/[0-9]{5,20}/[A-Za-z0-9_-]{60,68}",
+         "https://discord.com/api/webhooks/<d18>/<u68>"),
+    Rule("Telegram bot token", r"[0-9](?<![0-9][0-9])[0-9]{7,9}:AA[A-Za-z0-9_-]{33}" + _B, "<d10>:AA<u33>",
+         markers=(":AA",)),
+    Rule("Azure SAS signature", r"[?&]sig=([A-Za-z0-9%+/]{30,}(?:%3[dD]|=){0,2})", "?sv=2022-11-02&sig=<a40>%3D",
+         "value", 1, markers=("sig=",)),
+    Rule("Azure storage account key", r"a(?<![a-z0-9_]a)ccountkey=([a-z0-9+/]{40,100}={0,2})",
+         "AccountKey=<b86>==", "value", 1, lower=True),
+    Rule("DigitalOcean token", r"d(?<![A-Za-z0-9_]d)o[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])", "dop_v1_<h64>"),
+    Rule("Mailgun API key", r"k(?<![A-Za-z0-9_-]k)ey-[0-9a-f]{32}(?![A-Za-z0-9_-])", "key-" + _H, "has_digit"),
+    Rule("Heroku API key", r"h(?<![A-Za-z0-9_-]h)rku-[a-z0-9_-]{60}(?![a-z0-9_-])", "HRKU-<u60>", lower=True),
+    Rule("Heroku API key", r"heroku[_ -]?(?:api[_ -]?)?(?:key|token)[^\n]{0,12}?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}"
+         r"-[0-9a-f]{4}-[0-9a-f]{12})", "HEROKU_API_KEY=<h8>-<h4>-<h4>-<h4>-<h12>", group=1, lower=True),
+    Rule("Databricks token", r"d(?<![A-Za-z0-9_-]d)api[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])", "dapi" + _H, "has_digit"),
+    Rule("Postman API key", r"P(?<![A-Za-z0-9_-]P)MAK-[a-f0-9]{24}-[a-f0-9]{34}" + _B, "PMAK-<h24>-<h34>"),
+    Rule("Linear API key", r"l(?<![A-Za-z0-9_-]l)in_api_[A-Za-z0-9]{40}" + _B, "lin_api_<a40>"),
+    Rule("Grafana token", r"g(?<![A-Za-z0-9_-]g)l(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,400}={0,2})",
+         "glsa_<a32>_<h8>"),
+    Rule("Doppler token", r"d(?<![A-Za-z0-9_-]d)p\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}" + _B, "dp.pt.<a43>"),
+    Rule("New Relic key", r"N(?<![A-Za-z0-9_-]N)R(?:AK|II|JS|AA)-[A-Z0-9]{27}" + _B, "NRAK-<A27>"),
+    Rule("Sentry token", r"s(?<![A-Za-z0-9_-]s)ntry[us]_[A-Za-z0-9+/=_]{40,}", "sntrys_<b80>"),
+    Rule("Supabase token", r"s(?<![A-Za-z0-9_-]s)b(?:p|_secret)_[A-Za-z0-9_-]{32,}", "sbp_<h40>", "has_digit"),
+    Rule("Square token", r"s(?<![A-Za-z0-9_-]s)q0(?:atp|csp)-[A-Za-z0-9_-]{22,43}" + _B, "sq0csp-<u43>"),
+    Rule("Groq API key", r"g(?<![A-Za-z0-9_-]g)sk_[A-Za-z0-9]{48,}" + _B, "gsk_<a52>", "has_digit"),
+    Rule("Replicate API token", r"r(?<![A-Za-z0-9_-]r)8_[A-Za-z0-9]{37}" + _B, "r8_<a37>", "has_digit"),
+    Rule("Atlassian API token", r"A(?<![A-Za-z0-9_-]A)TATT3[A-Za-z0-9_=-]{100,}", "ATATT3<u186>"),
+    Rule("age secret key", r"A(?<![A-Za-z0-9_-]A)GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "AGE-SECRET-KEY-1"
+         + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2 + "QPZRY9X8GF2T"),
+    Rule("JWT", r"e(?<![A-Za-z0-9_-]e)y[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}",
+         '<~{"alg":"HS256","typ":"JWT"}>.<~{"sub":"42"}>.<u43>', "jwt"),
+    Rule("kubeconfig client key", r"c(?<![a-z0-9_-]c)lient-key-data:[ \t]{0,8}[\"']?([a-z0-9+/]{20,}={0,2})",
+         "client-key-data: <b64>", group=1, lower=True),
+    Rule("registry auth", r"\"(?:auth|identitytoken)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9+/]{8,}={0,2})\"",
+         '{"auths": {"ghcr.io": {"auth": "<=deploy:<a20>>"}}}', "basic_auth", 1, markers=('"auth"', '"identitytoken"')),
+    Rule("netrc password", r"m(?<![a-z0-9_-]m)achine[ \t]{1,8}[^\s]{1,253}(?:\s{1,16}(?:login|account)[ \t]{1,8}"
+         r"[^\s]{1,128}){0,2}\s{1,16}password[ \t]{1,8}([^\s]{1,200})", "machine ci.corp login bot password <a16>",
+         "value", 1, lower=True),
+    Rule("password on a command line", r"s(?<![a-z0-9_-]s)shpass[ \t]{1,8}-p[ \t]{0,8}[\"']?([^\s\"']{1,200})",
+         "sshpass -p <a12> ssh deploy@host", "value", 1),
+    Rule("password on a command line", r"m(?<![A-Za-z0-9_-]m)ysql(?:dump|admin|import|check|sh)?[ \t][^\n]{0,200}?"
+         r"(?<=[ \t])-p[\"']?([^\s\"']{1,200})", "mysql -u root -p<a12> shop", "value", 1),
+    Rule("authorization header", r"b(?<![a-z]b)(?:earer|asic)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)",
+         "Authorization: Bearer <u40>", "literal", 1, lower=True, markers=("bearer", "basic")),
+    Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\w.@-]{1,64}:([^\s\"'`]{1,200})",
+         "curl -u admin:<a12> https://ci", "literal", 1, markers=("-u", "--user")),
+)
+
+_ALPHABETS = {
+    "a": string.ascii_letters + string.digits,
+    "A": string.ascii_uppercase + string.digits,
+    "l": string.ascii_lowercase + string.digits,
+    "h": "0123456789abcdef",
+    "H": "0123456789ABCDEF",
+    "d": string.digits,
+    "b": string.ascii_letters + string.digits + "+/",
+    "u": string.ascii_letters + string.digits + "-_",
+}
+_RANDOM = re.compile(r"<([aAlhHdbu])([0-9]{1,4})>")
+_ENCODED = re.compile(r"<([=~])([^<>]*)>")
+
+
+def expand_example(template: str, *, seed: str = "") -> str:
+    """A concrete value for an example template (see the module docstring), the same every run."""
+    rng = random.Random(seed or template)
+
+    def fill(m: re.Match[str]) -> str:
+        alphabet, n = _ALPHABETS[m.group(1)], int(m.group(2))
+        while True:  # mixed alphabets get a digit and a letter, like real keys
+            s = "".join(rng.choice(alphabet) for _ in range(n))
+            if n < 4 or not any(c.isalpha() for c in alphabet) or not any(c.isdigit() for c in alphabet):
+                return s
+            if any(c.isdigit() for c in s) and any(c.isalpha() for c in s):
+                return s
+
+    def encode(m: re.Match[str]) -> str:
+        raw = m.group(2).encode()
+        if m.group(1) == "=":
+            return base64.b64encode(raw).decode()
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    return _ENCODED.sub(encode, _RANDOM.sub(fill, template))
