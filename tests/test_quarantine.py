@@ -436,3 +436,25 @@ def test_sync_still_takes_a_peers_file_that_this_machine_then_edits(pair):
     git(b.root, "commit", "-q", "--no-verify", "-am", "more cdn notes")
     sync(b)
     assert git(b.root, "rev-parse", "HEAD") == git(b.root.parent / "remote.git", "rev-parse", "main")
+
+
+def test_gate_fingerprint_covers_every_module_of_the_secret_rules():
+    """A rule added to the table or a change to the normaliser must make old sidecars re-check
+    their files: every vault_mem.model module the detection imports is in the fingerprint."""
+    import ast
+    import importlib
+
+    from vault_mem.index import scan
+
+    hashed = {m.__name__ for m in scan.GATE_MODULES}
+    todo, seen = ["vault_mem.model.secrets"], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = ast.parse(Path(importlib.import_module(name).__file__).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("vault_mem.model."):
+                todo.append(node.module)
+    assert seen <= hashed, f"not in scan.GATE_MODULES: {sorted(seen - hashed)}"

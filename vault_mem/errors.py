@@ -90,3 +90,8 @@ class QuarantinedFileError(SecretError):
 class ConcurrentEditError(VaultMemError):
     """A file changed between the moment a writer checked it and the moment it would replace it
     (an editor's save); nothing was overwritten."""
+
+
+class HeadMovedError(GitError):
+    """HEAD left the branch a write started on (a ``git checkout`` meanwhile); the write was not
+    made and its files were put back."""

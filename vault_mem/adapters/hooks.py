@@ -27,20 +27,19 @@ git (installed by :mod:`vault_mem.store.hooks`):
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from vault_mem.adapters.tools import index_text, memory_preamble
 from vault_mem.config import FOLDER_TYPES
-from vault_mem.errors import MalformedFileError, NotAVaultError, UsageError, VaultMemError
-from vault_mem.index.sidecar import Sidecar
+from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import key_type_from_path, validate_key
 from vault_mem.store import worktree
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
 from vault_mem.vault.core import Vault, resolve_vault_root
+from vault_mem.vault.steps import index_of
 
 #: Claude Code keeps additionalContext inline up to about 10,000 characters; stay under it.
 MAX_CONTEXT_CHARS = 9000
@@ -50,6 +49,9 @@ PROMPT_HITS = 3
 PROMPT_BODY_CHARS = 4000
 CLAUDE_HOOKS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
 HOOK_NAMES = (*CLAUDE_HOOKS, *GIT_HOOKS)
+#: how long post-checkout/-merge/-rewrite wait for the vault's write lock before leaving the
+#: sidecar to the agents (git waits for its hooks)
+REFRESH_LOCK_WAIT_S = 2.0
 
 HookOutput = tuple[int, str, str]
 
@@ -208,40 +210,31 @@ def _staged_keys(vault: Vault) -> dict[str, list[str]]:
 
 
 def _stage_index(vault: Vault) -> None:
-    """Regenerate INDEX.md and put it in the commit being made.
+    """Regenerate INDEX.md and put it in the commit being made, without waiting on agents.
 
-    When the working tree's memory files are exactly what is staged (the usual case), INDEX.md
-    comes from the vault's own sidecar and is written to disk and staged. Otherwise (partly staged
-    work, ``git commit PATH``) the commit's INDEX.md is rendered from the staged files in a scratch
-    checkout and staged, and INDEX.md on disk from the files on disk, so each is true to its files.
+    git holds index.lock while this hook runs, and an agent write holds the vault's write lock
+    while it waits for index.lock: so this never waits for the write lock (the lock order is
+    the vault's write lock, then index.lock). The commit's INDEX.md is generated from the staged
+    files (the sidecar's view of the work tree, with each file ``git status`` reports swapped for
+    its staged version, read-only) and staged; INDEX.md on disk is rewritten from the files on
+    disk only when the write lock is free right now (else the agent holding it does that).
 
     Known limit: after ``git commit PATH`` with other changes staged, git's real index keeps its
     older INDEX.md (a hook can only change the temporary index git commits from); the next commit
     or agent write brings it back in line."""
     repo = vault.repo
-    folders = [f"{vault.prefix}{f}" for f in FOLDER_TYPES]
-    index_path = f"{vault.prefix}{INDEX_FILE}"
-    if not worktree.unstaged_paths(repo, folders) and not worktree.untracked_paths(repo, folders):
-        vault.regenerate_index(recover=False)
-        worktree.stage_paths(repo, [index_path])
-        return
-    worktree.stage_bytes(repo, index_path, _render_staged_index(vault, folders).encode("utf-8"))
-    vault.regenerate_index(recover=False)  # the file on disk follows the files on disk, staged or not
-
-
-def _render_staged_index(vault: Vault, folders: list[str]) -> str:
-    """INDEX.md of the staged memory files, from a scratch checkout and a scratch sidecar (both
-    inside a temporary folder, so the vault's own sidecar never sees the staged versions)."""
-    with tempfile.TemporaryDirectory(prefix="vault-mem-staged-") as tmp:
-        worktree.checkout_staged(vault.repo, worktree.staged_files(vault.repo, folders), Path(tmp))
-        root = Path(tmp) / vault.prefix if vault.prefix else Path(tmp)
-        root.mkdir(parents=True, exist_ok=True)
-        scratch = Sidecar(root, vault.config, embedder=None)  # its index.db lands under tmp too
+    if vault.lock.acquire(blocking=False):
         try:
-            scratch.reconcile(embed=False)
-            return scratch.render_index(budget_tokens=vault.config.index_budget_tokens)
+            vault.regenerate_index(recover=False)
         finally:
-            scratch.close()
+            vault.lock.release()
+
+    def staged(top: str) -> bytes | None:
+        try:
+            return worktree.staged_blob(repo, top)
+        except VaultMemError:
+            return None  # not staged: not in the commit
+    worktree.stage_bytes(repo, f"{vault.prefix}{INDEX_FILE}", index_of(vault.ws, vault.sidecar, staged))
 
 
 def _refresh(name: str) -> Callable[..., HookOutput]:
@@ -250,8 +243,11 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
             vault = _open_vault(vault_path)
         except NotAVaultError as exc:
             return 0, "", f"vault-mem {name}: {exc}\n"
+        vault.lock.timeout = REFRESH_LOCK_WAIT_S  # never hold up a person's git command for long
         try:
             vault.reconcile(recover=False)  # skipped while a daemon runs; no commits from a git hook
+        except LockTimeoutError:
+            return 0, "", f"vault-mem {name}: agents are writing; they bring INDEX.md up to date\n"
         except VaultMemError as exc:
             return 0, "", f"vault-mem {name}: could not update the search index: {exc}\n"
         finally:

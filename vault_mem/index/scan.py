@@ -18,6 +18,8 @@ from pathlib import Path
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
 from vault_mem.model import policy as policy_mod
+from vault_mem.model import secret_rules as secret_rules_mod
+from vault_mem.model import secret_text as secret_text_mod
 from vault_mem.model import secrets as secrets_mod
 from vault_mem.model.memory import is_memory_name, memory_from_bytes
 from vault_mem.model.policy import WritePolicy
@@ -40,12 +42,16 @@ class FileState:
     quarantined: bool = False
 
 
+#: the modules whose code decides what the secret gate refuses (tests check none is missing)
+GATE_MODULES = (policy_mod, secrets_mod, secret_rules_mod, secret_text_mod)
+
+
 def gate_fingerprint() -> str:
-    """A digest of the secret rules this process runs (the policy and secrets modules' code): a
-    sidecar that recorded another one re-checks every file, so a rule added since quarantines
-    a file indexed before it."""
+    """A digest of the secret rules this process runs (the code of GATE_MODULES): a sidecar
+    that recorded another one re-checks every file, so a rule added since quarantines a file
+    indexed before it."""
     h = hashlib.sha256()
-    for mod in (policy_mod, secrets_mod):
+    for mod in GATE_MODULES:
         try:
             h.update(Path(mod.__file__ or "").read_bytes())
         except OSError:
@@ -118,13 +124,26 @@ def read_file(root: Path, rel: str, *, max_bytes: int, policy: WritePolicy | Non
         return None
     data, st = read
     state.mtime_ns, state.size = stat_sig(st)
+    return parse_state(state, data, max_bytes=max_bytes, policy=policy)
+
+
+def state_from_bytes(rel: str, data: bytes, *, max_bytes: int, policy: WritePolicy | None = None) -> FileState:
+    """What reading ``rel`` would give if it held ``data`` (a version from a git tree)."""
+    folder, name = rel.split("/", 1)
+    state = FileState(path=rel, key=name[:-3], type=FOLDER_TYPES[folder], mtime_ns=-1, size=len(data))
+    return parse_state(state, data, max_bytes=max_bytes, policy=policy)
+
+
+def parse_state(state: FileState, data: bytes, *, max_bytes: int, policy: WritePolicy | None = None) -> FileState:
+    """Fill in ``state`` from the file's bytes: its hash and the parsed memory, or a problem
+    (with ``policy``, a file holding a credential is one, marked ``quarantined``)."""
     state.sha256 = hashlib.sha256(data).hexdigest()
     try:
-        state.memory = memory_from_bytes(data, rel, max_bytes=max_bytes)
+        state.memory = memory_from_bytes(data, state.path, max_bytes=max_bytes)
     except VaultMemError as exc:
-        state.problem = _strip_path(str(exc), rel)
+        state.problem = _strip_path(str(exc), state.path)
     if policy is not None:
-        reason = policy.quarantine_reason(rel, data, state.memory)  # type: ignore[arg-type]
+        reason = policy.quarantine_reason(state.path, data, state.memory)  # type: ignore[arg-type]
         if reason:
             state.problem, state.memory, state.quarantined = reason, None, True
     return state

@@ -31,7 +31,7 @@ from pathlib import Path
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
 from vault_mem.index import search
-from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_folders
+from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_folders, state_from_bytes
 from vault_mem.index.search import Hit, KeywordIndexDamageError, RecallResult
 from vault_mem.index.vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
 from vault_mem.model import terms
@@ -76,6 +76,10 @@ class ReconcileReport:
     @property
     def changed(self) -> bool:
         return bool(self.added or self.updated or self.removed)
+
+
+class _RollBack(Exception):
+    """Ends a write transaction whose changes are only looked at (:meth:`Sidecar.render_index_with`)."""
 
 
 class Sidecar(VectorStore):
@@ -407,6 +411,30 @@ class Sidecar(VectorStore):
         today = today or dt.date.today()
         return render_index(self.entries_for_index(today), self.count_for_index(today),
                             budget_tokens=budget_tokens)
+
+    def render_index_with(self, overrides: dict[str, bytes | None], *, budget_tokens: int,
+                          today: dt.date | None = None) -> str:
+        """:meth:`render_index` as if the files ``overrides`` names held those bytes (None: no
+        file): applied in a transaction that is rolled back, so the same rules make it."""
+        if not overrides:
+            return self.render_index(budget_tokens=budget_tokens, today=today)
+        text = ""
+        try:
+            with self.db.write():
+                touched: set[str] = set()
+                report = ReconcileReport()
+                for rel, data in sorted(overrides.items()):
+                    if data is None:
+                        self._remove(rel, touched)
+                    else:
+                        self._apply(state_from_bytes(rel, data, max_bytes=self.config.max_file_bytes, policy=self.policy),
+                                    report, touched)
+                self._resolve_keys(touched)
+                text = self.render_index(budget_tokens=budget_tokens, today=today)
+                raise _RollBack
+        except _RollBack:
+            pass
+        return text
 
     def list_entries(self, *, type: str | None = None, tags: list[str] | None = None) -> list[dict]:
         """Every usable memory (expired ones too), by type order then key, optionally filtered

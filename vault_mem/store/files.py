@@ -9,6 +9,7 @@ Every file vault-mem writes goes through :func:`atomic_write`.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import stat
@@ -58,11 +59,23 @@ def current_bytes(path: Path) -> bytes | None:
 def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True) -> None:
     """Temp file in the same folder, fsync, rename, fsync the folder: all or nothing.
 
-    ``expect`` (the bytes the writer checked, or None for "no file") makes the write refuse,
-    just before the rename, when the target changed since it was read: an editor's save that
-    landed meanwhile is never overwritten. ``True`` (the default) skips that check. A symlink
-    at ``path`` is never written through: the rename replaces the link itself, and a link at a
-    checked path is refused."""
+    ``expect`` (the bytes the writer checked, or None for "no file") makes the write refuse with
+    :class:`ConcurrentEditError` when the target changed since it was read, so an editor's save
+    that lands meanwhile is never overwritten. ``True`` (the default) skips that check. A
+    symlink at ``path`` is never written through: the rename replaces the link itself, and a
+    link at a checked path is refused.
+
+    The checked rename, as late as the kernel allows: the target is compared once, then
+    - no file expected: the temp file is hard-linked into place, which fails if a file appeared
+      (nothing is ever replaced: no window at all);
+    - a file expected: the temp file and the target are swapped atomically
+      (``renameat2(RENAME_EXCHANGE)``), and the file that was swapped out is compared again; if
+      a save slipped in between the compare and the swap, they are swapped back (the person's
+      bytes are on disk again) and the write refuses.
+    Residual window: an editor that opened the file before the swap and writes into it after
+    the second compare writes into the old, now unlinked, file (in-place saves only; an editor
+    that saves by rename always either wins or is refused). Where the filesystem cannot swap
+    (``EINVAL``/``ENOSYS``), a plain rename follows the compare (a window of one system call)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
@@ -71,33 +84,110 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True)
         while view:
             view = view[os.write(fd, view):]
         os.fsync(fd)
+        mine = os.fstat(fd).st_ino
     finally:
         os.close(fd)
-    if expect is not True:
-        try:
-            now = current_bytes(path)
-        except VaultMemError:
-            tmp.unlink(missing_ok=True)
-            raise
-        if now != expect:
-            tmp.unlink(missing_ok=True)
-            raise ConcurrentEditError(
-                f"{path.name} changed while vault-mem was writing it (an editor's save?); nothing "
-                "was overwritten: check the file and retry"
-            )
-    os.replace(tmp, path)
+    if expect is True:
+        os.replace(tmp, path)
+        fsync_dir(path.parent)
+        return
+    try:
+        _check(path, expect, "writing")
+        if expect is None and os.path.islink(path):
+            os.replace(tmp, path)  # a dangling link holds nothing: it is replaced, never followed
+        elif expect is None:
+            try:
+                os.link(tmp, path, follow_symlinks=False)
+            except FileExistsError:
+                raise _changed(path, "writing") from None
+            tmp.unlink()
+        elif not _exchange(tmp, path):
+            os.replace(tmp, path)  # no atomic swap on this filesystem: compare, then rename
+        else:
+            try:
+                swapped_out = current_bytes(tmp)
+            except VaultMemError:
+                swapped_out = b""  # a link swapped in: not the checked bytes
+            if swapped_out != expect:
+                # a save landed between the compare and the swap: give the person's bytes back
+                if _inode(path) == mine:
+                    _exchange(tmp, path)
+                raise _changed(path, "writing")
+            tmp.unlink()
+    finally:
+        tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)
+
+
+def _check(path: Path, expect: bytes | None, doing: str) -> None:
+    if current_bytes(path) != expect:
+        raise _changed(path, doing)
+
+
+def _changed(path: Path, doing: str) -> ConcurrentEditError:
+    return ConcurrentEditError(
+        f"{path.name} changed while vault-mem was {doing} it (an editor's save?); your edit is "
+        "kept and nothing was written: check the file and retry")
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.lstat(path).st_ino
+    except FileNotFoundError:
+        return None
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+try:
+    _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+except (AttributeError, OSError):  # not Linux/glibc: compare, then rename
+    _renameat2 = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the files at ``a`` and ``b`` atomically; False when this system cannot."""
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    if err == errno.ENOENT:
+        raise _changed(b, "writing")  # the file was deleted meanwhile
+    raise OSError(err, os.strerror(err), str(b))
 
 
 def remove_file(path: Path, *, expect: bytes | None | bool = True) -> None:
     """Delete ``path`` (a missing file is fine); with ``expect``, only if it still holds those
-    bytes (see :func:`atomic_write`)."""
-    if expect is not True and current_bytes(path) != expect:
-        raise ConcurrentEditError(
-            f"{path.name} changed while vault-mem was deleting it (an editor's save?); nothing was "
-            "deleted: check the file and retry"
-        )
-    path.unlink(missing_ok=True)
+    bytes: the file is renamed aside first and compared there, and put back (if no new file
+    took its place) when it held something else (see :func:`atomic_write`)."""
+    if expect is True:
+        path.unlink(missing_ok=True)
+        return
+    _check(path, expect, "deleting")
+    if expect is None:
+        return
+    aside = temp_path(path)
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        raise _changed(path, "deleting") from None
+    try:
+        try:
+            moved = current_bytes(aside)
+        except VaultMemError:
+            moved = b""
+        if moved != expect:
+            try:
+                os.link(aside, path, follow_symlinks=False)  # back, unless a new save is there
+            except FileExistsError:
+                pass
+            raise _changed(path, "deleting")
+    finally:
+        aside.unlink(missing_ok=True)
 
 
 def fsync_dir(folder: Path) -> None:

@@ -14,10 +14,15 @@ paths change, so a person's staged and unstaged work elsewhere is never swept in
   A big tree another git wrote is parsed as a difference from the one last held in its folder;
   only a process's first write pays GitPython's full parse (~0.2-0.4 s at 50k entries).
 - Commits are ``git.objects.Commit`` objects serialised by GitPython and stored like any object.
-- ``repo.git`` runs the plumbing that has no in-process API: ``update-ref`` with the old value
-  (a compare-and-swap on HEAD) and ``update-index`` for just the changed paths, so ``git status``
-  stays clean. That is two short git processes per write, not GitPython's whole-index rewrite
-  (measured-facts: 423 ms at 10k files for ``repo.index.add`` + ``commit``).
+- A commit lands by a compare-and-swap of the branch the write started on (never of HEAD),
+  made in process as git's files backend makes it (``<ref>.lock``, compare, rename, reflogs)
+  while holding git's ``index.lock`` and only while HEAD still points at that branch and no
+  person's ``git commit`` is under way (our pre-commit hook marks one); git's staging area gets
+  the committed blobs in the same step, from a copy of the index prepared beforehand with
+  ``git update-index`` (``GIT_INDEX_FILE``). ``index.lock`` is held for a few system calls, not
+  for a git process: a person's ``git add``/``commit`` refuses to start while it is held
+  (measured-facts: 423 ms at 10k files for ``repo.index.add`` + ``commit``, so GitPython's
+  whole-index rewrite is not used either).
 
 Errors from GitPython and gitdb are translated here, and only here, into ``GitError``.
 A ``GitRepo`` holds git processes: call ``close()`` when done (it stays usable afterwards).
@@ -28,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import shutil
 import stat
 import subprocess
 import tempfile
@@ -51,7 +57,7 @@ from gitdb import IStream, LooseObjectDB
 from gitdb.exc import ODBError
 from gitdb.fun import loose_object_header
 
-from vault_mem.errors import GitError, LockTimeoutError
+from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, LockTimeoutError
 from vault_mem.store.tree import ParsedTree
 
 ZERO_OID = "0" * 40
@@ -73,6 +79,10 @@ _DEFLATE_LIMIT = 65536
 _GIT_ERRORS = (gitexc.GitError, ODBError, ValueError, OSError)
 
 _T = TypeVar("_T")
+#: in the git dir: the pid of a person's ``git commit`` under way (written by our pre-commit hook)
+PERSON_COMMIT_MARK = "vault-mem-commit"
+#: in the git dir: ``<prefix><pid>.<thread>`` lists the git lock files that writer holds
+_OWNED_PREFIX = "vault-mem-locks."
 
 
 def _clean(value: str) -> str:
@@ -256,7 +266,8 @@ class GitRepo:
         """The name of a merge/rebase/revert/cherry-pick/bisect under way, else None."""
         markers = {
             "MERGE_HEAD": "merge", "REVERT_HEAD": "revert", "CHERRY_PICK_HEAD": "cherry-pick",
-            "rebase-merge": "rebase", "rebase-apply": "rebase", "BISECT_LOG": "bisect",
+            "rebase-merge": "rebase", "rebase-apply/applying": "am", "rebase-apply": "rebase",
+            "BISECT_LOG": "bisect", "BISECT_START": "bisect", "sequencer": "cherry-pick",
         }
         for name, what in markers.items():
             if (self.git_dir / name).exists():
@@ -550,28 +561,314 @@ class GitRepo:
         *,
         author: Identity,
         committer: Identity | None = None,
+        branch: str | None = None,
+        derived: tuple[str, Callable[[str | None], bytes | None]] | None = None,
+        warnings: list[str] | None = None,
     ) -> str | None:
         """Commit exactly ``files`` ({top-level-relative path: bytes, or None to delete}) on top
-        of HEAD. The work-tree files must already hold these bytes. Returns the new commit id,
-        or None when the tree would not change (an identical write makes no commit)."""
+        of ``branch`` (``refs/heads/...``; default: the one HEAD is on now). Returns the new
+        commit id, or None when the tree would not change (an identical write makes no commit).
+
+        ``derived`` is (path, make): ``make(parent)`` gives that file's bytes for a commit on
+        ``parent`` (INDEX.md, generated from the tree being committed), asked again when the
+        branch moved and the commit is rebuilt.
+
+        The commit lands by one compare-and-swap on the branch, made while holding git's
+        ``index.lock`` (the lock order is the vault's write lock, then index.lock): the branch
+        is never moved while a person's ``git commit`` is under way (it holds index.lock from
+        before its hook until after its own ref update), HEAD must still point at ``branch``
+        (else :class:`HeadMovedError`, nothing landed), and git's staging area gets exactly the
+        committed blobs in the same step. When the branch moved (a person's commit), the commit
+        is rebuilt on the new tip, unless that tip changed one of ``files`` (ConcurrentEditError:
+        nothing landed). What fails after the branch moved is added to ``warnings``: the commit landed."""
+        branch = branch or self.head_branch()
+        if branch is None:
+            raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
-        for _ in range(20):
-            parent = self.head()
+        deadline = time.monotonic() + _INDEX_LOCK_WAIT_S
+        first_parent: str | None | bool = False
+        delay = 0.002
+        while True:
+            parent = self.ref_value(branch)
+            if first_parent is False:
+                first_parent = parent
+            elif parent != first_parent:
+                for path in files:
+                    if self.blob_at(parent, path) != self.blob_at(first_parent, path):  # type: ignore[arg-type]
+                        raise ConcurrentEditError(
+                            f"{path} changed in a commit made while vault-mem was writing it; your edit "
+                            "is kept and nothing was written: check it and retry")
+            want = dict(blobs)
+            if derived is not None:
+                data = derived[1](parent)
+                want[derived[0]] = self.write_object("blob", data) if data is not None else None
             base = self.commit_tree(parent)
-            tree = self.edit_tree(base, blobs)
-            if tree is None:
-                tree = self.empty_tree()
+            tree = self.edit_tree(base, want) or self.empty_tree()
             if tree == base:
                 return None
             commit = self.write_commit(tree, parent, message, author=author, committer=committer)
-            if self.move_head(commit, parent, message=f"commit: {first_line}"):
-                self.sync_index(list(files))
+            if self.person_commit() is not None:
+                staged = None  # a person's git commit is under way: it lands first
+            else:
+                staged = self._prepare_index(want, files)
+            outcome = False
+            if staged is not None:
+                try:
+                    outcome = self._land(branch, commit, parent, staged, f"commit: {first_line}",
+                                         committer or author, warnings)
+                finally:
+                    Path(staged[0]).unlink(missing_ok=True)
+            if outcome:
                 return commit
-            # someone else moved HEAD between our read and our update: rebuild on the new HEAD
-            time.sleep(0.01)
-        raise GitError("HEAD kept moving or its branch stayed locked while committing (another tool "
-                       "committing in a loop, or a stale refs/heads/*.lock left by a crashed git?); retry")
+            if time.monotonic() > deadline:
+                who = self.person_commit()
+                raise LockTimeoutError(
+                    f"could not commit for {_INDEX_LOCK_WAIT_S:.0f} s: " + (
+                        f"a git commit (pid {who}) is under way; nothing was written: retry when it is done"
+                        if who else
+                        f"git's index.lock in {self.git_dir} stayed held, or {branch} kept moving; nothing was "
+                        "written: if no git command is running, delete that index.lock file and retry"))
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def _swap_ref(self, branch: str, new: str, old: str | None, who: Identity, message: str) -> bool:
+        """Point ``branch`` at ``new`` only if it points at ``old`` now (None: unborn), as git's
+        files backend does it (``<ref>.lock`` created exclusively, compared, renamed into place,
+        the branch's and HEAD's reflogs appended), in process: the caller holds index.lock, and
+        a person's git command must never find it held for longer than a few system calls
+        (``git update-ref`` would hold it for a whole process start). False: it moved, or
+        another git holds the ref's lock."""
+        ref = self.common_dir / branch
+        lock = ref.with_name(ref.name + ".lock")
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        if not self._take_lock(lock):
+            return False
+        renamed = False
+        try:
+            with open(lock, "wb") as fh:
+                fh.write(f"{new}\n".encode())
+            if self._ref_now(branch) != old:
+                return False
+            os.rename(lock, ref)
+            renamed = True
+        finally:
+            if not renamed:
+                lock.unlink(missing_ok=True)
+        line = f"{old or ZERO_OID} {new} {who.signature().decode()}\t{message}\n".encode()
+        for log in (self.common_dir / "logs" / branch, self.git_dir / "logs" / "HEAD"):
+            try:
+                log.parent.mkdir(parents=True, exist_ok=True)
+                with open(log, "ab") as fh:
+                    fh.write(line)
+            except OSError:
+                pass  # a reflog line is a convenience; the commit has landed
+        return True
+
+    def _owned_file(self) -> Path:
+        return self.git_dir / f"{_OWNED_PREFIX}{os.getpid()}.{threading.get_ident()}"
+
+    def _take_lock(self, lock: Path, also: Path | None = None) -> bool:
+        """Create git's lock file ``lock`` exclusively and note it (with its inode, and that of
+        ``also``, a file that will be renamed onto it) as this process's, so that if this
+        process is killed while holding it, the next writer removes it (git would stay locked
+        until a person deleted it). False when someone else holds it."""
+        for attempt in range(2):
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                break
+            except FileExistsError:
+                if attempt or not self._clear_dead_locks():
+                    return False
+        try:
+            inodes = [os.fstat(fd).st_ino]
+        finally:
+            os.close(fd)
+        if also is not None:
+            try:
+                inodes.append(os.stat(also).st_ino)
+            except FileNotFoundError:
+                pass
+        with open(self._owned_file(), "a") as fh:
+            fh.writelines(f"{ino} {lock}\n" for ino in inodes)
+        return True
+
+    def _clear_dead_locks(self) -> bool:
+        """Remove the git lock files (and prepared index copies) a killed vault-mem process left;
+        True when one was removed. A lock is removed only while it is still the very file that
+        process noted (same inode), and only when that process is gone."""
+        removed = False
+        for path in [*self.git_dir.glob(f"{_OWNED_PREFIX}*"), *self.git_dir.glob("vault-mem-index.*")]:
+            try:
+                pid = int(path.name.split(".")[1])
+            except (IndexError, ValueError):
+                continue
+            if pid == os.getpid() or _alive(pid):
+                continue
+            if path.name.startswith(_OWNED_PREFIX):
+                try:
+                    lines = path.read_text().splitlines()
+                except OSError:
+                    lines = []
+                for line in lines:
+                    ino, _, lock = line.partition(" ")
+                    try:
+                        if os.lstat(lock).st_ino == int(ino):
+                            os.unlink(lock)
+                            removed = True
+                    except (OSError, ValueError):
+                        pass
+            path.unlink(missing_ok=True)
+        return removed
+
+    def _ref_now(self, ref: str) -> str | None:
+        """What ``ref`` holds in the ref files right now (loose, else packed-refs), read directly."""
+        try:
+            text = (self.common_dir / ref).read_text().strip()
+        except FileNotFoundError:
+            text = ""
+        if text.startswith("ref:"):
+            raise GitError(f"{ref} is a symbolic ref; vault-mem commits only to a plain branch")
+        if len(text) == 40:
+            return text
+        try:
+            packed = (self.common_dir / "packed-refs").read_text()
+        except FileNotFoundError:
+            return None
+        for line in packed.splitlines():
+            oid, _, name = line.partition(" ")
+            if name == ref and len(oid) == 40:
+                return oid
+        return None
+
+    def person_commit(self) -> int | None:
+        """The pid of a ``git commit`` under way in this work tree (its pre-commit hook said so
+        first thing, and the process still runs), else None. A mark left by one that ended is
+        removed."""
+        mark = self.git_dir / PERSON_COMMIT_MARK
+        try:
+            pid = int(mark.read_text().strip())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            pid = 0
+        if pid > 1:
+            alive = _alive(pid)
+            if alive:
+                try:  # a pid reused by something else is no commit
+                    comm = Path(f"/proc/{pid}/comm").read_text().strip()
+                    alive = comm.startswith("git")
+                except OSError:
+                    pass
+            if alive:
+                return pid
+        mark.unlink(missing_ok=True)
+        return None
+
+    def head_branch(self) -> str | None:
+        """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached. Read
+        from HEAD's file (every write asks: no git process), through ``git symbolic-ref`` only
+        when the file cannot be read."""
+        said = self.head_said()
+        if said:
+            return (said[5:].strip() or None) if said.startswith("ref: ") else None
+        proc = self.run("symbolic-ref", "-q", "HEAD", check=False)
+        if proc.returncode != 0:
+            return None
+        return proc.stdout.decode("utf-8", "replace").strip() or None
+
+    def head_said(self) -> str:
+        """What HEAD's file says (``ref: refs/heads/main`` or a commit id); "" when unreadable."""
+        try:
+            return (self.git_dir / "HEAD").read_text().strip()
+        except OSError:
+            return ""
+
+    def ref_value(self, ref: str) -> str | None:
+        """The commit ``ref`` (a full name) points at, or None when it does not exist (unborn)."""
+        try:
+            oid = SymbolicReference.dereference_recursive(self.repo, ref)
+            if len(oid) == 40:
+                return oid
+        except (ValueError, OSError, TypeError):
+            pass
+        proc = self.run("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
+        return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
+
+    def _prepare_index(self, blobs: dict[str, str | None], files: dict[str, bytes | None]
+                       ) -> tuple[str, tuple | None]:
+        """A copy of git's index with ``blobs`` staged, made without taking index.lock; returns
+        (its path, the real index's stat signature when copied). A path whose work-tree file
+        holds the committed bytes is staged from the file (git records its stat), others as the
+        blob itself (INDEX.md of a commit that leaves a person's edits out, a deletion)."""
+        index = self.git_dir / "index"
+        tmp = self.git_dir / f"vault-mem-index.{os.getpid()}.{threading.get_ident()}"
+        try:
+            st = os.stat(index)
+            sig: tuple | None = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+            shutil.copyfile(index, tmp)
+        except FileNotFoundError:
+            sig = None
+            tmp.unlink(missing_ok=True)
+        from_disk, as_blob = [], []
+        for path, oid in blobs.items():
+            disk = None
+            if oid is not None:
+                try:
+                    disk = _read_nofollow(self.toplevel / path)
+                except OSError:
+                    disk = None
+            (from_disk if disk is not None and self.blob_id(disk) == oid else as_blob).append(path)
+        env = {"GIT_INDEX_FILE": str(tmp)}
+        if as_blob:
+            info = "".join(f"{BLOB_MODE:o} {blobs[p]}\t{p}\n" if blobs[p] else f"0 {ZERO_OID}\t{p}\n"
+                           for p in as_blob)
+            self.run("update-index", "--index-info", input=info.encode(), env=env, cwd=self.toplevel)
+        if from_disk:
+            self.run("update-index", "--add", "--remove", "-z", "--stdin", env=env, cwd=self.toplevel,
+                     input=b"".join(p.encode() + b"\x00" for p in from_disk))
+        return str(tmp), sig
+
+    def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
+              reflog: str, who: Identity, warnings: list[str] | None) -> bool:
+        """Under git's index.lock: check HEAD and the index, move ``branch`` from ``parent`` to
+        ``commit``, install the prepared index. False: not landed, try again (index.lock held,
+        the index or the branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
+        lock = self.git_dir / "index.lock"
+        tmp, sig = staged
+        if not self._take_lock(lock, also=Path(tmp)):
+            return False  # a person's git command is under way: it finishes first
+        held = True
+        try:
+            if self.head_said() != f"ref: {branch}":
+                raise HeadMovedError(
+                    f"HEAD moved off {branch.removeprefix('refs/heads/')} while vault-mem was writing "
+                    "(a git checkout?); nothing was written: retry on a branch")
+            try:
+                st = os.stat(self.git_dir / "index")
+                now: tuple | None = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+            except FileNotFoundError:
+                now = None
+            if now != sig:
+                return False  # someone wrote the index since it was copied: copy it again
+            if self.person_commit() is not None:
+                return False  # a person's git commit started meanwhile: it lands first
+            if not self._swap_ref(branch, commit, parent, who, reflog):
+                return False  # the branch moved (a tool that takes no index.lock): rebuild on it
+            try:  # landed: whatever fails from here on is a warning, never a failed write
+                if Path(tmp).exists():
+                    os.replace(tmp, lock)
+                    os.rename(lock, self.git_dir / "index")
+                    held = False
+            except OSError as exc:
+                if warnings is not None:
+                    warnings.append(f"committed, but git's staging area was not updated ({exc}); "
+                                    "`git status` may show the write as a change: run `git reset -q`")
+            return True
+        finally:
+            if held:
+                lock.unlink(missing_ok=True)
+            self._owned_file().unlink(missing_ok=True)
 
     def sync_index(self, paths: list[str]) -> None:
         """Make git's staging area match the work tree for just ``paths`` (top-level relative)."""
@@ -594,6 +891,22 @@ class GitRepo:
                     raise GitError(f"git update-index failed ({exc}); check that git is installed") from exc
 
         self._while_index_locked(attempt)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _read_nofollow(path: Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
 
 
 def _plain_path(path: str) -> bool:

@@ -106,26 +106,16 @@ def read_blobs(repo: GitRepo, oids: list[str]) -> dict[str, bytes]:
 
 
 def head_branch(repo: GitRepo) -> str | None:
-    """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached. Read from
-    HEAD's file (every write asks: no git process), through ``git symbolic-ref`` only when the
-    file cannot be read."""
-    said = head_ref(repo)
-    if said:
-        return (said[5:].strip() or None) if said.startswith("ref: ") else None
-    proc = repo.run("symbolic-ref", "-q", "HEAD", check=False)
-    if proc.returncode != 0:
-        return None
-    return proc.stdout.decode("utf-8", "replace").strip() or None
+    """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached (see
+    :meth:`GitRepo.head_branch`, the one reading)."""
+    return repo.head_branch()
 
 
 def head_ref(repo: GitRepo) -> str:
     """What HEAD says, as written (``ref: refs/heads/main``, or a commit id while detached); ""
     when it cannot be read. Read from the file, without a git process: the daemon asks on every
     git event, to tell a branch switch from a commit."""
-    try:
-        return (repo.git_dir / "HEAD").read_text().strip()
-    except OSError:
-        return ""
+    return repo.head_said()
 
 
 def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[str, str, str, str, str]]:

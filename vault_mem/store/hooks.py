@@ -31,6 +31,14 @@ HOOK_PURPOSES = {
 }
 HOOK_NAMES = tuple(HOOK_PURPOSES)
 TEMPLATE = "hook.in"
+#: First thing in pre-commit, before Python starts: tell agent writers which ``git commit``
+#: (the hook's parent) is under way, so that none moves the branch under it (see
+#: ``GitRepo.person_commit``); git re-reads HEAD only at its very end.
+#: Plain shell, no process started: it is what stands between git reading HEAD and agents
+#: knowing a commit is under way.
+_MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.git; '
+              'else read -r _ D < .git 2>/dev/null; fi; '
+              '[ -n "$D" ] && echo "$PPID" > "$D/vault-mem-commit" 2>/dev/null')
 _PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
 
 
@@ -69,6 +77,7 @@ def render(name: str, vault_root: Path) -> str:
         "PYTHON": shlex.quote(sys.executable),
         "VAULT": shlex.quote(str(vault_root)),
         "PYTHONPATH_LINE": _pythonpath_line(),
+        "MARK_LINE": _MARK_LINE if name == "pre-commit" else "",
     }
     text = template_path().read_text(encoding="utf-8")
     # one pass: a path holding "@HOOK@" or the like is not expanded again

@@ -119,23 +119,28 @@ class Workspace:
         return current_bytes(self.root / rel)
 
     # -- git state -------------------------------------------------------------------------
-    def check_git_state(self) -> None:
+    def check_git_state(self) -> str:
         """Refuse to write while HEAD is detached or a merge, rebase, revert, ... is under way:
-        an acknowledged write must be reachable from the branch."""
+        an acknowledged write must be reachable from the branch. Returns the branch
+        (``refs/heads/...``): the write commits to it only while HEAD still points there."""
         op = self.repo.operation_in_progress()
         if op:
             raise GitError(
                 f"a git {op} is in progress in {self.repo.toplevel}; finish or abort it "
                 f"(git {op} --continue / --abort) and retry"
             )
-        if head_branch(self.repo) is None:
+        branch = head_branch(self.repo)
+        if branch is None:
             raise GitError(
                 f"HEAD is detached in {self.repo.toplevel} (a checkout of a commit, not a branch); "
                 "a write there would be on no branch: `git switch <branch>` and retry"
             )
+        if not branch.startswith("refs/heads/"):
+            raise GitError(f"HEAD points at {branch}, not a branch in refs/heads/; `git switch <branch>` and retry")
         problem = self.repository_problem()
         if problem:
             raise GitError(problem)
+        return branch
 
     def repository_problem(self) -> str | None:
         """A damaged branch ref or git index that would make a commit fail, with its fix."""

@@ -287,7 +287,7 @@ class Vault:
                 changes[old.path] = None
             subject = f"{'move' if action == 'move' else 'remember'}: {key} — {description}"
             commit = tx.commit(changes, subject, key=key, action=action, type_=type_, agent=agent)
-            return WriteResult(key, type_, new.path, action, commit, warnings)
+            return WriteResult(key, type_, new.path, action, commit, [*warnings, *tx.warnings])
 
     def forget(self, key: str, *, agent: str | None = None) -> WriteResult:
         """Delete the memory ``key`` (a commit; the text stays in git history)."""
@@ -306,7 +306,7 @@ class Vault:
                 desc = "(unreadable file)"  # a broken file can still be forgotten
             commit = tx.commit({rel: None}, f"forget: {key} — {desc}", key=key,
                                action="forget", type_=type_, agent=agent)
-            return WriteResult(key, type_, rel, "forget", commit)
+            return WriteResult(key, type_, rel, "forget", commit, tx.warnings)
 
     def _read_for_update(self, tx: WriteTransaction, rel: str) -> tuple[Memory, bytes]:
         try:

@@ -130,7 +130,8 @@ def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:
             p.unlink(missing_ok=True)
         else:
             atomic_write(p, text.encode("utf-8"))
-    finish_write(ws, sidecar, list(files), message, author.name)
+    finish_write(ws, sidecar, {rel: (text.encode("utf-8") if text is not None else None) for rel, text in files.items()},
+                 message, author.name)
     return f"finished an interrupted write of '{_named(journal.get('key'))}'"
 
 

@@ -6,10 +6,16 @@ Shared by the write transaction (:mod:`vault_mem.vault.transaction`) and crash r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from vault_mem.config import FOLDER_TYPES
+from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import is_memory_path
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes
 from vault_mem.store.workspace import Workspace
+from vault_mem.store.worktree import dirty_paths
 
 #: under .vault-mem/: the intent of the write under way (see vault_mem.vault.transaction)
 JOURNAL = "pending.json"
@@ -34,21 +40,70 @@ def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     return new
 
 
-def finish_write(ws: Workspace, sidecar: Sidecar, rels: list[str], message: str, who: str) -> str | None:
-    """Sidecar + INDEX.md + commit for files already on disk; clears the journal."""
+def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None,
+                 changed: list[str] | None = None) -> bytes:
+    """INDEX.md for a commit of ``rels`` on ``parent``: generated from the tree being committed
+    (``parent``'s tree plus this write), never from the work tree (see :func:`index_of`)."""
+    def committed(top: str) -> bytes | None:
+        oid = ws.repo.blob_at(parent, top)
+        return ws.repo.read_object(oid)[1] if oid else None
+    return index_of(ws, sidecar, committed, skip=set(rels), changed=changed)
+
+
+def index_of(ws: Workspace, sidecar: Sidecar, version: Callable[[str], bytes | None], *,
+             skip: set[str] = frozenset(), changed: list[str] | None = None) -> bytes:  # type: ignore[assignment]
+    """INDEX.md of a tree that holds what the work tree does, except for the memory files
+    ``git status`` reports (a person's uncommitted, staged or new files): for those,
+    ``version(top-level path)`` gives the tree's bytes (None: not in it). The sidecar holds the
+    work tree's files; the differences are applied in a view it rolls back. ``skip``: the
+    vault-relative paths whose work-tree version is the tree's (the write being committed)."""
+    if changed is None:
+        changed = changed_memory_paths(ws)
+    overrides = {rel: version(ws.top(rel)) for rel in changed if rel not in skip}
+    return sidecar.render_index_with(overrides, budget_tokens=ws.config.index_budget_tokens).encode()
+
+
+def changed_memory_paths(ws: Workspace) -> list[str]:
+    """The vault-relative memory files ``git status`` reports (differing from HEAD, staged, or
+    new and not ignored)."""
+    out = []
+    for top in dirty_paths(ws.repo, [ws.top(f) for f in FOLDER_TYPES]):
+        rel = top[len(ws.prefix):] if top.startswith(ws.prefix) else None
+        if rel is not None and is_memory_path(rel):
+            out.append(rel)
+    return sorted(out)
+
+
+def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
+                 *, branch: str | None = None, warnings: list[str] | None = None) -> str | None:
+    """Sidecar + INDEX.md + commit for files already on disk; clears the journal.
+
+    The commit holds ``files`` as given (the bytes the write checked and wrote, never re-read
+    from disk, where a checkout or an editor may have changed them meanwhile) and INDEX.md as
+    :func:`commit_index` makes it; INDEX.md on disk reflects every file."""
+    rels = list(files)
     checkpoint("during-index", ws.state_dir)
-    sidecar.refresh_paths(rels)
+    # a person's uncommitted files too, so that INDEX.md on disk reflects every file
+    changed = changed_memory_paths(ws)
+    sidecar.refresh_paths([*rels, *(p for p in changed if p not in files)])
     write_index(ws, sidecar)
-    files: dict[str, bytes | None] = {}
-    for rel in [*rels, INDEX_FILE]:
-        path = ws.root / rel
-        files[ws.top(rel)] = path.read_bytes() if path.exists() else None
-    commit = ws.repo.commit_paths(files, message, author=ws.identity(who))
+    head = ws.repo.head()
+
+    def index_for(parent: str | None) -> bytes:
+        # git status compared with HEAD: asked again only for a commit rebuilt on a new tip
+        return commit_index(ws, sidecar, rels, parent, changed if parent == head else None)
+    commit = ws.repo.commit_paths(
+        {ws.top(rel): data for rel, data in files.items()}, message, author=ws.identity(who),
+        branch=branch, derived=(ws.top(INDEX_FILE), index_for), warnings=warnings)
     if commit is None:
         # Nothing new to commit: a recovered write whose commit landed before the crash, maybe
         # before git's staging area was refreshed (commit_paths skips that when there is no
         # commit); refresh it, or `git status` shows the file deleted and untracked.
-        ws.repo.sync_index(list(files))
+        try:
+            ws.repo.sync_index([ws.top(rel) for rel in [*rels, INDEX_FILE]])
+        except VaultMemError as exc:  # the files are committed: this is only git's staging area
+            if warnings is not None:
+                warnings.append(f"git's staging area was not refreshed ({exc})")
     checkpoint("after-commit", ws.state_dir)
     if commit:
         sidecar.set_meta("head", commit)

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
+from vault_mem.errors import ConcurrentEditError, HeadMovedError, LockTimeoutError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, remove_file
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.recovery import recover
-from vault_mem.vault.steps import JOURNAL, commit_message, finish_write
+from vault_mem.vault.steps import JOURNAL, commit_message, finish_write, write_index
 
 
 @dataclass
@@ -56,12 +57,16 @@ class WriteTransaction:
         self.sidecar = sidecar
         self.policy = ws.policy
         self._expected: dict[str, bytes | None] = {}
+        #: the branch the write started on (``refs/heads/...``): it commits there or not at all
+        self.branch: str | None = None
+        #: what went wrong after the commit landed (the write still succeeded)
+        self.warnings: list[str] = []
 
     def __enter__(self) -> Self:
         self.ws.lock.acquire()
         try:
             recover(self.ws, self.sidecar)
-            self.ws.check_git_state()
+            self.branch = self.ws.check_git_state()
         except BaseException:
             self.ws.lock.release()
             raise
@@ -115,22 +120,37 @@ class WriteTransaction:
                     atomic_write(path, data, expect=before[rel])
                 written.append(rel)
         except BaseException:
-            self._put_back(written, before)
+            self._put_back(written, before, changes)
             raise
         checkpoint("after-write", ws.state_dir)
-        return finish_write(ws, self.sidecar, list(changes), message, who)
+        try:
+            return finish_write(ws, self.sidecar, changes, message, who, branch=self.branch,
+                                warnings=self.warnings)
+        except (HeadMovedError, ConcurrentEditError, LockTimeoutError):
+            # nothing landed (HEAD left the branch, a commit meanwhile changed these files, git
+            # stayed busy): the outcome reported is what happened, so
+            # put back what this write put on disk, only where its bytes still are
+            self._put_back(written, before, changes)
+            self.sidecar.refresh_paths(list(changes))
+            write_index(ws, self.sidecar)
+            raise
 
     def _committed_or_absent(self, rel: str) -> bytes | None:
         if self.ws.disk_bytes(rel) is None:
             return None
         return self.ws.check_not_dirty(rel)
 
-    def _put_back(self, written: list[str], before: dict[str, bytes | None]) -> None:
-        """Undo the files of a write that stopped half-way (an editor's save got in)."""
+    def _put_back(self, written: list[str], before: dict[str, bytes | None],
+                  changes: dict[str, bytes | None]) -> None:
+        """Undo the files of a write that stopped half-way (an editor's save got in), each only
+        while it still holds what this write put there: a save made since is never replaced."""
         for rel in written:
-            old = before[rel]
-            if old is None:
-                (self.ws.root / rel).unlink(missing_ok=True)
-            else:
-                atomic_write(self.ws.root / rel, old)
+            path, old, ours = self.ws.root / rel, before[rel], changes[rel]
+            try:
+                if old is None:
+                    remove_file(path, expect=ours)
+                else:
+                    atomic_write(path, old, expect=ours)
+            except ConcurrentEditError:
+                pass  # someone saved this file since: their bytes stay
         (self.ws.state_dir / JOURNAL).unlink(missing_ok=True)

@@ -1,0 +1,479 @@
+"""The write path against a person's own git use and editor, with real processes (issue 15).
+
+- A write is refused on a detached HEAD and during merge/rebase/revert/cherry-pick/bisect/am;
+  one that started on a branch and finds HEAD elsewhere when it commits is not made, and its
+  file is put back.
+- A ``git checkout`` loop racing agent writers: every acknowledged write is reachable from main
+  with exactly its bytes, none reported failed landed.
+- An editor process saving the memory the agents write (in place and by rename): every save is
+  on disk or in history, every acknowledged agent write is in history.
+- A type change over a person's file of the key, committed or not.
+- A person committing hand edits through the real pre-commit hook while two agent writers loop:
+  every person commit succeeds, every acknowledged agent write is in history exactly once.
+- INDEX.md in an agent commit comes from the committed tree, not the work tree.
+
+This file is also the worker script: ``python test_reliability_writes.py agent|editor|...``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- worker side (runs in a subprocess) ------------------------------------------------------
+def _agent(root: str, wid: str, n: int, keys: str, stop: str, out: str) -> None:
+    """``n`` writes (or until ``stop`` exists) cycling over ``keys``; one JSON line per write."""
+    from vault_mem import Vault
+    from vault_mem.errors import VaultMemError
+
+    vault = Vault(root, agent=f"agent-{wid}")
+    names = keys.split(",")
+    with open(out, "w") as fh:
+        for i in range(n):
+            if os.path.exists(stop):
+                break
+            key = names[i % len(names)]
+            desc = f"Agent {wid} write {i} of {key}"
+            body = f"agent {wid} write {i} {time.time_ns()}\n"
+            rec = {"wid": wid, "i": i, "key": key, "desc": desc, "body": body}
+            try:
+                r = vault.remember(key, desc, body)
+                rec.update(outcome="ok", commit=r.commit, path=r.path, action=r.action, warnings=r.warnings)
+            except VaultMemError as exc:
+                rec.update(outcome="failed", error=f"{type(exc).__name__}: {exc}")
+                time.sleep(0.02)  # a refusal is quick: do not spin through the run while refused
+            except Exception as exc:  # noqa: BLE001 - the test reports it as a crash
+                rec.update(outcome="crash", error=f"{type(exc).__name__}: {exc}")
+            fh.write(json.dumps(rec) + "\n")
+            fh.flush()
+    vault.close()
+
+
+def _checkouts(root: str, old: str, rounds: int, stop: str, out: str) -> None:
+    """``git checkout OLD`` / ``git checkout main`` ``rounds`` times (through the installed
+    post-checkout hook; a refused checkout is fine), then tells the agents to stop."""
+    done = refused = 0
+    for _ in range(rounds):
+        for target in (old, "main"):
+            proc = subprocess.run(["git", "checkout", "-q", target], cwd=root, capture_output=True, check=False)
+            refused += proc.returncode != 0
+            time.sleep(0.2)
+        done += 1
+    Path(stop).write_text("")
+    # end on main, as a person would
+    for _ in range(200):
+        if subprocess.run(["git", "checkout", "-q", "main"], cwd=root, capture_output=True, check=False).returncode == 0:
+            break
+        time.sleep(0.05)
+    Path(out).write_text(json.dumps({"rounds": done, "refused": refused}))
+
+
+def _memory_text(key: str, desc: str, body: str) -> str:
+    return (f"---\nkey: {key}\ndescription: {desc}\ncreated: 2026-01-01\nupdated: 2026-01-01\n"
+            f"source: person\n---\n{body}")
+
+
+def _git_retry(root: str, *args: str) -> subprocess.CompletedProcess:
+    """A person's git command, run again while an agent holds index.lock for a moment."""
+    for _ in range(400):
+        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+        if proc.returncode == 0 or "index.lock" not in proc.stderr:
+            return proc
+        time.sleep(0.01)
+    return proc
+
+
+def _editor(root: str, rel: str, n: int, out: str) -> None:
+    """Save ``rel`` ``n`` times (in place, then by write-temp-then-rename, alternately), each a
+    new description, and commit each save that is still on disk (no hooks: an editor plugin).
+    Records every save's bytes."""
+    path = Path(root) / rel
+    key = Path(rel).stem
+    saves = []
+    for i in range(n):
+        data = _memory_text(key, f"Editor save {i}", f"editor save {i} {time.time_ns()}\n").encode()
+        if i % 2:
+            tmp = path.with_name(f".{path.name}.swp-{i}")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        else:
+            with open(path, "r+b") as fh:
+                fh.truncate(0)
+                fh.write(data)
+        saves.append(data.decode())
+        time.sleep(0.005)
+        _git_retry(root, "add", "--", rel)
+        _git_retry(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"editor save {i}", "--", rel)
+        time.sleep(0.01)
+    Path(out).write_text(json.dumps({"saves": saves}))
+
+
+def _person(root: str, n: int, stop: str, out: str) -> None:
+    """Edit a hand-made memory and ``git commit`` it through the installed hook, ``n`` times."""
+    rel = "notes/person-notes.md"
+    results = []
+    for i in range(n):
+        (Path(root) / rel).write_text(_memory_text("person-notes", f"Person edit {i}", f"edit {i}\n"))
+        # `git add` refuses to start while an agent holds index.lock (a few system calls per
+        # write: the residual window RELIABILITY.md names); a person runs it again, and so do we,
+        # counting it. The commit itself is never retried.
+        add_refusals = 0
+        for _ in range(20):
+            add = subprocess.run(["git", "add", "--", rel], cwd=root, capture_output=True, text=True, check=False)
+            if add.returncode == 0 or "index.lock" not in add.stderr:
+                break
+            add_refusals += 1
+            time.sleep(0.05)
+        t0 = time.monotonic()
+        proc = subprocess.run(["git", "commit", "-q", "-m", f"person edit {i}"], cwd=root,
+                              capture_output=True, text=True, check=False)
+        results.append({"i": i, "add": add.returncode, "add_err": add.stderr, "rc": proc.returncode,
+                        "err": proc.stderr, "s": time.monotonic() - t0,
+                        "add_refusals": add_refusals})
+        time.sleep(0.5)  # a person does something else between commits; agents write then
+    Path(stop).write_text("done")
+    Path(out).write_text(json.dumps(results))
+
+
+# -- test side -------------------------------------------------------------------------------
+def _env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "VAULT_MEM_EMBEDDER": "none"}
+    env.pop("VAULT_MEM_PAUSE_AT", None)
+    return env
+
+
+def _git(root: Path, *args: str, check: bool = True) -> str:
+    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    if check:
+        assert proc.returncode == 0, f"git {args}: {proc.stderr}"
+    return proc.stdout
+
+
+def _start(tmp_path: Path, name: str, *args: str) -> subprocess.Popen:
+    logs = tmp_path / "logs"
+    logs.mkdir(exist_ok=True)
+    with open(logs / f"{name}.err", "w") as err:
+        return subprocess.Popen([sys.executable, str(Path(__file__).resolve()), *args], env=_env(),
+                                cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=err)
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _check_agent_records(root: Path, records: list[dict], *, once: bool = False) -> dict[str, int]:
+    """Every ok write is reachable from main with exactly its bytes (and, with ``once``, its
+    description is in exactly one commit); no failed write's description is in main's history."""
+    from vault_mem.model.memory import parse_memory
+
+    subjects = _git(root, "log", "main", "--format=%s").splitlines()
+    counts = {"ok": 0, "failed": 0, "crash": 0}
+    for rec in records:
+        counts[rec["outcome"]] += 1
+        assert rec["outcome"] != "crash", rec
+        mine = [s for s in subjects if s.endswith(f"— {rec['desc']}")]
+        if rec["outcome"] == "ok" and rec["commit"]:
+            assert subprocess.run(["git", "merge-base", "--is-ancestor", rec["commit"], "main"],
+                                  cwd=root, check=False).returncode == 0, f"acknowledged write not on main: {rec}"
+            text = _git(root, "show", f"{rec['commit']}:{rec['path']}")
+            mem = parse_memory(text, rec["path"])
+            assert (mem.description, mem.body) == (rec["desc"], rec["body"]), rec
+            if once:
+                assert len(mine) == 1, (rec, mine)
+        elif rec["outcome"] == "failed":
+            assert not mine, f"a write reported failed landed: {rec}"
+    return counts
+
+
+def _wait(procs: list[subprocess.Popen], timeout: float = 300) -> None:
+    for p in procs:
+        p.wait(timeout=timeout)
+
+
+@pytest.fixture
+def root(tmp_path):
+    from vault_mem import Vault
+
+    r = tmp_path / "vault"
+    Vault.init(r).close()
+    return r
+
+
+# -- refusals ---------------------------------------------------------------------------------
+def test_write_on_detached_head_is_refused_with_what_to_do(root):
+    from vault_mem import Vault
+    from vault_mem.errors import GitError
+
+    _git(root, "checkout", "-q", "--detach")
+    with Vault(root) as v, pytest.raises(GitError, match="HEAD is detached.*git switch"):
+        v.remember("k", "A memory", "body\n")
+    assert not (root / "facts/k.md").exists()
+
+
+def test_write_during_a_real_merge_conflict_and_bisect_is_refused(root):
+    from vault_mem import Vault
+    from vault_mem.errors import GitError
+
+    for branch, text in (("other", "theirs\n"), ("main", "ours\n")):
+        _git(root, "checkout", "-q", *(["-b"] if branch == "other" else []), branch)
+        (root / "clash.txt").write_text(text)
+        _git(root, "add", "clash.txt")
+        _git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"clash {branch}")
+    _git(root, "merge", "other", check=False)
+    assert (root / ".git/MERGE_HEAD").exists()
+    with Vault(root) as v, pytest.raises(GitError, match="git merge is in progress.*--abort"):
+        v.remember("k", "A memory", "body\n")
+    _git(root, "merge", "--abort")
+    _git(root, "bisect", "start")
+    with Vault(root) as v, pytest.raises(GitError, match="git bisect is in progress"):
+        v.remember("k", "A memory", "body\n")
+    _git(root, "bisect", "reset")
+    with Vault(root) as v:
+        assert v.remember("k", "A memory", "body\n").commit
+
+
+@pytest.mark.parametrize("marker,what", [("sequencer", "cherry-pick"), ("rebase-apply/applying", "am"),
+                                         ("BISECT_START", "bisect")])
+def test_write_refused_for_the_states_git_marks_with_these(root, marker, what):
+    from vault_mem import Vault
+    from vault_mem.errors import GitError
+
+    path = root / ".git" / marker
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir() if marker == "sequencer" else path.write_text("")
+    with Vault(root) as v, pytest.raises(GitError, match=f"git {what} is in progress"):
+        v.remember("k", "A memory", "body\n")
+
+
+def test_a_write_that_finds_head_moved_is_not_made_and_its_file_is_put_back(root):
+    """The transaction started on main; a real ``git checkout --detach`` lands before its commit:
+    the write fails, main and HEAD are untouched, the new file is gone, INDEX.md as before."""
+    from vault_mem import Vault
+    from vault_mem.errors import HeadMovedError
+
+    with Vault(root) as v:
+        v.remember("old", "An old memory", "old\n")
+        main_before = _git(root, "rev-parse", "main").strip()
+        index_before = (root / "INDEX.md").read_bytes()
+        with v.transaction() as tx:
+            _git(root, "checkout", "-q", "--detach")
+            mem_bytes = b"---\ndescription: New\ncreated: 2026-01-01\n---\nnew\n"
+            with pytest.raises(HeadMovedError, match="nothing was written"):
+                tx.commit({"facts/new.md": mem_bytes}, "remember: new — New", key="new", action="create",
+                          type_="fact")
+        assert not (root / "facts/new.md").exists()
+        assert _git(root, "rev-parse", "main").strip() == main_before
+        assert _git(root, "rev-parse", "HEAD").strip() == main_before
+        assert (root / "INDEX.md").read_bytes() == index_before
+        assert not (root / ".git/index.lock").exists()
+        _git(root, "checkout", "-q", "main")
+        assert v.remember("new", "New", "new\n").commit
+
+
+def test_commit_paths_never_moves_a_detached_head(root):
+    from vault_mem.errors import HeadMovedError
+    from vault_mem.store.git import GitRepo, Identity
+
+    repo = GitRepo(root)
+    main = _git(root, "rev-parse", "main").strip()
+    _git(root, "checkout", "-q", "--detach")
+    with pytest.raises(HeadMovedError):
+        repo.commit_paths({"facts/x.md": b"x\n"}, "x", author=Identity("a", "a@x"), branch="refs/heads/main")
+    assert _git(root, "rev-parse", "main").strip() == main
+    assert _git(root, "rev-parse", "HEAD").strip() == main
+    repo.close()
+
+
+@pytest.mark.slow
+def test_checkout_loop_racing_writers_loses_nothing_and_orphans_nothing(tmp_path, root, record_property):
+    from vault_mem import Vault
+
+    stop = tmp_path / "stop"
+    # the first write makes the commit the checkouts go back to
+    with Vault(root) as v:
+        old = v.remember("first", "The first memory", "first\n").commit
+    agents = [_start(tmp_path, f"agent{w}", "agent", str(root), str(w), "100000",
+                     ",".join(f"a{w}-{k}" for k in range(6)), str(stop), str(tmp_path / f"agent{w}.jsonl"))
+              for w in range(2)]
+    checker = _start(tmp_path, "checkouts", "checkouts", str(root), old, "4", str(stop), str(tmp_path / "co.json"))
+    _wait([checker], 600)
+    _wait(agents)
+    records = [r for w in range(2) for r in _records(tmp_path / f"agent{w}.jsonl")]
+    assert _git(root, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    counts = _check_agent_records(root, records)
+    co = json.loads((tmp_path / "co.json").read_text())
+    rounds = co["rounds"]
+    record_property("writes", counts)
+    record_property("checkouts", co)
+    assert counts["ok"] > 0 and rounds > 0
+    assert not (root / ".git/index.lock").exists()
+
+
+@pytest.mark.slow
+def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, record_property):
+    """Every editor save is on disk or in history; every acknowledged agent write is in history."""
+    from vault_mem import Vault
+
+    with Vault(root) as v:
+        v.remember("shared", "Shared memory", "first\n")
+    stop = tmp_path / "stop"
+    editor = _start(tmp_path, "editor", "editor", str(root), "facts/shared.md", "150", str(tmp_path / "ed.json"))
+    agents = [_start(tmp_path, f"agent{w}", "agent", str(root), str(w), "400", "shared", str(stop),
+                     str(tmp_path / f"agent{w}.jsonl")) for w in range(2)]
+    _wait([editor])
+    stop.write_text("")
+    _wait(agents)
+    saves = json.loads((tmp_path / "ed.json").read_text())["saves"]
+    history = set(_git(root, "log", "--all", "--format=", "--raw", "--no-abbrev", "--", "facts/shared.md")
+                  .split())
+    on_disk = (root / "facts/shared.md").read_text()
+    from vault_mem.store.git import GitRepo
+
+    lost = [s for s in saves if s != on_disk and GitRepo.blob_id(s.encode()) not in history]
+    records = [r for w in range(2) for r in _records(tmp_path / f"agent{w}.jsonl")]
+    counts = _check_agent_records(root, records)
+    record_property("editor_saves", len(saves))
+    record_property("agent_writes", counts)
+    assert not lost, f"{len(lost)} of {len(saves)} editor saves lost"
+    assert counts["ok"] > 0
+
+
+def test_git_locks_of_a_killed_writer_are_removed_by_the_next_write(root):
+    """A writer killed while it holds index.lock (it does for a few system calls per write)
+    must not leave git locked: the next write removes that very lock file and commits."""
+    from vault_mem import Vault
+
+    code = ("import os, sys; from pathlib import Path; from vault_mem.store.git import GitRepo; "
+            "r = GitRepo(Path(sys.argv[1])); assert r._take_lock(r.git_dir / 'index.lock'); os._exit(9)")
+    proc = subprocess.run([sys.executable, "-c", code, str(root)], env=_env(), capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 9, proc.stderr
+    assert (root / ".git/index.lock").exists()
+    with Vault(root) as v:
+        assert v.remember("after", "Written after a killed writer", "body\n").commit
+    assert not (root / ".git/index.lock").exists()
+    assert _git(root, "status", "--porcelain") == ""
+    (root / ".git/index.lock").write_text("")  # git's own (not ours): left alone, reported
+    from vault_mem.errors import LockTimeoutError
+    from vault_mem.store import git as gitstore
+
+    old, gitstore._INDEX_LOCK_WAIT_S = gitstore._INDEX_LOCK_WAIT_S, 0.3
+    try:
+        with Vault(root) as v, pytest.raises(LockTimeoutError, match="index.lock"):
+            v.remember("blocked", "Blocked by git's own lock", "body\n")
+    finally:
+        gitstore._INDEX_LOCK_WAIT_S = old
+    assert (root / ".git/index.lock").exists() and not (root / "facts/blocked.md").exists()
+
+
+# -- type change ------------------------------------------------------------------------------
+def test_type_change_over_a_persons_uncommitted_file_of_the_key_is_refused(root):
+    from vault_mem import Vault
+    from vault_mem.errors import VaultMemError
+
+    with Vault(root) as v:
+        v.remember("k", "As a fact", "fact\n")
+        (root / "notes").mkdir(exist_ok=True)
+        mine = _memory_text("k", "My own note", "my words\n").encode()
+        (root / "notes/k.md").write_bytes(mine)  # a person's hand-made file, never committed
+        with pytest.raises(VaultMemError, match="never committed; commit it first"):
+            v.remember("k", "As a note", "note\n", type="note")
+        assert (root / "notes/k.md").read_bytes() == mine
+        assert (root / "facts/k.md").exists()
+        # and a person's uncommitted edit of the file the move would delete
+        (root / "notes/k.md").unlink()
+        edited = (root / "facts/k.md").read_bytes() + b"my uncommitted line\n"
+        (root / "facts/k.md").write_bytes(edited)
+        with pytest.raises(VaultMemError, match="uncommitted edits"):
+            v.remember("k", "As a note", "note\n", type="note")
+        assert (root / "facts/k.md").read_bytes() == edited
+
+
+def test_type_change_of_a_committed_file_moves_it_keeping_the_old_bytes_in_history(root):
+    from vault_mem import Vault
+
+    with Vault(root) as v:
+        v.remember("k", "As a fact", "fact words\n")
+        old = (root / "facts/k.md").read_bytes()
+        r = v.remember("k", "As a note", "note\n", type="note")
+    assert r.action == "move" and not (root / "facts/k.md").exists()
+    assert _git(root, "show", f"{r.commit}~1:facts/k.md").encode() == old
+    assert _git(root, "status", "--porcelain") == ""
+
+
+# -- the git hooks and the lock order ---------------------------------------------------------
+def test_pre_commit_hook_never_waits_for_the_vault_write_lock(root):
+    """An agent holds the write lock (and would wait for index.lock): a person's commit through
+    the real hook still finishes, with INDEX.md generated from the staged files."""
+    from vault_mem.store.locks import FileLock
+
+    (root / "facts/mine.md").write_text(_memory_text("mine", "My hand note", "hand\n"))
+    _git(root, "add", "facts/mine.md")
+    with FileLock(root / ".vault-mem/write.lock"):
+        proc = subprocess.run(["git", "commit", "-q", "-m", "hand note"], cwd=root, capture_output=True,
+                              text=True, timeout=40, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "My hand note" in _git(root, "show", "HEAD:INDEX.md")
+
+
+@pytest.mark.slow
+def test_person_commits_through_the_hook_while_two_agents_write(tmp_path, root, record_property):
+    stop = tmp_path / "stop"
+    (root / "notes").mkdir(exist_ok=True)
+    agents = [_start(tmp_path, f"agent{w}", "agent", str(root), str(w), "100000",
+                     ",".join(f"a{w}-{k}" for k in range(5)), str(stop), str(tmp_path / f"agent{w}.jsonl"))
+              for w in range(2)]
+    time.sleep(1.0)  # let the agents get going
+    person = _start(tmp_path, "person", "person", str(root), "12", str(stop), str(tmp_path / "person.json"))
+    _wait([person], 600)
+    _wait(agents)
+    results = json.loads((tmp_path / "person.json").read_text())
+    failed = [r for r in results if r["rc"] != 0 or r["add"] != 0]
+    records = [r for w in range(2) for r in _records(tmp_path / f"agent{w}.jsonl")]
+    counts = _check_agent_records(root, records, once=True)
+    record_property("person_commits", len(results))
+    record_property("person_commit_seconds_max", max(r["s"] for r in results))
+    record_property("person_add_refused_for_index_lock", sum(r["add_refusals"] for r in results))
+    record_property("agent_writes", counts)
+    assert not failed, failed
+    assert all(f"person edit {i}" in _git(root, "log", "main", "--format=%s") for i in range(len(results)))
+    assert counts["ok"] > 0
+
+
+# -- INDEX.md ---------------------------------------------------------------------------------
+def test_agent_commit_index_comes_from_the_committed_tree_not_the_work_tree(root):
+    from vault_mem import Vault
+
+    with Vault(root) as v:
+        v.remember("a", "Alpha as committed", "a\n")
+        path = root / "facts/a.md"
+        path.write_text(path.read_text().replace("Alpha as committed", "Alpha edited by hand"))
+        r = v.remember("c", "Gamma by the agent", "c\n")
+    committed = _git(root, "show", f"{r.commit}:INDEX.md")
+    assert "Gamma by the agent" in committed and "Alpha as committed" in committed
+    assert "Alpha edited by hand" not in committed
+    on_disk = (root / "INDEX.md").read_text()
+    assert "Alpha edited by hand" in on_disk and "Gamma by the agent" in on_disk
+    assert _git(root, "show", "--stat", "--format=", r.commit).count("|") == 2  # c.md and INDEX.md
+
+
+if __name__ == "__main__":
+    role, *rest = sys.argv[1:]
+    if role == "agent":
+        _agent(rest[0], rest[1], int(rest[2]), rest[3], rest[4], rest[5])
+    elif role == "checkouts":
+        _checkouts(rest[0], rest[1], int(rest[2]), rest[3], rest[4])
+    elif role == "editor":
+        _editor(rest[0], rest[1], int(rest[2]), rest[3])
+    elif role == "person":
+        _person(rest[0], int(rest[1]), rest[2], rest[3])
