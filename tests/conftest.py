@@ -176,6 +176,23 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
     return CliResult(argv, code, _decode(out) if text else out, _decode(err) if text else err)
 
 
+def spawn_daemon(root: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen:
+    """A real ``python -m vault_mem daemon ROOT`` with its stderr in the file ``log``, never in a
+    pipe: a pipe that the test reads only at the end fills up (64 KB) under a busy daemon's
+    logging, and then the daemon blocks in a write and cannot even stop on SIGTERM.
+    :func:`daemon_log` reads what it wrote."""
+    with open(log, "ab") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], env=dict(env),
+                                stdout=subprocess.DEVNULL, stderr=err)
+    proc.log_path = log  # type: ignore[attr-defined]
+    return proc
+
+
+def daemon_log(proc: subprocess.Popen) -> str:
+    """Everything the daemon started by :func:`spawn_daemon` wrote to stderr so far."""
+    return Path(proc.log_path).read_text(encoding="utf-8", errors="replace")  # type: ignore[attr-defined]
+
+
 def wait_for(predicate, timeout: float = 10.0, what: str = "condition") -> None:
     """Poll ``predicate`` until it holds; fail after ``timeout`` seconds (never a fixed sleep)."""
     deadline = time.monotonic() + timeout

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cli, git, run_cli
+from conftest import ROOT, cli, daemon_log, git, run_cli, spawn_daemon
 from fakes import FakeEmbedder
 
 from vault_mem import Vault
@@ -366,22 +366,23 @@ def test_changing_vault_toml_while_running_reloads_the_settings(vault):
 # -- real daemon processes ----------------------------------------------------------------------
 
 def start_daemon(root: Path, **env) -> subprocess.Popen:
-    """A real daemon process (signals, its own lock, its own watcher threads are the point)."""
+    """A real daemon process (signals, its own lock, its own watcher threads are the point);
+    its stderr goes to a file (conftest.spawn_daemon says why)."""
     full = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none", **env}
-    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], env=full,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = root.parent / f"daemon-stderr-{time.monotonic_ns()}.log"
+    proc = spawn_daemon(root, full, log)
     wait_for(lambda: proc.poll() is not None or (daemon_status(root).get("ready")
                                                   and daemon_status(root)["pid"] == proc.pid),
              what="the daemon to start")
-    assert proc.poll() is None, proc.communicate()
+    assert proc.poll() is None, daemon_log(proc)
     return proc
 
 
 def stop(proc: subprocess.Popen, sig=signal.SIGTERM) -> tuple[int, str]:
     if proc.poll() is None:
         proc.send_signal(sig)
-    _, err = proc.communicate(timeout=DEADLINE_S)
-    return proc.returncode, err
+    proc.wait(timeout=DEADLINE_S)
+    return proc.returncode, daemon_log(proc)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])

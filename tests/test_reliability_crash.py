@@ -254,8 +254,8 @@ def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_proper
         (root / ".vault-mem" / f"index.db{suffix}").unlink(missing_ok=True)
     env = _env(VAULT_MEM_QUIET_SECONDS="600")
     # subprocesses on purpose: the daemon is killed with -9, twice, and restarted
-    argv = [sys.executable, "-m", "vault_mem", "daemon", str(root)]
-    daemon = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tmp_path / "daemon-stderr.log"  # a file, not a pipe (conftest.spawn_daemon says why)
+    daemon = conftest.spawn_daemon(root, env, log)
     try:
         _wait_for(lambda: _indexed_rows(root) > 0 or daemon.poll() is not None, 60, "reindex to start")
         rows_at_kill = _indexed_rows(root)
@@ -265,14 +265,13 @@ def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_proper
         if daemon.poll() is None:
             daemon.kill()
             daemon.wait()
-    daemon.stderr.close()
     assert 0 < rows_at_kill < n, f"kill came outside the reindex ({rows_at_kill} of {n} rows)"
 
     # a second round: kill it during a reindex that a git operation triggers
-    daemon = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    daemon = conftest.spawn_daemon(root, env, log)
     try:
         _wait_for(lambda: _daemon_ready(root, daemon.pid) or daemon.poll() is not None, 60, "daemon ready")
-        assert daemon.poll() is None, daemon.stderr.read()
+        assert daemon.poll() is None, conftest.daemon_log(daemon)
         git(root, "rm", "-rq", "notes")
         git(root, "commit", "-qm", "person: drop the bulk notes")
         _wait_for(lambda: _indexed_rows(root) < n or daemon.poll() is not None, 30, "the removal reindex")
@@ -283,9 +282,8 @@ def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_proper
         if daemon.poll() is None:
             daemon.kill()
             daemon.wait()
-    daemon.stderr.close()
 
-    daemon = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    daemon = conftest.spawn_daemon(root, env, log)
     try:
         _wait_for(
             lambda: _daemon_ready(root, daemon.pid) or daemon.poll() is not None, 60, "restarted daemon ready"
@@ -297,10 +295,81 @@ def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_proper
         if daemon.poll() is None:
             daemon.kill()
             daemon.wait()
-    err = daemon.stderr.read().decode()
-    daemon.stderr.close()
+    err = conftest.daemon_log(daemon)
     assert "Traceback" not in err and "database is locked" not in err, err
     assert _indexed_rows(root) == n
     assert_converged(root)
     record_property("faults_injected", 2)
     record_property("kill9_daemon", 2)
+
+
+@pytest.mark.slow
+def test_kill9_daemon_before_its_index_commit_restart_commits_index_md(root, tmp_path, record_property):
+    """A daemon killed after it rewrote INDEX.md and before it committed it (the quiet period)
+    leaves INDEX.md uncommitted; the restarted daemon finds it current and used to commit
+    nothing. It commits INDEX.md alone, derived from committed files only."""
+    from vault_mem.model.memory import Memory, render_memory
+
+    env = _env(VAULT_MEM_QUIET_SECONDS="600")  # no commit of its own before the kill
+    log = tmp_path / "daemon-stderr.log"
+    daemon = conftest.spawn_daemon(root, env, log)
+    try:
+        _wait_for(lambda: _daemon_ready(root, daemon.pid) or daemon.poll() is not None, 60, "daemon ready")
+        assert daemon.poll() is None, conftest.daemon_log(daemon)
+        # a person commits a memory without the hook (so without INDEX.md): the daemon regenerates it
+        meta = {"description": "Prefers tea over coffee", "created": "2026-01-05", "updated": "2026-01-05"}
+        (root / "preferences/tea.md").write_text(render_memory(Memory("tea", "preference", meta, "")))
+        git(root, "add", "preferences/tea.md")
+        git(root, "commit", "-qm", "person: tea", "--no-verify")
+        _wait_for(lambda: "tea" in (root / "INDEX.md").read_text(), 30, "INDEX.md regenerated")
+        daemon.send_signal(signal.SIGKILL)
+        daemon.wait()
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+    record_property("faults_injected", 1)
+    record_property("kill9_daemon", 1)
+    assert git(root, "status", "--porcelain") == " M INDEX.md\n"
+    head = git(root, "rev-parse", "HEAD").strip()
+
+    daemon = conftest.spawn_daemon(root, env, log)
+    try:
+        _wait_for(lambda: _daemon_ready(root, daemon.pid) or daemon.poll() is not None, 60, "restarted daemon ready")
+        _wait_for(lambda: git(root, "rev-parse", "HEAD").strip() != head, 30, "INDEX.md committed")
+        assert git(root, "show", "--name-only", "--format=%s", "HEAD").split("\n") == [
+            "index: regenerate INDEX.md", "", "INDEX.md", ""]
+        assert "- tea (2026-01-05): Prefers tea over coffee" in git(root, "show", "HEAD:INDEX.md")
+        assert git(root, "status", "--porcelain") == ""
+        # a person's edit made now is not swept into a commit at once: it waits for the quiet period
+        editor = root / "preferences/editor.md"
+        editor.write_text(editor.read_text().replace("Uses Helix", "Uses Zed"))
+        _wait_for(lambda: "Uses Zed" in (root / "INDEX.md").read_text(), 30, "INDEX.md follows the edit")
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(timeout=30) == 0
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+    assert "Uses Zed" not in git(root, "log", "-p")
+    assert "Traceback" not in conftest.daemon_log(daemon)
+
+
+def test_restart_leaves_index_md_alone_while_a_person_has_uncommitted_edits(root, tmp_path):
+    """INDEX.md that lists a person's uncommitted edit is not committed by a restart (it would show
+    the edit as the daemon's change); the edit's own commit after the quiet period carries it."""
+    editor = root / "preferences/editor.md"
+    editor.write_text(editor.read_text().replace("Uses Helix", "Uses Zed"))
+    assert cli("index", "--write", root=root).returncode == 0  # what a killed daemon leaves behind
+    head = git(root, "rev-parse", "HEAD").strip()
+    daemon = conftest.spawn_daemon(root, _env(VAULT_MEM_QUIET_SECONDS="600"), tmp_path / "daemon-stderr.log")
+    try:
+        _wait_for(lambda: _daemon_ready(root, daemon.pid) or daemon.poll() is not None, 60, "daemon ready")
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(timeout=30) == 0
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+    assert git(root, "rev-parse", "HEAD").strip() == head
+    assert sorted(git(root, "status", "--porcelain").splitlines()) == [" M INDEX.md", " M preferences/editor.md"]

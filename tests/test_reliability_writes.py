@@ -453,7 +453,7 @@ def test_a_git_commit_is_seen_before_its_hook_runs(root, tmp_path):
         timer.start()
         with Vault(root) as v:
             assert v.remember("agent-fact", "Written while a person commits", "agent\n").commit
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
         timer.join()
     finally:
         go.touch()

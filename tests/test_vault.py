@@ -1,8 +1,11 @@
 import datetime as dt
 import difflib
 import os
+import shutil
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import git
@@ -239,3 +242,86 @@ def test_regenerate_index_says_whether_index_md_changed(vault):
     assert vault.regenerate_index() is True
     assert "by-hand: Added by hand" in (vault.root / "INDEX.md").read_text()
     assert vault.regenerate_index() is False
+
+
+# -- editors' swap and backup files ------------------------------------------------------------
+
+#: a file each editor leaves next to facts/editor.md (or in the vault's root)
+EDITOR_LEFTOVERS = [
+    "facts/.editor.md.swp", "facts/.editor.md.swo", "facts/.editor.md.swx", "facts/editor.md~",
+    "facts/.editor.md.un~", "facts/4913",  # vim (nano's swap is .swp too)
+    "facts/#editor.md#", "facts/.#editor.md",  # emacs
+    "facts/editor.md.save",  # nano
+    ".idea/workspace.xml", "facts/editor.md___jb_tmp___", "facts/editor.md___jb_old___",  # JetBrains
+    ".DS_Store", "facts/.DS_Store",  # macOS (VS Code on macOS)
+]
+
+
+def test_template_gitignore_holds_the_one_list_of_editor_files():
+    from vault_mem.model.memory import EDITOR_FILES, missing_editor_patterns
+    text = (Path(__file__).resolve().parent.parent / "template_vault" / "dot-gitignore").read_text()
+    assert missing_editor_patterns(text) == []
+    assert {line for line in text.splitlines() if line and not line.startswith("#")} == {".vault-mem/", *EDITOR_FILES}
+
+
+def test_editor_files_are_ignored_by_git_the_index_and_the_daemon(vault):
+    from vault_mem.daemon.watcher import Batch, Classifier
+
+    vault.remember("editor", "Uses Helix as the main editor", "Body.\n", type="fact")
+    root = vault.root
+    for rel in EDITOR_LEFTOVERS:
+        (root / rel).parent.mkdir(exist_ok=True)
+        (root / rel).write_bytes(b"\x00editor state")
+    assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
+    report = vault.reconcile(force=True)
+    assert report.problems == [] and [e["key"] for e in vault.list()] == ["editor"]
+    classifier = Classifier(str(root), [str(root / ".git")])
+    for rel in EDITOR_LEFTOVERS:
+        batch = Batch()
+        assert not classifier.classify(str(root / rel), is_directory=False, into=batch) and not batch, rel
+
+
+@pytest.mark.skipif(shutil.which("vim") is None, reason="vim is not installed")
+def test_real_vim_swap_backup_and_undo_files_stay_out_of_git_status(vault):
+    vault.remember("editor", "Uses Helix as the main editor", "Body.\n", type="fact")
+    root = vault.root
+    # a person editing the memory in vim, with backups and an undo file, still inside the editor
+    vim = subprocess.Popen(["vim", "-u", "NONE", "-N", "--not-a-term", "-c", "set backup undofile",
+                            "-c", "normal Goedited in vim", "-c", "w", "-c", "sleep 300", "facts/editor.md"],
+                           cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        from conftest import wait_for
+
+        # the swap file exists while vim runs; the write (after its backup and undo files) is done
+        # once the file holds the new line (a deadline only: a loaded machine may be slow)
+        wait_for(lambda: (root / "facts/.editor.md.swp").exists()
+                 and "edited in vim" in (root / "facts/editor.md").read_text(), 120, "vim's swap file and write")
+        assert (root / "facts/.editor.md.swp").exists()
+        assert git(root, "status", "--porcelain", "--untracked-files=all") == " M facts/editor.md\n"
+        report = vault.reconcile(force=True)
+        assert report.problems == [] and [e["key"] for e in vault.list()] == ["editor"]
+    finally:
+        vim.send_signal(signal.SIGKILL)
+        vim.wait()
+
+
+def test_init_on_an_existing_vault_adds_the_missing_editor_patterns(vault):
+    from conftest import cli
+
+    from vault_mem.model.memory import EDITOR_FILES
+
+    gitignore = vault.root / ".gitignore"
+    gitignore.write_text(".vault-mem/\n*.swp\nmy-own-notes.txt")  # a vault from before, a person's lines
+    git(vault.root, "commit", "-qam", "older .gitignore", "--no-verify")
+    r = cli("init", str(vault.root))
+    assert r.returncode == 0, r.stderr
+    assert "added to its .gitignore what editors leave behind" in r.stdout and ".*.swp" in r.stdout
+    text = gitignore.read_text()
+    assert text.startswith(".vault-mem/\n*.swp\nmy-own-notes.txt\n")  # kept, only appended to
+    assert all(p in text.splitlines() for p in EDITOR_FILES)
+    again = cli("init", str(vault.root), "--json")
+    assert again.returncode == 0 and '"gitignore_added": []' in again.stdout
+    for rel in EDITOR_LEFTOVERS:
+        (vault.root / rel).parent.mkdir(exist_ok=True)
+        (vault.root / rel).write_bytes(b"x")
+    assert git(vault.root, "status", "--porcelain", "--untracked-files=all") == " M .gitignore\n"

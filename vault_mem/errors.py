@@ -62,6 +62,11 @@ class LockTimeoutError(VaultMemError):
     """The vault's write lock (or git's index.lock) stayed held for too long."""
 
 
+class StateError(VaultMemError):
+    """The vault's ``.vault-mem`` folder of derived state cannot be used (a file in its place,
+    no permission to write it); the message names the path and the fix."""
+
+
 class IndexStoreError(VaultMemError):
     """The sidecar database cannot be opened or used."""
 

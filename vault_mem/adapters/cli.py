@@ -106,12 +106,20 @@ def cmd_init(args) -> int:
 
     target = args.path or args.vault or "."
     if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
+        from vault_mem.vault.create import ensure_gitignore  # lazy: start-up time (module docstring)
+
         vault = open_vault(args, target)
         notes = vault.install_hooks()
         changed = [n for n in notes if not n.endswith("already installed")]
-        emit(args, {"vault": str(vault.root), "created": False, "hooks": notes},
-             "\n".join([f"{vault.root} is already a vault; " + ("its git hooks:" if changed else "nothing changed"),
-                        *(f"  {n}" for n in changed)]))
+        added = ensure_gitignore(vault.root)
+        lines = [f"{vault.root} is already a vault" + ("" if changed or added else "; nothing changed")]
+        if changed:
+            lines += ["its git hooks:", *(f"  {n}" for n in changed)]
+        if added:
+            lines.append(f"added to its .gitignore what editors leave behind: {' '.join(added)} "
+                         "(review and commit it: git commit .gitignore)")
+        emit(args, {"vault": str(vault.root), "created": False, "hooks": notes, "gitignore_added": added},
+             "\n".join(lines))
         return 0
     vault = Vault.init(target, agent=args.agent)
     notes = vault.take_notices()
@@ -271,22 +279,32 @@ def cmd_doctor(args) -> int:
     diffs = vault.sidecar.doctor()
     problems = [p for p in vault.sidecar.problems() if not p.quarantined]
     held = quarantined(vault)  # a file holding a credential fails the check until it is fixed
+    # states outside the index that stop writes: each line says its fix
+    blockers = [b for b in (vault.sidecar.read_only, vault.ws.repository_problem()) if b]
     index_ok = (vault.root / "INDEX.md").exists() and \
         (vault.root / "INDEX.md").read_text(encoding="utf-8") == vault.render_index()
-    data = {"ok": not diffs and index_ok and not held, "differences": diffs,
+    # Any broken memory file fails the check too: it is skipped by search and INDEX.md, so the
+    # vault does not hold what its files say until a person fixes it (each line says how).
+    data = {"ok": not diffs and index_ok and not held and not problems and not blockers, "differences": diffs,
+            "blockers": blockers,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
             "quarantined": held, "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
-    lines = [f"sidecar differs from a fresh rebuild: {d}" for d in diffs]
-    if diffs:
+    repaired = [d for d in diffs if d.endswith("rebuilt it from the indexed memories")]
+    lines = [f"repaired: {d}" for d in repaired]
+    lines += [f"sidecar differs from a fresh rebuild: {d}" for d in diffs if d not in repaired]
+    if len(diffs) > len(repaired):
         lines.append("run `vault-mem reindex` to rebuild the sidecar from the files (it holds nothing else)")
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
     lines += [f"credential in {describe_quarantined(q)}" for q in held]
     lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
+    lines += [f"writes are refused: {b}" for b in blockers]
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")
-    elif not diffs and index_ok:
-        lines.append("the sidecar and INDEX.md match the files (the files above are skipped)")
+    elif len(diffs) == len(repaired) and index_ok:
+        lines.append("the sidecar and INDEX.md match the files" +
+                     (" (the files above are skipped until they are fixed)" if problems else
+                      " (see above)" if blockers else " now"))
     emit(args, data, "\n".join(lines))
     return 0 if data["ok"] else 1
 

@@ -159,6 +159,7 @@ class Daemon:
             self._status = {"pid": os.getpid(), "started": _now(), "autocommit": self.autocommit}
             self._token = self._git_token()
             self._step(Batch(overflow=True), why="start-up", embed=False)
+            self._commit_index_left_behind()
             self._timers["embed"] = time.monotonic()  # vectors owed: first thing in the loop
             self._status["ready"] = True
             self._write_status()
@@ -385,6 +386,41 @@ class Daemon:
         return None
 
     # -- committing external edits -------------------------------------------------------------
+    def _commit_index_left_behind(self) -> None:
+        """Commit an INDEX.md that a killed daemon rewrote and never committed.
+
+        A restart finds that INDEX.md already current, so it writes nothing and, without this,
+        would commit nothing either. It is committed at once and alone, and only when no memory
+        file is dirty: then it is derived from committed files only. A person's uncommitted edits
+        wait for the quiet period as always, and their commit carries INDEX.md with them."""
+        if not self.autocommit or self._git_busy():
+            return
+        vault, repo = self.vault, self.vault.repo
+        if head_branch(repo) is None or isinstance(who := user_identity(repo), str):
+            return  # _commit_external says why when it runs
+        try:
+            with vault.lock:
+                head = repo.head()
+                data = current_bytes(self.root / INDEX_FILE)
+                if data is None or repo.blob_at(head, vault.prefix + INDEX_FILE) == GitRepo.blob_id(data):
+                    return
+                if dirty_memory_paths(vault) or self._git_busy():
+                    return
+                commit = repo.commit_paths(
+                    {vault.prefix + INDEX_FILE: data},
+                    "index: regenerate INDEX.md\n\nINDEX.md was regenerated from the committed memory files "
+                    "but not committed (a daemon stopped before its commit); committed by `vault-mem "
+                    "daemon` on start.\n",
+                    author=who[0], committer=who[1])
+        except (VaultMemError, OSError) as exc:
+            log.warning("vault-mem: not committing %s left uncommitted: %s", INDEX_FILE, exc)
+            return
+        if commit:
+            vault.sidecar.set_meta("head", commit)
+            self._token = self._git_token()
+            self._status["last_commit"] = commit
+            log.info("vault-mem: committed %s left uncommitted by an earlier daemon (%s)", INDEX_FILE, commit[:10])
+
     def _commit_external(self) -> None:
         if not self.autocommit or not (self._edits or self._index_commit or self._scan_dirty):
             return

@@ -43,6 +43,9 @@ log = logging.getLogger("vault_mem.daemon.process")
 EVENT_FILTER = [fse.FileCreatedEvent, fse.FileDeletedEvent, fse.FileMovedEvent, fse.FileClosedEvent,
                 fse.DirCreatedEvent, fse.DirDeletedEvent, fse.DirMovedEvent]
 
+#: How long stopping waits for watchdog's observer threads to finish.
+STOP_WAIT_S = 5.0
+
 #: Files directly in the git dir whose change can mean "HEAD, a ref or an operation changed".
 GIT_NAMES = frozenset({
     "HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "REVERT_HEAD", "CHERRY_PICK_HEAD",
@@ -263,11 +266,16 @@ class VaultWatcher:
         self.observer.start()
 
     def stop(self) -> None:
-        """Stop and join the observer's threads (releases every inotify watch)."""
+        """Stop and join the observer's threads (releases every inotify watch), for at most
+        STOP_WAIT_S: a daemon told to stop must exit even if an observer thread hangs (its
+        threads are daemon threads, so the process does not wait for them)."""
         logging.getLogger("watchdog").removeHandler(self.overflow)
         if self.observer.is_alive():
             self.observer.stop()
-            self.observer.join()
+            self.observer.join(timeout=STOP_WAIT_S)
+            if self.observer.is_alive():
+                log.warning("vault-mem: the file watcher did not stop within %g s; exiting without it",
+                            STOP_WAIT_S)
 
     def _schedule(self, path: Path, *, recursive: bool = False):
         return self.observer.schedule(self.handler, str(path), recursive=recursive, event_filter=EVENT_FILTER)

@@ -101,6 +101,13 @@ def _run_script(conn, script: str) -> None:
         conn.execute(buf)
 
 
+#: The keyword index: a regular (not external-content) FTS5 table whose rowid is ``files.id``.
+#: Its rows are derived from ``files`` (description, body, key/tags/date words), so a damaged one
+#: is dropped and refilled from there (:func:`recreate_fts`, ``Sidecar.repair_fts``).
+FTS_DDL = """CREATE VIRTUAL TABLE fts USING fts5(
+            description, body, extra, tokenize = 'porter unicode61')"""
+
+
 def m001_initial(conn) -> None:
     _run_script(
         conn,
@@ -142,9 +149,7 @@ def m001_initial(conn) -> None:
         CREATE TABLE embed_cache (
             model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT NULL,
             PRIMARY KEY (model, text_sha256)) WITHOUT ROWID;
-        CREATE VIRTUAL TABLE fts USING fts5(
-            description, body, extra, tokenize = 'porter unicode61');
-        """
+        """ + FTS_DDL + ";\n",
     )
 
 
@@ -231,6 +236,42 @@ def m006_embed_cache_rowid(conn) -> None:
         ALTER TABLE embed_cache_new RENAME TO embed_cache;
         """,
     )
+
+
+def fts_problem(db: Database) -> str | None:
+    """Why the keyword index is damaged (FTS5's own ``integrity-check``, which reads every
+    segment and, with rank 1, compares the index with the stored text), or None when it is
+    sound. O(index): for ``doctor`` and for repairs, never on the query path."""
+    db_error = errors()[0]
+    try:
+        db.execute("INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)")
+    except db_error as exc:
+        if is_busy(exc) or is_read_only(exc):
+            return None  # not damage: another writer holds the file, or it cannot be written here
+        return f"FTS5 integrity-check failed: {exc}"
+    return None
+
+
+def recreate_fts(db: Database) -> None:
+    """Drop the keyword index and make it anew, empty (inside the caller's write transaction).
+
+    DROP TABLE deletes FTS5's shadow tables without reading their content, so it works on a
+    damaged index; if it cannot, the table is taken out of the schema by hand."""
+    db_error = errors()[0]
+    try:
+        db.execute("DROP TABLE IF EXISTS fts")
+    except db_error as exc:
+        log.warning("vault-mem: FTS5 cannot drop its damaged table (%s); removing it by hand", exc)
+        db.execute("PRAGMA writable_schema = ON")
+        try:
+            db.execute("DELETE FROM sqlite_master WHERE name = 'fts'")
+        finally:
+            db.execute("PRAGMA writable_schema = OFF")
+        db.execute("PRAGMA writable_schema = RESET")
+        for name in [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                              "AND substr(name, 1, 4) = 'fts_'")]:
+            db.execute(f'DROP TABLE "{name}"')
+    db.execute(FTS_DDL)
 
 
 def listable_sql(alias: str = "") -> str:
@@ -341,6 +382,8 @@ class Database:
         #: vectors are searched and made (loaded, and not switched off)
         self.vec_ok = vec_ok
         self.vec_reason = vec_reason
+        #: why this process cannot write the file (with the fix), or None: reads still work
+        self.read_only: str | None = None
         self._depth = 0
 
     def execute(self, sql: str, params=()):
@@ -359,16 +402,36 @@ class Database:
             finally:
                 self._depth -= 1
             return
-        self.conn.execute("BEGIN IMMEDIATE")
+        if self.read_only is not None:
+            raise IndexStoreError(self.read_only)
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except errors()[0] as exc:
+            self._refuse_read_only(exc)
+            raise
         self._depth = 1
         try:
             yield
-        except BaseException:
+        except BaseException as exc:
             self._depth = 0
             self.conn.execute("ROLLBACK")
+            self._refuse_read_only(exc)
             raise
         self._depth = 0
-        self.conn.execute("COMMIT")
+        try:
+            self.conn.execute("COMMIT")
+        except errors()[0] as exc:
+            self._refuse_read_only(exc)
+            raise
+
+    def _refuse_read_only(self, exc: BaseException) -> None:
+        """A write refused because the file cannot be written (found only now: the permissions
+        changed, or a read-only mount): say so with the fix, as :func:`read_only_reason` does."""
+        if isinstance(exc, errors()[0]) and is_read_only(exc):
+            self.read_only = read_only_reason(self.path) or (
+                f"the index database {self.path} cannot be written ({exc}); make it and its folder "
+                "writable, or delete it (it is rebuilt from the memory files), and retry")
+            raise IndexStoreError(self.read_only) from exc
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -405,10 +468,19 @@ def _vectors_switch(load_error: str | None) -> tuple[bool, str | None]:
     return True, None
 
 
-def _raw_connect(path: Path):
+def _raw_connect(path: Path, *, read_only: str | None = None):
+    """A connection to ``path``; with ``read_only`` (why it cannot be written), a read-only one:
+    ``immutable=1`` when its folder cannot be written (no -wal/-shm can be made there, so no
+    writer can change the file either), else ``mode=ro``."""
     mod = driver()
-    conn = mod.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                       check_same_thread=False)
+    if read_only is None:
+        conn = mod.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
+    else:
+        flag = "mode=ro" if os.access(path.parent, os.W_OK | os.X_OK) else "immutable=1"
+        uri = f"{path.resolve().as_uri()}?{flag}"
+        conn = mod.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
 
@@ -456,20 +528,44 @@ def _check_schema(db: Database) -> None:
         raise driver().DatabaseError(f"schema is missing tables {sorted(expected - names)}")
 
 
+def read_only_reason(path: Path) -> str | None:
+    """Why this process cannot write the index at ``path`` (the file or its folder is read-only
+    for it), with the fix; None when it can. ``os.access`` sees modes, read-only mounts and the
+    immutable flag, and says "writable" for root, who can write anyway."""
+    folder = path.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (f"the folder {folder} is read-only for you, so vault-mem cannot keep its index up to "
+                f"date; make it writable (`chmod u+w {folder}`, or `chown` it to you) and retry")
+    if path.exists() and not os.access(path, os.W_OK):
+        return (f"the index database {path} is read-only for you, so vault-mem cannot keep it up to "
+                f"date; make it writable (`chmod u+w {path}`), or delete it (it is rebuilt from the "
+                "memory files), and retry")
+    return None
+
+
 def _open_once(path: Path) -> Database:
-    conn = _raw_connect(path)
+    read_only = read_only_reason(path)
+    if read_only and not path.exists():
+        raise IndexStoreError(read_only)
+    conn = _raw_connect(path, read_only=read_only)
     try:
         load_error = _load_vec(conn)  # loaded even when vectors are off, to keep vec0 rows right
         vec_ok, vec_reason = _vectors_switch(load_error)
         db = Database(conn, path=path, vec_loaded=load_error is None, vec_ok=vec_ok, vec_reason=vec_reason)
+        db.read_only = read_only
         _check_schema(db)
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-        if str(mode).lower() != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
+        if read_only is None:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
         # Read pages through a memory map: a vec0 KNN reads every vector, and copying each page
         # into SQLite's cache took 76 ms against 45 ms mapped (100k vectors, bench/bench_sqlite_vec.py).
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        if read_only is not None:
+            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                raise IndexStoreError(f"{read_only} (this vault-mem must also upgrade its schema)")
+            return db
         _migrate(db)
         return db
     except BaseException:
@@ -477,8 +573,13 @@ def _open_once(path: Path) -> Database:
         raise
 
 
-def _quick_check_fails(path: Path) -> str | None:
-    """Return the reason when ``path`` is damaged, None when it looks fine (e.g. only locked)."""
+#: how SQLite's quick_check (3.44+, which also runs FTS5's own check) names a damaged keyword index
+FTS_CHECK_MARK = "fts5 table main.fts"
+
+
+def quick_check_fails(path: Path, *, except_fts: bool = False) -> str | None:
+    """Return the reason when ``path`` is damaged, None when it looks fine (e.g. only locked).
+    ``except_fts``: damage of the keyword index alone (which is rebuilt in place) does not count."""
     try:
         conn = _raw_connect(path)
         try:
@@ -491,6 +592,8 @@ def _quick_check_fails(path: Path) -> str | None:
         return str(exc)
     except driver().DatabaseError as exc:
         return str(exc)
+    if except_fts:
+        rows = [r for r in rows if FTS_CHECK_MARK not in r.lower()] or ["ok"]
     if rows != ["ok"]:
         return "; ".join(rows[:3])
     return None
@@ -516,6 +619,13 @@ def is_busy(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
+def is_read_only(exc: BaseException) -> bool:
+    """True for errors that mean the database cannot be written here (permissions, a read-only
+    file, folder or mount), not that it is damaged."""
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text
+
+
 def is_damage(exc: BaseException) -> bool:
     """True for errors that mean the file is damaged (not merely busy or misused)."""
     text = str(exc).lower()
@@ -528,7 +638,7 @@ def repair(path: Path, reason: str) -> None:
     with open(lock_path, "a+") as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
         try:
-            if path.exists() and _quick_check_fails(path) is not None:
+            if path.exists() and quick_check_fails(path) is not None:
                 move_aside(path, reason)
         finally:
             fcntl.flock(lock_file, fcntl.LOCK_UN)
@@ -549,12 +659,15 @@ def connect(path: Path) -> Database:
         raise
     except db_error as exc:
         first_error = exc
+        read_only = read_only_reason(path)
+        if read_only is not None:  # cannot be repaired from here: no file can be moved or made
+            raise IndexStoreError(f"{read_only} (opening it failed: {exc})") from exc
     # Something is wrong. Repair under an exclusive lock so two processes never both move files.
     lock_path = path.with_name(path.name + ".repair.lock")
     with open(lock_path, "a+") as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
         try:
-            reason = _quick_check_fails(path) if path.exists() else None
+            reason = quick_check_fails(path) if path.exists() else None
             if reason is None and path.exists():
                 try:
                     return _open_once(path)

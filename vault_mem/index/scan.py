@@ -91,10 +91,8 @@ def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
                 try:
                     if entry.is_symlink():
                         sig = path_sig(entry.path)
-                    elif entry.is_file(follow_symlinks=False):
+                    else:  # a folder or a device named like a memory is a problem to report
                         sig = stat_sig(entry.stat(follow_symlinks=False))
-                    else:
-                        continue
                 except FileNotFoundError:
                     continue  # vanished while scanning
                 if sig is not None:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from vault_mem.errors import EmbedderError
+from vault_mem.index import db as dbmod
 from vault_mem.index.floor import Floor
 from vault_mem.index.queries import SUPERSEDERS_SQL
 from vault_mem.model import views
@@ -216,8 +217,33 @@ def keyword_search(db, terms: Sequence[str], filters: Filters, limit: int = CAND
     )
     try:
         return [(r[0], r[1]) for r in db.execute(sql, [match, *params, limit])]
-    except Exception:  # noqa: BLE001 - the query is built to be valid; never let text raise
-        return []
+    except dbmod.errors()[0] as exc:
+        # The query is built to be valid, so no text can raise here; what does is a damaged
+        # keyword index, which must not pass for "nothing found" (the sidecar repairs it).
+        if dbmod.is_damage(exc):
+            raise
+        raise KeywordIndexDamageError(f"the keyword search failed ({exc})") from exc
+
+
+class KeywordIndexDamageError(Exception):
+    """The FTS5 table cannot answer (a failing query, or a memory it no longer finds by its own
+    words); :meth:`vault_mem.index.sidecar.Sidecar.recall` rebuilds it from the ``files`` rows."""
+
+
+def keyword_index_lost_rows(db) -> bool:
+    """True when the newest memory is not found by the first word of its own description: the
+    FTS5 index lost rows (a damaged segment that reads as empty rather than failing). One point
+    query, run only when a keyword search found nothing, so an empty answer is never silently
+    a damaged index, and no work proportional to the vault happens on the query path."""
+    r = db.execute("SELECT id, description FROM files WHERE has_content = 1 ORDER BY id DESC LIMIT 1").fetchone()
+    words = query_terms(r[1] or "") if r is not None else []
+    if not words:
+        return False
+    try:
+        found = db.execute("SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?", (fts_query(words[:1]), r[0])).fetchone()
+    except dbmod.errors()[0]:
+        return True
+    return found is None
 
 
 def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
@@ -353,11 +379,15 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
     prefixes = {w[:3] for w in wanted}
     marks = ",".join("?" * len(ids))
     out = {i: 0.0 for i in ids}
+    seen = 0
     for r in db.execute(f"SELECT rowid, description, substr(body, 1, ?), extra FROM fts WHERE rowid IN ({marks})",
                         [max_chars, *ids]):
+        seen += 1
         words = set(WORD.findall(" ".join(x for x in r[1:] if x).lower()))
         have = {stem(w) for w in words if w[:3] in prefixes}  # stem only plausible matches
         out[r[0]] = len(wanted & have) / len(wanted)
+    if seen < len(out):  # every candidate is a usable memory, and each has its keyword row
+        raise KeywordIndexDamageError(f"{len(out) - seen} of {len(out)} candidates have no keyword row")
     return out
 
 
@@ -389,6 +419,8 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
             reason = f"embedder failed: {exc}"
             qvec = None
     kw = keyword_search(db, terms, filters)
+    if terms and not kw and keyword_index_lost_rows(db):
+        raise KeywordIndexDamageError("the newest memory is not found by its own words")
     vec: list[tuple[int, float]] = []
     if qvec is not None and float(np.linalg.norm(qvec)) > 0:  # a zero vector has no direction
         index, vec = sc.search_vectors(qvec, filters)

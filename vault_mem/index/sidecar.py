@@ -32,7 +32,7 @@ from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
 from vault_mem.index import search
 from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_folders, state_from_bytes
-from vault_mem.index.search import Hit, RecallResult
+from vault_mem.index.search import Hit, KeywordIndexDamageError, RecallResult
 from vault_mem.index.vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
 from vault_mem.model import terms
 from vault_mem.model.indexmd import SECTIONS, IndexEntry, render_index
@@ -106,6 +106,11 @@ class Sidecar(VectorStore):
         self.keep_vectors_in_memory = False
 
     # -- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written here (with the fix), or None. Reads still work."""
+        return self.db.read_only
 
     def close(self) -> None:
         self.db.close()
@@ -268,7 +273,11 @@ class Sidecar(VectorStore):
             return self._reconcile(progress=progress, embed=embed)
 
     def _recover(self, exc: BaseException) -> None:
-        """The db broke while in use: move it aside, start a fresh one (rebuilt by the caller)."""
+        """The db broke while in use. A damaged keyword index in a sound file is rebuilt from
+        the ``files`` rows (the embedding cache and vectors stay); anything else: move the file
+        aside and start a fresh one (rebuilt by the caller)."""
+        if self.repair_fts(str(exc)):
+            return
         self.db.close()
         dbmod.repair(self._db_path, str(exc))
         self.db = dbmod.connect(self._db_path)
@@ -504,6 +513,17 @@ class Sidecar(VectorStore):
         try:
             return self._recall(query, k=k, type=type, tags=tags, scope=scope,
                                 include_expired=include_expired, today=today)
+        except KeywordIndexDamageError as exc:
+            # Rebuilt if FTS5's check fails; if it passes, a concurrent write raced the search:
+            # ask again, and rebuild only if the index still cannot answer.
+            self.repair_fts(str(exc))
+            try:
+                return self._recall(query, k=k, type=type, tags=tags, scope=scope,
+                                    include_expired=include_expired, today=today)
+            except KeywordIndexDamageError as again:
+                self.repair_fts(str(again), force=True)
+            return self._recall(query, k=k, type=type, tags=tags, scope=scope,
+                                include_expired=include_expired, today=today)
         except dbmod.errors()[0] as exc:
             if not dbmod.is_damage(exc):
                 raise
@@ -516,6 +536,34 @@ class Sidecar(VectorStore):
                 include_expired: bool, today: dt.date | None) -> RecallResult:
         return search.run_recall(self, query, k=k, type=type, tags=tags, scope=scope,
                           include_expired=include_expired, today=today or dt.date.today())
+
+    # -- the keyword index -----------------------------------------------------------------
+
+    def fts_problem(self) -> str | None:
+        """Why the FTS5 keyword index is damaged (its integrity check), or None."""
+        return dbmod.fts_problem(self.db)
+
+    def repair_fts(self, reason: str, *, force: bool = False) -> bool:
+        """Rebuild a damaged keyword index from the ``files`` rows, as a damaged vector table is
+        rebuilt from the embedding cache; True when it was rebuilt. Only when the rest of the
+        file is sound (SQLite's quick_check) and the index fails FTS5's integrity check (or
+        ``force``: a search found rows missing that the check may not see)."""
+        problem = self.fts_problem()
+        if problem is None and not force:
+            return False
+        if dbmod.quick_check_fails(self._db_path, except_fts=True) is not None:
+            return False  # the file itself is damaged: the caller moves it aside
+        log.warning("vault-mem: the keyword index is damaged (%s); rebuilding it from the indexed memories",
+                    problem or reason)
+        with self.db.write():
+            dbmod.recreate_fts(self.db)
+            rows = self.db.execute("SELECT id, key, tags, sort_date, description, body FROM files "
+                                   "WHERE has_content = 1").fetchall()
+            self.db.executemany(
+                "INSERT INTO fts(rowid, description, body, extra) VALUES (?, ?, ?, ?)",
+                [(r["id"], r["description"], r["body"],
+                  terms.keyword_extra(r["key"], json.loads(r["tags"] or "[]"), r["sort_date"])) for r in rows])
+        return True
 
     # -- doctor ----------------------------------------------------------------------------
 
@@ -541,6 +589,14 @@ class Sidecar(VectorStore):
     _KEPT_VERSION_COLS = frozenset(_DOCTOR_COLS) - {"key", "type", "sha256", "problem", "duplicate_of"}
 
     def _compare(self, fresh: Sidecar) -> list[str]:
+        damaged = self.fts_problem()
+        if damaged is not None:
+            # Said first, then repaired (as recall would), so the comparison sees the rebuilt index.
+            if self.repair_fts(damaged):
+                return [f"keyword index: damaged ({damaged}); rebuilt it from the indexed memories"] \
+                    + self._compare(fresh)
+            return [(f"keyword index: damaged ({damaged}) and so is the database file; delete "
+                    f"{self._db_path} (it is rebuilt from the memory files)")]
         cols = ", ".join(self._DOCTOR_COLS)
         mine = {r[0]: tuple(r[1:]) for r in self.db.execute(f"SELECT path, {cols} FROM files")}
         theirs = {r[0]: tuple(r[1:]) for r in fresh.db.execute(f"SELECT path, {cols} FROM files")}

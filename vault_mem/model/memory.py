@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import fnmatch
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -93,11 +94,33 @@ def rel_path_for(key: str, type_: str) -> str:
     return f"{TYPE_FOLDERS[type_]}/{key}.md"
 
 
+#: Editors' swap, lock, backup and temp files (vim, emacs, nano, JetBrains, VS Code/macOS), as
+#: .gitignore patterns: the one list that a vault's .gitignore holds (``vault-mem init`` adds what
+#: is missing) and that :func:`is_memory_name` refuses, so ``git status``, the scan and the
+#: daemon's watcher agree that these files are not memories.
+EDITOR_FILES = (
+    ".*.swp", ".*.swo", ".*.swx", "*~", ".*.un~", "4913",  # vim (and nano's .swp)
+    "\\#*#", ".#*",  # emacs auto-save and lock files (a leading # would be a comment)
+    "*.save",  # nano's save on exit or on a signal
+    ".idea/", "*___jb_tmp___", "*___jb_old___",  # JetBrains
+    ".DS_Store",  # macOS Finder (VS Code on macOS)
+)
+#: the heading of the block that lists them in .gitignore
+EDITOR_FILES_HEADING = "# editors' swap, lock and backup files (never memories)"
+
+
+def missing_editor_patterns(gitignore: str) -> list[str]:
+    """The patterns of :data:`EDITOR_FILES` that a .gitignore's text does not hold as a line."""
+    have = {line.strip() for line in gitignore.splitlines()}
+    return [p for p in EDITOR_FILES if p not in have]
+
+
 def is_memory_name(name: str) -> bool:
     """A file name taken for a memory: ``*.md`` but not an editor's swap, lock or backup file
-    (names starting with ``.``, ``#`` or ``~``). The one rule for the scan, the watcher, the
-    daemon's commits and path refreshes."""
-    return name.endswith(".md") and not name.startswith((".", "#", "~"))
+    (names starting with ``.``, ``#`` or ``~``, or any of :data:`EDITOR_FILES`). The one rule
+    for the scan, the watcher, the daemon's commits and path refreshes."""
+    return name.endswith(".md") and not name.startswith((".", "#", "~")) and \
+        not any(fnmatch.fnmatchcase(name, p.removeprefix("\\")) for p in EDITOR_FILES if not p.endswith("/"))
 
 
 def is_memory_path(rel: str) -> bool:

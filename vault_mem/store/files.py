@@ -48,6 +48,10 @@ def current_bytes(path: Path) -> bytes | None:
             raise VaultMemError(f"{path} is a symlink; vault-mem does not follow links: "
                                 "replace it with a regular file") from None
         raise
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise MalformedFileError(f"{path} is a folder where vault-mem expects a file; move what it "
+                                 "holds out, remove it and retry")
     with os.fdopen(fd, "rb") as fh:
         return fh.read()
 
@@ -251,10 +255,14 @@ def read_memory_bytes(root: Path, rel: str, *, max_bytes: int) -> tuple[bytes, o
         if exc.errno == errno.ELOOP:
             raise MalformedFileError(f"{rel}: {describe_link(root, path)}") from None
         raise MalformedFileError(f"{rel}: cannot be read ({exc.strerror or exc})") from None
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):  # os.fdopen refuses a folder's descriptor
+        os.close(fd)
+        raise MalformedFileError(f"{rel}: is a folder, not a memory file; move what it holds out "
+                                 "and remove it (a memory is one .md file)")
     with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
         if not stat.S_ISREG(st.st_mode):
-            raise MalformedFileError(f"{rel}: is not a regular file")
+            raise MalformedFileError(f"{rel}: is not a regular file; replace it with a plain .md file")
         if st.st_size > max_bytes:
             raise MalformedFileError(
                 f"{rel}: is {st.st_size} bytes, over the limit of {max_bytes} (max_body_bytes in "

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Self
 
-from vault_mem.errors import LockTimeoutError, VaultMemError
+from vault_mem.errors import LockTimeoutError, StateError, VaultMemError
 
 WRITE_LOCK = "write.lock"
 DAEMON_LOCK = "daemon.lock"
@@ -41,6 +41,12 @@ class FileLock:
         try:  # never through a link (DESIGN §7): a planted symlink must not pick the file we lock
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise StateError(f"cannot open {self.path} ({exc.strerror}); make {self.path.parent} and "
+                                 "the files in it writable for you and retry") from None
+            if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+                raise StateError(f"cannot open {self.path} ({exc.strerror}): {self.path.parent} must be "
+                                 "a folder; move away the file in its place and retry") from None
             if exc.errno != errno.ELOOP:
                 raise
             raise VaultMemError(f"{self.path} is a symlink; vault-mem never follows links for its "

@@ -14,11 +14,12 @@ import subprocess
 from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, Config, load_config
-from vault_mem.errors import GitError, MalformedFileError, NotAVaultError, VaultMemError
+from vault_mem.errors import GitError, MalformedFileError, NotAVaultError, StateError, VaultMemError
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.policy import WritePolicy
 from vault_mem.store.files import check_type_folder, current_bytes, read_memory_bytes
 from vault_mem.store.git import GitRepo, Identity
+from vault_mem.store.health import repository_problem, state_dir_problem
 from vault_mem.store.history import head_branch
 from vault_mem.store.locks import WRITE_LOCK, FileLock, daemon_pid
 
@@ -42,7 +43,14 @@ class Workspace:
         self.root = root
         self.config: Config = load_config(root)
         self.state_dir = root / STATE_DIR
-        self.state_dir.mkdir(exist_ok=True)
+        problem = state_dir_problem(self.state_dir)
+        if problem:
+            raise StateError(problem)
+        try:
+            self.state_dir.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
+                             "for you, or create that folder, and retry") from exc
         self.agent = agent or os.environ.get("VAULT_MEM_AGENT") or self.config.agent_name
         try:
             self.repo = GitRepo(root)
@@ -129,7 +137,14 @@ class Workspace:
             )
         if not branch.startswith("refs/heads/"):
             raise GitError(f"HEAD points at {branch}, not a branch in refs/heads/; `git switch <branch>` and retry")
+        problem = self.repository_problem()
+        if problem:
+            raise GitError(problem)
         return branch
+
+    def repository_problem(self) -> str | None:
+        """A damaged branch ref or git index that would make a commit fail, with its fix."""
+        return repository_problem(self.repo)
 
     def check_not_dirty(self, rel: str) -> bytes:
         """Refuse to overwrite a person's uncommitted edit (it is in no commit, so it would be

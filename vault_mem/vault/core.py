@@ -18,6 +18,8 @@ from typing import Any, Self
 
 from vault_mem.config import CONFIG_FILE
 from vault_mem.errors import (
+    GitError,
+    IndexStoreError,
     MalformedFileError,
     MemoryNotFoundError,
     NotAVaultError,
@@ -145,7 +147,12 @@ class Vault:
         return self.ws.daemon_running()
 
     def transaction(self) -> WriteTransaction:
-        """The write transaction every write of this vault goes through."""
+        """The write transaction every write of this vault goes through.
+
+        Refused at once when the index cannot be written: the write would change the file and
+        then fail to index and commit it."""
+        if self.sidecar.read_only:
+            raise IndexStoreError(f"nothing was written: {self.sidecar.read_only}")
         return WriteTransaction(self.ws, self.sidecar)
 
     def reconcile(self, *, force: bool = False, recover: bool = True, progress=None):
@@ -157,13 +164,32 @@ class Vault:
         inside a person's commit, while git holds its index.lock, and must not commit."""
         if not force and self.daemon_running():
             return None
+        if self.sidecar.read_only:
+            return self._reconcile_read_only(progress)
         with self.lock:
-            if recover:
+            if recover and self._can_recover():
                 self.recover()
             report = self.sidecar.reconcile(progress=progress or self.progress)
             if report.changed or not (self.root / INDEX_FILE).exists():
                 self.write_index()
         return report
+
+    def _reconcile_read_only(self, progress):
+        """Reads from an index this process cannot write: answered from it as it is (no lock,
+        no recovery, no INDEX.md); when the files changed since, a notice says the answer may
+        miss that and how to fix the index."""
+        try:
+            return self.sidecar.reconcile(progress=progress or self.progress)
+        except IndexStoreError as exc:
+            note = f"answers may miss the latest edits to the memory files: {exc}"
+            if note not in self.notices:
+                self.notices.append(note)
+            return None
+
+    def _can_recover(self) -> bool:
+        """False when git cannot take a commit now (a damaged ref or index): an interrupted write
+        waits for the repair, and reads still answer (a write says what to fix)."""
+        return self.ws.repository_problem() is None
 
     def render_index(self, today: dt.date | None = None) -> str:
         """INDEX.md as the files give it today (not written; see :meth:`write_index`)."""
@@ -335,7 +361,13 @@ class Vault:
     # -- history (vault_mem/vault/history.py) -----------------------------------------------
     def log(self, key: str | None = None, *, limit: int = 20) -> list[history.LogEntry]:
         """Commits that touched the vault (or one key's file in any type folder), newest first."""
-        return history.log(self.ws, key, limit=limit)
+        try:
+            return history.log(self.ws, key, limit=limit)
+        except GitError as exc:
+            problem = self.ws.repository_problem()  # git's own words do not say how to fix it
+            if problem:
+                raise GitError(problem) from exc
+            raise
 
     def undo(self, target: str, *, agent: str | None = None) -> WriteResult:
         """Revert the last agent commit for key ``target`` (or the commit ``target``); see

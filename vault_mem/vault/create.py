@@ -13,7 +13,8 @@ from vault_mem.config import CONFIG_FILE
 from vault_mem.errors import GitError, UsageError, VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.store.files import atomic_write
+from vault_mem.model.memory import EDITOR_FILES_HEADING, missing_editor_patterns
+from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo
 from vault_mem.store.hooks import ensure_index_merge_driver, install
 from vault_mem.store.workspace import Workspace, init_repository
@@ -75,3 +76,22 @@ def install_hooks(ws: Workspace) -> list[str]:
     """The git hooks and the INDEX.md merge driver of an existing vault (a clone has neither)."""
     ensure_index_merge_driver(ws.repo)
     return install(ws)
+
+
+GITIGNORE = ".gitignore"
+
+
+def ensure_gitignore(root: Path) -> list[str]:
+    """Add to an existing vault's .gitignore the editor-file patterns it lacks (a vault made
+    before they were in the template); returns the lines added (none: nothing changed). Only
+    appends: a person's own lines stay as they are. Not committed: the person reviews it."""
+    path = Path(root) / GITIGNORE
+    data = current_bytes(path)  # never through a link
+    text = data.decode("utf-8", "replace") if data is not None else ""
+    missing = missing_editor_patterns(text)
+    if not missing:
+        return []
+    block = ("" if not text or text.endswith("\n") else "\n") + ("\n" if text.strip() else "")
+    heading = [EDITOR_FILES_HEADING] if EDITOR_FILES_HEADING not in text else []
+    atomic_write(path, (text + block + "\n".join([*heading, *missing]) + "\n").encode("utf-8"))
+    return missing

@@ -1,0 +1,118 @@
+"""Bad states of a vault's repository and state folder, found cheaply and named with their fix.
+
+What breaks a vault from outside is a handful of known states: the ``.vault-mem`` folder replaced
+by a file or not writable, a branch ref holding garbage, git's index file truncated. Each is
+detected here by reading a few bytes (no git process), so a write can refuse before it touches a
+file, ``doctor`` can list them, and the CLI says what to do instead of passing git's or the
+operating system's words on.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from pathlib import Path
+
+from vault_mem.store.git import GitRepo
+from vault_mem.store.history import head_branch
+
+_OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+#: the smallest index entry git writes (version 2: 62 bytes of fields plus a 1-char name, padded)
+_MIN_INDEX_ENTRY = 64
+_INDEX_HEADER = 12
+_INDEX_CHECKSUM = 20
+
+
+def state_dir_problem(state_dir: Path) -> str | None:
+    """Why the state folder cannot be used for vault-mem's derived state, or None.
+
+    A missing folder is fine (it is made); a file or a link in its place is not."""
+    if state_dir.is_symlink():
+        return (f"{state_dir} is a symlink; vault-mem never follows links for its own files: delete "
+                "the link (the folder is rebuilt from the memory files) and retry")
+    if state_dir.exists() and not state_dir.is_dir():
+        return (f"{state_dir} is a file where vault-mem keeps its derived state (index, locks); move "
+                "that file away or delete it (nothing of vault-mem's is in it) and retry")
+    return None
+
+
+def writable(path: Path) -> bool:
+    """Whether this process may write ``path`` (a missing file: whether its folder may be written).
+
+    ``os.access`` asks the kernel with the real uid: it sees modes, read-only mounts and the
+    immutable flag, and says True for root where root can write anyway."""
+    if path.exists():
+        return os.access(path, os.W_OK)
+    return os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def repository_problem(repo: GitRepo) -> str | None:
+    """Why git cannot take a vault-mem commit in this repository (a damaged branch ref or index
+    file), with the command that repairs it; None when both look sound. A few small reads."""
+    return _branch_problem(repo) or _index_problem(repo)
+
+
+def _branch_problem(repo: GitRepo) -> str | None:
+    branch = head_branch(repo)
+    if branch is None or not branch.startswith("refs/"):
+        return None  # detached HEAD: check_git_state says so
+    loose = repo.common_dir / branch
+    try:
+        said = loose.read_text(errors="replace").strip()
+    except FileNotFoundError:
+        return None  # packed or unborn: git reads those itself
+    except IsADirectoryError:
+        said = "a folder"
+    except OSError as exc:
+        return f"the branch ref {loose} cannot be read ({exc.strerror}); check its permissions and retry"
+    if _OID.match(said) or said.startswith("ref: "):
+        return None
+    short = branch.removeprefix("refs/heads/")
+    last = _last_reflog_value(repo, branch)
+    # git refuses to update a ref it cannot read: the damaged file goes first
+    fix = (f"`rm {loose} && git update-ref {branch} {last}` (its last value in the reflog)" if last else
+           f"`rm {loose} && git update-ref {branch} <commit>` (`git fsck --lost-found` lists candidates)")
+    return (f"the branch ref {branch} in {repo.toplevel} is damaged ({loose} does not hold a commit id); "
+            f"point the branch '{short}' back at its commit with {fix}, then retry")
+
+
+def _last_reflog_value(repo: GitRepo, branch: str) -> str | None:
+    try:
+        lines = (repo.common_dir / "logs" / branch).read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        parts = line.split(" ", 2)
+        if len(parts) > 1 and _OID.match(parts[1]) and parts[1].strip("0"):
+            return parts[1]
+    return None
+
+
+def _index_problem(repo: GitRepo) -> str | None:
+    path = repo.git_dir / "index"
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(_INDEX_HEADER)
+            size = os.fstat(fh.fileno()).st_size
+    except FileNotFoundError:
+        return None  # no index yet: git makes one
+    except IsADirectoryError:
+        what = "it is a folder"
+    except OSError as exc:
+        return f"git's index file {path} cannot be read ({exc.strerror}); check its permissions and retry"
+    else:
+        what = None
+        if len(header) < _INDEX_HEADER or header[:4] != b"DIRC":
+            what = "it does not start as an index file does"
+        else:
+            version, entries = struct.unpack(">II", header[4:12])
+            if version not in (2, 3, 4):
+                what = f"it says index version {version}"
+            elif size < _INDEX_HEADER + _INDEX_CHECKSUM + entries * (_MIN_INDEX_ENTRY if version < 4 else 40):
+                what = f"it is {size} bytes, too short for the {entries} entries it lists"
+    if what is None:
+        return None
+    return (f"git's index file {path} is damaged ({what}); rebuild it from the last commit with "
+            f"`rm {path} && git reset` in {repo.toplevel} (your files are kept; stage again what was "
+            "staged), then retry")
