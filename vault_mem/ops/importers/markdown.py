@@ -34,13 +34,12 @@ from typing import Any
 
 from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import MalformedFileError
-from vault_mem.model.memory import suggest_key
+from vault_mem.model.memory import as_date, suggest_key
 from vault_mem.ops.importers import claude_md
 from vault_mem.ops.importers.sources import (
     Candidate,
     Found,
     SourceFile,
-    as_date,
     as_tags,
     first_heading,
     key_from_path,

@@ -26,13 +26,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from vault_mem.model.memory import as_date
 from vault_mem.ops.importers.markdown import carried, memory_type
 from vault_mem.ops.importers.sources import (
     Candidate,
     Found,
     Problem,
     SourceFile,
-    as_date,
     as_tags,
     key_from_text,
     one_line,

@@ -201,20 +201,6 @@ def key_from_path(rel: str) -> str:
     return suggest_key(rel.removesuffix(".md").replace("/", "-"))[:MAX_KEY_LEN - 4].strip("-._") or "memory"
 
 
-def as_date(value: Any) -> dt.date | None:
-    """A date from a frontmatter or JSON value (a date, or text starting ``YYYY-MM-DD``)."""
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, str):
-        try:
-            return dt.date.fromisoformat(value.strip()[:10])
-        except ValueError:
-            return None
-    return None
-
-
 def as_tags(value: Any) -> list[str]:
     """Tags from a list or comma-separated text, each one short line, without repeats."""
     items = value.split(",") if isinstance(value, str) else value if isinstance(value, (list, tuple)) else []
