@@ -31,7 +31,7 @@ from typing import Any
 from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.adapters.tools import get_view, schemas
 from vault_mem.config import CONFIG_FILE
-from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.errors import SizeLimitError, UsageError, VaultMemError
 from vault_mem.store.locks import daemon_pid
 
 #: The environment variable that turns on debug output (the daemon's log level too).
@@ -132,7 +132,7 @@ def _body_from(args, limit: int) -> str:
     except OSError as exc:
         raise UsageError(f"cannot read the body from {where}: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise UsageError(
+        raise SizeLimitError(
             f"the body from {where} is over the vault's limit of {limit} bytes ([limits] max_body_bytes "
             "in vault.toml); store a summary and a pointer instead"
         )
@@ -241,7 +241,7 @@ def cmd_undo(args) -> int:
 def cmd_index(args) -> int:
     vault = open_vault(args)
     changed = vault.regenerate_index() if args.write else False
-    text = (vault.root / "INDEX.md").read_text(encoding="utf-8") if args.write else vault.render_index()
+    text = (vault.index_md() or "") if args.write else vault.render_index()
     emit(args, {"changed": changed, "text": text}, text.rstrip("\n"))
     return 0
 
@@ -289,8 +289,7 @@ def cmd_doctor(args) -> int:
     vault.reconcile(progress=_progress_bar("indexing"))
     diffs = vault.sidecar.doctor()
     problems = vault.sidecar.problems()
-    index_ok = (vault.root / "INDEX.md").exists() and \
-        (vault.root / "INDEX.md").read_text(encoding="utf-8") == vault.render_index()
+    index_ok = vault.index_md() == vault.render_index()
     data = {"ok": not diffs and index_ok, "differences": diffs,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
             "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
@@ -390,6 +389,38 @@ def cmd_sync(args) -> int:
     vault = open_vault(args, getattr(args, "path", None))
     report = sync(vault, remote=args.remote)
     emit(args, report.to_dict(), report.summary())
+    return 0
+
+
+@command("trust")
+def cmd_trust(args) -> int:
+    from vault_mem.config import describe_settings, outbound_settings  # lazy, as the rest
+
+    vault = open_vault(args, getattr(args, "path", None))
+    ws = vault.ws
+    vault.take_notices()  # the pending-settings notice: this command says it in full below
+    requested, in_force = outbound_settings(ws.requested), outbound_settings(ws.config)
+    data: dict[str, Any] = {"vault": str(ws.root), "pending": ws.pending, "requested": requested,
+                            "in_force": in_force, "approved": False, "trust_file": None}
+    if not ws.pending:
+        emit(args, data, f"nothing to approve: the settings in force are what vault.toml asks for "
+             f"({describe_settings(requested)})")
+        return 0
+    asked = (f"vault.toml in {ws.root} asks for settings that send data off this machine or name a "
+             f"secret, not approved here: {describe_settings(ws.pending)} (in force now: "
+             f"{describe_settings({k: in_force.get(k, '') for k in ws.pending})})")
+    approve = args.yes
+    if not approve and not args.json and sys.stdin is not None and sys.stdin.isatty():
+        warn(asked)
+        approve = input("approve them for this vault on this machine? [y/N] ").strip().lower() in ("y", "yes")
+    if not approve:
+        emit(args, data, f"{asked}\nnot approved; check who changed vault.toml (`git log -p vault.toml`), "
+             "then approve with `vault-mem trust --yes`")
+        return 0
+    data["trust_file"] = str(ws.approve_settings())
+    data["approved"] = True
+    emit(args, data, f"approved for {ws.root} on this machine: {describe_settings(ws.pending)}; "
+         f"kept in {data['trust_file']}, in force from the next command")
     return 0
 
 

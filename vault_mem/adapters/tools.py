@@ -24,14 +24,12 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import queries
 from vault_mem.model import views
-from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import SOURCES
 
 log = logging.getLogger(__name__)
@@ -192,10 +190,8 @@ def index_text(vault: Any) -> str:
     """INDEX.md as the files make it now: the sidecar (and INDEX.md on disk) are brought up to date
     first, unless a daemon keeps them so."""
     vault.reconcile()
-    try:
-        return (Path(vault.root) / INDEX_FILE).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return vault.render_index()
+    text = vault.index_md()  # a symlinked INDEX.md is refused by name, never served
+    return text if text is not None else vault.render_index()
 
 
 def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str, Any]:
