@@ -85,9 +85,11 @@ def screen_line(line: str) -> str:
 
 def instructions(vault: Vault) -> str:
     """What an MCP client shows the model about this server."""
+    pending = ("\n\nNote for the person: vault.toml asks for settings not approved on this machine "
+               "(they are not in force); they can review them with `vault-mem trust`.") if vault.ws.pending else ""
     return (memory_preamble(vault.root)
             + f"\n\nRead the resource {INDEX_URI} (INDEX.md) for what is remembered; recall searches "
-            "everything.")
+            "everything." + pending)
 
 
 def build_server(vault: Vault):
