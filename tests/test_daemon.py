@@ -435,6 +435,33 @@ def test_a_hand_edit_holding_a_credential_is_never_auto_committed(vault):
     assert (vault.root / "facts" / "deploy.md").is_file()  # left where the person put it
 
 
+@pytest.mark.slow
+def test_the_daemon_keeps_a_credential_out_of_index_md_commits_and_its_log_until_fixed(vault):
+    """DESIGN §7: a hand edit holding a credential (here in the description, which INDEX.md shows)
+    is quarantined: not in INDEX.md on disk nor in any commit's, not in a commit subject, and the
+    daemon's log names the file and the kind, never the value. Fixed, it is committed by itself."""
+    token = "gh" + "p_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"  # built here: no literal in the repo
+    vault.remember("deploy", "How the staging deploy works", "Run make deploy.")
+    proc = start_daemon(vault.root, VAULT_MEM_QUIET_SECONDS="0.2")
+    try:
+        (vault.root / "facts" / "deploy.md").write_text(memory_text(f"Deploy with {token}", "Run make deploy."))
+        (vault.root / "facts" / "clean.md").write_text(memory_text("A fact fit to commit"))
+        wait_for(lambda: "facts/clean.md" in git(vault.root, "log", "--format=", "--name-only").split(),
+                 what="the clean file committed")
+        wait_for(lambda: "deploy" not in (vault.root / "INDEX.md").read_text(), what="INDEX.md without it")
+        assert token not in (vault.root / "INDEX.md").read_text()
+        assert token not in git(vault.root, "log", "--all", "-p")  # no file, INDEX.md or subject
+        log = (vault.root / ".vault-mem" / "daemon.log").read_text()
+        assert "facts/deploy.md" in log and "GitHub token" in log and token not in log
+        fixed = memory_text("Deploy with the token from the team vault", "Run make deploy.")
+        (vault.root / "facts" / "deploy.md").write_text(fixed)
+        wait_for(lambda: git(vault.root, "show", "HEAD:facts/deploy.md") == fixed, what="the fix committed")
+        wait_for(lambda: "deploy" in git(vault.root, "show", "HEAD:INDEX.md"), what="it listed again")
+    finally:
+        rc, err = stop(proc)
+    assert rc == 0 and token not in err
+
+
 def test_external_edit_is_committed_with_the_persons_identity(vault):
     vault.remember("editor", "Uses Helix as the main editor")
     proc = start_daemon(vault.root, VAULT_MEM_QUIET_SECONDS="0.3")

@@ -90,6 +90,14 @@ class UnsafeTreeError(VaultMemError):
     submodule, a path leaving the vault, a ``.vault-mem/`` file); nothing was changed."""
 
 
+class QuarantinedFileError(SecretError):
+    """A memory file on disk holds something that looks like a credential, so it is kept out of
+    INDEX.md, recall, ``get``, ``list`` and every commit until the value is removed. The
+    operation failed (exit 1); the call itself was fine."""
+
+    exit_code = 1
+
+
 class ConcurrentEditError(VaultMemError):
     """A file changed between the moment a writer checked it and the moment it would replace it
     (an editor's save); nothing was overwritten."""

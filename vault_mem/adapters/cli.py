@@ -285,19 +285,26 @@ def cmd_reindex(args) -> int:
 
 @command("doctor")
 def cmd_doctor(args) -> int:
+    from vault_mem.ops.review import (  # lazy: start-up time (module docstring)
+        describe_quarantined,
+        quarantined,
+    )
+
     vault = open_vault(args)
     vault.reconcile(progress=_progress_bar("indexing"))
     diffs = vault.sidecar.doctor()
-    problems = vault.sidecar.problems()
+    problems = [p for p in vault.sidecar.problems() if not p.quarantined]
+    held = quarantined(vault)  # a file holding a credential fails the check until it is fixed
     index_ok = vault.index_md() == vault.render_index()
-    data = {"ok": not diffs and index_ok, "differences": diffs,
+    data = {"ok": not diffs and index_ok and not held, "differences": diffs,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
-            "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
+            "quarantined": held, "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
     lines = [f"sidecar differs from a fresh rebuild: {d}" for d in diffs]
     if diffs:
         lines.append("run `vault-mem reindex` to rebuild the sidecar from the files (it holds nothing else)")
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
+    lines += [f"credential in {describe_quarantined(q)}" for q in held]
     lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")

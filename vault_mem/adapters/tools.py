@@ -188,10 +188,13 @@ def memory_preamble(root: Any = None, *, tools: str = "tools") -> str:
 
 def index_text(vault: Any) -> str:
     """INDEX.md as the files make it now: the sidecar (and INDEX.md on disk) are brought up to date
-    first, unless a daemon keeps them so."""
+    first, unless a daemon keeps them so. Rendered from the sidecar, the same bytes as the file
+    when that is current, never read from disk: the file may be a peer's, from a ``git pull``
+    that changed no memory file, listing one that holds a credential (the sidecar quarantines
+    it), or a link to a file outside the vault."""
     vault.reconcile()
-    text = vault.index_md()  # a symlinked INDEX.md is refused by name, never served
-    return text if text is not None else vault.render_index()
+    vault.index_md()  # a symlinked INDEX.md is refused by name (LinkError), not silently passed over
+    return vault.render_index()
 
 
 def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str, Any]:

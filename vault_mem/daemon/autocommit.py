@@ -11,6 +11,7 @@ from pathlib import Path
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
 from vault_mem.model.memory import is_memory_path, parse_memory
+from vault_mem.model.policy import mask_secrets
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.worktree import config_value, dirty_paths, ignored_paths
 from vault_mem.vault.core import Vault
@@ -72,7 +73,9 @@ def edit_message(vault: Vault, changes: dict[str, bytes | None], head: str | Non
             blob = repo.blob_at(head, prefix + rel)
             data = repo.read_object(blob)[1] if blob else b""
         try:
-            desc = parse_memory(data.decode("utf-8"), rel).description
+            # a deleted file's description comes from HEAD, maybe from a peer's commit that
+            # brought a credential (a quarantined file): never quote one in a commit message
+            desc = mask_secrets(parse_memory(data.decode("utf-8"), rel).description)
         except (VaultMemError, UnicodeDecodeError):
             desc = "(unreadable)"
         actions[key] = (action, FOLDER_TYPES[rel.split("/", 1)[0]], desc)

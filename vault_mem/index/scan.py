@@ -3,7 +3,9 @@
 Separate from :mod:`vault_mem.index.sidecar` because it touches only the file system (never the
 database): a scan is one ``scandir`` per type folder with (mtime_ns, size) per file; a read
 checks, in order, that the file stays inside the vault, its name, its size, NUL bytes, UTF-8
-and the frontmatter, and says which check failed.
+and the frontmatter, and says which check failed. A file holding a credential is quarantined
+(:meth:`~vault_mem.model.policy.WritePolicy.quarantine_reason`, the write gate's own rule): a
+problem, and none of its text reaches the sidecar.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
+from vault_mem.model import policy as policy_mod
+from vault_mem.model import secrets as secrets_mod
 from vault_mem.model.memory import is_memory_name, memory_from_bytes
+from vault_mem.model.policy import WritePolicy
 from vault_mem.store.files import read_memory_bytes
 
 
@@ -31,6 +36,21 @@ class FileState:
     sha256: str = ""
     problem: str | None = None
     memory: object | None = None
+    #: the file holds a credential: nothing of its text may be kept (not even a last good version)
+    quarantined: bool = False
+
+
+def gate_fingerprint() -> str:
+    """A digest of the secret rules this process runs (the policy and secrets modules' code): a
+    sidecar that recorded another one re-checks every file, so a rule added since quarantines
+    a file indexed before it."""
+    h = hashlib.sha256()
+    for mod in (policy_mod, secrets_mod):
+        try:
+            h.update(Path(mod.__file__ or "").read_bytes())
+        except OSError:
+            h.update(mod.__name__.encode())
+    return h.hexdigest()[:16]
 
 
 def stat_sig(st: os.stat_result) -> tuple[int, int]:
@@ -76,12 +96,13 @@ def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
-def read_file(root: Path, rel: str, *, max_bytes: int) -> FileState | None:
+def read_file(root: Path, rel: str, *, max_bytes: int, policy: WritePolicy | None = None) -> FileState | None:
     """Read and parse one memory file (``rel`` is vault-relative); None if it no longer exists.
 
     Read by :func:`vault_mem.store.files.read_memory_bytes`, the reader ``get`` uses too, so the
     index and ``get`` refuse the same files (a symlinked file or type folder, wherever it points;
-    a file over the limit): such a file is a problem, never read."""
+    a file over the limit): such a file is a problem, never read. With ``policy``, a file
+    holding a credential (parsed or not) is a problem too, marked ``quarantined``."""
     folder, name = rel.split("/", 1)
     state = FileState(path=rel, key=name[:-3], type=FOLDER_TYPES[folder], mtime_ns=-1, size=-1)
     sig = path_sig(root / rel)
@@ -104,6 +125,10 @@ def read_file(root: Path, rel: str, *, max_bytes: int) -> FileState | None:
         state.memory = memory_from_bytes(data, rel, max_bytes=max_bytes)
     except VaultMemError as exc:
         state.problem = _strip_path(str(exc), rel)
+    if policy is not None:
+        reason = policy.quarantine_reason(rel, data, state.memory)  # type: ignore[arg-type]
+        if reason:
+            state.problem, state.memory, state.quarantined = reason, None, True
     return state
 
 

@@ -6,7 +6,10 @@ nothing. The sidecar never writes to a memory file.
 Reconcile is cheap when nothing changed: one ``scandir`` per type folder and one query, comparing
 (mtime_ns, size) with the stored row; a file is read and hashed only when they differ. A file
 that cannot be used is recorded as a problem with its reason; if an earlier good version of the
-same path was indexed, that version stays searchable until the file is fixed.
+same path was indexed, that version stays searchable until the file is fixed. A file holding a
+credential is the exception: it is *quarantined* (``model/policy.py``), and its row keeps no text
+at all (no description, body, FTS row or vector, no last good version, nothing embedded), so
+nothing of it reaches INDEX.md, recall or ``list`` until the value is removed.
 
 Reading the files is in :mod:`vault_mem.index.scan`; vectors (the embedder, the sqlite-vec store,
 the two KNN searches) in :mod:`vault_mem.index.vectors`; search itself in :mod:`vault_mem.index.search`.
@@ -28,12 +31,13 @@ from pathlib import Path
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
 from vault_mem.index import search
-from vault_mem.index.scan import FileState, read_file, scan_folders
+from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_folders
 from vault_mem.index.search import Hit, RecallResult
 from vault_mem.index.vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
 from vault_mem.model import terms
 from vault_mem.model.indexmd import IndexEntry, render_index
 from vault_mem.model.memory import is_memory_path, iso
+from vault_mem.model.policy import QUARANTINE_MARK, WritePolicy
 
 log = logging.getLogger("vault_mem.index.sidecar")
 
@@ -51,6 +55,11 @@ class Problem:
 
     path: str
     reason: str
+
+    @property
+    def quarantined(self) -> bool:
+        """The file holds a credential (see ``model/policy.py``): nothing of it is indexed."""
+        return self.reason.startswith(QUARANTINE_MARK)
 
 
 @dataclass
@@ -82,6 +91,8 @@ class Sidecar(VectorStore):
         self._embedder_reason: str | None = None
         self._embed_retry_at = 0.0
         self._db_path = _db_path or self.root / STATE_DIR / "index.db"
+        #: the write gate: a file it would refuse is quarantined, not indexed
+        self.policy = WritePolicy(max_body_bytes=config.max_body_bytes, max_file_bytes=config.max_file_bytes)
         self.db = dbmod.connect(self._db_path)
         self._vindex = VectorIndex()
         #: search vectors in memory (loaded once, fastest per query: long-running processes)
@@ -105,7 +116,7 @@ class Sidecar(VectorStore):
         return scan_folders(self.root)
 
     def _read(self, rel: str) -> FileState | None:
-        return read_file(self.root, rel, max_bytes=self.config.max_file_bytes)
+        return read_file(self.root, rel, max_bytes=self.config.max_file_bytes, policy=self.policy)
 
     # -- writing rows ----------------------------------------------------------------------
 
@@ -134,6 +145,8 @@ class Sidecar(VectorStore):
                 self.db.execute("UPDATE files SET mtime_ns = ?, size = ?, sha256 = ?, problem = ? WHERE id = ?",
                                 (st.mtime_ns, st.size, st.sha256, st.problem, row["id"]))
                 report.updated += 1
+                if st.quarantined and row["has_content"]:
+                    self._forget_content(row["id"])
             if row is None or row["problem"] != st.problem:
                 log.warning("vault-mem: %s %s", st.path, st.problem)
             return
@@ -181,6 +194,19 @@ class Sidecar(VectorStore):
         self.db.executemany("INSERT OR IGNORE INTO tags(file_id, tag) VALUES (?, ?)", [(file_id, t) for t in tags])
         self.db.executemany("INSERT OR IGNORE INTO supersedes(file_id, target) VALUES (?, ?)",
                             [(file_id, t) for t in supersedes])
+
+    def _forget_content(self, file_id: int) -> None:
+        """Drop every trace of a row's text (a quarantined file: its last good version too, so
+        the row cannot be listed, found or embedded); the problem row itself stays."""
+        self._drop_vector(file_id)
+        for sql in ("DELETE FROM fts WHERE rowid = ?", "DELETE FROM tags WHERE file_id = ?",
+                    "DELETE FROM supersedes WHERE file_id = ?"):
+            self.db.execute(sql, (file_id,))
+        self.db.execute(
+            "UPDATE files SET has_content = 0, content_sha256 = NULL, description = NULL, created = NULL, "
+            "updated = NULL, sort_date = NULL, pinned = 0, expires = NULL, tags = NULL, scope = NULL, "
+            "source = NULL, supersedes = NULL, body = NULL, embed_sha256 = NULL, conflict_of = NULL "
+            "WHERE id = ?", (file_id,))
 
     def _remove(self, path: str, touched_keys: set[str]) -> bool:
         row = self.db.execute("SELECT id, key FROM files WHERE path = ?", (path,)).fetchone()
@@ -244,6 +270,14 @@ class Sidecar(VectorStore):
 
     def _reconcile(self, *, progress: Progress | None, embed: bool | None) -> ReconcileReport:
         report = ReconcileReport()
+        gate = gate_fingerprint()
+        if self.get_meta("secret_gate") != gate:
+            # rows indexed under other secret rules (an older vault-mem): read every file again,
+            # so a file those rules let through is quarantined now (unchanged text is not re-embedded)
+            with self.db.write():
+                self.db.execute("UPDATE files SET mtime_ns = -1")
+                self.db.execute("INSERT INTO meta(name, value) VALUES ('secret_gate', ?) "
+                                "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (gate,))
         on_disk = self._scan()
         stored = {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT path, mtime_ns, size FROM files")}
         todo = [p for p, sig in on_disk.items() if stored.get(p) != sig]

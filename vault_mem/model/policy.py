@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import shlex
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,7 +29,13 @@ from typing import Any
 
 import yaml
 
-from vault_mem.errors import InvalidMemoryError, SecretError, SizeLimitError, VaultMemError
+from vault_mem.errors import (
+    InvalidMemoryError,
+    QuarantinedFileError,
+    SecretError,
+    SizeLimitError,
+    VaultMemError,
+)
 from vault_mem.model.memory import (
     Memory,
     memory_from_bytes,
@@ -44,13 +51,20 @@ from vault_mem.model.secrets import SecretFinding, find_secrets, shannon_entropy
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
+    "QUARANTINE_MARK",
     "SecretFinding",
     "WritePolicy",
     "check_description_policy",
     "check_text",
     "check_write",
+    "describe_secrets",
+    "file_secrets",
     "find_secrets",
+    "fix_recipe",
     "lint_write",
+    "mask_secrets",
+    "purge_recipe",
+    "quarantine_reason",
     "shannon_entropy",
 ]
 
@@ -146,6 +160,121 @@ def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any
             problems.append(problem)
     if problems:
         raise SecretError(f"refused: {'; '.join(problems)}. {_WHAT_TO_DO}")
+
+
+# --- files on disk: the quarantine ----------------------------------------------------------
+#
+# A file a person saved (or a peer's commit brought) that holds a credential is *quarantined*:
+# the sidecar keeps a problem row for it and none of its text (no INDEX.md line, no recall hit,
+# no FTS row, no vector, nothing sent to an embedder), ``get`` refuses it, and no vault-mem commit
+# takes it, until the value is removed. The rule is the write gate's own (:func:`secret_findings`),
+# so a file is quarantined exactly when a write of the same bytes would be refused.
+
+#: how a sidecar problem row says that its file is quarantined (it holds a credential)
+QUARANTINE_MARK = "quarantined: "
+
+_FIELD_LABEL = re.compile(r"frontmatter field '(.+)'$")
+
+
+def file_secrets(rel: str, data: bytes, memory: Memory | None = None) -> list[tuple[str, str, int | None]]:
+    """(field, kind, line in the file) for each suspected credential in the memory file ``rel``
+    holding ``data`` (``memory``: its parsed form, when the caller has it). A file that parses is
+    judged by the write gate's rule (:func:`secret_findings`), so what the gate would refuse is
+    what is found here; one that does not parse is scanned as plain text (field ``file``). The
+    line is counted from the top of the file (None where no line can be named: the key, which
+    is the file name). Never any part of a value."""
+    text = data.decode("utf-8", "replace")
+    if memory is None:
+        try:
+            memory = parse_memory(text, rel)
+        except VaultMemError:
+            memory = None
+    if memory is None:
+        return list(dict.fromkeys(("file", f.kind, _line_of(text, f.start)) for f in find_secrets(text)))
+    found = secret_findings(key=memory.key, description=memory.description, body=memory.body,
+                            meta=memory.meta, comments=memory.comments)
+    if not found:
+        return []
+    body_at = text.rfind(memory.body) if memory.body else -1
+    head = text[:body_at] if body_at >= 0 else text
+    in_head = [(f.kind, _line_of(text, f.start)) for f in find_secrets(head)]
+    out: list[tuple[str, str, int | None]] = []
+    for label, kind, line in found:
+        if label == "body":
+            line = _line_of(text, body_at) + (line or 1) - 1 if body_at >= 0 else None
+        elif label != "key":
+            line = next((ln for k, ln in in_head if k == kind), None)
+            name = "description" if label == "description" else (m.group(1) if (m := _FIELD_LABEL.match(label)) else None)
+            if line is None and name:
+                at = re.search(rf"^[ \t]*['\"]?{re.escape(name)}['\"]?[ \t]*:", head, re.MULTILINE)
+                line = _line_of(text, at.start()) if at else None
+        if (label, kind, line) not in out:
+            out.append((label, kind, line))
+    return out
+
+
+def describe_secrets(found: list[tuple[str, str, int | None]]) -> str:
+    """``what looks like an AWS access key (body, line 7); ...`` for :func:`file_secrets`'s
+    findings: the kinds and where they are, never a value."""
+    parts: list[str] = []
+    for label, kind, line in found:
+        article = "an" if kind[0] in "AEIOaeio" else "a"
+        where = label if label != "file" else "the file"
+        where = f"{where}, line {line}" if line is not None else where
+        part = f"what looks like {article} {kind} ({where})"
+        if part not in parts:
+            parts.append(part)
+    return "; ".join(parts)
+
+
+def quarantine_reason(found: list[tuple[str, str, int | None]]) -> str:
+    """The sidecar's problem text for a file holding the credentials ``found`` (see
+    :func:`file_secrets`): starts with :data:`QUARANTINE_MARK`, names kinds and lines, no value."""
+    return (f"{QUARANTINE_MARK}it holds {describe_secrets(found)}; it is kept out of INDEX.md, recall and "
+            "commits until the value is removed (`vault-mem doctor` says how)")
+
+
+def purge_recipe(top: str, *, message: bool = False) -> str:
+    """How to get a credential out of git history: rotate, rewrite, force-push, re-clone. ``top``:
+    the file's path in the repository; ``message``: the value sits in commit messages instead."""
+    if message:
+        rewrite = ("rewrite the commit messages: `git filter-repo --replace-message FILE` where FILE "
+                   "holds the value followed by '==>REMOVED'")
+    else:
+        quoted = shlex.quote(top)
+        rewrite = (f"rewrite history without it: `git filter-repo --path {quoted} --invert-paths` "
+                   "(drops the file from every commit; commit a clean copy again afterwards) or "
+                   "`git filter-repo --replace-text FILE` (FILE holds the value followed by "
+                   "'==>REMOVED'; keeps the file)")
+    return ("Treat the credential as leaked: revoke or rotate it first, because every clone, fork "
+            f"and backup keeps it. Then {rewrite}; force-push every branch and tag, and have every "
+            "other clone re-clone (old clones reintroduce it on the next push).")
+
+
+def fix_recipe(rel: str, *, top: str | None = None, in_history: bool = False) -> str:
+    """What to do about the quarantined file ``rel``: remove the value, keep it in a secret
+    manager, save; with ``in_history`` (a commit holds it: a peer's, or one made past the
+    pre-commit hook) rotate it first and purge history (:func:`purge_recipe` for ``top``)."""
+    fix = (f"remove the value from {rel}, store it in a secret manager (write where it lives "
+           "instead, e.g. 'API key in 1Password item X'), then save the file: it is listed, "
+           "searchable and committed again by itself")
+    if not in_history:
+        return (f"{fix[0].upper()}{fix[1:]}. No vault-mem commit holds it; if you committed an earlier "
+                "version yourself, `vault-mem scan --history` finds it.")
+    return (f"{top or rel} is committed, so the value is in git history. {purge_recipe(top or rel)} "
+            f"Then {fix}.")
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with each suspected credential replaced by ``[<kind> removed]``: for naming an
+    untrusted string (a key from a journal, a description from a peer's file) in a message."""
+    out, at = [], 0
+    for f in find_secrets(text):
+        out.append(text[at:f.start])
+        out.append(f"[{f.kind} removed]")
+        at = f.end
+    out.append(text[at:])
+    return "".join(out)
 
 
 # --- description policy --------------------------------------------------------------------
@@ -379,6 +508,29 @@ class WritePolicy:
         self._vet(rel, memory_from_bytes(data, rel, max_bytes=self.max_file_bytes))
         self._remember_vetted(rel, data)
 
+    def file_secrets(self, rel: str, data: bytes, memory: Memory | None = None) -> list[tuple[str, str, int | None]]:
+        """(field, kind, line) of each suspected credential in the memory file ``rel`` holding
+        ``data``: :func:`file_secrets`, the rule :meth:`check_file` refuses by."""
+        return file_secrets(rel, data, memory)
+
+    def quarantine_reason(self, rel: str, data: bytes, memory: Memory | None = None) -> str | None:
+        """Why the file ``rel`` holding ``data`` is quarantined (see :func:`quarantine_reason`),
+        or None when it holds no credential: what the sidecar records for a file it must not
+        index. Judged by the same rule as :meth:`check_file`."""
+        found = file_secrets(rel, data, memory)
+        return quarantine_reason(found) if found else None
+
+    def check_readable(self, rel: str, data: bytes, memory: Memory | None = None) -> None:
+        """Refuse to show the memory file ``rel`` while it holds a credential
+        (:class:`QuarantinedFileError`: the file, the kinds and lines, the fix; never a value)."""
+        found = file_secrets(rel, data, memory)
+        if found:
+            raise QuarantinedFileError(
+                f"{rel} is quarantined: it holds {describe_secrets(found)}, so vault-mem does not show, list "
+                f"or commit it. Remove the value from {rel}, store it in a secret manager, then save "
+                "the file; `vault-mem doctor` says more"
+            )
+
     def _vet(self, rel: str, memory: Memory) -> None:
         body_size = len(memory.body.encode("utf-8"))
         if body_size > self.max_body_bytes:
@@ -397,27 +549,22 @@ class WritePolicy:
         while len(self._vetted) > _VETTED_KEPT:
             self._vetted.popitem(last=False)
 
-    def check_message(self, message: str) -> None:
+    def check_message(self, message: str, *, identity: tuple[str, str] | None = None) -> None:
         """Refuse a commit message holding a suspected credential: its subject and body, and the
         values of trailers a caller can choose (``Agent:``); vault-mem's own structural trailers
         (keys, actions, types, commit ids) are not scanned, since a commit id or a key looks
-        like a random token."""
+        like a random token. ``identity``: the commit's (name, email), which a caller chooses
+        too (``--agent``, ``VAULT_MEM_AGENT``, vault.toml, a journal) and which git keeps as
+        plainly as the message."""
         kept = [line.partition(":")[2] if line.startswith("Agent:") else line
                 for line in message.splitlines() if not line.startswith(_OWN_TRAILERS)]
         kinds = sorted({f.kind for f in find_secrets("\n".join(kept))})
         if kinds:
             raise SecretError(f"refused: the commit message holds what looks like {', '.join(kinds)}. "
                               f"{_WHAT_TO_DO}")
-
-    def check_secrets(self, rel: str, data: bytes) -> None:
-        """Refuse file bytes holding a suspected credential anywhere, comments and fields that
-        no parser reads included; the message names the file, kind and line, never the value."""
-        text = data.decode("utf-8", "replace")
-        found: list[str] = []
-        for finding in find_secrets(text):
-            article = "an" if finding.kind[0] in "AEIOaeio" else "a"
-            where = f"{article} {finding.kind} (line {_line_of(text, finding.start)})"
-            if where not in found:
-                found.append(where)
-        if found:
-            raise SecretError(f"refused: {rel} holds what looks like {'; '.join(found)}. {_WHAT_TO_DO}")
+        if identity is not None:
+            kinds = sorted({f.kind for f in find_secrets("\n".join(identity))})
+            if kinds:
+                raise SecretError(f"refused: the commit author (name or email) holds what looks like "
+                                  f"{', '.join(kinds)}. Nothing was written. Use a plain agent name "
+                                  "(--agent, VAULT_MEM_AGENT, [agent] in vault.toml)")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import shlex
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -24,23 +23,64 @@ from vault_mem.index import queries
 from vault_mem.index.search import age_and_flags
 from vault_mem.model import policy
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import as_str_list, parse_memory
+from vault_mem.model.memory import as_str_list
 from vault_mem.store import history as git_history  # not `history`: scan() has a flag of that name
 from vault_mem.store.files import check_type_folder, current_bytes
 from vault_mem.store.worktree import checkout_files
 from vault_mem.vault.conflicts import list_conflicts
 from vault_mem.vault.core import Vault
 
-__all__ = ["check_refs", "dupes", "review", "scan"]
+__all__ = ["check_refs", "dupes", "quarantined", "review", "scan"]
+
+# ------------------------------------------------------------------------------- quarantine
+
+
+def quarantined(vault: Vault) -> list[dict[str, Any]]:
+    """Memory files kept out of INDEX.md, recall and commits because they hold a credential
+    (the sidecar's quarantined problem rows; see ``model/policy.py``), as the sidecar knows them
+    now: one item per file with ``path``, ``findings`` (``field``, ``kind``, ``line`` each; never
+    a value), ``in_history`` (HEAD's version holds a credential too: a peer's commit, or one
+    made past the pre-commit hook) and ``fix`` (what to do, with the purge recipe when it is in
+    history)."""
+    out: list[dict[str, Any]] = []
+    head = vault.repo.head()
+    for p in vault.sidecar.problems():
+        if not p.quarantined:
+            continue
+        try:
+            data = vault.ws.read_bytes(p.path)  # the one safe reader: never through a link
+        except VaultMemError:
+            continue  # gone or replaced since: the next reconcile drops or re-judges the row
+        found = policy.file_secrets(p.path, data)
+        if not found:
+            continue  # fixed since the sidecar last looked
+        top = vault.prefix + p.path
+        blob = vault.repo.blob_at(head, top)
+        in_history = blob is not None and bool(
+            blob == vault.repo.blob_id(data) or policy.file_secrets(p.path, vault.repo.read_object(blob)[1]))
+        out.append({"path": p.path, "key": PurePosixPath(p.path).stem, "in_history": in_history,
+                    "findings": [{"field": f, "kind": k, "line": ln} for f, k, ln in found],
+                    "fix": policy.fix_recipe(p.path, top=top, in_history=in_history)})
+    return out
+
+
+def describe_quarantined(item: dict[str, Any]) -> str:
+    """One line for a :func:`quarantined` item: the file, what it holds where, and the fix."""
+    what = policy.describe_secrets([(f["field"], f["kind"], f["line"]) for f in item["findings"]])
+    return (f"{item['path']} holds {what}; it is quarantined (not listed in INDEX.md, "
+            f"searchable, shown or committed). {item['fix']}")
+
 
 # ------------------------------------------------------------------------------------ review
 
-_FLAG_ORDER = ("conflict", "problem", "expired", "superseded", "stale")
+_FLAG_ORDER = ("secret", "conflict", "problem", "expired", "superseded", "stale")
 
 
 def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]]:
-    """Memories to prune or settle: sync conflicts, unreadable files, expired, superseded and
-    stale memories, one item per memory (its most pressing flag first).
+    """Memories to prune or settle: files holding a credential (flag ``secret``: quarantined,
+    with the fix and, when a commit holds it, the purge recipe), sync conflicts, unreadable
+    files, expired, superseded and stale memories, one item per memory (its most pressing flag
+    first).
 
     Each item: ``flag``, ``key``, ``detail`` (what it is and what to do), ``flags`` (all that
     apply), ``type``, ``path``, ``date`` and ``age_days`` where known.
@@ -52,7 +92,14 @@ def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]
         items.append({"flag": "conflict", "key": c["key"], "detail": c["detail"], "flags": ["conflict"],
                       "type": None, "path": c.get("path"), "other_path": c.get("other_path"),
                       "date": None, "age_days": None})
+    held = quarantined(vault)
+    for q in held:
+        items.append({"flag": "secret", "key": q["key"], "flags": ["secret"], "type": None, "path": q["path"],
+                      "date": None, "age_days": None, "findings": q["findings"], "in_history": q["in_history"],
+                      "detail": describe_quarantined(q)})
     for p in vault.sidecar.problems():
+        if p.quarantined:
+            continue  # listed above with its fix, or fixed since the sidecar last looked
         key = PurePosixPath(p.path).stem
         items.append({"flag": "problem", "key": key, "flags": ["problem"], "type": None, "path": p.path,
                       "date": None, "age_days": None,
@@ -129,16 +176,13 @@ def _scan_worktree(vault: Vault) -> Iterator[dict[str, Any]]:
 
 
 def _findings_in(data: bytes, rel: str) -> list[tuple[str, str, int | None]]:
-    """(field, kind, line) for each suspected credential in one file's bytes."""
-    text = data.decode("utf-8", "replace")
-    try:
-        mem = parse_memory(text, rel)
-    except VaultMemError:  # not a readable memory: scan it as plain text
-        found = [("file", f.kind, text.count("\n", 0, f.start) + 1) for f in policy.find_secrets(text)]
-        return list(dict.fromkeys(found))
-    # the gate's own rule, so scan and gate agree on what counts
-    return policy.secret_findings(key=mem.key, description=mem.description, body=mem.body, meta=mem.meta,
-                                 comments=mem.comments)
+    """(field, kind, line in the file) for each suspected credential in one file's bytes: the
+    gate's own rule (the quarantine's too), so scan, gate and quarantine agree on what counts."""
+    if "/" not in rel:  # INDEX.md, README.md, vault.toml: plain text, no memory fields
+        text = data.decode("utf-8", "replace")
+        return list(dict.fromkeys(("file", f.kind, text.count("\n", 0, f.start) + 1)
+                                  for f in policy.find_secrets(text)))
+    return policy.file_secrets(rel, data)
 
 
 def _purge_worktree(vault: Vault, rel: str) -> str:
@@ -158,17 +202,7 @@ def _purge_worktree(vault: Vault, rel: str) -> str:
 
 
 def _purge_history(top: str, *, message: bool = False) -> str:
-    if message:
-        rewrite = ("rewrite the commit messages: `git filter-repo --replace-message FILE` where FILE "
-                   "holds the value followed by '==>REMOVED'")
-    else:
-        rewrite = (f"rewrite history without it: `git filter-repo --path {shlex.quote(top)} --invert-paths` "
-                   "(drops the file from every commit; commit a clean copy again afterwards) or "
-                   "`git filter-repo --replace-text FILE` (FILE holds the value followed by "
-                   "'==>REMOVED'; keeps the file)")
-    return ("Treat the credential as leaked: revoke or rotate it first, because every clone, fork "
-            f"and backup keeps it. Then {rewrite}; force-push every branch and tag, and have every "
-            "other clone re-clone (old clones reintroduce it on the next push).")
+    return policy.purge_recipe(top, message=message)
 
 
 def _scan_history(vault: Vault) -> Iterator[dict[str, Any]]:

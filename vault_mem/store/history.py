@@ -182,6 +182,19 @@ def commits_with_parents(repo: GitRepo, tip: str, base: str) -> list[list[str]]:
     return [line.split() for line in out.split("\n") if line.split()]
 
 
+def paths_by_commit(repo: GitRepo, old: str | None, new: str, pathspec: str) -> list[tuple[str, list[str]]]:
+    """``(commit, top-level paths it changed under pathspec)`` for each commit of ``new`` not in
+    ``old`` (first parents; no rename detection), newest first: one git process for the range."""
+    out = repo.run("log", "--format=%x1e%H", "--name-only", "--no-renames", "--diff-merges=first-parent",
+                   new, *([f"^{old}"] if old else []), "--", pathspec, cwd=repo.toplevel)
+    found = []
+    for rec in out.split("\x1e"):
+        lines = [ln for ln in rec.split("\n") if ln]
+        if lines:
+            found.append((lines[0], lines[1:]))
+    return found
+
+
 def paths_in_range(repo: GitRepo, old: str | None, new: str) -> list[str]:
     """Every top-level path that the commits of ``new`` not in ``old`` touch (first parents)."""
     out = repo.run("log", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent",

@@ -179,9 +179,15 @@ class Workspace:
             raise MalformedFileError(f"{rel}: disappeared while it was being read; retry")
         return read[0]
 
-    def read_memory(self, rel: str) -> Memory:
-        """Parse the memory file ``rel`` (the one safe reader, then the file format)."""
-        return memory_from_bytes(self.read_bytes(rel), rel, max_bytes=self.config.max_file_bytes)
+    def read_memory(self, rel: str, *, quarantined: bool = False) -> Memory:
+        """Parse the memory file ``rel`` (the one safe reader, then the file format). A file
+        holding a credential is refused (:class:`~vault_mem.errors.QuarantinedFileError`) unless
+        ``quarantined``: for a write that replaces it, whose result the write gate vets again."""
+        data = self.read_bytes(rel)
+        memory = memory_from_bytes(data, rel, max_bytes=self.config.max_file_bytes)
+        if not quarantined:
+            self.policy.check_readable(rel, data, memory)
+        return memory
 
     def disk_bytes(self, rel: str) -> bytes | None:
         """What is at ``rel`` now, never through a symlink (None: no file)."""
@@ -213,6 +219,9 @@ class Workspace:
         if data is None:
             raise MalformedFileError(f"{rel}: disappeared while it was being read; retry")
         committed = self.repo.blob_at(self.repo.head(), self.top(rel))
+        if committed is None or GitRepo.blob_id(data) != committed:
+            # the advice below is "commit it first": never for a file holding a credential
+            self.policy.check_readable(rel, data)
         if committed is None:
             # never committed: a person's new file that only exists on disk
             raise VaultMemError(

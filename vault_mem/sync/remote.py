@@ -51,11 +51,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from vault_mem.errors import SyncError, VaultMemError
+from vault_mem.model.memory import is_memory_path
+from vault_mem.model.policy import describe_secrets
 from vault_mem.store.history import (
     commits_with_parents,
     count_commits,
     current_branch,
     merge_base,
+    paths_by_commit,
     paths_in_range,
     remote_url,
     resolve_commit,
@@ -92,6 +95,8 @@ class SyncReport:
     dropped: list[str] = field(default_factory=list)  # local commits already on the remote
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     attempts: int = 0
+    #: memory files from the remote holding a credential: path, commit, author, reason, how_to_purge
+    quarantined: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,6 +113,9 @@ class SyncReport:
         if any(c["kind"] == "copy" for c in self.conflicts):
             parts.append("see them with `vault-mem review`; settle each with "
                          "`vault-mem resolve KEY --keep mine|theirs|both`")
+        for q in self.quarantined:
+            parts.append(f"{q['path']} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
+                         f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
         return "; ".join(parts) + "."
@@ -144,6 +152,7 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
         # the replay then writes each file through the same WritePolicy (sync/replay.py)
         with vault.transaction():
             before = repo.head()
+            check_outgoing(vault, remote_tip, before, name)
             head = _integrate(vault, remote_tip, report)
             if head != before:  # the remote's files came in: stat the vault once for them
                 vault.reconcile(force=True, recover=False)
@@ -239,6 +248,41 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
         if ids:
             commits.append((ids[0], ids[1]))
     return Replay(vault, base, local, remote_tip, commits, report).run()
+
+
+def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name: str = "origin") -> None:
+    """Refuse to publish a local commit holding a credential: one made past the pre-commit hook
+    (``--no-verify``), in a memory file or in its message. The sync would replay it into new
+    commits and push it to every clone. A file the remote's tip holds a credential in already
+    (a peer published it; it is quarantined here) is not held against this machine's commits."""
+    if local is None or local == remote_tip:
+        return
+    repo, prefix, policy = vault.repo, vault.prefix, vault.ws.policy
+    seen: set[str] = set()
+    for commit, tops in paths_by_commit(repo, remote_tip, local, prefix or "."):
+        try:
+            policy.check_message(repo.commit_message(commit))
+        except VaultMemError as exc:
+            raise SyncError("unsafe", f"the local commit {commit[:10]} would be published by this sync, and "
+                            f"{str(exc).removeprefix('refused: ').split('. ')[0]}. Reword it first "
+                            f"(`git rebase -i {name}/<branch>`), then sync again; nothing was pushed or changed") from None
+        for top in tops:
+            rel = top[len(prefix):]
+            blob = repo.blob_at(commit, top) if top.startswith(prefix) and is_memory_path(rel) else None
+            if blob is None or blob in seen:
+                continue
+            seen.add(blob)
+            found = policy.file_secrets(rel, repo.read_object(blob)[1])
+            if not found:
+                continue
+            public = repo.blob_at(remote_tip, top) if remote_tip else None
+            if public is not None and policy.file_secrets(rel, repo.read_object(public)[1]):
+                continue  # the remote has a credential in this file already: a peer's, not ours to stop
+            raise SyncError("unsafe", f"the local commit {commit[:10]} would publish {rel}, which holds "
+                            f"{describe_secrets(found)}. "
+                            f"Take it out of the local history first (`git rebase -i {name}/<branch>` to edit "
+                            f"that commit, or `git filter-repo --path {top} --invert-paths`), then sync "
+                            "again; nothing was pushed or changed")
 
 
 def _outside(repo, prefix: str, a: str | None, b: str) -> list[str]:

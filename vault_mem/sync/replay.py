@@ -7,6 +7,13 @@ walking the work tree through each replayed state and deciding conflicts per key
 
 Kept apart from remote.py, which talks to the remote (fetch, push, their errors), checks that the
 histories can be integrated and schedules the daemon's syncs; nothing here uses the network.
+
+A memory file from the remote that holds a credential is taken, and quarantined like a person's
+hand edit (``model/policy.py``): not listed in INDEX.md (the work tree's nor any replayed
+commit's), not searchable, not shown, and named in :attr:`SyncReport.quarantined` with the purge
+recipe. Refusing it would protect nothing: the peer's commit is already on the remote and its
+objects are already fetched into this repository; it would only stop every clone from syncing
+until history is rewritten.
 """
 
 from __future__ import annotations
@@ -20,8 +27,16 @@ from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
+from vault_mem.model.policy import fix_recipe, mask_secrets
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes
-from vault_mem.store.history import changed_paths, entry_modes, first_unsafe_entry, staged_against, update_ref
+from vault_mem.store.history import (
+    changed_paths,
+    entry_modes,
+    first_unsafe_entry,
+    log_entries,
+    staged_against,
+    update_ref,
+)
 from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
 from vault_mem.vault.steps import write_journal
@@ -148,7 +163,23 @@ class Replay:
             raise
         self.repo.sync_index(sorted(self.prefix + rel for rel in paths))
         journal.unlink(missing_ok=True)
+        self._report_quarantined(incoming)
         return head
+
+    def _report_quarantined(self, incoming: list[str]) -> None:
+        """Name each memory file from the remote that holds a credential, with the purge recipe
+        (it is in the remote's history: rotate it, rewrite, force-push, re-clone)."""
+        wanted = {rel for rel in incoming if is_memory_path(rel)}
+        for p in self.vault.sidecar.problems():
+            if p.path not in wanted or not p.quarantined:
+                continue
+            top = self.prefix + p.path
+            last = log_entries(self.repo, [top], limit=1)
+            commit, author = (last[0][0], mask_secrets(last[0][2])) if last else (None, None)
+            self.report.quarantined.append({
+                "path": p.path, "commit": commit, "author": author,
+                "reason": p.reason.removeprefix("quarantined: "),
+                "how_to_purge": fix_recipe(p.path, top=top, in_history=True)})
 
     def _replay(self, incoming, modes, copies, plain, per_commit) -> str:
         repo = self.repo
@@ -205,11 +236,8 @@ class Replay:
         return self.repo.read_object(oid)[1] if oid else None
 
     def _write(self, files: dict[str, bytes | None]) -> None:
-        for rel, data in files.items():
-            if data is not None and is_memory_path(rel):
-                # what a peer sent is data: a credential in it stops the sync (run() puts back
-                # what was written), wherever in the file it sits
-                self.vault.ws.policy.check_secrets(rel, data)
+        # a memory file holding a credential is written and quarantined by the sidecar's
+        # refresh below (the write gate's rule): INDEX.md, rendered from the sidecar, leaves it out
         for rel, data in files.items():
             path = self.vault.root / rel
             self.touched.add(rel)

@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any, Self
 
 from vault_mem.config import CONFIG_FILE
-from vault_mem.errors import MalformedFileError, MemoryNotFoundError, NotAVaultError, UsageError
+from vault_mem.errors import (
+    MalformedFileError,
+    MemoryNotFoundError,
+    NotAVaultError,
+    QuarantinedFileError,
+    UsageError,
+)
 from vault_mem.index import dupes
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
@@ -170,7 +176,8 @@ class Vault:
 
     # -- reads -----------------------------------------------------------------------------
     def get(self, key: str) -> Memory:
-        """The whole memory with this key."""
+        """The whole memory with this key; a file holding a credential is refused
+        (:class:`~vault_mem.errors.QuarantinedFileError`, naming the file, kind and line)."""
         validate_key(key)
         self.reconcile()
         found = self.find_file(key)
@@ -275,6 +282,8 @@ class Vault:
             tx.expect(rel, self.ws.check_not_dirty(rel))
             try:
                 desc = self.ws.read_memory(rel).description
+            except QuarantinedFileError:
+                desc = "(a file that held a credential)"  # forgetting it is one fix; never quote it
             except MalformedFileError:
                 desc = "(unreadable file)"  # a broken file can still be forgotten
             commit = tx.commit({rel: None}, f"forget: {key} — {desc}", key=key,
@@ -284,7 +293,7 @@ class Vault:
     def _read_for_update(self, tx: WriteTransaction, rel: str) -> tuple[Memory, bytes]:
         try:
             data = self.ws.check_not_dirty(rel)
-            old = self.ws.read_memory(rel)
+            old = self.ws.read_memory(rel, quarantined=True)  # the write gate vets what replaces it
         except MalformedFileError as exc:
             raise MalformedFileError(
                 f"{exc}; fix the file by hand (or `vault-mem forget` it) before writing this key"

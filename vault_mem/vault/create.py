@@ -64,6 +64,8 @@ def first_commit(ws: Workspace, sidecar: Sidecar, created: list[Path]) -> list[s
         files = {ws.top(p.relative_to(ws.root).as_posix()): p.read_bytes() for p in created}
         files[ws.top(INDEX_FILE)] = index_bytes
         msg = "init: vault-mem vault\n\nCreated by `vault-mem init`."
-        commit = ws.repo.commit_paths(files, msg, author=ws.identity())
+        author = ws.identity()
+        ws.policy.check_message(msg, identity=(author.name, author.email))  # `init --agent` chose it
+        commit = ws.repo.commit_paths(files, msg, author=author)
         sidecar.set_meta("head", commit or "")
     return install(ws)

@@ -14,7 +14,7 @@ from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import rel_path_for, validate_key
-from vault_mem.model.policy import check_text
+from vault_mem.model.policy import check_text, mask_secrets
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import changed_paths, commit_trailers, log_entries, resolve_commit
 from vault_mem.store.workspace import Workspace
@@ -44,15 +44,18 @@ def _key_paths(ws: Workspace, key: str) -> list[str]:
 
 
 def log(ws: Workspace, key: str | None = None, *, limit: int = 20) -> list[LogEntry]:
-    """Commits that touched the vault (or one key's file in any type folder), newest first."""
+    """Commits that touched the vault (or one key's file in any type folder), newest first.
+    A credential in a subject or an author (a peer's commit, one made past the pre-commit hook)
+    is masked: ``log`` is shown to people and agents alike (``vault-mem scan --history`` finds it)."""
     if key is not None:
         validate_key(key)
     paths = _key_paths(ws, key) if key else [ws.prefix or "."]
     entries = []
     for commit, date, author, subject, trailers in log_entries(ws.repo, paths, limit=limit):
         t = _parse_trailers(trailers)
-        entries.append(LogEntry(commit, date, author, subject, t.get("Memory-Key"),
-                                t.get("Memory-Action"), t.get("Agent")))
+        agent = t.get("Agent")
+        entries.append(LogEntry(commit, date, mask_secrets(author), mask_secrets(subject), t.get("Memory-Key"),
+                                t.get("Memory-Action"), mask_secrets(agent) if agent else agent))
     return entries
 
 def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> WriteResult:

@@ -14,6 +14,7 @@ from vault_mem.config import STATE_DIR
 from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.policy import mask_secrets
 from vault_mem.store.files import atomic_write, remove_temp_files
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
@@ -112,10 +113,11 @@ def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:
         for rel, text in files.items():
             if text is not None:
                 ws.policy.check_file(rel, text.encode("utf-8"))
-        ws.policy.check_message(message)
+        author = ws.identity(journal.get("agent") if isinstance(journal.get("agent"), str) else None)
+        ws.policy.check_message(message, identity=(author.name, author.email))
     except VaultMemError as exc:
         path.unlink(missing_ok=True)
-        return (f"dropped the journal of an interrupted write of '{journal.get('key')}': {exc} "
+        return (f"dropped the journal of an interrupted write of '{_named(journal.get('key'))}': {exc} "
                 "Its files were left as they are; check them with `git status`")
     head = ws.repo.head()
     for rel, text in files.items():
@@ -125,7 +127,7 @@ def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:
         want = GitRepo.blob_id(text.encode("utf-8")) if text is not None else None
         if disk not in (want, ws.repo.blob_at(head, ws.top(rel))):
             path.unlink(missing_ok=True)
-            return (f"an interrupted write of '{journal.get('key')}' was not finished: {rel} "
+            return (f"an interrupted write of '{_named(journal.get('key'))}' was not finished: {rel} "
                     "changed since; check it with `git status`")
     for rel, text in files.items():
         p = ws.root / rel
@@ -134,5 +136,11 @@ def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:
             p.unlink(missing_ok=True)
         else:
             atomic_write(p, text.encode("utf-8"))
-    finish_write(ws, sidecar, list(files), message, journal.get("agent") or ws.agent)
-    return f"finished an interrupted write of '{journal.get('key')}'"
+    finish_write(ws, sidecar, list(files), message, author.name)
+    return f"finished an interrupted write of '{_named(journal.get('key'))}'"
+
+
+def _named(key: object) -> str:
+    """A journal's key as a notice may quote it: the journal is data, so a credential in it is
+    masked (a notice reaches the agent and the terminal)."""
+    return mask_secrets(str(key))[:100]

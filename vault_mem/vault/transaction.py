@@ -93,7 +93,8 @@ class WriteTransaction:
             ws.check_inside(rel)
             if data is not None:
                 self.policy.check_file(rel, data)
-        self.policy.check_message(message)
+        author = ws.identity(who)  # --agent, VAULT_MEM_AGENT, vault.toml: chosen by a caller, kept by git
+        self.policy.check_message(message, identity=(author.name, author.email))
         # every path replaces only bytes someone checked: those the caller read, else what is
         # there now, provided it is committed (a person's uncommitted file is never replaced)
         before = {rel: self._expected[rel] if rel in self._expected else self._committed_or_absent(rel)
