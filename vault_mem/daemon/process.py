@@ -124,7 +124,10 @@ class Daemon:
         self.autocommit = mode == "on" or (mode == "auto" and self.vault.prefix == "")
 
     def _open_vault(self) -> Vault:
-        return Vault(self.root, embedder=self._embedder)
+        vault = Vault(self.root, embedder=self._embedder)
+        for note in vault.take_notices():  # e.g. settings of vault.toml waiting for `vault-mem trust`
+            log.warning("vault-mem: %s", note)
+        return vault
 
     # -- lifecycle -----------------------------------------------------------------------------
     def stop(self, why: str = "stop requested") -> None:
