@@ -497,6 +497,36 @@ def _failed(args: argparse.Namespace, exc: BaseException, message: str, kind: st
     return 1
 
 
+@command("import")
+def cmd_import(args) -> int:
+    from vault_mem.ops.importers import import_source  # lazy: start-up time (module docstring)
+
+    vault = open_vault(args)
+    report = import_source(vault, args.source, kind=args.source_kind, dry_run=args.dry_run,
+                           progress=_progress_bar("importing"))
+    emit(args, report.to_dict(), "\n".join(report.lines()))
+    return 1 if report.of("refuse") else 0
+
+
+@command("export")
+def cmd_export(args) -> int:
+    from vault_mem.ops.export import export_memories, render, write_export  # lazy: start-up time
+
+    if args.json and args.jsonl:
+        raise UsageError("give --json or --jsonl, not both")
+    vault = open_vault(args)
+    records, problems = export_memories(vault, type=args.type)
+    for problem in problems:
+        warn(f"not exported: {problem}")
+    text = render(records, "json" if args.json else "jsonl")
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    path = write_export(text, args.output)
+    print(f"exported {len(records)} memories to {path}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -103,6 +103,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("check-refs", "list memories naming repository paths that no longer exist; exit 1 if any")
     p.add_argument("--repo", required=True, help="the project checkout to check against")
     add("dupes", "list likely duplicate memories")
+    p = add("import", "import memories from Claude Code, CLAUDE.md, Basic Memory, Markdown or JSON/JSONL "
+            "(one git commit)")
+    p.add_argument("source", help="the folder or file to import")
+    p.add_argument("--from", dest="source_kind", metavar="KIND",
+                   choices=["claude-code", "claude-md", "basic-memory", "markdown", "jsonl"],
+                   help="claude-code, claude-md, basic-memory, markdown or jsonl (default: detected)")
+    p.add_argument("--dry-run", action="store_true", help="write nothing; print what would happen")
+    p = add("export", "write every memory as JSON (--json) or JSON Lines (--jsonl, the default)")
+    p.add_argument("--jsonl", action="store_true", help="one memory per line (the default)")
+    p.add_argument("--type", "-t", help="only memories of this type")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p = add("hook", "entry points for Claude Code and git hooks (reads the event on stdin)")
     p.add_argument("name", help="session-start, user-prompt-submit, pre-commit, post-merge, "
                    "post-checkout or post-rewrite")

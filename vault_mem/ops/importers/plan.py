@@ -1,0 +1,310 @@
+"""``vault-mem import``: which kind of source, which key for each memory, and one commit.
+
+What happens to each memory a source holds, in source order (sorted paths, then lines):
+
+1. **Key**: the source's own name for it (file path, permalink, ``key``), else words of its
+   text, made valid by the key rules of :mod:`vault_mem.model.memory` (``suggest_key``).
+2. **Collisions**: a key already taken, in this import or in the vault (any type folder), by a
+   memory with the same type, description and body means the memory is already there: it is
+   skipped, with the reason. Taken by different content, the next free ``KEY-2``, ``KEY-3``...
+   is used: an import never overwrites a memory (the vault's version may hold an agent's later
+   update), and importing the same source twice changes nothing the second time.
+3. **Policy**: the memory goes through the vault's one :class:`~vault_mem.model.policy.WritePolicy`
+   (``check_request`` then ``file_bytes``: key, fields, size, secret gate, a file that reads
+   back as written). A refusal is listed with its reason; the others are imported.
+4. **Provenance**: ``source: imported`` and ``origin: <file>``, ``<file>:<line>`` or
+   ``<file>#<id>`` in the frontmatter (a record of ``vault-mem export`` is restored as it was).
+
+Steps 1, 3 and 4 run first, without the write lock (the policy is most of an import's time, and
+an agent's write must not wait behind it); step 2 runs under the write lock, which is held until
+:meth:`Vault.import_memories` has written them all as ONE commit, so nothing can take a chosen
+key meanwhile (a memory that gets a suffixed key passes the policy again under its new key). ``dry_run`` stops before the write
+and reports exactly the same list.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vault_mem.errors import MalformedFileError, SecretError, UsageError, VaultMemError
+from vault_mem.model.memory import MAX_KEY_LEN, Memory, build_meta, suggest_key, validate_key
+from vault_mem.ops.importers import claude_md, markdown, records
+from vault_mem.ops.importers.sources import Candidate, Found, Problem, SourceFile, read_file
+
+KINDS = ("claude-code", "claude-md", "basic-memory", "markdown", "jsonl")
+
+#: a CLAUDE.md is cut into many memories, so it may be larger than one memory file
+CLAUDE_MD_MAX_BYTES = 4 * 1024 * 1024
+_CLAUDE_MD_NAMES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md")
+_RECORD_SUFFIXES = (".json", ".jsonl", ".ndjson")
+_MAX_SUFFIX = 1000
+
+
+@dataclass
+class ImportItem:
+    """What the import does with one thing of the source: ``import``, ``skip`` or ``refuse``."""
+
+    origin: str
+    action: str
+    key: str | None = None
+    type: str | None = None
+    path: str | None = None
+    reason: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
+
+
+@dataclass
+class ImportReport:
+    """The whole import: the source, its kind, every item, and the commit (None: dry run or
+    nothing to write)."""
+
+    source: str
+    kind: str
+    dry_run: bool
+    items: list[ImportItem]
+    commit: str | None = None
+
+    def of(self, action: str) -> list[ImportItem]:
+        return [i for i in self.items if i.action == action]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "kind": self.kind, "dry_run": self.dry_run, "commit": self.commit,
+                **{name: [i.to_dict() for i in self.of(action)]
+                   for name, action in (("imported", "import"), ("skipped", "skip"), ("refused", "refuse"))}}
+
+    def lines(self) -> list[str]:
+        """The report for a person, one line each."""
+        verb = "would import" if self.dry_run else "imported"
+        new = self.of("import")
+        head = f"{verb} {len(new)} memor{'y' if len(new) == 1 else 'ies'} from {self.kind} {self.source}"
+        if self.commit:
+            head += f" (commit {self.commit[:10]})"
+        elif self.dry_run:
+            head += " (dry run: nothing written)"
+        out = [head, *(f"  + {i.path}  <- {i.origin}" for i in new)]
+        for action, label, mark in (("skip", "skipped", "="), ("refuse", "refused", "!")):
+            group = self.of(action)
+            if group:
+                out.append(f"{label} {len(group)}:")
+                out.extend(f"  {mark} {i.origin}: {i.reason}" for i in group)
+        return out
+
+
+def detect(path: Path) -> tuple[str, Path]:
+    """The kind of source at ``path`` and the folder or file to read. The rules, first match:
+
+    a ``.json``/``.jsonl``/``.ndjson`` file -> jsonl; a file named CLAUDE.md or CLAUDE.local.md
+    -> claude-md; a file named MEMORY.md, a folder holding one, or a folder whose ``memory/``
+    holds one -> claude-code; a folder holding CLAUDE.md (or .claude/CLAUDE.md) -> claude-md
+    (its CLAUDE.md files only, not the project's other Markdown); a folder where any Markdown
+    file's frontmatter has ``permalink:`` -> basic-memory; any other folder or ``.md`` file ->
+    markdown."""
+    name = path.name.lower()
+    if path.is_file():
+        if name.endswith(_RECORD_SUFFIXES):
+            return "jsonl", path
+        if name in ("claude.md", "claude.local.md"):
+            return "claude-md", path
+        if name == "memory.md":
+            return "claude-code", path.parent
+        if name.endswith(".md"):
+            return "markdown", path
+        raise UsageError(f"{path}: not a kind of file vault-mem imports (.md, .json, .jsonl); "
+                         "pass --from to say what it is")
+    if (path / markdown.MEMORY_INDEX).is_file():
+        return "claude-code", path
+    if (path / "memory" / markdown.MEMORY_INDEX).is_file():
+        return "claude-code", path / "memory"
+    if any((path / n).is_file() for n in _CLAUDE_MD_NAMES):
+        return "claude-md", path
+    if _has_permalinks(path):
+        return "basic-memory", path
+    return "markdown", path
+
+
+def _has_permalinks(root: Path, *, sample: int = 50) -> bool:
+    seen = 0
+    for top, dirs, files in os.walk(root):
+        folder = Path(top)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (folder / d).is_symlink())
+        for f in sorted(files):
+            p = folder / f
+            if not f.endswith(".md") or f.startswith(".") or p.is_symlink():
+                continue
+            seen += 1
+            read = read_file(p, f, max_bytes=1 << 20)
+            if isinstance(read, SourceFile) and read.text.startswith("---") and \
+                    "\npermalink:" in read.text[:4096].split("\n---", 2)[0]:
+                return True
+            if seen >= sample:
+                return False
+    return False
+
+
+def read_source(path: Path, kind: str, *, max_bytes: int) -> Found:
+    """What the source ``path`` of ``kind`` holds (see each parser's module)."""
+    if kind == "jsonl":
+        if not path.is_file():
+            raise UsageError(f"{path}: --from jsonl takes a .json or .jsonl file, not a folder")
+        return records.records(path)
+    if kind == "claude-md":
+        files = [path] if path.is_file() else [path / n for n in _CLAUDE_MD_NAMES if (path / n).is_file()]
+        if not files:
+            raise UsageError(f"{path}: no CLAUDE.md here; give the file's path")
+        found: Found = []
+        for f in files:
+            read = read_file(f, f.name, max_bytes=CLAUDE_MD_MAX_BYTES)
+            if isinstance(read, Problem):
+                found.append(read)
+                continue
+            for item in claude_md.parse(read.text, str(f)):
+                if isinstance(item, Candidate):
+                    item.created = item.updated = read.modified
+                found.append(item)
+        return found
+    if kind == "claude-code":
+        if path.is_file():
+            path = path.parent
+        return markdown.claude_code(path, max_bytes=max_bytes)
+    if kind == "basic-memory":
+        if not path.is_dir():
+            raise UsageError(f"{path}: --from basic-memory takes the project's folder")
+        return markdown.basic_memory(path, max_bytes=max_bytes)
+    return markdown.markdown(path, max_bytes=max_bytes)
+
+
+def import_source(vault, source: str | Path, *, kind: str | None = None, dry_run: bool = False,
+                  progress: Callable[[int, int], None] | None = None) -> ImportReport:
+    """Import the memories of ``source`` into ``vault`` as one commit (see the module docstring).
+    ``kind``: one of :data:`KINDS`, else detected (:func:`detect`)."""
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise UsageError(f"{source}: no such file or folder; give the path of the notes to import")
+    path = path.resolve()  # the named path itself may be a link: the person chose it
+    if kind is None:
+        kind, path = detect(path)
+    elif kind not in KINDS:
+        raise UsageError(f"unknown source kind '{kind}': use one of {', '.join(KINDS)}")
+    found = read_source(path, kind, max_bytes=vault.config.max_file_bytes)
+    vetted = _vet(vault, found, dt.date.today(), progress)
+    with vault.lock:
+        items, memories = _assign(vault, vetted)
+        report = ImportReport(str(path), kind, dry_run, items)
+        if memories and not dry_run:
+            noun = "memory" if len(memories) == 1 else "memories"
+            message = (f"import: {len(memories)} {noun} from {kind} {path.name}\n\n"
+                       f"Memory-Action: import\nAgent: {vault.agent}\n")
+            report.commit = vault.import_memories(memories, message=message)
+    return report
+
+
+def _vet(vault, found: Found, today: dt.date, progress: Callable[[int, int], None] | None) -> list:
+    """Step 1, 3 and 4 for every memory, without the write lock (the policy is the slow part):
+    (Problem, None) for what the source could not give, (ImportItem refused, None), or
+    (ImportItem to import, Memory) under its base key."""
+    out: list[tuple[ImportItem, Memory | None]] = []
+    for n, c in enumerate(found, 1):
+        if progress:
+            progress(n, len(found))
+        if isinstance(c, Problem):
+            out.append((ImportItem(c.origin, "skip" if c.skipped else "refuse", reason=c.reason), None))
+            continue
+        try:
+            mem = _memory(c, _base_key(c), today)
+            warnings = _check(vault, mem)
+        except VaultMemError as exc:
+            out.append((ImportItem(c.origin, "refuse", reason=str(exc)), None))
+            continue
+        out.append((ImportItem(c.origin, "import", mem.key, mem.type, mem.path, warnings=warnings), mem))
+    return out
+
+
+def _check(vault, mem: Memory) -> list[str]:
+    """The vault's write policy on ``mem``: the request's checks (returning the lint
+    warnings), then the file it makes."""
+    policy = vault.ws.policy
+    extra = {k: v for k, v in mem.meta.items() if k not in ("description", "created", "updated", "tags")}
+    warnings = policy.check_request(key=mem.key, type=mem.type, description=mem.description, body=mem.body,
+                                    tags=mem.tags or None, extra=extra)
+    policy.file_bytes(mem)
+    return warnings
+
+
+def _assign(vault, vetted: list) -> tuple[list[ImportItem], list[Memory]]:
+    """Step 2, with the write lock held: each vetted memory's free key, or why it is skipped."""
+    items: list[ImportItem] = []
+    memories: list[Memory] = []
+    taken: dict[str, tuple[Memory, str]] = {}
+    for item, mem in vetted:
+        if mem is None:
+            items.append(item)
+            continue
+        try:
+            key, why = _free_key(vault, mem, item.origin, taken)
+            if key is None:
+                items.append(ImportItem(item.origin, "skip", mem.key, mem.type, reason=why))
+                continue
+            if key != mem.key:
+                mem.key = key
+                item.warnings = _check(vault, mem)  # the key is part of what the gate reads
+        except VaultMemError as exc:
+            items.append(ImportItem(item.origin, "refuse", reason=str(exc)))
+            continue
+        item.key, item.path = key, mem.path
+        taken[key] = (mem, item.origin)
+        memories.append(mem)
+        items.append(item)
+    return items, memories
+
+
+def _base_key(c: Candidate) -> str:
+    try:
+        validate_key(c.key_hint)
+        return c.key_hint if c.restore is not None else c.key_hint[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
+    except VaultMemError:
+        return suggest_key(c.key_hint)[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
+
+
+def _memory(c: Candidate, key: str, today: dt.date) -> Memory:
+    if c.restore is not None:
+        return Memory(key, c.type, dict(c.restore), c.body)
+    meta = build_meta(None, description=c.description, today=today, source="imported",
+                      tags=c.tags or None, extra={**c.extra, "origin": c.origin})
+    created = c.created or today
+    meta["created"] = created
+    meta["updated"] = max(c.updated or created, created)
+    return Memory(key, c.type, meta, c.body)
+
+
+def _same(a: Memory, b: Memory) -> bool:
+    return (a.type, a.description, a.body.rstrip("\n")) == (b.type, b.description, b.body.rstrip("\n"))
+
+
+def _free_key(vault, mem: Memory, origin: str,
+              taken: dict[str, tuple[Memory, str]]) -> tuple[str | None, str | None]:
+    """The key ``mem`` gets, or (None, why it is skipped): see the module docstring, step 2."""
+    for n in range(1, _MAX_SUFFIX):
+        key = mem.key if n == 1 else f"{mem.key}-{n}"
+        if key in taken:
+            other, origin = taken[key]
+            if _same(other, mem):
+                return None, f"the same memory as {origin} in this import"
+            continue
+        on_disk = vault.find_file(key)
+        if on_disk is None:
+            return key, None
+        try:
+            old = vault.read_memory(on_disk[1])
+        except (MalformedFileError, SecretError):  # a broken or quarantined file: never the same
+            continue
+        if _same(old, mem):
+            return None, f"already in the vault as {on_disk[1]} (same content)"
+    raise UsageError(f"{origin}: no free key like '{mem.key}' (tried {_MAX_SUFFIX}); rename it")
