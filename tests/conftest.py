@@ -31,6 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def _git_identity(monkeypatch, tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    # approvals and this machine's key (vault_mem.store.trust) in a folder of this test's own:
+    # no test reads or writes the real ~/.config/vault-mem
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Person")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "person@example.com")

@@ -19,7 +19,7 @@ from vault_mem.adapters.tools import TOOL_NAMES, memory_preamble
 def server_params(root) -> StdioServerParameters:
     # The SDK passes only a safe subset of the environment; add what the server needs.
     env = {"VAULT_MEM_EMBEDDER": "none", "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1",
-           "HOME": os.environ["HOME"]}
+           "HOME": os.environ["HOME"], "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}
     return StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp", str(root)],
                                  env=env, cwd=str(ROOT))
 

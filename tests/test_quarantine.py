@@ -25,6 +25,7 @@ from vault_mem.daemon.autocommit import edit_message
 from vault_mem.errors import QuarantinedFileError, SecretError, VaultMemError
 from vault_mem.model.memory import Memory
 from vault_mem.ops import review as hygiene
+from vault_mem.store.trust import seal
 from vault_mem.sync.remote import sync
 
 _RNG = random.Random(14)
@@ -269,7 +270,8 @@ def test_a_journal_naming_an_agent_that_holds_a_credential_is_dropped(vault):
     journal = {"key": f"fact-01 {secret}", "agent": secret,
                "message": "remember: fact-01 — a fact\n\nMemory-Key: fact-01\n",
                "files": {"facts/fact-01.md": "---\ndescription: a fact\n---\nnew body\n"}}
-    (vault.state_dir / "pending.json").write_text(json.dumps(journal))
+    # signed as this machine's own (a damaged one): the checks behind the signature
+    (vault.state_dir / "pending.json").write_bytes(seal(vault.root, "pending.json", journal))
     vault.remember("other", "another fact")
     notices = vault.take_notices()
     assert any("dropped the journal" in n and "commit author" in n for n in notices), notices

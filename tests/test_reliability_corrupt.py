@@ -19,6 +19,8 @@ from pathlib import Path
 import conftest
 import pytest
 
+from vault_mem.store.trust import seal
+
 
 def cli(*args: str, root: Path, **env: str) -> conftest.CliResult:
     """``vault-mem --vault ROOT ARGS``, in process: the damage is on disk, not in a process."""
@@ -268,15 +270,14 @@ def test_stale_git_index_lock_is_waited_for_then_reported(root, monkeypatch, rec
 @pytest.mark.parametrize("journal", ["garbage", "changed-since"])
 def test_bad_write_journal_is_reported_not_applied(root, journal, record_property):
     state = root / ".vault-mem"
-    import json
 
     if journal == "garbage":
         (state / "pending.json").write_bytes(b"\x00{not json")
-        expect = "dropped an unreadable journal"
+        expect = "ignored and removed .vault-mem/pending.json: this machine did not write it"
     else:
         # a journal for fact-01 whose file a person has changed since: must not be overwritten
-        (state / "pending.json").write_text(
-            json.dumps(
+        (state / "pending.json").write_bytes(seal(
+            root, "pending.json",
                 {
                     "key": "fact-01",
                     "action": "update",

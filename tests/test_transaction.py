@@ -22,6 +22,7 @@ from vault_mem.errors import (
     VaultMemError,
 )
 from vault_mem.store.files import atomic_write, read_memory_bytes
+from vault_mem.store.trust import seal
 
 # built at run time so that no credential-shaped literal sits in the repository
 AWS_KEY = "AK" + "IA" + "QWERTYUIOPASDFGH"
@@ -146,7 +147,8 @@ def test_a_journal_holding_a_credential_is_dropped_not_applied(vault):
     journal = {"key": "fact-01", "action": "update", "agent": "x",
                "message": "remember: fact-01 — a fact\n\nMemory-Key: fact-01\n",
                "files": {"facts/fact-01.md": f"---\ndescription: a fact\n---\n{GITHUB_TOKEN}\n"}}
-    (vault.state_dir / "pending.json").write_text(json.dumps(journal))
+    # as this machine would have written it (signed): the content checks behind the signature
+    (vault.state_dir / "pending.json").write_bytes(seal(vault.root, "pending.json", journal))
     vault.remember("other", "another fact")
     notices = vault.take_notices()
     assert any("dropped the journal of an interrupted write of 'fact-01'" in n and "GitHub" in n
@@ -157,7 +159,8 @@ def test_a_journal_holding_a_credential_is_dropped_not_applied(vault):
 
 def test_a_journal_naming_a_path_outside_the_vault_is_dropped(vault):
     journal = {"key": "x", "message": "m", "files": {"../escape.md": "---\ndescription: x\n---\n"}}
-    (vault.state_dir / "pending.json").write_text(json.dumps(journal))
+    # as this machine would have written it (signed): the content checks behind the signature
+    (vault.state_dir / "pending.json").write_bytes(seal(vault.root, "pending.json", journal))
     vault.remember("other", "another fact")
     assert not (vault.root.parent / "escape.md").exists()
 
@@ -238,3 +241,27 @@ def test_a_symlinked_index_or_lock_is_refused_by_name(vault, tmp_path):
     with Vault(vault.root) as fresh, pytest.raises(VaultMemError, match="symlink"):
         fresh.remember("b", "another fact")
     assert outside.read_text() == "not vault-mem's\n"
+
+
+def test_a_journal_this_machine_did_not_write_is_ignored_never_committed(vault):
+    """A pending.json that is well formed but unsigned (planted, or copied from another machine
+    or vault) is removed with a notice; nothing of it reaches a file or a commit."""
+    vault.remember("fact-01", "a fact", "body")
+    journal = {"key": "fact-01", "action": "update", "agent": "x",
+               "message": "remember: fact-01 — planted\n\nMemory-Key: fact-01\n",
+               "files": {"facts/fact-01.md": "---\ndescription: planted text\n---\nplanted\n"}}
+    head = git(vault.root, "rev-parse", "HEAD").strip()
+    (vault.state_dir / "pending.json").write_text(json.dumps(journal))
+    vault.reconcile()
+    notices = vault.take_notices()
+    assert any("pending.json: this machine did not write it" in n for n in notices), notices
+    assert "planted" not in (vault.root / "facts/fact-01.md").read_text()
+    assert git(vault.root, "rev-parse", "HEAD").strip() == head
+    assert not (vault.state_dir / "pending.json").exists()
+    # signed for another vault on this machine: not accepted either
+    other = Vault.init(vault.root.parent / "other")
+    (vault.state_dir / "pending.json").write_bytes(seal(other.root, "pending.json", journal))
+    vault.reconcile()
+    assert any("did not write it" in n for n in vault.take_notices())
+    assert git(vault.root, "rev-parse", "HEAD").strip() == head
+    other.close()

@@ -2,6 +2,12 @@
 
 The file is read with :mod:`tomllib`; vault-mem never rewrites it (a person owns it, and it is
 committed). Unknown sections and keys are ignored so that newer vaults open with older tools.
+
+vault.toml arrives from peers too (it is committed and synced), so the settings that send data off
+the machine or name a secret (:func:`outbound_settings`: the remote embedder, its URL and API-key
+variable, the sync remote and schedule) are only *requested* there: :func:`settings_in_force`
+decides, from what this machine's person approved (``vault-mem trust``,
+:mod:`vault_mem.store.trust`), which of them take effect (DESIGN §7).
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ class EmbedderConfig:
 
 @dataclass(frozen=True)
 class Config:
-    """Everything ``vault.toml`` can set. Build with :func:`load_config`."""
+    """Everything ``vault.toml`` can set. Build with :func:`parse_config`."""
 
     agent_name: str = "vault-mem agent"
     agent_email: str = "agent@vault-mem.local"
@@ -102,11 +108,12 @@ def _min_similarity(recall: dict) -> float | None:
     return float(value)
 
 
-def load_config(root: Path) -> Config:
-    """Read ``root/vault.toml``; a missing file gives the defaults."""
-    path = Path(root) / CONFIG_FILE
+def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
+    """The settings ``vault.toml``'s bytes ``raw`` ask for (None: no file, the defaults), before
+    :func:`settings_in_force` and ``$VAULT_MEM_EMBEDDER`` (:func:`with_environment`). The
+    caller reads the file (never through a link: :func:`vault_mem.store.files.read_own`)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file and retry") from exc
     agent = data.get("agent", {})
@@ -152,6 +159,11 @@ def load_config(root: Path) -> Config:
         raise ConfigError(
             f"vault.toml: [embedder] provider {cfg.embedder.provider!r} is unknown; use {_PROVIDER_LIST}"
         )
+    return cfg
+
+
+def with_environment(cfg: Config) -> Config:
+    """``cfg`` with ``$VAULT_MEM_EMBEDDER`` (the person's own override) applied."""
     env_provider = os.environ.get("VAULT_MEM_EMBEDDER")
     if env_provider:
         if env_provider not in PROVIDERS:
@@ -164,3 +176,84 @@ def _replace_embedder(cfg: Config, **changes) -> Config:
     from dataclasses import replace
 
     return replace(cfg, embedder=replace(cfg.embedder, **changes))
+
+
+# -- the settings a peer's vault.toml may only request (DESIGN §7) --------------------------
+#: providers that send memory texts to a server
+REMOTE_PROVIDERS = ("ollama", "openai")
+
+#: the outbound settings of a vault nobody approved anything for: nothing leaves the machine
+OFFLINE_SETTINGS: dict[str, object] = {
+    "embedder.provider": "local", "embedder.url": "", "embedder.api_key_env": "",
+    "sync.remote": "", "sync.interval_s": 0.0, "sync.after_write": False,
+}
+
+
+def outbound_settings(cfg: Config) -> dict[str, object]:
+    """The settings of ``cfg`` that send data off the machine or name a secret, as
+    ``{"section.key": value}`` (``embedder.model`` only for a remote provider: the local one
+    ships one model)."""
+    e = cfg.embedder
+    out: dict[str, object] = {
+        "embedder.provider": e.provider, "embedder.url": e.url, "embedder.api_key_env": e.api_key_env,
+        "sync.remote": cfg.sync_remote, "sync.interval_s": float(cfg.sync_interval_s),
+        "sync.after_write": cfg.sync_after_write,
+    }
+    if e.provider in REMOTE_PROVIDERS:
+        out["embedder.model"] = e.model
+    return out
+
+
+def sends_nothing(settings: dict[str, object]) -> bool:
+    """True when ``settings`` send nothing off the machine: a local (or no) embedder and no
+    scheduled sync to a named remote. Such settings need no approval."""
+    return (settings.get("embedder.provider") not in REMOTE_PROVIDERS and not settings.get("sync.remote")
+            and not settings.get("sync.interval_s") and not settings.get("sync.after_write"))
+
+
+def settings_in_force(requested: Config, approved: dict[str, object] | None
+                      ) -> tuple[Config, dict[str, object]]:
+    """The settings that take effect, and the requested outbound settings that do not (pending).
+
+    vault.toml's outbound settings apply when they are exactly what this machine approved, or
+    when they send nothing off the machine; otherwise the approved ones stay in force (none
+    approved: :data:`OFFLINE_SETTINGS`) and the requested ones that differ are pending."""
+    wanted = outbound_settings(requested)
+    if wanted == approved or sends_nothing(wanted):
+        return requested, {}
+    keep = dict(approved) if approved is not None else dict(OFFLINE_SETTINGS)
+    if not isinstance(keep.get("embedder.provider"), str) or keep["embedder.provider"] not in PROVIDERS:
+        keep = dict(OFFLINE_SETTINGS)  # a damaged approval file fails safe
+    pending = {k: v for k, v in wanted.items() if keep.get(k, OFFLINE_SETTINGS.get(k)) != v}
+
+    def get(key: str, kind: type):  # a value of the wrong kind in the approval file: the default
+        value = keep.get(key, OFFLINE_SETTINGS.get(key))
+        if kind is float:
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            return float(value) if ok else 0.0  # type: ignore[arg-type]
+        return value if isinstance(value, kind) else kind()
+
+    from dataclasses import replace
+
+    provider = get("embedder.provider", str)
+    cfg = replace(
+        requested,
+        embedder=replace(requested.embedder, provider=provider, url=get("embedder.url", str),
+                         api_key_env=get("embedder.api_key_env", str),
+                         model=get("embedder.model", str) if provider in REMOTE_PROVIDERS
+                         else ("" if requested.embedder.provider in REMOTE_PROVIDERS
+                               else requested.embedder.model)),
+        sync_remote=get("sync.remote", str),
+        sync_interval_s=get("sync.interval_s", float),
+        sync_after_write=get("sync.after_write", bool),
+    )
+    return cfg, pending
+
+
+def describe_settings(settings: dict[str, object]) -> str:
+    """``[embedder] url = '...', api_key_env = 'X'; [sync] remote = 'y'`` for a message."""
+    parts: dict[str, list[str]] = {}
+    for key, value in settings.items():
+        section, name = key.split(".", 1)
+        parts.setdefault(section, []).append(f"{name} = {value!r}")
+    return "; ".join(f"[{section}] {', '.join(items)}" for section, items in parts.items())

@@ -29,6 +29,12 @@ class InvalidMemoryError(UsageError):
     """A description, body, type or frontmatter value that the file format refuses."""
 
 
+class SizeLimitError(InvalidMemoryError):
+    """A write over the vault's size limit: a refusal by policy (exit 1), not a malformed call."""
+
+    exit_code = 1
+
+
 class NotAVaultError(VaultMemError):
     """The path holds no ``vault.toml``."""
 
@@ -75,8 +81,18 @@ class EmbedderError(VaultMemError):
     """The embedding provider is unavailable or answered wrongly."""
 
 
-class SecretError(UsageError):
-    """A write held something that looks like a credential; nothing was written."""
+class SecretError(VaultMemError):
+    """A write held something that looks like a credential; nothing was written (a refusal of
+    the operation, exit 1: the call itself was well formed)."""
+
+
+class LinkError(VaultMemError):
+    """A file vault-mem reads or writes itself is a symlink; it is refused, never followed."""
+
+
+class UnsafeTreeError(VaultMemError):
+    """The commit checked out holds an entry vault-mem must not take from a peer (a symlink, a
+    submodule, a path leaving the vault, a ``.vault-mem/`` file); nothing was changed."""
 
 
 class QuarantinedFileError(SecretError):

@@ -220,7 +220,7 @@ def cmd_undo(args) -> int:
 def cmd_index(args) -> int:
     vault = open_vault(args)
     changed = vault.regenerate_index() if args.write else False
-    text = (vault.root / "INDEX.md").read_text(encoding="utf-8") if args.write else vault.render_index()
+    text = (vault.index_md() or "") if args.write else vault.render_index()
     emit(args, {"changed": changed, "text": text}, text.rstrip("\n"))
     return 0
 
@@ -281,8 +281,7 @@ def cmd_doctor(args) -> int:
     held = quarantined(vault)  # a file holding a credential fails the check until it is fixed
     # states outside the index that stop writes: each line says its fix
     blockers = [b for b in (vault.sidecar.read_only, vault.ws.repository_problem()) if b]
-    index_ok = (vault.root / "INDEX.md").exists() and \
-        (vault.root / "INDEX.md").read_text(encoding="utf-8") == vault.render_index()
+    index_ok = vault.index_md() == vault.render_index()
     # Any broken memory file fails the check too: it is skipped by search and INDEX.md, so the
     # vault does not hold what its files say until a person fixes it (each line says how).
     data = {"ok": not diffs and index_ok and not held and not problems and not blockers, "differences": diffs,
@@ -420,6 +419,38 @@ def cmd_sync(args) -> int:
     vault = open_vault(args, getattr(args, "path", None))
     report = sync(vault, remote=args.remote)
     emit(args, report.to_dict(), report.summary())
+    return 0
+
+
+@command("trust")
+def cmd_trust(args) -> int:
+    from vault_mem.config import describe_settings, outbound_settings  # lazy, as the rest
+
+    vault = open_vault(args, getattr(args, "path", None))
+    ws = vault.ws
+    vault.take_notices()  # the pending-settings notice: this command says it in full below
+    requested, in_force = outbound_settings(ws.requested), outbound_settings(ws.config)
+    data: dict[str, Any] = {"vault": str(ws.root), "pending": ws.pending, "requested": requested,
+                            "in_force": in_force, "approved": False, "trust_file": None}
+    if not ws.pending:
+        emit(args, data, f"nothing to approve: the settings in force are what vault.toml asks for "
+             f"({describe_settings(requested)})")
+        return 0
+    asked = (f"vault.toml in {ws.root} asks for settings that send data off this machine or name a "
+             f"secret, not approved here: {describe_settings(ws.pending)} (in force now: "
+             f"{describe_settings({k: in_force.get(k, '') for k in ws.pending})})")
+    approve = args.yes
+    if not approve and not args.json and sys.stdin is not None and sys.stdin.isatty():
+        warn(asked)
+        approve = input("approve them for this vault on this machine? [y/N] ").strip().lower() in ("y", "yes")
+    if not approve:
+        emit(args, data, f"{asked}\nnot approved; check who changed vault.toml (`git log -p vault.toml`), "
+             "then approve with `vault-mem trust --yes`")
+        return 0
+    data["trust_file"] = str(ws.approve_settings())
+    data["approved"] = True
+    emit(args, data, f"approved for {ws.root} on this machine: {describe_settings(ws.pending)}; "
+         f"kept in {data['trust_file']}, in force from the next command")
     return 0
 
 

@@ -13,7 +13,7 @@ import select
 import sys
 from typing import IO
 
-from vault_mem.errors import UsageError
+from vault_mem.errors import SizeLimitError, UsageError
 
 #: The note for a stdin that was open but sent nothing when the command started.
 SILENT_STDIN_NOTE = ("stdin is open but sent nothing, so the body is empty; pass --body - to read "
@@ -72,7 +72,7 @@ def body_from(body: str | None, body_file: str | None, limit: int) -> tuple[str,
     if isinstance(data, str):
         data = data.encode("utf-8")
     if len(data) > limit:
-        raise UsageError(
+        raise SizeLimitError(
             f"the body from {where} is over the vault's limit of {limit} bytes ([limits] max_body_bytes "
             "in vault.toml); store a summary and a pointer instead"
         )

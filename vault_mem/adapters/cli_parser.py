@@ -108,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("sync", "fetch, integrate and push the vault through a git remote")
     _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--remote", default=None, help="git remote name (default: vault.toml [sync] remote, else origin)")
+    p = add("trust", "show the settings of vault.toml waiting for approval on this machine (embedder "
+            "server, API-key variable, sync remote and schedule); --yes approves them")
+    p.add_argument("path", nargs="?")
+    p.add_argument("--yes", "-y", action="store_true", help="approve what vault.toml asks for now")
     p = add("resolve", "settle a sync conflict on a key")
     p.add_argument("key")
     p.add_argument("--keep", choices=["mine", "theirs", "both"], required=True)

@@ -91,15 +91,18 @@ def _claude_hook(name: str, build: Callable[[Any, dict[str, Any]], str | None]) 
             vault = _open_vault(vault_path, event.get("cwd") if isinstance(event.get("cwd"), str) else None)
         except NotAVaultError as exc:
             return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
+        except VaultMemError as exc:  # a hostile tree, a symlinked vault.toml, ...: refused by name
+            return 1, "", f"vault-mem: {exc}\n"
         try:
             context = build(vault, event)
+            notes = "".join(f"vault-mem: note: {n}\n" for n in vault.take_notices())
         except VaultMemError as exc:
             return 1, "", f"vault-mem: {exc}\n"
         finally:
             vault.close()
         if not context:
-            return 0, "", ""
-        return 0, _context_output(CLAUDE_HOOKS[name], _fit(context)), ""
+            return 0, "", notes
+        return 0, _context_output(CLAUDE_HOOKS[name], _fit(context)), notes
     return run
 
 

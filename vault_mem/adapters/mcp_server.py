@@ -9,14 +9,22 @@ result with ``isError: true`` and a message saying what to do next; the server i
 on a bad call. Built on the SDK's low-level ``Server`` rather than ``MCPServer`` because the
 schemas come from :mod:`vault_mem.adapters.tools`, not from Python signatures.
 
+A request whose strings hold an unpaired UTF-16 surrogate (``"\\ud800"``: valid JSON, not valid
+Unicode) is refused by the SDK's JSON parser before any handler sees it, and the SDK then answers
+nothing: the client waits forever. :func:`screen_line` turns such a request, before the SDK reads
+it, into one the handlers below answer with an error naming where the bad text is.
+
 Vault calls run on the event loop's thread, one at a time: the vault's SQLite connection belongs
 to that thread, and an stdio client sends one request at a time in practice anyway.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from pathlib import Path
+from typing import Any
 
 from vault_mem.adapters.tools import call_tool, index_text, memory_preamble, schemas
 from vault_mem.config import VERSION
@@ -26,13 +34,62 @@ log = logging.getLogger(__name__)
 
 INDEX_URI = "vault://index"
 SERVER_NAME = "vault-mem"
+#: what :func:`screen_line` rewrites a request holding an unpaired surrogate into
+BAD_TEXT_TOOL = "vault-mem.invalid-text"
+BAD_TEXT_URI = "vault://invalid-text"
+
+
+def _surrogate_at(value: Any, where: str) -> str | None:
+    """Where in a parsed JSON value a string holds an unpaired surrogate (paired escapes are
+    joined by the JSON parser, so any surrogate left is unpaired), or None."""
+    if isinstance(value, str):
+        return where if any("\ud800" <= c <= "\udfff" for c in value) else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _surrogate_at(k, f"{where} (a name)") or _surrogate_at(v, f"{where}.{k}")
+            if found:
+                return found.encode("ascii", "backslashreplace").decode()
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _surrogate_at(v, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def screen_line(line: str) -> str:
+    """One line of the client's stdin, as the SDK should read it: unchanged, unless it is a
+    request holding an unpaired surrogate, which becomes a request for :data:`BAD_TEXT_TOOL`
+    (a tool call) or :data:`BAD_TEXT_URI` (anything else) with the same id, so the client gets
+    an error saying what is wrong instead of no answer at all."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(msg, dict) or "method" not in msg or "id" not in msg:
+        return line
+    where = _surrogate_at(msg.get("params"), "params")
+    if where is None:
+        return line
+    text = (f"the request's {where} holds an unpaired UTF-16 surrogate (a \\ud800-\\udfff escape "
+            "without its pair), which is not Unicode text; nothing was done: send valid UTF-8 text")
+    rid = msg["id"] if _surrogate_at(msg["id"], "id") is None else "invalid-id"
+    if msg["method"] == "tools/call":
+        params = {"name": BAD_TEXT_TOOL, "arguments": {"error": text}}
+    else:
+        params = {"uri": f"{BAD_TEXT_URI}?{msg['method']!s}".encode("ascii", "replace").decode(),
+                  "_meta": {"error": text}}
+        return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "resources/read", "params": params})
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params})
 
 
 def instructions(vault: Vault) -> str:
     """What an MCP client shows the model about this server."""
+    pending = ("\n\nNote for the person: vault.toml asks for settings not approved on this machine "
+               "(they are not in force); they can review them with `vault-mem trust`.") if vault.ws.pending else ""
     return (memory_preamble(vault.root)
             + f"\n\nRead the resource {INDEX_URI} (INDEX.md) for what is remembered; recall searches "
-            "everything.")
+            "everything." + pending)
 
 
 def build_server(vault: Vault):
@@ -54,6 +111,9 @@ def build_server(vault: Vault):
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == BAD_TEXT_TOOL:  # see screen_line
+            text = json.dumps({"error": str((params.arguments or {}).get("error")), "kind": "UsageError"})
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
         result = call_tool(vault, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)],
@@ -69,6 +129,9 @@ def build_server(vault: Vault):
         )])
 
     async def on_read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if str(params.uri).startswith(BAD_TEXT_URI):  # see screen_line
+            meta = dict(params.meta or {})
+            raise MCPError(code=types.INVALID_PARAMS, message=str(meta.get("error", "invalid text")))
         if str(params.uri) != INDEX_URI:
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"unknown resource '{params.uri}'; this server has {INDEX_URI}")
@@ -97,11 +160,36 @@ def build_server(vault: Vault):
 
 async def serve_async(vault: Vault) -> None:
     """Serve ``vault`` over this process's stdin and stdout until the client closes them."""
+    import io
+
+    import anyio
     from mcp.server.stdio import stdio_server  # the SDK only when serving (see build_server)
 
     server = build_server(vault)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    # stdin is read here, through screen_line; fd 0 then points at /dev/null so that no child
+    # process (git) can read the protocol's bytes
+    private = os.dup(0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    raw = io.TextIOWrapper(os.fdopen(private, "rb"), encoding="utf-8", errors="replace")
+    try:
+        async with stdio_server(stdin=_ScreenedLines(anyio.wrap_file(raw))) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        raw.close()
+
+
+class _ScreenedLines:
+    """The client's lines, each through :func:`screen_line` (what the SDK's stdio transport
+    iterates over)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    async def __aiter__(self):
+        async for line in self.inner:
+            yield screen_line(line)
 
 
 def serve(root: Path, agent: str | None = None) -> None:

@@ -199,6 +199,7 @@ def index_text(vault: Any) -> str:
     that changed no memory file, listing one that holds a credential (the sidecar quarantines
     it), or a link to a file outside the vault."""
     vault.reconcile()
+    vault.index_md()  # a symlinked INDEX.md is refused by name (LinkError), not silently passed over
     return vault.render_index()
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from vault_mem.config import CONFIG_FILE, STATE_DIR
 from vault_mem.daemon.process import LOG_FILE, Daemon
 from vault_mem.errors import NotAVaultError
+from vault_mem.store.files import ensure_own_dir, refuse_link
 
 
 def run_daemon(root: Path) -> int:
@@ -29,8 +30,8 @@ def run_daemon(root: Path) -> int:
     root = Path(root).resolve()
     if not (root / CONFIG_FILE).is_file():
         raise NotAVaultError(f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`")
-    (root / STATE_DIR).mkdir(exist_ok=True)
-    handlers = _configure_logging(root / STATE_DIR / LOG_FILE)
+    ensure_own_dir(root / STATE_DIR)  # never through a link, nor the log (a handler would follow it)
+    handlers = _configure_logging(refuse_link(root / STATE_DIR / LOG_FILE))
     daemon = Daemon(root)
     previous: dict[int, object] = {}
     if threading.current_thread() is threading.main_thread():

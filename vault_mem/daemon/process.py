@@ -40,7 +40,7 @@ from vault_mem.daemon.autocommit import dirty_memory_paths, drop_ignored, edit_m
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.store.files import current_bytes
+from vault_mem.store.files import atomic_write, current_bytes, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import head_branch, head_ref
 from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
@@ -73,8 +73,8 @@ def daemon_status(root: Path) -> dict:
     if pid is None:
         return out
     try:
-        reported = json.loads((state / STATUS_FILE).read_text())
-    except (OSError, ValueError):
+        reported = json.loads(read_own(state / STATUS_FILE) or b"{}")
+    except (OSError, ValueError, VaultMemError):
         return out
     if reported.get("pid") == pid:
         out.update({k: v for k, v in reported.items() if k not in out})
@@ -124,7 +124,10 @@ class Daemon:
         self.autocommit = mode == "on" or (mode == "auto" and self.vault.prefix == "")
 
     def _open_vault(self) -> Vault:
-        return Vault(self.root, embedder=self._embedder)
+        vault = Vault(self.root, embedder=self._embedder)
+        for note in vault.take_notices():  # e.g. settings of vault.toml waiting for `vault-mem trust`
+            log.warning("vault-mem: %s", note)
+        return vault
 
     # -- lifecycle -----------------------------------------------------------------------------
     def stop(self, why: str = "stop requested") -> None:
@@ -509,11 +512,9 @@ class Daemon:
 
     def _write_status(self) -> None:
         self._status.update(pending_edits=len(self._edits), blocked=self._blocked)
-        tmp = self.state_dir / f".{STATUS_FILE}.tmp-{os.getpid()}"
         try:
-            tmp.write_text(json.dumps(self._status))
-            os.replace(tmp, self.state_dir / STATUS_FILE)
-        except OSError as exc:
+            atomic_write(self.state_dir / STATUS_FILE, json.dumps(self._status).encode())
+        except (OSError, VaultMemError) as exc:
             log.debug("vault-mem: cannot write %s: %s", STATUS_FILE, exc)
 
 

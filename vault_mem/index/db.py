@@ -30,6 +30,7 @@ from pathlib import Path
 from types import ModuleType
 
 from vault_mem.errors import IndexStoreError
+from vault_mem.store.files import ensure_own_dir, refuse_link
 
 log = logging.getLogger("vault_mem.index.sidecar")
 
@@ -651,7 +652,10 @@ def connect(path: Path) -> Database:
     caller rebuilds it from the memory files (the sidecar holds nothing that is not derived).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_own_dir(path.parent)
+    for own in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"),
+                path.with_name(path.name + ".repair.lock")):
+        refuse_link(own)  # SQLite would open (and write) a link's target: never followed
     db_error, _ = errors()
     try:
         return _open_once(path)

@@ -29,7 +29,13 @@ from typing import Any
 
 import yaml
 
-from vault_mem.errors import InvalidMemoryError, QuarantinedFileError, SecretError, VaultMemError
+from vault_mem.errors import (
+    InvalidMemoryError,
+    QuarantinedFileError,
+    SecretError,
+    SizeLimitError,
+    VaultMemError,
+)
 from vault_mem.model.memory import (
     Memory,
     memory_from_bytes,
@@ -448,7 +454,7 @@ class WritePolicy:
         size = len(body) if len(body) > self.max_body_bytes else \
             len(body.encode("utf-8", "surrogatepass"))  # lone surrogates: refused just below
         if size > self.max_body_bytes:
-            raise InvalidMemoryError(
+            raise SizeLimitError(
                 f"body is {size} bytes or more, over the vault's limit of {self.max_body_bytes} "
                 "([limits] max_body_bytes in vault.toml); store a summary and a pointer instead"
             )
@@ -483,7 +489,7 @@ class WritePolicy:
             )
         data = text.encode("utf-8")
         if len(data) > self.max_file_bytes:
-            raise InvalidMemoryError(
+            raise SizeLimitError(
                 f"this write would make a file of {len(data)} bytes, over the vault's limit of "
                 f"{self.max_file_bytes} ([limits] max_body_bytes in vault.toml); store a summary and "
                 "a pointer instead"
@@ -529,7 +535,7 @@ class WritePolicy:
     def _vet(self, rel: str, memory: Memory) -> None:
         body_size = len(memory.body.encode("utf-8"))
         if body_size > self.max_body_bytes:
-            raise InvalidMemoryError(
+            raise SizeLimitError(
                 f"{rel}: the body is {body_size} bytes, over the vault's limit of {self.max_body_bytes} "
                 "([limits] max_body_bytes in vault.toml); store a summary and a pointer instead"
             )

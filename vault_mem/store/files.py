@@ -5,6 +5,12 @@ and for a write that updates it, is read by :func:`read_memory_bytes`, so every 
 what is refused: a symlinked file or type folder (DESIGN §7: vault-mem never follows a symlink for
 a file it reads or writes itself), a file over the size limit, a path that is not a memory path.
 Every file vault-mem writes goes through :func:`atomic_write`.
+
+The no-follow primitives for vault-mem's own files (INDEX.md, vault.toml, ``.vault-mem/`` and
+everything in it: locks, journals, index.db, the daemon's files) are here too, once:
+:func:`refuse_link` (for what is opened by a library that cannot be told not to follow, such as
+SQLite or a log handler), :func:`open_nofollow` and :func:`read_own`. Each refuses a symlink with
+a :class:`~vault_mem.errors.LinkError` naming the link; the link's target is never touched.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import stat
 import time
 from pathlib import Path
 
-from vault_mem.errors import ConcurrentEditError, MalformedFileError, VaultMemError
+from vault_mem.errors import ConcurrentEditError, LinkError, MalformedFileError, VaultMemError
 from vault_mem.model.memory import key_type_from_path
 
 TEMP_MARK = ".vault-mem-tmp-"
@@ -34,6 +40,62 @@ def remove_temp_files(folder: Path, name: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def link_message(path: Path) -> str:
+    """The refusal of the symlink at ``path``: where it points and what to do."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return (f"{path} is a symlink (to {target}); vault-mem never follows links for its own files, "
+            f"so it was not used and its target was not touched: remove the link (rm '{path}') and retry")
+
+
+def refuse_link(path: Path) -> Path:
+    """``path``, after refusing it when it is a symlink (dangling or not); a missing path is fine.
+    For files a library opens (SQLite, a log handler) where ``O_NOFOLLOW`` cannot be passed."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    if stat.S_ISLNK(st.st_mode):
+        raise LinkError(link_message(path))
+    return path
+
+
+def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` that never follows a symlink at ``path``: a link is a :class:`LinkError`."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LinkError(link_message(path)) from None
+        raise
+
+
+def read_own(path: Path, *, max_bytes: int | None = None) -> bytes | None:
+    """The bytes of vault-mem's own file ``path`` (INDEX.md, vault.toml, a journal), or None when
+    there is none; a symlink there, even a dangling one, is refused (:class:`LinkError`), as is
+    anything that is not a regular file."""
+    refuse_link(path)
+    try:
+        fd = open_nofollow(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise VaultMemError(f"{path} is not a regular file; remove it and retry")
+        return fh.read() if max_bytes is None else fh.read(max_bytes)
+
+
+def ensure_own_dir(path: Path) -> Path:
+    """Make the folder ``path`` (vault-mem's state folder) unless it exists; a symlink there is
+    refused, so nothing vault-mem keeps in it can land elsewhere."""
+    refuse_link(path)
+    path.mkdir(parents=True, exist_ok=True)
+    refuse_link(path)  # made by someone else between the two calls
+    return path
+
+
 def current_bytes(path: Path) -> bytes | None:
     """The bytes at ``path`` now (never through a symlink), or None when there is no file (or
     only a dangling link)."""
@@ -45,8 +107,7 @@ def current_bytes(path: Path) -> bytes | None:
         if exc.errno == errno.ELOOP:
             if not os.path.exists(path):
                 return None  # a dangling link holds nothing: a write replaces the link itself
-            raise VaultMemError(f"{path} is a symlink; vault-mem does not follow links: "
-                                "replace it with a regular file") from None
+            raise LinkError(link_message(path)) from None
         raise
     if stat.S_ISDIR(os.fstat(fd).st_mode):
         os.close(fd)
@@ -56,7 +117,7 @@ def current_bytes(path: Path) -> bytes | None:
         return fh.read()
 
 
-def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True, mode: int = 0o644) -> None:
     """Temp file in the same folder, fsync, rename, fsync the folder: all or nothing.
 
     ``expect`` (the bytes the writer checked, or None for "no file") makes the write refuse with
@@ -78,7 +139,7 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True)
     (``EINVAL``/``ENOSYS``), a plain rename follows the compare (a window of one system call)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    fd = open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
         view = memoryview(data)
         while view:
@@ -202,7 +263,7 @@ def checkpoint(name: str, state_dir: Path) -> None:
     """Test hook for crash tests: with ``VAULT_MEM_PAUSE_AT=name`` the process announces the
     point in ``state_dir/paused-<name>`` and waits there to be killed."""
     if os.environ.get("VAULT_MEM_PAUSE_AT") == name:
-        (state_dir / f"paused-{name}").write_text(str(os.getpid()))
+        atomic_write(state_dir / f"paused-{name}", str(os.getpid()).encode())
         while True:
             time.sleep(1)
 

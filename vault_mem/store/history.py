@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from vault_mem.config import STATE_DIR
 from vault_mem.errors import GitError
 from vault_mem.store.git import GitRepo
 
@@ -23,6 +24,7 @@ __all__ = [
     "count_commits",
     "current_branch",
     "entry_modes",
+    "first_unsafe_entry",
     "head_branch",
     "head_ref",
     "log_entries",
@@ -32,6 +34,8 @@ __all__ = [
     "remote_url",
     "resolve_commit",
     "staged_against",
+    "tree_entries",
+    "unsafe_entry",
     "update_ref",
 ]
 
@@ -229,3 +233,44 @@ def entry_modes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
         if sep:
             modes[path] = meta.split(" ", 1)[0]
     return modes
+
+
+def tree_entries(repo: GitRepo, commit: str, pathspec: str) -> dict[str, str]:
+    """``{top-level path: mode}`` of every entry ``commit`` holds under ``pathspec`` (files,
+    symlinks and submodules; folders are implied by their entries)."""
+    out = repo.run("--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit, "--", pathspec,
+                   cwd=repo.toplevel)
+    modes: dict[str, str] = {}
+    for rec in out.split("\x00"):
+        meta, sep, path = rec.partition("\t")
+        if sep:
+            modes[path] = meta.split(" ", 1)[0]
+    return modes
+
+
+def unsafe_entry(rel: str, mode: str | None) -> str | None:
+    """Why the vault-relative tree entry ``rel`` (of ``mode``) must not be taken from a commit
+    vault-mem did not make, or None when it may (DESIGN §7): only regular files inside the vault,
+    no ``..``/``.git``/absolute names, no symlinks or submodules, nothing under ``.vault-mem/``.
+    The one home of that rule: sync's incoming trees and the tree of a fresh clone use it."""
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        return "a path that leaves the vault"
+    if any(p.lower() == ".git" for p in parts):
+        return "a .git entry"
+    if parts[0] == STATE_DIR:
+        return f"a file in {STATE_DIR}/, which holds this machine's own state"
+    if mode is not None and mode not in ("100644", "100755"):
+        return {"120000": "a symlink", "160000": "a submodule"}.get(mode, f"an entry of mode {mode}")
+    return None
+
+
+def first_unsafe_entry(modes: dict[str, str | None], prefix: str) -> tuple[str, str] | None:
+    """(vault-relative path, why) of the first entry of ``modes`` (``{top-level path: mode}``)
+    that :func:`unsafe_entry` refuses, in path order, or None."""
+    for top in sorted(modes):
+        rel = top[len(prefix):] if prefix and top.startswith(prefix) else top
+        why = unsafe_entry(rel, modes[top])
+        if why:
+            return rel, why
+    return None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Self
 
 from vault_mem.errors import LockTimeoutError, StateError, VaultMemError
+from vault_mem.store.files import open_nofollow, read_own
 
 WRITE_LOCK = "write.lock"
 DAEMON_LOCK = "daemon.lock"
@@ -39,7 +40,7 @@ class FileLock:
             return True
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:  # never through a link (DESIGN §7): a planted symlink must not pick the file we lock
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                 raise StateError(f"cannot open {self.path} ({exc.strerror}); make {self.path.parent} and "
@@ -47,10 +48,7 @@ class FileLock:
             if exc.errno in (errno.ENOTDIR, errno.EEXIST):
                 raise StateError(f"cannot open {self.path} ({exc.strerror}): {self.path.parent} must be "
                                  "a folder; move away the file in its place and retry") from None
-            if exc.errno != errno.ELOOP:
-                raise
-            raise VaultMemError(f"{self.path} is a symlink; vault-mem never follows links for its "
-                                   "own files: delete the link and retry") from None
+            raise
         deadline = time.monotonic() + self.timeout
         delay = 0.002
         while True:
@@ -103,18 +101,20 @@ class FileLock:
 def read_pid(path: Path) -> int | None:
     """The pid last written into a lock file, if any."""
     try:
-        text = Path(path).read_text().strip()
+        text = (read_own(Path(path), max_bytes=64) or b"").decode().strip()
         return int(text) if text else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, VaultMemError):
         return None
 
 
 def lock_holder(path: Path) -> int | None:
     """The pid holding ``path``'s lock right now, or None when nobody holds it."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = open_nofollow(Path(path), os.O_RDONLY)
     except FileNotFoundError:
         return None
+    except VaultMemError:
+        return None  # a link is nobody's lock (and is refused by whoever would take it)
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except OSError:

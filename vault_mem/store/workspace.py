@@ -13,15 +13,50 @@ import os
 import subprocess
 from pathlib import Path
 
-from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, Config, load_config
-from vault_mem.errors import GitError, MalformedFileError, NotAVaultError, StateError, VaultMemError
+from vault_mem.config import (
+    CONFIG_FILE,
+    STATE_DIR,
+    TYPE_FOLDERS,
+    Config,
+    describe_settings,
+    outbound_settings,
+    parse_config,
+    settings_in_force,
+    with_environment,
+)
+from vault_mem.errors import (
+    GitError,
+    MalformedFileError,
+    NotAVaultError,
+    StateError,
+    UnsafeTreeError,
+    VaultMemError,
+)
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.policy import WritePolicy
-from vault_mem.store.files import check_type_folder, current_bytes, read_memory_bytes
+from vault_mem.store.files import (
+    atomic_write,
+    check_type_folder,
+    current_bytes,
+    ensure_own_dir,
+    read_memory_bytes,
+    read_own,
+)
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.health import repository_problem, state_dir_problem
-from vault_mem.store.history import head_branch
+from vault_mem.store.history import (
+    changed_paths,
+    entry_modes,
+    first_unsafe_entry,
+    head_branch,
+    resolve_commit,
+    tree_entries,
+)
 from vault_mem.store.locks import WRITE_LOCK, FileLock, daemon_pid
+from vault_mem.store.trust import approve_settings, approved_settings, seal, unseal
+
+#: under .vault-mem/: the last HEAD whose tree :meth:`Workspace.check_head_tree` found safe
+HEAD_CHECKED = "checked-head"
 
 
 def init_repository(root: Path) -> None:
@@ -36,21 +71,31 @@ class Workspace:
 
     def __init__(self, root: str | Path, *, agent: str | None = None):
         root = Path(root).expanduser().resolve()
-        if not (root / CONFIG_FILE).is_file():
+        raw = read_own(root / CONFIG_FILE) if os.path.lexists(root / CONFIG_FILE) else None
+        if raw is None:
             raise NotAVaultError(
                 f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`"
             )
         self.root = root
-        self.config: Config = load_config(root)
+        #: things the vault did on its own that a person should hear about (recovered writes,
+        #: settings of vault.toml waiting for approval)
+        self.notices: list[str] = []
+        #: what vault.toml asks for; :attr:`config` is what is in force (DESIGN §7)
+        self.requested: Config = parse_config(raw, root / CONFIG_FILE)
+        approved = approved_settings(root)
+        in_force, self.pending = settings_in_force(self.requested, approved)
+        self.config: Config = with_environment(in_force)
+        if self.pending:
+            fallback = "the settings approved before" if approved is not None else \
+                "the offline defaults (local embedder, no scheduled sync)"
+            self.notices.append(
+                f"vault.toml asks for settings this machine has not approved: {describe_settings(self.pending)}; "
+                f"until you approve them {fallback} stay in force: review with `vault-mem trust`, "
+                "approve with `vault-mem trust --yes`")
         self.state_dir = root / STATE_DIR
         problem = state_dir_problem(self.state_dir)
         if problem:
             raise StateError(problem)
-        try:
-            self.state_dir.mkdir(exist_ok=True)
-        except OSError as exc:
-            raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
-                             "for you, or create that folder, and retry") from exc
         self.agent = agent or os.environ.get("VAULT_MEM_AGENT") or self.config.agent_name
         try:
             self.repo = GitRepo(root)
@@ -62,12 +107,57 @@ class Workspace:
         rel = os.path.relpath(root, self.repo.toplevel.resolve())
         #: the vault's folder inside its repository ("" at the top level, else "memory/")
         self.prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
+        try:
+            ensure_own_dir(self.state_dir)
+        except OSError as exc:
+            raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
+                             "for you, or create that folder, and retry") from exc
         self.lock = FileLock(self.state_dir / WRITE_LOCK)
         #: the checks every write makes (key, format, size, secrets, lint)
         self.policy = WritePolicy(max_body_bytes=self.config.max_body_bytes,
                                   max_file_bytes=self.config.max_file_bytes)
-        #: things the vault did on its own that a person should hear about (recovered writes)
-        self.notices: list[str] = []
+
+    def approve_settings(self) -> Path:
+        """Approve, on this machine, the outbound settings vault.toml asks for now (what
+        ``vault-mem trust --yes`` and ``vault-mem init`` do: the person's word, never an agent's
+        or a peer's); they are in force from the next opening of the vault. Returns the file
+        the approval is kept in."""
+        return approve_settings(self.root, outbound_settings(self.requested))
+
+    def check_head_tree(self) -> None:
+        """Refuse a vault whose checked-out commit holds what sync would refuse from a peer
+        (:func:`~vault_mem.store.history.unsafe_entry`): a fresh clone, a checkout or a pull
+        brings a peer's tree as surely as a sync does. The verdict is kept per HEAD (signed with
+        this machine's key, so a planted record does not count); a later HEAD is checked on the
+        paths that changed since, so a command pays one ``diff-tree`` after HEAD moved."""
+        head = self.repo.head()
+        if head is None:
+            return
+        record = self.state_dir / HEAD_CHECKED
+        try:
+            raw = read_own(record) if os.path.isdir(self.state_dir) else None
+        except VaultMemError:
+            raw = None  # a link there: checked from scratch (and refused with the tree)
+        seen = (unseal(self.root, "checked-head", raw) or {}).get("commit") if raw else None
+        if seen == head:
+            return
+        pathspec = self.prefix or "."
+        if isinstance(seen, str) and resolve_commit(self.repo, seen) == seen:
+            changed = changed_paths(self.repo, seen, head, pathspec)
+            modes: dict[str, str | None] = dict(entry_modes(self.repo, head, changed))
+        else:
+            modes = dict(tree_entries(self.repo, head, pathspec))
+        found = first_unsafe_entry(modes, self.prefix)
+        if found:
+            rel, why = found
+            raise UnsafeTreeError(
+                f"the commit checked out in {self.root} ({head[:10]}) holds {rel!r}: {why}. vault-mem "
+                f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
+                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- '{self.prefix}{rel}', "
+                "delete it, git commit), then retry; nothing was changed")
+        ensure_own_dir(self.state_dir)
+        atomic_write(record, seal(self.root, "checked-head", {"commit": head}))
 
     # -- names -----------------------------------------------------------------------------
     def top(self, rel: str) -> str:

@@ -19,20 +19,27 @@ until history is rewritten.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from typing import TYPE_CHECKING
 
-from vault_mem.config import STATE_DIR, TYPE_FOLDERS
+from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.policy import fix_recipe, mask_secrets
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes
-from vault_mem.store.history import changed_paths, entry_modes, log_entries, staged_against, update_ref
+from vault_mem.store.history import (
+    changed_paths,
+    entry_modes,
+    first_unsafe_entry,
+    log_entries,
+    staged_against,
+    update_ref,
+)
 from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
+from vault_mem.vault.steps import write_journal
 
 if TYPE_CHECKING:
     from vault_mem.sync.remote import SyncReport
@@ -108,22 +115,13 @@ class Replay:
         must not take from a peer (DESIGN §7): anything but a regular file, a path that leaves
         the vault or names ``.git``, anything under the vault's state folder."""
         modes = entry_modes(self.repo, self.remote_tip, [self.prefix + rel for rel in incoming])
-        for rel in incoming:
-            parts = rel.split("/")
-            mode = modes.get(self.prefix + rel)
-            why = None
-            if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
-                why = "a path that leaves the vault"
-            elif any(p.lower() == ".git" for p in parts):
-                why = "a .git entry"
-            elif parts[0] == STATE_DIR:
-                why = f"a file in {STATE_DIR}/, which holds this machine's own state"
-            elif mode is not None and mode not in ("100644", "100755"):
-                why = {"120000": "a symlink", "160000": "a submodule"}.get(mode, f"an entry of mode {mode}")
-            if why:
-                raise SyncError("unsafe", f"the remote's commits hold {rel!r}: {why}. vault-mem takes only "
-                                "regular files inside the vault from a peer; remove that entry on the remote "
-                                "(or integrate by hand) and sync again; nothing changed")
+        found = first_unsafe_entry({self.prefix + rel: modes.get(self.prefix + rel) for rel in incoming},
+                                   self.prefix)
+        if found:
+            rel, why = found
+            raise SyncError("unsafe", f"the remote's commits hold {rel!r} (tip {self.remote_tip[:10]}): {why}. "
+                            "vault-mem takes only regular files inside the vault from a peer; remove that "
+                            "entry on the remote (or integrate by hand) and sync again; nothing changed")
 
     def check_clean(self, paths: set[str]) -> None:
         staged = staged_against(self.repo, self.local, self.prefix or ".")
@@ -151,10 +149,10 @@ class Replay:
         journal = self.vault.state_dir / SYNC_JOURNAL
         paths |= {INDEX_FILE}
         entry = {"old": self.local, "new": None, "paths": sorted(paths)}
-        atomic_write(journal, json.dumps(entry).encode())
+        write_journal(self.vault.ws, SYNC_JOURNAL, entry)
         try:
             head = self._replay(incoming, modes, copies, plain, per_commit)
-            atomic_write(journal, json.dumps({**entry, "new": head}).encode())
+            write_journal(self.vault.ws, SYNC_JOURNAL, {**entry, "new": head})
             checkpoint("sync-before-ref", self.vault.state_dir)
             if not update_ref(self.repo, "HEAD", head, self.local, message="vault-mem sync"):
                 raise SyncError("dirty", "HEAD moved during the sync (a commit made by hand?); "

@@ -38,6 +38,7 @@ from vault_mem.model.memory import (
 )
 from vault_mem.model.policy import check_text
 from vault_mem.model.views import body_excerpt
+from vault_mem.store.files import read_own
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault import history
@@ -122,6 +123,7 @@ class Vault:
         In a folder inside an existing repository only that folder's files are committed."""
         root, created = create_files(path)
         vault = cls(root, agent=agent)
+        vault.ws.approve_settings()  # the person who makes a vault approves its first settings
         vault.notices.extend(first_commit(vault.ws, vault.sidecar, created))
         return vault
 
@@ -194,6 +196,12 @@ class Vault:
     def render_index(self, today: dt.date | None = None) -> str:
         """INDEX.md as the files give it today (not written; see :meth:`write_index`)."""
         return self.sidecar.render_index(budget_tokens=self.config.index_budget_tokens, today=today)
+
+    def index_md(self) -> str | None:
+        """INDEX.md's text on disk (None: no file); a symlinked INDEX.md is refused, never served
+        (:class:`~vault_mem.errors.LinkError`), whatever it points at."""
+        data = read_own(self.root / INDEX_FILE)
+        return data.decode("utf-8", "replace") if data is not None else None
 
     def write_index(self) -> bytes | None:
         """Regenerate INDEX.md on disk; returns the new bytes when they changed."""
@@ -396,12 +404,11 @@ class Vault:
 
     def regenerate_index(self, *, recover: bool = True) -> bool:
         """Rewrite INDEX.md on disk from the files; True when it changed (not committed)."""
-        path = self.root / INDEX_FILE
         with self.lock:
-            before = path.read_bytes() if path.exists() else None
+            before = self.index_md()
             self.reconcile(force=True, recover=recover)  # rewrites INDEX.md itself when files changed
             self.write_index()
-            return (path.read_bytes() if path.exists() else None) != before
+            return self.index_md() != before
 
     def take_notices(self) -> list[str]:
         """The notices not reported yet, each handed out once (and cleared)."""

@@ -8,9 +8,9 @@ files must pass the write policy, or it is dropped, never applied.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
+from vault_mem.config import STATE_DIR
 from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
@@ -18,7 +18,7 @@ from vault_mem.model.policy import mask_secrets
 from vault_mem.store.files import atomic_write, remove_temp_files
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
-from vault_mem.vault.steps import JOURNAL, finish_write, write_index
+from vault_mem.vault.steps import FOREIGN, JOURNAL, finish_write, read_journal, write_index
 
 #: under .vault-mem/: what an interrupted sync must put back (written by vault_mem.sync.replay)
 SYNC_JOURNAL = "sync.json"
@@ -54,10 +54,13 @@ def recover_sync(ws: Workspace, sidecar: Sidecar) -> str | None:
     Before HEAD moved, the touched files are put back as the old HEAD has them; after, only
     git's index is brought up to date. Returns a notice, or None when there was nothing to do."""
     journal = ws.state_dir / SYNC_JOURNAL
-    if not journal.exists():
+    entry = read_journal(ws, SYNC_JOURNAL)
+    if entry is None:
         return None
+    if entry is FOREIGN:
+        return (f"ignored and removed {STATE_DIR}/{SYNC_JOURNAL}: this machine did not write it (a file "
+                "planted through a commit or copied from elsewhere?); nothing of it was applied")
     try:
-        entry = json.loads(journal.read_text())
         old, new, paths = entry["old"], entry.get("new"), list(entry["paths"])
         if not all(isinstance(p, str) for p in paths):
             raise TypeError("malformed sync journal")
@@ -89,10 +92,13 @@ def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:
     is either already the new version, still the committed old one (the write is redone), or
     something else: a person edited it since, and then the journal is dropped, not applied."""
     path = ws.state_dir / JOURNAL
-    if not path.exists():
+    journal = read_journal(ws, JOURNAL)
+    if journal is None:
         return None
+    if journal is FOREIGN:
+        return (f"ignored and removed {STATE_DIR}/{JOURNAL}: this machine did not write it (a file "
+                "planted through a commit or copied from elsewhere?); nothing of it was applied or committed")
     try:
-        journal = json.loads(path.read_text())
         files: dict[str, str | None] = journal["files"]
         message: str = journal["message"]
         if not isinstance(files, dict) or not isinstance(message, str) or \

@@ -6,6 +6,7 @@ Shared by the write transaction (:mod:`vault_mem.vault.transaction`) and crash r
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from vault_mem.config import FOLDER_TYPES
@@ -13,12 +14,38 @@ from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
-from vault_mem.store.files import atomic_write, checkpoint, current_bytes
+from vault_mem.store.files import atomic_write, checkpoint, current_bytes, read_own
+from vault_mem.store.trust import seal, unseal
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import dirty_paths
 
 #: under .vault-mem/: the intent of the write under way (see vault_mem.vault.transaction)
 JOURNAL = "pending.json"
+#: what :func:`read_journal` returns for a journal this machine did not write
+FOREIGN = object()
+
+
+def write_journal(ws: Workspace, name: str, entry: dict) -> None:
+    """Journal ``entry`` as ``.vault-mem/<name>``, signed with this machine's key."""
+    atomic_write(ws.state_dir / name, seal(ws.root, name, entry))
+
+
+def read_journal(ws: Workspace, name: str) -> dict | object | None:
+    """The journal ``.vault-mem/<name>`` when this machine wrote it for this vault; None when
+    there is none; :data:`FOREIGN` for anything else (planted through a commit, copied from
+    another vault or machine, damaged, a symlink): it is removed, never applied or committed."""
+    path = ws.state_dir / name
+    if not os.path.lexists(path):
+        return None
+    try:
+        raw = read_own(path)
+    except VaultMemError:
+        raw = None
+    entry = unseal(ws.root, name, raw) if raw else None
+    if entry is None:
+        path.unlink(missing_ok=True)
+        return FOREIGN
+    return entry
 
 
 def commit_message(subject: str, *, key: str, action: str, type_: str, agent: str,

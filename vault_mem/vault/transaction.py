@@ -19,7 +19,6 @@ finish the write (:func:`vault_mem.vault.recovery.recover_journal`) or report it
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -29,7 +28,7 @@ from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, remove_file
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.recovery import recover
-from vault_mem.vault.steps import JOURNAL, commit_message, finish_write, write_index
+from vault_mem.vault.steps import JOURNAL, commit_message, finish_write, write_index, write_journal
 
 
 @dataclass
@@ -109,7 +108,7 @@ class WriteTransaction:
                    "key": key or next((Path(rel).stem for rel in changes), ""),
                    "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
         checkpoint("before-write", ws.state_dir)
-        atomic_write(ws.state_dir / JOURNAL, json.dumps(journal).encode())
+        write_journal(ws, JOURNAL, journal)
         written: list[str] = []
         try:
             for rel, data in changes.items():

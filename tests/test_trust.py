@@ -1,0 +1,485 @@
+"""The trust boundary (DESIGN §7, issue 14): approved settings, no symlink followed, journals this
+machine wrote, the tree of a fresh clone, MCP text that is not Unicode, and refusals exit 1.
+
+Real git remotes and clones, real symlinks, a real HTTP server standing in for a peer's
+"embedding service", the real CLI in process and the real MCP server process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, cli, git
+
+from vault_mem import Vault
+from vault_mem.errors import LinkError, SyncError, UnsafeTreeError
+from vault_mem.sync.remote import sync
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+class Recorder(ThreadingHTTPServer):
+    """An OpenAI-compatible /v1/embeddings server that records every request it gets."""
+
+    def __init__(self):
+        self.requests: list[dict] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(inner):
+                length = int(inner.headers.get("Content-Length", 0))
+                body = json.loads(inner.rfile.read(length) or b"{}")
+                self.requests.append({"path": inner.path, "auth": inner.headers.get("Authorization"),
+                                      "body": body})
+                data = [{"index": i, "embedding": [1.0, 0.5, 0.25, float(i)]}
+                        for i, _ in enumerate(body.get("input", []))]
+                out = json.dumps({"data": data, "model": "peer"}).encode()
+                inner.send_response(200)
+                inner.send_header("Content-Type", "application/json")
+                inner.send_header("Content-Length", str(len(out)))
+                inner.end_headers()
+                inner.wfile.write(out)
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server_address[1]}"
+
+
+@pytest.fixture
+def recorder():
+    srv = Recorder()
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """A bare remote, this machine's vault ``mine`` (made by init, pushed) and a peer's clone."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    mine = Vault.init(tmp_path / "mine")
+    git(mine.root, "remote", "add", "origin", str(bare))
+    git(mine.root, "push", "-q", "-u", "origin", "main")
+    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "peer"))
+    yield bare, mine, tmp_path / "peer"
+    mine.close()
+
+
+def peer_push(peer: Path, message: str = "peer change", *, add: bool = True) -> None:
+    if add:
+        git(peer, "add", "-A")
+    git(peer, "commit", "-q", "--no-verify", "-m", message)
+    git(peer, "push", "-q", "origin", "main")
+
+
+def snapshot(path: Path) -> tuple[bytes, int]:
+    return path.read_bytes(), path.stat().st_mtime_ns
+
+
+# -- 1. approved settings --------------------------------------------------------------------
+
+
+def test_a_peers_embedder_url_is_not_used_until_this_machine_approves_it(pair, recorder, monkeypatch):
+    """A peer's vault.toml sends recall to its own server with a variable of ours as the key:
+    after sync, recall contacts nothing and every command names what is pending; after
+    `vault-mem trust --yes` the approved server is used, with the key."""
+    bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
+    monkeypatch.delenv("VAULT_MEM_EMBEDDER")  # the settings of vault.toml, not the tests' override
+    monkeypatch.setenv("VICTIM_SECRET", "s3cr3t-value-of-this-machine")
+    toml = mine.root / "vault.toml"
+    toml.write_text(toml.read_text().replace('provider = "local"', 'provider = "none"'))
+    git(mine.root, "commit", "-qam", "keyword search only")  # offline: in force without approval
+    git(mine.root, "push", "-q", "origin", "main")
+    mine.remember("deploy", "How we deploy", "blue-green through the staging cluster")
+    git(peer, "pull", "-q", "origin", "main")
+    ptoml = peer / "vault.toml"
+    ptoml.write_text(ptoml.read_text().replace(
+        'provider = "none"',
+        f'provider = "openai"\nurl = "{recorder.url}"\napi_key_env = "VICTIM_SECRET"\nmodel = "m"'))
+    peer_push(peer, "tune the embedder")
+    sync(mine)
+    assert 'api_key_env = "VICTIM_SECRET"' in toml.read_text()  # the peer's file arrived
+
+    r = cli("--vault", str(mine.root), "recall", "deploy")
+    assert r.returncode == 0, r.stderr
+    assert "deploy" in r.stdout
+    assert recorder.requests == []  # never contacted
+    notes = [ln for ln in r.stderr.splitlines() if "not approved" in ln]
+    assert len(notes) == 1 and "url = " in notes[0] and "VICTIM_SECRET" in notes[0]
+    assert "vault-mem trust" in notes[0] and "s3cr3t" not in r.stderr
+    for args in (["list"], ["doctor"], ["log"]):  # every command says it
+        assert "vault-mem trust" in cli("--vault", str(mine.root), *args).stderr
+
+    shown = cli("--vault", str(mine.root), "trust", "--json")
+    data = json.loads(shown.stdout)
+    assert shown.returncode == 0 and not data["approved"]
+    assert data["pending"]["embedder.url"] == recorder.url and data["in_force"]["embedder.provider"] == "local"  # approved at init
+    assert recorder.requests == []
+
+    ok = cli("--vault", str(mine.root), "trust", "--yes")
+    assert ok.returncode == 0 and "approved" in ok.stdout, ok.stderr
+    trust_file = Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem/trusted.json"
+    assert trust_file.stat().st_mode & 0o077 == 0
+    assert not (mine.root / "trusted.json").exists() and "trusted" not in git(mine.root, "ls-files")
+
+    r = cli("--vault", str(mine.root), "recall", "deploy")
+    assert r.returncode == 0 and "not approved" not in r.stderr, r.stderr
+    assert recorder.requests and all(q["auth"] == "Bearer s3cr3t-value-of-this-machine"
+                                     for q in recorder.requests)
+
+
+def test_a_fresh_clone_starts_offline_and_a_move_fails_safe(pair, recorder, monkeypatch, tmp_path):
+    bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
+    monkeypatch.delenv("VAULT_MEM_EMBEDDER")
+    ptoml = peer / "vault.toml"
+    ptoml.write_text(ptoml.read_text() + "\n[sync]\nremote = \"exfil\"\ninterval_s = 5\n")
+    ptoml.write_text(ptoml.read_text().replace('provider = "local"',
+                                               f'provider = "ollama"\nurl = "{recorder.url}"'))
+    peer_push(peer)
+    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "fresh"))
+    v = Vault(tmp_path / "fresh", embedder=None)
+    assert v.config.embedder.provider == "local" and v.config.embedder.url == ""
+    assert v.config.sync_remote == "" and v.config.sync_interval_s == 0
+    assert any("remote = 'exfil'" in n and "offline defaults" in n for n in v.notices)
+    v.ws.approve_settings()
+    v.close()
+    v = Vault(tmp_path / "fresh", embedder=None)
+    assert v.config.embedder.url == recorder.url and v.config.sync_remote == "exfil" and not v.notices
+    v.close()
+    # moved: the approval was for the old path; the offline defaults again, with the notice
+    os.rename(tmp_path / "fresh", tmp_path / "moved")
+    v = Vault(tmp_path / "moved", embedder=None)
+    assert v.config.embedder.provider == "local" and v.ws.pending
+    v.close()
+    # approved values, not a yes/no: a changed url at an approved path is pending again
+    ptoml = tmp_path / "moved/vault.toml"
+    v = Vault(tmp_path / "moved", embedder=None)
+    v.ws.approve_settings()
+    v.close()
+    ptoml.write_text(ptoml.read_text().replace(recorder.url, "http://127.0.0.1:9"))
+    v = Vault(tmp_path / "moved", embedder=None)
+    assert v.config.embedder.url == recorder.url and "127.0.0.1:9" in v.notices[0]
+    v.close()
+    assert recorder.requests == []
+
+
+def test_the_pending_notice_reaches_tools_and_mcp_callers(pair, tmp_path):
+    from vault_mem.adapters.tools import call_tool
+
+    bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
+    ptoml = peer / "vault.toml"
+    ptoml.write_text(ptoml.read_text() + "\n[sync]\nafter_write = true\n")
+    peer_push(peer)
+    sync(mine)
+    v = Vault(mine.root)
+    result = call_tool(v, "list", {})
+    assert not result.is_error and any("vault-mem trust" in n for n in result.data["notices"])
+    v.close()
+
+
+# -- 2. no symlink followed ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["write.lock", "index.db", "index.db-wal", "pending.json", "sync.json",
+                                  "checked-head"])
+def test_a_link_in_the_state_folder_is_never_followed(vault, tmp_path, name):
+    target = tmp_path / "precious.txt"
+    target.write_bytes(b"do not touch\n")
+    before = snapshot(target)
+    root = vault.root
+    vault.close()
+    link = root / ".vault-mem" / name
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    r = cli("--vault", str(root), "remember", "k1", "-d", "a fact")
+    r2 = cli("--vault", str(root), "list")
+    assert snapshot(target) == before
+    assert "Traceback" not in r.stderr + r2.stderr
+    if name in ("write.lock", "index.db", "index.db-wal"):
+        assert r.returncode == 1 and str(link) in r.stderr and "symlink" in r.stderr, r.stderr
+        assert not (root / "facts/k1.md").exists()
+    else:  # a journal or record that is a link: not this machine's; ignored, and the command works
+        assert r.returncode == 0, r.stderr
+
+
+def test_the_state_folder_itself_and_vault_toml_are_never_followed(vault, tmp_path):
+    root = vault.root
+    vault.close()
+    elsewhere = tmp_path / "elsewhere"
+    os.rename(root / ".vault-mem", elsewhere)
+    (root / ".vault-mem").symlink_to(elsewhere, target_is_directory=True)
+    listing = sorted(p.name for p in elsewhere.iterdir())
+    r = cli("--vault", str(root), "list")
+    assert r.returncode == 1 and ".vault-mem is a symlink" in r.stderr, r.stderr
+    assert sorted(p.name for p in elsewhere.iterdir()) == listing
+    (root / ".vault-mem").unlink()
+    real = tmp_path / "real.toml"
+    os.rename(root / "vault.toml", real)
+    (root / "vault.toml").symlink_to(real)
+    with pytest.raises(LinkError, match="vault.toml is a symlink"):
+        Vault(root)
+
+
+def test_a_symlinked_index_md_is_refused_by_the_mcp_resource_and_the_session_hook(vault, tmp_path):
+    from vault_mem.adapters.hooks import run_hook
+    from vault_mem.adapters.tools import index_text
+
+    secret = tmp_path / "outside.txt"
+    secret.write_text("OUTSIDE FILE CONTENT\n")
+    before = snapshot(secret)
+    (vault.root / "INDEX.md").unlink()
+    (vault.root / "INDEX.md").symlink_to(secret)
+    with pytest.raises(LinkError, match="INDEX.md is a symlink"):
+        index_text(vault)
+    code, out, err = run_hook("session-start", "{}", vault=str(vault.root))
+    assert code == 1 and "OUTSIDE" not in out and "INDEX.md is a symlink" in err
+    r = cli("--vault", str(vault.root), "index", "--write")
+    assert r.returncode == 1 and "OUTSIDE" not in r.stdout
+    assert snapshot(secret) == before
+
+
+def test_the_daemon_log_is_never_followed(vault, tmp_path):
+    from vault_mem.daemon.main import run_daemon
+
+    target = tmp_path / "target.log"
+    target.write_bytes(b"x")
+    (vault.state_dir / "daemon.log").symlink_to(target)
+    with pytest.raises(LinkError):
+        run_daemon(vault.root)
+    assert target.read_bytes() == b"x"
+
+
+# -- 3. journals this machine wrote; nothing under .vault-mem/ tracked -----------------------
+
+
+def test_init_never_tracks_the_state_folder(tmp_path):
+    for where in (tmp_path / "alone", tmp_path / "repo/memory"):
+        if where.parent.name == "repo":
+            where.parent.mkdir()
+            git(where.parent, "init", "-q")
+        v = Vault.init(where)
+        v.remember("x", "a fact")
+        assert ".vault-mem" not in git(v.repo.toplevel, "ls-files")
+        assert git(v.root, "check-ignore", ".vault-mem/pending.json").strip()
+        v.close()
+
+
+def test_a_journal_from_another_machine_is_ignored(vault, tmp_path, monkeypatch):
+    """Two machines (two config folders): a journal one wrote is not accepted by the other."""
+    vault.remember("fact-01", "a fact", "body")
+    from vault_mem.store.trust import seal
+
+    journal = {"key": "fact-01", "message": "m", "agent": "x",
+               "files": {"facts/fact-01.md": "---\ndescription: from elsewhere\n---\n"}}
+    ours = os.environ["XDG_CONFIG_HOME"]
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "other-machine"))
+    raw = seal(vault.root, "pending.json", journal)
+    monkeypatch.setenv("XDG_CONFIG_HOME", ours)
+    (vault.state_dir / "pending.json").write_bytes(raw)
+    vault.reconcile()
+    assert any("did not write it" in n for n in vault.take_notices())
+    assert "from elsewhere" not in (vault.root / "facts/fact-01.md").read_text()
+
+
+# -- 4. the tree of a fresh clone; a peer's symlinked type folder -----------------------------
+
+
+def hostile_commit(peer: Path, kind: str, outside: Path) -> str:
+    if kind == "symlink-file":
+        (peer / "facts/evil.md").symlink_to(outside)
+    elif kind == "symlink-folder":
+        git(peer, "rm", "-rq", "--ignore-unmatch", "facts")
+        (peer / "facts").mkdir(exist_ok=True)
+        os.rmdir(peer / "facts") if not any((peer / "facts").iterdir()) else None
+        (peer / "facts").symlink_to(outside.parent, target_is_directory=True)
+    elif kind == "state-lock":
+        (peer / ".vault-mem").mkdir(exist_ok=True)
+        (peer / ".vault-mem/write.lock").symlink_to(outside)
+        git(peer, "add", "-f", ".vault-mem/write.lock")
+    elif kind == "state-journal":
+        (peer / ".vault-mem").mkdir(exist_ok=True)
+        (peer / ".vault-mem/pending.json").write_text('{"files": {}, "message": "m"}')
+        git(peer, "add", "-f", ".vault-mem/pending.json")
+    elif kind == "index-db":
+        (peer / ".vault-mem").mkdir(exist_ok=True)
+        (peer / ".vault-mem/index.db").symlink_to(outside)
+        git(peer, "add", "-f", ".vault-mem/index.db")
+    elif kind == "submodule":
+        sha = git(peer, "rev-parse", "HEAD").strip()
+        git(peer, "update-index", "--add", "--cacheinfo", f"160000,{sha},notes/sub")
+    peer_push(peer, f"hostile: {kind}", add=kind != "submodule")
+    return git(peer, "rev-parse", "HEAD").strip()
+
+
+HOSTILE = ["symlink-file", "symlink-folder", "state-lock", "state-journal", "index-db", "submodule"]
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_a_fresh_clone_of_a_hostile_tree_is_refused_changing_nothing(pair, tmp_path, kind):
+    bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
+    outside = tmp_path / "outside/target.txt"
+    outside.parent.mkdir()
+    outside.write_bytes(b"outside\n")
+    before = snapshot(outside)
+    commit = hostile_commit(peer, kind, outside)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    status = git(clone, "status", "--porcelain")
+    for _ in range(2):  # refused every time: no verdict is remembered for a bad tree
+        r = cli("--vault", str(clone), "list")
+        assert r.returncode == 1, r.stderr
+        assert commit[:10] in r.stderr and "git rm" in r.stderr and "nothing was changed" in r.stderr
+    assert snapshot(outside) == before
+    assert git(clone, "status", "--porcelain") == status
+    assert not (clone / ".vault-mem/index.db").is_file() or (clone / ".vault-mem/index.db").is_symlink()
+    with pytest.raises(UnsafeTreeError):
+        Vault(clone)
+
+
+def test_a_planted_verdict_does_not_pass_a_hostile_tree(pair, tmp_path):
+    bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
+    commit = hostile_commit(peer, "symlink-file", tmp_path / "x")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    (clone / ".vault-mem").mkdir()
+    (clone / ".vault-mem/checked-head").write_text(json.dumps({"payload": json.dumps({"commit": commit}),
+                                                               "mac": "0" * 64}))
+    assert cli("--vault", str(clone), "list").returncode == 1
+
+
+def test_a_good_clone_is_checked_once_per_head_then_on_what_changed(pair, tmp_path):
+    bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    assert cli("--vault", str(clone), "list").returncode == 0
+    record = clone / ".vault-mem/checked-head"
+    assert record.is_file()
+    # a later HEAD brought in by git (not by vault-mem's sync) is checked too
+    (clone / "facts/link.md").symlink_to("/etc/hostname")
+    git(clone, "add", "facts/link.md")
+    git(clone, "commit", "-q", "--no-verify", "-m", "a link")
+    r = cli("--vault", str(clone), "list")
+    assert r.returncode == 1 and "facts/link.md" in r.stderr
+    git(clone, "rm", "-q", "--cached", "facts/link.md")
+    (clone / "facts/link.md").unlink()
+    git(clone, "commit", "-q", "-m", "remove the link")
+    assert cli("--vault", str(clone), "list").returncode == 0
+
+
+def test_sync_refuses_a_peers_type_folder_replaced_by_a_symlink(pair, tmp_path):
+    bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
+    mine.remember("keep", "a fact of mine")
+    git(mine.root, "push", "-q", "origin", "main")
+    git(peer, "pull", "-q", "origin", "main")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "planted.md").write_text("---\ndescription: planted\n---\n")
+    # raw git: the peer replaces facts/ with a link to a folder outside the vault
+    git(peer, "rm", "-rq", "facts")
+    if (peer / "facts").exists():
+        subprocess.run(["rm", "-rf", str(peer / "facts")], check=True)
+    (peer / "facts").symlink_to(outside, target_is_directory=True)
+    git(peer, "add", "facts")
+    peer_push(peer, "facts is a link now")
+    head = git(mine.root, "rev-parse", "HEAD").strip()
+    with pytest.raises(SyncError, match="'facts'.*: a symlink") as err:
+        sync(mine)
+    assert err.value.reason == "unsafe"
+    assert git(mine.root, "rev-parse", "HEAD").strip() == head
+    assert (mine.root / "facts").is_dir() and not (mine.root / "facts").is_symlink()
+    r = cli("--vault", str(mine.root), "sync")
+    assert r.returncode == 1 and "facts" in r.stderr
+    r = cli("--vault", str(mine.root), "list")  # the local vault keeps working
+    assert r.returncode == 0 and "keep" in r.stdout
+
+
+# -- 5. MCP: unpaired surrogates get an error, never silence ---------------------------------
+
+
+def test_mcp_requests_with_unpaired_surrogates_get_an_error_result(vault):
+    """The SDK's own ClientSession against the real server process. Its stdio transport cannot
+    serialise a lone surrogate (pydantic refuses), so the test's transport writes each message
+    with json.dumps, which escapes it as ``\\ud800``, as any non-Python client may send it."""
+    import anyio
+    import mcp_types as types
+    from mcp.client.session import ClientSession
+    from mcp.shared.exceptions import MCPError
+    from mcp.shared.message import SessionMessage
+
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "PYTHONPATH": str(ROOT)}
+
+    async def session():
+        proc = await anyio.open_process([sys.executable, "-m", "vault_mem", "mcp", str(vault.root)],
+                                        env=env, cwd=str(ROOT))
+        to_client_w, to_client_r = anyio.create_memory_object_stream(16)
+        from_client_w, from_client_r = anyio.create_memory_object_stream(16)
+
+        async def writer():
+            async for msg in from_client_r:
+                data = msg.message.model_dump(by_alias=True, exclude_unset=True)
+                await proc.stdin.send((json.dumps(data) + "\n").encode())
+
+        async def reader():
+            buf = b""
+            async for chunk in proc.stdout:
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    await to_client_w.send(SessionMessage(types.jsonrpc_message_adapter.validate_json(line)))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(writer)
+            tg.start_soon(reader)
+            async with ClientSession(to_client_r, from_client_w, read_timeout_seconds=30) as client:
+                await client.initialize()
+                with anyio.fail_after(30):
+                    r = await client.call_tool("get", {"key": "a\ud800"})
+                    assert r.is_error and "unpaired UTF-16 surrogate" in r.content[0].text
+                    assert "params.arguments.key" in r.content[0].text
+                    r = await client.call_tool("remember", {"key": "k", "description": "x\udc00y"})
+                    assert r.is_error and "arguments.description" in r.content[0].text
+                    with pytest.raises(MCPError, match="unpaired UTF-16 surrogate"):
+                        await client.read_resource("vault://index\ud800")
+                    r = await client.call_tool("list", {})  # still serving
+                    assert not r.is_error
+            tg.cancel_scope.cancel()
+        proc.terminate()
+        await proc.wait()
+
+    anyio.run(session)
+    assert not (vault.root / "facts/k.md").exists()
+
+
+# -- 6. refusals exit 1, usage errors 2 ------------------------------------------------------
+
+
+def test_refusals_exit_1_and_usage_errors_2(vault, tmp_path):
+    root = str(vault.root)
+    r = cli("--vault", root, "remember", "tok", "-d", "a token",
+            "--body", "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")
+    assert r.returncode == 1 and "refused" in r.stderr, r.stderr
+    big = "x" * (vault.config.max_body_bytes + 10)
+    r = cli("--vault", root, "remember", "big", "-d", "too big", input=big)
+    assert r.returncode == 1 and "limit" in r.stderr, r.stderr
+    r = cli("--vault", root, "remember", "big", "-d", "too big", "--body", big)
+    assert r.returncode == 1 and "limit" in r.stderr, r.stderr
+    (vault.root / "INDEX.md").unlink()
+    (vault.root / "INDEX.md").symlink_to(tmp_path / "nowhere")
+    r = cli("--vault", root, "index", "--write")
+    assert r.returncode == 1 and "symlink" in r.stderr
+    (vault.root / "INDEX.md").unlink()
+    r = cli("--vault", root, "remember", "../x", "-d", "bad key")  # a malformed call: usage
+    assert r.returncode == 2
+    r = cli("--vault", root, "trust", "--bogus")
+    assert r.returncode == 2
