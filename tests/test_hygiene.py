@@ -8,35 +8,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import random
-import string
 from pathlib import Path
 
 import pytest
 from conftest import cli, git
-from fakes import write_memory
+from fakes import aws_key, github_token, random_token, write_memory
 
 from vault_mem.errors import UsageError
 from vault_mem.ops import review as hygiene
 from vault_mem.vault.core import Vault
 
 TODAY = dt.date(2026, 11, 29)
-_RNG = random.Random(88)
-
-
-def _rand(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
-    while True:
-        s = "".join(_RNG.choice(alphabet) for _ in range(n))
-        if any(c.isdigit() for c in s) and any(c.isalpha() for c in s):
-            return s
-
-
-def aws_key() -> str:
-    return "AK" + "IA" + _rand(16, string.ascii_uppercase + string.digits)
-
-
-def github_token() -> str:
-    return "gh" + "p_" + _rand(36)
 
 
 def commit_all(root: Path, message: str) -> str:
@@ -154,7 +136,7 @@ def test_scan_history_finds_what_the_working_tree_no_longer_has(vault):
     bad = commit_all(root, "add ci notes")
     write_memory(root, "ci", "CI notes", "deploy with the token in 1Password item 'CI'\n")
     commit_all(root, "remove the token")
-    database_url = "postgres://app:" + _rand(12) + "@db.internal/prod"
+    database_url = "postgres://app:" + random_token(12) + "@db.internal/prod"
     git(root, "commit", "-q", "--allow-empty", "--no-verify", "-m", f"note: {database_url}")
 
     assert hygiene.scan(vault) == []

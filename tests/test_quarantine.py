@@ -10,14 +10,12 @@ this file holds no literal that a secret scanner would flag.
 from __future__ import annotations
 
 import json
-import random
-import string
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import cli, git
-from fakes import FakeEmbedder
+from fakes import FakeEmbedder, aws_key, github_token
 
 from vault_mem import Vault
 from vault_mem.adapters import hooks, tools
@@ -27,23 +25,6 @@ from vault_mem.model.memory import Memory
 from vault_mem.ops import review as hygiene
 from vault_mem.store.trust import seal
 from vault_mem.sync.remote import sync
-
-_RNG = random.Random(14)
-
-
-def _rand(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
-    while True:
-        s = "".join(_RNG.choice(alphabet) for _ in range(n))
-        if any(c.isdigit() for c in s) and any(c.isalpha() for c in s):
-            return s
-
-
-def aws_key() -> str:
-    return "AK" + "IA" + _rand(16, string.ascii_uppercase + string.digits)
-
-
-def github_token() -> str:
-    return "gh" + "p_" + _rand(36)
 
 
 def memory_file(description: str, body: str = "") -> str:

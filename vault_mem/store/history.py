@@ -227,12 +227,7 @@ def entry_modes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
         return {}
     out = repo.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *paths,
                    cwd=repo.toplevel)
-    modes: dict[str, str] = {}
-    for rec in out.split("\x00"):
-        meta, sep, path = rec.partition("\t")
-        if sep:
-            modes[path] = meta.split(" ", 1)[0]
-    return modes
+    return _ls_tree_modes(out)
 
 
 def tree_entries(repo: GitRepo, commit: str, pathspec: str) -> dict[str, str]:
@@ -240,6 +235,11 @@ def tree_entries(repo: GitRepo, commit: str, pathspec: str) -> dict[str, str]:
     symlinks and submodules; folders are implied by their entries)."""
     out = repo.run("--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit, "--", pathspec,
                    cwd=repo.toplevel)
+    return _ls_tree_modes(out)
+
+
+def _ls_tree_modes(out: str) -> dict[str, str]:
+    """``{path: mode}`` from ``git ls-tree -z`` output."""
     modes: dict[str, str] = {}
     for rec in out.split("\x00"):
         meta, sep, path = rec.partition("\t")
