@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,12 +129,7 @@ def claude_code(root: Path, *, max_bytes: int) -> Found:
             found.append(item)
     elif index is not None:
         found.append(index)
-    for file in files:
-        try:
-            meta, body = split_frontmatter(file.text)
-        except MalformedFileError as exc:
-            found.append(malformed(str(file.path), exc))
-            continue
+    for file, meta, body in _with_frontmatter(files, found):
         cc_type = str(meta.get("type") or "").strip().lower()
         type_ = CLAUDE_TYPES.get(cc_type) or memory_type(cc_type, "note")
         desc = _describe(meta.get("description"), hooks.get(file.rel), meta.get("name"),
@@ -145,6 +141,18 @@ def claude_code(root: Path, *, max_bytes: int) -> Found:
     return [*found, *problems]
 
 
+def _with_frontmatter(files: list[SourceFile], found: Found) -> Iterator[tuple[SourceFile, dict[str, Any], str]]:
+    """Each of ``files`` with its frontmatter and body; a file whose frontmatter is broken is
+    added to ``found`` as a problem instead."""
+    for file in files:
+        try:
+            meta, body = split_frontmatter(file.text)
+        except MalformedFileError as exc:
+            found.append(malformed(str(file.path), exc))
+            continue
+        yield file, meta, body
+
+
 # -- basic-memory -------------------------------------------------------------------------------
 
 
@@ -154,12 +162,7 @@ def basic_memory(root: Path, *, max_bytes: int) -> Found:
     found: Found = []
     parsed: list[tuple[SourceFile, dict[str, Any], str, str]] = []
     by_title: dict[str, str] = {}
-    for file in files:
-        try:
-            meta, body = split_frontmatter(file.text)
-        except MalformedFileError as exc:
-            found.append(malformed(str(file.path), exc))
-            continue
+    for file, meta, body in _with_frontmatter(files, found):
         permalink = meta.get("permalink")
         hint = suggest_key(permalink.replace("/", "-")) if isinstance(permalink, str) and permalink.strip() \
             else key_from_path(file.rel)
@@ -198,12 +201,7 @@ def markdown(root: Path, *, max_bytes: int) -> Found:
         files, problems = walk(root, suffixes=(".md",), max_bytes=max_bytes,
                                skip_top=frozenset({"INDEX.md", "README.md"}) if is_vault else frozenset())
     found: Found = []
-    for file in files:
-        try:
-            meta, body = split_frontmatter(file.text)
-        except MalformedFileError as exc:
-            found.append(malformed(str(file.path), exc))
-            continue
+    for file, meta, body in _with_frontmatter(files, found):
         parts = file.rel.split("/")
         folder_type = FOLDER_TYPES.get(parts[0]) if len(parts) == 2 else None
         hint = key_from_path(parts[1]) if folder_type else key_from_path(file.rel)
