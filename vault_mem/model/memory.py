@@ -115,12 +115,17 @@ def missing_editor_patterns(gitignore: str) -> list[str]:
     return [p for p in EDITOR_FILES if p not in have]
 
 
+#: :data:`EDITOR_FILES`' file patterns as one expression: a scan of 100k files tested each name
+#: against each pattern with fnmatch (1.2M calls, ~2-4 s of every full reconcile at 100k)
+_EDITOR_NAME = re.compile("|".join(fnmatch.translate(p.removeprefix("\\")) for p in EDITOR_FILES
+                                   if not p.endswith("/")))
+
+
 def is_memory_name(name: str) -> bool:
     """A file name taken for a memory: ``*.md`` but not an editor's swap, lock or backup file
     (names starting with ``.``, ``#`` or ``~``, or any of :data:`EDITOR_FILES`). The one rule
     for the scan, the watcher, the daemon's commits and path refreshes."""
-    return name.endswith(".md") and not name.startswith((".", "#", "~")) and \
-        not any(fnmatch.fnmatchcase(name, p.removeprefix("\\")) for p in EDITOR_FILES if not p.endswith("/"))
+    return name.endswith(".md") and not name.startswith((".", "#", "~")) and _EDITOR_NAME.match(name) is None
 
 
 def is_memory_path(rel: str) -> bool:
