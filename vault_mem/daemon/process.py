@@ -37,12 +37,13 @@ from pathlib import Path
 
 from vault_mem.config import STATE_DIR
 from vault_mem.daemon.autocommit import dirty_memory_paths, drop_ignored, edit_message, user_identity
+from vault_mem.daemon.keeper import BatchApplier, git_busy, git_token
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import atomic_write, current_bytes, read_own
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import head_branch, head_ref
+from vault_mem.store.history import head_branch
 from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
 from vault_mem.store.worktree import gc_auto
 from vault_mem.sync.remote import run_schedule
@@ -97,7 +98,7 @@ class Daemon:
         self._stop_requested = False
         self.vault: Vault | None = None
         self._watcher: VaultWatcher | None = None
-        self._token: tuple | None = None
+        self._applier: BatchApplier | None = None
         self._problems: dict[str, str] = {}
         self._index_stale = False
         self._edits: set[str] = set()
@@ -156,11 +157,11 @@ class Daemon:
             # Watch first, then reconcile: a change made during start-up is queued, not lost.
             self._watcher = VaultWatcher(self.root, [repo.git_dir, repo.common_dir], self._batcher)
             self._watcher.start()
+            self._applier = BatchApplier(self.vault, self._watcher)
             log.info("vault-mem daemon (pid %d) watching %s (debounce %d ms, external edits %s)",
                      os.getpid(), self.root, round(self.debounce * 1000),
                      f"committed after {self.quiet:g} s of quiet" if self.autocommit else "not committed")
             self._status = {"pid": os.getpid(), "started": _now(), "autocommit": self.autocommit}
-            self._token = self._git_token()
             self._step(Batch(overflow=True), why="start-up", embed=False)
             self._commit_index_left_behind()
             self._timers["embed"] = time.monotonic()  # vectors owed: first thing in the loop
@@ -282,31 +283,12 @@ class Daemon:
         t0 = time.perf_counter()
         if batch.config:
             self._reload_config()
-        full = bool(batch.folders) or batch.overflow or batch.config
-        if batch.folders or batch.overflow:
-            self._watcher.sync_folder_watches(batch.folders)
-        git_changed = False
-        if batch.git:
-            token = self._git_token()
-            if token != self._token:
-                git_changed = True
-                own_commit = token[0] == self.vault.sidecar.get_meta("head") and token[1:] == self._token[1:]
-                full |= not own_commit  # an agent write already refreshed its own files
-                self._token = token
-                # agent writes are plumbing commits, which never run git's own `gc --auto`:
-                # the daemon runs it once commits stop coming, so loose objects don't pile up
-                self._timers["gc"] = time.monotonic() + float(os.environ.get(GC_QUIET_ENV, GC_QUIET_S))
-        vault = self.vault
-        with vault.lock:
-            if not self._git_busy():
-                note = vault.recover()
-                if note:
-                    log.warning("vault-mem: %s", note)
-            report = None  # vectors are made after, outside the lock (see _embed_owed)
-            if batch.paths:  # what the events name first: searchable before the full pass
-                report = vault.sidecar.refresh_paths(sorted(batch.paths), embed=False)
-            if full:
-                report = _combined(report, vault.sidecar.reconcile(embed=False))
+        applied = self._applier.apply(batch)
+        report, full, git_changed = applied.report, applied.full, applied.git_changed
+        if git_changed:
+            # agent writes are plumbing commits, which never run git's own `gc --auto`:
+            # the daemon runs it once commits stop coming, so loose objects don't pile up
+            self._timers["gc"] = time.monotonic() + float(os.environ.get(GC_QUIET_ENV, GC_QUIET_S))
         ms = (time.perf_counter() - t0) * 1000
         if report is not None:
             self._status.update(last_reconcile=_now(), last_reconcile_ms=round(ms, 1))
@@ -368,6 +350,7 @@ class Daemon:
             log.error("vault-mem: vault.toml changed but cannot be used (%s); keeping the old settings", exc)
             return
         old, self.vault = self.vault, fresh
+        self._applier.vault = fresh
         old.close()
         self._settings()
         self._batcher.debounce, self._batcher.max_delay = self.debounce, max(1.0, 4 * self.debounce)
@@ -375,18 +358,8 @@ class Daemon:
         log.info("vault-mem: vault.toml changed; settings reloaded")
 
     # -- git -----------------------------------------------------------------------------------
-    def _git_token(self) -> tuple:
-        repo = self.vault.repo
-        return repo.head(), head_ref(repo), repo.operation_in_progress()
-
     def _git_busy(self) -> str | None:
-        repo = self.vault.repo
-        op = repo.operation_in_progress()
-        if op:
-            return f"a git {op} is in progress"
-        if repo.index_locked():
-            return "git's index.lock is held"
-        return None
+        return git_busy(self.vault)
 
     # -- committing external edits -------------------------------------------------------------
     def _commit_index_left_behind(self) -> None:
@@ -420,7 +393,7 @@ class Daemon:
             return
         if commit:
             vault.sidecar.set_meta("head", commit)
-            self._token = self._git_token()
+            self._applier.token = git_token(self.vault)
             self._status["last_commit"] = commit
             log.info("vault-mem: committed %s left uncommitted by an earlier daemon (%s)", INDEX_FILE, commit[:10])
 
@@ -505,7 +478,7 @@ class Daemon:
             commit = repo.commit_paths(files, message, author=author, committer=committer)
             if commit:
                 vault.sidecar.set_meta("head", commit)
-                self._token = self._git_token()
+                self._applier.token = git_token(self.vault)
                 self._status["last_commit"] = commit
                 log.info("vault-mem: committed %s as %s <%s>: %s", commit[:10], author.name, author.email,
                          message.splitlines()[0])
@@ -530,15 +503,6 @@ def _run_gc(repo: GitRepo) -> None:
 
 class _Yield(Exception):
     """Raised from embed_pending's progress callback to hand the loop back to new events."""
-
-
-def _combined(first, second):
-    """Counts of two passes over the files; the second pass's problem list (it ran last)."""
-    if first is None:
-        return second
-    for name in ("added", "updated", "removed"):
-        setattr(second, name, getattr(second, name) + getattr(first, name))
-    return second
 
 
 def _now() -> str:

@@ -15,10 +15,17 @@ file over the original is caught (the destination is a memory path).
 one coalesced batch once ``debounce`` seconds pass without a new change (or ``max_delay`` after
 the first change, so a steady stream is never starved). The main thread blocks on a condition
 variable; there is no polling loop.
+
+:meth:`VaultWatcher.fence` lets a reader that must not be stale (the MCP server answering from
+its own watcher) wait until every change made before the call has reached the batcher: it
+creates and removes a marker file in each watched folder and waits for the marker's events.
+watchdog reads each watched folder through its own inotify queue, and each queue is in order,
+so once a folder's marker is seen, every earlier event of that folder has been classified.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import stat
@@ -45,6 +52,10 @@ EVENT_FILTER = [fse.FileCreatedEvent, fse.FileDeletedEvent, fse.FileMovedEvent, 
 
 #: How long stopping waits for watchdog's observer threads to finish.
 STOP_WAIT_S = 5.0
+
+#: Name of a fence marker file (:meth:`VaultWatcher.fence`): not a memory path, so every other
+#: watcher (a daemon's) drops it as noise; created and removed at once, never committed.
+FENCE_MARK = ".vault-mem-fence-"
 
 #: Files directly in the git dir whose change can mean "HEAD, a ref or an operation changed".
 GIT_NAMES = frozenset({
@@ -165,6 +176,12 @@ class Batcher:
         with self._cond:
             return bool(self._pending)
 
+    def take(self) -> Batch:
+        """Everything pending, now (no debounce): for a reader that must see every change."""
+        with self._cond:
+            batch, self._pending = self._pending, Batch()
+            return batch
+
     def next_batch(self, timeout: float) -> Batch | None:
         """Block until a debounced batch is ready (returned), ``timeout`` passes with nothing
         pending (an empty Batch), or :meth:`stop` (None)."""
@@ -196,9 +213,15 @@ class EventHandler(FileSystemEventHandler):
     def __init__(self, classifier: Classifier, batcher: Batcher):
         self.classifier = classifier
         self.batcher = batcher
+        self.fences = _Fences()
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         try:
+            src = os.fsdecode(event.src_path)
+            if FENCE_MARK in src:
+                if event.event_type == fse.EVENT_TYPE_DELETED:
+                    self.fences.seen(src)
+                return
             batch = Batch()
             for p in (event.src_path, getattr(event, "dest_path", "")):
                 if p:
@@ -207,6 +230,30 @@ class EventHandler(FileSystemEventHandler):
         except Exception:
             log.exception("vault-mem: could not classify %r", event)
             self.batcher.add(Batch(overflow=True))
+
+
+class _Fences:
+    """Marker paths waited for (:meth:`VaultWatcher.fence`) and those seen (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._waiting: set[str] = set()
+
+    def expect(self, paths: list[str]) -> None:
+        with self._cond:
+            self._waiting |= set(paths)
+
+    def seen(self, path: str) -> None:
+        with self._cond:
+            self._waiting.discard(os.path.realpath(path))
+            self._cond.notify_all()
+
+    def wait(self, paths: list[str], timeout: float) -> bool:
+        want = set(paths)
+        with self._cond:
+            done = self._cond.wait_for(lambda: not (self._waiting & want), timeout)
+            self._waiting -= want
+            return done
 
 
 class OverflowDetector(logging.Handler):
@@ -253,6 +300,7 @@ class VaultWatcher:
         self.overflow = OverflowDetector(batcher)
         self.observer = Observer(timeout=5.0)
         self._folders: dict[str, tuple[tuple[int, int] | None, object]] = {}
+        self._fence_seq = itertools.count()
 
     def start(self) -> None:
         tune_watchdog()
@@ -276,6 +324,28 @@ class VaultWatcher:
             if self.observer.is_alive():
                 log.warning("vault-mem: the file watcher did not stop within %g s; exiting without it",
                             STOP_WAIT_S)
+
+    def fence(self, timeout: float) -> bool:
+        """Return once every event of a change made to the vault folder or a type folder before
+        this call has reached the batcher (True), or after ``timeout`` (False: the caller must
+        not trust the batcher alone, e.g. reconcile in full). Costs a create and an unlink per
+        watched folder, and a millisecond or two of the observer's threads."""
+        folders = [self.root] + [self.root / name for name in sorted(self._folders)]
+        tag = f"{FENCE_MARK}{os.getpid()}-{next(self._fence_seq)}"
+        paths = [os.path.join(os.path.realpath(folder), tag) for folder in folders]
+        self.handler.fences.expect(paths)
+        made = []
+        for path in paths:
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+                os.unlink(path)
+                made.append(path)
+            except OSError as exc:  # a folder just vanished (its own event says so) or is read-only
+                log.debug("vault-mem: no fence in %s: %s", os.path.dirname(path), exc)
+        if len(made) < len(paths):
+            self.handler.fences.wait(made, 0)
+            return False
+        return self.handler.fences.wait(paths, timeout)
 
     def _schedule(self, path: Path, *, recursive: bool = False):
         return self.observer.schedule(self.handler, str(path), recursive=recursive, event_filter=EVENT_FILTER)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Self
 
@@ -80,6 +80,9 @@ class Vault:
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
+        #: a long-lived process's own watcher (``daemon.keeper.Keeper.catch_up``): called by every
+        #: read instead of a reconcile; True when it brought the sidecar up to every change
+        self.kept_current: Callable[[], bool] | None = None
 
     # -- the workspace's parts, by their usual names -----------------------------------------
     @property
@@ -164,6 +167,8 @@ class Vault:
         (one stat per file). Skipped while a daemon runs (it keeps them in line) unless
         ``force``. ``recover=False`` leaves an interrupted agent write alone: git hooks run
         inside a person's commit, while git holds its index.lock, and must not commit."""
+        if not force and self.kept_current is not None and self.kept_current():
+            return None
         if not force and self.daemon_running():
             return None
         if self.sidecar.read_only:

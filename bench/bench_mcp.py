@@ -1,0 +1,279 @@
+"""The MCP server as Claude Code runs it: a long-lived ``vault-mem mcp`` process, with and without
+the daemon, driven by the MCP SDK's own client over stdio.
+
+    python bench/bench_mcp.py                       # 100k memories (first run builds the vault: slow)
+    python bench/bench_mcp.py --n 10000 --dir /tmp/vm-mcp-10k --queries 200
+    python bench/bench_mcp.py --mode without        # only without the daemon
+
+Memories are realistic (``bench/corpus.py``). Their vectors come from a fast hashing embedder of
+the local model's dimension (384), as in ``bench/bench_recall.py``: embedding 100k texts with
+MiniLM would take ~20 minutes, and what is timed here (holding, loading and searching the
+vectors) depends on their count and dimension, not on their meaning. The query side matches
+the stored side: the server (this script with ``--serve``) runs the real MCP server with an
+embedder whose ``load()`` loads the real local model (so start-up pays the real model load in
+the background) and which embeds every query with the real model too (its cost is paid and
+timed) but searches with the query's hashed vector, which matches the stored ones. The daemon
+(``--daemon``) uses the same hashing embedder, so it never re-embeds the vault.
+
+Figures, per mode (``without``: no daemon, the server's own watcher; ``with``: a daemon started
+before the server):
+- ``start_to_initialize_ms``: spawn to the answer of MCP ``initialize``;
+- ``start_to_first_recall_ms``: spawn to the first recall's answer (sent right after initialize),
+  and whether that answer was keyword-only (vectors still loading);
+- ``vectors_loaded_ms`` / ``vector_load_ms``: when the background load finished (from spawn) and
+  how long the vector load itself took, as the server reports it on stderr;
+- RSS from ``/proc/PID/status``: ``VmHWM`` (peak) and ``VmRSS`` (steady, after the recalls);
+- ``recall_ms`` p50/p95 over ``--queries`` recalls through the client (warm process);
+- ``edit_to_visible_ms``: a hand edit (a new word appended to a memory file, like an editor
+  save) to the first MCP recall that finds it, polled at once and then every 5 ms.
+Prints one JSON object and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+#: the checkout whose vault_mem the server and daemon run (``--code``: a before/after comparison)
+CODE = Path(os.environ.get("BENCH_MCP_CODE") or HERE.parent).resolve()
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(CODE))
+
+from bench_recall import HashEmbedder
+from corpus import load_line, memories, write_vault
+
+QUERIES = ["what does the user prefer for their editor", "which database did we choose and why",
+           "how do I restart the backup job", "where does my sister live", "when is the dentist appointment",
+           "what did we decide about the release schedule", "the staging server's address",
+           "coffee order", "deploy procedure for the web app", "who owns the billing project"]
+
+
+class BenchQueries(HashEmbedder):
+    """Stored side: hashed vectors. Query side: the real local model runs (timed, loaded by
+    ``load()`` at start-up like the real embedder), then the hashed vector is searched."""
+
+    def __init__(self) -> None:
+        from vault_mem.embed.local import LocalEmbedder
+
+        self.local = LocalEmbedder()
+
+    def load(self) -> None:
+        self.local.load()
+
+    def embed_batch(self, texts, *, kind="document"):
+        if kind == "query":
+            self.local.embed_batch(texts, kind="query")
+        return super().embed_batch(texts, kind=kind)
+
+
+def build(root: Path, n: int) -> None:
+    """The bench vault: ``n`` corpus memories committed, indexed, hashed vectors stored."""
+    from vault_mem.vault.core import Vault
+
+    t0 = time.perf_counter()
+    write_vault(root, n)
+    with Vault(root, embedder=HashEmbedder()) as vault:
+        vault.reconcile(force=True)
+    (root / ".bench-ready").write_text(str(n))
+    print(f"built {n} memories in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+
+
+def serve_process(root: Path, state: Path) -> None:
+    """The real MCP server (``vault-mem mcp``) with the bench's embedder (see BenchQueries);
+    its pid and log (INFO: the background load's times) go to ``state``."""
+    import logging
+
+    from vault_mem.adapters.mcp_server import serve
+
+    (state / "pid").write_text(str(os.getpid()))
+    logging.basicConfig(level=logging.INFO, filename=str(state / "server.log"), format="%(message)s")
+    if "embedder" in inspect.signature(serve).parameters:
+        serve(root, embedder=BenchQueries())
+        return
+    # an older server (``--code``) opens its vault itself: hand it the bench's embedder there
+    from vault_mem.adapters import mcp_server
+
+    opened = mcp_server.Vault
+    mcp_server.Vault = lambda *a, **kw: opened(*a, embedder=BenchQueries(), **kw)
+    serve(root)
+
+
+def daemon(root: Path) -> int:
+    from vault_mem.daemon.process import Daemon
+
+    # the bench's hand edits are not committed behind its back
+    d = Daemon(root, embedder=HashEmbedder(), commit_external_edits="off")
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: d.stop())
+    return d.run()
+
+
+def server_params(root: Path, state: Path):
+    from mcp import StdioServerParameters
+
+    env = {**os.environ, "PYTHONPATH": str(CODE), "BENCH_MCP_CODE": str(CODE)}
+    return StdioServerParameters(command=sys.executable,
+                                 args=[str(Path(__file__).resolve()), "--serve", str(root), "--state", str(state)],
+                                 env=env, cwd=str(HERE.parent))
+
+
+def proc_status(pid: int) -> dict[str, int]:
+    """VmHWM (peak) and VmRSS (now) of ``pid`` in MB, from /proc."""
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmHWM", "VmRSS"):
+            out[name] = round(int(value.split()[0]) / 1024)
+    return out
+
+
+def pct(ms: list[float]) -> dict[str, float]:
+    ms = sorted(ms)
+    return {"p50": round(statistics.median(ms), 1), "p95": round(ms[int(0.95 * (len(ms) - 1))], 1),
+            "max": round(ms[-1], 1)}
+
+
+async def session(root: Path, n_queries: int, edits: int, state: Path) -> dict:
+    from mcp import Client
+
+    def payload(result) -> dict:
+        return json.loads(result.content[0].text)
+
+    out: dict = {}
+    t0 = time.perf_counter()
+    async with Client(server_params(root, state), read_timeout_seconds=300) as client:
+        out["start_to_initialize_ms"] = round((time.perf_counter() - t0) * 1000)
+        first = payload(await client.call_tool("recall", {"query": QUERIES[0]}))
+        out["start_to_first_recall_ms"] = round((time.perf_counter() - t0) * 1000)
+        if "hits" not in first:
+            raise SystemExit(f"recall failed: {first}")
+        out["first_recall_keyword_only"] = first.get("keyword_only", False)
+        pid = int((state / "pid").read_text())
+        rng = random.Random(5)
+        items = memories(min(n_queries * 20, 20000))
+        qs = [" ".join(rng.choice(items)["description"].split()[:rng.randint(3, 7)]) for _ in range(n_queries)]
+        qs = [*QUERIES, *qs][:n_queries]
+        times, keyword_only = [], 0
+        for q in qs:
+            t = time.perf_counter()
+            r = payload(await client.call_tool("recall", {"query": q}))
+            times.append((time.perf_counter() - t) * 1000)
+            keyword_only += r.get("keyword_only", False)
+        out["recall_ms"] = pct(times)
+        out["recalls_keyword_only"] = keyword_only
+        # hand edit -> visible through MCP recall: a new word appended to a memory file in place
+        files = sorted((root / "facts").glob("*.md"))[:edits]
+        lat = []
+        for i, path in enumerate(files):
+            word = f"zqxedit{os.getpid()}x{i}"
+            original = path.read_bytes()
+            t = time.perf_counter()
+            with open(path, "ab") as fh:  # noqa: ASYNC230 - the edit is the point, and it is timed
+                fh.write(f"\nAlso: {word}\n".encode())
+            polls = 0
+            while True:
+                polls += 1
+                hits = payload(await client.call_tool("recall", {"query": word}))["hits"]
+                if any(h["key"] == path.stem for h in hits):
+                    break
+                if time.perf_counter() - t > 30:
+                    raise SystemExit(f"edit of {path.name} not visible after 30 s")
+                await _sleep(0.005)
+            lat.append((time.perf_counter() - t) * 1000)
+            out.setdefault("edit_polls", []).append(polls)
+            path.write_bytes(original)
+        out["edit_to_visible_ms"] = pct(lat)
+        out.update({f"{k}_mb": v for k, v in proc_status(pid).items()})
+        await _sleep(1.0)  # the restores above reach the index before the session ends
+        await client.call_tool("recall", {"query": QUERIES[1]})
+    log = (state / "server.log").read_text() if (state / "server.log").exists() else ""
+    for line in log.splitlines():
+        if "ready for full recall" in line:
+            out["server_ready_line"] = line.strip()
+        if "to catch up" in line:
+            out["server_watch_line"] = line.strip()
+    return out
+
+
+async def _sleep(seconds: float) -> None:
+    import anyio
+
+    await anyio.sleep(seconds)
+
+
+def run_mode(root: Path, mode: str, args) -> dict:
+    import anyio
+
+    from vault_mem.daemon.process import daemon_status
+
+    state = Path(tempfile.mkdtemp(prefix="bench-mcp-"))
+    proc = None
+    try:
+        if mode == "with":
+            with open(state / "daemon.log", "wb") as err:
+                proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--daemon", str(root)],
+                                        stdout=subprocess.DEVNULL, stderr=err,
+                                        env={**os.environ, "PYTHONPATH": str(CODE), "BENCH_MCP_CODE": str(CODE)})
+            deadline = time.monotonic() + 600
+            while not daemon_status(root).get("ready"):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"the daemon did not start: see {state / 'daemon.log'}")
+                time.sleep(0.2)
+        out = anyio.run(session, root, args.queries, args.edits, state)
+        out["daemon"] = mode == "with"
+        return out
+    finally:
+        if proc is not None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=60)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--dir", type=Path, default=None, help="vault to build or reuse (default /tmp/vm-mcp-N)")
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--edits", type=int, default=10)
+    ap.add_argument("--mode", choices=["both", "without", "with"], default="both")
+    ap.add_argument("--code", type=Path, help="run the server and daemon of this checkout (default: this one)")
+    ap.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--daemon", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--state", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.code:
+        os.environ["BENCH_MCP_CODE"] = str(args.code.resolve())
+        os.execv(sys.executable, [sys.executable, *[a for a in sys.argv if a not in ("--code", str(args.code))]])
+    if args.serve:
+        serve_process(args.serve, args.state)
+        return 0
+    if args.daemon:
+        return daemon(args.daemon)
+    root = args.dir or Path(f"/tmp/vm-mcp-{args.n}")
+    ready = root / ".bench-ready"
+    if not ready.exists() or ready.read_text() != str(args.n):
+        if root.exists():
+            raise SystemExit(f"{root} exists but is not a finished {args.n}-memory bench vault; remove it")
+        build(root, args.n)
+    results = {"n": args.n, "vault": str(root), "code": str(CODE),
+               "embedder": "stored: hashing 384-d; queries: the real local model run, then the hashed vector searched"}
+    for mode in (["without", "with"] if args.mode == "both" else [args.mode]):
+        results[mode] = run_mode(root, mode, args)
+        print(f"{mode} daemon: {load_line()}", file=sys.stderr)
+    results["load"] = load_line()
+    print(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

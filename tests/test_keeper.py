@@ -1,0 +1,155 @@
+"""A long-lived reader's own watcher (daemon/keeper.py): real files, real watchdog, real git,
+a real daemon started and stopped beside it. The MCP server end to end is in test_mcp_server.py."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from conftest import git, wait_for
+from fakes import FakeEmbedder, write_memory
+
+from vault_mem import Vault
+from vault_mem.daemon.keeper import WARMING, Keeper, Warmup
+from vault_mem.daemon.process import Daemon
+
+
+def top_keys(vault: Vault, query: str) -> list[str]:
+    return [h.key for h in vault.recall(query).hits]
+
+
+@pytest.fixture
+def kept(vault):
+    """``vault`` kept current by a Keeper started as the MCP server starts it."""
+    keeper = Keeper(vault)
+    keeper.start_in_background(lambda: Vault(vault.root))
+    vault.kept_current = keeper.catch_up
+    yield vault, keeper
+    keeper.close()
+
+
+def test_a_hand_edit_is_seen_by_the_next_read_without_a_reconcile(kept):
+    vault, keeper = kept
+    assert vault.list() == [] and keeper.mode == "watching"
+    assert keeper.stats["full"] == 1  # the start-up reconcile, once
+
+    write_memory(vault.root, "boat", "Keeps a sailboat named Marlinspike at the marina")
+    assert top_keys(vault, "Marlinspike") == ["boat"]  # read right after the write: no waiting
+
+    path = vault.root / "facts" / "boat.md"
+    path.write_text(path.read_text().replace("Marlinspike", "Quarterdeck"))
+    assert top_keys(vault, "Quarterdeck") == ["boat"] and top_keys(vault, "Marlinspike") == []
+
+    path.unlink()
+    assert vault.list() == []
+    # each read applied only what the watcher named: no further full reconcile
+    assert keeper.stats["full"] == 1 and keeper.stats["batches"] >= 3
+    assert "facts/boat.md" not in git(vault.root, "log", "--name-only", "--format=")  # never commits
+
+
+def test_an_edit_made_while_starting_up_is_not_lost(vault):
+    keeper = Keeper(vault)
+    keeper.start_in_background(lambda: Vault(vault.root))
+    write_memory(vault.root, "cat", "The cat is called Biscuit")  # races the start-up thread
+    vault.kept_current = keeper.catch_up
+    try:
+        assert top_keys(vault, "Biscuit") == ["cat"]
+    finally:
+        keeper.close()
+
+
+def test_a_git_checkout_is_seen_through_a_full_pass(kept):
+    vault, _keeper = kept
+    vault.remember("tea", "Prefers green tea in the afternoon", type="preference")
+    head = git(vault.root, "rev-parse", "HEAD").strip()
+    vault.remember("coffee", "Drinks espresso before noon", type="preference")
+    assert top_keys(vault, "espresso") == ["coffee"]
+    git(vault.root, "checkout", "-q", head, "--", ".")  # the work tree of the older commit
+    git(vault.root, "rm", "-q", "--cached", "preferences/coffee.md")
+    (vault.root / "preferences" / "coffee.md").unlink()
+    assert top_keys(vault, "espresso") == []
+
+
+def test_defers_to_a_daemon_started_later_and_takes_over_when_it_stops(kept):
+    vault, keeper = kept
+    write_memory(vault.root, "bike", "Rides a gravel bike called Pebble")
+    assert top_keys(vault, "Pebble") == ["bike"] and keeper.mode == "watching"
+
+    daemon = Daemon(vault.root, commit_external_edits="off", debounce_ms=20)
+    ready = threading.Event()
+    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(30), "daemon did not start"
+        assert top_keys(vault, "Pebble") == ["bike"]
+        assert keeper.mode == "daemon" and keeper._watcher is None  # our watcher is stopped
+        write_memory(vault.root, "kayak", "Paddles a red kayak named Ferrous")
+        wait_for(lambda: top_keys(vault, "Ferrous") == ["kayak"], what="the daemon to index the edit")
+    finally:
+        daemon.stop()
+        thread.join(30)
+    assert not thread.is_alive()
+
+    write_memory(vault.root, "skis", "Skis on a pair named Tundra")  # no daemon, not watched yet
+    assert top_keys(vault, "Tundra") == ["skis"]  # the take-over reconciles in full first
+    assert keeper.mode == "watching" and keeper.stats["full"] == 2
+    write_memory(vault.root, "sled", "A wooden sled called Rosebud")
+    assert top_keys(vault, "Rosebud") == ["sled"] and keeper.stats["full"] == 2
+    # nobody committed the hand edits: the daemon was told not to, the keeper never does
+    assert "kayak" not in git(vault.root, "log", "--name-only", "--format=")
+
+
+class SlowLoadingEmbedder(FakeEmbedder):
+    """A fake model whose load takes as long as the test says (``gate``): the state between
+    a server's start and its model being in, which the real model passes through in ~1 s."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+    def load(self) -> None:
+        assert self.gate.wait(30)
+
+
+def test_recall_before_the_model_is_loaded_says_it_is_keyword_only(vault):
+    embedder = SlowLoadingEmbedder()
+    v = Vault(vault.root, embedder=embedder)
+    try:
+        v.remember("dentist", "Dentist appointment on Friday at nine", type="fact")
+        warm = Warmup(v)
+        warm.start()
+        result = v.recall("dentist appointment")
+        assert [h.key for h in result.hits] == ["dentist"]
+        assert result.keyword_only and result.reason == WARMING
+        assert not warm.wait(0.05)
+        embedder.gate.set()
+        assert warm.wait(30)
+        result = v.recall("dentist appointment")
+        assert not result.keyword_only and result.reason is None
+        assert [h.key for h in result.hits] == ["dentist"]
+        assert v.sidecar._vindex.seq != -1 and len(v.sidecar._vindex.ids) == 1  # the preloaded index
+    finally:
+        v.close()
+
+
+def test_vectors_load_into_one_compact_copy(vault):
+    """The in-memory index holds each vector once, as float16 rows, with spare rows for writes."""
+    v = Vault(vault.root, embedder=FakeEmbedder())
+    try:
+        for i in range(40):
+            write_memory(v.root, f"m{i:02d}", f"memory number {i} about topic {i % 7}")
+        v.reconcile()
+        v.sidecar.embed_pending()
+        assert v.sidecar.preload_vectors() >= 0
+        index = v.sidecar._preloaded
+        assert index is not None and len(index.ids) == 40 and index.matrix.dtype.name == "float16"
+        assert index.matrix.base is index._buffers[2] and index.capacity > 40
+        stored = dict(v.sidecar.db.execute("SELECT rowid, embedding FROM vec_items").fetchall())
+        for fid, row in zip(index.ids.tolist(), index.matrix):
+            assert (row == np.frombuffer(stored[fid], dtype=np.float32).astype(np.float16)).all()
+        v.sidecar.keep_vectors_in_memory = True
+        assert v.recall("topic 3").hits
+        assert v.sidecar._vindex is index  # adopted, not loaded again
+    finally:
+        v.close()

@@ -1,0 +1,301 @@
+"""Keeping an open vault's sidecar true to the files from file-system events.
+
+:class:`BatchApplier` turns one watcher batch into sidecar work (re-read the changed files, or
+the whole vault after a git operation, a type folder appearing or vanishing, or lost events):
+the daemon's loop uses it, and so does :class:`Keeper`.
+
+:class:`Keeper` is the watcher of a long-lived process that reads the vault but is not the
+daemon (the MCP server, which Claude Code starts without any daemon). Instead of reconciling the
+whole vault on every call (1.3 s at 100k memories), it watches like the daemon and, before each
+read, waits for the events of every change made so far (:meth:`VaultWatcher.fence`) and applies
+them at once, so a read right after a hand edit sees the edit. It never commits and never
+rewrites a memory file; INDEX.md it regenerates as a read without a daemon does. When a daemon
+runs, it stops watching and defers to it (the daemon keeps the sidecar current); when the
+daemon is gone, it watches again after one full reconcile.
+
+Start-up happens on a thread of its own (:meth:`Keeper.start_in_background`): the watch is set
+up, then the whole vault reconciled once, on a vault opened for that thread (SQLite connections
+belong to one thread); a read waits for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
+from vault_mem.errors import VaultMemError
+from vault_mem.index.sidecar import ReconcileReport
+from vault_mem.store.history import head_ref
+from vault_mem.store.locks import daemon_pid
+from vault_mem.vault.core import Vault
+
+log = logging.getLogger("vault_mem.daemon.keeper")
+
+#: How long a read waits for the watcher to deliver the events of earlier changes before it
+#: reconciles the whole vault instead (never stale, only slower).
+FENCE_TIMEOUT_S = 1.0
+#: How long a read waits for the start-up reconcile of a :class:`Keeper` before doing its own.
+START_WAIT_S = 120.0
+
+
+def git_token(vault: Vault) -> tuple:
+    """What tells a git operation happened: HEAD, the branch it names, an operation in progress."""
+    repo = vault.repo
+    return repo.head(), head_ref(repo), repo.operation_in_progress()
+
+
+def git_busy(vault: Vault) -> str | None:
+    """Why git must not be disturbed now (a merge/rebase/... or index.lock), or None."""
+    repo = vault.repo
+    op = repo.operation_in_progress()
+    if op:
+        return f"a git {op} is in progress"
+    if repo.index_locked():
+        return "git's index.lock is held"
+    return None
+
+
+@dataclass
+class Applied:
+    """What applying one batch did."""
+
+    report: ReconcileReport | None  # None: nothing was read
+    full: bool                      # the whole vault was reconciled
+    git_changed: bool               # HEAD, its branch or a git operation changed
+
+
+class BatchApplier:
+    """Applies watcher batches to one vault's sidecar (the vault may be swapped: ``.vault``)."""
+
+    def __init__(self, vault: Vault, watcher: VaultWatcher, token: tuple | None = None) -> None:
+        self.vault = vault
+        self.watcher = watcher
+        self.token = token if token is not None else git_token(vault)
+
+    def apply(self, batch: Batch) -> Applied:
+        """Re-read what ``batch`` names, or everything when only a full pass can be trusted.
+        Vectors are not made here (``embed=False``): callers make them outside the write lock."""
+        vault = self.vault
+        full = bool(batch.folders) or batch.overflow or batch.config
+        if batch.folders or batch.overflow:
+            self.watcher.sync_folder_watches(batch.folders)
+        git_changed = False
+        if batch.git:
+            token = git_token(vault)
+            if token != self.token:
+                git_changed = True
+                own_commit = token[0] == vault.sidecar.get_meta("head") and token[1:] == self.token[1:]
+                full |= not own_commit  # an agent write already refreshed its own files
+                self.token = token
+        with vault.lock:
+            if not git_busy(vault):
+                note = vault.recover()
+                if note:
+                    log.warning("vault-mem: %s", note)
+            report = None
+            if batch.paths:  # what the events name first: searchable before the full pass
+                report = vault.sidecar.refresh_paths(sorted(batch.paths), embed=False)
+            if full:
+                report = combined(report, vault.sidecar.reconcile(embed=False))
+        return Applied(report, full, git_changed)
+
+
+def combined(first: ReconcileReport | None, second: ReconcileReport) -> ReconcileReport:
+    """Counts of two passes over the files; the second pass's problem list (it ran last)."""
+    if first is None:
+        return second
+    for name in ("added", "updated", "removed"):
+        setattr(second, name, getattr(second, name) + getattr(first, name))
+    return second
+
+
+class Keeper:
+    """A long-lived reader's own watcher of ``vault`` while no daemon runs (see the module).
+
+    Install with ``vault.kept_current = keeper.catch_up``: every read of ``vault`` then calls it
+    instead of reconciling. Call from the thread that uses ``vault``; :meth:`close` at the end."""
+
+    def __init__(self, vault: Vault, *, fence_timeout: float = FENCE_TIMEOUT_S) -> None:
+        self.vault = vault
+        self.fence_timeout = fence_timeout
+        self._watcher: VaultWatcher | None = None
+        self._applier: BatchApplier | None = None
+        self._batcher: Batcher | None = None
+        self._started = threading.Event()
+        self._start_error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        #: "watching" (its own watcher), "daemon" (deferring to one) or None (not started / failed)
+        self.mode: str | None = None
+        #: catch-ups that applied a batch of paths, and full reconciles (start-up and take-overs
+        #: included): what a long session cost, for logs and tests
+        self.stats = {"batches": 0, "full": 0}
+
+    # -- start-up ------------------------------------------------------------------------------
+    def start_in_background(self, open_vault: Callable[[], Vault]) -> None:
+        """Begin watching (unless a daemon runs) and reconcile the whole vault once, on a thread,
+        with a vault of its own from ``open_vault``; the first read waits for it."""
+        self._thread = threading.Thread(target=self._start_thread, args=(open_vault,),
+                                        name="vault-mem-keeper-start", daemon=True)
+        self._thread.start()
+
+    def _start_thread(self, open_vault: Callable[[], Vault]) -> None:
+        try:
+            if self._daemon_runs():
+                self.mode = "daemon"
+                return
+            own = open_vault()
+            try:
+                self._watch(own)
+            finally:
+                own.close()
+        except Exception as exc:  # noqa: BLE001 - a thread's end: the reads reconcile themselves instead
+            self._start_error = exc
+            log.warning("vault-mem: could not start watching %s (%s); reads reconcile instead",
+                        self.vault.root, exc)
+        finally:
+            self._started.set()
+
+    def _watch(self, reconcile_with: Vault) -> None:
+        """Watch first, then reconcile: a change made meanwhile is queued, not lost."""
+        t0 = time.perf_counter()
+        vault = self.vault
+        batcher = Batcher(debounce=0.0, max_delay=0.0)
+        watcher = VaultWatcher(vault.root, [vault.repo.git_dir, vault.repo.common_dir], batcher)
+        watcher.start()
+        try:
+            token = git_token(reconcile_with)
+            reconcile_with.reconcile(force=True)
+        except BaseException:
+            watcher.stop()
+            raise
+        self._batcher, self._watcher = batcher, watcher
+        self._applier = BatchApplier(vault, watcher, token)
+        self.stats["full"] += 1
+        self.mode = "watching"
+        log.info("vault-mem: watching %s for changes (no daemon runs; %.0f ms to catch up)",
+                 vault.root, (time.perf_counter() - t0) * 1000)
+
+    # -- reads ---------------------------------------------------------------------------------
+    def catch_up(self) -> bool:
+        """Before a read: bring the sidecar up to every change made so far. True when done here
+        (the read needs no reconcile); False when a daemon runs (it keeps the sidecar current),
+        or watching failed (the read reconciles as without a keeper)."""
+        if self._thread is not None and not self._started.wait(START_WAIT_S):
+            log.warning("vault-mem: the start-up reconcile is still running; this read reconciles itself")
+            return False
+        self._thread = None
+        if self._start_error is not None:
+            return False
+        if self._daemon_runs():
+            if self._watcher is not None:
+                log.info("vault-mem: a daemon now runs for %s; leaving the watching to it", self.vault.root)
+                self._stop_watching()
+            self.mode = "daemon"
+            return False
+        if self._watcher is None:
+            log.info("vault-mem: no daemon runs for %s any more; watching it again", self.vault.root)
+            try:
+                self._watch(self.vault)
+            except (VaultMemError, OSError) as exc:  # e.g. out of inotify watches
+                log.warning("vault-mem: could not watch %s (%s); reads reconcile instead", self.vault.root, exc)
+                return False
+            return True
+        fenced = self._watcher.fence(self.fence_timeout)
+        batch = self._batcher.take()
+        if not fenced:
+            log.info("vault-mem: file events are slow to arrive; reconciling the whole vault")
+            batch.overflow = True
+        if batch:
+            applied = self._applier.apply(batch)
+            self.stats["batches"] += 1
+            self.stats["full"] += applied.full
+            if applied.report is not None and applied.report.changed and not git_busy(self.vault):
+                with self.vault.lock:
+                    self.vault.write_index()
+        return True
+
+    def _daemon_runs(self) -> bool:
+        return daemon_pid(self.vault.state_dir) is not None
+
+    def _stop_watching(self) -> None:
+        watcher, self._watcher, self._applier, self._batcher = self._watcher, None, None, None
+        if watcher is not None:
+            watcher.stop()
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._started.wait(START_WAIT_S)
+        self._stop_watching()
+
+
+#: What a recall says while the model and vectors are still loading (it is keyword-only then).
+WARMING = ("the model and the vectors are still loading (the server just started): these are keyword "
+           "results only; ask again in a moment for full recall")
+
+
+class Warmup:
+    """A long-lived reader's start-up: the embedder's model and the in-memory vectors load on
+    threads of their own while the process already answers (keyword-only, saying so, until both
+    are in: ``Sidecar.warming``). :meth:`wait` lets a recall wait a little for them."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.ready = threading.Event()
+        self.model_s: float | None = None
+        self.vectors_s: float | None = None
+        self._threads: list[threading.Thread] = []
+        self._left = 0
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        sc = self.vault.sidecar
+        sc.keep_vectors_in_memory = True
+        if sc.vectors_reason() is not None:  # keyword-only here: nothing to load
+            self.ready.set()
+            return
+        embedder = sc.get_embedder()
+        sc.warming = WARMING
+        self._t0 = time.perf_counter()
+        jobs = [("model", self._load_model, embedder), ("vectors", self._load_vectors, sc)]
+        self._left = len(jobs)
+        for name, fn, arg in jobs:
+            t = threading.Thread(target=self._run, args=(fn, arg), name=f"vault-mem-warm-{name}", daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def _run(self, fn, arg) -> None:
+        try:
+            fn(arg)
+        except Exception as exc:  # noqa: BLE001 - a thread's end: the reads load what they need themselves
+            log.warning("vault-mem: loading in the background failed (%s); the first recall loads it", exc)
+        finally:
+            with self._lock:
+                self._left -= 1
+                done = self._left == 0
+            if done:
+                self.vault.sidecar.warming = None
+                self.ready.set()
+                log.info("vault-mem: ready for full recall %.0f ms after start-up (model %s ms, vectors %s ms)",
+                         (time.perf_counter() - self._t0) * 1000, _ms(self.model_s), _ms(self.vectors_s))
+
+    def _load_model(self, embedder) -> None:
+        t0 = time.perf_counter()
+        load = getattr(embedder, "load", None)
+        if callable(load):
+            load()
+        self.model_s = time.perf_counter() - t0
+
+    def _load_vectors(self, sidecar) -> None:
+        self.vectors_s = sidecar.preload_vectors()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the model and vectors; True when they are in."""
+        return self.ready.wait(timeout)
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.0f}"
