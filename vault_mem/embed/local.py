@@ -224,6 +224,10 @@ class LocalEmbedder(Embedder):
         """Load the model now instead of on the first embed (e.g. when a daemon starts)."""
         _local_runtime()
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens each text is to the model, after truncation (what embedding costs)."""
+        return [len(e.ids) for e in _local_runtime().tokenizer.encode_batch(list(texts))]
+
     def embed_batch(self, texts: Sequence[str], *, kind: Kind = "document") -> np.ndarray:
         """Embed ``texts``; MiniLM has no query/document prefixes, so ``kind`` is unused."""
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
