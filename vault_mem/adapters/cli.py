@@ -33,14 +33,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vault_mem.adapters.cli_input import body_from
 from vault_mem.adapters.cli_parser import build_parser
-from vault_mem.adapters.reads import READS
-from vault_mem.adapters.tools import schemas
 from vault_mem.config import CONFIG_FILE, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
-from vault_mem.store.locks import daemon_pid
 
 #: The environment variable that turns on debug output (the daemon's log level too).
 LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
@@ -83,6 +79,8 @@ def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     root = resolve_vault_root(args.vault)
     answered = protocol.ask(root, op, params)
     if answered is None:
+        from vault_mem.adapters.reads import READS  # lazy: start-up time (module docstring)
+
         return READS[op](open_vault(args, str(root)), params)
     result, notices = answered
     _notices(None, notices)
@@ -156,6 +154,8 @@ def _split_tags(value: str | None) -> list[str] | None:
 
 @command("remember")
 def cmd_remember(args) -> int:
+    from vault_mem.adapters.cli_input import body_from  # lazy: start-up time (module docstring)
+
     vault = open_vault(args)
     body, note = body_from(args.body, args.body_file, vault.config.max_body_bytes)
     if note:
@@ -325,6 +325,8 @@ def cmd_doctor(args) -> int:
 
 
 def _daemon_pid(vault) -> int | None:
+    from vault_mem.store.locks import daemon_pid  # lazy: start-up time (module docstring)
+
     return daemon_pid(vault.state_dir)
 
 
@@ -351,6 +353,7 @@ def cmd_eval(args) -> int:
 
 @command("daemon")
 def cmd_daemon(args) -> int:
+    from vault_mem.adapters.reads import READS  # lazy: start-up time (module docstring)
     from vault_mem.daemon.main import run_daemon  # lazy: start-up time (module docstring)
     from vault_mem.daemon.process import daemon_status  # lazy: start-up time (module docstring)
 
@@ -381,6 +384,8 @@ def cmd_mcp(args) -> int:
 
 @command("tools")
 def cmd_tools(args) -> int:
+    from vault_mem.adapters.tools import schemas  # lazy: start-up time (module docstring)
+
     print(json.dumps(schemas(args.format), indent=2, ensure_ascii=False))
     return 0
 

@@ -34,12 +34,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault_mem.adapters.tools import index_text, memory_preamble
 from vault_mem.config import FOLDER_TYPES, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
-from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import key_type_from_path, validate_key
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
 
 if TYPE_CHECKING:
@@ -131,6 +128,8 @@ def _fit(text: str) -> str:
 
 def session_context(vault: Any, event: dict[str, Any]) -> str:
     """The memory preamble (with the write policy), then INDEX.md."""
+    from vault_mem.adapters.tools import index_text, memory_preamble  # lazy: the hooks' start-up time
+
     return (memory_preamble(vault.root, tools="vault-mem MCP tools")
             + "\n\nINDEX.md, what is remembered now (recall searches everything):\n\n" + index_text(vault))
 
@@ -169,6 +168,8 @@ CONTEXT_BUILDERS: dict[str, Callable[[Any, dict[str, Any]], str | None]] = {
 # -- git -------------------------------------------------------------------------------------
 def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | None:
     """Why the staged memory file ``rel`` (vault-relative) may not be committed, or None."""
+    from vault_mem.model.memory import key_type_from_path, validate_key  # lazy: the hooks' start-up time
+
     name = rel.rsplit("/", 1)[-1]
     if "/" in rel.split("/", 1)[1]:
         return "memory files sit directly in a type folder (<type folder>/<key>.md), not in a subfolder"
@@ -190,7 +191,8 @@ def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | Non
 
 def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
     """Refuse broken memory files; regenerate and stage INDEX.md."""
-    from vault_mem.store import worktree  # lazy: the Claude Code hooks' start-up time
+    from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
+    from vault_mem.store import worktree
 
     try:
         vault = _open_vault(vault_path)
@@ -253,7 +255,8 @@ def _stage_index(vault: Vault) -> None:
     Known limit: after ``git commit PATH`` with other changes staged, git's real index keeps its
     older INDEX.md (a hook can only change the temporary index git commits from); the next commit
     or agent write brings it back in line."""
-    from vault_mem.store import worktree  # lazy: the Claude Code hooks' start-up time
+    from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
+    from vault_mem.store import worktree
     from vault_mem.vault.steps import index_of
 
     repo = vault.repo

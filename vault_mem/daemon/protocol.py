@@ -30,8 +30,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vault_mem import errors
 from vault_mem.config import STATE_DIR, VERSION
+from vault_mem.errors import VaultMemError
 
 SOCKET_FILE = "daemon.sock"
 PROTOCOL = 1
@@ -153,8 +153,10 @@ def ask(root: Path, op: str, args: dict[str, Any], *,
 
 
 def _raise(reply: dict[str, Any]) -> None:
-    cls = getattr(errors, str(reply.get("kind")), None)
-    if not (isinstance(cls, type) and issubclass(cls, errors.VaultMemError)):
-        cls = errors.VaultMemError
-    raise cls(reply["error"])
+    kind = str(reply.get("kind"))
+    raise next((c for c in _error_classes(VaultMemError) if c.__name__ == kind), VaultMemError)(reply["error"])
+
+
+def _error_classes(cls: type[VaultMemError]) -> list[type[VaultMemError]]:
+    return [cls, *(c for sub in cls.__subclasses__() for c in _error_classes(sub))]
 
