@@ -271,6 +271,9 @@ def test_malformed_requests_get_an_error_reply_and_the_daemon_keeps_serving(vaul
         for what, payload in cases.items():
             reply = raw(root, payload)
             assert reply is not None and reply["ok"] is False and reply["error"], what
+        # another vault-mem's client is told so, and a client of ours falls back on such a reply
+        other = raw(root, frame({"v": protocol.PROTOCOL, "version": "0.0.0-other", "op": "list", "args": {}}))
+        assert other["ok"] is False and other["kind"] == protocol.UNAVAILABLE
         assert raw(root, b"") is not None  # connected and sent nothing: an error, not a hang
         reply = raw(root, b"\x00\x00")  # half a header
         assert reply is None or reply["ok"] is False

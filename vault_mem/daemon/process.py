@@ -230,7 +230,7 @@ class Daemon:
 
     def _answer_reads(self) -> None:
         if self._reads is not None:
-            self._reads.answer_pending(self.vault, self._catch_up)
+            self._reads.answer_pending(lambda: self.vault, self._catch_up)
 
     def _catch_up(self) -> None:
         """Index the file events pending right now, debounced or not: a read must see them."""

@@ -94,6 +94,9 @@ class ReadServer:
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> bool:
         """Bind and listen; False (with the reason logged) when the socket cannot be made."""
+        if not hasattr(socket, "SO_PEERCRED"):
+            log.info("vault-mem: reads are not served here (this system cannot tell a socket's peer)")
+            return False
         try:
             self._dir_fd = open_state_dir(self.root)
             if not self._clear_stale():
@@ -178,9 +181,10 @@ class ReadServer:
         with self._lock:
             return bool(self._queue)
 
-    def answer_pending(self, vault: Any, catch_up: Callable[[], None]) -> None:
-        """Answer every queued read on ``vault`` (main thread), each after ``catch_up()`` has
-        indexed the file events pending at that moment."""
+    def answer_pending(self, vault: Callable[[], Any], catch_up: Callable[[], None]) -> None:
+        """Answer every queued read (main thread), each after ``catch_up()`` has indexed the file
+        events pending at that moment, on the vault ``vault()`` gives then (a changed vault.toml
+        reopens it)."""
         while True:
             with self._lock:
                 if not self._queue:
@@ -188,7 +192,7 @@ class ReadServer:
                 req = self._queue.popleft()
             try:
                 catch_up()
-                req.reply = self._answer(vault, req)
+                req.reply = self._answer(vault(), req)
             finally:
                 req.done.set()
 
