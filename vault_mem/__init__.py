@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from vault_mem.config import VERSION
 from vault_mem.errors import VaultMemError
-from vault_mem.model.memory import Memory
 
 if TYPE_CHECKING:
+    from vault_mem.model.memory import Memory
     from vault_mem.vault.core import Vault, WriteResult
 
 __all__ = ["Memory", "Vault", "VaultMemError", "WriteResult"]
@@ -16,7 +16,12 @@ __version__ = VERSION
 
 
 def __getattr__(name: str):
-    # Vault pulls in git, SQLite and the embedder; import it only when asked for.
+    # Vault pulls in git, SQLite and the embedder, Memory the YAML parser: imported only when
+    # asked for, so a command the daemon answers (python -m vault_mem recall) never loads them.
+    if name == "Memory":
+        from vault_mem.model.memory import Memory
+
+        return Memory
     if name in ("Vault", "WriteResult"):
         from vault_mem.vault import core as vault
 

@@ -17,7 +17,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vault_mem.errors import ConfigError
+from vault_mem.errors import ConfigError, NotAVaultError
 
 #: the package version (pyproject.toml says the same); vault_mem.__version__ is this
 VERSION = "0.1.0"
@@ -271,3 +271,23 @@ def describe_settings(settings: dict[str, object]) -> str:
         section, name = key.split(".", 1)
         parts.setdefault(section, []).append(f"{name} = {value!r}")
     return "; ".join(f"[{section}] {', '.join(items)}" for section, items in parts.items())
+
+
+def find_vault_root(start: Path | None = None) -> Path:
+    """``start`` or its nearest parent holding a vault.toml (as git finds .git)."""
+    here = Path(start or Path.cwd()).expanduser().resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / CONFIG_FILE).is_file():
+            return candidate
+    raise NotAVaultError(
+        f"{here} is not a vault, nor inside one (no {CONFIG_FILE} here or above); "
+        f"create one with `vault-mem init {here}` or pass --vault PATH"
+    )
+
+
+def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
+    """The vault a command means: ``explicit`` (--vault or a PATH argument), else
+    $VAULT_MEM_VAULT, else where ``start`` (default: the working directory) is; in each case
+    that folder or the nearest parent holding a vault.toml. ``~`` is expanded."""
+    chosen = explicit or os.environ.get("VAULT_MEM_VAULT")
+    return find_vault_root(Path(chosen) if chosen else start)

@@ -8,6 +8,11 @@ No stack trace reaches the user: a :class:`VaultMemError` is printed as ``error:
 an operating-system failure (a full disk, a permission) and any other exception as one line
 that says what to try, with the stack trace only when ``VAULT_MEM_LOG_LEVEL=DEBUG``.
 
+``recall``, ``get``, ``list`` and the Claude Code hooks are answered by the vault's daemon when
+one runs (its model and vectors warm, over ``.vault-mem/daemon.sock``: :mod:`vault_mem.daemon.protocol`),
+else worked out here by the same functions (:mod:`vault_mem.adapters.reads`); either way they
+print the same. Asking the daemon imports nothing heavy.
+
 Each command imports the module that does its work inside its function: the vault, the index
 and what they pull in (numpy, SQLite with sqlite-vec, httpx, watchdog, the MCP SDK) take about
 0.2 s to import before any work (1 s more for MCP), which ``--help`` and ``vault-mem tools``
@@ -28,12 +33,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vault_mem.adapters.cli_input import body_from
 from vault_mem.adapters.cli_parser import build_parser
-from vault_mem.adapters.tools import get_view, schemas
-from vault_mem.config import CONFIG_FILE
+from vault_mem.config import CONFIG_FILE, resolve_vault_root
+from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
-from vault_mem.store.locks import daemon_pid
 
 #: The environment variable that turns on debug output (the daemon's log level too).
 LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
@@ -62,12 +65,26 @@ def warn(message: str) -> None:
 
 def open_vault(args: argparse.Namespace, path: str | None = None):
     """The vault the command names (``path``, else --vault, else found from here), opened."""
-    from vault_mem.vault.core import Vault, resolve_vault_root  # lazy: start-up time (module docstring)
+    from vault_mem.vault.core import Vault  # lazy: start-up time (module docstring)
 
     vault = Vault(resolve_vault_root(path or args.vault), agent=getattr(args, "agent", None))
     vault.progress = _progress_bar("indexing")
     args.opened_vault = vault  # main() reports its notices whatever the command (a read recovers too)
     return vault
+
+
+def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
+    """``op(params)`` on the vault the command names: the daemon's answer when one answers
+    (its notices printed), else the same function run here on the vault opened here."""
+    root = resolve_vault_root(args.vault)
+    answered = protocol.ask(root, op, params)
+    if answered is None:
+        from vault_mem.adapters.reads import READS  # lazy: start-up time (module docstring)
+
+        return READS[op](open_vault(args, str(root)), params)
+    result, notices = answered
+    _notices(None, notices)
+    return result
 
 
 def _notices(vault, notes: list[str] | None = None) -> None:
@@ -137,6 +154,8 @@ def _split_tags(value: str | None) -> list[str] | None:
 
 @command("remember")
 def cmd_remember(args) -> int:
+    from vault_mem.adapters.cli_input import body_from  # lazy: start-up time (module docstring)
+
     vault = open_vault(args)
     body, note = body_from(args.body, args.body_file, vault.config.max_body_bytes)
     if note:
@@ -172,8 +191,7 @@ def cmd_forget(args) -> int:
 
 @command("get")
 def cmd_get(args) -> int:
-    vault = open_vault(args)
-    view = get_view(vault, args.key)
+    view = read(args, "get", {"key": args.key})
     emit(args, view, _get_text(view))
     return 0
 
@@ -192,8 +210,7 @@ def _get_text(view: dict) -> str:
 
 @command("list")
 def cmd_list(args) -> int:
-    vault = open_vault(args)
-    rows = vault.list(type=args.type, tags=_split_tags(args.tags))
+    rows = read(args, "list", {"type": args.type, "tags": _split_tags(args.tags)})
     text = "\n".join(f"{r['key']:<32} {r['type']:<10} {r['description']}" for r in rows) or "(no memories)"
     emit(args, rows, text)
     return 0
@@ -227,30 +244,29 @@ def cmd_index(args) -> int:
 
 @command("recall")
 def cmd_recall(args) -> int:
-    vault = open_vault(args)
-    result = vault.recall(" ".join(args.query), k=args.k, type=args.type, tags=_split_tags(args.tags),
-                          scope=args.scope, include_expired=args.include_expired, full=args.full)
-    data = result.to_dict()
+    data = read(args, "recall", {"query": " ".join(args.query), "k": args.k, "type": args.type,
+                                 "tags": _split_tags(args.tags), "scope": args.scope,
+                                 "include_expired": args.include_expired, "full": args.full})
     if args.json:
         emit(args, data)
         return 0
     lines = []
-    if result.keyword_only:
-        lines.append(f"(keyword-only: {result.reason})")
-    if not result.hits:
+    if data["keyword_only"]:
+        lines.append(f"(keyword-only: {data['reason']})")
+    if not data["hits"]:
         lines.append("nothing relevant found")
-    elif not result.answered:
+    elif not data["answered"]:
         lines.append("nothing stored answers this; the closest memories (weak matches):")
-    for i, hit in enumerate(result.hits, 1):
-        flags = f" [{', '.join(hit.flags)}]" if hit.flags else ""
-        age = f", {hit.age_days} days old" if hit.age_days is not None else ""
-        lines.append(f"{i}. {hit.key} ({hit.type}, {hit.date}{age}){flags}  {hit.match} match, "
-                     f"score {hit.score:.3f}")
-        lines.append(f"   {hit.description}")
-        if hit.note:
-            lines.append(f"   ({hit.note})")
-        if hit.body.strip():
-            lines.extend(f"   | {ln}" for ln in hit.body.strip("\n").splitlines())
+    for i, hit in enumerate(data["hits"], 1):
+        flags = f" [{', '.join(hit['flags'])}]" if hit["flags"] else ""
+        age = f", {hit['age_days']} days old" if hit["age_days"] is not None else ""
+        lines.append(f"{i}. {hit['key']} ({hit['type']}, {hit['date']}{age}){flags}  {hit['match']} match, "
+                     f"score {hit['score']:.3f}")
+        lines.append(f"   {hit['description']}")
+        if hit["note"]:
+            lines.append(f"   ({hit['note']})")
+        if hit["body"].strip():
+            lines.extend(f"   | {ln}" for ln in hit["body"].strip("\n").splitlines())
     print("\n".join(lines))
     return 0
 
@@ -309,6 +325,8 @@ def cmd_doctor(args) -> int:
 
 
 def _daemon_pid(vault) -> int | None:
+    from vault_mem.store.locks import daemon_pid  # lazy: start-up time (module docstring)
+
     return daemon_pid(vault.state_dir)
 
 
@@ -335,6 +353,7 @@ def cmd_eval(args) -> int:
 
 @command("daemon")
 def cmd_daemon(args) -> int:
+    from vault_mem.adapters.reads import READS  # lazy: start-up time (module docstring)
     from vault_mem.daemon.main import run_daemon  # lazy: start-up time (module docstring)
     from vault_mem.daemon.process import daemon_status  # lazy: start-up time (module docstring)
 
@@ -345,12 +364,10 @@ def cmd_daemon(args) -> int:
                 else f"no daemon running for {root}")
         emit(args, status, text)
         return 0 if status.get("running") else 1
-    return run_daemon(root)
+    return run_daemon(root, reads=READS)
 
 
 def _root_arg(args) -> Path:
-    from vault_mem.vault.core import resolve_vault_root  # lazy: start-up time (module docstring)
-
     return resolve_vault_root(getattr(args, "path", None) or args.vault)
 
 
@@ -367,6 +384,8 @@ def cmd_mcp(args) -> int:
 
 @command("tools")
 def cmd_tools(args) -> int:
+    from vault_mem.adapters.tools import schemas  # lazy: start-up time (module docstring)
+
     print(json.dumps(schemas(args.format), indent=2, ensure_ascii=False))
     return 0
 

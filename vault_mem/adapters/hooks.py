@@ -10,7 +10,10 @@ Claude Code (JSON event on stdin, JSON on stdout, exit 0; see hooks/claude-code/
 
 Both answer with ``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}``.
 A failure exits 1 with the reason on stderr: Claude Code shows it and carries on (exit 2 would
-block the prompt, which a memory lookup must never do).
+block the prompt, which a memory lookup must never do). When the vault's daemon runs, it builds
+the context (its model and vectors are warm, :mod:`vault_mem.adapters.reads`); otherwise this
+process opens the vault and builds it with the same function. Until then nothing heavier than
+the standard library is imported: the vault, git and the index are imported only when needed.
 
 git (installed by :mod:`vault_mem.store.hooks`):
 
@@ -29,17 +32,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vault_mem.adapters.tools import index_text, memory_preamble
-from vault_mem.config import FOLDER_TYPES
+from vault_mem.config import FOLDER_TYPES, resolve_vault_root
+from vault_mem.daemon import protocol
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
-from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import key_type_from_path, validate_key
-from vault_mem.store import worktree
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
-from vault_mem.vault.core import Vault, resolve_vault_root
-from vault_mem.vault.steps import index_of
+
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
 
 #: Claude Code keeps additionalContext inline up to about 10,000 characters; stay under it.
 MAX_CONTEXT_CHARS = 9000
@@ -74,9 +75,15 @@ def _event(stdin_text: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _open_vault(explicit: str | None, cwd: str | None = None) -> Vault:
+def _root(explicit: str | None, cwd: str | None = None) -> Path:
     """--vault, else $VAULT_MEM_VAULT, else the vault holding the event's cwd (or ours)."""
-    return Vault(resolve_vault_root(explicit, start=Path(cwd) if cwd else None))
+    return resolve_vault_root(explicit, start=Path(cwd) if cwd else None)
+
+
+def _open_vault(explicit: str | None, cwd: str | None = None) -> Vault:
+    from vault_mem.vault.core import Vault  # lazy: a hook answered by the daemon never needs it
+
+    return Vault(_root(explicit, cwd))
 
 
 def _context_output(event_name: str, context: str) -> str:
@@ -87,19 +94,25 @@ def _context_output(event_name: str, context: str) -> str:
 def _claude_hook(name: str, build: Callable[[Any, dict[str, Any]], str | None]) -> Callable[..., HookOutput]:
     def run(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
         event = _event(stdin_text)
+        cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
         try:
-            vault = _open_vault(vault_path, event.get("cwd") if isinstance(event.get("cwd"), str) else None)
+            root = _root(vault_path, cwd)
+            answered = protocol.ask(root, "hook", {"name": name, "event": event})
+            if answered is not None:
+                reply, notices = answered
+                context = reply.get("context") if isinstance(reply, dict) else None
+            else:
+                vault = _open_vault(str(root))
+                try:
+                    context = build(vault, event)
+                    notices = vault.take_notices()
+                finally:
+                    vault.close()
         except NotAVaultError as exc:
             return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
         except VaultMemError as exc:  # a hostile tree, a symlinked vault.toml, ...: refused by name
             return 1, "", f"vault-mem: {exc}\n"
-        try:
-            context = build(vault, event)
-            notes = "".join(f"vault-mem: note: {n}\n" for n in vault.take_notices())
-        except VaultMemError as exc:
-            return 1, "", f"vault-mem: {exc}\n"
-        finally:
-            vault.close()
+        notes = "".join(f"vault-mem: note: {n}\n" for n in notices)
         if not context:
             return 0, "", notes
         return 0, _context_output(CLAUDE_HOOKS[name], _fit(context)), notes
@@ -115,6 +128,8 @@ def _fit(text: str) -> str:
 
 def session_context(vault: Any, event: dict[str, Any]) -> str:
     """The memory preamble (with the write policy), then INDEX.md."""
+    from vault_mem.adapters.tools import index_text, memory_preamble  # lazy: the hooks' start-up time
+
     return (memory_preamble(vault.root, tools="vault-mem MCP tools")
             + "\n\nINDEX.md, what is remembered now (recall searches everything):\n\n" + index_text(vault))
 
@@ -143,9 +158,18 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     return "\n".join(lines) + "\n"
 
 
+#: what each Claude Code hook adds to the context, by hook name (the daemon runs these too)
+CONTEXT_BUILDERS: dict[str, Callable[[Any, dict[str, Any]], str | None]] = {
+    "session-start": session_context,
+    "user-prompt-submit": prompt_context,
+}
+
+
 # -- git -------------------------------------------------------------------------------------
 def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | None:
     """Why the staged memory file ``rel`` (vault-relative) may not be committed, or None."""
+    from vault_mem.model.memory import key_type_from_path, validate_key  # lazy: the hooks' start-up time
+
     name = rel.rsplit("/", 1)[-1]
     if "/" in rel.split("/", 1)[1]:
         return "memory files sit directly in a type folder (<type folder>/<key>.md), not in a subfolder"
@@ -167,6 +191,9 @@ def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | Non
 
 def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
     """Refuse broken memory files; regenerate and stage INDEX.md."""
+    from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
+    from vault_mem.store import worktree
+
     try:
         vault = _open_vault(vault_path)
     except NotAVaultError as exc:
@@ -205,6 +232,8 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
 
 def _staged_keys(vault: Vault) -> dict[str, list[str]]:
     """key -> staged paths of memory files with that key, over every type folder."""
+    from vault_mem.store import worktree  # lazy: the Claude Code hooks' start-up time
+
     keys: dict[str, list[str]] = {}
     for path in worktree.staged_files(vault.repo, [f"{vault.prefix}{f}" for f in FOLDER_TYPES]):
         rel = path[len(vault.prefix):]
@@ -226,6 +255,10 @@ def _stage_index(vault: Vault) -> None:
     Known limit: after ``git commit PATH`` with other changes staged, git's real index keeps its
     older INDEX.md (a hook can only change the temporary index git commits from); the next commit
     or agent write brings it back in line."""
+    from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
+    from vault_mem.store import worktree
+    from vault_mem.vault.steps import index_of
+
     repo = vault.repo
     if vault.lock.acquire(blocking=False):
         try:
@@ -261,8 +294,7 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
 
 
 _HANDLERS: dict[str, Callable[[str, str | None, list[str]], HookOutput]] = {
-    "session-start": _claude_hook("session-start", session_context),
-    "user-prompt-submit": _claude_hook("user-prompt-submit", prompt_context),
+    **{name: _claude_hook(name, build) for name, build in CONTEXT_BUILDERS.items()},
     "pre-commit": pre_commit,
     "post-merge": _refresh("post-merge"),
     "post-checkout": _refresh("post-checkout"),

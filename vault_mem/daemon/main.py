@@ -14,16 +14,19 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR
 from vault_mem.daemon.process import LOG_FILE, Daemon
+from vault_mem.daemon.serve import Handler
 from vault_mem.errors import NotAVaultError
 from vault_mem.store.files import ensure_own_dir, refuse_link
 
 
-def run_daemon(root: Path) -> int:
-    """Foreground entry point of ``vault-mem daemon``: logging, signals, then :meth:`Daemon.run`.
+def run_daemon(root: Path, *, reads: Mapping[str, Handler] | None = None) -> int:
+    """Foreground entry point of ``vault-mem daemon``: logging, signals, then :meth:`Daemon.run`;
+    ``reads`` are the operations it answers on its socket (:mod:`vault_mem.daemon.serve`).
 
     Blocks until SIGTERM/SIGINT; returns the exit code (0 after a clean stop, 1 when another
     daemon already runs for this vault or start-up failed)."""
@@ -32,7 +35,7 @@ def run_daemon(root: Path) -> int:
         raise NotAVaultError(f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`")
     ensure_own_dir(root / STATE_DIR)  # never through a link, nor the log (a handler would follow it)
     handlers = _configure_logging(refuse_link(root / STATE_DIR / LOG_FILE))
-    daemon = Daemon(root)
+    daemon = Daemon(root, reads=reads)
     previous: dict[int, object] = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):

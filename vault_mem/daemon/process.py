@@ -32,12 +32,13 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from vault_mem.config import STATE_DIR
 from vault_mem.daemon.autocommit import dirty_memory_paths, drop_ignored, edit_message, user_identity
 from vault_mem.daemon.keeper import BatchApplier, git_busy, git_token
+from vault_mem.daemon.serve import Handler, ReadServer
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
@@ -86,12 +87,18 @@ class Daemon:
     """The watcher of one vault. ``run()`` blocks until :meth:`stop` (thread-safe, signal-safe).
 
     ``quiet_seconds``, ``debounce_ms`` and ``commit_external_edits`` override vault.toml (and the
-    ``VAULT_MEM_QUIET_SECONDS``/``VAULT_MEM_DEBOUNCE_MS`` environment variables)."""
+    ``VAULT_MEM_QUIET_SECONDS``/``VAULT_MEM_DEBOUNCE_MS`` environment variables). ``reads``
+    (operation -> ``fn(vault, args)``) are answered on ``.vault-mem/daemon.sock``
+    (:mod:`vault_mem.daemon.serve`); without them the daemon serves no reads."""
 
     def __init__(self, root: Path, *, quiet_seconds: float | None = None, debounce_ms: int | None = None,
-                 commit_external_edits: str | None = None, embedder: object = None) -> None:
+                 commit_external_edits: str | None = None, embedder: object = None,
+                 reads: Mapping[str, Handler] | None = None) -> None:
         self.root = Path(root).resolve()
         self._embedder = embedder  # None: the vault's own (vault.toml); tests pass a fake one
+        self._read_handlers = reads
+        self._reads: ReadServer | None = None
+        self._open_notes: list[str] = []
         self.state_dir = self.root / STATE_DIR
         self._overrides = (quiet_seconds, debounce_ms, commit_external_edits)
         self._batcher: Batcher | None = None
@@ -126,7 +133,9 @@ class Daemon:
 
     def _open_vault(self) -> Vault:
         vault = Vault(self.root, embedder=self._embedder)
-        for note in vault.take_notices():  # e.g. settings of vault.toml waiting for `vault-mem trust`
+        # e.g. settings of vault.toml waiting for `vault-mem trust`: every read's answer says so too
+        self._open_notes = vault.take_notices()
+        for note in self._open_notes:
             log.warning("vault-mem: %s", note)
         return vault
 
@@ -168,6 +177,7 @@ class Daemon:
             self._status["ready"] = True
             self._write_status()
             self._start_sync()
+            self._start_reads()
             if on_ready:
                 on_ready()
             if not self._loop():
@@ -175,6 +185,8 @@ class Daemon:
             log.info("vault-mem daemon stopping (%s)", getattr(self, "_why", "stop requested"))
             return 0
         finally:
+            if self._reads is not None:
+                self._reads.stop()
             if self._gc_thread is not None:
                 self._gc_thread.join(timeout=GC_STOP_WAIT_S)
             if self._sync_thread is not None:
@@ -199,6 +211,34 @@ class Daemon:
         log.info("vault-mem daemon: syncing with the git remote every %g s%s", cfg.sync_interval_s,
                  " and after writes" if cfg.sync_after_write else "")
 
+    def _start_reads(self) -> None:
+        """Serve reads on the socket, then load the model and the vectors (a read arriving
+        meanwhile waits for them: the main thread answers it next)."""
+        if self._read_handlers is None:
+            return
+        self._reads = ReadServer(self.root, self._read_handlers, wake=self._batcher.wake,
+                                 notices=lambda: list(self._open_notes))
+        if not self._reads.start():
+            self._reads = None
+            return
+        try:
+            _warm_up(self.vault.sidecar)
+        except Exception as exc:  # noqa: BLE001 - a failed warm-up only makes the first read slower
+            log.warning("vault-mem: warming up for reads failed: %s", exc)
+
+    def _reads_waiting(self) -> bool:
+        return self._reads is not None and self._reads.waiting()
+
+    def _answer_reads(self) -> None:
+        if self._reads is not None:
+            self._reads.answer_pending(lambda: self.vault, self._catch_up)
+
+    def _catch_up(self) -> None:
+        """Index the file events pending right now, debounced or not: a read must see them."""
+        batch = self._batcher.take_now()
+        if batch:
+            self._step(batch, embed=False)
+
     def _loop(self) -> bool:
         """Until stopped (True) or the vault folder is gone (False)."""
         while not self._stop_requested:
@@ -215,6 +255,7 @@ class Daemon:
                 batch.overflow = True
             if batch or fired:
                 self._step(batch, commit="commit" in fired, gc="gc" in fired)
+            self._answer_reads()
             if not self.root.is_dir():
                 log.error("vault-mem: the vault folder %s is gone; stopping", self.root)
                 return False
@@ -259,9 +300,12 @@ class Daemon:
         would then pay for them), outside the write lock, in chunks: a new file event interrupts
         it and it carries on right after. Cheap no-op with no embedder or nothing owed."""
         def yield_to_events(done: int, total: int) -> None:
-            if self._stop_requested or self._batcher.has_pending():
+            if self._stop_requested or self._batcher.has_pending() or self._reads_waiting():
                 raise _Yield
 
+        if self._reads_waiting():  # answer first, embed right after
+            self._timers["embed"] = time.monotonic()
+            return
         try:
             made = self.vault.sidecar.embed_pending(progress=yield_to_events)
         except _Yield:
@@ -489,6 +533,21 @@ class Daemon:
             atomic_write(self.state_dir / STATUS_FILE, json.dumps(self._status).encode())
         except (OSError, VaultMemError) as exc:
             log.debug("vault-mem: cannot write %s: %s", STATUS_FILE, exc)
+
+
+def _warm_up(sidecar) -> None:
+    """Load the model and read the vector table once before the first read needs them (without
+    making owed vectors: that is the loop's job, in chunks it can interrupt).
+
+    Reads search the ``vec0`` table, as a one-shot command does, not an in-memory copy
+    (``keep_vectors_in_memory``): that copy answers ~40 ms sooner at 100k memories, but its
+    coarse binary pass and float32 sums can differ from ``vec0``'s at the candidates' edge and in
+    a score's last digit, and an answer must not depend on whether the daemon runs."""
+    embedder = sidecar.get_embedder()
+    if embedder is None or sidecar.vectors_reason() is not None:
+        return
+    qvec = embedder.embed_batch(["vault-mem warm-up"], kind="query")[0]
+    sidecar.vector_index().top(qvec, 1)
 
 
 def _run_gc(repo: GitRepo) -> None:

@@ -154,6 +154,7 @@ class Batcher:
         self._first = 0.0
         self._last = 0.0
         self._stopped = False
+        self._woken = False
 
     def add(self, batch: Batch) -> None:
         if not batch:
@@ -172,6 +173,19 @@ class Batcher:
         with self._cond:
             self._cond.notify_all()
 
+    def wake(self) -> None:
+        """Make :meth:`next_batch` return now with what is pending, debounced or not (a read
+        is waiting for the main thread)."""
+        with self._cond:
+            self._woken = True
+            self._cond.notify_all()
+
+    def take_now(self) -> Batch:
+        """What is pending, at once, without waiting out the debounce (empty when nothing is)."""
+        with self._cond:
+            batch, self._pending = self._pending, Batch()
+            return batch
+
     def has_pending(self) -> bool:
         with self._cond:
             return bool(self._pending)
@@ -184,15 +198,16 @@ class Batcher:
 
     def next_batch(self, timeout: float) -> Batch | None:
         """Block until a debounced batch is ready (returned), ``timeout`` passes with nothing
-        pending (an empty Batch), or :meth:`stop` (None)."""
+        pending (an empty Batch), :meth:`wake` (what is pending, maybe nothing) or :meth:`stop`
+        (None)."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while not self._pending and not self._stopped:
+            while not self._pending and not self._stopped and not self._woken:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return Batch()
                 self._cond.wait(left)
-            while not self._stopped:
+            while not self._stopped and not self._woken:
                 now = time.monotonic()
                 due = min(self._last + self.debounce, self._first + self.max_delay)
                 if now >= due:
@@ -200,6 +215,7 @@ class Batcher:
                 self._cond.wait(due - now)
             if self._stopped:
                 return None
+            self._woken = False
             batch, self._pending = self._pending, Batch()
             return batch
 

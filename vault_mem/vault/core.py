@@ -16,13 +16,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Self
 
-from vault_mem.config import CONFIG_FILE
+from vault_mem.config import find_vault_root, resolve_vault_root
 from vault_mem.errors import (
     GitError,
     IndexStoreError,
     MalformedFileError,
     MemoryNotFoundError,
-    NotAVaultError,
     QuarantinedFileError,
     UsageError,
 )
@@ -48,26 +47,6 @@ from vault_mem.vault.steps import write_index
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
 __all__ = ["Vault", "WriteResult", "find_vault_root", "resolve_vault_root"]
-
-
-def find_vault_root(start: Path | None = None) -> Path:
-    """``start`` or its nearest parent holding a vault.toml (as git finds .git)."""
-    here = Path(start or Path.cwd()).expanduser().resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / CONFIG_FILE).is_file():
-            return candidate
-    raise NotAVaultError(
-        f"{here} is not a vault, nor inside one (no {CONFIG_FILE} here or above); "
-        f"create one with `vault-mem init {here}` or pass --vault PATH"
-    )
-
-
-def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
-    """The vault a command means: ``explicit`` (--vault or a PATH argument), else
-    $VAULT_MEM_VAULT, else where ``start`` (default: the working directory) is; in each case
-    that folder or the nearest parent holding a vault.toml. ``~`` is expanded."""
-    chosen = explicit or os.environ.get("VAULT_MEM_VAULT")
-    return find_vault_root(Path(chosen) if chosen else start)
 
 
 class Vault:

@@ -1,0 +1,323 @@
+"""Reads through the daemon's socket: a real ``python -m vault_mem daemon`` process, a real Unix
+socket, the real model where results are compared.
+
+The CLI is driven in-process (``cli``): it asks the daemon over the socket exactly as a one-shot
+``vault-mem`` does; ``VAULT_MEM_DAEMON=off`` makes it take the in-process path against the same
+vault, so both answers can be compared. :func:`protocol.ask` is called directly where a test must
+know the daemon (not the fallback) answered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, cli, daemon_log, daemon_ready, spawn_daemon, wait_for
+
+from vault_mem.daemon import protocol
+
+SOCK = Path(".vault-mem") / protocol.SOCKET_FILE
+OFF = {protocol.USE_ENV: "off"}
+
+MEMORIES = [
+    ("editor-choice", "preference", "Uses Helix as the main editor", "Switched from vim in 2025."),
+    ("coffee-order", "preference", "Drinks a flat white with oat milk", ""),
+    ("ledger-database", "decision", "Use Postgres for the ledger (2026-03-02)",
+     "because it has row-level locks and the team knows it."),
+    ("home-city", "fact", "Lives in Porto, near the river", ""),
+    ("car", "fact", "Drives a 2019 Subaru Outback", "Bought second hand."),
+    ("release-steps", "procedure", "How to cut a release",
+     "1. Bump the version.\n2. Run the tests.\n3. Tag and push.\n"),
+    ("sister-birthday", "fact", "Sister's birthday is on 12 May", ""),
+]
+
+
+def start(root: Path, *, embedder: str = "none", **env) -> subprocess.Popen:
+    """A real daemon process for ``root``, once it answers on its socket."""
+    full = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": embedder, **env}
+    proc = spawn_daemon(root, full, root.parent / f"daemon-{time.monotonic_ns()}.log")
+    wait_for(lambda: proc.poll() is not None or daemon_ready(root, proc.pid), timeout=60,
+             what="the daemon to start")
+    assert proc.poll() is None, daemon_log(proc)
+    return proc
+
+
+def serving(root: Path) -> bool:
+    return protocol.ask(root, "list", {}) is not None
+
+
+def stop(proc: subprocess.Popen) -> str:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    return daemon_log(proc)
+
+
+def fill(root: Path) -> None:
+    for key, kind, description, body in MEMORIES:
+        args = ["remember", key, "--description", description, "--type", kind, "--vault", str(root)]
+        assert cli(*args, "--body", body).returncode == 0
+
+
+def raw(root: Path, payload: bytes, *, timeout: float = 10) -> dict | None:
+    """Send ``payload`` as is on the socket; the framed reply (None when the daemon just closed)."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(timeout)
+        s.connect(str(root / SOCK))
+        s.sendall(payload)
+        s.shutdown(socket.SHUT_WR)
+        try:
+            return protocol.read_message(s, protocol.MAX_REPLY_BYTES)
+        except protocol.ProtocolError:
+            return None
+
+
+def frame(obj) -> bytes:
+    data = json.dumps(obj).encode()
+    return struct.pack(">I", len(data)) + data
+
+
+def request(op: str, args: dict) -> bytes:
+    return frame({"v": protocol.PROTOCOL, "version": protocol.VERSION, "op": op, "args": args})
+
+
+@pytest.mark.slow
+def test_reads_through_the_socket_equal_the_in_process_path_with_the_real_model(vault, monkeypatch):
+    monkeypatch.setenv("VAULT_MEM_EMBEDDER", "local")  # both paths: the daemon and this process
+    root = vault.root
+    fill(root)
+    proc = start(root, embedder="local")
+    try:
+        wait_for(lambda: serving(root), timeout=60, what="the socket")
+        assert stat.S_IMODE(os.lstat(root / SOCK).st_mode) == 0o600
+        assert stat.S_ISSOCK(os.lstat(root / SOCK).st_mode)
+        commands = [
+            ["recall", "which", "editor", "do", "I", "use", "--json"],
+            ["recall", "what", "automobile", "do", "I", "own", "--json"],  # no shared word: vectors
+            ["recall", "database", "for", "the", "ledger", "--type", "decision", "-k", "2", "--json"],
+            ["recall", "how", "do", "we", "release", "--full", "--json"],
+            ["recall", "quantum", "chromodynamics", "lecture", "--json"],  # nothing answers
+            ["recall", "which", "editor"],  # the text output too
+            ["get", "release-steps", "--json"],
+            ["get", "ledger-database"],
+            ["list", "--json"],
+            ["list", "--type", "fact"],
+            ["get", "editr-choice"],  # an error: same message, same exit code
+        ]
+        for command in commands:
+            via_socket = cli(*command, "--vault", str(root))
+            in_process = cli(*command, "--vault", str(root), env=OFF)
+            assert (via_socket.returncode, via_socket.stdout, via_socket.stderr) == \
+                (in_process.returncode, in_process.stdout, in_process.stderr), command
+        # and the daemon is what answered (not a silent fallback on both sides)
+        answered = protocol.ask(root, "recall", {"query": "what automobile do I own"})
+        assert answered is not None
+        result, _notices = answered
+        assert [h["key"] for h in result["hits"]][:1] == ["car"]
+        assert result["hits"][0]["match"] == "strong" and not result["keyword_only"]
+        local = json.loads(cli("recall", "what automobile do I own", "--json", "--vault", str(root),
+                               env=OFF).stdout)
+        assert result == local
+        for name, event in (("user-prompt-submit", {"prompt": "which editor do I use?", "cwd": str(root)}),
+                            ("user-prompt-submit", {"prompt": "tell me about quantum chromodynamics"}),
+                            ("session-start", {"hook_event_name": "SessionStart"})):
+            via_socket = cli("--vault", str(root), "hook", name, input=json.dumps(event))
+            in_process = cli("--vault", str(root), "hook", name, input=json.dumps(event), env=OFF)
+            assert (via_socket.returncode, via_socket.stdout, via_socket.stderr) == \
+                (in_process.returncode, in_process.stdout, in_process.stderr), name
+            assert protocol.ask(root, "hook", {"name": name, "event": event}) is not None
+        assert "Helix" in cli("--vault", str(root), "hook", "user-prompt-submit",
+                              input=json.dumps({"prompt": "which editor do I use?"})).stdout
+    finally:
+        log = stop(proc)
+    assert "Traceback" not in log
+    assert not (root / SOCK).exists()  # a clean stop removes the socket
+
+
+def test_a_one_shot_read_through_the_daemon_imports_nothing_heavy(vault):
+    fill(vault.root)
+    proc = start(vault.root)
+    try:
+        wait_for(lambda: serving(vault.root), what="the socket")
+        script = textwrap.dedent(f"""
+            import io, json, sys
+            from vault_mem.adapters.cli import main
+            sys.stdin = io.StringIO(json.dumps({{"prompt": "which editor do I use"}}))
+            codes = [main(["--vault", {str(vault.root)!r}, "recall", "editor", "--json"]),
+                     main(["--vault", {str(vault.root)!r}, "hook", "user-prompt-submit"])]
+            heavy = sorted(m for m in ("numpy", "sqlite3", "sqlean", "sqlite_vec", "onnxruntime", "git",
+                                       "watchdog", "httpx", "vault_mem.vault.core", "vault_mem.index.sidecar")
+                           if m in sys.modules)
+            print(json.dumps({{"codes": codes, "heavy": heavy}}))
+        """)
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout
+        report = json.loads(out.strip().splitlines()[-1])
+        assert report == {"codes": [0, 0], "heavy": []}
+        assert '"editor-choice"' in out and "Helix" in out
+    finally:
+        stop(proc)
+
+
+def test_a_hand_edit_or_a_remember_is_found_by_the_very_next_read_through_the_socket(vault):
+    root = vault.root
+    # a long debounce: only the read's own catch-up can make the edit searchable in time
+    proc = start(root, VAULT_MEM_DEBOUNCE_MS="5000")
+    try:
+        wait_for(lambda: serving(root), what="the socket")
+        (root / "facts" / "tea-habit.md").write_text(
+            "---\ndescription: Drinks oolong tea every morning\n---\nFrom a shop in Taipei.\n")
+        result, _ = protocol.ask(root, "recall", {"query": "oolong"})
+        assert [h["key"] for h in result["hits"]] == ["tea-habit"]
+        # an editor's save by rename over the original
+        tmp = root / "facts" / ".tea-habit.md.swp"
+        tmp.write_text("---\ndescription: Drinks jasmine tea every morning\n---\n")
+        os.replace(tmp, root / "facts" / "tea-habit.md")
+        result, _ = protocol.ask(root, "recall", {"query": "jasmine"})
+        assert [h["key"] for h in result["hits"]] == ["tea-habit"]
+        assert protocol.ask(root, "recall", {"query": "oolong"})[0]["hits"] == []
+        (root / "facts" / "tea-habit.md").unlink()
+        assert protocol.ask(root, "recall", {"query": "jasmine"})[0]["hits"] == []
+        assert cli("remember", "bike", "--description", "Rides a green Brompton", "--vault", str(root)).returncode == 0
+        got = cli("recall", "brompton", "--json", "--vault", str(root))
+        assert [h["key"] for h in json.loads(got.stdout)["hits"]] == ["bike"]
+        assert protocol.ask(root, "get", {"key": "bike"})[0]["description"] == "Rides a green Brompton"
+    finally:
+        stop(proc)
+
+
+def test_after_kill_9_the_next_call_falls_back_and_a_new_daemon_replaces_the_stale_socket(vault):
+    root = vault.root
+    fill(root)
+    proc = start(root)
+    wait_for(lambda: serving(root), what="the socket")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert stat.S_ISSOCK(os.lstat(root / SOCK).st_mode)  # left behind
+    assert protocol.ask(root, "list", {}) is None  # refused: nobody listens
+    got = cli("recall", "editor", "--json", "--vault", str(root))
+    assert got.returncode == 0 and json.loads(got.stdout)["hits"][0]["key"] == "editor-choice"
+    again = start(root)
+    try:
+        wait_for(lambda: serving(root), what="the new daemon's socket")
+    finally:
+        assert "Traceback" not in stop(again)
+
+
+def test_a_planted_symlink_at_the_socket_path_is_refused_and_its_target_untouched(vault, tmp_path):
+    root = vault.root
+    fill(root)
+    # a socket someone else listens on, and a link to it where the daemon's socket goes
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(elsewhere / "trap.sock"))
+    listener.listen()
+    listener.settimeout(0.5)
+    (root / SOCK).symlink_to(elsewhere / "trap.sock")
+    assert protocol.ask(root, "list", {}) is None  # the client never follows the link
+    with pytest.raises(TimeoutError):
+        listener.accept()
+    got = cli("list", "--json", "--vault", str(root))
+    assert got.returncode == 0 and len(json.loads(got.stdout)) == len(MEMORIES)
+    # the daemon refuses it too, names it, and leaves link and target alone
+    target = tmp_path / "target.txt"
+    target.write_text("precious\n")
+    os.unlink(root / SOCK)
+    (root / SOCK).symlink_to(target)
+    proc = start(root)
+    try:
+        wait_for(lambda: "not serving reads" in daemon_log(proc), what="the refusal in the log")
+        assert os.path.islink(root / SOCK) and os.readlink(root / SOCK) == str(target)
+        assert target.read_text() == "precious\n"
+        assert protocol.ask(root, "list", {}) is None
+        assert cli("get", "car", "--vault", str(root)).returncode == 0  # reads still work, in-process
+    finally:
+        log = stop(proc)
+    assert "symlink" in log and "Traceback" not in log
+    assert os.path.islink(root / SOCK) and target.read_text() == "precious\n"
+    listener.close()
+
+
+def test_malformed_requests_get_an_error_reply_and_the_daemon_keeps_serving(vault):
+    root = vault.root
+    fill(root)
+    proc = start(root)
+    try:
+        wait_for(lambda: serving(root), what="the socket")
+        too_big = struct.pack(">I", protocol.MAX_REQUEST_BYTES + 1) + b"{}"
+        cases = {
+            "over the limit": too_big,
+            "not JSON": struct.pack(">I", 9) + b"not json!",
+            "cut short": struct.pack(">I", 100) + b'{"op":',
+            "not an object": frame([1, 2, 3]),
+            "no version": frame({"op": "list", "args": {}}),
+            "unknown op": request("forget", {"key": "car"}),
+            "bad args": request("recall", {"query": 42}),
+            "unknown arg": request("get", {"key": "car", "body": "x"}),
+            "args not an object": request("list", ["fact"]),
+            "bad type": request("list", {"type": "gossip"}),
+        }
+        for what, payload in cases.items():
+            reply = raw(root, payload)
+            assert reply is not None and reply["ok"] is False and reply["error"], what
+        # another vault-mem's client is told so, and a client of ours falls back on such a reply
+        other = raw(root, frame({"v": protocol.PROTOCOL, "version": "0.0.0-other", "op": "list", "args": {}}))
+        assert other["ok"] is False and other["kind"] == protocol.UNAVAILABLE
+        assert raw(root, b"") is not None  # connected and sent nothing: an error, not a hang
+        reply = raw(root, b"\x00\x00")  # half a header
+        assert reply is None or reply["ok"] is False
+        good = raw(root, request("get", {"key": "editor-choice"}))
+        assert good["ok"] is True and good["result"]["key"] == "editor-choice"
+        assert proc.poll() is None
+    finally:
+        log = stop(proc)
+    assert "Traceback" not in log
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to run a client as another user")
+def test_a_peer_with_another_uid_is_refused(vault):
+    root = vault.root
+    fill(root)
+    proc = start(root)
+    try:
+        wait_for(lambda: serving(root), what="the socket")
+        client = textwrap.dedent(f"""
+            import json, os, socket, struct, sys
+            os.chdir({str(root / ".vault-mem")!r})   # reached as root, then become nobody
+            os.setgid(65534); os.setuid(65534)
+            s = socket.socket(socket.AF_UNIX)
+            try:
+                s.connect("daemon.sock")
+            except PermissionError:
+                print("EACCES"); sys.exit(0)
+            data = json.dumps({{"v": {protocol.PROTOCOL}, "version": {protocol.VERSION!r}, "op": "list",
+                                "args": {{}}}}).encode()
+            s.sendall(struct.pack(">I", len(data)) + data)
+            size = struct.unpack(">I", s.recv(4))[0]
+            print(s.recv(size).decode())
+        """)
+
+        def as_nobody() -> str:
+            return subprocess.run([sys.executable, "-c", client], capture_output=True, text=True, timeout=30,
+                                  check=True).stdout.strip()
+
+        assert as_nobody() == "EACCES"  # mode 0600: another user cannot even connect
+        os.chmod(root / SOCK, 0o666)  # and if the mode were loosened, the uid check still refuses
+        reply = json.loads(as_nobody())
+        assert reply["ok"] is False and reply["kind"] == protocol.UNAVAILABLE and "refused" in reply["error"]
+        assert "car" not in json.dumps(reply)
+        assert serving(root)
+    finally:
+        log = stop(proc)
+    assert "refused a read from uid 65534" in log

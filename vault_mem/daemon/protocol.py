@@ -1,0 +1,162 @@
+"""The daemon's read socket: where it is, how a message is framed, and the client's side.
+
+The daemon answers reads (``recall``, ``get``, ``list``, the Claude Code hooks' work) on a Unix
+socket, ``.vault-mem/daemon.sock``, mode 0600, with its model and vectors warm
+(:mod:`vault_mem.daemon.serve`). A message is a 4-byte big-endian length, then that many bytes of
+one UTF-8 JSON object. A request is ``{"v": PROTOCOL, "version": VERSION, "op": NAME, "args":
+{...}}`` with the operation and argument names of the CLI and the tools; the reply is
+``{"v": PROTOCOL, "version": VERSION, "ok": true, "result": ..., "notices": [...]}`` (the same
+JSON the in-process path produces) or ``{"ok": false, "error": TEXT, "kind": ERROR CLASS}``.
+
+This module is what a one-shot ``vault-mem recall`` or prompt hook imports before it knows
+whether it needs the in-process path: the standard library and the lowest layers only (no
+numpy, SQLite, git or model), so asking a running daemon costs a process start and one round
+trip. :func:`ask` returns None whenever no daemon answers for sure (no socket, refused, a
+timeout, another version, a socket that is not ours): the caller then does the work itself.
+
+Trust (DESIGN §7): the socket's folder is opened without following a link and the socket is
+reached through that folder's descriptor; a link, or anything but a socket owned by us, at the
+socket's path is never connected to; the peer's uid (``SO_PEERCRED``) must be ours on both ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import struct
+import sys
+from pathlib import Path
+from typing import Any
+
+from vault_mem.config import STATE_DIR, VERSION
+from vault_mem.errors import VaultMemError
+
+SOCKET_FILE = "daemon.sock"
+PROTOCOL = 1
+MAX_REQUEST_BYTES = 1 << 20    # a pasted prompt fits; anything longer is done in-process
+MAX_REPLY_BYTES = 64 << 20     # k=100 whole bodies at the largest body size, with room to spare
+#: how long a client waits for a reply before doing the work itself (seconds)
+TIMEOUT_ENV = "VAULT_MEM_DAEMON_TIMEOUT"
+DEFAULT_TIMEOUT_S = 10.0
+#: ``VAULT_MEM_DAEMON=off``: never ask the daemon (the in-process path, as without one)
+USE_ENV = "VAULT_MEM_DAEMON"
+#: the ``kind`` of an error reply that means "not now" (busy, stopping, not for you): the client
+#: does the work itself instead of showing it
+UNAVAILABLE = "DaemonUnavailable"
+_HEADER = struct.Struct(">I")
+_UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+__all__ = ["MAX_REPLY_BYTES", "MAX_REQUEST_BYTES", "PROTOCOL", "SOCKET_FILE", "UNAVAILABLE", "ProtocolError", "ask",
+           "open_state_dir", "peer_uid", "read_message", "send_message", "socket_address"]
+
+
+class ProtocolError(Exception):
+    """A message that breaks the framing or the size bound (the connection is dropped)."""
+
+
+def send_message(sock: socket.socket, obj: Any) -> None:
+    data = json.dumps(obj, ensure_ascii=False, default=str).encode("utf-8")
+    sock.sendall(_HEADER.pack(len(data)) + data)
+
+
+def read_message(sock: socket.socket, limit: int) -> Any:
+    """One framed JSON value from ``sock``; :class:`ProtocolError` on a short read, a length past
+    ``limit`` or bytes that are not JSON."""
+    (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size))
+    if size > limit:
+        raise ProtocolError(f"message of {size} bytes is over the limit of {limit}")
+    try:
+        return json.loads(_read_exactly(sock, size).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(f"not a JSON message ({exc})") from None
+
+
+def _read_exactly(sock: socket.socket, n: int) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        chunk = sock.recv(min(n - got, 1 << 20))
+        if not chunk:
+            raise ProtocolError(f"connection closed after {got} of {n} bytes")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end of ``sock`` (None where the kernel cannot say)."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None
+    _pid, uid, _gid = _UCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size))
+    return uid
+
+
+def open_state_dir(root: Path) -> int:
+    """A descriptor of the vault's ``.vault-mem/`` folder, opened without following a link."""
+    return os.open(Path(root) / STATE_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+
+def socket_address(dir_fd: int, root: Path) -> str:
+    """The address to bind or connect to for the socket in the folder ``dir_fd``: through the
+    descriptor on Linux (no link on the way is followed, and a deep vault path does not run into
+    the 107-byte limit of a socket address); the plain path elsewhere."""
+    if sys.platform.startswith("linux"):
+        return f"/proc/self/fd/{dir_fd}/{SOCKET_FILE}"
+    return str(Path(root) / STATE_DIR / SOCKET_FILE)
+
+
+def ask(root: Path, op: str, args: dict[str, Any], *,
+        timeout: float | None = None) -> tuple[Any, list[str]] | None:
+    """``(result, notices)``: the daemon's answer to ``op(args)`` for the vault at ``root``; None
+    when no daemon of this version answers (the caller then does the work in-process). An error
+    the daemon replies with is raised as the :class:`VaultMemError` subclass the in-process path
+    would raise, with its message."""
+    if os.environ.get(USE_ENV, "").lower() in ("off", "0", "no", "false"):
+        return None
+    if timeout is None:
+        try:
+            timeout = float(os.environ.get(TIMEOUT_ENV) or DEFAULT_TIMEOUT_S)
+        except ValueError:
+            timeout = DEFAULT_TIMEOUT_S
+    request = {"v": PROTOCOL, "version": VERSION, "op": op, "args": args}
+    try:
+        dir_fd = open_state_dir(root)
+    except OSError:
+        return None  # no state folder (or a link there): nothing to ask
+    sock = None
+    try:
+        st = os.stat(SOCKET_FILE, dir_fd=dir_fd, follow_symlinks=False)
+        if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
+            return None  # a link, a planted file or someone else's socket: never talked to
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(timeout)
+        sock.connect(socket_address(dir_fd, root))
+        if peer_uid(sock) not in (None, os.getuid()):
+            return None
+        send_message(sock, request)
+        reply = read_message(sock, MAX_REPLY_BYTES)
+    except (OSError, ProtocolError, struct.error):
+        return None  # gone, refused (a killed daemon's socket), timed out, too big: do it here
+    finally:
+        if sock is not None:
+            sock.close()
+        os.close(dir_fd)
+    if not isinstance(reply, dict) or reply.get("v") != PROTOCOL or reply.get("version") != VERSION:
+        return None  # a daemon of another vault-mem: its answer could differ from ours
+    if reply.get("ok") is True:
+        notices = reply.get("notices")
+        return reply.get("result"), [str(n) for n in notices] if isinstance(notices, list) else []
+    if not isinstance(reply.get("error"), str) or reply.get("kind") == UNAVAILABLE:
+        return None
+    _raise(reply)
+
+
+def _raise(reply: dict[str, Any]) -> None:
+    kind = str(reply.get("kind"))
+    raise next((c for c in _error_classes(VaultMemError) if c.__name__ == kind), VaultMemError)(reply["error"])
+
+
+def _error_classes(cls: type[VaultMemError]) -> list[type[VaultMemError]]:
+    return [cls, *(c for sub in cls.__subclasses__() for c in _error_classes(sub))]
+

@@ -1,0 +1,290 @@
+"""The daemon's read server: ``recall``, ``get``, ``list`` and the hooks' reads on a Unix socket.
+
+Threads: one accepts connections (blocked in ``select``, so idle costs nothing), one per
+connection reads and checks the request (peer uid, size, shape) and hands it to the daemon's
+main thread, which runs it on the daemon's own vault (its model loaded, its vectors in memory)
+and hands back the reply. Running every read on the main thread, between batches of file
+events, keeps the sidecar single-threaded and makes each answer current: before answering,
+the main thread takes whatever file events are pending, without waiting out the debounce, and
+indexes them (:meth:`ReadServer.answer_pending`'s ``catch_up``), so a ``recall`` right after a
+hand edit finds the new text.
+
+What each operation computes is not decided here: the daemon is given ``handlers`` (operation
+name -> ``fn(vault, args)``) by the command that starts it, the same functions the CLI runs
+in-process when no daemon answers, so both paths give the same JSON.
+
+The socket (DESIGN §7): created in ``.vault-mem/`` through a descriptor of that folder opened
+without following links; a stale socket of ours (a killed daemon's) is replaced, and anything
+else at its path (a symlink, a file) is refused and left untouched: the daemon then serves no
+reads and says why (clients do the work themselves). Mode 0600 before it listens; a peer whose
+uid is not ours is refused; a request is bounded in size and time; a malformed one gets an
+error reply, never a crash.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import selectors
+import socket
+import stat
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vault_mem.config import STATE_DIR, VERSION
+from vault_mem.daemon.protocol import (
+    MAX_REQUEST_BYTES,
+    PROTOCOL,
+    SOCKET_FILE,
+    UNAVAILABLE,
+    ProtocolError,
+    open_state_dir,
+    peer_uid,
+    read_message,
+    send_message,
+    socket_address,
+)
+from vault_mem.errors import VaultMemError
+from vault_mem.store.files import link_message
+
+log = logging.getLogger("vault_mem.daemon.process")
+
+Handler = Callable[[Any, dict[str, Any]], Any]
+
+REQUEST_READ_S = 5.0     # a client sends its request at once; a silent one is dropped after this
+ANSWER_WAIT_S = 120.0    # a connection gives up on the main thread after this (client long gone)
+MAX_CONNECTIONS = 16     # connections handled at once; more get a "busy" error reply
+
+__all__ = ["ReadServer"]
+
+
+@dataclass
+class _Request:
+    op: str
+    args: dict[str, Any]
+    done: threading.Event = field(default_factory=threading.Event)
+    reply: dict[str, Any] | None = None
+
+
+class ReadServer:
+    """Serves reads for the vault at ``root``. ``wake()`` makes the daemon's main loop come round
+    now (it then calls :meth:`answer_pending`); ``notices()`` are notes every answer carries
+    (settings of vault.toml waiting for approval: every command says so)."""
+
+    def __init__(self, root: Path, handlers: Mapping[str, Handler], *, wake: Callable[[], None],
+                 notices: Callable[[], list[str]] = list) -> None:
+        self.root = Path(root)
+        self.handlers = dict(handlers)
+        self._wake = wake
+        self._notices = notices
+        self._queue: collections.deque[_Request] = collections.deque()
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._dir_fd: int | None = None
+        self._listener: socket.socket | None = None
+        self._ino: int | None = None
+        self._stop_r, self._stop_w = -1, -1
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> bool:
+        """Bind and listen; False (with the reason logged) when the socket cannot be made."""
+        if not hasattr(socket, "SO_PEERCRED"):
+            log.info("vault-mem: reads are not served here (this system cannot tell a socket's peer)")
+            return False
+        try:
+            self._dir_fd = open_state_dir(self.root)
+            if not self._clear_stale():
+                self._close_dir()
+                return False
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                listener.bind(socket_address(self._dir_fd, self.root))
+                # 0600 before listen(): until then no one can connect at all
+                os.chmod(SOCKET_FILE, 0o600, dir_fd=self._dir_fd)
+                self._ino = os.stat(SOCKET_FILE, dir_fd=self._dir_fd, follow_symlinks=False).st_ino
+                listener.listen(MAX_CONNECTIONS)
+            except OSError:
+                listener.close()
+                raise
+        except OSError as exc:
+            log.error("vault-mem: cannot serve reads on %s (%s); commands do their reads themselves",
+                      self.path, exc)
+            self._close_dir()
+            return False
+        self._listener = listener
+        self._stop_r, self._stop_w = os.pipe()
+        self._thread = threading.Thread(target=self._accept_loop, name="vault-mem-reads", daemon=True)
+        self._thread.start()
+        log.info("vault-mem: serving reads on %s", self.path)
+        return True
+
+    @property
+    def path(self) -> Path:
+        return self.root / STATE_DIR / SOCKET_FILE
+
+    def _clear_stale(self) -> bool:
+        """Remove a socket a killed daemon left (we hold the daemon lock: it is nobody's now);
+        refuse anything else at the path, leaving it as it is."""
+        try:
+            st = os.stat(SOCKET_FILE, dir_fd=self._dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return True
+        if stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid():
+            os.unlink(SOCKET_FILE, dir_fd=self._dir_fd)
+            return True
+        what = link_message(self.path) if stat.S_ISLNK(st.st_mode) else \
+            f"{self.path} is not a socket of this user; move it away and restart the daemon"
+        log.error("vault-mem: not serving reads: %s", what)
+        return False
+
+    def stop(self) -> None:
+        """Stop accepting, fail what is still queued (clients then do it themselves), remove the
+        socket (only if it is still ours) and join the accept thread."""
+        self._stopping = True
+        if self._stop_w >= 0:
+            os.write(self._stop_w, b"x")
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+            try:
+                if os.stat(SOCKET_FILE, dir_fd=self._dir_fd, follow_symlinks=False).st_ino == self._ino:
+                    os.unlink(SOCKET_FILE, dir_fd=self._dir_fd)
+            except OSError:
+                pass
+        for fd in (self._stop_r, self._stop_w):
+            if fd >= 0:
+                os.close(fd)
+        self._stop_r = self._stop_w = -1
+        self._close_dir()
+        with self._lock:
+            while self._queue:
+                req = self._queue.popleft()
+                req.reply = _error("the daemon is stopping; retry", UNAVAILABLE)
+                req.done.set()
+
+    def _close_dir(self) -> None:
+        if self._dir_fd is not None:
+            os.close(self._dir_fd)
+            self._dir_fd = None
+
+    # -- the main thread's side ----------------------------------------------------------------
+    def waiting(self) -> bool:
+        """Reads are queued for the main thread."""
+        with self._lock:
+            return bool(self._queue)
+
+    def answer_pending(self, vault: Callable[[], Any], catch_up: Callable[[], None]) -> None:
+        """Answer every queued read (main thread), each after ``catch_up()`` has indexed the file
+        events pending at that moment, on the vault ``vault()`` gives then (a changed vault.toml
+        reopens it)."""
+        while True:
+            with self._lock:
+                if not self._queue:
+                    return
+                req = self._queue.popleft()
+            try:
+                catch_up()
+                req.reply = self._answer(vault(), req)
+            finally:
+                req.done.set()
+
+    def _answer(self, vault: Any, req: _Request) -> dict[str, Any]:
+        try:
+            result = self.handlers[req.op](vault, req.args)
+            notices = [*self._notices(), *vault.take_notices()]
+        except VaultMemError as exc:
+            return _error(str(exc), type(exc).__name__)
+        except Exception as exc:  # a bug in one read must not stop the daemon
+            log.exception("vault-mem: read %s failed", req.op)
+            return _error(f"internal error in vault-mem ({type(exc).__name__}: {exc}); this is a bug: please "
+                          "report it with the command you ran", "InternalError")
+        return {"v": PROTOCOL, "version": VERSION, "ok": True, "result": result, "notices": notices}
+
+    # -- the connections' side -----------------------------------------------------------------
+    def _accept_loop(self) -> None:
+        with selectors.DefaultSelector() as sel:
+            sel.register(self._listener, selectors.EVENT_READ)
+            sel.register(self._stop_r, selectors.EVENT_READ)
+            while not self._stopping:
+                for key, _ in sel.select():
+                    if key.fileobj is not self._listener or self._stopping:
+                        continue
+                    try:
+                        conn, _addr = self._listener.accept()
+                    except OSError as exc:
+                        log.debug("vault-mem: accept failed: %s", exc)
+                        continue
+                    if not self._slots.acquire(blocking=False):
+                        self._reply(conn, _error("the daemon is busy; retry", UNAVAILABLE))
+                        conn.close()
+                        continue
+                    threading.Thread(target=self._serve, args=(conn,), name="vault-mem-read",
+                                     daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
+            conn.settimeout(REQUEST_READ_S)
+            uid = peer_uid(conn)
+            if uid != os.getuid():  # None: the kernel cannot tell, so no one is trusted
+                log.warning("vault-mem: refused a read from uid %s on %s", uid, self.path)
+                self._reply(conn, _error("refused: this socket serves its owner only", UNAVAILABLE))
+                return
+            try:
+                message = read_message(conn, MAX_REQUEST_BYTES)
+            except (ProtocolError, ValueError) as exc:
+                self._reply(conn, _error(f"malformed request: {exc}", "UsageError"))
+                return
+            except OSError:
+                return  # the client went away or sent nothing in time
+            req = self._request(message)
+            if isinstance(req, dict):
+                self._reply(conn, req)
+                return
+            with self._lock:
+                if self._stopping:
+                    self._reply(conn, _error("the daemon is stopping; retry", UNAVAILABLE))
+                    return
+                self._queue.append(req)
+            self._wake()
+            if not req.done.wait(ANSWER_WAIT_S):
+                return
+            conn.settimeout(ANSWER_WAIT_S)
+            self._reply(conn, req.reply)
+        finally:
+            conn.close()
+            self._slots.release()
+
+    def _request(self, message: Any) -> _Request | dict[str, Any]:
+        """The request in ``message``, or the error reply saying what is wrong with it."""
+        if not isinstance(message, dict):
+            return _error("malformed request: send one JSON object", "UsageError")
+        if message.get("v") != PROTOCOL or message.get("version") != VERSION:
+            return _error(f"this daemon speaks protocol {PROTOCOL} of vault-mem {VERSION}", UNAVAILABLE)
+        op, args = message.get("op"), message.get("args", {})
+        if not isinstance(op, str) or op not in self.handlers:
+            return _error(f"unknown operation {op!r}: this daemon answers {', '.join(sorted(self.handlers))}",
+                          "UsageError")
+        if not isinstance(args, dict):
+            return _error(f"the arguments of {op} must be a JSON object", "UsageError")
+        return _Request(op, args)
+
+    @staticmethod
+    def _reply(conn: socket.socket, reply: dict[str, Any] | None) -> None:
+        if reply is None:
+            return
+        try:
+            send_message(conn, reply)
+        except OSError:
+            pass  # the client gave up waiting: it does the work itself
+
+
+def _error(message: str, kind: str) -> dict[str, Any]:
+    return {"v": PROTOCOL, "version": VERSION, "ok": False, "error": message, "kind": kind}
