@@ -36,6 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from corpus import load_line  # bench/ is on sys.path when run as a script
+
 from vault_mem import Vault  # after the path tweak, so it runs from a checkout
 from vault_mem.daemon.process import daemon_status
 
@@ -230,4 +232,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    code = main()
+    print(load_line())
+    raise SystemExit(code)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from corpus import load_line  # bench/ is on sys.path when run as a script
+
 from vault_mem.embed import local as embed  # after the path tweak, so it runs from a checkout
 
 SUBJECTS = ["Prefers", "Uses", "Avoids", "Decided on", "Runs", "Keeps", "Likes", "Works with"]
@@ -88,3 +90,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(load_line())

@@ -27,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from corpus import load_line  # bench/ is on sys.path when run as a script
+
 from vault_mem.config import EmbedderConfig
 from vault_mem.embed import local as embed
 from vault_mem.ops.eval import load_benchmark, run_eval_data
@@ -140,6 +142,7 @@ def main() -> int:
         embedder = embed.get_embedder(cfg)
         for path in args.files:
             out = measure(path, embedder)
+            out["load"] = load_line()
             if args.json:
                 print(json.dumps(out))
                 continue
@@ -152,6 +155,7 @@ def main() -> int:
                   f"of {out['answerable_n']}; R@3 {out['answerable_r3']:.3f}, R@5 {out['answerable_r5']:.3f}")
             if "near_miss_abstained" in out:
                 print(f"  near-miss questions abstained: {out['near_miss_abstained']:.1%} of {out['near_miss_n']}")
+            print(f"  {out['load']}")
     finally:
         if server is not None:
             server.terminate()

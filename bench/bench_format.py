@@ -21,6 +21,8 @@ import datetime as dt
 import statistics
 import timeit
 
+from corpus import load_line  # bench/ is on sys.path when run as a script
+
 from vault_mem.model import memory as M
 
 HAND_KEPT = """---
@@ -70,3 +72,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(load_line())

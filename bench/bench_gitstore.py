@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from corpus import load_line  # bench/ is on sys.path when run as a script
+
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
        "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"}
 
@@ -146,3 +148,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(load_line())

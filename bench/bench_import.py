@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from corpus import load_line  # bench/ is on sys.path when run as a script
+
 AWS_KEY = "AK" + "IA" + "QWERTYUIOPASDFGH"
 
 
@@ -56,3 +58,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(load_line())

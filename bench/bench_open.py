@@ -21,6 +21,8 @@ from pathlib import Path
 
 os.environ.setdefault("XDG_CONFIG_HOME", tempfile.mkdtemp(prefix="vm-bench-cfg-"))
 
+from corpus import load_line  # bench/ is on sys.path when run as a script
+
 from vault_mem.store.workspace import HEAD_CHECKED, Workspace
 from vault_mem.vault.core import Vault
 
@@ -60,7 +62,7 @@ def main() -> None:
         _git(root, "add", "-A")
         _git(root, "commit", "-qm", f"bench: new {i}", "--no-verify")
         after.append(_open_ms(root))
-    print(f"{args.n} memory files, load average {os.getloadavg()[0]:.2f}")
+    print(f"{args.n} memory files, {load_line()}")
     print(f"open, HEAD checked before:   {statistics.median(same):8.1f} ms")
     print(f"open after one new commit:   {statistics.median(after):8.1f} ms")
     print(f"open, first full tree check: {statistics.median(full):8.1f} ms")

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from corpus import load_line  # bench/ is on sys.path when run as a script
 
 
 def _connect(path: Path):
@@ -152,3 +153,4 @@ def _run(args, x, queries, tmp: Path) -> None:
 
 if __name__ == "__main__":
     main()
+    print(load_line())

@@ -23,6 +23,8 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
+from corpus import load_line  # bench/ is on sys.path when run as a script
+
 ROOT = Path(__file__).resolve().parent.parent
 FILES = ["load", "crash", "corrupt", "property", "fuzz"]
 
@@ -137,6 +139,7 @@ def main() -> int:
     code, data, elapsed = run(args.files.split(","))
     out = figures(data)
     out["seconds_total"] = round(elapsed, 1)
+    out["load"] = load_line()
     print()
     print(json.dumps(out, indent=2))
     if args.json:

@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from corpus import load_line  # bench/ is on sys.path when run as a script
 from secret_corpus import FORMS, LOOK_ALIKES
 
 from vault_mem.model.secrets import find_secrets
@@ -155,4 +156,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    print(load_line())
+    sys.exit(code)
