@@ -6,7 +6,7 @@ the daemon, driven by the MCP SDK's own client over stdio.
     python bench/bench_mcp.py --mode without        # only without the daemon
 
 Memories are realistic (``bench/corpus.py``). Their vectors come from a fast hashing embedder of
-the local model's dimension (384), as in ``bench/bench_recall.py``: embedding 100k texts with
+the local model's dimension (384), (``bench/corpus.py``'s ``HashEmbedder``): embedding 100k texts with
 MiniLM would take ~20 minutes, and what is timed here (holding, loading and searching the
 vectors) depends on their count and dimension, not on their meaning. The query side matches
 the stored side: the server (this script with ``--serve``) runs the real MCP server with an
@@ -50,8 +50,7 @@ CODE = Path(os.environ.get("BENCH_MCP_CODE") or HERE.parent).resolve()
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(CODE))
 
-from bench_recall import HashEmbedder
-from corpus import load_line, memories, write_vault
+from corpus import HashEmbedder, load_line, memories, write_vault
 
 QUERIES = ["what does the user prefer for their editor", "which database did we choose and why",
            "how do I restart the backup job", "where does my sister live", "when is the dentist appointment",

@@ -20,13 +20,19 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import os
 import random
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from vault_mem.embed.base import Embedder
 
 PEOPLE = ["Maya", "Tom", "Priya", "Jonas", "Aiko", "Luis", "Fatima", "Chen", "Olga", "Sam", "Nadia",
           "Ben", "Ines", "Kofi", "Marta", "Raj", "Elena", "Hugo", "Zoe", "Omar", "Lena", "Yuki", "Ivan",
@@ -180,9 +186,58 @@ def write_vault(root: Path, n: int, seed: int = 0, *, commit: bool = True) -> li
         env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
                "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
         subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, env=env)
-        subprocess.run(["git", "-C", str(root), "commit", "-q", "--no-verify", "-m", f"bench: {n} memories"],
+        # gc.auto=0: committing N new objects would start `git gc --auto` in the background, which
+        # then competes with whatever the bench times next
+        subprocess.run(["git", "-C", str(root), "-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m", f"bench: {n} memories"],
                        check=True, env=env)
     return items
+
+
+def indexed_vault(root: Path, n: int, seed: int = 0, *, embedder: object = None) -> list[dict]:
+    """A vault at ``root`` holding ``memories(n, seed)``, committed, indexed, with the vectors of
+    ``embedder`` (None: the vault's own, the real bundled model) made; reused when ``root`` is
+    already such a finished vault (``.bench-ready`` names n, seed and the embedder). Returns the
+    memories. Building 10k with the real model takes a few minutes here."""
+    from vault_mem.vault.core import Vault
+
+    tag = f"{n} {seed} {getattr(embedder, 'model_id', 'vault')}"
+    ready = root / ".bench-ready"
+    if ready.exists() and ready.read_text() == tag:
+        return memories(n, seed)
+    if root.exists() and any(root.iterdir()):
+        raise SystemExit(f"{root} exists but is not a finished bench vault ({tag}); remove it first")
+    items = write_vault(root, n, seed)
+    with Vault(root, embedder=embedder) as vault:
+        vault.reconcile(force=True)
+        vault.sidecar.embed_pending()
+    ready.write_text(tag)
+    return items
+
+
+class HashEmbedder(Embedder):
+    """Bag of hashed words -> 384-d unit vectors: a fast stand-in with the local model's shape,
+    for benches whose cost depends on the count and dimension of vectors, not their meaning."""
+
+    model_id = "bench-hash:384"
+    dimensions = 384
+    batch_size = 256
+
+    def embed_batch(self, texts, *, kind="document"):
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "little")
+                out[row, h % self.dimensions] += 1.0 if h & 1 << 20 else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+
+def pct(ms: list[float]) -> dict[str, float]:
+    """p50, p95 and max of a list of milliseconds, rounded to 0.1 ms."""
+    ms = sorted(ms)
+    return {"n": len(ms), "p50": round(statistics.median(ms), 1), "p95": round(ms[int(0.95 * (len(ms) - 1))], 1),
+            "max": round(ms[-1], 1)}
 
 
 def load_line() -> str:
