@@ -321,3 +321,38 @@ def test_a_peer_with_another_uid_is_refused(vault):
     finally:
         log = stop(proc)
     assert "refused a read from uid 65534" in log
+
+
+def test_a_read_waits_for_the_events_of_a_save_still_on_their_way(vault, monkeypatch):
+    """The daemon's read fences the watcher: a save whose events have not reached the daemon
+    yet (its observer thread is behind, as on a loaded machine) is still seen by the next read,
+    not only by a later one. Real watchdog and files; the observer is slowed for memory files."""
+    import threading
+
+    from vault_mem.adapters.reads import READS
+    from vault_mem.daemon.process import Daemon
+    from vault_mem.daemon.watcher import FENCE_MARK, EventHandler
+
+    handle = EventHandler.on_any_event
+
+    def slow(self, event):
+        if FENCE_MARK not in os.fsdecode(event.src_path) and os.fsdecode(event.src_path).endswith(".md"):
+            time.sleep(0.4)
+        handle(self, event)
+
+    monkeypatch.setattr(EventHandler, "on_any_event", slow)
+    root = vault.root
+    daemon = Daemon(root, commit_external_edits="off", debounce_ms=5000, reads=READS)
+    ready = threading.Event()
+    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(60), "the daemon did not start"
+        wait_for(lambda: serving(root), what="the socket")
+        (root / "facts" / "kite.md").write_text("---\ndescription: Flies a kite called Zephyrine\n---\n")
+        result, _ = protocol.ask(root, "recall", {"query": "Zephyrine"})
+        assert [h["key"] for h in result["hits"]] == ["kite"]
+    finally:
+        daemon.stop()
+        thread.join(30)
+    assert not thread.is_alive()

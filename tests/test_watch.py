@@ -118,3 +118,44 @@ def test_noise_events_wake_nothing():
         handler.on_any_event(FileClosedEvent(f"{ROOT}/{name}"))
     handler.on_any_event(FileMovedEvent(f"{ROOT}/facts/4913", f"{ROOT}/facts/.editor.md.swp"))
     assert not batcher.has_pending()
+
+
+def _next_batch_before_stop(batcher: Batcher, stop_after: float) -> Batch | None:
+    """What ``next_batch`` hands out before a timer thread stops the batcher (None: nothing)."""
+    timer = threading.Timer(stop_after, batcher.stop)
+    timer.start()
+    try:
+        return batcher.next_batch(timeout=60.0)
+    finally:
+        timer.cancel()
+
+
+def test_a_hand_edit_waits_the_short_quiet_period_and_a_git_operation_the_long_one(vault):
+    """A save of one memory file is handed out after ``debounce``; a batch that also holds a git
+    operation (work for a full reconcile) waits for ``bulk_debounce``: a checkout's burst is
+    applied once. Real watchdog, real files."""
+    batcher = Batcher(debounce=0.01, bulk_debounce=60.0, max_delay=120.0)
+    watcher = VaultWatcher(vault.root, [vault.repo.git_dir], batcher)
+    watcher.start()
+    try:
+        tmp = vault.root / "facts" / ".tea.md.tmp"
+        tmp.write_text("---\ndescription: Drinks oolong tea\n---\n")
+        os.replace(tmp, vault.root / "facts" / "tea.md")  # an editor's save by rename
+        edit = _next_batch_before_stop(batcher, 30.0)
+        assert edit is not None and edit.paths == {"facts/tea.md"} and not edit.bulk
+
+        (vault.root / "facts" / "tea.md").write_text("---\ndescription: Drinks green tea\n---\n")
+        batcher.add(Batch(git=True))  # e.g. HEAD moved by a checkout that wrote the file
+        # stopped after 1 s, far inside the 60 s quiet period: nothing was handed out
+        assert _next_batch_before_stop(batcher, 1.0) is None
+    finally:
+        watcher.stop()
+    left = batcher.take_now()
+    assert left.git and left.paths == {"facts/tea.md"}  # still pending, merged into one batch
+
+
+def test_without_a_bulk_quiet_period_every_batch_waits_the_same():
+    batcher = Batcher(debounce=0.01, max_delay=1.0)
+    batcher.add(Batch(git=True))
+    got = _next_batch_before_stop(batcher, 30.0)
+    assert got is not None and got.git

@@ -83,7 +83,9 @@ class Config:
     # off in a vault inside a larger repository.
     commit_external_edits: str = "auto"
     quiet_seconds: float = 30.0
-    debounce_ms: int = 150
+    #: the daemon's quiet period before a hand edit is indexed (a git operation's burst waits
+    #: at least 150 ms: vault_mem.daemon.process.BULK_DEBOUNCE_S)
+    debounce_ms: int = 20
     sync_remote: str = ""
     sync_interval_s: float = 0.0
     sync_after_write: bool = False

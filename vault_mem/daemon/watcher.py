@@ -13,8 +13,11 @@ file over the original is caught (the destination is a memory path).
 
 :class:`Batcher` collects classified changes from the observer's thread and hands the main thread
 one coalesced batch once ``debounce`` seconds pass without a new change (or ``max_delay`` after
-the first change, so a steady stream is never starved). The main thread blocks on a condition
-variable; there is no polling loop.
+the first change, so a steady stream is never starved). A batch that holds more than memory
+files (a git operation, a type folder, vault.toml, lost events: work for a full reconcile) waits
+for the longer ``bulk_debounce`` instead, so that a checkout's burst is applied once, while a
+person's save of one file is searchable a few milliseconds later. The main thread blocks on a
+condition variable; there is no polling loop.
 
 :meth:`VaultWatcher.fence` lets a reader that must not be stale (the MCP server answering from
 its own watcher) wait until every change made before the call has reached the batcher: it
@@ -79,6 +82,11 @@ class Batch:
     def __bool__(self) -> bool:
         return bool(self.paths or self.git or self.folders or self.index_file or self.config
                     or self.overflow)
+
+    @property
+    def bulk(self) -> bool:
+        """More than memory files changed: applying it means a full reconcile."""
+        return bool(self.git or self.folders or self.config or self.overflow)
 
     def merge(self, other: Batch) -> None:
         self.paths |= other.paths
@@ -146,8 +154,10 @@ class Batcher:
     handler while the main thread is inside :meth:`next_batch`.
     """
 
-    def __init__(self, *, debounce: float, max_delay: float):
+    def __init__(self, *, debounce: float, max_delay: float, bulk_debounce: float | None = None):
         self.debounce = debounce
+        #: the quiet period of a batch that holds a git operation, a folder or lost events
+        self.bulk_debounce = debounce if bulk_debounce is None else bulk_debounce
         self.max_delay = max_delay
         self._cond = threading.Condition(threading.RLock())
         self._pending = Batch()
@@ -209,7 +219,8 @@ class Batcher:
                 self._cond.wait(left)
             while not self._stopped and not self._woken:
                 now = time.monotonic()
-                due = min(self._last + self.debounce, self._first + self.max_delay)
+                quiet = self.bulk_debounce if self._pending.bulk else self.debounce
+                due = min(self._last + quiet, self._first + self.max_delay)
                 if now >= due:
                     break
                 self._cond.wait(due - now)
