@@ -6,9 +6,10 @@ two ways it is called, next to plain git on a repository of the same shape, in o
     python bench/bench_remember.py --sizes 10000 --embedder local --profile /tmp/prof   # pyinstrument
 
 Per size, a vault of ``N`` realistic memories (``bench/corpus.py``: five type folders, one
-commit) is indexed; with ``local`` among the configurations its vectors are made with the real
-bundled model through a file cache (``--cache``, by text hash), so later runs do not embed the
-vault again and the timed writes pay only for their own work. The baseline is a plain git
+commit), indexed; with ``local`` among the configurations it is a copy of the shared bench vault
+``--base/vm-bench-N`` whose vectors the real bundled model made (built once by
+``corpus.indexed_vault``, as for bench_recall.py and bench_edit_latency.py), so the timed writes
+pay only for their own work. The baseline is a plain git
 repository with the same files and folders: a ``git clone`` of the vault. Both repositories are
 packed first (``git gc``), as a repository that has lived a while is; a freshly filled one holds
 N loose objects, which makes every git command slower than a user's.
@@ -39,77 +40,32 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from corpus import load_line, pct, write_vault
+from corpus import indexed_vault, load_line, pct, write_vault
 
 from vault_mem import Vault
-from vault_mem.embed.base import Embedder
 from vault_mem.vault import steps
 
 
-class CachedEmbedder(Embedder):
-    """The real embedder behind a file cache of its vectors (by sha256 of the text), for the fill.
-
-    Only the fill uses it: the timed writes run on the vault's own configured embedder."""
-
-    def __init__(self, inner, cache_dir: Path) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.dimensions = inner.dimensions
-        self.batch_size = 256
-        self.min_duplicate_cosine = getattr(inner, "min_duplicate_cosine", 0.6)
-        self.path = cache_dir / (hashlib.sha256(str(inner.model_id).encode()).hexdigest()[:16] + ".npz")
-        self.vectors: dict[str, np.ndarray] = {}
-        if self.path.exists():
-            with np.load(self.path) as data:
-                self.vectors = dict(zip(data["keys"].tolist(), data["vectors"]))
-        self.embedded = 0
-
-    def embed_batch(self, texts, *, kind="document"):
-        keys = [hashlib.sha256(f"{kind}\0{t}".encode()).hexdigest() for t in texts]
-        todo = [(k, t) for k, t in dict(zip(keys, texts)).items() if k not in self.vectors]
-        if todo:
-            vecs = self.inner.embed_batch([t for _, t in todo], kind=kind)
-            self.vectors.update(zip((k for k, _ in todo), vecs))
-            self.embedded += len(todo)
-        return np.stack([self.vectors[k] for k in keys]).astype(np.float32)
-
-    def save(self) -> None:
-        if not self.embedded:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        keys = list(self.vectors)
-        tmp = self.path.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
-        os.replace(tmp, self.path)
-
-
-def prepare(root: Path, plain: Path, n: int, *, vectors: bool, cache: Path) -> str:
-    """The vault at ``root`` (indexed; vectors made when asked) and its plain-git twin at
-    ``plain``, both packed. Returns a note of what it cost."""
-    t0 = time.perf_counter()
-    write_vault(root, n)
-    note = f"files {time.perf_counter() - t0:.0f} s"
+def prepare(root: Path, plain: Path, n: int, *, vectors: bool, base: Path) -> str:
+    """The vault at ``root`` (indexed; with the real model's vectors when asked) and its
+    plain-git twin at ``plain``, both packed. Returns a note of what it cost."""
     t0 = time.perf_counter()
     if vectors:
-        from vault_mem.embed.local import LocalEmbedder
-
-        embedder = CachedEmbedder(LocalEmbedder(), cache)
-        with Vault(root, embedder=embedder) as vault:
-            vault.reconcile(force=True)
-            vault.sidecar.embed_pending()
-        embedder.save()
-        note += f", index + vectors {time.perf_counter() - t0:.0f} s ({embedder.embedded} embedded now)"
+        # the shared bench vault (corpus.indexed_vault: built once, a few minutes at 10k), copied
+        src = base / f"vm-bench-{n}"
+        indexed_vault(src, n)
+        shutil.copytree(src, root, symlinks=True)
+        note = f"copy of {src} (real vectors) {time.perf_counter() - t0:.0f} s"
     else:
+        write_vault(root, n)
         os.environ["VAULT_MEM_EMBEDDER"] = "none"
         with Vault(root) as vault:
             vault.reconcile(force=True)
-        note += f", index {time.perf_counter() - t0:.0f} s"
+        note = f"files + index {time.perf_counter() - t0:.0f} s"
     subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(root), str(plain)], check=True)
     for repo in (root, plain):
         git(repo, "gc", "-q")
@@ -201,8 +157,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--writes", type=int, default=15)
     ap.add_argument("--embedder", default="none,local", help="comma-separated: none, local")
-    ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "vault-mem-bench-embeddings",
-                    help="where the fill's real embeddings are kept between runs")
+    ap.add_argument("--base", type=Path, default=Path(tempfile.gettempdir()),
+                    help="where the shared bench vaults with real vectors live (vm-bench-N, built once)")
     ap.add_argument("--profile", type=Path, default=None, help="write a pyinstrument profile of the API writes here")
     args = ap.parse_args()
     configs = [c.strip() for c in args.embedder.split(",") if c.strip()]
@@ -216,7 +172,7 @@ def main() -> None:
         tmp = Path(tempfile.mkdtemp(prefix="bench-remember-"))
         try:
             root, plain = tmp / "vault", tmp / "plain"
-            note = prepare(root, plain, n, vectors="local" in configs, cache=args.cache)
+            note = prepare(root, plain, n, vectors="local" in configs, base=args.base)
             print(f"{n:>7} ready: {note}; {load_line()}", flush=True)
             for cfg in configs:
                 r = time_config(root, plain, cfg, args.writes, f"{cfg}-{n}",
