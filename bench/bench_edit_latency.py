@@ -21,7 +21,8 @@ memory is a hit, one way per run of edits:
   it reads the sidecar the daemon keeps, so it sees the edit once the daemon has indexed it.
 Polls follow each other back to back (a recall takes tens of ms, so that is the resolution).
 Between edits the file is put back the same way and the bench waits ``--gap`` s.
-Prints p50/p95/max per way, polls per edit, and the load average before and after.
+Prints p50/p95/max per way, polls per edit, how long the poll that found the edit took (the
+recall itself), and the load average before and after.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def edits(root: Path, items: list[dict], way: str, count: int, gap: float, offse
                 raise SystemExit("the daemon did not answer a recall")
             return any(h["key"] == key for h in answer[0]["hits"])
 
-        lat, polls, keyword_only = [], [], 0
+        lat, last, polls, keyword_only = [], [], [], 0
         for i in range(count):
             item = items[(offset + i * 97) % len(items)]
             path = root / TYPE_FOLDERS[item["type"]] / f"{item['key']}.md"
@@ -100,11 +101,13 @@ def edits(root: Path, items: list[dict], way: str, count: int, gap: float, offse
             n = 0
             while True:
                 n += 1
+                t_poll = time.perf_counter()
                 if found(word, item["key"]):
                     break
                 if time.perf_counter() - t0 > 30:
                     raise SystemExit(f"{way}: the edit of {path.name} was not found after 30 s")
             lat.append((time.perf_counter() - t0) * 1000)
+            last.append((time.perf_counter() - t_poll) * 1000)
             polls.append(n)
             save_like_an_editor(path, original)
             time.sleep(gap)
@@ -112,7 +115,7 @@ def edits(root: Path, items: list[dict], way: str, count: int, gap: float, offse
             keyword_only = int(vault.recall(word).keyword_only)
         else:
             keyword_only = int(bool(protocol.ask(root, "recall", {"query": word})[0].get("keyword_only")))
-        return {"edit_to_found_ms": pct(lat), "polls": pct(polls), "last_recall_keyword_only": keyword_only,
+        return {"edit_to_found_ms": pct(lat), "polls": pct(polls), "finding_poll_ms": pct(last), "last_recall_keyword_only": keyword_only,
                 "all_ms": [round(x) for x in lat]}
     finally:
         if vault is not None:
