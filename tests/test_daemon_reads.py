@@ -337,7 +337,7 @@ def test_a_read_waits_for_the_events_of_a_save_still_on_their_way(vault, monkeyp
 
     def slow(self, event):
         if FENCE_MARK not in os.fsdecode(event.src_path) and os.fsdecode(event.src_path).endswith(".md"):
-            time.sleep(0.4)
+            time.sleep(0.2)
         handle(self, event)
 
     monkeypatch.setattr(EventHandler, "on_any_event", slow)
