@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -40,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from corpus import indexed_vault, load_line, pct
+from corpus import indexed_vault, load_line, pct, start_daemon
 
 from vault_mem.config import TYPE_FOLDERS
 
@@ -53,23 +52,6 @@ def save_like_an_editor(path: Path, data: bytes) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-
-
-def start_daemon(root: Path, log: Path) -> subprocess.Popen:
-    from vault_mem.daemon import protocol
-    from vault_mem.daemon.process import daemon_status
-
-    err = open(log, "wb")  # noqa: SIM115 - kept open for the daemon's life
-    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], stdout=subprocess.DEVNULL,
-                            stderr=err, cwd=str(HERE.parent), env={**os.environ, "PYTHONPATH": str(HERE.parent)})
-    deadline = time.monotonic() + 900
-    while True:
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"the daemon did not start: see {log}")
-        # ready, and its socket answers a recall (the model and vectors warm)
-        if daemon_status(root).get("ready") and protocol.ask(root, "recall", {"query": "warm up"}) is not None:
-            return proc
-        time.sleep(0.2)
 
 
 def edits(root: Path, items: list[dict], way: str, count: int, gap: float, offset: int) -> dict:

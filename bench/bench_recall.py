@@ -11,8 +11,11 @@ vector made with the real bundled model (the first run builds it: a few minutes 
 runs reuse ``--dir``, the same vault ``bench/bench_edit_latency.py`` uses). Queries: half are a
 few words of a memory's description (what a person half-remembers), half are questions that
 share few words with any memory. Figures (milliseconds, p50/p95/max):
-- ``api``: ``Vault.recall`` in this process, opened once and warmed (model loaded), vectors on;
-  ``api_keyword_only`` the same with the embedder off (``VAULT_MEM_EMBEDDER=none``);
+- ``api``: ``Vault.recall`` in this process, opened once and warmed (model loaded), vectors on,
+  no daemon running: each call first reconciles (a stat per file), as DESIGN §5 says a read
+  without a daemon does; ``api_keyword_only`` the same with the embedder off
+  (``VAULT_MEM_EMBEDDER=none``); ``api_daemon_running`` the same as ``api`` while ``vault-mem
+  daemon`` runs (it keeps the sidecar current, so the reads skip their reconcile);
 - ``cli``: ``python -m vault_mem recall QUERY --json`` as a new process per call, no daemon
   (``VAULT_MEM_DAEMON=off``): interpreter start, imports, the start-up reconcile (a stat per
   file), the model load and the search;
@@ -29,6 +32,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -39,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from corpus import indexed_vault, load_line, pct, write_vault
+from corpus import indexed_vault, load_line, pct, start_daemon, write_vault
 
 QUESTIONS = ["what editor does the user prefer", "which database did we choose and why",
              "how do I deploy the billing service", "who owns the checkout project",
@@ -127,6 +131,8 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, default=None, help="vault to build or reuse (default /tmp/vm-bench-N)")
     ap.add_argument("--queries", type=int, default=100, help="warm API queries")
     ap.add_argument("--cli-queries", type=int, default=15, help="one-shot CLI calls")
+    ap.add_argument("--no-daemon", dest="daemon", action="store_false",
+                    help="skip the warm API figure with a daemon running")
     ap.add_argument("--first-n", type=int, default=1000, help="memories for the first-indexing figure (0: skip)")
     args = ap.parse_args()
     root = args.dir or Path(f"/tmp/vm-bench-{args.n}")
@@ -137,6 +143,13 @@ def main() -> int:
     qs = queries(items, args.queries)
     out["api"] = warm_api(root, qs, "local")
     out["api_keyword_only"] = warm_api(root, qs, "none")
+    if args.daemon:
+        proc = start_daemon(root, root / ".vault-mem" / "bench-daemon.stderr")
+        try:
+            out["api_daemon_running"] = warm_api(root, qs, "local")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=60)
     if args.cli_queries:
         out["cli"] = one_shot_cli(root, qs[: args.cli_queries])
     if args.first_n:

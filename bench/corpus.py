@@ -26,9 +26,12 @@ import random
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+#: the checkout whose vault_mem the benches run
+CODE = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(CODE))
 
 import numpy as np
 
@@ -238,6 +241,25 @@ def pct(ms: list[float]) -> dict[str, float]:
     ms = sorted(ms)
     return {"n": len(ms), "p50": round(statistics.median(ms), 1), "p95": round(ms[int(0.95 * (len(ms) - 1))], 1),
             "max": round(ms[-1], 1)}
+
+
+def start_daemon(root: Path, log: Path) -> subprocess.Popen:
+    """``python -m vault_mem daemon ROOT`` (this checkout's code, its defaults), once its socket
+    answers a recall (model and vectors warm); stop it with SIGTERM. Its stderr goes to ``log``."""
+    from vault_mem.daemon import protocol
+    from vault_mem.daemon.process import daemon_status
+
+    err = open(log, "wb")  # noqa: SIM115 - kept open for the daemon's life
+    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], stdout=subprocess.DEVNULL,
+                            stderr=err, cwd=str(CODE), env={**os.environ, "PYTHONPATH": str(CODE)})
+    deadline = time.monotonic() + 900
+    while True:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the daemon did not start: see {log}")
+        # ready, and its socket answers a recall (the model and vectors warm)
+        if daemon_status(root).get("ready") and protocol.ask(root, "recall", {"query": "warm up"}) is not None:
+            return proc
+        time.sleep(0.2)
 
 
 def load_line() -> str:
