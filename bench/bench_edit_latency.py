@@ -6,7 +6,7 @@ with the daemon running (``vault-mem daemon`` as a subprocess, the real bundled 
     python bench/bench_edit_latency.py --way socket            # only through the daemon's socket
 
 The vault: ``--n`` realistic memories (``bench/corpus.py``), committed, indexed, every vector made
-with the real bundled model (the first run builds it, a few minutes at 10k; later runs reuse
+with the real bundled model (the first run builds it, 8 minutes at 10k on a loaded 2-core box; later runs reuse
 ``--dir``). The daemon is the real command, ``python -m vault_mem daemon DIR``, with its defaults
 (debounce, commit of external edits after the quiet period), its log in ``DIR/.vault-mem``.
 

@@ -7,7 +7,7 @@
     python bench/bench_recall.py --first-n 0              # skip the first-indexing figure
 
 The vault: ``--n`` memories of ``bench/corpus.py`` (five type folders, one commit), indexed, every
-vector made with the real bundled model (the first run builds it: a few minutes at 10k; later
+vector made with the real bundled model (the first run builds it: 8 minutes at 10k on a loaded 2-core box; later
 runs reuse ``--dir``, the same vault ``bench/bench_edit_latency.py`` uses). Queries: half are a
 few words of a memory's description (what a person half-remembers), half are questions that
 share few words with any memory. Figures (milliseconds, p50/p95/max):

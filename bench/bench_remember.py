@@ -55,7 +55,7 @@ def prepare(root: Path, plain: Path, n: int, *, vectors: bool, base: Path) -> st
     plain-git twin at ``plain``, both packed. Returns a note of what it cost."""
     t0 = time.perf_counter()
     if vectors:
-        # the shared bench vault (corpus.indexed_vault: built once, a few minutes at 10k), copied
+        # the shared bench vault (corpus.indexed_vault: built once, ~8 min at 10k), copied
         src = base / f"vm-bench-{n}"
         indexed_vault(src, n)
         shutil.copytree(src, root, symlinks=True)
