@@ -483,3 +483,29 @@ def test_refusals_exit_1_and_usage_errors_2(vault, tmp_path):
     assert r.returncode == 2
     r = cli("--vault", root, "trust", "--bogus")
     assert r.returncode == 2
+
+
+def test_threads_making_the_machine_key_at_once_all_get_the_one_key(tmp_path, monkeypatch):
+    """A long-lived reader opens its vault on a start-up thread while its first read opens it
+    too: both may make the machine key at the same moment (they once shared one temp file,
+    and the second's link found it unlinked)."""
+    from vault_mem.store import trust
+
+    for round_ in range(20):
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / f"config-{round_}"))
+        start = threading.Barrier(6)
+        keys, errors = [], []
+
+        def make(start=start, keys=keys, errors=errors) -> None:
+            start.wait()
+            try:
+                keys.append(trust.machine_key())
+            except Exception as exc:  # noqa: BLE001 - the test reports it
+                errors.append(exc)
+
+        threads = [threading.Thread(target=make) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert errors == [] and len(keys) == 6 and len(set(keys)) == 1

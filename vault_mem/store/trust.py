@@ -21,6 +21,7 @@ import hmac
 import json
 import os
 import secrets
+import threading
 from pathlib import Path
 
 from vault_mem.errors import VaultMemError
@@ -76,7 +77,9 @@ def machine_key() -> bytes:
     key = read_own(path)
     if key is not None and len(key) >= 32:
         return key
-    tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}")
+    # per thread too: two threads of one process (a reader's start-up thread and its first
+    # read) making the key at once must not share, and unlink, one temp file
+    tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.{threading.get_ident()}")
     fd = open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, secrets.token_bytes(32))
