@@ -331,6 +331,79 @@ def test_checkout_loop_racing_writers_loses_nothing_and_orphans_nothing(tmp_path
     assert not (root / ".git/index.lock").exists()
 
 
+_HOLDER = """
+import os, sys, time
+path, mode, ready, go = sys.argv[1:]
+fd = os.open(path, os.O_RDWR if mode == "write" else os.O_RDONLY)  # vim opens, then truncates
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.01)
+if mode == "write":
+    os.ftruncate(fd, 0)
+    os.write(fd, sys.stdin.buffer.read())
+os.close(fd)
+"""
+
+
+def _hold_open(tmp_path: Path, path: Path, mode: str, data: bytes = b"") -> tuple[subprocess.Popen, Path]:
+    """A real process that has ``path`` open (for writing, as vim has between its open and its
+    truncate-and-write, or for reading, as an indexer) until ``go`` exists."""
+    ready, go = tmp_path / f"ready-{mode}", tmp_path / f"go-{mode}"
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path), mode, str(ready), str(go)],
+                            stdin=subprocess.PIPE)
+    proc.stdin.write(data)
+    proc.stdin.close()
+    for _ in range(1000):
+        if ready.exists():
+            return proc, go
+        time.sleep(0.01)
+    proc.kill()
+    pytest.fail("the holding process did not start")
+
+
+def test_a_write_never_lands_under_an_in_place_save_under_way(tmp_path, root):
+    """An editor that saves in place opens the file, then truncates and writes it. An agent
+    write that swaps the file in between used to pass both compares (the bytes had not changed
+    yet) and the save went into the swapped-out, deleted file. Now the write sees the file open
+    for writing, puts it back and refuses; the save lands on disk."""
+    from vault_mem import Vault
+    from vault_mem.errors import ConcurrentEditError
+
+    path = root / "facts/k.md"
+    with Vault(root) as v:
+        v.remember("k", "Committed version", "v1\n")
+    mine = _memory_text("k", "The person's save", "typed by a person\n").encode()
+    holder, go = _hold_open(tmp_path, path, "write", mine)
+    try:
+        with Vault(root) as v:
+            with pytest.raises(ConcurrentEditError, match="your edit is kept"):
+                v.remember("k", "Agent version", "agent\n")
+            with pytest.raises(ConcurrentEditError, match="your edit is kept"):
+                v.forget("k")
+    finally:
+        go.touch()
+        holder.wait(timeout=60)
+    assert holder.returncode == 0
+    assert path.read_bytes() == mine
+    assert "Agent version" not in _git(root, "log", "-p", "--format=")
+
+
+def test_a_reader_holding_the_file_open_does_not_block_a_write(tmp_path, root):
+    from vault_mem import Vault
+
+    path = root / "facts/k.md"
+    with Vault(root) as v:
+        v.remember("k", "Committed version", "v1\n")
+    reader, go = _hold_open(tmp_path, path, "read")
+    try:
+        with Vault(root) as v:
+            assert v.remember("k", "Agent version", "agent\n").commit
+    finally:
+        go.touch()
+        reader.wait(timeout=60)
+    assert "Agent version" in path.read_text()
+
+
 @pytest.mark.slow
 def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, record_property):
     """Every editor save is on disk or in history; every acknowledged agent write is in history."""
