@@ -62,7 +62,7 @@ SERVER_NAME = "vault-mem"
 BAD_TEXT_TOOL = "vault-mem.invalid-text"
 BAD_TEXT_URI = "vault://invalid-text"
 #: how long after the start-up work began a call waits for it (then answers with what there is)
-READY_WAIT_S = 0.5
+READY_WAIT_S = 0.25
 READY_WAIT_ENV = "VAULT_MEM_MCP_READY_WAIT_S"
 
 
