@@ -237,6 +237,10 @@ class ReadServer:
             uid = peer_uid(conn)
             if uid != os.getuid():  # None: the kernel cannot tell, so no one is trusted
                 log.warning("vault-mem: refused a read from uid %s on %s", uid, self.path)
+                try:  # take the request first (bounded as any), so the reply reaches a client
+                    read_message(conn, MAX_REQUEST_BYTES)  # still sending, not a broken pipe
+                except (ProtocolError, ValueError, OSError):
+                    pass
                 self._reply(conn, _error("refused: this socket serves its owner only", UNAVAILABLE))
                 return
             try:
