@@ -189,6 +189,9 @@ class Keeper:
                 self.mode = "daemon"
                 return
             own = open_vault()
+            # one pass over every row: mapped, its pages stayed in this process's peak memory
+            # (+100 MB at 100k memories) though the vault is closed right after
+            own.sidecar.map_file(False)
             try:
                 self._watch(own)
             finally:
