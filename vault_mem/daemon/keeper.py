@@ -176,15 +176,20 @@ class Keeper:
         self.ready_by: float | None = None
 
     # -- start-up ------------------------------------------------------------------------------
-    def start_in_background(self, open_vault: Callable[[], Vault]) -> None:
+    def start_in_background(self, open_vault: Callable[[], Vault], *,
+                            after: threading.Event | None = None) -> None:
         """Begin watching (unless a daemon runs) and reconcile the whole vault once, on a thread,
-        with a vault of its own from ``open_vault``; the first read waits for it."""
-        self._thread = threading.Thread(target=self._start_thread, args=(open_vault,),
+        with a vault of its own from ``open_vault``; the first read waits for it. With ``after``,
+        the thread first waits for that event (up to START_WAIT_S): work that would compete
+        with it for the CPU goes first."""
+        self._thread = threading.Thread(target=self._start_thread, args=(open_vault, after),
                                         name="vault-mem-keeper-start", daemon=True)
         self._thread.start()
 
-    def _start_thread(self, open_vault: Callable[[], Vault]) -> None:
+    def _start_thread(self, open_vault: Callable[[], Vault], after: threading.Event | None = None) -> None:
         try:
+            if after is not None:
+                after.wait(START_WAIT_S)
             if self._daemon_runs():
                 self.mode = "daemon"
                 return
