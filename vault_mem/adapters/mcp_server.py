@@ -25,9 +25,9 @@ watches again if the daemon stops.
 
 Start-up (:class:`Startup`) answers ``initialize`` first and only then (on the client's
 ``notifications/initialized``, or its first call) begins the work that takes seconds at 100k
-memories, on threads of their own: the watch and the first reconcile
-(:class:`~vault_mem.daemon.keeper.Keeper`), the model and the vectors
-(:class:`~vault_mem.daemon.keeper.Warmup`). Begun earlier, they competed with the import of the
+memories, on threads of their own: the model and the vectors
+(:class:`~vault_mem.daemon.keeper.Warmup`), then the watch and the first reconcile
+(:class:`~vault_mem.daemon.keeper.Keeper`). Begun earlier, they competed with the import of the
 MCP SDK for the interpreter's lock and the CPU and made ``initialize`` itself take seconds
 (at 100k memories, load ~10 on 2 cores: 4.0 s with only the model and vectors loading
 meanwhile, 2.3 s with nothing). A call that comes before this work is done waits for it
