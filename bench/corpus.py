@@ -29,8 +29,9 @@ import sys
 import time
 from pathlib import Path
 
-#: the checkout whose vault_mem the benches run
-CODE = Path(__file__).resolve().parent.parent
+#: the checkout whose vault_mem the benches run: this one, or the one bench_mcp.py --code names
+#: (a before/after run)
+CODE = Path(os.environ.get("BENCH_MCP_CODE") or Path(__file__).resolve().parent.parent)
 sys.path.insert(0, str(CODE))
 
 import numpy as np
