@@ -290,8 +290,8 @@ WARMING = ("the model and the vectors are still loading (the server just started
 
 
 class Warmup:
-    """A long-lived reader's start-up: the embedder's model and the in-memory vectors load on
-    threads of their own while the process already answers (keyword-only, saying so, until both
+    """A long-lived reader's start-up: the embedder's model, then the in-memory vectors, load
+    on a thread of their own while the process already answers (keyword-only, saying so, until both
     are in: ``Sidecar.warming``). :meth:`wait` lets a recall wait a little for them."""
 
     def __init__(self, vault: Vault) -> None:
