@@ -61,6 +61,18 @@ def _id_list(ids) -> str:
     return json.dumps([int(i) for i in ids])
 
 
+def _by_length(embedder, texts: dict[str, str]) -> list[str]:
+    """The keys of ``texts`` ordered by their text's length to the model (its token count when
+    it can say, else characters), ties in the given order."""
+    counts = getattr(embedder, "token_counts", None)
+    values = list(texts.values())
+    if callable(counts):  # a thousand at a time: a tokenizer's encodings of a big vault add up
+        sizes = [n for i in range(0, len(values), 1000) for n in counts(values[i:i + 1000])]
+    else:
+        sizes = [len(t) for t in values]
+    return [h for _, h in sorted(zip(sizes, texts), key=lambda pair: pair[0])]
+
+
 class StoredVectors:
     """Vector search straight from the ``vec0`` table: nothing held in memory."""
 
@@ -695,36 +707,45 @@ class VectorStore:
         ).fetchall()
         if not rows:
             return 0
-        done = 0
         total = len(rows)
-        batch = max(8, int(getattr(embedder, "batch_size", 32) or 32))
-        for start in range(0, total, batch * 4):
-            chunk = rows[start:start + batch * 4]
-            hashes = [r["embed_sha256"] for r in chunk]
-            cached = self.cached_vectors(model, hashes)
-            todo = [(r, h) for r, h in zip(chunk, hashes) if h not in cached]
-            new: dict[str, bytes] = {}
-            for b in range(0, len(todo), batch):
-                part = todo[b:b + batch]
-                texts = [terms.document_text(r["description"], r["body"] or "", r["sort_date"]) for r, _ in part]
-                try:
-                    vecs = np.asarray(embedder.embed_batch(texts, kind="document"), dtype=np.float32)
-                except EmbedderError as exc:
-                    self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
-                    self._store_vectors(model, chunk, {**cached, **new})
-                    log.warning("vault-mem: embedding failed (%s); %d memories stay keyword-only until "
-                                "the embedder is back", exc, total - done)
-                    return done
-                if vecs.shape != (len(part), int(embedder.dimensions)):
-                    raise EmbedderError(
-                        f"embedder {model} returned shape {vecs.shape}, expected ({len(part)}, {embedder.dimensions})"
-                    )
-                for (_, h), v in zip(part, vecs):
-                    new[h] = v.tobytes()
-            done += self._store_vectors(model, chunk, {**cached, **new})
+        group = max(8, int(getattr(embedder, "batch_size", 32) or 32)) * 4
+        by_hash: dict[str, list] = {}
+        for r in rows:
+            by_hash.setdefault(r["embed_sha256"], []).append(r)
+        cached = self.cached_vectors(model, list(by_hash))
+        done = stored = 0
+        # first what the cache holds (a rebuild, a revert, a model round trip): no model run
+        hits = [r for r in rows if r["embed_sha256"] in cached]
+        for start in range(0, len(hits), group * 4):
+            part = hits[start:start + group * 4]
+            stored += self._store_vectors(model, part, {r["embed_sha256"]: cached[r["embed_sha256"]] for r in part})
+            done += len(part)
             if progress:
-                progress(min(start + len(chunk), total), total)
-        return done
+                progress(done, total)
+        # then each text once (identical memories share a hash), shortest first: the batches
+        # the model runs hold texts of about one length, so little of its work is padding
+        todo = {h: terms.document_text(rs[0]["description"], rs[0]["body"] or "", rs[0]["sort_date"])
+                for h, rs in by_hash.items() if h not in cached}
+        hashes = _by_length(embedder, todo)
+        for start in range(0, len(hashes), group):
+            part = hashes[start:start + group]
+            try:
+                vecs = np.asarray(embedder.embed_batch([todo[h] for h in part], kind="document"), dtype=np.float32)
+            except EmbedderError as exc:
+                self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
+                log.warning("vault-mem: embedding failed (%s); %d memories stay keyword-only until "
+                            "the embedder is back", exc, total - done)
+                return stored
+            if vecs.shape != (len(part), int(embedder.dimensions)):
+                raise EmbedderError(
+                    f"embedder {model} returned shape {vecs.shape}, expected ({len(part)}, {embedder.dimensions})"
+                )
+            owners = [r for h in part for r in by_hash[h]]
+            stored += self._store_vectors(model, owners, {h: v.tobytes() for h, v in zip(part, vecs)})
+            done += len(owners)
+            if progress:
+                progress(done, total)
+        return stored
 
     def _vec_model_matches(self) -> bool:
         """True when the stored vectors belong to the configured embedder (cheap, no model load)."""
