@@ -55,13 +55,13 @@ def child(root: str) -> None:
     """Run ``vault-mem reindex`` in this process with timers around each phase; print JSON."""
     from vault_mem.adapters import cli
     from vault_mem.embed.local import LocalEmbedder
-    from vault_mem.index import scan, sidecar, vectors
+    from vault_mem.index import sidecar, vectors
     from vault_mem.model import frontmatter_handler, memory
     from vault_mem.store.git import GitRepo
 
     spent: dict[str, float] = {}
     active: set[str] = set()
-    _timed(scan, "read_file", "read+parse", spent, active)
+    _timed(sidecar.Sidecar, "_read", "read+parse", spent, active)
     _timed(memory, "parse_memory", "parse_memory", spent, active)
     _timed(frontmatter_handler, "load_yaml_and_comments", "  of which YAML", spent, active)
     _timed(LocalEmbedder, "embed_batch", "model (tokenize+onnx)", spent, active)
@@ -98,7 +98,7 @@ def main() -> None:
         print(f"before: {load_line()}")
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
         env.pop("VAULT_MEM_PROGRESS", None)
-        proc = subprocess.run([sys.executable, __file__, "--child", str(root)], capture_output=True,
+        proc = subprocess.run([sys.executable, __file__, "--child", str(root)], check=False, capture_output=True,
                               text=True, env=env, stdin=subprocess.DEVNULL)
         lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("{")]
         if proc.returncode or not lines:

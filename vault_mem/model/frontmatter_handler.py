@@ -200,10 +200,16 @@ def _c_loadable(yaml_text: str) -> bool:
 
 
 def _c_load(yaml_text: str) -> Any:
-    """``yaml_text`` read by libyaml; raises whatever it raises (the caller falls back)."""
-    loader = _CLoader(yaml_text)  # type: ignore[misc]
+    """``yaml_text`` read by libyaml, or None when it refuses it (the Python loader then reads it
+    again, for its own message: the two word their errors differently)."""
+    try:
+        loader = _CLoader(yaml_text)  # type: ignore[misc]
+    except Exception:  # noqa: BLE001 - any refusal goes the Python way
+        return None
     try:
         return loader.get_single_data()
+    except Exception:  # noqa: BLE001 - any refusal goes the Python way
+        return None
     finally:
         loader.dispose()
 
@@ -213,13 +219,9 @@ def load_yaml_and_comments(yaml_text: str) -> tuple[dict[str, Any], str]:
     if not yaml_text.strip():
         return {}, ""
     if _c_loadable(yaml_text):
-        try:
-            meta = _c_load(yaml_text)
-        except Exception:  # noqa: BLE001 - any refusal is re-read the Python way, for its message
-            pass
-        else:
-            if isinstance(meta, dict) and all(isinstance(k, str) for k in meta):
-                return meta, ""  # no '#' in the text: no comments
+        meta = _c_load(yaml_text)
+        if isinstance(meta, dict) and all(isinstance(k, str) for k in meta):
+            return meta, ""  # no '#' in the text: no comments
     return _python_load(yaml_text)
 
 
