@@ -68,7 +68,7 @@ def child(root: str) -> None:
     _timed(vectors.VectorStore, "_store_vectors", "store vectors", spent, active)
     _timed(sidecar.Sidecar, "_process", "process", spent, active)
     for name, value in list(vars(GitRepo).items()):
-        if callable(value) and not name.startswith("__"):
+        if callable(value) and (name == "__init__" or not name.startswith("__")):
             _timed(GitRepo, name, "git", spent, active)
     t0 = time.perf_counter()
     rc = cli.main(["--vault", root, "reindex", "--json"])

@@ -14,6 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -367,3 +368,49 @@ def test_warm_index_refresh_reads_only_the_changed_vectors(tmp_path: Path) -> No
     assert large < small + 50, (small, large)
     for sc in (writer, warm, cold):
         sc.close()
+
+
+class _Recording(FakeEmbedder):
+    """The fake embedder, keeping each call's texts (and able to count tokens, as the local one)."""
+
+    def __init__(self) -> None:
+        super().__init__(dimensions=64)
+        self.batches: list[list[str]] = []
+
+    def token_counts(self, texts):
+        return [len(t.split()) for t in texts]
+
+    def embed_batch(self, texts, *, kind="document"):
+        self.batches.append(list(texts))
+        return super().embed_batch(texts, kind=kind)
+
+
+def test_the_backlog_is_embedded_once_per_text_shortest_first_and_each_memory_gets_its_own(tmp_path: Path) -> None:
+    from vault_mem.model import terms
+
+    root = tmp_path / "v"
+    for i in range(150):
+        # lengths in no order; every tenth memory says what another one says, word for word
+        words = " ".join(WORDS[(i * 7 + k) % len(WORDS)] for k in range((i * 37) % 23 + 1))
+        same = i % 10 == 9
+        write_memory(root, f"m{i:03d}", "shared text" if same else f"note {i}", "" if same else words)
+    emb = _Recording()
+    progress: list[tuple[int, int]] = []
+    with Sidecar(root, Config(), embedder=emb) as sc:
+        sc.reconcile(embed=False)
+        assert sc.embed_pending(progress=lambda d, t: progress.append((d, t))) == 150
+        texts = [t for b in emb.batches for t in b]
+        assert len(texts) == len(set(texts)) == 136  # 135 distinct texts + the one shared by 15
+        lengths = emb.token_counts(texts)
+        assert lengths == sorted(lengths) and len(emb.batches) > 1
+        assert progress[-1] == (150, 150) and [d for d, _ in progress] == sorted(d for d, _ in progress)
+        rows = sc.db.execute("SELECT f.description, f.body, f.sort_date, c.vector FROM files f JOIN embed_cache c "
+                             "ON c.text_sha256 = f.embed_sha256 AND c.model = f.vec_model").fetchall()
+        assert len(rows) == 150
+        for r in rows:  # each memory's vector is its own text's, wherever that text was in the order
+            want = FakeEmbedder(dimensions=64).embed_batch([terms.document_text(r[0], r[1] or "", r[2])])[0]
+            assert np.frombuffer(r[3], dtype=np.float32).tobytes() == want.astype(np.float32).tobytes()
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 150
+        emb.batches.clear()
+        sc.rebuild()  # everything from the cache: the model is not run again
+        assert emb.batches == []
