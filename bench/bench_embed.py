@@ -3,6 +3,7 @@
 Prints the model load time (fresh process), memories/s embedding 512 realistic memories
 (bench/corpus.py, 20-60 tokens: one-liners of ~13 tokens ran 3x faster and flattered the
 figure) in the sidecar's groups, shortest first, and the warm latency of one query (p50 / p90).
+``--sweep`` prints memories/s (wall and per CPU-second) for a few batch shapes at 1 and 2 threads.
 """
 
 from __future__ import annotations
@@ -26,8 +27,37 @@ def texts_of(n: int = 512) -> list[str]:
     return [document_text(m["description"], m["body"], m["created"].isoformat()) for m in memories(n)]
 
 
+def sweep() -> None:
+    """Memories/s (wall and per CPU-second) for a few batch shapes at 1 and 2 threads."""
+    import resource
+
+    def cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    texts = texts_of(768)
+    embedder = embed.LocalEmbedder()
+    counts = embedder.token_counts(texts)
+    texts = [t for _, t in sorted(zip(counts, texts), key=lambda p: p[0])]
+    for threads in (1, 2):
+        os.environ["VAULT_MEM_THREADS"] = str(threads)
+        embed._runtime = None  # a session with that many threads
+        embedder.embed_batch(texts[:64])
+        for rows, tokens in ((16, 2048), (32, 2048), (32, 8192), (64, 4096), (128, 8192)):
+            embedder.batch_size, embed._MAX_BATCH_TOKENS = rows, tokens
+            wall, used = time.perf_counter(), cpu()
+            for g in range(0, len(texts), 128):
+                embedder.embed_batch(texts[g:g + 128])
+            wall, used = time.perf_counter() - wall, cpu() - used
+            print(f"threads {threads} rows {rows:>3} tokens {tokens:>5}: {len(texts) / wall:5.0f} memories/s, "
+                  f"{len(texts) / used:5.0f} per CPU-s  ({load_line()})", flush=True)
+
+
 def main() -> None:
     """Measure and print; nothing is asserted (timing goals live here, not in tests)."""
+    if "--sweep" in sys.argv[1:]:
+        sweep()
+        return
     embedder = embed.LocalEmbedder()
     start = time.perf_counter()
     embedder.load()
