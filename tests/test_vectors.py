@@ -376,8 +376,10 @@ class _Recording(FakeEmbedder):
     def __init__(self) -> None:
         super().__init__(dimensions=64)
         self.batches: list[list[str]] = []
+        self.counted = 0
 
     def token_counts(self, texts):
+        self.counted += len(texts)
         return [len(t.split()) for t in texts]
 
     def embed_batch(self, texts, *, kind="document"):
@@ -414,3 +416,24 @@ def test_the_backlog_is_embedded_once_per_text_shortest_first_and_each_memory_ge
         emb.batches.clear()
         sc.rebuild()  # everything from the cache: the model is not run again
         assert emb.batches == []
+
+
+def test_an_interrupted_backlog_resumes_without_counting_its_tokens_again(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _fill(root, 200)
+    emb = _Recording()
+
+    class Stop(Exception):
+        pass
+
+    def stop(done: int, total: int) -> None:  # as the daemon hands the loop back to new events
+        raise Stop
+
+    with Sidecar(root, Config(), embedder=emb) as sc:
+        sc.reconcile(embed=False)
+        with pytest.raises(Stop):
+            sc.embed_pending(progress=stop)
+        first = sum(len(b) for b in emb.batches)
+        assert 0 < first < 200 and emb.counted == 200
+        assert sc.embed_pending() == 200 - first
+        assert emb.counted == 200 and sum(len(b) for b in emb.batches) == 200

@@ -61,16 +61,18 @@ def _id_list(ids) -> str:
     return json.dumps([int(i) for i in ids])
 
 
-def _by_length(embedder, texts: dict[str, str]) -> list[str]:
-    """The keys of ``texts`` ordered by their text's length to the model (its token count when
-    it can say, else characters), ties in the given order."""
+def _by_length(embedder, texts: dict[str, str], known: dict[str, int]) -> list[str]:
+    """The keys (text hashes) of ``texts`` ordered by their text's length to the model: its
+    token count when it can say (kept in ``known``, so a backlog resumed after an interruption
+    is not tokenized again), else characters; ties in the given order."""
     counts = getattr(embedder, "token_counts", None)
-    values = list(texts.values())
-    if callable(counts):  # a thousand at a time: a tokenizer's encodings of a big vault add up
-        sizes = [n for i in range(0, len(values), 1000) for n in counts(values[i:i + 1000])]
-    else:
-        sizes = [len(t) for t in values]
-    return [h for _, h in sorted(zip(sizes, texts), key=lambda pair: pair[0])]
+    if not callable(counts):
+        return sorted(texts, key=lambda h: len(texts[h]))
+    new = [h for h in texts if h not in known]
+    for i in range(0, len(new), 1000):  # a thousand at a time: a tokenizer's encodings add up
+        part = new[i:i + 1000]
+        known.update(zip(part, counts([texts[h] for h in part])))
+    return sorted(texts, key=known.__getitem__)
 
 
 class StoredVectors:
@@ -459,6 +461,9 @@ class VectorStore:
     warming: str | None = None
     #: an index loaded by :meth:`preload_vectors` on another thread, adopted by the next search
     _preloaded: VectorIndex | None = None
+    #: (model, token count by text hash) of the texts still waiting for a vector: a daemon's
+    #: embedding, interrupted by new events and resumed, does not tokenize its backlog again
+    _token_counts: tuple[str, dict[str, int]] | None = None
 
     def _get_embedder(self):
         """The embedder, built on first need; None (with a reason) when there is none."""
@@ -726,7 +731,10 @@ class VectorStore:
         # the model runs hold texts of about one length, so little of its work is padding
         todo = {h: terms.document_text(rs[0]["description"], rs[0]["body"] or "", rs[0]["sort_date"])
                 for h, rs in by_hash.items() if h not in cached}
-        hashes = _by_length(embedder, todo)
+        if self._token_counts is None or self._token_counts[0] != model:
+            self._token_counts = (model, {})
+        known = self._token_counts[1]
+        hashes = _by_length(embedder, todo, known)
         for start in range(0, len(hashes), group):
             part = hashes[start:start + group]
             try:
@@ -742,6 +750,8 @@ class VectorStore:
                 )
             owners = [r for h in part for r in by_hash[h]]
             stored += self._store_vectors(model, owners, {h: v.tobytes() for h, v in zip(part, vecs)})
+            for h in part:
+                known.pop(h, None)
             done += len(owners)
             if progress:
                 progress(done, total)
