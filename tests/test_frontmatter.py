@@ -509,3 +509,10 @@ def test_a_control_character_in_frontmatter_is_a_malformed_file(char):
     for text in (f"---\ndescription: a{char}b\n---\n", f"---\ndescription: d\ntags: [x{char}]\n---\n"):
         with pytest.raises(MalformedFileError, match="frontmatter is not valid YAML"):
             memory_from_bytes(text.encode(), "facts/x.md", max_bytes=100_000)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(meta=_meta)
+def test_the_c_loader_agrees_with_the_strict_loader_on_rendered_frontmatter(meta):
+    yaml_text = HANDLER.split(render_memory(Memory("k", "fact", meta, "")))[0]
+    _same_outcome(yaml_text)
