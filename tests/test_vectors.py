@@ -437,3 +437,19 @@ def test_an_interrupted_backlog_resumes_without_counting_its_tokens_again(tmp_pa
         assert 0 < first < 200 and emb.counted == 200
         assert sc.embed_pending() == 200 - first
         assert emb.counted == 200 and sum(len(b) for b in emb.batches) == 200
+
+
+def test_an_embedder_that_cannot_count_tokens_leaves_memories_keyword_only(tmp_path: Path) -> None:
+    from vault_mem.errors import EmbedderError
+
+    class Broken(_Recording):
+        def token_counts(self, texts):  # what the local embedder does when its model cannot load
+            raise EmbedderError("the local embedder needs onnxruntime")
+
+    root = tmp_path / "v"
+    _fill(root, 20)
+    with Sidecar(root, Config(), embedder=Broken()) as sc:
+        sc.reconcile(embed=False)
+        assert sc.embed_pending() == 0
+        assert sc.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0] == 0
+        assert [h.key for h in sc.recall("coffee", k=3, today=TODAY).hits]  # keywords still answer

@@ -734,7 +734,15 @@ class VectorStore:
         if self._token_counts is None or self._token_counts[0] != model:
             self._token_counts = (model, {})
         known = self._token_counts[1]
-        hashes = _by_length(embedder, todo, known)
+        for h in [h for h in known if h not in todo]:  # edited or gone before their turn
+            del known[h]
+        try:
+            hashes = _by_length(embedder, todo, known)  # the local model loads here
+        except EmbedderError as exc:
+            self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
+            log.warning("vault-mem: embedder unavailable (%s); %d memories stay keyword-only until it is back",
+                        exc, total - done)
+            return stored
         for start in range(0, len(hashes), group):
             part = hashes[start:start + group]
             try:
