@@ -25,7 +25,7 @@ watches again if the daemon stops.
 
 Start-up (:class:`Startup`) answers ``initialize`` first and only then (on the client's
 ``notifications/initialized``, or its first call) begins the work that takes seconds at 100k
-memories, on threads of their own: the model and the vectors
+memories, in the background: the model, then the vectors (one thread)
 (:class:`~vault_mem.daemon.keeper.Warmup`), then the watch and the first reconcile
 (:class:`~vault_mem.daemon.keeper.Keeper`). Begun earlier, they competed with the import of the
 MCP SDK for the interpreter's lock and the CPU and made ``initialize`` itself take seconds
