@@ -42,7 +42,7 @@ from vault_mem.index.floor import Floor
 from vault_mem.index.queries import SUPERSEDERS_SQL
 from vault_mem.model import views
 from vault_mem.model.memory import as_date, validate_type
-from vault_mem.model.terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
+from vault_mem.model.terms import MAX_QUERY_CHARS, STOPWORDS, WORD, fts_query, query_terms, stem
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
 # "Design notes"). Candidates: the union of the keyword and vector top lists (it holds ~95% of
@@ -73,6 +73,24 @@ QUESTION_LABEL_WORDS = 3
 MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: the best hit must contain half the query's words
 STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
 # (short exact queries such as a name or an error code embed poorly but match exactly)
+# Answer check (near misses): a hit is strong only when it holds what the question asks. A near
+# miss names something stored ("what is Jess's phone number?" against "Jess Varga is the team's
+# SRE"): the stored name lifts the hit's cosine and word share, yet the memory holds no number.
+# So a strong hit that shares query words literally (its anchors) must also match each other
+# query word that is at least as rare in this vault as its rarest anchor (the question's most
+# specific words), literally or by a word of like meaning: the word's cosine to one of the hit's
+# words, each embedded alone, reaches the word bar calibrated for the model (floor.word_bar).
+# Otherwise the hit is weak. A hit that shares no word with the question (a paraphrase) is left
+# to the cosine bars. Words compared: description, key words, tags, the body's first
+# ANSWER_BODY_CHARS; rarity is the count of memories holding the word, counted up to DF_CAP.
+ANSWER_BODY_CHARS = 300
+DF_CAP = 200
+# The other way round, a candidate among the best PROMOTE_POOL by fused score whose every query
+# word is matched, literally or by meaning (and one at least by meaning), answers: it is strong
+# even below the cosine bars ("can I have dairy?" against "Lactose intolerant; oat milk only").
+PROMOTE_POOL = 5
+SALIENCE_SHARE = 0.5
+RARITY = min
 # When no hit is a strong match, recall answers "nothing stored answers this" and keeps at most
 # this many weak hits, as pointers to the closest memories, not as answers.
 WEAK_POINTERS = 2
@@ -355,6 +373,91 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
     return out
 
 
+def term_counts(db, terms: Sequence[str], *, cap: int = DF_CAP) -> dict[str, int]:
+    """How many memories hold each term (FTS5), each count stopping at ``cap``."""
+    return {t: db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                          [fts_query([t]), cap]).fetchone()[0] for t in terms}
+
+
+def hit_words(db, ids: Sequence[int]) -> dict[int, tuple[set[str], list[str]]]:
+    """Per hit: the stems of all its words (description, first 4000 characters of body, key
+    words, tags, date: what keyword_coverage reads) and the content words compared by meaning
+    (description, key words, tags, the body's first ANSWER_BODY_CHARS)."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    out: dict[int, tuple[set[str], list[str]]] = {}
+    for rowid, desc, body, extra in db.execute(
+            f"SELECT rowid, description, substr(body, 1, 4000), extra FROM fts WHERE rowid IN ({marks})", list(ids)):
+        stems = {stem(w) for w in WORD.findall(" ".join(x for x in (desc, body, extra) if x).lower())}
+        near = " ".join(x for x in (desc, extra, (body or "")[:ANSWER_BODY_CHARS]) if x).lower()
+        out[rowid] = (stems, [w for w in dict.fromkeys(WORD.findall(near)) if w not in STOPWORDS])
+    return out
+
+
+def unmatched(words: Sequence[str], near: Sequence[str], vecs: dict[str, np.ndarray], word_bar: float) -> list[str]:
+    """The ``words`` that no word of ``near`` comes close to (cosine of the single-word
+    vectors ``vecs`` below ``word_bar``)."""
+    matrix = np.asarray([vecs[w] for w in near if w in vecs], dtype=np.float32)
+    if not len(matrix):
+        return list(words)
+    return [t for t in words if t not in vecs or float((matrix @ vecs[t]).max()) < word_bar]
+
+
+def salient(terms: Sequence[str], qvec: np.ndarray, vecs: dict[str, np.ndarray], unrelated: float) -> set[str]:
+    """The query words that carry its meaning: a word's salience is its vector's cosine with
+    the query's, less ``unrelated`` (a word's typical cosine with an unrelated question); salient
+    words reach SALIENCE_SHARE of the most salient one's."""
+    sal = {t: float(vecs[t] @ qvec) - unrelated for t in terms if t in vecs}
+    top = max(sal.values(), default=0.0)
+    return {t for t, x in sal.items() if top > 0 and x >= SALIENCE_SHARE * top}
+
+
+def answer_check(db, terms: Sequence[str], strong: Sequence[int], others: Sequence[int], *, word_vectors,
+                 word_bar: float, qvec: np.ndarray, unrelated: float) -> tuple[set[int], set[int]]:
+    """(strong hits that fail the answer check, other candidates that pass it in full).
+
+    Fail: the hit shares query words literally (anchors), and some other salient query word
+    (:func:`salient`) at least as rare in the vault as its rarest anchor is matched neither
+    literally nor by meaning (see ANSWER_BODY_CHARS). Pass in full (``others``, the best candidates not strong): every query
+    word is matched, literally or by meaning, and at least one by meaning. ``word_vectors(words)
+    -> {word: unit vector}`` embeds single words (cached). Cost: one indexed read of these
+    candidates, one bounded FTS5 count per query word, their word vectors; nothing grows with
+    the vault."""
+    if len(terms) < 1 or not (strong or others):
+        return set(), set()
+    words = hit_words(db, [*strong, *others])
+    stems = {t: stem(t) for t in terms}
+    counts: dict[str, int] | None = None
+    keys: set[str] | None = None
+    failed: set[int] = set()
+    passed: set[int] = set()
+    for i in strong:
+        if i not in words or len(terms) < 2:
+            continue
+        have, near = words[i]
+        anchors = [t for t in terms if stems[t] in have]
+        rest = [t for t in terms if stems[t] not in have]
+        if not anchors or not rest:
+            continue
+        if counts is None:
+            counts = term_counts(db, terms)
+        if keys is None:
+            keys = salient(terms, qvec, word_vectors(terms), unrelated)
+        rarest = RARITY(counts[t] for t in anchors)
+        specific = [t for t in rest if counts[t] <= rarest and t in keys]
+        if specific and unmatched(specific, near, word_vectors([*specific, *near]), word_bar):
+            failed.add(i)
+    for i in others:
+        if i not in words:
+            continue
+        have, near = words[i]
+        rest = [t for t in terms if stems[t] not in have]
+        if rest and not unmatched(rest, near, word_vectors([*rest, *near]), word_bar):
+            passed.add(i)
+    return failed, passed
+
+
 def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], superseded: bool) -> tuple[str | None, int | None, list[str]]:
     """(ISO date, age in days, flags) for a files row with type, sort_date, expires, conflict_of."""
     date = as_date(row["sort_date"])
@@ -388,6 +491,27 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
         out[r[0]] = len(wanted & have) / len(wanted)
     if seen < len(out):  # every candidate is a usable memory, and each has its keyword row
         raise KeywordIndexDamageError(f"{len(out) - seen} of {len(out)} candidates have no keyword row")
+    return out
+
+
+def check_answers(sc, embedder, qvec: np.ndarray, terms: Sequence[str], scores: dict[int, float], passing: dict[int, str], *,
+                  k: int, sure: set[int]) -> dict[int, str]:
+    """``passing`` after the answer check (:func:`answer_check`): the top ``k`` strong hits that
+    fail it become weak, and the best PROMOTE_POOL candidates that pass it in full are strong
+    (even when no candidate cleared the floor). An embedder failure leaves ``passing`` as it is."""
+    order = sorted(scores, key=lambda i: (-scores[i], i))
+    strong = [i for i in order if passing.get(i) == "strong"][:k]
+    strong = [i for i in strong if i not in sure]
+    others = [i for i in order[:PROMOTE_POOL] if passing.get(i) != "strong"]
+    try:
+        bars = sc.word_bars(embedder)
+        failed, passed = answer_check(sc.db, terms, strong, others, word_bar=bars.match, qvec=qvec,
+                                      unrelated=bars.unrelated, word_vectors=lambda ws: sc.word_vectors(embedder, ws))
+    except EmbedderError:
+        return passing
+    out = dict(passing)
+    out.update({i: "weak" for i in failed})
+    out.update({i: "strong" for i in passed})
     return out
 
 
@@ -440,6 +564,10 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     floor = sc.relevance_floor(embedder) if vec else None
     result.floor = asdict(floor) if floor is not None else None
     passing = apply_floor(scores, sims, coverage, floor=floor)
+    if floor is not None and embedder is not None:
+        sure = {i for i, x in sims.items() if x >= floor.sure}
+        passing = check_answers(sc, embedder, np.asarray(qvec, dtype=np.float32), terms, scores, passing, k=k,
+                                sure=sure)
     if not passing:
         result.note = "nothing relevant: no memory cleared the relevance floor"
         return result
