@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from vault_mem.model.terms import query_terms, stem  # noqa: E402
+from vault_mem.model.terms import query_terms, stem
 
 # (key, type, description, body)
 M = [

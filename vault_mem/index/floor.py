@@ -9,7 +9,9 @@ this model. With its median ``q50`` and its ``QUANTILE`` point ``qhi``, and ``sp
 
 - floor  = qhi + FLOOR_SPREADS x spread: a query is answered only if one candidate clears it;
 - strong = floor + STRONG_SPREADS x spread: a hit this close is a ``strong`` match, a hit below
-  it (down to ``floor - HIT_SPREADS x spread``) is shown as ``weak``.
+  it (down to ``floor - HIT_SPREADS x spread``) is shown as ``weak``;
+- sure = strong + SURE_SPREADS x spread: a hit this close is strong whatever its words (the
+  answer check of :mod:`vault_mem.index.search` leaves it alone).
 
 Spread units make the rule scale-free, so e5's compressed scores get a bar inside their range.
 The sample is stored per model in the sidecar (``floor_calibration``), made when vectors are
@@ -19,13 +21,15 @@ RECALIBRATE_SHARE since (cheap: the probe vectors are cached, one pass over the 
 ``min_similarity`` (test doubles) is taken at its word; PRIOR is used only when the probes
 cannot be embedded (the embedder failed) — a fallback, not the source.
 
-The word bar (:func:`word_bar`) is the same idea one level down, for the answer check of
-:mod:`vault_mem.index.search` (does a hit hold each specific word of the question, literally or
+The word bars (:func:`word_bars`) are the same idea one level down, for the answer check of
+:mod:`vault_mem.index.search` (does a hit hold each salient word of the question, literally or
 by a word of like meaning?): each probe's content words are embedded alone, and each word's
 best cosine against the words of the next WORD_NULL_SPAN probes (other topics) is the null
-sample of how close an *unrelated* word comes to a short memory under this model. The bar sits
-WORD_SPREADS spreads above its WORD_QUANTILE point, so it is scale-free like the floor. It
-depends on the model only (the probe words are fixed), and the word vectors are cached.
+sample of how close an *unrelated* word comes to a short memory under this model. The match bar
+sits WORD_SPREADS spreads above its WORD_QUANTILE point, so it is scale-free like the floor;
+``unrelated``, the median cosine of a probe word with the next probe questions, is the zero of a
+word's salience. Both depend on the model only (the probe words are fixed); the word vectors are
+cached in the embedding cache.
 """
 
 from __future__ import annotations
@@ -41,10 +45,10 @@ from vault_mem.model.probes import PROBES
 from vault_mem.model.terms import query_terms, stem
 
 QUANTILE = 0.9
-FLOOR_SPREADS = 0.5
+FLOOR_SPREADS = 0.0  # 0.5 before the answer check (README "Relevance floor")
 STRONG_SPREADS = 0.5
 HIT_SPREADS = 1.5
-SURE_SPREADS = 3.0  # above strong: the answer check's exemption (index/search.py)
+SURE_SPREADS = 2.5  # above strong: the answer check's exemption (index/search.py)
 MIN_SPREAD = 0.01  # a degenerate sample (a one-memory vault) still gets a margin
 RECALIBRATE_SHARE = 0.25  # recalibrate once this share of the vectors changed...
 RECALIBRATE_MIN = 8  # ...and at least this many

@@ -77,22 +77,24 @@ STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the word
 # miss names something stored ("what is Jess's phone number?" against "Jess Varga is the team's
 # SRE"): the stored name lifts the hit's cosine and word share, yet the memory holds no number.
 # So a strong hit that shares query words literally (its anchors) must also match each other
-# query word that is at least as rare in this vault as its rarest anchor (the question's most
-# specific words), literally or by a word of like meaning: the word's cosine to one of the hit's
-# words, each embedded alone, reaches the word bar calibrated for the model (floor.word_bar).
-# Otherwise the hit is weak. A hit that shares no word with the question (a paraphrase) is left
-# to the cosine bars. Words compared: description, key words, tags, the body's first
-# ANSWER_BODY_CHARS; rarity is the count of memories holding the word, counted up to DF_CAP.
+# salient query word (one that carries the question's meaning: its vector's cosine with the
+# query's, less a word's typical cosine with an unrelated question, reaches SALIENCE_SHARE of the
+# most salient word's), literally or by a word of like meaning: the two words' cosine, each
+# embedded alone, reaches the word bar calibrated for the model (floor.word_bars). Otherwise the
+# hit is weak. A hit that shares no word with the question (a paraphrase) is left to the cosine
+# bars, and so is one at least as close as the floor's ``sure`` bar (far above "strong": the
+# memory is plainly about the question, and an unmatched word is then mostly a category word,
+# "what items did she buy?" against "bought figurines"). Words compared: description, key
+# words, tags and the body's first ANSWER_BODY_CHARS (literal matches: as keyword_coverage).
 ANSWER_BODY_CHARS = 300
-DF_CAP = 200
+SALIENCE_SHARE = 0.5
 # The other way round, a candidate among the best PROMOTE_POOL by fused score whose every query
 # word is matched, literally or by meaning (and one at least by meaning), answers: it is strong
 # even below the cosine bars ("can I have dairy?" against "Lactose intolerant; oat milk only").
 PROMOTE_POOL = 5
-SALIENCE_SHARE = 0.5
-RARITY = min
 # When no hit is a strong match, recall answers "nothing stored answers this" and keeps at most
-# this many weak hits, as pointers to the closest memories, not as answers.
+# this many weak hits, as pointers to the closest memories, not as answers. Hits made weak by the
+# answer check alone keep their places: they are close to the question, only not its answer.
 WEAK_POINTERS = 2
 NOTHING_STRONG = "nothing stored answers this"
 
@@ -373,12 +375,6 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
     return out
 
 
-def term_counts(db, terms: Sequence[str], *, cap: int = DF_CAP) -> dict[str, int]:
-    """How many memories hold each term (FTS5), each count stopping at ``cap``."""
-    return {t: db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                          [fts_query([t]), cap]).fetchone()[0] for t in terms}
-
-
 def hit_words(db, ids: Sequence[int]) -> dict[int, tuple[set[str], list[str]]]:
     """Per hit: the stems of all its words (description, first 4000 characters of body, key
     words, tags, date: what keyword_coverage reads) and the content words compared by meaning
@@ -418,17 +414,15 @@ def answer_check(db, terms: Sequence[str], strong: Sequence[int], others: Sequen
     """(strong hits that fail the answer check, other candidates that pass it in full).
 
     Fail: the hit shares query words literally (anchors), and some other salient query word
-    (:func:`salient`) at least as rare in the vault as its rarest anchor is matched neither
-    literally nor by meaning (see ANSWER_BODY_CHARS). Pass in full (``others``, the best candidates not strong): every query
-    word is matched, literally or by meaning, and at least one by meaning. ``word_vectors(words)
-    -> {word: unit vector}`` embeds single words (cached). Cost: one indexed read of these
-    candidates, one bounded FTS5 count per query word, their word vectors; nothing grows with
-    the vault."""
+    (:func:`salient`) is matched neither literally nor by meaning (see ANSWER_BODY_CHARS).
+    Pass in full (``others``, the best candidates not strong): every query word is matched,
+    literally or by meaning, and at least one by meaning. ``word_vectors(words) -> {word: unit
+    vector}`` embeds single words (cached). Cost: one indexed read of these candidates and
+    their word vectors; nothing grows with the vault."""
     if len(terms) < 1 or not (strong or others):
         return set(), set()
     words = hit_words(db, [*strong, *others])
     stems = {t: stem(t) for t in terms}
-    counts: dict[str, int] | None = None
     keys: set[str] | None = None
     failed: set[int] = set()
     passed: set[int] = set()
@@ -440,12 +434,9 @@ def answer_check(db, terms: Sequence[str], strong: Sequence[int], others: Sequen
         rest = [t for t in terms if stems[t] not in have]
         if not anchors or not rest:
             continue
-        if counts is None:
-            counts = term_counts(db, terms)
         if keys is None:
             keys = salient(terms, qvec, word_vectors(terms), unrelated)
-        rarest = RARITY(counts[t] for t in anchors)
-        specific = [t for t in rest if counts[t] <= rarest and t in keys]
+        specific = [t for t in rest if t in keys]
         if specific and unmatched(specific, near, word_vectors([*specific, *near]), word_bar):
             failed.add(i)
     for i in others:
@@ -563,7 +554,7 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     scores = question_penalty(db, scores)
     floor = sc.relevance_floor(embedder) if vec else None
     result.floor = asdict(floor) if floor is not None else None
-    passing = apply_floor(scores, sims, coverage, floor=floor)
+    passing = close = apply_floor(scores, sims, coverage, floor=floor)
     if floor is not None and embedder is not None:
         sure = {i for i, x in sims.items() if x >= floor.sure}
         passing = check_answers(sc, embedder, np.asarray(qvec, dtype=np.float32), terms, scores, passing, k=k,
@@ -573,8 +564,12 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
         return result
     ranked = sorted(((i, scores[i]) for i in passing), key=lambda x: (-x[1], x[0]))[:k]
     if not any(passing[i] == "strong" for i, _ in ranked):
-        ranked = ranked[:WEAK_POINTERS]
-        result.note = f"{NOTHING_STRONG}; the closest memories are weak matches, not answers"
+        if any(close.get(i) == "strong" for i, _ in ranked):
+            # close, but none holds what is asked (the answer check): the list stays as ranked
+            result.note = f"{NOTHING_STRONG}; the closest memories do not hold what the question asks"
+        else:
+            ranked = ranked[:WEAK_POINTERS]
+            result.note = f"{NOTHING_STRONG}; the closest memories are weak matches, not answers"
     ids = [i for i, _ in ranked]
     marks = ",".join("?" * len(ids))
     rows = {r["id"]: r for r in db.execute(
