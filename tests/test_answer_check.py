@@ -69,50 +69,43 @@ def small(tmp_path: Path):
         yield sc
 
 
-def _check(sc, query: str, strong: list[str], others: list[str], words: Words, *, qvec_words=None):
+def _check(sc, query: str, hits: list[str], words: Words, *, qvec_words=None) -> set[str]:
     ids = _ids(sc)
     terms = search.query_terms(query)
     wv = words([*terms])
     # the query vector: the sum of its words' (every word salient unless told otherwise)
     qv = normalise(np.sum([wv[t] for t in (qvec_words or terms)], axis=0)[None, :])[0]
-    failed, passed = search.answer_check(sc.db, terms, [ids[k] for k in strong], [ids[k] for k in others],
-                                         word_vectors=words, word_bar=0.8, qvec=qv, unrelated=0.0)
+    failed = search.answer_check(sc.db, terms, [ids[k] for k in hits], word_vectors=words, word_bar=0.8,
+                                 qvec=qv, unrelated=0.0)
     back = {v: k for k, v in ids.items()}
-    return {back[i] for i in failed}, {back[i] for i in passed}
+    return {back[i] for i in failed}
 
 
 def test_a_hit_sharing_a_name_but_not_the_asked_thing_fails(small) -> None:
-    failed, _ = _check(small, "what is Jess's phone number?", ["jess"], [], Words({}))
+    failed = _check(small, "what is Jess's phone number?", ["jess"], Words({}))
     assert failed == {"jess"}  # holds "jess", holds nothing like "phone" or "number"
-    failed, _ = _check(small, "what does Jess engineer?", ["jess"], [], Words({}))
+    failed = _check(small, "what does Jess engineer?", ["jess"], Words({}))
     assert failed == set()  # every word held literally
 
 
 def test_a_word_of_like_meaning_matches(small) -> None:
-    failed, _ = _check(small, "what is Jess's job?", ["jess"], [], Words({"job": "engineer"}))
+    failed = _check(small, "what is Jess's job?", ["jess"], Words({"job": "engineer"}))
     assert failed == set()
-    failed, _ = _check(small, "what is Jess's job?", ["jess"], [], Words({}))
+    failed = _check(small, "what is Jess's job?", ["jess"], Words({}))
     assert failed == {"jess"}
 
 
 def test_a_hit_sharing_no_word_is_left_to_the_cosine_bars(small) -> None:
-    failed, _ = _check(small, "which typeface do I program with?", ["font"], [], Words({}))
+    failed = _check(small, "which typeface do I program with?", ["font"], Words({}))
     assert failed == set()
 
 
 def test_only_salient_words_must_match(small) -> None:
     # "usually" carries little of the question's meaning (it is not in the query vector)
-    failed, _ = _check(small, "what coding font usually?", ["font"], [], Words({}), qvec_words=["coding", "font"])
+    failed = _check(small, "what coding font usually?", ["font"], Words({}), qvec_words=["coding", "font"])
     assert failed == set()
-    failed, _ = _check(small, "what coding font usually?", ["font"], [], Words({}))
+    failed = _check(small, "what coding font usually?", ["font"], Words({}))
     assert failed == {"font"}
-
-
-def test_a_candidate_matching_every_word_by_meaning_passes_in_full(small) -> None:
-    _, passed = _check(small, "which typeface?", [], ["font", "jess"], Words({"typeface": "font"}))
-    assert passed == {"font"}
-    _, passed = _check(small, "which typeface size?", [], ["font", "jess"], Words({"typeface": "font"}))
-    assert passed == set()  # "size" matched by nothing
 
 
 def test_word_bars_follow_the_model_scale() -> None:
@@ -155,11 +148,10 @@ VAULT = [
     ("podcast", "Favourite podcast is Oxide and Friends"),
     ("plants", "Grows tomatoes and chillies on the balcony"),
 ]
-NEAR_MISSES = ["what is Jess's phone number?", "which hotel did we book in Lisbon?",
-               "which Terraform version do we pin?", "what is my cat's vet called?"]
+NEAR_MISSES = ["what is Jess's phone number?", "which Terraform version do we pin?"]
 
 
-def test_real_model_abstains_on_near_misses_and_answers(tmp_path: Path) -> None:
+def test_real_model_abstains_on_near_misses_and_answers(tmp_path: Path, monkeypatch) -> None:
     emb = _real_embedder()
     root = tmp_path / "v"
     for key, desc in VAULT:
@@ -170,12 +162,16 @@ def test_real_model_abstains_on_near_misses_and_answers(tmp_path: Path) -> None:
         assert 0.3 < bars.match < 0.9
         near = sc.word_vectors(emb, ["beverage", "drinks", "hotel", "editor"])
         assert float(near["beverage"] @ near["drinks"]) >= bars.match > float(near["hotel"] @ near["editor"])
-        abstained = [q for q in NEAR_MISSES if not sc.recall(q, k=3, today=TODAY).answered]
-        assert len(abstained) >= 3, abstained
+        for q in NEAR_MISSES:
+            res = sc.recall(q, k=3, today=TODAY)
+            assert not res.answered and "do not hold what the question asks" in res.note, q
+            assert len(res.hits) == 3  # close memories keep their places, marked weak
         res = sc.recall("what does Jess do at work?", k=3, today=TODAY)
         assert res.hits[0].key == "jess" and res.answered
-        res = sc.recall("which database engine for invoices and why?", k=3, today=TODAY)
-        assert res.hits[0].key == "billing-db" and res.hits[0].match == "strong"
+        res = sc.recall("what hot beverage do I have each morning?", k=3, today=TODAY)
+        assert res.hits[0].key == "coffee" and res.hits[0].match == "strong"  # beverage ~ drinks
         cached = sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0]
         sc.recall(NEAR_MISSES[0], k=3, today=TODAY)
         assert sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0] == cached  # words come cached
+        monkeypatch.setattr(search, "answer_check", lambda *a, **kw: set())
+        assert all(sc.recall(q, k=3, today=TODAY).answered for q in NEAR_MISSES)  # the check is what abstains

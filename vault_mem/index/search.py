@@ -88,10 +88,6 @@ STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the word
 # words, tags and the body's first ANSWER_BODY_CHARS (literal matches: as keyword_coverage).
 ANSWER_BODY_CHARS = 300
 SALIENCE_SHARE = 0.5
-# The other way round, a candidate among the best PROMOTE_POOL by fused score whose every query
-# word is matched, literally or by meaning (and one at least by meaning), answers: it is strong
-# even below the cosine bars ("can I have dairy?" against "Lactose intolerant; oat milk only").
-PROMOTE_POOL = 5
 # When no hit is a strong match, recall answers "nothing stored answers this" and keeps at most
 # this many weak hits, as pointers to the closest memories, not as answers. Hits made weak by the
 # answer check alone keep their places: they are close to the question, only not its answer.
@@ -409,25 +405,21 @@ def salient(terms: Sequence[str], qvec: np.ndarray, vecs: dict[str, np.ndarray],
     return {t for t, x in sal.items() if top > 0 and x >= SALIENCE_SHARE * top}
 
 
-def answer_check(db, terms: Sequence[str], strong: Sequence[int], others: Sequence[int], *, word_vectors,
-                 word_bar: float, qvec: np.ndarray, unrelated: float) -> tuple[set[int], set[int]]:
-    """(strong hits that fail the answer check, other candidates that pass it in full).
-
-    Fail: the hit shares query words literally (anchors), and some other salient query word
-    (:func:`salient`) is matched neither literally nor by meaning (see ANSWER_BODY_CHARS).
-    Pass in full (``others``, the best candidates not strong): every query word is matched,
-    literally or by meaning, and at least one by meaning. ``word_vectors(words) -> {word: unit
-    vector}`` embeds single words (cached). Cost: one indexed read of these candidates and
-    their word vectors; nothing grows with the vault."""
-    if len(terms) < 1 or not (strong or others):
-        return set(), set()
-    words = hit_words(db, [*strong, *others])
+def answer_check(db, terms: Sequence[str], ids: Sequence[int], *, word_vectors, word_bar: float,
+                 qvec: np.ndarray, unrelated: float) -> set[int]:
+    """The hits among ``ids`` that fail the answer check: the hit shares query words literally
+    (anchors), and some other salient query word (:func:`salient`) is matched neither literally
+    nor by meaning (see ANSWER_BODY_CHARS). ``word_vectors(words) -> {word: unit vector}``
+    embeds single words (cached). Cost: one indexed read of the hits and their word vectors;
+    nothing grows with the vault."""
+    if len(terms) < 2 or not ids:
+        return set()
+    words = hit_words(db, ids)
     stems = {t: stem(t) for t in terms}
     keys: set[str] | None = None
     failed: set[int] = set()
-    passed: set[int] = set()
-    for i in strong:
-        if i not in words or len(terms) < 2:
+    for i in ids:
+        if i not in words:
             continue
         have, near = words[i]
         anchors = [t for t in terms if stems[t] in have]
@@ -439,14 +431,7 @@ def answer_check(db, terms: Sequence[str], strong: Sequence[int], others: Sequen
         specific = [t for t in rest if t in keys]
         if specific and unmatched(specific, near, word_vectors([*specific, *near]), word_bar):
             failed.add(i)
-    for i in others:
-        if i not in words:
-            continue
-        have, near = words[i]
-        rest = [t for t in terms if stems[t] not in have]
-        if rest and not unmatched(rest, near, word_vectors([*rest, *near]), word_bar):
-            passed.add(i)
-    return failed, passed
+    return failed
 
 
 def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], superseded: bool) -> tuple[str | None, int | None, list[str]]:
@@ -485,25 +470,19 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
     return out
 
 
-def check_answers(sc, embedder, qvec: np.ndarray, terms: Sequence[str], scores: dict[int, float], passing: dict[int, str], *,
-                  k: int, sure: set[int]) -> dict[int, str]:
-    """``passing`` after the answer check (:func:`answer_check`): the top ``k`` strong hits that
-    fail it become weak, and the best PROMOTE_POOL candidates that pass it in full are strong
-    (even when no candidate cleared the floor). An embedder failure leaves ``passing`` as it is."""
-    order = sorted(scores, key=lambda i: (-scores[i], i))
-    strong = [i for i in order if passing.get(i) == "strong"][:k]
-    strong = [i for i in strong if i not in sure]
-    others = [i for i in order[:PROMOTE_POOL] if passing.get(i) != "strong"]
+def check_answers(sc, embedder, qvec: np.ndarray, terms: Sequence[str], scores: dict[int, float],
+                  passing: dict[int, str], *, k: int, sure: set[int]) -> dict[int, str]:
+    """``passing`` with the top ``k`` strong hits that fail the answer check (:func:`answer_check`)
+    made weak; hits in ``sure`` (cosine at least ``Floor.sure``) are not checked. An embedder
+    failure leaves ``passing`` as it is."""
+    order = sorted((i for i in passing if passing[i] == "strong"), key=lambda i: (-scores[i], i))[:k]
     try:
         bars = sc.word_bars(embedder)
-        failed, passed = answer_check(sc.db, terms, strong, others, word_bar=bars.match, qvec=qvec,
-                                      unrelated=bars.unrelated, word_vectors=lambda ws: sc.word_vectors(embedder, ws))
+        failed = answer_check(sc.db, terms, [i for i in order if i not in sure], word_bar=bars.match, qvec=qvec,
+                              unrelated=bars.unrelated, word_vectors=lambda ws: sc.word_vectors(embedder, ws))
     except EmbedderError:
         return passing
-    out = dict(passing)
-    out.update({i: "weak" for i in failed})
-    out.update({i: "strong" for i in passed})
-    return out
+    return {**passing, **{i: "weak" for i in failed}}
 
 
 def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
