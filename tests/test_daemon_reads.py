@@ -293,7 +293,7 @@ def test_a_peer_with_another_uid_is_refused(vault):
     try:
         wait_for(lambda: serving(root), what="the socket")
         client = textwrap.dedent(f"""
-            import json, os, socket, struct, sys
+            import json, os, socket, struct, sys, time
             os.chdir({str(root / ".vault-mem")!r})   # reached as root, then become nobody
             os.setgid(65534); os.setuid(65534)
             s = socket.socket(socket.AF_UNIX)
@@ -303,14 +303,17 @@ def test_a_peer_with_another_uid_is_refused(vault):
                 print("EACCES"); sys.exit(0)
             data = json.dumps({{"v": {protocol.PROTOCOL}, "version": {protocol.VERSION!r}, "op": "list",
                                 "args": {{}}}}).encode()
+            time.sleep(0.3)  # a slow client: the refusal must still reach it, not a broken pipe
             s.sendall(struct.pack(">I", len(data)) + data)
             size = struct.unpack(">I", s.recv(4))[0]
             print(s.recv(size).decode())
         """)
 
         def as_nobody() -> str:
-            return subprocess.run([sys.executable, "-c", client], capture_output=True, text=True, timeout=30,
-                                  check=True).stdout.strip()
+            run = subprocess.run([sys.executable, "-c", client], capture_output=True, text=True, timeout=30,
+                                 check=False)
+            assert run.returncode == 0, run.stderr
+            return run.stdout.strip()
 
         assert as_nobody() == "EACCES"  # mode 0600: another user cannot even connect
         os.chmod(root / SOCK, 0o666)  # and if the mode were loosened, the uid check still refuses

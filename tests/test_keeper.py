@@ -11,8 +11,9 @@ from conftest import git, wait_for
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem import Vault
-from vault_mem.daemon.keeper import WARMING, Keeper, Warmup
+from vault_mem.daemon.keeper import WARMING, Keeper, Warmup, changes_so_far
 from vault_mem.daemon.process import Daemon
+from vault_mem.daemon.watcher import Batcher, VaultWatcher
 
 
 def top_keys(vault: Vault, query: str) -> list[str]:
@@ -46,6 +47,23 @@ def test_a_hand_edit_is_seen_by_the_next_read_without_a_reconcile(kept):
     # each read applied only what the watcher named: no further full reconcile
     assert keeper.stats["full"] == 1 and keeper.stats["batches"] >= 3
     assert "facts/boat.md" not in git(vault.root, "log", "--name-only", "--format=")  # never commits
+
+
+def test_the_catch_up_of_every_reader_holds_each_change_made_just_before_it(vault):
+    """changes_so_far (the daemon's socket reads and a Keeper's reads) waits for the fence:
+    taking what the batcher holds right after a write would usually find nothing yet."""
+    batcher = Batcher(debounce=60.0, max_delay=60.0)  # only the catch-up can hand the change over
+    watcher = VaultWatcher(vault.root, [vault.repo.git_dir], batcher)
+    watcher.start()
+    try:
+        for i in range(20):
+            write_memory(vault.root, f"note-{i}", f"Note number {i}")
+            batch = changes_so_far(watcher, batcher, 10.0)
+            assert f"facts/note-{i}.md" in batch.paths and not batch.overflow
+            (vault.root / "facts" / f"note-{i}.md").unlink()
+            assert f"facts/note-{i}.md" in changes_so_far(watcher, batcher, 10.0).paths
+    finally:
+        watcher.stop()
 
 
 def test_an_edit_made_while_starting_up_is_not_lost(vault):

@@ -118,6 +118,20 @@ def _editor(root: str, rel: str, n: int, out: str) -> None:
     Path(out).write_text(json.dumps({"saves": saves}))
 
 
+def _refused_for_index_lock(argv: list[str], root: str) -> tuple[subprocess.CompletedProcess, int]:
+    """Run a person's git command; while git refuses to start it because another process holds
+    ``index.lock`` (exit 128, "Unable to create '...index.lock': File exists"), run it again, as a person would (up to 20 times). Returns the last run and
+    how many times it was refused."""
+    refusals = 0
+    for _ in range(20):
+        proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+        if proc.returncode != 128 or "index.lock': File exists" not in proc.stderr:
+            break
+        refusals += 1
+        time.sleep(0.05)
+    return proc, refusals
+
+
 def _person(root: str, n: int, stop: str, out: str) -> None:
     """Edit a hand-made memory and ``git commit`` it through the installed hook, ``n`` times."""
     rel = "notes/person-notes.md"
@@ -126,20 +140,17 @@ def _person(root: str, n: int, stop: str, out: str) -> None:
         (Path(root) / rel).write_text(_memory_text("person-notes", f"Person edit {i}", f"edit {i}\n"))
         # `git add` refuses to start while an agent holds index.lock (a few system calls per
         # write: the residual window RELIABILITY.md names); a person runs it again, and so do we,
-        # counting it. The commit itself is never retried.
-        add_refusals = 0
-        for _ in range(20):
-            add = subprocess.run(["git", "add", "--", rel], cwd=root, capture_output=True, text=True, check=False)
-            if add.returncode == 0 or "index.lock" not in add.stderr:
-                break
-            add_refusals += 1
-            time.sleep(0.05)
+        # counting it.
+        add, add_refusals = _refused_for_index_lock(["git", "add", "--", rel], root)
         t0 = time.monotonic()
-        proc = subprocess.run(["git", "commit", "-q", "-m", f"person edit {i}"], cwd=root,
-                              capture_output=True, text=True, check=False)
+        # `git commit` too dies at once if it starts inside those few system calls ("Unable to
+        # create '.git/index.lock': File exists"), before it has done anything; a person runs it
+        # again. Any other failure ("cannot lock ref 'HEAD'": an agent moved the branch under a
+        # commit under way) is never retried and fails the test.
+        proc, commit_refusals = _refused_for_index_lock(["git", "commit", "-q", "-m", f"person edit {i}"], root)
         results.append({"i": i, "add": add.returncode, "add_err": add.stderr, "rc": proc.returncode,
                         "err": proc.stderr, "s": time.monotonic() - t0,
-                        "add_refusals": add_refusals})
+                        "add_refusals": add_refusals, "commit_refusals": commit_refusals})
         time.sleep(0.5)  # a person does something else between commits; agents write then
     Path(stop).write_text("done")
     Path(out).write_text(json.dumps(results))
@@ -320,6 +331,79 @@ def test_checkout_loop_racing_writers_loses_nothing_and_orphans_nothing(tmp_path
     assert not (root / ".git/index.lock").exists()
 
 
+_HOLDER = """
+import os, sys, time
+path, mode, ready, go = sys.argv[1:]
+fd = os.open(path, os.O_RDWR if mode == "write" else os.O_RDONLY)  # vim opens, then truncates
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.01)
+if mode == "write":
+    os.ftruncate(fd, 0)
+    os.write(fd, sys.stdin.buffer.read())
+os.close(fd)
+"""
+
+
+def _hold_open(tmp_path: Path, path: Path, mode: str, data: bytes = b"") -> tuple[subprocess.Popen, Path]:
+    """A real process that has ``path`` open (for writing, as vim has between its open and its
+    truncate-and-write, or for reading, as an indexer) until ``go`` exists."""
+    ready, go = tmp_path / f"ready-{mode}", tmp_path / f"go-{mode}"
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path), mode, str(ready), str(go)],
+                            stdin=subprocess.PIPE)
+    proc.stdin.write(data)
+    proc.stdin.close()
+    for _ in range(1000):
+        if ready.exists():
+            return proc, go
+        time.sleep(0.01)
+    proc.kill()
+    pytest.fail("the holding process did not start")
+
+
+def test_a_write_never_lands_under_an_in_place_save_under_way(tmp_path, root):
+    """An editor that saves in place opens the file, then truncates and writes it. An agent
+    write that swaps the file in between used to pass both compares (the bytes had not changed
+    yet) and the save went into the swapped-out, deleted file. Now the write sees the file open
+    for writing, puts it back and refuses; the save lands on disk."""
+    from vault_mem import Vault
+    from vault_mem.errors import ConcurrentEditError
+
+    path = root / "facts/k.md"
+    with Vault(root) as v:
+        v.remember("k", "Committed version", "v1\n")
+    mine = _memory_text("k", "The person's save", "typed by a person\n").encode()
+    holder, go = _hold_open(tmp_path, path, "write", mine)
+    try:
+        with Vault(root) as v:
+            with pytest.raises(ConcurrentEditError, match="your edit is kept"):
+                v.remember("k", "Agent version", "agent\n")
+            with pytest.raises(ConcurrentEditError, match="your edit is kept"):
+                v.forget("k")
+    finally:
+        go.touch()
+        holder.wait(timeout=60)
+    assert holder.returncode == 0
+    assert path.read_bytes() == mine
+    assert "Agent version" not in _git(root, "log", "-p", "--format=")
+
+
+def test_a_reader_holding_the_file_open_does_not_block_a_write(tmp_path, root):
+    from vault_mem import Vault
+
+    path = root / "facts/k.md"
+    with Vault(root) as v:
+        v.remember("k", "Committed version", "v1\n")
+    reader, go = _hold_open(tmp_path, path, "read")
+    try:
+        with Vault(root) as v:
+            assert v.remember("k", "Agent version", "agent\n").commit
+    finally:
+        go.touch()
+        reader.wait(timeout=60)
+    assert "Agent version" in path.read_text()
+
+
 @pytest.mark.slow
 def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, record_property):
     """Every editor save is on disk or in history; every acknowledged agent write is in history."""
@@ -482,8 +566,9 @@ def test_person_commits_through_the_hook_while_two_agents_write(tmp_path, root, 
     record_property("person_commits", len(results))
     record_property("person_commit_seconds_max", max(r["s"] for r in results))
     record_property("person_add_refused_for_index_lock", sum(r["add_refusals"] for r in results))
+    record_property("person_commit_refused_for_index_lock", sum(r["commit_refusals"] for r in results))
     record_property("agent_writes", counts)
-    assert not failed, failed
+    assert not failed, [(r["i"], r["rc"], r["err"], r["add_err"]) for r in failed]
     assert all(f"person edit {i}" in _git(root, "log", "main", "--format=%s") for i in range(len(results)))
     assert counts["ok"] > 0
 

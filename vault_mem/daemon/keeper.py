@@ -104,6 +104,21 @@ class BatchApplier:
         return Applied(report, full, git_changed)
 
 
+def changes_so_far(watcher: VaultWatcher, batcher: Batcher, timeout: float = FENCE_TIMEOUT_S) -> Batch:
+    """Every change made to the vault before this call, as one batch, for a read that must not
+    be stale: waits (up to ``timeout``) until the watcher has delivered the events of every
+    earlier change (:meth:`VaultWatcher.fence`), then takes all that is pending, debounced or
+    not. When the events are slow to arrive (the fence timed out), the batch asks for a full
+    reconcile (``overflow``): never stale, only slower. The one catch-up of every reader: the
+    daemon's socket reads and a :class:`Keeper`'s reads alike."""
+    fenced = watcher.fence(timeout)
+    batch = batcher.take_now()
+    if not fenced:
+        log.info("vault-mem: file events are slow to arrive; reconciling the whole vault")
+        batch.overflow = True
+    return batch
+
+
 def combined(first: ReconcileReport | None, second: ReconcileReport) -> ReconcileReport:
     """Counts of two passes over the files; the second pass's problem list (it ran last)."""
     if first is None:
@@ -204,11 +219,7 @@ class Keeper:
                 log.warning("vault-mem: could not watch %s (%s); reads reconcile instead", self.vault.root, exc)
                 return False
             return True
-        fenced = self._watcher.fence(self.fence_timeout)
-        batch = self._batcher.take()
-        if not fenced:
-            log.info("vault-mem: file events are slow to arrive; reconciling the whole vault")
-            batch.overflow = True
+        batch = changes_so_far(self._watcher, self._batcher, self.fence_timeout)
         if batch:
             applied = self._applier.apply(batch)
             self.stats["batches"] += 1

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from vault_mem.config import STATE_DIR
 from vault_mem.daemon.autocommit import dirty_memory_paths, drop_ignored, edit_message, user_identity
-from vault_mem.daemon.keeper import BatchApplier, git_busy, git_token
+from vault_mem.daemon.keeper import BatchApplier, changes_so_far, git_busy, git_token
 from vault_mem.daemon.serve import Handler, ReadServer
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.errors import ConfigError, VaultMemError
@@ -234,8 +234,10 @@ class Daemon:
             self._reads.answer_pending(lambda: self.vault, self._catch_up)
 
     def _catch_up(self) -> None:
-        """Index the file events pending right now, debounced or not: a read must see them."""
-        batch = self._batcher.take_now()
+        """Index every change made before the read, debounced or not: a read must see them
+        (the watcher's fence first, as a :class:`~vault_mem.daemon.keeper.Keeper` does: an
+        event still in the kernel's queue under load would be missed otherwise)."""
+        batch = changes_so_far(self._watcher, self._batcher)
         if batch:
             self._step(batch, embed=False)
 

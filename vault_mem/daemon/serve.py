@@ -5,9 +5,11 @@ connection reads and checks the request (peer uid, size, shape) and hands it to 
 main thread, which runs it on the daemon's own vault (its model loaded, its vectors in memory)
 and hands back the reply. Running every read on the main thread, between batches of file
 events, keeps the sidecar single-threaded and makes each answer current: before answering,
-the main thread takes whatever file events are pending, without waiting out the debounce, and
-indexes them (:meth:`ReadServer.answer_pending`'s ``catch_up``), so a ``recall`` right after a
-hand edit finds the new text.
+the main thread waits for the watcher's fence (every change made so far has delivered its
+events), takes what is pending without waiting out the debounce, and indexes it
+(:meth:`ReadServer.answer_pending`'s ``catch_up``: :func:`vault_mem.daemon.keeper.changes_so_far`,
+the same catch-up as the MCP server's own watcher), so a ``recall`` right after a hand edit
+finds the new text even when the kernel's events lag under load.
 
 What each operation computes is not decided here: the daemon is given ``handlers`` (operation
 name -> ``fn(vault, args)``) by the command that starts it, the same functions the CLI runs
@@ -235,6 +237,10 @@ class ReadServer:
             uid = peer_uid(conn)
             if uid != os.getuid():  # None: the kernel cannot tell, so no one is trusted
                 log.warning("vault-mem: refused a read from uid %s on %s", uid, self.path)
+                try:  # take the request first (bounded as any), so the reply reaches a client
+                    read_message(conn, MAX_REQUEST_BYTES)  # still sending, not a broken pipe
+                except (ProtocolError, ValueError, OSError):
+                    pass
                 self._reply(conn, _error("refused: this socket serves its owner only", UNAVAILABLE))
                 return
             try:

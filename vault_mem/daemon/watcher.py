@@ -190,12 +190,6 @@ class Batcher:
         with self._cond:
             return bool(self._pending)
 
-    def take(self) -> Batch:
-        """Everything pending, now (no debounce): for a reader that must see every change."""
-        with self._cond:
-            batch, self._pending = self._pending, Batch()
-            return batch
-
     def next_batch(self, timeout: float) -> Batch | None:
         """Block until a debounced batch is ready (returned), ``timeout`` passes with nothing
         pending (an empty Batch), :meth:`wake` (what is pending, maybe nothing) or :meth:`stop`

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import os
 import stat
 import time
@@ -133,10 +134,13 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True,
       (``renameat2(RENAME_EXCHANGE)``), and the file that was swapped out is compared again; if
       a save slipped in between the compare and the swap, they are swapped back (the person's
       bytes are on disk again) and the write refuses.
-    Residual window: an editor that opened the file before the swap and writes into it after
-    the second compare writes into the old, now unlinked, file (in-place saves only; an editor
-    that saves by rename always either wins or is refused). Where the filesystem cannot swap
-    (``EINVAL``/``ENOSYS``), a plain rename follows the compare (a window of one system call)."""
+    An editor that saves in place (vim opens the file, then truncates and writes it) may have
+    opened it before the swap and write after the second compare, into the swapped-out file: so
+    before that compare, the swapped-out file is checked for being open for writing in another
+    process (:func:`open_for_writing_elsewhere`); if it is, it is swapped back and the write
+    refuses, and the editor's bytes land in the file on disk. An editor that saves by rename
+    always either wins or is refused. Where the filesystem cannot swap (``EINVAL``/``ENOSYS``),
+    a plain rename follows the compare (a window of one system call)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)
     fd = open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
@@ -165,12 +169,16 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True,
         elif not _exchange(tmp, path):
             os.replace(tmp, path)  # no atomic swap on this filesystem: compare, then rename
         else:
+            # first whether a save can still land in it (after that, nothing can change it),
+            # then what it holds
+            saving = open_for_writing_elsewhere(tmp)
             try:
                 swapped_out = current_bytes(tmp)
             except VaultMemError:
                 swapped_out = b""  # a link swapped in: not the checked bytes
-            if swapped_out != expect:
-                # a save landed between the compare and the swap: give the person's bytes back
+            if saving or swapped_out != expect:
+                # a save landed (or is landing) between the compare and the swap: give the
+                # person's file back
                 if _inode(path) == mine:
                     _exchange(tmp, path)
                 raise _changed(path, "writing")
@@ -196,6 +204,58 @@ def _inode(path: Path) -> int | None:
         return os.lstat(path).st_ino
     except FileNotFoundError:
         return None
+
+
+def open_for_writing_elsewhere(path: Path) -> bool:
+    """Whether another process holds the file at ``path`` open for writing (an editor in the
+    middle of an in-place save). The kernel grants a write lease only while no other process has
+    the file open, so the usual answer costs two system calls; when the lease is refused, /proc
+    names the writers (readers, such as an indexer, do not count). Where neither can tell (no
+    leases, no /proc), False: the caller's compare alone decides."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+        except (OSError, AttributeError) as exc:  # AttributeError: no leases on this system
+            refused = isinstance(exc, OSError) and exc.errno in (errno.EAGAIN, errno.EBUSY)
+        else:
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+            return False  # no other process has it open
+    finally:
+        os.close(fd)
+    writers = _writers_of(st)
+    return bool(writers) if writers is not None else refused
+
+
+def _writers_of(st: os.stat_result) -> list[int] | None:
+    """The pids holding the file ``st`` open for writing, from /proc (None: no /proc). Only this
+    user's processes can be read, and only they can write a person's memory files."""
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return None
+    writers = []
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                fst = os.stat(f"/proc/{pid}/fd/{fd}")
+                if (fst.st_ino, fst.st_dev) != (st.st_ino, st.st_dev):
+                    continue
+                with open(f"/proc/{pid}/fdinfo/{fd}") as fh:
+                    flags = next((int(line.split()[1], 8) for line in fh if line.startswith("flags:")), os.O_RDWR)
+            except (OSError, ValueError):
+                continue
+            if flags & (os.O_WRONLY | os.O_RDWR):
+                writers.append(int(pid))
+    return writers
 
 
 _RENAME_EXCHANGE = 2
@@ -237,11 +297,12 @@ def remove_file(path: Path, *, expect: bytes | None | bool = True) -> None:
     except FileNotFoundError:
         raise _changed(path, "deleting") from None
     try:
+        saving = open_for_writing_elsewhere(aside)  # see atomic_write
         try:
             moved = current_bytes(aside)
         except VaultMemError:
             moved = b""
-        if moved != expect:
+        if saving or moved != expect:
             try:
                 os.link(aside, path, follow_symlinks=False)  # back, unless a new save is there
             except FileExistsError:
