@@ -24,6 +24,9 @@ floor calibrated for this model and vault (:mod:`vault_mem.index.floor`), or tha
 words, and each hit must come close to it, so a question about something never stored returns
 nothing rather than the nearest wrong answers. Each hit is ``strong`` (close enough to answer) or
 ``weak``; with no strong hit, recall says so and keeps at most WEAK_POINTERS weak ones.
+Then the answer check (:func:`answer_check`): a strong hit that shares some of the question's
+words but holds nothing like one of its other salient words (a near miss: "Jess's phone
+number" against "Jess is our SRE") is weak too, in its place.
 """
 
 from __future__ import annotations
