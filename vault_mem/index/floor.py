@@ -59,7 +59,7 @@ DEFAULT_PRIOR = (0.30, 0.075)
 _PROBE_TAG = "vault-mem probe v1\x00"
 WORD_NULL_SPAN = 3  # each probe word is set against the words of the next 3 probes
 WORD_QUANTILE = 0.9
-WORD_SPREADS = 1.0
+WORD_SPREADS = 0.25
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ number" against "Jess is our SRE") is weak too, in its place.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -377,16 +378,23 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
 def hit_words(db, ids: Sequence[int]) -> dict[int, tuple[set[str], list[str]]]:
     """Per hit: the stems of all its words (description, first 4000 characters of body, key
     words, tags, date: what keyword_coverage reads) and the content words compared by meaning
-    (description, key words, tags, the body's first ANSWER_BODY_CHARS)."""
+    (description, key words, tags, the body's first ANSWER_BODY_CHARS; not the date's words,
+    whose digits would pass for "number" or "how many")."""
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
     out: dict[int, tuple[set[str], list[str]]] = {}
-    for rowid, desc, body, extra in db.execute(
-            f"SELECT rowid, description, substr(body, 1, 4000), extra FROM fts WHERE rowid IN ({marks})", list(ids)):
+    rows = db.execute(f"SELECT f.id, f.key, f.tags, x.description, substr(x.body, 1, 4000), x.extra FROM files f "
+                      f"JOIN fts x ON x.rowid = f.id WHERE f.id IN ({marks})", list(ids))
+    for rowid, key, tags, desc, body, extra in rows:
         stems = {stem(w) for w in WORD.findall(" ".join(x for x in (desc, body, extra) if x).lower())}
-        near = " ".join(x for x in (desc, extra, (body or "")[:ANSWER_BODY_CHARS]) if x).lower()
-        out[rowid] = (stems, [w for w in dict.fromkeys(WORD.findall(near)) if w not in STOPWORDS])
+        try:
+            tag_words = " ".join(str(t) for t in json.loads(tags or "[]"))
+        except ValueError:
+            tag_words = ""
+        near = " ".join(x for x in (desc, key, tag_words, (body or "")[:ANSWER_BODY_CHARS]) if x).lower()
+        out[rowid] = (stems, [w for w in dict.fromkeys(WORD.findall(near.replace("-", " ")))
+                              if w not in STOPWORDS and not w.isdigit()])
     return out
 
 
