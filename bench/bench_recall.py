@@ -28,6 +28,7 @@ import argparse
 import datetime as dt
 import hashlib
 import json
+import os
 import random
 import shutil
 import statistics
@@ -38,7 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# the checkout under test: this one, or the one bench_mcp.py --code names (a before/after run)
+sys.path.insert(0, os.environ.get("BENCH_MCP_CODE") or str(Path(__file__).resolve().parent.parent))
 
 from vault_mem.config import Config
 from vault_mem.embed.local import Embedder

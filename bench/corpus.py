@@ -26,7 +26,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# the checkout under test: this one, or the one bench_mcp.py --code names (a before/after run)
+sys.path.insert(0, os.environ.get("BENCH_MCP_CODE") or str(Path(__file__).resolve().parent.parent))
 
 PEOPLE = ["Maya", "Tom", "Priya", "Jonas", "Aiko", "Luis", "Fatima", "Chen", "Olga", "Sam", "Nadia",
           "Ben", "Ines", "Kofi", "Marta", "Raj", "Elena", "Hugo", "Zoe", "Omar", "Lena", "Yuki", "Ivan",

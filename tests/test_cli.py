@@ -169,3 +169,59 @@ def test_the_in_process_runner_puts_everything_back(vdir):
     h = cli("--help")  # argparse exits 0 through SystemExit
     assert h.returncode == 0 and h.stdout.startswith("usage: vault-mem")
     assert (dict(os.environ), os.getcwd(), (sys.stdin, sys.stdout, sys.stderr)) == before
+
+
+def _run_with_stderr_on_a_terminal(monkeypatch, *argv: str) -> tuple[int, str]:
+    """``main(argv)`` with stderr on a real pseudo-terminal (so ``isatty()`` is true, as in a
+    person's shell); returns the exit code and what reached the terminal."""
+    import pty
+    import select
+    import sys
+
+    from vault_mem.adapters.cli import main
+
+    monkeypatch.delenv("VAULT_MEM_PROGRESS", raising=False)
+    master, slave = pty.openpty()
+    seen = bytearray()
+    with open(slave, "w", encoding="utf-8", closefd=True) as term:
+        assert term.isatty()
+        monkeypatch.setattr(sys, "stderr", term)
+        rc = main(list(argv))
+        term.flush()
+        while select.select([master], [], [], 0.2)[0]:
+            chunk = os.read(master, 65536)
+            if not chunk:
+                break
+            seen += chunk
+    os.close(master)
+    return rc, seen.decode("utf-8", "replace")
+
+
+def _many_memories(vdir: Path, n: int) -> None:
+    from vault_mem import Memory, Vault
+
+    today = dt.date.today()
+    with Vault(vdir) as v:
+        v.import_memories([Memory(f"m{i:03d}", "fact", {"description": f"fact number {i} about owls",
+                                                       "created": today, "updated": today}, f"owl {i}")
+                           for i in range(n)], message=f"import: {n} memories")
+
+
+def test_reindex_draws_a_progress_bar_on_a_terminal_and_nothing_when_piped(vdir, monkeypatch, capsys):
+    _many_memories(vdir, 30)
+    rc, seen = _run_with_stderr_on_a_terminal(monkeypatch, "--vault", str(vdir), "reindex")
+    assert rc == 0 and "reindex [" in seen and "30/30" in seen, seen
+    capsys.readouterr()
+    monkeypatch.undo()
+    r = cli("--vault", str(vdir), "reindex")  # stderr captured: not a terminal
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+@pytest.mark.slow
+def test_the_first_index_draws_both_passes_on_a_terminal_with_the_real_model(vdir, monkeypatch):
+    _many_memories(vdir, 220)
+    (vdir / ".vault-mem" / "index.db").unlink()
+    monkeypatch.setenv("VAULT_MEM_EMBEDDER", "local")
+    rc, seen = _run_with_stderr_on_a_terminal(monkeypatch, "--vault", str(vdir), "recall", "owls", "--json")
+    # the files read, then their vectors made: one bar each, each on its own line
+    assert rc == 0 and seen.count("220/220") == 2 and "indexing [" in seen, seen

@@ -372,3 +372,147 @@ def test_an_agent_update_commits_only_the_lines_it_changes(vault):
     today = dt.date.today().isoformat()
     assert changed == ["-description: Uses Helix as the main editor", "+description: Uses Helix (since Oct 2026)",
                        "-updated: 2026-11-29", f"+updated: {today}"]
+
+
+# --- the C loader gives what the strict Python loader gives -----------------------------------
+
+TRICKY_FRONTMATTER = [
+    "description: Uses Helix as the main editor\ncreated: 2026-10-02\nupdated: 2026-11-29\ntags: [editor, tools]\n",
+    "description: d\ntags:\n  - a\n  - b\nsource: user\npinned: true\nexpires: 2027-06-01\n",
+    "description: d\ntags:\n- a\n- b\n",
+    "description: 'quoted: yes'\nother: \"double\"\nempty:\nnull_: ~\nnone: null\n",
+    "description: d\nwhen: 2026-02-30\n",
+    "description: d\nupdated: 2026-13-01T10:00:00\n",
+    "description: d\nat: 2026-01-02 10:30:00\nat2: 2026-01-02T10:30:00Z\nat3: 2026-01-02t10:30:00.5+02:00\n",
+    "description: d\nn: " + "9" * 4000 + "\n",
+    "description: d\nn: " + "9" * 5000 + "\n",
+    "description: d\nn: 1_000\no: 0o17\np: 017\nh: 0x1F\nb: 0b101\ns: 1:20\nf: 1e3\ng: .inf\nh2: -.Inf\nnan: .nan\n",
+    "description: d\nflags: [yes, No, on, OFF, y, n, true, False]\n",
+    "description: d\nx: " + "[" * 60 + "]" * 60 + "\n",
+    "description: d\nx: " + "[" * 20 + "]" * 20 + "\n",
+    "description: d\nx: " + "- " * 30 + "a\n",
+    "description: d\n" + "".join("  " * i + f"k{i}:\n" for i in range(45)) + "  " * 45 + "v: 1\n",
+    "description: x\x85source: user\n",
+    "description: x\u2028source: user\u2029pinned: true\n",
+    "description: x\u2028---\u2028source: user\n",
+    "description: a\ta\n",
+    "description: bell\x07here\n",
+    "description: esc\x1b[31m\n",
+    "description: del\x7f\n",
+    "description: \x9f\n",
+    "description: caf\u00e9 \u20ac \u4e2d\u6587 \ud55c\n",
+    "description: emoji \U0001f4a5\n",
+    "\ufeffdescription: bom\n",
+    "description: d # a comment\n# another\nsource: user\n",
+    "description: d\nnote: |\n  two\n  lines\nfolded: >-\n  a\n  b\n",
+    "description: d\nnote: |+ # kept\n  x\n\n",
+    "a: &x [1]\nb: *x\ndescription: d\n",
+    "description: d\nb: *x\n",
+    "base: &base {source: user}\n<<: *base\ndescription: merge\n",
+    "description: d\n<<: {source: user}\n",
+    "description: d\nf: !!python/object/apply:os.system ['id']\n",
+    "description: !!str 12\n",
+    "description: d\nf: !!float abc\n",
+    "%YAML 1.1\n---\ndescription: d\n",
+    "description: d\n...\n",
+    "description: d\n---\nx: 1\n",
+    "description: d\n? [a, b]\n: c\n",
+    "description: d\n? a\n: c\n",
+    "description: d\ndescription: twice\n",
+    "- a\n- b\n",
+    "just text\n",
+    "1: a\ndescription: d\n",
+    "[a, b]: c\ndescription: d\n",
+    "description: d\nmap: {a: 1, b: [x, y], c: {d: e}}\n",
+    "description: d\nmap: {a: 1, b\n",
+    "description: 'unclosed\n",
+    "description: \"esc \\u00e9 \\x41 \\/ \\N \\L \\P \\_\"\n",
+    "description: @at\n",
+    "description: `tick`\n",
+    "description: a: b\n",
+    "description: a :b\nk:v\n",
+    "description: d\n  indented: wrong\n",
+    " description: d\nx: 1\n",
+    "description: d\nlist: [a, b,]\nl2: [a: 1, b]\n",
+    "description: d\nk: - a\n",
+    "description: -\nk: ---x\nm: -- \n",
+    "description: ? a\n",
+    "description: d\nempty_list: []\nempty_map: {}\n",
+    "description: \"\"\nx: ''\n",
+    "description: d\nx: 'it''s'\n",
+    "description: d\r\nsource: user\r\n",
+    "description: d\rsource: user\r",
+    "description: d\n\n\nsource: user\n\n",
+    "\n\ndescription: d\n",
+    "description: d\nx: 12:30:45\ny: 190:20:30.15\nz: -1:30\n",
+    "description: d\nx: 2026-1-2\ny: 2026-01-02 \n",
+    "description: d\nkey with spaces: v\n\"quoted key\": v\n'single': v\n",
+    "description: long " + "word " * 900 + "\n",
+]
+
+
+def _outcome(load, text):
+    try:
+        return ("ok", *load(text))
+    except MalformedFileError as exc:
+        return ("refused", str(exc))
+
+
+def _same_outcome(text):
+    """``load_yaml_and_comments`` gives the same with and without the C loader."""
+    from vault_mem.model import frontmatter_handler as fh
+
+    fast = _outcome(fh.load_yaml_and_comments, text)
+    c_loader, fh._CLoader = fh._CLoader, None
+    try:
+        slow = _outcome(fh.load_yaml_and_comments, text)
+    finally:
+        fh._CLoader = c_loader
+    assert fast[0] == slow[0] and (same_value(fast[1], slow[1]) if fast[0] == "ok" else fast[1] == slow[1]) \
+        and fast[2:] == slow[2:], (text, fast, slow)
+
+
+@pytest.mark.parametrize("text", TRICKY_FRONTMATTER)
+def test_the_c_loader_reads_frontmatter_as_the_strict_loader_does(text):
+    _same_outcome(text)
+
+
+def test_the_c_loader_is_used_for_plain_frontmatter_only():
+    from vault_mem.model import frontmatter_handler as fh
+
+    if fh._CLoader is None:
+        pytest.skip("PyYAML was built without libyaml")
+    taken = [t for t in TRICKY_FRONTMATTER if fh._c_loadable(t)]
+    assert TRICKY_FRONTMATTER[0] in taken and len(taken) > 20
+    for left in ("#", "&", "*", "!", "%", "\\", "\t", "\r", "\x07", "\x85", "\u2028", "\ufeff", "\U0001f4a5"):
+        assert not fh._c_loadable(f"description: a{left}b\n"), repr(left)
+    assert not fh._c_loadable("description: d\nx: " + "[" * 60 + "]" * 60 + "\n")
+    assert not fh._c_loadable("description: d\nn: " + "9" * 5000 + "\n")
+
+
+# Fragments that matter to a YAML scanner; joined at random, they make texts both loaders read
+_FRAGMENTS = ["description", "a", "k2", ": ", ":", "- ", "-", " ", "  ", "\n", "\n  ", "\n- ", "[", "]", "{",
+              "}", ", ", ",", "'", '"', "|", ">", "|-", "? ", "?", "2026-02-30", "2026-01-02", "12:30:00", "T10:00:00Z",
+              "0o17", "017", "1_000", "0x1F", "1e3", ".inf", ".nan", "~", "null", "yes", "No", "on", "=", "<<",
+              "...", "---", "@", "`", "\u00e9", "\u4e2d", "\u00a0", "#", "&a ", "*a", "!!str ", "\\", "\t", "\r\n",
+              "\x85", "\u2028", "\x07", "%", "9" * 30]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.sampled_from(_FRAGMENTS), max_size=40), lead=st.booleans())
+def test_the_c_loader_agrees_with_the_strict_loader_on_random_frontmatter(parts, lead):
+    _same_outcome(("description: d\n" if lead else "") + "".join(parts))
+
+
+@pytest.mark.parametrize("char", [chr(c) for c in [*range(1, 9), 11, 12, *range(14, 32), 127, 0x80, 0x9f]])
+def test_a_control_character_in_frontmatter_is_a_malformed_file(char):
+    for text in (f"---\ndescription: a{char}b\n---\n", f"---\ndescription: d\ntags: [x{char}]\n---\n"):
+        with pytest.raises(MalformedFileError, match="frontmatter is not valid YAML"):
+            memory_from_bytes(text.encode(), "facts/x.md", max_bytes=100_000)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(meta=_meta)
+def test_the_c_loader_agrees_with_the_strict_loader_on_rendered_frontmatter(meta):
+    yaml_text = HANDLER.split(render_memory(Memory("k", "fact", meta, "")))[0]
+    _same_outcome(yaml_text)

@@ -4,6 +4,7 @@ a real daemon started and stopped beside it. The MCP server end to end is in tes
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from conftest import git, wait_for
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem import Vault
-from vault_mem.daemon.keeper import WARMING, Keeper, Warmup, changes_so_far
+from vault_mem.daemon.keeper import CHECKING, WARMING, Keeper, Warmup, changes_so_far
 from vault_mem.daemon.process import Daemon
 from vault_mem.daemon.watcher import Batcher, VaultWatcher
 
@@ -64,6 +65,30 @@ def test_the_catch_up_of_every_reader_holds_each_change_made_just_before_it(vaul
             assert f"facts/note-{i}.md" in changes_so_far(watcher, batcher, 10.0).paths
     finally:
         watcher.stop()
+
+
+def test_a_read_before_the_start_up_check_is_done_answers_from_the_index_and_says_so(vault):
+    write_memory(vault.root, "van", "Parks the van at the harbour")  # made while nothing watched
+    gate = threading.Event()
+
+    def slow_open() -> Vault:
+        assert gate.wait(30)
+        return Vault(vault.root)
+
+    vault.take_notices()  # the hooks installed by init
+    keeper = Keeper(vault)
+    keeper.ready_by = time.monotonic()  # the server's deadline has passed: no waiting
+    keeper.start_in_background(slow_open)
+    vault.kept_current = keeper.catch_up
+    try:
+        assert top_keys(vault, "harbour") == []  # the index as it was, not a reconcile of its own
+        assert vault.take_notices() == [CHECKING]
+        gate.set()
+        wait_for(lambda: keeper.mode == "watching", what="the start-up check")
+        assert top_keys(vault, "harbour") == ["van"] and vault.take_notices() == []
+    finally:
+        gate.set()
+        keeper.close()
 
 
 def test_an_edit_made_while_starting_up_is_not_lost(vault):

@@ -556,6 +556,8 @@ EVIL_FILES = {
     "binary": "---\ndescription: x\n---\n\x00\x01",
     "latin1": None,
     "set-key": "---\ndescription: x\n? [a, b]\n: c\n---\n",
+    "control-char": "---\ndescription: bell\x07here\nsource: user\n---\n",
+    "escape-char": "---\ndescription: x\ntags: [a\x1b[31m, b]\n---\n",
 }
 
 

@@ -271,3 +271,30 @@ def test_question_penalty_scales_memories_that_only_ask(tmp_path: Path):
         assert out[ids["answer"]] == 1.0
         assert out[ids["fact"]] == 1.0
         assert search.question_penalty(sc.db, scores, penalty=0.0) == scores
+
+
+def test_when_every_query_word_is_common_the_memories_holding_all_of_them_come_first(tmp_path, monkeypatch):
+    """A big vault's common words (the bar lowered here): the keyword side ranks the AND of the
+    words, then of the rarest ones while candidates are short, never the OR of every match."""
+    monkeypatch.setattr(search, "COMMON_TERM_FLOOR", 3)
+    root = tmp_path / "v"
+    write_memory(root, "both", "The staging cluster runs Nomad")
+    for i in range(6):
+        write_memory(root, f"staging-{i}", f"The staging host number {i} is small")
+        write_memory(root, f"cluster-{i}", f"The cluster {i} is in Lisbon")
+    for i in range(4):
+        write_memory(root, f"nomad-{i}", f"Nomad job {i} runs at night")
+    sc = Sidecar(root, Config(), embedder=None)
+    try:
+        sc.reconcile()
+        words = ["staging", "cluster", "nomad"]
+        assert search.informative_terms(sc.db, words) == words  # each word is common here
+        assert search.keyword_matches(sc.db, words) == [
+            '"nomad" AND "staging" AND "cluster"', '"nomad" AND "staging"', '"nomad"']
+        ids = {r[0]: r[1] for r in sc.db.execute("SELECT id, key FROM files")}
+        found = [ids[i] for i, _ in search.keyword_search(sc.db, words, search.Filters(today="2026-03-01"), limit=4)]
+        assert found[0] == "both" and set(found[1:]) <= {f"nomad-{i}" for i in range(4)} and len(found) == 4
+        # with a rare word among them: the OR of the rare ones, as before
+        assert search.keyword_matches(sc.db, ["staging", "zebra", "night"]) == ['"zebra"']
+    finally:
+        sc.close()

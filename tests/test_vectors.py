@@ -14,6 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -367,3 +368,88 @@ def test_warm_index_refresh_reads_only_the_changed_vectors(tmp_path: Path) -> No
     assert large < small + 50, (small, large)
     for sc in (writer, warm, cold):
         sc.close()
+
+
+class _Recording(FakeEmbedder):
+    """The fake embedder, keeping each call's texts (and able to count tokens, as the local one)."""
+
+    def __init__(self) -> None:
+        super().__init__(dimensions=64)
+        self.batches: list[list[str]] = []
+        self.counted = 0
+
+    def token_counts(self, texts):
+        self.counted += len(texts)
+        return [len(t.split()) for t in texts]
+
+    def embed_batch(self, texts, *, kind="document"):
+        self.batches.append(list(texts))
+        return super().embed_batch(texts, kind=kind)
+
+
+def test_the_backlog_is_embedded_once_per_text_shortest_first_and_each_memory_gets_its_own(tmp_path: Path) -> None:
+    from vault_mem.model import terms
+
+    root = tmp_path / "v"
+    for i in range(150):
+        # lengths in no order; every tenth memory says what another one says, word for word
+        words = " ".join(WORDS[(i * 7 + k) % len(WORDS)] for k in range((i * 37) % 23 + 1))
+        same = i % 10 == 9
+        write_memory(root, f"m{i:03d}", "shared text" if same else f"note {i}", "" if same else words)
+    emb = _Recording()
+    progress: list[tuple[int, int]] = []
+    with Sidecar(root, Config(), embedder=emb) as sc:
+        sc.reconcile(embed=False)
+        assert sc.embed_pending(progress=lambda d, t: progress.append((d, t))) == 150
+        texts = [t for b in emb.batches for t in b]
+        assert len(texts) == len(set(texts)) == 136  # 135 distinct texts + the one shared by 15
+        lengths = emb.token_counts(texts)
+        assert lengths == sorted(lengths) and len(emb.batches) > 1
+        assert progress[-1] == (150, 150) and [d for d, _ in progress] == sorted(d for d, _ in progress)
+        rows = sc.db.execute("SELECT f.description, f.body, f.sort_date, c.vector FROM files f JOIN embed_cache c "
+                             "ON c.text_sha256 = f.embed_sha256 AND c.model = f.vec_model").fetchall()
+        assert len(rows) == 150
+        for r in rows:  # each memory's vector is its own text's, wherever that text was in the order
+            want = FakeEmbedder(dimensions=64).embed_batch([terms.document_text(r[0], r[1] or "", r[2])])[0]
+            assert np.frombuffer(r[3], dtype=np.float32).tobytes() == want.astype(np.float32).tobytes()
+        assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 150
+        emb.batches.clear()
+        sc.rebuild()  # everything from the cache: the model is not run again
+        assert emb.batches == []
+
+
+def test_an_interrupted_backlog_resumes_without_counting_its_tokens_again(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _fill(root, 200)
+    emb = _Recording()
+
+    class Stop(Exception):
+        pass
+
+    def stop(done: int, total: int) -> None:  # as the daemon hands the loop back to new events
+        raise Stop
+
+    with Sidecar(root, Config(), embedder=emb) as sc:
+        sc.reconcile(embed=False)
+        with pytest.raises(Stop):
+            sc.embed_pending(progress=stop)
+        first = sum(len(b) for b in emb.batches)
+        assert 0 < first < 200 and emb.counted == 200
+        assert sc.embed_pending() == 200 - first
+        assert emb.counted == 200 and sum(len(b) for b in emb.batches) == 200
+
+
+def test_an_embedder_that_cannot_count_tokens_leaves_memories_keyword_only(tmp_path: Path) -> None:
+    from vault_mem.errors import EmbedderError
+
+    class Broken(_Recording):
+        def token_counts(self, texts):  # what the local embedder does when its model cannot load
+            raise EmbedderError("the local embedder needs onnxruntime")
+
+    root = tmp_path / "v"
+    _fill(root, 20)
+    with Sidecar(root, Config(), embedder=Broken()) as sc:
+        sc.reconcile(embed=False)
+        assert sc.embed_pending() == 0
+        assert sc.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0] == 0
+        assert [h.key for h in sc.recall("coffee", k=3, today=TODAY).hits]  # keywords still answer

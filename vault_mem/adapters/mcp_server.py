@@ -21,12 +21,21 @@ A server lives as long as its client's session, so it keeps itself current inste
 reconciling the vault on every call (1.3 s at 100k memories): while no daemon runs, its own
 watcher (:class:`vault_mem.daemon.keeper.Keeper`) applies the changes before each call, so a
 call right after a hand edit sees it; while a daemon runs, it leaves that to the daemon, and it
-watches again if the daemon stops. Start-up answers ``initialize`` at once: the first reconcile,
-the model and the vectors load on threads of their own (:class:`~vault_mem.daemon.keeper.Warmup`).
-A recall that comes before the model and vectors are in waits for them up to
-:data:`READY_WAIT_S` (the usual case: an agent recalls right after start; a full answer a
-second later beats a worse one now), then answers from keywords and says so
-(``keyword_only`` with the reason): never silently worse.
+watches again if the daemon stops.
+
+Start-up (:class:`Startup`) answers ``initialize`` first and only then (on the client's
+``notifications/initialized``, or its first call) begins the work that takes seconds at 100k
+memories, in the background: the model, then the vectors (one thread)
+(:class:`~vault_mem.daemon.keeper.Warmup`), then the watch and the first reconcile
+(:class:`~vault_mem.daemon.keeper.Keeper`). Begun earlier, they competed with the import of the
+MCP SDK for the interpreter's lock and the CPU and made ``initialize`` itself take seconds
+(at 100k memories, load ~10 on 2 cores: 4.0 s with only the model and vectors loading
+meanwhile, 2.3 s with nothing). A call that comes before this work is done waits for it
+until :data:`READY_WAIT_S` after ``initialize``, then is answered with what there is, saying
+so: keyword results only (``keyword_only`` with the reason) while the model and vectors load,
+and the notice
+:data:`~vault_mem.daemon.keeper.CHECKING` while the start-up check of the files runs (the
+index may miss a change made before the start). Never silently worse or stale.
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +61,8 @@ SERVER_NAME = "vault-mem"
 #: what :func:`screen_line` rewrites a request holding an unpaired surrogate into
 BAD_TEXT_TOOL = "vault-mem.invalid-text"
 BAD_TEXT_URI = "vault://invalid-text"
-#: how long a recall waits for the background load of the model and vectors (then keyword-only)
-READY_WAIT_S = 1.5
+#: how long after the start-up work began a call waits for it (then answers with what there is)
+READY_WAIT_S = 0.25
 READY_WAIT_ENV = "VAULT_MEM_MCP_READY_WAIT_S"
 
 
@@ -122,12 +133,42 @@ def ready_wait() -> float:
     return value
 
 
-def build_server(vault: Vault, warmup: Warmup | None = None):
+class Startup:
+    """The server's start-up work on ``vault`` (see the module): its own watcher and first
+    reconcile (:class:`Keeper`, installed as ``vault.kept_current``), the model and the vectors
+    (:class:`Warmup`). :meth:`begin` starts them (once); calls then wait for them until
+    ``wait_s`` after that."""
+
+    def __init__(self, vault: Vault, open_vault: Callable[[], Vault], *, wait_s: float | None = None) -> None:
+        self.vault = vault
+        self.open_vault = open_vault
+        self.wait_s = ready_wait() if wait_s is None else wait_s
+        self.keeper = Keeper(vault)
+        vault.kept_current = self.keeper.catch_up
+        self.warmup = Warmup(vault)
+        self.begun: float | None = None
+
+    def begin(self) -> None:
+        if self.begun is not None:
+            return
+        self.begun = time.monotonic()
+        self.keeper.ready_by = self.warmup.ready_by = self.begun + self.wait_s
+        self.warmup.start()
+        # the check of the files after the loads: run together on 2 cores, each took twice as
+        # long (vectors 2.7 s instead of ~1.2 s at 100k); a change made meanwhile is still
+        # found, by that check itself
+        self.keeper.start_in_background(self.open_vault, after=self.warmup.ready)
+
+    def close(self) -> None:
+        self.keeper.close()
+
+
+def build_server(vault: Vault, startup: Startup | None = None):
     """A low-level MCP ``Server`` serving ``vault``'s tools and INDEX.md.
 
     A server lives as long as its client's session, so the vault's vectors are searched from an
     in-memory copy (loaded once, ~4 ms per search at 100k) rather than from ``vec0`` each time;
-    ``warmup`` loads it and the model in the background (a recall waits :func:`ready_wait`)."""
+    ``startup`` loads it and the model in the background once ``initialize`` is answered."""
     # the MCP SDK is imported here, not at the top: importing it takes about a second on this
     # machine, which importing this module (for `instructions`, or in tests) should not cost
     from mcp import types
@@ -135,9 +176,15 @@ def build_server(vault: Vault, warmup: Warmup | None = None):
     from mcp.shared.exceptions import MCPError
 
     vault.sidecar.keep_vectors_in_memory = True
-    wait_s = ready_wait()
+
+    def begin() -> None:
+        if startup is not None:
+            startup.begin()
 
     tools = [types.Tool.model_validate(t) for t in schemas("mcp")]
+
+    async def on_initialized(ctx, params) -> None:
+        begin()  # initialize has been answered: the slow start-up work may begin now
 
     async def on_list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -146,8 +193,9 @@ def build_server(vault: Vault, warmup: Warmup | None = None):
         if params.name == BAD_TEXT_TOOL:  # see screen_line
             text = json.dumps({"error": str((params.arguments or {}).get("error")), "kind": "UsageError"})
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-        if params.name == "recall" and warmup is not None and not warmup.ready.is_set():
-            warmup.wait(wait_s)
+        begin()
+        if params.name == "recall" and startup is not None:
+            startup.warmup.wait_ready()
         result = call_tool(vault, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)],
@@ -169,6 +217,7 @@ def build_server(vault: Vault, warmup: Warmup | None = None):
         if str(params.uri) != INDEX_URI:
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"unknown resource '{params.uri}'; this server has {INDEX_URI}")
+        begin()
         try:
             text = index_text(vault)
         except Exception as exc:
@@ -179,7 +228,7 @@ def build_server(vault: Vault, warmup: Warmup | None = None):
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=INDEX_URI, mime_type="text/markdown", text=text)])
 
-    return Server(
+    server = Server(
         SERVER_NAME,
         version=VERSION,
         title="vault-mem",
@@ -190,16 +239,18 @@ def build_server(vault: Vault, warmup: Warmup | None = None):
         on_list_resources=on_list_resources,
         on_read_resource=on_read_resource,
     )
+    server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
+    return server
 
 
-async def serve_async(vault: Vault, warmup: Warmup | None = None) -> None:
+async def serve_async(vault: Vault, startup: Startup | None = None) -> None:
     """Serve ``vault`` over this process's stdin and stdout until the client closes them."""
     import io
 
     import anyio
     from mcp.server.stdio import stdio_server  # the SDK only when serving (see build_server)
 
-    server = build_server(vault, warmup)
+    server = build_server(vault, startup)
     # stdin is read here, through screen_line; fd 0 then points at /dev/null so that no child
     # process (git) can read the protocol's bytes
     private = os.dup(0)
@@ -229,22 +280,17 @@ class _ScreenedLines:
 def serve(root: Path, agent: str | None = None, *, embedder: Any = None) -> None:
     """Open the vault at ``root`` and serve it over stdio (blocks until stdin closes).
 
-    Before the MCP SDK is even imported (about a second), the start-up work begins on threads
-    of its own: the watcher and the first reconcile (:class:`Keeper`), the model and the vectors
-    (:class:`Warmup`). ``embedder``: instead of vault.toml's (benches and tests).
+    The start-up work (:class:`Startup`) begins once ``initialize`` is answered.
+    ``embedder``: instead of vault.toml's (benches and tests).
 
     stdout carries the protocol and nothing else may be written there: whoever configures
     logging (the CLI, ``vault-mem mcp``) sends it to stderr."""
     vault = Vault(root, agent=agent, embedder=embedder)
-    keeper = Keeper(vault)
+    startup = Startup(vault, lambda: Vault(root, agent=agent, embedder=embedder))
     try:
-        keeper.start_in_background(lambda: Vault(root, agent=agent, embedder=embedder))
-        vault.kept_current = keeper.catch_up
-        warmup = Warmup(vault)
-        warmup.start()
         import anyio  # comes with the MCP SDK; only serving needs it (see build_server)
 
-        anyio.run(serve_async, vault, warmup)
+        anyio.run(serve_async, vault, startup)
     finally:
-        keeper.close()
+        startup.close()
         vault.close()

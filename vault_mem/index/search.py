@@ -199,6 +199,25 @@ SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({SUPERSEDERS_SQL})"
 # Vaults of up to COMMON_TERM_FLOOR memories search every word.
 COMMON_TERM_FLOOR = 1000
 COMMON_TERM_SHARE = 50
+# When every word of the query is that common, ranking their OR means scoring every memory that
+# holds any of them (most of a big vault: 30-200 ms at 100k memories, the recall's tail). The
+# memories holding all of the words are found instead (an FTS5 AND: the lists are intersected
+# before anything is scored), then, while fewer than the candidates wanted, those holding all
+# but the most common word, and so on: the rarest words first. Word counts for that order stop
+# at COMMON_TERM_COUNT_SPAN times the bar.
+COMMON_TERM_COUNT_SPAN = 8
+
+
+def _term_counts(db, terms: Sequence[str], cap: int) -> list[int]:
+    """How many memories hold each word, each count stopping at ``cap``."""
+    return [db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                       [fts_query([t]), cap]).fetchone()[0] for t in terms]
+
+
+def _common_bar(db, floor: int | None = None) -> tuple[int, int]:
+    """(memories in the vault, the count from which a word is common)."""
+    n = db.execute("SELECT max(id) FROM files").fetchone()[0] or 0
+    return n, max(COMMON_TERM_FLOOR if floor is None else floor, n // COMMON_TERM_SHARE)
 
 
 def informative_terms(db, terms: Sequence[str], *, floor: int | None = None) -> list[str]:
@@ -209,8 +228,7 @@ def informative_terms(db, terms: Sequence[str], *, floor: int | None = None) -> 
     to the vault. Counting stops at the cap, so the check itself is bounded. The coverage
     feature still sees every word. If every word is common, all are kept.
     """
-    n = db.execute("SELECT max(id) FROM files").fetchone()[0] or 0
-    cap = max(COMMON_TERM_FLOOR if floor is None else floor, n // COMMON_TERM_SHARE)
+    n, cap = _common_bar(db, floor)
     if n <= cap or len(terms) < 2:
         return list(terms)
     return drop_common_terms(db, terms, cap)
@@ -219,30 +237,79 @@ def informative_terms(db, terms: Sequence[str], *, floor: int | None = None) -> 
 def drop_common_terms(db, terms: Sequence[str], cap: int) -> list[str]:
     """``terms`` minus those found in ``cap`` memories or more (each count stops at ``cap``).
     If every word is that common, all are kept."""
-    keep = [t for t in terms if db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                                           [fts_query([t]), cap]).fetchone()[0] < cap]
+    keep = [t for t, c in zip(terms, _term_counts(db, terms, cap)) if c < cap]
     return keep or list(terms)
 
 
+def keyword_matches(db, terms: Sequence[str]) -> list[str]:
+    """The FTS5 queries keyword search runs, in order, until it has its candidates: the OR of
+    the query's informative words; or, when every word is common (see COMMON_TERM_COUNT_SPAN),
+    the AND of all of them, then of all but the most common one, and so on."""
+    n, cap = _common_bar(db)
+    if n <= cap or len(terms) < 2:
+        return [fts_query(terms)] if terms else []
+    counts = _term_counts(db, terms, cap)
+    rare = [t for t, c in zip(terms, counts) if c < cap]
+    if rare:
+        return [fts_query(rare)]
+    counts = _term_counts(db, terms, cap * COMMON_TERM_COUNT_SPAN)
+    by_rarity = [t for _, t in sorted(zip(counts, terms), key=lambda x: x[0])]
+    return [fts_query(by_rarity[:k], "AND") for k in range(len(by_rarity), 0, -1)]
+
+
 def keyword_search(db, terms: Sequence[str], filters: Filters, limit: int = CANDIDATES) -> list[tuple[int, float]]:
-    """Top ``limit`` (file id, bm25) for the quoted OR query; bm25 is negative, lower is better."""
-    match = fts_query(informative_terms(db, terms))
-    if not match:
-        return []
-    where, params = filters.sql()
-    w = BM25_WEIGHTS
-    sql = (
-        f"SELECT f.id, bm25(fts, {w[0]}, {w[1]}, {w[2]}) AS score FROM fts JOIN files f ON f.id = fts.rowid "
-        f"WHERE fts MATCH ? AND {where} ORDER BY score LIMIT ?"
-    )
+    """Top ``limit`` (file id, bm25) for the query's words (:func:`keyword_matches`); bm25 is
+    negative, lower is better."""
+    out: dict[int, float] = {}
     try:
-        return [(r[0], r[1]) for r in db.execute(sql, [match, *params, limit])]
+        for match in keyword_matches(db, terms):
+            for fid, score in _ranked(db, match, filters, limit):
+                out.setdefault(fid, score)
+            if len(out) >= limit:
+                break
     except dbmod.errors()[0] as exc:
         # The query is built to be valid, so no text can raise here; what does is a damaged
         # keyword index, which must not pass for "nothing found" (the sidecar repairs it).
         if dbmod.is_damage(exc):
             raise
         raise KeywordIndexDamageError(f"the keyword search failed ({exc})") from exc
+    return list(out.items())[:limit]
+
+
+def hidden_rows(db, today: str) -> int:
+    """At most how many memories the default rules hide (expired, superseded, duplicates): what
+    a search over-fetches so that its filtered top list is exact."""
+    return db.execute(
+        "SELECT (SELECT count(*) FROM files WHERE expires IS NOT NULL AND expires < ?)"
+        " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)",
+        (today,)).fetchone()[0]
+
+
+#: above this many hidden rows, ranking inside the join beats over-fetching
+MAX_OVERFETCH = 10_000
+
+
+def _ranked(db, match: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
+    """Top ``limit`` (file id, bm25) of one FTS5 query under ``filters``."""
+    where, params = filters.sql()
+    w = BM25_WEIGHTS
+    score = f"bm25(fts, {w[0]}, {w[1]}, {w[2]})"
+    hidden = None if filters.narrow or filters.type else hidden_rows(db, filters.today)
+    if hidden is None or hidden > MAX_OVERFETCH:
+        sql = (f"SELECT f.id, {score} AS score FROM fts JOIN files f ON f.id = fts.rowid "
+               f"WHERE fts MATCH ? AND {where} ORDER BY score LIMIT ?")
+        return [(r[0], r[1]) for r in db.execute(sql, [match, *params, limit])]
+    # Rank in FTS5 alone, then filter the few rows found: joining every match to its files row
+    # before ranking cost more than the ranking (at 100k memories). Over-fetching by the rows
+    # the rules can hide keeps the filtered top list exact.
+    rows = db.execute(f"SELECT rowid, {score} AS score FROM fts WHERE fts MATCH ? ORDER BY score LIMIT ?",
+                      (match, limit + hidden)).fetchall()
+    if not rows:
+        return []
+    marks = ",".join("?" * len(rows))
+    ok = {r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE f.id IN ({marks}) AND {where}",
+                                   [*(r[0] for r in rows), *params])}
+    return [(r[0], r[1]) for r in rows if r[0] in ok][:limit]
 
 
 class KeywordIndexDamageError(Exception):
@@ -279,12 +346,9 @@ def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
         return index.top(qvec, limit, type=filters.type, allowed=allowed)
     # Rows with a vector that the default rules hide (duplicates, expired, superseded, stale
     # vectors) are few: fetch that many more so the filtered top ``limit`` is exact, never emptied.
-    hidden = db.execute(
-        "SELECT (SELECT count(*) FROM files WHERE expires IS NOT NULL AND expires < ?)"
-        " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)"
-        " + (SELECT count(*) FROM vector_log WHERE live = -1)",
-        (filters.today,)).fetchone()[0]
-    rows = index.top(qvec, limit + min(hidden, 10_000), type=filters.type)
+    hidden = hidden_rows(db, filters.today) + db.execute(
+        "SELECT count(*) FROM vector_log WHERE live = -1").fetchone()[0]
+    rows = index.top(qvec, limit + min(hidden, MAX_OVERFETCH), type=filters.type)
     if not rows:
         return []
     ids = [i for i, _ in rows]

@@ -69,6 +69,20 @@ def _id_list(ids) -> str:
     return json.dumps([int(i) for i in ids])
 
 
+def _by_length(embedder, texts: dict[str, str], known: dict[str, int]) -> list[str]:
+    """The keys (text hashes) of ``texts`` ordered by their text's length to the model: its
+    token count when it can say (kept in ``known``, so a backlog resumed after an interruption
+    is not tokenized again), else characters; ties in the given order."""
+    counts = getattr(embedder, "token_counts", None)
+    if not callable(counts):
+        return sorted(texts, key=lambda h: len(texts[h]))
+    new = [h for h in texts if h not in known]
+    for i in range(0, len(new), 1000):  # a thousand at a time: a tokenizer's encodings add up
+        part = new[i:i + 1000]
+        known.update(zip(part, counts([texts[h] for h in part])))
+    return sorted(texts, key=known.__getitem__)
+
+
 class StoredVectors:
     """Vector search straight from the ``vec0`` table: nothing held in memory."""
 
@@ -431,8 +445,12 @@ class VectorIndex:
             return []
         if n > self.EXACT_MAX:
             qbits = np.packbits(qvec > 0)
-            dist = np.bitwise_count(np.bitwise_xor(self.codes.view(np.uint64), qbits.view(np.uint64))).sum(
-                axis=1, dtype=np.int32)
+            # bits that differ, per 64-bit word; the words summed column by column: numpy's
+            # sum over a row of 6 words cost twice the xor and the counts together
+            bits = np.bitwise_count(np.bitwise_xor(self.codes.view(np.uint64), qbits.view(np.uint64)))
+            dist = bits[:, 0].astype(np.int32)  # int32 as before: the same ties at the cut
+            for j in range(1, bits.shape[1]):
+                dist += bits[:, j]
             dist[~mask] = np.iinfo(np.int32).max
             r = min(max(self.COARSE_FACTOR * k, self.COARSE_MIN), n)
             cand = np.argpartition(dist, r - 1)[:r]
@@ -455,6 +473,9 @@ class VectorStore:
     warming: str | None = None
     #: an index loaded by :meth:`preload_vectors` on another thread, adopted by the next search
     _preloaded: VectorIndex | None = None
+    #: (model, token count by text hash) of the texts still waiting for a vector: a daemon's
+    #: embedding, interrupted by new events and resumed, does not tokenize its backlog again
+    _token_counts: tuple[str, dict[str, int]] | None = None
 
     def _get_embedder(self):
         """The embedder, built on first need; None (with a reason) when there is none."""
@@ -703,36 +724,58 @@ class VectorStore:
         ).fetchall()
         if not rows:
             return 0
-        done = 0
         total = len(rows)
-        batch = max(8, int(getattr(embedder, "batch_size", 32) or 32))
-        for start in range(0, total, batch * 4):
-            chunk = rows[start:start + batch * 4]
-            hashes = [r["embed_sha256"] for r in chunk]
-            cached = self.cached_vectors(model, hashes)
-            todo = [(r, h) for r, h in zip(chunk, hashes) if h not in cached]
-            new: dict[str, bytes] = {}
-            for b in range(0, len(todo), batch):
-                part = todo[b:b + batch]
-                texts = [terms.document_text(r["description"], r["body"] or "", r["sort_date"]) for r, _ in part]
-                try:
-                    vecs = np.asarray(embedder.embed_batch(texts, kind="document"), dtype=np.float32)
-                except EmbedderError as exc:
-                    self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
-                    self._store_vectors(model, chunk, {**cached, **new})
-                    log.warning("vault-mem: embedding failed (%s); %d memories stay keyword-only until "
-                                "the embedder is back", exc, total - done)
-                    return done
-                if vecs.shape != (len(part), int(embedder.dimensions)):
-                    raise EmbedderError(
-                        f"embedder {model} returned shape {vecs.shape}, expected ({len(part)}, {embedder.dimensions})"
-                    )
-                for (_, h), v in zip(part, vecs):
-                    new[h] = v.tobytes()
-            done += self._store_vectors(model, chunk, {**cached, **new})
+        group = max(8, int(getattr(embedder, "batch_size", 32) or 32)) * 4
+        by_hash: dict[str, list] = {}
+        for r in rows:
+            by_hash.setdefault(r["embed_sha256"], []).append(r)
+        cached = self.cached_vectors(model, list(by_hash))
+        done = stored = 0
+        # first what the cache holds (a rebuild, a revert, a model round trip): no model run
+        hits = [r for r in rows if r["embed_sha256"] in cached]
+        for start in range(0, len(hits), group * 4):
+            part = hits[start:start + group * 4]
+            stored += self._store_vectors(model, part, {r["embed_sha256"]: cached[r["embed_sha256"]] for r in part})
+            done += len(part)
             if progress:
-                progress(min(start + len(chunk), total), total)
-        return done
+                progress(done, total)
+        # then each text once (identical memories share a hash), shortest first: the batches
+        # the model runs hold texts of about one length, so little of its work is padding
+        todo = {h: terms.document_text(rs[0]["description"], rs[0]["body"] or "", rs[0]["sort_date"])
+                for h, rs in by_hash.items() if h not in cached}
+        if self._token_counts is None or self._token_counts[0] != model:
+            self._token_counts = (model, {})
+        known = self._token_counts[1]
+        for h in [h for h in known if h not in todo]:  # edited or gone before their turn
+            del known[h]
+        try:
+            hashes = _by_length(embedder, todo, known)  # the local model loads here
+        except EmbedderError as exc:
+            self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
+            log.warning("vault-mem: embedder unavailable (%s); %d memories stay keyword-only until it is back",
+                        exc, total - done)
+            return stored
+        for start in range(0, len(hashes), group):
+            part = hashes[start:start + group]
+            try:
+                vecs = np.asarray(embedder.embed_batch([todo[h] for h in part], kind="document"), dtype=np.float32)
+            except EmbedderError as exc:
+                self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
+                log.warning("vault-mem: embedding failed (%s); %d memories stay keyword-only until "
+                            "the embedder is back", exc, total - done)
+                return stored
+            if vecs.shape != (len(part), int(embedder.dimensions)):
+                raise EmbedderError(
+                    f"embedder {model} returned shape {vecs.shape}, expected ({len(part)}, {embedder.dimensions})"
+                )
+            owners = [r for h in part for r in by_hash[h]]
+            stored += self._store_vectors(model, owners, {h: v.tobytes() for h, v in zip(part, vecs)})
+            for h in part:
+                known.pop(h, None)
+            done += len(owners)
+            if progress:
+                progress(done, total)
+        return stored
 
     def _vec_model_matches(self) -> bool:
         """True when the stored vectors belong to the configured embedder (cheap, no model load)."""

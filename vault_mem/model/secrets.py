@@ -443,8 +443,15 @@ def _rule_findings(text: str, low: str) -> Iterator[tuple[int, SecretFinding]]:
     yield from ((0, f) for f in _private_keys(text))
     for prio, rule in enumerate(_RULES, start=1):
         subject = low if rule.lower else text
-        if rule.markers and not any(mk in subject for mk in rule.markers):
-            continue
+        if rule.markers:
+            # a plain loop, not any(genexpr): this runs for every rule on every text read;
+            # find_secrets over 3,000 memory files and their lines took 0.60 CPU-s with the
+            # generators, 0.37 without (a first index reads every file through it)
+            for mk in rule.markers:
+                if mk in subject:
+                    break
+            else:
+                continue
         for m in rule.pattern.finditer(subject):
             if rule.check(m, text, rule.group):
                 yield prio, SecretFinding(rule.kind, m.start(rule.group), m.end(rule.group))

@@ -46,10 +46,12 @@ def query_terms(query: str) -> list[str]:
     return (content or words)[:MAX_QUERY_TERMS]
 
 
-def fts_query(terms: Sequence[str]) -> str | None:
-    """``"w1" OR "w2" ...``: every word quoted, so FTS5 operators in the input are inert."""
+def fts_query(terms: Sequence[str], op: str = "OR") -> str | None:
+    """``"w1" OR "w2" ...`` (or ``AND``): every word quoted, so FTS5 operators in the input are inert."""
+    if op not in ("OR", "AND"):
+        raise ValueError(f"op must be OR or AND, not {op!r}")
     quoted = ['"' + t.replace('"', '""') + '"' for t in terms if t]
-    return " OR ".join(quoted) if quoted else None
+    return f" {op} ".join(quoted) if quoted else None
 
 
 def date_words(value: str | None) -> str:

@@ -238,6 +238,8 @@ class GitRepo:
             try:
                 return attempt()
             except _IndexLocked:
+                if self._clear_dead_locks():
+                    continue  # a killed vault-mem process held it: gone now
                 if time.monotonic() > deadline:
                     raise LockTimeoutError(
                         f"git's index.lock in {self.git_dir} stayed held for {_INDEX_LOCK_WAIT_S:.0f} s; "
