@@ -9,7 +9,9 @@ this model. With its median ``q50`` and its ``QUANTILE`` point ``qhi``, and ``sp
 
 - floor  = qhi + FLOOR_SPREADS x spread: a query is answered only if one candidate clears it;
 - strong = floor + STRONG_SPREADS x spread: a hit this close is a ``strong`` match, a hit below
-  it (down to ``floor - HIT_SPREADS x spread``) is shown as ``weak``.
+  it (down to ``floor - HIT_SPREADS x spread``) is shown as ``weak``;
+- sure = strong + SURE_SPREADS x spread: a hit this close is strong whatever its words (the
+  answer check of :mod:`vault_mem.index.search` leaves it alone).
 
 Spread units make the rule scale-free, so e5's compressed scores get a bar inside their range.
 The sample is stored per model in the sidecar (``floor_calibration``), made when vectors are
@@ -18,6 +20,16 @@ RECALIBRATE_SHARE since (cheap: the probe vectors are cached, one pass over the 
 ``[recall] min_similarity`` in vault.toml overrides the floor; an embedder that declares its own
 ``min_similarity`` (test doubles) is taken at its word; PRIOR is used only when the probes
 cannot be embedded (the embedder failed) — a fallback, not the source.
+
+The word bars (:func:`word_bars`) are the same idea one level down, for the answer check of
+:mod:`vault_mem.index.search` (does a hit hold each salient word of the question, literally or
+by a word of like meaning?): each probe's content words are embedded alone, and each word's
+best cosine against the words of the next WORD_NULL_SPAN probes (other topics) is the null
+sample of how close an *unrelated* word comes to a short memory under this model. The match bar
+sits WORD_SPREADS spreads above its WORD_QUANTILE point, so it is scale-free like the floor;
+``unrelated``, the median cosine of a probe word with the next probe questions, is the zero of a
+word's salience. Both depend on the model only (the probe words are fixed); the word vectors are
+cached in the embedding cache.
 """
 
 from __future__ import annotations
@@ -30,11 +42,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from vault_mem.model.probes import PROBES
+from vault_mem.model.terms import query_terms, stem
 
 QUANTILE = 0.9
-FLOOR_SPREADS = 0.5
+FLOOR_SPREADS = 0.0  # 0.5 before the answer check (README "Relevance floor")
 STRONG_SPREADS = 0.5
 HIT_SPREADS = 1.5
+SURE_SPREADS = 2.5  # above strong: the answer check's exemption (index/search.py)
 MIN_SPREAD = 0.01  # a degenerate sample (a one-memory vault) still gets a margin
 RECALIBRATE_SHARE = 0.25  # recalibrate once this share of the vectors changed...
 RECALIBRATE_MIN = 8  # ...and at least this many
@@ -43,6 +57,9 @@ RECALIBRATE_MIN = 8  # ...and at least this many
 PRIOR = {"local:all-MiniLM-L6-v2-int8": (0.34, 0.075)}
 DEFAULT_PRIOR = (0.30, 0.075)
 _PROBE_TAG = "vault-mem probe v1\x00"
+WORD_NULL_SPAN = 3  # each probe word is set against the words of the next 3 probes
+WORD_QUANTILE = 0.9
+WORD_SPREADS = 0.25
 
 
 @dataclass(frozen=True)
@@ -53,12 +70,15 @@ class Floor:
     strong: float  # a hit at least this similar is a strong match
     hit_bar: float  # a hit below this (and without keyword support) is dropped
     source: str  # "calibrated", "vault.toml", "embedder", "prior"
+    #: a hit at least this similar is strong whatever its words (exempt from the answer check)
+    sure: float = 1.0
 
     @classmethod
     def from_spread(cls, floor: float, spread: float, source: str) -> Floor:
         spread = max(spread, MIN_SPREAD)
         return cls(min_sim=floor, strong=floor + STRONG_SPREADS * spread,
-                   hit_bar=floor - HIT_SPREADS * spread, source=source)
+                   hit_bar=floor - HIT_SPREADS * spread, source=source,
+                   sure=floor + (STRONG_SPREADS + SURE_SPREADS) * spread)
 
 
 @dataclass(frozen=True)
@@ -129,3 +149,42 @@ def prior_spread(model: str) -> float:
 def prior(model: str) -> Floor:
     floor, spread = PRIOR.get(model, DEFAULT_PRIOR)
     return Floor.from_spread(floor, spread, "prior")
+
+
+def probe_words() -> list[list[str]]:
+    """The content words of each probe question (what the word bar is calibrated from)."""
+    return [query_terms(p) for p in PROBES]
+
+
+@dataclass(frozen=True)
+class WordBars:
+    """The answer check's bars for one model (see the module docstring)."""
+
+    match: float  # a word this close to one of a memory's words matches it by meaning
+    unrelated: float  # how close a word comes to an unrelated question (median): salience's zero
+
+
+def word_bars(vectors: dict[str, np.ndarray], probe_vectors: np.ndarray) -> WordBars:
+    """The word bars from the probe words' vectors (``word -> unit vector``) and the probe
+    questions' vectors (rows in PROBES order). ``match``: WORD_QUANTILE point of the null
+    sample + WORD_SPREADS x (that point - median); ``unrelated``: median cosine of a probe word
+    with the next WORD_NULL_SPAN probe questions."""
+    groups = probe_words()
+    null: list[float] = []
+    unrelated: list[float] = []
+    for i, words in enumerate(groups):
+        nxt = [(i + j) % len(groups) for j in range(1, WORD_NULL_SPAN + 1)]
+        others = {w for j in nxt for w in groups[j]}
+        for w in words:
+            if w not in vectors:
+                continue
+            against = [vectors[o] for o in others if stem(o) != stem(w) and o in vectors]
+            if against:
+                null.append(float((np.asarray(against) @ vectors[w]).max()))
+            if len(probe_vectors) == len(groups):
+                unrelated.extend(float(x) for x in probe_vectors[nxt] @ vectors[w])
+    if not null:
+        return WordBars(match=1.0, unrelated=0.0)  # nothing to compare with: only literal matches
+    q50, qhi = np.quantile(null, [0.5, WORD_QUANTILE])
+    return WordBars(match=float(qhi + WORD_SPREADS * max(float(qhi - q50), MIN_SPREAD)),
+                    unrelated=float(np.median(unrelated)) if unrelated else 0.0)

@@ -24,11 +24,15 @@ floor calibrated for this model and vault (:mod:`vault_mem.index.floor`), or tha
 words, and each hit must come close to it, so a question about something never stored returns
 nothing rather than the nearest wrong answers. Each hit is ``strong`` (close enough to answer) or
 ``weak``; with no strong hit, recall says so and keeps at most WEAK_POINTERS weak ones.
+Then the answer check (:func:`answer_check`): a strong hit that shares some of the question's
+words but holds nothing like one of its other salient words (a near miss: "Jess's phone
+number" against "Jess is our SRE") is weak too, in its place.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -42,7 +46,7 @@ from vault_mem.index.floor import Floor
 from vault_mem.index.queries import SUPERSEDERS_SQL
 from vault_mem.model import views
 from vault_mem.model.memory import as_date, validate_type
-from vault_mem.model.terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
+from vault_mem.model.terms import MAX_QUERY_CHARS, STOPWORDS, WORD, fts_query, query_terms, stem
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
 # "Design notes"). Candidates: the union of the keyword and vector top lists (it holds ~95% of
@@ -73,8 +77,24 @@ QUESTION_LABEL_WORDS = 3
 MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: the best hit must contain half the query's words
 STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
 # (short exact queries such as a name or an error code embed poorly but match exactly)
+# Answer check (near misses): a hit is strong only when it holds what the question asks. A near
+# miss names something stored ("what is Jess's phone number?" against "Jess Varga is the team's
+# SRE"): the stored name lifts the hit's cosine and word share, yet the memory holds no number.
+# So a strong hit that shares query words literally (its anchors) must also match each other
+# salient query word (one that carries the question's meaning: its vector's cosine with the
+# query's, less a word's typical cosine with an unrelated question, reaches SALIENCE_SHARE of the
+# most salient word's), literally or by a word of like meaning: the two words' cosine, each
+# embedded alone, reaches the word bar calibrated for the model (floor.word_bars). Otherwise the
+# hit is weak. A hit that shares no word with the question (a paraphrase) is left to the cosine
+# bars, and so is one at least as close as the floor's ``sure`` bar (far above "strong": the
+# memory is plainly about the question, and an unmatched word is then mostly a category word,
+# "what items did she buy?" against "bought figurines"). Words compared: description, key
+# words, tags and the body's first ANSWER_BODY_CHARS (literal matches: as keyword_coverage).
+ANSWER_BODY_CHARS = 300
+SALIENCE_SHARE = 0.5
 # When no hit is a strong match, recall answers "nothing stored answers this" and keeps at most
-# this many weak hits, as pointers to the closest memories, not as answers.
+# this many weak hits, as pointers to the closest memories, not as answers. Hits made weak by the
+# answer check alone keep their places: they are close to the question, only not its answer.
 WEAK_POINTERS = 2
 NOTHING_STRONG = "nothing stored answers this"
 
@@ -419,6 +439,76 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
     return out
 
 
+def hit_words(db, ids: Sequence[int]) -> dict[int, tuple[set[str], list[str]]]:
+    """Per hit: the stems of all its words (description, first 4000 characters of body, key
+    words, tags, date: what keyword_coverage reads) and the content words compared by meaning
+    (description, key words, tags, the body's first ANSWER_BODY_CHARS; not the date's words,
+    whose digits would pass for "number" or "how many")."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    out: dict[int, tuple[set[str], list[str]]] = {}
+    rows = db.execute(f"SELECT f.id, f.key, f.tags, x.description, substr(x.body, 1, 4000), x.extra FROM files f "
+                      f"JOIN fts x ON x.rowid = f.id WHERE f.id IN ({marks})", list(ids))
+    for rowid, key, tags, desc, body, extra in rows:
+        stems = {stem(w) for w in WORD.findall(" ".join(x for x in (desc, body, extra) if x).lower())}
+        try:
+            tag_words = " ".join(str(t) for t in json.loads(tags or "[]"))
+        except ValueError:
+            tag_words = ""
+        near = " ".join(x for x in (desc, key, tag_words, (body or "")[:ANSWER_BODY_CHARS]) if x).lower()
+        out[rowid] = (stems, [w for w in dict.fromkeys(WORD.findall(near.replace("-", " ")))
+                              if w not in STOPWORDS and not w.isdigit()])
+    return out
+
+
+def unmatched(words: Sequence[str], near: Sequence[str], vecs: dict[str, np.ndarray], word_bar: float) -> list[str]:
+    """The ``words`` that no word of ``near`` comes close to (cosine of the single-word
+    vectors ``vecs`` below ``word_bar``)."""
+    matrix = np.asarray([vecs[w] for w in near if w in vecs], dtype=np.float32)
+    if not len(matrix):
+        return list(words)
+    return [t for t in words if t not in vecs or float((matrix @ vecs[t]).max()) < word_bar]
+
+
+def salient(terms: Sequence[str], qvec: np.ndarray, vecs: dict[str, np.ndarray], unrelated: float) -> set[str]:
+    """The query words that carry its meaning: a word's salience is its vector's cosine with
+    the query's, less ``unrelated`` (a word's typical cosine with an unrelated question); salient
+    words reach SALIENCE_SHARE of the most salient one's."""
+    sal = {t: float(vecs[t] @ qvec) - unrelated for t in terms if t in vecs}
+    top = max(sal.values(), default=0.0)
+    return {t for t, x in sal.items() if top > 0 and x >= SALIENCE_SHARE * top}
+
+
+def answer_check(db, terms: Sequence[str], ids: Sequence[int], *, word_vectors, word_bar: float,
+                 qvec: np.ndarray, unrelated: float) -> set[int]:
+    """The hits among ``ids`` that fail the answer check: the hit shares query words literally
+    (anchors), and some other salient query word (:func:`salient`) is matched neither literally
+    nor by meaning (see ANSWER_BODY_CHARS). ``word_vectors(words) -> {word: unit vector}``
+    embeds single words (cached). Cost: one indexed read of the hits and their word vectors;
+    nothing grows with the vault."""
+    if len(terms) < 2 or not ids:
+        return set()
+    words = hit_words(db, ids)
+    stems = {t: stem(t) for t in terms}
+    keys: set[str] | None = None
+    failed: set[int] = set()
+    for i in ids:
+        if i not in words:
+            continue
+        have, near = words[i]
+        anchors = [t for t in terms if stems[t] in have]
+        rest = [t for t in terms if stems[t] not in have]
+        if not anchors or not rest:
+            continue
+        if keys is None:
+            keys = salient(terms, qvec, word_vectors(terms), unrelated)
+        specific = [t for t in rest if t in keys]
+        if specific and unmatched(specific, near, word_vectors([*specific, *near]), word_bar):
+            failed.add(i)
+    return failed
+
+
 def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], superseded: bool) -> tuple[str | None, int | None, list[str]]:
     """(ISO date, age in days, flags) for a files row with type, sort_date, expires, conflict_of."""
     date = as_date(row["sort_date"])
@@ -453,6 +543,21 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
     if seen < len(out):  # every candidate is a usable memory, and each has its keyword row
         raise KeywordIndexDamageError(f"{len(out) - seen} of {len(out)} candidates have no keyword row")
     return out
+
+
+def check_answers(sc, embedder, qvec: np.ndarray, terms: Sequence[str], scores: dict[int, float],
+                  passing: dict[int, str], *, k: int, sure: set[int]) -> dict[int, str]:
+    """``passing`` with the top ``k`` strong hits that fail the answer check (:func:`answer_check`)
+    made weak; hits in ``sure`` (cosine at least ``Floor.sure``) are not checked. An embedder
+    failure leaves ``passing`` as it is."""
+    order = sorted((i for i in passing if passing[i] == "strong"), key=lambda i: (-scores[i], i))[:k]
+    try:
+        bars = sc.word_bars(embedder)
+        failed = answer_check(sc.db, terms, [i for i in order if i not in sure], word_bar=bars.match, qvec=qvec,
+                              unrelated=bars.unrelated, word_vectors=lambda ws: sc.word_vectors(embedder, ws))
+    except EmbedderError:
+        return passing
+    return {**passing, **{i: "weak" for i in failed}}
 
 
 def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
@@ -503,14 +608,22 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     scores = question_penalty(db, scores)
     floor = sc.relevance_floor(embedder) if vec else None
     result.floor = asdict(floor) if floor is not None else None
-    passing = apply_floor(scores, sims, coverage, floor=floor)
+    passing = close = apply_floor(scores, sims, coverage, floor=floor)
+    if floor is not None and embedder is not None:
+        sure = {i for i, x in sims.items() if x >= floor.sure}
+        passing = check_answers(sc, embedder, np.asarray(qvec, dtype=np.float32), terms, scores, passing, k=k,
+                                sure=sure)
     if not passing:
         result.note = "nothing relevant: no memory cleared the relevance floor"
         return result
     ranked = sorted(((i, scores[i]) for i in passing), key=lambda x: (-x[1], x[0]))[:k]
     if not any(passing[i] == "strong" for i, _ in ranked):
-        ranked = ranked[:WEAK_POINTERS]
-        result.note = f"{NOTHING_STRONG}; the closest memories are weak matches, not answers"
+        if any(close.get(i) == "strong" for i, _ in ranked):
+            # close, but none holds what is asked (the answer check): the list stays as ranked
+            result.note = f"{NOTHING_STRONG}; the closest memories do not hold what the question asks"
+        else:
+            ranked = ranked[:WEAK_POINTERS]
+            result.note = f"{NOTHING_STRONG}; the closest memories are weak matches, not answers"
     ids = [i for i, _ in ranked]
     marks = ",".join("?" * len(ids))
     rows = {r["id"]: r for r in db.execute(

@@ -30,6 +30,7 @@ from the embedding cache (:meth:`VectorStore.reset_vectors`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -54,6 +55,13 @@ VEC_TABLE = "vec_items"
 LIVE, DROPPED, STALE = 1, 0, -1  # vector_log.live: stored / gone / gone but still in vec_items
 
 Progress = Callable[[int, int], None]
+
+
+WORD_TAG = "vault-mem word v1\x00"  # cache keys of single words (never equal to a document's)
+
+
+def word_hash(word: str) -> str:
+    return hashlib.sha256((WORD_TAG + word).encode("utf-8")).hexdigest()
 
 
 def _id_list(ids) -> str:
@@ -905,6 +913,44 @@ class VectorStore:
             self.db.executemany("INSERT OR REPLACE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
                                 [(model, h, v.tobytes()) for h, v in zip(hashes, vecs)])
         return vecs
+
+    def word_vectors(self, embedder, words) -> dict[str, np.ndarray]:
+        """Each word embedded alone (as a query), for the answer check's word matching; from
+        the embedding cache when seen before, else embedded now and cached (a busy or read-only
+        sidecar just does not cache). Cost: one keyed read, and the model only for new words."""
+        words = [w for w in dict.fromkeys(words) if w]
+        if not words:
+            return {}
+        model = str(getattr(embedder, "model_id", ""))
+        dims = int(embedder.dimensions)
+        hashes = {w: word_hash(w) for w in words}
+        cached = self.cached_vectors(model, hashes.values())
+        out = {w: np.frombuffer(cached[h], dtype=np.float32) for w, h in hashes.items()
+               if h in cached and len(cached[h]) == dims * 4}
+        todo = [w for w in words if w not in out]
+        if todo:
+            vecs = np.asarray(embedder.embed_batch(todo, kind="query"), dtype=np.float32)
+            out.update(zip(todo, vecs))
+            try:
+                with self.db.write():
+                    self.db.executemany(
+                        "INSERT OR REPLACE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
+                        [(model, hashes[w], v.tobytes()) for w, v in zip(todo, vecs)])
+            except (IndexStoreError, *dbmod.errors()) as exc:
+                if dbmod.is_damage(exc):
+                    raise
+        return out
+
+    def word_bars(self, embedder) -> floormod.WordBars:
+        """The answer check's bars for ``embedder`` (:func:`vault_mem.index.floor.word_bars`),
+        from the probes' cached vectors; kept per model for the process."""
+        model = str(getattr(embedder, "model_id", ""))
+        key = ("word_bars", model)
+        if key not in self._calibration_cache:
+            words = [w for ws in floormod.probe_words() for w in ws]
+            self._calibration_cache[key] = floormod.word_bars(self.word_vectors(embedder, words),
+                                                              self._probe_vectors(embedder, model))
+        return self._calibration_cache[key]
 
     def embedder_at_hand(self):
         """The embedder if it was passed in or is loaded already and vectors work; else None.
