@@ -58,6 +58,16 @@ def vault(tmp_path):
     v.close()
 
 
+def real_embedder():
+    """The bundled local model (it ships in the wheel: a test that needs it fails without it)."""
+    from vault_mem.config import EmbedderConfig
+    from vault_mem.embed import local as embed
+
+    e = embed.get_embedder(EmbedderConfig())  # type: ignore[attr-defined]
+    e.embed_batch(["probe"], kind="query")
+    return e
+
+
 def git(cwd: Path, *args: str, check: bool = True) -> str:
     """Run real git in ``cwd`` and return its stdout."""
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import real_embedder
 from fakes import write_memory
 
 from vault_mem.config import Config
@@ -20,16 +21,6 @@ from vault_mem.index.sidecar import Sidecar
 TODAY = dt.date(2026, 3, 1)
 
 
-def _real_embedder():
-    try:
-        from vault_mem.config import EmbedderConfig
-        from vault_mem.embed import local as embed
-
-        e = embed.get_embedder(EmbedderConfig())  # type: ignore[attr-defined]
-        e.embed_batch(["probe"], kind="query")
-        return e
-    except Exception as exc:  # noqa: BLE001 - the local model is optional for this test file
-        pytest.skip(f"local embedder not available: {exc}")
 
 
 class Words:
@@ -152,7 +143,7 @@ NEAR_MISSES = ["what is Jess's phone number?", "which Terraform version do we pi
 
 
 def test_real_model_abstains_on_near_misses_and_answers(tmp_path: Path, monkeypatch) -> None:
-    emb = _real_embedder()
+    emb = real_embedder()
     root = tmp_path / "v"
     for key, desc in VAULT:
         write_memory(root, key, desc)

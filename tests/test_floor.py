@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import cli
+from conftest import cli, real_embedder
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem.adapters.hooks import prompt_context
@@ -41,16 +41,6 @@ OFF_TOPIC = ["What is the capital of Peru?", "How do I bake sourdough bread?",
              "Who won the 1966 football World Cup?", "What is the half-life of uranium-235?"]
 
 
-def _real_embedder():
-    try:
-        from vault_mem.config import EmbedderConfig
-        from vault_mem.embed import local as embed
-
-        e = embed.get_embedder(EmbedderConfig())  # type: ignore[attr-defined]
-        e.embed_batch(["probe"], kind="query")
-        return e
-    except Exception as exc:  # noqa: BLE001 - the local model is optional for this test file
-        pytest.skip(f"local embedder not available: {exc}")
 
 
 def _vault(tmp_path: Path, embedder, config: Config | None = None) -> Sidecar:
@@ -80,7 +70,7 @@ class CompressedEmbedder(FakeEmbedder):
 
 
 def test_real_model_floor_is_calibrated_stored_and_abstains_off_topic(tmp_path: Path) -> None:
-    sc = _vault(tmp_path, _real_embedder())
+    sc = _vault(tmp_path, real_embedder())
     hit = sc.recall("which database engine for invoices and why", k=3, today=TODAY)
     assert hit.hits[0].key == "billing-db" and hit.hits[0].match == "strong" and hit.answered
     assert hit.floor["source"] == "calibrated"
@@ -144,7 +134,7 @@ def known(tmp_path, monkeypatch):
     """A vault with the real local model (conftest makes vaults keyword-only by default)."""
     from vault_mem import Vault
 
-    _real_embedder()
+    real_embedder()
     monkeypatch.setenv("VAULT_MEM_EMBEDDER", "local")
     vault = Vault.init(tmp_path / "known")
     for key, desc in MEMORIES:

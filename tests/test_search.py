@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from conftest import real_embedder
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem.config import Config
@@ -153,20 +154,10 @@ def test_floor_gates_on_best_similarity_and_grades_hits() -> None:
     assert search.apply_floor(scores, {}, {1: 0.4, 2: 0.5}, floor=None) == {1: "weak", 2: "strong"}
 
 
-def _real_embedder():
-    try:
-        from vault_mem.config import EmbedderConfig
-        from vault_mem.embed import local as embed
-
-        e = embed.get_embedder(EmbedderConfig())  # type: ignore[attr-defined]
-        e.embed_batch(["probe"], kind="query")
-        return e
-    except Exception as exc:  # noqa: BLE001 - the local model is optional for this test file
-        pytest.skip(f"local embedder not available: {exc}")
 
 
 def test_paraphrase_recall_with_the_real_model(tmp_path: Path) -> None:
-    emb = _real_embedder()
+    emb = real_embedder()
     root = tmp_path / "v"
     write_memory(root, "car", "Drives a Subaru Outback")
     write_memory(root, "pet", "Has a beagle called Rufus")
