@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes import FakeEmbedder
 
-from vault_mem.errors import UsageError
+from vault_mem.errors import EmbedderError, UsageError
 from vault_mem.ops.eval import format_report, run_eval
 
 BENCH = {
@@ -75,6 +75,22 @@ def test_run_eval_keyword_only_says_so(bench_file: Path) -> None:
     report = run_eval(bench_file, embedder=None)
     assert report["embedder"] is None and report["keyword_only"] == ["embedder is 'none'"]
     assert "keyword-only" in format_report(report)
+
+
+class FailsOnMemories(FakeEmbedder):
+    """Embeds questions but fails on every memory (as a model failing under memory pressure)."""
+
+    def embed_batch(self, texts, *, kind="document"):
+        if kind == "document":
+            raise EmbedderError("out of memory")
+        return super().embed_batch(texts, kind=kind)
+
+
+def test_run_eval_says_when_memories_got_no_vector(bench_file: Path) -> None:
+    report = run_eval(bench_file, embedder=FailsOnMemories())
+    assert report["unembedded"] == 4
+    assert "4 memories got no vector" in format_report(report)
+    assert "unembedded" not in run_eval(bench_file, embedder=FakeEmbedder())
 
 
 def test_run_eval_rejects_bad_files(tmp_path: Path) -> None:

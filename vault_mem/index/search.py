@@ -593,7 +593,7 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     vec: list[tuple[int, float]] = []
     if qvec is not None and float(np.linalg.norm(qvec)) > 0:  # a zero vector has no direction
         index, vec = sc.search_vectors(qvec, filters)
-        missing = db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+        missing = sc.vectors_missing()
         if missing:
             result.note = f"{missing} memories have no vector yet; they are found by keywords only"
     result.keyword_only = qvec is None

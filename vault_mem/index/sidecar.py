@@ -654,7 +654,7 @@ class Sidecar(VectorStore):
             if counted != scanned:
                 out.append(f"INDEX.md counter{where}: {counted} listed memories counted, {scanned} in the index")
         if self.db.vec_ok and self._embedder_fingerprint() is not None:
-            missing = self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+            missing = self.vectors_missing()
             if missing:
                 out.append(f"vectors: {missing} memories have no vector yet (the next recall or reindex makes them)")
             self.purge_stale_vectors()

@@ -667,6 +667,10 @@ class VectorStore:
     def _has_table(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
 
+    def vectors_missing(self) -> int:
+        """How many usable memories have no vector (yet): found by keywords only."""
+        return self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+
     def embed_pending(self, *, progress: Progress | None = None) -> int:
         """Give every usable memory without a vector one (cache first, then the embedder).
 

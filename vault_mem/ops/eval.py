@@ -138,6 +138,7 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
     model: str | None = None
     keyword_reasons: set[str] = set()
     floors: list[dict[str, Any]] = []
+    unembedded = 0
     with tempfile.TemporaryDirectory(prefix="vault-mem-eval-") as tmp:
         for gi, group in enumerate(groups):
             root = Path(tmp) / f"group-{gi}"
@@ -152,6 +153,10 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                 vault.import_memories([_to_memory(m, kmap[m["key"]]) for m in mems],
                                       message=f"eval: import {len(mems)} memories of group {group}")
                 vault.sidecar.embed_pending()
+                if vault.sidecar.vectors_missing() and vault.sidecar.vectors_reason() is None:
+                    # an embedder error leaves memories keyword-only: the figures would be a
+                    # different method's, so they must not pass for this one's
+                    unembedded += vault.sidecar.vectors_missing()
                 floor_seen = False
                 for q in by_group_q.get(group, []):
                     t0 = time.perf_counter()
@@ -188,6 +193,8 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                            "strong_median": round(_percentile([f["strong"] for f in floors], 50), 4)}
     if keyword_reasons:
         report["keyword_only"] = sorted(keyword_reasons)  # never a silent downgrade
+    if unembedded:
+        report["unembedded"] = unembedded
     return report
 
 
@@ -203,6 +210,9 @@ def format_report(report: dict[str, Any]) -> str:
     lines = [f"embedder: {report.get('embedder') or 'none (keyword-only)'}"]
     for reason in report.get("keyword_only", []):
         lines.append(f"keyword-only: {reason}")
+    if report.get("unembedded"):
+        lines.append(f"warning: {report['unembedded']} memories got no vector (the embedder failed on them; "
+                     "see the log) and were found by keywords only: these figures are not the method's")
     lines.append(head)
 
     def line(name: str, r: dict[str, Any]) -> str:
