@@ -21,7 +21,9 @@ before the server):
 - ``start_to_first_recall_ms``: spawn to the first recall's answer (sent right after initialize),
   and whether that answer was keyword-only (vectors still loading);
 - ``vectors_loaded_ms`` / ``vector_load_ms``: when the background load finished (from spawn) and
-  how long the vector load itself took, as the server reports it on stderr;
+  how long the vector load itself took, as the server reports it on stderr (while this bench's
+  recalls run: they share the interpreter with it); ``vector_load_alone_ms``: the same load in
+  this process with nothing else running, three times;
 - RSS from ``/proc/PID/status``: ``VmHWM`` (peak) and ``VmRSS`` (steady, after the recalls);
 - ``recall_ms`` p50/p95 over ``--queries`` recalls through the client, right after the first
   (the start-up work may still run meanwhile: ``recalls_keyword_only`` counts those answered
@@ -260,6 +262,16 @@ def run_mode(root: Path, mode: str, args) -> dict:
             proc.wait(timeout=60)
 
 
+def vector_load_alone(root: Path, times: int = 3) -> list[int]:
+    """The in-memory vector load by itself, in this process, ``times`` times (ms): what the
+    server's figure costs when no recalls compete with it for the interpreter (the bench sends
+    its recalls while the server loads)."""
+    from vault_mem import Vault
+
+    with Vault(root, embedder=HashEmbedder()) as v:
+        return [round(v.sidecar.preload_vectors() * 1000) for _ in range(times)]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=100_000)
@@ -288,6 +300,7 @@ def main() -> int:
         build(root, args.n)
     results = {"n": args.n, "vault": str(root), "code": str(CODE),
                "embedder": "stored: hashing 384-d; queries: the real local model run, then the hashed vector searched"}
+    results["vector_load_alone_ms"] = vector_load_alone(root)
     for mode in (["without", "with"] if args.mode == "both" else [args.mode]):
         results[mode] = run_mode(root, mode, args)
         print(f"{mode} daemon: {load_line()}", file=sys.stderr)
