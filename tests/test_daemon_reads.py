@@ -259,6 +259,7 @@ def test_malformed_requests_get_an_error_reply_and_the_daemon_keeps_serving(vaul
         cases = {
             "over the limit": too_big,
             "not JSON": struct.pack(">I", 9) + b"not json!",
+            "nested past the parser's depth": struct.pack(">I", 200_000) + b"[" * 200_000,
             "cut short": struct.pack(">I", 100) + b'{"op":',
             "not an object": frame([1, 2, 3]),
             "no version": frame({"op": "list", "args": {}}),

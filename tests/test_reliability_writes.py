@@ -388,6 +388,37 @@ def test_a_write_never_lands_under_an_in_place_save_under_way(tmp_path, root):
     assert "Agent version" not in _git(root, "log", "-p", "--format=")
 
 
+_LEASE_BROKEN = """
+import fcntl, subprocess, sys, time
+from pathlib import Path
+from vault_mem.store import files
+
+real, path = fcntl.fcntl, Path(sys.argv[1])
+
+def fcntl_then_an_open(fd, cmd, arg=0):
+    out = real(fd, cmd, arg)
+    if cmd == fcntl.F_SETLEASE and arg == fcntl.F_WRLCK:
+        # another process opens the file while the lease is held: the kernel signals us
+        subprocess.Popen(["cat", str(path)], stdout=subprocess.DEVNULL)
+        time.sleep(0.3)
+    return out
+
+fcntl.fcntl = fcntl_then_an_open
+print(files.open_for_writing_elsewhere(path))
+"""
+
+
+def test_an_open_during_the_lease_check_does_not_kill_the_writer(tmp_path):
+    """The write lease of the in-place-save check makes the kernel signal this process when
+    another one opens the file meanwhile (a file indexer, say): by default that signal (SIGIO)
+    ended the process, a daemon or MCP server, with no message."""
+    path = tmp_path / "f.md"
+    path.write_text("x\n")
+    proc = subprocess.run([sys.executable, "-c", _LEASE_BROKEN, str(path)], env=_env(), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0 and proc.stdout.strip() == "False", (proc.returncode, proc.stderr)
+
+
 def test_a_reader_holding_the_file_open_does_not_block_a_write(tmp_path, root):
     from vault_mem import Vault
 

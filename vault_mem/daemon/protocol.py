@@ -69,8 +69,16 @@ def read_message(sock: socket.socket, limit: int) -> Any:
         raise ProtocolError(f"message of {size} bytes is over the limit of {limit}")
     try:
         return json.loads(_read_exactly(sock, size).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ProtocolError(f"not a JSON message ({exc})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: "[[[[..."
+        raise ProtocolError(f"not a JSON message ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def drain_message(sock: socket.socket, limit: int) -> None:
+    """Read one framed message from ``sock`` and throw it away, unparsed (a refused peer's)."""
+    (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size))
+    if size > limit:
+        raise ProtocolError(f"message of {size} bytes is over the limit of {limit}")
+    _read_exactly(sock, size)
 
 
 def _read_exactly(sock: socket.socket, n: int) -> bytes:

@@ -31,6 +31,7 @@ import os
 import selectors
 import socket
 import stat
+import struct
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from vault_mem.daemon.protocol import (
     SOCKET_FILE,
     UNAVAILABLE,
     ProtocolError,
+    drain_message,
     open_state_dir,
     peer_uid,
     read_message,
@@ -237,9 +239,9 @@ class ReadServer:
             uid = peer_uid(conn)
             if uid != os.getuid():  # None: the kernel cannot tell, so no one is trusted
                 log.warning("vault-mem: refused a read from uid %s on %s", uid, self.path)
-                try:  # take the request first (bounded as any), so the reply reaches a client
-                    read_message(conn, MAX_REQUEST_BYTES)  # still sending, not a broken pipe
-                except (ProtocolError, ValueError, OSError):
+                try:  # take the request first (bounded as any, never parsed), so the reply
+                    drain_message(conn, MAX_REQUEST_BYTES)  # reaches a client still sending
+                except (ProtocolError, OSError, struct.error):
                     pass
                 self._reply(conn, _error("refused: this socket serves its owner only", UNAVAILABLE))
                 return

@@ -19,6 +19,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import signal
 import stat
 import time
 from pathlib import Path
@@ -210,8 +211,9 @@ def open_for_writing_elsewhere(path: Path) -> bool:
     """Whether another process holds the file at ``path`` open for writing (an editor in the
     middle of an in-place save). The kernel grants a write lease only while no other process has
     the file open, so the usual answer costs two system calls; when the lease is refused, /proc
-    names the writers (readers, such as an indexer, do not count). Where neither can tell (no
-    leases, no /proc), False: the caller's compare alone decides."""
+    names the writers (readers, such as an indexer, do not count; nor does this process).
+    Where leases cannot tell (no leases here, a file system without them, a file of another
+    owner), False: the caller's compare alone decides, as it did before this check."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
@@ -219,16 +221,20 @@ def open_for_writing_elsewhere(path: Path) -> bool:
     try:
         st = os.fstat(fd)
         try:
+            # an open elsewhere while the lease is held signals this process: SIGIO by default,
+            # whose default action ends it; SIGURG's is to ignore it
+            fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
             fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
         except (OSError, AttributeError) as exc:  # AttributeError: no leases on this system
-            refused = isinstance(exc, OSError) and exc.errno in (errno.EAGAIN, errno.EBUSY)
+            if not (isinstance(exc, OSError) and exc.errno in (errno.EAGAIN, errno.EBUSY)):
+                return False  # leases cannot tell here (NFS, FUSE, not the file's owner)
         else:
             fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
             return False  # no other process has it open
     finally:
         os.close(fd)
     writers = _writers_of(st)
-    return bool(writers) if writers is not None else refused
+    return bool(writers) if writers is not None else True  # open elsewhere, and no /proc to tell
 
 
 def _writers_of(st: os.stat_result) -> list[int] | None:
@@ -239,7 +245,10 @@ def _writers_of(st: os.stat_result) -> list[int] | None:
     except OSError:
         return None
     writers = []
+    me = str(os.getpid())
     for pid in pids:
+        if pid == me:
+            continue
         try:
             fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
