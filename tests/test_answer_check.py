@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import real_embedder
-from fakes import write_memory
+from fakes import FakeEmbedder, write_memory
 
 from vault_mem.config import Config
 from vault_mem.embed.base import normalise
@@ -166,3 +166,38 @@ def test_real_model_abstains_on_near_misses_and_answers(tmp_path: Path, monkeypa
         assert sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0] == cached  # words come cached
         monkeypatch.setattr(search, "answer_check", lambda *a, **kw: set())
         assert all(sc.recall(q, k=3, today=TODAY).answered for q in NEAR_MISSES)  # the check is what abstains
+
+
+def test_word_vectors_never_wait_for_a_writer_to_fill_the_cache(tmp_path: Path) -> None:
+    """A recall caches the words it embedded; while another process writes, it skips that
+    (its next recall embeds them again) instead of waiting up to the 15 s busy timeout."""
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "v"
+    write_memory(root, "font", "Coding font is Iosevka Term")
+    emb = FakeEmbedder()
+    with Sidecar(root, Config(), embedder=emb) as sc:
+        sc.reconcile()
+        before = sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0]
+        timeout = sc.db.execute("PRAGMA busy_timeout").fetchone()[0]
+        # another process writes (SQLite's locks are per process: it cannot be this one)
+        holder = subprocess.Popen(
+            [sys.executable, "-c", ("import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+                                    "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.read()"),
+             str(root / ".vault-mem" / "index.db")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            t0 = time.monotonic()
+            words = sc.word_vectors(emb, ["beverage", "drinks"])
+            waited = time.monotonic() - t0
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=30)
+        assert set(words) == {"beverage", "drinks"}
+        assert waited < timeout / 1000 / 2  # it did not sit out the busy timeout
+        assert sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0] == before
+        assert sc.db.execute("PRAGMA busy_timeout").fetchone()[0] == timeout
+        sc.word_vectors(emb, ["beverage", "drinks"])  # no writer now: cached
+        assert sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0] == before + 2

@@ -401,8 +401,10 @@ class Database:
         return self.conn.executemany(sql, rows)
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[None]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error); nests as one transaction."""
+    def write(self, *, wait: bool = True) -> Iterator[None]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error); nests as one transaction.
+        ``wait=False``: fail at once (busy) instead of waiting up to ``busy_timeout`` for
+        another writer, for a write a read makes on the side (a cache)."""
         if self._depth:
             self._depth += 1
             try:
@@ -412,11 +414,17 @@ class Database:
             return
         if self.read_only is not None:
             raise IndexStoreError(self.read_only)
+        waits = None if wait else self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
         try:
+            if waits is not None:
+                self.conn.execute("PRAGMA busy_timeout = 0")
             self.conn.execute("BEGIN IMMEDIATE")
         except errors()[0] as exc:
             self._refuse_read_only(exc)
             raise
+        finally:
+            if waits is not None:
+                self.conn.execute(f"PRAGMA busy_timeout = {int(waits)}")
         self._depth = 1
         try:
             yield

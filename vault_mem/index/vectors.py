@@ -921,7 +921,8 @@ class VectorStore:
     def word_vectors(self, embedder, words) -> dict[str, np.ndarray]:
         """Each word embedded alone (as a query), for the answer check's word matching; from
         the embedding cache when seen before, else embedded now and cached (a busy or read-only
-        sidecar just does not cache). Cost: one keyed read, and the model only for new words."""
+        sidecar just does not cache, and never makes the recall wait). Cost: one keyed read, and
+        the model only for new words."""
         words = [w for w in dict.fromkeys(words) if w]
         if not words:
             return {}
@@ -935,8 +936,8 @@ class VectorStore:
         if todo:
             vecs = np.asarray(embedder.embed_batch(todo, kind="query"), dtype=np.float32)
             out.update(zip(todo, vecs))
-            try:
-                with self.db.write():
+            try:  # never waits for a writer: a recall is not held up to fill a cache
+                with self.db.write(wait=False):
                     self.db.executemany(
                         "INSERT OR REPLACE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
                         [(model, hashes[w], v.tobytes()) for w, v in zip(todo, vecs)])
