@@ -12,7 +12,7 @@ from conftest import git, wait_for
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem import Vault
-from vault_mem.daemon.keeper import CHECKING, WARMING, Keeper, Warmup, changes_so_far
+from vault_mem.daemon.keeper import CHECKING, START_WAIT_S, WARMING, Keeper, Warmup, changes_so_far
 from vault_mem.daemon.process import Daemon
 from vault_mem.daemon.watcher import Batcher, VaultWatcher
 
@@ -89,6 +89,20 @@ def test_a_read_before_the_start_up_check_is_done_answers_from_the_index_and_say
     finally:
         gate.set()
         keeper.close()
+
+
+def test_closing_before_the_loads_are_in_ends_the_start_up_at_once(vault):
+    """A client that only lists the tools and goes (a health check) must not keep the server
+    alive through the model load, the vector load and a full reconcile."""
+    loads = threading.Event()  # never set: the model and vectors still loading
+    keeper = Keeper(vault)
+    keeper.start_in_background(lambda: Vault(vault.root), after=loads)
+    t0 = time.monotonic()
+    keeper.close()
+    keeper._thread.join(timeout=30)  # the start-up thread itself must end
+    assert not keeper._thread.is_alive()
+    assert time.monotonic() - t0 < START_WAIT_S / 4  # not the start-up's 120 s wait
+    assert keeper.mode != "watching" and keeper._watcher is None
 
 
 def test_an_edit_made_while_starting_up_is_not_lost(vault):

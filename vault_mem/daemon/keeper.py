@@ -46,10 +46,12 @@ FENCE_TIMEOUT_S = 1.0
 #: How long a read waits for the start-up reconcile of a :class:`Keeper` before doing its own
 #: (when no :attr:`Keeper.ready_by` is set).
 START_WAIT_S = 120.0
+#: how long closing waits for a start-up reconcile under way (SQLite rolls back one cut short)
+CLOSE_WAIT_S = 2.0
 #: What a read says when it is answered before the start-up check of the files is done.
-CHECKING = ("the files are still being checked for changes made before this server started (a few "
-            "seconds in a big vault): this answer comes from the index as it was and may miss such a "
-            "change; ask again in a moment")
+CHECKING = ("the files are still being checked for changes (a few seconds after this server started, in "
+            "a big vault): this answer comes from the index as it was and may miss a change made before "
+            "or since the start; ask again in a moment")
 
 
 def trim_heap() -> None:
@@ -163,6 +165,7 @@ class Keeper:
         self._applier: BatchApplier | None = None
         self._batcher: Batcher | None = None
         self._started = threading.Event()
+        self._closing = threading.Event()
         self._start_error: BaseException | None = None
         self._thread: threading.Thread | None = None
         #: "watching" (its own watcher), "daemon" (deferring to one) or None (not started / failed)
@@ -189,7 +192,11 @@ class Keeper:
     def _start_thread(self, open_vault: Callable[[], Vault], after: threading.Event | None = None) -> None:
         try:
             if after is not None:
-                after.wait(START_WAIT_S)
+                deadline = time.monotonic() + START_WAIT_S
+                while not after.wait(0.1) and not self._closing.is_set() and time.monotonic() < deadline:
+                    pass
+            if self._closing.is_set():
+                return  # the session ended first (a client that only listed the tools, say)
             if self._daemon_runs():
                 self.mode = "daemon"
                 return
@@ -222,6 +229,9 @@ class Keeper:
         except BaseException:
             watcher.stop()
             raise
+        if self._closing.is_set():  # closed while the reconcile ran: nothing to keep current
+            watcher.stop()
+            return
         self._batcher, self._watcher = batcher, watcher
         self._applier = BatchApplier(vault, watcher, token)
         self.stats["full"] += 1
@@ -279,8 +289,11 @@ class Keeper:
             watcher.stop()
 
     def close(self) -> None:
+        """Stop watching. A start-up still waiting for the loads ends at once; one reconciling
+        is waited for a moment, then left to end with the process (it stops its own watcher)."""
+        self._closing.set()
         if self._thread is not None:
-            self._started.wait(START_WAIT_S)
+            self._started.wait(CLOSE_WAIT_S)
         self._stop_watching()
 
 

@@ -153,7 +153,7 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                 vault.import_memories([_to_memory(m, kmap[m["key"]]) for m in mems],
                                       message=f"eval: import {len(mems)} memories of group {group}")
                 vault.sidecar.embed_pending()
-                if vault.sidecar.vectors_missing() and vault.sidecar.vectors_reason() is None:
+                if vault.sidecar.vectors_reason() is None:
                     # an embedder error leaves memories keyword-only: the figures would be a
                     # different method's, so they must not pass for this one's
                     unembedded += vault.sidecar.vectors_missing()
