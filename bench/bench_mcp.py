@@ -23,7 +23,8 @@ before the server):
 - ``vectors_loaded_ms`` / ``vector_load_ms``: when the background load finished (from spawn) and
   how long the vector load itself took, as the server reports it on stderr (while this bench's
   recalls run: they share the interpreter with it); ``vector_load_alone_ms``: the same load in
-  this process with nothing else running, three times;
+  this process with nothing else running, three times; ``keyword_search_alone_ms``: the
+  keyword side of recall (FTS5) alone over the same queries;
 - RSS from ``/proc/PID/status``: ``VmHWM`` (peak) and ``VmRSS`` (steady, after the recalls);
 - ``recall_ms`` p50/p95 over ``--queries`` recalls through the client, right after the first
   (the start-up work may still run meanwhile: ``recalls_keyword_only`` counts those answered
@@ -272,6 +273,29 @@ def vector_load_alone(root: Path, times: int = 3) -> list[int]:
         return [round(v.sidecar.preload_vectors() * 1000) for _ in range(times)]
 
 
+def keyword_alone(root: Path, n_queries: int) -> dict[str, float]:
+    """The keyword side of recall by itself (FTS5 search under the default filters), in this
+    process, over the bench's queries (ms): where the tail of a 100k recall was."""
+    import datetime as dt
+
+    from vault_mem import Vault
+    from vault_mem.index.search import Filters, keyword_search
+    from vault_mem.model.terms import query_terms
+
+    rng = random.Random(5)
+    items = memories(min(n_queries * 20, 20000))
+    qs = [*QUERIES, *(" ".join(rng.choice(items)["description"].split()[:rng.randint(3, 7)])
+                      for _ in range(n_queries))][:n_queries]
+    today = dt.date.today().isoformat()
+    with Vault(root, embedder=HashEmbedder()) as v:
+        times = []
+        for q in qs:
+            t = time.perf_counter()
+            keyword_search(v.sidecar.db, query_terms(q), Filters(today=today))
+            times.append((time.perf_counter() - t) * 1000)
+    return pct(times)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=100_000)
@@ -301,6 +325,7 @@ def main() -> int:
     results = {"n": args.n, "vault": str(root), "code": str(CODE),
                "embedder": "stored: hashing 384-d; queries: the real local model run, then the hashed vector searched"}
     results["vector_load_alone_ms"] = vector_load_alone(root)
+    results["keyword_search_alone_ms"] = keyword_alone(root, args.queries)
     for mode in (["without", "with"] if args.mode == "both" else [args.mode]):
         results[mode] = run_mode(root, mode, args)
         print(f"{mode} daemon: {load_line()}", file=sys.stderr)

@@ -163,6 +163,9 @@ class Filters:
     scope: str | None = None
     include_expired: bool = False
     today: str = ""
+    #: :func:`hidden_rows` for this search, counted once (both searches and every FTS5 query
+    #: of the common-words cascade over-fetch by it)
+    _hidden: int | None = field(default=None, repr=False, compare=False)
 
     def sql(self) -> tuple[str, list[Any]]:
         clauses = ["f.usable = 1"]
@@ -237,8 +240,12 @@ def informative_terms(db, terms: Sequence[str], *, floor: int | None = None) -> 
 def drop_common_terms(db, terms: Sequence[str], cap: int) -> list[str]:
     """``terms`` minus those found in ``cap`` memories or more (each count stops at ``cap``).
     If every word is that common, all are kept."""
-    keep = [t for t, c in zip(terms, _term_counts(db, terms, cap)) if c < cap]
-    return keep or list(terms)
+    return _rare_terms(db, terms, cap) or list(terms)
+
+
+def _rare_terms(db, terms: Sequence[str], cap: int) -> list[str]:
+    """The words of ``terms`` found in fewer than ``cap`` memories (the one rule of both)."""
+    return [t for t, c in zip(terms, _term_counts(db, terms, cap)) if c < cap]
 
 
 def keyword_matches(db, terms: Sequence[str]) -> list[str]:
@@ -248,8 +255,7 @@ def keyword_matches(db, terms: Sequence[str]) -> list[str]:
     n, cap = _common_bar(db)
     if n <= cap or len(terms) < 2:
         return [fts_query(terms)] if terms else []
-    counts = _term_counts(db, terms, cap)
-    rare = [t for t, c in zip(terms, counts) if c < cap]
+    rare = _rare_terms(db, terms, cap)
     if rare:
         return [fts_query(rare)]
     counts = _term_counts(db, terms, cap * COMMON_TERM_COUNT_SPAN)
@@ -276,13 +282,15 @@ def keyword_search(db, terms: Sequence[str], filters: Filters, limit: int = CAND
     return list(out.items())[:limit]
 
 
-def hidden_rows(db, today: str) -> int:
+def hidden_rows(db, filters: Filters) -> int:
     """At most how many memories the default rules hide (expired, superseded, duplicates): what
-    a search over-fetches so that its filtered top list is exact."""
-    return db.execute(
-        "SELECT (SELECT count(*) FROM files WHERE expires IS NOT NULL AND expires < ?)"
-        " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)",
-        (today,)).fetchone()[0]
+    a search over-fetches so that its filtered top list is exact. Counted once per ``filters``."""
+    if filters._hidden is None:
+        filters._hidden = db.execute(
+            "SELECT (SELECT count(*) FROM files WHERE expires IS NOT NULL AND expires < ?)"
+            " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)",
+            (filters.today,)).fetchone()[0]
+    return filters._hidden
 
 
 #: above this many hidden rows, ranking inside the join beats over-fetching
@@ -294,7 +302,7 @@ def _ranked(db, match: str, filters: Filters, limit: int) -> list[tuple[int, flo
     where, params = filters.sql()
     w = BM25_WEIGHTS
     score = f"bm25(fts, {w[0]}, {w[1]}, {w[2]})"
-    hidden = None if filters.narrow or filters.type else hidden_rows(db, filters.today)
+    hidden = None if filters.narrow or filters.type else hidden_rows(db, filters)
     if hidden is None or hidden > MAX_OVERFETCH:
         sql = (f"SELECT f.id, {score} AS score FROM fts JOIN files f ON f.id = fts.rowid "
                f"WHERE fts MATCH ? AND {where} ORDER BY score LIMIT ?")
@@ -346,7 +354,7 @@ def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
         return index.top(qvec, limit, type=filters.type, allowed=allowed)
     # Rows with a vector that the default rules hide (duplicates, expired, superseded, stale
     # vectors) are few: fetch that many more so the filtered top ``limit`` is exact, never emptied.
-    hidden = hidden_rows(db, filters.today) + db.execute(
+    hidden = hidden_rows(db, filters) + db.execute(
         "SELECT count(*) FROM vector_log WHERE live = -1").fetchone()[0]
     rows = index.top(qvec, limit + min(hidden, MAX_OVERFETCH), type=filters.type)
     if not rows:
