@@ -165,7 +165,7 @@ class Filters:
     today: str = ""
     #: :func:`hidden_rows` for this search, counted once (both searches and every FTS5 query
     #: of the common-words cascade over-fetch by it)
-    _hidden: int | None = field(default=None, repr=False, compare=False)
+    hidden_count: int | None = field(default=None, repr=False, compare=False)
 
     def sql(self) -> tuple[str, list[Any]]:
         clauses = ["f.usable = 1"]
@@ -285,12 +285,12 @@ def keyword_search(db, terms: Sequence[str], filters: Filters, limit: int = CAND
 def hidden_rows(db, filters: Filters) -> int:
     """At most how many memories the default rules hide (expired, superseded, duplicates): what
     a search over-fetches so that its filtered top list is exact. Counted once per ``filters``."""
-    if filters._hidden is None:
-        filters._hidden = db.execute(
+    if filters.hidden_count is None:
+        filters.hidden_count = db.execute(
             "SELECT (SELECT count(*) FROM files WHERE expires IS NOT NULL AND expires < ?)"
             " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)",
             (filters.today,)).fetchone()[0]
-    return filters._hidden
+    return filters.hidden_count
 
 
 #: above this many hidden rows, ranking inside the join beats over-fetching
