@@ -30,6 +30,14 @@ def test_every_command_has_help():
         assert "--json" in p.format_help(), name
 
 
+def test_version_prints_the_package_version_without_a_vault(tmp_path):
+    from vault_mem.config import VERSION
+
+    r = cli("--version", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"vault-mem {VERSION}"
+
+
 def test_remember_get_list_log_forget_round_trip(vdir):
     r = cli("--vault", str(vdir), "remember", "db-choice", "--type", "decision",
             "-d", "Use Postgres for the ledger", "--tags", "db,infra", "--json",

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from vault_mem.config import VERSION
+
 # What shtab (``vault-mem completion``) completes a path argument with: shtab.DIRECTORY and
 # shtab.FILE as of shtab 1.13, written out because importing shtab costs ~0.4 s at every start.
 DIRECTORY = {"bash": "_shtab_compgen_dirs", "zsh": "_files -/", "tcsh": "d",
@@ -40,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vault-mem", parents=[common_options(False)],
         description="Long-term memory for AI agents: Markdown files in git, searchable, reviewable.")
+    parser.add_argument("--version", action="version", version=f"vault-mem {VERSION}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, help: str) -> argparse.ArgumentParser:
