@@ -431,6 +431,23 @@ def cmd_hooks(args) -> int:
     return 0
 
 
+@command("connect")
+def cmd_connect(args) -> int:
+    from vault_mem.adapters.connect import connect  # lazy: start-up time (module docstring)
+
+    vault = open_vault(args)
+    changes = connect(args.agent, vault.root, scope=args.scope, dry_run=args.dry_run)
+    verb = "would be " if args.dry_run else ""
+    lines = [f"{c.path}: {verb + c.action if c.action != 'unchanged' else 'unchanged'} ({c.what})" for c in changes]
+    if all(c.action == "unchanged" for c in changes):
+        lines.append(f"{args.agent} was already connected to {vault.root}")
+    elif not args.dry_run:
+        lines.append(f"{args.agent} now uses {vault.root}; start a new session to load it")
+    emit(args, {"agent": args.agent, "scope": args.scope, "vault": str(vault.root), "dry_run": args.dry_run,
+                "changes": [c.to_dict() for c in changes]}, "\n".join(lines))
+    return 0
+
+
 @command("sync")
 def cmd_sync(args) -> int:
     from vault_mem.sync.remote import sync  # lazy: start-up time (module docstring)

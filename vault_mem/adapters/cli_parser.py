@@ -130,6 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["install"])
     _completes(p.add_argument("path", nargs="?", help="the vault (default: --vault, else found from here)"),
                DIRECTORY)
+    p = add("connect", "write an agent's MCP configuration and hooks for this vault (merged into its "
+            "files: your other settings and hooks stay); prints what it wrote where")
+    p.add_argument("agent", choices=["claude-code", "codex", "gemini", "cursor"])
+    p.add_argument("--scope", choices=["user", "project"], default="user",
+                   help="user: your home's configuration (every project); project: the working folder's")
+    p.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
     p = add("import", "import memories from Claude Code, CLAUDE.md, Basic Memory, Markdown or JSON/JSONL "
             "(one git commit)")
     _completes(p.add_argument("source", help="the folder or file to import"), FILE)

@@ -1,0 +1,293 @@
+"""``vault-mem connect AGENT``: write an agent's MCP configuration and hooks for a vault.
+
+Each agent keeps its configuration in its own files; this merges vault-mem's entries into them
+and leaves everything else as it was (a person's other servers, settings and hooks survive), so
+a second run changes nothing. What each agent gets:
+
+| agent | scope user | scope project | hooks |
+|---|---|---|---|
+| claude-code | ``~/.claude.json`` ``mcpServers``, ``~/.claude/settings.json`` hooks | ``.mcp.json``, ``.claude/settings.json`` hooks, ``.claude/settings.local.json`` ``enabledMcpjsonServers`` (no approval prompt) | SessionStart, UserPromptSubmit |
+| codex | ``~/.codex/config.toml`` ``[mcp_servers.vault-mem]``, ``~/.codex/hooks.json`` (hooks are on by default since Codex 0.1xx's ``hooks`` feature) | ``.codex/config.toml``, ``.codex/hooks.json`` | SessionStart, UserPromptSubmit |
+| gemini | ``~/.gemini/settings.json`` ``mcpServers`` and ``hooks`` | ``.gemini/settings.json`` | SessionStart, BeforeAgent |
+| cursor | ``~/.cursor/mcp.json`` | ``.cursor/mcp.json`` | none (Cursor's prompt hook cannot add context) |
+
+Commands name vault-mem by its absolute path (an agent's PATH often lacks the virtual
+environment) and the vault by its absolute path. A file that is not what its agent expects (JSON
+that does not parse, a TOML table of the wrong shape) is never overwritten: the call fails naming
+the file. :func:`connect` only plans and writes; the CLI prints what it returns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vault_mem.errors import ConfigError, UsageError
+from vault_mem.store.files import atomic_write
+
+SERVER = "vault-mem"
+AGENTS = ("claude-code", "codex", "gemini", "cursor")
+SCOPES = ("user", "project")
+#: vault-mem's hook names, by each agent's name for the event
+_CLAUDE_EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit"}
+_GEMINI_EVENTS = {"SessionStart": "session-start", "BeforeAgent": "user-prompt-submit"}
+#: a hook command is vault-mem's when it runs ``... hook session-start`` etc. through vault-mem
+_OURS = re.compile(r"vault-mem\S*\s.*\bhook (session-start|user-prompt-submit)\b")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file ``connect`` wrote (or would write): ``action`` is created, updated or unchanged."""
+
+    path: Path
+    action: str
+    what: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": str(self.path), "action": self.action, "what": self.what}
+
+
+def executable() -> str:
+    """vault-mem's entry point by absolute path: beside this Python (a virtual environment),
+    else on PATH, else the one running now."""
+    beside = Path(sys.executable).parent / "vault-mem"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("vault-mem")
+    if found:
+        return str(Path(found).resolve())
+    argv0 = Path(sys.argv[0]).resolve()
+    if argv0.name == "vault-mem" and argv0.is_file():
+        return str(argv0)
+    raise UsageError("cannot find the vault-mem command to write into the agent's configuration; "
+                     "install vault-mem (pip install .) and run `vault-mem connect` from that install")
+
+
+def connect(agent: str, vault_root: Path, *, scope: str = "user", project: Path | None = None,
+            home: Path | None = None, dry_run: bool = False, exe: str | None = None) -> list[Change]:
+    """Merge vault-mem's MCP server and hooks for ``vault_root`` into ``agent``'s configuration.
+
+    ``scope`` ``user`` writes under ``home`` (default ``~``), ``project`` under ``project``
+    (default: the working folder). ``dry_run`` computes the same changes and writes nothing."""
+    if agent not in AGENTS:
+        raise UsageError(f"unknown agent '{agent}': use one of {', '.join(AGENTS)}")
+    if scope not in SCOPES:
+        raise UsageError(f"unknown scope '{scope}': use user or project")
+    base = Path(home or Path.home()) if scope == "user" else Path(project or Path.cwd())
+    plan = _PLANS[agent](_Context(base=base.resolve(), scope=scope, vault=str(Path(vault_root).resolve()),
+                                  exe=exe or executable()))
+    changes = []
+    for path, old, new, what in plan:
+        action = "unchanged" if old == new else ("updated" if old is not None else "created")
+        if action != "unchanged" and not dry_run:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, new.encode("utf-8"), expect=old.encode("utf-8") if old is not None else None,
+                         mode=0o600 if path.name.startswith(".claude.json") else 0o644)
+        changes.append(Change(path, action, what))
+    return changes
+
+
+@dataclass(frozen=True)
+class _Context:
+    base: Path
+    scope: str
+    vault: str
+    exe: str
+
+    def command(self, *args: str) -> str:
+        return " ".join(shlex.quote(a) for a in (self.exe, "--vault", self.vault, *args))
+
+    def server(self) -> dict[str, Any]:
+        return {"command": self.exe, "args": ["mcp", self.vault]}
+
+
+#: (path, old text or None, new text, what it holds)
+_Plan = list[tuple[Path, str | None, str, str]]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path} ({exc}); fix or move it aside, then run connect again") from None
+
+
+def _json_edit(path: Path, edit: Callable[[dict[str, Any]], None], what: str) -> tuple[Path, str | None, str, str]:
+    old = _read(path)
+    try:
+        data = json.loads(old) if old and old.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or move it aside, then run connect "
+                         "again (nothing was written)") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} does not hold a JSON object; fix it or move it aside (nothing was written)")
+    edit(data)
+    new = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if old is not None and _same_json(old, data):
+        new = old  # a file whose content already matches keeps its bytes (formatting, key order)
+    return path, old, new, what
+
+
+def _same_json(old: str, data: dict[str, Any]) -> bool:
+    try:
+        return json.loads(old) == data
+    except json.JSONDecodeError:
+        return False
+
+
+def _table(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
+    value = data.setdefault(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: '{key}' is not an object; fix it or move the file aside (nothing was written)")
+    return value
+
+
+def _merge_hooks(data: dict[str, Any], path: Path, events: dict[str, str], ctx: _Context, *,
+                 matcher: dict[str, str], extra: dict[str, Any]) -> None:
+    """Claude Code's hook shape (Codex and Gemini CLI use it too): ``hooks.EVENT`` is a list of
+    ``{matcher?, hooks: [{type, command, ...}]}``. Our entries are replaced in place; a person's
+    entries (in the same groups too) are kept."""
+    hooks = _table(data, "hooks", path)
+    for event, name in events.items():
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise ConfigError(f"{path}: hooks.{event} is not a list; fix it or move the file aside")
+        entry = {"type": "command", "command": ctx.command("hook", name), **extra}
+        placed = False
+        for group in groups:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(inner, list):
+                continue
+            for i, hook in enumerate(inner):
+                if isinstance(hook, dict) and _OURS.search(str(hook.get("command", ""))) \
+                        and str(hook.get("command", "")).endswith(f"hook {name}"):
+                    if placed:
+                        inner[i] = None  # a duplicate of ours: dropped below
+                    else:
+                        inner[i] = entry
+                        if event in matcher:
+                            group["matcher"] = matcher[event]
+                        placed = True
+            group["hooks"] = [h for h in inner if h is not None]
+        hooks[event] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
+        if not placed:
+            group = {"matcher": matcher[event]} if event in matcher else {}
+            hooks[event].append({**group, "hooks": [entry]})
+
+
+# -- Claude Code -------------------------------------------------------------------------------
+def _claude(ctx: _Context) -> _Plan:
+    def server(data: dict[str, Any], path: Path) -> None:
+        _table(data, "mcpServers", path)[SERVER] = {"type": "stdio", **ctx.server(), "env": {}}
+
+    def hooks(path: Path):
+        return lambda data: _merge_hooks(data, path, _CLAUDE_EVENTS, ctx,
+                                         matcher={"SessionStart": "startup|resume|clear|compact"},
+                                         extra={"timeout": 30})
+
+    if ctx.scope == "user":
+        mcp, settings = ctx.base / ".claude.json", ctx.base / ".claude" / "settings.json"
+        return [_json_edit(mcp, lambda d: server(d, mcp), "MCP server (user scope)"),
+                _json_edit(settings, hooks(settings), "SessionStart and UserPromptSubmit hooks")]
+    mcp = ctx.base / ".mcp.json"
+    settings = ctx.base / ".claude" / "settings.json"
+    local = ctx.base / ".claude" / "settings.local.json"
+
+    def enable(data: dict[str, Any]) -> None:
+        enabled = data.setdefault("enabledMcpjsonServers", [])
+        if not isinstance(enabled, list):
+            raise ConfigError(f"{local}: enabledMcpjsonServers is not a list; fix it or move the file aside")
+        if SERVER not in enabled:
+            enabled.append(SERVER)
+
+    return [_json_edit(mcp, lambda d: server(d, mcp), "MCP server (project scope)"),
+            _json_edit(settings, hooks(settings), "SessionStart and UserPromptSubmit hooks"),
+            _json_edit(local, enable, "the project's MCP server enabled without a prompt")]
+
+
+# -- Codex -------------------------------------------------------------------------------------
+def _codex(ctx: _Context) -> _Plan:
+    folder = ctx.base / ".codex"
+    config, hooks_file = folder / "config.toml", folder / "hooks.json"
+    old = _read(config)
+    text = old or ""
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{config} is not valid TOML ({exc}); fix it or move it aside (nothing was written)") from None
+    server = (f"[mcp_servers.{SERVER}]\ncommand = {_toml_str(ctx.exe)}\n"
+              f"args = [{', '.join(_toml_str(a) for a in ctx.server()['args'])}]\n")
+    text = _toml_set_table(text, f"mcp_servers.{SERVER}", server)
+    new = text
+    if old is not None and tomllib.loads(old) == tomllib.loads(new):
+        new = old
+    return [(config, old, new, "MCP server"),
+            _json_edit(hooks_file, lambda d: _merge_hooks(
+                d, hooks_file, _CLAUDE_EVENTS, ctx, matcher={"SessionStart": "startup|resume|clear"},
+                extra={"timeout": 30}), "SessionStart and UserPromptSubmit hooks")]
+
+
+def _toml_str(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a valid TOML basic string
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+
+
+def _toml_set_table(text: str, name: str, block: str) -> str:
+    """``text`` with table ``name`` (and its sub-tables) replaced by ``block``, else appended."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    skipping = False
+    placed = False
+    for line in lines:
+        m = _HEADER.match(line)
+        if m:
+            header = m.group(1).replace('"', "").replace(" ", "")
+            skipping = header == name or header.startswith(name + ".")
+            if skipping and not placed:
+                out.append(block)
+                placed = True
+        if not skipping:
+            out.append(line)
+    if not placed:
+        if out and not out[-1].endswith("\n"):
+            out.append("\n")
+        if out and out[-1].strip():
+            out.append("\n")
+        out.append(block)
+    return "".join(out)
+
+
+# -- Gemini CLI --------------------------------------------------------------------------------
+def _gemini(ctx: _Context) -> _Plan:
+    settings = ctx.base / ".gemini" / "settings.json"
+
+    def edit(data: dict[str, Any]) -> None:
+        _table(data, "mcpServers", settings)[SERVER] = ctx.server()
+        _merge_hooks(data, settings, _GEMINI_EVENTS, ctx, matcher={},
+                     extra={"name": "vault-mem", "timeout": 30000})
+
+    return [_json_edit(settings, edit, "MCP server, SessionStart and BeforeAgent hooks")]
+
+
+# -- Cursor ------------------------------------------------------------------------------------
+def _cursor(ctx: _Context) -> _Plan:
+    mcp = ctx.base / ".cursor" / "mcp.json"
+    return [_json_edit(mcp, lambda d: _table(d, "mcpServers", mcp).__setitem__(SERVER, ctx.server()),
+                       "MCP server")]
+
+
+_PLANS: dict[str, Callable[[_Context], _Plan]] = {
+    "claude-code": _claude, "codex": _codex, "gemini": _gemini, "cursor": _cursor}
