@@ -87,7 +87,8 @@ def test_a_persons_settings_and_own_hooks_survive_and_our_hook_is_not_doubled(pr
         connect("claude-code", proj / "memory", scope="project", project=proj, exe=EXE)
     data = json.loads(settings.read_text())
     assert data["model"] == "opus" and data["permissions"] == {"allow": ["Bash(ls)"]}
-    assert data["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "say done"}]}]
+    stops = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
+    assert stops[0] == "say done" and len(stops) == 2 and stops[1].endswith("hook stop")
     commands = [h["command"] for g in data["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
     assert commands.count("~/bin/my-prompt-logger") == 1
     assert sum(c.endswith("hook user-prompt-submit") for c in commands) == 1
@@ -143,7 +144,7 @@ def test_codex_config_keeps_a_persons_tables_and_comments(project):
     assert data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
     assert data["mcp_servers"]["vault-mem"] == {"command": EXE, "args": ["mcp", str((proj / "memory").resolve())]}
     hooks = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]
-    assert set(hooks) == {"SessionStart", "UserPromptSubmit"}
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "Stop"}
     assert {c.action for c in connect("codex", proj / "memory", home=home, exe=EXE)} == {"unchanged"}
 
 
@@ -152,7 +153,7 @@ def test_gemini_and_cursor(project):
     connect("gemini", proj / "memory", home=home, exe=EXE)
     data = json.loads((home / ".gemini" / "settings.json").read_text())
     assert data["mcpServers"]["vault-mem"]["args"][0] == "mcp"
-    assert set(data["hooks"]) == {"SessionStart", "BeforeAgent"}
+    assert set(data["hooks"]) == {"SessionStart", "BeforeAgent", "AfterAgent"}
     assert data["hooks"]["BeforeAgent"][0]["hooks"][0]["command"].endswith("hook user-prompt-submit")
     connect("cursor", proj / "memory", scope="project", project=proj, exe=EXE)
     assert json.loads((proj / ".cursor" / "mcp.json").read_text())["mcpServers"]["vault-mem"]["command"] == EXE

@@ -6,9 +6,9 @@ a second run changes nothing. What each agent gets:
 
 | agent | scope user | scope project | hooks |
 |---|---|---|---|
-| claude-code | ``~/.claude.json`` ``mcpServers``, ``~/.claude/settings.json`` hooks | ``.mcp.json``, ``.claude/settings.json`` hooks, ``.claude/settings.local.json`` ``enabledMcpjsonServers`` (no approval prompt) | SessionStart, UserPromptSubmit |
-| codex | ``~/.codex/config.toml`` ``[mcp_servers.vault-mem]``, ``~/.codex/hooks.json`` (hooks are on by default since Codex 0.1xx's ``hooks`` feature) | ``.codex/config.toml``, ``.codex/hooks.json`` | SessionStart, UserPromptSubmit |
-| gemini | ``~/.gemini/settings.json`` ``mcpServers`` and ``hooks`` | ``.gemini/settings.json`` | SessionStart, BeforeAgent |
+| claude-code | ``~/.claude.json`` ``mcpServers``, ``~/.claude/settings.json`` hooks | ``.mcp.json``, ``.claude/settings.json`` hooks, ``.claude/settings.local.json`` ``enabledMcpjsonServers`` (no approval prompt) | SessionStart, UserPromptSubmit, Stop |
+| codex | ``~/.codex/config.toml`` ``[mcp_servers.vault-mem]``, ``~/.codex/hooks.json`` (hooks are on by default since Codex 0.1xx's ``hooks`` feature) | ``.codex/config.toml``, ``.codex/hooks.json`` | SessionStart, UserPromptSubmit, Stop |
+| gemini | ``~/.gemini/settings.json`` ``mcpServers`` and ``hooks`` | ``.gemini/settings.json`` | SessionStart, BeforeAgent, AfterAgent |
 | cursor | ``~/.cursor/mcp.json`` | ``.cursor/mcp.json`` | none (Cursor's prompt hook cannot add context) |
 
 Commands name vault-mem by its absolute path (an agent's PATH often lacks the virtual
@@ -38,10 +38,10 @@ SERVER = "vault-mem"
 AGENTS = ("claude-code", "codex", "gemini", "cursor")
 SCOPES = ("user", "project")
 #: vault-mem's hook names, by each agent's name for the event
-_CLAUDE_EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit"}
-_GEMINI_EVENTS = {"SessionStart": "session-start", "BeforeAgent": "user-prompt-submit"}
+_CLAUDE_EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit", "Stop": "stop"}
+_GEMINI_EVENTS = {"SessionStart": "session-start", "BeforeAgent": "user-prompt-submit", "AfterAgent": "stop"}
 #: a hook command is vault-mem's when it runs ``... hook session-start`` etc. through vault-mem
-_OURS = re.compile(r"vault-mem\S*\s.*\bhook (session-start|user-prompt-submit)\b")
+_OURS = re.compile(r"vault-mem\S*\s.*\bhook (session-start|user-prompt-submit|stop)\b")
 
 
 @dataclass(frozen=True)
@@ -199,7 +199,7 @@ def _claude(ctx: _Context) -> _Plan:
     if ctx.scope == "user":
         mcp, settings = ctx.base / ".claude.json", ctx.base / ".claude" / "settings.json"
         return [_json_edit(mcp, lambda d: server(d, mcp), "MCP server (user scope)"),
-                _json_edit(settings, hooks(settings), "SessionStart and UserPromptSubmit hooks")]
+                _json_edit(settings, hooks(settings), "SessionStart, UserPromptSubmit and Stop hooks")]
     mcp = ctx.base / ".mcp.json"
     settings = ctx.base / ".claude" / "settings.json"
     local = ctx.base / ".claude" / "settings.local.json"
@@ -212,7 +212,7 @@ def _claude(ctx: _Context) -> _Plan:
             enabled.append(SERVER)
 
     return [_json_edit(mcp, lambda d: server(d, mcp), "MCP server (project scope)"),
-            _json_edit(settings, hooks(settings), "SessionStart and UserPromptSubmit hooks"),
+            _json_edit(settings, hooks(settings), "SessionStart, UserPromptSubmit and Stop hooks"),
             _json_edit(local, enable, "the project's MCP server enabled without a prompt")]
 
 
@@ -235,7 +235,7 @@ def _codex(ctx: _Context) -> _Plan:
     return [(config, old, new, "MCP server"),
             _json_edit(hooks_file, lambda d: _merge_hooks(
                 d, hooks_file, _CLAUDE_EVENTS, ctx, matcher={"SessionStart": "startup|resume|clear"},
-                extra={"timeout": 30}), "SessionStart and UserPromptSubmit hooks")]
+                extra={"timeout": 30}), "SessionStart, UserPromptSubmit and Stop hooks")]
 
 
 def _toml_str(value: str) -> str:
@@ -279,7 +279,7 @@ def _gemini(ctx: _Context) -> _Plan:
         _merge_hooks(data, settings, _GEMINI_EVENTS, ctx, matcher={},
                      extra={"name": "vault-mem", "timeout": 30000})
 
-    return [_json_edit(settings, edit, "MCP server, SessionStart and BeforeAgent hooks")]
+    return [_json_edit(settings, edit, "MCP server, SessionStart, BeforeAgent and AfterAgent hooks")]
 
 
 # -- Cursor ------------------------------------------------------------------------------------

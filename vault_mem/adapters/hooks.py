@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault_mem.adapters.distill import stop_hook
 from vault_mem.config import FOLDER_TYPES, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
@@ -49,7 +50,9 @@ PROMPT_HITS = 3
 #: (a body is never cut: a procedure is read whole or not at all).
 PROMPT_BODY_CHARS = 4000
 CLAUDE_HOOKS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
-HOOK_NAMES = (*CLAUDE_HOOKS, *GIT_HOOKS)
+#: the end-of-session hook (:mod:`vault_mem.adapters.distill`): asks the agent to save what it learned
+STOP_HOOK = "stop"
+HOOK_NAMES = (*CLAUDE_HOOKS, STOP_HOOK, *GIT_HOOKS)
 #: how long post-checkout/-merge/-rewrite wait for the vault's write lock before leaving the
 #: sidecar to the agents (git waits for its hooks)
 REFRESH_LOCK_WAIT_S = 2.0
@@ -295,6 +298,7 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
 
 _HANDLERS: dict[str, Callable[[str, str | None, list[str]], HookOutput]] = {
     **{name: _claude_hook(name, build) for name, build in CONTEXT_BUILDERS.items()},
+    STOP_HOOK: stop_hook,
     "pre-commit": pre_commit,
     "post-merge": _refresh("post-merge"),
     "post-checkout": _refresh("post-checkout"),

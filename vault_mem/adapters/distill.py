@@ -1,0 +1,149 @@
+"""``vault-mem hook stop``: at the end of a session that did real work, ask the agent to save
+what is worth keeping.
+
+A memory is worth most as "a short, dated note tied to one decision", written while the session
+still knows why. Agents rarely stop to write one, so when the agent is about to finish (Claude
+Code's and Codex's ``Stop``, Gemini CLI's ``AfterAgent``), this hook reads the session's
+transcript and, once per session and only when the session changed things (at least
+:data:`MIN_CHANGES` edits, writes or commands), answers ``{"decision": "block", "reason": ...}``:
+the agent goes on with the reason as its next instruction, saves durable decisions, fixes and
+constraints through ``remember`` (under the write policy, like any write) or says there is
+nothing to keep, and stops. It stays quiet for a trivial session, a session that already called
+``remember``, a second stop of the same session, and when the transcript cannot be read: it
+never nags without evidence, and never blocks a stop twice.
+
+Which sessions were asked is kept as hashes of their ids in ``.vault-mem/asked-sessions`` (0600).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from vault_mem.config import STATE_DIR, resolve_vault_root
+from vault_mem.errors import NotAVaultError, VaultMemError
+from vault_mem.store.files import open_nofollow
+
+#: edits, writes and commands a session must have made before it is asked to save anything
+MIN_CHANGES = 3
+#: the tools that change things, by each agent's name for them
+CHANGING_TOOLS = frozenset({
+    "Edit", "MultiEdit", "Write", "NotebookEdit", "Bash",  # Claude Code
+    "apply_patch", "exec_command", "shell", "local_shell",  # Codex
+    "replace", "write_file", "run_shell_command",  # Gemini CLI
+})
+ASKED_FILE = "asked-sessions"
+#: a transcript larger than this is read from its end only (the work is what counts, not all of it)
+MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024
+
+REASON = (
+    "Before you finish: this session changed things ({changes}). If it settled a decision, found "
+    "the cause of a bug and its fix, or learned a constraint or preference that will matter in "
+    "later sessions, save each as one short memory with the vault-mem `remember` tool: one "
+    "lasting point per memory, a one-line description in the present tense, the reason and "
+    "today's date in the body, and `recall` first so you update an existing memory instead of "
+    "adding a near-duplicate. Do not save transcripts, command output, secrets or what the "
+    "repository already says. If nothing durable came out of this session, say so in one line "
+    "and finish."
+)
+
+
+def stop_hook(stdin_text: str, vault_path: str | None, extra: list[str]) -> tuple[int, str, str]:
+    """The hook: ``(exit code, stdout, stderr)``; stdout is empty unless the agent is asked."""
+    try:
+        event = json.loads(stdin_text) if stdin_text.strip() else {}
+    except json.JSONDecodeError:
+        return 0, "", ""
+    if not isinstance(event, dict) or event.get("stop_hook_active"):
+        return 0, "", ""  # the agent is already going on because of a stop hook
+    session = event.get("session_id")
+    transcript = event.get("transcript_path")
+    if not isinstance(session, str) or not session or not isinstance(transcript, str):
+        return 0, "", ""
+    cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
+    try:
+        root = resolve_vault_root(vault_path, start=Path(cwd) if cwd else None)
+    except NotAVaultError as exc:
+        return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
+    counts = tool_uses(Path(transcript))
+    if counts is None or any(name.endswith("remember") for name in counts):
+        return 0, "", ""
+    changes = {name: n for name, n in counts.items() if name in CHANGING_TOOLS}
+    if sum(changes.values()) < MIN_CHANGES:
+        return 0, "", ""
+    try:
+        if not first_ask(root / STATE_DIR, session):
+            return 0, "", ""
+    except (OSError, VaultMemError) as exc:
+        return 0, "", f"vault-mem: not asking to save memories: {exc}\n"
+    shown = ", ".join(f"{n} {name}" for name, n in sorted(changes.items(), key=lambda kv: -kv[1]))
+    reply = {"decision": "block", "reason": REASON.format(changes=shown)}
+    return 0, json.dumps(reply, ensure_ascii=False) + "\n", ""
+
+
+def tool_uses(transcript: Path) -> dict[str, int] | None:
+    """Tool name -> how many times the session called it, from a transcript of JSON lines (or
+    one JSON document); None when it cannot be read."""
+    try:
+        with open(transcript, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_TRANSCRIPT_BYTES:
+                f.seek(size - MAX_TRANSCRIPT_BYTES)
+                f.readline()  # a partial line
+            raw = f.read()
+    except OSError:
+        return None
+    counts: dict[str, int] = {}
+    text = raw.decode("utf-8", "replace")
+    try:
+        documents: list[Any] = [json.loads(text)]
+    except json.JSONDecodeError:
+        documents = []
+        for line in text.splitlines():
+            try:
+                documents.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    for doc in documents:
+        _count(doc, counts, depth=0)
+    return counts
+
+
+def _count(node: Any, counts: dict[str, int], *, depth: int) -> None:
+    """Count tool calls anywhere in ``node``: Claude's ``tool_use`` blocks, Codex's
+    ``function_call`` items, Gemini's ``functionCall`` parts and ``toolCalls`` entries."""
+    if depth > 12:
+        return
+    if isinstance(node, dict):
+        name = None
+        if node.get("type") in ("tool_use", "function_call", "custom_tool_call"):
+            name = node.get("name")
+        elif isinstance(node.get("functionCall"), dict):
+            name = node["functionCall"].get("name")
+        if isinstance(name, str):
+            counts[name] = counts.get(name, 0) + 1
+        for key, value in node.items():
+            if key == "toolCalls" and isinstance(value, list):  # Gemini CLI's recorded calls
+                for call in value:
+                    if isinstance(call, dict) and isinstance(call.get("name"), str):
+                        counts[call["name"]] = counts.get(call["name"], 0) + 1
+            elif key != "functionCall":
+                _count(value, counts, depth=depth + 1)
+    elif isinstance(node, list):
+        for item in node:
+            _count(item, counts, depth=depth + 1)
+
+
+def first_ask(state_dir: Path, session: str) -> bool:
+    """Record that ``session`` was asked; False when it had been already."""
+    digest = hashlib.sha256(session.encode()).hexdigest()[:32]
+    state_dir.mkdir(mode=0o700, exist_ok=True)
+    fd = open_nofollow(state_dir / ASKED_FILE, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "r+", encoding="ascii", errors="replace") as f:
+        if digest in f.read().split():
+            return False
+        f.write(digest + "\n")
+    return True
