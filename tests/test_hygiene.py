@@ -95,6 +95,35 @@ def test_cli_review(tmp_path):
     assert r.stdout.startswith("expired") and "visa" in r.stdout and "vault-mem forget visa" in r.stdout
 
 
+def test_review_filters_by_type_and_flag_and_the_cli_limits_with_a_count_of_the_rest(tmp_path):
+    root = tmp_path / "v"
+    assert cli("init", str(root)).returncode == 0
+    for i in range(5):
+        write_memory(root, f"old-fact-{i}", f"Old fact {i}", updated=dt.date(2020, 1, 1))
+    write_memory(root, "old-pref", "Prefers tabs", type_="preference", updated=dt.date(2020, 1, 1))
+    write_memory(root, "visa", "Visa for the Japan trip", expires=dt.date(2020, 2, 1), updated=dt.date(2020, 1, 1))
+    (root / "preferences/broken.md").write_text("no frontmatter here\n")
+    v = Vault(root)
+    try:
+        assert [i["key"] for i in hygiene.review(v, type="preference")] == ["broken", "old-pref"]
+        assert {i["key"] for i in hygiene.review(v, flag="stale")} == {*(f"old-fact-{i}" for i in range(5)),
+                                                                      "old-pref", "visa"}
+        assert [i["key"] for i in hygiene.review(v, flag="expired", type="fact")] == ["visa"]
+        with pytest.raises(UsageError, match="unknown review flag"):
+            hygiene.review(v, flag="dusty")
+        with pytest.raises(UsageError):
+            hygiene.review(v, type="recipe")
+    finally:
+        v.close()
+    r = cli("--vault", str(root), "review", "--stale", "--type", "fact", "--limit", "2")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 3 and lines[-1].startswith("(+4 more")
+    r = cli("--vault", str(root), "review", "--stale", "--type", "fact", "--limit", "2", "--json")
+    assert len(json.loads(r.stdout)) == 2
+    assert cli("--vault", str(root), "review", "--limit", "0").returncode == 2
+
+
 # -- scan --------------------------------------------------------------------------------------
 def test_scan_working_tree_reports_kind_field_and_file_never_the_value(vault):
     key_value, token = aws_key(), github_token()

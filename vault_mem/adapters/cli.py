@@ -504,10 +504,15 @@ def cmd_resolve(args) -> int:
 def cmd_review(args) -> int:
     from vault_mem.ops.review import review  # lazy: start-up time (module docstring)
 
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit takes a whole number from 1")
     vault = open_vault(args)
-    items = review(vault)
-    text = "\n".join(f"{i['flag']:<11} {i['key']:<32} {i['detail']}" for i in items) or "nothing to review"
-    emit(args, items, text)
+    items = review(vault, type=args.type, flag=args.flag)
+    shown = items[:args.limit] if args.limit is not None else items
+    text = "\n".join(f"{i['flag']:<11} {i['key']:<32} {i['detail']}" for i in shown) or "nothing to review"
+    if len(shown) < len(items):
+        text += f"\n(+{len(items) - len(shown)} more: raise --limit, or narrow with --type / --flag)"
+    emit(args, shown, text)
     return 0
 
 

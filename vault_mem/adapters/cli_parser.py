@@ -118,7 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("resolve", "settle a sync conflict on a key")
     p.add_argument("key")
     p.add_argument("--keep", choices=["mine", "theirs", "both"], required=True)
-    add("review", "list stale, expired, superseded and conflicting memories")
+    p = add("review", "list stale, expired, superseded and conflicting memories")
+    p.add_argument("--type", "-t", help="only memories of this type (preference, fact, decision, procedure, note)")
+    p.add_argument("--flag", choices=["secret", "conflict", "problem", "expired", "superseded", "stale"],
+                   help="only memories with this flag")
+    p.add_argument("--stale", dest="flag", action="store_const", const="stale", help="the same as --flag stale")
+    p.add_argument("--limit", "-n", type=int, default=None, help="at most this many (the text says how many more)")
     p = add("scan", "look for credentials in the memory files (or the whole git history)")
     p.add_argument("--history", action="store_true")
     p = add("check-refs", "list memories naming repository paths that no longer exist; exit 1 if any")

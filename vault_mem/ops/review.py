@@ -16,14 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from vault_mem.config import TYPE_FOLDERS
+from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import dupes as dupes_mod
 from vault_mem.index import queries
 from vault_mem.index.search import age_and_flags
 from vault_mem.model import policy
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import as_str_list
+from vault_mem.model.memory import as_str_list, validate_type
 from vault_mem.store import history as git_history  # not `history`: scan() has a flag of that name
 from vault_mem.store.files import check_type_folder, current_bytes
 from vault_mem.store.worktree import checkout_files
@@ -76,15 +76,22 @@ def describe_quarantined(item: dict[str, Any]) -> str:
 _FLAG_ORDER = ("secret", "conflict", "problem", "expired", "superseded", "stale")
 
 
-def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]]:
+def review(vault: Vault, *, today: dt.date | None = None, type: str | None = None,
+           flag: str | None = None) -> list[dict[str, Any]]:
     """Memories to prune or settle: files holding a credential (flag ``secret``: quarantined,
     with the fix and, when a commit holds it, the purge recipe), sync conflicts, unreadable
     files, expired, superseded and stale memories, one item per memory (its most pressing flag
     first).
 
     Each item: ``flag``, ``key``, ``detail`` (what it is and what to do), ``flags`` (all that
-    apply), ``type``, ``path``, ``date`` and ``age_days`` where known.
+    apply), ``type``, ``path``, ``date`` and ``age_days`` where known. ``type`` keeps the items of
+    one memory type (by the file's folder where the memory could not be read); ``flag`` those
+    with that flag among their flags (``stale`` lists a stale memory that is superseded too).
     """
+    if flag is not None and flag not in _FLAG_ORDER:
+        raise UsageError(f"unknown review flag '{flag}': use one of {', '.join(_FLAG_ORDER)}")
+    if type is not None:
+        validate_type(type)
     today = today or dt.date.today()
     vault.reconcile()
     items: list[dict[str, Any]] = []
@@ -127,6 +134,10 @@ def review(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]
             detail += f" (also {', '.join(flags[1:])})"
         items.append({"flag": flags[0], "key": key, "detail": detail, "flags": flags, "type": type_,
                       "path": path, "date": date, "age_days": age})
+    for item in items:
+        if item["type"] is None and item.get("path"):
+            item["type"] = FOLDER_TYPES.get(str(item["path"]).split("/", 1)[0])
+    items = [i for i in items if (type is None or i["type"] == type) and (flag is None or flag in i["flags"])]
     items.sort(key=lambda i: (_FLAG_ORDER.index(i["flag"]), i["key"]))
     return items
 
