@@ -233,3 +233,47 @@ def test_the_first_index_draws_both_passes_on_a_terminal_with_the_real_model(vdi
     rc, seen = _run_with_stderr_on_a_terminal(monkeypatch, "--vault", str(vdir), "recall", "owls", "--json")
     # the files read, then their vectors made: one bar each, each on its own line
     assert rc == 0 and seen.count("220/220") == 2 and "indexing [" in seen, seen
+
+
+def _editor(tmp_path: Path, script: str) -> str:
+    """A real editor process: a shell script that edits the file it is given, as a person would."""
+    exe = tmp_path / "editor.sh"
+    exe.write_text("#!/bin/sh\n" + script + "\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_edit_opens_the_editor_then_commits_the_persons_edit_in_their_name(vdir, tmp_path):
+    assert cli("--vault", str(vdir), "remember", "ci", "-d", "CI runs on Jenkins").returncode == 0
+    editor = _editor(tmp_path, 'sed -i "s/Jenkins/GitHub Actions/" "$1"')
+    r = cli("--vault", str(vdir), "edit", "ci", env={"EDITOR": editor, "VISUAL": ""})
+    assert r.returncode == 0, r.stderr
+    assert "committed your edit" in r.stdout
+    assert git(vdir, "log", "-1", "--format=%an|%s").strip() == "Test Person|edit: ci — CI runs on GitHub Actions"
+    assert git(vdir, "status", "--porcelain").strip() == ""
+    assert "GitHub Actions" in git(vdir, "show", "HEAD:INDEX.md")  # INDEX.md rides along
+    r = cli("--vault", str(vdir), "edit", "ci", env={"EDITOR": _editor(tmp_path, "true"), "VISUAL": ""})
+    assert r.returncode == 0 and "not changed" in r.stdout
+
+
+def test_edit_that_the_policy_refuses_is_kept_on_disk_and_not_committed(vdir, tmp_path):
+    from fakes import aws_key
+
+    assert cli("--vault", str(vdir), "remember", "ci", "-d", "CI runs on Jenkins").returncode == 0
+    head = git(vdir, "rev-parse", "HEAD").strip()
+    editor = _editor(tmp_path, f'printf "key: {aws_key()}\\n" >> "$1"')
+    r = cli("--vault", str(vdir), "edit", "ci", env={"EDITOR": editor, "VISUAL": ""})
+    assert r.returncode == 1
+    assert "kept on disk but not committed" in r.stdout and "vault-mem edit ci" in r.stdout
+    assert git(vdir, "rev-parse", "HEAD").strip() == head
+    assert "key: " in (vdir / "facts" / "ci.md").read_text()
+
+
+def test_edit_of_an_unknown_key_or_a_failing_editor_says_what_to_do(vdir, tmp_path):
+    r = cli("--vault", str(vdir), "edit", "nope")
+    assert r.returncode == 1 and "nope" in r.stderr
+    assert cli("--vault", str(vdir), "remember", "ci", "-d", "CI runs on Jenkins").returncode == 0
+    r = cli("--vault", str(vdir), "edit", "ci", env={"EDITOR": _editor(tmp_path, "exit 3"), "VISUAL": ""})
+    assert r.returncode == 2 and "exited with status 3" in r.stderr
+    r = cli("--vault", str(vdir), "edit", "ci", env={"EDITOR": "/no/such/editor", "VISUAL": ""})
+    assert r.returncode == 2 and "set $VISUAL or $EDITOR" in r.stderr

@@ -19,12 +19,12 @@ from fakes import FakeEmbedder, aws_key, github_token
 
 from vault_mem import Vault
 from vault_mem.adapters import hooks, tools
-from vault_mem.daemon.autocommit import edit_message
 from vault_mem.errors import QuarantinedFileError, SecretError, VaultMemError
 from vault_mem.model.memory import Memory
 from vault_mem.ops import review as hygiene
 from vault_mem.store.trust import seal
 from vault_mem.sync.remote import sync
+from vault_mem.vault.hand_edits import edit_message
 
 
 def memory_file(description: str, body: str = "") -> str:
@@ -175,7 +175,7 @@ def test_the_daemons_commit_message_never_quotes_a_peers_credential(vault):
     (vault.root / "facts/ci.md").write_text(memory_file(f"CI uses {secret}"))
     git(vault.root, "add", "facts/ci.md")
     git(vault.root, "commit", "-q", "--no-verify", "-m", "a peer's commit, hook skipped")
-    message = edit_message(vault, {"facts/ci.md": None}, vault.repo.head(), quiet=1)
+    message = edit_message(vault, {"facts/ci.md": None}, vault.repo.head(), note="Edited by hand.")
     assert message.startswith("edit: ci — CI uses [GitHub token removed]")
     assert secret not in message
     vault.ws.policy.check_message(message)  # so the deletion can be committed

@@ -27,6 +27,8 @@ import datetime as dt
 import json
 import logging
 import os
+import shlex
+import subprocess
 import sys
 import traceback
 from collections.abc import Callable
@@ -186,6 +188,38 @@ def cmd_forget(args) -> int:
     vault = open_vault(args)
     result = vault.forget(args.key)
     emit(args, result.to_dict(), f"forgot: {result.path} (commit {(result.commit or '')[:10]})")
+    return 0
+
+
+@command("edit")
+def cmd_edit(args) -> int:
+    from vault_mem.vault.hand_edits import commit_edit  # lazy: start-up time (module docstring)
+
+    vault = open_vault(args)
+    found = vault.find_file(args.key)
+    if found is None:
+        vault.get(args.key)  # raises the not-found error, with the close keys
+    rel = found[1]
+    path = vault.root / rel
+    before = vault.ws.disk_bytes(rel)  # never through a link: a linked memory file is refused by name
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        status = subprocess.run([*shlex.split(editor), str(path)], check=False).returncode
+    except OSError as exc:
+        raise UsageError(f"cannot start the editor '{editor}' ({exc.strerror}); set $VISUAL or $EDITOR") from None
+    if status != 0:
+        raise UsageError(f"the editor '{editor}' exited with status {status}; nothing was committed "
+                         f"(your changes to {rel}, if any, are on disk)")
+    if vault.ws.disk_bytes(rel) == before:
+        emit(args, {"key": args.key, "path": rel, "commit": None, "changed": False}, f"{rel}: not changed")
+        return 0
+    done = commit_edit(vault, rel, note="Edited by hand with `vault-mem edit`.")
+    data = {"key": args.key, "path": rel, "commit": done.commit, "changed": True, "skipped": done.skipped}
+    if rel in done.skipped:
+        emit(args, data, f"{rel}: your edit is kept on disk but not committed: {done.skipped[rel]}; "
+             f"fix it (`vault-mem edit {args.key}`) and it is committed then")
+        return 1
+    emit(args, data, f"{rel}: committed your edit ({(done.commit or '')[:10]})")
     return 0
 
 

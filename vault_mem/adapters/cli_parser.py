@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--supersedes", help="comma-separated keys this memory replaces")
     p.add_argument("--scope", help="agent or project this memory is for")
     p.add_argument("--refs", help="comma-separated repository paths this memory is about")
+    p = add("edit", "open a memory in $VISUAL or $EDITOR, then commit your edit in your name (through the "
+            "same checks as an agent's write)")
+    p.add_argument("key")
     p = add("forget", "delete a memory (one git commit; history keeps it)")
     p.add_argument("key")
     p = add("get", "show a whole memory")

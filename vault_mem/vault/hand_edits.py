@@ -1,0 +1,178 @@
+"""Committing edits made outside vault-mem: whose identity, which files, what message.
+
+A person's hand edit is committed in the person's name, through the same WritePolicy as an
+agent's write (a file holding a credential, a malformed file, is not committed and is reported),
+with INDEX.md regenerated beside it. Used by the daemon after a quiet period and by
+``vault-mem edit`` when the editor closes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vault_mem.config import FOLDER_TYPES
+from vault_mem.errors import VaultMemError
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import is_memory_path, parse_memory
+from vault_mem.model.policy import mask_secrets
+from vault_mem.store.files import current_bytes
+from vault_mem.store.git import GitRepo, Identity
+from vault_mem.store.worktree import config_value, dirty_paths, ignored_paths
+from vault_mem.vault.core import Vault
+
+
+def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
+    """(author, committer) for external edits: GIT_AUTHOR_*/GIT_COMMITTER_* or the repository's
+    ``user.name``/``user.email``; or why there is none."""
+    name = os.environ.get("GIT_AUTHOR_NAME") or config_value(repo, "user.name")
+    email = os.environ.get("GIT_AUTHOR_EMAIL") or config_value(repo, "user.email")
+    if not name or not email:
+        return ("no git identity for committing a person's edits (user.name/user.email are not "
+                "set); run `git config user.name NAME` and `git config user.email EMAIL` in the vault")
+    committer = Identity(os.environ.get("GIT_COMMITTER_NAME") or name,
+                         os.environ.get("GIT_COMMITTER_EMAIL") or email)
+    return Identity(name, email), committer
+
+
+def dirty_memory_paths(vault: Vault) -> set[str]:
+    """Memory files that differ from HEAD or are untracked (not ignored), per git status."""
+    out = set()
+    for top in dirty_paths(vault.repo, [vault.prefix + f for f in FOLDER_TYPES]):
+        if top.startswith(vault.prefix):
+            rel = top[len(vault.prefix):]
+            if is_memory_path(rel):
+                out.add(rel)
+    return out
+
+
+def drop_ignored(vault: Vault, changes: dict[str, bytes | None], head: str | None) -> dict[str, bytes | None]:
+    """New files that .gitignore excludes are a person's choice: never commit them."""
+    new = [rel for rel in changes if vault.repo.blob_at(head, vault.prefix + rel) is None]
+    if not new:
+        return changes
+    ignored = {p[len(vault.prefix):] for p in ignored_paths(vault.repo, [vault.prefix + r for r in new])}
+    return {rel: data for rel, data in changes.items() if rel not in ignored}
+
+
+def edit_message(vault: Vault, changes: dict[str, bytes | None], head: str | None, *, note: str) -> str:
+    """The commit message for ``changes`` (vault-relative path -> new bytes, or None when
+    deleted) on top of ``head``: one memory's subject and trailers, or a list of several;
+    ``note`` says how the edit came to be committed."""
+    repo, prefix = vault.repo, vault.prefix
+    by_key: dict[str, dict[str, bytes | None]] = {}
+    for rel, data in changes.items():
+        by_key.setdefault(Path(rel).stem, {})[rel] = data
+    actions: dict[str, tuple[str, str, str]] = {}  # key -> (action, type, description)
+    for key, files in by_key.items():
+        present = {r: d for r, d in files.items() if d is not None}
+        existed = {r for r in files if repo.blob_at(head, prefix + r) is not None}
+        if not present:
+            action = "forget"
+        elif len(files) > 1 and len(present) < len(files):
+            action = "move"
+        else:
+            action = "update" if set(present) <= existed else "create"
+        rel = next(iter(present or files))
+        data = present.get(rel)
+        if data is None:
+            blob = repo.blob_at(head, prefix + rel)
+            data = repo.read_object(blob)[1] if blob else b""
+        try:
+            # a deleted file's description comes from HEAD, maybe from a peer's commit that
+            # brought a credential (a quarantined file): never quote one in a commit message
+            desc = mask_secrets(parse_memory(data.decode("utf-8"), rel).description)
+        except (VaultMemError, UnicodeDecodeError):
+            desc = "(unreadable)"
+        actions[key] = (action, FOLDER_TYPES[rel.split("/", 1)[0]], desc)
+    if len(actions) == 1:
+        key, (action, type_, desc) = next(iter(actions.items()))
+        return (f"edit: {key} — {desc}\n\n{note}\n\nMemory-Key: {key}\nMemory-Action: {action}\n"
+                f"Memory-Type: {type_}\n")
+    keys = sorted(actions)
+    shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
+    lines = "\n".join(f"- {k}: {actions[k][0]} ({actions[k][1]}) — {actions[k][2]}" for k in keys)
+    return f"edit: {len(keys)} memories ({shown})\n\n{lines}\n\n{note}\n"
+
+
+@dataclass
+class HandEditCommit:
+    """What :func:`commit_hand_edits` did: the commit (None: nothing to commit), the files it
+    committed, and each file it left out with the reason."""
+
+    commit: str | None = None
+    committed: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, committer: Identity,
+                      note: str, index_only_message: str) -> HandEditCommit:
+    """Commit the memory files ``paths`` (vault-relative) as they are on disk, and INDEX.md when
+    it differs from HEAD's, in the person's name. The caller holds the vault's write lock and
+    has checked that git is not mid-operation. A file that the sidecar cannot use, that the
+    WritePolicy refuses, or that .gitignore excludes is left out (``skipped``), never changed."""
+    repo = vault.repo
+    report = vault.sidecar.refresh_paths(paths, embed=False)
+    vault.write_index()
+    out = HandEditCommit(skipped={p.path: p.reason for p in report.problems})
+    head = repo.head()
+    changes: dict[str, bytes | None] = {}
+    for rel in paths:
+        if rel in out.skipped:
+            continue
+        try:
+            data = vault.ws.disk_bytes(rel)  # never through a link (one swapped in meanwhile)
+        except VaultMemError as exc:
+            out.skipped[rel] = str(exc)
+            continue
+        committed = repo.blob_at(head, vault.prefix + rel)
+        if (data is None and committed is None) or (data is not None and committed == GitRepo.blob_id(data)):
+            continue
+        if data is not None:
+            try:  # the one WritePolicy: a hand edit holding a credential is not committed
+                vault.ws.policy.check_file(rel, data)
+            except VaultMemError as exc:
+                out.skipped[rel] = str(exc)
+                continue
+        changes[rel] = data
+    kept = drop_ignored(vault, changes, head)
+    for rel in set(changes) - set(kept):
+        out.skipped[rel] = ".gitignore excludes it"
+    files = {vault.prefix + rel: data for rel, data in kept.items()}
+    if not files and out.skipped:
+        # INDEX.md on disk now leaves out the file that was refused (a quarantined memory is not
+        # listed), while the committed file is still the last good one: committing INDEX.md alone
+        # would make the committed INDEX.md disagree with the committed tree
+        return out
+    try:
+        index = current_bytes(vault.root / INDEX_FILE)
+    except VaultMemError as exc:
+        out.skipped[INDEX_FILE] = str(exc)
+        index = None
+    if index is not None and repo.blob_at(head, vault.prefix + INDEX_FILE) != GitRepo.blob_id(index):
+        files[vault.prefix + INDEX_FILE] = index
+    if not files:
+        return out
+    message = edit_message(vault, kept, head, note=note) if kept else index_only_message
+    # the one WritePolicy, as for an agent commit: the message and the identity
+    vault.ws.policy.check_message(message, identity=(author.name, author.email))
+    out.commit = repo.commit_paths(files, message, author=author, committer=committer)
+    out.committed = sorted(kept)
+    if out.commit:
+        vault.sidecar.set_meta("head", out.commit)
+    return out
+
+
+def commit_edit(vault: Vault, rel: str, *, note: str) -> HandEditCommit:
+    """Commit the person's edit of memory file ``rel`` now (what ``vault-mem edit`` does when the
+    editor closes): their git identity, the vault's write lock, and the same refusals as an
+    agent write while git is mid-merge or HEAD is detached."""
+    who = user_identity(vault.repo)
+    if isinstance(who, str):
+        raise VaultMemError(who)
+    author, committer = who
+    with vault.lock:
+        vault.check_git_state()
+        return commit_hand_edits(vault, [rel], author=author, committer=committer, note=note,
+                                 index_only_message="index: regenerate INDEX.md\n")
