@@ -13,7 +13,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fakes import FakeEmbedder
 
 from vault_mem.errors import EmbedderError, UsageError
-from vault_mem.ops.eval import format_report, run_eval
+from vault_mem.index.search import Hit, RecallResult
+from vault_mem.ops.eval import (
+    format_questions,
+    format_report,
+    judge,
+    run_eval,
+    run_eval_data,
+    run_questions,
+    summarise_verdicts,
+    verdict_of,
+)
+from vault_mem.vault.core import Vault
 
 BENCH = {
     "meta": {"note": "made up for the tests"},
@@ -42,6 +53,10 @@ BENCH = {
 }
 
 
+VERDICT_KEYS = {"n_answerable", "n_unanswerable", "denied", "denied_top_right", "hook_coverage", "strong_precision",
+                "unanswerable_strong", "answer@5"}
+
+
 @pytest.fixture
 def bench_file(tmp_path: Path) -> Path:
     path = tmp_path / "bench.json"
@@ -53,7 +68,7 @@ def test_run_eval_metrics_and_keys(bench_file: Path) -> None:
     seen: list[tuple[int, int]] = []
     report = run_eval(bench_file, embedder=FakeEmbedder(), progress=lambda d, t: seen.append((d, t)))
     assert set(report) == {"recall@1", "recall@3", "recall@5", "recall@10", "mrr@10", "n_queries", "no_hit_rate",
-                           "abstain_rate", "by_category", "latency_ms", "embedder", "floor"}
+                           "abstain_rate", "by_category", "latency_ms", "embedder", "floor", *VERDICT_KEYS}
     assert report["n_queries"] == 6 and seen[-1] == (6, 6)
     assert report["embedder"] == "fake:v1"
     # q1-q4 found first (q3 through the key mapping), q5 abstains correctly, q6 searches only g2.
@@ -61,7 +76,11 @@ def test_run_eval_metrics_and_keys(bench_file: Path) -> None:
     assert report["by_category"]["multi-hop"]["mrr@10"] == 1.0
     assert report["by_category"]["abstain"] == {"recall@1": 1.0, "recall@3": 1.0, "recall@5": 1.0,
                                                 "recall@10": 1.0, "mrr@10": 1.0, "n_queries": 1,
-                                                "no_hit_rate": 1.0, "abstain_rate": 1.0}
+                                                "no_hit_rate": 1.0, "abstain_rate": 1.0,
+                                                "n_answerable": 0, "n_unanswerable": 1, "denied": None,
+                                                "denied_top_right": None, "hook_coverage": None,
+                                                "strong_precision": None, "unanswerable_strong": 0.0,
+                                                "answer@5": None}
     assert report["by_category"]["cross-group"]["recall@10"] == 0.0
     assert report["recall@1"] == pytest.approx(5 / 6, abs=1e-3)
     assert report["no_hit_rate"] == pytest.approx(2 / 6, abs=1e-3)
@@ -103,3 +122,127 @@ def test_run_eval_rejects_bad_files(tmp_path: Path) -> None:
         run_eval(bad, embedder=None)
     with pytest.raises(UsageError):
         run_eval(tmp_path / "missing.json", embedder=None)
+
+
+# -- the verdict figures (DESIGN §4) ---------------------------------------------------------
+
+
+def hit(key: str, match: str) -> Hit:
+    return Hit(key=key, type="fact", description=key, date=None, age_days=None, flags=[], path=f"facts/{key}.md",
+               score=0.5, body="", keyword_only=False, match=match)
+
+
+def result(*hits: Hit, note: str | None = None) -> RecallResult:
+    return RecallResult(hits=list(hits), note=note)
+
+
+def test_verdict_of_reads_the_hits_and_what_the_result_tells_the_agent() -> None:
+    assert verdict_of(result()) == "none"
+    assert verdict_of(result(hit("a", "candidate"), hit("b", "strong"))) == "strong"
+    # both names of the level below strong (it was renamed weak -> candidate)
+    assert verdict_of(result(hit("a", "candidate"))) == verdict_of(result(hit("a", "weak"))) == "candidate"
+    # hits shown under a denial are a denial: the agent is told nothing stored answers
+    assert verdict_of(result(hit("a", "weak"), note="nothing stored answers this; the closest memories are weak "
+                                                    "matches, not answers")) == "none"
+    assert verdict_of(result(hit("a", "candidate"), note="these are the closest memories and may not answer; "
+                                                         "answer from one that does, otherwise say it is not stored"
+                             )) == "candidate"
+    said = result(hit("a", "candidate"))
+    said.verdict = "none"  # a result that states its verdict is taken at its word
+    assert verdict_of(said) == "none"
+
+
+def test_judge_and_summary_by_hand() -> None:
+    deny = "nothing stored answers this; the closest memories are weak matches, not answers"
+    rows = [
+        # answerable; the answer strong at 2, a wrong strong hit at 1: covered, 1 of 2 strong right
+        judge(result(hit("x", "strong"), hit("ans1", "strong"), hit("y", "candidate")), ["ans1"]),
+        # answerable; the answer first, but only a candidate under a denial: denied, top hit right
+        judge(result(hit("ans2", "weak"), hit("z", "weak"), note=deny), ["ans2"]),
+        # answerable; no hits: denied, top hit not right
+        judge(result(), ["ans3"]),
+        # answerable; the answer a candidate at 5 (not denied), a strong wrong one at 4 (past the hook's 3)
+        judge(result(*(hit(k, "candidate") for k in "abc"), hit("d", "strong"), hit("ans4", "candidate")), ["ans4"]),
+        # unanswerable: none relevant / a category that says so, whatever its keys
+        judge(result(hit("p", "candidate"), hit("q", "strong")), []),
+        judge(result(hit("ans6", "strong")), ["ans6"], category="Adversarial"),
+        judge(result(hit("r", "candidate")), [], category="near_miss"),
+    ]
+    assert [r["verdict"] for r in rows] == ["strong", "none", "none", "strong", "strong", "strong", "candidate"]
+    assert summarise_verdicts(rows) == {
+        "n_answerable": 4, "n_unanswerable": 3,
+        "denied": 0.5,  # 2 of 4
+        "denied_top_right": 0.25,  # 1 of 4
+        "hook_coverage": 0.25,  # only the first
+        "strong_precision": 0.5,  # strong top-3 hits of answerable questions: x, ans1 (d is 4th)
+        "unanswerable_strong": round(2 / 3, 4),
+        "answer@5": 0.75,  # all but the third
+    }
+    assert summarise_verdicts(rows[4:]) == {"n_answerable": 0, "n_unanswerable": 3, "denied": None,
+                                            "denied_top_right": None, "hook_coverage": None,
+                                            "strong_precision": None, "unanswerable_strong": round(2 / 3, 4),
+                                            "answer@5": None}
+
+
+# Four memories of words no other one holds: a question in a memory's own words finds it alone
+# and strong (fake embedder: cosine 1), a question in words of none finds nothing.
+VERDICT_BENCH = {
+    "memories": [
+        {"key": "bees", "description": "Ana keeps bees in two hives on the roof", "group": "v"},
+        {"key": "radios", "description": "Ben repairs vintage valve radios in his garage", "group": "v"},
+        {"key": "dinghy", "description": "Cleo sails a wooden dinghy on the lake", "group": "v"},
+        {"key": "beer", "description": "Dev brews sour beer with wild yeast", "group": "v"},
+    ],
+    "queries": [
+        {"q": "Ana keeps bees in two hives on the roof", "relevant": ["bees"], "category": "direct", "group": "v"},
+        # the benchmark's answer is another memory: the strong hit is a wrong one
+        {"q": "Ben repairs vintage valve radios in his garage", "relevant": ["dinghy"], "category": "direct",
+         "group": "v"},
+        {"q": "zymurgy quasar obelisk tundra", "relevant": ["bees"], "category": "lost", "group": "v"},
+        {"q": "zymurgy quasar obelisk tundra", "relevant": [], "category": "near-miss", "group": "v"},
+        {"q": "Cleo sails a wooden dinghy on the lake", "relevant": [], "category": "near-miss", "group": "v"},
+        {"q": "Dev brews sour beer with wild yeast", "relevant": ["beer"], "category": "adversarial", "group": "v"},
+    ],
+}
+
+
+def test_run_eval_reports_the_verdict_figures_per_file_and_category() -> None:
+    report = run_eval_data(VERDICT_BENCH, embedder=FakeEmbedder())
+    # answerable: the 2 direct and the lost one; unanswerable: the near misses and the adversarial
+    assert {k: report[k] for k in VERDICT_KEYS} == {
+        "n_answerable": 3, "n_unanswerable": 3, "denied": round(1 / 3, 4), "denied_top_right": 0.0,
+        "hook_coverage": round(1 / 3, 4), "strong_precision": 0.5, "unanswerable_strong": round(2 / 3, 4),
+        "answer@5": round(1 / 3, 4)}
+    cats = report["by_category"]
+    assert (cats["direct"]["denied"], cats["direct"]["hook_coverage"], cats["direct"]["strong_precision"]) == \
+        (0.0, 0.5, 0.5)
+    assert (cats["lost"]["denied"], cats["lost"]["denied_top_right"], cats["lost"]["strong_precision"]) == \
+        (1.0, 0.0, None)
+    assert (cats["near-miss"]["n_unanswerable"], cats["near-miss"]["unanswerable_strong"]) == (2, 0.5)
+    assert (cats["adversarial"]["unanswerable_strong"], cats["adversarial"]["recall@1"]) == (1.0, 1.0)
+    text = format_report(report)
+    assert "verdict" in text and "hook@3" in text
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("verdict"))
+    assert lines[head].split()[1:] == ["answ", "denied", "top-ok", "hook@3", "s-prec", "ans@5", "unans", "u-strong"]
+    assert lines[head + 1].split() == ["all", "3", "33.3%", "0.0%", "33.3%", "50.0%", "33.3%", "3", "66.7%"]
+    assert json.loads(json.dumps(report)) == report  # the JSON output carries every figure
+
+
+def test_question_files_report_the_verdict_figures(tmp_path: Path) -> None:
+    Vault.init(tmp_path / "v").close()
+    with Vault(tmp_path / "v", embedder=FakeEmbedder()) as vault:
+        for m in VERDICT_BENCH["memories"]:
+            vault.remember(m["key"], m["description"])
+        report = run_questions(vault, [("Ana keeps bees in two hives on the roof", "bees"),
+                                       ("zymurgy quasar obelisk tundra", "bees"),
+                                       ("Cleo sails a wooden dinghy on the lake", None)])
+    assert [q["outcome"] for q in report["questions"]] == ["hit", "miss", "wrong"]
+    summary = report["summary"]
+    assert {k: summary[k] for k in VERDICT_KEYS} == {
+        "n_answerable": 2, "n_unanswerable": 1, "denied": 0.5, "denied_top_right": 0.0, "hook_coverage": 0.5,
+        "strong_precision": 1.0, "unanswerable_strong": 1.0, "answer@5": 0.5}
+    assert set(summary["by_category"]) == {"expects a key", "expects nothing"}
+    assert summary["recall@1"] == round(1 / 3, 4)  # the one found of three (nothing expected and strong: 0)
+    text = format_questions(report)
+    assert "hook@3" in text and "R@5" in text

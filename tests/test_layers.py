@@ -110,8 +110,10 @@ def test_no_module_uses_another_modules_private_names():
                           if a.name.startswith("_") and not a.name.startswith("__")]
             elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
                 owner = ast.unparse(node.value)
-                # self._x and cls._x are a class's own; a name in the module is the module's own
-                if owner.split(".")[0] not in ("self", "cls") and not _defines(tree, owner):
+                # self._x and cls._x are a class's own; a name in the module is the module's own;
+                # os._exit is the standard library's public API (only the CLI may call it, below)
+                if owner.split(".")[0] not in ("self", "cls") and not _defines(tree, owner) \
+                        and ast.unparse(node) != "os._exit":
                     wrong.append(f"{rel}:{node.lineno} {ast.unparse(node)}")
             elif isinstance(node, ast.Call):
                 wrong += [f"{rel}:{node.lineno} passes {k.arg}=" for k in node.keywords

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 import anyio
 import pytest
@@ -16,12 +17,16 @@ from mcp.shared.exceptions import MCPError
 from vault_mem.adapters.tools import TOOL_NAMES, memory_preamble
 
 
-def server_params(root) -> StdioServerParameters:
+def server_params(root, *, embedder: str | None = "none", wrapper: list[str] | None = None) -> StdioServerParameters:
+    """``vault-mem mcp ROOT`` (``python -m vault_mem``), keyword-only unless ``embedder`` is None
+    (then vault.toml's: the local model), run through ``wrapper`` (a command line) when given."""
     # The SDK passes only a safe subset of the environment; add what the server needs.
-    env = {"VAULT_MEM_EMBEDDER": "none", "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1",
+    env = {"PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1",
            "HOME": os.environ["HOME"], "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}
-    return StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp", str(root)],
-                                 env=env, cwd=str(ROOT))
+    if embedder is not None:
+        env["VAULT_MEM_EMBEDDER"] = embedder
+    command = [*(wrapper or []), sys.executable, "-m", "vault_mem", "mcp", str(root)]
+    return StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(ROOT))
 
 
 def run(coro_fn, *args):
@@ -160,3 +165,83 @@ def test_the_server_searches_vectors_held_in_memory(vault):
     assert not vault.sidecar.keep_vectors_in_memory  # a one-shot process searches vec0
     build_server(vault)
     assert isinstance(vault.sidecar.vector_index(), VectorIndex)
+
+
+# -- the end of a session: the server exits 0 whenever its client closes ---------------------
+
+# Runs the server and writes down how it ended (the SDK's client keeps the exit status to
+# itself): ``OUT.err`` its stderr, then ``OUT.rc`` its exit status. The part that waits for the
+# server leaves the client's process group, so the SDK's kill after its 2 s grace period (on a
+# loaded machine) cannot end it before it has written the status: what is measured is how the
+# server ends, not how fast (the server itself is in that group no more than the SDK's).
+RECORDER = """
+import os, subprocess, sys
+out = sys.argv[1]
+if os.fork() == 0:
+    os.setsid()
+    with open(out + ".err", "wb") as err:
+        code = subprocess.run(sys.argv[2:], stderr=err).returncode
+    with open(out + ".tmp", "w") as f:
+        f.write(str(code))
+    os.replace(out + ".tmp", out + ".rc")
+    os._exit(0)
+os.wait()
+"""
+
+#: each moment, this many closes: the abort this guards against came in about one close in three
+CLOSES = 8
+
+
+async def close_at(moment: str, client, i: int) -> None:
+    """The client's calls before it closes (``async with`` ends): at ``moment``, the ``i``th time.
+
+    The loads begin with the first call and take about a second, longer when the CPU is busy:
+    the closes during them are spread over two seconds."""
+    if moment == "after initialize":
+        return
+    if moment == "after list_tools":
+        await client.list_tools()
+        return
+    await client.call_tool("list", {})
+    await anyio.sleep(0.25 * i)
+    if moment == "mid-recall":  # as the README's example, without waiting for the answer
+        with anyio.move_on_after(0.1):
+            await client.call_tool("recall", {"query": "which text editor do I use?"})
+
+
+def exit_status(out, *, timeout: float = 120.0) -> tuple[str, str]:
+    """``(exit status, stderr)`` of the server RECORDER ran as ``out``, once it has ended."""
+    rc = out.with_suffix(".rc")
+    deadline = time.monotonic() + timeout
+    while not rc.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    err = out.with_suffix(".err").read_text(errors="replace") if out.with_suffix(".err").exists() else ""
+    return (rc.read_text() if rc.exists() else f"none: still running {timeout:.0f} s after the close"), err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("moment", ["after initialize", "during the model load", "after list_tools",
+                                    "mid-recall"])
+def test_the_server_exits_0_whenever_its_client_closes(vault, tmp_path, moment):
+    """With the real model: a client closing while it loads (or embeds a query) aborted the
+    process at interpreter exit, in onnxruntime's C++ teardown (``terminate called without an
+    active exception``, exit 134), about one close in three."""
+    vault.remember("editor-choice", "Uses Helix as the main editor", type="preference")
+    vault.remember("shell-choice", "Uses fish as the interactive shell", type="preference")
+    outs = [tmp_path / f"close-{i}" for i in range(CLOSES)]
+
+    async def one(i: int) -> None:
+        wrapper = [sys.executable, "-c", RECORDER, str(outs[i])]
+        async with Client(server_params(vault.root, embedder=None, wrapper=wrapper),
+                          read_timeout_seconds=60) as client:
+            await close_at(moment, client, i)
+
+    async def all_at_once() -> None:  # together: the loads slow each other, the windows widen
+        async with anyio.create_task_group() as tg:
+            for i in range(CLOSES):
+                tg.start_soon(one, i)
+
+    run(all_at_once)
+    for i, out in enumerate(outs):
+        code, err = exit_status(out)
+        assert code == "0" and "terminate called" not in err, f"close {i} {moment}: exit {code}\n{err}"

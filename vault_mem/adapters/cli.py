@@ -30,6 +30,7 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -413,7 +414,29 @@ def cmd_mcp(args) -> int:
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                             format="vault-mem mcp: %(levelname)s %(message)s")
     serve(_root_arg(args), agent=args.agent)
-    return 0
+    return end_process(0)
+
+
+def end_process(code: int) -> int:
+    """``code``, or end the process at once with it when another thread still runs.
+
+    A long-lived command returns while its start-up work may still be going on (the MCP server
+    whose client closed during the model load). An interpreter exiting normally meanwhile runs
+    onnxruntime's C++ static destructors while that thread is inside onnxruntime (a daemon
+    thread keeps running native code that holds no interpreter lock): the process aborts
+    (``terminate called without an active exception``, status 134). A load cannot be stopped
+    half-way, and waiting for it can outlast the client's grace before it kills the server
+    (2 s in the MCP SDK), so the process ends without the teardown, after flushing what it
+    wrote. The command has closed its vault: every write is committed, nothing is lost."""
+    if not any(t.is_alive() for t in threading.enumerate() if t is not threading.main_thread()):
+        return code  # the interpreter's own exit is safe
+    logging.shutdown()  # flushes every handler (a log file too)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the client closed the pipe, or it is closed already
+            pass
+    os._exit(code)
 
 
 @command("tools")

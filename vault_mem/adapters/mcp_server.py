@@ -36,6 +36,11 @@ so: keyword results only (``keyword_only`` with the reason) while the model and 
 and the notice
 :data:`~vault_mem.daemon.keeper.CHECKING` while the start-up check of the files runs (the
 index may miss a change made before the start). Never silently worse or stale.
+
+The server ends when its client closes stdin, at any moment, loads included: :func:`serve`
+returns with the vault closed, the start-up work perhaps still running on its threads (a model
+load cannot be stopped half-way), and ``vault-mem mcp`` ends the process without the
+interpreter's teardown then (see ``cli.end_process``).
 """
 
 from __future__ import annotations
@@ -284,7 +289,8 @@ def serve(root: Path, agent: str | None = None, *, embedder: Any = None) -> None
     ``embedder``: instead of vault.toml's (benches and tests).
 
     stdout carries the protocol and nothing else may be written there: whoever configures
-    logging (the CLI, ``vault-mem mcp``) sends it to stderr."""
+    logging (the CLI, ``vault-mem mcp``) sends it to stderr. It returns when the client has
+    closed, the start-up work perhaps still running (see the module)."""
     vault = Vault(root, agent=agent, embedder=embedder)
     startup = Startup(vault, lambda: Vault(root, agent=agent, embedder=embedder))
     try:
