@@ -27,8 +27,6 @@ import datetime as dt
 import json
 import logging
 import os
-import shlex
-import subprocess
 import sys
 import threading
 import traceback
@@ -194,7 +192,8 @@ def cmd_forget(args) -> int:
 
 @command("edit")
 def cmd_edit(args) -> int:
-    from vault_mem.vault.hand_edits import commit_edit  # lazy: start-up time (module docstring)
+    from vault_mem.store.editor import run_editor  # lazy: start-up time (module docstring)
+    from vault_mem.vault.hand_edits import commit_edit
 
     vault = open_vault(args)
     found = vault.find_file(args.key)
@@ -203,14 +202,7 @@ def cmd_edit(args) -> int:
     rel = found[1]
     path = vault.root / rel
     before = vault.ws.disk_bytes(rel)  # never through a link: a linked memory file is refused by name
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    try:
-        status = subprocess.run([*shlex.split(editor), str(path)], check=False).returncode
-    except OSError as exc:
-        raise UsageError(f"cannot start the editor '{editor}' ({exc.strerror}); set $VISUAL or $EDITOR") from None
-    if status != 0:
-        raise UsageError(f"the editor '{editor}' exited with status {status}; nothing was committed "
-                         f"(your changes to {rel}, if any, are on disk)")
+    run_editor(path)
     if vault.ws.disk_bytes(rel) == before:
         emit(args, {"key": args.key, "path": rel, "commit": None, "changed": False}, f"{rel}: not changed")
         return 0
