@@ -245,3 +245,38 @@ def test_the_server_exits_0_whenever_its_client_closes(vault, tmp_path, moment):
     for i, out in enumerate(outs):
         code, err = exit_status(out)
         assert code == "0" and "terminate called" not in err, f"close {i} {moment}: exit {code}\n{err}"
+
+
+def test_memories_as_resources_prompts_notifications_and_writes_named_for_the_client(root):
+    """The template vault://memory/{key} (and @REV), the two prompts, and a write attributed to
+    the client's name (no agent configured)."""
+    from mcp import types
+
+    from vault_mem.adapters.mcp_server import PROMPTS
+
+    async def session():
+        info = types.Implementation(name="test-client", version="1.0")
+        async with Client(server_params(root), read_timeout_seconds=60, client_info=info) as client:
+            templates = (await client.list_resource_templates()).resource_templates
+            assert [t.uri_template for t in templates] == ["vault://memory/{key}"]
+            r = await client.call_tool("remember", {"key": "ci", "description": "CI runs on Jenkins"})
+            assert not r.is_error, r.content
+            r = await client.call_tool("remember", {"key": "ci", "description": "CI runs on GitHub Actions"})
+            assert not r.is_error, r.content
+            now = (await client.read_resource("vault://memory/ci")).contents[0].text
+            assert now.startswith("---\n") and "GitHub Actions" in now
+            before = (await client.read_resource("vault://memory/ci@HEAD~1")).contents[0].text
+            assert "Jenkins" in before and "GitHub" not in before
+            with pytest.raises(MCPError, match="unknown revision"):
+                await client.read_resource("vault://memory/ci@no-such-rev")
+            with pytest.raises(MCPError, match="nope"):
+                await client.read_resource("vault://memory/nope")
+            prompts = {p.name for p in (await client.list_prompts()).prompts}
+            assert prompts == set(PROMPTS)
+            got = await client.get_prompt("save-what-we-learned")
+            assert "remember" in got.messages[0].content.text
+    run(session)
+    log = run_cli("--vault", str(root), "log", "--json")
+    assert log.returncode == 0, log.stderr
+    entries = json.loads(log.stdout)
+    assert entries[0]["agent"] == "test-client" and entries[0]["key"] == "ci"

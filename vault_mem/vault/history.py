@@ -142,3 +142,23 @@ def _parse_trailers(text: str) -> dict[str, str]:
 
 def _type_of(rel: str) -> str:
     return FOLDER_TYPES.get(rel.split("/", 1)[0], "note")
+
+
+def memory_file(ws: Workspace, key: str, rev: str) -> tuple[str, str]:
+    """(path, text) of memory ``key``'s file as committed at ``rev`` (a commit id, ``HEAD~2``,
+    a branch), through the same secret gate as every read: a version holding a credential is
+    refused, naming the file (history keeps what a scan must purge, never what a reader gets)."""
+    validate_key(key)
+    commit = resolve_commit(ws.repo, rev)
+    if commit is None:
+        raise UsageError(f"unknown revision '{mask_secrets(rev)[:80]}': use a commit id from "
+                         f"`vault-mem log {key}`, HEAD, HEAD~N or a branch")
+    for folder in TYPE_FOLDERS.values():
+        rel = f"{folder}/{key}.md"
+        blob = ws.repo.blob_at(commit, ws.prefix + rel)
+        if blob is None:
+            continue
+        data = ws.repo.read_object(blob)[1]
+        ws.policy.check_file(rel, data)  # malformed or a credential: refused, by name
+        return rel, data.decode("utf-8")
+    raise MemoryNotFoundError(f"no memory '{key}' at {commit[:10]}; `vault-mem log {key}` lists its versions")
