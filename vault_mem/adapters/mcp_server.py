@@ -134,19 +134,19 @@ PROMPTS = {
     "save-what-we-learned": (
         "Save what we learned",
         "Ask the agent to save this session's durable decisions, fixes and constraints as memories",
-        "Look back over this session. For each decision we settled (with its reason), each bug we "
+        ("Look back over this session. For each decision we settled (with its reason), each bug we "
         "found the cause and fix of, and each constraint or preference that will matter in later "
         "sessions, save one short memory with the `remember` tool: a one-line description in the "
         "present tense, the reason and today's date in the body. Use `recall` first and update an "
         "existing memory by its key instead of adding a near-duplicate. Do not save transcripts, "
-        "command output, secrets or what the repository already says. Then list what you saved."),
+        "command output, secrets or what the repository already says. Then list what you saved.")),
     "session-handoff": (
         "Session handoff",
         "Ask the agent to leave a dated handoff note for the next session",
-        "Write a handoff note for whoever continues this work in a later session: what we were "
+        ("Write a handoff note for whoever continues this work in a later session: what we were "
         "doing, what is done, what is left, and anything surprising we found. Save it with the "
         "`remember` tool as type note, key `handoff-` followed by today's date (YYYY-MM-DD) and a "
-        "short topic, a one-line description, and the details in the body."),
+        "short topic, a one-line description, and the details in the body.")),
 }
 
 
@@ -258,7 +258,7 @@ def build_server(vault: Vault, startup: Startup | None = None):
         if params.name not in PROMPTS:
             raise MCPError(code=types.INVALID_PARAMS,
                            message=f"unknown prompt '{params.name}'; this server has {', '.join(PROMPTS)}")
-        title, description, text = PROMPTS[params.name]
+        _, description, text = PROMPTS[params.name]
         return types.GetPromptResult(description=description, messages=[
             types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
 
