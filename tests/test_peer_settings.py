@@ -110,7 +110,7 @@ def test_a_peers_setting_waits_for_trust(pair, case):
 
 
 def test_a_fresh_clone_runs_on_the_defaults_until_approved(pair, tmp_path):
-    _bare, mine, peer = pair
+    _bare, _mine, peer = pair
     edit_toml(peer, "k = 5\n", "k = 5\nmin_similarity = -1.0\n")
     edit_toml(peer, 'name = "vault-mem agent"', 'name = "Test Person"')
     peer_push(peer)
@@ -207,6 +207,49 @@ def test_the_persons_own_edits_need_no_approval(pair):
     # put back to an approved version: in force without asking again
     toml.write_text(approved)
     assert in_force(mine)[0].recall_k == 5
+
+
+def test_the_remotes_file_on_its_way_in_is_not_an_edit(pair):
+    """A checkout or pull writes the work tree before it moves HEAD, and a sync walks it through
+    the remote's files before its ref update: a command (the daemon's reload) reading vault.toml
+    in between sees the remote's bytes ahead of HEAD. They are a fetched blob, not an edit."""
+    _bare, mine, peer = pair
+    edit_toml(peer, "k = 5\n", "k = 5\nmin_similarity = -1.0\n")
+    peer_push(peer)
+    git(mine, "fetch", "-q", "origin")
+    (mine / "vault.toml").write_bytes(git(mine, "show", "origin/main:vault.toml").encode())
+    cfg, notes = in_force(mine)
+    assert cfg.recall_min_similarity is None and any("min_similarity: None -> -1.0" in n for n in notes)
+    # and while sync's journal says a sync is under way, no changed vault.toml is an edit either
+    (mine / "vault.toml").write_text((mine / "vault.toml").read_text().replace("-1.0", "-0.5"))
+    (mine / ".vault-mem/sync.json").write_text("{}")
+    assert in_force(mine)[0].recall_min_similarity is None
+    (mine / ".vault-mem/sync.json").unlink()
+
+
+def test_an_approval_of_an_earlier_vault_mem_carries_over(pair, tmp_path):
+    """trusted.json from before whole files were approved held the outbound settings only: a
+    file whose outbound settings it approved stays in force; any other is pending."""
+    import os
+
+    _bare, _mine, peer = pair
+    edit_toml(peer, 'provider = "local"', 'provider = "ollama"\nurl = "http://127.0.0.1:9"\nmodel = "m"')
+    edit_toml(peer, "k = 5", "k = 9")
+    peer_push(peer)
+    trusted = Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem/trusted.json"
+    legacy = {"embedder.provider": "ollama", "embedder.url": "http://127.0.0.1:9", "embedder.api_key_env": "",
+              "embedder.model": "m", "sync.remote": "", "sync.interval_s": 0.0, "sync.after_write": False}
+    for name, url in (("same", "http://127.0.0.1:9"), ("other", "http://127.0.0.1:10")):
+        clone = tmp_path / name
+        git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(clone))
+        data = json.loads(trusted.read_text())
+        data["vaults"][str(clone.resolve())] = {"settings": {**legacy, "embedder.url": url}}
+        trusted.write_text(json.dumps(data))
+        cfg, notes = in_force(clone)
+        if name == "same":
+            assert cfg.embedder.url == "http://127.0.0.1:9" and cfg.recall_k == 9 and not notes
+        else:
+            assert cfg.embedder.url == "" and cfg.recall_k == 5 and notes
 
 
 # -- B. files git itself interprets arrive only with approval ---------------------------------

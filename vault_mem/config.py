@@ -164,7 +164,7 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
         _table(data, name) for name in ("agent", "index", "limits", "embedder", "recall", "daemon", "sync",
                                         "stale_after_days"))
     stale = dict(DEFAULT_STALE_AFTER_DAYS)
-    for t, days in stale_t.items():
+    for t in stale_t:
         if t in stale:
             stale[t] = _get(stale_t, t, int, stale[t], section="stale_after_days", low=1, high=36500)
     commit_ext = daemon.get("commit_external_edits", "auto")

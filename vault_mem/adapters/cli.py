@@ -472,8 +472,9 @@ def cmd_trust(args) -> int:
         lines.append(f"{ref} {what} {_escaped(f.path)}, a file git itself interprets "
                      f"({(f.theirs or 'deleted')[:10]}):\n{_indent(shown['shown'])}")
     if s.pending_raw is None and not files:
-        emit(args, data, "\n".join([*lines, "nothing to approve: the settings in force are what vault.toml "
-                                    "asks for, and no fetched commit brings a file git interprets"]))
+        done = ("nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
+                "commit brings a file git interprets")
+        emit(args, data, "\n".join([*lines, done]))
         return 0
     asked = "\n".join(lines)
     approve = args.yes

@@ -129,9 +129,12 @@ def ignored_memory_folders(repo: GitRepo, prefix: str) -> list[str]:
 def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
     """(path, size, mtime) of the ignore files that decide over the type folders: a cheap key
     for remembering :func:`ignored_memory_folders`' answer until one of them changes."""
-    top = repo.toplevel.resolve()
-    folders = [top, *[p for p in root.parents if top in p.parents], root] if root != top else [top]
-    candidates = [d / ".gitignore" for d in dict.fromkeys(folders)]
+    top = repo.toplevel
+    rel = os.path.relpath(root, top)
+    folders = [top]
+    for part in ([] if rel == "." else rel.split(os.sep)):
+        folders.append(folders[-1] / part)
+    candidates = [d / ".gitignore" for d in folders]
     candidates += [root / folder / ".gitignore" for folder in TYPE_FOLDERS.values()]
     candidates.append(repo.git_dir / "info" / "exclude")
     sig = []

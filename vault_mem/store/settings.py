@@ -38,14 +38,17 @@ from vault_mem.config import (
     parse_config,
     setting_changes,
 )
-from vault_mem.errors import ConfigError, GitError
+from vault_mem.errors import ConfigError, GitError, VaultMemError
+from vault_mem.store.files import atomic_write, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import log_entries
-from vault_mem.store.trust import approve_config, approved_config
+from vault_mem.store.trust import approve_config, approved_config, legacy_settings, seal, unseal
 
 #: the sync's journal in the state folder (vault_mem.vault.recovery.SYNC_JOURNAL): while it exists
 #: the work tree holds the remote's files ahead of HEAD, and a changed vault.toml is not an edit
 SYNC_JOURNAL_NAME = "sync.json"
+#: under the state folder: HEAD's vault.toml blob id, per HEAD (:func:`_committed_blob`)
+SETTINGS_CHECKED = "checked-settings"
 
 
 @dataclass
@@ -76,6 +79,14 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
             fallback, fallback_blob, history = parse_config(approved[0]), GitRepo.blob_id(approved[0]), approved[1]
         except ConfigError:
             pass  # approved under older rules and no longer valid: the defaults
+    if raw is not None and fallback_blob == GitRepo.blob_id(raw):
+        # the usual case, the approved file: parsed once; HEAD's blob from a signed record
+        head = repo.head()
+        committed = _committed_blob(root, repo, prefix, head, state_dir)
+        out = Settings(config=fallback, requested=fallback)
+        if head is not None and committed is None and _last_change(repo, prefix) != "in no commit":
+            out.notices.append(_deleted_notice())
+        return out
     said = ("the settings approved on this machine before stay in force" if fallback_blob else
             "the defaults stay in force (nothing approved on this machine yet)")
     out = Settings(config=fallback)
@@ -90,15 +101,17 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
     except ConfigError as exc:
         out.problem = str(exc)
     head = repo.head()
-    committed = repo.blob_at(head, prefix + CONFIG_FILE) if head else None
+    committed = _committed_blob(root, repo, prefix, head, state_dir)
     if head is not None and committed is None and _last_change(repo, prefix) != "in no commit":
-        out.notices.append(f"{CONFIG_FILE} is in no commit of this branch (a commit from elsewhere deleted "
-                           f"it?); the file on disk is kept: put it back for every clone with `git add "
-                           f"{CONFIG_FILE} && git commit`")
+        out.notices.append(_deleted_notice())
     if blob == fallback_blob or (blob in history and out.requested is not None):
         if blob != fallback_blob:
             approve_config(root, raw, blob, how="approved before")
         out.config = out.requested or fallback
+        return out
+    if approved is None and committed == blob and out.requested is not None and _legacy_approved(root, out.requested):
+        approve_config(root, raw, blob, how="approved before (its outbound settings)")
+        out.config = out.requested
         return out
     own = committed != blob and _own_edit(repo, prefix, blob, state_dir)
     if out.requested is None:
@@ -116,6 +129,51 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
                        f"{describe_changes(changes)}. Until you approve them {said}; review with "
                        "`vault-mem trust`, approve with `vault-mem trust --yes`")
     return out
+
+
+def _deleted_notice() -> str:
+    return (f"{CONFIG_FILE} is in no commit of this branch (a commit from elsewhere deleted it?); the file "
+            f"on disk is kept and in force: put it back for every clone with `git add {CONFIG_FILE} && git commit`")
+
+
+def _committed_blob(root: Path, repo: GitRepo, prefix: str, head: str | None, state_dir: Path) -> str | None:
+    """HEAD's vault.toml blob id, kept per HEAD in a record signed with this machine's key: a
+    lookup costs a git process, and every command asks."""
+    if head is None:
+        return None
+    record = state_dir / SETTINGS_CHECKED
+    try:
+        raw = read_own(record) if state_dir.is_dir() else None
+    except VaultMemError:
+        raw = None  # a link there: looked up, and not kept
+    seen = unseal(root, "checked-settings", raw) if raw else None
+    if seen and seen.get("head") == head:
+        blob = seen.get("blob")
+        return blob if isinstance(blob, str) else None
+    blob = repo.blob_at(head, prefix + CONFIG_FILE)
+    if raw is not None or state_dir.is_dir():
+        try:
+            atomic_write(record, seal(root, "checked-settings", {"head": head, "blob": blob}))
+        except (OSError, VaultMemError):
+            pass  # a read-only state folder: looked up again next time
+    return blob
+
+
+def _legacy_approved(root: Path, cfg: Config) -> bool:
+    """Whether an earlier vault-mem, which approved only the settings that send data off the
+    machine, approved exactly those of ``cfg`` here: the file was in force then, so it stays in
+    force after the upgrade (and every later change waits for approval)."""
+    legacy = legacy_settings(root)
+    if legacy is None:
+        return False
+    e = cfg.embedder
+    remote = e.provider in ("ollama", "openai")
+    wanted: dict[str, object] = {
+        "embedder.provider": e.provider, "embedder.url": e.url, "embedder.api_key_env": e.api_key_env,
+        "sync.remote": cfg.sync_remote, "sync.interval_s": float(cfg.sync_interval_s),
+        "sync.after_write": cfg.sync_after_write, **({"embedder.model": e.model} if remote else {})}
+    offline = not remote and not cfg.sync_remote and not cfg.sync_interval_s and not cfg.sync_after_write
+    return offline or all(legacy.get(k) == v for k, v in wanted.items())
 
 
 def _own_edit(repo: GitRepo, prefix: str, blob: str, state_dir: Path) -> bool:

@@ -105,6 +105,13 @@ def approve_config(root: Path, raw: bytes, blob_id: str, *, how: str) -> Path:
     return _update_entry(root, change)
 
 
+def legacy_settings(root: Path) -> dict[str, object] | None:
+    """The outbound settings (``"embedder.url"`` ...) an earlier vault-mem approved for the vault
+    at ``root``, before whole files were approved; None when there are none."""
+    got = _entry(root).get("settings")
+    return got if isinstance(got, dict) else None
+
+
 def approved_git_files(root: Path) -> set[str]:
     """The blob ids of files git interprets (.gitattributes, .gitignore ...) that the person
     approved for the vault at ``root``; ``delete:<path>`` for an approved deletion."""
