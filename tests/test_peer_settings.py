@@ -88,6 +88,7 @@ def test_a_peers_setting_waits_for_trust(pair, case):
 
     r = vm(mine, "sync")
     assert r.returncode == 0, r.stderr
+    assert words in r.stderr  # the sync says so at once
     assert new in (mine / "vault.toml").read_text()  # the peer's file arrived, as git says
     cfg, notes = in_force(mine)
     assert getattr(cfg, attr) == before  # ...but is not in force

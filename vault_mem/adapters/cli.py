@@ -442,6 +442,12 @@ def cmd_sync(args) -> int:
     vault = open_vault(args, getattr(args, "path", None))
     report = sync(vault, remote=args.remote)
     emit(args, report.to_dict(), report.summary())
+    if report.received:  # a vault.toml or ignore rule from the remote: said now, not at the next command
+        from vault_mem.store.workspace import Workspace  # lazy: start-up time (module docstring)
+
+        fresh = Workspace(vault.root)
+        fresh.repo.close()
+        vault.notices.extend(n for n in fresh.notices if n not in vault.notices)
     return 0
 
 
