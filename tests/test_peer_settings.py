@@ -191,6 +191,21 @@ def test_a_peers_deletion_of_vault_toml_keeps_the_approved_file(pair):
     assert cfg.recall_k == 7 and any("[recall] k: 7 -> 9" in n for n in notes), notes
 
 
+def test_a_deletion_by_a_plain_git_pull_keeps_the_vault_working(pair):
+    _bare, mine, peer = pair
+    git(peer, "rm", "-q", "vault.toml")
+    peer_memory(peer, "build-cache")
+    peer_push(peer, "no settings")
+    git(mine, "pull", "-q", "origin", "main")
+    assert not (mine / "vault.toml").exists()
+    for args in (["list"], ["recall", "build cache"]):
+        r = cli(*args, cwd=mine / "facts")  # found from inside, as from anywhere in it
+        assert r.returncode == 0 and "build-cache" in r.stdout, r.stderr
+        assert "vault.toml is missing" in r.stderr and "~1 -- vault.toml" in r.stderr, r.stderr
+    assert vm(mine, "sync").returncode == 0
+    assert in_force(mine)[0].recall_k == 5
+
+
 def test_the_persons_own_edits_need_no_approval(pair):
     _bare, mine, _peer = pair
     toml = mine / "vault.toml"

@@ -271,6 +271,10 @@ def find_vault_root(start: Path | None = None) -> Path:
     for candidate in (here, *here.parents):
         if (candidate / CONFIG_FILE).is_file():
             return candidate
+        if (candidate / STATE_DIR / "index.db").is_file() and not os.path.lexists(candidate / CONFIG_FILE):
+            # a vault whose vault.toml a commit deleted (a peer's, by a plain `git pull`): it opens
+            # on the settings approved on this machine, and says so (vault_mem.store.settings)
+            return candidate
     raise NotAVaultError(
         f"{here} is not a vault, nor inside one (no {CONFIG_FILE} here or above); "
         f"create one with `vault-mem init {here}` or pass --vault PATH"

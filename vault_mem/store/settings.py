@@ -92,8 +92,15 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
     out = Settings(config=fallback)
     if raw is None:
         out.problem = f"{CONFIG_FILE} is missing"
-        out.notices.append(f"{root / CONFIG_FILE} is missing; {said}. Put it back (`git checkout HEAD~ -- "
-                           f"{CONFIG_FILE}` or from another clone) and commit it")
+        last, head = _last_change(repo, prefix), repo.head()
+        if _committed_blob(root, repo, prefix, head, state_dir):
+            how = f"`git checkout -- {CONFIG_FILE}` restores the committed one"
+        elif last.startswith("commit "):
+            how = (f"`git checkout {last.split()[1]}~1 -- {CONFIG_FILE}` brings back the version before "
+                   f"{last}, which deleted it; commit it")
+        else:
+            how = "write one (template_vault/vault.toml holds the defaults) and commit it"
+        out.notices.append(f"{root / CONFIG_FILE} is missing; {said}. Put it back: {how}")
         return out
     blob = GitRepo.blob_id(raw)
     try:
