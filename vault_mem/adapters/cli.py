@@ -488,7 +488,9 @@ def cmd_trust(args) -> int:
         warn(asked)
         approve = input("approve them for this vault on this machine? [y/N] ").strip().lower() in ("y", "yes")
     if not approve:
-        emit(args, data, f"{asked}\nnot approved; check who changed them (`git log -p REMOTE/BRANCH -- FILE`), "
+        who = [f"git log -p -- {CONFIG_FILE}"] if s.pending_raw is not None else []
+        who += [f"git log -p {ref} -- {_escaped(f.path)}" for ref, f in files]
+        emit(args, data, f"{asked}\nnot approved; check who changed them ({'; '.join(f'`{w}`' for w in who)}), "
              "then approve with `vault-mem trust --yes`")
         return 0
     written = ws.approve_settings() if s.pending_raw is not None else None

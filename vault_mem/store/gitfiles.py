@@ -110,7 +110,10 @@ def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
     if f.ours is None:
         text = repo.read_object(f.theirs)[1].decode("utf-8", "replace")
     else:
-        text = repo.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", f.ours, f.theirs)
+        diff = repo.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", f.ours, f.theirs)
+        # git labels a diff of two blobs with their ids: say which side is which instead
+        body = [ln for ln in diff.splitlines() if not ln.startswith(("diff --git ", "index ", "--- a/", "+++ b/"))]
+        text = "\n".join([f"--- {f.path} here", f"+++ {f.path} from the remote", *body])
     return text[:limit] + ("\n[... cut]" if len(text) > limit else "")
 
 

@@ -111,10 +111,9 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
     committed = _committed_blob(root, repo, prefix, head, state_dir)
     if head is not None and committed is None and _last_change(repo, prefix) != "in no commit":
         out.notices.append(_deleted_notice())
-    if blob == fallback_blob or (blob in history and out.requested is not None):
-        if blob != fallback_blob:
-            approve_config(root, raw, blob, how="approved before")
-        out.config = out.requested or fallback
+    if blob in history and out.requested is not None:  # put back to a version approved before
+        approve_config(root, raw, blob, how="approved before")
+        out.config = out.requested
         return out
     if approved is None and committed == blob and out.requested is not None and _legacy_approved(root, out.requested):
         approve_config(root, raw, blob, how="approved before (its outbound settings)")
