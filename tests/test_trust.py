@@ -116,7 +116,7 @@ def test_a_peers_embedder_url_is_not_used_until_this_machine_approves_it(pair, r
     assert "deploy" in r.stdout
     assert recorder.requests == []  # never contacted
     notes = [ln for ln in r.stderr.splitlines() if "not approved" in ln]
-    assert len(notes) == 1 and "url = " in notes[0] and "VICTIM_SECRET" in notes[0]
+    assert len(notes) == 1 and "url: ''" in notes[0] and "VICTIM_SECRET" in notes[0]
     assert "vault-mem trust" in notes[0] and "s3cr3t" not in r.stderr
     for args in (["list"], ["doctor"], ["log"]):  # every command says it
         assert "vault-mem trust" in cli("--vault", str(mine.root), *args).stderr
@@ -124,7 +124,8 @@ def test_a_peers_embedder_url_is_not_used_until_this_machine_approves_it(pair, r
     shown = cli("--vault", str(mine.root), "trust", "--json")
     data = json.loads(shown.stdout)
     assert shown.returncode == 0 and not data["approved"]
-    assert data["pending"]["embedder.url"] == recorder.url and data["in_force"]["embedder.provider"] == "local"  # approved at init
+    assert data["pending"]["embedder.url"] == ["", recorder.url]
+    assert data["in_force"]["embedder.provider"] == "none"  # the person's own commit (its pre-commit hook)
     assert recorder.requests == []
 
     ok = cli("--vault", str(mine.root), "trust", "--yes")
@@ -151,7 +152,7 @@ def test_a_fresh_clone_starts_offline_and_a_move_fails_safe(pair, recorder, monk
     v = Vault(tmp_path / "fresh", embedder=None)
     assert v.config.embedder.provider == "local" and v.config.embedder.url == ""
     assert v.config.sync_remote == "" and v.config.sync_interval_s == 0
-    assert any("remote = 'exfil'" in n and "offline defaults" in n for n in v.notices)
+    assert any("remote: '' -> 'exfil'" in n and "the defaults stay in force" in n for n in v.notices)
     v.ws.approve_settings()
     v.close()
     v = Vault(tmp_path / "fresh", embedder=None)
@@ -168,8 +169,11 @@ def test_a_fresh_clone_starts_offline_and_a_move_fails_safe(pair, recorder, monk
     v.ws.approve_settings()
     v.close()
     ptoml.write_text(ptoml.read_text().replace(recorder.url, "http://127.0.0.1:9"))
+    # committed past the hook, as a peer's commit arrives: not an edit made here
+    git(tmp_path / "moved", "commit", "-q", "--no-verify", "-am", "another url")
     v = Vault(tmp_path / "moved", embedder=None)
     assert v.config.embedder.url == recorder.url and "127.0.0.1:9" in v.notices[0]
+    assert "url: " in v.notices[0] and "-> 'http://127.0.0.1:9'" in v.notices[0]
     v.close()
     assert recorder.requests == []
 

@@ -3,16 +3,16 @@
 The file is read with :mod:`tomllib`; vault-mem never rewrites it (a person owns it, and it is
 committed). Unknown sections and keys are ignored so that newer vaults open with older tools.
 
-vault.toml arrives from peers too (it is committed and synced), so the settings that send data off
-the machine or name a secret (:func:`outbound_settings`: the remote embedder, its URL and API-key
-variable, the sync remote and schedule) are only *requested* there: :func:`settings_in_force`
-decides, from what this machine's person approved (``vault-mem trust``,
-:mod:`vault_mem.store.trust`), which of them take effect (DESIGN §7).
+vault.toml arrives from peers too (it is committed and synced), so what a file asks for is not
+what is in force: :mod:`vault_mem.store.settings` decides, from what this machine's person approved
+(``vault-mem trust``), which file's settings take effect (DESIGN §7). This module parses and
+validates a file and compares two sets of settings (:func:`setting_changes`) for the notice.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,13 +96,38 @@ class Config:
         return self.max_body_bytes + 16 * 1024
 
 
-def _get(table: dict, key: str, kind: type | tuple[type, ...], default):
+def _get(table: dict, key: str, kind: type | tuple[type, ...], default, *, section: str = "",
+         low: float | None = None, high: float | None = None):
+    """``table[key]`` checked for its type and, for numbers, its range ``low..high``."""
     value = table.get(key, default)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float)):
+    where = f"[{section}] {key}" if section else repr(key)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float, (int, float))):
         raise ConfigError(
-            f"vault.toml: '{key}' must be {getattr(kind, '__name__', kind)}, got {value!r}; "
+            f"vault.toml: {where} must be {getattr(kind, '__name__', 'a number')}, got {value!r}; "
             "fix or remove the line (defaults apply when it is absent)"
         )
+    if low is not None and high is not None and not low <= value <= high:
+        raise ConfigError(f"vault.toml: {where} must be between {low:g} and {high:g}, got {value!r}; "
+                          "fix or remove the line (defaults apply when it is absent)")
+    return value
+
+
+#: characters no setting may hold: a newline in the agent's name forges commit headers, an
+#: escape sequence rewrites the terminal
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_REMOTE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]{0,99}$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+
+
+def _text(table: dict, key: str, default: str, *, section: str, pattern: re.Pattern | None = None,
+          required: bool = False, what: str = "") -> str:
+    value = _get(table, key, str, default, section=section)
+    bad = (len(value) > 500 or _CONTROL.search(value) or (required and not value.strip())
+           or (pattern is not None and value and not pattern.match(value))
+           or (section == "agent" and ("<" in value or ">" in value)))
+    if bad:
+        raise ConfigError(f"vault.toml: [{section}] {key} = {value!r} is not usable{what}; fix or remove "
+                          "the line (defaults apply when it is absent)")
     return value
 
 
@@ -118,53 +143,66 @@ def _min_similarity(recall: dict) -> float | None:
     return float(value)
 
 
+def _table(data: dict, name: str) -> dict:
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"vault.toml: [{name}] must be a table, got {table!r}; fix or remove it")
+    return table
+
+
 def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
     """The settings ``vault.toml``'s bytes ``raw`` ask for (None: no file, the defaults), before
-    :func:`settings_in_force` and ``$VAULT_MEM_EMBEDDER`` (:func:`with_environment`). The
-    caller reads the file (never through a link: :func:`vault_mem.store.files.read_own`)."""
+    ``$VAULT_MEM_EMBEDDER`` (:func:`with_environment`). Every key is checked for its type and a
+    sane range (a limit of 0 would refuse every write): a :class:`ConfigError` names the first
+    bad one. Which file is in force on this machine is :mod:`vault_mem.store.settings`'s call;
+    the caller reads the file (never through a link: :func:`vault_mem.store.files.read_own`)."""
     try:
         data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file and retry") from exc
-    agent = data.get("agent", {})
-    index = data.get("index", {})
-    limits = data.get("limits", {})
-    emb = data.get("embedder", {})
-    recall = data.get("recall", {})
-    daemon = data.get("daemon", {})
-    sync = data.get("sync", {})
+    agent, index, limits, emb, recall, daemon, sync, stale_t = (
+        _table(data, name) for name in ("agent", "index", "limits", "embedder", "recall", "daemon", "sync",
+                                        "stale_after_days"))
     stale = dict(DEFAULT_STALE_AFTER_DAYS)
-    for t, days in data.get("stale_after_days", {}).items():
-        if t in stale and isinstance(days, int) and not isinstance(days, bool):
-            stale[t] = days
+    for t in stale_t:
+        if t in stale:
+            stale[t] = _get(stale_t, t, int, stale[t], section="stale_after_days", low=1, high=36500)
     commit_ext = daemon.get("commit_external_edits", "auto")
     if isinstance(commit_ext, bool):
         commit_ext = "on" if commit_ext else "off"
     if commit_ext not in ("auto", "on", "off"):
         raise ConfigError("vault.toml: [daemon] commit_external_edits must be auto, true or false")
+    num = (int, float)
     cfg = Config(
-        agent_name=_get(agent, "name", str, Config.agent_name),
-        agent_email=_get(agent, "email", str, Config.agent_email),
-        index_budget_tokens=_get(index, "budget_tokens", int, Config.index_budget_tokens),
-        max_body_bytes=_get(limits, "max_body_bytes", int, Config.max_body_bytes),
+        agent_name=_text(agent, "name", Config.agent_name, section="agent", required=True,
+                         what=" as a commit author's name"),
+        agent_email=_text(agent, "email", Config.agent_email, section="agent", required=True,
+                          what=" as a commit author's email"),
+        index_budget_tokens=_get(index, "budget_tokens", int, Config.index_budget_tokens, section="index",
+                                 low=50, high=1_000_000),
+        max_body_bytes=_get(limits, "max_body_bytes", int, Config.max_body_bytes, section="limits",
+                            low=1024, high=16 * 1024 * 1024),
         embedder=EmbedderConfig(
-            provider=_get(emb, "provider", str, "local"),
-            model=_get(emb, "model", str, ""),
-            url=_get(emb, "url", str, ""),
-            api_key_env=_get(emb, "api_key_env", str, ""),
-            dimensions=_get(emb, "dimensions", int, 0),
-            timeout_s=float(_get(emb, "timeout_s", (int, float), 30.0)),
-            prefix=_get(emb, "prefix", str, "auto"),
+            provider=_get(emb, "provider", str, "local", section="embedder"),
+            model=_text(emb, "model", "", section="embedder"),
+            url=_text(emb, "url", "", section="embedder"),
+            api_key_env=_text(emb, "api_key_env", "", section="embedder", pattern=_ENV_NAME,
+                              what=" as an environment variable's name"),
+            dimensions=_get(emb, "dimensions", int, 0, section="embedder", low=0, high=65536),
+            timeout_s=float(_get(emb, "timeout_s", num, 30.0, section="embedder", low=0.1, high=3600)),
+            prefix=_get(emb, "prefix", str, "auto", section="embedder"),
         ),
-        recall_k=_get(recall, "k", int, Config.recall_k),
+        recall_k=_get(recall, "k", int, Config.recall_k, section="recall", low=1, high=100),
         recall_min_similarity=_min_similarity(recall),
         stale_after_days=stale,
         commit_external_edits=commit_ext,
-        quiet_seconds=float(_get(daemon, "quiet_seconds", (int, float), Config.quiet_seconds)),
-        debounce_ms=_get(daemon, "debounce_ms", int, Config.debounce_ms),
-        sync_remote=_get(sync, "remote", str, ""),
-        sync_interval_s=float(_get(sync, "interval_s", (int, float), 0.0)),
-        sync_after_write=_get(sync, "after_write", bool, False),
+        quiet_seconds=float(_get(daemon, "quiet_seconds", num, Config.quiet_seconds, section="daemon",
+                                 low=0, high=86400)),
+        debounce_ms=_get(daemon, "debounce_ms", int, Config.debounce_ms, section="daemon", low=0, high=60000),
+        sync_remote=_text(sync, "remote", "", section="sync", pattern=_REMOTE_NAME,
+                          what=" as a git remote's name"),
+        sync_interval_s=float(_get(sync, "interval_s", num, 0.0, section="sync", low=0, high=31_536_000)),
+        sync_after_write=_get(sync, "after_write", bool, False, section="sync"),
     )
     if cfg.embedder.prefix not in PREFIX_MODES:
         raise ConfigError(
@@ -194,85 +232,37 @@ def _replace_embedder(cfg: Config, **changes) -> Config:
     return replace(cfg, embedder=replace(cfg.embedder, **changes))
 
 
-# -- the settings a peer's vault.toml may only request (DESIGN §7) --------------------------
-#: providers that send memory texts to a server
-REMOTE_PROVIDERS = ("ollama", "openai")
-
-#: the outbound settings of a vault nobody approved anything for: nothing leaves the machine
-OFFLINE_SETTINGS: dict[str, object] = {
-    "embedder.provider": "local", "embedder.url": "", "embedder.api_key_env": "",
-    "sync.remote": "", "sync.interval_s": 0.0, "sync.after_write": False,
-}
-
-
-def outbound_settings(cfg: Config) -> dict[str, object]:
-    """The settings of ``cfg`` that send data off the machine or name a secret, as
-    ``{"section.key": value}`` (``embedder.model`` only for a remote provider: the local one
-    ships one model)."""
+# -- what a change of vault.toml changes (DESIGN §7) ----------------------------------------
+def setting_values(cfg: Config) -> dict[str, object]:
+    """Every setting of ``cfg`` as ``{"section.key": value}``, in vault.toml's order: what the
+    notice and ``vault-mem trust`` compare, key by key."""
     e = cfg.embedder
     out: dict[str, object] = {
-        "embedder.provider": e.provider, "embedder.url": e.url, "embedder.api_key_env": e.api_key_env,
-        "sync.remote": cfg.sync_remote, "sync.interval_s": float(cfg.sync_interval_s),
-        "sync.after_write": cfg.sync_after_write,
+        "agent.name": cfg.agent_name, "agent.email": cfg.agent_email,
+        "index.budget_tokens": cfg.index_budget_tokens, "limits.max_body_bytes": cfg.max_body_bytes,
+        "embedder.provider": e.provider, "embedder.model": e.model, "embedder.url": e.url,
+        "embedder.api_key_env": e.api_key_env, "embedder.dimensions": e.dimensions,
+        "embedder.timeout_s": e.timeout_s, "embedder.prefix": e.prefix,
+        "recall.k": cfg.recall_k, "recall.min_similarity": cfg.recall_min_similarity,
     }
-    if e.provider in REMOTE_PROVIDERS:
-        out["embedder.model"] = e.model
+    out.update({f"stale_after_days.{t}": d for t, d in cfg.stale_after_days.items()})
+    out.update({"daemon.commit_external_edits": cfg.commit_external_edits,
+                "daemon.quiet_seconds": cfg.quiet_seconds, "daemon.debounce_ms": cfg.debounce_ms,
+                "sync.remote": cfg.sync_remote, "sync.interval_s": cfg.sync_interval_s,
+                "sync.after_write": cfg.sync_after_write})
     return out
 
 
-def sends_nothing(settings: dict[str, object]) -> bool:
-    """True when ``settings`` send nothing off the machine: a local (or no) embedder and no
-    scheduled sync to a named remote. Such settings need no approval."""
-    return (settings.get("embedder.provider") not in REMOTE_PROVIDERS and not settings.get("sync.remote")
-            and not settings.get("sync.interval_s") and not settings.get("sync.after_write"))
+def setting_changes(old: Config, new: Config) -> dict[str, tuple[object, object]]:
+    """``{"section.key": (old value, new value)}`` for each setting ``new`` changes."""
+    a, b = setting_values(old), setting_values(new)
+    return {k: (a[k], b[k]) for k in a if a[k] != b[k]}
 
 
-def settings_in_force(requested: Config, approved: dict[str, object] | None
-                      ) -> tuple[Config, dict[str, object]]:
-    """The settings that take effect, and the requested outbound settings that do not (pending).
-
-    vault.toml's outbound settings apply when they are exactly what this machine approved, or
-    when they send nothing off the machine; otherwise the approved ones stay in force (none
-    approved: :data:`OFFLINE_SETTINGS`) and the requested ones that differ are pending."""
-    wanted = outbound_settings(requested)
-    if wanted == approved or sends_nothing(wanted):
-        return requested, {}
-    keep = dict(approved) if approved is not None else dict(OFFLINE_SETTINGS)
-    if not isinstance(keep.get("embedder.provider"), str) or keep["embedder.provider"] not in PROVIDERS:
-        keep = dict(OFFLINE_SETTINGS)  # a damaged approval file fails safe
-    pending = {k: v for k, v in wanted.items() if keep.get(k, OFFLINE_SETTINGS.get(k)) != v}
-
-    def get(key: str, kind: type):  # a value of the wrong kind in the approval file: the default
-        value = keep.get(key, OFFLINE_SETTINGS.get(key))
-        if kind is float:
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
-            return float(value) if ok else 0.0  # type: ignore[arg-type]
-        return value if isinstance(value, kind) else kind()
-
-    from dataclasses import replace
-
-    provider = get("embedder.provider", str)
-    cfg = replace(
-        requested,
-        embedder=replace(requested.embedder, provider=provider, url=get("embedder.url", str),
-                         api_key_env=get("embedder.api_key_env", str),
-                         model=get("embedder.model", str) if provider in REMOTE_PROVIDERS
-                         else ("" if requested.embedder.provider in REMOTE_PROVIDERS
-                               else requested.embedder.model)),
-        sync_remote=get("sync.remote", str),
-        sync_interval_s=get("sync.interval_s", float),
-        sync_after_write=get("sync.after_write", bool),
-    )
-    return cfg, pending
-
-
-def describe_settings(settings: dict[str, object]) -> str:
-    """``[embedder] url = '...', api_key_env = 'X'; [sync] remote = 'y'`` for a message."""
-    parts: dict[str, list[str]] = {}
-    for key, value in settings.items():
-        section, name = key.split(".", 1)
-        parts.setdefault(section, []).append(f"{name} = {value!r}")
-    return "; ".join(f"[{section}] {', '.join(items)}" for section, items in parts.items())
+def describe_changes(changes: dict[str, tuple[object, object]]) -> str:
+    """``[recall] min_similarity: None -> -1.0; [agent] email: 'a@x' -> 'b@y'`` for a message."""
+    return "; ".join(f"[{k.split('.', 1)[0]}] {k.split('.', 1)[1]}: {old!r} -> {new!r}"
+                     for k, (old, new) in changes.items()) or "no setting changes (comments or layout only)"
 
 
 def find_vault_root(start: Path | None = None) -> Path:
@@ -280,6 +270,10 @@ def find_vault_root(start: Path | None = None) -> Path:
     here = Path(start or Path.cwd()).expanduser().resolve()
     for candidate in (here, *here.parents):
         if (candidate / CONFIG_FILE).is_file():
+            return candidate
+        if (candidate / STATE_DIR / "index.db").is_file() and not os.path.lexists(candidate / CONFIG_FILE):
+            # a vault whose vault.toml a commit deleted (a peer's, by a plain `git pull`): it opens
+            # on the settings approved on this machine, and says so (vault_mem.store.settings)
             return candidate
     raise NotAVaultError(
         f"{here} is not a vault, nor inside one (no {CONFIG_FILE} here or above); "

@@ -325,10 +325,11 @@ def cmd_doctor(args) -> int:
     # states outside the index that stop writes: each line says its fix
     blockers = [b for b in (vault.sidecar.read_only, vault.ws.repository_problem()) if b]
     index_ok = vault.index_md() == vault.render_index()
+    ignored = vault.ws.ignored_folders()  # new memories there would be in no commit and no sync
     # Any broken memory file fails the check too: it is skipped by search and INDEX.md, so the
     # vault does not hold what its files say until a person fixes it (each line says how).
-    data = {"ok": not diffs and index_ok and not held and not problems and not blockers, "differences": diffs,
-            "blockers": blockers,
+    data = {"ok": not diffs and index_ok and not held and not problems and not blockers and not ignored,
+            "differences": diffs, "blockers": blockers, "ignored_folders": ignored,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
             "quarantined": held, "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
     repaired = [d for d in diffs if d.endswith("rebuilt it from the indexed memories")]
@@ -341,6 +342,9 @@ def cmd_doctor(args) -> int:
     lines += [f"credential in {describe_quarantined(q)}" for q in held]
     lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
     lines += [f"writes are refused: {b}" for b in blockers]
+    lines += [f"git ignores new memory files in {folder} (a .gitignore or exclude rule): they are in no commit "
+              f"and no sync; find the rule with `git check-ignore -v {folder}new-memory.md` and remove it"
+              for folder in ignored]
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")
     elif len(diffs) == len(repaired) and index_ok:
@@ -504,39 +508,74 @@ def cmd_sync(args) -> int:
     vault = open_vault(args, getattr(args, "path", None))
     report = sync(vault, remote=args.remote)
     emit(args, report.to_dict(), report.summary())
+    if report.received:  # a vault.toml or ignore rule from the remote: said now, not at the next command
+        from vault_mem.store.workspace import Workspace  # lazy: start-up time (module docstring)
+
+        fresh = Workspace(vault.root)
+        fresh.repo.close()
+        vault.notices.extend(n for n in fresh.notices if n not in vault.notices)
     return 0
 
 
 @command("trust")
 def cmd_trust(args) -> int:
-    from vault_mem.config import describe_settings, outbound_settings  # lazy, as the rest
+    from vault_mem.config import describe_changes, setting_values  # lazy, as the rest
+    from vault_mem.store.gitfiles import approve_incoming, git_file_text, pending_git_files
 
     vault = open_vault(args, getattr(args, "path", None))
     ws = vault.ws
-    vault.take_notices()  # the pending-settings notice: this command says it in full below
-    requested, in_force = outbound_settings(ws.requested), outbound_settings(ws.config)
-    data: dict[str, Any] = {"vault": str(ws.root), "pending": ws.pending, "requested": requested,
-                            "in_force": in_force, "approved": False, "trust_file": None}
-    if not ws.pending:
-        emit(args, data, f"nothing to approve: the settings in force are what vault.toml asks for "
-             f"({describe_settings(requested)})")
+    vault.take_notices()  # the pending notices: this command says them in full below
+    s = ws.settings
+    files = pending_git_files(ws.root, ws.repo, ws.prefix)
+    data: dict[str, Any] = {
+        "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
+        "settings_pending": s.pending_raw is not None, "problem": s.problem,
+        "in_force": setting_values(s.config), "approved": False, "trust_file": None,
+        "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours,
+                       "shown": _escaped(git_file_text(ws.repo, f))} for ref, f in files]}
+    lines = []
+    if s.problem:
+        lines.append(f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)")
+    if s.pending_raw is not None:
+        lines.append(f"vault.toml in {ws.root} changes these settings, not approved on this machine: "
+                     f"{describe_changes(s.changes)}")
+    for (ref, f), shown in zip(files, data["git_files"], strict=True):
+        what = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
+        lines.append(f"{ref} {what} {_escaped(f.path)}, a file git itself interprets "
+                     f"({(f.theirs or 'deleted')[:10]}):\n{_indent(shown['shown'])}")
+    if s.pending_raw is None and not files:
+        done = ("nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
+                "commit brings a file git interprets")
+        emit(args, data, "\n".join([*lines, done]))
         return 0
-    asked = (f"vault.toml in {ws.root} asks for settings that send data off this machine or name a "
-             f"secret, not approved here: {describe_settings(ws.pending)} (in force now: "
-             f"{describe_settings({k: in_force.get(k, '') for k in ws.pending})})")
+    asked = "\n".join(lines)
     approve = args.yes
     if not approve and not args.json and sys.stdin is not None and sys.stdin.isatty():
         warn(asked)
         approve = input("approve them for this vault on this machine? [y/N] ").strip().lower() in ("y", "yes")
     if not approve:
-        emit(args, data, f"{asked}\nnot approved; check who changed vault.toml (`git log -p vault.toml`), "
+        who = [f"git log -p -- {CONFIG_FILE}"] if s.pending_raw is not None else []
+        who += [f"git log -p {ref} -- {_escaped(f.path)}" for ref, f in files]
+        emit(args, data, f"{asked}\nnot approved; check who changed them ({'; '.join(f'`{w}`' for w in who)}), "
              "then approve with `vault-mem trust --yes`")
         return 0
-    data["trust_file"] = str(ws.approve_settings())
-    data["approved"] = True
-    emit(args, data, f"approved for {ws.root} on this machine: {describe_settings(ws.pending)}; "
-         f"kept in {data['trust_file']}, in force from the next command")
+    written = ws.approve_settings() if s.pending_raw is not None else None
+    if files:
+        written = approve_incoming(ws.root, [f for _, f in files])
+    data["trust_file"], data["approved"] = str(written), True
+    emit(args, data, f"approved for {ws.root} on this machine:\n{asked}\nkept in {written}; in force from "
+         "the next command" + ("; `vault-mem sync` takes the files now" if files else ""))
     return 0
+
+
+def _escaped(text: str) -> str:
+    """``text`` with control characters shown as escapes (a peer's file name or content must
+    not move the cursor or recolour the terminal)."""
+    return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"    {ln}" for ln in text.splitlines()) or "    (empty)"
 
 
 @command("resolve")

@@ -114,8 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("sync", "fetch, integrate and push the vault through a git remote")
     _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--remote", default=None, help="git remote name (default: vault.toml [sync] remote, else origin)")
-    p = add("trust", "show the settings of vault.toml waiting for approval on this machine (embedder "
-            "server, API-key variable, sync remote and schedule); --yes approves them")
+    p = add("trust", "show what waits for approval on this machine (a vault.toml changed elsewhere, key by "
+            "key; .gitattributes, .gitignore ... a sync refused); --yes approves them")
     p.add_argument("path", nargs="?")
     p.add_argument("--yes", "-y", action="store_true", help="approve what vault.toml asks for now")
     p = add("resolve", "settle a sync conflict on a key")

@@ -3,11 +3,12 @@
 Both live in ``$XDG_CONFIG_HOME/vault-mem/`` (default ``~/.config/vault-mem/``, folder 0700), where
 no commit, clone or peer can write (DESIGN §7):
 
-- ``trusted.json`` (0600): per vault, keyed by the vault's resolved path, the outbound settings
-  (:func:`vault_mem.config.outbound_settings`) the person approved with ``vault-mem trust``, as
-  values, not as a yes/no. A vault moved or copied elsewhere has no approval at its new path and
-  falls back to the offline defaults with a pending notice; a different vault cloned later to the
-  same path gets only the exact values approved there, never whatever its vault.toml says.
+- ``trusted.json`` (0600): per vault, keyed by the vault's resolved path, what the person approved
+  (``vault-mem trust``): the whole vault.toml last approved, as its bytes (with the blob ids of a
+  few versions approved before), and the blob ids of files git interprets (``.gitattributes``,
+  ``.gitignore`` ...) a sync may take. Bytes, not a yes/no: a vault moved or copied elsewhere has
+  no approval at its new path and falls back to the defaults with a pending notice; a different
+  vault cloned later to the same path gets only the exact file approved there.
 - ``machine.key`` (0600): 32 random bytes, the HMAC key that :func:`seal` signs this machine's
   journals and records with, so that a ``.vault-mem/pending.json`` planted through a commit is
   told apart from one this machine wrote (:func:`unseal`).
@@ -51,24 +52,81 @@ def _vaults() -> dict:
     return vaults if isinstance(vaults, dict) else {}
 
 
-def approved_settings(root: Path) -> dict[str, object] | None:
-    """The outbound settings approved for the vault at ``root`` on this machine, or None."""
-    entry = _vaults().get(str(Path(root).resolve()))
-    settings = entry.get("settings") if isinstance(entry, dict) else None
-    return settings if isinstance(settings, dict) else None
+#: past approved vault.toml versions remembered per vault (their blob ids): a file put back to
+#: one of them (a revert, a peer's undo) is in force without asking again
+APPROVED_HISTORY = 8
 
 
-def approve_settings(root: Path, settings: dict[str, object]) -> Path:
-    """Record ``settings`` as approved for the vault at ``root``; returns the file written."""
+def _update_entry(root: Path, change) -> Path:
+    """Apply ``change(entry)`` to the vault's entry of trusted.json under its lock (the other
+    parts of the entry, approvals of other kinds, are kept); returns the file written."""
     folder = config_dir()
     path = folder / TRUST_FILE
     with FileLock(folder / "trusted.lock", what="the approvals file's lock"):
         vaults = _vaults()
-        vaults[str(Path(root).resolve())] = {
-            "settings": settings, "approved_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+        key = str(Path(root).resolve())
+        entry = vaults.get(key)
+        entry = dict(entry) if isinstance(entry, dict) else {}
+        change(entry)
+        vaults[key] = entry
         atomic_write(path, json.dumps({"version": 1, "vaults": vaults}, indent=1, sort_keys=True).encode(),
                      mode=0o600)
     return path
+
+
+def _entry(root: Path) -> dict:
+    entry = _vaults().get(str(Path(root).resolve()))
+    return entry if isinstance(entry, dict) else {}
+
+
+def approved_config(root: Path) -> tuple[bytes, list[str]] | None:
+    """The vault.toml bytes last approved for the vault at ``root`` on this machine, and the
+    blob ids of the versions approved before it (newest first); None when none was."""
+    got = _entry(root).get("config")
+    if not isinstance(got, dict) or not isinstance(got.get("text"), str):
+        return None  # a damaged approval approves nothing: the defaults hold
+    history = got.get("history")
+    past = [h for h in history if isinstance(h, str)] if isinstance(history, list) else []
+    return got["text"].encode("utf-8"), past
+
+
+def approve_config(root: Path, raw: bytes, blob_id: str, *, how: str) -> Path:
+    """Record the vault.toml bytes ``raw`` (git blob id ``blob_id``) as the approved settings of
+    the vault at ``root`` (``how``: who approved it: ``trust``, ``init``, ``own edit``); the one
+    approved before goes to the history. Returns the file written."""
+    text = raw.decode("utf-8")  # only a file that parsed is approved, so it is UTF-8
+
+    def change(entry: dict) -> None:
+        old = entry.get("config") if isinstance(entry.get("config"), dict) else {}
+        past = [h for h in [old.get("blob"), *(old.get("history") or [])] if isinstance(h, str) and h != blob_id]
+        entry["config"] = {"blob": blob_id, "text": text, "history": past[:APPROVED_HISTORY], "how": how,
+                           "approved_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+
+    return _update_entry(root, change)
+
+
+def legacy_settings(root: Path) -> dict[str, object] | None:
+    """The outbound settings (``"embedder.url"`` ...) an earlier vault-mem approved for the vault
+    at ``root``, before whole files were approved; None when there are none."""
+    got = _entry(root).get("settings")
+    return got if isinstance(got, dict) else None
+
+
+def approved_git_files(root: Path) -> set[str]:
+    """The blob ids of files git interprets (.gitattributes, .gitignore ...) that the person
+    approved for the vault at ``root``; ``delete:<path>`` for an approved deletion."""
+    got = _entry(root).get("git_files")
+    return {x for x in got if isinstance(x, str)} if isinstance(got, list) else set()
+
+
+def approve_git_files(root: Path, ids: list[str]) -> Path:
+    """Add ``ids`` (blob ids, or ``delete:<path>``) to the approved files git interprets."""
+
+    def change(entry: dict) -> None:
+        have = entry.get("git_files") if isinstance(entry.get("git_files"), list) else []
+        entry["git_files"] = sorted({*(x for x in have if isinstance(x, str)), *ids})
+
+    return _update_entry(root, change)
 
 
 def machine_key() -> bytes:

@@ -18,13 +18,10 @@ from vault_mem.config import (
     STATE_DIR,
     TYPE_FOLDERS,
     Config,
-    describe_settings,
-    outbound_settings,
-    parse_config,
-    settings_in_force,
     with_environment,
 )
 from vault_mem.errors import (
+    ConfigError,
     GitError,
     MalformedFileError,
     NotAVaultError,
@@ -43,6 +40,7 @@ from vault_mem.store.files import (
     read_own,
 )
 from vault_mem.store.git import GitRepo, Identity
+from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
 from vault_mem.store.health import repository_problem, state_dir_problem
 from vault_mem.store.history import (
     changed_paths,
@@ -53,10 +51,13 @@ from vault_mem.store.history import (
     tree_entries,
 )
 from vault_mem.store.locks import WRITE_LOCK, FileLock, daemon_pid
-from vault_mem.store.trust import approve_settings, approved_settings, seal, unseal
+from vault_mem.store.settings import Settings, settings_in_force
+from vault_mem.store.trust import approve_config, approved_config, seal, unseal
 
 #: under .vault-mem/: the last HEAD whose tree :meth:`Workspace.check_head_tree` found safe
 HEAD_CHECKED = "checked-head"
+#: under .vault-mem/: which type folders git ignored, and the ignore files' state it was read at
+IGNORE_CHECKED = "checked-ignores"
 
 
 def init_repository(root: Path) -> None:
@@ -72,31 +73,15 @@ class Workspace:
     def __init__(self, root: str | Path, *, agent: str | None = None):
         root = Path(root).expanduser().resolve()
         raw = read_own(root / CONFIG_FILE) if os.path.lexists(root / CONFIG_FILE) else None
-        if raw is None:
+        if raw is None and approved_config(root) is None:
             raise NotAVaultError(
                 f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`"
             )
         self.root = root
-        #: things the vault did on its own that a person should hear about (recovered writes,
-        #: settings of vault.toml waiting for approval)
-        self.notices: list[str] = []
-        #: what vault.toml asks for; :attr:`config` is what is in force (DESIGN §7)
-        self.requested: Config = parse_config(raw, root / CONFIG_FILE)
-        approved = approved_settings(root)
-        in_force, self.pending = settings_in_force(self.requested, approved)
-        self.config: Config = with_environment(in_force)
-        if self.pending:
-            fallback = "the settings approved before" if approved is not None else \
-                "the offline defaults (local embedder, no scheduled sync)"
-            self.notices.append(
-                f"vault.toml asks for settings this machine has not approved: {describe_settings(self.pending)}; "
-                f"until you approve them {fallback} stay in force: review with `vault-mem trust`, "
-                "approve with `vault-mem trust --yes`")
         self.state_dir = root / STATE_DIR
         problem = state_dir_problem(self.state_dir)
         if problem:
             raise StateError(problem)
-        self.agent = agent or os.environ.get("VAULT_MEM_AGENT") or self.config.agent_name
         try:
             self.repo = GitRepo(root)
         except GitError as exc:
@@ -107,6 +92,13 @@ class Workspace:
         rel = os.path.relpath(root, self.repo.toplevel.resolve())
         #: the vault's folder inside its repository ("" at the top level, else "memory/")
         self.prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        #: what vault.toml asks for and what is in force on this machine (DESIGN §7)
+        self.settings: Settings = settings_in_force(root, self.repo, self.prefix, raw, self.state_dir)
+        #: things the vault did on its own that a person should hear about (recovered writes,
+        #: a vault.toml waiting for approval or not usable)
+        self.notices: list[str] = list(self.settings.notices)
+        self.config: Config = with_environment(self.settings.config)
+        self.agent = agent or os.environ.get("VAULT_MEM_AGENT") or self.config.agent_name
         self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
         try:
             ensure_own_dir(self.state_dir)
@@ -114,16 +106,50 @@ class Workspace:
             raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
                              "for you, or create that folder, and retry") from exc
         self.lock = FileLock(self.state_dir / WRITE_LOCK)
+        ignored = self.ignored_folders()
+        if ignored:
+            self.notices.append(
+                f"git ignores new memory files in {', '.join(ignored)} of {root} (a .gitignore or exclude "
+                "rule): they would be in no commit and no sync while `git status` looks clean; find the "
+                f"rule with `git check-ignore -v {ignored[0]}new-memory.md` and remove it")
         #: the checks every write makes (key, format, size, secrets, lint)
         self.policy = WritePolicy(max_body_bytes=self.config.max_body_bytes,
                                   max_file_bytes=self.config.max_file_bytes)
 
-    def approve_settings(self) -> Path:
-        """Approve, on this machine, the outbound settings vault.toml asks for now (what
-        ``vault-mem trust --yes`` and ``vault-mem init`` do: the person's word, never an agent's
-        or a peer's); they are in force from the next opening of the vault. Returns the file
-        the approval is kept in."""
-        return approve_settings(self.root, outbound_settings(self.requested))
+    @property
+    def pending(self) -> dict[str, tuple[object, object]]:
+        """The settings a vault.toml waiting for approval would change: ``{key: (now, asked)}``."""
+        return self.settings.changes
+
+    def approve_settings(self) -> Path | None:
+        """Approve, on this machine, the vault.toml this workspace read (the exact bytes shown
+        to the person: ``vault-mem trust --yes``; ``vault-mem init``), in force from the next
+        opening of the vault. Returns the file the approval is kept in; None when there was
+        nothing to approve (the file is in force already). A file that does not parse is never
+        approved (:class:`ConfigError`)."""
+        s = self.settings
+        if s.pending_raw is None:
+            if s.requested is None and s.problem:
+                raise ConfigError(f"{s.problem}; nothing approved")
+            return None
+        return approve_config(self.root, s.pending_raw, s.pending_blob or "", how="trust")
+
+    def ignored_folders(self) -> list[str]:
+        """The type folders where git ignores a new memory file
+        (:func:`~vault_mem.store.gitfiles.ignored_memory_folders`); the answer is kept until an
+        ignore file changes, so most commands pay a few ``stat`` calls, not a git process."""
+        sig = ignore_files_signature(self.repo, self.root)
+        record = self.state_dir / IGNORE_CHECKED
+        try:
+            raw = read_own(record)
+        except VaultMemError:
+            raw = None
+        seen = unseal(self.root, "ignore-checked", raw) if raw else None
+        if seen and seen.get("sig") == sig and isinstance(seen.get("ignored"), list):
+            return [str(x) for x in seen["ignored"]]
+        ignored = ignored_memory_folders(self.repo, self.prefix)
+        atomic_write(record, seal(self.root, "ignore-checked", {"sig": sig, "ignored": ignored}))
+        return ignored
 
     def check_head_tree(self) -> None:
         """Refuse a vault whose checked-out commit holds what sync would refuse from a peer

@@ -22,13 +22,14 @@ import datetime as dt
 import re
 from typing import TYPE_CHECKING
 
-from vault_mem.config import TYPE_FOLDERS
+from vault_mem.config import CONFIG_FILE, TYPE_FOLDERS
 from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.policy import fix_recipe, mask_secrets
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes
+from vault_mem.store.gitfiles import unapproved_git_files
 from vault_mem.store.history import (
     changed_paths,
     entry_modes,
@@ -37,6 +38,7 @@ from vault_mem.store.history import (
     staged_against,
     update_ref,
 )
+from vault_mem.store.trust import approved_config
 from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
 from vault_mem.vault.steps import write_journal
@@ -123,6 +125,19 @@ class Replay:
                             "vault-mem takes only regular files inside the vault from a peer; remove that "
                             "entry on the remote (or integrate by hand) and sync again; nothing changed")
 
+    def check_git_files(self) -> None:
+        """Refuse, before anything touches the work tree, a change to a file git itself
+        interprets (.gitattributes, .gitmodules, .mailmap, .gitignore, in any folder) unless this
+        machine's person approved that exact version (DESIGN §7, :mod:`vault_mem.store.gitfiles`)."""
+        waiting = unapproved_git_files(self.vault.root, self.repo, self.prefix, self.local, self.remote_tip)
+        if waiting:
+            names = ", ".join(repr(f.path) for f in waiting)
+            raise SyncError("unsafe", f"the remote's commits change {names} (tip {self.remote_tip[:10]}): "
+                            "files git itself interprets (attributes, filters and merge drivers, submodules, "
+                            "ignore rules, the author map), not approved on this machine. See what they say "
+                            "with `vault-mem trust`, approve them with `vault-mem trust --yes`, then sync "
+                            "again; nothing changed")
+
     def check_clean(self, paths: set[str]) -> None:
         staged = staged_against(self.repo, self.local, self.prefix or ".")
         for rel in sorted(paths - {INDEX_FILE}):
@@ -133,6 +148,9 @@ class Replay:
                                 "never follows links: replace it with the file itself (or delete it) and "
                                 "sync again; nothing changed") from None
             disk = self.repo.blob_id(data) if data is not None else None
+            if rel == CONFIG_FILE and self.blob(self.local, rel) is None and data is not None \
+                    and data == (approved_config(self.vault.root) or (None,))[0]:
+                continue  # the approved copy a sync kept when a peer deleted it (_replay): no edit lost
             if disk != self.blob(self.local, rel) or self.prefix + rel in staged:
                 raise SyncError("dirty", f"{rel} has changes that are not committed and the sync would "
                                 f"overwrite it; commit them (git commit -- {rel}) or wait for the daemon "
@@ -143,6 +161,7 @@ class Replay:
         modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
         incoming = self.changed(self.local, self.remote_tip)  # what the remote's commits changed
         self.check_incoming(incoming)
+        self.check_git_files()
         paths = set(incoming) | {r for *_, ch in per_commit for r in ch}
         paths |= {f"{folder}/{ck}.md" for ck in copies.values() for folder in TYPE_FOLDERS.values()}
         self.check_clean(paths)
@@ -183,7 +202,11 @@ class Replay:
 
     def _replay(self, incoming, modes, copies, plain, per_commit) -> str:
         repo = self.repo
-        self._write({rel: self._bytes(self.blob(self.remote_tip, rel)) for rel in incoming if rel != INDEX_FILE})
+        # a peer's deletion of vault.toml is taken in git but not on disk: without the file the
+        # folder is no vault at all, and the settings approved here stay in force from the copy kept
+        # (vault_mem.store.settings says so at every command until it is committed back)
+        theirs = {rel: self._bytes(self.blob(self.remote_tip, rel)) for rel in incoming if rel != INDEX_FILE}
+        self._write({rel: d for rel, d in theirs.items() if d is not None or rel != CONFIG_FILE})
         parent, tree = self.remote_tip, repo.commit_tree(self.remote_tip)
         for commit, _parent, changed in per_commit:
             edits: dict[str, bytes | None] = {}

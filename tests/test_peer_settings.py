@@ -1,0 +1,329 @@
+"""What a sync peer's commits may change on this machine (DESIGN §7, issue 23 items 3 and 4).
+
+Each test has a real bare remote and two clones: this machine's vault (``mine``, made by
+``vault-mem init``) and a peer's clone that pushes a crafted commit. The victim syncs through the
+real CLI; the settings in force, the files on disk, sync and recall are then checked, before and
+after ``vault-mem trust --yes``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import cli, git
+
+from vault_mem import Vault
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """A bare remote, this machine's vault ``mine`` (made by init, one memory, pushed) and a peer's clone."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    mine = Vault.init(tmp_path / "mine")
+    mine.remember("deploy-steps", "How we deploy the service", "blue-green through the staging cluster")
+    git(mine.root, "remote", "add", "origin", str(bare))
+    git(mine.root, "push", "-q", "-u", "origin", "main")
+    root = mine.root
+    mine.close()
+    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "peer"))
+    return bare, root, tmp_path / "peer"
+
+
+def peer_push(peer: Path, message: str = "peer change") -> None:
+    git(peer, "add", "-A")
+    git(peer, "commit", "-q", "--no-verify", "-m", message)
+    git(peer, "push", "-q", "origin", "main")
+
+
+def peer_memory(peer: Path, key: str) -> None:
+    (peer / "facts" / f"{key}.md").write_text(
+        f"---\ndescription: {key} written by the peer\ncreated: 2026-11-01\nupdated: 2026-11-01\n"
+        "source: user\n---\nThe peer's note about the build cache.\n")
+
+
+def in_force(root: Path):
+    v = Vault(root, embedder=None)
+    try:
+        return v.config, v.take_notices()
+    finally:
+        v.close()
+
+
+def vm(root: Path, *args: str):
+    return cli("--vault", str(root), *args)
+
+
+def edit_toml(peer: Path, old: str, new: str) -> None:
+    toml = peer / "vault.toml"
+    text = toml.read_text()
+    assert old in text
+    toml.write_text(text.replace(old, new, 1))
+
+
+# -- A. every peer change to vault.toml waits for `vault-mem trust` --------------------------
+
+SETTING_CASES = {
+    # name: (old text, new text, the setting, its value in force now, the notice's words)
+    "recall-floor": ("k = 5\n", "k = 5\nmin_similarity = -1.0\n", "recall_min_similarity", None,
+                     "[recall] min_similarity: None -> -1.0"),
+    "agent-identity": ('email = "agent@vault-mem.local"', 'email = "person@example.com"', "agent_email",
+                       "agent@vault-mem.local", "[agent] email: 'agent@vault-mem.local' -> 'person@example.com'"),
+    "limit": ("max_body_bytes = 65536", "max_body_bytes = 2048", "max_body_bytes", 65536,
+              "[limits] max_body_bytes: 65536 -> 2048"),
+    "index-budget": ("budget_tokens = 2000", "budget_tokens = 60", "index_budget_tokens", 2000,
+                     "[index] budget_tokens: 2000 -> 60"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SETTING_CASES))
+def test_a_peers_setting_waits_for_trust(pair, case):
+    _bare, mine, peer = pair
+    old, new, attr, before, words = SETTING_CASES[case]
+    edit_toml(peer, old, new)
+    peer_memory(peer, "build-cache")
+    peer_push(peer, "tune the vault")
+
+    r = vm(mine, "sync")
+    assert r.returncode == 0, r.stderr
+    assert words in r.stderr  # the sync says so at once
+    assert new in (mine / "vault.toml").read_text()  # the peer's file arrived, as git says
+    cfg, notes = in_force(mine)
+    assert getattr(cfg, attr) == before  # ...but is not in force
+    assert any(words in n and "vault-mem trust --yes" in n for n in notes), notes
+    r = vm(mine, "recall", "how do we deploy")
+    assert r.returncode == 0 and "deploy-steps" in r.stdout, r.stderr
+    assert words in r.stderr  # every command names the change
+    r = vm(mine, "remember", "mine-after", "-d", "a fact written after the sync")
+    assert r.returncode == 0, r.stderr
+    assert git(mine, "log", "-1", "--format=%ae").strip() == "agent@vault-mem.local"
+
+    shown = json.loads(vm(mine, "trust", "--json").stdout)
+    assert shown["settings_pending"] and not shown["approved"] and shown["pending"]
+    assert getattr(in_force(mine)[0], attr) == before  # showing approves nothing
+    ok = vm(mine, "trust", "--yes")
+    assert ok.returncode == 0 and "approved" in ok.stdout, ok.stderr
+    cfg, notes = in_force(mine)
+    assert getattr(cfg, attr) != before and not notes
+    assert vm(mine, "sync").returncode == 0
+
+
+def test_a_fresh_clone_runs_on_the_defaults_until_approved(pair, tmp_path):
+    _bare, _mine, peer = pair
+    edit_toml(peer, "k = 5\n", "k = 5\nmin_similarity = -1.0\n")
+    edit_toml(peer, 'name = "vault-mem agent"', 'name = "Test Person"')
+    peer_push(peer)
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(tmp_path / "fresh"))
+    cfg, notes = in_force(tmp_path / "fresh")
+    assert cfg.recall_min_similarity is None and cfg.agent_name == "vault-mem agent"
+    assert any("min_similarity: None -> -1.0" in n and "the defaults stay in force" in n for n in notes), notes
+    assert vm(tmp_path / "fresh", "trust", "--yes").returncode == 0
+    cfg, notes = in_force(tmp_path / "fresh")
+    assert cfg.recall_min_similarity == -1.0 and cfg.agent_name == "Test Person" and not notes
+
+
+@pytest.mark.parametrize("case", ["limit-zero", "not-toml", "wrong-type", "control-chars"])
+def test_a_peers_unusable_vault_toml_never_blocks_sync_or_reads(pair, case):
+    _bare, mine, peer = pair
+    toml = peer / "vault.toml"
+    if case == "limit-zero":
+        edit_toml(peer, "max_body_bytes = 65536", "max_body_bytes = 0")
+    elif case == "not-toml":
+        toml.write_text(toml.read_text() + "\n[[[ this is not toml\n")
+    elif case == "wrong-type":
+        edit_toml(peer, "k = 5", 'k = "all of them"')
+    else:
+        edit_toml(peer, 'name = "vault-mem agent"', 'name = "x\\nCommitter: forged"')
+    peer_memory(peer, "build-cache")
+    peer_push(peer, "break the settings")
+
+    r = vm(mine, "sync")
+    assert r.returncode == 0, r.stderr
+    assert (mine / "facts/build-cache.md").exists()
+    cfg, notes = in_force(mine)
+    assert cfg.max_body_bytes == 65536 and cfg.recall_k == 5 and cfg.agent_name == "vault-mem agent"
+    assert any("is not used" in n and "approved on this machine before stay in force" in n for n in notes), notes
+    for args in (["recall", "build cache"], ["list"], ["remember", "after-break", "-d", "a later fact"]):
+        r = vm(mine, *args)
+        assert r.returncode == 0 and "is not used" in r.stderr, (args, r.stderr)
+    t = vm(mine, "trust", "--yes")
+    assert "not in force" in t.stdout + t.stderr
+    assert in_force(mine)[0].max_body_bytes == 65536
+    # the peer fixes it: the next sync brings it, and it waits for approval as any change
+    git(peer, "pull", "-q", "origin", "main")
+    toml.write_text((mine / "vault.toml").read_text().replace("[[[ this is not toml\n", "")
+                    .replace("max_body_bytes = 0", "max_body_bytes = 4096").replace('k = "all of them"', "k = 5")
+                    .replace('name = "x\\nCommitter: forged"', 'name = "vault-mem agent"'))
+    peer_push(peer, "fix the settings")
+    assert vm(mine, "sync").returncode == 0
+    assert vm(mine, "trust", "--yes").returncode == 0
+    assert in_force(mine)[0].max_body_bytes in (4096, 65536)
+
+
+def test_a_peers_deletion_of_vault_toml_keeps_the_approved_file(pair):
+    _bare, mine, peer = pair
+    edit_toml((mine), "k = 5", "k = 7")  # the person's own edit: in force without asking
+    git(mine, "commit", "-q", "-am", "more hits")
+    git(mine, "push", "-q", "origin", "main")
+    git(peer, "pull", "-q", "origin", "main")
+    git(peer, "rm", "-q", "vault.toml")
+    peer_memory(peer, "build-cache")
+    peer_push(peer, "no settings")
+
+    r = vm(mine, "sync")
+    assert r.returncode == 0, r.stderr
+    assert (mine / "vault.toml").is_file() and (mine / "facts/build-cache.md").exists()
+    cfg, notes = in_force(mine)
+    assert cfg.recall_k == 7
+    assert any("vault.toml is in no commit" in n and "git add vault.toml" in n for n in notes), notes
+    r = vm(mine, "recall", "build cache")
+    assert r.returncode == 0 and "build-cache" in r.stdout, r.stderr
+    # later syncs keep working, and a vault.toml the peer puts back is a change like any other
+    (peer / "vault.toml").write_text((mine / "vault.toml").read_text().replace("k = 7", "k = 9"))
+    peer_memory(peer, "second-note")
+    peer_push(peer, "settings back")
+    r = vm(mine, "sync")
+    assert r.returncode == 0, r.stderr
+    assert (mine / "facts/second-note.md").exists()
+    cfg, notes = in_force(mine)
+    assert cfg.recall_k == 7 and any("[recall] k: 7 -> 9" in n for n in notes), notes
+
+
+def test_a_deletion_by_a_plain_git_pull_keeps_the_vault_working(pair):
+    _bare, mine, peer = pair
+    git(peer, "rm", "-q", "vault.toml")
+    peer_memory(peer, "build-cache")
+    peer_push(peer, "no settings")
+    git(mine, "pull", "-q", "origin", "main")
+    assert not (mine / "vault.toml").exists()
+    for args in (["list"], ["recall", "build cache"]):
+        r = cli(*args, cwd=mine / "facts")  # found from inside, as from anywhere in it
+        assert r.returncode == 0 and "build-cache" in r.stdout, r.stderr
+        assert "vault.toml is missing" in r.stderr and "~1 -- vault.toml" in r.stderr, r.stderr
+    assert vm(mine, "sync").returncode == 0
+    assert in_force(mine)[0].recall_k == 5
+
+
+def test_the_persons_own_edits_need_no_approval(pair):
+    _bare, mine, _peer = pair
+    toml = mine / "vault.toml"
+    approved = toml.read_text()
+    toml.write_text(approved.replace("k = 5", "k = 8"))
+    cfg, notes = in_force(mine)
+    assert cfg.recall_k == 8 and not notes  # an uncommitted edit made here
+    git(mine, "commit", "-q", "--no-verify", "-am", "more hits")
+    assert in_force(mine)[0].recall_k == 8  # recorded when it was read: committing changes nothing
+    # a broken edit of the person's: everything keeps working on the settings approved before
+    toml.write_text(approved.replace("k = 5", "k = 0"))
+    cfg, notes = in_force(mine)
+    assert cfg.recall_k == 8 and any("your uncommitted edit" in n and "[recall] k" in n for n in notes), notes
+    assert vm(mine, "recall", "deploy").returncode == 0
+    # put back to an approved version: in force without asking again
+    toml.write_text(approved)
+    assert in_force(mine)[0].recall_k == 5
+
+
+def test_the_remotes_file_on_its_way_in_is_not_an_edit(pair):
+    """A checkout or pull writes the work tree before it moves HEAD, and a sync walks it through
+    the remote's files before its ref update: a command (the daemon's reload) reading vault.toml
+    in between sees the remote's bytes ahead of HEAD. They are a fetched blob, not an edit."""
+    _bare, mine, peer = pair
+    edit_toml(peer, "k = 5\n", "k = 5\nmin_similarity = -1.0\n")
+    peer_push(peer)
+    git(mine, "fetch", "-q", "origin")
+    (mine / "vault.toml").write_bytes(git(mine, "show", "origin/main:vault.toml").encode())
+    cfg, notes = in_force(mine)
+    assert cfg.recall_min_similarity is None and any("min_similarity: None -> -1.0" in n for n in notes)
+    # and while sync's journal says a sync is under way, no changed vault.toml is an edit either
+    (mine / "vault.toml").write_text((mine / "vault.toml").read_text().replace("-1.0", "-0.5"))
+    (mine / ".vault-mem/sync.json").write_text("{}")
+    assert in_force(mine)[0].recall_min_similarity is None
+    (mine / ".vault-mem/sync.json").unlink()
+
+
+def test_an_approval_of_an_earlier_vault_mem_carries_over(pair, tmp_path):
+    """trusted.json from before whole files were approved held the outbound settings only: a
+    file whose outbound settings it approved stays in force; any other is pending."""
+    import os
+
+    _bare, _mine, peer = pair
+    edit_toml(peer, 'provider = "local"', 'provider = "ollama"\nurl = "http://127.0.0.1:9"\nmodel = "m"')
+    edit_toml(peer, "k = 5", "k = 9")
+    peer_push(peer)
+    trusted = Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem/trusted.json"
+    legacy = {"embedder.provider": "ollama", "embedder.url": "http://127.0.0.1:9", "embedder.api_key_env": "",
+              "embedder.model": "m", "sync.remote": "", "sync.interval_s": 0.0, "sync.after_write": False}
+    for name, url in (("same", "http://127.0.0.1:9"), ("other", "http://127.0.0.1:10")):
+        clone = tmp_path / name
+        git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(clone))
+        data = json.loads(trusted.read_text())
+        data["vaults"][str(clone.resolve())] = {"settings": {**legacy, "embedder.url": url}}
+        trusted.write_text(json.dumps(data))
+        cfg, notes = in_force(clone)
+        if name == "same":
+            assert cfg.embedder.url == "http://127.0.0.1:9" and cfg.recall_k == 9 and not notes
+        else:
+            assert cfg.embedder.url == "" and cfg.recall_k == 5 and notes
+
+
+# -- B. files git itself interprets arrive only with approval ---------------------------------
+
+GIT_FILE_CASES = {
+    ".gitattributes": "* merge=vault-mem-index\n",
+    ".gitmodules": '[submodule "tools"]\n\tpath = tools\n\turl = ../evil.git\n',
+    ".mailmap": "Test Person <person@example.com> Peer <peer@example.com>\n",
+    ".gitignore": None,  # the template's, with facts/* added
+    "facts/.gitattributes": "*.md filter=peer\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GIT_FILE_CASES))
+def test_a_file_git_interprets_is_refused_by_name_until_approved(pair, name):
+    _bare, mine, peer = pair
+    path = peer / name
+    content = GIT_FILE_CASES[name]
+    path.write_text(content if content is not None else path.read_text() + "facts/*\n")
+    peer_memory(peer, "build-cache")
+    git(peer, "add", "-f", "-A")
+    peer_push(peer, f"add {name}")
+    before = (mine / name).read_bytes() if (mine / name).exists() else None
+
+    r = vm(mine, "sync")
+    assert r.returncode == 1 and repr(name) in r.stderr and "vault-mem trust" in r.stderr, r.stderr
+    assert "nothing changed" in r.stderr
+    assert ((mine / name).read_bytes() if (mine / name).exists() else None) == before
+    assert not (mine / "facts/build-cache.md").exists()
+    assert vm(mine, "recall", "deploy").returncode == 0  # reads are untouched
+
+    shown = json.loads(vm(mine, "trust", "--json").stdout)
+    assert [f["path"] for f in shown["git_files"]] == [name] and not shown["approved"]
+    assert ("facts/*" if content is None else content.splitlines()[0][:12]) in shown["git_files"][0]["shown"]
+    assert vm(mine, "sync").returncode == 1  # showing approves nothing
+    ok = vm(mine, "trust", "--yes")
+    assert ok.returncode == 0 and name in ok.stdout, ok.stderr
+    r = vm(mine, "sync")
+    assert r.returncode == 0, r.stderr
+    assert (mine / name).read_bytes() == path.read_bytes() and (mine / "facts/build-cache.md").exists()
+    # approved is that version only: a further change is refused again
+    path.write_text(path.read_text() + "# more\n")
+    peer_push(peer, f"change {name} again")
+    assert vm(mine, "sync").returncode == 1
+
+
+def test_ignored_memory_folders_are_named_by_every_command_and_doctor(pair, tmp_path):
+    _bare, _mine, peer = pair
+    gi = peer / ".gitignore"
+    gi.write_text(gi.read_text() + "facts/*\n")
+    peer_push(peer, "ignore")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(fresh))
+    r = vm(fresh, "list")
+    assert r.returncode == 0 and "git ignores new memory files in facts/" in r.stderr, r.stderr
+    d = vm(fresh, "doctor", "--json")
+    data = json.loads(d.stdout)
+    assert d.returncode == 1 and data["ignored_folders"] == ["facts/"] and not data["ok"]
+    gi = fresh / ".gitignore"
+    gi.write_text(gi.read_text().replace("facts/*\n", ""))  # fixed: the notice goes
+    assert "git ignores" not in vm(fresh, "list").stderr

@@ -1,0 +1,150 @@
+"""Files git itself interprets, from a peer: taken only with this machine's approval (DESIGN §7).
+
+``.gitattributes`` names filters, merge drivers and encodings that git applies to every checkout,
+merge and diff; ``.gitmodules`` points at other repositories; ``.mailmap`` rewrites who wrote a
+commit in ``git log``; ``.gitignore`` decides which new files git sees at all (a peer's
+``facts/*`` keeps a person's new hand-written memories out of every commit and sync while
+``git status`` stays clean). A sync takes a change to any of them, anywhere in the vault, only
+when the person approved that exact version (its blob id, kept in trusted.json by
+``vault-mem trust``); otherwise it stops by name before the work tree is touched.
+
+A fresh clone or a plain ``git pull`` brings them without asking, so every opening of a vault
+also checks that git does not ignore new memory files (:func:`ignored_memory_folders`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_mem.config import TYPE_FOLDERS
+from vault_mem.errors import GitError
+from vault_mem.store.git import GitRepo
+from vault_mem.store.history import changed_paths, merge_base
+from vault_mem.store.trust import approve_git_files, approved_git_files
+
+#: the names git reads from the work tree (matched case-insensitively: a case-insensitive file
+#: system takes ``.GITATTRIBUTES`` for ``.gitattributes``)
+GIT_FILES = frozenset({".gitattributes", ".gitmodules", ".mailmap", ".gitignore"})
+
+
+def is_git_file(rel: str) -> bool:
+    """Whether git itself reads the file at ``rel`` (any folder)."""
+    return rel.rsplit("/", 1)[-1].lower() in GIT_FILES
+
+
+@dataclass(frozen=True)
+class IncomingGitFile:
+    """One file git interprets that a remote's commits change."""
+
+    path: str  # vault-relative
+    theirs: str | None  # the remote's blob id (None: deleted there)
+    ours: str | None  # this side's blob id (None: not here)
+
+    @property
+    def approval(self) -> str:
+        """What approving it records: the blob id, or ``delete:<path>``."""
+        return self.theirs or f"delete:{self.path}"
+
+
+def incoming_git_files(repo: GitRepo, prefix: str, local: str, remote_tip: str) -> list[IncomingGitFile]:
+    """The files git interprets that ``remote_tip``'s commits (since the common ancestor with
+    ``local``) changed to something ``local`` does not hold, in path order."""
+    base = merge_base(repo, local, remote_tip)
+    if not base or base == remote_tip:
+        return []
+    out = []
+    for top in changed_paths(repo, base, remote_tip, prefix or "."):
+        rel = top[len(prefix):]
+        if is_git_file(rel):
+            theirs, ours = repo.blob_at(remote_tip, top), repo.blob_at(local, top)
+            if theirs != ours:
+                out.append(IncomingGitFile(rel, theirs, ours))
+    return out
+
+
+def unapproved_git_files(root: Path, repo: GitRepo, prefix: str, local: str,
+                         remote_tip: str) -> list[IncomingGitFile]:
+    """:func:`incoming_git_files` that this machine's person has not approved."""
+    found = incoming_git_files(repo, prefix, local, remote_tip)
+    if not found:
+        return []
+    approved = approved_git_files(root)
+    return [f for f in found if f.approval not in approved]
+
+
+def pending_git_files(root: Path, repo: GitRepo, prefix: str) -> list[tuple[str, IncomingGitFile]]:
+    """``(remote-tracking ref, file)`` for each unapproved file git interprets that a fetched
+    remote branch would bring into HEAD: what ``vault-mem trust`` shows after a sync refused."""
+    head = repo.head()
+    if head is None:
+        return []
+    try:
+        refs = repo.run("for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes").split("\n")
+    except GitError:
+        return []
+    out, seen = [], set()
+    for line in refs:
+        ref, _, tip = line.partition(" ")
+        if not tip or ref.endswith("/HEAD"):
+            continue
+        for f in unapproved_git_files(root, repo, prefix, head, tip):
+            if (f.path, f.approval) not in seen:
+                seen.add((f.path, f.approval))
+                out.append((ref.removeprefix("refs/remotes/"), f))
+    return out
+
+
+def approve_incoming(root: Path, files: list[IncomingGitFile]) -> Path:
+    """Approve exactly these versions of files git interprets for the vault at ``root``."""
+    return approve_git_files(root, [f.approval for f in files])
+
+
+def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
+    """What approving ``f`` takes, for a person to read: the new file's text, the diff of a
+    changed one (no external diff or text conversion: those are what is being vetted), or
+    ``(deleted)``; cut at ``limit`` characters."""
+    if f.theirs is None:
+        return "(deleted)"
+    if f.ours is None:
+        text = repo.read_object(f.theirs)[1].decode("utf-8", "replace")
+    else:
+        diff = repo.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", f.ours, f.theirs)
+        # git labels a diff of two blobs with their ids: say which side is which instead
+        body = [ln for ln in diff.splitlines() if not ln.startswith(("diff --git ", "index ", "--- a/", "+++ b/"))]
+        text = "\n".join([f"--- {f.path} here", f"+++ {f.path} from the remote", *body])
+    return text[:limit] + ("\n[... cut]" if len(text) > limit else "")
+
+
+def ignored_memory_folders(repo: GitRepo, prefix: str) -> list[str]:
+    """The type folders (``facts/`` ...) in which git would ignore a new memory file, by any
+    .gitignore, ``info/exclude`` or global excludes file: a file written there would be in no
+    commit and no sync while ``git status`` stays clean."""
+    probes = {f"{prefix}{folder}/new-memory.md": f"{folder}/" for folder in TYPE_FOLDERS.values()}
+    proc = repo.run("check-ignore", "--no-index", "--", *probes, check=False, cwd=repo.toplevel)
+    if proc.returncode not in (0, 1):
+        return []  # git could not say (a damaged ignore file): nothing to report here
+    hit = proc.stdout.decode("utf-8", "replace").splitlines()
+    return sorted({probes[p] for p in hit if p in probes})
+
+
+def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
+    """(path, size, mtime) of the ignore files that decide over the type folders: a cheap key
+    for remembering :func:`ignored_memory_folders`' answer until one of them changes."""
+    top = repo.toplevel
+    rel = os.path.relpath(root, top)
+    folders = [top]
+    for part in ([] if rel == "." else rel.split(os.sep)):
+        folders.append(folders[-1] / part)
+    candidates = [d / ".gitignore" for d in folders]
+    candidates += [root / folder / ".gitignore" for folder in TYPE_FOLDERS.values()]
+    candidates.append(repo.git_dir / "info" / "exclude")
+    sig = []
+    for path in candidates:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        sig.append([str(path), st.st_size, st.st_mtime_ns])
+    return sig
