@@ -33,6 +33,7 @@ from vault_mem.errors import (
     VaultMemError,
 )
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
+from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
 from vault_mem.store.files import (
     atomic_write,
@@ -152,9 +153,9 @@ class Workspace:
         if found:
             rel, why = found
             raise UnsafeTreeError(
-                f"the commit checked out in {self.root} ({head[:10]}) holds {rel!r}: {why}. vault-mem "
+                f"the commit checked out in {self.root} ({head[:10]}) holds '{shown(rel)}': {why}. vault-mem "
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
-                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- '{self.prefix}{rel}', "
+                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- '{shown(self.prefix + rel)}', "
                 "delete it, git commit), then retry; nothing was changed")
         ensure_own_dir(self.state_dir)
         atomic_write(record, seal(self.root, "checked-head", {"commit": head}))

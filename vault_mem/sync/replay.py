@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from vault_mem.config import TYPE_FOLDERS
@@ -27,14 +28,18 @@ from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
+from vault_mem.model.names import shown
 from vault_mem.model.policy import fix_recipe, mask_secrets
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes
 from vault_mem.store.history import (
     changed_paths,
+    case_collision,
     entry_modes,
+    entry_sizes,
     first_unsafe_entry,
     log_entries,
     staged_against,
+    tree_entries,
     update_ref,
 )
 from vault_mem.vault.core import Vault
@@ -45,6 +50,13 @@ if TYPE_CHECKING:
     from vault_mem.sync.remote import SyncReport
 
 _TRAILER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: ")
+
+#: Most paths one sync takes from the remote. The files are written and indexed one at a time
+#: (memory stays bounded whatever comes), but each costs a write, a stat and an index row, and
+#: a peer's 100k-file commit would hold every clone's sync (and its disk: up to this many times
+#: the file size limit) for as long as it runs. A vault that really changes this much at once
+#: (a large import) is integrated by hand with git, once.
+MAX_INCOMING_PATHS = 20_000
 
 
 class Replay:
@@ -102,7 +114,7 @@ class Replay:
             if mine == other:
                 continue
             if mine != b:
-                raise SyncError("unsafe", f"{rel} was changed both here and on the remote; merge it by hand "
+                raise SyncError("unsafe", f"{shown(rel)} was changed both here and on the remote; merge it by hand "
                                 "(`git pull --rebase`, fix, `git push`) and sync again; nothing changed")
             plain[rel] = "skip"
         return modes, copies, plain
@@ -113,15 +125,44 @@ class Replay:
     def check_incoming(self, incoming: list[str]) -> None:
         """Refuse, before anything touches the work tree, a remote tree entry that vault-mem
         must not take from a peer (DESIGN §7): anything but a regular file, a path that leaves
-        the vault or names ``.git``, anything under the vault's state folder."""
+        the vault or names ``.git``, anything under the vault's state folder, a name a file
+        system or another clone cannot hold (``history.unsafe_entry``), two names that differ
+        only in case; and what a peer must not make this machine do (:meth:`check_limits`)."""
+        self.check_limits(incoming)
         modes = entry_modes(self.repo, self.remote_tip, [self.prefix + rel for rel in incoming])
         found = first_unsafe_entry({self.prefix + rel: modes.get(self.prefix + rel) for rel in incoming},
                                    self.prefix)
+        if found is None:
+            held = [top[len(self.prefix):] for top in tree_entries(self.repo, self.remote_tip, self.prefix or ".")]
+            clash = case_collision([rel for rel in incoming if self.prefix + rel in modes], held)
+            if clash:
+                found = clash[1], (f"a name that differs from '{shown(clash[0])}' only in case (one file on "
+                                   "macOS and Windows)")
         if found:
             rel, why = found
-            raise SyncError("unsafe", f"the remote's commits hold {rel!r} (tip {self.remote_tip[:10]}): {why}. "
-                            "vault-mem takes only regular files inside the vault from a peer; remove that "
-                            "entry on the remote (or integrate by hand) and sync again; nothing changed")
+            raise SyncError("unsafe", f"the remote's commits hold '{shown(rel)}' (tip {self.remote_tip[:10]}): "
+                            f"{why}. vault-mem takes only regular files inside the vault from a peer; remove "
+                            "that entry on the remote (or integrate by hand) and sync again; nothing changed")
+
+    def check_limits(self, incoming: list[str]) -> None:
+        """Refuse a sync that would take more than :data:`MAX_INCOMING_PATHS` paths, or a file
+        over the vault's file size limit (``[limits] max_body_bytes`` plus room for the
+        frontmatter): sizes are read from git's object headers, so nothing over it is loaded."""
+        if len(incoming) > MAX_INCOMING_PATHS:
+            raise SyncError("unsafe", f"the remote's commits (tip {self.remote_tip[:10]}) change {len(incoming)} "
+                            f"files, more than one sync takes ({MAX_INCOMING_PATHS}); if that change is "
+                            "wanted (a large import), integrate it by hand once (`git pull --rebase`, then "
+                            "`vault-mem doctor`), else revert it on the remote; then sync again; nothing changed")
+        limit = self.vault.config.max_file_bytes
+        sizes = entry_sizes(self.repo, self.remote_tip, [self.prefix + rel for rel in incoming if rel != INDEX_FILE])
+        for top in sorted(sizes):
+            if sizes[top] > limit:
+                rel = top[len(self.prefix):]
+                raise SyncError("unsafe", f"the remote's commits hold '{shown(rel)}' (tip {self.remote_tip[:10]}) "
+                                f"of {sizes[top]} bytes, over this vault's file size limit of {limit} bytes "
+                                "([limits] max_body_bytes in vault.toml, plus 16 KB for the frontmatter); remove "
+                                "or shorten that file on the remote (or raise the limit here, then "
+                                "`vault-mem trust`), and sync again; nothing changed")
 
     def check_clean(self, paths: set[str]) -> None:
         staged = staged_against(self.repo, self.local, self.prefix or ".")
@@ -129,13 +170,13 @@ class Replay:
             try:
                 data = self.vault.ws.disk_bytes(rel)  # never through a link
             except VaultMemError:
-                raise SyncError("dirty", f"{rel} is a symlink and the sync would replace it; vault-mem "
+                raise SyncError("dirty", f"{shown(rel)} is a symlink and the sync would replace it; vault-mem "
                                 "never follows links: replace it with the file itself (or delete it) and "
                                 "sync again; nothing changed") from None
             disk = self.repo.blob_id(data) if data is not None else None
             if disk != self.blob(self.local, rel) or self.prefix + rel in staged:
-                raise SyncError("dirty", f"{rel} has changes that are not committed and the sync would "
-                                f"overwrite it; commit them (git commit -- {rel}) or wait for the daemon "
+                raise SyncError("dirty", f"{shown(rel)} has changes that are not committed and the sync would "
+                                f"overwrite it; commit them (git commit -- '{shown(rel)}') or wait for the daemon "
                                 "to, then sync again; nothing changed")
 
     def run(self) -> str:
@@ -183,7 +224,8 @@ class Replay:
 
     def _replay(self, incoming, modes, copies, plain, per_commit) -> str:
         repo = self.repo
-        self._write({rel: self._bytes(self.blob(self.remote_tip, rel)) for rel in incoming if rel != INDEX_FILE})
+        # one file at a time: a peer's files are never all held in memory at once
+        self._write((rel, self._bytes(self.blob(self.remote_tip, rel))) for rel in incoming if rel != INDEX_FILE)
         parent, tree = self.remote_tip, repo.commit_tree(self.remote_tip)
         for commit, _parent, changed in per_commit:
             edits: dict[str, bytes | None] = {}
@@ -202,9 +244,9 @@ class Replay:
                     edits.update(edit)
                     notes.append(f"Sync-Conflict: {key} was changed on the remote too; its version was kept"
                                  + (f", this one is {copies[key]}" if kept else ""))
-            self._write(edits)
+            self._write(edits.items())
             index = self.vault.render_index().encode()
-            self._write({INDEX_FILE: index})
+            self._write([(INDEX_FILE, index)])
             top = {self.prefix + rel: (repo.write_object("blob", d) if d is not None else None)
                    for rel, d in {**edits, INDEX_FILE: index}.items()}
             new_tree = repo.edit_tree(tree, top) or repo.empty_tree()
@@ -213,7 +255,7 @@ class Replay:
                 continue
             parent, tree = self._recommit(commit, new_tree, parent, notes), new_tree
             self.report.replayed += 1
-        self._write({INDEX_FILE: self.vault.render_index().encode()})
+        self._write([(INDEX_FILE, self.vault.render_index().encode())])
         return parent
 
     def _copy_edits(self, commit: str, key: str, ck: str) -> tuple[bool, dict[str, bytes | None]]:
@@ -235,18 +277,22 @@ class Replay:
     def _bytes(self, oid: str | None) -> bytes | None:
         return self.repo.read_object(oid)[1] if oid else None
 
-    def _write(self, files: dict[str, bytes | None]) -> None:
+    def _write(self, files: Iterable[tuple[str, bytes | None]]) -> None:
+        """Write (or delete, for None) each ``(path, bytes)`` as it comes, then index them:
+        ``files`` may be a generator, so only one file's bytes are held at a time."""
         # a memory file holding a credential is written and quarantined by the sidecar's
         # refresh below (the write gate's rule): INDEX.md, rendered from the sidecar, leaves it out
-        for rel, data in files.items():
+        written: list[str] = []
+        for rel, data in files:
+            written.append(rel)
             path = self.vault.root / rel
             self.touched.add(rel)
             if data is None:
                 path.unlink(missing_ok=True)
             elif _bytes_at(path) != data:
                 atomic_write(path, data)  # replaces a link itself, never writes through it
-        if files.keys() - {INDEX_FILE}:
-            self.vault.sidecar.refresh_paths(list(files))
+        if set(written) - {INDEX_FILE}:
+            self.vault.sidecar.refresh_paths(written)
 
     def _recommit(self, original: str, tree: str, parent: str, notes: list[str]) -> str:
         """The local commit ``original`` rebuilt on ``parent`` with ``tree``: its author and
