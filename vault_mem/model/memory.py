@@ -236,6 +236,21 @@ def as_date(value: Any) -> dt.date | None:
     return None
 
 
+#: Frontmatter fields that hold lists, and the most items each may hold. A memory names a few
+#: tags, the few keys it replaces, the few files it is about; a list of thousands (a peer's
+#: 4,050 ``supersedes`` keys made every recall fail) is a broken or hostile file, not a memory.
+LIST_FIELDS = ("tags", "supersedes", "refs")
+MAX_LIST_ITEMS = 64
+
+
+def check_list_length(name: str, items: list[str]) -> None:
+    """Refuse a list field (``tags``, ``supersedes``, ``refs``) of more than
+    :data:`MAX_LIST_ITEMS` items: the one home of that bound, for writes and for files read."""
+    if len(items) > MAX_LIST_ITEMS:
+        raise InvalidMemoryError(f"'{name}' lists {len(items)} items, at most {MAX_LIST_ITEMS}: keep the "
+                                 f"{MAX_LIST_ITEMS} that matter (or split the memory)")
+
+
 def as_str_list(value: Any) -> list[str]:
     if value is None or value == "":
         return []
@@ -297,6 +312,11 @@ def parse_memory(text: str, rel_path: str) -> Memory:
     desc = meta.get("description")
     if not isinstance(desc, str) or not desc.strip() or "\n" in desc.strip():
         raise MalformedFileError(f"{rel_path}: 'description:' must be one non-empty line of text")
+    for name in LIST_FIELDS:
+        try:
+            check_list_length(name, as_str_list(meta.get(name)))
+        except InvalidMemoryError as exc:
+            raise MalformedFileError(f"{rel_path}: {exc}") from None
     body = body.removeprefix("\n")  # the blank line we write after the closing fence
     return Memory(key=key, type=type_, meta=meta, body=body, comments=comments)
 
@@ -384,6 +404,7 @@ def build_meta(
         for t in clean:
             if "\n" in t or len(t) > 64:
                 raise InvalidMemoryError(f"tag '{t[:40]}' must be one short line (at most 64 characters)")
+        check_list_length("tags", clean)
         if clean:
             meta["tags"] = clean
         else:
@@ -418,12 +439,16 @@ def known_field_value(name: str, value: Any) -> Any:
         if not isinstance(items, (list, tuple)) or not all(isinstance(x, str) for x in items):
             raise InvalidMemoryError(f"{name} must be a list of {'keys' if name == 'supersedes' else 'paths'}")
         clean = [x.strip() for x in items if x.strip()]
+        check_list_length(name, clean)
         for x in clean:
             if name == "supersedes":
                 validate_key(x)
             elif "\n" in x or "\r" in x or len(x) > 300:
                 raise InvalidMemoryError(f"ref '{x[:40]}' must be one path of at most 300 characters")
         return clean or None
+    if name == "tags":
+        check_list_length(name, as_str_list(value))
+        return value
     if name == "scope":
         if not isinstance(value, str) or "\n" in value or "\r" in value or len(value.strip()) > 100:
             raise InvalidMemoryError("scope must be one short line (an agent or project name)")
