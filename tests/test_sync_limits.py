@@ -93,6 +93,7 @@ BAD_TREES = {
     "folder named INDEX.md": ({"INDEX.md/x.md": "x"}, "a folder named INDEX.md", "INDEX.md/x.md"),
     "file named facts": ({"facts": "x"}, "a file named facts", "facts"),
     "244-byte name": ({"notes/" + "n" * 241 + ".md": MEMORY}, f"at most {MAX_NAME_BYTES}", "n" * 241 + ".md"),
+    "path nested past 1,024 bytes": ({"/".join(["d" * 150] * 8) + "/x.md": "x"}, "at most 1024", "d" * 150),
     "dot-dot entry": ({"../x.md": "x"}, "leaves the vault", "../x.md"),
     ".git with a trailing dot": ({".GIT./config": "x"}, "a .git entry", ".GIT./config"),
     "ANSI escape and newline": ({"facts/\x1b[31mred\nline.md": MEMORY}, "control or invisible characters",
@@ -247,3 +248,18 @@ def test_a_synced_memory_with_a_list_over_the_bound_is_malformed_and_its_last_go
             v.remember("shell", "Uses fish", "fish", tags=[f"t{i}" for i in range(MAX_LIST_ITEMS + 1)])
     doctor = cli("--vault", str(a), "doctor")
     assert doctor.returncode == 1 and "facts/editor.md" in doctor.stdout + doctor.stderr
+
+
+def test_a_hand_made_file_name_with_terminal_escapes_is_printed_escaped(tmp_path):
+    """A name no sync lets in (a clone or a person can still make one): every command that
+    names it prints it escaped, so it can neither recolour the terminal nor forge a line."""
+    v = Vault.init(tmp_path / "v")
+    v.close()
+    name = "\x1b[31mred\nforged line\u202e"
+    (tmp_path / "v" / "facts" / f"{name}.md").write_text(MEMORY)
+    for command in (["doctor"], ["review"], ["list"], ["recall", "note"]):
+        result = cli("--vault", str(tmp_path / "v"), *command)
+        out = result.stdout + result.stderr
+        assert "\x1b" not in out and "\u202e" not in out and "\nforged line" not in out, (command, out)
+        if command in (["doctor"], ["review"]):
+            assert shown(f"facts/{name}.md") in out, (command, out)

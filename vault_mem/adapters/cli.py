@@ -37,6 +37,7 @@ from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.config import CONFIG_FILE, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.model.names import shown
 
 #: The environment variable that turns on debug output (the daemon's log level too).
 LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
@@ -312,7 +313,7 @@ def cmd_doctor(args) -> int:
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
     lines += [f"credential in {describe_quarantined(q)}" for q in held]
-    lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
+    lines += [f"unusable file {shown(p.path)}: {p.reason}" for p in problems]
     lines += [f"writes are refused: {b}" for b in blockers]
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")
@@ -489,7 +490,7 @@ def cmd_review(args) -> int:
 
     vault = open_vault(args)
     items = review(vault)
-    text = "\n".join(f"{i['flag']:<11} {i['key']:<32} {i['detail']}" for i in items) or "nothing to review"
+    text = "\n".join(f"{i['flag']:<11} {shown(i['key']):<32} {i['detail']}" for i in items) or "nothing to review"
     emit(args, items, text)
     return 0
 

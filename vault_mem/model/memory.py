@@ -20,6 +20,7 @@ import frontmatter
 
 from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import InvalidKeyError, InvalidMemoryError, MalformedFileError
+from vault_mem.model.names import shown as shown_name
 from vault_mem.model.frontmatter_handler import (
     HANDLER,
     edit_fields,
@@ -138,7 +139,7 @@ def key_type_from_path(rel_path: str) -> tuple[str, str]:
     """``facts/foo.md`` -> (``foo``, ``fact``); raises if the path is not a memory file's."""
     p = PurePosixPath(rel_path)
     if len(p.parts) != 2 or p.suffix != ".md" or p.parts[0] not in FOLDER_TYPES:
-        raise MalformedFileError(f"{rel_path}: not a memory path (<type folder>/<key>.md)")
+        raise MalformedFileError(f"{shown_name(rel_path)}: not a memory path (<type folder>/<key>.md)")
     validate_key(p.stem)
     return p.stem, FOLDER_TYPES[p.parts[0]]
 
@@ -280,14 +281,14 @@ def memory_from_bytes(data: bytes, rel: str, *, max_bytes: int) -> Memory:
     over ``max_bytes``, NUL bytes, not UTF-8, or its frontmatter. One wording for the index,
     ``get`` and the pre-commit hook."""
     if len(data) > max_bytes:
-        raise MalformedFileError(f"{rel}: is over the limit of {max_bytes} bytes (max_body_bytes in "
+        raise MalformedFileError(f"{shown_name(rel)}: is over the limit of {max_bytes} bytes (max_body_bytes in "
                                  "vault.toml); store a summary and a pointer instead")
     if b"\x00" in data:
-        raise MalformedFileError(f"{rel}: contains NUL bytes (binary file?)")
+        raise MalformedFileError(f"{shown_name(rel)}: contains NUL bytes (binary file?)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise MalformedFileError(f"{rel}: is not UTF-8 text (bad byte at offset {exc.start}); "
+        raise MalformedFileError(f"{shown_name(rel)}: is not UTF-8 text (bad byte at offset {exc.start}); "
                                  "re-save it as UTF-8") from None
     return parse_memory(text, rel)
 
@@ -303,20 +304,20 @@ def parse_memory(text: str, rel_path: str) -> Memory:
     """
     key, type_ = key_type_from_path(rel_path)
     if "\x00" in text:
-        raise MalformedFileError(f"{rel_path}: contains NUL bytes (binary file?)")
+        raise MalformedFileError(f"{shown_name(rel_path)}: contains NUL bytes (binary file?)")
     try:
         yaml_text, body = HANDLER.split(text)
         meta, comments = HANDLER.load_with_comments(yaml_text)
     except MalformedFileError as exc:
-        raise MalformedFileError(f"{rel_path}: {exc}") from exc.__cause__
+        raise MalformedFileError(f"{shown_name(rel_path)}: {exc}") from exc.__cause__
     desc = meta.get("description")
     if not isinstance(desc, str) or not desc.strip() or "\n" in desc.strip():
-        raise MalformedFileError(f"{rel_path}: 'description:' must be one non-empty line of text")
+        raise MalformedFileError(f"{shown_name(rel_path)}: 'description:' must be one non-empty line of text")
     for name in LIST_FIELDS:
         try:
             check_list_length(name, as_str_list(meta.get(name)))
         except InvalidMemoryError as exc:
-            raise MalformedFileError(f"{rel_path}: {exc}") from None
+            raise MalformedFileError(f"{shown_name(rel_path)}: {exc}") from None
     body = body.removeprefix("\n")  # the blank line we write after the closing fence
     return Memory(key=key, type=type_, meta=meta, body=body, comments=comments)
 

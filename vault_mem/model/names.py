@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["MAX_NAME_BYTES", "fold", "name_trouble", "shown"]
+__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "name_trouble", "shown"]
 
 #: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
 #: 255; vault-mem's atomic writes add a temp suffix (``.<name>.vault-mem-tmp-<pid>``, ~30 bytes)
 #: and conflict copies add ``.conflict-<7 hex>``: a 244-byte name failed every sync at the
 #: temp file. 200 leaves room for both.
 MAX_NAME_BYTES = 200
+#: Longest vault-relative path (UTF-8 bytes) taken from a peer: Linux refuses paths over 4,096
+#: bytes and Windows over 260 characters without long-path support; memory paths are under 100.
+MAX_PATH_BYTES = 1024
 
 
 def _escape(ch: str) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS
 from vault_mem.errors import GitError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.names import fold, name_trouble, shown
+from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
 from vault_mem.store.git import GitRepo
 
 __all__ = [
@@ -314,6 +314,9 @@ def unsafe_entry(rel: str, mode: str | None) -> str | None:
         trouble = name_trouble(p)
         if trouble:
             return trouble
+    size = len(rel.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATH_BYTES:
+        return f"a path of {size} bytes (at most {MAX_PATH_BYTES})"
     if mode is not None and mode not in ("100644", "100755"):
         return {"120000": "a symlink", "160000": "a submodule"}.get(mode, f"an entry of mode {mode}")
     if len(parts) > 1 and parts[0] in _TOP_FILES:

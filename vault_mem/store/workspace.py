@@ -192,7 +192,7 @@ class Workspace:
         is a :class:`MalformedFileError` too (it was found a moment ago)."""
         read = read_memory_bytes(self.root, rel, max_bytes=self.config.max_file_bytes)
         if read is None:
-            raise MalformedFileError(f"{rel}: disappeared while it was being read; retry")
+            raise MalformedFileError(f"{shown(rel)}: disappeared while it was being read; retry")
         return read[0]
 
     def read_memory(self, rel: str, *, quarantined: bool = False) -> Memory:
@@ -245,7 +245,7 @@ class Workspace:
         self.check_inside(rel)
         data = self.disk_bytes(rel)
         if data is None:
-            raise MalformedFileError(f"{rel}: disappeared while it was being read; retry")
+            raise MalformedFileError(f"{shown(rel)}: disappeared while it was being read; retry")
         committed = self.repo.blob_at(self.repo.head(), self.top(rel))
         if committed is None or GitRepo.blob_id(data) != committed:
             # the advice below is "commit it first": never for a file holding a credential
@@ -253,12 +253,12 @@ class Workspace:
         if committed is None:
             # never committed: a person's new file that only exists on disk
             raise VaultMemError(
-                f"{rel} exists but was never committed; commit it first "
-                f"(git add {rel} && git commit) so nothing of it can be lost, then retry"
+                f"{shown(rel)} exists but was never committed; commit it first "
+                f"(git add '{shown(rel)}' && git commit) so nothing of it can be lost, then retry"
             )
         if GitRepo.blob_id(data) != committed:
             raise VaultMemError(
-                f"{rel} has uncommitted edits; commit them first (git commit {rel}), or wait "
+                f"{shown(rel)} has uncommitted edits; commit them first (git commit '{shown(rel)}'), or wait "
                 "for the daemon to commit them, then retry so nothing is lost"
             )
         return data
