@@ -477,3 +477,15 @@ def test_recall_survives_more_superseded_keys_than_sqlite_vec_answers_at_once(tm
             assert _hits(sc, "coffee note morning") == _hits(warm, "coffee note morning")
         finally:
             warm.close()
+
+
+def test_a_tag_filter_of_thousands_of_tags_answers_nothing_rather_than_failing(tmp_path: Path) -> None:
+    """A recall asking for 5,000 tags at once (an MCP client's list): no memory holds more than
+    64 tags, so nothing matches; it built a clause per tag and failed in SQLite."""
+    root = tmp_path / "v"
+    _fill(root, 30)
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+        sc.reconcile()
+        assert sc.recall("coffee note", k=5, today=TODAY, tags=["home"]).hits
+        result = sc.recall("coffee note", k=5, today=TODAY, tags=["home", *(f"t{i}" for i in range(5000))])
+        assert result.hits == []

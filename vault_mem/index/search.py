@@ -45,7 +45,7 @@ from vault_mem.index import db as dbmod
 from vault_mem.index.floor import Floor
 from vault_mem.index.queries import SUPERSEDERS_SQL
 from vault_mem.model import views
-from vault_mem.model.memory import as_date, validate_type
+from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
 from vault_mem.model.terms import MAX_QUERY_CHARS, STOPWORDS, WORD, fts_query, query_terms, stem
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
@@ -176,7 +176,10 @@ class Filters:
         if self.scope:
             clauses.append("f.scope = ?")
             params.append(self.scope)
-        for tag in self.tags or []:
+        tags = list(dict.fromkeys(self.tags or []))
+        if len(tags) > MAX_LIST_ITEMS:
+            clauses.append("0")  # no memory holds them all: a clause per tag would pass SQLite's limits
+        for tag in tags if len(tags) <= MAX_LIST_ITEMS else []:
             clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
             params.append(tag)
         if not self.include_expired:
