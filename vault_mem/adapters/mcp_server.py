@@ -267,8 +267,9 @@ async def serve_async(vault: Vault, startup: Startup | None = None) -> None:
                                 stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
-        # wire_in stays open: a worker thread may still be blocked reading it, and a closed
-        # descriptor's number could be reused under it
+        # fd 1 is the wire again; wire_in stays open: a worker thread may still be blocked
+        # reading it, and a closed descriptor's number could be reused under it
+        os.dup2(wire_out, 1)
         os.close(wire_out)
 
 
