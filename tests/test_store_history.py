@@ -121,4 +121,10 @@ def test_entry_modes_takes_any_number_of_paths(tmp_path):
     repo = GitRepo(root)
     paths = [f"missing/{'p' * 50}-{i}.md" for i in range(40_000)] + ["a.md", "../x"]
     assert history.entry_modes(repo, "HEAD", paths) == {"a.md": "100644"}
-    assert history.entry_sizes(repo, "HEAD", paths) == {"a.md": 1}
+    (root / "b.md").write_text("bb")
+    git(root, "rm", "-q", "a.md")
+    git(root, "add", "b.md")
+    git(root, "commit", "-qm", "b")
+    entries = history.changed_entries(repo, "HEAD~1", "HEAD", ".")
+    assert entries["a.md"] is None and entries["b.md"][0] == "100644"
+    assert history.blob_sizes(repo, [entries["b.md"][1], "0" * 40]) == {entries["b.md"][1]: 2}

@@ -25,9 +25,10 @@ __all__ = [
     "commits_with_parents",
     "count_commits",
     "current_branch",
+    "blob_sizes",
     "case_collision",
+    "changed_entries",
     "entry_modes",
-    "entry_sizes",
     "first_unsafe_entry",
     "head_branch",
     "head_ref",
@@ -245,14 +246,14 @@ def _path_batches(paths: list[str]) -> Iterator[list[str]]:
         yield part
 
 
-def _ls_tree(repo: GitRepo, commit: str, paths: list[str], *, long: bool) -> str:
+def _ls_tree(repo: GitRepo, commit: str, paths: list[str]) -> str:
     # a name git resolves against the folder ("..", ".", "a//b") is no entry it can list, and
     # makes ls-tree fail: left out (unsafe_entry refuses it by its name)
     plain = [p for p in paths if p and not p.startswith("/") and not any(c in ("", ".", "..") for c in p.split("/"))]
     out = []
     for part in _path_batches(plain):
-        out.append(repo.run("--literal-pathspecs", "ls-tree", "-z", *(["-l"] if long else []), "--full-tree",
-                            commit, "--", *part, cwd=repo.toplevel))
+        out.append(repo.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *part,
+                            cwd=repo.toplevel))
     return "\x00".join(out)
 
 
@@ -262,18 +263,38 @@ def entry_modes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
     (a few hundred per git process, never one command line of them all)."""
     if not paths:
         return {}
-    return _ls_tree_modes(_ls_tree(repo, commit, paths, long=False))
+    return _ls_tree_modes(_ls_tree(repo, commit, paths))
 
 
-def entry_sizes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, int]:
-    """``{top-level path: size in bytes}`` of the files ``commit`` holds at ``paths``, read
-    from the object headers: nothing is loaded, however big (folders and links are left out)."""
+def changed_entries(repo: GitRepo, old: str | None, new: str, pathspec: str) -> dict[str, tuple[str, str] | None]:
+    """``{top-level path: (mode, object id) in new, or None where new deleted it}`` for every
+    path under ``pathspec`` that differs between commits ``old`` and ``new`` (``old`` None:
+    everything ``new`` holds). One ``git diff-tree`` for any number of paths: linear, where
+    asking ``ls-tree`` about each path matched every pathspec against every entry."""
+    out = repo.run("diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-commit-id", "--no-abbrev",
+                   *([old] if old else ["--root"]), new, "--", pathspec, binary=True, cwd=repo.toplevel)
+    parts = out.decode("utf-8", "surrogateescape").split("\x00")
+    found: dict[str, tuple[str, str] | None] = {}
+    for i in range(0, len(parts) - 1, 2):
+        meta, path = parts[i], parts[i + 1]
+        fields = meta.lstrip(":").split()  # old-mode new-mode old-id new-id status
+        if len(fields) == 5:
+            found[path] = None if fields[4].startswith("D") else (fields[1], fields[3])
+    return found
+
+
+def blob_sizes(repo: GitRepo, oids: list[str]) -> dict[str, int]:
+    """``{object id: size in bytes}`` from the objects' headers (``git cat-file --batch-check``,
+    ids on stdin): nothing is loaded, however big; a missing object is left out."""
+    if not oids:
+        return {}
+    out = repo.run("cat-file", "--batch-check=%(objectname) %(objectsize)", input="\n".join(oids).encode() + b"\n",
+                   cwd=repo.toplevel)
     sizes: dict[str, int] = {}
-    for rec in _ls_tree(repo, commit, paths, long=True).split("\x00"):
-        meta, sep, path = rec.partition("\t")
-        fields = meta.split()  # mode type object size
-        if sep and len(fields) == 4 and fields[1] == "blob" and fields[3].isdigit():
-            sizes[path] = int(fields[3])
+    for line in out.splitlines():
+        oid, _, size = line.partition(" ")
+        if size.isdigit():
+            sizes[oid] = int(size)
     return sizes
 
 

@@ -46,8 +46,7 @@ from vault_mem.store.files import (
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.health import repository_problem, state_dir_problem
 from vault_mem.store.history import (
-    changed_paths,
-    entry_modes,
+    changed_entries,
     first_unsafe_entry,
     head_branch,
     resolve_commit,
@@ -145,8 +144,9 @@ class Workspace:
             return
         pathspec = self.prefix or "."
         if isinstance(seen, str) and resolve_commit(self.repo, seen) == seen:
-            changed = changed_paths(self.repo, seen, head, pathspec)
-            modes: dict[str, str | None] = dict(entry_modes(self.repo, head, changed))
+            # the paths changed since, with their modes: one diff-tree, whatever their number
+            modes: dict[str, str | None] = {p: e[0] for p, e in changed_entries(self.repo, seen, head, pathspec).items()
+                                            if e is not None}
         else:
             modes = dict(tree_entries(self.repo, head, pathspec))
         found = first_unsafe_entry(modes, self.prefix)

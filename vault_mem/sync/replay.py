@@ -33,9 +33,9 @@ from vault_mem.model.policy import fix_recipe, mask_secrets
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes
 from vault_mem.store.history import (
     changed_paths,
+    blob_sizes,
     case_collision,
-    entry_modes,
-    entry_sizes,
+    changed_entries,
     first_unsafe_entry,
     log_entries,
     staged_against,
@@ -128,13 +128,17 @@ class Replay:
         the vault or names ``.git``, anything under the vault's state folder, a name a file
         system or another clone cannot hold (``history.unsafe_entry``), two names that differ
         only in case; and what a peer must not make this machine do (:meth:`check_limits`)."""
-        self.check_limits(incoming)
-        modes = entry_modes(self.repo, self.remote_tip, [self.prefix + rel for rel in incoming])
-        found = first_unsafe_entry({self.prefix + rel: modes.get(self.prefix + rel) for rel in incoming},
-                                   self.prefix)
+        if len(incoming) > MAX_INCOMING_PATHS:
+            raise SyncError("unsafe", f"the remote's commits (tip {self.remote_tip[:10]}) change {len(incoming)} "
+                            f"files, more than one sync takes ({MAX_INCOMING_PATHS}); if that change is "
+                            "wanted (a large import), integrate it by hand once (`git pull --rebase`, then "
+                            "`vault-mem doctor`), else revert it on the remote; then sync again; nothing changed")
+        entries = changed_entries(self.repo, self.local, self.remote_tip, self.prefix or ".")
+        found = first_unsafe_entry({self.prefix + rel: (e := entries.get(self.prefix + rel)) and e[0]
+                                    for rel in incoming}, self.prefix)
         if found is None:
             held = [top[len(self.prefix):] for top in tree_entries(self.repo, self.remote_tip, self.prefix or ".")]
-            clash = case_collision([rel for rel in incoming if self.prefix + rel in modes], held)
+            clash = case_collision([rel for rel in incoming if entries.get(self.prefix + rel)], held)
             if clash:
                 found = clash[1], (f"a name that differs from '{shown(clash[0])}' only in case (one file on "
                                    "macOS and Windows)")
@@ -143,23 +147,19 @@ class Replay:
             raise SyncError("unsafe", f"the remote's commits hold '{shown(rel)}' (tip {self.remote_tip[:10]}): "
                             f"{why}. vault-mem takes only regular files inside the vault from a peer; remove "
                             "that entry on the remote (or integrate by hand) and sync again; nothing changed")
+        self.check_limits({top: e[1] for top, e in entries.items() if e and top != self.prefix + INDEX_FILE})
 
-    def check_limits(self, incoming: list[str]) -> None:
-        """Refuse a sync that would take more than :data:`MAX_INCOMING_PATHS` paths, or a file
-        over the vault's file size limit (``[limits] max_body_bytes`` plus room for the
-        frontmatter): sizes are read from git's object headers, so nothing over it is loaded."""
-        if len(incoming) > MAX_INCOMING_PATHS:
-            raise SyncError("unsafe", f"the remote's commits (tip {self.remote_tip[:10]}) change {len(incoming)} "
-                            f"files, more than one sync takes ({MAX_INCOMING_PATHS}); if that change is "
-                            "wanted (a large import), integrate it by hand once (`git pull --rebase`, then "
-                            "`vault-mem doctor`), else revert it on the remote; then sync again; nothing changed")
+    def check_limits(self, blobs: dict[str, str]) -> None:
+        """Refuse a file (``{top-level path: blob id}``) over the vault's file size limit
+        (``[limits] max_body_bytes`` plus room for the frontmatter): sizes are read from git's
+        object headers, so nothing over it is loaded."""
         limit = self.vault.config.max_file_bytes
-        sizes = entry_sizes(self.repo, self.remote_tip, [self.prefix + rel for rel in incoming if rel != INDEX_FILE])
-        for top in sorted(sizes):
-            if sizes[top] > limit:
+        sizes = blob_sizes(self.repo, sorted(set(blobs.values())))
+        for top in sorted(blobs):
+            if sizes.get(blobs[top], 0) > limit:
                 rel = top[len(self.prefix):]
                 raise SyncError("unsafe", f"the remote's commits hold '{shown(rel)}' (tip {self.remote_tip[:10]}) "
-                                f"of {sizes[top]} bytes, over this vault's file size limit of {limit} bytes "
+                                f"of {sizes[blobs[top]]} bytes, over this vault's file size limit of {limit} bytes "
                                 "([limits] max_body_bytes in vault.toml, plus 16 KB for the frontmatter); remove "
                                 "or shorten that file on the remote (or raise the limit here, then "
                                 "`vault-mem trust`), and sync again; nothing changed")
