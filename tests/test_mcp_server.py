@@ -280,3 +280,103 @@ def test_memories_as_resources_prompts_notifications_and_writes_named_for_the_cl
     assert log.returncode == 0, log.stderr
     entries = json.loads(log.stdout)
     assert entries[0]["agent"] == "test-client" and entries[0]["key"] == "ci"
+
+
+# -- malformed requests, as raw bytes on the real server's stdin (issue 23) ---------------------
+
+class RawServer:
+    """``vault-mem mcp ROOT`` as a subprocess fed raw bytes; answers read line by line."""
+
+    def __init__(self, root) -> None:
+        import subprocess
+
+        params = server_params(root)
+        self.proc = subprocess.Popen([params.command, *params.args], cwd=params.cwd, env=params.env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.buf = b""
+
+    def send(self, line: bytes) -> None:
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, timeout: float = 60.0) -> dict | None:
+        import select
+        import time
+
+        end = time.monotonic() + timeout
+        while b"\n" not in self.buf and time.monotonic() < end:
+            ready, _, _ = select.select([self.proc.stdout], [], [], 0.1)
+            if ready:
+                piece = os.read(self.proc.stdout.fileno(), 1 << 16)
+                if not piece:
+                    break
+                self.buf += piece
+        if b"\n" not in self.buf:
+            return None
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self) -> str:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        return self.proc.stderr.read().decode("utf-8", "replace")
+
+
+MALFORMED = {
+    "invalid JSON": (b'{"jsonrpc": "2.0", "id": 1, "method": ', -32700, None),
+    "not UTF-8": (b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "\xff\xfe"}}', -32700, None),
+    "nested 1,000 deep": (b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": '
+                          + b"[" * 1000 + b"]" * 1000 + b"}}", -32700, None),
+    "nested 200,000 deep": (b"[" * 200_000 + b"]" * 200_000, -32700, None),
+    "a number": (b"42", -32600, None),
+    "a string": (b'"ping"', -32600, None),
+    "a batch array": (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600, None),
+    "an empty batch": (b"[]", -32600, None),
+    "no jsonrpc": (b'{"id": 2, "method": "ping"}', -32600, 2),
+    "jsonrpc 1.0": (b'{"jsonrpc": "1.0", "id": 2, "method": "ping"}', -32600, 2),
+    "no method": (b'{"jsonrpc": "2.0", "id": 3}', -32600, 3),
+    "method not a string": (b'{"jsonrpc": "2.0", "id": 3, "method": 7}', -32600, 3),
+    "params not an object": (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": 5}', -32602, 4),
+    "params of the wrong shape": (b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 5}}',
+                                  -32602, 5),
+    "unknown method": (b'{"jsonrpc": "2.0", "id": 6, "method": "no/such"}', -32601, 6),
+    "a 400-digit id": (b'{"jsonrpc": "2.0", "id": ' + b"9" * 400 + b', "method": "ping"}', -32600, None),
+    "a fractional id": (b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', -32600, None),
+    "an object id": (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}', -32600, None),
+    "an enormous line": (b'{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"x": "'
+                         + b"a" * (9 * 1024 * 1024) + b'"}}', -32600, None),
+}
+
+
+@pytest.mark.slow
+def test_every_malformed_request_gets_a_json_rpc_error_and_the_server_keeps_serving(root):
+    """Raw bytes on the real server's stdin: each malformed line is answered with its JSON-RPC
+    error (the id where one could be read, else null), and a ping right after it is answered:
+    before, 14 of these kinds got no answer at all and the deeply nested ones stopped the server."""
+    server = RawServer(root)
+    try:
+        server.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}).encode())
+        assert server.answer()["id"] == 0
+        server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        wrong = []
+        for name, (line, code, rid) in MALFORMED.items():
+            server.send(line)
+            got = server.answer(timeout=20)
+            server.send(json.dumps({"jsonrpc": "2.0", "id": f"after {name}", "method": "ping"}).encode())
+            alive = server.answer(timeout=20)
+            if got is None or got.get("error", {}).get("code") != code or got.get("id") != rid:
+                wrong.append((name, got))
+            if alive is None or alive.get("id") != f"after {name}" or "result" not in alive:
+                wrong.append((name, "no answer to the ping after it", alive))
+                break
+        assert wrong == []
+        # a malformed notification gets no answer (JSON-RPC), and nothing is out of step after it
+        server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized", "params": 5}')
+        server.send(b'{"jsonrpc": "2.0", "id": "last", "method": "tools/list"}')
+        last = server.answer(timeout=20)
+        assert last["id"] == "last" and {t["name"] for t in last["result"]["tools"]} == set(TOOL_NAMES)
+    finally:
+        stderr = server.close()
+    assert "Traceback" not in stderr

@@ -134,3 +134,31 @@ def test_same_content_ignores_updated_only():
     assert same_content(a, b)
     c = Memory("k", "decision", dict(b.meta), "b")
     assert not same_content(a, c)
+
+
+# -- list fields are bounded (issue 23: a peer's 4,050 supersedes keys made every recall fail) --
+
+@pytest.mark.parametrize("field", ["tags", "supersedes", "refs"])
+def test_list_fields_over_the_bound_are_refused_on_write(field):
+    from vault_mem.model.memory import MAX_LIST_ITEMS, known_field_value
+
+    items = [f"item-{i}" for i in range(MAX_LIST_ITEMS + 1)]
+    with pytest.raises(InvalidMemoryError, match=f"'{field}' lists {MAX_LIST_ITEMS + 1} items, at most {MAX_LIST_ITEMS}"):
+        if field == "tags":
+            build_meta(None, description="d", today=dt.date(2026, 1, 1), source=None, tags=items)
+        else:
+            known_field_value(field, items)
+    fine = items[:MAX_LIST_ITEMS]
+    assert known_field_value(field, fine) == fine
+
+
+@pytest.mark.parametrize("field", ["tags", "supersedes", "refs"])
+def test_a_file_with_a_list_field_over_the_bound_is_malformed(field):
+    from vault_mem.model.memory import MAX_LIST_ITEMS
+
+    block = "\n".join(f"  - k{i}" for i in range(MAX_LIST_ITEMS + 1))
+    text = f"---\ndescription: d\n{field}:\n{block}\n---\nbody\n"
+    with pytest.raises(MalformedFileError, match=f"facts/x.md: '{field}' lists {MAX_LIST_ITEMS + 1} items"):
+        parse_memory(text, "facts/x.md")
+    ok = f"---\ndescription: d\n{field}: [{', '.join(f'k{i}' for i in range(MAX_LIST_ITEMS))}]\n---\nbody\n"
+    assert len(parse_memory(ok, "facts/x.md").meta[field]) == MAX_LIST_ITEMS

@@ -90,3 +90,41 @@ def test_config_value_and_gc(tmp_path):
     assert worktree.config_value(repo, "vault-mem.unset") == ""
     git(root, "commit", "-q", "--allow-empty", "-m", "one")
     assert worktree.gc_auto(repo) is None
+
+
+def test_names_from_a_peer_are_shown_escaped_and_checked():
+    from vault_mem.model.names import MAX_NAME_BYTES, name_trouble, shown
+
+    assert shown("facts/editor.md") == "facts/editor.md"
+    assert shown("café/日本.md") == "café/日本.md"  # printable text of any script is kept
+    assert shown("\x1b[31mred\nx\u202e\\") == "\\x1b[31mred\\x0ax\\u202e\\\\"
+    assert name_trouble("n" * MAX_NAME_BYTES) is None and "201 bytes" in name_trouble("n" * 201)
+    assert "control" in name_trouble("a\tb") and "backslash" in name_trouble("a\\b")
+    assert "dot" in name_trouble("notes.") and name_trouble("notes.md") is None
+
+
+def test_case_collisions_are_found_among_and_against_paths():
+    assert history.case_collision(["facts/A.md", "facts/a.md"]) == ("facts/A.md", "facts/a.md")
+    assert history.case_collision(["Facts/x.md"], ["facts/y.md"]) == ("facts", "Facts")
+    assert history.case_collision(["caf\u00e9.md"], ["cafe\u0301.md"]) is not None  # NFC vs NFD
+    assert history.case_collision(["facts/a.md", "facts/b.md"], ["facts/a.md", "facts/c.md"]) is None
+
+
+def test_entry_modes_takes_any_number_of_paths(tmp_path):
+    """Paths go to ls-tree in batches: 40,000 of them (~2.4 MB) would be one argv past Linux's limit."""
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "a.md").write_text("a")
+    git(root, "add", "a.md")
+    git(root, "commit", "-qm", "a")
+    repo = GitRepo(root)
+    paths = [f"missing/{'p' * 50}-{i}.md" for i in range(40_000)] + ["a.md", "../x"]
+    assert history.entry_modes(repo, "HEAD", paths) == {"a.md": "100644"}
+    (root / "b.md").write_text("bb")
+    git(root, "rm", "-q", "a.md")
+    git(root, "add", "b.md")
+    git(root, "commit", "-qm", "b")
+    entries = history.changed_entries(repo, "HEAD~1", "HEAD", ".")
+    assert entries["a.md"] is None and entries["b.md"][0] == "100644"
+    assert history.blob_sizes(repo, [entries["b.md"][1], "0" * 40]) == {entries["b.md"][1]: 2}

@@ -453,3 +453,39 @@ def test_an_embedder_that_cannot_count_tokens_leaves_memories_keyword_only(tmp_p
         assert sc.embed_pending() == 0
         assert sc.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0] == 0
         assert [h.key for h in sc.recall("coffee", k=3, today=TODAY).hits]  # keywords still answer
+
+
+def test_recall_survives_more_superseded_keys_than_sqlite_vec_answers_at_once(tmp_path: Path) -> None:
+    """Memories listing 4,160 superseded keys in all (65 files of 64, each under the per-field
+    bound) made the vector over-fetch ask sqlite-vec for k > 4,096, and every recall failed
+    or fell back to keywords; it filters first instead and stays exact."""
+    root = tmp_path / "v"
+    _fill(root, 30)
+    for f in range(65):
+        write_memory(root, f"replacer-{f:02d}", f"replacement note {f}", "x",
+                     supersedes=[f"old-{f:02d}-{i:02d}" for i in range(64)])
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+        sc.reconcile()
+        assert sc.problems() == []
+        assert isinstance(sc.vector_index(), StoredVectors)
+        result = sc.recall("coffee note morning", k=5, today=TODAY)
+        assert result.hits and not result.keyword_only, result
+        # the same hits as an unfiltered in-memory search, where no k limit applies
+        warm = Sidecar(root, Config(), embedder=FakeEmbedder())
+        warm.keep_vectors_in_memory = True
+        try:
+            assert _hits(sc, "coffee note morning") == _hits(warm, "coffee note morning")
+        finally:
+            warm.close()
+
+
+def test_a_tag_filter_of_thousands_of_tags_answers_nothing_rather_than_failing(tmp_path: Path) -> None:
+    """A recall asking for 5,000 tags at once (an MCP client's list): no memory holds more than
+    64 tags, so nothing matches; it built a clause per tag and failed in SQLite."""
+    root = tmp_path / "v"
+    _fill(root, 30)
+    with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
+        sc.reconcile()
+        assert sc.recall("coffee note", k=5, today=TODAY, tags=["home"]).hits
+        result = sc.recall("coffee note", k=5, today=TODAY, tags=["home", *(f"t{i}" for i in range(5000))])
+        assert result.hits == []

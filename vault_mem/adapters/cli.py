@@ -38,6 +38,7 @@ from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.config import CONFIG_FILE, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.model.names import shown, shown_text
 
 #: The environment variable that turns on debug output (the daemon's log level too).
 LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
@@ -340,7 +341,7 @@ def cmd_doctor(args) -> int:
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
     lines += [f"credential in {describe_quarantined(q)}" for q in held]
-    lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
+    lines += [f"unusable file {shown(p.path)}: {p.reason}" for p in problems]
     lines += [f"writes are refused: {b}" for b in blockers]
     lines += [f"git ignores new memory files in {folder} (a .gitignore or exclude rule): they are in no commit "
               f"and no sync; find the rule with `git check-ignore -v {folder}new-memory.md` and remove it"
@@ -532,17 +533,17 @@ def cmd_trust(args) -> int:
         "settings_pending": s.pending_raw is not None, "problem": s.problem,
         "in_force": setting_values(s.config), "approved": False, "trust_file": None,
         "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours,
-                       "shown": _escaped(git_file_text(ws.repo, f))} for ref, f in files]}
+                       "shown": shown_text(git_file_text(ws.repo, f))} for ref, f in files]}
     lines = []
     if s.problem:
         lines.append(f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)")
     if s.pending_raw is not None:
         lines.append(f"vault.toml in {ws.root} changes these settings, not approved on this machine: "
                      f"{describe_changes(s.changes)}")
-    for (ref, f), shown in zip(files, data["git_files"], strict=True):
+    for (ref, f), item in zip(files, data["git_files"], strict=True):
         what = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
-        lines.append(f"{ref} {what} {_escaped(f.path)}, a file git itself interprets "
-                     f"({(f.theirs or 'deleted')[:10]}):\n{_indent(shown['shown'])}")
+        lines.append(f"{ref} {what} {shown(f.path)}, a file git itself interprets "
+                     f"({(f.theirs or 'deleted')[:10]}):\n{_indent(item['shown'])}")
     if s.pending_raw is None and not files:
         done = ("nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
                 "commit brings a file git interprets")
@@ -555,7 +556,7 @@ def cmd_trust(args) -> int:
         approve = input("approve them for this vault on this machine? [y/N] ").strip().lower() in ("y", "yes")
     if not approve:
         who = [f"git log -p -- {CONFIG_FILE}"] if s.pending_raw is not None else []
-        who += [f"git log -p {ref} -- {_escaped(f.path)}" for ref, f in files]
+        who += [f"git log -p {ref} -- {shown(f.path)}" for ref, f in files]
         emit(args, data, f"{asked}\nnot approved; check who changed them ({'; '.join(f'`{w}`' for w in who)}), "
              "then approve with `vault-mem trust --yes`")
         return 0
@@ -566,12 +567,6 @@ def cmd_trust(args) -> int:
     emit(args, data, f"approved for {ws.root} on this machine:\n{asked}\nkept in {written}; in force from "
          "the next command" + ("; `vault-mem sync` takes the files now" if files else ""))
     return 0
-
-
-def _escaped(text: str) -> str:
-    """``text`` with control characters shown as escapes (a peer's file name or content must
-    not move the cursor or recolour the terminal)."""
-    return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
 
 
 def _indent(text: str) -> str:
@@ -596,11 +591,11 @@ def cmd_review(args) -> int:
         raise UsageError("--limit takes a whole number from 1")
     vault = open_vault(args)
     items = review(vault, type=args.type, flag=args.flag)
-    shown = items[:args.limit] if args.limit is not None else items
-    text = "\n".join(f"{i['flag']:<11} {i['key']:<32} {i['detail']}" for i in shown) or "nothing to review"
-    if len(shown) < len(items):
-        text += f"\n(+{len(items) - len(shown)} more: raise --limit, or narrow with --type / --flag)"
-    emit(args, shown, text)
+    listed = items[:args.limit] if args.limit is not None else items
+    text = "\n".join(f"{i['flag']:<11} {shown(i['key']):<32} {i['detail']}" for i in listed) or "nothing to review"
+    if len(listed) < len(items):
+        text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
+    emit(args, listed, text)
     return 0
 
 

@@ -38,6 +38,7 @@ from vault_mem.adapters.distill import stop_hook
 from vault_mem.config import FOLDER_TYPES, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
+from vault_mem.model.names import shown
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
 
 if TYPE_CHECKING:
@@ -221,7 +222,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
                 reason = (f"its key is also used by {', '.join(others)}; a key is unique across the vault, "
                           "so rename or remove one of them")
             if reason:
-                problems.append(f"  {path}: {reason}")
+                problems.append(f"  {shown(path)}: {reason}")
         if problems:
             return 1, "", ("vault-mem: commit refused, these memory files are not valid:\n" + "\n".join(problems)
                            + "\nFix them and `git add` them again (or commit with --no-verify to skip this check).\n")

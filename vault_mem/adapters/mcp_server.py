@@ -53,6 +53,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
 from vault_mem.adapters.tools import call_tool, index_text, memory_preamble, schemas
 from vault_mem.config import VERSION, Config
 from vault_mem.daemon.keeper import Keeper, Warmup
@@ -336,37 +337,54 @@ def attribute_to_client(vault: Vault, ctx) -> None:
 
 
 async def serve_async(vault: Vault, startup: Startup | None = None) -> None:
-    """Serve ``vault`` over this process's stdin and stdout until the client closes them."""
-    import io
+    """Serve ``vault`` over this process's stdin and stdout until the client closes them.
 
-    import anyio
+    Every line passes :func:`vault_mem.adapters.mcp_wire.check_line` (a malformed one gets its
+    JSON-RPC error, never silence or a crash) and then :func:`screen_line`, before the SDK
+    reads it."""
     from mcp.server.stdio import stdio_server  # the SDK only when serving (see build_server)
 
     server = build_server(vault, startup)
-    # stdin is read here, through screen_line; fd 0 then points at /dev/null so that no child
-    # process (git) can read the protocol's bytes
-    private = os.dup(0)
+    # the protocol's descriptors are kept private; fd 0 then reads /dev/null and fd 1 writes to
+    # stderr, so that no child process (git) can read the protocol's bytes or write into it
+    wire_in, wire_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    raw = io.TextIOWrapper(os.fdopen(private, "rb"), encoding="utf-8", errors="replace")
+    os.dup2(2, 1)
+    wire = Wire(wire_out)
     try:
-        async with stdio_server(stdin=_ScreenedLines(anyio.wrap_file(raw))) as (read_stream, write_stream):  # type: ignore[arg-type]
+        async with stdio_server(stdin=_CheckedLines(LineReader(wire_in), wire),  # type: ignore[arg-type]
+                                stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
-        raw.close()
+        # fd 1 is the wire again; wire_in stays open: a worker thread may still be blocked
+        # reading it, and a closed descriptor's number could be reused under it
+        os.dup2(wire_out, 1)
+        os.close(wire_out)
 
 
-class _ScreenedLines:
-    """The client's lines, each through :func:`screen_line` (what the SDK's stdio transport
-    iterates over)."""
+class _CheckedLines:
+    """The client's lines as the SDK's stdio transport iterates over them: each read in bounded
+    pieces, answered on ``wire`` when malformed, screened by :func:`screen_line` otherwise."""
 
-    def __init__(self, inner):
-        self.inner = inner
+    def __init__(self, reader: LineReader, wire: Wire):
+        self.reader = reader
+        self.wire = wire
 
     async def __aiter__(self):
-        async for line in self.inner:
-            yield screen_line(line)
+        import anyio
+
+        while True:
+            # abandoned, not waited for, when the session is cancelled: the read may never return
+            raw = await anyio.to_thread.run_sync(self.reader.next_line, abandon_on_cancel=True)
+            if raw is None:
+                return
+            line, answer = check_line(raw)
+            if answer is not None:
+                await self.wire.write(answer)
+            if line is not None:
+                yield screen_line(line)
 
 
 def serve(root: Path, agent: str | None = None, *, embedder: Any = None) -> None:

@@ -41,6 +41,7 @@ from vault_mem.daemon.serve import Handler, ReadServer
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.names import shown
 from vault_mem.store.files import atomic_write, current_bytes, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import head_branch
@@ -397,9 +398,9 @@ class Daemon:
         for path, reason in sorted(now.items()):
             if self._problems.get(path) != reason:
                 log.warning("vault-mem: unusable file %s: %s (left as it is; `vault-mem doctor` lists it)",
-                            path, reason)
+                            shown(path), reason)
         for path in sorted(self._problems.keys() - now.keys()):
-            log.info("vault-mem: %s is usable again (or gone)", path)
+            log.info("vault-mem: %s is usable again (or gone)", shown(path))
         self._problems = now
         self._status["problems"] = len(now)
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import logging
 import math
 import re
@@ -145,11 +146,11 @@ def _neighbours(db, text: str, *, skip: Iterable[str], today: str, limit: int) -
     if not match:
         return []
     skip = list(dict.fromkeys(skip))
-    not_in = f" AND f.key NOT IN ({','.join('?' * len(skip))})" if skip else ""
+    not_in = " AND f.key NOT IN (SELECT value FROM json_each(?))" if skip else ""
     sql = (f"SELECT {_ROW_COLS} FROM fts JOIN files f ON f.id = fts.rowid "
            f"WHERE fts MATCH ? AND {_LIVE}{not_in} ORDER BY bm25(fts, 3.0, 1.0, 1.0) LIMIT ?")
     try:
-        rows = db.execute(sql, [match, today, today, *skip, limit + 4]).fetchall()
+        rows = db.execute(sql, [match, today, today, *([json.dumps(skip)] if skip else []), limit + 4]).fetchall()
     except dbmod.errors()[0] as exc:  # the query is built to be valid; a broken index must not block a write
         log.warning("vault-mem: duplicate check skipped (%s)", exc)
         return []

@@ -22,6 +22,7 @@ from vault_mem.model import secret_rules as secret_rules_mod
 from vault_mem.model import secret_text as secret_text_mod
 from vault_mem.model import secrets as secrets_mod
 from vault_mem.model.memory import is_memory_name, memory_from_bytes
+from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
 from vault_mem.store.files import read_memory_bytes
 
@@ -150,4 +151,7 @@ def parse_state(state: FileState, data: bytes, *, max_bytes: int, policy: WriteP
 
 
 def _strip_path(message: str, rel: str) -> str:
-    return message[len(rel) + 2:] if message.startswith(rel + ": ") else message
+    for name in (shown(rel), rel):  # messages name a path escaped (model/names.shown)
+        if message.startswith(name + ": "):
+            return message[len(name) + 2:]
+    return message

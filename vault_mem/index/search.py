@@ -45,7 +45,7 @@ from vault_mem.index import db as dbmod
 from vault_mem.index.floor import Floor
 from vault_mem.index.queries import SUPERSEDERS_SQL
 from vault_mem.model import views
-from vault_mem.model.memory import as_date, validate_type
+from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
 from vault_mem.model.terms import MAX_QUERY_CHARS, STOPWORDS, WORD, fts_query, query_terms, stem
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
@@ -176,7 +176,10 @@ class Filters:
         if self.scope:
             clauses.append("f.scope = ?")
             params.append(self.scope)
-        for tag in self.tags or []:
+        tags = list(dict.fromkeys(self.tags or []))
+        if len(tags) > MAX_LIST_ITEMS:
+            clauses.append("0")  # no memory holds them all: a clause per tag would pass SQLite's limits
+        for tag in tags if len(tags) <= MAX_LIST_ITEMS else []:
             clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
             params.append(tag)
         if not self.include_expired:
@@ -296,6 +299,16 @@ def hidden_rows(db, filters: Filters) -> int:
 #: above this many hidden rows, ranking inside the join beats over-fetching
 MAX_OVERFETCH = 10_000
 
+#: ``x IN {ID_LIST}`` with :func:`id_list` as its one parameter: a list of any length is one
+#: bound JSON text, never a parameter per item (SQLite caps those; a peer's files must not be
+#: able to push a list past any cap)
+ID_LIST = "(SELECT value FROM json_each(?))"
+
+
+def id_list(ids) -> str:
+    """The one parameter of :data:`ID_LIST`: ``ids`` as a JSON array of ints."""
+    return json.dumps([int(i) for i in ids])
+
 
 def _ranked(db, match: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
     """Top ``limit`` (file id, bm25) of one FTS5 query under ``filters``."""
@@ -314,9 +327,8 @@ def _ranked(db, match: str, filters: Filters, limit: int) -> list[tuple[int, flo
                       (match, limit + hidden)).fetchall()
     if not rows:
         return []
-    marks = ",".join("?" * len(rows))
-    ok = {r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE f.id IN ({marks}) AND {where}",
-                                   [*(r[0] for r in rows), *params])}
+    ok = {r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE f.id IN {ID_LIST} AND {where}",
+                                   [id_list(r[0] for r in rows), *params])}
     return [(r[0], r[1]) for r in rows if r[0] in ok][:limit]
 
 
@@ -347,21 +359,23 @@ def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
     qvec = np.asarray(qvec, dtype=np.float32)
     where, params = filters.sql()
     where += " AND f.vec_model IS NOT NULL"  # a vector whose memory changed since is not its vector
-    if filters.narrow:
-        # Top-k among the rows the tag/scope filters allow (an indexed query).
+    hidden = 0 if filters.narrow else hidden_rows(db, filters) + db.execute(
+        "SELECT count(*) FROM vector_log WHERE live = -1").fetchone()[0]
+    fetch = limit + min(hidden, MAX_OVERFETCH)
+    if filters.narrow or (index.max_k is not None and fetch > index.max_k):
+        # Top-k among the rows the filters allow (an indexed query): for tag/scope filters, and
+        # where the rows to over-fetch pass what the index answers at once (sqlite-vec: 4,096;
+        # a peer's files superseding thousands of keys made every recall fail there)
         allowed = np.fromiter((r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE {where}", params)),
                               dtype=np.int64)
         return index.top(qvec, limit, type=filters.type, allowed=allowed)
     # Rows with a vector that the default rules hide (duplicates, expired, superseded, stale
     # vectors) are few: fetch that many more so the filtered top ``limit`` is exact, never emptied.
-    hidden = hidden_rows(db, filters) + db.execute(
-        "SELECT count(*) FROM vector_log WHERE live = -1").fetchone()[0]
-    rows = index.top(qvec, limit + min(hidden, MAX_OVERFETCH), type=filters.type)
+    rows = index.top(qvec, fetch, type=filters.type)
     if not rows:
         return []
     ids = [i for i, _ in rows]
-    marks = ",".join("?" * len(ids))
-    ok = {r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE f.id IN ({marks}) AND {where}", [*ids, *params])}
+    ok = {r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE f.id IN {ID_LIST} AND {where}", [id_list(ids), *params])}
     return [(i, s) for i, s in rows if i in ok][:limit]
 
 
@@ -383,9 +397,8 @@ def day_context(db, scores: dict[int, float], *, weight: float = DAY_CONTEXT_WEI
     if weight <= 0 or len(scores) < 2:
         return scores
     ids = list(scores)
-    marks = ",".join("?" * len(ids))
     day = {r[0]: r[1][:10] for r in db.execute(
-        f"SELECT id, sort_date FROM files WHERE id IN ({marks}) AND sort_date IS NOT NULL", ids) if r[1]}
+        f"SELECT id, sort_date FROM files WHERE id IN {ID_LIST} AND sort_date IS NOT NULL", [id_list(ids)]) if r[1]}
     best: dict[Any, float] = {}
     for i in sorted(ids, key=lambda i: (-scores[i], i))[:pool]:
         d = day.get(i, i)
@@ -400,11 +413,10 @@ def question_penalty(db, scores: dict[int, float], *, penalty: float = QUESTION_
     if penalty <= 0 or not scores:
         return scores
     ids = list(scores)
-    marks = ",".join("?" * len(ids))
     out = dict(scores)
     for i, desc, last in db.execute(
             f"SELECT id, description, substr(rtrim(coalesce(body, ''), ' \t\r\n'), -1) FROM files "
-            f"WHERE id IN ({marks})", ids):
+            f"WHERE id IN {ID_LIST}", [id_list(ids)]):
         desc = (desc or "").strip()
         statement_end = desc[-1:] if len(desc.split()) > QUESTION_LABEL_WORDS or not last else last
         if statement_end == "?":
@@ -454,10 +466,9 @@ def hit_words(db, ids: Sequence[int]) -> dict[int, tuple[set[str], list[str]]]:
     whose digits would pass for "number" or "how many")."""
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
     out: dict[int, tuple[set[str], list[str]]] = {}
     rows = db.execute(f"SELECT f.id, f.key, f.tags, x.description, substr(x.body, 1, 4000), x.extra FROM files f "
-                      f"JOIN fts x ON x.rowid = f.id WHERE f.id IN ({marks})", list(ids))
+                      f"JOIN fts x ON x.rowid = f.id WHERE f.id IN {ID_LIST}", [id_list(ids)])
     for rowid, key, tags, desc, body, extra in rows:
         stems = {stem(w) for w in WORD.findall(" ".join(x for x in (desc, body, extra) if x).lower())}
         try:
@@ -539,11 +550,10 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
         return {i: 0.0 for i in ids}
     wanted = {stem(t) for t in terms}
     prefixes = {w[:3] for w in wanted}
-    marks = ",".join("?" * len(ids))
     out = {i: 0.0 for i in ids}
     seen = 0
-    for r in db.execute(f"SELECT rowid, description, substr(body, 1, ?), extra FROM fts WHERE rowid IN ({marks})",
-                        [max_chars, *ids]):
+    for r in db.execute(f"SELECT rowid, description, substr(body, 1, ?), extra FROM fts WHERE rowid IN {ID_LIST}",
+                        [max_chars, id_list(ids)]):
         seen += 1
         words = set(WORD.findall(" ".join(x for x in r[1:] if x).lower()))
         have = {stem(w) for w in words if w[:3] in prefixes}  # stem only plausible matches
@@ -633,10 +643,9 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
             ranked = ranked[:WEAK_POINTERS]
             result.note = f"{NOTHING_STRONG}; the closest memories are weak matches, not answers"
     ids = [i for i, _ in ranked]
-    marks = ",".join("?" * len(ids))
     rows = {r["id"]: r for r in db.execute(
         f"SELECT id, key, type, description, sort_date, expires, path, body, conflict_of FROM files "
-        f"WHERE id IN ({marks})", ids)}
+        f"WHERE id IN {ID_LIST}", [id_list(ids)])}
     superseded: set[str] = set()
     if include_expired:
         superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [filters.today])}

@@ -83,8 +83,15 @@ def _by_length(embedder, texts: dict[str, str], known: dict[str, int]) -> list[s
     return sorted(texts, key=known.__getitem__)
 
 
+#: The most rows one sqlite-vec KNN query returns (its ``k`` limit): asking for more fails
+VEC_MAX_K = 4096
+
+
 class StoredVectors:
     """Vector search straight from the ``vec0`` table: nothing held in memory."""
+
+    #: the most rows :meth:`top` answers at once (callers that need more filter first)
+    max_k: int | None = VEC_MAX_K
 
     def __init__(self, db, model: str | None, dims: int | None) -> None:
         self.db = db
@@ -136,7 +143,7 @@ class StoredVectors:
         if k <= 0 or not self._usable(qvec):
             return []
         sql = f"SELECT rowid, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ?"
-        params: list = [np.asarray(qvec, dtype=np.float32).tobytes(), int(k)]
+        params: list = [np.asarray(qvec, dtype=np.float32).tobytes(), min(int(k), VEC_MAX_K)]
         if type is not None:
             sql += " AND type = ?"
             params.append(type)
@@ -171,6 +178,8 @@ class VectorIndex:
     top-k (measured on the benchmark's memories), at a fraction of the time.
     """
 
+    #: no cap on the rows :meth:`top` answers (see ``StoredVectors.max_k``)
+    max_k: int | None = None
     DTYPE = np.float16
     #: rows turned into float32 at a time when scoring many (a few MB of scratch, not a copy)
     BLOCK = 8192

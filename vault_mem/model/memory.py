@@ -26,6 +26,7 @@ from vault_mem.model.frontmatter_handler import (
     same_value,
     split_exact,
 )
+from vault_mem.model.names import shown as shown_name
 
 KEY_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")
 MAX_KEY_LEN = 80
@@ -138,7 +139,7 @@ def key_type_from_path(rel_path: str) -> tuple[str, str]:
     """``facts/foo.md`` -> (``foo``, ``fact``); raises if the path is not a memory file's."""
     p = PurePosixPath(rel_path)
     if len(p.parts) != 2 or p.suffix != ".md" or p.parts[0] not in FOLDER_TYPES:
-        raise MalformedFileError(f"{rel_path}: not a memory path (<type folder>/<key>.md)")
+        raise MalformedFileError(f"{shown_name(rel_path)}: not a memory path (<type folder>/<key>.md)")
     validate_key(p.stem)
     return p.stem, FOLDER_TYPES[p.parts[0]]
 
@@ -236,6 +237,21 @@ def as_date(value: Any) -> dt.date | None:
     return None
 
 
+#: Frontmatter fields that hold lists, and the most items each may hold. A memory names a few
+#: tags, the few keys it replaces, the few files it is about; a list of thousands (a peer's
+#: 4,050 ``supersedes`` keys made every recall fail) is a broken or hostile file, not a memory.
+LIST_FIELDS = ("tags", "supersedes", "refs")
+MAX_LIST_ITEMS = 64
+
+
+def check_list_length(name: str, items: list[str]) -> None:
+    """Refuse a list field (``tags``, ``supersedes``, ``refs``) of more than
+    :data:`MAX_LIST_ITEMS` items: the one home of that bound, for writes and for files read."""
+    if len(items) > MAX_LIST_ITEMS:
+        raise InvalidMemoryError(f"'{name}' lists {len(items)} items, at most {MAX_LIST_ITEMS}: keep the "
+                                 f"{MAX_LIST_ITEMS} that matter (or split the memory)")
+
+
 def as_str_list(value: Any) -> list[str]:
     if value is None or value == "":
         return []
@@ -265,14 +281,14 @@ def memory_from_bytes(data: bytes, rel: str, *, max_bytes: int) -> Memory:
     over ``max_bytes``, NUL bytes, not UTF-8, or its frontmatter. One wording for the index,
     ``get`` and the pre-commit hook."""
     if len(data) > max_bytes:
-        raise MalformedFileError(f"{rel}: is over the limit of {max_bytes} bytes (max_body_bytes in "
+        raise MalformedFileError(f"{shown_name(rel)}: is over the limit of {max_bytes} bytes (max_body_bytes in "
                                  "vault.toml); store a summary and a pointer instead")
     if b"\x00" in data:
-        raise MalformedFileError(f"{rel}: contains NUL bytes (binary file?)")
+        raise MalformedFileError(f"{shown_name(rel)}: contains NUL bytes (binary file?)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise MalformedFileError(f"{rel}: is not UTF-8 text (bad byte at offset {exc.start}); "
+        raise MalformedFileError(f"{shown_name(rel)}: is not UTF-8 text (bad byte at offset {exc.start}); "
                                  "re-save it as UTF-8") from None
     return parse_memory(text, rel)
 
@@ -288,15 +304,20 @@ def parse_memory(text: str, rel_path: str) -> Memory:
     """
     key, type_ = key_type_from_path(rel_path)
     if "\x00" in text:
-        raise MalformedFileError(f"{rel_path}: contains NUL bytes (binary file?)")
+        raise MalformedFileError(f"{shown_name(rel_path)}: contains NUL bytes (binary file?)")
     try:
         yaml_text, body = HANDLER.split(text)
         meta, comments = HANDLER.load_with_comments(yaml_text)
     except MalformedFileError as exc:
-        raise MalformedFileError(f"{rel_path}: {exc}") from exc.__cause__
+        raise MalformedFileError(f"{shown_name(rel_path)}: {exc}") from exc.__cause__
     desc = meta.get("description")
     if not isinstance(desc, str) or not desc.strip() or "\n" in desc.strip():
-        raise MalformedFileError(f"{rel_path}: 'description:' must be one non-empty line of text")
+        raise MalformedFileError(f"{shown_name(rel_path)}: 'description:' must be one non-empty line of text")
+    for name in LIST_FIELDS:
+        try:
+            check_list_length(name, as_str_list(meta.get(name)))
+        except InvalidMemoryError as exc:
+            raise MalformedFileError(f"{shown_name(rel_path)}: {exc}") from None
     body = body.removeprefix("\n")  # the blank line we write after the closing fence
     return Memory(key=key, type=type_, meta=meta, body=body, comments=comments)
 
@@ -384,6 +405,7 @@ def build_meta(
         for t in clean:
             if "\n" in t or len(t) > 64:
                 raise InvalidMemoryError(f"tag '{t[:40]}' must be one short line (at most 64 characters)")
+        check_list_length("tags", clean)
         if clean:
             meta["tags"] = clean
         else:
@@ -418,12 +440,16 @@ def known_field_value(name: str, value: Any) -> Any:
         if not isinstance(items, (list, tuple)) or not all(isinstance(x, str) for x in items):
             raise InvalidMemoryError(f"{name} must be a list of {'keys' if name == 'supersedes' else 'paths'}")
         clean = [x.strip() for x in items if x.strip()]
+        check_list_length(name, clean)
         for x in clean:
             if name == "supersedes":
                 validate_key(x)
             elif "\n" in x or "\r" in x or len(x) > 300:
                 raise InvalidMemoryError(f"ref '{x[:40]}' must be one path of at most 300 characters")
         return clean or None
+    if name == "tags":
+        check_list_length(name, as_str_list(value))
+        return value
     if name == "scope":
         if not isinstance(value, str) or "\n" in value or "\r" in value or len(value.strip()) > 100:
             raise InvalidMemoryError("scope must be one short line (an agent or project name)")

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from vault_mem.errors import ConcurrentEditError, LinkError, MalformedFileError, VaultMemError
 from vault_mem.model.memory import key_type_from_path
+from vault_mem.model.names import shown
 
 TEMP_MARK = ".vault-mem-tmp-"
 
@@ -347,7 +348,7 @@ def check_type_folder(root: Path, rel: str) -> None:
     if real != os.path.join(real_root, folder):
         where = "inside" if os.path.commonpath([real, real_root]) == real_root else "outside"
         raise MalformedFileError(
-            f"{rel}: its folder {folder}/ is a symlink to {real}, {where} the vault; vault-mem never "
+            f"{shown(rel)}: its folder {folder}/ is a symlink to {real}, {where} the vault; vault-mem never "
             "follows links: replace the link with a real folder and retry"
         )
 
@@ -384,19 +385,19 @@ def read_memory_bytes(root: Path, rel: str, *, max_bytes: int) -> tuple[bytes, o
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise MalformedFileError(f"{rel}: {describe_link(root, path)}") from None
-        raise MalformedFileError(f"{rel}: cannot be read ({exc.strerror or exc})") from None
+            raise MalformedFileError(f"{shown(rel)}: {describe_link(root, path)}") from None
+        raise MalformedFileError(f"{shown(rel)}: cannot be read ({exc.strerror or exc})") from None
     st = os.fstat(fd)
     if stat.S_ISDIR(st.st_mode):  # os.fdopen refuses a folder's descriptor
         os.close(fd)
-        raise MalformedFileError(f"{rel}: is a folder, not a memory file; move what it holds out "
+        raise MalformedFileError(f"{shown(rel)}: is a folder, not a memory file; move what it holds out "
                                  "and remove it (a memory is one .md file)")
     with os.fdopen(fd, "rb") as fh:
         if not stat.S_ISREG(st.st_mode):
-            raise MalformedFileError(f"{rel}: is not a regular file; replace it with a plain .md file")
+            raise MalformedFileError(f"{shown(rel)}: is not a regular file; replace it with a plain .md file")
         if st.st_size > max_bytes:
             raise MalformedFileError(
-                f"{rel}: is {st.st_size} bytes, over the limit of {max_bytes} (max_body_bytes in "
+                f"{shown(rel)}: is {st.st_size} bytes, over the limit of {max_bytes} (max_body_bytes in "
                 "vault.toml); store a summary and a pointer instead"
             )
         data = fh.read(max_bytes + 1)

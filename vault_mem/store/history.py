@@ -8,15 +8,20 @@ touches the work tree.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from vault_mem.config import STATE_DIR
+from vault_mem.config import STATE_DIR, TYPE_FOLDERS
 from vault_mem.errors import GitError
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
 from vault_mem.store.git import GitRepo
 
 __all__ = [
     "all_commits",
+    "blob_sizes",
     "blob_versions",
+    "case_collision",
+    "changed_entries",
     "changed_paths",
     "commit_messages",
     "commit_trailers",
@@ -41,6 +46,13 @@ __all__ = [
 
 #: Commits per ``git show`` when reading messages: well under any command-line length limit.
 _MESSAGES_PER_CALL = 500
+#: Bytes of paths per ``git ls-tree`` command line: a tree of 100k changed paths must never
+#: make one argv (Linux refuses past ~2 MB in all, 128 KB per argument: "Argument list too long")
+_PATH_BYTES_PER_CALL = 64 * 1024
+#: Files vault-mem keeps at the vault's top, and its folders: a peer's entry of the other kind
+#: under one of these names (a folder INDEX.md, a file facts) breaks every write
+_TOP_FILES = frozenset({INDEX_FILE, "vault.toml"})
+_TOP_FOLDERS = frozenset(TYPE_FOLDERS.values())
 _ZERO_OID = "0" * 40  # the blob side of a path that does not exist (deleted)
 
 
@@ -220,14 +232,70 @@ def update_ref(repo: GitRepo, ref: str, new: str, old: str | None = None, *, mes
     return proc.returncode == 0
 
 
+def _path_batches(paths: list[str]) -> Iterator[list[str]]:
+    """``paths`` in runs whose command line stays well under the system's limits."""
+    part: list[str] = []
+    size = 0
+    for p in paths:
+        if part and size + len(p) > _PATH_BYTES_PER_CALL:
+            yield part
+            part, size = [], 0
+        part.append(p)
+        size += len(p) + 1
+    if part:
+        yield part
+
+
+def _ls_tree(repo: GitRepo, commit: str, paths: list[str]) -> str:
+    # a name git resolves against the folder ("..", ".", "a//b") is no entry it can list, and
+    # makes ls-tree fail: left out (unsafe_entry refuses it by its name)
+    plain = [p for p in paths if p and not p.startswith("/") and not any(c in ("", ".", "..") for c in p.split("/"))]
+    out = []
+    for part in _path_batches(plain):
+        out.append(repo.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *part,
+                            cwd=repo.toplevel))
+    return "\x00".join(out)
+
+
 def entry_modes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
     """``{top-level path: mode}`` of the entries ``commit`` holds at ``paths`` (a path it does
-    not hold is left out). Paths are taken literally, never as patterns."""
+    not hold is left out). Paths are taken literally, never as patterns; any number of them
+    (a few hundred per git process, never one command line of them all)."""
     if not paths:
         return {}
-    out = repo.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *paths,
+    return _ls_tree_modes(_ls_tree(repo, commit, paths))
+
+
+def changed_entries(repo: GitRepo, old: str | None, new: str, pathspec: str) -> dict[str, tuple[str, str] | None]:
+    """``{top-level path: (mode, object id) in new, or None where new deleted it}`` for every
+    path under ``pathspec`` that differs between commits ``old`` and ``new`` (``old`` None:
+    everything ``new`` holds). One ``git diff-tree`` for any number of paths: linear, where
+    asking ``ls-tree`` about each path matched every pathspec against every entry."""
+    out = repo.run("diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-commit-id", "--no-abbrev",
+                   *([old] if old else ["--root"]), new, "--", pathspec, binary=True, cwd=repo.toplevel)
+    parts = out.decode("utf-8", "surrogateescape").split("\x00")
+    found: dict[str, tuple[str, str] | None] = {}
+    for i in range(0, len(parts) - 1, 2):
+        meta, path = parts[i], parts[i + 1]
+        fields = meta.lstrip(":").split()  # old-mode new-mode old-id new-id status
+        if len(fields) == 5:
+            found[path] = None if fields[4].startswith("D") else (fields[1], fields[3])
+    return found
+
+
+def blob_sizes(repo: GitRepo, oids: list[str]) -> dict[str, int]:
+    """``{object id: size in bytes}`` from the objects' headers (``git cat-file --batch-check``,
+    ids on stdin): nothing is loaded, however big; a missing object is left out."""
+    if not oids:
+        return {}
+    out = repo.run("cat-file", "--batch-check=%(objectname) %(objectsize)", input="\n".join(oids).encode() + b"\n",
                    cwd=repo.toplevel)
-    return _ls_tree_modes(out)
+    sizes: dict[str, int] = {}
+    for line in out.splitlines():
+        oid, _, size = line.partition(" ")
+        if size.isdigit():
+            sizes[oid] = int(size)
+    return sizes
 
 
 def tree_entries(repo: GitRepo, commit: str, pathspec: str) -> dict[str, str]:
@@ -251,26 +319,68 @@ def _ls_tree_modes(out: str) -> dict[str, str]:
 def unsafe_entry(rel: str, mode: str | None) -> str | None:
     """Why the vault-relative tree entry ``rel`` (of ``mode``) must not be taken from a commit
     vault-mem did not make, or None when it may (DESIGN §7): only regular files inside the vault,
-    no ``..``/``.git``/absolute names, no symlinks or submodules, nothing under ``.vault-mem/``.
-    The one home of that rule: sync's incoming trees and the tree of a fresh clone use it."""
+    no ``..``/``.git``/absolute names, no symlinks or submodules, nothing under ``.vault-mem/``,
+    no folder where vault-mem keeps a file (INDEX.md, vault.toml) nor a file where it keeps a
+    folder (``facts``, ...), no name over :data:`~vault_mem.model.names.MAX_NAME_BYTES` or
+    holding control characters, backslashes or Windows' trailing dots and spaces. The one home
+    of that rule: sync's incoming trees and the tree of a fresh clone use it."""
     parts = rel.split("/")
     if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
         return "a path that leaves the vault"
-    if any(p.lower() == ".git" for p in parts):
+    if any(p.lower().rstrip(". ") in (".git", "git~1") for p in parts):
         return "a .git entry"
     if parts[0] == STATE_DIR:
         return f"a file in {STATE_DIR}/, which holds this machine's own state"
+    for p in parts:
+        trouble = name_trouble(p)
+        if trouble:
+            return trouble
+    size = len(rel.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATH_BYTES:
+        return f"a path of {size} bytes (at most {MAX_PATH_BYTES})"
     if mode is not None and mode not in ("100644", "100755"):
         return {"120000": "a symlink", "160000": "a submodule"}.get(mode, f"an entry of mode {mode}")
+    if len(parts) > 1 and parts[0] in _TOP_FILES:
+        return f"a folder named {parts[0]}, where vault-mem keeps a file"
+    if len(parts) == 1 and parts[0] in _TOP_FOLDERS:
+        return f"a file named {parts[0]}, where vault-mem keeps a folder of memories"
+    return None
+
+
+def case_collision(paths: Iterable[str], among: Iterable[str] = ()) -> tuple[str, str] | None:
+    """The first two distinct paths, one of ``paths`` and one of ``paths`` or ``among``, that a
+    case-insensitive file system (macOS, Windows) would take for one file (``facts/A.md`` and
+    ``facts/a.md``; also a folder against a file), or None. A clone there would lose one."""
+    spellings: dict[str, set[str]] = {}
+    for p in among:
+        parts = p.split("/")
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            spellings.setdefault(fold(sub), set()).add(sub)
+    for p in sorted(paths):
+        parts = p.split("/")
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            names = spellings.setdefault(fold(sub), set())
+            other = next((n for n in sorted(names) if n != sub), None)
+            if other is not None:
+                return other, sub
+            names.add(sub)
     return None
 
 
 def first_unsafe_entry(modes: dict[str, str | None], prefix: str) -> tuple[str, str] | None:
     """(vault-relative path, why) of the first entry of ``modes`` (``{top-level path: mode}``)
-    that :func:`unsafe_entry` refuses, in path order, or None."""
+    that :func:`unsafe_entry` refuses, in path order, or of two entries that differ only in
+    case (:func:`case_collision`); None when all may be taken."""
+    rels = {}
     for top in sorted(modes):
         rel = top[len(prefix):] if prefix and top.startswith(prefix) else top
         why = unsafe_entry(rel, modes[top])
         if why:
             return rel, why
+        rels[rel] = top
+    clash = case_collision(rels)
+    if clash:
+        return clash[1], f"a name that differs from '{shown(clash[0])}' only in case (one file on macOS and Windows)"
     return None

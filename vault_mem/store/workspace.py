@@ -30,6 +30,7 @@ from vault_mem.errors import (
     VaultMemError,
 )
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
+from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
 from vault_mem.store.files import (
     atomic_write,
@@ -43,8 +44,7 @@ from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
 from vault_mem.store.health import repository_problem, state_dir_problem
 from vault_mem.store.history import (
-    changed_paths,
-    entry_modes,
+    changed_entries,
     first_unsafe_entry,
     head_branch,
     resolve_commit,
@@ -170,17 +170,18 @@ class Workspace:
             return
         pathspec = self.prefix or "."
         if isinstance(seen, str) and resolve_commit(self.repo, seen) == seen:
-            changed = changed_paths(self.repo, seen, head, pathspec)
-            modes: dict[str, str | None] = dict(entry_modes(self.repo, head, changed))
+            # the paths changed since, with their modes: one diff-tree, whatever their number
+            modes: dict[str, str | None] = {p: e[0] for p, e in changed_entries(self.repo, seen, head, pathspec).items()
+                                            if e is not None}
         else:
             modes = dict(tree_entries(self.repo, head, pathspec))
         found = first_unsafe_entry(modes, self.prefix)
         if found:
             rel, why = found
             raise UnsafeTreeError(
-                f"the commit checked out in {self.root} ({head[:10]}) holds {rel!r}: {why}. vault-mem "
+                f"the commit checked out in {self.root} ({head[:10]}) holds '{shown(rel)}': {why}. vault-mem "
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
-                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- '{self.prefix}{rel}', "
+                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- '{shown(self.prefix + rel)}', "
                 "delete it, git commit), then retry; nothing was changed")
         ensure_own_dir(self.state_dir)
         atomic_write(record, seal(self.root, "checked-head", {"commit": head}))
@@ -217,7 +218,7 @@ class Workspace:
         is a :class:`MalformedFileError` too (it was found a moment ago)."""
         read = read_memory_bytes(self.root, rel, max_bytes=self.config.max_file_bytes)
         if read is None:
-            raise MalformedFileError(f"{rel}: disappeared while it was being read; retry")
+            raise MalformedFileError(f"{shown(rel)}: disappeared while it was being read; retry")
         return read[0]
 
     def read_memory(self, rel: str, *, quarantined: bool = False) -> Memory:
@@ -270,7 +271,7 @@ class Workspace:
         self.check_inside(rel)
         data = self.disk_bytes(rel)
         if data is None:
-            raise MalformedFileError(f"{rel}: disappeared while it was being read; retry")
+            raise MalformedFileError(f"{shown(rel)}: disappeared while it was being read; retry")
         committed = self.repo.blob_at(self.repo.head(), self.top(rel))
         if committed is None or GitRepo.blob_id(data) != committed:
             # the advice below is "commit it first": never for a file holding a credential
@@ -278,12 +279,12 @@ class Workspace:
         if committed is None:
             # never committed: a person's new file that only exists on disk
             raise VaultMemError(
-                f"{rel} exists but was never committed; commit it first "
-                f"(git add {rel} && git commit) so nothing of it can be lost, then retry"
+                f"{shown(rel)} exists but was never committed; commit it first "
+                f"(git add '{shown(rel)}' && git commit) so nothing of it can be lost, then retry"
             )
         if GitRepo.blob_id(data) != committed:
             raise VaultMemError(
-                f"{rel} has uncommitted edits; commit them first (git commit {rel}), or wait "
+                f"{shown(rel)} has uncommitted edits; commit them first (git commit '{shown(rel)}'), or wait "
                 "for the daemon to commit them, then retry so nothing is lost"
             )
         return data

@@ -124,9 +124,9 @@ def stage_bytes(repo: GitRepo, path: str, data: bytes) -> None:
 
 
 def stage_paths(repo: GitRepo, paths: list[str]) -> None:
-    """``git add`` ``paths`` from the work tree."""
+    """``git add`` ``paths`` from the work tree (given on stdin: any number of them)."""
     if paths:
-        repo.run("add", "--", *paths, cwd=repo.toplevel)
+        repo.run("add", "--pathspec-from-file=-", "--pathspec-file-nul", input=_encode(paths), cwd=repo.toplevel)
 
 
 # -- settings and upkeep ------------------------------------------------------------------------

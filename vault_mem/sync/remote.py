@@ -52,6 +52,7 @@ from typing import Any
 
 from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.memory import is_memory_path
+from vault_mem.model.names import shown
 from vault_mem.model.policy import describe_secrets
 from vault_mem.store.history import (
     commits_with_parents,
@@ -117,7 +118,7 @@ class SyncReport:
         if self.upstream_set:
             parts.append(f"{self.remote}/{self.branch} is now the branch's upstream (plain `git pull` works)")
         for q in self.quarantined:
-            parts.append(f"{q['path']} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
+            parts.append(f"{shown(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
                          f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
@@ -240,7 +241,7 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
             outside += _outside(repo, vault.prefix, base, remote_tip)
         if outside:
             raise SyncError("unsafe", f"commits to integrate or push change files outside the vault "
-                            f"({', '.join(sorted(set(outside))[:3])}); vault-mem only syncs vault-only "
+                            f"({', '.join(shown(p) for p in sorted(set(outside))[:3])}); vault-mem only syncs vault-only "
                             "history. Integrate by hand (`git pull --rebase`, then `git push`) and sync "
                             "again; nothing changed")
     if remote_tip is None or base == remote_tip:

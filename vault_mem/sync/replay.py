@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from vault_mem.config import CONFIG_FILE, TYPE_FOLDERS
@@ -27,15 +28,19 @@ from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
+from vault_mem.model.names import shown
 from vault_mem.model.policy import fix_recipe, mask_secrets
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes
 from vault_mem.store.gitfiles import unapproved_git_files
 from vault_mem.store.history import (
+    blob_sizes,
+    case_collision,
+    changed_entries,
     changed_paths,
-    entry_modes,
     first_unsafe_entry,
     log_entries,
     staged_against,
+    tree_entries,
     update_ref,
 )
 from vault_mem.store.trust import approved_config
@@ -47,6 +52,13 @@ if TYPE_CHECKING:
     from vault_mem.sync.remote import SyncReport
 
 _TRAILER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: ")
+
+#: Most paths one sync takes from the remote. The files are written and indexed one at a time
+#: (memory stays bounded whatever comes), but each costs a write, a stat and an index row, and
+#: a peer's 100k-file commit would hold every clone's sync (and its disk: up to this many times
+#: the file size limit) for as long as it runs. A vault that really changes this much at once
+#: (a large import) is integrated by hand with git, once.
+MAX_INCOMING_PATHS = 20_000
 
 
 class Replay:
@@ -104,7 +116,7 @@ class Replay:
             if mine == other:
                 continue
             if mine != b:
-                raise SyncError("unsafe", f"{rel} was changed both here and on the remote; merge it by hand "
+                raise SyncError("unsafe", f"{shown(rel)} was changed both here and on the remote; merge it by hand "
                                 "(`git pull --rebase`, fix, `git push`) and sync again; nothing changed")
             plain[rel] = "skip"
         return modes, copies, plain
@@ -115,15 +127,44 @@ class Replay:
     def check_incoming(self, incoming: list[str]) -> None:
         """Refuse, before anything touches the work tree, a remote tree entry that vault-mem
         must not take from a peer (DESIGN §7): anything but a regular file, a path that leaves
-        the vault or names ``.git``, anything under the vault's state folder."""
-        modes = entry_modes(self.repo, self.remote_tip, [self.prefix + rel for rel in incoming])
-        found = first_unsafe_entry({self.prefix + rel: modes.get(self.prefix + rel) for rel in incoming},
-                                   self.prefix)
+        the vault or names ``.git``, anything under the vault's state folder, a name a file
+        system or another clone cannot hold (``history.unsafe_entry``), two names that differ
+        only in case; and what a peer must not make this machine do (:meth:`check_limits`)."""
+        if len(incoming) > MAX_INCOMING_PATHS:
+            raise SyncError("unsafe", f"the remote's commits (tip {self.remote_tip[:10]}) change {len(incoming)} "
+                            f"files, more than one sync takes ({MAX_INCOMING_PATHS}); if that change is "
+                            "wanted (a large import), integrate it by hand once (`git pull --rebase`, then "
+                            "`vault-mem doctor`), else revert it on the remote; then sync again; nothing changed")
+        entries = changed_entries(self.repo, self.local, self.remote_tip, self.prefix or ".")
+        found = first_unsafe_entry({self.prefix + rel: (e := entries.get(self.prefix + rel)) and e[0]
+                                    for rel in incoming}, self.prefix)
+        if found is None:
+            held = [top[len(self.prefix):] for top in tree_entries(self.repo, self.remote_tip, self.prefix or ".")]
+            clash = case_collision([rel for rel in incoming if entries.get(self.prefix + rel)], held)
+            if clash:
+                found = clash[1], (f"a name that differs from '{shown(clash[0])}' only in case (one file on "
+                                   "macOS and Windows)")
         if found:
             rel, why = found
-            raise SyncError("unsafe", f"the remote's commits hold {rel!r} (tip {self.remote_tip[:10]}): {why}. "
-                            "vault-mem takes only regular files inside the vault from a peer; remove that "
-                            "entry on the remote (or integrate by hand) and sync again; nothing changed")
+            raise SyncError("unsafe", f"the remote's commits hold '{shown(rel)}' (tip {self.remote_tip[:10]}): "
+                            f"{why}. vault-mem takes only regular files inside the vault from a peer; remove "
+                            "that entry on the remote (or integrate by hand) and sync again; nothing changed")
+        self.check_limits({top: e[1] for top, e in entries.items() if e and top != self.prefix + INDEX_FILE})
+
+    def check_limits(self, blobs: dict[str, str]) -> None:
+        """Refuse a file (``{top-level path: blob id}``) over the vault's file size limit
+        (``[limits] max_body_bytes`` plus room for the frontmatter): sizes are read from git's
+        object headers, so nothing over it is loaded."""
+        limit = self.vault.config.max_file_bytes
+        sizes = blob_sizes(self.repo, sorted(set(blobs.values())))
+        for top in sorted(blobs):
+            if sizes.get(blobs[top], 0) > limit:
+                rel = top[len(self.prefix):]
+                raise SyncError("unsafe", f"the remote's commits hold '{shown(rel)}' (tip {self.remote_tip[:10]}) "
+                                f"of {sizes[blobs[top]]} bytes, over this vault's file size limit of {limit} bytes "
+                                "([limits] max_body_bytes in vault.toml, plus 16 KB for the frontmatter); remove "
+                                "or shorten that file on the remote (or raise the limit here, then "
+                                "`vault-mem trust`), and sync again; nothing changed")
 
     def check_git_files(self) -> None:
         """Refuse, before anything touches the work tree, a change to a file git itself
@@ -144,7 +185,7 @@ class Replay:
             try:
                 data = self.vault.ws.disk_bytes(rel)  # never through a link
             except VaultMemError:
-                raise SyncError("dirty", f"{rel} is a symlink and the sync would replace it; vault-mem "
+                raise SyncError("dirty", f"{shown(rel)} is a symlink and the sync would replace it; vault-mem "
                                 "never follows links: replace it with the file itself (or delete it) and "
                                 "sync again; nothing changed") from None
             disk = self.repo.blob_id(data) if data is not None else None
@@ -152,8 +193,8 @@ class Replay:
                     and data == (approved_config(self.vault.root) or (None,))[0]:
                 continue  # the approved copy a sync kept when a peer deleted it (_replay): no edit lost
             if disk != self.blob(self.local, rel) or self.prefix + rel in staged:
-                raise SyncError("dirty", f"{rel} has changes that are not committed and the sync would "
-                                f"overwrite it; commit them (git commit -- {rel}) or wait for the daemon "
+                raise SyncError("dirty", f"{shown(rel)} has changes that are not committed and the sync would "
+                                f"overwrite it; commit them (git commit -- '{shown(rel)}') or wait for the daemon "
                                 "to, then sync again; nothing changed")
 
     def run(self) -> str:
@@ -202,11 +243,12 @@ class Replay:
 
     def _replay(self, incoming, modes, copies, plain, per_commit) -> str:
         repo = self.repo
-        # a peer's deletion of vault.toml is taken in git but not on disk: without the file the
-        # folder is no vault at all, and the settings approved here stay in force from the copy kept
+        # one file at a time: a peer's files are never all held in memory at once. A peer's
+        # deletion of vault.toml is taken in git but not on disk: without the file the folder is
+        # no vault at all, and the settings approved here stay in force from the copy kept
         # (vault_mem.store.settings says so at every command until it is committed back)
-        theirs = {rel: self._bytes(self.blob(self.remote_tip, rel)) for rel in incoming if rel != INDEX_FILE}
-        self._write({rel: d for rel, d in theirs.items() if d is not None or rel != CONFIG_FILE})
+        theirs = ((rel, self._bytes(self.blob(self.remote_tip, rel))) for rel in incoming if rel != INDEX_FILE)
+        self._write((rel, d) for rel, d in theirs if d is not None or rel != CONFIG_FILE)
         parent, tree = self.remote_tip, repo.commit_tree(self.remote_tip)
         for commit, _parent, changed in per_commit:
             edits: dict[str, bytes | None] = {}
@@ -225,9 +267,9 @@ class Replay:
                     edits.update(edit)
                     notes.append(f"Sync-Conflict: {key} was changed on the remote too; its version was kept"
                                  + (f", this one is {copies[key]}" if kept else ""))
-            self._write(edits)
+            self._write(edits.items())
             index = self.vault.render_index().encode()
-            self._write({INDEX_FILE: index})
+            self._write([(INDEX_FILE, index)])
             top = {self.prefix + rel: (repo.write_object("blob", d) if d is not None else None)
                    for rel, d in {**edits, INDEX_FILE: index}.items()}
             new_tree = repo.edit_tree(tree, top) or repo.empty_tree()
@@ -236,7 +278,7 @@ class Replay:
                 continue
             parent, tree = self._recommit(commit, new_tree, parent, notes), new_tree
             self.report.replayed += 1
-        self._write({INDEX_FILE: self.vault.render_index().encode()})
+        self._write([(INDEX_FILE, self.vault.render_index().encode())])
         return parent
 
     def _copy_edits(self, commit: str, key: str, ck: str) -> tuple[bool, dict[str, bytes | None]]:
@@ -258,18 +300,22 @@ class Replay:
     def _bytes(self, oid: str | None) -> bytes | None:
         return self.repo.read_object(oid)[1] if oid else None
 
-    def _write(self, files: dict[str, bytes | None]) -> None:
+    def _write(self, files: Iterable[tuple[str, bytes | None]]) -> None:
+        """Write (or delete, for None) each ``(path, bytes)`` as it comes, then index them:
+        ``files`` may be a generator, so only one file's bytes are held at a time."""
         # a memory file holding a credential is written and quarantined by the sidecar's
         # refresh below (the write gate's rule): INDEX.md, rendered from the sidecar, leaves it out
-        for rel, data in files.items():
+        written: list[str] = []
+        for rel, data in files:
+            written.append(rel)
             path = self.vault.root / rel
             self.touched.add(rel)
             if data is None:
                 path.unlink(missing_ok=True)
             elif _bytes_at(path) != data:
                 atomic_write(path, data)  # replaces a link itself, never writes through it
-        if files.keys() - {INDEX_FILE}:
-            self.vault.sidecar.refresh_paths(list(files))
+        if set(written) - {INDEX_FILE}:
+            self.vault.sidecar.refresh_paths(written)
 
     def _recommit(self, original: str, tree: str, parent: str, notes: list[str]) -> str:
         """The local commit ``original`` rebuilt on ``parent`` with ``tree``: its author and

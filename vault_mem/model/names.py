@@ -1,0 +1,75 @@
+"""Names from elsewhere, made safe to print, and the limits on a path's names.
+
+A file name in a peer's commit (or a clone's tree) can hold anything git stores: ANSI escape
+sequences that recolour or rewrite a terminal, newlines that forge lines of output, bidi
+overrides that show a name reversed. :func:`shown` is the one rendering of such a name for
+output and error messages; every message that names a path it did not make goes through it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "name_trouble", "shown"]
+
+#: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
+#: 255; vault-mem's atomic writes add a temp suffix (``.<name>.vault-mem-tmp-<pid>``, ~30 bytes)
+#: and conflict copies add ``.conflict-<7 hex>``: a 244-byte name failed every sync at the
+#: temp file. 200 leaves room for both.
+MAX_NAME_BYTES = 200
+#: Longest vault-relative path (UTF-8 bytes) taken from a peer: Linux refuses paths over 4,096
+#: bytes and Windows over 260 characters without long-path support; memory paths are under 100.
+MAX_PATH_BYTES = 1024
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def shown(name: str) -> str:
+    """``name`` as it may be printed: control characters (ANSI escapes, newlines, tabs, DEL,
+    C1), format characters (bidi overrides, zero-width) and unpaired surrogates become visible
+    ``\\xNN``/``\\uNNNN`` escapes, and a backslash is doubled so an escape cannot be forged.
+    Printable text (any script) is kept as it is."""
+    if name.isprintable() and "\\" not in name:
+        return name
+    out = []
+    for ch in name:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Cs"):
+            out.append(ch)
+        else:
+            out.append(_escape(ch))
+    return "".join(out)
+
+
+def fold(path: str) -> str:
+    """The form under which a case-insensitive, normalising file system (macOS, Windows) sees
+    ``path``: two paths with the same fold are one file there."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", path).casefold())
+
+
+def name_trouble(name: str) -> str | None:
+    """Why one path component ``name`` must not be taken from a peer, or None: longer than
+    :data:`MAX_NAME_BYTES`, holding control or format characters, or one that git or a file
+    system treats specially (a backslash, Windows' reserved trailing dot or space)."""
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME_BYTES:
+        return f"a name of {size} bytes (at most {MAX_NAME_BYTES})"
+    if any(not ch.isprintable() or unicodedata.category(ch) in ("Cf", "Cs") for ch in name):
+        return "a name holding control or invisible characters"
+    if "\\" in name:
+        return "a name holding a backslash (a folder separator on Windows)"
+    if name.endswith((".", " ")):
+        return "a name ending in a dot or a space (Windows drops them)"
+    return None
+
+
+def shown_text(text: str) -> str:
+    """Text of several lines (a peer's file shown for approval) as it may be printed: each line
+    through :func:`shown`, the line breaks kept."""
+    return "\n".join(shown(line) for line in text.split("\n"))
