@@ -210,7 +210,7 @@ def test_a_persons_commit_is_replayed_with_its_author_and_a_trailer(net):
 
 
 @pytest.mark.parametrize("local_write", [True, False])
-@pytest.mark.parametrize("entry", ["state-file", "journal", "symlink", "dir-symlink"])
+@pytest.mark.parametrize("entry", ["state-file", "state-file-case", "journal", "symlink", "dir-symlink"])
 def test_a_peer_cannot_plant_state_files_or_symlinks(net, entry, local_write, tmp_path):
     """DESIGN §7: a fetched tree is checked before anything touches the work tree; a bad entry
     stops the sync with its name and changes nothing (with local commits to replay, or none)."""
@@ -220,6 +220,10 @@ def test_a_peer_cannot_plant_state_files_or_symlinks(net, entry, local_write, tm
     if entry == "state-file":
         (a.root / ".vault-mem/planted.txt").write_text("x")
         git(a.root, "add", "-f", ".vault-mem/planted.txt")
+    elif entry == "state-file-case":  # the state folder on a case-insensitive file system (macOS, Windows)
+        (a.root / ".Vault-Mem").mkdir()
+        (a.root / ".Vault-Mem/index.db").write_text("x")
+        git(a.root, "add", "-f", ".Vault-Mem/index.db")
     elif entry == "journal":
         (a.root / ".vault-mem/pending.json").write_text('{"files": {}, "message": "m"}')
         git(a.root, "add", "-f", ".vault-mem/pending.json")
@@ -235,7 +239,7 @@ def test_a_peer_cannot_plant_state_files_or_symlinks(net, entry, local_write, tm
     with pytest.raises(SyncError, match="the remote's commits hold"):
         sync(b)
     assert head(b) == before_head and files(b) == before
-    assert not (b.root / ".vault-mem/planted.txt").exists()
+    assert not (b.root / ".vault-mem/planted.txt").exists() and not (b.root / ".Vault-Mem").exists()
     assert not (b.root / "facts/evil.md").exists() and not (b.root / "facts/sub").exists()
     assert not (b.root / ".vault-mem/pending.json").exists()  # no planted journal to "recover"
 

@@ -28,6 +28,10 @@ from vault_mem.errors import ConcurrentEditError, LinkError, MalformedFileError,
 from vault_mem.model.memory import key_type_from_path
 
 TEMP_MARK = ".vault-mem-tmp-"
+#: Modes of vault-mem's own state (``.vault-mem/`` and every file in it: index.db holds every
+#: memory's text), whatever the umask: this user's alone.
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
 
 
 def temp_path(path: Path) -> Path:
@@ -90,12 +94,47 @@ def read_own(path: Path, *, max_bytes: int | None = None) -> bytes | None:
 
 
 def ensure_own_dir(path: Path) -> Path:
-    """Make the folder ``path`` (vault-mem's state folder) unless it exists; a symlink there is
-    refused, so nothing vault-mem keeps in it can land elsewhere."""
+    """Make the folder ``path`` (vault-mem's state folder) unless it exists, mode
+    :data:`PRIVATE_DIR` whatever the umask (a folder made before that rule is closed here); a
+    symlink there is refused, so nothing vault-mem keeps in it can land elsewhere."""
     refuse_link(path)
-    path.mkdir(parents=True, exist_ok=True)
-    refuse_link(path)  # made by someone else between the two calls
+    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # made by someone else between the two calls
+            raise LinkError(link_message(path)) from None
+        raise
+    try:
+        _restrict(fd, PRIVATE_DIR)
+    finally:
+        os.close(fd)
     return path
+
+
+def make_private(path: Path) -> None:
+    """Take group and other users' access away from vault-mem's own file ``path`` (one made
+    before :data:`PRIVATE_FILE` was the rule); a missing file is left alone, a link refused."""
+    try:
+        fd = open_nofollow(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return
+    try:
+        _restrict(fd, PRIVATE_FILE)
+    finally:
+        os.close(fd)
+
+
+def _restrict(fd: int, allowed: int) -> None:
+    """Drop every permission bit outside ``allowed`` from the open file ``fd`` (this user's own;
+    another user's is left as it is)."""
+    st = os.fstat(fd)
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & ~allowed and st.st_uid == os.geteuid():
+        try:
+            os.fchmod(fd, mode & allowed)
+        except OSError:
+            pass  # a read-only file system: nothing can be changed there, by anyone
 
 
 def current_bytes(path: Path) -> bytes | None:
@@ -333,7 +372,7 @@ def checkpoint(name: str, state_dir: Path) -> None:
     """Test hook for crash tests: with ``VAULT_MEM_PAUSE_AT=name`` the process announces the
     point in ``state_dir/paused-<name>`` and waits there to be killed."""
     if os.environ.get("VAULT_MEM_PAUSE_AT") == name:
-        atomic_write(state_dir / f"paused-{name}", str(os.getpid()).encode())
+        atomic_write(state_dir / f"paused-{name}", str(os.getpid()).encode(), mode=PRIVATE_FILE)
         while True:
             time.sleep(1)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from vault_mem.config import STATE_DIR
+from vault_mem.config import STATE_DIR, disk_name, is_state_dir_name
 from vault_mem.errors import GitError
 from vault_mem.store.git import GitRepo
 
@@ -256,10 +256,10 @@ def unsafe_entry(rel: str, mode: str | None) -> str | None:
     parts = rel.split("/")
     if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
         return "a path that leaves the vault"
-    if any(p.lower() == ".git" for p in parts):
+    if any(disk_name(p) == ".git" for p in parts):
         return "a .git entry"
-    if parts[0] == STATE_DIR:
-        return f"a file in {STATE_DIR}/, which holds this machine's own state"
+    if is_state_dir_name(parts[0]):  # in any case: one folder on macOS and Windows
+        return f"a file in {STATE_DIR}/ (as {parts[0]!r}), which holds this machine's own state"
     if mode is not None and mode not in ("100644", "100755"):
         return {"120000": "a symlink", "160000": "a submodule"}.get(mode, f"an entry of mode {mode}")
     return None
