@@ -17,6 +17,7 @@ from conftest import cli, git
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, strip_conflict
+from vault_mem.store.attributes import MERGE_DRIVER
 from vault_mem.sync.remote import SyncError, SyncState, sync, sync_if_due
 from vault_mem.sync.resolve import resolve
 from vault_mem.vault.conflicts import list_conflicts
@@ -548,8 +549,11 @@ def test_a_sync_killed_before_it_moved_head_is_rolled_back_by_the_next(net):
 def test_clone_gets_the_index_merge_driver(net):
     _, (_, b, _) = net
     git(b.root, "config", "--unset", "merge.vault-mem-index.driver", check=False)
+    (b.root / ".git" / "info" / "attributes").unlink(missing_ok=True)
     sync(b)
-    assert git(b.root, "config", "merge.vault-mem-index.driver").strip() == "true"
+    assert git(b.root, "config", "merge.vault-mem-index.driver").strip() == MERGE_DRIVER
+    assert git(b.root, "check-attr", "merge", "INDEX.md", "facts/x.md").splitlines() == [
+        "INDEX.md: merge: vault-mem-index", "facts/x.md: merge: unspecified"]
 
 
 def test_empty_remote_gets_the_first_push(tmp_path):

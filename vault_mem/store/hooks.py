@@ -217,12 +217,3 @@ def install(vault: Any) -> list[str]:
 def _make_executable(path: Path) -> None:
     mode = path.stat().st_mode
     path.chmod(mode | 0o755)
-
-
-def ensure_index_merge_driver(repo: Any) -> None:
-    """Define the merge driver the template's .gitattributes names for INDEX.md (keep either
-    side: INDEX.md is regenerated after every merge). Git config is not cloned, so init and every
-    sync make sure of it."""
-    if repo.run("config", "--get", "merge.vault-mem-index.driver", check=False).returncode != 0:
-        repo.run("config", "merge.vault-mem-index.name", "vault-mem: keep INDEX.md, it is regenerated")
-        repo.run("config", "merge.vault-mem-index.driver", "true")
