@@ -49,12 +49,15 @@ def vm(cwd: Path, *args: str, input: str | None = None) -> subprocess.CompletedP
 
 
 def plant(root: Path, markers: Path) -> None:
-    """Each planted module, if ever imported, leaves a file named after itself in ``markers``."""
+    """Each planted module, if ever imported, leaves a file named after itself in ``markers``;
+    so does an executable ``vault-mem`` at the top (found through an empty PATH entry)."""
     for rel in PLANTED:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         name = rel.replace("/", "_")
         path.write_text(f"import pathlib\npathlib.Path({str(markers)!r}, {name!r}).write_text('ran')\n")
+    (root / "vault-mem").write_text(f"#!/bin/sh\ntouch '{markers}/vault-mem'\n")
+    (root / "vault-mem").chmod(0o755)
 
 
 def assert_nothing_ran(markers: Path) -> None:
@@ -164,16 +167,20 @@ def test_files_in_a_fresh_clone_never_run(peer_net, tmp_path):
 
 def test_the_hooks_fallback_to_vault_mem_on_path_runs_nothing_either(peer_net, tmp_path, monkeypatch):
     """The hooks' Python is gone (a moved virtual environment): they run ``vault-mem`` from PATH,
-    whose own folder, not the working folder, is on ``sys.path``."""
+    whose own folder, not the working folder, is on ``sys.path``; and never a ``vault-mem`` that
+    PATH finds in the working folder (a fresh clone keeps the peer's file executable)."""
     from vault_mem import Vault
     from vault_mem.store.hooks import install
 
-    bare, victim, peer, markers = peer_net
-    assert vm(victim, "sync").returncode == 0
+    bare, _, peer, markers = peer_net
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    assert os.access(clone / "vault-mem", os.X_OK)
     with monkeypatch.context() as m:
         m.setattr(sys, "executable", str(tmp_path / "gone" / "bin" / "python3"))
-        with Vault(victim) as v:
+        with Vault(clone) as v:
             install(v)
     person_commit(peer, "notes/later.md", note("later"), "later")
     git(peer, "push", "-q", "origin", "main")
-    exercise(victim, markers, path=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    # an empty PATH entry (the working folder) ahead of the real one, as `PATH=:$PATH` leaves it
+    exercise(clone, markers, path=os.pathsep.join(["", str(Path(sys.executable).parent), os.environ["PATH"]]))
