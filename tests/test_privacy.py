@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import cli, daemon_ready, git, spawn_daemon, wait_for
 
 from vault_mem.store.history import first_unsafe_entry, unsafe_entry
 from vault_mem.store.hooks import HOOK_NAMES, hooks_dir
@@ -46,6 +46,27 @@ def test_state_is_private_whatever_the_umask(tmp_path):
         assert cli("--vault", root, "doctor").returncode == 0
     found = modes(root / ".vault-mem")
     assert "index.db" in found and "write.lock" in found
+    assert found.pop(".") == 0o700
+    assert {name: mode for name, mode in found.items() if mode != 0o600} == {}
+
+
+@pytest.mark.slow
+def test_the_daemons_files_are_private_too(tmp_path):
+    """The daemon's log (it names memory files), status, socket and lock, the log made before the
+    rule included (opened by the daemon, never created)."""
+    root = tmp_path / "v"
+    with umask(0o022):
+        assert cli("init", root).returncode == 0
+        (root / ".vault-mem" / "daemon.log").write_text("an older daemon's line\n")
+        (root / ".vault-mem" / "daemon.log").chmod(0o644)
+        proc = spawn_daemon(root, {**os.environ, "VAULT_MEM_EMBEDDER": "none"}, tmp_path / "daemon.err")
+    try:
+        wait_for(lambda: daemon_ready(root, proc.pid), timeout=60, what="the daemon to start")
+        found = modes(root / ".vault-mem")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert {"daemon.log", "daemon.json", "daemon.lock"} <= set(found)
     assert found.pop(".") == 0o700
     assert {name: mode for name, mode in found.items() if mode != 0o600} == {}
 
