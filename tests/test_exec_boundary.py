@@ -139,7 +139,7 @@ def peer_net(tmp_path):
 
 
 def test_files_a_peer_syncs_in_never_run(peer_net):
-    bare, victim, peer, markers = peer_net
+    _, victim, peer, markers = peer_net
     proc = vm(victim, "sync")  # the person's own command, in the vault
     assert_nothing_ran(markers)
     if proc.returncode == 0:  # taken in (a later check may refuse such files instead)

@@ -14,9 +14,9 @@ from vault_mem.errors import GitError, UsageError, VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import EDITOR_FILES_HEADING, missing_editor_patterns
+from vault_mem.store.attributes import protect
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo
-from vault_mem.store.attributes import protect
 from vault_mem.store.hooks import install
 from vault_mem.store.workspace import Workspace, init_repository
 
