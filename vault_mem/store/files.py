@@ -114,15 +114,23 @@ def ensure_own_dir(path: Path) -> Path:
 
 def make_private(path: Path) -> None:
     """Take group and other users' access away from vault-mem's own file ``path`` (one made
-    before :data:`PRIVATE_FILE` was the rule); a missing file is left alone, a link refused."""
+    before :data:`PRIVATE_FILE` was the rule); a missing file or a link is left alone.
+
+    By path, never by opening the file: closing any descriptor of a file drops every POSIX lock
+    this process holds on it, and SQLite keeps its locks on index.db and its -shm that way (an
+    open and close here broke the locks of the process's other connections: "disk I/O error").
+    Only this user can change the folder it sits in (0700), so the lstat-then-chmod window is
+    this user's own."""
     try:
-        fd = open_nofollow(path, os.O_RDONLY | os.O_NONBLOCK)
+        st = os.lstat(path)
     except FileNotFoundError:
         return
-    try:
-        _restrict(fd, PRIVATE_FILE)
-    finally:
-        os.close(fd)
+    mode = stat.S_IMODE(st.st_mode)
+    if stat.S_ISREG(st.st_mode) and mode & ~PRIVATE_FILE and st.st_uid == os.geteuid():
+        try:
+            os.chmod(path, mode & PRIVATE_FILE)
+        except OSError:
+            pass  # a read-only file system: nothing can be changed there, by anyone
 
 
 def _restrict(fd: int, allowed: int) -> None:
