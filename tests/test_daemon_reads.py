@@ -316,8 +316,9 @@ def test_a_peer_with_another_uid_is_refused(vault):
             assert run.returncode == 0, run.stderr
             return run.stdout.strip()
 
-        assert as_nobody() == "EACCES"  # mode 0600: another user cannot even connect
-        os.chmod(root / SOCK, 0o666)  # and if the mode were loosened, the uid check still refuses
+        assert as_nobody() == "EACCES"  # modes 0700/0600: another user cannot even connect
+        os.chmod(root / SOCK, 0o666)  # and if the modes were loosened, the uid check still refuses
+        os.chmod(root / ".vault-mem", 0o711)
         reply = json.loads(as_nobody())
         assert reply["ok"] is False and reply["kind"] == protocol.UNAVAILABLE and "refused" in reply["error"]
         assert "car" not in json.dumps(reply)

@@ -15,6 +15,7 @@ from conftest import cli, git
 from fakes import write_memory
 
 from vault_mem import Vault
+from vault_mem.store.attributes import MERGE_DRIVER
 from vault_mem.store.hooks import HOOK_NAMES
 
 pytestmark = pytest.mark.slow
@@ -75,7 +76,8 @@ def test_a_clone_gets_its_hooks_from_init(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "already a vault" in r.stdout and "pre-commit: installed" in r.stdout
     assert all((hooks / name).is_file() for name in HOOK_NAMES)
-    assert git(clone, "config", "--get", "merge.vault-mem-index.driver").strip() == "true"
+    assert git(clone, "config", "--get", "merge.vault-mem-index.driver").strip() == MERGE_DRIVER
+    assert "merge=vault-mem-index" in (clone / ".git" / "info" / "attributes").read_text()
     check_hooks_guard(clone)
     r = cli("init", clone)  # again: nothing to do, and it says so
     assert r.returncode == 0 and "nothing changed" in r.stdout

@@ -17,6 +17,7 @@ from conftest import cli, git
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, strip_conflict
+from vault_mem.store.attributes import MERGE_DRIVER
 from vault_mem.sync.remote import SyncError, SyncState, sync, sync_if_due
 from vault_mem.sync.resolve import resolve
 from vault_mem.vault.conflicts import list_conflicts
@@ -210,7 +211,7 @@ def test_a_persons_commit_is_replayed_with_its_author_and_a_trailer(net):
 
 
 @pytest.mark.parametrize("local_write", [True, False])
-@pytest.mark.parametrize("entry", ["state-file", "journal", "symlink", "dir-symlink"])
+@pytest.mark.parametrize("entry", ["state-file", "state-file-case", "journal", "symlink", "dir-symlink"])
 def test_a_peer_cannot_plant_state_files_or_symlinks(net, entry, local_write, tmp_path):
     """DESIGN §7: a fetched tree is checked before anything touches the work tree; a bad entry
     stops the sync with its name and changes nothing (with local commits to replay, or none)."""
@@ -220,6 +221,10 @@ def test_a_peer_cannot_plant_state_files_or_symlinks(net, entry, local_write, tm
     if entry == "state-file":
         (a.root / ".vault-mem/planted.txt").write_text("x")
         git(a.root, "add", "-f", ".vault-mem/planted.txt")
+    elif entry == "state-file-case":  # the state folder on a case-insensitive file system (macOS, Windows)
+        (a.root / ".Vault-Mem").mkdir()
+        (a.root / ".Vault-Mem/index.db").write_text("x")
+        git(a.root, "add", "-f", ".Vault-Mem/index.db")
     elif entry == "journal":
         (a.root / ".vault-mem/pending.json").write_text('{"files": {}, "message": "m"}')
         git(a.root, "add", "-f", ".vault-mem/pending.json")
@@ -235,7 +240,7 @@ def test_a_peer_cannot_plant_state_files_or_symlinks(net, entry, local_write, tm
     with pytest.raises(SyncError, match="the remote's commits hold"):
         sync(b)
     assert head(b) == before_head and files(b) == before
-    assert not (b.root / ".vault-mem/planted.txt").exists()
+    assert not (b.root / ".vault-mem/planted.txt").exists() and not (b.root / ".Vault-Mem").exists()
     assert not (b.root / "facts/evil.md").exists() and not (b.root / "facts/sub").exists()
     assert not (b.root / ".vault-mem/pending.json").exists()  # no planted journal to "recover"
 
@@ -544,8 +549,11 @@ def test_a_sync_killed_before_it_moved_head_is_rolled_back_by_the_next(net):
 def test_clone_gets_the_index_merge_driver(net):
     _, (_, b, _) = net
     git(b.root, "config", "--unset", "merge.vault-mem-index.driver", check=False)
+    (b.root / ".git" / "info" / "attributes").unlink(missing_ok=True)
     sync(b)
-    assert git(b.root, "config", "merge.vault-mem-index.driver").strip() == "true"
+    assert git(b.root, "config", "merge.vault-mem-index.driver").strip() == MERGE_DRIVER
+    assert git(b.root, "check-attr", "merge", "INDEX.md", "facts/x.md").splitlines() == [
+        "INDEX.md: merge: vault-mem-index", "facts/x.md: merge: unspecified"]
 
 
 def test_empty_remote_gets_the_first_push(tmp_path):

@@ -19,6 +19,7 @@ from vault_mem.errors import (
     VaultMemError,
 )
 from vault_mem.model.memory import parse_memory
+from vault_mem.store.hooks import LAUNCH
 
 
 def head(v):
@@ -40,7 +41,7 @@ def test_init_creates_template_and_one_commit(vault):
     assert git(root, "status", "--porcelain") == ""
     assert (root / "INDEX.md").read_text() == vault.render_index()
     hook = root / ".git" / "hooks" / "pre-commit"
-    assert hook.is_file() and "-m vault_mem " in hook.read_text()  # init installs the git hooks
+    assert hook.is_file() and LAUNCH in hook.read_text()  # init installs the git hooks
 
 
 def test_remember_is_one_commit_with_the_file_and_index_only(vault):

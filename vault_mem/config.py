@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,31 @@ from vault_mem.errors import ConfigError, NotAVaultError
 VERSION = "0.1.0"
 CONFIG_FILE = "vault.toml"
 STATE_DIR = ".vault-mem"
+
+#: Code points that macOS's HFS+ leaves out of a file name when it compares two (git's list,
+#: ``is_hfs_dotgit``): ``.vault\u200c-mem`` is ``.vault-mem`` there.
+_HFS_IGNORED = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                              *range(0x206A, 0x2070), 0xFEFF])
+
+
+def disk_name(name: str) -> str:
+    """The form of the path component ``name`` that a case-insensitive file system (macOS,
+    Windows) compares: case folded, HFS+'s ignored code points and NTFS's trailing dots and
+    spaces dropped. Two names with the same form are one file there."""
+    folded = unicodedata.normalize("NFD", name.translate(_HFS_IGNORED)).casefold()
+    return unicodedata.normalize("NFC", folded).rstrip(". ")
+
+
+def is_state_dir_name(name: str) -> bool:
+    """Whether the path component ``name`` is, on some file system, the state folder
+    (:data:`STATE_DIR`): the one comparison every check of that name makes (a peer's
+    ``.VAULT-MEM/index.db`` would replace the index on macOS or Windows). Windows' 8.3 short
+    name of the folder (``VAULT-~1``) counts too."""
+    folded = disk_name(name)
+    if folded == STATE_DIR:
+        return True
+    short = STATE_DIR.lstrip(".").replace(".", "")[:6].casefold()
+    return folded.startswith(short + "~") and folded[len(short) + 1:].isdigit()
 
 #: type -> folder, in INDEX.md section order (notes are searchable but not listed).
 #: embedder providers (vault.toml [embedder] provider, VAULT_MEM_EMBEDDER); vault_mem.embed.local builds them

@@ -21,7 +21,7 @@ from vault_mem.config import CONFIG_FILE, STATE_DIR
 from vault_mem.daemon.process import LOG_FILE, Daemon
 from vault_mem.daemon.serve import Handler
 from vault_mem.errors import NotAVaultError
-from vault_mem.store.files import ensure_own_dir, refuse_link
+from vault_mem.store.files import PRIVATE_FILE, ensure_own_dir, make_private, open_nofollow, refuse_link
 
 
 def run_daemon(root: Path, *, reads: Mapping[str, Handler] | None = None) -> int:
@@ -51,12 +51,24 @@ def run_daemon(root: Path, *, reads: Mapping[str, Handler] | None = None) -> int
             handler.close()
 
 
+class _PrivateLog(logging.handlers.RotatingFileHandler):
+    """The daemon's log (it names memory files and what happened to them): opened never through
+    a link and this user's alone whatever the umask, the first file and each one after a rollover."""
+
+    def _open(self):
+        path = Path(self.baseFilename)
+        fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE)
+        stream = os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
+        make_private(path)  # a log written before the rule
+        return stream
+
+
 def _configure_logging(log_path: Path) -> list[tuple[str, logging.Handler]]:
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
     level = os.environ.get("VAULT_MEM_LOG_LEVEL", "INFO").upper()
     added: list[tuple[str, logging.Handler]] = []
     stream = logging.StreamHandler(sys.stderr)
-    file = logging.handlers.RotatingFileHandler(log_path, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
+    file = _PrivateLog(log_path, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
     for handler in (stream, file):
         handler.setFormatter(fmt)
         for name in ("vault_mem", "watchdog"):

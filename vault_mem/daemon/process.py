@@ -42,7 +42,7 @@ from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import shown
-from vault_mem.store.files import atomic_write, current_bytes, read_own
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, current_bytes, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import head_branch
 from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
@@ -517,7 +517,7 @@ class Daemon:
         self._status_owed = False
         self._status.update(pending_edits=len(self._edits), blocked=self._blocked)
         try:
-            atomic_write(self.state_dir / STATUS_FILE, json.dumps(self._status).encode())
+            atomic_write(self.state_dir / STATUS_FILE, json.dumps(self._status).encode(), mode=PRIVATE_FILE)
         except (OSError, VaultMemError) as exc:
             log.debug("vault-mem: cannot write %s: %s", STATUS_FILE, exc)
 

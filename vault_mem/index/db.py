@@ -30,7 +30,7 @@ from pathlib import Path
 from types import ModuleType
 
 from vault_mem.errors import IndexStoreError
-from vault_mem.store.files import ensure_own_dir, refuse_link
+from vault_mem.store.files import PRIVATE_FILE, ensure_own_dir, make_private, open_nofollow, refuse_link
 
 log = logging.getLogger("vault_mem.index.sidecar")
 
@@ -490,6 +490,12 @@ def _raw_connect(path: Path, *, read_only: str | None = None):
     writer can change the file either), else ``mode=ro``."""
     mod = driver()
     if read_only is None:
+        # made here, this user's alone, whatever the umask: it holds every memory's text (SQLite
+        # gives its -wal and -shm files the database file's mode)
+        try:
+            os.close(open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
+        except FileExistsError:
+            pass
         conn = mod.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                            check_same_thread=False)
     else:
@@ -651,13 +657,18 @@ def is_damage(exc: BaseException) -> bool:
 def repair(path: Path, reason: str) -> None:
     """Move a database found damaged while in use aside (once, under the repair lock)."""
     lock_path = path.with_name(path.name + ".repair.lock")
-    with open(lock_path, "a+") as lock_file:
+    with _open_lock(lock_path) as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
         try:
             if path.exists() and quick_check_fails(path) is not None:
                 move_aside(path, reason)
         finally:
             fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+
+def _open_lock(path: Path):
+    """The repair lock file, opened for ``flock`` (never through a link; this user's alone)."""
+    return os.fdopen(open_nofollow(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE_FILE), "a+")
 
 
 def connect(path: Path) -> Database:
@@ -671,6 +682,7 @@ def connect(path: Path) -> Database:
     for own in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"),
                 path.with_name(path.name + ".repair.lock")):
         refuse_link(own)  # SQLite would open (and write) a link's target: never followed
+        make_private(own)  # one made before the rule (the folder is closed too)
     db_error, _ = errors()
     try:
         return _open_once(path)
@@ -683,7 +695,7 @@ def connect(path: Path) -> Database:
             raise IndexStoreError(f"{read_only} (opening it failed: {exc})") from exc
     # Something is wrong. Repair under an exclusive lock so two processes never both move files.
     lock_path = path.with_name(path.name + ".repair.lock")
-    with open(lock_path, "a+") as lock_file:
+    with _open_lock(lock_path) as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
         try:
             reason = quick_check_fails(path) if path.exists() else None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from vault_mem.config import disk_name
+
 __all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "name_trouble", "shown"]
 
 #: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
@@ -50,7 +52,7 @@ def shown(name: str) -> str:
 def fold(path: str) -> str:
     """The form under which a case-insensitive, normalising file system (macOS, Windows) sees
     ``path``: two paths with the same fold are one file there."""
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", path).casefold())
+    return "/".join(disk_name(part) for part in path.split("/"))
 
 
 def name_trouble(name: str) -> str | None:

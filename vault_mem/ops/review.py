@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
+from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS, is_state_dir_name
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import dupes as dupes_mod
 from vault_mem.index import queries
@@ -276,7 +276,7 @@ _FILE_EXTS = frozenset({
     "clj", "elm", "zig", "jl", "vim"
 })
 _SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache",
-                        ".pytest_cache", ".ruff_cache", "dist", "build", ".vault-mem", "target"})
+                        ".pytest_cache", ".ruff_cache", "dist", "build", "target"})
 
 
 def body_paths(body: str) -> list[str]:
@@ -379,7 +379,7 @@ class _Tree:
         if files is None:  # not a git checkout: every file but the usual build and tool folders
             files = []
             for dirpath, dirnames, filenames in os.walk(repo):
-                dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+                dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not is_state_dir_name(d)]
                 base = os.path.relpath(dirpath, repo).replace(os.sep, "/")
                 files.extend(f if base == "." else f"{base}/{f}" for f in filenames)
         paths: set[str] = set()

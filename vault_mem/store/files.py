@@ -29,6 +29,10 @@ from vault_mem.model.memory import key_type_from_path
 from vault_mem.model.names import shown
 
 TEMP_MARK = ".vault-mem-tmp-"
+#: Modes of vault-mem's own state (``.vault-mem/`` and every file in it: index.db holds every
+#: memory's text), whatever the umask: this user's alone.
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
 
 
 def temp_path(path: Path) -> Path:
@@ -91,12 +95,55 @@ def read_own(path: Path, *, max_bytes: int | None = None) -> bytes | None:
 
 
 def ensure_own_dir(path: Path) -> Path:
-    """Make the folder ``path`` (vault-mem's state folder) unless it exists; a symlink there is
-    refused, so nothing vault-mem keeps in it can land elsewhere."""
+    """Make the folder ``path`` (vault-mem's state folder) unless it exists, mode
+    :data:`PRIVATE_DIR` whatever the umask (a folder made before that rule is closed here); a
+    symlink there is refused, so nothing vault-mem keeps in it can land elsewhere."""
     refuse_link(path)
-    path.mkdir(parents=True, exist_ok=True)
-    refuse_link(path)  # made by someone else between the two calls
+    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # made by someone else between the two calls
+            raise LinkError(link_message(path)) from None
+        raise
+    try:
+        _restrict(fd, PRIVATE_DIR)
+    finally:
+        os.close(fd)
     return path
+
+
+def make_private(path: Path) -> None:
+    """Take group and other users' access away from vault-mem's own file ``path`` (one made
+    before :data:`PRIVATE_FILE` was the rule); a missing file or a link is left alone.
+
+    By path, never by opening the file: closing any descriptor of a file drops every POSIX lock
+    this process holds on it, and SQLite keeps its locks on index.db and its -shm that way (an
+    open and close here broke the locks of the process's other connections: "disk I/O error").
+    Only this user can change the folder it sits in (0700), so the lstat-then-chmod window is
+    this user's own."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    mode = stat.S_IMODE(st.st_mode)
+    if stat.S_ISREG(st.st_mode) and mode & ~PRIVATE_FILE and st.st_uid == os.geteuid():
+        try:
+            os.chmod(path, mode & PRIVATE_FILE)
+        except OSError:
+            pass  # a read-only file system: nothing can be changed there, by anyone
+
+
+def _restrict(fd: int, allowed: int) -> None:
+    """Drop every permission bit outside ``allowed`` from the open file ``fd`` (this user's own;
+    another user's is left as it is)."""
+    st = os.fstat(fd)
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & ~allowed and st.st_uid == os.geteuid():
+        try:
+            os.fchmod(fd, mode & allowed)
+        except OSError:
+            pass  # a read-only file system: nothing can be changed there, by anyone
 
 
 def current_bytes(path: Path) -> bytes | None:
@@ -334,7 +381,7 @@ def checkpoint(name: str, state_dir: Path) -> None:
     """Test hook for crash tests: with ``VAULT_MEM_PAUSE_AT=name`` the process announces the
     point in ``state_dir/paused-<name>`` and waits there to be killed."""
     if os.environ.get("VAULT_MEM_PAUSE_AT") == name:
-        atomic_write(state_dir / f"paused-{name}", str(os.getpid()).encode())
+        atomic_write(state_dir / f"paused-{name}", str(os.getpid()).encode(), mode=PRIVATE_FILE)
         while True:
             time.sleep(1)
 

@@ -164,10 +164,15 @@ class GitRepo:
     def __init__(self, path: Path):
         self.cwd = Path(path)
         # git's own discovery (ceiling directories, safe.directory, GIT_DIR), as every git we run
-        out = self.run("rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir").split("\n")
+        out = self.run("rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks",
+                       "--git-path", "info/attributes").split("\n")
         self.toplevel = Path(out[0])
         self.git_dir = (self.cwd / out[1]).resolve()
         self.common_dir = (self.cwd / out[2]).resolve()
+        #: where git looks for this repository's hooks (``core.hooksPath`` and worktrees honoured)
+        self.hooks_dir = (self.cwd / out[3]).resolve()
+        #: the attributes file that overrides every ``.gitattributes`` (``$GIT_DIR/info/attributes``)
+        self.info_attributes = (self.cwd / out[4]).resolve()
         self.objects = self.common_dir / "objects"
         try:
             self.repo = git.Repo(self.toplevel, odbt=_ObjectDB)

@@ -9,8 +9,11 @@ operating system's words on.
 
 from __future__ import annotations
 
+import grp
 import os
+import pwd
 import re
+import stat
 import struct
 from pathlib import Path
 
@@ -116,3 +119,54 @@ def _index_problem(repo: GitRepo) -> str | None:
     return (f"git's index file {path} is damaged ({what}); rebuild it from the last commit with "
             f"`rm {path} && git reset` in {repo.toplevel} (your files are kept; stage again what was "
             "staged), then retry")
+
+
+def exposed_to_others(top: Path, paths: list[Path], close: list[Path]) -> str | None:
+    """Whether users other than the owner can read any of ``paths`` (the vault's memory files
+    and folders, the repository's objects, all inside the repository's top folder ``top``): the
+    path lets them read and every folder from ``top`` down lets them through. The one line that
+    names the first such path and the ``chmod`` of the folders ``close`` that stops it, or None.
+    A group counts as other users unless it is the owner's own (a user-private group). Folders
+    above ``top`` are not judged: the repository may move, and a person may share it on purpose."""
+    through: dict[Path, bool] = {}
+
+    def allows(path: Path, bits: int) -> bool:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        return bool(stat.S_IMODE(st.st_mode) & _others(st, bits))
+
+    def reachable(folder: Path) -> bool:
+        if not folder.is_relative_to(top):
+            return True  # above the top folder: not judged
+        if folder not in through:
+            through[folder] = allows(folder, stat.S_IXGRP | stat.S_IXOTH) and (
+                folder == top or reachable(folder.parent))
+        return through[folder]
+
+    found = [p for p in paths if p.is_relative_to(top) and allows(p, stat.S_IRGRP | stat.S_IROTH)
+             and reachable(p.parent)]
+    if not found:
+        return None
+    mode = stat.S_IMODE(os.lstat(found[0]).st_mode)
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    folders = " ".join(f"'{c}'" for c in close)
+    return (f"the vault's memory is readable by other users of this machine ({found[0]} is mode {mode:04o}{more}); "
+            f"unless it is meant to be, run `chmod -R go-rwx {folders}`")
+
+
+def _others(st: os.stat_result, bits: int) -> int:
+    """``bits`` less the group's when the file's group is its owner's own."""
+    if _private_group(st.st_uid, st.st_gid):
+        return bits & ~(stat.S_IRWXG)
+    return bits
+
+
+def _private_group(uid: int, gid: int) -> bool:
+    try:
+        user = pwd.getpwuid(uid)
+        group = grp.getgrgid(gid)
+    except KeyError:
+        return False
+    return user.pw_gid == gid and group.gr_name == user.pw_name and not set(group.gr_mem) - {user.pw_name}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from vault_mem.config import STATE_DIR, TYPE_FOLDERS
+from vault_mem.config import STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
 from vault_mem.errors import GitError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
@@ -327,10 +327,10 @@ def unsafe_entry(rel: str, mode: str | None) -> str | None:
     parts = rel.split("/")
     if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
         return "a path that leaves the vault"
-    if any(p.lower().rstrip(". ") in (".git", "git~1") for p in parts):
+    if any(disk_name(p) in (".git", "git~1") for p in parts):
         return "a .git entry"
-    if parts[0] == STATE_DIR:
-        return f"a file in {STATE_DIR}/, which holds this machine's own state"
+    if is_state_dir_name(parts[0]):  # in any case: one folder on macOS and Windows
+        return f"a file in {STATE_DIR}/ (as {shown(parts[0])}), which holds this machine's own state"
     for p in parts:
         trouble = name_trouble(p)
         if trouble:

@@ -4,7 +4,19 @@ Each hook is a small ``sh`` script, rendered from the one template ``hooks/git/h
 bakes in no path of the vault: it finds the vault when it runs, from the repository it runs in
 (``git rev-parse --show-toplevel``) plus the vault's folder inside it (the prefix, relative), so
 moving, copying (``cp -r``) or cloning a vault keeps its hooks checking that very vault. It runs
-``"<the Python that installed it>" -m vault_mem ... hook NAME``, else ``vault-mem`` on PATH.
+:data:`LAUNCH` (the Python that installed it), else ``vault-mem`` on PATH.
+
+Nothing in a vault is ever run (DESIGN §7). A hook runs in the repository's top folder, whose
+files a peer's commits fill; ``python -m vault_mem`` there would put that folder first on
+``sys.path``, and a peer's ``vault_mem/__main__.py``, ``yaml.py`` or ``sitecustomize.py`` would run
+as the person (and stand in for the pre-commit secret gate). So the hook starts Python with ``-P``
+(the working folder or script folder never joins ``sys.path``) and ``-E`` (no ``PYTHONPATH`` and
+friends, where an empty entry means the working folder too), and a two-line bootstrap adds
+vault-mem's own folder when it runs from a source checkout. Not ``-I``: that also drops the user's
+site-packages, where ``pip install --user`` puts vault-mem; that folder is the person's own. The
+fallback, the ``vault-mem`` console script, puts its own ``bin/`` folder on ``sys.path``, never the
+working folder; the hook unsets ``PYTHONPATH`` for it and sets ``PYTHONSAFEPATH``. A hook of ours
+in an older form (:func:`unsafe_hooks`) is named by every command and rewritten by :func:`install`.
 
 When neither exists (the virtual environment moved or was deleted), the post-* hooks say so and
 do nothing: they only refresh derived state, and git ignores their exit status anyway. The
@@ -18,7 +30,7 @@ one refused commit that says exactly how to fix it.
 :func:`install` is idempotent and reports what it changed. A hook file that is not vault-mem's
 is never overwritten: it is moved to ``NAME.before-vault-mem`` and ours runs it first with the
 same arguments (its exit status still stops the commit), so a person's own hook keeps working.
-A hook of an older vault-mem (one with an absolute vault path) is rewritten.
+A hook of an older vault-mem (an absolute vault path, ``python -m vault_mem``) is rewritten.
 """
 
 from __future__ import annotations
@@ -52,6 +64,12 @@ TEMPLATE = "hook.in"
 _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.git; '
               'else read -r _ D < .git 2>/dev/null; fi; '
               '[ -n "$D" ] && echo "$PPID" > "$D/vault-mem-commit" 2>/dev/null')
+#: What Python runs in a hook: ``sys.argv[1]`` is vault-mem's own folder (empty when installed),
+#: put on ``sys.path`` unless it is there already (never ahead of the standard library otherwise).
+BOOTSTRAP = ("import sys; d = sys.argv.pop(1); d and d not in sys.path and sys.path.insert(0, d); "
+             "from vault_mem.adapters.cli import main; sys.exit(main())")
+#: How a hook starts vault-mem (module docstring): nothing of the working folder on ``sys.path``.
+LAUNCH = f'"$PYTHON" -E -P -c {shlex.quote(BOOTSTRAP)} "$VAULT_MEM_HOME"'
 #: Where a person's own hook goes when ours takes its place (ours runs it first).
 CHAINED_SUFFIX = ".before-vault-mem"
 _PREFIX_LINE = re.compile(r"^VAULT_PREFIX=(.*)$", re.MULTILINE)
@@ -71,18 +89,40 @@ def template_path() -> Path:
 
 def hooks_dir(vault: Any) -> Path:
     """Where git looks for this repository's hooks (honours ``core.hooksPath`` and worktrees)."""
-    out = vault.repo.run("rev-parse", "--git-path", "hooks", cwd=vault.root)
-    path = Path(out.strip())
-    return path if path.is_absolute() else (Path(vault.root) / path).resolve()
+    return Path(vault.repo.hooks_dir)
 
 
-def _pythonpath_line() -> str:
-    """Make the hook find this vault_mem when it is run from a source checkout, not installed."""
+def unsafe_hooks(folder: Path) -> list[str]:
+    """vault-mem's hooks in ``folder`` that an older vault-mem wrote: they start Python without
+    :data:`LAUNCH` (``python -m vault_mem`` with the repository as the working folder), so a file
+    a peer commits to the vault can run in their place. A few small reads, no process."""
+    found = []
+    for name in HOOK_NAMES:
+        try:
+            text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if MARKER in text and LAUNCH not in text:
+            found.append(name)
+    return found
+
+
+def unsafe_hooks_notice(folder: Path) -> str | None:
+    """The one line that names :func:`unsafe_hooks` of ``folder`` and the fix, or None."""
+    names = unsafe_hooks(folder)
+    if not names:
+        return None
+    return (f"the git hooks {', '.join(names)} in {folder} are an older vault-mem's, which start Python so that a "
+            "file in the repository (a peer's vault_mem/ or yaml.py) runs in their place: rewrite them with "
+            "`vault-mem hooks install`")
+
+
+def _home_dir() -> str:
+    """The folder holding this ``vault_mem`` when it runs from a source checkout (the hook's
+    bootstrap puts it on ``sys.path``); empty when it is installed in a site-packages folder."""
     pkg_parent = str(Path(__file__).resolve().parent.parent.parent)
     installed = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
-    if pkg_parent in installed:
-        return ""
-    return f'PYTHONPATH={shlex.quote(pkg_parent)}"${{PYTHONPATH:+:$PYTHONPATH}}"; export PYTHONPATH'
+    return "" if pkg_parent in installed else shlex.quote(pkg_parent)
 
 
 def _missing(name: str) -> str:
@@ -110,7 +150,8 @@ def render(name: str, prefix: str) -> str:
         "PYTHON": shlex.quote(sys.executable),
         "PREFIX": shlex.quote(folder) if folder else "",
         "PREFIX_SHOWN": folder or ".",
-        "PYTHONPATH_LINE": _pythonpath_line(),
+        "HOME_DIR": _home_dir(),
+        "LAUNCH": LAUNCH,
         "MARK_LINE": _MARK_LINE if name == "pre-commit" else "",
         "MISSING": _missing(name),
     }
@@ -176,12 +217,3 @@ def install(vault: Any) -> list[str]:
 def _make_executable(path: Path) -> None:
     mode = path.stat().st_mode
     path.chmod(mode | 0o755)
-
-
-def ensure_index_merge_driver(repo: Any) -> None:
-    """Define the merge driver the template's .gitattributes names for INDEX.md (keep either
-    side: INDEX.md is regenerated after every merge). Git config is not cloned, so init and every
-    sync make sure of it."""
-    if repo.run("config", "--get", "merge.vault-mem-index.driver", check=False).returncode != 0:
-        repo.run("config", "merge.vault-mem-index.name", "vault-mem: keep INDEX.md, it is regenerated")
-        repo.run("config", "merge.vault-mem-index.driver", "true")

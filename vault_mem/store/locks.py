@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Self
 
 from vault_mem.errors import LockTimeoutError, StateError, VaultMemError
-from vault_mem.store.files import open_nofollow, read_own
+from vault_mem.store.files import PRIVATE_FILE, open_nofollow, read_own
 
 WRITE_LOCK = "write.lock"
 DAEMON_LOCK = "daemon.lock"
@@ -40,7 +40,7 @@ class FileLock:
             return True
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:  # never through a link (DESIGN §7): a planted symlink must not pick the file we lock
-            fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)
+            fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                 raise StateError(f"cannot open {self.path} ({exc.strerror}); make {self.path.parent} and "

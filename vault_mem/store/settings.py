@@ -39,7 +39,7 @@ from vault_mem.config import (
     setting_changes,
 )
 from vault_mem.errors import ConfigError, GitError, VaultMemError
-from vault_mem.store.files import atomic_write, read_own
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import log_entries
 from vault_mem.store.trust import approve_config, approved_config, legacy_settings, seal, unseal
@@ -159,7 +159,7 @@ def _committed_blob(root: Path, repo: GitRepo, prefix: str, head: str | None, st
     blob = repo.blob_at(head, prefix + CONFIG_FILE)
     if raw is not None or state_dir.is_dir():
         try:
-            atomic_write(record, seal(root, "checked-settings", {"head": head, "blob": blob}))
+            atomic_write(record, seal(root, "checked-settings", {"head": head, "blob": blob}), mode=PRIVATE_FILE)
         except (OSError, VaultMemError):
             pass  # a read-only state folder: looked up again next time
     return blob

@@ -29,10 +29,12 @@ from vault_mem.errors import (
     UnsafeTreeError,
     VaultMemError,
 )
+from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
 from vault_mem.store.files import (
+    PRIVATE_FILE,
     atomic_write,
     check_type_folder,
     current_bytes,
@@ -42,7 +44,7 @@ from vault_mem.store.files import (
 )
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
-from vault_mem.store.health import repository_problem, state_dir_problem
+from vault_mem.store.health import exposed_to_others, repository_problem, state_dir_problem
 from vault_mem.store.history import (
     changed_entries,
     first_unsafe_entry,
@@ -50,6 +52,7 @@ from vault_mem.store.history import (
     resolve_commit,
     tree_entries,
 )
+from vault_mem.store.hooks import unsafe_hooks_notice
 from vault_mem.store.locks import WRITE_LOCK, FileLock, daemon_pid
 from vault_mem.store.settings import Settings, settings_in_force
 from vault_mem.store.trust import approve_config, approved_config, seal, unseal
@@ -100,6 +103,9 @@ class Workspace:
         self.config: Config = with_environment(self.settings.config)
         self.agent = agent or os.environ.get("VAULT_MEM_AGENT") or self.config.agent_name
         self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
+        hooks_note = unsafe_hooks_notice(self.repo.hooks_dir)
+        if hooks_note:
+            self.notices.append(hooks_note)
         try:
             ensure_own_dir(self.state_dir)
         except OSError as exc:
@@ -148,7 +154,7 @@ class Workspace:
         if seen and seen.get("sig") == sig and isinstance(seen.get("ignored"), list):
             return [str(x) for x in seen["ignored"]]
         ignored = ignored_memory_folders(self.repo, self.prefix)
-        atomic_write(record, seal(self.root, "ignore-checked", {"sig": sig, "ignored": ignored}))
+        atomic_write(record, seal(self.root, "ignore-checked", {"sig": sig, "ignored": ignored}), mode=PRIVATE_FILE)
         return ignored
 
     def check_head_tree(self) -> None:
@@ -184,7 +190,24 @@ class Workspace:
                 f"{head[:10]}) and remove that entry with git (git rm -r --cached -- '{shown(self.prefix + rel)}', "
                 "delete it, git commit), then retry; nothing was changed")
         ensure_own_dir(self.state_dir)
-        atomic_write(record, seal(self.root, "checked-head", {"commit": head}))
+        atomic_write(record, seal(self.root, "checked-head", {"commit": head}), mode=PRIVATE_FILE)
+
+    def exposure(self) -> str | None:
+        """Whether other users of this machine can read this vault's memory (its folders and
+        files, INDEX.md, the repository's objects): the line that says so and the fix, or None.
+        For ``doctor``; a stat per file."""
+        paths = [self.root, self.root / INDEX_FILE, self.repo.common_dir / "objects"]
+        for folder in TYPE_FOLDERS.values():
+            path = self.root / folder
+            paths.append(path)
+            try:
+                paths += sorted(Path(e.path) for e in os.scandir(path) if e.name.endswith(".md"))
+            except OSError:
+                continue
+        close = [self.root]
+        if not self.repo.common_dir.is_relative_to(self.root):
+            close.append(self.repo.common_dir)
+        return exposed_to_others(self.repo.toplevel.resolve(), paths, close)
 
     # -- names -----------------------------------------------------------------------------
     def top(self, rel: str) -> str:

@@ -54,6 +54,7 @@ from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shown
 from vault_mem.model.policy import describe_secrets
+from vault_mem.store.attributes import protect
 from vault_mem.store.history import (
     commits_with_parents,
     count_commits,
@@ -65,7 +66,6 @@ from vault_mem.store.history import (
     resolve_commit,
     update_ref,
 )
-from vault_mem.store.hooks import ensure_index_merge_driver
 from vault_mem.store.network import run_remote
 from vault_mem.store.worktree import config_value, ensure_upstream
 from vault_mem.sync.replay import Replay
@@ -141,7 +141,7 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
         raise SyncError("unreachable", f"the vault's repository has no git remote '{name}'; add one with "
                         f"`git remote add {name} URL` (any URL git accepts: a path, ssh or https), or "
                         "pass --remote NAME")
-    ensure_index_merge_driver(repo)  # a fresh clone lacks it
+    protect(repo, vault.prefix)  # a fresh clone lacks the driver and attributes; a peer's may steer git
     rbranch = branch
     merge = config_value(repo, f"branch.{branch}.merge")
     up = config_value(repo, f"branch.{branch}.remote")

@@ -14,9 +14,10 @@ from vault_mem.errors import GitError, UsageError, VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import EDITOR_FILES_HEADING, missing_editor_patterns
+from vault_mem.store.attributes import protect
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo
-from vault_mem.store.hooks import ensure_index_merge_driver, install
+from vault_mem.store.hooks import install
 from vault_mem.store.workspace import Workspace, init_repository
 
 
@@ -57,7 +58,7 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
 def first_commit(ws: Workspace, sidecar: Sidecar, created: list[Path]) -> list[str]:
     """Index the new vault, write INDEX.md, commit exactly the created files (in a folder inside
     an existing repository only that folder's files), install the git hooks; returns notices."""
-    ensure_index_merge_driver(ws.repo)
+    protect(ws.repo, ws.prefix)
     with ws.lock:
         sidecar.reconcile()
         index_bytes = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
@@ -73,8 +74,9 @@ def first_commit(ws: Workspace, sidecar: Sidecar, created: list[Path]) -> list[s
 
 
 def install_hooks(ws: Workspace) -> list[str]:
-    """The git hooks and the INDEX.md merge driver of an existing vault (a clone has neither)."""
-    ensure_index_merge_driver(ws.repo)
+    """The git hooks, the INDEX.md merge driver and the vault's attributes of an existing vault (a
+    clone has none of them)."""
+    protect(ws.repo, ws.prefix)
     return install(ws)
 
 

@@ -14,7 +14,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
-from vault_mem.store.files import atomic_write, checkpoint, current_bytes, read_own
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, read_own
 from vault_mem.store.trust import seal, unseal
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import dirty_paths
@@ -27,7 +27,7 @@ FOREIGN = object()
 
 def write_journal(ws: Workspace, name: str, entry: dict) -> None:
     """Journal ``entry`` as ``.vault-mem/<name>``, signed with this machine's key."""
-    atomic_write(ws.state_dir / name, seal(ws.root, name, entry))
+    atomic_write(ws.state_dir / name, seal(ws.root, name, entry), mode=PRIVATE_FILE)
 
 
 def read_journal(ws: Workspace, name: str) -> dict | object | None:

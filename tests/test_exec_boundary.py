@@ -1,0 +1,186 @@
+"""Nothing in a vault is ever run (DESIGN §7): a peer's Python files that would shadow
+vault-mem's modules or Python's own (``vault_mem/``, ``yaml.py``, ``sitecustomize.py``, ...) reach
+the victim through a real bare remote, and then every way a person or an agent starts vault-mem
+in that vault runs: sync, ``git commit``/``checkout``/``merge``/``rebase``/``pull`` (the git
+hooks) and the agent hooks with the vault as the working folder. No planted file may run, and the
+pre-commit secret gate must still refuse a staged credential."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import git
+from fakes import aws_key, write_memory
+
+pytestmark = pytest.mark.slow
+
+#: Module files a peer plants, each of which would shadow something vault-mem imports (itself,
+#: its dependencies, Python's start-up hooks) if the vault's folder were on ``sys.path``.
+PLANTED = ("vault_mem/__main__.py", "vault_mem/__init__.py", "yaml.py", "git/__init__.py",
+           "sitecustomize.py", "usercustomize.py", "frontmatter.py")
+
+
+def vault_mem_cmd() -> list[str]:
+    """How a person runs vault-mem: the installed console script next to this Python."""
+    script = Path(sys.executable).with_name("vault-mem")
+    assert script.is_file(), "vault-mem is not installed in this environment (pip install -e .)"
+    return [str(script)]
+
+
+#: The person's environment for their git commands: an empty ``PYTHONPATH`` entry (what
+#: ``export PYTHONPATH=$PYTHONPATH:/x`` leaves when it was unset) means the working folder.
+GIT_ENV = {"PYTHONPATH": os.pathsep}
+
+
+def run(cwd: Path, *args: str, input: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    full.update(env or {})
+    return subprocess.run(list(args), cwd=cwd, input=input, capture_output=True, text=True, env=full,
+                          timeout=180, check=False)
+
+
+def vm(cwd: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
+    return run(cwd, *vault_mem_cmd(), *args, input=input)
+
+
+def plant(root: Path, markers: Path) -> None:
+    """Each planted module, if ever imported, leaves a file named after itself in ``markers``;
+    so does an executable ``vault-mem`` at the top (found through an empty PATH entry)."""
+    for rel in PLANTED:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        name = rel.replace("/", "_")
+        path.write_text(f"import pathlib\npathlib.Path({str(markers)!r}, {name!r}).write_text('ran')\n")
+    (root / "vault-mem").write_text(f"#!/bin/sh\ntouch '{markers}/vault-mem'\n")
+    (root / "vault-mem").chmod(0o755)
+
+
+def assert_nothing_ran(markers: Path) -> None:
+    assert sorted(p.name for p in markers.iterdir()) == []
+
+
+def person_commit(root: Path, rel: str, text: str, message: str, env: dict | None = None
+                  ) -> subprocess.CompletedProcess:
+    (root / rel).write_text(text)
+    git(root, "add", "--", rel)
+    return run(root, "git", "commit", "-m", message, env=env)
+
+
+def note(key: str) -> str:
+    return f"---\ndescription: a note about {key}\n---\n{key}\n"
+
+
+def exercise(root: Path, markers: Path, *, path: str | None = None) -> None:
+    """A person's git commands (each runs one of the hooks) and the agent hooks, in ``root``;
+    ``path``: the PATH the git commands see."""
+    env = {**GIT_ENV, **({"PATH": path} if path else {})}
+
+    def person(*args: str) -> None:
+        proc = run(root, "git", *args, env=env)
+        assert proc.returncode == 0, proc.stderr
+
+    rel = write_memory(root, "editor", "Uses Helix as the main editor")
+    git(root, "add", "--", rel)
+    person("commit", "-m", "hand edit")  # pre-commit (the format and secret gate)
+    assert_nothing_ran(markers)
+    person("checkout", "-q", "-b", "side")  # post-checkout
+    assert person_commit(root, "notes/side.md", note("side"), "side", env).returncode == 0
+    person("checkout", "-q", "main")
+    assert person_commit(root, "notes/main.md", note("main"), "main", env).returncode == 0
+    person("merge", "--no-ff", "-m", "merge side", "side")  # post-merge
+    person("checkout", "-q", "-b", "other", "HEAD~1")
+    assert person_commit(root, "notes/other.md", note("other"), "other", env).returncode == 0
+    person("rebase", "-q", "main")  # post-rewrite
+    person("checkout", "-q", "main")
+    person("pull", "-q", "--no-rebase", "origin", "main")  # post-merge
+    assert_nothing_ran(markers)
+    # the agent hooks, started as Claude Code starts them: the project (the vault) as working folder
+    event = {"hook_event_name": "SessionStart", "cwd": str(root)}
+    proc = vm(root, "hook", "session-start", input=json.dumps(event))
+    assert proc.returncode == 0, proc.stderr
+    event = {"hook_event_name": "UserPromptSubmit", "prompt": "which editor do I use", "cwd": str(root)}
+    proc = vm(root, "hook", "user-prompt-submit", input=json.dumps(event))
+    assert proc.returncode == 0, proc.stderr
+    vm(root, "doctor")
+    assert_nothing_ran(markers)
+    # the pre-commit secret gate is vault-mem's own, still in force
+    proc = person_commit(root, "facts/aws.md", f"---\ndescription: the deploy key\n---\nkey {aws_key()}\n",
+                         "add a key", env)
+    assert proc.returncode != 0 and "facts/aws.md" in proc.stderr, proc.stderr
+    assert git(root, "log", "-1", "--format=%s").strip() != "add a key"
+    assert_nothing_ran(markers)
+
+
+@pytest.fixture
+def peer_net(tmp_path):
+    """A bare remote, the victim's vault (made by `vault-mem init`, hooks installed, pushed) and a
+    peer's clone that has pushed a commit planting :data:`PLANTED` at the vault's top."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    victim = tmp_path / "victim"
+    proc = vm(tmp_path, "init", str(victim))
+    assert proc.returncode == 0, proc.stderr
+    git(victim, "remote", "add", "origin", str(bare))
+    git(victim, "push", "-q", "-u", "origin", "main")
+    peer = tmp_path / "peer"
+    git(tmp_path, "clone", "-q", str(bare), str(peer))
+    plant(peer, markers)
+    git(peer, "add", "-A")
+    git(peer, "commit", "-q", "--no-verify", "-m", "helpful scripts")
+    git(peer, "push", "-q", "origin", "main")
+    return bare, victim, peer, markers
+
+
+def test_files_a_peer_syncs_in_never_run(peer_net):
+    _, victim, peer, markers = peer_net
+    proc = vm(victim, "sync")  # the person's own command, in the vault
+    assert_nothing_ran(markers)
+    if proc.returncode == 0:  # taken in (a later check may refuse such files instead)
+        assert (victim / "yaml.py").is_file()
+    # one more peer commit for the victim's `git pull`
+    person_commit(peer, "notes/later.md", note("later"), "later")
+    git(peer, "push", "-q", "origin", "main")
+    exercise(victim, markers)
+
+
+def test_files_in_a_fresh_clone_never_run(peer_net, tmp_path):
+    """However sync treats them, a clone of the peer's repository holds the files: the person
+    installs the hooks there and works."""
+    bare, _, peer, markers = peer_net
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    assert (clone / "sitecustomize.py").is_file()
+    proc = vm(clone, "hooks", "install")
+    assert_nothing_ran(markers)
+    assert proc.returncode == 0, proc.stderr
+    person_commit(peer, "notes/later.md", note("later"), "later")
+    git(peer, "push", "-q", "origin", "main")
+    exercise(clone, markers)
+
+
+def test_the_hooks_fallback_to_vault_mem_on_path_runs_nothing_either(peer_net, tmp_path, monkeypatch):
+    """The hooks' Python is gone (a moved virtual environment): they run ``vault-mem`` from PATH,
+    whose own folder, not the working folder, is on ``sys.path``; and never a ``vault-mem`` that
+    PATH finds in the working folder (a fresh clone keeps the peer's file executable)."""
+    from vault_mem import Vault
+    from vault_mem.store.hooks import install
+
+    bare, _, peer, markers = peer_net
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    assert os.access(clone / "vault-mem", os.X_OK)
+    with monkeypatch.context() as m:
+        m.setattr(sys, "executable", str(tmp_path / "gone" / "bin" / "python3"))
+        with Vault(clone) as v:
+            install(v)
+    person_commit(peer, "notes/later.md", note("later"), "later")
+    git(peer, "push", "-q", "origin", "main")
+    # an empty PATH entry (the working folder) ahead of the real one, as `PATH=:$PATH` leaves it
+    exercise(clone, markers, path=os.pathsep.join(["", str(Path(sys.executable).parent), os.environ["PATH"]]))

@@ -1,0 +1,126 @@
+"""What git does to the vault's files is vault-mem's to say, not a ``.gitattributes`` a peer
+commits (DESIGN §7).
+
+Git reads attributes from every ``.gitattributes`` in the work tree; a peer's line
+``* merge=vault-mem-index`` once made a person's own ``git pull --rebase`` drop their conflicting
+commit silently (vault-mem's INDEX.md driver kept one side of every file), ``* filter=x`` ran a
+filter of the person's config on the vault's files, ``* working-tree-encoding=UTF-16LE`` made every
+command fail. Two layers stop that:
+
+- :func:`protect_attributes` writes a block into ``$GIT_DIR/info/attributes``, which outranks every
+  ``.gitattributes``: for the vault folder's files the attributes that make git run something or
+  rewrite bytes are unspecified (``!attr``: as if no file set them; ``-attr`` would set them
+  false, which means something else for ``text`` and ``diff``), then INDEX.md gets vault-mem's
+  merge driver. The person's own lines in that file are kept; only the vault's folder is
+  touched (a vault in a project's ``memory/`` leaves the project's files alone).
+- The driver itself (:data:`MERGE_DRIVER`) is path-safe: git passes it the path (``%P``), and for
+  anything but INDEX.md it does git's own three-way merge (``git merge-file``), conflicts reported
+  as conflicts, so a stray attribute can never make it drop one side.
+
+Git config and ``info/`` are not cloned, so init, ``vault-mem hooks install`` and every sync
+call :func:`protect`; each is idempotent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.store.files import atomic_write, current_bytes
+from vault_mem.store.git import GitRepo
+
+DRIVER = "vault-mem-index"
+#: The driver's command (git substitutes %P shell-quoted, %A/%O/%B as plain temp-file names):
+#: INDEX.md keeps either side, since it is regenerated after every merge; any other path is
+#: merged as git merges text, with its conflicts.
+MERGE_DRIVER = (f"case %P in {INDEX_FILE}|*/{INDEX_FILE}) exit 0;; esac; "
+                "exec git merge-file --marker-size=%L -L ours -L base -L theirs %A %O %B")
+#: Attributes that make git run a command or change bytes between the repository and the work
+#: tree (``crlf`` is ``text``'s old name, still read), unset for the vault's files.
+NEUTRAL = ("merge", "filter", "diff", "working-tree-encoding", "ident", "export-subst", "text", "eol",
+           "crlf", "conflict-marker-size")
+_BEGIN = "# >>> vault-mem"
+_END = "# <<< vault-mem"
+
+
+def ensure_index_merge_driver(repo: GitRepo) -> None:
+    """Define (or bring up to date) the merge driver that INDEX.md's attribute names."""
+    for key, value in (("name", "vault-mem: keep INDEX.md, it is regenerated; merge anything else"),
+                       ("driver", MERGE_DRIVER)):
+        name = f"merge.{DRIVER}.{key}"
+        proc = repo.run("config", "--get", name, check=False)
+        if proc.returncode != 0 or proc.stdout.decode("utf-8", "replace").rstrip("\n") != value:
+            repo.run("config", name, value)
+
+
+def _quoted(pattern: str) -> str:
+    """``pattern`` as a C-quoted attributes pattern whose folder part matches literally (a
+    space, quote or glob character in the vault's folder name is that character)."""
+    out = []
+    for c in pattern:
+        if c in '\\*?[]':
+            out.append("\\\\" + c)  # C-unquoted to a backslash, which escapes the glob character
+        elif c == '"':
+            out.append('\\"')
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif ord(c) < 0x20 or c == "\x7f":
+            out.append(f"\\{ord(c):03o}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def _tag(prefix: str) -> str:
+    """The vault's name in its block's first and last lines (one line, whatever the folder)."""
+    folder = prefix.rstrip("/")
+    return _quoted(folder) if folder else "."
+
+
+def attributes_block(prefix: str) -> str:
+    """The lines vault-mem keeps in ``info/attributes`` for the vault at ``prefix`` (its folder
+    in the repository, ``""`` at the top, else like ``memory/``)."""
+    folder = prefix.rstrip("/")
+    every = _quoted(f"/{folder}/")[:-1] + '**"' if folder else "*"
+    index = _quoted(f"/{folder}/{INDEX_FILE}" if folder else f"/{INDEX_FILE}")
+    return "\n".join([
+        f"{_BEGIN} {_tag(prefix)} (written by vault-mem, rewritten by `vault-mem hooks install`):",
+        "# git treats the vault's files as plain files, whatever a .gitattributes says",
+        f"{every} " + " ".join(f"!{name}" for name in NEUTRAL),
+        f"{index} merge={DRIVER}",
+        f"{_END} {_tag(prefix)}",
+    ]) + "\n"
+
+
+def protect_attributes(repo: GitRepo, prefix: str) -> bool:
+    """Write or refresh the vault's block in ``info/attributes`` (at the end: later lines win),
+    keeping every other line; True when the file changed."""
+    path = Path(repo.info_attributes)
+    data = current_bytes(path)
+    text = data.decode("utf-8", "replace") if data is not None else ""
+    tag = _tag(prefix)
+    kept, inside = [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith(f"{_BEGIN} {tag} "):
+            inside = True
+        elif inside and line.rstrip("\n") == f"{_END} {tag}":
+            inside = False
+        elif not inside:
+            kept.append(line)
+    own = "".join(kept)
+    if own and not own.endswith("\n"):
+        own += "\n"
+    new = own + attributes_block(prefix)
+    if new == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, new.encode("utf-8"))
+    return True
+
+
+def protect(repo: GitRepo, prefix: str) -> None:
+    """Both layers (module docstring): the path-safe driver and the attributes block."""
+    ensure_index_merge_driver(repo)
+    protect_attributes(repo, prefix)
