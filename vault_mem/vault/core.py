@@ -186,9 +186,11 @@ class Vault:
         waits for the repair, and reads still answer (a write says what to fix)."""
         return self.ws.repository_problem() is None
 
-    def render_index(self, today: dt.date | None = None) -> str:
-        """INDEX.md as the files give it today (not written; see :meth:`write_index`)."""
-        return self.sidecar.render_index(budget_tokens=self.config.index_budget_tokens, today=today)
+    def render_index(self, today: dt.date | None = None, *, budget_tokens: int | None = None) -> str:
+        """INDEX.md as the files give it today (not written; see :meth:`write_index`); with
+        ``budget_tokens``, within that budget instead of the vault's (a context of fixed size)."""
+        budget = self.config.index_budget_tokens if budget_tokens is None else budget_tokens
+        return self.sidecar.render_index(budget_tokens=budget, today=today)
 
     def index_md(self) -> str | None:
         """INDEX.md's text on disk (None: no file); a symlinked INDEX.md is refused, never served
