@@ -249,8 +249,8 @@ class GitRepo:
                     continue  # a killed vault-mem process held it: gone now
                 if time.monotonic() > start + _INDEX_LOCK_WAIT_S:
                     raise LockTimeoutError(
-                        f"git's index.lock in {self.git_dir} stayed held for {_INDEX_LOCK_WAIT_S:.0f} s "
-                        f"({self._index_lock_holder()}); nothing was written: retry"
+                        f"git's index.lock in {self.git_dir} stayed held for {_INDEX_LOCK_WAIT_S:.0f} s, "
+                        f"{self._index_lock_holder()}; nothing was written: retry"
                     ) from None
                 said = self._say_waiting(start, said)
             time.sleep(delay)
@@ -658,7 +658,7 @@ class GitRepo:
                     f"could not commit for {_INDEX_LOCK_WAIT_S:.0f} s: " + (
                         f"a git commit (pid {who}) is under way; nothing was written: retry when it is done"
                         if who else
-                        f"git's index.lock in {self.git_dir} stayed held ({self._index_lock_holder()}), or "
+                        f"git's index.lock in {self.git_dir} stayed held, {self._index_lock_holder()}; or "
                         f"{branch} kept moving; nothing was written: retry"))
             said = self._say_waiting(start, said)
             time.sleep(delay)

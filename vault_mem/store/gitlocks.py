@@ -27,7 +27,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_mem.store.locks import owner_gone, process_start, this_command, this_host
+from vault_mem.store.locks import GONE, owner_gone, process_start, this_command, this_host
 
 log = logging.getLogger("vault_mem.store.gitlocks")
 
@@ -36,6 +36,7 @@ RECORD_PREFIX = "vault-mem-lock."
 #: in a git dir: a copy of git's index a writer prepares (and git's ``.lock`` of it while it runs)
 INDEX_COPY_PREFIX = "vault-mem-index."
 _counter = itertools.count()
+_identity: dict[int, str] = {}
 _no_links_said = False
 
 
@@ -54,8 +55,12 @@ class Owner:
 
 def owner_token() -> str:
     """``<pid>.<start>.<host>.<command>`` of this process, for the names of its owned files."""
-    start = process_start(os.getpid())
-    return f"{os.getpid()}.{start if start and start != 'gone' else 'unknown'}.{this_host()}.{this_command()}"
+    pid = os.getpid()
+    if _identity.get(pid) is None:  # per pid: a forked child is another process
+        start = process_start(pid)
+        _identity.clear()
+        _identity[pid] = f"{pid}.{start if start and start != GONE else 'unknown'}.{this_host()}"
+    return f"{_identity[pid]}.{this_command()}"
 
 
 def parse_owner(name: str, prefix: str) -> Owner | None:
@@ -184,5 +189,5 @@ def describe_holder(lock: Path, git_dir: Path, common_dir: Path) -> str:
     owner = holder(lock, git_dir, common_dir)
     if owner is not None:
         return f"held by {owner.describe()}"
-    return ("not vault-mem's (a git command of yours, or one that was killed: if no git command is "
-            f"running, delete {lock})")
+    return (f"held by a git command, not by vault-mem (if no git command is running, one that was "
+            f"killed left it: delete {lock})")
