@@ -217,8 +217,9 @@ def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str,
     today = today or dt.date.today()
     direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today)
     chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today) if direct else []
+    changed = queries.change_date(vault.sidecar.db, mem.path)
     return views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
-                             chain=chain, today=today)
+                             chain=chain, today=today, changed=dt.date.fromisoformat(changed) if changed else None)
 
 
 def schemas(format: str = "openai") -> list[dict[str, Any]]:

@@ -771,6 +771,40 @@ class GitRepo:
         mark.unlink(missing_ok=True)
         return None
 
+    def last_changes(self, paths: list[str]) -> dict[str, tuple[int, bool]]:
+        """For each of ``paths`` (top-level relative), the commit on HEAD that last changed it:
+        (committer time in seconds, whether it is a vault-mem write: it has an ``Agent:``
+        trailer); a path no commit changed is left out. One ``git log`` walks back from HEAD
+        and stops once every path is found (at worst the whole history: a clone's first index)."""
+        want = set(paths)
+        found: dict[str, tuple[int, bool]] = {}
+        if not want or self.head() is None:
+            return found
+        folders = sorted({p.split("/", 1)[0] if "/" in p else "." for p in want})
+        try:
+            proc = subprocess.Popen(
+                ["git", "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",
+                 "--format=%x01%ct %(trailers:key=Agent,valueonly,separator=%x2C)", "HEAD", "--", *folders],
+                cwd=self.toplevel, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except FileNotFoundError as exc:
+            raise GitError("git is not installed or not on PATH; install git and retry") from exc
+        commit: tuple[int, bool] = (0, False)
+        try:
+            for raw in proc.stdout:  # type: ignore[union-attr]
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                if line.startswith("\x01"):
+                    when, _, agent = line[1:].partition(" ")
+                    commit = (int(when or 0), bool(agent.strip()))
+                elif line in want and line not in found:
+                    found[line] = commit
+                    if len(found) == len(want):
+                        break
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]
+        return found
+
     def head_branch(self) -> str | None:
         """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached. Read
         from HEAD's file (every write asks: no git process), through ``git symbolic-ref`` only

@@ -57,6 +57,8 @@ class Vault:
         kwargs = {} if embedder is None else {"embedder": embedder}
         self.sidecar = Sidecar(self.ws.root, self.ws.config, **kwargs)
         # a hand edit that kept an old `updated:` dates from its commit or file time (git knows)
+        ws = self.ws  # not self: the sidecar must not keep its vault alive (a reference cycle)
+        self.sidecar.change_dates = lambda files: history.change_dates(ws, files)
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
