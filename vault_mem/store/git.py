@@ -84,8 +84,9 @@ _GIT_ERRORS = (gitexc.GitError, ODBError, ValueError, OSError)
 _T = TypeVar("_T")
 #: in the git dir: the pid of a person's ``git commit`` under way (written by our pre-commit hook)
 PERSON_COMMIT_MARK = "vault-mem-commit"
-#: in the git dir: what vault-mem before 0.x wrote to list the git locks a writer held (now
-#: :mod:`vault_mem.store.gitlocks`); a dead writer's list is removed, its locks are not trusted
+#: in the git dir: where earlier versions listed the git locks a writer held (by inode, which
+#: a person's later lock can reuse: now :mod:`vault_mem.store.gitlocks`); a dead writer's list
+#: is removed, the locks it names are left alone
 _OLD_OWNED_PREFIX = "vault-mem-locks."
 
 log = logging.getLogger("vault_mem.store.git")
