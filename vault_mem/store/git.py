@@ -246,12 +246,12 @@ class GitRepo:
             try:
                 return attempt()
             except _IndexLocked:
-                if self.clear_dead_locks():
+                if self._cleared_dead_locks():
                     continue  # a killed vault-mem process held it: gone now
                 if time.monotonic() > start + _INDEX_LOCK_WAIT_S:
                     raise LockTimeoutError(
                         f"git's index.lock in {self.git_dir} stayed held for {_INDEX_LOCK_WAIT_S:.0f} s, "
-                        f"{self._index_lock_holder()}; nothing was written: retry"
+                        f"{self._index_lock_holder()}; nothing was written"
                     ) from None
                 said = self._say_waiting(start, said)
             time.sleep(delay)
@@ -305,7 +305,7 @@ class GitRepo:
         left is removed first: see :meth:`clear_dead_locks`)."""
         lock = self.git_dir / "index.lock"
         if lock.exists():
-            self.clear_dead_locks()
+            self._cleared_dead_locks()
         return lock.exists()
 
     # -- objects ---------------------------------------------------------------------------
@@ -659,8 +659,8 @@ class GitRepo:
                     f"could not commit for {_INDEX_LOCK_WAIT_S:.0f} s: " + (
                         f"a git commit (pid {who}) is under way; nothing was written: retry when it is done"
                         if who else
-                        f"git's index.lock in {self.git_dir} stayed held, {self._index_lock_holder()}; or "
-                        f"{branch} kept moving; nothing was written: retry"))
+                        f"{branch} kept moving, or git's index.lock in {self.git_dir} stayed held, "
+                        f"{self._index_lock_holder()}; nothing was written"))
             said = self._say_waiting(start, said)
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
@@ -703,14 +703,21 @@ class GitRepo:
         process left, once)."""
         for attempt in range(2):
             record = gitlocks.take(lock, records, content)
-            if record is not None or attempt or not self.clear_dead_locks():
+            if record is not None or attempt or not self._cleared_dead_locks():
                 return record
         return None
 
+    def _cleared_dead_locks(self) -> bool:
+        """:meth:`clear_dead_locks`, each removal logged (no caller here reports notes)."""
+        removed = self.clear_dead_locks()
+        for line in removed:
+            log.warning("vault-mem: %s", line)
+        return bool(removed)
+
     def clear_dead_locks(self) -> list[str]:
         """Remove the git lock files (and prepared index copies) vault-mem processes that are
-        gone left behind; one line per lock removed. A person's locks are never touched: see
-        :mod:`vault_mem.store.gitlocks`."""
+        gone left behind; one line per lock removed, for the caller to report. A person's locks
+        are never touched: see :mod:`vault_mem.store.gitlocks`."""
         removed = gitlocks.clear_dead(self.git_dir, self.common_dir)
         for path in self.git_dir.glob(f"{_OLD_OWNED_PREFIX}*"):
             try:
@@ -719,8 +726,6 @@ class GitRepo:
                 continue
             if not _alive(pid):
                 path.unlink(missing_ok=True)
-        for line in removed:
-            log.warning("vault-mem: %s", line)
         return removed
 
     def _ref_now(self, ref: str) -> str | None:

@@ -188,6 +188,6 @@ def describe_holder(lock: Path, git_dir: Path, common_dir: Path) -> str:
     """Who holds ``lock``, in words for a waiting message."""
     owner = holder(lock, git_dir, common_dir)
     if owner is not None:
-        return f"held by {owner.describe()}"
-    return (f"held by a git command, not by vault-mem (if no git command is running, one that was "
-            f"killed left it: delete {lock})")
+        return f"held by {owner.describe()}: retry when it is done"
+    return (f"held by a git command, not by vault-mem ({lock}): if no git command is running, "
+            f"delete that {lock.name} file and retry")
