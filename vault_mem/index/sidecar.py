@@ -1,7 +1,10 @@
 """The sidecar: memory files -> rows in ``.vault-mem/index.db``, kept in line by reconcile.
 
 Everything here is derived from the files (and the embedder): deleting ``index.db`` loses
-nothing. The sidecar never writes to a memory file.
+nothing. One table is derived from git and file times instead: ``changes``, when a hand edit
+that left its ``updated:`` behind changed a memory (see :attr:`Sidecar.change_dates`); a rebuild
+keeps it, and an uncommitted edit indexed before the database was deleted dates from its
+``updated:`` again until it is committed. The sidecar never writes to a memory file.
 
 Reconcile is cheap when nothing changed: one ``scandir`` per type folder and one query, comparing
 (mtime_ns, size) with the stored row; a file is read and hashed only when they differ. A file
