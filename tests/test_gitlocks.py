@@ -113,6 +113,8 @@ def test_a_writer_killed_holding_a_git_lock_leaves_nothing_the_next_command_keep
 def test_a_lock_whose_owner_pid_was_reused_is_removed(root):
     """The owner record names pid and start time: a live process on that pid started at another
     time is not the owner (the old pid-only check waited on it forever)."""
+    if process_start(os.getpid()) is None:
+        pytest.skip("this system cannot tell process start times (then a live pid's lock is kept)")
     other = subprocess.Popen(["sleep", "60"])
     try:
         # made by hand the way take() makes it: the record, hard-linked to the lock
