@@ -6,6 +6,7 @@ as a real process, for the entry point itself."""
 import datetime as dt
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -127,7 +128,9 @@ def test_recall_text_says_when_a_hit_may_be_outdated(vdir):
     cli("--vault", str(vdir), "remember", "laptop", "-d", "Works on a ThinkPad X1 laptop")
     path = vdir / "facts/laptop.md"
     path.write_text(path.read_text().replace(f"updated: {dt.date.today()}", "updated: 2020-01-01"))
-    git(vdir, "commit", "-qam", "person backdates the memory", "--no-verify")
+    # a hand edit dates from its commit (a person's edit of today is today's): this one is 2020's
+    subprocess.run(["git", "commit", "-qam", "a person's edit of 2020", "--no-verify"], cwd=vdir, check=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": "2020-01-01T12:00:00"})
     r = cli("--vault", str(vdir), "recall", "ThinkPad laptop")
     assert r.returncode == 0, r.stderr
     assert "laptop (fact, 2020-01-01" in r.stdout and "[stale]" in r.stdout

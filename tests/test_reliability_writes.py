@@ -470,7 +470,7 @@ def test_git_locks_of_a_killed_writer_are_removed_by_the_next_write(root):
     from vault_mem import Vault
 
     code = ("import os, sys; from pathlib import Path; from vault_mem.store.git import GitRepo; "
-            "r = GitRepo(Path(sys.argv[1])); assert r._take_lock(r.git_dir / 'index.lock'); os._exit(9)")
+            "r = GitRepo(Path(sys.argv[1])); assert r._take_lock(r.git_dir / 'index.lock', r.git_dir); os._exit(9)")
     proc = subprocess.run([sys.executable, "-c", code, str(root)], env=_env(), capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 9, proc.stderr

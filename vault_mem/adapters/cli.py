@@ -689,6 +689,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return 2
+    if args.command != "hook":  # a hook the daemon answers never loads the store (start-up time)
+        from vault_mem.store.locks import name_this_process  # lazy: start-up time (module docstring)
+
+        name_this_process(args.command)  # lock files and "waiting for ..." messages name it
     try:
         return COMMANDS[args.command](args) or 0
     except VaultMemError as exc:

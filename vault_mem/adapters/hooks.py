@@ -131,11 +131,14 @@ def _fit(text: str) -> str:
 
 
 def session_context(vault: Any, event: dict[str, Any]) -> str:
-    """The memory preamble (with the write policy), then INDEX.md."""
+    """The memory preamble (with the write policy), then INDEX.md rendered within the room the
+    preamble leaves under :data:`MAX_CONTEXT_CHARS`: built from the budget, never cut from the
+    end, so every section keeps its newest lines or at least its "+N more" line."""
     from vault_mem.adapters.tools import index_text, memory_preamble  # lazy: the hooks' start-up time
 
-    return (memory_preamble(vault.root, tools="vault-mem MCP tools")
-            + "\n\nINDEX.md, what is remembered now (recall searches everything):\n\n" + index_text(vault))
+    head = (memory_preamble(vault.root, tools="vault-mem MCP tools")
+            + "\n\nINDEX.md, what is remembered now (recall searches everything):\n\n")
+    return head + index_text(vault, max_chars=MAX_CONTEXT_CHARS - len(head))
 
 
 def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:

@@ -30,6 +30,7 @@ from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import queries
 from vault_mem.model import views
+from vault_mem.model.indexmd import CHARS_PER_TOKEN
 from vault_mem.model.memory import SOURCES
 
 log = logging.getLogger(__name__)
@@ -192,15 +193,21 @@ def memory_preamble(root: Any = None, *, tools: str = "tools") -> str:
     )
 
 
-def index_text(vault: Any) -> str:
+def index_text(vault: Any, *, max_chars: int | None = None) -> str:
     """INDEX.md as the files make it now: the sidecar (and INDEX.md on disk) are brought up to date
     first, unless a daemon keeps them so. Rendered from the sidecar, the same bytes as the file
     when that is current, never read from disk: the file may be a peer's, from a ``git pull``
     that changed no memory file, listing one that holds a credential (the sidecar quarantines
-    it), or a link to a file outside the vault."""
+    it), or a link to a file outside the vault.
+
+    ``max_chars`` (a context of fixed size): rendered within the smaller of the vault's budget
+    and that room, so every section keeps its lines or its "+N more" (never cut off the end)."""
     vault.reconcile()
     vault.index_md()  # a symlinked INDEX.md is refused by name (LinkError), not silently passed over
-    return vault.render_index()
+    if max_chars is None:
+        return vault.render_index()
+    room = max(0, max_chars) // CHARS_PER_TOKEN
+    return vault.render_index(budget_tokens=min(vault.config.index_budget_tokens, room))
 
 
 def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str, Any]:
@@ -210,8 +217,9 @@ def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str,
     today = today or dt.date.today()
     direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today)
     chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today) if direct else []
+    changed = queries.change_date(vault.sidecar.db, mem.path)
     return views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
-                             chain=chain, today=today)
+                             chain=chain, today=today, changed=dt.date.fromisoformat(changed) if changed else None)
 
 
 def schemas(format: str = "openai") -> list[dict[str, Any]]:

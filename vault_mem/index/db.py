@@ -353,15 +353,32 @@ def m009_index_counter_by_type(conn) -> None:
     )
 
 
+def m010_change_dates(conn) -> None:
+    """``changes``: when a memory's content last changed, per vault-relative path, where a hand
+    edit left its ``updated:`` date behind (a person's commit, or the file's time while the edit
+    is uncommitted); its age counts from the later of the two. Kept apart from ``files``: it
+    comes from git and file times, not from the file. Safe to run again."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS changes (
+            path TEXT PRIMARY KEY,   -- vault-relative, POSIX
+            changed TEXT NOT NULL    -- ISO date
+        ) WITHOUT ROWID;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
-                              m009_index_counter_by_type]
+                              m009_index_counter_by_type, m010_change_dates]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)
 TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_TABLES | {"vector_log"},
                        7: _BASE_TABLES | {"vector_log", "counters"},
-                       8: _BASE_TABLES | {"vector_log", "counters", "floor_calibration"}}
+                       8: _BASE_TABLES | {"vector_log", "counters", "floor_calibration"},
+                       10: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes"}}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -63,8 +63,17 @@ def supersession_chain(db: Database, key: str, *, today: dt.date | None = None) 
 
 
 def usable_files(db: Database) -> list[Any]:
-    """Every usable memory's row (``key``, ``type``, ``path``, ``sort_date``, ``expires``,
-    ``conflict_of``), in INDEX.md's type order, then by key."""
+    """Every usable memory's row (``key``, ``type``, ``path``, ``sort_date``, ``changed``,
+    ``expires``, ``conflict_of``), in INDEX.md's type order, then by key."""
     return list(db.execute(
-        "SELECT key, type, path, sort_date, expires, conflict_of FROM files WHERE usable = 1 ORDER BY type_rank, key"
+        "SELECT key, type, path, sort_date, (SELECT c.changed FROM changes c WHERE c.path = files.path) AS changed, "
+        "expires, conflict_of FROM files WHERE usable = 1 "
+        "ORDER BY type_rank, key"
     ))
+
+
+def change_date(db: Database, path: str) -> str | None:
+    """When the memory at vault-relative ``path`` last changed, where that is later than its own
+    date (a hand edit that kept an old ``updated:``), else None."""
+    row = db.execute("SELECT changed FROM changes WHERE path = ?", (path,)).fetchone()
+    return row[0] if row is not None else None

@@ -528,12 +528,21 @@ def answer_check(db, terms: Sequence[str], ids: Sequence[int], *, word_vectors, 
     return failed
 
 
+#: a files row's ``changed`` column: when its content last changed, if a hand edit left its
+#: ``updated:`` behind (the ``changes`` table, kept by the sidecar's reconcile)
+CHANGED_SQL = "(SELECT c.changed FROM changes c WHERE c.path = files.path) AS changed"
+
+
 def age_and_flags(row, *, today: dt.date, stale_after: dict[str, int], superseded: bool) -> tuple[str | None, int | None, list[str]]:
-    """(ISO date, age in days, flags) for a files row with type, sort_date, expires, conflict_of."""
-    date = as_date(row["sort_date"])
+    """(ISO date, age in days, flags) for a files row with type, sort_date, changed, expires,
+    conflict_of. The date is the later of the memory's own date and when its content last
+    changed (``changed``: a hand edit that kept an old ``updated:``), so a memory just fixed by
+    hand is not called old."""
+    shown = max(row["sort_date"] or "", row["changed"] or "") or None
+    date = as_date(shown)
     flags = views.memory_flags(type_=row["type"], updated=date, expires=as_date(row["expires"]), today=today,
                                stale_after=stale_after, superseded=superseded, conflict=bool(row["conflict_of"]))
-    return row["sort_date"], views.age_days(date, today), flags
+    return shown, views.age_days(date, today), flags
 
 
 def finite(x: float) -> float:
@@ -644,7 +653,7 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
             result.note = f"{NOTHING_STRONG}; the closest memories are weak matches, not answers"
     ids = [i for i, _ in ranked]
     rows = {r["id"]: r for r in db.execute(
-        f"SELECT id, key, type, description, sort_date, expires, path, body, conflict_of FROM files "
+        f"SELECT id, key, type, description, sort_date, {CHANGED_SQL}, expires, path, body, conflict_of FROM files "
         f"WHERE id IN {ID_LIST}", [id_list(ids)])}
     superseded: set[str] = set()
     if include_expired:

@@ -1,7 +1,10 @@
 """The sidecar: memory files -> rows in ``.vault-mem/index.db``, kept in line by reconcile.
 
 Everything here is derived from the files (and the embedder): deleting ``index.db`` loses
-nothing. The sidecar never writes to a memory file.
+nothing. One table is derived from git and file times instead: ``changes``, when a hand edit
+that left its ``updated:`` behind changed a memory (see :attr:`Sidecar.change_dates`); a rebuild
+keeps it, and an uncommitted edit indexed before the database was deleted dates from its
+``updated:`` again until it is committed. The sidecar never writes to a memory file.
 
 Reconcile is cheap when nothing changed: one ``scandir`` per type folder and one query, comparing
 (mtime_ns, size) with the stored row; a file is read and hashed only when they differ. A file
@@ -46,6 +49,9 @@ TYPE_RANK = {t: i for i, t in enumerate(TYPE_FOLDERS)}  # preference 0 ... note 
 BATCH_FILES = 256  # files per write transaction during reconcile
 
 Progress = Callable[[int, int], None]
+#: ``change_dates([(path, mtime_ns, seen), ...]) -> {path: ISO date or None}``: see
+#: :attr:`Sidecar.change_dates`
+ChangeDates = Callable[[list[tuple[str, int, bool]]], dict[str, str | None]]
 
 __all__ = ["DEFAULT", "Hit", "IndexEntry", "Problem", "RecallResult", "ReconcileReport", "Sidecar"]
 
@@ -102,6 +108,12 @@ class Sidecar(VectorStore):
         self._vindex = VectorIndex()
         self._calibration_cache: dict = {}
         self._keep_vectors_in_memory = False
+        #: When a file's new content last changed, asked only for files whose time is later than
+        #: their ``updated:`` date (a hand edit keeps its old date), as (path, mtime_ns, seen:
+        #: an edit of a file indexed before); answers {path: ISO date, or None: ``updated:``
+        #: dates it}, a path left out keeps what the ``changes`` table says. Set by the vault,
+        #: which knows git. None here: ``updated:`` alone dates a memory.
+        self.change_dates: ChangeDates | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -246,6 +258,7 @@ class Sidecar(VectorStore):
         for sql in ("DELETE FROM fts WHERE rowid = ?", "DELETE FROM tags WHERE file_id = ?",
                     "DELETE FROM supersedes WHERE file_id = ?", "DELETE FROM files WHERE id = ?"):
             self.db.execute(sql, (fid,))
+        self.db.execute("DELETE FROM changes WHERE path = ?", (path,))
         return True
 
     def _resolve_keys(self, keys: Iterable[str]) -> None:
@@ -347,10 +360,33 @@ class Sidecar(VectorStore):
         report.problems = self.problems()
         return report
 
+    def _change_dates(self, states: Iterable[FileState | None]) -> dict[str, str | None]:
+        """What the ``changes`` table must say for the files whose content is new here
+        ({path: ISO date, or None to drop its row}; a path left out keeps its row)."""
+        out: dict[str, str | None] = {}
+        asked: list[tuple[str, int, bool]] = []
+        for st in states:
+            if st is None or st.memory is None or st.problem is not None:
+                continue
+            row = self.db.execute("SELECT sha256, content_sha256 FROM files WHERE path = ?", (st.path,)).fetchone()
+            if row is not None and row["content_sha256"] == st.sha256:
+                continue  # the same content as indexed (a touch): its date stands
+            m = st.memory
+            dated = iso(m.updated) or iso(m.created) or ""  # type: ignore[attr-defined]
+            if self.change_dates is None or st.mtime_ns < 0 or \
+                    dt.date.fromtimestamp(st.mtime_ns / 1e9).isoformat() <= dated:
+                out[st.path] = None  # `updated:` is as late as the file: it dates the memory
+            else:
+                asked.append((st.path, st.mtime_ns, row is not None))
+        if asked and self.change_dates is not None:
+            out.update(self.change_dates(asked))
+        return out
+
     def _process(self, todo: list[str], gone: list[str], report: ReconcileReport, progress: Progress | None) -> None:
         total = len(todo)
         for start in range(0, total, BATCH_FILES):
             states = [s for s in (self._read(p) for p in todo[start:start + BATCH_FILES])]
+            dates = self._change_dates(states)
             touched: set[str] = set()
             with self.db.write():
                 for rel, st in zip(todo[start:start + BATCH_FILES], states):
@@ -358,6 +394,11 @@ class Sidecar(VectorStore):
                         report.removed += self._remove(rel, touched)
                     else:
                         self._apply(st, report, touched)
+                for rel, changed in dates.items():
+                    if changed is None:
+                        self.db.execute("DELETE FROM changes WHERE path = ?", (rel,))
+                    else:
+                        self.db.execute("INSERT OR REPLACE INTO changes(path, changed) VALUES (?, ?)", (rel, changed))
                 self._resolve_keys(touched)
             if progress:
                 progress(min(start + BATCH_FILES, total), total)

@@ -115,8 +115,8 @@ def review(vault: Vault, *, today: dt.date | None = None, type: str | None = Non
     superseders = queries.superseders(vault.sidecar.db, today=today)
     stale_after = vault.config.stale_after_days
     for r in queries.usable_files(vault.sidecar.db):
-        key, type_, path, date, expires = r["key"], r["type"], r["path"], r["sort_date"], r["expires"]
-        _, age, flags = age_and_flags(r, today=today, stale_after=stale_after, superseded=key in superseders)
+        key, type_, path, expires = r["key"], r["type"], r["path"], r["expires"]
+        date, age, flags = age_and_flags(r, today=today, stale_after=stale_after, superseded=key in superseders)
         # most pressing first; a conflict copy is listed above, from list_conflicts
         flags = sorted((f for f in flags if f != "conflict"), key=_FLAG_ORDER.index)
         limit = stale_after.get(type_)

@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import os
 import shutil
 import stat
 import subprocess
-import tempfile
 import threading
 import time
 import zlib
@@ -58,6 +58,9 @@ from gitdb.exc import ODBError
 from gitdb.fun import loose_object_header
 
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, LockTimeoutError
+from vault_mem.store import gitlocks
+from vault_mem.store.files import checkpoint
+from vault_mem.store.locks import SAY_WAITING_AFTER_S, this_command
 from vault_mem.store.tree import ParsedTree
 
 ZERO_OID = "0" * 40
@@ -81,8 +84,12 @@ _GIT_ERRORS = (gitexc.GitError, ODBError, ValueError, OSError)
 _T = TypeVar("_T")
 #: in the git dir: the pid of a person's ``git commit`` under way (written by our pre-commit hook)
 PERSON_COMMIT_MARK = "vault-mem-commit"
-#: in the git dir: ``<prefix><pid>.<thread>`` lists the git lock files that writer holds
-_OWNED_PREFIX = "vault-mem-locks."
+#: in the git dir: where earlier versions listed the git locks a writer held (by inode, which
+#: a person's later lock can reuse: now :mod:`vault_mem.store.gitlocks`); a dead writer's list
+#: is removed, the locks it names are left alone
+_OLD_OWNED_PREFIX = "vault-mem-locks."
+
+log = logging.getLogger("vault_mem.store.git")
 
 
 def _clean(value: str) -> str:
@@ -237,21 +244,38 @@ class GitRepo:
         return self._while_index_locked(attempt)
 
     def _while_index_locked(self, attempt: Callable[[], _T]) -> _T:
-        deadline = time.monotonic() + _INDEX_LOCK_WAIT_S
+        start = time.monotonic()
+        said = False
         delay = 0.01
         while True:
             try:
                 return attempt()
             except _IndexLocked:
-                if self._clear_dead_locks():
+                if self._cleared_dead_locks():
                     continue  # a killed vault-mem process held it: gone now
-                if time.monotonic() > deadline:
+                if time.monotonic() > start + _INDEX_LOCK_WAIT_S:
                     raise LockTimeoutError(
-                        f"git's index.lock in {self.git_dir} stayed held for {_INDEX_LOCK_WAIT_S:.0f} s; "
-                        "if no git command is running, delete that index.lock file and retry"
+                        f"git's index.lock in {self.git_dir} stayed held for {_INDEX_LOCK_WAIT_S:.0f} s, "
+                        f"{self._index_lock_holder()}; nothing was written"
                     ) from None
+                said = self._say_waiting(start, said)
             time.sleep(delay)
             delay = min(delay * 2, 0.2)
+
+    def _index_lock_holder(self) -> str:
+        return gitlocks.describe_holder(self.git_dir / "index.lock", self.git_dir, self.common_dir)
+
+    def _say_waiting(self, start: float, said: bool) -> bool:
+        """Log once, after a few seconds of waiting for index.lock, who holds it; True once said."""
+        if said or time.monotonic() - start < SAY_WAITING_AFTER_S:
+            return said
+        if (self.git_dir / "index.lock").exists():
+            log.warning("vault-mem: waiting for git's index.lock in %s, %s (up to %.0f s)",
+                        self.git_dir, self._index_lock_holder(), _INDEX_LOCK_WAIT_S)
+        else:
+            log.warning("vault-mem: waiting to commit: %s keeps moving (another git writing?), up to %.0f s",
+                        self.head_branch() or "the branch", _INDEX_LOCK_WAIT_S)
+        return True
 
     # -- state -----------------------------------------------------------------------------
     def head(self) -> str | None:
@@ -282,8 +306,12 @@ class GitRepo:
         return None
 
     def index_locked(self) -> bool:
-        """Whether another git holds ``index.lock`` right now."""
-        return (self.git_dir / "index.lock").exists()
+        """Whether another git holds ``index.lock`` right now (one a killed vault-mem process
+        left is removed first: see :meth:`clear_dead_locks`)."""
+        lock = self.git_dir / "index.lock"
+        if lock.exists():
+            self._cleared_dead_locks()
+        return lock.exists()
 
     # -- objects ---------------------------------------------------------------------------
     def read_object(self, oid: str) -> tuple[str, bytes]:
@@ -593,7 +621,9 @@ class GitRepo:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
-        deadline = time.monotonic() + _INDEX_LOCK_WAIT_S
+        start = time.monotonic()
+        deadline = start + _INDEX_LOCK_WAIT_S
+        said = False
         first_parent: str | None | bool = False
         delay = 0.002
         while True:
@@ -634,8 +664,9 @@ class GitRepo:
                     f"could not commit for {_INDEX_LOCK_WAIT_S:.0f} s: " + (
                         f"a git commit (pid {who}) is under way; nothing was written: retry when it is done"
                         if who else
-                        f"git's index.lock in {self.git_dir} stayed held, or {branch} kept moving; nothing was "
-                        "written: if no git command is running, delete that index.lock file and retry"))
+                        f"{branch} kept moving, or git's index.lock in {self.git_dir} stayed held, "
+                        f"{self._index_lock_holder()}; nothing was written"))
+            said = self._say_waiting(start, said)
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
@@ -649,19 +680,18 @@ class GitRepo:
         ref = self.common_dir / branch
         lock = ref.with_name(ref.name + ".lock")
         ref.parent.mkdir(parents=True, exist_ok=True)
-        if not self._take_lock(lock):
+        record = self._take_lock(lock, self.common_dir, f"{new}\n".encode())
+        if record is None:
             return False
         renamed = False
         try:
-            with open(lock, "wb") as fh:
-                fh.write(f"{new}\n".encode())
+            checkpoint("holding-ref-lock", self.git_dir)
             if self._ref_now(branch) != old:
                 return False
             os.rename(lock, ref)
             renamed = True
         finally:
-            if not renamed:
-                lock.unlink(missing_ok=True)
+            gitlocks.release(None if renamed else lock, record)
         line = f"{old or ZERO_OID} {new} {who.signature().decode()}\t{message}\n".encode()
         for log in (self.common_dir / "logs" / branch, self.git_dir / "logs" / "HEAD"):
             try:
@@ -672,60 +702,35 @@ class GitRepo:
                 pass  # a reflog line is a convenience; the commit has landed
         return True
 
-    def _owned_file(self) -> Path:
-        return self.git_dir / f"{_OWNED_PREFIX}{os.getpid()}.{threading.get_ident()}"
-
-    def _take_lock(self, lock: Path, also: Path | None = None) -> bool:
-        """Create git's lock file ``lock`` exclusively and note it (with its inode, and that of
-        ``also``, a file that will be renamed onto it) as this process's, so that if this
-        process is killed while holding it, the next writer removes it (git would stay locked
-        until a person deleted it). False when someone else holds it."""
+    def _take_lock(self, lock: Path, records: Path, content: bytes = b"") -> Path | None:
+        """Create git's lock file ``lock`` as vault-mem's (:func:`gitlocks.take`): its owner
+        record, or None when someone else holds it (after removing one a killed vault-mem
+        process left, once)."""
         for attempt in range(2):
-            try:
-                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                break
-            except FileExistsError:
-                if attempt or not self._clear_dead_locks():
-                    return False
-        try:
-            inodes = [os.fstat(fd).st_ino]
-        finally:
-            os.close(fd)
-        if also is not None:
-            try:
-                inodes.append(os.stat(also).st_ino)
-            except FileNotFoundError:
-                pass
-        with open(self._owned_file(), "a") as fh:
-            fh.writelines(f"{ino} {lock}\n" for ino in inodes)
-        return True
+            record = gitlocks.take(lock, records, content)
+            if record is not None or attempt or not self._cleared_dead_locks():
+                return record
+        return None
 
-    def _clear_dead_locks(self) -> bool:
-        """Remove the git lock files (and prepared index copies) a killed vault-mem process left;
-        True when one was removed. A lock is removed only while it is still the very file that
-        process noted (same inode), and only when that process is gone."""
-        removed = False
-        for path in [*self.git_dir.glob(f"{_OWNED_PREFIX}*"), *self.git_dir.glob("vault-mem-index.*")]:
+    def _cleared_dead_locks(self) -> bool:
+        """:meth:`clear_dead_locks`, each removal logged (no caller here reports notes)."""
+        removed = self.clear_dead_locks()
+        for line in removed:
+            log.warning("vault-mem: %s", line)
+        return bool(removed)
+
+    def clear_dead_locks(self) -> list[str]:
+        """Remove the git lock files (and prepared index copies) vault-mem processes that are
+        gone left behind; one line per lock removed, for the caller to report. A person's locks
+        are never touched: see :mod:`vault_mem.store.gitlocks`."""
+        removed = gitlocks.clear_dead(self.git_dir, self.common_dir)
+        for path in self.git_dir.glob(f"{_OLD_OWNED_PREFIX}*"):
             try:
                 pid = int(path.name.split(".")[1])
             except (IndexError, ValueError):
                 continue
-            if pid == os.getpid() or _alive(pid):
-                continue
-            if path.name.startswith(_OWNED_PREFIX):
-                try:
-                    lines = path.read_text().splitlines()
-                except OSError:
-                    lines = []
-                for line in lines:
-                    ino, _, lock = line.partition(" ")
-                    try:
-                        if os.lstat(lock).st_ino == int(ino):
-                            os.unlink(lock)
-                            removed = True
-                    except (OSError, ValueError):
-                        pass
-            path.unlink(missing_ok=True)
+            if not _alive(pid):
+                path.unlink(missing_ok=True)
         return removed
 
     def _ref_now(self, ref: str) -> str | None:
@@ -777,6 +782,40 @@ class GitRepo:
         mark.unlink(missing_ok=True)
         return None
 
+    def last_changes(self, paths: list[str]) -> dict[str, tuple[int, bool]]:
+        """For each of ``paths`` (top-level relative), the commit on HEAD that last changed it:
+        (committer time in seconds, whether it is a vault-mem write: it has an ``Agent:``
+        trailer); a path no commit changed is left out. One ``git log`` walks back from HEAD
+        and stops once every path is found (at worst the whole history: a clone's first index)."""
+        want = set(paths)
+        found: dict[str, tuple[int, bool]] = {}
+        if not want or self.head() is None:
+            return found
+        folders = sorted({p.split("/", 1)[0] if "/" in p else "." for p in want})
+        try:
+            proc = subprocess.Popen(
+                ["git", "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",
+                 "--format=%x01%ct %(trailers:key=Agent,valueonly,separator=%x2C)", "HEAD", "--", *folders],
+                cwd=self.toplevel, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except FileNotFoundError as exc:
+            raise GitError("git is not installed or not on PATH; install git and retry") from exc
+        commit: tuple[int, bool] = (0, False)
+        try:
+            for raw in proc.stdout:  # type: ignore[union-attr]
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                if line.startswith("\x01"):
+                    when, _, agent = line[1:].partition(" ")
+                    commit = (int(when or 0), bool(agent.strip()))
+                elif line in want and line not in found:
+                    found[line] = commit
+                    if len(found) == len(want):
+                        break
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]
+        return found
+
     def head_branch(self) -> str | None:
         """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached. Read
         from HEAD's file (every write asks: no git process), through ``git symbolic-ref`` only
@@ -813,15 +852,8 @@ class GitRepo:
         (its path, the real index's stat signature when copied). A path whose work-tree file
         holds the committed bytes is staged from the file (git records its stat), others as the
         blob itself (INDEX.md of a commit that leaves a person's edits out, a deletion)."""
-        index = self.git_dir / "index"
-        tmp = self.git_dir / f"vault-mem-index.{os.getpid()}.{threading.get_ident()}"
-        try:
-            st = os.stat(index)
-            sig: tuple | None = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
-            shutil.copyfile(index, tmp)
-        except FileNotFoundError:
-            sig = None
-            tmp.unlink(missing_ok=True)
+        tmp = gitlocks.index_copy(self.git_dir)
+        sig = self._copy_index(tmp)
         from_disk, as_blob = [], []
         for path, oid in blobs.items():
             disk = None
@@ -841,6 +873,24 @@ class GitRepo:
                      input=b"".join(p.encode() + b"\x00" for p in from_disk))
         return str(tmp), sig
 
+    def _index_signature(self) -> tuple | None:
+        try:
+            st = os.stat(self.git_dir / "index")
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+
+    def _copy_index(self, tmp: Path) -> tuple | None:
+        """Copy git's index to ``tmp`` (without index.lock); returns the signature of the copied
+        index (None: there is none), which must be unchanged when the copy is installed."""
+        sig = self._index_signature()
+        try:
+            shutil.copyfile(self.git_dir / "index", tmp)
+        except FileNotFoundError:
+            tmp.unlink(missing_ok=True)
+            return None
+        return sig if self._index_signature() == sig else (0,)  # (0,): written meanwhile, never matches
+
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
               reflog: str, who: Identity, warnings: list[str] | None) -> bool:
         """Under git's index.lock: check HEAD and the index, move ``branch`` from ``parent`` to
@@ -848,20 +898,16 @@ class GitRepo:
         the index or the branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
         lock = self.git_dir / "index.lock"
         tmp, sig = staged
-        if not self._take_lock(lock, also=Path(tmp)):
+        record = self._take_lock(lock, self.git_dir, f"vault-mem pid {os.getpid()} ({this_command()})\n".encode())
+        if record is None:
             return False  # a person's git command is under way: it finishes first
-        held = True
         try:
+            checkpoint("holding-index-lock", self.git_dir)
             if self.head_said() != f"ref: {branch}":
                 raise HeadMovedError(
                     f"HEAD moved off {branch.removeprefix('refs/heads/')} while vault-mem was writing "
                     "(a git checkout?); nothing was written: retry on a branch")
-            try:
-                st = os.stat(self.git_dir / "index")
-                now: tuple | None = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
-            except FileNotFoundError:
-                now = None
-            if now != sig:
+            if self._index_signature() != sig:
                 return False  # someone wrote the index since it was copied: copy it again
             if self.person_commit() is not None:
                 return False  # a person's git commit started meanwhile: it lands first
@@ -869,40 +915,52 @@ class GitRepo:
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write
                 if Path(tmp).exists():
-                    os.replace(tmp, lock)
-                    os.rename(lock, self.git_dir / "index")
-                    held = False
+                    os.replace(tmp, self.git_dir / "index")  # while index.lock is held: git's rule
             except OSError as exc:
                 if warnings is not None:
                     warnings.append(f"committed, but git's staging area was not updated ({exc}); "
                                     "`git status` may show the write as a change: run `git reset -q`")
             return True
         finally:
-            if held:
-                lock.unlink(missing_ok=True)
-            self._owned_file().unlink(missing_ok=True)
+            gitlocks.release(lock, record)
 
     def sync_index(self, paths: list[str]) -> None:
-        """Make git's staging area match the work tree for just ``paths`` (top-level relative)."""
+        """Make git's staging area match the work tree for just ``paths`` (top-level relative).
+
+        ``git update-index`` runs on a copy of the index, which is installed under an index.lock
+        of vault-mem's own (:mod:`~vault_mem.store.gitlocks`): a kill at any moment leaves no
+        lock that only a person could remove."""
         if not paths:
             return
         data = b"\x00".join(p.encode() for p in paths) + b"\x00"
 
         def attempt() -> None:
-            with tempfile.TemporaryFile() as fh:
-                fh.write(data)
-                fh.seek(0)
-                try:
-                    self._git.update_index("--add", "--remove", "-z", "--stdin", istream=fh)
-                except gitexc.GitCommandError as exc:
-                    words = _git_words(exc)
-                    if "index.lock" in words:
-                        raise _IndexLocked(words) from exc
-                    raise GitError(f"git update-index failed: {words}") from exc
-                except _GIT_ERRORS as exc:
-                    raise GitError(f"git update-index failed ({exc}); check that git is installed") from exc
+            tmp = gitlocks.index_copy(self.git_dir)
+            try:
+                sig = self._copy_index(tmp)
+                self.run("update-index", "--add", "--remove", "-z", "--stdin", input=data,
+                         env={"GIT_INDEX_FILE": str(tmp)}, cwd=self.toplevel)
+                if not self._install_index(tmp, sig):
+                    raise _IndexLocked("index.lock is held, or the index changed meanwhile")
+            finally:
+                tmp.unlink(missing_ok=True)
 
         self._while_index_locked(attempt)
+
+    def _install_index(self, tmp: Path, sig: tuple | None) -> bool:
+        """Put the prepared index ``tmp`` in place of git's index, under vault-mem's own
+        index.lock, if the index is still the one copied; False: try again."""
+        lock = self.git_dir / "index.lock"
+        record = self._take_lock(lock, self.git_dir, f"vault-mem pid {os.getpid()} ({this_command()})\n".encode())
+        if record is None:
+            return False
+        try:
+            if self._index_signature() != sig:
+                return False
+            os.replace(tmp, self.git_dir / "index")
+            return True
+        finally:
+            gitlocks.release(lock, record)
 
 
 #: git commands that read HEAD at their start and move the branch at their end

@@ -1,15 +1,23 @@
-"""Inter-process locks under ``.vault-mem/``: the vault's write lock and the daemon's lock.
+"""Inter-process locks under ``.vault-mem/``: the vault's write lock and the daemon's lock; and
+who a process is (:func:`process_start`, :func:`owner_gone`), for the git lock files vault-mem
+creates (:mod:`vault_mem.store.gitlocks`).
 
-Both are ``flock`` locks on files that are never deleted: the kernel drops a lock when its
-process dies, so a killed writer or daemon can never leave a stale lock behind. The pid written
-inside is only for messages.
+Both locks are ``flock`` locks on files that are never deleted: the kernel drops a lock when its
+process dies, so a killed writer or daemon can never leave a stale lock behind. The pid and the
+command written inside are only for messages: a wait longer than :data:`SAY_WAITING_AFTER_S`
+is logged as "waiting for ... held by pid N (command)".
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
+import logging
 import os
+import re
+import socket
+import sys
 import time
 from pathlib import Path
 from typing import Self
@@ -19,6 +27,11 @@ from vault_mem.store.files import PRIVATE_FILE, open_nofollow, read_own
 
 WRITE_LOCK = "write.lock"
 DAEMON_LOCK = "daemon.lock"
+#: a wait for a lock longer than this is said (logged), with what holds it
+SAY_WAITING_AFTER_S = 2.0
+
+log = logging.getLogger("vault_mem.store.locks")
+_command: str | None = None
 
 
 class FileLock:
@@ -49,7 +62,9 @@ class FileLock:
                 raise StateError(f"cannot open {self.path} ({exc.strerror}): {self.path.parent} must be "
                                  "a folder; move away the file in its place and retry") from None
             raise
-        deadline = time.monotonic() + self.timeout
+        start = time.monotonic()
+        deadline = start + self.timeout
+        said = False
         delay = 0.002
         while True:
             try:
@@ -64,19 +79,25 @@ class FileLock:
                     return False
                 if time.monotonic() >= deadline:
                     os.close(fd)
-                    holder = read_pid(self.path)
-                    who = f" (held by pid {holder})" if holder else ""
                     raise LockTimeoutError(
-                        f"{self.what} stayed held for {self.timeout:.0f} s{who}; "
+                        f"{self.what} stayed held for {self.timeout:.0f} s{self._holder()}; "
                         "another vault-mem process is busy: retry, or stop it if it hangs"
                     ) from None
+                if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
+                    said = True
+                    log.warning("vault-mem: waiting for %s%s (up to %.0f s)", self.what, self._holder(),
+                                self.timeout)
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        os.pwrite(fd, f"{os.getpid()}\n{this_command()}\n".encode(), 0)
         self._fd = fd
         self._depth = 1
         return True
+
+    def _holder(self) -> str:
+        pid, command = read_holder(self.path)
+        return f", held by pid {pid} ({command or 'vault-mem'})" if pid else ""
 
     def release(self) -> None:
         if self._fd is None:
@@ -100,11 +121,16 @@ class FileLock:
 
 def read_pid(path: Path) -> int | None:
     """The pid last written into a lock file, if any."""
+    return read_holder(path)[0]
+
+
+def read_holder(path: Path) -> tuple[int | None, str]:
+    """(pid, command) last written into a lock file: ``(None, "")`` when it says nothing."""
     try:
-        text = (read_own(Path(path), max_bytes=64) or b"").decode().strip()
-        return int(text) if text else None
-    except (OSError, ValueError, VaultMemError):
-        return None
+        lines = (read_own(Path(path), max_bytes=256) or b"").decode().splitlines()
+        return (int(lines[0]) if lines and lines[0].strip() else None), (lines[1].strip() if len(lines) > 1 else "")
+    except (OSError, ValueError, UnicodeDecodeError, VaultMemError):
+        return None, ""
 
 
 def lock_holder(path: Path) -> int | None:
@@ -129,3 +155,78 @@ def lock_holder(path: Path) -> int | None:
 def daemon_pid(state_dir: Path) -> int | None:
     """The running daemon's pid for this vault, or None (a dead daemon's file does not count)."""
     return lock_holder(Path(state_dir) / DAEMON_LOCK)
+
+
+# -- who a process is --------------------------------------------------------------------------
+def name_this_process(command: str) -> None:
+    """Say what this process is doing (``remember``, ``daemon``, ...): lock files and waiting
+    messages name it."""
+    global _command
+    _command = command
+
+
+def this_command() -> str:
+    """What this process said it does (:func:`name_this_process`), else its program's name;
+    only letters, digits and dashes (it goes into file names)."""
+    raw = _command or os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "") or "python"
+    return re.sub(r"[^A-Za-z0-9-]+", "-", raw).strip("-")[:32] or "python"
+
+
+def this_host() -> str:
+    """A short, file-name-safe mark of this machine: a pid means nothing on another one."""
+    return hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+#: :func:`process_start` of a process that has ended (or is a zombie: it holds nothing)
+GONE = "gone"
+
+
+def process_start(pid: int) -> str | None:
+    """When process ``pid`` started, as a file-name-safe token (``<ticks>@<boot id>``), so that
+    a reused pid is told from the process that held a lock; :data:`GONE` when there is no such
+    process; None when this system cannot tell (then nothing is ever taken from that pid).
+
+    The one OS-specific reading of this module (Linux's /proc; elsewhere only whether the pid
+    exists is known)."""
+    try:
+        with open(f"/proc/{int(pid)}/stat", "rb") as fh:
+            stat = fh.read().decode("ascii", "replace")
+    except OSError:
+        if not _pid_exists(pid):
+            return GONE
+        return None  # no /proc here (another OS), or not ours to read: cannot tell
+    try:
+        with open("/proc/sys/kernel/random/boot_id", "rb") as fh:
+            boot = fh.read().decode("ascii", "replace").strip().replace("-", "")[:12]
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()
+    if len(fields) < 20 or not boot:
+        return None
+    if fields[0] in ("Z", "X"):
+        return GONE  # killed, not yet reaped by its parent: it holds no lock any more
+    return f"{fields[19]}@{boot}"
+
+
+def _pid_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def owner_gone(pid: int, start: str | None, host: str) -> bool | None:
+    """Whether the process that wrote (``pid``, ``start``, ``host``) has ended: True (gone, or
+    its pid now belongs to another process), False (still running), None (cannot tell: another
+    machine, or a system without process start times)."""
+    if host != this_host():
+        return None
+    now = process_start(pid)
+    if now == GONE:
+        return True
+    if now is None or start is None:
+        return None
+    return now != start

@@ -56,6 +56,9 @@ class Vault:
         self.ws = Workspace(root, agent=agent)
         kwargs = {} if embedder is None else {"embedder": embedder}
         self.sidecar = Sidecar(self.ws.root, self.ws.config, **kwargs)
+        # a hand edit that kept an old `updated:` dates from its commit or file time (git knows)
+        ws = self.ws  # not self: the sidecar must not keep its vault alive (a reference cycle)
+        self.sidecar.change_dates = lambda files: history.change_dates(ws, files)
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
@@ -152,12 +155,20 @@ class Vault:
             return None
         if self.sidecar.read_only:
             return self._reconcile_read_only(progress)
-        with self.lock:
+        if not self.lock.acquire(blocking=False):
+            # A writer holds the lock: a read never waits for it. The sidecar is brought up to
+            # the files without the lock (each row is upserted by what its file holds, in its
+            # own transaction; a row read just before a write is redone by the next reconcile,
+            # its mtime no longer matching), and the writer rewrites INDEX.md and recovers.
+            return self.sidecar.reconcile(progress=progress or self.progress)
+        try:
             if recover and self._can_recover():
                 self.recover()
             report = self.sidecar.reconcile(progress=progress or self.progress)
             if report.changed or not (self.root / INDEX_FILE).exists():
                 self.write_index()
+        finally:
+            self.lock.release()
         return report
 
     def _reconcile_read_only(self, progress):
@@ -177,9 +188,11 @@ class Vault:
         waits for the repair, and reads still answer (a write says what to fix)."""
         return self.ws.repository_problem() is None
 
-    def render_index(self, today: dt.date | None = None) -> str:
-        """INDEX.md as the files give it today (not written; see :meth:`write_index`)."""
-        return self.sidecar.render_index(budget_tokens=self.config.index_budget_tokens, today=today)
+    def render_index(self, today: dt.date | None = None, *, budget_tokens: int | None = None) -> str:
+        """INDEX.md as the files give it today (not written; see :meth:`write_index`); with
+        ``budget_tokens``, within that budget instead of the vault's (a context of fixed size)."""
+        budget = self.config.index_budget_tokens if budget_tokens is None else budget_tokens
+        return self.sidecar.render_index(budget_tokens=budget, today=today)
 
     def index_md(self) -> str | None:
         """INDEX.md's text on disk (None: no file); a symlinked INDEX.md is refused, never served

@@ -6,6 +6,7 @@ regenerated rather than patched (so it never conflicts: every write changes INDE
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,44 @@ from vault_mem.store.workspace import Workspace
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
 TRAILER_KEYS = ("Memory-Key", "Memory-Action", "Memory-Type", "Agent")
+
+
+def change_dates(ws: Workspace, files: list[tuple[str, int, bool]]) -> dict[str, str | None]:
+    """When the content of memory files last changed, where a hand edit may have left their
+    ``updated:`` behind ({vault-relative path: ISO date, or None: ``updated:`` dates it}; a path
+    left out keeps what was recorded), for ``files`` as (path, mtime_ns, seen: the sidecar
+    indexed other content there before). Asked only for files whose time is later than their
+    ``updated:`` date, so an agent's write, which dates itself, costs no git call here.
+
+    - A file as HEAD holds it: the commit that last changed it, when that is a person's (or the
+      daemon's commit of a hand edit); a vault-mem write's commit (``Agent:`` trailer) dated it
+      itself (an import keeps the dates it brought). Its file time says nothing: a checkout or
+      a clone rewrites files.
+    - A file that differs from HEAD (an edit not committed yet): its own time, when it replaced
+      content indexed before; a file first seen uncommitted keeps what was recorded (nothing,
+      for a new file: it says its own date)."""
+    out: dict[str, str | None] = {}
+    head = ws.repo.head()
+    committed: dict[str, str] = {}
+    for rel, mtime_ns, seen in files:
+        try:
+            data = ws.disk_bytes(rel)
+            top = ws.top(rel)
+            clean = head is not None and data is not None and ws.repo.blob_at(head, top) == GitRepo.blob_id(data)
+        except (OSError, VaultMemError):
+            continue  # changed under us, or git cannot answer now: the next reconcile asks again
+        if clean:
+            committed[top] = rel
+        elif seen:
+            out[rel] = dt.date.fromtimestamp(mtime_ns / 1e9).isoformat()
+    if committed:
+        try:
+            last = ws.repo.last_changes(list(committed))
+        except VaultMemError:
+            last = {}
+        for top, (seconds, by_vault_mem) in last.items():
+            out[committed[top]] = None if by_vault_mem else dt.date.fromtimestamp(seconds).isoformat()
+    return out
 
 
 @dataclass

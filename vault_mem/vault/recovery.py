@@ -30,7 +30,10 @@ def recover(ws: Workspace, sidecar: Sidecar) -> list[str]:
     # Every INDEX.md write happens under the write lock, which the caller holds: a temp file of
     # one now was left by a killed process (git status would show it as untracked).
     remove_temp_files(ws.root, INDEX_FILE)
-    notes = [n for n in (recover_sync(ws, sidecar), recover_journal(ws, sidecar)) if n]
+    # git's index.lock or a branch's ref lock a killed vault-mem process left: every git command
+    # (and every commit of ours) would fail on it until a person deleted it
+    notes = ws.repo.clear_dead_locks()
+    notes += [n for n in (recover_sync(ws, sidecar), recover_journal(ws, sidecar)) if n]
     ws.notices.extend(notes)
     return notes
 

@@ -1,0 +1,193 @@
+"""Git lock files vault-mem creates are its own, and never outlive it; locks never wedge a vault.
+
+Real processes throughout: a ``vault-mem remember`` is killed with SIGKILL while it holds git's
+``index.lock`` or the branch's ``refs/heads/main.lock`` (the test hook ``VAULT_MEM_PAUSE_AT``
+stops it there), and the next command must remove what it left and succeed at once. A lock
+with no owner record of ours (a person's git) is never touched, and waiting for it is said. A
+read never waits for the vault's write lock.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import cli, git, run_cli, wait_for
+
+from vault_mem.store import gitlocks
+from vault_mem.store.locks import GONE, owner_gone, process_start, this_host
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def root(tmp_path):
+    from vault_mem import Vault
+
+    v = Vault.init(tmp_path / "vault")
+    v.remember("editor", "Uses Helix as the main editor", "Old body.\n", type="preference")
+    v.close()
+    return tmp_path / "vault"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "VAULT_MEM_EMBEDDER": "none", **extra}
+    if "VAULT_MEM_PAUSE_AT" not in extra:
+        env.pop("VAULT_MEM_PAUSE_AT", None)
+    return env
+
+
+def _remember(root: Path, key: str, **env: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", key,
+         "--description", f"Written by the test as {key}", "--type", "fact"],
+        env=_env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _paused(root: Path, point: str, marker_dir: Path, key: str = "crashed") -> subprocess.Popen:
+    """A ``vault-mem remember`` stopped at ``point`` (alive: the caller kills it)."""
+    proc = _remember(root, key, VAULT_MEM_PAUSE_AT=point)
+    marker = marker_dir / f"paused-{point}"
+    wait_for(lambda: marker.exists() or proc.poll() is not None, 60, f"pause at {point}")
+    assert proc.poll() is None, proc.communicate()
+    marker.unlink()
+    return proc
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()  # reaped: a zombie is gone too, but a real shell reaps its children
+    proc.stdout.close()
+    proc.stderr.close()
+
+
+def _records(root: Path) -> list[str]:
+    return sorted(p.name for p in (root / ".git").iterdir() if p.name.startswith("vault-mem-"))
+
+
+def _read_stderr_until(proc: subprocess.Popen, words: str, timeout: float) -> str:
+    """What ``proc`` wrote on stderr up to the first line holding ``words`` (or all of it)."""
+    seen = b""
+    end = time.monotonic() + timeout
+    while words.encode() not in seen and time.monotonic() < end and proc.poll() is None:
+        ready, _, _ = select.select([proc.stderr], [], [], 0.2)
+        if ready:
+            seen += os.read(proc.stderr.fileno(), 4096)
+    return seen.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("next_command", ["remember", "list"])
+@pytest.mark.parametrize(("point", "lock"), [("holding-index-lock", "index.lock"),
+                                             ("holding-ref-lock", "refs/heads/main.lock")])
+def test_a_writer_killed_holding_a_git_lock_leaves_nothing_the_next_command_keeps(root, point, lock,
+                                                                                   next_command):
+    proc = _paused(root, point, root / ".git")
+    _kill(proc)
+    assert (root / ".git" / lock).exists()  # what a kill -9 at that moment leaves
+    refused = subprocess.run(["git", "commit", "--allow-empty", "-m", "a person"], cwd=root,
+                             capture_output=True, text=True, check=False)
+    assert refused.returncode != 0 and ".lock" in refused.stderr  # git itself is wedged by it
+
+    if next_command == "remember":
+        done = cli("--vault", str(root), "remember", "after", "--description", "After the crash")
+    else:
+        done = cli("--vault", str(root), "list")
+    assert done.returncode == 0, done.stderr
+    assert not (root / ".git" / lock).exists()
+    assert f"left by vault-mem pid {proc.pid} (remember)" in done.stderr  # said, with whose it was
+    assert _records(root) == []
+    # git works again for the person, and the vault for the agent
+    git(root, "commit", "--allow-empty", "-qm", "a person's commit")
+    assert cli("--vault", str(root), "remember", "later", "--description", "Later").returncode == 0
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "fsck", "--no-dangling")
+
+
+def test_a_lock_whose_owner_pid_was_reused_is_removed(root):
+    """The owner record names pid and start time: a live process on that pid started at another
+    time is not the owner (the old pid-only check waited on it forever)."""
+    if process_start(os.getpid()) is None:
+        pytest.skip("this system cannot tell process start times (then a live pid's lock is kept)")
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        # made by hand the way take() makes it: the record, hard-linked to the lock
+        record = root / ".git" / f"{gitlocks.RECORD_PREFIX}{other.pid}.1@0000.{this_host()}.remember.0"
+        record.write_bytes(b"vault-mem pid 1 (remember)\n")
+        os.link(record, root / ".git" / "index.lock")
+        assert process_start(other.pid) not in (None, GONE, "1@0000")
+        assert owner_gone(other.pid, "1@0000", this_host()) is True
+        done = cli("--vault", str(root), "remember", "after", "--description", "After the reuse")
+        assert done.returncode == 0, done.stderr
+        assert not (root / ".git" / "index.lock").exists()
+        assert _records(root) == []
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_lock_of_a_live_vault_mem_process_is_left_alone(root):
+    start = process_start(os.getpid())
+    if start is None:
+        pytest.skip("this system cannot tell process start times")
+    record = root / ".git" / f"{gitlocks.RECORD_PREFIX}{os.getpid()}.{start}.{this_host()}.remember.0"
+    record.write_bytes(b"")
+    os.link(record, root / ".git" / "index.lock")
+    from vault_mem.store.git import GitRepo
+
+    assert GitRepo(root).clear_dead_locks() == []
+    assert (root / ".git" / "index.lock").exists() and record.exists()
+    assert gitlocks.describe_holder(root / ".git" / "index.lock", root / ".git", root / ".git") == \
+        f"held by vault-mem pid {os.getpid()} (remember): retry when it is done"
+
+
+def test_a_persons_index_lock_is_never_touched_and_the_wait_is_said(root):
+    """A lock with no owner record of ours is a person's git: the writer waits, says so within a
+    few seconds (naming the file and what to do), and goes on once the person's git is done. A
+    dead vault-mem's record beside it, for another file, does not make the lock ours."""
+    lock = root / ".git" / "index.lock"
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = root / ".git" / f"{gitlocks.RECORD_PREFIX}{dead.pid}.1@0000.{this_host()}.remember.0"
+    stale.write_bytes(b"")
+    os.link(stale, root / ".git" / "other.lock")  # its own lock: not index.lock
+    lock.write_bytes(b"DIRC person")  # a person's git writing the new index
+    inode = lock.stat().st_ino
+    proc = _remember(root, "waits")
+    try:
+        said = _read_stderr_until(proc, "waiting for git's index.lock", 20)
+        assert "waiting for git's index.lock" in said, said
+        assert f"held by a git command, not by vault-mem ({lock})" in said
+        assert "delete that index.lock file and retry" in said
+        assert lock.stat().st_ino == inode and lock.read_bytes() == b"DIRC person"  # untouched
+        lock.unlink()  # the person's git command ends
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert not stale.exists()  # the dead writer's record went; the file it named was not git's lock
+    assert (root / "facts" / "waits.md").exists()
+
+
+def test_a_read_never_waits_for_the_write_lock_and_a_waiting_write_says_for_whom(root):
+    holder = _paused(root, "before-write", root / ".vault-mem", key="holder")  # holds the write lock
+    try:
+        listed = run_cli("--vault", str(root), "list", "--json")  # subprocess.run(timeout=120)
+        assert listed.returncode == 0, listed.stderr
+        assert "editor" in listed.stdout and "waiting" not in listed.stderr
+        writer = _remember(root, "second")
+        said = _read_stderr_until(writer, "waiting for", 20)
+        assert f"waiting for the vault's write lock, held by pid {holder.pid} (remember)" in said, said
+    finally:
+        _kill(holder)
+    _, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err
+    assert (root / "facts" / "second.md").exists()
