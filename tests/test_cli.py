@@ -31,6 +31,21 @@ def test_every_command_has_help():
         assert "--json" in p.format_help(), name
 
 
+def test_the_vault_you_stand_in_wins_over_vault_mem_vault_and_every_write_names_its_vault(tmp_path):
+    exported, here = tmp_path / "exported", tmp_path / "project"
+    for root in (exported, here):
+        assert cli("init", str(root)).returncode == 0
+    r = cli("remember", "ci", "-d", "CI runs on Buildkite", cwd=here / "facts",
+            env={"VAULT_MEM_VAULT": str(exported)})
+    assert r.returncode == 0, r.stderr
+    assert (here / "facts" / "ci.md").is_file() and not (exported / "facts" / "ci.md").exists()
+    assert r.stdout.startswith(f"create: facts/ci.md in {here.resolve()} (commit ")
+    r = cli("forget", "ci", "--json", cwd=here, env={"VAULT_MEM_VAULT": str(exported)})
+    assert json.loads(r.stdout)["vault"] == str(here.resolve())
+    r = cli("list", "--json", cwd=tmp_path, env={"VAULT_MEM_VAULT": str(exported)})  # in no vault: the fallback
+    assert r.returncode == 0, r.stderr
+
+
 def test_version_prints_the_package_version_without_a_vault(tmp_path):
     from vault_mem.config import VERSION
 

@@ -308,8 +308,19 @@ def find_vault_root(start: Path | None = None) -> Path:
 
 
 def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
-    """The vault a command means: ``explicit`` (--vault or a PATH argument), else
-    $VAULT_MEM_VAULT, else where ``start`` (default: the working directory) is; in each case
-    that folder or the nearest parent holding a vault.toml. ``~`` is expanded."""
-    chosen = explicit or os.environ.get("VAULT_MEM_VAULT")
-    return find_vault_root(Path(chosen) if chosen else start)
+    """The vault a command means: ``explicit`` (--vault or a PATH argument), else the vault
+    ``start`` (default: the working directory) is in, else $VAULT_MEM_VAULT; in each case that
+    folder or the nearest parent holding a vault.toml. ``~`` is expanded.
+
+    $VAULT_MEM_VAULT is the fallback for a working folder in no vault: it never overrides the
+    vault you stand in (DESIGN §8), which it did, so a `remember` run in a project's vault landed
+    in the exported one."""
+    if explicit:
+        return find_vault_root(Path(explicit))
+    fallback = os.environ.get("VAULT_MEM_VAULT")
+    if not fallback:
+        return find_vault_root(start)
+    try:
+        return find_vault_root(start)
+    except NotAVaultError:
+        return find_vault_root(Path(fallback))

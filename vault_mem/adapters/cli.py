@@ -170,9 +170,10 @@ def cmd_remember(args) -> int:
     for w in result.warnings:
         warn(f"warning: {w}")
     short = (result.commit or "")[:10]
-    text = (f"unchanged: {result.path} (identical content, no commit)" if result.action == "unchanged"
-            else f"{result.action}: {result.path} (commit {short})")
-    emit(args, result.to_dict(), text)
+    # every write names the vault and the file: no write lands anywhere silently (DESIGN §8)
+    text = (f"unchanged: {result.path} in {vault.root} (identical content, no commit)"
+            if result.action == "unchanged" else f"{result.action}: {result.path} in {vault.root} (commit {short})")
+    emit(args, {**result.to_dict(), "vault": str(vault.root)}, text)
     return 0
 
 
@@ -187,7 +188,8 @@ def _date_arg(value: str, flag: str) -> dt.date:
 def cmd_forget(args) -> int:
     vault = open_vault(args)
     result = vault.forget(args.key)
-    emit(args, result.to_dict(), f"forgot: {result.path} (commit {(result.commit or '')[:10]})")
+    emit(args, {**result.to_dict(), "vault": str(vault.root)},
+         f"forgot: {result.path} in {vault.root} (commit {(result.commit or '')[:10]})")
     return 0
 
 
