@@ -9,7 +9,7 @@ import sys
 
 import anyio
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, parse_fenced, run_cli
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
@@ -29,8 +29,17 @@ def run(coro_fn, *args):
 
 
 def payload(result) -> dict:
+    """The result's data: its structured content, which its text says too (as JSON, or, for
+    memory text, fenced: see test_peer_memories)."""
     assert result.content and result.content[0].type == "text"
-    return json.loads(result.content[0].text)
+    text = result.content[0].text
+    try:
+        data = json.loads(text)
+    except ValueError:  # memory text for the model (recall, get): the data is the structured part
+        assert result.structured_content is not None and text.strip()
+        return result.structured_content
+    assert result.structured_content in (None, data)
+    return data
 
 
 @pytest.fixture

@@ -25,9 +25,13 @@ from vault_mem.vault.core import Vault
 
 
 def call(vault, name, args) -> dict:
-    text = dispatch(vault, name, args if isinstance(args, str) else json.dumps(args))
-    assert isinstance(text, str)
-    return json.loads(text)
+    """The structured data of a tool call (its text for a model is checked where it matters:
+    JSON for most tools, fenced memory text for recall and get)."""
+    result = call_tool(vault, name, args if isinstance(args, str) else json.dumps(args))
+    assert isinstance(result.text, str)
+    if name not in ("recall", "get") or result.is_error:
+        assert json.loads(result.text) == json.loads(json.dumps(result.data, default=str))
+    return result.data
 
 
 # -- schemas ---------------------------------------------------------------------------------

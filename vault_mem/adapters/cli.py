@@ -37,6 +37,7 @@ from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.config import CONFIG_FILE, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.model.render import author_label, safe_text
 
 #: The environment variable that turns on debug output (the daemon's log level too).
 LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
@@ -200,7 +201,7 @@ def _get_text(view: dict) -> str:
     flags = f"  [{', '.join(view['flags'])}]" if view["flags"] else ""
     age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
     lines = [f"{view['key']} ({view['type']}, {view['path']}) updated {view['updated']}, {age}{flags}",
-             view["description"]]
+             view["description"], f"by {author_label(view.get('author'), view.get('trusted', True))}"]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"]:
@@ -263,6 +264,7 @@ def cmd_recall(args) -> int:
         lines.append(f"{i}. {hit['key']} ({hit['type']}, {hit['date']}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
         lines.append(f"   {hit['description']}")
+        lines.append(f"   by {author_label(hit.get('author'), hit.get('trusted', True))}")
         if hit["note"]:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():
@@ -446,14 +448,16 @@ def cmd_trust(args) -> int:
     from vault_mem.config import describe_settings, outbound_settings  # lazy, as the rest
 
     vault = open_vault(args, getattr(args, "path", None))
+    if args.author:
+        return _trust_authors(args, vault)
     ws = vault.ws
     vault.take_notices()  # the pending-settings notice: this command says it in full below
     requested, in_force = outbound_settings(ws.requested), outbound_settings(ws.config)
     data: dict[str, Any] = {"vault": str(ws.root), "pending": ws.pending, "requested": requested,
                             "in_force": in_force, "approved": False, "trust_file": None}
     if not ws.pending:
-        emit(args, data, f"nothing to approve: the settings in force are what vault.toml asks for "
-             f"({describe_settings(requested)})")
+        emit(args, *_with_authors(vault, data, f"nothing to approve: the settings in force are what vault.toml "
+                                  f"asks for ({describe_settings(requested)})"))
         return 0
     asked = (f"vault.toml in {ws.root} asks for settings that send data off this machine or name a "
              f"secret, not approved here: {describe_settings(ws.pending)} (in force now: "
@@ -463,13 +467,45 @@ def cmd_trust(args) -> int:
         warn(asked)
         approve = input("approve them for this vault on this machine? [y/N] ").strip().lower() in ("y", "yes")
     if not approve:
-        emit(args, data, f"{asked}\nnot approved; check who changed vault.toml (`git log -p vault.toml`), "
-             "then approve with `vault-mem trust --yes`")
+        emit(args, *_with_authors(vault, data, f"{asked}\nnot approved; check who changed vault.toml "
+                                  "(`git log -p vault.toml`), then approve with `vault-mem trust --yes`"))
         return 0
     data["trust_file"] = str(ws.approve_settings())
     data["approved"] = True
-    emit(args, data, f"approved for {ws.root} on this machine: {describe_settings(ws.pending)}; "
-         f"kept in {data['trust_file']}, in force from the next command")
+    emit(args, *_with_authors(vault, data, f"approved for {ws.root} on this machine: {describe_settings(ws.pending)}; "
+                              f"kept in {data['trust_file']}, in force from the next command"))
+    return 0
+
+
+def _with_authors(vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
+    """``data`` and ``text`` of ``vault-mem trust`` with the authors pending approval added:
+    whose memories are not put in front of an agent unasked, and how many each has."""
+    from vault_mem.vault.authors import pending_authors  # lazy: start-up time (module docstring)
+
+    pending = pending_authors(vault.ws, vault.sidecar)
+    data["authors_pending"] = pending
+    if pending:
+        listed = "\n".join(f"  {safe_text(email)}: {n} memor{'y' if n == 1 else 'ies'}" for email, n in pending.items())
+        text += (f"\nauthors pending (their memories reach an agent only when it asks, marked, until approved; "
+                 f"read them with `vault-mem log`, then `vault-mem trust --author EMAIL`):\n{listed}")
+    return data, text
+
+
+def _trust_authors(args, vault) -> int:
+    """``vault-mem trust --author EMAIL ...``: approve these commit authors for this vault here."""
+    from vault_mem.store.trust import approve_authors
+    from vault_mem.vault.authors import pending_authors  # lazy: start-up time (module docstring)
+
+    emails = [e.strip().lower() for e in args.author if e.strip()]
+    if not emails or any("\n" in e or " " in e for e in emails):
+        raise UsageError("--author takes an email as git records it, e.g. --author alice@example.com")
+    before = pending_authors(vault.ws, vault.sidecar)
+    path = approve_authors(vault.root, emails)
+    data = {"vault": str(vault.root), "approved_authors": emails, "trust_file": str(path),
+            "memories": {e: before.get(e, 0) for e in emails}}
+    emit(args, data, f"approved on this machine for {vault.root}: "
+         + ", ".join(f"{e} ({before.get(e, 0)} memories)" for e in emails)
+         + f"; their memories may now reach an agent unasked (kept in {path})")
     return 0
 
 

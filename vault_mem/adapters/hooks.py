@@ -128,10 +128,9 @@ def _fit(text: str) -> str:
 
 def session_context(vault: Any, event: dict[str, Any]) -> str:
     """The memory preamble (with the write policy), then INDEX.md."""
-    from vault_mem.adapters.tools import index_text, memory_preamble  # lazy: the hooks' start-up time
+    from vault_mem.adapters.tools import context_index, memory_preamble  # lazy: the hooks' start-up time
 
-    return (memory_preamble(vault.root, tools="vault-mem MCP tools")
-            + "\n\nINDEX.md, what is remembered now (recall searches everything):\n\n" + index_text(vault))
+    return memory_preamble(vault.root, tools="vault-mem MCP tools") + "\n\n" + context_index(vault)
 
 
 def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
@@ -139,23 +138,22 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return None
-    # whole, or a pointer: decided below
-    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == "strong"]
+    from vault_mem.model.render import fence, memory_quote  # lazy: the hooks' start-up time
+
+    # whole, or a pointer: decided below; a peer's memory (an author not approved here) is
+    # never injected unasked, however close (recall on request still finds it, marked)
+    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == "strong" and h.trusted]
     if not hits:
         return None
     whole = sum(len(h.body) for h in hits) <= PROMPT_BODY_CHARS
-    lines = ["Memories that may be relevant to this prompt (vault-mem recall):"]
+    quotes = []
     for h in hits:
-        age = f", {h.age_days} days ago" if h.age_days is not None else ""
-        lines.append(f"- {h.key} ({h.type}, updated {h.date or 'undated'}{age}): {h.description}")
-        if h.note:
-            lines.append(f"  [{h.note}]")
         body = h.body.strip()
-        if body and whole:
-            lines.extend("  " + ln for ln in body.splitlines())
-        elif body:
-            lines.append(f"  (details: get {h.key})")
-    return "\n".join(lines) + "\n"
+        more = None if whole or not body else f"get {h.key}"
+        quotes.append(memory_quote(key=h.key, type_=h.type, text=f"{h.description}\n\n{body if whole else ''}".strip(),
+                                   author=h.author, trusted=h.trusted, updated=h.date or "undated",
+                                   age_days=h.age_days, note=h.note, details=more))
+    return fence(quotes, heading="Memories that may be relevant to this prompt (vault-mem recall):")
 
 
 #: what each Claude Code hook adds to the context, by hook name (the daemon runs these too)

@@ -48,7 +48,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vault_mem.adapters.tools import call_tool, index_text, memory_preamble, schemas
+from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
 from vault_mem.config import VERSION
 from vault_mem.daemon.keeper import Keeper, Warmup
 from vault_mem.errors import UsageError
@@ -219,7 +219,7 @@ def build_server(vault: Vault, startup: Startup | None = None):
                            message=f"unknown resource '{params.uri}'; this server has {INDEX_URI}")
         begin()
         try:
-            text = index_text(vault)
+            text = context_index(vault, heading="INDEX.md, what is remembered now (recall searches everything):")
         except Exception as exc:
             # the client gets the reason; the stack trace only at debug level, never at a user
             log.error("reading INDEX.md failed: %s: %s", type(exc).__name__, exc)

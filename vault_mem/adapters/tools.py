@@ -29,7 +29,7 @@ from typing import Any
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import queries
-from vault_mem.model import views
+from vault_mem.model import render, views
 from vault_mem.model.memory import SOURCES
 
 log = logging.getLogger(__name__)
@@ -203,6 +203,53 @@ def index_text(vault: Any) -> str:
     return vault.render_index()
 
 
+def context_index(vault: Any, *, heading: str = "INDEX.md, what is remembered now (recall searches everything):") -> str:
+    """INDEX.md as an agent's context carries it (session start, the agent's system prompt, the
+    MCP resource): rendered like :func:`index_text`, but without the memories of peers not
+    approved on this machine (:meth:`~vault_mem.Vault.peer_memories`; recall still finds them,
+    marked), fenced as data (:func:`vault_mem.model.render.fence`). The committed INDEX.md may
+    list them: it is a file for people and git; what reaches the agent unasked is this."""
+    vault.reconcile()
+    vault.index_md()  # a symlinked INDEX.md is refused by name (LinkError), as in index_text
+    text, legend, peers = vault.render_trusted_index()
+    tail = ""
+    if peers:
+        emails = sorted({a.email or "unknown" for a in peers.values()})
+        tail = (f"Left out above: {len(peers)} memories last changed by peers not approved on this machine "
+                f"({', '.join(emails)}); recall finds them, marked. The person approves an author with "
+                "`vault-mem trust --author EMAIL`.")
+    quote = render.Quote(text, (("file", "INDEX.md"), ("authors", legend.text() or "none")))
+    return render.fence([quote], heading=heading, tail=tail)
+
+
+def recall_text(data: dict[str, Any]) -> str:
+    """A recall result (the data of the ``recall`` tool) as text for a model: what the data says
+    about the search, then each hit fenced, naming its author (:mod:`vault_mem.model.render`)."""
+    head = [str(data[k]) for k in ("note",) if data.get(k)]
+    if data.get("keyword_only"):
+        head.append(f"keyword results only: {data.get('reason')}")
+    head += [f"notice: {n}" for n in data.get("notices", [])]
+    hits = data.get("hits") or []
+    if not hits:
+        return "\n".join(head or ["nothing relevant is stored for this query"]) + "\n"
+    quotes = [render.memory_quote(
+        key=h["key"], type_=h["type"], text=f"{h['description']}\n\n{h['body']}".strip(),
+        author=h.get("author"), trusted=h.get("trusted", True), vault=h.get("vault"), date=h.get("date"),
+        age_days=h.get("age_days"), match=h.get("match"), score=h.get("score"), flags=h.get("flags"),
+        note=h.get("note"), excerpt="cut: get KEY reads it whole" if h.get("excerpt") else None) for h in hits]
+    return render.fence(quotes, heading="\n".join(head))
+
+
+def get_text(view: dict[str, Any]) -> str:
+    """A memory from ``get`` as text for a model: fenced, naming its author; our notes after it."""
+    quote = render.memory_quote(
+        key=view["key"], type_=view["type"], text=f"{view['description']}\n\n{view.get('body') or ''}".strip(),
+        author=view.get("author"), trusted=view.get("trusted", True), updated=view.get("updated"),
+        age_days=view.get("age_days"), flags=view.get("flags"), tags=view.get("tags"))
+    notes = [f"note: {n}" for n in view.get("notes", [])] + [f"notice: {n}" for n in view.get("notices", [])]
+    return render.fence([quote], tail="\n".join(notes))
+
+
 def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str, Any]:
     """The memory ``key`` as ``get`` shows it everywhere (CLI, tools, MCP): the whole memory with
     its age, flags, reading notes and supersession (:func:`vault_mem.model.views.memory_view`)."""
@@ -210,8 +257,12 @@ def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str,
     today = today or dt.date.today()
     direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today)
     chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today) if direct else []
-    return views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
+    view = views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
                              chain=chain, today=today)
+    found = vault.find_file(mem.key)
+    who = vault.authors([found[1]])[found[1]] if found else render.Author(None, "local")
+    view["author"], view["trusted"] = who.email, who.trusted
+    return view
 
 
 def schemas(format: str = "openai") -> list[dict[str, Any]]:
@@ -258,6 +309,7 @@ def call_tool(vault: Any, name: str, arguments: str | dict | None) -> ToolResult
             notices = vault.take_notices()
             if notices:
                 data["notices"] = notices
+        text = _TEXT[name](data) if name in _TEXT else json.dumps(data, ensure_ascii=False, default=str)
     except VaultMemError as exc:
         return _error(str(exc), type(exc).__name__)
     except Exception as exc:  # a bug must come back as a tool error, not kill the agent's loop
@@ -267,7 +319,7 @@ def call_tool(vault: Any, name: str, arguments: str | dict | None) -> ToolResult
         return _error(f"internal error in vault-mem ({type(exc).__name__}: {exc}); the memory vault "
                       "was not changed by this call unless a commit is listed by `vault-mem log`",
                       "InternalError")
-    return ToolResult(json.dumps(data, ensure_ascii=False, default=str), False, data)
+    return ToolResult(text, False, data)
 
 
 def _error(message: str, kind: str) -> ToolResult:
@@ -433,6 +485,9 @@ def _list(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     rows = vault.list(type=a.get("type"), tags=a.get("tags"))
     return {"memories": rows, "count": len(rows)}
 
+
+#: the tools whose text for a model is memory text, fenced (the rest answer JSON text)
+_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {"recall": recall_text, "get": get_text}
 
 _HANDLERS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
     "remember": _remember,

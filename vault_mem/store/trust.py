@@ -7,7 +7,8 @@ no commit, clone or peer can write (DESIGN §7):
   (:func:`vault_mem.config.outbound_settings`) the person approved with ``vault-mem trust``, as
   values, not as a yes/no. A vault moved or copied elsewhere has no approval at its new path and
   falls back to the offline defaults with a pending notice; a different vault cloned later to the
-  same path gets only the exact values approved there, never whatever its vault.toml says.
+  same path gets only the exact values approved there, never whatever its vault.toml says. Beside
+  them, ``authors``: the commit author emails approved with ``vault-mem trust --author``.
 - ``machine.key`` (0600): 32 random bytes, the HMAC key that :func:`seal` signs this machine's
   journals and records with, so that a ``.vault-mem/pending.json`` planted through a commit is
   told apart from one this machine wrote (:func:`unseal`).
@@ -64,8 +65,36 @@ def approve_settings(root: Path, settings: dict[str, object]) -> Path:
     path = folder / TRUST_FILE
     with FileLock(folder / "trusted.lock", what="the approvals file's lock"):
         vaults = _vaults()
+        entry = vaults.get(str(Path(root).resolve()))
         vaults[str(Path(root).resolve())] = {
+            **(entry if isinstance(entry, dict) else {}),  # the approved authors stay
             "settings": settings, "approved_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+        atomic_write(path, json.dumps({"version": 1, "vaults": vaults}, indent=1, sort_keys=True).encode(),
+                     mode=0o600)
+    return path
+
+
+def approved_authors(root: Path) -> set[str]:
+    """The commit author emails the person approved for the vault at ``root`` on this machine
+    (``vault-mem trust --author``), lowercased: their memories may be put in front of an agent
+    unasked (DESIGN §7)."""
+    entry = _vaults().get(str(Path(root).resolve()))
+    authors = entry.get("authors") if isinstance(entry, dict) else None
+    return {a.lower() for a in authors if isinstance(a, str)} if isinstance(authors, list) else set()
+
+
+def approve_authors(root: Path, emails: list[str]) -> Path:
+    """Add ``emails`` to the approved authors of the vault at ``root``; returns the file written.
+    The settings approved for it stay as they are."""
+    folder = config_dir()
+    path = folder / TRUST_FILE
+    with FileLock(folder / "trusted.lock", what="the approvals file's lock"):
+        vaults = _vaults()
+        key = str(Path(root).resolve())
+        entry = vaults.get(key)
+        entry = dict(entry) if isinstance(entry, dict) else {}
+        entry["authors"] = sorted(approved_authors(root) | {e.strip().lower() for e in emails if e.strip()})
+        vaults[key] = entry
         atomic_write(path, json.dumps({"version": 1, "vaults": vaults}, indent=1, sort_keys=True).encode(),
                      mode=0o600)
     return path
