@@ -123,3 +123,38 @@ def test_a_hand_edit_here_is_the_persons_and_an_agent_write_the_agents(synced):
     who = synced.authors(["facts/deploy-target.md", "facts/deploy-window.md"])
     assert who["facts/deploy-target.md"].email == "agent@vault-mem.local" and who["facts/deploy-target.md"].trusted
     assert who["facts/deploy-window.md"].email == "agent@vault-mem.local"
+
+
+def test_authors_kept_incrementally_match_a_full_pass_after_a_sync_that_replays(synced, tmp_path):
+    """A sync that replays a local commit onto a peer's moves HEAD off the commit the authors
+    were worked out for: they are brought up from the common ancestor, and equal what a pass over
+    all of history gives (the sidecar deleted)."""
+    root = synced.root
+    synced.authors([])  # worked out for the current HEAD
+    peer = tmp_path / "peer"
+    env = {**os.environ, "GIT_AUTHOR_EMAIL": PEER, "GIT_COMMITTER_EMAIL": PEER}
+    import subprocess
+
+    subprocess.run(["git", "pull", "-q"], cwd=peer, check=True, env=env)
+    (peer / "preferences").mkdir(exist_ok=True)
+    (peer / "preferences" / "peer-pref.md").write_text(PEER_FILE.replace("Deploys go", "Prefers that deploys go"))
+    subprocess.run(["git", "add", "-A"], cwd=peer, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "another"], cwd=peer, check=True, env=env)
+    subprocess.run(["git", "push", "-q", "origin", "main"], cwd=peer, check=True, env=env)
+    synced.remember("local-only", "Written here before the sync", source="user")  # replayed by the sync
+    before = git(root, "rev-parse", "HEAD").strip()
+    assert cli("sync", str(root)).returncode == 0
+    assert before not in git(root, "rev-list", "HEAD"), "the local commit was replayed (a new id)"
+    rels = ["facts/deploy-target.md", "facts/deploy-window.md", "facts/local-only.md", "preferences/peer-pref.md"]
+    kept = {rel: a.email for rel, a in synced.authors(rels).items()}
+    assert kept == {"facts/deploy-target.md": PEER, "facts/deploy-window.md": "agent@vault-mem.local",
+                    "facts/local-only.md": "agent@vault-mem.local", "preferences/peer-pref.md": PEER}
+    synced.close()
+    for p in (root / ".vault-mem").glob("index.db*"):
+        p.unlink()
+    fresh = Vault(root)
+    try:
+        assert {rel: a.email for rel, a in fresh.authors(rels).items()} == kept
+        assert set(fresh.peer_memories()) == {"facts/deploy-target.md", "preferences/peer-pref.md"}
+    finally:
+        fresh.close()

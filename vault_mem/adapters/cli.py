@@ -482,6 +482,7 @@ def _with_authors(vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any
     whose memories are not put in front of an agent unasked, and how many each has."""
     from vault_mem.vault.authors import pending_authors  # lazy: start-up time (module docstring)
 
+    vault.reconcile()
     pending = pending_authors(vault.ws, vault.sidecar)
     data["authors_pending"] = pending
     if pending:
@@ -499,6 +500,7 @@ def _trust_authors(args, vault) -> int:
     emails = [e.strip().lower() for e in args.author if e.strip()]
     if not emails or any("\n" in e or " " in e for e in emails):
         raise UsageError("--author takes an email as git records it, e.g. --author alice@example.com")
+    vault.reconcile()
     before = pending_authors(vault.ws, vault.sidecar)
     path = approve_authors(vault.root, emails)
     data = {"vault": str(vault.root), "approved_authors": emails, "trust_file": str(path),

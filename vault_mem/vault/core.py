@@ -244,6 +244,7 @@ class Vault:
     def peer_memories(self) -> dict[str, Author]:
         """The memories (by path) last changed by an author not trusted on this machine: never
         put in front of an agent unasked until the person approves that author."""
+        self.reconcile()
         return authors.peer_memories(self.ws, self.sidecar)
 
     def render_trusted_index(self, today: dt.date | None = None) -> tuple[str, Legend, dict[str, Author]]:
