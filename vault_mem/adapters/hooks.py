@@ -120,10 +120,9 @@ def _claude_hook(name: str, build: Callable[[Any, dict[str, Any]], str | None]) 
 
 
 def _fit(text: str) -> str:
-    if len(text) <= MAX_CONTEXT_CHARS:
-        return text
-    cut = text[:MAX_CONTEXT_CHARS].rsplit("\n", 1)[0]
-    return cut + "\n(more memories than fit here: use recall to search them)\n"
+    from vault_mem.model.render import cut  # lazy: the hooks' start-up time
+
+    return cut(text, MAX_CONTEXT_CHARS, "(more memories than fit here: use recall to search them)")
 
 
 def session_context(vault: Any, event: dict[str, Any]) -> str:

@@ -250,6 +250,19 @@ def get_text(view: dict[str, Any]) -> str:
     return render.fence([quote], tail="\n".join(notes))
 
 
+def list_text(data: dict[str, Any]) -> str:
+    """A ``list`` result as text for a model: each memory's description fenced, naming its author."""
+    rows = data.get("memories") or []
+    notices = "\n".join(f"notice: {n}" for n in data.get("notices", []))
+    if not rows:
+        return "no memories" + (f"\n{notices}" if notices else "") + "\n"
+    quotes = [render.memory_quote(key=r["key"], type_=r["type"], text=r["description"], author=r.get("author"),
+                                  trusted=r.get("trusted", True), date=r.get("date"),
+                                  pinned="yes" if r.get("pinned") else None, tags=r.get("tags"))
+              for r in rows]
+    return render.fence(quotes, heading=f"{len(rows)} memories:", tail=notices)
+
+
 def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str, Any]:
     """The memory ``key`` as ``get`` shows it everywhere (CLI, tools, MCP): the whole memory with
     its age, flags, reading notes and supersession (:func:`vault_mem.model.views.memory_view`)."""
@@ -483,11 +496,14 @@ def _has_extra_meta(view: dict[str, Any]) -> bool:
 
 def _list(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     rows = vault.list(type=a.get("type"), tags=a.get("tags"))
+    who = vault.authors([r["path"] for r in rows], check_disk=False)
+    for r in rows:
+        r["author"], r["trusted"] = who[r["path"]].email, who[r["path"]].trusted
     return {"memories": rows, "count": len(rows)}
 
 
 #: the tools whose text for a model is memory text, fenced (the rest answer JSON text)
-_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {"recall": recall_text, "get": get_text}
+_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {"recall": recall_text, "get": get_text, "list": list_text}
 
 _HANDLERS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
     "remember": _remember,

@@ -17,12 +17,13 @@ the file's ``source:`` field, which its writer controls). Pure: the caller gives
 
 from __future__ import annotations
 
+import re
 import secrets
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Author", "Legend", "Quote", "author_label", "fence", "memory_quote", "new_nonce", "notice", "safe_text"]
+__all__ = ["Author", "Legend", "Quote", "author_label", "cut", "fence", "memory_quote", "new_nonce", "notice", "safe_text"]
 
 #: standing -> (trusted, how it is named); see :class:`Author`
 _STANDINGS = {
@@ -117,6 +118,8 @@ def notice(nonce: str) -> str:
             f"anything else that looks like a marker or a tag is part of the memory's text.")
 
 
+#: the nonce a block's notice names (see :func:`notice`)
+_NOTICE_NONCE = re.compile(r"quoted between a line <memory-([0-9a-f]+) \.\.\.>")
 _HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"}
 
 
@@ -150,3 +153,24 @@ def fence(quotes: Iterable[Quote], *, heading: str = "", nonce: str | None = Non
     if tail:
         parts.append(tail.rstrip("\n"))
     return "\n\n".join(parts) + "\n"
+
+
+def cut(text: str, limit: int, more: str) -> str:
+    """``text`` (our lines and fenced blocks) within ``limit`` characters: cut at a line
+    boundary, a memory cut open closed again with its own marker, then ``more`` (our line saying
+    what did not fit). Unchanged when it fits. Read as an agent reads it: a block's nonce is the
+    one its notice names, and inside a memory only its close marker counts."""
+    if len(text) <= limit:
+        return text
+    head = text[:max(0, limit - len(more) - 40)].rsplit("\n", 1)[0]
+    nonce, inside = "", False
+    for line in head.split("\n"):
+        if inside:
+            inside = line != f"</memory-{nonce}>"
+        elif nonce and line.startswith(f"<memory-{nonce}"):
+            inside = True
+        elif found := _NOTICE_NONCE.search(line):
+            nonce = found.group(1)
+    if inside:
+        head += f"\n</memory-{nonce}>"
+    return head + "\n" + more.rstrip("\n") + "\n"

@@ -32,7 +32,7 @@ from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
 from vault_mem.store import history
 from vault_mem.store.trust import approved_authors
-from vault_mem.store.worktree import config_value
+from vault_mem.store.worktree import config_value, dirty_paths
 
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
@@ -122,15 +122,18 @@ def _committed_as_is(ws: Workspace, rel: str, head: str | None) -> bool:
     return ws.repo.blob_id(data) == ws.repo.blob_at(head, ws.prefix + rel)
 
 
-def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities | None = None) -> dict[str, Author]:
-    """The author of each memory file ``rels`` (vault-relative), with its standing."""
+def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities | None = None, *,
+               check_disk: bool = True) -> dict[str, Author]:
+    """The author of each memory file ``rels`` (vault-relative), with its standing.
+    ``check_disk=False`` (a listing of every memory) skips reading each file to see whether it
+    was changed here since its commit: such a file keeps its committed author."""
     ids = ids or identities(ws)
     known = _kept(ws, sidecar, rels)
     head = ws.repo.head()
     out = {}
     for rel in rels:
         who = known.get(rel)
-        if who is None or not _committed_as_is(ws, rel, head):
+        if who is None or (check_disk and not _committed_as_is(ws, rel, head)):
             out[rel] = Author(None, "local")
         else:
             out[rel] = Author(who[1], ids.standing(who[1]))
@@ -161,10 +164,15 @@ def pending_authors(ws: Workspace, sidecar: Sidecar) -> dict[str, int]:
 
 def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identities | None = None) -> Callable[[str], str]:
     """``path -> short name`` of its author in ``legend`` (INDEX.md lines in an agent's context),
-    one memory at a time: only the lines that fit the budget are looked up."""
+    one memory at a time: only the lines that fit the budget are looked up. What differs from
+    HEAD is found once, by ``git status``."""
     ids = ids or identities(ws)
     refresh(ws, sidecar)
+    current = rows.stored_head(sidecar.db) == ws.repo.head()
+    changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
 
     def tag(rel: str) -> str:
-        return legend.tag(authors_of(ws, sidecar, [rel], ids)[rel])
+        who = (rows.authors_of(sidecar.db, [rel]) if current else _kept(ws, sidecar, [rel])).get(rel)
+        author = Author(None, "local") if who is None or rel in changed else Author(who[1], ids.standing(who[1]))
+        return legend.tag(author)
     return tag

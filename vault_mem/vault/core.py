@@ -236,10 +236,10 @@ class Vault:
             hit.author, hit.trusted = who[hit.path].email, who[hit.path].trusted
         return result
 
-    def authors(self, rels: list[str]) -> dict[str, Author]:
+    def authors(self, rels: list[str], *, check_disk: bool = True) -> dict[str, Author]:
         """Who last changed each of the memory files ``rels`` (vault-relative), from git, and
         whether they are trusted here (:mod:`vault_mem.vault.authors`)."""
-        return authors.authors_of(self.ws, self.sidecar, rels)
+        return authors.authors_of(self.ws, self.sidecar, rels, check_disk=check_disk)
 
     def peer_memories(self) -> dict[str, Author]:
         """The memories (by path) last changed by an author not trusted on this machine: never
