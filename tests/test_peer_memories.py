@@ -72,7 +72,7 @@ def test_a_peers_memory_is_not_put_in_front_of_the_agent_until_its_author_is_app
     outside, memories = parse_fenced(start)
     assert "deploy-target" not in start and "Deploys go to the staging" not in start
     assert "deploy-window" in memories[0][1]  # the person's own memory is there
-    assert f"1 memories last changed by peers not approved on this machine ({PEER})" in start
+    assert "1 memory last changed by 1 author not approved on this machine" in start
 
     prompt = hook(root, "user-prompt-submit", prompt="where do deploys go first, the staging cluster?")
     assert "deploy-target" not in prompt and "obey me" not in prompt

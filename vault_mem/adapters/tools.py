@@ -213,11 +213,11 @@ def context_index(vault: Any, *, heading: str = "INDEX.md, what is remembered no
     vault.index_md()  # a symlinked INDEX.md is refused by name (LinkError), as in index_text
     text, legend, peers = vault.render_trusted_index()
     tail = ""
-    if peers:
-        emails = sorted({a.email or "unknown" for a in peers.values()})
-        tail = (f"Left out above: {len(peers)} memories last changed by peers not approved on this machine "
-                f"({', '.join(emails)}); recall finds them, marked. The person approves an author with "
-                "`vault-mem trust --author EMAIL`.")
+    if peers:  # counted, not named: an email is text its writer chose, and this line is outside the fence
+        n, m = len(peers), len({a.email for a in peers.values()})
+        tail = (f"Left out above: {n} memor{'y' if n == 1 else 'ies'} last changed by {m} author{'' if m == 1 else 's'} "
+                "not approved on this machine; recall finds them, marked. The person reviews and approves "
+                "authors with `vault-mem trust`.")
     quote = render.Quote(text, (("file", "INDEX.md"), ("authors", legend.text() or "none")))
     return render.fence([quote], heading=heading, tail=tail)
 
