@@ -88,6 +88,13 @@ def test_a_peers_memory_is_not_put_in_front_of_the_agent_until_its_author_is_app
     assert f'author="from a peer not approved on this machine: {PEER}"' in peer_open
     assert ATTACK in peer_text and not any("obey me" in ln for ln in outside)
 
+    rows = {r["key"]: r for r in json.loads(cli("list", "--vault", str(root), "--json").stdout)}
+    assert (rows["deploy-target"]["author"], rows["deploy-target"]["trusted"]) == (PEER, False)
+    got = json.loads(cli("get", "--vault", str(root), "--json", "deploy-target").stdout)
+    assert (got["author"], got["trusted"]) == (PEER, False)
+    assert f"by from a peer not approved on this machine: {PEER}" in cli("get", "--vault", str(root),
+                                                                         "deploy-target").stdout
+
     listed = cli("trust", str(root))
     assert f"{PEER}: 1 memory" in listed.stdout
     assert json.loads(cli("trust", str(root), "--json").stdout)["authors_pending"] == {PEER: 1}

@@ -250,6 +250,17 @@ def get_text(view: dict[str, Any]) -> str:
     return render.fence([quote], tail="\n".join(notes))
 
 
+def list_rows(vault: Any, *, type: str | None = None, tags: list[str] | None = None) -> list[dict[str, Any]]:
+    """``list`` as every reader shows it (tools, MCP, ``list --json``): each row with its
+    ``author`` and whether that author is ``trusted`` here (the committed author: a listing
+    reads no file)."""
+    rows = vault.list(type=type, tags=tags)
+    who = vault.authors([r["path"] for r in rows], check_disk=False)
+    for r in rows:
+        r["author"], r["trusted"] = who[r["path"]].email, who[r["path"]].trusted
+    return rows
+
+
 def list_text(data: dict[str, Any]) -> str:
     """A ``list`` result as text for a model: each memory's description fenced, naming its author."""
     rows = data.get("memories") or []
@@ -495,10 +506,7 @@ def _has_extra_meta(view: dict[str, Any]) -> bool:
 
 
 def _list(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
-    rows = vault.list(type=a.get("type"), tags=a.get("tags"))
-    who = vault.authors([r["path"] for r in rows], check_disk=False)
-    for r in rows:
-        r["author"], r["trusted"] = who[r["path"]].email, who[r["path"]].trusted
+    rows = list_rows(vault, type=a.get("type"), tags=a.get("tags"))
     return {"memories": rows, "count": len(rows)}
 
 
