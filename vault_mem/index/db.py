@@ -364,7 +364,8 @@ def m010_authors(conn) -> None:
             path TEXT PRIMARY KEY,   -- vault-relative, POSIX
             commit_id TEXT NOT NULL,
             email TEXT NOT NULL,
-            name TEXT NOT NULL
+            name TEXT NOT NULL,
+            blob TEXT NOT NULL       -- the committed blob: a file that differs was changed here
         );
         CREATE INDEX IF NOT EXISTS authors_email ON authors(email);
         """,

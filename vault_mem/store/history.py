@@ -139,8 +139,8 @@ def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[st
     return entries
 
 
-def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> dict[str, tuple[str, str, str]]:
-    """``{top-level path: (commit, author email, author name)}`` for each file under ``paths``
+def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> dict[str, tuple[str, str, str, str]]:
+    """``{top-level path: (commit, author email, author name, blob)}`` for each file under ``paths``
     (folders or files, taken literally) that ``new`` holds and the commits of ``new`` not in
     ``old`` (all, when ``old`` is None) changed: the newest of those commits that gave the path
     the blob ``new`` holds (a merge brings no authorship of its own: the commit on the merged
@@ -168,7 +168,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> 
     if not newest:
         return {}
     held = tree_blobs(repo, new, sorted(newest))
-    return {path: by_blob.get((path, blob), newest[path]) for path, blob in held.items()}
+    return {path: (*by_blob.get((path, blob), newest[path]), blob) for path, blob in held.items()}
 
 
 def tree_blobs(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:

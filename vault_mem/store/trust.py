@@ -42,6 +42,12 @@ def config_dir() -> Path:
     return folder
 
 
+def trust_file() -> Path:
+    """Where the approvals are kept (``trusted.json`` in :func:`config_dir`), made or not."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "vault-mem" / TRUST_FILE
+
+
 def _vaults() -> dict:
     raw = read_own(config_dir() / TRUST_FILE)
     try:

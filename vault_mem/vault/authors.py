@@ -31,7 +31,7 @@ from vault_mem.index import authors as rows
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
 from vault_mem.store import history
-from vault_mem.store.trust import approved_authors
+from vault_mem.store.trust import approved_authors, trust_file
 from vault_mem.store.worktree import config_value, dirty_paths
 
 if TYPE_CHECKING:
@@ -60,11 +60,38 @@ class Identities:
         return self.person | self.agents | self.approved
 
 
+#: per vault: (what they were read from, the identities); see :func:`identities`
+_IDENTITIES: dict[str, tuple[tuple, Identities]] = {}
+
+
+def _sources(ws: Workspace) -> tuple:
+    """What the identities are read from, as (path, mtime) and the values that count: when
+    none changed, the last reading stands (a recall must not start a git process)."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = (ws.repo.common_dir / "config", ws.repo.git_dir / "config.worktree", os.path.join(home, ".gitconfig"),
+             os.path.join(xdg, "git", "config"), trust_file())
+    stamps = []
+    for path in files:
+        try:
+            stamps.append((str(path), os.stat(path).st_mtime_ns))
+        except OSError:
+            stamps.append((str(path), None))
+    return (*stamps, os.environ.get("GIT_AUTHOR_EMAIL", ""), ws.config.agent_email,
+            os.environ.get("GIT_CONFIG_GLOBAL", ""), os.environ.get("GIT_CONFIG_NOSYSTEM", ""))
+
+
 def identities(ws: Workspace) -> Identities:
     """This machine's person and agents, and the authors approved for this vault here."""
+    key, sources = str(ws.root), _sources(ws)
+    cached = _IDENTITIES.get(key)
+    if cached is not None and cached[0] == sources:
+        return cached[1]
     person = {e for e in (config_value(ws.repo, "user.email"), os.environ.get("GIT_AUTHOR_EMAIL", "")) if e}
     agents = {ws.config.agent_email, Config.agent_email}
-    return Identities({e.lower() for e in person}, {e.lower() for e in agents}, approved_authors(ws.root))
+    found = Identities({e.lower() for e in person}, {e.lower() for e in agents}, approved_authors(ws.root))
+    _IDENTITIES[key] = (sources, found)
+    return found
 
 
 def refresh(ws: Workspace, sidecar: Sidecar) -> None:
@@ -89,17 +116,17 @@ def refresh(ws: Workspace, sidecar: Sidecar) -> None:
     missing = [p for p in changed if p not in found]
     if missing:  # back to a version older than the common ancestor: its author is further back
         found.update(history.last_authors(repo, head, None, missing))
-    gone = sorted(_vault_relative(ws, {p: ("", "", "") for p in changed if p not in found}))
+    gone = sorted(_vault_relative(ws, {p: ("", "", "", "") for p in changed if p not in found}))
     rows.update(db, head, _vault_relative(ws, found), gone)
 
 
-def _vault_relative(ws: Workspace, found: dict[str, tuple[str, str, str]]) -> dict[str, tuple[str, str, str]]:
+def _vault_relative(ws: Workspace, found: dict[str, tuple[str, str, str, str]]) -> dict[str, tuple[str, str, str, str]]:
     """``found`` keyed by vault-relative path, memory files only."""
     n = len(ws.prefix)
     return {top[n:]: who for top, who in found.items() if top.startswith(ws.prefix) and is_memory_path(top[n:])}
 
 
-def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, tuple[str, str, str]]:
+def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, tuple[str, str, str, str]]:
     """The authors of ``rels`` (None: of every memory) as of HEAD: from the sidecar, or worked
     out here from git when the sidecar cannot be written and is behind (never "unknown", which
     would pass for this machine's own change)."""
@@ -111,15 +138,13 @@ def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, 
     return _vault_relative(ws, history.last_authors(ws.repo, head, None, paths)) if paths else {}
 
 
-def _committed_as_is(ws: Workspace, rel: str, head: str | None) -> bool:
-    """True when the file ``rel`` holds what HEAD holds (no change made here since)."""
+def _committed_as_is(ws: Workspace, rel: str, blob: str) -> bool:
+    """True when the file ``rel`` holds the committed ``blob`` (no change made here since)."""
     try:
         data = ws.disk_bytes(rel)
     except VaultMemError:
         return True  # a link: never read, so never shown; the committed author stands
-    if data is None or head is None:
-        return data is None
-    return ws.repo.blob_id(data) == ws.repo.blob_at(head, ws.prefix + rel)
+    return data is not None and ws.repo.blob_id(data) == blob
 
 
 def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities | None = None, *,
@@ -129,11 +154,10 @@ def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities
     was changed here since its commit: such a file keeps its committed author."""
     ids = ids or identities(ws)
     known = _kept(ws, sidecar, rels)
-    head = ws.repo.head()
     out = {}
     for rel in rels:
         who = known.get(rel)
-        if who is None or (check_disk and not _committed_as_is(ws, rel, head)):
+        if who is None or (check_disk and not _committed_as_is(ws, rel, who[3])):
             out[rel] = Author(None, "local")
         else:
             out[rel] = Author(who[1], ids.standing(who[1]))
@@ -150,7 +174,7 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
         found = rows.paths_not_by(sidecar.db, ids.trusted)
     else:  # a read-only sidecar behind HEAD (see _kept)
         found = {rel: who for rel, who in _kept(ws, sidecar, None).items() if ids.standing(who[1]) == "peer"}
-    return {rel: Author(who[1], "peer") for rel, who in found.items() if _committed_as_is(ws, rel, head)}
+    return {rel: Author(who[1], "peer") for rel, who in found.items() if _committed_as_is(ws, rel, who[3])}
 
 
 def pending_authors(ws: Workspace, sidecar: Sidecar) -> dict[str, int]:
