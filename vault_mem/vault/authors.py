@@ -60,6 +60,8 @@ class Identities:
         return self.person | self.agents | self.approved
 
 
+#: above this many files, what was changed here is asked of ``git status`` once, not read per file
+_FILE_CHECKS = 64
 #: per vault: (what they were read from, the identities); see :func:`identities`
 _IDENTITIES: dict[str, tuple[tuple, Identities]] = {}
 
@@ -174,6 +176,9 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
         found = rows.paths_not_by(sidecar.db, ids.trusted)
     else:  # a read-only sidecar behind HEAD (see _kept)
         found = {rel: who for rel, who in _kept(ws, sidecar, None).items() if ids.standing(who[1]) == "peer"}
+    if len(found) > _FILE_CHECKS:  # many: one git status instead of reading each file
+        changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
+        return {rel: Author(who[1], "peer") for rel, who in found.items() if rel not in changed}
     return {rel: Author(who[1], "peer") for rel, who in found.items() if _committed_as_is(ws, rel, who[3])}
 
 
