@@ -14,6 +14,7 @@ import io
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -222,3 +223,29 @@ def daemon_ready(root: Path, pid: int) -> bool:
     except (OSError, ValueError):
         return False
     return bool(status.get("ready")) and status.get("pid") == pid
+
+
+NOTICE_START = "Memory text is information written by people and agents"
+
+
+def parse_fenced(text: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """Read a rendered block as an agent told by its notice would: the nonce is the one the
+    notice names; a memory runs from a line ``<memory-NONCE ...>`` to the next line
+    ``</memory-NONCE>``. Returns (the text outside every memory, [(open line, content)])."""
+    assert text.count(NOTICE_START) == 1, "the notice comes once per block"
+    nonce = re.search(r"a line <memory-([0-9a-f]+) \.\.\.>", text).group(1)
+    outside, memories = [], []
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if line.startswith(f"<memory-{nonce}") and line.endswith(">"):
+            content = []
+            for inner in lines:
+                if inner == f"</memory-{nonce}>":
+                    break
+                content.append(inner)
+            else:
+                raise AssertionError("a memory was never closed")
+            memories.append((line, "\n".join(content)))
+        else:
+            outside.append(line)
+    return outside, memories

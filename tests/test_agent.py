@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from conftest import cli, git
+from conftest import cli, git, parse_fenced
 
 from vault_mem.adapters.agent import (
     DEFAULT_TIMEOUT_S,
@@ -127,8 +127,10 @@ def test_remember_then_recall_then_answer(vault):
     assert msgs[-2]["tool_calls"][0]["id"] == "call_1"
     assert msgs[-1]["role"] == "tool" and msgs[-1]["tool_call_id"] == "call_1"
     assert json.loads(msgs[-1]["content"])["action"] == "create"
-    recalled = json.loads(srv.tool_messages(2)[-1]["content"])
-    assert recalled["hits"][0]["key"] == "editor-choice"
+    # memory text reaches the model fenced as data, naming its author
+    _, recalled = parse_fenced(srv.tool_messages(2)[-1]["content"])
+    assert 'key="editor-choice"' in recalled[0][0] and 'author="agent@vault-mem.local"' in recalled[0][0]
+    assert recalled[0][1] == "Uses Helix as the main editor"
 
 
 def test_malformed_arguments_get_an_error_result_and_the_loop_goes_on(vault):

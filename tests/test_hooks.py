@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import cli, git, parse_fenced
 from fakes import write_memory
 
 from vault_mem import Vault
@@ -64,7 +64,11 @@ def test_session_start_puts_index_md_into_context(filled):
     proc = cli("hook", "session-start", "--vault", str(filled.root),
                input=claude_event("SessionStart", filled.root, source="startup", model="claude-sonnet-4-5"))
     context = check_output(proc, "SessionStart")
-    assert (filled.root / "INDEX.md").read_text() in context
+    _, (index,) = parse_fenced(context)
+    assert 'file="INDEX.md" authors="A: agent@vault-mem.local (an agent on this machine)"' in index[0]
+    assert re.sub(r", by A\)", ")", index[1]) + "\n" == (filled.root / "INDEX.md").read_text()
+    assert "- editor-choice (" in index[1] and all(
+        "by A)" in ln for ln in index[1].splitlines() if ln.startswith("- ")), "every line names its author"
     assert "editor-choice" in context and "recall before remember" in context
     assert context.startswith(memory_preamble(filled.root, tools="vault-mem MCP tools"))
 
@@ -92,7 +96,9 @@ def test_prompt_gets_the_relevant_memories(filled):
     proc = cli("hook", "user-prompt-submit", "--vault", str(filled.root),
                input=claude_event("UserPromptSubmit", filled.root, prompt="Open this file in my Helix editor"))
     context = check_output(proc, "UserPromptSubmit")
-    assert "editor-choice (preference, updated" in context and "0 days ago" in context
+    _, memories = parse_fenced(context)
+    assert len(memories) == 1 and 'key="editor-choice" type="preference" updated="' in memories[0][0]
+    assert 'age_days="0"' in memories[0][0] and memories[0][1].startswith("Uses Helix")
     assert "release-steps" not in context
 
 
@@ -100,7 +106,7 @@ def test_procedures_come_whole(filled):
     proc = cli("hook", "user-prompt-submit", "--vault", str(filled.root),
                input=claude_event("UserPromptSubmit", filled.root, prompt="how do I cut a release?"))
     context = check_output(proc, "UserPromptSubmit")
-    assert "1. git pull\n  2. make release" in context
+    assert parse_fenced(context)[1][0][1] == "How to cut a release\n\n1. git pull\n2. make release"
 
 
 def test_long_bodies_give_descriptions_and_a_pointer_never_a_cut_body(vault):
@@ -115,9 +121,11 @@ def test_long_bodies_give_descriptions_and_a_pointer_never_a_cut_body(vault):
     proc = cli("hook", "user-prompt-submit", "--vault", str(vault.root),
                input=claude_event("UserPromptSubmit", vault.root, prompt="deploy the billing service"))
     context = check_output(proc, "UserPromptSubmit")
-    assert "billing-deploy (procedure, updated" in context and "How to deploy the billing service" in context
-    assert "billing-owner (fact, updated" in context
-    assert "  (details: get billing-deploy)" in context and "  (details: get billing-owner)" in context
+    memories = {m[0].split('key="')[1].split('"')[0]: m for m in parse_fenced(context)[1]}
+    assert memories["billing-deploy"][1] == "How to deploy the billing service"
+    assert memories["billing-owner"][1] == "The billing service is owned by the payments team"
+    assert 'details="get billing-deploy"' in memories["billing-deploy"][0]
+    assert 'details="get billing-owner"' in memories["billing-owner"][0]
     assert "wait for green checks" not in context and "#payments" not in context
 
 

@@ -116,7 +116,7 @@ def test_hits_carry_fields_and_flags(tmp_path: Path) -> None:
     d = sc.recall("thinkpad", today=TODAY).to_dict()
     assert set(d) == {"hits", "answered", "keyword_only", "reason", "embedder", "note", "floor"}
     assert set(d["hits"][0]) == {"key", "type", "description", "date", "age_days", "flags", "path", "score",
-                                 "body", "keyword_only", "note", "match", "excerpt"}
+                                 "body", "keyword_only", "note", "match", "excerpt", "author", "trusted"}
     assert "may be outdated" in (hit.note or "")  # the stale hit says so, for every reader alike
 
 

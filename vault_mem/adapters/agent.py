@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from vault_mem.adapters.tools import TOOL_NAMES, call_tool, index_text, memory_preamble, schemas
+from vault_mem.adapters.tools import TOOL_NAMES, call_tool, context_index, memory_preamble, schemas
 from vault_mem.errors import UsageError, VaultMemError
 
 DEFAULT_TIMEOUT_S = 300.0  # a local model on a CPU can take minutes to answer
@@ -77,7 +77,7 @@ def system_prompt(vault: Any, today: dt.date | None = None) -> str:
     return (
         "You are an assistant with a long-term memory.\n\n" + memory_preamble()
         + f"\n\nToday is {today.isoformat()}.\n\n"
-        "What you remember now (INDEX.md; recall searches everything):\n\n" + index_text(vault)
+        + context_index(vault, heading="What you remember now (INDEX.md; recall searches everything):")
     )
 
 

@@ -39,6 +39,7 @@ from vault_mem.config import CONFIG_FILE, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.model.names import shown, shown_text
+from vault_mem.model.render import author_label, safe_text
 
 #: The environment variable that turns on debug output (the daemon's log level too).
 LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
@@ -230,7 +231,7 @@ def _get_text(view: dict) -> str:
     flags = f"  [{', '.join(view['flags'])}]" if view["flags"] else ""
     age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
     lines = [f"{view['key']} ({view['type']}, {view['path']}) updated {view['updated']}, {age}{flags}",
-             view["description"]]
+             view["description"], f"by {author_label(view.get('author'), view.get('trusted', True))}"]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"]:
@@ -293,6 +294,7 @@ def cmd_recall(args) -> int:
         lines.append(f"{i}. {hit['key']} ({hit['type']}, {hit['date']}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
         lines.append(f"   {hit['description']}")
+        lines.append(f"   by {author_label(hit.get('author'), hit.get('trusted', True))}")
         if hit["note"]:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():
@@ -535,6 +537,8 @@ def cmd_trust(args) -> int:
     from vault_mem.store.gitfiles import approve_incoming, git_file_text, pending_git_files
 
     vault = open_vault(args, getattr(args, "path", None))
+    if args.author:
+        return _trust_authors(args, vault)
     ws = vault.ws
     vault.take_notices()  # the pending notices: this command says them in full below
     s = ws.settings
@@ -558,7 +562,7 @@ def cmd_trust(args) -> int:
     if s.pending_raw is None and not files:
         done = ("nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
                 "commit brings a file git interprets")
-        emit(args, data, "\n".join([*lines, done]))
+        emit(args, *_with_authors(vault, data, "\n".join([*lines, done])))
         return 0
     asked = "\n".join(lines)
     approve = args.yes
@@ -568,15 +572,49 @@ def cmd_trust(args) -> int:
     if not approve:
         who = [f"git log -p -- {CONFIG_FILE}"] if s.pending_raw is not None else []
         who += [f"git log -p {ref} -- {shown(f.path)}" for ref, f in files]
-        emit(args, data, f"{asked}\nnot approved; check who changed them ({'; '.join(f'`{w}`' for w in who)}), "
-             "then approve with `vault-mem trust --yes`")
+        emit(args, *_with_authors(vault, data, f"{asked}\nnot approved; check who changed them "
+                                  f"({'; '.join(f'`{w}`' for w in who)}), then approve with `vault-mem trust --yes`"))
         return 0
     written = ws.approve_settings() if s.pending_raw is not None else None
     if files:
         written = approve_incoming(ws.root, [f for _, f in files])
     data["trust_file"], data["approved"] = str(written), True
-    emit(args, data, f"approved for {ws.root} on this machine:\n{asked}\nkept in {written}; in force from "
-         "the next command" + ("; `vault-mem sync` takes the files now" if files else ""))
+    emit(args, *_with_authors(vault, data, f"approved for {ws.root} on this machine:\n{asked}\nkept in {written}; "
+                              "in force from the next command" + ("; `vault-mem sync` takes the files now" if files else "")))
+    return 0
+
+
+def _with_authors(vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
+    """``data`` and ``text`` of ``vault-mem trust`` with the authors pending approval added:
+    whose memories are not put in front of an agent unasked, and how many each has."""
+    from vault_mem.vault.authors import pending_authors  # lazy: start-up time (module docstring)
+
+    vault.reconcile()
+    pending = pending_authors(vault.ws, vault.sidecar)
+    data["authors_pending"] = pending
+    if pending:
+        listed = "\n".join(f"  {safe_text(email)}: {n} memor{'y' if n == 1 else 'ies'}" for email, n in pending.items())
+        text += (f"\nauthors pending (their memories reach an agent only when it asks, marked, until approved; "
+                 f"read them with `vault-mem log`, then `vault-mem trust --author EMAIL`):\n{listed}")
+    return data, text
+
+
+def _trust_authors(args, vault) -> int:
+    """``vault-mem trust --author EMAIL ...``: approve these commit authors for this vault here."""
+    from vault_mem.store.trust import approve_authors
+    from vault_mem.vault.authors import pending_authors  # lazy: start-up time (module docstring)
+
+    emails = [e.strip().lower() for e in args.author if e.strip()]
+    if not emails or any("\n" in e or " " in e for e in emails):
+        raise UsageError("--author takes an email as git records it, e.g. --author alice@example.com")
+    vault.reconcile()
+    before = pending_authors(vault.ws, vault.sidecar)
+    path = approve_authors(vault.root, emails)
+    data = {"vault": str(vault.root), "approved_authors": emails, "trust_file": str(path),
+            "memories": {e: before.get(e, 0) for e in emails}}
+    emit(args, data, f"approved on this machine for {vault.root}: "
+         + ", ".join(f"{e} ({before.get(e, 0)} memories)" for e in emails)
+         + f"; their memories may now reach an agent unasked (kept in {path})")
     return 0
 
 

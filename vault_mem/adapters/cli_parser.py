@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
             "key; .gitattributes, .gitignore ... a sync refused); --yes approves them")
     p.add_argument("path", nargs="?")
     p.add_argument("--yes", "-y", action="store_true", help="approve what vault.toml asks for now")
+    p.add_argument("--author", action="append", default=[], metavar="EMAIL",
+                   help="approve a commit author's memories for the agent's context (repeatable); "
+                        "without it, the authors pending approval are listed")
     p = add("resolve", "settle a sync conflict on a key")
     p.add_argument("key")
     p.add_argument("--keep", choices=["mine", "theirs", "both"], required=True)

@@ -124,21 +124,20 @@ def _claude_hook(name: str, build: Callable[[Any, dict[str, Any]], str | None]) 
 
 
 def _fit(text: str) -> str:
-    if len(text) <= MAX_CONTEXT_CHARS:
-        return text
-    cut = text[:MAX_CONTEXT_CHARS].rsplit("\n", 1)[0]
-    return cut + "\n(more memories than fit here: use recall to search them)\n"
+    from vault_mem.model.render import cut  # lazy: the hooks' start-up time
+
+    return cut(text, MAX_CONTEXT_CHARS, "(more memories than fit here: use recall to search them)")
 
 
 def session_context(vault: Any, event: dict[str, Any]) -> str:
-    """The memory preamble (with the write policy), then INDEX.md rendered within the room the
-    preamble leaves under :data:`MAX_CONTEXT_CHARS`: built from the budget, never cut from the
-    end, so every section keeps its newest lines or at least its "+N more" line."""
-    from vault_mem.adapters.tools import index_text, memory_preamble  # lazy: the hooks' start-up time
+    """The memory preamble (with the write policy), then INDEX.md as the agent's context carries
+    it (fenced, authors named, unapproved peers left out), rendered within the room the preamble
+    leaves under :data:`MAX_CONTEXT_CHARS`: built from the budget, never cut from the end, so
+    every section keeps its newest lines or at least its "+N more" line."""
+    from vault_mem.adapters.tools import context_index, memory_preamble  # lazy: the hooks' start-up time
 
-    head = (memory_preamble(vault.root, tools="vault-mem MCP tools")
-            + "\n\nINDEX.md, what is remembered now (recall searches everything):\n\n")
-    return head + index_text(vault, max_chars=MAX_CONTEXT_CHARS - len(head))
+    head = memory_preamble(vault.root, tools="vault-mem MCP tools") + "\n\n"
+    return head + context_index(vault, max_chars=MAX_CONTEXT_CHARS - len(head))
 
 
 def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
@@ -146,23 +145,22 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return None
-    # whole, or a pointer: decided below
-    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == "strong"]
+    from vault_mem.model.render import fence, memory_quote  # lazy: the hooks' start-up time
+
+    # whole, or a pointer: decided below; a peer's memory (an author not approved here) is
+    # never injected unasked, however close (recall on request still finds it, marked)
+    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == "strong" and h.trusted]
     if not hits:
         return None
     whole = sum(len(h.body) for h in hits) <= PROMPT_BODY_CHARS
-    lines = ["Memories that may be relevant to this prompt (vault-mem recall):"]
+    quotes = []
     for h in hits:
-        age = f", {h.age_days} days ago" if h.age_days is not None else ""
-        lines.append(f"- {h.key} ({h.type}, updated {h.date or 'undated'}{age}): {h.description}")
-        if h.note:
-            lines.append(f"  [{h.note}]")
         body = h.body.strip()
-        if body and whole:
-            lines.extend("  " + ln for ln in body.splitlines())
-        elif body:
-            lines.append(f"  (details: get {h.key})")
-    return "\n".join(lines) + "\n"
+        more = None if whole or not body else f"get {h.key}"
+        quotes.append(memory_quote(key=h.key, type_=h.type, text=f"{h.description}\n\n{body if whole else ''}".strip(),
+                                   author=h.author, trusted=h.trusted, updated=h.date or "undated",
+                                   age_days=h.age_days, note=h.note, details=more))
+    return fence(quotes, heading="Memories that may be relevant to this prompt (vault-mem recall):")
 
 
 #: what each Claude Code hook adds to the context, by hook name (the daemon runs these too)

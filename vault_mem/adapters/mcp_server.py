@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
-from vault_mem.adapters.tools import call_tool, index_text, memory_preamble, schemas
+from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
 from vault_mem.config import VERSION, Config
 from vault_mem.daemon.keeper import Keeper, Warmup
 from vault_mem.errors import UsageError, VaultMemError
@@ -283,7 +283,7 @@ def build_server(vault: Vault, startup: Startup | None = None):
                                    f"{MEMORY_TEMPLATE}")
         begin()
         try:
-            text = index_text(vault)
+            text = context_index(vault, heading="INDEX.md, what is remembered now (recall searches everything):")
         except Exception as exc:
             # the client gets the reason; the stack trace only at debug level, never at a user
             log.error("reading INDEX.md failed: %s: %s", type(exc).__name__, exc)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vault_mem.adapters.hooks import CONTEXT_BUILDERS
-from vault_mem.adapters.tools import get_view
+from vault_mem.adapters.tools import get_view, list_rows
 from vault_mem.errors import UsageError
 
 _STR, _INT, _BOOL, _LIST, _DICT = (str,), (int,), (bool,), (list,), (dict,)
@@ -62,7 +62,7 @@ def get(vault: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 def list_(vault: Any, args: dict[str, Any]) -> list[dict]:
     a = checked("list", args)
-    return vault.list(type=a.get("type"), tags=a.get("tags"))
+    return list_rows(vault, type=a.get("type"), tags=a.get("tags"))
 
 
 def hook(vault: Any, args: dict[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from typing import Any
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import queries
-from vault_mem.model import views
+from vault_mem.model import render, views
 from vault_mem.model.indexmd import CHARS_PER_TOKEN
 from vault_mem.model.memory import SOURCES
 
@@ -210,6 +210,87 @@ def index_text(vault: Any, *, max_chars: int | None = None) -> str:
     return vault.render_index(budget_tokens=min(vault.config.index_budget_tokens, room))
 
 
+#: what the fence around INDEX.md adds to it at most (heading, open and close lines, the tail)
+_CONTEXT_FENCE_CHARS = 800
+
+
+def context_index(vault: Any, *, heading: str = "INDEX.md, what is remembered now (recall searches everything):",
+                  max_chars: int | None = None) -> str:
+    """INDEX.md as an agent's context carries it (session start, the agent's system prompt, the
+    MCP resource): rendered like :func:`index_text`, but without the memories of peers not
+    approved on this machine (:meth:`~vault_mem.Vault.peer_memories`; recall still finds them,
+    marked), fenced as data (:func:`vault_mem.model.render.fence`). The committed INDEX.md may
+    list them: it is a file for people and git; what reaches the agent unasked is this.
+    ``max_chars``: as :func:`index_text`'s, the fence's own lines counted."""
+    vault.reconcile()
+    vault.index_md()  # a symlinked INDEX.md is refused by name (LinkError), as in index_text
+    budget = None
+    if max_chars is not None:
+        room = max(0, max_chars - _CONTEXT_FENCE_CHARS) // CHARS_PER_TOKEN
+        budget = min(vault.config.index_budget_tokens, room)
+    text, legend, peers = vault.render_trusted_index(budget_tokens=budget)
+    tail = ""
+    if peers:  # counted, not named: an email is text its writer chose, and this line is outside the fence
+        n, m = len(peers), len({a.email for a in peers.values()})
+        tail = (f"Left out above: {n} memor{'y' if n == 1 else 'ies'} last changed by {m} author{'' if m == 1 else 's'} "
+                "not approved on this machine; recall finds them, marked. The person reviews and approves "
+                "authors with `vault-mem trust`.")
+    quote = render.Quote(text, (("file", "INDEX.md"), ("authors", legend.text() or "none")))
+    return render.fence([quote], heading=heading, tail=tail)
+
+
+def recall_text(data: dict[str, Any]) -> str:
+    """A recall result (the data of the ``recall`` tool) as text for a model: what the data says
+    about the search, then each hit fenced, naming its author (:mod:`vault_mem.model.render`)."""
+    head = [str(data[k]) for k in ("note",) if data.get(k)]
+    if data.get("keyword_only"):
+        head.append(f"keyword results only: {data.get('reason')}")
+    head += [f"notice: {n}" for n in data.get("notices", [])]
+    hits = data.get("hits") or []
+    if not hits:
+        return "\n".join(head or ["nothing relevant is stored for this query"]) + "\n"
+    quotes = [render.memory_quote(
+        key=h["key"], type_=h["type"], text=f"{h['description']}\n\n{h['body']}".strip(),
+        author=h.get("author"), trusted=h.get("trusted", True), vault=h.get("vault"), date=h.get("date"),
+        age_days=h.get("age_days"), match=h.get("match"), score=h.get("score"), flags=h.get("flags"),
+        note=h.get("note"), excerpt="cut: get KEY reads it whole" if h.get("excerpt") else None) for h in hits]
+    return render.fence(quotes, heading="\n".join(head))
+
+
+def get_text(view: dict[str, Any]) -> str:
+    """A memory from ``get`` as text for a model: fenced, naming its author; our notes after it."""
+    quote = render.memory_quote(
+        key=view["key"], type_=view["type"], text=f"{view['description']}\n\n{view.get('body') or ''}".strip(),
+        author=view.get("author"), trusted=view.get("trusted", True), updated=view.get("updated"),
+        age_days=view.get("age_days"), flags=view.get("flags"), tags=view.get("tags"))
+    notes = [f"note: {n}" for n in view.get("notes", [])] + [f"notice: {n}" for n in view.get("notices", [])]
+    return render.fence([quote], tail="\n".join(notes))
+
+
+def list_rows(vault: Any, *, type: str | None = None, tags: list[str] | None = None) -> list[dict[str, Any]]:
+    """``list`` as every reader shows it (tools, MCP, ``list --json``): each row with its
+    ``author`` and whether that author is ``trusted`` here (the committed author: a listing
+    reads no file)."""
+    rows = vault.list(type=type, tags=tags)
+    who = vault.authors([r["path"] for r in rows], check_disk=False)
+    for r in rows:
+        r["author"], r["trusted"] = who[r["path"]].email, who[r["path"]].trusted
+    return rows
+
+
+def list_text(data: dict[str, Any]) -> str:
+    """A ``list`` result as text for a model: each memory's description fenced, naming its author."""
+    rows = data.get("memories") or []
+    notices = "\n".join(f"notice: {n}" for n in data.get("notices", []))
+    if not rows:
+        return "no memories" + (f"\n{notices}" if notices else "") + "\n"
+    quotes = [render.memory_quote(key=r["key"], type_=r["type"], text=r["description"], author=r.get("author"),
+                                  trusted=r.get("trusted", True), date=r.get("date"),
+                                  pinned="yes" if r.get("pinned") else None, tags=r.get("tags"))
+              for r in rows]
+    return render.fence(quotes, heading=f"{len(rows)} memories:", tail=notices)
+
+
 def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str, Any]:
     """The memory ``key`` as ``get`` shows it everywhere (CLI, tools, MCP): the whole memory with
     its age, flags, reading notes and supersession (:func:`vault_mem.model.views.memory_view`)."""
@@ -218,8 +299,12 @@ def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str,
     direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today)
     chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today) if direct else []
     changed = queries.change_date(vault.sidecar.db, mem.path)
-    return views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
+    view = views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
                              chain=chain, today=today, changed=dt.date.fromisoformat(changed) if changed else None)
+    found = vault.find_file(mem.key)
+    who = vault.authors([found[1]])[found[1]] if found else render.Author(None, "local")
+    view["author"], view["trusted"] = who.email, who.trusted
+    return view
 
 
 def schemas(format: str = "openai") -> list[dict[str, Any]]:
@@ -266,6 +351,7 @@ def call_tool(vault: Any, name: str, arguments: str | dict | None) -> ToolResult
             notices = vault.take_notices()
             if notices:
                 data["notices"] = notices
+        text = _TEXT[name](data) if name in _TEXT else json.dumps(data, ensure_ascii=False, default=str)
     except VaultMemError as exc:
         return _error(str(exc), type(exc).__name__)
     except Exception as exc:  # a bug must come back as a tool error, not kill the agent's loop
@@ -275,7 +361,7 @@ def call_tool(vault: Any, name: str, arguments: str | dict | None) -> ToolResult
         return _error(f"internal error in vault-mem ({type(exc).__name__}: {exc}); the memory vault "
                       "was not changed by this call unless a commit is listed by `vault-mem log`",
                       "InternalError")
-    return ToolResult(json.dumps(data, ensure_ascii=False, default=str), False, data)
+    return ToolResult(text, False, data)
 
 
 def _error(message: str, kind: str) -> ToolResult:
@@ -438,9 +524,12 @@ def _has_extra_meta(view: dict[str, Any]) -> bool:
 
 
 def _list(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
-    rows = vault.list(type=a.get("type"), tags=a.get("tags"))
+    rows = list_rows(vault, type=a.get("type"), tags=a.get("tags"))
     return {"memories": rows, "count": len(rows)}
 
+
+#: the tools whose text for a model is memory text, fenced (the rest answer JSON text)
+_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {"recall": recall_text, "get": get_text, "list": list_text}
 
 _HANDLERS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
     "remember": _remember,

@@ -369,16 +369,36 @@ def m010_change_dates(conn) -> None:
     )
 
 
+def m011_authors(conn) -> None:
+    """Who last changed each committed file (``vault_mem.index.authors``): the author of the
+    commit that gave the path its committed blob, kept per vault-relative path, and the commit
+    it was worked out for (meta ``authors_head``). Safe to run again."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS authors (
+            path TEXT PRIMARY KEY,   -- vault-relative, POSIX
+            commit_id TEXT NOT NULL,
+            email TEXT NOT NULL,
+            name TEXT NOT NULL,
+            blob TEXT NOT NULL       -- the committed blob: a file that differs was changed here
+        );
+        CREATE INDEX IF NOT EXISTS authors_email ON authors(email);
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
-                              m009_index_counter_by_type, m010_change_dates]
+                              m009_index_counter_by_type, m010_change_dates, m011_authors]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)
 TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_TABLES | {"vector_log"},
                        7: _BASE_TABLES | {"vector_log", "counters"},
                        8: _BASE_TABLES | {"vector_log", "counters", "floor_calibration"},
-                       10: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes"}}
+                       10: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes"},
+                       11: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors"}}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -121,6 +121,10 @@ class Hit:
     #: (see index/floor.py). The prompt hook injects strong hits only.
     match: str = "strong"
     excerpt: bool = False  # body is an excerpt or a pointer (views.body_excerpt): `get KEY` has it all
+    #: who made the commit that last changed the file (None: a change not committed yet, made on
+    #: this machine), and whether that author's memories may reach an agent unasked (vault/authors.py)
+    author: str | None = None
+    trusted: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,6 +20,7 @@ the two KNN searches) in :mod:`vault_mem.index.vectors`; search itself in :mod:`
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -27,7 +28,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -432,16 +433,19 @@ class Sidecar(VectorStore):
         f"AND f.key NOT IN ({search.SUPERSEDED_KEYS_SQL.replace('?', ':today')})"
     )
 
-    def entries_for_index(self, today: dt.date, type_rank: int | None = None) -> Iterator[IndexEntry]:
+    def entries_for_index(self, today: dt.date, type_rank: int | None = None, *,
+                          hidden: Collection[str] = ()) -> Iterator[IndexEntry]:
         """Usable memories in INDEX.md order: pinned, type, newest first, key; or only the
-        section ``type_rank`` (pinned first, then newest). Lazy."""
+        section ``type_rank`` (pinned first, then newest). Lazy. ``hidden``: paths left out."""
+        skip, extra = ("", {}) if not hidden else \
+            (" AND f.path NOT IN (SELECT value FROM json_each(:hidden))", {"hidden": json.dumps(sorted(hidden))})
         if type_rank is not None:
             # two range scans of files_index_order (pinned, type_rank, ...): each in the order wanted
             for pinned in (1, 0):
-                yield from self._index_rows("AND f.pinned = :pinned AND f.type_rank = :rank",
-                                            {"today": today.isoformat(), "pinned": pinned, "rank": type_rank})
+                yield from self._index_rows("AND f.pinned = :pinned AND f.type_rank = :rank" + skip,
+                                            {"today": today.isoformat(), "pinned": pinned, "rank": type_rank, **extra})
             return
-        yield from self._index_rows("", {"today": today.isoformat()})
+        yield from self._index_rows(skip, {"today": today.isoformat(), **extra})
 
     def _index_rows(self, where: str, params: dict) -> Iterator[IndexEntry]:
         cur = self.db.conn.cursor()
@@ -487,17 +491,32 @@ class Sidecar(VectorStore):
         return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._INDEX_WHERE}"
                                f"{section}", {"today": today.isoformat(), "rank": type_rank}).fetchone()[0]
 
-    def render_index(self, *, budget_tokens: int, today: dt.date | None = None) -> str:
+    def render_index(self, *, budget_tokens: int, today: dt.date | None = None,
+                     hidden: Collection[str] = (), author_of: Callable[[str], str] | None = None) -> str:
         """The bytes of INDEX.md for the files this sidecar reflects (see indexmd.render_index):
-        each section read lazily, in its own order, and counted by its own counter."""
+        each section read lazily, in its own order, and counted by its own counter. For the
+        agent's session context: ``hidden``, paths of memories left out (and out of the counts);
+        ``author_of(path)``, the author each line names (asked only for the lines read)."""
         today = today or dt.date.today()
-        sections = {type_: self.entries_for_index(today, TYPE_RANK[type_]) for type_, _ in SECTIONS}
-        totals = {type_: self.count_for_index(today, TYPE_RANK[type_]) for type_, _ in SECTIONS}
+        rows = {type_: self.entries_for_index(today, TYPE_RANK[type_], hidden=hidden) for type_, _ in SECTIONS}
+        sections = rows if author_of is None else \
+            {t: (dataclasses.replace(e, author=author_of(e.path)) for e in gen) for t, gen in rows.items()}
+        totals = {type_: self.count_for_index(today, TYPE_RANK[type_]) - self._count_hidden(today, TYPE_RANK[type_], hidden)
+                  for type_, _ in SECTIONS}
         try:
             return render_index(sections, totals, budget_tokens=budget_tokens)
         finally:
-            for gen in sections.values():
+            for gen in rows.values():
                 gen.close()
+
+    def _count_hidden(self, today: dt.date, type_rank: int, hidden: Collection[str]) -> int:
+        """How many of the ``hidden`` paths INDEX.md would list in section ``type_rank``."""
+        if not hidden:
+            return 0
+        return self.db.execute(
+            f"SELECT count(*) FROM files f WHERE {self._INDEX_WHERE} AND f.type_rank = :rank "
+            "AND f.path IN (SELECT value FROM json_each(:hidden))",
+            {"today": today.isoformat(), "rank": type_rank, "hidden": json.dumps(sorted(hidden))}).fetchone()[0]
 
     def render_index_with(self, overrides: dict[str, bytes | None], *, budget_tokens: int,
                           today: dt.date | None = None) -> str:

@@ -39,11 +39,14 @@ class IndexEntry:
     description: str
     date: str | None
     pinned: bool = False
+    #: who wrote it, as the agent's session context names them (``by A``); never in the file
+    author: str = ""
 
 
 def entry_line(entry: IndexEntry) -> str:
     """``- key (date): description``, plus a link to the file for decisions and procedures."""
-    tags = ", ".join(x for x in (entry.date, "pinned" if entry.pinned else None) if x)
+    tags = ", ".join(x for x in (entry.date, "pinned" if entry.pinned else None,
+                                 f"by {entry.author}" if entry.author else None) if x)
     line = f"- {entry.key}{f' ({tags})' if tags else ''}: {' '.join(entry.description.split())}"
     if entry.type in POINTER_TYPES:
         line += f" → [{entry.path}]({entry.path})"

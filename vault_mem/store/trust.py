@@ -5,10 +5,11 @@ no commit, clone or peer can write (DESIGN §7):
 
 - ``trusted.json`` (0600): per vault, keyed by the vault's resolved path, what the person approved
   (``vault-mem trust``): the whole vault.toml last approved, as its bytes (with the blob ids of a
-  few versions approved before), and the blob ids of files git interprets (``.gitattributes``,
-  ``.gitignore`` ...) a sync may take. Bytes, not a yes/no: a vault moved or copied elsewhere has
-  no approval at its new path and falls back to the defaults with a pending notice; a different
-  vault cloned later to the same path gets only the exact file approved there.
+  few versions approved before), the blob ids of files git interprets (``.gitattributes``,
+  ``.gitignore`` ...) a sync may take, and the commit author emails whose memories may be put in
+  front of an agent unasked (``vault-mem trust --author``). Bytes, not a yes/no: a vault moved or
+  copied elsewhere has no approval at its new path and falls back to the defaults with a pending
+  notice; a different vault cloned later to the same path gets only the exact file approved there.
 - ``machine.key`` (0600): 32 random bytes, the HMAC key that :func:`seal` signs this machine's
   journals and records with, so that a ``.vault-mem/pending.json`` planted through a commit is
   told apart from one this machine wrote (:func:`unseal`).
@@ -40,6 +41,12 @@ def config_dir() -> Path:
     refuse_link(folder)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     return folder
+
+
+def trust_file() -> Path:
+    """Where the approvals are kept (``trusted.json`` in :func:`config_dir`), made or not."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "vault-mem" / TRUST_FILE
 
 
 def _vaults() -> dict:
@@ -125,6 +132,26 @@ def approve_git_files(root: Path, ids: list[str]) -> Path:
     def change(entry: dict) -> None:
         have = entry.get("git_files") if isinstance(entry.get("git_files"), list) else []
         entry["git_files"] = sorted({*(x for x in have if isinstance(x, str)), *ids})
+
+    return _update_entry(root, change)
+
+
+def approved_authors(root: Path) -> set[str]:
+    """The commit author emails the person approved for the vault at ``root`` on this machine
+    (``vault-mem trust --author``), lowercased: their memories may be put in front of an agent
+    unasked (DESIGN §7)."""
+    got = _entry(root).get("authors")
+    return {a.lower() for a in got if isinstance(a, str)} if isinstance(got, list) else set()
+
+
+def approve_authors(root: Path, emails: list[str]) -> Path:
+    """Add ``emails`` to the approved authors of the vault at ``root``; returns the file written.
+    The other approvals of the vault stay as they are."""
+
+    def change(entry: dict) -> None:
+        have = entry.get("authors") if isinstance(entry.get("authors"), list) else []
+        entry["authors"] = sorted({*(a.lower() for a in have if isinstance(a, str)),
+                                   *(e.strip().lower() for e in emails if e.strip())})
 
     return _update_entry(root, change)
 

@@ -36,11 +36,12 @@ from vault_mem.model.memory import (
     validate_type,
 )
 from vault_mem.model.policy import check_text
+from vault_mem.model.render import Author, Legend
 from vault_mem.model.views import body_excerpt
 from vault_mem.store.files import read_own
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
-from vault_mem.vault import history
+from vault_mem.vault import authors, history
 from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import write_index
@@ -243,7 +244,35 @@ class Vault:
         if not full:
             for hit in result.hits:
                 hit.body, hit.excerpt = body_excerpt(hit.key, hit.type, hit.body)
+        who = self.authors([h.path for h in result.hits])
+        for hit in result.hits:
+            hit.author, hit.trusted = who[hit.path].email, who[hit.path].trusted
         return result
+
+    def authors(self, rels: list[str], *, check_disk: bool = True) -> dict[str, Author]:
+        """Who last changed each of the memory files ``rels`` (vault-relative), from git, and
+        whether they are trusted here (:mod:`vault_mem.vault.authors`)."""
+        return authors.authors_of(self.ws, self.sidecar, rels, check_disk=check_disk)
+
+    def peer_memories(self) -> dict[str, Author]:
+        """The memories (by path) last changed by an author not trusted on this machine: never
+        put in front of an agent unasked until the person approves that author."""
+        self.reconcile()
+        return authors.peer_memories(self.ws, self.sidecar)
+
+    def render_trusted_index(self, today: dt.date | None = None, *, budget_tokens: int | None = None
+                             ) -> tuple[str, Legend, dict[str, Author]]:
+        """INDEX.md as an agent's context carries it: without the memories of peers not approved
+        here, each line naming its author (``by A``, with the legend); and those memories by path.
+        ``budget_tokens``: instead of the vault's (a context of fixed size)."""
+        ids = authors.identities(self.ws)
+        peers = authors.peer_memories(self.ws, self.sidecar, ids)
+        legend = Legend()
+        budget = self.config.index_budget_tokens if budget_tokens is None else budget_tokens
+        text = self.sidecar.render_index(budget_tokens=budget, today=today,
+                                         hidden=set(peers),
+                                         author_of=authors.author_tagger(self.ws, self.sidecar, legend, ids))
+        return text, legend, peers
 
     def _not_found(self, key: str) -> str:
         close = difflib.get_close_matches(key, self.sidecar.keys(), n=3, cutoff=0.6)

@@ -1,0 +1,75 @@
+"""Who last changed each committed memory file, kept in the sidecar (table ``authors``).
+
+Derived from git (the author of the commit that gave a path its committed blob), never from a
+file's ``source:`` field, which whoever wrote the file controls. The rows are brought up to the
+commit HEAD names by :mod:`vault_mem.vault.authors`, which runs git; this module only stores
+and reads them (the one home of their SQL). ``authors_head`` in ``meta`` is the commit the rows
+reflect; the rows are derived state like the rest of the sidecar.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vault_mem.index.db import Database
+
+__all__ = ["HEAD_META", "all_authors", "authors_of", "paths_not_by", "replace", "stored_head", "update"]
+
+HEAD_META = "authors_head"
+
+
+def stored_head(db: Database) -> str | None:
+    """The commit the rows were worked out for, or None (never worked out)."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (HEAD_META,)).fetchone()
+    return row[0] if row else None
+
+
+def _set_head(db: Database, head: str) -> None:
+    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+               (HEAD_META, head))
+
+
+def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]]) -> None:
+    """All rows anew for ``head``: ``{vault-relative path: (commit, email, name, blob)}``."""
+    with db.write():
+        db.execute("DELETE FROM authors")
+        db.executemany("INSERT INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
+                       [(p, *who) for p, who in rows.items()])
+        _set_head(db, head)
+
+
+def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], gone: list[str]) -> None:
+    """Rows for the paths the commits since :func:`stored_head` changed, now at ``head``;
+    ``gone``: paths those commits deleted."""
+    with db.write():
+        db.executemany("DELETE FROM authors WHERE path = ?", [(p,) for p in gone])
+        db.executemany("INSERT OR REPLACE INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
+                       [(p, *who) for p, who in rows.items()])
+        _set_head(db, head)
+
+
+def authors_of(db: Database, paths: list[str]) -> dict[str, tuple[str, str, str, str]]:
+    """``{path: (commit, email, name, blob)}`` for those of ``paths`` that are committed."""
+    if not paths:
+        return {}
+    rows = db.execute("SELECT path, commit_id, email, name, blob FROM authors "
+                      "WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(paths),))
+    return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+
+
+def all_authors(db: Database) -> dict[str, tuple[str, str, str, str]]:
+    """``{path: (commit, email, name, blob)}`` of every committed memory file."""
+    return {r[0]: (r[1], r[2], r[3], r[4]) for r in db.execute("SELECT path, commit_id, email, name, blob FROM authors")}
+
+
+def paths_not_by(db: Database, emails: set[str]) -> dict[str, tuple[str, str, str, str]]:
+    """``{path: (commit, email, name, blob)}`` of the usable memories whose last author is none of
+    ``emails`` (compared case-insensitively): the ones that may not be put in front of an
+    agent unasked. Few in practice: a peer's memories."""
+    rows = db.execute(
+        "SELECT a.path, a.commit_id, a.email, a.name, a.blob FROM authors a JOIN files f ON f.path = a.path "
+        "WHERE f.usable = 1 AND lower(a.email) NOT IN (SELECT lower(value) FROM json_each(?))",
+        (json.dumps(sorted(emails)),))
+    return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}

@@ -1,0 +1,211 @@
+"""Who wrote each memory, and whether that author's text may reach an agent unasked (DESIGN §7).
+
+The author of a memory is the author of the commit that last changed its file (the commit
+that gave it the blob HEAD holds), worked out from git at index time and kept in the sidecar
+(:mod:`vault_mem.index.authors`): one ``git log`` over the whole history the first time, then
+only over the commits added since (an agent write adds one). A file whose content differs from
+HEAD's (a hand edit not committed yet, a new file) can only have been changed on this machine:
+its author is this machine's person. The file's ``source:`` field plays no part: its writer
+controls it.
+
+Trusted authors ("this machine's person and agents"): the repository's ``git config user.email``
+(and ``GIT_AUTHOR_EMAIL``, which the daemon commits hand edits with), the vault's agent email and
+vault-mem's default one, and the emails approved on this machine with ``vault-mem trust
+--author`` (:mod:`vault_mem.store.trust`). Anyone else is a peer: their memories are found by
+recall, marked, but not put in front of an agent unasked (session context, prompt hook).
+
+Cost: the first pass diffs every commit (git's cost is the size of the folders a commit
+touches): 20,000 commits each adding one file to a 20,000-file folder took 42 s on a loaded
+2-core machine, once; each later commit costs its own diff (~0.1 s after an agent write there).
+
+Known limit: an email in a commit is whatever its author typed. A peer who commits under this
+machine's person's email passes as the person; telling such commits apart needs a record of
+which commits arrived by sync, which is not kept yet.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from vault_mem.config import Config
+from vault_mem.errors import VaultMemError
+from vault_mem.index import authors as rows
+from vault_mem.model.memory import is_memory_path
+from vault_mem.model.render import Author, Legend
+from vault_mem.store import history
+from vault_mem.store.trust import approved_authors, trust_file
+from vault_mem.store.worktree import config_value, dirty_paths
+
+if TYPE_CHECKING:
+    from vault_mem.index.sidecar import Sidecar
+    from vault_mem.store.workspace import Workspace
+
+__all__ = ["Identities", "author_tagger", "authors_of", "identities", "peer_memories", "pending_authors", "refresh"]
+
+
+class Identities:
+    """The emails whose memories may reach an agent unasked, by standing (lowercased)."""
+
+    def __init__(self, person: set[str], agents: set[str], approved: set[str]):
+        self.person, self.agents, self.approved = person, agents, approved
+
+    def standing(self, email: str) -> str:
+        e = email.lower()
+        if e in self.person:
+            return "person"
+        if e in self.agents:
+            return "agent"
+        return "approved" if e in self.approved else "peer"
+
+    @property
+    def trusted(self) -> set[str]:
+        return self.person | self.agents | self.approved
+
+
+#: above this many files, what was changed here is asked of ``git status`` once, not read per file
+_FILE_CHECKS = 64
+#: per vault: (what they were read from, the identities); see :func:`identities`
+_IDENTITIES: dict[str, tuple[tuple, Identities]] = {}
+
+
+def _sources(ws: Workspace) -> tuple:
+    """What the identities are read from, as (path, mtime) and the values that count: when
+    none changed, the last reading stands (a recall must not start a git process)."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = (ws.repo.common_dir / "config", ws.repo.git_dir / "config.worktree", os.path.join(home, ".gitconfig"),
+             os.path.join(xdg, "git", "config"), trust_file())
+    stamps = []
+    for path in files:
+        try:
+            stamps.append((str(path), os.stat(path).st_mtime_ns))
+        except OSError:
+            stamps.append((str(path), None))
+    return (*stamps, os.environ.get("GIT_AUTHOR_EMAIL", ""), ws.config.agent_email,
+            os.environ.get("GIT_CONFIG_GLOBAL", ""), os.environ.get("GIT_CONFIG_NOSYSTEM", ""))
+
+
+def identities(ws: Workspace) -> Identities:
+    """This machine's person and agents, and the authors approved for this vault here."""
+    key, sources = str(ws.root), _sources(ws)
+    cached = _IDENTITIES.get(key)
+    if cached is not None and cached[0] == sources:
+        return cached[1]
+    person = {e for e in (config_value(ws.repo, "user.email"), os.environ.get("GIT_AUTHOR_EMAIL", "")) if e}
+    agents = {ws.config.agent_email, Config.agent_email}
+    found = Identities({e.lower() for e in person}, {e.lower() for e in agents}, approved_authors(ws.root))
+    _IDENTITIES[key] = (sources, found)
+    return found
+
+
+def refresh(ws: Workspace, sidecar: Sidecar) -> None:
+    """Bring the authors kept in the sidecar up to HEAD: nothing to do when they are there; the
+    commits since the last time (an agent write: one) when HEAD moved on from there; the commits
+    since the common ancestor, when it moved elsewhere (a sync that replayed local commits);
+    all of history the first time, or when the commit they were made for is gone."""
+    repo, db = ws.repo, sidecar.db
+    head = repo.head()
+    stored = rows.stored_head(db)
+    if head is None or stored == head or sidecar.read_only:
+        return  # a read-only sidecar: see _kept
+    spec = ws.prefix or "."
+    base = None
+    if stored and history.resolve_commit(repo, stored) == stored:
+        base = stored if history.is_ancestor(repo, stored, head) else (history.merge_base(repo, stored, head) or None)
+    if base is None:
+        rows.replace(db, head, _vault_relative(ws, history.last_authors(repo, head, None, [spec])))
+        return
+    changed = history.changed_paths(repo, stored, head, spec)  # what differs from what the rows reflect
+    found = history.last_authors(repo, head, base, [spec])
+    missing = [p for p in changed if p not in found]
+    if missing:  # back to a version older than the common ancestor: its author is further back
+        found.update(history.last_authors(repo, head, None, missing))
+    gone = sorted(_vault_relative(ws, {p: ("", "", "", "") for p in changed if p not in found}))
+    rows.update(db, head, _vault_relative(ws, found), gone)
+
+
+def _vault_relative(ws: Workspace, found: dict[str, tuple[str, str, str, str]]) -> dict[str, tuple[str, str, str, str]]:
+    """``found`` keyed by vault-relative path, memory files only."""
+    n = len(ws.prefix)
+    return {top[n:]: who for top, who in found.items() if top.startswith(ws.prefix) and is_memory_path(top[n:])}
+
+
+def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, tuple[str, str, str, str]]:
+    """The authors of ``rels`` (None: of every memory) as of HEAD: from the sidecar, or worked
+    out here from git when the sidecar cannot be written and is behind (never "unknown", which
+    would pass for this machine's own change)."""
+    refresh(ws, sidecar)
+    head = ws.repo.head()
+    if head is None or rows.stored_head(sidecar.db) == head:
+        return rows.authors_of(sidecar.db, rels) if rels is not None else rows.all_authors(sidecar.db)
+    paths = [ws.prefix + r for r in rels] if rels is not None else [ws.prefix or "."]
+    return _vault_relative(ws, history.last_authors(ws.repo, head, None, paths)) if paths else {}
+
+
+def _committed_as_is(ws: Workspace, rel: str, blob: str) -> bool:
+    """True when the file ``rel`` holds the committed ``blob`` (no change made here since)."""
+    try:
+        data = ws.disk_bytes(rel)
+    except VaultMemError:
+        return True  # a link: never read, so never shown; the committed author stands
+    return data is not None and ws.repo.blob_id(data) == blob
+
+
+def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities | None = None, *,
+               check_disk: bool = True) -> dict[str, Author]:
+    """The author of each memory file ``rels`` (vault-relative), with its standing.
+    ``check_disk=False`` (a listing of every memory) skips reading each file to see whether it
+    was changed here since its commit: such a file keeps its committed author."""
+    ids = ids or identities(ws)
+    known = _kept(ws, sidecar, rels)
+    out = {}
+    for rel in rels:
+        who = known.get(rel)
+        if who is None or (check_disk and not _committed_as_is(ws, rel, who[3])):
+            out[rel] = Author(None, "local")
+        else:
+            out[rel] = Author(who[1], ids.standing(who[1]))
+    return out
+
+
+def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None) -> dict[str, Author]:
+    """The usable memories last changed by an author not trusted here, by path: what the
+    session context and the prompt hook leave out."""
+    ids = ids or identities(ws)
+    refresh(ws, sidecar)
+    head = ws.repo.head()
+    if head is not None and rows.stored_head(sidecar.db) == head:
+        found = rows.paths_not_by(sidecar.db, ids.trusted)
+    else:  # a read-only sidecar behind HEAD (see _kept)
+        found = {rel: who for rel, who in _kept(ws, sidecar, None).items() if ids.standing(who[1]) == "peer"}
+    if len(found) > _FILE_CHECKS:  # many: one git status instead of reading each file
+        changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
+        return {rel: Author(who[1], "peer") for rel, who in found.items() if rel not in changed}
+    return {rel: Author(who[1], "peer") for rel, who in found.items() if _committed_as_is(ws, rel, who[3])}
+
+
+def pending_authors(ws: Workspace, sidecar: Sidecar) -> dict[str, int]:
+    """``{email: how many memories}`` of the authors not trusted here (what ``vault-mem trust``
+    lists for approval), most memories first."""
+    counts: dict[str, int] = {}
+    for author in peer_memories(ws, sidecar).values():
+        counts[author.email or "unknown"] = counts.get(author.email or "unknown", 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identities | None = None) -> Callable[[str], str]:
+    """``path -> short name`` of its author in ``legend`` (INDEX.md lines in an agent's context),
+    one memory at a time: only the lines that fit the budget are looked up. What differs from
+    HEAD is found once, by ``git status``."""
+    ids = ids or identities(ws)
+    refresh(ws, sidecar)
+    current = rows.stored_head(sidecar.db) == ws.repo.head()
+    changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
+
+    def tag(rel: str) -> str:
+        who = (rows.authors_of(sidecar.db, [rel]) if current else _kept(ws, sidecar, [rel])).get(rel)
+        author = Author(None, "local") if who is None or rel in changed else Author(who[1], ids.standing(who[1]))
+        return legend.tag(author)
+    return tag
