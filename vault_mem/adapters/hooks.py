@@ -3,10 +3,10 @@
 Claude Code (JSON event on stdin, JSON on stdout, exit 0; see hooks/claude-code/README.md):
 
 - ``session-start``: INDEX.md (and the write policy) as the session's additional context.
-- ``user-prompt-submit``: the top recall hits for the prompt that are strong matches (a weak
-  match is only the nearest thing stored, not an answer), each with its age and a "may be
-  outdated" note when it is old; no output at all when nothing strong is found, so an unrelated
-  prompt costs no context.
+- ``user-prompt-submit``: the top recall hits for the prompt that are strong matches (a
+  candidate is one of the closest memories and may not answer: the agent finds those with
+  recall), each with its age and a "may be outdated" note when it is old; no output at all when
+  nothing strong is found, so an unrelated prompt costs no context.
 
 Both answer with ``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}``.
 A failure exits 1 with the reason on stderr: Claude Code shows it and carries on (exit 2 would
@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from vault_mem.config import FOLDER_TYPES, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
+from vault_mem.model.verdict import STRONG
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     if not isinstance(prompt, str) or not prompt.strip():
         return None
     # whole, or a pointer: decided below
-    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == "strong"]
+    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == STRONG]
     if not hits:
         return None
     whole = sum(len(h.body) for h in hits) <= PROMPT_BODY_CHARS

@@ -274,8 +274,8 @@ def parse_questions(text: str, *, source: str = "questions") -> list[tuple[str, 
 def run_questions(vault: Vault, questions: list[tuple[str, str | None]]) -> dict[str, Any]:
     """Each question through ``vault``'s recall, judged against its expected key.
 
-    Outcomes: ``hit`` (the key is a strong match in the top 3), ``weak`` (in the top 3 but only
-    a weak match), ``miss`` (not found, and nothing strong either), ``wrong`` (strong matches, but
+    Outcomes: ``hit`` (the key is a strong match in the top 3), ``candidate`` (in the top 3 but only
+    as a candidate), ``miss`` (not found, and nothing strong either), ``wrong`` (strong matches, but
     not the key); for ``nothing``: ``abstained`` (no strong match: right) or ``wrong``."""
     rows = []
     model = None
@@ -289,7 +289,7 @@ def run_questions(vault: Vault, questions: list[tuple[str, str | None]]) -> dict
         elif expected in strong:
             outcome = "hit"
         elif expected in keys:
-            outcome = "weak"
+            outcome = "candidate"
         else:
             outcome = "wrong" if strong else "miss"
         rows.append({"question": question, "expected": expected, "outcome": outcome,
@@ -310,8 +310,8 @@ def format_questions(report: dict[str, Any]) -> str:
     c = report["counts"]
     keyed = sum(v for k, v in c.items() if k.startswith("key:"))
     nothing = sum(v for k, v in c.items() if k.startswith("nothing:"))
-    lines.append(f"with an expected key ({keyed}): {c.get('key:hit', 0)} hits, {c.get('key:weak', 0)} found "
-                 f"only as weak matches, {c.get('key:miss', 0)} misses, {c.get('key:wrong', 0)} wrong answers")
+    lines.append(f"with an expected key ({keyed}): {c.get('key:hit', 0)} hits, {c.get('key:candidate', 0)} found "
+                 f"only as candidates, {c.get('key:miss', 0)} misses, {c.get('key:wrong', 0)} wrong answers")
     if nothing:
         lines.append(f"expecting nothing ({nothing}): {c.get('nothing:abstained', 0)} abstained (right), "
                      f"{c.get('nothing:wrong', 0)} wrong answers")
