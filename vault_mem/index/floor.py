@@ -71,7 +71,7 @@ RECALIBRATE_MIN = 8  # ...and at least this many
 # (base, spread) per model, matched by a part of the model id (an HTTP server's id holds its URL):
 # used while the vault has fewer than CALIBRATION_MIN_VECTORS vectors, and when the probes cannot
 # be embedded (README "Relevance floor").
-PRIOR = {"all-minilm-l6-v2": (0.26, 0.08)}
+PRIOR = {"all-minilm-l6-v2": (0.26, 0.08), "multilingual-e5-small": (0.805, 0.02)}
 DEFAULT_PRIOR = (0.30, 0.075)  # the fallback of a model with no prior whose probes fail
 CALIBRATION_MIN_VECTORS = 20
 _PROBE_TAG = "vault-mem probe v1\x00"
