@@ -25,12 +25,14 @@ whose cosine clears the relevance floor calibrated for this model and vault
 holds 3/4 of its words; otherwise the verdict is ``none``, nothing related is stored. Each hit
 must come close enough (``hit_bar``, or half the query's words) and is ``strong`` (close enough to
 put in front of the agent unasked) or ``candidate`` (one of the closest memories; it may not
-answer), shown in rank order either way. Then the answer check (:func:`answer_check`): a strong hit
-that shares some of the question's words but holds nothing like one of its other salient words (a
-near miss: "Jess's phone number" against "Jess is our SRE") becomes a candidate, in its place; the
-check only ever demotes, it never removes a hit. A keyword-only search (the model still loading,
-an embedder down) has no floor: every keyword match is a hit (strong when it holds half the
-query's words), and with no match its verdict is ``incomplete``, never ``none``.
+answer), shown in rank order either way. Then, for a question
+(:func:`~vault_mem.model.terms.is_question`; an instruction asks for nothing a memory must hold),
+the answer check (:func:`answer_check`): a strong hit that shares some of the question's words but
+holds nothing like one of its other salient words (a near miss: "Jess's phone number" against
+"Jess is our SRE") becomes a candidate, in its place; the check only ever demotes, it never
+removes a hit. A keyword-only search (the model still loading, an embedder down) has no floor:
+every keyword match is a hit (strong when it holds half the query's words), and with no match its
+verdict is ``incomplete``, never ``none``.
 """
 
 from __future__ import annotations

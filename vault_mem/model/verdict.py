@@ -24,7 +24,6 @@ from collections.abc import Iterable
 #: hit levels
 STRONG = "strong"
 CANDIDATE = "candidate"
-MATCH_LEVELS = (STRONG, CANDIDATE)
 #: result verdicts: at least one strong hit; hits, none strong; nothing related is stored;
 #: no hits from a keyword-only search (nothing is known either way)
 NONE = "none"
@@ -64,9 +63,9 @@ def guidance(verdict: str, *, keyword_only: bool = False, reason: str | None = N
     """The sentence an agent reads with a result of ``verdict`` (the CLI, the tools, MCP)."""
     text = {STRONG: STRONG_HITS, CANDIDATE: CANDIDATES_ONLY, NONE: NOTHING_RELATED,
             INCOMPLETE: NOTHING_BY_KEYWORDS}[verdict]
-    if keyword_only and verdict != INCOMPLETE:
+    if keyword_only and verdict in (STRONG, CANDIDATE):
         text = f"{text}; {keyword_only_note(reason)}"
-    elif keyword_only and reason:
+    elif keyword_only and verdict == INCOMPLETE and reason:
         text = f"{text} ({reason})"
     return text
 
