@@ -1,5 +1,5 @@
 """The answer check (index/search.py): a hit that shares words with a question but does not hold
-its other salient words is weak, not an answer (near misses); the word bars it uses are
+its other salient words is a candidate, not a strong match (near misses); the word bars it uses are
 calibrated per model from the probes (index/floor.py)."""
 
 from __future__ import annotations
@@ -155,8 +155,8 @@ def test_real_model_abstains_on_near_misses_and_answers(tmp_path: Path, monkeypa
         assert float(near["beverage"] @ near["drinks"]) >= bars.match > float(near["hotel"] @ near["editor"])
         for q in NEAR_MISSES:
             res = sc.recall(q, k=3, today=TODAY)
-            assert not res.answered and "do not hold what the question asks" in res.note, q
-            assert len(res.hits) == 3  # close memories keep their places, marked weak
+            assert res.verdict == "candidate", q  # demoted, never "none": the agent reads and judges
+            assert len(res.hits) == 3  # close memories keep their places, as candidates
         res = sc.recall("what does Jess do at work?", k=3, today=TODAY)
         assert res.hits[0].key == "jess" and res.answered
         res = sc.recall("what hot beverage do I have each morning?", k=3, today=TODAY)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -147,9 +148,8 @@ def test_verdict_of_reads_the_hits_and_what_the_result_tells_the_agent() -> None
     assert verdict_of(result(hit("a", "candidate"), note="these are the closest memories and may not answer; "
                                                          "answer from one that does, otherwise say it is not stored"
                              )) == "candidate"
-    said = result(hit("a", "candidate"))
-    said.verdict = "none"  # a result that states its verdict is taken at its word
-    assert verdict_of(said) == "none"
+    said = SimpleNamespace(hits=[hit("a", "candidate")], note=None, verdict="none")
+    assert verdict_of(said) == "none"  # a result that states its verdict is taken at its word
 
 
 def test_judge_and_summary_by_hand() -> None:

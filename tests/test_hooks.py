@@ -433,3 +433,27 @@ def test_relevance_with_the_real_embedder(filled):
     proc = cli("hook", "user-prompt-submit", "--vault", str(filled.root), env=env,
                input=claude_event("UserPromptSubmit", filled.root, prompt="What is the capital of Peru?"))
     assert proc.returncode == 0 and proc.stdout == "", proc.stdout
+
+
+def test_a_new_users_first_memories_reach_the_prompt_with_the_real_model(vault, monkeypatch):
+    """Four memories, the real model, the real CLI hook: an instruction about the editor gets the
+    editor memory injected (the vault's own sample of 4 memories put the floor out of reach; the
+    answer check, meant for questions, demoted it on "file"); an unrelated prompt adds nothing."""
+    from conftest import real_embedder
+
+    real_embedder()
+    monkeypatch.setenv("VAULT_MEM_EMBEDDER", "local")
+    with Vault(vault.root) as v:
+        v.remember("editor", "Uses Helix as the main editor (switched from Neovim, Oct 2026)",
+                   "The user moved to Helix for its built-in LSP support. Neovim config is archived.",
+                   type="preference", source="user")
+        v.remember("billing-db", "Chose Postgres for billing because it needs row-level locking", type="decision")
+        v.remember("shell", "Uses fish as the login shell", type="preference")
+        v.remember("ci", "CI runs on GitHub Actions with self-hosted runners")
+    proc = cli("hook", "user-prompt-submit", "--vault", str(vault.root),
+               input=claude_event("UserPromptSubmit", vault.root, prompt="open the config file in my editor"))
+    context = check_output(proc, "UserPromptSubmit")
+    assert "Uses Helix as the main editor" in context and "billing-db" not in context
+    proc = cli("hook", "user-prompt-submit", "--vault", str(vault.root),
+               input=claude_event("UserPromptSubmit", vault.root, prompt="What is the capital of Peru?"))
+    assert proc.returncode == 0 and proc.stdout == ""

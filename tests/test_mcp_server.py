@@ -432,3 +432,23 @@ def test_memory_text_is_fenced_data_naming_its_author_and_a_peers_is_marked(root
             assert "1 memory last changed by 1 author not approved on this machine" in index
 
     run(session)
+
+
+def test_the_first_recall_waits_for_the_model_rather_than_answer_keyword_only(vault):
+    """A fresh session's first call is a recall of a paraphrase (no word in common with the
+    memory): it waits for the model and vectors (up to MODEL_WAIT_S) and finds the memory, where a
+    keyword-only answer found nothing and said that nothing was stored."""
+    from conftest import real_embedder
+
+    real_embedder()  # the bundled model must be there
+    vault.remember("editor-choice", "Uses Helix as the main editor", type="preference", source="user")
+    params = server_params(vault.root)
+    params.env["VAULT_MEM_EMBEDDER"] = "local"
+
+    async def session():
+        async with Client(params, read_timeout_seconds=60) as client:
+            return payload(await client.call_tool("recall", {"query": "which program do I write code in?"}))
+
+    out = run(session)
+    assert not out.get("keyword_only"), out
+    assert out["hits"] and out["hits"][0]["key"] == "editor-choice" and out["verdict"] != "none"

@@ -91,7 +91,8 @@ def test_filters_apply_inside_the_search(tmp_path: Path) -> None:
 
 def test_relevance_floor_returns_nothing_for_unknown_topics(sidecar: Sidecar) -> None:
     res = sidecar.recall("quantum chromodynamics lattice gauge", today=TODAY)
-    assert res.hits == [] and res.note.startswith("nothing relevant")
+    # keyword-only never claims that nothing is stored: it knows only that no word matched
+    assert res.hits == [] and res.verdict == ("incomplete" if res.keyword_only else "none")
     res = sidecar.recall("which editor do I use", today=TODAY)
     assert res.hits and res.hits[0].key == "editor"
 
@@ -108,13 +109,13 @@ def test_hits_carry_fields_and_flags(tmp_path: Path) -> None:
     assert (hit.key, hit.type, hit.path, hit.date) == ("old", "fact", "facts/old.md", "2025-01-01")
     assert hit.age_days == (TODAY - dt.date(2025, 1, 1)).days and hit.flags == ["stale"]
     assert hit.body == "" and hit.score > 0 and not hit.keyword_only
-    assert sc.recall("japan visa", today=TODAY).hits == []
+    assert "visa" not in [h.key for h in sc.recall("japan visa", today=TODAY).hits]
     assert sc.recall("japan visa", include_expired=True, today=TODAY).hits[0].flags == ["expired"]
     assert [h.key for h in sc.recall("uses editor", today=TODAY).hits] == ["helix"]
     flagged = {h.key: h.flags for h in sc.recall("uses editor", include_expired=True, today=TODAY).hits}
     assert flagged == {"neovim": ["superseded"], "helix": []}
     d = sc.recall("thinkpad", today=TODAY).to_dict()
-    assert set(d) == {"hits", "answered", "keyword_only", "reason", "embedder", "note", "floor"}
+    assert set(d) == {"hits", "verdict", "answered", "keyword_only", "reason", "embedder", "note", "floor"}
     assert set(d["hits"][0]) == {"key", "type", "description", "date", "age_days", "flags", "path", "score",
                                  "body", "keyword_only", "note", "match", "excerpt", "author", "trusted"}
     assert "may be outdated" in (hit.note or "")  # the stale hit says so, for every reader alike
@@ -148,10 +149,11 @@ def test_floor_gates_on_best_similarity_and_grades_hits() -> None:
     assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.5}, floor=bars) == {}
     assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.75}, floor=bars) == {1: "strong"}
     assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {}, floor=bars) == {1: "strong"}
-    assert search.apply_floor(scores, {1: 0.42, 2: 0.3}, {}, floor=bars) == {1: "weak", 2: "weak"}
-    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {2: 0.5}, floor=bars) == {1: "strong", 2: "weak"}
-    assert search.apply_floor(scores, {}, {1: 0.4}, floor=None) == {}
-    assert search.apply_floor(scores, {}, {1: 0.4, 2: 0.5}, floor=None) == {1: "weak", 2: "strong"}
+    assert search.apply_floor(scores, {1: 0.42, 2: 0.3}, {}, floor=bars) == {1: "candidate", 2: "candidate"}
+    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {2: 0.5}, floor=bars) == {1: "strong", 2: "candidate"}
+    # keyword-only: no floor (a downgraded search never says "nothing is stored")
+    assert search.apply_floor(scores, {}, {1: 0.4}, floor=None) == {1: "candidate", 2: "candidate"}
+    assert search.apply_floor(scores, {}, {1: 0.4, 2: 0.5}, floor=None) == {1: "candidate", 2: "strong"}
 
 
 
@@ -169,6 +171,28 @@ def test_paraphrase_recall_with_the_real_model(tmp_path: Path) -> None:
     assert sc.recall("which dog breed is my animal", k=3, today=TODAY).hits[0].key == "pet"
     assert sc.recall("where am I employed", k=3, today=TODAY).hits[0].key == "job"
     assert sc.recall("tell me about the stock market crash of 1929", today=TODAY).hits == []
+
+
+def test_a_stored_paraphrase_answer_is_never_denied(tmp_path: Path) -> None:
+    """bench/data/paraphrase.json with the real model: 100 questions, each a paraphrase of one of
+    157 stored memories. The verdict is never 'none', and the answer is among the hits shown
+    (the relevance floor sits where answerable questions do not fall; before the verdict
+    contract 38% of them were told "nothing stored answers this ... say so instead of guessing")."""
+    data = json.loads((Path(__file__).parent.parent / "bench/data/paraphrase.json").read_text(encoding="utf-8"))
+    root = tmp_path / "v"
+    for m in data["memories"]:
+        write_memory(root, m["key"], m["description"], m.get("body") or "", type_=m.get("type") or "fact")
+    sc = Sidecar(root, Config(), embedder=real_embedder())
+    sc.reconcile()
+    denied, missing = [], []
+    for q in (q for q in data["queries"] if q["relevant"]):
+        res = sc.recall(q["q"], k=10, today=TODAY)
+        if res.verdict == "none" or not res.hits:
+            denied.append(q["q"])
+        elif not set(q["relevant"]) & {h.key for h in res.hits}:
+            missing.append(q["q"])
+    assert denied == []
+    assert len(missing) <= 10, missing  # measured 6: the answer is shown, for the agent to judge
 
 
 @pytest.mark.parametrize("in_memory", [False, True])

@@ -38,6 +38,7 @@ from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.config import CONFIG_FILE, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.model import verdict
 from vault_mem.model.names import shown, shown_text
 from vault_mem.model.render import author_label, safe_text
 
@@ -281,13 +282,9 @@ def cmd_recall(args) -> int:
     if args.json:
         emit(args, data)
         return 0
-    lines = []
-    if data["keyword_only"]:
-        lines.append(f"(keyword-only: {data['reason']})")
-    if not data["hits"]:
-        lines.append("nothing relevant found")
-    elif not data["answered"]:
-        lines.append("nothing stored answers this; the closest memories (weak matches):")
+    lines = [f"{data['verdict']}: " + verdict.guidance(data["verdict"], keyword_only=data["keyword_only"],
+                                                        reason=data["reason"])
+             + (f" ({data['note']})" if data.get("note") else "")]
     for i, hit in enumerate(data["hits"], 1):
         flags = f" [{', '.join(hit['flags'])}]" if hit["flags"] else ""
         age = f", {hit['age_days']} days old" if hit["age_days"] is not None else ""

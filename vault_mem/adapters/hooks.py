@@ -3,10 +3,10 @@
 Claude Code (JSON event on stdin, JSON on stdout, exit 0; see hooks/claude-code/README.md):
 
 - ``session-start``: INDEX.md (and the write policy) as the session's additional context.
-- ``user-prompt-submit``: the top recall hits for the prompt that are strong matches (a weak
-  match is only the nearest thing stored, not an answer), each with its age and a "may be
-  outdated" note when it is old; no output at all when nothing strong is found, so an unrelated
-  prompt costs no context.
+- ``user-prompt-submit``: the top recall hits for the prompt that are strong matches (a
+  candidate is one of the closest memories and may not answer: the agent finds those with
+  recall), each with its age and a "may be outdated" note when it is old; no output at all when
+  nothing strong is found, so an unrelated prompt costs no context.
 
 Both answer with ``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}``.
 A failure exits 1 with the reason on stderr: Claude Code shows it and carries on (exit 2 would
@@ -39,6 +39,7 @@ from vault_mem.config import FOLDER_TYPES, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
 from vault_mem.model.names import shown
+from vault_mem.model.verdict import STRONG
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
 
 if TYPE_CHECKING:
@@ -149,7 +150,7 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
 
     # whole, or a pointer: decided below; a peer's memory (an author not approved here) is
     # never injected unasked, however close (recall on request still finds it, marked)
-    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == "strong" and h.trusted]
+    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == STRONG and h.trusted]
     if not hits:
         return None
     whole = sum(len(h.body) for h in hits) <= PROMPT_BODY_CHARS

@@ -30,12 +30,14 @@ memories, in the background: the model, then the vectors (one thread)
 (:class:`~vault_mem.daemon.keeper.Keeper`). Begun earlier, they competed with the import of the
 MCP SDK for the interpreter's lock and the CPU and made ``initialize`` itself take seconds
 (at 100k memories, load ~10 on 2 cores: 4.0 s with only the model and vectors loading
-meanwhile, 2.3 s with nothing). A call that comes before this work is done waits for it
-until :data:`READY_WAIT_S` after ``initialize``, then is answered with what there is, saying
-so: keyword results only (``keyword_only`` with the reason) while the model and vectors load,
-and the notice
-:data:`~vault_mem.daemon.keeper.CHECKING` while the start-up check of the files runs (the
-index may miss a change made before the start). Never silently worse or stale.
+meanwhile, 2.3 s with nothing). A recall that comes before the model and the vectors are in waits for them until
+:data:`~vault_mem.daemon.keeper.MODEL_WAIT_S` (10 s) after ``initialize``: a keyword-only answer
+can miss a paraphrase of what is stored, so the first recall of a session is a full one. Only
+when they are still not in is it answered with keyword results (``keyword_only`` with the
+reason; never the verdict ``none``, see :mod:`vault_mem.model.verdict`). A call waits for the
+start-up check of the files until :data:`READY_WAIT_S` after ``initialize``, then is answered
+from the index with the notice :data:`~vault_mem.daemon.keeper.CHECKING` (it may miss a change
+made before the start). Never silently worse or stale.
 
 The server ends when its client closes stdin, at any moment, loads included: :func:`serve`
 returns with the vault closed, the start-up work perhaps still running on its threads (a model
@@ -56,7 +58,7 @@ from typing import Any
 from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
 from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
 from vault_mem.config import VERSION, Config
-from vault_mem.daemon.keeper import Keeper, Warmup
+from vault_mem.daemon.keeper import MODEL_WAIT_S, Keeper, Warmup
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.vault.core import Vault
 from vault_mem.vault.history import memory_file
@@ -72,7 +74,8 @@ SERVER_NAME = "vault-mem"
 #: what :func:`screen_line` rewrites a request holding an unpaired surrogate into
 BAD_TEXT_TOOL = "vault-mem.invalid-text"
 BAD_TEXT_URI = "vault://invalid-text"
-#: how long after the start-up work began a call waits for it (then answers with what there is)
+#: how long after the start-up work began a call waits for the start-up check of the files (then
+#: answers from the index as it is, saying so); a recall waits for the model up to MODEL_WAIT_S
 READY_WAIT_S = 0.25
 READY_WAIT_ENV = "VAULT_MEM_MCP_READY_WAIT_S"
 
@@ -168,13 +171,16 @@ def ready_wait() -> float:
 class Startup:
     """The server's start-up work on ``vault`` (see the module): its own watcher and first
     reconcile (:class:`Keeper`, installed as ``vault.kept_current``), the model and the vectors
-    (:class:`Warmup`). :meth:`begin` starts them (once); calls then wait for them until
-    ``wait_s`` after that."""
+    (:class:`Warmup`). :meth:`begin` starts them (once); calls then wait for the check of the
+    files until ``wait_s`` after that, recalls for the model and vectors until ``model_wait_s``
+    (default :data:`MODEL_WAIT_S`)."""
 
-    def __init__(self, vault: Vault, open_vault: Callable[[], Vault], *, wait_s: float | None = None) -> None:
+    def __init__(self, vault: Vault, open_vault: Callable[[], Vault], *, wait_s: float | None = None,
+                 model_wait_s: float = MODEL_WAIT_S) -> None:
         self.vault = vault
         self.open_vault = open_vault
         self.wait_s = ready_wait() if wait_s is None else wait_s
+        self.model_wait_s = model_wait_s
         self.keeper = Keeper(vault)
         vault.kept_current = self.keeper.catch_up
         self.warmup = Warmup(vault)
@@ -184,7 +190,8 @@ class Startup:
         if self.begun is not None:
             return
         self.begun = time.monotonic()
-        self.keeper.ready_by = self.warmup.ready_by = self.begun + self.wait_s
+        self.keeper.ready_by = self.begun + self.wait_s
+        self.warmup.ready_by = self.begun + max(self.wait_s, self.model_wait_s)
         self.warmup.start()
         # the check of the files after the loads: run together on 2 cores, each took twice as
         # long (vectors 2.7 s instead of ~1.2 s at 100k); a change made meanwhile is still
@@ -227,8 +234,12 @@ def build_server(vault: Vault, startup: Startup | None = None):
             text = json.dumps({"error": str((params.arguments or {}).get("error")), "kind": "UsageError"})
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
         begin()
-        if params.name == "recall" and startup is not None:
-            startup.warmup.wait_ready()
+        if params.name == "recall" and startup is not None and not startup.warmup.ready.is_set():
+            import anyio  # comes with the MCP SDK
+
+            # up to MODEL_WAIT_S: waited on a worker thread, so the loop still reads the client
+            # (a close while the model loads ends the server at once)
+            await anyio.to_thread.run_sync(startup.warmup.wait_ready, abandon_on_cancel=True)
         result = call_tool(vault, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)],

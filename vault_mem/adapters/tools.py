@@ -29,7 +29,7 @@ from typing import Any
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import queries
-from vault_mem.model import render, views
+from vault_mem.model import render, verdict, views
 from vault_mem.model.indexmd import CHARS_PER_TOKEN
 from vault_mem.model.memory import SOURCES
 
@@ -51,7 +51,7 @@ Memory write policy:
 - Never store credentials or secrets (store where they live instead), conversation transcripts,
   command output or logs, or anything that can be re-read from the repository or its files.
 - A memory flagged "may be outdated" is old: confirm it before relying on it, then update it.
-- When recall finds nothing relevant, say so; do not guess."""
+""" + verdict.POLICY_LINE
 
 _KEY_SCHEMA = {
     "type": "string",
@@ -112,11 +112,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "recall",
-        "Search memories by meaning and keywords. Use it before answering about the user, the "
-        "project or earlier decisions, and before remember to find a key to update. Hits carry "
-        "their age; a hit flagged 'may be outdated' must be confirmed before you rely on it. Each "
-        "hit has match 'strong' (answers the query) or 'weak' (only the nearest thing stored). "
-        "An empty result, or weak hits only, means nothing stored answers: say so, do not guess.",
+        verdict.RECALL_TOOL,
         {
             "type": "object",
             "properties": {
@@ -488,16 +484,10 @@ def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
                if k != "keyword_only" and not (k == "note" and v is None) and not (k == "excerpt" and not v)}
         hit["score"] = round(h.score, 3)
         hits.append(hit)
-    data: dict[str, Any] = {"hits": hits}
-    if not hits:
-        data["note"] = ("nothing relevant is stored for this query"
-                        + (f" ({result.note})" if result.note else "")
-                        + "; say so instead of guessing")
-    elif not result.answered:
-        data["note"] = ("nothing stored answers this: the hits are weak matches, only the closest "
-                        "memories; say so instead of guessing")
-    elif result.note:
-        data["note"] = result.note
+    data: dict[str, Any] = {"hits": hits, "verdict": result.verdict,
+                            "note": verdict.guidance(result.verdict, keyword_only=result.keyword_only,
+                                                     reason=result.reason)
+                            + (f" ({result.note})" if result.note else "")}
     if result.keyword_only:
         data["keyword_only"] = True
         data["reason"] = result.reason

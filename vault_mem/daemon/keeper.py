@@ -300,6 +300,11 @@ class Keeper:
 #: What a recall says while the model and vectors are still loading (it is keyword-only then).
 WARMING = ("the model and the vectors are still loading (the server just started): these are keyword "
            "results only; ask again in a moment for full recall")
+#: How long after start-up a recall waits for the model and the vectors rather than answer
+#: keyword-only (:attr:`Warmup.ready_by`): a keyword-only answer can miss a paraphrase of what is
+#: stored, so the first recall of a process waits for them, up to this. The local model and the
+#: vectors of 100k memories are in within ~3 s on 2 busy cores (README "MCP server").
+MODEL_WAIT_S = 10.0
 
 
 class Warmup:

@@ -5,11 +5,20 @@ Every embedder has its own scale: MiniLM gives an unrelated pair ~0.1-0.3, e5-st
 the floor is measured: the built-in off-topic probe questions (:mod:`vault_mem.model.probes`)
 are embedded as queries, and for each the best cosine against this vault's vectors is taken.
 That is the *null sample*: how strongly questions about unrelated things match this vault under
-this model. With its median ``q50`` and its ``QUANTILE`` point ``qhi``, and ``spread = qhi - q50``:
+this model. With its median ``q50`` and its ``QUANTILE`` point ``qhi``, ``spread = qhi - q50`` and
+``base = qhi + FLOOR_SPREADS x spread``:
 
-- floor  = qhi + FLOOR_SPREADS x spread: a query is answered only if one candidate clears it;
-- strong = floor + STRONG_SPREADS x spread: a hit this close is a ``strong`` match, a hit below
-  it (down to ``floor - HIT_SPREADS x spread``) is shown as ``weak``;
+- min_sim = base - NONE_SPREADS x spread: the relevance floor. Only when no candidate clears it
+  is the verdict ``none`` ("nothing related is stored", :mod:`vault_mem.model.verdict`), so it
+  sits where answerable questions essentially never fall: a near miss shown as a candidate is
+  cheap, a wrong "nothing" is not. Measured (``python bench/bench_verdict.py``, MiniLM): the best
+  candidate of an answerable question lies at least 1.1 spreads under ``base`` on the paraphrase
+  sets, 1.3 over it on LoCoMo dev; off-topic questions lie 1-2.5 spreads under it;
+- hit_bar = base - HIT_SPREADS x spread: once the query clears the floor, a hit below this (and
+  without keyword support) is dropped (the relevant memory of an answerable question lies at most
+  2.25 spreads under ``base`` on the paraphrase sets);
+- strong = base + STRONG_SPREADS x spread: a hit this close is a ``strong`` match, one below a
+  ``candidate``;
 - sure = strong + SURE_SPREADS x spread: a hit this close is strong whatever its words (the
   answer check of :mod:`vault_mem.index.search` leaves it alone).
 
@@ -17,9 +26,15 @@ Spread units make the rule scale-free, so e5's compressed scores get a bar insid
 The sample is stored per model in the sidecar (``floor_calibration``), made when vectors are
 built or the embedder changes, and made again when the vault's vectors changed by more than
 RECALIBRATE_SHARE since (cheap: the probe vectors are cached, one pass over the vectors).
-``[recall] min_similarity`` in vault.toml overrides the floor; an embedder that declares its own
-``min_similarity`` (test doubles) is taken at its word; PRIOR is used only when the probes
-cannot be embedded (the embedder failed) — a fallback, not the source.
+``[recall] min_similarity`` in vault.toml overrides ``base``; an embedder that declares its own
+``min_similarity`` (test doubles) is taken at its word.
+
+A vault of a few memories has no usable sample: the best of 1-4 cosines per probe is low and
+erratic (with MiniLM, ``base`` 0.08 with one memory, so any question made its one memory strong;
+0.15 with three, while a plain paraphrase scored 0.35 and failed the ``sure`` bar). Until the
+vault holds CALIBRATION_MIN_VECTORS vectors, the model's PRIOR is used instead (matched by model
+name, so an HTTP server of a known model gets its prior too); a model with no prior then gets its
+calibration, as before. The prior is also the fallback when the probes cannot be embedded.
 
 The word bars (:func:`word_bars`) are the same idea one level down, for the answer check of
 :mod:`vault_mem.index.search` (does a hit hold each salient word of the question, literally or
@@ -46,16 +61,19 @@ from vault_mem.model.terms import query_terms, stem
 
 QUANTILE = 0.9
 FLOOR_SPREADS = 0.0  # 0.5 before the answer check (README "Relevance floor")
+NONE_SPREADS = 1.5  # the floor for ``none``, under ``base`` (see the module docstring)
 STRONG_SPREADS = 0.5
-HIT_SPREADS = 1.5
+HIT_SPREADS = 2.5
 SURE_SPREADS = 2.5  # above strong: the answer check's exemption (index/search.py)
 MIN_SPREAD = 0.01  # a degenerate sample (a one-memory vault) still gets a margin
 RECALIBRATE_SHARE = 0.25  # recalibrate once this share of the vectors changed...
 RECALIBRATE_MIN = 8  # ...and at least this many
-# Fallback (floor, spread) when the probes cannot be embedded: measured for MiniLM (README
-# "Relevance floor"); other models get a floor that abstains rarely.
-PRIOR = {"local:all-MiniLM-L6-v2-int8": (0.34, 0.075)}
-DEFAULT_PRIOR = (0.30, 0.075)
+# (base, spread) per model, matched by a part of the model id (an HTTP server's id holds its URL):
+# used while the vault has fewer than CALIBRATION_MIN_VECTORS vectors, and when the probes cannot
+# be embedded (README "Relevance floor").
+PRIOR = {"all-minilm-l6-v2": (0.26, 0.08), "multilingual-e5-small": (0.805, 0.02)}
+DEFAULT_PRIOR = (0.30, 0.075)  # the fallback of a model with no prior whose probes fail
+CALIBRATION_MIN_VECTORS = 20
 _PROBE_TAG = "vault-mem probe v1\x00"
 WORD_NULL_SPAN = 3  # each probe word is set against the words of the next 3 probes
 WORD_QUANTILE = 0.9
@@ -66,19 +84,20 @@ WORD_SPREADS = 0.25
 class Floor:
     """The bars one recall uses; ``source`` says where they came from."""
 
-    min_sim: float  # the query needs one candidate at least this similar
+    min_sim: float  # the relevance floor: with no candidate this similar, the verdict is "none"
     strong: float  # a hit at least this similar is a strong match
     hit_bar: float  # a hit below this (and without keyword support) is dropped
     source: str  # "calibrated", "vault.toml", "embedder", "prior"
     #: a hit at least this similar is strong whatever its words (exempt from the answer check)
     sure: float = 1.0
+    base: float = 0.0  # the null sample's QUANTILE point (or the prior's, vault.toml's)
 
     @classmethod
-    def from_spread(cls, floor: float, spread: float, source: str) -> Floor:
+    def from_spread(cls, base: float, spread: float, source: str) -> Floor:
         spread = max(spread, MIN_SPREAD)
-        return cls(min_sim=floor, strong=floor + STRONG_SPREADS * spread,
-                   hit_bar=floor - HIT_SPREADS * spread, source=source,
-                   sure=floor + (STRONG_SPREADS + SURE_SPREADS) * spread)
+        return cls(min_sim=base - NONE_SPREADS * spread, strong=base + STRONG_SPREADS * spread,
+                   hit_bar=base - HIT_SPREADS * spread, source=source,
+                   sure=base + (STRONG_SPREADS + SURE_SPREADS) * spread, base=base)
 
 
 @dataclass(frozen=True)
@@ -142,13 +161,19 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
+def known_prior(model: str) -> tuple[float, float] | None:
+    """(base, spread) of the PRIOR whose name is part of ``model``'s id, or None."""
+    low = model.lower()
+    return next((v for name, v in PRIOR.items() if name in low), None)
+
+
 def prior_spread(model: str) -> float:
-    return PRIOR.get(model, DEFAULT_PRIOR)[1]
+    return (known_prior(model) or DEFAULT_PRIOR)[1]
 
 
 def prior(model: str) -> Floor:
-    floor, spread = PRIOR.get(model, DEFAULT_PRIOR)
-    return Floor.from_spread(floor, spread, "prior")
+    base, spread = known_prior(model) or DEFAULT_PRIOR
+    return Floor.from_spread(base, spread, "prior")
 
 
 def probe_words() -> list[list[str]]:

@@ -19,14 +19,20 @@ Then a memory is lifted by the best top candidate of its own day (day context), 
 that only asks a question (its statement ends in "?") is scaled down: it shares a question
 query's words and form but holds no answer.
 
-Relevance floor and match strength: the query must have one candidate whose cosine clears the
-floor calibrated for this model and vault (:mod:`vault_mem.index.floor`), or that holds 3/4 of its
-words, and each hit must come close to it, so a question about something never stored returns
-nothing rather than the nearest wrong answers. Each hit is ``strong`` (close enough to answer) or
-``weak``; with no strong hit, recall says so and keeps at most WEAK_POINTERS weak ones.
-Then the answer check (:func:`answer_check`): a strong hit that shares some of the question's
-words but holds nothing like one of its other salient words (a near miss: "Jess's phone
-number" against "Jess is our SRE") is weak too, in its place.
+The verdict (DESIGN.md §4, :mod:`vault_mem.model.verdict`): the query must have one candidate
+whose cosine clears the relevance floor calibrated for this model and vault
+(:mod:`vault_mem.index.floor`; low: answerable questions essentially never fall under it), or that
+holds 3/4 of its words; otherwise the verdict is ``none``, nothing related is stored. Each hit
+must come close enough (``hit_bar``, or half the query's words) and is ``strong`` (close enough to
+put in front of the agent unasked) or ``candidate`` (one of the closest memories; it may not
+answer), shown in rank order either way. Then, for a question
+(:func:`~vault_mem.model.terms.is_question`; an instruction asks for nothing a memory must hold),
+the answer check (:func:`answer_check`): a strong hit that shares some of the question's words but
+holds nothing like one of its other salient words (a near miss: "Jess's phone number" against
+"Jess is our SRE") becomes a candidate, in its place; the check only ever demotes, it never
+removes a hit. A keyword-only search (the model still loading, an embedder down) has no floor:
+every keyword match is a hit (strong when it holds half the query's words), and with no match its
+verdict is ``incomplete``, never ``none``.
 """
 
 from __future__ import annotations
@@ -46,7 +52,8 @@ from vault_mem.index.floor import Floor
 from vault_mem.index.queries import SUPERSEDERS_SQL
 from vault_mem.model import views
 from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
-from vault_mem.model.terms import MAX_QUERY_CHARS, STOPWORDS, WORD, fts_query, query_terms, stem
+from vault_mem.model.terms import MAX_QUERY_CHARS, STOPWORDS, WORD, fts_query, is_question, query_terms, stem
+from vault_mem.model.verdict import CANDIDATE, STRONG, verdict_of
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
 # "Design notes"). Candidates: the union of the keyword and vector top lists (it holds ~95% of
@@ -74,7 +81,7 @@ QUESTION_LABEL_WORDS = 3
 
 # Relevance floor: the bars come from index/floor.py (calibrated per model and vault from
 # off-topic probe questions; vault.toml can override). Keyword rules, the same for every model:
-MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: the best hit must contain half the query's words
+MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: a hit holding half the query's words is strong
 STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
 # (short exact queries such as a name or an error code embed poorly but match exactly)
 # Answer check (near misses): a hit is strong only when it holds what the question asks. A near
@@ -85,18 +92,13 @@ STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the word
 # query's, less a word's typical cosine with an unrelated question, reaches SALIENCE_SHARE of the
 # most salient word's), literally or by a word of like meaning: the two words' cosine, each
 # embedded alone, reaches the word bar calibrated for the model (floor.word_bars). Otherwise the
-# hit is weak. A hit that shares no word with the question (a paraphrase) is left to the cosine
+# hit is a candidate. A hit that shares no word with the question (a paraphrase) is left to the cosine
 # bars, and so is one at least as close as the floor's ``sure`` bar (far above "strong": the
 # memory is plainly about the question, and an unmatched word is then mostly a category word,
 # "what items did she buy?" against "bought figurines"). Words compared: description, key
 # words, tags and the body's first ANSWER_BODY_CHARS (literal matches: as keyword_coverage).
 ANSWER_BODY_CHARS = 300
 SALIENCE_SHARE = 0.5
-# When no hit is a strong match, recall answers "nothing stored answers this" and keeps at most
-# this many weak hits, as pointers to the closest memories, not as answers. Hits made weak by the
-# answer check alone keep their places: they are close to the question, only not its answer.
-WEAK_POINTERS = 2
-NOTHING_STRONG = "nothing stored answers this"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,9 +119,9 @@ class Hit:
     body: str
     keyword_only: bool
     note: str | None = None  # "may be outdated ...": views.outdated_note, for every reader alike
-    #: "strong": close enough to answer the question; "weak": only the nearest thing stored
-    #: (see index/floor.py). The prompt hook injects strong hits only.
-    match: str = "strong"
+    #: "strong": close enough to put in front of the agent unasked (the prompt hook injects
+    #: only these); "candidate": one of the closest memories, it may not answer (model/verdict.py)
+    match: str = STRONG
     excerpt: bool = False  # body is an excerpt or a pointer (views.body_excerpt): `get KEY` has it all
     #: who made the commit that last changed the file (None: a change not committed yet, made on
     #: this machine), and whether that author's memories may reach an agent unasked (vault/authors.py)
@@ -138,17 +140,27 @@ class RecallResult:
     keyword_only: bool = False
     reason: str | None = None
     embedder: str | None = None
-    note: str | None = None  # e.g. "nothing relevant cleared the relevance floor"
+    note: str | None = None  # e.g. "no memory cleared the relevance floor"
     floor: dict[str, Any] | None = None  # the bars used: min_sim, strong, hit_bar, source
+    stored: bool = True  # the vault holds memories (a keyword-only search that finds none of
+    # them says so without claiming that nothing is stored)
+
+    @property
+    def verdict(self) -> str:
+        """``strong`` (a strong hit), ``candidate`` (hits, none strong), ``none`` (nothing
+        related is stored) or ``incomplete`` (no hits from a keyword-only search): see
+        :mod:`vault_mem.model.verdict`."""
+        return verdict_of((h.match for h in self.hits), keyword_only=self.keyword_only, stored=self.stored)
 
     @property
     def answered(self) -> bool:
-        """At least one strong hit: something stored answers the query."""
-        return any(h.match == "strong" for h in self.hits)
+        """At least one strong hit (what the prompt hook would inject)."""
+        return any(h.match == STRONG for h in self.hits)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "hits": [h.to_dict() for h in self.hits],
+            "verdict": self.verdict,
             "answered": self.answered,
             "keyword_only": self.keyword_only,
             "reason": self.reason,
@@ -437,19 +449,17 @@ def _minmax(values: dict[int, float]) -> dict[int, float]:
 
 def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict[int, float], *,
                 floor: Floor | None) -> dict[int, str]:
-    """The candidates that pass, each with its match strength ("strong" or "weak").
+    """The candidates that pass, each with its match strength ("strong" or "candidate").
 
     With vectors (``floor`` set): the query needs one candidate with cosine >= ``floor.min_sim``
-    or holding 3/4 of the query's words, else nothing passes; a hit then needs cosine >=
-    ``floor.hit_bar`` or half the query's words. It is strong with cosine >= ``floor.strong`` or
-    3/4 of the words, weak otherwise.
-    Keyword-only: the query needs one candidate holding half of its words; a hit is strong when
-    it does too, weak otherwise.
+    (the relevance floor) or holding 3/4 of the query's words, else nothing passes (``none``); a
+    hit then needs cosine >= ``floor.hit_bar`` or half the query's words. It is strong with
+    cosine >= ``floor.strong`` or 3/4 of the words, a candidate otherwise.
+    Keyword-only: no floor (a downgraded search must not say that nothing is stored): every
+    keyword match passes, strong when it holds half the query's words, a candidate otherwise.
     """
     if floor is None:
-        if max(coverage.values(), default=0.0) < MIN_KEYWORD_COVERAGE:
-            return {}
-        return {i: "strong" if coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE else "weak" for i in scores}
+        return {i: STRONG if coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE else CANDIDATE for i in scores}
     if max(sims.values(), default=-1.0) < floor.min_sim \
             and max(coverage.values(), default=0.0) < STRONG_KEYWORD_COVERAGE:
         return {}
@@ -457,9 +467,9 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
     for i in scores:
         sim, cov = sims.get(i, -1.0), coverage.get(i, 0.0)
         if sim >= floor.strong or cov >= STRONG_KEYWORD_COVERAGE:
-            out[i] = "strong"
+            out[i] = STRONG
         elif sim >= floor.hit_bar or cov >= MIN_KEYWORD_COVERAGE:
-            out[i] = "weak"
+            out[i] = CANDIDATE
     return out
 
 
@@ -579,16 +589,16 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
 def check_answers(sc, embedder, qvec: np.ndarray, terms: Sequence[str], scores: dict[int, float],
                   passing: dict[int, str], *, k: int, sure: set[int]) -> dict[int, str]:
     """``passing`` with the top ``k`` strong hits that fail the answer check (:func:`answer_check`)
-    made weak; hits in ``sure`` (cosine at least ``Floor.sure``) are not checked. An embedder
+    made candidates (it only demotes: it never removes a hit); hits in ``sure`` (cosine at least ``Floor.sure``) are not checked. An embedder
     failure leaves ``passing`` as it is."""
-    order = sorted((i for i in passing if passing[i] == "strong"), key=lambda i: (-scores[i], i))[:k]
+    order = sorted((i for i in passing if passing[i] == STRONG), key=lambda i: (-scores[i], i))[:k]
     try:
         bars = sc.word_bars(embedder)
         failed = answer_check(sc.db, terms, [i for i in order if i not in sure], word_bar=bars.match, qvec=qvec,
                               unrelated=bars.unrelated, word_vectors=lambda ws: sc.word_vectors(embedder, ws))
     except EmbedderError:
         return passing
-    return {**passing, **{i: "weak" for i in failed}}
+    return {**passing, **{i: CANDIDATE for i in failed}}
 
 
 def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
@@ -610,6 +620,7 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
         result.keyword_only = reason is not None
         result.reason = reason
         result.note = "empty query"
+        result.stored = False  # nothing was asked: no claim about what is stored
         return result
     if embedder is not None:
         try:
@@ -631,7 +642,8 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     result.reason = reason if qvec is None else None
     candidates = list(dict.fromkeys([i for i, _ in kw] + [i for i, _ in vec]))
     if not candidates:
-        result.note = result.note or "nothing relevant: no memory matched the query"
+        result.note = result.note or "no memory matched the query"
+        result.stored = db.execute("SELECT 1 FROM files WHERE usable = 1 LIMIT 1").fetchone() is not None
         return result
     sims = index.similarities(np.asarray(qvec, dtype=np.float32), candidates) if vec else {}
     coverage = keyword_coverage(db, terms, candidates)
@@ -639,22 +651,15 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     scores = question_penalty(db, scores)
     floor = sc.relevance_floor(embedder) if vec else None
     result.floor = asdict(floor) if floor is not None else None
-    passing = close = apply_floor(scores, sims, coverage, floor=floor)
-    if floor is not None and embedder is not None:
+    passing = apply_floor(scores, sims, coverage, floor=floor)
+    if floor is not None and embedder is not None and is_question(query):  # what a question asks
         sure = {i for i, x in sims.items() if x >= floor.sure}
         passing = check_answers(sc, embedder, np.asarray(qvec, dtype=np.float32), terms, scores, passing, k=k,
                                 sure=sure)
     if not passing:
-        result.note = "nothing relevant: no memory cleared the relevance floor"
+        result.note = "no memory cleared the relevance floor"
         return result
     ranked = sorted(((i, scores[i]) for i in passing), key=lambda x: (-x[1], x[0]))[:k]
-    if not any(passing[i] == "strong" for i, _ in ranked):
-        if any(close.get(i) == "strong" for i, _ in ranked):
-            # close, but none holds what is asked (the answer check): the list stays as ranked
-            result.note = f"{NOTHING_STRONG}; the closest memories do not hold what the question asks"
-        else:
-            ranked = ranked[:WEAK_POINTERS]
-            result.note = f"{NOTHING_STRONG}; the closest memories are weak matches, not answers"
     ids = [i for i, _ in ranked]
     rows = {r["id"]: r for r in db.execute(
         f"SELECT id, key, type, description, sort_date, {CHANGED_SQL}, expires, path, body, conflict_of FROM files "

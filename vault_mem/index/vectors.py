@@ -871,10 +871,13 @@ class VectorStore:
 
     def relevance_floor(self, embedder) -> floormod.Floor:
         """The bars recall uses with ``embedder`` (see :mod:`vault_mem.index.floor`): vault.toml's
-        ``[recall] min_similarity``, else the embedder's own, else this vault's calibration
-        (measured now if missing or due), else the prior."""
+        ``[recall] min_similarity``, else the embedder's own, else the model's prior while the
+        vault has too few vectors for its own sample (``floor.CALIBRATION_MIN_VECTORS``), else this
+        vault's calibration (measured now if missing or due), else the prior."""
         model = str(getattr(embedder, "model_id", ""))
         cal = self.calibration(embedder)
+        if cal is not None and cal.vectors < floormod.CALIBRATION_MIN_VECTORS and floormod.known_prior(model):
+            cal = None  # a few memories: the model's prior, not their erratic sample
         spread = cal.spread if cal is not None else floormod.prior_spread(model)
         override = self.config.recall_min_similarity
         if override is not None:

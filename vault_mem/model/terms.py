@@ -28,6 +28,14 @@ STOPWORDS = frozenset(
     yourselves s t d ll m re ve also get got just like will""".split()  # noqa: SIM905
 )
 MAX_QUERY_TERMS = 48
+# How a question opens (English): what the answer check of index/search.py needs to know, since
+# it asks whether a memory holds what a *question* asks; an instruction ("open the config file in
+# my editor") asks for nothing a memory must hold.
+QUESTION_OPENERS = frozenset(
+    """what what's which who who's whom whose when when's where where's why why's how how's is isn't
+    are aren't was wasn't were weren't do does doesn't did didn't don't can can't could couldn't
+    should shouldn't would wouldn't will won't have has had am any tell""".split()  # noqa: SIM905
+)
 MAX_QUERY_CHARS = 4000
 WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -90,3 +98,16 @@ def stem(word: str) -> str:
             word = word[: -len(suf)]
             break
     return word[:-1] if len(word) > 4 and word[-1] == word[-2] else word
+
+
+def is_question(text: str) -> bool:
+    """Does ``text`` ask a question (it ends in "?", or its first word opens one: "what",
+    "how", "is", "do", "tell me ...")? An instruction or a statement does not."""
+    text = (text or "").strip()
+    if text.endswith("?"):
+        return True
+    first = WORD.search(text[:200].lower().replace("’", "'"))
+    if first is None:
+        return False
+    word = text[first.start():].lower().split(None, 1)[0].strip(",.:;!")
+    return word in QUESTION_OPENERS or first.group(0) in QUESTION_OPENERS

@@ -1,0 +1,94 @@
+"""The verdict of a recall (DESIGN.md §4): its level names and every sentence that tells the agent
+what a result means. The one home of that wording: the CLI, the MCP server, the tool schemas, the
+hooks and the session-start policy all take it from here, so none of them can drift into telling
+the agent to deny what is shown.
+
+A wrong "nothing is stored" costs far more than a near miss shown as one (the agent says "I don't
+know", the person stops trusting the memory), and the agent, a language model, judges far better
+than any cosine whether one sentence answers a question. So:
+
+- each hit is :data:`STRONG` (close enough to put in front of the agent unasked: the prompt hook
+  injects only these) or :data:`CANDIDATE` (one of the closest memories; it may not answer);
+- the result is :data:`NONE` ("nothing related is stored") only when no memory clears the
+  relevance floor, which answerable questions essentially never fall below;
+- a downgraded (keyword-only) search never says :data:`NONE` in a vault holding memories: with no
+  hits its verdict is :data:`INCOMPLETE`, and every keyword-only result says why it may be
+  incomplete.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable
+
+#: hit levels
+STRONG = "strong"
+CANDIDATE = "candidate"
+#: result verdicts: at least one strong hit; hits, none strong; nothing related is stored;
+#: no hits from a keyword-only search (nothing is known either way)
+NONE = "none"
+INCOMPLETE = "incomplete"
+VERDICTS = (STRONG, CANDIDATE, NONE, INCOMPLETE)
+
+#: what a result with candidates only means, and what the agent does with it
+CANDIDATES_ONLY = ("these are the closest memories and may not answer; answer from one that does, "
+                   "otherwise say it is not stored")
+#: what a ``none`` result means
+NOTHING_RELATED = "nothing related is stored"
+#: what a keyword-only result with no hits means
+NOTHING_BY_KEYWORDS = ("no memory shares a word with the query, and search by meaning was not available, "
+                       "so something related may still be stored: ask again in a moment or with other words")
+#: strong hits: what they are (and that they are still to be read, not trusted blindly)
+STRONG_HITS = "the strong hits are close to the query; check that one answers it before relying on it"
+
+
+def verdict_of(matches: Iterable[str], *, keyword_only: bool, stored: bool = True) -> str:
+    """The result's verdict from its hits' levels, whether the search was keyword-only, and
+    whether the vault holds any memory at all (``stored``: an empty vault is ``none`` anyway)."""
+    levels = list(matches)
+    if STRONG in levels:
+        return STRONG
+    if levels:
+        return CANDIDATE
+    return INCOMPLETE if keyword_only and stored else NONE
+
+
+def keyword_only_note(reason: str | None) -> str:
+    """What every keyword-only result says: its results may be incomplete, and why."""
+    return ("search by meaning was not available" + (f" ({reason})" if reason else "")
+            + ": these are keyword matches only and may be incomplete")
+
+
+def guidance(verdict: str, *, keyword_only: bool = False, reason: str | None = None) -> str:
+    """The sentence an agent reads with a result of ``verdict`` (the CLI, the tools, MCP)."""
+    text = {STRONG: STRONG_HITS, CANDIDATE: CANDIDATES_ONLY, NONE: NOTHING_RELATED,
+            INCOMPLETE: NOTHING_BY_KEYWORDS}[verdict]
+    if keyword_only and verdict in (STRONG, CANDIDATE):
+        text = f"{text}; {keyword_only_note(reason)}"
+    elif keyword_only and verdict == INCOMPLETE and reason:
+        text = f"{text} ({reason})"
+    return text
+
+
+#: the one instruction to say that something is not stored: tied to the ``none`` verdict
+NONE_INSTRUCTION = f"only when the verdict is '{NONE}' ({NOTHING_RELATED}), say it is not stored; never guess"
+#: phrases that tell an agent to deny or to hold back: no text shown with hits may hold one
+#: outside CANDIDATES_ONLY and NONE_INSTRUCTION (tests/test_tools.py greps every adapter's text)
+DENY_PHRASES = ("nothing stored answers", "instead of guessing", "say so", "do not guess", "never guess",
+                "not stored", "nothing related", "nothing relevant", "not an answer", "not answers", "weak")
+
+#: the recall tool's description (MCP and OpenAI-style schemas alike)
+RECALL_TOOL = (
+    "Search memories by meaning and keywords. Use it before answering about the user, the "
+    "project or earlier decisions, and before remember to find a key to update. Hits carry "
+    "their age; a hit flagged 'may be outdated' must be confirmed before you rely on it. Each "
+    f"hit has match '{STRONG}' (close to the query) or '{CANDIDATE}' (one of the closest memories; "
+    f"it may not answer). The result's verdict: '{STRONG}'; '{CANDIDATE}' ({CANDIDATES_ONLY}); "
+    f"'{INCOMPLETE}' (keyword search only, no match: something may still be stored); or "
+    f"'{NONE}'; {NONE_INSTRUCTION}."
+)
+
+#: the write policy's line on reading recall results (session start, MCP instructions)
+POLICY_LINE = textwrap.fill(f"- Answer from a recall hit that answers the question. With '{CANDIDATE}' hits "
+                            f"only, {CANDIDATES_ONLY}; {NONE_INSTRUCTION}.", width=98, subsequent_indent="  ",
+                            break_on_hyphens=False)
