@@ -139,6 +139,14 @@ RULES: tuple[Rule, ...] = (
          r"(?<=[ \t])-p[\"']?([^\s\"']{1,200})", "mysql -u root -p<a12> shop", "value", 1),
     Rule("authorization header", r"b(?<![a-z]b)(?:earer|asic)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)",
          "Authorization: Bearer <u40>", "literal", 1, lower=True, markers=("bearer", "basic")),
+    Rule("authorization header", r"a(?<![a-z0-9_-]a)uthorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?:token|bot|apikey|"
+         r"api-key|key|sso-key|otoken)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)", "Authorization: Token <h40>", "literal", 1,
+         lower=True),
+    Rule("Okta API token", r"s(?<![a-z0-9_-]s)sws[ \t]{1,8}([a-z0-9_-]{30,})", "Authorization: SSWS 00<u40>", "literal", 1,
+         lower=True),
+    Rule("netrc password", r"d(?<![a-z0-9_-]d)efault(?:\s{1,16}(?:login|account)[ \t]{1,8}[^\s]{1,128}){1,2}\s{1,16}"
+         r"password[ \t]{1,8}([^\s]{1,200})", "default login anonymous password <a14>", "value", 1, lower=True),
+    Rule("Dynatrace token", r"d(?<![A-Za-z0-9_-]d)t0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}" + _B, "dt0c01.<A24>.<A64>"),
     Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\w.@-]{1,64}:([^\s\"'`]{1,200})",
          "curl -u admin:<a12> https://ci", "literal", 1, markers=("-u", "--user")),
 )
