@@ -74,13 +74,13 @@ def main() -> None:
 
         mems = memories(5000)
         best = float("inf")
-        for _ in range(3):
-            t0 = time.perf_counter()
+        for _ in range(5):
+            t0 = time.process_time()
             for m in mems:
                 secret_findings(key=m["key"], description=m["description"], body=m["body"],
                                 meta={"tags": m.get("tags", [])})
-            best = min(best, time.perf_counter() - t0)
-        print(f"gate over {len(mems)} first-index memories: {best:.2f} s (best of 3), "
+            best = min(best, time.process_time() - t0)
+        print(f"gate over {len(mems)} first-index memories: {best:.2f} s CPU (best of 5), "
               f"{1e6 * best / len(mems):.0f} us each")
 
 

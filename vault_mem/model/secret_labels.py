@@ -46,7 +46,7 @@ _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           r"(?P<op>[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}|[ \t]{1,8}is[ \t]{1,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
-_PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[A-Za-z0-9][\w.@/-]{0,30}){1,4}?"
+_PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[A-Za-z0-9][\w@/-]{0,30}){1,4}?"
                          r"(?P<op>[ \t]{0,4}:[ \t]{1,8}|[ \t]{1,4}(?:is|was)[ \t]{1,8})" + _VALUE)
 _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
@@ -54,8 +54,11 @@ _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort",
 # Values that are public by design whatever the key is called: Stripe's publishable keys.
 _PUBLIC_VALUES = ("pk_live_", "pk_test_")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
-_KEY_QUALIFIERS = ("api", "access", "secret", "private", "signing", "encryption", "license", "master", "auth")
+_KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth")
 _SEP = re.compile(r"[-_.]")
+_BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
+# Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
+_DIGEST = re.compile(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 # Words a sentence ends on after "password is": states, not passwords.
 _STATE_WORDS = frozenset("""
 wrong weak strong empty blank missing invalid correct incorrect expired needed required mandatory optional
@@ -74,8 +77,10 @@ def _key_class(name: str) -> str | None:
     low = name.lower().lstrip("-")
     if "public" in low or name in ("PWD", "OLDPWD"):
         return None  # publicKeyToken and public_key are shared by design; $PWD is a directory
-    if low.endswith(("password", "passwd", "passphrase", "passcode", "pwd")) or re.search(r"(?:^|[_.-])pass$", low):
+    if low.endswith(("password", "passwd", "passphrase", "passcode", "pwd")) or re.search(r"[_.-]pass$", low):
         return "password"
+    if low == "pass" and name != "PASS":
+        return "password"  # `pass: X` in a login block; `PASS: test-name` is a test log
     if re.search(r"(?:^|[_.-])pw$", low):
         return "password"
     if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base")):
@@ -123,7 +128,8 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     if (cls != "password" and words > 1) or words >= 5:
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
-        if high_entropy(value):
+        if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
+                and not _DIGEST.fullmatch(value):
             return "secret assignment" if cls != "key" else "high-entropy string in assignment"
         return None
     if cls == "key":
@@ -187,7 +193,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     op = tail.group("op").strip()
     raw = tail.group("value")
     quoted = raw[0] in "\"'`"
-    value = raw[1:-1].strip() if quoted else raw.rstrip(".,;:!?)]}>")
+    value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
     if not value:
         return None
     spaced = tail.group("op")[:1] in " \t" and tail.group("op")[-1:] in " \t"

@@ -37,12 +37,15 @@ Span = tuple[str, int, int]
 # --- prefix + random tail ------------------------------------------------------------------
 
 # A token starts a word: one to three short lowercase segments, then the tail.
-_PREFIXED = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-][A-Za-z0-9_-]{20,250}(?![A-Za-z0-9_+/=-])")
+# (The look-ahead wants a capital in the tail, so a lowercase slug is dropped inside the engine.)
+_PREFIXED = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-](?=[a-z0-9_-]{0,250}[A-Z])"
+                       r"[A-Za-z0-9_-]{20,250}(?![A-Za-z0-9_+/=-])")
 _SEGMENT = re.compile(r"[a-z][a-z0-9]{0,11}[_-]")
 # Public identifiers that share the shape: agent and API object ids, digests, build names.
 _ID_PREFIXES = frozenset("""
 msg toolu call chatcmpl cmpl run thread asst file org user batch req request resp evt cus pi ch prod price sub in
 txn acct seti pm src cs po py ii il job task id uid ref step vs ft ftjob modr img asset srv conv session sess
+proj prj project team dpl dep usr cust ord order inv invoice ws wrkspc msgbatch doc page node obj item ver
 sha sha1 sha224 sha256 sha384 sha512 md5 blake2b blake3 crc32 commit build release test tests pk sig trace span
 """.split())
 
@@ -132,43 +135,26 @@ def pgpass_lines(text: str) -> Iterator[Span]:
 # --- seed phrases --------------------------------------------------------------------------
 
 _SEED_MIN = 12  # BIP-39 phrases are 12, 15, 18, 21 or 24 words
-_NUMBERING = re.compile(r"[0-9]{1,2}[.):]?")
-_WORD = re.compile(r"\S+")
-
-
 _SEED_WORDS = frozenset(BIP39_ENGLISH)
-
-
-def _seed_runs(tokens: list[str], words: frozenset[str]) -> Iterator[tuple[int, int]]:
-    """(first, last) token index of each run of at least 12 list words (numbering skipped)."""
-    first, count, last = -1, 0, -1
-    for i, tok in enumerate(tokens):
-        word = tok.lower().rstrip(".,;")
-        if word in words:
-            if count == 0:
-                first = i
-            count, last = count + 1, i
-        elif _NUMBERING.fullmatch(tok) and count:
-            continue  # "1. abandon 2. ability": the numbers do not break the run
-        else:
-            if count >= _SEED_MIN:
-                yield first, last
-            count = 0
-    if count >= _SEED_MIN:
-        yield first, last
+# One mark per whitespace-separated token: 1 a list word, n a number ("1." numbering does not
+# break a run), 0 anything else; a phrase is twelve 1s with only numbers between them.
+_SEED_RUN = re.compile(r"1(?:n*1){11,}")
+_WORD = re.compile(r"\S+")
 
 
 def seed_phrases(text: str) -> Iterator[Span]:
     """Twelve or more BIP-39 words in a row, at least nine of them different: a recovery phrase."""
-    tokens = text.split()
-    if len(tokens) < _SEED_MIN:
+    tokens = text.lower().split()
+    # C-speed pre-check: too few distinct list words for any phrase (most texts stop here)
+    if len(tokens) < _SEED_MIN or len(_SEED_WORDS.intersection(tokens)) < 8:
         return
-    words = _SEED_WORDS
-    runs = list(_seed_runs(tokens, words))
+    stripped = [t.rstrip(".,;") for t in tokens]  # "word:" is a label, not part of a phrase
+    marks = "".join(["1" if t in _SEED_WORDS else "n" if len(t) <= 3 and t.rstrip(".):").isdigit() else "0"
+                     for t in stripped])
+    runs = [(m.start(), m.end() - 1) for m in _SEED_RUN.finditer(marks)]
     if not runs:
         return
     spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]  # only when a run exists
     for first, last in runs:
-        distinct = {tokens[i].lower().rstrip(".,;") for i in range(first, last + 1)} & words
-        if len(distinct) >= 9:
+        if len(set(stripped[first:last + 1]) & _SEED_WORDS) >= 9:
             yield "seed phrase", spans[first][0], spans[last][1]

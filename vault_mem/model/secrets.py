@@ -207,9 +207,9 @@ _DB_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "mongodb"
 _URL_CREDS = _r(r"://(?P<user>[^\s:/?#@\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,256})@(?=[A-Za-z0-9\[])")
 _SCHEME = _r(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}\Z")
 
-_PRIVATE_KEY = _r(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PRIVATE_KEY = _r(r"-{4,5} ?BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")  # PEM, PGP, SSH2 (4 dashes)
 _KEY_BODY = _r(r"[A-Za-z0-9+/=]{20,}")
-_KEY_END = _r(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = _r(r"-{4,5} ?END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")
 _MAX_KEY_CHARS = 64 * 1024  # larger than any armoured private key
 
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
@@ -277,11 +277,12 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
     """Credentials known by shape and place, not by a vendor's prefix: key blocks that are not
     PEM, ``.pgpass`` lines, prefixed and three-part tokens, seed phrases, then labelled values
     (:mod:`vault_mem.model.secret_shapes`, :mod:`vault_mem.model.secret_labels`)."""
-    yield from key_blocks(text)
-    yield from pgpass_lines(text)
-    yield from prefixed_tokens(text)
-    yield from dotted_tokens(text)
-    yield from seed_phrases(text)
+    if len(text) >= 16:  # shorter than any key block, .pgpass line, token or phrase
+        yield from key_blocks(text)
+        yield from pgpass_lines(text)
+        yield from prefixed_tokens(text)
+        yield from dotted_tokens(text)
+        yield from seed_phrases(text)
     yield from assignments(text, low)
 
 
