@@ -74,6 +74,9 @@ def test_values_after_credential_labels_in_prose_and_assignments() -> None:
         f"passcode = {r(10)}",
         f"Weather service api key {r(32, HEX)} (free tier)",
         "The Wi-Fi passphrase is purple-otter-canyon-42",
+        "The root password on the old server was marmaladesky",
+        f"set -x MY_SERVICE_SECRET {r(30)}",
+        f"Cookie: session={r(48, URL)}",
     ]
     for text in forms:
         assert found(text), text
@@ -107,6 +110,7 @@ def test_auth_headers_pgpass_and_netrc_default_lines() -> None:
         f"db.prod.internal:5432:orders:app_rw:{r(18)}",
         "*:*:*:postgres:winescare17",
         f"default login anonymous password {r(14)}",
+        "machine nexus.corp\nlogin ci\npassword marmalade-engine-river",
     ]
     for text in forms:
         assert found(text), text
@@ -175,6 +179,7 @@ def test_prefixed_and_three_part_tokens_of_unlisted_vendors() -> None:
     f"Claude message msg_01{r(22)} answered in 3 s",
     f"tool call toolu_01{r(22)} failed; OpenAI call_{r(24)}",
     f"Stripe customer cus_{r(14)}, payment pi_{r(24)}",
+    f"Clerk instance ins_{r(27)} in dev",  # an id prefix no list names: public ids have short tails
     "Merge branch 'export_TIFFClampDoubleToUInt32' into 'master'",
     "The public `crypto_pwhash_argon2i_MEMLIMIT_MAX` constant",
     "upstream-commit-1ba978b6-adjust-for-new-ICEauthority-path-in-run.patch",
@@ -193,6 +198,7 @@ def test_seed_phrases_of_12_to_24_words() -> None:
     assert found("wallet backup: " + words(12))
     assert found("\n".join(words(6) for _ in range(4)))
     assert found("\n".join(f"{i}. {w}" for i, w in enumerate(words(12).split(), 1)))
+    assert found(", ".join(words(21).split()))
     [f] = find_secrets("Recovery phrase:\n" + words(24) + "\nKeep it offline.")
     assert f.kind == "seed phrase"
 
@@ -220,6 +226,8 @@ def test_the_description_names_the_credential_and_the_body_holds_it() -> None:
         dict(key="figma", description="Figma token for the design sync", body=r(40, URL)),
         dict(key="vpn-passphrase", description="Office VPN", body="orbit-lemon-candle-drift"),
         dict(key="weather", description="API key for the weather service", body=f"{r(32, HEX)}\n\n(free tier)"),
+        dict(key="wifi-password", description="Home Wi-Fi", body="sunflower-meadow-91"),
+        dict(key="gh-2fa", description="Recovery code for the GitHub 2FA", body=f"{r(5, HEX)}-{r(5, HEX)}"),
     ]
     for case in cases:
         with pytest.raises(SecretError, match="credential named by the memory's description"):
@@ -239,6 +247,8 @@ def test_user_and_pass_fields_of_one_memory() -> None:
     ("Where the deploy key lives", "~/.ssh/id_ed25519"),
     ("Which password manager we use", "Bitwarden"),
     ("The token budget for summaries", "4096"),
+    ("Notes from the session", f"integrity sha384-{r(64, B64)}"),
+    ("Cache key for the build", r(64, HEX)),
 ])
 def test_split_look_alikes_are_stored(description: str, body: str) -> None:
     assert secret_findings(key="note", description=description, body=body, meta={}) == []

@@ -18,9 +18,11 @@ import base64
 import json
 import random
 import runpy
+import itertools
 import string
 from pathlib import Path
 
+_SERIAL = itertools.count(1)
 _RNG = random.Random(2323)
 ALNUM = string.ascii_letters + string.digits
 LOWER = string.ascii_lowercase + string.digits
@@ -66,7 +68,8 @@ def wrap(s: str, width: int = 64) -> str:
 
 def item(name: str, cls: str, body: str, description: str = "Notes from the session", key: str = "",
          meta: dict | None = None) -> dict:
-    key = key or "note-" + "".join(c if c.isalnum() else "-" for c in name.lower())[:40].strip("-")
+    # a neutral key: one derived from the name would put words like "key" or "pw" in the label
+    key = key or f"note-{next(_SERIAL):03d}"
     return {"name": name, "class": cls, "key": key, "description": description, "body": body, "meta": meta or {}}
 
 

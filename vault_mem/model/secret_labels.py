@@ -40,7 +40,7 @@ __all__ = ["assignments", "labelled_value"]
 
 Span = tuple[str, int, int]
 
-_KEYWORD = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|auth|pat)"
+_KEYWORD = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|auth|pat|session|cookie)"
                       r"(?:_id|_base)?(?![a-z0-9_.-])")
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
@@ -56,6 +56,8 @@ _PUBLIC_VALUES = ("pk_live_", "pk_test_")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth")
 _SEP = re.compile(r"[-_.]")
+_RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
 _DIGEST = re.compile(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
@@ -87,8 +89,8 @@ def _key_class(name: str) -> str | None:
         return "secret"
     if re.search(r"(?:^|[_.-])(?:auth|pat)$", low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith("private_key_id"):
-        return "key"
+    if low.endswith(("private_key_id", "session", "cookie")):
+        return "key"  # a session cookie's value is a credential when it is random
     if low.endswith("key"):
         if any(w in low for w in _PUBLIC_KEY_NAMES):
             return None  # public keys, fingerprints and lookup keys are meant to be shared
@@ -104,7 +106,8 @@ def plain_password(value: str) -> bool:
         # a long run of letters is words run together (a state word is rarely 14 letters long)
         return len(value) >= 8 and value not in _STATE_WORDS and (len(value) >= 14 or not value.endswith(_STATE_SUFFIXES))
     parts = [p for p in _SEP.split(value) if p]
-    return (len(parts) >= 3 and len(value) >= 12 and sum(p.isalpha() and len(p) >= 3 for p in parts) >= 3
+    alpha = sum(p.isalpha() and len(p) >= 3 for p in parts)
+    return (len(parts) >= 3 and len(value) >= 12 and (alpha >= 3 or (alpha == 2 and any(p.isdigit() for p in parts)))
             and all(p.isalnum() for p in parts) and not any(p.lower() in _STATE_WORDS for p in parts))
 
 
@@ -175,11 +178,13 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         tail = _ASSIGN_TAIL.match(text, kw.end())
         op = tail.group("op").strip() if tail else ""
-        if tail and op == "" and not name.startswith("--") and not (start == kw.start() and _prose_key(text, start, cls)):
+        # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
+        flag = name.startswith("--") or (cls != "key" and _ENV_NAME.fullmatch(name) is not None)
+        if tail and op == "" and not flag and not (start == kw.start() and _prose_key(text, start, cls)):
             tail = None
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
-        found = _judged(text, tail, cls, flag=name.startswith("--")) if tail else None
+        found = _judged(text, tail, cls, flag=flag) if tail else None
         if not found and start == kw.start() and cls != "key":
             prose = _PROSE_TAIL.match(text, kw.end())
             found = _judged(text, prose, cls) if prose else None
@@ -199,7 +204,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     spaced = tail.group("op")[:1] in " \t" and tail.group("op")[-1:] in " \t"
     after = text[tail.end():tail.end() + 2]
     code = not quoted and value.isalpha() and value.islower() and (
-        (spaced and op != "is") or after[:1] in (",", ")")
+        (spaced and op not in ("is", "was")) or after[:1] in (",", ")")
     )
     # the value ends its line or sentence: "my password: correcthorsebatterystaple."
     ends = len(raw) > len(value) or after[:1] in ("", "\n", "\r") or after in (". ", ".\n")
@@ -218,8 +223,17 @@ def labelled_value(label: str, value: str) -> str | None:
     if not first or len(first.split()) != 1 or len(first) > 200:
         return None
     low = label.lower()
-    classes = [c for kw in _KEYWORD.finditer(low)
-               if (c := _key_class(low[_name_before(low, kw.start()) or kw.start():kw.end()]))]
+    if _RECOVERY.search(low):
+        low += " password"  # a 2FA recovery or backup code is a password by another name
+    classes = []
+    for kw in _KEYWORD.finditer(low):
+        start = _name_before(low, kw.start())
+        name = low[kw.start() if start is None else start:kw.end()]
+        cls = _key_class(name)
+        # "Notes from the session", "Cache key for the build": in a description these are words,
+        # so a bare key needs its qualifier ("API key") and sessions and cookies do not count
+        if cls and not name.endswith(("session", "cookie")) and (name != "key" or _prose_key(low, kw.start(), cls)):
+            classes.append(cls)
     for cls in dict.fromkeys(classes):
         if is_placeholder(first, quoted=False) or NAMED.fullmatch(first):
             return None

@@ -40,6 +40,7 @@ Span = tuple[str, int, int]
 # (The look-ahead wants a capital in the tail, so a lowercase slug is dropped inside the engine.)
 _PREFIXED = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-](?=[a-z0-9_-]{0,250}[A-Z])"
                        r"[A-Za-z0-9_-]{20,250}(?![A-Za-z0-9_+/=-])")
+_SECRET_WORD = re.compile(r"pat|key|sk|tok|secret|pw|pass|api|auth|cred")
 _SEGMENT = re.compile(r"[a-z][a-z0-9]{0,11}[_-]")
 # Public identifiers that share the shape: agent and API object ids, digests, build names.
 _ID_PREFIXES = frozenset("""
@@ -66,6 +67,11 @@ def prefixed_tokens(text: str) -> Iterator[Span]:
                 break
             at = seg.end()
         tail = token[at:]
+        # Public object ids (Stripe's, Clerk's, OpenAI's, Anthropic's) have tails of 14 to 29
+        # characters; a shorter tail counts only after a prefix of two segments or one that says
+        # what it is (dckr_pat_, pscale_pw_, ..._key_).
+        if len(tail) < 30 and not (token.count("_", 0, at) + token.count("-", 0, at) >= 2 or _SECRET_WORD.search(token[:at])):
+            continue
         if random_token(tail) and not looks_fake(token):
             yield "API token", m.start(), m.end()
 
@@ -139,12 +145,13 @@ _SEED_WORDS = frozenset(BIP39_ENGLISH)
 # One mark per whitespace-separated token: 1 a list word, n a number ("1." numbering does not
 # break a run), 0 anything else; a phrase is twelve 1s with only numbers between them.
 _SEED_RUN = re.compile(r"1(?:n*1){11,}")
-_WORD = re.compile(r"\S+")
+_WORD = re.compile(r"[^\s,]+")
 
 
 def seed_phrases(text: str) -> Iterator[Span]:
     """Twelve or more BIP-39 words in a row, at least nine of them different: a recovery phrase."""
-    tokens = text.lower().split()
+    low = text.lower()
+    tokens = (low.replace(",", " ") if "," in low else low).split()  # "abandon, ability, ..."
     # C-speed pre-check: too few distinct list words for any phrase (most texts stop here)
     if len(tokens) < _SEED_MIN or len(_SEED_WORDS.intersection(tokens)) < 8:
         return

@@ -125,6 +125,13 @@ def _is_value(m: re.Match[str], text: str, group: int) -> bool:
     return bool(value) and not is_placeholder(value, quoted=True) and not looks_fake(value)
 
 
+def _password_value(m: re.Match[str], text: str, group: int) -> bool:
+    """After an explicit ``password`` keyword any literal of 4 characters or more is one, words
+    included (``.netrc``'s ``password marmalade-engine-river``)."""
+    value = _value(m, text, group).strip("\"'")
+    return len(value) >= 4 and not is_placeholder(value, quoted=True)
+
+
 def _literal_credential(m: re.Match[str], text: str, group: int) -> bool:
     value = _value(m, text, group)
     return credential_like(value) and not is_placeholder(value, quoted=True)
@@ -150,7 +157,7 @@ def _mixed(m: re.Match[str], text: str, group: int) -> bool:
 
 CHECKS: dict[str, Check] = {
     "not_fake": _not_fake, "has_digit": _has_digit, "jwt": _jwt_header, "numeric_id": _numeric_id,
-    "value": _is_value, "literal": _literal_credential, "basic_auth": _basic_auth, "mixed": _mixed,
+    "value": _is_value, "password": _password_value, "literal": _literal_credential, "basic_auth": _basic_auth, "mixed": _mixed,
 }
 
 
