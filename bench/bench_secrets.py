@@ -2,6 +2,7 @@
 
     python bench/bench_secrets.py                          # the fresh (tuning) corpus, this tree
     python bench/bench_secrets.py --set heldout            # the held-out corpus (written after tuning)
+    python bench/bench_secrets.py --set heldout2           # the second held-out corpus (after the fixes it led to)
     python bench/bench_secrets.py --code /work/main        # the same corpus against another checkout
     python bench/bench_secrets.py --misses --timing        # name each miss and false alarm; time the gate
 
@@ -27,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--code", type=Path, help="checkout whose vault_mem to measure (default: this tree)")
-    ap.add_argument("--set", choices=("fresh", "heldout"), default="fresh")
+    ap.add_argument("--set", choices=("fresh", "heldout", "heldout2"), default="fresh")
     ap.add_argument("--misses", action="store_true", help="list each miss and false alarm by name")
     ap.add_argument("--timing", action="store_true", help="time the gate over the first-index corpus")
     args = ap.parse_args()
@@ -37,7 +38,7 @@ def main() -> None:
     from vault_mem.errors import SecretError
     from vault_mem.model.policy import check_write
 
-    corpus = __import__("secrets_fresh" if args.set == "fresh" else "secrets_heldout")
+    corpus = __import__(f"secrets_{args.set}")
     print(f"code: {Path(vault_mem.__file__).parent.parent}   corpus: {args.set} "
           f"({len(corpus.FORMS)} forms, {len(corpus.LOOK_ALIKES)} look-alikes)")
 
