@@ -77,6 +77,10 @@ def test_values_after_credential_labels_in_prose_and_assignments() -> None:
         "The root password on the old server was marmaladesky",
         f"set -x MY_SERVICE_SECRET {r(30)}",
         f"Cookie: session={r(48, URL)}",
+        f"admin_password: >-\n  {r(16)}",
+        f"creds: deploy / {r(10)}",
+        f"docker login -u ci -p {r(20)} registry.corp",
+        f'curl -u ":{r(32)}" https://api.corp/v2/items',
     ]
     for text in forms:
         assert found(text), text
@@ -95,6 +99,8 @@ def test_values_after_credential_labels_in_prose_and_assignments() -> None:
     '    ExtendedKeyUsageOID.SERVER_AUTH: "serverAuth",',
     "Add new upstream signing key 19882D92DDA4C400C22C0D56CC2AF4472167BE03 to the keyring",
     "password: changeme",
+    'secret_key: "${SECRET_KEY:?missing}"',
+    "mkdir -p build/out && ssh -p 2222 host && docker run -p 8080:80 app",
 ])
 def test_prose_about_passwords_and_names_stay_clean(text: str) -> None:
     assert clean(text)
@@ -199,6 +205,7 @@ def test_seed_phrases_of_12_to_24_words() -> None:
     assert found("\n".join(words(6) for _ in range(4)))
     assert found("\n".join(f"{i}. {w}" for i, w in enumerate(words(12).split(), 1)))
     assert found(", ".join(words(21).split()))
+    assert found("-".join(words(12).split()))
     [f] = find_secrets("Recovery phrase:\n" + words(24) + "\nKeep it offline.")
     assert f.kind == "seed phrase"
 
@@ -228,6 +235,7 @@ def test_the_description_names_the_credential_and_the_body_holds_it() -> None:
         dict(key="weather", description="API key for the weather service", body=f"{r(32, HEX)}\n\n(free tier)"),
         dict(key="wifi-password", description="Home Wi-Fi", body="sunflower-meadow-91"),
         dict(key="gh-2fa", description="Recovery code for the GitHub 2FA", body=f"{r(5, HEX)}-{r(5, HEX)}"),
+        dict(key="jenkins", description="Jenkins admin credentials", body=f"admin / {r(12)}"),
     ]
     for case in cases:
         with pytest.raises(SecretError, match="credential named by the memory's description"):

@@ -40,11 +40,12 @@ __all__ = ["assignments", "labelled_value"]
 
 Span = tuple[str, int, int]
 
-_KEYWORD = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|auth|pat|session|cookie)"
+_KEYWORD = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?|auth|pat|session)"
                       r"(?:_id|_base)?(?![a-z0-9_.-])")
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
-                          r"(?P<op>[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}|[ \t]{1,8}is[ \t]{1,8}|[ \t]{1,8})" + _VALUE)
+                          r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"  # YAML block: `k: >-` + line
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}|[ \t]{1,8}is[ \t]{1,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 _PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[A-Za-z0-9][\w@/-]{0,30}){1,4}?"
                          r"(?P<op>[ \t]{0,4}:[ \t]{1,8}|[ \t]{1,4}(?:is|was)[ \t]{1,8})" + _VALUE)
@@ -57,6 +58,7 @@ _PUBLIC_VALUES = ("pk_live_", "pk_test_")
 _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth")
 _SEP = re.compile(r"[-_.]")
 _RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
+_PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
@@ -85,12 +87,12 @@ def _key_class(name: str) -> str | None:
         return "password"  # `pass: X` in a login block; `PASS: test-name` is a test log
     if re.search(r"(?:^|[_.-])pw$", low):
         return "password"
-    if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base")):
+    if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base", "creds")):
         return "secret"
     if re.search(r"(?:^|[_.-])(?:auth|pat)$", low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith(("private_key_id", "session", "cookie")):
-        return "key"  # a session cookie's value is a credential when it is random
+    if low.endswith(("private_key_id", "session")):
+        return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
         if any(w in low for w in _PUBLIC_KEY_NAMES):
             return None  # public keys, fingerprints and lookup keys are meant to be shared
@@ -118,8 +120,8 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     ``connect(password=pw)``): a variable, not a value. ``ends``: the value ends its sentence
     or line (a plain password after a label, not the first word of a clause).
     """
-    if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value):
-        return None
+    if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
+        return None  # (`creds = " --username=" + auth` builds a command line)
     if value.startswith(_PUBLIC_VALUES):
         return None
     # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
@@ -174,8 +176,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = _key_class(name)
-        if not cls:
-            continue
+        if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
+            continue  # ${SECRET_KEY:?missing}, %PASSWORD%: a reference to a variable
         tail = _ASSIGN_TAIL.match(text, kw.end())
         op = tail.group("op").strip() if tail else ""
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
@@ -196,11 +198,19 @@ def assignments(text: str, low: str) -> Iterator[Span]:
 def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> Span | None:
     """The finding for a matched ``op value`` tail after a key of class ``cls``, if it is one."""
     op = tail.group("op").strip()
+    if op[:1] == ":" and op.rstrip("-+")[-1:] in (">", "|"):
+        op = "="  # `key: >-` then the value on the next line: a YAML literal
     raw = tail.group("value")
     quoted = raw[0] in "\"'`"
     value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
     if not value:
         return None
+    pair = _PAIR.match(text, tail.end()) if cls == "secret" and not quoted else None
+    if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
+        value_start = pair.start("pw")
+        pw = pair.group("pw").rstrip(".,;:!?)]}>")
+        kind = _judge("password", ":", pw, quoted=False, code=False, ends=True)
+        return (kind, value_start, value_start + len(pw)) if kind else None
     spaced = tail.group("op")[:1] in " \t" and tail.group("op")[-1:] in " \t"
     after = text[tail.end():tail.end() + 2]
     code = not quoted and value.isalpha() and value.islower() and (
@@ -220,7 +230,10 @@ def labelled_value(label: str, value: str) -> str | None:
     ``value`` (its body, or a field) holds just one: "Staging DB password" over ``hunter2hunter``.
     ``value`` counts when its first paragraph is one token that looks like the named credential."""
     first = value.strip().split("\n\n", 1)[0].strip()
-    if not first or len(first.split()) != 1 or len(first) > 200:
+    parts = first.split()
+    if len(parts) == 3 and parts[1] == "/":
+        first = parts[2]  # "admin / S3cr3t" under "Jenkins admin credentials"
+    elif not first or len(parts) != 1 or len(first) > 200:
         return None
     low = label.lower()
     if _RECOVERY.search(low):
@@ -232,7 +245,7 @@ def labelled_value(label: str, value: str) -> str | None:
         cls = _key_class(name)
         # "Notes from the session", "Cache key for the build": in a description these are words,
         # so a bare key needs its qualifier ("API key") and sessions and cookies do not count
-        if cls and not name.endswith(("session", "cookie")) and (name != "key" or _prose_key(low, kw.start(), cls)):
+        if cls and not name.endswith("session") and (name != "key" or _prose_key(low, kw.start(), cls)):
             classes.append(cls)
     for cls in dict.fromkeys(classes):
         if is_placeholder(first, quoted=False) or NAMED.fullmatch(first):

@@ -149,8 +149,10 @@ RULES: tuple[Rule, ...] = (
          r"password[ \t]{1,8}([^\s]{1,200})", "default login anonymous password <a14>", "password", 1,
          lower=True),
     Rule("Dynatrace token", r"d(?<![A-Za-z0-9_-]d)t0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}" + _B, "dt0c01.<A24>.<A64>"),
-    Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\w.@-]{1,64}:([^\s\"'`]{1,200})",
+    Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{0,64}:([^\s\"'`]{1,200})",
          "curl -u admin:<a12> https://ci", "literal", 1, markers=("-u", "--user")),
+    Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)p[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:]{7,199})(?=[\"']?(?:\s|$))",
+         "docker login -u ci -p <a20> registry.corp", "literal", 1, markers=("-p",)),
 )
 
 _ALPHABETS = {

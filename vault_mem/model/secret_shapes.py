@@ -145,13 +145,15 @@ _SEED_WORDS = frozenset(BIP39_ENGLISH)
 # One mark per whitespace-separated token: 1 a list word, n a number ("1." numbering does not
 # break a run), 0 anything else; a phrase is twelve 1s with only numbers between them.
 _SEED_RUN = re.compile(r"1(?:n*1){11,}")
-_WORD = re.compile(r"[^\s,]+")
+_WORD = re.compile(r"[^\s,-]+")
 
 
 def seed_phrases(text: str) -> Iterator[Span]:
     """Twelve or more BIP-39 words in a row, at least nine of them different: a recovery phrase."""
     low = text.lower()
-    tokens = (low.replace(",", " ") if "," in low else low).split()  # "abandon, ability, ..."
+    if "," in low or "-" in low:  # "abandon, ability, ..." and "abandon-ability-..."
+        low = low.replace(",", " ").replace("-", " ")
+    tokens = low.split()
     # C-speed pre-check: too few distinct list words for any phrase (most texts stop here)
     if len(tokens) < _SEED_MIN or len(_SEED_WORDS.intersection(tokens)) < 8:
         return

@@ -131,7 +131,8 @@ def identifier_like(value: str) -> bool:
     if chunks and sum(map(len, chunks)) / len(chunks) >= 3.2:
         return True
     parts = [p for p in _SEPARATOR.split(value) if p]
-    return len(parts) >= 3 and 2 * sum(p.isalpha() and len(p) >= 2 for p in parts) >= len(parts)
+    words = sum(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper() or p.istitle())) for p in parts)
+    return len(parts) >= 3 and 4 * words >= 3 * len(parts)  # three in four parts are words or numbers
 
 
 def random_token(value: str, *, min_len: int = 20) -> bool:
