@@ -27,10 +27,14 @@ Decisions a reader may look for:
 - Bare ``*_key`` names (``signing_key``, ``ENCRYPTION_KEY``) count only with a high-entropy value,
   because most ``key:`` fields hold names, not secrets.
 - Known misses, traded for fewer false alarms: a password given with no keyword at all ("log in
-  as admin / S3cret!"), and a plain dictionary word after ``password:`` in prose.
+  as admin / S3cret!"), and a plain dictionary word after ``password:`` in prose unless it ends
+  the sentence and is not a state ("my password: correcthorsebatterystaple" counts).
 
-The provider formats are one table, :data:`vault_mem.model.secret_rules.RULES`; the assignment,
-URL and private-key rules below are code because they judge values. Every text is also read in
+The provider formats are one table, :data:`vault_mem.model.secret_rules.RULES`; the URL and PEM
+rules below are code because they judge values; credentials known by shape (prefixed tokens,
+key blocks that are not PEM, ``.pgpass``, seed phrases) are :mod:`vault_mem.model.secret_shapes`,
+values named by a label (assignments, prose, split fields) :mod:`vault_mem.model.secret_labels`,
+and what a value looks like :mod:`vault_mem.model.secret_values`. Every text is also read in
 its disguised forms (:mod:`vault_mem.model.secret_text`): normalised, re-joined, decoded.
 
 Every pattern is linear-time. Matches start only at the start of a token (a look-behind), and each
