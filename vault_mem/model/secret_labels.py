@@ -40,11 +40,13 @@ __all__ = ["assignments", "labelled_value"]
 
 Span = tuple[str, int, int]
 
-_KEYWORD = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?|auth|pat|session)"
+_KEYWORD = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?"
+                      r"|auth|pat|session)"
                       r"(?:_id|_base)?(?![a-z0-9_.-])")
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
-                          r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"  # YAML block: `k: >-` + line
+                          # a YAML block scalar (`k: >-`, the value on the next line), then signs
+                          r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
                           r"|[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}|[ \t]{1,8}is[ \t]{1,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 _PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[A-Za-z0-9][\w@/-]{0,30}){1,4}?"
@@ -106,7 +108,8 @@ def plain_password(value: str) -> bool:
     passphrase of three words or more joined by ``-``, ``_`` or ``.``."""
     if value.isalpha() and value.islower():
         # a long run of letters is words run together (a state word is rarely 14 letters long)
-        return len(value) >= 8 and value not in _STATE_WORDS and (len(value) >= 14 or not value.endswith(_STATE_SUFFIXES))
+        return (len(value) >= 8 and value not in _STATE_WORDS
+                and (len(value) >= 14 or not value.endswith(_STATE_SUFFIXES)))
     parts = [p for p in _SEP.split(value) if p]
     alpha = sum(p.isalpha() and len(p) >= 3 for p in parts)
     return (len(parts) >= 3 and len(value) >= 12 and (alpha >= 3 or (alpha == 2 and any(p.isdigit() for p in parts)))
