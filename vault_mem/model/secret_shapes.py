@@ -98,7 +98,7 @@ _PUTTY_PRIVATE = re.compile(r"Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]{0,8}\r?\n[
 _SECRET_KEY_COMMENT = re.compile(r"(?i:secret key)[^\n]{0,80}\r?\n[ \t]{0,8}([A-Za-z0-9+/]{40,}={0,2})")
 _AGE = re.compile(r"A(?<![A-Za-z0-9_-]A)GE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]{1,30})-1[A-Za-z0-9]{20,}")
 _JWK_PRIVATE = re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9_-]{16,})\"")
-_PRIVATE_SPAN = 16 * 1024  # a .ppk's private lines follow its header within this
+_PRIVATE_SPAN = 4 * 1024  # a .ppk's private lines follow its header within this (RSA-4096: ~1 KB)
 
 
 def key_blocks(text: str) -> Iterator[Span]:
