@@ -158,6 +158,10 @@ ADVERSARIAL = {
     "netrc": ("machine h login u " * 20 + "\n") * (_SIZE // 361),
     "twilio": ("twilio " + "a" * 31 + " ") * (_SIZE // 39),
     "discord-ish": ("M" + "a" * 25 + "." + "b" * 6 + ".") * (_SIZE // 34),
+    "putty headers": ("PuTTY-User-Key-File-2: " + "Private-Lines: 1\n") * (_SIZE // 40),
+    "credential labels": "pw pw: pw = pw is token for the api key " * (_SIZE // 40),
+    "prefix and tail": ("ab_" + "aB3-" * 60 + " ") * (_SIZE // 244),
+    "seed words": " ".join(["abandon", "ability", "able", "about"] * (_SIZE // 24)),
 }
 
 

@@ -18,9 +18,13 @@ from pathlib import Path
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
 from vault_mem.model import policy as policy_mod
+from vault_mem.model import secret_labels as secret_labels_mod
 from vault_mem.model import secret_rules as secret_rules_mod
+from vault_mem.model import secret_shapes as secret_shapes_mod
 from vault_mem.model import secret_text as secret_text_mod
+from vault_mem.model import secret_values as secret_values_mod
 from vault_mem.model import secrets as secrets_mod
+from vault_mem.model import seed_words as seed_words_mod
 from vault_mem.model.memory import is_memory_name, memory_from_bytes
 from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
@@ -44,7 +48,8 @@ class FileState:
 
 
 #: the modules whose code decides what the secret gate refuses (tests check none is missing)
-GATE_MODULES = (policy_mod, secrets_mod, secret_rules_mod, secret_text_mod)
+GATE_MODULES = (policy_mod, secrets_mod, secret_rules_mod, secret_text_mod, secret_values_mod, secret_labels_mod,
+                secret_shapes_mod, seed_words_mod)
 
 
 def gate_fingerprint() -> str:

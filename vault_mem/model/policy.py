@@ -47,7 +47,7 @@ from vault_mem.model.memory import (
     validate_key,
     validate_type,
 )
-from vault_mem.model.secrets import SecretFinding, find_secrets, shannon_entropy
+from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_value, shannon_entropy
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
@@ -139,7 +139,24 @@ def secret_findings(*, key: str, description: str, body: str, meta: Mapping[str,
             found = (label, finding.kind, _line_of(text, finding.start) if label == "body" else None)
             if found not in out:
                 out.append(found)
+    out.extend(f for f in _split_credentials(key, description, body, meta) if f not in out)
     return out
+
+
+def _split_credentials(key: str, description: str, body: str,
+                       meta: Mapping[str, Any] | None) -> Iterator[tuple[str, str, int | None]]:
+    """A credential split across fields: the key or description names it ("Staging DB
+    password") and the body, or another field, holds the value alone."""
+    label = f"{(key or '').replace('-', ' ')} {description or ''}"
+    values = [("body", body or "")] + [
+        (f"frontmatter field '{name}'", value) for name, value in (meta or {}).items()
+        if isinstance(value, str) and name != "description"
+    ]
+    for field, value in values:
+        kind = labelled_value(label, value)
+        if kind:
+            at = len(value) - len(value.lstrip())
+            yield field, kind, _line_of(value, at) if field == "body" else None
 
 
 def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any],

@@ -27,10 +27,14 @@ Decisions a reader may look for:
 - Bare ``*_key`` names (``signing_key``, ``ENCRYPTION_KEY``) count only with a high-entropy value,
   because most ``key:`` fields hold names, not secrets.
 - Known misses, traded for fewer false alarms: a password given with no keyword at all ("log in
-  as admin / S3cret!"), and a plain dictionary word after ``password:`` in prose.
+  as admin / S3cret!"), and a plain dictionary word after ``password:`` in prose unless it ends
+  the sentence and is not a state ("my password: correcthorsebatterystaple" counts).
 
-The provider formats are one table, :data:`vault_mem.model.secret_rules.RULES`; the assignment,
-URL and private-key rules below are code because they judge values. Every text is also read in
+The provider formats are one table, :data:`vault_mem.model.secret_rules.RULES`; the URL and PEM
+rules below are code because they judge values; credentials known by shape (prefixed tokens,
+key blocks that are not PEM, ``.pgpass``, seed phrases) are :mod:`vault_mem.model.secret_shapes`,
+values named by a label (assignments, prose, split fields) :mod:`vault_mem.model.secret_labels`,
+and what a value looks like :mod:`vault_mem.model.secret_values`. Every text is also read in
 its disguised forms (:mod:`vault_mem.model.secret_text`): normalised, re-joined, decoded.
 
 Every pattern is linear-time. Matches start only at the start of a token (a look-behind), and each
@@ -44,17 +48,27 @@ import base64
 import binascii
 import bisect
 import json
-import math
 import re
 import string
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from vault_mem.model.secret_labels import assignments, labelled_value
 from vault_mem.model.secret_rules import RULES, Rule
+from vault_mem.model.secret_shapes import dotted_tokens, key_blocks, pgpass_lines, prefixed_tokens, seed_phrases
 from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
+from vault_mem.model.secret_values import (
+    NAMED,
+    TYPE_NAME,
+    credential_like,
+    high_entropy,
+    is_placeholder,
+    is_wordy,
+    looks_fake,
+    shannon_entropy,
+)
 
-__all__ = ["SecretFinding", "find_secrets", "shannon_entropy"]
+__all__ = ["SecretFinding", "find_secrets", "labelled_value", "shannon_entropy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,106 +78,6 @@ class SecretFinding:
     kind: str
     start: int
     end: int
-
-
-def shannon_entropy(value: str) -> float:
-    """Bits per character of ``value`` (0 for an empty string)."""
-    if not value:
-        return 0.0
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
-
-
-# --- what is not a secret ------------------------------------------------------------------
-
-_NON_VALUE_WORDS = """
-none null nil true false yes no undefined empty unset blank required optional hidden masked redacted
-secret secrets password passwd pass pwd passphrase token key apikey api_key string str bytes int n/a na
-tbd todo fixme default env changeme change_me changeit letmein test dummy
-"""
-_NON_VALUES = frozenset(_NON_VALUE_WORDS.split())
-_PLACEHOLDER_WORDS = ("your", "placeholder", "example", "redacted", "changeme", "dummy", "replace_me",
-                      "replace-me", "insert", "sample")
-# Pointers to where a secret lives are exactly what a memory should hold instead of the value.
-_REFERENCE_WORDS = ("os.environ", "getenv", "process.env", "env(", "env[", "secrets.", "op://",
-                    "1password", "keychain", "bitwarden", "lastpass", "keepass", "vault:", "ssm:",
-                    "secretsmanager", "arn:aws")
-_SAME_CHAR = re.compile(r"(.)\1*", re.DOTALL)
-_MASK = re.compile(r"x{3,}|\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}", re.IGNORECASE)
-_CALL = re.compile(r"[A-Za-z_]\(")
-_DOTTED_REF = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[.*)?")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_IDENT_REF = re.compile(r"_?[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Za-z_]\w*\[.*")
-_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*|[A-Za-z]:\\.*")
-_URL = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
-# CamelCase type names after a colon are type hints (`token: TokenOpt`, `password: SecretStr`).
-_TYPE_NAME = re.compile(r"[A-Z0-9]*(?:[A-Z][a-z]{2,})+[A-Z0-9]*(?:\[.*)?")
-# An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
-_NAMED = re.compile(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token)[A-Za-z_]*")
-_FORMAT = re.compile(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.-]+)?")
-_SEGMENTS = re.compile(r"[_.\-/: ]+")
-
-
-def _is_placeholder(value: str, *, quoted: bool) -> bool:
-    """True for values that stand for a secret without being one (see the module docstring)."""
-    low = value.lower()
-    if not value or value[0] in "$<[{(" or low in _NON_VALUES or (value[0] == value[-1] == "%"):
-        return True
-    if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _MASK.search(value):
-        return True
-    if _FORMAT.search(value):  # a format string: '%s:%s', '{password}'
-
-        return True
-    if any(w in low for w in _PLACEHOLDER_WORDS) or any(w in low for w in _REFERENCE_WORDS):
-        return True
-    if _CALL.search(value) or _URL.match(value):
-        return True
-    if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"):
-        return True  # a file path; one leading slash alone could be the start of base64
-    # Unquoted identifiers in code are references: `password = settings.DB_PASSWORD`,
-    # `connect(password=db_pass)`, `token: Optional[str]`.
-    if _ENV_NAME.fullmatch(value):
-        return True  # the name of the variable that holds it, quoted or not
-    return not quoted and bool(_DOTTED_REF.fullmatch(value) or _IDENT_REF.fullmatch(value))
-
-
-def _is_wordy(value: str) -> bool:
-    """Words and plain numbers joined by separators: ``expires-in-3-days``, ``X-Access-Token``."""
-    parts = [p for p in _SEGMENTS.split(value) if p]
-    return all(p.isdigit() or (p.isalpha() and (p.islower() or p.istitle())) for p in parts)
-
-
-def _credential_like(value: str) -> bool:
-    """Does a free-text value look made to be hard to guess, rather than like a word?"""
-    if len(value) < 6 or _is_wordy(value) or _UUID.fullmatch(value) or _VERSION.fullmatch(value):
-        return False
-    has_digit = any(c.isdigit() for c in value)
-    has_alpha = any(c.isalpha() for c in value)
-    symbol = any(c in "!@#$%^&*+=~?" for c in value)
-    inner_caps = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
-    return (has_digit and has_alpha) or symbol or inner_caps
-
-
-def _high_entropy(value: str) -> bool:
-    """A random-looking string of at least 20 characters (keys, not names or digests in prose)."""
-    return (
-        len(value) >= 20
-        and shannon_entropy(value) >= 3.5
-        and any(c.isdigit() for c in value)
-        and any(c.isalpha() for c in value)
-        and not _is_wordy(value)
-        and not _UUID.fullmatch(value)
-    )
-
-
-def _looks_fake(token: str) -> bool:
-    """Vendor-prefixed placeholders: AWS's ``...EXAMPLE``, ``XXXXX``, ``xoxb-your-token-here``."""
-    low = token.lower()
-    if any(w in low for w in ("example", "xxxxx", "placeholder", "redacted", "0000000000")):
-        return True
-    return _is_wordy(token)
 
 
 # --- the rules -----------------------------------------------------------------------------
@@ -179,12 +93,12 @@ def _value(m: re.Match[str], text: str, group: int = 0) -> str:
 
 
 def _not_fake(m: re.Match[str], text: str, group: int) -> bool:
-    return not _looks_fake(_value(m, text, group))
+    return not looks_fake(_value(m, text, group))
 
 
 def _has_digit(m: re.Match[str], text: str, group: int) -> bool:
     value = _value(m, text, group)
-    return any(c.isdigit() for c in value) and not _looks_fake(value)
+    return any(c.isdigit() for c in value) and not looks_fake(value)
 
 
 def _b64_text(part: str) -> str | None:
@@ -207,17 +121,24 @@ def _jwt_header(m: re.Match[str], text: str, group: int) -> bool:
 def _numeric_id(m: re.Match[str], text: str, group: int) -> bool:
     """Discord: the first part of a bot token is the base64 of the bot's numeric id."""
     first = _b64_text(m.group(0).split(".", 1)[0])
-    return bool(first) and first.isdigit() and not _looks_fake(m.group(0))
+    return bool(first) and first.isdigit() and not looks_fake(m.group(0))
 
 
 def _is_value(m: re.Match[str], text: str, group: int) -> bool:
     value = _value(m, text, group).strip("\"'")
-    return bool(value) and not _is_placeholder(value, quoted=True) and not _looks_fake(value)
+    return bool(value) and not is_placeholder(value, quoted=True) and not looks_fake(value)
+
+
+def _password_value(m: re.Match[str], text: str, group: int) -> bool:
+    """After an explicit ``password`` keyword any literal of 4 characters or more is one, words
+    included (``.netrc``'s ``password marmalade-engine-river``)."""
+    value = _value(m, text, group).strip("\"'")
+    return len(value) >= 4 and not is_placeholder(value, quoted=True)
 
 
 def _literal_credential(m: re.Match[str], text: str, group: int) -> bool:
     value = _value(m, text, group)
-    return _credential_like(value) and not _is_placeholder(value, quoted=True)
+    return credential_like(value) and not is_placeholder(value, quoted=True)
 
 
 def _basic_auth(m: re.Match[str], text: str, group: int) -> bool:
@@ -226,7 +147,7 @@ def _basic_auth(m: re.Match[str], text: str, group: int) -> bool:
     if not decoded or ":" not in decoded:
         return False
     user, _, pw = decoded.partition(":")
-    return bool(pw) and pw != user and not _is_placeholder(pw, quoted=True)
+    return bool(pw) and pw != user and not is_placeholder(pw, quoted=True)
 
 
 def _mixed(m: re.Match[str], text: str, group: int) -> bool:
@@ -235,12 +156,12 @@ def _mixed(m: re.Match[str], text: str, group: int) -> bool:
     body = value.split(".", 1)[-1]
     return (any(c.isdigit() for c in body) and sum(c.isupper() for c in body) >= 2
             and sum(c.islower() for c in body) >= 2 and shannon_entropy(body) >= 3.9
-            and not _looks_fake(value))
+            and not looks_fake(value))
 
 
 CHECKS: dict[str, Check] = {
     "not_fake": _not_fake, "has_digit": _has_digit, "jwt": _jwt_header, "numeric_id": _numeric_id,
-    "value": _is_value, "literal": _literal_credential, "basic_auth": _basic_auth, "mixed": _mixed,
+    "value": _is_value, "password": _password_value, "literal": _literal_credential, "basic_auth": _basic_auth, "mixed": _mixed,
 }
 
 
@@ -297,104 +218,10 @@ _DB_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "mongodb"
 _URL_CREDS = _r(r"://(?P<user>[^\s:/?#@\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,256})@(?=[A-Za-z0-9\[])")
 _SCHEME = _r(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}\Z")
 
-_PRIVATE_KEY = _r(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PRIVATE_KEY = _r(r"-{4,5} ?BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")  # PEM, PGP, SSH2 (4 dashes)
 _KEY_BODY = _r(r"[A-Za-z0-9+/=]{20,}")
-_KEY_END = _r(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = _r(r"-{4,5} ?END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")
 _MAX_KEY_CHARS = 64 * 1024  # larger than any armoured private key
-
-# Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
-# position): the keyword must end the key name, so `api_key_env`, `tokens`, `password_file` pass.
-_KEYWORD = _r(r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|apikey|key|credentials?)(?![a-z0-9_.-])")
-_ASSIGN_TAIL = _r(r"[*_`'\"\]]{0,3}"
-                  r"(?P<op>[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}|[ \t]{1,8}is[ \t]{1,8}|[ \t]{1,8})"
-                  r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})")
-_PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
-                     "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
-                     "gpg", "pgp", "publishable")
-# Values that are public by design whatever the key is called: Stripe's publishable keys.
-_PUBLIC_VALUES = ("pk_live_", "pk_test_")
-
-
-def _is_key_char(ch: str) -> bool:
-    return ch.isascii() and (ch.isalnum() or ch in "_.-")
-
-
-def _key_class(name: str) -> str | None:
-    """'password', 'secret' or 'key' (high-entropy values only) for an assignment's key name."""
-    low = name.lower().lstrip("-")
-    if "public" in low or name in ("PWD", "OLDPWD"):
-        return None  # publicKeyToken and public_key are shared by design; $PWD is a directory
-    if low.endswith(("password", "passwd", "passphrase", "pwd")) or re.search(r"[_.-]pass$", low):
-        return "password"
-    if low.endswith(("secret", "token", "apikey", "credential", "credentials")):
-        return "secret"
-    if low.endswith("key"):
-        if any(w in low for w in _PUBLIC_KEY_NAMES):
-            return None  # public keys, fingerprints and lookup keys are meant to be shared
-        return "secret" if re.search(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$", low) else "key"
-    return None
-
-
-def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool) -> str | None:
-    """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
-
-    ``code`` marks an unquoted lowercase word in code position (``user, password = split``,
-    ``connect(password=pw)``): a variable, not a value.
-    """
-    if code or _is_placeholder(value, quoted=quoted) or _NAMED.fullmatch(value):
-        return None
-    if value.startswith(_PUBLIC_VALUES):
-        return None
-    # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
-    # `is` or a --flag, the value must look like a credential by itself.
-    strong = quoted or op in ("=", ":=", "=>", "==")
-    if not strong and _TYPE_NAME.fullmatch(value) and sum(c.isupper() for c in value) >= 2:
-        return None
-    words = len(value.split())
-    if (cls != "password" and words > 1) or words >= 5:
-        return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
-    if cls == "key":
-        return "high-entropy string in assignment" if _high_entropy(value) else None
-    if cls == "password":
-        hit = _credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
-        return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
-    hit = _credential_like(value) and len(value) >= 8
-    hit = hit or (strong and len(value) >= 16 and not _is_wordy(value))
-    return "secret assignment" if hit else None
-
-
-def _assignments(text: str, low: str) -> Iterator[SecretFinding]:
-    """``password=...``, ``secret: ...``, ``--token X``, ``the password is X`` with a literal value."""
-    skip_to = 0
-    for kw in _KEYWORD.finditer(low):
-        if kw.start() < skip_to:
-            continue  # inside a value already reported: it is one token, judged whole
-        start, limit = kw.start(), max(0, kw.start() - 42)
-        while start > limit and _is_key_char(text[start - 1]):
-            start -= 1
-        if start == limit and start > 0 and _is_key_char(text[start - 1]):
-            continue  # a key name longer than any real one: not an assignment we can judge
-        name = text[start:kw.end()]
-        cls = _key_class(name)
-        tail = _ASSIGN_TAIL.match(text, kw.end()) if cls else None
-        if not cls or not tail:
-            continue
-        op = tail.group("op").strip()
-        if (op == "is" and cls == "key") or (op == "" and not name.startswith("--")):
-            continue
-        raw = tail.group("value")
-        quoted = raw[0] in "\"'`"
-        value = raw[1:-1].strip() if quoted else raw.rstrip(".,;:!?)]}>")
-        spaced = tail.group("op")[:1] in " \t" and tail.group("op")[-1:] in " \t"
-        code = not quoted and value.isalpha() and value.islower() and (
-            (spaced and op != "is") or text[tail.end():tail.end() + 1] in (",", ")")
-        )
-        kind = _judge(cls, op, value, quoted=quoted, code=code) if value else None
-        if kind:
-            vstart = tail.start("value") + (raw.index(value) if quoted else 0)
-            skip_to = vstart + len(value)
-            yield SecretFinding(kind, vstart, skip_to)
-
 
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
     """``scheme://user:password@host``; database schemes get their own kind."""
@@ -403,7 +230,7 @@ def _url_passwords(text: str) -> Iterator[SecretFinding]:
         pw = m.group("pw")
         if not scheme or pw == m.group("user") or pw.lower() in ("pass", "pwd", "pw"):
             continue  # user == password (guest:guest) is a published default, not a secret
-        if _is_placeholder(pw, quoted=True):
+        if is_placeholder(pw, quoted=True):
             continue
         db = scheme.group(0).lower().split("+")[0].removeprefix("jdbc:") in _DB_SCHEMES
         kind = "database URL with password" if db else "URL with password"
@@ -457,6 +284,19 @@ def _rule_findings(text: str, low: str) -> Iterator[tuple[int, SecretFinding]]:
                 yield prio, SecretFinding(rule.kind, m.start(rule.group), m.end(rule.group))
 
 
+def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
+    """Credentials known by shape and place, not by a vendor's prefix: key blocks that are not
+    PEM, ``.pgpass`` lines, prefixed and three-part tokens, seed phrases, then labelled values
+    (:mod:`vault_mem.model.secret_shapes`, :mod:`vault_mem.model.secret_labels`)."""
+    if len(text) >= 16:  # shorter than any key block, .pgpass line, token or phrase
+        yield from key_blocks(text)
+        yield from pgpass_lines(text)
+        yield from prefixed_tokens(text)
+        yield from dotted_tokens(text)
+        yield from seed_phrases(text)
+    yield from assignments(text, low)
+
+
 def _mapped(view: View, found: Iterator[tuple[int, SecretFinding]]) -> Iterator[tuple[int, SecretFinding]]:
     for prio, f in found:
         start, end = view.span(f.start, f.end)
@@ -471,7 +311,7 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     low = _ascii_lower(norm)
     found = list(_rule_findings(norm, low))
     found.extend((_AFTER_RULES, f) for f in _url_passwords(norm))
-    found.extend((_AFTER_RULES + 1, f) for f in _assignments(norm, low))
+    found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low))
     out = list(_mapped(view, iter(found)))
     # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
     # and prose joined across lines would read as values.

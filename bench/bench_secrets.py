@@ -1,0 +1,89 @@
+"""Recall and false alarms of the secret gate on a fresh corpus, for this tree or another checkout.
+
+    python bench/bench_secrets.py                          # the fresh (tuning) corpus, this tree
+    python bench/bench_secrets.py --set heldout            # the held-out corpus (written after tuning)
+    python bench/bench_secrets.py --set heldout2           # the second held-out corpus (after the fixes it led to)
+    python bench/bench_secrets.py --code /work/main        # the same corpus against another checkout
+    python bench/bench_secrets.py --misses --timing        # name each miss and false alarm; time the gate
+
+Each corpus item is a memory (key, description, body, frontmatter) put through the write gate,
+``vault_mem.model.policy.check_write``, the rule every write path runs: "refused" means it raised
+``SecretError``. Prints refused/forms (recall), refused/look-alikes (false-positive rate) and the
+precision those give, overall and per class. ``--timing`` also times ``secret_findings`` over the
+5,000 memories of the first-index bench (``bench/corpus.py``), the gate's cost at a first index.
+Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--code", type=Path, help="checkout whose vault_mem to measure (default: this tree)")
+    ap.add_argument("--set", choices=("fresh", "heldout", "heldout2"), default="fresh")
+    ap.add_argument("--misses", action="store_true", help="list each miss and false alarm by name")
+    ap.add_argument("--timing", action="store_true", help="time the gate over the first-index corpus")
+    args = ap.parse_args()
+    code = (args.code or HERE.parent).resolve()
+    sys.path[:0] = [str(code), str(HERE), str(HERE / "data")]
+    import vault_mem
+    from vault_mem.errors import SecretError
+    from vault_mem.model.policy import check_write
+
+    corpus = __import__(f"secrets_{args.set}")
+    print(f"code: {Path(vault_mem.__file__).parent.parent}   corpus: {args.set} "
+          f"({len(corpus.FORMS)} forms, {len(corpus.LOOK_ALIKES)} look-alikes)")
+
+    def refused(it: dict) -> bool:
+        try:
+            check_write(key=it["key"], description=it["description"], body=it["body"], meta=it["meta"])
+        except SecretError:
+            return True
+        return False
+
+    by_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    missed = []
+    for it in corpus.FORMS:
+        hit = refused(it)
+        by_class[it["class"]][0] += hit
+        by_class[it["class"]][1] += 1
+        if not hit:
+            missed.append(it["name"])
+    alarms = [it["name"] + ": " + (it["body"][:60].replace("\n", " | ")) for it in corpus.LOOK_ALIKES if refused(it)]
+    tp, n_forms, fp, n_alike = len(corpus.FORMS) - len(missed), len(corpus.FORMS), len(alarms), len(corpus.LOOK_ALIKES)
+    print(f"recall    {tp}/{n_forms} forms refused ({100 * tp / n_forms:.1f}%)")
+    print(f"false pos {fp}/{n_alike} look-alikes refused ({100 * fp / n_alike:.1f}%)")
+    print(f"precision {tp}/{tp + fp} refusals were credentials ({100 * tp / max(1, tp + fp):.1f}%)")
+    for cls, (hit, n) in sorted(by_class.items()):
+        print(f"  {cls:<12} {hit}/{n}")
+    if args.misses:
+        for name in missed:
+            print(f"  MISSED  {name}")
+        for name in alarms:
+            print(f"  FALSE   {name}")
+    if args.timing:
+        from corpus import memories
+        from vault_mem.model.policy import secret_findings
+
+        mems = memories(5000)
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.process_time()
+            for m in mems:
+                secret_findings(key=m["key"], description=m["description"], body=m["body"],
+                                meta={"tags": m.get("tags", [])})
+            best = min(best, time.process_time() - t0)
+        print(f"gate over {len(mems)} first-index memories: {best:.2f} s CPU (best of 5), "
+              f"{1e6 * best / len(mems):.0f} us each")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""Values named as credentials by the label beside them: assignments, flags, prose, split fields.
+
+A credential is often recognisable only by its place: ``password=...``, ``pw: ...``,
+``--token X``, "the token for staging is X", or a memory whose description says "staging DB
+password" and whose body is the value alone. The label (the key name, or the words before the
+value) says what kind of value it is; the value is then judged by its shape
+(:mod:`vault_mem.model.secret_values`):
+
+- ``password`` labels (password, passwd, passphrase, passcode, pwd, pw, pass): after ``=`` or
+  in quotes any non-placeholder counts. After a bare ``Label:``, ``is`` or a ``--flag`` the value
+  must look made to be hard to guess, or be a plain password that ends the sentence: a
+  lowercase word of 8 letters or more that is not an English adjective or participle
+  ("my password: correcthorsebatterystaple" counts, "the password is expired." does not), or
+  three words or more joined by ``-``/``_``/``.`` (a diceware passphrase).
+- ``secret`` labels (secret, token, api key, credential(s), auth, PAT): a value that looks made to
+  be hard to guess, of 8 characters or more.
+- ``key`` labels (any other ``*_key``, ``private_key_id``): a high-entropy value only, because
+  most ``key:`` fields hold names, not secrets; public, lookup and cache keys pass.
+
+Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
+position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
+pass. Each finder yields ``(kind, start, end)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from vault_mem.model.secret_values import (
+    NAMED,
+    TYPE_NAME,
+    credential_like,
+    high_entropy,
+    is_placeholder,
+    is_wordy,
+)
+
+__all__ = ["assignments", "labelled_value"]
+
+Span = tuple[str, int, int]
+
+_KEYWORD = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?"
+                      r"|auth|pat|session)"
+                      r"(?:_id|_base)?(?![a-z0-9_.-])")
+_VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
+_ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
+                          # a YAML block scalar (`k: >-`, the value on the next line), then signs
+                          r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}|[ \t]{1,8}is[ \t]{1,8}|[ \t]{1,8})" + _VALUE)
+# Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
+_PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[A-Za-z0-9][\w@/-]{0,30}){1,4}?"
+                         r"(?P<op>[ \t]{0,4}:[ \t]{1,8}|[ \t]{1,4}(?:is|was)[ \t]{1,8})" + _VALUE)
+_PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
+                     "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
+                     "gpg", "pgp", "publishable")
+# Values that are public by design whatever the key is called: Stripe's publishable keys.
+_PUBLIC_VALUES = ("pk_live_", "pk_test_")
+# Words before "key" that make a bare "key <value>" in prose a credential's label.
+_KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth")
+_SEP = re.compile(r"[-_.]")
+_RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
+_PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
+# Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
+_DIGEST = re.compile(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
+# Words a sentence ends on after "password is": states, not passwords.
+_STATE_WORDS = frozenset("""
+wrong weak strong empty blank missing invalid correct incorrect expired needed required mandatory optional
+unknown unchanged reset same different secure insecure stored hidden long short simple complex known unique
+forgotten locked unlocked rotated revoked disabled enabled compromised leaked shared saved encrypted hashed
+mandatory sensitive important protected temporary permanent generated random""".split())
+_STATE_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "less", "ous", "ly", "tion", "ment", "ness")
+
+
+def _is_key_char(ch: str) -> bool:
+    return ch.isascii() and (ch.isalnum() or ch in "_.-")
+
+
+def _key_class(name: str) -> str | None:
+    """'password', 'secret' or 'key' (high-entropy values only) for an assignment's key name."""
+    low = name.lower().lstrip("-")
+    if "public" in low or name in ("PWD", "OLDPWD"):
+        return None  # publicKeyToken and public_key are shared by design; $PWD is a directory
+    if low.endswith(("password", "passwd", "passphrase", "passcode", "pwd")) or re.search(r"[_.-]pass$", low):
+        return "password"
+    if low == "pass" and name != "PASS":
+        return "password"  # `pass: X` in a login block; `PASS: test-name` is a test log
+    if re.search(r"(?:^|[_.-])pw$", low):
+        return "password"
+    if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base", "creds")):
+        return "secret"
+    if re.search(r"(?:^|[_.-])(?:auth|pat)$", low):
+        return "secret"  # npm's _auth, GH_PAT; not oauth or compat
+    if low.endswith(("private_key_id", "session")):
+        return "key"  # a session cookie is a credential when its value is random
+    if low.endswith("key"):
+        if any(w in low for w in _PUBLIC_KEY_NAMES):
+            return None  # public keys, fingerprints and lookup keys are meant to be shared
+        return "secret" if re.search(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$", low) else "key"
+    return None
+
+
+def plain_password(value: str) -> bool:
+    """A password with no digits or symbols that still reads as one after a password label: a
+    lowercase word of 8 letters or more that is not a state ("expired", "incorrect"), or a
+    passphrase of three words or more joined by ``-``, ``_`` or ``.``."""
+    if value.isalpha() and value.islower():
+        # a long run of letters is words run together (a state word is rarely 14 letters long)
+        return (len(value) >= 8 and value not in _STATE_WORDS
+                and (len(value) >= 14 or not value.endswith(_STATE_SUFFIXES)))
+    parts = [p for p in _SEP.split(value) if p]
+    alpha = sum(p.isalpha() and len(p) >= 3 for p in parts)
+    return (len(parts) >= 3 and len(value) >= 12 and (alpha >= 3 or (alpha == 2 and any(p.isdigit() for p in parts)))
+            and all(p.isalnum() for p in parts) and not any(p.lower() in _STATE_WORDS for p in parts))
+
+
+def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool) -> str | None:
+    """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
+
+    ``code`` marks an unquoted lowercase word in code position (``user, password = split``,
+    ``connect(password=pw)``): a variable, not a value. ``ends``: the value ends its sentence
+    or line (a plain password after a label, not the first word of a clause).
+    """
+    if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
+        return None  # (`creds = " --username=" + auth` builds a command line)
+    if value.startswith(_PUBLIC_VALUES):
+        return None
+    # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
+    # `is` or a --flag, the value must look like a credential by itself.
+    strong = quoted or op in ("=", ":=", "=>", "==")
+    if not strong and TYPE_NAME.fullmatch(value) and sum(c.isupper() for c in value) >= 2:
+        return None
+    words = len(value.split())
+    if (cls != "password" and words > 1) or words >= 5:
+        return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
+    if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
+        if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
+                and not _DIGEST.fullmatch(value):
+            return "secret assignment" if cls != "key" else "high-entropy string in assignment"
+        return None
+    if cls == "key":
+        return "high-entropy string in assignment" if high_entropy(value) else None
+    if cls == "password":
+        hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
+        hit = hit or (ends and words == 1 and plain_password(value))
+        return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
+    hit = credential_like(value) and len(value) >= 8
+    hit = hit or (strong and len(value) >= 16 and not is_wordy(value))
+    return "secret assignment" if hit else None
+
+
+def _name_before(text: str, at: int) -> int | None:
+    """Where the key name ending at ``at`` starts; None for a name longer than any real one."""
+    start, limit = at, max(0, at - 42)
+    while start > limit and _is_key_char(text[start - 1]):
+        start -= 1
+    if start == limit and start > 0 and _is_key_char(text[start - 1]):
+        return None
+    return start
+
+
+def _prose_key(text: str, start: int, cls: str) -> bool:
+    """Is a bare ``key`` (class 'key') here the end of "api key", "secret key", ...?"""
+    before = text[max(0, start - 12):start].rstrip(" \t-_").lower()
+    return cls != "key" or before.endswith(_KEY_QUALIFIERS)
+
+
+def assignments(text: str, low: str) -> Iterator[Span]:
+    """``password=...``, ``secret: ...``, ``--token X``, ``the password is X``, ``the token for
+    staging is X``, ``api key X`` with a literal value (``low``: ``text`` lowercased, same length)."""
+    skip_to = 0
+    for kw in _KEYWORD.finditer(low):
+        if kw.start() < skip_to:
+            continue  # inside a value already reported: it is one token, judged whole
+        start = _name_before(text, kw.start())
+        if start is None:
+            continue
+        name = text[start:kw.end()]
+        cls = _key_class(name)
+        if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
+            continue  # ${SECRET_KEY:?missing}, %PASSWORD%: a reference to a variable
+        tail = _ASSIGN_TAIL.match(text, kw.end())
+        op = tail.group("op").strip() if tail else ""
+        # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
+        flag = name.startswith("--") or (cls != "key" and _ENV_NAME.fullmatch(name) is not None)
+        if tail and op == "" and not flag and not (start == kw.start() and _prose_key(text, start, cls)):
+            tail = None
+        if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
+            tail = None
+        found = _judged(text, tail, cls, flag=flag) if tail else None
+        if not found and start == kw.start() and cls != "key":
+            prose = _PROSE_TAIL.match(text, kw.end())
+            found = _judged(text, prose, cls) if prose else None
+        if found:
+            skip_to = found[2]
+            yield found
+
+
+def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> Span | None:
+    """The finding for a matched ``op value`` tail after a key of class ``cls``, if it is one."""
+    op = tail.group("op").strip()
+    if op[:1] == ":" and op.rstrip("-+")[-1:] in (">", "|"):
+        op = "="  # `key: >-` then the value on the next line: a YAML literal
+    raw = tail.group("value")
+    quoted = raw[0] in "\"'`"
+    value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
+    if not value:
+        return None
+    pair = _PAIR.match(text, tail.end()) if cls == "secret" and not quoted else None
+    if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
+        value_start = pair.start("pw")
+        pw = pair.group("pw").rstrip(".,;:!?)]}>")
+        kind = _judge("password", ":", pw, quoted=False, code=False, ends=True)
+        return (kind, value_start, value_start + len(pw)) if kind else None
+    spaced = tail.group("op")[:1] in " \t" and tail.group("op")[-1:] in " \t"
+    after = text[tail.end():tail.end() + 2]
+    code = not quoted and value.isalpha() and value.islower() and (
+        (spaced and op not in ("is", "was")) or after[:1] in (",", ")")
+    )
+    # the value ends its line or sentence: "my password: correcthorsebatterystaple."
+    ends = len(raw) > len(value) or after[:1] in ("", "\n", "\r") or after in (". ", ".\n")
+    kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends)
+    if not kind:
+        return None
+    vstart = tail.start("value") + (raw.index(value) if quoted else 0)
+    return kind, vstart, vstart + len(value)
+
+
+def labelled_value(label: str, value: str) -> str | None:
+    """The finding's kind when ``label`` (a memory's key and description) names a credential and
+    ``value`` (its body, or a field) holds just one: "Staging DB password" over ``hunter2hunter``.
+    ``value`` counts when its first paragraph is one token that looks like the named credential."""
+    first = value.strip().split("\n\n", 1)[0].strip()
+    parts = first.split()
+    if len(parts) == 3 and parts[1] == "/":
+        first = parts[2]  # "admin / S3cr3t" under "Jenkins admin credentials"
+    elif not first or len(parts) != 1 or len(first) > 200:
+        return None
+    low = label.lower()
+    if _RECOVERY.search(low):
+        low += " password"  # a 2FA recovery or backup code is a password by another name
+    classes = []
+    for kw in _KEYWORD.finditer(low):
+        start = _name_before(low, kw.start())
+        name = low[kw.start() if start is None else start:kw.end()]
+        cls = _key_class(name)
+        # "Notes from the session", "Cache key for the build": in a description these are words,
+        # so a bare key needs its qualifier ("API key") and sessions and cookies do not count
+        if cls and not name.endswith("session") and (name != "key" or _prose_key(low, kw.start(), cls)):
+            classes.append(cls)
+    for cls in dict.fromkeys(classes):
+        if is_placeholder(first, quoted=False) or NAMED.fullmatch(first):
+            return None
+        if cls == "password" and (credential_like(first) or plain_password(first)):
+            return "credential named by the memory's description"
+        if cls == "secret" and ((credential_like(first) and len(first) >= 12) or high_entropy(first)):
+            return "credential named by the memory's description"
+        if cls == "key" and high_entropy(first):
+            return "credential named by the memory's description"
+    return None

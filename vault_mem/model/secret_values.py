@@ -1,0 +1,151 @@
+"""What a value looks like: placeholder, word, or something made to be hard to guess.
+
+The secret rules (:mod:`vault_mem.model.secrets` and :mod:`vault_mem.model.secret_shapes`) find
+a value by its place (after ``password=``, in a URL's password, in a ``.pgpass`` line) and then
+judge it here by its shape: its length, its character classes and its entropy. The decisions
+about what is *not* a secret (``changeme``, ``$VAR``, ``<your-token>``, paths, versions, UUIDs,
+type names) are recorded in the docstring of :mod:`vault_mem.model.secrets`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+__all__ = ["NAMED", "TYPE_NAME", "UUID", "credential_like", "high_entropy", "identifier_like", "is_placeholder", "is_wordy",
+           "looks_fake", "shannon_entropy"]
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value`` (0 for an empty string)."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+# --- what is not a secret ------------------------------------------------------------------
+
+_NON_VALUE_WORDS = """
+none null nil true false yes no undefined empty unset blank required optional hidden masked redacted
+secret secrets password passwd pass pwd passphrase token key apikey api_key string str bytes int n/a na
+tbd todo fixme default env changeme change_me changeit letmein test dummy
+"""
+_NON_VALUES = frozenset(_NON_VALUE_WORDS.split())
+_PLACEHOLDER_WORDS = ("your", "placeholder", "example", "redacted", "changeme", "dummy", "replace_me",
+                      "replace-me", "insert", "sample")
+# Pointers to where a secret lives are exactly what a memory should hold instead of the value.
+_REFERENCE_WORDS = ("os.environ", "getenv", "process.env", "env(", "env[", "secrets.", "op://",
+                    "1password", "keychain", "bitwarden", "lastpass", "keepass", "vault:", "ssm:",
+                    "secretsmanager", "arn:aws")
+_SAME_CHAR = re.compile(r"(.)\1*", re.DOTALL)
+_MASK = re.compile(r"x{3,}|\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}", re.IGNORECASE)
+_CALL = re.compile(r"[A-Za-z_]\(")
+_DOTTED_REF = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[.*)?")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_IDENT_REF = re.compile(r"_?[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Za-z_]\w*\[.*")
+_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*|[A-Za-z]:\\.*")
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
+# CamelCase type names after a colon are type hints (`token: TokenOpt`, `password: SecretStr`).
+TYPE_NAME = re.compile(r"[A-Z0-9]*(?:[A-Z][a-z]{2,})+[A-Z0-9]*(?:\[.*)?")
+# An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
+NAMED = re.compile(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
+_FORMAT = re.compile(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.-]+)?")
+_SEGMENTS = re.compile(r"[_.\-/: ]+")
+
+
+def is_placeholder(value: str, *, quoted: bool) -> bool:
+    """True for values that stand for a secret without being one (see the module docstring)."""
+    low = value.lower()
+    if not value or value[0] in "$<[{(*" or low in _NON_VALUES or (value[0] == value[-1] == "%"):
+        return True
+    if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _MASK.search(value):
+        return True
+    if _FORMAT.search(value):  # a format string: '%s:%s', '{password}'
+
+        return True
+    if any(w in low for w in _PLACEHOLDER_WORDS) or any(w in low for w in _REFERENCE_WORDS):
+        return True
+    if _CALL.search(value) or _URL.match(value):
+        return True
+    if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"):
+        return True  # a file path; one leading slash alone could be the start of base64
+    # Unquoted identifiers in code are references: `password = settings.DB_PASSWORD`,
+    # `connect(password=db_pass)`, `token: Optional[str]`.
+    if _ENV_NAME.fullmatch(value):
+        return True  # the name of the variable that holds it, quoted or not
+    return not quoted and bool(_DOTTED_REF.fullmatch(value) or _IDENT_REF.fullmatch(value))
+
+
+def is_wordy(value: str) -> bool:
+    """Words and plain numbers joined by separators: ``expires-in-3-days``, ``X-Access-Token``."""
+    parts = [p for p in _SEGMENTS.split(value) if p]
+    return all(p.isdigit() or (p.isalpha() and (p.islower() or p.istitle())) for p in parts)
+
+
+def credential_like(value: str) -> bool:
+    """Does a free-text value look made to be hard to guess, rather than like a word?"""
+    if len(value) < 6 or is_wordy(value) or UUID.fullmatch(value) or _VERSION.fullmatch(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    symbol = any(c in "!@#$%^&*+=~?" for c in value)
+    inner_caps = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    return (has_digit and has_alpha) or symbol or inner_caps
+
+
+def high_entropy(value: str) -> bool:
+    """A random-looking string of at least 20 characters (keys, not names or digests in prose)."""
+    return (
+        len(value) >= 20
+        and shannon_entropy(value) >= 3.5
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and not is_wordy(value)
+        and not UUID.fullmatch(value)
+    )
+
+
+def looks_fake(token: str) -> bool:
+    """Vendor-prefixed placeholders: AWS's ``...EXAMPLE``, ``XXXXX``, ``xoxb-your-token-here``."""
+    low = token.lower()
+    if any(w in low for w in ("example", "xxxxx", "placeholder", "redacted", "0000000000")):
+        return True
+    return is_wordy(token)
+
+
+# The chunks an identifier is read in: words (`Token`, `refresh`, `HTTP`) and numbers. In a random
+# base62 tail they average under 2 characters (3.1 at the 99.9th percentile for 40 characters);
+# in CamelCase and snake_case names, over 3.2.
+_CHUNK = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SEPARATOR = re.compile(r"[-_]")
+
+
+def identifier_like(value: str) -> bool:
+    """Words run together (``TIFFClampDoubleToUInt32``, ``EVHTTP_CON_READ_ON_WRITE``) or a slug of
+    words (``adjust-for-new-path-in-run``): a name, not a random token."""
+    chunks = _CHUNK.findall(value)
+    if chunks and sum(map(len, chunks)) / len(chunks) >= 3.2:
+        return True
+    parts = [p for p in _SEPARATOR.split(value) if p]
+    words = sum(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper() or p.istitle())) for p in parts)
+    return len(parts) >= 3 and 4 * words >= 3 * len(parts)  # three in four parts are words or numbers
+
+
+def random_token(value: str, *, min_len: int = 20) -> bool:
+    """A random-looking token of at least ``min_len`` characters: upper and lower case and digits,
+    high entropy, and not CamelCase words, snake_case words, hex or a UUID (the tail of a
+    ``prefix_`` token, a part of a bot token)."""
+    if len(value) < min_len:
+        return False
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    if upper < 2 or lower < 2 or digits < 1:
+        return False
+    if shannon_entropy(value) < 3.7 or identifier_like(value) or is_wordy(value):
+        return False
+    return not looks_fake(value)
