@@ -71,6 +71,7 @@ def main() -> None:
             print(f"  FALSE   {name}")
     if args.timing:
         from corpus import memories
+
         from vault_mem.model.policy import secret_findings
 
         mems = memories(5000)

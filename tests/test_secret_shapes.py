@@ -140,8 +140,8 @@ def test_private_keys_of_every_kind() -> None:
     b64_32 = base64.b64encode(bytes(_RNG.randrange(256) for _ in range(32))).decode()
     bech = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
     forms = [
-        "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n"
-        f"{r(64, B64)}\n{r(20, B64)}\nPrivate-Lines: 1\n{r(44, B64)}\nPrivate-MAC: {r(64, HEX)}",
+        ("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n"
+        f"{r(64, B64)}\n{r(20, B64)}\nPrivate-Lines: 1\n{r(44, B64)}\nPrivate-MAC: {r(64, HEX)}"),
         "AGE-SECRET-" + "KEY-1" + r(58, bech).upper(),
         "AGE-SECRET-" + "KEY-1" + r(40, string.ascii_uppercase + string.digits),  # not bech32: still a key
         json.dumps({"kty": "OKP", "crv": "Ed25519", "x": r(43, URL), "d": r(43, URL)}),
@@ -229,13 +229,13 @@ def test_prose_and_short_word_lists_are_not_seed_phrases(text: str) -> None:
 
 def test_the_description_names_the_credential_and_the_body_holds_it() -> None:
     cases = [
-        dict(key="staging-db", description="Staging DB password", body="winescarebusiness17\n"),
-        dict(key="figma", description="Figma token for the design sync", body=r(40, URL)),
-        dict(key="vpn-passphrase", description="Office VPN", body="orbit-lemon-candle-drift"),
-        dict(key="weather", description="API key for the weather service", body=f"{r(32, HEX)}\n\n(free tier)"),
-        dict(key="wifi-password", description="Home Wi-Fi", body="sunflower-meadow-91"),
-        dict(key="gh-2fa", description="Recovery code for the GitHub 2FA", body=f"{r(5, HEX)}-{r(5, HEX)}"),
-        dict(key="jenkins", description="Jenkins admin credentials", body=f"admin / {r(12)}"),
+        {"key": "staging-db", "description": "Staging DB password", "body": "winescarebusiness17\n"},
+        {"key": "figma", "description": "Figma token for the design sync", "body": r(40, URL)},
+        {"key": "vpn-passphrase", "description": "Office VPN", "body": "orbit-lemon-candle-drift"},
+        {"key": "weather", "description": "API key for the weather service", "body": f"{r(32, HEX)}\n\n(free tier)"},
+        {"key": "wifi-password", "description": "Home Wi-Fi", "body": "sunflower-meadow-91"},
+        {"key": "gh-2fa", "description": "Recovery code for the GitHub 2FA", "body": f"{r(5, HEX)}-{r(5, HEX)}"},
+        {"key": "jenkins", "description": "Jenkins admin credentials", "body": f"admin / {r(12)}"},
     ]
     for case in cases:
         with pytest.raises(SecretError, match="credential named by the memory's description"):

@@ -15,10 +15,10 @@ Each item is a memory: ``{"name", "class", "key", "description", "body", "meta"}
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import random
 import runpy
-import itertools
 import string
 from pathlib import Path
 
@@ -100,7 +100,7 @@ def forms() -> list[dict]:
         item("ftp URL", "connection", f"ftp://uploader:{pw()}@ftp.partner.net/in/"),
         item("smtp URL lowercase pw", "connection", f"smtp://alerts:{''.join(words(2))}@mail.corp:587"),
         item("Authorization Token", "header", f"Authorization: Token {r(40, HEX)}"),
-        item("Okta SSWS", "header", f"curl -H 'Authorization: SS" + f"WS 00{r(40, URL)}' https://corp.okta.com/api/v1/users"),
+        item("Okta SSWS", "header", "curl -H 'Authorization: SS" + f"WS 00{r(40, URL)}' https://corp.okta.com/api/v1/users"),
         item("X-API-Key header", "header", f"X-API-Key: {r(32)}"),
         item("PRIVATE-TOKEN header", "header", f'curl --header "PRIVATE-TOKEN: {r(26, URL)}" https://git.corp/api/v4/projects'),
         item("Basic header", "header", f"Proxy-Authorization: Basic {b64('svc-proxy:' + r(14))}"),
@@ -122,7 +122,7 @@ def forms() -> list[dict]:
         item("minisign secret key", "private key", f"untrusted comment: minisign encrypted secret key\nRWRTY0Iy{r(150, B64)}=="),
         item("OpenSSH key on one line", "private key", f"key: {D5}BEGIN OPENSSH {PK}{D5} b3BlbnNzaC1rZXktdjEAAAAA{r(200, B64)} {D5}END OPENSSH {PK}{D5}"),
         # vendor-style tokens by shape
-        item("Docker PAT", "token", f"docker login -u me -p dck" + f"r_pat_{r(27, URL)}"),
+        item("Docker PAT", "token", "docker login -u me -p dck" + f"r_pat_{r(27, URL)}"),
         item("Figma token", "token", "FIGMA=fi" + f"gd_{r(40, URL)}"),
         item("Notion token", "token", "nt" + f"n_{r(11, string.digits)}{r(35)}"),
         item("Perplexity key", "token", "pp" + f"lx-{r(48)}"),

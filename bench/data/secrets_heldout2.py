@@ -10,10 +10,10 @@ generator and vendor prefixes are split so no scanner flags this file.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import random
 import runpy
-import itertools
 import string
 from pathlib import Path
 

@@ -152,11 +152,11 @@ def _split_credentials(key: str, description: str, body: str,
         (f"frontmatter field '{name}'", value) for name, value in (meta or {}).items()
         if isinstance(value, str) and name != "description"
     ]
-    for field, value in values:
+    for where, value in values:
         kind = labelled_value(label, value)
         if kind:
             at = len(value) - len(value.lstrip())
-            yield field, kind, _line_of(value, at) if field == "body" else None
+            yield where, kind, _line_of(value, at) if where == "body" else None
 
 
 def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any],

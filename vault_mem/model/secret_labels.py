@@ -66,11 +66,7 @@ _BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
 _DIGEST = re.compile(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 # Words a sentence ends on after "password is": states, not passwords.
-_STATE_WORDS = frozenset("""
-wrong weak strong empty blank missing invalid correct incorrect expired needed required mandatory optional
-unknown unchanged reset same different secure insecure stored hidden long short simple complex known unique
-forgotten locked unlocked rotated revoked disabled enabled compromised leaked shared saved encrypted hashed
-mandatory sensitive important protected temporary permanent generated random""".split())
+_STATE_WORDS = frozenset(["wrong", "weak", "strong", "empty", "blank", "missing", "invalid", "correct", "incorrect", "expired", "needed", "required", "mandatory", "optional", "unknown", "unchanged", "reset", "same", "different", "secure", "insecure", "stored", "hidden", "long", "short", "simple", "complex", "known", "unique", "forgotten", "locked", "unlocked", "rotated", "revoked", "disabled", "enabled", "compromised", "leaked", "shared", "saved", "encrypted", "hashed", "mandatory", "sensitive", "important", "protected", "temporary", "permanent", "generated", "random"])
 _STATE_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "less", "ous", "ly", "tion", "ment", "ness")
 
 

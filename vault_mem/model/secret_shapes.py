@@ -43,12 +43,7 @@ _PREFIXED = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-](?=[a-z0-9_
 _SECRET_WORD = re.compile(r"pat|key|sk|tok|secret|pw|pass|api|auth|cred")
 _SEGMENT = re.compile(r"[a-z][a-z0-9]{0,11}[_-]")
 # Public identifiers that share the shape: agent and API object ids, digests, build names.
-_ID_PREFIXES = frozenset("""
-msg toolu call chatcmpl cmpl run thread asst file org user batch req request resp evt cus pi ch prod price sub in
-txn acct seti pm src cs po py ii il job task id uid ref step vs ft ftjob modr img asset srv conv session sess
-proj prj project team dpl dep usr cust ord order inv invoice ws wrkspc msgbatch doc page node obj item ver
-sha sha1 sha224 sha256 sha384 sha512 md5 blake2b blake3 crc32 commit build release test tests pk sig trace span
-""".split())
+_ID_PREFIXES = frozenset(["msg", "toolu", "call", "chatcmpl", "cmpl", "run", "thread", "asst", "file", "org", "user", "batch", "req", "request", "resp", "evt", "cus", "pi", "ch", "prod", "price", "sub", "in", "txn", "acct", "seti", "pm", "src", "cs", "po", "py", "ii", "il", "job", "task", "id", "uid", "ref", "step", "vs", "ft", "ftjob", "modr", "img", "asset", "srv", "conv", "session", "sess", "proj", "prj", "project", "team", "dpl", "dep", "usr", "cust", "ord", "order", "inv", "invoice", "ws", "wrkspc", "msgbatch", "doc", "page", "node", "obj", "item", "ver", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3", "crc32", "commit", "build", "release", "test", "tests", "pk", "sig", "trace", "span"])
 
 
 def prefixed_tokens(text: str) -> Iterator[Span]:
