@@ -52,11 +52,11 @@ _IMPERATIVE = frozenset({
 _FACT = re.compile(
     r"\b(is|are|was|were|has|have|had|uses|lives|live|runs|contains|holds|stores|needs|requires|"
     r"depends|takes|pins|tracked|located|written|built|based|hosted|deployed|reset|talks|talking|"
-    r"means|owns|serves|calls|reads|writes|supports|targets|lives)\b"
+    r"means|owns|serves|calls|reads|writes|supports|targets)\b"
     r"|^(we use|the project uses|architecture|overview|stack|layout)\b")
 
 _ABOUT_THE_FILE = re.compile(
-    r"\b(this file|this (?:index|folder|document)|topic files?|memory files?|(?:see|listed|shown) below|"
+    r"\b(this file|this (?:index|folder|document)|topic files?|(?:see|listed|shown) below|"
     r"the files? below|one (?:line|entry) (?:each|per)|provides guidance to claude)\b")
 
 
