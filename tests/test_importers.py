@@ -259,6 +259,9 @@ def test_claude_md_prose_is_typed_by_what_it_says(vdir, tmp_path):
     }
     # /init's boilerplate line is about the file, not a memory
     assert not any(":3" == i["origin"][-2:] for i in out["imported"])
+    n = commits(vdir)
+    r, out = run_import(vdir, src)
+    assert r.returncode == 0 and not out["imported"] and commits(vdir) == n
 
 
 # -- Basic Memory --------------------------------------------------------------------------------
@@ -333,6 +336,9 @@ def test_basic_memory_types_from_type_folder_and_observations(vdir, tmp_path):
     }
     index = (vdir / "INDEX.md").read_text()
     assert "Alice Chen" in index and "Editor setup" in index and "Planning" not in index
+    n = commits(vdir)
+    r, out = run_import(vdir, root)
+    assert r.returncode == 0 and not out["imported"] and commits(vdir) == n
 
 
 # -- Codex memories -----------------------------------------------------------------------------
