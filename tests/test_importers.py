@@ -106,7 +106,8 @@ def real_claude_code_folder(root: Path) -> Path:
           "- [Slow suite](project_testing.md) — CI takes 12 minutes\n"
           "- [Old note](feedback_gone.md) — a topic file since deleted\n\n"
           "## Reference\n- [Bug tracker](reference_linear.md)\n\n"
-          "## Loose notes\n- Always use pnpm, not npm\n- The staging database is reset every Sunday night\n")
+          "## Loose notes\n- Always use pnpm, not npm\n- The staging database is reset every Sunday night\n"
+          "\n---\n- TODO\n")  # a rule line and a one-word line carry nothing
     write(mem / "user_role.md", "---\nname: User role\ndescription: The user is a data scientist, new "
           "to React\ntype: user\n---\nDeep Go expertise; explain frontend with backend analogies.\n")
     write(mem / "feedback_testing.md", "---\nname: No DB mocks\ndescription: Integration tests must "

@@ -126,8 +126,9 @@ def _section(block: list[tuple[int, str]], heading: str, heading_line: int, orig
         if fence:
             in_fence = not in_fence
     out: list[Candidate] = []
-    if prose and line_by_line:
-        items = sorted(items + [(n, [ln]) for n, ln in prose if ln.strip()])
+    if line_by_line:  # a line carries content when it has two words: not a rule (---), not "TODO"
+        items = sorted(item for item in items + [(n, [ln]) for n, ln in prose]
+                       if len(re.findall(r"\w+", item[1][0])) >= 2)
     elif prose:
         body = "\n".join(ln for _, ln in prose).strip("\n") + "\n"
         desc = one_line(heading) if heading else one_line(body)
