@@ -76,21 +76,80 @@ def test_claude_code_memory_folder_types_keys_provenance_one_commit(vdir, tmp_pa
     assert r.returncode == 0, r.stderr
     assert out["kind"] == "claude-code" and not out["refused"]
     paths = sorted(i["path"] for i in out["imported"])
-    assert paths == ["facts/project_freeze.md", "facts/reference_linear.md",
-                     "preferences/always-use-pnpm-not-npm.md", "preferences/feedback_testing.md",
-                     "preferences/user_role.md"]
+    # Claude Code's type prefixes are dropped from the keys (feedback_testing.md -> testing)
+    assert paths == ["facts/freeze.md", "facts/linear.md", "preferences/always-use-pnpm-not-npm.md",
+                     "preferences/role.md", "preferences/testing.md"]
     assert commits(vdir) == before + 1
     assert git(vdir, "log", "-1", "--format=%s").strip() == "import: 5 memories from claude-code memory"
-    fb = memory(vdir, "preferences/feedback_testing.md")
+    fb = memory(vdir, "preferences/testing.md")
     assert fb.description == "Integration tests must hit a real database"
     assert fb.source == "imported" and fb.meta["origin"] == str(mem / "feedback_testing.md")
     assert "**Why:** a mocked test hid a broken migration." in fb.body
     assert fb.tags == ["claude-code", "feedback"] and fb.meta["name"] == "No DB mocks"
     # no description in the file: the hook of its MEMORY.md line, else the name
-    assert memory(vdir, "facts/reference_linear.md").description == "Bug tracker"
+    assert memory(vdir, "facts/linear.md").description == "Bug tracker"
     # INDEX.md lists them and the work tree is clean
-    assert "feedback_testing" in (vdir / "INDEX.md").read_text()
+    assert "testing" in (vdir / "INDEX.md").read_text()
     assert git(vdir, "status", "--porcelain") == ""
+
+
+def real_claude_code_folder(root: Path) -> Path:
+    """A memory folder as a months-old Claude Code project has it: a titled MEMORY.md with
+    sections, a lead-in, loose lines (one with content, one a link to a deleted topic file), and
+    topic files of all four types, two of whose names differ only by their prefix."""
+    mem = root / "memory"
+    write(mem / "MEMORY.md", "# Memory Index\n\nTopic files in this folder, one line each:\n\n"
+          "## User\n- [User role](user_role.md) — data scientist, new to React\n"
+          "- [No DB mocks](feedback_testing.md) — integration tests hit a real database\n\n"
+          "## Project\n- [Merge freeze](project_freeze.md) — freeze from 2026-03-05\n"
+          "- [Queue choice](project_queue_choice.md) — why SQS\n"
+          "- [Slow suite](project_testing.md) — CI takes 12 minutes\n"
+          "- [Old note](feedback_gone.md) — a topic file since deleted\n\n"
+          "## Reference\n- [Bug tracker](reference_linear.md)\n\n"
+          "## Loose notes\n- Always use pnpm, not npm\n- The staging database is reset every Sunday night\n"
+          "\n---\n- TODO\n")  # a rule line and a one-word line carry nothing
+    write(mem / "user_role.md", "---\nname: User role\ndescription: The user is a data scientist, new "
+          "to React\ntype: user\n---\nDeep Go expertise; explain frontend with backend analogies.\n")
+    write(mem / "feedback_testing.md", "---\nname: No DB mocks\ndescription: Integration tests must "
+          "hit a real database\ntype: feedback\n---\nNo mocks.\n")
+    write(mem / "project_freeze.md", "---\nname: Merge freeze\ndescription: Non-critical merges freeze "
+          "from 2026-03-05\ntype: project\n---\nThe mobile team cuts a release branch.\n")
+    write(mem / "project_queue_choice.md", "---\nname: Queue choice\ndescription: Jobs go through SQS, "
+          "not Kafka\ntype: project\n---\nWe chose SQS over Kafka because the ops team is two people.\n")
+    write(mem / "project_testing.md", "---\nname: Slow suite\ndescription: The CI test suite takes 12 "
+          "minutes\ntype: project\n---\nMost of it is the e2e job.\n")
+    write(mem / "reference_linear.md", "---\nname: Bug tracker\ntype: reference\n---\nPipeline bugs "
+          "are tracked in the Linear project INGEST.\n")
+    return mem
+
+
+def test_claude_code_index_headings_lead_ins_and_links_are_not_memories_keys_lose_prefixes(vdir, tmp_path):
+    mem = real_claude_code_folder(tmp_path / "proj")
+    r, out = run_import(vdir, mem)
+    assert r.returncode == 0, r.stderr
+    got = {i["path"]: Path(i["origin"]).name for i in out["imported"]}
+    assert got == {
+        # loose MEMORY.md lines that carry content, typed by what they say
+        "preferences/always-use-pnpm-not-npm.md": "MEMORY.md:19",
+        "facts/the-staging-database-is-reset-every-sunday-night.md": "MEMORY.md:20",
+        # topic files: prefixes dropped, user/feedback -> preference, project -> fact or decision
+        "preferences/testing.md": "feedback_testing.md",
+        "facts/freeze.md": "project_freeze.md",
+        "decisions/queue-choice.md": "project_queue_choice.md",
+        "facts/testing-2.md": "project_testing.md",  # unique: testing is taken by feedback_testing
+        "facts/linear.md": "reference_linear.md",
+        "preferences/role.md": "user_role.md",
+    }
+    # the link to a topic file that is gone is named, not imported
+    assert [(Path(s["origin"]).name, "feedback_gone.md" in s["reason"]) for s in out["skipped"]] == \
+        [("MEMORY.md:13", True)]
+    index = (vdir / "INDEX.md").read_text()
+    assert "memory-index" not in index and "topic-files" not in index and "Memory Index" not in index
+    assert memory(vdir, "decisions/queue-choice.md").meta["name"] == "Queue choice"
+    # again: nothing changes
+    n = commits(vdir)
+    r, out = run_import(vdir, mem)
+    assert not out["imported"] and commits(vdir) == n
 
 
 def test_the_same_import_twice_changes_nothing(vdir, tmp_path):
@@ -138,17 +197,72 @@ def test_claude_md_sections_and_bullets_become_memories(vdir, tmp_path):
     assert set(by_path) == {"preferences/use-2-space-indentation-in-typescript.md",
                             "preferences/prefer-named-exports-over-default-exports.md",
                             "procedures/build-and-test-commands.md", "facts/architecture.md",
-                            "preferences/code-style.md"}
+                            "facts/code-style.md"}  # the section's prose states a fact
     proc = memory(vdir, "procedures/build-and-test-commands.md")
     assert proc.description == "Build and test commands"
     assert "1. `pnpm install`" in proc.body and "pnpm run e2e" in proc.body  # whole, code included
     pref = memory(vdir, "preferences/prefer-named-exports-over-default-exports.md")
     assert "tree-shaking" in pref.body and pref.meta["origin"] == f"{src}:5"
     assert pref.tags == ["claude-md", "code-style"]
-    assert "indented prose after a bullet" in memory(vdir, "preferences/code-style.md").body
+    assert "indented prose after a bullet" in memory(vdir, "facts/code-style.md").body
     # the @import line is not followed, and says so
     assert [s["origin"] for s in out["skipped"]] == [f"{src}:20"]
     assert "not followed" in out["skipped"][0]["reason"]
+
+
+REAL_CLAUDE_MD = """# CLAUDE.md
+
+This file provides guidance to Claude Code (claude.ai/code) when working with code in this repository.
+
+## Project overview
+Ledger is a double-entry bookkeeping API written in Go.
+- The HTTP layer lives in `internal/api`, the storage layer in `internal/store`.
+- We use PostgreSQL 16 with sqlc for queries.
+
+## Development
+- Run `make test` to run the unit tests; `make itest` needs Docker.
+- Build the binary with `go build ./cmd/ledger`.
+- Never commit generated files under `gen/`.
+- Prefer table-driven tests.
+
+## Notes
+- We chose sqlc over GORM because the queries stay plain SQL.
+- Decided to keep money as integer cents: floats lost pennies in March.
+- Always wrap errors with `fmt.Errorf`.
+
+## Decisions
+- Postgres over MySQL for JSONB
+
+## Deploying
+1. Tag the release: `git tag vX.Y.Z`
+2. `make deploy ENV=prod`
+"""
+
+
+def test_claude_md_prose_is_typed_by_what_it_says(vdir, tmp_path):
+    src = write(tmp_path / "ledger" / "CLAUDE.md", REAL_CLAUDE_MD)
+    r, out = run_import(vdir, src)
+    assert r.returncode == 0, r.stderr
+    got = {i["path"]: int(i["origin"].rsplit(":", 1)[1]) for i in out["imported"]}
+    assert got == {
+        "facts/project-overview.md": 6,
+        "facts/the-http-layer-lives-in-internal-api-the.md": 7,
+        "facts/we-use-postgresql-16-with-sqlc-for-queries.md": 8,
+        "procedures/run-make-test-to-run-the-unit-tests-make-itest.md": 11,
+        "procedures/build-the-binary-with-go-build-.-cmd-ledger.md": 12,
+        "preferences/never-commit-generated-files-under-gen.md": 13,
+        "preferences/prefer-table-driven-tests.md": 14,
+        "decisions/we-chose-sqlc-over-gorm-because-the-queries.md": 17,
+        "decisions/decided-to-keep-money-as-integer-cents-floats.md": 18,
+        "preferences/always-wrap-errors-with-fmt.errorf.md": 19,
+        "decisions/postgres-over-mysql-for-jsonb.md": 22,  # no signal in the text: the heading's type
+        "procedures/deploying.md": 24,
+    }
+    # /init's boilerplate line is about the file, not a memory
+    assert not any(":3" == i["origin"][-2:] for i in out["imported"])
+    n = commits(vdir)
+    r, out = run_import(vdir, src)
+    assert r.returncode == 0 and not out["imported"] and commits(vdir) == n
 
 
 # -- Basic Memory --------------------------------------------------------------------------------
@@ -167,14 +281,161 @@ def test_basic_memory_notes_with_observations_and_relations(vdir, tmp_path):
     assert detect(root)[0] == "basic-memory"
     r, out = run_import(vdir, root)
     assert r.returncode == 0, r.stderr
+    # an entity note is a fact (INDEX.md lists it), not a note
     assert sorted(i["path"] for i in out["imported"]) == ["decisions/coffee-bean-origins.md",
-                                                          "notes/coffee-coffee-brewing-methods.md"]
-    m = memory(vdir, "notes/coffee-coffee-brewing-methods.md")
+                                                          "facts/coffee-coffee-brewing-methods.md"]
+    m = memory(vdir, "facts/coffee-coffee-brewing-methods.md")
     assert m.description == "Coffee Brewing Methods"
     assert m.tags == ["coffee", "brewing", "temperature"]
     assert m.meta["related"] == ["coffee-bean-origins", "grinding"]
     assert m.meta["permalink"] == "coffee/coffee-brewing-methods"
     assert "- [method] Pour over" in m.body  # the note is kept whole
+
+
+def bm_note(title: str, type_: str, permalink: str, body: str) -> str:
+    return f"---\ntitle: {title}\ntype: {type_}\npermalink: {permalink}\n---\n# {title}\n\n{body}"
+
+
+def test_basic_memory_types_from_type_folder_and_observations(vdir, tmp_path):
+    """A Basic Memory project as its tools write it: every note ``type: note`` unless the person
+    or the AI set another (person, project, meeting, decision...)."""
+    root = tmp_path / "basic-memory" / "main"
+    notes = {
+        "people/alice-chen.md": bm_note("Alice Chen", "person", "people/alice-chen", "## Observations\n"
+                                        "- [role] Staff engineer on payments\n- [preference] Likes async reviews\n"),
+        "projects/ledger.md": bm_note("Ledger", "project", "projects/ledger", "## Observations\n"
+                                      "- [stack] Go and Postgres\n- [status] In production since 2025\n"),
+        "decisions/use-postgres.md": bm_note("Use Postgres", "decision", "decisions/use-postgres",
+                                             "- [decision] Postgres over MySQL because of JSONB\n"),
+        "decisions/queue.md": bm_note("Queue", "note", "decisions/queue", "SQS, decided in the March review.\n"),
+        "notes/editor.md": bm_note("Editor setup", "note", "notes/editor-setup", "## Observations\n"
+                                   "- [preference] Uses Helix with the default keymap\n"
+                                   "- [preference] Tabs shown as 4 spaces\n- [tip] :w saves\n"),
+        "notes/stack-facts.md": bm_note("Stack facts", "note", "notes/stack-facts",
+                                        "- [fact] The API runs on Fly.io\n- [fact] Logs go to Axiom\n"),
+        "meetings/2026-03-02-planning.md": bm_note("Planning 2026-03-02", "meeting", "meetings/planning",
+                                                   "- [decision] Ship the export in April\n"),
+        "journal/2026-03-03.md": bm_note("2026-03-03", "note", "journal/2026-03-03", "Paired with Bo on the flaky test.\n"),
+        "coffee.md": bm_note("Coffee Brewing", "note", "coffee-brewing", "- [method] Pour over\n"),
+    }
+    for rel, text in notes.items():
+        write(root / rel, text)
+    r, out = run_import(vdir, root)
+    assert r.returncode == 0, r.stderr
+    assert out["kind"] == "basic-memory"
+    got = {i["path"]: str(Path(i["origin"]).relative_to(root)) for i in out["imported"]}
+    assert got == {
+        "facts/people-alice-chen.md": "people/alice-chen.md",  # an entity: a fact
+        "facts/projects-ledger.md": "projects/ledger.md",
+        "decisions/decisions-use-postgres.md": "decisions/use-postgres.md",  # type: decision
+        "decisions/decisions-queue.md": "decisions/queue.md",  # the folder says decision
+        "preferences/notes-editor-setup.md": "notes/editor.md",  # most observations are [preference]
+        "facts/notes-stack-facts.md": "notes/stack-facts.md",  # [fact] observations
+        "notes/meetings-planning.md": "meetings/2026-03-02-planning.md",  # episodic: stays a note
+        "notes/journal-2026-03-03.md": "journal/2026-03-03.md",
+        "facts/coffee-brewing.md": "coffee.md",
+    }
+    index = (vdir / "INDEX.md").read_text()
+    assert "Alice Chen" in index and "Editor setup" in index and "Planning" not in index
+    n = commits(vdir)
+    r, out = run_import(vdir, root)
+    assert r.returncode == 0 and not out["imported"] and commits(vdir) == n
+
+
+# -- Codex memories -----------------------------------------------------------------------------
+
+ROLLOUT = "2026-03-02T10-11-12-ab12-fix-flaky-ledger-test"
+
+
+def codex_memories(home: Path) -> Path:
+    """~/.codex/memories/ as Codex's memory pipeline leaves it (codex-rs/memories/write: the
+    consolidation prompt's MEMORY.md and memory_summary.md formats, storage.rs's rollout summary
+    and raw_memories.md headers, the ad-hoc notes extension, skills/<name>/SKILL.md)."""
+    root = home / ".codex" / "memories"
+    write(root / "memory_summary.md", "v1\n## User Profile\nBackend engineer on the payments platform, "
+          "mostly Go and Terraform.\n\n## User preferences\n- Keep PR descriptions short, with a testing "
+          "section\n\n## General Tips\n- `make itest` needs Docker running; start it with `colima start`\n"
+          "- The payments repo pins Go 1.22 in `go.mod`\n\n## What's in Memory\n### ~/src/payments\n"
+          f"#### 2026-03-02\n- rollout_summaries/{ROLLOUT}.md \n fixing the flaky ledger test; "
+          "thread_id=019c6e27-e55b-73d1-87d8-4e01f1f75043\n")
+    write(root / "MEMORY.md", "# Task Group: ~/src/payments ledger tests\nscope: flaky and failing tests "
+          "in the ledger package\napplies_to: cwd=~/src/payments; reuse_rule=safe for this checkout\n\n"
+          "## Task 1: fix the flaky ledger balance test, success\n### rollout_summary_files\n"
+          f"- rollout_summaries/{ROLLOUT}.md (cwd=~/src/payments, updated_at=2026-03-02T10:40:00Z)\n"
+          "### keywords\n- TestLedgerBalance, t.Parallel, flaky\n\n## User preferences\n"
+          "- when a test flaked, the user asked: \"find the root cause, no retries\" -> never add retry "
+          "wrappers to tests [Task 1]\n\n## Reusable knowledge\n- The ledger tests share one Postgres "
+          "schema, so `t.Parallel()` in them races [Task 1]\n- Run one test many times with `go test "
+          "./internal/ledger -run TestLedgerBalance -count=20` [Task 1]\n\n## Failures and how to do "
+          "differently\n- Adding `time.Sleep` hid the race instead of fixing it -> isolate the schema per "
+          "test [Task 1]\n")
+    write(root / "raw_memories.md", "# Raw Memories\n\nMerged stage-1 raw memories (latest first):\n\n"
+          "## Thread `019c6e27`\nupdated_at: 2026-03-02T10:40:00+00:00\ncwd: /home/me/src/payments\n\n"
+          "description: fixed the flaky test\n")
+    write(root / "rollout_summaries" / f"{ROLLOUT}.md", "thread_id: 019c6e27-e55b-73d1-87d8-4e01f1f75043\n"
+          "updated_at: 2026-03-02T10:40:00+00:00\nrollout_path: /home/me/.codex/sessions/2026/03/02/"
+          "rollout-019c6e27.jsonl\ncwd: /home/me/src/payments\ngit_branch: fix/flaky-ledger\n\n"
+          "# Fixed the flaky ledger balance test by isolating the schema per test\n"
+          "Rollout context: the user wanted CI green without retries.\n## Task 1: flaky test\nOutcome: success\n")
+    write(root / "skills" / "flaky-test-triage" / "SKILL.md", "---\nname: flaky-test-triage\ndescription: "
+          "Find why a Go test flakes before touching it\n---\n1. Rerun with `-count=50`\n2. Run with `-race`\n")
+    write(root / "skills" / "flaky-test-triage" / "scripts" / "rerun.sh", "go test -count=50 \"$@\"\n")
+    write(root / "extensions" / "ad_hoc" / "instructions.md", "# Ad-hoc notes\nHow to read the notes.\n")
+    notes = root / "extensions" / "ad_hoc" / "notes"
+    write(notes / "2026-03-04T09-15-00-use-uv.md", "Always use `uv` instead of pip in every Python repo.\n")
+    write(notes / "2026-03-05T11-00-00-forget-tabs.md", "Forget that I prefer tabs.\n")
+    return root
+
+
+def test_codex_memories_folder_is_detected_and_mapped(vdir, tmp_path):
+    root = codex_memories(tmp_path / "home")
+    assert detect(root) == ("codex", root)
+    assert detect(root.parent) == ("codex", root)  # ~/.codex is enough
+    r, out = run_import(vdir, root)
+    assert r.returncode == 0, r.stderr
+    assert out["kind"] == "codex"
+    got = {i["path"]: str(Path(i["origin"].rsplit(":", 1)[0]).relative_to(root)) for i in out["imported"]}
+    assert got == {
+        "preferences/user-profile.md": "memory_summary.md",
+        "preferences/keep-pr-descriptions-short-with-a-testing.md": "memory_summary.md",
+        "procedures/make-itest-needs-docker-running-start-it-with.md": "memory_summary.md",
+        "facts/the-payments-repo-pins-go-1.22-in-go.mod.md": "memory_summary.md",
+        "preferences/when-a-test-flaked-the-user-asked-find-the-root.md": "MEMORY.md",
+        "facts/the-ledger-tests-share-one-postgres-schema-so.md": "MEMORY.md",
+        "procedures/run-one-test-many-times-with-go-test-.-internal.md": "MEMORY.md",
+        "facts/adding-time.sleep-hid-the-race-instead-of.md": "MEMORY.md",
+        "notes/2026-03-02-fix-flaky-ledger-test.md": f"rollout_summaries/{ROLLOUT}.md",
+        "procedures/flaky-test-triage.md": "skills/flaky-test-triage/SKILL.md",
+        "preferences/use-uv.md": "extensions/ad_hoc/notes/2026-03-04T09-15-00-use-uv.md",
+    }
+    skipped = {str(Path(s["origin"]).relative_to(root)): s["reason"] for s in out["skipped"]}
+    assert set(skipped) == {"raw_memories.md", "extensions/ad_hoc/instructions.md",
+                            "extensions/ad_hoc/notes/2026-03-05T11-00-00-forget-tabs.md"}
+    assert "vault-mem forget" in skipped["extensions/ad_hoc/notes/2026-03-05T11-00-00-forget-tabs.md"]
+    pref = memory(vdir, "preferences/when-a-test-flaked-the-user-asked-find-the-root.md")
+    assert "[Task 1]" not in pref.description + pref.body
+    assert pref.tags == ["codex", "src-payments-ledger-tests"]
+    rollout = memory(vdir, "notes/2026-03-02-fix-flaky-ledger-test.md")
+    assert rollout.description == "Fixed the flaky ledger balance test by isolating the schema per test"
+    assert rollout.meta["thread_id"] == "019c6e27-e55b-73d1-87d8-4e01f1f75043"
+    assert rollout.meta["cwd"] == "/home/me/src/payments" and str(rollout.created) == "2026-03-02"
+    assert "Rollout context:" in rollout.body
+    skill = memory(vdir, "procedures/flaky-test-triage.md")
+    assert skill.description == "Find why a Go test flakes before touching it" and "-race" in skill.body
+    assert str(memory(vdir, "preferences/use-uv.md").created) == "2026-03-04"
+    # a second import changes nothing; --from codex reads the same
+    n = commits(vdir)
+    r, out = run_import(vdir, root, "--from", "codex")
+    assert r.returncode == 0 and not out["imported"] and commits(vdir) == n
+
+
+def test_codex_memory_with_a_credential_is_refused_the_rest_imported(vdir, tmp_path):
+    root = codex_memories(tmp_path / "home")
+    write(root / "extensions" / "ad_hoc" / "notes" / "2026-03-06T08-00-00-aws.md", f"AWS key is {AWS_KEY}\n")
+    r, out = run_import(vdir, root)
+    assert r.returncode == 1
+    assert [Path(i["origin"]).name for i in out["refused"]] == ["2026-03-06T08-00-00-aws.md"]
+    assert len(out["imported"]) == 11 and AWS_KEY not in git(vdir, "log", "-p")
 
 
 # -- a plain Markdown folder ---------------------------------------------------------------------
@@ -354,6 +615,12 @@ def test_detection_rules(tmp_path):
     assert detect(write(tmp_path / "x.json", "[]"))[0] == "jsonl"
     assert detect(write(tmp_path / "plain" / "a.md", "# a\n").parent)[0] == "markdown"
     assert detect(write(tmp_path / "bm" / "n.md", "---\ntitle: N\npermalink: n\n---\n").parent)[0] == "basic-memory"
+    codex = codex_memories(tmp_path / "home")
+    assert detect(codex / "MEMORY.md") == ("codex", codex)  # Codex has a MEMORY.md too
+    assert detect(codex / "memory_summary.md") == ("codex", codex)
+    v2 = tmp_path / "home2" / ".codex" / "memories_v2"  # newer Codex: same layout, another root
+    write(v2 / "rollout_summaries" / "t.md", "thread_id: t\n\n# A recap\n")
+    assert detect(v2.parent) == ("codex", v2) and detect(v2) == ("codex", v2)
 
 
 def test_unknown_source_and_forced_kind_errors(vdir, tmp_path):
@@ -371,7 +638,7 @@ def test_git_revert_of_the_import_commit_takes_it_all_back(vdir, tmp_path):
     git(vdir, "revert", "--no-edit", "HEAD")
     r = cli("--vault", str(vdir), "list", "--json")
     assert json.loads(r.stdout) == []
-    assert "feedback_testing" not in (vdir / "INDEX.md").read_text()
+    assert "testing" not in (vdir / "INDEX.md").read_text()
 
 
 def test_a_key_held_by_a_quarantined_file_is_not_read_and_the_import_takes_the_next(vdir, tmp_path):

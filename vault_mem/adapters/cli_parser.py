@@ -147,12 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scope", choices=["user", "project"], default="user",
                    help="user: your home's configuration (every project); project: the working folder's")
     p.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
-    p = add("import", "import memories from Claude Code, CLAUDE.md, Basic Memory, Markdown or JSON/JSONL "
-            "(one git commit)")
+    p = add("import", "import memories from Claude Code, Codex, CLAUDE.md, Basic Memory, Markdown or "
+            "JSON/JSONL (one git commit)")
     _completes(p.add_argument("source", help="the folder or file to import"), FILE)
     p.add_argument("--from", dest="source_kind", metavar="KIND",
-                   choices=["claude-code", "claude-md", "basic-memory", "markdown", "jsonl"],
-                   help="claude-code, claude-md, basic-memory, markdown or jsonl (default: detected)")
+                   choices=["claude-code", "codex", "claude-md", "basic-memory", "markdown", "jsonl"],
+                   help="claude-code, codex, claude-md, basic-memory, markdown or jsonl (default: detected)")
     p.add_argument("--dry-run", action="store_true", help="write nothing; print what would happen")
     p = add("export", "write every memory as JSON (--json) or JSON Lines (--jsonl, the default)")
     p.add_argument("--jsonl", action="store_true", help="one memory per line (the default)")

@@ -1,4 +1,4 @@
-"""Imports from other memory tools: Claude Code's auto-memory, CLAUDE.md, Basic Memory, a folder
+"""Imports from other memory tools: Claude Code's auto-memory, Codex's memories, CLAUDE.md, Basic Memory, a folder
 of Markdown, JSON/JSONL (mem0-style, or vault-mem's own export). See :mod:`.plan` for what
 happens to each memory, and each source's module for how it is read."""
 

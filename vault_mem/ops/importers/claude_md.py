@@ -8,10 +8,13 @@ A CLAUDE.md is a list of instructions under headings. It is cut like this:
 - in any other section, each top-level bullet (with its indented continuation lines) is one
   memory, its first line the description; the section's running text, if any, is one more
   memory described by the heading;
-- the type comes from the heading: decision(s)/ADR -> decision; style, conventions,
-  preferences, rules, guidelines -> preference; architecture, overview, structure, stack,
-  project, context, glossary, reference -> fact; anything else -> preference (a CLAUDE.md line
-  is an instruction on how to work);
+- the type: under a heading that names decisions (decision(s), ADR) every memory is a decision;
+  elsewhere the text says what it is (:func:`vault_mem.model.classify.classify`: commands and
+  steps -> procedure, "we chose ... because" -> decision, "always / never / prefer / use ..."
+  -> preference, statements -> fact); text without a signal takes the heading's type (style,
+  conventions, rules -> preference; architecture, overview, stack, notes -> fact), else fact;
+- lines about the file itself (``/init``'s "This file provides guidance to Claude Code ...", a
+  MEMORY.md's "Topic files in this folder:") are not memories, and neither is a heading;
 - ``@path`` import lines are not followed (an import reads only the file it was given); they
   are listed as skipped. Fenced code stays with the bullet or section it is in.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from vault_mem.model.classify import classify, is_about_the_file
 from vault_mem.model.memory import suggest_key
 from vault_mem.ops.importers.sources import Candidate, Found, Problem, key_from_text, one_line
 
@@ -40,7 +44,7 @@ _TYPE_RULES = (
 )
 
 
-def section_type(heading: str, default: str) -> str:
+def section_type(heading: str, default: str | None) -> str | None:
     """The memory type a section's heading suggests (see the module docstring)."""
     low = heading.lower()
     for type_, rule in _TYPE_RULES:
@@ -49,17 +53,19 @@ def section_type(heading: str, default: str) -> str:
     return default
 
 
-def parse(text: str, origin: str, *, default_type: str = "preference", tag: str = "claude-md",
-          skip_line=None) -> Found:
+def parse(text: str, origin: str, *, default_type: str = "fact", tag: str = "claude-md",
+          skip_line=None, line_by_line: bool = False) -> Found:
     """The memories of a CLAUDE.md-style text; ``origin`` is its path (``:line`` is added).
-    ``skip_line(line)`` true: the line is left out (a MEMORY.md line pointing to a topic file)."""
+    ``skip_line(line)`` true: the line is left out (a MEMORY.md line pointing to a topic file).
+    ``line_by_line``: each line of running text is a memory of its own (a MEMORY.md's loose
+    lines), not one memory per section described by its heading."""
     found: Found = []
     heading, heading_line = "", 0
     block: list[tuple[int, str]] = []  # (line number, line) of the current section
 
     def flush() -> None:
         if any(ln.strip() for _, ln in block):
-            found.extend(_section(block, heading, heading_line, origin, default_type, tag))
+            found.extend(_section(block, heading, heading_line, origin, default_type, tag, line_by_line))
         block.clear()
 
     in_fence = False
@@ -80,14 +86,23 @@ def parse(text: str, origin: str, *, default_type: str = "preference", tag: str 
                 continue
             if line.lstrip().startswith("<!--") and line.rstrip().endswith("-->"):
                 continue
+            if not _BULLET.match(line) and is_about_the_file(line):
+                continue  # a lead-in of running text; a bullet is always somebody's rule
         block.append((number, line))
     flush()
     return found
 
 
 def _section(block: list[tuple[int, str]], heading: str, heading_line: int, origin: str,
-             default_type: str, tag: str) -> list[Candidate]:
-    type_ = section_type(heading, default_type) if heading else default_type
+             default_type: str, tag: str, line_by_line: bool) -> list[Candidate]:
+    hinted = section_type(heading, None) if heading else None
+
+    def type_of(text: str) -> str:
+        if hinted == "decision":
+            return hinted
+        return classify(text) or hinted or default_type
+
+    type_ = hinted or default_type
     tags = [tag, *([suggest_key(heading)[:64]] if heading else [])]
     text = "\n".join(ln for _, ln in block).strip("\n")
     ordered = any(_ORDERED.match(ln) for _, ln in block)
@@ -111,14 +126,17 @@ def _section(block: list[tuple[int, str]], heading: str, heading_line: int, orig
         if fence:
             in_fence = not in_fence
     out: list[Candidate] = []
-    if prose:
+    if line_by_line:  # a line carries content when it has two words: not a rule (---), not "TODO"
+        items = sorted(item for item in items + [(n, [ln]) for n, ln in prose]
+                       if len(re.findall(r"\w+", item[1][0])) >= 2)
+    elif prose:
         body = "\n".join(ln for _, ln in prose).strip("\n") + "\n"
         desc = one_line(heading) if heading else one_line(body)
-        out.append(Candidate(f"{origin}:{prose[0][0]}", key_from_text(desc), type_, desc, body, tags))
+        out.append(Candidate(f"{origin}:{prose[0][0]}", key_from_text(desc), type_of(body), desc, body, tags))
     for number, lines in items:
         bullet = "\n".join(lines).rstrip() + "\n"
         desc = one_line(bullet)
         rest = bullet.split("\n", 1)[1].strip() if "\n" in bullet.rstrip() else ""
         body = bullet if rest or len(desc) < len(" ".join(lines[0].split()[1:])) else ""
-        out.append(Candidate(f"{origin}:{number}", key_from_text(desc), type_, desc, body, tags))
+        out.append(Candidate(f"{origin}:{number}", key_from_text(desc), type_of(bullet), desc, body, tags))
     return out

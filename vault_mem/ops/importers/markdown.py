@@ -6,16 +6,25 @@ from:
 - **claude-code** (``~/.claude/projects/<project>/memory/``): ``MEMORY.md`` is the index, one
   line per topic file (``- [Title](file.md) — hook``); each topic file has ``name``,
   ``description`` and ``type`` frontmatter. Types: ``user`` and ``feedback`` -> preference
-  (who the user is and how they want the work done), ``project`` and ``reference`` -> fact
-  (the state of the work, pointers to where things live); another vault-mem type is kept,
-  anything else -> note. The key is the file's name; the description its ``description``, else
-  the index line's hook, else ``name``. MEMORY.md lines that are not links to a topic file
-  (older auto-memory kept notes there) are imported like CLAUDE.md lines.
+  (who the user is and how they want the work done), ``project`` -> fact (the state of the
+  work), or decision when its text is one ("we chose ... because"), ``reference`` -> fact
+  (pointers to where things live); another vault-mem type is kept, anything else -> note. The
+  key is the file's name without Claude Code's type prefix (``feedback_testing.md`` ->
+  ``testing``, underscores -> hyphens; two files that then share a name get ``-2``); the
+  description its ``description``, else the index line's hook, else ``name``. MEMORY.md's own
+  text is not imported: its headings, its lead-ins ("Topic files in this folder:"), its links
+  (a link to a topic file that is gone is listed as skipped). Its other lines (older
+  auto-memory kept notes there) are each one memory, typed by what they say.
 - **basic-memory**: frontmatter ``title``/``type``/``tags``/``permalink``. The key is the
   permalink (else the path); the description the title; tags add the ``#tags`` of observation
   lines (``- [category] text #tag``); the targets of relations and wiki links
-  (``- relates_to [[Target]]``) become ``related:``, the keys those notes get; the type is
-  ``type`` when it is a vault-mem type, else note. The body is kept whole.
+  (``- relates_to [[Target]]``) become ``related:``, the keys those notes get. The type, first
+  that holds (:func:`basic_memory_type`): ``type`` when it is a vault-mem type other than note
+  (Basic Memory's default); note for an episodic note (``type`` meeting, journal, daily, log...,
+  or a folder of those, or a file named by its date); the type most of its observations'
+  categories name (``[preference]``, ``[decision]``, ``[fact]``, ``[procedure]``); its folder's
+  (``decisions/``); else fact (a person, a project, a concept: what INDEX.md lists). The body
+  is kept whole.
 - **markdown**: the key is the path (``a/b.md`` -> ``a-b``), or the name alone inside a type
   folder (``facts/x.md`` -> fact ``x``, so another vault-mem vault imports as it was); the
   description is ``description``, else ``title``, else the first heading, else the first line;
@@ -35,11 +44,13 @@ from typing import Any
 
 from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import MalformedFileError
+from vault_mem.model.classify import classify
 from vault_mem.model.memory import as_date, suggest_key
 from vault_mem.ops.importers import claude_md
 from vault_mem.ops.importers.sources import (
     Candidate,
     Found,
+    Problem,
     SourceFile,
     as_tags,
     first_heading,
@@ -61,6 +72,15 @@ _INDEX_LINK = re.compile(r"^\s*[-*+]\s+\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(?:[—�
 _WIKI_LINK = re.compile(r"\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]")
 _OBS_TAG = re.compile(r"(?:^|\s)#([\w][\w/-]*)")
 _OBSERVATION = re.compile(r"^\s*[-*]\s+\[[^\]]+\]\s+(.*)$", re.MULTILINE)
+_CATEGORY = re.compile(r"^\s*[-*]\s+\[([^\]]+)\]\s+\S", re.MULTILINE)
+_CLAUDE_PREFIX = re.compile(r"^(?:user|feedback|project|reference)[_-](?=[A-Za-z0-9])")
+_EPISODIC = frozenset({"meeting", "meetings", "journal", "journals", "daily", "dailies", "log", "logs",
+                       "diary", "standup", "standups", "conversation", "conversations", "session",
+                       "sessions", "chat", "chats", "episode", "episodes", "event", "events"})
+_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_CATEGORY_TYPES = {"preference": "preference", "preferences": "preference", "decision": "decision",
+                   "decisions": "decision", "fact": "fact", "facts": "fact", "procedure": "procedure",
+                   "procedures": "procedure", "steps": "procedure", "how-to": "procedure", "howto": "procedure"}
 
 
 def memory_type(value: Any, default: str) -> str:
@@ -113,17 +133,19 @@ def claude_code(root: Path, *, max_bytes: int) -> Found:
     files, problems = walk(root, suffixes=(".md",), max_bytes=max_bytes, skip_top=frozenset({MEMORY_INDEX}))
     present = {f.rel for f in files}
     if isinstance(index, SourceFile):
-        for line in index.text.splitlines():
+        for number, line in enumerate(index.text.splitlines(), 1):
             m = _INDEX_LINK.match(line)
-            if m and m.group(2).removeprefix("./") in present:
-                hooks[m.group(2).removeprefix("./")] = (m.group(3) or m.group(1)).strip()
-
-        def is_link(line: str) -> bool:
-            m = _INDEX_LINK.match(line)
-            return bool(m and m.group(2).removeprefix("./") in present)
-
-        for item in claude_md.parse(index.text, str(index.path), default_type="preference", tag="claude-code",
-                                    skip_line=is_link):
+            if not m:
+                continue
+            target = m.group(2).removeprefix("./")
+            if target in present:
+                hooks[target] = (m.group(3) or m.group(1)).strip()
+            else:
+                found.append(Problem(f"{index.path}:{number}", f"points to {target}, which is not in the "
+                                     "folder (deleted?): an index line, not a memory", skipped=True))
+        # the index's own lines (headings, lead-ins, links) are never memories; the rest are
+        for item in claude_md.parse(index.text, str(index.path), tag="claude-code", line_by_line=True,
+                                    skip_line=lambda line: bool(_INDEX_LINK.match(line))):
             if isinstance(item, Candidate):
                 item.created = item.updated = index.modified
             found.append(item)
@@ -134,11 +156,21 @@ def claude_code(root: Path, *, max_bytes: int) -> Found:
         type_ = CLAUDE_TYPES.get(cc_type) or memory_type(cc_type, "note")
         desc = _describe(meta.get("description"), hooks.get(file.rel), meta.get("name"),
                          first_heading(body), body)
+        if cc_type == "project" and classify(f"{desc}\n{body}") == "decision":
+            type_ = "decision"
         created, updated = _dates(meta, file)
         tags = ["claude-code", *([cc_type] if cc_type else []), *as_tags(meta.get("tags"))]
-        found.append(Candidate(str(file.path), key_from_path(file.rel), type_, desc, body,
+        found.append(Candidate(str(file.path), claude_code_key(file.rel), type_, desc, body,
                                list(dict.fromkeys(tags)), carried(meta), created, updated))
     return [*found, *problems]
+
+
+def claude_code_key(rel: str) -> str:
+    """A topic file's key: its path without Claude Code's type prefix, underscores as hyphens
+    (``feedback_testing.md`` -> ``testing``); uniqueness is the import plan's (``-2``)."""
+    folder, _, name = rel.rpartition("/")
+    name = _CLAUDE_PREFIX.sub("", name).replace("_", "-")
+    return key_from_path(f"{folder}/{name}" if folder else name)
 
 
 def _with_frontmatter(files: list[SourceFile], found: Found) -> Iterator[tuple[SourceFile, dict[str, Any], str]]:
@@ -183,9 +215,27 @@ def basic_memory(root: Path, *, max_bytes: int) -> Found:
             extra["related"] = related
         created, updated = _dates(meta, file)
         desc = _describe(meta.get("title"), first_heading(body), body, Path(file.rel).stem)
-        found.append(Candidate(str(file.path), hint, memory_type(meta.get("type"), "note"), desc, body,
-                               [t[:64] for t in tags], extra, created, updated))
+        found.append(Candidate(str(file.path), hint, basic_memory_type(meta.get("type"), file.rel, body),
+                               desc, body, [t[:64] for t in tags], extra, created, updated))
     return [*found, *problems]
+
+
+def basic_memory_type(bm_type: Any, rel: str, body: str) -> str:
+    """The vault-mem type of a Basic Memory note (see the module docstring): what INDEX.md
+    lists unless the note is episodic."""
+    given = memory_type(bm_type, "")
+    if given and given != "note":
+        return given
+    parts = rel.lower().split("/")
+    label = str(bm_type or "").strip().lower()
+    if label in _EPISODIC or any(p in _EPISODIC for p in parts[:-1]) or _DATED.match(parts[-1]):
+        return "note"
+    categories = [c.strip().lower() for c in _CATEGORY.findall(body)]
+    named = [_CATEGORY_TYPES[c] for c in categories if c in _CATEGORY_TYPES]
+    if named and len(named) * 2 > len(categories):
+        return max(dict.fromkeys(named), key=named.count)
+    folder = next((FOLDER_TYPES[p] for p in reversed(parts[:-1]) if p in FOLDER_TYPES), None)
+    return folder if folder and folder != "note" else "fact"
 
 
 # -- a plain folder (or one file) of Markdown ---------------------------------------------------

@@ -33,10 +33,10 @@ from typing import Any
 
 from vault_mem.errors import MalformedFileError, SecretError, UsageError, VaultMemError
 from vault_mem.model.memory import MAX_KEY_LEN, Memory, build_meta, suggest_key, validate_key
-from vault_mem.ops.importers import claude_md, markdown, records
+from vault_mem.ops.importers import claude_md, codex, markdown, records
 from vault_mem.ops.importers.sources import Candidate, Found, Problem, SourceFile, read_file
 
-KINDS = ("claude-code", "claude-md", "basic-memory", "markdown", "jsonl")
+KINDS = ("claude-code", "codex", "claude-md", "basic-memory", "markdown", "jsonl")
 
 #: a CLAUDE.md is cut into many memories, so it may be larger than one memory file
 CLAUDE_MD_MAX_BYTES = 4 * 1024 * 1024
@@ -102,8 +102,10 @@ def detect(path: Path) -> tuple[str, Path]:
     """The kind of source at ``path`` and the folder or file to read. The rules, first match:
 
     a ``.json``/``.jsonl``/``.ndjson`` file -> jsonl; a file named CLAUDE.md or CLAUDE.local.md
-    -> claude-md; a file named MEMORY.md, a folder holding one, or a folder whose ``memory/``
-    holds one -> claude-code; a folder holding CLAUDE.md (or .claude/CLAUDE.md) -> claude-md
+    -> claude-md; Codex's memories folder (it holds ``memory_summary.md``, ``raw_memories.md`` or
+    ``rollout_summaries/``, or is ``.codex/memories`` or ``.codex/memories_v2``), a file in it, or
+    a folder whose ``memories/`` (else ``memories_v2/``) is one (``~/.codex``) -> codex; a file named MEMORY.md, a folder holding one, or
+    a folder whose ``memory/`` holds one -> claude-code; a folder holding CLAUDE.md (or .claude/CLAUDE.md) -> claude-md
     (its CLAUDE.md files only, not the project's other Markdown); a folder where any Markdown
     file's frontmatter has ``permalink:`` -> basic-memory; any other folder or ``.md`` file ->
     markdown."""
@@ -113,12 +115,18 @@ def detect(path: Path) -> tuple[str, Path]:
             return "jsonl", path
         if name in ("claude.md", "claude.local.md"):
             return "claude-md", path
+        if name in ("memory.md", codex.SUMMARY.lower(), "raw_memories.md") and codex.is_codex_folder(path.parent):
+            return "codex", path.parent
         if name == "memory.md":
             return "claude-code", path.parent
         if name.endswith(".md"):
             return "markdown", path
         raise UsageError(f"{path}: not a kind of file vault-mem imports (.md, .json, .jsonl); "
                          "pass --from to say what it is")
+    if codex.is_codex_folder(path):
+        return "codex", path
+    if codex.memories_in(path) is not None:
+        return "codex", codex.memories_in(path)
     if (path / markdown.MEMORY_INDEX).is_file():
         return "claude-code", path
     if (path / "memory" / markdown.MEMORY_INDEX).is_file():
@@ -174,6 +182,10 @@ def read_source(path: Path, kind: str, *, max_bytes: int) -> Found:
         if path.is_file():
             path = path.parent
         return markdown.claude_code(path, max_bytes=max_bytes)
+    if kind == "codex":
+        if path.is_file():
+            path = path.parent
+        return codex.codex(path, max_bytes=max_bytes)
     if kind == "basic-memory":
         if not path.is_dir():
             raise UsageError(f"{path}: --from basic-memory takes the project's folder")
