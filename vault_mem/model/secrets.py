@@ -55,15 +55,17 @@ from dataclasses import dataclass
 
 from vault_mem.model.secret_labels import assignments, labelled_value
 from vault_mem.model.secret_rules import RULES, Rule
-from vault_mem.model.secret_shapes import dotted_tokens, key_blocks, pgpass_lines, prefixed_tokens, seed_phrases
+from vault_mem.model.secret_shapes import (
+    dotted_tokens,
+    key_blocks,
+    pgpass_lines,
+    prefixed_tokens,
+    seed_phrases,
+)
 from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
 from vault_mem.model.secret_values import (
-    NAMED,
-    TYPE_NAME,
     credential_like,
-    high_entropy,
     is_placeholder,
-    is_wordy,
     looks_fake,
     shannon_entropy,
 )
