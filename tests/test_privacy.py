@@ -178,3 +178,20 @@ def test_hooks_of_an_older_unsafe_form_are_named_by_every_command_and_rewritten(
     assert "older vault-mem" not in r.stderr
     warnings = json.loads(cli("--vault", root, "doctor", "--json").stdout)["warnings"]
     assert [w for w in warnings if "older vault-mem" in w] == []
+
+
+def test_a_clone_without_the_git_hooks_is_told_so_by_any_command(tmp_path):
+    """git does not clone hooks: a fresh clone's hand commits skip the secret gate, and every
+    command says so in one line until `vault-mem hooks install` (issue 28)."""
+    from conftest import cli, git
+
+    origin = tmp_path / "origin"
+    assert cli("init", str(origin)).returncode == 0
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    r = cli("--vault", str(clone), "list")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("no vault-mem git hooks") == 1 and "vault-mem hooks install" in r.stderr
+    assert "no vault-mem git hooks" in cli("--vault", str(clone), "doctor").stdout
+    assert cli("--vault", str(clone), "hooks", "install").returncode == 0
+    assert "no vault-mem git hooks" not in cli("--vault", str(clone), "list").stderr

@@ -72,6 +72,12 @@ def open_vault(args: argparse.Namespace, path: str | None = None):
     from vault_mem.vault.core import Vault  # lazy: start-up time (module docstring)
 
     vault = Vault(resolve_vault_root(path or args.vault), agent=getattr(args, "agent", None))
+    if getattr(args, "command", None) not in ("hooks", "init", "doctor"):  # those say it themselves
+        from vault_mem.store.hooks import missing_hooks_notice
+
+        missing = missing_hooks_notice(vault.repo.hooks_dir)
+        if missing:
+            warn(f"warning: {missing}")
     vault.progress = _progress_bar("indexing")
     args.opened_vault = vault  # main() reports its notices whatever the command (a read recovers too)
     return vault
@@ -318,7 +324,7 @@ def cmd_doctor(args) -> int:
         describe_quarantined,
         quarantined,
     )
-    from vault_mem.store.hooks import unsafe_hooks_notice  # lazy: start-up time (module docstring)
+    from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice  # lazy: start-up time
 
     vault = open_vault(args)
     vault.reconcile(progress=_progress_bar("indexing"))
@@ -331,7 +337,7 @@ def cmd_doctor(args) -> int:
     ignored = vault.ws.ignored_folders()  # new memories there would be in no commit and no sync
     # what the person should hear but does not make the index wrong: the git hooks in an older,
     # unsafe form (said here once, not also as a note) and memory other users can read
-    hooks_note = unsafe_hooks_notice(vault.repo.hooks_dir)
+    hooks_note = unsafe_hooks_notice(vault.repo.hooks_dir) or missing_hooks_notice(vault.repo.hooks_dir)
     if hooks_note in vault.notices:
         vault.notices.remove(hooks_note)
     warnings = [w for w in (hooks_note, vault.ws.exposure()) if w]

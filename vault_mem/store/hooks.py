@@ -107,6 +107,30 @@ def unsafe_hooks(folder: Path) -> list[str]:
     return found
 
 
+def missing_hooks(folder: Path) -> list[str]:
+    """vault-mem's hooks that are not in ``folder`` at all (a fresh clone: git does not clone
+    hooks), so hand commits skip the secret and format gate. A few stats, no process."""
+    found = []
+    for name in HOOK_NAMES:
+        try:
+            text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if MARKER not in text:
+            found.append(name)
+    return found
+
+
+def missing_hooks_notice(folder: Path) -> str | None:
+    """The one line a command run in a clone without vault-mem's hooks says, or None."""
+    absent = missing_hooks(folder)
+    if not absent:
+        return None
+    return (f"no vault-mem git hooks here ({', '.join(absent)} missing from {folder}; git does not clone them), "
+            "so a hand commit skips the check for credentials and broken memory files: install them with "
+            "`vault-mem hooks install`")
+
+
 def unsafe_hooks_notice(folder: Path) -> str | None:
     """The one line that names :func:`unsafe_hooks` of ``folder`` and the fix, or None."""
     names = unsafe_hooks(folder)
