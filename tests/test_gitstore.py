@@ -502,3 +502,29 @@ def test_a_big_folder_another_git_changed_is_read_right_by_an_open_repo(tmp_path
         assert repo.blob_at(repo.head(), f"facts/{name}") == (
             None if what == "delete" else GitRepo.blob_id(f"person {step}\n".encode()))
     git(root, "fsck", "--strict")
+
+
+def test_a_tree_parses_as_gitpython_parses_it_and_a_bad_name_is_still_refused(tmp_path):
+    """The fast path of ParsedTree.parse (plain names not run through GitPython's checks one by
+    one) gives GitPython's entries exactly, names it does not take go through GitPython's checks,
+    and a name that aliases .git or climbs out is refused as before. Trees made by real git."""
+    import pytest
+    from git.objects.fun import tree_entries_from_data
+
+    from vault_mem.store.tree import ParsedTree
+
+    git(tmp_path, "init", "-q")
+    blob = _git_bytes(tmp_path, "hash-object", "-w", "--stdin", input_bytes=b"x\n").decode().strip()
+    inner = _git_bytes(tmp_path, "mktree", input_bytes=f"100644 blob {blob}\tx.md\n".encode()).decode().strip()
+    names = ["plain-key.md", ".gitkeep", "Upper_Case.md", "café.md", "with space.md", "0lead.md", "a.b-c_d.md"]
+    lines = [f"100644 blob {blob}\t{n}" for n in names]
+    lines += [f"100755 blob {blob}\trun.sh", f"120000 blob {blob}\tlink.md", f"040000 tree {inner}\tsub"]
+    tree = _git_bytes(tmp_path, "mktree", input_bytes=("\n".join(lines) + "\n").encode()).decode().strip()
+    raw = _git_bytes(tmp_path, "cat-file", "tree", tree)
+    assert ParsedTree.parse(raw).entries == tree_entries_from_data(raw)
+    assert {e[2] for e in ParsedTree.parse(raw).entries} == {*names, "run.sh", "link.md", "sub"}
+    for bad in (".git", "..", ".GIT", "git~1"):
+        hostile = _git_bytes(tmp_path, "mktree", input_bytes=(
+            "\n".join([*lines, f"100644 blob {blob}\t{bad}"]) + "\n").encode()).decode().strip()
+        with pytest.raises(ValueError):
+            ParsedTree.parse(_git_bytes(tmp_path, "cat-file", "tree", hostile))

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Literal
 
-import numpy as np
+from vault_mem.embed.numeric import np
 
 Kind = Literal["query", "document"]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib.util
 import logging
 import os
 import sqlite3 as _stdlib_sqlite3
@@ -498,14 +499,16 @@ def _load_vec(conn) -> str | None:
             return f"this Python's sqlite3 cannot load extensions ({FORCE_DRIVER_ENV} chose it); unset it for vectors"
         return ("this Python's sqlite3 cannot load extensions and the 'sqlean.py' package is missing; "
                 "reinstall vault-mem (pip install vault-mem) to get vectors")
-    try:
-        import sqlite_vec  # type: ignore[import-not-found]
-    except ImportError:
+    # found, not imported: importing the sqlite_vec package imports numpy (0.1-0.5 s), which a
+    # command that compares no vectors never needs; the extension sits beside its __init__.py,
+    # where sqlite_vec.loadable_path() names it
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.origin:
         return "the 'sqlite-vec' package is missing; reinstall vault-mem (pip install vault-mem) to get vectors"
     try:
         conn.enable_load_extension(True)
         try:
-            sqlite_vec.load(conn)
+            conn.load_extension(os.path.join(os.path.dirname(spec.origin), "vec0"))
         finally:
             conn.enable_load_extension(False)
     except Exception as exc:  # noqa: BLE001 - any failure means "no sqlite-vec here"

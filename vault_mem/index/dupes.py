@@ -39,8 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
+from vault_mem.embed.numeric import np
 from vault_mem.errors import VaultMemError
 from vault_mem.index import db as dbmod
 from vault_mem.index import search

@@ -54,8 +54,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-import numpy as np
-
+from vault_mem.embed.numeric import np
 from vault_mem.model.probes import PROBES
 from vault_mem.model.terms import query_terms, stem
 

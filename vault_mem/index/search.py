@@ -44,8 +44,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
+from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
 from vault_mem.index.floor import Floor

@@ -37,9 +37,8 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
-import numpy as np
-
 from vault_mem.config import TYPE_FOLDERS
+from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError, IndexStoreError, VaultMemError
 from vault_mem.index import db as dbmod
 from vault_mem.index import floor as floormod
@@ -180,7 +179,7 @@ class VectorIndex:
 
     #: no cap on the rows :meth:`top` answers (see ``StoredVectors.max_k``)
     max_k: int | None = None
-    DTYPE = np.float16
+    DTYPE = "float16"  # a name numpy takes wherever a dtype goes: no import at class creation
     #: rows turned into float32 at a time when scoring many (a few MB of scratch, not a copy)
     BLOCK = 8192
     EXACT_MAX = 20_000
@@ -199,16 +198,24 @@ class VectorIndex:
         self.model: str | None = None
         self.epoch: str | None = None
         self.seq = -1
-        # The searched arrays are views of the first rows of ``_buffers`` (same order).
+        # The searched arrays (ids, types, matrix, codes, alive) are views of the first rows of
+        # ``_buffers`` (same order); made empty at their first read (see __getattr__).
+        self.pos: dict[int, int] = {}
+        self._buffers: tuple[np.ndarray, ...] | None = None
+        #: where :meth:`similarities` reads exact float32 cosines (set by VectorStore.vector_index)
+        self.exact: StoredVectors | None = None
+
+    def __getattr__(self, name: str):
+        # called only for an attribute not set yet: the arrays start empty at their first read,
+        # so that opening a sidecar (a one-shot write, get, list) does not import numpy
+        if name not in ("ids", "types", "matrix", "codes", "alive"):
+            raise AttributeError(name)
         self.ids = np.empty(0, dtype=np.int64)
         self.types = np.empty(0, dtype=np.int8)  # index into TYPE_CODES
         self.matrix = np.empty((0, 0), dtype=self.DTYPE)
         self.codes = np.empty((0, 0), dtype=np.uint8)
         self.alive = np.empty(0, dtype=bool)
-        self.pos: dict[int, int] = {}
-        self._buffers: tuple[np.ndarray, ...] | None = None
-        #: where :meth:`similarities` reads exact float32 cosines (set by VectorStore.vector_index)
-        self.exact: StoredVectors | None = None
+        return getattr(self, name)
 
     @property
     def capacity(self) -> int:

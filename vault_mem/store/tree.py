@@ -10,6 +10,7 @@ Used only by :mod:`vault_mem.store.git`.
 from __future__ import annotations
 
 import bisect
+import re
 import stat
 from itertools import accumulate
 
@@ -18,6 +19,13 @@ from git.util import bin_to_hex, hex_to_bin
 
 #: bytes compared at a time when looking for where an old and a new tree start to differ
 _BLOCK = 65536
+#: the modes git writes, as it writes them (GitPython also takes older spellings: see _entries)
+_MODES = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000,
+          b"160000": 0o160000}
+#: a name GitPython's checks always accept: ASCII, starting with a letter, digit or "_", then only
+#: those, "." and "-" (so never "", ".", "..", ".git" or an NTFS/HFS alias of it, a drive, a "/"
+#: or a NUL); every memory file's name is one
+_PLAIN_NAME = re.compile(rb"[A-Za-z0-9_][A-Za-z0-9._-]*\Z")
 
 
 class ParsedTree:
@@ -41,7 +49,7 @@ class ParsedTree:
 
     @classmethod
     def parse(cls, raw: bytes) -> ParsedTree:
-        entries = tree_entries_from_data(raw)
+        entries = _entries(raw)
         keys, sizes = [], []
         for _, mode, name in entries:
             key = _name_bytes(name)
@@ -136,6 +144,33 @@ class ParsedTree:
         keys.insert(i, key)
         sizes.insert(i, len(data))
         return ParsedTree(b"".join((raw[:at], data, raw[at:])), entries, keys, sizes)
+
+
+def _entries(raw: bytes) -> list:
+    """``tree_entries_from_data(raw)``, without GitPython's per-name checks where no name needs
+    them: a folder of 10k memories parsed in ~15 ms instead of ~60 (most of it those checks; a
+    one-shot write parses each folder it writes into). Each entry that is not a plain name with a
+    mode as git writes it goes through GitPython alone, which checks and refuses it as before; a
+    tree that does not split into whole entries goes through GitPython whole: the same list, or
+    the same ValueError."""
+    out = []
+    append, find, n, offset = out.append, raw.find, len(raw), 0
+    plain, modes = _PLAIN_NAME.match, _MODES
+    while offset < n:
+        space = find(b" ", offset)
+        end = find(b"\0", space + 1) if space >= 0 else -1
+        if end < 0 or end + 21 > n:
+            return tree_entries_from_data(raw)
+        mode = modes.get(raw[offset:space])
+        name = raw[space + 1:end]
+        if mode is None or plain(name) is None:
+            # GitPython parses and checks this one entry (``.gitkeep``, a non-ASCII name), or
+            # refuses it with the error it gives for the whole tree
+            out.extend(tree_entries_from_data(raw[offset:end + 21]))
+        else:
+            append((raw[end + 1:end + 21], mode, name.decode("ascii")))
+        offset = end + 21
+    return out
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:

@@ -1,0 +1,130 @@
+"""What git's own settings do to one ``remember``: copies of one vault, each with a setting, written
+in turn in one process (so the machine's load weighs on all alike).
+
+    python bench/bench_git_options.py --size 10000 --writes 12
+    python bench/bench_git_options.py --vault /tmp/v10k --options default,core.splitIndex=true
+
+Per option, a ``git clone`` of a vault of ``--size`` realistic memories (``bench/corpus.py``;
+or of ``--vault``), packed, indexed, with the option set in its ``.git/config`` and git's index
+rewritten under it (``git update-index --really-refresh`` and a ``git status`` that may write the
+index); then ``--writes`` rounds, each one ``Vault.remember`` of a new key per copy, in a warm
+process (one untimed write first). Prints per option the p50/p95 of the whole write and the p50 of
+its two git parts, timed by wrappers around the real functions: ``git status`` of the memory
+files (:func:`vault_mem.vault.steps.changed_memory_paths`) and the commit
+(``GitRepo.commit_paths``: objects, the prepared copy of git's index, the ref); then the load
+average. ``default`` is the vault as ``vault-mem init`` leaves it. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from corpus import load_line, pct, write_vault  # noqa: E402
+
+from vault_mem import Vault  # noqa: E402
+from vault_mem.vault import steps  # noqa: E402
+
+
+class PartTimer:
+    """Wraps a callable; the milliseconds of each call are appended to ``ms``."""
+
+    def __init__(self, fn) -> None:
+        self.fn, self.ms = fn, []
+
+    def __call__(self, *a, **kw):
+        t = time.perf_counter()
+        try:
+            return self.fn(*a, **kw)
+        finally:
+            self.ms.append((time.perf_counter() - t) * 1000)
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "gc.auto=0", *args], cwd=root, check=True, capture_output=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size", type=int, default=10000)
+    ap.add_argument("--vault", type=Path, default=None, help="an indexed vault to copy instead of a new one")
+    ap.add_argument("--writes", type=int, default=12)
+    ap.add_argument("--options", default="default,core.untrackedCache=true,feature.manyFiles=true,"
+                    "index.version=4,core.splitIndex=true",
+                    help="comma-separated: default, or NAME=VALUE set with git config")
+    args = ap.parse_args()
+    for env, val in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "b@example.com"),
+                     ("GIT_COMMITTER_NAME", "bench"), ("GIT_COMMITTER_EMAIL", "b@example.com")):
+        os.environ.setdefault(env, val)
+    os.environ["VAULT_MEM_EMBEDDER"] = "none"
+    options = [o.strip() for o in args.options.split(",") if o.strip()]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-git-options-"))
+    try:
+        src = args.vault
+        if src is None:
+            src = tmp / "source"
+            write_vault(src, args.size)
+            with Vault(src) as vault:
+                vault.reconcile(force=True)
+            git(src, "gc", "-q")
+        roots = {}
+        for i, opt in enumerate(options):
+            root = tmp / f"v{i}"
+            shutil.copytree(src, root, symlinks=True)
+            if opt != "default":
+                name, _, value = opt.partition("=")
+                git(root, "config", name, value)
+            # the copy has new inodes and times: refresh git's index (under the option's format)
+            subprocess.run(["git", "update-index", "-q", "--really-refresh"], cwd=root, capture_output=True)
+            if opt == "index.version=4":
+                git(root, "update-index", "--index-version", "4")
+            if opt == "core.splitIndex=true":
+                git(root, "update-index", "--split-index")
+            git(root, "status", "-uall")
+            roots[opt] = root
+        print(f"{len(options)} copies of {src}; {load_line()}", flush=True)
+        status = PartTimer(steps.changed_memory_paths)
+        steps.changed_memory_paths = status  # looked up at call time by finish_write
+        vaults = {opt: Vault(root) for opt, root in roots.items()}
+        whole = {opt: [] for opt in options}
+        parts = {opt: ([], []) for opt in options}
+        commits = {}
+        try:
+            for opt, vault in vaults.items():
+                vault.remember(f"warm-{len(commits)}", "A warm-up memory, not timed", "warm up")
+                commits[opt] = PartTimer(vault.repo.commit_paths)
+                vault.repo.commit_paths = commits[opt]  # type: ignore[method-assign]
+            for i in range(args.writes):
+                for opt, vault in vaults.items():
+                    n_status = len(status.ms)
+                    t = time.perf_counter()
+                    vault.remember(f"opt-{i}", f"Option write {i} of the git settings bench", f"Body {i}.")
+                    whole[opt].append((time.perf_counter() - t) * 1000)
+                    parts[opt][0].append(sum(status.ms[n_status:]))
+                    parts[opt][1].append(commits[opt].ms[-1])
+        finally:
+            steps.changed_memory_paths = status.fn
+            for vault in vaults.values():
+                vault.close()
+        print(f"{'option':>24} {'remember p50/p95':>17} {'status p50':>11} {'commit p50':>11}")
+        for opt in options:
+            w = pct(whole[opt])
+            print(f"{opt:>24} {w['p50']:>8.0f}/{w['p95']:<8.0f} {pct(parts[opt][0])['p50']:>11.1f} "
+                  f"{pct(parts[opt][1])['p50']:>11.1f}")
+        print(load_line())
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
