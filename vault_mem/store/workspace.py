@@ -156,8 +156,11 @@ class Workspace:
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
                 f"{head[:10]}) and remove that entry with git (git rm -r --cached -- '{self.prefix}{rel}', "
                 "delete it, git commit), then retry; nothing was changed")
-        ensure_own_dir(self.state_dir)
-        atomic_write(record, seal(self.root, "checked-head", {"commit": head}))
+        try:  # the verdict is a cache: on a full or read-only disk the next command checks again
+            ensure_own_dir(self.state_dir)
+            atomic_write(record, seal(self.root, "checked-head", {"commit": head}))
+        except (OSError, StateError):
+            pass
 
     # -- names -----------------------------------------------------------------------------
     def top(self, rel: str) -> str:

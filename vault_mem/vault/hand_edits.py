@@ -21,6 +21,7 @@ from vault_mem.store.files import current_bytes
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.worktree import config_value, dirty_paths, ignored_paths
 from vault_mem.vault.core import Vault
+from vault_mem.vault.recovery import recover_rollback
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
@@ -113,6 +114,9 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
     has checked that git is not mid-operation. A file that the sidecar cannot use, that the
     WritePolicy refuses, or that .gitignore excludes is left out (``skipped``), never changed."""
     repo = vault.repo
+    # a write reported failed whose files could not be put back (a full disk) is never
+    # committed as a person's edit: its files are put back first
+    recover_rollback(vault.ws, vault.sidecar)
     report = vault.sidecar.refresh_paths(paths, embed=False)
     vault.write_index()
     out = HandEditCommit(skipped={p.path: p.reason for p in report.problems})
