@@ -597,7 +597,10 @@ class GitRepo:
                 first_parent = parent
             elif parent != first_parent:
                 for path in files:
-                    if self.blob_at(parent, path) != self.blob_at(first_parent, path):  # type: ignore[arg-type]
+                    now = self.blob_at(parent, path)
+                    # a commit that took in exactly these bytes (a person's `git commit -a` while
+                    # the file was on disk) is no conflict: the write is on the branch already
+                    if now != self.blob_at(first_parent, path) and now != blobs[path]:  # type: ignore[arg-type]
                         raise ConcurrentEditError(
                             f"{path} changed in a commit made while vault-mem was writing it; your edit "
                             "is kept and nothing was written: check it and retry")
