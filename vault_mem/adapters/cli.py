@@ -332,10 +332,12 @@ def cmd_doctor(args) -> int:
     held = quarantined(vault)  # a file holding a credential fails the check until it is fixed
     # states outside the index that stop writes: each line says its fix
     blockers = [b for b in (vault.sidecar.read_only, vault.ws.repository_problem()) if b]
+    history = vault.ws.history_problem()  # an acknowledged commit, or an object it needs, missing
     index_ok = vault.index_md() == vault.render_index()
     # Any broken memory file fails the check too: it is skipped by search and INDEX.md, so the
     # vault does not hold what its files say until a person fixes it (each line says how).
-    data = {"ok": not diffs and index_ok and not held and not problems and not blockers, "differences": diffs,
+    data = {"ok": not diffs and index_ok and not held and not problems and not blockers and not history,
+            "history": history, "differences": diffs,
             "blockers": blockers,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
             "quarantined": held, "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault)}
@@ -349,6 +351,7 @@ def cmd_doctor(args) -> int:
     lines += [f"credential in {describe_quarantined(q)}" for q in held]
     lines += [f"unusable file {p.path}: {p.reason}" for p in problems]
     lines += [f"writes are refused: {b}" for b in blockers]
+    lines += [history] if history else []
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")
     elif len(diffs) == len(repaired) and index_ok:

@@ -43,7 +43,7 @@ from vault_mem.store.files import (
     read_own,
 )
 from vault_mem.store.git import GitRepo, Identity
-from vault_mem.store.health import repository_problem, state_dir_problem
+from vault_mem.store.health import history_problem, repository_problem, state_dir_problem
 from vault_mem.store.history import (
     changed_paths,
     entry_modes,
@@ -238,6 +238,10 @@ class Workspace:
     def repository_problem(self) -> str | None:
         """A damaged branch ref or git index that would make a commit fail, with its fix."""
         return repository_problem(self.repo)
+
+    def history_problem(self) -> str | None:
+        """An object missing from git history (``git fsck --connectivity-only``), with its fix."""
+        return history_problem(self.repo)
 
     def check_not_dirty(self, rel: str) -> bytes:
         """Refuse to overwrite a person's uncommitted edit (it is in no commit, so it would be
