@@ -282,6 +282,24 @@ class GitRepo:
                 return what
         return None
 
+    def person_operation(self) -> str | None:
+        """What a person's git operation under way in this work tree is, in words, else None:
+        a merge/rebase/... with its state on disk, or a running ``git pull``/``rebase``/
+        ``checkout``/``switch``/``stash``/``reset``/``merge``/... (read from /proc: a rebase with
+        ``--autostash`` stashes, resets and checks out before its state folder exists). Agents
+        must not change the work tree meanwhile, or git finds local changes and stops half-way."""
+        op = self.operation_in_progress()
+        if op:
+            return f"a git {op} (finish or abort it: git {op} --continue / --abort)"
+        found = running_git(self.toplevel, _WORKTREE_CHANGING, first=True)
+        if found:
+            return f"a person's `git {_command_of(found[0]) or 'command'}` (pid {found[0]})"
+        return None
+
+    def person_git_running(self) -> bool:
+        """Whether a git command that changes the work tree (pull, rebase, checkout, ...) runs here."""
+        return bool(running_git(self.toplevel, _WORKTREE_CHANGING, first=True))
+
     def index_locked(self) -> bool:
         """Whether another git holds ``index.lock`` right now."""
         return (self.git_dir / "index.lock").exists()
@@ -949,8 +967,8 @@ class GitRepo:
                 now = None
             if now != sig:
                 return False  # someone wrote the index since it was copied: copy it again
-            if self.person_commit() is not None:
-                return False  # a person's git commit started meanwhile: it lands first
+            if self.person_commit() is not None or running_git(self.toplevel, _WORKTREE_CHANGING, first=True):
+                return False  # a person's git commit (or checkout, pull, ...) started meanwhile: it goes first
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write
@@ -997,6 +1015,9 @@ _BRANCH_MOVING = frozenset({"commit", "merge", "revert", "cherry-pick", "am", "r
 _GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
 
 
+#: git commands that change the work tree or the branch a person has checked out
+_WORKTREE_CHANGING = frozenset({"pull", "rebase", "checkout", "switch", "merge", "stash", "reset",
+                                "am", "cherry-pick", "revert", "restore"})
 #: git commands that delete or move objects: an object no ref names yet may go
 _MAINTENANCE = frozenset({"gc", "repack", "prune", "prune-packed", "maintenance"})
 #: how long a landed commit waits for such a command, started before it landed, to end
@@ -1037,6 +1058,14 @@ def running_git(toplevel: Path, commands: frozenset[str], *, first: bool = False
                 if first:
                     break
     return found
+
+
+def _command_of(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return _git_command(fh.read(4096).split(b"\0"))
+    except OSError:
+        return None
 
 
 def _git_command(argv: list[bytes]) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 from vault_mem.config import (
@@ -57,6 +58,8 @@ from vault_mem.store.trust import approve_settings, approved_settings, seal, uns
 
 #: under .vault-mem/: the last HEAD whose tree :meth:`Workspace.check_head_tree` found safe
 HEAD_CHECKED = "checked-head"
+#: how long a write waits for a person's running git command (pull, checkout, ...) to end
+PERSON_GIT_WAIT_S = 5.0
 
 
 def init_repository(root: Path) -> None:
@@ -216,12 +219,10 @@ class Workspace:
         """Refuse to write while HEAD is detached or a merge, rebase, revert, ... is under way:
         an acknowledged write must be reachable from the branch. Returns the branch
         (``refs/heads/...``): the write commits to it only while HEAD still points there."""
-        op = self.repo.operation_in_progress()
-        if op:
-            raise GitError(
-                f"a git {op} is in progress in {self.repo.toplevel}; finish or abort it "
-                f"(git {op} --continue / --abort) and retry"
-            )
+        busy = self.repo.person_operation()
+        if busy:
+            raise GitError(f"{busy} is under way in {self.repo.toplevel}; nothing was written: "
+                           "retry when it is done")
         branch = head_branch(self.repo)
         if branch is None:
             raise GitError(
@@ -234,6 +235,15 @@ class Workspace:
         if problem:
             raise GitError(problem)
         return branch
+
+    def wait_for_person_git(self) -> None:
+        """Wait (at most PERSON_GIT_WAIT_S) while a person's git command that changes the work
+        tree runs here (a pull, a rebase, a checkout, a stash): a write started meanwhile would
+        leave files that stop it half-way. Call it without the vault's write lock: git's hooks
+        take that lock, so a command waited for under it could not end."""
+        deadline = time.monotonic() + PERSON_GIT_WAIT_S
+        while self.repo.person_git_running() and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def repository_problem(self) -> str | None:
         """A damaged branch ref or git index that would make a commit fail, with its fix."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from vault_mem.errors import ConcurrentEditError, VaultMemError, WriteFailedError
+from vault_mem.errors import ConcurrentEditError, HeadMovedError, VaultMemError, WriteFailedError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, remove_file
 from vault_mem.store.workspace import Workspace
@@ -65,6 +65,7 @@ class WriteTransaction:
         self.warnings: list[str] = []
 
     def __enter__(self) -> Self:
+        self.ws.wait_for_person_git()  # before the lock: the person's git hooks take it
         self.ws.lock.acquire()
         try:
             recover(self.ws, self.sidecar)
@@ -111,6 +112,11 @@ class WriteTransaction:
                    "key": key or next((Path(rel).stem for rel in changes), ""),
                    "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
         checkpoint("before-write", ws.state_dir)
+        # asked again just before the work tree changes: a person's git pull, checkout or stash
+        # that started since the transaction began goes first (or the write is refused)
+        if ws.check_git_state() != self.branch:
+            raise HeadMovedError(f"HEAD moved off {str(self.branch).removeprefix('refs/heads/')} while "
+                                 "vault-mem was preparing a write (a git checkout?); nothing was written: retry")
         write_journal(ws, JOURNAL, journal)
         written: list[str] = []
         try:
@@ -170,7 +176,11 @@ class WriteTransaction:
                 done = False
         try:
             self.sidecar.refresh_paths(list(changes))
-            write_index(ws, self.sidecar)
+            # INDEX.md on disk only while the person's git is not mid-operation: a rebase or a
+            # checkout that finds it changed stops half-way (their hooks or the next command
+            # bring it up to date)
+            if ws.repo.head_said() == f"ref: {self.branch}" and ws.repo.person_operation() is None:
+                write_index(ws, self.sidecar)
         except Exception:  # noqa: BLE001 - a full disk: the next command's reconcile repairs them
             done = False
         if done:
