@@ -102,3 +102,78 @@ def test_pull_rebase_autostash_and_checkout_finish_while_agents_write(tmp_path):
     after = run_cli("remember", "after-all", "-d", "writes resume", "--body", "x", cwd=root)
     assert after.returncode == 0, after.stderr
     assert git(root, "fsck", "--no-progress", "--no-dangling") == ""
+
+
+def _blob(root: Path, rev_path: str) -> str:
+    return git(root, "rev-parse", rev_path).strip()
+
+
+@pytest.mark.slow
+def test_stash_and_pop_under_the_daemon_never_commit_an_older_agent_version(tmp_path):
+    """Issue 25 item 2: a ``git stash`` taken while an agent's write was landing put the older
+    version back on disk; the daemon then committed it over the newer one in the person's name."""
+    from test_daemon import start_daemon, stop
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("person-notes", "the person's notes", "line 0")
+    vault.remember("busy", "agent version 0", "v0")
+    daemon = start_daemon(root, VAULT_MEM_QUIET_SECONDS="0.3", VAULT_MEM_DEBOUNCE_MS="20")
+    versions: list[str] = []
+    stop_agent = threading.Event()
+
+    def agent() -> None:
+        with Vault(root) as mine:
+            i = 1
+            while not stop_agent.is_set():
+                try:
+                    mine.remember("busy", f"agent version {i}", f"v{i}")
+                    versions.append(_blob(root, "HEAD:facts/busy.md"))
+                except Exception:  # noqa: BLE001 - refused while git is busy: the next one goes
+                    pass
+                i += 1
+
+    thread = threading.Thread(target=agent)
+    thread.start()
+    notes = root / "facts" / "person-notes.md"
+    lines = []
+    try:
+        for round_ in range(8):
+            lines.append(f"person line {round_ + 1}")
+            notes.write_text(notes.read_text() + lines[-1] + "\n")
+            subprocess.run(["git", "stash", "-q"], cwd=root, capture_output=True)
+            time.sleep(0.05)
+            subprocess.run(["git", "stash", "pop", "-q"], cwd=root, capture_output=True)
+            time.sleep(0.4)
+    finally:
+        stop_agent.set()
+        thread.join()
+    try:
+        # the daemon settles: what is on disk is committed, or put back
+        wait_for_clean = time.monotonic() + 20
+        while time.monotonic() < wait_for_clean and (
+                git(root, "hash-object", "facts/busy.md").strip() != _blob(root, "HEAD:facts/busy.md")):
+            time.sleep(0.2)
+    finally:
+        rc, log = stop(daemon)
+    earlier: list[str] = []
+    for commit in git(root, "rev-list", "--reverse", "HEAD", "--", "facts/busy.md").split():
+        blob = _blob(root, f"{commit}:facts/busy.md")
+        author = git(root, "log", "-1", "--format=%an", commit).strip()
+        if author == "Test Person":
+            assert blob not in earlier, f"the daemon committed an older agent version in {commit[:10]}\n{log}"
+        earlier.append(blob)
+    assert versions, "no agent write succeeded"
+    assert _blob(root, "HEAD:facts/busy.md") == versions[-1]
+    disk = git(root, "hash-object", "facts/busy.md").strip()
+    if git(root, "status", "--porcelain", "--", "facts/busy.md").startswith("UU"):
+        # a pop of a stash that took in an agent's landing write conflicted: git kept the stash,
+        # the person resolves it (nothing is lost); not a version the daemon chose
+        assert git(root, "stash", "list"), "a conflicted pop must keep its stash"
+        return
+    assert disk == versions[-1], (f"the newest version is not on disk: it holds version "
+                                  f"{versions.index(disk) if disk in versions else '?'} of {len(versions)}\n"
+                                  + git(root, "status", "--short") + log[-3000:])
+    text = notes.read_text()
+    stashed = git(root, "stash", "list")
+    assert all(line in text for line in lines) or stashed, f"a person's line was lost: {text!r}"
