@@ -291,14 +291,15 @@ class GitRepo:
         op = self.operation_in_progress()
         if op:
             return f"a git {op} (finish or abort it: git {op} --continue / --abort)"
+        return self.person_git_command()
+
+    def person_git_command(self) -> str | None:
+        """A running git command that changes the work tree here (pull, rebase, checkout, ...),
+        in words (``a person's `git checkout` (pid N)``), else None."""
         found = running_git(self.toplevel, _WORKTREE_CHANGING, first=True)
         if found:
             return f"a person's `git {_command_of(found[0]) or 'command'}` (pid {found[0]})"
         return None
-
-    def person_git_running(self) -> bool:
-        """Whether a git command that changes the work tree (pull, rebase, checkout, ...) runs here."""
-        return bool(running_git(self.toplevel, _WORKTREE_CHANGING, first=True))
 
     def index_locked(self) -> bool:
         """Whether another git holds ``index.lock`` right now."""
@@ -967,7 +968,8 @@ class GitRepo:
                 now = None
             if now != sig:
                 return False  # someone wrote the index since it was copied: copy it again
-            if self.person_commit() is not None or running_git(self.toplevel, _WORKTREE_CHANGING, first=True):
+            if self._marked_commit() is not None or running_git(
+                    self.toplevel, _BRANCH_MOVING | _WORKTREE_CHANGING, first=True):
                 return False  # a person's git commit (or checkout, pull, ...) started meanwhile: it goes first
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it

@@ -219,7 +219,13 @@ class Workspace:
         """Refuse to write while HEAD is detached or a merge, rebase, revert, ... is under way:
         an acknowledged write must be reachable from the branch. Returns the branch
         (``refs/heads/...``): the write commits to it only while HEAD still points there."""
-        busy = self.repo.person_operation()
+        op = self.repo.operation_in_progress()
+        if op:
+            raise GitError(
+                f"a git {op} is in progress in {self.repo.toplevel}; finish or abort it "
+                f"(git {op} --continue / --abort) and retry"
+            )
+        busy = self.repo.person_git_command()
         if busy:
             raise GitError(f"{busy} is under way in {self.repo.toplevel}; nothing was written: "
                            "retry when it is done")
@@ -242,7 +248,7 @@ class Workspace:
         leave files that stop it half-way. Call it without the vault's write lock: git's hooks
         take that lock, so a command waited for under it could not end."""
         deadline = time.monotonic() + PERSON_GIT_WAIT_S
-        while self.repo.person_git_running() and time.monotonic() < deadline:
+        while self.repo.person_git_command() and time.monotonic() < deadline:
             time.sleep(0.02)
 
     def repository_problem(self) -> str | None:

@@ -114,7 +114,7 @@ class WriteTransaction:
         checkpoint("before-write", ws.state_dir)
         # asked again just before the work tree changes: a person's git pull, checkout or stash
         # that started since the transaction began goes first (or the write is refused)
-        if ws.check_git_state() != self.branch:
+        if ws.repo.head_said() != f"ref: {self.branch}" or ws.check_git_state() != self.branch:
             raise HeadMovedError(f"HEAD moved off {str(self.branch).removeprefix('refs/heads/')} while "
                                  "vault-mem was preparing a write (a git checkout?); nothing was written: retry")
         write_journal(ws, JOURNAL, journal)
