@@ -177,9 +177,9 @@ class WriteTransaction:
         try:
             self.sidecar.refresh_paths(list(changes))
             # INDEX.md on disk only while the person's git is not mid-operation: a rebase or a
-            # checkout that finds it changed stops half-way (their hooks or the next command
-            # bring it up to date)
-            if ws.repo.head_said() == f"ref: {self.branch}" and ws.repo.person_operation() is None:
+            # checkout under way that finds it changed stops half-way (its hooks or the next
+            # command bring it up to date); after one, it must match the files again
+            if ws.repo.person_operation() is None:
                 write_index(ws, self.sidecar)
         except Exception:  # noqa: BLE001 - a full disk: the next command's reconcile repairs them
             done = False
