@@ -215,7 +215,7 @@ class Workspace:
         return current_bytes(self.root / rel)
 
     # -- git state -------------------------------------------------------------------------
-    def check_git_state(self) -> str:
+    def check_git_state(self, *, running: bool = True) -> str:
         """Refuse to write while HEAD is detached or a merge, rebase, revert, ... is under way:
         an acknowledged write must be reachable from the branch. Returns the branch
         (``refs/heads/...``): the write commits to it only while HEAD still points there."""
@@ -225,7 +225,7 @@ class Workspace:
                 f"a git {op} is in progress in {self.repo.toplevel}; finish or abort it "
                 f"(git {op} --continue / --abort) and retry"
             )
-        busy = self.repo.person_git_command()
+        busy = self.repo.person_git_command() if running else None  # a /proc scan: ~1-4 ms
         if busy:
             raise GitError(f"{busy} is under way in {self.repo.toplevel}; nothing was written: "
                            "retry when it is done")

@@ -69,7 +69,8 @@ class WriteTransaction:
         self.ws.lock.acquire()
         try:
             recover(self.ws, self.sidecar)
-            self.branch = self.ws.check_git_state()
+            # a running git command is looked for just before the files are written (write())
+            self.branch = self.ws.check_git_state(running=False)
         except BaseException:
             self.ws.lock.release()
             raise
