@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import cli
 
-from vault_mem.adapters.tools import dispatch, schemas
+from vault_mem.adapters.tools import call_tool, schemas
 from vault_mem.model.views import EXCERPT_CHARS, WHOLE_PROCEDURE_CHARS, body_excerpt
 
 LONG = "".join(f"Line {i}: the owl survey of the north meadow counted birds at dawn.\n" for i in range(150))
@@ -65,9 +65,9 @@ def test_cli_and_tool_say_full_the_same_way(owls):
     assert any(len(h["body"]) == len(LONG) for h in json.loads(r.stdout)["hits"])
     r = cli("--vault", owls.root, "recall", "owl survey north meadow")
     assert "get owl-survey-0 for the whole memory" in r.stdout or "get owl-survey-1" in r.stdout
-    out = json.loads(dispatch(owls, "recall", {"query": "owl survey north meadow"}))
+    out = call_tool(owls, "recall", {"query": "owl survey north meadow"}).data
     assert all(h.get("excerpt") for h in out["hits"] if h["type"] == "fact")
-    out = json.loads(dispatch(owls, "recall", {"query": "owl survey north meadow", "full": True}))
+    out = call_tool(owls, "recall", {"query": "owl survey north meadow", "full": True}).data
     assert not any(h.get("excerpt") for h in out["hits"])
     for fmt in ("openai", "mcp"):
         text = json.dumps(schemas(fmt))

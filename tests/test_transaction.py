@@ -265,3 +265,31 @@ def test_a_journal_this_machine_did_not_write_is_ignored_never_committed(vault):
     assert any("did not write it" in n for n in vault.take_notices())
     assert git(vault.root, "rev-parse", "HEAD").strip() == head
     other.close()
+
+
+def test_a_persons_commit_that_takes_in_the_write_is_no_conflict(vault, monkeypatch):
+    """Issue 25 item 6: a person's ``git commit -a`` made while an agent's file was on disk takes
+    in exactly the agent's bytes. The write used to be reported "nothing was written", its file
+    was put back to the old version, and the next agent commit's INDEX.md (from HEAD, which held
+    the agent's version) listed the write reported as not made. Now the write is reported as
+    made (it is on the branch) and the newest version stays on disk."""
+    from vault_mem.vault import steps
+
+    vault.remember("swept", "the first version", "v1")
+    real = steps.commit_index
+    calls = []
+
+    def person_commits_first(*args, **kw):
+        if not calls:  # inside commit_paths, after it read the branch: a person commits everything
+            git(vault.root, "commit", "-qam", "person: everything I had")
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(steps, "commit_index", person_commits_first)
+    vault.remember("swept", "the second version", "v2")  # used to raise ConcurrentEditError
+    monkeypatch.setattr(steps, "commit_index", real)
+    assert "the second version" in (vault.root / "facts/swept.md").read_text()
+    assert git(vault.root, "status", "--porcelain", "--", "facts") == ""
+    vault.remember("later", "a later write", "x")
+    index = git(vault.root, "show", "HEAD:INDEX.md")
+    assert "the second version" in index and "the first version" not in index

@@ -108,6 +108,11 @@ class ConcurrentEditError(VaultMemError):
     (an editor's save); nothing was overwritten."""
 
 
+class WriteFailedError(VaultMemError):
+    """A write could not be finished (a full or read-only disk, a failing index); what it had
+    put on disk was rolled back, or is rolled back by the next command: it never lands later."""
+
+
 class HeadMovedError(GitError):
     """HEAD left the branch a write started on (a ``git checkout`` meanwhile); the write was not
     made and its files were put back."""

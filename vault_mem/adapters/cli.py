@@ -333,6 +333,7 @@ def cmd_doctor(args) -> int:
     held = quarantined(vault)  # a file holding a credential fails the check until it is fixed
     # states outside the index that stop writes: each line says its fix
     blockers = [b for b in (vault.sidecar.read_only, vault.ws.repository_problem()) if b]
+    history = vault.ws.history_problem()  # an acknowledged commit, or an object it needs, missing
     index_ok = vault.index_md() == vault.render_index()
     ignored = vault.ws.ignored_folders()  # new memories there would be in no commit and no sync
     # what the person should hear but does not make the index wrong: the git hooks in an older,
@@ -343,8 +344,9 @@ def cmd_doctor(args) -> int:
     warnings = [w for w in (hooks_note, vault.ws.exposure()) if w]
     # Any broken memory file fails the check too: it is skipped by search and INDEX.md, so the
     # vault does not hold what its files say until a person fixes it (each line says how).
-    data = {"ok": not diffs and index_ok and not held and not problems and not blockers and not ignored,
-            "differences": diffs, "blockers": blockers, "ignored_folders": ignored,
+    data = {"ok": not diffs and index_ok and not held and not problems and not blockers and not ignored
+                  and not history,
+            "history": history, "differences": diffs, "blockers": blockers, "ignored_folders": ignored,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
             "quarantined": held, "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault),
             "warnings": warnings}
@@ -361,6 +363,7 @@ def cmd_doctor(args) -> int:
     lines += [f"git ignores new memory files in {folder} (a .gitignore or exclude rule): they are in no commit "
               f"and no sync; find the rule with `git check-ignore -v {folder}new-memory.md` and remove it"
               for folder in ignored]
+    lines += [history] if history else []
     warned = [f"warning: {w}" for w in warnings]
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")

@@ -75,9 +75,9 @@ def git_token(vault: Vault) -> tuple:
 def git_busy(vault: Vault) -> str | None:
     """Why git must not be disturbed now (a merge/rebase/... or index.lock), or None."""
     repo = vault.repo
-    op = repo.operation_in_progress()
+    op = repo.person_operation()
     if op:
-        return f"a git {op} is in progress"
+        return f"{op} is under way"
     if repo.index_locked():
         return "git's index.lock is held"
     return None

@@ -194,15 +194,24 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True,
     tmp = temp_path(path)
     fd = open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-        mine = os.fstat(fd).st_ino
-    finally:
-        os.close(fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            mine = os.fstat(fd).st_ino
+        finally:
+            os.close(fd)
+    except BaseException:
+        # a full disk (ENOSPC), a quota: no half-written temp file is left beside the memory
+        tmp.unlink(missing_ok=True)
+        raise
     if expect is True:
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         fsync_dir(path.parent)
         return
     try:

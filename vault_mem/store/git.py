@@ -194,6 +194,8 @@ class GitRepo:
         self._tree_entries = 0
         self._tree_at: dict[str, str] = {}  # folder -> the last big tree held there
         self._commit_trees: OrderedDict[str, str] = OrderedDict()
+        #: per thread: {oid: (kind, data)} of the objects the commit being made needs
+        self._local = threading.local()
 
     def close(self) -> None:
         """Stop the git processes GitPython keeps open and drop the caches (idempotent)."""
@@ -212,18 +214,22 @@ class GitRepo:
 
     # -- processes -------------------------------------------------------------------------
     def run(self, *args: str, input: bytes | None = None, env: dict | None = None,
-            binary: bool = False, check: bool = True, cwd: Path | None = None):
-        """Run git; return stdout (text unless ``binary``). Raises GitError with git's words."""
+            binary: bool = False, check: bool = True, cwd: Path | None = None,
+            timeout: float | None = None):
+        """Run git; return stdout (text unless ``binary``). Raises GitError with git's words
+        (and when it runs over ``timeout`` seconds)."""
         full_env = None
         if env:
             full_env = {**os.environ, **env}
         try:
             proc = subprocess.run(
                 ["git", *args], cwd=cwd or self.cwd, input=input, env=full_env,
-                capture_output=True, check=False,
+                capture_output=True, check=False, timeout=timeout,
             )
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH; install git and retry") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from exc
         if check and proc.returncode != 0:
             msg = proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
             raise GitError(f"git {args[0]} failed: {msg}")
@@ -305,6 +311,25 @@ class GitRepo:
                 return what
         return None
 
+    def person_operation(self) -> str | None:
+        """What a person's git operation under way in this work tree is, in words, else None:
+        a merge/rebase/... with its state on disk, or a running ``git pull``/``rebase``/
+        ``checkout``/``switch``/``stash``/``reset``/``merge``/... (read from /proc: a rebase with
+        ``--autostash`` stashes, resets and checks out before its state folder exists). Agents
+        must not change the work tree meanwhile, or git finds local changes and stops half-way."""
+        op = self.operation_in_progress()
+        if op:
+            return f"a git {op} (finish or abort it: git {op} --continue / --abort)"
+        return self.person_git_command()
+
+    def person_git_command(self) -> str | None:
+        """A running git command that changes the work tree here (pull, rebase, checkout, ...),
+        in words (``a person's `git checkout` (pid N)``), else None."""
+        found = running_git(self.toplevel, _WORKTREE_CHANGING, first=True)
+        if found:
+            return f"a person's `git {_command_of(found[0]) or 'command'}` (pid {found[0]})"
+        return None
+
     def index_locked(self) -> bool:
         """Whether another git holds ``index.lock`` right now (one a killed vault-mem process
         left is removed first: see :meth:`clear_dead_locks`)."""
@@ -345,8 +370,16 @@ class GitRepo:
         sha.update(data)
         binsha = sha.digest()
         hexsha = sha.hexdigest()
-        if os.path.exists(self._odb.db_path(self._odb.object_path(hexsha))):
-            return hexsha
+        record = getattr(self._local, "written", None)
+        if record is not None:
+            record[hexsha] = (kind, data)
+        loose = self._odb.db_path(self._odb.object_path(hexsha))
+        if os.path.exists(loose):
+            try:  # freshen it, as git does: `git prune` spares loose objects younger than its expiry
+                os.utime(loose)
+                return hexsha
+            except FileNotFoundError:
+                pass  # pruned this instant: store it again
         deflate = zlib.compressobj(1 if len(data) < _DEFLATE_LIMIT else 0)
         raw = deflate.compress(header) + deflate.compress(data) + deflate.flush()
         for attempt in range(5):
@@ -419,15 +452,20 @@ class GitRepo:
     def _commit(self, oid: str) -> Commit:
         """The commit ``oid`` as a GitPython object, read in full (or GitError)."""
         with self._lock:
-            try:
-                obj = Object.new_from_sha(self.repo, hex_to_bin(oid))
-                if isinstance(obj, Commit):
-                    obj.tree  # noqa: B018 - read and parse it now, under the lock
-                    return obj
-                kind = obj.type
-            except _GIT_ERRORS as exc:
-                self._git.clear_cache()
-                raise GitError(f"cannot read commit {oid} ({exc}); check the id with `git show`") from exc
+            for attempt in range(2):
+                try:
+                    obj = Object.new_from_sha(self.repo, hex_to_bin(oid))
+                    if isinstance(obj, Commit):
+                        obj.tree  # noqa: B018 - read and parse it now, under the lock
+                        return obj
+                    kind = obj.type
+                    break
+                except _GIT_ERRORS as exc:
+                    # a cat-file process that read a pack `git repack -ad` removed meanwhile:
+                    # restart it (it finds the new pack) and ask once more
+                    self._git.clear_cache()
+                    if attempt:
+                        raise GitError(f"cannot read commit {oid} ({exc}); check the id with `git show`") from exc
         raise GitError(f"{oid} is a {kind}, not a commit")
 
     def commit_tree(self, commit: str | None) -> str | None:
@@ -619,6 +657,16 @@ class GitRepo:
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
+        self._local.written = {}
+        try:
+            return self._commit_paths(branch, files, message, author, committer, derived, warnings)
+        finally:
+            self._local.written = None
+
+    def _commit_paths(self, branch: str, files: dict[str, bytes | None], message: str, author: Identity,
+                      committer: Identity | None,
+                      derived: tuple[str, Callable[[str | None], bytes | None]] | None,
+                      warnings: list[str] | None) -> str | None:
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
         start = time.monotonic()
@@ -632,7 +680,10 @@ class GitRepo:
                 first_parent = parent
             elif parent != first_parent:
                 for path in files:
-                    if self.blob_at(parent, path) != self.blob_at(first_parent, path):  # type: ignore[arg-type]
+                    now = self.blob_at(parent, path)
+                    # a commit that took in exactly these bytes (a person's `git commit -a` while
+                    # the file was on disk) is no conflict: the write is on the branch already
+                    if now != self.blob_at(first_parent, path) and now != blobs[path]:  # type: ignore[arg-type]
                         raise ConcurrentEditError(
                             f"{path} changed in a commit made while vault-mem was writing it; your edit "
                             "is kept and nothing was written: check it and retry")
@@ -645,6 +696,7 @@ class GitRepo:
             if tree == base:
                 return None
             commit = self.write_commit(tree, parent, message, author=author, committer=committer)
+            self._local.written[commit] = ("commit", self._loose_data(commit))
             if self._marked_commit() is not None:
                 staged = None  # a person's git commit is under way: it lands first
             else:
@@ -657,7 +709,10 @@ class GitRepo:
                 finally:
                     Path(staged[0]).unlink(missing_ok=True)
             if outcome:
+                self._keep_objects(self._local.written, warnings)
                 return commit
+            # a commit that did not land: only the next attempt's objects matter
+            self._local.written = {k: v for k, v in self._local.written.items() if v[0] == "blob"}
             if time.monotonic() > deadline:
                 who = self.person_commit()
                 raise LockTimeoutError(
@@ -669,6 +724,61 @@ class GitRepo:
             said = self._say_waiting(start, said)
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _loose_data(self, oid: str) -> bytes:
+        """The content of the loose object ``oid`` this process just wrote (b"" if it is gone)."""
+        try:
+            with open(self._odb.db_path(self._odb.object_path(oid)), "rb") as fh:
+                raw = zlib.decompress(fh.read())
+        except (OSError, zlib.error):
+            return b""
+        return raw[raw.index(b"\0") + 1:]
+
+    def has_object(self, oid: str) -> bool:
+        """Whether the object database holds ``oid`` (loose, or in a pack, found again after a
+        repack)."""
+        if os.path.exists(self._odb.db_path(self._odb.object_path(oid))):
+            return True
+        with self._lock:
+            for attempt in range(2):
+                try:
+                    self._git.get_object_header(oid)
+                    return True
+                except _GIT_ERRORS:
+                    self._git.clear_cache()  # a cat-file that still reads a removed pack
+        return False
+
+    def _keep_objects(self, written: dict[str, tuple[str, bytes]], warnings: list[str] | None) -> None:
+        """Objects before refs: the branch now names ``written``, but a ``git gc --prune=now``
+        (or ``git prune``, ``git repack -ad``) that walked the refs before it moved may still
+        delete them. Wait for those that were running (bounded), then store again any object
+        that went missing, so the acknowledged commit is whole. Never raises: the commit landed."""
+        running: list[int] = []
+        try:
+            deadline = time.monotonic() + _MAINTENANCE_WAIT_S
+            running = running_git(self.toplevel, _MAINTENANCE)
+            while running and time.monotonic() < deadline:
+                time.sleep(0.01)
+                running = [pid for pid in running if _alive(pid)]
+            missing: list[str] = []
+            for _ in range(3):
+                missing = [oid for oid in written if not self.has_object(oid)]
+                for oid in missing:
+                    kind, data = written[oid]
+                    self.write_object(kind, data)
+                if not missing:
+                    break
+            if warnings is None:
+                return
+            if missing:
+                warnings.append("committed, but a `git gc`/`git prune` running meanwhile kept removing its "
+                                f"objects ({', '.join(m[:10] for m in missing)}); run `vault-mem doctor` after it")
+            if running:
+                warnings.append(f"committed while a git gc/prune/repack (pid {running[0]}) was still running "
+                                f"after {_MAINTENANCE_WAIT_S:.0f} s; run `vault-mem doctor` when it is done")
+        except Exception as exc:  # noqa: BLE001 - the commit landed: this can only warn
+            if warnings is not None:
+                warnings.append(f"committed, but checking its objects failed ({exc}); run `vault-mem doctor`")
 
     def _swap_ref(self, branch: str, new: str, old: str | None, who: Identity, message: str) -> bool:
         """Point ``branch`` at ``new`` only if it points at ``old`` now (None: unborn), as git's
@@ -909,8 +1019,9 @@ class GitRepo:
                     "(a git checkout?); nothing was written: retry on a branch")
             if self._index_signature() != sig:
                 return False  # someone wrote the index since it was copied: copy it again
-            if self.person_commit() is not None:
-                return False  # a person's git commit started meanwhile: it lands first
+            if self._marked_commit() is not None or running_git(
+                    self.toplevel, _BRANCH_MOVING | _WORKTREE_CHANGING, first=True):
+                return False  # a person's git commit (or checkout, pull, ...) started meanwhile: it goes first
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write
@@ -969,13 +1080,30 @@ _BRANCH_MOVING = frozenset({"commit", "merge", "revert", "cherry-pick", "am", "r
 _GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
 
 
+#: git commands that change the work tree or the branch a person has checked out
+_WORKTREE_CHANGING = frozenset({"pull", "rebase", "checkout", "switch", "merge", "stash", "reset",
+                                "am", "cherry-pick", "revert", "restore"})
+#: git commands that delete or move objects: an object no ref names yet may go
+_MAINTENANCE = frozenset({"gc", "repack", "prune", "prune-packed", "maintenance"})
+#: how long a landed commit waits for such a command, started before it landed, to end
+_MAINTENANCE_WAIT_S = 5.0
+
+
 def running_git_commit(toplevel: Path) -> int | None:
     """The pid of a running git process whose command is one of _BRANCH_MOVING and whose
     working directory is inside ``toplevel``, or None (also where there is no /proc)."""
+    found = running_git(toplevel, _BRANCH_MOVING, first=True)
+    return found[0] if found else None
+
+
+def running_git(toplevel: Path, commands: frozenset[str], *, first: bool = False) -> list[int]:
+    """The pids of running git processes whose command is one of ``commands`` and whose working
+    directory is inside ``toplevel`` ([] also where there is no /proc); ``first``: stop at one."""
+    found: list[int] = []
     try:
         entries = os.scandir("/proc")
     except OSError:
-        return None
+        return found
     me = os.getpid()
     with entries:
         for entry in entries:
@@ -990,9 +1118,19 @@ def running_git_commit(toplevel: Path) -> int | None:
                 cwd = Path(os.readlink(f"/proc/{entry.name}/cwd"))
             except OSError:
                 continue
-            if _git_command(argv) in _BRANCH_MOVING and (cwd == toplevel or cwd.is_relative_to(toplevel)):
-                return int(entry.name)
-    return None
+            if _git_command(argv) in commands and (cwd == toplevel or cwd.is_relative_to(toplevel)):
+                found.append(int(entry.name))
+                if first:
+                    break
+    return found
+
+
+def _command_of(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return _git_command(fh.read(4096).split(b"\0"))
+    except OSError:
+        return None
 
 
 def _git_command(argv: list[bytes]) -> str | None:

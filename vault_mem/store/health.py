@@ -17,6 +17,7 @@ import stat
 import struct
 from pathlib import Path
 
+from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import head_branch
 
@@ -54,6 +55,28 @@ def repository_problem(repo: GitRepo) -> str | None:
     """Why git cannot take a vault-mem commit in this repository (a damaged branch ref or index
     file), with the command that repairs it; None when both look sound. A few small reads."""
     return _branch_problem(repo) or _index_problem(repo)
+
+
+#: how long ``doctor`` lets git check that history is whole
+FSCK_TIMEOUT_S = 120.0
+
+
+def history_problem(repo: GitRepo, timeout: float = FSCK_TIMEOUT_S) -> str | None:
+    """What ``git fsck --connectivity-only`` finds missing from the history the refs, the
+    reflogs and the index name (an acknowledged commit, or an object one needs), with the fix;
+    None when the history is whole. Bounded by ``timeout`` (then it says it could not tell)."""
+    try:
+        proc = repo.run("fsck", "--connectivity-only", "--no-dangling", "--no-progress",
+                        check=False, timeout=timeout, cwd=repo.toplevel)
+    except VaultMemError as exc:
+        return f"could not check that git history is whole ({exc}); run `git fsck` by hand"
+    if proc.returncode == 0:
+        return None
+    said = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip().splitlines()
+    found = [line for line in said if "missing" in line or "invalid" in line or "broken" in line] or said
+    return (f"git history is not whole ({len(found)} problem(s), first: {found[0] if found else '?'}): "
+            "an object a commit needs is missing (a `git gc --prune=now` while something wrote?); "
+            "see `git fsck`, and restore the objects from a clone or a backup")
 
 
 def _branch_problem(repo: GitRepo) -> str | None:

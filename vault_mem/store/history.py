@@ -446,3 +446,18 @@ def first_unsafe_entry(modes: dict[str, str | None], prefix: str) -> tuple[str, 
     if clash:
         return clash[1], f"a name that differs from '{shown(clash[0])}' only in case (one file on macOS and Windows)"
     return None
+
+
+def earlier_versions(repo: GitRepo, head: str, path: str, depth: int = 100) -> dict[str, str]:
+    """{blob id: commit id} of the versions ``path`` had before ``head``'s, from the last
+    ``depth`` commits of ``head``'s history that changed it (``head``'s own version excluded)."""
+    proc = repo.run("rev-list", f"-n{depth + 1}", head, "--", path, check=False, cwd=repo.toplevel)
+    if proc.returncode != 0:
+        return {}
+    current = repo.blob_at(head, path)
+    out: dict[str, str] = {}
+    for commit in proc.stdout.decode().split():
+        blob = repo.blob_at(commit, path)
+        if blob is not None and blob != current:
+            out.setdefault(blob, commit)
+    return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 from vault_mem.config import (
@@ -44,7 +45,7 @@ from vault_mem.store.files import (
 )
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
-from vault_mem.store.health import exposed_to_others, repository_problem, state_dir_problem
+from vault_mem.store.health import exposed_to_others, history_problem, repository_problem, state_dir_problem
 from vault_mem.store.history import (
     changed_entries,
     first_unsafe_entry,
@@ -61,6 +62,8 @@ from vault_mem.store.trust import approve_config, approved_config, seal, unseal
 HEAD_CHECKED = "checked-head"
 #: under .vault-mem/: which type folders git ignored, and the ignore files' state it was read at
 IGNORE_CHECKED = "checked-ignores"
+#: how long a write waits for a person's running git command (pull, checkout, ...) to end
+PERSON_GIT_WAIT_S = 5.0
 
 
 def init_repository(root: Path) -> None:
@@ -189,8 +192,11 @@ class Workspace:
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
                 f"{head[:10]}) and remove that entry with git (git rm -r --cached -- '{shown(self.prefix + rel)}', "
                 "delete it, git commit), then retry; nothing was changed")
-        ensure_own_dir(self.state_dir)
-        atomic_write(record, seal(self.root, "checked-head", {"commit": head}), mode=PRIVATE_FILE)
+        try:  # the verdict is a cache: on a full or read-only disk the next command checks again
+            ensure_own_dir(self.state_dir)
+            atomic_write(record, seal(self.root, "checked-head", {"commit": head}), mode=PRIVATE_FILE)
+        except (OSError, StateError):
+            pass
 
     def exposure(self) -> str | None:
         """Whether other users of this machine can read this vault's memory (its folders and
@@ -259,7 +265,7 @@ class Workspace:
         return current_bytes(self.root / rel)
 
     # -- git state -------------------------------------------------------------------------
-    def check_git_state(self) -> str:
+    def check_git_state(self, *, running: bool = True) -> str:
         """Refuse to write while HEAD is detached or a merge, rebase, revert, ... is under way:
         an acknowledged write must be reachable from the branch. Returns the branch
         (``refs/heads/...``): the write commits to it only while HEAD still points there."""
@@ -269,6 +275,10 @@ class Workspace:
                 f"a git {op} is in progress in {self.repo.toplevel}; finish or abort it "
                 f"(git {op} --continue / --abort) and retry"
             )
+        busy = self.repo.person_git_command() if running else None  # a /proc scan: ~1-4 ms
+        if busy:
+            raise GitError(f"{busy} is under way in {self.repo.toplevel}; nothing was written: "
+                           "retry when it is done")
         branch = head_branch(self.repo)
         if branch is None:
             raise GitError(
@@ -282,9 +292,22 @@ class Workspace:
             raise GitError(problem)
         return branch
 
+    def wait_for_person_git(self) -> None:
+        """Wait (at most PERSON_GIT_WAIT_S) while a person's git command that changes the work
+        tree runs here (a pull, a rebase, a checkout, a stash): a write started meanwhile would
+        leave files that stop it half-way. Call it without the vault's write lock: git's hooks
+        take that lock, so a command waited for under it could not end."""
+        deadline = time.monotonic() + PERSON_GIT_WAIT_S
+        while self.repo.person_git_command() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
     def repository_problem(self) -> str | None:
         """A damaged branch ref or git index that would make a commit fail, with its fix."""
         return repository_problem(self.repo)
+
+    def history_problem(self) -> str | None:
+        """An object missing from git history (``git fsck --connectivity-only``), with its fix."""
+        return history_problem(self.repo)
 
     def check_not_dirty(self, rel: str) -> bytes:
         """Refuse to overwrite a person's uncommitted edit (it is in no commit, so it would be

@@ -17,10 +17,12 @@ from vault_mem.errors import VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path, parse_memory
 from vault_mem.model.policy import mask_secrets
-from vault_mem.store.files import current_bytes
+from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo, Identity
-from vault_mem.store.worktree import config_value, dirty_paths, ignored_paths
+from vault_mem.store.history import earlier_versions
+from vault_mem.store.worktree import config_value, dirty_paths, ignored_paths, staged_blob
 from vault_mem.vault.core import Vault
+from vault_mem.vault.recovery import recover_rollback
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
@@ -107,12 +109,15 @@ class HandEditCommit:
 
 
 def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, committer: Identity,
-                      note: str, index_only_message: str) -> HandEditCommit:
+                      note: str, index_only_message: str, keep_newest: bool = False) -> HandEditCommit:
     """Commit the memory files ``paths`` (vault-relative) as they are on disk, and INDEX.md when
     it differs from HEAD's, in the person's name. The caller holds the vault's write lock and
     has checked that git is not mid-operation. A file that the sidecar cannot use, that the
     WritePolicy refuses, or that .gitignore excludes is left out (``skipped``), never changed."""
     repo = vault.repo
+    # a write reported failed whose files could not be put back (a full disk) is never
+    # committed as a person's edit: its files are put back first
+    recover_rollback(vault.ws, vault.sidecar)
     report = vault.sidecar.refresh_paths(paths, embed=False)
     vault.write_index()
     out = HandEditCommit(skipped={p.path: p.reason for p in report.problems})
@@ -129,6 +134,11 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
         committed = repo.blob_at(head, vault.prefix + rel)
         if (data is None and committed is None) or (data is not None and committed == GitRepo.blob_id(data)):
             continue
+        if keep_newest and data is not None and committed is not None:
+            older = _older_version(vault, head, rel, data, committed)
+            if older:
+                out.skipped[rel] = older
+                continue
         if data is not None:
             try:  # the one WritePolicy: a hand edit holding a credential is not committed
                 vault.ws.policy.check_file(rel, data)
@@ -162,6 +172,33 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
     if out.commit:
         vault.sidecar.set_meta("head", out.commit)
     return out
+
+
+def _older_version(vault: Vault, head: str, rel: str, data: bytes, committed: str) -> str | None:
+    """When the file on disk holds, unstaged, a version the branch had before HEAD's (what a
+    ``git stash`` taken while an agent's write was landing, a ``reset`` or a ``checkout`` of an
+    older state leaves), put HEAD's newer version back on disk and say so; else None. Committing
+    it would undo the newer version in the person's name. A version the person staged is
+    theirs to commit, and is left alone."""
+    top = vault.prefix + rel
+    blob = GitRepo.blob_id(data)
+    was = earlier_versions(vault.repo, head, top).get(blob)
+    if was is None:
+        return None
+    try:
+        if GitRepo.blob_id(staged_blob(vault.repo, top)) != committed:
+            return None  # staged by the person: a deliberate change
+    except VaultMemError:
+        return None
+    try:
+        atomic_write(vault.root / rel, vault.repo.read_object(committed)[1], expect=data)
+    except (VaultMemError, OSError):
+        return None  # changed again meanwhile: looked at on the next round
+    vault.sidecar.refresh_paths([rel], embed=False)
+    vault.write_index()
+    return (f"held an older version (from commit {was[:10]}) than the branch's, brought back by a git "
+            "operation (stash, reset, checkout?); the newest version, HEAD's, is back on disk "
+            "(commit it yourself with `git commit` if the older one was meant)")
 
 
 def commit_edit(vault: Vault, rel: str, *, note: str) -> HandEditCommit:

@@ -18,7 +18,7 @@ from vault_mem.model.policy import mask_secrets
 from vault_mem.store.files import atomic_write, remove_temp_files
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
-from vault_mem.vault.steps import FOREIGN, JOURNAL, finish_write, read_journal, write_index
+from vault_mem.vault.steps import FOREIGN, JOURNAL, ROLLBACK, finish_write, read_journal, write_index
 
 #: under .vault-mem/: what an interrupted sync must put back (written by vault_mem.sync.replay)
 SYNC_JOURNAL = "sync.json"
@@ -33,7 +33,8 @@ def recover(ws: Workspace, sidecar: Sidecar) -> list[str]:
     # git's index.lock or a branch's ref lock a killed vault-mem process left: every git command
     # (and every commit of ours) would fail on it until a person deleted it
     notes = ws.repo.clear_dead_locks()
-    notes += [n for n in (recover_sync(ws, sidecar), recover_journal(ws, sidecar)) if n]
+    notes += [n for n in (recover_sync(ws, sidecar), recover_rollback(ws, sidecar),
+                          recover_journal(ws, sidecar)) if n]
     ws.notices.extend(notes)
     return notes
 
@@ -86,6 +87,42 @@ def recover_sync(ws: Workspace, sidecar: Sidecar) -> str | None:
     ws.repo.sync_index(sorted(ws.top(rel) for rel in paths))
     journal.unlink(missing_ok=True)
     return note
+
+
+def recover_rollback(ws: Workspace, sidecar: Sidecar) -> str | None:
+    """Put back the files of a write whose caller was told it failed but which could not put
+    them back itself (a full disk): each file that still holds the failed write's bytes gets
+    HEAD's version again (or is removed when HEAD has none). Never commits anything."""
+    path = ws.state_dir / ROLLBACK
+    journal = read_journal(ws, ROLLBACK, sealed_as=JOURNAL)
+    if journal is None or journal is FOREIGN:
+        return None
+    try:
+        files: dict[str, str | None] = journal["files"]
+        if not isinstance(files, dict) or not all(isinstance(t, str) or t is None for t in files.values()):
+            raise TypeError("malformed journal")
+        for rel in files:
+            ws.check_inside(rel)
+    except (ValueError, KeyError, OSError, TypeError, AttributeError, VaultMemError):
+        path.unlink(missing_ok=True)
+        return None
+    head = ws.repo.head()
+    for rel, text in files.items():
+        p = ws.root / rel
+        remove_temp_files(p.parent, p.name)
+        if p.is_symlink() or not (p.is_file() if text is not None else not p.exists()):
+            continue
+        if text is not None and p.read_bytes() != text.encode("utf-8"):
+            continue  # someone changed it since: theirs stays
+        oid = ws.repo.blob_at(head, ws.top(rel))
+        if oid is None:
+            p.unlink(missing_ok=True)
+        else:
+            atomic_write(p, ws.repo.read_object(oid)[1])
+    sidecar.refresh_paths(list(files))
+    write_index(ws, sidecar)
+    path.unlink(missing_ok=True)
+    return f"put back the files of a failed write of '{_named(journal.get('key'))}' (it was reported as not written)"
 
 
 def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:

@@ -21,6 +21,9 @@ from vault_mem.store.worktree import dirty_paths
 
 #: under .vault-mem/: the intent of the write under way (see vault_mem.vault.transaction)
 JOURNAL = "pending.json"
+#: under .vault-mem/: the journal of a write whose caller was told it failed (renamed from
+#: JOURNAL, which needs no free space): the next writer rolls its files back, never finishes it
+ROLLBACK = "pending.failed.json"
 #: what :func:`read_journal` returns for a journal this machine did not write
 FOREIGN = object()
 
@@ -30,10 +33,11 @@ def write_journal(ws: Workspace, name: str, entry: dict) -> None:
     atomic_write(ws.state_dir / name, seal(ws.root, name, entry), mode=PRIVATE_FILE)
 
 
-def read_journal(ws: Workspace, name: str) -> dict | object | None:
+def read_journal(ws: Workspace, name: str, *, sealed_as: str | None = None) -> dict | object | None:
     """The journal ``.vault-mem/<name>`` when this machine wrote it for this vault; None when
     there is none; :data:`FOREIGN` for anything else (planted through a commit, copied from
-    another vault or machine, damaged, a symlink): it is removed, never applied or committed."""
+    another vault or machine, damaged, a symlink): it is removed, never applied or committed.
+    ``sealed_as``: the name it was written under (a journal renamed since, :data:`ROLLBACK`)."""
     path = ws.state_dir / name
     if not os.path.lexists(path):
         return None
@@ -41,7 +45,7 @@ def read_journal(ws: Workspace, name: str) -> dict | object | None:
         raw = read_own(path)
     except VaultMemError:
         raw = None
-    entry = unseal(ws.root, name, raw) if raw else None
+    entry = unseal(ws.root, sealed_as or name, raw) if raw else None
     if entry is None:
         path.unlink(missing_ok=True)
         return FOREIGN
@@ -122,6 +126,23 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
     commit = ws.repo.commit_paths(
         {ws.top(rel): data for rel, data in files.items()}, message, author=ws.identity(who),
         branch=branch, derived=(ws.top(INDEX_FILE), index_for), warnings=warnings)
+    # From here on the write has landed (or had nothing to commit): nothing may fail it any more,
+    # or a caller told "failed" would find it committed; what goes wrong is a warning.
+    steps = [lambda: _refresh_staging(ws, rels, commit, warnings),
+             lambda: checkpoint("after-commit", ws.state_dir),
+             lambda: sidecar.set_meta("head", commit) if commit else None,
+             lambda: (ws.state_dir / JOURNAL).unlink(missing_ok=True)]
+    for step in steps:
+        try:
+            step()
+        except Exception as exc:  # noqa: BLE001 - a full disk, a read-only index: the commit stands
+            if warnings is not None:
+                warnings.append(f"committed, but tidying up after the commit failed ({exc}); "
+                                "the next command finishes it")
+    return commit
+
+
+def _refresh_staging(ws: Workspace, rels: list[str], commit: str | None, warnings: list[str] | None) -> None:
     if commit is None:
         # Nothing new to commit: a recovered write whose commit landed before the crash, maybe
         # before git's staging area was refreshed (commit_paths skips that when there is no
@@ -131,8 +152,3 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
         except VaultMemError as exc:  # the files are committed: this is only git's staging area
             if warnings is not None:
                 warnings.append(f"git's staging area was not refreshed ({exc})")
-    checkpoint("after-commit", ws.state_dir)
-    if commit:
-        sidecar.set_meta("head", commit)
-    (ws.state_dir / JOURNAL).unlink(missing_ok=True)
-    return commit

@@ -19,16 +19,24 @@ finish the write (:func:`vault_mem.vault.recovery.recover_journal`) or report it
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from vault_mem.errors import ConcurrentEditError, HeadMovedError, LockTimeoutError
+from vault_mem.errors import ConcurrentEditError, HeadMovedError, VaultMemError, WriteFailedError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, remove_file
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.recovery import recover
-from vault_mem.vault.steps import JOURNAL, commit_message, finish_write, write_index, write_journal
+from vault_mem.vault.steps import (
+    JOURNAL,
+    ROLLBACK,
+    commit_message,
+    finish_write,
+    write_index,
+    write_journal,
+)
 
 
 @dataclass
@@ -62,10 +70,12 @@ class WriteTransaction:
         self.warnings: list[str] = []
 
     def __enter__(self) -> Self:
+        self.ws.wait_for_person_git()  # before the lock: the person's git hooks take it
         self.ws.lock.acquire()
         try:
             recover(self.ws, self.sidecar)
-            self.branch = self.ws.check_git_state()
+            # a running git command is looked for just before the files are written (write())
+            self.branch = self.ws.check_git_state(running=False)
         except BaseException:
             self.ws.lock.release()
             raise
@@ -108,6 +118,11 @@ class WriteTransaction:
                    "key": key or next((Path(rel).stem for rel in changes), ""),
                    "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
         checkpoint("before-write", ws.state_dir)
+        # asked again just before the work tree changes: a person's git pull, checkout or stash
+        # that started since the transaction began goes first (or the write is refused)
+        if ws.repo.head_said() != f"ref: {self.branch}" or ws.check_git_state() != self.branch:
+            raise HeadMovedError(f"HEAD moved off {str(self.branch).removeprefix('refs/heads/')} while "
+                                 "vault-mem was preparing a write (a git checkout?); nothing was written: retry")
         write_journal(ws, JOURNAL, journal)
         written: list[str] = []
         try:
@@ -118,33 +133,44 @@ class WriteTransaction:
                 else:
                     atomic_write(path, data, expect=before[rel])
                 written.append(rel)
-        except BaseException:
-            self._put_back(written, before, changes)
-            raise
-        checkpoint("after-write", ws.state_dir)
-        try:
+            checkpoint("after-write", ws.state_dir)
+            # finish_write raises only while nothing has landed (after the commit, a warning)
             return finish_write(ws, self.sidecar, changes, message, who, branch=self.branch,
                                 warnings=self.warnings)
-        except (HeadMovedError, ConcurrentEditError, LockTimeoutError):
-            # nothing landed (HEAD left the branch, a commit meanwhile changed these files, git
-            # stayed busy): the outcome reported is what happened, so
-            # put back what this write put on disk, only where its bytes still are
-            self._put_back(written, before, changes)
-            self.sidecar.refresh_paths(list(changes))
-            write_index(ws, self.sidecar)
-            raise
-
+        except BaseException as exc:
+            # One rule: a write whose caller is told it failed never lands, not now and not
+            # later; only a write whose process died without answering is finished by recovery.
+            rolled = self._roll_back(written, before, changes)
+            if isinstance(exc, VaultMemError) or not isinstance(exc, Exception):
+                raise
+            raise WriteFailedError(
+                f"nothing was written: {type(exc).__name__}: {exc}; "
+                + ("what the write had put on disk was put back" if rolled else
+                   "what the write had put on disk is put back by the next vault-mem command")
+                + "; check the free disk space and that the vault is writable, then retry") from exc
     def _committed_or_absent(self, rel: str) -> bytes | None:
         if self.ws.disk_bytes(rel) is None:
             return None
         return self.ws.check_not_dirty(rel)
 
-    def _put_back(self, written: list[str], before: dict[str, bytes | None],
-                  changes: dict[str, bytes | None]) -> None:
-        """Undo the files of a write that stopped half-way (an editor's save got in), each only
-        while it still holds what this write put there: a save made since is never replaced."""
+    def _roll_back(self, written: list[str], before: dict[str, bytes | None],
+                   changes: dict[str, bytes | None]) -> bool:
+        """Undo a write that did not land: its journal becomes a rollback journal first (a
+        rename: no free space needed), so that if putting the files back fails too (a full
+        disk), the next writer puts them back rather than finishing the write. Each file is put
+        back only while it still holds what this write put there: a save made since is never
+        replaced. True when everything was put back (the journal is gone)."""
+        ws = self.ws
+        journal, rollback = ws.state_dir / JOURNAL, ws.state_dir / ROLLBACK
+        try:
+            os.replace(journal, rollback)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return False  # a read-only disk: nothing can be put back now; the journal says what to do
+        done = True
         for rel in written:
-            path, old, ours = self.ws.root / rel, before[rel], changes[rel]
+            path, old, ours = ws.root / rel, before[rel], changes[rel]
             try:
                 if old is None:
                     remove_file(path, expect=ours)
@@ -152,4 +178,17 @@ class WriteTransaction:
                     atomic_write(path, old, expect=ours)
             except ConcurrentEditError:
                 pass  # someone saved this file since: their bytes stay
-        (self.ws.state_dir / JOURNAL).unlink(missing_ok=True)
+            except OSError:
+                done = False
+        try:
+            self.sidecar.refresh_paths(list(changes))
+            # INDEX.md on disk only while the person's git is not mid-operation: a rebase or a
+            # checkout under way that finds it changed stops half-way (its hooks or the next
+            # command bring it up to date); after one, it must match the files again
+            if ws.repo.person_operation() is None:
+                write_index(ws, self.sidecar)
+        except Exception:  # noqa: BLE001 - a full disk: the next command's reconcile repairs them
+            done = False
+        if done:
+            rollback.unlink(missing_ok=True)
+        return done
