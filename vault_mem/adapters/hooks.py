@@ -30,6 +30,7 @@ git (installed by :mod:`vault_mem.store.hooks`):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,11 +142,23 @@ def session_context(vault: Any, event: dict[str, Any]) -> str:
     return head + context_index(vault, max_chars=MAX_CONTEXT_CHARS - len(head))
 
 
+#: other hooks' context an agent prepends to the prompt it hands a prompt hook (Gemini CLI, in
+#: non-interactive mode, puts the session-start context there, INDEX.md included)
+_HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>", re.DOTALL)
+
+
+def person_prompt(prompt: str) -> str:
+    """What the person typed: ``prompt`` without the hook context an agent wrapped around it.
+    Searched with INDEX.md and the write policy in it, every prompt matched the same things."""
+    return _HOOK_CONTEXT.sub(" ", prompt).strip()
+
+
 def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     """The memories that strongly match the prompt, or None when none does."""
     prompt = event.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
+    if not isinstance(prompt, str) or not person_prompt(prompt):
         return None
+    prompt = person_prompt(prompt)
     from vault_mem.model.render import fence, memory_quote  # lazy: the hooks' start-up time
 
     # whole, or a pointer: decided below; a peer's memory (an author not approved here) is
