@@ -60,7 +60,7 @@ from gitdb.fun import loose_object_header
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, LockTimeoutError
 from vault_mem.store import gitlocks
 from vault_mem.store.files import checkpoint
-from vault_mem.store.locks import SAY_WAITING_AFTER_S, this_command
+from vault_mem.store.locks import SAY_WAITING_AFTER_S, pid_exists, this_command
 from vault_mem.store.tree import ParsedTree
 
 ZERO_OID = "0" * 40
@@ -759,7 +759,7 @@ class GitRepo:
             running = running_git(self.toplevel, _MAINTENANCE)
             while running and time.monotonic() < deadline:
                 time.sleep(0.01)
-                running = [pid for pid in running if _alive(pid)]
+                running = [pid for pid in running if pid_exists(pid)]
             missing: list[str] = []
             for _ in range(3):
                 missing = [oid for oid in written if not self.has_object(oid)]
@@ -839,7 +839,7 @@ class GitRepo:
                 pid = int(path.name.split(".")[1])
             except (IndexError, ValueError):
                 continue
-            if not _alive(pid):
+            if not pid_exists(pid):
                 path.unlink(missing_ok=True)
         return removed
 
@@ -880,7 +880,7 @@ class GitRepo:
         except (OSError, ValueError):
             pid = 0
         if pid > 1:
-            alive = _alive(pid)
+            alive = pid_exists(pid)
             if alive:
                 try:  # a pid reused by something else is no commit
                     comm = Path(f"/proc/{pid}/comm").read_text().strip()
@@ -1145,16 +1145,6 @@ def _git_command(argv: list[bytes]) -> str | None:
         elif not arg.startswith("-"):
             return arg
     return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _read_nofollow(path: Path) -> bytes:

@@ -192,7 +192,7 @@ def process_start(pid: int) -> str | None:
         with open(f"/proc/{int(pid)}/stat", "rb") as fh:
             stat = fh.read().decode("ascii", "replace")
     except OSError:
-        if not _pid_exists(pid):
+        if not pid_exists(pid):
             return GONE
         return None  # no /proc here (another OS), or not ours to read: cannot tell
     try:
@@ -208,7 +208,8 @@ def process_start(pid: int) -> str | None:
     return f"{fields[19]}@{boot}"
 
 
-def _pid_exists(pid: int) -> bool:
+def pid_exists(pid: int) -> bool:
+    """Whether a process ``pid`` exists (any Unix: a signal 0 asks without sending)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
