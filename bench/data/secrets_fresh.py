@@ -15,62 +15,26 @@ Each item is a memory: ``{"name", "class", "key", "description", "body", "meta"}
 from __future__ import annotations
 
 import base64
-import itertools
 import json
-import random
 import runpy
 import string
 from pathlib import Path
 
-_SERIAL = itertools.count(1)
-_RNG = random.Random(2323)
-ALNUM = string.ascii_letters + string.digits
-LOWER = string.ascii_lowercase + string.digits
-UP = string.ascii_uppercase + string.digits
-HEX = "0123456789abcdef"
-B64 = ALNUM + "+/"
-URL = ALNUM + "-_"
-BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
-D5 = "-" * 5
-PK = "PRIV" + "ATE KEY"
-# this tree's copy of the list, read by path: the corpus must not change with the code under test
-_WORDS = runpy.run_path(str(Path(__file__).resolve().parents[2] / "vault_mem" / "model" / "seed_words.py"))["BIP39_ENGLISH"]
-
-
-def r(n: int, alphabet: str = ALNUM) -> str:
-    """``n`` random characters; mixed alphabets get a digit and a letter, like real keys."""
-    while True:
-        s = "".join(_RNG.choice(alphabet) for _ in range(n))
-        mixed = any(c.isdigit() for c in alphabet) and any(c.isalpha() for c in alphabet)
-        if not mixed or (any(c.isdigit() for c in s) and any(c.isalpha() for c in s)):
-            return s
+_GEN = runpy.run_path(str(Path(__file__).with_name("secret_gen.py")))
+_G = _GEN["Generator"](2323, "note", "Notes from the session")
+_RNG = _G.rng
+r, words, item = _G.r, _G.words, _G.item
+b64, wrap = _GEN["b64"], _GEN["wrap"]
+ALNUM, LOWER, UP, HEX, B64, URL, BECH32, D5, PK = (_GEN[k] for k in ("ALNUM", "LOWER", "UP", "HEX", "B64", "URL",
+                                                                   "BECH32", "D5", "PK"))
 
 
 def pw() -> str:
     return r(8) + _RNG.choice("!#%^*+@") + r(3, string.digits)
 
 
-def words(n: int) -> list[str]:
-    return [_RNG.choice(_WORDS) for _ in range(n)]
-
-
-def b64(data: str | bytes) -> str:
-    return base64.b64encode(data.encode() if isinstance(data, str) else data).decode()
-
-
 def b64url_num(n: int) -> str:
     return base64.urlsafe_b64encode(str(n).encode()).decode().rstrip("=")
-
-
-def wrap(s: str, width: int = 64) -> str:
-    return "\n".join(s[i:i + width] for i in range(0, len(s), width))
-
-
-def item(name: str, cls: str, body: str, description: str = "Notes from the session", key: str = "",
-         meta: dict | None = None) -> dict:
-    # a neutral key: one derived from the name would put words like "key" or "pw" in the label
-    key = key or f"note-{next(_SERIAL):03d}"
-    return {"name": name, "class": cls, "key": key, "description": description, "body": body, "meta": meta or {}}
 
 
 def forms() -> list[dict]:

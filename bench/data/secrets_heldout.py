@@ -10,50 +10,18 @@ generator and vendor prefixes are split so no scanner flags this file.
 from __future__ import annotations
 
 import base64
-import itertools
 import json
-import random
 import runpy
 import string
 from pathlib import Path
 
-_SERIAL = itertools.count(1)
-_RNG = random.Random(90210)
-ALNUM = string.ascii_letters + string.digits
-LOWER = string.ascii_lowercase + string.digits
-HEX = "0123456789abcdef"
-B64 = ALNUM + "+/"
-URL = ALNUM + "-_"
-D5 = "-" * 5
-PK = "PRIV" + "ATE KEY"
-_WORDS = runpy.run_path(str(Path(__file__).resolve().parents[2] / "vault_mem" / "model" / "seed_words.py"))["BIP39_ENGLISH"]
-
-
-def r(n: int, alphabet: str = ALNUM) -> str:
-    mixed = any(c.isdigit() for c in alphabet) and any(c.isalpha() for c in alphabet)
-    while True:
-        s = "".join(_RNG.choice(alphabet) for _ in range(n))
-        if not mixed or (any(c.isdigit() for c in s) and any(c.isalpha() for c in s)):
-            return s
-
-
-def words(n: int) -> list[str]:
-    return [_RNG.choice(_WORDS) for _ in range(n)]
-
-
-def b64(data: str | bytes) -> str:
-    return base64.b64encode(data.encode() if isinstance(data, str) else data).decode()
-
-
-def wrap(s: str, width: int = 64) -> str:
-    return "\n".join(s[i:i + width] for i in range(0, len(s), width))
-
-
-def item(name: str, cls: str, body: str, description: str = "Working notes", key: str = "",
-         meta: dict | None = None) -> dict:
-    # a neutral key: one derived from the name would put words like "key" or "pw" in the label
-    key = key or f"held-{next(_SERIAL):03d}"
-    return {"name": name, "class": cls, "key": key, "description": description, "body": body, "meta": meta or {}}
+_GEN = runpy.run_path(str(Path(__file__).with_name("secret_gen.py")))
+_G = _GEN["Generator"](90210, "held", "Working notes")
+_RNG = _G.rng
+r, words, item = _G.r, _G.words, _G.item
+b64, wrap = _GEN["b64"], _GEN["wrap"]
+ALNUM, LOWER, UP, HEX, B64, URL, BECH32, D5, PK = (_GEN[k] for k in ("ALNUM", "LOWER", "UP", "HEX", "B64", "URL",
+                                                                   "BECH32", "D5", "PK"))
 
 
 def forms() -> list[dict]:
