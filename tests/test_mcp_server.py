@@ -273,9 +273,15 @@ def test_memories_as_resources_prompts_notifications_and_writes_named_for_the_cl
             r = await client.call_tool("remember", {"key": "ci", "description": "CI runs on GitHub Actions"})
             assert not r.is_error, r.content
             now = (await client.read_resource("vault://memory/ci")).contents[0].text
-            assert now.startswith("---\n") and "GitHub Actions" in now
+            outside, memories = parse_fenced(now)  # memory text reaches the agent fenced, attributed
+            (opened, inside), = memories
+            assert inside.startswith("---\n") and "GitHub Actions" in inside
+            assert 'author="test-client' not in opened and 'author="agent@vault-mem.local"' in opened
+            assert not any("GitHub" in line for line in outside)
             before = (await client.read_resource("vault://memory/ci@HEAD~1")).contents[0].text
-            assert "Jenkins" in before and "GitHub" not in before
+            _, [(opened, inside)] = parse_fenced(before)
+            assert "Jenkins" in inside and "GitHub" not in inside
+            assert 'version="HEAD~1"' in opened and "not approved" in opened  # history: author not checked
             with pytest.raises(MCPError, match="unknown revision"):
                 await client.read_resource("vault://memory/ci@no-such-rev")
             with pytest.raises(MCPError, match="nope"):

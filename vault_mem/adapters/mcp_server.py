@@ -323,16 +323,27 @@ def build_server(vault: Vault, startup: Startup | None = None):
 
 
 def memory_text(vault: Vault, key: str, rev: str | None) -> str:
-    """The text of memory ``key``'s file, now or as committed at ``rev``, through the vault's
-    reads (a quarantined or malformed file is refused by name)."""
+    """Memory ``key``'s file, now or as committed at ``rev``, as an agent is shown memory text:
+    the one fenced rendering, naming its author (:mod:`vault_mem.model.render`). Read through the
+    vault's reads: a quarantined or malformed file is refused by name. A version from history
+    is marked as one whose author is not checked (not trusted), whoever wrote it."""
+    from vault_mem.model.render import fence, memory_quote
+
     if rev:
-        return memory_file(vault.ws, key, rev)[1]
-    vault.get(key)  # not found, quarantined, malformed: refused here, by name
-    found = vault.find_file(key)
-    data = vault.ws.disk_bytes(found[1]) if found else None
-    if data is None:
-        raise UsageError(f"memory '{key}' changed while it was read; read it again")
-    return data.decode("utf-8")
+        rel, text = memory_file(vault.ws, key, rev)
+        email, trusted = None, False
+    else:
+        vault.get(key)  # not found, quarantined, malformed: refused here, by name
+        found = vault.find_file(key)
+        data = vault.ws.disk_bytes(found[1]) if found else None
+        if data is None:
+            raise UsageError(f"memory '{key}' changed while it was read; read it again")
+        rel, text = found[1], data.decode("utf-8")
+        who = vault.authors([rel])[rel]
+        email, trusted = who.email, who.trusted
+    quote = memory_quote(key=key, type_=rel.split("/", 1)[0], text=text, author=email, trusted=trusted,
+                         file=rel, version=rev)
+    return fence([quote])
 
 
 def attribute_to_client(vault: Vault, ctx) -> None:
