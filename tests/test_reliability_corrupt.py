@@ -243,9 +243,9 @@ def test_stale_git_index_lock_is_waited_for_then_reported(root, monkeypatch, rec
     reported outcome is exactly what happened)."""
     from vault_mem import Vault
     from vault_mem.errors import LockTimeoutError
-    from vault_mem.store import git as gitstore
+    from vault_mem.store import gitindex
 
-    monkeypatch.setattr(gitstore, "_INDEX_LOCK_WAIT_S", 0.3)
+    monkeypatch.setattr(gitindex, "INDEX_LOCK_WAIT_S", 0.3)
     lock = root / ".git/index.lock"
     lock.write_text("")
     _fault(record_property, "stale .git/index.lock")

@@ -484,25 +484,25 @@ def test_git_locks_of_a_killed_writer_are_removed_by_the_next_write(root):
     proc = subprocess.run([sys.executable, "-c", code, str(root)], env=_env(), capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 9 and (root / ".git/index.lock").exists(), proc.stderr
-    from vault_mem.store import git as gitstore
+    from vault_mem.store import gitindex
 
     (root / "facts/after.md").write_text(_memory_text("after", "Changed on disk", "to stage\n"))
-    old, gitstore._INDEX_LOCK_WAIT_S = gitstore._INDEX_LOCK_WAIT_S, 0.3
+    old, gitindex.INDEX_LOCK_WAIT_S = gitindex.INDEX_LOCK_WAIT_S, 0.3
     try:
         with Vault(root) as v:
             v.repo.sync_index(["facts/after.md"])  # git needs index.lock only to change the index
     finally:
-        gitstore._INDEX_LOCK_WAIT_S = old
+        gitindex.INDEX_LOCK_WAIT_S = old
     assert not (root / ".git/index.lock").exists()
     (root / ".git/index.lock").write_text("")  # git's own (not ours): left alone, reported
     from vault_mem.errors import LockTimeoutError
 
-    old, gitstore._INDEX_LOCK_WAIT_S = gitstore._INDEX_LOCK_WAIT_S, 0.3
+    old, gitindex.INDEX_LOCK_WAIT_S = gitindex.INDEX_LOCK_WAIT_S, 0.3
     try:
         with Vault(root) as v, pytest.raises(LockTimeoutError, match="index.lock"):
             v.remember("blocked", "Blocked by git's own lock", "body\n")
     finally:
-        gitstore._INDEX_LOCK_WAIT_S = old
+        gitindex.INDEX_LOCK_WAIT_S = old
     assert (root / ".git/index.lock").exists() and not (root / "facts/blocked.md").exists()
 
 

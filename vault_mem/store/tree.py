@@ -4,7 +4,7 @@
 each entry's sort key and size: one entry is put or removed by splicing its bytes, and a tree
 that another git wrote is re-parsed as a difference from the last one held (:meth:`rebase`).
 Parsing and serialising are GitPython's (``tree_entries_from_data``, ``tree_to_stream``).
-Used only by :mod:`vault_mem.store.git`.
+Used only by :mod:`vault_mem.store.gitobjects`.
 """
 
 from __future__ import annotations

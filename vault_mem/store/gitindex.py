@@ -1,0 +1,186 @@
+"""git's staging area (the index) for the git store, changed without holding ``index.lock`` long.
+
+Part of :class:`~vault_mem.store.git.GitRepo`. ``git update-index`` runs on a copy of the index
+(``GIT_INDEX_FILE``); the copy is installed by a rename while vault-mem holds ``index.lock`` for a
+few system calls, and only if the index is still the one copied. git refuses to work while
+another git holds ``index.lock``: vault-mem waits for it instead (``INDEX_LOCK_WAIT_S``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from vault_mem.errors import GitError, LockTimeoutError
+from vault_mem.store import gitlocks
+from vault_mem.store.gitobjects import BLOB_MODE, ZERO_OID
+from vault_mem.store.locks import SAY_WAITING_AFTER_S, this_command
+
+#: git refuses to work while another git holds index.lock; we wait this long for it instead of failing
+INDEX_LOCK_WAIT_S = 30.0
+
+_T = TypeVar("_T")
+
+# the git store's one logger (shared by its modules)
+log = logging.getLogger("vault_mem.store.git")
+
+
+class _IndexLocked(Exception):
+    """Another git holds index.lock (internal: retried by ``_while_index_locked``)."""
+
+
+class GitIndex:
+    """The index part of :class:`~vault_mem.store.git.GitRepo`: git's staging area and its lock."""
+
+    toplevel: Path
+    git_dir: Path
+    common_dir: Path
+
+    def run_index_locked(self, *args: str, **kw):
+        """Run a git command that takes ``index.lock``, waiting while another git holds it."""
+        def attempt() -> str:
+            proc = self.run(*args, check=False, **kw)
+            if proc.returncode == 0:
+                return proc.stdout.decode("utf-8", "replace")
+            err = proc.stderr.decode("utf-8", "replace")
+            if "index.lock" in err:
+                raise _IndexLocked(err)
+            raise GitError(f"git {args[0]} failed: {err.strip()}")
+        return self._while_index_locked(attempt)
+
+    def _while_index_locked(self, attempt: Callable[[], _T]) -> _T:
+        start = time.monotonic()
+        said = False
+        delay = 0.01
+        while True:
+            try:
+                return attempt()
+            except _IndexLocked:
+                if self._cleared_dead_locks():
+                    continue  # a killed vault-mem process held it: gone now
+                if time.monotonic() > start + INDEX_LOCK_WAIT_S:
+                    raise LockTimeoutError(
+                        f"git's index.lock in {self.git_dir} stayed held for {INDEX_LOCK_WAIT_S:.0f} s, "
+                        f"{self._index_lock_holder()}; nothing was written"
+                    ) from None
+                said = self._say_waiting(start, said)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+    def _index_lock_holder(self) -> str:
+        return gitlocks.describe_holder(self.git_dir / "index.lock", self.git_dir, self.common_dir)
+
+    def _say_waiting(self, start: float, said: bool) -> bool:
+        """Log once, after a few seconds of waiting for index.lock, who holds it; True once said."""
+        if said or time.monotonic() - start < SAY_WAITING_AFTER_S:
+            return said
+        if (self.git_dir / "index.lock").exists():
+            log.warning("vault-mem: waiting for git's index.lock in %s, %s (up to %.0f s)",
+                        self.git_dir, self._index_lock_holder(), INDEX_LOCK_WAIT_S)
+        else:
+            log.warning("vault-mem: waiting to commit: %s keeps moving (another git writing?), up to %.0f s",
+                        self.head_branch() or "the branch", INDEX_LOCK_WAIT_S)
+        return True
+
+    def index_locked(self) -> bool:
+        """Whether another git holds ``index.lock`` right now (one a killed vault-mem process
+        left is removed first: see :meth:`clear_dead_locks`)."""
+        lock = self.git_dir / "index.lock"
+        if lock.exists():
+            self._cleared_dead_locks()
+        return lock.exists()
+
+    def sync_index(self, paths: list[str]) -> None:
+        """Make git's staging area match the work tree for just ``paths`` (top-level relative).
+
+        ``git update-index`` runs on a copy of the index, which is installed under an index.lock
+        of vault-mem's own (:mod:`~vault_mem.store.gitlocks`): a kill at any moment leaves no
+        lock that only a person could remove."""
+        if not paths:
+            return
+        data = b"\x00".join(p.encode() for p in paths) + b"\x00"
+
+        def attempt() -> None:
+            tmp = gitlocks.index_copy(self.git_dir)
+            try:
+                sig = self._copy_index(tmp)
+                self.run("update-index", "--add", "--remove", "-z", "--stdin", input=data,
+                         env={"GIT_INDEX_FILE": str(tmp)}, cwd=self.toplevel)
+                if not self._install_index(tmp, sig):
+                    raise _IndexLocked("index.lock is held, or the index changed meanwhile")
+            finally:
+                tmp.unlink(missing_ok=True)
+
+        self._while_index_locked(attempt)
+
+    def _prepare_index(self, blobs: dict[str, str | None], files: dict[str, bytes | None]
+                       ) -> tuple[str, tuple | None]:
+        """A copy of git's index with ``blobs`` staged, made without taking index.lock; returns
+        (its path, the real index's stat signature when copied). A path whose work-tree file
+        holds the committed bytes is staged from the file (git records its stat), others as the
+        blob itself (INDEX.md of a commit that leaves a person's edits out, a deletion)."""
+        tmp = gitlocks.index_copy(self.git_dir)
+        sig = self._copy_index(tmp)
+        from_disk, as_blob = [], []
+        for path, oid in blobs.items():
+            disk = None
+            if oid is not None:
+                try:
+                    disk = _read_nofollow(self.toplevel / path)
+                except OSError:
+                    disk = None
+            (from_disk if disk is not None and self.blob_id(disk) == oid else as_blob).append(path)
+        env = {"GIT_INDEX_FILE": str(tmp)}
+        if as_blob:
+            info = "".join(f"{BLOB_MODE:o} {blobs[p]}\t{p}\n" if blobs[p] else f"0 {ZERO_OID}\t{p}\n"
+                           for p in as_blob)
+            self.run("update-index", "--index-info", input=info.encode(), env=env, cwd=self.toplevel)
+        if from_disk:
+            self.run("update-index", "--add", "--remove", "-z", "--stdin", env=env, cwd=self.toplevel,
+                     input=b"".join(p.encode() + b"\x00" for p in from_disk))
+        return str(tmp), sig
+
+    def _index_signature(self) -> tuple | None:
+        try:
+            st = os.stat(self.git_dir / "index")
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+
+    def _copy_index(self, tmp: Path) -> tuple | None:
+        """Copy git's index to ``tmp`` (without index.lock); returns the signature of the copied
+        index (None: there is none), which must be unchanged when the copy is installed."""
+        sig = self._index_signature()
+        try:
+            shutil.copyfile(self.git_dir / "index", tmp)
+        except FileNotFoundError:
+            tmp.unlink(missing_ok=True)
+            return None
+        return sig if self._index_signature() == sig else (0,)  # (0,): written meanwhile, never matches
+
+    def _install_index(self, tmp: Path, sig: tuple | None) -> bool:
+        """Put the prepared index ``tmp`` in place of git's index, under vault-mem's own
+        index.lock, if the index is still the one copied; False: try again."""
+        lock = self.git_dir / "index.lock"
+        record = self._take_lock(lock, self.git_dir, f"vault-mem pid {os.getpid()} ({this_command()})\n".encode())
+        if record is None:
+            return False
+        try:
+            if self._index_signature() != sig:
+                return False
+            os.replace(tmp, self.git_dir / "index")
+            return True
+        finally:
+            gitlocks.release(lock, record)
+
+
+def _read_nofollow(path: Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+

@@ -1,0 +1,446 @@
+"""Git objects for the git store: blobs, trees and commits read and written in process.
+
+Part of :class:`~vault_mem.store.git.GitRepo` (which composes :class:`GitObjects` with the refs
+and the index parts); see :mod:`vault_mem.store.git` for the design.
+
+- Objects go through GitPython's object database (``repo.odb``, a ``GitCmdObjectDB``): reads
+  talk to one persistent ``git cat-file --batch`` process, which also finds objects that another
+  git moved into a new pack (``git gc``); writes are stored in process as loose objects by gitdb.
+- Trees are parsed and serialised by GitPython (``tree_entries_from_data``, ``tree_to_stream``)
+  and kept parsed in a cache keyed by object id (trees are content-addressed, so an entry never
+  goes stale). An edit rewrites only the trees on the changed paths, and puts one entry into a
+  big flat tree by splicing that entry's serialised bytes into the tree's bytes: re-serialising a
+  folder of 50k memories through GitPython costs ~0.5 s, the splice well under a millisecond.
+  A big tree another git wrote is parsed as a difference from the one last held in its folder;
+  only a process's first write pays GitPython's full parse (~0.2-0.4 s at 50k entries).
+- Commits are ``git.objects.Commit`` objects serialised by GitPython and stored like any object.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import stat
+import threading
+import time
+import zlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+from git import exc as gitexc
+from git.db import GitCmdObjectDB
+from git.objects import Commit, Object, Tree
+from git.objects.util import altz_to_utctz_str
+from git.util import Actor, hex_to_bin
+from gitdb import IStream, LooseObjectDB
+from gitdb.exc import ODBError
+from gitdb.fun import loose_object_header
+
+from vault_mem.errors import GitError
+from vault_mem.store.tree import ParsedTree
+
+ZERO_OID = "0" * 40
+BLOB_MODE = 0o100644
+TREE_MODE = 0o040000
+
+# Parsed trees kept per process, bounded by their total entries: a 50k folder is one big tree
+# and each write makes a new version of it (versions share entry objects; ~3 MB each at 50k).
+_TREE_CACHE_ENTRIES = 200_000
+# A tree someone else wrote is parsed as a difference from the last one held in its folder
+# only when that one is this big (below it, GitPython parses a whole tree in a few ms).
+_REBASE_MIN_ENTRIES = 2000
+# Loose objects above this size are stored uncompressed: a big tree is mostly random object ids,
+# so deflating it costs ~25-40 ms per write and saves little (git gc packs it later anyway).
+_DEFLATE_LIMIT = 65536
+#: What GitPython/gitdb raise for a missing or unreadable object or a failed git command.
+GIT_ERRORS = (gitexc.GitError, ODBError, ValueError, OSError)
+
+
+def _clean(value: str) -> str:
+    # git drops these when it writes an identity; GitPython refuses them outright
+    return "".join(c for c in value if c not in "<>\n\r\x00").strip()
+
+
+def _tz_text(west: int) -> str:
+    """GitPython's offset (seconds west of UTC) as git writes it: ``+0530``."""
+    east = -west
+    sign = "+" if east >= 0 else "-"
+    return f"{sign}{abs(east) // 3600:02d}{abs(east) % 3600 // 60:02d}"
+
+
+def _west_of_utc(ts: int) -> int:
+    """The local UTC offset at ``ts`` in GitPython's convention (seconds west of UTC)."""
+    return -time.localtime(ts).tm_gmtoff
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A commit author/committer."""
+
+    name: str
+    email: str
+
+    def actor(self) -> Actor:
+        """This identity as a GitPython ``Actor``, with the characters git drops removed."""
+        return Actor(_clean(self.name) or "unknown", _clean(self.email))
+
+    def signature(self, when: float | None = None) -> bytes:
+        """The ``name <email> seconds tz`` line git writes for an author or committer."""
+        ts = int(when if when is not None else time.time())
+        actor = self.actor()
+        return f"{actor.name} <{actor.email}> {ts} {altz_to_utctz_str(_west_of_utc(ts))}".encode()
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """What a commit object says: its tree, parents, author's name and subject (git's ``%s``)."""
+
+    tree: str
+    parents: tuple[str, ...]
+    author: str
+    subject: str
+
+
+
+class ObjectDB(GitCmdObjectDB):
+    """GitPython's default object database (reads through ``git cat-file --batch``, which sees
+    packs another git makes) with every write in process: ``GitCmdObjectDB.store`` runs
+    ``git hash-object`` for an object whose id is not given (``Commit.create_from_tree``'s
+    commit), about 2 ms a process; gitdb's ``LooseObjectDB.store`` computes the id while it
+    writes the loose object."""
+
+    def store(self, istream: IStream) -> IStream:
+        return LooseObjectDB.store(self, istream)
+
+
+class GitObjects:
+    """The object part of :class:`~vault_mem.store.git.GitRepo`: reads and writes objects, keeps
+    parsed trees and commits' trees in caches shared by the daemon's threads (under ``_lock``)."""
+
+    repo: git.Repo
+    objects: Path
+
+    def _init_objects(self) -> None:
+        """Set up the object database handles and the caches (after ``self.repo`` is open)."""
+        self._git = self.repo.git
+        self._odb = self.repo.odb
+        # one lock: cat-file's pipe protocol and the caches are shared by the daemon's threads
+        self._lock = threading.RLock()
+        self._trees: OrderedDict[str, ParsedTree] = OrderedDict()
+        self._tree_entries = 0
+        self._tree_at: dict[str, str] = {}  # folder -> the last big tree held there
+        self._commit_trees: OrderedDict[str, str] = OrderedDict()
+        #: per thread: {oid: (kind, data)} of the objects the commit being made needs
+        self._local = threading.local()
+
+    def _clear_objects(self) -> None:
+        """Drop the caches (the caller holds ``_lock``)."""
+        self._trees.clear()
+        self._tree_entries = 0
+        self._tree_at.clear()
+        self._commit_trees.clear()
+
+    def read_object(self, oid: str) -> tuple[str, bytes]:
+        """(type, content) of an object, loose or packed, through GitPython's object database."""
+        with self._lock:
+            try:
+                kind, data = self._read(oid)
+            except GIT_ERRORS:
+                # a cat-file process that died or fell out of step: restart it and ask once more
+                self._git.clear_cache()
+                try:
+                    kind, data = self._read(oid)
+                except GIT_ERRORS as exc:
+                    self._git.clear_cache()
+                    raise GitError(f"cannot read git object {oid} ({exc}); "
+                                   "check the repository with `git fsck`") from exc
+        return (kind.decode() if isinstance(kind, bytes) else kind), data
+
+    def _read(self, oid: str) -> tuple[str | bytes, bytes]:
+        ostream = self._odb.stream(hex_to_bin(oid))
+        return ostream.type, ostream.read()
+
+    def write_object(self, kind: str, data: bytes) -> str:
+        """Store an object in the object database (an existing one is left alone); return its id.
+
+        gitdb stores it as a loose object (temp file, rename). The id is computed first, so an
+        object that exists costs one stat; the deflate level is ours so a 2 MB tree is not
+        compressed on every write (``_DEFLATE_LIMIT``)."""
+        header = loose_object_header(kind, len(data))
+        sha = hashlib.sha1(header)
+        sha.update(data)
+        binsha = sha.digest()
+        hexsha = sha.hexdigest()
+        record = getattr(self._local, "written", None)
+        if record is not None:
+            record[hexsha] = (kind, data)
+        loose = self._odb.db_path(self._odb.object_path(hexsha))
+        if os.path.exists(loose):
+            try:  # freshen it, as git does: `git prune` spares loose objects younger than its expiry
+                os.utime(loose)
+                return hexsha
+            except FileNotFoundError:
+                pass  # pruned this instant: store it again
+        deflate = zlib.compressobj(1 if len(data) < _DEFLATE_LIMIT else 0)
+        raw = deflate.compress(header) + deflate.compress(data) + deflate.flush()
+        for attempt in range(5):
+            try:
+                # with the id given, gitdb writes the bytes as they are: no `git hash-object` process
+                self._odb.store(IStream(kind, len(data), io.BytesIO(raw), sha=binsha))
+                return hexsha
+            except FileNotFoundError as exc:
+                # `git gc` (prune-packed) removed the empty fan-out folder between gitdb's mkdir
+                # and its rename: drop gitdb's temp file and store again, as git itself does
+                if exc.filename and exc.filename != exc.filename2:
+                    Path(exc.filename).unlink(missing_ok=True)
+                if attempt == 4:
+                    raise GitError(f"cannot write a git object into {self.objects} ({exc}); "
+                                   "is something deleting it? retry") from exc
+            except GIT_ERRORS as exc:
+                raise GitError(f"cannot write a git object into {self.objects} ({exc}); "
+                               "check that the folder is writable and the disk is not full") from exc
+        return hexsha
+
+    def _tree(self, oid: str | None, at: str | None = None) -> ParsedTree:
+        """The parsed tree ``oid``; ``at`` (its folder) lets a tree someone else wrote be parsed
+        as a difference from the last one this process held there (``ParsedTree.rebase``)."""
+        if oid is None:
+            return ParsedTree.EMPTY
+        with self._lock:
+            cached = self._trees.get(oid)
+            if cached is not None:
+                self._trees.move_to_end(oid)
+                return cached
+            kind, data = self.read_object(oid)
+            if kind != "tree":
+                raise GitError(f"object {oid} is a {kind}, not a tree")
+            near = self._trees.get(self._tree_at.get(at, "")) if at is not None else None
+            try:
+                tree = (near.rebase(data) if near is not None else None) or ParsedTree.parse(data)
+            except ValueError as exc:
+                raise GitError(f"tree {oid} has an entry vault-mem will not use ({exc}); "
+                               "rename that file with git and retry") from exc
+            self._remember_tree(oid, tree, at)
+            return tree
+
+    def _remember_tree(self, oid: str, tree: ParsedTree, at: str | None = None) -> None:
+        with self._lock:
+            if at is not None and len(tree.entries) >= _REBASE_MIN_ENTRIES:
+                self._tree_at[at] = oid
+            if oid in self._trees:
+                return
+            self._trees[oid] = tree
+            self._tree_entries += len(tree.entries)
+            while self._tree_entries > _TREE_CACHE_ENTRIES and len(self._trees) > 1:
+                _, old = self._trees.popitem(last=False)
+                self._tree_entries -= len(old.entries)
+
+    def _remember_commit(self, commit: str, tree: str) -> None:
+        with self._lock:
+            self._commit_trees[commit] = tree
+            if len(self._commit_trees) > 4096:
+                self._commit_trees.popitem(last=False)
+
+    def empty_tree(self) -> str:
+        """The id of the empty tree (written to the object store)."""
+        return self._store_tree(ParsedTree.EMPTY)
+
+    def _store_tree(self, tree: ParsedTree) -> str:
+        oid = self.write_object("tree", tree.raw)
+        self._remember_tree(oid, tree)
+        return oid
+
+    def _commit(self, oid: str) -> Commit:
+        """The commit ``oid`` as a GitPython object, read in full (or GitError)."""
+        with self._lock:
+            for attempt in range(2):
+                try:
+                    obj = Object.new_from_sha(self.repo, hex_to_bin(oid))
+                    if isinstance(obj, Commit):
+                        obj.tree  # noqa: B018 - read and parse it now, under the lock
+                        return obj
+                    kind = obj.type
+                    break
+                except GIT_ERRORS as exc:
+                    # a cat-file process that read a pack `git repack -ad` removed meanwhile:
+                    # restart it (it finds the new pack) and ask once more
+                    self._git.clear_cache()
+                    if attempt:
+                        raise GitError(f"cannot read commit {oid} ({exc}); check the id with `git show`") from exc
+        raise GitError(f"{oid} is a {kind}, not a commit")
+
+    def commit_tree(self, commit: str | None) -> str | None:
+        """The tree id of ``commit`` (None for None)."""
+        if commit is None:
+            return None
+        tree = self._commit_trees.get(commit)
+        if tree is None:
+            tree = self._commit(commit).tree.hexsha
+            self._remember_commit(commit, tree)
+        return tree
+
+    def commit_info(self, commit: str) -> CommitInfo:
+        """Read a commit in process through GitPython (no ``git log`` per question)."""
+        c = self._commit(commit)
+        message = c.message if isinstance(c.message, str) else c.message.decode("utf-8", "replace")
+        subject = " ".join(message.split("\n\n", 1)[0].split())  # git's %s: the first paragraph
+        tree = c.tree.hexsha
+        self._remember_commit(commit, tree)
+        return CommitInfo(tree, tuple(p.hexsha for p in c.parents), c.author.name or "", subject)
+
+    def blob_at(self, commit: str | None, path: str) -> str | None:
+        """The blob id at ``path`` (relative to the top level) in ``commit``, or None.
+
+        Walks the parsed trees it already holds; past the first one it does not, it asks
+        ``git cat-file --batch-check`` for ``<tree>:<rest>`` instead of parsing a big tree just
+        to answer one question (a read-only process never pays for parsing a 50k folder)."""
+        if commit is None:
+            return None
+        parts = path.split("/")
+        tree = self._commit_trees.get(commit)
+        for i, part in enumerate(parts):
+            if tree is None or tree not in self._trees:
+                rest = "/".join(parts[i:])
+                if _plain_path(rest):
+                    return self._lookup(f"{tree or commit}:{rest}")
+                tree = tree or self.commit_tree(commit)
+            found = self._tree(tree).get(part)
+            if found is None:
+                return None
+            mode, sha = found
+            if i == len(parts) - 1:
+                return sha if not stat.S_ISDIR(mode) else None
+            if not stat.S_ISDIR(mode):
+                return None
+            tree = sha
+        return None
+
+    def _lookup(self, spec: str) -> str | None:
+        """The non-tree object ``<tree-ish>:<path>`` names, or None when there is none."""
+        with self._lock:
+            for attempt in range(2):
+                try:
+                    hexsha, kind, _ = self._git.get_object_header(spec)
+                    break
+                except GIT_ERRORS as exc:
+                    if isinstance(exc, ValueError) and str(exc).endswith(" missing'"):
+                        return None  # git answered "<spec> missing": there is no such path
+                    # anything else (a cat-file process that died): restart it and ask once more
+                    self._git.clear_cache()
+                    if attempt:
+                        raise GitError(f"cannot look up {spec} ({exc}); "
+                                       "check the repository with `git fsck`") from exc
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        if kind == "tree":
+            return None
+        return hexsha.decode() if isinstance(hexsha, bytes) else hexsha
+
+    def edit_tree(self, tree: str | None, changes: dict[str, str | None]) -> str | None:
+        """Apply {path: blob oid or None (delete)} to ``tree``; returns the new tree (None if empty).
+
+        Only the trees on the changed paths are rewritten; each is the cached parse of the old
+        one with the changed entries spliced in (see ``ParsedTree``)."""
+        return self._edit(tree, changes, "")
+
+    def _edit(self, tree: str | None, changes: dict[str, str | None], at: str) -> str | None:
+        t = self._tree(tree, at)
+        nested: dict[str, dict[str, str | None]] = {}
+        for path, oid in changes.items():
+            head, sep, rest = path.partition("/")
+            if sep:
+                nested.setdefault(head, {})[rest] = oid
+            elif oid is None:
+                t = t.remove(head)
+            else:
+                t = t.put(head, BLOB_MODE, oid)
+        for name, sub in nested.items():
+            old = t.get(name)
+            new = self._edit(old[1] if old and stat.S_ISDIR(old[0]) else None, sub, f"{at}{name}/")
+            t = t.remove(name) if new is None else t.put(name, TREE_MODE, new)
+        if not t.entries:
+            return None
+        oid = self.write_object("tree", t.raw)
+        self._remember_tree(oid, t, at)
+        return oid
+
+    @staticmethod
+    def blob_id(data: bytes) -> str:
+        """The id git gives a blob holding ``data`` (nothing is written)."""
+        sha = hashlib.sha1(loose_object_header("blob", len(data)))
+        sha.update(data)
+        return sha.hexdigest()
+
+    def write_commit(self, tree: str, parent: str | None, message: str, *,
+                     author: Identity, committer: Identity | None = None,
+                     authored: tuple[int, int] | None = None) -> str:
+        """Write a commit object through GitPython (``Commit.create_from_tree``, HEAD not
+        moved) and return its id. ``authored`` is (seconds, GitPython's tz offset) to keep an
+        original author date (a replayed commit); else now."""
+        now = int(time.time())
+        when, tz = authored or (now, _west_of_utc(now))
+        try:
+            commit = Commit.create_from_tree(
+                self.repo, Tree(self.repo, hex_to_bin(tree)), message.rstrip("\n") + "\n",
+                parent_commits=[Commit(self.repo, hex_to_bin(parent))] if parent else [],
+                head=False, author=author.actor(), committer=(committer or author).actor(),
+                author_date=f"{when} {_tz_text(tz)}", commit_date=f"{now} {_tz_text(_west_of_utc(now))}",
+            )
+        except GIT_ERRORS as exc:
+            raise GitError(f"writing a commit failed ({exc}); check that the repository is writable") from exc
+        oid = commit.hexsha
+        self._remember_commit(oid, tree)
+        return oid
+
+    def replay_commit(self, original: str, tree: str, parent: str, message: str, *,
+                      committer: Identity) -> str:
+        """A copy of commit ``original`` on ``parent`` with ``tree`` and ``message``: the same
+        author and author date, ``committer`` now (what a rebase does); HEAD is not moved."""
+        try:
+            orig = Commit(self.repo, hex_to_bin(original))
+            author = Identity(orig.author.name or "", orig.author.email or "")
+            authored = (int(orig.authored_date), int(orig.author_tz_offset))
+        except GIT_ERRORS as exc:
+            raise GitError(f"reading commit {original[:10]} failed ({exc}); run `git fsck`") from exc
+        return self.write_commit(tree, parent, message, author=author, committer=committer, authored=authored)
+
+    def commit_message(self, commit: str) -> str:
+        """The whole message of ``commit`` (decoded as its encoding says)."""
+        try:
+            message = Commit(self.repo, hex_to_bin(commit)).message
+        except GIT_ERRORS as exc:
+            raise GitError(f"reading commit {commit[:10]} failed ({exc}); run `git fsck`") from exc
+        return message if isinstance(message, str) else message.decode("utf-8", "replace")
+
+    def _loose_data(self, oid: str) -> bytes:
+        """The content of the loose object ``oid`` this process just wrote (b"" if it is gone)."""
+        try:
+            with open(self._odb.db_path(self._odb.object_path(oid)), "rb") as fh:
+                raw = zlib.decompress(fh.read())
+        except (OSError, zlib.error):
+            return b""
+        return raw[raw.index(b"\0") + 1:]
+
+    def has_object(self, oid: str) -> bool:
+        """Whether the object database holds ``oid`` (loose, or in a pack, found again after a
+        repack)."""
+        if os.path.exists(self._odb.db_path(self._odb.object_path(oid))):
+            return True
+        with self._lock:
+            for attempt in range(2):
+                try:
+                    self._git.get_object_header(oid)
+                    return True
+                except GIT_ERRORS:
+                    self._git.clear_cache()  # a cat-file that still reads a removed pack
+        return False
+
+
+def _plain_path(path: str) -> bool:
+    """Whether ``<tree>:<path>`` means just that path to cat-file and GitPython's reply parser
+    (no whitespace, no "./" or "../" that git would resolve against the current folder)."""
+    return (path not in (".", "..") and not path.startswith(("./", "../"))
+            and not any(c.isspace() for c in path))
+

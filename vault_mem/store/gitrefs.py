@@ -1,0 +1,193 @@
+"""Refs for the git store: HEAD and branches read from git's files, and moved by compare-and-swap.
+
+Part of :class:`~vault_mem.store.git.GitRepo`. A branch moves as git's files backend moves it
+(``<ref>.lock`` created exclusively, compared, renamed into place, reflogs appended), in process;
+every git lock vault-mem takes is recorded as its own (:mod:`vault_mem.store.gitlocks`), so one a
+killed vault-mem process left is removed and a person's is never touched.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import git
+from git import exc as gitexc
+from git.refs.symbolic import SymbolicReference
+
+from vault_mem.errors import GitError
+from vault_mem.store import gitlocks
+from vault_mem.store.files import checkpoint
+from vault_mem.store.gitobjects import GIT_ERRORS, ZERO_OID, Identity
+from vault_mem.store.locks import pid_exists
+
+#: in the git dir: where earlier versions listed the git locks a writer held (by inode, which
+#: a person's later lock can reuse: now :mod:`vault_mem.store.gitlocks`); a dead writer's list
+#: is removed, the locks it names are left alone
+_OLD_OWNED_PREFIX = "vault-mem-locks."
+
+# the git store's one logger (shared by its modules)
+log = logging.getLogger("vault_mem.store.git")
+
+
+def _git_words(exc: BaseException) -> str:
+    """What git itself said, out of a GitPython ``GitCommandError`` (else the exception text)."""
+    if isinstance(exc, gitexc.GitCommandError) and exc.stderr:
+        words = exc.stderr.strip()
+        words = words.removeprefix("stderr:").strip().strip("'").strip()
+        if words:
+            return words
+    return str(exc).strip() or type(exc).__name__
+
+
+class GitRefs:
+    """The refs part of :class:`~vault_mem.store.git.GitRepo`: HEAD, branches, their locks."""
+
+    repo: git.Repo
+    git_dir: Path
+    common_dir: Path
+
+    def head(self) -> str | None:
+        """HEAD's commit id, or None on an unborn branch.
+
+        Read by GitPython from the ref files (this runs on every write); anything it cannot
+        read (an unborn branch, an odd ref) is asked of ``git rev-parse``."""
+        try:
+            oid = SymbolicReference.dereference_recursive(self.repo, "HEAD")
+        except (ValueError, OSError, TypeError):
+            return self._rev_parse_head()
+        return oid if len(oid) == 40 else self._rev_parse_head()
+
+    def _rev_parse_head(self) -> str | None:
+        proc = self.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+        return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
+
+    def head_branch(self) -> str | None:
+        """The branch HEAD points at (``refs/heads/...``), or None while HEAD is detached. Read
+        from HEAD's file (every write asks: no git process), through ``git symbolic-ref`` only
+        when the file cannot be read."""
+        said = self.head_said()
+        if said:
+            return (said[5:].strip() or None) if said.startswith("ref: ") else None
+        proc = self.run("symbolic-ref", "-q", "HEAD", check=False)
+        if proc.returncode != 0:
+            return None
+        return proc.stdout.decode("utf-8", "replace").strip() or None
+
+    def head_said(self) -> str:
+        """What HEAD's file says (``ref: refs/heads/main`` or a commit id); "" when unreadable."""
+        try:
+            return (self.git_dir / "HEAD").read_text().strip()
+        except OSError:
+            return ""
+
+    def ref_value(self, ref: str) -> str | None:
+        """The commit ``ref`` (a full name) points at, or None when it does not exist (unborn)."""
+        try:
+            oid = SymbolicReference.dereference_recursive(self.repo, ref)
+            if len(oid) == 40:
+                return oid
+        except (ValueError, OSError, TypeError):
+            pass
+        proc = self.run("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
+        return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
+
+    def _ref_now(self, ref: str) -> str | None:
+        """What ``ref`` holds in the ref files right now (loose, else packed-refs), read directly."""
+        try:
+            text = (self.common_dir / ref).read_text().strip()
+        except FileNotFoundError:
+            text = ""
+        if text.startswith("ref:"):
+            raise GitError(f"{ref} is a symbolic ref; vault-mem commits only to a plain branch")
+        if len(text) == 40:
+            return text
+        try:
+            packed = (self.common_dir / "packed-refs").read_text()
+        except FileNotFoundError:
+            return None
+        for line in packed.splitlines():
+            oid, _, name = line.partition(" ")
+            if name == ref and len(oid) == 40:
+                return oid
+        return None
+
+    def move_head(self, new: str, old: str | None, *, message: str) -> bool:
+        """Point HEAD (its branch) at ``new`` only if it still points at ``old`` (None: unborn).
+
+        Returns False when HEAD moved meanwhile (the compare-and-swap lost, or another git held
+        the ref's lock); raises GitError for any other refusal."""
+        try:
+            self._git.update_ref("-m", message, "HEAD", new, old or ZERO_OID)
+            return True
+        except gitexc.GitCommandError as exc:
+            words = _git_words(exc)
+            if self.head() != old or ".lock" in words:
+                return False
+            raise GitError(f"git update-ref failed: {words}") from exc
+        except GIT_ERRORS as exc:
+            raise GitError(f"git update-ref failed ({exc}); check that git is installed") from exc
+
+    def _swap_ref(self, branch: str, new: str, old: str | None, who: Identity, message: str) -> bool:
+        """Point ``branch`` at ``new`` only if it points at ``old`` now (None: unborn), as git's
+        files backend does it (``<ref>.lock`` created exclusively, compared, renamed into place,
+        the branch's and HEAD's reflogs appended), in process: the caller holds index.lock, and
+        a person's git command must never find it held for longer than a few system calls
+        (``git update-ref`` would hold it for a whole process start). False: it moved, or
+        another git holds the ref's lock."""
+        ref = self.common_dir / branch
+        lock = ref.with_name(ref.name + ".lock")
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        record = self._take_lock(lock, self.common_dir, f"{new}\n".encode())
+        if record is None:
+            return False
+        renamed = False
+        try:
+            checkpoint("holding-ref-lock", self.git_dir)
+            if self._ref_now(branch) != old:
+                return False
+            os.rename(lock, ref)
+            renamed = True
+        finally:
+            gitlocks.release(None if renamed else lock, record)
+        line = f"{old or ZERO_OID} {new} {who.signature().decode()}\t{message}\n".encode()
+        for log in (self.common_dir / "logs" / branch, self.git_dir / "logs" / "HEAD"):
+            try:
+                log.parent.mkdir(parents=True, exist_ok=True)
+                with open(log, "ab") as fh:
+                    fh.write(line)
+            except OSError:
+                pass  # a reflog line is a convenience; the commit has landed
+        return True
+
+    def _take_lock(self, lock: Path, records: Path, content: bytes = b"") -> Path | None:
+        """Create git's lock file ``lock`` as vault-mem's (:func:`gitlocks.take`): its owner
+        record, or None when someone else holds it (after removing one a killed vault-mem
+        process left, once)."""
+        for attempt in range(2):
+            record = gitlocks.take(lock, records, content)
+            if record is not None or attempt or not self._cleared_dead_locks():
+                return record
+        return None
+
+    def _cleared_dead_locks(self) -> bool:
+        """:meth:`clear_dead_locks`, each removal logged (no caller here reports notes)."""
+        removed = self.clear_dead_locks()
+        for line in removed:
+            log.warning("vault-mem: %s", line)
+        return bool(removed)
+
+    def clear_dead_locks(self) -> list[str]:
+        """Remove the git lock files (and prepared index copies) vault-mem processes that are
+        gone left behind; one line per lock removed, for the caller to report. A person's locks
+        are never touched: see :mod:`vault_mem.store.gitlocks`."""
+        removed = gitlocks.clear_dead(self.git_dir, self.common_dir)
+        for path in self.git_dir.glob(f"{_OLD_OWNED_PREFIX}*"):
+            try:
+                pid = int(path.name.split(".")[1])
+            except (IndexError, ValueError):
+                continue
+            if not pid_exists(pid):
+                path.unlink(missing_ok=True)
+        return removed
