@@ -59,6 +59,39 @@ def vault(tmp_path):
     v.close()
 
 
+@pytest.fixture
+def project(tmp_path):
+    """A project repository with its vault in memory/, one memory in it, and a home of its own."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    git(proj, "init", "-q")
+    r = cli("init", str(proj / "memory"))
+    assert r.returncode == 0, r.stderr
+    r = cli("--vault", str(proj / "memory"), "remember", "editor-choice", "--type", "preference",
+            "-d", "Uses Helix as the main editor (switched from Neovim, Oct 2026)")
+    assert r.returncode == 0, r.stderr
+    home = tmp_path / "home"
+    home.mkdir()
+    return proj, home
+
+
+@pytest.fixture
+def two_vaults(project, tmp_path):
+    """:func:`project` and a personal vault (its own repository) named in the person's
+    ``$XDG_CONFIG_HOME/vault-mem/config.toml``, with one preference the project does not have:
+    ``(project folder, home, personal vault)``."""
+    proj, home = project
+    personal = tmp_path / "personal"
+    r = cli("init", str(personal))
+    assert r.returncode == 0, r.stderr
+    r = cli("--vault", str(personal), "remember", "shell-choice", "--type", "preference",
+            "-d", "Uses fish as the interactive shell (zsh only for scripts)")
+    assert r.returncode == 0, r.stderr
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'personal = "{personal}"\n', encoding="utf-8")
+    return proj, home, personal
+
 def real_embedder():
     """The bundled local model (it ships in the wheel: a test that needs it fails without it)."""
     from vault_mem.config import EmbedderConfig

@@ -10,48 +10,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from agent_clis import agent_cli, claude_env, connect_cli
 from agent_standin import MessagesStandIn, request_text, text, tool_names, tool_results, tool_use
 from conftest import cli, git
 
 from vault_mem.adapters.connect import connect
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _agent_cli(name: str) -> str:
-    for folder in (os.environ.get("VAULT_MEM_AGENT_CLIS"), ROOT / ".ci" / "node" / "node_modules" / ".bin"):
-        if folder and (Path(folder) / name).is_file():
-            return str(Path(folder) / name)
-    found = shutil.which(name)
-    if found:
-        return found
-    if shutil.which("node") is None:
-        pytest.skip(f"node is not installed, so the {name} CLI cannot run (bash .ci/run installs it)")
-    pytest.skip(f"the {name} CLI is not installed: `npm install --prefix .ci/node` with its package, "
-                "or set VAULT_MEM_AGENT_CLIS to a node_modules/.bin holding it")
-
-
-@pytest.fixture
-def project(tmp_path):
-    """A project repository with its vault in memory/, one memory in it, and a home of its own."""
-    proj = tmp_path / "proj"
-    proj.mkdir()
-    git(proj, "init", "-q")
-    r = cli("init", str(proj / "memory"))
-    assert r.returncode == 0, r.stderr
-    r = cli("--vault", str(proj / "memory"), "remember", "editor-choice", "--type", "preference",
-            "-d", "Uses Helix as the main editor (switched from Neovim, Oct 2026)")
-    assert r.returncode == 0, r.stderr
-    home = tmp_path / "home"
-    home.mkdir()
-    return proj, home
 
 
 EXE = "/opt/venv/bin/vault-mem"
@@ -160,30 +131,12 @@ def test_gemini_and_cursor(project):
 
 
 # -- the real Claude Code ----------------------------------------------------------------------
-def _claude_env(home: Path, model_url: str | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-    env.update(HOME=str(home), ANTHROPIC_API_KEY="sk-stand-in", DISABLE_TELEMETRY="1",
-               CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
-    env.pop("VAULT_MEM_VAULT", None)
-    env["VAULT_MEM_EMBEDDER"] = "local"  # the bundled model, as a person's agent runs it
-    if model_url:
-        env["ANTHROPIC_BASE_URL"] = model_url
-    return env
-
-
-def _connect_cli(proj: Path, home: Path, *extra: str, agent: str = "claude-code") -> None:
-    exe = str(Path(sys.executable).parent / "vault-mem")
-    r = subprocess.run(check=False, args=[exe, "--vault", str(proj / "memory"), "connect", agent, *extra],
-                       cwd=proj, env={**os.environ, "HOME": str(home)}, capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-
-
 @pytest.mark.slow
 def test_claude_mcp_list_shows_the_project_server_connected(project):
-    claude = _agent_cli("claude")
+    claude = agent_cli("claude")
     proj, home = project
-    _connect_cli(proj, home, "--scope", "project")
-    r = subprocess.run(check=False, args=[claude, "mcp", "list"], cwd=proj, env=_claude_env(home), capture_output=True,
+    connect_cli(proj, home, "--scope", "project")
+    r = subprocess.run(check=False, args=[claude, "mcp", "list"], cwd=proj, env=claude_env(home), capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     line = next(line for line in r.stdout.splitlines() if line.startswith("vault-mem"))
@@ -192,9 +145,9 @@ def test_claude_mcp_list_shows_the_project_server_connected(project):
 
 @pytest.mark.slow
 def test_a_claude_session_gets_the_hooks_context_and_round_trips_recall_and_remember(project):
-    claude = _agent_cli("claude")
+    claude = agent_cli("claude")
     proj, home = project
-    _connect_cli(proj, home, "--scope", "project")
+    connect_cli(proj, home, "--scope", "project")
 
     def script(body):
         tools = {t["name"] for t in body.get("tools", [])}
@@ -214,7 +167,7 @@ def test_a_claude_session_gets_the_hooks_context_and_round_trips_recall_and_reme
     with MessagesStandIn(script) as model:
         r = subprocess.run(check=False, args=[claude, "-p", "which text editor do I use?", "--allowedTools",
                             "mcp__vault-mem__recall mcp__vault-mem__remember WaitForMcpServers"],
-                           cwd=proj, env=_claude_env(home, model.url), capture_output=True, text=True,
+                           cwd=proj, env=claude_env(home, model.url), capture_output=True, text=True,
                            timeout=180, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert "You use Helix" in r.stdout
@@ -228,6 +181,50 @@ def test_a_claude_session_gets_the_hooks_context_and_round_trips_recall_and_reme
     assert log.startswith("remember: db-choice")
 
 
+@pytest.mark.slow
+def test_connected_without_a_vault_a_claude_session_sees_the_project_and_the_personal_vault(two_vaults):
+    """DESIGN §8 end to end: `connect claude-code --scope project` run in the project (no
+    --vault) leaves `claude mcp list` connected and is idempotent; a session started in the
+    project (Claude Code reads .claude/ there, not above) gets both INDEX.md files in its SessionStart context, and its recall returns the
+    memories of both vaults, each named by its vault."""
+    claude = agent_cli("claude")
+    proj, home, personal = two_vaults
+    out = connect_cli(proj, home, "--scope", "project", pin=False)
+    assert "the project vault of each session's working folder" in out and str(personal) in out
+    assert "already connected" in connect_cli(proj, home, "--scope", "project", pin=False)
+    settings = json.loads((proj / ".claude" / "settings.json").read_text())
+    assert all("--vault" not in h["command"] for g in settings["hooks"]["SessionStart"] for h in g["hooks"])
+    listed = subprocess.run(check=False, args=[claude, "mcp", "list"], cwd=proj, env=claude_env(home),
+                            capture_output=True, text=True, timeout=120)
+    assert "Connected" in next(line for line in listed.stdout.splitlines() if line.startswith("vault-mem")), listed
+
+    def script(body):
+        tools = {t["name"] for t in body.get("tools", [])}
+        if not tool_results(body):
+            if "mcp__vault-mem__recall" not in tools and "WaitForMcpServers" in tools:
+                return tool_use("WaitForMcpServers", {})
+            return tool_use("mcp__vault-mem__recall", {"query": "which editor and which shell do I use?"})
+        if not any("shell-choice" in r for r in tool_results(body)):
+            return tool_use("mcp__vault-mem__recall", {"query": "which editor and which shell do I use?"})
+        return text("Helix, and fish.")
+
+    with MessagesStandIn(script) as model:
+        r = subprocess.run(check=False, args=[claude, "-p", "which editor and which shell do I use?", "--allowedTools",
+                                              "mcp__vault-mem__recall WaitForMcpServers"],
+                           cwd=proj, env=claude_env(home, model.url), capture_output=True, text=True,
+                           timeout=180, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert "Helix, and fish." in r.stdout
+    first = request_text(model.requests[0])
+    assert "INDEX.md of the project vault" in first and "INDEX.md of the personal vault" in first
+    assert "editor-choice" in first and "shell-choice" in first
+    results = [x for body in model.requests for x in tool_results(body)]
+    recalled = next(x for x in results if "shell-choice" in x)
+    # Claude Code hands the model the structured result (JSON) when there is one, else the fenced text
+    named = recalled.replace(" ", "").replace('vault="', '"vault":"')
+    assert "editor-choice" in recalled and '"vault":"personal"' in named and '"vault":"project"' in named
+
+
 # -- the real Codex CLI ------------------------------------------------------------------------
 @pytest.mark.slow
 def test_codex_lists_the_server_and_its_hooks_bring_the_memories_into_the_request(project):
@@ -237,7 +234,7 @@ def test_codex_lists_the_server_and_its_hooks_bring_the_memories_into_the_reques
     test passes --dangerously-bypass-hook-trust. Codex did not offer the MCP server's tools to
     the model in `codex exec` (its tools list held only the MCP resource tools), so no tool round
     trip is tested for it."""
-    codex = _agent_cli("codex")
+    codex = agent_cli("codex")
     proj, home = project
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()
@@ -245,7 +242,7 @@ def test_codex_lists_the_server_and_its_hooks_bring_the_memories_into_the_reques
         config.write_text('model = "stand-in"\nmodel_provider = "standin"\n\n[model_providers.standin]\n'
                           f'name = "stand-in"\nbase_url = "{model.url}/v1"\nwire_api = "responses"\n'
                           'env_key = "STANDIN_API_KEY"\n')
-        _connect_cli(proj, home, agent="codex")
+        connect_cli(proj, home, agent="codex")
         env = {**os.environ, "HOME": str(home), "STANDIN_API_KEY": "stand-in", "VAULT_MEM_EMBEDDER": "local"}
         env.pop("VAULT_MEM_VAULT", None)
         listed = subprocess.run(check=False, args=[codex, "mcp", "list"], cwd=proj, env=env, capture_output=True, text=True,
@@ -269,12 +266,12 @@ def test_gemini_gets_the_hooks_context_and_round_trips_recall(project):
     """Gemini CLI (0.61) runs our SessionStart and BeforeAgent hooks and offers our MCP tools;
     in `-p` mode it offers tools that ask for confirmation only under --yolo, so the test uses
     it (interactively, Gemini asks before each call)."""
-    gemini = _agent_cli("gemini")
+    gemini = agent_cli("gemini")
     proj, home = project
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
-    _connect_cli(proj, home, agent="gemini")
+    connect_cli(proj, home, agent="gemini")
     assert json.loads(settings.read_text())["security"] == {"auth": {"selectedType": "gemini-api-key"}}
 
     def script(body):
@@ -304,14 +301,14 @@ def test_the_claude_code_plugin_in_the_repository_loads_and_serves_the_vault_it_
     """hooks/claude-code/plugin: the manifest validates, and a session started with --plugin-dir
     in a vault gets both hooks' context and answers a recall through the plugin's MCP server
     (vault-mem on PATH, the vault found from the working folder)."""
-    claude = _agent_cli("claude")
+    claude = agent_cli("claude")
     plugin = ROOT / "hooks" / "claude-code" / "plugin"
     vault, home = tmp_path / "notes", tmp_path / "home"
     home.mkdir()
     assert cli("init", str(vault)).returncode == 0
     assert cli("--vault", str(vault), "remember", "editor-choice", "--type", "preference",
                "-d", "Uses Helix as the main editor").returncode == 0
-    env = _claude_env(home)
+    env = claude_env(home)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     checked = subprocess.run(check=False, args=[claude, "plugin", "validate", "--strict", str(plugin)], env=env,
                              capture_output=True, text=True, timeout=60)

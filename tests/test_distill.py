@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from agent_clis import agent_cli, claude_env, connect_cli
 from agent_standin import MessagesStandIn, request_text, text, tool_results, tool_use
 from conftest import cli, git
-from test_connect import _agent_cli, _claude_env, _connect_cli, project  # noqa: F401  (a fixture)
 
 from vault_mem.adapters.distill import MIN_CHANGES
 
@@ -84,10 +84,10 @@ def test_codex_and_gemini_transcripts_count_too(vault, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_real_claude_session_that_edits_files_is_asked_and_saves_a_memory(project):  # noqa: F811
-    claude = _agent_cli("claude")
+def test_a_real_claude_session_that_edits_files_is_asked_and_saves_a_memory(project):
+    claude = agent_cli("claude")
     proj, home = project
-    _connect_cli(proj, home, "--scope", "project")
+    connect_cli(proj, home, "--scope", "project")
     asked = []
 
     def script(body):
@@ -107,7 +107,7 @@ def test_a_real_claude_session_that_edits_files_is_asked_and_saves_a_memory(proj
     with MessagesStandIn(script) as model:
         r = subprocess.run(check=False, args=[claude, "-p", "fix the build", "--allowedTools",
                                               "Write mcp__vault-mem__remember"],
-                           cwd=proj, env=_claude_env(home, model.url), capture_output=True, text=True,
+                           cwd=proj, env=claude_env(home, model.url), capture_output=True, text=True,
                            timeout=240, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert asked, [request_text(b)[-400:] for b in model.requests]
@@ -116,12 +116,12 @@ def test_a_real_claude_session_that_edits_files_is_asked_and_saves_a_memory(proj
 
 
 @pytest.mark.slow
-def test_a_real_claude_session_that_only_talks_is_not_asked(project):  # noqa: F811
-    claude = _agent_cli("claude")
+def test_a_real_claude_session_that_only_talks_is_not_asked(project):
+    claude = agent_cli("claude")
     proj, home = project
-    _connect_cli(proj, home, "--scope", "project")
+    connect_cli(proj, home, "--scope", "project")
     with MessagesStandIn(lambda body: text("Hello.")) as model:
-        r = subprocess.run(check=False, args=[claude, "-p", "hello"], cwd=proj, env=_claude_env(home, model.url),
+        r = subprocess.run(check=False, args=[claude, "-p", "hello"], cwd=proj, env=claude_env(home, model.url),
                            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert len(model.requests) == 1 and "Before you finish" not in request_text(model.requests[0])

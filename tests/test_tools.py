@@ -65,7 +65,8 @@ def test_parameter_names_are_the_python_apis(tool):
     except remember's frontmatter fields, which the API takes in ``extra`` (as the CLI flags do)."""
     props = {t["name"]: t["inputSchema"]["properties"] for t in schemas("mcp")}[tool]
     api = set(inspect.signature(getattr(Vault, tool)).parameters) - {"self"}
-    extra_fields = {"supersedes", "expires", "scope", "refs"} if tool == "remember" else set()
+    # remember's ``vault`` picks which vault writes (the CLI's --personal), not a Vault parameter
+    extra_fields = {"supersedes", "expires", "scope", "refs", "vault"} if tool == "remember" else set()
     assert set(props) - extra_fields <= api
     required = {t["name"]: t["inputSchema"].get("required", []) for t in schemas("mcp")}[tool]
     positional = [p.name for p in inspect.signature(getattr(Vault, tool)).parameters.values()

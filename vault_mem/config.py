@@ -308,19 +308,147 @@ def find_vault_root(start: Path | None = None) -> Path:
 
 
 def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
-    """The vault a command means: ``explicit`` (--vault or a PATH argument), else the vault
-    ``start`` (default: the working directory) is in, else $VAULT_MEM_VAULT; in each case that
-    folder or the nearest parent holding a vault.toml. ``~`` is expanded.
+    """The one vault a command means: ``explicit`` (--vault or a PATH argument), else the vault
+    writes go to from ``start`` (default: the working directory): its project vault, else the
+    personal vault, else $VAULT_MEM_VAULT (:func:`resolve_vaults`, whose first vault this is).
+    ``~`` is expanded.
 
     $VAULT_MEM_VAULT is the fallback for a working folder in no vault: it never overrides the
     vault you stand in (DESIGN §8), which it did, so a `remember` run in a project's vault landed
     in the exported one."""
-    if explicit:
-        return find_vault_root(Path(explicit))
-    fallback = os.environ.get("VAULT_MEM_VAULT")
-    if not fallback:
-        return find_vault_root(start)
+    return resolve_vaults(explicit, start=start).vaults[0].root
+
+
+# -- several vaults: the personal vault and the project vault (DESIGN §8) -------------------
+PERSONAL_ENV = "VAULT_MEM_PERSONAL"
+FALLBACK_ENV = "VAULT_MEM_VAULT"
+PROJECT, PERSONAL = "project", "personal"
+#: the folder at the top of a git repository that is its project vault when no vault.toml is nearer
+PROJECT_FOLDER = "memory"
+
+
+@dataclass(frozen=True)
+class NamedVault:
+    """One vault a command uses: ``name`` (``project`` or ``personal``), its ``root``, and
+    ``how`` it was found (what ``doctor`` shows)."""
+
+    name: str
+    root: Path
+    how: str
+
+
+@dataclass(frozen=True)
+class VaultSet:
+    """The vaults a command uses, the one writes go to first (:func:`resolve_vaults`).
+    ``notes``: how the rest was resolved (a personal vault not configured, ...), for ``doctor``."""
+
+    vaults: tuple[NamedVault, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def several(self) -> bool:
+        """Whether more than one vault is in use (then every hit and write names its vault)."""
+        return len(self.vaults) > 1
+
+    def named(self, name: str) -> NamedVault:
+        """The vault called ``name``; a :class:`NotAVaultError` saying how to get it otherwise."""
+        for v in self.vaults:
+            if v.name == name:
+                return v
+        if name == PERSONAL:
+            raise NotAVaultError(f"no personal vault is configured: {personal_hint()}")
+        raise NotAVaultError(f"no {name} vault here: {self.notes[0] if self.notes else 'run from inside a project'}")
+
+
+def user_config_file() -> Path:
+    """``$XDG_CONFIG_HOME/vault-mem/config.toml`` (default ``~/.config/vault-mem/config.toml``):
+    this person's own settings, for every vault (today: ``personal = "PATH"``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "vault-mem" / "config.toml"
+
+
+def personal_hint() -> str:
+    return (f"set {PERSONAL_ENV}=PATH or put personal = \"PATH\" in {user_config_file()}, "
+            "and create that vault with `vault-mem init PATH`")
+
+
+def personal_vault() -> NamedVault | None:
+    """The personal vault: ``$VAULT_MEM_PERSONAL``, else ``personal`` in :func:`user_config_file`,
+    else None. A path that is not a vault is a :class:`ConfigError` naming where it came from."""
+    raw, how = os.environ.get(PERSONAL_ENV, ""), f"${PERSONAL_ENV}"
+    if not raw:
+        path = user_config_file()
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path} is not readable TOML ({exc}); fix the file") from None
+        raw, how = data.get("personal", ""), f"personal in {path}"
+        if not isinstance(raw, str):
+            raise ConfigError(f"{path}: personal must be a folder's path as a string, got {raw!r}")
+        if not raw:
+            return None
+    root = Path(raw).expanduser()
+    if not (root / CONFIG_FILE).is_file():
+        raise ConfigError(f"the personal vault {root} ({how}) is not a vault (no {CONFIG_FILE} there); "
+                          f"create it with `vault-mem init {root}` or fix {how}")
+    return NamedVault(PERSONAL, root.resolve(), how)
+
+
+def git_top(start: Path) -> Path | None:
+    """The top of the git repository holding ``start`` (the nearest folder with a ``.git``
+    folder or file), or None: found as git finds it, without running git."""
+    for candidate in (start, *start.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def project_vault(start: Path | None = None) -> NamedVault | None:
+    """The project vault of ``start`` (default: the working folder): the nearest folder holding
+    a vault.toml at or above it, else ``memory/`` at the top of its git repository when that is
+    a vault; None outside both."""
+    here = Path(start or Path.cwd()).expanduser().resolve()
     try:
-        return find_vault_root(start)
+        return NamedVault(PROJECT, find_vault_root(here), f"the nearest {CONFIG_FILE} at or above {here}")
     except NotAVaultError:
-        return find_vault_root(Path(fallback))
+        pass
+    top = git_top(here)
+    if top is not None and (top / PROJECT_FOLDER / CONFIG_FILE).is_file():
+        return NamedVault(PROJECT, top / PROJECT_FOLDER, f"{PROJECT_FOLDER}/ at the top of the git repository {top}")
+    return None
+
+
+def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = None) -> VaultSet:
+    """Every vault a command run in ``start`` uses, the one writes go to first (DESIGN §8):
+
+    - ``explicit`` (--vault PATH): that vault alone, as before;
+    - else the project vault (:func:`project_vault`) and the personal vault
+      (:func:`personal_vault`), each when there is one (one folder that is both counts once,
+      as the personal vault);
+    - else, in no vault and with no personal vault configured, $VAULT_MEM_VAULT's.
+
+    :class:`NotAVaultError` when there is none, saying how to make one."""
+    if explicit:
+        root = find_vault_root(Path(explicit))
+        return VaultSet((NamedVault(PROJECT, root, "--vault"),))
+    project, personal = project_vault(start), personal_vault()
+    notes = [] if personal else [f"no personal vault: {personal_hint()}"]
+    if project is None:
+        here = Path(start or Path.cwd()).expanduser().resolve()
+        notes.insert(0, f"no project vault: no {CONFIG_FILE} at or above {here}, nor a vault in "
+                        f"{PROJECT_FOLDER}/ at the top of its git repository")
+    if project is not None and personal is not None and project.root == personal.root:
+        project = None
+    found = tuple(v for v in (project, personal) if v is not None)
+    if found:
+        return VaultSet(found, tuple(notes))
+    fallback = os.environ.get(FALLBACK_ENV)
+    if fallback:
+        return VaultSet((NamedVault(PROJECT, find_vault_root(Path(fallback)), f"${FALLBACK_ENV}"),), tuple(notes))
+    here = Path(start or Path.cwd()).expanduser().resolve()
+    raise NotAVaultError(
+        f"{here} is not a vault, nor inside one (no {CONFIG_FILE} here or above), and no personal vault "
+        f"is configured; create one with `vault-mem init {here}` or pass --vault PATH"
+    )

@@ -1,8 +1,11 @@
 """``vault-mem``: a thin command line over :class:`vault_mem.Vault`.
 
 Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error.
-Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (else
-``$VAULT_MEM_VAULT``, else the current folder or its nearest parent holding a vault.toml).
+Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (that vault
+alone). Without it, a command uses the vaults :func:`vault_mem.config.resolve_vaults` finds from
+the working folder: ``recall``, ``get``, ``list`` and ``forget`` both the project vault and the
+personal vault, each hit and row naming its vault (:mod:`vault_mem.adapters.vaults`); ``remember``
+the project vault (``--personal``: the personal one); the rest the vault writes go to.
 
 No stack trace reaches the user: a :class:`VaultMemError` is printed as ``error: <what to do>``;
 an operating-system failure (a full disk, a permission) and any other exception as one line
@@ -35,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.adapters.cli_parser import build_parser
-from vault_mem.config import CONFIG_FILE, resolve_vault_root
+from vault_mem.config import CONFIG_FILE, PERSONAL, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.model import verdict
@@ -46,6 +49,8 @@ from vault_mem.model.render import author_label, safe_text
 LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
+#: how many recall hits several vaults give together without -k (one vault: its vault.toml's)
+DEFAULT_K = 5
 
 
 def command(name: str):
@@ -95,6 +100,19 @@ def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     result, notices = answered
     _notices(None, notices)
     return result
+
+
+def vaults_of(args: argparse.Namespace):
+    """Every vault the command uses (:class:`vault_mem.adapters.vaults.Vaults`): --vault's alone,
+    else the project vault and the personal vault found from here."""
+    from vault_mem.adapters.vaults import Vaults  # lazy: start-up time (module docstring)
+
+    return Vaults.resolve(args.vault, agent=getattr(args, "agent", None))
+
+
+def _vault_label(name: str, several: bool) -> str:
+    """How text output names a vault: only when there is a choice (several, or the personal one)."""
+    return f"{name} vault, " if several or name == PERSONAL else ""
 
 
 def _notices(vault, notes: list[str] | None = None) -> None:
@@ -166,7 +184,9 @@ def _split_tags(value: str | None) -> list[str] | None:
 def cmd_remember(args) -> int:
     from vault_mem.adapters.cli_input import body_from  # lazy: start-up time (module docstring)
 
-    vault = open_vault(args)
+    vaults = vaults_of(args)
+    target = vaults.for_write(PERSONAL if args.personal else None)
+    vault = open_vault(args, str(target.root))
     body, note = body_from(args.body, args.body_file, vault.config.max_body_bytes)
     if note:
         warn(f"note: {note}")
@@ -179,9 +199,10 @@ def cmd_remember(args) -> int:
         warn(f"warning: {w}")
     short = (result.commit or "")[:10]
     # every write names the vault and the file: no write lands anywhere silently (DESIGN §8)
-    text = (f"unchanged: {result.path} in {vault.root} (identical content, no commit)"
-            if result.action == "unchanged" else f"{result.action}: {result.path} in {vault.root} (commit {short})")
-    emit(args, {**result.to_dict(), "vault": str(vault.root)}, text)
+    label = _vault_label(target.name, vaults.several)
+    text = (f"unchanged: {result.path} in {vault.root} ({label}identical content, no commit)"
+            if result.action == "unchanged" else f"{result.action}: {result.path} in {vault.root} ({label}commit {short})")
+    emit(args, {**result.to_dict(), "vault": str(vault.root), "vault_name": target.name}, text)
     return 0
 
 
@@ -194,10 +215,12 @@ def _date_arg(value: str, flag: str) -> dt.date:
 
 @command("forget")
 def cmd_forget(args) -> int:
-    vault = open_vault(args)
-    result = vault.forget(args.key)
-    emit(args, {**result.to_dict(), "vault": str(vault.root)},
-         f"forgot: {result.path} in {vault.root} (commit {(result.commit or '')[:10]})")
+    vaults = vaults_of(args)
+    name, key, _ = vaults.locate(args.key, strict=True)
+    vault = open_vault(args, str(vaults.root(name)))
+    result = vault.forget(key)
+    emit(args, {**result.to_dict(), "vault": str(vault.root), "vault_name": name},
+         f"forgot: {result.path} in {vault.root} ({_vault_label(name, vaults.several)}commit {(result.commit or '')[:10]})")
     return 0
 
 
@@ -229,7 +252,17 @@ def cmd_edit(args) -> int:
 
 @command("get")
 def cmd_get(args) -> int:
-    view = read(args, "get", {"key": args.key})
+    vaults = vaults_of(args)
+    if vaults.several:
+        from vault_mem.adapters.vaults import get_view  # lazy: start-up time (module docstring)
+
+        try:
+            view = get_view(vaults, args.key, lambda name, key: vaults.read(name, "get", {"key": key}))
+        finally:
+            _notices(None, vaults.take_notices())
+            vaults.close()
+    else:
+        view = read(args, "get", {"key": args.key})
     emit(args, view, _get_text(view))
     return 0
 
@@ -237,7 +270,8 @@ def cmd_get(args) -> int:
 def _get_text(view: dict) -> str:
     flags = f"  [{', '.join(view['flags'])}]" if view["flags"] else ""
     age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
-    lines = [f"{view['key']} ({view['type']}, {view['path']}) updated {view['updated']}, {age}{flags}",
+    where = f"{view['vault']} vault, " if view.get("vault") else ""
+    lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) updated {view['updated']}, {age}{flags}",
              view["description"], f"by {author_label(view.get('author'), view.get('trusted', True))}"]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
@@ -248,8 +282,18 @@ def _get_text(view: dict) -> str:
 
 @command("list")
 def cmd_list(args) -> int:
-    rows = read(args, "list", {"type": args.type, "tags": _split_tags(args.tags)})
-    text = "\n".join(f"{r['key']:<32} {r['type']:<10} {r['description']}" for r in rows) or "(no memories)"
+    params = {"type": args.type, "tags": _split_tags(args.tags)}
+    vaults = vaults_of(args)
+    if vaults.several:
+        try:
+            rows = [{**r, "vault": name} for name in vaults.names for r in vaults.read(name, "list", params)]
+        finally:
+            _notices(None, vaults.take_notices())
+            vaults.close()
+    else:
+        rows = read(args, "list", params)
+    text = "\n".join(f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
+                     + r["description"] for r in rows) or "(no memories)"
     emit(args, rows, text)
     return 0
 
@@ -282,9 +326,20 @@ def cmd_index(args) -> int:
 
 @command("recall")
 def cmd_recall(args) -> int:
-    data = read(args, "recall", {"query": " ".join(args.query), "k": args.k, "type": args.type,
-                                 "tags": _split_tags(args.tags), "scope": args.scope,
-                                 "include_expired": args.include_expired, "full": args.full})
+    params = {"query": " ".join(args.query), "k": args.k, "type": args.type, "tags": _split_tags(args.tags),
+              "scope": args.scope, "include_expired": args.include_expired, "full": args.full}
+    vaults = vaults_of(args)
+    if vaults.several:
+        from vault_mem.model.fusion import merge_recall  # lazy: start-up time (module docstring)
+
+        try:
+            data = merge_recall([(name, vaults.read(name, "recall", params)) for name in vaults.names],
+                                args.k or DEFAULT_K)
+        finally:
+            _notices(None, vaults.take_notices())
+            vaults.close()
+    else:
+        data = read(args, "recall", params)
     if args.json:
         emit(args, data)
         return 0
@@ -294,7 +349,8 @@ def cmd_recall(args) -> int:
     for i, hit in enumerate(data["hits"], 1):
         flags = f" [{', '.join(hit['flags'])}]" if hit["flags"] else ""
         age = f", {hit['age_days']} days old" if hit["age_days"] is not None else ""
-        lines.append(f"{i}. {hit['key']} ({hit['type']}, {hit['date']}{age}){flags}  {hit['match']} match, "
+        where = f"{hit['vault']} vault, " if hit.get("vault") else ""
+        lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date']}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
         lines.append(f"   {hit['description']}")
         lines.append(f"   by {author_label(hit.get('author'), hit.get('trusted', True))}")
@@ -371,8 +427,21 @@ def cmd_doctor(args) -> int:
         lines.append("the sidecar and INDEX.md match the files" +
                      (" (the files above are skipped until they are fixed)" if problems else
                       " (see above)" if blockers else " now"))
-    emit(args, data, "\n".join([*lines, *warned]))
+    resolved, how = vault_resolution(args)
+    data["vaults"] = resolved
+    emit(args, data, "\n".join([*how, *lines, *warned]))
     return 0 if data["ok"] else 1
+
+
+def vault_resolution(args: argparse.Namespace) -> tuple[list[dict[str, str]], list[str]]:
+    """How the vaults of a command run here were found (DESIGN §8), for ``doctor``: the JSON
+    (``[{"name", "root", "how"}]``) and its lines, the notes on a vault not found included."""
+    from vault_mem.config import resolve_vaults  # lazy, as the rest
+
+    found = resolve_vaults(args.vault)
+    rows = [{"name": v.name, "root": str(v.root), "how": v.how} for v in found.vaults]
+    lines = [f"{v.name} vault: {v.root} (from {v.how})" for v in found.vaults]
+    return rows, lines + [f"note: {n}" for n in found.notes]
 
 
 def _daemon_pid(vault) -> int | None:
@@ -429,7 +498,9 @@ def cmd_mcp(args) -> int:
     if not logging.getLogger().handlers:  # to stderr: stdout is the MCP protocol's alone
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                             format="vault-mem mcp: %(levelname)s %(message)s")
-    serve(_root_arg(args), agent=args.agent)
+    from vault_mem.config import resolve_vaults  # lazy, as the rest
+
+    serve(resolve_vaults(getattr(args, "path", None) or args.vault), agent=args.agent)
     return end_process(0)
 
 
@@ -508,17 +579,27 @@ def cmd_hooks(args) -> int:
 def cmd_connect(args) -> int:
     from vault_mem.adapters.connect import connect  # lazy: start-up time (module docstring)
 
-    vault = open_vault(args)
-    changes = connect(args.agent, vault.root, scope=args.scope, dry_run=args.dry_run)
+    # --vault pins that vault; without it, each session uses the vaults of its working folder
+    pinned = open_vault(args).root if args.vault else None
+    changes = connect(args.agent, pinned, scope=args.scope, dry_run=args.dry_run)
     verb = "would be " if args.dry_run else ""
     lines = [f"{c.path}: {verb + c.action if c.action != 'unchanged' else 'unchanged'} ({c.what})" for c in changes]
+    uses = (str(pinned) if pinned else "the project vault of each session's working folder and the personal vault"
+            f" ({_personal_or_hint()})")
     if all(c.action == "unchanged" for c in changes):
-        lines.append(f"{args.agent} was already connected to {vault.root}")
+        lines.append(f"{args.agent} was already connected to {uses}")
     elif not args.dry_run:
-        lines.append(f"{args.agent} now uses {vault.root}; start a new session to load it")
-    emit(args, {"agent": args.agent, "scope": args.scope, "vault": str(vault.root), "dry_run": args.dry_run,
-                "changes": [c.to_dict() for c in changes]}, "\n".join(lines))
+        lines.append(f"{args.agent} now uses {uses}; start a new session to load it")
+    emit(args, {"agent": args.agent, "scope": args.scope, "vault": str(pinned) if pinned else None,
+                "dry_run": args.dry_run, "changes": [c.to_dict() for c in changes]}, "\n".join(lines))
     return 0
+
+
+def _personal_or_hint() -> str:
+    from vault_mem.config import personal_hint, personal_vault  # lazy, as the rest
+
+    found = personal_vault()
+    return str(found.root) if found else f"none yet: {personal_hint()}"
 
 
 @command("sync")

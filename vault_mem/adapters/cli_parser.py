@@ -31,8 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
         # value given before it, hence SUPPRESS on the sub-commands' copies.
         kw = {"default": argparse.SUPPRESS} if suppress else {}
         common = argparse.ArgumentParser(add_help=False)
-        _completes(common.add_argument("--vault", help="vault folder (default: $VAULT_MEM_VAULT, else the "
-                                       "nearest folder holding vault.toml)", **kw), DIRECTORY)
+        _completes(common.add_argument("--vault", help="this vault alone (default: the project vault, the nearest "
+                                       "folder holding vault.toml or the git repository's memory/, with "
+                                       "the personal vault; else $VAULT_MEM_VAULT)", **kw), DIRECTORY)
         common.add_argument("--json", action="store_true", help="print one JSON document", **kw)
         common.add_argument("--agent", help="agent name for commit authorship (default: "
                             "$VAULT_MEM_AGENT or vault.toml)", **kw)
@@ -65,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--supersedes", help="comma-separated keys this memory replaces")
     p.add_argument("--scope", help="agent or project this memory is for")
     p.add_argument("--refs", help="comma-separated repository paths this memory is about")
+    p.add_argument("--personal", action="store_true", help="write to the personal vault ($VAULT_MEM_PERSONAL "
+                   "or personal in ~/.config/vault-mem/config.toml), not the project's")
     p = add("edit", "open a memory in $VISUAL or $EDITOR, then commit your edit in your name (through the "
             "same checks as an agent's write)")
     p.add_argument("key")
@@ -141,8 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["install"])
     _completes(p.add_argument("path", nargs="?", help="the vault (default: --vault, else found from here)"),
                DIRECTORY)
-    p = add("connect", "write an agent's MCP configuration and hooks for this vault (merged into its "
-            "files: your other settings and hooks stay); prints what it wrote where")
+    p = add("connect", "write an agent's MCP configuration and hooks (merged into its files: your other "
+            "settings and hooks stay); prints what it wrote where. Without --vault, sessions use the project "
+            "vault of their working folder and the personal vault")
     p.add_argument("agent", choices=["claude-code", "codex", "gemini", "cursor"])
     p.add_argument("--scope", choices=["user", "project"], default="user",
                    help="user: your home's configuration (every project); project: the working folder's")

@@ -12,7 +12,10 @@ a second run changes nothing. What each agent gets:
 | cursor | ``~/.cursor/mcp.json`` | ``.cursor/mcp.json`` | none (Cursor's prompt hook cannot add context) |
 
 Commands name vault-mem by its absolute path (an agent's PATH often lacks the virtual
-environment) and the vault by its absolute path. A file that is not what its agent expects (JSON
+environment). A vault given (``--vault``) is named by its absolute path and is then the only one
+the agent uses; without one, the commands name none, and each session uses the vaults of its
+working folder (the project vault and the personal vault, DESIGN §8): one user-scope connection
+serves every project. A file that is not what its agent expects (JSON
 that does not parse, a TOML table of the wrong shape) is never overwritten: the call fails naming
 the file. :func:`connect` only plans and writes; the CLI prints what it returns.
 """
@@ -72,9 +75,10 @@ def executable() -> str:
                      "install vault-mem (pip install .) and run `vault-mem connect` from that install")
 
 
-def connect(agent: str, vault_root: Path, *, scope: str = "user", project: Path | None = None,
+def connect(agent: str, vault_root: Path | None, *, scope: str = "user", project: Path | None = None,
             home: Path | None = None, dry_run: bool = False, exe: str | None = None) -> list[Change]:
-    """Merge vault-mem's MCP server and hooks for ``vault_root`` into ``agent``'s configuration.
+    """Merge vault-mem's MCP server and hooks for ``vault_root`` (None: the vaults of each
+    session's working folder) into ``agent``'s configuration.
 
     ``scope`` ``user`` writes under ``home`` (default ``~``), ``project`` under ``project``
     (default: the working folder). ``dry_run`` computes the same changes and writes nothing."""
@@ -83,7 +87,7 @@ def connect(agent: str, vault_root: Path, *, scope: str = "user", project: Path 
     if scope not in SCOPES:
         raise UsageError(f"unknown scope '{scope}': use user or project")
     base = Path(home or Path.home()) if scope == "user" else Path(project or Path.cwd())
-    plan = _PLANS[agent](_Context(base=base.resolve(), scope=scope, vault=str(Path(vault_root).resolve()),
+    plan = _PLANS[agent](_Context(base=base.resolve(), scope=scope, vault=str(Path(vault_root).resolve()) if vault_root else "",
                                   exe=exe or executable()))
     changes = []
     for path, old, new, what in plan:
@@ -100,14 +104,15 @@ def connect(agent: str, vault_root: Path, *, scope: str = "user", project: Path 
 class _Context:
     base: Path
     scope: str
-    vault: str
+    vault: str  # "": none pinned
     exe: str
 
     def command(self, *args: str) -> str:
-        return " ".join(shlex.quote(a) for a in (self.exe, "--vault", self.vault, *args))
+        pinned = ("--vault", self.vault) if self.vault else ()
+        return " ".join(shlex.quote(a) for a in (self.exe, *pinned, *args))
 
     def server(self) -> dict[str, Any]:
-        return {"command": self.exe, "args": ["mcp", self.vault]}
+        return {"command": self.exe, "args": ["mcp", self.vault] if self.vault else ["mcp"]}
 
 
 #: (path, old text or None, new text, what it holds)

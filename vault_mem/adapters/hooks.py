@@ -8,6 +8,10 @@ Claude Code (JSON event on stdin, JSON on stdout, exit 0; see hooks/claude-code/
   recall), each with its age and a "may be outdated" note when it is old; no output at all when
   nothing strong is found, so an unrelated prompt costs no context.
 
+With no --vault, both use every vault of the event's working folder (the project vault and the
+personal vault, DESIGN §8): session-start carries both INDEX.md files within the one context
+budget (:func:`index_contexts`), the prompt hook the strong hits of both, each naming its vault.
+
 Both answer with ``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}``.
 A failure exits 1 with the reason on stderr: Claude Code shows it and carries on (exit 2 would
 block the prompt, which a memory lookup must never do). When the vault's daemon runs, it builds
@@ -36,7 +40,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.distill import stop_hook
-from vault_mem.config import FOLDER_TYPES, resolve_vault_root
+from vault_mem.adapters.vaults import Vaults
+from vault_mem.config import FOLDER_TYPES, resolve_vault_root, resolve_vaults
 from vault_mem.daemon import protocol
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
 from vault_mem.model.names import shown
@@ -97,23 +102,22 @@ def _context_output(event_name: str, context: str) -> str:
                       ensure_ascii=False) + "\n"
 
 
-def _claude_hook(name: str, build: Callable[[Any, dict[str, Any]], str | None]) -> Callable[..., HookOutput]:
+def _claude_hook(name: str) -> Callable[..., HookOutput]:
     def run(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
         event = _event(stdin_text)
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
         try:
-            root = _root(vault_path, cwd)
-            answered = protocol.ask(root, "hook", {"name": name, "event": event})
-            if answered is not None:
-                reply, notices = answered
-                context = reply.get("context") if isinstance(reply, dict) else None
-            else:
-                vault = _open_vault(str(root))
-                try:
-                    context = build(vault, event)
-                    notices = vault.take_notices()
-                finally:
-                    vault.close()
+            vaults = Vaults(resolve_vaults(vault_path, start=Path(cwd) if cwd else None))
+            try:
+                if vaults.several:
+                    build = several_session_context if name == "session-start" else several_prompt_context
+                    context = build(vaults, event)
+                else:  # the vault's daemon answers when one runs, else this process (adapters/reads.py)
+                    reply = vaults.read(vaults.names[0], "hook", {"name": name, "event": event})
+                    context = reply.get("context") if isinstance(reply, dict) else None
+                notices = vaults.take_notices()
+            finally:
+                vaults.close()
         except NotAVaultError as exc:
             return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
         except VaultMemError as exc:  # a hostile tree, a symlinked vault.toml, ...: refused by name
@@ -159,22 +163,97 @@ def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
     if not isinstance(prompt, str) or not person_prompt(prompt):
         return None
     prompt = person_prompt(prompt)
+    return prompt_hits_context([h.to_dict() for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits])
+
+
+def prompt_hits_context(hits: list[dict[str, Any]]) -> str | None:
+    """The prompt hook's context from recall hits (JSON, whole bodies): the strong hits of
+    approved authors, fenced, each naming its vault when it has one; None when there is none.
+
+    Whole, or a pointer: decided here; a peer's memory (an author not approved here) is never
+    injected unasked, however close (recall on request still finds it, marked)."""
     from vault_mem.model.render import fence, memory_quote  # lazy: the hooks' start-up time
 
-    # whole, or a pointer: decided below; a peer's memory (an author not approved here) is
-    # never injected unasked, however close (recall on request still finds it, marked)
-    hits = [h for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits if h.match == STRONG and h.trusted]
+    hits = [h for h in hits if h.get("match") == STRONG and h.get("trusted", True)][:PROMPT_HITS]
     if not hits:
         return None
-    whole = sum(len(h.body) for h in hits) <= PROMPT_BODY_CHARS
+    whole = sum(len(h["body"]) for h in hits) <= PROMPT_BODY_CHARS
     quotes = []
     for h in hits:
-        body = h.body.strip()
-        more = None if whole or not body else f"get {h.key}"
-        quotes.append(memory_quote(key=h.key, type_=h.type, text=f"{h.description}\n\n{body if whole else ''}".strip(),
-                                   author=h.author, trusted=h.trusted, updated=h.date or "undated",
-                                   age_days=h.age_days, note=h.note, details=more))
+        body = h["body"].strip()
+        more = None if whole or not body else f"get {h['key']}"
+        text = f"{h['description']}\n\n{body if whole else ''}".strip()
+        quotes.append(memory_quote(key=h["key"], type_=h["type"], text=text, vault=h.get("vault"),
+                                   author=h.get("author"), trusted=h.get("trusted", True),
+                                   updated=h.get("date") or "undated", age_days=h.get("age_days"),
+                                   note=h.get("note"), details=more))
     return fence(quotes, heading="Memories that may be relevant to this prompt (vault-mem recall):")
+
+
+def several_prompt_context(vaults: Vaults, event: dict[str, Any]) -> str | None:
+    """:func:`prompt_context` over every vault: each vault's strong hits (by its own verdict,
+    :mod:`vault_mem.model.fusion`), merged, each naming its vault."""
+    prompt = event.get("prompt")
+    if not isinstance(prompt, str) or not person_prompt(prompt):
+        return None
+    from vault_mem.model.fusion import merge_recall  # lazy: the hooks' start-up time
+
+    params = {"query": person_prompt(prompt), "k": PROMPT_HITS, "full": True}
+    named = [(name, vaults.read(name, "recall", params)) for name in vaults.names]
+    return prompt_hits_context(merge_recall(named, PROMPT_HITS * len(named))["hits"])
+
+
+#: what separates the vaults' INDEX.md in the session-start context
+_BETWEEN = "\n\n"
+
+
+def index_contexts(vaults: Vaults, room: int) -> list[str]:
+    """Each vault's INDEX.md as the agent's context carries it, all within ``room`` characters:
+    each vault gets an equal share, and the room one leaves unused goes to the others, so
+    neither is starved by the other's size. Each is rendered within its share (never cut)."""
+    names = vaults.names
+    room -= len(_BETWEEN) * (len(names) - 1)
+
+    def render(name: str, chars: int) -> str:
+        heading = (f"INDEX.md of the {name} vault ({vaults.root(name)}), what is remembered there now "
+                   "(recall searches everything):")
+        reply = vaults.read(name, "hook", {"name": INDEX_CONTEXT, "event": {"max_chars": max(0, chars),
+                                                                          "heading": heading}})
+        return str(reply.get("context") or "")
+
+    share = room // len(names)
+    texts = {name: render(name, share) for name in names}
+    # the largest is re-rendered within what the others left: a small personal INDEX.md leaves
+    # its unused share to a large project one, and the other way round
+    largest = max(names, key=lambda n: len(texts[n]))
+    left = room - sum(len(t) for n, t in texts.items() if n != largest)
+    if left > share:
+        texts[largest] = render(largest, left)
+    return [texts[name] for name in names]
+
+
+def several_session_context(vaults: Vaults, event: dict[str, Any]) -> str:
+    """:func:`session_context` over every vault: the preamble naming them, then each vault's
+    INDEX.md within the one budget (:func:`index_contexts`)."""
+    from vault_mem.adapters.tools import memory_preamble  # lazy: the hooks' start-up time
+
+    where = " and ".join(f"{name} vault {vaults.root(name)}" for name in vaults.names)
+    head = (memory_preamble(where, tools="vault-mem MCP tools")
+            + "\n\nremember writes to the project vault; pass vault: personal for what holds across "
+            "projects (the person's own preferences). get and forget take personal:KEY where both vaults "
+            "have the key.\n\n")
+    return head + _BETWEEN.join(index_contexts(vaults, MAX_CONTEXT_CHARS - len(head)))
+
+
+def index_context(vault: Any, event: dict[str, Any]) -> str:
+    """One vault's INDEX.md as the context carries it, within ``event["max_chars"]`` under
+    ``event["heading"]``: the piece :func:`index_contexts` asks each vault (or its daemon) for."""
+    from vault_mem.adapters.tools import context_index  # lazy: the hooks' start-up time
+
+    chars, heading = event.get("max_chars"), event.get("heading")
+    if not isinstance(chars, int) or isinstance(chars, bool) or not isinstance(heading, str):
+        raise UsageError("index-context needs max_chars (a whole number) and heading (text)")
+    return context_index(vault, max_chars=chars, heading=heading)
 
 
 #: what each Claude Code hook adds to the context, by hook name (the daemon runs these too)
@@ -182,6 +261,10 @@ CONTEXT_BUILDERS: dict[str, Callable[[Any, dict[str, Any]], str | None]] = {
     "session-start": session_context,
     "user-prompt-submit": prompt_context,
 }
+#: the piece of the session-start context one vault gives when several are in use
+INDEX_CONTEXT = "index-context"
+#: what a vault (or its daemon) answers for the hooks: the hooks' context, and that piece
+READ_BUILDERS = {**CONTEXT_BUILDERS, INDEX_CONTEXT: index_context}
 
 
 # -- git -------------------------------------------------------------------------------------
@@ -313,7 +396,7 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
 
 
 _HANDLERS: dict[str, Callable[[str, str | None, list[str]], HookOutput]] = {
-    **{name: _claude_hook(name, build) for name, build in CONTEXT_BUILDERS.items()},
+    **{name: _claude_hook(name) for name in CONTEXT_BUILDERS},
     STOP_HOOK: stop_hook,
     "pre-commit": pre_commit,
     "post-merge": _refresh("post-merge"),

@@ -4,6 +4,12 @@ Tools are :data:`vault_mem.adapters.tools.TOOLS` (``remember``, ``recall``, ``fo
 ``list``) with the same schemas the OpenAI-style adapters use; INDEX.md is the resource
 ``vault://index``. The server's instructions carry the write policy.
 
+``vault-mem mcp`` with no PATH serves every vault of its working folder (the project vault and
+the personal vault, DESIGN §8; :mod:`vault_mem.adapters.vaults`): recall and list read both, each
+hit naming its vault; remember writes to the project vault unless its ``vault`` argument says
+``personal``; get, forget and ``vault://memory/personal:KEY`` take a vault prefix; ``vault://index``
+carries both INDEX.md files. Each vault has its own watcher and warm-up (:class:`Startup`).
+
 A tool call that fails (bad arguments, unknown key, a refused secret, ...) comes back as a tool
 result with ``isError: true`` and a message saying what to do next; the server itself never dies
 on a bad call. Built on the SDK's low-level ``Server`` rather than ``MCPServer`` because the
@@ -57,7 +63,8 @@ from typing import Any
 
 from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
 from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
-from vault_mem.config import VERSION, Config
+from vault_mem.adapters.vaults import Vaults
+from vault_mem.config import PROJECT, VERSION, Config, NamedVault, VaultSet
 from vault_mem.daemon.keeper import MODEL_WAIT_S, Keeper, Warmup
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.vault.core import Vault
@@ -124,11 +131,20 @@ def screen_line(line: str) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params})
 
 
-def instructions(vault: Vault) -> str:
-    """What an MCP client shows the model about this server."""
+def instructions(vault: Vault | Vaults) -> str:
+    """What an MCP client shows the model about this server (``vault``: one, or several)."""
+    members = _members(vault)
     pending = ("\n\nNote for the person: vault.toml asks for settings not approved on this machine "
-               "(they are not in force); they can review them with `vault-mem trust`.") if vault.ws.pending else ""
-    return (memory_preamble(vault.root)
+               "(they are not in force); they can review them with `vault-mem trust`.") \
+        if any(v.ws.pending for v in members.values()) else ""
+    if isinstance(vault, Vaults) and vault.several:
+        where = " and ".join(f"{name} vault {v.root}" for name, v in members.items())
+        pending += ("\n\nremember writes to the project vault; pass vault: personal for what holds across "
+                    "projects. Hits name their vault; get and forget take personal:KEY where both vaults "
+                    "have the key.")
+    else:
+        where = next(iter(members.values())).root
+    return (memory_preamble(where)
             + f"\n\nRead the resource {INDEX_URI} (INDEX.md) for what is remembered; recall searches "
             "everything." + pending)
 
@@ -202,8 +218,16 @@ class Startup:
         self.keeper.close()
 
 
-def build_server(vault: Vault, startup: Startup | None = None):
-    """A low-level MCP ``Server`` serving ``vault``'s tools and INDEX.md.
+def _members(served: Vault | Vaults) -> dict[str, Vault]:
+    """The open vaults a server serves, by name."""
+    if isinstance(served, Vaults):
+        return {name: served.vault(name) for name in served.names}
+    return {PROJECT: served}
+
+
+def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None = None):
+    """A low-level MCP ``Server`` serving the tools and INDEX.md of ``served``: one vault, or
+    several (:class:`~vault_mem.adapters.vaults.Vaults`, opened; ``startup``: one per vault).
 
     A server lives as long as its client's session, so the vault's vectors are searched from an
     in-memory copy (loaded once, ~4 ms per search at 100k) rather than from ``vec0`` each time;
@@ -214,11 +238,16 @@ def build_server(vault: Vault, startup: Startup | None = None):
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
-    vault.sidecar.keep_vectors_in_memory = True
+    members = _members(served)
+    several = isinstance(served, Vaults) and served.several
+    vault = served if several else next(iter(members.values()))  # what the tools act on
+    startups = [] if startup is None else list(startup) if isinstance(startup, list) else [startup]
+    for member in members.values():
+        member.sidecar.keep_vectors_in_memory = True
 
     def begin() -> None:
-        if startup is not None:
-            startup.begin()
+        for each in startups:
+            each.begin()
 
     tools = [types.Tool.model_validate(t) for t in schemas("mcp")]
 
@@ -229,17 +258,19 @@ def build_server(vault: Vault, startup: Startup | None = None):
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        attribute_to_client(vault, ctx)
+        for member in members.values():
+            attribute_to_client(member, ctx)
         if params.name == BAD_TEXT_TOOL:  # see screen_line
             text = json.dumps({"error": str((params.arguments or {}).get("error")), "kind": "UsageError"})
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
         begin()
-        if params.name == "recall" and startup is not None and not startup.warmup.ready.is_set():
-            import anyio  # comes with the MCP SDK
+        for each in startups:
+            if params.name == "recall" and not each.warmup.ready.is_set():
+                import anyio  # comes with the MCP SDK
 
-            # up to MODEL_WAIT_S: waited on a worker thread, so the loop still reads the client
-            # (a close while the model loads ends the server at once)
-            await anyio.to_thread.run_sync(startup.warmup.wait_ready, abandon_on_cancel=True)
+                # up to MODEL_WAIT_S: waited on a worker thread, so the loop still reads the client
+                # (a close while the model loads ends the server at once)
+                await anyio.to_thread.run_sync(each.warmup.wait_ready, abandon_on_cancel=True)
         result = call_tool(vault, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)],
@@ -283,7 +314,11 @@ def build_server(vault: Vault, startup: Startup | None = None):
             begin()
             key, _, rev = uri[len(MEMORY_PREFIX):].partition("@")
             try:
-                text = memory_text(vault, key, rev or None)
+                owner = next(iter(members.values()))
+                if several:
+                    name, key, _ = served.locate(key)
+                    owner = members[name]
+                text = memory_text(owner, key, rev or None)
             except VaultMemError as exc:
                 raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
             return types.ReadResourceResult(contents=[types.TextResourceContents(
@@ -294,7 +329,10 @@ def build_server(vault: Vault, startup: Startup | None = None):
                                    f"{MEMORY_TEMPLATE}")
         begin()
         try:
-            text = context_index(vault, heading="INDEX.md, what is remembered now (recall searches everything):")
+            text = "\n\n".join(context_index(member, heading=(
+                f"INDEX.md of the {name} vault ({member.root}), what is remembered there now (recall searches "
+                "everything):") if several else "INDEX.md, what is remembered now (recall searches everything):")
+                for name, member in members.items())
         except Exception as exc:
             # the client gets the reason; the stack trace only at debug level, never at a user
             log.error("reading INDEX.md failed: %s: %s", type(exc).__name__, exc)
@@ -308,7 +346,7 @@ def build_server(vault: Vault, startup: Startup | None = None):
         version=VERSION,
         title="vault-mem",
         description="Long-term memory as Markdown files in git",
-        instructions=instructions(vault),
+        instructions=instructions(served),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
         on_list_resources=on_list_resources,
@@ -358,7 +396,7 @@ def attribute_to_client(vault: Vault, ctx) -> None:
         vault.ws.agent = name[:64]
 
 
-async def serve_async(vault: Vault, startup: Startup | None = None) -> None:
+async def serve_async(vault: Vault | Vaults, startup: Startup | list[Startup] | None = None) -> None:
     """Serve ``vault`` over this process's stdin and stdout until the client closes them.
 
     Every line passes :func:`vault_mem.adapters.mcp_wire.check_line` (a malformed one gets its
@@ -409,8 +447,9 @@ class _CheckedLines:
                 yield screen_line(line)
 
 
-def serve(root: Path, agent: str | None = None, *, embedder: Any = None) -> None:
-    """Open the vault at ``root`` and serve it over stdio (blocks until stdin closes).
+def serve(found: VaultSet | Path, agent: str | None = None, *, embedder: Any = None) -> None:
+    """Open the vaults ``found`` (:func:`vault_mem.config.resolve_vaults`; a Path: that vault
+    alone) and serve them over stdio (blocks until stdin closes).
 
     The start-up work (:class:`Startup`) begins once ``initialize`` is answered.
     ``embedder``: instead of vault.toml's (benches and tests).
@@ -418,12 +457,22 @@ def serve(root: Path, agent: str | None = None, *, embedder: Any = None) -> None
     stdout carries the protocol and nothing else may be written there: whoever configures
     logging (the CLI, ``vault-mem mcp``) sends it to stderr. It returns when the client has
     closed, the start-up work perhaps still running (see the module)."""
-    vault = Vault(root, agent=agent, embedder=embedder)
-    startup = Startup(vault, lambda: Vault(root, agent=agent, embedder=embedder))
+    if isinstance(found, Path):
+        found = VaultSet((NamedVault(PROJECT, found, "PATH"),))
+
+    def opener(root: Path) -> Callable[[], Vault]:
+        return lambda: Vault(root, agent=agent, embedder=embedder)
+
+    opened = {v.name: opener(v.root)() for v in found.vaults}
+    startups = [Startup(opened[v.name], opener(v.root)) for v in found.vaults]
+    served: Vault | Vaults = (Vaults(found, agent=agent, daemon=False, opened=opened) if found.several
+                              else opened[found.vaults[0].name])
     try:
         import anyio  # comes with the MCP SDK; only serving needs it (see build_server)
 
-        anyio.run(serve_async, vault, startup)
+        anyio.run(serve_async, served, startups)
     finally:
-        startup.close()
-        vault.close()
+        for startup in startups:
+            startup.close()
+        for vault in opened.values():
+            vault.close()

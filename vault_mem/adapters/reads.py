@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vault_mem.adapters.hooks import CONTEXT_BUILDERS
+from vault_mem.adapters.hooks import READ_BUILDERS
 from vault_mem.adapters.tools import get_view, list_rows
 from vault_mem.errors import UsageError
 
@@ -67,9 +67,9 @@ def list_(vault: Any, args: dict[str, Any]) -> list[dict]:
 
 def hook(vault: Any, args: dict[str, Any]) -> dict[str, Any]:
     a = checked("hook", args)
-    build = CONTEXT_BUILDERS.get(a["name"])
+    build = READ_BUILDERS.get(a["name"])
     if build is None:
-        raise UsageError(f"no hook '{a['name']}' is answered by the daemon: use one of {', '.join(CONTEXT_BUILDERS)}")
+        raise UsageError(f"no hook '{a['name']}' is answered by the daemon: use one of {', '.join(READ_BUILDERS)}")
     return {"context": build(vault, a.get("event", {}))}
 
 

@@ -26,11 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from vault_mem.adapters.vaults import Vaults
+from vault_mem.adapters.vaults import get_view as several_get_view
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index import queries
 from vault_mem.model import render, verdict, views
 from vault_mem.model.indexmd import CHARS_PER_TOKEN
+from vault_mem.model.fusion import merge_recall
 from vault_mem.model.memory import SOURCES
 
 log = logging.getLogger(__name__)
@@ -59,6 +62,9 @@ _KEY_SCHEMA = {
     "pattern": "^[a-z0-9][a-z0-9._-]*$",
     "maxLength": 80,
 }
+#: get and forget also take ``personal:KEY`` / ``project:KEY`` (several vaults, DESIGN §8)
+_NAMED_KEY_SCHEMA = {**_KEY_SCHEMA, "pattern": "^((project|personal):)?[a-z0-9][a-z0-9._-]*$", "maxLength": 89,
+                     "description": _KEY_SCHEMA["description"] + " personal:KEY or project:KEY names its vault."}
 _TYPE_SCHEMA = {"type": "string", "enum": TYPES}
 _TAGS_SCHEMA = {"type": "array", "items": {"type": "string"}}
 
@@ -104,6 +110,9 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "refs": {**_TAGS_SCHEMA, "description": "Repository paths this memory is about."},
                 "pinned": {"type": "boolean",
                            "description": "List it first in INDEX.md (only for what every session needs)."},
+                "vault": {"type": "string", "enum": ["project", "personal"],
+                          "description": "Where to write: 'project' (default: this project's vault) or "
+                                         "'personal' (the person's own vault, for what holds across projects)."},
             },
             "required": ["key", "description"],
             "additionalProperties": False,
@@ -135,10 +144,11 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "forget",
         "Delete a memory by key because it is wrong or no longer true (a git commit; a person can "
-        "undo it). To correct a memory, prefer remember with the same key.",
+        "undo it). To correct a memory, prefer remember with the same key. personal:KEY or project:KEY "
+        "where both vaults have the key.",
         {
             "type": "object",
-            "properties": {"key": _KEY_SCHEMA},
+            "properties": {"key": _NAMED_KEY_SCHEMA},
             "required": ["key"],
             "additionalProperties": False,
         },
@@ -148,10 +158,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "get",
         "Read one whole memory by key (a procedure comes back whole), with its age. Keys come from "
-        "INDEX.md, recall or list.",
+        "INDEX.md, recall or list; personal:KEY or project:KEY where both vaults have the key.",
         {
             "type": "object",
-            "properties": {"key": _KEY_SCHEMA},
+            "properties": {"key": _NAMED_KEY_SCHEMA},
             "required": ["key"],
             "additionalProperties": False,
         },
@@ -257,7 +267,8 @@ def get_text(view: dict[str, Any]) -> str:
     """A memory from ``get`` as text for a model: fenced, naming its author; our notes after it."""
     quote = render.memory_quote(
         key=view["key"], type_=view["type"], text=f"{view['description']}\n\n{view.get('body') or ''}".strip(),
-        author=view.get("author"), trusted=view.get("trusted", True), updated=view.get("updated"),
+        vault=view.get("vault"), author=view.get("author"), trusted=view.get("trusted", True),
+        updated=view.get("updated"),
         age_days=view.get("age_days"), flags=view.get("flags"), tags=view.get("tags"))
     notes = [f"note: {n}" for n in view.get("notes", [])] + [f"notice: {n}" for n in view.get("notices", [])]
     return render.fence([quote], tail="\n".join(notes))
@@ -280,7 +291,8 @@ def list_text(data: dict[str, Any]) -> str:
     notices = "\n".join(f"notice: {n}" for n in data.get("notices", []))
     if not rows:
         return "no memories" + (f"\n{notices}" if notices else "") + "\n"
-    quotes = [render.memory_quote(key=r["key"], type_=r["type"], text=r["description"], author=r.get("author"),
+    quotes = [render.memory_quote(key=r["key"], type_=r["type"], text=r["description"], vault=r.get("vault"),
+                                  author=r.get("author"),
                                   trusted=r.get("trusted", True), date=r.get("date"),
                                   pinned="yes" if r.get("pinned") else None, tags=r.get("tags"))
               for r in rows]
@@ -342,7 +354,11 @@ def call_tool(vault: Any, name: str, arguments: str | dict | None) -> ToolResult
         if spec is None:
             raise UsageError(f"unknown tool '{name}': the tools are {', '.join(TOOL_NAMES)}")
         args = _check_arguments(spec, parse_arguments(arguments, name))
-        data = _HANDLERS[name](vault, args)
+        several = isinstance(vault, Vaults) and vault.several and name in _SEVERAL
+        where, args, vault_name = (vault, args, None) if several else _target(vault, name, args)
+        data = (_SEVERAL if several else _HANDLERS)[name](where, args)
+        if vault_name and name in ("remember", "forget"):
+            data["vault_name"] = vault_name  # every write names its vault and file (DESIGN §8)
         if isinstance(data, dict):
             notices = vault.take_notices()
             if notices:
@@ -463,12 +479,59 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- handlers ------------------------------------------------------------------------------
+def _target(vault: Any, name: str, args: dict[str, Any]) -> tuple[Any, dict[str, Any], str | None]:
+    """The one vault a call acts on, its arguments and that vault's name: ``vault`` itself, or,
+    for :class:`~vault_mem.adapters.vaults.Vaults`, the one the ``vault`` argument (remember)
+    or the key's prefix (get, forget) names; a bare key, the vault holding it."""
+    if not isinstance(vault, Vaults):
+        if args.get("vault") not in (None, "project") or ":" in str(args.get("key", "")):
+            raise UsageError(f"only one vault is served here ({vault.root}): leave out vault and give bare keys")
+        return vault, {k: v for k, v in args.items() if k != "vault"}, None
+    if name == "remember":
+        target = vault.for_write(args.get("vault")).name
+        return vault.vault(target), {k: v for k, v in args.items() if k != "vault"}, target
+    if name in ("get", "forget"):
+        target, key, _ = vault.locate(args["key"], strict=name == "forget")
+        return vault.vault(target), {**args, "key": key}, target
+    return vault.vault(vault.names[0]), args, vault.names[0]
+
+
+def _several_get(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
+    return several_get_view(vaults, a["key"], lambda name, key: _get(vaults.vault(name), {"key": key}))
+
+
+def _several_recall(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
+    named = [(name, _recall(vaults.vault(name), a)) for name in vaults.names]
+    data = merge_recall(named, a.get("k") or max(vaults.vault(n).config.recall_k for n in vaults.names))
+    data["note"] = verdict.guidance(data["verdict"], keyword_only=bool(data.get("keyword_only")),
+                                    reason=data.get("reason"))
+    return data
+
+
+def _several_list(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
+    rows = [{**r, "vault": name} for name in vaults.names
+            for r in list_rows(vaults.vault(name), type=a.get("type"), tags=a.get("tags"))]
+    return {"memories": rows, "count": len(rows)}
+
+
+#: the tools that read every vault when several are in use
+_SEVERAL: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
+    "recall": _several_recall, "list": _several_list, "get": _several_get}
+
+
+def _named_write(vault: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """Every write names its file and its vault (DESIGN §8): ``vault``, the vault's folder
+    (``vault_name`` is added by :func:`call_tool` when it chose among vaults)."""
+    data["vault"] = str(vault.root)
+    return data
+
+
 def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     # the frontmatter fields are Vault.remember's own keyword arguments, checked there
     fields = {name: a[name] for name in ("pinned", "expires", "supersedes", "scope", "refs") if name in a}
     result = vault.remember(a["key"], a["description"], a.get("body", ""), type=a.get("type", "fact"),
                             tags=a.get("tags"), source=a.get("source", "agent"), **fields)
-    data = result.to_dict()
+    data = _named_write(vault, result.to_dict())
     if result.action == "unchanged":
         data["note"] = "identical to the stored memory: nothing changed, no commit"
     return data
@@ -495,7 +558,7 @@ def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _forget(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
-    data = vault.forget(a["key"]).to_dict()
+    data = _named_write(vault, vault.forget(a["key"]).to_dict())
     del data["warnings"]  # a forget has none
     return data
 

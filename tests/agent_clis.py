@@ -1,0 +1,55 @@
+"""The real agent CLIs (Claude Code, Codex, Gemini CLI) for the end-to-end tests: where they are,
+the environment a session runs in, and ``vault-mem connect`` run as a person runs it.
+
+Shared by tests/test_connect.py, tests/test_distill.py and tests/test_vaults.py; the fixtures
+(``project``, ``two_vaults``) are in tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def agent_cli(name: str) -> str:
+    """The agent CLI ``name``'s executable; the test is skipped, saying why, without it."""
+    for folder in (os.environ.get("VAULT_MEM_AGENT_CLIS"), ROOT / ".ci" / "node" / "node_modules" / ".bin"):
+        if folder and (Path(folder) / name).is_file():
+            return str(Path(folder) / name)
+    found = shutil.which(name)
+    if found:
+        return found
+    if shutil.which("node") is None:
+        pytest.skip(f"node is not installed, so the {name} CLI cannot run (bash .ci/run installs it)")
+    pytest.skip(f"the {name} CLI is not installed: `npm install --prefix .ci/node` with its package, "
+                "or set VAULT_MEM_AGENT_CLIS to a node_modules/.bin holding it")
+
+
+def claude_env(home: Path, model_url: str | None = None) -> dict[str, str]:
+    """Claude Code's environment: its own home, the stand-in model at ``model_url``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+    env.update(HOME=str(home), ANTHROPIC_API_KEY="sk-stand-in", DISABLE_TELEMETRY="1",
+               CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
+    env.pop("VAULT_MEM_VAULT", None)
+    env["VAULT_MEM_EMBEDDER"] = "local"  # the bundled model, as a person's agent runs it
+    if model_url:
+        env["ANTHROPIC_BASE_URL"] = model_url
+    return env
+
+
+def connect_cli(proj: Path, home: Path, *extra: str, agent: str = "claude-code", pin: bool = True) -> str:
+    """``vault-mem [--vault PROJ/memory] connect AGENT EXTRA...`` run in ``proj`` (``pin``: name
+    the project's vault; without it, sessions use the vaults of their working folder). Its stdout."""
+    exe = str(Path(sys.executable).parent / "vault-mem")
+    pinned = ["--vault", str(proj / "memory")] if pin else []
+    r = subprocess.run(check=False, args=[exe, *pinned, "connect", agent, *extra],
+                       cwd=proj, env={**os.environ, "HOME": str(home)}, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout

@@ -1,0 +1,228 @@
+"""Several vaults at once (DESIGN §8): the personal vault and the project vault, found from any
+folder of a project, used together by the CLI, the hooks and the MCP server.
+
+Real vaults in real git repositories (``two_vaults``: a project with memory/, a personal vault
+named in a fake ``$XDG_CONFIG_HOME/vault-mem/config.toml``), the real CLI entry point, the real
+MCP SDK client against the real server process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import anyio
+from conftest import ROOT, cli, git, run_cli
+from mcp import Client, StdioServerParameters
+
+from vault_mem.adapters.hooks import MAX_CONTEXT_CHARS
+from vault_mem.config import resolve_vaults
+
+
+def _env_without_config(tmp_path):
+    return {"XDG_CONFIG_HOME": str(tmp_path / "no-config")}
+
+
+# -- where the vaults are found ----------------------------------------------------------------
+def test_from_a_sub_folder_the_project_vault_is_memory_at_the_top_of_the_repository(two_vaults, monkeypatch):
+    proj, _, personal = two_vaults
+    deep = proj / "src" / "app"
+    deep.mkdir(parents=True)
+    found = resolve_vaults(start=deep)
+    assert [(v.name, v.root) for v in found.vaults] == [("project", (proj / "memory").resolve()),
+                                                       ("personal", personal.resolve())]
+    assert "memory/ at the top of the git repository" in found.vaults[0].how
+    assert "config.toml" in found.vaults[1].how
+    # the environment names the personal vault before the config file does
+    other = proj.parent / "other-personal"
+    assert cli("init", str(other)).returncode == 0
+    monkeypatch.setenv("VAULT_MEM_PERSONAL", str(other))
+    assert resolve_vaults(start=deep).vaults[1].root == other.resolve()
+    # --vault PATH alone: that vault only
+    assert [v.root for v in resolve_vaults(str(personal), start=deep).vaults] == [personal.resolve()]
+
+
+def test_vault_mem_vault_is_only_the_fallback_and_outside_a_project_writes_go_to_the_personal_vault(
+        two_vaults, tmp_path):
+    proj, _, personal = two_vaults
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    exported = tmp_path / "exported"
+    assert cli("init", str(exported)).returncode == 0
+    env = {"VAULT_MEM_VAULT": str(exported)}
+    r = cli("remember", "tabs", "-t", "preference", "-d", "Prefers spaces over tabs", cwd=elsewhere, env=env)
+    assert r.returncode == 0, r.stderr
+    assert (personal / "preferences" / "tabs.md").is_file() and not (exported / "preferences" / "tabs.md").exists()
+    assert f"in {personal.resolve()} (personal vault, commit" in r.stdout
+    # no personal vault configured: VAULT_MEM_VAULT is the fallback, as before
+    env.update(_env_without_config(tmp_path))
+    r = cli("remember", "tabs", "-t", "preference", "-d", "Prefers spaces over tabs", cwd=elsewhere, env=env)
+    assert r.returncode == 0, r.stderr
+    assert (exported / "preferences" / "tabs.md").is_file()
+
+
+def test_a_personal_vault_that_is_not_a_vault_is_an_error_naming_where_it_came_from(two_vaults, tmp_path):
+    proj, _, _ = two_vaults
+    r = cli("recall", "editor", cwd=proj, env={"VAULT_MEM_PERSONAL": str(tmp_path / "missing")})
+    assert r.returncode == 1
+    assert "VAULT_MEM_PERSONAL" in r.stderr and "vault-mem init" in r.stderr
+
+
+# -- the CLI -----------------------------------------------------------------------------------
+def test_recall_from_a_sub_folder_finds_both_vaults_memories_each_named_by_its_vault(two_vaults):
+    proj, _, _ = two_vaults
+    deep = proj / "src"
+    deep.mkdir()
+    r = cli("recall", "--json", "editor", "shell", "choice", cwd=deep)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    named = {h["key"]: h["vault"] for h in data["hits"]}
+    assert named == {"editor-choice": "project", "shell-choice": "personal"}
+    assert data["vaults"] == ["project", "personal"]
+    r = cli("recall", "editor", "shell", "choice", cwd=deep)
+    assert "editor-choice (project vault, preference" in r.stdout
+    assert "shell-choice (personal vault, preference" in r.stdout
+    r = cli("list", "--json", cwd=deep)
+    assert {(x["key"], x["vault"]) for x in json.loads(r.stdout)} == {("editor-choice", "project"),
+                                                                       ("shell-choice", "personal")}
+    # --vault PATH alone keeps today's meaning: that vault only, hits unnamed
+    r = cli("--vault", str(proj / "memory"), "recall", "--json", "editor", "shell", "choice", cwd=deep)
+    assert [h["key"] for h in json.loads(r.stdout)["hits"]] == ["editor-choice"]
+    assert "vault" not in json.loads(r.stdout)["hits"][0]
+
+
+def test_remember_writes_to_the_project_repository_only_unless_told_personal(two_vaults):
+    proj, _, personal = two_vaults
+    (proj / "src").mkdir()
+    before = git(personal, "rev-parse", "HEAD")
+    r = cli("remember", "db-choice", "-t", "decision", "-d", "Use Postgres for the ledger",
+            "-b", "Because we need row-level locks.", cwd=proj / "src")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"create: decisions/db-choice.md in {(proj / 'memory').resolve()} (project vault, commit")
+    assert git(proj, "log", "-1", "--format=%s").startswith("remember: db-choice")
+    assert git(personal, "rev-parse", "HEAD") == before and not (personal / "decisions" / "db-choice.md").exists()
+    r = cli("remember", "editor-choice", "--personal", "--json", "-t", "preference",
+            "-d", "Uses Helix everywhere", cwd=proj / "src")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert (data["vault"], data["vault_name"], data["path"]) == (str(personal.resolve()), "personal",
+                                                                 "preferences/editor-choice.md")
+    assert git(personal, "log", "-1", "--format=%s").startswith("remember: editor-choice")
+
+
+def test_a_key_in_both_vaults_is_read_by_prefix_and_forget_asks_which(two_vaults):
+    proj, _, personal = two_vaults
+    r = cli("--vault", str(personal), "remember", "editor-choice", "-t", "preference", "-d", "Uses Vim on servers")
+    assert r.returncode == 0, r.stderr
+    r = cli("get", "editor-choice", "--json", cwd=proj)
+    view = json.loads(r.stdout)
+    assert view["vault"] == "project" and "Helix" in view["description"]
+    assert any("personal:editor-choice" in n for n in view["notes"])
+    r = cli("get", "personal:editor-choice", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    assert "Uses Vim on servers" in r.stdout and "personal vault" in r.stdout
+    r = cli("forget", "editor-choice", cwd=proj)
+    assert r.returncode == 2 and "project:editor-choice or personal:editor-choice" in r.stderr
+    r = cli("forget", "personal:editor-choice", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    assert f"in {personal.resolve()} (personal vault, commit" in r.stdout
+    assert not (personal / "preferences" / "editor-choice.md").exists()
+    assert (proj / "memory" / "preferences" / "editor-choice.md").is_file()
+    r = cli("get", "nobody:editor-choice", cwd=proj)
+    assert r.returncode == 2 and "personal:KEY" in r.stderr
+
+
+def test_doctor_says_how_each_vault_was_found(two_vaults, tmp_path):
+    proj, _, personal = two_vaults
+    r = cli("doctor", "--json", cwd=proj)
+    data = json.loads(r.stdout)
+    assert [(v["name"], v["root"]) for v in data["vaults"]] == [("project", str((proj / "memory").resolve())),
+                                                               ("personal", str(personal.resolve()))]
+    r = cli("doctor", cwd=proj, env=_env_without_config(tmp_path))
+    assert f"project vault: {(proj / 'memory').resolve()} (from memory/ at the top of the git repository" in r.stdout
+    assert "note: no personal vault: set VAULT_MEM_PERSONAL" in r.stdout
+
+
+# -- the hooks ---------------------------------------------------------------------------------
+def _hook(name: str, event: dict, cwd) -> str:
+    r = run_cli("hook", name, input=json.dumps(event), cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"] if r.stdout.strip() else ""
+
+
+def test_the_session_start_context_carries_both_index_files_within_one_budget(two_vaults):
+    proj, _, personal = two_vaults
+    context = _hook("session-start", {"cwd": str(proj / "memory")}, proj)
+    assert "INDEX.md of the project vault" in context and "INDEX.md of the personal vault" in context
+    assert "editor-choice" in context and "shell-choice" in context
+    # a project vault far larger than the budget: the personal one keeps its lines, and the
+    # project's takes the room the personal one leaves
+    memories = "\n".join(json.dumps({"key": f"fact-{i:03d}", "type": "fact",
+                                     "description": f"Service {i} listens on port {8000 + i} behind the gateway"})
+                         for i in range(300))
+    src = proj / "facts.jsonl"
+    src.write_text(memories + "\n")
+    r = cli("--vault", str(proj / "memory"), "import", str(src))
+    assert r.returncode == 0, r.stderr
+    context = _hook("session-start", {"cwd": str(proj)}, proj)
+    assert len(context) <= MAX_CONTEXT_CHARS
+    assert "shell-choice" in context and "fact-" in context and "more" in context
+    project_part = context.split("INDEX.md of the personal vault")[0].split("INDEX.md of the project vault")[1]
+    assert len(project_part) > MAX_CONTEXT_CHARS // 2  # the unused share went to the project
+
+
+def test_the_prompt_hook_names_the_vault_of_each_memory(two_vaults):
+    proj, _, _ = two_vaults
+    context = _hook("user-prompt-submit", {"cwd": str(proj), "prompt": "which interactive shell do I use"}, proj)
+    assert "shell-choice" in context and 'vault="personal"' in context
+
+
+# -- the MCP server ----------------------------------------------------------------------------
+def _server(cwd) -> StdioServerParameters:
+    env = {"PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.environ["HOME"],
+           "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "VAULT_MEM_EMBEDDER": "none"}
+    return StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp"], env=env, cwd=str(cwd))
+
+
+def test_the_mcp_server_started_in_a_project_serves_both_vaults(two_vaults):
+    proj, _, personal = two_vaults
+
+    async def session():
+        async with Client(_server(proj), read_timeout_seconds=60) as client:
+            assert str(personal.resolve()) in (client.instructions or "")
+            r = await client.call_tool("recall", {"query": "editor shell choice"})
+            assert not r.is_error, r.content
+            assert {h["key"]: h["vault"] for h in r.structured_content["hits"]} == {
+                "editor-choice": "project", "shell-choice": "personal"}
+            assert 'vault="personal"' in r.content[0].text
+            r = await client.call_tool("remember", {"key": "pager", "type": "preference", "vault": "personal",
+                                                    "description": "Uses less -R as the pager"})
+            assert not r.is_error, r.content
+            data = json.loads(r.content[0].text)
+            assert (data["vault_name"], data["vault"], data["path"]) == (
+                "personal", str(personal.resolve()), "preferences/pager.md")
+            r = await client.call_tool("remember", {"key": "ci", "description": "CI runs on Buildkite"})
+            assert json.loads(r.content[0].text)["vault_name"] == "project"
+            r = await client.call_tool("get", {"key": "personal:pager"})
+            assert not r.is_error and r.structured_content["vault"] == "personal"
+            index = (await client.read_resource("vault://index")).contents[0].text
+            assert "INDEX.md of the project vault" in index and "pager" in index
+            text = (await client.read_resource("vault://memory/personal:shell-choice")).contents[0].text
+            assert "fish" in text
+    anyio.run(session)
+    assert (personal / "preferences" / "pager.md").is_file() and (proj / "memory" / "facts" / "ci.md").is_file()
+
+
+def test_the_mcp_server_given_a_path_serves_that_vault_alone(two_vaults):
+    proj, _, _ = two_vaults
+    params = _server(proj)
+    params.args.append(str(proj / "memory"))
+
+    async def session():
+        async with Client(params, read_timeout_seconds=60) as client:
+            r = await client.call_tool("recall", {"query": "editor shell choice"})
+            assert [h["key"] for h in r.structured_content["hits"]] == ["editor-choice"]
+            r = await client.call_tool("remember", {"key": "x", "description": "X", "vault": "personal"})
+            assert r.is_error and "one vault" in r.content[0].text
+    anyio.run(session)

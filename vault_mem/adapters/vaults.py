@@ -1,0 +1,146 @@
+"""The vaults a command, a hook or the MCP server uses together: the project vault and the
+personal vault (DESIGN §8), as :func:`vault_mem.config.resolve_vaults` found them.
+
+:class:`Vaults` opens each vault only when a command needs it, answers a read from that vault's
+daemon when one runs (else in-process, with the same functions: :mod:`vault_mem.adapters.reads`),
+and says where a key or a write goes:
+
+- a read (recall, list) asks every vault and merges (:mod:`vault_mem.model.fusion`): each hit
+  and row names its ``vault``;
+- ``get``/``forget`` take ``personal:KEY`` (or ``project:KEY``); a bare key is the vault that
+  holds it; held by both, ``get`` reads the project's (saying the other exists) and ``forget``
+  refuses until told which;
+- ``remember`` writes to the project vault unless told ``personal``; with no project vault, to
+  the personal one.
+
+Each vault stays separate: its own repository, sidecar, embedder, daemon and trust approvals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vault_mem.config import PERSONAL, PROJECT, TYPE_FOLDERS, NamedVault, VaultSet, resolve_vaults
+from vault_mem.daemon import protocol
+from vault_mem.errors import MemoryNotFoundError, UsageError
+from vault_mem.model.fusion import split_key
+
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
+
+VAULT_NAMES = (PROJECT, PERSONAL)
+
+
+class Vaults:
+    """The vaults of ``found``, opened lazily (``agent``: the commit author's name for writes).
+    ``daemon``: ask each vault's daemon first (one-shot commands and hooks); a long-lived server
+    keeps its own vaults current and reads them in-process."""
+
+    def __init__(self, found: VaultSet, *, agent: str | None = None, daemon: bool = True,
+                 opened: dict[str, Vault] | None = None) -> None:
+        self.found = found
+        self.agent = agent
+        self.daemon = daemon
+        self.opened: dict[str, Vault] = dict(opened or {})
+        self.notices: list[str] = []
+
+    @classmethod
+    def resolve(cls, explicit: str | Path | None = None, *, start: Path | None = None, **kw: Any) -> Vaults:
+        """The vaults a command run in ``start`` means (``explicit``: --vault, that vault alone)."""
+        return cls(resolve_vaults(explicit, start=start), **kw)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(v.name for v in self.found.vaults)
+
+    @property
+    def several(self) -> bool:
+        return self.found.several
+
+    def root(self, name: str) -> Path:
+        return self.found.named(name).root
+
+    def vault(self, name: str) -> Vault:
+        """The vault called ``name``, opened once."""
+        if name not in self.opened:
+            from vault_mem.vault.core import Vault  # lazy: a read the daemon answers never opens one
+
+            self.opened[name] = Vault(self.root(name), agent=self.agent)
+        return self.opened[name]
+
+    def read(self, name: str, op: str, params: dict[str, Any]) -> Any:
+        """``op(params)`` (:data:`vault_mem.adapters.reads.READS`) on the vault ``name``: its
+        daemon's answer when one answers, else worked out here."""
+        if self.daemon and name not in self.opened:
+            answered = protocol.ask(self.root(name), op, params)
+            if answered is not None:
+                result, notices = answered
+                self.notices += [self._named(name, n) for n in notices]
+                return result
+        from vault_mem.adapters.reads import READS  # lazy: it imports the tools and the model
+
+        return READS[op](self.vault(name), params)
+
+    def _named(self, name: str, note: str) -> str:
+        return f"{name} vault: {note}" if self.several else note
+
+    def take_notices(self) -> list[str]:
+        """What every vault noticed since the last call, each named by vault when several."""
+        out, self.notices = self.notices, []
+        for name, vault in self.opened.items():
+            out += [self._named(name, n) for n in vault.take_notices()]
+        return out
+
+    def for_write(self, name: str | None = None) -> NamedVault:
+        """Where a write goes: the vault ``name`` (project or personal), else the first (the
+        project vault, or the personal one outside any project)."""
+        if name is None:
+            return self.found.vaults[0]
+        if name not in VAULT_NAMES:
+            raise UsageError(f"vault must be {' or '.join(VAULT_NAMES)}, got {name!r}")
+        if not self.several and name == PROJECT:
+            return self.found.vaults[0]
+        return self.found.named(name)
+
+    def holders(self, key: str) -> list[str]:
+        """The vaults holding a memory file with ``key`` (a look at the type folders on disk)."""
+        return [v.name for v in self.found.vaults
+                if any((v.root / folder / f"{key}.md").is_file() for folder in TYPE_FOLDERS.values())]
+
+    def locate(self, text: str, *, strict: bool = False) -> tuple[str, str, list[str]]:
+        """``(vault name, key, other vaults holding the key)`` for ``KEY`` or ``personal:KEY``.
+        A bare key held by several vaults is the project's, or refused when ``strict`` (a
+        ``forget`` must name which)."""
+        name, key = split_key(text, self.names)
+        if name is not None:
+            return name, key, []
+        held = self.holders(key)
+        if len(held) > 1 and strict:
+            raise UsageError(f"'{key}' is in the {' and the '.join(held)} vault; say which: "
+                             + " or ".join(f"{n}:{key}" for n in held))
+        if not held:
+            return self.names[0], key, []
+        return held[0], key, held[1:]
+
+    def close(self) -> None:
+        for vault in self.opened.values():
+            vault.close()
+        self.opened.clear()
+
+
+def get_view(vaults: Vaults, text: str, read: Any) -> dict[str, Any]:
+    """``get`` of ``KEY`` or ``personal:KEY`` through ``read(name, key)`` (a vault's get view),
+    naming its vault when several are in use and saying when another vault has the key too."""
+    name, key, others = vaults.locate(text)
+    try:
+        view = read(name, key)
+    except MemoryNotFoundError as exc:
+        if vaults.several and len(vaults.names) > 1:
+            raise MemoryNotFoundError(f"{exc} (looked in the {' and the '.join(vaults.names)} vault)") from None
+        raise
+    if vaults.several:
+        view["vault"] = name
+        view.setdefault("notes", [])
+        view["notes"] += [f"the {o} vault has a memory '{key}' too: get {o}:{key} reads it" for o in others]
+    return view

@@ -1,0 +1,59 @@
+"""Results from several vaults as one (DESIGN §8): recall hits merged, keys named by vault.
+
+Each vault has its own sidecar, embedder and calibrated relevance floor, so the raw scores of
+two vaults are not on one scale (a cosine from one model against BM25-fused ranks from another,
+or the same model with different floors). Hits are therefore merged by what each vault itself
+concluded about them, their ``match`` level (``strong`` before ``candidate``), and only then by
+score; the merged verdict is the best of the hits' levels. Pure: the callers fetch each vault's
+result (from its daemon or in-process) and hand the JSON over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vault_mem.errors import UsageError
+from vault_mem.model.verdict import CANDIDATE, INCOMPLETE, NONE, STRONG, verdict_of
+
+#: the order hits are merged in: a vault's strong hit before any candidate of another vault
+_LEVEL = {STRONG: 0, CANDIDATE: 1}
+
+
+def merge_recall(named: list[tuple[str, dict[str, Any]]], k: int) -> dict[str, Any]:
+    """One recall result from each vault's (``[(vault name, result JSON), ...]``): each hit
+    named by its ``vault``, ordered by match level then score, the first ``k`` kept. Whether
+    the search was keyword-only, why, and each vault's note are kept, named by vault."""
+    hits = [{**h, "vault": name} for name, data in named for h in data.get("hits") or []]
+    hits.sort(key=lambda h: (_LEVEL.get(h.get("match"), 2), -float(h.get("score") or 0.0)))
+    hits = hits[:k]
+    keyword_only = any(data.get("keyword_only") for _, data in named)
+    verdicts = [data.get("verdict") for _, data in named]
+    if hits:
+        verdict = verdict_of((h.get("match") for h in hits), keyword_only=keyword_only)
+    else:
+        verdict = INCOMPLETE if INCOMPLETE in verdicts else NONE
+    reasons = [f"{name}: {data['reason']}" for name, data in named if data.get("keyword_only") and data.get("reason")]
+    notes = [f"{name}: {data['note']}" for name, data in named if data.get("note")]
+    out: dict[str, Any] = {**named[0][1], "hits": hits, "verdict": verdict, "keyword_only": keyword_only,
+                           "reason": "; ".join(reasons) or None, "note": "; ".join(notes) or None,
+                           "vaults": [name for name, _ in named]}
+    if "answered" in out:
+        out["answered"] = any(h.get("match") == STRONG for h in hits)
+    for per_vault in ("embedder", "floor"):
+        if per_vault in out:
+            out[per_vault] = {name: data.get(per_vault) for name, data in named}
+    if not keyword_only and not any("keyword_only" in data for _, data in named):
+        del out["keyword_only"], out["reason"]  # the tools' shape says it only when it is so
+    return out
+
+
+def split_key(text: str, names: tuple[str, ...]) -> tuple[str | None, str]:
+    """``("personal", "KEY")`` for ``personal:KEY`` (any of ``names``), ``(None, KEY)`` for a
+    bare key. A prefix naming no vault in use is refused, listing the ones there are."""
+    prefix, sep, key = text.partition(":")
+    if not sep:
+        return None, text
+    if prefix not in names:
+        raise UsageError(f"'{prefix}:' names no vault in use here; use {' or '.join(f'{n}:KEY' for n in names)}, "
+                         "or the bare key")
+    return prefix, key
