@@ -458,3 +458,96 @@ def test_the_first_recall_waits_for_the_model_rather_than_answer_keyword_only(va
     out = run(session)
     assert not out.get("keyword_only"), out
     assert out["hits"] and out["hits"][0]["key"] == "editor-choice" and out["verdict"] != "none"
+
+
+# -- change notifications (issue 26) ------------------------------------------------------------
+def _write_from_another_process(root, key: str, description: str = "written by another process") -> None:
+    r = run_cli("--vault", str(root), "remember", key, "-d", f"{key} was {description}")
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_handshake_client_hears_of_memories_added_and_of_index_changes_it_subscribed_to(root):
+    """notifications/resources/list_changed for a memory added by another process, and
+    notifications/resources/updated for vault://index once the client subscribed to it."""
+    import warnings
+
+    from mcp import types
+
+    heard: list[str] = []
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.ServerNotification):
+            heard.append(message.method + ("" if not getattr(message.params, "uri", None)
+                                           else f" {message.params.uri}"))
+
+    async def wait_for(what: str) -> None:
+        with anyio.fail_after(30):
+            while what not in heard:
+                await anyio.sleep(0.05)
+
+    async def session():
+        async with Client(server_params(root), mode="legacy", read_timeout_seconds=60,
+                          message_handler=on_message) as client:
+            assert client.server_capabilities.resources.list_changed
+            assert client.server_capabilities.resources.subscribe
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the SDK marks resources/subscribe as of the older era
+                await client.subscribe_resource("vault://index")
+            await anyio.to_thread.run_sync(_write_from_another_process, root, "ci-system")
+            await wait_for("notifications/resources/list_changed")
+            await wait_for("notifications/resources/updated vault://index")
+            heard.clear()
+            # a rewrite of a memory (no file added): the index changes, the list does not
+            await anyio.to_thread.run_sync(_write_from_another_process, root, "ci-system", "rewritten")
+            await wait_for("notifications/resources/updated vault://index")
+            await anyio.sleep(1.0)  # a few more looks
+            assert "notifications/resources/list_changed" not in heard
+
+    run(session)
+
+
+def test_a_listening_client_gets_the_same_events(root):
+    """The 2026-07-28 wire: subscriptions/listen carries the same two events."""
+    from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
+
+    async def session():
+        async with Client(server_params(root), read_timeout_seconds=60) as client:
+            async with client.listen(resources_list_changed=True, resource_subscriptions=["vault://index"]) as sub:
+                await anyio.to_thread.run_sync(_write_from_another_process, root, "deploy-target")
+                seen = set()
+                with anyio.fail_after(30):
+                    async for event in sub:
+                        seen.add(type(event))
+                        if {ResourcesListChanged, ResourceUpdated} <= seen:
+                            break
+                assert ResourceUpdated in seen
+
+    run(session)
+
+
+# -- the MCP Inspector's CLI (issue 26) ---------------------------------------------------------
+@pytest.mark.slow
+def test_the_mcp_inspector_cli_lists_the_resources_the_template_and_the_prompts(root):
+    """`npx @modelcontextprotocol/inspector --cli vault-mem mcp ROOT --method ...`, the
+    inspector that .ci/run installs (pinned); skipped, saying why, without node or the package."""
+    import subprocess
+    from pathlib import Path
+
+    from agent_clis import agent_cli
+
+    from vault_mem.adapters.mcp_server import PROMPTS
+
+    inspector = agent_cli("mcp-inspector")
+    exe = str(Path(sys.executable).parent / "vault-mem")
+
+    def ask(method: str) -> dict:
+        r = subprocess.run(check=False, args=[inspector, "--cli", "-e", "VAULT_MEM_EMBEDDER=none", "-e",
+                                              f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}", exe, "mcp",
+                                              str(root), "--method", method],
+                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0, (r.stdout, r.stderr)
+        return json.loads(r.stdout)
+
+    assert [r["uri"] for r in ask("resources/list")["resources"]] == ["vault://index"]
+    assert [t["uriTemplate"] for t in ask("resources/templates/list")["resourceTemplates"]] == ["vault://memory/{key}"]
+    assert {p["name"] for p in ask("prompts/list")["prompts"]} == set(PROMPTS)
