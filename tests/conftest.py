@@ -43,6 +43,7 @@ def _git_identity(monkeypatch, tmp_path_factory):
     (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n[user]\n\tname = Test Person\n"
                                      "\temail = person@example.com\n")
     monkeypatch.delenv("VAULT_MEM_VAULT", raising=False)
+    monkeypatch.delenv("VAULT_MEM_PERSONAL", raising=False)  # a personal vault only where a test names one
     monkeypatch.delenv("VAULT_MEM_AGENT", raising=False)
     monkeypatch.delenv("VAULT_MEM_PAUSE_AT", raising=False)
     # keyword-only unless a test asks for an embedder: most tests are about files and git

@@ -226,3 +226,23 @@ def test_the_mcp_server_given_a_path_serves_that_vault_alone(two_vaults):
             r = await client.call_tool("remember", {"key": "x", "description": "X", "vault": "personal"})
             assert r.is_error and "one vault" in r.content[0].text
     anyio.run(session)
+
+
+def test_a_vaults_daemon_gives_its_share_of_the_session_context(two_vaults):
+    """With the personal vault's daemon running, its INDEX.md share comes from the daemon (the
+    piece the hook asks each vault for) and the hook's context still carries both vaults."""
+    from test_daemon_reads import start, stop
+
+    from vault_mem.daemon import protocol
+
+    proj, _, personal = two_vaults
+    proc = start(personal)
+    try:
+        answered = protocol.ask(personal, "hook", {"name": "index-context",
+                                                   "event": {"max_chars": 3000, "heading": "personal:"}})
+        assert answered is not None
+        assert "shell-choice" in answered[0]["context"] and answered[0]["context"].startswith("personal:")
+        context = _hook("session-start", {"cwd": str(proj)}, proj)
+        assert "editor-choice" in context and "shell-choice" in context
+    finally:
+        stop(proc)

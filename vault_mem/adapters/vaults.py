@@ -136,7 +136,7 @@ def get_view(vaults: Vaults, text: str, read: Any) -> dict[str, Any]:
     try:
         view = read(name, key)
     except MemoryNotFoundError as exc:
-        if vaults.several and len(vaults.names) > 1:
+        if vaults.several:
             raise MemoryNotFoundError(f"{exc} (looked in the {' and the '.join(vaults.names)} vault)") from None
         raise
     if vaults.several:
