@@ -86,6 +86,12 @@ def errors() -> tuple[type[BaseException], type[BaseException]]:
     return mod.DatabaseError, mod.OperationalError
 
 
+def database_error() -> type[BaseException]:
+    """The active driver's DatabaseError (every SQLite failure, OperationalError included):
+    what ``except`` clauses around the sidecar's SQL catch."""
+    return driver().DatabaseError
+
+
 # ---------------------------------------------------------------------------------------------
 # Schema. Vector tables (vec0) depend on the embedder's dimension and are created by vectors.py;
 # everything else is here. Each migration runs inside one write transaction.
@@ -244,7 +250,7 @@ def fts_problem(db: Database) -> str | None:
     """Why the keyword index is damaged (FTS5's own ``integrity-check``, which reads every
     segment and, with rank 1, compares the index with the stored text), or None when it is
     sound. O(index): for ``doctor`` and for repairs, never on the query path."""
-    db_error = errors()[0]
+    db_error = database_error()
     try:
         db.execute("INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)")
     except db_error as exc:
@@ -259,7 +265,7 @@ def recreate_fts(db: Database) -> None:
 
     DROP TABLE deletes FTS5's shadow tables without reading their content, so it works on a
     damaged index; if it cannot, the table is taken out of the schema by hand."""
-    db_error = errors()[0]
+    db_error = database_error()
     try:
         db.execute("DROP TABLE IF EXISTS fts")
     except db_error as exc:
@@ -457,7 +463,7 @@ class Database:
             if waits is not None:
                 self.conn.execute("PRAGMA busy_timeout = 0")
             self.conn.execute("BEGIN IMMEDIATE")
-        except errors()[0] as exc:
+        except database_error() as exc:
             self._refuse_read_only(exc)
             raise
         finally:
@@ -474,14 +480,14 @@ class Database:
         self._depth = 0
         try:
             self.conn.execute("COMMIT")
-        except errors()[0] as exc:
+        except database_error() as exc:
             self._refuse_read_only(exc)
             raise
 
     def _refuse_read_only(self, exc: BaseException) -> None:
         """A write refused because the file cannot be written (found only now: the permissions
         changed, or a read-only mount): say so with the fix, as :func:`read_only_reason` does."""
-        if isinstance(exc, errors()[0]) and is_read_only(exc):
+        if isinstance(exc, database_error()) and is_read_only(exc):
             self.read_only = read_only_reason(self.path) or (
                 f"the index database {self.path} cannot be written ({exc}); make it and its folder "
                 "writable, or delete it (it is rebuilt from the memory files), and retry")

@@ -150,7 +150,7 @@ def _neighbours(db, text: str, *, skip: Iterable[str], today: str, limit: int) -
            f"WHERE fts MATCH ? AND {_LIVE}{not_in} ORDER BY bm25(fts, 3.0, 1.0, 1.0) LIMIT ?")
     try:
         rows = db.execute(sql, [match, today, today, *([json.dumps(skip)] if skip else []), limit + 4]).fetchall()
-    except dbmod.errors()[0] as exc:  # the query is built to be valid; a broken index must not block a write
+    except dbmod.database_error() as exc:  # the query is built to be valid; a broken index must not block a write
         log.warning("vault-mem: duplicate check skipped (%s)", exc)
         return []
     return [_row(r) for r in rows if not _CONFLICT_COPY.search(r[1])][:limit]

@@ -291,7 +291,7 @@ def keyword_search(db, terms: Sequence[str], filters: Filters, limit: int = CAND
                 out.setdefault(fid, score)
             if len(out) >= limit:
                 break
-    except dbmod.errors()[0] as exc:
+    except dbmod.database_error() as exc:
         # The query is built to be valid, so no text can raise here; what does is a damaged
         # keyword index, which must not pass for "nothing found" (the sidecar repairs it).
         if dbmod.is_damage(exc):
@@ -363,7 +363,7 @@ def keyword_index_lost_rows(db) -> bool:
         return False
     try:
         found = db.execute("SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?", (fts_query(words[:1]), r[0])).fetchone()
-    except dbmod.errors()[0]:
+    except dbmod.database_error():
         return True
     return found is None
 

@@ -297,7 +297,7 @@ class Sidecar(VectorStore):
         """
         try:
             return self._reconcile(progress=progress, embed=embed)
-        except dbmod.errors()[0] as exc:
+        except dbmod.database_error() as exc:
             if not dbmod.is_damage(exc):
                 raise
             self._recover(exc)
@@ -611,7 +611,7 @@ class Sidecar(VectorStore):
                 self.repair_fts(str(again), force=True)
             return self._recall(query, k=k, type=type, tags=tags, scope=scope,
                                 include_expired=include_expired, today=today)
-        except dbmod.errors()[0] as exc:
+        except dbmod.database_error() as exc:
             if not dbmod.is_damage(exc):
                 raise
             self._recover(exc)

@@ -321,7 +321,7 @@ class VectorIndex:
         cap = n + max(self.MIN_SPARE, n // self.SPARE_SHARE)
         try:
             done = self._load_chunks(db, live, cap)
-        except (ValueError, KeyError, IndexError, dbmod.errors()[0]) as exc:
+        except (ValueError, KeyError, IndexError, dbmod.database_error()) as exc:
             log.info("vault-mem: reading the vector chunks failed (%s); reading the vectors row by row", exc)
             done = None
         if done is None:
@@ -631,7 +631,7 @@ class VectorStore:
     def _drop_vec_table(self) -> None:
         """DROP the vec0 table. When sqlite-vec cannot (one of its shadow tables is gone), take
         the table out of the schema by hand and drop what is left of it."""
-        db_error = dbmod.errors()[0]
+        db_error = dbmod.database_error()
         try:
             self.db.execute(f"DROP TABLE {VEC_TABLE}")
             return
@@ -663,7 +663,7 @@ class VectorStore:
         probe[0] = 1.0
         try:
             StoredVectors(self.db, self.get_meta("vec_model"), int(dims)).top(probe, 1)
-        except dbmod.errors()[0] as exc:
+        except dbmod.database_error() as exc:
             return f"the sqlite-vec table cannot be searched ({exc}); `vault-mem reindex` rebuilds it"
         return None
 
@@ -696,7 +696,7 @@ class VectorStore:
         """
         try:
             return self._embed_pending(progress=progress)
-        except dbmod.errors()[0] as exc:
+        except dbmod.database_error() as exc:
             self._repair_vectors(exc, "storing vectors")
             return self._embed_pending(progress=progress)
 
@@ -706,7 +706,7 @@ class VectorStore:
         try:
             index = self.vector_index()
             return index, vector_search(self.db, qvec, filters, index=index)
-        except dbmod.errors()[0] as exc:
+        except dbmod.database_error() as exc:
             self._repair_vectors(exc, "searching vectors")
             self.embed_pending()
             index = self.vector_index()
@@ -870,7 +870,7 @@ class VectorStore:
             try:
                 self.db.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (file_id,))
                 state = DROPPED
-            except dbmod.errors()[0] as exc:  # a damaged vec0 must not fail the write of a memory
+            except dbmod.database_error() as exc:  # a damaged vec0 must not fail the write of a memory
                 if dbmod.is_damage(exc):
                     raise
                 log.warning("vault-mem: could not delete a vector (%s); it is marked stale", exc)
