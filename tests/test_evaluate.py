@@ -152,6 +152,16 @@ def test_verdict_of_reads_the_hits_and_what_the_result_tells_the_agent() -> None
     assert verdict_of(said) == "none"  # a result that states its verdict is taken at its word
 
 
+def test_eval_counts_every_deny_wording_the_adapters_are_checked_for() -> None:
+    """One list of deny wordings (model/verdict.py): a note that tells the agent to deny in any
+    of them makes the result a denial in ``eval``, as the adapters' text test would flag it."""
+    from vault_mem.model import verdict
+
+    for phrase in verdict.DENY_PHRASES:
+        assert verdict_of(result(hit("a", "candidate"), note=f"the closest memories; {phrase} please")) == "none"
+    assert verdict_of(result(hit("a", "candidate"), note=verdict.NONE_INSTRUCTION)) == "candidate"
+
+
 def test_judge_and_summary_by_hand() -> None:
     deny = "nothing stored answers this; the closest memories are weak matches, not answers"
     rows = [

@@ -150,13 +150,7 @@ def test_an_empty_vault_is_none_even_keyword_only(vault):
     assert out["hits"] == [] and out["verdict"] == "none" and out["note"].startswith(verdict.NOTHING_RELATED)
 
 
-def deny_phrases(text: str) -> list[str]:
-    """The deny wordings in ``text`` (DENY_PHRASES) outside the two sanctioned sentences: the
-    candidates-only one and the one tied to the 'none' verdict."""
-    flat = " ".join(text.split())
-    for sanctioned in (verdict.CANDIDATES_ONLY, verdict.NONE_INSTRUCTION):
-        flat = flat.replace(sanctioned, "")
-    return [p for p in verdict.DENY_PHRASES if p in flat.lower()]
+deny_phrases = verdict.deny_phrases
 
 
 def test_no_text_tells_the_agent_to_deny_while_hits_are_shown(vault):

@@ -72,10 +72,22 @@ def guidance(verdict: str, *, keyword_only: bool = False, reason: str | None = N
 
 #: the one instruction to say that something is not stored: tied to the ``none`` verdict
 NONE_INSTRUCTION = f"only when the verdict is '{NONE}' ({NOTHING_RELATED}), say it is not stored; never guess"
-#: phrases that tell an agent to deny or to hold back: no text shown with hits may hold one
-#: outside CANDIDATES_ONLY and NONE_INSTRUCTION (tests/test_tools.py greps every adapter's text)
+#: phrases that tell an agent to deny or to hold back (today's wordings and earlier versions'):
+#: no text shown with hits may hold one outside CANDIDATES_ONLY and NONE_INSTRUCTION
+#: (tests/test_tools.py greps every adapter's text; ``vault-mem eval`` counts a result whose note
+#: holds one as a denial): the one list of both, see :func:`deny_phrases`
 DENY_PHRASES = ("nothing stored answers", "instead of guessing", "say so", "do not guess", "never guess",
                 "not stored", "nothing related", "nothing relevant", "not an answer", "not answers", "weak")
+
+
+def deny_phrases(text: str) -> list[str]:
+    """The :data:`DENY_PHRASES` in ``text`` outside the two sanctioned sentences (the
+    candidates-only one and the one tied to the ``none`` verdict); empty when it denies nothing."""
+    flat = " ".join((text or "").split())
+    for sanctioned in (CANDIDATES_ONLY, NONE_INSTRUCTION):
+        flat = flat.replace(sanctioned, "")
+    low = flat.lower()
+    return [p for p in DENY_PHRASES if p in low]
 
 #: the recall tool's description (MCP and OpenAI-style schemas alike)
 RECALL_TOOL = (

@@ -43,6 +43,7 @@ from typing import Any
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.index.sidecar import DEFAULT, Sidecar
 from vault_mem.model.memory import InvalidKeyError, Memory, suggest_key, validate_key, validate_type
+from vault_mem.model.verdict import deny_phrases
 from vault_mem.vault.core import Vault
 
 KS = (1, 3, 5, 10)
@@ -52,9 +53,6 @@ HOOK_K = 3
 #: categories whose questions nothing stored answers, whatever keys they list (LoCoMo marks its
 #: adversarial questions so; a paraphrase set its near misses); compared lower-case, "_" as "-"
 UNANSWERABLE = frozenset({"adversarial", "unanswerable", "near-miss"})
-#: what a result has told the agent when it denied that anything stored answers, kept to test
-#: every result against (the wording of today's and earlier versions; see :func:`verdict_of`)
-DENY_WORDINGS = ("nothing stored answers", "nothing relevant", "instead of guessing")
 #: the verdict figures, in :func:`summarise_verdicts`' order
 VERDICT_FIGURES = ("denied", "denied_top_right", "hook_coverage", "strong_precision", "unanswerable_strong",
                    "answer@5")
@@ -131,12 +129,12 @@ def verdict_of(result: Any) -> str:
     strong) or ``none`` (nothing stored answers).
 
     ``none`` when there are no hits, when the result states that verdict itself (a ``verdict``
-    field), or when its note holds one of :data:`DENY_WORDINGS`: hits shown under "nothing
-    stored answers this" are a denial all the same (the agent is told to say so)."""
+    field), or when its note tells the agent to deny (:func:`vault_mem.model.verdict.deny_phrases`):
+    hits shown under "nothing stored answers this" are a denial all the same (the agent is told to
+    say so)."""
     hits = list(getattr(result, "hits", []) or [])
     said = getattr(result, "verdict", None)
-    note = (getattr(result, "note", None) or "").lower()
-    if not hits or said == "none" or any(w in note for w in DENY_WORDINGS):
+    if not hits or said == "none" or deny_phrases(getattr(result, "note", None) or ""):
         return "none"
     return "strong" if any(h.match == "strong" for h in hits) else "candidate"
 
