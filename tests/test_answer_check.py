@@ -15,7 +15,7 @@ from fakes import FakeEmbedder, write_memory
 from vault_mem.config import Config
 from vault_mem.embed.base import normalise
 from vault_mem.index import floor as floormod
-from vault_mem.index import search
+from vault_mem.index import levels, search
 from vault_mem.index.sidecar import Sidecar
 
 TODAY = dt.date(2026, 3, 1)
@@ -66,7 +66,7 @@ def _check(sc, query: str, hits: list[str], words: Words, *, qvec_words=None) ->
     wv = words([*terms])
     # the query vector: the sum of its words' (every word salient unless told otherwise)
     qv = normalise(np.sum([wv[t] for t in (qvec_words or terms)], axis=0)[None, :])[0]
-    failed = search.answer_check(sc.db, terms, [ids[k] for k in hits], word_vectors=words, word_bar=0.8,
+    failed = levels.answer_check(sc.db, terms, [ids[k] for k in hits], word_vectors=words, word_bar=0.8,
                                  qvec=qv, unrelated=0.0)
     back = {v: k for k, v in ids.items()}
     return {back[i] for i in failed}
@@ -164,7 +164,7 @@ def test_real_model_abstains_on_near_misses_and_answers(tmp_path: Path, monkeypa
         cached = sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0]
         sc.recall(NEAR_MISSES[0], k=3, today=TODAY)
         assert sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0] == cached  # words come cached
-        monkeypatch.setattr(search, "answer_check", lambda *a, **kw: set())
+        monkeypatch.setattr(levels, "answer_check", lambda *a, **kw: set())
         assert all(sc.recall(q, k=3, today=TODAY).answered for q in NEAR_MISSES)  # the check is what abstains
 
 

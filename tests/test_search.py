@@ -17,7 +17,7 @@ from fakes import FakeEmbedder, write_memory
 
 from vault_mem.config import Config
 from vault_mem.errors import UsageError
-from vault_mem.index import search
+from vault_mem.index import levels, search
 from vault_mem.index.floor import Floor
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.index.vectors import VectorIndex
@@ -146,14 +146,14 @@ def test_fuse_min_max() -> None:
 def test_floor_gates_on_best_similarity_and_grades_hits() -> None:
     scores = {1: 0.9, 2: 0.5}
     bars = Floor(min_sim=0.4, strong=0.45, hit_bar=0.28, source="test")
-    assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.5}, floor=bars) == {}
-    assert search.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.75}, floor=bars) == {1: "strong"}
-    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {}, floor=bars) == {1: "strong"}
-    assert search.apply_floor(scores, {1: 0.42, 2: 0.3}, {}, floor=bars) == {1: "candidate", 2: "candidate"}
-    assert search.apply_floor(scores, {1: 0.5, 2: 0.1}, {2: 0.5}, floor=bars) == {1: "strong", 2: "candidate"}
+    assert levels.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.5}, floor=bars) == {}
+    assert levels.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.75}, floor=bars) == {1: "strong"}
+    assert levels.apply_floor(scores, {1: 0.5, 2: 0.1}, {}, floor=bars) == {1: "strong"}
+    assert levels.apply_floor(scores, {1: 0.42, 2: 0.3}, {}, floor=bars) == {1: "candidate", 2: "candidate"}
+    assert levels.apply_floor(scores, {1: 0.5, 2: 0.1}, {2: 0.5}, floor=bars) == {1: "strong", 2: "candidate"}
     # keyword-only: no floor (a downgraded search never says "nothing is stored")
-    assert search.apply_floor(scores, {}, {1: 0.4}, floor=None) == {1: "candidate", 2: "candidate"}
-    assert search.apply_floor(scores, {}, {1: 0.4, 2: 0.5}, floor=None) == {1: "candidate", 2: "strong"}
+    assert levels.apply_floor(scores, {}, {1: 0.4}, floor=None) == {1: "candidate", 2: "candidate"}
+    assert levels.apply_floor(scores, {}, {1: 0.4, 2: 0.5}, floor=None) == {1: "candidate", 2: "strong"}
 
 
 

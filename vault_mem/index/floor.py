@@ -18,9 +18,10 @@ this model. With its median ``q50`` and its ``QUANTILE`` point ``qhi``, ``spread
   without keyword support) is dropped (the relevant memory of an answerable question lies at most
   2.25 spreads under ``base`` on the paraphrase sets);
 - strong = base + STRONG_SPREADS x spread: a hit this close is a ``strong`` match, one below a
-  ``candidate``;
+  ``candidate`` (and below the first hit, one more than LEAD_SPREADS spreads under the first
+  hit's cosine is a candidate too: :mod:`vault_mem.index.levels`);
 - sure = strong + SURE_SPREADS x spread: a hit this close is strong whatever its words (the
-  answer check of :mod:`vault_mem.index.search` leaves it alone).
+  answer check of :mod:`vault_mem.index.levels` leaves it alone).
 
 Spread units make the rule scale-free, so e5's compressed scores get a bar inside their range.
 The sample is stored per model in the sidecar (``floor_calibration``), made when vectors are
@@ -37,7 +38,7 @@ name, so an HTTP server of a known model gets its prior too); a model with no pr
 calibration, as before. The prior is also the fallback when the probes cannot be embedded.
 
 The word bars (:func:`word_bars`) are the same idea one level down, for the answer check of
-:mod:`vault_mem.index.search` (does a hit hold each salient word of the question, literally or
+:mod:`vault_mem.index.levels` (does a hit hold each salient word of the question, literally or
 by a word of like meaning?): each probe's content words are embedded alone, and each word's
 best cosine against the words of the next WORD_NULL_SPAN probes (other topics) is the null
 sample of how close an *unrelated* word comes to a short memory under this model. The match bar
@@ -61,9 +62,9 @@ from vault_mem.model.terms import query_terms, stem
 QUANTILE = 0.9
 FLOOR_SPREADS = 0.0  # 0.5 before the answer check (README "Relevance floor")
 NONE_SPREADS = 1.5  # the floor for ``none``, under ``base`` (see the module docstring)
-STRONG_SPREADS = 0.5
+STRONG_SPREADS = 0.25  # 0.5 before the lead rule (index/levels.py) kept look-alikes of the answer back
 HIT_SPREADS = 2.5
-SURE_SPREADS = 2.5  # above strong: the answer check's exemption (index/search.py)
+SURE_SPREADS = 2.75  # above strong: the answer check's exemption (index/levels.py); base + 3 spreads
 MIN_SPREAD = 0.01  # a degenerate sample (a one-memory vault) still gets a margin
 RECALIBRATE_SHARE = 0.25  # recalibrate once this share of the vectors changed...
 RECALIBRATE_MIN = 8  # ...and at least this many
@@ -90,13 +91,15 @@ class Floor:
     #: a hit at least this similar is strong whatever its words (exempt from the answer check)
     sure: float = 1.0
     base: float = 0.0  # the null sample's QUANTILE point (or the prior's, vault.toml's)
+    #: the null sample's spread, the unit of the bars (None: bars set by hand; no lead rule)
+    spread: float | None = None
 
     @classmethod
     def from_spread(cls, base: float, spread: float, source: str) -> Floor:
         spread = max(spread, MIN_SPREAD)
         return cls(min_sim=base - NONE_SPREADS * spread, strong=base + STRONG_SPREADS * spread,
                    hit_bar=base - HIT_SPREADS * spread, source=source,
-                   sure=base + (STRONG_SPREADS + SURE_SPREADS) * spread, base=base)
+                   sure=base + (STRONG_SPREADS + SURE_SPREADS) * spread, base=base, spread=spread)
 
 
 @dataclass(frozen=True)

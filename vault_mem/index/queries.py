@@ -7,12 +7,13 @@ parameters. Nothing here writes.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["MAX_CHAIN", "SUPERSEDERS_SQL", "superseded_by", "superseders", "supersession_chain",
+__all__ = ["ID_LIST", "MAX_CHAIN", "SUPERSEDERS_SQL", "id_list", "superseded_by", "superseders", "supersession_chain",
            "usable_files"]
 
 # The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
@@ -22,6 +23,17 @@ SUPERSEDERS_SQL = (
     "SELECT s.target AS target, g.key AS by_key FROM supersedes s JOIN files g ON g.id = s.file_id "
     "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?)"
 )
+#: ``x IN {ID_LIST}`` with :func:`id_list` as its one parameter: a list of any length is one
+#: bound JSON text, never a parameter per item (SQLite caps those; a peer's files must not be
+#: able to push a list past any cap)
+ID_LIST = "(SELECT value FROM json_each(?))"
+
+
+def id_list(ids) -> str:
+    """The one parameter of :data:`ID_LIST`: ``ids`` as a JSON array of ints."""
+    return json.dumps([int(i) for i in ids])
+
+
 #: A supersession chain longer than this is cut (it can only come from hand-made cycles or abuse).
 MAX_CHAIN = 20
 

@@ -1,4 +1,4 @@
-"""Hybrid search over the sidecar: query building, FTS5, vector KNN, fusion, relevance floor.
+"""Hybrid search over the sidecar: query building, FTS5, vector KNN, fusion, the hits.
 
 Keyword side: FTS5 ``porter unicode61`` over three columns (description, body, extra = key words,
 tags and the memory's date written out), ranked by bm25 with the description weighted over the
@@ -19,26 +19,16 @@ Then a memory is lifted by the best top candidate of its own day (day context), 
 that only asks a question (its statement ends in "?") is scaled down: it shares a question
 query's words and form but holds no answer.
 
-The verdict (DESIGN.md §4, :mod:`vault_mem.model.verdict`): the query must have one candidate
-whose cosine clears the relevance floor calibrated for this model and vault
-(:mod:`vault_mem.index.floor`; low: answerable questions essentially never fall under it), or that
-holds 3/4 of its words; otherwise the verdict is ``none``, nothing related is stored. Each hit
-must come close enough (``hit_bar``, or half the query's words) and is ``strong`` (close enough to
-put in front of the agent unasked) or ``candidate`` (one of the closest memories; it may not
-answer), shown in rank order either way. Then, for a question
-(:func:`~vault_mem.model.terms.is_question`; an instruction asks for nothing a memory must hold),
-the answer check (:func:`answer_check`): a strong hit that shares some of the question's words but
-holds nothing like one of its other salient words (a near miss: "Jess's phone number" against
-"Jess is our SRE") becomes a candidate, in its place; the check only ever demotes, it never
-removes a hit. A keyword-only search (the model still loading, an embedder down) has no floor:
-every keyword match is a hit (strong when it holds half the query's words), and with no match its
+The verdict (DESIGN.md §4): which candidates are hits and how sure each is, ``strong`` or
+``candidate``, is the next stage, :mod:`vault_mem.index.levels` (the floor, the answer check, the
+lead); this module then builds the hits in rank order. A keyword-only search (the model still
+loading, an embedder down) has no floor: every keyword match is a hit, and with no match its
 verdict is ``incomplete``, never ``none``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -47,12 +37,12 @@ from typing import Any
 from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
-from vault_mem.index.floor import Floor
-from vault_mem.index.queries import SUPERSEDERS_SQL
+from vault_mem.index import levels
+from vault_mem.index.queries import ID_LIST, SUPERSEDERS_SQL, id_list
 from vault_mem.model import views
 from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
-from vault_mem.model.terms import MAX_QUERY_CHARS, STOPWORDS, WORD, fts_query, is_question, query_terms, stem
-from vault_mem.model.verdict import CANDIDATE, STRONG, verdict_of
+from vault_mem.model.terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
+from vault_mem.model.verdict import STRONG, verdict_of
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
 # "Design notes"). Candidates: the union of the keyword and vector top lists (it holds ~95% of
@@ -77,28 +67,6 @@ DAY_CONTEXT_POOL = 10
 # as a speaker's name). Measured with `vault-mem eval`: 0.15-0.3 help as much, 0.2 is mid-plateau.
 QUESTION_PENALTY = 0.2
 QUESTION_LABEL_WORDS = 3
-
-# Relevance floor: the bars come from index/floor.py (calibrated per model and vault from
-# off-topic probe questions; vault.toml can override). Keyword rules, the same for every model:
-MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: a hit holding half the query's words is strong
-STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
-# (short exact queries such as a name or an error code embed poorly but match exactly)
-# Answer check (near misses): a hit is strong only when it holds what the question asks. A near
-# miss names something stored ("what is Jess's phone number?" against "Jess Varga is the team's
-# SRE"): the stored name lifts the hit's cosine and word share, yet the memory holds no number.
-# So a strong hit that shares query words literally (its anchors) must also match each other
-# salient query word (one that carries the question's meaning: its vector's cosine with the
-# query's, less a word's typical cosine with an unrelated question, reaches SALIENCE_SHARE of the
-# most salient word's), literally or by a word of like meaning: the two words' cosine, each
-# embedded alone, reaches the word bar calibrated for the model (floor.word_bars). Otherwise the
-# hit is a candidate. A hit that shares no word with the question (a paraphrase) is left to the cosine
-# bars, and so is one at least as close as the floor's ``sure`` bar (far above "strong": the
-# memory is plainly about the question, and an unmatched word is then mostly a category word,
-# "what items did she buy?" against "bought figurines"). Words compared: description, key
-# words, tags and the body's first ANSWER_BODY_CHARS (literal matches: as keyword_coverage).
-ANSWER_BODY_CHARS = 300
-SALIENCE_SHARE = 0.5
-
 
 # ---------------------------------------------------------------------------------------------
 
@@ -314,17 +282,6 @@ def hidden_rows(db, filters: Filters) -> int:
 #: above this many hidden rows, ranking inside the join beats over-fetching
 MAX_OVERFETCH = 10_000
 
-#: ``x IN {ID_LIST}`` with :func:`id_list` as its one parameter: a list of any length is one
-#: bound JSON text, never a parameter per item (SQLite caps those; a peer's files must not be
-#: able to push a list past any cap)
-ID_LIST = "(SELECT value FROM json_each(?))"
-
-
-def id_list(ids) -> str:
-    """The one parameter of :data:`ID_LIST`: ``ids`` as a JSON array of ints."""
-    return json.dumps([int(i) for i in ids])
-
-
 def _ranked(db, match: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
     """Top ``limit`` (file id, bm25) of one FTS5 query under ``filters``."""
     where, params = filters.sql()
@@ -446,101 +403,6 @@ def _minmax(values: dict[int, float]) -> dict[int, float]:
     return {i: (v - lo) / (hi - lo) if hi > lo else 1.0 for i, v in values.items()}
 
 
-def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict[int, float], *,
-                floor: Floor | None) -> dict[int, str]:
-    """The candidates that pass, each with its match strength ("strong" or "candidate").
-
-    With vectors (``floor`` set): the query needs one candidate with cosine >= ``floor.min_sim``
-    (the relevance floor) or holding 3/4 of the query's words, else nothing passes (``none``); a
-    hit then needs cosine >= ``floor.hit_bar`` or half the query's words. It is strong with
-    cosine >= ``floor.strong`` or 3/4 of the words, a candidate otherwise.
-    Keyword-only: no floor (a downgraded search must not say that nothing is stored): every
-    keyword match passes, strong when it holds half the query's words, a candidate otherwise.
-    """
-    if floor is None:
-        return {i: STRONG if coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE else CANDIDATE for i in scores}
-    if max(sims.values(), default=-1.0) < floor.min_sim \
-            and max(coverage.values(), default=0.0) < STRONG_KEYWORD_COVERAGE:
-        return {}
-    out: dict[int, str] = {}
-    for i in scores:
-        sim, cov = sims.get(i, -1.0), coverage.get(i, 0.0)
-        if sim >= floor.strong or cov >= STRONG_KEYWORD_COVERAGE:
-            out[i] = STRONG
-        elif sim >= floor.hit_bar or cov >= MIN_KEYWORD_COVERAGE:
-            out[i] = CANDIDATE
-    return out
-
-
-def hit_words(db, ids: Sequence[int]) -> dict[int, tuple[set[str], list[str]]]:
-    """Per hit: the stems of all its words (description, first 4000 characters of body, key
-    words, tags, date: what keyword_coverage reads) and the content words compared by meaning
-    (description, key words, tags, the body's first ANSWER_BODY_CHARS; not the date's words,
-    whose digits would pass for "number" or "how many")."""
-    if not ids:
-        return {}
-    out: dict[int, tuple[set[str], list[str]]] = {}
-    rows = db.execute(f"SELECT f.id, f.key, f.tags, x.description, substr(x.body, 1, 4000), x.extra FROM files f "
-                      f"JOIN fts x ON x.rowid = f.id WHERE f.id IN {ID_LIST}", [id_list(ids)])
-    for rowid, key, tags, desc, body, extra in rows:
-        stems = {stem(w) for w in WORD.findall(" ".join(x for x in (desc, body, extra) if x).lower())}
-        try:
-            tag_words = " ".join(str(t) for t in json.loads(tags or "[]"))
-        except ValueError:
-            tag_words = ""
-        near = " ".join(x for x in (desc, key, tag_words, (body or "")[:ANSWER_BODY_CHARS]) if x).lower()
-        out[rowid] = (stems, [w for w in dict.fromkeys(WORD.findall(near.replace("-", " ")))
-                              if w not in STOPWORDS and not w.isdigit()])
-    return out
-
-
-def unmatched(words: Sequence[str], near: Sequence[str], vecs: dict[str, np.ndarray], word_bar: float) -> list[str]:
-    """The ``words`` that no word of ``near`` comes close to (cosine of the single-word
-    vectors ``vecs`` below ``word_bar``)."""
-    matrix = np.asarray([vecs[w] for w in near if w in vecs], dtype=np.float32)
-    if not len(matrix):
-        return list(words)
-    return [t for t in words if t not in vecs or float((matrix @ vecs[t]).max()) < word_bar]
-
-
-def salient(terms: Sequence[str], qvec: np.ndarray, vecs: dict[str, np.ndarray], unrelated: float) -> set[str]:
-    """The query words that carry its meaning: a word's salience is its vector's cosine with
-    the query's, less ``unrelated`` (a word's typical cosine with an unrelated question); salient
-    words reach SALIENCE_SHARE of the most salient one's."""
-    sal = {t: float(vecs[t] @ qvec) - unrelated for t in terms if t in vecs}
-    top = max(sal.values(), default=0.0)
-    return {t for t, x in sal.items() if top > 0 and x >= SALIENCE_SHARE * top}
-
-
-def answer_check(db, terms: Sequence[str], ids: Sequence[int], *, word_vectors, word_bar: float,
-                 qvec: np.ndarray, unrelated: float) -> set[int]:
-    """The hits among ``ids`` that fail the answer check: the hit shares query words literally
-    (anchors), and some other salient query word (:func:`salient`) is matched neither literally
-    nor by meaning (see ANSWER_BODY_CHARS). ``word_vectors(words) -> {word: unit vector}``
-    embeds single words (cached). Cost: one indexed read of the hits and their word vectors;
-    nothing grows with the vault."""
-    if len(terms) < 2 or not ids:
-        return set()
-    words = hit_words(db, ids)
-    stems = {t: stem(t) for t in terms}
-    keys: set[str] | None = None
-    failed: set[int] = set()
-    for i in ids:
-        if i not in words:
-            continue
-        have, near = words[i]
-        anchors = [t for t in terms if stems[t] in have]
-        rest = [t for t in terms if stems[t] not in have]
-        if not anchors or not rest:
-            continue
-        if keys is None:
-            keys = salient(terms, qvec, word_vectors(terms), unrelated)
-        specific = [t for t in rest if t in keys]
-        if specific and unmatched(specific, near, word_vectors([*specific, *near]), word_bar):
-            failed.add(i)
-    return failed
-
-
 #: a files row's ``changed`` column: when its content last changed, if a hand edit left its
 #: ``updated:`` behind (the ``changes`` table, kept by the sidecar's reconcile)
 CHANGED_SQL = "(SELECT c.changed FROM changes c WHERE c.path = files.path) AS changed"
@@ -583,21 +445,6 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
     if seen < len(out):  # every candidate is a usable memory, and each has its keyword row
         raise KeywordIndexDamageError(f"{len(out) - seen} of {len(out)} candidates have no keyword row")
     return out
-
-
-def check_answers(sc, embedder, qvec: np.ndarray, terms: Sequence[str], scores: dict[int, float],
-                  passing: dict[int, str], *, k: int, sure: set[int]) -> dict[int, str]:
-    """``passing`` with the top ``k`` strong hits that fail the answer check (:func:`answer_check`)
-    made candidates (it only demotes: it never removes a hit); hits in ``sure`` (cosine at least ``Floor.sure``) are not checked. An embedder
-    failure leaves ``passing`` as it is."""
-    order = sorted((i for i in passing if passing[i] == STRONG), key=lambda i: (-scores[i], i))[:k]
-    try:
-        bars = sc.word_bars(embedder)
-        failed = answer_check(sc.db, terms, [i for i in order if i not in sure], word_bar=bars.match, qvec=qvec,
-                              unrelated=bars.unrelated, word_vectors=lambda ws: sc.word_vectors(embedder, ws))
-    except EmbedderError:
-        return passing
-    return {**passing, **{i: CANDIDATE for i in failed}}
 
 
 def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
@@ -650,11 +497,11 @@ def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | No
     scores = question_penalty(db, scores)
     floor = sc.relevance_floor(embedder) if vec else None
     result.floor = asdict(floor) if floor is not None else None
-    passing = apply_floor(scores, sims, coverage, floor=floor)
-    if floor is not None and embedder is not None and is_question(query):  # what a question asks
-        sure = {i for i, x in sims.items() if x >= floor.sure}
-        passing = check_answers(sc, embedder, np.asarray(qvec, dtype=np.float32), terms, scores, passing, k=k,
-                                sure=sure)
+    words = None
+    if floor is not None and embedder is not None:
+        words = levels.AnswerWords(qvec=np.asarray(qvec, dtype=np.float32), bars=lambda: sc.word_bars(embedder),
+                                   vectors=lambda ws: sc.word_vectors(embedder, ws))
+    passing = levels.levels(db, query, terms, levels.Evidence(scores, sims, coverage), floor=floor, k=k, words=words)
     if not passing:
         result.note = "no memory cleared the relevance floor"
         return result

@@ -1,0 +1,225 @@
+"""The verdict stage of recall: each candidate's level, ``strong`` or ``candidate``, or dropped
+(DESIGN.md §4 "The verdict"; the names and wording live in :mod:`vault_mem.model.verdict`).
+
+Recall runs in stages, each with one home: candidates (the keyword and vector top lists,
+:mod:`vault_mem.index.search`), fusion (one score per candidate, its rank order; search.py),
+this stage, then the hits as rendered (search.py builds them; the adapters word them). This
+stage reads each candidate's fused score, cosine and keyword coverage (:class:`Evidence`) and
+decides, in order (:func:`levels`):
+
+1. the floor (:func:`apply_floor`): with no candidate over the relevance floor the verdict is
+   ``none``; a hit must come close enough to be shown at all, and is strong when its cosine
+   clears the strong bar or it holds 3/4 of the query's words;
+2. the answer check (:func:`check_answers`, questions only): a strong hit that shares words with
+   the question but holds nothing like one of its other salient words is a near miss, demoted to
+   candidate in its place;
+3. the lead (:func:`lead`): a strong hit other than the first must be about as close to the
+   query as the first (its cosine at most LEAD_SPREADS spreads under the first hit's). On a
+   vault of one subject every memory clears an absolute bar, so strong slots filled with
+   look-alikes of the answer; relative to the first hit, they stay candidates, shown in place.
+
+Each step only demotes or drops: nothing here reorders the hits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from vault_mem.embed.numeric import np
+from vault_mem.errors import EmbedderError
+from vault_mem.index.floor import Floor, WordBars
+from vault_mem.index.queries import ID_LIST, id_list
+from vault_mem.model.terms import STOPWORDS, WORD, is_question, stem
+from vault_mem.model.verdict import CANDIDATE, STRONG
+
+# The bars come from index/floor.py (calibrated per model and vault from off-topic probe
+# questions; vault.toml can override). Keyword rules, the same for every model:
+MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: a hit holding half the query's words is strong
+STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
+# (short exact queries such as a name or an error code embed poorly but match exactly)
+# Answer check (near misses): a hit is strong only when it holds what the question asks. A near
+# miss names something stored ("what is Jess's phone number?" against "Jess Varga is the team's
+# SRE"): the stored name lifts the hit's cosine and word share, yet the memory holds no number.
+# So a strong hit that shares query words literally (its anchors) must also match each other
+# salient query word (one that carries the question's meaning: its vector's cosine with the
+# query's, less a word's typical cosine with an unrelated question, reaches SALIENCE_SHARE of the
+# most salient word's), literally or by a word of like meaning: the two words' cosine, each
+# embedded alone, reaches the word bar calibrated for the model (floor.word_bars). Otherwise the
+# hit is a candidate. A hit that shares no word with the question (a paraphrase) is left to the cosine
+# bars, and so is one at least as close as the floor's ``sure`` bar (far above "strong": the
+# memory is plainly about the question, and an unmatched word is then mostly a category word,
+# "what items did she buy?" against "bought figurines"). Words compared: description, key
+# words, tags and the body's first ANSWER_BODY_CHARS (literal matches: as keyword_coverage).
+ANSWER_BODY_CHARS = 300
+SALIENCE_SHARE = 0.5
+
+# Lead: a strong hit below the first hit must come within LEAD_SPREADS floor spreads of the first
+# hit's cosine. Measured (``python bench/bench_verdict.py --cache ...``, MiniLM; docs/benchmarks.md):
+# with the strong bar lowered from 0.5 to 0.25 spreads over base, strong precision rose on every set
+# (developer vault .62 -> .85, paraphrase .60 -> .61, paraphrase2 .76 -> .79, LoCoMo observations
+# .37 -> .43) and hook coverage on paraphrase2 .29 -> .40, for 2-3 points of it on the developer
+# vault and LoCoMo; 1.5 and 2 spreads kept more look-alikes strong.
+LEAD_SPREADS = 1.0
+
+
+def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict[int, float], *,
+                floor: Floor | None) -> dict[int, str]:
+    """The candidates that pass, each with its match strength ("strong" or "candidate").
+
+    With vectors (``floor`` set): the query needs one candidate with cosine >= ``floor.min_sim``
+    (the relevance floor) or holding 3/4 of the query's words, else nothing passes (``none``); a
+    hit then needs cosine >= ``floor.hit_bar`` or half the query's words. It is strong with
+    cosine >= ``floor.strong`` or 3/4 of the words, a candidate otherwise.
+    Keyword-only: no floor (a downgraded search must not say that nothing is stored): every
+    keyword match passes, strong when it holds half the query's words, a candidate otherwise.
+    """
+    if floor is None:
+        return {i: STRONG if coverage.get(i, 0.0) >= MIN_KEYWORD_COVERAGE else CANDIDATE for i in scores}
+    if max(sims.values(), default=-1.0) < floor.min_sim \
+            and max(coverage.values(), default=0.0) < STRONG_KEYWORD_COVERAGE:
+        return {}
+    out: dict[int, str] = {}
+    for i in scores:
+        sim, cov = sims.get(i, -1.0), coverage.get(i, 0.0)
+        if sim >= floor.strong or cov >= STRONG_KEYWORD_COVERAGE:
+            out[i] = STRONG
+        elif sim >= floor.hit_bar or cov >= MIN_KEYWORD_COVERAGE:
+            out[i] = CANDIDATE
+    return out
+
+
+def hit_words(db, ids: Sequence[int]) -> dict[int, tuple[set[str], list[str]]]:
+    """Per hit: the stems of all its words (description, first 4000 characters of body, key
+    words, tags, date: what keyword_coverage reads) and the content words compared by meaning
+    (description, key words, tags, the body's first ANSWER_BODY_CHARS; not the date's words,
+    whose digits would pass for "number" or "how many")."""
+    if not ids:
+        return {}
+    out: dict[int, tuple[set[str], list[str]]] = {}
+    rows = db.execute(f"SELECT f.id, f.key, f.tags, x.description, substr(x.body, 1, 4000), x.extra FROM files f "
+                      f"JOIN fts x ON x.rowid = f.id WHERE f.id IN {ID_LIST}", [id_list(ids)])
+    for rowid, key, tags, desc, body, extra in rows:
+        stems = {stem(w) for w in WORD.findall(" ".join(x for x in (desc, body, extra) if x).lower())}
+        try:
+            tag_words = " ".join(str(t) for t in json.loads(tags or "[]"))
+        except ValueError:
+            tag_words = ""
+        near = " ".join(x for x in (desc, key, tag_words, (body or "")[:ANSWER_BODY_CHARS]) if x).lower()
+        out[rowid] = (stems, [w for w in dict.fromkeys(WORD.findall(near.replace("-", " ")))
+                              if w not in STOPWORDS and not w.isdigit()])
+    return out
+
+
+def unmatched(words: Sequence[str], near: Sequence[str], vecs: dict[str, np.ndarray], word_bar: float) -> list[str]:
+    """The ``words`` that no word of ``near`` comes close to (cosine of the single-word
+    vectors ``vecs`` below ``word_bar``)."""
+    matrix = np.asarray([vecs[w] for w in near if w in vecs], dtype=np.float32)
+    if not len(matrix):
+        return list(words)
+    return [t for t in words if t not in vecs or float((matrix @ vecs[t]).max()) < word_bar]
+
+
+def salient(terms: Sequence[str], qvec: np.ndarray, vecs: dict[str, np.ndarray], unrelated: float) -> set[str]:
+    """The query words that carry its meaning: a word's salience is its vector's cosine with
+    the query's, less ``unrelated`` (a word's typical cosine with an unrelated question); salient
+    words reach SALIENCE_SHARE of the most salient one's."""
+    sal = {t: float(vecs[t] @ qvec) - unrelated for t in terms if t in vecs}
+    top = max(sal.values(), default=0.0)
+    return {t for t, x in sal.items() if top > 0 and x >= SALIENCE_SHARE * top}
+
+
+def answer_check(db, terms: Sequence[str], ids: Sequence[int], *, word_vectors, word_bar: float,
+                 qvec: np.ndarray, unrelated: float) -> set[int]:
+    """The hits among ``ids`` that fail the answer check: the hit shares query words literally
+    (anchors), and some other salient query word (:func:`salient`) is matched neither literally
+    nor by meaning (see ANSWER_BODY_CHARS). ``word_vectors(words) -> {word: unit vector}``
+    embeds single words (cached). Cost: one indexed read of the hits and their word vectors;
+    nothing grows with the vault."""
+    if len(terms) < 2 or not ids:
+        return set()
+    words = hit_words(db, ids)
+    stems = {t: stem(t) for t in terms}
+    keys: set[str] | None = None
+    failed: set[int] = set()
+    for i in ids:
+        if i not in words:
+            continue
+        have, near = words[i]
+        anchors = [t for t in terms if stems[t] in have]
+        rest = [t for t in terms if stems[t] not in have]
+        if not anchors or not rest:
+            continue
+        if keys is None:
+            keys = salient(terms, qvec, word_vectors(terms), unrelated)
+        specific = [t for t in rest if t in keys]
+        if specific and unmatched(specific, near, word_vectors([*specific, *near]), word_bar):
+            failed.add(i)
+    return failed
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the verdict reads about the candidates: the fused ``scores`` (their rank order),
+    cosines with the query (``sims``; empty for a keyword-only search) and ``coverage`` (share
+    of the query's words each holds)."""
+
+    scores: dict[int, float]
+    sims: dict[int, float]
+    coverage: dict[int, float]
+
+    def ranked(self, ids) -> list[int]:
+        """``ids`` in rank order (fused score, then id)."""
+        return sorted(ids, key=lambda i: (-self.scores[i], i))
+
+
+@dataclass(frozen=True)
+class AnswerWords:
+    """What the answer check needs beyond the candidates: the query's vector, the word bars of
+    the model (``bars()``) and single-word vectors (``vectors(words)``, cached); either may raise
+    EmbedderError, which leaves the hits as they are."""
+
+    qvec: np.ndarray
+    bars: Callable[[], WordBars]
+    vectors: Callable[[Sequence[str]], dict[str, np.ndarray]]
+
+
+def check_answers(db, words: AnswerWords, terms: Sequence[str], ev: Evidence, passing: dict[int, str], *,
+                  k: int, sure: set[int]) -> dict[int, str]:
+    """``passing`` with the top ``k`` strong hits that fail the answer check (:func:`answer_check`)
+    made candidates (it only demotes: it never removes a hit); hits in ``sure`` (cosine at least
+    ``Floor.sure``) are not checked. An embedder failure leaves ``passing`` as it is."""
+    order = ev.ranked(i for i in passing if passing[i] == STRONG)[:k]
+    try:
+        bars = words.bars()
+        failed = answer_check(db, terms, [i for i in order if i not in sure], word_bar=bars.match, qvec=words.qvec,
+                              unrelated=bars.unrelated, word_vectors=words.vectors)
+    except EmbedderError:
+        return passing
+    return {**passing, **{i: CANDIDATE for i in failed}}
+
+
+def lead(passing: dict[int, str], ev: Evidence, floor: Floor) -> dict[int, str]:
+    """``passing`` with each strong hit other than the first (in rank order) made a candidate
+    when its cosine is more than LEAD_SPREADS spreads under the first hit's (see the module).
+    A floor without a spread (set by hand) leaves ``passing`` as it is."""
+    if floor.spread is None or len(passing) < 2:
+        return passing
+    first, *rest = ev.ranked(passing)
+    bar = ev.sims.get(first, -1.0) - LEAD_SPREADS * floor.spread
+    return {**passing, **{i: CANDIDATE for i in rest if passing[i] == STRONG and ev.sims.get(i, -1.0) < bar}}
+
+
+def levels(db, query: str, terms: Sequence[str], ev: Evidence, *, floor: Floor | None, k: int,
+           words: AnswerWords | None) -> dict[int, str]:
+    """The verdict stage (see the module): the candidates that are hits, each ``strong`` or
+    ``candidate``; empty when none clears the floor. ``floor`` None: a keyword-only search;
+    ``words`` None: no answer check (no embedder)."""
+    passing = apply_floor(ev.scores, ev.sims, ev.coverage, floor=floor)
+    if floor is None or not passing:
+        return passing
+    if words is not None and is_question(query):  # an instruction asks for nothing a memory must hold
+        sure = {i for i, x in ev.sims.items() if x >= floor.sure}
+        passing = check_answers(db, words, terms, ev, passing, k=k, sure=sure)
+    return lead(passing, ev, floor)
