@@ -32,12 +32,13 @@ import datetime as dt
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
 from vault_mem.index import levels
+from vault_mem.index.floor import Floor, WordBars
 from vault_mem.index.queries import ID_LIST, SUPERSEDERS_SQL, id_list
 from vault_mem.model import views
 from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
@@ -447,9 +448,28 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
     return out
 
 
-def run_recall(sc, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
+class RecallSource(Protocol):
+    """What :func:`run_recall` reads from the sidecar (:class:`~vault_mem.index.sidecar.Sidecar`
+    is one): the database, the embedder and its state, the vector search, the relevance floor
+    and the answer check's word vectors. Nothing else of the sidecar reaches the pipeline."""
+
+    db: Any
+    config: Any
+
+    def vectors_reason(self) -> str | None: ...
+    def get_embedder(self) -> Any: ...
+    def embed_pending(self) -> int: ...
+    def vectors_missing(self) -> int: ...
+    def search_vectors(self, qvec: np.ndarray, filters: Filters) -> tuple[Any, list[tuple[int, float]]]: ...
+    def relevance_floor(self, embedder: Any) -> Floor: ...
+    def word_bars(self, embedder: Any) -> WordBars: ...
+    def word_vectors(self, embedder: Any, words: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+
+def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
                include_expired: bool, today: dt.date) -> RecallResult:
-    """The whole recall: both searches, fusion, floor, hits. ``sc`` is a :class:`Sidecar`."""
+    """The whole recall, stage by stage: candidates (both searches), fusion, the verdict
+    (:func:`vault_mem.index.levels.levels`), the hits in rank order."""
     if type is not None:
         type = validate_type(type)
     k = max(1, min(int(k), 200))
