@@ -46,8 +46,22 @@ def _git_identity(monkeypatch, tmp_path_factory):
     monkeypatch.delenv("VAULT_MEM_PERSONAL", raising=False)  # a personal vault only where a test names one
     monkeypatch.delenv("VAULT_MEM_AGENT", raising=False)
     monkeypatch.delenv("VAULT_MEM_PAUSE_AT", raising=False)
+    monkeypatch.delenv("VAULT_MEM_PORTABLE", raising=False)  # only both_platforms sets it
     # keyword-only unless a test asks for an embedder: most tests are about files and git
     monkeypatch.setenv("VAULT_MEM_EMBEDDER", "none")
+
+
+@pytest.fixture(params=["native", "portable"])
+def both_platforms(request, monkeypatch) -> str:
+    """Run a test twice: with this system's own OS mechanisms, and with every portable one
+    (``VAULT_MEM_PORTABLE=1``, which subprocesses inherit): macOS, the BSDs and others run the
+    portable ones, so CI on Linux proves their promises too (issue 27). Use it on the tests that
+    exercise a mechanism (races, the daemon's watcher and socket, git's running processes)."""
+    if request.param == "portable":
+        monkeypatch.setenv("VAULT_MEM_PORTABLE", "1")
+    else:
+        monkeypatch.delenv("VAULT_MEM_PORTABLE", raising=False)
+    return request.param
 
 
 @pytest.fixture

@@ -26,17 +26,18 @@ PACKAGE = ROOT / "vault_mem"
 # DESIGN.md §6, top to bottom. The package root, ``__main__`` and the ``cli`` and ``tools`` shims are entry
 # points above the adapters. Layers of the same rank (sync, ops) must not import each other.
 RANK = {
-    "<top>": 10,
-    "adapters": 9,
-    "daemon": 8,
-    "sync": 7,
-    "ops": 7,
-    "vault": 6,
-    "index": 5,
-    "store": 4,
-    "embed": 3,
-    "model": 2,
-    "config": 1,
+    "<top>": 11,
+    "adapters": 10,
+    "daemon": 9,
+    "sync": 8,
+    "ops": 8,
+    "vault": 7,
+    "index": 6,
+    "store": 5,
+    "embed": 4,
+    "model": 3,
+    "config": 2,
+    "platform": 1,
     "errors": 0,
 }
 TOP = {"vault_mem", "vault_mem.__main__", "vault_mem.cli", "vault_mem.tools"}

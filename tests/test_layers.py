@@ -1,9 +1,11 @@
 """The package's layer rules (DESIGN §6) read from the source, and the adapters' error boundary.
 
 Import direction: adapters > daemon > sync | ops > vault > index > store > embed > model > config
-> errors, for every import (a function-level one too). Git is run only by the store layer, SQL
-only in the index layer, only the CLI prints or exits, no module uses another's ``_private``
-names, and the model layer does no I/O.
+> platform > errors, for every import (a function-level one too). Git is run only by the store
+layer, SQL only in the index layer, only the CLI prints or exits, no module uses another's
+``_private`` names, the model layer does no I/O, and no module outside ``platform/`` uses an
+OS-specific mechanism (``/proc``, leases, ``renameat2``, peer credentials, ``malloc_trim``,
+``fcntl``, ctypes).
 
 vault/ and sync/ are being restructured (a workspace object, one write transaction) and still
 run git themselves and reach into the Vault's private helpers; the import, git and private-name
@@ -24,7 +26,7 @@ from vault_mem.adapters import cli
 from vault_mem.adapters.tools import call_tool
 
 PACKAGE = Path(__file__).resolve().parent.parent / "vault_mem"
-LAYERS = ("errors", "config", "model", "embed", "store", "index", "vault", ("sync", "ops"), "daemon", "adapters")
+LAYERS = ("errors", "platform", "config", "model", "embed", "store", "index", "vault", ("sync", "ops"), "daemon", "adapters")
 BEING_RESTRUCTURED: set[str] = set()
 #: The modules that may print or exit: the command line and its ``python -m`` shims.
 PRINTERS = {"adapters/cli.py", "cli.py", "__main__.py"}
@@ -76,7 +78,8 @@ def test_git_is_run_only_by_the_store_layer():
     wrong = []
     for rel, layer, tree in _modules(skip=BEING_RESTRUCTURED | {"store"}):
         for node in ast.walk(tree):
-            if "subprocess" in _imported(node):
+            # platform runs ps and lsof (never git: the command-line check below holds for it)
+            if "subprocess" in _imported(node) and layer != "platform":
                 wrong.append(f"{rel}:{node.lineno} imports subprocess")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in ("run", "run_index_locked") \
@@ -118,6 +121,38 @@ def test_no_module_uses_another_modules_private_names():
             elif isinstance(node, ast.Call):
                 wrong += [f"{rel}:{node.lineno} passes {k.arg}=" for k in node.keywords
                           if k.arg and k.arg.startswith("_") and not _defines(tree, ast.unparse(node.func))]
+    assert wrong == []
+
+
+#: what only vault_mem/platform/ may touch: OS-specific modules, system calls and /proc
+_OS_MODULES = ("fcntl", "ctypes", "msvcrt", "termios", "resource")
+_OS_NAMES = ("SO_PEERCRED", "LOCAL_PEERCRED", "getpeereid", "F_SETLEASE", "F_GETLEASE", "F_FULLFSYNC",
+             "renameat2", "renamex_np", "RENAME_EXCHANGE", "RENAME_SWAP", "malloc_trim", "flock", "lockf")
+_PROC = re.compile(r"(^|[^\w])/proc(/|$)")
+
+
+def test_os_specific_mechanisms_live_only_in_the_platform_layer():
+    """One home per OS-specific mechanism (DESIGN §6, issue 27): nothing else imports fcntl or
+    ctypes, names a lease, a peer-credential option, renameat2 or malloc_trim, reads /proc, or
+    calls os.fsync (durability is the platform's: F_FULLFSYNC on macOS)."""
+    wrong = []
+    for rel, layer, tree in _modules():
+        if layer == "platform":
+            continue
+        for node in ast.walk(tree):
+            wrong += [f"{rel}:{node.lineno} imports {m}" for m in _imported(node)
+                      if m.split(".")[0] in _OS_MODULES]
+            if isinstance(node, ast.Attribute) and node.attr in _OS_NAMES + ("fsync", "fdatasync") \
+                    and ast.unparse(node.value) in ("os", "socket", "fcntl", "libc"):
+                wrong.append(f"{rel}:{node.lineno} {ast.unparse(node)}")
+            if isinstance(node, ast.Name) and node.id in _OS_NAMES:
+                wrong.append(f"{rel}:{node.lineno} {node.id}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _PROC.search(node.value):
+                wrong.append(f"{rel}:{node.lineno} reads {node.value!r}")
+            if isinstance(node, ast.JoinedStr):
+                text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+                if _PROC.search(text):
+                    wrong.append(f"{rel}:{node.lineno} reads {ast.unparse(node)}")
     assert wrong == []
 
 

@@ -14,30 +14,16 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from vault_mem.errors import ConfigError, NotAVaultError
+from vault_mem.platform.names import disk_name
 
 #: the package version (pyproject.toml says the same); vault_mem.__version__ is this
 VERSION = "0.1.0"
 CONFIG_FILE = "vault.toml"
 STATE_DIR = ".vault-mem"
-
-#: Code points that macOS's HFS+ leaves out of a file name when it compares two (git's list,
-#: ``is_hfs_dotgit``): ``.vault\u200c-mem`` is ``.vault-mem`` there.
-_HFS_IGNORED = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F),
-                              *range(0x206A, 0x2070), 0xFEFF])
-
-
-def disk_name(name: str) -> str:
-    """The form of the path component ``name`` that a case-insensitive file system (macOS,
-    Windows) compares: case folded, HFS+'s ignored code points and NTFS's trailing dots and
-    spaces dropped. Two names with the same form are one file there."""
-    folded = unicodedata.normalize("NFD", name.translate(_HFS_IGNORED)).casefold()
-    return unicodedata.normalize("NFC", folded).rstrip(". ")
-
 
 def is_state_dir_name(name: str) -> bool:
     """Whether the path component ``name`` is, on some file system, the state folder

@@ -421,6 +421,8 @@ def cmd_doctor(args) -> int:
               for folder in ignored]
     lines += [history] if history else []
     warned = [f"warning: {w}" for w in warnings]
+    data["platform"], weaker = _platform_report()
+    warned += weaker
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")
     elif len(diffs) == len(repaired) and index_ok:
@@ -442,6 +444,26 @@ def vault_resolution(args: argparse.Namespace) -> tuple[list[dict[str, str]], li
     rows = [{"name": v.name, "root": str(v.root), "how": v.how} for v in found.vaults]
     lines = [f"{v.name} vault: {v.root} (from {v.how})" for v in found.vaults]
     return rows, lines + [f"note: {n}" for n in found.notes]
+
+
+def _need_posix() -> None:
+    """Refuse in one line where vault-mem cannot keep its promises at all (no file locks:
+    Windows outside WSL)."""
+    from vault_mem.platform import locking  # lazy: start-up time (module docstring)
+
+    if not locking.available():
+        from vault_mem.platform.report import NO_LOCKS  # lazy: start-up time (module docstring)
+
+        raise VaultMemError(NO_LOCKS)
+
+
+def _platform_report() -> tuple[dict, list[str]]:
+    """Doctor's ``platform`` object (each OS-specific mechanism: native or portable) and its
+    lines saying where a guarantee is weaker here."""
+    from vault_mem.platform.report import summary  # lazy: start-up time (module docstring)
+
+    report = summary()
+    return report, [f"weaker on this system: {w}" for w in report["weaker"]]
 
 
 def _daemon_pid(vault) -> int | None:
@@ -821,6 +843,7 @@ def main(argv: list[str] | None = None) -> int:
 
         name_this_process(args.command)  # lock files and "waiting for ..." messages name it
     try:
+        _need_posix()
         return COMMANDS[args.command](args) or 0
     except VaultMemError as exc:
         if getattr(args, "json", False):

@@ -23,8 +23,6 @@ the next read after the check sees every change (the watch ran all along).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
 import threading
 import time
@@ -37,6 +35,7 @@ from vault_mem.index.sidecar import ReconcileReport
 from vault_mem.store.history import head_ref
 from vault_mem.store.locks import daemon_pid
 from vault_mem.vault.core import Vault
+from vault_mem.platform.heap import trim_heap
 
 log = logging.getLogger("vault_mem.daemon.keeper")
 
@@ -52,18 +51,6 @@ CLOSE_WAIT_S = 2.0
 CHECKING = ("the files are still being checked for changes (a few seconds after this server started, in "
             "a big vault): this answer comes from the index as it was and may miss a change made before "
             "or since the start; ask again in a moment")
-
-
-def trim_heap() -> None:
-    """Hand the memory freed after a big one-off job (a model load, the start-up reconcile) back
-    to the system: glibc keeps freed heap pages resident otherwise (~75 MB after the local
-    model's load, which builds its float weights from the int8 ones). A no-op elsewhere."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
-        return
-    trim(0)
 
 
 def git_token(vault: Vault) -> tuple:

@@ -38,7 +38,7 @@ from pathlib import Path
 from vault_mem.config import STATE_DIR
 from vault_mem.daemon.keeper import BatchApplier, changes_so_far, git_busy, git_token
 from vault_mem.daemon.serve import Handler, ReadServer
-from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
+from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import shown
@@ -169,7 +169,7 @@ class Daemon:
         try:
             self.vault = self._open_vault()
             self._settings()
-            self._batcher = Batcher(debounce=self.debounce, **self._batch_delays())
+            self._batcher = Batcher(debounce=settle_time(self.debounce), **self._batch_delays())
             if self._stop_requested:
                 return 0
             repo = self.vault.repo

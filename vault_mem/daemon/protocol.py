@@ -16,7 +16,9 @@ timeout, another version, a socket that is not ours): the caller then does the w
 
 Trust (DESIGN §7): the socket's folder is opened without following a link and the socket is
 reached through that folder's descriptor; a link, or anything but a socket owned by us, at the
-socket's path is never connected to; the peer's uid (``SO_PEERCRED``) must be ours on both ends.
+socket's path is never connected to; the peer must be ours on both ends
+(:func:`peer_is_owner`: the kernel's word where it gives one, ``SO_PEERCRED`` or
+``getpeereid``; elsewhere the socket's 0600 mode inside our own 0700 folder).
 """
 
 from __future__ import annotations
@@ -26,12 +28,12 @@ import os
 import socket
 import stat
 import struct
-import sys
 from pathlib import Path
 from typing import Any
 
 from vault_mem.config import STATE_DIR, VERSION
 from vault_mem.errors import VaultMemError
+from vault_mem.platform import peers
 
 SOCKET_FILE = "daemon.sock"
 PROTOCOL = 1
@@ -46,10 +48,9 @@ USE_ENV = "VAULT_MEM_DAEMON"
 #: does the work itself instead of showing it
 UNAVAILABLE = "DaemonUnavailable"
 _HEADER = struct.Struct(">I")
-_UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 
 __all__ = ["MAX_REPLY_BYTES", "MAX_REQUEST_BYTES", "PROTOCOL", "SOCKET_FILE", "UNAVAILABLE", "ProtocolError", "ask",
-           "open_state_dir", "peer_uid", "read_message", "send_message", "socket_address"]
+           "open_state_dir", "peer_is_owner", "read_message", "send_message", "socket_address"]
 
 
 class ProtocolError(Exception):
@@ -92,12 +93,17 @@ def _read_exactly(sock: socket.socket, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def peer_uid(sock: socket.socket) -> int | None:
-    """The uid of the process at the other end of ``sock`` (None where the kernel cannot say)."""
-    if not hasattr(socket, "SO_PEERCRED"):
-        return None
-    _pid, uid, _gid = _UCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size))
-    return uid
+def peer_is_owner(sock: socket.socket, dir_fd: int) -> bool:
+    """Whether the process at the other end of ``sock`` (a socket in the folder open as
+    ``dir_fd``) is this user's: the kernel says so where it can; elsewhere only a folder that is
+    this user's alone (0700) can hold a socket this user's processes made and reach."""
+    uid = peers.peer_uid(sock)
+    if uid is None:
+        try:
+            return peers.private_folder(dir_fd)
+        except OSError:  # the folder's descriptor was closed (the server is stopping)
+            return False
+    return uid == os.getuid()
 
 
 def open_state_dir(root: Path) -> int:
@@ -106,12 +112,9 @@ def open_state_dir(root: Path) -> int:
 
 
 def socket_address(dir_fd: int, root: Path) -> str:
-    """The address to bind or connect to for the socket in the folder ``dir_fd``: through the
-    descriptor on Linux (no link on the way is followed, and a deep vault path does not run into
-    the 107-byte limit of a socket address); the plain path elsewhere."""
-    if sys.platform.startswith("linux"):
-        return f"/proc/self/fd/{dir_fd}/{SOCKET_FILE}"
-    return str(Path(root) / STATE_DIR / SOCKET_FILE)
+    """The address to bind or connect to for the socket in the folder ``dir_fd`` (the vault
+    at ``root``'s state folder)."""
+    return peers.socket_address(dir_fd, Path(root) / STATE_DIR, SOCKET_FILE)
 
 
 def ask(root: Path, op: str, args: dict[str, Any], *,
@@ -140,7 +143,7 @@ def ask(root: Path, op: str, args: dict[str, Any], *,
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(timeout)
         sock.connect(socket_address(dir_fd, root))
-        if peer_uid(sock) not in (None, os.getuid()):
+        if not peer_is_owner(sock, dir_fd):
             return None
         send_message(sock, request)
         reply = read_message(sock, MAX_REPLY_BYTES)

@@ -47,12 +47,13 @@ from vault_mem.daemon.protocol import (
     ProtocolError,
     drain_message,
     open_state_dir,
-    peer_uid,
+    peer_is_owner,
     read_message,
     send_message,
     socket_address,
 )
 from vault_mem.errors import VaultMemError
+from vault_mem.platform import peers
 from vault_mem.store.files import link_message
 
 log = logging.getLogger("vault_mem.daemon.process")
@@ -98,11 +99,13 @@ class ReadServer:
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> bool:
         """Bind and listen; False (with the reason logged) when the socket cannot be made."""
-        if not hasattr(socket, "SO_PEERCRED"):
-            log.info("vault-mem: reads are not served here (this system cannot tell a socket's peer)")
-            return False
         try:
             self._dir_fd = open_state_dir(self.root)
+            if not peers.peer_check_native() and not peers.private_folder(self._dir_fd):
+                log.warning("vault-mem: reads are not served: this system cannot tell a socket's peer, "
+                            "and %s is not yours alone (chmod 700 it)", self.root / STATE_DIR)
+                self._close_dir()
+                return False
             if not self._clear_stale():
                 self._close_dir()
                 return False
@@ -236,9 +239,8 @@ class ReadServer:
     def _serve(self, conn: socket.socket) -> None:
         try:
             conn.settimeout(REQUEST_READ_S)
-            uid = peer_uid(conn)
-            if uid != os.getuid():  # None: the kernel cannot tell, so no one is trusted
-                log.warning("vault-mem: refused a read from uid %s on %s", uid, self.path)
+            if self._dir_fd is None or not peer_is_owner(conn, self._dir_fd):
+                log.warning("vault-mem: refused a read from uid %s on %s", _peer_uid(conn), self.path)
                 try:  # take the request first (bounded as any, never parsed), so the reply
                     drain_message(conn, MAX_REQUEST_BYTES)  # reaches a client still sending
                 except (ProtocolError, OSError, struct.error):
@@ -292,6 +294,15 @@ class ReadServer:
             send_message(conn, reply)
         except OSError:
             pass  # the client gave up waiting: it does the work itself
+
+
+def _peer_uid(conn: socket.socket) -> int | str:
+    """The refused peer's uid for the log (``unknown`` where the kernel cannot say)."""
+    try:
+        uid = peers.peer_uid(conn)
+    except OSError:
+        uid = None
+    return "unknown" if uid is None else uid
 
 
 def _error(message: str, kind: str) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from watchdog.observers import Observer
 from vault_mem.config import CONFIG_FILE, FOLDER_TYPES
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
+from vault_mem.platform.events import close_events_native
 
 log = logging.getLogger("vault_mem.daemon.process")
 
@@ -52,6 +53,24 @@ log = logging.getLogger("vault_mem.daemon.process")
 # opens/reads (every recall and git read would wake the daemon).
 EVENT_FILTER = [fse.FileCreatedEvent, fse.FileDeletedEvent, fse.FileMovedEvent, fse.FileClosedEvent,
                 fse.DirCreatedEvent, fse.DirDeletedEvent, fse.DirMovedEvent]
+#: Where the system never says "closed after write" (macOS's FSEvents, the BSDs' kqueue, and the
+#: portable implementation): a modified file counts as changed, once its events settle (the
+#: batcher's debounce, at least :data:`SETTLE_S`), so an in-place save is not dropped.
+MODIFIED_FILTER = [fse.FileCreatedEvent, fse.FileDeletedEvent, fse.FileMovedEvent, fse.FileModifiedEvent,
+                   fse.DirCreatedEvent, fse.DirDeletedEvent, fse.DirMovedEvent]
+#: the least quiet time after a modified event before its file is read (a save's writes settle)
+SETTLE_S = 0.2
+
+
+def event_filter() -> list[type[FileSystemEvent]]:
+    """The events the watcher asks for on this system."""
+    return EVENT_FILTER if close_events_native() else MODIFIED_FILTER
+
+
+def settle_time(debounce: float) -> float:
+    """The quiet time before a hand edit is read: ``debounce``, and at least :data:`SETTLE_S`
+    where only modified events tell of a save (its later writes would come after the read)."""
+    return debounce if close_events_native() else max(debounce, SETTLE_S)
 
 #: How long stopping waits for watchdog's observer threads to finish.
 STOP_WAIT_S = 5.0
@@ -296,17 +315,17 @@ def tune_watchdog(move_pair_delay: float = 0.01) -> None:
     watchdog's inotify emitter sleeps up to 0.5 s on every IN_MOVED_FROM before delivering it
     (it wants to pair it with the IN_MOVED_TO), even when the pair is already there: every
     editor save by rename would be 0.5 s late. The daemon looks at both ends of a move anyway,
-    so pairing does not matter to it. Process-wide; only the daemon process calls this.
+    so pairing does not matter to it. Process-wide; only the daemon process calls this. Never
+    raises: a watchdog release without that knob (or with another shape of it) keeps its own.
     """
     for modname, clsname in (("watchdog.observers.inotify_move_event_grouper", "InotifyMoveEventGrouper"),
                              ("watchdog.observers.inotify_buffer", "InotifyBuffer")):
         try:
-            mod = __import__(modname, fromlist=[clsname])
-            cls = getattr(mod, clsname)
-        except (ImportError, AttributeError):
-            continue
-        if hasattr(cls, "delay"):
-            cls.delay = move_pair_delay
+            cls = getattr(__import__(modname, fromlist=[clsname]), clsname)
+            if isinstance(getattr(cls, "delay", None), (int, float)):
+                cls.delay = move_pair_delay
+        except Exception as exc:  # another watchdog release (or system): its own delay stays
+            log.debug("vault-mem: watchdog's %s.%s not tuned: %s", modname, clsname, exc)
 
 
 class VaultWatcher:
@@ -369,7 +388,7 @@ class VaultWatcher:
         return self.handler.fences.wait(paths, timeout)
 
     def _schedule(self, path: Path, *, recursive: bool = False):
-        return self.observer.schedule(self.handler, str(path), recursive=recursive, event_filter=EVENT_FILTER)
+        return self.observer.schedule(self.handler, str(path), recursive=recursive, event_filter=event_filter())
 
     def sync_folder_watches(self, touched: set[str] = frozenset()) -> None:
         """One watch per existing type folder. A folder that had an event of its own (deleted,

@@ -20,7 +20,6 @@ transaction, so a daemon and any number of CLI/MCP processes share one file with
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import importlib.util
 import logging
 import os
@@ -32,6 +31,7 @@ from types import ModuleType
 
 from vault_mem.errors import IndexStoreError
 from vault_mem.store.files import PRIVATE_FILE, ensure_own_dir, make_private, open_nofollow, refuse_link
+from vault_mem.platform import locking
 
 log = logging.getLogger("vault_mem.index.sidecar")
 
@@ -704,12 +704,12 @@ def repair(path: Path, reason: str) -> None:
     """Move a database found damaged while in use aside (once, under the repair lock)."""
     lock_path = path.with_name(path.name + ".repair.lock")
     with _open_lock(lock_path) as lock_file:
-        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        locking.lock(lock_file.fileno())
         try:
             if path.exists() and quick_check_fails(path) is not None:
                 move_aside(path, reason)
         finally:
-            fcntl.flock(lock_file, fcntl.LOCK_UN)
+            locking.unlock(lock_file.fileno())
 
 
 def _open_lock(path: Path):
@@ -742,7 +742,7 @@ def connect(path: Path) -> Database:
     # Something is wrong. Repair under an exclusive lock so two processes never both move files.
     lock_path = path.with_name(path.name + ".repair.lock")
     with _open_lock(lock_path) as lock_file:
-        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        locking.lock(lock_file.fileno())
         try:
             reason = quick_check_fails(path) if path.exists() else None
             if reason is None and path.exists():
@@ -760,4 +760,4 @@ def connect(path: Path) -> Database:
                     "and free disk space, or delete the file to rebuild it"
                 ) from exc
         finally:
-            fcntl.flock(lock_file, fcntl.LOCK_UN)
+            locking.unlock(lock_file.fileno())

@@ -15,11 +15,8 @@ a :class:`~vault_mem.errors.LinkError` naming the link; the link's target is nev
 
 from __future__ import annotations
 
-import ctypes
 import errno
-import fcntl
 import os
-import signal
 import stat
 import time
 from pathlib import Path
@@ -27,6 +24,7 @@ from pathlib import Path
 from vault_mem.errors import ConcurrentEditError, LinkError, MalformedFileError, VaultMemError
 from vault_mem.model.memory import key_type_from_path
 from vault_mem.model.names import shown
+from vault_mem.platform import durable, rename, writers
 
 TEMP_MARK = ".vault-mem-tmp-"
 #: Modes of vault-mem's own state (``.vault-mem/`` and every file in it: index.db holds every
@@ -188,8 +186,9 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True,
     before that compare, the swapped-out file is checked for being open for writing in another
     process (:func:`open_for_writing_elsewhere`); if it is, it is swapped back and the write
     refuses, and the editor's bytes land in the file on disk. An editor that saves by rename
-    always either wins or is refused. Where the filesystem cannot swap (``EINVAL``/``ENOSYS``),
-    a plain rename follows the compare (a window of one system call)."""
+    always either wins or is refused. Where the system or the file system cannot swap, the swap is
+    made by renaming the target aside and hard-linking the new file into its place, which fails
+    when a save lands meanwhile (:func:`vault_mem.platform.rename.exchange`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)
     fd = open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
@@ -198,7 +197,7 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True,
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            durable.fsync(fd)
             mine = os.fstat(fd).st_ino
         finally:
             os.close(fd)
@@ -224,9 +223,8 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True,
             except FileExistsError:
                 raise _changed(path, "writing") from None
             tmp.unlink()
-        elif not _exchange(tmp, path):
-            os.replace(tmp, path)  # no atomic swap on this filesystem: compare, then rename
         else:
+            _exchange(tmp, path)
             # first whether a save can still land in it (after that, nothing can change it),
             # then what it holds
             saving = open_for_writing_elsewhere(tmp)
@@ -266,85 +264,18 @@ def _inode(path: Path) -> int | None:
 
 def open_for_writing_elsewhere(path: Path) -> bool:
     """Whether another process holds the file at ``path`` open for writing (an editor in the
-    middle of an in-place save). The kernel grants a write lease only while no other process has
-    the file open, so the usual answer costs two system calls; when the lease is refused, /proc
-    names the writers (readers, such as an indexer, do not count; nor does this process).
-    Where leases cannot tell (no leases here, a file system without them, a file of another
-    owner), False: the caller's compare alone decides, as it did before this check."""
+    middle of an in-place save). Where the system cannot tell (no leases, a file system without
+    them, a file of another owner), False: the caller's compare alone decides."""
+    return writers.open_for_writing_elsewhere(path) is True
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap the files at ``a`` and ``b``; a file deleted meanwhile, or (without an atomic swap)
+    saved meanwhile, refuses the write."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return False
-    try:
-        st = os.fstat(fd)
-        try:
-            # an open elsewhere while the lease is held signals this process: SIGIO by default,
-            # whose default action ends it; SIGURG's is to ignore it
-            fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
-            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
-        except (OSError, AttributeError) as exc:  # AttributeError: no leases on this system
-            if not (isinstance(exc, OSError) and exc.errno in (errno.EAGAIN, errno.EBUSY)):
-                return False  # leases cannot tell here (NFS, FUSE, not the file's owner)
-        else:
-            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
-            return False  # no other process has it open
-    finally:
-        os.close(fd)
-    writers = _writers_of(st)
-    return bool(writers) if writers is not None else True  # open elsewhere, and no /proc to tell
-
-
-def _writers_of(st: os.stat_result) -> list[int] | None:
-    """The pids holding the file ``st`` open for writing, from /proc (None: no /proc). Only this
-    user's processes can be read, and only they can write a person's memory files."""
-    try:
-        pids = [p for p in os.listdir("/proc") if p.isdigit()]
-    except OSError:
-        return None
-    writers = []
-    me = str(os.getpid())
-    for pid in pids:
-        if pid == me:
-            continue
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                fst = os.stat(f"/proc/{pid}/fd/{fd}")
-                if (fst.st_ino, fst.st_dev) != (st.st_ino, st.st_dev):
-                    continue
-                with open(f"/proc/{pid}/fdinfo/{fd}") as fh:
-                    flags = next((int(line.split()[1], 8) for line in fh if line.startswith("flags:")), os.O_RDWR)
-            except (OSError, ValueError):
-                continue
-            if flags & (os.O_WRONLY | os.O_RDWR):
-                writers.append(int(pid))
-    return writers
-
-
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-try:
-    _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-except (AttributeError, OSError):  # not Linux/glibc: compare, then rename
-    _renameat2 = None
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap the files at ``a`` and ``b`` atomically; False when this system cannot."""
-    if _renameat2 is None:
-        return False
-    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-        return False
-    if err == errno.ENOENT:
-        raise _changed(b, "writing")  # the file was deleted meanwhile
-    raise OSError(err, os.strerror(err), str(b))
+        rename.exchange(a, b, scratch=a.with_name(a.name + "-swap"))
+    except (FileNotFoundError, FileExistsError):
+        raise _changed(b, "writing") from None
 
 
 def remove_file(path: Path, *, expect: bytes | None | bool = True) -> None:
@@ -379,11 +310,8 @@ def remove_file(path: Path, *, expect: bytes | None | bool = True) -> None:
 
 
 def fsync_dir(folder: Path) -> None:
-    dir_fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    """Make a new name in ``folder`` durable."""
+    durable.fsync_dir(folder)
 
 
 def checkpoint(name: str, state_dir: Path) -> None:

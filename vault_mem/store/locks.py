@@ -11,7 +11,6 @@ is logged as "waiting for ... held by pid N (command)".
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import logging
 import os
@@ -23,6 +22,9 @@ from pathlib import Path
 from typing import Self
 
 from vault_mem.errors import LockTimeoutError, StateError, VaultMemError
+from vault_mem.platform import locking
+from vault_mem.platform.procs import GONE, process_start, same_start
+from vault_mem.platform.procs import pid_exists  # noqa: F401 - the store's modules ask here
 from vault_mem.store.files import PRIVATE_FILE, open_nofollow, read_own
 
 WRITE_LOCK = "write.lock"
@@ -68,27 +70,26 @@ class FileLock:
         delay = 0.002
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    os.close(fd)
-                    raise
-                if not blocking:
-                    os.close(fd)
-                    return False
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise LockTimeoutError(
-                        f"{self.what} stayed held for {self.timeout:.0f} s{self._holder()}; "
-                        "another vault-mem process is busy: retry, or stop it if it hangs"
-                    ) from None
-                if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
-                    said = True
-                    log.warning("vault-mem: waiting for %s%s (up to %.0f s)", self.what, self._holder(),
-                                self.timeout)
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
+                if locking.try_lock(fd):
+                    break
+            except OSError:
+                os.close(fd)
+                raise
+            if not blocking:
+                os.close(fd)
+                return False
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise LockTimeoutError(
+                    f"{self.what} stayed held for {self.timeout:.0f} s{self._holder()}; "
+                    "another vault-mem process is busy: retry, or stop it if it hangs"
+                ) from None
+            if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
+                said = True
+                log.warning("vault-mem: waiting for %s%s (up to %.0f s)", self.what, self._holder(),
+                            self.timeout)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n{this_command()}\n".encode(), 0)
         self._fd = fd
@@ -107,7 +108,7 @@ class FileLock:
             return
         fd, self._fd = self._fd, None
         try:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            locking.unlock(fd)
         finally:
             os.close(fd)
 
@@ -142,12 +143,12 @@ def lock_holder(path: Path) -> int | None:
     except VaultMemError:
         return None  # a link is nobody's lock (and is refused by whoever would take it)
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        if not locking.try_lock(fd, shared=True):
+            return read_pid(path) or -1
+        locking.unlock(fd)
+        return None
     except OSError:
         return read_pid(path) or -1
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
     finally:
         os.close(fd)
 
@@ -177,48 +178,6 @@ def this_host() -> str:
     return hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
 
 
-#: :func:`process_start` of a process that has ended (or is a zombie: it holds nothing)
-GONE = "gone"
-
-
-def process_start(pid: int) -> str | None:
-    """When process ``pid`` started, as a file-name-safe token (``<ticks>@<boot id>``), so that
-    a reused pid is told from the process that held a lock; :data:`GONE` when there is no such
-    process; None when this system cannot tell (then nothing is ever taken from that pid).
-
-    The one OS-specific reading of this module (Linux's /proc; elsewhere only whether the pid
-    exists is known)."""
-    try:
-        with open(f"/proc/{int(pid)}/stat", "rb") as fh:
-            stat = fh.read().decode("ascii", "replace")
-    except OSError:
-        if not pid_exists(pid):
-            return GONE
-        return None  # no /proc here (another OS), or not ours to read: cannot tell
-    try:
-        with open("/proc/sys/kernel/random/boot_id", "rb") as fh:
-            boot = fh.read().decode("ascii", "replace").strip().replace("-", "")[:12]
-    except OSError:
-        return None
-    fields = stat.rpartition(")")[2].split()
-    if len(fields) < 20 or not boot:
-        return None
-    if fields[0] in ("Z", "X"):
-        return GONE  # killed, not yet reaped by its parent: it holds no lock any more
-    return f"{fields[19]}@{boot}"
-
-
-def pid_exists(pid: int) -> bool:
-    """Whether a process ``pid`` exists (any Unix: a signal 0 asks without sending)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def owner_gone(pid: int, start: str | None, host: str) -> bool | None:
     """Whether the process that wrote (``pid``, ``start``, ``host``) has ended: True (gone, or
     its pid now belongs to another process), False (still running), None (cannot tell: another
@@ -228,6 +187,5 @@ def owner_gone(pid: int, start: str | None, host: str) -> bool | None:
     now = process_start(pid)
     if now == GONE:
         return True
-    if now is None or start is None:
-        return None
-    return now != start
+    same = same_start(start, now)
+    return None if same is None else not same

@@ -29,6 +29,7 @@ from pathlib import Path
 from vault_mem.errors import VaultMemError
 from vault_mem.store.files import atomic_write, open_nofollow, read_own, refuse_link
 from vault_mem.store.locks import FileLock
+from vault_mem.platform import durable
 
 TRUST_FILE = "trusted.json"
 KEY_FILE = "machine.key"
@@ -168,7 +169,7 @@ def machine_key() -> bytes:
     fd = open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, secrets.token_bytes(32))
-        os.fsync(fd)
+        durable.fsync(fd)
     finally:
         os.close(fd)
     try:

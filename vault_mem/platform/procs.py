@@ -1,0 +1,202 @@
+"""Facts about other processes: whether one exists, when it started (to tell a reused pid), its
+name and command line, and the running processes of a program with their working folders.
+
+Linux reads ``/proc``; elsewhere (macOS, the BSDs, and the portable implementations) ``ps``
+answers, and ``lsof`` (when installed) names working folders. What cannot be told is said:
+None, never a guess that would take something from a live process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_mem.platform.kind import LINUX, flavour
+
+#: :func:`process_start` of a process that has ended (or is a zombie: it holds nothing)
+GONE = "gone"
+_PS_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class Process:
+    """A running process: its pid, its command line, its working folder (None: unknown)."""
+
+    pid: int
+    argv: list[str]
+    cwd: Path | None
+
+
+def proc_native() -> bool:
+    """Whether process facts come from ``/proc`` here (else from ``ps``/``lsof``)."""
+    return flavour() == LINUX and os.path.isdir("/proc/self")
+
+
+def pid_exists(pid: int) -> bool:
+    """Whether a process ``pid`` exists (any Unix: a signal 0 asks without sending)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:  # Windows: signal 0 is not a question there
+        return True
+    return True
+
+
+def process_start(pid: int) -> str | None:
+    """When process ``pid`` started, as a file-name-safe token, so that a reused pid is told
+    from the process that held something; :data:`GONE` when there is no such process; None
+    when this system cannot tell."""
+    if proc_native():
+        return _proc_start(pid)
+    out = _ps("-o", "lstart=", "-p", str(int(pid)))
+    if out is None:
+        return None if pid_exists(pid) else GONE
+    text = " ".join(out.split())
+    if not text:
+        return GONE if not pid_exists(pid) else None
+    try:  # "Thu Dec  3 05:53:04 2026", local time, with LC_ALL=C
+        started = time.mktime(time.strptime(text, "%a %b %d %H:%M:%S %Y"))
+    except ValueError:
+        return None
+    return f"t{int(started)}"
+
+
+def same_start(then: str | None, now: str | None) -> bool | None:
+    """Whether two :func:`process_start` tokens name the same process start; None when they
+    cannot be compared (one unknown, or written by the other implementation)."""
+    if then is None or now is None or now == GONE:
+        return None if now != GONE else False
+    if then.startswith("t") != now.startswith("t"):
+        return None  # /proc ticks against ps times: not comparable
+    return then == now
+
+
+def _proc_start(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{int(pid)}/stat", "rb") as fh:
+            stat = fh.read().decode("ascii", "replace")
+    except OSError:
+        if not pid_exists(pid):
+            return GONE
+        return None  # not ours to read: cannot tell
+    try:
+        with open("/proc/sys/kernel/random/boot_id", "rb") as fh:
+            boot = fh.read().decode("ascii", "replace").strip().replace("-", "")[:12]
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()
+    if len(fields) < 20 or not boot:
+        return None
+    if fields[0] in ("Z", "X"):
+        return GONE  # killed, not yet reaped by its parent: it holds nothing any more
+    return f"{fields[19]}@{boot}"
+
+
+def process_name(pid: int) -> str | None:
+    """The program name of process ``pid`` (``git``), or None when it cannot be told."""
+    if proc_native():
+        try:
+            with open(f"/proc/{int(pid)}/comm", "rb") as fh:
+                return fh.read().decode("utf-8", "replace").strip()
+        except OSError:
+            return None
+    out = _ps("-o", "comm=", "-p", str(int(pid)))
+    return os.path.basename(out.strip()) or None if out else None
+
+
+def command_line(pid: int) -> list[str] | None:
+    """The command line of process ``pid`` (from ``ps``: split at spaces), or None."""
+    if proc_native():
+        try:
+            with open(f"/proc/{int(pid)}/cmdline", "rb") as fh:
+                return [a.decode("utf-8", "replace") for a in fh.read(4096).split(b"\0") if a]
+        except OSError:
+            return None
+    out = _ps("-o", "args=", "-p", str(int(pid)))
+    return out.split() or None if out else None
+
+
+def processes_of(program: str) -> list[Process] | None:
+    """The running processes of ``program`` (by name: ``git``), this one left out, with their
+    command lines and working folders; None when this system cannot list processes."""
+    if proc_native():
+        return _proc_processes(program)
+    out = _ps("-A", "-o", "pid=,args=")
+    if out is None:
+        return None
+    me, found = os.getpid(), []
+    for line in out.splitlines():
+        pid, _, args = line.strip().partition(" ")
+        argv = args.split()
+        if pid.isdigit() and int(pid) != me and argv and os.path.basename(argv[0]) == program:
+            found.append((int(pid), argv))
+    cwds = _cwds([pid for pid, _ in found])
+    return [Process(pid, argv, cwds.get(pid)) for pid, argv in found]
+
+
+def _proc_processes(program: str) -> list[Process]:
+    found: list[Process] = []
+    want = program.encode() + b"\n"
+    me = os.getpid()
+    with os.scandir("/proc") as entries:
+        for entry in entries:
+            if not entry.name.isdigit() or int(entry.name) == me:
+                continue
+            try:
+                with open(f"/proc/{entry.name}/comm", "rb") as fh:
+                    if fh.read(len(want)) != want:
+                        continue
+                with open(f"/proc/{entry.name}/cmdline", "rb") as fh:
+                    argv = [a.decode("utf-8", "replace") for a in fh.read(4096).split(b"\0")]
+                cwd = Path(os.readlink(f"/proc/{entry.name}/cwd"))
+            except OSError:
+                continue
+            found.append(Process(int(entry.name), argv, cwd))
+    return found
+
+
+def cwd_native() -> bool:
+    """Whether the working folders of other processes can be read here."""
+    return proc_native() or shutil.which("lsof") is not None
+
+
+def _cwds(pids: list[int]) -> dict[int, Path]:
+    """The working folders of ``pids`` from ``lsof`` (empty where it is not installed)."""
+    lsof = shutil.which("lsof")
+    if not pids or lsof is None:
+        return {}
+    try:
+        proc = subprocess.run([lsof, "-a", "-d", "cwd", "-Fn", "-p", ",".join(map(str, pids))],
+                              capture_output=True, text=True, timeout=_PS_TIMEOUT_S, check=False,
+                              env={**os.environ, "LC_ALL": "C"})
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    cwds, pid = {}, None
+    for line in proc.stdout.splitlines():
+        if line.startswith("p") and line[1:].isdigit():
+            pid = int(line[1:])
+        elif line.startswith("n") and pid is not None:
+            cwds[pid] = Path(line[1:])
+    return cwds
+
+
+def _ps(*args: str) -> str | None:
+    """``ps``'s output for ``args`` ("" when it names no process), None without a usable ps."""
+    ps = shutil.which("ps")
+    if ps is None:
+        return None
+    try:
+        proc = subprocess.run([ps, *args], capture_output=True, text=True, timeout=_PS_TIMEOUT_S,
+                              check=False, env={**os.environ, "LC_ALL": "C"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout if proc.returncode == 0 else ""
+
+
