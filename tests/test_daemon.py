@@ -107,7 +107,7 @@ class running_daemon:
 
 # -- one test per kind of change ----------------------------------------------------------------
 
-def test_editor_save_writes_temp_file_then_renames(watched):
+def test_editor_save_writes_temp_file_then_renames(both_platforms, watched):
     text = memory_text("Uses Kakoune as the main editor")
     sh(watched.root, 'printf "%s" "$1" > facts/.editor.md.tmp && mv facts/.editor.md.tmp facts/editor.md', text)
     wait_synced(watched, lambda: top_key(watched, "kakoune") == "editor", "a temp-file-and-rename save")
@@ -125,12 +125,12 @@ def test_vim_with_swap_and_backup_files(watched, tmp_path):
     assert watched.sidecar.problems() == []
 
 
-def test_sed_in_place(watched):
+def test_sed_in_place(both_platforms, watched):
     subprocess.run(["sed", "-i", "s/Helix/Zed/", "facts/editor.md"], cwd=watched.root, check=True)
     wait_synced(watched, lambda: top_key(watched, "zed") == "editor", "sed -i")
 
 
-def test_plain_overwrite(watched):
+def test_plain_overwrite(both_platforms, watched):
     sh(watched.root, 'printf "%s" "$1" > facts/editor.md', memory_text("Uses Sublime Text now"))
     wait_synced(watched, lambda: top_key(watched, "sublime") == "editor", "an in-place overwrite")
 

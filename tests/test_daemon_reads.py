@@ -175,7 +175,7 @@ def test_a_one_shot_read_through_the_daemon_imports_nothing_heavy(vault):
         stop(proc)
 
 
-def test_a_hand_edit_or_a_remember_is_found_by_the_very_next_read_through_the_socket(vault):
+def test_a_hand_edit_or_a_remember_is_found_by_the_very_next_read_through_the_socket(both_platforms, vault):
     root = vault.root
     # a long debounce: only the read's own catch-up can make the edit searchable in time
     proc = start(root, VAULT_MEM_DEBOUNCE_MS="5000")
@@ -202,7 +202,7 @@ def test_a_hand_edit_or_a_remember_is_found_by_the_very_next_read_through_the_so
         stop(proc)
 
 
-def test_after_kill_9_the_next_call_falls_back_and_a_new_daemon_replaces_the_stale_socket(vault):
+def test_after_kill_9_the_next_call_falls_back_and_a_new_daemon_replaces_the_stale_socket(both_platforms, vault):
     root = vault.root
     fill(root)
     proc = start(root)

@@ -31,7 +31,7 @@ def kept(vault):
     keeper.close()
 
 
-def test_a_hand_edit_is_seen_by_the_next_read_without_a_reconcile(kept):
+def test_a_hand_edit_is_seen_by_the_next_read_without_a_reconcile(both_platforms, kept):
     vault, keeper = kept
     assert vault.list() == [] and keeper.mode == "watching"
     assert keeper.stats["full"] == 1  # the start-up reconcile, once

@@ -361,7 +361,7 @@ def _hold_open(tmp_path: Path, path: Path, mode: str, data: bytes = b"") -> tupl
     pytest.fail("the holding process did not start")
 
 
-def test_a_write_never_lands_under_an_in_place_save_under_way(tmp_path, root):
+def test_a_write_never_lands_under_an_in_place_save_under_way(both_platforms, tmp_path, root):
     """An editor that saves in place opens the file, then truncates and writes it. An agent
     write that swaps the file in between used to pass both compares (the bytes had not changed
     yet) and the save went into the swapped-out, deleted file. Now the write sees the file open
@@ -419,7 +419,7 @@ def test_an_open_during_the_lease_check_does_not_kill_the_writer(tmp_path):
     assert proc.returncode == 0 and proc.stdout.strip() == "False", (proc.returncode, proc.stderr)
 
 
-def test_a_reader_holding_the_file_open_does_not_block_a_write(tmp_path, root):
+def test_a_reader_holding_the_file_open_does_not_block_a_write(both_platforms, tmp_path, root):
     from vault_mem import Vault
 
     path = root / "facts/k.md"
@@ -464,7 +464,7 @@ def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, rec
     assert counts["ok"] > 0
 
 
-def test_git_locks_of_a_killed_writer_are_removed_by_the_next_write(root):
+def test_git_locks_of_a_killed_writer_are_removed_by_the_next_write(both_platforms, root):
     """A writer killed while it holds index.lock (it does for a few system calls per write)
     must not leave git locked: the next write removes that very lock file and commits."""
     from vault_mem import Vault

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,11 +124,12 @@ def command_line(pid: int) -> list[str] | None:
     return out.split() or None if out else None
 
 
-def processes_of(program: str) -> list[Process] | None:
-    """The running processes of ``program`` (by name: ``git``), this one left out, with their
-    command lines and working folders; None when this system cannot list processes."""
+def processes_of(program: str, keep: Callable[[list[str]], bool] = lambda argv: True) -> list[Process] | None:
+    """The running processes of ``program`` (by name: ``git``) whose command line ``keep``
+    accepts, this one left out, with their working folders; None when this system cannot list
+    processes."""
     if proc_native():
-        return _proc_processes(program)
+        return [p for p in _proc_processes(program) if keep(p.argv)]
     out = _ps("-A", "-o", "pid=,args=")
     if out is None:
         return None
@@ -135,7 +137,7 @@ def processes_of(program: str) -> list[Process] | None:
     for line in out.splitlines():
         pid, _, args = line.strip().partition(" ")
         argv = args.split()
-        if pid.isdigit() and int(pid) != me and argv and os.path.basename(argv[0]) == program:
+        if pid.isdigit() and int(pid) != me and argv and os.path.basename(argv[0]) == program and keep(argv):
             found.append((int(pid), argv))
     cwds = _cwds([pid for pid, _ in found])
     return [Process(pid, argv, cwds.get(pid)) for pid, argv in found]
