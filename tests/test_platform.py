@@ -273,6 +273,18 @@ def test_a_reftable_repository_moves_its_branch(tmp_path):
     assert "Second version" in git(root, "show", "main:facts/k.md")
 
 
+def test_a_reftable_repositorys_ref_changes_wake_the_watcher(tmp_path):
+    """A reftable repository (git 2.45+) moves its branches inside ``.git/reftable/``, not
+    ``refs/``: those changes mean "git moved" too."""
+    from vault_mem.daemon.watcher import Batch, Classifier
+
+    gdir = tmp_path / "v" / ".git"
+    into = Batch()
+    assert Classifier(str(tmp_path / "v"), [str(gdir)]).classify(str(gdir / "reftable" / "tables.list"),
+                                                                 is_directory=False, into=into)
+    assert into.git
+
+
 # -- Windows -----------------------------------------------------------------------------------
 _NO_FCNTL = textwrap.dedent("""
     import sys

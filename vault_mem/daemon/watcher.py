@@ -1,7 +1,8 @@
 """File-system events -> debounced batches of vault changes, for the daemon.
 
 What is watched (:class:`VaultWatcher`): the vault folder and each type folder, non-recursively,
-plus the repository's git dir non-recursively and its ``refs/`` recursively.
+plus the repository's git dir non-recursively and its ``refs/`` recursively (and ``reftable/``,
+where a reftable repository keeps its refs).
 Memory files live one level down (``<type folder>/<key>.md``), so nothing deeper matters; and
 not watching ``.vault-mem/`` or ``.git/objects`` at all means the sidecar's own database writes
 and git's object writes never wake the daemon (no feedback, no event storms, idle means idle).
@@ -141,7 +142,7 @@ class Classifier:
         for gdir in self.git_dirs:
             if path == gdir or path.startswith(gdir + os.sep):
                 rel = path[len(gdir) + 1:]
-                if rel.startswith("refs" + os.sep) or rel == "refs" or rel in GIT_NAMES:
+                if rel.startswith(("refs" + os.sep, "reftable" + os.sep)) or rel == "refs" or rel in GIT_NAMES:
                     into.git = True
                     return True
                 return False
@@ -350,6 +351,8 @@ class VaultWatcher:
             self._schedule(Path(gdir))
             if (Path(gdir) / "refs").is_dir():
                 self._schedule(Path(gdir) / "refs", recursive=True)
+            if (Path(gdir) / "reftable").is_dir():  # git 2.45+'s reftable: branches move in here
+                self._schedule(Path(gdir) / "reftable")
         self.sync_folder_watches()
         self.observer.start()
 
