@@ -46,7 +46,6 @@ def _git_identity(monkeypatch, tmp_path_factory):
     monkeypatch.delenv("VAULT_MEM_PERSONAL", raising=False)  # a personal vault only where a test names one
     monkeypatch.delenv("VAULT_MEM_AGENT", raising=False)
     monkeypatch.delenv("VAULT_MEM_PAUSE_AT", raising=False)
-    monkeypatch.delenv("VAULT_MEM_PORTABLE", raising=False)  # only both_platforms sets it
     # keyword-only unless a test asks for an embedder: most tests are about files and git
     monkeypatch.setenv("VAULT_MEM_EMBEDDER", "none")
 

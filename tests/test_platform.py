@@ -37,6 +37,7 @@ def _memory(description: str, body: str = "") -> bytes:
 
 # -- doctor ------------------------------------------------------------------------------------
 def test_doctor_json_names_each_mechanism_and_only_portable_ones_under_the_switch(vault, monkeypatch):
+    monkeypatch.delenv(PORTABLE_ENV, raising=False)
     native = json.loads(cli("doctor", "--json", "--vault", str(vault.root)).stdout)["platform"]
     assert set(native["mechanisms"]) == {"checked_rename", "write_leases", "process_scan", "peer_credentials",
                                          "close_events", "malloc_trim", "full_fsync"}
@@ -211,7 +212,10 @@ def test_an_in_place_save_is_indexed_by_the_daemon_from_modified_events(vault, b
         start = time.monotonic()
         with open(path, "r+b") as fh:
             fh.write(text)
-        wait_for(lambda: _indexed(root, "tea", text), timeout=10, what="the in-place save indexed")
+        try:  # generous for a loaded machine: the figure is the recorded property
+            wait_for(lambda: _indexed(root, "tea", text), timeout=30, what="the in-place save indexed")
+        except AssertionError:
+            raise AssertionError(daemon_log(proc)) from None
         record_property("in_place_save_indexed_s", round(time.monotonic() - start, 3))
     finally:
         log = _stop(proc)

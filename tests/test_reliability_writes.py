@@ -556,7 +556,7 @@ def test_pre_commit_hook_never_waits_for_the_vault_write_lock(root):
     assert "My hand note" in _git(root, "show", "HEAD:INDEX.md")
 
 
-def test_a_git_commit_is_seen_before_its_hook_runs(root, tmp_path):
+def test_a_git_commit_is_seen_before_its_hook_runs(both_platforms, root, tmp_path):
     """Between a person's `git commit` reading HEAD and its pre-commit hook marking it, only the
     running process says a commit is under way: an agent write waits for it instead of moving
     the branch under it (which failed the person's commit with "cannot lock ref 'HEAD'"). The

@@ -25,11 +25,14 @@ _PS_TIMEOUT_S = 5.0
 
 @dataclass(frozen=True)
 class Process:
-    """A running process: its pid, its command line, its working folder (None: unknown)."""
+    """A running process: its pid, its command line, its working folder (None: unknown).
+    ``exact``: the command line as the process was given it; else ``ps``'s text split at
+    spaces (an argument holding a space reads as two)."""
 
     pid: int
     argv: list[str]
     cwd: Path | None
+    exact: bool = True
 
 
 def proc_native() -> bool:
@@ -113,7 +116,7 @@ def process_name(pid: int) -> str | None:
 
 
 def command_line(pid: int) -> list[str] | None:
-    """The command line of process ``pid`` (from ``ps``: split at spaces), or None."""
+    """The command line of process ``pid``, or None (from ``ps`` elsewhere: split at spaces)."""
     if proc_native():
         try:
             with open(f"/proc/{int(pid)}/cmdline", "rb") as fh:
@@ -124,12 +127,13 @@ def command_line(pid: int) -> list[str] | None:
     return out.split() or None if out else None
 
 
-def processes_of(program: str, keep: Callable[[list[str]], bool] = lambda argv: True) -> list[Process] | None:
+def processes_of(program: str, keep: Callable[[list[str], bool], bool] = lambda argv, exact: True
+                 ) -> list[Process] | None:
     """The running processes of ``program`` (by name: ``git``) whose command line ``keep``
-    accepts, this one left out, with their working folders; None when this system cannot list
-    processes."""
+    accepts (``keep(argv, exact)``, see :class:`Process`), this one left out, with their working
+    folders; None when this system cannot list processes."""
     if proc_native():
-        return [p for p in _proc_processes(program) if keep(p.argv)]
+        return [p for p in _proc_processes(program) if keep(p.argv, True)]
     out = _ps("-A", "-o", "pid=,args=")
     if out is None:
         return None
@@ -137,10 +141,11 @@ def processes_of(program: str, keep: Callable[[list[str]], bool] = lambda argv: 
     for line in out.splitlines():
         pid, _, args = line.strip().partition(" ")
         argv = args.split()
-        if pid.isdigit() and int(pid) != me and argv and os.path.basename(argv[0]) == program and keep(argv):
+        if pid.isdigit() and int(pid) != me and argv and os.path.basename(argv[0]) == program \
+                and keep(argv, False):
             found.append((int(pid), argv))
     cwds = _cwds([pid for pid, _ in found])
-    return [Process(pid, argv, cwds.get(pid)) for pid, argv in found]
+    return [Process(pid, argv, cwds.get(pid), exact=False) for pid, argv in found]
 
 
 def _proc_processes(program: str) -> list[Process]:

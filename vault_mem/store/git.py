@@ -10,7 +10,8 @@ paths change, so a person's staged and unstaged work elsewhere is never swept in
 - :mod:`~vault_mem.store.gitrefs`: HEAD and branches, moved by compare-and-swap under git's
   lock protocol (:mod:`~vault_mem.store.gitlocks` records which locks are vault-mem's);
 - :mod:`~vault_mem.store.gitindex`: git's staging area, changed through a prepared copy;
-- :mod:`~vault_mem.store.gitprocs`: which person's git commands are running (from /proc).
+- :mod:`~vault_mem.store.gitprocs`: which person's git commands are running (process facts from
+  :mod:`vault_mem.platform.procs`).
 
 This module holds the repository itself (discovery, running git) and the write that uses them all:
 
@@ -139,7 +140,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     def person_operation(self) -> str | None:
         """What a person's git operation under way in this work tree is, in words, else None:
         a merge/rebase/... with its state on disk, or a running ``git pull``/``rebase``/
-        ``checkout``/``switch``/``stash``/``reset``/``merge``/... (read from /proc: a rebase with
+        ``checkout``/``switch``/``stash``/``reset``/``merge``/... (the running processes: a rebase with
         ``--autostash`` stashes, resets and checks out before its state folder exists). Agents
         must not change the work tree meanwhile, or git finds local changes and stops half-way."""
         op = self.operation_in_progress()
@@ -157,7 +158,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         tree, else None. Two signs: the mark its pre-commit hook writes first thing (it covers a
         commit whose message editor stays open; a mark left by one that ended is removed), and,
         for the moment between git reading HEAD and its hook starting, a live git process of
-        that kind working in this work tree (read from /proc where there is one)."""
+        that kind working in this work tree (where processes can be listed)."""
         return marked_commit(self.git_dir) or running_git_commit(self.toplevel)
 
     def last_changes(self, paths: list[str]) -> dict[str, tuple[int, bool]]:

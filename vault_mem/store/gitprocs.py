@@ -1,4 +1,5 @@
-"""Which git processes are running in a work tree, read from /proc (nothing where there is none).
+"""Which git processes are running in a work tree (the process facts come from
+:mod:`vault_mem.platform.procs`: /proc on Linux, ps and lsof elsewhere).
 
 vault-mem never moves a branch under a person's git command: a ``git commit`` under way (the mark
 our pre-commit hook writes, or the running process before its hook starts), a pull/rebase/
@@ -7,10 +8,9 @@ checkout that changes the work tree, or a gc/prune that may delete objects no re
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from vault_mem.store.locks import pid_exists
+from vault_mem.platform import procs
 
 #: in the git dir: the pid of a person's ``git commit`` under way (written by our pre-commit hook)
 PERSON_COMMIT_MARK = "vault-mem-commit"
@@ -27,38 +27,19 @@ MAINTENANCE = frozenset({"gc", "repack", "prune", "prune-packed", "maintenance"}
 
 def running_git_commit(toplevel: Path) -> int | None:
     """The pid of a running git process whose command is one of BRANCH_MOVING and whose
-    working directory is inside ``toplevel``, or None (also where there is no /proc)."""
+    working directory is inside ``toplevel``, or None (also where processes cannot be listed)."""
     found = running_git(toplevel, BRANCH_MOVING, first=True)
     return found[0] if found else None
 
 
 def running_git(toplevel: Path, commands: frozenset[str], *, first: bool = False) -> list[int]:
     """The pids of running git processes whose command is one of ``commands`` and whose working
-    directory is inside ``toplevel`` ([] also where there is no /proc); ``first``: stop at one."""
-    found: list[int] = []
-    try:
-        entries = os.scandir("/proc")
-    except OSError:
-        return found
-    me = os.getpid()
-    with entries:
-        for entry in entries:
-            if not entry.name.isdigit() or int(entry.name) == me:
-                continue
-            try:
-                with open(f"/proc/{entry.name}/comm", "rb") as fh:
-                    if fh.read(4) != b"git\n":
-                        continue
-                with open(f"/proc/{entry.name}/cmdline", "rb") as fh:
-                    argv = fh.read(4096).split(b"\0")
-                cwd = Path(os.readlink(f"/proc/{entry.name}/cwd"))
-            except OSError:
-                continue
-            if _git_command(argv) in commands and (cwd == toplevel or cwd.is_relative_to(toplevel)):
-                found.append(int(entry.name))
-                if first:
-                    break
-    return found
+    directory is inside ``toplevel`` ([] where processes cannot be listed); ``first``: stop at
+    one. A process whose working folder this system cannot tell (no /proc, no lsof) counts: a
+    wait for a git command elsewhere costs time, a branch moved under one here fails it."""
+    listed = procs.processes_of("git", keep=lambda argv, exact: _runs(argv, exact, commands)) or []
+    found = [p.pid for p in listed if p.cwd is None or p.cwd == toplevel or p.cwd.is_relative_to(toplevel)]
+    return found[:1] if first else found
 
 
 def person_git_command(toplevel: Path) -> str | None:
@@ -81,13 +62,10 @@ def marked_commit(git_dir: Path) -> int | None:
     except (OSError, ValueError):
         pid = 0
     if pid > 1:
-        alive = pid_exists(pid)
-        if alive:
-            try:  # a pid reused by something else is no commit
-                comm = Path(f"/proc/{pid}/comm").read_text().strip()
-                alive = comm.startswith("git")
-            except OSError:
-                pass
+        alive = procs.pid_exists(pid)
+        if alive:  # a pid reused by something else is no commit
+            name = procs.process_name(pid)
+            alive = name is None or name.startswith("git")
         if alive:
             return pid
     mark.unlink(missing_ok=True)
@@ -96,18 +74,24 @@ def marked_commit(git_dir: Path) -> int | None:
 
 def command_of(pid: int) -> str | None:
     """The git command a running git process ``pid`` runs (``commit``), else None."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return _git_command(fh.read(4096).split(b"\0"))
-    except OSError:
-        return None
+    argv = procs.command_line(pid)
+    return _git_command(argv) if argv else None
 
 
-def _git_command(argv: list[bytes]) -> str | None:
+def _runs(argv: list[str], exact: bool, commands: frozenset[str]) -> bool:
+    """Whether the git command line ``argv`` runs one of ``commands``. A command line read from
+    ``ps`` (not ``exact``: an option's value holding a space reads as two words) counts when any
+    word is one of them: a wait for a git command that is not one costs time, a branch moved
+    under one fails it."""
+    if exact:
+        return _git_command(argv) in commands
+    return _git_command(argv) in commands or any(word in commands for word in argv[1:])
+
+
+def _git_command(argv: list[str]) -> str | None:
     """The command name in a git command line (``git -C x commit -m y`` → ``commit``)."""
     skip = False
-    for raw in argv[1:]:
-        arg = raw.decode("utf-8", "replace")
+    for arg in argv[1:]:
         if skip:
             skip = False
         elif arg in _GIT_VALUE_OPTIONS:

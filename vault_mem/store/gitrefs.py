@@ -3,7 +3,9 @@
 Part of :class:`~vault_mem.store.git.GitRepo`. A branch moves as git's files backend moves it
 (``<ref>.lock`` created exclusively, compared, renamed into place, reflogs appended), in process;
 every git lock vault-mem takes is recorded as its own (:mod:`vault_mem.store.gitlocks`), so one a
-killed vault-mem process left is removed and a person's is never touched.
+killed vault-mem process left is removed and a person's is never touched. A reftable repository
+(git 2.45+) has no ref files: there git reads and moves its refs (``git update-ref`` with the
+old value), at the cost of a process start.
 """
 
 from __future__ import annotations
@@ -75,8 +77,20 @@ class GitRefs:
             return None
         return proc.stdout.decode("utf-8", "replace").strip() or None
 
+    def reftable(self) -> bool:
+        """Whether this repository keeps its refs in a reftable (git 2.45+, ``git init
+        --ref-format=reftable``): there are no ref files to read or lock by hand, so refs are
+        read and moved by git itself (``git update-ref <ref> <new> <old>``)."""
+        return (self.common_dir / "reftable").is_dir()
+
     def head_said(self) -> str:
-        """What HEAD's file says (``ref: refs/heads/main`` or a commit id); "" when unreadable."""
+        """What HEAD's file says (``ref: refs/heads/main`` or a commit id); "" when unreadable.
+        A reftable repository's HEAD file is a placeholder: git says what HEAD is."""
+        if self.reftable():
+            proc = self.run("symbolic-ref", "-q", "HEAD", check=False)
+            if proc.returncode == 0:
+                return "ref: " + proc.stdout.decode("utf-8", "replace").strip()
+            return self._rev_parse_head() or ""
         try:
             return (self.git_dir / "HEAD").read_text().strip()
         except OSError:
@@ -94,7 +108,11 @@ class GitRefs:
         return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
 
     def _ref_now(self, ref: str) -> str | None:
-        """What ``ref`` holds in the ref files right now (loose, else packed-refs), read directly."""
+        """What ``ref`` holds in the ref files right now (loose, else packed-refs), read directly
+        (asked of git in a reftable repository)."""
+        if self.reftable():
+            proc = self.run("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
+            return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
         try:
             text = (self.common_dir / ref).read_text().strip()
         except FileNotFoundError:
@@ -135,7 +153,10 @@ class GitRefs:
         the branch's and HEAD's reflogs appended), in process: the caller holds index.lock, and
         a person's git command must never find it held for longer than a few system calls
         (``git update-ref`` would hold it for a whole process start). False: it moved, or
-        another git holds the ref's lock."""
+        another git holds the ref's lock. A reftable repository's branch moves through git's own
+        compare-and-swap (:meth:`_update_ref`)."""
+        if self.reftable():
+            return self._update_ref(branch, new, old, who, message)
         ref = self.common_dir / branch
         lock = ref.with_name(ref.name + ".lock")
         ref.parent.mkdir(parents=True, exist_ok=True)
@@ -160,6 +181,19 @@ class GitRefs:
             except OSError:
                 pass  # a reflog line is a convenience; the commit has landed
         return True
+
+    def _update_ref(self, branch: str, new: str, old: str | None, who: Identity, message: str) -> bool:
+        """``git update-ref -m MESSAGE BRANCH NEW OLD``: git moves the branch only if it still
+        points at ``old`` (the reflogs are git's). False: it moved, or its lock is held."""
+        actor = who.actor()
+        proc = self.run("update-ref", "-m", message, branch, new, old or ZERO_OID, check=False,
+                        env={"GIT_COMMITTER_NAME": actor.name, "GIT_COMMITTER_EMAIL": actor.email})
+        if proc.returncode == 0:
+            return True
+        words = proc.stderr.decode("utf-8", "replace").strip()
+        if self._ref_now(branch) != old or "lock" in words:
+            return False
+        raise GitError(f"git update-ref failed: {words}")
 
     def _take_lock(self, lock: Path, records: Path, content: bytes = b"") -> Path | None:
         """Create git's lock file ``lock`` as vault-mem's (:func:`gitlocks.take`): its owner
