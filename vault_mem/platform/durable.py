@@ -19,9 +19,10 @@ def full_fsync_native() -> bool:
 
 def fsync(fd: int) -> None:
     """Make what was written to ``fd`` durable (on the disk, not in a cache)."""
+    fcntl = fcntl_module()
     if full_fsync_native():
         try:
-            fcntl_module().fcntl(fd, fcntl_module().F_FULLFSYNC)
+            fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
             return
         except OSError:
             pass  # a file system without it (a network share): fsync is what there is

@@ -145,7 +145,11 @@ def processes_of(program: str, keep: Callable[[list[str], bool], bool] = lambda 
                 and keep(argv, False):
             found.append((int(pid), argv))
     cwds = _cwds([pid for pid, _ in found])
-    return [Process(pid, argv, cwds.get(pid), exact=False) for pid, argv in found]
+    if cwds is None:  # no lsof: every working folder unknown
+        return [Process(pid, argv, None, exact=False) for pid, argv in found]
+    # lsof names the working folder of every live process of this user: one it leaves out has
+    # ended since ps listed it, or is another user's (which cannot be a person's command here)
+    return [Process(pid, argv, cwds[pid], exact=False) for pid, argv in found if pid in cwds]
 
 
 def _proc_processes(program: str) -> list[Process]:
@@ -174,17 +178,19 @@ def cwd_native() -> bool:
     return proc_native() or shutil.which("lsof") is not None
 
 
-def _cwds(pids: list[int]) -> dict[int, Path]:
-    """The working folders of ``pids`` from ``lsof`` (empty where it is not installed)."""
+def _cwds(pids: list[int]) -> dict[int, Path] | None:
+    """The working folders of ``pids`` from ``lsof`` (None where it is not installed)."""
     lsof = shutil.which("lsof")
-    if not pids or lsof is None:
+    if lsof is None:
+        return None
+    if not pids:
         return {}
     try:
         proc = subprocess.run([lsof, "-a", "-d", "cwd", "-Fn", "-p", ",".join(map(str, pids))],
                               capture_output=True, text=True, timeout=_PS_TIMEOUT_S, check=False,
                               env={**os.environ, "LC_ALL": "C"})
     except (OSError, subprocess.SubprocessError):
-        return {}
+        return None
     cwds, pid = {}, None
     for line in proc.stdout.splitlines():
         if line.startswith("p") and line[1:].isdigit():
