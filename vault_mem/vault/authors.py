@@ -40,7 +40,7 @@ from vault_mem.index import authors as rows
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
 from vault_mem.store import history
-from vault_mem.store.provenance import made_by_clone, record_file
+from vault_mem.store.provenance import made_by_clone
 from vault_mem.store.trust import approved_authors, trust_file
 from vault_mem.store.worktree import config_value, dirty_paths
 
@@ -53,8 +53,8 @@ __all__ = ["Identities", "author_tagger", "authors_of", "identities", "peer_memo
 
 class Identities:
     """Whose memories may reach an agent unasked: this machine's person and agents (emails,
-    lowercased) for the commits made here (``local``: their ids), and the approved emails for
-    any commit."""
+    lowercased), for the commits made here (``local``: their ids) only; the approved emails,
+    for any commit."""
 
     def __init__(self, person: set[str], agents: set[str], approved: set[str], local: frozenset[str] = frozenset()):
         self.person, self.agents, self.approved, self.local = person, agents, approved, local
@@ -68,8 +68,8 @@ class Identities:
             return "person"
         if e in self.agents:
             return "agent"
-        # made here under another email (a person's GIT_AUTHOR_EMAIL of the moment): still ours
-        return "approved" if e in self.approved else "person"
+        # made here under someone else's email (`git am` of a colleague's patch): theirs
+        return "approved" if e in self.approved else "peer"
 
 
 #: above this many files, what was changed here is asked of ``git status`` once, not read per file
@@ -79,13 +79,12 @@ _IDENTITIES: dict[str, tuple[tuple, Identities]] = {}
 
 
 def _sources(ws: Workspace) -> tuple:
-    """What the identities are read from, as (path, mtime) and the values that count (the record
-    of local commits among them: each commit made here changes it): when
+    """What the identities are read from, as (path, mtime) and the values that count: when
     none changed, the last reading stands (a recall must not start a git process)."""
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     files = (ws.repo.common_dir / "config", ws.repo.git_dir / "config.worktree", os.path.join(home, ".gitconfig"),
-             os.path.join(xdg, "git", "config"), trust_file(), record_file(ws.repo.common_dir))
+             os.path.join(xdg, "git", "config"), trust_file())
     stamps = []
     for path in files:
         try:
@@ -97,14 +96,17 @@ def _sources(ws: Workspace) -> tuple:
 
 
 def identities(ws: Workspace) -> Identities:
-    """This machine's person and agents, and the authors approved for this vault here."""
+    """This machine's person and agents, the authors approved for this vault here, and the
+    commits made here. The emails are read again only when what they come from changed (a
+    recall must not start a git process); the record of commits, when it grew (its own cache)."""
     key, sources = str(ws.root), _sources(ws)
     cached = _IDENTITIES.get(key)
-    if cached is not None and cached[0] == sources:
-        return cached[1]
-    person = {e.lower() for e in (config_value(ws.repo, "user.email"), os.environ.get("GIT_AUTHOR_EMAIL", "")) if e}
-    agents = {e.lower() for e in (ws.config.agent_email, Config.agent_email)}
-    approved = approved_authors(ws.root)
+    if cached is None or cached[0] != sources:
+        person = {e.lower() for e in (config_value(ws.repo, "user.email"), os.environ.get("GIT_AUTHOR_EMAIL", "")) if e}
+        agents = {e.lower() for e in (ws.config.agent_email, Config.agent_email)}
+        cached = (sources, Identities(person, agents, approved_authors(ws.root)))
+        _IDENTITIES[key] = cached
+    emails = cached[1]
 
     def seed() -> list[str]:
         """The first record of a repository that has none: nothing for a clone (its history came
@@ -113,11 +115,9 @@ def identities(ws: Workspace) -> Identities:
         head = ws.repo.head()
         if head is None or made_by_clone(ws.repo.git_dir):
             return []
-        return history.commits_by(ws.repo, head, person | agents | {e.lower() for e in approved})
+        return history.commits_by(ws.repo, head, emails.person | emails.agents | {e.lower() for e in emails.approved})
 
-    found = Identities(person, agents, approved, ws.repo.local_commits(seed))
-    _IDENTITIES[key] = (sources, found)
-    return found
+    return Identities(emails.person, emails.agents, emails.approved, ws.repo.local_commits(seed))
 
 
 def refresh(ws: Workspace, sidecar: Sidecar) -> None:
