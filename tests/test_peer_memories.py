@@ -209,3 +209,29 @@ def test_a_peer_forging_this_machines_person_or_the_agent_email_is_a_peer(synced
     assert approved.returncode == 0, approved.stderr
     assert synced.authors(["facts/forged.md"])["facts/forged.md"].trusted
     assert "Forged rule" in hook(root, "user-prompt-submit", prompt="what is the forged rule for every deploy?")
+
+
+def test_a_vault_from_before_the_record_keeps_its_authors_and_a_clone_starts_with_none(synced, tmp_path):
+    """A repository without the record of local commits (a vault made by an older vault-mem) gets
+    one seeded from its history by the emails trusted then, so upgrading takes nothing away; a
+    fresh `git clone` gets an empty one: everything it came with is a peer's until approved."""
+    from vault_mem.store import provenance
+
+    root = synced.root
+    record = provenance.record_file(synced.ws.repo.common_dir)
+    assert record.is_file()
+    record.unlink()  # as an older vault-mem left it
+    who = synced.authors(["facts/deploy-window.md", "facts/deploy-target.md"])
+    assert who["facts/deploy-window.md"].trusted and not who["facts/deploy-target.md"].trusted
+    assert record.is_file()
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(clone))
+    other = Vault(clone)
+    try:
+        who = other.authors(["facts/deploy-window.md"])["facts/deploy-window.md"]
+        assert who.email == "agent@vault-mem.local" and not who.trusted  # came with the clone
+        other.remember("written-here", "Written in the clone", source="user")
+        assert other.authors(["facts/written-here.md"])["facts/written-here.md"].trusted
+    finally:
+        other.close()
