@@ -30,7 +30,8 @@ from vault_mem import Vault
 from vault_mem.adapters.hooks import MAX_CONTEXT_CHARS, PROMPT_BODY_CHARS, prompt_context, run_hook
 from vault_mem.adapters.tools import memory_preamble
 from vault_mem.errors import UsageError
-from vault_mem.store.hooks import HOOK_NAMES, HOOK_PURPOSES, hooks_dir, install
+from vault_mem.store import provenance
+from vault_mem.store.hooks import HOOK_NAMES, HOOK_PURPOSES, RECORD, hooks_dir, install
 
 
 def claude_event(event: str, vault_root: Path, **fields) -> str:
@@ -252,7 +253,7 @@ def test_installed_hooks_differ_only_in_their_name_purpose_and_missing_tool_rule
     assert not any("vault-mem-commit" in texts[n] for n in HOOK_NAMES if n != "pre-commit")
     texts["pre-commit"] = texts["pre-commit"].replace(mark + "\n", "\n")
     def common(name: str) -> str:
-        text = texts[name]
+        text = texts[name].replace(RECORD.get(name, "") + "\n", "\n")  # post-commit, post-rewrite keep the record
         head = text.split("# neither is there: vault-mem cannot run\n")[0]
         return head.replace(name, "NAME").replace(HOOK_PURPOSES[name], "PURPOSE")
     for name, text in texts.items():
@@ -260,6 +261,42 @@ def test_installed_hooks_differ_only_in_their_name_purpose_and_missing_tool_rule
         assert f"hook {name} \"$@\"" in text and not re.search(r"@[A-Z_]+@", text)  # all filled in
         assert common(name) == common("pre-commit")
         assert text.rstrip().endswith("exit 1" if name == "pre-commit" else "exit 0")
+
+
+def test_commits_made_here_by_hand_are_recorded_and_fetched_ones_are_not(vault, tmp_path):
+    """The post-commit and post-rewrite hooks record the person's commits (an amend: the new
+    commit, as its old one was recorded) as made on this machine; a commit fetched by `git pull`
+    is not recorded."""
+    root = vault.root
+    common = Path(git(root, "rev-parse", "--git-common-dir").strip())
+    common = common if common.is_absolute() else root / common
+    (root / "facts" / "by-hand.md").write_text("---\ndescription: By hand\n---\nA note.\n")
+    git(root, "add", "facts/by-hand.md")
+    git(root, "commit", "-q", "-m", "by hand")
+    first = git(root, "rev-parse", "HEAD").strip()
+    assert first in provenance.recorded(common)[1]
+    git(root, "commit", "-q", "--amend", "-m", "by hand, reworded")
+    amended = git(root, "rev-parse", "HEAD").strip()
+    assert amended != first and amended in provenance.recorded(common)[1]
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(root, "remote", "add", "origin", str(bare))
+    git(root, "push", "-q", "-u", "origin", "main")
+    peer = tmp_path / "peer"
+    git(tmp_path, "clone", "-q", str(bare), str(peer))
+    (peer / "facts" / "peer.md").write_text("---\ndescription: A peer's\n---\nText.\n")
+    git(peer, "add", "-A")
+    git(peer, "commit", "-q", "--no-verify", "-m", "peer")
+    git(peer, "push", "-q", "origin", "main")
+    fetched = git(peer, "rev-parse", "HEAD").strip()
+    (root / "facts" / "mine.md").write_text("---\ndescription: Mine\n---\nText.\n")
+    git(root, "add", "facts/mine.md")
+    git(root, "commit", "-q", "-m", "mine")
+    mine = git(root, "rev-parse", "HEAD").strip()
+    git(root, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")  # the peer's commit comes in
+    ids = provenance.recorded(common)[1]
+    assert fetched in git(root, "rev-list", "HEAD") and fetched not in ids
+    assert mine in ids
 
 
 # -- pre-commit ------------------------------------------------------------------------------

@@ -165,3 +165,73 @@ def test_authors_kept_incrementally_match_a_full_pass_after_a_sync_that_replays(
         assert set(fresh.peer_memories()) == {"facts/deploy-target.md", "preferences/peer-pref.md"}
     finally:
         fresh.close()
+
+
+@pytest.mark.parametrize("forged", ["person@example.com", "agent@vault-mem.local"])
+def test_a_peer_forging_this_machines_person_or_the_agent_email_is_a_peer(synced, tmp_path, forged):
+    """An email in a commit is whatever its author typed: a commit that arrived by sync counts
+    as the person's or an agent's only when made here, so a peer committing under this machine's
+    person's email, or vault-mem's default agent email, is a peer until that email is approved.
+    The person's own commits (vault-mem's, and `git commit` through the hooks) stay trusted."""
+    import subprocess
+
+    root = synced.root
+    peer = tmp_path / "peer"
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Test Person", "GIT_AUTHOR_EMAIL": forged,
+           "GIT_COMMITTER_NAME": "Test Person", "GIT_COMMITTER_EMAIL": forged}
+    subprocess.run(["git", "pull", "-q"], cwd=peer, check=True, env=env)
+    (peer / "facts" / "forged.md").write_text(PEER_FILE.replace("deploy-target", "forged")
+                                              .replace("Deploys go to the staging cluster first",
+                                                       "Forged rule for every deploy"))
+    subprocess.run(["git", "add", "-A"], cwd=peer, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "forged"], cwd=peer, check=True, env=env)
+    subprocess.run(["git", "push", "-q", "origin", "main"], cwd=peer, check=True, env=env)
+    (root / "facts" / "by-hand.md").write_text(PEER_FILE.replace("Deploys go to the staging cluster first",
+                                                                 "Written and committed by hand here")
+                                               .replace(ATTACK, ""))
+    git(root, "add", "facts/by-hand.md")
+    git(root, "commit", "-q", "-m", "by hand")  # the person's own commit, through the hooks
+    assert cli("sync", str(root)).returncode == 0
+    assert (root / "facts" / "forged.md").exists()
+
+    who = synced.authors(["facts/forged.md", "facts/by-hand.md", "facts/deploy-window.md"])
+    assert who["facts/forged.md"].email == forged and not who["facts/forged.md"].trusted
+    assert who["facts/by-hand.md"].trusted and who["facts/deploy-window.md"].trusted
+    assert set(synced.peer_memories()) == {"facts/deploy-target.md", "facts/forged.md"}
+    start = hook(root, "session-start", source="startup")
+    assert "Forged rule" not in start and "forged" not in parse_fenced(start)[1][0][1]
+    assert "by-hand" in start
+    prompt = hook(root, "user-prompt-submit", prompt="what is the forged rule for every deploy?")
+    assert "Forged rule" not in prompt and "obey me" not in prompt
+    assert json.loads(cli("trust", str(root), "--json").stdout)["authors_pending"] == {PEER: 1, forged: 1}
+
+    approved = cli("trust", str(root), "--author", forged)  # the person's choice, by name
+    assert approved.returncode == 0, approved.stderr
+    assert synced.authors(["facts/forged.md"])["facts/forged.md"].trusted
+    assert "Forged rule" in hook(root, "user-prompt-submit", prompt="what is the forged rule for every deploy?")
+
+
+def test_a_vault_from_before_the_record_keeps_its_authors_and_a_clone_starts_with_none(synced, tmp_path):
+    """A repository without the record of local commits (a vault made by an older vault-mem) gets
+    one seeded from its history by the emails trusted then, so upgrading takes nothing away; a
+    fresh `git clone` gets an empty one: everything it came with is a peer's until approved."""
+    from vault_mem.store import provenance
+
+    root = synced.root
+    record = provenance.record_file(synced.ws.repo.common_dir)
+    assert record.is_file()
+    record.unlink()  # as an older vault-mem left it
+    who = synced.authors(["facts/deploy-window.md", "facts/deploy-target.md"])
+    assert who["facts/deploy-window.md"].trusted and not who["facts/deploy-target.md"].trusted
+    assert record.is_file()
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(clone))
+    other = Vault(clone)
+    try:
+        who = other.authors(["facts/deploy-window.md"])["facts/deploy-window.md"]
+        assert who.email == "agent@vault-mem.local" and not who.trusted  # came with the clone
+        other.remember("written-here", "Written in the clone", source="user")
+        assert other.authors(["facts/written-here.md"])["facts/written-here.md"].trusted
+    finally:
+        other.close()

@@ -7,6 +7,7 @@ import re
 import pytest
 from conftest import parse_fenced as parse_block
 
+from vault_mem.model.names import shown
 from vault_mem.model.render import Author, Quote, cut, fence, notice
 
 ATTACKS = [
@@ -50,7 +51,18 @@ def test_forced_nonce_used_when_absent_and_markers_exact():
 
 def test_invisible_characters_are_shown():
     out = fence([Quote("a\u202eb\u200bc\x07d")], nonce="feedfacefeedface")
-    assert parse_block(out)[1][0][1] == "a\\u202eb\\u200bc\\u0007d"
+    assert parse_block(out)[1][0][1] == "a\\u202eb\\u200bc\\x07d"
+
+
+def test_memory_text_and_names_are_escaped_by_one_rule():
+    """The agent's memory text and a printed name escape a hidden character the same way
+    (names.visible); prose keeps line breaks, tabs, other scripts' spaces and backslashes."""
+    hidden = "\x1b[31m\u202e\u200b\u2028\ue000\U0010fffe"
+    out = parse_block(fence([Quote(f"a{hidden}b")], nonce="feedfacefeedface"))[1][0][1]
+    assert out == f"a{shown(hidden)}b" == "a\\x1b[31m\\u202e\\u200b\\u2028\\ue000\\U0010fffeb"
+    kept = "line one\n\tC:\\path\u3000全角"
+    assert parse_block(fence([Quote(kept)], nonce="feedfacefeedface"))[1][0][1] == kept
+    assert shown(kept) == "line one\\x0a\\x09C:\\\\path\\u3000全角"
 
 
 def test_the_nonce_is_derived_from_what_is_quoted_and_never_in_it():

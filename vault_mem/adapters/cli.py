@@ -43,7 +43,7 @@ from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.model import verdict
 from vault_mem.model.names import shown, shown_text
-from vault_mem.model.render import author_label, safe_text
+from vault_mem.model.render import author_label
 
 #: The environment variable that turns on debug output (the daemon's log level too).
 LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
@@ -702,7 +702,7 @@ def _with_authors(vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any
     pending = pending_authors(vault.ws, vault.sidecar)
     data["authors_pending"] = pending
     if pending:
-        listed = "\n".join(f"  {safe_text(email)}: {n} memor{'y' if n == 1 else 'ies'}" for email, n in pending.items())
+        listed = "\n".join(f"  {shown(email)}: {n} memor{'y' if n == 1 else 'ies'}" for email, n in pending.items())
         text += (f"\nauthors pending (their memories reach an agent only when it asks, marked, until approved; "
                  f"read them with `vault-mem log`, then `vault-mem trust --author EMAIL`):\n{listed}")
     return data, text

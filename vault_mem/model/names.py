@@ -12,7 +12,7 @@ import unicodedata
 
 from vault_mem.config import disk_name
 
-__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "name_trouble", "shown"]
+__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "name_trouble", "shown", "visible"]
 
 #: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
 #: 255; vault-mem's atomic writes add a temp suffix (``.<name>.vault-mem-tmp-<pid>``, ~30 bytes)
@@ -31,15 +31,28 @@ def _escape(ch: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def shown(name: str) -> str:
-    """``name`` as it may be printed: control characters (ANSI escapes, newlines, tabs, DEL,
-    C1), format characters (bidi overrides, zero-width) and unpaired surrogates become visible
-    ``\\xNN``/``\\uNNNN`` escapes, and a backslash is doubled so an escape cannot be forged.
-    Printable text (any script) is kept as it is."""
-    if name.isprintable() and "\\" not in name:
-        return name
+#: What prose from elsewhere may hold as it is: every category but control, format (bidi,
+#: zero-width), line/paragraph separator, private-use, surrogate and unassigned characters.
+_HIDDEN_IN_PROSE = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
+
+
+def visible(text: str, *, prose: bool = False) -> str:
+    """``text`` from elsewhere with every character that could hide or forge something made a
+    visible ``\\xNN``/``\\uNNNN``/``\\UNNNNNNNN`` escape: the one rule for names and for prose.
+
+    A name (``prose=False``, :func:`shown`): everything :meth:`str.isprintable` refuses (ANSI
+    escapes, newlines, tabs, DEL, C1, spaces other than the ASCII one) and format characters
+    and unpaired surrogates; a backslash is doubled, so an escape cannot be forged in a line of
+    output. Prose (``prose=True``, a memory's text in front of an agent): line breaks, tabs,
+    spaces of any script and backslashes (code, paths) are kept; controls, format characters,
+    line/paragraph separators, private-use and unassigned characters are escaped."""
+    if prose:
+        return "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in _HIDDEN_IN_PROSE else _escape(ch)
+                       for ch in text)
+    if text.isprintable() and "\\" not in text:
+        return text
     out = []
-    for ch in name:
+    for ch in text:
         if ch == "\\":
             out.append("\\\\")
         elif ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Cs"):
@@ -47,6 +60,12 @@ def shown(name: str) -> str:
         else:
             out.append(_escape(ch))
     return "".join(out)
+
+
+def shown(name: str) -> str:
+    """``name`` (a path, an email, any one-line name from elsewhere) as it may be printed: see
+    :func:`visible`. Printable text (any script) is kept as it is."""
+    return visible(name)
 
 
 def fold(path: str) -> str:

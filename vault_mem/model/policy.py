@@ -47,7 +47,7 @@ from vault_mem.model.memory import (
     validate_key,
     validate_type,
 )
-from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_value, shannon_entropy
+from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_value, seam_secrets, shannon_entropy
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
@@ -145,18 +145,27 @@ def secret_findings(*, key: str, description: str, body: str, meta: Mapping[str,
 
 def _split_credentials(key: str, description: str, body: str,
                        meta: Mapping[str, Any] | None) -> Iterator[tuple[str, str, int | None]]:
-    """A credential split across fields: the key or description names it ("Staging DB
-    password") and the body, or another field, holds the value alone."""
-    label = f"{(key or '').replace('-', ' ')} {description or ''}"
-    values = [("body", body or "")] + [
-        (f"frontmatter field '{name}'", value) for name, value in (meta or {}).items()
-        if isinstance(value, str) and name != "description"
-    ]
+    """A credential split across fields: the key, description or tags name it ("Staging DB
+    password", tag ``unseal-key``) and the body, or another field or tag, holds the value alone;
+    or one credential runs from the end of the description into the body (half a seed phrase
+    in each)."""
+    meta = meta or {}
+    strings = [(name, v) for name, value in meta.items() if name != "description"
+               for v in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(v, str)]
+    tags = " ".join(v for name, v in strings if isinstance(meta[name], (list, tuple)))
+    label = f"{(key or '').replace('-', ' ')} {description or ''} {tags}"
+    # a tag is a word by nature, so a tag counts as the value only when it has digits and length
+    values = [("body", body or "")] + [(f"frontmatter field '{name}'", v) for name, v in strings
+                                       if not isinstance(meta[name], (list, tuple))
+                                       or (len(v) >= 12 and any(c.isdigit() for c in v))]
     for where, value in values:
         kind = labelled_value(label, value)
         if kind:
             at = len(value) - len(value.lstrip())
             yield where, kind, _line_of(value, at) if where == "body" else None
+    if description and body:
+        for f in seam_secrets(description, body):
+            yield "description and body", f.kind, None
 
 
 def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any],

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Author", "Legend", "Quote", "author_label", "cut", "fence", "memory_quote", "new_nonce", "notice", "safe_text"]
+from vault_mem.model.names import visible
+
+__all__ = ["Author", "Legend", "Quote", "author_label", "cut", "fence", "memory_quote", "new_nonce", "notice"]
 
 #: standing -> (trusted, how it is named); see :class:`Author`
 _STANDINGS = {
@@ -125,19 +126,15 @@ def notice(nonce: str) -> str:
 
 #: the nonce a block's notice names (see :func:`notice`)
 _NOTICE_NONCE = re.compile(r"quoted between a line <memory-([0-9a-f]+) \.\.\.>")
-_HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"}
-
-
-def safe_text(text: str) -> str:
-    """``text`` with line ends made ``\\n`` and every control, format (invisible, bidi),
-    line/paragraph separator, private-use or unassigned character shown as ``\\uXXXX``."""
-    text = text.replace("\r\n", "\n")
-    return "".join(c if c in "\n\t" or unicodedata.category(c) not in _HIDDEN else f"\\u{ord(c):04x}"
-                   for c in text)
+def _safe(text: str) -> str:
+    """A memory's text as it may reach an agent: line ends made ``\\n``, and the characters
+    that could hide or forge something escaped by the rule names and prose share
+    (:func:`vault_mem.model.names.visible`)."""
+    return visible(text.replace("\r\n", "\n"), prose=True)
 
 
 def _attr(value: str) -> str:
-    value = safe_text(value).replace("\n", "\\n").replace("\t", " ")
+    value = _safe(value).replace("\n", "\\n").replace("\t", " ")
     return (value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;"))
 
 
@@ -146,7 +143,7 @@ def fence(quotes: Iterable[Quote], *, heading: str = "", nonce: str | None = Non
     memory's). ``nonce`` (for tests) is used only when it occurs nowhere in what is quoted;
     otherwise, as by default, it is derived from what is quoted (:func:`new_nonce`)."""
     quotes = list(quotes)
-    shown = [(safe_text(q.text).strip("\n"), " ".join(f'{k}="{_attr(v)}"' for k, v in q.attrs)) for q in quotes]
+    shown = [(_safe(q.text).strip("\n"), " ".join(f'{k}="{_attr(v)}"' for k, v in q.attrs)) for q in quotes]
     haystack = "\n".join(f"{t}\n{a}" for t, a in shown).lower()
     tag = (nonce or "").lower()
     attempt = 0

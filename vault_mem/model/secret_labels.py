@@ -17,6 +17,11 @@ value) says what kind of value it is; the value is then judged by its shape
 - ``key`` labels (any other ``*_key``, ``private_key_id``): a high-entropy value only, because
   most ``key:`` fields hold names, not secrets; public, lookup and cache keys pass.
 
+- the word for password in other languages (``Passwort``, ``contraseña``, ``пароль``, ``密码``)
+  is a ``password`` label, but a value of letters alone does not count after it (its language's
+  states are not known here); ``login`` counts only with ``user / password`` after it; and a
+  value may come before its label ("use X as the password").
+
 Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
@@ -24,6 +29,7 @@ pass. Each finder yields ``(kind, start, end)``.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
 
@@ -40,24 +46,55 @@ __all__ = ["assignments", "labelled_value"]
 
 Span = tuple[str, int, int]
 
-_KEYWORD = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?"
-                      r"|auth|pat|session)"
-                      r"(?:_id|_base)?(?![a-z0-9_.-])")
+# "password" in the languages people write notes in, as the text reads after normalisation
+# (secret_text.normalise folds Cyrillic letters that look Latin: "пароль" is read as "пapoль").
+_FOREIGN_PASSWORD = (r"passwort|kennwort|contrase[ñn]a|mot de passe|motdepasse|senha|wachtwoord|l[öo]senord"
+                     r"|salasana|has[łl]o|heslo|jelsz[óo]|[şs]ifre|adgangskode|passord|lozinka|geslo"
+                     r"|п[аa][рp][оo]ль|密码|密碼|口令|パスワード|暗証番号|비밀번호|סיסמה|كلمة المرور|mật khẩu")
+_FOREIGN = re.compile(rf"(?:{_FOREIGN_PASSWORD})")
+_END = r"(?:_id|_base)?(?![a-z0-9_.-])"
+_ENGLISH = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?"
+                      r"|auth|pat|session|login|logon|wif)" + _END)
+_FOREIGN_KEYWORD = re.compile(rf"(?:{_FOREIGN_PASSWORD}){_END}")
+# Substrings one of which every foreign word above holds once normalised (a plain search each;
+# a regex of all the words costs five times the English one at every position of every text).
+_FOREIGN_STEMS = ("wort", "contrase", "de passe", "motdepasse", "senha", "wacht", "senord", "salasana", "haslo",
+                  "heslo", "jelsz", "ifre", "adgang", "passord", "lozinka", "geslo")
+_FOREIGN_SCRIPT_STEMS = ("hasło", "ль", "密", "口令", "パスワ", "暗証", "비밀", "סיסמ", "كلمة", "khẩu", "ñ", "ó")
+
+
+def _keywords(low: str) -> Iterator[re.Match[str]]:
+    """Every credential keyword in ``low`` in order: the English ones, and the foreign ones when
+    a stem of one is there."""
+    english = _ENGLISH.finditer(low)
+    for stem in _FOREIGN_STEMS if low.isascii() else _FOREIGN_STEMS + _FOREIGN_SCRIPT_STEMS:
+        if stem in low:  # (a plain loop: this runs on every text the gate reads)
+            break
+    else:
+        return english
+    return heapq.merge(english, _FOREIGN_KEYWORD.finditer(low), key=lambda m: m.start())
+
+
+# "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X")
+_COPULA = r"(?:is|was|es|ist|est|era|war|é|är|er)"
+_COPULA_WORD = re.compile(_COPULA)
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a YAML block scalar (`k: >-`, the value on the next line), then signs
                           r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
-                          r"|[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}|[ \t]{1,8}is[ \t]{1,8}|[ \t]{1,8})" + _VALUE)
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}|[ \t]{1,8}" + _COPULA + r"[ \t]{1,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
-_PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[A-Za-z0-9][\w@/-]{0,30}){1,4}?"
-                         r"(?P<op>[ \t]{0,4}:[ \t]{1,8}|[ \t]{1,4}(?:is|was)[ \t]{1,8})" + _VALUE)
+# Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
+_PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){1,4}?"
+                         r"(?P<op>[ \t]{0,4}:[ \t]{1,8}|[ \t]{1,4}" + _COPULA + r"[ \t]{1,8})" + _VALUE)
 _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
-                     "gpg", "pgp", "publishable")
+                     "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row")
 # Values that are public by design whatever the key is called: Stripe's publishable keys.
 _PUBLIC_VALUES = ("pk_live_", "pk_test_")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
-_KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth")
+_KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing",
+                   "master", "hmac", "aes", "unseal", "wallet")
 _SEP = re.compile(r"[-_.]")
 _RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
 _PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
@@ -85,11 +122,15 @@ def _key_class(name: str) -> str | None:
         return "password"  # `pass: X` in a login block; `PASS: test-name` is a test log
     if re.search(r"(?:^|[_.-])pw$", low):
         return "password"
+    if _FOREIGN.fullmatch(low) or re.search(rf"[_.-](?:{_FOREIGN_PASSWORD})$", low):
+        return "password"  # a whole word: "Passwort", "db_senha"; not "enclave"
+    if low in ("login", "logon"):
+        return "login"  # counts only with "user / password" after it (see _judged)
     if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base", "creds")):
         return "secret"
     if re.search(r"(?:^|[_.-])(?:auth|pat)$", low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith(("private_key_id", "session")):
+    if low.endswith(("private_key_id", "session", "wif")):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
         if any(w in low for w in _PUBLIC_KEY_NAMES):
@@ -132,8 +173,9 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     if (cls != "password" and words > 1) or words >= 5:
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
+        # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
-                and not _DIGEST.fullmatch(value):
+                and not (cls == "key" and _DIGEST.fullmatch(value)):
             return "secret assignment" if cls != "key" else "high-entropy string in assignment"
         return None
     if cls == "key":
@@ -157,6 +199,13 @@ def _name_before(text: str, at: int) -> int | None:
     return start
 
 
+def _public_word_before(low: str, start: int) -> bool:
+    """Does the word before a bare ``key`` say it is a public or lookup key ("cache key")?"""
+    before = low[max(0, start - 16):start].rstrip(" \t-_")
+    word = re.split(r"[^a-z0-9]", before)[-1] if before else ""
+    return bool(word) and word.startswith(_PUBLIC_KEY_NAMES)
+
+
 def _prose_key(text: str, start: int, cls: str) -> bool:
     """Is a bare ``key`` (class 'key') here the end of "api key", "secret key", ...?"""
     before = text[max(0, start - 12):start].rstrip(" \t-_").lower()
@@ -167,7 +216,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
     """``password=...``, ``secret: ...``, ``--token X``, ``the password is X``, ``the token for
     staging is X``, ``api key X`` with a literal value (``low``: ``text`` lowercased, same length)."""
     skip_to = 0
-    for kw in _KEYWORD.finditer(low):
+    for kw in _keywords(low):
         if kw.start() < skip_to:
             continue  # inside a value already reported: it is one token, judged whole
         start = _name_before(text, kw.start())
@@ -175,10 +224,12 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = _key_class(name)
+        if cls == "key" and start == kw.start() and _public_word_before(low, start):
+            continue  # "cache key: linux-<hash>", "S3 object key: ...": names the key's use, a public one
         if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%: a reference to a variable
         tail = _ASSIGN_TAIL.match(text, kw.end())
-        op = tail.group("op").strip() if tail else ""
+        op = _op(tail) if tail else ""
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
         flag = name.startswith("--") or (cls != "key" and _ENV_NAME.fullmatch(name) is not None)
         if tail and op == "" and not flag and not (start == kw.start() and _prose_key(text, start, cls)):
@@ -186,17 +237,46 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
         found = _judged(text, tail, cls, flag=flag) if tail else None
-        if not found and start == kw.start() and cls != "key":
+        if not found and start == kw.start() and (cls != "key" or _prose_key(text, start, cls)):
             prose = _PROSE_TAIL.match(text, kw.end())
             found = _judged(text, prose, cls) if prose else None
+        if not found and start == kw.start() and cls != "key":
+            found = _value_before(text, start, cls)
+        if found and _FOREIGN.match(kw.group()) and text[found[1]:found[2]].isalpha():
+            # another language's word for password: its states ("abgelaufen", "incorrecta") are
+            # not known here, so a value of letters alone does not count after it
+            found = None
         if found:
-            skip_to = found[2]
+            skip_to = max(skip_to, found[2])
             yield found
+
+
+# The value before its label: "use hunter2hunter2 as the password", "X as the new admin token".
+_AS_BEFORE = re.compile(r"(?<![^\s(])(?P<value>[^\s\"'`,;()]{4,200})[ \t]{1,4}as[ \t]{1,4}"
+                        r"(?:(?:the|a|an|my|our|your|his|her|their|new)[ \t]{1,4}){0,2}(?:[\w-]{1,20}[ \t]{1,4})?\Z")
+
+
+def _value_before(text: str, start: int, cls: str) -> Span | None:
+    """``X as the password``: the value named by a label that follows it."""
+    if text.find(" as ", max(0, start - 48), start) < 0:
+        return None  # (a plain search first: most labels have no "as" before them)
+    m = _AS_BEFORE.search(text, max(0, start - 260), start)
+    if not m:
+        return None
+    value = m.group("value")
+    kind = _judge(cls, "is", value, quoted=False, code=False, ends=True)
+    return (kind, m.start("value"), m.end("value")) if kind else None
+
+
+def _op(tail: re.Match[str]) -> str:
+    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``."""
+    op = tail.group("op").strip()
+    return "is" if _COPULA_WORD.fullmatch(op) else op
 
 
 def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> Span | None:
     """The finding for a matched ``op value`` tail after a key of class ``cls``, if it is one."""
-    op = tail.group("op").strip()
+    op = _op(tail)
     if op[:1] == ":" and op.rstrip("-+")[-1:] in (">", "|"):
         op = "="  # `key: >-` then the value on the next line: a YAML literal
     raw = tail.group("value")
@@ -204,16 +284,18 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
     if not value:
         return None
-    pair = _PAIR.match(text, tail.end()) if cls == "secret" and not quoted else None
+    pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
     if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
         value_start = pair.start("pw")
         pw = pair.group("pw").rstrip(".,;:!?)]}>")
         kind = _judge("password", ":", pw, quoted=False, code=False, ends=True)
         return (kind, value_start, value_start + len(pw)) if kind else None
+    if cls == "login":
+        return None  # "login: admin" names a user; only "login: admin / S3cret" holds a password
     spaced = tail.group("op")[:1] in " \t" and tail.group("op")[-1:] in " \t"
     after = text[tail.end():tail.end() + 2]
     code = not quoted and value.isalpha() and value.islower() and (
-        (spaced and op not in ("is", "was")) or after[:1] in (",", ")")
+        (spaced and op != "is") or after[:1] in (",", ")")
     )
     # the value ends its line or sentence: "my password: correcthorsebatterystaple."
     ends = len(raw) > len(value) or after[:1] in ("", "\n", "\r") or after in (". ", ".\n")
@@ -238,7 +320,7 @@ def labelled_value(label: str, value: str) -> str | None:
     if _RECOVERY.search(low):
         low += " password"  # a 2FA recovery or backup code is a password by another name
     classes = []
-    for kw in _KEYWORD.finditer(low):
+    for kw in _keywords(low):
         start = _name_before(low, kw.start())
         name = low[kw.start() if start is None else start:kw.end()]
         cls = _key_class(name)

@@ -7,14 +7,19 @@ credential from one it does not list still has a shape. These detectors find the
   ``figd_...``, ``ntn_...``, ``tskey-auth-...``): the tail must be random (upper and lower case
   and digits, high entropy, not CamelCase words), and prefixes of public object ids (``msg_``,
   ``toolu_``, ``call_``, ``cus_``, ``pi_``, ...) pass, because agents' notes are full of them.
+- :func:`hex_prefixed_tokens`: a short abbreviation and a hex tail (``pul-`` + 40 hex), which the
+  case test above cannot judge; words (``linux-node-``, ``commit-``, ``sha256-``) are not prefixes.
 - :func:`dotted_tokens`: three random base64url parts of a bot token's lengths (Discord's
-  shape, whatever the first part decodes to).
+  shape, whatever the first part decodes to), and ``id.secret`` pairs of token-like parts, one
+  long and random (``pat<id>.<hex>``).
+- :func:`byte_arrays`: a JSON array of 64 bytes, a keypair file pasted as numbers.
 - :func:`key_blocks`: private keys that are not PEM: PuTTY ``.ppk`` files, minisign and signify
   secret keys, age identities (any length, plugin identities too) and the private members of a
   JSON Web Key (``"d"``, ``"p"``, ``"k"``, ... beside ``"kty"``).
 - :func:`pgpass_lines`: ``host:port:database:user:password`` lines of a ``.pgpass`` file.
 - :func:`seed_phrases`: 12 or more words of the BIP-39 English list in a row (a wallet's
   recovery phrase), optionally numbered; the list is :mod:`vault_mem.model.seed_words` (MIT).
+  Under a list label ("Shopping list:") the words count only with a valid BIP-39 checksum.
 
 Each yields ``(kind, start, end)`` spans in the text it is given; :func:`vault_mem.model.secrets.find_secrets`
 runs them on the normalised text beside the rule table. Every pattern is linear-time (single
@@ -24,13 +29,16 @@ first checks for a marker with a substring search, so a text without one costs n
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 
 from vault_mem.model.secret_values import is_placeholder, looks_fake, random_token, shannon_entropy
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["dotted_tokens", "key_blocks", "pgpass_lines", "prefixed_tokens", "seed_phrases"]
+__all__ = ["byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "pgpass_lines", "prefixed_tokens",
+           "seed_phrases", "seed_word",
+           "valid_mnemonic"]
 
 Span = tuple[str, int, int]
 
@@ -71,19 +79,84 @@ def prefixed_tokens(text: str) -> Iterator[Span]:
             yield "API token", m.start(), m.end()
 
 
+# A vendor's short prefix and a hex tail (``pul-`` + 40 hex, ``lsv2_pt_`` + 32 hex + ``_`` + 10 hex):
+# random, but hex, so random_token's case test cannot judge it. The first part must be a short
+# abbreviation (not a word such as ``linux-node-`` or ``build-`` in a cache key or a digest's
+# label), and the token must stand alone (not inside a path, URL or file name).
+_HEX_PREFIXED = re.compile(r"(?<![A-Za-z0-9_.+/:@#=-])[a-z][a-z0-9]{1,4}(?:_[a-z][a-z0-9]{0,3})?[_-]"
+                           r"[0-9a-f]{32,64}(?:_[0-9a-f]{6,16})?(?![A-Za-z0-9_+/=.-])")
+_HEX_PREFIX_WORDS = frozenset(["hash", "git", "key", "tree", "blob", "node", "npm", "pip", "go", "deb", "rpm",
+                               "apt", "cache", "hex", "digest", "etag", "nix", "pr", "mr", "rev", "tag", "tx", "txid",
+                               "block", "addr", "uuid", "guid", "dev", "prod", "main", "data", "img", "app",
+                               "web", "api", "repo", "pkg", "lib", "mod", "src", "dist", "bin", "tmp", "run"])
+
+
+def hex_prefixed_tokens(text: str) -> Iterator[Span]:
+    """``abbrev-`` or ``abbrev_kind_`` + 32 to 64 random hex digits: a vendor token with a hex tail."""
+    for m in _HEX_PREFIXED.finditer(text):
+        token = m.group()
+        first = re.split(r"[_-]", token, maxsplit=1)[0]
+        tail = token[len(first) + 1:].rsplit("_", 1)[0] if token.count("_") > 1 else token[len(first) + 1:]
+        tail = tail.rsplit("_", 1)[-1] if "_" in tail else tail
+        if first in _ID_PREFIXES or first in _HEX_PREFIX_WORDS or first.rstrip("0123456789") in _ID_PREFIXES:
+            continue
+        letters = sum(c.isalpha() for c in tail)
+        if 4 <= letters <= len(tail) - 4 and shannon_entropy(tail) >= 3.0:  # 3.1 at 32 hex digits, 1st percentile
+            yield "API token", m.start(), m.end()
+
+
+# --- byte arrays of a keypair's length -----------------------------------------------------
+
+_BYTE_ARRAY = re.compile(r"\[[ \t\r\n]{0,4}(?:[0-9]{1,3}[ \t\r\n]{0,4},[ \t\r\n]{0,4}){63}[0-9]{1,3}[ \t\r\n]{0,4}\]")
+
+
+def byte_arrays(text: str) -> Iterator[Span]:
+    """A JSON array of 64 bytes (0-255), most of them different: a keypair file (Solana's
+    ``id.json``, an ed25519 seed and public key) pasted as numbers."""
+    if text.count(",") < 63:
+        return
+    for m in _BYTE_ARRAY.finditer(text):
+        values = [int(v) for v in re.findall(r"[0-9]+", m.group())]
+        if max(values) <= 255 and len(set(values)) >= 40 and values != sorted(values):  # not a range
+            yield "private key bytes", m.start(), m.end()
+
+
 # --- three-part bot tokens -----------------------------------------------------------------
 
 _DOTTED = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_.-])")
 
 
+# Two or three parts joined by dots, one of them long and random: a vendor's ``id.secret`` pair
+# (``pat<id>.<64 hex>``, ``<id>.atlasv1.<secret>``). Every part must be token-like (a digit or
+# inner capitals), so file names, host names and ``main.<hash>.js`` bundles pass.
+_DOTTED_PAIR = re.compile(r"(?<![A-Za-z0-9_.:/@#=+-])[A-Za-z0-9_-]{6,100}(?:\.[A-Za-z0-9_-]{6,100}){1,2}"
+                          r"(?![A-Za-z0-9_.+/=-])")
+_HEX = re.compile(r"[0-9a-f]{32,}")
+_LONG_RUN = re.compile(r"[A-Za-z0-9_-]{27}")
+
+
+def _token_part(part: str) -> bool:
+    return any(c.isdigit() for c in part) or (any(c.isupper() for c in part[1:]) and any(c.islower() for c in part))
+
+
 def dotted_tokens(text: str) -> Iterator[Span]:
-    """Three random base64url parts of a Discord bot token's lengths (24-28, 6-7, 27-40)."""
-    if text.count(".") < 2:
+    """Three random base64url parts of a Discord bot token's lengths (24-28, 6-7, 27-40), and
+    ``id.secret`` pairs whose parts all look like tokens and one is long and random."""
+    if text.count(".") < 1:
         return
     for m in _DOTTED.finditer(text):
         first, _, last = m.group().split(".")
         if random_token(first, min_len=20) and random_token(last, min_len=20):
             yield "bot token", m.start(), m.end()
+    if not _LONG_RUN.search(text):
+        return  # (a plain search first: the pair pattern's look-behind costs at every position)
+    for m in _DOTTED_PAIR.finditer(text):
+        parts = m.group().split(".")
+        if len(m.group()) < 48 or not all(_token_part(p) for p in parts):
+            continue
+        if any(random_token(p, min_len=27) or (_HEX.fullmatch(p) and 4 <= sum(c.isalpha() for c in p) <= len(p) - 4)
+               for p in parts) and not looks_fake(m.group()):
+            yield "API token", m.start(), m.end()
 
 
 # --- private keys that are not PEM ---------------------------------------------------------
@@ -161,4 +234,45 @@ def seed_phrases(text: str) -> Iterator[Span]:
     spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]  # only when a run exists
     for first, last in runs:
         if len(set(stripped[first:last + 1]) & _SEED_WORDS) >= 9:
-            yield "seed phrase", spans[first][0], spans[last][1]
+            start, end = spans[first][0], spans[last][1]
+            if _listed(text, start) and not valid_mnemonic([t for t in stripped[first:last + 1] if t in _SEED_WORDS]):
+                continue
+            yield "seed phrase", start, end
+
+
+def seed_word(word: str) -> bool:
+    """Is ``word`` (any case, trailing punctuation ignored) on the BIP-39 list?"""
+    return word.lower().rstrip(".,;:") in _SEED_WORDS
+
+
+# A label that says what follows is a list of things ("Shopping list:", "Ingredients:"): many
+# BIP-39 words are everyday nouns, so twelve of them under such a label are a list, unless their
+# checksum makes them a wallet's phrase (a random list passes it one time in 16 or less).
+_LIST_LABEL = re.compile(r"(?i:\b(?:list|lists|ingredients|groceries|shopping|packing|inventory|menu|items|todo|to-do)\b)")
+_SEED_LABEL = re.compile(r"(?i:seed|phrase|mnemonic|recovery|wallet|backup|words)")
+_INDEX = {w: i for i, w in enumerate(BIP39_ENGLISH)}
+
+
+def _listed(text: str, start: int) -> bool:
+    """Does a list label, and no seed-phrase label, introduce the words at ``start`` (on their line,
+    or alone on the line above)?"""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    if not before.strip():
+        before = text[text.rfind("\n", 0, max(0, line_start - 1)) + 1:line_start]
+    return bool(_LIST_LABEL.search(before)) and not _SEED_LABEL.search(before)
+
+
+def valid_mnemonic(words: list[str]) -> bool:
+    """Do ``words`` (12 to 24, from the list) carry a valid BIP-39 checksum? Every wallet's phrase
+    does: its last bits are the first bits of the SHA-256 of the rest."""
+    n = len(words)
+    if n not in (12, 15, 18, 21, 24) or any(w not in _INDEX for w in words):
+        return False
+    bits = 0
+    for w in words:
+        bits = (bits << 11) | _INDEX[w]
+    check_bits = n // 3
+    entropy = bits >> check_bits
+    data = entropy.to_bytes((11 * n - check_bits) // 8, "big")
+    return hashlib.sha256(data).digest()[0] >> (8 - check_bits) == bits & ((1 << check_bits) - 1)

@@ -49,7 +49,8 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*|[A-Za-z]:\\.*")
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 # CamelCase type names after a colon are type hints (`token: TokenOpt`, `password: SecretStr`).
-TYPE_NAME = re.compile(r"[A-Z0-9]*(?:[A-Z][a-z]{2,})+[A-Z0-9]*(?:\[.*)?")
+# (bounded runs of capitals and digits: "HTTPClient", "TokenV2"; "EzaRH6KK7UGD" is random, not a name)
+TYPE_NAME = re.compile(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
 # An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
 NAMED = re.compile(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
 _FORMAT = re.compile(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
@@ -73,11 +74,23 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True
     if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"):
         return True  # a file path; one leading slash alone could be the start of base64
+    if _relative_path(value):
+        return True
     # Unquoted identifiers in code are references: `password = settings.DB_PASSWORD`,
     # `connect(password=db_pass)`, `token: Optional[str]`.
     if _ENV_NAME.fullmatch(value):
         return True  # the name of the variable that holds it, quoted or not
     return not quoted and bool(_DOTTED_REF.fullmatch(value) or _IDENT_REF.fullmatch(value))
+
+
+def _relative_path(value: str) -> bool:
+    """``uploads/2024/05/x.png``, ``secret/data/prod/db#password``: three parts or more split by
+    ``/``, at least two of them words or numbers. (Base64 has slashes too, but its parts are
+    random mixed case, and it has ``+`` and ``=``.)"""
+    if value.count("/") < 2 or "+" in value or value.endswith("="):
+        return False
+    parts = [p for p in value.split("/") if p]
+    return len(parts) >= 3 and sum(p.isdigit() or (p.isalpha() and p.islower()) for p in parts) >= 2
 
 
 def is_wordy(value: str) -> bool:

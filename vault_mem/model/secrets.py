@@ -47,6 +47,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import itertools
 import json
 import re
 import string
@@ -56,11 +57,14 @@ from dataclasses import dataclass
 from vault_mem.model.secret_labels import assignments, labelled_value
 from vault_mem.model.secret_rules import RULES, Rule
 from vault_mem.model.secret_shapes import (
+    byte_arrays,
     dotted_tokens,
+    hex_prefixed_tokens,
     key_blocks,
     pgpass_lines,
     prefixed_tokens,
     seed_phrases,
+    seed_word,
 )
 from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
 from vault_mem.model.secret_values import (
@@ -70,7 +74,7 @@ from vault_mem.model.secret_values import (
     shannon_entropy,
 )
 
-__all__ = ["SecretFinding", "find_secrets", "labelled_value", "shannon_entropy"]
+__all__ = ["SecretFinding", "find_secrets", "labelled_value", "seam_secrets", "shannon_entropy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +298,8 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from key_blocks(text)
         yield from pgpass_lines(text)
         yield from prefixed_tokens(text)
+        yield from hex_prefixed_tokens(text)
+        yield from byte_arrays(text)
         yield from dotted_tokens(text)
         yield from seed_phrases(text)
     yield from assignments(text, low)
@@ -360,3 +366,28 @@ def find_secrets(text: str) -> list[SecretFinding]:
     if not text:
         return []
     return _resolve(_candidates(text, 0, [_DECODE_BUDGET]))
+
+
+_SEAM = 240  # a credential split between two fields sits where they meet (half a 24-word phrase: ~100)
+
+
+def seam_secrets(first: str, second: str) -> list[SecretFinding]:
+    """Credentials that run from the end of ``first`` into the start of ``second`` (half a seed
+    phrase in a memory's description, half in its body; a label in one and its value in the
+    other): the seed-phrase and label detectors over the two joined, findings across the seam
+    only. Each field alone is read by :func:`find_secrets`; tokens and key blocks are not read
+    again, since one cut in two is two fields each judged whole."""
+    head, tail = first[-_SEAM // 2:].split(), second[:_SEAM].split()
+    if not head or not tail:
+        return []
+    view = normalise(f"{first[-_SEAM // 2:]}\n{second[:_SEAM]}")
+    seam = len(first[-_SEAM // 2:])
+    out = []
+    text = view.text
+    # a phrase across the seam has list words on both sides of it (most fields stop here)
+    phrases = seed_phrases(text) if seed_word(head[-1]) and seed_word(tail[0]) else iter(())
+    for kind, start, end in itertools.chain(phrases, assignments(text, _ascii_lower(text))):
+        start, end = view.span(start, end)
+        if start < seam < end:
+            out.append(SecretFinding(kind, start, end))
+    return out

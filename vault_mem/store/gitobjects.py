@@ -26,6 +26,7 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from gitdb.exc import ODBError
 from gitdb.fun import loose_object_header
 
 from vault_mem.errors import GitError
+from vault_mem.store import provenance
 from vault_mem.store.tree import ParsedTree
 
 ZERO_OID = "0" * 40
@@ -122,6 +124,7 @@ class GitObjects:
 
     repo: git.Repo
     objects: Path
+    common_dir: Path
 
     def _init_objects(self) -> None:
         """Set up the object database handles and the caches (after ``self.repo`` is open)."""
@@ -375,10 +378,12 @@ class GitObjects:
 
     def write_commit(self, tree: str, parent: str | None, message: str, *,
                      author: Identity, committer: Identity | None = None,
-                     authored: tuple[int, int] | None = None) -> str:
+                     authored: tuple[int, int] | None = None, local: bool = True) -> str:
         """Write a commit object through GitPython (``Commit.create_from_tree``, HEAD not
         moved) and return its id. ``authored`` is (seconds, GitPython's tz offset) to keep an
-        original author date (a replayed commit); else now."""
+        original author date (a replayed commit); else now. The commit is recorded as made on
+        this machine (:mod:`vault_mem.store.provenance`) unless ``local`` is False (a copy of a
+        commit that was not)."""
         now = int(time.time())
         when, tz = authored or (now, _west_of_utc(now))
         try:
@@ -392,7 +397,14 @@ class GitObjects:
             raise GitError(f"writing a commit failed ({exc}); check that the repository is writable") from exc
         oid = commit.hexsha
         self._remember_commit(oid, tree)
+        if local:
+            provenance.record_local(self.common_dir, [oid])
         return oid
+
+    def local_commits(self, seed: Callable[[], list[str]]) -> frozenset[str]:
+        """The ids of the commits made on this machine (:mod:`vault_mem.store.provenance`);
+        ``seed`` gives the first record of a repository that has none (asked once)."""
+        return provenance.local_commits(self.common_dir, seed)
 
     def replay_commit(self, original: str, tree: str, parent: str, message: str, *,
                       committer: Identity) -> str:
@@ -404,7 +416,10 @@ class GitObjects:
             authored = (int(orig.authored_date), int(orig.author_tz_offset))
         except GIT_ERRORS as exc:
             raise GitError(f"reading commit {original[:10]} failed ({exc}); run `git fsck`") from exc
-        return self.write_commit(tree, parent, message, author=author, committer=committer, authored=authored)
+        # a copy is ours when its original was: a replay must not make a peer's commit local
+        local = original in provenance.recorded(self.common_dir)[1]
+        return self.write_commit(tree, parent, message, author=author, committer=committer, authored=authored,
+                                 local=local)
 
     def commit_message(self, commit: str) -> str:
         """The whole message of ``commit`` (decoded as its encoding says)."""

@@ -17,6 +17,7 @@ from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
 from vault_mem.store.git import GitRepo
 
 __all__ = [
+    "commits_by",
     "all_commits",
     "blob_sizes",
     "blob_versions",
@@ -203,6 +204,12 @@ def tree_blobs(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
             if len(parts) == 3 and parts[1] == "blob" and path in wanted:
                 found[path] = parts[2]
     return found
+
+
+def commits_by(repo: GitRepo, tip: str, emails: set[str]) -> list[str]:
+    """The commits of ``tip``'s history whose author email is one of ``emails`` (lowercase)."""
+    out = repo.run("log", "--format=%H%x1f%ae", tip, cwd=repo.toplevel)
+    return [c for c, _, e in (line.partition("\x1f") for line in out.splitlines()) if e.lower() in emails]
 
 
 def is_ancestor(repo: GitRepo, old: str, new: str) -> bool:

@@ -50,9 +50,12 @@ MARKER = "# vault-mem hook:"
 HOOK_PURPOSES = {
     "pre-commit": "refuses broken memory files (file and reason) and regenerates and stages INDEX.md\n"
                   "# (`git commit --no-verify` skips it once)",
+    "post-commit": "records the commit as made on this machine, so that its author counts as this\n"
+                   "# machine's person (a commit fetched from elsewhere counts only if its author is approved)",
     "post-merge": "brings the search index and INDEX.md up to date after a merge or pull",
     "post-checkout": "brings the search index and INDEX.md up to date after a checkout",
-    "post-rewrite": "brings the search index and INDEX.md up to date after an amend or rebase",
+    "post-rewrite": "records the rewritten commits of this machine's as made here and brings the search\n"
+                    "# index and INDEX.md up to date after an amend or rebase",
 }
 HOOK_NAMES = tuple(HOOK_PURPOSES)
 TEMPLATE = "hook.in"
@@ -64,6 +67,19 @@ TEMPLATE = "hook.in"
 _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.git; '
               'else read -r _ D < .git 2>/dev/null; fi; '
               '[ -n "$D" ] && echo "$PPID" > "$D/vault-mem-commit" 2>/dev/null')
+#: The record of commits made on this machine (vault_mem/store/provenance.py), kept by plain shell
+#: (per hook: the lines that keep it; the only part of a hook besides its name and purpose that differs)
+#: so that a person's commit costs no process: post-commit adds HEAD; post-rewrite adds each new
+#: commit whose old one was recorded (a peer's commit rebased here stays a peer's).
+_RECORD_DIR = 'R=$(git rev-parse --git-common-dir 2>/dev/null) && R="$R/vault-mem" && (umask 077; mkdir -p "$R")'
+RECORD = {
+    "post-commit": (f'{_RECORD_DIR} && H=$(git rev-parse HEAD 2>/dev/null) && echo "$H" >> "$R/local-commits"\n'
+                    "exit 0"),
+    "post-rewrite": (f'if {_RECORD_DIR}; then\n'
+                     '    while read -r OLD NEW REST; do\n'
+                     '        grep -qx "$OLD" "$R/local-commits" 2>/dev/null && echo "$NEW" >> "$R/local-commits"\n'
+                     '    done\nfi'),
+}
 #: What Python runs in a hook: ``sys.argv[1]`` is vault-mem's own folder (empty when installed),
 #: put on ``sys.path`` unless it is there already (never ahead of the standard library otherwise).
 BOOTSTRAP = ("import sys; d = sys.argv.pop(1); d and d not in sys.path and sys.path.insert(0, d); "
@@ -177,6 +193,7 @@ def render(name: str, prefix: str) -> str:
         "HOME_DIR": _home_dir(),
         "LAUNCH": LAUNCH,
         "MARK_LINE": _MARK_LINE if name == "pre-commit" else "",
+        "RECORD": RECORD.get(name, ""),
         "MISSING": _missing(name),
     }
     text = template_path().read_text(encoding="utf-8")

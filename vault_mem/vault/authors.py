@@ -18,9 +18,14 @@ Cost: the first pass diffs every commit (git's cost is the size of the folders a
 touches): 20,000 commits each adding one file to a 20,000-file folder took 42 s on a loaded
 2-core machine, once; each later commit costs its own diff (~0.1 s after an agent write there).
 
-Known limit: an email in a commit is whatever its author typed. A peer who commits under this
-machine's person's email passes as the person; telling such commits apart needs a record of
-which commits arrived by sync, which is not kept yet.
+An email in a commit is whatever its author typed, so the email alone never makes a commit
+trusted: a commit counts as this machine's person's or agents' only when it was made on this
+machine (:mod:`vault_mem.store.provenance` records those as they are made). A commit made
+elsewhere (fetched by a sync or a ``git pull``, present in a clone) counts as its author's only
+when that author is approved here with ``vault-mem trust --author``, whatever email it carries:
+a peer committing under this machine's person's email, or vault-mem's default agent email, is a
+peer. Known limit: a peer who forges the email of an author approved here passes as that
+author; only signed commits would tell them apart.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from vault_mem.index import authors as rows
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
 from vault_mem.store import history
+from vault_mem.store.provenance import made_by_clone
 from vault_mem.store.trust import approved_authors, trust_file
 from vault_mem.store.worktree import config_value, dirty_paths
 
@@ -46,22 +52,24 @@ __all__ = ["Identities", "author_tagger", "authors_of", "identities", "peer_memo
 
 
 class Identities:
-    """The emails whose memories may reach an agent unasked, by standing (lowercased)."""
+    """Whose memories may reach an agent unasked: this machine's person and agents (emails,
+    lowercased), for the commits made here (``local``: their ids) only; the approved emails,
+    for any commit."""
 
-    def __init__(self, person: set[str], agents: set[str], approved: set[str]):
-        self.person, self.agents, self.approved = person, agents, approved
+    def __init__(self, person: set[str], agents: set[str], approved: set[str], local: frozenset[str] = frozenset()):
+        self.person, self.agents, self.approved, self.local = person, agents, approved, local
 
-    def standing(self, email: str) -> str:
+    def standing(self, email: str, commit: str) -> str:
+        """'person', 'agent', 'approved' or 'peer' for a commit ``commit`` by ``email``."""
         e = email.lower()
+        if commit not in self.local:
+            return "approved" if e in self.approved else "peer"  # made elsewhere: the email proves nothing
         if e in self.person:
             return "person"
         if e in self.agents:
             return "agent"
+        # made here under someone else's email (`git am` of a colleague's patch): theirs
         return "approved" if e in self.approved else "peer"
-
-    @property
-    def trusted(self) -> set[str]:
-        return self.person | self.agents | self.approved
 
 
 #: above this many files, what was changed here is asked of ``git status`` once, not read per file
@@ -88,16 +96,28 @@ def _sources(ws: Workspace) -> tuple:
 
 
 def identities(ws: Workspace) -> Identities:
-    """This machine's person and agents, and the authors approved for this vault here."""
+    """This machine's person and agents, the authors approved for this vault here, and the
+    commits made here. The emails are read again only when what they come from changed (a
+    recall must not start a git process); the record of commits, when it grew (its own cache)."""
     key, sources = str(ws.root), _sources(ws)
     cached = _IDENTITIES.get(key)
-    if cached is not None and cached[0] == sources:
-        return cached[1]
-    person = {e for e in (config_value(ws.repo, "user.email"), os.environ.get("GIT_AUTHOR_EMAIL", "")) if e}
-    agents = {ws.config.agent_email, Config.agent_email}
-    found = Identities({e.lower() for e in person}, {e.lower() for e in agents}, approved_authors(ws.root))
-    _IDENTITIES[key] = (sources, found)
-    return found
+    if cached is None or cached[0] != sources:
+        person = {e.lower() for e in (config_value(ws.repo, "user.email"), os.environ.get("GIT_AUTHOR_EMAIL", "")) if e}
+        agents = {e.lower() for e in (ws.config.agent_email, Config.agent_email)}
+        cached = (sources, Identities(person, agents, approved_authors(ws.root)))
+        _IDENTITIES[key] = cached
+    emails = cached[1]
+
+    def seed() -> list[str]:
+        """The first record of a repository that has none: nothing for a clone (its history came
+        from elsewhere); for one made here before the record was kept, the commits of its
+        history by the emails that counted then, so upgrading takes nothing away."""
+        head = ws.repo.head()
+        if head is None or made_by_clone(ws.repo.git_dir):
+            return []
+        return history.commits_by(ws.repo, head, emails.person | emails.agents | {e.lower() for e in emails.approved})
+
+    return Identities(emails.person, emails.agents, emails.approved, ws.repo.local_commits(seed))
 
 
 def refresh(ws: Workspace, sidecar: Sidecar) -> None:
@@ -166,7 +186,7 @@ def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities
         if who is None or (check_disk and not _committed_as_is(ws, rel, who[3])):
             out[rel] = Author(None, "local")
         else:
-            out[rel] = Author(who[1], ids.standing(who[1]))
+            out[rel] = Author(who[1], ids.standing(who[1], who[0]))
     return out
 
 
@@ -177,9 +197,10 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
     refresh(ws, sidecar)
     head = ws.repo.head()
     if head is not None and rows.stored_head(sidecar.db) == head:
-        found = rows.paths_not_by(sidecar.db, ids.trusted)
+        candidates = rows.paths_not_by(sidecar.db, ids.approved)  # the approved pass whoever made them
     else:  # a read-only sidecar behind HEAD (see _kept)
-        found = {rel: who for rel, who in _kept(ws, sidecar, None).items() if ids.standing(who[1]) == "peer"}
+        candidates = _kept(ws, sidecar, None)
+    found = {rel: who for rel, who in candidates.items() if ids.standing(who[1], who[0]) == "peer"}
     if len(found) > _FILE_CHECKS:  # many: one git status instead of reading each file
         changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
         return {rel: Author(who[1], "peer") for rel, who in found.items() if rel not in changed}
@@ -206,6 +227,6 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
 
     def tag(rel: str) -> str:
         who = (rows.authors_of(sidecar.db, [rel]) if current else _kept(ws, sidecar, [rel])).get(rel)
-        author = Author(None, "local") if who is None or rel in changed else Author(who[1], ids.standing(who[1]))
+        author = Author(None, "local") if who is None or rel in changed else Author(who[1], ids.standing(who[1], who[0]))
         return legend.tag(author)
     return tag

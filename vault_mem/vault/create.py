@@ -59,6 +59,8 @@ def first_commit(ws: Workspace, sidecar: Sidecar, created: list[Path]) -> list[s
     """Index the new vault, write INDEX.md, commit exactly the created files (in a folder inside
     an existing repository only that folder's files), install the git hooks; returns notices."""
     protect(ws.repo, ws.prefix)
+    # the record of commits made here starts now, empty: no commit before this one wrote a memory
+    ws.repo.local_commits(list)
     with ws.lock:
         sidecar.reconcile()
         index_bytes = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()

@@ -1,0 +1,107 @@
+"""Which commits were made on this machine: the record that tells a peer's commit from our own.
+
+An email in a commit is whatever its author typed, so a peer can commit under this machine's
+person's email or vault-mem's default agent email. What a peer cannot do is make a commit *here*.
+So every commit made on this machine is recorded when it is made, and a commit that is not in
+the record (fetched by a sync or a ``git pull``, present in a clone) counts as a peer's whatever
+its email, unless its author is approved with ``vault-mem trust --author``
+(:mod:`vault_mem.vault.authors`).
+
+Commits made here, and where they are recorded:
+
+- vault-mem's own (agent writes, the daemon's commits of hand edits, a new vault's first commit,
+  sync's replays of local commits): :meth:`vault_mem.store.git.GitRepo.write_commit`, the one
+  place vault-mem writes a commit object; a replay is recorded only when its original was;
+- the person's ``git commit`` (and ``merge``, ``revert``, ``cherry-pick``, ``am``): the
+  ``post-commit`` git hook (plain shell, no process);
+- the person's amend or rebase: the ``post-rewrite`` hook records each new commit whose old one
+  was recorded.
+
+The record is ``vault-mem/local-commits`` in the repository's git folder (one id a line,
+appended): nothing a commit, a checkout or a clone brings can write there. A repository without
+a record yet is given one the first time it is read: empty for a clone (git's log of HEAD begins
+with ``clone:``), and for a repository made here before the record existed, every commit of its
+history whose author is one of this machine's trusted emails (what counted before, so upgrading
+changes nothing that was already there; see RELIABILITY.md for what that leaves).
+
+Known limit: a peer who forges the email of an author the person approved with ``vault-mem trust
+--author`` passes as that author; only signed commits (checked against keys the person holds)
+would tell them apart.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from vault_mem.store.files import ensure_own_dir
+
+__all__ = ["LOCAL_COMMITS", "local_commits", "made_by_clone", "record_file", "record_local", "recorded"]
+
+LOCAL_COMMITS = "local-commits"
+_FOLDER = "vault-mem"
+#: per record file: (size, mtime) and the ids read then (a recall reads it without re-parsing)
+_CACHE: dict[str, tuple[tuple[int, int], tuple[bool, frozenset[str]]]] = {}
+
+
+def record_file(common_dir: Path) -> Path:
+    """Where the record of the repository whose (common) git folder is ``common_dir`` lives."""
+    return Path(common_dir) / _FOLDER / LOCAL_COMMITS
+
+
+def record_local(common_dir: Path, commits: Iterable[str]) -> None:
+    """Add ``commits`` (full ids) to the record: they were made on this machine."""
+    ids = [c for c in commits if c]  # (and the seeded mark)
+    if not ids:
+        return
+    path = record_file(common_dir)
+    ensure_own_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, "".join(f"{c}\n" for c in ids).encode("ascii"))  # one write: appends do not interleave
+    finally:
+        os.close(fd)
+
+
+_SEEDED = "seeded"  # the line that says the first record was made (it may be empty)
+
+
+def recorded(common_dir: Path) -> tuple[bool, frozenset[str]]:
+    """(whether the first record was made, the ids recorded so far), without seeding."""
+    path = record_file(common_dir)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return False, frozenset()
+    stamp = (st.st_size, st.st_mtime_ns)
+    cached = _CACHE.get(str(path))
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    with open(path, encoding="ascii", errors="replace") as fh:
+        lines = {line.strip() for line in fh}
+    found = (_SEEDED in lines, frozenset(x for x in lines if len(x) >= 40))
+    _CACHE[str(path)] = (stamp, found)
+    return found
+
+
+def local_commits(common_dir: Path, seed: Callable[[], Iterable[str]]) -> frozenset[str]:
+    """The ids of the commits made on this machine. ``seed`` gives the first record of a
+    repository that has none yet (see the module docstring); it is asked once. Commits recorded
+    before that (a write made before any read) stay recorded."""
+    seeded, ids = recorded(common_dir)
+    if seeded:
+        return ids
+    record_local(common_dir, [*seed(), _SEEDED])
+    return recorded(common_dir)[1]
+
+
+def made_by_clone(git_dir: Path) -> bool:
+    """Was this repository made by ``git clone`` (its HEAD's log begins with ``clone:``)? Then
+    its history came from elsewhere. False when git keeps no such log."""
+    try:
+        with open(Path(git_dir) / "logs" / "HEAD", encoding="utf-8", errors="replace") as fh:
+            first = fh.readline()
+    except OSError:
+        return False
+    return "\tclone: " in first
