@@ -43,6 +43,7 @@ from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import log_entries
 from vault_mem.store.trust import approve_config, approved_config, legacy_settings, seal, unseal
+from vault_mem.store.worktree import same_as_committed
 
 #: the sync's journal in the state folder (vault_mem.vault.recovery.SYNC_JOURNAL): while it exists
 #: the work tree holds the remote's files ahead of HEAD, and a changed vault.toml is not an edit
@@ -119,7 +120,10 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
         approve_config(root, raw, blob, how="approved before (its outbound settings)")
         out.config = out.requested
         return out
-    own = committed != blob and _own_edit(repo, prefix, blob, state_dir)
+    # HEAD's file as a checkout converted it (line ends a peer's .gitattributes asked for) is
+    # HEAD's file, not an edit made here
+    own = (committed != blob and not same_as_committed(repo, raw, committed)
+           and _own_edit(repo, prefix, blob, state_dir))
     if out.requested is None:
         whose = "your uncommitted edit of it" if own else "as committed"
         out.notices.append(f"{CONFIG_FILE} ({whose}) is not used: {out.problem}; {said} until it is fixed"
