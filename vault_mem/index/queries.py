@@ -18,9 +18,10 @@ __all__ = ["ID_LIST", "MAX_CHAIN", "SUPERSEDERS_SQL", "id_list", "superseded_by"
 
 # The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
 # (target, by) where ``by`` is a usable memory, unexpired on the day bound to ``?``, other than
-# ``target`` itself, that names ``target`` in its ``supersedes``.
+# ``target`` itself, that names ``target`` in its ``supersedes``. ``by_path`` lets what an agent is
+# shown leave out the supersessions of memories it is not shown (search.TRUSTED_SUPERSEDED_KEYS_SQL).
 SUPERSEDERS_SQL = (
-    "SELECT s.target AS target, g.key AS by_key FROM supersedes s JOIN files g ON g.id = s.file_id "
+    "SELECT s.target AS target, g.key AS by_key, g.path AS by_path FROM supersedes s JOIN files g ON g.id = s.file_id "
     "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?)"
 )
 #: ``x IN {ID_LIST}`` with :func:`id_list` as its one parameter: a list of any length is one

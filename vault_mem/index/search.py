@@ -29,8 +29,9 @@ verdict is ``incomplete``, never ``none``.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -147,6 +148,8 @@ class Filters:
     scope: str | None = None
     include_expired: bool = False
     today: str = ""
+    #: paths of memories whose ``supersedes`` hides nothing (peers' memories: TRUSTED_SUPERSEDED_KEYS_SQL)
+    distrusted: tuple[str, ...] = ()
     #: :func:`hidden_rows` for this search, counted once (both searches and every FTS5 query
     #: of the common-words cascade over-fetch by it)
     hidden_count: int | None = field(default=None, repr=False, compare=False)
@@ -169,8 +172,12 @@ class Filters:
         if not self.include_expired:
             clauses.append("(f.expires IS NULL OR f.expires >= ?)")
             params.append(self.today)
-            clauses.append(f"f.key NOT IN ({SUPERSEDED_KEYS_SQL})")
-            params.append(self.today)
+            if self.distrusted:
+                clauses.append(f"f.key NOT IN ({TRUSTED_SUPERSEDED_KEYS_SQL})")
+                params += [self.today, json.dumps(list(self.distrusted))]
+            else:
+                clauses.append(f"f.key NOT IN ({SUPERSEDED_KEYS_SQL})")
+                params.append(self.today)
         return " AND ".join(clauses), params
 
     @property
@@ -181,6 +188,12 @@ class Filters:
 
 # Keys a live memory supersedes (queries.SUPERSEDERS_SQL; one ``?``: the day).
 SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({SUPERSEDERS_SQL})"
+# The same, but a memory in a JSON list of paths (the second ``?``: those last changed by a peer
+# not approved here, DESIGN §7) supersedes nothing: a peer's ``supersedes: [your-key]`` must not
+# hide the person's memory from recall and the session context (the committed INDEX.md, a file
+# for people and git, keeps the plain rule: it must read the same on every clone).
+TRUSTED_SUPERSEDED_KEYS_SQL = (f"SELECT target FROM ({SUPERSEDERS_SQL}) "
+                               "WHERE by_path NOT IN (SELECT value FROM json_each(?))")
 
 
 # A query word held by at least max(COMMON_TERM_FLOOR, 1/COMMON_TERM_SHARE of the memories) is
@@ -467,15 +480,17 @@ class RecallSource(Protocol):
 
 
 def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
-               include_expired: bool, today: dt.date) -> RecallResult:
+               include_expired: bool, today: dt.date, distrusted: Collection[str] = ()) -> RecallResult:
     """The whole recall, stage by stage: candidates (both searches), fusion, the verdict
-    (:func:`vault_mem.index.levels.levels`), the hits in rank order."""
+    (:func:`vault_mem.index.levels.levels`), the hits in rank order. ``distrusted``: paths whose
+    ``supersedes`` hides nothing (:class:`Filters`)."""
     if type is not None:
         type = validate_type(type)
     k = max(1, min(int(k), 200))
     db = sc.db
     filters = Filters(type=type, tags=[t for t in (tags or []) if t], scope=scope or None,
-                      include_expired=include_expired, today=today.isoformat())
+                      include_expired=include_expired, today=today.isoformat(),
+                      distrusted=tuple(sorted(distrusted)))
     result = RecallResult()
     terms = query_terms(query)
     reason = sc.vectors_reason()

@@ -430,15 +430,16 @@ class Sidecar(VectorStore):
     _INDEX_WHERE = (
         "f.usable = 1 AND f.type_rank < 4 AND (f.expires IS NULL OR f.expires >= :today) "
         "AND f.conflict_of IS NULL "
-        f"AND f.key NOT IN ({search.SUPERSEDED_KEYS_SQL.replace('?', ':today')})"
+        # :hidden, the memories left out of an agent's context, supersede nothing there either
+        f"AND f.key NOT IN ({search.TRUSTED_SUPERSEDED_KEYS_SQL.replace('?', ':today', 1).replace('?', ':hidden')})"
     )
 
     def entries_for_index(self, today: dt.date, type_rank: int | None = None, *,
                           hidden: Collection[str] = ()) -> Iterator[IndexEntry]:
         """Usable memories in INDEX.md order: pinned, type, newest first, key; or only the
         section ``type_rank`` (pinned first, then newest). Lazy. ``hidden``: paths left out."""
-        skip, extra = ("", {}) if not hidden else \
-            (" AND f.path NOT IN (SELECT value FROM json_each(:hidden))", {"hidden": json.dumps(sorted(hidden))})
+        skip = "" if not hidden else " AND f.path NOT IN (SELECT value FROM json_each(:hidden))"
+        extra = {"hidden": json.dumps(sorted(hidden))}
         if type_rank is not None:
             # two range scans of files_index_order (pinned, type_rank, ...): each in the order wanted
             for pinned in (1, 0):
@@ -489,7 +490,7 @@ class Sidecar(VectorStore):
         """The same number as :meth:`count_for_index`, counted row by row (for ``doctor``)."""
         section = "" if type_rank is None else " AND f.type_rank = :rank"
         return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._INDEX_WHERE}"
-                               f"{section}", {"today": today.isoformat(), "rank": type_rank}).fetchone()[0]
+                               f"{section}", {"today": today.isoformat(), "rank": type_rank, "hidden": "[]"}).fetchone()[0]
 
     def render_index(self, *, budget_tokens: int, today: dt.date | None = None,
                      hidden: Collection[str] = (), author_of: Callable[[str], str] | None = None) -> str:
@@ -501,21 +502,22 @@ class Sidecar(VectorStore):
         rows = {type_: self.entries_for_index(today, TYPE_RANK[type_], hidden=hidden) for type_, _ in SECTIONS}
         sections = rows if author_of is None else \
             {t: (dataclasses.replace(e, author=author_of(e.path)) for e in gen) for t, gen in rows.items()}
-        totals = {type_: self.count_for_index(today, TYPE_RANK[type_]) - self._count_hidden(today, TYPE_RANK[type_], hidden)
-                  for type_, _ in SECTIONS}
+        totals = {type_: self._count_shown(today, TYPE_RANK[type_], hidden) for type_, _ in SECTIONS}
         try:
             return render_index(sections, totals, budget_tokens=budget_tokens)
         finally:
             for gen in rows.values():
                 gen.close()
 
-    def _count_hidden(self, today: dt.date, type_rank: int, hidden: Collection[str]) -> int:
-        """How many of the ``hidden`` paths INDEX.md would list in section ``type_rank``."""
+    def _count_shown(self, today: dt.date, type_rank: int, hidden: Collection[str]) -> int:
+        """How many lines section ``type_rank`` has with the ``hidden`` paths left out (which
+        also supersede nothing there): counted by the triggers when none is (every write), else
+        by scanning the section (an agent's context, once a session)."""
         if not hidden:
-            return 0
+            return self.count_for_index(today, type_rank)
         return self.db.execute(
             f"SELECT count(*) FROM files f WHERE {self._INDEX_WHERE} AND f.type_rank = :rank "
-            "AND f.path IN (SELECT value FROM json_each(:hidden))",
+            "AND f.path NOT IN (SELECT value FROM json_each(:hidden))",
             {"today": today.isoformat(), "rank": type_rank, "hidden": json.dumps(sorted(hidden))}).fetchone()[0]
 
     def render_index_with(self, overrides: dict[str, bytes | None], *, budget_tokens: int,
@@ -595,34 +597,36 @@ class Sidecar(VectorStore):
     # -- recall ----------------------------------------------------------------------------
 
     def recall(self, query: str, *, k: int = 5, type: str | None = None, tags: list[str] | None = None,
-               scope: str | None = None, include_expired: bool = False, today: dt.date | None = None) -> RecallResult:
-        """Hybrid search (see :mod:`vault_mem.index.search`); never raises on the query text."""
+               scope: str | None = None, include_expired: bool = False, today: dt.date | None = None,
+               distrusted: Collection[str] = ()) -> RecallResult:
+        """Hybrid search (see :mod:`vault_mem.index.search`); never raises on the query text.
+        ``distrusted``: paths whose ``supersedes`` hides nothing (peers' memories)."""
         try:
             return self._recall(query, k=k, type=type, tags=tags, scope=scope,
-                                include_expired=include_expired, today=today)
+                                include_expired=include_expired, today=today, distrusted=distrusted)
         except KeywordIndexDamageError as exc:
             # Rebuilt if FTS5's check fails; if it passes, a concurrent write raced the search:
             # ask again, and rebuild only if the index still cannot answer.
             self.repair_fts(str(exc))
             try:
                 return self._recall(query, k=k, type=type, tags=tags, scope=scope,
-                                    include_expired=include_expired, today=today)
+                                    include_expired=include_expired, today=today, distrusted=distrusted)
             except KeywordIndexDamageError as again:
                 self.repair_fts(str(again), force=True)
             return self._recall(query, k=k, type=type, tags=tags, scope=scope,
-                                include_expired=include_expired, today=today)
+                                include_expired=include_expired, today=today, distrusted=distrusted)
         except dbmod.database_error() as exc:
             if not dbmod.is_damage(exc):
                 raise
             self._recover(exc)
             self._reconcile(progress=None, embed=None)
             return self._recall(query, k=k, type=type, tags=tags, scope=scope,
-                                include_expired=include_expired, today=today)
+                                include_expired=include_expired, today=today, distrusted=distrusted)
 
     def _recall(self, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
-                include_expired: bool, today: dt.date | None) -> RecallResult:
+                include_expired: bool, today: dt.date | None, distrusted: Collection[str] = ()) -> RecallResult:
         return search.run_recall(self, query, k=k, type=type, tags=tags, scope=scope,
-                          include_expired=include_expired, today=today or dt.date.today())
+                          include_expired=include_expired, today=today or dt.date.today(), distrusted=distrusted)
 
     # -- the keyword index -----------------------------------------------------------------
 

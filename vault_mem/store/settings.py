@@ -28,6 +28,7 @@ before, and every command names the bad line until it is fixed.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,7 @@ from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import log_entries
 from vault_mem.store.trust import approve_config, approved_config, legacy_settings, seal, unseal
+from vault_mem.store.worktree import same_as_committed
 
 #: the sync's journal in the state folder (vault_mem.vault.recovery.SYNC_JOURNAL): while it exists
 #: the work tree holds the remote's files ahead of HEAD, and a changed vault.toml is not an edit
@@ -119,10 +121,14 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
         approve_config(root, raw, blob, how="approved before (its outbound settings)")
         out.config = out.requested
         return out
-    own = committed != blob and _own_edit(repo, prefix, blob, state_dir)
+    # HEAD's file as a checkout converted it (line ends a peer's .gitattributes asked for) is
+    # HEAD's file, not an edit made here
+    own = (committed != blob and not same_as_committed(repo, raw, committed)
+           and _own_edit(repo, prefix, blob, state_dir))
     if out.requested is None:
         whose = "your uncommitted edit of it" if own else "as committed"
-        out.notices.append(f"{CONFIG_FILE} ({whose}) is not used: {out.problem}; {said} until it is fixed"
+        why = out.problem if own else _named_problem(out.problem or "")
+        out.notices.append(f"{CONFIG_FILE} ({whose}) is not used: {why}; {said} until it is fixed"
                            + ("" if own else f" (edit it, `git commit {CONFIG_FILE}`)"))
         return out
     changes = setting_changes(fallback, out.requested)
@@ -132,9 +138,25 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
         return out
     out.pending_raw, out.pending_blob, out.changes = raw, blob, changes
     out.notices.append(f"{CONFIG_FILE} has changes this machine has not approved ({_last_change(repo, prefix)}): "
-                       f"{describe_changes(changes)}. Until you approve them {said}; review with "
+                       f"{describe_changes(changes, new_text=False)}. Until you approve them {said}; review with "
                        "`vault-mem trust`, approve with `vault-mem trust --yes`")
     return out
+
+
+#: where a ConfigError says the trouble is: ``[section] key`` or TOML's ``(at line N, column M)``
+_WHERE = re.compile(r"\[([a-z_]+)\](?: (?!must\b)([a-z_]+))?|\(at line \d+, column \d+\)")
+
+
+def _named_problem(problem: str) -> str:
+    """Why a vault.toml from elsewhere is not used, naming the setting or the line but quoting
+    none of its values: a notice reaches agents (every MCP result carries it), and a value, like
+    a commit's author name, is text its writer chose (``vault-mem trust`` shows the file)."""
+    found = _WHERE.search(problem)
+    if found is None:
+        return "it is not a usable settings file"
+    if found.group(0).startswith("("):
+        return f"it is not valid TOML {found.group(0)}"
+    return f"[{found.group(1)}]{' ' + found.group(2) if found.group(2) else ''} is not usable"
 
 
 def _deleted_notice() -> str:
@@ -207,5 +229,6 @@ def _last_change(repo: GitRepo, prefix: str) -> str:
         last = []
     if not last:
         return "in no commit"
-    who = "".join(c if c.isprintable() else "?" for c in last[0][2])[:80]
-    return f"commit {last[0][0][:10]} by {who}"
+    # the commit only, not its author's name: the notice reaches agents, and that name is text
+    # its writer chose (`git show` names them to the person)
+    return f"commit {last[0][0][:10]}"

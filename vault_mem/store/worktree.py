@@ -12,6 +12,7 @@ is being made from, which may be a temporary one (``git commit PATH``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
 
 __all__ = [
-    "checkout_files", "checkout_staged", "config_value", "dirty_paths", "gc_auto", "ignored_paths",
+    "as_committed", "checkout_files", "checkout_staged", "config_value", "dirty_paths", "same_as_committed", "gc_auto", "ignored_paths",
     "stage_bytes", "stage_paths", "staged_blob", "staged_changes", "staged_files", "unstaged_paths",
     "untracked_paths",
 ]
@@ -35,6 +36,34 @@ def _encode(paths: Iterable[str]) -> bytes:
 
 
 # -- the work tree -----------------------------------------------------------------------------
+
+#: an ``ident`` keyword as git expands it on checkout (``$Id: <blob id> $``)
+_IDENT = re.compile(rb"\$Id: [0-9a-f]{40,64} \$")
+
+
+def as_committed(data: bytes) -> bytes:
+    """``data`` with what git may change on checkout undone: CRLF line ends (``eol=crlf``,
+    ``text``, ``core.autocrlf``) back to LF, expanded ``$Id: ...$`` keywords (``ident``) back
+    to ``$Id$``."""
+    return _IDENT.sub(b"$Id$", data.replace(b"\r\n", b"\n"))
+
+
+def same_as_committed(repo: GitRepo, data: bytes, blob: str | None) -> bool:
+    """Whether a work-tree file holding ``data`` is the committed ``blob`` as git checked it
+    out, changed by no one here. A checkout converts bytes by attributes that a fresh clone or a
+    plain ``git pull`` takes from a peer's ``.gitattributes`` (``* text eol=crlf``) or by the
+    person's ``core.autocrlf`` (Git for Windows' default): such a file differs from its blob,
+    yet it is the peer's text, not an edit made on this machine (DESIGN §7: what differs from
+    HEAD is taken for this machine's person's word)."""
+    if blob is None:
+        return False
+    if GitRepo.blob_id(data) == blob:
+        return True
+    undone = as_committed(data)
+    if undone == data:
+        return False
+    return GitRepo.blob_id(undone) == blob or as_committed(repo.read_object(blob)[1]) == undone
+
 def dirty_paths(repo: GitRepo, pathspecs: list[str]) -> set[str]:
     """Files under ``pathspecs`` that differ from HEAD or are untracked (not ignored), per
     ``git status``; an empty set when git status fails. Takes no lock (``GIT_OPTIONAL_LOCKS=0``):
@@ -44,7 +73,24 @@ def dirty_paths(repo: GitRepo, pathspecs: list[str]) -> set[str]:
     if proc.returncode != 0:
         return set()
     # each entry is "XY path"; --no-renames means no second path follows an entry
-    return {entry[3:] for entry in proc.stdout.decode("utf-8", "replace").split("\x00") if len(entry) > 3}
+    entries = [e for e in proc.stdout.decode("utf-8", "replace").split("\x00") if len(e) > 3]
+    head = repo.head() if any(e[:2] == " M" for e in entries) else None
+    return {e[3:] for e in entries if e[:2] != " M" or not _checkout_only(repo, head, e[3:])}
+
+
+def _checkout_only(repo: GitRepo, head: str | None, top: str) -> bool:
+    """Whether the tracked file ``top``, changed in the work tree only, differs from HEAD's only
+    by what a checkout converts (:func:`same_as_committed`): not a change made here."""
+    path = Path(repo.toplevel) / top
+    try:
+        if path.is_symlink():
+            return False
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if b"\r\n" not in data and b"$Id: " not in data:
+        return False  # the usual edit: nothing a checkout converts, no lookup
+    return same_as_committed(repo, data, repo.blob_at(head, top))
 
 
 def ignored_paths(repo: GitRepo, paths: list[str]) -> set[str]:

@@ -139,6 +139,8 @@ class Replay:
         found = first_unsafe_entry({self.prefix + rel: (e := entries.get(self.prefix + rel)) and e[0]
                                     for rel in incoming}, self.prefix)
         if found is None:
+            found = self.duplicate_key(incoming)
+        if found is None:
             held = [top[len(self.prefix):] for top in tree_entries(self.repo, self.remote_tip, self.prefix or ".")]
             clash = case_collision([rel for rel in incoming if entries.get(self.prefix + rel)], held)
             if clash:
@@ -150,6 +152,25 @@ class Replay:
                             f"{why}. vault-mem takes only regular files inside the vault from a peer; remove "
                             "that entry on the remote (or integrate by hand) and sync again; nothing changed")
         self.check_limits({top: e[1] for top, e in entries.items() if e and top != self.prefix + INDEX_FILE})
+
+    def duplicate_key(self, incoming: list[str]) -> tuple[str, str] | None:
+        """(path, why) of an incoming memory file whose key the remote's tip holds in another
+        type folder too, where this side does not: of two files of one key all but one are
+        unusable, so a peer's ``facts/editor-choice.md`` took the person's
+        ``preferences/editor-choice.md`` out of recall and the session context. (A type change
+        moves the file: the old one is deleted in the same commits.)"""
+        for rel in sorted(incoming):
+            key = memory_key(rel)
+            if key is None or self.blob(self.remote_tip, rel) is None:
+                continue
+            theirs = [f"{folder}/{key}.md" for folder in TYPE_FOLDERS.values()
+                      if self.blob(self.remote_tip, f"{folder}/{key}.md")]
+            ours = [p for p in theirs if self.blob(self.local, p)]
+            if len(theirs) > 1 and len(ours) < 2:  # a duplication this side did not have already
+                other = next(p for p in theirs if p != rel)
+                return rel, (f"a second memory of key '{key}' beside {shown(other)}: one key, one file (it would "
+                             f"make {shown(other)} unusable here)")
+        return None
 
     def check_limits(self, blobs: dict[str, str]) -> None:
         """Refuse a file (``{top-level path: blob id}``) over the vault's file size limit

@@ -42,7 +42,7 @@ from vault_mem.model.render import Author, Legend
 from vault_mem.store import history
 from vault_mem.store.provenance import made_by_clone
 from vault_mem.store.trust import approved_authors, trust_file
-from vault_mem.store.worktree import config_value, dirty_paths
+from vault_mem.store.worktree import config_value, dirty_paths, same_as_committed
 
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
@@ -170,7 +170,7 @@ def _committed_as_is(ws: Workspace, rel: str, blob: str) -> bool:
         data = ws.disk_bytes(rel)
     except VaultMemError:
         return True  # a link: never read, so never shown; the committed author stands
-    return data is not None and ws.repo.blob_id(data) == blob
+    return data is not None and same_as_committed(ws.repo, data, blob)
 
 
 def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities | None = None, *,

@@ -240,6 +240,7 @@ class Vault:
         result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=validate_type(type) if type else None,
             tags=tags or None, scope=scope, include_expired=include_expired,
+            distrusted=authors.peer_memories(self.ws, self.sidecar),  # a peer's supersedes hides nothing
         )
         if not full:
             for hit in result.hits:
