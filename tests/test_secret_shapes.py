@@ -411,3 +411,19 @@ def test_api_cli_and_mcp_refuse_the_same_and_scan_finds_them(vault) -> None:
         write_memory(root, key, description, body + "\n", **({"tags": tags} if tags else {}))
     got = {f["where"] for f in hygiene.scan(vault)}
     assert got == {f"facts/{key}.md" for key, *_ in cases}
+
+
+def test_a_text_made_of_labels_is_refused_whole_not_judged_label_by_label() -> None:
+    """`key=key=key=...` made the gate judge 20,000 labels (seconds per 80 KB file, hours of CPU
+    for a peer's push); past MAX_LABELS the text is one finding, and below it nothing changes."""
+    from vault_mem.model.secret_labels import MAX_LABELS, TOO_MANY_LABELS
+
+    flood = "key=" * 20_000
+    kinds = {f.kind for f in find_secrets(flood)}
+    assert TOO_MANY_LABELS in kinds
+    with pytest.raises(SecretError):
+        check_write(key="our-keys", description="notes on our keys", body=flood, meta={})
+    # prose under the cap is judged as before: no finding for a page about cache keys
+    calm = "the cache key is a hash of the lockfile. " * (MAX_LABELS - 1)
+    assert find_secrets(calm) == []
+    assert {f.kind for f in find_secrets(calm + "key=")} <= {TOO_MANY_LABELS}

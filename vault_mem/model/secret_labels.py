@@ -212,11 +212,23 @@ def _prose_key(text: str, start: int, cls: str) -> bool:
     return cls != "key" or before.endswith(_KEY_QUALIFIERS)
 
 
+# Judging one label costs ~0.1-0.5 ms, so a text made of labels (`key=key=key=...`, 20,000 of them
+# in an 80 KB file) would cost seconds per file, and a peer's push of such files hours of CPU on
+# every clone. A memory is a short note: one with more labels than this is refused whole as one
+# that cannot be checked (the person splits it), which bounds the gate's work per file.
+MAX_LABELS = 1000
+TOO_MANY_LABELS = "too many credential labels to check"
+
+
 def assignments(text: str, low: str) -> Iterator[Span]:
     """``password=...``, ``secret: ...``, ``--token X``, ``the password is X``, ``the token for
-    staging is X``, ``api key X`` with a literal value (``low``: ``text`` lowercased, same length)."""
+    staging is X``, ``api key X`` with a literal value (``low``: ``text`` lowercased, same length).
+    A text with more than :data:`MAX_LABELS` labels is one finding over the whole text."""
     skip_to = 0
-    for kw in _keywords(low):
+    for n, kw in enumerate(_keywords(low)):
+        if n == MAX_LABELS:
+            yield (TOO_MANY_LABELS, 0, len(text))
+            return
         if kw.start() < skip_to:
             continue  # inside a value already reported: it is one token, judged whole
         start = _name_before(text, kw.start())
