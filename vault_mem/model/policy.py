@@ -48,6 +48,7 @@ from vault_mem.model.memory import (
     validate_type,
 )
 from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_value, seam_secrets, shannon_entropy
+from vault_mem.model.trailers import caller_chosen_text
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
@@ -72,9 +73,6 @@ MAX_DESCRIPTION_CHARS = 200
 
 #: how many recently vetted files a WritePolicy remembers (a write vets a handful)
 _VETTED_KEPT = 16
-
-#: trailers vault-mem writes itself, whose values are keys, actions, types and commit ids
-_OWN_TRAILERS = ("Memory-Key:", "Memory-Action:", "Memory-Type:", "Reverts:", "Resolves:", "Sync-Conflict:")
 
 _WHAT_TO_DO = (
     "Nothing was written. Remove the value and record where the secret lives instead, "
@@ -583,9 +581,7 @@ class WritePolicy:
         like a random token. ``identity``: the commit's (name, email), which a caller chooses
         too (``--agent``, ``VAULT_MEM_AGENT``, vault.toml, a journal) and which git keeps as
         plainly as the message."""
-        kept = [line.partition(":")[2] if line.startswith("Agent:") else line
-                for line in message.splitlines() if not line.startswith(_OWN_TRAILERS)]
-        kinds = sorted({f.kind for f in find_secrets("\n".join(kept))})
+        kinds = sorted({f.kind for f in find_secrets(caller_chosen_text(message))})
         if kinds:
             raise SecretError(f"refused: the commit message holds what looks like {', '.join(kinds)}. "
                               f"{_WHAT_TO_DO}")

@@ -41,6 +41,7 @@ from typing import Self
 import git
 
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, LockTimeoutError
+from vault_mem.model.trailers import AGENT
 from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
 from vault_mem.store.gitindex import GitIndex
@@ -174,7 +175,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         try:
             proc = subprocess.Popen(
                 ["git", "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",
-                 "--format=%x01%ct %(trailers:key=Agent,valueonly,separator=%x2C)", "HEAD", "--", *folders],
+                 f"--format=%x01%ct %(trailers:key={AGENT},valueonly,separator=%x2C)", "HEAD", "--", *folders],
                 cwd=self.toplevel, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH; install git and retry") from exc

@@ -19,7 +19,6 @@ until history is rewritten.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -30,6 +29,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shown
 from vault_mem.model.policy import fix_recipe, mask_secrets
+from vault_mem.model.trailers import SYNC_CONFLICT, add_trailers, trailer
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes
 from vault_mem.store.gitfiles import unapproved_git_files
 from vault_mem.store.history import (
@@ -51,7 +51,6 @@ from vault_mem.vault.steps import write_journal
 if TYPE_CHECKING:
     from vault_mem.sync.remote import SyncReport
 
-_TRAILER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: ")
 
 #: Most paths one sync takes from the remote. The files are written and indexed one at a time
 #: (memory stays bounded whatever comes), but each costs a write, a stat and an index row, and
@@ -286,8 +285,8 @@ class Replay:
                     contested.add(key)
                     kept, edit = self._copy_edits(commit, key, copies[key])
                     edits.update(edit)
-                    notes.append(f"Sync-Conflict: {key} was changed on the remote too; its version was kept"
-                                 + (f", this one is {copies[key]}" if kept else ""))
+                    notes.append(trailer(SYNC_CONFLICT, f"{key} was changed on the remote too; its version was kept"
+                                         + (f", this one is {copies[key]}" if kept else "")))
             self._write(edits.items())
             index = self.vault.render_index().encode()
             self._write([(INDEX_FILE, index)])
@@ -343,10 +342,7 @@ class Replay:
         author date kept, this machine's agent as committer, ``notes`` added to its trailers."""
         message = self.repo.commit_message(original)
         if notes:  # added to the trailer block (vault-mem's messages end in one)
-            text = message.rstrip("\n")
-            last = text.rsplit("\n\n", 1)[-1].splitlines()
-            sep = "\n" if last and "\n\n" in text and all(_TRAILER_RE.match(ln) for ln in last) else "\n\n"
-            message = text + sep + "\n".join(notes) + "\n"
+            message = add_trailers(message, notes)
         return self.repo.replay_commit(original, tree, parent, message, committer=self.vault.identity())
 
 

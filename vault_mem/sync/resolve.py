@@ -12,6 +12,7 @@ from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.conflicts import CONFLICT_RE, strip_conflict
 from vault_mem.model.memory import MAX_KEY_LEN, validate_key
+from vault_mem.model.trailers import RESOLVES, trailer
 from vault_mem.vault.conflicts import list_conflicts
 from vault_mem.vault.core import Vault, WriteResult
 
@@ -39,7 +40,7 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
         folder = copy_rel.split("/")[0]
         type_ = FOLDER_TYPES[folder]
         changes: dict[str, bytes | None] = {copy_rel: None}
-        trailer = f"Resolves: {ck}\n"
+        resolves = trailer(RESOLVES, ck)
         if keep == "theirs":
             new_key, target, action = ck, None, "forget"
             subject = f"resolve: {orig} — kept the synced version, dropped {ck}"
@@ -57,7 +58,7 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
             subject = (f"resolve: {orig} — kept the version from {ck}" if keep == "mine" else
                        f"resolve: {orig} — kept both, {ck} is now {new_key}")
         commit = tx.commit(changes, subject, key=new_key, action=action, type_=type_,
-                                      agent=agent, extra_trailers=trailer)
+                                      agent=agent, extra_trailers=resolves)
         return WriteResult(new_key, type_, target, f"resolve-{keep}", commit)
 
 

@@ -17,6 +17,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path, parse_memory
 from vault_mem.model.policy import mask_secrets
+from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import earlier_versions
@@ -90,8 +91,7 @@ def edit_message(vault: Vault, changes: dict[str, bytes | None], head: str | Non
         actions[key] = (action, FOLDER_TYPES[rel.split("/", 1)[0]], desc)
     if len(actions) == 1:
         key, (action, type_, desc) = next(iter(actions.items()))
-        return (f"edit: {key} — {desc}\n\n{note}\n\nMemory-Key: {key}\nMemory-Action: {action}\n"
-                f"Memory-Type: {type_}\n")
+        return f"edit: {key} — {desc}\n\n{note}\n\n{memory_trailers(key=key, action=action, type_=type_)}"
     keys = sorted(actions)
     shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
     lines = "\n".join(f"- {k}: {actions[k][0]} ({actions[k][1]}) — {actions[k][2]}" for k in keys)

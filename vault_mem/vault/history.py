@@ -16,12 +16,11 @@ from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import rel_path_for, validate_key
 from vault_mem.model.policy import check_text, mask_secrets
+from vault_mem.model.trailers import AGENT, MEMORY_ACTION, MEMORY_KEY, REVERTS, parse_trailers, trailer
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import changed_paths, commit_trailers, log_entries, resolve_commit
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
-
-TRAILER_KEYS = ("Memory-Key", "Memory-Action", "Memory-Type", "Agent")
 
 
 def change_dates(ws: Workspace, files: list[tuple[str, int, bool]]) -> dict[str, str | None]:
@@ -91,10 +90,10 @@ def log(ws: Workspace, key: str | None = None, *, limit: int = 20) -> list[LogEn
     paths = _key_paths(ws, key) if key else [ws.prefix or "."]
     entries = []
     for commit, date, author, subject, trailers in log_entries(ws.repo, paths, limit=limit):
-        t = _parse_trailers(trailers)
-        agent = t.get("Agent")
-        entries.append(LogEntry(commit, date, mask_secrets(author), mask_secrets(subject), t.get("Memory-Key"),
-                                t.get("Memory-Action"), mask_secrets(agent) if agent else agent))
+        t = parse_trailers(trailers)
+        agent = t.get(AGENT)
+        entries.append(LogEntry(commit, date, mask_secrets(author), mask_secrets(subject), t.get(MEMORY_KEY),
+                                t.get(MEMORY_ACTION), mask_secrets(agent) if agent else agent))
     return entries
 
 def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> WriteResult:
@@ -124,22 +123,22 @@ def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> Writ
         if now != after:
             raise VaultMemError(
                 f"cannot undo {commit[:10]}: {rel} changed after it; see `vault-mem log "
-                f"{trailers.get('Memory-Key') or ''}`".rstrip() + " and remember the version you want"
+                f"{trailers.get(MEMORY_KEY) or ''}`".rstrip() + " and remember the version you want"
             )
         tx.expect(rel, now_bytes)
         changes[rel] = ws.repo.read_object(before)[1] if before else None
     if not changes:
         raise VaultMemError(f"nothing to undo: the files of {commit[:10]} are already as before it")
-    key = trailers.get("Memory-Key") or Path(next(iter(changes))).stem
+    key = trailers.get(MEMORY_KEY) or Path(next(iter(changes))).stem
     rel_new = next((r for r, d in changes.items() if d is not None), None)
     type_ = _type_of(rel_new or next(iter(changes)))
     action = "create" if all(d is not None for d in changes.values()) and \
-        trailers.get("Memory-Action") == "forget" else \
+        trailers.get(MEMORY_ACTION) == "forget" else \
         "forget" if all(d is None for d in changes.values()) else "update"
     subject = f'Revert "{info.subject}"'
     result = tx.commit(
         changes, subject, key=key, action=action, type_=type_, agent=agent,
-        extra_trailers=f"Reverts: {commit}\n",
+        extra_trailers=trailer(REVERTS, commit),
     )
     return WriteResult(key, type_, rel_new, "undo", result)
 
@@ -156,7 +155,7 @@ def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
     if is_key:
         for entry in log(ws, target, limit=200):
             if entry.key == target and entry.action:
-                trailers = {"Memory-Key": entry.key, "Memory-Action": entry.action}
+                trailers = {MEMORY_KEY: entry.key, MEMORY_ACTION: entry.action}
                 return entry.commit, trailers
     commit = resolve_commit(ws.repo, target)
     if commit is None:
@@ -164,19 +163,10 @@ def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
             f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
         )
     body = commit_trailers(ws.repo, commit)
-    trailers = _parse_trailers(body)
-    if "Memory-Key" not in trailers:
-        raise UsageError(f"{commit[:10]} is not an agent write (it has no Memory-Key trailer)")
+    trailers = parse_trailers(body)
+    if MEMORY_KEY not in trailers:
+        raise UsageError(f"{commit[:10]} is not an agent write (it has no {MEMORY_KEY} trailer)")
     return commit, trailers
-
-
-def _parse_trailers(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        name, sep, value = line.partition(":")
-        if sep and name in (*TRAILER_KEYS, "Reverts"):
-            out[name] = value.strip()
-    return out
 
 
 def _type_of(rel: str) -> str:

@@ -14,6 +14,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
+from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, read_own
 from vault_mem.store.trust import seal, unseal
 from vault_mem.store.workspace import Workspace
@@ -55,8 +56,7 @@ def read_journal(ws: Workspace, name: str, *, sealed_as: str | None = None) -> d
 def commit_message(subject: str, *, key: str, action: str, type_: str, agent: str,
                    extra_trailers: str = "") -> str:
     """The message of an agent commit: the subject, then the Memory-* and Agent trailers."""
-    return (f"{subject}\n\nMemory-Key: {key}\nMemory-Action: {action}\n"
-            f"Memory-Type: {type_}\nAgent: {agent}\n{extra_trailers}")
+    return f"{subject}\n\n{memory_trailers(key=key, action=action, type_=type_, agent=agent)}{extra_trailers}"
 
 
 def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:

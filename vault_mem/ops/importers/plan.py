@@ -33,6 +33,7 @@ from typing import Any
 
 from vault_mem.errors import MalformedFileError, SecretError, UsageError, VaultMemError
 from vault_mem.model.memory import MAX_KEY_LEN, Memory, build_meta, suggest_key, validate_key
+from vault_mem.model.trailers import memory_trailers
 from vault_mem.ops.importers import claude_md, codex, markdown, records
 from vault_mem.ops.importers.sources import Candidate, Found, Problem, SourceFile, read_file
 
@@ -213,7 +214,7 @@ def import_source(vault, source: str | Path, *, kind: str | None = None, dry_run
         if memories and not dry_run:
             noun = "memory" if len(memories) == 1 else "memories"
             message = (f"import: {len(memories)} {noun} from {kind} {path.name}\n\n"
-                       f"Memory-Action: import\nAgent: {vault.agent}\n")
+                       f"{memory_trailers(action='import', agent=vault.agent)}")
             report.commit = vault.import_memories(memories, message=message)
     return report
 
