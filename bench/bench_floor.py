@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from corpus import load_line  # bench/ is on sys.path when run as a script
 
 from vault_mem.config import EmbedderConfig
-from vault_mem.embed import local as embed
+from vault_mem.embed.registry import get_embedder
 from vault_mem.ops.eval import load_benchmark, run_eval_data
 
 OFF_TOPIC = [
@@ -139,7 +139,7 @@ def main() -> int:
         cfg = EmbedderConfig(provider="openai", url=url, model=args.model or "multilingual-e5-small-q4",
                              prefix="server")
     try:
-        embedder = embed.get_embedder(cfg)
+        embedder = get_embedder(cfg)
         for path in args.files:
             out = measure(path, embedder)
             out["load"] = load_line()

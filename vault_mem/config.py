@@ -37,7 +37,7 @@ def is_state_dir_name(name: str) -> bool:
     return folded.startswith(short + "~") and folded[len(short) + 1:].isdigit()
 
 #: type -> folder, in INDEX.md section order (notes are searchable but not listed).
-#: embedder providers (vault.toml [embedder] provider, VAULT_MEM_EMBEDDER); vault_mem.embed.local builds them
+#: embedder providers (vault.toml [embedder] provider, VAULT_MEM_EMBEDDER); vault_mem.embed.registry builds them
 PROVIDERS = ("local", "multilingual", "ollama", "openai", "none")
 _PROVIDER_LIST = ", ".join(PROVIDERS[:-1]) + " or " + PROVIDERS[-1]
 TYPE_FOLDERS: dict[str, str] = {

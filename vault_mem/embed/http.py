@@ -1,8 +1,8 @@
 """Embedders behind an HTTP server: Ollama (``POST /api/embed``) and any OpenAI-compatible
 ``POST /v1/embeddings``, with their shared batching, error translation and shape checks.
 
-Kept apart from embed.py, which holds the in-process local model and the factory
-(:func:`vault_mem.embed.local.get_embedder`); httpx is imported only when one of these is built.
+Kept apart from local.py, which holds the in-process local model; built by the registry
+(:func:`vault_mem.embed.registry.get_embedder`); httpx is imported only when one of these is built.
 """
 
 from __future__ import annotations

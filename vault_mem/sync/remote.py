@@ -47,8 +47,7 @@ import logging
 import re
 import threading
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.memory import is_memory_path
@@ -69,6 +68,7 @@ from vault_mem.store.history import (
 from vault_mem.store.network import run_remote
 from vault_mem.store.worktree import config_value, ensure_upstream
 from vault_mem.sync.replay import Replay
+from vault_mem.sync.report import SyncReport
 from vault_mem.vault.core import Vault
 
 ATTEMPTS = 4  # the remote moved between our fetch and our push: fetch, integrate, push again
@@ -81,48 +81,6 @@ _RACE = ("non-fast-forward", "fetch first", "failed to update ref", "cannot lock
 _UNREACHABLE = ("could not resolve", "connection refused", "timed out", "network is unreachable",
                 "does not appear to be a git repository", "no such file or directory",
                 "unable to access", "failed to connect", "could not read from remote")
-
-
-@dataclass
-class SyncReport:
-    """What one sync did."""
-
-    remote: str
-    branch: str
-    head: str | None = None
-    received: int = 0  # commits that came from the remote
-    replayed: int = 0  # local commits rebuilt on top of the remote's
-    pushed: int = 0  # commits the remote got from us
-    dropped: list[str] = field(default_factory=list)  # local commits already on the remote
-    conflicts: list[dict[str, Any]] = field(default_factory=list)
-    attempts: int = 0
-    upstream_set: bool = False  # this sync made remote/branch the branch's upstream (git pull works)
-    #: memory files from the remote holding a credential: path, commit, author, reason, how_to_purge
-    quarantined: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def summary(self) -> str:
-        parts = [f"synced with {self.remote}/{self.branch}: received {self.received} commit(s), pushed "
-                 + str(self.pushed)]
-        if self.replayed:
-            parts.append(f"replayed {self.replayed} local commit(s) on top of the remote's")
-        if self.dropped:
-            parts.append(f"{len(self.dropped)} local commit(s) were already on the remote")
-        for c in self.conflicts:
-            parts.append(f"conflict on '{c['key']}': {c['detail']}")
-        if any(c["kind"] == "copy" for c in self.conflicts):
-            parts.append("see them with `vault-mem review`; settle each with "
-                         "`vault-mem resolve KEY --keep mine|theirs|both`")
-        if self.upstream_set:
-            parts.append(f"{self.remote}/{self.branch} is now the branch's upstream (plain `git pull` works)")
-        for q in self.quarantined:
-            parts.append(f"{shown(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
-                         f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
-        if self.attempts > 1:
-            parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
-        return "; ".join(parts) + "."
 
 
 # -- sync ------------------------------------------------------------------------------------

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from vault_mem.config import CONFIG_FILE, TYPE_FOLDERS
 from vault_mem.errors import SyncError, VaultMemError
@@ -44,13 +43,10 @@ from vault_mem.store.history import (
     update_ref,
 )
 from vault_mem.store.trust import approved_config
+from vault_mem.sync.report import SyncReport
 from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
 from vault_mem.vault.steps import write_journal
-
-if TYPE_CHECKING:
-    from vault_mem.sync.remote import SyncReport
-
 
 #: Most paths one sync takes from the remote. The files are written and indexed one at a time
 #: (memory stays bounded whatever comes), but each costs a write, a stat and an index row, and
