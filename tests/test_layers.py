@@ -253,3 +253,22 @@ def test_store_git_modules_run_git_only_through_the_repo(name):
     subprocess: the git layer can change how it runs git in one place."""
     tree = ast.parse((PACKAGE / "store" / f"{name}.py").read_text(encoding="utf-8"))
     assert not any("subprocess" in _imported(n) for n in ast.walk(tree))
+
+
+def test_vault_parameters_are_typed():
+    """A parameter that takes a vault or its workspace says which (``Vault``, ``Workspace``, or a
+    narrower protocol), never ``Any`` nor nothing: a checker then sees every call into them."""
+    names = {"vault", "ws", "workspace"}
+    bad = []
+    for rel, _layer, tree in _modules():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                continue
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                if arg.arg not in names or isinstance(node, ast.Lambda):
+                    continue
+                shown = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+                if shown in ("", "Any", "object", "typing.Any"):
+                    bad.append(f"{rel}:{node.lineno}: {node.name}({arg.arg}: {shown or 'no annotation'})")
+    assert not bad, "untyped vault/workspace parameters:\n" + "\n".join(bad)

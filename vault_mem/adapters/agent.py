@@ -25,12 +25,15 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from vault_mem.adapters.tools import TOOL_NAMES, call_tool, context_index, memory_preamble, schemas
 from vault_mem.errors import UsageError, VaultMemError
+
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
 
 DEFAULT_TIMEOUT_S = 300.0  # a local model on a CPU can take minutes to answer
 CONNECT_TIMEOUT_S = 5.0
@@ -71,7 +74,7 @@ class AgentResult:
                 "tool_calls": [c.to_dict() for c in self.tool_calls]}
 
 
-def system_prompt(vault: Any, today: dt.date | None = None) -> str:
+def system_prompt(vault: Vault, today: dt.date | None = None) -> str:
     """Write policy + today's date + INDEX.md: everything the model needs before its first call."""
     today = today or dt.date.today()
     return (
@@ -109,7 +112,7 @@ def chat_endpoint(url: str) -> str:
     return base + "/v1/chat/completions"
 
 
-def run_agent(vault: Any, message: str, *, url: str, model: str = "local", api_key_env: str | None = None,
+def run_agent(vault: Vault, message: str, *, url: str, model: str = "local", api_key_env: str | None = None,
               max_rounds: int = 6, timeout: float | None = None,
               transport: httpx.BaseTransport | None = None) -> AgentResult:
     """Answer ``message`` with the model at ``url``, letting it use the memory tools on ``vault``."""

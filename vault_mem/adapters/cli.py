@@ -35,7 +35,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.config import CONFIG_FILE, PERSONAL, resolve_vault_root
@@ -44,6 +44,9 @@ from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.model import verdict
 from vault_mem.model.names import shown, shown_text
 from vault_mem.model.render import author_label
+
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
 
 #: The environment variable that turns on debug output (the daemon's log level too).
 LOG_LEVEL_ENV = "VAULT_MEM_LOG_LEVEL"
@@ -72,7 +75,7 @@ def warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def open_vault(args: argparse.Namespace, path: str | None = None):
+def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
     """The vault the command names (``path``, else --vault, else found from here), opened."""
     from vault_mem.vault.core import Vault  # lazy: start-up time (module docstring)
 
@@ -115,7 +118,7 @@ def _vault_label(name: str, several: bool) -> str:
     return f"{name} vault, " if several or name == PERSONAL else ""
 
 
-def _notices(vault, notes: list[str] | None = None) -> None:
+def _notices(vault: Vault | None, notes: list[str] | None = None) -> None:
     for note in vault.take_notices() if notes is None else notes:  # each once, by a command or main()
         warn(f"note: {note}")
 
@@ -466,7 +469,7 @@ def _platform_report() -> tuple[dict, list[str]]:
     return report, [f"weaker on this system: {w}" for w in report["weaker"]]
 
 
-def _daemon_pid(vault) -> int | None:
+def _daemon_pid(vault: Vault) -> int | None:
     from vault_mem.store.locks import daemon_pid  # lazy: start-up time (module docstring)
 
     return daemon_pid(vault.state_dir)
@@ -693,7 +696,7 @@ def cmd_trust(args) -> int:
     return 0
 
 
-def _with_authors(vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
+def _with_authors(vault: Vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
     """``data`` and ``text`` of ``vault-mem trust`` with the authors pending approval added:
     whose memories are not put in front of an agent unasked, and how many each has."""
     from vault_mem.vault.authors import pending_authors  # lazy: start-up time (module docstring)
@@ -708,7 +711,7 @@ def _with_authors(vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any
     return data, text
 
 
-def _trust_authors(args, vault) -> int:
+def _trust_authors(args, vault: Vault) -> int:
     """``vault-mem trust --author EMAIL ...``: approve these commit authors for this vault here."""
     from vault_mem.store.trust import approve_authors
     from vault_mem.vault.authors import pending_authors  # lazy: start-up time (module docstring)

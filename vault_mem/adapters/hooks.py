@@ -135,7 +135,7 @@ def _fit(text: str) -> str:
     return cut(text, MAX_CONTEXT_CHARS, "(more memories than fit here: use recall to search them)")
 
 
-def session_context(vault: Any, event: dict[str, Any]) -> str:
+def session_context(vault: Vault, event: dict[str, Any]) -> str:
     """The memory preamble (with the write policy), then INDEX.md as the agent's context carries
     it (fenced, authors named, unapproved peers left out), rendered within the room the preamble
     leaves under :data:`MAX_CONTEXT_CHARS`: built from the budget, never cut from the end, so
@@ -157,7 +157,7 @@ def person_prompt(prompt: str) -> str:
     return _HOOK_CONTEXT.sub(" ", prompt).strip()
 
 
-def prompt_context(vault: Any, event: dict[str, Any]) -> str | None:
+def prompt_context(vault: Vault, event: dict[str, Any]) -> str | None:
     """The memories that strongly match the prompt, or None when none does."""
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not person_prompt(prompt):
@@ -245,7 +245,7 @@ def several_session_context(vaults: Vaults, event: dict[str, Any]) -> str:
     return head + _BETWEEN.join(index_contexts(vaults, MAX_CONTEXT_CHARS - len(head)))
 
 
-def index_context(vault: Any, event: dict[str, Any]) -> str:
+def index_context(vault: Vault, event: dict[str, Any]) -> str:
     """One vault's INDEX.md as the context carries it, within ``event["max_chars"]`` under
     ``event["heading"]``: the piece :func:`index_contexts` asks each vault (or its daemon) for."""
     from vault_mem.adapters.tools import context_index  # lazy: the hooks' start-up time
@@ -257,7 +257,7 @@ def index_context(vault: Any, event: dict[str, Any]) -> str:
 
 
 #: what each Claude Code hook adds to the context, by hook name (the daemon runs these too)
-CONTEXT_BUILDERS: dict[str, Callable[[Any, dict[str, Any]], str | None]] = {
+CONTEXT_BUILDERS: dict[str, Callable[[Vault, dict[str, Any]], str | None]] = {
     "session-start": session_context,
     "user-prompt-submit": prompt_context,
 }
@@ -268,7 +268,7 @@ READ_BUILDERS = {**CONTEXT_BUILDERS, INDEX_CONTEXT: index_context}
 
 
 # -- git -------------------------------------------------------------------------------------
-def check_staged_file(vault: Any, rel: str, mode: str, data: bytes) -> str | None:
+def check_staged_file(vault: Vault, rel: str, mode: str, data: bytes) -> str | None:
     """Why the staged memory file ``rel`` (vault-relative) may not be committed, or None."""
     from vault_mem.model.memory import key_type_from_path, validate_key  # lazy: the hooks' start-up time
 

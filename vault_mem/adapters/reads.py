@@ -11,11 +11,14 @@ in-process when no daemon answers, so both paths give the same JSON.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.hooks import READ_BUILDERS
 from vault_mem.adapters.tools import get_view, list_rows
 from vault_mem.errors import UsageError
+
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
 
 _STR, _INT, _BOOL, _LIST, _DICT = (str,), (int,), (bool,), (list,), (dict,)
 _ARGS: dict[str, dict[str, tuple[type, ...]]] = {
@@ -48,7 +51,7 @@ def checked(op: str, args: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
-def recall(vault: Any, args: dict[str, Any]) -> dict[str, Any]:
+def recall(vault: Vault, args: dict[str, Any]) -> dict[str, Any]:
     a = checked("recall", args)
     result = vault.recall(a["query"], k=a.get("k"), type=a.get("type"), tags=a.get("tags"),
                           scope=a.get("scope"), include_expired=a.get("include_expired", False),
@@ -56,16 +59,16 @@ def recall(vault: Any, args: dict[str, Any]) -> dict[str, Any]:
     return result.to_dict()
 
 
-def get(vault: Any, args: dict[str, Any]) -> dict[str, Any]:
+def get(vault: Vault, args: dict[str, Any]) -> dict[str, Any]:
     return get_view(vault, checked("get", args)["key"])
 
 
-def list_(vault: Any, args: dict[str, Any]) -> list[dict]:
+def list_(vault: Vault, args: dict[str, Any]) -> list[dict]:
     a = checked("list", args)
     return list_rows(vault, type=a.get("type"), tags=a.get("tags"))
 
 
-def hook(vault: Any, args: dict[str, Any]) -> dict[str, Any]:
+def hook(vault: Vault, args: dict[str, Any]) -> dict[str, Any]:
     a = checked("hook", args)
     build = READ_BUILDERS.get(a["name"])
     if build is None:
@@ -73,4 +76,4 @@ def hook(vault: Any, args: dict[str, Any]) -> dict[str, Any]:
     return {"context": build(vault, a.get("event", {}))}
 
 
-READS: dict[str, Callable[[Any, dict[str, Any]], Any]] = {"recall": recall, "get": get, "list": list_, "hook": hook}
+READS: dict[str, Callable[[Vault, dict[str, Any]], Any]] = {"recall": recall, "get": get, "list": list_, "hook": hook}

@@ -24,7 +24,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.vaults import Vaults
 from vault_mem.adapters.vaults import get_view as several_get_view
@@ -35,6 +35,9 @@ from vault_mem.model import render, verdict, views
 from vault_mem.model.indexmd import CHARS_PER_TOKEN
 from vault_mem.model.fusion import merge_recall
 from vault_mem.model.memory import SOURCES
+
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +202,7 @@ def memory_preamble(root: Any = None, *, tools: str = "tools") -> str:
     )
 
 
-def index_text(vault: Any, *, max_chars: int | None = None) -> str:
+def index_text(vault: Vault, *, max_chars: int | None = None) -> str:
     """INDEX.md as the files make it now: the sidecar (and INDEX.md on disk) are brought up to date
     first, unless a daemon keeps them so. Rendered from the sidecar, the same bytes as the file
     when that is current, never read from disk: the file may be a peer's, from a ``git pull``
@@ -220,7 +223,7 @@ def index_text(vault: Any, *, max_chars: int | None = None) -> str:
 _CONTEXT_FENCE_CHARS = 800
 
 
-def context_index(vault: Any, *, heading: str = "INDEX.md, what is remembered now (recall searches everything):",
+def context_index(vault: Vault, *, heading: str = "INDEX.md, what is remembered now (recall searches everything):",
                   max_chars: int | None = None) -> str:
     """INDEX.md as an agent's context carries it (session start, the agent's system prompt, the
     MCP resource): rendered like :func:`index_text`, but without the memories of peers not
@@ -274,7 +277,7 @@ def get_text(view: dict[str, Any]) -> str:
     return render.fence([quote], tail="\n".join(notes))
 
 
-def list_rows(vault: Any, *, type: str | None = None, tags: list[str] | None = None) -> list[dict[str, Any]]:
+def list_rows(vault: Vault, *, type: str | None = None, tags: list[str] | None = None) -> list[dict[str, Any]]:
     """``list`` as every reader shows it (tools, MCP, ``list --json``): each row with its
     ``author`` and whether that author is ``trusted`` here (the committed author: a listing
     reads no file)."""
@@ -299,7 +302,7 @@ def list_text(data: dict[str, Any]) -> str:
     return render.fence(quotes, heading=f"{len(rows)} memories:", tail=notices)
 
 
-def get_view(vault: Any, key: str, *, today: dt.date | None = None) -> dict[str, Any]:
+def get_view(vault: Vault, key: str, *, today: dt.date | None = None) -> dict[str, Any]:
     """The memory ``key`` as ``get`` shows it everywhere (CLI, tools, MCP): the whole memory with
     its age, flags, reading notes and supersession (:func:`vault_mem.model.views.memory_view`)."""
     mem = vault.get(key)
@@ -339,12 +342,12 @@ class ToolResult:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-def dispatch(vault: Any, name: str, arguments_json: str | dict | None) -> str:
+def dispatch(vault: Vault | Vaults, name: str, arguments_json: str | dict | None) -> str:
     """Run the tool ``name`` with JSON ``arguments_json`` on ``vault``; always a string, never raises."""
     return call_tool(vault, name, arguments_json).text
 
 
-def call_tool(vault: Any, name: str, arguments: str | dict | None) -> ToolResult:
+def call_tool(vault: Vault | Vaults, name: str, arguments: str | dict | None) -> ToolResult:
     """Like :func:`dispatch` but tells errors apart (the MCP server sets ``isError`` from it).
 
     A successful result's ``data`` carries ``notices``: what the vault noticed since the last
@@ -479,7 +482,7 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- handlers ------------------------------------------------------------------------------
-def _target(vault: Any, name: str, args: dict[str, Any]) -> tuple[Any, dict[str, Any], str | None]:
+def _target(vault: Vault | Vaults, name: str, args: dict[str, Any]) -> tuple[Vault, dict[str, Any], str | None]:
     """The one vault a call acts on, its arguments and that vault's name: ``vault`` itself, or,
     for :class:`~vault_mem.adapters.vaults.Vaults`, the one the ``vault`` argument (remember)
     or the key's prefix (get, forget) names; a bare key, the vault holding it."""
@@ -515,18 +518,18 @@ def _several_list(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
 
 
 #: the tools that read every vault when several are in use
-_SEVERAL: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
+_SEVERAL: dict[str, Callable[[Vaults, dict[str, Any]], dict[str, Any]]] = {
     "recall": _several_recall, "list": _several_list, "get": _several_get}
 
 
-def _named_write(vault: Any, data: dict[str, Any]) -> dict[str, Any]:
+def _named_write(vault: Vault, data: dict[str, Any]) -> dict[str, Any]:
     """Every write names its file and its vault (DESIGN §8): ``vault``, the vault's folder
     (``vault_name`` is added by :func:`call_tool` when it chose among vaults)."""
     data["vault"] = str(vault.root)
     return data
 
 
-def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+def _remember(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
     # the frontmatter fields are Vault.remember's own keyword arguments, checked there
     fields = {name: a[name] for name in ("pinned", "expires", "supersedes", "scope", "refs") if name in a}
     result = vault.remember(a["key"], a["description"], a.get("body", ""), type=a.get("type", "fact"),
@@ -537,7 +540,7 @@ def _remember(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+def _recall(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
     result = vault.recall(a["query"], k=a.get("k"), type=a.get("type"), tags=a.get("tags"),
                           scope=a.get("scope"), include_expired=a.get("include_expired", False),
                           full=a.get("full", False))
@@ -557,13 +560,13 @@ def _recall(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _forget(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+def _forget(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
     data = _named_write(vault, vault.forget(a["key"]).to_dict())
     del data["warnings"]  # a forget has none
     return data
 
 
-def _get(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+def _get(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
     view = get_view(vault, a["key"])
     if not _has_extra_meta(view):
         view.pop("meta", None)  # everything in it is already shown; keep the result short
@@ -576,7 +579,7 @@ def _has_extra_meta(view: dict[str, Any]) -> bool:
     return any(k not in shown for k in (view.get("meta") or {}))
 
 
-def _list(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
+def _list(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
     rows = list_rows(vault, type=a.get("type"), tags=a.get("tags"))
     return {"memories": rows, "count": len(rows)}
 
@@ -584,7 +587,7 @@ def _list(vault: Any, a: dict[str, Any]) -> dict[str, Any]:
 #: the tools whose text for a model is memory text, fenced (the rest answer JSON text)
 _TEXT: dict[str, Callable[[dict[str, Any]], str]] = {"recall": recall_text, "get": get_text, "list": list_text}
 
-_HANDLERS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
+_HANDLERS: dict[str, Callable[[Vault, dict[str, Any]], dict[str, Any]]] = {
     "remember": _remember,
     "recall": _recall,
     "forget": _forget,

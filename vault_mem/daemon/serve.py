@@ -36,7 +36,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_mem.config import STATE_DIR, VERSION
 from vault_mem.daemon.protocol import (
@@ -56,9 +56,12 @@ from vault_mem.errors import VaultMemError
 from vault_mem.platform import peers
 from vault_mem.store.files import link_message
 
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
+
 log = logging.getLogger("vault_mem.daemon.process")
 
-Handler = Callable[[Any, dict[str, Any]], Any]
+Handler = Callable[["Vault", dict[str, Any]], Any]
 
 REQUEST_READ_S = 5.0     # a client sends its request at once; a silent one is dropped after this
 ANSWER_WAIT_S = 120.0    # a connection gives up on the main thread after this (client long gone)
@@ -188,7 +191,7 @@ class ReadServer:
         with self._lock:
             return bool(self._queue)
 
-    def answer_pending(self, vault: Callable[[], Any], catch_up: Callable[[], None]) -> None:
+    def answer_pending(self, vault: Callable[[], Vault], catch_up: Callable[[], None]) -> None:
         """Answer every queued read (main thread), each after ``catch_up()`` has indexed the file
         events pending at that moment, on the vault ``vault()`` gives then (a changed vault.toml
         reopens it)."""
@@ -203,7 +206,7 @@ class ReadServer:
             finally:
                 req.done.set()
 
-    def _answer(self, vault: Any, req: _Request) -> dict[str, Any]:
+    def _answer(self, vault: Vault, req: _Request) -> dict[str, Any]:
         try:
             result = self.handlers[req.op](vault, req.args)
             notices = [*self._notices(), *vault.take_notices()]

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.store.files import atomic_write
 
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
+
 FORMATS = ("json", "jsonl")
 
 
-def export_memories(vault, *, type: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+def export_memories(vault: Vault, *, type: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """(records, problems): every usable memory (optionally of one type) as a record, and one
     line per memory file that was left out, with why."""
     out: list[dict[str, Any]] = []

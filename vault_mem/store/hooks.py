@@ -41,9 +41,12 @@ import shlex
 import site
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from vault_mem.errors import VaultMemError
+
+if TYPE_CHECKING:
+    from vault_mem.store.git import GitRepo
 
 MARKER = "# vault-mem hook:"
 #: Each git hook vault-mem installs, and what it does (the comment at the top of the script).
@@ -103,7 +106,19 @@ def template_path() -> Path:
                         "reinstall vault-mem")
 
 
-def hooks_dir(vault: Any) -> Path:
+class RepoFolder(Protocol):
+    """What the hooks need of a vault: its repository and its folder in it (``""`` at the top,
+    else ``sub/``). A :class:`~vault_mem.vault.core.Vault` and a
+    :class:`~vault_mem.store.workspace.Workspace` are both one."""
+
+    @property
+    def repo(self) -> GitRepo: ...
+
+    @property
+    def prefix(self) -> str: ...
+
+
+def hooks_dir(vault: RepoFolder) -> Path:
     """Where git looks for this repository's hooks (honours ``core.hooksPath`` and worktrees)."""
     return Path(vault.repo.hooks_dir)
 
@@ -210,7 +225,7 @@ def _hook_prefix(text: str) -> str | None:
     return words[0] if words else ""
 
 
-def install(vault: Any) -> list[str]:
+def install(vault: RepoFolder) -> list[str]:
     """Write or repair the hooks in the repository's hooks folder; one note per hook saying what
     changed (``installed``, ``updated``, ``already installed``, a chained or skipped hook)."""
     target = hooks_dir(vault)

@@ -29,13 +29,16 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_mem.errors import MalformedFileError, SecretError, UsageError, VaultMemError
 from vault_mem.model.memory import MAX_KEY_LEN, Memory, build_meta, suggest_key, validate_key
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.ops.importers import claude_md, codex, markdown, records
 from vault_mem.ops.importers.sources import Candidate, Found, Problem, SourceFile, read_file
+
+if TYPE_CHECKING:
+    from vault_mem.vault.core import Vault
 
 KINDS = ("claude-code", "codex", "claude-md", "basic-memory", "markdown", "jsonl")
 
@@ -194,7 +197,7 @@ def read_source(path: Path, kind: str, *, max_bytes: int) -> Found:
     return markdown.markdown(path, max_bytes=max_bytes)
 
 
-def import_source(vault, source: str | Path, *, kind: str | None = None, dry_run: bool = False,
+def import_source(vault: Vault, source: str | Path, *, kind: str | None = None, dry_run: bool = False,
                   progress: Callable[[int, int], None] | None = None) -> ImportReport:
     """Import the memories of ``source`` into ``vault`` as one commit (see the module docstring).
     ``kind``: one of :data:`KINDS`, else detected (:func:`detect`)."""
@@ -219,7 +222,7 @@ def import_source(vault, source: str | Path, *, kind: str | None = None, dry_run
     return report
 
 
-def _vet(vault, found: Found, today: dt.date, progress: Callable[[int, int], None] | None) -> list:
+def _vet(vault: Vault, found: Found, today: dt.date, progress: Callable[[int, int], None] | None) -> list:
     """Step 1, 3 and 4 for every memory, without the write lock (the policy is the slow part):
     (Problem, None) for what the source could not give, (ImportItem refused, None), or
     (ImportItem to import, Memory) under its base key."""
@@ -240,7 +243,7 @@ def _vet(vault, found: Found, today: dt.date, progress: Callable[[int, int], Non
     return out
 
 
-def _check(vault, mem: Memory) -> list[str]:
+def _check(vault: Vault, mem: Memory) -> list[str]:
     """The vault's write policy on ``mem``: the request's checks (returning the lint
     warnings), then the file it makes."""
     policy = vault.ws.policy
@@ -251,7 +254,7 @@ def _check(vault, mem: Memory) -> list[str]:
     return warnings
 
 
-def _assign(vault, vetted: list) -> tuple[list[ImportItem], list[Memory]]:
+def _assign(vault: Vault, vetted: list) -> tuple[list[ImportItem], list[Memory]]:
     """Step 2, with the write lock held: each vetted memory's free key, or why it is skipped."""
     items: list[ImportItem] = []
     memories: list[Memory] = []
@@ -301,7 +304,7 @@ def _same(a: Memory, b: Memory) -> bool:
     return (a.type, a.description, a.body.rstrip("\n")) == (b.type, b.description, b.body.rstrip("\n"))
 
 
-def _free_key(vault, mem: Memory, origin: str,
+def _free_key(vault: Vault, mem: Memory, origin: str,
               taken: dict[str, tuple[Memory, str]]) -> tuple[str | None, str | None]:
     """The key ``mem`` gets, or (None, why it is skipped): see the module docstring, step 2."""
     for n in range(1, _MAX_SUFFIX):
