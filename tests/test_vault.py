@@ -181,6 +181,21 @@ def test_uncommitted_person_edit_is_never_overwritten(vault):
     assert "unsaved thought" in path.read_text()
 
 
+def test_reindex_rebuilds_the_sidecar_and_index_md_from_the_files(vault):
+    """``Vault.reindex`` (what ``vault-mem reindex`` runs): the index is rebuilt from the files,
+    a file nothing indexed yet included, and INDEX.md regenerated over a damaged one."""
+    from fakes import write_memory
+
+    vault.remember("alpha", "Alpha is the first fact", "one\n")
+    write_memory(vault.root, "beta", "Beta was written by hand", "two\n")
+    (vault.root / "INDEX.md").write_text("damaged\n")
+    report = vault.reindex()
+    assert (report.added + report.updated + report.unchanged, report.problems) == (2, [])
+    index = (vault.root / "INDEX.md").read_text()
+    assert index == vault.render_index() and "beta" in index and "alpha" in index
+    assert sorted(m["key"] for m in vault.list()) == ["alpha", "beta"]
+
+
 def test_vault_inside_larger_repo_leaves_user_work_alone(tmp_path):
     repo = tmp_path / "project"
     repo.mkdir()

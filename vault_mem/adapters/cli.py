@@ -367,10 +367,7 @@ def cmd_recall(args) -> int:
 
 @command("reindex")
 def cmd_reindex(args) -> int:
-    vault = open_vault(args)
-    with vault.lock:
-        report = vault.sidecar.rebuild(progress=_progress_bar("reindex", min_total=1))
-        vault.write_index()
+    report = open_vault(args).reindex(progress=_progress_bar("reindex", min_total=1))
     emit(args, dataclasses.asdict(report),
          f"reindexed: {report.added + report.updated + report.unchanged} memories, "
          f"{len(report.problems)} problem file(s)")

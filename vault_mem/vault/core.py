@@ -26,7 +26,7 @@ from vault_mem.errors import (
     UsageError,
 )
 from vault_mem.index import dupes
-from vault_mem.index.sidecar import Sidecar
+from vault_mem.index.sidecar import Progress, ReconcileReport, Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import (
     Memory,
@@ -204,6 +204,14 @@ class Vault:
     def write_index(self) -> bytes | None:
         """Regenerate INDEX.md on disk; returns the new bytes when they changed."""
         return write_index(self.ws, self.sidecar)
+
+    def reindex(self, *, progress: Progress | None = None) -> ReconcileReport:
+        """Rebuild the sidecar from the files (it holds nothing else) and regenerate INDEX.md,
+        under the write lock (``vault-mem reindex``); returns what the rebuild found."""
+        with self.lock:
+            report = self.sidecar.rebuild(progress=progress)
+            self.write_index()
+        return report
 
     # -- reads -----------------------------------------------------------------------------
     def get(self, key: str) -> Memory:
