@@ -16,7 +16,7 @@ import pytest
 from conftest import cli, real_embedder
 from fakes import FakeEmbedder, write_memory
 
-from vault_mem.adapters.hooks import prompt_context
+from vault_mem.adapters.contexts import prompt_context
 from vault_mem.adapters.tools import call_tool
 from vault_mem.config import Config, parse_config
 from vault_mem.embed.base import normalise

@@ -27,7 +27,8 @@ from conftest import cli, git, parse_fenced
 from fakes import write_memory
 
 from vault_mem import Vault
-from vault_mem.adapters.hooks import MAX_CONTEXT_CHARS, PROMPT_BODY_CHARS, prompt_context, run_hook
+from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS, PROMPT_BODY_CHARS, prompt_context
+from vault_mem.adapters.hooks import run_hook
 from vault_mem.adapters.tools import memory_preamble
 from vault_mem.errors import UsageError
 from vault_mem.store import provenance
@@ -499,7 +500,7 @@ def test_a_new_users_first_memories_reach_the_prompt_with_the_real_model(vault, 
 def test_the_prompt_hook_searches_what_the_person_typed_not_other_hooks_context(filled):
     """Gemini CLI hands BeforeAgent the prompt with the session-start context (INDEX.md, the
     policy) prepended in <hook_context>: searched whole, it matched the policy, not the question."""
-    from vault_mem.adapters.hooks import person_prompt
+    from vault_mem.adapters.contexts import person_prompt
 
     wrapped = "<hook_context>Long-term memory ...\nINDEX.md ... deploy, billing, editor</hook_context>\n\nwhich text editor do I use?"
     assert person_prompt(wrapped) == "which text editor do I use?"

@@ -16,7 +16,7 @@ from conftest import cli
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem import Vault
-from vault_mem.adapters.hooks import MAX_CONTEXT_CHARS
+from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
 from vault_mem.model.indexmd import SECTIONS
 
 WORDS = ["deploy", "staging", "server", "config", "editor", "cache", "token", "build", "release", "team", "review", "branch", "database", "schema", "migration", "backup", "monitor", "alert", "python", "rust", "docker", "nightly", "weekly"]

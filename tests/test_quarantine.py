@@ -18,7 +18,7 @@ from conftest import cli, git
 from fakes import FakeEmbedder, aws_key, github_token
 
 from vault_mem import Vault
-from vault_mem.adapters import hooks, tools
+from vault_mem.adapters import contexts, tools
 from vault_mem.errors import QuarantinedFileError, SecretError, VaultMemError
 from vault_mem.model.memory import Memory
 from vault_mem.ops import review as hygiene
@@ -43,8 +43,8 @@ def everything_the_agent_sees(v: Vault, key: str, query: str) -> str:
     out = [tools.index_text(v), (v.root / "INDEX.md").read_text()]
     for name, args in (("list", {}), ("recall", {"query": query}), ("get", {"key": key})):
         out.append(tools.call_tool(v, name, args).text)
-    out.append(hooks.session_context(v, {}))
-    out.append(hooks.prompt_context(v, {"prompt": query}) or "")
+    out.append(contexts.session_context(v, {}))
+    out.append(contexts.prompt_context(v, {"prompt": query}) or "")
     return "\n".join(out)
 
 
@@ -380,7 +380,7 @@ def test_a_fresh_clone_never_serves_a_peers_credential_even_from_its_committed_i
         git(b.root, "checkout", "-q", "--", "INDEX.md")  # the regenerated one was never committed
         git(b.root, "pull", "-q", "--no-rebase")
         assert other in (b.root / "INDEX.md").read_text()  # git put it there; no memory file changed
-        assert other not in tools.index_text(b) and other not in hooks.session_context(b, {})
+        assert other not in tools.index_text(b) and other not in contexts.session_context(b, {})
 
 
 @pytest.mark.parametrize("remote_moved", [False, True])

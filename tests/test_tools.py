@@ -158,7 +158,7 @@ def test_no_text_tells_the_agent_to_deny_while_hits_are_shown(vault):
     the MCP instructions, the session-start context, and the tool, CLI and prompt-hook outputs of
     strong and candidates-only results. None tells it to deny or to hold back while hits are
     shown; only the 'none' verdict's sentence says "not stored"."""
-    from vault_mem.adapters.hooks import prompt_context, session_context
+    from vault_mem.adapters.contexts import prompt_context, session_context
     from vault_mem.adapters.mcp_server import instructions
 
     call(vault, "remember", {"key": "editor-choice", "description": "Uses Helix as the main editor"})

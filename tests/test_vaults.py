@@ -16,7 +16,7 @@ import anyio
 from conftest import ROOT, cli, git, run_cli
 from mcp import Client, StdioServerParameters
 
-from vault_mem.adapters.hooks import MAX_CONTEXT_CHARS
+from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
 from vault_mem.config import resolve_vaults
 
 

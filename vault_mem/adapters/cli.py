@@ -97,9 +97,9 @@ def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     root = resolve_vault_root(args.vault)
     answered = protocol.ask(root, op, params)
     if answered is None:
-        from vault_mem.adapters.reads import READS  # lazy: start-up time (module docstring)
+        from vault_mem.adapters.read_here import read_here  # lazy: start-up time (module docstring)
 
-        return READS[op](open_vault(args, str(root)), params)
+        return read_here(open_vault(args, str(root)), op, params)
     result, notices = answered
     _notices(None, notices)
     return result
@@ -108,9 +108,10 @@ def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
 def vaults_of(args: argparse.Namespace):
     """Every vault the command uses (:class:`vault_mem.adapters.vaults.Vaults`): --vault's alone,
     else the project vault and the personal vault found from here."""
+    from vault_mem.adapters.read_here import read_here  # lazy: start-up time (module docstring)
     from vault_mem.adapters.vaults import Vaults  # lazy: start-up time (module docstring)
 
-    return Vaults.resolve(args.vault, agent=getattr(args, "agent", None))
+    return Vaults.resolve(args.vault, agent=getattr(args, "agent", None), here=read_here)
 
 
 def _vault_label(name: str, several: bool) -> str:

@@ -34,29 +34,29 @@ git (installed by :mod:`vault_mem.store.hooks`):
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault_mem.adapters.contexts import (
+    CONTEXT_BUILDERS,
+    INDEX_CONTEXT,
+    MAX_CONTEXT_CHARS,
+    PROMPT_HITS,
+    person_prompt,
+    prompt_hits_context,
+)
 from vault_mem.adapters.distill import stop_hook
+from vault_mem.adapters.read_here import read_here
 from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import FOLDER_TYPES, resolve_vault_root, resolve_vaults
-from vault_mem.daemon import protocol
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
 from vault_mem.model.names import shown
-from vault_mem.model.verdict import STRONG
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
 
-#: Claude Code keeps additionalContext inline up to about 10,000 characters; stay under it.
-MAX_CONTEXT_CHARS = 9000
-PROMPT_HITS = 3
-#: Recall hits whose bodies together stay under this are shown whole; otherwise descriptions only
-#: (a body is never cut: a procedure is read whole or not at all).
-PROMPT_BODY_CHARS = 4000
 CLAUDE_HOOKS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
 #: the end-of-session hook (:mod:`vault_mem.adapters.distill`): asks the agent to save what it learned
 STOP_HOOK = "stop"
@@ -107,7 +107,7 @@ def _claude_hook(name: str) -> Callable[..., HookOutput]:
         event = _event(stdin_text)
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
         try:
-            vaults = Vaults(resolve_vaults(vault_path, start=Path(cwd) if cwd else None))
+            vaults = Vaults(resolve_vaults(vault_path, start=Path(cwd) if cwd else None), here=read_here)
             try:
                 if vaults.several:
                     build = several_session_context if name == "session-start" else several_prompt_context
@@ -133,61 +133,6 @@ def _fit(text: str) -> str:
     from vault_mem.model.render import cut  # lazy: the hooks' start-up time
 
     return cut(text, MAX_CONTEXT_CHARS, "(more memories than fit here: use recall to search them)")
-
-
-def session_context(vault: Vault, event: dict[str, Any]) -> str:
-    """The memory preamble (with the write policy), then INDEX.md as the agent's context carries
-    it (fenced, authors named, unapproved peers left out), rendered within the room the preamble
-    leaves under :data:`MAX_CONTEXT_CHARS`: built from the budget, never cut from the end, so
-    every section keeps its newest lines or at least its "+N more" line."""
-    from vault_mem.adapters.tools import context_index, memory_preamble  # lazy: the hooks' start-up time
-
-    head = memory_preamble(vault.root, tools="vault-mem MCP tools") + "\n\n"
-    return head + context_index(vault, max_chars=MAX_CONTEXT_CHARS - len(head))
-
-
-#: other hooks' context an agent prepends to the prompt it hands a prompt hook (Gemini CLI, in
-#: non-interactive mode, puts the session-start context there, INDEX.md included)
-_HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>", re.DOTALL)
-
-
-def person_prompt(prompt: str) -> str:
-    """What the person typed: ``prompt`` without the hook context an agent wrapped around it.
-    Searched with INDEX.md and the write policy in it, every prompt matched the same things."""
-    return _HOOK_CONTEXT.sub(" ", prompt).strip()
-
-
-def prompt_context(vault: Vault, event: dict[str, Any]) -> str | None:
-    """The memories that strongly match the prompt, or None when none does."""
-    prompt = event.get("prompt")
-    if not isinstance(prompt, str) or not person_prompt(prompt):
-        return None
-    prompt = person_prompt(prompt)
-    return prompt_hits_context([h.to_dict() for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits])
-
-
-def prompt_hits_context(hits: list[dict[str, Any]]) -> str | None:
-    """The prompt hook's context from recall hits (JSON, whole bodies): the strong hits of
-    approved authors, fenced, each naming its vault when it has one; None when there is none.
-
-    Whole, or a pointer: decided here; a peer's memory (an author not approved here) is never
-    injected unasked, however close (recall on request still finds it, marked)."""
-    from vault_mem.model.render import fence, memory_quote  # lazy: the hooks' start-up time
-
-    hits = [h for h in hits if h.get("match") == STRONG and h.get("trusted", True)][:PROMPT_HITS]
-    if not hits:
-        return None
-    whole = sum(len(h["body"]) for h in hits) <= PROMPT_BODY_CHARS
-    quotes = []
-    for h in hits:
-        body = h["body"].strip()
-        more = None if whole or not body else f"get {h['key']}"
-        text = f"{h['description']}\n\n{body if whole else ''}".strip()
-        quotes.append(memory_quote(key=h["key"], type_=h["type"], text=text, vault=h.get("vault"),
-                                   author=h.get("author"), trusted=h.get("trusted", True),
-                                   updated=h.get("date") or "undated", age_days=h.get("age_days"),
-                                   note=h.get("note"), details=more))
-    return fence(quotes, heading="Memories that may be relevant to this prompt (vault-mem recall):")
 
 
 def several_prompt_context(vaults: Vaults, event: dict[str, Any]) -> str | None:
@@ -243,28 +188,6 @@ def several_session_context(vaults: Vaults, event: dict[str, Any]) -> str:
             "projects (the person's own preferences). get and forget take personal:KEY where both vaults "
             "have the key.\n\n")
     return head + _BETWEEN.join(index_contexts(vaults, MAX_CONTEXT_CHARS - len(head)))
-
-
-def index_context(vault: Vault, event: dict[str, Any]) -> str:
-    """One vault's INDEX.md as the context carries it, within ``event["max_chars"]`` under
-    ``event["heading"]``: the piece :func:`index_contexts` asks each vault (or its daemon) for."""
-    from vault_mem.adapters.tools import context_index  # lazy: the hooks' start-up time
-
-    chars, heading = event.get("max_chars"), event.get("heading")
-    if not isinstance(chars, int) or isinstance(chars, bool) or not isinstance(heading, str):
-        raise UsageError("index-context needs max_chars (a whole number) and heading (text)")
-    return context_index(vault, max_chars=chars, heading=heading)
-
-
-#: what each Claude Code hook adds to the context, by hook name (the daemon runs these too)
-CONTEXT_BUILDERS: dict[str, Callable[[Vault, dict[str, Any]], str | None]] = {
-    "session-start": session_context,
-    "user-prompt-submit": prompt_context,
-}
-#: the piece of the session-start context one vault gives when several are in use
-INDEX_CONTEXT = "index-context"
-#: what a vault (or its daemon) answers for the hooks: the hooks' context, and that piece
-READ_BUILDERS = {**CONTEXT_BUILDERS, INDEX_CONTEXT: index_context}
 
 
 # -- git -------------------------------------------------------------------------------------

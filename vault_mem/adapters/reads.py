@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from vault_mem.adapters.hooks import READ_BUILDERS
+from vault_mem.adapters.contexts import READ_BUILDERS
 from vault_mem.adapters.tools import get_view, list_rows
 from vault_mem.errors import UsageError
 

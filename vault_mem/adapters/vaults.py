@@ -18,6 +18,7 @@ Each vault stays separate: its own repository, sidecar, embedder, daemon and tru
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,17 +32,24 @@ if TYPE_CHECKING:
 
 VAULT_NAMES = (PROJECT, PERSONAL)
 
+#: ``here(vault, op, params)``: a read answered in this process (no daemon answered); the callers
+#: pass :func:`vault_mem.adapters.read_here.read_here`, which this module must not import (the
+#: reads use the tools and the hooks' contexts, which use this module: a cycle)
+ReadHere = Callable[["Vault", str, dict[str, Any]], Any]
+
 
 class Vaults:
     """The vaults of ``found``, opened lazily (``agent``: the commit author's name for writes).
     ``daemon``: ask each vault's daemon first (one-shot commands and hooks); a long-lived server
-    keeps its own vaults current and reads them in-process."""
+    keeps its own vaults current and reads them in-process. ``here``: how :meth:`read` answers
+    in this process (:data:`ReadHere`); without it, only a daemon answers :meth:`read`."""
 
     def __init__(self, found: VaultSet, *, agent: str | None = None, daemon: bool = True,
-                 opened: dict[str, Vault] | None = None) -> None:
+                 opened: dict[str, Vault] | None = None, here: ReadHere | None = None) -> None:
         self.found = found
         self.agent = agent
         self.daemon = daemon
+        self.here = here
         self.opened: dict[str, Vault] = dict(opened or {})
         self.notices: list[str] = []
 
@@ -78,9 +86,9 @@ class Vaults:
                 result, notices = answered
                 self.notices += [self._named(name, n) for n in notices]
                 return result
-        from vault_mem.adapters.reads import READS  # lazy: it imports the tools and the model
-
-        return READS[op](self.vault(name), params)
+        if self.here is None:
+            raise UsageError(f"no daemon answered {op} for the {name} vault, and this process reads no vault itself")
+        return self.here(self.vault(name), op, params)
 
     def _named(self, name: str, note: str) -> str:
         return f"{name} vault: {note}" if self.several else note
