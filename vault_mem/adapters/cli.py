@@ -377,37 +377,14 @@ def cmd_reindex(args) -> int:
 
 @command("doctor")
 def cmd_doctor(args) -> int:
-    from vault_mem.ops.review import (  # lazy: start-up time (module docstring)
-        describe_quarantined,
-        quarantined,
-    )
-    from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice  # lazy: start-up time
+    from vault_mem.ops.doctor import diagnose  # lazy: start-up time (module docstring)
+    from vault_mem.ops.review import describe_quarantined  # lazy: start-up time (module docstring)
 
-    vault = open_vault(args)
-    vault.reconcile(progress=_progress_bar("indexing"))
-    diffs = vault.sidecar.doctor()
-    problems = [p for p in vault.sidecar.problems() if not p.quarantined]
-    held = quarantined(vault)  # a file holding a credential fails the check until it is fixed
-    # states outside the index that stop writes: each line says its fix
-    blockers = [b for b in (vault.sidecar.read_only, vault.ws.repository_problem()) if b]
-    history = vault.ws.history_problem()  # an acknowledged commit, or an object it needs, missing
-    index_ok = vault.index_md() == vault.render_index()
-    ignored = vault.ws.ignored_folders()  # new memories there would be in no commit and no sync
-    # what the person should hear but does not make the index wrong: the git hooks in an older,
-    # unsafe form (said here once, not also as a note) and memory other users can read
-    hooks_note = unsafe_hooks_notice(vault.repo.hooks_dir) or missing_hooks_notice(vault.repo.hooks_dir)
-    if hooks_note in vault.notices:
-        vault.notices.remove(hooks_note)
-    warnings = [w for w in (hooks_note, vault.ws.exposure()) if w]
-    # Any broken memory file fails the check too: it is skipped by search and INDEX.md, so the
-    # vault does not hold what its files say until a person fixes it (each line says how).
-    data = {"ok": not diffs and index_ok and not held and not problems and not blockers and not ignored
-                  and not history,
-            "history": history, "differences": diffs, "blockers": blockers, "ignored_folders": ignored,
-            "problems": [{"path": p.path, "reason": p.reason} for p in problems],
-            "quarantined": held, "index_md_current": index_ok, "daemon_pid": _daemon_pid(vault),
-            "warnings": warnings}
-    repaired = [d for d in diffs if d.endswith("rebuilt it from the indexed memories")]
+    found = diagnose(open_vault(args), progress=_progress_bar("indexing"))
+    data = found.to_dict()
+    diffs, repaired, problems, held = found.differences, found.repaired, found.problems, found.quarantined
+    blockers, history, ignored = found.blockers, found.history, found.ignored_folders
+    index_ok, warnings = found.index_md_current, found.warnings
     lines = [f"repaired: {d}" for d in repaired]
     lines += [f"sidecar differs from a fresh rebuild: {d}" for d in diffs if d not in repaired]
     if len(diffs) > len(repaired):
@@ -465,12 +442,6 @@ def _platform_report() -> tuple[dict, list[str]]:
 
     report = summary()
     return report, [f"weaker on this system: {w}" for w in report["weaker"]]
-
-
-def _daemon_pid(vault: Vault) -> int | None:
-    from vault_mem.store.locks import daemon_pid  # lazy: start-up time (module docstring)
-
-    return daemon_pid(vault.state_dir)
 
 
 @command("eval")
