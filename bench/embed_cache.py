@@ -1,7 +1,7 @@
 """A disk cache in front of an embedder, for benchmark runs only.
 
     from embed_cache import CachedEmbedder
-    embedder = CachedEmbedder(embed.get_embedder(cfg), Path("/tmp/me/embed-cache.sqlite"))
+    embedder = CachedEmbedder(get_embedder(cfg), Path("/tmp/me/embed-cache.sqlite"))
 
 Every benchmark vault is built from scratch, so each run embeds the whole file again (minutes on
 a shared machine). This wrapper keeps each (model, kind, text) vector in a SQLite file outside

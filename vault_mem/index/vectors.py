@@ -47,7 +47,7 @@ from vault_mem.model import terms
 
 log = logging.getLogger("vault_mem.index.sidecar")
 
-DEFAULT: object = object()  # "use embed.get_embedder(config.embedder)" (built on first need)
+DEFAULT: object = object()  # "use embed.registry.get_embedder(config.embedder)" (built on first need)
 EMBED_RETRY_S = 60.0  # after an EmbedderError, do not retry filling vectors for this long
 TYPE_CODES = {t: i for i, t in enumerate(TYPE_FOLDERS)}
 VEC_TABLE = "vec_items"
