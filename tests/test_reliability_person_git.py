@@ -176,3 +176,25 @@ def test_stash_and_pop_under_the_daemon_never_commit_an_older_agent_version(tmp_
     text = notes.read_text()
     stashed = git(root, "stash", "list")
     assert all(line in text for line in lines) or stashed, f"a person's line was lost: {text!r}"
+
+
+def test_a_write_waiting_for_a_persons_git_command_says_so_within_seconds(tmp_path):
+    """Found by bench/chaos.py: a write waited up to 5 s for a person's running `git pull` /
+    `checkout` / `stash` without a word (and then waited for locks, silent for 2 s more). Now it
+    says what it waits for after 2 s. A real `git pull` that runs for 8 s (its remote command
+    sleeps) in the vault."""
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.close()
+    pull = subprocess.Popen(["git", "-c", "protocol.ext.allow=always", "pull", "ext::sh -c sleep% 8"], cwd=root,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        started = time.monotonic()
+        r = run_cli("remember", "waits", "-d", "written while a pull runs", "--body", "x", cwd=root)
+        took = time.monotonic() - started
+    finally:
+        pull.kill()
+        pull.wait()
+    assert took >= 4, f"the write did not wait for the pull ({took:.1f} s): the test proves nothing"
+    assert f"waiting for a person's `git pull` (pid {pull.pid})" in r.stderr, r.stderr
