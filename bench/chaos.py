@@ -1,7 +1,7 @@
 """Chaos and fault run (issue 25): agents write while a person uses git, kills land at random
 points, and the disk fills up or turns read-only; then every outcome is checked from git.
 
-    python bench/chaos.py                      # ~300 operations, a few minutes on 2 busy cores
+    python bench/chaos.py                      # 400 operations, a few minutes on 2 busy cores
     python bench/chaos.py --ops 600 --seed 7   # longer, another mix
     python bench/chaos.py --keep --dir /tmp/chaos-run   # keep the vault to look at afterwards
 
@@ -57,8 +57,6 @@ PY = sys.executable
 TEMP_MARK = ".vault-mem-tmp-"
 #: a command silent on stderr for longer than this counts as a wait without a message
 SILENT_LIMIT_S = 5.0
-#: the Python start-up of a command on a loaded machine, not counted as waiting
-STARTUP_ALLOWANCE_S = 3.0
 SECTIONS = (("preference", "Preferences"), ("fact", "Facts"), ("decision", "Decisions"),
             ("procedure", "Procedures"))
 
@@ -95,6 +93,7 @@ class Write:
     message: str = ""
     seconds: float = 0.0
     silent: float = 0.0  # longest stretch without output on stderr (CLI), after start-up
+    during: str = ""  # what the person was doing when it ended
 
 
 @dataclass
@@ -112,6 +111,7 @@ class Run:
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
     fault: str = ""  # "full" or "ro" while a disk fault is on
+    doing: str = ""  # the person's operation now (or the last one)
     counter: int = 0
 
     def count(self, what: str, n: int = 1) -> None:
@@ -130,28 +130,45 @@ class Run:
 
 # -- processes -----------------------------------------------------------------------------------
 class Timed:
-    """A subprocess whose stderr is read as it comes, so the longest silence is known."""
+    """A subprocess whose stderr is read as it comes, and whose state is sampled every 0.1 s,
+    so the longest *wait* without a word is known: a stretch in which the process and its
+    children all sleep (state S, not R or D) and nothing reaches stderr. A process that is
+    merely slow (starved of CPU on a loaded machine: state R) is not waiting."""
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], stdin_data: str | None = None):
         self.start = time.monotonic()
         self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE if stdin_data else subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.err_times: list[float] = []
         self.err: list[bytes] = []
         self.out = b""
+        self.silent = 0.0  # the longest wait without a word so far
+        self._quiet_since: float | None = None
         self._reader = threading.Thread(target=self._read_err, daemon=True)
         self._reader.start()
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
         if stdin_data:
             self.proc.stdin.write(stdin_data.encode())
             self.proc.stdin.close()
 
     def _read_err(self) -> None:
         for line in self.proc.stderr:
-            self.err_times.append(time.monotonic())
             self.err.append(line)
+            self._quiet_since = None  # it said something: a new stretch starts
+
+    def _sample(self) -> None:
+        while self.proc.poll() is None:
+            now = time.monotonic()
+            if _busy(self.proc.pid):
+                self._quiet_since = None
+            elif self._quiet_since is None:
+                self._quiet_since = now
+            else:
+                self.silent = max(self.silent, now - self._quiet_since)
+            time.sleep(0.1)
 
     def wait(self, timeout: float = 180) -> tuple[int, str, str, float, float]:
-        """(returncode, stdout, stderr, seconds, longest silence after start-up)."""
+        """(returncode, stdout, stderr, seconds, longest wait without a word)."""
         try:
             self.out = self.proc.stdout.read()
             rc = self.proc.wait(timeout=timeout)
@@ -159,11 +176,26 @@ class Timed:
             self.proc.kill()
             rc = self.proc.wait()
         self._reader.join(5)
-        end = time.monotonic()
-        marks = [self.start + STARTUP_ALLOWANCE_S, *self.err_times, end]
-        silent = max(b - a for a, b in zip(marks, marks[1:])) if end > marks[0] else 0.0
+        self._sampler.join(5)
         return (rc, self.out.decode("utf-8", "replace"), b"".join(self.err).decode("utf-8", "replace"),
-                end - self.start, max(0.0, silent))
+                time.monotonic() - self.start, self.silent)
+
+
+def _busy(pid: int) -> bool:
+    """Whether ``pid`` or one of its children (and theirs) is running or in disk I/O."""
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/stat", "rb") as fh:
+                state = fh.read().rsplit(b")", 1)[1].split()[0]
+            with open(f"/proc/{p}/task/{p}/children", "rb") as fh:
+                todo += [int(c) for c in fh.read().split()]
+        except (OSError, IndexError, ValueError):
+            continue
+        if state in (b"R", b"D"):
+            return True
+    return False
 
 
 def vm(run: Run, *args: str, cwd: Path | None = None) -> tuple[int, str, str, float, float]:
@@ -194,6 +226,7 @@ def new_write(run: Run, via: str, keys: list[str]) -> Write:
 
 def judge(run: Run, w: Write, ok: bool, message: str) -> None:
     w.outcome = "ok" if ok else "failed"
+    w.during = run.doing + (f", disk {run.fault}" if run.fault else "")
     w.message = message.strip()[-300:]
     if "internal error" in message.lower() or "Traceback" in message or "UNEXPECTED" in message:
         run.violations.append(f"{w.via} write {w.token} of {w.key}: an internal error, not a reason: {w.message}")
@@ -212,7 +245,7 @@ def cli_agent(run: Run, n: int, live: dict[int, str]) -> None:
             w.outcome = "killed"
         else:
             judge(run, w, rc == 0, err)
-        run.stop.wait(run.rnd.uniform(0.05, 0.4))
+        run.stop.wait(run.rnd.uniform(0.2, 1.0))
 
 
 class Served:
@@ -292,7 +325,7 @@ def served_agent(run: Run, kind: str, live: dict[int, str]) -> None:
     try:
         while not run.stop.is_set():
             agent.write(new_write(run, kind, keys))
-            run.stop.wait(run.rnd.uniform(0.1, 0.5))
+            run.stop.wait(run.rnd.uniform(0.2, 1.0))
     finally:
         agent.close()
 
@@ -356,8 +389,10 @@ def retried(run: Run, what: str, argv: list[str], tries: int = 5) -> subprocess.
             if attempt:
                 run.count(f"{what}: went through after {attempt} refusal(s)")
             return proc
-        run.count(f"{what}: refused once")
-        if attempt == 0:
+        mine = "would be overwritten" in proc.stderr and all(
+            f in PERSON_FILES for f in re.findall(r"^\t(\S+)$", proc.stderr, re.MULTILINE))
+        run.count(f"{what}: refused once" + (" (for the person's own edits)" if mine else ""))
+        if attempt == 0 or not mine:
             run.note(f"{what} refused: {proc.stderr.strip()[:200]}")
         time.sleep(0.4)
     return proc
@@ -373,7 +408,10 @@ def in_progress(root: Path) -> str | None:
 def person_op(run: Run, op: str, peer: Path, acked_keys: list[str]) -> None:
     root = run.root
     run.count(f"person: {op}")
-    if op == "commit":
+    run.doing = op
+    if op == "edit":
+        person_edit(run)
+    elif op == "commit":
         if not git(root, "status", "--porcelain", "--", *PERSON_FILES, env=run.env).stdout.strip():
             return
         retried(run, "git add", ["add", "--", *PERSON_FILES])
@@ -385,6 +423,7 @@ def person_op(run: Run, op: str, peer: Path, acked_keys: list[str]) -> None:
     elif op == "repack":
         git(root, "repack", "-adq", env=run.env)
     elif op == "stash":
+        person_edit(run)  # something of the person's to stash
         before = len(git(root, "stash", "list", env=run.env).stdout.splitlines())
         s = git(root, "stash", env=run.env)
         time.sleep(run.rnd.uniform(0.05, 0.5))
@@ -413,11 +452,13 @@ def person_op(run: Run, op: str, peer: Path, acked_keys: list[str]) -> None:
             if in_progress(root):
                 run.violations.append("the rebase could not be aborted")
         elif pull.returncode != 0:
+            run.count("git pull: failed cleanly")
             run.note(f"pull failed cleanly: {pull.stderr.strip()[:200]}")
         if "stash" in (pull.stdout + pull.stderr).lower() and "conflict" in (pull.stdout + pull.stderr).lower():
             run.count("autostash apply conflicted (stash kept)")
             resolve_pop(run)
     elif op == "checkout":
+        person_op(run, "commit", peer, acked_keys)  # a person commits their own edits first
         for target in ("side", "main"):
             co = retried(run, f"git checkout {target}", ["checkout", "-q", target], tries=8)
             if co.returncode != 0:
@@ -429,7 +470,7 @@ def person_op(run: Run, op: str, peer: Path, acked_keys: list[str]) -> None:
         run.count("vault-mem sync ok" if rc == 0 else "vault-mem sync refused")
         if rc != 0:
             run.note(f"sync rc {rc}: {err.strip()[:200]}")
-        check_silence(run, "sync", secs, silent)
+        check_silence(run, f"sync (the disk: {run.fault or 'fine'})", secs, silent)
         if "internal error" in err.lower() or "Traceback" in err:
             run.violations.append(f"sync: {err.strip()[-300:]}")
     elif op == "undo" and acked_keys:
@@ -566,7 +607,7 @@ def chaos(run: Run, peer: Path, mnt: Path | None, ops: int, daemon: Daemon, log:
     daemon.start()
     for t in threads:
         t.start()
-    person = ["edit"] * 6 + ["commit"] * 2 + ["gc", "repack", "stash", "stash", "pull", "checkout", "sync", "undo"]
+    person = ["edit"] * 5 + ["commit"] * 2 + ["stash"] * 3 + ["gc", "repack", "pull", "checkout", "sync", "undo"]
     person_ops = 0
     try:
         while True:
@@ -676,7 +717,8 @@ def check(run: Run, daemon_log: Path) -> None:
         run.violations.append(f"left behind: {', '.join(sorted(leftovers))}")
     for w in run.writes:
         if w.silent > SILENT_LIMIT_S:
-            run.violations.append(f"{w.via} write {w.token} was silent for {w.silent:.1f} s (of {w.seconds:.1f} s)")
+            run.violations.append(f"{w.via} write {w.token} was silent for {w.silent:.1f} s (of {w.seconds:.1f} s; "
+                                  f"the person: {w.during})")
     if in_progress(root):
         run.violations.append(f"a git operation is left in progress: {in_progress(root)}")
     branch = git(root, "symbolic-ref", "-q", "HEAD").stdout.strip()
@@ -753,7 +795,7 @@ for t in ("preference", "fact", "decision", "procedure"):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ops", type=int, default=300, help="agent writes + person operations (default 300)")
+    ap.add_argument("--ops", type=int, default=400, help="agent writes + person operations (default 400)")
     ap.add_argument("--seed", type=int, default=25)
     ap.add_argument("--dir", type=Path, help="work folder (default: a new temp folder)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
