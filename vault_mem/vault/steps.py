@@ -26,6 +26,35 @@ JOURNAL = "pending.json"
 ROLLBACK = "pending.failed.json"
 #: what :func:`read_journal` returns for a journal this machine did not write
 FOREIGN = object()
+#: under .vault-mem/: the blob ids of the files of the last writes whose callers were told they
+#: failed (one a line): a `git stash` taken while such a write was on disk brings its bytes
+#: back with its pop (or an autostash), after the write put back what it found
+FAILED_BLOBS = "failed-writes"
+#: how many of those ids are kept
+FAILED_BLOBS_KEPT = 256
+
+
+def note_failed_write(ws: Workspace, blobs: list[str]) -> None:
+    """Record the blob ids of a failed write's files (best effort: on a full disk the rollback
+    journal alone says what to put back)."""
+    path = ws.state_dir / FAILED_BLOBS
+    try:
+        kept = [b for b in failed_writes(ws) if b not in blobs]
+        lines = [*kept, *blobs][-FAILED_BLOBS_KEPT:]
+        atomic_write(path, ("\n".join(lines) + "\n").encode(), mode=PRIVATE_FILE)
+    except (OSError, VaultMemError):
+        pass
+
+
+def failed_writes(ws: Workspace) -> list[str]:
+    """The blob ids :func:`note_failed_write` recorded, oldest first."""
+    try:
+        raw = read_own(ws.state_dir / FAILED_BLOBS)
+    except (OSError, VaultMemError):
+        return []
+    if raw is None:
+        return []
+    return [line for line in raw.decode("ascii", "replace").split() if len(line) == 40]
 
 
 def write_journal(ws: Workspace, name: str, entry: dict) -> None:
