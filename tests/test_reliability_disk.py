@@ -179,3 +179,29 @@ def test_a_long_lived_process_writes_again_once_the_disk_is_writable_again(small
     committed = _committed_keys(root)
     assert {"rw-again", "space-again"} <= committed
     assert "ro-first" not in committed
+
+
+def test_every_api_write_on_a_filling_disk_is_done_or_refused_with_a_reason(small_disk):
+    """Found by bench/chaos.py: `Vault.remember` on a nearly full disk raised a bare `OSError:
+    [Errno 28]` (its journal could not be written), which the MCP tools answered as an internal
+    error. Each attempt opens the vault anew, as a restarted MCP server or API process does."""
+    from vault_mem import Vault
+    from vault_mem.errors import VaultMemError
+
+    root = small_disk / "vault"
+    Vault.init(root).close()
+    refused, filler = 0, None
+    for leave in (400_000, 300_000, 200_000, 150_000, 100_000, 60_000, 30_000, 0):
+        if filler is not None:
+            filler.unlink()
+        filler = _fill(small_disk, leave)
+        for i in range(3):
+            with Vault(root) as vault:
+                try:
+                    vault.remember(f"api-{leave}-{i}", "written on a filling disk", "z" * 3000)
+                except VaultMemError as exc:
+                    refused += 1
+                    assert "internal error" not in str(exc)
+    filler.unlink()
+    assert refused, "the disk never filled up: the test proves nothing"
+    assert not _temp_files(root), _temp_files(root)

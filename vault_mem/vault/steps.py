@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 
 from vault_mem.config import FOLDER_TYPES
-from vault_mem.errors import VaultMemError
+from vault_mem.errors import VaultMemError, WriteFailedError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
@@ -58,8 +58,16 @@ def failed_writes(ws: Workspace) -> list[str]:
 
 
 def write_journal(ws: Workspace, name: str, entry: dict) -> None:
-    """Journal ``entry`` as ``.vault-mem/<name>``, signed with this machine's key."""
-    atomic_write(ws.state_dir / name, seal(ws.root, name, entry), mode=PRIVATE_FILE)
+    """Journal ``entry`` as ``.vault-mem/<name>``, signed with this machine's key. A journal
+    that cannot be written (a full or read-only disk) refuses the write before anything
+    changed, as a :class:`WriteFailedError` (a bare OSError reached API and MCP callers as an
+    internal error: found by bench/chaos.py)."""
+    try:
+        atomic_write(ws.state_dir / name, seal(ws.root, name, entry), mode=PRIVATE_FILE)
+    except OSError as exc:
+        raise WriteFailedError(f"nothing was written: the journal {ws.state_dir / name} could not be written "
+                               f"({exc.strerror or exc}); check the free disk space and that the vault is "
+                               "writable, then retry") from exc
 
 
 def read_journal(ws: Workspace, name: str, *, sealed_as: str | None = None) -> dict | object | None:
