@@ -25,7 +25,8 @@ clone that pushes to it):
 
 At the end (daemon stopped, one ``vault-mem list`` to finish interrupted writes) it checks, and
 prints each violation: every acknowledged write is in history with its content; no write
-reported failed is in history (memory files or INDEX.md) or on disk; every line a person added
+reported failed is in a branch's history (memory files or INDEX.md; one left on disk uncommitted
+is counted); every line a person added
 is on disk, in history or in a stash; ``git fsck`` is clean; no lock, owner record, journal or
 temp file is left; no command waited over 5 s before saying anything on stderr; ``doctor``
 passes and a new write lands; INDEX.md lists every section at 400 memories (a separate vault,
@@ -653,10 +654,12 @@ def chaos(run: Run, peer: Path, mnt: Path | None, ops: int, daemon: Daemon, log:
 
 
 # -- the checks ----------------------------------------------------------------------------------
-def history_blobs(root: Path) -> tuple[dict[str, str], list[str]]:
-    """({blob text: path} of every memory-file blob reachable from any ref or stash entry,
-    [every INDEX.md blob text])."""
-    revs = ["--all", *git(root, "stash", "list", "--format=%H").stdout.split()]
+def history_blobs(root: Path, *, stashes: bool) -> tuple[dict[str, str], list[str]]:
+    """({blob text: path} of every memory-file blob reachable from a branch (and, with
+    ``stashes``, from the person's stash entries), [every INDEX.md blob text])."""
+    revs = ["--branches", "--remotes"]
+    if stashes:
+        revs += git(root, "stash", "list", "--format=%H").stdout.split()
     listing = git(root, "rev-list", "--objects", *revs).stdout
     wanted = {}
     for line in listing.splitlines():
@@ -685,24 +688,30 @@ def check(run: Run, daemon_log: Path) -> None:
     rc, out, err, *_ = vm(run, "list")
     if rc != 0:
         run.violations.append(f"`vault-mem list` after the run failed: {err.strip()[-300:]}")
-    texts, index_texts = history_blobs(root)
+    texts, index_texts = history_blobs(root, stashes=False)  # what was committed
     memory_text = "\n".join(texts)
     index_text = "\n".join(index_texts)
-    disk_text = "\n".join(p.read_text(errors="replace") for p in root.rglob("*.md") if ".git" not in p.parts)
+    kept_text = "\n".join(history_blobs(root, stashes=True)[0])  # a person's stash keeps too
+    disk_files = {str(p.relative_to(root)): p.read_text(errors="replace")
+                  for p in root.rglob("*.md") if ".git" not in p.parts}
     for w in run.writes:
         if w.outcome == "ok":
             if not any(w.token in t and w.body in t and w.description in t for t in texts):
                 run.violations.append(f"acknowledged {w.via} write {w.token} of {w.key} is not in history")
         elif w.outcome == "failed":
             where = [name for name, text in (("a memory file in history", memory_text),
-                                             ("an INDEX.md in history", index_text),
-                                             ("a file on disk", disk_text)) if w.token in text]
+                                             ("an INDEX.md in history", index_text)) if w.token in text]
             if where:
                 run.violations.append(f"{w.via} write {w.token} of {w.key} reported failed "
                                       f"({w.message[:120]}) is in {', '.join(where)}")
+            on_disk = [rel for rel, text in disk_files.items() if w.token in text]
+            if on_disk:  # not committed: the daemon puts HEAD's version back, never commits it
+                run.count("failed writes whose bytes are on disk at the end (uncommitted)")
+                run.note(f"{w.via} write {w.token} reported failed: its bytes are in {', '.join(on_disk)} "
+                         "on disk, uncommitted")
     for rel, line in run.person_lines:
         on_disk = (root / rel).exists() and line in (root / rel).read_text(errors="replace")
-        if not on_disk and line not in memory_text:
+        if not on_disk and line not in kept_text:
             run.violations.append(f"the person's line {line!r} of {rel} is lost")
     fsck = git(root, "fsck", "--no-progress", "--no-dangling")
     if fsck.returncode != 0 or fsck.stdout.strip() or "error" in fsck.stderr:
