@@ -205,3 +205,42 @@ def test_every_api_write_on_a_filling_disk_is_done_or_refused_with_a_reason(smal
     filler.unlink()
     assert refused, "the disk never filled up: the test proves nothing"
     assert not _temp_files(root), _temp_files(root)
+
+
+def test_a_write_that_must_first_finish_a_killed_one_on_a_full_disk_says_why(small_disk):
+    """Found by bench/chaos.py (18 of 95 refusals in one run, API and MCP): a writer killed
+    after its journal and before its file (kill -9), then a full disk: the next write must redo
+    the killed write's file first, and that failed with a bare `OSError: [Errno 28]` (an
+    internal error to MCP callers) instead of a refusal saying why. Once space is back, the
+    killed write is finished as the journal says."""
+    import signal
+    import sys
+    import time
+
+    from vault_mem import Vault
+    from vault_mem.errors import VaultMemError
+
+    root = small_disk / "vault"
+    Vault.init(root).close()
+    env = {**os.environ, "VAULT_MEM_PAUSE_AT": "after-journal", "VAULT_MEM_EMBEDDER": "none"}
+    writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "remember", "killed", "-d", "killed mid-write",
+                               "--body", "k" * 20_000], cwd=root, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    paused = root / ".vault-mem" / "paused-after-journal"
+    deadline = time.monotonic() + 60
+    while not paused.exists():
+        assert time.monotonic() < deadline and writer.poll() is None, "the writer never paused"
+        time.sleep(0.05)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    paused.unlink()
+    filler = _full(small_disk)
+    try:
+        with Vault(root) as vault, pytest.raises(VaultMemError, match="nothing was written"):
+            vault.remember("next", "the write after the kill", "n")
+    finally:
+        filler.unlink()
+    r = cli("remember", "next", "-d", "the write after the kill", "--body", "n", cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert {"killed", "next"} <= _committed_keys(root)
+    assert not _temp_files(root), _temp_files(root)

@@ -78,7 +78,14 @@ class WriteTransaction:
         self.ws.wait_for_person_git()  # before the lock: the person's git hooks take it
         self.ws.lock.acquire()
         try:
-            recover(self.ws, self.sidecar)
+            try:
+                recover(self.ws, self.sidecar)
+            except OSError as exc:
+                # finishing or putting back another write on a full or read-only disk: this write
+                # has not begun (a bare OSError reached MCP callers as an internal error)
+                raise WriteFailedError(
+                    f"nothing was written: finishing an interrupted write first failed ({exc.strerror or exc}); "
+                    "check the free disk space and that the vault is writable, then retry") from exc
             # a running git command is looked for just before the files are written (write())
             self.branch = self.ws.check_git_state(running=False)
         except BaseException:
@@ -130,6 +137,7 @@ class WriteTransaction:
             raise HeadMovedError(f"HEAD moved off {str(self.branch).removeprefix('refs/heads/')} while "
                                  "vault-mem was preparing a write (a git checkout?); nothing was written: retry")
         write_journal(ws, JOURNAL, journal)
+        checkpoint("after-journal", ws.state_dir)
         written: list[str] = []
         try:
             for rel, data in changes.items():
