@@ -444,7 +444,7 @@ class Database:
         if self.opened_read_only:
             try:
                 fresh = _open_once(self.path)
-            except (IndexStoreError, *errors()):  # noqa: B030 - both driver errors
+            except (IndexStoreError, *errors()):
                 return self.read_only
             old, self.conn = self.conn, fresh.conn
             self.vec_loaded, self.vec_ok, self.vec_reason = fresh.vec_loaded, fresh.vec_ok, fresh.vec_reason
