@@ -143,22 +143,18 @@ def changed_memory_paths(ws: Workspace) -> list[str]:
 
 
 def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
-                 *, branch: str | None = None, warnings: list[str] | None = None,
-                 index_written: list[bytes] | None = None) -> str | None:
+                 *, branch: str | None = None, warnings: list[str] | None = None) -> str | None:
     """Sidecar + INDEX.md + commit for files already on disk; clears the journal.
 
     The commit holds ``files`` as given (the bytes the write checked and wrote, never re-read
     from disk, where a checkout or an editor may have changed them meanwhile) and INDEX.md as
-    :func:`commit_index` makes it; INDEX.md on disk reflects every file. ``index_written`` gets
-    the bytes of INDEX.md written on disk, if any."""
+    :func:`commit_index` makes it; INDEX.md on disk reflects every file."""
     rels = list(files)
     checkpoint("during-index", ws.state_dir)
     # a person's uncommitted files too, so that INDEX.md on disk reflects every file
     changed = changed_memory_paths(ws)
     sidecar.refresh_paths([*rels, *(p for p in changed if p not in files)])
-    wrote = write_index(ws, sidecar)
-    if wrote is not None and index_written is not None:
-        index_written.append(wrote)  # what a rollback may have to take back
+    write_index(ws, sidecar)
     head = ws.repo.head()
 
     def index_for(parent: str | None) -> bytes:

@@ -27,7 +27,6 @@ from typing import Any, Self
 from vault_mem.errors import ConcurrentEditError, HeadMovedError, VaultMemError, WriteFailedError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, remove_file
-from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.recovery import recover
@@ -71,8 +70,6 @@ class WriteTransaction:
         self.branch: str | None = None
         #: what went wrong after the commit landed (the write still succeeded)
         self.warnings: list[str] = []
-        #: INDEX.md as this transaction's write put it on disk (see _index_back_to_head)
-        self._index_written: list[bytes] = []
 
     def __enter__(self) -> Self:
         self.ws.wait_for_person_git()  # before the lock: the person's git hooks take it
@@ -150,7 +147,7 @@ class WriteTransaction:
             checkpoint("after-write", ws.state_dir)
             # finish_write raises only while nothing has landed (after the commit, a warning)
             return finish_write(ws, self.sidecar, changes, message, who, branch=self.branch,
-                                warnings=self.warnings, index_written=self._index_written)
+                                warnings=self.warnings)
         except BaseException as exc:
             # One rule: a write whose caller is told it failed never lands, not now and not
             # later; only a write whose process died without answering is finished by recovery.
@@ -162,23 +159,6 @@ class WriteTransaction:
                 + ("what the write had put on disk was put back" if rolled else
                    "what the write had put on disk is put back by the next vault-mem command")
                 + "; check the free disk space and that the vault is writable, then retry") from exc
-    def _index_back_to_head(self) -> None:
-        """A person's git operation under way (an autostash rebase, a stash, a checkout) found
-        the work tree as HEAD has it, or finds it so at its next step: an INDEX.md this write
-        put on disk meanwhile would stop it half-way ("Your local changes to INDEX.md would be
-        overwritten"; found by bench/chaos.py: `git pull --rebase --autostash` left
-        rebase-merge/). Put HEAD's back, only where INDEX.md still holds what this write wrote."""
-        ws = self.ws
-        if not self._index_written:
-            return
-        oid = ws.repo.blob_at(ws.repo.head(), ws.top(INDEX_FILE))
-        if oid is None:
-            return
-        try:
-            atomic_write(ws.root / INDEX_FILE, ws.repo.read_object(oid)[1], expect=self._index_written[-1])
-        except (VaultMemError, OSError):
-            pass  # changed since (git's checkout of it, a regeneration): not ours to put back
-
     def _committed_or_absent(self, rel: str) -> bytes | None:
         if self.ws.disk_bytes(rel) is None:
             return None
@@ -221,8 +201,6 @@ class WriteTransaction:
             # command bring it up to date); after one, it must match the files again
             if ws.repo.person_operation() is None:
                 write_index(ws, self.sidecar)
-            else:
-                self._index_back_to_head()
         except Exception:  # noqa: BLE001 - a full disk: the next command's reconcile repairs them
             done = False
         if done:
