@@ -84,3 +84,49 @@ def test_doctor_fails_when_an_object_of_the_branch_is_missing(tmp_path):
 
 if __name__ == "__main__":  # pragma: no cover - a quick manual run
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+@pytest.mark.slow
+def test_sync_and_undo_under_git_gc_lose_no_object(tmp_path):
+    """Objects before refs for the other two writers of history: ``vault-mem sync`` replays this
+    machine's commits on the remote's tip as new, unreachable objects and then moves the branch
+    (``git update-ref``), and ``undo`` commits a revert; a ``git gc --prune=now`` / ``git prune
+    --expire=now`` looping meanwhile must not leave the branch naming a missing object."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    git(root, "remote", "add", "origin", str(remote))
+    git(root, "push", "-q", "-u", "origin", "main")
+    peer = tmp_path / "peer"
+    git(tmp_path, "clone", "-q", str(remote), str(peer))
+    stop, ran = threading.Event(), []
+    gc = threading.Thread(target=_maintenance, args=(root, stop, ran))
+    synced = undone = 0
+    try:
+        gc.start()
+        for round_ in range(4):
+            for i in range(12):  # local commits the sync replays on the remote's tip
+                vault.remember(f"sync-{round_}-{i}", f"local note {round_} {i}", f"body {round_} {i} " * 30)
+            (peer / "facts").mkdir(exist_ok=True)
+            (peer / "facts" / f"peer-{round_}.md").write_text(
+                f"---\ndescription: a peer's note {round_}\n---\n\npeer body {round_}\n")
+            git(peer, "add", "-A")
+            git(peer, "commit", "-qm", f"peer {round_}", "--no-verify")
+            git(peer, "pull", "-q", "--rebase")
+            git(peer, "push", "-q")
+            r = run_cli("sync", cwd=root)
+            synced += r.returncode == 0
+            assert "internal error" not in r.stderr, r.stderr
+            r = run_cli("undo", f"sync-{round_}-0", cwd=root)
+            undone += r.returncode == 0
+            assert "internal error" not in r.stderr, r.stderr
+    finally:
+        stop.set()
+        gc.join()
+        vault.close()
+    assert len(ran) > 3, "git maintenance never ran: the test proves nothing"
+    assert synced and undone, (synced, undone)
+    fsck = subprocess.run(["git", "fsck", "--no-progress", "--no-dangling"], cwd=root, capture_output=True, text=True)
+    assert fsck.returncode == 0 and "missing" not in fsck.stdout + fsck.stderr, fsck.stdout + fsck.stderr
+    assert run_cli("doctor", cwd=root).returncode == 0

@@ -176,3 +176,62 @@ def test_stash_and_pop_under_the_daemon_never_commit_an_older_agent_version(tmp_
     text = notes.read_text()
     stashed = git(root, "stash", "list")
     assert all(line in text for line in lines) or stashed, f"a person's line was lost: {text!r}"
+
+
+def test_a_write_waiting_for_a_persons_git_command_says_so_within_seconds(tmp_path):
+    """Found by bench/chaos.py: a write waited up to 5 s for a person's running `git pull` /
+    `checkout` / `stash` without a word (and then waited for locks, silent for 2 s more). Now it
+    says what it waits for after 2 s. A real `git pull` that runs for 8 s (its remote command
+    sleeps) in the vault."""
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.close()
+    pull = subprocess.Popen(["git", "-c", "protocol.ext.allow=always", "pull", "ext::sh -c sleep% 8"], cwd=root,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        started = time.monotonic()
+        r = run_cli("remember", "waits", "-d", "written while a pull runs", "--body", "x", cwd=root)
+        took = time.monotonic() - started
+    finally:
+        pull.kill()
+        pull.wait()
+    assert took >= 4, f"the write did not wait for the pull ({took:.1f} s): the test proves nothing"
+    assert f"waiting for a person's `git pull` (pid {pull.pid})" in r.stderr, r.stderr
+
+
+def test_a_failed_writes_bytes_brought_back_by_a_stash_pop_are_never_committed(tmp_path):
+    """Found by bench/chaos.py (1 of 320 writes): an agent write had its file on disk when a
+    person's `git pull --rebase --autostash` stashed it; HEAD moved, so the write failed ("HEAD
+    moved off main ...; nothing was written") and found nothing of its own to put back; the
+    autostash's pop then brought its bytes back and the daemon committed them as the person's
+    edit: a write reported failed was in history. Here the write fails for real (a checkout
+    lands before it writes its file), then its bytes come back on disk as that pop left them;
+    the daemon must put HEAD's version back, not commit them."""
+    from test_daemon import start_daemon, stop
+
+    from vault_mem.errors import HeadMovedError
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("busy", "agent version one", "v1")
+    v1 = git(root, "rev-parse", "HEAD:facts/busy.md").strip()
+    failed = (root / "facts" / "busy.md").read_bytes().replace(b"agent version one", b"agent version two")
+    with vault.transaction() as tx:
+        git(root, "checkout", "-q", "--detach")
+        with pytest.raises(HeadMovedError, match="nothing was written"):
+            tx.commit({"facts/busy.md": failed}, "remember: busy", key="busy", action="update", type_="fact")
+    vault.close()
+    git(root, "checkout", "-q", "main")
+    (root / "facts" / "busy.md").write_bytes(failed)  # what the stash's pop gives back
+    daemon = start_daemon(root, VAULT_MEM_QUIET_SECONDS="0.3", VAULT_MEM_DEBOUNCE_MS="20")
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and git(root, "hash-object", "facts/busy.md").strip() != v1:
+            time.sleep(0.1)
+    finally:
+        rc, log = stop(daemon)
+    history = git(root, "log", "-p", "--all", "--", "facts/busy.md")
+    assert "agent version two" not in history, f"a write reported failed was committed\n{log[-2000:]}"
+    assert git(root, "hash-object", "facts/busy.md").strip() == v1, log[-2000:]
+    assert git(root, "status", "--porcelain", "--", "facts") == ""

@@ -429,7 +429,31 @@ class Database:
         self.vec_reason = vec_reason
         #: why this process cannot write the file (with the fix), or None: reads still work
         self.read_only: str | None = None
+        #: the connection itself was opened read-only (``mode=ro``/``immutable=1``)
+        self.opened_read_only = False
         self._depth = 0
+
+    def check_read_only(self) -> str | None:
+        """:attr:`read_only`, asked again: a long-lived process (the daemon, an MCP server, an
+        API caller) that found the index read-only or the disk full writes again once that is
+        over (a remount, space freed), instead of refusing every write until it is restarted."""
+        if self.read_only is None or self._depth:
+            return self.read_only
+        if read_only_reason(self.path) is not None or full_disk_reason(self.path) is not None:
+            return self.read_only
+        if self.opened_read_only:
+            try:
+                fresh = _open_once(self.path)
+            except (IndexStoreError, *errors()):
+                return self.read_only
+            old, self.conn = self.conn, fresh.conn
+            self.vec_loaded, self.vec_ok, self.vec_reason = fresh.vec_loaded, fresh.vec_ok, fresh.vec_reason
+            self.opened_read_only = False
+            with contextlib.suppress(Exception):
+                old.close()
+        log.info("the index %s can be written again", self.path)
+        self.read_only = None
+        return None
 
     def execute(self, sql: str, params=()):
         return self.conn.execute(sql, params)
@@ -456,7 +480,7 @@ class Database:
             finally:
                 self._depth -= 1
             return
-        if self.read_only is not None:
+        if self.check_read_only() is not None:
             raise IndexStoreError(self.read_only)
         waits = None if wait else self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
         try:
@@ -486,11 +510,20 @@ class Database:
 
     def _refuse_read_only(self, exc: BaseException) -> None:
         """A write refused because the file cannot be written (found only now: the permissions
-        changed, or a read-only mount): say so with the fix, as :func:`read_only_reason` does."""
-        if isinstance(exc, database_error()) and is_read_only(exc):
+        changed, a read-only mount, a full disk): say so with the fix, as :func:`read_only_reason`
+        and :func:`full_disk_reason` do, as an IndexStoreError (never a bare SQLite error, which
+        callers would report as an internal error)."""
+        if not isinstance(exc, database_error()):
+            return
+        if is_read_only(exc):
             self.read_only = read_only_reason(self.path) or (
                 f"the index database {self.path} cannot be written ({exc}); make it and its folder "
                 "writable, or delete it (it is rebuilt from the memory files), and retry")
+            raise IndexStoreError(self.read_only) from exc
+        full = full_disk_reason(self.path)
+        if is_full(exc) or (full is not None and "i/o error" in str(exc).lower()):
+            self.read_only = full or (f"the disk holding {self.path.parent} is full ({exc}), so vault-mem "
+                                      "cannot keep its index up to date; free some space and retry")
             raise IndexStoreError(self.read_only) from exc
 
     def close(self) -> None:
@@ -545,7 +578,10 @@ def _raw_connect(path: Path, *, read_only: str | None = None):
         conn = mod.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                            check_same_thread=False)
     else:
-        flag = "mode=ro" if os.access(path.parent, os.W_OK | os.X_OK) else "immutable=1"
+        # a full disk: mode=ro needs a -shm file it cannot make; immutable=1 reads the file as it
+        # is (what a checkpointed index holds: the last connection's close checkpoints it)
+        flag = "mode=ro" if os.access(path.parent, os.W_OK | os.X_OK) and full_disk_reason(path) is None \
+            else "immutable=1"
         uri = f"{path.resolve().as_uri()}?{flag}"
         conn = mod.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                            check_same_thread=False)
@@ -611,8 +647,29 @@ def read_only_reason(path: Path) -> str | None:
     return None
 
 
-def _open_once(path: Path) -> Database:
-    read_only = read_only_reason(path)
+#: below this many free bytes the disk holding the index counts as full: SQLite cannot even
+#: make its -shm file, and a write would fail half-way
+FULL_DISK_BYTES = 256 * 1024
+
+
+def full_disk_reason(path: Path) -> str | None:
+    """Why the index at ``path`` cannot be written because its disk is full (with the fix), or
+    None when there is room (or the free space cannot be read)."""
+    try:
+        st = os.statvfs(path.parent)
+    except OSError:
+        return None
+    free = st.f_bavail * st.f_frsize
+    if free >= FULL_DISK_BYTES:
+        return None
+    return (f"the disk holding {path.parent} is full ({free} bytes free), so vault-mem cannot keep its "
+            "index up to date; free some disk space and retry")
+
+
+def _open_once(path: Path, *, unwritable: str | None = None) -> Database:
+    """Open ``path``; ``unwritable`` (why it cannot be written, e.g. a full disk) opens it
+    read-only even where the permissions would allow writing."""
+    read_only = read_only_reason(path) or unwritable
     if read_only and not path.exists():
         raise IndexStoreError(read_only)
     conn = _raw_connect(path, read_only=read_only)
@@ -621,6 +678,7 @@ def _open_once(path: Path) -> Database:
         vec_ok, vec_reason = _vectors_switch(load_error)
         db = Database(conn, path=path, vec_loaded=load_error is None, vec_ok=vec_ok, vec_reason=vec_reason)
         db.read_only = read_only
+        db.opened_read_only = read_only is not None
         _check_schema(db)
         if read_only is None:
             mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -687,6 +745,11 @@ def is_busy(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
+def is_full(exc: BaseException) -> bool:
+    """True for SQLite's "database or disk is full" (SQLITE_FULL): nothing is damaged."""
+    return "disk is full" in str(exc).lower()
+
+
 def is_read_only(exc: BaseException) -> bool:
     """True for errors that mean the database cannot be written here (permissions, a read-only
     file, folder or mount), not that it is damaged."""
@@ -702,6 +765,8 @@ def is_damage(exc: BaseException) -> bool:
 
 def repair(path: Path, reason: str) -> None:
     """Move a database found damaged while in use aside (once, under the repair lock)."""
+    if full_disk_reason(path) is not None:
+        return  # a full disk fails every check: nothing is damaged, nothing is moved
     lock_path = path.with_name(path.name + ".repair.lock")
     with _open_lock(lock_path) as lock_file:
         locking.lock(lock_file.fileno())
@@ -739,6 +804,14 @@ def connect(path: Path) -> Database:
         read_only = read_only_reason(path)
         if read_only is not None:  # cannot be repaired from here: no file can be moved or made
             raise IndexStoreError(f"{read_only} (opening it failed: {exc})") from exc
+        full = full_disk_reason(path)
+        if full is not None:
+            # a full disk makes every open fail ("disk I/O error" making -shm): nothing is damaged,
+            # so nothing is moved aside; reads answer from the file as it is, writes say why not
+            try:
+                return _open_once(path, unwritable=full)
+            except db_error as again:
+                raise IndexStoreError(f"{full} (opening the index failed: {again})") from again
     # Something is wrong. Repair under an exclusive lock so two processes never both move files.
     lock_path = path.with_name(path.name + ".repair.lock")
     with _open_lock(lock_path) as lock_file:

@@ -139,8 +139,9 @@ class Sidecar(VectorStore):
 
     @property
     def read_only(self) -> str | None:
-        """Why the index cannot be written here (with the fix), or None. Reads still work."""
-        return self.db.read_only
+        """Why the index cannot be written here (with the fix), or None. Reads still work.
+        Asked again each time: a remount or freed space ends it."""
+        return self.db.check_read_only()
 
     def close(self) -> None:
         self.db.close()

@@ -31,10 +31,12 @@ A ``GitRepo`` holds git processes: call ``close()`` when done (it stays usable a
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Self
 
@@ -50,14 +52,16 @@ from vault_mem.store.gitprocs import (
     BRANCH_MOVING,
     MAINTENANCE,
     WORKTREE_CHANGING,
+    command_of,
     marked_commit,
     person_git_command,
     running_git,
     running_git_commit,
 )
 from vault_mem.store.gitrefs import GitRefs
-from vault_mem.store.locks import pid_exists, this_command
+from vault_mem.store.locks import SAY_WAITING_AFTER_S, pid_exists, this_command
 
+log = logging.getLogger("vault_mem.store.git")
 #: how long a landed commit waits for a git gc/prune/repack, started before it landed, to end
 _MAINTENANCE_WAIT_S = 5.0
 
@@ -227,11 +231,30 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
+        outer = getattr(self._local, "written", None)
         self._local.written = {}
         try:
             return self._commit_paths(branch, files, message, author, committer, derived, warnings)
         finally:
-            self._local.written = None
+            if outer is not None:  # inside objects_before_refs: its record keeps these too
+                outer.update(self._local.written)
+            self._local.written = outer
+
+    @contextlib.contextmanager
+    def objects_before_refs(self) -> Iterator[Callable[[list[str] | None], None]]:
+        """For a writer that moves a ref itself (a sync's ``update-ref``): every object written
+        in the block is recorded, and the function yielded, called right after the ref moved,
+        does what :meth:`commit_paths` does after its compare-and-swap: waits for a ``git gc``/
+        ``prune``/``repack`` running meanwhile and stores again what it removed (warnings go to
+        the list given). Objects before refs, for every writer of history."""
+        outer = getattr(self._local, "written", None)
+        self._local.written = {}
+        try:
+            yield lambda warnings=None: self._keep_objects(dict(self._local.written), warnings)
+        finally:
+            if outer is not None:
+                outer.update(self._local.written)
+            self._local.written = outer
 
     def _commit_paths(self, branch: str, files: dict[str, bytes | None], message: str, author: Identity,
                       committer: Identity | None,
@@ -266,7 +289,6 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             if tree == base:
                 return None
             commit = self.write_commit(tree, parent, message, author=author, committer=committer)
-            self._local.written[commit] = ("commit", self._loose_data(commit))
             if marked_commit(self.git_dir) is not None:
                 staged = None  # a person's git commit is under way: it lands first
             else:
@@ -336,9 +358,15 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         that went missing, so the acknowledged commit is whole. Never raises: the commit landed."""
         running: list[int] = []
         try:
-            deadline = time.monotonic() + _MAINTENANCE_WAIT_S
+            start = time.monotonic()
             running = running_git(self.toplevel, MAINTENANCE)
-            while running and time.monotonic() < deadline:
+            said = False
+            while running and time.monotonic() < start + _MAINTENANCE_WAIT_S:
+                if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
+                    said = True  # every wait says what it waits for, within seconds
+                    log.warning("vault-mem: committed; waiting for `git %s` (pid %d) to end so that it "
+                                "cannot remove the new objects (up to %.0f s)",
+                                command_of(running[0]) or "gc", running[0], _MAINTENANCE_WAIT_S)
                 time.sleep(0.01)
                 running = [pid for pid in running if pid_exists(pid)]
             missing: list[str] = []

@@ -13,7 +13,7 @@ and the index parts); see :mod:`vault_mem.store.git` for the design.
   folder of 50k memories through GitPython costs ~0.5 s, the splice well under a millisecond.
   A big tree another git wrote is parsed as a difference from the one last held in its folder;
   only a process's first write pays GitPython's full parse (~0.2-0.4 s at 50k entries).
-- Commits are ``git.objects.Commit`` objects serialised by GitPython and stored like any object.
+- Commits are written as the bytes GitPython's ``Commit.create_from_tree`` gives, and stored like any object.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 import git
 from git import exc as gitexc
 from git.db import GitCmdObjectDB
-from git.objects import Commit, Object, Tree
+from git.objects import Commit, Object
 from git.objects.util import altz_to_utctz_str
 from git.util import Actor, hex_to_bin
 from gitdb import IStream, LooseObjectDB
@@ -94,6 +94,12 @@ class Identity:
         ts = int(when if when is not None else time.time())
         actor = self.actor()
         return f"{actor.name} <{actor.email}> {ts} {altz_to_utctz_str(_west_of_utc(ts))}".encode()
+
+
+def _signed(who: Identity, ts: int, west: int) -> str:
+    """``name <email> seconds +hhmm``, as a commit's author and committer lines hold it."""
+    actor = who.actor()
+    return f"{actor.name} <{actor.email}> {ts} {_tz_text(west)}"
 
 
 @dataclass(frozen=True)
@@ -379,23 +385,22 @@ class GitObjects:
     def write_commit(self, tree: str, parent: str | None, message: str, *,
                      author: Identity, committer: Identity | None = None,
                      authored: tuple[int, int] | None = None, local: bool = True) -> str:
-        """Write a commit object through GitPython (``Commit.create_from_tree``, HEAD not
-        moved) and return its id. ``authored`` is (seconds, GitPython's tz offset) to keep an
-        original author date (a replayed commit); else now. The commit is recorded as made on
-        this machine (:mod:`vault_mem.store.provenance`) unless ``local`` is False (a copy of a
-        commit that was not)."""
+        """Write a commit object (HEAD not moved) and return its id. ``authored`` is (seconds,
+        GitPython's tz offset) to keep an original author date (a replayed commit); else now.
+        The commit is recorded as made on this machine (:mod:`vault_mem.store.provenance`)
+        unless ``local`` is False (a copy of a commit that was not).
+
+        The bytes are the ones ``Commit.create_from_tree`` writes, stored by :meth:`write_object`
+        like every other object: recorded for the objects-before-refs check, and stored again
+        when a ``git gc`` removes the fan-out folder mid-write (found by bench/chaos.py: a sync
+        or a write then failed with "writing a commit failed ([Errno 2] ...)")."""
         now = int(time.time())
         when, tz = authored or (now, _west_of_utc(now))
-        try:
-            commit = Commit.create_from_tree(
-                self.repo, Tree(self.repo, hex_to_bin(tree)), message.rstrip("\n") + "\n",
-                parent_commits=[Commit(self.repo, hex_to_bin(parent))] if parent else [],
-                head=False, author=author.actor(), committer=(committer or author).actor(),
-                author_date=f"{when} {_tz_text(tz)}", commit_date=f"{now} {_tz_text(_west_of_utc(now))}",
-            )
-        except GIT_ERRORS as exc:
-            raise GitError(f"writing a commit failed ({exc}); check that the repository is writable") from exc
-        oid = commit.hexsha
+        committer = committer or author
+        head = f"tree {tree}\n" + (f"parent {parent}\n" if parent else "")
+        data = (head + f"author {_signed(author, when, tz)}\ncommitter {_signed(committer, now, _west_of_utc(now))}\n\n"
+                + message.rstrip("\n") + "\n").encode("utf-8")
+        oid = self.write_object("commit", data)
         self._remember_commit(oid, tree)
         if local:
             provenance.record_local(self.common_dir, [oid])

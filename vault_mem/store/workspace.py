@@ -9,6 +9,7 @@ transaction, recovery, history, creation) and the sync layer take a workspace, n
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import time
@@ -54,7 +55,7 @@ from vault_mem.store.history import (
     tree_entries,
 )
 from vault_mem.store.hooks import unsafe_hooks_notice
-from vault_mem.store.locks import WRITE_LOCK, FileLock, daemon_pid
+from vault_mem.store.locks import SAY_WAITING_AFTER_S, WRITE_LOCK, FileLock, daemon_pid
 from vault_mem.store.settings import Settings, settings_in_force
 from vault_mem.store.trust import approve_config, approved_config, seal, unseal
 
@@ -62,6 +63,7 @@ from vault_mem.store.trust import approve_config, approved_config, seal, unseal
 HEAD_CHECKED = "checked-head"
 #: under .vault-mem/: which type folders git ignored, and the ignore files' state it was read at
 IGNORE_CHECKED = "checked-ignores"
+log = logging.getLogger("vault_mem.store.workspace")
 #: how long a write waits for a person's running git command (pull, checkout, ...) to end
 PERSON_GIT_WAIT_S = 5.0
 
@@ -297,8 +299,14 @@ class Workspace:
         tree runs here (a pull, a rebase, a checkout, a stash): a write started meanwhile would
         leave files that stop it half-way. Call it without the vault's write lock: git's hooks
         take that lock, so a command waited for under it could not end."""
-        deadline = time.monotonic() + PERSON_GIT_WAIT_S
-        while self.repo.person_git_command() and time.monotonic() < deadline:
+        start = time.monotonic()
+        said = False
+        while (running := self.repo.person_git_command()) and time.monotonic() < start + PERSON_GIT_WAIT_S:
+            if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
+                # every wait says what it waits for, within seconds (issue 25)
+                log.warning("vault-mem: waiting for %s in %s to finish before writing (up to %.0f s)",
+                            running, self.repo.toplevel, PERSON_GIT_WAIT_S)
+                said = True
             time.sleep(0.02)
 
     def repository_problem(self) -> str | None:

@@ -19,6 +19,7 @@ until history is rewritten.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Iterable
 
 from vault_mem.config import CONFIG_FILE, TYPE_FOLDERS
@@ -47,6 +48,8 @@ from vault_mem.sync.report import SyncReport
 from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
 from vault_mem.vault.steps import write_journal
+
+log = logging.getLogger("vault_mem.sync.replay")
 
 #: Most paths one sync takes from the remote. The files are written and indexed one at a time
 #: (memory stays bounded whatever comes), but each costs a write, a stat and an index row, and
@@ -226,17 +229,24 @@ class Replay:
         paths |= {INDEX_FILE}
         entry = {"old": self.local, "new": None, "paths": sorted(paths)}
         write_journal(self.vault.ws, SYNC_JOURNAL, entry)
-        try:
-            head = self._replay(incoming, modes, copies, plain, per_commit)
-            write_journal(self.vault.ws, SYNC_JOURNAL, {**entry, "new": head})
-            checkpoint("sync-before-ref", self.vault.state_dir)
-            if not update_ref(self.repo, "HEAD", head, self.local, message="vault-mem sync"):
-                raise SyncError("dirty", "HEAD moved during the sync (a commit made by hand?); "
-                                "sync again; nothing changed")
-        except BaseException:
-            put_back(self.vault.ws, self.vault.sidecar, self.local, self.touched)
-            journal.unlink(missing_ok=True)
-            raise
+        # objects before refs, as for an agent write: the replayed commits are unreachable until
+        # HEAD moves, and a `git gc --prune=now` running meanwhile may remove them
+        with self.repo.objects_before_refs() as keep_objects:
+            try:
+                head = self._replay(incoming, modes, copies, plain, per_commit)
+                write_journal(self.vault.ws, SYNC_JOURNAL, {**entry, "new": head})
+                checkpoint("sync-before-ref", self.vault.state_dir)
+                if not update_ref(self.repo, "HEAD", head, self.local, message="vault-mem sync"):
+                    raise SyncError("dirty", "HEAD moved during the sync (a commit made by hand?); "
+                                    "sync again; nothing changed")
+            except BaseException:
+                put_back(self.vault.ws, self.vault.sidecar, self.local, self.touched)
+                journal.unlink(missing_ok=True)
+                raise
+            warnings: list[str] = []
+            keep_objects(warnings)
+            for line in warnings:
+                log.warning("vault-mem: sync %s", line)
         self.repo.sync_index(sorted(self.prefix + rel for rel in paths))
         journal.unlink(missing_ok=True)
         self._report_quarantined(incoming)

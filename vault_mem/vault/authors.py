@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from vault_mem.config import Config
-from vault_mem.errors import VaultMemError
+from vault_mem.errors import IndexStoreError, VaultMemError
 from vault_mem.index import authors as rows
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
@@ -130,6 +130,14 @@ def refresh(ws: Workspace, sidecar: Sidecar) -> None:
     stored = rows.stored_head(db)
     if head is None or stored == head or sidecar.read_only:
         return  # a read-only sidecar: see _kept
+    try:
+        _refresh(ws, sidecar, head, stored)
+    except IndexStoreError:
+        return  # the index cannot be written now (a full disk): a cache, see _kept
+
+
+def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None) -> None:
+    repo, db = ws.repo, sidecar.db
     spec = ws.prefix or "."
     base = None
     if stored and history.resolve_commit(repo, stored) == stored:

@@ -23,7 +23,7 @@ from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import earlier_versions
 from vault_mem.store.worktree import config_value, dirty_paths, ignored_paths, staged_blob
 from vault_mem.vault.core import Vault
-from vault_mem.vault.recovery import recover_rollback
+from vault_mem.vault.recovery import put_back_failed, recover_rollback
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
@@ -133,6 +133,12 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
             continue
         committed = repo.blob_at(head, vault.prefix + rel)
         if (data is None and committed is None) or (data is not None and committed == GitRepo.blob_id(data)):
+            continue
+        failed = put_back_failed(vault.ws, head, {rel: data})
+        if failed:
+            out.skipped.update(failed)
+            vault.sidecar.refresh_paths([rel], embed=False)
+            vault.write_index()
             continue
         if keep_newest and data is not None and committed is not None:
             older = _older_version(vault, head, rel, data, committed)

@@ -15,10 +15,18 @@ from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.policy import mask_secrets
-from vault_mem.store.files import atomic_write, remove_temp_files
+from vault_mem.store.files import atomic_write, remove_file, remove_temp_files
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
-from vault_mem.vault.steps import FOREIGN, JOURNAL, ROLLBACK, finish_write, read_journal, write_index
+from vault_mem.vault.steps import (
+    FOREIGN,
+    JOURNAL,
+    ROLLBACK,
+    failed_writes,
+    finish_write,
+    read_journal,
+    write_index,
+)
 
 #: under .vault-mem/: what an interrupted sync must put back (written by vault_mem.sync.replay)
 SYNC_JOURNAL = "sync.json"
@@ -123,6 +131,31 @@ def recover_rollback(ws: Workspace, sidecar: Sidecar) -> str | None:
     write_index(ws, sidecar)
     path.unlink(missing_ok=True)
     return f"put back the files of a failed write of '{_named(journal.get('key'))}' (it was reported as not written)"
+
+
+def put_back_failed(ws: Workspace, head: str | None, disk: dict[str, bytes | None]) -> dict[str, str]:
+    """Of the files ``disk`` ({vault-relative path: bytes on disk}) about to be committed as a
+    person's edits, put back HEAD's version of each that holds exactly the bytes of an agent
+    write reported failed (a ``git stash`` taken while it was on disk, popped after it failed,
+    brings them back: found by bench/chaos.py with a ``git pull --rebase --autostash``).
+    Committing them would land a write its caller was told never happened. Returns
+    {path: why it was left out}; the caller refreshes the index."""
+    failed = set(failed_writes(ws))
+    out: dict[str, str] = {}
+    for rel, data in disk.items():
+        if data is None or not failed or GitRepo.blob_id(data) not in failed:
+            continue
+        oid = ws.repo.blob_at(head, ws.top(rel))
+        try:
+            if oid is None:
+                remove_file(ws.root / rel, expect=data)
+            else:
+                atomic_write(ws.root / rel, ws.repo.read_object(oid)[1], expect=data)
+        except (VaultMemError, OSError):
+            continue  # changed again meanwhile: looked at on the next round
+        out[rel] = ("held the bytes of an agent write that was reported as not written (brought back by "
+                    "a git stash pop or autostash?); HEAD's version is back on disk")
+    return out
 
 
 def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:

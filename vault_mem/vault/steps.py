@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 
 from vault_mem.config import FOLDER_TYPES
-from vault_mem.errors import VaultMemError
+from vault_mem.errors import VaultMemError, WriteFailedError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
@@ -27,11 +27,48 @@ JOURNAL = "pending.json"
 ROLLBACK = "pending.failed.json"
 #: what :func:`read_journal` returns for a journal this machine did not write
 FOREIGN = object()
+#: under .vault-mem/: the blob ids of the files of the last writes whose callers were told they
+#: failed (one a line): a `git stash` taken while such a write was on disk brings its bytes
+#: back with its pop (or an autostash), after the write put back what it found
+FAILED_BLOBS = "failed-writes"
+#: how many of those ids are kept
+FAILED_BLOBS_KEPT = 256
+
+
+def note_failed_write(ws: Workspace, blobs: list[str]) -> None:
+    """Record the blob ids of a failed write's files (best effort: on a full disk the rollback
+    journal alone says what to put back)."""
+    path = ws.state_dir / FAILED_BLOBS
+    try:
+        kept = [b for b in failed_writes(ws) if b not in blobs]
+        lines = [*kept, *blobs][-FAILED_BLOBS_KEPT:]
+        atomic_write(path, ("\n".join(lines) + "\n").encode(), mode=PRIVATE_FILE)
+    except (OSError, VaultMemError):
+        pass
+
+
+def failed_writes(ws: Workspace) -> list[str]:
+    """The blob ids :func:`note_failed_write` recorded, oldest first."""
+    try:
+        raw = read_own(ws.state_dir / FAILED_BLOBS)
+    except (OSError, VaultMemError):
+        return []
+    if raw is None:
+        return []
+    return [line for line in raw.decode("ascii", "replace").split() if len(line) == 40]
 
 
 def write_journal(ws: Workspace, name: str, entry: dict) -> None:
-    """Journal ``entry`` as ``.vault-mem/<name>``, signed with this machine's key."""
-    atomic_write(ws.state_dir / name, seal(ws.root, name, entry), mode=PRIVATE_FILE)
+    """Journal ``entry`` as ``.vault-mem/<name>``, signed with this machine's key. A journal
+    that cannot be written (a full or read-only disk) refuses the write before anything
+    changed, as a :class:`WriteFailedError` (a bare OSError reached API and MCP callers as an
+    internal error: found by bench/chaos.py)."""
+    try:
+        atomic_write(ws.state_dir / name, seal(ws.root, name, entry), mode=PRIVATE_FILE)
+    except OSError as exc:
+        raise WriteFailedError(f"nothing was written: the journal {ws.state_dir / name} could not be written "
+                               f"({exc.strerror or exc}); check the free disk space and that the vault is "
+                               "writable, then retry") from exc
 
 
 def read_journal(ws: Workspace, name: str, *, sealed_as: str | None = None) -> dict | object | None:

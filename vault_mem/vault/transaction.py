@@ -27,6 +27,7 @@ from typing import Any, Self
 from vault_mem.errors import ConcurrentEditError, HeadMovedError, VaultMemError, WriteFailedError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, remove_file
+from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import (
@@ -34,6 +35,7 @@ from vault_mem.vault.steps import (
     ROLLBACK,
     commit_message,
     finish_write,
+    note_failed_write,
     write_index,
     write_journal,
 )
@@ -73,7 +75,14 @@ class WriteTransaction:
         self.ws.wait_for_person_git()  # before the lock: the person's git hooks take it
         self.ws.lock.acquire()
         try:
-            recover(self.ws, self.sidecar)
+            try:
+                recover(self.ws, self.sidecar)
+            except OSError as exc:
+                # finishing or putting back another write on a full or read-only disk: this write
+                # has not begun (a bare OSError reached MCP callers as an internal error)
+                raise WriteFailedError(
+                    f"nothing was written: finishing an interrupted write first failed ({exc.strerror or exc}); "
+                    "check the free disk space and that the vault is writable, then retry") from exc
             # a running git command is looked for just before the files are written (write())
             self.branch = self.ws.check_git_state(running=False)
         except BaseException:
@@ -121,9 +130,11 @@ class WriteTransaction:
         # asked again just before the work tree changes: a person's git pull, checkout or stash
         # that started since the transaction began goes first (or the write is refused)
         if ws.repo.head_said() != f"ref: {self.branch}" or ws.check_git_state() != self.branch:
+            note_failed_write(ws, _blobs(changes))  # reported failed: never committed later either
             raise HeadMovedError(f"HEAD moved off {str(self.branch).removeprefix('refs/heads/')} while "
                                  "vault-mem was preparing a write (a git checkout?); nothing was written: retry")
         write_journal(ws, JOURNAL, journal)
+        checkpoint("after-journal", ws.state_dir)
         written: list[str] = []
         try:
             for rel, data in changes.items():
@@ -168,6 +179,9 @@ class WriteTransaction:
             pass
         except OSError:
             return False  # a read-only disk: nothing can be put back now; the journal says what to do
+        # a file found changed below may be in a person's stash, whose pop brings these bytes
+        # back: recorded, so that no later commit of hand edits takes them (recovery.put_back_failed)
+        note_failed_write(ws, _blobs(changes))
         done = True
         for rel in written:
             path, old, ours = ws.root / rel, before[rel], changes[rel]
@@ -192,3 +206,8 @@ class WriteTransaction:
         if done:
             rollback.unlink(missing_ok=True)
         return done
+
+
+def _blobs(changes: dict[str, bytes | None]) -> list[str]:
+    """The blob ids of the files a write would make."""
+    return [GitRepo.blob_id(data) for data in changes.values() if data is not None]
