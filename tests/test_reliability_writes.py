@@ -292,6 +292,53 @@ def test_a_write_that_finds_head_moved_is_not_made_and_its_file_is_put_back(root
         assert v.remember("new", "New", "new\n").commit
 
 
+def test_a_write_a_checkout_overtakes_leaves_the_checked_out_tree_clean(root, monkeypatch):
+    """A person's real ``git checkout OLD`` (through the installed hooks) lands after the write
+    put its file on disk and before its commit, and the person's next git command is still
+    running when the write gives up: the write fails, and the work tree is exactly OLD's,
+    INDEX.md included, so their ``git checkout main`` is not refused for an agent's INDEX.md.
+    (It used to keep the INDEX.md the failed write had regenerated: the put-back skipped INDEX.md
+    while a person's git command ran, and no one rewrote it after.)"""
+    from vault_mem import Vault
+    from vault_mem.errors import HeadMovedError
+    from vault_mem.vault import transaction
+
+    slow = root.parent / "slow"
+    # a person's own post-checkout hook (vault-mem's runs it first): slow while ``slow`` exists
+    mine = root / ".git/hooks/post-checkout.before-vault-mem"
+    mine.write_text(f"#!/bin/sh\nwhile [ -e '{slow}' ]; do sleep 0.05; done\n")
+    mine.chmod(0o755)
+    real = transaction.checkpoint
+    running: list[subprocess.Popen] = []
+
+    def checkout_after_write(name, state_dir):
+        if name == "after-write":
+            _git(root, "checkout", "-q", old)
+            slow.touch()  # the person's next checkout is still in its hooks when the write fails
+            running.append(subprocess.Popen(["git", "checkout", "-q", old], cwd=root))
+            for _ in range(500):
+                if v.repo.person_git_command():
+                    break
+                time.sleep(0.01)
+        real(name, state_dir)
+
+    with Vault(root) as v:
+        old = v.remember("old", "An old memory", "old\n").commit
+        v.remember("newer", "A newer memory", "newer\n")
+        monkeypatch.setattr(transaction, "checkpoint", checkout_after_write)
+        try:
+            with pytest.raises(HeadMovedError, match="nothing was written"):
+                v.remember("k", "Agent write", "agent\n")
+        finally:
+            slow.unlink(missing_ok=True)
+            for proc in running:
+                proc.wait(timeout=60)
+    assert _git(root, "rev-parse", "HEAD").strip() == old
+    assert _git(root, "status", "--porcelain", "--untracked-files=all") == ""
+    _git(root, "checkout", "-q", "main")
+    assert (root / "facts/newer.md").exists() and not (root / "facts/k.md").exists()
+
+
 def test_commit_paths_never_moves_a_detached_head(root):
     from vault_mem.errors import HeadMovedError
     from vault_mem.store.git import GitRepo, Identity

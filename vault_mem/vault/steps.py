@@ -99,13 +99,20 @@ def commit_message(subject: str, *, key: str, action: str, type_: str, agent: st
 def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     """Regenerate INDEX.md on disk from the sidecar; returns the new bytes when they changed
     (the caller holds the write lock)."""
+    replaced = replace_index(ws, sidecar)
+    return replaced[1] if replaced else None
+
+
+def replace_index(ws: Workspace, sidecar: Sidecar) -> tuple[bytes | None, bytes] | None:
+    """:func:`write_index`, returning (the bytes it replaced, None: no file; the new bytes)
+    when they changed, so that a write that then fails can put back exactly what it replaced."""
     new = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
     path = ws.root / INDEX_FILE
     old = current_bytes(path)  # never through a link: a symlinked INDEX.md is refused by name
     if old == new:
         return None
     atomic_write(path, new)
-    return new
+    return old, new
 
 
 def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None,
@@ -143,18 +150,23 @@ def changed_memory_paths(ws: Workspace) -> list[str]:
 
 
 def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
-                 *, branch: str | None = None, warnings: list[str] | None = None) -> str | None:
+                 *, branch: str | None = None, warnings: list[str] | None = None,
+                 index_replaced: list[tuple[bytes | None, bytes]] | None = None) -> str | None:
     """Sidecar + INDEX.md + commit for files already on disk; clears the journal.
 
     The commit holds ``files`` as given (the bytes the write checked and wrote, never re-read
     from disk, where a checkout or an editor may have changed them meanwhile) and INDEX.md as
-    :func:`commit_index` makes it; INDEX.md on disk reflects every file."""
+    :func:`commit_index` makes it; INDEX.md on disk reflects every file. ``index_replaced``
+    gets (old bytes, new bytes) of INDEX.md on disk when this changed it: a write that fails
+    after this puts the old bytes back."""
     rels = list(files)
     checkpoint("during-index", ws.state_dir)
     # a person's uncommitted files too, so that INDEX.md on disk reflects every file
     changed = changed_memory_paths(ws)
     sidecar.refresh_paths([*rels, *(p for p in changed if p not in files)])
-    write_index(ws, sidecar)
+    replaced = replace_index(ws, sidecar)
+    if replaced and index_replaced is not None:
+        index_replaced.append(replaced)
     head = ws.repo.head()
 
     def index_for(parent: str | None) -> bytes:
