@@ -292,13 +292,16 @@ def test_a_write_that_finds_head_moved_is_not_made_and_its_file_is_put_back(root
         assert v.remember("new", "New", "new\n").commit
 
 
-def test_a_write_a_checkout_overtakes_leaves_the_checked_out_tree_clean(root, monkeypatch):
+@pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "no-hooks"])
+def test_a_write_a_checkout_overtakes_leaves_the_checked_out_tree_clean(root, monkeypatch, hooks):
     """A person's real ``git checkout OLD`` (through the installed hooks) lands after the write
     put its file on disk and before its commit, and the person's next git command is still
     running when the write gives up: the write fails, and the work tree is exactly OLD's,
     INDEX.md included, so their ``git checkout main`` is not refused for an agent's INDEX.md.
     (It used to keep the INDEX.md the failed write had regenerated: the put-back skipped INDEX.md
-    while a person's git command ran, and no one rewrote it after.)"""
+    while a person's git command ran, and no one rewrote it after.) Without hooks (a checkout
+    by a tool that skips them), no hook brought the search index to OLD's files, and the put-back
+    rewrote INDEX.md from main's."""
     from vault_mem import Vault
     from vault_mem.errors import HeadMovedError
     from vault_mem.vault import transaction
@@ -312,7 +315,9 @@ def test_a_write_a_checkout_overtakes_leaves_the_checked_out_tree_clean(root, mo
     running: list[subprocess.Popen] = []
 
     def checkout_after_write(name, state_dir):
-        if name == "after-write":
+        if name == "after-write" and not hooks:
+            _git(root, "-c", "core.hooksPath=/dev/null", "checkout", "-q", old)
+        elif name == "after-write":
             _git(root, "checkout", "-q", old)
             slow.touch()  # the person's next checkout is still in its hooks when the write fails
             running.append(subprocess.Popen(["git", "checkout", "-q", old], cwd=root))

@@ -211,6 +211,9 @@ class WriteTransaction:
                 done = False
         try:
             self.sidecar.refresh_paths(list(changes))
+            # every file, not only this write's: a checkout that overtook the write changed others
+            # (no hook of it may have run), and INDEX.md below is rendered from the sidecar
+            self.sidecar.reconcile(embed=False)
             # INDEX.md on disk only while the person's git is not mid-operation: a rebase or a
             # checkout under way that finds it changed stops half-way (its hooks or the next
             # command bring it up to date); after one, it must match the files again
