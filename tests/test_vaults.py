@@ -224,6 +224,23 @@ def test_a_write_to_a_bare_key_both_vaults_hold_is_refused_until_told_which(two_
     assert r.returncode == 2 and "personal:KEY" in r.stderr
 
 
+def test_review_lists_both_vaults_items_each_as_a_key_the_commands_take_back(two_vaults):
+    proj, _, personal = two_vaults
+    for vault, key, old in ((personal, "shell-choice-2", "shell-choice"), (proj / "memory", "editor-choice-2", "editor-choice")):
+        r = cli("--vault", str(vault), "remember", key, "-t", "preference", "-d", "Replaces the old choice",
+                "--supersedes", old)
+        assert r.returncode == 0, r.stderr
+    r = cli("review", "--json", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    named = {(i["vault"], i["key"]) for i in json.loads(r.stdout)}
+    assert {("personal", "shell-choice"), ("project", "editor-choice")} <= named
+    r = cli("review", cwd=proj)
+    assert "personal:shell-choice" in r.stdout and "project:editor-choice" in r.stdout
+    # --vault: that vault alone, its keys bare, as before
+    r = cli("--vault", str(personal), "review", "--json")
+    assert [i["key"] for i in json.loads(r.stdout)] == ["shell-choice"] and "vault" not in json.loads(r.stdout)[0]
+
+
 # -- the hooks ---------------------------------------------------------------------------------
 def _hook(name: str, event: dict, cwd) -> str:
     r = run_cli("hook", name, input=json.dumps(event), cwd=cwd)

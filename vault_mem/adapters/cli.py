@@ -131,6 +131,11 @@ def open_for_key(args: argparse.Namespace, text: str | None, *, strict: bool = T
     return open_vault(args, str(vaults.root(name))), key, _vault_label(name, vaults.several)
 
 
+def _vault_key(item: dict[str, Any]) -> str:
+    """An item's key as a command takes it back: ``personal:KEY`` when it names a vault."""
+    return f"{item['vault']}:{item['key']}" if item.get("vault") else item["key"]
+
+
 def _vault_label(name: str, several: bool) -> str:
     """How text output names a vault: only when there is a choice (several, or the personal one)."""
     return f"{name} vault, " if several or name == PERSONAL else ""
@@ -771,10 +776,18 @@ def cmd_review(args) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit takes a whole number from 1")
-    vault = open_vault(args)
-    items = review(vault, type=args.type, flag=args.flag)
+    vaults = vaults_of(args)
+    items: list[dict[str, Any]] = []
+    for name in vaults.names:  # every vault in use, as list and recall: each item names its own
+        vault = open_vault(args, str(vaults.root(name)))
+        found = review(vault, type=args.type, flag=args.flag)
+        items += [{**i, "vault": name} for i in found] if vaults.several else found
+        if name != vaults.names[-1]:  # main() says the last one's notices
+            _notices(vault)
+            vault.close()
     listed = items[:args.limit] if args.limit is not None else items
-    text = "\n".join(f"{i['flag']:<11} {shown(i['key']):<32} {i['detail']}" for i in listed) or "nothing to review"
+    # with several vaults a key is shown as personal:KEY / project:KEY, what edit or forget takes
+    text = "\n".join(f"{i['flag']:<11} {shown(_vault_key(i)):<32} {i['detail']}" for i in listed) or "nothing to review"
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
     emit(args, listed, text)
