@@ -3,9 +3,12 @@
 Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error.
 Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (that vault
 alone). Without it, a command uses the vaults :func:`vault_mem.config.resolve_vaults` finds from
-the working folder: ``recall``, ``get``, ``list`` and ``forget`` both the project vault and the
-personal vault, each hit and row naming its vault (:mod:`vault_mem.adapters.vaults`); ``remember``
-the project vault (``--personal``: the personal one); the rest the vault writes go to.
+the working folder: ``recall``, ``get``, ``list`` and ``review`` both the project vault and the
+personal vault, each hit and row naming its vault (:mod:`vault_mem.adapters.vaults`); ``forget``,
+``edit``, ``log``, ``undo`` and ``resolve`` the vault holding the key (``personal:KEY`` /
+``project:KEY`` names it), saying which; ``remember`` the project vault (``--personal``: the
+personal one); the rest the vault writes go to. A configured personal vault that is not a vault
+is skipped, said in one line on stderr (``doctor``: an error).
 
 No stack trace reaches the user: a :class:`VaultMemError` is printed as ``error: <what to do>``;
 an operating-system failure (a full disk, a permission) and any other exception as one line
