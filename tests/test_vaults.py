@@ -62,11 +62,36 @@ def test_vault_mem_vault_is_only_the_fallback_and_outside_a_project_writes_go_to
     assert (exported / "preferences" / "tabs.md").is_file()
 
 
-def test_a_personal_vault_that_is_not_a_vault_is_an_error_naming_where_it_came_from(two_vaults, tmp_path):
+def test_a_personal_vault_that_is_not_a_vault_is_skipped_in_one_line_and_the_project_vault_still_works(
+        two_vaults, tmp_path):
     proj, _, _ = two_vaults
-    r = cli("recall", "editor", cwd=proj, env={"VAULT_MEM_PERSONAL": str(tmp_path / "missing")})
-    assert r.returncode == 1
-    assert "VAULT_MEM_PERSONAL" in r.stderr and "vault-mem init" in r.stderr
+    env = {"VAULT_MEM_PERSONAL": str(tmp_path / "missing")}
+    for args in (("recall", "editor"), ("list",), ("get", "editor-choice"), ("log", "editor-choice")):
+        r = cli(*args, cwd=proj, env=env)
+        assert r.returncode == 0, (args, r.stderr)
+        assert "editor-choice" in r.stdout or "Helix" in r.stdout or "editor" in r.stdout
+        skipped = [ln for ln in r.stderr.splitlines() if "personal vault" in ln]
+        assert len(skipped) == 1, r.stderr  # one line: skipped, why, and how to fix it
+        assert ("skipped" in skipped[0] and "$VAULT_MEM_PERSONAL" in skipped[0] and "not a vault" in skipped[0]
+                and f"vault-mem init {tmp_path / 'missing'}" in skipped[0])
+    r = cli("remember", "ci", "-d", "CI runs on GitHub Actions", cwd=proj, env=env)
+    assert r.returncode == 0, r.stderr
+    assert (proj / "memory" / "knowledge" / "ci.md").is_file() or "ci.md" in r.stdout
+    # a write asked of the personal vault is refused with the reason, not "not configured"
+    r = cli("remember", "--personal", "tabs", "-d", "Prefers spaces", cwd=proj, env=env)
+    assert r.returncode != 0 and "not a vault" in r.stderr and "vault-mem init" in r.stderr
+    # doctor still reports it as an error
+    r = cli("doctor", "--json", cwd=proj, env=env)
+    data = json.loads(r.stdout)
+    assert r.returncode == 1 and not data["ok"]
+    assert any(v["name"] == "personal" and "not a vault" in v.get("error", "") for v in data["vaults"])
+    r = cli("doctor", cwd=proj, env=env)
+    assert r.returncode == 1 and "error: the personal vault is skipped" in r.stdout
+    # outside any project the broken personal vault is the error itself
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = cli("recall", "editor", cwd=elsewhere, env=env)
+    assert r.returncode == 1 and "VAULT_MEM_PERSONAL" in r.stderr and "vault-mem init" in r.stderr
 
 
 # -- the CLI -----------------------------------------------------------------------------------
@@ -142,6 +167,78 @@ def test_doctor_says_how_each_vault_was_found(two_vaults, tmp_path):
     r = cli("doctor", cwd=proj, env=_env_without_config(tmp_path))
     assert f"project vault: {(proj / 'memory').resolve()} (from memory/ at the top of the git repository" in r.stdout
     assert "note: no personal vault: set VAULT_MEM_PERSONAL" in r.stdout
+
+
+# -- the one-vault commands take personal:KEY ---------------------------------------------------
+def _editor(tmp_path, script: str) -> str:
+    """A real editor process: a shell script that edits the file it is given."""
+    exe = tmp_path / "editor.sh"
+    exe.write_text("#!/bin/sh\n" + script + "\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_edit_log_undo_act_on_the_vault_personal_key_names_and_say_which(two_vaults, tmp_path):
+    proj, _, personal = two_vaults
+    shell = personal / "preferences" / "shell-choice.md"
+    env = {"EDITOR": _editor(tmp_path, 'sed -i "s/fish/nushell/" "$1"'), "VISUAL": ""}
+    r = cli("edit", "personal:shell-choice", cwd=proj, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "nushell" in shell.read_text() and f"personal vault, {personal.resolve()}" in r.stdout
+    assert "edit" in git(personal, "log", "-1", "--format=%B").lower()
+    assert git(personal, "status", "--porcelain").strip() == ""
+    # a bare key only the personal vault holds is the personal vault's
+    r = cli("log", "shell-choice", "--json", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    entries = json.loads(r.stdout)
+    assert len(entries) == 2 and {e["vault_name"] for e in entries} == {"personal"}
+    r = cli("log", "personal:shell-choice", cwd=proj)
+    assert r.returncode == 0 and r.stdout.startswith(f"personal vault {personal.resolve()}:"), r.stdout
+    # undo a change to the personal memory, from the project
+    r = cli("--vault", str(personal), "remember", "shell-choice", "-t", "preference", "-d", "Uses bash now")
+    assert r.returncode == 0, r.stderr
+    r = cli("undo", "personal:shell-choice", "--json", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["vault_name"] == "personal"
+    assert "Uses bash now" not in shell.read_text()
+    r = cli("log", "project:editor-choice", cwd=proj)
+    assert r.returncode == 0 and r.stdout.startswith("project vault ") and "editor-choice" in r.stdout
+
+
+def test_a_write_to_a_bare_key_both_vaults_hold_is_refused_until_told_which(two_vaults, tmp_path):
+    proj, _, personal = two_vaults
+    r = cli("--vault", str(personal), "remember", "editor-choice", "-t", "preference", "-d", "Uses Zed")
+    assert r.returncode == 0, r.stderr
+    env = {"EDITOR": _editor(tmp_path, 'sed -i "s/Zed/Emacs/" "$1"'), "VISUAL": ""}
+    for args in (("edit", "editor-choice"), ("undo", "editor-choice")):
+        r = cli(*args, cwd=proj, env=env)
+        assert r.returncode == 2 and "project:editor-choice or personal:editor-choice" in r.stderr, r.stderr
+    r = cli("edit", "personal:editor-choice", cwd=proj, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "Emacs" in (personal / "preferences" / "editor-choice.md").read_text()
+    assert "Emacs" not in (proj / "memory" / "preferences" / "editor-choice.md").read_text()
+    # a read of a bare key both hold reads the project's and says the other exists
+    r = cli("log", "editor-choice", cwd=proj)
+    assert r.returncode == 0 and "personal:editor-choice" in r.stderr
+    r = cli("log", "nobody:editor-choice", cwd=proj)
+    assert r.returncode == 2 and "personal:KEY" in r.stderr
+
+
+def test_review_lists_both_vaults_items_each_as_a_key_the_commands_take_back(two_vaults):
+    proj, _, personal = two_vaults
+    for vault, key, old in ((personal, "shell-choice-2", "shell-choice"), (proj / "memory", "editor-choice-2", "editor-choice")):
+        r = cli("--vault", str(vault), "remember", key, "-t", "preference", "-d", "Replaces the old choice",
+                "--supersedes", old)
+        assert r.returncode == 0, r.stderr
+    r = cli("review", "--json", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    named = {(i["vault"], i["key"]) for i in json.loads(r.stdout)}
+    assert {("personal", "shell-choice"), ("project", "editor-choice")} <= named
+    r = cli("review", cwd=proj)
+    assert "personal:shell-choice" in r.stdout and "project:editor-choice" in r.stdout
+    # --vault: that vault alone, its keys bare, as before
+    r = cli("--vault", str(personal), "review", "--json")
+    assert [i["key"] for i in json.loads(r.stdout)] == ["shell-choice"] and "vault" not in json.loads(r.stdout)[0]
 
 
 # -- the hooks ---------------------------------------------------------------------------------

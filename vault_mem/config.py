@@ -337,6 +337,9 @@ class VaultSet:
 
     vaults: tuple[NamedVault, ...]
     notes: tuple[str, ...] = ()
+    #: why a configured personal vault is left out (its path is not a vault), with the fix;
+    #: the commands go on with the project vault and say this once (``doctor``: an error)
+    personal_problem: str | None = None
 
     @property
     def several(self) -> bool:
@@ -348,6 +351,8 @@ class VaultSet:
         for v in self.vaults:
             if v.name == name:
                 return v
+        if name == PERSONAL and self.personal_problem:
+            raise ConfigError(self.personal_problem)
         if name == PERSONAL:
             raise NotAVaultError(f"no personal vault is configured: {personal_hint()}")
         raise NotAVaultError(f"no {name} vault here: {self.notes[0] if self.notes else 'run from inside a project'}")
@@ -389,6 +394,15 @@ def personal_vault() -> NamedVault | None:
     return NamedVault(PERSONAL, root.resolve(), how)
 
 
+def personal_vault_or_problem() -> tuple[NamedVault | None, str | None]:
+    """:func:`personal_vault`, or ``(None, why)`` when the configured one cannot be used: a
+    command goes on without it and says why (DESIGN §8), rather than failing every command."""
+    try:
+        return personal_vault(), None
+    except ConfigError as exc:
+        return None, str(exc)
+
+
 def git_top(start: Path) -> Path | None:
     """The top of the git repository holding ``start`` (the nearest folder with a ``.git``
     folder or file), or None: found as git finds it, without running git."""
@@ -422,12 +436,15 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
       as the personal vault);
     - else, in no vault and with no personal vault configured, $VAULT_MEM_VAULT's.
 
+    A configured personal vault that is not a vault is left out (``personal_problem`` says why
+    and how to fix it) while the project vault is there; with no project vault it is the error.
+
     :class:`NotAVaultError` when there is none, saying how to make one."""
     if explicit:
         root = find_vault_root(Path(explicit))
         return VaultSet((NamedVault(PROJECT, root, "--vault"),))
-    project, personal = project_vault(start), personal_vault()
-    notes = [] if personal else [f"no personal vault: {personal_hint()}"]
+    project, (personal, problem) = project_vault(start), personal_vault_or_problem()
+    notes = [] if personal or problem else [f"no personal vault: {personal_hint()}"]
     if project is None:
         here = Path(start or Path.cwd()).expanduser().resolve()
         notes.insert(0, f"no project vault: no {CONFIG_FILE} at or above {here}, nor a vault in "
@@ -436,7 +453,9 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
         project = None
     found = tuple(v for v in (project, personal) if v is not None)
     if found:
-        return VaultSet(found, tuple(notes))
+        return VaultSet(found, tuple(notes), problem)
+    if problem:  # no project vault either: the broken personal vault is the thing to fix
+        raise ConfigError(problem)
     fallback = os.environ.get(FALLBACK_ENV)
     if fallback:
         return VaultSet((NamedVault(PROJECT, find_vault_root(Path(fallback)), f"${FALLBACK_ENV}"),), tuple(notes))

@@ -3,9 +3,12 @@
 Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error.
 Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (that vault
 alone). Without it, a command uses the vaults :func:`vault_mem.config.resolve_vaults` finds from
-the working folder: ``recall``, ``get``, ``list`` and ``forget`` both the project vault and the
-personal vault, each hit and row naming its vault (:mod:`vault_mem.adapters.vaults`); ``remember``
-the project vault (``--personal``: the personal one); the rest the vault writes go to.
+the working folder: ``recall``, ``get``, ``list`` and ``review`` both the project vault and the
+personal vault, each hit and row naming its vault (:mod:`vault_mem.adapters.vaults`); ``forget``,
+``edit``, ``log``, ``undo`` and ``resolve`` the vault holding the key (``personal:KEY`` /
+``project:KEY`` names it), saying which; ``remember`` the project vault (``--personal``: the
+personal one); the rest the vault writes go to. A configured personal vault that is not a vault
+is skipped, said in one line on stderr (``doctor``: an error).
 
 No stack trace reaches the user: a :class:`VaultMemError` is printed as ``error: <what to do>``;
 an operating-system failure (a full disk, a permission) and any other exception as one line
@@ -114,9 +117,37 @@ def vaults_of(args: argparse.Namespace):
     return Vaults.resolve(args.vault, agent=getattr(args, "agent", None), here=read_here)
 
 
+def open_for_key(args: argparse.Namespace, text: str | None, *, strict: bool = True):
+    """``(vault, key, label)`` for a command acting on one vault about ``KEY`` or
+    ``personal:KEY`` (:meth:`vault_mem.adapters.vaults.Vaults.locate`, the one home of that
+    rule): the vault holding the key, opened; ``label`` names it when several are in use
+    (``""`` otherwise). No key: the vault writes go to. ``strict``: a bare key held by several
+    vaults is refused until told which (a write must not guess)."""
+    vaults = vaults_of(args)
+    if text is None:
+        name, key, others = vaults.for_write().name, None, []
+    else:
+        name, key, others = vaults.locate(text, strict=strict)
+    for other in others:
+        warn(f"note: the {other} vault has a memory '{key}' too: {other}:{key} acts on it")
+    args.vault_name = name if vaults.several else None
+    return open_vault(args, str(vaults.root(name))), key, _vault_label(name, vaults.several)
+
+
+def _vault_key(item: dict[str, Any]) -> str:
+    """An item's key as a command takes it back: ``personal:KEY`` when it names a vault."""
+    return f"{item['vault']}:{item['key']}" if item.get("vault") else item["key"]
+
+
 def _vault_label(name: str, several: bool) -> str:
     """How text output names a vault: only when there is a choice (several, or the personal one)."""
     return f"{name} vault, " if several or name == PERSONAL else ""
+
+
+def _named(args: argparse.Namespace, vault: Vault) -> dict[str, str]:
+    """The JSON fields naming the vault a one-vault command acted on, when several are in use."""
+    name = getattr(args, "vault_name", None)
+    return {"vault": str(vault.root), "vault_name": name} if name else {}
 
 
 def _notices(vault: Vault | None, notes: list[str] | None = None) -> None:
@@ -233,24 +264,27 @@ def cmd_edit(args) -> int:
     from vault_mem.store.editor import run_editor  # lazy: start-up time (module docstring)
     from vault_mem.vault.hand_edits import commit_edit
 
-    vault = open_vault(args)
-    found = vault.find_file(args.key)
+    vault, key, label = open_for_key(args, args.key)
+    found = vault.find_file(key)
     if found is None:
-        vault.get(args.key)  # raises the not-found error, with the close keys
+        vault.get(key)  # raises the not-found error, with the close keys
     rel = found[1]
     path = vault.root / rel
     before = vault.ws.disk_bytes(rel)  # never through a link: a linked memory file is refused by name
     run_editor(path)
+    where = f"{rel} ({label}{vault.root})" if label else rel
     if vault.ws.disk_bytes(rel) == before:
-        emit(args, {"key": args.key, "path": rel, "commit": None, "changed": False}, f"{rel}: not changed")
+        emit(args, {"key": key, "path": rel, "commit": None, "changed": False, **_named(args, vault)},
+             f"{where}: not changed")
         return 0
     done = commit_edit(vault, rel, note="Edited by hand with `vault-mem edit`.")
-    data = {"key": args.key, "path": rel, "commit": done.commit, "changed": True, "skipped": done.skipped}
+    data = {"key": key, "path": rel, "commit": done.commit, "changed": True, "skipped": done.skipped,
+            **_named(args, vault)}
     if rel in done.skipped:
-        emit(args, data, f"{rel}: your edit is kept on disk but not committed: {done.skipped[rel]}; "
+        emit(args, data, f"{where}: your edit is kept on disk but not committed: {done.skipped[rel]}; "
              f"fix it (`vault-mem edit {args.key}`) and it is committed then")
         return 1
-    emit(args, data, f"{rel}: committed your edit ({(done.commit or '')[:10]})")
+    emit(args, data, f"{where}: committed your edit ({(done.commit or '')[:10]})")
     return 0
 
 
@@ -304,18 +338,21 @@ def cmd_list(args) -> int:
 
 @command("log")
 def cmd_log(args) -> int:
-    vault = open_vault(args)
-    entries = vault.log(args.key, limit=args.limit)
+    vault, key, label = open_for_key(args, args.key, strict=False)
+    entries = vault.log(key, limit=args.limit)
     text = "\n".join(f"{e.commit[:10]} {e.date} {e.author:<18} {e.subject}" for e in entries) or "(no history)"
-    emit(args, [e.to_dict() for e in entries], text)
+    if label:  # the JSON stays a list of entries, each naming its vault
+        text = f"{label.rstrip(', ')} {vault.root}:\n{text}"
+    emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text)
     return 0
 
 
 @command("undo")
 def cmd_undo(args) -> int:
-    vault = open_vault(args)
-    result = vault.undo(args.target)
-    emit(args, result.to_dict(), f"undone: {result.key} (commit {(result.commit or '')[:10]})")
+    vault, target, label = open_for_key(args, args.target)
+    result = vault.undo(target)
+    emit(args, {**result.to_dict(), **_named(args, vault)},
+         f"undone: {result.key} ({label}commit {(result.commit or '')[:10]})")
     return 0
 
 
@@ -409,11 +446,13 @@ def cmd_doctor(args) -> int:
                       " (see above)" if blockers else " now"))
     resolved, how = vault_resolution(args)
     data["vaults"] = resolved
+    if any(line.startswith("error: ") for line in how):  # a personal vault that is not a vault
+        data["ok"] = False
     emit(args, data, "\n".join([*how, *lines, *warned]))
     return 0 if data["ok"] else 1
 
 
-def vault_resolution(args: argparse.Namespace) -> tuple[list[dict[str, str]], list[str]]:
+def vault_resolution(args: argparse.Namespace) -> tuple[list[dict[str, str | None]], list[str]]:
     """How the vaults of a command run here were found (DESIGN §8), for ``doctor``: the JSON
     (``[{"name", "root", "how"}]``) and its lines, the notes on a vault not found included."""
     from vault_mem.config import resolve_vaults  # lazy, as the rest
@@ -421,7 +460,27 @@ def vault_resolution(args: argparse.Namespace) -> tuple[list[dict[str, str]], li
     found = resolve_vaults(args.vault)
     rows = [{"name": v.name, "root": str(v.root), "how": v.how} for v in found.vaults]
     lines = [f"{v.name} vault: {v.root} (from {v.how})" for v in found.vaults]
+    if found.personal_problem:
+        rows.append({"name": PERSONAL, "root": None, "how": None, "error": found.personal_problem})
+        lines.append(f"error: the personal vault is skipped by every command: {found.personal_problem}")
     return rows, lines + [f"note: {n}" for n in found.notes]
+
+
+#: commands that use no vault found from here, or (doctor) report the personal vault themselves
+_NO_PERSONAL_LINE = frozenset({"init", "tools", "completion", "doctor", "hook", "connect", "eval"})
+
+
+def _say_personal_skipped(args: argparse.Namespace) -> None:
+    """One line on stderr when the configured personal vault is not a vault: the command goes
+    on with the project vault (:func:`vault_mem.config.resolve_vaults` leaves it out), and the
+    person hears why and how to fix it, once."""
+    if args.vault or getattr(args, "path", None) or args.command in _NO_PERSONAL_LINE:
+        return
+    from vault_mem.config import personal_vault_or_problem  # lazy, as the rest
+
+    _, problem = personal_vault_or_problem()
+    if problem:
+        warn(f"warning: the personal vault is skipped: {problem}")
 
 
 def _need_posix() -> None:
@@ -590,10 +649,10 @@ def cmd_connect(args) -> int:
 
 
 def _personal_or_hint() -> str:
-    from vault_mem.config import personal_hint, personal_vault  # lazy, as the rest
+    from vault_mem.config import personal_hint, personal_vault_or_problem  # lazy, as the rest
 
-    found = personal_vault()
-    return str(found.root) if found else f"none yet: {personal_hint()}"
+    found, problem = personal_vault_or_problem()
+    return str(found.root) if found else f"not in use: {problem}" if problem else f"none yet: {personal_hint()}"
 
 
 @command("sync")
@@ -707,9 +766,10 @@ def _indent(text: str) -> str:
 def cmd_resolve(args) -> int:
     from vault_mem.sync.resolve import resolve  # lazy: start-up time (module docstring)
 
-    vault = open_vault(args)
-    result = resolve(vault, args.key, keep=args.keep)
-    emit(args, result.to_dict(), f"resolved {args.key}: kept {args.keep} (commit {(result.commit or '')[:10]})")
+    vault, key, label = open_for_key(args, args.key)
+    result = resolve(vault, key, keep=args.keep)
+    emit(args, {**result.to_dict(), **_named(args, vault)},
+         f"resolved {key}: kept {args.keep} ({label}commit {(result.commit or '')[:10]})")
     return 0
 
 
@@ -719,10 +779,18 @@ def cmd_review(args) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit takes a whole number from 1")
-    vault = open_vault(args)
-    items = review(vault, type=args.type, flag=args.flag)
+    vaults = vaults_of(args)
+    items: list[dict[str, Any]] = []
+    for name in vaults.names:  # every vault in use, as list and recall: each item names its own
+        vault = open_vault(args, str(vaults.root(name)))
+        found = review(vault, type=args.type, flag=args.flag)
+        items += [{**i, "vault": name} for i in found] if vaults.several else found
+        if name != vaults.names[-1]:  # main() says the last one's notices
+            _notices(vault)
+            vault.close()
     listed = items[:args.limit] if args.limit is not None else items
-    text = "\n".join(f"{i['flag']:<11} {shown(i['key']):<32} {i['detail']}" for i in listed) or "nothing to review"
+    # with several vaults a key is shown as personal:KEY / project:KEY, what edit or forget takes
+    text = "\n".join(f"{i['flag']:<11} {shown(_vault_key(i)):<32} {i['detail']}" for i in listed) or "nothing to review"
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
     emit(args, listed, text)
@@ -816,6 +884,7 @@ def main(argv: list[str] | None = None) -> int:
         name_this_process(args.command)  # lock files and "waiting for ..." messages name it
     try:
         _need_posix()
+        _say_personal_skipped(args)
         return COMMANDS[args.command](args) or 0
     except VaultMemError as exc:
         if getattr(args, "json", False):

@@ -7,9 +7,10 @@ and says where a key or a write goes:
 
 - a read (recall, list) asks every vault and merges (:mod:`vault_mem.model.fusion`): each hit
   and row names its ``vault``;
-- ``get``/``forget`` take ``personal:KEY`` (or ``project:KEY``); a bare key is the vault that
-  holds it; held by both, ``get`` reads the project's (saying the other exists) and ``forget``
-  refuses until told which;
+- every command taking a key (``get``, ``forget``, ``edit``, ``log``, ``undo``, ``resolve``)
+  takes ``personal:KEY`` (or ``project:KEY``) through :meth:`Vaults.locate`; a bare key is the
+  vault that holds it; held by both, a read takes the project's (saying the other exists) and a
+  write refuses until told which;
 - ``remember`` writes to the project vault unless told ``personal``; with no project vault, to
   the personal one.
 
