@@ -15,8 +15,10 @@ import json
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Iterator, Mapping
@@ -27,14 +29,47 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# This process's own temporary files (pytest's, tempfile's) go where TMPDIR named at start-up; fixed
+# now, before a test points TMPDIR at a folder of its own (below) and Python would remember that one.
+tempfile.gettempdir()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Each phase's report on the test (``item.rep_call``...), for fixtures that keep files when it failed."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session, exitstatus):
+    """After pytest removed its temporary folder (all passed, retention "failed"), remove what is
+    left of it: the dangling ``pytest-current`` link and the empty ``pytest-of-USER`` folder."""
+    result = yield
+    if not hasattr(session.config, "workerinput"):  # the controlling process, not an xdist worker
+        parent = Path(os.environ.get("PYTEST_DEBUG_TEMPROOT") or tempfile.gettempdir())
+        for folder in parent.glob("pytest-of-*"):
+            link = folder / "pytest-current"
+            if link.is_symlink() and not link.exists():
+                link.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty: another run's folders stay
+    return result
+
 
 @pytest.fixture(autouse=True)
-def _git_identity(monkeypatch, tmp_path_factory):
+def _git_identity(request, monkeypatch, tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
+    # what the test's subprocesses write to the temporary folder (the agent CLIs' claude-UID/...)
+    # lands in a folder of the test's own, removed with its HOME
+    tmp = tmp_path_factory.mktemp("tmp")
+    xdg = tmp_path_factory.mktemp("xdg-config")
+    monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.setenv("HOME", str(home))
     # approvals and this machine's key (vault_mem.store.trust) in a folder of this test's own:
     # no test reads or writes the real ~/.config/vault-mem
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Person")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "person@example.com")
@@ -48,6 +83,13 @@ def _git_identity(monkeypatch, tmp_path_factory):
     monkeypatch.delenv("VAULT_MEM_PAUSE_AT", raising=False)
     # keyword-only unless a test asks for an embedder: most tests are about files and git
     monkeypatch.setenv("VAULT_MEM_EMBEDDER", "none")
+    yield
+    # nothing left behind (pyproject's tmp_path_retention_policy = "failed" does this for tmp_path);
+    # a failed test's folders stay for a look
+    if not any(getattr(request.node, f"rep_{when}", None) and getattr(request.node, f"rep_{when}").failed
+               for when in ("setup", "call")):
+        for folder in (home, tmp, xdg):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(params=["native", "portable"])

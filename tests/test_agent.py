@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -61,7 +60,7 @@ class StandIn:
                     return self._send(404, {"error": {"message": "not found"}})
                 step = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
                 if isinstance(step, tuple) and step[0] == "sleep":
-                    time.sleep(step[1])
+                    outer.closing.wait(step[1])  # ended early when the stand-in closes
                     step = answer("too late")
                 if isinstance(step, tuple):
                     return self._send(step[0], step[1])
@@ -77,7 +76,8 @@ class StandIn:
                 self.end_headers()
                 self.wfile.write(raw)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.closing = threading.Event()
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -86,11 +86,19 @@ class StandIn:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.closing.set()
         self.server.shutdown()
-        self.server.server_close()
+        self.server.server_close()  # joins the handler threads (_Server)
 
     def tool_messages(self, request_no: int) -> list[dict]:
         return [m for m in self.requests[request_no]["messages"] if m["role"] == "tool"]
+
+
+class _Server(ThreadingHTTPServer):
+    """Its handler threads end before it is closed: a handler still running (a slow answer to a
+    client that timed out) would print its broken pipe into the next test's captured stderr."""
+
+    daemon_threads = False
 
 
 def free_port() -> int:

@@ -72,9 +72,15 @@ def fill(root: Path) -> None:
 
 def raw(root: Path, payload: bytes, *, timeout: float = 10) -> dict | None:
     """Send ``payload`` as is on the socket; the framed reply (None when the daemon just closed)."""
+    # through the folder's descriptor, as the CLI connects: the plain path of a vault under a deep
+    # temporary folder (pytest-xdist adds popen-gwN/) runs past the 107-byte limit of an address
+    dir_fd = protocol.open_state_dir(root)
     with socket.socket(socket.AF_UNIX) as s:
         s.settimeout(timeout)
-        s.connect(str(root / SOCK))
+        try:
+            s.connect(protocol.socket_address(dir_fd, root))
+        finally:
+            os.close(dir_fd)
         s.sendall(payload)
         s.shutdown(socket.SHUT_WR)
         try:
