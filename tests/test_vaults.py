@@ -351,3 +351,24 @@ def test_a_vaults_daemon_gives_its_share_of_the_session_context(two_vaults):
         assert "editor-choice" in context and "shell-choice" in context
     finally:
         stop(proc)
+
+
+def test_one_vaults_share_of_the_context_stays_within_its_chars_whatever_its_heading(two_vaults):
+    """The fence around a vault's INDEX.md was allowed a fixed 800 characters; a heading naming a
+    deep vault path took more, the share overflowed, and the session-start context was cut from
+    the end, dropping the personal vault's share (seen in a full parallel run under a longer
+    temporary folder). Each share is rendered again within what is left, never cut."""
+    from vault_mem import Vault
+    from vault_mem.adapters.tools import context_index
+
+    proj, _, _personal = two_vaults
+    src = proj / "facts.jsonl"
+    src.write_text("\n".join(json.dumps({"key": f"fact-{i:03d}", "type": "fact",
+                                         "description": f"Service {i} listens on port {8000 + i} behind the gateway"})
+                             for i in range(300)) + "\n")
+    assert cli("--vault", str(proj / "memory"), "import", str(src)).returncode == 0
+    with Vault(proj / "memory") as v:
+        for heading in ("short:", "INDEX.md of the project vault (" + "/deep" * 150 + "), what is remembered:"):
+            text = context_index(v, max_chars=4000, heading=heading)
+            assert len(text) <= 4000 and "fact-" in text and "more" in text
+            assert text.rstrip().endswith(("</memory-", ">")), text[-200:]

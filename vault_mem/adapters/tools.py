@@ -237,6 +237,16 @@ def context_index(vault: Vault, *, heading: str = "INDEX.md, what is remembered 
     if max_chars is not None:
         room = max(0, max_chars - _CONTEXT_FENCE_CHARS) // CHARS_PER_TOKEN
         budget = min(vault.config.index_budget_tokens, room)
+    while True:
+        out = _fenced_index(vault, heading, budget)
+        if max_chars is None or len(out) <= max_chars or not budget:
+            return out
+        # the fence took more than its allowance (a long heading naming a deep vault path, many
+        # authors): render again within what is left, never cut the end (a section would go)
+        budget = max(0, budget - ((len(out) - max_chars) // CHARS_PER_TOKEN + 1))
+
+
+def _fenced_index(vault: Vault, heading: str, budget: int | None) -> str:
     text, legend, peers = vault.render_trusted_index(budget_tokens=budget)
     tail = ""
     if peers:  # counted, not named: an email is text its writer chose, and this line is outside the fence
