@@ -235,3 +235,62 @@ def test_a_failed_writes_bytes_brought_back_by_a_stash_pop_are_never_committed(t
     assert "agent version two" not in history, f"a write reported failed was committed\n{log[-2000:]}"
     assert git(root, "hash-object", "facts/busy.md").strip() == v1, log[-2000:]
     assert git(root, "status", "--porcelain", "--", "facts") == ""
+
+
+def test_a_commit_waiting_for_a_persons_pull_never_takes_index_lock(tmp_path):
+    """Issue 25 item 4: a write whose commit was ready when a person's ``git pull --rebase
+    --autostash`` started used to retry its landing every few ms, each time taking git's
+    index.lock for a process scan; git dies on a held index.lock, and the pull's rebase stopped
+    between its autostash and its reset ("could not reset --hard"), half-way. While the pull
+    runs (its fetch held up 2 s here), vault-mem must not take index.lock at all; the commit
+    lands after it, on the pulled tip."""
+    from vault_mem.store.git import GitRepo, Identity
+
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    root = tmp_path / "work"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "notes.txt").write_text("a person's file\n")
+    git(root, "add", "notes.txt")
+    git(root, "commit", "-qm", "first")
+    git(root, "remote", "add", "origin", str(remote))
+    git(root, "push", "-q", "-u", "origin", "main")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    (other / "peer.txt").write_text("peer\n")
+    git(other, "add", ".")
+    git(other, "commit", "-qm", "peer")
+    git(other, "push", "-q")
+    (root / "notes.txt").write_text("a person's uncommitted edit\n")  # the autostash takes it
+    pull = subprocess.Popen(["git", "pull", "-q", "--rebase", "--autostash", "--upload-pack",
+                             "sleep 2; git-upload-pack"], cwd=root, stderr=subprocess.PIPE, text=True)
+    repo = GitRepo(root)
+    try:
+        deadline = time.monotonic() + 10
+        while repo.person_git_command() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert repo.person_git_command(), "the pull never showed"
+        seen: list[float] = []
+        committed: list[str | None] = []
+        writer = threading.Thread(target=lambda: committed.append(repo.commit_paths(
+            {"facts/a.md": b"an agent's note\n"}, "remember: a", author=Identity("agent", "agent@example.com"))))
+        writer.start()
+        lock = root / ".git" / "index.lock"
+        while pull.poll() is None:
+            try:
+                if lock.read_bytes().startswith(b"vault-mem pid"):  # git's own holds the index it writes
+                    seen.append(time.monotonic())
+            except OSError:
+                pass
+        _, err = pull.communicate()
+        writer.join(60)
+    finally:
+        if pull.poll() is None:
+            pull.kill()
+        repo.close()
+    assert pull.returncode == 0, err
+    assert not seen, f"vault-mem took index.lock {len(seen)} times while the person's pull ran"
+    assert committed and committed[0], "the commit never landed after the pull"
+    assert git(root, "log", "--format=%s", "-3").split("\n")[:3] == ["remember: a", "peer", "first"]
+    assert (root / "notes.txt").read_text() == "a person's uncommitted edit\n"

@@ -289,8 +289,13 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             if tree == base:
                 return None
             commit = self.write_commit(tree, parent, message, author=author, committer=committer)
-            if marked_commit(self.git_dir) is not None:
-                staged = None  # a person's git commit is under way: it lands first
+            if self._person_git_under_way():
+                # it goes first, and index.lock is not even taken meanwhile: git dies on a held
+                # one, and a `git pull --rebase --autostash` that dies between its stash and its
+                # reset leaves a rebase half-way (this loop polled index.lock every 50 ms). A
+                # write whose HEAD moved already fails now, not after the command.
+                self._check_head(branch)
+                staged = None
             else:
                 staged = self._prepare_index(want, files)
             outcome = False
@@ -307,12 +312,19 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             self._local.written = {k: v for k, v in self._local.written.items() if v[0] == "blob"}
             if time.monotonic() > deadline:
                 who = self.person_commit()
+                busy = None if who else self.person_git_command()
                 raise LockTimeoutError(
                     f"could not commit for {gitindex.INDEX_LOCK_WAIT_S:.0f} s: " + (
                         f"a git commit (pid {who}) is under way; nothing was written: retry when it is done"
                         if who else
+                        f"{busy} is under way; nothing was written: retry when it is done" if busy else
                         f"{branch} kept moving, or git's index.lock in {self.git_dir} stayed held, "
                         f"{self._index_lock_holder()}; nothing was written"))
+            if staged is None and not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
+                log.warning("vault-mem: waiting for %s in %s to finish before committing (up to %.0f s)",
+                            self.person_git_command() or "a person's git commit", self.toplevel,
+                            gitindex.INDEX_LOCK_WAIT_S)
+                said = True
             said = self._say_waiting(start, said)
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
@@ -329,14 +341,10 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             return False  # a person's git command is under way: it finishes first
         try:
             checkpoint("holding-index-lock", self.git_dir)
-            if self.head_said() != f"ref: {branch}":
-                raise HeadMovedError(
-                    f"HEAD moved off {branch.removeprefix('refs/heads/')} while vault-mem was writing "
-                    "(a git checkout?); nothing was written: retry on a branch")
+            self._check_head(branch)
             if self._index_signature() != sig:
                 return False  # someone wrote the index since it was copied: copy it again
-            if marked_commit(self.git_dir) is not None or running_git(
-                    self.toplevel, BRANCH_MOVING | WORKTREE_CHANGING, first=True):
+            if self._person_git_under_way():
                 return False  # a person's git commit (or checkout, pull, ...) started meanwhile: it goes first
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
@@ -350,6 +358,20 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             return True
         finally:
             gitlocks.release(lock, record)
+
+    def _check_head(self, branch: str) -> None:
+        """HeadMovedError unless HEAD still points at ``branch`` (the write commits there or not at all)."""
+        if self.head_said() != f"ref: {branch}":
+            raise HeadMovedError(
+                f"HEAD moved off {branch.removeprefix('refs/heads/')} while vault-mem was writing "
+                "(a git checkout?); nothing was written: retry on a branch")
+
+    def _person_git_under_way(self) -> bool:
+        """Whether a person's git command that moves the branch or changes the work tree runs
+        here (a ``git commit`` our pre-commit hook marked, a pull, rebase, checkout, stash, ...):
+        vault-mem then neither lands a commit nor takes ``index.lock``."""
+        return marked_commit(self.git_dir) is not None or bool(
+            running_git(self.toplevel, BRANCH_MOVING | WORKTREE_CHANGING, first=True))
 
     def _keep_objects(self, written: dict[str, tuple[str, bytes]], warnings: list[str] | None) -> None:
         """Objects before refs: the branch now names ``written``, but a ``git gc --prune=now``
