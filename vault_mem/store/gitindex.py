@@ -26,6 +26,12 @@ INDEX_LOCK_WAIT_S = 30.0
 
 _T = TypeVar("_T")
 
+#: git's words when a ``git gc``/``git prune`` removed an empty object folder (``objects/ab/``)
+#: between git's mkdir of it and its temp file or rename there ("unable to create temporary
+#: file: No such file or directory", "unable to write file .git/objects/ab/...: No such file or
+#: directory", then "failed to insert into database"): git's own race, worth another try
+_FOLDER_PRUNED = ("No such file or directory", "failed to insert into database")
+
 # the git store's one logger (shared by its modules)
 log = logging.getLogger("vault_mem.store.git")
 
@@ -109,8 +115,7 @@ class GitIndex:
             tmp = gitlocks.index_copy(self.git_dir)
             try:
                 sig = self._copy_index(tmp)
-                self.run("update-index", "--add", "--remove", "-z", "--stdin", input=data,
-                         env={"GIT_INDEX_FILE": str(tmp)}, cwd=self.toplevel)
+                self._update_index("--add", "--remove", "-z", "--stdin", input=data, index=tmp)
                 if not self._install_index(tmp, sig):
                     raise _IndexLocked("index.lock is held, or the index changed meanwhile")
             finally:
@@ -135,15 +140,28 @@ class GitIndex:
                 except OSError:
                     disk = None
             (from_disk if disk is not None and self.blob_id(disk) == oid else as_blob).append(path)
-        env = {"GIT_INDEX_FILE": str(tmp)}
         if as_blob:
             info = "".join(f"{BLOB_MODE:o} {blobs[p]}\t{p}\n" if blobs[p] else f"0 {ZERO_OID}\t{p}\n"
                            for p in as_blob)
-            self.run("update-index", "--index-info", input=info.encode(), env=env, cwd=self.toplevel)
+            self._update_index("--index-info", input=info.encode(), index=tmp)
         if from_disk:
-            self.run("update-index", "--add", "--remove", "-z", "--stdin", env=env, cwd=self.toplevel,
-                     input=b"".join(p.encode() + b"\x00" for p in from_disk))
+            self._update_index("--add", "--remove", "-z", "--stdin", index=tmp,
+                               input=b"".join(p.encode() + b"\x00" for p in from_disk))
         return str(tmp), sig
+
+    def _update_index(self, *args: str, input: bytes, index: Path) -> None:
+        """``git update-index args`` on the index copy ``index``. It stores the files it adds as
+        objects; a ``git gc``/``prune`` running meanwhile can remove the empty object folder it
+        is writing into (it fails: ``_FOLDER_PRUNED``): tried again, as :meth:`write_object`
+        does in process, instead of failing the write (seen under a looping ``git gc``)."""
+        for attempt in range(5):
+            proc = self.run("update-index", *args, input=input, env={"GIT_INDEX_FILE": str(index)},
+                            cwd=self.toplevel, check=False)
+            if proc.returncode == 0:
+                return
+            err = proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
+            if not all(words in err for words in _FOLDER_PRUNED) or attempt == 4:
+                raise GitError(f"git update-index failed: {err}")
 
     def _index_signature(self) -> tuple | None:
         try:
