@@ -206,8 +206,12 @@ def _ps(*args: str) -> str | None:
     if ps is None:
         return None
     try:
-        proc = subprocess.run([ps, *args], capture_output=True, text=True, timeout=_PS_TIMEOUT_S,
-                              check=False, env={**os.environ, "LC_ALL": "C"})
+        # -ww: whole command lines; ps otherwise cuts them at $COLUMNS or 80/132 columns when
+        # not writing to a terminal (procps, BSD), and `git -c core.editor=... commit` lost its
+        # command word (seen under pytest-xdist, which sets COLUMNS)
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+        proc = subprocess.run([ps, "-ww", *args], capture_output=True, text=True, timeout=_PS_TIMEOUT_S,
+                              check=False, env={**env, "LC_ALL": "C"})
     except (OSError, subprocess.SubprocessError):
         return None
     return proc.stdout if proc.returncode == 0 else ""
