@@ -344,6 +344,35 @@ def test_a_write_a_checkout_overtakes_leaves_the_checked_out_tree_clean(root, mo
     assert (root / "facts/newer.md").exists() and not (root / "facts/k.md").exists()
 
 
+@pytest.mark.parametrize("repair", ["refused-write", "hook"])
+def test_an_index_md_left_from_the_other_tree_is_put_in_line_after_a_checkout(root, repair):
+    """A write racing a person's ``git checkout OLD`` (HEAD still on main, the files already
+    OLD's) regenerated INDEX.md and committed; the checkout's post-checkout hook found the write
+    lock taken and left INDEX.md to the agents, whose writes are then refused (HEAD detached),
+    and the sidecar was already brought in line by a reader. INDEX.md stayed modified on OLD and
+    the person's ``git checkout main`` was refused for good (the flaky checkout-loop test).
+    Now a refused write, and the next checkout's hook, put INDEX.md in line with the files."""
+    from vault_mem import Vault
+    from vault_mem.errors import GitError
+
+    with Vault(root) as v:
+        old = v.remember("old", "An old memory", "old\n").commit
+        v.remember("newer", "A newer memory", "newer\n")
+    _git(root, "checkout", "-q", old)  # through the hooks: the sidecar holds OLD's files
+    # what the racing write left: INDEX.md listing main's files on OLD's tree
+    (root / "INDEX.md").write_bytes(subprocess.run(["git", "show", "main:INDEX.md"], cwd=root,
+                                                    capture_output=True, check=True).stdout)
+    assert _git(root, "status", "--porcelain") == " M INDEX.md\n"
+    if repair == "refused-write":
+        with Vault(root) as v, pytest.raises(GitError, match="HEAD is detached"):
+            v.remember("k", "Agent write", "agent\n")
+    else:
+        _git(root, "checkout", "-q", old)
+    assert _git(root, "status", "--porcelain", "--untracked-files=all") == ""
+    _git(root, "checkout", "-q", "main")
+    assert (root / "facts/newer.md").exists() and not (root / "facts/k.md").exists()
+
+
 def test_commit_paths_never_moves_a_detached_head(root):
     from vault_mem.errors import HeadMovedError
     from vault_mem.store.git import GitRepo, Identity

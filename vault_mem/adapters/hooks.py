@@ -307,7 +307,9 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
             return 0, "", f"vault-mem {name}: {exc}\n"
         vault.lock.timeout = REFRESH_LOCK_WAIT_S  # never hold up a person's git command for long
         try:
-            vault.reconcile(recover=False)  # skipped while a daemon runs; no commits from a git hook
+            # skipped while a daemon runs; no commits from a git hook; INDEX.md compared even when
+            # the sidecar is in line: after a checkout it must match the files (or the next refuses)
+            vault.reconcile(recover=False, whole_index=True)
         except LockTimeoutError:
             return 0, "", f"vault-mem {name}: agents are writing; they bring INDEX.md up to date\n"
         except VaultMemError as exc:

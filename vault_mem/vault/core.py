@@ -143,13 +143,16 @@ class Vault:
             raise IndexStoreError(f"nothing was written: {self.sidecar.read_only}")
         return WriteTransaction(self.ws, self.sidecar)
 
-    def reconcile(self, *, force: bool = False, recover: bool = True, progress=None):
+    def reconcile(self, *, force: bool = False, recover: bool = True, progress=None, whole_index: bool = False):
         """Bring the sidecar (and INDEX.md on disk) in line with the files.
 
         Every read calls this, so results are never stale; it is cheap when nothing changed
         (one stat per file). Skipped while a daemon runs (it keeps them in line) unless
         ``force``. ``recover=False`` leaves an interrupted agent write alone: git hooks run
-        inside a person's commit, while git holds its index.lock, and must not commit."""
+        inside a person's commit, while git holds its index.lock, and must not commit.
+        ``whole_index``: INDEX.md is rendered and compared even when the sidecar was already in
+        line (a git hook: a write racing the checkout, or a reader's lock-free reconcile, may have
+        brought the sidecar in line while INDEX.md still lists the other tree's files)."""
         if not force and self.kept_current is not None and self.kept_current():
             return None
         if not force and self.daemon_running():
@@ -166,7 +169,7 @@ class Vault:
             if recover and self._can_recover():
                 self.recover()
             report = self.sidecar.reconcile(progress=progress or self.progress)
-            if report.changed or not (self.root / INDEX_FILE).exists():
+            if whole_index or report.changed or not (self.root / INDEX_FILE).exists():
                 self.write_index()
         finally:
             self.lock.release()

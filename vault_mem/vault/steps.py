@@ -103,6 +103,19 @@ def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     return replaced[1] if replaced else None
 
 
+def align_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
+    """Bring the sidecar in line with every file, then INDEX.md on disk with the sidecar unless a
+    person's git operation is under way (a rebase or checkout that finds INDEX.md changed stops
+    half-way; its hooks or the next command bring it up to date); returns INDEX.md's new bytes
+    when they changed (the caller holds the write lock). A checkout whose post-checkout hook
+    found the lock taken leaves this to the agents ("they bring INDEX.md up to date"): an
+    INDEX.md left from another tree would make the person's next checkout refuse."""
+    sidecar.reconcile(embed=False)
+    if ws.repo.person_operation() is not None:
+        return None
+    return write_index(ws, sidecar)
+
+
 def replace_index(ws: Workspace, sidecar: Sidecar) -> tuple[bytes | None, bytes] | None:
     """:func:`write_index`, returning (the bytes it replaced, None: no file; the new bytes)
     when they changed, so that a write that then fails can put back exactly what it replaced."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from vault_mem.errors import ConcurrentEditError, HeadMovedError, VaultMemError, WriteFailedError
+from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, VaultMemError, WriteFailedError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import atomic_write, checkpoint, remove_file
@@ -34,10 +34,10 @@ from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import (
     JOURNAL,
     ROLLBACK,
+    align_index,
     commit_message,
     finish_write,
     note_failed_write,
-    write_index,
     write_journal,
 )
 
@@ -85,11 +85,24 @@ class WriteTransaction:
                     f"nothing was written: finishing an interrupted write first failed ({exc.strerror or exc}); "
                     "check the free disk space and that the vault is writable, then retry") from exc
             # a running git command is looked for just before the files are written (write())
-            self.branch = self.ws.check_git_state(running=False)
+            try:
+                self.branch = self.ws.check_git_state(running=False)
+            except GitError:
+                # refused (HEAD detached by a checkout, ...): INDEX.md is still brought in line
+                # with the files, since a post-checkout hook that found this lock taken left it
+                # to the agents, and one left from the other tree makes the next checkout refuse
+                self._align_index()
+                raise
         except BaseException:
             self.ws.lock.release()
             raise
         return self
+
+    def _align_index(self) -> None:
+        try:
+            align_index(self.ws, self.sidecar)
+        except Exception:  # noqa: BLE001 - a full disk: the next command's reconcile repairs it
+            pass
 
     def __exit__(self, *exc) -> None:
         self.ws.lock.release()
@@ -212,13 +225,8 @@ class WriteTransaction:
         try:
             self.sidecar.refresh_paths(list(changes))
             # every file, not only this write's: a checkout that overtook the write changed others
-            # (no hook of it may have run), and INDEX.md below is rendered from the sidecar
-            self.sidecar.reconcile(embed=False)
-            # INDEX.md on disk only while the person's git is not mid-operation: a rebase or a
-            # checkout under way that finds it changed stops half-way (its hooks or the next
-            # command bring it up to date); after one, it must match the files again
-            if ws.repo.person_operation() is None:
-                write_index(ws, self.sidecar)
+            # (no hook of it may have run), and INDEX.md is rendered from the sidecar
+            align_index(ws, self.sidecar)
         except Exception:  # noqa: BLE001 - a full disk: the next command's reconcile repairs them
             done = False
         if done:
