@@ -166,6 +166,34 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
     return proc.stdout
 
 
+#: the author of a peer's commits in the trust-boundary tests
+PEER_EMAIL = "mallory@peer.example"
+
+
+def person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
+    """The person's vault (one pinned memory, ``editor-choice``) pushed to a real bare remote,
+    and a peer's clone of that remote: ``(mine, peer)``."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    mine = tmp_path / "mine"
+    assert cli("init", str(mine)).returncode == 0
+    r = cli("--vault", str(mine), "remember", "editor-choice", "--type", "preference", "--pinned",
+            "-d", "Uses Helix as the main editor")
+    assert r.returncode == 0, r.stderr
+    git(mine, "remote", "add", "origin", str(bare))
+    git(mine, "push", "-q", "-u", "origin", "main")
+    peer = tmp_path / "peer"
+    git(tmp_path, "clone", "-q", str(bare), str(peer))
+    return mine, peer
+
+
+def push_as_peer(peer: Path, message: str) -> None:
+    """Commit everything in the peer's clone as the peer (no hooks) and push it."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", message], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
+
+
 def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None):
     """Run the real ``vault-mem`` CLI as a subprocess (python -m vault_mem).
 

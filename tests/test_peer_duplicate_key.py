@@ -11,35 +11,17 @@ same commits) still comes in. Real bare remote, a peer's clone pushing, the real
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
-from conftest import cli, git
+from conftest import cli, git, person_and_peer, push_as_peer
 
 PEER_FILE = ("---\ndescription: Uses Notepad as the main editor\ncreated: 2026-11-01\nupdated: 2026-11-01\n"
              "---\nNotepad.\n")
 
 
-def peer_push(peer, message: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@peer.example"}
-    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", message], ["push", "-q", "origin", "main"]):
-        subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
-
-
 def test_a_second_file_of_a_persons_key_is_refused_by_name(tmp_path):
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    mine = tmp_path / "mine"
-    assert cli("init", str(mine)).returncode == 0
-    r = cli("--vault", str(mine), "remember", "editor-choice", "--type", "preference", "--pinned",
-            "-d", "Uses Helix as the main editor")
-    assert r.returncode == 0, r.stderr
-    git(mine, "remote", "add", "origin", str(bare))
-    git(mine, "push", "-q", "-u", "origin", "main")
-    peer = tmp_path / "peer"
-    git(tmp_path, "clone", "-q", str(bare), str(peer))
+    mine, peer = person_and_peer(tmp_path)
     (peer / "facts" / "editor-choice.md").write_text(PEER_FILE)
-    peer_push(peer, "a second editor-choice")
+    push_as_peer(peer, "a second editor-choice")
     head = git(mine, "rev-parse", "HEAD")
 
     r = cli("sync", str(mine))
@@ -51,7 +33,7 @@ def test_a_second_file_of_a_persons_key_is_refused_by_name(tmp_path):
 
     # the peer makes it a type change instead (the old file goes): that comes in
     git(peer, "rm", "-q", "preferences/editor-choice.md")
-    peer_push(peer, "editor-choice is a fact")
+    push_as_peer(peer, "editor-choice is a fact")
     r = cli("sync", str(mine))
     assert r.returncode == 0, r.stderr
     assert (mine / "facts" / "editor-choice.md").exists() and not (mine / "preferences" / "editor-choice.md").exists()
