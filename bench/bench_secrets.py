@@ -18,6 +18,7 @@ Asserts nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections import defaultdict
@@ -85,6 +86,13 @@ def main() -> None:
             best = min(best, time.process_time() - t0)
         print(f"gate over {len(mems)} first-index memories: {best:.2f} s CPU (best of 5), "
               f"{1e6 * best / len(mems):.0f} us each")
+        # the worst case a peer can push: a body made of credential labels, at the file size limit
+        # (model/secret_labels.MAX_LABELS bounds it; RELIABILITY.md "Limits on what a peer can make us do")
+        flood = "key=" * 20_000
+        t0 = time.process_time()
+        secret_findings(key="flood", description="labels", body=flood, meta={})
+        print(f"gate over one 80 KB body of `key=`: {time.process_time() - t0:.2f} s CPU, "
+              f"load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
