@@ -493,8 +493,9 @@ def test_index_counter_migration_counts_existing_rows(vault: Path, monkeypatch) 
     monkeypatch.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:6])
     monkeypatch.setattr(dbmod, "SCHEMA_VERSION", 6)
     old = open_sidecar(vault)
-    with old.db.write():  # today's reconcile keeps this later table (m010) too; the migration keeps it
+    with old.db.write():  # today's reconcile keeps these later tables (m010, m012) too; the migration keeps them
         dbmod.m010_change_dates(old.db.conn)
+        dbmod.m012_committed_view(old.db.conn)
     old.reconcile()  # rows written before the counter existed
     old.close()
     monkeypatch.undo()
