@@ -109,20 +109,29 @@ def changed_memory_paths(ws: Workspace) -> list[str]:
 
 
 def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
-                 *, branch: str | None = None, warnings: list[str] | None = None) -> str | None:
+                 *, branch: str | None = None, warnings: list[str] | None = None,
+                 caught_up: bool = False) -> str | None:
     """Sidecar + INDEX.md + commit for files already on disk; clears the journal.
 
     The commit holds ``files`` as given (the bytes the write checked and wrote, never re-read
     from disk, where a checkout or an editor may have changed them meanwhile) and INDEX.md as
-    :func:`commit_index` makes it; INDEX.md on disk reflects every file."""
+    :func:`commit_index` makes it; INDEX.md on disk reflects every file.
+
+    ``caught_up``: a watcher's exact catch-up (an MCP server's ``Keeper``) brought the sidecar
+    up to every change made before the write began, so no ``git status`` is asked (the one
+    step that checks every file); a change made during the write is the watcher's to apply, as
+    one made just after ``git status`` ran is the next read's."""
     rels = list(files)
     checkpoint("during-index", ws.state_dir)
     head = ws.repo.head()
-    # So that INDEX.md on disk reflects every file: what a person changed since the sidecar
-    # last looked (git status: the one step here that checks every file), and every row that
-    # holds a version HEAD does not (the committed view: an uncommitted edit, or one undone
-    # since a read indexed it, which git status no longer reports)
-    changed = {*changed_memory_paths(ws), *committed.differing(ws, sidecar, head)}
+    if caught_up:
+        changed: set[str] = set()  # the watcher brought every other file's row up to date
+    else:
+        # So that INDEX.md on disk reflects every file: what a person changed since the sidecar
+        # last looked (git status), and every row that holds a version HEAD does not (the
+        # committed view: an uncommitted edit, or one undone since a read indexed it, which
+        # git status no longer reports)
+        changed = {*changed_memory_paths(ws), *committed.differing(ws, sidecar, head)}
     sidecar.refresh_paths([*rels, *sorted(p for p in changed if p not in files)])
     write_index(ws, sidecar)
     parents: list[str | None] = []
