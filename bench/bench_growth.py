@@ -13,6 +13,8 @@ Then ``--rounds`` rounds, each of, in turn:
 - ``api``: ``Vault.remember`` of a new key in this process, kept open and warmed first (one
   untimed write), as an agent's long-lived process does; its ``git status`` part
   (:func:`vault_mem.vault.steps.changed_memory_paths`) is timed too;
+- ``kept``: the same, on a vault kept current by its own watcher as the MCP server keeps it
+  (:class:`vault_mem.daemon.keeper.Keeper`): its writes ask no ``git status``;
 - ``cli remember``: ``python -m vault_mem remember ...`` as a new process (no daemon);
 - ``cli recall``: ``python -m vault_mem recall ...`` as a new process with no daemon (a cold
   read: its reconcile checks the files).
@@ -41,6 +43,7 @@ from bench_remember import write_text  # noqa: E402
 from corpus import PartTimer, git, load_line, packed_vault, pct  # noqa: E402
 
 from vault_mem import Vault  # noqa: E402
+from vault_mem.daemon.keeper import Keeper  # noqa: E402
 from vault_mem.vault import steps  # noqa: E402
 
 SIZES = (1000, 10000, 50000, 100000)
@@ -65,11 +68,16 @@ def vault_pair(base: Path, n: int) -> tuple[Path, Path, str]:
 def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
     env = {**os.environ, "PYTHONPATH": str(HERE.parent), "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none"}
     os.environ["VAULT_MEM_EMBEDDER"] = "none"
-    out: dict[str, list[float]] = {"git": [], "api": [], "cli_write": [], "cli_recall": []}
+    out: dict[str, list[float]] = {"git": [], "api": [], "kept": [], "cli_write": [], "cli_recall": []}
     status = PartTimer(steps.changed_memory_paths)
     tag = f"{n}-{os.getpid()}-{int(time.time())}"
-    with Vault(root) as vault:
+    with Vault(root) as vault, Vault(root) as kept:
+        keeper = Keeper(kept)  # as the MCP server installs it
+        keeper.start_in_background(lambda: Vault(root))
+        kept.kept_current, kept.kept_exactly = keeper.catch_up, keeper.caught_up_exactly
+        kept.list()  # waits for the keeper's start-up reconcile
         vault.remember(f"warm-{tag}", "A warm-up memory, not timed", "warm up")
+        kept.remember(f"warm-kept-{tag}", "A warm-up memory, not timed", "warm up")
         steps.changed_memory_paths = status  # looked up at call time by finish_write
         try:
             for i in range(count):
@@ -85,6 +93,11 @@ def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
                 vault.remember(f"api-{tag}-{i}", description, body)
                 out["api"].append((time.perf_counter() - t) * 1000)
 
+                description, body = write_text(f"{tag}-kept-{i}")
+                t = time.perf_counter()
+                kept.remember(f"kept-{tag}-{i}", description, body)
+                out["kept"].append((time.perf_counter() - t) * 1000)
+
                 description, body = write_text(f"{tag}-cli-{i}")
                 t = time.perf_counter()
                 subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(root), "remember",
@@ -98,6 +111,8 @@ def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
                 out["cli_recall"].append((time.perf_counter() - t) * 1000)
         finally:
             steps.changed_memory_paths = status.fn
+            keeper.close()
+    # the plain API's git status calls only (the kept vault asks none; the CLI's run elsewhere)
     return {**{k: pct(v) for k, v in out.items()}, "status": pct(status.ms[-count:])}
 
 
@@ -115,16 +130,17 @@ def main() -> None:
     base.mkdir(parents=True, exist_ok=True)
     print(f"rounds={args.rounds} per size; ms p50/p95; api/git = ratio of p50s; no daemon; embedder none")
     print(f"{'N':>7} {'git add+commit':>15} {'api remember':>13} {'api/git':>8} {'api: status':>12} "
-          f"{'cli remember':>13} {'cli recall':>11}   load average 1/5/15")
+          f"{'kept api':>11} {'kept/git':>9} {'cli remember':>13} {'cli recall':>11}   load average 1/5/15")
     try:
         for n in (s for s in SIZES if s <= args.stop):
             root, twin, note = vault_pair(base, n)
             print(f"{n:>7} {note}; {load_line()}", flush=True)
             r = rounds(root, twin, n, args.rounds)
             load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-            g, a = r["git"], r["api"]
+            g, a, k = r["git"], r["api"], r["kept"]
             print(f"{n:>7} {g['p50']:>7.0f}/{g['p95']:<7.0f} {a['p50']:>6.0f}/{a['p95']:<6.0f} "
                   f"{a['p50'] / g['p50']:>8.2f} {r['status']['p50']:>12.1f} "
+                  f"{k['p50']:>5.0f}/{k['p95']:<5.0f} {k['p50'] / g['p50']:>9.2f} "
                   f"{r['cli_write']['p50']:>6.0f}/{r['cli_write']['p95']:<6.0f} "
                   f"{r['cli_recall']['p50']:>5.0f}/{r['cli_recall']['p95']:<5.0f}   {load}", flush=True)
     finally:
