@@ -7,7 +7,8 @@ commit holds there: a person's uncommitted edit, new file or delete, or an edit 
 and the person undid since. :func:`differing` lists them, so an agent commit's INDEX.md is made
 from the committed tree without asking ``git status`` which files differ. The view is brought to
 a commit by :mod:`vault_mem.vault.committed` (which runs git: a diff of the commits in between);
-this module only stores and reads it (the one home of its SQL).
+this module only stores and reads it (the one home of its SQL, but for the triggers that keep
+the table ``differs``, the paths where the two disagree: :func:`vault_mem.index.db.m012_committed_view`).
 """
 
 from __future__ import annotations
@@ -60,11 +61,8 @@ def update(db: Database, commit: str, changes: dict[str, str | None], *, since: 
 def differing(db: Database) -> list[str]:
     """The paths whose row holds a version the view's commit does not (a row never read for its
     blob counts as differing), and those the commit holds that have no row."""
-    rows = db.execute(
-        "SELECT f.path FROM files f LEFT JOIN committed c ON c.path = f.path "
-        "WHERE f.blob IS NULL OR c.blob IS NULL OR f.blob != c.blob "
-        "UNION SELECT c.path FROM committed c WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = c.path)")
-    return sorted(r[0] for r in rows)
+    # ``differs`` is kept by triggers on both tables (index/db.py, m012): no pass over every row
+    return [r[0] for r in db.execute("SELECT path FROM differs ORDER BY path")]
 
 
 def missing_blobs(db: Database) -> list[tuple[str, int, int]]:
