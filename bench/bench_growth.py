@@ -3,6 +3,7 @@ one interleaved run.
 
     python bench/bench_growth.py                    # 1k, 10k, 50k, 100k (building 100k: ~15 min)
     python bench/bench_growth.py --stop 10000       # 1k and 10k only (a quick run)
+    python bench/bench_growth.py --sizes 50000      # one size
     python bench/bench_growth.py --base /tmp/growth --keep   # build once, reuse on the next run
 
 Per size ``N``: a vault of ``N`` realistic memories (``corpus.packed_vault``: five type folders,
@@ -119,6 +120,7 @@ def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--stop", type=int, default=SIZES[-1], help="the largest size to run (10000: a quick run)")
+    ap.add_argument("--sizes", default=None, help="comma-separated sizes instead (e.g. 50000)")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--base", type=Path, default=None, help="where the vaults are built (default: a temp folder)")
     ap.add_argument("--keep", action="store_true", help="keep the built vaults for the next run (with --base)")
@@ -132,7 +134,8 @@ def main() -> None:
     print(f"{'N':>7} {'git add+commit':>15} {'api remember':>13} {'api/git':>8} {'api: status':>12} "
           f"{'kept api':>11} {'kept/git':>9} {'cli remember':>13} {'cli recall':>11}   load average 1/5/15")
     try:
-        for n in (s for s in SIZES if s <= args.stop):
+        sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else [s for s in SIZES if s <= args.stop]
+        for n in sizes:
             root, twin, note = vault_pair(base, n)
             print(f"{n:>7} {note}; {load_line()}", flush=True)
             r = rounds(root, twin, n, args.rounds)
