@@ -30,28 +30,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from corpus import load_line, pct, write_vault  # noqa: E402
+from corpus import PartTimer, git, load_line, packed_vault, pct  # noqa: E402
 
 from vault_mem import Vault  # noqa: E402
 from vault_mem.vault import steps  # noqa: E402
-
-
-class PartTimer:
-    """Wraps a callable; the milliseconds of each call are appended to ``ms``."""
-
-    def __init__(self, fn) -> None:
-        self.fn, self.ms = fn, []
-
-    def __call__(self, *a, **kw):
-        t = time.perf_counter()
-        try:
-            return self.fn(*a, **kw)
-        finally:
-            self.ms.append((time.perf_counter() - t) * 1000)
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "gc.auto=0", *args], cwd=root, check=True, capture_output=True)
 
 
 def main() -> None:
@@ -73,10 +55,7 @@ def main() -> None:
         src = args.vault
         if src is None:
             src = tmp / "source"
-            write_vault(src, args.size)
-            with Vault(src) as vault:
-                vault.reconcile(force=True)
-            git(src, "gc", "-q")
+            packed_vault(src, args.size)
         roots = {}
         for i, opt in enumerate(options):
             root = tmp / f"v{i}"

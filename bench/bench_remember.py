@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from corpus import indexed_vault, load_line, pct, write_vault
+from corpus import PartTimer, git, indexed_vault, load_line, packed_vault, pct
 
 from vault_mem import Vault
 from vault_mem.vault import steps
@@ -63,21 +63,12 @@ def prepare(root: Path, plain: Path, n: int, *, vectors: bool, base: Path) -> st
         # write's `git status` (which never writes the index back) would re-hash all N files
         subprocess.run(["git", "update-index", "-q", "--refresh"], check=False, cwd=root, capture_output=True)
         note = f"copy of {src} (real vectors) {time.perf_counter() - t0:.0f} s"
-    else:
-        write_vault(root, n)
-        os.environ["VAULT_MEM_EMBEDDER"] = "none"
-        with Vault(root) as vault:
-            vault.reconcile(force=True)
-        note = f"files + index {time.perf_counter() - t0:.0f} s"
-    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(root), str(plain)], check=True)
-    for repo in (root, plain):
-        git(repo, "gc", "-q")
-    return note
-
-
-def git(root: Path, *args: str) -> None:
-    # gc.auto=0: a `git gc --auto` started by one of the timed commits would compete with the rest
-    subprocess.run(["git", "-c", "gc.auto=0", *args], cwd=root, check=True, capture_output=True)
+        subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(root), str(plain)], check=True)
+        for repo in (root, plain):
+            git(repo, "gc", "-q")
+        return note
+    packed_vault(root, n, twin=plain)
+    return f"files + index {time.perf_counter() - t0:.0f} s"
 
 
 def write_text(seed: str) -> tuple[str, str]:
@@ -87,20 +78,6 @@ def write_text(seed: str) -> tuple[str, str]:
     h = int(hashlib.sha256(seed.encode()).hexdigest()[:8], 16)
     return (f"Release train {h % 9973} ships on the second Tuesday after the freeze",
             f"Agreed in planning: the freeze starts {h % 28 + 1} days before; hotfixes skip it (ref {seed}).")
-
-
-class PartTimer:
-    """Wraps a callable; the milliseconds of each call are appended to ``ms``."""
-
-    def __init__(self, fn) -> None:
-        self.fn, self.ms = fn, []
-
-    def __call__(self, *a, **kw):
-        t = time.perf_counter()
-        try:
-            return self.fn(*a, **kw)
-        finally:
-            self.ms.append((time.perf_counter() - t) * 1000)
 
 
 def time_config(root: Path, plain: Path, embedder: str, writes: int, tag: str, profile: Path | None) -> dict:

@@ -218,6 +218,56 @@ def indexed_vault(root: Path, n: int, seed: int = 0, *, embedder: object = None)
     return items
 
 
+def git(root: Path, *args: str) -> None:
+    """``git ARGS`` in ``root``, output kept quiet. ``gc.auto=0``: a ``git gc --auto`` started by one
+    timed command would compete with whatever the bench times next."""
+    subprocess.run(["git", "-c", "gc.auto=0", *args], cwd=root, check=True, capture_output=True)
+
+
+def packed_vault(root: Path, n: int, *, twin: Path | None = None, seed: int = 0) -> list[dict]:
+    """A vault at ``root`` holding ``memories(n, seed)``, committed and indexed without vectors
+    (``VAULT_MEM_EMBEDDER=none``), and, with ``twin``, its plain-git twin there (a ``git clone``:
+    the same files and folders); both packed (``git gc``), as a repository that has lived a while
+    is (a freshly filled one holds n loose objects, which slows every git command). Returns the
+    memories. The one home of this set-up for the write benches (bench_remember, bench_growth,
+    bench_git_options)."""
+    from vault_mem.vault.core import Vault
+
+    items = write_vault(root, n, seed)
+    before = os.environ.get("VAULT_MEM_EMBEDDER")
+    os.environ["VAULT_MEM_EMBEDDER"] = "none"
+    try:
+        with Vault(root) as vault:
+            vault.reconcile(force=True)
+    finally:
+        if before is None:
+            os.environ.pop("VAULT_MEM_EMBEDDER", None)
+        else:
+            os.environ["VAULT_MEM_EMBEDDER"] = before
+    repos = [root]
+    if twin is not None:
+        subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(root), str(twin)], check=True)
+        repos.append(twin)
+    for repo in repos:
+        git(repo, "gc", "-q")
+    return items
+
+
+class PartTimer:
+    """Wraps a callable; the milliseconds of each call are appended to ``ms`` (the benches time
+    parts of a write by putting one in place of a real function)."""
+
+    def __init__(self, fn) -> None:
+        self.fn, self.ms = fn, []
+
+    def __call__(self, *a, **kw):
+        t = time.perf_counter()
+        try:
+            return self.fn(*a, **kw)
+        finally:
+            self.ms.append((time.perf_counter() - t) * 1000)
+
+
 class HashEmbedder(Embedder):
     """Bag of hashed words -> 384-d unit vectors: a fast stand-in with the local model's shape,
     for benches whose cost depends on the count and dimension of vectors, not their meaning."""

@@ -493,8 +493,9 @@ def test_index_counter_migration_counts_existing_rows(vault: Path, monkeypatch) 
     monkeypatch.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:6])
     monkeypatch.setattr(dbmod, "SCHEMA_VERSION", 6)
     old = open_sidecar(vault)
-    with old.db.write():  # today's reconcile keeps this later table (m010) too; the migration keeps it
+    with old.db.write():  # today's reconcile keeps these later tables (m010, m012) too; the migration keeps them
         dbmod.m010_change_dates(old.db.conn)
+        dbmod.m012_committed_view(old.db.conn)
     old.reconcile()  # rows written before the counter existed
     old.close()
     monkeypatch.undo()
@@ -526,3 +527,41 @@ def test_index_md_of_400_memories_lists_every_section(tmp_path: Path) -> None:
     again = open_sidecar(root, embedder=None)
     again.rebuild()
     assert again.render_index(budget_tokens=2000, today=TODAY) == text
+
+
+def test_the_paths_that_differ_from_the_committed_view_follow_both_tables(vault: Path) -> None:
+    """``differs`` (kept by triggers) always equals a comparison of every row with the view:
+    rows read or removed, view entries added, changed or removed, and a rolled-back change."""
+    from vault_mem.index import committed
+    from vault_mem.index.scan import blob_id
+
+    sc = open_sidecar(vault)
+    sc.reconcile(embed=False)
+
+    def compared() -> list[str]:  # the comparison the triggers spare every write
+        rows = dict(sc.db.tuples("SELECT path, blob FROM files"))
+        view = dict(sc.db.tuples("SELECT path, blob FROM committed"))
+        return sorted(p for p in {*rows, *view} if rows.get(p) is None or rows.get(p) != view.get(p))
+
+    paths = sorted(p for (p,) in sc.db.tuples("SELECT path FROM files"))
+    assert committed.differing(sc.db) == compared() == paths  # nothing committed yet
+    blobs = {p: blob_id((vault / p).read_bytes()) for p in paths}
+    committed.replace(sc.db, "c1", blobs)
+    assert committed.differing(sc.db) == compared() == []
+    edited = vault / paths[0]
+    edited.write_text(edited.read_text().replace("---\n", "---\npinned: true\n", 1))
+    sc.refresh_paths([paths[0]])
+    assert committed.differing(sc.db) == compared() == [paths[0]]
+    (vault / paths[1]).unlink()
+    sc.refresh_paths([paths[1]])
+    assert committed.differing(sc.db) == compared() == sorted(paths[:2])
+    assert committed.update(sc.db, "c2", {paths[0]: blob_id(edited.read_bytes()), paths[1]: None}, since="c1")
+    assert committed.differing(sc.db) == compared() == []
+    assert not committed.update(sc.db, "c3", {paths[2]: None}, since="c1")  # reflects c2, not c1
+    write_memory(vault, "newcomer", "A file no commit holds")
+    sc.refresh_paths(["facts/newcomer.md"])
+    assert committed.differing(sc.db) == compared() == ["facts/newcomer.md"]
+    # a rendering "as if" (a rolled-back transaction) leaves them as they were
+    sc.render_index_with({paths[2]: None, "facts/newcomer.md": None}, budget_tokens=2000, today=TODAY)
+    assert committed.differing(sc.db) == compared() == ["facts/newcomer.md"]
+    sc.close()

@@ -50,6 +50,43 @@ def test_a_hand_edit_is_seen_by_the_next_read_without_a_reconcile(both_platforms
     assert "facts/boat.md" not in git(vault.root, "log", "--name-only", "--format=")  # never commits
 
 
+def test_a_write_in_a_kept_process_asks_no_git_status_and_its_index_md_stays_exact(kept, tmp_path, monkeypatch):
+    """With the watcher's exact catch-up (what the MCP server installs), a write does not run
+    `git status` (the step that checks every file), and the guarantees hold as with it: the
+    commit's INDEX.md is made from the committed tree, INDEX.md on disk shows a person's
+    uncommitted edit (made in place, just before the write) and new file."""
+    vault, keeper = kept
+    vault.kept_exactly = keeper.caught_up_exactly
+    vault.remember("alpha", "Alpha as committed", "a")
+    assert vault.list() and keeper.mode == "watching"
+    path = vault.root / "facts" / "alpha.md"
+    with open(path, "r+b") as fh:  # in place: the folder's mtime does not change
+        data = fh.read().replace(b"Alpha as committed", b"Alpha edited by hand")
+        fh.seek(0)
+        fh.write(data)
+        fh.truncate()
+    write_memory(vault.root, "beta", "Beta only on disk")
+    trace = tmp_path / "git-trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    r = vault.remember("gamma", "Gamma by the agent", "c")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    commands = {line.split('"name":"', 1)[1].split('"', 1)[0] for line in trace.read_text().splitlines()
+                if '"event":"cmd_name"' in line}
+    assert "status" not in commands and r.action == "create"
+    in_commit = git(vault.root, "show", f"{r.commit}:INDEX.md")
+    assert "Alpha as committed" in in_commit and "Gamma by the agent" in in_commit
+    assert "Alpha edited by hand" not in in_commit and "Beta only on disk" not in in_commit
+    on_disk = (vault.root / "INDEX.md").read_text()
+    assert "Alpha edited by hand" in on_disk and "Beta only on disk" in on_disk and "Gamma by the agent" in on_disk
+    assert keeper.stats["full"] == 1  # the agent's own commits asked for no full reconcile
+    assert git(vault.root, "log", "-1", "--format=%s").startswith("remember")  # one commit, not finished twice
+    vault.kept_exactly = None  # without the watcher's word, the write asks git status again
+    trace.unlink(missing_ok=True)
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    vault.remember("delta", "Delta by the agent", "d")
+    assert '"name":"status"' in trace.read_text()
+
+
 def test_the_catch_up_of_every_reader_holds_each_change_made_just_before_it(vault):
     """changes_so_far (the daemon's socket reads and a Keeper's reads) waits for the fence:
     taking what the batcher holds right after a write would usually find nothing yet."""

@@ -718,6 +718,52 @@ def test_agent_commit_index_comes_from_the_committed_tree_not_the_work_tree(root
     assert _git(root, "show", "--stat", "--format=", r.commit).count("|") == 2  # c.md and INDEX.md
 
 
+def test_agent_commit_index_leaves_out_an_edit_a_read_indexed_and_the_person_undid(root):
+    """A person's edit that a read indexed, then undone in the editor (the file holds its
+    committed bytes again, so `git status` reports nothing): the next agent commit's INDEX.md
+    is still made from the committed tree, and INDEX.md on disk shows the file as it is. Before,
+    the sidecar kept the undone edit and both INDEX.md files showed text never committed."""
+    from vault_mem import Vault
+
+    with Vault(root) as v:
+        v.remember("a", "Alpha as committed", "a\n")
+        path = root / "facts/a.md"
+        committed = path.read_bytes()
+        path.write_bytes(committed.replace(b"Alpha as committed", b"Alpha edited by hand"))
+        v.reconcile()  # a read indexes the edit
+        path.write_bytes(committed)  # the person undoes it: no git command, no hook
+        r = v.remember("c", "Gamma by the agent", "c\n")
+    in_commit = _git(root, "show", f"{r.commit}:INDEX.md")
+    assert "Gamma by the agent" in in_commit and "Alpha as committed" in in_commit
+    assert "Alpha edited by hand" not in in_commit
+    on_disk = (root / "INDEX.md").read_text()
+    assert "Alpha as committed" in on_disk and "Alpha edited by hand" not in on_disk
+
+
+def test_rows_an_older_vault_mem_indexed_get_their_blob_ids_from_their_files(root):
+    """Rows without a blob id (an index made before the committed view) get it from their
+    files once, without a re-read of every file, and the agent commit's INDEX.md still leaves out
+    a person's uncommitted edit."""
+    from vault_mem import Vault
+
+    with Vault(root) as v:
+        v.remember("a", "Alpha as committed", "a\n")
+        v.remember("b", "Beta as committed", "b\n")
+        path = root / "facts/a.md"
+        path.write_text(path.read_text().replace("Alpha as committed", "Alpha edited by hand"))
+        v.reconcile()
+        db = v.sidecar.db
+        db.execute("UPDATE files SET blob = NULL")  # as an older vault-mem left them
+        db.execute("DELETE FROM committed")
+        db.execute("DELETE FROM meta WHERE name = 'committed_at'")
+        r = v.remember("c", "Gamma by the agent", "c\n")
+        assert db.execute("SELECT count(*) FROM files WHERE blob IS NULL").fetchone()[0] == 0
+    in_commit = _git(root, "show", f"{r.commit}:INDEX.md")
+    assert "Alpha as committed" in in_commit and "Beta as committed" in in_commit
+    assert "Alpha edited by hand" not in in_commit and "Gamma by the agent" in in_commit
+    assert "Alpha edited by hand" in (root / "INDEX.md").read_text()
+
+
 if __name__ == "__main__":
     role, *rest = sys.argv[1:]
     if role == "agent":

@@ -200,6 +200,7 @@ class Startup:
         self.model_wait_s = model_wait_s
         self.keeper = Keeper(vault)
         vault.kept_current = self.keeper.catch_up
+        vault.kept_exactly = self.keeper.caught_up_exactly
         self.warmup = Warmup(vault)
         self.begun: float | None = None
 

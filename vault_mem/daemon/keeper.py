@@ -267,6 +267,14 @@ class Keeper:
                     self.vault.write_index()
         return True
 
+    def caught_up_exactly(self) -> bool:
+        """Before a write: :meth:`catch_up`, True only when the sidecar now holds every change
+        made before this call (never the start-up's "answered from the index as it is"), so the
+        write need not ask ``git status`` what a person changed."""
+        if self._thread is not None and not self._started.is_set():
+            return False  # the start-up check of the files is still running
+        return self.catch_up() and self.mode == "watching" and self._watcher is not None
+
     def _daemon_runs(self) -> bool:
         return daemon_pid(self.vault.state_dir) is not None
 

@@ -395,9 +395,53 @@ def m011_authors(conn) -> None:
     )
 
 
+def m012_committed_view(conn) -> None:
+    """The committed view (``vault_mem.index.committed``): ``files.blob``, the git blob id of the
+    bytes each row was read from, and ``committed``, each memory path's blob at the commit meta
+    ``committed_at`` names; a row whose blob differs is a version no commit holds there. Existing
+    rows get their blob from the file when it still matches them (``vault_mem.vault.committed``).
+    ``differs`` lists the paths where the two disagree, kept by triggers on both tables, so a
+    write reads the few that differ instead of comparing every row. Safe to run again."""
+    cols = {r[1] for r in conn.execute("PRAGMA table_info(files)")}
+    if "blob" not in cols:
+        conn.execute("ALTER TABLE files ADD COLUMN blob TEXT")
+    # a path differs when the two blobs are not the same, or its row has none (never read)
+    check = """
+            DELETE FROM differs WHERE path = {p};
+            INSERT INTO differs(path) SELECT {p} WHERE
+                (SELECT blob FROM files WHERE path = {p}) IS NOT (SELECT blob FROM committed WHERE path = {p})
+                OR EXISTS (SELECT 1 FROM files WHERE path = {p} AND blob IS NULL);"""
+    triggers = "".join(
+        f"""
+        CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON {table} BEGIN{check.format(p=f"{row}.path")}
+        END;"""
+        for name, event, table, row in (
+            ("files_differs_insert", "INSERT", "files", "NEW"), ("files_differs_update", "UPDATE OF blob, path", "files", "NEW"),
+            ("files_differs_update_old", "UPDATE OF path", "files", "OLD"), ("files_differs_delete", "DELETE", "files", "OLD"),
+            ("committed_differs_insert", "INSERT", "committed", "NEW"),
+            ("committed_differs_update", "UPDATE", "committed", "NEW"),
+            ("committed_differs_delete", "DELETE", "committed", "OLD")))
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS committed (
+            path TEXT PRIMARY KEY,   -- vault-relative, POSIX
+            blob TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS differs (path TEXT PRIMARY KEY) WITHOUT ROWID;
+        DELETE FROM differs;
+        INSERT INTO differs(path)
+            SELECT f.path FROM files f LEFT JOIN committed c ON c.path = f.path
+                WHERE f.blob IS NULL OR c.blob IS NULL OR f.blob != c.blob
+            UNION SELECT c.path FROM committed c WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = c.path);
+        """ + triggers,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
-                              m009_index_counter_by_type, m010_change_dates, m011_authors]
+                              m009_index_counter_by_type, m010_change_dates, m011_authors,
+                              m012_committed_view]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)
@@ -405,7 +449,9 @@ TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_
                        7: _BASE_TABLES | {"vector_log", "counters"},
                        8: _BASE_TABLES | {"vector_log", "counters", "floor_calibration"},
                        10: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes"},
-                       11: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors"}}
+                       11: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors"},
+                       12: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
+                                           "committed", "differs"}}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,6 +41,9 @@ class FileState:
     mtime_ns: int
     size: int
     sha256: str = ""
+    #: the git blob id of the same bytes ("" when the file was not read): compared with the
+    #: committed tree's (:mod:`vault_mem.index.committed`)
+    blob: str = ""
     problem: str | None = None
     memory: object | None = None
     #: the file holds a credential: nothing of its text may be kept (not even a last good version)
@@ -144,6 +147,7 @@ def parse_state(state: FileState, data: bytes, *, max_bytes: int, policy: WriteP
     """Fill in ``state`` from the file's bytes: its hash and the parsed memory, or a problem
     (with ``policy``, a file holding a credential is one, marked ``quarantined``)."""
     state.sha256 = hashlib.sha256(data).hexdigest()
+    state.blob = blob_id(data)
     try:
         state.memory = memory_from_bytes(data, state.path, max_bytes=max_bytes)
     except VaultMemError as exc:
@@ -153,6 +157,13 @@ def parse_state(state: FileState, data: bytes, *, max_bytes: int, policy: WriteP
         if reason:
             state.problem, state.memory, state.quarantined = reason, None, True
     return state
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives ``data`` as a blob (``git hash-object``)."""
+    h = hashlib.sha1(b"blob %d\0" % len(data))  # noqa: S324 - git's object id, not a security hash
+    h.update(data)
+    return h.hexdigest()
 
 
 def _strip_path(message: str, rel: str) -> str:

@@ -165,11 +165,12 @@ class Sidecar(VectorStore):
     def _apply(self, st: FileState, report: ReconcileReport, touched_keys: set[str]) -> None:
         """Upsert one file's state (inside a write transaction)."""
         row = self.db.execute(
-            "SELECT id, key, has_content, content_sha256, problem, sha256, mtime_ns, size FROM files WHERE path = ?",
+            "SELECT id, key, has_content, content_sha256, problem, sha256, mtime_ns, size, blob FROM files WHERE path = ?",
             (st.path,),
         ).fetchone()
+        blob = st.blob or None
         if row is not None and (row["mtime_ns"], row["size"], row["sha256"]) == (st.mtime_ns, st.size, st.sha256) \
-                and st.sha256 and st.problem == row["problem"]:
+                and st.sha256 and st.problem == row["problem"] and row["blob"] == blob:
             report.unchanged += 1  # another process got here first
             return
         touched_keys.add(st.key)
@@ -178,14 +179,14 @@ class Sidecar(VectorStore):
         if st.problem is not None or st.memory is None:
             if row is None:
                 self.db.execute(
-                    "INSERT INTO files(path, key, type, type_rank, mtime_ns, size, sha256, problem) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (st.path, st.key, st.type, TYPE_RANK[st.type], st.mtime_ns, st.size, st.sha256, st.problem),
+                    "INSERT INTO files(path, key, type, type_rank, mtime_ns, size, sha256, problem, blob) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (st.path, st.key, st.type, TYPE_RANK[st.type], st.mtime_ns, st.size, st.sha256, st.problem, blob),
                 )
                 report.added += 1
             else:
-                self.db.execute("UPDATE files SET mtime_ns = ?, size = ?, sha256 = ?, problem = ? WHERE id = ?",
-                                (st.mtime_ns, st.size, st.sha256, st.problem, row["id"]))
+                self.db.execute("UPDATE files SET mtime_ns = ?, size = ?, sha256 = ?, problem = ?, blob = ? WHERE id = ?",
+                                (st.mtime_ns, st.size, st.sha256, st.problem, blob, row["id"]))
                 report.updated += 1
                 if st.quarantined and row["has_content"]:
                     self._forget_content(row["id"])
@@ -194,8 +195,8 @@ class Sidecar(VectorStore):
             return
         if row is not None and row["has_content"] and row["content_sha256"] == st.sha256:
             # Same bytes as the indexed version (a touch, or a broken file restored).
-            self.db.execute("UPDATE files SET mtime_ns = ?, size = ?, sha256 = ?, problem = NULL WHERE id = ?",
-                            (st.mtime_ns, st.size, st.sha256, row["id"]))
+            self.db.execute("UPDATE files SET mtime_ns = ?, size = ?, sha256 = ?, problem = NULL, blob = ? WHERE id = ?",
+                            (st.mtime_ns, st.size, st.sha256, blob, row["id"]))
             report.updated += row["problem"] is not None
             report.unchanged += row["problem"] is None
             return
@@ -210,12 +211,12 @@ class Sidecar(VectorStore):
         values = (st.key, st.type, TYPE_RANK[st.type], st.mtime_ns, st.size, st.sha256, st.sha256,
                   desc, created, updated, sort_date, int(m.pinned), expires,  # type: ignore[attr-defined]
                   json.dumps(tags), m.scope, m.source, json.dumps(supersedes), body, embed_sha,  # type: ignore[attr-defined]
-                  conflict_of if isinstance(conflict_of, str) and conflict_of else None)
+                  conflict_of if isinstance(conflict_of, str) and conflict_of else None, blob)
         cols = ("key, type, type_rank, mtime_ns, size, sha256, content_sha256, description, created, updated, "
-                "sort_date, pinned, expires, tags, scope, source, supersedes, body, embed_sha256, conflict_of")
+                "sort_date, pinned, expires, tags, scope, source, supersedes, body, embed_sha256, conflict_of, blob")
         if row is None:
             cur = self.db.execute(
-                f"INSERT INTO files(path, {cols}, has_content, problem) VALUES (?, {','.join('?' * 20)}, 1, NULL)",
+                f"INSERT INTO files(path, {cols}, has_content, problem) VALUES (?, {','.join('?' * 21)}, 1, NULL)",
                 (st.path, *values),
             )
             file_id = cur.lastrowid

@@ -66,6 +66,9 @@ class Vault:
         #: a long-lived process's own watcher (``daemon.keeper.Keeper.catch_up``): called by every
         #: read instead of a reconcile; True when it brought the sidecar up to every change
         self.kept_current: Callable[[], bool] | None = None
+        #: the same watcher's exact catch-up before a write (``Keeper.caught_up_exactly``): True
+        #: when the sidecar holds every change made so far, so the write skips ``git status``
+        self.kept_exactly: Callable[[], bool] | None = None
 
     # -- the workspace's parts, by their usual names -----------------------------------------
     @property
@@ -141,7 +144,7 @@ class Vault:
         then fail to index and commit it."""
         if self.sidecar.read_only:
             raise IndexStoreError(f"nothing was written: {self.sidecar.read_only}")
-        return WriteTransaction(self.ws, self.sidecar)
+        return WriteTransaction(self.ws, self.sidecar, kept_exactly=self.kept_exactly)
 
     def reconcile(self, *, force: bool = False, recover: bool = True, progress=None, whole_index: bool = False):
         """Bring the sidecar (and INDEX.md on disk) in line with the files.

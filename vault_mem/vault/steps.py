@@ -19,6 +19,7 @@ from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, curren
 from vault_mem.store.trust import seal, unseal
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import dirty_paths
+from vault_mem.vault import committed
 
 #: under .vault-mem/: the intent of the write under way (see vault_mem.vault.transaction)
 JOURNAL = "pending.json"
@@ -128,14 +129,16 @@ def replace_index(ws: Workspace, sidecar: Sidecar) -> tuple[bytes | None, bytes]
     return old, new
 
 
-def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None,
-                 changed: list[str] | None = None) -> bytes:
+def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None) -> bytes:
     """INDEX.md for a commit of ``rels`` on ``parent``: generated from the tree being committed
-    (``parent``'s tree plus this write), never from the work tree (see :func:`index_of`)."""
-    def committed(top: str) -> bytes | None:
+    (``parent``'s tree plus this write), never from the work tree: every row that holds a
+    version ``parent`` does not (the committed view, :mod:`vault_mem.vault.committed`: a
+    person's uncommitted edit, or one a read indexed and the person undid since) is swapped
+    for ``parent``'s version (see :func:`index_of`)."""
+    def version(top: str) -> bytes | None:
         oid = ws.repo.blob_at(parent, top)
         return ws.repo.read_object(oid)[1] if oid else None
-    return index_of(ws, sidecar, committed, skip=set(rels), changed=changed)
+    return index_of(ws, sidecar, version, skip=set(rels), changed=committed.differing(ws, sidecar, parent))
 
 
 def index_of(ws: Workspace, sidecar: Sidecar, version: Callable[[str], bytes | None], *,
@@ -164,33 +167,47 @@ def changed_memory_paths(ws: Workspace) -> list[str]:
 
 def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
                  *, branch: str | None = None, warnings: list[str] | None = None,
-                 index_replaced: list[tuple[bytes | None, bytes]] | None = None) -> str | None:
+                 index_replaced: list[tuple[bytes | None, bytes]] | None = None,
+                 caught_up: bool = False) -> str | None:
     """Sidecar + INDEX.md + commit for files already on disk; clears the journal.
 
     The commit holds ``files`` as given (the bytes the write checked and wrote, never re-read
     from disk, where a checkout or an editor may have changed them meanwhile) and INDEX.md as
     :func:`commit_index` makes it; INDEX.md on disk reflects every file. ``index_replaced``
     gets (old bytes, new bytes) of INDEX.md on disk when this changed it: a write that fails
-    after this puts the old bytes back."""
+    after this puts the old bytes back.
+
+    ``caught_up``: a watcher's exact catch-up (an MCP server's ``Keeper``) brought the sidecar
+    up to every change made before the write began, so no ``git status`` is asked (the one
+    step that checks every file); a change made during the write is the watcher's to apply, as
+    one made just after ``git status`` ran is the next read's."""
     rels = list(files)
     checkpoint("during-index", ws.state_dir)
-    # a person's uncommitted files too, so that INDEX.md on disk reflects every file
-    changed = changed_memory_paths(ws)
-    sidecar.refresh_paths([*rels, *(p for p in changed if p not in files)])
+    head = ws.repo.head()
+    if caught_up:
+        changed: set[str] = set()  # the watcher brought every other file's row up to date
+    else:
+        # So that INDEX.md on disk reflects every file: what a person changed since the sidecar
+        # last looked (git status), and every row that holds a version HEAD does not (the
+        # committed view: an uncommitted edit, or one undone since a read indexed it, which
+        # git status no longer reports)
+        changed = {*changed_memory_paths(ws), *committed.differing(ws, sidecar, head)}
+    sidecar.refresh_paths([*rels, *sorted(p for p in changed if p not in files)])
     replaced = replace_index(ws, sidecar)
     if replaced and index_replaced is not None:
         index_replaced.append(replaced)
-    head = ws.repo.head()
+    parents: list[str | None] = []
 
     def index_for(parent: str | None) -> bytes:
-        # git status compared with HEAD: asked again only for a commit rebuilt on a new tip
-        return commit_index(ws, sidecar, rels, parent, changed if parent == head else None)
+        parents.append(parent)
+        return commit_index(ws, sidecar, rels, parent)
     commit = ws.repo.commit_paths(
         {ws.top(rel): data for rel, data in files.items()}, message, author=ws.identity(who),
         branch=branch, derived=(ws.top(INDEX_FILE), index_for), warnings=warnings)
     # From here on the write has landed (or had nothing to commit): nothing may fail it any more,
     # or a caller told "failed" would find it committed; what goes wrong is a warning.
     steps = [lambda: _refresh_staging(ws, rels, commit, warnings),
+             lambda: committed.after_commit(ws, sidecar, commit, parents[-1], files) if commit and parents else None,
              lambda: checkpoint("after-commit", ws.state_dir),
              lambda: sidecar.set_meta("head", commit) if commit else None,
              lambda: (ws.state_dir / JOURNAL).unlink(missing_ok=True)]

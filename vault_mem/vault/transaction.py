@@ -20,6 +20,7 @@ finish the write (:func:`vault_mem.vault.recovery.recover_journal`) or report it
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -62,9 +63,11 @@ class WriteTransaction:
     """``with WriteTransaction(ws, sidecar) as tx: ... tx.commit(changes, ...)``: see the module
     docstring for the steps. Re-entrant through the workspace's lock."""
 
-    def __init__(self, ws: Workspace, sidecar: Sidecar):
+    def __init__(self, ws: Workspace, sidecar: Sidecar, *, kept_exactly: Callable[[], bool] | None = None):
         self.ws = ws
         self.sidecar = sidecar
+        #: a watcher's exact catch-up (see :func:`~vault_mem.vault.steps.finish_write`)
+        self.kept_exactly = kept_exactly
         self.policy = ws.policy
         self._expected: dict[str, bytes | None] = {}
         #: the branch the write started on (``refs/heads/...``): it commits there or not at all
@@ -140,6 +143,9 @@ class WriteTransaction:
         journal = {"message": message, "agent": who,
                    "key": key or next((Path(rel).stem for rel in changes), ""),
                    "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
+        # a watcher's exact catch-up, before the journal exists: its batch may recover an
+        # interrupted write, which must never be this one
+        caught_up = self.kept_exactly is not None and self.kept_exactly()
         checkpoint("before-write", ws.state_dir)
         # asked again just before the work tree changes: a person's git pull, checkout or stash
         # that started since the transaction began goes first (or the write is refused)
@@ -162,7 +168,8 @@ class WriteTransaction:
             checkpoint("after-write", ws.state_dir)
             # finish_write raises only while nothing has landed (after the commit, a warning)
             return finish_write(ws, self.sidecar, changes, message, who, branch=self.branch,
-                                warnings=self.warnings, index_replaced=index_replaced)
+                                warnings=self.warnings, index_replaced=index_replaced,
+                                caught_up=caught_up)
         except BaseException as exc:
             # One rule: a write whose caller is told it failed never lands, not now and not
             # later; only a write whose process died without answering is finished by recovery.

@@ -1,0 +1,155 @@
+"""The growth curve: what a write and a cold read cost as the vault grows, next to plain git, in
+one interleaved run.
+
+    python bench/bench_growth.py                    # 1k, 10k, 50k, 100k (building 100k: ~15 min)
+    python bench/bench_growth.py --stop 10000       # 1k and 10k only (a quick run)
+    python bench/bench_growth.py --sizes 50000      # one size
+    python bench/bench_growth.py --base /tmp/growth --keep   # build once, reuse on the next run
+
+Per size ``N``: a vault of ``N`` realistic memories (``corpus.packed_vault``: five type folders,
+one commit, indexed without vectors) and its plain-git twin (a ``git clone``), both packed.
+Then ``--rounds`` rounds, each of, in turn:
+
+- ``git``: ``git add <new file> && git commit`` in the twin (hooks skipped);
+- ``api``: ``Vault.remember`` of a new key in this process, kept open and warmed first (one
+  untimed write), as an agent's long-lived process does; its ``git status`` part
+  (:func:`vault_mem.vault.steps.changed_memory_paths`) is timed too;
+- ``kept``: the same, on a vault kept current by its own watcher as the MCP server keeps it
+  (:class:`vault_mem.daemon.keeper.Keeper`): its writes ask no ``git status``;
+- ``cli remember``: ``python -m vault_mem remember ...`` as a new process (no daemon);
+- ``cli recall``: ``python -m vault_mem recall ...`` as a new process with no daemon (a cold
+  read: its reconcile checks the files).
+
+The four alternate within a round, so the machine's load (shared, noisy) weighs on all alike.
+Prints, per size, p50/p95 of each, the API's ratio to git's p50, and the load average at the
+end of that size's rounds. Figures are only comparable within one run. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from bench_remember import write_text  # noqa: E402
+from corpus import PartTimer, git, load_line, packed_vault, pct  # noqa: E402
+
+from vault_mem import Vault  # noqa: E402
+from vault_mem.daemon.keeper import Keeper  # noqa: E402
+from vault_mem.vault import steps  # noqa: E402
+
+SIZES = (1000, 10000, 50000, 100000)
+
+
+def vault_pair(base: Path, n: int) -> tuple[Path, Path, str]:
+    """(vault, twin, note) for size ``n`` under ``base``: reused when a finished pair is there."""
+    root, twin = base / f"vm-growth-{n}", base / f"git-growth-{n}"
+    ready = base / f"vm-growth-{n}.ready"
+    if ready.exists() and root.exists() and twin.exists():
+        # a reused pair: the copies' stat data may be stale in git's index (a status would hash all)
+        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=root, capture_output=True, check=False)
+        return root, twin, "reused"
+    for p in (root, twin):
+        shutil.rmtree(p, ignore_errors=True)
+    t0 = time.perf_counter()
+    packed_vault(root, n, twin=twin)
+    ready.write_text(str(n))
+    return root, twin, f"built in {time.perf_counter() - t0:.0f} s"
+
+
+def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent), "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none"}
+    os.environ["VAULT_MEM_EMBEDDER"] = "none"
+    out: dict[str, list[float]] = {"git": [], "api": [], "kept": [], "cli_write": [], "cli_recall": []}
+    status = PartTimer(steps.changed_memory_paths)
+    tag = f"{n}-{os.getpid()}-{int(time.time())}"
+    with Vault(root) as vault, Vault(root) as kept:
+        keeper = Keeper(kept)  # as the MCP server installs it
+        keeper.start_in_background(lambda: Vault(root))
+        kept.kept_current, kept.kept_exactly = keeper.catch_up, keeper.caught_up_exactly
+        kept.list()  # waits for the keeper's start-up reconcile
+        vault.remember(f"warm-{tag}", "A warm-up memory, not timed", "warm up")
+        kept.remember(f"warm-kept-{tag}", "A warm-up memory, not timed", "warm up")
+        steps.changed_memory_paths = status  # looked up at call time by finish_write
+        try:
+            for i in range(count):
+                p = twin / "facts" / f"plain-{tag}-{i}.md"
+                p.write_text(f"---\ndescription: {write_text(f'{tag}-git-{i}')[0]}\n---\nbody\n")
+                t = time.perf_counter()
+                git(twin, "add", str(p.relative_to(twin)))
+                git(twin, "commit", "-q", "--no-verify", "-m", f"plain {i}")
+                out["git"].append((time.perf_counter() - t) * 1000)
+
+                description, body = write_text(f"{tag}-api-{i}")
+                t = time.perf_counter()
+                vault.remember(f"api-{tag}-{i}", description, body)
+                out["api"].append((time.perf_counter() - t) * 1000)
+
+                description, body = write_text(f"{tag}-kept-{i}")
+                t = time.perf_counter()
+                kept.remember(f"kept-{tag}-{i}", description, body)
+                out["kept"].append((time.perf_counter() - t) * 1000)
+
+                description, body = write_text(f"{tag}-cli-{i}")
+                t = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(root), "remember",
+                                f"cli-{tag}-{i}", "--description", description, "--body", body],
+                               check=True, capture_output=True, env=env)
+                out["cli_write"].append((time.perf_counter() - t) * 1000)
+
+                t = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(root), "recall",
+                                f"release train freeze {i}"], check=True, capture_output=True, env=env)
+                out["cli_recall"].append((time.perf_counter() - t) * 1000)
+        finally:
+            steps.changed_memory_paths = status.fn
+            keeper.close()
+    # the plain API's git status calls only (the kept vault asks none; the CLI's run elsewhere)
+    return {**{k: pct(v) for k, v in out.items()}, "status": pct(status.ms[-count:])}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--stop", type=int, default=SIZES[-1], help="the largest size to run (10000: a quick run)")
+    ap.add_argument("--sizes", default=None, help="comma-separated sizes instead (e.g. 50000)")
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--base", type=Path, default=None, help="where the vaults are built (default: a temp folder)")
+    ap.add_argument("--keep", action="store_true", help="keep the built vaults for the next run (with --base)")
+    args = ap.parse_args()
+    for env, val in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "b@example.com"),
+                     ("GIT_COMMITTER_NAME", "bench"), ("GIT_COMMITTER_EMAIL", "b@example.com")):
+        os.environ.setdefault(env, val)
+    base = args.base or Path(tempfile.mkdtemp(prefix="bench-growth-"))
+    base.mkdir(parents=True, exist_ok=True)
+    print(f"rounds={args.rounds} per size; ms p50/p95; api/git = ratio of p50s; no daemon; embedder none")
+    print(f"{'N':>7} {'git add+commit':>15} {'api remember':>13} {'api/git':>8} {'api: status':>12} "
+          f"{'kept api':>11} {'kept/git':>9} {'cli remember':>13} {'cli recall':>11}   load average 1/5/15")
+    try:
+        sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else [s for s in SIZES if s <= args.stop]
+        for n in sizes:
+            root, twin, note = vault_pair(base, n)
+            print(f"{n:>7} {note}; {load_line()}", flush=True)
+            r = rounds(root, twin, n, args.rounds)
+            load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+            g, a, k = r["git"], r["api"], r["kept"]
+            print(f"{n:>7} {g['p50']:>7.0f}/{g['p95']:<7.0f} {a['p50']:>6.0f}/{a['p95']:<6.0f} "
+                  f"{a['p50'] / g['p50']:>8.2f} {r['status']['p50']:>12.1f} "
+                  f"{k['p50']:>5.0f}/{k['p95']:<5.0f} {k['p50'] / g['p50']:>9.2f} "
+                  f"{r['cli_write']['p50']:>6.0f}/{r['cli_write']['p95']:<6.0f} "
+                  f"{r['cli_recall']['p50']:>5.0f}/{r['cli_recall']['p95']:<5.0f}   {load}", flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

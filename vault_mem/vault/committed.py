@@ -1,0 +1,86 @@
+"""Bring the sidecar's committed view (:mod:`vault_mem.index.committed`) to a commit.
+
+The view holds each memory path's blob id at one commit. Moving it to another commit costs the
+difference between the two (one ``git diff-tree``), and nothing after an agent commit whose
+parent it reflected (:func:`after_commit` records the commit's own files). Built whole once
+(a diff from the empty tree), or again when the commit it reflects is gone.
+
+Rows indexed by an older vault-mem have no blob id: :func:`bring_to` reads it from each such
+file that still matches its row (once; a row that no longer matches is re-read by the next
+reconcile or refresh, which records it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vault_mem.errors import VaultMemError
+from vault_mem.index import committed as view
+from vault_mem.index.scan import blob_id, path_sig
+from vault_mem.model.memory import is_memory_path
+from vault_mem.store import history
+
+if TYPE_CHECKING:
+    from vault_mem.index.sidecar import Sidecar
+    from vault_mem.store.workspace import Workspace
+
+__all__ = ["after_commit", "bring_to", "differing"]
+
+
+def bring_to(ws: Workspace, sidecar: Sidecar, commit: str | None) -> None:
+    """Make the view reflect ``commit`` (None: an unborn branch, no files)."""
+    db = sidecar.db
+    _fill_missing_blobs(ws, sidecar)
+    at = view.stored_at(db)
+    if at == (commit or ""):
+        return
+    if commit is None:
+        view.replace(db, "", {})
+        return
+    spec = ws.prefix or "."
+    entries = None
+    if at:
+        try:
+            entries = history.changed_entries(ws.repo, at, commit, spec)
+        except VaultMemError:
+            entries = None  # the commit it reflected is gone (a rewritten history): build it whole
+    if entries is None:
+        whole = history.changed_entries(ws.repo, ws.repo.empty_tree(), commit, spec)
+        view.replace(db, commit, {rel: e[1] for rel, e in _memory_paths(ws, whole).items() if e is not None})
+        return
+    view.update(db, commit, {rel: (e[1] if e is not None else None) for rel, e in _memory_paths(ws, entries).items()})
+
+
+def differing(ws: Workspace, sidecar: Sidecar, commit: str | None) -> list[str]:
+    """The vault-relative memory paths whose row holds a version ``commit`` does not (or that
+    only one of them has)."""
+    bring_to(ws, sidecar, commit)
+    return view.differing(sidecar.db)
+
+
+def after_commit(ws: Workspace, sidecar: Sidecar, commit: str, parent: str | None,
+                 files: dict[str, bytes | None]) -> None:
+    """Record an agent commit made on ``parent`` from ``files`` ({vault-relative path: bytes, or
+    None: deleted}), when the view reflected ``parent``: no git process for the next write."""
+    changes = {rel: (blob_id(data) if data is not None else None) for rel, data in files.items() if is_memory_path(rel)}
+    view.update(sidecar.db, commit, changes, since=parent or "")
+
+
+def _memory_paths(ws: Workspace, entries: dict) -> dict:
+    n = len(ws.prefix)
+    return {top[n:]: e for top, e in entries.items() if top.startswith(ws.prefix) and is_memory_path(top[n:])}
+
+
+def _fill_missing_blobs(ws: Workspace, sidecar: Sidecar) -> None:
+    found = []
+    for rel, mtime_ns, size in view.missing_blobs(sidecar.db):
+        if path_sig(ws.root / rel) != (mtime_ns, size):
+            continue  # changed since its row was made: a refresh re-reads it (and records its blob)
+        try:
+            data = ws.disk_bytes(rel)
+        except (VaultMemError, OSError):
+            continue  # a link or a folder: never read; the row stays "differing" (its committed version is used)
+        if data is not None:
+            found.append((rel, blob_id(data), mtime_ns, size))
+    if found:
+        view.set_blobs(sidecar.db, found)
