@@ -17,7 +17,9 @@ found in half the memories, such as the person's name). Measured with ``vault-me
 reciprocal-rank fusion, which ignores score gaps (README "Design notes").
 Then a memory is lifted by the best top candidate of its own day (day context), and a memory
 that only asks a question (its statement ends in "?") is scaled down: it shares a question
-query's words and form but holds no answer.
+query's words and form but holds no answer. With the calling agent's other phrasings of the
+question (``queries``), both searches run for each, and each memory keeps its best fused score,
+cosine and word share over them (:func:`fuse_phrasings`).
 
 The verdict (DESIGN.md §4): which candidates are hits and how sure each is, ``strong`` or
 ``candidate``, is the next stage, :mod:`vault_mem.index.levels` (the floor, the answer check, the
