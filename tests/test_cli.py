@@ -153,6 +153,22 @@ def test_recall_text_says_when_a_hit_may_be_outdated(vdir):
     assert "(may be outdated: last updated" in r.stdout
 
 
+
+def test_recall_queries_are_alternative_phrasings_searched_with_the_query(vdir):
+    """``--queries`` (repeatable) is the tools' ``queries``: a rewording in the memory's words
+    finds what the question alone does not (keyword-only here)."""
+    cli("--vault", str(vdir), "remember", "ci-runners", "-d", "CI runs on GitHub Actions with self-hosted runners")
+    question = "where do the automated checks execute?"
+    alone = cli("--vault", str(vdir), "recall", question, "--json")
+    assert alone.returncode == 0, alone.stderr and json.loads(alone.stdout)["hits"] == []
+    r = cli("--vault", str(vdir), "recall", question, "--queries", "CI runners", "--queries", "GitHub Actions",
+            "--json")
+    assert r.returncode == 0, r.stderr
+    assert [(h["key"], h["match"]) for h in json.loads(r.stdout)["hits"]] == [("ci-runners", "strong")]
+    r = cli("--vault", str(vdir), "recall", "ci", *[x for i in range(6) for x in ("--queries", f"ci {i}")])
+    assert r.returncode == 2 and "at most 5" in r.stderr  # a usage error
+
+
 def test_reindex_json_reports_problem_files_as_objects(vdir):
     (vdir / "facts" / "broken.md").write_text("---\ndescription: [unclosed\n---\n")
     r = cli("--vault", str(vdir), "reindex", "--json")

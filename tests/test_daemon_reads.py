@@ -119,6 +119,7 @@ def test_reads_through_the_socket_equal_the_in_process_path_with_the_real_model(
             ["recall", "how", "do", "we", "release", "--full", "--json"],
             ["recall", "quantum", "chromodynamics", "lecture", "--json"],  # nothing answers
             ["recall", "which", "editor"],  # the text output too
+            ["recall", "where", "do", "I", "park", "--queries", "Subaru car", "--json"],  # other phrasings
             ["get", "release-steps", "--json"],
             ["get", "ledger-database"],
             ["list", "--json"],
@@ -139,6 +140,8 @@ def test_reads_through_the_socket_equal_the_in_process_path_with_the_real_model(
         local = json.loads(cli("recall", "what automobile do I own", "--json", "--vault", str(root),
                                env=OFF).stdout)
         assert result == local
+        answered = protocol.ask(root, "recall", {"query": "where do I park", "queries": ["Subaru car"]})
+        assert answered is not None and answered[0]["hits"][0]["key"] == "car"
         for name, event in (("user-prompt-submit", {"prompt": "which editor do I use?", "cwd": str(root)}),
                             ("user-prompt-submit", {"prompt": "tell me about quantum chromodynamics"}),
                             ("session-start", {"hook_event_name": "SessionStart"})):

@@ -124,6 +124,29 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_answering(root):
     run(session)
 
 
+
+def test_recall_takes_the_agents_alternative_phrasings(vault):
+    """``queries`` through the SDK client: the question shares no word with the memory, and a
+    keyword search finds nothing; the agent's rewording in the memory's words finds it, strong.
+    More than five phrasings are a tool error, and the server keeps answering."""
+    vault.remember("ci-runners", "CI runs on GitHub Actions with self-hosted runners", source="user")
+
+    async def session():
+        async with Client(server_params(vault.root), read_timeout_seconds=60) as client:
+            schema = {t.name: t for t in (await client.list_tools()).tools}["recall"].input_schema
+            assert schema["properties"]["queries"]["maxItems"] == 5
+            alone = payload(await client.call_tool("recall", {"query": "where do the automated checks execute?"}))
+            both = payload(await client.call_tool("recall", {"query": "where do the automated checks execute?",
+                                                             "queries": ["CI runners", "GitHub Actions"]}))
+            too_many = await client.call_tool("recall", {"query": "ci", "queries": ["ci"] * 6})
+            return alone, both, too_many
+
+    alone, both, too_many = run(session)
+    assert alone["hits"] == []
+    assert [(h["key"], h["match"]) for h in both["hits"]] == [("ci-runners", "strong")]
+    assert too_many.is_error and "at most 5" in payload(too_many)["error"]
+
+
 def test_sees_writes_made_by_other_processes(root):
     async def session():
         async with Client(server_params(root), read_timeout_seconds=60) as client:

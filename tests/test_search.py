@@ -313,3 +313,50 @@ def test_when_every_query_word_is_common_the_memories_holding_all_of_them_come_f
         assert search.keyword_matches(sc.db, ["staging", "zebra", "night"]) == ['"zebra"']
     finally:
         sc.close()
+
+
+# -- alternative phrasings from the calling agent (``queries``) -------------------------------
+def test_an_alternative_phrasing_sharing_a_memorys_words_lifts_it_to_the_top_and_strong(sidecar: Sidecar) -> None:
+    """The query shares no word with the memory; the agent's rewording does: the memory comes
+    first and strong, by keywords and by vectors alike (each memory counts by its best phrasing)."""
+    query = "which program do I write code in?"
+    alone = sidecar.recall(query, today=TODAY)
+    assert not any(h.key == "editor" and h.match == "strong" for h in alone.hits[:1])
+    both = sidecar.recall(query, today=TODAY, queries=["main editor", "text editor program"])
+    assert both.hits[0].key == "editor" and both.hits[0].match == "strong"
+
+
+def test_one_phrasing_or_only_blank_and_repeated_ones_change_nothing(sidecar: Sidecar) -> None:
+    query = "editor for the LSP"
+    plain = sidecar.recall(query, today=TODAY).to_dict()
+    assert sidecar.recall(query, today=TODAY, queries=["", "   ", query, f" {query} "]).to_dict() == plain
+    assert search.phrasings(query, ["", query, "helix", "helix"]) == [query, "helix"]
+
+
+def test_an_alternative_phrasing_lifts_the_answer_with_the_real_model(tmp_path: Path) -> None:
+    """With the bundled model: a paraphrase whose closest memories are others; the agent's
+    rewording in the memory's own terms puts the answer first, strong."""
+    root = tmp_path / "v"
+    for key, desc in [("ci-runners", "CI runs on GitHub Actions with self-hosted runners"),
+                      ("billing-db", "The billing service stores invoices in Postgres 16"),
+                      ("deploy", "Deploys go out with Ansible from the ops repo"),
+                      ("alerts", "Pager alerts go to the on-call rota in Opsgenie"),
+                      ("lint", "Python code is linted with ruff on every commit"),
+                      ("backup", "Nightly backups go to a Backblaze B2 bucket")]:
+        write_memory(root, key, desc)
+    sc = Sidecar(root, Config(), embedder=real_embedder())
+    try:
+        sc.reconcile()
+        query = "where do the automated checks execute?"
+        alone = sc.recall(query, today=TODAY)
+        assert alone.hits[0].key != "ci-runners" and not alone.answered
+        lifted = sc.recall(query, today=TODAY, queries=["CI runners"])
+        assert lifted.hits[0].key == "ci-runners" and lifted.hits[0].match == "strong"
+    finally:
+        sc.close()
+
+
+def test_recall_takes_at_most_five_alternative_phrasings(vault) -> None:
+    with pytest.raises(UsageError, match="at most 5"):
+        vault.recall("editor", queries=[f"editor {i}" for i in range(6)])
+    assert vault.recall("editor", queries="main editor").hits == []  # one string is one phrasing

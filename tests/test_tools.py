@@ -111,6 +111,21 @@ def test_remember_recall_get_list_forget(vault):
     assert gone["action"] == "forget" and not (vault.root / "preferences/editor-choice.md").exists()
 
 
+
+def test_recall_queries_reach_the_search_from_a_models_tool_call(vault):
+    """A llama.cpp / Ollama loop passes the model's arguments as JSON text: ``queries`` (in every
+    schema) are searched with the query, and each memory counts by its best phrasing."""
+    openai = {t["function"]["name"]: t["function"]["parameters"] for t in schemas("openai")}
+    mcp = {t["name"]: t["inputSchema"] for t in schemas("mcp")}
+    for tools in (openai, mcp):
+        assert tools["recall"]["properties"]["queries"]["items"] == {"type": "string"}
+    call(vault, "remember", {"key": "ci-runners", "description": "CI runs on GitHub Actions with self-hosted runners"})
+    question = "where do the automated checks execute?"
+    assert call(vault, "recall", {"query": question})["hits"] == []
+    out = call(vault, "recall", '{"query": "where do the automated checks execute?", "queries": ["CI runners"]}')
+    assert [(h["key"], h["match"]) for h in out["hits"]] == [("ci-runners", "strong")]
+
+
 def test_reusing_a_key_updates_and_an_identical_write_is_a_no_op(vault):
     call(vault, "remember", {"key": "db-choice", "description": "Use Postgres for the ledger (2026-11-29)",
                              "type": "decision", "body": "Because we need row-level locks."})

@@ -367,7 +367,7 @@ def cmd_index(args) -> int:
 
 @command("recall")
 def cmd_recall(args) -> int:
-    params = {"query": " ".join(args.query), "k": args.k, "type": args.type, "tags": _split_tags(args.tags),
+    params = {"query": " ".join(args.query), "queries": args.queries, "k": args.k, "type": args.type, "tags": _split_tags(args.tags),
               "scope": args.scope, "include_expired": args.include_expired, "full": args.full}
     vaults = vaults_of(args)
     if vaults.several:

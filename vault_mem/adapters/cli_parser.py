@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true")
     p = add("recall", "search memories by meaning and words")
     p.add_argument("query", nargs="+")
+    p.add_argument("--queries", action="append", metavar="TEXT",
+                   help="another phrasing of the same question, searched with it (repeat, up to 5)")
     p.add_argument("-k", type=int, default=None, help="how many hits at most (default 5)")
     p.add_argument("--type", "-t")
     p.add_argument("--tags")

@@ -35,6 +35,7 @@ from vault_mem.model import render, verdict, views
 from vault_mem.model.indexmd import CHARS_PER_TOKEN
 from vault_mem.model.fusion import merge_recall
 from vault_mem.model.memory import SOURCES
+from vault_mem.model.terms import MAX_QUERIES
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -129,6 +130,11 @@ TOOLS: tuple[ToolSpec, ...] = (
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "What to look for, in plain words."},
+                "queries": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_QUERIES,
+                            "description": f"Optional: up to {MAX_QUERIES} other phrasings of the same "
+                                           "question, in the words a stored memory might use (synonyms, "
+                                           "the likely answer's terms); each memory counts by its best "
+                                           "match among query and queries."},
                 "k": {"type": "integer", "minimum": 1, "maximum": MAX_RECALL_K,
                       "description": "Most hits to return (default 5)."},
                 "type": {**_TYPE_SCHEMA, "description": "Only memories of this type."},
@@ -553,7 +559,7 @@ def _remember(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
 def _recall(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
     result = vault.recall(a["query"], k=a.get("k"), type=a.get("type"), tags=a.get("tags"),
                           scope=a.get("scope"), include_expired=a.get("include_expired", False),
-                          full=a.get("full", False))
+                          full=a.get("full", False), queries=a.get("queries"))
     hits = []
     for h in result.hits:  # whether the result is keyword-only is said once, below
         hit = {k: v for k, v in h.to_dict().items()

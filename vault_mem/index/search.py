@@ -17,7 +17,9 @@ found in half the memories, such as the person's name). Measured with ``vault-me
 reciprocal-rank fusion, which ignores score gaps (README "Design notes").
 Then a memory is lifted by the best top candidate of its own day (day context), and a memory
 that only asks a question (its statement ends in "?") is scaled down: it shares a question
-query's words and form but holds no answer.
+query's words and form but holds no answer. With the calling agent's other phrasings of the
+question (``queries``), both searches run for each, and each memory keeps its best fused score,
+cosine and word share over them (:func:`fuse_phrasings`).
 
 The verdict (DESIGN.md §4): which candidates are hits and how sure each is, ``strong`` or
 ``candidate``, is the next stage, :mod:`vault_mem.index.levels` (the floor, the answer check, the
@@ -43,7 +45,7 @@ from vault_mem.index.floor import Floor, WordBars
 from vault_mem.index.queries import ID_LIST, SUPERSEDERS_SQL, id_list
 from vault_mem.model import views
 from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
-from vault_mem.model.terms import MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
+from vault_mem.model.terms import MAX_QUERIES, MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
 from vault_mem.model.verdict import STRONG, verdict_of
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
@@ -479,11 +481,55 @@ class RecallSource(Protocol):
     def word_vectors(self, embedder: Any, words: Sequence[str]) -> dict[str, np.ndarray]: ...
 
 
+def phrasings(query: str, queries: Sequence[str] = ()) -> list[str]:
+    """The query, then each distinct alternative phrasing of ``queries`` that has words (blank
+    ones and repeats of the query dropped)."""
+    out = [query]
+    for q in queries or ():
+        if isinstance(q, str) and q.strip() and q.strip() not in (p.strip() for p in out):
+            out.append(q)
+    return out
+
+
+@dataclass
+class Phrasing:
+    """One way of asking, with what each search found for it: its words, its vector (None for a
+    keyword-only search) and both top lists."""
+
+    text: str
+    terms: list[str]
+    qvec: np.ndarray | None = None
+    kw: list[tuple[int, float]] = field(default_factory=list)
+    vec: list[tuple[int, float]] = field(default_factory=list)
+
+
+def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index) -> levels.Evidence:
+    """Fusion over every phrasing: each candidate's fused score (:func:`fuse`), cosine and word
+    share are its best over the phrasings (an agent's rewording that shares a memory's words
+    finds it as if it had been the query), then the day-context bonus and the question penalty."""
+    scores: dict[int, float] = {}
+    sims: dict[int, float] = {}
+    coverage: dict[int, float] = {}
+    vectors = any(p.vec for p in ps)
+    for p in ps:
+        p_sims = index.similarities(np.asarray(p.qvec, dtype=np.float32), candidates) \
+            if vectors and p.qvec is not None else {}
+        p_cov = keyword_coverage(db, p.terms, candidates)
+        fused = fuse(p.kw, p_sims, p_cov, vector_weight=VECTOR_WEIGHT if vectors else 0.0)
+        for mine, theirs in ((scores, fused), (sims, p_sims), (coverage, p_cov)):
+            for i, x in theirs.items():
+                mine[i] = max(mine.get(i, x), x)
+    scores = question_penalty(db, day_context(db, scores))
+    return levels.Evidence(scores, sims, coverage)
+
+
 def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
-               include_expired: bool, today: dt.date, distrusted: Collection[str] = ()) -> RecallResult:
-    """The whole recall, stage by stage: candidates (both searches), fusion, the verdict
-    (:func:`vault_mem.index.levels.levels`), the hits in rank order. ``distrusted``: paths whose
-    ``supersedes`` hides nothing (:class:`Filters`)."""
+               include_expired: bool, today: dt.date, distrusted: Collection[str] = (),
+               queries: Sequence[str] = ()) -> RecallResult:
+    """The whole recall, stage by stage: candidates (both searches, for the query and each
+    alternative phrasing in ``queries``), fusion (:func:`fuse_phrasings`), the verdict
+    (:func:`vault_mem.index.levels.levels`, which reads the query itself), the hits in rank
+    order. ``distrusted``: paths whose ``supersedes`` hides nothing (:class:`Filters`)."""
     if type is not None:
         type = validate_type(type)
     k = max(1, min(int(k), 200))
@@ -496,47 +542,51 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     reason = sc.vectors_reason()
     embedder = None if reason else sc.get_embedder()
     result.embedder = getattr(embedder, "model_id", None) if embedder is not None else None
-    qvec = None
     if not terms and not (query or "").replace("\x00", "").strip():
         result.keyword_only = reason is not None
         result.reason = reason
         result.note = "empty query"
         result.stored = False  # nothing was asked: no claim about what is stored
         return result
+    ps = [Phrasing(text, query_terms(text)) for text in phrasings(query, queries)[:1 + MAX_QUERIES]]
     if embedder is not None:
         try:
             sc.embed_pending()
-            qvec = embedder.embed_batch([(query or "")[:MAX_QUERY_CHARS]], kind="query")[0]
+            for p, v in zip(ps, embedder.embed_batch([p.text[:MAX_QUERY_CHARS] for p in ps], kind="query")):
+                p.qvec = np.asarray(v, dtype=np.float32)
         except EmbedderError as exc:
             reason = f"embedder failed: {exc}"
-            qvec = None
-    kw = keyword_search(db, terms, filters)
-    if terms and not kw and keyword_index_lost_rows(db):
-        raise KeywordIndexDamageError("the newest memory is not found by its own words")
-    vec: list[tuple[int, float]] = []
-    if qvec is not None and float(np.linalg.norm(qvec)) > 0:  # a zero vector has no direction
-        index, vec = sc.search_vectors(qvec, filters)
+            for p in ps:
+                p.qvec = None
+    qvec = ps[0].qvec
+    index = None
+    for n, p in enumerate(ps):
+        p.kw = keyword_search(db, p.terms, filters)
+        if n == 0 and terms and not p.kw and keyword_index_lost_rows(db):
+            raise KeywordIndexDamageError("the newest memory is not found by its own words")
+        if p.qvec is not None and float(np.linalg.norm(p.qvec)) > 0:  # a zero vector has no direction
+            index, p.vec = sc.search_vectors(p.qvec, filters)
+    if index is not None:
         missing = sc.vectors_missing()
         if missing:
             result.note = f"{missing} memories have no vector yet; they are found by keywords only"
     result.keyword_only = qvec is None
     result.reason = reason if qvec is None else None
-    candidates = list(dict.fromkeys([i for i, _ in kw] + [i for i, _ in vec]))
+    candidates = list(dict.fromkeys(i for p in ps for i, _ in [*p.kw, *p.vec]))
     if not candidates:
         result.note = result.note or "no memory matched the query"
         result.stored = db.execute("SELECT 1 FROM files WHERE usable = 1 LIMIT 1").fetchone() is not None
         return result
-    sims = index.similarities(np.asarray(qvec, dtype=np.float32), candidates) if vec else {}
-    coverage = keyword_coverage(db, terms, candidates)
-    scores = day_context(db, fuse(kw, sims, coverage, vector_weight=VECTOR_WEIGHT if vec else 0.0))
-    scores = question_penalty(db, scores)
+    vec = any(p.vec for p in ps)
+    ev = fuse_phrasings(db, ps, candidates, index)
+    scores = ev.scores
     floor = sc.relevance_floor(embedder) if vec else None
     result.floor = asdict(floor) if floor is not None else None
     words = None
-    if floor is not None and embedder is not None:
+    if floor is not None and embedder is not None and qvec is not None:
         words = levels.AnswerWords(qvec=np.asarray(qvec, dtype=np.float32), bars=lambda: sc.word_bars(embedder),
                                    vectors=lambda ws: sc.word_vectors(embedder, ws))
-    passing = levels.levels(db, query, terms, levels.Evidence(scores, sims, coverage), floor=floor, k=k, words=words)
+    passing = levels.levels(db, query, terms, ev, floor=floor, k=k, words=words)
     if not passing:
         result.note = "no memory cleared the relevance floor"
         return result

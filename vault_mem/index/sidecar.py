@@ -28,7 +28,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -600,35 +600,36 @@ class Sidecar(VectorStore):
 
     def recall(self, query: str, *, k: int = 5, type: str | None = None, tags: list[str] | None = None,
                scope: str | None = None, include_expired: bool = False, today: dt.date | None = None,
-               distrusted: Collection[str] = ()) -> RecallResult:
+               distrusted: Collection[str] = (), queries: Sequence[str] = ()) -> RecallResult:
         """Hybrid search (see :mod:`vault_mem.index.search`); never raises on the query text.
-        ``distrusted``: paths whose ``supersedes`` hides nothing (peers' memories)."""
+        ``distrusted``: paths whose ``supersedes`` hides nothing (peers' memories); ``queries``:
+        alternative phrasings searched with the query (:func:`~vault_mem.index.search.run_recall`)."""
+        args = {"k": k, "type": type, "tags": tags, "scope": scope, "include_expired": include_expired,
+                "today": today, "distrusted": distrusted, "queries": queries}
         try:
-            return self._recall(query, k=k, type=type, tags=tags, scope=scope,
-                                include_expired=include_expired, today=today, distrusted=distrusted)
+            return self._recall(query, **args)
         except KeywordIndexDamageError as exc:
             # Rebuilt if FTS5's check fails; if it passes, a concurrent write raced the search:
             # ask again, and rebuild only if the index still cannot answer.
             self.repair_fts(str(exc))
             try:
-                return self._recall(query, k=k, type=type, tags=tags, scope=scope,
-                                    include_expired=include_expired, today=today, distrusted=distrusted)
+                return self._recall(query, **args)
             except KeywordIndexDamageError as again:
                 self.repair_fts(str(again), force=True)
-            return self._recall(query, k=k, type=type, tags=tags, scope=scope,
-                                include_expired=include_expired, today=today, distrusted=distrusted)
+            return self._recall(query, **args)
         except dbmod.database_error() as exc:
             if not dbmod.is_damage(exc):
                 raise
             self._recover(exc)
             self._reconcile(progress=None, embed=None)
-            return self._recall(query, k=k, type=type, tags=tags, scope=scope,
-                                include_expired=include_expired, today=today, distrusted=distrusted)
+            return self._recall(query, **args)
 
     def _recall(self, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
-                include_expired: bool, today: dt.date | None, distrusted: Collection[str] = ()) -> RecallResult:
+                include_expired: bool, today: dt.date | None, distrusted: Collection[str] = (),
+                queries: Sequence[str] = ()) -> RecallResult:
         return search.run_recall(self, query, k=k, type=type, tags=tags, scope=scope,
-                          include_expired=include_expired, today=today or dt.date.today(), distrusted=distrusted)
+                                 include_expired=include_expired, today=today or dt.date.today(),
+                                 distrusted=distrusted, queries=queries)
 
     # -- the keyword index -----------------------------------------------------------------
 

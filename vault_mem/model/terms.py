@@ -37,6 +37,9 @@ QUESTION_OPENERS = frozenset(
     should shouldn't would wouldn't will won't have has had am any tell""".split()  # noqa: SIM905
 )
 MAX_QUERY_CHARS = 4000
+#: most alternative phrasings one recall takes beside its query (``queries``): each costs one
+#: query embedding and both searches
+MAX_QUERIES = 5
 WORD = re.compile(r"\w+", re.UNICODE)
 
 

@@ -37,6 +37,7 @@ from vault_mem.model.memory import (
 )
 from vault_mem.model.policy import check_text
 from vault_mem.model.render import Author, Legend
+from vault_mem.model.terms import MAX_QUERIES
 from vault_mem.model.views import body_excerpt
 from vault_mem.store.files import read_own
 from vault_mem.store.git import Identity
@@ -240,12 +241,18 @@ class Vault:
 
     def recall(self, query: str, *, k: int | None = None, type: str | None = None,
                tags: Iterable[str] | None = None, scope: str | None = None,
-               include_expired: bool = False, full: bool = False):
+               include_expired: bool = False, full: bool = False, queries: Iterable[str] | None = None):
         """Hybrid search; see :meth:`Sidecar.recall`. Each hit carries a bounded excerpt of its
         body (:func:`~vault_mem.model.views.body_excerpt`: cut at a line, a procedure whole or
-        as a pointer, ``hit.excerpt`` set when cut); ``full=True`` gives the whole bodies."""
+        as a pointer, ``hit.excerpt`` set when cut); ``full=True`` gives the whole bodies.
+        ``queries``: up to MAX_QUERIES other phrasings of the same request (the calling agent's
+        rewordings: other words a memory may use), searched with ``query``; each memory is
+        scored by the phrasing that matches it best, and the verdict still reads ``query``."""
         tags = list(tags or [])
-        check_text("the query, tags or scope", query, tags, scope)
+        queries = [queries] if isinstance(queries, str) else list(queries or [])
+        if len(queries) > MAX_QUERIES or not all(isinstance(q, str) for q in queries):
+            raise UsageError(f"queries must be a list of at most {MAX_QUERIES} phrasings (strings)")
+        check_text("the query, queries, tags or scope", query, queries, tags, scope)
         self.reconcile()
         if k is not None and (not isinstance(k, int) or k < 1 or k > 100):
             raise UsageError("k must be a whole number from 1 to 100")
@@ -255,6 +262,7 @@ class Vault:
             query, k=k or self.config.recall_k, type=validate_type(type) if type else None,
             tags=tags or None, scope=scope, include_expired=include_expired,
             distrusted=authors.peer_memories(self.ws, self.sidecar),  # a peer's supersedes hides nothing
+            queries=queries,
         )
         if not full:
             for hit in result.hits:
