@@ -54,7 +54,7 @@ import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from vault_mem.model.secret_labels import assignments, labelled_value
+from vault_mem.model.secret_labels import assignments, labelled_value, listed_codes, named_values
 from vault_mem.model.secret_rules import RULES, Rule
 from vault_mem.model.secret_shapes import (
     byte_arrays,
@@ -65,6 +65,8 @@ from vault_mem.model.secret_shapes import (
     prefixed_tokens,
     seed_phrases,
     seed_word,
+    wallet_keys,
+    webhook_urls,
 )
 from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
 from vault_mem.model.secret_values import (
@@ -301,7 +303,11 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from hex_prefixed_tokens(text)
         yield from byte_arrays(text)
         yield from dotted_tokens(text)
+        yield from webhook_urls(text)
+        yield from wallet_keys(text)
         yield from seed_phrases(text)
+        yield from listed_codes(text, low)
+        yield from named_values(text, low)
     yield from assignments(text, low)
 
 
