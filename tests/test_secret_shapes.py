@@ -584,3 +584,20 @@ def test_a_description_naming_a_key_over_a_random_body() -> None:
         check_write(key="reporting", description="Stripe restricted key for the reporting job", body=r(48, URL), meta={})
     assert secret_findings(key="users", description="Primary key for the users table", body=r(24), meta={}) == []
     assert secret_findings(key="ci", description="Cache key for the CI build", body=r(32), meta={}) == []
+
+
+def test_passwords_set_to_a_value_in_prose_and_on_windows_command_lines() -> None:
+    pw = f"{r(8)}#{r(3)}"
+    for text in (f"I set the admin password to {pw}", f"changed the root password to {pw} yesterday",
+                 f"Das Passwort lautet {pw}", f"the wifi key is {pw}", f"login with alice@corp.example / {pw}",
+                 f'$pw = ConvertTo-SecureString "{pw}" -AsPlainText -Force',
+                 f"net use Z: \\\\fs01\\share /user:CORP\\svc {pw}",
+                 f'gh secret set DEPLOY_KEY --body "{r(32)}"',
+                 f'variable "db_password" {{\n  default = "{pw}"\n}}',
+                 f"ssh into admin:{pw}@10.0.0.5 for the console"):
+        assert found(text), text
+    for text in ("pass to fs.open", "reset the password to the default", "the key to success is patience",
+                 "password changed to 'hunter' by the migration", "net use Z: \\\\fs01\\share /user:CORP\\svc *",
+                 'variable "db_password" {\n  default = ""\n}', f"FROM node:20-alpine@sha256:{r(64, HEX)}",
+                 "git@github.com:acme/notes.git", "user:group@host.corp.example", "wifi key: see the router sticker"):
+        assert clean(text), text

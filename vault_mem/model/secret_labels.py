@@ -79,7 +79,8 @@ def _keywords(low: str) -> Iterator[re.Match[str]]:
 
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X")
-_COPULA = r"(?:is|was|es|ist|est|era|war|é|är|er)"
+# ("to": "set the admin password to X", "changed to X"; "lautet": "Das Passwort lautet X")
+_COPULA = r"(?:is|was|to|es|ist|lautet|est|era|war|é|är|er)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
 _COPULA_WORD = re.compile(rf"{_COPULA}|{_CJK_COPULA}")
@@ -115,11 +116,14 @@ _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort",
 # Values that are public by design whatever the key is called: Stripe's publishable keys.
 _PUBLIC_VALUES = ("pk_live_", "pk_test_")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
-_KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing",
+_KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
+                   "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
                    "master", "hmac", "aes", "unseal", "wallet")
+_PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
 _SEP = re.compile(r"[-_.]")
 _RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
 _PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
+_PAIR_AFTER_WORD = re.compile(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
@@ -216,7 +220,7 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
         return "high-entropy string in assignment" if high_entropy(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
-        hit = hit or (ends and words == 1 and plain_password(value))
+        hit = hit or (ends and words == 1 and op != "to" and plain_password(value))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
     hit = credential_like(value) and len(value) >= 8
     hit = hit or (strong and len(value) >= 16 and not is_wordy(value))
@@ -241,10 +245,10 @@ def _public_word_before(low: str, start: int) -> bool:
     return bool(word) and word.startswith(_PUBLIC_KEY_NAMES)
 
 
-def _prose_key(text: str, start: int, cls: str) -> bool:
+def _prose_key(text: str, start: int, cls: str, qualifiers: tuple[str, ...] = _KEY_QUALIFIERS) -> bool:
     """Is a bare ``key`` (class 'key') here the end of "api key", "secret key", ...?"""
     before = text[max(0, start - 12):start].rstrip(" \t-_").lower()
-    return cls != "key" or before.endswith(_KEY_QUALIFIERS)
+    return cls != "key" or before.endswith(qualifiers)
 
 
 # Judging one label costs ~0.1-0.5 ms, so a text made of labels (`key=key=key=...`, 20,000 of them
@@ -271,6 +275,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = _key_class(name)
+        if cls == "key" and start == kw.start() and _prose_key(text, start, "key", _PASSWORD_KEYS):
+            cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one
         if cls == "key" and start == kw.start() and _public_word_before(low, start):
             continue  # "cache key: linux-<hash>", "S3 object key: ...": names the key's use, a public one
         if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
@@ -323,9 +329,10 @@ def _value_before(text: str, start: int, cls: str) -> Span | None:
 
 
 def _op(tail: re.Match[str]) -> str:
-    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``."""
+    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``, except
+    ``to`` ("set the password to X"), which only a value that looks like a credential follows."""
     op = tail.group("op").strip()
-    return "is" if _COPULA_WORD.fullmatch(op) else op
+    return op if op == "to" else "is" if _COPULA_WORD.fullmatch(op) else op
 
 
 def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> Span | None:
@@ -349,6 +356,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         if said and not any(w in _PROSE_WORDS or (len(said) == 3 and w in _STATE_WORDS) for w in said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
+    if not pair and cls == "login" and op == "" and not quoted:
+        pair = _PAIR_AFTER_WORD.match(text, tail.end())  # "login with alice@corp / X": a word, the user, the slash
     if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
         value_start = pair.start("pw")
         pw = pair.group("pw").rstrip(".,;:!?)]}>")
@@ -363,6 +372,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     )
     # the value ends its line or sentence: "my password: correcthorsebatterystaple."
     ends = len(raw) > len(value) or after[:1] in ("", "\n", "\r") or after in (". ", ".\n")
+    if op == "to" and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
+        return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
     kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends)
     if not kind:
         return None
@@ -452,11 +463,18 @@ _NAME_VALUE = re.compile(r"(?:key|name)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<n
                          r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s\"'`,;}]{1,200})")
 
 
+# Terraform: `variable "db_password" {` then `default = "..."` inside the block.
+_HCL_DEFAULT = re.compile(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^}]{0,200}?default[ \t]{0,4}=[ \t]{0,4}"
+                          r"(?P<value>\"[^\"\n]{1,200}\")")
+
+
 def named_values(text: str, low: str) -> Iterator[Span]:
     """A value whose name is in the field beside it: judged as ``name=value`` would be."""
-    if "value" not in low:
+    if "value" not in low and "default" not in low:
         return
-    for m in _NAME_VALUE.finditer(text):
+    pairs = _NAME_VALUE.finditer(text) if "value" in low else iter(())
+    blocks = _HCL_DEFAULT.finditer(text) if "variable" in low else iter(())
+    for m in (*pairs, *blocks):
         cls = _key_class(m.group("name"))
         if not cls or cls == "login":
             continue

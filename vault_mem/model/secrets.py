@@ -231,6 +231,22 @@ _KEY_BODY = _r(r"[A-Za-z0-9+/=]{20,}")
 _KEY_END = _r(r"-{4,5} ?END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")
 _MAX_KEY_CHARS = 64 * 1024  # larger than any armoured private key
 
+# `admin:<password>@10.0.0.5`: userinfo without a scheme, before an IP address or a dotted host name
+# (`node:20-alpine@sha256:...` has no dot after its `@`; `git@github.com:org/repo` no colon before).
+_BARE_USERINFO = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z0-9][\w.-]{0,63}):(?P<pw>[^\s:/@\"'<>`]{4,128})@"
+                    r"(?=(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])|[A-Za-z0-9-]{1,63}\.[A-Za-z][A-Za-z0-9.-]{1,200}(?![\w.-]*:[0-9a-f]{32}))")
+
+
+def _bare_userinfo(text: str) -> Iterator[SecretFinding]:
+    """``user:password@host`` written without a scheme (a note of how to reach a box)."""
+    if "@" not in text or ":" not in text:
+        return
+    for m in _BARE_USERINFO.finditer(text):
+        pw = m.group("pw")
+        if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
+            yield SecretFinding("URL with password", m.start("pw"), m.end("pw"))
+
+
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
     """``scheme://user:password@host``; database schemes get their own kind."""
     for m in _URL_CREDS.finditer(text):
@@ -325,6 +341,7 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     low = _ascii_lower(norm)
     found = list(_rule_findings(norm, low))
     found.extend((_AFTER_RULES, f) for f in _url_passwords(norm))
+    found.extend((_AFTER_RULES, f) for f in _bare_userinfo(norm))
     found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low))
     out = list(_mapped(view, iter(found)))
     # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
