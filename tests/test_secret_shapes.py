@@ -594,10 +594,11 @@ def test_passwords_set_to_a_value_in_prose_and_on_windows_command_lines() -> Non
                  f"net use Z: \\\\fs01\\share /user:CORP\\svc {pw}",
                  f'gh secret set DEPLOY_KEY --body "{r(32)}"',
                  f'variable "db_password" {{\n  default = "{pw}"\n}}',
-                 f"ssh into admin:{pw}@10.0.0.5 for the console"):
+                 f"ssh into admin:{pw}@10.0.0.5 for the console", f"Acme secret - {r(24)}"):
         assert found(text), text
     for text in ("pass to fs.open", "reset the password to the default", "the key to success is patience",
                  "password changed to 'hunter' by the migration", "net use Z: \\\\fs01\\share /user:CORP\\svc *",
                  'variable "db_password" {\n  default = ""\n}', f"FROM node:20-alpine@sha256:{r(64, HEX)}",
-                 "git@github.com:acme/notes.git", "user:group@host.corp.example", "wifi key: see the router sticker"):
+                 "git@github.com:acme/notes.git", "user:group@host.corp.example", "wifi key: see the router sticker",
+                 "password - must be 12 characters or more", "API token – rotated monthly"):
         assert clean(text), text

@@ -22,6 +22,19 @@ value) says what kind of value it is; the value is then judged by its shape
   states are not known here); ``login`` counts only with ``user / password`` after it; and a
   value may come before its label ("use X as the password").
 
+The signs a label takes: ``=``, ``:``, ``=>``, ``->``, a spaced dash, "is" in several languages, the particles
+of Japanese, Chinese and Korean written against the label (``パスワードは X``, ``密码是X``), and
+``to`` ("set the admin password to X"; a value that looks like a credential only, never after the
+verb "pass"). Other places a value sits: after a ``-flag`` ending in ``pass`` (``-storepass X``)
+or a snake_case name and a space (``key_secret X``); after ``pw``/``password`` with no sign when
+no word could be it (a symbol, or long and of three character classes); a scheme and a token
+(``"Splunk X"``); a UUID after a token or secret label; a passphrase of words right after the
+label ("GPG passphrase: amber crisp lotus violin", no word of a sentence among them); alone on the
+line below a label line ending in ``:``; recovery codes and grouped TOTP seeds under their label
+(:func:`listed_codes`); the field beside the name (``<add key="ApiSecret" value="X"/>``, a
+Kubernetes ``- name:``/``value:`` entry, Terraform ``variable "db_password" { default = "X" }``:
+:func:`named_values`). A Wi-Fi or network key is judged as a password.
+
 Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
@@ -89,12 +102,12 @@ _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a YAML block scalar (`k: >-`, the value on the next line), then signs
                           r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
-                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,8}|[ \t]{1,8}" + _COPULA + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _COPULA + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
                           + r"[ \t]{0,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
 _PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){1,4}?"
-                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}" + _COPULA + r"[ \t]{1,8})" + _VALUE)
+                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _COPULA + r"[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 _NEXT_LINE = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
@@ -119,6 +132,8 @@ _PUBLIC_VALUES = ("pk_live_", "pk_test_")
 _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
                    "master", "hmac", "aes", "unseal", "wallet")
+# A value after a spaced dash: one token of key characters, not starting with a digit.
+_DASHED_VALUE = re.compile(r"[A-Za-z!@#$%^&*+=~?_][A-Za-z0-9!@#$%^&*+=~?_.-]{7,199}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
 _SEP = re.compile(r"[-_.]")
 _RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
@@ -374,6 +389,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     ends = len(raw) > len(value) or after[:1] in ("", "\n", "\r") or after in (". ", ".\n")
     if op == "to" and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
+    if op in ("-", "–", "—") and not (high_entropy(value) or (_DASHED_VALUE.fullmatch(value) and credential_like(value))):
+        return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
     kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends)
     if not kind:
         return None

@@ -27,12 +27,17 @@ Decisions a reader may look for:
 - Bare ``*_key`` names (``signing_key``, ``ENCRYPTION_KEY``) count only with a high-entropy value,
   because most ``key:`` fields hold names, not secrets.
 - Known misses, traded for fewer false alarms: a password given with no keyword at all ("log in
-  as admin / S3cret!"), and a plain dictionary word after ``password:`` in prose unless it ends
-  the sentence and is not a state ("my password: correcthorsebatterystaple" counts).
+  as admin / S3cret!", "unlock code X"), a plain dictionary word after ``password:`` in prose
+  unless it ends the sentence and is not a state ("my password: correcthorsebatterystaple"
+  counts), PINs and numeric passcodes, and a value whose label comes after it ("X (that's the
+  api secret)"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
+- ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
+  or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
 The provider formats are one table, :data:`vault_mem.model.secret_rules.RULES`; the URL and PEM
 rules below are code because they judge values; credentials known by shape (prefixed tokens,
-key blocks that are not PEM, ``.pgpass``, seed phrases) are :mod:`vault_mem.model.secret_shapes`,
+key blocks that are not PEM, ``.pgpass``, seed phrases, webhook URLs, wallet keys) are
+:mod:`vault_mem.model.secret_shapes`,
 values named by a label (assignments, prose, split fields) :mod:`vault_mem.model.secret_labels`,
 and what a value looks like :mod:`vault_mem.model.secret_values`. Every text is also read in
 its disguised forms (:mod:`vault_mem.model.secret_text`): normalised, re-joined, decoded.
