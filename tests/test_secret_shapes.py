@@ -384,6 +384,14 @@ def test_api_cli_and_mcp_refuse_the_same_and_scan_finds_them(vault) -> None:
         ("hmac", "Webhooks", f"webhook HMAC secret {r(64, HEX)}", []),
         ("split-seed", " ".join(phrase[:6]), " ".join(phrase[6:]), []),
         ("unseal", "Vault unseal", base64.b64encode(_RNG.randbytes(32)).decode(), ["unseal-key"]),
+        # the shape-and-place rules of the fourth held-out corpus
+        ("zapier", "Hooks", "https://hooks.zapier.com/hooks/catch/6756478/f1pa6v/", []),
+        ("keygen", "Deploy key", f"ssh-keygen -t ed25519 -N '{r(14)}' -f ~/.ssh/deploy", []),
+        ("gpg", "GPG", f"GPG key passphrase: {words(4)}", []),
+        ("codes", "Org owner", "recovery codes:\n" + "\n".join(f"{r(5, HEX)}-{r(5, HEX)}" for _ in range(6)), []),
+        ("server", "サーバー", f"サーバーのパスワードは {r(12)} です", []),
+        ("webconfig", "web.config", f'<add key="ApiSecret" value="{r(32)}" />', []),
+        ("next-line", "Billing", f"client secret for the billing app:\n\n{r(40)}", []),
     ]
     root = vault.root
     for key, description, body, tags in cases:
@@ -427,3 +435,170 @@ def test_a_text_made_of_labels_is_refused_whole_not_judged_label_by_label() -> N
     calm = "the cache key is a hash of the lockfile. " * (MAX_LABELS - 1)
     assert find_secrets(calm) == []
     assert {f.kind for f in find_secrets(calm + "key=")} <= {TOO_MANY_LABELS}
+
+
+# --- found by shape and place, the fourth held-out corpus's classes (bench/data/secrets_heldout4.py)
+
+B32 = "abcdefghijklmnopqrstuvwxyz234567"
+BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def _uuid() -> str:
+    h = r(32, HEX)
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
+
+
+def _tail(n: int) -> str:
+    """A random tail with digits spread through it (one digit in 28 letters can read as words)."""
+    return "".join(r(3) + _RNG.choice("0123456789") for _ in range(n // 4))
+
+
+def test_a_short_prefixed_token_counts_with_a_credential_word_before_it() -> None:
+    # tails of 20-29 characters are as long as public object ids: the place decides
+    assert found("Fireworks key for the eval runs: " + "f" + f"w_{_tail(24)}")
+    assert found("render api: " + "rn" + f"d_{_tail(28)}")
+    assert clean(f"refund pi_{r(24)} for customer cus_{r(14)}")
+    assert clean(f"deployed build xy_{r(24)} to the canary ring")
+
+
+def test_upper_case_prefixes_with_a_long_random_tail() -> None:
+    assert found("HEROKU_OAUTH=" + "HR" + f"KU-{r(36)}")
+    assert found("CC" + f"IPAT_{r(40)}")
+    for text in (f"SHA256-{r(43, B64).replace('+', 'x').replace('/', 'y')}", f"JIRA-{r(4, '0123456789')} is fixed",
+                 "CVE-2024-3094 in xz-utils"):
+        assert clean(text), text
+
+
+@pytest.mark.parametrize("text", [
+    f"alerts go to https://acme.webhook.office.com/webhookb2/{_uuid()}@{_uuid()}/IncomingWebhook/{r(32, HEX)}/{_uuid()}",
+    "https://hooks.zapier.com/hooks/catch/6756478/f1pa6v/",
+    f"https://ci.corp.example/api/webhooks/{r(40, URL)}",
+])
+def test_webhook_urls_whose_path_is_the_secret(text: str) -> None:
+    assert found(text)
+
+
+@pytest.mark.parametrize("text", [
+    "https://api.slack.com/messaging/webhooks",
+    "https://github.com/acme/app/settings/hooks/412345678",
+    "https://usehooks.com/usedebounce2",
+    "https://www.npmjs.com/package/react-hook-form/v/7.51.0",
+    "https://example.com/hooks/{hook_id}/deliveries",
+    "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    f"https://github.com/acme/api/blob/{r(40, HEX)}/src/hooks/useAuth.ts",
+    f"POST a test event to https://webhook.site/{_uuid()} and watch it arrive",
+])
+def test_webhook_docs_ids_and_templates_stay_clean(text: str) -> None:
+    assert clean(text)
+
+
+def test_wallet_keys_that_say_they_are_secret() -> None:
+    assert found(f"my nostr key nsec1{r(58, BECH32)}")
+    assert found("xp" + f"rv9s21ZrQH143K{r(95, B58)}")
+    assert clean(f"follow me: npub1{r(58, BECH32)}")
+    assert clean(f"xpub661MyMwAqRbc{r(95, B58)}")
+
+
+@pytest.mark.parametrize("text", [
+    f"ssh-keygen -t ed25519 -N '{r(14)}' -f ~/.ssh/deploy",
+    f"redis-cli -h cache.internal -a {r(24)} info",
+    f"htpasswd -b .htpasswd admin {r(12)}",
+    f"sqlcmd -S db -U sa -P {r(10)}!x",
+    f"keytool -genkey -alias app -storepass {r(12)} -keypass {r(12)}",
+])
+def test_passwords_on_command_lines(text: str) -> None:
+    assert found(text)
+
+
+@pytest.mark.parametrize("text", [
+    "ssh-keygen -t ed25519 -N '' -C ci@acme -f ./ci_key",
+    'ssh-keygen -N "$PASSPHRASE" -f key',
+    'redis-cli -a "$REDIS_PASSWORD" ping',
+    "htpasswd -B -c .htpasswd admin",
+    "scp -P 2222 notes.md host:",
+    "mvn -P release -DskipTests package",
+    "pygmentize -f html -P heading=Pygments,linenos=1 -o out.html in.py",
+])
+def test_command_lines_without_a_password_stay_clean(text: str) -> None:
+    assert clean(text)
+
+
+def test_labels_in_cjk_sentences_and_after_arrows() -> None:
+    assert found(f"サーバーのパスワードは {r(12)} です")
+    assert found(f"密码是{r(12)}!")
+    assert found(f"the root pwd -> {r(12)}!")
+    assert clean("パスワードは忘れました")
+    assert clean("password -> hashed with argon2id")
+
+
+def test_values_a_label_names_in_other_shapes() -> None:
+    assert found(f'SPLUNK_HEC_TOKEN="Splunk {r(36)}"')  # a scheme and a token
+    assert found(f"X-Postmark-Server-Token: {_uuid()}")  # a token that is a UUID
+    assert found(f"razorpay key_id rzp_x key_secret {r(24)}")  # a snake_case name, a space, a value
+    assert found(f"pw {r(10)}!{r(3)}")  # no sign: a value no word could be
+    assert clean(f"idempotency key: {_uuid()}")
+    assert clean(f"request token {_uuid()}")
+    assert clean("The key_secret field is required")
+    assert clean("pw reset flow v2")
+    assert clean('AUTH_HEADER="Bearer $API_TOKEN"')
+
+
+def test_a_passphrase_of_words_right_after_its_label() -> None:
+    assert found(f"GPG key passphrase: {words(4)}")
+    assert found("password: correct horse battery staple")
+    for text in ("password manager: bitwarden vault entries", "password: stored in the team vault",
+                 "passphrase: choose four random words", "password: must contain letters digits symbols"):
+        assert clean(text), text
+
+
+def test_a_value_alone_on_the_line_below_its_label() -> None:
+    assert found(f"client secret for the billing app (rotate in March):\n\n{r(40)}")
+    assert found(f"token:\n{r(40)}")
+    for text in ("Password requirements:\n\nAt least 12 characters", "token:\n  secretKeyRef:\n    name: api",
+                 "password:\n  valueFrom:\n    secretKeyRef:\n      name: db"):
+        assert clean(text), text
+
+
+def test_recovery_codes_and_grouped_totp_seeds_under_their_label() -> None:
+    codes = "\n".join(f"{r(5, '0123456789abcdef')}-{r(5, '0123456789abcdef')}" for _ in range(8))
+    assert found("GitHub recovery codes for the org owner:\n" + codes)
+    assert found("2FA seed for the root account: " + " ".join(r(4, B32) for _ in range(8)))
+    for text in ("Recovery codes: regenerate them in Settings > Security", "error codes: E1001, E1002, E1003",
+                 "2FA: enable it for every admin account", "MFA key points: user must scan the code",
+                 "totp: 30 second window, 6 digits"):
+        assert clean(text), text
+
+
+def test_a_value_named_by_the_field_beside_it() -> None:
+    assert found(f'<add key="ApiSecret" value="{r(32)}" />')
+    assert found(f"env:\n  - name: STRIPE_SECRET\n    value: {r(40)}")
+    assert found(json.dumps({"name": "DB_PASSWORD", "value": f"{r(12)}!"}))
+    for text in ('{"name": "password_min_length", "value": "12"}', '<add key="Theme" value="dark" />',
+                 "- name: API_TOKEN\n  valueFrom:\n    secretKeyRef: {name: api, key: token}"):
+        assert clean(text), text
+
+
+def test_a_description_naming_a_key_over_a_random_body() -> None:
+    with pytest.raises(SecretError, match="credential named by the memory's description"):
+        check_write(key="reporting", description="Stripe restricted key for the reporting job", body=r(48, URL), meta={})
+    assert secret_findings(key="users", description="Primary key for the users table", body=r(24), meta={}) == []
+    assert secret_findings(key="ci", description="Cache key for the CI build", body=r(32), meta={}) == []
+
+
+def test_passwords_set_to_a_value_in_prose_and_on_windows_command_lines() -> None:
+    pw = f"{r(8)}#{r(3)}"
+    for text in (f"I set the admin password to {pw}", f"changed the root password to {pw} yesterday",
+                 f"Das Passwort lautet {pw}", f"the wifi key is {pw}", f"login with alice@corp.example / {pw}",
+                 f'$pw = ConvertTo-SecureString "{pw}" -AsPlainText -Force',
+                 f"net use Z: \\\\fs01\\share /user:CORP\\svc {pw}",
+                 f'gh secret set DEPLOY_KEY --body "{r(32)}"',
+                 f'variable "db_password" {{\n  default = "{pw}"\n}}',
+                 f"ssh into admin:{pw}@10.0.0.5 for the console", f"Acme secret - {r(24)}"):
+        assert found(text), text
+    for text in ("pass to fs.open", "reset the password to the default", "the key to success is patience",
+                 "password changed to 'hunter' by the migration", "net use Z: \\\\fs01\\share /user:CORP\\svc *",
+                 'variable "db_password" {\n  default = ""\n}', f"FROM node:20-alpine@sha256:{r(64, HEX)}",
+                 "git@github.com:acme/notes.git", "user:group@host.corp.example", "wifi key: see the router sticker",
+                 "password - must be 12 characters or more", "API token – rotated monthly"):
+        assert clean(text), text

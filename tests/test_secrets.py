@@ -162,6 +162,13 @@ ADVERSARIAL = {
     "credential labels": "pw pw: pw = pw is token for the api key " * (_SIZE // 40),
     "prefix and tail": ("ab_" + "aB3-" * 60 + " ") * (_SIZE // 244),
     "seed words": " ".join(["abandon", "ability", "able", "about"] * (_SIZE // 24)),
+    # the shape-and-place rules of issue 23 item 5: each started on a text made of its own markers
+    "hook urls": ("https://hooks.x/" + "a1b2/" * 40 + " ") * (_SIZE // 217),
+    "code labels": "recovery codes: a1b2 2fa: abcd " * (_SIZE // 31),
+    "name value pairs": 'name="api_token" value=' * (_SIZE // 23),
+    "label lines": "token for the build:\n\n" * (_SIZE // 22),
+    "upper prefixes": ("AB-" + "aB3" * 30 + " ") * (_SIZE // 94),
+    "bech32 words": ("nsec1" + "q" * 49 + " ") * (_SIZE // 55),
 }
 
 

@@ -22,6 +22,19 @@ value) says what kind of value it is; the value is then judged by its shape
   states are not known here); ``login`` counts only with ``user / password`` after it; and a
   value may come before its label ("use X as the password").
 
+The signs a label takes: ``=``, ``:``, ``=>``, ``->``, a spaced dash, "is" in several languages, the particles
+of Japanese, Chinese and Korean written against the label (``パスワードは X``, ``密码是X``), and
+``to`` ("set the admin password to X"; a value that looks like a credential only, never after the
+verb "pass"). Other places a value sits: after a ``-flag`` ending in ``pass`` (``-storepass X``)
+or a snake_case name and a space (``key_secret X``); after ``pw``/``password`` with no sign when
+no word could be it (a symbol, or long and of three character classes); a scheme and a token
+(``"Splunk X"``); a UUID after a token or secret label; a passphrase of words right after the
+label ("GPG passphrase: amber crisp lotus violin", no word of a sentence among them); alone on the
+line below a label line ending in ``:``; recovery codes and grouped TOTP seeds under their label
+(:func:`listed_codes`); the field beside the name (``<add key="ApiSecret" value="X"/>``, a
+Kubernetes ``- name:``/``value:`` entry, Terraform ``variable "db_password" { default = "X" }``:
+:func:`named_values`). A Wi-Fi or network key is judged as a password.
+
 Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
@@ -36,13 +49,16 @@ from collections.abc import Iterator
 from vault_mem.model.secret_values import (
     NAMED,
     TYPE_NAME,
+    UUID,
     credential_like,
     high_entropy,
+    identifier_like,
     is_placeholder,
     is_wordy,
+    random_token,
 )
 
-__all__ = ["assignments", "labelled_value"]
+__all__ = ["assignments", "labelled_value", "listed_codes", "named_values"]
 
 Span = tuple[str, int, int]
 
@@ -76,28 +92,53 @@ def _keywords(low: str) -> Iterator[re.Match[str]]:
 
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X")
-_COPULA = r"(?:is|was|es|ist|est|era|war|é|är|er)"
-_COPULA_WORD = re.compile(_COPULA)
+# ("to": "set the admin password to X", "changed to X"; "lautet": "Das Passwort lautet X")
+_COPULA = r"(?:is|was|to|es|ist|lautet|est|era|war|é|är|er)"
+# Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
+_CJK_COPULA = r"(?:は|是|为|為|는|은)"
+_COPULA_WORD = re.compile(rf"{_COPULA}|{_CJK_COPULA}")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a YAML block scalar (`k: >-`, the value on the next line), then signs
                           r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
-                          r"|[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}|[ \t]{1,8}" + _COPULA + r"[ \t]{1,8}|[ \t]{1,8})" + _VALUE)
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _COPULA + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                          + r"[ \t]{0,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
 _PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){1,4}?"
-                         r"(?P<op>[ \t]{0,4}:[ \t]{1,8}|[ \t]{1,4}" + _COPULA + r"[ \t]{1,8})" + _VALUE)
+                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _COPULA + r"[ \t]{1,8})" + _VALUE)
+# The value alone on a line below its label line ("client secret for billing:", a blank line, X).
+_NEXT_LINE = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
+                        r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
+# A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
+_WORD_RUN = re.compile(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
+# Words of sentences, not of a random passphrase: "password: see the vault entry", "use any four words".
+_PROSE_WORDS = frozenset("""
+the and for with from that this these those then than into onto over under your our their his her its you
+they them are was were will would should could can may might must not all any each every some none one two three
+four five six seven eight nine ten use used see set get ask check change changed rotate rotated stored kept lives
+live saved found here there where when what which who why how via per only also just like same new old more most
+less least very too same other another have has had been being does did done doing make made keep please note
+characters chars words letters digits numbers symbols length least minimum maximum least at in on of to is be by
+as or if it an a no yes ok need needs needed goes went sent send given give given ask asked team admin user users
+""".split())
 _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
                      "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row")
 # Values that are public by design whatever the key is called: Stripe's publishable keys.
 _PUBLIC_VALUES = ("pk_live_", "pk_test_")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
-_KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing",
+_KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
+                   "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
                    "master", "hmac", "aes", "unseal", "wallet")
+# A value after a spaced dash: one token of key characters, not starting with a digit.
+_DASHED_VALUE = re.compile(r"[A-Za-z!@#$%^&*+=~?_][A-Za-z0-9!@#$%^&*+=~?_.-]{7,199}")
+_PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
 _SEP = re.compile(r"[-_.]")
 _RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
 _PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
+_PAIR_AFTER_WORD = re.compile(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
@@ -118,6 +159,8 @@ def _key_class(name: str) -> str | None:
         return None  # publicKeyToken and public_key are shared by design; $PWD is a directory
     if low.endswith(("password", "passwd", "passphrase", "passcode", "pwd")) or re.search(r"[_.-]pass$", low):
         return "password"
+    if name.startswith("-") and low.endswith("pass"):
+        return "password"  # a command's flag: keytool -storepass, -keypass, --db-pass
     if low == "pass" and name != "PASS":
         return "password"  # `pass: X` in a login block; `PASS: test-name` is a test log
     if re.search(r"(?:^|[_.-])pw$", low):
@@ -170,8 +213,18 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     if not strong and TYPE_NAME.fullmatch(value) and sum(c.isupper() for c in value) >= 2:
         return None
     words = len(value.split())
+    if cls != "password" and words == 2 and (quoted or strong):
+        # a scheme and a token, as an Authorization value is written: "Bearer X", "FlyV1 fm2_X"
+        scheme, token = value.split()
+        return "secret assignment" if len(scheme) <= 12 and scheme.isalnum() and high_entropy(token) else None
     if (cls != "password" and words > 1) or words >= 5:
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
+    if op == "" and cls == "password":
+        # `pw X` with no sign: only a value no word or name could be (a symbol, or long and mixed)
+        classes = sum(map(any, ((c.isupper() for c in value), (c.islower() for c in value),
+                                (c.isdigit() for c in value), (not c.isalnum() for c in value))))
+        mixed = classes >= 3 and (len(value) >= 12 or any(c in "!@#$%^&*+=~?" for c in value))
+        return "password assignment" if len(value) >= 8 and mixed and not identifier_like(value) else None
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
         # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
@@ -182,10 +235,11 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
         return "high-entropy string in assignment" if high_entropy(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
-        hit = hit or (ends and words == 1 and plain_password(value))
+        hit = hit or (ends and words == 1 and op != "to" and plain_password(value))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
     hit = credential_like(value) and len(value) >= 8
     hit = hit or (strong and len(value) >= 16 and not is_wordy(value))
+    hit = hit or UUID.fullmatch(value) is not None  # tokens that are UUIDs: Postmark, Consul, Heroku, Railway
     return "secret assignment" if hit else None
 
 
@@ -206,10 +260,10 @@ def _public_word_before(low: str, start: int) -> bool:
     return bool(word) and word.startswith(_PUBLIC_KEY_NAMES)
 
 
-def _prose_key(text: str, start: int, cls: str) -> bool:
+def _prose_key(text: str, start: int, cls: str, qualifiers: tuple[str, ...] = _KEY_QUALIFIERS) -> bool:
     """Is a bare ``key`` (class 'key') here the end of "api key", "secret key", ...?"""
     before = text[max(0, start - 12):start].rstrip(" \t-_").lower()
-    return cls != "key" or before.endswith(_KEY_QUALIFIERS)
+    return cls != "key" or before.endswith(qualifiers)
 
 
 # Judging one label costs ~0.1-0.5 ms, so a text made of labels (`key=key=key=...`, 20,000 of them
@@ -236,6 +290,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = _key_class(name)
+        if cls == "key" and start == kw.start() and _prose_key(text, start, "key", _PASSWORD_KEYS):
+            cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one
         if cls == "key" and start == kw.start() and _public_word_before(low, start):
             continue  # "cache key: linux-<hash>", "S3 object key: ...": names the key's use, a public one
         if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
@@ -243,8 +299,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         tail = _ASSIGN_TAIL.match(text, kw.end())
         op = _op(tail) if tail else ""
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
-        flag = name.startswith("--") or (cls != "key" and _ENV_NAME.fullmatch(name) is not None)
-        if tail and op == "" and not flag and not (start == kw.start() and _prose_key(text, start, cls)):
+        flag = name.startswith("-") or (cls != "key" and _ENV_NAME.fullmatch(name) is not None)
+        # `key_secret X`: a snake_case name is a field's name, so a bare value after it is its value
+        snake = "_" in name.strip("_") and name.islower()
+        if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)):
             tail = None
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
@@ -252,6 +310,11 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if not found and start == kw.start() and (cls != "key" or _prose_key(text, start, cls)):
             prose = _PROSE_TAIL.match(text, kw.end())
             found = _judged(text, prose, cls) if prose else None
+        if not found and (cls != "key" or _prose_key(text, start, cls)):
+            below = _NEXT_LINE.match(text, kw.end())
+            found = _judged(text, below, cls, flag=True) if below else None
+            if found and (text[found[1]:found[2]].endswith(":") or "\n" in text[kw.end():below.start("value")].strip(" \t:\r\n")):
+                found = None  # a YAML mapping (`password:` then `secretKeyRef:`), or prose lines
         if not found and start == kw.start() and cls != "key":
             found = _value_before(text, start, cls)
         if found and _FOREIGN.match(kw.group()) and text[found[1]:found[2]].isalpha():
@@ -281,9 +344,10 @@ def _value_before(text: str, start: int, cls: str) -> Span | None:
 
 
 def _op(tail: re.Match[str]) -> str:
-    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``."""
+    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``, except
+    ``to`` ("set the password to X"), which only a value that looks like a credential follows."""
     op = tail.group("op").strip()
-    return "is" if _COPULA_WORD.fullmatch(op) else op
+    return op if op == "to" else "is" if _COPULA_WORD.fullmatch(op) else op
 
 
 def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> Span | None:
@@ -294,9 +358,21 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     raw = tail.group("value")
     quoted = raw[0] in "\"'`"
     value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
+    if not quoted and _CJK.search(value):
+        value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
     if not value:
         return None
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→") and tail.re is _ASSIGN_TAIL:
+        # right after the label ("passphrase: amber crisp lotus violin"), not after prose
+        # ("password manager: bitwarden vault entries" names a tool)
+        phrase = _WORD_RUN.match(text, tail.start("value"))
+        said = phrase.group().split() if phrase else []
+        # a state word may be one of four random words ("correct horse battery staple"), not of three
+        if said and not any(w in _PROSE_WORDS or (len(said) == 3 and w in _STATE_WORDS) for w in said):
+            return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
+    if not pair and cls == "login" and op == "" and not quoted:
+        pair = _PAIR_AFTER_WORD.match(text, tail.end())  # "login with alice@corp / X": a word, the user, the slash
     if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
         value_start = pair.start("pw")
         pw = pair.group("pw").rstrip(".,;:!?)]}>")
@@ -311,6 +387,10 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     )
     # the value ends its line or sentence: "my password: correcthorsebatterystaple."
     ends = len(raw) > len(value) or after[:1] in ("", "\n", "\r") or after in (". ", ".\n")
+    if op == "to" and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
+        return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
+    if op in ("-", "–", "—") and not (high_entropy(value) or (_DASHED_VALUE.fullmatch(value) and credential_like(value))):
+        return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
     kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends)
     if not kind:
         return None
@@ -340,6 +420,8 @@ def labelled_value(label: str, value: str) -> str | None:
         # so a bare key needs its qualifier ("API key") and sessions and cookies do not count
         if cls and not name.endswith("session") and (name != "key" or _prose_key(low, kw.start(), cls)):
             classes.append(cls)
+        elif name == "key" and not _public_word_before(low, kw.start()):
+            classes.append("bare key")  # "Stripe restricted key for reporting": only a random token counts
     for cls in dict.fromkeys(classes):
         if is_placeholder(first, quoted=False) or NAMED.fullmatch(first):
             return None
@@ -349,4 +431,74 @@ def labelled_value(label: str, value: str) -> str | None:
             return "credential named by the memory's description"
         if cls == "key" and high_entropy(first):
             return "credential named by the memory's description"
+        if cls == "bare key" and random_token(first, min_len=24):
+            return "credential named by the memory's description"
     return None
+
+
+# --- codes listed under their label, and values named by a sibling field ----------------------
+
+# "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped)
+_CODES_LABEL = re.compile(r"(?:recovery|backup|2fa|mfa|otp|scratch|emergency)[ _-]?codes?")
+_OTP_LABEL = re.compile(r"(?:totp|2fa|mfa|otp|authenticator)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
+_CODE = re.compile(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
+_BASE32_GROUPS = re.compile(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
+_CODES_SPAN = 400  # the codes follow their label within this many characters
+
+
+def listed_codes(text: str, low: str) -> Iterator[Span]:
+    """Account recovery codes listed under their label (three or more codes with digits), and a
+    TOTP secret written in groups ("2FA seed: k7ho 3pbx ...") after an OTP label. Each code is
+    short, so only the label and the list together make them a credential."""
+    if not any(w in low for w in ("code", "otp", "2fa", "mfa", "authenticator")):
+        return
+    done = 0  # each stretch of text is read under one label (a text made of labels costs one pass)
+    for m in _CODES_LABEL.finditer(low):
+        if m.start() < done:
+            continue
+        done = m.end() + _CODES_SPAN
+        codes = list(_CODE.finditer(low, m.end(), done))
+        if len({c.group() for c in codes}) >= 3:
+            yield "recovery codes", codes[0].start(), codes[-1].end()
+    done = 0
+    for m in _OTP_LABEL.finditer(low):
+        if m.start() < done:
+            continue
+        done = m.end() + 48
+        colon = low.find(":", m.end(), m.end() + 48)
+        groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
+        if groups and groups.start() - colon <= 4:
+            joined = groups.group().replace(" ", "").replace("-", "")
+            if len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(groups.group()):
+                yield "TOTP secret", groups.start(), groups.end()
+
+
+# `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env
+# entry (`- name: API_TOKEN` / `value: ...`): the label is one field's value, the secret the next's.
+_NAME_VALUE = re.compile(r"(?:key|name)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<name>[\w.-]{1,64})[\"']?[ \t]{0,4},?"
+                         r"(?:[ \t]{0,4}\r?\n[ \t]{0,24})?[ \t]{0,4}[\"']?value[\"']?[ \t]{0,4}[=:][ \t]{0,4}"
+                         r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s\"'`,;}]{1,200})")
+
+
+# Terraform: `variable "db_password" {` then `default = "..."` inside the block.
+_HCL_DEFAULT = re.compile(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^}]{0,200}?default[ \t]{0,4}=[ \t]{0,4}"
+                          r"(?P<value>\"[^\"\n]{1,200}\")")
+
+
+def named_values(text: str, low: str) -> Iterator[Span]:
+    """A value whose name is in the field beside it: judged as ``name=value`` would be."""
+    if "value" not in low and "default" not in low:
+        return
+    pairs = _NAME_VALUE.finditer(text) if "value" in low else iter(())
+    blocks = _HCL_DEFAULT.finditer(text) if "variable" in low else iter(())
+    for m in (*pairs, *blocks):
+        cls = _key_class(m.group("name"))
+        if not cls or cls == "login":
+            continue
+        raw = m.group("value")
+        quoted = raw[0] in "\"'"
+        value = raw[1:-1] if quoted else raw
+        kind = _judge(cls, "=" if quoted else ":", value, quoted=quoted, code=False, ends=True)
+        if kind:
+            vstart = m.start("value") + (1 if quoted else 0)
+            yield kind, vstart, vstart + len(value)

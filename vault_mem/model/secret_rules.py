@@ -122,6 +122,10 @@ RULES: tuple[Rule, ...] = (
     Rule("Square token", r"s(?<![A-Za-z0-9_-]s)q0(?:atp|csp)-[A-Za-z0-9_-]{22,43}" + _B, "sq0csp-<u43>"),
     Rule("Groq API key", r"g(?<![A-Za-z0-9_-]g)sk_[A-Za-z0-9]{48,}" + _B, "gsk_<a52>", "has_digit"),
     Rule("Replicate API token", r"r(?<![A-Za-z0-9_-]r)8_[A-Za-z0-9]{37}" + _B, "r8_<a37>", "has_digit"),
+    Rule("Bitbucket app password", r"A(?<![A-Za-z0-9_-]A)TBB[A-Za-z0-9_=.-]{28,40}" + _B, "ATBB<a32>", "mixed"),
+    Rule("Fireworks API key", r"f(?<![A-Za-z0-9_-]f)w_[A-Za-z0-9]{24,}" + _B, "fw_<a24>", "mixed"),
+    Rule("Square access token", r"E(?<![A-Za-z0-9_-]E)AAA[A-Za-z0-9_-]{60}" + _B, "EAAA<u60>", "mixed"),
+    Rule("Fly.io token", r"F(?<![A-Za-z0-9_-]F)lyV1[ \t]{1,4}fm[12][ar]?_[A-Za-z0-9+/=_-]{40,}", "FlyV1 fm2_<b120>"),
     Rule("Atlassian API token", r"A(?<![A-Za-z0-9_-]A)TATT3[A-Za-z0-9_=-]{100,}", "ATATT3<u186>"),
     Rule("age secret key", r"A(?<![A-Za-z0-9_-]A)GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "AGE-SECRET-KEY-1"
          + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2 + "QPZRY9X8GF2T"),
@@ -136,6 +140,20 @@ RULES: tuple[Rule, ...] = (
          "password", 1, lower=True),
     Rule("password on a command line", r"s(?<![a-z0-9_-]s)shpass[ \t]{1,8}-p[ \t]{0,8}[\"']?([^\s\"']{1,200})",
          "sshpass -p <a12> ssh deploy@host", "value", 1),
+    Rule("password on a command line", r"s(?<![A-Za-z0-9_-]s)sh-keygen[ \t][^\n]{0,200}?(?<=[ \t])-[NP][ \t]{0,8}"
+         r"[\"']?([^\s\"']{1,200})", "ssh-keygen -t ed25519 -N <a14> -f deploy", "value", 1),
+    Rule("password on a command line", r"r(?<![A-Za-z0-9_-]r)edis-cli[ \t][^\n]{0,200}?(?<=[ \t])-a[ \t]{1,8}"
+         r"[\"']?([^\s\"']{1,200})", "redis-cli -h cache -a <a24> info", "value", 1),
+    Rule("password on a command line", r"h(?<![A-Za-z0-9_-]h)tpasswd[ \t]{1,8}-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]{1,8}"
+         r"[^\s]{1,200}[ \t]{1,8}[^\s]{1,100}[ \t]{1,8}[\"']?([^\s\"']{1,200})", "htpasswd -b .htpasswd admin <a12>",
+         "value", 1),
+    Rule("password on a command line", r"c(?<![a-z0-9_-]c)onvertto-securestring[ \t]{1,8}(?:-string[ \t]{1,8})?[\"']"
+         r"([^\"'\n]{4,200})[\"'][^\n]{0,60}?-asplaintext", 'ConvertTo-SecureString "<a14>" -AsPlainText -Force',
+         "value", 1, lower=True),
+    Rule("password on a command line", r"n(?<![A-Za-z0-9_-]n)et[ \t]{1,8}use[ \t][^\n]{0,200}?/user:[^\s]{1,100}[ \t]{1,8}"
+         r"([^\s/\"'*][^\s\"']{3,199})", "net use Z: \\\\fs01\\share /user:CORP\\svc <a14>", "literal", 1),
+    Rule("secret on a command line", r"g(?<![A-Za-z0-9_-]g)h[ \t]{1,8}secret[ \t]{1,8}set[ \t][^\n]{0,100}?(?:--body|-b)"
+         r"(?:[ \t]{1,8}|=)[\"']?([^\s\"']{8,})", 'gh secret set DEPLOY_KEY --body "<a32>"', "literal", 1),
     Rule("password on a command line", r"m(?<![A-Za-z0-9_-]m)ysql(?:dump|admin|import|check|sh)?[ \t][^\n]{0,200}?"
          r"(?<=[ \t])-p[\"']?([^\s\"']{1,200})", "mysql -u root -p<a12> shop", "value", 1),
     Rule("authorization header", r"b(?<![a-z]b)(?:earer|asic)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)",
@@ -153,6 +171,9 @@ RULES: tuple[Rule, ...] = (
          "curl -u admin:<a12> https://ci", "literal", 1, markers=("-u", "--user")),
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)p[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:]{7,199})(?=[\"']?(?:\s|$))",
          "docker login -u ci -p <a20> registry.corp", "literal", 1, markers=("-p",)),
+    # sqlcmd, bcp: `-P` is the password; in other tools it takes `name=value` options or a profile
+    Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)P[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:=,]{7,199})(?=[\"']?(?:\s|$))",
+         "sqlcmd -S db -U sa -P <a14>", "literal", 1, markers=("-P",)),
 )
 
 _ALPHABETS = {

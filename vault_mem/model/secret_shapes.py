@@ -3,16 +3,23 @@
 The rule table (:mod:`vault_mem.model.secret_rules`) knows the formats of vendors it lists; a
 credential from one it does not list still has a shape. These detectors find them:
 
-- :func:`prefixed_tokens`: a short lowercase prefix and a long random tail (``dckr_pat_...``,
-  ``figd_...``, ``ntn_...``, ``tskey-auth-...``): the tail must be random (upper and lower case
-  and digits, high entropy, not CamelCase words), and prefixes of public object ids (``msg_``,
-  ``toolu_``, ``call_``, ``cus_``, ``pi_``, ...) pass, because agents' notes are full of them.
+- :func:`prefixed_tokens`: a short prefix and a long random tail (``dckr_pat_...``,
+  ``figd_...``, ``ntn_...``, ``tskey-auth-...``, ``HRKU-...``): the tail must be random (upper
+  and lower case and digits, high entropy, not CamelCase words), and prefixes of public object
+  ids (``msg_``, ``toolu_``, ``call_``, ``cus_``, ``pi_``, ...) pass, because agents' notes are
+  full of them. A tail of 20 to 29 characters (the length of public ids) counts after a prefix
+  that says what it is, or with a credential word before it on its line ("Fireworks key: fw_...").
 - :func:`hex_prefixed_tokens`: a short abbreviation and a hex tail (``pul-`` + 40 hex), which the
   case test above cannot judge; words (``linux-node-``, ``commit-``, ``sha256-``) are not prefixes.
 - :func:`dotted_tokens`: three random base64url parts of a bot token's lengths (Discord's
   shape, whatever the first part decodes to), and ``id.secret`` pairs of token-like parts, one
   long and random (``pat<id>.<hex>``).
 - :func:`byte_arrays`: a JSON array of 64 bytes, a keypair file pasted as numbers.
+- :func:`webhook_urls`: a URL whose host or path says it is a hook (``hooks.<vendor>``,
+  ``/webhooks/``, ``webhook.office.com``) and whose path holds a random part: whoever has the URL
+  can post to the channel, so the path is the secret.
+- :func:`wallet_keys`: bech32 secret keys (``nsec1...``, a human-readable part naming a secret)
+  and BIP-32 extended private keys (``xprv``, ``tprv``, ``yprv``, ``zprv``).
 - :func:`key_blocks`: private keys that are not PEM: PuTTY ``.ppk`` files, minisign and signify
   secret keys, age identities (any length, plugin identities too) and the private members of a
   JSON Web Key (``"d"``, ``"p"``, ``"k"``, ... beside ``"kty"``).
@@ -37,8 +44,7 @@ from vault_mem.model.secret_values import is_placeholder, looks_fake, random_tok
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "pgpass_lines", "prefixed_tokens",
-           "seed_phrases", "seed_word",
-           "valid_mnemonic"]
+           "seed_phrases", "seed_word", "valid_mnemonic", "wallet_keys", "webhook_urls"]
 
 Span = tuple[str, int, int]
 
@@ -54,10 +60,31 @@ _SEGMENT = re.compile(r"[a-z][a-z0-9]{0,11}[_-]")
 _ID_PREFIXES = frozenset(["msg", "toolu", "call", "chatcmpl", "cmpl", "run", "thread", "asst", "file", "org", "user", "batch", "req", "request", "resp", "evt", "cus", "pi", "ch", "prod", "price", "sub", "in", "txn", "acct", "seti", "pm", "src", "cs", "po", "py", "ii", "il", "job", "task", "id", "uid", "ref", "step", "vs", "ft", "ftjob", "modr", "img", "asset", "srv", "conv", "session", "sess", "proj", "prj", "project", "team", "dpl", "dep", "usr", "cust", "ord", "order", "inv", "invoice", "ws", "wrkspc", "msgbatch", "doc", "page", "node", "obj", "item", "ver", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3", "crc32", "commit", "build", "release", "test", "tests", "pk", "sig", "trace", "span"])
 
 
+# Upper-case prefixes (``HRKU-``, ``NRAK-``, ``CCIPAT_``): the tail must be long, since upper-case
+# abbreviations before a dash start many ids (``JIRA-``, ``INC-``) and those tails are short.
+_PREFIXED_UPPER = re.compile(r"(?<![A-Za-z0-9_.+/-])[A-Z][A-Z0-9]{1,9}[_-][A-Za-z0-9_-]{30,250}(?![A-Za-z0-9_+/=-])")
+_DIGEST_NAMES = frozenset(["SHA", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "MD5", "UUID", "GUID", "ULID", "ID"])
+# A credential word before a token on its line: the place that makes a short tail a secret.
+_CREDENTIAL_WORD = re.compile(r"(?i:(?<![a-z])(?:api|keys?|tokens?|secrets?|pat|passwords?|passwd|pw|auth|creds?"
+                              r"|credentials?|apikey|access)(?![a-z]))")
+_CONTEXT = 48  # characters before the token, on its line, where that word may stand
+
+
+def _named_before(text: str, start: int) -> bool:
+    """Does a credential word stand before ``start`` on its line (within :data:`_CONTEXT`)?"""
+    line_start = text.rfind("\n", max(0, start - _CONTEXT), start) + 1
+    return _CREDENTIAL_WORD.search(text, max(line_start, start - _CONTEXT), start) is not None
+
+
 def prefixed_tokens(text: str) -> Iterator[Span]:
     """``prefix_`` + a long random tail: an API token of a vendor the rule table does not list."""
     if "_" not in text and "-" not in text:
         return
+    for m in _PREFIXED_UPPER.finditer(text):
+        token = m.group()
+        first = re.split(r"[_-]", token, maxsplit=1)[0]
+        if first not in _DIGEST_NAMES and random_token(token[len(first) + 1:], min_len=30) and not looks_fake(token):
+            yield "API token", m.start(), m.end()
     for m in _PREFIXED.finditer(text):
         token = m.group()
         first = token[:_SEGMENT.match(token).end() - 1]
@@ -73,7 +100,8 @@ def prefixed_tokens(text: str) -> Iterator[Span]:
         # Public object ids (Stripe's, Clerk's, OpenAI's, Anthropic's) have tails of 14 to 29
         # characters; a shorter tail counts only after a prefix of two segments or one that says
         # what it is (dckr_pat_, pscale_pw_, ..._key_).
-        if len(tail) < 30 and not (token.count("_", 0, at) + token.count("-", 0, at) >= 2 or _SECRET_WORD.search(token[:at])):
+        if len(tail) < 30 and not (token.count("_", 0, at) + token.count("-", 0, at) >= 2 or _SECRET_WORD.search(token[:at])
+                                   or _named_before(text, m.start())):
             continue
         if random_token(tail) and not looks_fake(token):
             yield "API token", m.start(), m.end()
@@ -119,6 +147,70 @@ def byte_arrays(text: str) -> Iterator[Span]:
         values = [int(v) for v in re.findall(r"[0-9]+", m.group())]
         if max(values) <= 255 and len(set(values)) >= 40 and values != sorted(values):  # not a range
             yield "private key bytes", m.start(), m.end()
+
+
+# --- webhook URLs ---------------------------------------------------------------------------
+
+# A URL, from its scheme to the first character a URL cannot hold unescaped.
+_URL_RUN = re.compile(r"h(?<![A-Za-z0-9]h)ttps?://[^\s\"'<>`]{8,600}")
+_HOOK_PART = re.compile(r"[^/?#&=@]+")
+
+
+def _secret_part(part: str, *, hook_host: bool) -> bool:
+    """A path part that only its owner could know: random, long hex, or (on a hook host, where
+    the whole path is the key) a short interleaving of letters and digits (``/catch/675/f1pa6v``).
+    A UUID alone is not enough: ``webhook.site/<uuid>`` is a public test inbox in many docs."""
+    if random_token(part, min_len=16):
+        return True
+    if _HEX.fullmatch(part.lower()) and 4 <= sum(c.isalpha() for c in part) <= len(part) - 4:
+        return True
+    if hook_host:
+        # letters and digits interleaved (`f1pa6v`), not a name with a number (`usedebounce2`)
+        changes = sum(a.isdigit() != b.isdigit() for a, b in zip(part, part[1:]))
+        return (6 <= len(part) <= 64 and part.isalnum() and changes >= 3 and shannon_entropy(part) >= 2.3
+                and not looks_fake(part))
+    return False
+
+
+def webhook_urls(text: str) -> Iterator[Span]:
+    """An incoming-webhook URL: its host or a path part names a hook, and a part after that is
+    secret (:func:`_secret_part`). Documentation URLs (``/webhooks/creating``), numeric ids
+    (``/settings/hooks/412``) and templates (``/hooks/{id}``) have no such part."""
+    if "hook" not in text and "Hook" not in text:
+        return
+    for m in _URL_RUN.finditer(text):
+        url = m.group()
+        low = url.lower()
+        path_at = low.find("/", low.find("://") + 3)
+        if path_at < 0 or "hook" not in low or "{" in url or "xxxx" in low:
+            continue  # no path, no hook, or a template (`/hooks/{id}`, `/XXXXXXXX`)
+        hook_host = "hook" in low[:path_at]
+        at = path_at if hook_host else low.find("hook", path_at)
+        if at < 0:
+            continue
+        for part in _HOOK_PART.finditer(url, at):
+            if _secret_part(part.group(), hook_host=hook_host):
+                yield "webhook URL", m.start(), m.end()
+                break
+
+
+# --- wallet keys -----------------------------------------------------------------------------
+
+# bech32 with a human-readable part that names a secret (Nostr's nsec1, a wallet's ...sec1, ...prv1)
+_BECH32_SECRET = re.compile(r"(?<![a-z0-9])[a-z]{0,8}(?:sec|secret|priv|prv|sk)1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{50,}"
+                            r"(?![a-z0-9])")
+# BIP-32 extended private keys: base58 of 82 bytes, 111 characters
+_XPRV = re.compile(r"(?<![A-Za-z0-9])[xyztuvXYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?![A-Za-z0-9])")
+
+
+def wallet_keys(text: str) -> Iterator[Span]:
+    """Wallet secret keys written in a format that says it: bech32 ``nsec1...`` and BIP-32 ``xprv...``."""
+    if "1" in text:
+        for m in _BECH32_SECRET.finditer(text):
+            yield "wallet secret key", m.start(), m.end()
+    if "prv" in text:
+        for m in _XPRV.finditer(text):
+            yield "wallet extended private key", m.start(), m.end()
 
 
 # --- three-part bot tokens -----------------------------------------------------------------

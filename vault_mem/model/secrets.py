@@ -27,12 +27,17 @@ Decisions a reader may look for:
 - Bare ``*_key`` names (``signing_key``, ``ENCRYPTION_KEY``) count only with a high-entropy value,
   because most ``key:`` fields hold names, not secrets.
 - Known misses, traded for fewer false alarms: a password given with no keyword at all ("log in
-  as admin / S3cret!"), and a plain dictionary word after ``password:`` in prose unless it ends
-  the sentence and is not a state ("my password: correcthorsebatterystaple" counts).
+  as admin / S3cret!", "unlock code X"), a plain dictionary word after ``password:`` in prose
+  unless it ends the sentence and is not a state ("my password: correcthorsebatterystaple"
+  counts), PINs and numeric passcodes, and a value whose label comes after it ("X (that's the
+  api secret)"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
+- ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
+  or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
 The provider formats are one table, :data:`vault_mem.model.secret_rules.RULES`; the URL and PEM
 rules below are code because they judge values; credentials known by shape (prefixed tokens,
-key blocks that are not PEM, ``.pgpass``, seed phrases) are :mod:`vault_mem.model.secret_shapes`,
+key blocks that are not PEM, ``.pgpass``, seed phrases, webhook URLs, wallet keys) are
+:mod:`vault_mem.model.secret_shapes`,
 values named by a label (assignments, prose, split fields) :mod:`vault_mem.model.secret_labels`,
 and what a value looks like :mod:`vault_mem.model.secret_values`. Every text is also read in
 its disguised forms (:mod:`vault_mem.model.secret_text`): normalised, re-joined, decoded.
@@ -54,7 +59,7 @@ import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from vault_mem.model.secret_labels import assignments, labelled_value
+from vault_mem.model.secret_labels import assignments, labelled_value, listed_codes, named_values
 from vault_mem.model.secret_rules import RULES, Rule
 from vault_mem.model.secret_shapes import (
     byte_arrays,
@@ -65,6 +70,8 @@ from vault_mem.model.secret_shapes import (
     prefixed_tokens,
     seed_phrases,
     seed_word,
+    wallet_keys,
+    webhook_urls,
 )
 from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
 from vault_mem.model.secret_values import (
@@ -229,6 +236,22 @@ _KEY_BODY = _r(r"[A-Za-z0-9+/=]{20,}")
 _KEY_END = _r(r"-{4,5} ?END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")
 _MAX_KEY_CHARS = 64 * 1024  # larger than any armoured private key
 
+# `admin:<password>@10.0.0.5`: userinfo without a scheme, before an IP address or a dotted host name
+# (`node:20-alpine@sha256:...` has no dot after its `@`; `git@github.com:org/repo` no colon before).
+_BARE_USERINFO = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z0-9][\w.-]{0,63}):(?P<pw>[^\s:/@\"'<>`]{4,128})@"
+                    r"(?=(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])|[A-Za-z0-9-]{1,63}\.[A-Za-z][A-Za-z0-9.-]{1,200}(?![\w.-]*:[0-9a-f]{32}))")
+
+
+def _bare_userinfo(text: str) -> Iterator[SecretFinding]:
+    """``user:password@host`` written without a scheme (a note of how to reach a box)."""
+    if "@" not in text or ":" not in text:
+        return
+    for m in _BARE_USERINFO.finditer(text):
+        pw = m.group("pw")
+        if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
+            yield SecretFinding("URL with password", m.start("pw"), m.end("pw"))
+
+
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
     """``scheme://user:password@host``; database schemes get their own kind."""
     for m in _URL_CREDS.finditer(text):
@@ -301,7 +324,11 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from hex_prefixed_tokens(text)
         yield from byte_arrays(text)
         yield from dotted_tokens(text)
+        yield from webhook_urls(text)
+        yield from wallet_keys(text)
         yield from seed_phrases(text)
+        yield from listed_codes(text, low)
+        yield from named_values(text, low)
     yield from assignments(text, low)
 
 
@@ -319,6 +346,7 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     low = _ascii_lower(norm)
     found = list(_rule_findings(norm, low))
     found.extend((_AFTER_RULES, f) for f in _url_passwords(norm))
+    found.extend((_AFTER_RULES, f) for f in _bare_userinfo(norm))
     found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low))
     out = list(_mapped(view, iter(found)))
     # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
