@@ -49,7 +49,8 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=10000)
     ap.add_argument("--vault", type=Path, default=None, help="an indexed vault to copy instead of a new one")
     ap.add_argument("--writes", type=int, default=12)
-    ap.add_argument("--kept", action="store_true", help="each vault kept current by its own watcher (as the MCP server)")
+    ap.add_argument("--kept", action="store_true",
+                    help="each vault kept current by its own watcher (as the MCP server)")
     ap.add_argument("--options", default="default,core.untrackedCache=true,feature.manyFiles=true,"
                     "index.version=4,core.splitIndex=true",
                     help="comma-separated: default, or NAME=VALUE set with git config")
@@ -123,7 +124,8 @@ def main() -> None:
               + ("   (kept: no git status)" if args.kept else ""))
         for opt in options:
             w = pct(whole[opt])
-            print(f"{opt:>24} {w['p50']:>8.0f}/{w['p95']:<8.0f} {pct(parts[opt][0])['p50'] if parts[opt][0] else 0:>11.1f} "
+            status_p50 = pct(parts[opt][0])["p50"] if parts[opt][0] else 0.0
+            print(f"{opt:>24} {w['p50']:>8.0f}/{w['p95']:<8.0f} {status_p50:>11.1f} "
                   f"{pct(parts[opt][1])['p50']:>11.1f} {pct(cpu[opt])['p50']:>8.0f}")
         print(load_line())
     finally:

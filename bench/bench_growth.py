@@ -112,21 +112,21 @@ def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
                 p = twin / "facts" / f"plain-{tag}-{i}.md"
                 p.write_text(f"---\ndescription: {write_text(f'{tag}-git-{i}')[0]}\n---\nbody\n")
 
-                def plain_git() -> None:
+                def plain_git(p: Path = p, i: int = i) -> None:
                     git(twin, "add", str(p.relative_to(twin)))
                     git(twin, "commit", "-q", "--no-verify", "-m", f"plain {i}")
                 clock("git", plain_git)
-                description, body = write_text(f"{tag}-api-{i}")
-                clock("api", lambda: vault.remember(f"api-{tag}-{i}", description, body))
-                description, body = write_text(f"{tag}-kept-{i}")
-                clock("kept", lambda: kept.remember(f"kept-{tag}-{i}", description, body))
-                description, body = write_text(f"{tag}-cli-{i}")
-                clock("cli_write", lambda: subprocess.run(
+                d, b = write_text(f"{tag}-api-{i}")
+                clock("api", lambda d=d, b=b, i=i: vault.remember(f"api-{tag}-{i}", d, b))
+                d, b = write_text(f"{tag}-kept-{i}")
+                clock("kept", lambda d=d, b=b, i=i: kept.remember(f"kept-{tag}-{i}", d, b))
+                d, b = write_text(f"{tag}-cli-{i}")
+                clock("cli_write", lambda d=d, b=b, i=i: subprocess.run(
                     [sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", f"cli-{tag}-{i}",
-                     "--description", description, "--body", body], check=True, capture_output=True, env=env))
-                clock("cli_recall", lambda: subprocess.run(
-                    [sys.executable, "-m", "vault_mem", "--vault", str(root), "recall", f"release train freeze {i}"],
-                    check=True, capture_output=True, env=env))
+                     "--description", d, "--body", b], check=True, capture_output=True, env=env))
+                clock("cli_recall", lambda i=i: subprocess.run(
+                    [sys.executable, "-m", "vault_mem", "--vault", str(root), "recall",
+                     f"release train freeze {i}"], check=True, capture_output=True, env=env))
         finally:
             steps.changed_memory_paths = status.fn
             keeper.close()

@@ -164,7 +164,8 @@ def _proc_processes(program: str) -> list[Process]:
         try:
             if _read_head(f"/proc/{name}/comm", len(want)) != want:
                 continue
-            argv = [a.decode("utf-8", "replace") for a in _read_head(f"/proc/{name}/cmdline", 4096).split(b"\0")]
+            cmdline = _read_head(f"/proc/{name}/cmdline", 4096)
+            argv = [a.decode("utf-8", "replace") for a in cmdline.split(b"\0")]
             cwd = Path(os.readlink(f"/proc/{name}/cwd"))
         except OSError:
             continue
