@@ -22,13 +22,22 @@ Then ``--rounds`` rounds, each of, in turn:
 
 The four alternate within a round, so the machine's load (shared, noisy) weighs on all alike.
 Prints, per size, p50/p95 of each, the API's ratio to git's p50, and the load average at the
-end of that size's rounds. Figures are only comparable within one run. Asserts nothing.
+end of that size's rounds; then the same rounds' CPU time (p50: the timing thread's own plus
+that of the processes it waited for, git's and the CLI's), which a loaded machine inflates far
+less than wall time. Figures are only comparable within one run. Asserts nothing.
+
+Run as a person runs their own vault: the corpus's commit author is the person here
+(``GIT_AUTHOR_EMAIL``; otherwise every memory would be a peer's, and each read would check all
+of them against the work tree), and vault_mem's modules are byte-compiled first, as an install
+leaves them (with ``PYTHONDONTWRITEBYTECODE`` set, each one-shot CLI would compile every module).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -66,10 +75,28 @@ def vault_pair(base: Path, n: int) -> tuple[Path, Path, str]:
     return root, twin, f"built in {time.perf_counter() - t0:.0f} s"
 
 
+class Clock:
+    """Wall and CPU time of one step: CPU is this thread's plus its waited-for children's."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, list[float]] = {}
+        self.cpu: dict[str, list[float]] = {}
+
+    def __call__(self, name: str, fn) -> None:
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        c, t = time.thread_time(), time.perf_counter()
+        fn()
+        wall, cpu = time.perf_counter() - t, time.thread_time() - c
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu += (after.ru_utime - kids.ru_utime) + (after.ru_stime - kids.ru_stime)
+        self.wall.setdefault(name, []).append(wall * 1000)
+        self.cpu.setdefault(name, []).append(cpu * 1000)
+
+
 def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
     env = {**os.environ, "PYTHONPATH": str(HERE.parent), "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none"}
     os.environ["VAULT_MEM_EMBEDDER"] = "none"
-    out: dict[str, list[float]] = {"git": [], "api": [], "kept": [], "cli_write": [], "cli_recall": []}
+    clock = Clock()
     status = PartTimer(steps.changed_memory_paths)
     tag = f"{n}-{os.getpid()}-{int(time.time())}"
     with Vault(root) as vault, Vault(root) as kept:
@@ -84,37 +111,28 @@ def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
             for i in range(count):
                 p = twin / "facts" / f"plain-{tag}-{i}.md"
                 p.write_text(f"---\ndescription: {write_text(f'{tag}-git-{i}')[0]}\n---\nbody\n")
-                t = time.perf_counter()
-                git(twin, "add", str(p.relative_to(twin)))
-                git(twin, "commit", "-q", "--no-verify", "-m", f"plain {i}")
-                out["git"].append((time.perf_counter() - t) * 1000)
 
-                description, body = write_text(f"{tag}-api-{i}")
-                t = time.perf_counter()
-                vault.remember(f"api-{tag}-{i}", description, body)
-                out["api"].append((time.perf_counter() - t) * 1000)
-
-                description, body = write_text(f"{tag}-kept-{i}")
-                t = time.perf_counter()
-                kept.remember(f"kept-{tag}-{i}", description, body)
-                out["kept"].append((time.perf_counter() - t) * 1000)
-
-                description, body = write_text(f"{tag}-cli-{i}")
-                t = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(root), "remember",
-                                f"cli-{tag}-{i}", "--description", description, "--body", body],
-                               check=True, capture_output=True, env=env)
-                out["cli_write"].append((time.perf_counter() - t) * 1000)
-
-                t = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(root), "recall",
-                                f"release train freeze {i}"], check=True, capture_output=True, env=env)
-                out["cli_recall"].append((time.perf_counter() - t) * 1000)
+                def plain_git(p: Path = p, i: int = i) -> None:
+                    git(twin, "add", str(p.relative_to(twin)))
+                    git(twin, "commit", "-q", "--no-verify", "-m", f"plain {i}")
+                clock("git", plain_git)
+                d, b = write_text(f"{tag}-api-{i}")
+                clock("api", lambda d=d, b=b, i=i: vault.remember(f"api-{tag}-{i}", d, b))
+                d, b = write_text(f"{tag}-kept-{i}")
+                clock("kept", lambda d=d, b=b, i=i: kept.remember(f"kept-{tag}-{i}", d, b))
+                d, b = write_text(f"{tag}-cli-{i}")
+                clock("cli_write", lambda d=d, b=b, i=i: subprocess.run(
+                    [sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", f"cli-{tag}-{i}",
+                     "--description", d, "--body", b], check=True, capture_output=True, env=env))
+                clock("cli_recall", lambda i=i: subprocess.run(
+                    [sys.executable, "-m", "vault_mem", "--vault", str(root), "recall",
+                     f"release train freeze {i}"], check=True, capture_output=True, env=env))
         finally:
             steps.changed_memory_paths = status.fn
             keeper.close()
     # the plain API's git status calls only (the kept vault asks none; the CLI's run elsewhere)
-    return {**{k: pct(v) for k, v in out.items()}, "status": pct(status.ms[-count:])}
+    return {**{k: pct(v) for k, v in clock.wall.items()}, "status": pct(status.ms[-count:]),
+            "cpu": {k: pct(v) for k, v in clock.cpu.items()}}
 
 
 def main() -> None:
@@ -125,9 +143,11 @@ def main() -> None:
     ap.add_argument("--base", type=Path, default=None, help="where the vaults are built (default: a temp folder)")
     ap.add_argument("--keep", action="store_true", help="keep the built vaults for the next run (with --base)")
     args = ap.parse_args()
-    for env, val in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "b@example.com"),
-                     ("GIT_COMMITTER_NAME", "bench"), ("GIT_COMMITTER_EMAIL", "b@example.com")):
-        os.environ.setdefault(env, val)
+    # the person here is the corpus's author (bench/corpus.py commits as bench@example.invalid)
+    for env, val in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
+                     ("GIT_COMMITTER_NAME", "bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
+        os.environ[env] = val
+    compileall.compile_dir(str(HERE.parent / "vault_mem"), quiet=1)
     base = args.base or Path(tempfile.mkdtemp(prefix="bench-growth-"))
     base.mkdir(parents=True, exist_ok=True)
     print(f"rounds={args.rounds} per size; ms p50/p95; api/git = ratio of p50s; no daemon; embedder none")
@@ -146,6 +166,11 @@ def main() -> None:
                   f"{k['p50']:>5.0f}/{k['p95']:<5.0f} {k['p50'] / g['p50']:>9.2f} "
                   f"{r['cli_write']['p50']:>6.0f}/{r['cli_write']['p95']:<6.0f} "
                   f"{r['cli_recall']['p50']:>5.0f}/{r['cli_recall']['p95']:<5.0f}   {load}", flush=True)
+            c = r["cpu"]
+            print(f"{'  cpu':>7} {c['git']['p50']:>7.0f}{'':8} {c['api']['p50']:>6.0f}{'':7} "
+                  f"{c['api']['p50'] / c['git']['p50']:>8.2f} {'':>12} {c['kept']['p50']:>5.0f}{'':6} "
+                  f"{c['kept']['p50'] / c['git']['p50']:>9.2f} {c['cli_write']['p50']:>6.0f}{'':7} "
+                  f"{c['cli_recall']['p50']:>5.0f}", flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

@@ -1,6 +1,7 @@
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import git
 
 from vault_mem.store.git import GitRepo, Identity
@@ -528,3 +529,43 @@ def test_a_tree_parses_as_gitpython_parses_it_and_a_bad_name_is_still_refused(tm
             "\n".join([*lines, f"100644 blob {blob}\t{bad}"]) + "\n").encode()).decode().strip()
         with pytest.raises(ValueError):
             ParsedTree.parse(_git_bytes(tmp_path, "cat-file", "tree", hostile))
+
+
+@pytest.mark.parametrize("settings", [
+    [("core.splitIndex", "true")],
+    [("index.version", "4")],
+    [("feature.manyFiles", "true"), ("core.untrackedCache", "true")],
+])
+def test_writes_keep_git_settings_for_big_repositories(tmp_path, settings):
+    """docs/benchmarks.md tells a person with a big vault that a split index makes each write's
+    update of git's staging area cheap: a vault under any of git's settings for big repositories
+    writes, updates and forgets as under the defaults, git sees a clean work tree after each, a
+    person's staged change stays staged, and the index keeps the format the person chose."""
+    from vault_mem import Vault
+
+    v = Vault.init(tmp_path / "vault")
+    root = v.root
+    try:
+        for name, value in settings:
+            git(root, "config", name, value)
+        git(root, "update-index", "--index-version", "4" if ("index.version", "4") in settings else "2")
+        if ("core.splitIndex", "true") in settings:
+            git(root, "update-index", "--split-index")
+        (root / "README.md").write_text("the person's staged change\n")
+        git(root, "add", "README.md")
+        for i in range(30):  # past splitIndex.maxPercentChange: git writes a new shared index meanwhile
+            v.remember(f"big-{i}", f"Memory {i} of a vault under {settings[0][0]}", f"Body {i}.")
+        v.remember("big-0", "Memory 0, updated", "New body.")
+        v.forget("big-1")
+        assert git(root, "status", "--porcelain") == "M  README.md\n"
+        tracked = git(root, "ls-files").split()
+        assert "facts/big-0.md" in tracked and "facts/big-29.md" in tracked
+        assert "facts/big-1.md" not in tracked
+        assert git(root, "show", "HEAD:facts/big-0.md") == (root / "facts" / "big-0.md").read_text()
+        if ("core.splitIndex", "true") in settings:
+            assert (root / git(root, "rev-parse", "--shared-index-path").strip()).exists()
+        header = (root / ".git" / "index").read_bytes()[:8]
+        assert header[4:8] == (4 if ("index.version", "4") in settings else 2).to_bytes(4, "big")
+        git(root, "fsck", "--strict")
+    finally:
+        v.close()

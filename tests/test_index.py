@@ -565,3 +565,22 @@ def test_the_paths_that_differ_from_the_committed_view_follow_both_tables(vault:
     sc.render_index_with({paths[2]: None, "facts/newcomer.md": None}, budget_tokens=2000, today=TODAY)
     assert committed.differing(sc.db) == compared() == ["facts/newcomer.md"]
     sc.close()
+
+
+def test_the_rows_without_a_blob_are_found_without_reading_every_row(vault: Path) -> None:
+    """Every write asks for the rows an older vault-mem left without a blob id: SQLite answers
+    from an index of just those rows (a scan of every row made a write's cost grow with the
+    vault), and the answer is still every such row."""
+    from vault_mem.index import committed as view
+
+    sc = open_sidecar(vault)
+    try:
+        sc.reconcile()
+        plan = " | ".join(r[3] for r in sc.db.execute("EXPLAIN QUERY PLAN " + view.MISSING_BLOBS_SQL))
+        assert "INDEX files_blob_missing" in plan, plan  # a scan of that partial index: those rows alone
+        assert view.missing_blobs(sc.db) == []
+        with sc.db.write():
+            sc.db.execute("UPDATE files SET blob = NULL WHERE path = 'facts/editor.md'")
+        assert [p for p, _, _ in view.missing_blobs(sc.db)] == ["facts/editor.md"]
+    finally:
+        sc.close()

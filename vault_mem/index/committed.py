@@ -65,9 +65,14 @@ def differing(db: Database) -> list[str]:
     return [r[0] for r in db.execute("SELECT path FROM differs ORDER BY path")]
 
 
+#: every write asks it: answered from the partial index ``files_blob_missing`` (m013), never by
+#: reading every row
+MISSING_BLOBS_SQL = "SELECT path, mtime_ns, size FROM files WHERE blob IS NULL"
+
+
 def missing_blobs(db: Database) -> list[tuple[str, int, int]]:
     """``(path, mtime_ns, size)`` of the rows with no blob id (indexed by an older vault-mem)."""
-    return [(r[0], r[1], r[2]) for r in db.execute("SELECT path, mtime_ns, size FROM files WHERE blob IS NULL")]
+    return [(r[0], r[1], r[2]) for r in db.execute(MISSING_BLOBS_SQL)]
 
 
 def set_blobs(db: Database, blobs: Iterable[tuple[str, str, int, int]]) -> None:

@@ -438,10 +438,18 @@ def m012_committed_view(conn) -> None:
     )
 
 
+def m013_missing_blobs_index(conn) -> None:
+    """An index of the rows with no blob id: every write asks for them
+    (``vault_mem.index.committed.missing_blobs``), and without it SQLite read every row of
+    ``files`` to find the few (or none) an older vault-mem left: a write's cost grew with the
+    vault. Safe to run again."""
+    conn.execute("CREATE INDEX IF NOT EXISTS files_blob_missing ON files(path) WHERE blob IS NULL")
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
                               m009_index_counter_by_type, m010_change_dates, m011_authors,
-                              m012_committed_view]
+                              m012_committed_view, m013_missing_blobs_index]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)
