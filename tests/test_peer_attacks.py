@@ -67,3 +67,42 @@ def test_a_peers_memory_staged_by_a_stopped_git_pull_is_still_the_peers(tmp_path
     assert "MARK-7f3a" not in prompt
     assert "MARK-7f3a" not in _hook(mine, "session-start", source="startup")
 
+
+#: what drives a terminal: CSI clear screen, an OSC title ended by BEL, the 8-bit CSI, a bidi override
+_TERMINAL = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+def test_a_peers_author_subject_and_text_reach_the_terminal_escaped(tmp_path):
+    """Git lets a commit's author name and subject hold ESC, BEL and bidi overrides, and a memory
+    anything: `log`, `recall`, `get`, `list` and `trust` printed them raw (a peer could clear the
+    person's screen, retitle it, or show a forged email reversed to look like their own)."""
+    mine, peer = person_and_peer(tmp_path)
+    name = "Mal\x1b[2J\x1b[31mlory"
+    email = "moc.elpmaxe@nosrep\u202e@peer.example"
+    subject = "tidy \x1b]0;pwned\x07 \u202eevil"
+    (peer / "facts" / "staging-notes.md").write_text(
+        "---\ndescription: Staging notes\ntype: fact\n---\nBody \x1b[2J with \x9b1m escapes \u202ereversed\n")
+    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", subject], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, check=True, capture_output=True, env={**os.environ, **env})
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+
+    for args in (["log"], ["recall", "staging notes"], ["get", "staging-notes"], ["list"], ["trust"], ["review"],
+                 ["export"], ["index"]):
+        proc = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(mine), *args],
+                              capture_output=True, text=True, cwd=tmp_path, env={**os.environ})
+        assert proc.returncode == 0, (args, proc.stderr)
+        out = proc.stdout + proc.stderr
+        assert not [c for c in _TERMINAL if c in out], (args, out)
+        if args[0] in ("log", "recall", "get", "trust"):
+            assert "\\x1b" in out or "\\u202e" in out, (args, out)  # shown, as an escape
+    # --json keeps the data exact: JSON's own escapes
+    logged = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(mine), "--json", "log"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert not [c for c in _TERMINAL if c in logged.stdout]
+    entry = json.loads(logged.stdout)[0]
+    assert entry["author"] == name and entry["subject"] == subject
+    got = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(mine), "--json", "get",
+                          "staging-notes"], capture_output=True, text=True, cwd=tmp_path)
+    assert json.loads(got.stdout)["body"].startswith("Body \x1b[2J with \x9b1m")
+

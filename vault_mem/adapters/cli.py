@@ -28,6 +28,7 @@ need not pay. Those imports are all of lower layers or of this adapters package.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -40,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
 from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.config import CONFIG_FILE, PERSONAL, resolve_vault_root
 from vault_mem.daemon import protocol
@@ -69,7 +71,7 @@ def command(name: str):
 def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
     """JSON for machines with --json, readable text otherwise."""
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=None, default=str))
+        print(json_text(data))
     elif text is not None:
         print(text)
 
@@ -166,15 +168,16 @@ def _progress_bar(label: str, *, min_total: int = 200):
         if total < min_total or not sys.stderr.isatty() and not os.environ.get("VAULT_MEM_PROGRESS"):
             return
         new_pass = state["total"] not in (None, total) or done < state["done"]
+        err = raw_stream(sys.stderr)  # our own \r, never escaped
         if new_pass and state["done"] < state["total"]:
-            sys.stderr.write("\n")  # the last pass ended before its total: keep its line
+            err.write("\n")  # the last pass ended before its total: keep its line
         state["total"], state["done"] = total, done
         width = 30
         filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        err.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
         if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+            err.write("\n")
+        err.flush()
 
     return progress
 
@@ -882,6 +885,18 @@ def main(argv: list[str] | None = None) -> int:
         from vault_mem.store.locks import name_this_process  # lazy: start-up time (module docstring)
 
         name_this_process(args.command)  # lock files and "waiting for ..." messages name it
+    # what a command prints reaches a terminal escaped (adapters/cli_output.py); a hook's and the
+    # MCP server's output is a protocol an agent reads, fenced and escaped by their own rendering
+    streams = contextlib.nullcontext() if args.command in _PROTOCOL_COMMANDS else escaping_streams()
+    with streams:
+        return _run(args)
+
+
+#: commands whose stdout is a protocol for a program, not text for a terminal
+_PROTOCOL_COMMANDS = frozenset({"hook", "mcp", "completion"})
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         _need_posix()
         _say_personal_skipped(args)
