@@ -677,7 +677,7 @@ def cmd_sync(args) -> int:
 @command("trust")
 def cmd_trust(args) -> int:
     from vault_mem.config import describe_changes, setting_values  # lazy, as the rest
-    from vault_mem.store.gitfiles import approve_incoming, git_file_text, pending_git_files
+    from vault_mem.store.gitfiles import approve_incoming, git_file_text, is_git_file, pending_git_files
 
     vault = open_vault(args, getattr(args, "path", None))
     if args.author:
@@ -700,11 +700,13 @@ def cmd_trust(args) -> int:
                      f"{describe_changes(s.changes)}")
     for (ref, f), item in zip(files, data["git_files"], strict=True):
         what = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
-        lines.append(f"{ref} {what} {shown(f.path)}, a file git itself interprets "
+        kind = "a file git itself interprets" if is_git_file(f.path) else \
+            "a file vault-mem does not read (other programs may: settings, hooks, instructions, scripts)"
+        lines.append(f"{ref} {what} {shown(f.path)}, {kind} "
                      f"({(f.theirs or 'deleted')[:10]}):\n{_indent(item['shown'])}")
     if s.pending_raw is None and not files:
         done = ("nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
-                "commit brings a file git interprets")
+                "commit brings a file git interprets or vault-mem does not read")
         emit(args, *_with_authors(vault, data, "\n".join([*lines, done])))
         return 0
     asked = "\n".join(lines)

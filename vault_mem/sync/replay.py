@@ -187,16 +187,19 @@ class Replay:
 
     def check_git_files(self) -> None:
         """Refuse, before anything touches the work tree, a change to a file git itself
-        interprets (.gitattributes, .gitmodules, .mailmap, .gitignore, in any folder) unless this
+        interprets (.gitattributes, .gitmodules, .mailmap, .gitignore, in any folder) or to any
+        other file vault-mem does not read (an agent's or editor's settings, a script) unless this
         machine's person approved that exact version (DESIGN §7, :mod:`vault_mem.store.gitfiles`)."""
         waiting = unapproved_git_files(self.vault.root, self.repo, self.prefix, self.local, self.remote_tip)
         if waiting:
-            names = ", ".join(repr(f.path) for f in waiting)
+            names = ", ".join(repr(shown(f.path)) for f in waiting[:5]) + (f" and {len(waiting) - 5} more"
+                                                                          if len(waiting) > 5 else "")
             raise SyncError("unsafe", f"the remote's commits change {names} (tip {self.remote_tip[:10]}): "
                             "files git itself interprets (attributes, filters and merge drivers, submodules, "
-                            "ignore rules, the author map), not approved on this machine. See what they say "
-                            "with `vault-mem trust`, approve them with `vault-mem trust --yes`, then sync "
-                            "again; nothing changed")
+                            "ignore rules, the author map) or that vault-mem does not read but other programs "
+                            "may (agent and editor settings, hooks, instructions, scripts), not approved on this "
+                            "machine. See what they say with `vault-mem trust`, approve them with `vault-mem "
+                            "trust --yes`, then sync again; nothing changed")
 
     def check_clean(self, paths: set[str]) -> None:
         staged = staged_against(self.repo, self.local, self.prefix or ".")
