@@ -157,3 +157,33 @@ def test_files_vault_mem_does_not_read_arrive_only_with_approval(tmp_path):
     assert cli("sync", "--vault", str(mine)).returncode == 0
     assert (mine / "facts" / "prod.md").is_file() and "exfiltrate" not in (mine / "AGENTS.md").read_text()
 
+
+def test_one_blob_under_many_names_is_refused_by_the_bytes_it_would_write(tmp_path):
+    """Git stores a blob once however many paths name it: a push of one ~76 KB memory under
+    enough names to pass 64 MB (a pack of a few hundred KB) had every clone write and index all
+    of it; at the path limit (20,000) that is 1.6 GB per push. Refused by the total, by count."""
+    from vault_mem.sync.replay import MAX_INCOMING_BYTES
+
+    mine, peer = person_and_peer(tmp_path)
+    body = ("---\ndescription: filler\ntype: note\n---\n" + "lorem ipsum dolor sit amet " * 2800 + "\n").encode()
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=peer, input=body, capture_output=True,
+                          check=True).stdout.decode().strip()
+    count = MAX_INCOMING_BYTES // len(body) + 1
+    notes = subprocess.run(["git", "mktree"], cwd=peer, capture_output=True, check=True, input="".join(
+        f"100644 blob {blob}\tn{i:05d}.md\n" for i in range(count)).encode()).stdout.decode().strip()
+    top = [ln for ln in git(peer, "ls-tree", "HEAD").splitlines() if not ln.endswith("\tnotes")]
+    tree = subprocess.run(["git", "mktree"], cwd=peer, capture_output=True, check=True, input=(
+        "\n".join([*top, f"040000 tree {notes}\tnotes"]) + "\n").encode()).stdout.decode().strip()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL}
+    commit = subprocess.run(["git", "commit-tree", tree, "-p", "HEAD", "-m", "notes"], cwd=peer, env=env,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    git(peer, "push", "-q", "origin", f"{commit}:refs/heads/main")
+    head = git(mine, "rev-parse", "HEAD")
+
+    proc = cli("sync", "--vault", str(mine))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"{count} files" in proc.stderr and str(MAX_INCOMING_BYTES) in proc.stderr, proc.stderr
+    assert git(mine, "rev-parse", "HEAD") == head
+    assert not any((mine / "notes").glob("n0*.md"))
+    assert cli("recall", "--vault", str(mine), "editor").returncode == 0
+
