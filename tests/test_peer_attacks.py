@@ -187,3 +187,23 @@ def test_one_blob_under_many_names_is_refused_by_the_bytes_it_would_write(tmp_pa
     assert not any((mine / "notes").glob("n0*.md"))
     assert cli("recall", "--vault", str(mine), "editor").returncode == 0
 
+
+def test_a_vault_toml_below_the_top_is_refused_in_sync_and_in_a_clone(tmp_path):
+    """vault-mem opens the vault of the nearest vault.toml: a peer's ``facts/vault.toml`` made
+    ``facts/`` a vault of its own for anything run there (the person's shell, an agent started in
+    that folder): no memories, the session context naming ``facts/`` as the vault, writes landing
+    in ``facts/facts/`` where the real vault never looks, and the peer's settings to approve."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts" / "vault.toml").write_text('[embedder]\nprovider = "none"\n')
+    push_as_peer(peer, "nested settings")
+    head = git(mine, "rev-parse", "HEAD")
+    proc = cli("sync", "--vault", str(mine))
+    assert proc.returncode == 1 and "facts/vault.toml" in proc.stderr, proc.stderr
+    assert git(mine, "rev-parse", "HEAD") == head and not (mine / "facts" / "vault.toml").exists()
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(clone))
+    for args in (["list"], ["recall", "editor"]):
+        refused = cli(*args, "--vault", str(clone))
+        assert refused.returncode == 1 and "facts/vault.toml" in refused.stderr and "a vault of its own" in \
+            refused.stderr, refused.stderr
