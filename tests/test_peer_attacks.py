@@ -207,3 +207,30 @@ def test_a_vault_toml_below_the_top_is_refused_in_sync_and_in_a_clone(tmp_path):
         refused = cli(*args, "--vault", str(clone))
         assert refused.returncode == 1 and "facts/vault.toml" in refused.stderr and "a vault of its own" in \
             refused.stderr, refused.stderr
+
+
+def test_a_peers_glob_refs_cannot_make_check_refs_run_for_ever(tmp_path):
+    """``refs:`` may hold globs, which check-refs evaluated with ``Path.glob`` on the person's
+    checkout: time exponential in the pattern's ``**`` segments (5 of them: 40 s on a small tree).
+    A peer's memory with 63 such refs held `vault-mem check-refs` (a CI step: exit 1 on a missing
+    path) for ever on every clone. Now globs are matched against the checkout's path list."""
+    mine, peer = person_and_peer(tmp_path)
+    refs = ", ".join(f'"{"/".join(["**"] * (8 + i))}/missing-{i}.py"' for i in range(63))
+    (peer / "facts" / "layout.md").write_text(
+        f"---\ndescription: Layout of the app\ntype: fact\nrefs: [{refs}, \"src/*.py\"]\n---\nSee the refs.\n")
+    push_as_peer(peer, "layout")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    checkout = tmp_path / "checkout"
+    folders = [checkout]
+    for _ in range(5):  # 5 levels of 5 folders: 3,905 folders
+        folders = [f / f"d{i}" for f in folders for i in range(5)]
+    for f in folders:
+        f.mkdir(parents=True)
+    (checkout / "src").mkdir()
+    (checkout / "src" / "app.py").write_text("x\n")
+
+    proc = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(mine), "--json", "check-refs",
+                           "--repo", str(checkout)], capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 1, proc.stderr
+    missing = {m["ref"] for m in json.loads(proc.stdout)}
+    assert len(missing) == 63 and "src/*.py" not in missing
