@@ -97,7 +97,7 @@ def review(vault: Vault, *, today: dt.date | None = None, type: str | None = Non
     today = today or dt.date.today()
     vault.reconcile()
     items: list[dict[str, Any]] = []
-    for c in list_conflicts(vault):
+    for c in list_conflicts(vault, vault.authors):
         items.append({"flag": "conflict", "key": c["key"], "detail": c["detail"], "flags": ["conflict"],
                       "type": None, "path": c.get("path"), "other_path": c.get("other_path"),
                       "date": None, "age_days": None})
