@@ -28,6 +28,7 @@ need not pay. Those imports are all of lower layers or of this adapters package.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -40,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
 from vault_mem.adapters.cli_parser import build_parser
 from vault_mem.config import CONFIG_FILE, PERSONAL, resolve_vault_root
 from vault_mem.daemon import protocol
@@ -69,7 +71,7 @@ def command(name: str):
 def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
     """JSON for machines with --json, readable text otherwise."""
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=None, default=str))
+        print(json_text(data))
     elif text is not None:
         print(text)
 
@@ -166,15 +168,16 @@ def _progress_bar(label: str, *, min_total: int = 200):
         if total < min_total or not sys.stderr.isatty() and not os.environ.get("VAULT_MEM_PROGRESS"):
             return
         new_pass = state["total"] not in (None, total) or done < state["done"]
+        err = raw_stream(sys.stderr)  # our own \r, never escaped
         if new_pass and state["done"] < state["total"]:
-            sys.stderr.write("\n")  # the last pass ended before its total: keep its line
+            err.write("\n")  # the last pass ended before its total: keep its line
         state["total"], state["done"] = total, done
         width = 30
         filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        err.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
         if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+            err.write("\n")
+        err.flush()
 
     return progress
 
@@ -674,7 +677,7 @@ def cmd_sync(args) -> int:
 @command("trust")
 def cmd_trust(args) -> int:
     from vault_mem.config import describe_changes, setting_values  # lazy, as the rest
-    from vault_mem.store.gitfiles import approve_incoming, git_file_text, pending_git_files
+    from vault_mem.store.gitfiles import approve_incoming, git_file_text, is_git_file, pending_git_files
 
     vault = open_vault(args, getattr(args, "path", None))
     if args.author:
@@ -697,11 +700,13 @@ def cmd_trust(args) -> int:
                      f"{describe_changes(s.changes)}")
     for (ref, f), item in zip(files, data["git_files"], strict=True):
         what = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
-        lines.append(f"{ref} {what} {shown(f.path)}, a file git itself interprets "
+        kind = "a file git itself interprets" if is_git_file(f.path) else \
+            "a file vault-mem does not read (other programs may: settings, hooks, instructions, scripts)"
+        lines.append(f"{ref} {what} {shown(f.path)}, {kind} "
                      f"({(f.theirs or 'deleted')[:10]}):\n{_indent(item['shown'])}")
     if s.pending_raw is None and not files:
         done = ("nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
-                "commit brings a file git interprets")
+                "commit brings a file git interprets or vault-mem does not read")
         emit(args, *_with_authors(vault, data, "\n".join([*lines, done])))
         return 0
     asked = "\n".join(lines)
@@ -882,6 +887,18 @@ def main(argv: list[str] | None = None) -> int:
         from vault_mem.store.locks import name_this_process  # lazy: start-up time (module docstring)
 
         name_this_process(args.command)  # lock files and "waiting for ..." messages name it
+    # what a command prints reaches a terminal escaped (adapters/cli_output.py); a hook's and the
+    # MCP server's output is a protocol an agent reads, fenced and escaped by their own rendering
+    streams = contextlib.nullcontext() if args.command in _PROTOCOL_COMMANDS else escaping_streams()
+    with streams:
+        return _run(args)
+
+
+#: commands whose stdout is a protocol for a program, not text for a terminal
+_PROTOCOL_COMMANDS = frozenset({"hook", "mcp", "completion"})
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         _need_posix()
         _say_personal_skipped(args)

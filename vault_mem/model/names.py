@@ -12,7 +12,7 @@ import unicodedata
 
 from vault_mem.config import disk_name
 
-__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "name_trouble", "shown", "visible"]
+__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "hidden_in_prose", "name_trouble", "shown", "visible", "visible_json"]
 
 #: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
 #: 255; vault-mem's atomic writes add a temp suffix (``.<name>.vault-mem-tmp-<pid>``, ~30 bytes)
@@ -36,6 +36,13 @@ def _escape(ch: str) -> str:
 _HIDDEN_IN_PROSE = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
 
 
+def hidden_in_prose(ch: str) -> bool:
+    """Whether the character ``ch`` is one :func:`visible` escapes in prose (a control or format
+    character, a line/paragraph separator, private-use, surrogate or unassigned): what must never
+    reach a terminal or a model as it is."""
+    return ch not in "\n\t" and unicodedata.category(ch) in _HIDDEN_IN_PROSE
+
+
 def visible(text: str, *, prose: bool = False) -> str:
     """``text`` from elsewhere with every character that could hide or forge something made a
     visible ``\\xNN``/``\\uNNNN``/``\\UNNNNNNNN`` escape: the one rule for names and for prose.
@@ -47,8 +54,7 @@ def visible(text: str, *, prose: bool = False) -> str:
     spaces of any script and backslashes (code, paths) are kept; controls, format characters,
     line/paragraph separators, private-use and unassigned characters are escaped."""
     if prose:
-        return "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in _HIDDEN_IN_PROSE else _escape(ch)
-                       for ch in text)
+        return "".join(_escape(ch) if hidden_in_prose(ch) else ch for ch in text)
     if text.isprintable() and "\\" not in text:
         return text
     out = []
@@ -60,6 +66,23 @@ def visible(text: str, *, prose: bool = False) -> str:
         else:
             out.append(_escape(ch))
     return "".join(out)
+
+
+def visible_json(text: str) -> str:
+    """A JSON document ``text`` with every character :func:`hidden_in_prose` written as JSON's own
+    ``\\uNNNN`` escape (a surrogate pair beyond the BMP): the same data for a JSON reader, and
+    nothing in it that drives a terminal. Such characters can only sit inside JSON strings."""
+    if not any(hidden_in_prose(ch) for ch in text):
+        return text
+    return "".join(_json_escape(ch) if hidden_in_prose(ch) else ch for ch in text)
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def shown(name: str) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.model.names import visible_json
 from vault_mem.store.files import atomic_write
 
 if TYPE_CHECKING:
@@ -46,8 +47,8 @@ def render(records: list[dict[str, Any]], fmt: str) -> str:
     if fmt not in FORMATS:
         raise UsageError(f"unknown export format '{fmt}': use json or jsonl")
     if fmt == "json":
-        return json.dumps(records, ensure_ascii=False, indent=2) + "\n"
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        return visible_json(json.dumps(records, ensure_ascii=False, indent=2)) + "\n"
+    return "".join(visible_json(json.dumps(r, ensure_ascii=False)) + "\n" for r in records)
 
 
 def write_export(text: str, dest: str | Path) -> Path:

@@ -142,6 +142,20 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 return what
         return None
 
+    def incoming_heads(self) -> list[str]:
+        """The commits whose changes a merge, cherry-pick, revert or rebase under way has put in
+        the work tree and git's index but not yet in a commit (``MERGE_HEAD``'s lines,
+        ``CHERRY_PICK_HEAD``, ``REVERT_HEAD``, ``REBASE_HEAD``): those files were not changed on
+        this machine, whatever ``git status`` says. Read from the files, no git process."""
+        out: list[str] = []
+        for name in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"):
+            try:
+                text = (self.git_dir / name).read_text(encoding="ascii", errors="replace")
+            except OSError:
+                continue
+            out += [w for w in text.split() if len(w) in (40, 64) and all(c in "0123456789abcdef" for c in w)]
+        return out
+
     def person_operation(self) -> str | None:
         """What a person's git operation under way in this work tree is, in words, else None:
         a merge/rebase/... with its state on disk, or a running ``git pull``/``rebase``/

@@ -8,6 +8,12 @@ commit in ``git log``; ``.gitignore`` decides which new files git sees at all (a
 when the person approved that exact version (its blob id, kept in trusted.json by
 ``vault-mem trust``); otherwise it stops by name before the work tree is touched.
 
+The same holds for every other file vault-mem does not read itself (:func:`needs_approval`):
+agent CLIs, editors and shells read settings, hooks and instructions from the folder they run in
+(``.claude/settings.json``, ``.mcp.json``, ``AGENTS.md``, ``.envrc``, ``.vscode/tasks.json``), so
+a peer's copy arrives only as the person approved it. Memory files, INDEX.md, vault.toml (its own
+approval) and README.md arrive as before.
+
 A fresh clone or a plain ``git pull`` brings them without asking, so every opening of a vault
 also checks that git does not ignore new memory files (:func:`ignored_memory_folders`).
 """
@@ -18,8 +24,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_mem.config import TYPE_FOLDERS
+from vault_mem.config import CONFIG_FILE, FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import GitError
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import is_memory_path
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import changed_paths, merge_base
 from vault_mem.store.trust import approve_git_files, approved_git_files
@@ -34,9 +42,32 @@ def is_git_file(rel: str) -> bool:
     return rel.rsplit("/", 1)[-1].lower() in GIT_FILES
 
 
+#: vault-relative files vault-mem reads or writes itself, taken from a peer without approval:
+#: INDEX.md (regenerated, never taken), vault.toml (its settings have their own approval,
+#: :mod:`vault_mem.store.settings`), README.md (the template's, text for people)
+_OWN_FILES = frozenset({INDEX_FILE, CONFIG_FILE, "README.md"})
+
+
+def needs_approval(rel: str) -> bool:
+    """Whether a peer's version of the vault-relative file ``rel`` takes this machine's approval
+    before a sync brings it: a file git itself interprets (:func:`is_git_file`), and any file
+    vault-mem does not read, since other programs do. Agent CLIs, editors and shells read files
+    of the folder they run in as settings, hooks or instructions (``.claude/settings.json``,
+    ``.mcp.json``, ``AGENTS.md``, ``.envrc``, ``.vscode/tasks.json``, a ``Makefile``): a peer's copy
+    in a vault would run code or steer an agent the person starts there. A memory file
+    (``<type folder>/<name>.md``), a type folder's ``.gitkeep`` and vault-mem's own files
+    (:data:`_OWN_FILES`) arrive as before."""
+    if is_git_file(rel):
+        return True
+    if rel in _OWN_FILES or is_memory_path(rel):
+        return False
+    folder, _, name = rel.rpartition("/")
+    return not (folder in FOLDER_TYPES and name == ".gitkeep")
+
+
 @dataclass(frozen=True)
 class IncomingGitFile:
-    """One file git interprets that a remote's commits change."""
+    """One file that takes approval (:func:`needs_approval`) that a remote's commits change."""
 
     path: str  # vault-relative
     theirs: str | None  # the remote's blob id (None: deleted there)
@@ -49,15 +80,15 @@ class IncomingGitFile:
 
 
 def incoming_git_files(repo: GitRepo, prefix: str, local: str, remote_tip: str) -> list[IncomingGitFile]:
-    """The files git interprets that ``remote_tip``'s commits (since the common ancestor with
-    ``local``) changed to something ``local`` does not hold, in path order."""
+    """The files that take approval (:func:`needs_approval`) that ``remote_tip``'s commits (since
+    the common ancestor with ``local``) changed to something ``local`` does not hold, in path order."""
     base = merge_base(repo, local, remote_tip)
     if not base or base == remote_tip:
         return []
     out = []
     for top in changed_paths(repo, base, remote_tip, prefix or "."):
         rel = top[len(prefix):]
-        if is_git_file(rel):
+        if needs_approval(rel):
             theirs, ours = repo.blob_at(remote_tip, top), repo.blob_at(local, top)
             if theirs != ours:
                 out.append(IncomingGitFile(rel, theirs, ours))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from vault_mem.config import STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
+from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
 from vault_mem.errors import GitError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
@@ -390,7 +390,7 @@ def unsafe_entry(rel: str, mode: str | None) -> str | None:
     vault-mem did not make, or None when it may (DESIGN §7): only regular files inside the vault,
     no ``..``/``.git``/absolute names, no symlinks or submodules, nothing under ``.vault-mem/``,
     no folder where vault-mem keeps a file (INDEX.md, vault.toml) nor a file where it keeps a
-    folder (``facts``, ...), no name over :data:`~vault_mem.model.names.MAX_NAME_BYTES` or
+    folder (``facts``, ...), no ``vault.toml`` below the top (a vault of its own there), no name over :data:`~vault_mem.model.names.MAX_NAME_BYTES` or
     holding control characters, backslashes or Windows' trailing dots and spaces. The one home
     of that rule: sync's incoming trees and the tree of a fresh clone use it."""
     parts = rel.split("/")
@@ -411,6 +411,10 @@ def unsafe_entry(rel: str, mode: str | None) -> str | None:
         return {"120000": "a symlink", "160000": "a submodule"}.get(mode, f"an entry of mode {mode}")
     if len(parts) > 1 and parts[0] in _TOP_FILES:
         return f"a folder named {parts[0]}, where vault-mem keeps a file"
+    if len(parts) > 1 and disk_name(parts[-1]) == CONFIG_FILE:
+        # vault-mem finds a vault by the nearest vault.toml: run in that folder (a person's shell,
+        # an agent's hook), it would open an empty vault of the peer's in place of this one
+        return f"a {CONFIG_FILE} below the vault's top, which would make {shown(parts[-2])}/ a vault of its own"
     if len(parts) == 1 and parts[0] in _TOP_FOLDERS:
         return f"a file named {parts[0]}, where vault-mem keeps a folder of memories"
     return None

@@ -57,6 +57,12 @@ log = logging.getLogger("vault_mem.sync.replay")
 #: the file size limit) for as long as it runs. A vault that really changes this much at once
 #: (a large import) is integrated by hand with git, once.
 MAX_INCOMING_PATHS = 20_000
+#: Most bytes of files one sync writes (the sum over the incoming paths, each counted). Git stores
+#: a blob once however many paths name it, so a push of one 80 KB blob under 20,000 names (a
+#: pack of ~300 KB) had every clone write 1.6 GB and index it for as long as that took; this
+#: bounds what one push makes a clone write to what a large real change needs (16,000 memories
+#: of 4 KB).
+MAX_INCOMING_BYTES = 64 * 1024 * 1024
 
 
 class Replay:
@@ -172,10 +178,18 @@ class Replay:
 
     def check_limits(self, blobs: dict[str, str]) -> None:
         """Refuse a file (``{top-level path: blob id}``) over the vault's file size limit
-        (``[limits] max_body_bytes`` plus room for the frontmatter): sizes are read from git's
-        object headers, so nothing over it is loaded."""
+        (``[limits] max_body_bytes`` plus room for the frontmatter), and files over
+        :data:`MAX_INCOMING_BYTES` in all: sizes are read from git's object headers, so nothing
+        over it is loaded."""
         limit = self.vault.config.max_file_bytes
         sizes = blob_sizes(self.repo, sorted(set(blobs.values())))
+        total = sum(sizes.get(blob, 0) for blob in blobs.values())
+        if total > MAX_INCOMING_BYTES:
+            raise SyncError("unsafe", f"the remote's commits (tip {self.remote_tip[:10]}) bring {len(blobs)} files "
+                            f"of {total} bytes in all, more than one sync writes ({MAX_INCOMING_BYTES} bytes; "
+                            f"{len(set(blobs.values()))} distinct contents); if that change is wanted (a large "
+                            "import), integrate it by hand once (`git pull --rebase`, then `vault-mem doctor`), "
+                            "else revert it on the remote; then sync again; nothing changed")
         for top in sorted(blobs):
             if sizes.get(blobs[top], 0) > limit:
                 rel = top[len(self.prefix):]
@@ -187,16 +201,19 @@ class Replay:
 
     def check_git_files(self) -> None:
         """Refuse, before anything touches the work tree, a change to a file git itself
-        interprets (.gitattributes, .gitmodules, .mailmap, .gitignore, in any folder) unless this
+        interprets (.gitattributes, .gitmodules, .mailmap, .gitignore, in any folder) or to any
+        other file vault-mem does not read (an agent's or editor's settings, a script) unless this
         machine's person approved that exact version (DESIGN §7, :mod:`vault_mem.store.gitfiles`)."""
         waiting = unapproved_git_files(self.vault.root, self.repo, self.prefix, self.local, self.remote_tip)
         if waiting:
-            names = ", ".join(repr(f.path) for f in waiting)
+            names = ", ".join(repr(shown(f.path)) for f in waiting[:5]) + (f" and {len(waiting) - 5} more"
+                                                                          if len(waiting) > 5 else "")
             raise SyncError("unsafe", f"the remote's commits change {names} (tip {self.remote_tip[:10]}): "
                             "files git itself interprets (attributes, filters and merge drivers, submodules, "
-                            "ignore rules, the author map), not approved on this machine. See what they say "
-                            "with `vault-mem trust`, approve them with `vault-mem trust --yes`, then sync "
-                            "again; nothing changed")
+                            "ignore rules, the author map) or that vault-mem does not read but other programs "
+                            "may (agent and editor settings, hooks, instructions, scripts), not approved on this "
+                            "machine. See what they say with `vault-mem trust`, approve them with `vault-mem "
+                            "trust --yes`, then sync again; nothing changed")
 
     def check_clean(self, paths: set[str]) -> None:
         staged = staged_against(self.repo, self.local, self.prefix or ".")

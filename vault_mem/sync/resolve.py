@@ -26,7 +26,7 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
         raise UsageError(f"--keep {keep!r}: use mine, theirs or both")
     validate_key(key)
     with vault.transaction() as tx:  # recovery first: it finishes an interrupted sync too
-        found = [c for c in list_conflicts(vault.ws) if key in (c["key"], c["conflict_key"])]
+        found = [c for c in list_conflicts(vault.ws, vault.authors) if key in (c["key"], c["conflict_key"])]
         if not found:
             raise MemoryNotFoundError(f"'{key}' has no sync conflict; `vault-mem review` lists conflicts")
         if len(found) > 1:
@@ -35,6 +35,10 @@ def resolve(vault: Vault, key: str, *, keep: str, agent: str | None = None) -> W
                              "`vault-mem resolve COPY-KEY --keep ...`")
         c = found[0]
         orig, ck, copy_rel = c["key"], c["conflict_key"], c["other_path"]
+        if c["peer"] is not None and keep != "theirs":
+            # a peer's file posing as this machine's lost version: keeping it would commit their
+            # text here, as this machine's own (trusted, in front of the agent unasked)
+            raise VaultMemError(f"refused: {c['detail']}")
         copy_bytes = vault.check_not_dirty(copy_rel)
         tx.expect(copy_rel, copy_bytes)
         folder = copy_rel.split("/")[0]

@@ -188,14 +188,44 @@ def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities
     was changed here since its commit: such a file keeps its committed author."""
     ids = ids or identities(ws)
     known = _kept(ws, sidecar, rels)
+    uncommitted = _Uncommitted(ws, ids)
     out = {}
     for rel in rels:
         who = known.get(rel)
         if who is None or (check_disk and not _committed_as_is(ws, rel, who[3])):
-            out[rel] = Author(None, "local")
+            out[rel] = uncommitted.author(rel)
         else:
             out[rel] = Author(who[1], ids.standing(who[1], who[0]))
     return out
+
+
+class _Uncommitted:
+    """Who made a memory file that differs from HEAD (or that HEAD lacks): this machine's
+    person (a hand edit, a new file), unless a merge, cherry-pick, revert or rebase under way
+    brought that change (``git pull`` stopped at a conflict leaves the remote's new and changed
+    files staged, not committed): then the author of the incoming side's version, judged as any
+    commit is. Otherwise a peer's memory would pass for the person's for as long as the person
+    takes to settle the conflict, and reach the prompt hook (DESIGN §7)."""
+
+    def __init__(self, ws: Workspace, ids: Identities):
+        self.ws, self.ids = ws, ids
+        self.incoming = ws.repo.incoming_heads()  # reads a few files in the git folder: no process
+        self.head = ws.repo.head() if self.incoming else None
+
+    def author(self, rel: str) -> Author:
+        """The author of the uncommitted file ``rel`` (vault-relative)."""
+        repo, top = self.ws.repo, self.ws.prefix + rel
+        for commit in self.incoming:
+            try:
+                if repo.blob_at(commit, top) == repo.blob_at(self.head, top):
+                    continue  # the operation brings no change here: the change is this machine's
+                who = history.last_authors(repo, commit, None, [top]).get(top)
+            except VaultMemError:
+                who = None
+            if who is None:  # it deletes the file, or git cannot say: no one vouches for the text
+                return Author(None, "peer")
+            return Author(who[1], self.ids.standing(who[1], who[0]))
+        return Author(None, "local")
 
 
 def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None) -> dict[str, Author]:
@@ -209,6 +239,17 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
     else:  # a read-only sidecar behind HEAD (see _kept)
         candidates = _kept(ws, sidecar, None)
     found = {rel: who for rel, who in candidates.items() if ids.standing(who[1], who[0]) == "peer"}
+    uncommitted = _Uncommitted(ws, ids)
+    if uncommitted.incoming:  # files an operation under way brought, committed or not
+        out = {}
+        for top in dirty_paths(ws.repo, [ws.prefix or "."]):
+            rel = top[len(ws.prefix):]
+            if top.startswith(ws.prefix) and is_memory_path(rel):
+                author = uncommitted.author(rel)
+                if not author.trusted:
+                    out[rel] = author
+                found.pop(rel, None)
+        return {**{rel: Author(who[1], "peer") for rel, who in found.items()}, **out}
     if len(found) > _FILE_CHECKS:  # many: one git status instead of reading each file
         changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
         return {rel: Author(who[1], "peer") for rel, who in found.items() if rel not in changed}
@@ -232,9 +273,10 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
     refresh(ws, sidecar)
     current = rows.stored_head(sidecar.db) == ws.repo.head()
     changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
+    uncommitted = _Uncommitted(ws, ids)
 
     def tag(rel: str) -> str:
         who = (rows.authors_of(sidecar.db, [rel]) if current else _kept(ws, sidecar, [rel])).get(rel)
-        author = Author(None, "local") if who is None or rel in changed else Author(who[1], ids.standing(who[1], who[0]))
+        author = uncommitted.author(rel) if who is None or rel in changed else Author(who[1], ids.standing(who[1], who[0]))
         return legend.tag(author)
     return tag

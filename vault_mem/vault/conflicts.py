@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import VaultMemError
 from vault_mem.model.conflicts import CONFLICT_RE, memory_key
+from vault_mem.model.names import shown
 from vault_mem.store.workspace import Workspace
 
+if TYPE_CHECKING:
+    from vault_mem.model.render import Author
 
-def list_conflicts(vault: Workspace) -> list[dict[str, Any]]:
+
+def list_conflicts(vault: Workspace, authors: Callable[[list[str]], dict[str, Author]] | None = None
+                   ) -> list[dict[str, Any]]:
     """Every conflict memory: key (the contested key), path (its file now, or None),
-    other_path (the conflict copy), conflict_key and detail (what happened, how to settle it)."""
+    other_path (the conflict copy), conflict_key and detail (what happened, how to settle it).
+
+    A conflict copy is a file like any other, so a peer can commit one: its ``conflict_of`` and
+    ``conflict_author`` are whatever they typed, and ``resolve --keep mine`` would make their text
+    the person's own (committed here, so trusted). With ``authors`` (path -> who committed it,
+    :meth:`vault_mem.vault.core.Vault.authors`), each copy says ``peer``: the email of an author
+    not trusted here (None when the copy was made on this machine or by an approved author), and
+    the detail says so instead of repeating their claim."""
     out = []
     for folder in TYPE_FOLDERS.values():
         try:
@@ -36,11 +49,20 @@ def list_conflicts(vault: Workspace) -> list[dict[str, Any]]:
             if not key or memory_key(rel) is None:
                 continue
             found = vault.find_file(key)
+            made_by = authors([rel]).get(rel) if authors is not None else None
+            peer = (made_by.email or "unknown") if made_by is not None and not made_by.trusted else None
             who, when = meta.get("conflict_author") or "another machine", meta.get("conflict_date")
-            detail = (f"{who}'s version{f' (found {when})' if when else ''} lost '{key}' to the remote's "
-                      f"in a sync and is kept as '{ck}'"
-                      + ("" if found else f"; '{key}' itself was deleted since")
-                      + f"; settle with `vault-mem resolve {key} --keep mine|theirs|both`")
+            if peer is not None:
+                detail = (f"'{ck}' claims to be a conflict copy of '{key}', but no sync on this machine made it: "
+                          f"{shown(peer)}, an author not approved here, committed it (what it says of its author "
+                          f"and date is theirs). Read it with `vault-mem get {ck}`; drop it with `vault-mem resolve "
+                          f"{key} --keep theirs`; to keep its text, approve its author first (`vault-mem trust "
+                          f"--author {shown(peer)}`)")
+            else:
+                detail = (f"{who}'s version{f' (found {when})' if when else ''} lost '{key}' to the remote's "
+                          f"in a sync and is kept as '{ck}'"
+                          + ("" if found else f"; '{key}' itself was deleted since")
+                          + f"; settle with `vault-mem resolve {key} --keep mine|theirs|both`")
             out.append({"key": key, "path": found[1] if found else None, "other_path": rel,
-                        "conflict_key": ck, "detail": detail})
+                        "conflict_key": ck, "detail": detail, "peer": peer})
     return sorted(out, key=lambda c: (c["key"], c["conflict_key"]))
