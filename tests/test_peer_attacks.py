@@ -207,6 +207,13 @@ def test_a_vault_toml_below_the_top_is_refused_in_sync_and_in_a_clone(tmp_path):
         refused = cli(*args, "--vault", str(clone))
         assert refused.returncode == 1 and "facts/vault.toml" in refused.stderr and "a vault of its own" in \
             refused.stderr, refused.stderr
+    # run inside the folder (a shell or an agent started there, no --vault): the vault is still
+    # the one at the top, which refuses the nested file by name, never `facts/` as a vault
+    env = {k: v for k, v in os.environ.items() if k not in ("VAULT_MEM_VAULT", "VAULT_MEM_PERSONAL")}
+    for start in (clone / "facts", clone / "facts" / "deeper"):
+        start.mkdir(exist_ok=True)
+        refused = cli("list", cwd=start, env=env)
+        assert refused.returncode == 1 and "facts/vault.toml" in refused.stderr, refused.stderr
 
 
 def test_a_peers_glob_refs_cannot_make_check_refs_run_for_ever(tmp_path):

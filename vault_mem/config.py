@@ -285,11 +285,13 @@ def describe_changes(changes: dict[str, tuple[object, object]], *, new_text: boo
 
 
 def find_vault_root(start: Path | None = None) -> Path:
-    """``start`` or its nearest parent holding a vault.toml (as git finds .git)."""
+    """``start`` or its nearest parent holding a vault.toml (as git finds .git), unless a folder
+    above it in the same git repository holds one too: then that outer folder is the vault (see
+    :func:`_outermost_in_repository`)."""
     here = Path(start or Path.cwd()).expanduser().resolve()
     for candidate in (here, *here.parents):
         if (candidate / CONFIG_FILE).is_file():
-            return candidate
+            return _outermost_in_repository(candidate)
         if (candidate / STATE_DIR / "index.db").is_file() and not os.path.lexists(candidate / CONFIG_FILE):
             # a vault whose vault.toml a commit deleted (a peer's, by a plain `git pull`): it opens
             # on the settings approved on this machine, and says so (vault_mem.store.settings)
@@ -298,6 +300,21 @@ def find_vault_root(start: Path | None = None) -> Path:
         f"{here} is not a vault, nor inside one (no {CONFIG_FILE} here or above); "
         f"create one with `vault-mem init {here}` or pass --vault PATH"
     )
+
+
+def _outermost_in_repository(found: Path) -> Path:
+    """The vault that holds ``found``'s vault.toml: ``found``, or the outermost folder above it,
+    up to the top of its git repository, that holds a vault.toml too. A vault.toml below a
+    vault's top is a file in that vault (one a peer's commit or a plain `git pull` can bring,
+    which the tree check refuses by name), never a vault of its own: opening it made ``facts/``
+    a vault with no memories, whose writes landed where the real vault never looks."""
+    outer = found
+    for folder in (found, *found.parents):
+        if folder != found and (folder / CONFIG_FILE).is_file():
+            outer = folder
+        if os.path.lexists(folder / ".git"):  # the repository's top: a vault above is another repo's
+            break
+    return outer
 
 
 def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
