@@ -135,7 +135,8 @@ def approve_incoming(root: Path, files: list[IncomingGitFile]) -> Path:
 def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
     """What approving ``f`` takes, for a person to read: the new file's text, the diff of a
     changed one (no external diff or text conversion: those are what is being vetted), or
-    ``(deleted)``; cut at ``limit`` characters."""
+    ``(deleted)``; cut at ``limit`` characters, saying how much is not shown and how to read it
+    all (approving takes the whole file: padding must not hide what follows the cut)."""
     if f.theirs is None:
         return "(deleted)"
     if f.ours is None:
@@ -145,7 +146,11 @@ def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
         # git labels a diff of two blobs with their ids: say which side is which instead
         body = [ln for ln in diff.splitlines() if not ln.startswith(("diff --git ", "index ", "--- a/", "+++ b/"))]
         text = "\n".join([f"--- {f.path} here", f"+++ {f.path} from the remote", *body])
-    return text[:limit] + ("\n[... cut]" if len(text) > limit else "")
+    if len(text) <= limit:
+        return text
+    whole = f"git cat-file -p {f.theirs}" if f.ours is None else f"git diff {f.ours} {f.theirs}"
+    return (f"{text[:limit]}\n[... cut: {len(text) - limit:,} more characters not shown; approving takes "
+            f"them too: read them all with `{whole}` first]")
 
 
 def ignored_memory_folders(repo: GitRepo, prefix: str) -> list[str]:
