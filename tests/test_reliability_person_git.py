@@ -294,3 +294,43 @@ def test_a_commit_waiting_for_a_persons_pull_never_takes_index_lock(tmp_path):
     assert committed and committed[0], "the commit never landed after the pull"
     assert git(root, "log", "--format=%s", "-3").split("\n")[:3] == ["remember: a", "peer", "first"]
     assert (root / "notes.txt").read_text() == "a person's uncommitted edit\n"
+
+
+def test_an_edit_a_read_indexes_while_a_commit_makes_its_index_md_is_never_in_that_commit(tmp_path):
+    """Issue 25 item 6: an agent commit's INDEX.md listed the description of a file no commit
+    held (a failed write's bytes a pop brought back; a person's uncommitted edit likewise): the
+    list of files that differ from the commit was taken, then another process's read indexed
+    such a file, then INDEX.md was made from the rows. The writer is paused between the two."""
+    import os
+    import sys
+
+    from conftest import wait_for
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("person-notes", "Notes as committed", "line 0")
+    vault.close()
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_PAUSE_AT": "index-overrides"}
+    writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", "busy",
+                               "--description", "The agent's own write", "--body", "x"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    marker = root / ".vault-mem" / "paused-index-overrides"
+    try:
+        wait_for(lambda: marker.exists() or writer.poll() is not None, 60, "the writer's pause")
+        assert writer.poll() is None, writer.communicate()
+        notes = root / "facts" / "person-notes.md"
+        notes.write_text(notes.read_text().replace("Notes as committed", "UNCOMMITTED edit of the notes"))
+        listed = run_cli("--vault", str(root), "list")  # a read: it indexes the edit
+        assert listed.returncode == 0 and "UNCOMMITTED edit" in listed.stdout, listed.stderr
+        (root / ".vault-mem" / "resume-index-overrides").write_text("")
+        out, err = writer.communicate(timeout=120)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.communicate()
+    assert writer.returncode == 0, err
+    committed = git(root, "show", "HEAD:INDEX.md")
+    assert "The agent's own write" in committed
+    assert "UNCOMMITTED" not in committed, committed
+    assert "Notes as committed" in committed, committed
+

@@ -138,19 +138,35 @@ def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str |
     def version(top: str) -> bytes | None:
         oid = ws.repo.blob_at(parent, top)
         return ws.repo.read_object(oid)[1] if oid else None
-    return index_of(ws, sidecar, version, skip=set(rels), changed=committed.differing(ws, sidecar, parent))
+    committed.bring_to(ws, sidecar, parent)  # its git diff before the render's transaction
+    return index_of(ws, sidecar, version, skip=set(rels), changed=lambda: committed.differing(ws, sidecar, parent))
 
 
 def index_of(ws: Workspace, sidecar: Sidecar, version: Callable[[str], bytes | None], *,
-             skip: set[str] = frozenset(), changed: list[str] | None = None) -> bytes:  # type: ignore[assignment]
+             skip: set[str] = frozenset(), changed: Callable[[], list[str]] | None = None) -> bytes:  # type: ignore[assignment]
     """INDEX.md of a tree that holds what the work tree does, except for the memory files
-    ``git status`` reports (a person's uncommitted, staged or new files): for those,
-    ``version(top-level path)`` gives the tree's bytes (None: not in it). The sidecar holds the
-    work tree's files; the differences are applied in a view it rolls back. ``skip``: the
-    vault-relative paths whose work-tree version is the tree's (the write being committed)."""
+    ``changed()`` names (default: those ``git status`` reports: a person's uncommitted, staged
+    or new files): for those, ``version(top-level path)`` gives the tree's bytes (None: not in
+    it). The sidecar holds the work tree's files; the differences are applied in a view it
+    rolls back. ``skip``: the vault-relative paths whose work-tree version is the tree's (the
+    write being committed).
+
+    ``changed()`` is asked again inside the render's transaction: another process's read may
+    index a file between the first answer and the render (issue 25 item 6: a failed write's
+    bytes a stash pop brought back, listed in the next agent commit's INDEX.md). A path on
+    the first list only is harmless (the tree's version over a row that already holds it)."""
     if changed is None:
-        changed = changed_memory_paths(ws)
-    overrides = {rel: version(ws.top(rel)) for rel in changed if rel not in skip}
+        paths = changed_memory_paths(ws)
+        changed = lambda: paths  # noqa: E731 - git status is asked once
+    # the tree's versions read before the transaction (git processes), more inside if needed
+    known = {rel: version(ws.top(rel)) for rel in changed() if rel not in skip}
+    checkpoint("index-overrides", ws.state_dir)
+
+    def overrides() -> dict[str, bytes | None]:
+        for rel in changed():
+            if rel not in skip and rel not in known:
+                known[rel] = version(ws.top(rel))
+        return known
     return sidecar.render_index_with(overrides, budget_tokens=ws.config.index_budget_tokens).encode()
 
 
