@@ -99,21 +99,24 @@ def commit_message(subject: str, *, key: str, action: str, type_: str, agent: st
 
 def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     """Regenerate INDEX.md on disk from the sidecar; returns the new bytes when they changed
-    (the caller holds the write lock)."""
+    (the caller holds the write lock). Not while a person's git operation is under way (a
+    rebase, pull, checkout or stash finds INDEX.md changed and stops half-way; an autostash
+    rebase then leaves the person's edits in a stash): its hooks or the next command bring it
+    up to date. The one place INDEX.md on disk is regenerated outside a write, so every caller
+    (a read that finds files changed, the daemon, recovery) asks here, under the lock."""
+    if ws.repo.person_operation() is not None:
+        return None
     replaced = replace_index(ws, sidecar)
     return replaced[1] if replaced else None
 
 
 def align_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     """Bring the sidecar in line with every file, then INDEX.md on disk with the sidecar unless a
-    person's git operation is under way (a rebase or checkout that finds INDEX.md changed stops
-    half-way; its hooks or the next command bring it up to date); returns INDEX.md's new bytes
+    person's git operation is under way (:func:`write_index`); returns INDEX.md's new bytes
     when they changed (the caller holds the write lock). A checkout whose post-checkout hook
     found the lock taken leaves this to the agents ("they bring INDEX.md up to date"): an
     INDEX.md left from another tree would make the person's next checkout refuse."""
     sidecar.reconcile(embed=False)
-    if ws.repo.person_operation() is not None:
-        return None
     return write_index(ws, sidecar)
 
 
