@@ -83,6 +83,29 @@ def test_doctor_fails_when_an_object_of_the_branch_is_missing(tmp_path):
 
 
 
+def test_a_branch_on_a_missing_commit_is_named_with_its_fix_by_every_command(tmp_path):
+    """bench/chaos.py: after a gc removed the commit the branch names, every command (reads,
+    doctor, writes) failed with git's "bad object" and nothing more; each now names the missing
+    commit and the command that points the branch back (doctor exits 1)."""
+    vault = Vault.init(tmp_path / "vault")
+    vault.remember("kept", "A fact in history", "body")
+    vault.remember("lost", "A fact whose commit goes", "body")
+    root = vault.root
+    vault.close()
+    head = git(root, "rev-parse", "HEAD").strip()
+    parent = git(root, "rev-parse", "HEAD~1").strip()
+    (root / ".git" / "objects" / head[:2] / head[2:]).unlink()
+    (root / "facts" / "new.md").write_text("---\ndescription: A new hand-made fact\n---\n\nx\n")
+    listed = run_cli("--vault", str(root), "list")  # who wrote what needs HEAD: it may fail, saying why
+    assert listed.returncode == 0 or f"git update-ref refs/heads/main {parent}" in listed.stderr, listed.stderr
+    doctor = run_cli("--vault", str(root), "doctor")
+    assert doctor.returncode == 1, doctor.stdout + doctor.stderr
+    said = doctor.stdout + doctor.stderr
+    assert head[:10] in said and "missing" in said and f"git update-ref refs/heads/main {parent}" in said, said
+    write = run_cli("--vault", str(root), "remember", "after", "-d", "A write after", "--body", "x")
+    assert write.returncode != 0 and head[:10] in write.stderr, write.stderr
+
+
 if __name__ == "__main__":  # pragma: no cover - a quick manual run
     sys.exit(pytest.main([__file__, "-q"]))
 
