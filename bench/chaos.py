@@ -754,7 +754,10 @@ def check(run: Run, daemon_log: Path) -> None:
         run.violations.append(f"a write after the run failed: {err.strip()[-300:]}")
     log = daemon_log.read_text(errors="replace") if daemon_log.exists() else ""
     if "Traceback" in log:
-        run.violations.append("the daemon's log holds a traceback: " + log[log.index("Traceback"):][:600])
+        tb = log[log.index("Traceback"):]
+        end = re.search(r"^\S.*$", tb[10:], re.MULTILINE)  # the exception's own line ends it
+        tb = tb[:10 + end.end()] if end else tb[:3000]
+        run.violations.append("the daemon's log holds a traceback: " + (tb if len(tb) < 1500 else tb[:500] + " ... " + tb[-900:]))
     status = git(root, "status", "--porcelain").stdout
     stray = [line for line in status.splitlines() if not any(line.endswith(p) for p in PERSON_FILES)]
     if stray:
