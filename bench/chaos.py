@@ -601,7 +601,10 @@ def setup(work: Path, use_tmpfs: bool) -> tuple[Path, Path, Path | None, dict[st
     return root, peer, mnt, env
 
 
-def chaos(run: Run, peer: Path, mnt: Path | None, ops: int, daemon: Daemon, log: Path) -> None:
+def chaos(run: Run, peer: Path, mnt: Path | None, ops: int, daemon: Daemon, log: Path,
+          only: str | None = None, rounds: int = 0) -> None:
+    """The mixed run; with ``only``, the person does ``rounds`` of that one operation (an edit
+    between them) while the agents write, with no kill and no disk fault: a focused run."""
     live: dict[int, str] = {}
     threads = [threading.Thread(target=cli_agent, args=(run, n, live)) for n in range(2)]
     threads += [threading.Thread(target=served_agent, args=(run, kind, live)) for kind in ("api", "mcp")]
@@ -614,8 +617,17 @@ def chaos(run: Run, peer: Path, mnt: Path | None, ops: int, daemon: Daemon, log:
         while True:
             with run.lock:
                 done = sum(1 for w in run.writes if w.outcome != "running")
-            if done + person_ops >= ops:
+            if (person_ops >= rounds) if only else (done + person_ops >= ops):
                 break
+            if only:
+                person_op(run, "edit", peer, [])
+                with run.lock:
+                    acked = sorted({w.key for w in run.writes if w.outcome == "ok"})
+                person_op(run, only, peer, acked)
+                person_ops += 1
+                daemon.ensure()
+                time.sleep(run.rnd.uniform(0.3, 1.0))
+                continue
             roll = run.rnd.random()
             if roll < 0.12:
                 # kill -9 a random process of ours, at a random moment
@@ -709,6 +721,7 @@ def check(run: Run, daemon_log: Path) -> None:
                 run.count("failed writes whose bytes are on disk at the end (uncommitted)")
                 run.note(f"{w.via} write {w.token} reported failed: its bytes are in {', '.join(on_disk)} "
                          "on disk, uncommitted")
+    older_versions(run)
     for rel, line in run.person_lines:
         on_disk = (root / rel).exists() and line in (root / rel).read_text(errors="replace")
         if not on_disk and line not in kept_text:
@@ -741,7 +754,10 @@ def check(run: Run, daemon_log: Path) -> None:
         run.violations.append(f"a write after the run failed: {err.strip()[-300:]}")
     log = daemon_log.read_text(errors="replace") if daemon_log.exists() else ""
     if "Traceback" in log:
-        run.violations.append("the daemon's log holds a traceback: " + log[log.index("Traceback"):][:600])
+        tb = log[log.index("Traceback"):]
+        end = re.search(r"^\S.*$", tb[10:], re.MULTILINE)  # the exception's own line ends it
+        tb = tb[:10 + end.end()] if end else tb[:3000]
+        run.violations.append("the daemon's log holds a traceback: " + (tb if len(tb) < 1500 else tb[:500] + " ... " + tb[-900:]))
     status = git(root, "status", "--porcelain").stdout
     stray = [line for line in status.splitlines() if not any(line.endswith(p) for p in PERSON_FILES)]
     if stray:
@@ -749,6 +765,29 @@ def check(run: Run, daemon_log: Path) -> None:
     stashes = git(root, "stash", "list").stdout.splitlines()
     if stashes:
         run.note(f"{len(stashes)} stash entries left (conflicted pops the person kept)")
+
+
+def older_versions(run: Run) -> None:
+    """No commit that is not an agent's (the daemon's, in the person's name) sets an agent's
+    memory file back to a version that file had before (issue 25 item 2: a ``git stash`` taken
+    while a write landed put the older bytes back on disk, and the daemon committed them)."""
+    root = run.root
+    log = git(root, "log", "--reverse", "--format=%x01%H%x00%B", "--name-only", "main").stdout
+    seen: dict[str, list[str]] = {}
+    for entry in log.split("\x01")[1:]:
+        commit, _, rest = entry.partition("\x00")
+        agent = "\nMemory-Key: " in rest
+        paths = [p for p in rest.splitlines() if p.endswith(".md") and p != "INDEX.md" and "/" in p]
+        for path in paths:
+            if path in PERSON_FILES:
+                continue
+            blob = git(root, "rev-parse", "-q", "--verify", f"{commit}:{path}").stdout.strip()
+            earlier = seen.setdefault(path, [])
+            if blob and not agent and blob in earlier[:-1]:
+                run.violations.append(f"commit {commit[:10]} (not an agent's) set {path} back to an "
+                                      f"older version ({len(earlier) - earlier.index(blob) - 1} versions back)")
+            if blob:
+                earlier.append(blob)
 
 
 def index_at_400(work: Path, env: dict[str, str]) -> list[str]:
@@ -809,7 +848,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dir", type=Path, help="work folder (default: a new temp folder)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     ap.add_argument("--no-disk-faults", action="store_true", help="no tmpfs: skip the full and read-only disk")
+    ap.add_argument("--only", choices=("pull", "stash", "checkout", "gc", "repack", "commit", "sync", "undo"),
+                    help="a focused run: the person does only this (after an edit each time), no kill, "
+                         "no disk fault, for --rounds rounds")
+    ap.add_argument("--rounds", type=int, default=30, help="rounds of --only (default 30)")
     args = ap.parse_args(argv)
+    if args.only:
+        args.no_disk_faults = True
     work = Path(tempfile.mkdtemp(prefix="vault-mem-chaos-", dir=args.dir))
     load0 = os.getloadavg()
     t0 = time.monotonic()
@@ -818,10 +863,11 @@ def main(argv: list[str] | None = None) -> int:
     log = work / "daemon.log"
     daemon = Daemon(run, log)
     try:
-        chaos(run, peer, mnt, args.ops, daemon, log)
+        chaos(run, peer, mnt, args.ops, daemon, log, args.only, args.rounds)
         chaos_s = time.monotonic() - t0
         check(run, log)
-        run.violations += index_at_400(work, env)
+        if not args.only:
+            run.violations += index_at_400(work, env)
     finally:
         daemon.stop()
         wall = time.monotonic() - t0
@@ -842,7 +888,8 @@ def report(run: Run, args, chaos_s: float, wall: float, usage, load0, disk_fault
         by.setdefault(w.via, {}).setdefault(w.outcome, 0)
         by[w.via][w.outcome] += 1
     slow = sorted((w.seconds for w in run.writes if w.outcome != "killed"), reverse=True)
-    print(f"chaos run: --ops {args.ops} --seed {args.seed}; disk faults {'on (tmpfs)' if disk_faults else 'OFF'}")
+    what = f"--only {args.only} --rounds {args.rounds}" if args.only else f"--ops {args.ops}"
+    print(f"chaos run: {what} --seed {args.seed}; disk faults {'on (tmpfs)' if disk_faults else 'OFF'}")
     print(f"wall {wall:.0f} s (chaos phase {chaos_s:.0f} s); children CPU {usage.ru_utime:.0f} s user + "
           f"{usage.ru_stime:.0f} s system; load average before {load0[0]:.1f}, after {os.getloadavg()[0]:.1f}")
     total = {k: sum(v.get(k, 0) for v in by.values()) for k in ("ok", "failed", "killed")}

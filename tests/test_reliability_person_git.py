@@ -294,3 +294,83 @@ def test_a_commit_waiting_for_a_persons_pull_never_takes_index_lock(tmp_path):
     assert committed and committed[0], "the commit never landed after the pull"
     assert git(root, "log", "--format=%s", "-3").split("\n")[:3] == ["remember: a", "peer", "first"]
     assert (root / "notes.txt").read_text() == "a person's uncommitted edit\n"
+
+
+def test_an_edit_a_read_indexes_while_a_commit_makes_its_index_md_is_never_in_that_commit(tmp_path):
+    """Issue 25 item 6: an agent commit's INDEX.md listed the description of a file no commit
+    held (a failed write's bytes a pop brought back; a person's uncommitted edit likewise): the
+    list of files that differ from the commit was taken, then another process's read indexed
+    such a file, then INDEX.md was made from the rows. The writer is paused between the two."""
+    import os
+    import sys
+
+    from conftest import wait_for
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("person-notes", "Notes as committed", "line 0")
+    vault.close()
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_PAUSE_AT": "index-overrides"}
+    writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", "busy",
+                               "--description", "The agent's own write", "--body", "x"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    marker = root / ".vault-mem" / "paused-index-overrides"
+    try:
+        wait_for(lambda: marker.exists() or writer.poll() is not None, 60, "the writer's pause")
+        assert writer.poll() is None, writer.communicate()
+        notes = root / "facts" / "person-notes.md"
+        notes.write_text(notes.read_text().replace("Notes as committed", "UNCOMMITTED edit of the notes"))
+        listed = run_cli("--vault", str(root), "list")  # a read: it indexes the edit
+        assert listed.returncode == 0 and "UNCOMMITTED edit" in listed.stdout, listed.stderr
+        (root / ".vault-mem" / "resume-index-overrides").write_text("")
+        out, err = writer.communicate(timeout=120)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.communicate()
+    assert writer.returncode == 0, err
+    committed = git(root, "show", "HEAD:INDEX.md")
+    assert "The agent's own write" in committed
+    assert "UNCOMMITTED" not in committed, committed
+    assert "Notes as committed" in committed, committed
+
+
+def test_a_read_during_a_persons_autostash_rebase_leaves_index_md_alone(tmp_path):
+    """Issue 25 item 4: a ``git pull --rebase --autostash`` stopped half-way ("Your local
+    changes to INDEX.md would be overwritten by merge", rebase-merge/ left) when something wrote
+    INDEX.md while the rebase ran. A read that finds files changed rewrites INDEX.md; here one
+    runs between the autostash (which put the person's edit away) and the picks (the rebase's
+    todo editor waits for the test), and finds a new file of the person's."""
+    import os
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("person-notes", "Notes as committed", "line 0")
+    vault.remember("other", "An agent's memory", "x")  # the commit the rebase picks (it changes INDEX.md)
+    vault.close()
+    notes = root / "facts" / "person-notes.md"
+    notes.write_text(notes.read_text().replace("Notes as committed", "The person's uncommitted notes"))
+    assert run_cli("--vault", str(root), "list").returncode == 0  # indexed: INDEX.md on disk lists the edit
+    gate = tmp_path / "gate"
+    gate.write_text("")
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\n")
+    editor.chmod(0o755)
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": str(editor)}
+    rebase = subprocess.Popen(["git", "rebase", "-i", "--autostash", "--force-rebase", "HEAD~1"], cwd=root,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "uncommitted" in notes.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)  # the autostash put the edit away
+        assert rebase.poll() is None, rebase.communicate()
+        # a new file (an autostash leaves untracked files): a read indexes it
+        (root / "facts" / "draft.md").write_text("---\ndescription: A draft the person started\n---\n\nbody\n")
+        listed = run_cli("--vault", str(root), "list")
+        assert listed.returncode == 0, listed.stderr
+    finally:
+        gate.unlink()
+        out, err = rebase.communicate(timeout=120)
+    assert rebase.returncode == 0, err + git(root, "status", "--short")
+    assert not (root / ".git" / "rebase-merge").exists()
+    assert "The person's uncommitted notes" in notes.read_text(), "the autostash did not give the edit back"

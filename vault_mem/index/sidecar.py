@@ -522,18 +522,21 @@ class Sidecar(VectorStore):
             "AND f.path NOT IN (SELECT value FROM json_each(:hidden))",
             {"today": today.isoformat(), "rank": type_rank, "hidden": json.dumps(sorted(hidden))}).fetchone()[0]
 
-    def render_index_with(self, overrides: dict[str, bytes | None], *, budget_tokens: int,
-                          today: dt.date | None = None) -> str:
+    def render_index_with(self, overrides: dict[str, bytes | None] | Callable[[], dict[str, bytes | None]], *,
+                          budget_tokens: int, today: dt.date | None = None) -> str:
         """:meth:`render_index` as if the files ``overrides`` names held those bytes (None: no
-        file): applied in a transaction that is rolled back, so the same rules make it."""
-        if not overrides:
+        file): applied in a transaction that is rolled back, so the same rules make it. A
+        callable is called inside that transaction: what it reads of the rows is what the
+        render sees (no other process's reconcile in between)."""
+        if not callable(overrides) and not overrides:
             return self.render_index(budget_tokens=budget_tokens, today=today)
         text = ""
         try:
             with self.db.write():
                 touched: set[str] = set()
                 report = ReconcileReport()
-                for rel, data in sorted(overrides.items()):
+                changes = overrides() if callable(overrides) else overrides
+                for rel, data in sorted(changes.items()):
                     if data is None:
                         self._remove(rel, touched)
                     else:

@@ -152,6 +152,34 @@ def processes_of(program: str, keep: Callable[[list[str], bool], bool] = lambda 
     return [Process(pid, argv, cwds[pid], exact=False) for pid, argv in found if pid in cwds]
 
 
+def ancestors() -> set[int]:
+    """The pids of this process's parent, its parent's parent, ... (a git hook's own git
+    command among them); empty when this system cannot tell."""
+    parents: dict[int, int] = {}
+    if proc_native():
+        def parent(pid: int) -> int:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as fh:
+                    return int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                return 0
+    else:
+        out = _ps("-A", "-o", "pid=,ppid=")
+        for line in (out or "").splitlines():
+            pid, _, ppid = line.strip().partition(" ")
+            if pid.isdigit() and ppid.strip().isdigit():
+                parents[int(pid)] = int(ppid.strip())
+
+        def parent(pid: int) -> int:
+            return parents.get(pid, 0)
+    found: set[int] = set()
+    pid = os.getppid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        pid = parent(pid)
+    return found
+
+
 def _proc_processes(program: str) -> list[Process]:
     found: list[Process] = []
     want = program.encode() + b"\n"

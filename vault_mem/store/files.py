@@ -315,12 +315,16 @@ def fsync_dir(folder: Path) -> None:
 
 
 def checkpoint(name: str, state_dir: Path) -> None:
-    """Test hook for crash tests: with ``VAULT_MEM_PAUSE_AT=name`` the process announces the
-    point in ``state_dir/paused-<name>`` and waits there to be killed."""
+    """Test hook for crash and race tests: with ``VAULT_MEM_PAUSE_AT=name`` the process
+    announces the point in ``state_dir/paused-<name>`` and waits there to be killed, or to go on
+    once a file ``state_dir/resume-<name>`` appears (it removes it)."""
     if os.environ.get("VAULT_MEM_PAUSE_AT") == name:
         atomic_write(state_dir / f"paused-{name}", str(os.getpid()).encode(), mode=PRIVATE_FILE)
-        while True:
-            time.sleep(1)
+        resume = state_dir / f"resume-{name}"
+        while not os.path.lexists(resume):
+            time.sleep(0.05)
+        resume.unlink(missing_ok=True)
+        (state_dir / f"paused-{name}").unlink(missing_ok=True)
 
 
 def check_type_folder(root: Path, rel: str) -> None:

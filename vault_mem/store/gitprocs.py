@@ -44,8 +44,13 @@ def running_git(toplevel: Path, commands: frozenset[str], *, first: bool = False
 
 def person_git_command(toplevel: Path) -> str | None:
     """A running git command that changes the work tree here (pull, rebase, checkout, ...),
-    in words (``a person's `git checkout` (pid N)``), else None."""
-    found = running_git(toplevel, WORKTREE_CHANGING, first=True)
+    in words (``a person's `git checkout` (pid N)``), else None. The git command that runs
+    this process as its hook is left out: a post-checkout hook runs once the checkout is done
+    (a rebase's hooks, run before it is done, find its state folder instead)."""
+    found = running_git(toplevel, WORKTREE_CHANGING)
+    if found:
+        mine = procs.ancestors()
+        found = [pid for pid in found if pid not in mine]
     if found:
         return f"a person's `git {command_of(found[0]) or 'command'}` (pid {found[0]})"
     return None

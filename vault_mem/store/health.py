@@ -92,15 +92,37 @@ def _branch_problem(repo: GitRepo) -> str | None:
         said = "a folder"
     except OSError as exc:
         return f"the branch ref {loose} cannot be read ({exc.strerror}); check its permissions and retry"
+    short = branch.removeprefix("refs/heads/")
+    if _OID.match(said) and not repo.has_object(said):
+        # a `git gc --prune=now` that walked the refs before a commit landed removed it after
+        # (bench/chaos.py): every git command on the branch fails ("bad object") until it moves
+        back = _reflog_before(repo, branch, said)
+        fix = (f"`git update-ref {branch} {back}` (its value before, from the reflog; what the missing commit "
+               "added is lost from history, its files stay on disk)" if back else
+               f"`git update-ref {branch} <commit>` (`git reflog {short}` lists its earlier values)")
+        return (f"the branch '{short}' in {repo.toplevel} names commit {said[:10]}, which is missing from the "
+                f"repository (removed by a git gc/prune?); point it back with {fix}, then run `vault-mem doctor`")
     if _OID.match(said) or said.startswith("ref: "):
         return None
-    short = branch.removeprefix("refs/heads/")
     last = _last_reflog_value(repo, branch)
     # git refuses to update a ref it cannot read: the damaged file goes first
     fix = (f"`rm {loose} && git update-ref {branch} {last}` (its last value in the reflog)" if last else
            f"`rm {loose} && git update-ref {branch} <commit>` (`git fsck --lost-found` lists candidates)")
     return (f"the branch ref {branch} in {repo.toplevel} is damaged ({loose} does not hold a commit id); "
             f"point the branch '{short}' back at its commit with {fix}, then retry")
+
+
+def _reflog_before(repo: GitRepo, branch: str, missing: str) -> str | None:
+    """The newest earlier value of ``branch`` in its reflog that is still in the repository."""
+    try:
+        lines = (repo.common_dir / "logs" / branch).read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        old = line.split(" ", 1)[0]
+        if _OID.match(old) and old != missing and set(old) != {"0"} and repo.has_object(old):
+            return old
+    return None
 
 
 def _last_reflog_value(repo: GitRepo, branch: str) -> str | None:

@@ -179,6 +179,11 @@ class Workspace:
         seen = (unseal(self.root, "checked-head", raw) or {}).get("commit") if raw else None
         if seen == head:
             return
+        if not self.repo.has_object(head):
+            # removed by a gc: nothing of it can be checked out or read; reads answer from the
+            # files, and writes and doctor refuse with the fix (repository_problem)
+            self.notices.append(self.repository_problem() or f"HEAD's commit {head[:10]} is missing")
+            return
         pathspec = self.prefix or "."
         if isinstance(seen, str) and resolve_commit(self.repo, seen) == seen:
             # the paths changed since, with their modes: one diff-tree, whatever their number

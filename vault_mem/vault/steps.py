@@ -99,21 +99,24 @@ def commit_message(subject: str, *, key: str, action: str, type_: str, agent: st
 
 def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     """Regenerate INDEX.md on disk from the sidecar; returns the new bytes when they changed
-    (the caller holds the write lock)."""
+    (the caller holds the write lock). Not while a person's git operation is under way (a
+    rebase, pull, checkout or stash finds INDEX.md changed and stops half-way; an autostash
+    rebase then leaves the person's edits in a stash): its hooks or the next command bring it
+    up to date. The one place INDEX.md on disk is regenerated outside a write, so every caller
+    (a read that finds files changed, the daemon, recovery) asks here, under the lock."""
+    if ws.repo.person_operation() is not None:
+        return None
     replaced = replace_index(ws, sidecar)
     return replaced[1] if replaced else None
 
 
 def align_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
     """Bring the sidecar in line with every file, then INDEX.md on disk with the sidecar unless a
-    person's git operation is under way (a rebase or checkout that finds INDEX.md changed stops
-    half-way; its hooks or the next command bring it up to date); returns INDEX.md's new bytes
+    person's git operation is under way (:func:`write_index`); returns INDEX.md's new bytes
     when they changed (the caller holds the write lock). A checkout whose post-checkout hook
     found the lock taken leaves this to the agents ("they bring INDEX.md up to date"): an
     INDEX.md left from another tree would make the person's next checkout refuse."""
     sidecar.reconcile(embed=False)
-    if ws.repo.person_operation() is not None:
-        return None
     return write_index(ws, sidecar)
 
 
@@ -138,19 +141,35 @@ def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str |
     def version(top: str) -> bytes | None:
         oid = ws.repo.blob_at(parent, top)
         return ws.repo.read_object(oid)[1] if oid else None
-    return index_of(ws, sidecar, version, skip=set(rels), changed=committed.differing(ws, sidecar, parent))
+    committed.bring_to(ws, sidecar, parent)  # its git diff before the render's transaction
+    return index_of(ws, sidecar, version, skip=set(rels), changed=lambda: committed.differing(ws, sidecar, parent))
 
 
 def index_of(ws: Workspace, sidecar: Sidecar, version: Callable[[str], bytes | None], *,
-             skip: set[str] = frozenset(), changed: list[str] | None = None) -> bytes:  # type: ignore[assignment]
+             skip: set[str] = frozenset(), changed: Callable[[], list[str]] | None = None) -> bytes:  # type: ignore[assignment]
     """INDEX.md of a tree that holds what the work tree does, except for the memory files
-    ``git status`` reports (a person's uncommitted, staged or new files): for those,
-    ``version(top-level path)`` gives the tree's bytes (None: not in it). The sidecar holds the
-    work tree's files; the differences are applied in a view it rolls back. ``skip``: the
-    vault-relative paths whose work-tree version is the tree's (the write being committed)."""
+    ``changed()`` names (default: those ``git status`` reports: a person's uncommitted, staged
+    or new files): for those, ``version(top-level path)`` gives the tree's bytes (None: not in
+    it). The sidecar holds the work tree's files; the differences are applied in a view it
+    rolls back. ``skip``: the vault-relative paths whose work-tree version is the tree's (the
+    write being committed).
+
+    ``changed()`` is asked again inside the render's transaction: another process's read may
+    index a file between the first answer and the render (issue 25 item 6: a failed write's
+    bytes a stash pop brought back, listed in the next agent commit's INDEX.md). A path on
+    the first list only is harmless (the tree's version over a row that already holds it)."""
     if changed is None:
-        changed = changed_memory_paths(ws)
-    overrides = {rel: version(ws.top(rel)) for rel in changed if rel not in skip}
+        paths = changed_memory_paths(ws)
+        changed = lambda: paths  # noqa: E731 - git status is asked once
+    # the tree's versions read before the transaction (git processes), more inside if needed
+    known = {rel: version(ws.top(rel)) for rel in changed() if rel not in skip}
+    checkpoint("index-overrides", ws.state_dir)
+
+    def overrides() -> dict[str, bytes | None]:
+        for rel in changed():
+            if rel not in skip and rel not in known:
+                known[rel] = version(ws.top(rel))
+        return known
     return sidecar.render_index_with(overrides, budget_tokens=ws.config.index_budget_tokens).encode()
 
 
