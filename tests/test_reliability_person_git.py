@@ -237,6 +237,34 @@ def test_a_failed_writes_bytes_brought_back_by_a_stash_pop_are_never_committed(t
     assert git(root, "status", "--porcelain", "--", "facts") == ""
 
 
+def test_a_persons_hand_commit_of_a_failed_writes_bytes_is_refused_by_name(tmp_path):
+    """The chaos run's residual: a failed write's bytes that a stash pop brought back sat on disk
+    until the daemon's next round, and a person's `git commit -a` meanwhile committed a write
+    whose caller was told it never happened. The pre-commit hook refuses such a file, names it
+    and says how to put the committed version back; any other edit of it commits."""
+    from vault_mem.errors import HeadMovedError
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("busy", "agent version one", "v1")
+    failed = (root / "facts" / "busy.md").read_bytes().replace(b"agent version one", b"agent version two")
+    with vault.transaction() as tx:
+        git(root, "checkout", "-q", "--detach")
+        with pytest.raises(HeadMovedError, match="nothing was written"):
+            tx.commit({"facts/busy.md": failed}, "remember: busy", key="busy", action="update", type_="fact")
+    vault.close()
+    git(root, "checkout", "-q", "main")
+    head = git(root, "rev-parse", "HEAD")
+    (root / "facts" / "busy.md").write_bytes(failed)  # what the stash's pop gives back
+    proc = subprocess.run(["git", "commit", "-qam", "tidy up"], cwd=root, capture_output=True, text=True)
+    assert proc.returncode == 1 and "commit refused" in proc.stderr and "facts/busy.md" in proc.stderr, proc.stderr
+    assert "reported as not written" in proc.stderr and "git checkout HEAD -- facts/busy.md" in proc.stderr
+    assert git(root, "rev-parse", "HEAD") == head
+    (root / "facts" / "busy.md").write_bytes(failed.replace(b"two", b"two, checked by hand"))
+    proc = subprocess.run(["git", "commit", "-qam", "my own edit"], cwd=root, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_a_commit_waiting_for_a_persons_pull_never_takes_index_lock(tmp_path):
     """Issue 25 item 4: a write whose commit was ready when a person's ``git pull --rebase
     --autostash`` started used to retry its landing every few ms, each time taking git's

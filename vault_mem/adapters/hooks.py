@@ -218,6 +218,8 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
     """Refuse broken memory files; regenerate and stage INDEX.md."""
     from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
     from vault_mem.store import worktree
+    from vault_mem.store.git import GitRepo
+    from vault_mem.vault.steps import failed_writes
 
     try:
         vault = _open_vault(vault_path)
@@ -230,6 +232,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         memory_changes = [c for c in changes if c[2][len(vault.prefix):] != INDEX_FILE]
         problems = []
         keys = _staged_keys(vault)
+        failed = set(failed_writes(vault.ws))
         for status, mode, path in memory_changes:
             rel = path[len(vault.prefix):]
             if status == "D" or "/" not in rel or rel.split("/", 1)[0] not in FOLDER_TYPES:
@@ -242,10 +245,17 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
             if not reason and others:
                 reason = (f"its key is also used by {', '.join(others)}; a key is unique across the vault, "
                           "so rename or remove one of them")
+            if not reason and failed and GitRepo.blob_id(data) in failed:
+                # a failed write's bytes that a stash pop or an autostash brought back: the daemon
+                # puts them back on its next round (recovery.put_back_failed); until then, a
+                # `git commit -a` would land a write whose caller was told it never happened
+                reason = (f"it holds the text of an agent write that vault-mem reported as not written (brought "
+                          f"back by a git stash pop or an autostash?); put the committed version back with "
+                          f"`git checkout HEAD -- {shown(path)}`, or edit it and add it again")
             if reason:
                 problems.append(f"  {shown(path)}: {reason}")
         if problems:
-            return 1, "", ("vault-mem: commit refused, these memory files are not valid:\n" + "\n".join(problems)
+            return 1, "", ("vault-mem: commit refused, these memory files cannot be committed as they are:\n" + "\n".join(problems)
                            + "\nFix them and `git add` them again (or commit with --no-verify to skip this check).\n")
         _stage_index(vault)
         return 0, "", ""
