@@ -1,3 +1,4 @@
+import os
 import subprocess
 from pathlib import Path
 
@@ -569,3 +570,30 @@ def test_writes_keep_git_settings_for_big_repositories(tmp_path, settings):
         git(root, "fsck", "--strict")
     finally:
         v.close()
+
+
+def test_a_rebase_stopped_with_a_cherry_pick_inside_is_named_a_rebase(tmp_path):
+    """A person's interactive rebase stopped at an `edit`, where they cherry-pick a commit that
+    conflicts: git holds both markers. Writes are refused while it runs, and the refusal named "a
+    git cherry-pick" (found by bench/chaos.py), not the rebase the person has to finish."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for branch, text in (("main", "a"), ("side", "b"), ("other", "d")):
+        if branch != "main":
+            git(root, "checkout", "-q", "-b", branch, "main")
+        (root / "f").write_text(text + "\n")
+        git(root, "add", "f")
+        git(root, "commit", "-qm", text)
+    git(root, "checkout", "-q", "side")
+    repo = GitRepo(root)
+    assert repo.operation_in_progress() is None
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i s/^pick/edit/"}
+    subprocess.run(["git", "rebase", "-i", "HEAD~1"], cwd=root, env=env, capture_output=True, check=True)
+    assert repo.operation_in_progress() == "rebase"
+    assert subprocess.run(["git", "cherry-pick", "other"], cwd=root, capture_output=True).returncode != 0
+    assert (root / ".git" / "CHERRY_PICK_HEAD").exists()
+    assert repo.operation_in_progress() == "rebase"
+    git(root, "cherry-pick", "--abort")
+    git(root, "rebase", "--abort")
+    assert repo.operation_in_progress() is None

@@ -132,9 +132,12 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     # -- state -----------------------------------------------------------------------------
     def operation_in_progress(self) -> str | None:
         """The name of a merge/rebase/revert/cherry-pick/bisect under way, else None."""
+        # the outer operation first: a rebase stopped at a pick or an `edit` can hold a
+        # cherry-pick's or a merge's marker too, and "a git cherry-pick is in progress" sent the
+        # person looking for a cherry-pick they never started
         markers = {
-            "MERGE_HEAD": "merge", "REVERT_HEAD": "revert", "CHERRY_PICK_HEAD": "cherry-pick",
             "rebase-merge": "rebase", "rebase-apply/applying": "am", "rebase-apply": "rebase",
+            "MERGE_HEAD": "merge", "REVERT_HEAD": "revert", "CHERRY_PICK_HEAD": "cherry-pick",
             "BISECT_LOG": "bisect", "BISECT_START": "bisect", "sequencer": "cherry-pick",
         }
         for name, what in markers.items():
