@@ -26,7 +26,8 @@ credential from one it does not list still has a shape. These detectors find the
 - :func:`pgpass_lines`: ``host:port:database:user:password`` lines of a ``.pgpass`` file.
 - :func:`seed_phrases`: 12 or more words of the BIP-39 English list in a row (a wallet's
   recovery phrase), optionally numbered; the list is :mod:`vault_mem.model.seed_words` (MIT).
-  Under a list label ("Shopping list:") the words count only with a valid BIP-39 checksum.
+  Under a list label ("Shopping list:") or a sentence naming them as something else ("Release
+  codenames for 2027, in order:") the words count only with a valid BIP-39 checksum.
 
 Each yields ``(kind, start, end)`` spans in the text it is given; :func:`vault_mem.model.secrets.find_secrets`
 runs them on the normalised text beside the rule table. Every pattern is linear-time (single
@@ -40,7 +41,14 @@ import hashlib
 import re
 from collections.abc import Iterator
 
-from vault_mem.model.secret_values import is_placeholder, looks_fake, random_token, shannon_entropy
+from vault_mem.model.secret_values import (
+    identifier_like,
+    is_placeholder,
+    looks_fake,
+    public_by_design,
+    random_token,
+    shannon_entropy,
+)
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "pgpass_lines", "prefixed_tokens",
@@ -88,7 +96,7 @@ def prefixed_tokens(text: str) -> Iterator[Span]:
     for m in _PREFIXED.finditer(text):
         token = m.group()
         first = token[:_SEGMENT.match(token).end() - 1]
-        if first in _ID_PREFIXES:
+        if first in _ID_PREFIXES or public_by_design(token):
             continue
         at = 0
         for _ in range(3):  # up to three lowercase segments are prefix: dckr_pat_, tskey-auth-
@@ -343,6 +351,9 @@ def seed_word(word: str) -> bool:
 _LIST_LABEL = re.compile(r"(?i:\b(?:list|lists|ingredients|groceries|shopping|packing|inventory|menu|items|todo|to-do)\b)")
 _SEED_LABEL = re.compile(r"(?i:seed|phrase|mnemonic|recovery|wallet|backup|words)")
 _INDEX = {w: i for i, w in enumerate(BIP39_ENGLISH)}
+# Prose that ends in a colon right before the words: three words or more, so a bare "Seed:" or
+# "12 words:" (the layout of a backup note) is not one.
+_NAMING_LABEL = re.compile(r"[^\W\d_]{2,}(?:[^\w\n]{1,4}\w+){2,}[^\w\n]{0,4}:[ \t]*\Z")
 
 
 def _listed(text: str, start: int) -> bool:
@@ -352,7 +363,11 @@ def _listed(text: str, start: int) -> bool:
     before = text[line_start:start]
     if not before.strip():
         before = text[text.rfind("\n", 0, max(0, line_start - 1)) + 1:line_start]
-    return bool(_LIST_LABEL.search(before)) and not _SEED_LABEL.search(before)
+    if _SEED_LABEL.search(before):
+        return False
+    # a list label, or a sentence that names what the words are ("Release codenames, in order:"):
+    # words introduced as something else are that thing, unless their checksum says otherwise
+    return bool(_LIST_LABEL.search(before)) or bool(_NAMING_LABEL.search(before))
 
 
 def valid_mnemonic(words: list[str]) -> bool:
