@@ -659,6 +659,7 @@ def test_connection_strings_xml_elements_and_tool_flags() -> None:
                  f"pulled with dp.st.prd.{r(43)}"):
         assert found(text), text
     for text in ("uses actions/checkout@v4/README", "sqlplus scott/tiger@//h:1521/ORCL", "Pwd={password};",
+                 'print(f"password={password!r}")', 'dsn = f"PWD={db_password1};"',
                  "<password>${DB_PASSWORD}</password>", "<passwordPolicy>strict</passwordPolicy>",
                  "ldapsearch -x -w $LDAP_PW -b dc=corp", "?appid=wx12345&lang=en"):
         assert clean(text), text
@@ -681,9 +682,20 @@ def test_pins_and_passcodes_with_their_label() -> None:
 
 def test_passwords_given_by_their_use_without_a_label() -> None:
     for text in (f"Log in as `deploy` with `{r(6)}#c^8{r(3)}` and run the migration.",
-                 f"Use 9M!{r(6)}=^ to unlock the release keystore.", f"use Zq8#{r(6)} to log in as admin"):
+                 f"Use 9M!{r(6)}=^ to unlock the release keystore.", f"use Zq8#{r(6)} to log in as admin",
+                 f"sudo on the build box takes Kv1!{r(7)} - not in the vault yet."):
         assert found(text), text
     for text in ("Log in with GitHub and accept the invite.", "sign in with SSO_PROVIDER_URL",
                  "use --no-verify to skip hooks", "Use ./scripts/unlock.sh to unlock the keystore.",
-                 "connect with ConnectionPoolManager to access the db", "log in with your_password_here"):
+                 "connect with ConnectionPoolManager to access the db", "log in with your_password_here",
+                 "the admin console takes HTTP/2 only", "sudo takes --preserve-env=PATH"):
+        assert clean(text), text
+
+
+def test_a_key_prefix_and_a_lower_case_random_tail() -> None:
+    base36 = string.ascii_lowercase + string.digits
+    for text in (f"I used cs" + f"k-{r(48, base36)} from the team account.", f"automation uses nap" + f"i_{r(64, base36)}"):
+        assert found(text), text
+    for text in (f"cache-{r(40, HEX)}", f"task_{r(40, base36)}", "tokens-for-the-release-of-the-new-build-2024-final",
+                 f"nix: /nix/store/{r(32, 'abcdfghijklmnpqrsvwxyz0123456789')}-python3-3.11.7", "api_" + "a1" * 20):
         assert clean(text), text

@@ -176,6 +176,8 @@ ADVERSARIAL = {
     "pin labels": "PIN for the door of " * (_SIZE // 20),
     "log in without with": "log in " * (_SIZE // 7),
     "use without to": "use Ab1!efgh " * (_SIZE // 13),
+    "sudo without takes": "sudo " * (_SIZE // 5),
+    "lower prefixes": ("ask_" + "a1" * 40 + " ") * (_SIZE // 85),
 }
 
 

@@ -38,6 +38,12 @@ Kubernetes ``- name:``/``value:`` entry, Terraform ``variable "db_password" { de
 Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
+
+Beside labels and their values: the credential columns of a Markdown table
+(:func:`table_cells`), XML elements named for a credential (:func:`xml_elements`), PINs and
+passcodes (:func:`pin_codes`: upper-case PIN/PUK, passcode or a door/keypad code, four digits or
+more) and passwords named by their use with no label (:func:`unlabelled_passwords`: "log in ...
+with X", "use X to unlock", "sudo takes X"; only a value of three or four character classes with a symbol).
 """
 
 from __future__ import annotations
@@ -140,6 +146,8 @@ _RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
 _PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 _PAIR_AFTER_WORD = re.compile(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+# An f-string's replacement field: a name, then a conversion or a format spec (`{password!r}`, `{pw:>8}`)
+_FSTRING_FIELD = re.compile(r"[A-Za-z_][\w.]{0,60}(?:![rsa](?::[^{}]{0,20})?|:[^{}]{0,20})")
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
 _DIGEST = re.compile(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
@@ -361,8 +369,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
     if not quoted and value.startswith("{") and "}" in raw:
         value = raw[1:raw.index("}")]  # ODBC quotes a value in braces: `Pwd={X};`
-        if not credential_like(value):
-            return None  # `{password}`, `{db_pass}`: a template's field
+        if not credential_like(value) or _FSTRING_FIELD.fullmatch(value) or identifier_like(value):
+            return None  # `{password}`, `{db_pass}`, f"{password!r}": a template's field
     if not quoted and _CJK.search(value):
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
     if not value:
@@ -399,7 +407,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends)
     if not kind:
         return None
-    vstart = tail.start("value") + (raw.index(value) if quoted else 0)
+    vstart = tail.start("value") + (raw.index(value) if quoted or raw.startswith("{") else 0)
     return kind, vstart, vstart + len(value)
 
 
@@ -559,8 +567,8 @@ def xml_elements(text: str) -> Iterator[Span]:
                 yield kind, m.start("value"), m.end("value")
 
 
-# A PIN, PUK, passcode or door code and its digits ("The YubiKey PIN is 935211", "keypad code:
-# 1 3 9 9"). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
+# A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
+# code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
 # upper-case PIN and PUK count, with four digits or more.
 _PIN = re.compile(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
                   r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
@@ -584,6 +592,10 @@ _USED_WITH = re.compile(r"(?i:log[ \t]?in|log[ \t]on|sign[ \t]?in|authenticate|s
 _USE_TO = re.compile(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
                      r"(?i:unlock|log[ \t]?in|log[ \t]on|sign[ \t]?in|decrypt|open|access|authenticate|sudo)(?![a-z])")
 
+# "sudo on the build box takes X": an account or a prompt that takes a value
+_TAKES = re.compile(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
+                    r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
+
 
 def _strong_unlabelled(value: str) -> bool:
     """A value that needs no label to be a password: upper and lower case, a digit and a symbol
@@ -599,10 +611,7 @@ def _strong_unlabelled(value: str) -> bool:
 
 def unlabelled_passwords(text: str) -> Iterator[Span]:
     """A password named by what it does ("log in ... with X", "use X to unlock"), no label."""
-    low_has = "with" in text or "se " in text or "SE " in text
-    if not low_has:
-        return
-    for pattern in (_USED_WITH, _USE_TO):
+    for pattern in (_USED_WITH, _USE_TO, _TAKES):
         for m in pattern.finditer(text):
             value = m.group("value").rstrip(".,;:!?)")
             if _strong_unlabelled(value):

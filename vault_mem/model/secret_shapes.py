@@ -9,6 +9,8 @@ credential from one it does not list still has a shape. These detectors find the
   ids (``msg_``, ``toolu_``, ``call_``, ``cus_``, ``pi_``, ...) pass, because agents' notes are
   full of them. A tail of 20 to 29 characters (the length of public ids) counts after a prefix
   that says what it is, or with a credential word before it on its line ("Fireworks key: fw_...").
+- :func:`lower_prefixed_tokens`: a prefix that says it is a key (``csk-``, ``napi_``) and a long
+  tail of lower-case letters and digits mixed through it (base36), not hex and not a slug.
 - :func:`hex_prefixed_tokens`: a short abbreviation and a hex tail (``pul-`` + 40 hex), which the
   case test above cannot judge; words (``linux-node-``, ``commit-``, ``sha256-``) are not prefixes.
 - :func:`dotted_tokens`: three random base64url parts of a bot token's lengths (Discord's
@@ -51,7 +53,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "pgpass_lines", "prefixed_tokens",
+__all__ = ["byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
            "seed_phrases", "seed_word", "valid_mnemonic", "wallet_keys", "webhook_urls"]
 
 Span = tuple[str, int, int]
@@ -112,6 +114,31 @@ def prefixed_tokens(text: str) -> Iterator[Span]:
                                    or _named_before(text, m.start())):
             continue
         if random_token(tail) and not looks_fake(token):
+            yield "API token", m.start(), m.end()
+
+
+# A lower-case tail of letters and digits (base36: ``csk-...``, ``napi_...``): random_token's case
+# test cannot judge it, so the prefix must say it is a key (``sk``, ``api``, ``key``, ``tok``, ...)
+# and the tail must be long, not hex, and letters and digits mixed through it.
+_PREFIXED_LOWER = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-][a-z0-9]{32,250}(?![A-Za-z0-9_+/=-])")
+
+
+def _base36_tail(tail: str) -> bool:
+    letters = sum(c.isalpha() for c in tail)
+    changes = sum(a.isdigit() != b.isdigit() for a, b in zip(tail, tail[1:]))
+    return (len(tail) // 5 <= letters <= len(tail) - len(tail) // 5 and changes >= len(tail) // 4
+            and not _HEX.fullmatch(tail) and shannon_entropy(tail) >= 4.0 and not looks_fake(tail))
+
+
+def lower_prefixed_tokens(text: str) -> Iterator[Span]:
+    """``<abbrev with sk/api/key/tok>_`` + 32 or more random lower-case letters and digits."""
+    if "_" not in text and "-" not in text:
+        return
+    for m in _PREFIXED_LOWER.finditer(text):
+        token = m.group()
+        sep = min(i for i in (token.find("_"), token.find("-")) if i > 0)
+        prefix, tail = token[:sep], token[sep + 1:]
+        if prefix not in _ID_PREFIXES and _SECRET_WORD.search(prefix) and _base36_tail(tail):
             yield "API token", m.start(), m.end()
 
 

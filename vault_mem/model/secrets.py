@@ -75,6 +75,7 @@ from vault_mem.model.secret_shapes import (
     dotted_tokens,
     hex_prefixed_tokens,
     key_blocks,
+    lower_prefixed_tokens,
     pgpass_lines,
     prefixed_tokens,
     seed_phrases,
@@ -347,6 +348,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from pgpass_lines(text)
         yield from prefixed_tokens(text)
         yield from hex_prefixed_tokens(text)
+        yield from lower_prefixed_tokens(text)
         yield from byte_arrays(text)
         yield from dotted_tokens(text)
         yield from webhook_urls(text)
