@@ -18,7 +18,8 @@ Decisions a reader may look for:
 - Values containing ``EXAMPLE`` (AWS's documented sample keys), ``xxxxx`` or ``REDACTED``, or made
   of words only (``xoxb-your-token-here``) are placeholders too, and so are references to where a
   secret lives (``$VAR``, ``${{ secrets.X }}``, ``os.environ[...]``, ``op://...``, "1Password").
-- Publishable keys (Stripe ``pk_``), public keys and certificates are public by design and pass.
+- Publishable keys (Stripe ``pk_``, Mapbox ``pk.``, PostHog ``phc_``), public keys and
+  certificates are public by design and pass, and so does the jwt.io documentation JWT.
 - A quoted value or ``=`` assigns a literal, so any non-placeholder counts (``PASSWORD=sunshine``),
   except a bare lowercase word in code position (``user, password = split``, ``f(password=pw)``).
   After a bare ``Key:`` (prose, YAML, type hints), ``is`` or a ``--flag``, the value must look like
@@ -26,11 +27,12 @@ Decisions a reader may look for:
   and ``password: SecretStr`` pass.
 - Bare ``*_key`` names (``signing_key``, ``ENCRYPTION_KEY``) count only with a high-entropy value,
   because most ``key:`` fields hold names, not secrets.
-- Known misses, traded for fewer false alarms: a password given with no keyword at all ("log in
-  as admin / S3cret!", "unlock code X"), a plain dictionary word after ``password:`` in prose
-  unless it ends the sentence and is not a state ("my password: correcthorsebatterystaple"
-  counts), PINs and numeric passcodes, and a value whose label comes after it ("X (that's the
-  api secret)"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
+- Known misses, traded for fewer false alarms: a password given with no keyword and no use
+  ("unlock code X"; "log in ... with X" and "use X to unlock" count when X has a symbol and
+  three character classes), a plain dictionary word after ``password:`` in prose unless it ends
+  the sentence and is not a state ("my password: correcthorsebatterystaple" counts), a numeric
+  PIN without its label (``PIN``/``PUK``/passcode/door code and four digits count), and a value
+  whose label comes after it ("X (that's the api secret)"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
