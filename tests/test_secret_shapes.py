@@ -602,3 +602,99 @@ def test_passwords_set_to_a_value_in_prose_and_on_windows_command_lines() -> Non
                  "git@github.com:acme/notes.git", "user:group@host.corp.example", "wifi key: see the router sticker",
                  "password - must be 12 characters or more", "API token – rotated monthly"):
         assert clean(text), text
+
+
+# --- heldout5's classes: public keys, documentation samples, tables, elements, PINs, uses ------
+
+def _b64url(obj: object) -> str:
+    return base64.urlsafe_b64encode(json.dumps(obj, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def test_keys_public_by_design_and_the_documentation_jwt_pass() -> None:
+    header = _b64url({"alg": "HS256", "typ": "JWT"})
+    sample = f"{header}.{_b64url({'sub': '1234567890', 'name': 'John Doe', 'iat': 1516239022})}.{r(43, URL)}"
+    real = f"{header}.{_b64url({'sub': 'u-' + r(8), 'role': 'admin', 'exp': 1893456000})}.{r(43, URL)}"
+    mapbox = "p" + f"k.{_b64url({'u': 'acme-maps', 'a': r(25, HEX)})}.{r(22, URL)}"
+    for text in (f"jwt.io's example token, handy for the parser:\n\n{sample}", f"token: {sample}",
+                 f"Map style in the web app, public token: {mapbox}",
+                 "posthog.init('ph" + f"c_{r(43)}', {{ api_host: 'https://eu.i.posthog.com' }})",
+                 "Stripe.js key: p" + f"k_live_{r(24)}"):
+        assert clean(text), text
+    assert found(f"the service token is {real}")
+    assert found(f"Cookie: session-token={r(20, URL)}xxX{r(30, URL)}")  # `xxX` by chance is not a mask
+
+
+def test_bip39_words_named_as_something_else_are_not_a_phrase() -> None:
+    listed = words(12).split()
+    while valid_mnemonic(listed):  # one list in 16 carries a valid checksum: a wallet's phrase, refused
+        listed = words(12).split()
+    assert clean(f"Release codenames for 2027, in order: {', '.join(listed)}.")
+    seed = words(12)
+    for text in (f"Seed: {seed}", f"wallet recovery phrase: {seed}", seed, f"12 words: {seed}",
+                 "\n".join(f"{i}. {w}" for i, w in enumerate(seed.split(), 1))):
+        assert found(text), text
+
+
+def test_credential_columns_of_markdown_tables() -> None:
+    pw, key = f"r!%{r(9)}", r(32)
+    assert found(f"| env | user | password |\n|---|---|---|\n| staging | admin | {pw} |\n| dev | admin | (ask Lea) |")
+    assert found(f"| service | key | owner |\n|---|---|---|\n| typesense | {key} | search team |")
+    for text in ("| env | user | password |\n|---|---|---|\n| dev | admin | (in the vault) |\n| ci | bot | - |",
+                 "| service | key | owner |\n|---|---|---|\n| algolia (app id) | 0JF99CWN4L | web |",
+                 f"| name | token kind | sha |\n|---|---|---|\n| build | bearer | {r(40, HEX)} |"):
+        assert clean(text), text
+
+
+def test_connection_strings_xml_elements_and_tool_flags() -> None:
+    pw = f"{r(7)}={r(4)}"
+    for text in (f"sqlplus scott/?{pw}@//ora-prod.internal:1521/ORCLPDB1", f"scott/{pw}@db01.corp:1521/ORCL",
+                 f"Driver={{ODBC Driver 18}};Server=tcp:sql01,1433;Uid=sa;Pwd={{{r(14)}}};Encrypt=yes;",
+                 f"ldapsearch -H ldaps://ldap.acme.dev -D \"cn=admin\" -w '{r(6)}%{r(6)}!' -b ou=people",
+                 f"<server>\n  <id>nexus</id>\n  <password>{r(15)}&</password>\n</server>",
+                 f"https://api.openweathermap.org/data/3.0/onecall?lat=52.5&appid={r(40)}",
+                 f"ngrok config add-authtoken {r(20)}_{r(28)}",
+                 "client = Client(\"A" + f"C{r(32, HEX)}\", \"{r(32, HEX)}\")",
+                 "ldclient.set_config(Config(\"sd" + f"k-{r(8, HEX)}-{r(4, HEX)}-{r(4, HEX)}-{r(4, HEX)}-{r(12, HEX)}\"))",
+                 f"pulled with dp.st.prd.{r(43)}"):
+        assert found(text), text
+    for text in ("uses actions/checkout@v4/README", "sqlplus scott/tiger@//h:1521/ORCL", "Pwd={password};",
+                 'print(f"password={password!r}")', 'dsn = f"PWD={db_password1};"',
+                 "<password>${DB_PASSWORD}</password>", "<passwordPolicy>strict</passwordPolicy>",
+                 "ldapsearch -x -w $LDAP_PW -b dc=corp", "?appid=wx12345&lang=en"):
+        assert clean(text), text
+
+
+def test_prose_in_spanish_and_italian() -> None:
+    assert found(f"La contraseña del router de la oficina es +#{r(9)} y el usuario es admin.")
+    assert found(f"Il token dell'API di fatturazione è {r(40)}, scade a gennaio.")
+    assert clean("La contraseña del router de la oficina es la de siempre.")
+
+
+def test_pins_and_passcodes_with_their_label() -> None:
+    for text in ("The YubiKey PIN is 935211 and the PUK 06980125.", "Server room keypad code: 1 3 9 9 then #.",
+                 "Test iPhone (the blue one) passcode 916797.", "PIN for the card: 4829", "PIN: 4829-1930"):
+        assert found(text), text
+    for text in ("Connect the LED to pin 13 and GND to PIN 1.", "GPIO pin 2048 is reserved", "PIN: 0000 by default",
+                 "error code: 4031 from the API", "The PIN must be 6 digits long.", "passcode length 6"):
+        assert clean(text), text
+
+
+def test_passwords_given_by_their_use_without_a_label() -> None:
+    for text in (f"Log in as `deploy` with `{r(6)}#c^8{r(3)}` and run the migration.",
+                 f"Use 9M!{r(6)}=^ to unlock the release keystore.", f"use Zq8#{r(6)} to log in as admin",
+                 f"sudo on the build box takes Kv1!{r(7)} - not in the vault yet."):
+        assert found(text), text
+    for text in ("Log in with GitHub and accept the invite.", "sign in with SSO_PROVIDER_URL",
+                 "use --no-verify to skip hooks", "Use ./scripts/unlock.sh to unlock the keystore.",
+                 "connect with ConnectionPoolManager to access the db", "log in with your_password_here",
+                 "the admin console takes HTTP/2 only", "sudo takes --preserve-env=PATH"):
+        assert clean(text), text
+
+
+def test_a_key_prefix_and_a_lower_case_random_tail() -> None:
+    base36 = string.ascii_lowercase + string.digits
+    for text in (f"I used cs" + f"k-{r(48, base36)} from the team account.", f"automation uses nap" + f"i_{r(64, base36)}"):
+        assert found(text), text
+    for text in (f"cache-{r(40, HEX)}", f"task_{r(40, base36)}", "tokens-for-the-release-of-the-new-build-2024-final",
+                 f"nix: /nix/store/{r(32, 'abcdfghijklmnpqrsvwxyz0123456789')}-python3-3.11.7", "api_" + "a1" * 20):
+        assert clean(text), text

@@ -169,6 +169,15 @@ ADVERSARIAL = {
     "label lines": "token for the build:\n\n" * (_SIZE // 22),
     "upper prefixes": ("AB-" + "aB3" * 30 + " ") * (_SIZE // 94),
     "bech32 words": ("nsec1" + "q" * 49 + " ") * (_SIZE // 55),
+    # heldout5's classes: tables, elements, connect strings, PINs, passwords given by their use
+    "table rows": "| user | password |\n|---|---|\n" + "| a | b1 |\n" * (_SIZE // 11),
+    "xml elements": "<password>" * (_SIZE // 10),
+    "oracle connect": "a/bcde@" * (_SIZE // 7),
+    "pin labels": "PIN for the door of " * (_SIZE // 20),
+    "log in without with": "log in " * (_SIZE // 7),
+    "use without to": "use Ab1!efgh " * (_SIZE // 13),
+    "sudo without takes": "sudo " * (_SIZE // 5),
+    "lower prefixes": ("ask_" + "a1" * 40 + " ") * (_SIZE // 85),
 }
 
 

@@ -48,7 +48,9 @@ row api keys, yubikey pin puk, door keypad code, phone passcode, imperative logi
 imperative unlock keystore, imperative sudo.
 False alarms (4): jwt.io sample, mapbox public token, posthog project key, codename word list
 (twelve BIP-39 words under a "codenames" label).
-Not tuned on: none of these has been fixed against this corpus.
+Not tuned on: none of these has been fixed against this corpus. (That was true until the
+measurement above; the branch ``secrets2`` then fixed the classes it found: 110/113 forms, 0/47
+look-alikes. The untuned figure stays the blind one.)
 """
 
 from __future__ import annotations

@@ -38,6 +38,12 @@ Kubernetes ``- name:``/``value:`` entry, Terraform ``variable "db_password" { de
 Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
+
+Beside labels and their values: the credential columns of a Markdown table
+(:func:`table_cells`), XML elements named for a credential (:func:`xml_elements`), PINs and
+passcodes (:func:`pin_codes`: upper-case PIN/PUK, passcode or a door/keypad code, four digits or
+more) and passwords named by their use with no label (:func:`unlabelled_passwords`: "log in ...
+with X", "use X to unlock", "sudo takes X"; only a value of three or four character classes with a symbol).
 """
 
 from __future__ import annotations
@@ -55,10 +61,12 @@ from vault_mem.model.secret_values import (
     identifier_like,
     is_placeholder,
     is_wordy,
+    public_by_design,
     random_token,
 )
 
-__all__ = ["assignments", "labelled_value", "listed_codes", "named_values"]
+__all__ = ["assignments", "labelled_value", "listed_codes", "named_values", "pin_codes", "table_cells",
+           "unlabelled_passwords", "xml_elements"]
 
 Span = tuple[str, int, int]
 
@@ -70,7 +78,7 @@ _FOREIGN_PASSWORD = (r"passwort|kennwort|contrase[ñn]a|mot de passe|motdepasse|
 _FOREIGN = re.compile(rf"(?:{_FOREIGN_PASSWORD})")
 _END = r"(?:_id|_base)?(?![a-z0-9_.-])"
 _ENGLISH = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?"
-                      r"|auth|pat|session|login|logon|wif)" + _END)
+                      r"|auth|pat|session|login|logon|wif|appid)" + _END)
 _FOREIGN_KEYWORD = re.compile(rf"(?:{_FOREIGN_PASSWORD}){_END}")
 # Substrings one of which every foreign word above holds once normalised (a plain search each;
 # a regex of all the words costs five times the English one at every position of every text).
@@ -93,7 +101,7 @@ def _keywords(low: str) -> Iterator[re.Match[str]]:
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X")
 # ("to": "set the admin password to X", "changed to X"; "lautet": "Das Passwort lautet X")
-_COPULA = r"(?:is|was|to|es|ist|lautet|est|era|war|é|är|er)"
+_COPULA = r"(?:is|was|to|es|ist|lautet|est|era|war|é|è|är|er)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
 _COPULA_WORD = re.compile(rf"{_COPULA}|{_CJK_COPULA}")
@@ -106,7 +114,7 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           + r"[ \t]{0,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
-_PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){1,4}?"
+_PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
                          r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _COPULA + r"[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 _NEXT_LINE = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
@@ -126,8 +134,6 @@ as or if it an a no yes ok need needs needed goes went sent send given give give
 _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
                      "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row")
-# Values that are public by design whatever the key is called: Stripe's publishable keys.
-_PUBLIC_VALUES = ("pk_live_", "pk_test_")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
@@ -140,6 +146,8 @@ _RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
 _PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 _PAIR_AFTER_WORD = re.compile(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+# An f-string's replacement field: a name, then a conversion or a format spec (`{password!r}`, `{pw:>8}`)
+_FSTRING_FIELD = re.compile(r"[A-Za-z_][\w.]{0,60}(?:![rsa](?::[^{}]{0,20})?|:[^{}]{0,20})")
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
 _DIGEST = re.compile(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
@@ -173,7 +181,7 @@ def _key_class(name: str) -> str | None:
         return "secret"
     if re.search(r"(?:^|[_.-])(?:auth|pat)$", low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith(("private_key_id", "session", "wif")):
+    if low.endswith(("private_key_id", "session", "wif", "appid")):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
         if any(w in low for w in _PUBLIC_KEY_NAMES):
@@ -205,7 +213,7 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     """
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
         return None  # (`creds = " --username=" + auth` builds a command line)
-    if value.startswith(_PUBLIC_VALUES):
+    if public_by_design(value):
         return None
     # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
     # `is` or a --flag, the value must look like a credential by itself.
@@ -301,7 +309,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
         flag = name.startswith("-") or (cls != "key" and _ENV_NAME.fullmatch(name) is not None)
         # `key_secret X`: a snake_case name is a field's name, so a bare value after it is its value
-        snake = "_" in name.strip("_") and name.islower()
+        # (`add-authtoken X`: a subcommand named for what it takes, the same)
+        snake = ("_" in name.strip("_") or "-" in name.strip("-")) and name.islower()
         if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)):
             tail = None
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
@@ -358,6 +367,10 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     raw = tail.group("value")
     quoted = raw[0] in "\"'`"
     value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
+    if not quoted and value.startswith("{") and "}" in raw:
+        value = raw[1:raw.index("}")]  # ODBC quotes a value in braces: `Pwd={X};`
+        if not credential_like(value) or _FSTRING_FIELD.fullmatch(value) or identifier_like(value):
+            return None  # `{password}`, `{db_pass}`, f"{password!r}": a template's field
     if not quoted and _CJK.search(value):
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
     if not value:
@@ -394,7 +407,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends)
     if not kind:
         return None
-    vstart = tail.start("value") + (raw.index(value) if quoted else 0)
+    vstart = tail.start("value") + (raw.index(value) if quoted or raw.startswith("{") else 0)
     return kind, vstart, vstart + len(value)
 
 
@@ -502,3 +515,104 @@ def named_values(text: str, low: str) -> Iterator[Span]:
         if kind:
             vstart = m.start("value") + (1 if quoted else 0)
             yield kind, vstart, vstart + len(value)
+
+
+# --- values in a column or an element named for them, PINs, and passwords given by their use ----
+
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*")
+# `<password>X</password>` (Maven's settings.xml, .NET config): the element's name is the label
+_XML_ELEMENT = re.compile(r"<(?P<name>[A-Za-z][\w.-]{0,63})>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def table_cells(text: str, low: str) -> Iterator[Span]:
+    """A Markdown table whose header names a credential column (``| user | password |``): each
+    cell below is judged as the value of that label, so ``(ask Lea)`` and ``-`` pass."""
+    if "|" not in text or "---" not in text:
+        return
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    i = 1
+    while i < len(lines):
+        if not (_TABLE_RULE.fullmatch(lines[i]) and "|" in lines[i - 1]):
+            i += 1
+            continue
+        columns = {n: cls for n, h in enumerate(_cells(lines[i - 1]))
+                   if (cls := _key_class(h.strip("*_` ").lower().replace(" ", "_"))) in ("password", "secret", "key")}
+        i += 1
+        while i < len(lines) and "|" in lines[i]:
+            cells = _cells(lines[i])
+            for n, cls in columns.items():
+                value = cells[n].strip("`") if n < len(cells) else ""
+                if value and " " not in value and _judge(cls, "is", value, quoted=False, code=False, ends=True):
+                    at = offsets[i] + lines[i].find(value)
+                    yield "credential in a table", at, at + len(value)
+            i += 1
+
+
+def xml_elements(text: str) -> Iterator[Span]:
+    """``<password>X</password>``: an element named for a credential holding a literal."""
+    if "</" not in text:
+        return
+    for m in _XML_ELEMENT.finditer(text):
+        cls = _key_class(m.group("name"))
+        if cls in ("password", "secret", "key"):
+            kind = _judge(cls, "=", m.group("value"), quoted=True, code=False, ends=True)
+            if kind:
+                yield kind, m.start("value"), m.end("value")
+
+
+# A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
+# code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
+# upper-case PIN and PUK count, with four digits or more.
+_PIN = re.compile(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
+                  r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
+                  r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
+
+
+def pin_codes(text: str) -> Iterator[Span]:
+    """A PIN, PUK or passcode named by its label and given as four to twelve digits."""
+    if not any(w in text for w in ("PIN", "PUK", "code", "Code", "CODE")):
+        return
+    for m in _PIN.finditer(text):
+        digits = re.sub(r"[ \t-]", "", m.group("value"))
+        if len(set(digits)) > 1:  # `0000` is a default, a mask
+            yield "PIN or passcode", m.start("value"), m.end("value")
+
+
+# A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
+# keystore". Only a value no word or name could be counts (see _strong_unlabelled).
+_USED_WITH = re.compile(r"(?i:log[ \t]?in|log[ \t]on|sign[ \t]?in|authenticate|ssh|connect)(?![a-z])[^\n]{0,60}?[ \t]with"
+                        r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
+_USE_TO = re.compile(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
+                     r"(?i:unlock|log[ \t]?in|log[ \t]on|sign[ \t]?in|decrypt|open|access|authenticate|sudo)(?![a-z])")
+
+# "sudo on the build box takes X": an account or a prompt that takes a value
+_TAKES = re.compile(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
+                    r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
+
+
+def _strong_unlabelled(value: str) -> bool:
+    """A value that needs no label to be a password: upper and lower case, a digit and a symbol
+    (or 12 characters of three classes), not a name, path, flag or placeholder."""
+    value = value.rstrip(".,;:!?)")
+    classes = sum(map(any, ((c.isupper() for c in value), (c.islower() for c in value),
+                            (c.isdigit() for c in value), (c in "!@#$%^&*+=~?" for c in value))))
+    symbol = any(c in "!@#$%^&*+=~?" for c in value)
+    return (len(value) >= 8 and (classes >= 4 or (classes >= 3 and (symbol or len(value) >= 12)))
+            and not identifier_like(value) and not value.startswith(("-", "/", ".", "~"))
+            and "/" not in value and not is_placeholder(value, quoted=True))
+
+
+def unlabelled_passwords(text: str) -> Iterator[Span]:
+    """A password named by what it does ("log in ... with X", "use X to unlock"), no label."""
+    for pattern in (_USED_WITH, _USE_TO, _TAKES):
+        for m in pattern.finditer(text):
+            value = m.group("value").rstrip(".,;:!?)")
+            if _strong_unlabelled(value):
+                yield "password given by its use", m.start("value"), m.start("value") + len(value)

@@ -90,8 +90,9 @@ RULES: tuple[Rule, ...] = (
     Rule("HashiCorp Vault token", r"s(?<![A-Za-z0-9_./-]s)\.[A-Za-z0-9]{24}(?![A-Za-z0-9_./-])", "s.<a24>", "mixed"),
     Rule("Shopify token", r"s(?<![A-Za-z0-9_]s)hp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9_])", "shpat_" + _H),
     Rule("Twilio API key", r"S(?<![A-Za-z0-9_]S)K[0-9a-f]{32}(?![A-Za-z0-9_])", "SK" + _H),
-    Rule("Twilio auth token", r"a(?<![A-Za-z0-9_]a)c[0-9a-f]{32}:([0-9a-f]{32})(?![0-9a-z])", "AC<h32>:<h32>",
-         group=1, lower=True),
+    # the account SID then the token: `AC...:token` (basic auth) or `Client("AC...", "token")`
+    Rule("Twilio auth token", r"a(?<![A-Za-z0-9_]a)c[0-9a-f]{32}(?::|[\"']?[ \t]{0,4},[ \t]{0,4}[\"'])([0-9a-f]{32})(?![0-9a-z])",
+         "AC<h32>:<h32>", group=1, lower=True),
     Rule("Twilio auth token", r"twilio[^\n]{0,60}?(?<![0-9a-z_])([0-9a-f]{32})(?![0-9a-z_])",
          "TWILIO_AUTH_TOKEN=<h32>", "has_digit", 1, lower=True),
     Rule("SendGrid API key", r"S(?<![A-Za-z0-9_-]S)G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _B, "SG.<u22>.<u43>"),
@@ -115,7 +116,11 @@ RULES: tuple[Rule, ...] = (
     Rule("Linear API key", r"l(?<![A-Za-z0-9_-]l)in_api_[A-Za-z0-9]{40}" + _B, "lin_api_<a40>"),
     Rule("Grafana token", r"g(?<![A-Za-z0-9_-]g)l(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,400}={0,2})",
          "glsa_<a32>_<h8>"),
-    Rule("Doppler token", r"d(?<![A-Za-z0-9_-]d)p\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}" + _B, "dp.pt.<a43>"),
+    # a service token may carry its config's name: dp.st.<config>.<secret>
+    Rule("Doppler token", r"d(?<![A-Za-z0-9_-]d)p\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}" + _B,
+         "dp.pt.<a43>"),
+    Rule("LaunchDarkly SDK key", r"s(?<![A-Za-z0-9_-]s)dk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _B,
+         "sdk-<h8>-<h4>-<h4>-<h4>-<h12>"),
     Rule("New Relic key", r"N(?<![A-Za-z0-9_-]N)R(?:AK|II|JS|AA)-[A-Z0-9]{27}" + _B, "NRAK-<A27>"),
     Rule("Sentry token", r"s(?<![A-Za-z0-9_-]s)ntry[us]_[A-Za-z0-9+/=_]{40,}", "sntrys_<b80>"),
     Rule("Supabase token", r"s(?<![A-Za-z0-9_-]s)b(?:p|_secret)_[A-Za-z0-9_-]{32,}", "sbp_<h40>", "has_digit"),
@@ -144,6 +149,9 @@ RULES: tuple[Rule, ...] = (
          r"[\"']?([^\s\"']{1,200})", "ssh-keygen -t ed25519 -N <a14> -f deploy", "value", 1),
     Rule("password on a command line", r"r(?<![A-Za-z0-9_-]r)edis-cli[ \t][^\n]{0,200}?(?<=[ \t])-a[ \t]{1,8}"
          r"[\"']?([^\s\"']{1,200})", "redis-cli -h cache -a <a24> info", "value", 1),
+    Rule("password on a command line", r"l(?<![A-Za-z0-9_-]l)dap(?:search|modify|add|delete|compare|passwd|whoami|modrdn)"
+         r"[ \t][^\n]{0,300}?(?<=[ \t])-w[ \t]{1,8}[\"']?([^\s\"']{1,200})", "ldapsearch -D cn=admin -w <a14> -b dc=corp",
+         "value", 1),
     Rule("password on a command line", r"h(?<![A-Za-z0-9_-]h)tpasswd[ \t]{1,8}-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]{1,8}"
          r"[^\s]{1,200}[ \t]{1,8}[^\s]{1,100}[ \t]{1,8}[\"']?([^\s\"']{1,200})", "htpasswd -b .htpasswd admin <a12>",
          "value", 1),

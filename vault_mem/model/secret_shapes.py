@@ -9,6 +9,8 @@ credential from one it does not list still has a shape. These detectors find the
   ids (``msg_``, ``toolu_``, ``call_``, ``cus_``, ``pi_``, ...) pass, because agents' notes are
   full of them. A tail of 20 to 29 characters (the length of public ids) counts after a prefix
   that says what it is, or with a credential word before it on its line ("Fireworks key: fw_...").
+- :func:`lower_prefixed_tokens`: a prefix that says it is a key (``csk-``, ``napi_``) and a long
+  tail of lower-case letters and digits mixed through it (base36), not hex and not a slug.
 - :func:`hex_prefixed_tokens`: a short abbreviation and a hex tail (``pul-`` + 40 hex), which the
   case test above cannot judge; words (``linux-node-``, ``commit-``, ``sha256-``) are not prefixes.
 - :func:`dotted_tokens`: three random base64url parts of a bot token's lengths (Discord's
@@ -26,7 +28,8 @@ credential from one it does not list still has a shape. These detectors find the
 - :func:`pgpass_lines`: ``host:port:database:user:password`` lines of a ``.pgpass`` file.
 - :func:`seed_phrases`: 12 or more words of the BIP-39 English list in a row (a wallet's
   recovery phrase), optionally numbered; the list is :mod:`vault_mem.model.seed_words` (MIT).
-  Under a list label ("Shopping list:") the words count only with a valid BIP-39 checksum.
+  Under a list label ("Shopping list:") or a sentence naming them as something else ("Release
+  codenames for 2027, in order:") the words count only with a valid BIP-39 checksum.
 
 Each yields ``(kind, start, end)`` spans in the text it is given; :func:`vault_mem.model.secrets.find_secrets`
 runs them on the normalised text beside the rule table. Every pattern is linear-time (single
@@ -40,10 +43,17 @@ import hashlib
 import re
 from collections.abc import Iterator
 
-from vault_mem.model.secret_values import is_placeholder, looks_fake, random_token, shannon_entropy
+from vault_mem.model.secret_values import (
+    identifier_like,
+    is_placeholder,
+    looks_fake,
+    public_by_design,
+    random_token,
+    shannon_entropy,
+)
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "pgpass_lines", "prefixed_tokens",
+__all__ = ["byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
            "seed_phrases", "seed_word", "valid_mnemonic", "wallet_keys", "webhook_urls"]
 
 Span = tuple[str, int, int]
@@ -88,7 +98,7 @@ def prefixed_tokens(text: str) -> Iterator[Span]:
     for m in _PREFIXED.finditer(text):
         token = m.group()
         first = token[:_SEGMENT.match(token).end() - 1]
-        if first in _ID_PREFIXES:
+        if first in _ID_PREFIXES or public_by_design(token):
             continue
         at = 0
         for _ in range(3):  # up to three lowercase segments are prefix: dckr_pat_, tskey-auth-
@@ -104,6 +114,31 @@ def prefixed_tokens(text: str) -> Iterator[Span]:
                                    or _named_before(text, m.start())):
             continue
         if random_token(tail) and not looks_fake(token):
+            yield "API token", m.start(), m.end()
+
+
+# A lower-case tail of letters and digits (base36: ``csk-...``, ``napi_...``): random_token's case
+# test cannot judge it, so the prefix must say it is a key (``sk``, ``api``, ``key``, ``tok``, ...)
+# and the tail must be long, not hex, and letters and digits mixed through it.
+_PREFIXED_LOWER = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-][a-z0-9]{32,250}(?![A-Za-z0-9_+/=-])")
+
+
+def _base36_tail(tail: str) -> bool:
+    letters = sum(c.isalpha() for c in tail)
+    changes = sum(a.isdigit() != b.isdigit() for a, b in zip(tail, tail[1:]))
+    return (len(tail) // 5 <= letters <= len(tail) - len(tail) // 5 and changes >= len(tail) // 4
+            and not _HEX.fullmatch(tail) and shannon_entropy(tail) >= 4.0 and not looks_fake(tail))
+
+
+def lower_prefixed_tokens(text: str) -> Iterator[Span]:
+    """``<abbrev with sk/api/key/tok>_`` + 32 or more random lower-case letters and digits."""
+    if "_" not in text and "-" not in text:
+        return
+    for m in _PREFIXED_LOWER.finditer(text):
+        token = m.group()
+        sep = min(i for i in (token.find("_"), token.find("-")) if i > 0)
+        prefix, tail = token[:sep], token[sep + 1:]
+        if prefix not in _ID_PREFIXES and _SECRET_WORD.search(prefix) and _base36_tail(tail):
             yield "API token", m.start(), m.end()
 
 
@@ -343,6 +378,9 @@ def seed_word(word: str) -> bool:
 _LIST_LABEL = re.compile(r"(?i:\b(?:list|lists|ingredients|groceries|shopping|packing|inventory|menu|items|todo|to-do)\b)")
 _SEED_LABEL = re.compile(r"(?i:seed|phrase|mnemonic|recovery|wallet|backup|words)")
 _INDEX = {w: i for i, w in enumerate(BIP39_ENGLISH)}
+# Prose that ends in a colon right before the words: three words or more, so a bare "Seed:" or
+# "12 words:" (the layout of a backup note) is not one.
+_NAMING_LABEL = re.compile(r"[^\W\d_]{2,}(?:[^\w\n]{1,4}\w+){2,}[^\w\n]{0,4}:[ \t]*\Z")
 
 
 def _listed(text: str, start: int) -> bool:
@@ -352,7 +390,11 @@ def _listed(text: str, start: int) -> bool:
     before = text[line_start:start]
     if not before.strip():
         before = text[text.rfind("\n", 0, max(0, line_start - 1)) + 1:line_start]
-    return bool(_LIST_LABEL.search(before)) and not _SEED_LABEL.search(before)
+    if _SEED_LABEL.search(before):
+        return False
+    # a list label, or a sentence that names what the words are ("Release codenames, in order:"):
+    # words introduced as something else are that thing, unless their checksum says otherwise
+    return bool(_LIST_LABEL.search(before)) or bool(_NAMING_LABEL.search(before))
 
 
 def valid_mnemonic(words: list[str]) -> bool:

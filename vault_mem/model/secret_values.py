@@ -9,11 +9,14 @@ type names) are recorded in the docstring of :mod:`vault_mem.model.secrets`.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import math
 import re
 from collections import Counter
 
-__all__ = ["NAMED", "TYPE_NAME", "UUID", "credential_like", "high_entropy", "identifier_like", "is_placeholder", "is_wordy",
+__all__ = ["NAMED", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "TYPE_NAME", "UUID", "credential_like", "high_entropy", "identifier_like", "is_placeholder", "is_wordy",
            "looks_fake", "shannon_entropy"]
 
 
@@ -40,7 +43,8 @@ _REFERENCE_WORDS = ("os.environ", "getenv", "process.env", "env(", "env[", "secr
                     "1password", "keychain", "bitwarden", "lastpass", "keepass", "vault:", "ssm:",
                     "secretsmanager", "arn:aws")
 _SAME_CHAR = re.compile(r"(.)\1*", re.DOTALL)
-_MASK = re.compile(r"x{3,}|\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}", re.IGNORECASE)
+# (x's of one case: a mask is typed `xxx` or `XXX`; a random tail holds `xXx` by chance)
+_MASK = re.compile(r"x{3,}|X{3,}|\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}")
 _CALL = re.compile(r"[A-Za-z_]\(")
 _DOTTED_REF = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[.*)?")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -58,6 +62,35 @@ _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.-]+)?")
 _SEGMENTS = re.compile(r"[_.\-/: ]+")
 
 
+# Keys public by design, meant to ship in a web page or an app bundle: Stripe publishable keys,
+# Mapbox public tokens (``pk.``), PostHog project keys (``phc_``), LaunchDarkly mobile keys.
+PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-")
+
+
+def public_by_design(value: str) -> bool:
+    """Is ``value`` a key its vendor publishes to browsers and apps (see :data:`PUBLIC_PREFIXES`)?"""
+    return value.startswith(PUBLIC_PREFIXES)
+
+
+# The claims of the sample token on jwt.io and in countless tutorials (signed with the documented
+# secret `your-256-bit-secret`): public knowledge, not a credential.
+_SAMPLE_JWT_CLAIMS = ({"sub": "1234567890", "name": "John Doe", "iat": 1516239022},
+                      {"sub": "1234567890", "name": "John Doe", "admin": True, "iat": 1516239022},
+                      {"sub": "1234567890", "name": "John Doe", "admin": True})
+
+
+def sample_jwt(value: str) -> bool:
+    """Is ``value`` the documentation sample JWT (its payload is jwt.io's well-known claims)?"""
+    parts = value.split(".")
+    if len(parts) != 3 or not value.startswith("eyJ") or not parts[1].startswith("eyJ"):
+        return False
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return claims in _SAMPLE_JWT_CLAIMS
+
+
 def is_placeholder(value: str, *, quoted: bool) -> bool:
     """True for values that stand for a secret without being one (see the module docstring)."""
     low = value.lower()
@@ -70,7 +103,7 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True
     if any(w in low for w in _PLACEHOLDER_WORDS) or any(w in low for w in _REFERENCE_WORDS):
         return True
-    if _CALL.search(value) or _URL.match(value):
+    if _CALL.search(value) or _URL.match(value) or sample_jwt(value):
         return True
     if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"):
         return True  # a file path; one leading slash alone could be the start of base64
@@ -125,7 +158,7 @@ def high_entropy(value: str) -> bool:
 def looks_fake(token: str) -> bool:
     """Vendor-prefixed placeholders: AWS's ``...EXAMPLE``, ``XXXXX``, ``xoxb-your-token-here``."""
     low = token.lower()
-    if any(w in low for w in ("example", "xxxxx", "placeholder", "redacted", "0000000000")):
+    if any(w in low for w in ("example", "xxxxx", "placeholder", "redacted", "0000000000")) or sample_jwt(token):
         return True
     return is_wordy(token)
 

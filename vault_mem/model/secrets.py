@@ -18,7 +18,8 @@ Decisions a reader may look for:
 - Values containing ``EXAMPLE`` (AWS's documented sample keys), ``xxxxx`` or ``REDACTED``, or made
   of words only (``xoxb-your-token-here``) are placeholders too, and so are references to where a
   secret lives (``$VAR``, ``${{ secrets.X }}``, ``os.environ[...]``, ``op://...``, "1Password").
-- Publishable keys (Stripe ``pk_``), public keys and certificates are public by design and pass.
+- Publishable keys (Stripe ``pk_``, Mapbox ``pk.``, PostHog ``phc_``), public keys and
+  certificates are public by design and pass, and so does the jwt.io documentation JWT.
 - A quoted value or ``=`` assigns a literal, so any non-placeholder counts (``PASSWORD=sunshine``),
   except a bare lowercase word in code position (``user, password = split``, ``f(password=pw)``).
   After a bare ``Key:`` (prose, YAML, type hints), ``is`` or a ``--flag``, the value must look like
@@ -26,11 +27,12 @@ Decisions a reader may look for:
   and ``password: SecretStr`` pass.
 - Bare ``*_key`` names (``signing_key``, ``ENCRYPTION_KEY``) count only with a high-entropy value,
   because most ``key:`` fields hold names, not secrets.
-- Known misses, traded for fewer false alarms: a password given with no keyword at all ("log in
-  as admin / S3cret!", "unlock code X"), a plain dictionary word after ``password:`` in prose
-  unless it ends the sentence and is not a state ("my password: correcthorsebatterystaple"
-  counts), PINs and numeric passcodes, and a value whose label comes after it ("X (that's the
-  api secret)"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
+- Known misses, traded for fewer false alarms: a password given with no keyword and no use
+  ("unlock code X"; "log in ... with X" and "use X to unlock" count when X has a symbol and
+  three character classes), a plain dictionary word after ``password:`` in prose unless it ends
+  the sentence and is not a state ("my password: correcthorsebatterystaple" counts), a numeric
+  PIN without its label (``PIN``/``PUK``/passcode/door code and four digits count), and a value
+  whose label comes after it ("X (that's the api secret)"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
@@ -59,13 +61,23 @@ import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from vault_mem.model.secret_labels import assignments, labelled_value, listed_codes, named_values
+from vault_mem.model.secret_labels import (
+    assignments,
+    labelled_value,
+    listed_codes,
+    named_values,
+    pin_codes,
+    table_cells,
+    unlabelled_passwords,
+    xml_elements,
+)
 from vault_mem.model.secret_rules import RULES, Rule
 from vault_mem.model.secret_shapes import (
     byte_arrays,
     dotted_tokens,
     hex_prefixed_tokens,
     key_blocks,
+    lower_prefixed_tokens,
     pgpass_lines,
     prefixed_tokens,
     seed_phrases,
@@ -128,7 +140,7 @@ def _jwt_header(m: re.Match[str], text: str, group: int) -> bool:
         parsed = json.loads(header) if header else None
     except ValueError:
         return False
-    return isinstance(parsed, dict) and "alg" in parsed
+    return isinstance(parsed, dict) and "alg" in parsed and not looks_fake(m.group(0))
 
 
 def _numeric_id(m: re.Match[str], text: str, group: int) -> bool:
@@ -242,6 +254,22 @@ _BARE_USERINFO = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z0-9][\w.-]{0,63}):(?P<pw>[
                     r"(?=(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])|[A-Za-z0-9-]{1,63}\.[A-Za-z][A-Za-z0-9.-]{1,200}(?![\w.-]*:[0-9a-f]{32}))")
 
 
+# Oracle's `user/password@//host:1521/service` (EZConnect) and `user/password@host:1521/SID`: the
+# `@//` or the port before the service says it is a connect string, not a path with an `@` in it.
+_ORACLE_CONNECT = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\s/@\"'<>`]{4,128})@"
+                     r"(?://[A-Za-z0-9.-]{1,200}|[A-Za-z0-9.-]{1,200}:[0-9]{2,5}/)")
+
+
+def _oracle_connect(text: str) -> Iterator[SecretFinding]:
+    """``user/password@//host/service``: an Oracle connect string with its password."""
+    if "@" not in text or "/" not in text:
+        return
+    for m in _ORACLE_CONNECT.finditer(text):
+        pw = m.group("pw")
+        if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
+            yield SecretFinding("database URL with password", m.start("pw"), m.end("pw"))
+
+
 def _bare_userinfo(text: str) -> Iterator[SecretFinding]:
     """``user:password@host`` written without a scheme (a note of how to reach a box)."""
     if "@" not in text or ":" not in text:
@@ -322,6 +350,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from pgpass_lines(text)
         yield from prefixed_tokens(text)
         yield from hex_prefixed_tokens(text)
+        yield from lower_prefixed_tokens(text)
         yield from byte_arrays(text)
         yield from dotted_tokens(text)
         yield from webhook_urls(text)
@@ -329,6 +358,10 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from seed_phrases(text)
         yield from listed_codes(text, low)
         yield from named_values(text, low)
+        yield from table_cells(text, low)
+        yield from xml_elements(text)
+        yield from unlabelled_passwords(text)
+    yield from pin_codes(text)
     yield from assignments(text, low)
 
 
@@ -347,6 +380,7 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     found = list(_rule_findings(norm, low))
     found.extend((_AFTER_RULES, f) for f in _url_passwords(norm))
     found.extend((_AFTER_RULES, f) for f in _bare_userinfo(norm))
+    found.extend((_AFTER_RULES, f) for f in _oracle_connect(norm))
     found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low))
     out = list(_mapped(view, iter(found)))
     # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
