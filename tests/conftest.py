@@ -307,15 +307,37 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
     return CliResult(argv, code, _decode(out) if text else out, _decode(err) if text else err)
 
 
+#: every daemon :func:`spawn_daemon` started, for :func:`_no_daemon_outlives_its_test`
+_DAEMONS: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_daemon_outlives_its_test() -> Iterator[None]:
+    """A daemon the test did not stop (it failed between starting and stopping one) is stopped at
+    its end: otherwise it keeps running after the suite, and keeps re-creating files in the
+    test's removed folder."""
+    yield
+    while _DAEMONS:
+        proc = _DAEMONS.pop()
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=30)
+
+
 def spawn_daemon(root: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen:
     """A real ``python -m vault_mem daemon ROOT`` with its stderr in the file ``log``, never in a
     pipe: a pipe that the test reads only at the end fills up (64 KB) under a busy daemon's
     logging, and then the daemon blocks in a write and cannot even stop on SIGTERM.
-    :func:`daemon_log` reads what it wrote."""
+    :func:`daemon_log` reads what it wrote. One still running when the test ends is stopped."""
     with open(log, "ab") as err:
         proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], env=dict(env),
                                 stdout=subprocess.DEVNULL, stderr=err)
     proc.log_path = log  # type: ignore[attr-defined]
+    _DAEMONS.append(proc)
     return proc
 
 
