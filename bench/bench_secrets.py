@@ -6,6 +6,7 @@
     python bench/bench_secrets.py --set heldout3           # the third (issue 23: written before reading the detector)
     python bench/bench_secrets.py --set heldout4           # the fourth (issue 23 item 5: written before the generic rules)
     python bench/bench_secrets.py --set heldout5           # the fifth (blind: written after the generic rules, untuned)
+    python bench/bench_secrets.py --set heldout6           # the sixth (blind: written after heldout5's fixes, untuned)
     python bench/bench_secrets.py --set probe              # probes written while fixing heldout4's classes (not held out)
     python bench/bench_secrets.py --code /work/main        # the same corpus against another checkout
     python bench/bench_secrets.py --misses --timing        # name each miss and false alarm; time the gate
@@ -33,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--code", type=Path, help="checkout whose vault_mem to measure (default: this tree)")
-    ap.add_argument("--set", choices=("fresh", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "probe"), default="fresh")
+    ap.add_argument("--set", choices=("fresh", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "probe"), default="fresh")
     ap.add_argument("--misses", action="store_true", help="list each miss and false alarm by name")
     ap.add_argument("--timing", action="store_true", help="time the gate over the first-index corpus")
     args = ap.parse_args()
