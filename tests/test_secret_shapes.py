@@ -624,6 +624,21 @@ def test_keys_public_by_design_and_the_documentation_jwt_pass() -> None:
     assert found(f"Cookie: session-token={r(20, URL)}xxX{r(30, URL)}")  # `xxX` by chance is not a mask
 
 
+def test_a_jwt_for_the_anonymous_role_passes_and_the_service_role_one_does_not() -> None:
+    """heldout6 (blind): the anon key of Supabase/PostgREST, a JWT whose role claim is `anon`, is
+    what the browser sends with every request (its vendor publishes it to the page); the
+    service_role key beside it bypasses every row policy and is a credential."""
+    header = _b64url({"alg": "HS256", "typ": "JWT"})
+
+    def token(role: str) -> str:
+        claims = {"iss": "supabase", "ref": r(20).lower(), "role": role, "iat": 1735689600, "exp": 2051265600}
+        return f"{header}.{_b64url(claims)}.{r(43, URL)}"
+    for text in (f"NEXT_PUBLIC_SUPABASE_ANON_KEY={token('anon')}", f"anon key for the web client: {token('anon')}"):
+        assert clean(text), text
+    for text in (f"SUPABASE_SERVICE_ROLE_KEY={token('service_role')}", f"service key: {token('service_role')}"):
+        assert found(text), text
+
+
 def test_bip39_words_named_as_something_else_are_not_a_phrase() -> None:
     listed = words(12).split()
     while valid_mnemonic(listed):  # one list in 16 carries a valid checksum: a wallet's phrase, refused

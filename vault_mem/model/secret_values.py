@@ -79,8 +79,14 @@ _SAMPLE_JWT_CLAIMS = ({"sub": "1234567890", "name": "John Doe", "iat": 151623902
                       {"sub": "1234567890", "name": "John Doe", "admin": True})
 
 
+#: the role claim of a JWT its vendor publishes to every browser: Supabase's and PostgREST's
+#: anon key (their service_role key, which bypasses row policies, stays a credential)
+_PUBLIC_JWT_ROLES = frozenset({"anon", "anonymous"})
+
+
 def sample_jwt(value: str) -> bool:
-    """Is ``value`` the documentation sample JWT (its payload is jwt.io's well-known claims)?"""
+    """Is ``value`` a JWT that is no secret: the documentation sample (its payload is jwt.io's
+    well-known claims), or a token for an anonymous role (:data:`_PUBLIC_JWT_ROLES`)?"""
     parts = value.split(".")
     if len(parts) != 3 or not value.startswith("eyJ") or not parts[1].startswith("eyJ"):
         return False
@@ -88,7 +94,7 @@ def sample_jwt(value: str) -> bool:
         claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except (binascii.Error, ValueError):
         return False
-    return claims in _SAMPLE_JWT_CLAIMS
+    return claims in _SAMPLE_JWT_CLAIMS or (isinstance(claims, dict) and claims.get("role") in _PUBLIC_JWT_ROLES)
 
 
 def is_placeholder(value: str, *, quoted: bool) -> bool:
