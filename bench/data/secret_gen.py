@@ -1,5 +1,5 @@
 """The random-value generator the secret corpora share (``secrets_fresh.py``,
-``secrets_heldout.py``, ``secrets_heldout2.py``): each corpus makes one :class:`Generator` with its
+``secrets_heldout.py`` ... ``secrets_heldout6.py``): each corpus makes one :class:`Generator` with its
 own seed and key prefix, so its values are the same on every run and no two corpora share them.
 Vendor prefixes are split in the corpora themselves, so no scanner flags these files."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+import json
 import random
 import runpy
 import string
@@ -21,6 +22,9 @@ URL = ALNUM + "-_"
 BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 D5 = "-" * 5
 PK = "PRIV" + "ATE KEY"
+B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+PWCHARS = ALNUM + "!#%&*+-=?@^_"
 # this tree's copy of the list, read by path: the corpus must not change with the code under test
 WORDS = runpy.run_path(str(Path(__file__).resolve().parents[2] / "vault_mem" / "model" / "seed_words.py"))["BIP39_ENGLISH"]
 
@@ -47,6 +51,23 @@ class Generator:
     def words(self, n: int) -> list[str]:
         return [self.rng.choice(WORDS) for _ in range(n)]
 
+    def rand_bytes(self, n: int) -> bytes:
+        return bytes(self.rng.randrange(256) for _ in range(n))
+
+    def uuid(self) -> str:
+        """A random version-4 UUID."""
+        h = self.r(32, HEX)
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{self.rng.choice('89ab')}{h[17:20]}-{h[20:]}"
+
+    def jwt(self, claims: dict, alg: str = "HS256", sig_bytes: int = 32) -> str:
+        """A JWT of ``claims`` with a random signature of ``sig_bytes``."""
+        head = b64url(json.dumps({"alg": alg, "typ": "JWT"}).encode())
+        return f"{head}.{b64url(json.dumps(claims).encode())}.{b64url(self.rand_bytes(sig_bytes))}"
+
+    def pw(self, n: int = 14) -> str:
+        """A person's password: mixed case, digits and a symbol or two."""
+        return self.r(n, PWCHARS)
+
     def item(self, name: str, cls: str, body: str, description: str | None = None, key: str = "",
              meta: dict | None = None) -> dict:
         key = key or f"{self.key_prefix}-{next(self.serial):03d}"
@@ -61,3 +82,12 @@ def b64(data: str | bytes) -> str:
 
 def wrap(s: str, width: int = 64) -> str:
     return "\n".join(s[i:i + width] for i in range(0, len(s), width))
+
+
+def b64url(data: bytes) -> str:
+    return b64(data).rstrip("=").replace("+", "-").replace("/", "_")
+
+
+def block(label: str, body: str) -> str:
+    """An armored block: ``-----BEGIN LABEL-----``, ``body``, ``-----END LABEL-----``."""
+    return f"{D5}BEGIN {label}{D5}\n{body}\n{D5}END {label}{D5}"

@@ -34,36 +34,9 @@ r, words, item = _G.r, _G.words, _G.item
 b64, wrap = _GEN["b64"], _GEN["wrap"]
 ALNUM, LOWER, UP, HEX, B64, URL, BECH32, D5, PK = (_GEN[k] for k in ("ALNUM", "LOWER", "UP", "HEX", "B64", "URL",
                                                                    "BECH32", "D5", "PK"))
-B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-PWCHARS = ALNUM + "!#%&*+-=?@^_"
-
-
-def _rand_bytes(n: int) -> bytes:
-    return bytes(_RNG.randrange(256) for _ in range(n))
-
-
-def _uuid() -> str:
-    h = r(32, HEX)
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_RNG.choice('89ab')}{h[17:20]}-{h[20:]}"
-
-
-def _b64url(data: bytes) -> str:
-    return b64(data).rstrip("=").replace("+", "-").replace("/", "_")
-
-
-def _jwt(claims: dict, alg: str = "HS256") -> str:
-    head = _b64url(json.dumps({"alg": alg, "typ": "JWT"}).encode())
-    return f"{head}.{_b64url(json.dumps(claims).encode())}.{_b64url(_rand_bytes(32))}"
-
-
-def _pw(n: int = 14) -> str:
-    """A person's password: mixed case, digits and a symbol or two."""
-    return r(n, PWCHARS)
-
-
-def _block(label: str, body: str) -> str:
-    return f"{D5}BEGIN {label}{D5}\n{body}\n{D5}END {label}{D5}"
+_rand_bytes, _uuid, _pw, _jwt = _G.rand_bytes, _G.uuid, _G.pw, _G.jwt
+_b64url, _block = _GEN["b64url"], _GEN["block"]
+B32, B58, PWCHARS = _GEN["B32"], _GEN["B58"], _GEN["PWCHARS"]
 
 
 def forms() -> list[dict]:

@@ -62,36 +62,17 @@ from urllib.parse import quote
 
 _GEN = runpy.run_path(str(Path(__file__).with_name("secret_gen.py")))
 _G = _GEN["Generator"](20261205, "held5", "Working notes")
-_RNG = _G.rng
 r, words, item = _G.r, _G.words, _G.item
 b64, wrap = _GEN["b64"], _GEN["wrap"]
 ALNUM, LOWER, UP, HEX, B64, URL, BECH32, D5, PK = (_GEN[k] for k in ("ALNUM", "LOWER", "UP", "HEX", "B64", "URL",
                                                                    "BECH32", "D5", "PK"))
-B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-PWCHARS = ALNUM + "!#%&*+-=?@^_"
-
-
-def _rand_bytes(n: int) -> bytes:
-    return bytes(_RNG.randrange(256) for _ in range(n))
-
-
-def _uuid() -> str:
-    h = r(32, HEX)
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_RNG.choice('89ab')}{h[17:20]}-{h[20:]}"
-
-
-def _b64url(data: bytes) -> str:
-    return b64(data).rstrip("=").replace("+", "-").replace("/", "_")
+_rand_bytes, _uuid, _pw = _G.rand_bytes, _G.uuid, _G.pw
+_b64url = _GEN["b64url"]
+B32, PWCHARS = _GEN["B32"], _GEN["PWCHARS"]
 
 
 def _jwt(claims: dict, alg: str = "HS256") -> str:
-    head = _b64url(json.dumps({"alg": alg, "typ": "JWT"}).encode())
-    return f"{head}.{_b64url(json.dumps(claims).encode())}.{_b64url(_rand_bytes(64 if alg == 'EdDSA' else 32))}"
-
-
-def _pw(n: int = 14) -> str:
-    return r(n, PWCHARS)
+    return _G.jwt(claims, alg, 64 if alg == "EdDSA" else 32)
 
 
 def _pem(kind: str, nbytes: int, headers: str = "") -> str:
