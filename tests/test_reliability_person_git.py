@@ -200,6 +200,26 @@ def test_a_write_waiting_for_a_persons_git_command_says_so_within_seconds(tmp_pa
     assert f"waiting for a person's `git pull` (pid {pull.pid})" in r.stderr, r.stderr
 
 
+def _failed_write_brought_back(tmp_path: Path) -> tuple[Path, bytes]:
+    """A vault whose agent write of ``facts/busy.md`` failed for real (a checkout landed before
+    it wrote its file: "nothing was written"), then whose bytes came back on disk as a stash's
+    pop leaves them; returns the vault's root and those bytes."""
+    from vault_mem.errors import HeadMovedError
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("busy", "agent version one", "v1")
+    failed = (root / "facts" / "busy.md").read_bytes().replace(b"agent version one", b"agent version two")
+    with vault.transaction() as tx:
+        git(root, "checkout", "-q", "--detach")
+        with pytest.raises(HeadMovedError, match="nothing was written"):
+            tx.commit({"facts/busy.md": failed}, "remember: busy", key="busy", action="update", type_="fact")
+    vault.close()
+    git(root, "checkout", "-q", "main")
+    (root / "facts" / "busy.md").write_bytes(failed)  # what the stash's pop gives back
+    return root, failed
+
+
 def test_a_failed_writes_bytes_brought_back_by_a_stash_pop_are_never_committed(tmp_path):
     """Found by bench/chaos.py (1 of 320 writes): an agent write had its file on disk when a
     person's `git pull --rebase --autostash` stashed it; HEAD moved, so the write failed ("HEAD
@@ -210,20 +230,8 @@ def test_a_failed_writes_bytes_brought_back_by_a_stash_pop_are_never_committed(t
     the daemon must put HEAD's version back, not commit them."""
     from test_daemon import start_daemon, stop
 
-    from vault_mem.errors import HeadMovedError
-
-    vault = Vault.init(tmp_path / "vault")
-    root = vault.root
-    vault.remember("busy", "agent version one", "v1")
+    root, failed = _failed_write_brought_back(tmp_path)
     v1 = git(root, "rev-parse", "HEAD:facts/busy.md").strip()
-    failed = (root / "facts" / "busy.md").read_bytes().replace(b"agent version one", b"agent version two")
-    with vault.transaction() as tx:
-        git(root, "checkout", "-q", "--detach")
-        with pytest.raises(HeadMovedError, match="nothing was written"):
-            tx.commit({"facts/busy.md": failed}, "remember: busy", key="busy", action="update", type_="fact")
-    vault.close()
-    git(root, "checkout", "-q", "main")
-    (root / "facts" / "busy.md").write_bytes(failed)  # what the stash's pop gives back
     daemon = start_daemon(root, VAULT_MEM_QUIET_SECONDS="0.3", VAULT_MEM_DEBOUNCE_MS="20")
     try:
         deadline = time.monotonic() + 20
@@ -242,20 +250,8 @@ def test_a_persons_hand_commit_of_a_failed_writes_bytes_is_refused_by_name(tmp_p
     until the daemon's next round, and a person's `git commit -a` meanwhile committed a write
     whose caller was told it never happened. The pre-commit hook refuses such a file, names it
     and says how to put the committed version back; any other edit of it commits."""
-    from vault_mem.errors import HeadMovedError
-
-    vault = Vault.init(tmp_path / "vault")
-    root = vault.root
-    vault.remember("busy", "agent version one", "v1")
-    failed = (root / "facts" / "busy.md").read_bytes().replace(b"agent version one", b"agent version two")
-    with vault.transaction() as tx:
-        git(root, "checkout", "-q", "--detach")
-        with pytest.raises(HeadMovedError, match="nothing was written"):
-            tx.commit({"facts/busy.md": failed}, "remember: busy", key="busy", action="update", type_="fact")
-    vault.close()
-    git(root, "checkout", "-q", "main")
+    root, failed = _failed_write_brought_back(tmp_path)
     head = git(root, "rev-parse", "HEAD")
-    (root / "facts" / "busy.md").write_bytes(failed)  # what the stash's pop gives back
     proc = subprocess.run(["git", "commit", "-qam", "tidy up"], cwd=root, capture_output=True, text=True)
     assert proc.returncode == 1 and "commit refused" in proc.stderr and "facts/busy.md" in proc.stderr, proc.stderr
     assert "reported as not written" in proc.stderr and "git checkout HEAD -- facts/busy.md" in proc.stderr
