@@ -713,3 +713,41 @@ def test_a_key_prefix_and_a_lower_case_random_tail() -> None:
     for text in (f"cache-{r(40, HEX)}", f"task_{r(40, base36)}", "tokens-for-the-release-of-the-new-build-2024-final",
                  f"nix: /nix/store/{r(32, 'abcdfghijklmnpqrsvwxyz0123456789')}-python3-3.11.7", "api_" + "a1" * 20):
         assert clean(text), text
+
+
+# --- found whatever the random draw: the suite's own values once passed by the luck of the order ---
+
+def test_a_password_holding_a_percent_sign_and_a_letter_is_not_a_format_string() -> None:
+    """`r!%d7Gv3IWTx` was read as the format string `%d` and passed (1 random password in 10
+    with a `%`): a value is a format string only when what its directives leave is no secret."""
+    rng = random.Random(20261203)
+    for _ in range(200):
+        pw = "r!%" + rng.choice("dsrfx") + "".join(rng.choice(ALNUM) for _ in range(9))
+        assert found(f"| env | user | password |\n|---|---|---|\n| staging | admin | {pw} |"), pw
+        assert found(f'db_password = "{pw}"'), pw
+    for text in ('password = "%s:%s" % (user, pw)', "password: {password}", 'DB_PASS = "pass_%d"',
+                 'log.info("password for %s reset", user)', 'token = "{0}{1}".format(a, b)'):
+        assert clean(text), text
+
+
+def test_three_xs_inside_a_random_token_are_chance_not_a_mask() -> None:
+    """A session token whose random tail held `xxx` (`...VXxxxXq...`) was read as masked and
+    passed; x's at an edge of the value or of one of its parts, or four in a row, still mask."""
+    token = "gniicJUYr4-PSLXhDVXxxxXqzgZVLz3cwSAIPKBnjg25WCYjjOidT"
+    assert found(f"Cookie: session-token={token}")
+    for text in ("token: " + "sk" + "_live_xxx", "api key: abcd1234-xxx-efgh5678", "token = 'XXXX1234abcd5678efgh'",
+                 "password: hunter2xxxx", "secret = 'a1b2c3xxx'"):
+        assert clean(text), text
+
+
+def test_a_hex_key_after_its_label_is_found_whatever_its_draw() -> None:
+    """A 32-character hex key after "api key" passed when its draw scored under the entropy
+    bar for any alphabet (1 in 5): hex has 16 symbols, so its bar is its own."""
+    rng = random.Random(20261204)
+    for _ in range(300):
+        key = "".join(rng.choice(HEX) for _ in range(32))
+        assert found(f"Weather service api key {key} (free tier)"), key
+    for text in ("md5 of the release tarball: 9e107d9d372bb6826bd81d3542a419d6",
+                 "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed the race",
+                 "deadbeefdeadbeefdeadbeefdeadbeef is the magic value in the test fixture"):
+        assert clean(text), text

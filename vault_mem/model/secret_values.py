@@ -44,7 +44,10 @@ _REFERENCE_WORDS = ("os.environ", "getenv", "process.env", "env(", "env[", "secr
                     "secretsmanager", "arn:aws")
 _SAME_CHAR = re.compile(r"(.)\1*", re.DOTALL)
 # (x's of one case: a mask is typed `xxx` or `XXX`; a random tail holds `xXx` by chance)
-_MASK = re.compile(r"x{3,}|X{3,}|\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}")
+_MASK = re.compile(r"\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}")
+#: x's stand for characters left out (`sk_live_xxxx`, `abcd-XXX-efgh`) at an edge of the value or
+#: of one of its parts, or four and more in a row; three inside a random tail are chance
+_X_RUN = re.compile(r"x{3,}|X{3,}")
 _CALL = re.compile(r"[A-Za-z_]\(")
 _DOTTED_REF = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[.*)?")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -102,10 +105,11 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
     low = value.lower()
     if not value or value[0] in "$<[{(*" or low in _NON_VALUES or (value[0] == value[-1] == "%"):
         return True
-    if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _MASK.search(value):
+    if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _masked(value):
         return True
-    if _FORMAT.search(value):  # a format string: '%s:%s', '{password}'
-
+    if _FORMAT.search(value) and not _random_rest(_FORMAT.sub("", value)):
+        # a format string: '%s:%s', '{password}', 'pass_%d'; a password that holds `%d` by
+        # chance ('r!%d7Gv3IWTx') keeps a random rest once its "directives" are gone
         return True
     if any(w in low for w in _PLACEHOLDER_WORDS) or any(w in low for w in _REFERENCE_WORDS):
         return True
@@ -120,6 +124,25 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
     if _ENV_NAME.fullmatch(value):
         return True  # the name of the variable that holds it, quoted or not
     return not quoted and bool(_DOTTED_REF.fullmatch(value) or _IDENT_REF.fullmatch(value))
+
+
+def _masked(value: str) -> bool:
+    """Does ``value`` hide characters behind a mask (``****``, ``…``, ``sk_live_xxxx``)?"""
+    if _MASK.search(value):
+        return True
+    for m in _X_RUN.finditer(value):
+        before = value[m.start() - 1] if m.start() else ""
+        after = value[m.end()] if m.end() < len(value) else ""
+        if len(m.group()) >= 4 or not before.isalnum() or not after.isalnum():
+            return True
+    return False
+
+
+def _random_rest(rest: str) -> bool:
+    """Is what a value's format directives leave still made to be hard to guess?"""
+    if len(rest) < 8 or " " in rest or not credential_like(rest):
+        return False  # '%s:%s', 'pass_%d', 'Hello %s, welcome!'
+    return any(c in "!@#$^&*+=~?" for c in rest) or not identifier_like(rest)
 
 
 def _relative_path(value: str) -> bool:
@@ -149,11 +172,18 @@ def credential_like(value: str) -> bool:
     return (has_digit and has_alpha) or symbol or inner_caps
 
 
+#: the entropy bar of a random-looking string, per character: 3.5 bits for mixed alphabets;
+#: hex has 16 symbols, and 1 random 32-character hex string in 5 scores under 3.5 (under 3.0:
+#: 1 in 1,000 at 24 characters), so a hex key after its label passed by the luck of its draw
+_ENTROPY_BAR, _HEX_ENTROPY_BAR = 3.5, 3.0
+
+
 def high_entropy(value: str) -> bool:
     """A random-looking string of at least 20 characters (keys, not names or digests in prose)."""
+    bar = _HEX_ENTROPY_BAR if all(c in "0123456789abcdefABCDEF" for c in value) else _ENTROPY_BAR
     return (
         len(value) >= 20
-        and shannon_entropy(value) >= 3.5
+        and shannon_entropy(value) >= bar
         and any(c.isdigit() for c in value)
         and any(c.isalpha() for c in value)
         and not is_wordy(value)
