@@ -153,6 +153,9 @@ async def session(root: Path, n_queries: int, edits: int, state: Path) -> dict:
     from mcp import Client
 
     def payload(result) -> dict:
+        # recall's text is the memories fenced for the model; its data is the structured part
+        if result.structured_content is not None:
+            return result.structured_content
         return json.loads(result.content[0].text)
 
     out: dict = {}
