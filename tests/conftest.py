@@ -34,25 +34,6 @@ ROOT = Path(__file__).resolve().parent.parent
 tempfile.gettempdir()
 
 
-# The files that take longest (summed durations of a whole run, `--durations=0`, 2026-12-03),
-# longest first. With `--dist loadfile` each file goes whole to the next free worker in
-# collection order, so a long file collected late ran alone at the end while the other workers
-# sat idle; started first, the short files fill in around them (longest-first scheduling).
-LONGEST_FILES = (
-    "test_connect.py", "test_reliability_writes.py", "test_sync.py", "test_mcp_server.py",
-    "test_sync_limits.py", "test_reliability_crash.py", "test_vaults.py", "test_peer_settings.py",
-    "test_gitstore.py", "test_exec_boundary.py", "test_floor.py", "test_daemon_reads.py",
-    "test_reliability_fuzz.py", "test_cli.py", "test_reliability_load.py", "test_reliability_property.py",
-    "test_daemon.py", "test_trust.py", "test_reliability_gc.py",
-)
-
-
-def pytest_collection_modifyitems(config, items):
-    """:data:`LONGEST_FILES` first, in that order; each file's own tests keep their order."""
-    rank = {name: n for n, name in enumerate(LONGEST_FILES)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
-
-
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     """Each phase's report on the test (``item.rep_call``...), for fixtures that keep files when it failed."""
