@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE, FOLDER_TYPES, TYPE_FOLDERS
-from vault_mem.errors import GitError
+from vault_mem.errors import GitError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import is_memory_path
+from vault_mem.model.memory import is_memory_path, validate_key
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import changed_paths, merge_base
 from vault_mem.store.trust import approve_git_files, approved_git_files
@@ -46,6 +46,25 @@ def is_git_file(rel: str) -> bool:
 #: INDEX.md (regenerated, never taken), vault.toml (its settings have their own approval,
 #: :mod:`vault_mem.store.settings`), README.md (the template's, text for people)
 _OWN_FILES = frozenset({INDEX_FILE, CONFIG_FILE, "README.md"})
+#: file names agent CLIs read as instructions in the folder they work in (any case: on macOS
+#: and Windows `facts/claude.md` is `facts/CLAUDE.md`)
+_AGENT_INSTRUCTIONS = frozenset({"agents.md", "claude.md", "claude.local.md", "gemini.md"})
+
+
+def _read_as_memory(rel: str) -> bool:
+    """Whether vault-mem reads ``rel`` as a memory, and no agent reads it as its instructions:
+    ``<type folder>/<valid key>.md``. A name that is no valid key (``facts/CLAUDE.md``,
+    ``facts/README.md``) is never indexed, so only other programs would read it."""
+    if not is_memory_path(rel):
+        return False
+    name = rel.rsplit("/", 1)[-1]
+    if name.casefold() in _AGENT_INSTRUCTIONS:
+        return False
+    try:
+        validate_key(name[:-3])
+    except VaultMemError:
+        return False
+    return True
 
 
 def needs_approval(rel: str) -> bool:
@@ -55,11 +74,11 @@ def needs_approval(rel: str) -> bool:
     of the folder they run in as settings, hooks or instructions (``.claude/settings.json``,
     ``.mcp.json``, ``AGENTS.md``, ``.envrc``, ``.vscode/tasks.json``, a ``Makefile``): a peer's copy
     in a vault would run code or steer an agent the person starts there. A memory file
-    (``<type folder>/<name>.md``), a type folder's ``.gitkeep`` and vault-mem's own files
+    (:func:`_read_as_memory`), a type folder's ``.gitkeep`` and vault-mem's own files
     (:data:`_OWN_FILES`) arrive as before."""
     if is_git_file(rel):
         return True
-    if rel in _OWN_FILES or is_memory_path(rel):
+    if rel in _OWN_FILES or _read_as_memory(rel):
         return False
     folder, _, name = rel.rpartition("/")
     return not (folder in FOLDER_TYPES and name == ".gitkeep")
