@@ -270,6 +270,16 @@ def test_check_refs_lists_every_missing_path(vault, checkout):
     assert all(m["path"] == "facts/app.md" for m in missing)
 
 
+def test_check_refs_reads_glob_refs_as_path_glob_does(vault, checkout):
+    """``**`` takes any number of folders, none included; ``*`` stays within one folder (the
+    linear matcher that replaced ``Path.glob`` had ``src/**/app.py`` miss ``src/app.py`` and
+    ``*.toml`` find ``sub/config.toml``)."""
+    write_memory(vault.root, "globs", "Glob refs", "Layout.",
+                 refs=["src/**/app.py", "**/env.dart", "lib/**", "src/[au]*.py", "*.toml", "src/*/app.py", "**/**/gone.py"])
+    missing = [m["ref"] for m in hygiene.check_refs(vault, checkout)]
+    assert missing == ["*.toml", "src/*/app.py", "**/**/gone.py"]
+
+
 def test_check_refs_uses_git_file_list_in_a_git_checkout(vault, checkout):
     git(checkout, "init", "-q")
     (checkout / ".gitignore").write_text("build/\n")

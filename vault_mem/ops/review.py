@@ -372,6 +372,23 @@ def _exists(repo: Path, rel: str) -> bool:
 MAX_GLOBS = 1000
 
 
+def _glob_match(pattern: list[str], path: list[str]) -> bool:
+    """Whether ``path``'s parts match ``pattern``'s: ``**`` takes any number of parts, any other
+    part is matched with :func:`fnmatch.fnmatchcase` against one. Table by table from the ends
+    (each cell once), so no pattern backtracks."""
+    m, n = len(pattern), len(path)
+    later = [False] * n + [True]  # row m: only the end of the path is matched by nothing
+    for i in range(m - 1, -1, -1):
+        row = [False] * (n + 1)
+        for j in range(n, -1, -1):
+            if pattern[i] == "**":
+                row[j] = later[j] or (j < n and row[j + 1])
+            else:
+                row[j] = j < n and later[j + 1] and fnmatch.fnmatchcase(path[j], pattern[i])
+        later = row
+    return later[0]
+
+
 class _Tree:
     """Every file and folder path of a checkout (git's list when it is one), for suffix lookups."""
 
@@ -381,20 +398,17 @@ class _Tree:
         self.globs: dict[str, bool] = {}
 
     def matches(self, pattern: str) -> bool:
-        """Whether some path of the checkout matches the glob ``pattern`` (``*`` also crosses
-        folders, as ``**`` does). Matched against the path list, never by walking the disk:
-        ``Path.glob`` took time exponential in a pattern's ``**`` (``**/**/**/**/**/x`` ran 40 s
-        on a small checkout, and a memory may list 64 such refs); the regex of
-        :func:`fnmatch.translate` is linear in each path. One pass per distinct pattern, at most
-        :data:`MAX_GLOBS` of them."""
+        """Whether some path of the checkout matches the glob ``pattern`` as ``Path.glob`` reads
+        it (``*`` within one folder, ``**`` any number of folders, none included). Matched
+        against the path list, never by walking the disk: ``Path.glob`` took time exponential in
+        a pattern's ``**`` (``**/**/**/**/**/x`` ran 40 s on a small checkout, and a memory may
+        list 64 such refs); :func:`_glob_match` is linear in each path's folders times the
+        pattern's parts. One pass per distinct pattern, at most :data:`MAX_GLOBS` of them."""
         if pattern not in self.globs:
             if len(self.globs) >= MAX_GLOBS:
                 return True
-            try:
-                regex = re.compile(fnmatch.translate(pattern))
-            except re.error:
-                regex = None
-            self.globs[pattern] = regex is not None and any(regex.match(p) for p in self.paths)
+            parts = pattern.strip("/").split("/")
+            self.globs[pattern] = any(_glob_match(parts, p.rstrip("/").split("/")) for p in self.paths)
         return self.globs[pattern]
 
     @classmethod
