@@ -178,6 +178,10 @@ ADVERSARIAL = {
     "use without to": "use Ab1!efgh " * (_SIZE // 13),
     "sudo without takes": "sudo " * (_SIZE // 5),
     "lower prefixes": ("ask_" + "a1" * 40 + " ") * (_SIZE // 85),
+    # found by review: quadratic in one line's length, not exponential (85 s for 80 KB)
+    "table rule of blanks": "| a | b |\n---\n" + " " * _SIZE + "x",
+    "naming line before seed words": "zz " * (_SIZE // 6) + "abandon ability able about above absent absorb "
+                                     "abstract absurd abuse access accident",
 }
 
 

@@ -380,6 +380,8 @@ _SEED_LABEL = re.compile(r"(?i:seed|phrase|mnemonic|recovery|wallet|backup|words
 _INDEX = {w: i for i, w in enumerate(BIP39_ENGLISH)}
 # Prose that ends in a colon right before the words: three words or more, so a bare "Seed:" or
 # "12 words:" (the layout of a backup note) is not one.
+#: how far before the words a naming label may start
+_NAMING_REACH = 160
 _NAMING_LABEL = re.compile(r"[^\W\d_]{2,}(?:[^\w\n]{1,4}\w+){2,}[^\w\n]{0,4}:[ \t]*\Z")
 
 
@@ -394,7 +396,9 @@ def _listed(text: str, start: int) -> bool:
         return False
     # a list label, or a sentence that names what the words are ("Release codenames, in order:"):
     # words introduced as something else are that thing, unless their checksum says otherwise
-    return bool(_LIST_LABEL.search(before)) or bool(_NAMING_LABEL.search(before))
+    # (a naming label is short: searched in the line's end, since every start of an unanchored
+    # search of a long line scanned the rest of it, quadratic in the line's length)
+    return bool(_LIST_LABEL.search(before)) or bool(_NAMING_LABEL.search(before[-_NAMING_REACH:]))
 
 
 def valid_mnemonic(words: list[str]) -> bool:
