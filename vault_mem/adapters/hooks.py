@@ -218,7 +218,6 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
     """Refuse broken memory files; regenerate and stage INDEX.md."""
     from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
     from vault_mem.store import worktree
-    from vault_mem.store.git import GitRepo
     from vault_mem.vault.steps import failed_writes
 
     try:
@@ -245,7 +244,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
             if not reason and others:
                 reason = (f"its key is also used by {', '.join(others)}; a key is unique across the vault, "
                           "so rename or remove one of them")
-            if not reason and failed and GitRepo.blob_id(data) in failed:
+            if not reason and failed and vault.repo.blob_id(data) in failed:
                 # a failed write's bytes that a stash pop or an autostash brought back: the daemon
                 # puts them back on its next round (recovery.put_back_failed); until then, a
                 # `git commit -a` would land a write whose caller was told it never happened

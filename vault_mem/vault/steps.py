@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError, WriteFailedError
+from vault_mem.index import committed as committed_view
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
@@ -141,8 +142,10 @@ def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str |
     def version(top: str) -> bytes | None:
         oid = ws.repo.blob_at(parent, top)
         return ws.repo.read_object(oid)[1] if oid else None
-    committed.bring_to(ws, sidecar, parent)  # its git diff before the render's transaction
-    return index_of(ws, sidecar, version, skip=set(rels), changed=lambda: committed.differing(ws, sidecar, parent))
+    committed.bring_to(ws, sidecar, parent)  # its git diff and blob fill before the render's transaction
+    # inside it, only the table the triggers keep is read again (a read that indexed a file
+    # meanwhile gave its row a blob id, and the triggers listed it)
+    return index_of(ws, sidecar, version, skip=set(rels), changed=lambda: committed_view.differing(sidecar.db))
 
 
 def index_of(ws: Workspace, sidecar: Sidecar, version: Callable[[str], bytes | None], *,
