@@ -8,6 +8,7 @@ output and error messages; every message that names a path it did not make goes 
 
 from __future__ import annotations
 
+import json
 import unicodedata
 
 from vault_mem.config import disk_name
@@ -74,15 +75,8 @@ def visible_json(text: str) -> str:
     nothing in it that drives a terminal. Such characters can only sit inside JSON strings."""
     if not any(hidden_in_prose(ch) for ch in text):
         return text
-    return "".join(_json_escape(ch) if hidden_in_prose(ch) else ch for ch in text)
-
-
-def _json_escape(ch: str) -> str:
-    code = ord(ch)
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    code -= 0x10000
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    # json.dumps writes such a character as its \uNNNN escape (a surrogate pair beyond the BMP)
+    return "".join(json.dumps(ch)[1:-1] if hidden_in_prose(ch) else ch for ch in text)
 
 
 def shown(name: str) -> str:

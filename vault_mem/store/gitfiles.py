@@ -167,7 +167,7 @@ def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
         text = "\n".join([f"--- {f.path} here", f"+++ {f.path} from the remote", *body])
     if len(text) <= limit:
         return text
-    whole = f"git cat-file -p {f.theirs}" if f.ours is None else f"git diff {f.ours} {f.theirs}"
+    whole = f"git cat-file -p {f.theirs}" if f.ours is None else f"git diff --no-ext-diff --no-textconv {f.ours} {f.theirs}"
     return (f"{text[:limit]}\n[... cut: {len(text) - limit:,} more characters not shown; approving takes "
             f"them too: read them all with `{whole}` first]")
 
