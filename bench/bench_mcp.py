@@ -127,7 +127,13 @@ def daemon(root: Path) -> int:
 def server_params(root: Path, state: Path):
     from mcp import StdioServerParameters
 
-    env = {**os.environ, "PYTHONPATH": str(CODE), "BENCH_MCP_CODE": str(CODE)}
+    # as `vault-mem mcp` runs (its main() sets these before numpy loads; this script's own
+    # imports load numpy first)
+    try:
+        from vault_mem.adapters.cli import ONE_BLAS_THREAD
+    except ImportError:  # an older checkout (--code)
+        ONE_BLAS_THREAD = ()
+    env = {**{name: "1" for name in ONE_BLAS_THREAD}, **os.environ, "PYTHONPATH": str(CODE), "BENCH_MCP_CODE": str(CODE)}
     return StdioServerParameters(command=sys.executable,
                                  args=[str(Path(__file__).resolve()), "--serve", str(root), "--state", str(state)],
                                  env=env, cwd=str(HERE.parent))

@@ -15,6 +15,7 @@ from vault_mem import Vault
 from vault_mem.daemon.keeper import CHECKING, START_WAIT_S, WARMING, Keeper, Warmup, changes_so_far
 from vault_mem.daemon.process import Daemon
 from vault_mem.daemon.watcher import Batcher, VaultWatcher
+from vault_mem.index.vectors import VectorIndex
 
 
 def top_keys(vault: Vault, query: str) -> list[str]:
@@ -231,8 +232,38 @@ def test_recall_before_the_model_is_loaded_says_it_is_keyword_only(vault):
         v.close()
 
 
-def test_vectors_load_into_one_compact_copy(vault):
-    """The in-memory index holds each vector once, as float16 rows, with spare rows for writes."""
+def test_vectors_grown_past_exact_search_become_float16(vault, monkeypatch):
+    """A warm index that grows past ``EXACT_MAX`` rows is copied into float16 rows, every vector
+    kept, and searches the same."""
+    monkeypatch.setattr(VectorIndex, "EXACT_MAX", 45)
+    monkeypatch.setattr(VectorIndex, "MIN_SPARE", 2)
+    v = Vault(vault.root, embedder=FakeEmbedder())
+    try:
+        v.sidecar.keep_vectors_in_memory = True
+        for i in range(40):
+            write_memory(v.root, f"m{i:02d}", f"memory number {i} about topic {i % 7}")
+        v.reconcile()
+        assert v.recall("topic 3").hits
+        index = v.sidecar._vindex
+        assert index.matrix.dtype.name == "float32" and index.capacity <= 45
+        for i in range(40, 48):
+            write_memory(v.root, f"m{i:02d}", f"memory number {i} about subject {i}")
+        v.reconcile()
+        assert [h.key for h in v.recall("memory number 47 about subject 47").hits][:1] == ["m47"]
+        assert v.sidecar._vindex is index and index.matrix.dtype.name == "float16" and len(index.ids) == 48
+        stored = dict(v.sidecar.db.execute("SELECT rowid, embedding FROM vec_items").fetchall())
+        for fid, row in zip(index.ids.tolist(), index.matrix):
+            assert (row == np.frombuffer(stored[fid], dtype=np.float32).astype(np.float16)).all()
+    finally:
+        v.close()
+
+
+@pytest.mark.parametrize("exact_max, dtype", [(20_000, "float32"), (10, "float16")])
+def test_vectors_load_into_one_compact_copy(vault, monkeypatch, exact_max, dtype):
+    """The in-memory index holds each vector once, with spare rows for writes: as float32 rows
+    while exact search reads every row (float16 to float32 costs more than the product), as
+    float16 rows in a vault too big for that (half the memory; only candidates are scored)."""
+    monkeypatch.setattr(VectorIndex, "EXACT_MAX", exact_max)
     v = Vault(vault.root, embedder=FakeEmbedder())
     try:
         for i in range(40):
@@ -241,11 +272,11 @@ def test_vectors_load_into_one_compact_copy(vault):
         v.sidecar.embed_pending()
         assert v.sidecar.preload_vectors() >= 0
         index = v.sidecar._preloaded
-        assert index is not None and len(index.ids) == 40 and index.matrix.dtype.name == "float16"
+        assert index is not None and len(index.ids) == 40 and index.matrix.dtype.name == dtype
         assert index.matrix.base is index._buffers[2] and index.capacity > 40
         stored = dict(v.sidecar.db.execute("SELECT rowid, embedding FROM vec_items").fetchall())
         for fid, row in zip(index.ids.tolist(), index.matrix):
-            assert (row == np.frombuffer(stored[fid], dtype=np.float32).astype(np.float16)).all()
+            assert (row == np.frombuffer(stored[fid], dtype=np.float32).astype(dtype)).all()
         v.sidecar.keep_vectors_in_memory = True
         assert v.recall("topic 3").hits
         assert v.sidecar._vindex is index  # adopted, not loaded again

@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import parse_fenced as parse_block
 
-from vault_mem.model.names import shown
+from vault_mem.model.names import hidden_in_prose, shown, visible, visible_json
 from vault_mem.model.render import Author, Quote, cut, fence, notice
 
 ATTACKS = [
@@ -63,6 +63,19 @@ def test_memory_text_and_names_are_escaped_by_one_rule():
     kept = "line one\n\tC:\\path\u3000全角"
     assert parse_block(fence([Quote(kept)], nonce="feedfacefeedface"))[1][0][1] == kept
     assert shown(kept) == "line one\\x0a\\x09C:\\\\path\\u3000全角"
+
+
+def test_prose_escaping_fast_path_agrees_with_the_rule():
+    """ASCII text skips the look at each character: it must escape exactly what the
+    per-character rule (hidden_in_prose) escapes, alone and inside other text."""
+    def escaped(c: str) -> str:
+        return f"\\x{ord(c):02x}" if ord(c) <= 0xFF else f"\\u{ord(c):04x}"
+
+    for t in [f"{pre}{text}{post}" for text in [*map(chr, range(128)), "plain ascii", "é\u202e", "x\u2028y", "ok\x85"]
+              for pre, post in (("", ""), ("ascii ", " text"), ("é ", ""))]:
+        expected = "".join(escaped(c) if hidden_in_prose(c) else c for c in t)
+        assert visible(t, prose=True) == expected
+        assert (visible_json(t) == t) == (not any(hidden_in_prose(c) for c in t))
 
 
 def test_the_nonce_is_derived_from_what_is_quoted_and_never_in_it():

@@ -877,7 +877,17 @@ def cmd_export(args) -> int:
     return 0
 
 
+#: numpy's BLAS on one thread in vault-mem's own processes (set before numpy is imported; a
+#: value the person set stands). Its products here are matrix-vector ones of a few MB, which a
+#: second thread slows down: 10k vectors took 8 ms with OpenBLAS's threads on 2 cores at load
+#: 4, 0.5 ms on one, and the model's runtime keeps its own threads.
+ONE_BLAS_THREAD = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
 def main(argv: list[str] | None = None) -> int:
+    if "numpy" not in sys.modules:
+        for name in ONE_BLAS_THREAD:
+            os.environ.setdefault(name, "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:

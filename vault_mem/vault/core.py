@@ -258,11 +258,13 @@ class Vault:
             raise UsageError("k must be a whole number from 1 to 100")
         if self.progress is not None:
             self.sidecar.embed_pending(progress=self.progress)  # else recall does it, silently
+        # a peer's supersedes hides nothing: the authors of the memories that supersede one
+        # (few), not of every memory (O(vault) per recall where a peer wrote most of them)
+        superseders = self.authors(self.sidecar.superseder_paths())
         result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=validate_type(type) if type else None,
             tags=tags or None, scope=scope, include_expired=include_expired,
-            distrusted=authors.peer_memories(self.ws, self.sidecar),  # a peer's supersedes hides nothing
-            queries=queries,
+            distrusted={path for path, who in superseders.items() if not who.trusted}, queries=queries,
         )
         if not full:
             for hit in result.hits:
