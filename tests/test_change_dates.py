@@ -79,6 +79,33 @@ def test_a_clone_keeps_an_old_memory_old(tmp_path):
         assert hit.age_days > 700 and "stale" in hit.flags, (hit.date, hit.age_days)
 
 
+def test_a_clone_of_many_old_memories_keeps_them_old_and_dates_an_edit(tmp_path):
+    """A clone's first index asks about every file at once (each is newer than its
+    ``updated:``): the folder's tree is read once for them all, with the same answers as one
+    lookup per file; a file changed after that is dated by its change."""
+    root = tmp_path / "vault"
+    Vault.init(root).close()
+    rels = [write_memory(root, f"old-{i:02d}", f"Old fact number {i} about the release", f"Body {i}\n",
+                         updated=OLD, created=OLD) for i in range(40)]
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2024-01-01T12:00:00", "GIT_COMMITTER_DATE": "2024-01-01T12:00:00"}
+    subprocess.run(["git", "add", *rels], cwd=root, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "old facts"], cwd=root, check=True, env=env, capture_output=True)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    with Vault(clone) as vault:
+        held = vault.repo.blobs_at(vault.repo.head(), [*rels, "facts/missing.md", "facts", "nowhere/x.md"])
+        assert held == {**{r: vault.repo.blob_at(vault.repo.head(), r) for r in rels},
+                        "facts/missing.md": None, "facts": None, "nowhere/x.md": None}
+        assert all(held[r] for r in rels)
+        views = [get_view(vault, f"old-{i:02d}") for i in range(40)]
+        assert all(v["age_days"] > 700 and "stale" in v["flags"] for v in views)
+    path = clone / rels[7]
+    path.write_text(path.read_text().replace("Body 7", "Body seven, fixed"))
+    with Vault(clone) as vault:
+        assert get_view(vault, "old-07")["age_days"] == 0
+        assert get_view(vault, "old-08")["age_days"] > 700
+
+
 def test_an_import_keeps_the_dates_it_brought(tmp_path):
     """vault-mem's own writes date themselves: an imported memory dated 2024 is 2024's, though
     its file and its commit are today's (the commit carries an Agent: trailer)."""

@@ -57,6 +57,11 @@ _REBASE_MIN_ENTRIES = 2000
 # Loose objects above this size are stored uncompressed: a big tree is mostly random object ids,
 # so deflating it costs ~25-40 ms per write and saves little (git gc packs it later anyway).
 _DEFLATE_LIMIT = 65536
+#: asked about this many paths of one folder at once, :meth:`GitObjects.blobs_at` parses the
+#: folder's tree once: each ``<tree>:<path>`` lookup makes git inflate and search the whole
+#: folder (a few ms at 50k entries), so a lookup per file of a fresh clone's first index took
+#: minutes at 100k memories
+_PARSE_FOR = 32
 #: What GitPython/gitdb raise for a missing or unreadable object or a failed git command.
 GIT_ERRORS = (gitexc.GitError, ODBError, ValueError, OSError)
 
@@ -326,6 +331,34 @@ class GitObjects:
                 return None
             tree = sha
         return None
+
+    def blobs_at(self, commit: str | None, paths: list[str]) -> dict[str, str | None]:
+        """:meth:`blob_at` for each of ``paths`` (top-level), with a folder's tree parsed once
+        when many of its paths are asked (``_PARSE_FOR``) rather than looked up one by one."""
+        by_folder: dict[str, list[str]] = {}
+        for path in paths:
+            by_folder.setdefault(path.rpartition("/")[0], []).append(path)
+        out: dict[str, str | None] = {}
+        for folder, group in by_folder.items():
+            tree = self._folder_tree(commit, folder) if len(group) >= _PARSE_FOR else False
+            for path in group:
+                if tree is False:
+                    out[path] = self.blob_at(commit, path)
+                    continue
+                found = tree.get(path.rpartition("/")[2]) if tree is not None else None
+                out[path] = found[1] if found is not None and not stat.S_ISDIR(found[0]) else None
+        return out
+
+    def _folder_tree(self, commit: str | None, folder: str) -> ParsedTree | None:
+        """The parsed tree of ``folder`` (top-level, "" for the top) in ``commit``; None when it
+        holds no such folder."""
+        tree = self.commit_tree(commit)
+        for part in folder.split("/") if folder else []:
+            found = self._tree(tree).get(part) if tree is not None else None
+            if found is None or not stat.S_ISDIR(found[0]):
+                return None
+            tree = found[1]
+        return self._tree(tree, folder) if tree is not None else None
 
     def _lookup(self, spec: str) -> str | None:
         """The non-tree object ``<tree-ish>:<path>`` names, or None when there is none."""

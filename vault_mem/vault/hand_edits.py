@@ -52,7 +52,8 @@ def dirty_memory_paths(vault: Vault) -> set[str]:
 
 def drop_ignored(vault: Vault, changes: dict[str, bytes | None], head: str | None) -> dict[str, bytes | None]:
     """New files that .gitignore excludes are a person's choice: never commit them."""
-    new = [rel for rel in changes if vault.repo.blob_at(head, vault.prefix + rel) is None]
+    held = vault.repo.blobs_at(head, [vault.prefix + rel for rel in changes])
+    new = [rel for rel in changes if held[vault.prefix + rel] is None]
     if not new:
         return changes
     ignored = {p[len(vault.prefix):] for p in ignored_paths(vault.repo, [vault.prefix + r for r in new])}
@@ -68,9 +69,10 @@ def edit_message(vault: Vault, changes: dict[str, bytes | None], head: str | Non
     for rel, data in changes.items():
         by_key.setdefault(Path(rel).stem, {})[rel] = data
     actions: dict[str, tuple[str, str, str]] = {}  # key -> (action, type, description)
+    held = repo.blobs_at(head, [prefix + rel for rel in changes])
     for key, files in by_key.items():
         present = {r: d for r, d in files.items() if d is not None}
-        existed = {r for r in files if repo.blob_at(head, prefix + r) is not None}
+        existed = {r for r in files if held[prefix + r] is not None}
         if not present:
             action = "forget"
         elif len(files) > 1 and len(present) < len(files):
@@ -80,7 +82,7 @@ def edit_message(vault: Vault, changes: dict[str, bytes | None], head: str | Non
         rel = next(iter(present or files))
         data = present.get(rel)
         if data is None:
-            blob = repo.blob_at(head, prefix + rel)
+            blob = held[prefix + rel]
             data = repo.read_object(blob)[1] if blob else b""
         try:
             # a deleted file's description comes from HEAD, maybe from a peer's commit that

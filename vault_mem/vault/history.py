@@ -40,13 +40,18 @@ def change_dates(ws: Workspace, files: list[tuple[str, int, bool]]) -> dict[str,
     out: dict[str, str | None] = {}
     head = ws.repo.head()
     committed: dict[str, str] = {}
+    try:
+        # one parse of a folder's tree for many files (a fresh clone's first index asks for all)
+        held = ws.repo.blobs_at(head, [ws.top(rel) for rel, _, _ in files]) if head is not None else {}
+    except VaultMemError:
+        return out  # git cannot answer now: the next reconcile asks again
     for rel, mtime_ns, seen in files:
         try:
             data = ws.disk_bytes(rel)
             top = ws.top(rel)
-            clean = head is not None and data is not None and ws.repo.blob_at(head, top) == GitRepo.blob_id(data)
+            clean = head is not None and data is not None and held.get(top) == GitRepo.blob_id(data)
         except (OSError, VaultMemError):
-            continue  # changed under us, or git cannot answer now: the next reconcile asks again
+            continue  # changed under us: the next reconcile asks again
         if clean:
             committed[top] = rel
         elif seen:
