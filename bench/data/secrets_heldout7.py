@@ -63,7 +63,30 @@ Same format and generator conventions as the other corpora (``secret_gen.py``): 
 memory (``{"name", "class", "key", "description", "body", "meta"}``), values are random from a
 seeded generator and vendor prefixes are split so no scanner flags this file.
 
-RESULT: not measured yet.
+RESULT, measured once and untuned on heldout7 4baac13 (main 2009301's detector plus this corpus;
+``python bench/bench_secrets.py --set heldout7 --misses``, load average 13.4 on 2 CPUs): **98/119
+forms refused (82.4%) and 8/51 look-alikes refused (15.7%), precision 92.5%** (98/106 refusals).
+By class (forms): ai 5/5, chat 1/3, cli 6/7, cloud 3/4, config 4/8, connstr 6/6, docker 2/3,
+encoded 4/4, env 8/8, git 5/5, header 3/5, jwt 3/3, keymat 8/8, kube 4/5, mnemonic 2/2, otp 2/2,
+prose 3/7, registry 4/4, shell 4/6, split 3/3, sso 3/3, table 2/3, terraform 3/3, url 4/6, vendor
+6/6. Missed (21): Rails ``config/master.key`` (32 hex alone on the line after a label naming the
+file); ``pass_phrase=X`` in ``~/.oci/config``; Gradle ``storePassword 'X'`` / ``keyPassword 'X'``;
+``psk=<hex64>`` in wpa_supplicant.conf; ``b2 account authorize <keyID> <K005...>`` (positional
+arguments); smbclient ``-U 'CORP\\svc_backup%X'``; Argo CD's initial password alone on the line after
+``argocd admin initial-password``; ``Authorization: Splunk <uuid>``;
+``OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=<hcaik_ key>``; a Google Calendar secret iCal address
+(``private-<hex32>``); a Power Automate workflow URL (``&sig=``); ``docker login -u AWS -p <ECR
+token, base64 JSON>``; ``cloudflared service install <base64 JSON tunnel token>``; ``kubeadm join
+--token <6 chars>.<16 chars>``; prose in Vietnamese (Mật khẩu ... là X), Hindi (... पासवर्ड X है),
+Hebrew (הסיסמה לשרת היא X) and English ("jenkins login is admin and X"); two chat logs (a token alone
+on the line after "can you DM me the staging api token?", and an IRC line "new deploy key for ci:
+X"); a password-manager CSV export row (header ``name,url,username,password,totp``). False alarms
+(8): the reCAPTCHA site key (``data-sitekey="6L..."``), the Turnstile sitekey (``0x4AAAAAAA...``),
+the Datadog RUM ``clientToken: 'pub<hex32>'``, the Razorpay ``key_id`` in checkout options (all four
+public by design); an ACME http-01 key authorization (served publicly); a SealedSecret's
+``encryptedData`` (encrypted); Stripe's published docs test key and the Azurite emulator's
+well-known account key (both documented by the vendor). Not tuned on: these figures are the blind
+estimate.
 """
 
 from __future__ import annotations
