@@ -100,7 +100,8 @@ class Hit:
     trusted: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # asdict deep-copies field by field: half a millisecond per hit, on every recall
+        return {**self.__dict__, "flags": list(self.flags)}
 
 
 @dataclass

@@ -186,6 +186,8 @@ def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities
     """The author of each memory file ``rels`` (vault-relative), with its standing.
     ``check_disk=False`` (a listing of every memory) skips reading each file to see whether it
     was changed here since its commit: such a file keeps its committed author."""
+    if not rels:
+        return {}  # recall asks for the authors of the memories that supersede one: mostly none
     ids = ids or identities(ws)
     known = _kept(ws, sidecar, rels)
     uncommitted = _Uncommitted(ws, ids)
