@@ -161,6 +161,23 @@ def test_commit_info_reads_what_git_log_says(tmp_path):
 
 # -- GitPython as the git layer ---------------------------------------------------------------
 
+def test_a_blob_id_has_one_home_that_git_agrees_with_and_loads_no_gitpython(tmp_path):
+    """The git store and the sidecar's scan give a file the same blob id from one function
+    (two copies drift), real git agrees, and the scan's home loads no GitPython (reads stay light)."""
+    import sys
+
+    from vault_mem.index import scan
+    from vault_mem.store import objectid
+
+    assert GitRepo.blob_id is objectid.blob_id and scan.blob_id is objectid.blob_id
+    root = _repo(tmp_path)
+    for data in (b"", b"x\n", "é\0\n".encode() * 500):
+        assert objectid.blob_id(data) == _git_bytes(root, "hash-object", "--stdin", input_bytes=data).decode().strip()
+    code = "import sys, vault_mem.store.objectid, vault_mem.index.scan; print('git' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
 def test_objects_written_through_the_odb_read_back_with_git_cat_file(tmp_path):
     root = _repo(tmp_path)
     repo = GitRepo(root)
