@@ -188,3 +188,74 @@ def test_no_commit_lands_while_a_git_gc_runs_and_the_wait_is_said(tmp_path):
     assert "waiting for `git gc`" in err, err
     assert git(root, "fsck", "--no-progress", "--no-dangling") == ""
     assert "Written while a gc runs" in git(root, "show", "main:facts/during-gc.md")
+
+
+def test_a_write_waiting_for_a_git_gc_builds_its_commit_once_per_parent(tmp_path):
+    """A write waiting for a gc (up to 30 s) built its commit again on every 50 ms pass: INDEX.md
+    rendered and the processes listed twice, 40 times by the 2 s message. Now the commit (its
+    tree, INDEX.md's render) is built once per parent: again only when the branch moved (here a
+    person's commit during the wait), and what lands is the commit on the new tip with the
+    INDEX.md made for it. The gc is a real one, stopped (SIGSTOP) for as long as the test needs;
+    the 2 s message is the pause point that proves the loop went round many times."""
+    import logging
+    import os
+    import signal
+
+    from vault_mem.store.git import GitRepo, Identity
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    root = tmp_path
+    (root / "README.md").write_text("hello\n")
+    git(root, "add", "README.md")
+    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    before = git(root, "rev-parse", "main").strip()
+    repo = GitRepo(root)
+    renders: list[str | None] = []
+
+    def index_for(parent: str | None) -> bytes:
+        renders.append(parent)
+        return f"index made on {parent}\n".encode()
+
+    said = threading.Event()
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "waiting for `git gc`" in record.getMessage():
+                said.set()
+
+    handler = Said(logging.WARNING)
+    logger = logging.getLogger("vault_mem.store.git")
+    logger.addHandler(handler)
+    landed: list[str | None] = []
+    writer = threading.Thread(target=lambda: landed.append(repo.commit_paths(
+        {"facts/a.md": b"a fact\n"}, "remember: a", author=Identity("agent", "agent@example.com"),
+        derived=("INDEX.md", index_for))))
+    gc = subprocess.Popen(["git", "gc", "-q", "--prune=now"], cwd=root)
+    os.kill(gc.pid, signal.SIGSTOP)
+    try:
+        writer.start()
+        assert said.wait(20), "the write never said it waits for the gc"
+        assert renders == [before], f"{len(renders)} renders while waiting on one parent"
+        assert git(root, "rev-parse", "main").strip() == before, "a commit landed while the gc ran"
+        (root / "person.txt").write_text("the person's file\n")
+        git(root, "add", "person.txt")
+        git(root, "-c", "gc.auto=0", "commit", "-qm", "person")
+        person = git(root, "rev-parse", "main").strip()
+        deadline = time.monotonic() + 20
+        while len(renders) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(1)  # twenty more passes on the new tip
+        assert renders == [before, person]
+    finally:
+        os.kill(gc.pid, signal.SIGCONT)
+        gc.wait(120)
+        writer.join(60)
+        logger.removeHandler(handler)
+        repo.close()
+    assert landed and landed[0], landed
+    assert renders == [before, person]
+    assert git(root, "rev-parse", "main").strip() == landed[0]
+    assert git(root, "rev-parse", "main~1").strip() == person
+    assert git(root, "show", "main:INDEX.md") == f"index made on {person}\n"
+    assert git(root, "show", "main:facts/a.md") == "a fact\n"
+    assert git(root, "fsck", "--no-progress", "--no-dangling") == ""
