@@ -517,6 +517,45 @@ def test_nothing_is_committed_during_a_merge(vault):
         assert stop(proc)[0] == 0
 
 
+def test_index_md_held_back_by_a_git_operation_stays_owed_and_is_written_after_it(vault, tmp_path, monkeypatch):
+    """``write_index`` answered None both when INDEX.md was current and when a person's git
+    operation held it back, so a daemon whose busy check passed just before a rebase began took
+    INDEX.md for current: it stayed without the new memory until some other file changed. The
+    daemon now keeps it owed and writes it once the operation is over. The rebase is a real one,
+    held at its todo editor; the daemon pauses between its busy check and the write (a checkpoint)."""
+    vault.remember("editor", "Uses Helix as the main editor")
+    vault.remember("tabs", "Indents with four spaces", type="preference")
+    root = vault.root
+    state = root / ".vault-mem"
+    gate = tmp_path / "gate"
+    gate.write_text("")
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\nexit 1\n")  # then abandon it
+    editor.chmod(0o755)
+    rebase = None
+    with running_daemon(root, quiet_seconds=3600):
+        monkeypatch.setenv("VAULT_MEM_PAUSE_AT", "index-flush")
+        (root / "facts" / "draft.md").write_text(memory_text("A draft the person started"))
+        wait_for(lambda: (state / "paused-index-flush").exists(), what="the daemon at its INDEX.md write")
+        monkeypatch.delenv("VAULT_MEM_PAUSE_AT")
+        rebase = subprocess.Popen(["git", "rebase", "-i", "HEAD~1"], cwd=root, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True,
+                                  env={**os.environ, "GIT_SEQUENCE_EDITOR": str(editor)})
+        try:
+            wait_for(lambda: (root / ".git" / "rebase-merge").is_dir(), what="the rebase under way")
+            (state / "resume-index-flush").write_text("")
+            wait_for(lambda: not (state / "paused-index-flush").exists(), what="the daemon to go on")
+            assert "A draft the person started" not in (root / "INDEX.md").read_text(), \
+                "INDEX.md was written while the rebase ran"
+        finally:
+            gate.unlink()
+            rebase.communicate(timeout=60)
+        assert not (root / ".git" / "rebase-merge").exists()
+        wait_for(lambda: "A draft the person started" in (root / "INDEX.md").read_text(), timeout=30,
+                 what="INDEX.md written once the rebase was over")
+        assert synced(vault)
+
+
 @pytest.mark.slow
 def test_daemon_and_many_cli_processes_at_once(vault):
     proc = start_daemon(vault.root, VAULT_MEM_QUIET_SECONDS="3600")

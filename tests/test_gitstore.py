@@ -161,6 +161,23 @@ def test_commit_info_reads_what_git_log_says(tmp_path):
 
 # -- GitPython as the git layer ---------------------------------------------------------------
 
+def test_a_blob_id_has_one_home_that_git_agrees_with_and_loads_no_gitpython(tmp_path):
+    """The git store and the sidecar's scan give a file the same blob id from one function
+    (two copies drift), real git agrees, and the scan's home loads no GitPython (reads stay light)."""
+    import sys
+
+    from vault_mem.index import scan
+    from vault_mem.store import objectid
+
+    assert GitRepo.blob_id is objectid.blob_id and scan.blob_id is objectid.blob_id
+    root = _repo(tmp_path)
+    for data in (b"", b"x\n", "é\0\n".encode() * 500):
+        assert objectid.blob_id(data) == _git_bytes(root, "hash-object", "--stdin", input_bytes=data).decode().strip()
+    code = "import sys, vault_mem.store.objectid, vault_mem.index.scan; print('git' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
 def test_objects_written_through_the_odb_read_back_with_git_cat_file(tmp_path):
     root = _repo(tmp_path)
     repo = GitRepo(root)
@@ -597,3 +614,62 @@ def test_a_rebase_stopped_with_a_cherry_pick_inside_is_named_a_rebase(tmp_path):
     git(root, "cherry-pick", "--abort")
     git(root, "rebase", "--abort")
     assert repo.operation_in_progress() is None
+
+
+def test_git_update_index_is_tried_again_when_a_gc_removed_the_object_folder_under_it(tmp_path, monkeypatch):
+    """A ``git gc``/``prune`` can remove the empty object folder (``objects/ab/``) ``git
+    update-index`` is writing into, between its mkdir and its temp file: git fails with "unable
+    to create temporary file: No such file or directory ... failed to insert into database",
+    and vault-mem runs it again instead of failing the write (seen under a looping gc).
+
+    The race made exact with real git alone: the folder is a link to a folder that does not
+    exist yet (git's mkdir finds the name taken, its temp file finds no folder: git's words for
+    the race), and git's own trace (``GIT_TRACE2_EVENT``) goes to a pipe this test reads, so each
+    git process starts only when the test lets it: the folder appears after the first
+    ``update-index`` failed and before the second one starts."""
+    import json
+    import threading
+
+    (tmp_path / "repo").mkdir()
+    root = _repo(tmp_path / "repo")
+    data = b"a memory written while a gc removes folders\n"
+    (root / "facts").mkdir()
+    (root / "facts" / "a.md").write_bytes(data)
+    blob = GitRepo.blob_id(data)
+    later = tmp_path / "folder-back"
+    (root / ".git" / "objects" / blob[:2]).symlink_to(later)
+    repo = GitRepo(root)
+    fifo = tmp_path / "trace"
+    os.mkfifo(fifo)
+    runs: list[tuple[str, int]] = []  # (git command, exit code), one per git process
+    done = threading.Event()
+
+    def read_traces() -> None:
+        while not done.is_set():
+            with open(fifo, encoding="utf-8") as fh:  # a git process's trace opens the pipe: it waits for this
+                events = [json.loads(line) for line in fh if line.strip()]
+            names = [e["name"] for e in events if e.get("event") == "cmd_name"]
+            codes = [e["code"] for e in events if e.get("event") == "exit"]
+            if names and codes:
+                runs.append((names[0], codes[0]))
+                if names[0] == "update-index" and codes[0] != 0:
+                    later.mkdir(exist_ok=True)  # before the next git process can start
+
+    reader = threading.Thread(target=read_traces, daemon=True)
+    reader.start()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(fifo))
+    try:
+        repo.sync_index(["facts/a.md"])
+    finally:
+        monkeypatch.delenv("GIT_TRACE2_EVENT")
+        done.set()
+        with open(fifo, "w"):  # lets the reader's last open return
+            pass
+        reader.join(10)
+        repo.close()
+    update_runs = [code for name, code in runs if name == "update-index"]
+    assert update_runs[0] != 0, f"the first update-index did not meet the removed folder: {runs}"
+    assert update_runs[-1] == 0 and len(update_runs) == 2, runs
+    assert git(root, "ls-files", "-s", "facts/a.md").split()[1] == blob
+    assert git(root, "cat-file", "blob", blob) == data.decode()
+    assert git(root, "diff", "--name-only") == "", "staged from the file: the work tree matches it"

@@ -533,7 +533,7 @@ def test_the_paths_that_differ_from_the_committed_view_follow_both_tables(vault:
     """``differs`` (kept by triggers) always equals a comparison of every row with the view:
     rows read or removed, view entries added, changed or removed, and a rolled-back change."""
     from vault_mem.index import committed
-    from vault_mem.index.scan import blob_id
+    from vault_mem.store.objectid import blob_id
 
     sc = open_sidecar(vault)
     sc.reconcile(embed=False)

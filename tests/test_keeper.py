@@ -170,6 +170,37 @@ def test_a_git_checkout_is_seen_through_a_full_pass(kept):
     assert top_keys(vault, "espresso") == []
 
 
+def test_index_md_a_git_operation_held_back_is_written_by_the_first_read_after_it(kept, tmp_path):
+    """A read that indexes a change while a person's git operation is under way leaves INDEX.md
+    alone (the operation would stop half-way), and the first read after the operation writes
+    it: it was left without the change until some other file changed. A real rebase held at
+    its todo editor, then abandoned."""
+    import os
+    import subprocess
+
+    vault, keeper = kept
+    vault.remember("alpha", "Alpha as committed", "a")
+    vault.remember("beta", "Beta as committed", "b")
+    gate = tmp_path / "gate"
+    gate.write_text("")
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\nexit 1\n")
+    editor.chmod(0o755)
+    rebase = subprocess.Popen(["git", "rebase", "-i", "HEAD~1"], cwd=vault.root, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "GIT_SEQUENCE_EDITOR": str(editor)})
+    try:
+        wait_for(lambda: (vault.root / ".git" / "rebase-merge").is_dir(), what="the rebase under way")
+        write_memory(vault.root, "draft", "A draft the person started")
+        assert "draft" in [m["key"] for m in vault.list()]  # indexed by the read's catch-up
+        assert "A draft the person started" not in (vault.root / "INDEX.md").read_text()
+    finally:
+        gate.unlink()
+        rebase.communicate(timeout=60)
+    assert not (vault.root / ".git" / "rebase-merge").exists()
+    vault.list()
+    assert "A draft the person started" in (vault.root / "INDEX.md").read_text()
+
+
 def test_defers_to_a_daemon_started_later_and_takes_over_when_it_stops(kept):
     vault, keeper = kept
     write_memory(vault.root, "bike", "Rides a gravel bike called Pebble")

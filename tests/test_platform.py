@@ -134,6 +134,39 @@ def test_process_facts_come_from_ps_and_lsof_without_proc(tmp_path, both_platfor
     assert procs.process_start(proc.pid) == procs.GONE
     assert procs.same_start("123@abc", "t1700000000") is None  # the other implementation's: unknown
 
+def test_a_long_git_command_line_is_read_whole_even_with_columns_set(tmp_path, both_platforms, monkeypatch):
+    """A person's ``git -c core.editor=... commit`` has a long command line; ``ps`` cuts command
+    lines at ``$COLUMNS`` (80 or 132 when not writing to a terminal on the BSDs), and the command
+    word was lost (seen under pytest-xdist, which sets COLUMNS): vault-mem would land a commit
+    under the person's. ps is run with ``-ww`` (and without COLUMNS), so the commit is found and
+    named, from /proc and from ps alike. A real ``git commit`` held at its message editor."""
+    from vault_mem.store import gitprocs
+
+    git(tmp_path, "init", "-q")
+    (tmp_path / "note.txt").write_text("a person's note\n")
+    git(tmp_path, "add", "note.txt")
+    gate = tmp_path / "gate"
+    gate.write_text("")
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\necho 'a person commits' > \"$1\"\n")
+    editor.chmod(0o755)
+    monkeypatch.setenv("COLUMNS", "80")
+    padding = "x" * 300  # a long option before the command word, as an editor path with spaces or a -c list
+    proc = subprocess.Popen(["git", "-c", f"vault-mem-test.padding={padding}", "-c", f"core.editor={editor}",
+                             "commit"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: (tmp_path / ".git" / "COMMIT_EDITMSG").exists(), what="the commit at its editor")
+        toplevel = tmp_path.resolve()
+        assert gitprocs.running_git_commit(toplevel) == proc.pid
+        assert gitprocs.command_of(proc.pid) == "commit"
+        assert procs.command_line(proc.pid)[-1] == "commit"
+    finally:
+        gate.unlink()
+        proc.wait(30)
+    assert proc.returncode == 0
+    assert gitprocs.running_git_commit(tmp_path.resolve()) is None
+
+
 
 # -- the watcher -------------------------------------------------------------------------------
 def test_tune_watchdog_never_raises_on_another_watchdog_release(monkeypatch):

@@ -188,3 +188,167 @@ def test_no_commit_lands_while_a_git_gc_runs_and_the_wait_is_said(tmp_path):
     assert "waiting for `git gc`" in err, err
     assert git(root, "fsck", "--no-progress", "--no-dangling") == ""
     assert "Written while a gc runs" in git(root, "show", "main:facts/during-gc.md")
+
+
+def test_a_write_waiting_for_a_git_gc_builds_its_commit_once_per_parent(tmp_path):
+    """A write waiting for a gc (up to 30 s) built its commit again on every 50 ms pass: INDEX.md
+    rendered and the processes listed twice, 40 times by the 2 s message. Now the commit (its
+    tree, INDEX.md's render) is built once per parent: again only when the branch moved (here a
+    person's commit during the wait), and what lands is the commit on the new tip with the
+    INDEX.md made for it. The gc is a real one, stopped (SIGSTOP) for as long as the test needs;
+    the 2 s message is the pause point that proves the loop went round many times."""
+    import logging
+    import os
+    import signal
+
+    from vault_mem.store.git import GitRepo, Identity
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    root = tmp_path
+    (root / "README.md").write_text("hello\n")
+    git(root, "add", "README.md")
+    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    before = git(root, "rev-parse", "main").strip()
+    repo = GitRepo(root)
+    renders: list[str | None] = []
+
+    def index_for(parent: str | None) -> bytes:
+        renders.append(parent)
+        return f"index made on {parent}\n".encode()
+
+    said = threading.Event()
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "waiting for `git gc`" in record.getMessage():
+                said.set()
+
+    handler = Said(logging.WARNING)
+    logger = logging.getLogger("vault_mem.store.git")
+    logger.addHandler(handler)
+    landed: list[str | None] = []
+    writer = threading.Thread(target=lambda: landed.append(repo.commit_paths(
+        {"facts/a.md": b"a fact\n"}, "remember: a", author=Identity("agent", "agent@example.com"),
+        derived=("INDEX.md", index_for))))
+    gc = subprocess.Popen(["git", "gc", "-q", "--prune=now"], cwd=root)
+    os.kill(gc.pid, signal.SIGSTOP)
+    try:
+        writer.start()
+        assert said.wait(20), "the write never said it waits for the gc"
+        assert renders == [before], f"{len(renders)} renders while waiting on one parent"
+        assert git(root, "rev-parse", "main").strip() == before, "a commit landed while the gc ran"
+        (root / "person.txt").write_text("the person's file\n")
+        git(root, "add", "person.txt")
+        git(root, "-c", "gc.auto=0", "commit", "-qm", "person")
+        person = git(root, "rev-parse", "main").strip()
+        deadline = time.monotonic() + 20
+        while len(renders) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(1)  # twenty more passes on the new tip
+        assert renders == [before, person]
+    finally:
+        os.kill(gc.pid, signal.SIGCONT)
+        gc.wait(120)
+        writer.join(60)
+        logger.removeHandler(handler)
+        repo.close()
+    assert landed and landed[0], landed
+    assert renders == [before, person]
+    assert git(root, "rev-parse", "main").strip() == landed[0]
+    assert git(root, "rev-parse", "main~1").strip() == person
+    assert git(root, "show", "main:INDEX.md") == f"index made on {person}\n"
+    assert git(root, "show", "main:facts/a.md") == "a fact\n"
+    assert git(root, "fsck", "--no-progress", "--no-dangling") == ""
+
+
+def _land_with_a_gc_starting_meanwhile(tmp_path, monkeypatch):
+    """A commit of a plain repository held (checkpoint) while it holds index.lock, after its
+    last look for a gc: a real ``git gc --prune=now`` starts there and is stopped (SIGSTOP).
+    Returns (root, before, the gc, the writer thread, its result list, its warnings, the event
+    set when the writer says it waits for the gc)."""
+    import logging
+    import os
+    import signal
+
+    from vault_mem.store.git import GitRepo, Identity
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("hello\n")
+    git(root, "add", "README.md")
+    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    before = git(root, "rev-parse", "main").strip()
+    repo = GitRepo(root)
+    said = threading.Event()
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "committed; waiting for `git gc`" in record.getMessage():
+                said.set()
+
+    logger = logging.getLogger("vault_mem.store.git")
+    handler = Said(logging.WARNING)
+    logger.addHandler(handler)
+    monkeypatch.setenv("VAULT_MEM_PAUSE_AT", "holding-index-lock")
+    landed: list[str | None] = []
+    warnings: list[str] = []
+    writer = threading.Thread(target=lambda: landed.append(repo.commit_paths(
+        {"facts/a.md": b"a fact\n"}, "remember: a", author=Identity("agent", "agent@example.com"),
+        warnings=warnings)))
+    writer.start()
+    paused = root / ".git" / "paused-holding-index-lock"
+    deadline = time.monotonic() + 20
+    while not paused.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert paused.exists(), "the write never reached its landing"
+    monkeypatch.delenv("VAULT_MEM_PAUSE_AT")
+    gc = subprocess.Popen(["git", "gc", "-q", "--prune=now"], cwd=root)
+    os.kill(gc.pid, signal.SIGSTOP)
+    (root / ".git" / "resume-holding-index-lock").write_text("")
+
+    def close() -> None:
+        os.kill(gc.pid, signal.SIGCONT)
+        gc.wait(120)
+        writer.join(120)
+        logger.removeHandler(handler)
+        repo.close()
+    return root, before, gc, writer, landed, warnings, said, close
+
+
+def test_a_landed_commit_waits_for_a_gc_that_started_before_it_landed(tmp_path, monkeypatch):
+    """Objects before refs, after landing: a gc/prune/repack that started before the branch moved
+    may have walked the refs without the new commit and delete its objects after. The write
+    waits for it (saying so within seconds), then stores again anything it removed; the write
+    returns only once the gc is over, with no warning, and the repository is whole."""
+    root, before, gc, writer, landed, warnings, said, close = _land_with_a_gc_starting_meanwhile(tmp_path, monkeypatch)
+    try:
+        assert said.wait(20), "the write never said it waits for the gc"
+        assert git(root, "rev-parse", "main").strip() != before, "the commit should have landed already"
+        assert writer.is_alive() and gc.poll() is None
+    finally:
+        close()
+    assert landed and landed[0] == git(root, "rev-parse", "main").strip()
+    assert warnings == []
+    assert git(root, "fsck", "--no-progress", "--no-dangling") == ""
+    assert git(root, "show", "main:facts/a.md") == "a fact\n"
+
+
+def test_the_wait_after_landing_for_a_gc_is_bounded_and_warns(tmp_path, monkeypatch):
+    """The wait after landing is bounded (60 s; shortened here): a gc still running then leaves
+    the write acknowledged with a warning that says to run `vault-mem doctor` once it is done."""
+    import vault_mem.store.git as store_git
+
+    monkeypatch.setattr(store_git, "_MAINTENANCE_WAIT_S", 4.0)
+    root, before, gc, writer, landed, warnings, said, close = _land_with_a_gc_starting_meanwhile(tmp_path, monkeypatch)
+    try:
+        assert said.wait(20), "the write never said it waits for the gc"
+        writer.join(30)
+        assert not writer.is_alive(), "the wait after landing did not end at its bound"
+        assert gc.poll() is None, "the gc ended: the bound was not what ended the wait"
+        assert landed and landed[0] == git(root, "rev-parse", "main").strip() != before
+        assert any(f"(pid {gc.pid}) was still running after 4 s" in w and "vault-mem doctor" in w
+                   for w in warnings), warnings
+    finally:
+        close()
+    assert git(root, "fsck", "--no-progress", "--no-dangling") == ""

@@ -160,6 +160,8 @@ class Keeper:
         #: catch-ups that applied a batch of paths, and full reconciles (start-up and take-overs
         #: included): what a long session cost, for logs and tests
         self.stats = {"batches": 0, "full": 0}
+        #: INDEX.md is behind the sidecar: a git operation under way held its write back
+        self._index_owed = False
         #: when set (a ``time.monotonic()`` value), a read that comes before the start-up
         #: reconcile is done waits for it only until then, and is then answered from the index
         #: as it is, with the notice :data:`CHECKING`; unset, it waits START_WAIT_S
@@ -262,9 +264,13 @@ class Keeper:
             applied = self._applier.apply(batch)
             self.stats["batches"] += 1
             self.stats["full"] += applied.full
-            if applied.report is not None and applied.report.changed and not git_busy(self.vault):
-                with self.vault.lock:
-                    self.vault.write_index()
+            if applied.report is not None and applied.report.changed:
+                self._index_owed = True
+        if self._index_owed and not git_busy(self.vault):
+            # owed until written: a change that met a person's git operation (under way at the
+            # check, or begun after it) was left out of INDEX.md until some other file changed
+            with self.vault.lock:
+                self._index_owed = self.vault.write_index().held_back is not None
         return True
 
     def caught_up_exactly(self) -> bool:

@@ -42,7 +42,7 @@ from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import shown
-from vault_mem.store.files import PRIVATE_FILE, atomic_write, current_bytes, read_own
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import head_branch
 from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
@@ -384,10 +384,17 @@ class Daemon:
             self._timers.setdefault("flush", time.monotonic() + RETRY_S)
             log.debug("vault-mem: INDEX.md update waits for git (%s)", busy)
             return
+        checkpoint("index-flush", self.state_dir)  # tests: a git operation that starts after the check above
         with self.vault.lock:
             written = self.vault.write_index()
+        if written.held_back:
+            # a person's git operation began after the check above: INDEX.md stays stale (it was
+            # cleared here, and nothing wrote INDEX.md until some other file changed)
+            self._timers.setdefault("flush", time.monotonic() + RETRY_S)
+            log.debug("vault-mem: INDEX.md update waits for git (%s)", written.held_back)
+            return
         self._index_stale = False
-        if written is not None:
+        if written.new is not None:
             log.info("vault-mem: INDEX.md regenerated")
             if self.autocommit:
                 self._index_commit = True

@@ -29,6 +29,7 @@ from vault_mem.model.memory import is_memory_name, memory_from_bytes
 from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
 from vault_mem.store.files import read_memory_bytes
+from vault_mem.store.objectid import blob_id
 
 
 @dataclass
@@ -157,13 +158,6 @@ def parse_state(state: FileState, data: bytes, *, max_bytes: int, policy: WriteP
         if reason:
             state.problem, state.memory, state.quarantined = reason, None, True
     return state
-
-
-def blob_id(data: bytes) -> str:
-    """The id git gives ``data`` as a blob (``git hash-object``)."""
-    h = hashlib.sha1(b"blob %d\0" % len(data))  # noqa: S324 - git's object id, not a security hash
-    h.update(data)
-    return h.hexdigest()
 
 
 def _strip_path(message: str, rel: str) -> str:

@@ -57,6 +57,7 @@ from vault_mem.store.gitprocs import (
     person_git_command,
     running_git,
     running_git_commit,
+    running_git_each,
 )
 from vault_mem.store.gitrefs import GitRefs
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, pid_exists, this_command
@@ -283,41 +284,42 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         deadline = start + gitindex.INDEX_LOCK_WAIT_S
         said = False
         first_parent: str | None | bool = False
+        built: tuple[str | None, str, dict[str, str | None]] | None = None
+        gc_seen = False
         delay = 0.002
         while True:
             parent = self.ref_value(branch)
-            if first_parent is False:
-                first_parent = parent
-            elif parent != first_parent:
-                for path in files:
-                    now = self.blob_at(parent, path)
-                    # a commit that took in exactly these bytes (a person's `git commit -a` while
-                    # the file was on disk) is no conflict: the write is on the branch already
-                    if now != self.blob_at(first_parent, path) and now != blobs[path]:  # type: ignore[arg-type]
-                        raise ConcurrentEditError(
-                            f"{path} changed in a commit made while vault-mem was writing it; your edit "
-                            "is kept and nothing was written: check it and retry")
-            want = dict(blobs)
-            if derived is not None:
-                data = derived[1](parent)
-                want[derived[0]] = self.write_object("blob", data) if data is not None else None
-            base = self.commit_tree(parent)
-            tree = self.edit_tree(base, want) or self.empty_tree()
-            if tree == base:
-                return None
-            commit = self.write_commit(tree, parent, message, author=author, committer=committer)
+            if built is None or built[0] != parent:
+                # The commit (its tree, INDEX.md's render) is built once per parent: a write that
+                # waits for a person's git command or a gc only asks again whether git is busy
+                # (it rendered INDEX.md and listed the processes twice every 50 ms for up to 30 s)
+                if built is not None:  # a commit on an older parent never lands: its objects need no keeping
+                    self._local.written = {k: v for k, v in self._local.written.items() if v[0] == "blob"}
+                if first_parent is False:
+                    first_parent = parent
+                elif parent != first_parent:
+                    self._check_not_changed(files, blobs, first_parent, parent)  # type: ignore[arg-type]
+                made = self._build(parent, blobs, message, author, committer, derived)
+                if made is None:
+                    return None
+                built, gc_seen = (parent, *made), False
+            _, commit, want = built
             # objects before refs: a `git gc --prune=now` (prune, repack -ad) that walked the refs
             # before this commit landed deletes its objects after; it goes first (bench/chaos.py:
             # a gc slower than the wait after landing left the branch on a missing commit)
-            maintenance = running_git(self.toplevel, MAINTENANCE, first=True)
-            if maintenance or self._person_git_under_way():
+            maintenance, person = self._git_running()
+            if maintenance or person:
                 # it goes first, and index.lock is not even taken meanwhile: git dies on a held
                 # one, and a `git pull --rebase --autostash` that dies between its stash and its
                 # reset leaves a rebase half-way (this loop polled index.lock every 50 ms). A
                 # write whose HEAD moved already fails now, not after the command.
                 self._check_head(branch)
+                gc_seen = gc_seen or bool(maintenance)
                 staged = None
             else:
+                if gc_seen:  # built before a gc that may have removed its objects: stored again first
+                    self._store_missing(self._local.written)
+                    gc_seen = False
                 staged = self._prepare_index(want, files)
             outcome = False
             if staged is not None:
@@ -329,8 +331,6 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             if outcome:
                 self._keep_objects(self._local.written, warnings)
                 return commit
-            # a commit that did not land: only the next attempt's objects matter
-            self._local.written = {k: v for k, v in self._local.written.items() if v[0] == "blob"}
             if time.monotonic() > deadline:
                 who = self.person_commit()
                 busy = None if who else self.person_git_command()
@@ -352,6 +352,41 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             said = self._say_waiting(start, said)
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _check_not_changed(self, files: dict[str, bytes | None], blobs: dict[str, str | None],
+                           first_parent: str | None, parent: str | None) -> None:
+        """ConcurrentEditError when a commit made since the write began (``first_parent`` to
+        ``parent``) changed one of ``files`` to other bytes than the write's."""
+        for path in files:
+            now = self.blob_at(parent, path)
+            # a commit that took in exactly these bytes (a person's `git commit -a` while
+            # the file was on disk) is no conflict: the write is on the branch already
+            if now != self.blob_at(first_parent, path) and now != blobs[path]:
+                raise ConcurrentEditError(
+                    f"{path} changed in a commit made while vault-mem was writing it; your edit "
+                    "is kept and nothing was written: check it and retry")
+
+    def _build(self, parent: str | None, blobs: dict[str, str | None], message: str, author: Identity,
+               committer: Identity | None, derived: tuple[str, Callable[[str | None], bytes | None]] | None
+               ) -> tuple[str, dict[str, str | None]] | None:
+        """The commit of ``blobs`` (and ``derived``, made for ``parent``) on ``parent``: (its id,
+        the blobs it sets); None when the tree would not change."""
+        want = dict(blobs)
+        if derived is not None:
+            data = derived[1](parent)
+            want[derived[0]] = self.write_object("blob", data) if data is not None else None
+        base = self.commit_tree(parent)
+        tree = self.edit_tree(base, want) or self.empty_tree()
+        if tree == base:
+            return None
+        return self.write_commit(tree, parent, message, author=author, committer=committer), want
+
+    def _git_running(self) -> tuple[list[int], bool]:
+        """What must go before a commit lands, from one listing of the processes: the running
+        ``git gc``/``prune``/``repack`` pids, and whether a person's git command that moves the
+        branch or changes the work tree is under way (see :meth:`_person_git_under_way`)."""
+        maintenance, person = running_git_each(self.toplevel, (MAINTENANCE, BRANCH_MOVING | WORKTREE_CHANGING))
+        return maintenance, bool(person) or marked_commit(self.git_dir) is not None
 
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
               reflog: str, who: Identity, warnings: list[str] | None) -> bool:
@@ -415,14 +450,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                                 command_of(running[0]) or "gc", running[0], _MAINTENANCE_WAIT_S)
                 time.sleep(0.01)
                 running = [pid for pid in running if pid_exists(pid)]
-            missing: list[str] = []
-            for _ in range(3):
-                missing = [oid for oid in written if not self.has_object(oid)]
-                for oid in missing:
-                    kind, data = written[oid]
-                    self.write_object(kind, data)
-                if not missing:
-                    break
+            missing = self._store_missing(written)
             if warnings is None:
                 return
             if missing:
@@ -434,3 +462,16 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         except Exception as exc:  # noqa: BLE001 - the commit landed: this can only warn
             if warnings is not None:
                 warnings.append(f"committed, but checking its objects failed ({exc}); run `vault-mem doctor`")
+
+    def _store_missing(self, written: dict[str, tuple[str, bytes]]) -> list[str]:
+        """Store again each of ``written`` that a gc/prune removed (three rounds, for one that
+        keeps removing them); returns those still missing after the last."""
+        missing: list[str] = []
+        for _ in range(3):
+            missing = [oid for oid in written if not self.has_object(oid)]
+            for oid in missing:
+                kind, data = written[oid]
+                self.write_object(kind, data)
+            if not missing:
+                break
+        return missing

@@ -42,6 +42,7 @@ from gitdb.fun import loose_object_header
 
 from vault_mem.errors import GitError
 from vault_mem.store import provenance
+from vault_mem.store.objectid import blob_id
 from vault_mem.store.tree import ParsedTree
 
 ZERO_OID = "0" * 40
@@ -408,12 +409,8 @@ class GitObjects:
         self._remember_tree(oid, t, at)
         return oid
 
-    @staticmethod
-    def blob_id(data: bytes) -> str:
-        """The id git gives a blob holding ``data`` (nothing is written)."""
-        sha = hashlib.sha1(loose_object_header("blob", len(data)))
-        sha.update(data)
-        return sha.hexdigest()
+    #: the id git gives a blob holding ``data`` (nothing is written): :func:`~vault_mem.store.objectid.blob_id`
+    blob_id = staticmethod(blob_id)
 
     def write_commit(self, tree: str, parent: str | None, message: str, *,
                      author: Identity, committer: Identity | None = None,

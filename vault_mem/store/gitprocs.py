@@ -37,9 +37,18 @@ def running_git(toplevel: Path, commands: frozenset[str], *, first: bool = False
     directory is inside ``toplevel`` ([] where processes cannot be listed); ``first``: stop at
     one. A process whose working folder this system cannot tell (no /proc, no lsof) counts: a
     wait for a git command elsewhere costs time, a branch moved under one here fails it."""
-    listed = procs.processes_of("git", keep=lambda argv, exact: _runs(argv, exact, commands)) or []
-    found = [p.pid for p in listed if p.cwd is None or p.cwd == toplevel or p.cwd.is_relative_to(toplevel)]
+    found = running_git_each(toplevel, (commands,))[0]
     return found[:1] if first else found
+
+
+def running_git_each(toplevel: Path, kinds: tuple[frozenset[str], ...]) -> list[list[int]]:
+    """:func:`running_git` for several sets of commands from one listing of the processes (a
+    writer waiting for git asks which gc and which person's command run on every pass): for
+    each of ``kinds``, the pids of the git processes here that run one of its commands."""
+    every = frozenset().union(*kinds)
+    listed = procs.processes_of("git", keep=lambda argv, exact: _runs(argv, exact, every)) or []
+    here = [p for p in listed if p.cwd is None or p.cwd == toplevel or p.cwd.is_relative_to(toplevel)]
+    return [[p.pid for p in here if _runs(p.argv, p.exact, kind)] for kind in kinds]
 
 
 def person_git_command(toplevel: Path) -> str | None:

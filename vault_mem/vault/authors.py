@@ -190,15 +190,16 @@ def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities
         return {}  # recall asks for the authors of the memories that supersede one: mostly none
     ids = ids or identities(ws)
     known = _kept(ws, sidecar, rels)
-    uncommitted = _Uncommitted(ws, ids)
-    out = {}
+    out, changed = {}, []
     for rel in rels:
         who = known.get(rel)
         if who is None or (check_disk and not _committed_as_is(ws, rel, who[3])):
-            out[rel] = uncommitted.author(rel)
+            changed.append(rel)
         else:
             out[rel] = Author(who[1], ids.standing(who[1], who[0]))
-    return out
+    if changed:
+        out.update(_Uncommitted(ws, ids).authors(changed))
+    return {rel: out[rel] for rel in rels}
 
 
 class _Uncommitted:
@@ -216,18 +217,35 @@ class _Uncommitted:
 
     def author(self, rel: str) -> Author:
         """The author of the uncommitted file ``rel`` (vault-relative)."""
-        repo, top = self.ws.repo, self.ws.prefix + rel
+        return self.authors([rel])[rel]
+
+    def authors(self, rels: list[str]) -> dict[str, Author]:
+        """The authors of the uncommitted files ``rels`` (vault-relative). The files an operation
+        under way brings are asked of git together, one ``git log`` per incoming commit (one per
+        file walked the whole history again for each)."""
+        repo, prefix = self.ws.repo, self.ws.prefix
+        out: dict[str, Author] = {}
+        left = list(dict.fromkeys(rels))
         for commit in self.incoming:
+            brought = []
+            for rel in left:
+                try:
+                    if repo.blob_at(commit, prefix + rel) == repo.blob_at(self.head, prefix + rel):
+                        continue  # the operation brings no change here: the change is this machine's
+                except VaultMemError:
+                    out[rel] = Author(None, "peer")  # git cannot say: no one vouches for the text
+                    continue
+                brought.append(rel)
             try:
-                if repo.blob_at(commit, top) == repo.blob_at(self.head, top):
-                    continue  # the operation brings no change here: the change is this machine's
-                who = history.last_authors(repo, commit, None, [top]).get(top)
+                found = history.last_authors(repo, commit, None, [prefix + r for r in brought]) if brought else {}
             except VaultMemError:
-                who = None
-            if who is None:  # it deletes the file, or git cannot say: no one vouches for the text
-                return Author(None, "peer")
-            return Author(who[1], self.ids.standing(who[1], who[0]))
-        return Author(None, "local")
+                found = {}
+            for rel in brought:
+                who = found.get(prefix + rel)
+                # None: it deletes the file, or git cannot say: no one vouches for the text
+                out[rel] = Author(None, "peer") if who is None else Author(who[1], self.ids.standing(who[1], who[0]))
+            left = [rel for rel in left if rel not in out]
+        return {**out, **{rel: Author(None, "local") for rel in left}}
 
 
 def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None) -> dict[str, Author]:
@@ -243,14 +261,11 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
     found = {rel: who for rel, who in candidates.items() if ids.standing(who[1], who[0]) == "peer"}
     uncommitted = _Uncommitted(ws, ids)
     if uncommitted.incoming:  # files an operation under way brought, committed or not
-        out = {}
-        for top in dirty_paths(ws.repo, [ws.prefix or "."]):
-            rel = top[len(ws.prefix):]
-            if top.startswith(ws.prefix) and is_memory_path(rel):
-                author = uncommitted.author(rel)
-                if not author.trusted:
-                    out[rel] = author
-                found.pop(rel, None)
+        dirty = [top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])
+                 if top.startswith(ws.prefix) and is_memory_path(top[len(ws.prefix):])]
+        out = {rel: author for rel, author in uncommitted.authors(dirty).items() if not author.trusted}
+        for rel in dirty:
+            found.pop(rel, None)
         return {**{rel: Author(who[1], "peer") for rel, who in found.items()}, **out}
     if len(found) > _FILE_CHECKS:  # many: one git status instead of reading each file
         changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 
 from vault_mem.errors import VaultMemError
 from vault_mem.index import committed as view
-from vault_mem.index.scan import blob_id, path_sig
+from vault_mem.index.scan import path_sig
 from vault_mem.model.memory import is_memory_path
 from vault_mem.store import history
+from vault_mem.store.objectid import blob_id
 
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar

@@ -27,7 +27,7 @@ def list_conflicts(vault: Workspace, authors: Callable[[list[str]], dict[str, Au
     :meth:`vault_mem.vault.core.Vault.authors`), each copy says ``peer``: the email of an author
     not trusted here (None when the copy was made on this machine or by an approved author), and
     the detail says so instead of repeating their claim."""
-    out = []
+    copies = []
     for folder in TYPE_FOLDERS.values():
         try:
             names = sorted(os.listdir(vault.root / folder))
@@ -48,21 +48,27 @@ def list_conflicts(vault: Workspace, authors: Callable[[list[str]], dict[str, Au
                 key = ck[: m.start()] if m else None
             if not key or memory_key(rel) is None:
                 continue
-            found = vault.find_file(key)
-            made_by = authors([rel]).get(rel) if authors is not None else None
-            peer = (made_by.email or "unknown") if made_by is not None and not made_by.trusted else None
-            who, when = meta.get("conflict_author") or "another machine", meta.get("conflict_date")
-            if peer is not None:
-                detail = (f"'{ck}' claims to be a conflict copy of '{key}', but no sync on this machine made it: "
-                          f"{shown(peer)}, an author not approved here, committed it (what it says of its author "
-                          f"and date is theirs). Read it with `vault-mem get {ck}`; drop it with `vault-mem resolve "
-                          f"{key} --keep theirs`; to keep its text, approve its author first (`vault-mem trust "
-                          f"--author {shown(peer)}`)")
-            else:
-                detail = (f"{who}'s version{f' (found {when})' if when else ''} lost '{key}' to the remote's "
-                          f"in a sync and is kept as '{ck}'"
-                          + ("" if found else f"; '{key}' itself was deleted since")
-                          + f"; settle with `vault-mem resolve {key} --keep mine|theirs|both`")
-            out.append({"key": key, "path": found[1] if found else None, "other_path": rel,
-                        "conflict_key": ck, "detail": detail, "peer": peer})
+            copies.append((rel, ck, key, meta))
+    # every copy's author at once: one git log, not one per copy (a stopped merge's files each
+    # walked the history again)
+    made = authors([rel for rel, *_ in copies]) if authors is not None and copies else {}
+    out = []
+    for rel, ck, key, meta in copies:
+        found = vault.find_file(key)
+        made_by = made.get(rel)
+        peer = (made_by.email or "unknown") if made_by is not None and not made_by.trusted else None
+        who, when = meta.get("conflict_author") or "another machine", meta.get("conflict_date")
+        if peer is not None:
+            detail = (f"'{ck}' claims to be a conflict copy of '{key}', but no sync on this machine made it: "
+                      f"{shown(peer)}, an author not approved here, committed it (what it says of its author "
+                      f"and date is theirs). Read it with `vault-mem get {ck}`; drop it with `vault-mem resolve "
+                      f"{key} --keep theirs`; to keep its text, approve its author first (`vault-mem trust "
+                      f"--author {shown(peer)}`)")
+        else:
+            detail = (f"{who}'s version{f' (found {when})' if when else ''} lost '{key}' to the remote's "
+                      f"in a sync and is kept as '{ck}'"
+                      + ("" if found else f"; '{key}' itself was deleted since")
+                      + f"; settle with `vault-mem resolve {key} --keep mine|theirs|both`")
+        out.append({"key": key, "path": found[1] if found else None, "other_path": rel,
+                    "conflict_key": ck, "detail": detail, "peer": peer})
     return sorted(out, key=lambda c: (c["key"], c["conflict_key"]))

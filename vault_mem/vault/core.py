@@ -45,7 +45,7 @@ from vault_mem.store.workspace import Workspace
 from vault_mem.vault import authors, history
 from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
-from vault_mem.vault.steps import write_index
+from vault_mem.vault.steps import IndexWrite, write_index
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
 __all__ = ["Vault", "WriteResult", "find_vault_root", "resolve_vault_root"]
@@ -208,8 +208,10 @@ class Vault:
         data = read_own(self.root / INDEX_FILE)
         return data.decode("utf-8", "replace") if data is not None else None
 
-    def write_index(self) -> bytes | None:
-        """Regenerate INDEX.md on disk; returns the new bytes when they changed."""
+    def write_index(self) -> IndexWrite:
+        """Regenerate INDEX.md on disk, unless a person's git operation is under way; says which
+        (:class:`~vault_mem.vault.steps.IndexWrite`: the new bytes when they changed, or what held
+        the write back)."""
         return write_index(self.ws, self.sidecar)
 
     def reindex(self, *, progress: Progress | None = None) -> ReconcileReport:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError, WriteFailedError
@@ -98,25 +99,38 @@ def commit_message(subject: str, *, key: str, action: str, type_: str, agent: st
     return f"{subject}\n\n{memory_trailers(key=key, action=action, type_=type_, agent=agent)}{extra_trailers}"
 
 
-def write_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
-    """Regenerate INDEX.md on disk from the sidecar; returns the new bytes when they changed
-    (the caller holds the write lock). Not while a person's git operation is under way (a
-    rebase, pull, checkout or stash finds INDEX.md changed and stops half-way; an autostash
-    rebase then leaves the person's edits in a stash): its hooks or the next command bring it
-    up to date. The one place INDEX.md on disk is regenerated outside a write, so every caller
-    (a read that finds files changed, the daemon, recovery) asks here, under the lock."""
-    if ws.repo.person_operation() is not None:
-        return None
+@dataclass(frozen=True)
+class IndexWrite:
+    """What :func:`write_index` did. ``new``: INDEX.md's new bytes when they changed (None: it
+    was current already, or was not written). ``held_back``: the person's git operation under way
+    that kept INDEX.md from being written, in words (None: it was not held back); INDEX.md may
+    then be stale, and the caller writes it again once the operation is over."""
+
+    new: bytes | None = None
+    held_back: str | None = None
+
+
+def write_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
+    """Regenerate INDEX.md on disk from the sidecar (the caller holds the write lock). Not while
+    a person's git operation is under way (a rebase, pull, checkout or stash finds INDEX.md
+    changed and stops half-way; an autostash rebase then leaves the person's edits in a stash):
+    its hooks or the next command bring it up to date, and the answer says it was held back, so
+    that a caller keeping INDEX.md current (the daemon) tries again instead of taking it for
+    current. The one place INDEX.md on disk is regenerated outside a write, so every caller (a
+    read that finds files changed, the daemon, recovery) asks here, under the lock."""
+    busy = ws.repo.person_operation()
+    if busy is not None:
+        return IndexWrite(held_back=busy)
     replaced = replace_index(ws, sidecar)
-    return replaced[1] if replaced else None
+    return IndexWrite(new=replaced[1] if replaced else None)
 
 
-def align_index(ws: Workspace, sidecar: Sidecar) -> bytes | None:
+def align_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
     """Bring the sidecar in line with every file, then INDEX.md on disk with the sidecar unless a
-    person's git operation is under way (:func:`write_index`); returns INDEX.md's new bytes
-    when they changed (the caller holds the write lock). A checkout whose post-checkout hook
-    found the lock taken leaves this to the agents ("they bring INDEX.md up to date"): an
-    INDEX.md left from another tree would make the person's next checkout refuse."""
+    person's git operation is under way (:func:`write_index`, whose answer this is; the caller
+    holds the write lock). A checkout whose post-checkout hook found the lock taken leaves this
+    to the agents ("they bring INDEX.md up to date"): an INDEX.md left from another tree would
+    make the person's next checkout refuse."""
     sidecar.reconcile(embed=False)
     return write_index(ws, sidecar)
 
