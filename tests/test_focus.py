@@ -14,7 +14,7 @@ from test_answer_check import Words
 from vault_mem.config import Config
 from vault_mem.index import levels
 from vault_mem.index.sidecar import Sidecar
-from vault_mem.model.focus import focus_of
+from vault_mem.model.focus import Focus, focus_of
 from vault_mem.vault.core import Vault
 
 
@@ -153,3 +153,14 @@ def test_recall_shows_a_near_miss_as_a_candidate_and_answers_strong(tmp_path: Pa
             assert (res.hits[0].key, res.hits[0].match) == (answer, "strong"), question
     finally:
         vault.close()
+
+
+def test_the_agents_rewordings_may_name_the_focus_otherwise() -> None:
+    """With ``queries`` on recall a hit holds the focus when it holds any phrasing's: a
+    rewording that is not a question is the asked thing in other words."""
+    assert levels.foci("which program do I write code in?", ["main editor", "what editor do I use?"]) == [
+        Focus(("program",)), Focus(("main", "editor")), Focus(("editor",))]
+    assert levels.foci("which program do I write code in?") == [Focus(("program",))]
+    # a phrasing that asks for nothing named leaves nothing to require
+    assert levels.foci("which program do I write code in?", ["what did I code in?"]) is None
+    assert levels.foci("what did I code in?") is None
