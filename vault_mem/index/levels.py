@@ -13,7 +13,14 @@ decides, in order (:func:`levels`):
 2. the answer check (:func:`check_answers`, questions only): a strong hit that shares words with
    the question but holds nothing like one of its other salient words is a near miss, demoted to
    candidate in its place;
-3. the lead (:func:`lead`): a strong hit other than the first must be about as close to the
+3. the focus check (:func:`check_focus`, questions only): a strong hit must hold what the
+   question asks for (its focus, read from its grammar by :mod:`vault_mem.model.focus`: "which
+   Helix *theme*", "Jonas's phone *number*"; or a rewording's, :func:`foci`), literally or by a
+   word of like meaning, else it is a candidate: "which Helix theme do I use?" against "Uses
+   Helix as the main editor", however close its cosine. Only a hit as close as ``sure`` that
+   holds none of the focus words is left to its cosine (it says the asked thing in its own
+   words: "which show do I listen to?" against "Favourite podcast is ...");
+4. the lead (:func:`lead`): a strong hit other than the first must be about as close to the
    query as the first (its cosine at most LEAD_SPREADS spreads under the first hit's). On a
    vault of one subject every memory clears an absolute bar, so strong slots filled with
    look-alikes of the answer; relative to the first hit, they stay candidates, shown in place.
@@ -31,7 +38,8 @@ from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError
 from vault_mem.index.floor import Floor, WordBars
 from vault_mem.index.queries import ID_LIST, id_list
-from vault_mem.model.terms import STOPWORDS, WORD, is_question, stem
+from vault_mem.model.focus import Focus, focus_of
+from vault_mem.model.terms import STOPWORDS, WORD, is_question, query_terms, stem
 from vault_mem.model.verdict import CANDIDATE, STRONG
 
 # The bars come from index/floor.py (calibrated per model and vault from off-topic probe
@@ -159,6 +167,27 @@ def answer_check(db, terms: Sequence[str], ids: Sequence[int], *, word_vectors, 
     return failed
 
 
+def focus_misses(db, focus: Focus, ids: Sequence[int], *, word_vectors, word_bar: float,
+                 sure: set[int] = frozenset()) -> set[int]:
+    """The hits among ``ids`` that lack the question's ``focus`` (:mod:`vault_mem.model.focus`):
+    a focus word matched neither by stem nor by meaning (a content word of the hit within
+    ``word_bar``, as in :func:`answer_check`). A hit in ``sure`` (cosine at least
+    ``Floor.sure``) that holds none of the focus words is left alone: it is plainly about the
+    question and says the asked thing in its own words ("which show do I listen to?" against
+    "Favourite podcast is ..."); one that holds part of the focus but not the rest is the near
+    miss itself ("which Helix theme?" against "Uses Helix as the main editor")."""
+    if not ids or not focus.words:
+        return set()
+    failed: set[int] = set()
+    for i, (have, near) in hit_words(db, ids).items():
+        rest = [w for w in focus.words if stem(w) not in have]
+        if not rest or (i in sure and len(rest) == len(focus.words)):
+            continue
+        if unmatched(rest, near, word_vectors([*rest, *near]), word_bar):
+            failed.add(i)
+    return failed
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What the verdict reads about the candidates: the fused ``scores`` (their rank order),
@@ -200,6 +229,39 @@ def check_answers(db, words: AnswerWords, terms: Sequence[str], ev: Evidence, pa
     return {**passing, **{i: CANDIDATE for i in failed}}
 
 
+def foci(query: str, rewordings: Sequence[str] = ()) -> list[Focus] | None:
+    """What the question asks for, once per phrasing: the query's focus, then each of the calling
+    agent's ``rewordings`` (``queries`` on recall): a question's own focus, or all the words of
+    one that is not a question ("main editor": the asked thing in other words). None when a
+    question among them names no focus (nothing to require)."""
+    out: list[Focus] = []
+    for text in (query, *rewordings):
+        if is_question(text):
+            focus = focus_of(text)
+            if focus is None:
+                return None
+        else:
+            focus = Focus(tuple(query_terms(text)))
+        out.append(focus)
+    return out
+
+
+def check_focus(db, words: AnswerWords, focus: Sequence[Focus], ev: Evidence, passing: dict[int, str], *,
+                k: int, sure: set[int]) -> dict[int, str]:
+    """``passing`` with the top ``k`` strong hits that lack the question's focus in every
+    phrasing (:func:`focus_misses`; ``sure`` as there; ``focus`` from :func:`foci`) made
+    candidates (it only demotes). An embedder failure leaves ``passing`` as it is."""
+    order = ev.ranked(i for i in passing if passing[i] == STRONG)[:k]
+    try:
+        bar = words.bars().match
+        failed = set(order)
+        for one in focus:
+            failed &= focus_misses(db, one, order, word_vectors=words.vectors, word_bar=bar, sure=sure)
+    except EmbedderError:
+        return passing
+    return {**passing, **{i: CANDIDATE for i in failed}}
+
+
 def lead(passing: dict[int, str], ev: Evidence, floor: Floor) -> dict[int, str]:
     """``passing`` with each strong hit other than the first (in rank order) made a candidate
     when its cosine is more than LEAD_SPREADS spreads under the first hit's (see the module).
@@ -212,14 +274,18 @@ def lead(passing: dict[int, str], ev: Evidence, floor: Floor) -> dict[int, str]:
 
 
 def levels(db, query: str, terms: Sequence[str], ev: Evidence, *, floor: Floor | None, k: int,
-           words: AnswerWords | None) -> dict[int, str]:
+           words: AnswerWords | None, rewordings: Sequence[str] = ()) -> dict[int, str]:
     """The verdict stage (see the module): the candidates that are hits, each ``strong`` or
     ``candidate``; empty when none clears the floor. ``floor`` None: a keyword-only search;
-    ``words`` None: no answer check (no embedder)."""
+    ``words`` None: no answer check (no embedder); ``rewordings``: the calling agent's other
+    phrasings of the query (a hit holding the focus of any one of them holds the focus)."""
     passing = apply_floor(ev.scores, ev.sims, ev.coverage, floor=floor)
     if floor is None or not passing:
         return passing
     if words is not None and is_question(query):  # an instruction asks for nothing a memory must hold
         sure = {i for i, x in ev.sims.items() if x >= floor.sure}
         passing = check_answers(db, words, terms, ev, passing, k=k, sure=sure)
+        focus = foci(query, rewordings)
+        if focus is not None:
+            passing = check_focus(db, words, focus, ev, passing, k=k, sure=sure)
     return lead(passing, ev, floor)

@@ -587,7 +587,8 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     if floor is not None and embedder is not None and qvec is not None:
         words = levels.AnswerWords(qvec=np.asarray(qvec, dtype=np.float32), bars=lambda: sc.word_bars(embedder),
                                    vectors=lambda ws: sc.word_vectors(embedder, ws))
-    passing = levels.levels(db, query, terms, ev, floor=floor, k=k, words=words)
+    passing = levels.levels(db, query, terms, ev, floor=floor, k=k, words=words,
+                            rewordings=[p.text for p in ps[1:]])
     if not passing:
         result.note = "no memory cleared the relevance floor"
         return result
