@@ -52,6 +52,7 @@ import heapq
 import re
 from collections.abc import Iterator
 
+from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     NAMED,
     TYPE_NAME,
@@ -577,26 +578,39 @@ _PIN = re.compile(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|
                   r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
 
 
-def pin_codes(text: str) -> Iterator[Span]:
-    """A PIN, PUK or passcode named by its label and given as four to twelve digits."""
-    if not any(w in text for w in ("PIN", "PUK", "code", "Code", "CODE")):
-        return
-    for m in _PIN.finditer(text):
-        digits = re.sub(r"[ \t-]", "", m.group("value"))
-        if len(set(digits)) > 1:  # `0000` is a default, a mask
-            yield "PIN or passcode", m.start("value"), m.end("value")
+_FOUR_DIGITS = re.compile(r"[0-9](?:[ \t-]?[0-9]){3}")
+
+
+def pin_codes(text: str, low: str) -> Iterator[Span]:
+    """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
+    ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
+    four digits are read (most memories say "code" somewhere, few beside a number)."""
+    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code",))))
+    for start, end in lines:
+        if not _FOUR_DIGITS.search(text, start, end):
+            continue
+        for m in _PIN.finditer(text, start, end):
+            digits = re.sub(r"[ \t-]", "", m.group("value"))
+            if len(set(digits)) > 1:  # `0000` is a default, a mask
+                yield "PIN or passcode", m.start("value"), m.end("value")
 
 
 # A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
 # keystore". Only a value no word or name could be counts (see _strong_unlabelled).
-_USED_WITH = re.compile(r"(?i:log[ \t]?in|log[ \t]on|sign[ \t]?in|authenticate|ssh|connect)(?![a-z])[^\n]{0,60}?[ \t]with"
+_SIGN_IN = r"log[ \t]?in|log[ \t]on|sign[ \t]?in"
+_USED_WITH = re.compile(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
                         r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
 _USE_TO = re.compile(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
-                     r"(?i:unlock|log[ \t]?in|log[ \t]on|sign[ \t]?in|decrypt|open|access|authenticate|sudo)(?![a-z])")
-
+                     rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo)(?![a-z])")
 # "sudo on the build box takes X": an account or a prompt that takes a value
 _TAKES = re.compile(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
                     r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
+# The words each pattern needs, lowercased, and the lines holding them are all it reads (every
+# pattern stays on one line): the first group, and one of the second if there is one.
+_SIGN_IN_WORDS = ("log", "sign")
+_UNLABELLED = ((_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
+               (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo")),
+               (_TAKES, ("takes", "accepts", "wants"), ()))
 
 
 def _strong_unlabelled(value: str) -> bool:
@@ -611,10 +625,12 @@ def _strong_unlabelled(value: str) -> bool:
             and "/" not in value and not is_placeholder(value, quoted=True))
 
 
-def unlabelled_passwords(text: str) -> Iterator[Span]:
-    """A password named by what it does ("log in ... with X", "use X to unlock"), no label."""
-    for pattern in (_USED_WITH, _USE_TO, _TAKES):
-        for m in pattern.finditer(text):
-            value = m.group("value").rstrip(".,;:!?)")
-            if _strong_unlabelled(value):
-                yield "password given by its use", m.start("value"), m.start("value") + len(value)
+def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
+    """A password named by what it does ("log in ... with X", "use X to unlock"), no label
+    (``low``: ``text`` lowercased, same length)."""
+    for pattern, words, also in _UNLABELLED:
+        for start, end in lines_holding(low, words, also):
+            for m in pattern.finditer(text, start, end):
+                value = m.group("value").rstrip(".,;:!?)")
+                if _strong_unlabelled(value):
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)

@@ -82,10 +82,11 @@ from vault_mem.model.secret_shapes import (
     prefixed_tokens,
     seed_phrases,
     seed_word,
+    token_words,
     wallet_keys,
     webhook_urls,
 )
-from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
+from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, lines_holding, normalise
 from vault_mem.model.secret_values import (
     credential_like,
     is_placeholder,
@@ -260,11 +261,16 @@ _ORACLE_CONNECT = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\
                      r"(?://[A-Za-z0-9.-]{1,200}|[A-Za-z0-9.-]{1,200}:[0-9]{2,5}/)")
 
 
+def _at_lines(pattern: re.Pattern[str], text: str, sign: str) -> Iterator[re.Match[str]]:
+    """The matches of a one-line pattern that starts with a look-behind, on the lines that hold
+    an ``@`` and ``sign`` (a pass over the whole text tries every position)."""
+    for start, end in lines_holding(text, ("@",), (sign,)):
+        yield from pattern.finditer(text, start, end)
+
+
 def _oracle_connect(text: str) -> Iterator[SecretFinding]:
     """``user/password@//host/service``: an Oracle connect string with its password."""
-    if "@" not in text or "/" not in text:
-        return
-    for m in _ORACLE_CONNECT.finditer(text):
+    for m in _at_lines(_ORACLE_CONNECT, text, "/"):
         pw = m.group("pw")
         if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
             yield SecretFinding("database URL with password", m.start("pw"), m.end("pw"))
@@ -272,9 +278,7 @@ def _oracle_connect(text: str) -> Iterator[SecretFinding]:
 
 def _bare_userinfo(text: str) -> Iterator[SecretFinding]:
     """``user:password@host`` written without a scheme (a note of how to reach a box)."""
-    if "@" not in text or ":" not in text:
-        return
-    for m in _BARE_USERINFO.finditer(text):
+    for m in _at_lines(_BARE_USERINFO, text, ":"):
         pw = m.group("pw")
         if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
             yield SecretFinding("URL with password", m.start("pw"), m.end("pw"))
@@ -348,11 +352,12 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
     if len(text) >= 16:  # shorter than any key block, .pgpass line, token or phrase
         yield from key_blocks(text)
         yield from pgpass_lines(text)
-        yield from prefixed_tokens(text)
-        yield from hex_prefixed_tokens(text)
-        yield from lower_prefixed_tokens(text)
+        words = token_words(text)  # (the token finders read only these)
+        yield from prefixed_tokens(text, words)
+        yield from hex_prefixed_tokens(text, words)
+        yield from lower_prefixed_tokens(text, words)
         yield from byte_arrays(text)
-        yield from dotted_tokens(text)
+        yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
@@ -360,8 +365,8 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from named_values(text, low)
         yield from table_cells(text, low)
         yield from xml_elements(text)
-        yield from unlabelled_passwords(text)
-    yield from pin_codes(text)
+        yield from unlabelled_passwords(text, low)
+    yield from pin_codes(text, low)
     yield from assignments(text, low)
 
 
