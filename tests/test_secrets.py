@@ -21,7 +21,7 @@ from vault_mem.errors import SecretError
 from vault_mem.model.policy import check_write
 from vault_mem.model.secret_rules import RULES, expand_example
 from vault_mem.model.secret_text import lines_holding, long_words
-from vault_mem.model.secrets import CHECKS, find_secrets
+from vault_mem.model.secrets import CHECKS, find_secrets, labelled_value
 
 
 def _kinds(text: str) -> list[str]:
@@ -256,3 +256,33 @@ def test_a_credential_is_found_the_same_wherever_it_stands(value: str, before: l
     text = head + value + "".join(sep + line for line in after)
     placed = [(f.kind, text[f.start:f.end]) for f in find_secrets(text) if f.start >= len(head) and f.end <= len(head) + len(value)]
     assert placed == alone
+
+
+# --- one judgment per rule, wherever it is used --------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["s3cr3t-pass-01", "Xk9!mq2#Lp", "Tr0ub4dor&3", "h4ck-th3-pl4n3t"])
+def test_a_password_no_word_could_be_counts_after_pw_and_by_its_use_alike(value: str) -> None:
+    # `pw X` with no sign and "log in ... with X" with no label ask the same question of X
+    assert _kinds(f"pw {value}") == ["password assignment"]
+    assert _kinds(f"log in to the NAS as backup with {value}") == ["password given by its use"]
+
+
+@pytest.mark.parametrize("value", ["abcdefghij", "Deploy2024", "buildCacheKey2", "release-notes-draft"])
+def test_a_value_a_word_or_name_could_be_counts_in_neither_place(value: str) -> None:
+    assert _kinds(f"pw {value}") == _kinds(f"log in to the NAS as backup with {value}") == []
+
+
+@pytest.mark.parametrize("prefix", ["msg", "req", "sha256", "uuid", "commit"])
+def test_an_id_prefix_is_public_in_either_case(prefix: str) -> None:
+    tail = r(32)
+    assert _kinds(f"{prefix}_{tail}") == _kinds(f"{prefix.upper()}_{tail}") == []
+
+
+@pytest.mark.parametrize("word", ["Recovery", "Backup", "2FA", "MFA", "OTP", "Scratch", "Emergency"])
+def test_every_codes_label_makes_a_description_name_a_password(word: str) -> None:
+    # the same labels that introduce a list of codes in a body ("Scratch codes:" then codes)
+    assert labelled_value(f"{word} codes for the admin account", "x7k2-p9q4")
+    body = f"{word} codes:\n" + "\n".join(f"{r(4, string.ascii_lowercase + string.digits)}-{r(4, string.digits)}"
+                                         for _ in range(4))
+    assert "recovery codes" in _kinds(body)

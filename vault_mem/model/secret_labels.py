@@ -55,6 +55,7 @@ from collections.abc import Iterator
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     NAMED,
+    PASSWORD_SYMBOLS,
     TYPE_NAME,
     UUID,
     credential_like,
@@ -64,6 +65,7 @@ from vault_mem.model.secret_values import (
     is_wordy,
     public_by_design,
     random_token,
+    unguessable,
 )
 
 __all__ = ["assignments", "labelled_value", "listed_codes", "named_values", "pin_codes", "table_cells",
@@ -100,9 +102,12 @@ def _keywords(low: str) -> Iterator[re.Match[str]]:
     return heapq.merge(english, _FOREIGN_KEYWORD.finditer(low), key=lambda m: m.start())
 
 
-# "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X")
-# ("to": "set the admin password to X", "changed to X"; "lautet": "Das Passwort lautet X")
-_COPULA = r"(?:is|was|to|es|ist|lautet|est|era|war|é|è|är|er)"
+# "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
+# "Das Passwort lautet X"): every one reads as the sign ``is``
+_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er)"
+# The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
+# which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
+_SIGN_WORD = rf"(?:{_COPULA}|to)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
 _COPULA_WORD = re.compile(rf"{_COPULA}|{_CJK_COPULA}")
@@ -111,12 +116,12 @@ _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a YAML block scalar (`k: >-`, the value on the next line), then signs
                           r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
-                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _COPULA + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
                           + r"[ \t]{0,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
 _PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
-                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _COPULA + r"[ \t]{1,8})" + _VALUE)
+                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD + r"[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 _NEXT_LINE = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
@@ -140,10 +145,9 @@ _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
                    "master", "hmac", "aes", "unseal", "wallet")
 # A value after a spaced dash: one token of key characters, not starting with a digit.
-_DASHED_VALUE = re.compile(r"[A-Za-z!@#$%^&*+=~?_][A-Za-z0-9!@#$%^&*+=~?_.-]{7,199}")
+_DASHED_VALUE = re.compile(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
 _SEP = re.compile(r"[-_.]")
-_RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
 _PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 _PAIR_AFTER_WORD = re.compile(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -229,11 +233,8 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     if (cls != "password" and words > 1) or words >= 5:
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "" and cls == "password":
-        # `pw X` with no sign: only a value no word or name could be (a symbol, or long and mixed)
-        classes = sum(map(any, ((c.isupper() for c in value), (c.islower() for c in value),
-                                (c.isdigit() for c in value), (not c.isalnum() for c in value))))
-        mixed = classes >= 3 and (len(value) >= 12 or any(c in "!@#$%^&*+=~?" for c in value))
-        return "password assignment" if len(value) >= 8 and mixed and not identifier_like(value) else None
+        # `pw X` with no sign: only a value no word or name could be
+        return "password assignment" if unguessable(value) else None
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
         # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
@@ -244,7 +245,7 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
         return "high-entropy string in assignment" if high_entropy(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
-        hit = hit or (ends and words == 1 and op != "to" and plain_password(value))
+        hit = hit or (ends and words == 1 and plain_password(value))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
     hit = credential_like(value) and len(value) >= 8
     hit = hit or (strong and len(value) >= 16 and not is_wordy(value))
@@ -354,10 +355,9 @@ def _value_before(text: str, start: int, cls: str) -> Span | None:
 
 
 def _op(tail: re.Match[str]) -> str:
-    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``, except
-    ``to`` ("set the password to X"), which only a value that looks like a credential follows."""
+    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``."""
     op = tail.group("op").strip()
-    return op if op == "to" else "is" if _COPULA_WORD.fullmatch(op) else op
+    return "is" if _COPULA_WORD.fullmatch(op) else op
 
 
 def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> Span | None:
@@ -423,7 +423,7 @@ def labelled_value(label: str, value: str) -> str | None:
     elif not first or len(parts) != 1 or len(first) > 200:
         return None
     low = label.lower()
-    if _RECOVERY.search(low):
+    if _CODES_LABEL.search(low):
         low += " password"  # a 2FA recovery or backup code is a password by another name
     classes = []
     for kw in _keywords(low):
@@ -452,9 +452,12 @@ def labelled_value(label: str, value: str) -> str | None:
 
 # --- codes listed under their label, and values named by a sibling field ----------------------
 
-# "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped)
-_CODES_LABEL = re.compile(r"(?:recovery|backup|2fa|mfa|otp|scratch|emergency)[ _-]?codes?")
-_OTP_LABEL = re.compile(r"(?:totp|2fa|mfa|otp|authenticator)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
+# "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
+# In a memory's description, the label makes its body a password by another name.
+_CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
+_CODES_LABEL = re.compile(rf"(?:{'|'.join(_CODE_KINDS)})[ _-]?codes?(?![a-z])")
+_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator")
+_OTP_LABEL = re.compile(rf"(?:t?{'|'.join(_OTP_WORDS)})(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
 _CODE = re.compile(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
 _BASE32_GROUPS = re.compile(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
 _CODES_SPAN = 400  # the codes follow their label within this many characters
@@ -464,10 +467,9 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
     """Account recovery codes listed under their label (three or more codes with digits), and a
     TOTP secret written in groups ("2FA seed: k7ho 3pbx ...") after an OTP label. Each code is
     short, so only the label and the list together make them a credential."""
-    if not any(w in low for w in ("code", "otp", "2fa", "mfa", "authenticator")):
-        return
+    labels = _CODES_LABEL.finditer(low) if "code" in low and any(w in low for w in _CODE_KINDS) else ()
     done = 0  # each stretch of text is read under one label (a text made of labels costs one pass)
-    for m in _CODES_LABEL.finditer(low):
+    for m in labels:
         if m.start() < done:
             continue
         done = m.end() + _CODES_SPAN
@@ -475,7 +477,7 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         if len({c.group() for c in codes}) >= 3:
             yield "recovery codes", codes[0].start(), codes[-1].end()
     done = 0
-    for m in _OTP_LABEL.finditer(low):
+    for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
         if m.start() < done:
             continue
         done = m.end() + 48
@@ -614,14 +616,10 @@ _UNLABELLED = ((_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", 
 
 
 def _strong_unlabelled(value: str) -> bool:
-    """A value that needs no label to be a password: upper and lower case, a digit and a symbol
-    (or 12 characters of three classes), not a name, path, flag or placeholder."""
+    """A value that needs no label to be a password (:func:`unguessable`), not a path, flag or
+    placeholder."""
     value = value.rstrip(".,;:!?)")
-    classes = sum(map(any, ((c.isupper() for c in value), (c.islower() for c in value),
-                            (c.isdigit() for c in value), (c in "!@#$%^&*+=~?" for c in value))))
-    symbol = any(c in "!@#$%^&*+=~?" for c in value)
-    return (len(value) >= 8 and (classes >= 4 or (classes >= 3 and (symbol or len(value) >= 12)))
-            and not identifier_like(value) and not value.startswith(("-", "/", ".", "~"))
+    return (unguessable(value) and not value.startswith(("-", "/", ".", "~"))
             and "/" not in value and not is_placeholder(value, quoted=True))
 
 

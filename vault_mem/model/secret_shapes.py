@@ -88,14 +88,14 @@ _PREFIXED = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-](?=[a-z0-9_
                        r"[A-Za-z0-9_-]{20,250}(?![A-Za-z0-9_+/=-])")
 _SECRET_WORD = re.compile(r"pat|key|sk|tok|secret|pw|pass|api|auth|cred")
 _SEGMENT = re.compile(r"[a-z][a-z0-9]{0,11}[_-]")
-# Public identifiers that share the shape: agent and API object ids, digests, build names.
-_ID_PREFIXES = frozenset(["msg", "toolu", "call", "chatcmpl", "cmpl", "run", "thread", "asst", "file", "org", "user", "batch", "req", "request", "resp", "evt", "cus", "pi", "ch", "prod", "price", "sub", "in", "txn", "acct", "seti", "pm", "src", "cs", "po", "py", "ii", "il", "job", "task", "id", "uid", "ref", "step", "vs", "ft", "ftjob", "modr", "img", "asset", "srv", "conv", "session", "sess", "proj", "prj", "project", "team", "dpl", "dep", "usr", "cust", "ord", "order", "inv", "invoice", "ws", "wrkspc", "msgbatch", "doc", "page", "node", "obj", "item", "ver", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3", "crc32", "commit", "build", "release", "test", "tests", "pk", "sig", "trace", "span"])
+# Public identifiers that share the shape: agent and API object ids, digests, build names (in
+# either case: ``SHA256-``, ``UUID_`` and ``msg_`` alike).
+_ID_PREFIXES = frozenset(["msg", "toolu", "call", "chatcmpl", "cmpl", "run", "thread", "asst", "file", "org", "user", "batch", "req", "request", "resp", "evt", "cus", "pi", "ch", "prod", "price", "sub", "in", "txn", "acct", "seti", "pm", "src", "cs", "po", "py", "ii", "il", "job", "task", "id", "uid", "ref", "step", "vs", "ft", "ftjob", "modr", "img", "asset", "srv", "conv", "session", "sess", "proj", "prj", "project", "team", "dpl", "dep", "usr", "cust", "ord", "order", "inv", "invoice", "ws", "wrkspc", "msgbatch", "doc", "page", "node", "obj", "item", "ver", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3", "crc32", "uuid", "guid", "ulid", "commit", "build", "release", "test", "tests", "pk", "sig", "trace", "span"])
 
 
 # Upper-case prefixes (``HRKU-``, ``NRAK-``, ``CCIPAT_``): the tail must be long, since upper-case
 # abbreviations before a dash start many ids (``JIRA-``, ``INC-``) and those tails are short.
 _PREFIXED_UPPER = re.compile(r"(?<![A-Za-z0-9_.+/-])[A-Z][A-Z0-9]{1,9}[_-][A-Za-z0-9_-]{30,250}(?![A-Za-z0-9_+/=-])")
-_DIGEST_NAMES = frozenset(["SHA", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "MD5", "UUID", "GUID", "ULID", "ID"])
 # A credential word before a token on its line: the place that makes a short tail a secret.
 _CREDENTIAL_WORD = re.compile(r"(?i:(?<![a-z])(?:api|keys?|tokens?|secrets?|pat|passwords?|passwd|pw|auth|creds?"
                               r"|credentials?|apikey|access)(?![a-z]))")
@@ -113,7 +113,7 @@ def prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
     for m in _in_words(_PREFIXED_UPPER, text, words):
         token = m.group()
         first = re.split(r"[_-]", token, maxsplit=1)[0]
-        if first not in _DIGEST_NAMES and random_token(token[len(first) + 1:], min_len=30) and not looks_fake(token):
+        if first.lower() not in _ID_PREFIXES and random_token(token[len(first) + 1:], min_len=30) and not looks_fake(token):
             yield "API token", m.start(), m.end()
     for m in _in_words(_PREFIXED, text, words):
         token = m.group()

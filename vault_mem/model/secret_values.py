@@ -16,8 +16,9 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["NAMED", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "TYPE_NAME", "UUID", "credential_like", "high_entropy", "identifier_like", "is_placeholder", "is_wordy",
-           "looks_fake", "shannon_entropy"]
+__all__ = ["NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "TYPE_NAME", "UUID", "credential_like",
+           "has_symbol", "high_entropy", "identifier_like", "is_placeholder", "is_wordy", "looks_fake", "shannon_entropy",
+           "unguessable"]
 
 
 def shannon_entropy(value: str) -> float:
@@ -26,6 +27,15 @@ def shannon_entropy(value: str) -> float:
         return 0.0
     n = len(value)
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+#: the symbols a password holds to be hard to guess (a ``-``, ``_`` or ``.`` joins words in names too)
+PASSWORD_SYMBOLS = "!@#$%^&*+=~?"
+
+
+def has_symbol(value: str) -> bool:
+    """Does ``value`` hold one of :data:`PASSWORD_SYMBOLS`?"""
+    return any(c in PASSWORD_SYMBOLS for c in value)
 
 
 # --- what is not a secret ------------------------------------------------------------------
@@ -142,7 +152,7 @@ def _random_rest(rest: str) -> bool:
     """Is what a value's format directives leave still made to be hard to guess?"""
     if len(rest) < 8 or " " in rest or not credential_like(rest):
         return False  # '%s:%s', 'pass_%d', 'Hello %s, welcome!'
-    return any(c in "!@#$^&*+=~?" for c in rest) or not identifier_like(rest)
+    return has_symbol(rest.replace("%", "")) or not identifier_like(rest)  # (a `%` left is the format's)
 
 
 def _relative_path(value: str) -> bool:
@@ -167,9 +177,20 @@ def credential_like(value: str) -> bool:
         return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
-    symbol = any(c in "!@#$%^&*+=~?" for c in value)
+    symbol = has_symbol(value)
     inner_caps = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
     return (has_digit and has_alpha) or symbol or inner_caps
+
+
+def unguessable(value: str) -> bool:
+    """A value no word or name could be, so a password even with no sign or label before it
+    (``pw X``, "log in with X"): 8 characters or more of three classes (upper case, lower case,
+    digits, any other character), with a symbol (:data:`PASSWORD_SYMBOLS`) or 12 characters long,
+    and not words run together."""
+    classes = sum(map(any, ((c.isupper() for c in value), (c.islower() for c in value),
+                            (c.isdigit() for c in value), (not c.isalnum() for c in value))))
+    return (len(value) >= 8 and classes >= 3 and (len(value) >= 12 or has_symbol(value))
+            and not identifier_like(value))
 
 
 #: the entropy bar of a random-looking string, per character: 3.5 bits for mixed alphabets;

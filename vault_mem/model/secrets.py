@@ -261,27 +261,21 @@ _ORACLE_CONNECT = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\
                      r"(?://[A-Za-z0-9.-]{1,200}|[A-Za-z0-9.-]{1,200}:[0-9]{2,5}/)")
 
 
-def _at_lines(pattern: re.Pattern[str], text: str, sign: str) -> Iterator[re.Match[str]]:
-    """The matches of a one-line pattern that starts with a look-behind, on the lines that hold
-    an ``@`` and ``sign`` (a pass over the whole text tries every position)."""
-    for start, end in lines_holding(text, ("@",), (sign,)):
-        yield from pattern.finditer(text, start, end)
+#: userinfo written without a scheme, the sign its line must hold beside the ``@``, and the kind
+_SCHEMELESS = ((_BARE_USERINFO, ":", "URL with password"), (_ORACLE_CONNECT, "/", "database URL with password"))
 
 
-def _oracle_connect(text: str) -> Iterator[SecretFinding]:
-    """``user/password@//host/service``: an Oracle connect string with its password."""
-    for m in _at_lines(_ORACLE_CONNECT, text, "/"):
-        pw = m.group("pw")
-        if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
-            yield SecretFinding("database URL with password", m.start("pw"), m.end("pw"))
-
-
-def _bare_userinfo(text: str) -> Iterator[SecretFinding]:
-    """``user:password@host`` written without a scheme (a note of how to reach a box)."""
-    for m in _at_lines(_BARE_USERINFO, text, ":"):
-        pw = m.group("pw")
-        if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
-            yield SecretFinding("URL with password", m.start("pw"), m.end("pw"))
+def _schemeless_passwords(text: str) -> Iterator[SecretFinding]:
+    """``user:password@host`` written without a scheme (a note of how to reach a box) and
+    ``user/password@//host/service`` (an Oracle connect string): the password, unless it is the
+    user's name again or a placeholder. Both patterns stay on one line and start with a
+    look-behind, so only the lines holding an ``@`` and the sign are read."""
+    for pattern, sign, kind in _SCHEMELESS:
+        for start, end in lines_holding(text, ("@",), (sign,)):
+            for m in pattern.finditer(text, start, end):
+                pw = m.group("pw")
+                if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
+                    yield SecretFinding(kind, m.start("pw"), m.end("pw"))
 
 
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
@@ -384,8 +378,7 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     low = _ascii_lower(norm)
     found = list(_rule_findings(norm, low))
     found.extend((_AFTER_RULES, f) for f in _url_passwords(norm))
-    found.extend((_AFTER_RULES, f) for f in _bare_userinfo(norm))
-    found.extend((_AFTER_RULES, f) for f in _oracle_connect(norm))
+    found.extend((_AFTER_RULES, f) for f in _schemeless_passwords(norm))
     found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low))
     out = list(_mapped(view, iter(found)))
     # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
