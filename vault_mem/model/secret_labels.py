@@ -56,7 +56,6 @@ from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     NAMED,
     PASSWORD_SYMBOLS,
-    TYPE_NAME,
     UUID,
     credential_like,
     high_entropy,
@@ -65,8 +64,10 @@ from vault_mem.model.secret_values import (
     is_wordy,
     public_by_design,
     random_token,
+    type_name,
     unguessable,
 )
+from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["assignments", "labelled_value", "listed_codes", "named_values", "pin_codes", "table_cells",
            "unlabelled_passwords", "xml_elements"]
@@ -137,6 +138,23 @@ less least very too same other another have has had been being does did done doi
 characters chars words letters digits numbers symbols length least minimum maximum least at in on of to is be by
 as or if it an a no yes ok need needs needed goes went sent send given give given ask asked team admin user users
 """.split())
+# The prose words a passphrase's word list holds too ("you", "like", "any", "also", "old": 52 of
+# BIP-39's 2,048): four random words hold one of them one time in ten, so they make a sentence
+# only as most of its words; the others ("the", "see", "with") make one alone.
+_LIST_PROSE_WORDS = _PROSE_WORDS & frozenset(BIP39_ENGLISH)
+
+
+def _sentence(said: list[str]) -> bool:
+    """Are the words after a password label a sentence ("see the vault entry", "use any four
+    words") rather than a passphrase ("ticket oppose like any")? A state word may be one of four
+    random words ("correct horse battery staple"), not of three."""
+    if any(w in _PROSE_WORDS and w not in _LIST_PROSE_WORDS for w in said):
+        return True
+    if len(said) == 3 and any(w in _STATE_WORDS for w in said):
+        return True
+    return 2 * sum(w in _LIST_PROSE_WORDS for w in said) > len(said)
+
+
 _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
                      "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row")
@@ -209,12 +227,13 @@ def plain_password(value: str) -> bool:
             and all(p.isalnum() for p in parts) and not any(p.lower() in _STATE_WORDS for p in parts))
 
 
-def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool) -> str | None:
+def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
     ``code`` marks an unquoted lowercase word in code position (``user, password = split``,
     ``connect(password=pw)``): a variable, not a value. ``ends``: the value ends its sentence
-    or line (a plain password after a label, not the first word of a clause).
+    or line (a plain password after a label, not the first word of a clause). ``hint``: the
+    value could be a type hint; one written with a ``!`` or ``?`` right after it is not.
     """
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
         return None  # (`creds = " --username=" + auth` builds a command line)
@@ -223,7 +242,7 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
     # `is` or a --flag, the value must look like a credential by itself.
     strong = quoted or op in ("=", ":=", "=>", "==")
-    if not strong and TYPE_NAME.fullmatch(value) and sum(c.isupper() for c in value) >= 2:
+    if not strong and hint and type_name(value):
         return None
     words = len(value.split())
     if cls != "password" and words == 2 and (quoted or strong):
@@ -381,8 +400,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         # ("password manager: bitwarden vault entries" names a tool)
         phrase = _WORD_RUN.match(text, tail.start("value"))
         said = phrase.group().split() if phrase else []
-        # a state word may be one of four random words ("correct horse battery staple"), not of three
-        if said and not any(w in _PROSE_WORDS or (len(said) == 3 and w in _STATE_WORDS) for w in said):
+        if said and not _sentence(said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
     if not pair and cls == "login" and op == "" and not quoted:
@@ -405,7 +423,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
     if op in ("-", "–", "—") and not (high_entropy(value) or (_DASHED_VALUE.fullmatch(value) and credential_like(value))):
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
-    kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends)
+    kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
+                  hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))
     if not kind:
         return None
     vstart = tail.start("value") + (raw.index(value) if quoted or raw.startswith("{") else 0)

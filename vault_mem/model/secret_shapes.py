@@ -113,12 +113,13 @@ def prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
     for m in _in_words(_PREFIXED_UPPER, text, words):
         token = m.group()
         first = re.split(r"[_-]", token, maxsplit=1)[0]
-        if first.lower() not in _ID_PREFIXES and random_token(token[len(first) + 1:], min_len=30) and not looks_fake(token):
+        if (first.lower() not in _ID_PREFIXES and random_token(token[len(first) + 1:], min_len=30) and not looks_fake(token)
+                and not _public_jwk_member(text, m.start())):
             yield "API token", m.start(), m.end()
     for m in _in_words(_PREFIXED, text, words):
         token = m.group()
         first = token[:_SEGMENT.match(token).end() - 1]
-        if first in _ID_PREFIXES or public_by_design(token):
+        if first in _ID_PREFIXES or public_by_design(token) or _public_jwk_member(text, m.start()):
             continue
         at = 0
         for _ in range(3):  # up to three lowercase segments are prefix: dckr_pat_, tskey-auth-
@@ -144,10 +145,15 @@ _PREFIXED_LOWER = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-][a-z0
 
 
 def _base36_tail(tail: str) -> bool:
+    """Letters and digits mixed through the tail, as a random draw of base36 mixes them: a tenth
+    of it at least is digits and a tenth letters, and they alternate often. (Random base36 has
+    28% digits; the bounds of a fifth and the changes of a quarter of its length that stood here
+    missed 1 random tail in 10 to 25, by the luck of the draw.)"""
+    n = len(tail)
     letters = sum(c.isalpha() for c in tail)
     changes = sum(a.isdigit() != b.isdigit() for a, b in zip(tail, tail[1:]))
-    return (len(tail) // 5 <= letters <= len(tail) - len(tail) // 5 and changes >= len(tail) // 4
-            and not _HEX.fullmatch(tail) and shannon_entropy(tail) >= 4.0 and not looks_fake(tail))
+    return (n // 10 <= letters <= n - n // 10 and changes >= n // 6
+            and not _HEX.fullmatch(tail) and shannon_entropy(tail) >= 3.8 and not looks_fake(tail))
 
 
 def lower_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
@@ -309,6 +315,14 @@ _PUTTY_PRIVATE = re.compile(r"Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]{0,8}\r?\n[
 _SECRET_KEY_COMMENT = re.compile(r"(?i:secret key)[^\n]{0,80}\r?\n[ \t]{0,8}([A-Za-z0-9+/]{40,}={0,2})")
 _AGE = re.compile(r"A(?<![A-Za-z0-9_-]A)GE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]{1,30})-1[A-Za-z0-9]{20,}")
 _JWK_PRIVATE = re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9_-]{16,})\"")
+# The public members of a JSON Web Key (an EC point's "x" and "y", an RSA modulus "n" and exponent
+# "e"), right before a value: random base64url, public by design
+_JWK_PUBLIC_BEFORE = re.compile(r"\"(?:x|y|n|e)\"[ \t]{0,8}:[ \t]{0,8}\"\Z")
+
+
+def _public_jwk_member(text: str, start: int) -> bool:
+    """Is the value at ``start`` a public member of a JSON Web Key?"""
+    return '"kty"' in text and _JWK_PUBLIC_BEFORE.search(text, max(0, start - 24), start) is not None
 _PRIVATE_SPAN = 4 * 1024  # a .ppk's private lines follow its header within this (RSA-4096: ~1 KB)
 
 

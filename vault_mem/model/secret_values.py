@@ -16,9 +16,9 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "TYPE_NAME", "UUID", "credential_like",
+__all__ = ["NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "UUID", "credential_like",
            "has_symbol", "high_entropy", "identifier_like", "is_placeholder", "is_wordy", "looks_fake", "shannon_entropy",
-           "unguessable"]
+           "type_name", "unguessable"]
 
 
 def shannon_entropy(value: str) -> float:
@@ -67,7 +67,11 @@ _URL = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 # CamelCase type names after a colon are type hints (`token: TokenOpt`, `password: SecretStr`).
 # (bounded runs of capitals and digits: "HTTPClient", "TokenV2"; "EzaRH6KK7UGD" is random, not a name)
-TYPE_NAME = re.compile(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
+_TYPE_NAME = re.compile(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
+# A word of a name: a capital, then lower case holding a vowel and no four consonants in a row
+# ("Client", "Token"; not "Hqs", "Jheidqwf")
+_NAME_WORD = re.compile(r"[A-Z][a-z]*[aeiouy][a-z]*")
+_CONSONANTS = re.compile(r"[b-df-hj-np-tv-xz]{4}")
 # An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
 NAMED = re.compile(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
 _FORMAT = re.compile(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
@@ -108,6 +112,19 @@ def sample_jwt(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return claims in _SAMPLE_JWT_CLAIMS or (isinstance(claims, dict) and claims.get("role") in _PUBLIC_JWT_ROLES)
+
+
+def type_name(value: str) -> bool:
+    """A CamelCase type name (``SecretStr``, ``HTTPClient``, ``TokenV2``, ``Optional[str]``): two
+    capitals or more, a letter first, and words of three letters or more that one could say
+    (a vowel, no four consonants in a row) make half of it at least.
+    A random value of that pattern ("JRBRY6HqsP", "Jheidqwf0H") has short words, or words no
+    one could say, between its capitals."""
+    if not _TYPE_NAME.fullmatch(value) or sum(c.isupper() for c in value) < 2 or value[0].isdigit():
+        return False  # (a name starts with a letter)
+    name = value.split("[", 1)[0]
+    words = [w for w in _NAME_WORD.findall(name) if len(w) >= 3 and not _CONSONANTS.search(w.lower())]
+    return 2 * sum(map(len, words)) >= len(name)
 
 
 def is_placeholder(value: str, *, quoted: bool) -> bool:
@@ -230,8 +247,10 @@ _SEPARATOR = re.compile(r"[-_]")
 def identifier_like(value: str) -> bool:
     """Words run together (``TIFFClampDoubleToUInt32``, ``EVHTTP_CON_READ_ON_WRITE``) or a slug of
     words (``adjust-for-new-path-in-run``): a name, not a random token."""
-    chunks = _CHUNK.findall(value)
-    if chunks and sum(map(len, chunks)) / len(chunks) >= 3.2:
+    # (a number counts as two characters at most, as a size in a name does (`UInt32`): a long one
+    # is an id, such as the one that starts a Notion token's random tail, and no word)
+    chunks = [min(len(c), 2) if c.isdigit() else len(c) for c in _CHUNK.findall(value)]
+    if chunks and sum(chunks) / len(chunks) >= 3.2:
         return True
     parts = [p for p in _SEPARATOR.split(value) if p]
     words = sum(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper() or p.istitle())) for p in parts)
@@ -249,6 +268,13 @@ def random_token(value: str, *, min_len: int = 20) -> bool:
     digits = sum(c.isdigit() for c in value)
     if upper < 2 or lower < 2 or digits < 1:
         return False
-    if shannon_entropy(value) < 3.7 or identifier_like(value) or is_wordy(value):
+    if shannon_entropy(value) < _random_bar(len(value)) or identifier_like(value) or is_wordy(value):
         return False
     return not looks_fake(value)
+
+
+def _random_bar(n: int) -> float:
+    """The entropy a random token of ``n`` characters reaches: 3.7 bits, or one bit under the
+    most ``n`` characters can hold (log2 n) when that is less. A fixed 3.7 missed 3 random
+    20-character tails in 100 and 1 digit-rich 24-character tail in 30 (Fireworks' ``fw_``)."""
+    return min(3.7, math.log2(max(n, 2)) - 1.0)

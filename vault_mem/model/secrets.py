@@ -91,6 +91,7 @@ from vault_mem.model.secret_values import (
     credential_like,
     is_placeholder,
     looks_fake,
+    random_token,
     shannon_entropy,
 )
 
@@ -177,12 +178,9 @@ def _basic_auth(m: re.Match[str], text: str, group: int) -> bool:
 
 
 def _mixed(m: re.Match[str], text: str, group: int) -> bool:
-    """Random-looking: upper and lower case and digits, for prefixes short enough to occur by chance."""
+    """Random-looking (:func:`random_token`), for prefixes short enough to occur by chance."""
     value = _value(m, text, group)
-    body = value.split(".", 1)[-1]
-    return (any(c.isdigit() for c in body) and sum(c.isupper() for c in body) >= 2
-            and sum(c.islower() for c in body) >= 2 and shannon_entropy(body) >= 3.9
-            and not looks_fake(value))
+    return random_token(value.split(".", 1)[-1], min_len=0) and not looks_fake(value)
 
 
 CHECKS: dict[str, Check] = {
