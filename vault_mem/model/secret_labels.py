@@ -43,7 +43,7 @@ Beside labels and their values: the credential columns of a Markdown table
 (:func:`table_cells`), XML elements named for a credential (:func:`xml_elements`), PINs and
 passcodes (:func:`pin_codes`: upper-case PIN/PUK, passcode or a door/keypad code, four digits or
 more) and passwords named by their use with no label (:func:`unlabelled_passwords`: "log in ...
-with X", "use X to unlock", "sudo takes X"; only a value of three or four character classes with a symbol).
+with X", "use X to unlock", "sudo takes X"; only a value no word could be, as after ``pw`` with no sign: secret_values.unguessable).
 """
 
 from __future__ import annotations
