@@ -831,3 +831,16 @@ def test_public_members_of_a_json_web_key_stay_clean_whatever_their_draw() -> No
         assert found(public[:-1] + f', "d": "{d}"}}'), d
     n = _draw(rng, 342, URL)
     assert clean(f'{{"kty": "RSA", "n": "{n}", "e": "AQAB"}}')
+
+
+def test_a_random_password_in_odbc_braces_is_no_template_field() -> None:
+    """`Pwd={FllyrPmmfp072z}` passed: its chunks were long enough to read as a name's words, and a
+    name in braces is a template's field (`{dbPassword}`); a name's words are words one could say."""
+    assert found("Driver={ODBC Driver 18};Server=tcp:sql01,1433;Uid=sa;Pwd={FllyrPmmfp072z};Encrypt=yes;")
+    rng = random.Random(20261210)
+    named = [pw for pw in (_draw(rng, 14) for _ in range(3000))
+             if not found(f"Driver={{ODBC Driver 18}};Server=tcp:sql01,1433;Uid=sa;Pwd={{{pw}}};Encrypt=yes;")]
+    assert len(named) < 15, named  # under 1 in 200 (it was 1 in 100)
+    for text in ("Server=sql01;Uid=sa;Pwd={dbPassword};", 'conn = f"Uid=sa;Pwd={db_password2};"',
+                 "Server=sql01;Uid=sa;Pwd={password!r};", "Server=sql01;Uid=sa;Pwd={SqlAdminPassword};"):
+        assert clean(text), text

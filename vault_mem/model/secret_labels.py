@@ -64,6 +64,7 @@ from vault_mem.model.secret_values import (
     is_wordy,
     public_by_design,
     random_token,
+    spoken,
     type_name,
     unguessable,
 )
@@ -389,7 +390,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
     if not quoted and value.startswith("{") and "}" in raw:
         value = raw[1:raw.index("}")]  # ODBC quotes a value in braces: `Pwd={X};`
-        if not credential_like(value) or _FSTRING_FIELD.fullmatch(value) or identifier_like(value):
+        if not credential_like(value) or _FSTRING_FIELD.fullmatch(value) or (identifier_like(value) and spoken(value)):
             return None  # `{password}`, `{db_pass}`, f"{password!r}": a template's field
     if not quoted and _CJK.search(value):
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value

@@ -18,7 +18,7 @@ from collections import Counter
 
 __all__ = ["NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "UUID", "credential_like",
            "has_symbol", "high_entropy", "identifier_like", "is_placeholder", "is_wordy", "looks_fake", "shannon_entropy",
-           "type_name", "unguessable"]
+           "spoken", "type_name", "unguessable"]
 
 
 def shannon_entropy(value: str) -> float:
@@ -68,9 +68,9 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 # CamelCase type names after a colon are type hints (`token: TokenOpt`, `password: SecretStr`).
 # (bounded runs of capitals and digits: "HTTPClient", "TokenV2"; "EzaRH6KK7UGD" is random, not a name)
 _TYPE_NAME = re.compile(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
-# A word of a name: a capital, then lower case holding a vowel and no four consonants in a row
-# ("Client", "Token"; not "Hqs", "Jheidqwf")
-_NAME_WORD = re.compile(r"[A-Z][a-z]*[aeiouy][a-z]*")
+# A word one could say: a vowel and no four consonants in a row ("Client", "password"; not "Hqs",
+# "Jheidqwf", "Pmmfp")
+_VOWEL = re.compile(r"[aeiouy]")
 _CONSONANTS = re.compile(r"[b-df-hj-np-tv-xz]{4}")
 # An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
 NAMED = re.compile(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
@@ -122,8 +122,16 @@ def type_name(value: str) -> bool:
     one could say, between its capitals."""
     if not _TYPE_NAME.fullmatch(value) or sum(c.isupper() for c in value) < 2 or value[0].isdigit():
         return False  # (a name starts with a letter)
-    name = value.split("[", 1)[0]
-    words = [w for w in _NAME_WORD.findall(name) if len(w) >= 3 and not _CONSONANTS.search(w.lower())]
+    return spoken(value.split("[", 1)[0])
+
+
+def spoken(name: str) -> bool:
+    """Do words of three letters or more that one could say (a vowel, no four consonants in a
+    row) make half of ``name`` at least? Names are made of words (``dbPassword``, ``SecretStr``);
+    a random value of letters and digits has short chunks or ones no one could say between its
+    capitals and digits (``FllyrPmmfp072z``)."""
+    words = [c for c in _CHUNK.findall(name)  # (a run of capitals is an acronym or chance, no word)
+             if len(c) >= 3 and c[-1].islower() and _VOWEL.search(low := c.lower()) and not _CONSONANTS.search(low)]
     return 2 * sum(map(len, words)) >= len(name)
 
 
