@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+import re
 import string
 
 import pytest
@@ -19,7 +20,8 @@ from secret_corpus import FORMS, GH, LOOK_ALIKES, SK, ZWSP, b64, jwt, pw, r, wra
 from vault_mem.errors import SecretError
 from vault_mem.model.policy import check_write
 from vault_mem.model.secret_rules import RULES, expand_example
-from vault_mem.model.secrets import CHECKS, find_secrets
+from vault_mem.model.secret_text import lines_holding, long_words
+from vault_mem.model.secrets import CHECKS, find_secrets, labelled_value
 
 
 def _kinds(text: str) -> list[str]:
@@ -202,3 +204,85 @@ def test_spans_stay_inside_the_original_for_any_mix_of_disguises(text: str) -> N
     findings = find_secrets(text)
     assert all(0 <= f.start < f.end <= len(text) for f in findings)
     assert all(a.end <= b.start for a, b in itertools.pairwise(findings))
+
+
+# --- where the finders read: lines and words, not every position ----------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab \t\r\n@:/PINcode"), max_size=200),
+       st.lists(st.sampled_from(["@", "PIN", "code", "a b", ":"]), min_size=1, max_size=3),
+       st.lists(st.sampled_from(["/", ":", "b"]), max_size=2))
+def test_lines_holding_are_exactly_the_lines_with_a_word(text: str, words: list[str], also: list[str]) -> None:
+    expected, at = [], 0
+    for line in text.split("\n"):
+        if any(w in line for w in words) and (not also or any(w in line for w in also)):
+            expected.append((at, at + len(line)))
+        at += len(line) + 1
+    assert lines_holding(text, tuple(words), tuple(also)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab_-. \t\r\n\x0b\u2028\u00a0"), max_size=200), st.integers(1, 6))
+def test_long_words_are_the_runs_between_white_space(text: str, min_len: int) -> None:
+    expected = [(m.start(), m.end()) for m in re.finditer(r"\S+", text) if m.end() - m.start() >= min_len]
+    assert long_words(text, min_len) == expected
+
+
+# One value of each finder that reads only some lines or words, and lines around it that hold the
+# finder's words without being a credential: found at the same place whatever surrounds it.
+_PLACED = [
+    "door code is 4 8 1 9",
+    "log in to the NAS as backup with Tq9#mZ2!pwLx",
+    "use Wr5!kP8@zQ to unlock the keystore",
+    "sudo on the build box takes Qw3!er5Ty",
+    "jump host: ops:Pq8#xZ2kLm@10.0.4.5",
+    "scott/Tg7#pLm2q@//db.corp:1521/ORCL",
+    "dckr" + "_pat_" + r(30),
+    "nsec1" + "qpzry9x8gf2tvdw0s3jn54khce6mua7l" * 2,
+]
+_AROUND = ["we use code review", "PIN 12 on the board", "mail me @ home: later", "a/b@c", "with love", "",
+           "connect later with the team", "it takes time", "x" * 30, "word." * 8]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(_PLACED), st.lists(st.sampled_from(_AROUND), max_size=4),
+       st.lists(st.sampled_from(_AROUND), max_size=4), st.sampled_from(["\n", "\r\n", " ", "\t"]))
+def test_a_credential_is_found_the_same_wherever_it_stands(value: str, before: list[str], after: list[str],
+                                                           sep: str) -> None:
+    alone = [(f.kind, value[f.start:f.end]) for f in find_secrets(value)]
+    assert alone, value
+    head = "".join(line + sep for line in before)
+    text = head + value + "".join(sep + line for line in after)
+    placed = [(f.kind, text[f.start:f.end]) for f in find_secrets(text) if f.start >= len(head) and f.end <= len(head) + len(value)]
+    assert placed == alone
+
+
+# --- one judgment per rule, wherever it is used --------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["s3cr3t-pass-01", "Xk9!mq2#Lp", "Tr0ub4dor&3", "h4ck-th3-pl4n3t"])
+def test_a_password_no_word_could_be_counts_after_pw_and_by_its_use_alike(value: str) -> None:
+    # `pw X` with no sign and "log in ... with X" with no label ask the same question of X
+    assert _kinds(f"pw {value}") == ["password assignment"]
+    assert _kinds(f"log in to the NAS as backup with {value}") == ["password given by its use"]
+
+
+@pytest.mark.parametrize("value", ["abcdefghij", "Deploy2024", "buildCacheKey2", "release-notes-draft"])
+def test_a_value_a_word_or_name_could_be_counts_in_neither_place(value: str) -> None:
+    assert _kinds(f"pw {value}") == _kinds(f"log in to the NAS as backup with {value}") == []
+
+
+@pytest.mark.parametrize("prefix", ["msg", "req", "sha256", "uuid", "commit"])
+def test_an_id_prefix_is_public_in_either_case(prefix: str) -> None:
+    tail = r(32)
+    assert _kinds(f"{prefix}_{tail}") == _kinds(f"{prefix.upper()}_{tail}") == []
+
+
+@pytest.mark.parametrize("word", ["Recovery", "Backup", "2FA", "MFA", "OTP", "Scratch", "Emergency"])
+def test_every_codes_label_makes_a_description_name_a_password(word: str) -> None:
+    # the same labels that introduce a list of codes in a body ("Scratch codes:" then codes)
+    assert labelled_value(f"{word} codes for the admin account", "x7k2-p9q4")
+    body = f"{word} codes:\n" + "\n".join(f"{r(4, string.ascii_lowercase + string.digits)}-{r(4, string.digits)}"
+                                         for _ in range(4))
+    assert "recovery codes" in _kinds(body)

@@ -43,7 +43,7 @@ Beside labels and their values: the credential columns of a Markdown table
 (:func:`table_cells`), XML elements named for a credential (:func:`xml_elements`), PINs and
 passcodes (:func:`pin_codes`: upper-case PIN/PUK, passcode or a door/keypad code, four digits or
 more) and passwords named by their use with no label (:func:`unlabelled_passwords`: "log in ...
-with X", "use X to unlock", "sudo takes X"; only a value of three or four character classes with a symbol).
+with X", "use X to unlock", "sudo takes X"; only a value no word could be, as after ``pw`` with no sign: secret_values.unguessable).
 """
 
 from __future__ import annotations
@@ -52,9 +52,10 @@ import heapq
 import re
 from collections.abc import Iterator
 
+from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     NAMED,
-    TYPE_NAME,
+    PASSWORD_SYMBOLS,
     UUID,
     credential_like,
     high_entropy,
@@ -63,7 +64,11 @@ from vault_mem.model.secret_values import (
     is_wordy,
     public_by_design,
     random_token,
+    spoken,
+    type_name,
+    unguessable,
 )
+from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["assignments", "labelled_value", "listed_codes", "named_values", "pin_codes", "table_cells",
            "unlabelled_passwords", "xml_elements"]
@@ -99,9 +104,12 @@ def _keywords(low: str) -> Iterator[re.Match[str]]:
     return heapq.merge(english, _FOREIGN_KEYWORD.finditer(low), key=lambda m: m.start())
 
 
-# "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X")
-# ("to": "set the admin password to X", "changed to X"; "lautet": "Das Passwort lautet X")
-_COPULA = r"(?:is|was|to|es|ist|lautet|est|era|war|é|è|är|er)"
+# "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
+# "Das Passwort lautet X"): every one reads as the sign ``is``
+_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er)"
+# The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
+# which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
+_SIGN_WORD = rf"(?:{_COPULA}|to)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
 _COPULA_WORD = re.compile(rf"{_COPULA}|{_CJK_COPULA}")
@@ -110,12 +118,12 @@ _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a YAML block scalar (`k: >-`, the value on the next line), then signs
                           r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
-                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _COPULA + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
                           + r"[ \t]{0,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
 _PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
-                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _COPULA + r"[ \t]{1,8})" + _VALUE)
+                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD + r"[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 _NEXT_LINE = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
@@ -131,6 +139,23 @@ less least very too same other another have has had been being does did done doi
 characters chars words letters digits numbers symbols length least minimum maximum least at in on of to is be by
 as or if it an a no yes ok need needs needed goes went sent send given give given ask asked team admin user users
 """.split())
+# The prose words a passphrase's word list holds too ("you", "like", "any", "also", "old": 52 of
+# BIP-39's 2,048): four random words hold one of them one time in ten, so they make a sentence
+# only as most of its words; the others ("the", "see", "with") make one alone.
+_LIST_PROSE_WORDS = _PROSE_WORDS & frozenset(BIP39_ENGLISH)
+
+
+def _sentence(said: list[str]) -> bool:
+    """Are the words after a password label a sentence ("see the vault entry", "use any four
+    words") rather than a passphrase ("ticket oppose like any")? A state word may be one of four
+    random words ("correct horse battery staple"), not of three."""
+    if any(w in _PROSE_WORDS and w not in _LIST_PROSE_WORDS for w in said):
+        return True
+    if len(said) == 3 and any(w in _STATE_WORDS for w in said):
+        return True
+    return 2 * sum(w in _LIST_PROSE_WORDS for w in said) > len(said)
+
+
 _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
                      "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row")
@@ -139,10 +164,9 @@ _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
                    "master", "hmac", "aes", "unseal", "wallet")
 # A value after a spaced dash: one token of key characters, not starting with a digit.
-_DASHED_VALUE = re.compile(r"[A-Za-z!@#$%^&*+=~?_][A-Za-z0-9!@#$%^&*+=~?_.-]{7,199}")
+_DASHED_VALUE = re.compile(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
 _SEP = re.compile(r"[-_.]")
-_RECOVERY = re.compile(r"\b(?:recovery|backup|2fa|mfa|otp)[ _-]?codes?\b")
 _PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 _PAIR_AFTER_WORD = re.compile(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -204,12 +228,13 @@ def plain_password(value: str) -> bool:
             and all(p.isalnum() for p in parts) and not any(p.lower() in _STATE_WORDS for p in parts))
 
 
-def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool) -> str | None:
+def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
     ``code`` marks an unquoted lowercase word in code position (``user, password = split``,
     ``connect(password=pw)``): a variable, not a value. ``ends``: the value ends its sentence
-    or line (a plain password after a label, not the first word of a clause).
+    or line (a plain password after a label, not the first word of a clause). ``hint``: the
+    value could be a type hint; one written with a ``!`` or ``?`` right after it is not.
     """
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
         return None  # (`creds = " --username=" + auth` builds a command line)
@@ -218,7 +243,7 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
     # `is` or a --flag, the value must look like a credential by itself.
     strong = quoted or op in ("=", ":=", "=>", "==")
-    if not strong and TYPE_NAME.fullmatch(value) and sum(c.isupper() for c in value) >= 2:
+    if not strong and hint and type_name(value):
         return None
     words = len(value.split())
     if cls != "password" and words == 2 and (quoted or strong):
@@ -228,11 +253,8 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     if (cls != "password" and words > 1) or words >= 5:
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "" and cls == "password":
-        # `pw X` with no sign: only a value no word or name could be (a symbol, or long and mixed)
-        classes = sum(map(any, ((c.isupper() for c in value), (c.islower() for c in value),
-                                (c.isdigit() for c in value), (not c.isalnum() for c in value))))
-        mixed = classes >= 3 and (len(value) >= 12 or any(c in "!@#$%^&*+=~?" for c in value))
-        return "password assignment" if len(value) >= 8 and mixed and not identifier_like(value) else None
+        # `pw X` with no sign: only a value no word or name could be
+        return "password assignment" if unguessable(value) else None
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
         # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
@@ -243,7 +265,7 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
         return "high-entropy string in assignment" if high_entropy(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
-        hit = hit or (ends and words == 1 and op != "to" and plain_password(value))
+        hit = hit or (ends and words == 1 and plain_password(value))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
     hit = credential_like(value) and len(value) >= 8
     hit = hit or (strong and len(value) >= 16 and not is_wordy(value))
@@ -353,10 +375,9 @@ def _value_before(text: str, start: int, cls: str) -> Span | None:
 
 
 def _op(tail: re.Match[str]) -> str:
-    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``, except
-    ``to`` ("set the password to X"), which only a value that looks like a credential follows."""
+    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``."""
     op = tail.group("op").strip()
-    return op if op == "to" else "is" if _COPULA_WORD.fullmatch(op) else op
+    return "is" if _COPULA_WORD.fullmatch(op) else op
 
 
 def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> Span | None:
@@ -369,7 +390,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
     if not quoted and value.startswith("{") and "}" in raw:
         value = raw[1:raw.index("}")]  # ODBC quotes a value in braces: `Pwd={X};`
-        if not credential_like(value) or _FSTRING_FIELD.fullmatch(value) or identifier_like(value):
+        if not credential_like(value) or _FSTRING_FIELD.fullmatch(value) or (identifier_like(value) and spoken(value)):
             return None  # `{password}`, `{db_pass}`, f"{password!r}": a template's field
     if not quoted and _CJK.search(value):
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
@@ -380,8 +401,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         # ("password manager: bitwarden vault entries" names a tool)
         phrase = _WORD_RUN.match(text, tail.start("value"))
         said = phrase.group().split() if phrase else []
-        # a state word may be one of four random words ("correct horse battery staple"), not of three
-        if said and not any(w in _PROSE_WORDS or (len(said) == 3 and w in _STATE_WORDS) for w in said):
+        if said and not _sentence(said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
     if not pair and cls == "login" and op == "" and not quoted:
@@ -404,7 +424,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
     if op in ("-", "–", "—") and not (high_entropy(value) or (_DASHED_VALUE.fullmatch(value) and credential_like(value))):
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
-    kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends)
+    kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
+                  hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))
     if not kind:
         return None
     vstart = tail.start("value") + (raw.index(value) if quoted or raw.startswith("{") else 0)
@@ -422,7 +443,7 @@ def labelled_value(label: str, value: str) -> str | None:
     elif not first or len(parts) != 1 or len(first) > 200:
         return None
     low = label.lower()
-    if _RECOVERY.search(low):
+    if _CODES_LABEL.search(low):
         low += " password"  # a 2FA recovery or backup code is a password by another name
     classes = []
     for kw in _keywords(low):
@@ -451,9 +472,12 @@ def labelled_value(label: str, value: str) -> str | None:
 
 # --- codes listed under their label, and values named by a sibling field ----------------------
 
-# "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped)
-_CODES_LABEL = re.compile(r"(?:recovery|backup|2fa|mfa|otp|scratch|emergency)[ _-]?codes?")
-_OTP_LABEL = re.compile(r"(?:totp|2fa|mfa|otp|authenticator)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
+# "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
+# In a memory's description, the label makes its body a password by another name.
+_CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
+_CODES_LABEL = re.compile(rf"(?:{'|'.join(_CODE_KINDS)})[ _-]?codes?(?![a-z])")
+_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator")
+_OTP_LABEL = re.compile(rf"(?:t?{'|'.join(_OTP_WORDS)})(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
 _CODE = re.compile(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
 _BASE32_GROUPS = re.compile(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
 _CODES_SPAN = 400  # the codes follow their label within this many characters
@@ -463,10 +487,9 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
     """Account recovery codes listed under their label (three or more codes with digits), and a
     TOTP secret written in groups ("2FA seed: k7ho 3pbx ...") after an OTP label. Each code is
     short, so only the label and the list together make them a credential."""
-    if not any(w in low for w in ("code", "otp", "2fa", "mfa", "authenticator")):
-        return
+    labels = _CODES_LABEL.finditer(low) if "code" in low and any(w in low for w in _CODE_KINDS) else ()
     done = 0  # each stretch of text is read under one label (a text made of labels costs one pass)
-    for m in _CODES_LABEL.finditer(low):
+    for m in labels:
         if m.start() < done:
             continue
         done = m.end() + _CODES_SPAN
@@ -474,7 +497,7 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         if len({c.group() for c in codes}) >= 3:
             yield "recovery codes", codes[0].start(), codes[-1].end()
     done = 0
-    for m in _OTP_LABEL.finditer(low):
+    for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
         if m.start() < done:
             continue
         done = m.end() + 48
@@ -577,44 +600,55 @@ _PIN = re.compile(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|
                   r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
 
 
-def pin_codes(text: str) -> Iterator[Span]:
-    """A PIN, PUK or passcode named by its label and given as four to twelve digits."""
-    if not any(w in text for w in ("PIN", "PUK", "code", "Code", "CODE")):
-        return
-    for m in _PIN.finditer(text):
-        digits = re.sub(r"[ \t-]", "", m.group("value"))
-        if len(set(digits)) > 1:  # `0000` is a default, a mask
-            yield "PIN or passcode", m.start("value"), m.end("value")
+_FOUR_DIGITS = re.compile(r"[0-9](?:[ \t-]?[0-9]){3}")
+
+
+def pin_codes(text: str, low: str) -> Iterator[Span]:
+    """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
+    ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
+    four digits are read (most memories say "code" somewhere, few beside a number)."""
+    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code",))))
+    for start, end in lines:
+        if not _FOUR_DIGITS.search(text, start, end):
+            continue
+        for m in _PIN.finditer(text, start, end):
+            digits = re.sub(r"[ \t-]", "", m.group("value"))
+            if len(set(digits)) > 1:  # `0000` is a default, a mask
+                yield "PIN or passcode", m.start("value"), m.end("value")
 
 
 # A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
 # keystore". Only a value no word or name could be counts (see _strong_unlabelled).
-_USED_WITH = re.compile(r"(?i:log[ \t]?in|log[ \t]on|sign[ \t]?in|authenticate|ssh|connect)(?![a-z])[^\n]{0,60}?[ \t]with"
+_SIGN_IN = r"log[ \t]?in|log[ \t]on|sign[ \t]?in"
+_USED_WITH = re.compile(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
                         r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
 _USE_TO = re.compile(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
-                     r"(?i:unlock|log[ \t]?in|log[ \t]on|sign[ \t]?in|decrypt|open|access|authenticate|sudo)(?![a-z])")
-
+                     rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo)(?![a-z])")
 # "sudo on the build box takes X": an account or a prompt that takes a value
 _TAKES = re.compile(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
                     r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
+# The words each pattern needs, lowercased, and the lines holding them are all it reads (every
+# pattern stays on one line): the first group, and one of the second if there is one.
+_SIGN_IN_WORDS = ("log", "sign")
+_UNLABELLED = ((_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
+               (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo")),
+               (_TAKES, ("takes", "accepts", "wants"), ()))
 
 
 def _strong_unlabelled(value: str) -> bool:
-    """A value that needs no label to be a password: upper and lower case, a digit and a symbol
-    (or 12 characters of three classes), not a name, path, flag or placeholder."""
+    """A value that needs no label to be a password (:func:`unguessable`), not a path, flag or
+    placeholder."""
     value = value.rstrip(".,;:!?)")
-    classes = sum(map(any, ((c.isupper() for c in value), (c.islower() for c in value),
-                            (c.isdigit() for c in value), (c in "!@#$%^&*+=~?" for c in value))))
-    symbol = any(c in "!@#$%^&*+=~?" for c in value)
-    return (len(value) >= 8 and (classes >= 4 or (classes >= 3 and (symbol or len(value) >= 12)))
-            and not identifier_like(value) and not value.startswith(("-", "/", ".", "~"))
+    return (unguessable(value) and not value.startswith(("-", "/", ".", "~"))
             and "/" not in value and not is_placeholder(value, quoted=True))
 
 
-def unlabelled_passwords(text: str) -> Iterator[Span]:
-    """A password named by what it does ("log in ... with X", "use X to unlock"), no label."""
-    for pattern in (_USED_WITH, _USE_TO, _TAKES):
-        for m in pattern.finditer(text):
-            value = m.group("value").rstrip(".,;:!?)")
-            if _strong_unlabelled(value):
-                yield "password given by its use", m.start("value"), m.start("value") + len(value)
+def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
+    """A password named by what it does ("log in ... with X", "use X to unlock"), no label
+    (``low``: ``text`` lowercased, same length)."""
+    for pattern, words, also in _UNLABELLED:
+        for start, end in lines_holding(low, words, also):
+            for m in pattern.finditer(text, start, end):
+                value = m.group("value").rstrip(".,;:!?)")
+                if _strong_unlabelled(value):
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)

@@ -43,6 +43,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 
+from vault_mem.model.secret_text import long_words
 from vault_mem.model.secret_values import (
     identifier_like,
     is_placeholder,
@@ -53,10 +54,31 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
-           "seed_phrases", "seed_word", "valid_mnemonic", "wallet_keys", "webhook_urls"]
+__all__ = ["Words", "byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
+           "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "wallet_keys", "webhook_urls"]
 
 Span = tuple[str, int, int]
+Words = list[tuple[int, int]]
+
+#: the shortest token the token finders below match (a two-letter prefix, a separator and a
+#: 20-character tail); they read only the words of a text this long (:func:`token_words`)
+_SHORTEST_TOKEN = 23
+
+
+def token_words(text: str) -> Words:
+    """The spans of the words of ``text`` long enough to hold a token: found once per text, then
+    the only places :func:`prefixed_tokens`, :func:`lower_prefixed_tokens`,
+    :func:`hex_prefixed_tokens` and :func:`dotted_tokens` read. Their patterns hold no white
+    space and start with a look-behind, which gives the regex engine nothing to skip to, so a
+    pass over a whole 80 KB memory costs 2-5 ms a pattern; most of a text is short words."""
+    return long_words(text, _SHORTEST_TOKEN)
+
+
+def _in_words(pattern: re.Pattern[str], text: str, words: Words) -> Iterator[re.Match[str]]:
+    """The matches of a token ``pattern`` inside ``words`` (a look-behind still sees the white
+    space before a word, and a look-ahead at a word's end sees none of it: both as over the text)."""
+    for start, end in words:
+        yield from pattern.finditer(text, start, end)
 
 # --- prefix + random tail ------------------------------------------------------------------
 
@@ -66,14 +88,14 @@ _PREFIXED = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-](?=[a-z0-9_
                        r"[A-Za-z0-9_-]{20,250}(?![A-Za-z0-9_+/=-])")
 _SECRET_WORD = re.compile(r"pat|key|sk|tok|secret|pw|pass|api|auth|cred")
 _SEGMENT = re.compile(r"[a-z][a-z0-9]{0,11}[_-]")
-# Public identifiers that share the shape: agent and API object ids, digests, build names.
-_ID_PREFIXES = frozenset(["msg", "toolu", "call", "chatcmpl", "cmpl", "run", "thread", "asst", "file", "org", "user", "batch", "req", "request", "resp", "evt", "cus", "pi", "ch", "prod", "price", "sub", "in", "txn", "acct", "seti", "pm", "src", "cs", "po", "py", "ii", "il", "job", "task", "id", "uid", "ref", "step", "vs", "ft", "ftjob", "modr", "img", "asset", "srv", "conv", "session", "sess", "proj", "prj", "project", "team", "dpl", "dep", "usr", "cust", "ord", "order", "inv", "invoice", "ws", "wrkspc", "msgbatch", "doc", "page", "node", "obj", "item", "ver", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3", "crc32", "commit", "build", "release", "test", "tests", "pk", "sig", "trace", "span"])
+# Public identifiers that share the shape: agent and API object ids, digests, build names (in
+# either case: ``SHA256-``, ``UUID_`` and ``msg_`` alike).
+_ID_PREFIXES = frozenset(["msg", "toolu", "call", "chatcmpl", "cmpl", "run", "thread", "asst", "file", "org", "user", "batch", "req", "request", "resp", "evt", "cus", "pi", "ch", "prod", "price", "sub", "in", "txn", "acct", "seti", "pm", "src", "cs", "po", "py", "ii", "il", "job", "task", "id", "uid", "ref", "step", "vs", "ft", "ftjob", "modr", "img", "asset", "srv", "conv", "session", "sess", "proj", "prj", "project", "team", "dpl", "dep", "usr", "cust", "ord", "order", "inv", "invoice", "ws", "wrkspc", "msgbatch", "doc", "page", "node", "obj", "item", "ver", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3", "crc32", "uuid", "guid", "ulid", "commit", "build", "release", "test", "tests", "pk", "sig", "trace", "span"])
 
 
 # Upper-case prefixes (``HRKU-``, ``NRAK-``, ``CCIPAT_``): the tail must be long, since upper-case
 # abbreviations before a dash start many ids (``JIRA-``, ``INC-``) and those tails are short.
 _PREFIXED_UPPER = re.compile(r"(?<![A-Za-z0-9_.+/-])[A-Z][A-Z0-9]{1,9}[_-][A-Za-z0-9_-]{30,250}(?![A-Za-z0-9_+/=-])")
-_DIGEST_NAMES = frozenset(["SHA", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "MD5", "UUID", "GUID", "ULID", "ID"])
 # A credential word before a token on its line: the place that makes a short tail a secret.
 _CREDENTIAL_WORD = re.compile(r"(?i:(?<![a-z])(?:api|keys?|tokens?|secrets?|pat|passwords?|passwd|pw|auth|creds?"
                               r"|credentials?|apikey|access)(?![a-z]))")
@@ -86,19 +108,18 @@ def _named_before(text: str, start: int) -> bool:
     return _CREDENTIAL_WORD.search(text, max(line_start, start - _CONTEXT), start) is not None
 
 
-def prefixed_tokens(text: str) -> Iterator[Span]:
+def prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
     """``prefix_`` + a long random tail: an API token of a vendor the rule table does not list."""
-    if "_" not in text and "-" not in text:
-        return
-    for m in _PREFIXED_UPPER.finditer(text):
+    for m in _in_words(_PREFIXED_UPPER, text, words):
         token = m.group()
         first = re.split(r"[_-]", token, maxsplit=1)[0]
-        if first not in _DIGEST_NAMES and random_token(token[len(first) + 1:], min_len=30) and not looks_fake(token):
+        if (first.lower() not in _ID_PREFIXES and random_token(token[len(first) + 1:], min_len=30) and not looks_fake(token)
+                and not _public_jwk_member(text, m.start())):
             yield "API token", m.start(), m.end()
-    for m in _PREFIXED.finditer(text):
+    for m in _in_words(_PREFIXED, text, words):
         token = m.group()
         first = token[:_SEGMENT.match(token).end() - 1]
-        if first in _ID_PREFIXES or public_by_design(token):
+        if first in _ID_PREFIXES or public_by_design(token) or _public_jwk_member(text, m.start()):
             continue
         at = 0
         for _ in range(3):  # up to three lowercase segments are prefix: dckr_pat_, tskey-auth-
@@ -124,17 +145,20 @@ _PREFIXED_LOWER = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-][a-z0
 
 
 def _base36_tail(tail: str) -> bool:
+    """Letters and digits mixed through the tail, as a random draw of base36 mixes them: a tenth
+    of it at least is digits and a tenth letters, and they alternate often. (Random base36 has
+    28% digits; the bounds of a fifth and the changes of a quarter of its length that stood here
+    missed 1 random tail in 10 to 25, by the luck of the draw.)"""
+    n = len(tail)
     letters = sum(c.isalpha() for c in tail)
     changes = sum(a.isdigit() != b.isdigit() for a, b in zip(tail, tail[1:]))
-    return (len(tail) // 5 <= letters <= len(tail) - len(tail) // 5 and changes >= len(tail) // 4
-            and not _HEX.fullmatch(tail) and shannon_entropy(tail) >= 4.0 and not looks_fake(tail))
+    return (n // 10 <= letters <= n - n // 10 and changes >= n // 6
+            and not _HEX.fullmatch(tail) and shannon_entropy(tail) >= 3.8 and not looks_fake(tail))
 
 
-def lower_prefixed_tokens(text: str) -> Iterator[Span]:
+def lower_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
     """``<abbrev with sk/api/key/tok>_`` + 32 or more random lower-case letters and digits."""
-    if "_" not in text and "-" not in text:
-        return
-    for m in _PREFIXED_LOWER.finditer(text):
+    for m in _in_words(_PREFIXED_LOWER, text, words):
         token = m.group()
         sep = min(i for i in (token.find("_"), token.find("-")) if i > 0)
         prefix, tail = token[:sep], token[sep + 1:]
@@ -154,9 +178,9 @@ _HEX_PREFIX_WORDS = frozenset(["hash", "git", "key", "tree", "blob", "node", "np
                                "web", "api", "repo", "pkg", "lib", "mod", "src", "dist", "bin", "tmp", "run"])
 
 
-def hex_prefixed_tokens(text: str) -> Iterator[Span]:
+def hex_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
     """``abbrev-`` or ``abbrev_kind_`` + 32 to 64 random hex digits: a vendor token with a hex tail."""
-    for m in _HEX_PREFIXED.finditer(text):
+    for m in _in_words(_HEX_PREFIXED, text, words):
         token = m.group()
         first = re.split(r"[_-]", token, maxsplit=1)[0]
         tail = token[len(first) + 1:].rsplit("_", 1)[0] if token.count("_") > 1 else token[len(first) + 1:]
@@ -232,15 +256,17 @@ def webhook_urls(text: str) -> Iterator[Span]:
 # --- wallet keys -----------------------------------------------------------------------------
 
 # bech32 with a human-readable part that names a secret (Nostr's nsec1, a wallet's ...sec1, ...prv1)
-_BECH32_SECRET = re.compile(r"(?<![a-z0-9])[a-z]{0,8}(?:sec|secret|priv|prv|sk)1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{50,}"
-                            r"(?![a-z0-9])")
+_BECH32_SECRET_HRPS = ("sec", "secret", "priv", "prv", "sk")  # how the human-readable part ends
+_BECH32_SECRET = re.compile(rf"(?<![a-z0-9])[a-z]{{0,8}}(?:{'|'.join(_BECH32_SECRET_HRPS)})1"
+                            r"[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{50,}(?![a-z0-9])")
+_BECH32_MARKS = tuple(hrp + "1" for hrp in _BECH32_SECRET_HRPS)
 # BIP-32 extended private keys: base58 of 82 bytes, 111 characters
 _XPRV = re.compile(r"(?<![A-Za-z0-9])[xyztuvXYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?![A-Za-z0-9])")
 
 
 def wallet_keys(text: str) -> Iterator[Span]:
     """Wallet secret keys written in a format that says it: bech32 ``nsec1...`` and BIP-32 ``xprv...``."""
-    if "1" in text:
+    if any(mark in text for mark in _BECH32_MARKS):  # (a substring search, not a regex pass over every text)
         for m in _BECH32_SECRET.finditer(text):
             yield "wallet secret key", m.start(), m.end()
     if "prv" in text:
@@ -259,25 +285,21 @@ _DOTTED = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,
 _DOTTED_PAIR = re.compile(r"(?<![A-Za-z0-9_.:/@#=+-])[A-Za-z0-9_-]{6,100}(?:\.[A-Za-z0-9_-]{6,100}){1,2}"
                           r"(?![A-Za-z0-9_.+/=-])")
 _HEX = re.compile(r"[0-9a-f]{32,}")
-_LONG_RUN = re.compile(r"[A-Za-z0-9_-]{27}")
 
 
 def _token_part(part: str) -> bool:
     return any(c.isdigit() for c in part) or (any(c.isupper() for c in part[1:]) and any(c.islower() for c in part))
 
 
-def dotted_tokens(text: str) -> Iterator[Span]:
+def dotted_tokens(text: str, words: Words) -> Iterator[Span]:
     """Three random base64url parts of a Discord bot token's lengths (24-28, 6-7, 27-40), and
     ``id.secret`` pairs whose parts all look like tokens and one is long and random."""
-    if text.count(".") < 1:
-        return
-    for m in _DOTTED.finditer(text):
+    words = [(start, end) for start, end in words if text.find(".", start, end) >= 0]
+    for m in _in_words(_DOTTED, text, words):
         first, _, last = m.group().split(".")
         if random_token(first, min_len=20) and random_token(last, min_len=20):
             yield "bot token", m.start(), m.end()
-    if not _LONG_RUN.search(text):
-        return  # (a plain search first: the pair pattern's look-behind costs at every position)
-    for m in _DOTTED_PAIR.finditer(text):
+    for m in _in_words(_DOTTED_PAIR, text, words):
         parts = m.group().split(".")
         if len(m.group()) < 48 or not all(_token_part(p) for p in parts):
             continue
@@ -293,6 +315,14 @@ _PUTTY_PRIVATE = re.compile(r"Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]{0,8}\r?\n[
 _SECRET_KEY_COMMENT = re.compile(r"(?i:secret key)[^\n]{0,80}\r?\n[ \t]{0,8}([A-Za-z0-9+/]{40,}={0,2})")
 _AGE = re.compile(r"A(?<![A-Za-z0-9_-]A)GE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]{1,30})-1[A-Za-z0-9]{20,}")
 _JWK_PRIVATE = re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9_-]{16,})\"")
+# The public members of a JSON Web Key (an EC point's "x" and "y", an RSA modulus "n" and exponent
+# "e"), right before a value: random base64url, public by design
+_JWK_PUBLIC_BEFORE = re.compile(r"\"(?:x|y|n|e)\"[ \t]{0,8}:[ \t]{0,8}\"\Z")
+
+
+def _public_jwk_member(text: str, start: int) -> bool:
+    """Is the value at ``start`` a public member of a JSON Web Key?"""
+    return '"kty"' in text and _JWK_PUBLIC_BEFORE.search(text, max(0, start - 24), start) is not None
 _PRIVATE_SPAN = 4 * 1024  # a .ppk's private lines follow its header within this (RSA-4096: ~1 KB)
 
 

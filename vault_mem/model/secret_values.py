@@ -16,8 +16,9 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["NAMED", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "TYPE_NAME", "UUID", "credential_like", "high_entropy", "identifier_like", "is_placeholder", "is_wordy",
-           "looks_fake", "shannon_entropy"]
+__all__ = ["NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "UUID", "credential_like",
+           "has_symbol", "high_entropy", "identifier_like", "is_placeholder", "is_wordy", "looks_fake", "shannon_entropy",
+           "spoken", "type_name", "unguessable"]
 
 
 def shannon_entropy(value: str) -> float:
@@ -26,6 +27,15 @@ def shannon_entropy(value: str) -> float:
         return 0.0
     n = len(value)
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+#: the symbols a password holds to be hard to guess (a ``-``, ``_`` or ``.`` joins words in names too)
+PASSWORD_SYMBOLS = "!@#$%^&*+=~?"
+
+
+def has_symbol(value: str) -> bool:
+    """Does ``value`` hold one of :data:`PASSWORD_SYMBOLS`?"""
+    return any(c in PASSWORD_SYMBOLS for c in value)
 
 
 # --- what is not a secret ------------------------------------------------------------------
@@ -57,7 +67,11 @@ _URL = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 # CamelCase type names after a colon are type hints (`token: TokenOpt`, `password: SecretStr`).
 # (bounded runs of capitals and digits: "HTTPClient", "TokenV2"; "EzaRH6KK7UGD" is random, not a name)
-TYPE_NAME = re.compile(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
+_TYPE_NAME = re.compile(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
+# A word one could say: a vowel and no four consonants in a row ("Client", "password"; not "Hqs",
+# "Jheidqwf", "Pmmfp")
+_VOWEL = re.compile(r"[aeiouy]")
+_CONSONANTS = re.compile(r"[b-df-hj-np-tv-xz]{4}")
 # An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
 NAMED = re.compile(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
 _FORMAT = re.compile(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
@@ -98,6 +112,27 @@ def sample_jwt(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return claims in _SAMPLE_JWT_CLAIMS or (isinstance(claims, dict) and claims.get("role") in _PUBLIC_JWT_ROLES)
+
+
+def type_name(value: str) -> bool:
+    """A CamelCase type name (``SecretStr``, ``HTTPClient``, ``TokenV2``, ``Optional[str]``): two
+    capitals or more, a letter first, and words of three letters or more that one could say
+    (a vowel, no four consonants in a row) make half of it at least.
+    A random value of that pattern ("JRBRY6HqsP", "Jheidqwf0H") has short words, or words no
+    one could say, between its capitals."""
+    if not _TYPE_NAME.fullmatch(value) or sum(c.isupper() for c in value) < 2 or value[0].isdigit():
+        return False  # (a name starts with a letter)
+    return spoken(value.split("[", 1)[0])
+
+
+def spoken(name: str) -> bool:
+    """Do words of three letters or more that one could say (a vowel, no four consonants in a
+    row) make half of ``name`` at least? Names are made of words (``dbPassword``, ``SecretStr``);
+    a random value of letters and digits has short chunks or ones no one could say between its
+    capitals and digits (``FllyrPmmfp072z``)."""
+    words = [c for c in _CHUNK.findall(name)  # (a run of capitals is an acronym or chance, no word)
+             if len(c) >= 3 and c[-1].islower() and _VOWEL.search(low := c.lower()) and not _CONSONANTS.search(low)]
+    return 2 * sum(map(len, words)) >= len(name)
 
 
 def is_placeholder(value: str, *, quoted: bool) -> bool:
@@ -142,7 +177,7 @@ def _random_rest(rest: str) -> bool:
     """Is what a value's format directives leave still made to be hard to guess?"""
     if len(rest) < 8 or " " in rest or not credential_like(rest):
         return False  # '%s:%s', 'pass_%d', 'Hello %s, welcome!'
-    return any(c in "!@#$^&*+=~?" for c in rest) or not identifier_like(rest)
+    return has_symbol(rest.replace("%", "")) or not identifier_like(rest)  # (a `%` left is the format's)
 
 
 def _relative_path(value: str) -> bool:
@@ -167,9 +202,20 @@ def credential_like(value: str) -> bool:
         return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
-    symbol = any(c in "!@#$%^&*+=~?" for c in value)
+    symbol = has_symbol(value)
     inner_caps = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
     return (has_digit and has_alpha) or symbol or inner_caps
+
+
+def unguessable(value: str) -> bool:
+    """A value no word or name could be, so a password even with no sign or label before it
+    (``pw X``, "log in with X"): 8 characters or more of three classes (upper case, lower case,
+    digits, any other character), with a symbol (:data:`PASSWORD_SYMBOLS`) or 12 characters long,
+    and not words run together."""
+    classes = sum(map(any, ((c.isupper() for c in value), (c.islower() for c in value),
+                            (c.isdigit() for c in value), (not c.isalnum() for c in value))))
+    return (len(value) >= 8 and classes >= 3 and (len(value) >= 12 or has_symbol(value))
+            and not identifier_like(value))
 
 
 #: the entropy bar of a random-looking string, per character: 3.5 bits for mixed alphabets;
@@ -209,8 +255,10 @@ _SEPARATOR = re.compile(r"[-_]")
 def identifier_like(value: str) -> bool:
     """Words run together (``TIFFClampDoubleToUInt32``, ``EVHTTP_CON_READ_ON_WRITE``) or a slug of
     words (``adjust-for-new-path-in-run``): a name, not a random token."""
-    chunks = _CHUNK.findall(value)
-    if chunks and sum(map(len, chunks)) / len(chunks) >= 3.2:
+    # (a number counts as two characters at most, as a size in a name does (`UInt32`): a long one
+    # is an id, such as the one that starts a Notion token's random tail, and no word)
+    chunks = [min(len(c), 2) if c.isdigit() else len(c) for c in _CHUNK.findall(value)]
+    if chunks and sum(chunks) / len(chunks) >= 3.2:
         return True
     parts = [p for p in _SEPARATOR.split(value) if p]
     words = sum(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper() or p.istitle())) for p in parts)
@@ -228,6 +276,13 @@ def random_token(value: str, *, min_len: int = 20) -> bool:
     digits = sum(c.isdigit() for c in value)
     if upper < 2 or lower < 2 or digits < 1:
         return False
-    if shannon_entropy(value) < 3.7 or identifier_like(value) or is_wordy(value):
+    if shannon_entropy(value) < _random_bar(len(value)) or identifier_like(value) or is_wordy(value):
         return False
     return not looks_fake(value)
+
+
+def _random_bar(n: int) -> float:
+    """The entropy a random token of ``n`` characters reaches: 3.7 bits, or one bit under the
+    most ``n`` characters can hold (log2 n) when that is less. A fixed 3.7 missed 3 random
+    20-character tails in 100 and 1 digit-rich 24-character tail in 30 (Fireworks' ``fw_``)."""
+    return min(3.7, math.log2(max(n, 2)) - 1.0)

@@ -82,14 +82,16 @@ from vault_mem.model.secret_shapes import (
     prefixed_tokens,
     seed_phrases,
     seed_word,
+    token_words,
     wallet_keys,
     webhook_urls,
 )
-from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
+from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, lines_holding, normalise
 from vault_mem.model.secret_values import (
     credential_like,
     is_placeholder,
     looks_fake,
+    random_token,
     shannon_entropy,
 )
 
@@ -176,12 +178,9 @@ def _basic_auth(m: re.Match[str], text: str, group: int) -> bool:
 
 
 def _mixed(m: re.Match[str], text: str, group: int) -> bool:
-    """Random-looking: upper and lower case and digits, for prefixes short enough to occur by chance."""
+    """Random-looking (:func:`random_token`), for prefixes short enough to occur by chance."""
     value = _value(m, text, group)
-    body = value.split(".", 1)[-1]
-    return (any(c.isdigit() for c in body) and sum(c.isupper() for c in body) >= 2
-            and sum(c.islower() for c in body) >= 2 and shannon_entropy(body) >= 3.9
-            and not looks_fake(value))
+    return random_token(value.split(".", 1)[-1], min_len=0) and not looks_fake(value)
 
 
 CHECKS: dict[str, Check] = {
@@ -260,24 +259,21 @@ _ORACLE_CONNECT = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\
                      r"(?://[A-Za-z0-9.-]{1,200}|[A-Za-z0-9.-]{1,200}:[0-9]{2,5}/)")
 
 
-def _oracle_connect(text: str) -> Iterator[SecretFinding]:
-    """``user/password@//host/service``: an Oracle connect string with its password."""
-    if "@" not in text or "/" not in text:
-        return
-    for m in _ORACLE_CONNECT.finditer(text):
-        pw = m.group("pw")
-        if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
-            yield SecretFinding("database URL with password", m.start("pw"), m.end("pw"))
+#: userinfo written without a scheme, the sign its line must hold beside the ``@``, and the kind
+_SCHEMELESS = ((_BARE_USERINFO, ":", "URL with password"), (_ORACLE_CONNECT, "/", "database URL with password"))
 
 
-def _bare_userinfo(text: str) -> Iterator[SecretFinding]:
-    """``user:password@host`` written without a scheme (a note of how to reach a box)."""
-    if "@" not in text or ":" not in text:
-        return
-    for m in _BARE_USERINFO.finditer(text):
-        pw = m.group("pw")
-        if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
-            yield SecretFinding("URL with password", m.start("pw"), m.end("pw"))
+def _schemeless_passwords(text: str) -> Iterator[SecretFinding]:
+    """``user:password@host`` written without a scheme (a note of how to reach a box) and
+    ``user/password@//host/service`` (an Oracle connect string): the password, unless it is the
+    user's name again or a placeholder. Both patterns stay on one line and start with a
+    look-behind, so only the lines holding an ``@`` and the sign are read."""
+    for pattern, sign, kind in _SCHEMELESS:
+        for start, end in lines_holding(text, ("@",), (sign,)):
+            for m in pattern.finditer(text, start, end):
+                pw = m.group("pw")
+                if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
+                    yield SecretFinding(kind, m.start("pw"), m.end("pw"))
 
 
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
@@ -348,11 +344,12 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
     if len(text) >= 16:  # shorter than any key block, .pgpass line, token or phrase
         yield from key_blocks(text)
         yield from pgpass_lines(text)
-        yield from prefixed_tokens(text)
-        yield from hex_prefixed_tokens(text)
-        yield from lower_prefixed_tokens(text)
+        words = token_words(text)  # (the token finders read only these)
+        yield from prefixed_tokens(text, words)
+        yield from hex_prefixed_tokens(text, words)
+        yield from lower_prefixed_tokens(text, words)
         yield from byte_arrays(text)
-        yield from dotted_tokens(text)
+        yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
@@ -360,8 +357,8 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from named_values(text, low)
         yield from table_cells(text, low)
         yield from xml_elements(text)
-        yield from unlabelled_passwords(text)
-    yield from pin_codes(text)
+        yield from unlabelled_passwords(text, low)
+    yield from pin_codes(text, low)
     yield from assignments(text, low)
 
 
@@ -379,8 +376,7 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     low = _ascii_lower(norm)
     found = list(_rule_findings(norm, low))
     found.extend((_AFTER_RULES, f) for f in _url_passwords(norm))
-    found.extend((_AFTER_RULES, f) for f in _bare_userinfo(norm))
-    found.extend((_AFTER_RULES, f) for f in _oracle_connect(norm))
+    found.extend((_AFTER_RULES, f) for f in _schemeless_passwords(norm))
     found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low))
     out = list(_mapped(view, iter(found)))
     # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
