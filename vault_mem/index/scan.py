@@ -17,6 +17,7 @@ from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
+from vault_mem.model import lazy_patterns as lazy_patterns_mod
 from vault_mem.model import policy as policy_mod
 from vault_mem.model import secret_labels as secret_labels_mod
 from vault_mem.model import secret_rules as secret_rules_mod
@@ -53,7 +54,7 @@ class FileState:
 
 #: the modules whose code decides what the secret gate refuses (tests check none is missing)
 GATE_MODULES = (policy_mod, secrets_mod, secret_rules_mod, secret_text_mod, secret_values_mod, secret_labels_mod,
-                secret_shapes_mod, seed_words_mod)
+                secret_shapes_mod, seed_words_mod, lazy_patterns_mod)
 
 
 def gate_fingerprint() -> str:
