@@ -235,3 +235,24 @@ def test_a_vault_from_before_the_record_keeps_its_authors_and_a_clone_starts_wit
         assert other.authors(["facts/written-here.md"])["facts/written-here.md"].trusted
     finally:
         other.close()
+
+
+def test_the_peers_check_reads_one_row_per_author_and_commit_not_per_file(synced) -> None:
+    """Which memories are a peer's is judged per (author, commit): a read in a vault of many
+    memories by the person and one peer asks SQLite for the distinct pairs, and only the peer's
+    pairs' files come back as rows (issue 29: every memory's row was read into Python on each
+    read without a daemon, ~0.3 s CPU at 100k)."""
+    for i in range(30):
+        synced.remember(f"own-{i}", f"The person's own fact number {i}", "text", source="user")
+    synced.reconcile()
+    statements: list[str] = []
+    synced.sidecar.db.conn.set_trace_callback(statements.append)
+    try:
+        peers = synced.peer_memories()
+    finally:
+        synced.sidecar.db.conn.set_trace_callback(None)
+    assert set(peers) == {"facts/deploy-target.md"}
+    asked = [s for s in statements if "FROM authors" in s]
+    assert any("SELECT DISTINCT email, commit_id FROM authors" in s for s in asked)
+    # the rows asked for are the peer's pair's, not every memory not by an approved author
+    assert all("(a.email, a.commit_id) IN" in s for s in asked if "JOIN files" in s)

@@ -446,10 +446,36 @@ def m013_missing_blobs_index(conn) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS files_blob_missing ON files(path) WHERE blob IS NULL")
 
 
+#: the counter m014's triggers move whenever a row's (path, mtime_ns, size) changes
+FILES_SCAN_GENERATION = "files_scan"
+
+
+def m014_scan_generation(conn) -> None:
+    """A counter moved by every change of a row's ``path``, ``mtime_ns`` or ``size``, whoever
+    makes it (``vault_mem.index.scansum``): a scan sum recorded at one value of it holds only while
+    the counter stays there, so a read trusts the sum only when no row changed in a way the
+    sum was not brought along with. A path change counts twice (one path gone, one new). Safe
+    to run again."""
+    bump = f"UPDATE counters SET n = n + {{by}} WHERE name = '{FILES_SCAN_GENERATION}'"
+    _run_script(
+        conn,
+        f"""
+        INSERT OR IGNORE INTO counters(name, n) VALUES ('{FILES_SCAN_GENERATION}', 0);
+        CREATE TRIGGER IF NOT EXISTS files_scan_insert AFTER INSERT ON files
+        BEGIN {bump.format(by=1)}; END;
+        CREATE TRIGGER IF NOT EXISTS files_scan_delete AFTER DELETE ON files
+        BEGIN {bump.format(by=1)}; END;
+        CREATE TRIGGER IF NOT EXISTS files_scan_update AFTER UPDATE OF path, mtime_ns, size ON files
+        WHEN old.path IS NOT new.path OR old.mtime_ns IS NOT new.mtime_ns OR old.size IS NOT new.size
+        BEGIN {bump.format(by="CASE WHEN old.path IS NOT new.path THEN 2 ELSE 1 END")}; END;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
                               m009_index_counter_by_type, m010_change_dates, m011_authors,
-                              m012_committed_view, m013_missing_blobs_index]
+                              m012_committed_view, m013_missing_blobs_index, m014_scan_generation]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)

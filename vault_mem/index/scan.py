@@ -17,6 +17,7 @@ from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
+from vault_mem.model import lazy_patterns as lazy_patterns_mod
 from vault_mem.model import policy as policy_mod
 from vault_mem.model import secret_labels as secret_labels_mod
 from vault_mem.model import secret_rules as secret_rules_mod
@@ -53,7 +54,7 @@ class FileState:
 
 #: the modules whose code decides what the secret gate refuses (tests check none is missing)
 GATE_MODULES = (policy_mod, secrets_mod, secret_rules_mod, secret_text_mod, secret_values_mod, secret_labels_mod,
-                secret_shapes_mod, seed_words_mod)
+                secret_shapes_mod, seed_words_mod, lazy_patterns_mod)
 
 
 def gate_fingerprint() -> str:
@@ -86,28 +87,48 @@ def path_sig(path) -> tuple[int, int] | None:
 
 
 def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
-    """rel path -> (mtime_ns, size) for every candidate memory file (non-recursive)."""
+    """rel path -> (mtime_ns, size) for every candidate memory file (non-recursive).
+
+    One ``lstat`` per file is the floor of a read without a daemon (issue 29: ~2 us of kernel
+    time each here, most of a 100k scan), so the loop around it does little else: names first,
+    then each file stat'ed relative to its open folder (no walk of the vault's path per file)."""
     found: dict[str, tuple[int, int]] = {}
     for folder in FOLDER_TYPES:
         try:
-            it = os.scandir(root / folder)
+            fd = os.open(root / folder, os.O_RDONLY | _O_DIRECTORY) if _BY_FD else None
+            it = os.scandir(root / folder if fd is None else fd)
         except (FileNotFoundError, NotADirectoryError):
             continue
-        with it:
-            for entry in it:
-                name = entry.name
-                if not is_memory_name(name):
-                    continue  # editor temp/swap/lock files are not memories
-                try:
-                    if entry.is_symlink():
-                        sig = path_sig(entry.path)
-                    else:  # a folder or a device named like a memory is a problem to report
-                        sig = stat_sig(entry.stat(follow_symlinks=False))
+        try:
+            with it:
+                # a symlink's d_type says so without a stat; a memory-named symlink is followed
+                names, links = [], []
+                for entry in it:
+                    if is_memory_name(entry.name):
+                        (links if entry.is_symlink() else names).append(entry.name)
+            prefix, base = f"{folder}/", os.path.join(root, folder, "")
+            stat = os.stat
+            for name in names:
+                try:  # a folder or a device named like a memory is a problem to report
+                    st = stat(name, dir_fd=fd, follow_symlinks=False) if fd is not None else \
+                        stat(base + name, follow_symlinks=False)
                 except FileNotFoundError:
                     continue  # vanished while scanning
+                found[prefix + name] = (st.st_mtime_ns, st.st_size)
+            for name in links:
+                sig = path_sig(base + name)
                 if sig is not None:
-                    found[f"{folder}/{name}"] = sig
+                    found[prefix + name] = sig
+        finally:
+            if fd is not None:
+                os.close(fd)
     return found
+
+
+#: stat each file relative to its folder's descriptor where Python can (Linux, macOS, the BSDs)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_BY_FD = (os.scandir in os.supports_fd and os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
+          and bool(_O_DIRECTORY))
 
 
 def read_file(root: Path, rel: str, *, max_bytes: int, policy: WritePolicy | None = None) -> FileState | None:

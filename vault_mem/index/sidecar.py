@@ -34,7 +34,7 @@ from pathlib import Path
 
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
-from vault_mem.index import search
+from vault_mem.index import scansum, search
 from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_folders, state_from_bytes
 from vault_mem.index.search import Hit, KeywordIndexDamageError, RecallResult
 from vault_mem.index.vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
@@ -329,24 +329,46 @@ class Sidecar(VectorStore):
                 self.db.execute("INSERT INTO meta(name, value) VALUES ('secret_gate', ?) "
                                 "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (gate,))
         on_disk = self._scan()
-        # one pass over the stored (path, mtime, size), as plain tuples from the covering index:
-        # at 100k memories building a second dict of them (and a Row object per row) cost more
-        # than the scan of the folders
-        todo_set = set(on_disk)
-        gone = []
-        for path, mtime_ns, size in self.db.tuples("SELECT path, mtime_ns, size FROM files"):
-            sig = on_disk.get(path)
-            if sig is None:
-                gone.append(path)
-            elif sig[0] == mtime_ns and sig[1] == size:
-                todo_set.discard(path)
-        todo = [p for p in on_disk if p in todo_set]
+        total = scansum.total(on_disk)
+        if scansum.matches(self.db, len(on_disk), total):
+            # the rows hold exactly these (path, mtime, size): nothing to read (index/scansum.py)
+            todo, gone = [], []
+        else:
+            todo, gone = self._differing(on_disk, total)
         report.unchanged = len(on_disk) - len(todo)
         self._process(sorted(todo), gone, report, progress)
         if self._embed_now(embed):
             report.embedded = self.embed_pending(progress=progress if report.changed else None)
         report.problems = self.problems()
         return report
+
+    def _differing(self, on_disk: dict[str, tuple[int, int]], total: int) -> tuple[list[str], list[str]]:
+        """(paths on disk whose row is missing or differs, paths whose file is gone), by one
+        pass over the stored (path, mtime, size), as plain tuples from the covering index (at
+        100k memories a second dict of them, or a Row object per row, cost more than the scan
+        of the folders). Records the rows' scan sum on the way, so the next read with nothing
+        changed reads no row."""
+        gen = scansum.generation(self.db)  # before the rows: a change after it leaves the sum stale
+        todo_set = set(on_disk)
+        gone = []
+        count, extra = 0, 0
+        for path, mtime_ns, size in self.db.tuples("SELECT path, mtime_ns, size FROM files"):
+            count += 1
+            sig = on_disk.get(path)
+            if sig is None:
+                gone.append(path)
+                extra += scansum.term(path, mtime_ns, size)
+            elif sig[0] == mtime_ns and sig[1] == size:
+                todo_set.discard(path)
+            else:
+                extra += scansum.term(path, mtime_ns, size)
+        todo = [p for p in on_disk if p in todo_set]
+        if gen is not None:
+            # the rows' sum: the scan's, less the files whose row differs or is missing, plus
+            # the rows that differ or whose file is gone
+            value = total + extra - sum(scansum.term(p, *on_disk[p]) for p in todo)
+            scansum.record(self.db, gen, count, value)
+        return todo, gone
 
     def refresh_paths(self, rel_paths: Iterable[str], *, embed: bool | None = None) -> ReconcileReport:
         """Re-read just these vault-relative paths (upsert, or delete when the file is gone)."""
@@ -392,11 +414,13 @@ class Sidecar(VectorStore):
             dates = self._change_dates(states)
             touched: set[str] = set()
             with self.db.write():
+                kept = scansum.before(self.db, todo[start:start + BATCH_FILES])
                 for rel, st in zip(todo[start:start + BATCH_FILES], states):
                     if st is None:
                         report.removed += self._remove(rel, touched)
                     else:
                         self._apply(st, report, touched)
+                scansum.after(self.db, kept)
                 for rel, changed in dates.items():
                     if changed is None:
                         self.db.execute("DELETE FROM changes WHERE path = ?", (rel,))
@@ -408,8 +432,10 @@ class Sidecar(VectorStore):
         if gone:
             touched = set()
             with self.db.write():
+                kept = scansum.before(self.db, gone)
                 for rel in gone:
                     report.removed += self._remove(rel, touched)
+                scansum.after(self.db, kept)
                 self._resolve_keys(touched)
 
     def rebuild(self, *, progress: Progress | None = None) -> ReconcileReport:

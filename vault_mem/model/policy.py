@@ -36,6 +36,7 @@ from vault_mem.errors import (
     SizeLimitError,
     VaultMemError,
 )
+from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.memory import (
     Memory,
     memory_from_bytes,
@@ -197,7 +198,7 @@ def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any
 #: how a sidecar problem row says that its file is quarantined (it holds a credential)
 QUARANTINE_MARK = "quarantined: "
 
-_FIELD_LABEL = re.compile(r"frontmatter field '(.+)'$")
+_FIELD_LABEL = lazy(r"frontmatter field '(.+)'$")
 
 
 def file_secrets(rel: str, data: bytes, memory: Memory | None = None) -> list[tuple[str, str, int | None]]:
@@ -321,25 +322,25 @@ def check_description_policy(description: str) -> None:
 
 # --- lint ----------------------------------------------------------------------------------
 
-_TURN = re.compile(
+_TURN = lazy(
     r"^[ \t>*_]*(?:user|assistant|human|ai|system|agent|claude|chatgpt|gpt|model|bot|me|you)[*_]*[ \t]*:",
     re.IGNORECASE | re.MULTILINE,
 )
-_QUOTED = re.compile(r"^[ \t]*>", re.MULTILINE)
-_PROMPT = re.compile(
+_QUOTED = lazy(r"^[ \t]*>", re.MULTILINE)
+_PROMPT = lazy(
     r"^[ \t]*(?:\$|[\w.-]+@[\w.-]+:[^\n$#]{0,80}[$#]|>>>|PS [A-Z]:\\[^\n>]{0,80}>|C:\\[^\n>]{0,80}>)[ \t]"
 )
-_TRACEBACK = re.compile(
+_TRACEBACK = lazy(
     r"Traceback \(most recent call last\)|^[ \t]+at [\w$.<>]+\([^)\n]*\)$|^Exception in thread |^panic: |"
     r"^goroutine \d+ \[", re.MULTILINE,
 )
-_LOG_LINE = re.compile(
+_LOG_LINE = lazy(
     r"^[ \t]*\[?(?:\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?|\d{2}:\d{2}:\d{2}|"
     r"[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2})|"
     r"^[ \t]*\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|FATAL|TRACE)\]?[ :]",
     re.MULTILINE,
 )
-_NARRATION = re.compile(
+_NARRATION = lazy(
     r"\b(?:the user (?:asked|wants|told|wanted|requested|said)(?: me)?|user asked me|"
     r"i (?:just|have just|then|was asked)\b|in this (?:session|conversation|chat)|"
     r"during (?:this|our|the) (?:session|conversation|chat)|earlier (?:today|in (?:this|the) "
@@ -350,14 +351,14 @@ _NARRATION = re.compile(
 # Words that introduce a reason, in the description or the body ("Use Postgres — row locks";
 # "Chose SQLite since it is one file"). "instead of" and "over" only name the alternative, so
 # they do not count. A dash between words ("X — Y", "X -- Y", "X: because") also counts.
-_REASON = re.compile(
+_REASON = lazy(
     r"\S\s+(?:—|–|--)\s+\S|\b(?:because|since|so|so that|to avoid|to keep|to prevent|in order to|reasons?|why|due to|"
     r"given that|as a result|rationale|trade-?offs?|otherwise|motivat\w*|prevents?|avoids?|caused?|"
     r"needed for|required by|lets|allows?|enables?|means|benefits?|pros|cons|better|worse|cheaper|"
     r"faster|slower|simpler|safer|easier|harder)\b",
     re.IGNORECASE,
 )
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_FENCE = lazy(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 
 
 def _command_output(body: str) -> bool:

@@ -52,6 +52,7 @@ import heapq
 import re
 from collections.abc import Iterator
 
+from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     NAMED,
@@ -80,11 +81,11 @@ Span = tuple[str, int, int]
 _FOREIGN_PASSWORD = (r"passwort|kennwort|contrase[ñn]a|mot de passe|motdepasse|senha|wachtwoord|l[öo]senord"
                      r"|salasana|has[łl]o|heslo|jelsz[óo]|[şs]ifre|adgangskode|passord|lozinka|geslo"
                      r"|п[аa][рp][оo]ль|密码|密碼|口令|パスワード|暗証番号|비밀번호|סיסמה|كلمة المرور|mật khẩu")
-_FOREIGN = re.compile(rf"(?:{_FOREIGN_PASSWORD})")
+_FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
 _END = r"(?:_id|_base)?(?![a-z0-9_.-])"
-_ENGLISH = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?"
+_ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|login|logon|wif|appid)" + _END)
-_FOREIGN_KEYWORD = re.compile(rf"(?:{_FOREIGN_PASSWORD}){_END}")
+_FOREIGN_KEYWORD = lazy(rf"(?:{_FOREIGN_PASSWORD}){_END}")
 # Substrings one of which every foreign word above holds once normalised (a plain search each;
 # a regex of all the words costs five times the English one at every position of every text).
 _FOREIGN_STEMS = ("wort", "contrase", "de passe", "motdepasse", "senha", "wacht", "senord", "salasana", "haslo",
@@ -112,9 +113,10 @@ _COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er)"
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
-_COPULA_WORD = re.compile(rf"{_COPULA}|{_CJK_COPULA}")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_COPULA_WORD = lazy(rf"{_COPULA}|{_CJK_COPULA}")
+_CJK = lazy(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
+# compiled now: a match's ``.re`` is compared with it (``tail.re is _ASSIGN_TAIL``)
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a YAML block scalar (`k: >-`, the value on the next line), then signs
                           r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
@@ -122,13 +124,13 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           + r"[ \t]{0,8}|[ \t]{1,8})" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
-_PROSE_TAIL = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
+_PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
                          r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD + r"[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
-_NEXT_LINE = re.compile(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
+_NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
 # A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
-_WORD_RUN = re.compile(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
+_WORD_RUN = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 # Words of sentences, not of a random passphrase: "password: see the vault entry", "use any four words".
 _PROSE_WORDS = frozenset("""
 the and for with from that this these those then than into onto over under your our their his her its you
@@ -164,17 +166,17 @@ _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
                    "master", "hmac", "aes", "unseal", "wallet")
 # A value after a spaced dash: one token of key characters, not starting with a digit.
-_DASHED_VALUE = re.compile(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
+_DASHED_VALUE = lazy(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
-_SEP = re.compile(r"[-_.]")
-_PAIR = re.compile(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
-_PAIR_AFTER_WORD = re.compile(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_SEP = lazy(r"[-_.]")
+_PAIR = lazy(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
+_PAIR_AFTER_WORD = lazy(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
+_ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # An f-string's replacement field: a name, then a conversion or a format spec (`{password!r}`, `{pw:>8}`)
-_FSTRING_FIELD = re.compile(r"[A-Za-z_][\w.]{0,60}(?:![rsa](?::[^{}]{0,20})?|:[^{}]{0,20})")
-_BARE_TOKEN = re.compile(r"[A-Za-z0-9_+/=.~-]+")
+_FSTRING_FIELD = lazy(r"[A-Za-z_][\w.]{0,60}(?:![rsa](?::[^{}]{0,20})?|:[^{}]{0,20})")
+_BARE_TOKEN = lazy(r"[A-Za-z0-9_+/=.~-]+")
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
-_DIGEST = re.compile(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
+_DIGEST = lazy(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 # Words a sentence ends on after "password is": states, not passwords.
 _STATE_WORDS = frozenset(["wrong", "weak", "strong", "empty", "blank", "missing", "invalid", "correct", "incorrect", "expired", "needed", "required", "mandatory", "optional", "unknown", "unchanged", "reset", "same", "different", "secure", "insecure", "stored", "hidden", "long", "short", "simple", "complex", "known", "unique", "forgotten", "locked", "unlocked", "rotated", "revoked", "disabled", "enabled", "compromised", "leaked", "shared", "saved", "encrypted", "hashed", "mandatory", "sensitive", "important", "protected", "temporary", "permanent", "generated", "random"])
 _STATE_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "less", "ous", "ly", "tion", "ment", "ness")
@@ -358,7 +360,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
 
 
 # The value before its label: "use hunter2hunter2 as the password", "X as the new admin token".
-_AS_BEFORE = re.compile(r"(?<![^\s(])(?P<value>[^\s\"'`,;()]{4,200})[ \t]{1,4}as[ \t]{1,4}"
+_AS_BEFORE = lazy(r"(?<![^\s(])(?P<value>[^\s\"'`,;()]{4,200})[ \t]{1,4}as[ \t]{1,4}"
                         r"(?:(?:the|a|an|my|our|your|his|her|their|new)[ \t]{1,4}){0,2}(?:[\w-]{1,20}[ \t]{1,4})?\Z")
 
 
@@ -475,11 +477,11 @@ def labelled_value(label: str, value: str) -> str | None:
 # "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
 # In a memory's description, the label makes its body a password by another name.
 _CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
-_CODES_LABEL = re.compile(rf"(?:{'|'.join(_CODE_KINDS)})[ _-]?codes?(?![a-z])")
+_CODES_LABEL = lazy(rf"(?:{'|'.join(_CODE_KINDS)})[ _-]?codes?(?![a-z])")
 _OTP_WORDS = ("otp", "2fa", "mfa", "authenticator")
-_OTP_LABEL = re.compile(rf"(?:t?{'|'.join(_OTP_WORDS)})(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
-_CODE = re.compile(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
-_BASE32_GROUPS = re.compile(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
+_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)})(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
+_CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
+_BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
 _CODES_SPAN = 400  # the codes follow their label within this many characters
 
 
@@ -511,13 +513,13 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
 
 # `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env
 # entry (`- name: API_TOKEN` / `value: ...`): the label is one field's value, the secret the next's.
-_NAME_VALUE = re.compile(r"(?:key|name)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<name>[\w.-]{1,64})[\"']?[ \t]{0,4},?"
+_NAME_VALUE = lazy(r"(?:key|name)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<name>[\w.-]{1,64})[\"']?[ \t]{0,4},?"
                          r"(?:[ \t]{0,4}\r?\n[ \t]{0,24})?[ \t]{0,4}[\"']?value[\"']?[ \t]{0,4}[=:][ \t]{0,4}"
                          r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s\"'`,;}]{1,200})")
 
 
 # Terraform: `variable "db_password" {` then `default = "..."` inside the block.
-_HCL_DEFAULT = re.compile(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^}]{0,200}?default[ \t]{0,4}=[ \t]{0,4}"
+_HCL_DEFAULT = lazy(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^}]{0,200}?default[ \t]{0,4}=[ \t]{0,4}"
                           r"(?P<value>\"[^\"\n]{1,200}\")")
 
 
@@ -544,9 +546,9 @@ def named_values(text: str, low: str) -> Iterator[Span]:
 
 #: matched against a line stripped of its blanks: blank runs side by side at its ends made a
 #: long line of spaces cost time quadratic in its length (85 s for one 80 KB line)
-_TABLE_RULE = re.compile(r"\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?")
+_TABLE_RULE = lazy(r"\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?")
 # `<password>X</password>` (Maven's settings.xml, .NET config): the element's name is the label
-_XML_ELEMENT = re.compile(r"<(?P<name>[A-Za-z][\w.-]{0,63})>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
+_XML_ELEMENT = lazy(r"<(?P<name>[A-Za-z][\w.-]{0,63})>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
 
 
 def _cells(line: str) -> list[str]:
@@ -595,12 +597,12 @@ def xml_elements(text: str) -> Iterator[Span]:
 # A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
 # code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
 # upper-case PIN and PUK count, with four digits or more.
-_PIN = re.compile(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
+_PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
                   r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
                   r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
 
 
-_FOUR_DIGITS = re.compile(r"[0-9](?:[ \t-]?[0-9]){3}")
+_FOUR_DIGITS = lazy(r"[0-9](?:[ \t-]?[0-9]){3}")
 
 
 def pin_codes(text: str, low: str) -> Iterator[Span]:
@@ -620,12 +622,12 @@ def pin_codes(text: str, low: str) -> Iterator[Span]:
 # A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
 # keystore". Only a value no word or name could be counts (see _strong_unlabelled).
 _SIGN_IN = r"log[ \t]?in|log[ \t]on|sign[ \t]?in"
-_USED_WITH = re.compile(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
+_USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
                         r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
-_USE_TO = re.compile(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
+_USE_TO = lazy(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
                      rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo)(?![a-z])")
 # "sudo on the build box takes X": an account or a prompt that takes a value
-_TAKES = re.compile(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
+_TAKES = lazy(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
                     r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
 # The words each pattern needs, lowercased, and the lines holding them are all it reads (every
 # pattern stays on one line): the first group, and one of the second if there is one.

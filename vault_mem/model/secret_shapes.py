@@ -43,6 +43,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 
+from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import long_words
 from vault_mem.model.secret_values import (
     identifier_like,
@@ -84,10 +85,10 @@ def _in_words(pattern: re.Pattern[str], text: str, words: Words) -> Iterator[re.
 
 # A token starts a word: one to three short lowercase segments, then the tail.
 # (The look-ahead wants a capital in the tail, so a lowercase slug is dropped inside the engine.)
-_PREFIXED = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-](?=[a-z0-9_-]{0,250}[A-Z])"
+_PREFIXED = lazy(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-](?=[a-z0-9_-]{0,250}[A-Z])"
                        r"[A-Za-z0-9_-]{20,250}(?![A-Za-z0-9_+/=-])")
-_SECRET_WORD = re.compile(r"pat|key|sk|tok|secret|pw|pass|api|auth|cred")
-_SEGMENT = re.compile(r"[a-z][a-z0-9]{0,11}[_-]")
+_SECRET_WORD = lazy(r"pat|key|sk|tok|secret|pw|pass|api|auth|cred")
+_SEGMENT = lazy(r"[a-z][a-z0-9]{0,11}[_-]")
 # Public identifiers that share the shape: agent and API object ids, digests, build names (in
 # either case: ``SHA256-``, ``UUID_`` and ``msg_`` alike).
 _ID_PREFIXES = frozenset(["msg", "toolu", "call", "chatcmpl", "cmpl", "run", "thread", "asst", "file", "org", "user", "batch", "req", "request", "resp", "evt", "cus", "pi", "ch", "prod", "price", "sub", "in", "txn", "acct", "seti", "pm", "src", "cs", "po", "py", "ii", "il", "job", "task", "id", "uid", "ref", "step", "vs", "ft", "ftjob", "modr", "img", "asset", "srv", "conv", "session", "sess", "proj", "prj", "project", "team", "dpl", "dep", "usr", "cust", "ord", "order", "inv", "invoice", "ws", "wrkspc", "msgbatch", "doc", "page", "node", "obj", "item", "ver", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3", "crc32", "uuid", "guid", "ulid", "commit", "build", "release", "test", "tests", "pk", "sig", "trace", "span"])
@@ -95,9 +96,9 @@ _ID_PREFIXES = frozenset(["msg", "toolu", "call", "chatcmpl", "cmpl", "run", "th
 
 # Upper-case prefixes (``HRKU-``, ``NRAK-``, ``CCIPAT_``): the tail must be long, since upper-case
 # abbreviations before a dash start many ids (``JIRA-``, ``INC-``) and those tails are short.
-_PREFIXED_UPPER = re.compile(r"(?<![A-Za-z0-9_.+/-])[A-Z][A-Z0-9]{1,9}[_-][A-Za-z0-9_-]{30,250}(?![A-Za-z0-9_+/=-])")
+_PREFIXED_UPPER = lazy(r"(?<![A-Za-z0-9_.+/-])[A-Z][A-Z0-9]{1,9}[_-][A-Za-z0-9_-]{30,250}(?![A-Za-z0-9_+/=-])")
 # A credential word before a token on its line: the place that makes a short tail a secret.
-_CREDENTIAL_WORD = re.compile(r"(?i:(?<![a-z])(?:api|keys?|tokens?|secrets?|pat|passwords?|passwd|pw|auth|creds?"
+_CREDENTIAL_WORD = lazy(r"(?i:(?<![a-z])(?:api|keys?|tokens?|secrets?|pat|passwords?|passwd|pw|auth|creds?"
                               r"|credentials?|apikey|access)(?![a-z]))")
 _CONTEXT = 48  # characters before the token, on its line, where that word may stand
 
@@ -141,7 +142,7 @@ def prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
 # A lower-case tail of letters and digits (base36: ``csk-...``, ``napi_...``): random_token's case
 # test cannot judge it, so the prefix must say it is a key (``sk``, ``api``, ``key``, ``tok``, ...)
 # and the tail must be long, not hex, and letters and digits mixed through it.
-_PREFIXED_LOWER = re.compile(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-][a-z0-9]{32,250}(?![A-Za-z0-9_+/=-])")
+_PREFIXED_LOWER = lazy(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-][a-z0-9]{32,250}(?![A-Za-z0-9_+/=-])")
 
 
 def _base36_tail(tail: str) -> bool:
@@ -170,7 +171,7 @@ def lower_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
 # random, but hex, so random_token's case test cannot judge it. The first part must be a short
 # abbreviation (not a word such as ``linux-node-`` or ``build-`` in a cache key or a digest's
 # label), and the token must stand alone (not inside a path, URL or file name).
-_HEX_PREFIXED = re.compile(r"(?<![A-Za-z0-9_.+/:@#=-])[a-z][a-z0-9]{1,4}(?:_[a-z][a-z0-9]{0,3})?[_-]"
+_HEX_PREFIXED = lazy(r"(?<![A-Za-z0-9_.+/:@#=-])[a-z][a-z0-9]{1,4}(?:_[a-z][a-z0-9]{0,3})?[_-]"
                            r"[0-9a-f]{32,64}(?:_[0-9a-f]{6,16})?(?![A-Za-z0-9_+/=.-])")
 _HEX_PREFIX_WORDS = frozenset(["hash", "git", "key", "tree", "blob", "node", "npm", "pip", "go", "deb", "rpm",
                                "apt", "cache", "hex", "digest", "etag", "nix", "pr", "mr", "rev", "tag", "tx", "txid",
@@ -194,7 +195,7 @@ def hex_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
 
 # --- byte arrays of a keypair's length -----------------------------------------------------
 
-_BYTE_ARRAY = re.compile(r"\[[ \t\r\n]{0,4}(?:[0-9]{1,3}[ \t\r\n]{0,4},[ \t\r\n]{0,4}){63}[0-9]{1,3}[ \t\r\n]{0,4}\]")
+_BYTE_ARRAY = lazy(r"\[[ \t\r\n]{0,4}(?:[0-9]{1,3}[ \t\r\n]{0,4},[ \t\r\n]{0,4}){63}[0-9]{1,3}[ \t\r\n]{0,4}\]")
 
 
 def byte_arrays(text: str) -> Iterator[Span]:
@@ -211,8 +212,8 @@ def byte_arrays(text: str) -> Iterator[Span]:
 # --- webhook URLs ---------------------------------------------------------------------------
 
 # A URL, from its scheme to the first character a URL cannot hold unescaped.
-_URL_RUN = re.compile(r"h(?<![A-Za-z0-9]h)ttps?://[^\s\"'<>`]{8,600}")
-_HOOK_PART = re.compile(r"[^/?#&=@]+")
+_URL_RUN = lazy(r"h(?<![A-Za-z0-9]h)ttps?://[^\s\"'<>`]{8,600}")
+_HOOK_PART = lazy(r"[^/?#&=@]+")
 
 
 def _secret_part(part: str, *, hook_host: bool) -> bool:
@@ -257,11 +258,11 @@ def webhook_urls(text: str) -> Iterator[Span]:
 
 # bech32 with a human-readable part that names a secret (Nostr's nsec1, a wallet's ...sec1, ...prv1)
 _BECH32_SECRET_HRPS = ("sec", "secret", "priv", "prv", "sk")  # how the human-readable part ends
-_BECH32_SECRET = re.compile(rf"(?<![a-z0-9])[a-z]{{0,8}}(?:{'|'.join(_BECH32_SECRET_HRPS)})1"
+_BECH32_SECRET = lazy(rf"(?<![a-z0-9])[a-z]{{0,8}}(?:{'|'.join(_BECH32_SECRET_HRPS)})1"
                             r"[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{50,}(?![a-z0-9])")
 _BECH32_MARKS = tuple(hrp + "1" for hrp in _BECH32_SECRET_HRPS)
 # BIP-32 extended private keys: base58 of 82 bytes, 111 characters
-_XPRV = re.compile(r"(?<![A-Za-z0-9])[xyztuvXYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?![A-Za-z0-9])")
+_XPRV = lazy(r"(?<![A-Za-z0-9])[xyztuvXYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?![A-Za-z0-9])")
 
 
 def wallet_keys(text: str) -> Iterator[Span]:
@@ -276,15 +277,15 @@ def wallet_keys(text: str) -> Iterator[Span]:
 
 # --- three-part bot tokens -----------------------------------------------------------------
 
-_DOTTED = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_.-])")
+_DOTTED = lazy(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_.-])")
 
 
 # Two or three parts joined by dots, one of them long and random: a vendor's ``id.secret`` pair
 # (``pat<id>.<64 hex>``, ``<id>.atlasv1.<secret>``). Every part must be token-like (a digit or
 # inner capitals), so file names, host names and ``main.<hash>.js`` bundles pass.
-_DOTTED_PAIR = re.compile(r"(?<![A-Za-z0-9_.:/@#=+-])[A-Za-z0-9_-]{6,100}(?:\.[A-Za-z0-9_-]{6,100}){1,2}"
+_DOTTED_PAIR = lazy(r"(?<![A-Za-z0-9_.:/@#=+-])[A-Za-z0-9_-]{6,100}(?:\.[A-Za-z0-9_-]{6,100}){1,2}"
                           r"(?![A-Za-z0-9_.+/=-])")
-_HEX = re.compile(r"[0-9a-f]{32,}")
+_HEX = lazy(r"[0-9a-f]{32,}")
 
 
 def _token_part(part: str) -> bool:
@@ -310,14 +311,14 @@ def dotted_tokens(text: str, words: Words) -> Iterator[Span]:
 
 # --- private keys that are not PEM ---------------------------------------------------------
 
-_PUTTY = re.compile(r"PuTTY-User-Key-File-[0-9]{1,2}:")
-_PUTTY_PRIVATE = re.compile(r"Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]{0,8}\r?\n[ \t]{0,8}[A-Za-z0-9+/=]{16,}")
-_SECRET_KEY_COMMENT = re.compile(r"(?i:secret key)[^\n]{0,80}\r?\n[ \t]{0,8}([A-Za-z0-9+/]{40,}={0,2})")
-_AGE = re.compile(r"A(?<![A-Za-z0-9_-]A)GE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]{1,30})-1[A-Za-z0-9]{20,}")
-_JWK_PRIVATE = re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9_-]{16,})\"")
+_PUTTY = lazy(r"PuTTY-User-Key-File-[0-9]{1,2}:")
+_PUTTY_PRIVATE = lazy(r"Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]{0,8}\r?\n[ \t]{0,8}[A-Za-z0-9+/=]{16,}")
+_SECRET_KEY_COMMENT = lazy(r"(?i:secret key)[^\n]{0,80}\r?\n[ \t]{0,8}([A-Za-z0-9+/]{40,}={0,2})")
+_AGE = lazy(r"A(?<![A-Za-z0-9_-]A)GE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]{1,30})-1[A-Za-z0-9]{20,}")
+_JWK_PRIVATE = lazy(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9_-]{16,})\"")
 # The public members of a JSON Web Key (an EC point's "x" and "y", an RSA modulus "n" and exponent
 # "e"), right before a value: random base64url, public by design
-_JWK_PUBLIC_BEFORE = re.compile(r"\"(?:x|y|n|e)\"[ \t]{0,8}:[ \t]{0,8}\"\Z")
+_JWK_PUBLIC_BEFORE = lazy(r"\"(?:x|y|n|e)\"[ \t]{0,8}:[ \t]{0,8}\"\Z")
 
 
 def _public_jwk_member(text: str, start: int) -> bool:
@@ -349,7 +350,7 @@ def key_blocks(text: str) -> Iterator[Span]:
 
 # --- .pgpass -------------------------------------------------------------------------------
 
-_PGPASS = re.compile(r"^[ \t]*[^\s:#][^\s:]{0,252}:(?:[0-9]{1,5}|\*):[^\s:]{1,63}:[^\s:]{1,63}:"
+_PGPASS = lazy(r"^[ \t]*[^\s:#][^\s:]{0,252}:(?:[0-9]{1,5}|\*):[^\s:]{1,63}:[^\s:]{1,63}:"
                      r"((?:[^\s:\\]|\\.){1,200})[ \t]*\r?$", re.MULTILINE)
 
 
@@ -369,8 +370,8 @@ _SEED_MIN = 12  # BIP-39 phrases are 12, 15, 18, 21 or 24 words
 _SEED_WORDS = frozenset(BIP39_ENGLISH)
 # One mark per whitespace-separated token: 1 a list word, n a number ("1." numbering does not
 # break a run), 0 anything else; a phrase is twelve 1s with only numbers between them.
-_SEED_RUN = re.compile(r"1(?:n*1){11,}")
-_WORD = re.compile(r"[^\s,-]+")
+_SEED_RUN = lazy(r"1(?:n*1){11,}")
+_WORD = lazy(r"[^\s,-]+")
 
 
 def seed_phrases(text: str) -> Iterator[Span]:
@@ -405,14 +406,14 @@ def seed_word(word: str) -> bool:
 # A label that says what follows is a list of things ("Shopping list:", "Ingredients:"): many
 # BIP-39 words are everyday nouns, so twelve of them under such a label are a list, unless their
 # checksum makes them a wallet's phrase (a random list passes it one time in 16 or less).
-_LIST_LABEL = re.compile(r"(?i:\b(?:list|lists|ingredients|groceries|shopping|packing|inventory|menu|items|todo|to-do)\b)")
-_SEED_LABEL = re.compile(r"(?i:seed|phrase|mnemonic|recovery|wallet|backup|words)")
+_LIST_LABEL = lazy(r"(?i:\b(?:list|lists|ingredients|groceries|shopping|packing|inventory|menu|items|todo|to-do)\b)")
+_SEED_LABEL = lazy(r"(?i:seed|phrase|mnemonic|recovery|wallet|backup|words)")
 _INDEX = {w: i for i, w in enumerate(BIP39_ENGLISH)}
 # Prose that ends in a colon right before the words: three words or more, so a bare "Seed:" or
 # "12 words:" (the layout of a backup note) is not one.
 #: how far before the words a naming label may start
 _NAMING_REACH = 160
-_NAMING_LABEL = re.compile(r"[^\W\d_]{2,}(?:[^\w\n]{1,4}\w+){2,}[^\w\n]{0,4}:[ \t]*\Z")
+_NAMING_LABEL = lazy(r"[^\W\d_]{2,}(?:[^\w\n]{1,4}\w+){2,}[^\w\n]{0,4}:[ \t]*\Z")
 
 
 def _listed(text: str, start: int) -> bool:

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from urllib.parse import unquote
 
+from vault_mem.model.lazy_patterns import lazy
+
 __all__ = ["View", "encoded_runs", "join_wrapped", "lines_holding", "long_words", "normalise"]
 
 
@@ -93,7 +95,7 @@ _HOMOGLYPHS = str.maketrans({
     "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "α": "a", "ο": "o", "ρ": "p", "ν": "v", "ι": "i", "κ": "k",
     "υ": "u", "χ": "x", "τ": "t", "ϲ": "c", "ϳ": "j",
 })
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_NON_ASCII = lazy(r"[^\x00-\x7f]+")
 # Format characters (Unicode category Cf) and the homoglyphs: text already NFKC without any of
 # these is its own normal form, and skips the per-character pass.
 _FORMAT_RANGES = ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
@@ -103,7 +105,7 @@ _FORMAT_RANGES = ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD,
 _FOLD_CANDIDATES = tuple(
     [chr(c) for lo, hi in _FORMAT_RANGES for c in range(lo, hi + 1)] + [chr(c) for c in _HOMOGLYPHS]
 )
-_CHANGED_BY_FOLD = re.compile("[" + "".join(re.escape(ch) for ch in _FOLD_CANDIDATES) + "]")
+_CHANGED_BY_FOLD = lazy("[" + "".join(re.escape(ch) for ch in _FOLD_CANDIDATES) + "]")
 
 
 @lru_cache(maxsize=8192)
@@ -207,14 +209,14 @@ _TOKEN_CHAR = "A-Za-z0-9_+/=.-"
 # or a string literal closed before it and reopened after (`"abc" +\n "def"`, `'abc'\n'def'`), or
 # `"abc" + "def"` on one line. Each search starts at a mandatory character (a newline, a quote),
 # so the engine skips between them; what precedes a newline is read from the reversed text.
-_NEWLINE = re.compile(r"\n[ \t]{0,64}")
-_BEFORE_NEWLINE = re.compile(r"\r?(?:\\|[ \t]{0,8}\+?[ \t]{0,8}([\"']))?")  # matched on the reversed text
+_NEWLINE = lazy(r"\n[ \t]{0,64}")
+_BEFORE_NEWLINE = lazy(r"\r?(?:\\|[ \t]{0,8}\+?[ \t]{0,8}([\"']))?")  # matched on the reversed text
 _BEFORE_BREAK = frozenset("\\\r\"' \t+")
-_REOPEN = re.compile(r"\+?[ \t]{0,8}[\"']")
-_CONCAT = re.compile(r"[\"'][ \t]{0,8}\+[ \t]{0,8}[\"']")
-_RUN = re.compile(rf"[{_TOKEN_CHAR}]{{1,64}}")
+_REOPEN = lazy(r"\+?[ \t]{0,8}[\"']")
+_CONCAT = lazy(r"[\"'][ \t]{0,8}\+[ \t]{0,8}[\"']")
+_RUN = lazy(rf"[{_TOKEN_CHAR}]{{1,64}}")
 _IS_TOKEN_CHAR = frozenset(string.ascii_letters + string.digits + "_+/=.-")
-_KEYISH = re.compile(r"[0-9_+/=-]|.[A-Z]")
+_KEYISH = lazy(r"[0-9_+/=-]|.[A-Z]")
 
 
 def _token_like(run: str, *, tail: bool = False) -> bool:
@@ -284,13 +286,13 @@ def join_wrapped(text: str) -> View | None:
 
 # finditer tries a run at its first character and, if it is too short, at each later one: every
 # suffix is shorter still, so no look-behind is needed to start at a run's start.
-_B64_RUN = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
-_B64URL_RUN = re.compile(r"[A-Za-z0-9_-]{16,}")
-_MIXED = re.compile(r"(?=[^0-9]*[0-9])(?=[^A-Z]*[A-Z])[^a-z]*[a-z]")
-_PCT = re.compile(r"%[0-9A-Fa-f]{2}")
-_RUN_END = re.compile(r"[\s\"'<>`]")
+_B64_RUN = lazy(r"[A-Za-z0-9+/]{16,}={0,2}")
+_B64URL_RUN = lazy(r"[A-Za-z0-9_-]{16,}")
+_MIXED = lazy(r"(?=[^0-9]*[0-9])(?=[^A-Z]*[A-Z])[^a-z]*[a-z]")
+_PCT = lazy(r"%[0-9A-Fa-f]{2}")
+_RUN_END = lazy(r"[\s\"'<>`]")
 _NOT_IN_RUN = frozenset(" \t\r\n\v\f\"'<>`")
-_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
+_UNPRINTABLE = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
 _MAX_RUN = 64 * 1024  # longer runs are data (an embedded image), not a wrapped credential
 
 

@@ -16,6 +16,8 @@ import math
 import re
 from collections import Counter
 
+from vault_mem.model.lazy_patterns import lazy
+
 __all__ = ["NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "UUID", "credential_like",
            "has_symbol", "high_entropy", "identifier_like", "is_placeholder", "is_wordy", "looks_fake", "shannon_entropy",
            "spoken", "type_name", "unguessable"]
@@ -52,31 +54,31 @@ _PLACEHOLDER_WORDS = ("your", "placeholder", "example", "redacted", "changeme", 
 _REFERENCE_WORDS = ("os.environ", "getenv", "process.env", "env(", "env[", "secrets.", "op://",
                     "1password", "keychain", "bitwarden", "lastpass", "keepass", "vault:", "ssm:",
                     "secretsmanager", "arn:aws")
-_SAME_CHAR = re.compile(r"(.)\1*", re.DOTALL)
+_SAME_CHAR = lazy(r"(.)\1*", re.DOTALL)
 # (x's of one case: a mask is typed `xxx` or `XXX`; a random tail holds `xXx` by chance)
-_MASK = re.compile(r"\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}")
+_MASK = lazy(r"\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}")
 #: x's stand for characters left out (`sk_live_xxxx`, `abcd-XXX-efgh`) at an edge of the value or
 #: of one of its parts, or four and more in a row; three inside a random tail are chance
-_X_RUN = re.compile(r"x{3,}|X{3,}")
-_CALL = re.compile(r"[A-Za-z_]\(")
-_DOTTED_REF = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[.*)?")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_IDENT_REF = re.compile(r"_?[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Za-z_]\w*\[.*")
-_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*|[A-Za-z]:\\.*")
-_URL = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
+_X_RUN = lazy(r"x{3,}|X{3,}")
+_CALL = lazy(r"[A-Za-z_]\(")
+_DOTTED_REF = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[.*)?")
+_ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_IDENT_REF = lazy(r"_?[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Za-z_]\w*\[.*")
+_PATH = lazy(r"(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*|[A-Za-z]:\\.*")
+_URL = lazy(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+UUID = lazy(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 # CamelCase type names after a colon are type hints (`token: TokenOpt`, `password: SecretStr`).
 # (bounded runs of capitals and digits: "HTTPClient", "TokenV2"; "EzaRH6KK7UGD" is random, not a name)
-_TYPE_NAME = re.compile(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
+_TYPE_NAME = lazy(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
 # A word one could say: a vowel and no four consonants in a row ("Client", "password"; not "Hqs",
 # "Jheidqwf", "Pmmfp")
-_VOWEL = re.compile(r"[aeiouy]")
-_CONSONANTS = re.compile(r"[b-df-hj-np-tv-xz]{4}")
+_VOWEL = lazy(r"[aeiouy]")
+_CONSONANTS = lazy(r"[b-df-hj-np-tv-xz]{4}")
 # An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
-NAMED = re.compile(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
-_FORMAT = re.compile(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.-]+)?")
-_SEGMENTS = re.compile(r"[_.\-/: ]+")
+NAMED = lazy(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
+_FORMAT = lazy(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
+_VERSION = lazy(r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.-]+)?")
+_SEGMENTS = lazy(r"[_.\-/: ]+")
 
 
 # Keys public by design, meant to ship in a web page or an app bundle: Stripe publishable keys,
@@ -248,8 +250,8 @@ def looks_fake(token: str) -> bool:
 # The chunks an identifier is read in: words (`Token`, `refresh`, `HTTP`) and numbers. In a random
 # base62 tail they average under 2 characters (3.1 at the 99.9th percentile for 40 characters);
 # in CamelCase and snake_case names, over 3.2.
-_CHUNK = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_SEPARATOR = re.compile(r"[-_]")
+_CHUNK = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SEPARATOR = lazy(r"[-_]")
 
 
 def identifier_like(value: str) -> bool:

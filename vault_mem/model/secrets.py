@@ -61,6 +61,7 @@ import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_labels import (
     assignments,
     labelled_value,
@@ -200,7 +201,7 @@ class _Compiled:
 
 
 def _r(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+    return lazy(pattern)
 
 
 def _leading_literal(pattern: str) -> str:
@@ -231,7 +232,8 @@ def _leading_literal(pattern: str) -> str:
 def _compile(rule: Rule) -> _Compiled:
     literal = _leading_literal(rule.pattern)
     markers = rule.markers or ((literal,) if len(literal) >= 2 else ())
-    return _Compiled(rule.name, re.compile(rule.pattern), CHECKS[rule.check], rule.group, rule.lower, markers)
+    # compiled at its first use: most rules wait behind a marker a typical text does not hold
+    return _Compiled(rule.name, lazy(rule.pattern), CHECKS[rule.check], rule.group, rule.lower, markers)
 
 
 _RULES: tuple[_Compiled, ...] = tuple(_compile(rule) for rule in RULES)

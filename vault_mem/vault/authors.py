@@ -255,10 +255,11 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
     refresh(ws, sidecar)
     head = ws.repo.head()
     if head is not None and rows.stored_head(sidecar.db) == head:
-        candidates = rows.paths_not_by(sidecar.db, ids.approved)  # the approved pass whoever made them
+        # judged per (email, commit), not per file; the approved pass whoever made them
+        peers = [(e, c) for e, c in rows.author_pairs(sidecar.db, ids.approved) if ids.standing(e, c) == "peer"]
+        found = rows.paths_by(sidecar.db, peers)
     else:  # a read-only sidecar behind HEAD (see _kept)
-        candidates = _kept(ws, sidecar, None)
-    found = {rel: who for rel, who in candidates.items() if ids.standing(who[1], who[0]) == "peer"}
+        found = {rel: who for rel, who in _kept(ws, sidecar, None).items() if ids.standing(who[1], who[0]) == "peer"}
     uncommitted = _Uncommitted(ws, ids)
     if uncommitted.incoming:  # files an operation under way brought, committed or not
         dirty = [top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])
