@@ -13,7 +13,7 @@ import json
 import random
 
 import pytest
-from conftest import git, run_cli
+from conftest import cli, git
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem.adapters.tools import dispatch
@@ -291,17 +291,17 @@ def test_duplicate_pairs_work_is_bounded_on_template_vaults(vault, monkeypatch):
 
 def test_cli_dupes_and_remember_warning(tmp_path):
     root = tmp_path / "v"
-    assert run_cli("init", str(root)).returncode == 0
+    assert cli("init", str(root)).returncode == 0
     old, new = DUPLICATES[2]
-    r = run_cli("--vault", str(root), "remember", "db", "-d", old[0], "--body", old[1] or "-")
+    r = cli("--vault", str(root), "remember", "db", "-d", old[0], "--body", old[1] or "-")
     assert r.returncode == 0, r.stderr
-    r = run_cli("--vault", str(root), "remember", "db-2", "-d", new[0], "--json")
+    r = cli("--vault", str(root), "remember", "db-2", "-d", new[0], "--json")
     assert r.returncode == 0, r.stderr
     assert "warning: looks like a near duplicate of 'db'" in r.stderr
     assert any("'db'" in w for w in json.loads(r.stdout)["warnings"])
-    r = run_cli("--vault", str(root), "dupes")
+    r = cli("--vault", str(root), "dupes")
     assert r.returncode == 0 and "db ~ db-2 (" in r.stdout
-    r = run_cli("--vault", str(root), "dupes", "--json")
+    r = cli("--vault", str(root), "dupes", "--json")
     assert [(p["a"], p["b"]) for p in json.loads(r.stdout)] == [("db", "db-2")]
     assert git(root, "status", "--porcelain") == ""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 
 import pytest
 from conftest import cli
@@ -35,14 +36,18 @@ def big(tmp_path_factory):
     import os
 
     os.environ["VAULT_MEM_EMBEDDER"] = "none"
-    root = tmp_path_factory.mktemp("big") / "vault"
+    folder = tmp_path_factory.mktemp("big")
+    root = folder / "vault"
     Vault.init(root).close()
     rnd = random.Random(25)
     for type_, _ in SECTIONS:
         for i in range(100):
             write_memory(root, f"{type_}-{i:03d}-{rnd.choice(WORDS)}", _description(rnd),
                          "A body.\n", type_=type_)
-    return root
+    yield root
+    # pytest's retention policy removes each passed test's tmp_path, never a module fixture's
+    # folder: without this the 400-memory vault stayed in the temporary folder after the suite
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _sections(text: str) -> dict[str, tuple[int, int]]:

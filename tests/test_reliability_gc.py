@@ -96,13 +96,13 @@ def test_a_branch_on_a_missing_commit_is_named_with_its_fix_by_every_command(tmp
     parent = git(root, "rev-parse", "HEAD~1").strip()
     (root / ".git" / "objects" / head[:2] / head[2:]).unlink()
     (root / "facts" / "new.md").write_text("---\ndescription: A new hand-made fact\n---\n\nx\n")
-    listed = run_cli("--vault", str(root), "list")  # who wrote what needs HEAD: it may fail, saying why
+    listed = cli("--vault", str(root), "list")  # who wrote what needs HEAD: it may fail, saying why
     assert listed.returncode == 0 or f"git update-ref refs/heads/main {parent}" in listed.stderr, listed.stderr
-    doctor = run_cli("--vault", str(root), "doctor")
+    doctor = cli("--vault", str(root), "doctor")
     assert doctor.returncode == 1, doctor.stdout + doctor.stderr
     said = doctor.stdout + doctor.stderr
     assert head[:10] in said and "missing" in said and f"git update-ref refs/heads/main {parent}" in said, said
-    write = run_cli("--vault", str(root), "remember", "after", "-d", "A write after", "--body", "x")
+    write = cli("--vault", str(root), "remember", "after", "-d", "A write after", "--body", "x")
     assert write.returncode != 0 and head[:10] in write.stderr, write.stderr
 
 
@@ -139,10 +139,10 @@ def test_sync_and_undo_under_git_gc_lose_no_object(tmp_path):
             git(peer, "commit", "-qm", f"peer {round_}", "--no-verify")
             git(peer, "pull", "-q", "--rebase")
             git(peer, "push", "-q")
-            r = run_cli("sync", cwd=root)
+            r = cli("sync", cwd=root)  # in this process: the race is with the gc, not between processes
             synced += r.returncode == 0
             assert "internal error" not in r.stderr, r.stderr
-            r = run_cli("undo", f"sync-{round_}-0", cwd=root)
+            r = cli("undo", f"sync-{round_}-0", cwd=root)
             undone += r.returncode == 0
             assert "internal error" not in r.stderr, r.stderr
     finally:
@@ -153,7 +153,7 @@ def test_sync_and_undo_under_git_gc_lose_no_object(tmp_path):
     assert synced and undone, (synced, undone)
     fsck = subprocess.run(["git", "fsck", "--no-progress", "--no-dangling"], cwd=root, capture_output=True, text=True)
     assert fsck.returncode == 0 and "missing" not in fsck.stdout + fsck.stderr, fsck.stdout + fsck.stderr
-    assert run_cli("doctor", cwd=root).returncode == 0
+    assert cli("doctor", cwd=root).returncode == 0
 
 
 def test_no_commit_lands_while_a_git_gc_runs_and_the_wait_is_said(tmp_path):

@@ -220,9 +220,10 @@ def test_sync_memory_stays_bounded_while_taking_many_files(pair, tmp_path):
     """)
     env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
     # files vault-mem does not read arrive only as approved (store/gitfiles.needs_approval):
-    # the person sees them refused, approves them, and the measured sync takes them
+    # the person sees them refused, approves them, and the measured sync takes them (these two
+    # in this process: only the measured sync's own process is the point)
     for args in (["sync"], ["trust", "--yes"]):
-        subprocess.run([sys.executable, "-m", "vault_mem", *args], cwd=a, env=env, capture_output=True, timeout=120)
+        cli(*args, cwd=a, env=env)
     proc = subprocess.run(check=False, args=[sys.executable, "-c", wrapper, sys.executable, "-m", "vault_mem", "sync"],
                           cwd=a, env=env, capture_output=True, text=True, timeout=120)
     code, peak_kb = proc.stdout.split()

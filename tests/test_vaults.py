@@ -13,7 +13,7 @@ import os
 import sys
 
 import anyio
-from conftest import ROOT, cli, git, run_cli, wait_for
+from conftest import ROOT, cli, git, wait_for
 from mcp import Client, StdioServerParameters
 
 from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
@@ -243,7 +243,7 @@ def test_review_lists_both_vaults_items_each_as_a_key_the_commands_take_back(two
 
 # -- the hooks ---------------------------------------------------------------------------------
 def _hook(name: str, event: dict, cwd) -> str:
-    r = run_cli("hook", name, input=json.dumps(event), cwd=cwd)
+    r = cli("hook", name, input=json.dumps(event), cwd=cwd)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"] if r.stdout.strip() else ""
 
