@@ -286,3 +286,22 @@ def test_every_codes_label_makes_a_description_name_a_password(word: str) -> Non
     body = f"{word} codes:\n" + "\n".join(f"{r(4, string.ascii_lowercase + string.digits)}-{r(4, string.digits)}"
                                          for _ in range(4))
     assert "recovery codes" in _kinds(body)
+
+
+# --- password-like key names, whatever their spelling (heldout7's class) ----------------------
+
+
+@pytest.mark.parametrize("line", ["pass_phrase={v}", "key-pass-phrase: {v}", "psk={hex}", "WIFI_PSK={hex}",
+                                  "    storePassword '{v}'", "    keyPassword \"{v}\"", "trustStorePassword '{v}'"])
+def test_a_password_like_key_name_counts_in_every_spelling(line: str) -> None:
+    # an OCI config's pass_phrase, wpa_supplicant's psk, Gradle's signingConfigs (a camelCase name
+    # and a quoted literal, with no sign between them)
+    body = line.format(v=pw(), hex=r(64, "0123456789abcdef"))
+    assert _kinds(body) == ["password assignment"], body
+
+
+@pytest.mark.parametrize("line", ["psk=${WIFI_PSK}", "pass_phrase=<your passphrase>", "    keyAlias 'upload'",
+                                  "    storeFile file('release.jks')", "keyPassword System.getenv('KEY_PW')"])
+def test_a_password_like_key_name_with_no_literal_passes(line: str) -> None:
+    assert _kinds(line) == [], line
+

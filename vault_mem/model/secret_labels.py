@@ -83,7 +83,7 @@ _FOREIGN_PASSWORD = (r"passwort|kennwort|contrase[ñn]a|mot de passe|motdepasse|
                      r"|п[аa][рp][оo]ль|密码|密碼|口令|パスワード|暗証番号|비밀번호|סיסמה|كلمة المرور|mật khẩu")
 _FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
 _END = r"(?:_id|_base)?(?![a-z0-9_.-])"
-_ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?"
+_ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|login|logon|wif|appid)" + _END)
 _FOREIGN_KEYWORD = lazy(rf"(?:{_FOREIGN_PASSWORD}){_END}")
 # Substrings one of which every foreign word above holds once normalised (a plain search each;
@@ -191,8 +191,11 @@ def _key_class(name: str) -> str | None:
     low = name.lower().lstrip("-")
     if "public" in low or name in ("PWD", "OLDPWD"):
         return None  # publicKeyToken and public_key are shared by design; $PWD is a directory
-    if low.endswith(("password", "passwd", "passphrase", "passcode", "pwd")) or re.search(r"[_.-]pass$", low):
+    if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
+            or re.search(r"[_.-]pass$", low):
         return "password"
+    if re.search(r"(?:^|[_.-])psk$", low):
+        return "password"  # a Wi-Fi pre-shared key (wpa_supplicant `psk=`, `WIFI_PSK`): the network's password
     if name.startswith("-") and low.endswith("pass"):
         return "password"  # a command's flag: keytool -storepass, -keypass, --db-pass
     if low == "pass" and name != "PASS":
@@ -335,6 +338,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # `key_secret X`: a snake_case name is a field's name, so a bare value after it is its value
         # (`add-authtoken X`: a subcommand named for what it takes, the same)
         snake = ("_" in name.strip("_") or "-" in name.strip("-")) and name.islower()
+        # Groovy/Gradle `storePassword 'X'`: a camelCase name then a quoted literal is a call's argument
+        camel = name[:1].islower() and not name.islower() and name.isalnum()
+        flag = flag or bool(tail and op == "" and camel and tail.group("value")[:1] in "\"'")
         if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)):
             tail = None
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
