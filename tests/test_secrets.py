@@ -305,3 +305,25 @@ def test_a_password_like_key_name_counts_in_every_spelling(line: str) -> None:
 def test_a_password_like_key_name_with_no_literal_passes(line: str) -> None:
     assert _kinds(line) == [], line
 
+
+@pytest.mark.parametrize("scheme", ["Splunk", "GenieKey", "Klaviyo-API-Key", "DSN"])
+def test_an_authorization_header_counts_whatever_its_scheme_word(scheme: str) -> None:
+    # a token or a UUID after any scheme word (Splunk HEC's tokens are UUIDs)
+    uuid = "-".join(r(n, "0123456789abcdef") for n in (8, 4, 4, 4, 12))
+    for token in (r(40), uuid):
+        assert _kinds(f"curl -H 'Authorization: {scheme} {token}' https://logs.corp") == ["authorization header"]
+
+
+@pytest.mark.parametrize("header", ["Authorization: Signature keyId=\"k1\"", "Authorization: see the auth docs",
+                                    "Authorization: Bearer ${TOKEN}", "authorization: required on every route"])
+def test_an_authorization_header_with_no_token_passes(header: str) -> None:
+    assert _kinds(header) == []
+
+
+@pytest.mark.parametrize("user", ["svc_backup", "CORP\\\\svc_backup", "CORP\\svc_backup", "alice@corp.example"])
+def test_a_samba_user_percent_password_counts(user: str) -> None:
+    # smbclient, rpcclient and smbcacls read `-U user%password`
+    body = f"smbclient //nas01/share -U '{user}%{pw()}' -c 'ls'"
+    assert _kinds(body) == ["password on a command line"], body
+    assert _kinds(f"rpcclient -U {user}%{pw()} dc01") == ["password on a command line"]
+    assert _kinds(f"smbclient //nas01/share -U {user} -c 'ls'") == []

@@ -89,6 +89,7 @@ from vault_mem.model.secret_shapes import (
 )
 from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, lines_holding, normalise
 from vault_mem.model.secret_values import (
+    UUID,
     credential_like,
     is_placeholder,
     looks_fake,
@@ -169,6 +170,13 @@ def _literal_credential(m: re.Match[str], text: str, group: int) -> bool:
     return credential_like(value) and not is_placeholder(value, quoted=True)
 
 
+def _token(m: re.Match[str], text: str, group: int) -> bool:
+    """A token after its scheme: a literal credential, or a UUID (Splunk HEC, Postmark, Heroku
+    tokens are UUIDs; after ``Authorization: <Scheme>`` a UUID is no object's id)."""
+    value = _value(m, text, group)
+    return (credential_like(value) or UUID.fullmatch(value) is not None) and not is_placeholder(value, quoted=True)
+
+
 def _basic_auth(m: re.Match[str], text: str, group: int) -> bool:
     """Docker's ``"auth"``: the base64 of ``user:password`` with a real password."""
     decoded = _b64_text(_value(m, text, group).replace("+", "-").replace("/", "_").rstrip("="))
@@ -186,7 +194,7 @@ def _mixed(m: re.Match[str], text: str, group: int) -> bool:
 
 CHECKS: dict[str, Check] = {
     "not_fake": _not_fake, "has_digit": _has_digit, "jwt": _jwt_header, "numeric_id": _numeric_id,
-    "value": _is_value, "password": _password_value, "literal": _literal_credential, "basic_auth": _basic_auth, "mixed": _mixed,
+    "value": _is_value, "password": _password_value, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
 }
 
 
