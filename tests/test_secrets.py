@@ -327,3 +327,32 @@ def test_a_samba_user_percent_password_counts(user: str) -> None:
     assert _kinds(body) == ["password on a command line"], body
     assert _kinds(f"rpcclient -U {user}%{pw()} dc01") == ["password on a command line"]
     assert _kinds(f"smbclient //nas01/share -U {user} -c 'ls'") == []
+
+
+# --- keys public by design or documented by their vendor (heldout7's borderline rulings) ------
+
+
+@pytest.mark.parametrize("line", ['<div class="g-recaptcha" data-sitekey="6L{t40}"></div>',
+                                  "turnstile.render('#cf', {{ sitekey: '0x4AAAAAAA{t14}' }})",
+                                  "RECAPTCHA_SITE_KEY={t40}", "hcaptcha site-key: {t40}",
+                                  "datadogRum.init({{ clientToken: 'pub{hex}', site: 'datadoghq.eu' }})",
+                                  'checkout options: {{ key: "rzp_live_{t14}", amount: 49900 }}'])
+def test_a_key_public_by_design_passes(line: str) -> None:
+    # CAPTCHA site keys, RUM client tokens and Razorpay key ids ship in every page
+    assert _kinds(line.format(t40=r(40), t14=r(14), hex=r(32, "0123456789abcdef"))) == []
+
+
+@pytest.mark.parametrize("line", ["RECAPTCHA_SECRET_KEY={t40}", "turnstile secret: 0x4AAAAAAA{t30}",
+                                  "DD_CLIENT_TOKEN_SECRET={t40}", "RAZORPAY_KEY_SECRET={t24}"])
+def test_the_secret_beside_a_public_key_still_counts(line: str) -> None:
+    assert _kinds(line.format(t40=r(40), t30=r(30), t24=r(24))) != []
+
+
+def test_a_key_its_vendor_documents_for_everyone_passes_and_one_like_it_counts() -> None:
+    # Stripe's API reference key and Azurite's well-known account key are the same for everyone
+    stripe = "sk_" + "test_4eC39HqLyjWDarjtT1zdp7dc"
+    azurite = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq" + "/K1SZFPTOtr/KBHBeksoGMGw=="
+    assert _kinds(f"the key in Stripe's API reference: {stripe}") == []
+    assert _kinds(f"AccountName=devstoreaccount1;AccountKey={azurite}") == []
+    assert _kinds(f"the key in Stripe's API reference: sk_test_{r(24)}") != []
+    assert _kinds(f"AccountName=prodstore;AccountKey={r(86, string.ascii_letters + string.digits + '+/')}==") != []

@@ -213,7 +213,8 @@ def _key_class(name: str) -> str | None:
     if low.endswith(("private_key_id", "session", "wif", "appid")):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
-        if any(w in low for w in _PUBLIC_KEY_NAMES):
+        if any(w in low for w in _PUBLIC_KEY_NAMES) or re.search(r"(?:^|[_.-])site[_-]?key$", low):
+            # (a CAPTCHA's site key, reCAPTCHA's or Turnstile's, goes in every page; its secret does not)
             return None  # public keys, fingerprints and lookup keys are meant to be shared
         return "secret" if re.search(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$", low) else "key"
     return None
