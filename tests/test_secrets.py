@@ -20,6 +20,7 @@ from secret_corpus import FORMS, GH, LOOK_ALIKES, SK, ZWSP, b64, jwt, pw, r, wra
 from vault_mem.errors import SecretError
 from vault_mem.model.policy import check_write
 from vault_mem.model.secret_rules import RULES, expand_example
+from vault_mem.model.secret_shapes import signed_urls
 from vault_mem.model.secret_text import lines_holding, long_words
 from vault_mem.model.secrets import CHECKS, find_secrets, labelled_value
 
@@ -356,3 +357,29 @@ def test_a_key_its_vendor_documents_for_everyone_passes_and_one_like_it_counts()
     assert _kinds(f"AccountName=devstoreaccount1;AccountKey={azurite}") == []
     assert _kinds(f"the key in Stripe's API reference: sk_test_{r(24)}") != []
     assert _kinds(f"AccountName=prodstore;AccountKey={r(86, string.ascii_letters + string.digits + '+/')}==") != []
+
+
+# --- URLs whose query or path is the credential ----------------------------------------------
+
+
+@pytest.mark.parametrize("param", ["sig", "signature", "X-Amz-Signature", "token", "access_token", "key"])
+def test_a_url_signed_or_keyed_in_its_query_counts(param: str) -> None:
+    for value in (r(43, string.ascii_letters + string.digits + "_-"), r(64, "0123456789abcdef")):
+        url = f"https://prod-{r(2, string.digits)}.region.example.net/flows/{r(8)}/run?api-version=2016-06-01&{param}={value}"
+        assert list(signed_urls(url)) == [("secret URL", 0, len(url))], url
+        assert _kinds(f"post alerts to {url}"), url  # (Azure's SAS rule may name a `sig=` first)
+
+
+def test_a_secret_address_private_part_counts() -> None:
+    url = f"https://calendar.example.com/ical/team%40corp.io/private-{r(32, '0123456789abcdef')}/basic.ics"
+    assert list(signed_urls(url)) == [("secret URL", 0, len(url))]
+    assert _kinds(f"subscribe to {url}") == ["secret URL"]
+
+
+@pytest.mark.parametrize("url", ["https://docs.example.com/api?sig=your-signature-here",
+                                 "https://calendar.example.com/ical/team%40corp.io/public/basic.ics",
+                                 "https://example.com/login?token={token}&next=/home",
+                                 "https://example.com/search?q=release-notes-2024&page=2",
+                                 "https://cdn.example.com/app.js?sig=1700000000"])
+def test_a_url_with_no_random_credential_in_it_passes(url: str) -> None:
+    assert _kinds(f"see {url}") == [] and list(signed_urls(url)) == []

@@ -83,6 +83,7 @@ from vault_mem.model.secret_shapes import (
     prefixed_tokens,
     seed_phrases,
     seed_word,
+    signed_urls,
     token_words,
     wallet_keys,
     webhook_urls,
@@ -361,6 +362,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from byte_arrays(text)
         yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
+        yield from signed_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
         yield from listed_codes(text, low)
