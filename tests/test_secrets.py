@@ -383,3 +383,38 @@ def test_a_secret_address_private_part_counts() -> None:
                                  "https://cdn.example.com/app.js?sig=1700000000"])
 def test_a_url_with_no_random_credential_in_it_passes(url: str) -> None:
     assert _kinds(f"see {url}") == [] and list(signed_urls(url)) == []
+
+
+# --- header lists in one setting, and a password manager's CSV export ------------------------
+
+
+@pytest.mark.parametrize("template", ["OTEL_EXPORTER_OTLP_HEADERS=x-vendor-team={v}",
+                                      "OTEL_EXPORTER_OTLP_TRACES_HEADERS=x-dataset=prod,api-key={v}",
+                                      'export EXTRA_HEADERS="Authorization=Bearer%20{v}"'])
+def test_a_random_value_in_a_header_list_setting_counts(template: str) -> None:
+    value = r(6, string.ascii_lowercase) + "_" + r(40, string.ascii_lowercase + string.digits)
+    assert _kinds(template.format(v=value)) == ["secret assignment"]
+
+
+@pytest.mark.parametrize("line", ["OTEL_EXPORTER_OTLP_HEADERS=x-dataset=prod,x-env=staging",
+                                  "OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=${HONEYCOMB_API_KEY}",
+                                  "request headers: accept=application/json,user-agent=curl/8.5.0"])
+def test_a_header_list_with_no_random_value_passes(line: str) -> None:
+    assert _kinds(line) == []
+
+
+@pytest.mark.parametrize("header", ["name,url,username,password,totp", "Title,Login URL,Login Name,Password,Notes",
+                                    "url,username,password"])
+def test_the_password_column_of_a_csv_export_counts(header: str) -> None:
+    n = header.count(",") + 1
+    col = [c.strip().lower() for c in header.split(",")].index("password")
+    cells = [f"{r(6, string.ascii_lowercase)}.example.com" for _ in range(n)]
+    cells[col] = pw()
+    assert _kinds(header + "\n" + ",".join(cells) + "\n") == ["password assignment"]
+
+
+def test_a_csv_whose_password_column_holds_no_password_passes() -> None:
+    body = "name,url,username,password\nbank,https://bank.example,alice,\nmail,https://mail.example,alice,<in vault>\n"
+    assert _kinds(body) == []
+    prose = "Fields we export, in order: id, name, password, email.\nAll of them, the first, second, third.\n"
+    assert _kinds(prose) == []

@@ -40,7 +40,8 @@ position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``
 pass. Each finder yields ``(kind, start, end)``.
 
 Beside labels and their values: the credential columns of a Markdown table
-(:func:`table_cells`), XML elements named for a credential (:func:`xml_elements`), PINs and
+(:func:`table_cells`) and of a CSV export with a header row (:func:`csv_exports`), random values in a
+``*_HEADERS`` setting's ``name=value,...`` list (:func:`header_lists`), XML elements named for a credential (:func:`xml_elements`), PINs and
 passcodes (:func:`pin_codes`: upper-case PIN/PUK, passcode or a door/keypad code, four digits or
 more) and passwords named by their use with no label (:func:`unlabelled_passwords`: "log in ...
 with X", "use X to unlock", "sudo takes X"; only a value no word could be, as after ``pw`` with no sign: secret_values.unguessable).
@@ -48,9 +49,11 @@ with X", "use X to unlock", "sudo takes X"; only a value no word could be, as af
 
 from __future__ import annotations
 
+import csv
 import heapq
 import re
 from collections.abc import Iterator
+from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import lines_holding
@@ -71,7 +74,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["assignments", "labelled_value", "listed_codes", "named_values", "pin_codes", "table_cells",
+__all__ = ["assignments", "csv_exports", "header_lists", "labelled_value", "listed_codes", "named_values", "pin_codes", "table_cells",
            "unlabelled_passwords", "xml_elements"]
 
 Span = tuple[str, int, int]
@@ -661,3 +664,56 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                 value = m.group("value").rstrip(".,;:!?)")
                 if _strong_unlabelled(value):
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
+
+
+# --- header lists and CSV exports ------------------------------------------------------------
+
+# `OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=KEY,x-other=v`: headers as `name=value` pairs in one
+# setting, where the header's name says nothing (any vendor's), so the value is judged by itself.
+_HEADER_LIST = lazy(r"(?<![A-Za-z0-9])(?i:[a-z0-9_]{0,60}headers)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?"
+                    r"(?P<list>[^\s\"'`]{3,2000})")
+
+
+def header_lists(text: str, low: str) -> Iterator[Span]:
+    """A random value in a ``*_HEADERS`` setting's ``name=value,name2=value2`` list (URL-encoded
+    as OpenTelemetry writes it: ``Authorization=Bearer%20X``)."""
+    if "headers" not in low:
+        return
+    for m in _HEADER_LIST.finditer(text):
+        at = m.start("list")
+        for pair in m.group("list").split(","):
+            name, sign, value = pair.partition("=")
+            words = unquote(value).split()
+            if sign and name and words and high_entropy(words[-1]) and not is_placeholder(words[-1], quoted=True):
+                start = at + len(name) + 1
+                yield "secret assignment", start, start + len(value)
+            at += len(pair) + 1
+
+
+_CSV_NAME = lazy(r"[a-z][a-z0-9_]{0,29}(?: [a-z0-9_]{1,20}){0,2}")  # a column's name, not prose
+_CSV_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "login_password", "secret"})
+
+
+def csv_exports(text: str, low: str) -> Iterator[Span]:
+    """The password column of a CSV export (a password manager's ``name,url,username,password``):
+    a header row naming the column, then rows whose cell in it is judged as a password."""
+    if "," not in text or not any(w in low for w in ("pass", "pwd", "secret")):
+        return
+    lines = text.splitlines(keepends=True)
+    offset, column, width = 0, -1, 0
+    for line in lines:
+        if column < 0 and not any(w in line.lower() for w in ("pass", "pwd", "secret")):
+            offset += len(line)
+            continue  # (only a header row starts a table: the other lines are not parsed)
+        row = next(csv.reader([line]), [])
+        cells = [c.strip().strip("\"'").lower() for c in row]
+        if len(cells) >= 3 and any(c in _CSV_PASSWORD for c in cells) and all(_CSV_NAME.fullmatch(c) for c in cells):
+            column, width = next(i for i, c in enumerate(cells) if c in _CSV_PASSWORD), len(cells)
+        elif column >= 0 and len(row) == width:
+            value = row[column].strip()
+            if value and _judge("password", "=", value, quoted=True, code=False, ends=True):
+                start = line.find(value)
+                yield "password assignment", offset + start, offset + start + len(value)
+        elif not line.strip():
+            column = -1
+        offset += len(line)

@@ -64,6 +64,8 @@ from dataclasses import dataclass
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_labels import (
     assignments,
+    csv_exports,
+    header_lists,
     labelled_value,
     listed_codes,
     named_values,
@@ -368,6 +370,8 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from listed_codes(text, low)
         yield from named_values(text, low)
         yield from table_cells(text, low)
+        yield from csv_exports(text, low)
+        yield from header_lists(text, low)
         yield from xml_elements(text)
         yield from unlabelled_passwords(text, low)
     yield from pin_codes(text, low)
