@@ -418,3 +418,25 @@ def test_a_csv_whose_password_column_holds_no_password_passes() -> None:
     assert _kinds(body) == []
     prose = "Fields we export, in order: id, name, password, email.\nAll of them, the first, second, third.\n"
     assert _kinds(prose) == []
+
+
+# --- a login said in prose, and a key named for its use --------------------------------------
+
+
+@pytest.mark.parametrize("template", ["note: jenkins login is admin and {v} until SSO lands",
+                                      "the grafana login is ops and {v}", "NAS login: backup & {v}"])
+def test_a_login_said_as_user_and_password_counts(template: str) -> None:
+    assert _kinds(template.format(v=pw())) == ["password assignment"]
+
+
+@pytest.mark.parametrize("line", ["the jenkins login is admin and the password is in the vault",
+                                  "login is admin and then click Settings", "login: alice and bob share it"])
+def test_a_login_followed_by_words_passes(line: str) -> None:
+    assert _kinds(line) == []
+
+
+@pytest.mark.parametrize("word", ["deploy", "service", "bot"])
+def test_a_random_key_named_for_its_use_counts(word: str) -> None:
+    value = r(20) + "_" + r(19)
+    assert _kinds(f"[14:02] <ops> new {word} key for ci: {value}") != []
+    assert _kinds(f"the {word} key for ci is rotated monthly") == []

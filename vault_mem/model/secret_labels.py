@@ -167,12 +167,13 @@ _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort",
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
-                   "master", "hmac", "aes", "unseal", "wallet")
+                   "master", "hmac", "aes", "unseal", "wallet", "deploy", "service", "bot")
 # A value after a spaced dash: one token of key characters, not starting with a digit.
 _DASHED_VALUE = lazy(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
 _SEP = lazy(r"[-_.]")
 _PAIR = lazy(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
+_AND_PAIR = lazy(r"[ \t]{1,4}(?i:and|&|with)[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # "login is admin and X"
 _PAIR_AFTER_WORD = lazy(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 _ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # An f-string's replacement field: a name, then a conversion or a format spec (`{password!r}`, `{pw:>8}`)
@@ -416,6 +417,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         if said and not _sentence(said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
+    if not pair and cls == "login" and op in ("is", ":", "=") and not quoted:
+        pair = _AND_PAIR.match(text, tail.end())  # "login is admin and X": the user, then the password
     if not pair and cls == "login" and op == "" and not quoted:
         pair = _PAIR_AFTER_WORD.match(text, tail.end())  # "login with alice@corp / X": a word, the user, the slash
     if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
