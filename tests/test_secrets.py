@@ -440,3 +440,24 @@ def test_a_random_key_named_for_its_use_counts(word: str) -> None:
     value = r(20) + "_" + r(19)
     assert _kinds(f"[14:02] <ops> new {word} key for ci: {value}") != []
     assert _kinds(f"the {word} key for ci is rotated monthly") == []
+
+
+# --- a value alone on the line below its label or the command that printed it ----------------
+
+
+@pytest.mark.parametrize("head", ["config/master.key for billing-api (needed to edit credentials.yml.enc):",
+                                  "$ argocd admin initial-password -n argocd", "$ vault token create -ttl=1h -field=token",
+                                  "staging api token:"])
+def test_a_random_value_alone_below_its_label_or_command_counts(head: str) -> None:
+    for value in (r(16), r(32, "0123456789abcdef"), r(40, string.ascii_letters + string.digits + "_-")):
+        body = f"{head}\n{value}\n\nnext: rotate it after first login\n"
+        assert _kinds(body) != [], body
+
+
+@pytest.mark.parametrize("body", ["$ git log -1 --format=%H key.py\n{hex40}\n", "checksum of the key file:\n{hex32}\n",
+                                  "$ cat secret-name.txt\nbilling-api-database-credentials\n",
+                                  "$ kubectl get secret -o name\nsecret/db-password-staging\n",
+                                  "SSH host key fingerprint:\nSHA256:{b43}\n"])
+def test_a_digest_name_or_fingerprint_below_a_label_passes(body: str) -> None:
+    filled = body.format(hex40=r(40, "0123456789abcdef"), hex32=r(32, "0123456789abcdef"), b43=r(43))
+    assert _kinds(filled) == [], filled

@@ -41,7 +41,8 @@ pass. Each finder yields ``(kind, start, end)``.
 
 Beside labels and their values: the credential columns of a Markdown table
 (:func:`table_cells`) and of a CSV export with a header row (:func:`csv_exports`), random values in a
-``*_HEADERS`` setting's ``name=value,...`` list (:func:`header_lists`), XML elements named for a credential (:func:`xml_elements`), PINs and
+``*_HEADERS`` setting's ``name=value,...`` list (:func:`header_lists`), a random token alone below a label line
+or a ``$`` command naming a credential (:func:`values_below`), XML elements named for a credential (:func:`xml_elements`), PINs and
 passcodes (:func:`pin_codes`: upper-case PIN/PUK, passcode or a door/keypad code, four digits or
 more) and passwords named by their use with no label (:func:`unlabelled_passwords`: "log in ...
 with X", "use X to unlock", "sudo takes X"; only a value no word could be, as after ``pw`` with no sign: secret_values.unguessable).
@@ -74,7 +75,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["assignments", "csv_exports", "header_lists", "labelled_value", "listed_codes", "named_values", "pin_codes", "table_cells",
+__all__ = ["assignments", "csv_exports", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
            "unlabelled_passwords", "xml_elements"]
 
 Span = tuple[str, int, int]
@@ -720,3 +721,31 @@ def csv_exports(text: str, low: str) -> Iterator[Span]:
         elif not line.strip():
             column = -1
         offset += len(line)
+
+
+# --- a value alone on the line below what names it -------------------------------------------
+
+# A line that names a credential and ends in ":" ("config/master.key for billing (to edit X):"), or
+# a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
+# one random token and nothing else.
+_BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
+              r"[ \t]{0,8}(?P<value>[^\s]{12,200})[ \t]*\r?$", re.MULTILINE)
+_HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
+
+
+def values_below(text: str, low: str) -> Iterator[Span]:
+    """A random token alone on the line below a label line ending in ``:`` or below a shell
+    command (``$ ...``) whose words name a password, secret, token or key: what the command
+    printed, or the value the line announces."""
+    if "\n" not in text or not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
+        return
+    for m in _BELOW.finditer(text):
+        head = low[m.start("head"):m.end("head")]
+        words = _HEAD_WORD.findall(head)
+        if not words or any(p in head for p in _PUBLIC_KEY_NAMES if p not in ("host", "object", "row", "index")):
+            continue
+        value = m.group("value")
+        if is_placeholder(value, quoted=True) or _DIGEST.fullmatch(value) or identifier_like(value):
+            continue
+        if high_entropy(value) or random_token(value, min_len=12) or (len(value) >= 12 and unguessable(value)):
+            yield "secret on the line below its label", m.start("value"), m.end("value")

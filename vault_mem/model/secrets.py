@@ -72,6 +72,7 @@ from vault_mem.model.secret_labels import (
     pin_codes,
     table_cells,
     unlabelled_passwords,
+    values_below,
     xml_elements,
 )
 from vault_mem.model.secret_rules import RULES, Rule
@@ -374,6 +375,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from header_lists(text, low)
         yield from xml_elements(text)
         yield from unlabelled_passwords(text, low)
+        yield from values_below(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
 
