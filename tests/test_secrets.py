@@ -461,3 +461,14 @@ def test_a_random_value_alone_below_its_label_or_command_counts(head: str) -> No
 def test_a_digest_name_or_fingerprint_below_a_label_passes(body: str) -> None:
     filled = body.format(hex40=r(40, "0123456789abcdef"), hex32=r(32, "0123456789abcdef"), b43=r(43))
     assert _kinds(filled) == [], filled
+
+
+def test_a_field_of_an_encrypted_data_mapping_passes_and_a_plain_secret_beside_it_counts() -> None:
+    # a SealedSecret's encryptedData holds ciphertext only its controller can open
+    cipher = "AgB" + r(300, string.ascii_letters + string.digits + "+/")
+    sealed = f"kind: SealedSecret\nspec:\n  encryptedData:\n    password: {cipher}\n    api_token: {cipher[::-1]}\n"
+    assert _kinds(sealed) == []
+    plain = f"kind: Secret\nstringData:\n  password: {pw()}\n"
+    assert _kinds(plain) == ["password assignment"]
+    after = sealed + f"  template:\n    password: {pw()}\n"
+    assert _kinds(after) == ["password assignment"]

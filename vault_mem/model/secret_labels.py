@@ -366,6 +366,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             # another language's word for password: its states ("abgelaufen", "incorrecta") are
             # not known here, so a value of letters alone does not count after it
             found = None
+        if found and _under_encrypted(text, start):
+            found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
         if found:
             skip_to = max(skip_to, found[2])
             yield found
@@ -374,6 +376,29 @@ def assignments(text: str, low: str) -> Iterator[Span]:
 # The value before its label: "use hunter2hunter2 as the password", "X as the new admin token".
 _AS_BEFORE = lazy(r"(?<![^\s(])(?P<value>[^\s\"'`,;()]{4,200})[ \t]{1,4}as[ \t]{1,4}"
                         r"(?:(?:the|a|an|my|our|your|his|her|their|new)[ \t]{1,4}){0,2}(?:[\w-]{1,20}[ \t]{1,4})?\Z")
+
+
+_ENCRYPTED_PARENTS = ("encrypteddata:", "encrypted_data:", "sops:")
+
+
+def _under_encrypted(text: str, at: int) -> bool:
+    """Is the YAML key at ``at`` a field of an ``encryptedData:`` mapping (found by indentation,
+    within 64 lines above)?"""
+    line_start = text.rfind("\n", 0, at) + 1
+    indent = len(text[line_start:at]) - len(text[line_start:at].lstrip(" "))
+    if indent == 0:
+        return False
+    end = line_start - 1
+    for _ in range(64):
+        if end <= 0:
+            return False
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        stripped = line.lstrip(" ")
+        if stripped.strip() and len(line) - len(stripped) < indent:
+            return stripped.strip().lower().startswith(_ENCRYPTED_PARENTS)
+        end = start - 1
+    return False
 
 
 def _value_before(text: str, start: int, cls: str) -> Span | None:
