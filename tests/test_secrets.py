@@ -20,6 +20,7 @@ from secret_corpus import FORMS, GH, LOOK_ALIKES, SK, ZWSP, b64, jwt, pw, r, wra
 from vault_mem.errors import SecretError
 from vault_mem.model.policy import check_write
 from vault_mem.model.secret_rules import RULES, expand_example
+from vault_mem.model.secret_shapes import signed_urls
 from vault_mem.model.secret_text import lines_holding, long_words
 from vault_mem.model.secrets import CHECKS, find_secrets, labelled_value
 
@@ -286,3 +287,188 @@ def test_every_codes_label_makes_a_description_name_a_password(word: str) -> Non
     body = f"{word} codes:\n" + "\n".join(f"{r(4, string.ascii_lowercase + string.digits)}-{r(4, string.digits)}"
                                          for _ in range(4))
     assert "recovery codes" in _kinds(body)
+
+
+# --- password-like key names, whatever their spelling (heldout7's class) ----------------------
+
+
+@pytest.mark.parametrize("line", ["pass_phrase={v}", "key-pass-phrase: {v}", "psk={hex}", "WIFI_PSK={hex}",
+                                  "    storePassword '{v}'", "    keyPassword \"{v}\"", "trustStorePassword '{v}'"])
+def test_a_password_like_key_name_counts_in_every_spelling(line: str) -> None:
+    # an OCI config's pass_phrase, wpa_supplicant's psk, Gradle's signingConfigs (a camelCase name
+    # and a quoted literal, with no sign between them)
+    body = line.format(v=pw(), hex=r(64, "0123456789abcdef"))
+    assert _kinds(body) == ["password assignment"], body
+
+
+@pytest.mark.parametrize("line", ["psk=${WIFI_PSK}", "pass_phrase=<your passphrase>", "    keyAlias 'upload'",
+                                  "    storeFile file('release.jks')", "keyPassword System.getenv('KEY_PW')"])
+def test_a_password_like_key_name_with_no_literal_passes(line: str) -> None:
+    assert _kinds(line) == [], line
+
+
+@pytest.mark.parametrize("scheme", ["Splunk", "GenieKey", "Klaviyo-API-Key", "DSN"])
+def test_an_authorization_header_counts_whatever_its_scheme_word(scheme: str) -> None:
+    # a token or a UUID after any scheme word (Splunk HEC's tokens are UUIDs)
+    uuid = "-".join(r(n, "0123456789abcdef") for n in (8, 4, 4, 4, 12))
+    for token in (r(40), uuid):
+        assert _kinds(f"curl -H 'Authorization: {scheme} {token}' https://logs.corp") == ["authorization header"]
+
+
+@pytest.mark.parametrize("header", ["Authorization: Signature keyId=\"k1\"", "Authorization: see the auth docs",
+                                    "Authorization: Bearer ${TOKEN}", "authorization: required on every route"])
+def test_an_authorization_header_with_no_token_passes(header: str) -> None:
+    assert _kinds(header) == []
+
+
+@pytest.mark.parametrize("user", ["svc_backup", "CORP\\\\svc_backup", "CORP\\svc_backup", "alice@corp.example"])
+def test_a_samba_user_percent_password_counts(user: str) -> None:
+    # smbclient, rpcclient and smbcacls read `-U user%password`
+    body = f"smbclient //nas01/share -U '{user}%{pw()}' -c 'ls'"
+    assert _kinds(body) == ["password on a command line"], body
+    assert _kinds(f"rpcclient -U {user}%{pw()} dc01") == ["password on a command line"]
+    assert _kinds(f"smbclient //nas01/share -U {user} -c 'ls'") == []
+
+
+# --- keys public by design or documented by their vendor (heldout7's borderline rulings) ------
+
+
+@pytest.mark.parametrize("line", ['<div class="g-recaptcha" data-sitekey="6L{t40}"></div>',
+                                  "turnstile.render('#cf', {{ sitekey: '0x4AAAAAAA{t14}' }})",
+                                  "RECAPTCHA_SITE_KEY={t40}", "hcaptcha site-key: {t40}",
+                                  "datadogRum.init({{ clientToken: 'pub{hex}', site: 'datadoghq.eu' }})",
+                                  'checkout options: {{ key: "rzp_live_{t14}", amount: 49900 }}'])
+def test_a_key_public_by_design_passes(line: str) -> None:
+    # CAPTCHA site keys, RUM client tokens and Razorpay key ids ship in every page
+    assert _kinds(line.format(t40=r(40), t14=r(14), hex=r(32, "0123456789abcdef"))) == []
+
+
+@pytest.mark.parametrize("line", ["RECAPTCHA_SECRET_KEY={t40}", "turnstile secret: 0x4AAAAAAA{t30}",
+                                  "DD_CLIENT_TOKEN_SECRET={t40}", "RAZORPAY_KEY_SECRET={t24}"])
+def test_the_secret_beside_a_public_key_still_counts(line: str) -> None:
+    assert _kinds(line.format(t40=r(40), t30=r(30), t24=r(24))) != []
+
+
+def test_a_key_its_vendor_documents_for_everyone_passes_and_one_like_it_counts() -> None:
+    # Stripe's API reference key and Azurite's well-known account key are the same for everyone
+    stripe = "sk_" + "test_4eC39HqLyjWDarjtT1zdp7dc"
+    azurite = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq" + "/K1SZFPTOtr/KBHBeksoGMGw=="
+    assert _kinds(f"the key in Stripe's API reference: {stripe}") == []
+    assert _kinds(f"AccountName=devstoreaccount1;AccountKey={azurite}") == []
+    assert _kinds(f"the key in Stripe's API reference: sk_test_{r(24)}") != []
+    assert _kinds(f"AccountName=prodstore;AccountKey={r(86, string.ascii_letters + string.digits + '+/')}==") != []
+
+
+# --- URLs whose query or path is the credential ----------------------------------------------
+
+
+@pytest.mark.parametrize("param", ["sig", "signature", "X-Amz-Signature", "token", "access_token", "key"])
+def test_a_url_signed_or_keyed_in_its_query_counts(param: str) -> None:
+    for value in (r(43, string.ascii_letters + string.digits + "_-"), r(64, "0123456789abcdef")):
+        url = f"https://prod-{r(2, string.digits)}.region.example.net/flows/{r(8)}/run?api-version=2016-06-01&{param}={value}"
+        assert list(signed_urls(url)) == [("secret URL", 0, len(url))], url
+        assert _kinds(f"post alerts to {url}"), url  # (Azure's SAS rule may name a `sig=` first)
+
+
+def test_a_secret_address_private_part_counts() -> None:
+    url = f"https://calendar.example.com/ical/team%40corp.io/private-{r(32, '0123456789abcdef')}/basic.ics"
+    assert list(signed_urls(url)) == [("secret URL", 0, len(url))]
+    assert _kinds(f"subscribe to {url}") == ["secret URL"]
+
+
+@pytest.mark.parametrize("url", ["https://docs.example.com/api?sig=your-signature-here",
+                                 "https://calendar.example.com/ical/team%40corp.io/public/basic.ics",
+                                 "https://example.com/login?token={token}&next=/home",
+                                 "https://example.com/search?q=release-notes-2024&page=2",
+                                 "https://cdn.example.com/app.js?sig=1700000000"])
+def test_a_url_with_no_random_credential_in_it_passes(url: str) -> None:
+    assert _kinds(f"see {url}") == [] and list(signed_urls(url)) == []
+
+
+# --- header lists in one setting, and a password manager's CSV export ------------------------
+
+
+@pytest.mark.parametrize("template", ["OTEL_EXPORTER_OTLP_HEADERS=x-vendor-team={v}",
+                                      "OTEL_EXPORTER_OTLP_TRACES_HEADERS=x-dataset=prod,api-key={v}",
+                                      'export EXTRA_HEADERS="Authorization=Bearer%20{v}"'])
+def test_a_random_value_in_a_header_list_setting_counts(template: str) -> None:
+    value = r(6, string.ascii_lowercase) + "_" + r(40, string.ascii_lowercase + string.digits)
+    assert _kinds(template.format(v=value)) == ["secret assignment"]
+
+
+@pytest.mark.parametrize("line", ["OTEL_EXPORTER_OTLP_HEADERS=x-dataset=prod,x-env=staging",
+                                  "OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=${HONEYCOMB_API_KEY}",
+                                  "request headers: accept=application/json,user-agent=curl/8.5.0"])
+def test_a_header_list_with_no_random_value_passes(line: str) -> None:
+    assert _kinds(line) == []
+
+
+@pytest.mark.parametrize("header", ["name,url,username,password,totp", "Title,Login URL,Login Name,Password,Notes",
+                                    "url,username,password"])
+def test_the_password_column_of_a_csv_export_counts(header: str) -> None:
+    n = header.count(",") + 1
+    col = [c.strip().lower() for c in header.split(",")].index("password")
+    cells = [f"{r(6, string.ascii_lowercase)}.example.com" for _ in range(n)]
+    cells[col] = pw()
+    assert _kinds(header + "\n" + ",".join(cells) + "\n") == ["password assignment"]
+
+
+def test_a_csv_whose_password_column_holds_no_password_passes() -> None:
+    body = "name,url,username,password\nbank,https://bank.example,alice,\nmail,https://mail.example,alice,<in vault>\n"
+    assert _kinds(body) == []
+    prose = "Fields we export, in order: id, name, password, email.\nAll of them, the first, second, third.\n"
+    assert _kinds(prose) == []
+
+
+# --- a login said in prose, and a key named for its use --------------------------------------
+
+
+@pytest.mark.parametrize("template", ["note: jenkins login is admin and {v} until SSO lands",
+                                      "the grafana login is ops and {v}", "NAS login: backup & {v}"])
+def test_a_login_said_as_user_and_password_counts(template: str) -> None:
+    assert _kinds(template.format(v=pw())) == ["password assignment"]
+
+
+@pytest.mark.parametrize("line", ["the jenkins login is admin and the password is in the vault",
+                                  "login is admin and then click Settings", "login: alice and bob share it"])
+def test_a_login_followed_by_words_passes(line: str) -> None:
+    assert _kinds(line) == []
+
+
+@pytest.mark.parametrize("word", ["deploy", "service", "bot"])
+def test_a_random_key_named_for_its_use_counts(word: str) -> None:
+    value = r(20) + "_" + r(19)
+    assert _kinds(f"[14:02] <ops> new {word} key for ci: {value}") != []
+    assert _kinds(f"the {word} key for ci is rotated monthly") == []
+
+
+# --- a value alone on the line below its label or the command that printed it ----------------
+
+
+@pytest.mark.parametrize("head", ["config/master.key for billing-api (needed to edit credentials.yml.enc):",
+                                  "$ argocd admin initial-password -n argocd", "$ vault token create -ttl=1h -field=token",
+                                  "staging api token:"])
+def test_a_random_value_alone_below_its_label_or_command_counts(head: str) -> None:
+    for value in (r(16), r(32, "0123456789abcdef"), r(40, string.ascii_letters + string.digits + "_-")):
+        body = f"{head}\n{value}\n\nnext: rotate it after first login\n"
+        assert _kinds(body) != [], body
+
+
+@pytest.mark.parametrize("body", ["$ git log -1 --format=%H key.py\n{hex40}\n", "checksum of the key file:\n{hex32}\n",
+                                  "$ cat secret-name.txt\nbilling-api-database-credentials\n",
+                                  "$ kubectl get secret -o name\nsecret/db-password-staging\n",
+                                  "SSH host key fingerprint:\nSHA256:{b43}\n"])
+def test_a_digest_name_or_fingerprint_below_a_label_passes(body: str) -> None:
+    filled = body.format(hex40=r(40, "0123456789abcdef"), hex32=r(32, "0123456789abcdef"), b43=r(43))
+    assert _kinds(filled) == [], filled
+
+
+def test_a_field_of_an_encrypted_data_mapping_passes_and_a_plain_secret_beside_it_counts() -> None:
+    # a SealedSecret's encryptedData holds ciphertext only its controller can open
+    cipher = "AgB" + r(300, string.ascii_letters + string.digits + "+/")
+    sealed = f"kind: SealedSecret\nspec:\n  encryptedData:\n    password: {cipher}\n    api_token: {cipher[::-1]}\n"
+    assert _kinds(sealed) == []
+    plain = f"kind: Secret\nstringData:\n  password: {pw()}\n"
+    assert _kinds(plain) == ["password assignment"]
+    after = sealed + f"  template:\n    password: {pw()}\n"
+    assert _kinds(after) == ["password assignment"]

@@ -40,7 +40,9 @@ position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``
 pass. Each finder yields ``(kind, start, end)``.
 
 Beside labels and their values: the credential columns of a Markdown table
-(:func:`table_cells`), XML elements named for a credential (:func:`xml_elements`), PINs and
+(:func:`table_cells`) and of a CSV export with a header row (:func:`csv_exports`), random values in a
+``*_HEADERS`` setting's ``name=value,...`` list (:func:`header_lists`), a random token alone below a label line
+or a ``$`` command naming a credential (:func:`values_below`), XML elements named for a credential (:func:`xml_elements`), PINs and
 passcodes (:func:`pin_codes`: upper-case PIN/PUK, passcode or a door/keypad code, four digits or
 more) and passwords named by their use with no label (:func:`unlabelled_passwords`: "log in ...
 with X", "use X to unlock", "sudo takes X"; only a value no word could be, as after ``pw`` with no sign: secret_values.unguessable).
@@ -48,9 +50,11 @@ with X", "use X to unlock", "sudo takes X"; only a value no word could be, as af
 
 from __future__ import annotations
 
+import csv
 import heapq
 import re
 from collections.abc import Iterator
+from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import lines_holding
@@ -71,7 +75,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["assignments", "labelled_value", "listed_codes", "named_values", "pin_codes", "table_cells",
+__all__ = ["assignments", "csv_exports", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
            "unlabelled_passwords", "xml_elements"]
 
 Span = tuple[str, int, int]
@@ -83,7 +87,7 @@ _FOREIGN_PASSWORD = (r"passwort|kennwort|contrase[ñn]a|mot de passe|motdepasse|
                      r"|п[аa][рp][оo]ль|密码|密碼|口令|パスワード|暗証番号|비밀번호|סיסמה|كلمة المرور|mật khẩu")
 _FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
 _END = r"(?:_id|_base)?(?![a-z0-9_.-])"
-_ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|apikey|key|credentials?|creds?"
+_ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|login|logon|wif|appid)" + _END)
 _FOREIGN_KEYWORD = lazy(rf"(?:{_FOREIGN_PASSWORD}){_END}")
 # Substrings one of which every foreign word above holds once normalised (a plain search each;
@@ -164,12 +168,13 @@ _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort",
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
-                   "master", "hmac", "aes", "unseal", "wallet")
+                   "master", "hmac", "aes", "unseal", "wallet", "deploy", "service", "bot")
 # A value after a spaced dash: one token of key characters, not starting with a digit.
 _DASHED_VALUE = lazy(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
 _SEP = lazy(r"[-_.]")
 _PAIR = lazy(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
+_AND_PAIR = lazy(r"[ \t]{1,4}(?i:and|&|with)[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # "login is admin and X"
 _PAIR_AFTER_WORD = lazy(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 _ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # An f-string's replacement field: a name, then a conversion or a format spec (`{password!r}`, `{pw:>8}`)
@@ -191,8 +196,11 @@ def _key_class(name: str) -> str | None:
     low = name.lower().lstrip("-")
     if "public" in low or name in ("PWD", "OLDPWD"):
         return None  # publicKeyToken and public_key are shared by design; $PWD is a directory
-    if low.endswith(("password", "passwd", "passphrase", "passcode", "pwd")) or re.search(r"[_.-]pass$", low):
+    if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
+            or re.search(r"[_.-]pass$", low):
         return "password"
+    if re.search(r"(?:^|[_.-])psk$", low):
+        return "password"  # a Wi-Fi pre-shared key (wpa_supplicant `psk=`, `WIFI_PSK`): the network's password
     if name.startswith("-") and low.endswith("pass"):
         return "password"  # a command's flag: keytool -storepass, -keypass, --db-pass
     if low == "pass" and name != "PASS":
@@ -210,7 +218,8 @@ def _key_class(name: str) -> str | None:
     if low.endswith(("private_key_id", "session", "wif", "appid")):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
-        if any(w in low for w in _PUBLIC_KEY_NAMES):
+        if any(w in low for w in _PUBLIC_KEY_NAMES) or re.search(r"(?:^|[_.-])site[_-]?key$", low):
+            # (a CAPTCHA's site key, reCAPTCHA's or Turnstile's, goes in every page; its secret does not)
             return None  # public keys, fingerprints and lookup keys are meant to be shared
         return "secret" if re.search(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$", low) else "key"
     return None
@@ -335,6 +344,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # `key_secret X`: a snake_case name is a field's name, so a bare value after it is its value
         # (`add-authtoken X`: a subcommand named for what it takes, the same)
         snake = ("_" in name.strip("_") or "-" in name.strip("-")) and name.islower()
+        # Groovy/Gradle `storePassword 'X'`: a camelCase name then a quoted literal is a call's argument
+        camel = name[:1].islower() and not name.islower() and name.isalnum()
+        flag = flag or bool(tail and op == "" and camel and tail.group("value")[:1] in "\"'")
         if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)):
             tail = None
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
@@ -354,6 +366,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             # another language's word for password: its states ("abgelaufen", "incorrecta") are
             # not known here, so a value of letters alone does not count after it
             found = None
+        if found and _under_encrypted(text, start):
+            found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
         if found:
             skip_to = max(skip_to, found[2])
             yield found
@@ -362,6 +376,29 @@ def assignments(text: str, low: str) -> Iterator[Span]:
 # The value before its label: "use hunter2hunter2 as the password", "X as the new admin token".
 _AS_BEFORE = lazy(r"(?<![^\s(])(?P<value>[^\s\"'`,;()]{4,200})[ \t]{1,4}as[ \t]{1,4}"
                         r"(?:(?:the|a|an|my|our|your|his|her|their|new)[ \t]{1,4}){0,2}(?:[\w-]{1,20}[ \t]{1,4})?\Z")
+
+
+_ENCRYPTED_PARENTS = ("encrypteddata:", "encrypted_data:", "sops:")
+
+
+def _under_encrypted(text: str, at: int) -> bool:
+    """Is the YAML key at ``at`` a field of an ``encryptedData:`` mapping (found by indentation,
+    within 64 lines above)?"""
+    line_start = text.rfind("\n", 0, at) + 1
+    indent = len(text[line_start:at]) - len(text[line_start:at].lstrip(" "))
+    if indent == 0:
+        return False
+    end = line_start - 1
+    for _ in range(64):
+        if end <= 0:
+            return False
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        stripped = line.lstrip(" ")
+        if stripped.strip() and len(line) - len(stripped) < indent:
+            return stripped.strip().lower().startswith(_ENCRYPTED_PARENTS)
+        end = start - 1
+    return False
 
 
 def _value_before(text: str, start: int, cls: str) -> Span | None:
@@ -406,6 +443,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         if said and not _sentence(said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
+    if not pair and cls == "login" and op in ("is", ":", "=") and not quoted:
+        pair = _AND_PAIR.match(text, tail.end())  # "login is admin and X": the user, then the password
     if not pair and cls == "login" and op == "" and not quoted:
         pair = _PAIR_AFTER_WORD.match(text, tail.end())  # "login with alice@corp / X": a word, the user, the slash
     if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
@@ -654,3 +693,84 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                 value = m.group("value").rstrip(".,;:!?)")
                 if _strong_unlabelled(value):
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
+
+
+# --- header lists and CSV exports ------------------------------------------------------------
+
+# `OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=KEY,x-other=v`: headers as `name=value` pairs in one
+# setting, where the header's name says nothing (any vendor's), so the value is judged by itself.
+_HEADER_LIST = lazy(r"(?<![A-Za-z0-9])(?i:[a-z0-9_]{0,60}headers)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?"
+                    r"(?P<list>[^\s\"'`]{3,2000})")
+
+
+def header_lists(text: str, low: str) -> Iterator[Span]:
+    """A random value in a ``*_HEADERS`` setting's ``name=value,name2=value2`` list (URL-encoded
+    as OpenTelemetry writes it: ``Authorization=Bearer%20X``)."""
+    if "headers" not in low:
+        return
+    for m in _HEADER_LIST.finditer(text):
+        at = m.start("list")
+        for pair in m.group("list").split(","):
+            name, sign, value = pair.partition("=")
+            words = unquote(value).split()
+            if sign and name and words and high_entropy(words[-1]) and not is_placeholder(words[-1], quoted=True):
+                start = at + len(name) + 1
+                yield "secret assignment", start, start + len(value)
+            at += len(pair) + 1
+
+
+_CSV_NAME = lazy(r"[a-z][a-z0-9_]{0,29}(?: [a-z0-9_]{1,20}){0,2}")  # a column's name, not prose
+_CSV_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "login_password", "secret"})
+
+
+def csv_exports(text: str, low: str) -> Iterator[Span]:
+    """The password column of a CSV export (a password manager's ``name,url,username,password``):
+    a header row naming the column, then rows whose cell in it is judged as a password."""
+    if "," not in text or not any(w in low for w in ("pass", "pwd", "secret")):
+        return
+    lines = text.splitlines(keepends=True)
+    offset, column, width = 0, -1, 0
+    for line in lines:
+        if column < 0 and not any(w in line.lower() for w in ("pass", "pwd", "secret")):
+            offset += len(line)
+            continue  # (only a header row starts a table: the other lines are not parsed)
+        row = next(csv.reader([line]), [])
+        cells = [c.strip().strip("\"'").lower() for c in row]
+        if len(cells) >= 3 and any(c in _CSV_PASSWORD for c in cells) and all(_CSV_NAME.fullmatch(c) for c in cells):
+            column, width = next(i for i, c in enumerate(cells) if c in _CSV_PASSWORD), len(cells)
+        elif column >= 0 and len(row) == width:
+            value = row[column].strip()
+            if value and _judge("password", "=", value, quoted=True, code=False, ends=True):
+                start = line.find(value)
+                yield "password assignment", offset + start, offset + start + len(value)
+        elif not line.strip():
+            column = -1
+        offset += len(line)
+
+
+# --- a value alone on the line below what names it -------------------------------------------
+
+# A line that names a credential and ends in ":" ("config/master.key for billing (to edit X):"), or
+# a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
+# one random token and nothing else.
+_BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
+              r"[ \t]{0,8}(?P<value>[^\s]{12,200})[ \t]*\r?$", re.MULTILINE)
+_HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
+
+
+def values_below(text: str, low: str) -> Iterator[Span]:
+    """A random token alone on the line below a label line ending in ``:`` or below a shell
+    command (``$ ...``) whose words name a password, secret, token or key: what the command
+    printed, or the value the line announces."""
+    if "\n" not in text or not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
+        return
+    for m in _BELOW.finditer(text):
+        head = low[m.start("head"):m.end("head")]
+        words = _HEAD_WORD.findall(head)
+        if not words or any(p in head for p in _PUBLIC_KEY_NAMES if p not in ("host", "object", "row", "index")):
+            continue
+        value = m.group("value")
+        if is_placeholder(value, quoted=True) or _DIGEST.fullmatch(value) or identifier_like(value):
+            continue
+        if high_entropy(value) or random_token(value, min_len=12) or (len(value) >= 12 and unguessable(value)):
+            yield "secret on the line below its label", m.start("value"), m.end("value")

@@ -26,10 +26,10 @@ Pattern rules (what keeps a megabyte of near matches linear):
 ``check`` names a test the match must also pass (see ``secrets.CHECKS``): ``not_fake`` (default:
 no ``EXAMPLE``/``xxxxx``/words-only placeholders), ``has_digit``, ``jwt`` (the first part is a
 JSON header with ``alg``), ``value`` (group 1 is a literal, not a ``$VAR`` or placeholder),
-``literal`` (group 1 also looks made to be hard to guess), ``password`` (group 1 is a literal
-after an explicit password keyword: words count, ``marmalade-engine-river``), ``numeric_id`` (the first part is the
-base64 of a number: Discord), ``basic_auth`` (group 1 is base64 of ``user:password``) and
-``mixed`` (upper and lower case, digits and high entropy, for prefixes short enough to occur by
+``literal`` (group 1 also looks made to be hard to guess), ``token`` (literal, or a UUID),
+``password`` (group 1 is a literal after an explicit password keyword: words count,
+``marmalade-engine-river``), ``numeric_id`` (the first part is the base64 of a number: Discord),
+``basic_auth`` (group 1 is base64 of ``user:password``) and ``mixed`` (upper and lower case, digits and high entropy, for prefixes short enough to occur by
 chance).
 """
 
@@ -166,10 +166,11 @@ RULES: tuple[Rule, ...] = (
          r"(?<=[ \t])-p[\"']?([^\s\"']{1,200})", "mysql -u root -p<a12> shop", "value", 1),
     Rule("authorization header", r"b(?<![a-z]b)(?:earer|asic)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)",
          "Authorization: Bearer <u40>", "literal", 1, lower=True, markers=("bearer", "basic")),
-    Rule("authorization header", r"a(?<![a-z0-9_-]a)uthorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?:token|bot|apikey|"
-         r"api-key|key|sso-key|otoken)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)", "Authorization: Token <h40>", "literal", 1,
-         lower=True),
+    # before the header of any scheme, so a token known by its scheme is named for it
     Rule("Okta API token", r"s(?<![a-z0-9_-]s)sws[ \t]{1,8}([a-z0-9_-]{30,})", "Authorization: SSWS 00<u40>", "literal", 1,
+         lower=True),
+    Rule("authorization header", r"a(?<![a-z0-9_-]a)uthorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
+         r"[a-z][a-z0-9_-]{1,24}[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)", "Authorization: Splunk <h40>", "token", 1,
          lower=True),
     Rule("netrc password", r"d(?<![a-z0-9_-]d)efault(?:\s{1,16}(?:login|account)[ \t]{1,8}[^\s]{1,128}){1,2}\s{1,16}"
          r"password[ \t]{1,8}([^\s]{1,200})", "default login anonymous password <a14>", "password", 1,
@@ -177,6 +178,9 @@ RULES: tuple[Rule, ...] = (
     Rule("Dynatrace token", r"d(?<![A-Za-z0-9_-]d)t0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}" + _B, "dt0c01.<A24>.<A64>"),
     Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{0,64}:([^\s\"'`]{1,200})",
          "curl -u admin:<a12> https://ci", "literal", 1, markers=("-u", "--user")),
+    # Samba's tools (smbclient, rpcclient, smbcacls, net) take the password after a `%` in -U
+    Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)(?:U|-user(?:name)?)(?:[ \t]{1,8}|=)[\"']?[\w.@\\-]{1,128}%"
+         r"([^\s\"'`%]{4,200})", "smbclient //nas/share -U CORP\\svc%<a14>", "literal", 1, markers=("-U", "--user")),
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)p[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:]{7,199})(?=[\"']?(?:\s|$))",
          "docker login -u ci -p <a20> registry.corp", "literal", 1, markers=("-p",)),
     # sqlcmd, bcp: `-P` is the password; in other tools it takes `name=value` options or a profile

@@ -20,6 +20,8 @@ credential from one it does not list still has a shape. These detectors find the
 - :func:`webhook_urls`: a URL whose host or path says it is a hook (``hooks.<vendor>``,
   ``/webhooks/``, ``webhook.office.com``) and whose path holds a random part: whoever has the URL
   can post to the channel, so the path is the secret.
+- :func:`signed_urls`: a URL whose query names its signature or token (``sig=``, ``X-Amz-Signature=``,
+  ``token=``, ``key=``) with a random value, or a secret address's ``/private-<hex>/`` part.
 - :func:`wallet_keys`: bech32 secret keys (``nsec1...``, a human-readable part naming a secret)
   and BIP-32 extended private keys (``xprv``, ``tprv``, ``yprv``, ``zprv``).
 - :func:`key_blocks`: private keys that are not PEM: PuTTY ``.ppk`` files, minisign and signify
@@ -40,8 +42,10 @@ first checks for a marker with a substring search, so a text without one costs n
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Iterator
+from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import long_words
@@ -56,7 +60,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["Words", "byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
-           "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "wallet_keys", "webhook_urls"]
+           "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls"]
 
 Span = tuple[str, int, int]
 Words = list[tuple[int, int]]
@@ -251,6 +255,33 @@ def webhook_urls(text: str) -> Iterator[Span]:
         for part in _HOOK_PART.finditer(url, at):
             if _secret_part(part.group(), hook_host=hook_host):
                 yield "webhook URL", m.start(), m.end()
+                break
+
+
+# --- signed and secret URLs ------------------------------------------------------------------
+
+# A query parameter that carries the URL's authority (a workflow's or blob's `sig`, a presigned
+# `X-Amz-Signature`, `?token=`, `&key=`), and a calendar's secret address (`/private-<hex32>/`).
+_AUTH_PARAM = lazy(r"[?&;](?i:[a-z0-9-]{0,16}(?:sig|signature|token|access_token|key|api_key|apikey|secret))"
+                   r"=(?P<value>[^&#\s\"'<>`]{16,600})")
+_PRIVATE_PART = lazy(r"/private-(?P<value>[0-9a-f]{32,64})/")
+
+
+def signed_urls(text: str) -> Iterator[Span]:
+    """A URL whose query names its signature or token with a random value (a Power Automate or
+    Logic Apps workflow's ``&sig=``, a presigned object URL), or whose path holds a secret
+    address's ``private-<hex>`` part: whoever has the URL has the access."""
+    if "://" not in text:
+        return
+    for m in _URL_RUN.finditer(text):
+        url = m.group()
+        if "{" in url or "xxxx" in url.lower():
+            continue  # a template
+        for p in itertools.chain(_AUTH_PARAM.finditer(url), _PRIVATE_PART.finditer(url)):
+            value = unquote(p.group("value"))
+            if random_token(value, min_len=16) or (_HEX.fullmatch(value.lower()) and len(value) >= 32
+                                                   and 4 <= sum(c.isalpha() for c in value) <= len(value) - 4):
+                yield "secret URL", m.start(), m.end()
                 break
 
 

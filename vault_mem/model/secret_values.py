@@ -83,12 +83,32 @@ _SEGMENTS = lazy(r"[_.\-/: ]+")
 
 # Keys public by design, meant to ship in a web page or an app bundle: Stripe publishable keys,
 # Mapbox public tokens (``pk.``), PostHog project keys (``phc_``), LaunchDarkly mobile keys.
-PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-")
+# Razorpay's ``rzp_live_``/``rzp_test_`` is the key *id* sent to every checkout page (its key
+# secret has no prefix).
+PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "rzp_test_")
+# Datadog's RUM and browser-logs client tokens: ``pub`` and 32 hex, shipped in every page.
+_PUBLIC_TOKEN = lazy(r"pub[0-9a-f]{32}")
 
 
 def public_by_design(value: str) -> bool:
     """Is ``value`` a key its vendor publishes to browsers and apps (see :data:`PUBLIC_PREFIXES`)?"""
-    return value.startswith(PUBLIC_PREFIXES)
+    return value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value) is not None
+
+
+# Keys their vendors print in their own documentation and tools, the same for everyone: Stripe's
+# API reference test keys, and the Azurite (storage) and Cosmos DB emulators' well-known account
+# keys. Public knowledge, like AWS's EXAMPLE keys. (Split so no scanner flags this file.)
+_DOCUMENTED = frozenset({
+    "sk_" + "test_4eC39HqLyjWDarjtT1zdp7dc",
+    "sk_" + "test_BQokikJOvBiI2HlWgH4olfQ2",
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq" + "/K1SZFPTOtr/KBHBeksoGMGw==",
+    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw" + "/Jw==",
+})
+
+
+def documented_example(value: str) -> bool:
+    """Is ``value`` a key its vendor documents for everyone (see :data:`_DOCUMENTED`)?"""
+    return value in _DOCUMENTED
 
 
 # The claims of the sample token on jwt.io and in countless tutorials (signed with the documented
@@ -150,7 +170,7 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True
     if any(w in low for w in _PLACEHOLDER_WORDS) or any(w in low for w in _REFERENCE_WORDS):
         return True
-    if _CALL.search(value) or _URL.match(value) or sample_jwt(value):
+    if _CALL.search(value) or _URL.match(value) or sample_jwt(value) or documented_example(value):
         return True
     if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"):
         return True  # a file path; one leading slash alone could be the start of base64
@@ -242,7 +262,8 @@ def high_entropy(value: str) -> bool:
 def looks_fake(token: str) -> bool:
     """Vendor-prefixed placeholders: AWS's ``...EXAMPLE``, ``XXXXX``, ``xoxb-your-token-here``."""
     low = token.lower()
-    if any(w in low for w in ("example", "xxxxx", "placeholder", "redacted", "0000000000")) or sample_jwt(token):
+    if any(w in low for w in ("example", "xxxxx", "placeholder", "redacted", "0000000000")) or sample_jwt(token) \
+            or documented_example(token):
         return True
     return is_wordy(token)
 

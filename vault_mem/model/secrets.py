@@ -64,12 +64,15 @@ from dataclasses import dataclass
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_labels import (
     assignments,
+    csv_exports,
+    header_lists,
     labelled_value,
     listed_codes,
     named_values,
     pin_codes,
     table_cells,
     unlabelled_passwords,
+    values_below,
     xml_elements,
 )
 from vault_mem.model.secret_rules import RULES, Rule
@@ -83,12 +86,14 @@ from vault_mem.model.secret_shapes import (
     prefixed_tokens,
     seed_phrases,
     seed_word,
+    signed_urls,
     token_words,
     wallet_keys,
     webhook_urls,
 )
 from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, lines_holding, normalise
 from vault_mem.model.secret_values import (
+    UUID,
     credential_like,
     is_placeholder,
     looks_fake,
@@ -169,6 +174,13 @@ def _literal_credential(m: re.Match[str], text: str, group: int) -> bool:
     return credential_like(value) and not is_placeholder(value, quoted=True)
 
 
+def _token(m: re.Match[str], text: str, group: int) -> bool:
+    """A token after its scheme: a literal credential, or a UUID (Splunk HEC, Postmark, Heroku
+    tokens are UUIDs; after ``Authorization: <Scheme>`` a UUID is no object's id)."""
+    value = _value(m, text, group)
+    return (credential_like(value) or UUID.fullmatch(value) is not None) and not is_placeholder(value, quoted=True)
+
+
 def _basic_auth(m: re.Match[str], text: str, group: int) -> bool:
     """Docker's ``"auth"``: the base64 of ``user:password`` with a real password."""
     decoded = _b64_text(_value(m, text, group).replace("+", "-").replace("/", "_").rstrip("="))
@@ -186,7 +198,7 @@ def _mixed(m: re.Match[str], text: str, group: int) -> bool:
 
 CHECKS: dict[str, Check] = {
     "not_fake": _not_fake, "has_digit": _has_digit, "jwt": _jwt_header, "numeric_id": _numeric_id,
-    "value": _is_value, "password": _password_value, "literal": _literal_credential, "basic_auth": _basic_auth, "mixed": _mixed,
+    "value": _is_value, "password": _password_value, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
 }
 
 
@@ -353,13 +365,17 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from byte_arrays(text)
         yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
+        yield from signed_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
         yield from listed_codes(text, low)
         yield from named_values(text, low)
         yield from table_cells(text, low)
+        yield from csv_exports(text, low)
+        yield from header_lists(text, low)
         yield from xml_elements(text)
         yield from unlabelled_passwords(text, low)
+        yield from values_below(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
 
