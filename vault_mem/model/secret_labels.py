@@ -59,6 +59,7 @@ from urllib.parse import unquote
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
+    ENV_NAME,
     NAMED,
     PASSWORD_SYMBOLS,
     UUID,
@@ -176,7 +177,6 @@ _SEP = lazy(r"[-_.]")
 _PAIR = lazy(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 _AND_PAIR = lazy(r"[ \t]{1,4}(?i:and|&|with)[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # "login is admin and X"
 _PAIR_AFTER_WORD = lazy(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
-_ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # An f-string's replacement field: a name, then a conversion or a format spec (`{password!r}`, `{pw:>8}`)
 _FSTRING_FIELD = lazy(r"[A-Za-z_][\w.]{0,60}(?:![rsa](?::[^{}]{0,20})?|:[^{}]{0,20})")
 _BARE_TOKEN = lazy(r"[A-Za-z0-9_+/=.~-]+")
@@ -340,7 +340,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         tail = _ASSIGN_TAIL.match(text, kw.end())
         op = _op(tail) if tail else ""
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
-        flag = name.startswith("-") or (cls != "key" and _ENV_NAME.fullmatch(name) is not None)
+        flag = name.startswith("-") or (cls != "key" and ENV_NAME.fullmatch(name) is not None)
         # `key_secret X`: a snake_case name is a field's name, so a bare value after it is its value
         # (`add-authtoken X`: a subcommand named for what it takes, the same)
         snake = ("_" in name.strip("_") or "-" in name.strip("-")) and name.islower()

@@ -18,7 +18,7 @@ from collections import Counter
 
 from vault_mem.model.lazy_patterns import lazy
 
-__all__ = ["NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "UUID", "credential_like",
+__all__ = ["ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "UUID", "credential_like",
            "has_symbol", "high_entropy", "identifier_like", "is_placeholder", "is_wordy", "looks_fake", "shannon_entropy",
            "spoken", "type_name", "unguessable"]
 
@@ -62,7 +62,8 @@ _MASK = lazy(r"\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}")
 _X_RUN = lazy(r"x{3,}|X{3,}")
 _CALL = lazy(r"[A-Za-z_]\(")
 _DOTTED_REF = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[.*)?")
-_ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+#: an environment variable's name (`DB_PASSWORD`): a reference, not a value
+ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _IDENT_REF = lazy(r"_?[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Za-z_]\w*\[.*")
 _PATH = lazy(r"(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*|[A-Za-z]:\\.*")
 _URL = lazy(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
@@ -178,7 +179,7 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True
     # Unquoted identifiers in code are references: `password = settings.DB_PASSWORD`,
     # `connect(password=db_pass)`, `token: Optional[str]`.
-    if _ENV_NAME.fullmatch(value):
+    if ENV_NAME.fullmatch(value):
         return True  # the name of the variable that holds it, quoted or not
     return not quoted and bool(_DOTTED_REF.fullmatch(value) or _IDENT_REF.fullmatch(value))
 
