@@ -289,11 +289,13 @@ def test_vectors_grown_past_exact_search_become_float16(vault, monkeypatch):
         v.close()
 
 
-@pytest.mark.parametrize("exact_max, dtype", [(20_000, "float32"), (10, "float16")])
+@pytest.mark.parametrize("exact_max, dtype", [(20_000, "float32"), (45, "float32"), (10, "float16")])
 def test_vectors_load_into_one_compact_copy(vault, monkeypatch, exact_max, dtype):
     """The in-memory index holds each vector once, with spare rows for writes: as float32 rows
     while exact search reads every row (float16 to float32 costs more than the product), as
-    float16 rows in a vault too big for that (half the memory; only candidates are scored)."""
+    float16 rows in a vault too big for that (half the memory; only candidates are scored).
+    Spare rows never push a vault that exact search reads whole into float16 (45: 40 rows, and
+    1,024 spare rows would pass it)."""
     monkeypatch.setattr(VectorIndex, "EXACT_MAX", exact_max)
     v = Vault(vault.root, embedder=FakeEmbedder())
     try:

@@ -228,6 +228,13 @@ class VectorIndex:
     def _views(self) -> tuple[np.ndarray, ...]:
         return self.ids, self.types, self.matrix, self.codes, self.alive
 
+    def _capacity(self, n: int) -> int:
+        """Rows to make room for when ``n`` must fit: spare rows beyond them, but never past
+        ``EXACT_MAX`` while ``n`` is within it (float32 rows: a spare row must not turn an
+        exact search's rows into float16, see the class)."""
+        cap = n + max(self.MIN_SPARE, n // self.SPARE_SHARE)
+        return min(cap, self.EXACT_MAX) if n <= self.EXACT_MAX else cap
+
     def _dtype(self, cap: int) -> str:
         """The type of the rows for arrays of ``cap`` rows (see the class)."""
         return "float32" if cap <= self.EXACT_MAX else self.DTYPE
@@ -238,7 +245,7 @@ class VectorIndex:
         bufs = self._buffers
         grow = bufs is None or len(bufs[0]) < n + k or any(v.base is not b for v, b in zip(self._views(), bufs)) \
             or bufs[2].shape[1:] != block.shape[1:]
-        cap = n + k + max(self.MIN_SPARE, (n + k) // self.SPARE_SHARE) if grow else len(bufs[0])
+        cap = self._capacity(n + k) if grow else len(bufs[0])
         new = (ids, types, block.astype(self._dtype(cap)), np.packbits(block > 0, axis=1), np.ones(k, dtype=bool))
         if grow:
             bufs = tuple(np.empty((cap, *a.shape[1:]), dtype=a.dtype) for a in new)
@@ -326,7 +333,7 @@ class VectorIndex:
         if not live:
             return
         n = len(live)
-        cap = n + max(self.MIN_SPARE, n // self.SPARE_SHARE)
+        cap = self._capacity(n)
         try:
             done = self._load_chunks(db, live, cap)
         except (ValueError, KeyError, IndexError, dbmod.database_error()) as exc:
