@@ -130,7 +130,7 @@ def server_params(root: Path, state: Path):
     # as `vault-mem mcp` runs (its main() sets these before numpy loads; this script's own
     # imports load numpy first)
     try:
-        from vault_mem.adapters.cli import ONE_BLAS_THREAD
+        from vault_mem.platform.threads import ONE_BLAS_THREAD
     except ImportError:  # an older checkout (--code)
         ONE_BLAS_THREAD = ()
     env = {**{name: "1" for name in ONE_BLAS_THREAD}, **os.environ, "PYTHONPATH": str(CODE), "BENCH_MCP_CODE": str(CODE)}

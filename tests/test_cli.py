@@ -327,3 +327,21 @@ def test_a_write_with_no_model_never_imports_numpy(vdir):
         imported = {line.rpartition("|")[2].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
         assert "vault_mem.vault.core" in imported or args[0] != "remember", "importtime printed nothing"
         assert not {m for m in imported if m == "numpy" or m.startswith("numpy.")}, args
+
+
+def test_vault_mems_processes_run_blas_on_one_thread_unless_the_person_says_otherwise(tmp_path):
+    """main() sets one BLAS thread before numpy loads (a 10k matrix-vector product took 8 ms on
+    OpenBLAS's threads at load 4, 0.5 ms on one); a value already set stands. A subprocess with
+    the variables removed: pytest's own process may have them from an in-process main()."""
+    import subprocess
+    import sys
+
+    from vault_mem.platform.threads import ONE_BLAS_THREAD
+
+    code = ("import os, sys; from vault_mem.adapters.cli import main; main(['tools']); "
+            "print('BLAS', *[os.environ.get(n) for n in %r], file=sys.stderr)" % (ONE_BLAS_THREAD,))
+    base = {k: v for k, v in os.environ.items() if k not in ONE_BLAS_THREAD}
+    for env, want in ((base, ["1", "1", "1"]), ({**base, "OPENBLAS_NUM_THREADS": "4"}, ["4", "1", "1"])):
+        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+        line = [x for x in proc.stderr.splitlines() if x.startswith("BLAS ")]
+        assert line and line[-1].split()[1:] == want, proc.stderr

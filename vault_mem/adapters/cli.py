@@ -49,6 +49,7 @@ from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.model import verdict
 from vault_mem.model.names import shown, shown_text
 from vault_mem.model.render import author_label
+from vault_mem.platform.threads import one_blas_thread
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -877,17 +878,8 @@ def cmd_export(args) -> int:
     return 0
 
 
-#: numpy's BLAS on one thread in vault-mem's own processes (set before numpy is imported; a
-#: value the person set stands). Its products here are matrix-vector ones of a few MB, which a
-#: second thread slows down: 10k vectors took 8 ms with OpenBLAS's threads on 2 cores at load
-#: 4, 0.5 ms on one, and the model's runtime keeps its own threads.
-ONE_BLAS_THREAD = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-
-
 def main(argv: list[str] | None = None) -> int:
-    if "numpy" not in sys.modules:
-        for name in ONE_BLAS_THREAD:
-            os.environ.setdefault(name, "1")
+    one_blas_thread()  # before numpy loads (platform/threads.py)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:
