@@ -79,7 +79,7 @@ def test_a_clone_keeps_an_old_memory_old(tmp_path):
         assert hit.age_days > 700 and "stale" in hit.flags, (hit.date, hit.age_days)
 
 
-def test_a_clone_of_many_old_memories_keeps_them_old_and_dates_an_edit(tmp_path):
+def test_a_clone_of_many_old_memories_keeps_them_old_and_dates_an_edit(tmp_path, monkeypatch):
     """A clone's first index asks about every file at once (each is newer than its
     ``updated:``): the folder's tree is read once for them all, with the same answers as one
     lookup per file; a file changed after that is dated by its change."""
@@ -93,7 +93,12 @@ def test_a_clone_of_many_old_memories_keeps_them_old_and_dates_an_edit(tmp_path)
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(root), str(clone))
     with Vault(clone) as vault:
+        lookups: list[str] = []
+        one_by_one = type(vault.repo)._lookup
+        monkeypatch.setattr(type(vault.repo), "_lookup", lambda self, spec: lookups.append(spec) or one_by_one(self, spec))
         held = vault.repo.blobs_at(vault.repo.head(), [*rels, "facts/missing.md", "facts", "nowhere/x.md"])
+        assert not [spec for spec in lookups if "facts/" in spec]  # one parse of facts/, no lookup per file
+        monkeypatch.undo()
         assert held == {**{r: vault.repo.blob_at(vault.repo.head(), r) for r in rels},
                         "facts/missing.md": None, "facts": None, "nowhere/x.md": None}
         assert all(held[r] for r in rels)

@@ -45,3 +45,45 @@ def test_a_peers_supersedes_hides_nothing_until_approved(tmp_path):
     assert recall_keys(mine, "main editor") == ["editor-now"]  # approved: their supersession counts
     context = session_context(mine)
     assert "Notepad" in context and "- editor-choice (" not in context
+
+
+def test_a_peers_supersedes_left_staged_by_a_stopped_merge_hides_nothing(tmp_path):
+    """Recall asks only the memories that supersede one for their authors: a peer's memory
+    that a `git merge --no-commit` left staged (not committed, so no author row of its own) is
+    still judged by the incoming side's author, and hides nothing."""
+    from conftest import git
+
+    from vault_mem import Vault
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "preferences" / "editor-now.md").write_text(
+        "---\ndescription: Uses Notepad as the main editor\ncreated: 2026-11-01\nupdated: 2026-11-01\n"
+        "supersedes: [editor-choice]\n---\nNotepad.\n")
+    push_as_peer(peer, "editor")
+    git(mine, "fetch", "-q", "origin")
+    git(mine, "merge", "-q", "--no-commit", "--no-ff", "origin/main")
+    with Vault(mine) as vault:
+        keys = [h.key for h in vault.recall("main editor").hits]
+        assert "editor-choice" in keys and "editor-now" in keys, keys
+
+
+def test_recall_asks_no_author_when_no_memory_supersedes_another(tmp_path):
+    """Which memories a peer wrote matters to recall only for those that supersede one: with
+    none, a recall reads no author row (it read every memory's, O(vault), on each recall)."""
+    from vault_mem import Vault
+
+    mine, _ = person_and_peer(tmp_path)
+    with Vault(mine) as vault:
+        for i in range(5):
+            vault.remember(f"fact-{i}", f"A fact about the editor number {i}", "text", source="user")
+        vault.recall("main editor")  # the first recall may fill the author rows
+        statements: list[str] = []
+        vault.sidecar.db.conn.set_trace_callback(statements.append)
+        try:
+            hits = vault.recall("main editor").hits
+        finally:
+            vault.sidecar.db.conn.set_trace_callback(None)
+    assert hits
+    asked = [s for s in statements if "FROM authors" in s]
+    # the hits' own authors are asked (at most one statement); never every memory's rows
+    assert len(asked) <= 1 and all("json_each" in s for s in asked), asked
