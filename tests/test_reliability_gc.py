@@ -106,10 +106,6 @@ def test_a_branch_on_a_missing_commit_is_named_with_its_fix_by_every_command(tmp
     assert write.returncode != 0 and head[:10] in write.stderr, write.stderr
 
 
-if __name__ == "__main__":  # pragma: no cover - a quick manual run
-    sys.exit(pytest.main([__file__, "-q"]))
-
-
 @pytest.mark.slow
 def test_sync_and_undo_under_git_gc_lose_no_object(tmp_path):
     """Objects before refs for the other two writers of history: ``vault-mem sync`` replays this
@@ -154,6 +150,38 @@ def test_sync_and_undo_under_git_gc_lose_no_object(tmp_path):
     fsck = subprocess.run(["git", "fsck", "--no-progress", "--no-dangling"], cwd=root, capture_output=True, text=True)
     assert fsck.returncode == 0 and "missing" not in fsck.stdout + fsck.stderr, fsck.stdout + fsck.stderr
     assert cli("doctor", cwd=root).returncode == 0
+
+
+def test_a_fetched_commit_is_never_a_loose_object_a_prune_can_take_before_its_ref(tmp_path):
+    """CI found ``refs/remotes/origin/main`` naming a missing commit after a sync under a looping
+    ``git prune --expire=now``: git unpacks a small fetch (under ``fetch.unpackLimit``, 100 objects)
+    into loose objects, which a prune may delete before the fetch writes the ref that names them.
+    A sync's fetch keeps what it receives in a pack with a ``.keep`` file until the ref is written
+    (git's own protection for fetched packs), so nothing it brings is ever loose, and the keep is
+    gone afterwards."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.close()
+    git(root, "remote", "add", "origin", str(remote))
+    git(root, "push", "-q", "-u", "origin", "main")
+    peer = tmp_path / "peer"
+    git(tmp_path, "clone", "-q", str(remote), str(peer))
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "peer-note.md").write_text("---\ndescription: a peer's note\n---\n\npeer body\n")
+    git(peer, "add", "-A")
+    git(peer, "commit", "-qm", "peer", "--no-verify")
+    git(peer, "push", "-q")
+    tip = git(peer, "rev-parse", "HEAD").strip()
+    tree = git(peer, "rev-parse", "HEAD^{tree}").strip()
+    r = cli("sync", cwd=root)
+    assert r.returncode == 0, r.stderr
+    objects = root / ".git" / "objects"
+    for oid in (tip, tree):
+        assert git(root, "cat-file", "-t", oid).strip() in ("commit", "tree")
+        assert not (objects / oid[:2] / oid[2:]).exists(), f"{oid} arrived as a loose object"
+    assert not list((objects / "pack").glob("*.keep")), "a fetch's .keep was left behind"
 
 
 def test_no_commit_lands_while_a_git_gc_runs_and_the_wait_is_said(tmp_path):
@@ -352,3 +380,7 @@ def test_the_wait_after_landing_for_a_gc_is_bounded_and_warns(tmp_path, monkeypa
     finally:
         close()
     assert git(root, "fsck", "--no-progress", "--no-dangling") == ""
+
+
+if __name__ == "__main__":  # pragma: no cover - a quick manual run
+    sys.exit(pytest.main([__file__, "-q"]))
