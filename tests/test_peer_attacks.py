@@ -362,3 +362,42 @@ def test_the_authors_of_files_a_stopped_merge_brought_are_asked_of_git_at_once(t
     finally:
         monkeypatch.delenv("GIT_TRACE2_EVENT", raising=False)
         vault.close()
+
+
+def test_index_lines_of_files_a_stopped_merge_brought_name_their_authors_with_one_git_log(tmp_path, monkeypatch):
+    """INDEX.md in an agent's context names each line's author. While a merge is stopped, the
+    files it brought are judged by the incoming side's author: that asked one ``git log`` per
+    INDEX.md line; now the changed files are asked together (one per incoming commit and pass), and each
+    line still names the peer who wrote it, not this machine's person."""
+    from vault_mem import Vault
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    for i in range(5):
+        (peer / "facts" / f"peer-note-{i}.md").write_text(_peer_memory(f"note {i}", f"A peer's note number {i}"))
+    push_as_peer(peer, "peer notes")
+    assert cli("trust", "--author", PEER_EMAIL, "--yes", "--vault", str(mine)).returncode == 0
+    assert cli("--vault", str(mine), "remember", "own-note", "-d", "A note of the person's").returncode == 0
+    git(mine, "fetch", "-q", "origin")
+    git(mine, "merge", "-q", "--no-commit", "--no-ff", "origin/main")
+    assert (mine / ".git" / "MERGE_HEAD").exists()
+    vault = Vault(mine)
+    try:
+        vault.reconcile()  # the merged files indexed, the sidecar's authors brought up to HEAD
+        vault.render_trusted_index()
+        trace = tmp_path / "trace"
+        trace.mkdir()
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        text, legend, peers = vault.render_trusted_index()
+        # one for the memories hidden from the agent, one for the lines' names: not one per line
+        assert _git_runs(trace, "log") <= 2, "one git log per incoming commit, not per INDEX.md line"
+    finally:
+        monkeypatch.delenv("GIT_TRACE2_EVENT", raising=False)
+        vault.close()
+    assert not peers  # the peer is approved: their lines are shown, under their own name
+    assert any(PEER_EMAIL in label for label in legend.names), (legend.text(), text)
+    tag = legend.names[next(label for label in legend.names if PEER_EMAIL in label)]
+    lines = [ln for ln in text.splitlines() if "peer-note-" in ln]
+    assert len(lines) == 5 and all(f"by {tag}" in ln for ln in lines), (legend.text(), lines)
+    own = next(ln for ln in text.splitlines() if "own-note" in ln)
+    assert f"by {tag}" not in own, own

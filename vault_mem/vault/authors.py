@@ -189,17 +189,33 @@ def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities
     if not rels:
         return {}  # recall asks for the authors of the memories that supersede one: mostly none
     ids = ids or identities(ws)
-    known = _kept(ws, sidecar, rels)
-    out, changed = {}, []
+    judged = _judge(ws, ids, _kept(ws, sidecar, rels), rels, check_disk=check_disk)
+    return {rel: judged[rel] for rel in rels}
+
+
+def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str, str]], rels: list[str], *,
+           check_disk: bool = True, dirty: set[str] | None = None,
+           uncommitted: _Uncommitted | None = None) -> dict[str, Author]:
+    """The one home of the rule "who made this memory file": its committed author (``known``:
+    HEAD's last author of each path) judged as that commit, unless the file on disk differs from
+    what that commit holds; then :class:`_Uncommitted` says who made the change. ``dirty`` (the
+    vault-relative paths that differ from HEAD, from one ``git status``) replaces reading each
+    file; past ``_FILE_CHECKS`` files it is asked of git here. ``check_disk=False`` trusts the
+    committed author without looking."""
+    if check_disk and dirty is None and len(rels) > _FILE_CHECKS:
+        dirty = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
+    out: dict[str, Author] = {}
+    changed = []
     for rel in rels:
         who = known.get(rel)
-        if who is None or (check_disk and not _committed_as_is(ws, rel, who[3])):
+        if who is None or (check_disk and (rel in dirty if dirty is not None
+                                           else not _committed_as_is(ws, rel, who[3]))):
             changed.append(rel)
         else:
             out[rel] = Author(who[1], ids.standing(who[1], who[0]))
     if changed:
-        out.update(_Uncommitted(ws, ids).authors(changed))
-    return {rel: out[rel] for rel in rels}
+        out.update((uncommitted or _Uncommitted(ws, ids)).authors(changed))
+    return out
 
 
 class _Uncommitted:
@@ -227,15 +243,14 @@ class _Uncommitted:
         out: dict[str, Author] = {}
         left = list(dict.fromkeys(rels))
         for commit in self.incoming:
-            brought = []
-            for rel in left:
-                try:
-                    if repo.blob_at(commit, prefix + rel) == repo.blob_at(self.head, prefix + rel):
-                        continue  # the operation brings no change here: the change is this machine's
-                except VaultMemError:
-                    out[rel] = Author(None, "peer")  # git cannot say: no one vouches for the text
-                    continue
-                brought.append(rel)
+            tops = [prefix + rel for rel in left]
+            try:  # each side's folder tree read once, not one lookup per file and side
+                theirs, ours = repo.blobs_at(commit, tops), repo.blobs_at(self.head, tops)
+            except VaultMemError:  # git cannot say: no one vouches for the text
+                out.update({rel: Author(None, "peer") for rel in left})
+                break
+            # a file the operation brings no change to: the change is this machine's
+            brought = [rel for rel in left if theirs[prefix + rel] != ours[prefix + rel]]
             try:
                 found = history.last_authors(repo, commit, None, [prefix + r for r in brought]) if brought else {}
             except VaultMemError:
@@ -261,17 +276,13 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
     else:  # a read-only sidecar behind HEAD (see _kept)
         found = {rel: who for rel, who in _kept(ws, sidecar, None).items() if ids.standing(who[1], who[0]) == "peer"}
     uncommitted = _Uncommitted(ws, ids)
+    rels, dirty = list(found), None
     if uncommitted.incoming:  # files an operation under way brought, committed or not
-        dirty = [top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])
-                 if top.startswith(ws.prefix) and is_memory_path(top[len(ws.prefix):])]
-        out = {rel: author for rel, author in uncommitted.authors(dirty).items() if not author.trusted}
-        for rel in dirty:
-            found.pop(rel, None)
-        return {**{rel: Author(who[1], "peer") for rel, who in found.items()}, **out}
-    if len(found) > _FILE_CHECKS:  # many: one git status instead of reading each file
-        changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
-        return {rel: Author(who[1], "peer") for rel, who in found.items() if rel not in changed}
-    return {rel: Author(who[1], "peer") for rel, who in found.items() if _committed_as_is(ws, rel, who[3])}
+        dirty = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])
+                 if top.startswith(ws.prefix) and is_memory_path(top[len(ws.prefix):])}
+        rels += sorted(dirty - found.keys())
+    judged = _judge(ws, ids, found, rels, dirty=dirty, uncommitted=uncommitted)
+    return {rel: author for rel, author in judged.items() if not author.trusted}
 
 
 def pending_authors(ws: Workspace, sidecar: Sidecar) -> dict[str, int]:
@@ -292,9 +303,14 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
     current = rows.stored_head(sidecar.db) == ws.repo.head()
     changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
     uncommitted = _Uncommitted(ws, ids)
+    # a merge under way: the changed memories' authors asked of git together, not one `git log`
+    # per INDEX.md line (without one, an uncommitted change is this machine's: no git asked)
+    ahead = uncommitted.authors(sorted(r for r in changed if is_memory_path(r))) if uncommitted.incoming else {}
 
     def tag(rel: str) -> str:
+        if rel in ahead:
+            return legend.tag(ahead[rel])
         who = (rows.authors_of(sidecar.db, [rel]) if current else _kept(ws, sidecar, [rel])).get(rel)
-        author = uncommitted.author(rel) if who is None or rel in changed else Author(who[1], ids.standing(who[1], who[0]))
-        return legend.tag(author)
+        known = {rel: who} if who is not None else {}
+        return legend.tag(_judge(ws, ids, known, [rel], dirty=changed, uncommitted=uncommitted)[rel])
     return tag
