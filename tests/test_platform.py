@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import re
 import subprocess
 import sys
@@ -40,7 +41,7 @@ def test_doctor_json_names_each_mechanism_and_only_portable_ones_under_the_switc
     monkeypatch.delenv(PORTABLE_ENV, raising=False)
     native = json.loads(cli("doctor", "--json", "--vault", str(vault.root)).stdout)["platform"]
     assert set(native["mechanisms"]) == {"checked_rename", "write_leases", "process_scan", "peer_credentials",
-                                         "close_events", "malloc_trim", "full_fsync"}
+                                         "close_events", "malloc_trim", "full_fsync", "folder_stats"}
     if sys.platform.startswith("linux"):
         assert native["mechanisms"]["checked_rename"] == "native" and not native["forced_portable"]
     monkeypatch.setenv(PORTABLE_ENV, "1")
@@ -375,3 +376,39 @@ def test_the_report_lists_what_is_weaker_only_for_portable_mechanisms(monkeypatc
     monkeypatch.setenv(PORTABLE_ENV, "1")
     weaker = report.summary()["weaker"]
     assert weaker and all(line.split(":")[0] in report.mechanisms() for line in weaker)
+
+
+def test_folder_stats_answer_the_same_relative_to_the_folder_and_by_full_path(tmp_path, monkeypatch):
+    """The stat of every memory file of a folder (a read's no-change check): relative to the
+    open folder natively, by full path in the portable implementation; the same answers, a
+    symbolic link only named (never stat'ed as itself), a missing folder None."""
+    from vault_mem.platform.folders import folder_stats, folder_stats_native
+
+    folder = tmp_path / "facts"
+    folder.mkdir()
+    for i in range(5):
+        (folder / f"note-{i}.md").write_text("x" * i)
+    (folder / "skip.txt").write_text("not a memory name")
+    (folder / "sub.md").mkdir()  # a folder named like a memory: stat'ed, the caller reports it
+    (tmp_path / "outside.md").write_text("elsewhere")
+    (folder / "link.md").symlink_to(tmp_path / "outside.md")
+
+    def wanted(name: str) -> bool:
+        return name.endswith(".md")
+
+    answers = {}
+    for forced in (False, True):
+        if forced:
+            monkeypatch.setenv(PORTABLE_ENV, "1")
+        else:
+            monkeypatch.delenv(PORTABLE_ENV, raising=False)
+        assert folder_stats_native() is (False if forced else folder_stats_native())
+        named: dict[str, tuple[int, int]] = {}
+        links = folder_stats(folder, wanted, named, "facts/")
+        answers[forced] = (named, links)
+        assert folder_stats(tmp_path / "missing", wanted, {}) is None
+        assert folder_stats(tmp_path / "outside.md", wanted, {}) is None  # not a folder
+    assert answers[False] == answers[True]
+    named, links = answers[True]
+    assert set(named) == {f"facts/note-{i}.md" for i in range(5)} | {"facts/sub.md"} and links == ["link.md"]
+    assert named["facts/note-3.md"] == ((folder / "note-3.md").stat().st_mtime_ns, 3)

@@ -29,6 +29,7 @@ from vault_mem.model import seed_words as seed_words_mod
 from vault_mem.model.memory import is_memory_name, memory_from_bytes
 from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
+from vault_mem.platform.folders import folder_stats
 from vault_mem.store.files import read_memory_bytes
 from vault_mem.store.objectid import blob_id
 
@@ -91,44 +92,18 @@ def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
 
     One ``lstat`` per file is the floor of a read without a daemon (issue 29: ~2 us of kernel
     time each here, most of a 100k scan), so the loop around it does little else: names first,
-    then each file stat'ed relative to its open folder (no walk of the vault's path per file)."""
+    then each file stat'ed relative to its open folder where the system allows it
+    (:mod:`vault_mem.platform.folders`: no walk of the vault's path per file)."""
     found: dict[str, tuple[int, int]] = {}
     for folder in FOLDER_TYPES:
-        try:
-            fd = os.open(root / folder, os.O_RDONLY | _O_DIRECTORY) if _BY_FD else None
-            it = os.scandir(root / folder if fd is None else fd)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        try:
-            with it:
-                # a symlink's d_type says so without a stat; a memory-named symlink is followed
-                names, links = [], []
-                for entry in it:
-                    if is_memory_name(entry.name):
-                        (links if entry.is_symlink() else names).append(entry.name)
-            prefix, base = f"{folder}/", os.path.join(root, folder, "")
-            stat = os.stat
-            for name in names:
-                try:  # a folder or a device named like a memory is a problem to report
-                    st = stat(name, dir_fd=fd, follow_symlinks=False) if fd is not None else \
-                        stat(base + name, follow_symlinks=False)
-                except FileNotFoundError:
-                    continue  # vanished while scanning
-                found[prefix + name] = (st.st_mtime_ns, st.st_size)
-            for name in links:
-                sig = path_sig(base + name)
-                if sig is not None:
-                    found[prefix + name] = sig
-        finally:
-            if fd is not None:
-                os.close(fd)
+        # a folder or a device named like a memory is stat'ed too: a problem to report
+        links = folder_stats(root / folder, is_memory_name, found, f"{folder}/")
+        base = os.path.join(root, folder, "")
+        for name in links or ():  # a memory-named symlink is followed
+            sig = path_sig(base + name)
+            if sig is not None:
+                found[f"{folder}/{name}"] = sig
     return found
-
-
-#: stat each file relative to its folder's descriptor where Python can (Linux, macOS, the BSDs)
-_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_BY_FD = (os.scandir in os.supports_fd and os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
-          and bool(_O_DIRECTORY))
 
 
 def read_file(root: Path, rel: str, *, max_bytes: int, policy: WritePolicy | None = None) -> FileState | None:

@@ -7,6 +7,7 @@ import sys
 
 from vault_mem.platform.durable import full_fsync_native
 from vault_mem.platform.events import close_events_native
+from vault_mem.platform.folders import folder_stats_native
 from vault_mem.platform.heap import trim_native
 from vault_mem.platform.kind import LINUX, PORTABLE_ENV, flavour, portable
 from vault_mem.platform.locking import available
@@ -32,6 +33,8 @@ WEAKER = {
     "malloc_trim": "memory freed after the model load is not handed back to the system at once",
     "full_fsync": "on macOS a plain fsync reaches only the drive's cache: a power cut can lose the "
                   "last writes",
+    "folder_stats": "a read without a daemon stats each memory file by its full path, not relative to "
+                    "its open folder: the same answers, slower in a big vault",
 }
 #: said when this system has no file locks at all (Windows)
 NO_LOCKS = "no file locks on this system: vault-mem's commands need a POSIX system (use WSL on Windows)"
@@ -47,6 +50,7 @@ def mechanisms() -> dict[str, str]:
         "close_events": close_events_native(),
         "malloc_trim": trim_native(),
         "full_fsync": full_fsync_native() or flavour() == LINUX,
+        "folder_stats": folder_stats_native(),
     }
     if portable():
         native = dict.fromkeys(native, False)
