@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -574,3 +575,34 @@ def test_the_mcp_inspector_cli_lists_the_resources_the_template_and_the_prompts(
     assert [r["uri"] for r in ask("resources/list")["resources"]] == ["vault://index"]
     assert [t["uriTemplate"] for t in ask("resources/templates/list")["resourceTemplates"]] == ["vault://memory/{key}"]
     assert {p["name"] for p in ask("prompts/list")["prompts"]} == set(PROMPTS)
+
+
+def test_the_server_exits_0_when_its_client_stops_reading_before_an_answer(root):
+    """CI saw ``internal error ... ExceptionGroup`` (exit 1) when a client closed mid-recall: the
+    answer's write met a closed pipe (EPIPE), which the SDK's stdout task does not expect, and
+    its task group failed the whole server. A client gone is the end of the session: exit 0.
+    Made certain here: the client closes its reading end first, then asks, then closes."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none"}
+    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "mcp", str(root)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        def send(message: dict) -> None:
+            proc.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
+            proc.stdin.flush()
+
+        send({"id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert b'"id":1' in proc.stdout.readline()
+        send({"method": "notifications/initialized"})
+        proc.stdout.close()  # the client stops reading: every answer from now meets a closed pipe
+        send({"id": 2, "method": "tools/call", "params": {"name": "recall", "arguments": {"query": "editor"}}})
+        send({"id": 3, "method": "tools/list"})
+        time.sleep(1.0)
+        proc.stdin.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 0, err
+        assert "internal error" not in err and "Traceback" not in err, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
