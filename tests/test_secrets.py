@@ -705,6 +705,7 @@ def test_public_by_design_documented_and_default_values_pass_beside_real_ones() 
               f'  appId: "1:{r(12, digits := string.digits)}:web:{r(22, _HEXS)}"\n}};')
     assert _kinds(config) == []
     assert _kinds(f"GEMINI_API_KEY={google}") != []
+    assert _kinds(config + f"\nFIREBASE_ADMIN_CLIENT_SECRET={r(40)}") != []  # a secret beside the config still counts
     assert _kinds(f"Statsig.initialize('client-{r(43)}')") == []
     assert _kinds(f"STATSIG_SERVER_KEY=secret-{r(43)}") != []
     arn = f"arn:aws:secretsmanager:eu-west-1:{r(12, digits)}:secret:prod/db-{r(6)}"

@@ -438,8 +438,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
         if found and _own_name(text[found[1]:found[2]], name):
             found = None  # `POSTGRES_PASSWORD: postgres`, `ADMIN_PASSWORD=admin`: the image's default
-        if found and cls != "password" and in_web_config(text, found[1], found[2]):
-            found = None  # a Firebase config's `apiKey` and `appId`: public by design
+        if found and name.lower().replace("_", "").endswith(("apikey", "appid")) and in_web_config(text, found[1], found[2]):
+            found = None  # a Firebase config's `apiKey` and `appId`: public by design (not a secret beside them)
         if found:
             skip_to = max(skip_to, found[2])
             yield found
@@ -702,7 +702,8 @@ def named_values(text: str, low: str) -> Iterator[Span]:
             yield from _named(text, m.group("name" + n).replace(" ", "_"), m.start("value" + n),
                               f'"{m.group("value" + n)}"', "=", offset=-1)
     # (only lines holding a credential word and a quoted pair: the pattern starts at any quote)
-    for start, end in lines_holding(low, _PAIR_WORDS, ('",', "',")) if "," in text else ():
+    pairs = '",' in text or "'," in text  # (a substring test first: most texts hold no quoted pair)
+    for start, end in lines_holding(low, _PAIR_WORDS, ('",', "',")) if pairs else ():
         for m in _NAME_COMMA_VALUE.finditer(text, start, end):
             yield from _named(text, m.group("name"), m.start("value"), m.group("value"), "(")
 
@@ -854,6 +855,8 @@ def call_credentials(text: str, low: str) -> Iterator[Span]:
     be hard to guess, and is not a host name or an e-mail address. A ``connect`` needs three
     literals (source, user, password), since ``connect("db", "shop")`` names a database. Only the
     lines holding a call word and a quote are read (the pattern stays on one line)."""
+    if "(" not in text or ('",' not in text and "',"  not in text):
+        return  # a sign-in call passes two literals at least
     for start, end in lines_holding(low, _CALL_WORDS, ("\"", "'")):
         for m in _CRED_CALL.finditer(low, start, end):
             literals = []
@@ -939,8 +942,8 @@ def csv_exports(text: str, low: str) -> Iterator[Span]:
 # one random token and nothing else.
 _BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
               r"[ \t]{0,8}(?P<value>[^\s]{12,200})[ \t]*\r?$", re.MULTILINE)
-_USER_THEN_VALUE = lazy(r"^[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
-                        r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*\r?$", re.MULTILINE)
+_USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
+                        r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
 _HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
 
 
@@ -950,11 +953,11 @@ def values_below(text: str, low: str) -> Iterator[Span]:
     printed, or the value the line announces."""
     if "\n" not in text:
         return
-    if "user" in low or "login" in low:
-        for m in _USER_THEN_VALUE.finditer(text):
-            # "user: deploy" then a line that is only a password: the pair a login is written as
-            if _strong_unlabelled(m.group("value")):
-                yield "password on the line below its user", m.start("value"), m.end("value")
+    for start, _ in lines_holding(low, ("user", "login")):
+        m = _USER_THEN_VALUE.match(text, start)
+        # "user: deploy" then a line that is only a password: the pair a login is written as
+        if m and _strong_unlabelled(m.group("value")):
+            yield "password on the line below its user", m.start("value"), m.end("value")
     if not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
         return
     for m in _BELOW.finditer(text):

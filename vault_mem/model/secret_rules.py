@@ -134,12 +134,10 @@ RULES: tuple[Rule, ...] = (
     Rule("Atlassian API token", r"A(?<![A-Za-z0-9_-]A)TATT3[A-Za-z0-9_=-]{100,}", "ATATT3<u186>"),
     Rule("age secret key", r"A(?<![A-Za-z0-9_-]A)GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "AGE-SECRET-KEY-1"
          + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2 + "QPZRY9X8GF2T"),
-    Rule("JWT", r"e(?<![A-Za-z0-9_-]e)y[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}",
-         '<~{"alg":"HS256","typ":"JWT"}>.<~{"sub":"42"}>.<u43>', "jwt"),
-    # an encrypted token (JWE, five parts; the key part is empty with direct encryption): a
-    # session cookie (next-auth's) or a bearer token
-    Rule("JWE", r"e(?<![A-Za-z0-9_-]e)y[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1000}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"
-         r"\.[A-Za-z0-9_-]{8,}", '<~{"alg":"dir","enc":"A256GCM"}>..<u16>.<u200>.<u22>', "jwt"),
+    # a signed token, or an encrypted one (JWE: five parts, the second empty with direct
+    # encryption, as next-auth's session cookie is)
+    Rule("JWT", r"e(?<![A-Za-z0-9_-]e)y[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{2,}|[A-Za-z0-9_-]{0,1000}\.[A-Za-z0-9_-]{8,}"
+         r"\.[A-Za-z0-9_-]{16,})\.[A-Za-z0-9_-]{8,}", '<~{"alg":"HS256","typ":"JWT"}>.<~{"sub":"42"}>.<u43>', "jwt"),
     Rule("kubeconfig client key", r"c(?<![a-z0-9_-]c)lient-key-data:[ \t]{0,8}[\"']?([a-z0-9+/]{20,}={0,2})",
          "client-key-data: <b64>", group=1, lower=True),
     Rule("registry auth", r"\"(?:auth|identitytoken)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9+/]{8,}={0,2})\"",
@@ -187,34 +185,26 @@ RULES: tuple[Rule, ...] = (
          r"([^\s\"'`%]{4,200})", "smbclient //nas/share -U CORP\\svc%<a14>", "literal", 1, markers=("-U", "--user")),
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)p[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:]{7,199})(?=[\"']?(?:\s|$))",
          "docker login -u ci -p <a20> registry.corp", "literal", 1, markers=("-p",)),
-    # tools whose positional argument is the credential (no flag or label names it)
-    Rule("secret on a command line", r"s(?<![a-z0-9_-]s)nyk[ \t]{1,4}auth[ \t]{1,4}([^\s\"'-][^\s\"']{15,199})",
-         "snyk auth <h8>-<h4>-<h4>-<h4>-<h12>", "token", 1, lower=True),
-    Rule("secret on a command line", r"w(?<![a-z0-9_-]w)andb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z-]{2,20})*[ \t]{1,4}"
-         r"([a-z0-9_-]{40,100})(?![a-z0-9_-])", "wandb login <h40>", "literal", 1, lower=True),
-    Rule("secret on a command line", r"b(?<![a-z0-9_-]b)2[ \t]{1,4}(?:account[ \t]{1,4}authorize|authorize[-_]account)"
-         r"[ \t]{1,4}[^\s]{8,64}[ \t]{1,4}[\"']?([^\s\"']{20,200})", "b2 account authorize <h12> K005<a27>", "literal", 1,
-         lower=True),
-    Rule("secret on a command line", r"m(?<![a-z0-9_-]m)c[ \t]{1,4}(?:alias[ \t]{1,4}set|config[ \t]{1,4}host[ \t]{1,4}add)"
-         r"[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}[^\s]{1,300}[ \t]{1,4}[^\s]{3,128}[ \t]{1,4}[\"']?([^\s\"']{8,200})",
-         "mc alias set prod https://minio.corp <A20> <a40>", "literal", 1, lower=True),
-    Rule("password on a command line", r"h(?<![a-z0-9_-]h)dbuserstore(?:[ \t]{1,4}-[a-z]{1,4})*[ \t]{1,4}set[ \t]{1,4}"
-         r"[^\s]{1,64}[ \t]{1,4}[^\s]{1,300}[ \t]{1,4}[^\s]{1,128}[ \t]{1,4}[\"']?([^\s\"']{4,200})",
-         "hdbuserstore SET PROD hana:30015 SYSTEM <a14>", "value", 1, lower=True),
-    Rule("password on a command line", r"b(?<![a-z0-9_-]b)undle[ \t]{1,4}config(?:[ \t]{1,4}(?:set|--?local|--?global))*"
-         r"[ \t]{1,4}[a-z0-9.-]{1,100}\.[a-z]{2,}/?[ \t]{1,4}[\"']?[^\s:\"']{1,128}:([^\s\"']{4,200})",
-         "bundle config --local gems.vendor.io <h8>:<h8>", "value", 1, lower=True),
-    Rule("password assignment", r"b(?<![a-z0-9_-]b)undle_[a-z0-9_]{2,100}__[a-z]{2,10}[ \t]{0,4}[=:][ \t]{0,4}[\"']?"
-         r"[^\s:\"']{1,128}:([^\s\"']{4,200})", "BUNDLE_GEMS__VENDOR__IO=<h8>:<h8>", "value", 1, lower=True),
+    # tools whose positional argument is the credential (no flag or label names it): `snyk auth X`,
+    # `wandb login X`, `b2 account authorize <id> X`, `mc alias set <name> <url> <access> X`,
+    # `hdbuserstore SET <key> <host> <user> X`, `bundle config <host> <user>:X` and its variable
+    # `BUNDLE_<HOST>=<user>:X` (one row: each row
+    # costs every text a marker test)
+    Rule("secret on a command line", r"(?<![a-z0-9_-])(?:snyk[ \t]{1,4}auth|wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z-]{2,20})*"
+         r"|b2[ \t]{1,4}(?:account[ \t]{1,4}authorize|authorize[-_]account)[ \t]{1,4}[^\s]{8,64}"
+         r"|mc[ \t]{1,4}(?:alias[ \t]{1,4}set|config[ \t]{1,4}host[ \t]{1,4}add)(?:[ \t]{1,4}[^\s]{1,300}){3}"
+         r"|hdbuserstore(?:[ \t]{1,4}-[a-z]{1,4})*[ \t]{1,4}set(?:[ \t]{1,4}[^\s]{1,300}){3}"
+         r"|bundle[ \t]{1,4}config(?:[ \t]{1,4}(?:set|--?local|--?global))*[ \t]{1,4}[a-z0-9.-]{1,100}\.[a-z]{2,}/?"
+         r"[ \t]{1,4}[\"']?[^\s:\"']{1,128}:"
+         r"|bundle_[a-z0-9_]{2,100}__[a-z]{2,10}[ \t]{0,4}[=:][ \t]{0,4}[\"']?[^\s:\"']{1,128}:)"
+         r"[ \t]{0,4}[\"']?([^\s\"'-][^\s\"']{3,199})",
+         "snyk auth <h8>-<h4>-<h4>-<h4>-<h12>", "token", 1, lower=True,
+         markers=("snyk", "wandb", "b2 ", "mc ", "hdbuserstore", "bundle")),
     # network gear: a type-0 (plain) or type-7 (reversible) password, an SNMP community
-    Rule("password assignment", r"p(?<![a-z0-9_-]p)assword[ \t]{1,4}[07][ \t]{1,4}([^\s]{4,200})",
-         "username netops privilege 15 password 0 <a12>", "literal", 1, lower=True, markers=("password 0", "password 7")),
-    Rule("password assignment", r"s(?<![a-z0-9_-]s)ecret[ \t]{1,4}[07][ \t]{1,4}([^\s]{4,200})",
-         "enable secret 0 <a12>", "literal", 1, lower=True, markers=("secret 0", "secret 7")),
-    Rule("password assignment", r"k(?<![a-z0-9_-]k)ey-string[ \t]{1,4}7[ \t]{1,4}([^\s]{4,200})",
-         "key-string 7 <H16>", "literal", 1, lower=True),
-    Rule("secret assignment", r"(?<![a-z0-9_-])(?:snmp-server[ \t]{1,4}community|r[ow]community6?)[ \t]{1,4}([^\s]{4,200})",
-         "snmp-server community <a18> RW", "literal", 1, lower=True, markers=("community",)),
+    Rule("password assignment", r"(?<![a-z0-9_-])(?:password[ \t]{1,4}[07]|secret[ \t]{1,4}[07]|key-string[ \t]{1,4}7"
+         r"|snmp-server[ \t]{1,4}community|r[ow]community6?)[ \t]{1,4}([^\s]{4,200})",
+         "username netops privilege 15 password 0 <a12>", "literal", 1, lower=True,
+         markers=("password 0", "password 7", "secret 0", "secret 7", "key-string 7", "community")),
     # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle); `BY PASSWORD '*HASH'` is a hash
     Rule("password assignment", r"(?:create|alter)[ \t]{1,4}(?:user|role)[ \t][^\n;]{1,200}?[ \t]identified[ \t]{1,4}"
          r"(?:with[ \t]{1,4}[a-z0-9_]{1,40}[ \t]{1,4})?by[ \t]{1,4}(?!password[ \t]|values[ \t])[\"']?([^\s'\";]{4,200})",
