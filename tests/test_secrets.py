@@ -8,7 +8,10 @@ must point at the original text, so a refusal's line number is right for a disgu
 from __future__ import annotations
 
 import base64
+import gzip
 import itertools
+import json
+import random
 import re
 import string
 
@@ -22,6 +25,7 @@ from vault_mem.model.policy import check_write
 from vault_mem.model.secret_rules import RULES, expand_example
 from vault_mem.model.secret_shapes import signed_urls
 from vault_mem.model.secret_text import lines_holding, long_words
+from vault_mem.model.secret_values import random_hex
 from vault_mem.model.secrets import CHECKS, find_secrets, labelled_value
 
 
@@ -185,6 +189,23 @@ ADVERSARIAL = {
     "table rule of blanks": "| a | b |\n---\n" + " " * _SIZE + "x",
     "naming line before seed words": "zz " * (_SIZE // 6) + "abandon ability able about above absent absorb "
                                      "abstract absurd abuse access accident",
+    # heldout8's classes: calls, typed and wrapped literals, pairs, directives, commands, keys
+    "sign-in call arguments": 'login("a", "b", ' * (_SIZE // 16),
+    "connect calls": "DBI->connect(" * (_SIZE // 13),
+    "auth tuples": 'auth=("a", ' * (_SIZE // 11),
+    "name comma pairs": '"password", ' * (_SIZE // 12),
+    "plist keys": "<key>password</key>\n" * (_SIZE // 20),
+    "json value objects": '"db.password": {' * (_SIZE // 16),
+    "typed assignments": "password: str = " * (_SIZE // 16),
+    "conversions": "token = []byte(" * (_SIZE // 15),
+    "directive lines": "password\n" * (_SIZE // 9),
+    "thai label": ("รหัสผ่าน" + "ก" * 40 + " ") * (_SIZE // 49),
+    "identified by": "create user a identified " * (_SIZE // 25),
+    "positional commands": "mc alias set a b c " * (_SIZE // 19),
+    "client calls": 'Client("' * (_SIZE // 8),
+    "user lines": "user: a\n" * (_SIZE // 8),
+    "keytab runs": ("BQI" + "A" * 60 + " ") * (_SIZE // 64),
+    "gzip runs": ("H4sI" + "A" * 60 + " ") * (_SIZE // 65),
 }
 
 
@@ -472,3 +493,240 @@ def test_a_field_of_an_encrypted_data_mapping_passes_and_a_plain_secret_beside_i
     assert _kinds(plain) == ["password assignment"]
     after = sealed + f"  template:\n    password: {pw()}\n"
     assert _kinds(after) == ["password assignment"]
+
+
+# --- heldout8's classes (bench/data/secrets_heldout8.py): places and shapes the gate did not read ---
+
+_HEXS = "0123456789abcdef"
+
+
+def _uuid() -> str:
+    return "-".join(r(n, _HEXS) for n in (8, 4, 4, 4, 12))
+
+
+def test_a_password_may_start_with_a_star_and_a_mask_or_a_wildcard_still_passes() -> None:
+    for line in ("password=*{v}", "/user add name=backup group=full password=*{v}", "DB_PASSWORD: '*{v}'"):
+        body = line.format(v=pw())
+        assert _kinds(body) == ["password assignment"], body
+    for line in ("password: *required*", "password=****", "password: *.corp.example", "password: *"):
+        assert _kinds(line) == [], line
+
+
+@pytest.mark.parametrize("line", ["password {v}", "requirepass {v}", "masterauth {v}", "  smtppass {v}",
+                                  "LicenseKey {key}", "client_secret {key}"])
+def test_a_config_files_directive_line_names_its_value(line: str) -> None:
+    # msmtprc, redis.conf, GeoIP.conf: `Name value`, the name first on its line and the value last
+    body = "host smtp.corp.example\n" + line.format(v=r(16, string.ascii_lowercase + string.digits),
+                                                   key=r(6) + "_" + r(29)) + "\nport 465\n"
+    assert _kinds(body) != [], body
+
+
+@pytest.mark.parametrize("line", ["Password expired", "password reset", "Token refresh", "LicenseKey required",
+                                  "requirepass yes", "key rotation"])
+def test_a_directive_line_with_no_credential_passes(line: str) -> None:
+    assert _kinds(f"notes\n{line}\nmore notes\n") == [], line
+
+
+@pytest.mark.parametrize("template", ["param adminPassword string = '{pw}'", 'password: str = "{pw}"',
+                                      'const API_KEY: &str = "{key}";', 'val apiSecret: String = "{key}"',
+                                      'var webhookSecret = []byte("{key}")', 'api_token = SecretStr("{key}")',
+                                      'let resp = client.get(url).bearer_auth("{key}").send()',
+                                      'mollie.setApiKey("{key}")'])
+def test_a_literal_typed_wrapped_or_passed_to_a_call_named_for_it_counts(template: str) -> None:
+    body = template.format(pw=pw(), key=r(40))
+    assert _kinds(body) != [], body
+
+
+@pytest.mark.parametrize("line", ['pw = getpass("DB password: ")', 'token = os.getenv("API_TOKEN")',
+                                  "user.setPassword(newPass)", 'password: str = Field(default="")',
+                                  'keyring.get_password("system", "alice")', "param adminPassword string"])
+def test_a_prompt_a_lookup_or_a_variable_passed_to_a_call_passes(line: str) -> None:
+    assert _kinds(line) == [], line
+
+
+@pytest.mark.parametrize("template", ['new NetworkCredential("svc_report", "{pw}", "CORP")',
+                                      "Cluster(url, ClusterOptions(PasswordAuthenticator('app', '{pw}')))",
+                                      'GET(url, authenticate("svc", "{pw}"))',
+                                      'DBI->connect("dbi:Pg:dbname=ledger;host=db", "ledger", "{pw}", {{ RaiseError => 1 }})',
+                                      'requests.get(url, auth=("admin", "{pw}"))',
+                                      'credentials += Credentials("Nexus", "nexus.corp.example", "deploy", "{pw}")'])
+def test_a_password_passed_to_a_sign_in_call_counts(template: str) -> None:
+    body = template.format(pw=pw())
+    assert _kinds(body) != [], body
+
+
+@pytest.mark.parametrize("line", ['connect("db", "shop2x")', 'login("alice@corp.example", "https://sso.corp.example")',
+                                  'authenticate("svc", "db01.internal")', "authenticate(user, password)",
+                                  'auth=("admin", os.environ["PW"])'])
+def test_a_sign_in_call_with_no_literal_password_passes(line: str) -> None:
+    assert _kinds(line) == [], line
+
+
+@pytest.mark.parametrize("template", ['[Environment]::SetEnvironmentVariable("NUGET_API_KEY", "{low}", "User")',
+                                      "define( 'DB_PASSWORD', '{pw}' );",
+                                      '$s.Cookies.Add((New-Object System.Net.Cookie("JSESSIONID", "{hex}", "/", "x")))',
+                                      "<key>password</key>\n<string>{pw}</string>",
+                                      "<key>ServerKey</key><string>{key}</string>",
+                                      '<entry key="db.password">{pw}</entry>',
+                                      '"spring.datasource.password": {{\n  "value": "{pw}",\n  "origin": "x"\n}}',
+                                      '"apikey": [{{"key": "value", "value": "{key}"}}, {{"key": "key", "value": "X-API-KEY"}}]'])
+def test_a_value_beside_its_name_in_a_call_plist_or_json_counts(template: str) -> None:
+    body = template.format(pw=pw(), key=r(40), hex=r(32, _HEXS).upper(),
+                           low="oy2" + r(43, string.ascii_lowercase + string.digits))
+    assert _kinds(body) != [], body
+
+
+@pytest.mark.parametrize("line", ['form.add("password", "Password")', 'env.setdefault("SECRET_KEY", "SECRET_KEY")',
+                                  "<key>CFBundleName</key><string>Shopfront</string>",
+                                  "<key>password</key><string>$(KEYCHAIN_PW)</string>",
+                                  '"apikey": [{"key": "value", "value": "{{apiKey}}"}]',
+                                  '"spring.datasource.password": {"value": "******"}'])
+def test_a_name_beside_a_non_value_passes(line: str) -> None:
+    assert _kinds(line) == [], line
+
+
+@pytest.mark.parametrize("template", ["Sunucunun root şifresi: {v}", "lösenordet till routern är {v}",
+                                      "รหัสผ่านเราเตอร์คือ {v}", "كلمة المرور لحساب الخادم هي {v}",
+                                      "Nenosiri la seva ni {v}", "heslo k databázi je {v}", "Kata sandi wifi kantor: {v}",
+                                      "passordet til ruteren er {v}", "测试服务器的root密码是{v}", "पासवर्ड: {v}"])
+def test_password_labels_in_more_languages(template: str) -> None:
+    body = template.format(v=pw())
+    assert _kinds(body) != [], body
+
+
+def test_a_token_or_key_named_in_a_script_without_spaces_counts() -> None:
+    for template in ("OpenWeatherのAPIキーは {hex} です", "访问令牌是{key}", "API 토큰: {key}"):
+        body = template.format(hex=r(32, _HEXS), key=r(40))
+        assert _kinds(body) != [], body
+    assert _kinds("APIキーは1Passwordに保存してあります") == []
+
+
+@pytest.mark.parametrize("line", ["Sunucunun şifresi Vault'ta duruyor", "lösenordet är hemligt",
+                                  "A senha do banco está no Bitwarden", "heslo je v trezoru"])
+def test_prose_about_a_password_in_more_languages_passes(line: str) -> None:
+    assert _kinds(line) == [], line
+
+
+@pytest.mark.parametrize("template", ["snyk auth {uuid}", "wandb login {hex40}", "wandb login --relogin {hex40}",
+                                      "mc alias set prod https://minio.corp.example {up20} {key}",
+                                      "hdbuserstore SET PRODKEY hana.corp:30015 SYSTEM {pw}",
+                                      "bundle config --local gems.vendor.example {hex8}:{hex8b}",
+                                      "export BUNDLE_GEMS__VENDOR__EXAMPLE={hex8}:{hex8b}",
+                                      "b2 account authorize {hex12} K005{key}"])
+def test_a_tool_whose_positional_argument_is_the_credential(template: str) -> None:
+    body = template.format(uuid=_uuid(), hex40=r(40, _HEXS), up20=r(20, string.ascii_uppercase + string.digits),
+                           key=r(40), pw=pw(), hex8=r(8, _HEXS), hex8b=r(8, _HEXS), hex12=r(12, _HEXS))
+    assert _kinds(body) != [], body
+
+
+@pytest.mark.parametrize("line", ["snyk auth", "wandb login --relogin", "mc alias list prod",
+                                  "bundle config set --local path vendor/bundle", "hdbuserstore LIST",
+                                  "b2 account authorize"])
+def test_the_same_tools_with_no_credential_pass(line: str) -> None:
+    assert _kinds(line) == [], line
+
+
+def test_network_gear_and_sql_passwords_count_and_their_hashes_pass() -> None:
+    for line in ("username netops privilege 15 password 0 {pw}", "username netops password 7 {hex}",
+                 "snmp-server community {key} RW", "rwcommunity {key} 10.0.0.0/8",
+                 "CREATE USER 'etl'@'%' IDENTIFIED BY '{pw}';", "ALTER USER app IDENTIFIED BY {pw};",
+                 "new rds.DatabaseInstance(this, 'Db', {{ credentials: Credentials.fromPassword('admin', "
+                 "SecretValue.unsafePlainText('{pw}')) }})"):
+        body = line.format(pw=pw(), key=r(18), hex=r(12, _HEXS).upper())
+        assert _kinds(body) != [], body
+    salt, digest = r(14), r(43)
+    for line in (f"enable secret 9 $9${salt}${digest}", "snmp-server community public RO",
+                 "CREATE USER 'etl'@'%' IDENTIFIED BY PASSWORD '*" + r(40, _HEXS).upper() + "';",
+                 "CREATE USER ops IDENTIFIED EXTERNALLY;", "press key 7 twice"):
+        assert _kinds(line) == [], line
+
+
+def test_key_material_in_other_containers() -> None:
+    skey = json.dumps({"type": "PaymentSigningKeyShelley_ed25519", "description": "Payment Signing Key",
+                       "cborHex": "5820" + r(64, _HEXS)})
+    assert _kinds(skey) == ["signing key file"]
+    vkey = skey.replace("Signing", "Verification")
+    assert _kinds(vkey) == []
+    principal = b"\x00\x01\x00\x0bCORP.EXAMPLE\x00\x07svc_etl"
+    entry = principal + bytes(random.Random(8).randrange(256) for _ in range(60))
+    keytab = base64.b64encode(b"\x05\x02" + len(entry).to_bytes(4, "big") + entry).decode()
+    assert _kinds(f"KRB5_KEYTAB_B64={keytab}") != []
+    assert _kinds(f"blob: BQI{r(80, string.ascii_letters + string.digits + '+/')}") == []  # not a keytab
+    env = gzip.compress(f"DB_PASSWORD={pw()}\nMODE=prod\n".encode(), mtime=0)
+    assert _kinds(f"echo {base64.b64encode(env).decode()} | base64 -d | gunzip > .env") != []
+    notes = gzip.compress(b"release notes: faster sync, fewer crashes, new icons\n", mtime=0)
+    assert _kinds(f"echo {base64.b64encode(notes).decode()} | base64 -d | gunzip") == []
+
+
+def test_an_encrypted_token_counts_like_a_signed_one() -> None:
+    head = b64("{\"alg\":\"dir\",\"enc\":\"A256GCM\"}").rstrip("=").replace("+", "-").replace("/", "_")
+    url = string.ascii_letters + string.digits + "-_"
+    jwe = f"{head}..{r(16, url)}.{r(300, url)}.{r(22, url)}"
+    assert _kinds(f'{{"name": "__Secure-next-auth.session-token", "value": "{jwe}"}}') != []
+    assert _kinds(f"cookie: session={jwe}") != []
+    assert _kinds("a.b.c.d.e is how a JWE is written: header..iv.ciphertext.tag") == []
+
+
+def test_a_token_in_a_url_path_segment_named_for_it_or_a_hook_id_counts() -> None:
+    low36 = string.ascii_lowercase + string.digits
+    assert _kinds(f"channel https://conda.anaconda.org/t/{r(2, string.ascii_lowercase)}-{r(32)}/corp") != []
+    assert _kinds(f"hook https://chat.corp.example/hooks/{r(26, low36)}") != []
+    assert _kinds(f"https://api.corp.example/v1/token/{r(40)}/revoke") != []
+    for url in ("https://chat.corp.example/hooks/update-index", "https://api.github.com/repos/o/r/hooks/4211",
+                "https://docs.corp.example/t/getting-started-with-tokens/55", "https://conda.anaconda.org/conda-forge"):
+        assert _kinds(f"see {url}") == [], url
+
+
+def test_a_password_alone_below_its_user_and_a_tsv_secret_column_count() -> None:
+    assert _kinds(f"sftp to the vendor\nuser: upload_bot\n{pw()}\n") != []
+    assert _kinds(f"login = ext_jdoe\n  {pw()}\n") != []
+    assert _kinds("user: bob\nSee the wiki for the rest\n") == []
+    assert _kinds("username: alice\nreview_notes_2026\n") == []
+    tsv = f"service\taccount\tsecret\nmailgun\tpostmaster@mg.corp.example\t{r(32, _HEXS)}-{r(8, _HEXS)}\n"
+    assert _kinds(tsv) != []
+    assert _kinds("service\taccount\tsecret\nmailgun\tpostmaster\t(in vault)\n") == []
+
+
+def test_ids_that_carry_a_secret_count_and_their_public_neighbours_pass() -> None:
+    # a Salesforce session id (org id, `!`, token), Consul's SecretID, Asana's slashed PAT
+    assert _kinds(f"Access Token     00D{r(12)}!AQ{r(4)}.{r(90, string.ascii_letters + string.digits + '._')}") != []
+    assert _kinds(f"AccessorID:       {_uuid()}\nSecretID:         {_uuid()}") != []
+    assert _kinds(f"AccessorID:       {_uuid()}") == []
+    assert _kinds(f"Secret ID: {_uuid()}  (Azure shows the id of the secret, not its value)") == []
+    digits = string.digits
+    assert _kinds(f"ASANA_ACCESS_TOKEN=2/{r(16, digits)}/{r(16, digits)}:{r(32, _HEXS)}") != []
+    assert _kinds("secret: uploads/2024/05/logo.png") == []
+    assert _kinds(f"org id 00D{r(15)}, record 001{r(15)}") == []
+
+
+def test_public_by_design_documented_and_default_values_pass_beside_real_ones() -> None:
+    google = "AI" + "za" + "Sy" + r(33, string.ascii_letters + string.digits + "-_")
+    config = (f'const firebaseConfig = {{\n  apiKey: "{google}",\n  authDomain: "shop.firebaseapp.com",\n'
+              f'  appId: "1:{r(12, digits := string.digits)}:web:{r(22, _HEXS)}"\n}};')
+    assert _kinds(config) == []
+    assert _kinds(f"GEMINI_API_KEY={google}") != []
+    assert _kinds(config + f"\nFIREBASE_ADMIN_CLIENT_SECRET={r(40)}") != []  # a secret beside the config still counts
+    assert _kinds(f"Statsig.initialize('client-{r(43)}')") == []
+    assert _kinds(f"STATSIG_SERVER_KEY=secret-{r(43)}") != []
+    arn = f"arn:aws:secretsmanager:eu-west-1:{r(12, digits)}:secret:prod/db-{r(6)}"
+    assert _kinds(f"secret: {arn}") == [] and _kinds(f"db secret is in {arn}") == []
+    assert _kinds("Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==") == []  # RFC 7617's example
+    assert _kinds(f"Authorization: Basic {b64('deploy:' + pw())}") != []
+    for line in ("POSTGRES_PASSWORD: postgres", "ADMIN_PASSWORD=admin", "MYSQL_ROOT_PASSWORD=root",
+                 "RABBITMQ_DEFAULT_PASS: rabbitmq"):
+        assert _kinds(line) == [], line
+    assert _kinds(f"POSTGRES_PASSWORD: {pw()}") != []
+
+
+def test_random_hex_is_one_judgment_in_either_case() -> None:
+    value = r(40, _HEXS)
+    assert random_hex(value) and random_hex(value.upper())
+    assert not random_hex("1234567890" * 4) and not random_hex("abcdefabcd" * 4) and not random_hex(value[:31])
+
+
+def test_a_random_tail_that_holds_x_of_both_cases_by_chance_is_no_placeholder() -> None:
+    # x's mean a mask when they run in one case (`sk_live_xxxx`); `xXxXx` inside a random tail is chance
+    for token in (GH + "p_" + r(10) + "xXxXx" + r(21), "dckr_pat_" + r(8) + "XxXxX" + r(14)):
+        assert _kinds(f"rotated, the new one is in the runner: {token}") != [], token
+    assert _kinds("rotated, the new one is in the runner: " + GH + "p_" + "x" * 36) == []
+    assert _kinds("rotated, the new one is in the runner: dckr_pat_" + r(8) + "xxxx") == []

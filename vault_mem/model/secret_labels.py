@@ -35,6 +35,14 @@ line below a label line ending in ``:``; recovery codes and grouped TOTP seeds u
 Kubernetes ``- name:``/``value:`` entry, Terraform ``variable "db_password" { default = "X" }``:
 :func:`named_values`). A Wi-Fi or network key is judged as a password.
 
+A value also stands after a string type (``password: str = "X"``, Bicep's ``param adminPassword
+string = 'X'``), inside a conversion (``[]byte("X")``), as a call's only argument when the call is
+named for it (``.bearer_auth("X")``), and alone after its name on a config file's line of its own
+(``requirepass X``, ``LicenseKey X``: :func:`_directive`); a plist's ``<key>``/``<string>``, a
+``<entry key=...>``, a JSON ``"name": {"value": X}`` and a call's ``"NAME", "X"`` pair name it
+beside it (:func:`named_values`); a sign-in call's literals hold the password after the user
+(:func:`call_credentials`); a user line above it makes a lone line a password (:func:`values_below`).
+
 Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
@@ -66,6 +74,7 @@ from vault_mem.model.secret_values import (
     credential_like,
     high_entropy,
     identifier_like,
+    in_web_config,
     is_placeholder,
     is_wordy,
     public_by_design,
@@ -76,26 +85,38 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["assignments", "csv_exports", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
+__all__ = ["assignments", "call_credentials", "csv_exports", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
            "unlabelled_passwords", "xml_elements"]
 
 Span = tuple[str, int, int]
 
 # "password" in the languages people write notes in, as the text reads after normalisation
 # (secret_text.normalise folds Cyrillic letters that look Latin: "пароль" is read as "пapoль").
-_FOREIGN_PASSWORD = (r"passwort|kennwort|contrase[ñn]a|mot de passe|motdepasse|senha|wachtwoord|l[öo]senord"
-                     r"|salasana|has[łl]o|heslo|jelsz[óo]|[şs]ifre|adgangskode|passord|lozinka|geslo"
-                     r"|п[аa][рp][оo]ль|密码|密碼|口令|パスワード|暗証番号|비밀번호|סיסמה|كلمة المرور|mật khẩu")
+# (with the endings a noun takes where it is written against it: Swedish "lösenordet", Turkish
+# "şifresi", Indonesian "kata sandinya")
+_FOREIGN_PASSWORD = (r"passwort|kennwort|contrase[ñn]a|mot de passe|motdepasse|senha|wachtwoord|l[öo]senord(?:et)?"
+                     r"|salasana|has[łl]o|heslo|jelsz[óo]|[şs]ifre(?:si|niz|n)?|parola(?:s[ıi])?|adgangskode(?:n)?"
+                     r"|passord(?:et)?|lozinka|geslo|kata ?sandi(?:nya)?|kata laluan|nenosiri"
+                     r"|п[аa][рp][оo]ль|密码|密碼|口令|パスワード|暗証番号|비밀번호|סיסמה|كلمة (?:المرور|السر)|mật khẩu"
+                     r"|รหัสผ่าน|पासवर्ड")
+# a token or an API key in scripts written without spaces: the word is written against what
+# comes before it ("OpenWeatherのAPIキー", "接口密钥"), so it needs no separator
+_SCRIPT_SECRET = r"トークン|シークレット|アクセスキー|apiキー|api キー|密钥|密鑰|令牌|토큰|시크릿|api ?키"
+_SCRIPT_PASSWORD = r"密码|密碼|口令|パスワード|暗証番号|비밀번호|รหัสผ่าน|पासवर्ड"
 _FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
-_END = r"(?:_id|_base)?(?![a-z0-9_.-])"
+# (an `id` after the word is read with it, so `SecretID`, `secret_id`, `JSESSIONID` are judged
+# as names: _key_class says which of them hold a secret and which name an id)
+_END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|login|logon|wif|appid)" + _END)
-_FOREIGN_KEYWORD = lazy(rf"(?:{_FOREIGN_PASSWORD}){_END}")
+_FOREIGN_KEYWORD = lazy(rf"(?:{_FOREIGN_PASSWORD}|{_SCRIPT_SECRET}){_END}")
 # Substrings one of which every foreign word above holds once normalised (a plain search each;
 # a regex of all the words costs five times the English one at every position of every text).
 _FOREIGN_STEMS = ("wort", "contrase", "de passe", "motdepasse", "senha", "wacht", "senord", "salasana", "haslo",
-                  "heslo", "jelsz", "ifre", "adgang", "passord", "lozinka", "geslo")
-_FOREIGN_SCRIPT_STEMS = ("hasło", "ль", "密", "口令", "パスワ", "暗証", "비밀", "סיסמ", "كلمة", "khẩu", "ñ", "ó")
+                  "heslo", "jelsz", "ifre", "parola", "adgang", "passord", "lozinka", "geslo", "sandi", "laluan",
+                  "nenosiri")
+_FOREIGN_SCRIPT_STEMS = ("hasło", "ль", "密", "口令", "パスワ", "暗証", "비밀", "סיסמ", "كلمة", "khẩu", "ñ", "ó",
+                         "รหัส", "पासव", "トークン", "シークレット", "キー", "令牌", "토큰", "시크릿", "키")
 
 
 def _keywords(low: str) -> Iterator[re.Match[str]]:
@@ -112,21 +133,35 @@ def _keywords(low: str) -> Iterator[re.Match[str]]:
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
 # "Das Passwort lautet X"): every one reads as the sign ``is``
-_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er)"
+_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|هي|هو)"
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
-_COPULA_WORD = lazy(rf"{_COPULA}|{_CJK_COPULA}")
+# Thai writes "is" (คือ) against the words before it too, with no space: "รหัสผ่านเราเตอร์คือ X"
+_THAI_COPULA = r"[\u0e00-\u0e7f]{0,30}?คือ"
+_COPULA_WORD = lazy(rf"{_COPULA}|{_CJK_COPULA}|{_THAI_COPULA}")
 _CJK = lazy(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# The conversions a literal is wrapped in where a string will not do (not a method of a variable:
+# `password.encode("latin1")` passes an argument, not the value)
+_CONVERSION = r"(?:\[\][a-z]{1,8}|bytes|str|String|Buffer\.from|Secret(?:Str|String|Bytes)?|Some|Optional\.of)"
+_TYPED_SIGN = (r"|[ \t]{0,4}:?[ \t]{0,4}(?:&(?:'static[ \t]{1,2})?)?(?:str|string|String|SecretStr|SecretString|bytes|Text)\??"
+               r"[ \t]{0,4}=[ \t]{0,8}")
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
 # compiled now: a match's ``.re`` is compared with it (``tail.re is _ASSIGN_TAIL``)
 _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a YAML block scalar (`k: >-`, the value on the next line), then signs
                           r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
-                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
-                          + r"[ \t]{0,8}|[ \t]{1,8})" + _VALUE)
+                          # a string type between the name and the sign (`password: str = "X"`,
+                          # Bicep's `param adminPassword string = 'X'`, Rust's `KEY: &str = "X"`)
+                          + _TYPED_SIGN +
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                          + r"[ \t]{0,8}|" + _THAI_COPULA + r"[ \t]{0,8}"
+                          # a call named for the credential, given a literal (`.bearer_auth("X")`)
+                          + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}|[ \t]{1,8})"
+                          # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
+                          + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
 _PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
@@ -178,8 +213,9 @@ _PAIR = lazy(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds
 _AND_PAIR = lazy(r"[ \t]{1,4}(?i:and|&|with)[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # "login is admin and X"
 _PAIR_AFTER_WORD = lazy(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 # An f-string's replacement field: a name, then a conversion or a format spec (`{password!r}`, `{pw:>8}`)
+_CALL_END = lazy(r"[ \t]{0,4}\)")  # the call's only argument ends here
 _FSTRING_FIELD = lazy(r"[A-Za-z_][\w.]{0,60}(?:![rsa](?::[^{}]{0,20})?|:[^{}]{0,20})")
-_BARE_TOKEN = lazy(r"[A-Za-z0-9_+/=.~-]+")
+_BARE_TOKEN = lazy(r"[A-Za-z0-9_+/=.~!-]+")  # (`!`: a Salesforce session id is `<org id>!<token>`)
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
 _DIGEST = lazy(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 # Words a sentence ends on after "password is": states, not passwords.
@@ -191,37 +227,59 @@ def _is_key_char(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch in "_.-")
 
 
+# The name endings _key_class reads (compiled at first use, like every pattern of the gate)
+_PASS_END = lazy(r"[_.-]pass$")
+# `adminpass`, `requirepass` (redis.conf), `smtppass`: a word that says whose password, run
+# together with "pass" (not "bypass", "compass", "surpass")
+_WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sftp|ssh|require|master|store|key|app|api"
+                   r"|web|sql|ldap|bind|proxy|redis|vnc|rcon|wifi|login|sasl|sa)pass$|(?:^|[_.-])masterauth$")
+_PSK_END = lazy(r"(?:^|[_.-])psk$")
+_PW_END = lazy(r"(?:^|[_.-])pw$")
+_FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
+# a CJK or Thai word for password or token written against the word before it ("root密码")
+_SCRIPT_PASSWORD_END = lazy(rf"(?:{_SCRIPT_PASSWORD})$")
+_SCRIPT_SECRET_END = lazy(rf"(?:{_SCRIPT_SECRET})$")
+_SCRIPT_KEY_END = lazy(r"(?:キー|키)$")
+_SECRET_ID = lazy(r"(?:^|[_.-])secret[_-]?id$")  # Consul's SecretID, Vault AppRole's secret_id (not "Secret ID")
+_SESSION_ID = lazy(r"(?:session|sess)[_-]?id$")  # JSESSIONID, PHPSESSID, sessionid: a session cookie
+_AUTH_PAT_END = lazy(r"(?:^|[_.-])(?:auth|pat)$")
+_SITE_KEY_END = lazy(r"(?:^|[_.-])site[_-]?key$")
+_SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
+
+
 def _key_class(name: str) -> str | None:
     """'password', 'secret' or 'key' (high-entropy values only) for an assignment's key name."""
     low = name.lower().lstrip("-")
-    if "public" in low or name in ("PWD", "OLDPWD"):
-        return None  # publicKeyToken and public_key are shared by design; $PWD is a directory
+    if "public" in low:
+        return None  # publicKeyToken and public_key are shared by design
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
-            or re.search(r"[_.-]pass$", low):
-        return "password"
-    if re.search(r"(?:^|[_.-])psk$", low):
+            or _PASS_END.search(low) or _WHOSE_PASS.search(low):
+        return "password"  # (`PWD=/home/x`, the shell's directory, is a path: a placeholder)
+    if _PSK_END.search(low):
         return "password"  # a Wi-Fi pre-shared key (wpa_supplicant `psk=`, `WIFI_PSK`): the network's password
     if name.startswith("-") and low.endswith("pass"):
         return "password"  # a command's flag: keytool -storepass, -keypass, --db-pass
     if low == "pass" and name != "PASS":
         return "password"  # `pass: X` in a login block; `PASS: test-name` is a test log
-    if re.search(r"(?:^|[_.-])pw$", low):
+    if _PW_END.search(low):
         return "password"
-    if _FOREIGN.fullmatch(low) or re.search(rf"[_.-](?:{_FOREIGN_PASSWORD})$", low):
-        return "password"  # a whole word: "Passwort", "db_senha"; not "enclave"
+    if _FOREIGN.fullmatch(low) or _FOREIGN_END.search(low) or _SCRIPT_PASSWORD_END.search(low):
+        return "password"  # a whole word: "Passwort", "db_senha", "root密码"; not "enclave"
     if low in ("login", "logon"):
         return "login"  # counts only with "user / password" after it (see _judged)
-    if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base", "creds")):
+    if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base", "creds")) \
+            or _SECRET_ID.search(low) or _SCRIPT_SECRET_END.search(low):
         return "secret"
-    if re.search(r"(?:^|[_.-])(?:auth|pat)$", low):
+    if _AUTH_PAT_END.search(low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith(("private_key_id", "session", "wif", "appid")):
+    if low.endswith(("private_key_id", "session", "wif", "appid")) or _SESSION_ID.search(low) \
+            or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
-        if any(w in low for w in _PUBLIC_KEY_NAMES) or re.search(r"(?:^|[_.-])site[_-]?key$", low):
+        if any(w in low for w in _PUBLIC_KEY_NAMES) or _SITE_KEY_END.search(low):
             # (a CAPTCHA's site key, reCAPTCHA's or Turnstile's, goes in every page; its secret does not)
             return None  # public keys, fingerprints and lookup keys are meant to be shared
-        return "secret" if re.search(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$", low) else "key"
+        return "secret" if _SECRET_KEY_NAME.search(low) else "key"
     return None
 
 
@@ -253,7 +311,10 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
         return None
     # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
     # `is` or a --flag, the value must look like a credential by itself.
-    strong = quoted or op in ("=", ":=", "=>", "==")
+    if op == "(" and " " in value.strip():
+        return None  # a literal passed to a call with a space in it is a prompt: `getpass("DB password: ")`
+    # (a literal passed to a call is judged by its look alone)
+    strong = (quoted and op != "(") or op in ("=", ":=", "=>", "==")
     if not strong and hint and type_name(value):
         return None
     words = len(value.split())
@@ -337,6 +398,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue  # "cache key: linux-<hash>", "S3 object key: ...": names the key's use, a public one
         if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%: a reference to a variable
+        if text[max(0, start - 1):start] == ":" and _in_arn(text, start):
+            continue  # `arn:aws:secretsmanager:...:secret:prod/db`: a resource type, not a label
         tail = _ASSIGN_TAIL.match(text, kw.end())
         op = _op(tail) if tail else ""
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
@@ -347,6 +410,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # Groovy/Gradle `storePassword 'X'`: a camelCase name then a quoted literal is a call's argument
         camel = name[:1].islower() and not name.islower() and name.isalnum()
         flag = flag or bool(tail and op == "" and camel and tail.group("value")[:1] in "\"'")
+        # a config file's `Directive value` line (redis.conf `requirepass X`, msmtprc `password X`,
+        # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
+        flag = flag or bool(tail and op == "" and _directive(text, start, tail))
         if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)):
             tail = None
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
@@ -354,6 +420,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         found = _judged(text, tail, cls, flag=flag) if tail else None
         if not found and start == kw.start() and (cls != "key" or _prose_key(text, start, cls)):
             prose = _PROSE_TAIL.match(text, kw.end())
+            if prose and text[kw.end():prose.start("op")].split()[-1].strip("()[]").lower() in _ID_WORDS:
+                prose = None  # "Secret ID: <uuid>", "token name: deploy": what names the secret, not it
             found = _judged(text, prose, cls) if prose else None
         if not found and (cls != "key" or _prose_key(text, start, cls)):
             below = _NEXT_LINE.match(text, kw.end())
@@ -368,9 +436,44 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = None
         if found and _under_encrypted(text, start):
             found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
+        if found and _own_name(text[found[1]:found[2]], name):
+            found = None  # `POSTGRES_PASSWORD: postgres`, `ADMIN_PASSWORD=admin`: the image's default
+        if found and name.lower().replace("_", "").endswith(("apikey", "appid")) and in_web_config(text, found[1], found[2]):
+            found = None  # a Firebase config's `apiKey` and `appId`: public by design (not a secret beside them)
         if found:
             skip_to = max(skip_to, found[2])
             yield found
+
+
+_ID_WORDS = frozenset({"id", "ids", "identifier", "name", "names", "arn", "uri", "url", "path", "accessor"})
+
+
+def _in_arn(text: str, at: int) -> bool:
+    """Is the name at ``at`` a part of an ARN (``arn:aws:...:secret:...``)?"""
+    word_start = max(text.rfind(c, max(0, at - 200), at) for c in " \t\n\"'=(") + 1
+    return text.startswith("arn:", word_start)
+
+
+def _directive(text: str, start: int, tail: re.Match[str]) -> bool:
+    """Is this ``Name value`` a line of its own: the name first on its line, the value last? A
+    directive is a word (``password``, ``requirepass``, ``LicenseKey``); ``pw X`` is a note's
+    shorthand, where the value must be unguessable (:func:`_judge`)."""
+    if tail.start() - start < 6:
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip(" \t"):
+        return False
+    end = text.find("\n", tail.end())
+    return not text[tail.end():len(text) if end < 0 else end].strip()
+
+
+def _own_name(value: str, name: str) -> bool:
+    """Is ``value`` a word of its own key's name (``POSTGRES_PASSWORD: postgres``)? Such a value is
+    the default an image or a template ships with, like a password equal to its user."""
+    return value.isalpha() and value.lower() in _NAME_WORDS.split(name.lower())
+
+
+_NAME_WORDS = lazy(r"[^a-z0-9]+|(?<=[a-z])(?=password|passwd|pass|pwd|secret|token)")
 
 
 # The value before its label: "use hunter2hunter2 as the password", "X as the new admin token".
@@ -414,8 +517,14 @@ def _value_before(text: str, start: int, cls: str) -> Span | None:
 
 
 def _op(tail: re.Match[str]) -> str:
-    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``."""
+    """The sign of an assignment's tail, stripped; every language's "is" reads as ``is``, a typed
+    assignment (``: str =``) as ``=``, and a literal passed to a call (named for the credential,
+    or a conversion around the literal) as ``(``."""
     op = tail.group("op").strip()
+    if "wrap" in tail.re.groupindex and tail.group("wrap"):
+        return "("
+    if op.endswith("=") and any(c.isalpha() for c in op):
+        return "="
     return "is" if _COPULA_WORD.fullmatch(op) else op
 
 
@@ -426,6 +535,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         op = "="  # `key: >-` then the value on the next line: a YAML literal
     raw = tail.group("value")
     quoted = raw[0] in "\"'`"
+    if op == "(" and not _CALL_END.match(text, tail.end()):
+        return None  # a literal among a call's arguments is judged by the call (call_credentials)
     value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
     if not quoted and value.startswith("{") and "}" in raw:
         value = raw[1:raw.index("}")]  # ODBC quotes a value in braces: `Pwd={X};`
@@ -554,31 +665,61 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
 # entry (`- name: API_TOKEN` / `value: ...`): the label is one field's value, the secret the next's.
 _NAME_VALUE = lazy(r"(?:key|name)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<name>[\w.-]{1,64})[\"']?[ \t]{0,4},?"
                          r"(?:[ \t]{0,4}\r?\n[ \t]{0,24})?[ \t]{0,4}[\"']?value[\"']?[ \t]{0,4}[=:][ \t]{0,4}"
-                         r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s\"'`,;}]{1,200})")
+                         r"(?P<value>\"[^\"\n]{1,2000}\"|'[^'\n]{1,2000}'|[^\s\"'`,;}]{1,200})")
+# A plist's `<key>password</key>` then `<string>X</string>`, a Java properties file in XML
+# (`<entry key="db.password">X</entry>`), JSON's `"spring.datasource.password": {"value": "X"}`
+# (Spring Boot's /actuator/env): the name, then its value in the next element or member.
+_NAME_THEN_VALUE = lazy(r"<key>(?P<name>[\w .-]{1,64})</key>[ \t]{0,8}(?:\r?\n[ \t]{0,24})?<string>(?P<value>[^<>\n]{1,2000})</string>"
+                        r"|<entry[ \t]{1,4}key=[\"'](?P<name2>[\w.-]{1,64})[\"']>(?P<value2>[^<>\n]{1,2000})</entry>"
+                        r"|\"(?P<name3>[\w.-]{1,64})\"[ \t]{0,4}:[ \t]{0,4}\{[ \t]{0,4}(?:\r?\n[ \t]{0,24})?\"value\"[ \t]{0,4}:[ \t]{0,4}"
+                        r"\"(?P<value3>[^\"\n]{1,2000})\"")
+# A call's two first literals, a name and its value: `SetEnvironmentVariable("NUGET_API_KEY", "X")`,
+# `define('DB_PASSWORD', 'X')`, `Cookie("JSESSIONID", "X")`, `setItem("token", "X")`
+_NAME_COMMA_VALUE = lazy(r"(?P<q>[\"'])(?P<name>[\w.-]{1,64})(?P=q)[ \t]{0,4},[ \t]{0,4}"
+                         r"(?P<value>\"[^\"\n]{1,2000}\"|'[^'\n]{1,2000}')")
 
 
+_PAIR_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sess", "login")
 # Terraform: `variable "db_password" {` then `default = "..."` inside the block.
 _HCL_DEFAULT = lazy(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^}]{0,200}?default[ \t]{0,4}=[ \t]{0,4}"
                           r"(?P<value>\"[^\"\n]{1,200}\")")
 
 
 def named_values(text: str, low: str) -> Iterator[Span]:
-    """A value whose name is in the field beside it: judged as ``name=value`` would be."""
-    if "value" not in low and "default" not in low:
+    """A value whose name is in the field beside it: judged as ``name=value`` would be (a call's
+    literal pair as ``name("value")``: by the value's look)."""
+    if "value" in low or "default" in low:
+        pairs = _NAME_VALUE.finditer(text) if "value" in low else iter(())
+        blocks = _HCL_DEFAULT.finditer(text) if "variable" in low else iter(())
+        for m in (*pairs, *blocks):
+            name = m.group("name")
+            if name == "value" and "apikey" in low[max(0, m.start() - 200):m.start()]:
+                name = "apikey"  # Postman's API-key auth: `{"key": "value", "value": "<the key>"}`
+            yield from _named(text, name, m.start("value"), m.group("value"), "=")
+    if "</key>" in text or "</entry>" in text or '"value"' in text:
+        for m in _NAME_THEN_VALUE.finditer(text):
+            n = next(i for i in ("", "2", "3") if m.group("name" + i))
+            yield from _named(text, m.group("name" + n).replace(" ", "_"), m.start("value" + n),
+                              f'"{m.group("value" + n)}"', "=", offset=-1)
+    # (only lines holding a credential word and a quoted pair: the pattern starts at any quote)
+    pairs = '",' in text or "'," in text  # (a substring test first: most texts hold no quoted pair)
+    for start, end in lines_holding(low, _PAIR_WORDS, ('",', "',")) if pairs else ():
+        for m in _NAME_COMMA_VALUE.finditer(text, start, end):
+            yield from _named(text, m.group("name"), m.start("value"), m.group("value"), "(")
+
+
+def _named(text: str, name: str, at: int, raw: str, op: str, offset: int = 0) -> Iterator[Span]:
+    """The finding for ``raw`` (at ``at``; quoted or not) as the value of ``name``, if it is one."""
+    cls = _key_class(name)
+    if not cls or cls == "login":
         return
-    pairs = _NAME_VALUE.finditer(text) if "value" in low else iter(())
-    blocks = _HCL_DEFAULT.finditer(text) if "variable" in low else iter(())
-    for m in (*pairs, *blocks):
-        cls = _key_class(m.group("name"))
-        if not cls or cls == "login":
-            continue
-        raw = m.group("value")
-        quoted = raw[0] in "\"'"
-        value = raw[1:-1] if quoted else raw
-        kind = _judge(cls, "=" if quoted else ":", value, quoted=quoted, code=False, ends=True)
-        if kind:
-            vstart = m.start("value") + (1 if quoted else 0)
-            yield kind, vstart, vstart + len(value)
+    quoted = raw[0] in "\"'"
+    value = raw[1:-1] if quoted else raw
+    # (a call's literal pair is judged by the value's look: `("passwd", "passphrase")` is a tuple of names)
+    kind = _judge(cls, op if quoted else ":", value, quoted=quoted, code=False, ends=op != "(")
+    if kind and not _own_name(value, name):
+        vstart = at + (1 if quoted else 0) + offset
+        yield kind, vstart, vstart + len(value)
 
 
 # --- values in a column or an element named for them, PINs, and passwords given by their use ----
@@ -587,7 +728,8 @@ def named_values(text: str, low: str) -> Iterator[Span]:
 #: long line of spaces cost time quadratic in its length (85 s for one 80 KB line)
 _TABLE_RULE = lazy(r"\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?")
 # `<password>X</password>` (Maven's settings.xml, .NET config): the element's name is the label
-_XML_ELEMENT = lazy(r"<(?P<name>[A-Za-z][\w.-]{0,63})>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
+# (attributes allowed: FileZilla's `<Pass encoding="base64">` holds the password in base64)
+_XML_ELEMENT = lazy(r"<(?P<name>[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
 
 
 def _cells(line: str) -> list[str]:
@@ -695,6 +837,48 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
 
 
+# --- a user and a password passed to a call -------------------------------------------------
+
+# A call named for signing in, or requests' `auth=(...)` tuple: `NetworkCredential("svc", "X")`,
+# `PasswordAuthenticator('app', 'X')`, `authenticate("svc", "X")`, `DBI->connect(dsn, "u", "X")`
+_CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect)[a-z_]{0,20}"
+                  r"[ \t]{0,4}=?[ \t]{0,4}\(")
+_CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect")
+_LITERAL_ARG = lazy(r"[ \t]{0,4}(?:[A-Za-z_]\w{0,30}[ \t]{0,2}=[ \t]{0,2})?(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)"
+                    r"[ \t]{0,4}(?P<sep>[,)])")
+_HOST_OR_MAIL = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+(?::[0-9]{1,5})?")
+
+
+def call_credentials(text: str, low: str) -> Iterator[Span]:
+    """A password among the literal arguments of a call that signs in (``low``: ``text``
+    lowercased): every literal after the first (the user or the data source) that looks made to
+    be hard to guess, and is not a host name or an e-mail address. A ``connect`` needs three
+    literals (source, user, password), since ``connect("db", "shop")`` names a database. Only the
+    lines holding a call word and a quote are read (the pattern stays on one line)."""
+    if "(" not in text or ('",' not in text and "',"  not in text):
+        return  # a sign-in call passes two literals at least
+    for start, end in lines_holding(low, _CALL_WORDS, ("\"", "'")):
+        for m in _CRED_CALL.finditer(low, start, end):
+            literals = []
+            at = m.end()
+            while len(literals) < 5:
+                arg = _LITERAL_ARG.match(text, at, end)
+                if not arg:
+                    break
+                literals.append(arg)
+                at = arg.end()
+                if arg.group("sep") == ")":
+                    break
+            if len(literals) < (3 if m.group().startswith("connect") else 2):
+                continue
+            for arg in literals[1:]:
+                value = arg.group("value")
+                if (credential_like(value) and not is_placeholder(value, quoted=True)
+                        and not _HOST_OR_MAIL.fullmatch(value) and " " not in value):
+                    yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
+                    break
+
+
 # --- header lists and CSV exports ------------------------------------------------------------
 
 # `OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=KEY,x-other=v`: headers as `name=value` pairs in one
@@ -724,17 +908,20 @@ _CSV_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "login_password"
 
 
 def csv_exports(text: str, low: str) -> Iterator[Span]:
-    """The password column of a CSV export (a password manager's ``name,url,username,password``):
-    a header row naming the column, then rows whose cell in it is judged as a password."""
-    if "," not in text or not any(w in low for w in ("pass", "pwd", "secret")):
+    """The password column of a CSV export (a password manager's ``name,url,username,password``)
+    or of a sheet copied as tab-separated values: a header row naming the column, then rows whose
+    cell in it is judged as a password."""
+    if ("," not in text and "\t" not in text) or not any(w in low for w in ("pass", "pwd", "secret")):
         return
     lines = text.splitlines(keepends=True)
-    offset, column, width = 0, -1, 0
+    offset, column, width, sep = 0, -1, 0, ","
     for line in lines:
         if column < 0 and not any(w in line.lower() for w in ("pass", "pwd", "secret")):
             offset += len(line)
             continue  # (only a header row starts a table: the other lines are not parsed)
-        row = next(csv.reader([line]), [])
+        if column < 0:
+            sep = "\t" if "\t" in line else ","
+        row = next(csv.reader([line], delimiter=sep), [])
         cells = [c.strip().strip("\"'").lower() for c in row]
         if len(cells) >= 3 and any(c in _CSV_PASSWORD for c in cells) and all(_CSV_NAME.fullmatch(c) for c in cells):
             column, width = next(i for i, c in enumerate(cells) if c in _CSV_PASSWORD), len(cells)
@@ -755,6 +942,8 @@ def csv_exports(text: str, low: str) -> Iterator[Span]:
 # one random token and nothing else.
 _BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
               r"[ \t]{0,8}(?P<value>[^\s]{12,200})[ \t]*\r?$", re.MULTILINE)
+_USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
+                        r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
 _HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
 
 
@@ -762,7 +951,14 @@ def values_below(text: str, low: str) -> Iterator[Span]:
     """A random token alone on the line below a label line ending in ``:`` or below a shell
     command (``$ ...``) whose words name a password, secret, token or key: what the command
     printed, or the value the line announces."""
-    if "\n" not in text or not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
+    if "\n" not in text:
+        return
+    for start, _ in lines_holding(low, ("user", "login")):
+        m = _USER_THEN_VALUE.match(text, start)
+        # "user: deploy" then a line that is only a password: the pair a login is written as
+        if m and _strong_unlabelled(m.group("value")):
+            yield "password on the line below its user", m.start("value"), m.end("value")
+    if not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
         return
     for m in _BELOW.finditer(text):
         head = low[m.start("head"):m.end("head")]

@@ -79,7 +79,7 @@ RULES: tuple[Rule, ...] = (
     Rule("OpenAI API key", r"s(?<![A-Za-z0-9_-]s)k-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-proj-<u64>",
          "has_digit"),
     Rule("Hugging Face token", r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", "hf_<a34>", "has_digit"),
-    Rule("Google API key", r"A(?<![A-Za-z0-9_-]A)Iza[A-Za-z0-9_-]{35}" + _B, "AIza<u35>"),
+    Rule("Google API key", r"A(?<![A-Za-z0-9_-]A)Iza[A-Za-z0-9_-]{35}" + _B, "AIza<u35>", "not_web_config"),
     Rule("Google OAuth client secret", r"G(?<![A-Za-z0-9_-]G)OCSPX-[A-Za-z0-9_-]{28}" + _B, "GOCSPX-<u28>"),
     Rule("Google OAuth token", r"y(?<![A-Za-z0-9_-]y)a29\.[A-Za-z0-9_-]{30,}", "ya29.<u60>", "has_digit"),
     Rule("Stripe key", r"(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})",
@@ -134,8 +134,10 @@ RULES: tuple[Rule, ...] = (
     Rule("Atlassian API token", r"A(?<![A-Za-z0-9_-]A)TATT3[A-Za-z0-9_=-]{100,}", "ATATT3<u186>"),
     Rule("age secret key", r"A(?<![A-Za-z0-9_-]A)GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "AGE-SECRET-KEY-1"
          + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2 + "QPZRY9X8GF2T"),
-    Rule("JWT", r"e(?<![A-Za-z0-9_-]e)y[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}",
-         '<~{"alg":"HS256","typ":"JWT"}>.<~{"sub":"42"}>.<u43>', "jwt"),
+    # a signed token, or an encrypted one (JWE: five parts, the second empty with direct
+    # encryption, as next-auth's session cookie is)
+    Rule("JWT", r"e(?<![A-Za-z0-9_-]e)y[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{2,}|[A-Za-z0-9_-]{0,1000}\.[A-Za-z0-9_-]{8,}"
+         r"\.[A-Za-z0-9_-]{16,})\.[A-Za-z0-9_-]{8,}", '<~{"alg":"HS256","typ":"JWT"}>.<~{"sub":"42"}>.<u43>', "jwt"),
     Rule("kubeconfig client key", r"c(?<![a-z0-9_-]c)lient-key-data:[ \t]{0,8}[\"']?([a-z0-9+/]{20,}={0,2})",
          "client-key-data: <b64>", group=1, lower=True),
     Rule("registry auth", r"\"(?:auth|identitytoken)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9+/]{8,}={0,2})\"",
@@ -183,6 +185,36 @@ RULES: tuple[Rule, ...] = (
          r"([^\s\"'`%]{4,200})", "smbclient //nas/share -U CORP\\svc%<a14>", "literal", 1, markers=("-U", "--user")),
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)p[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:]{7,199})(?=[\"']?(?:\s|$))",
          "docker login -u ci -p <a20> registry.corp", "literal", 1, markers=("-p",)),
+    # tools whose positional argument is the credential (no flag or label names it): `snyk auth X`,
+    # `wandb login X`, `b2 account authorize <id> X`, `mc alias set <name> <url> <access> X`,
+    # `hdbuserstore SET <key> <host> <user> X`, `bundle config <host> <user>:X` and its variable
+    # `BUNDLE_<HOST>=<user>:X` (one row: each row
+    # costs every text a marker test)
+    Rule("secret on a command line", r"(?<![a-z0-9_-])(?:snyk[ \t]{1,4}auth|wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z-]{2,20})*"
+         r"|b2[ \t]{1,4}(?:account[ \t]{1,4}authorize|authorize[-_]account)[ \t]{1,4}[^\s]{8,64}"
+         r"|mc[ \t]{1,4}(?:alias[ \t]{1,4}set|config[ \t]{1,4}host[ \t]{1,4}add)(?:[ \t]{1,4}[^\s]{1,300}){3}"
+         r"|hdbuserstore(?:[ \t]{1,4}-[a-z]{1,4})*[ \t]{1,4}set(?:[ \t]{1,4}[^\s]{1,300}){3}"
+         r"|bundle[ \t]{1,4}config(?:[ \t]{1,4}(?:set|--?local|--?global))*[ \t]{1,4}[a-z0-9.-]{1,100}\.[a-z]{2,}/?"
+         r"[ \t]{1,4}[\"']?[^\s:\"']{1,128}:"
+         r"|bundle_[a-z0-9_]{2,100}__[a-z]{2,10}[ \t]{0,4}[=:][ \t]{0,4}[\"']?[^\s:\"']{1,128}:)"
+         r"[ \t]{0,4}[\"']?([^\s\"'-][^\s\"']{3,199})",
+         "snyk auth <h8>-<h4>-<h4>-<h4>-<h12>", "token", 1, lower=True,
+         markers=("snyk", "wandb", "b2 ", "mc ", "hdbuserstore", "bundle")),
+    # network gear: a type-0 (plain) or type-7 (reversible) password, an SNMP community
+    Rule("password assignment", r"(?<![a-z0-9_-])(?:password[ \t]{1,4}[07]|secret[ \t]{1,4}[07]|key-string[ \t]{1,4}7"
+         r"|snmp-server[ \t]{1,4}community|r[ow]community6?)[ \t]{1,4}([^\s]{4,200})",
+         "username netops privilege 15 password 0 <a12>", "literal", 1, lower=True,
+         markers=("password 0", "password 7", "secret 0", "secret 7", "key-string 7", "community")),
+    # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle); `BY PASSWORD '*HASH'` is a hash
+    Rule("password assignment", r"(?:create|alter)[ \t]{1,4}(?:user|role)[ \t][^\n;]{1,200}?[ \t]identified[ \t]{1,4}"
+         r"(?:with[ \t]{1,4}[a-z0-9_]{1,40}[ \t]{1,4})?by[ \t]{1,4}(?!password[ \t]|values[ \t])[\"']?([^\s'\";]{4,200})",
+         "alter user etl identified by '<a16>';", "password", 1, lower=True, markers=("identified by", "identified with")),
+    # AWS CDK's `SecretValue.unsafePlainText('X')`: a secret written into the template
+    Rule("password assignment", r"u(?<![A-Za-z0-9_]u)nsafePlainText\([ \t]{0,4}[\"'`]([^\"'`\n]{4,200})[\"'`]",
+         "SecretValue.unsafePlainText('<a16>')", "value", 1),
+    # an API client made with its key as the only argument (Cohere's ClientV2, a Go NewClient)
+    Rule("API key given to a client", r"Client(?:V[0-9])?\([ \t]{0,4}(?:api_key[ \t]{0,2}=[ \t]{0,2})?[\"']"
+         r"([A-Za-z0-9_.-]{20,200})[\"']", 'co = cohere.ClientV2("<a40>")', "entropy", 1),
     # sqlcmd, bcp: `-P` is the password; in other tools it takes `name=value` options or a profile
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)P[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:=,]{7,199})(?=[\"']?(?:\s|$))",
          "sqlcmd -S db -U sa -P <a14>", "literal", 1, markers=("-P",)),

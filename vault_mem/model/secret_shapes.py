@@ -27,6 +27,8 @@ credential from one it does not list still has a shape. These detectors find the
 - :func:`key_blocks`: private keys that are not PEM: PuTTY ``.ppk`` files, minisign and signify
   secret keys, age identities (any length, plugin identities too) and the private members of a
   JSON Web Key (``"d"``, ``"p"``, ``"k"``, ... beside ``"kty"``).
+  Cardano ``.skey`` files (a ``cborHex`` under a ``...SigningKey...`` type) and Kerberos keytabs
+  in base64 (``BQI...``: the file's ``0x0502`` magic) are key material too.
 - :func:`pgpass_lines`: ``host:port:database:user:password`` lines of a ``.pgpass`` file.
 - :func:`seed_phrases`: 12 or more words of the BIP-39 English list in a row (a wallet's
   recovery phrase), optionally numbered; the list is :mod:`vault_mem.model.seed_words` (MIT).
@@ -41,6 +43,8 @@ first checks for a marker with a substring search, so a text without one costs n
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import itertools
 import re
@@ -54,6 +58,7 @@ from vault_mem.model.secret_values import (
     is_placeholder,
     looks_fake,
     public_by_design,
+    random_hex,
     random_token,
     shannon_entropy,
 )
@@ -192,8 +197,7 @@ def hex_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
         tail = tail.rsplit("_", 1)[-1] if "_" in tail else tail
         if first in _ID_PREFIXES or first in _HEX_PREFIX_WORDS or first.rstrip("0123456789") in _ID_PREFIXES:
             continue
-        letters = sum(c.isalpha() for c in tail)
-        if 4 <= letters <= len(tail) - 4 and shannon_entropy(tail) >= 3.0:  # 3.1 at 32 hex digits, 1st percentile
+        if random_hex(tail):
             yield "API token", m.start(), m.end()
 
 
@@ -221,12 +225,13 @@ _HOOK_PART = lazy(r"[^/?#&=@]+")
 
 
 def _secret_part(part: str, *, hook_host: bool) -> bool:
-    """A path part that only its owner could know: random, long hex, or (on a hook host, where
-    the whole path is the key) a short interleaving of letters and digits (``/catch/675/f1pa6v``).
+    """A path part that only its owner could know: random, long hex, a long random base36 id
+    (Mattermost's ``/hooks/<26 characters>``), or (on a hook host, where the whole path is the
+    key) a short interleaving of letters and digits (``/catch/675/f1pa6v``).
     A UUID alone is not enough: ``webhook.site/<uuid>`` is a public test inbox in many docs."""
-    if random_token(part, min_len=16):
+    if random_token(part, min_len=16) or random_hex(part):
         return True
-    if _HEX.fullmatch(part.lower()) and 4 <= sum(c.isalpha() for c in part) <= len(part) - 4:
+    if len(part) >= 20 and part.isalnum() and part.islower() and _base36_tail(part):
         return True
     if hook_host:
         # letters and digits interleaved (`f1pa6v`), not a name with a number (`usedebounce2`)
@@ -265,22 +270,24 @@ def webhook_urls(text: str) -> Iterator[Span]:
 _AUTH_PARAM = lazy(r"[?&;](?i:[a-z0-9-]{0,16}(?:sig|signature|token|access_token|key|api_key|apikey|secret))"
                    r"=(?P<value>[^&#\s\"'<>`]{16,600})")
 _PRIVATE_PART = lazy(r"/private-(?P<value>[0-9a-f]{32,64})/")
+# A path segment named for a token, then the token: a conda channel's `/t/<token>/`, `/token/<x>`
+_TOKEN_PART = lazy(r"/(?i:t|tokens?|api[_-]?keys?|secrets?)/(?P<value>[^/?#&\s\"'<>`]{16,200})")
 
 
 def signed_urls(text: str) -> Iterator[Span]:
     """A URL whose query names its signature or token with a random value (a Power Automate or
     Logic Apps workflow's ``&sig=``, a presigned object URL), or whose path holds a secret
-    address's ``private-<hex>`` part: whoever has the URL has the access."""
+    address's ``private-<hex>`` part or a random part after a segment named for a token (a
+    conda channel's ``/t/<token>/``): whoever has the URL has the access."""
     if "://" not in text:
         return
     for m in _URL_RUN.finditer(text):
         url = m.group()
         if "{" in url or "xxxx" in url.lower():
             continue  # a template
-        for p in itertools.chain(_AUTH_PARAM.finditer(url), _PRIVATE_PART.finditer(url)):
+        for p in itertools.chain(_AUTH_PARAM.finditer(url), _PRIVATE_PART.finditer(url), _TOKEN_PART.finditer(url)):
             value = unquote(p.group("value"))
-            if random_token(value, min_len=16) or (_HEX.fullmatch(value.lower()) and len(value) >= 32
-                                                   and 4 <= sum(c.isalpha() for c in value) <= len(value) - 4):
+            if random_token(value, min_len=16) or random_hex(value):
                 yield "secret URL", m.start(), m.end()
                 break
 
@@ -335,8 +342,7 @@ def dotted_tokens(text: str, words: Words) -> Iterator[Span]:
         parts = m.group().split(".")
         if len(m.group()) < 48 or not all(_token_part(p) for p in parts):
             continue
-        if any(random_token(p, min_len=27) or (_HEX.fullmatch(p) and 4 <= sum(c.isalpha() for c in p) <= len(p) - 4)
-               for p in parts) and not looks_fake(m.group()):
+        if any(random_token(p, min_len=27) or random_hex(p) for p in parts) and not looks_fake(m.group()):
             yield "API token", m.start(), m.end()
 
 
@@ -352,6 +358,23 @@ _JWK_PRIVATE = lazy(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9
 _JWK_PUBLIC_BEFORE = lazy(r"\"(?:x|y|n|e)\"[ \t]{0,8}:[ \t]{0,8}\"\Z")
 
 
+# A Cardano key file whose type names a signing key, a PaymentSigningKeyShelley_ed25519 for one:
+# its `cborHex` is the key (a VerificationKey file's is public)
+_SIGNING_KEY_FILE = lazy(r"\"type\"[ \t]{0,8}:[ \t]{0,8}\"[A-Za-z0-9_]{0,40}SigningKey[A-Za-z0-9_]{0,40}\"")
+_CBOR_HEX = lazy(r"\"cborHex\"[ \t]{0,8}:[ \t]{0,8}\"(5820[0-9a-fA-F]{64,}|5840[0-9a-fA-F]{128,})\"")
+# A Kerberos keytab in base64: the file starts with 0x0502 (base64 `BQI`), then an entry's length
+_KEYTAB = lazy(r"(?<![A-Za-z0-9+/])BQI[A-Za-z0-9+/]{60,}={0,2}")
+
+
+def _keytab(run: str) -> bool:
+    try:
+        raw = base64.b64decode(run + "=" * (-len(run) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    size = int.from_bytes(raw[2:6], "big", signed=True)
+    return raw[:2] == b"\x05\x02" and 16 <= size <= len(raw) - 6
+
+
 def _public_jwk_member(text: str, start: int) -> bool:
     """Is the value at ``start`` a public member of a JSON Web Key?"""
     return '"kty"' in text and _JWK_PUBLIC_BEFORE.search(text, max(0, start - 24), start) is not None
@@ -359,7 +382,8 @@ _PRIVATE_SPAN = 4 * 1024  # a .ppk's private lines follow its header within this
 
 
 def key_blocks(text: str) -> Iterator[Span]:
-    """PuTTY keys, minisign/signify secret keys, age identities and private JWK members."""
+    """PuTTY keys, minisign/signify secret keys, age identities, private JWK members, Cardano
+    signing key files and Kerberos keytabs in base64."""
     if "PuTTY-User-Key-File-" in text:
         for m in _PUTTY.finditer(text):
             body = _PUTTY_PRIVATE.search(text, m.end(), m.end() + _PRIVATE_SPAN)
@@ -377,6 +401,13 @@ def key_blocks(text: str) -> Iterator[Span]:
         for m in _JWK_PRIVATE.finditer(text):
             if not is_placeholder(m.group(1), quoted=True) and shannon_entropy(m.group(1)) >= 3.5:
                 yield "JSON Web Key private part", m.start(1), m.end(1)
+    if "SigningKey" in text and "cborHex" in text and _SIGNING_KEY_FILE.search(text):
+        for m in _CBOR_HEX.finditer(text):
+            yield "signing key file", m.start(1), m.end(1)
+    if "BQI" in text:
+        for m in _KEYTAB.finditer(text):
+            if _keytab(m.group()):
+                yield "Kerberos keytab", m.start(), m.end()
 
 
 # --- .pgpass -------------------------------------------------------------------------------

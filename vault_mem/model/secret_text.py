@@ -9,8 +9,8 @@ brought to the form a person would read or a program would use:
 - :func:`join_wrapped`: a token wrapped over lines (a JWT broken every 64 characters, a key split
   into ``"abc" +`` / ``"def"`` string pieces, a ``\\`` line continuation) joined back. Only breaks
   between token-like runs are joined, so prose keeps its lines.
-- :func:`encoded_runs`: base64 and URL-encoded runs that decode to mostly printable text, for the
-  caller to scan again (bounded in depth and size by the caller).
+- :func:`encoded_runs`: base64 (gzipped or not) and URL-encoded runs that decode to mostly
+  printable text, for the caller to scan again (bounded in depth and size by the caller).
 
 Each form is a :class:`View` that maps a span of its text back to the text it came from, so a
 finding points at the original characters (a wrapped token's span covers its line breaks).
@@ -24,6 +24,7 @@ import bisect
 import re
 import string
 import unicodedata
+import zlib
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from urllib.parse import unquote
@@ -324,9 +325,26 @@ def encoded_runs(text: str) -> Iterator[tuple[int, int, str, str]]:
     yield from _url_encoded(text)
 
 
+def _gunzip(run: str) -> str | None:
+    """The text a gzip+base64 run (``H4sI...``, how a ``.env`` is passed through a CI variable)
+    holds, read up to :data:`_MAX_RUN` characters (a small bomb stops there)."""
+    try:
+        raw = base64.b64decode(run + "=" * (-len(run.rstrip("=")) % 4), validate=False)
+        inflated = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, _MAX_RUN)
+        decoded = inflated.decode("utf-8", errors="replace")
+    except (binascii.Error, ValueError, zlib.error):
+        return None
+    return decoded if _printable(decoded) else None
+
+
 def _base64_runs(text: str, lo: int, hi: int) -> Iterator[tuple[int, int, str, str]]:
     for m in _B64_RUN.finditer(text, lo, hi):
         run = m.group()
+        if run.startswith("H4sI") and len(run) <= _MAX_RUN:
+            decoded = _gunzip(run)
+            if decoded is not None:
+                yield m.start(), m.end(), decoded, "gzip+base64"
+                continue
         # Words and identifiers are runs too; base64 of text shorter than 32 has a digit or symbol.
         if len(run) <= _MAX_RUN and not (len(run) < 32 and run.isalpha()):
             decoded = _b64decode(run, urlsafe=False)

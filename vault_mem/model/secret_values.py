@@ -15,12 +15,13 @@ import json
 import math
 import re
 from collections import Counter
+from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 
 __all__ = ["ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "UUID", "credential_like",
-           "has_symbol", "high_entropy", "identifier_like", "is_placeholder", "is_wordy", "looks_fake", "shannon_entropy",
-           "spoken", "type_name", "unguessable"]
+           "has_symbol", "high_entropy", "identifier_like", "in_web_config", "is_placeholder", "is_wordy", "looks_fake", "random_hex",
+           "shannon_entropy", "spoken", "type_name", "unguessable"]
 
 
 def shannon_entropy(value: str) -> float:
@@ -86,7 +87,8 @@ _SEGMENTS = lazy(r"[_.\-/: ]+")
 # Mapbox public tokens (``pk.``), PostHog project keys (``phc_``), LaunchDarkly mobile keys.
 # Razorpay's ``rzp_live_``/``rzp_test_`` is the key *id* sent to every checkout page (its key
 # secret has no prefix).
-PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "rzp_test_")
+# Statsig's and others' ``client-`` keys go in the page too (their server keys are ``secret-``).
+PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "rzp_test_", "client-")
 # Datadog's RUM and browser-logs client tokens: ``pub`` and 32 hex, shipped in every page.
 _PUBLIC_TOKEN = lazy(r"pub[0-9a-f]{32}")
 
@@ -94,6 +96,18 @@ _PUBLIC_TOKEN = lazy(r"pub[0-9a-f]{32}")
 def public_by_design(value: str) -> bool:
     """Is ``value`` a key its vendor publishes to browsers and apps (see :data:`PUBLIC_PREFIXES`)?"""
     return value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value) is not None
+
+
+#: what a Firebase web or app config holds beside its ``apiKey`` and ``appId``
+_WEB_CONFIG = ("authDomain", "firebaseapp.com", "messagingSenderId", "storageBucket", "current_key")
+_WEB_CONFIG_REACH = 400
+
+
+def in_web_config(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` a member of a Firebase web or app config? Its ``apiKey`` and
+    ``appId`` ship in every page and app by design (their safety is in the key's restrictions)."""
+    near = text[max(0, start - _WEB_CONFIG_REACH):end + _WEB_CONFIG_REACH]
+    return any(w in near for w in _WEB_CONFIG)
 
 
 # Keys their vendors print in their own documentation and tools, the same for everyone: Stripe's
@@ -104,6 +118,7 @@ _DOCUMENTED = frozenset({
     "sk_" + "test_BQokikJOvBiI2HlWgH4olfQ2",
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq" + "/K1SZFPTOtr/KBHBeksoGMGw==",
     "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw" + "/Jw==",
+    "QWxhZGRpbjpvcGVuIHNlc2FtZQ==",  # RFC 7617's Basic example, "Aladdin:open sesame"
 })
 
 
@@ -161,8 +176,10 @@ def spoken(name: str) -> bool:
 def is_placeholder(value: str, *, quoted: bool) -> bool:
     """True for values that stand for a secret without being one (see the module docstring)."""
     low = value.lower()
-    if not value or value[0] in "$<[{(*" or low in _NON_VALUES or (value[0] == value[-1] == "%"):
+    if not value or value[0] in "$<[{(" or low in _NON_VALUES or (value[0] == value[-1] == "%"):
         return True
+    if value[0] == "*" and (value[-1] == "*" or value[1:2] in ("", "*", ".", "/", " ") or _MYSQL_HASH.fullmatch(value)):
+        return True  # `*required*`, `**`, `*.corp.example`, `*/5`, MySQL's `*<hash>`; a password may start with a `*`
     if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _masked(value):
         return True
     if _FORMAT.search(value) and not _random_rest(_FORMAT.sub("", value)):
@@ -171,10 +188,13 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True
     if any(w in low for w in _PLACEHOLDER_WORDS) or any(w in low for w in _REFERENCE_WORDS):
         return True
+    if "%" in value and is_wordy(unquote(value)):
+        return True  # words URL-encoded: `username%3Apassword` in a doc's example
     if _CALL.search(value) or _URL.match(value) or sample_jwt(value) or documented_example(value):
         return True
-    if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"):
-        return True  # a file path; one leading slash alone could be the start of base64
+    if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"
+                                   or (value[0] == "/" and value[1:].isalpha() and value[1:].islower())):
+        return True  # a file path (`/home`); one leading slash alone could be the start of base64
     if _relative_path(value):
         return True
     # Unquoted identifiers in code are references: `password = settings.DB_PASSWORD`,
@@ -210,7 +230,9 @@ def _relative_path(value: str) -> bool:
     if value.count("/") < 2 or "+" in value or value.endswith("="):
         return False
     parts = [p for p in value.split("/") if p]
-    return len(parts) >= 3 and sum(p.isdigit() or (p.isalpha() and p.islower()) for p in parts) >= 2
+    # (a random part makes it a token with slashes: Asana's `2/<id>/<id>:<hex32>`)
+    return (len(parts) >= 3 and sum(p.isdigit() or (p.isalpha() and p.islower()) for p in parts) >= 2
+            and not any(high_entropy(p) for p in parts))
 
 
 def is_wordy(value: str) -> bool:
@@ -247,6 +269,20 @@ def unguessable(value: str) -> bool:
 _ENTROPY_BAR, _HEX_ENTROPY_BAR = 3.5, 3.0
 
 
+def random_hex(value: str, *, min_len: int = 32) -> bool:
+    """Random hex of ``min_len`` digits or more (either case): letters and digits both make up a
+    fair share of it (4 of each at least) and it reaches hex's entropy bar. The one test of a hex
+    key or URL part; a run of digits or a repeated letter is not one."""
+    if len(value) < min_len or _HEX_RUN.fullmatch(value) is None:
+        return False
+    letters = sum(c.isalpha() for c in value)
+    return 4 <= letters <= len(value) - 4 and shannon_entropy(value) >= _HEX_ENTROPY_BAR
+
+
+_HEX_RUN = lazy(r"[0-9a-f]+|[0-9A-F]+")
+_MYSQL_HASH = lazy(r"\*[0-9A-F]{40}")  # mysql_native_password's stored hash
+
+
 def high_entropy(value: str) -> bool:
     """A random-looking string of at least 20 characters (keys, not names or digests in prose)."""
     bar = _HEX_ENTROPY_BAR if all(c in "0123456789abcdefABCDEF" for c in value) else _ENTROPY_BAR
@@ -263,7 +299,8 @@ def high_entropy(value: str) -> bool:
 def looks_fake(token: str) -> bool:
     """Vendor-prefixed placeholders: AWS's ``...EXAMPLE``, ``XXXXX``, ``xoxb-your-token-here``."""
     low = token.lower()
-    if any(w in low for w in ("example", "xxxxx", "placeholder", "redacted", "0000000000")) or sample_jwt(token) \
+    # (x's are judged as in is_placeholder's _masked: `sk_live_xxxx`, not `xXxXx` drawn by chance)
+    if any(w in low for w in ("example", "placeholder", "redacted", "0000000000")) or _masked(token) or sample_jwt(token) \
             or documented_example(token):
         return True
     return is_wordy(token)

@@ -33,6 +33,15 @@ Decisions a reader may look for:
   the sentence and is not a state ("my password: correcthorsebatterystaple" counts), a numeric
   PIN without its label (``PIN``/``PUK``/passcode/door code and four digits count), and a value
   whose label comes after it ("X (that's the api secret)"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
+- A value that is a word of its own key's name (``POSTGRES_PASSWORD: postgres``, ``ADMIN_PASSWORD=admin``)
+  is the default an image or template ships with, like ``guest:guest``. A Firebase web config's
+  ``apiKey`` and ``appId`` ship in every page, and so do ``client-`` keys (Statsig's); RFC 7617's
+  ``Aladdin:open sesame`` is documented for everyone. They pass.
+- A literal handed to a call is judged by its look alone (``getpass("Password: ")`` is a prompt):
+  a conversion (``[]byte("X")``, ``SecretStr("X")``), a call named for the credential
+  (``.bearer_auth("X")``), a name and its value side by side (``define('DB_PASSWORD', 'X')``,
+  ``Cookie("JSESSIONID", "X")``), the literals after the first of a sign-in call
+  (``NetworkCredential("svc", "X")``, ``auth=("admin", "X")``).
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
@@ -64,6 +73,7 @@ from dataclasses import dataclass
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_labels import (
     assignments,
+    call_credentials,
     csv_exports,
     header_lists,
     labelled_value,
@@ -95,6 +105,8 @@ from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, lines_
 from vault_mem.model.secret_values import (
     UUID,
     credential_like,
+    high_entropy,
+    in_web_config,
     is_placeholder,
     looks_fake,
     random_token,
@@ -177,8 +189,20 @@ def _literal_credential(m: re.Match[str], text: str, group: int) -> bool:
 def _token(m: re.Match[str], text: str, group: int) -> bool:
     """A token after its scheme: a literal credential, or a UUID (Splunk HEC, Postmark, Heroku
     tokens are UUIDs; after ``Authorization: <Scheme>`` a UUID is no object's id)."""
+    if UUID.fullmatch(_value(m, text, group)):
+        return not is_placeholder(_value(m, text, group), quoted=True)
+    return _literal_credential(m, text, group)
+
+
+def _entropy(m: re.Match[str], text: str, group: int) -> bool:
+    """A random-looking literal (:func:`high_entropy`): for places a name could stand too."""
     value = _value(m, text, group)
-    return (credential_like(value) or UUID.fullmatch(value) is not None) and not is_placeholder(value, quoted=True)
+    return high_entropy(value) and not is_placeholder(value, quoted=True) and not looks_fake(value)
+
+
+def _not_web_config(m: re.Match[str], text: str, group: int) -> bool:
+    """A Google API key, unless it sits in a Firebase web or app config (:func:`in_web_config`)."""
+    return _not_fake(m, text, group) and not in_web_config(text, m.start(), m.end())
 
 
 def _basic_auth(m: re.Match[str], text: str, group: int) -> bool:
@@ -199,6 +223,7 @@ def _mixed(m: re.Match[str], text: str, group: int) -> bool:
 CHECKS: dict[str, Check] = {
     "not_fake": _not_fake, "has_digit": _has_digit, "jwt": _jwt_header, "numeric_id": _numeric_id,
     "value": _is_value, "password": _password_value, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
+    "entropy": _entropy, "not_web_config": _not_web_config,
 }
 
 
@@ -375,6 +400,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from header_lists(text, low)
         yield from xml_elements(text)
         yield from unlabelled_passwords(text, low)
+        yield from call_credentials(text, low)
         yield from values_below(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
