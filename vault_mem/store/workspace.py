@@ -122,7 +122,7 @@ class Workspace:
             self.notices.append(
                 f"git ignores new memory files in {', '.join(ignored)} of {root} (a .gitignore or exclude "
                 "rule): they would be in no commit and no sync while `git status` looks clean; find the "
-                f"rule with `git check-ignore -v {ignored[0]}new-memory.md` and remove it")
+                f"rule with `git check-ignore -v --no-index {ignored[0]}new-memory.md {ignored[0]}*.md` and remove it")
         #: the checks every write makes (key, format, size, secrets, lint)
         self.policy = WritePolicy(max_body_bytes=self.config.max_body_bytes,
                                   max_file_bytes=self.config.max_file_bytes)
