@@ -401,3 +401,47 @@ def test_index_lines_of_files_a_stopped_merge_brought_name_their_authors_with_on
     assert len(lines) == 5 and all(f"by {tag}" in ln for ln in lines), (legend.text(), lines)
     own = next(ln for ln in text.splitlines() if "own-note" in ln)
     assert f"by {tag}" not in own, own
+
+
+def test_a_peer_taking_away_the_persons_memories_is_named_by_sync(tmp_path):
+    """An author not approved here cannot put a memory in front of the agent, but could take the
+    person's away: deleting one, or editing it (the edit is then a peer's, left out of the session
+    context). Sync once said only "received 1 commit(s)". Now it names each such memory, the
+    author and the commit, and how to bring it back or approve the author; a peer's change to
+    the peer's own memory, and an approved author's deletion, are not named."""
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("--vault", str(mine), "remember", "deploy-host", "--type", "fact",
+               "-d", "Deploys go to stg-2 first").returncode == 0
+    git(mine, "push", "-q", "origin", "main")
+    git(peer, "pull", "-q", "origin", "main")
+    (peer / "facts" / "peer-own.md").write_text(_peer_memory("the peer's own note"))
+    push_as_peer(peer, "a note of the peer's")
+    assert "peer-own" not in cli("--vault", str(mine), "sync").stdout
+    git(peer, "rm", "-q", "preferences/editor-choice.md")
+    path = peer / "facts" / "deploy-host.md"
+    path.write_text(path.read_text().replace("stg-2", "prod"))
+    (peer / "facts" / "peer-own.md").write_text(_peer_memory("the peer's own note, edited"))
+    push_as_peer(peer, "tidy up")
+
+    r = cli("--vault", str(mine), "sync")
+    assert r.returncode == 0, r.stderr
+    commit = git(mine, "rev-parse", "--short=10", "HEAD").strip()
+    assert (f"preferences/editor-choice.md, a memory of this machine's, was deleted by {PEER_EMAIL} "
+            f"(commit {commit})") in r.stdout, r.stdout
+    assert f"facts/deploy-host.md, a memory of this machine's, was changed by {PEER_EMAIL}" in r.stdout
+    assert f"`git checkout {commit}~1 -- preferences/editor-choice.md`" in r.stdout
+    assert "peer-own" not in r.stdout
+    report = json.loads(cli("--vault", str(mine), "sync", "--json").stdout)
+    assert report["displaced"] == []  # said once, by the sync that brought it
+    # the way back it names works
+    git(mine, "checkout", f"{commit}~1", "--", "preferences/editor-choice.md")
+    assert "Helix" in (mine / "preferences" / "editor-choice.md").read_text()
+    git(mine, "commit", "-q", "-m", "bring back my editor choice")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    # an approved author's deletion is theirs to make
+    assert cli("--vault", str(mine), "trust", "--author", PEER_EMAIL, "--yes").returncode == 0
+    git(peer, "pull", "-q", "origin", "main")
+    git(peer, "rm", "-q", "preferences/editor-choice.md")
+    push_as_peer(peer, "again")
+    r = cli("--vault", str(mine), "sync")
+    assert r.returncode == 0 and "a memory of this machine's" not in r.stdout, r.stdout
