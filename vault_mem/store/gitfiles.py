@@ -46,9 +46,10 @@ def is_git_file(rel: str) -> bool:
 #: INDEX.md (regenerated, never taken), vault.toml (its settings have their own approval,
 #: :mod:`vault_mem.store.settings`), README.md (the template's, text for people)
 _OWN_FILES = frozenset({INDEX_FILE, CONFIG_FILE, "README.md"})
-#: file names agent CLIs read as instructions in the folder they work in (any case: on macOS
+#: file names agent CLIs read as instructions in the folder they work in (Codex: AGENTS.md and
+#: AGENTS.override.md; any case: on macOS
 #: and Windows `facts/claude.md` is `facts/CLAUDE.md`)
-_AGENT_INSTRUCTIONS = frozenset({"agents.md", "claude.md", "claude.local.md", "gemini.md"})
+_AGENT_INSTRUCTIONS = frozenset({"agents.md", "agents.override.md", "claude.md", "claude.local.md", "gemini.md"})
 
 
 def _read_as_memory(rel: str) -> bool:
