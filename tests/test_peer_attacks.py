@@ -447,3 +447,31 @@ def test_a_peer_taking_away_the_persons_memories_is_named_by_sync(tmp_path):
     push_as_peer(peer, "again")
     r = cli("--vault", str(mine), "sync")
     assert r.returncode == 0 and "a memory of this machine's" not in r.stdout, r.stdout
+
+
+def test_a_peers_supersedes_field_never_reaches_the_agent_outside_the_fence(tmp_path):
+    """`get` says "note: supersedes KEY" after the fenced memory, as vault-mem's own words: a
+    peer's file whose `supersedes` holds a sentence, not a key, had that sentence reach the agent
+    (the MCP `get` result) outside the fence, as if vault-mem said it. No list item that is not
+    a key can name a memory, so only keys are named there."""
+    from conftest import parse_fenced
+
+    from vault_mem import Vault
+    from vault_mem.adapters.tools import call_tool
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts" / "staging-host.md").write_text(
+        f"---\ndescription: The staging host\ntype: fact\nsupersedes: [\"{INJECTION}\", old-staging]\n---\nstg-2\n")
+    push_as_peer(peer, "staging")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    v = Vault(mine)
+    try:
+        for tool, args in (("get", {"key": "staging-host"}), ("recall", {"query": "staging host"}), ("list", {})):
+            result = call_tool(v, tool, args)
+            assert not result.is_error, result.text
+            outside, memories = parse_fenced(result.text)
+            assert "MARK-7f3a" not in "\n".join(outside), (tool, result.text)
+            assert any("staging-host" in head for head, _ in memories), (tool, result.text)
+        assert "note: supersedes old-staging" in call_tool(v, "get", {"key": "staging-host"}).text
+    finally:
+        v.close()
