@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -184,3 +185,52 @@ def test_the_hooks_fallback_to_vault_mem_on_path_runs_nothing_either(peer_net, t
     git(peer, "push", "-q", "origin", "main")
     # an empty PATH entry (the working folder) ahead of the real one, as `PATH=:$PATH` leaves it
     exercise(clone, markers, path=os.pathsep.join(["", str(Path(sys.executable).parent), os.environ["PATH"]]))
+
+
+#: programs vault-mem starts (git; ps and lsof to see who runs git), and programs git starts
+#: itself (ssh for a remote, a pager): a peer commits each, executable, at the vault's top
+PROGRAMS = ("git", "ssh", "ps", "lsof", "less")
+
+
+def test_a_peers_executable_named_like_a_program_never_runs_through_a_relative_path_entry(tmp_path):
+    """An empty PATH entry (``PATH=:$PATH``) or ``.`` names the working folder, and vault-mem runs
+    git with the vault as its working folder (the agent hooks and the MCP server run there as
+    well): a fresh clone's executable ``git`` ran on every command, even one started elsewhere
+    with ``--vault``, and GitPython's first ``git version`` ran it from the agent hooks. Programs
+    are now found on PATH's absolute folders, and git is given only those."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    victim = tmp_path / "victim"
+    assert vm(tmp_path, "init", str(victim)).returncode == 0
+    git(victim, "remote", "add", "origin", str(bare))
+    git(victim, "push", "-q", "-u", "origin", "main")
+    peer = tmp_path / "peer"
+    git(tmp_path, "clone", "-q", str(bare), str(peer))
+    for name in PROGRAMS:
+        real = shutil.which(name) or "/bin/true"
+        (peer / name).write_text(f"#!/bin/sh\ntouch '{markers}/{name}'\nexec {real} \"$@\"\n")
+        (peer / name).chmod(0o755)
+    git(peer, "add", "-A")
+    git(peer, "commit", "-q", "--no-verify", "-m", "helpers")
+    git(peer, "push", "-q", "origin", "main")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    assert os.access(clone / "git", os.X_OK)
+
+    real_path = os.environ["PATH"]
+    for path in (os.pathsep + real_path, "." + os.pathsep + real_path):
+        env = {"PATH": path}
+        for cwd, args in ((tmp_path, ("--vault", str(clone), "list")), (clone, ("list",)),
+                          (clone, ("remember", "editor", "-d", "Uses Helix")), (clone, ("doctor",)),
+                          (tmp_path, ("--vault", str(clone), "sync"))):
+            proc = run(cwd, *vault_mem_cmd(), *args, env=env)
+            assert "Traceback" not in proc.stderr, proc.stderr
+            assert_nothing_ran(markers)
+        for name, event in (("session-start", {"hook_event_name": "SessionStart"}),
+                            ("user-prompt-submit", {"hook_event_name": "UserPromptSubmit", "prompt": "editor"})):
+            proc = run(clone, *vault_mem_cmd(), "hook", name, input=json.dumps({**event, "cwd": str(clone)}), env=env)
+            assert proc.returncode == 0, proc.stderr
+            assert_nothing_ran(markers)
+    assert "editor" in git(clone, "log", "-1", "--format=%s")

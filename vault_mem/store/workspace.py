@@ -22,6 +22,7 @@ from vault_mem.config import (
     Config,
     with_environment,
 )
+from vault_mem.platform.programs import program, program_env
 from vault_mem.errors import (
     ConfigError,
     GitError,
@@ -70,7 +71,11 @@ PERSON_GIT_WAIT_S = 5.0
 
 def init_repository(root: Path) -> None:
     """``git init`` a new repository at ``root``."""
-    proc = subprocess.run(["git", "init", "-q", str(root)], capture_output=True, text=True, check=False)
+    try:
+        proc = subprocess.run([program("git"), "init", "-q", str(root)], capture_output=True, text=True, check=False,
+                              env=program_env())
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH; install git and retry") from exc
     if proc.returncode != 0:
         raise GitError(f"git init failed: {proc.stderr.strip()}; check that {root} is writable")
 
