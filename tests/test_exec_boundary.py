@@ -234,3 +234,38 @@ def test_a_peers_executable_named_like_a_program_never_runs_through_a_relative_p
             assert proc.returncode == 0, proc.stderr
             assert_nothing_ran(markers)
     assert "editor" in git(clone, "log", "-1", "--format=%s")
+
+
+def test_the_agent_hook_command_connect_writes_runs_nothing_of_the_vault_under_an_empty_pythonpath_entry(tmp_path):
+    """An agent CLI runs the hook command `vault-mem connect` wrote with the person's environment,
+    in the project (here the vault). With an empty PYTHONPATH entry, Python put the vault ahead of
+    its own modules and a fresh clone's `encodings/__init__.py` ran at start-up, before any line
+    of vault-mem (the git hooks start Python with -E; the agent hooks did not)."""
+    from vault_mem.adapters.connect import connect
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    victim = tmp_path / "victim"
+    assert vm(tmp_path, "init", str(victim)).returncode == 0
+    for rel in ("encodings/__init__.py", "json/__init__.py", "re.py", "sitecustomize.py"):
+        (victim / rel).parent.mkdir(parents=True, exist_ok=True)
+        # only the built-in posix module: `encodings` runs before `open` exists
+        (victim / rel).write_text(f"import posix\nposix.close(posix.open({str(markers / rel.split('/')[0])!r}, "
+                                  "posix.O_CREAT | posix.O_WRONLY, 0o644))\n")
+    git(victim, "add", "-A")
+    git(victim, "commit", "-q", "--no-verify", "-m", "a peer's modules")
+    git(victim, "push", "-q", str(bare), "main")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    home = tmp_path / "agent-home"
+    connect("claude-code", None, scope="user", home=home, exe=vault_mem_cmd()[0])
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    for event, name in (("SessionStart", "session-start"), ("UserPromptSubmit", "user-prompt-submit")):
+        command = next(h["command"] for g in settings["hooks"][event] for h in g["hooks"]
+                       if h["command"].endswith(f"hook {name}"))
+        payload = {"hook_event_name": event, "cwd": str(clone), "prompt": "which editor"}
+        proc = run(clone, "sh", "-c", command, input=json.dumps(payload), env={"PYTHONPATH": os.pathsep})
+        assert_nothing_ran(markers)
+        assert proc.returncode == 0, proc.stderr

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.errors import ConfigError, UsageError
+from vault_mem.platform.programs import which
 from vault_mem.store.files import atomic_write
 
 SERVER = "vault-mem"
@@ -108,8 +109,15 @@ class _Context:
     exe: str
 
     def command(self, *args: str) -> str:
+        """A hook's command line. An agent CLI runs it in the project (the vault, whose files a
+        peer's commits fill) with the person's environment: an empty ``PYTHONPATH`` entry
+        would put that folder ahead of Python's own modules, and a peer's ``encodings/`` or
+        ``json.py`` would run at start-up, before vault-mem can do anything (DESIGN §7). So the
+        command drops ``PYTHONPATH`` first, as the git hooks do (``env`` by absolute path)."""
         pinned = ("--vault", self.vault) if self.vault else ()
-        return " ".join(shlex.quote(a) for a in (self.exe, *pinned, *args))
+        env = which("env")
+        clean = (env, "-u", "PYTHONPATH") if env else ()
+        return " ".join(shlex.quote(a) for a in (*clean, self.exe, *pinned, *args))
 
     def server(self) -> dict[str, Any]:
         return {"command": self.exe, "args": ["mcp", self.vault] if self.vault else ["mcp"]}

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_mem.platform.programs import which
 from vault_mem.platform.kind import LINUX, flavour
+from vault_mem.platform.programs import which
 
 #: :func:`process_start` of a process that has ended (or is a zombie: it holds nothing)
 GONE = "gone"

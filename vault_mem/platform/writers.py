@@ -17,9 +17,9 @@ import signal
 import subprocess
 from pathlib import Path
 
-from vault_mem.platform.programs import which
 from vault_mem.platform.kind import LINUX, flavour
 from vault_mem.platform.locking import fcntl_module
+from vault_mem.platform.programs import which
 
 
 def leases_native() -> bool:

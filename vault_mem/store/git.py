@@ -44,6 +44,7 @@ import git
 
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, LockTimeoutError
 from vault_mem.model.trailers import AGENT
+from vault_mem.platform.programs import program, program_env
 from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
 from vault_mem.store.gitindex import GitIndex
@@ -61,7 +62,6 @@ from vault_mem.store.gitprocs import (
 )
 from vault_mem.store.gitrefs import GitRefs
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, pid_exists, this_command
-from vault_mem.platform.programs import program, program_env
 
 log = logging.getLogger("vault_mem.store.git")
 #: how long a landed commit waits for a git gc/prune/repack, started before it landed, to end

@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import subprocess
 
-from vault_mem.platform.programs import program, program_env
 from vault_mem.errors import GitError, SyncError
+from vault_mem.platform.programs import program, program_env
 from vault_mem.store.git import GitRepo
-
 
 #: Objects before refs for what a fetch brings: below ``fetch.unpackLimit`` (100 objects by
 #: default) git unpacks a fetched pack into loose objects, which a person's ``git prune

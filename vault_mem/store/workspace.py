@@ -22,7 +22,6 @@ from vault_mem.config import (
     Config,
     with_environment,
 )
-from vault_mem.platform.programs import program, program_env
 from vault_mem.errors import (
     ConfigError,
     GitError,
@@ -36,6 +35,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
+from vault_mem.platform.programs import program, program_env
 from vault_mem.store.files import (
     PRIVATE_FILE,
     atomic_write,
