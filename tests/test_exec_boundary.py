@@ -269,3 +269,9 @@ def test_the_agent_hook_command_connect_writes_runs_nothing_of_the_vault_under_a
         proc = run(clone, "sh", "-c", command, input=json.dumps(payload), env={"PYTHONPATH": os.pathsep})
         assert_nothing_ran(markers)
         assert proc.returncode == 0, proc.stderr
+    # the MCP server as configured, started in the vault by an agent that passes its whole
+    # environment on (the entry's `env` over it)
+    server = json.loads((home / ".claude.json").read_text())["mcpServers"]["vault-mem"]
+    proc = run(clone, server["command"], *server["args"], input="",
+               env={"PYTHONPATH": os.pathsep, **server.get("env", {})})
+    assert_nothing_ran(markers)

@@ -120,7 +120,10 @@ class _Context:
         return " ".join(shlex.quote(a) for a in (*clean, self.exe, *pinned, *args))
 
     def server(self) -> dict[str, Any]:
-        return {"command": self.exe, "args": ["mcp", self.vault] if self.vault else ["mcp"]}
+        """The MCP server's entry. An empty ``PYTHONPATH`` is Python's "unset": whatever the
+        agent passes on, no entry of it can name the working folder (see :meth:`command`)."""
+        return {"command": self.exe, "args": ["mcp", self.vault] if self.vault else ["mcp"],
+                "env": {"PYTHONPATH": ""}}
 
 
 #: (path, old text or None, new text, what it holds)
@@ -202,7 +205,7 @@ def _merge_hooks(data: dict[str, Any], path: Path, events: dict[str, str], ctx: 
 # -- Claude Code -------------------------------------------------------------------------------
 def _claude(ctx: _Context) -> _Plan:
     def server(data: dict[str, Any], path: Path) -> None:
-        _table(data, "mcpServers", path)[SERVER] = {"type": "stdio", **ctx.server(), "env": {}}
+        _table(data, "mcpServers", path)[SERVER] = {"type": "stdio", **ctx.server()}
 
     def hooks(path: Path):
         return lambda data: _merge_hooks(data, path, _CLAUDE_EVENTS, ctx,
