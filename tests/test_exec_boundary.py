@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -184,3 +185,93 @@ def test_the_hooks_fallback_to_vault_mem_on_path_runs_nothing_either(peer_net, t
     git(peer, "push", "-q", "origin", "main")
     # an empty PATH entry (the working folder) ahead of the real one, as `PATH=:$PATH` leaves it
     exercise(clone, markers, path=os.pathsep.join(["", str(Path(sys.executable).parent), os.environ["PATH"]]))
+
+
+#: programs vault-mem starts (git; ps and lsof to see who runs git), and programs git starts
+#: itself (ssh for a remote, a pager): a peer commits each, executable, at the vault's top
+PROGRAMS = ("git", "ssh", "ps", "lsof", "less")
+
+
+def test_a_peers_executable_named_like_a_program_never_runs_through_a_relative_path_entry(tmp_path):
+    """An empty PATH entry (``PATH=:$PATH``) or ``.`` names the working folder, and vault-mem runs
+    git with the vault as its working folder (the agent hooks and the MCP server run there as
+    well): a fresh clone's executable ``git`` ran on every command, even one started elsewhere
+    with ``--vault``, and GitPython's first ``git version`` ran it from the agent hooks. Programs
+    are now found on PATH's absolute folders, and git is given only those."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    victim = tmp_path / "victim"
+    assert vm(tmp_path, "init", str(victim)).returncode == 0
+    git(victim, "remote", "add", "origin", str(bare))
+    git(victim, "push", "-q", "-u", "origin", "main")
+    peer = tmp_path / "peer"
+    git(tmp_path, "clone", "-q", str(bare), str(peer))
+    for name in PROGRAMS:
+        real = shutil.which(name) or "/bin/true"
+        (peer / name).write_text(f"#!/bin/sh\ntouch '{markers}/{name}'\nexec {real} \"$@\"\n")
+        (peer / name).chmod(0o755)
+    git(peer, "add", "-A")
+    git(peer, "commit", "-q", "--no-verify", "-m", "helpers")
+    git(peer, "push", "-q", "origin", "main")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    assert os.access(clone / "git", os.X_OK)
+
+    real_path = os.environ["PATH"]
+    for path in (os.pathsep + real_path, "." + os.pathsep + real_path):
+        env = {"PATH": path}
+        for cwd, args in ((tmp_path, ("--vault", str(clone), "list")), (clone, ("list",)),
+                          (clone, ("remember", "editor", "-d", "Uses Helix")), (clone, ("doctor",)),
+                          (tmp_path, ("--vault", str(clone), "sync"))):
+            proc = run(cwd, *vault_mem_cmd(), *args, env=env)
+            assert "Traceback" not in proc.stderr, proc.stderr
+            assert_nothing_ran(markers)
+        for name, event in (("session-start", {"hook_event_name": "SessionStart"}),
+                            ("user-prompt-submit", {"hook_event_name": "UserPromptSubmit", "prompt": "editor"})):
+            proc = run(clone, *vault_mem_cmd(), "hook", name, input=json.dumps({**event, "cwd": str(clone)}), env=env)
+            assert proc.returncode == 0, proc.stderr
+            assert_nothing_ran(markers)
+    assert "editor" in git(clone, "log", "-1", "--format=%s")
+
+
+def test_the_agent_hook_command_connect_writes_runs_nothing_of_the_vault_under_an_empty_pythonpath_entry(tmp_path):
+    """An agent CLI runs the hook command `vault-mem connect` wrote with the person's environment,
+    in the project (here the vault). With an empty PYTHONPATH entry, Python put the vault ahead of
+    its own modules and a fresh clone's `encodings/__init__.py` ran at start-up, before any line
+    of vault-mem (the git hooks start Python with -E; the agent hooks did not)."""
+    from vault_mem.adapters.connect import connect
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    victim = tmp_path / "victim"
+    assert vm(tmp_path, "init", str(victim)).returncode == 0
+    for rel in ("encodings/__init__.py", "json/__init__.py", "re.py", "sitecustomize.py"):
+        (victim / rel).parent.mkdir(parents=True, exist_ok=True)
+        # only the built-in posix module: `encodings` runs before `open` exists
+        (victim / rel).write_text(f"import posix\nposix.close(posix.open({str(markers / rel.split('/')[0])!r}, "
+                                  "posix.O_CREAT | posix.O_WRONLY, 0o644))\n")
+    git(victim, "add", "-A")
+    git(victim, "commit", "-q", "--no-verify", "-m", "a peer's modules")
+    git(victim, "push", "-q", str(bare), "main")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    home = tmp_path / "agent-home"
+    connect("claude-code", None, scope="user", home=home, exe=vault_mem_cmd()[0])
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    for event, name in (("SessionStart", "session-start"), ("UserPromptSubmit", "user-prompt-submit")):
+        command = next(h["command"] for g in settings["hooks"][event] for h in g["hooks"]
+                       if h["command"].endswith(f"hook {name}"))
+        payload = {"hook_event_name": event, "cwd": str(clone), "prompt": "which editor"}
+        proc = run(clone, "sh", "-c", command, input=json.dumps(payload), env={"PYTHONPATH": os.pathsep})
+        assert_nothing_ran(markers)
+        assert proc.returncode == 0, proc.stderr
+    # the MCP server as configured, started in the vault by an agent that passes its whole
+    # environment on (the entry's `env` over it)
+    server = json.loads((home / ".claude.json").read_text())["mcpServers"]["vault-mem"]
+    proc = run(clone, server["command"], *server["args"], input="",
+               env={"PYTHONPATH": os.pathsep, **server.get("env", {})})
+    assert_nothing_ran(markers)

@@ -327,3 +327,27 @@ def test_ignored_memory_folders_are_named_by_every_command_and_doctor(pair, tmp_
     gi = fresh / ".gitignore"
     gi.write_text(gi.read_text().replace("facts/*\n", ""))  # fixed: the notice goes
     assert "git ignores" not in vm(fresh, "list").stderr
+
+
+def test_an_ignore_rule_that_spares_one_name_still_names_the_folder_of_a_hidden_memory(pair, tmp_path):
+    """A peer's ignore rules that hide every memory file but the one name a probe would ask
+    about (``*.md`` then ``!new-memory.md``): the person's hand-written memory is in no commit
+    and no sync while ``git status`` is clean. Every command and doctor name the folder as soon
+    as such a file exists, not only when a probe name is ignored."""
+    _bare, _mine, peer = pair
+    gi = peer / ".gitignore"
+    gi.write_text(gi.read_text() + "*.md\n!new-memory.md\n!INDEX.md\n!README.md\n")
+    peer_push(peer, "tidy the ignore rules")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(fresh))
+    assert "git ignores" not in vm(fresh, "list").stderr  # no file hidden yet: nothing to say
+    (fresh / "facts" / "staging-host.md").write_text("---\ndescription: The staging host is stg-2\n---\n")
+    git(fresh, "add", "-A")
+    assert git(fresh, "status", "--porcelain").strip() == ""  # git hides it: status clean
+    r = vm(fresh, "list")
+    assert r.returncode == 0 and "git ignores new memory files in facts/" in r.stderr, r.stderr
+    d = vm(fresh, "doctor", "--json")
+    assert d.returncode == 1 and json.loads(d.stdout)["ignored_folders"] == ["facts/"], d.stdout
+    gi = fresh / ".gitignore"
+    gi.write_text(gi.read_text().replace("*.md\n", ""))  # fixed: the notice goes
+    assert "git ignores" not in vm(fresh, "list").stderr

@@ -189,6 +189,8 @@ def test_the_pending_notice_reaches_tools_and_mcp_callers(pair, tmp_path):
     v = Vault(mine.root)
     result = call_tool(v, "list", {})
     assert not result.is_error and any("vault-mem trust" in n for n in result.data["notices"])
+    # the approval is the person's: an agent reading the notice is told so, not told to approve
+    assert any("an agent never approves them" in n for n in result.data["notices"]), result.data["notices"]
     v.close()
 
 

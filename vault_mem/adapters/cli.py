@@ -436,7 +436,7 @@ def cmd_doctor(args) -> int:
     lines += [f"unusable file {shown(p.path)}: {p.reason}" for p in problems]
     lines += [f"writes are refused: {b}" for b in blockers]
     lines += [f"git ignores new memory files in {folder} (a .gitignore or exclude rule): they are in no commit "
-              f"and no sync; find the rule with `git check-ignore -v {folder}new-memory.md` and remove it"
+              f"and no sync; find the rule with `git check-ignore -v --no-index {folder}new-memory.md {folder}*.md` and remove it"
               for folder in ignored]
     lines += [history] if history else []
     warned = [f"warning: {w}" for w in warnings]

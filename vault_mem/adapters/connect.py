@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.errors import ConfigError, UsageError
+from vault_mem.platform.programs import which
 from vault_mem.store.files import atomic_write
 
 SERVER = "vault-mem"
@@ -108,11 +109,21 @@ class _Context:
     exe: str
 
     def command(self, *args: str) -> str:
+        """A hook's command line. An agent CLI runs it in the project (the vault, whose files a
+        peer's commits fill) with the person's environment: an empty ``PYTHONPATH`` entry
+        would put that folder ahead of Python's own modules, and a peer's ``encodings/`` or
+        ``json.py`` would run at start-up, before vault-mem can do anything (DESIGN §7). So the
+        command drops ``PYTHONPATH`` first, as the git hooks do (``env`` by absolute path)."""
         pinned = ("--vault", self.vault) if self.vault else ()
-        return " ".join(shlex.quote(a) for a in (self.exe, *pinned, *args))
+        env = which("env")
+        clean = (env, "-u", "PYTHONPATH") if env else ()
+        return " ".join(shlex.quote(a) for a in (*clean, self.exe, *pinned, *args))
 
     def server(self) -> dict[str, Any]:
-        return {"command": self.exe, "args": ["mcp", self.vault] if self.vault else ["mcp"]}
+        """The MCP server's entry. An empty ``PYTHONPATH`` is Python's "unset": whatever the
+        agent passes on, no entry of it can name the working folder (see :meth:`command`)."""
+        return {"command": self.exe, "args": ["mcp", self.vault] if self.vault else ["mcp"],
+                "env": {"PYTHONPATH": ""}}
 
 
 #: (path, old text or None, new text, what it holds)
@@ -194,7 +205,7 @@ def _merge_hooks(data: dict[str, Any], path: Path, events: dict[str, str], ctx: 
 # -- Claude Code -------------------------------------------------------------------------------
 def _claude(ctx: _Context) -> _Plan:
     def server(data: dict[str, Any], path: Path) -> None:
-        _table(data, "mcpServers", path)[SERVER] = {"type": "stdio", **ctx.server(), "env": {}}
+        _table(data, "mcpServers", path)[SERVER] = {"type": "stdio", **ctx.server()}
 
     def hooks(path: Path):
         return lambda data: _merge_hooks(data, path, _CLAUDE_EVENTS, ctx,

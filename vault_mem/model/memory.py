@@ -195,7 +195,17 @@ class Memory:
 
     @property
     def supersedes(self) -> list[str]:
-        return as_str_list(self.meta.get("supersedes"))
+        """The keys this memory replaces. An item that is no valid key names no memory, and is
+        left out: it is text the file's writer chose (a peer's sentence), and every reader of
+        this list (the index's relation, ``get``'s note, shown after the fenced memory as
+        vault-mem's own words) takes it for keys."""
+        out = []
+        for item in as_str_list(self.meta.get("supersedes")):
+            try:
+                out.append(validate_key(item.strip()))
+            except InvalidKeyError:
+                continue
+        return out
 
     @property
     def scope(self) -> str | None:

@@ -9,7 +9,6 @@ None, never a guess that would take something from a live process.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vault_mem.platform.kind import LINUX, flavour
+from vault_mem.platform.programs import which
 
 #: :func:`process_start` of a process that has ended (or is a zombie: it holds nothing)
 GONE = "gone"
@@ -212,12 +212,12 @@ def _read_head(path: str, size: int) -> bytes:
 
 def cwd_native() -> bool:
     """Whether the working folders of other processes can be read here."""
-    return proc_native() or shutil.which("lsof") is not None
+    return proc_native() or which("lsof") is not None
 
 
 def _cwds(pids: list[int]) -> dict[int, Path] | None:
     """The working folders of ``pids`` from ``lsof`` (None where it is not installed)."""
-    lsof = shutil.which("lsof")
+    lsof = which("lsof")
     if lsof is None:
         return None
     if not pids:
@@ -239,7 +239,7 @@ def _cwds(pids: list[int]) -> dict[int, Path] | None:
 
 def _ps(*args: str) -> str | None:
     """``ps``'s output for ``args`` ("" when it names no process), None without a usable ps."""
-    ps = shutil.which("ps")
+    ps = which("ps")
     if ps is None:
         return None
     try:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import signal
 import subprocess
 from pathlib import Path
 
 from vault_mem.platform.kind import LINUX, flavour
 from vault_mem.platform.locking import fcntl_module
+from vault_mem.platform.programs import which
 
 
 def leases_native() -> bool:
@@ -89,12 +89,12 @@ def writers_of(st: os.stat_result) -> list[int] | None:
 
 def lsof_available() -> bool:
     """Whether ``lsof`` can tell who has a file open, where leases cannot."""
-    return shutil.which("lsof") is not None
+    return which("lsof") is not None
 
 
 def _lsof_writers(path: Path) -> bool | None:
     """Whether another process has ``path`` open for writing, from ``lsof`` (None without it)."""
-    lsof = shutil.which("lsof")
+    lsof = which("lsof")
     if lsof is None:
         return None
     try:

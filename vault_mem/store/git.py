@@ -44,6 +44,7 @@ import git
 
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, LockTimeoutError
 from vault_mem.model.trailers import AGENT
+from vault_mem.platform.programs import program, program_env
 from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
 from vault_mem.store.gitindex import GitIndex
@@ -86,6 +87,9 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         #: the attributes file that overrides every ``.gitattributes`` (``$GIT_DIR/info/attributes``)
         self.info_attributes = (self.cwd / out[4]).resolve()
         self.objects = self.common_dir / "objects"
+        # GitPython starts its `git cat-file` by name, in the repository's top folder: by absolute
+        # path instead, so a relative PATH entry cannot find a vault's own `git` (platform/programs.py)
+        git.Git.GIT_PYTHON_GIT_EXECUTABLE = program("git")  # found by self.run above
         try:
             self.repo = git.Repo(self.toplevel, odbt=ObjectDB)
         except GIT_ERRORS as exc:
@@ -111,12 +115,10 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             timeout: float | None = None):
         """Run git; return stdout (text unless ``binary``). Raises GitError with git's words
         (and when it runs over ``timeout`` seconds)."""
-        full_env = None
-        if env:
-            full_env = {**os.environ, **env}
+        full_env = program_env({**os.environ, **env} if env else None)
         try:
             proc = subprocess.run(
-                ["git", *args], cwd=cwd or self.cwd, input=input, env=full_env,
+                [program("git"), *args], cwd=cwd or self.cwd, input=input, env=full_env,
                 capture_output=True, check=False, timeout=timeout,
             )
         except FileNotFoundError as exc:
@@ -196,9 +198,9 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         folders = sorted({p.split("/", 1)[0] if "/" in p else "." for p in want})
         try:
             proc = subprocess.Popen(
-                ["git", "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",
+                [program("git"), "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",
                  f"--format=%x01%ct %(trailers:key={AGENT},valueonly,separator=%x2C)", "HEAD", "--", *folders],
-                cwd=self.toplevel, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                cwd=self.toplevel, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=program_env())
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH; install git and retry") from exc
         commit: tuple[int, bool] = (0, False)

@@ -46,9 +46,10 @@ def is_git_file(rel: str) -> bool:
 #: INDEX.md (regenerated, never taken), vault.toml (its settings have their own approval,
 #: :mod:`vault_mem.store.settings`), README.md (the template's, text for people)
 _OWN_FILES = frozenset({INDEX_FILE, CONFIG_FILE, "README.md"})
-#: file names agent CLIs read as instructions in the folder they work in (any case: on macOS
+#: file names agent CLIs read as instructions in the folder they work in (Codex: AGENTS.md and
+#: AGENTS.override.md; any case: on macOS
 #: and Windows `facts/claude.md` is `facts/CLAUDE.md`)
-_AGENT_INSTRUCTIONS = frozenset({"agents.md", "claude.md", "claude.local.md", "gemini.md"})
+_AGENT_INSTRUCTIONS = frozenset({"agents.md", "agents.override.md", "claude.md", "claude.local.md", "gemini.md"})
 
 
 def _read_as_memory(rel: str) -> bool:
@@ -173,20 +174,31 @@ def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
 
 
 def ignored_memory_folders(repo: GitRepo, prefix: str) -> list[str]:
-    """The type folders (``facts/`` ...) in which git would ignore a new memory file, by any
-    .gitignore, ``info/exclude`` or global excludes file: a file written there would be in no
-    commit and no sync while ``git status`` stays clean."""
+    """The type folders (``facts/`` ...) in which git ignores memory files, by any .gitignore,
+    ``info/exclude`` or global excludes file: a file written there would be in no commit and no
+    sync while ``git status`` stays clean. Asked two ways, since a rule can spare any one name
+    (``*.md`` then ``!new-memory.md``): a probe name per folder (a new file), and the memory
+    files that are there now and git ignores (a person's hand-written one)."""
     probes = {f"{prefix}{folder}/new-memory.md": f"{folder}/" for folder in TYPE_FOLDERS.values()}
     proc = repo.run("check-ignore", "--no-index", "--", *probes, check=False, cwd=repo.toplevel)
     if proc.returncode not in (0, 1):
         return []  # git could not say (a damaged ignore file): nothing to report here
-    hit = proc.stdout.decode("utf-8", "replace").splitlines()
-    return sorted({probes[p] for p in hit if p in probes})
+    found = {probes[p] for p in proc.stdout.decode("utf-8", "replace").splitlines() if p in probes}
+    listed = repo.run("-c", "core.quotePath=false", "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+                      "--", *(f"{prefix}{folder}/" for folder in TYPE_FOLDERS.values()),
+                      check=False, cwd=repo.toplevel)
+    if listed.returncode == 0:
+        for top in listed.stdout.decode("utf-8", "replace").split("\0"):
+            rel = top[len(prefix):] if top.startswith(prefix) else ""
+            if is_memory_path(rel):
+                found.add(rel.split("/", 1)[0] + "/")
+    return sorted(found)
 
 
 def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
-    """(path, size, mtime) of the ignore files that decide over the type folders: a cheap key
-    for remembering :func:`ignored_memory_folders`' answer until one of them changes."""
+    """(path, size, mtime) of the ignore files that decide over the type folders, and of the
+    type folders themselves: a cheap key for remembering :func:`ignored_memory_folders`' answer
+    until one of them changes."""
     top = repo.toplevel
     rel = os.path.relpath(root, top)
     folders = [top]
@@ -195,6 +207,9 @@ def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
     candidates = [d / ".gitignore" for d in folders]
     candidates += [root / folder / ".gitignore" for folder in TYPE_FOLDERS.values()]
     candidates.append(repo.git_dir / "info" / "exclude")
+    # a memory file written, renamed or removed in a type folder changes the folder's mtime: the
+    # answer covers the files there now (:func:`ignored_memory_folders`)
+    candidates += [root / folder for folder in TYPE_FOLDERS.values()]
     sig = []
     for path in candidates:
         try:

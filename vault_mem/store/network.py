@@ -11,8 +11,8 @@ import os
 import subprocess
 
 from vault_mem.errors import GitError, SyncError
+from vault_mem.platform.programs import program, program_env
 from vault_mem.store.git import GitRepo
-
 
 #: Objects before refs for what a fetch brings: below ``fetch.unpackLimit`` (100 objects by
 #: default) git unpacks a fetched pack into loose objects, which a person's ``git prune
@@ -26,9 +26,9 @@ _KEEP_FETCHED_PACKS = ("-c", "fetch.unpackLimit=1")
 def run_remote(repo: GitRepo, timeout_s: float, *args: str) -> subprocess.CompletedProcess:
     """Run ``git ARGS`` at the repository's top level; returns the finished process (text
     output) whatever its exit code. Raises :class:`SyncError` ``unreachable`` on time-out."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0"})
     try:
-        return subprocess.run(["git", *_KEEP_FETCHED_PACKS, *args], check=False, cwd=repo.toplevel, env=env,
+        return subprocess.run([program("git"), *_KEEP_FETCHED_PACKS, *args], check=False, cwd=repo.toplevel, env=env,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
         raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check the "

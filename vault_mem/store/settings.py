@@ -138,8 +138,11 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
         return out
     out.pending_raw, out.pending_blob, out.changes = raw, blob, changes
     out.notices.append(f"{CONFIG_FILE} has changes this machine has not approved ({_last_change(repo, prefix)}): "
-                       f"{describe_changes(changes, new_text=False)}. Until you approve them {said}; review with "
-                       "`vault-mem trust`, approve with `vault-mem trust --yes`")
+                       f"{describe_changes(changes, new_text=False)}. Until the person approves them {said}; "
+                       # every MCP result carries this notice: the approval is the person's, and
+                       # an agent told "approve with ..." by a peer's push could run it itself
+                       "the person reviews them with `vault-mem trust` and approves with `vault-mem trust --yes` "
+                       "(an agent never approves them)")
     return out
 
 

@@ -35,6 +35,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
+from vault_mem.platform.programs import program, program_env
 from vault_mem.store.files import (
     PRIVATE_FILE,
     atomic_write,
@@ -70,7 +71,11 @@ PERSON_GIT_WAIT_S = 5.0
 
 def init_repository(root: Path) -> None:
     """``git init`` a new repository at ``root``."""
-    proc = subprocess.run(["git", "init", "-q", str(root)], capture_output=True, text=True, check=False)
+    try:
+        proc = subprocess.run([program("git"), "init", "-q", str(root)], capture_output=True, text=True, check=False,
+                              env=program_env())
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH; install git and retry") from exc
     if proc.returncode != 0:
         raise GitError(f"git init failed: {proc.stderr.strip()}; check that {root} is writable")
 
@@ -122,7 +127,7 @@ class Workspace:
             self.notices.append(
                 f"git ignores new memory files in {', '.join(ignored)} of {root} (a .gitignore or exclude "
                 "rule): they would be in no commit and no sync while `git status` looks clean; find the "
-                f"rule with `git check-ignore -v {ignored[0]}new-memory.md` and remove it")
+                f"rule with `git check-ignore -v --no-index {ignored[0]}new-memory.md {ignored[0]}*.md` and remove it")
         #: the checks every write makes (key, format, size, secrets, lint)
         self.policy = WritePolicy(max_body_bytes=self.config.max_body_bytes,
                                   max_file_bytes=self.config.max_file_bytes)

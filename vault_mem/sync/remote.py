@@ -69,6 +69,7 @@ from vault_mem.store.network import run_remote
 from vault_mem.store.worktree import config_value, ensure_upstream
 from vault_mem.sync.replay import Replay
 from vault_mem.sync.report import SyncReport
+from vault_mem.vault.authors import displaced_by_peers
 from vault_mem.vault.core import Vault
 
 ATTEMPTS = 4  # the remote moved between our fetch and our push: fetch, integrate, push again
@@ -212,6 +213,8 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
                             "integrate by hand (`git pull`, then `git push`) and sync again; nothing changed")
         if ids:
             commits.append((ids[0], ids[1]))
+    # before the replay moves HEAD: who made each memory is judged as of this side's branch
+    report.displaced = displaced_by_peers(vault.ws, vault.sidecar, base, local, remote_tip)
     return Replay(vault, base, local, remote_tip, commits, report).run()
 
 

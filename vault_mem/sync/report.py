@@ -30,6 +30,9 @@ class SyncReport:
     upstream_set: bool = False  # this sync made remote/branch the branch's upstream (git pull works)
     #: memory files from the remote holding a credential: path, commit, author, reason, how_to_purge
     quarantined: list[dict[str, Any]] = field(default_factory=list)
+    #: this machine's trusted memories that the remote's commits by an author not approved here
+    #: deleted or changed: path, what, by, commit (vault/authors.displaced_by_peers)
+    displaced: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -51,6 +54,12 @@ class SyncReport:
         for q in self.quarantined:
             parts.append(f"{shown(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
                          f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
+        for d in self.displaced:
+            c = d["commit"][:10]
+            parts.append(f"{shown(d['path'])}, a memory of this machine's, was {d['what']} by {shown(d['by'])} "
+                         f"(commit {c}), an author not approved here, so the agent no longer sees your version: "
+                         f"bring it back with `git checkout {c}~1 -- {shown(d['path'])}` and commit, or approve "
+                         f"that author with `vault-mem trust --author {shown(d['by'])}`")
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
         return "; ".join(parts) + "."

@@ -285,6 +285,40 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
     return {rel: author for rel, author in judged.items() if not author.trusted}
 
 
+def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, tip: str) -> list[dict[str, str]]:
+    """The memories this machine trusts (their author at ``local``, the branch before a sync,
+    is trusted here) that commits of ``tip`` since ``base`` by authors not trusted here delete
+    or change, where this side left them as they were at ``base``: a peer who is not approved
+    cannot put a memory in front of the agent, but could take the person's away (their edit
+    is left out as a peer's, their deletion removes it). Each: ``path`` (vault-relative),
+    ``what`` (``deleted``/``changed``), ``by`` (the author's email), ``commit`` (the one that did
+    it), so that a sync names them with the way back."""
+    prefix = ws.prefix
+    rels = [top[len(prefix):] for top in history.changed_paths(ws.repo, base, tip, prefix or ".")]
+    rels = [rel for rel in rels if is_memory_path(rel)]
+    if not rels:
+        return []
+    tops = [prefix + rel for rel in rels]
+    at_base, here, there = (ws.repo.blobs_at(c, tops) for c in (base, local, tip))
+    rels = [rel for rel, top in zip(rels, tops, strict=True) if here[top] is not None and here[top] == at_base[top]]
+    if not rels:
+        return []
+    ids = identities(ws)
+    mine = _judge(ws, ids, _kept(ws, sidecar, rels), rels, check_disk=False)
+    rels = [rel for rel in rels if mine[rel].trusted]
+    gone = [prefix + rel for rel in rels if there[prefix + rel] is None]
+    kept = [prefix + rel for rel in rels if there[prefix + rel] is not None]
+    whose = {top: (c, e) for top, (c, e, _n, _b) in history.last_authors(ws.repo, tip, base, kept).items()} if kept else {}
+    whose.update(history.deleted_by(ws.repo, tip, base, gone) if gone else {})
+    out = []
+    for rel in rels:
+        commit, email = whose.get(prefix + rel, ("", ""))
+        if commit and ids.standing(email, commit) == "peer":
+            out.append({"path": rel, "what": "deleted" if there[prefix + rel] is None else "changed",
+                        "by": email, "commit": commit})
+    return out
+
+
 def pending_authors(ws: Workspace, sidecar: Sidecar) -> dict[str, int]:
     """``{email: how many memories}`` of the authors not trusted here (what ``vault-mem trust``
     lists for approval), most memories first."""

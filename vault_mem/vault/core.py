@@ -349,7 +349,12 @@ class Vault:
             old_bytes: bytes | None = None
             if found:
                 old, old_bytes = self._read_for_update(tx, found[1])
-            meta = build_meta(old.meta if old else None, description=description, today=today,
+            # a peer's file (its author not approved here) lends the write none of its fields:
+            # kept, its `supersedes`, `pinned` or `tags` would pass into this machine's trusted
+            # commit (an agent updating it, as the write policy asks, hid the person's memory a
+            # peer's `supersedes` named); the write starts a new file in its place
+            inherit = found is not None and old is not None and self.authors([found[1]])[found[1]].trusted
+            meta = build_meta(old.meta if inherit else None, description=description, today=today,
                               source=source, tags=tag_list, extra=extra)
             new = Memory(key=key, type=type_, meta=meta, body=body)
             if old is not None and same_content(old, new):
@@ -369,7 +374,7 @@ class Vault:
                 # the key's file in another type folder too (a person's file there): never replaced
                 # unless it is committed, so nothing of it can be lost
                 tx.expect(new.path, self.ws.check_not_dirty(new.path))
-            changes: dict[str, bytes | None] = {new.path: self.ws.policy.file_bytes(new, old=old_bytes)}
+            changes: dict[str, bytes | None] = {new.path: self.ws.policy.file_bytes(new, old=old_bytes if inherit else None)}
             if old is not None and old.path != new.path:
                 changes[old.path] = None
             subject = f"{'move' if action == 'move' else 'remember'}: {key} — {description}"

@@ -1,0 +1,48 @@
+"""How vault-mem starts another program (git, ps, lsof): found on PATH's absolute folders only,
+and run with a PATH of those alone.
+
+An empty PATH entry (what ``PATH=$PATH:/x`` leaves when PATH was empty, or ``PATH=:$PATH``), ``.``
+or any relative entry names the working folder, and vault-mem runs git with a vault as the
+working folder (the agent hooks and the MCP server run there too). A peer's executable ``git``,
+``ssh`` or ``ps`` committed to the vault (a fresh clone keeps its mode) would then run as the
+person, whatever folder the person started vault-mem from (DESIGN §7: nothing in a vault is
+ever run). Git starts programs of its own (``ssh`` for a remote, a credential helper, the pager)
+from the PATH it is given, so that PATH is cleaned as well. The one home of that rule.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+__all__ = ["program", "program_env", "safe_path", "which"]
+
+
+def safe_path(path: str | None = None) -> str:
+    """``path`` (default: this process's PATH) without its relative entries."""
+    raw = os.environ.get("PATH", os.defpath) if path is None else path
+    return os.pathsep.join(p for p in raw.split(os.pathsep) if os.path.isabs(p))
+
+
+def which(name: str) -> str | None:
+    """The absolute path of ``name`` on PATH's absolute folders, or None."""
+    found = shutil.which(name, path=safe_path())
+    return found if found is not None and os.path.isabs(found) else None
+
+
+def program(name: str) -> str:
+    """:func:`which`, or :class:`FileNotFoundError` (as starting a missing program raises)."""
+    found = which(name)
+    if found is None:
+        raise FileNotFoundError(2, f"{name} not found on PATH", name)
+    return found
+
+
+def program_env(env: dict[str, str] | None = None) -> dict[str, str] | None:
+    """The environment to start a program with: ``env`` (None: this process's), with PATH's
+    relative entries dropped; None (inherit as is) when there is nothing to drop."""
+    base = os.environ if env is None else env
+    raw = base.get("PATH")
+    if raw is None or raw == safe_path(raw):
+        return env
+    return {**base, "PATH": safe_path(raw)}
