@@ -201,6 +201,7 @@ class Startup:
         self.keeper = Keeper(vault)
         vault.kept_current = self.keeper.catch_up
         vault.kept_exactly = self.keeper.caught_up_exactly
+        vault.kept_meanwhile = self.keeper.catch_up_meanwhile
         self.warmup = Warmup(vault)
         self.begun: float | None = None
 
