@@ -309,6 +309,45 @@ def test_recall_before_the_model_is_loaded_says_it_is_keyword_only(vault):
         v.close()
 
 
+class CountingLoadEmbedder(SlowLoadingEmbedder):
+    """SlowLoadingEmbedder that counts its loads and says when one began."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+        self.loading = threading.Event()
+
+    def load(self) -> None:
+        self.loads += 1
+        self.loading.set()
+        super().load()
+
+
+def test_the_model_loads_before_initialize_is_answered_and_only_once(vault):
+    """Startup.preload (called by serve as soon as the vault is open, while the MCP SDK is still
+    being imported) begins the model and vector loads at once; begin (once initialize is
+    answered) loads nothing again, and the check of the files still waits for the loads."""
+    from vault_mem.adapters.mcp_server import Startup
+
+    embedder = CountingLoadEmbedder()
+    v = Vault(vault.root, embedder=embedder)
+    startup = Startup(v, lambda: Vault(vault.root, embedder=embedder))
+    try:
+        startup.preload()
+        assert embedder.loading.wait(30) and startup.begun is None  # before initialize
+        startup.begin()
+        time.sleep(0.2)
+        assert startup.keeper.mode is None  # the watch and the reconcile wait for the loads
+        embedder.gate.set()
+        assert startup.warmup.wait(30)
+        wait_for(lambda: startup.keeper.mode == "watching", what="the start-up check")
+        assert embedder.loads == 1
+    finally:
+        embedder.gate.set()
+        startup.close()
+        v.close()
+
+
 def test_vectors_grown_past_exact_search_become_float16(vault, monkeypatch):
     """A warm index that grows past ``EXACT_MAX`` rows is copied into float16 rows, every vector
     kept, and searches the same."""

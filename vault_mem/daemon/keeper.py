@@ -360,8 +360,13 @@ class Warmup:
         self.model_s: float | None = None
         self.vectors_s: float | None = None
         self._threads: list[threading.Thread] = []
+        self._started = False
 
     def start(self) -> None:
+        """Begin loading (once; a second call does nothing)."""
+        if self._started:
+            return
+        self._started = True
         sc = self.vault.sidecar
         sc.keep_vectors_in_memory = True
         if sc.vectors_reason() is not None:  # keyword-only here: nothing to load
