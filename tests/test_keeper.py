@@ -12,7 +12,15 @@ from conftest import git, wait_for
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem import Vault
-from vault_mem.daemon.keeper import CHECKING, START_WAIT_S, WARMING, Keeper, Warmup, changes_before, changes_so_far
+from vault_mem.daemon.keeper import (
+    CHECKING,
+    START_WAIT_S,
+    WARMING,
+    Keeper,
+    Warmup,
+    changes_before,
+    changes_so_far,
+)
 from vault_mem.daemon.process import Daemon
 from vault_mem.daemon.watcher import Batcher, VaultWatcher
 from vault_mem.index.vectors import VectorIndex
