@@ -8,10 +8,11 @@ the daemon's loop uses it, and so does :class:`Keeper`.
 daemon (the MCP server, which Claude Code starts without any daemon). Instead of reconciling the
 whole vault on every call (1.3 s at 100k memories), it watches like the daemon and, before each
 read, waits for the events of every change made so far (:meth:`VaultWatcher.fence`) and applies
-them at once, so a read right after a hand edit sees the edit. It never commits and never
-rewrites a memory file; INDEX.md it regenerates as a read without a daemon does. When a daemon
-runs, it stops watching and defers to it (the daemon keeps the sidecar current); when the
-daemon is gone, it watches again after one full reconcile.
+them at once, so a read right after a hand edit sees the edit (a recall searches while it
+waits, and searches again only when the wait brought a change: :meth:`Keeper.catch_up_meanwhile`).
+It never commits and never rewrites a memory file; INDEX.md it regenerates as a read without a
+daemon does. When a daemon runs, it stops watching and defers to it (the daemon keeps the
+sidecar current); when the daemon is gone, it watches again after one full reconcile.
 
 Start-up happens on a thread of its own (:meth:`Keeper.start_in_background`): the watch is set
 up, then the whole vault reconciled once, on a vault opened for that thread (SQLite connections
