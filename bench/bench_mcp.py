@@ -30,6 +30,10 @@ before the server):
   (the start-up work may still run meanwhile: ``recalls_keyword_only`` counts those answered
   before the model and vectors were in); ``start_to_warm_ms``: spawn to the first recall that
   is full and carries no start-up notice; ``warm_recall_ms``: the same queries again after that;
+- ``cpu_to_first_recall_ms``: the server's CPU time (every thread, from ``/proc``) from spawn
+  to the first recall's answer; ``warm_recall_server_cpu_ms_mean``: its CPU time per warm
+  recall (the MCP layer included): on a busy machine the wall times above grow with the load,
+  these much less;
 - ``edit_to_visible_ms``: a hand edit (a new word appended to a memory file, like an editor
   save) to the first MCP recall that finds it, polled at once and then every 5 ms.
 Prints one JSON object and the load average.
@@ -139,6 +143,13 @@ def server_params(root: Path, state: Path):
                                  env=env, cwd=str(HERE.parent))
 
 
+def cpu_ms(pid: int) -> float:
+    """CPU time (user + system, every thread) ``pid`` has used so far, in ms: a figure the
+    other processes of a busy machine do not inflate as they do wall times."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def proc_status(pid: int) -> dict[str, int]:
     """VmHWM (peak) and VmRSS (now) of ``pid`` in MB, from /proc."""
     out = {}
@@ -175,6 +186,7 @@ async def session(root: Path, n_queries: int, edits: int, state: Path) -> dict:
         out["first_recall_keyword_only"] = first.get("keyword_only", False)
         out["first_recall_notices"] = first.get("notices", [])
         pid = int((state / "pid").read_text())
+        out["cpu_to_first_recall_ms"] = round(cpu_ms(pid))
         rng = random.Random(5)
         items = memories(min(n_queries * 20, 20000))
         qs = [" ".join(rng.choice(items)["description"].split()[:rng.randint(3, 7)]) for _ in range(n_queries)]
@@ -200,11 +212,13 @@ async def session(root: Path, n_queries: int, edits: int, state: Path) -> dict:
                 await _sleep(0.1)
         out["start_to_warm_ms"] = round((warm_at - t0) * 1000)
         warm = []
+        cpu0 = cpu_ms(pid)
         for q in qs:
             t = time.perf_counter()
             await client.call_tool("recall", {"query": q})
             warm.append((time.perf_counter() - t) * 1000)
         out["warm_recall_ms"] = pct(warm)
+        out["warm_recall_server_cpu_ms_mean"] = round((cpu_ms(pid) - cpu0) / len(qs), 1)
         # hand edit -> visible through MCP recall: a new word appended to a memory file in place
         files = sorted((root / "facts").glob("*.md"))[:edits]
         lat = []

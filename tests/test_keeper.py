@@ -12,7 +12,15 @@ from conftest import git, wait_for
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem import Vault
-from vault_mem.daemon.keeper import CHECKING, START_WAIT_S, WARMING, Keeper, Warmup, changes_so_far
+from vault_mem.daemon.keeper import (
+    CHECKING,
+    START_WAIT_S,
+    WARMING,
+    Keeper,
+    Warmup,
+    changes_before,
+    changes_so_far,
+)
 from vault_mem.daemon.process import Daemon
 from vault_mem.daemon.watcher import Batcher, VaultWatcher
 from vault_mem.index.vectors import VectorIndex
@@ -103,6 +111,52 @@ def test_the_catch_up_of_every_reader_holds_each_change_made_just_before_it(vaul
             assert f"facts/note-{i}.md" in changes_so_far(watcher, batcher, 10.0).paths
     finally:
         watcher.stop()
+
+
+def test_a_fence_begun_before_other_work_still_holds_each_change_made_before_it(vault):
+    """The fence in two halves (a recall searches between them): every change made before
+    fence_start is in the batch after fence_wait, however long the work in between took."""
+    batcher = Batcher(debounce=60.0, max_delay=60.0)  # only the catch-up can hand the change over
+    watcher = VaultWatcher(vault.root, [vault.repo.git_dir], batcher)
+    watcher.start()
+    try:
+        for i in range(10):
+            write_memory(vault.root, f"note-{i}", f"Note number {i}")
+            fence = watcher.fence_start()
+            time.sleep(0.01 * (i % 3))  # the reader's own work meanwhile
+            batch = changes_before(watcher, fence, batcher, 10.0)
+            assert f"facts/note-{i}.md" in batch.paths and not batch.overflow
+    finally:
+        watcher.stop()
+
+
+def test_a_recall_racing_a_hand_edit_searches_meanwhile_and_still_sees_the_edit(kept):
+    """A kept recall searches while the watcher's fence is under way (catch_up_meanwhile) and
+    searches again when the fence brings a change: a hand edit made just before the recall,
+    its events not yet delivered, is in the answer; a read with nothing new searches once."""
+    vault, keeper = kept
+    vault.kept_meanwhile = keeper.catch_up_meanwhile
+    assert vault.list() == [] and keeper.mode == "watching"
+    searches = []
+    search = vault.sidecar.recall
+
+    def counted(*args, **kwargs):
+        searches.append(args[0])
+        return search(*args, **kwargs)
+
+    vault.sidecar.recall = counted
+    for i in range(15):
+        word = f"quokka{i}"
+        write_memory(vault.root, f"pet-{i}", f"The pet is called {word}")
+        assert top_keys(vault, word) == [f"pet-{i}"]  # read at once: the events race the search
+        path = vault.root / "facts" / f"pet-{i}.md"
+        path.write_text(path.read_text().replace(word, f"wombat{i}"))
+        assert top_keys(vault, f"wombat{i}") == [f"pet-{i}"] and top_keys(vault, word) == []
+        path.unlink()
+        assert top_keys(vault, f"wombat{i}") == []
+    assert keeper.stats["full"] == 1  # only what the watcher named was read again
+    searches.clear()
+    assert top_keys(vault, "quokka3") == [] and len(searches) == 1  # nothing changed: one search
 
 
 def test_a_read_before_the_start_up_check_is_done_answers_from_the_index_and_says_so(vault):
@@ -260,6 +314,45 @@ def test_recall_before_the_model_is_loaded_says_it_is_keyword_only(vault):
         assert [h.key for h in result.hits] == ["dentist"]
         assert v.sidecar._vindex.seq != -1 and len(v.sidecar._vindex.ids) == 1  # the preloaded index
     finally:
+        v.close()
+
+
+class CountingLoadEmbedder(SlowLoadingEmbedder):
+    """SlowLoadingEmbedder that counts its loads and says when one began."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+        self.loading = threading.Event()
+
+    def load(self) -> None:
+        self.loads += 1
+        self.loading.set()
+        super().load()
+
+
+def test_the_model_loads_before_initialize_is_answered_and_only_once(vault):
+    """Startup.preload (called by serve as soon as the vault is open, while the MCP SDK is still
+    being imported) begins the model and vector loads at once; begin (once initialize is
+    answered) loads nothing again, and the check of the files still waits for the loads."""
+    from vault_mem.adapters.mcp_server import Startup
+
+    embedder = CountingLoadEmbedder()
+    v = Vault(vault.root, embedder=embedder)
+    startup = Startup(v, lambda: Vault(vault.root, embedder=embedder))
+    try:
+        startup.preload()
+        assert embedder.loading.wait(30) and startup.begun is None  # before initialize
+        startup.begin()
+        time.sleep(0.2)
+        assert startup.keeper.mode is None  # the watch and the reconcile wait for the loads
+        embedder.gate.set()
+        assert startup.warmup.wait(30)
+        wait_for(lambda: startup.keeper.mode == "watching", what="the start-up check")
+        assert embedder.loads == 1
+    finally:
+        embedder.gate.set()
+        startup.close()
         v.close()
 
 

@@ -388,6 +388,29 @@ MALFORMED = {
 
 
 @pytest.mark.slow
+def test_an_answer_written_after_the_client_closed_its_end_is_dropped_not_a_crash():
+    """A recall the client stopped waiting for before it closed (the README's example) can be
+    answered after the client's end is gone: the write met a broken pipe, which ended the
+    server with an internal error and exit 1 (found once the model loaded before initialize,
+    so such a recall finished instead of waiting). The answer is dropped, later ones too."""
+    from vault_mem.adapters.mcp_wire import Wire
+
+    read_end, write_end = os.pipe()
+    try:
+        wire = Wire(write_end)
+        wire.put('{"jsonrpc": "2.0", "id": 1, "result": {}}\n')
+        assert os.read(read_end, 100).startswith(b'{"jsonrpc"') and not wire.gone
+        os.close(read_end)
+        read_end = None
+        wire.put('{"jsonrpc": "2.0", "id": 2, "result": {}}\n')  # the client is gone
+        assert wire.gone
+        run(wire.write, "x" * 200_000 + "\n")  # bigger than a pipe's buffer: dropped all the same
+    finally:
+        os.close(write_end)
+        if read_end is not None:
+            os.close(read_end)
+
+
 def test_every_malformed_request_gets_a_json_rpc_error_and_the_server_keeps_serving(root):
     """Raw bytes on the real server's stdin: each malformed line is answered with its JSON-RPC
     error (the id where one could be read, else null), and a ping right after it is answered:

@@ -344,6 +344,39 @@ def test_warm_index_takes_new_vectors_without_copying_the_ones_it_holds(tmp_path
         sc.close()
 
 
+def test_the_first_load_holds_every_live_vector_of_vec0_with_its_type_once(tmp_path: Path) -> None:
+    """The in-memory load reads sqlite-vec's chunks (ids and types looked up by id): after
+    deletes (holes in the chunks) and rewrites (rows moved to later chunks) it holds exactly
+    the live vectors, each once, with vec0's bytes and its memory's type."""
+    root = tmp_path / "v"
+    _fill(root, 240)
+    with Sidecar(root, Config(), embedder=FakeEmbedder(dimensions=64)) as writer:
+        writer.reconcile()
+        for i in range(0, 240, 7):
+            (root / writer.db.execute("SELECT path FROM files WHERE key = ?", (f"m{i:03d}",)).fetchone()[0]).unlink()
+        for i in range(3, 240, 11):
+            path = root / writer.db.execute("SELECT path FROM files WHERE key = ?", (f"m{i:03d}",)).fetchone()[0]
+            if path.exists():
+                path.write_text(path.read_text().replace("More about", "Rewritten, more about"))
+        writer.reconcile()
+        want = {r[0]: r[1] for r in writer.db.execute("SELECT id, type FROM files WHERE vec_model IS NOT NULL")}
+        stored = {r[0]: r[1] for r in writer.db.execute("SELECT rowid, embedding FROM vec_items")}
+    warm = Sidecar(root, Config(), embedder=FakeEmbedder(dimensions=64))
+    warm.keep_vectors_in_memory = True
+    warm.preload_vectors()
+    index = warm.vector_index()
+    assert isinstance(index, VectorIndex)
+    held = index.ids[index.alive].tolist()
+    assert sorted(held) == sorted(want) and len(held) == len(set(held))
+    for fid in want:
+        p = index.pos[fid]
+        assert np.array_equal(index.matrix[p], np.frombuffer(stored[fid], dtype=np.float32).astype(index.matrix.dtype))
+    q = np.ones(64, dtype=np.float32) / 8
+    for type_ in ("fact", "preference", "note", "procedure", "decision"):
+        assert {i for i, _ in index.top(q, 240, type=type_)} == {i for i, t in want.items() if t == type_}
+    warm.close()
+
+
 def test_warm_index_refresh_reads_only_the_changed_vectors(tmp_path: Path) -> None:
     """After a write, a warm process's refresh reads the new vector by its rowid: a
     ``rowid IN (...)`` filter made vec0 scan every vector (9 ms at 50k memories)."""

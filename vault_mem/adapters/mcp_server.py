@@ -29,14 +29,15 @@ watcher (:class:`vault_mem.daemon.keeper.Keeper`) applies the changes before eac
 call right after a hand edit sees it; while a daemon runs, it leaves that to the daemon, and it
 watches again if the daemon stops.
 
-Start-up (:class:`Startup`) answers ``initialize`` first and only then (on the client's
-``notifications/initialized``, or its first call) begins the work that takes seconds at 100k
-memories, in the background: the model, then the vectors (one thread)
-(:class:`~vault_mem.daemon.keeper.Warmup`), then the watch and the first reconcile
-(:class:`~vault_mem.daemon.keeper.Keeper`). Begun earlier, they competed with the import of the
-MCP SDK for the interpreter's lock and the CPU and made ``initialize`` itself take seconds
-(at 100k memories, load ~10 on 2 cores: 4.0 s with only the model and vectors loading
-meanwhile, 2.3 s with nothing). A recall that comes before the model and the vectors are in waits for them until
+Start-up (:class:`Startup`): the model, then the vectors (one thread)
+(:class:`~vault_mem.daemon.keeper.Warmup`) begin loading as soon as the vault is open
+(:meth:`Startup.preload`), while the MCP SDK is imported and ``initialize`` answered: that import
+is ~1 s of one core holding the interpreter's lock, and the loads run mostly outside that lock
+(SQLite, numpy, onnxruntime), so on two cores they overlap instead of following it. The watch
+and the first reconcile (:class:`~vault_mem.daemon.keeper.Keeper`) begin only once
+``initialize`` is answered (on the client's ``notifications/initialized``, or its first call)
+and the loads are in: run together with them on 2 cores, each took about twice as long.
+A recall that comes before the model and the vectors are in waits for them until
 :data:`~vault_mem.daemon.keeper.MODEL_WAIT_S` (10 s) after ``initialize``: a keyword-only answer
 can miss a paraphrase of what is stored, so the first recall of a session is a full one. Only
 when they are still not in is it answered with keyword results (``keyword_only`` with the
@@ -201,8 +202,17 @@ class Startup:
         self.keeper = Keeper(vault)
         vault.kept_current = self.keeper.catch_up
         vault.kept_exactly = self.keeper.caught_up_exactly
+        vault.kept_meanwhile = self.keeper.catch_up_meanwhile
         self.warmup = Warmup(vault)
         self.begun: float | None = None
+
+    def preload(self) -> None:
+        """Begin loading the model and the vectors now, before ``initialize`` is answered: the
+        MCP SDK's import before it (~1 s of one core, holding the interpreter's lock) leaves
+        the other core idle, and the loads run mostly outside that lock (SQLite, numpy,
+        onnxruntime), so the first full answer comes that much sooner. The check of the files
+        still waits for :meth:`begin` and for the loads."""
+        self.warmup.start()
 
     def begin(self) -> None:
         if self.begun is not None:
@@ -503,6 +513,8 @@ def serve(found: VaultSet | Path, agent: str | None = None, *, embedder: Any = N
     served: Vault | Vaults = (Vaults(found, agent=agent, daemon=False, opened=opened) if found.several
                               else opened[found.vaults[0].name])
     try:
+        for startup in startups:
+            startup.preload()  # while the SDK is imported (see Startup.preload)
         import anyio  # comes with the MCP SDK; only serving needs it (see build_server)
 
         anyio.run(serve_async, served, startups)

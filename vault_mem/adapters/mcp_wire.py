@@ -97,12 +97,20 @@ class Wire:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.lock = threading.Lock()
+        #: the client closed its end: what is written now is dropped (nobody would read it)
+        self.gone = False
 
     def put(self, text: str) -> None:
+        """Write ``text`` whole; dropped once the client has closed its end. An answer that
+        comes after the client went (a recall it stopped waiting for before closing) is not a
+        failure of the server: the session ends when the client's input ends, with exit 0."""
         data = memoryview(text.encode("utf-8"))
         with self.lock:
-            while data:
-                data = data[os.write(self.fd, data):]
+            while data and not self.gone:
+                try:
+                    data = data[os.write(self.fd, data):]
+                except (BrokenPipeError, ConnectionResetError):
+                    self.gone = True
 
     async def write(self, text: str) -> None:
         import anyio  # comes with the MCP SDK, which only serving loads

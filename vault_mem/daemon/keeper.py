@@ -8,10 +8,11 @@ the daemon's loop uses it, and so does :class:`Keeper`.
 daemon (the MCP server, which Claude Code starts without any daemon). Instead of reconciling the
 whole vault on every call (1.3 s at 100k memories), it watches like the daemon and, before each
 read, waits for the events of every change made so far (:meth:`VaultWatcher.fence`) and applies
-them at once, so a read right after a hand edit sees the edit. It never commits and never
-rewrites a memory file; INDEX.md it regenerates as a read without a daemon does. When a daemon
-runs, it stops watching and defers to it (the daemon keeps the sidecar current); when the
-daemon is gone, it watches again after one full reconcile.
+them at once, so a read right after a hand edit sees the edit (a recall searches while it
+waits, and searches again only when the wait brought a change: :meth:`Keeper.catch_up_meanwhile`).
+It never commits and never rewrites a memory file; INDEX.md it regenerates as a read without a
+daemon does. When a daemon runs, it stops watching and defers to it (the daemon keeps the
+sidecar current); when the daemon is gone, it watches again after one full reconcile.
 
 Start-up happens on a thread of its own (:meth:`Keeper.start_in_background`): the watch is set
 up, then the whole vault reconciled once, on a vault opened for that thread (SQLite connections
@@ -29,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
+from vault_mem.daemon.watcher import Batch, Batcher, Fence, VaultWatcher
 from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import ReconcileReport
 from vault_mem.store.history import head_ref
@@ -122,7 +123,14 @@ def changes_so_far(watcher: VaultWatcher, batcher: Batcher, timeout: float = FEN
     not. When the events are slow to arrive (the fence timed out), the batch asks for a full
     reconcile (``overflow``): never stale, only slower. The one catch-up of every reader: the
     daemon's socket reads and a :class:`Keeper`'s reads alike."""
-    fenced = watcher.fence(timeout)
+    return changes_before(watcher, watcher.fence_start(), batcher, timeout)
+
+
+def changes_before(watcher: VaultWatcher, fence: Fence, batcher: Batcher,
+                   timeout: float = FENCE_TIMEOUT_S) -> Batch:
+    """:func:`changes_so_far` for a fence begun earlier (:meth:`VaultWatcher.fence_start`):
+    every change made before that, as one batch."""
+    fenced = watcher.fence_wait(fence, timeout)
     batch = batcher.take_now()
     if not fenced:
         log.info("vault-mem: file events are slow to arrive; reconciling the whole vault")
@@ -259,19 +267,51 @@ class Keeper:
                 log.warning("vault-mem: could not watch %s (%s); reads reconcile instead", self.vault.root, exc)
                 return False
             return True
-        batch = changes_so_far(self._watcher, self._batcher, self.fence_timeout)
-        if batch:
-            applied = self._applier.apply(batch)
-            self.stats["batches"] += 1
-            self.stats["full"] += applied.full
-            if applied.report is not None and applied.report.changed:
-                self._index_owed = True
+        self._apply(changes_so_far(self._watcher, self._batcher, self.fence_timeout))
+        self._write_owed_index()
+        return True
+
+    def catch_up_meanwhile(self) -> Callable[[], bool] | None:
+        """:meth:`catch_up` in two halves, for a read that can work while the watcher's events
+        arrive (a recall: its search takes longer than the events): applies what the watcher
+        has already delivered, begins the fence (:meth:`VaultWatcher.fence_start`) and returns
+        ``finish``, to call after the work: it waits for the fence, applies what it brought
+        and returns True when that changed what the read sees (the work must be done again).
+        None when not watching steadily (starting up, a daemon, no watcher): the read catches
+        up as before (:meth:`catch_up`, through ``vault.kept_current``)."""
+        if self._thread is not None or self._watcher is None or self._start_error is not None:
+            return None
+        if self._daemon_runs():
+            return None  # catch_up leaves the watching to it
+        watcher, batcher = self._watcher, self._batcher
+        self._apply(batcher.take_now())  # delivered already: in before the work, not after it
+        fence = watcher.fence_start()
+
+        def finish() -> bool:
+            changed = self._apply(changes_before(watcher, fence, batcher, self.fence_timeout))
+            self._write_owed_index()
+            return changed
+
+        return finish
+
+    def _apply(self, batch: Batch) -> bool:
+        """Apply ``batch`` (nothing when empty); True when what a read sees may have changed."""
+        if not batch:
+            return False
+        applied = self._applier.apply(batch)
+        self.stats["batches"] += 1
+        self.stats["full"] += applied.full
+        changed = applied.report is not None and applied.report.changed
+        if changed:
+            self._index_owed = True
+        return bool(changed or applied.full or applied.git_changed)
+
+    def _write_owed_index(self) -> None:
         if self._index_owed and not git_busy(self.vault):
             # owed until written: a change that met a person's git operation (under way at the
             # check, or begun after it) was left out of INDEX.md until some other file changed
             with self.vault.lock:
                 self._index_owed = self.vault.write_index().held_back is not None
-        return True
 
     def caught_up_exactly(self) -> bool:
         """Before a write: :meth:`catch_up`, True only when the sidecar now holds every change
@@ -321,8 +361,13 @@ class Warmup:
         self.model_s: float | None = None
         self.vectors_s: float | None = None
         self._threads: list[threading.Thread] = []
+        self._started = False
 
     def start(self) -> None:
+        """Begin loading (once; a second call does nothing)."""
+        if self._started:
+            return
+        self._started = True
         sc = self.vault.sidecar
         sc.keep_vectors_in_memory = True
         if sc.vectors_reason() is not None:  # keyword-only here: nothing to load

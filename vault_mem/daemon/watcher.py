@@ -329,6 +329,15 @@ def tune_watchdog(move_pair_delay: float = 0.01) -> None:
             log.debug("vault-mem: watchdog's %s.%s not tuned: %s", modname, clsname, exc)
 
 
+@dataclass(frozen=True)
+class Fence:
+    """Markers made by :meth:`VaultWatcher.fence_start`, one per watched folder; ``complete``:
+    every one of them was made (a folder that vanished or is read-only had none)."""
+
+    paths: list[str]
+    complete: bool
+
+
 class VaultWatcher:
     """The watchdog observer of one vault: the vault folder and each type folder (not
     recursive), the git dir(s) (not recursive) and ``refs/`` (recursive), feeding ``batcher``."""
@@ -373,6 +382,12 @@ class VaultWatcher:
         this call has reached the batcher (True), or after ``timeout`` (False: the caller must
         not trust the batcher alone, e.g. reconcile in full). Costs a create and an unlink per
         watched folder, and a millisecond or two of the observer's threads."""
+        return self.fence_wait(self.fence_start(), timeout)
+
+    def fence_start(self) -> Fence:
+        """The first half of :meth:`fence`: the markers made, not yet waited for. A reader may
+        work meanwhile (the observer's threads deliver the events while it searches) and then
+        :meth:`fence_wait`; every change made before this call is in the batcher after that."""
         folders = [self.root] + [self.root / name for name in sorted(self._folders)]
         tag = f"{FENCE_MARK}{os.getpid()}-{next(self._fence_seq)}"
         paths = [os.path.join(os.path.realpath(folder), tag) for folder in folders]
@@ -385,10 +400,16 @@ class VaultWatcher:
                 made.append(path)
             except OSError as exc:  # a folder just vanished (its own event says so) or is read-only
                 log.debug("vault-mem: no fence in %s: %s", os.path.dirname(path), exc)
-        if len(made) < len(paths):
-            self.handler.fences.wait(made, 0)
+        return Fence(paths, complete=len(made) == len(paths))
+
+    def fence_wait(self, fence: Fence, timeout: float) -> bool:
+        """The second half of :meth:`fence`: True once the events of ``fence``'s markers (and
+        so of every change made before :meth:`fence_start`) have reached the batcher; False
+        after ``timeout``, or at once when a marker could not be made."""
+        if not fence.complete:
+            self.handler.fences.wait(fence.paths, 0)
             return False
-        return self.handler.fences.wait(paths, timeout)
+        return self.handler.fences.wait(fence.paths, timeout)
 
     def _schedule(self, path: Path, *, recursive: bool = False):
         return self.observer.schedule(self.handler, str(path), recursive=recursive, event_filter=event_filter())

@@ -70,6 +70,11 @@ class Vault:
         #: the same watcher's exact catch-up before a write (``Keeper.caught_up_exactly``): True
         #: when the sidecar holds every change made so far, so the write skips ``git status``
         self.kept_exactly: Callable[[], bool] | None = None
+        #: the same watcher's catch-up in two halves, for a recall (``Keeper.catch_up_meanwhile``):
+        #: called before the search, it returns None (the recall catches up as any read does) or
+        #: ``finish``, called after the search: True when it applied a change the search may have
+        #: missed, and the recall searches again (the watcher's events arrive while it searches)
+        self.kept_meanwhile: Callable[[], Callable[[], bool] | None] | None = None
 
     # -- the workspace's parts, by their usual names -----------------------------------------
     @property
@@ -255,16 +260,35 @@ class Vault:
         if len(queries) > MAX_QUERIES or not all(isinstance(q, str) for q in queries):
             raise UsageError(f"queries must be a list of at most {MAX_QUERIES} phrasings (strings)")
         check_text("the query, queries, tags or scope", query, queries, tags, scope)
-        self.reconcile()
         if k is not None and (not isinstance(k, int) or k < 1 or k > 100):
             raise UsageError("k must be a whole number from 1 to 100")
+        type = validate_type(type) if type else None
+        finish = self.kept_meanwhile() if self.kept_meanwhile is not None else None
+        if finish is None:
+            self.reconcile()
+
+        def search():
+            return self._search(query, k=k, type=type, tags=tags, scope=scope,
+                                include_expired=include_expired, full=full, queries=queries)
+
+        try:
+            result = search()
+        finally:
+            changed = finish() if finish is not None else False
+        # a change made before this call whose events came in while it searched: the answer
+        # must hold it (never stale), so the search runs again on the sidecar that now does
+        return search() if changed else result
+
+    def _search(self, query: str, *, k: int | None, type: str | None, tags: list[str], scope: str | None,
+                include_expired: bool, full: bool, queries: list[str]):
+        """:meth:`recall` on the sidecar as it is (caught up by the caller)."""
         if self.progress is not None:
             self.sidecar.embed_pending(progress=self.progress)  # else recall does it, silently
         # a peer's supersedes hides nothing: the authors of the memories that supersede one
         # (few), not of every memory (O(vault) per recall where a peer wrote most of them)
         superseders = self.authors(self.sidecar.superseder_paths())
         result = self.sidecar.recall(
-            query, k=k or self.config.recall_k, type=validate_type(type) if type else None,
+            query, k=k or self.config.recall_k, type=type,
             tags=tags or None, scope=scope, include_expired=include_expired,
             distrusted={path for path, who in superseders.items() if not who.trusted}, queries=queries,
         )
