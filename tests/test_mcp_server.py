@@ -603,8 +603,8 @@ def test_the_mcp_inspector_cli_lists_the_resources_the_template_and_the_prompts(
 def test_the_server_exits_0_when_its_client_stops_reading_before_an_answer(root):
     """CI saw ``internal error ... ExceptionGroup`` (exit 1) when a client closed mid-recall: the
     answer's write met a closed pipe (EPIPE), which the SDK's stdout task does not expect, and
-    its task group failed the whole server. A client gone is the end of the session: exit 0.
-    Made certain here: the client closes its reading end first, then asks, then closes."""
+    its task group failed the whole server. The real server end to end (the wire's own test is
+    above): the client closes its reading end first, then asks, then closes; exit 0."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none"}
     proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "mcp", str(root)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)

@@ -457,11 +457,6 @@ async def serve_async(vault: Vault | Vaults, startup: Startup | list[Startup] | 
                 tasks.start_soon(notifier.run)
                 await server.run(read_stream, write_stream, options)
                 tasks.cancel_scope.cancel()
-    except* (BrokenPipeError, ConnectionResetError):
-        # the client closed its end while an answer was being written (it quit mid-recall): the
-        # session is over, as when it closes our input; the SDK's output task lets this error
-        # through its task group, which failed the whole server (exit 1, "internal error")
-        log.debug("the MCP client stopped reading; the session ends")
     finally:
         # fd 1 is the wire again; wire_in stays open: a worker thread may still be blocked
         # reading it, and a closed descriptor's number could be reused under it
