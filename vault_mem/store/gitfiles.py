@@ -21,13 +21,14 @@ also checks that git does not ignore new memory files (:func:`ignored_memory_fol
 from __future__ import annotations
 
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE, FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import GitError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import is_memory_path, validate_key
+from vault_mem.model.memory import is_memory_name, is_memory_path, validate_key
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import changed_paths, merge_base
 from vault_mem.store.trust import approve_git_files, approved_git_files
@@ -173,32 +174,34 @@ def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
             f"them too: read them all with `{whole}` first]")
 
 
-def ignored_memory_folders(repo: GitRepo, prefix: str) -> list[str]:
+def ignored_memory_folders(repo: GitRepo, prefix: str, root: Path) -> list[str]:
     """The type folders (``facts/`` ...) in which git ignores memory files, by any .gitignore,
     ``info/exclude`` or global excludes file: a file written there would be in no commit and no
-    sync while ``git status`` stays clean. Asked two ways, since a rule can spare any one name
-    (``*.md`` then ``!new-memory.md``): a probe name per folder (a new file), and the memory
-    files that are there now and git ignores (a person's hand-written one)."""
-    probes = {f"{prefix}{folder}/new-memory.md": f"{folder}/" for folder in TYPE_FOLDERS.values()}
-    proc = repo.run("check-ignore", "--no-index", "--", *probes, check=False, cwd=repo.toplevel)
+    sync while ``git status`` stays clean. A rule can spare any name it knows (``*.md`` then
+    ``!new-memory.md``), so git is asked, as if each were new (``--no-index``), about the probe
+    name, two names drawn at random here, and every memory file in the folders now (tracked or
+    not: the names a person really uses). Asked when an ignore file changes (see
+    :func:`ignore_files_signature`), not per command: one ``git check-ignore`` for them all."""
+    names: dict[str, str] = {}
+    for folder in TYPE_FOLDERS.values():
+        drawn = [f"new-memory.md", f"note-{secrets.token_hex(4)}.md", f"{secrets.token_hex(3)}-{secrets.token_hex(2)}.md"]
+        try:
+            present = [n for n in os.listdir(root / folder) if is_memory_name(n)]
+        except OSError:
+            present = []
+        names.update({f"{prefix}{folder}/{name}": f"{folder}/" for name in (*drawn, *present)})
+    proc = repo.run("check-ignore", "--no-index", "--stdin", "-z", input="\0".join(names).encode() + b"\0",
+                    check=False, cwd=repo.toplevel)
     if proc.returncode not in (0, 1):
         return []  # git could not say (a damaged ignore file): nothing to report here
-    found = {probes[p] for p in proc.stdout.decode("utf-8", "replace").splitlines() if p in probes}
-    listed = repo.run("-c", "core.quotePath=false", "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-                      "--", *(f"{prefix}{folder}/" for folder in TYPE_FOLDERS.values()),
-                      check=False, cwd=repo.toplevel)
-    if listed.returncode == 0:
-        for top in listed.stdout.decode("utf-8", "replace").split("\0"):
-            rel = top[len(prefix):] if top.startswith(prefix) else ""
-            if is_memory_path(rel):
-                found.add(rel.split("/", 1)[0] + "/")
-    return sorted(found)
+    return sorted({names[p] for p in proc.stdout.decode("utf-8", "replace").split("\0") if p in names})
 
 
 def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
-    """(path, size, mtime) of the ignore files that decide over the type folders, and of the
-    type folders themselves: a cheap key for remembering :func:`ignored_memory_folders`' answer
-    until one of them changes."""
+    """(path, size, mtime) of the ignore files that decide over the type folders: a cheap key
+    for remembering :func:`ignored_memory_folders`' answer until one of them changes. Not the
+    folders' own times: every write changes those, and a one-shot command after each would
+    walk a 100k vault's folders again (0.7 s)."""
     top = repo.toplevel
     rel = os.path.relpath(root, top)
     folders = [top]
@@ -207,9 +210,6 @@ def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
     candidates = [d / ".gitignore" for d in folders]
     candidates += [root / folder / ".gitignore" for folder in TYPE_FOLDERS.values()]
     candidates.append(repo.git_dir / "info" / "exclude")
-    # a memory file written, renamed or removed in a type folder changes the folder's mtime: the
-    # answer covers the files there now (:func:`ignored_memory_folders`)
-    candidates += [root / folder for folder in TYPE_FOLDERS.values()]
     sig = []
     for path in candidates:
         try:

@@ -163,7 +163,7 @@ class Workspace:
         seen = unseal(self.root, "ignore-checked", raw) if raw else None
         if seen and seen.get("sig") == sig and isinstance(seen.get("ignored"), list):
             return [str(x) for x in seen["ignored"]]
-        ignored = ignored_memory_folders(self.repo, self.prefix)
+        ignored = ignored_memory_folders(self.repo, self.prefix, self.root)
         atomic_write(record, seal(self.root, "ignore-checked", {"sig": sig, "ignored": ignored}), mode=PRIVATE_FILE)
         return ignored
 
