@@ -143,6 +143,65 @@ def test_fuse_min_max() -> None:
     assert scores == pytest.approx({1: 0.5 + 0.4, 2: 0.0, 3: 0.5})
 
 
+def test_keywords_count_only_in_a_candidate_whose_meaning_clears_the_floor() -> None:
+    """A candidate as far from the query as an off-topic question (cosine under the relevance
+    floor) ranks by its cosine alone: its shared words are another sense of them ("Plays Go
+    online" for "when do I go to bed?"). One holding 3/4 of the query's words keeps its keyword
+    score (an exact query embeds poorly), and so does one without a vector (no cosine to read)."""
+    kw = [(1, -5.0), (2, -4.0), (3, -1.5), (4, -1.0)]
+    sims = {1: 0.05, 2: 0.05, 3: 0.3, 5: 0.6}  # 4 has no vector yet
+    cov = {1: 0.5, 2: 0.75, 3: 0.5, 4: 0.5}
+    plain = search.fuse(kw, sims, cov)
+    gated = search.fuse(kw, sims, cov, floor=0.1)
+    assert gated[1] == pytest.approx(0.0) and plain[1] > 0.5  # under the floor, half the words: cosine only (its min)
+    assert gated[2] == pytest.approx(plain[2])  # 3/4 of the words: an exact match counts
+    assert gated[3] == pytest.approx(plain[3]) and gated[4] == pytest.approx(plain[4])
+    assert gated[5] == pytest.approx(plain[5])
+    assert plain[1] > plain[3] and gated[1] < gated[3]  # the word match no longer outranks the meaning
+
+
+def test_a_homonym_keyword_match_no_longer_outranks_the_answer_in_other_words(tmp_path: Path) -> None:
+    """With the bundled model: "when do I go to bed?" shares "go" with the game of Go, and
+    "do I have any animals at home?" shares "home" with the home internet line; both ranked
+    first, above the memory that answers in other words. Both are still shown, lower."""
+    root = tmp_path / "v"
+    mems = {
+        "go-club": "Plays Go online on OGS, around 5 kyu",
+        "sleep": "Asleep by 22:30, up at 6:15",
+        "home-internet": "Home internet is 500 Mbit fibre from Community Fibre",
+        "home-city": "Lives in Bristol, in the Bedminster area",
+        "editor": "Uses Helix as the main editor",
+        "shell": "Interactive shell is fish; scripts stay POSIX sh",
+        "coffee": "Drinks flat whites, no sugar",
+        "cat": "Has a grey cat named Miso",
+        "bike": "Cycles to the office along the harbourside path",
+        "german": "Is learning German, around B1 level",
+        "podcast": "Favourite podcast is Oxide and Friends",
+        "dentist": "Dentist appointment every six months at the clinic on Gloucester Road",
+        "notes": "Keeps personal notes in Obsidian, synced with git",
+        "passwords": "Uses Bitwarden for passwords, with a hardware key",
+        "desk": "Uses a standing desk for half the day",
+        "allergy": "Allergic to peanuts",
+        "blog": "Writes a personal blog built with Zola",
+        "volunteer": "Volunteers at a repair cafe once a month",
+        "keyboard": "Types on a split ergonomic keyboard",
+        "laptop": "Work laptop is a ThinkPad X1 Carbon running Fedora",
+        "tea": "Has rooibos in the evening",
+        "partner": "Partner is called Ana and works as a paediatric nurse",
+    }
+    for key, desc in mems.items():
+        write_memory(root, key, desc)
+    with Sidecar(root, Config(), embedder=real_embedder()) as sc:
+        sc.reconcile()
+        sc.embed_pending()
+        for query, answer, homonym in [("when do I go to bed?", "sleep", "go-club"),
+                                       ("do I have any animals at home?", "cat", "home-internet")]:
+            res = sc.recall(query, k=10, today=TODAY)
+            keys = [h.key for h in res.hits]
+            assert keys[0] == answer and res.hits[0].match == "strong", (query, keys)
+            assert homonym in keys[1:], (query, keys)  # shown, not hidden: only its rank changed
+
+
 def test_floor_gates_on_best_similarity_and_grades_hits() -> None:
     scores = {1: 0.9, 2: 0.5}
     bars = Floor(min_sim=0.4, strong=0.45, hit_bar=0.28, source="test")

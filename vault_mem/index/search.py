@@ -14,7 +14,10 @@ over-fetch by the number of rows they can hide, so filtering never empties the t
 Fusion over the union of both top-50 lists: min-max normalised bm25 and cosine, weighted 0.4/0.6,
 plus a bonus for the share of the query's words a memory contains (bm25 all but ignores a word
 found in half the memories, such as the person's name). Measured with ``vault-mem eval`` above
-reciprocal-rank fusion, which ignores score gaps (README "Design notes").
+reciprocal-rank fusion, which ignores score gaps (README "Design notes"). A candidate whose
+meaning is as far from the query as an off-topic question's (its cosine under the relevance
+floor) gets no keyword score: the words it shares are another sense of them or generic ones
+(see KEYWORDS_NEED_MEANING).
 Then a memory is lifted by the best top candidate of its own day (day context), and a memory
 that only asks a question (its statement ends in "?") is scaled down: it shares a question
 query's words and form but holds no answer. With the calling agent's other phrasings of the
@@ -71,6 +74,18 @@ DAY_CONTEXT_POOL = 10
 # as a speaker's name). Measured with `vault-mem eval`: 0.15-0.3 help as much, 0.2 is mid-plateau.
 QUESTION_PENALTY = 0.2
 QUESTION_LABEL_WORDS = 3
+# Keywords need meaning: a candidate whose cosine with the query is under the relevance floor
+# (Floor.min_sim, below which the verdict is "none": as far from the question as an off-topic
+# question's best match) ranks by its cosine alone, without bm25 or the word-share bonus, unless
+# it holds levels.STRONG_KEYWORD_COVERAGE of the query's words (an exact query, a name or an error
+# code, embeds poorly). The words it shares are another sense of them ("go" in "when do I go to
+# bed?" against "Plays Go online") or generic ones ("home" in "where is home these days?" against
+# "Home internet is 500 Mbit fibre"), and they pushed the memory that answers in other words out
+# of the top 3. A candidate without a vector yet keeps its keyword score (it has no cosine).
+# Measured (`python bench/bench_verdict.py`, docs/benchmarks.md "Keywords need meaning"): R@5
+# .840 -> .880 on bench/data/paraphrase.json and .862 -> .892 on paraphrase2.json; the developer
+# vault and both LoCoMo dev files unchanged (their candidates all lie above the floor).
+KEYWORDS_NEED_MEANING = True
 
 # ---------------------------------------------------------------------------------------------
 
@@ -369,14 +384,23 @@ def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
 
 
 def fuse(kw: list[tuple[int, float]], sims: dict[int, float], coverage: dict[int, float], *,
-         vector_weight: float = VECTOR_WEIGHT, coverage_weight: float = COVERAGE_WEIGHT) -> dict[int, float]:
+         vector_weight: float = VECTOR_WEIGHT, coverage_weight: float = COVERAGE_WEIGHT,
+         floor: float | None = None) -> dict[int, float]:
     """Fused score of every candidate: min-max normalised bm25 (0 when the keyword list does not
-    hold it) and cosine, weighted, plus the coverage bonus."""
+    hold it) and cosine, weighted, plus the coverage bonus. ``floor`` (the relevance floor's
+    cosine): a candidate with a cosine under it keeps only its cosine's part, unless it holds
+    levels.STRONG_KEYWORD_COVERAGE of the query's words (KEYWORDS_NEED_MEANING)."""
     ids = list(dict.fromkeys([i for i, _ in kw] + list(sims)))
     kw_n = _minmax({i: -s for i, s in kw})  # bm25: lower is better
     sim_n = _minmax(sims) if sims else {}
-    return {i: (1 - vector_weight) * kw_n.get(i, 0.0) + vector_weight * sim_n.get(i, 0.0)
-            + coverage_weight * coverage.get(i, 0.0) for i in ids}
+
+    def keywords(i: int) -> float:
+        if floor is not None and i in sims and sims[i] < floor \
+                and coverage.get(i, 0.0) < levels.STRONG_KEYWORD_COVERAGE:
+            return 0.0
+        return (1 - vector_weight) * kw_n.get(i, 0.0) + coverage_weight * coverage.get(i, 0.0)
+
+    return {i: keywords(i) + vector_weight * sim_n.get(i, 0.0) for i in ids}
 
 
 def day_context(db, scores: dict[int, float], *, weight: float = DAY_CONTEXT_WEIGHT,
@@ -504,10 +528,12 @@ class Phrasing:
     vec: list[tuple[int, float]] = field(default_factory=list)
 
 
-def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index) -> levels.Evidence:
-    """Fusion over every phrasing: each candidate's fused score (:func:`fuse`), cosine and word
-    share are its best over the phrasings (an agent's rewording that shares a memory's words
-    finds it as if it had been the query), then the day-context bonus and the question penalty."""
+def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index, *,
+                   floor: Floor | None = None) -> levels.Evidence:
+    """Fusion over every phrasing: each candidate's fused score (:func:`fuse`, keywords needing
+    meaning against ``floor``'s relevance floor), cosine and word share are its best over the
+    phrasings (an agent's rewording that shares a memory's words finds it as if it had been the
+    query), then the day-context bonus and the question penalty."""
     scores: dict[int, float] = {}
     sims: dict[int, float] = {}
     coverage: dict[int, float] = {}
@@ -516,7 +542,8 @@ def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index)
         p_sims = index.similarities(np.asarray(p.qvec, dtype=np.float32), candidates) \
             if vectors and p.qvec is not None else {}
         p_cov = keyword_coverage(db, p.terms, candidates)
-        fused = fuse(p.kw, p_sims, p_cov, vector_weight=VECTOR_WEIGHT if vectors else 0.0)
+        fused = fuse(p.kw, p_sims, p_cov, vector_weight=VECTOR_WEIGHT if vectors else 0.0,
+                     floor=floor.min_sim if floor is not None and KEYWORDS_NEED_MEANING else None)
         for mine, theirs in ((scores, fused), (sims, p_sims), (coverage, p_cov)):
             for i, x in theirs.items():
                 mine[i] = max(mine.get(i, x), x)
@@ -579,9 +606,9 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         result.stored = db.execute("SELECT 1 FROM files WHERE usable = 1 LIMIT 1").fetchone() is not None
         return result
     vec = any(p.vec for p in ps)
-    ev = fuse_phrasings(db, ps, candidates, index)
-    scores = ev.scores
     floor = sc.relevance_floor(embedder) if vec else None
+    ev = fuse_phrasings(db, ps, candidates, index, floor=floor)
+    scores = ev.scores
     result.floor = asdict(floor) if floor is not None else None
     words = None
     if floor is not None and embedder is not None and qvec is not None:
