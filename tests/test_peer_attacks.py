@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -431,7 +432,9 @@ def test_a_peer_taking_away_the_persons_memories_is_named_by_sync(tmp_path):
     assert (f"preferences/editor-choice.md, a memory of this machine's, was deleted by {PEER_EMAIL} "
             f"(commit {commit})") in r.stdout, r.stdout
     assert f"facts/deploy-host.md, a memory of this machine's, was changed by {PEER_EMAIL}" in r.stdout
-    assert f"`git checkout {commit}~1 -- preferences/editor-choice.md`" in r.stdout
+    back = re.search(r"`git checkout (\S+) -- preferences/editor-choice\.md`", r.stdout)
+    assert back, r.stdout
+    git(mine, "cat-file", "-e", f"{back.group(1)}:preferences/editor-choice.md")  # the person's version is there
     assert "peer-own" not in r.stdout
     report = json.loads(cli("--vault", str(mine), "sync", "--json").stdout)
     assert report["displaced"] == []  # said once, by the sync that brought it
@@ -507,3 +510,43 @@ def test_an_agents_update_of_a_peers_memory_takes_none_of_its_fields(tmp_path):
     start = _hook(mine, "session-start", source="startup")
     assert "editor-choice (" in start and "pinned" in start, start
     assert "deploy-checklist (" in start and "MARK-7f3a" not in start
+
+
+def test_the_way_back_a_sync_names_holds_the_persons_version_after_two_peer_commits(tmp_path):
+    """A peer changes the person's memory in two commits: the named way back once was the last
+    commit's parent, the peer's own first edit, which the person would then commit as theirs.
+    It is now a commit that holds this machine's version."""
+    import re
+
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("--vault", str(mine), "remember", "deploy-host", "--type", "fact",
+               "-d", "Deploys go to stg-2 first").returncode == 0
+    git(mine, "push", "-q", "origin", "main")
+    git(peer, "pull", "-q", "origin", "main")
+    path = peer / "facts" / "deploy-host.md"
+    path.write_text(path.read_text().replace("stg-2", "stg-9"))
+    push_as_peer(peer, "first edit")
+    path.write_text(path.read_text().replace("stg-9", "prod"))
+    push_as_peer(peer, "second edit")
+    r = cli("--vault", str(mine), "sync")
+    found = re.search(r"git checkout (\S+) -- facts/deploy-host\.md", r.stdout)
+    assert found, r.stdout
+    assert "stg-2" in git(mine, "show", f"{found.group(1)}:facts/deploy-host.md")
+
+
+def test_a_peer_taking_the_persons_memory_is_named_even_when_the_push_then_fails(tmp_path):
+    """The remote's commits are integrated, then the push is refused (a server hook): the sync
+    fails, and the next one's base is past the peer's commit, so the deletion was never named.
+    The failure now says it too."""
+    mine, peer = person_and_peer(tmp_path)
+    git(peer, "pull", "-q", "origin", "main")
+    git(peer, "rm", "-q", "preferences/editor-choice.md")
+    push_as_peer(peer, "tidy up")
+    bare = next(p for p in tmp_path.iterdir() if p.name.endswith(".git"))
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    assert cli("--vault", str(mine), "remember", "own-note", "-d", "A note of the person's").returncode == 0
+    r = cli("--vault", str(mine), "sync")
+    assert r.returncode != 0 and not (mine / "preferences" / "editor-choice.md").exists()
+    assert "preferences/editor-choice.md" in r.stderr and "git checkout" in r.stderr, r.stderr

@@ -127,7 +127,13 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
                 report.upstream_set = ensure_upstream(repo, branch, name, rbranch)
             return report
         count = count_commits(repo, head, remote_tip)
-        err = _push(repo, name, url, head, rbranch, timeout_s)
+        try:
+            err = _push(repo, name, url, head, rbranch, timeout_s)
+        except SyncError as exc:
+            if not report.displaced:
+                raise
+            # the remote's commits are in: what they took from the person is said now or never
+            raise SyncError(exc.reason, f"{exc}. Received meanwhile: {'; '.join(report.displaced_lines())}") from exc
         if err is None:
             update_ref(repo, tracking, head)
             report.pushed = int(count)
@@ -214,7 +220,11 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
         if ids:
             commits.append((ids[0], ids[1]))
     # before the replay moves HEAD: who made each memory is judged as of this side's branch
-    report.displaced = displaced_by_peers(vault.ws, vault.sidecar, base, local, remote_tip)
+    try:
+        report.add_displaced(displaced_by_peers(vault.ws, vault.sidecar, base, local, remote_tip))
+    except VaultMemError as exc:  # a warning's check: it never stops the sync itself
+        log.warning("vault-mem sync: could not check which of your memories the remote's commits "
+                    "delete or change (%s); `vault-mem log` and `git log -p` show them", exc)
     return Replay(vault, base, local, remote_tip, commits, report).run()
 
 

@@ -31,11 +31,30 @@ class SyncReport:
     #: memory files from the remote holding a credential: path, commit, author, reason, how_to_purge
     quarantined: list[dict[str, Any]] = field(default_factory=list)
     #: this machine's trusted memories that the remote's commits by an author not approved here
-    #: deleted or changed: path, what, by, commit (vault/authors.displaced_by_peers)
+    #: deleted or changed: path, what, by, commit, base (vault/authors.displaced_by_peers)
     displaced: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def add_displaced(self, found: list[dict[str, str]]) -> None:
+        """Add what :func:`~vault_mem.vault.authors.displaced_by_peers` found in one attempt: a
+        retry after the remote moved looks at the newer commits only, so each attempt's finds
+        are kept (one per path)."""
+        seen = {d["path"] for d in self.displaced}
+        self.displaced += [d for d in found if d["path"] not in seen]
+
+    def displaced_lines(self) -> list[str]:
+        """One sentence per memory of this machine's a peer deleted or changed, with the way
+        back (said by a sync that succeeded and by one whose push then failed alike)."""
+        out = []
+        for d in self.displaced:
+            c, back = d["commit"][:10], d["base"][:10]
+            out.append(f"{shown(d['path'])}, a memory of this machine's, was {d['what']} by {shown(d['by'])} "
+                       f"(commit {c}), an author not approved here, so the agent no longer sees your version: "
+                       f"bring it back with `git checkout {back} -- {shown(d['path'])}` and commit, or approve "
+                       f"that author with `vault-mem trust --author {shown(d['by'])}`")
+        return out
 
     def summary(self) -> str:
         parts = [f"synced with {self.remote}/{self.branch}: received {self.received} commit(s), pushed "
@@ -54,12 +73,7 @@ class SyncReport:
         for q in self.quarantined:
             parts.append(f"{shown(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
                          f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
-        for d in self.displaced:
-            c = d["commit"][:10]
-            parts.append(f"{shown(d['path'])}, a memory of this machine's, was {d['what']} by {shown(d['by'])} "
-                         f"(commit {c}), an author not approved here, so the agent no longer sees your version: "
-                         f"bring it back with `git checkout {c}~1 -- {shown(d['path'])}` and commit, or approve "
-                         f"that author with `vault-mem trust --author {shown(d['by'])}`")
+        parts += self.displaced_lines()
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
         return "; ".join(parts) + "."

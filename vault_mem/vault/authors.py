@@ -291,8 +291,9 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
     or change, where this side left them as they were at ``base``: a peer who is not approved
     cannot put a memory in front of the agent, but could take the person's away (their edit
     is left out as a peer's, their deletion removes it). Each: ``path`` (vault-relative),
-    ``what`` (``deleted``/``changed``), ``by`` (the author's email), ``commit`` (the one that did
-    it), so that a sync names them with the way back."""
+    ``what`` (``deleted``/``changed``), ``by`` (the author's email), ``commit`` (the last one that
+    did it), ``base`` (a commit holding this machine's version: the way back, whatever number of
+    the peer's commits came between), so that a sync names them."""
     prefix = ws.prefix
     rels = [top[len(prefix):] for top in history.changed_paths(ws.repo, base, tip, prefix or ".")]
     rels = [rel for rel in rels if is_memory_path(rel)]
@@ -315,7 +316,7 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
         commit, email = whose.get(prefix + rel, ("", ""))
         if commit and ids.standing(email, commit) == "peer":
             out.append({"path": rel, "what": "deleted" if there[prefix + rel] is None else "changed",
-                        "by": email, "commit": commit})
+                        "by": email, "commit": commit, "base": base})
     return out
 
 
