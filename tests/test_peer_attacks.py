@@ -550,3 +550,25 @@ def test_a_peer_taking_the_persons_memory_is_named_even_when_the_push_then_fails
     r = cli("--vault", str(mine), "sync")
     assert r.returncode != 0 and not (mine / "preferences" / "editor-choice.md").exists()
     assert "preferences/editor-choice.md" in r.stderr and "git checkout" in r.stderr, r.stderr
+
+
+def test_an_update_of_this_machines_own_memory_asks_git_for_no_author(tmp_path, monkeypatch):
+    """Whether an update may keep the file's fields depends on its author (a peer's lends none).
+    Asking it brought the sidecar's authors up to HEAD first, five more git processes on every
+    update; the kept row that names the very blob on disk answers now, and the fields are kept."""
+    from vault_mem import Vault
+
+    vault = Vault.init(tmp_path / "vault")
+    try:
+        vault.remember("deploy-host", "Deploys go to stg-2 first", type="fact", tags=["deploy"])
+        vault.authors(["facts/deploy-host.md"])  # the kept rows brought up to this commit
+        vault.remember("other-note", "Another note of this machine's", type="fact")  # HEAD moves on
+        trace = tmp_path / "trace"
+        trace.mkdir()
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        vault.remember("deploy-host", "Deploys go to stg-3 first", type="fact")
+        monkeypatch.delenv("GIT_TRACE2_EVENT")
+        assert _git_runs(trace, "log") == 0 and _git_runs(trace, "diff-tree") == 0
+        assert vault.get("deploy-host").meta.get("tags") == ["deploy"]  # its own fields are kept
+    finally:
+        vault.close()

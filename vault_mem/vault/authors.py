@@ -40,6 +40,7 @@ from vault_mem.index import authors as rows
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
 from vault_mem.store import history
+from vault_mem.store.objectid import blob_id
 from vault_mem.store.provenance import made_by_clone
 from vault_mem.store.trust import approved_authors, trust_file
 from vault_mem.store.worktree import config_value, dirty_paths, same_as_committed
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
     from vault_mem.store.workspace import Workspace
 
-__all__ = ["Identities", "author_tagger", "authors_of", "identities", "peer_memories", "pending_authors", "refresh"]
+__all__ = ["Identities", "author_of_bytes", "author_tagger", "authors_of", "identities", "peer_memories", "pending_authors", "refresh"]
 
 
 class Identities:
@@ -179,6 +180,19 @@ def _committed_as_is(ws: Workspace, rel: str, blob: str) -> bool:
     except VaultMemError:
         return True  # a link: never read, so never shown; the committed author stands
     return data is not None and same_as_committed(ws.repo, data, blob)
+
+
+def author_of_bytes(ws: Workspace, sidecar: Sidecar, rel: str, data: bytes) -> Author:
+    """The author of the committed file ``rel`` whose bytes on disk are ``data`` (a write that
+    read it to update it). The sidecar's kept row answers without a git process when it names
+    that very blob (kept rows lag HEAD by this machine's own commits, and bringing them up to
+    date costs a write five git processes); otherwise :func:`authors_of`. A row for the same
+    blob made by someone else later changes nothing: the text is that author's either way."""
+    who = rows.authors_of(sidecar.db, [rel]).get(rel)
+    if who is not None and who[3] == blob_id(data):
+        ids = identities(ws)
+        return Author(who[1], ids.standing(who[1], who[0]))
+    return authors_of(ws, sidecar, [rel])[rel]
 
 
 def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities | None = None, *,

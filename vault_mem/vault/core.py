@@ -377,7 +377,8 @@ class Vault:
             # kept, its `supersedes`, `pinned` or `tags` would pass into this machine's trusted
             # commit (an agent updating it, as the write policy asks, hid the person's memory a
             # peer's `supersedes` named); the write starts a new file in its place
-            inherit = found is not None and old is not None and self.authors([found[1]])[found[1]].trusted
+            inherit = found is not None and old is not None and old_bytes is not None and \
+                authors.author_of_bytes(self.ws, self.sidecar, found[1], old_bytes).trusted
             meta = build_meta(old.meta if inherit else None, description=description, today=today,
                               source=source, tags=tag_list, extra=extra)
             new = Memory(key=key, type=type_, meta=meta, body=body)
