@@ -9,6 +9,7 @@ after ``vault-mem trust --yes``.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -374,3 +375,43 @@ def test_an_ignore_rule_aimed_at_the_names_a_person_uses_is_named(tmp_path):
     assert r.returncode == 0 and "git ignores new memory files in facts/" in r.stderr, r.stderr
     gi.write_text(before)
     assert "git ignores" not in cli("--vault", str(root), "list").stderr
+
+
+def test_an_ignore_rule_sparing_every_hyphenated_name_is_named_and_doctor_asks_afresh(tmp_path):
+    """The probe names once all held a hyphen: ``facts/*.md`` then ``!facts/*-*.md`` spared them
+    and every memory present, and hid the next one-word memory (``facts/wifi.md``) with nothing
+    said, the answer kept until an ignore file changed. Names of every shape a key takes are
+    asked now, and doctor asks git afresh (files written since the last answer count)."""
+    from vault_mem import Vault
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("deploy-host", "Deploys go to stg-2 first", type="fact")
+    vault.close()
+    gi = root / ".gitignore"
+    before = gi.read_text() if gi.exists() else ""
+    gi.write_text(before + "facts/*.md\n!facts/*-*.md\n")
+    r = cli("--vault", str(root), "list")
+    assert "git ignores new memory files in facts/" in r.stderr, r.stderr
+    (root / "facts" / "wifi.md").write_text("---\ndescription: The office wifi is on the second floor\n---\n")
+    d = cli("--vault", str(root), "doctor", "--json")
+    assert d.returncode == 1 and "facts/" in json.loads(d.stdout)["ignored_folders"], d.stdout
+
+
+def test_a_memory_name_that_is_not_utf8_never_breaks_the_ignore_check(tmp_path):
+    """A peer can push a memory-named file whose name is not UTF-8: asking git about it raised
+    UnicodeEncodeError (in the ignore check, and in the scan storing its path) and every command
+    failed with an internal error. Such a name is no memory (no key is made of other bytes)."""
+    from vault_mem import Vault
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.close()
+    try:
+        (root / "facts" / os.fsdecode(b"caf\xe9.md")).write_text("---\ndescription: x\n---\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system refuses a name that is not UTF-8")
+    gi = root / ".gitignore"
+    gi.write_text((gi.read_text() if gi.exists() else "") + "# touched\n")  # the answer is asked again
+    r = cli("--vault", str(root), "list")
+    assert "internal error" not in r.stderr, r.stderr

@@ -124,9 +124,20 @@ _EDITOR_NAME = re.compile("|".join(fnmatch.translate(p.removeprefix("\\")) for p
 
 def is_memory_name(name: str) -> bool:
     """A file name taken for a memory: ``*.md`` but not an editor's swap, lock or backup file
-    (names starting with ``.``, ``#`` or ``~``, or any of :data:`EDITOR_FILES`). The one rule
-    for the scan, the watcher, the daemon's commits and path refreshes."""
-    return name.endswith(".md") and not name.startswith((".", "#", "~")) and _EDITOR_NAME.match(name) is None
+    (names starting with ``.``, ``#`` or ``~``, or any of :data:`EDITOR_FILES`), and UTF-8 (a
+    name of other bytes, as Python gives it, cannot be stored, written in git's UTF-8 output or
+    be a key: it crashed every command's scan). The one rule for the scan, the watcher, the
+    daemon's commits and path refreshes."""
+    return (name.endswith(".md") and not name.startswith((".", "#", "~")) and _EDITOR_NAME.match(name) is None
+            and (name.isascii() or _utf8(name)))
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that were not UTF-8, held as surrogates (os.fsdecode)
+        return False
+    return True
 
 
 def is_memory_path(rel: str) -> bool:

@@ -182,19 +182,30 @@ def ignored_memory_folders(repo: GitRepo, prefix: str, root: Path) -> list[str]:
     name, two names drawn at random here, and every memory file in the folders now (tracked or
     not: the names a person really uses). Asked when an ignore file changes (see
     :func:`ignore_files_signature`), not per command: one ``git check-ignore`` for them all."""
-    names: dict[str, str] = {}
+    names: dict[bytes, str] = {}
     for folder in TYPE_FOLDERS.values():
-        drawn = [f"new-memory.md", f"note-{secrets.token_hex(4)}.md", f"{secrets.token_hex(3)}-{secrets.token_hex(2)}.md"]
         try:
             present = [n for n in os.listdir(root / folder) if is_memory_name(n)]
         except OSError:
             present = []
-        names.update({f"{prefix}{folder}/{name}": f"{folder}/" for name in (*drawn, *present)})
-    proc = repo.run("check-ignore", "--no-index", "--stdin", "-z", input="\0".join(names).encode() + b"\0",
+        for name in (*_probe_names(), *present):
+            # os.fsencode: a name that is not UTF-8 (a peer's) is asked as its bytes, never a crash
+            names[os.fsencode(f"{prefix}{folder}/{name}")] = f"{folder}/"
+    proc = repo.run("check-ignore", "--no-index", "--stdin", "-z", input=b"\0".join(names) + b"\0",
                     check=False, cwd=repo.toplevel)
     if proc.returncode not in (0, 1):
         return []  # git could not say (a damaged ignore file): nothing to report here
-    return sorted({names[p] for p in proc.stdout.decode("utf-8", "replace").split("\0") if p in names})
+    return sorted({names[p] for p in proc.stdout.split(b"\0") if p in names})
+
+
+def _probe_names() -> list[str]:
+    """Names a new memory could have, some drawn at random here in every shape a key takes (one
+    word, words joined by hyphens, digits, one letter, a dotted date): a rule that spares the
+    names it can know still ignores some of these."""
+    word = secrets.token_hex(4).translate(str.maketrans("0123456789", "ghijklmnop"))
+    return ["new-memory.md", f"{word}.md", f"note-{secrets.token_hex(4)}.md",
+            f"{secrets.token_hex(3)}-{secrets.token_hex(2)}-{word[:3]}.md", f"{secrets.randbelow(10**6)}.md",
+            f"{word[0]}.md", f"{word}.2026-{secrets.randbelow(12) + 1:02d}.md"]
 
 
 def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:

@@ -150,17 +150,18 @@ class Workspace:
             return None
         return approve_config(self.root, s.pending_raw, s.pending_blob or "", how="trust")
 
-    def ignored_folders(self) -> list[str]:
+    def ignored_folders(self, *, fresh: bool = False) -> list[str]:
         """The type folders where git ignores a new memory file
         (:func:`~vault_mem.store.gitfiles.ignored_memory_folders`); the answer is kept until an
-        ignore file changes, so most commands pay a few ``stat`` calls, not a git process."""
+        ignore file changes, so most commands pay a few ``stat`` calls, not a git process.
+        ``fresh``: asked of git now (``doctor``: the memory files written since count)."""
         sig = ignore_files_signature(self.repo, self.root)
         record = self.state_dir / IGNORE_CHECKED
         try:
             raw = read_own(record)
         except VaultMemError:
             raw = None
-        seen = unseal(self.root, "ignore-checked", raw) if raw else None
+        seen = unseal(self.root, "ignore-checked", raw) if raw and not fresh else None
         if seen and seen.get("sig") == sig and isinstance(seen.get("ignored"), list):
             return [str(x) for x in seen["ignored"]]
         ignored = ignored_memory_folders(self.repo, self.prefix, self.root)
