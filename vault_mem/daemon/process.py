@@ -151,7 +151,8 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------------
     def stop(self, why: str = "stop requested") -> None:
-        """Ask :meth:`run` to return (safe from signal handlers and other threads)."""
+        """Ask :meth:`run` to return (from any thread but the one in :meth:`run`: a signal
+        handler hands it to a thread, :func:`vault_mem.daemon.main.run_daemon`)."""
         self._stop_requested = True
         self._why = why
         if self._batcher is not None:
@@ -169,7 +170,8 @@ class Daemon:
         try:
             self.vault = self._open_vault()
             self._settings()
-            self._batcher = Batcher(debounce=settle_time(self.debounce), **self._batch_delays())
+            self._batcher = Batcher(debounce=settle_time(self.debounce), **self._batch_delays(),
+                                    before_wait=lambda: checkpoint("idle-wait", self.state_dir))
             if self._stop_requested:
                 return 0
             repo = self.vault.repo
