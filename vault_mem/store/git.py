@@ -50,15 +50,13 @@ from vault_mem.store.files import checkpoint
 from vault_mem.store.gitindex import GitIndex
 from vault_mem.store.gitobjects import GIT_ERRORS, GitObjects, Identity, ObjectDB
 from vault_mem.store.gitprocs import (
-    BRANCH_MOVING,
     MAINTENANCE,
-    WORKTREE_CHANGING,
     command_of,
+    git_under_way,
     marked_commit,
     person_git_command,
     running_git,
     running_git_commit,
-    running_git_each,
 )
 from vault_mem.store.gitrefs import GitRefs
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, pid_exists, this_command
@@ -384,11 +382,11 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         return self.write_commit(tree, parent, message, author=author, committer=committer), want
 
     def _git_running(self) -> tuple[list[int], bool]:
-        """What must go before a commit lands, from one listing of the processes: the running
-        ``git gc``/``prune``/``repack`` pids, and whether a person's git command that moves the
-        branch or changes the work tree is under way (see :meth:`_person_git_under_way`)."""
-        maintenance, person = running_git_each(self.toplevel, (MAINTENANCE, BRANCH_MOVING | WORKTREE_CHANGING))
-        return maintenance, bool(person) or marked_commit(self.git_dir) is not None
+        """The running ``git gc``/``prune``/``repack`` pids, and whether a person's git command
+        that moves the branch or changes the work tree is under way
+        (:func:`~vault_mem.store.gitprocs.git_under_way`): vault-mem then neither lands a commit
+        nor takes ``index.lock``."""
+        return git_under_way(self.git_dir, self.toplevel)
 
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
               reflog: str, who: Identity, warnings: list[str] | None) -> bool:
@@ -405,7 +403,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             self._check_head(branch)
             if self._index_signature() != sig:
                 return False  # someone wrote the index since it was copied: copy it again
-            if self._person_git_under_way():
+            if self._git_running()[1]:
                 return False  # a person's git commit (or checkout, pull, ...) started meanwhile: it goes first
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
@@ -426,13 +424,6 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             raise HeadMovedError(
                 f"HEAD moved off {branch.removeprefix('refs/heads/')} while vault-mem was writing "
                 "(a git checkout?); nothing was written: retry on a branch")
-
-    def _person_git_under_way(self) -> bool:
-        """Whether a person's git command that moves the branch or changes the work tree runs
-        here (a ``git commit`` our pre-commit hook marked, a pull, rebase, checkout, stash, ...):
-        vault-mem then neither lands a commit nor takes ``index.lock``."""
-        return marked_commit(self.git_dir) is not None or bool(
-            running_git(self.toplevel, BRANCH_MOVING | WORKTREE_CHANGING, first=True))
 
     def _keep_objects(self, written: dict[str, tuple[str, bytes]], warnings: list[str] | None) -> None:
         """Objects before refs: the branch now names ``written``, but a ``git gc --prune=now``
