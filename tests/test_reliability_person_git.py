@@ -398,3 +398,64 @@ def test_a_read_during_a_persons_autostash_rebase_leaves_index_md_alone(tmp_path
     assert rebase.returncode == 0, err + git(root, "status", "--short")
     assert not (root / ".git" / "rebase-merge").exists()
     assert "The person's uncommitted notes" in notes.read_text(), "the autostash did not give the edit back"
+
+
+def _person_git(root: Path, *args: str) -> str:
+    """A person's git command without vault-mem's git hooks (not installed, or bypassed)."""
+    return git(root, "-c", "core.hooksPath=/dev/null", *args)
+
+
+def test_index_md_held_back_by_a_persons_merge_is_written_by_the_next_command_in_the_persons_name(tmp_path):
+    """A one-shot read (no daemon, no git hooks) that met a person's merge under way held
+    INDEX.md back, and nothing remembered it: the next reads found the sidecar in line and left
+    INDEX.md stale, and the next agent commit carried the person's new memory into INDEX.md,
+    crediting the agent. Now the next command of any kind writes it once the merge is over,
+    and commits it alone, in the person's name."""
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("agent-fact", "An agent's memory", "x")
+    vault.close()
+    _person_git(root, "checkout", "-q", "-b", "side")
+    (root / "facts" / "person-fact.md").write_text("---\ndescription: Written by hand on a branch\n---\n\nbody\n")
+    _person_git(root, "add", "facts/person-fact.md")
+    _person_git(root, "commit", "-qm", "person: a fact on a branch")
+    _person_git(root, "checkout", "-q", "main")
+    _person_git(root, "merge", "-q", "--no-ff", "--no-commit", "side")
+    # a read while the merge is under way indexes the new file, and must leave INDEX.md alone
+    got = run_cli("--vault", str(root), "recall", "written by hand", "--json")
+    assert got.returncode == 0, got.stderr
+    assert "person-fact" in got.stdout and "person-fact" not in (root / "INDEX.md").read_text()
+    _person_git(root, "commit", "-q", "--no-edit")  # the person concludes the merge (stale INDEX.md in it)
+    assert "person-fact" not in git(root, "show", "HEAD:INDEX.md")
+    assert run_cli("--vault", str(root), "list").returncode == 0  # the next command, a read
+    assert "person-fact" in (root / "INDEX.md").read_text()
+    assert "person-fact" in git(root, "show", "HEAD:INDEX.md")
+    assert git(root, "log", "-1", "--format=%an %s").strip() == "Test Person index: regenerate INDEX.md"
+    assert git(root, "status", "--porcelain").strip() == ""
+    # the next agent commit carries its own line only
+    assert run_cli("--vault", str(root), "remember", "later", "-d", "A later agent memory").returncode == 0
+    added = [line for line in git(root, "show", "HEAD", "--", "INDEX.md").splitlines() if line.startswith("+")]
+    assert not any("person-fact" in line for line in added), added
+
+
+def test_a_one_shot_read_while_gits_index_lock_is_held_leaves_index_md_to_the_next_command(tmp_path):
+    """The daemon and the MCP server's keeper held INDEX.md back while git's index.lock was held
+    (a git command between its steps finds the work tree changed), each checking it themselves;
+    a one-shot read did not check at all. The check is in the one place INDEX.md is written, and
+    what it held back is owed to the next command."""
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("agent-fact", "An agent's memory", "x")
+    vault.close()
+    (root / "facts" / "draft.md").write_text("---\ndescription: A draft the person started\n---\n\nbody\n")
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")  # a person's git command holds it
+    try:
+        listed = run_cli("--vault", str(root), "list")
+        assert listed.returncode == 0 and "draft" in listed.stdout, listed.stderr
+        assert "A draft the person started" not in (root / "INDEX.md").read_text()
+    finally:
+        lock.unlink()
+    assert run_cli("--vault", str(root), "get", "agent-fact").returncode == 0  # any command
+    assert "A draft the person started" in (root / "INDEX.md").read_text()
+

@@ -99,30 +99,66 @@ def commit_message(subject: str, *, key: str, action: str, type_: str, agent: st
     return f"{subject}\n\n{memory_trailers(key=key, action=action, type_=type_, agent=agent)}{extra_trailers}"
 
 
+#: under .vault-mem/: INDEX.md was held back by a person's git operation and is owed (its words
+#: inside); the next command of any kind writes it once the operation is over
+INDEX_OWED = "index-owed"
+
+
 @dataclass(frozen=True)
 class IndexWrite:
     """What :func:`write_index` did. ``new``: INDEX.md's new bytes when they changed (None: it
     was current already, or was not written). ``held_back``: the person's git operation under way
     that kept INDEX.md from being written, in words (None: it was not held back); INDEX.md may
-    then be stale, and the caller writes it again once the operation is over."""
+    then be stale, and is owed (:func:`index_owed`) until written. ``was_owed``: this write paid
+    what an earlier one had held back."""
 
     new: bytes | None = None
     held_back: str | None = None
+    was_owed: bool = False
 
 
-def write_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
+def write_index(ws: Workspace, sidecar: Sidecar, *, in_git_hook: bool = False) -> IndexWrite:
     """Regenerate INDEX.md on disk from the sidecar (the caller holds the write lock). Not while
     a person's git operation is under way (a rebase, pull, checkout or stash finds INDEX.md
-    changed and stops half-way; an autostash rebase then leaves the person's edits in a stash):
-    its hooks or the next command bring it up to date, and the answer says it was held back, so
-    that a caller keeping INDEX.md current (the daemon) tries again instead of taking it for
-    current. The one place INDEX.md on disk is regenerated outside a write, so every caller (a
-    read that finds files changed, the daemon, recovery) asks here, under the lock."""
+    changed and stops half-way; an autostash rebase then leaves the person's edits in a stash),
+    nor while git's ``index.lock`` is held (a git command between its steps would find the work
+    tree changed); ``in_git_hook``: that lock is the running git's own (a pre-commit hook).
+
+    The answer says it was held back, and INDEX.md is then owed (``.vault-mem/index-owed``):
+    the next command of any process (a read finding no file changed, the daemon's retry, an
+    MCP server's timer) writes it once git is done, instead of taking it for current. The one
+    place INDEX.md on disk is regenerated outside a write, so every caller (a read that finds
+    files changed, the daemon, recovery) asks here, under the lock."""
     busy = ws.repo.person_operation()
+    if busy is None and not in_git_hook and ws.repo.index_locked():
+        busy = "git's index.lock is held"
     if busy is not None:
+        _owe_index(ws, busy)
         return IndexWrite(held_back=busy)
     replaced = replace_index(ws, sidecar)
-    return IndexWrite(new=replaced[1] if replaced else None)
+    return IndexWrite(new=replaced[1] if replaced else None, was_owed=_paid_index(ws))
+
+
+def index_owed(ws: Workspace) -> bool:
+    """Whether a person's git operation held back an INDEX.md that is still owed."""
+    return os.path.lexists(ws.state_dir / INDEX_OWED)
+
+
+def _owe_index(ws: Workspace, why: str) -> None:
+    try:  # best effort: on a full or read-only disk, the next change of a file rewrites it too
+        atomic_write(ws.state_dir / INDEX_OWED, why.encode(), mode=PRIVATE_FILE)
+    except (OSError, VaultMemError):
+        pass
+
+
+def _paid_index(ws: Workspace) -> bool:
+    try:
+        os.unlink(ws.state_dir / INDEX_OWED)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # still marked: written again next time (it is current: a no-op)
+    return True
 
 
 def align_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
