@@ -69,8 +69,8 @@ def _stop_on_signals(daemon: Daemon) -> Callable[[], None]:
             if names:
                 daemon.stop(names[0])
 
-    previous = {sig: signal.signal(sig, _noted) for sig in wanted}  # the C handler, then the pipe
-    old_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    old_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)  # first: no signal missed
+    previous = {sig: signal.signal(sig, _noted) for sig in wanted}  # Python's C handler, writing the pipe
     thread = threading.Thread(target=relay, name="vault-mem-signals", daemon=True)
     thread.start()
 
