@@ -459,3 +459,44 @@ def test_a_one_shot_read_while_gits_index_lock_is_held_leaves_index_md_to_the_ne
     assert run_cli("--vault", str(root), "get", "agent-fact").returncode == 0  # any command
     assert "A draft the person started" in (root / "INDEX.md").read_text()
 
+
+def test_a_persons_checkout_while_an_agent_write_is_being_committed_is_not_refused(tmp_path):
+    """Issue 25 item 4: ``git checkout main`` was refused 6 of 7 times while agents wrote. An
+    agent write rewrote INDEX.md on disk before its commit, so for as long as the commit took
+    the work tree held a changed INDEX.md, and git refuses a checkout of a branch whose INDEX.md
+    differs ("Your local changes ... would be overwritten"). INDEX.md is now written once the
+    commit has landed: a checkout in the middle of a write goes through, and the write, whose
+    branch is no longer checked out, is refused cleanly and leaves nothing behind."""
+    import os
+    import sys
+
+    from conftest import ROOT
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("first", "The first memory", "x")
+    vault.close()
+    main = git(root, "symbolic-ref", "--short", "HEAD").strip()
+    git(root, "branch", "side", "HEAD~1")  # its INDEX.md does not list "first"
+    state = root / ".vault-mem"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none",
+           "VAULT_MEM_PAUSE_AT": "index-overrides"}  # the commit's INDEX.md being made
+    writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", "second",
+                               "-d", "The second memory"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (state / "paused-index-overrides").exists() and writer.poll() is None:
+            assert time.monotonic() < deadline, "the write never reached its commit"
+            time.sleep(0.02)
+        assert writer.poll() is None, writer.communicate()
+        checkout = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "checkout", "-q", "side"], cwd=root,
+                                  capture_output=True, text=True)
+    finally:
+        (state / "resume-index-overrides").write_text("")
+        out, err = writer.communicate(timeout=120)
+    assert checkout.returncode == 0, checkout.stderr
+    assert writer.returncode != 0 and "nothing was written" in err, out + err
+    assert git(root, "symbolic-ref", "--short", "HEAD").strip() == "side"
+    assert git(root, "status", "--porcelain").strip() == ""  # the write's file went with it
+    assert git(root, "log", "--format=%s", "-1", main).startswith("remember: first")  # the write never landed

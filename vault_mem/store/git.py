@@ -229,6 +229,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         branch: str | None = None,
         derived: tuple[str, Callable[[str | None], bytes | None]] | None = None,
         warnings: list[str] | None = None,
+        landed: Callable[[], None] | None = None,
     ) -> str | None:
         """Commit exactly ``files`` ({top-level-relative path: bytes, or None to delete}) on top
         of ``branch`` (``refs/heads/...``; default: the one HEAD is on now). Returns the new
@@ -245,14 +246,17 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         (else :class:`HeadMovedError`, nothing landed), and git's staging area gets exactly the
         committed blobs in the same step. When the branch moved (a person's commit), the commit
         is rebuilt on the new tip, unless that tip changed one of ``files`` (ConcurrentEditError:
-        nothing landed). What fails after the branch moved is added to ``warnings``: the commit landed."""
+        nothing landed). What fails after the branch moved is added to ``warnings``: the commit landed.
+
+        ``landed()`` runs as soon as the commit has landed, before anything else (the work tree's
+        files that follow from the commit: until then git sees them changed)."""
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
         outer = getattr(self._local, "written", None)
         self._local.written = {}
         try:
-            return self._commit_paths(branch, files, message, author, committer, derived, warnings)
+            return self._commit_paths(branch, files, message, author, committer, derived, warnings, landed)
         finally:
             if outer is not None:  # inside objects_before_refs: its record keeps these too
                 outer.update(self._local.written)
@@ -277,7 +281,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     def _commit_paths(self, branch: str, files: dict[str, bytes | None], message: str, author: Identity,
                       committer: Identity | None,
                       derived: tuple[str, Callable[[str | None], bytes | None]] | None,
-                      warnings: list[str] | None) -> str | None:
+                      warnings: list[str] | None, landed: Callable[[], None] | None = None) -> str | None:
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
         start = time.monotonic()
@@ -329,6 +333,13 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 finally:
                     Path(staged[0]).unlink(missing_ok=True)
             if outcome:
+                if landed is not None:
+                    try:
+                        landed()
+                    except Exception as exc:  # noqa: BLE001 - the commit landed: this can only warn
+                        if warnings is not None:
+                            warnings.append(f"committed, but what follows the commit failed ({exc}); "
+                                            "the next command finishes it")
                 self._keep_objects(self._local.written, warnings)
                 return commit
             if time.monotonic() > deadline:
