@@ -422,6 +422,29 @@ def test_a_killed_daemon_does_not_block_a_new_one(vault):
         assert stop(second)[0] == 0
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_between_the_loops_last_check_and_its_wait_still_stops_the_daemon(both_platforms, vault, sig):
+    """The daemon idles in the batcher's wait. A signal whose handler ran on that thread after
+    the wait's last check of the stop flag but before the wait began woke nobody: the daemon
+    slept on through SIGTERM until its next timer, 5 minutes later (seen in CI under load, right
+    after a read, as the daemon went back to idle). The daemon is paused at that very point
+    (``idle-wait``, holding the batcher's lock) when the signal arrives."""
+    state = vault.root / ".vault-mem"
+    proc = start_daemon(vault.root, VAULT_MEM_PAUSE_AT="idle-wait")
+    try:
+        wait_for(lambda: (state / "paused-idle-wait").exists(), what="the daemon at its idle wait")
+        proc.send_signal(sig)
+        time.sleep(0.3)  # the old handler has run by now (the checkpoint sleeps in 50 ms steps)
+        (state / "resume-idle-wait").touch()
+        proc.wait(timeout=DEADLINE_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, daemon_log(proc)
+    assert "stopping" in daemon_log(proc) and "Traceback" not in daemon_log(proc)
+
+
 @pytest.mark.slow
 def test_a_hand_edit_holding_a_credential_is_never_auto_committed(vault):
     """The daemon's commits of hand edits pass the same WritePolicy as agent writes (DESIGN §7)."""

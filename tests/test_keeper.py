@@ -255,6 +255,41 @@ def test_index_md_a_git_operation_held_back_is_written_by_the_first_read_after_i
     assert "A draft the person started" in (vault.root / "INDEX.md").read_text()
 
 
+def test_index_md_a_git_operation_held_back_is_written_by_the_keepers_timer_without_a_read(kept, tmp_path,
+                                                                                             monkeypatch):
+    """The daemon retries a held-back INDEX.md on a timer; a keeper waited for the next read of
+    an agent, which may come hours later. Its owner (the MCP server) calls ``retry_index`` on a
+    timer: once the person's operation is over, INDEX.md is written with no read at all."""
+    import os
+    import subprocess
+
+    from vault_mem.daemon import keeper as keeper_module
+
+    vault, keeper = kept
+    vault.remember("alpha", "Alpha as committed", "a")
+    vault.remember("beta", "Beta as committed", "b")
+    gate = tmp_path / "gate"
+    gate.write_text("")
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\nexit 1\n")
+    editor.chmod(0o755)
+    rebase = subprocess.Popen(["git", "rebase", "-i", "HEAD~1"], cwd=vault.root, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "GIT_SEQUENCE_EDITOR": str(editor)})
+    try:
+        wait_for(lambda: (vault.root / ".git" / "rebase-merge").is_dir(), what="the rebase under way")
+        monkeypatch.setattr(keeper_module, "INDEX_RETRY_S", 0.0)  # every call of the timer is due
+        write_memory(vault.root, "draft", "A draft the person started")
+        assert "draft" in [m["key"] for m in vault.list()]  # indexed; INDEX.md held back
+        keeper.retry_index()  # due, but the rebase still runs: still held back
+        assert "A draft the person started" not in (vault.root / "INDEX.md").read_text()
+    finally:
+        gate.unlink()
+        rebase.communicate(timeout=60)
+    assert not (vault.root / ".git" / "rebase-merge").exists()
+    keeper.retry_index()  # the timer's next round, no read
+    assert "A draft the person started" in (vault.root / "INDEX.md").read_text()
+
+
 def test_defers_to_a_daemon_started_later_and_takes_over_when_it_stops(kept):
     vault, keeper = kept
     write_memory(vault.root, "bike", "Rides a gravel bike called Pebble")

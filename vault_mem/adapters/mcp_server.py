@@ -67,7 +67,7 @@ from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
 from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
 from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import PROJECT, VERSION, Config, NamedVault, VaultSet
-from vault_mem.daemon.keeper import MODEL_WAIT_S, Keeper, Warmup
+from vault_mem.daemon.keeper import INDEX_RETRY_S, MODEL_WAIT_S, Keeper, Warmup
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.vault.core import Vault
 from vault_mem.vault.history import memory_file
@@ -455,6 +455,7 @@ async def serve_async(vault: Vault | Vaults, startup: Startup | list[Startup] | 
                                 stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(notifier.run)
+                tasks.start_soon(_retry_owed_index, startup)
                 await server.run(read_stream, write_stream, options)
                 tasks.cancel_scope.cancel()
     finally:
@@ -462,6 +463,22 @@ async def serve_async(vault: Vault | Vaults, startup: Startup | list[Startup] | 
         # reading it, and a closed descriptor's number could be reused under it
         os.dup2(wire_out, 1)
         os.close(wire_out)
+
+
+async def _retry_owed_index(startup: Startup | list[Startup] | None) -> None:
+    """Every :data:`INDEX_RETRY_S`, on the event loop's thread (the one the vaults belong to): an
+    INDEX.md that a person's git operation held back is written once the operation is over,
+    not at the next call of an agent (:meth:`Keeper.retry_index`)."""
+    import anyio
+
+    keepers = [s.keeper for s in (startup if isinstance(startup, list) else [startup] if startup else [])]
+    while keepers:
+        await anyio.sleep(INDEX_RETRY_S)
+        for keeper in keepers:
+            try:
+                keeper.retry_index()
+            except Exception as exc:  # noqa: BLE001 - a retry must never end the server
+                log.warning("vault-mem: writing INDEX.md again failed: %s: %s", type(exc).__name__, exc)
 
 
 class _CheckedLines:

@@ -10,9 +10,11 @@ whole vault on every call (1.3 s at 100k memories), it watches like the daemon a
 read, waits for the events of every change made so far (:meth:`VaultWatcher.fence`) and applies
 them at once, so a read right after a hand edit sees the edit (a recall searches while it
 waits, and searches again only when the wait brought a change: :meth:`Keeper.catch_up_meanwhile`).
-It never commits and never rewrites a memory file; INDEX.md it regenerates as a read without a
-daemon does. When a daemon runs, it stops watching and defers to it (the daemon keeps the
-sidecar current); when the daemon is gone, it watches again after one full reconcile.
+It never rewrites a memory file; INDEX.md it regenerates as a read without a daemon does, and
+commits only what a person's git operation held back, in the person's name, as a read does (its
+owner calls :meth:`Keeper.retry_index` on a timer, so that one is not left for the next call).
+When a daemon runs, it stops watching and defers to it (the daemon keeps the sidecar current);
+when the daemon is gone, it watches again after one full reconcile.
 
 Start-up happens on a thread of its own (:meth:`Keeper.start_in_background`): the watch is set
 up, then the whole vault reconciled once, on a vault opened for that thread (SQLite connections
@@ -43,6 +45,8 @@ log = logging.getLogger("vault_mem.daemon.keeper")
 #: How long a read waits for the watcher to deliver the events of earlier changes before it
 #: reconciles the whole vault instead (never stale, only slower).
 FENCE_TIMEOUT_S = 1.0
+#: How often an INDEX.md held back by a person's git operation is tried again (:meth:`Keeper.retry_index`)
+INDEX_RETRY_S = 10.0
 #: How long a read waits for the start-up reconcile of a :class:`Keeper` before doing its own
 #: (when no :attr:`Keeper.ready_by` is set).
 START_WAIT_S = 120.0
@@ -61,7 +65,8 @@ def git_token(vault: Vault) -> tuple:
 
 
 def git_busy(vault: Vault) -> str | None:
-    """Why git must not be disturbed now (a merge/rebase/... or index.lock), or None."""
+    """Why git must not be disturbed now (a merge/rebase/... or index.lock), or None. (INDEX.md
+    needs no such check first: :meth:`Vault.write_index` makes it and says what held it back.)"""
     repo = vault.repo
     op = repo.person_operation()
     if op:
@@ -170,6 +175,8 @@ class Keeper:
         self.stats = {"batches": 0, "full": 0}
         #: INDEX.md is behind the sidecar: a git operation under way held its write back
         self._index_owed = False
+        #: when :meth:`retry_index` writes an owed INDEX.md again (``time.monotonic()``)
+        self.index_retry_at: float | None = None
         #: when set (a ``time.monotonic()`` value), a read that comes before the start-up
         #: reconcile is done waits for it only until then, and is then answered from the index
         #: as it is, with the notice :data:`CHECKING`; unset, it waits START_WAIT_S
@@ -307,11 +314,32 @@ class Keeper:
         return bool(changed or applied.full or applied.git_changed)
 
     def _write_owed_index(self) -> None:
-        if self._index_owed and not git_busy(self.vault):
-            # owed until written: a change that met a person's git operation (under way at the
-            # check, or begun after it) was left out of INDEX.md until some other file changed
-            with self.vault.lock:
-                self._index_owed = self.vault.write_index().held_back is not None
+        """Write INDEX.md, owed until written: a change that met a person's git operation was left
+        out of it. Once written, what it caught up with is committed alone in the person's name
+        (:meth:`Vault.commit_owed_index`): the next agent commit must not carry it."""
+        if not self._index_owed:
+            return
+        with self.vault.lock:
+            written = self.vault.write_index()
+            self._index_owed = written.held_back is not None
+            if written.was_owed:
+                self.vault.commit_owed_index()
+        self.index_retry_at = time.monotonic() + INDEX_RETRY_S if self._index_owed else None
+
+    def retry_index(self) -> None:
+        """The retry timer of an owed INDEX.md, for the thread that uses the vault (the MCP
+        server's event loop calls it every :data:`INDEX_RETRY_S`): without it, INDEX.md held back
+        by a person's git operation waited for the next call of an agent. Cheap when nothing is
+        owed or the retry is not due (no git, no file)."""
+        if not self._index_owed or self.index_retry_at is None or time.monotonic() < self.index_retry_at:
+            return
+        if self._watcher is None:
+            return  # a daemon keeps INDEX.md now, or watching failed (the reads reconcile)
+        try:
+            self._write_owed_index()
+        except (VaultMemError, OSError) as exc:
+            log.warning("vault-mem: INDEX.md is still owed (%s); retrying in %g s", exc, INDEX_RETRY_S)
+            self.index_retry_at = time.monotonic() + INDEX_RETRY_S
 
     def caught_up_exactly(self) -> bool:
         """Before a write: :meth:`catch_up`, True only when the sidecar now holds every change

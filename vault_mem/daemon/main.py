@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR
@@ -36,19 +36,59 @@ def run_daemon(root: Path, *, reads: Mapping[str, Handler] | None = None) -> int
     ensure_own_dir(root / STATE_DIR)  # never through a link, nor the log (a handler would follow it)
     handlers = _configure_logging(refuse_link(root / STATE_DIR / LOG_FILE))
     daemon = Daemon(root, reads=reads)
-    previous: dict[int, object] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            previous[sig] = signal.signal(sig, lambda signum, frame: daemon.stop(signal.Signals(signum).name))
+    restore = _stop_on_signals(daemon) if threading.current_thread() is threading.main_thread() else None
     try:
         return daemon.run()
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+        if restore is not None:
+            restore()
         for logger_name, handler in handlers:
             logging.getLogger(logger_name).removeHandler(handler)
             logging.getLogger(logger_name).propagate = True
             handler.close()
+
+
+def _stop_on_signals(daemon: Daemon) -> Callable[[], None]:
+    """Make SIGTERM and SIGINT stop ``daemon``; returns what undoes it.
+
+    The stop is made on a thread of its own, never in the signal handler: Python runs a handler
+    on the main thread, between two of its bytecodes, and the main thread spends its idle time in
+    the batcher's ``next_batch``. A handler that ran after ``next_batch`` had checked its stop
+    flag but before it began to wait would notify nobody, and the daemon slept on through the
+    SIGTERM until its next timer (up to 5 minutes; seen under load in CI). The C-level handler
+    writes each signal's number to a pipe at once (``signal.set_wakeup_fd``); the thread reading
+    it calls :meth:`Daemon.stop`, which must take the batcher's lock, and the main thread holds
+    that lock from its check until it waits: the notify can only come after."""
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    wanted = {int(signal.SIGTERM): "SIGTERM", int(signal.SIGINT): "SIGINT"}
+
+    def relay() -> None:
+        while data := os.read(read_fd, 64):
+            names = [wanted[n] for n in data if n in wanted]
+            if names:
+                daemon.stop(names[0])
+
+    old_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)  # first: no signal missed
+    previous = {sig: signal.signal(sig, _noted) for sig in wanted}  # Python's C handler, writing the pipe
+    thread = threading.Thread(target=relay, name="vault-mem-signals", daemon=True)
+    thread.start()
+
+    def restore() -> None:
+        signal.set_wakeup_fd(old_fd)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        os.close(write_fd)  # the relay reads the end of the pipe and returns
+        thread.join(timeout=5)
+        os.close(read_fd)
+
+    return restore
+
+
+def _noted(signum: int, frame: object) -> None:
+    """The Python-level handler of the signals that stop the daemon: nothing to do here (the
+    relay thread of :func:`_stop_on_signals` stops it), but one must be set for Python's own
+    handler, which writes to the wakeup pipe, to catch the signal."""
 
 
 class _PrivateLog(logging.handlers.RotatingFileHandler):

@@ -42,14 +42,15 @@ from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
 from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import shown
-from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, read_own
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import head_branch
 from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
 from vault_mem.store.worktree import gc_auto
 from vault_mem.sync.remote import run_schedule
 from vault_mem.vault.core import Vault
-from vault_mem.vault.hand_edits import commit_hand_edits, dirty_memory_paths, user_identity
+from vault_mem.vault.hand_edits import commit_hand_edits, dirty_memory_paths
+from vault_mem.vault.person import autocommit, commit_index_alone, user_identity
 
 log = logging.getLogger("vault_mem.daemon.process")
 
@@ -134,8 +135,7 @@ class Daemon:
             self.debounce = float(debounce if debounce is not None else env_d if env_d else cfg.debounce_ms) / 1000
         except ValueError as exc:
             raise ConfigError(f"{QUIET_ENV} and {DEBOUNCE_ENV} must be numbers ({exc}); fix or unset them") from exc
-        mode = mode or cfg.commit_external_edits
-        self.autocommit = mode == "on" or (mode == "auto" and self.vault.prefix == "")
+        self.autocommit = autocommit(self.vault.ws, mode)
 
     def _batch_delays(self) -> dict[str, float]:
         bulk = max(self.debounce, BULK_DEBOUNCE_S)
@@ -151,7 +151,8 @@ class Daemon:
 
     # -- lifecycle -----------------------------------------------------------------------------
     def stop(self, why: str = "stop requested") -> None:
-        """Ask :meth:`run` to return (safe from signal handlers and other threads)."""
+        """Ask :meth:`run` to return (from any thread but the one in :meth:`run`: a signal
+        handler hands it to a thread, :func:`vault_mem.daemon.main.run_daemon`)."""
         self._stop_requested = True
         self._why = why
         if self._batcher is not None:
@@ -169,7 +170,8 @@ class Daemon:
         try:
             self.vault = self._open_vault()
             self._settings()
-            self._batcher = Batcher(debounce=settle_time(self.debounce), **self._batch_delays())
+            self._batcher = Batcher(debounce=settle_time(self.debounce), **self._batch_delays(),
+                                    before_wait=lambda: checkpoint("idle-wait", self.state_dir))
             if self._stop_requested:
                 return 0
             repo = self.vault.repo
@@ -379,17 +381,11 @@ class Daemon:
         """Rewrite INDEX.md if it is stale, unless git is mid-operation (then later)."""
         if not self._index_stale:
             return
-        busy = self._git_busy()
-        if busy:
-            self._timers.setdefault("flush", time.monotonic() + RETRY_S)
-            log.debug("vault-mem: INDEX.md update waits for git (%s)", busy)
-            return
-        checkpoint("index-flush", self.state_dir)  # tests: a git operation that starts after the check above
+        checkpoint("index-flush", self.state_dir)  # tests: a git operation that starts just before
         with self.vault.lock:
-            written = self.vault.write_index()
+            written = self.vault.write_index()  # which checks git (one home: steps.write_index)
         if written.held_back:
-            # a person's git operation began after the check above: INDEX.md stays stale (it was
-            # cleared here, and nothing wrote INDEX.md until some other file changed)
+            # still stale (nothing else writes INDEX.md until some other file changes): retried
             self._timers.setdefault("flush", time.monotonic() + RETRY_S)
             log.debug("vault-mem: INDEX.md update waits for git (%s)", written.held_back)
             return
@@ -442,23 +438,16 @@ class Daemon:
         wait for the quiet period as always, and their commit carries INDEX.md with them."""
         if not self.autocommit or self._git_busy():
             return
-        vault, repo = self.vault, self.vault.repo
-        if head_branch(repo) is None or isinstance(who := user_identity(repo), str):
-            return  # _commit_external says why when it runs
+        vault = self.vault
         try:
             with vault.lock:
-                head = repo.head()
-                data = current_bytes(self.root / INDEX_FILE)
-                if data is None or repo.blob_at(head, vault.prefix + INDEX_FILE) == GitRepo.blob_id(data):
+                if self._git_busy():
                     return
-                if dirty_memory_paths(vault) or self._git_busy():
-                    return
-                commit = repo.commit_paths(
-                    {vault.prefix + INDEX_FILE: data},
+                commit = commit_index_alone(
+                    vault.ws,
                     "index: regenerate INDEX.md\n\nINDEX.md was regenerated from the committed memory files "
                     "but not committed (a daemon stopped before its commit); committed by `vault-mem "
-                    "daemon` on start.\n",
-                    author=who[0], committer=who[1])
+                    "daemon` on start.\n")
         except (VaultMemError, OSError) as exc:
             log.warning("vault-mem: not committing %s left uncommitted: %s", INDEX_FILE, exc)
             return

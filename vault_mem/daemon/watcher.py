@@ -35,6 +35,7 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,12 +171,18 @@ class Classifier:
 class Batcher:
     """Thread-safe collector of changes with a trailing-edge debounce.
 
-    The condition variable is re-entrant so that :meth:`stop` may be called from a signal
-    handler while the main thread is inside :meth:`next_batch`.
+    :meth:`stop` and :meth:`wake` come from other threads. Never call them from a signal handler
+    on the thread that waits in :meth:`next_batch`: the handler may run between the check of
+    the flags and the wait, and its notify then wakes nobody (the daemon relays signals through
+    a thread of its own: :func:`vault_mem.daemon.main.run_daemon`). ``before_wait`` is called
+    just before an idle wait, holding the lock: the point where that happened (crash tests
+    pause there).
     """
 
-    def __init__(self, *, debounce: float, max_delay: float, bulk_debounce: float | None = None):
+    def __init__(self, *, debounce: float, max_delay: float, bulk_debounce: float | None = None,
+                 before_wait: Callable[[], None] | None = None):
         self.debounce = debounce
+        self._before_wait = before_wait
         #: the quiet period of a batch that holds a git operation, a folder or lost events
         self.bulk_debounce = debounce if bulk_debounce is None else bulk_debounce
         self.max_delay = max_delay
@@ -198,7 +205,7 @@ class Batcher:
             self._cond.notify_all()
 
     def stop(self) -> None:
-        """Make :meth:`next_batch` return None at once (safe from a signal handler)."""
+        """Make :meth:`next_batch` return None at once (from another thread than its own)."""
         self._stopped = True
         with self._cond:
             self._cond.notify_all()
@@ -230,6 +237,8 @@ class Batcher:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return Batch()
+                if self._before_wait is not None:
+                    self._before_wait()
                 self._cond.wait(left)
             while not self._stopped and not self._woken:
                 now = time.monotonic()

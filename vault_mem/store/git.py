@@ -50,15 +50,13 @@ from vault_mem.store.files import checkpoint
 from vault_mem.store.gitindex import GitIndex
 from vault_mem.store.gitobjects import GIT_ERRORS, GitObjects, Identity, ObjectDB
 from vault_mem.store.gitprocs import (
-    BRANCH_MOVING,
     MAINTENANCE,
-    WORKTREE_CHANGING,
     command_of,
+    git_under_way,
     marked_commit,
     person_git_command,
     running_git,
     running_git_commit,
-    running_git_each,
 )
 from vault_mem.store.gitrefs import GitRefs
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, pid_exists, this_command
@@ -231,6 +229,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         branch: str | None = None,
         derived: tuple[str, Callable[[str | None], bytes | None]] | None = None,
         warnings: list[str] | None = None,
+        landed: Callable[[], None] | None = None,
     ) -> str | None:
         """Commit exactly ``files`` ({top-level-relative path: bytes, or None to delete}) on top
         of ``branch`` (``refs/heads/...``; default: the one HEAD is on now). Returns the new
@@ -247,14 +246,17 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         (else :class:`HeadMovedError`, nothing landed), and git's staging area gets exactly the
         committed blobs in the same step. When the branch moved (a person's commit), the commit
         is rebuilt on the new tip, unless that tip changed one of ``files`` (ConcurrentEditError:
-        nothing landed). What fails after the branch moved is added to ``warnings``: the commit landed."""
+        nothing landed). What fails after the branch moved is added to ``warnings``: the commit landed.
+
+        ``landed()`` runs as soon as the commit has landed, before anything else (the work tree's
+        files that follow from the commit: until then git sees them changed)."""
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
         outer = getattr(self._local, "written", None)
         self._local.written = {}
         try:
-            return self._commit_paths(branch, files, message, author, committer, derived, warnings)
+            return self._commit_paths(branch, files, message, author, committer, derived, warnings, landed)
         finally:
             if outer is not None:  # inside objects_before_refs: its record keeps these too
                 outer.update(self._local.written)
@@ -279,7 +281,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     def _commit_paths(self, branch: str, files: dict[str, bytes | None], message: str, author: Identity,
                       committer: Identity | None,
                       derived: tuple[str, Callable[[str | None], bytes | None]] | None,
-                      warnings: list[str] | None) -> str | None:
+                      warnings: list[str] | None, landed: Callable[[], None] | None = None) -> str | None:
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
         start = time.monotonic()
@@ -331,6 +333,13 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 finally:
                     Path(staged[0]).unlink(missing_ok=True)
             if outcome:
+                if landed is not None:
+                    try:
+                        landed()
+                    except Exception as exc:  # noqa: BLE001 - the commit landed: this can only warn
+                        if warnings is not None:
+                            warnings.append(f"committed, but what follows the commit failed ({exc}); "
+                                            "the next command finishes it")
                 self._keep_objects(self._local.written, warnings)
                 return commit
             if time.monotonic() > deadline:
@@ -384,11 +393,11 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         return self.write_commit(tree, parent, message, author=author, committer=committer), want
 
     def _git_running(self) -> tuple[list[int], bool]:
-        """What must go before a commit lands, from one listing of the processes: the running
-        ``git gc``/``prune``/``repack`` pids, and whether a person's git command that moves the
-        branch or changes the work tree is under way (see :meth:`_person_git_under_way`)."""
-        maintenance, person = running_git_each(self.toplevel, (MAINTENANCE, BRANCH_MOVING | WORKTREE_CHANGING))
-        return maintenance, bool(person) or marked_commit(self.git_dir) is not None
+        """The running ``git gc``/``prune``/``repack`` pids, and whether a person's git command
+        that moves the branch or changes the work tree is under way
+        (:func:`~vault_mem.store.gitprocs.git_under_way`): vault-mem then neither lands a commit
+        nor takes ``index.lock``."""
+        return git_under_way(self.git_dir, self.toplevel)
 
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
               reflog: str, who: Identity, warnings: list[str] | None) -> bool:
@@ -405,7 +414,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             self._check_head(branch)
             if self._index_signature() != sig:
                 return False  # someone wrote the index since it was copied: copy it again
-            if self._person_git_under_way():
+            if self._git_running()[1]:
                 return False  # a person's git commit (or checkout, pull, ...) started meanwhile: it goes first
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
@@ -426,13 +435,6 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             raise HeadMovedError(
                 f"HEAD moved off {branch.removeprefix('refs/heads/')} while vault-mem was writing "
                 "(a git checkout?); nothing was written: retry on a branch")
-
-    def _person_git_under_way(self) -> bool:
-        """Whether a person's git command that moves the branch or changes the work tree runs
-        here (a ``git commit`` our pre-commit hook marked, a pull, rebase, checkout, stash, ...):
-        vault-mem then neither lands a commit nor takes ``index.lock``."""
-        return marked_commit(self.git_dir) is not None or bool(
-            running_git(self.toplevel, BRANCH_MOVING | WORKTREE_CHANGING, first=True))
 
     def _keep_objects(self, written: dict[str, tuple[str, bytes]], warnings: list[str] | None) -> None:
         """Objects before refs: the branch now names ``written``, but a ``git gc --prune=now``

@@ -23,6 +23,19 @@ WORKTREE_CHANGING = frozenset({"pull", "rebase", "checkout", "switch", "merge", 
                                "am", "cherry-pick", "revert", "restore"})
 #: git commands that delete or move objects: an object no ref names yet may go
 MAINTENANCE = frozenset({"gc", "repack", "prune", "prune-packed", "maintenance"})
+#: a person's git commands that vault-mem lands no commit under and takes no index.lock during
+PERSON_GIT = BRANCH_MOVING | WORKTREE_CHANGING
+
+
+def git_under_way(git_dir: Path, toplevel: Path) -> tuple[list[int], bool]:
+    """What must go before vault-mem lands a commit, from one listing of the processes: the
+    running ``git gc``/``prune``/``repack`` pids, and whether a person's git command that moves
+    the branch or changes the work tree is under way here (a ``git commit`` our pre-commit hook
+    marked, a pull, rebase, checkout, stash, ...). The one statement of that rule."""
+    if marked_commit(git_dir) is not None:  # no listing needed to know a person goes first
+        return running_git(toplevel, MAINTENANCE), True
+    maintenance, person = running_git_each(toplevel, (MAINTENANCE, PERSON_GIT))
+    return maintenance, bool(person)
 
 
 def running_git_commit(toplevel: Path) -> int | None:

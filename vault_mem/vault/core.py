@@ -24,6 +24,7 @@ from vault_mem.errors import (
     MemoryNotFoundError,
     QuarantinedFileError,
     UsageError,
+    VaultMemError,
 )
 from vault_mem.index import dupes
 from vault_mem.index.sidecar import Progress, ReconcileReport, Sidecar
@@ -45,7 +46,8 @@ from vault_mem.store.workspace import Workspace
 from vault_mem.vault import authors, history
 from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
-from vault_mem.vault.steps import IndexWrite, write_index
+from vault_mem.vault import person
+from vault_mem.vault.steps import IndexWrite, index_owed, write_index
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
 __all__ = ["Vault", "WriteResult", "find_vault_root", "resolve_vault_root"]
@@ -158,7 +160,10 @@ class Vault:
         Every read calls this, so results are never stale; it is cheap when nothing changed
         (one stat per file). Skipped while a daemon runs (it keeps them in line) unless
         ``force``. ``recover=False`` leaves an interrupted agent write alone: git hooks run
-        inside a person's commit, while git holds its index.lock, and must not commit.
+        inside a person's commit, while git holds its index.lock, and must not commit (nor
+        take that index.lock for a sign to hold INDEX.md back). An INDEX.md that a person's git
+        operation held back is written by the next reconcile once it is over, changed files or
+        not, and committed alone in the person's name (:mod:`vault_mem.vault.person`).
         ``whole_index``: INDEX.md is rendered and compared even when the sidecar was already in
         line (a git hook: a write racing the checkout, or a reader's lock-free reconcile, may have
         brought the sidecar in line while INDEX.md still lists the other tree's files)."""
@@ -178,11 +183,33 @@ class Vault:
             if recover and self._can_recover():
                 self.recover()
             report = self.sidecar.reconcile(progress=progress or self.progress)
-            if whole_index or report.changed or not (self.root / INDEX_FILE).exists():
-                self.write_index()
+            if whole_index or report.changed or not (self.root / INDEX_FILE).exists() or index_owed(self.ws):
+                written = self.write_index(in_git_hook=not recover)
+                if written.was_owed and recover:
+                    self.commit_owed_index()
         finally:
             self.lock.release()
         return report
+
+    def commit_owed_index(self) -> None:
+        """INDEX.md held back by a person's git operation was written now that it is over: what
+        it changed follows from the person's commits, so it is committed alone in their name
+        (:mod:`vault_mem.vault.person`), never left for the next agent commit to carry. A failure
+        is a notice (INDEX.md on disk is current; the next commit carries it). The caller holds
+        the write lock, and has just written INDEX.md (:meth:`write_index`'s ``was_owed``)."""
+        if not person.autocommit(self.ws):
+            return
+        try:
+            if self.repo.person_operation() is None:
+                commit = person.commit_index_alone(
+                    self.ws, "index: regenerate INDEX.md\n\nINDEX.md was held back while a git operation of "
+                             "yours was under way; regenerated from the committed memory files by the "
+                             "next vault-mem command.\n")
+                if commit:
+                    self.sidecar.set_meta("head", commit)
+        except (VaultMemError, OSError) as exc:
+            self.notices.append(f"INDEX.md was brought up to date but not committed ({exc}); the next commit "
+                                "carries it")
 
     def _reconcile_read_only(self, progress):
         """Reads from an index this process cannot write: answered from it as it is (no lock,
@@ -213,11 +240,12 @@ class Vault:
         data = read_own(self.root / INDEX_FILE)
         return data.decode("utf-8", "replace") if data is not None else None
 
-    def write_index(self) -> IndexWrite:
-        """Regenerate INDEX.md on disk, unless a person's git operation is under way; says which
+    def write_index(self, *, in_git_hook: bool = False) -> IndexWrite:
+        """Regenerate INDEX.md on disk, unless a person's git operation is under way or git's
+        index.lock is held (``in_git_hook``: by the running git itself); says which
         (:class:`~vault_mem.vault.steps.IndexWrite`: the new bytes when they changed, or what held
         the write back)."""
-        return write_index(self.ws, self.sidecar)
+        return write_index(self.ws, self.sidecar, in_git_hook=in_git_hook)
 
     def reindex(self, *, progress: Progress | None = None) -> ReconcileReport:
         """Rebuild the sidecar from the files (it holds nothing else) and regenerate INDEX.md,
@@ -490,7 +518,7 @@ class Vault:
         with self.lock:
             before = self.index_md()
             self.reconcile(force=True, recover=recover)  # rewrites INDEX.md itself when files changed
-            self.write_index()
+            self.write_index(in_git_hook=not recover)
             return self.index_md() != before
 
     def take_notices(self) -> list[str]:

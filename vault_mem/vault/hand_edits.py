@@ -8,7 +8,6 @@ with INDEX.md regenerated beside it. Used by the daemon after a quiet period and
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,22 +20,10 @@ from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import earlier_versions
-from vault_mem.store.worktree import config_value, dirty_paths, ignored_paths, staged_blob
+from vault_mem.store.worktree import dirty_paths, ignored_paths, staged_blob
 from vault_mem.vault.core import Vault
+from vault_mem.vault.person import user_identity  # noqa: F401 - its home was here
 from vault_mem.vault.recovery import put_back_failed, recover_rollback
-
-
-def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
-    """(author, committer) for external edits: GIT_AUTHOR_*/GIT_COMMITTER_* or the repository's
-    ``user.name``/``user.email``; or why there is none."""
-    name = os.environ.get("GIT_AUTHOR_NAME") or config_value(repo, "user.name")
-    email = os.environ.get("GIT_AUTHOR_EMAIL") or config_value(repo, "user.email")
-    if not name or not email:
-        return ("no git identity for committing a person's edits (user.name/user.email are not "
-                "set); run `git config user.name NAME` and `git config user.email EMAIL` in the vault")
-    committer = Identity(os.environ.get("GIT_COMMITTER_NAME") or name,
-                         os.environ.get("GIT_COMMITTER_EMAIL") or email)
-    return Identity(name, email), committer
 
 
 def dirty_memory_paths(vault: Vault) -> set[str]:

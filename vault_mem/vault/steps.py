@@ -17,7 +17,7 @@ from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.trailers import memory_trailers
-from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, read_own
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, read_own, refuse_link
 from vault_mem.store.trust import seal, unseal
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import dirty_paths
@@ -99,30 +99,66 @@ def commit_message(subject: str, *, key: str, action: str, type_: str, agent: st
     return f"{subject}\n\n{memory_trailers(key=key, action=action, type_=type_, agent=agent)}{extra_trailers}"
 
 
+#: under .vault-mem/: INDEX.md was held back by a person's git operation and is owed (its words
+#: inside); the next command of any kind writes it once the operation is over
+INDEX_OWED = "index-owed"
+
+
 @dataclass(frozen=True)
 class IndexWrite:
     """What :func:`write_index` did. ``new``: INDEX.md's new bytes when they changed (None: it
     was current already, or was not written). ``held_back``: the person's git operation under way
     that kept INDEX.md from being written, in words (None: it was not held back); INDEX.md may
-    then be stale, and the caller writes it again once the operation is over."""
+    then be stale, and is owed (:func:`index_owed`) until written. ``was_owed``: this write paid
+    what an earlier one had held back."""
 
     new: bytes | None = None
     held_back: str | None = None
+    was_owed: bool = False
 
 
-def write_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
+def write_index(ws: Workspace, sidecar: Sidecar, *, in_git_hook: bool = False) -> IndexWrite:
     """Regenerate INDEX.md on disk from the sidecar (the caller holds the write lock). Not while
     a person's git operation is under way (a rebase, pull, checkout or stash finds INDEX.md
-    changed and stops half-way; an autostash rebase then leaves the person's edits in a stash):
-    its hooks or the next command bring it up to date, and the answer says it was held back, so
-    that a caller keeping INDEX.md current (the daemon) tries again instead of taking it for
-    current. The one place INDEX.md on disk is regenerated outside a write, so every caller (a
-    read that finds files changed, the daemon, recovery) asks here, under the lock."""
+    changed and stops half-way; an autostash rebase then leaves the person's edits in a stash),
+    nor while git's ``index.lock`` is held (a git command between its steps would find the work
+    tree changed); ``in_git_hook``: that lock is the running git's own (a pre-commit hook).
+
+    The answer says it was held back, and INDEX.md is then owed (``.vault-mem/index-owed``):
+    the next command of any process (a read finding no file changed, the daemon's retry, an
+    MCP server's timer) writes it once git is done, instead of taking it for current. The one
+    place INDEX.md on disk is regenerated outside a write, so every caller (a read that finds
+    files changed, the daemon, recovery) asks here, under the lock."""
     busy = ws.repo.person_operation()
+    if busy is None and not in_git_hook and ws.repo.index_locked():
+        busy = "git's index.lock is held"
     if busy is not None:
+        _owe_index(ws, busy)
         return IndexWrite(held_back=busy)
     replaced = replace_index(ws, sidecar)
-    return IndexWrite(new=replaced[1] if replaced else None)
+    return IndexWrite(new=replaced[1] if replaced else None, was_owed=_paid_index(ws))
+
+
+def index_owed(ws: Workspace) -> bool:
+    """Whether a person's git operation held back an INDEX.md that is still owed."""
+    return os.path.lexists(ws.state_dir / INDEX_OWED)
+
+
+def _owe_index(ws: Workspace, why: str) -> None:
+    try:  # best effort: on a full or read-only disk, the next change of a file rewrites it too
+        atomic_write(ws.state_dir / INDEX_OWED, why.encode(), mode=PRIVATE_FILE)
+    except (OSError, VaultMemError):
+        pass
+
+
+def _paid_index(ws: Workspace) -> bool:
+    try:
+        os.unlink(ws.state_dir / INDEX_OWED)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # still marked: written again next time (it is current: a no-op)
+    return True
 
 
 def align_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
@@ -136,8 +172,9 @@ def align_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
 
 
 def replace_index(ws: Workspace, sidecar: Sidecar) -> tuple[bytes | None, bytes] | None:
-    """:func:`write_index`, returning (the bytes it replaced, None: no file; the new bytes)
-    when they changed, so that a write that then fails can put back exactly what it replaced."""
+    """INDEX.md on disk rendered from the sidecar, with no check of git (:func:`write_index`
+    makes them; a write, after its commit landed, needs none); (the bytes it replaced, None: no
+    file; the new bytes) when they changed."""
     new = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
     path = ws.root / INDEX_FILE
     old = current_bytes(path)  # never through a link: a symlinked INDEX.md is refused by name
@@ -203,15 +240,16 @@ def changed_memory_paths(ws: Workspace) -> list[str]:
 
 def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
                  *, branch: str | None = None, warnings: list[str] | None = None,
-                 index_replaced: list[tuple[bytes | None, bytes]] | None = None,
                  caught_up: bool = False) -> str | None:
-    """Sidecar + INDEX.md + commit for files already on disk; clears the journal.
+    """Sidecar + commit + INDEX.md for files already on disk; clears the journal.
 
     The commit holds ``files`` as given (the bytes the write checked and wrote, never re-read
     from disk, where a checkout or an editor may have changed them meanwhile) and INDEX.md as
-    :func:`commit_index` makes it; INDEX.md on disk reflects every file. ``index_replaced``
-    gets (old bytes, new bytes) of INDEX.md on disk when this changed it: a write that fails
-    after this puts the old bytes back.
+    :func:`commit_index` makes it. INDEX.md on disk, which reflects every file, is written once
+    the commit has landed: written before, it stood changed in the work tree for as long as the
+    commit took, and a person's ``git checkout`` of a branch whose INDEX.md differs was refused
+    by git ("your local changes to INDEX.md would be overwritten": issue 25 item 4, 6 of 7
+    checkouts while agents wrote). A write that fails before landing has not touched it.
 
     ``caught_up``: a watcher's exact catch-up (an MCP server's ``Keeper``) brought the sidecar
     up to every change made before the write began, so no ``git status`` is asked (the one
@@ -229,20 +267,25 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
         # git status no longer reports)
         changed = {*changed_memory_paths(ws), *committed.differing(ws, sidecar, head)}
     sidecar.refresh_paths([*rels, *sorted(p for p in changed if p not in files)])
-    replaced = replace_index(ws, sidecar)
-    if replaced and index_replaced is not None:
-        index_replaced.append(replaced)
+    refuse_link(ws.root / INDEX_FILE)  # refused before the commit, as a write of it would be
     parents: list[str | None] = []
 
     def index_for(parent: str | None) -> bytes:
         parents.append(parent)
         return commit_index(ws, sidecar, rels, parent)
+    index_written: list[bool] = []
+
+    def index_on_disk() -> None:  # the moment the commit lands: git sees INDEX.md changed until then
+        if not index_written:
+            index_written.append(True)
+            _index_after_commit(ws, sidecar)
     commit = ws.repo.commit_paths(
         {ws.top(rel): data for rel, data in files.items()}, message, author=ws.identity(who),
-        branch=branch, derived=(ws.top(INDEX_FILE), index_for), warnings=warnings)
+        branch=branch, derived=(ws.top(INDEX_FILE), index_for), warnings=warnings, landed=index_on_disk)
     # From here on the write has landed (or had nothing to commit): nothing may fail it any more,
     # or a caller told "failed" would find it committed; what goes wrong is a warning.
-    steps = [lambda: _refresh_staging(ws, rels, commit, warnings),
+    steps = [index_on_disk,  # when nothing was committed (a recovered write that had landed)
+             lambda: _refresh_staging(ws, rels, commit, warnings),
              lambda: committed.after_commit(ws, sidecar, commit, parents[-1], files) if commit and parents else None,
              lambda: checkpoint("after-commit", ws.state_dir),
              lambda: sidecar.set_meta("head", commit) if commit else None,
@@ -255,6 +298,16 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
                 warnings.append(f"committed, but tidying up after the commit failed ({exc}); "
                                 "the next command finishes it")
     return commit
+
+
+def _index_after_commit(ws: Workspace, sidecar: Sidecar) -> None:
+    """INDEX.md on disk after a write's commit; one that cannot be written (a full disk) is owed
+    to the next command (:func:`index_owed`): the sidecar is in line, so nothing else would."""
+    try:
+        replace_index(ws, sidecar)
+    except BaseException:
+        _owe_index(ws, "a write could not write it")
+        raise
 
 
 def _refresh_staging(ws: Workspace, rels: list[str], commit: str | None, warnings: list[str] | None) -> None:

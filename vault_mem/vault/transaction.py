@@ -27,7 +27,6 @@ from typing import Any, Self
 
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, VaultMemError, WriteFailedError
 from vault_mem.index.sidecar import Sidecar
-from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import atomic_write, checkpoint, remove_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
@@ -156,7 +155,6 @@ class WriteTransaction:
         write_journal(ws, JOURNAL, journal)
         checkpoint("after-journal", ws.state_dir)
         written: list[str] = []
-        index_replaced: list[tuple[bytes | None, bytes]] = []
         try:
             for rel, data in changes.items():
                 path = ws.root / rel
@@ -168,12 +166,12 @@ class WriteTransaction:
             checkpoint("after-write", ws.state_dir)
             # finish_write raises only while nothing has landed (after the commit, a warning)
             return finish_write(ws, self.sidecar, changes, message, who, branch=self.branch,
-                                warnings=self.warnings, index_replaced=index_replaced,
+                                warnings=self.warnings,
                                 caught_up=caught_up)
         except BaseException as exc:
             # One rule: a write whose caller is told it failed never lands, not now and not
             # later; only a write whose process died without answering is finished by recovery.
-            rolled = self._roll_back(written, before, changes, index_replaced)
+            rolled = self._roll_back(written, before, changes)
             if isinstance(exc, VaultMemError) or not isinstance(exc, Exception):
                 raise
             raise WriteFailedError(
@@ -187,15 +185,14 @@ class WriteTransaction:
         return self.ws.check_not_dirty(rel)
 
     def _roll_back(self, written: list[str], before: dict[str, bytes | None],
-                   changes: dict[str, bytes | None], index_replaced: list[tuple[bytes | None, bytes]]) -> bool:
+                   changes: dict[str, bytes | None]) -> bool:
         """Undo a write that did not land: its journal becomes a rollback journal first (a
         rename: no free space needed), so that if putting the files back fails too (a full
         disk), the next writer puts them back rather than finishing the write. Each file is put
         back only while it still holds what this write put there: a save made since is never
-        replaced. INDEX.md too: the bytes this write replaced go back while it holds this
-        write's, even while a person's git command runs (a checkout that overtook the write
-        wrote them; an agent's INDEX.md left there would make their next checkout refuse).
-        True when everything was put back (the journal is gone)."""
+        replaced. INDEX.md needs nothing: a write changes it only once its commit has landed
+        (:func:`~vault_mem.vault.steps.finish_write`). True when everything was put back (the
+        journal is gone)."""
         ws = self.ws
         journal, rollback = ws.state_dir / JOURNAL, ws.state_dir / ROLLBACK
         try:
@@ -217,16 +214,6 @@ class WriteTransaction:
                     atomic_write(path, old, expect=ours)
             except ConcurrentEditError:
                 pass  # someone saved this file since: their bytes stay
-            except OSError:
-                done = False
-        for old_index, ours in index_replaced:
-            try:
-                if old_index is None:
-                    remove_file(ws.root / INDEX_FILE, expect=ours)
-                else:
-                    atomic_write(ws.root / INDEX_FILE, old_index, expect=ours)
-            except ConcurrentEditError:
-                pass  # git (a checkout, a pull) wrote it since: its bytes stay
             except OSError:
                 done = False
         try:
