@@ -345,3 +345,17 @@ def test_vault_mems_processes_run_blas_on_one_thread_unless_the_person_says_othe
         proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
         line = [x for x in proc.stderr.splitlines() if x.startswith("BLAS ")]
         assert line and line[-1].split()[1:] == want, proc.stderr
+
+
+def test_edit_never_starts_an_editor_from_a_relative_path_entry(vdir, tmp_path):
+    """Programs are found on PATH's absolute folders only (a fresh clone's executable named like
+    one must never run); `vault-mem edit` started $EDITOR by name with the inherited PATH, so an
+    empty entry (``PATH=:$PATH``) ran the vault's own ``myeditor``."""
+    assert cli("--vault", str(vdir), "remember", "ci", "-d", "CI runs on Jenkins").returncode == 0
+    marker = tmp_path / "ran"
+    planted = vdir / "myeditor"
+    planted.write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+    planted.chmod(0o755)
+    r = cli("edit", "ci", cwd=vdir, env={"EDITOR": "myeditor", "VISUAL": "", "PATH": os.pathsep + os.environ["PATH"]})
+    assert not marker.exists(), "the vault's executable ran as the editor"
+    assert r.returncode == 2 and "set $VISUAL or $EDITOR" in r.stderr, r.stderr

@@ -630,8 +630,8 @@ def test_network_gear_and_sql_passwords_count_and_their_hashes_pass() -> None:
     for line in ("username netops privilege 15 password 0 {pw}", "username netops password 7 {hex}",
                  "snmp-server community {key} RW", "rwcommunity {key} 10.0.0.0/8",
                  "CREATE USER 'etl'@'%' IDENTIFIED BY '{pw}';", "ALTER USER app IDENTIFIED BY {pw};",
-                 "new rds.DatabaseInstance(this, 'Db', {{ credentials: Credentials.fromPassword('admin', "
-                 "SecretValue.unsafePlainText('{pw}')) }})"):
+                 ("new rds.DatabaseInstance(this, 'Db', {{ credentials: Credentials.fromPassword('admin', "
+                  "SecretValue.unsafePlainText('{pw}')) }})")):
         body = line.format(pw=pw(), key=r(18), hex=r(12, _HEXS).upper())
         assert _kinds(body) != [], body
     salt, digest = r(14), r(43)

@@ -401,7 +401,9 @@ class VectorIndex:
             valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
             keep = valid & (ids >= 0) & (ids < size_of)
             keep[keep] = wanted[ids[keep]]
-            wanted[ids[keep]] = False  # an id twice (in two chunks, or in one) is not taken twice
+            # an id in two chunks is taken from the first only; twice in one chunk it is taken
+            # twice, and the count of rows (done != live, below) sends the load to the row reader
+            wanted[ids[keep]] = False
             k = int(keep.sum())
             if not k:
                 continue

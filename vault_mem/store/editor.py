@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 from vault_mem.errors import UsageError
+from vault_mem.platform.programs import program, program_env
 
 
 def editor_command() -> str:
@@ -29,7 +30,9 @@ def run_editor(path: Path) -> None:
     except ValueError as exc:
         raise UsageError(f"cannot read the editor command '{editor}' ({exc}); fix $VISUAL or $EDITOR") from None
     try:
-        status = subprocess.run([*argv, str(path)], check=False).returncode
+        if argv and os.sep not in argv[0]:  # found on PATH's absolute folders only, as every program
+            argv[0] = program(argv[0])  # (an executable `vi` in a relative PATH entry is a vault's file)
+        status = subprocess.run([*argv, str(path)], check=False, env=program_env()).returncode
     except OSError as exc:
         raise UsageError(f"cannot start the editor '{editor}' ({exc.strerror}); set $VISUAL or $EDITOR") from None
     if status != 0:

@@ -72,6 +72,8 @@ from vault_mem.sync.report import SyncReport
 from vault_mem.vault.authors import displaced_by_peers
 from vault_mem.vault.core import Vault
 
+log = logging.getLogger(__name__)
+
 ATTEMPTS = 4  # the remote moved between our fetch and our push: fetch, integrate, push again
 NET_TIMEOUT_S = 120.0
 

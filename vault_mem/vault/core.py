@@ -43,10 +43,9 @@ from vault_mem.model.views import body_excerpt
 from vault_mem.store.files import read_own
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
-from vault_mem.vault import authors, history
+from vault_mem.vault import authors, history, person
 from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
-from vault_mem.vault import person
 from vault_mem.vault.steps import IndexWrite, index_owed, write_index
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 

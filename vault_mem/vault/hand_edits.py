@@ -22,7 +22,7 @@ from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import earlier_versions
 from vault_mem.store.worktree import dirty_paths, ignored_paths, staged_blob
 from vault_mem.vault.core import Vault
-from vault_mem.vault.person import user_identity  # noqa: F401 - its home was here
+from vault_mem.vault.person import user_identity
 from vault_mem.vault.recovery import put_back_failed, recover_rollback
 
 
