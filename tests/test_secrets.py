@@ -730,3 +730,24 @@ def test_a_random_tail_that_holds_x_of_both_cases_by_chance_is_no_placeholder() 
         assert _kinds(f"rotated, the new one is in the runner: {token}") != [], token
     assert _kinds("rotated, the new one is in the runner: " + GH + "p_" + "x" * 36) == []
     assert _kinds("rotated, the new one is in the runner: dckr_pat_" + r(8) + "xxxx") == []
+
+
+def test_a_public_keys_exemption_holds_only_where_it_is_that_key() -> None:
+    """Two exemptions were wider than meant (review): any text within 400 characters of one
+    Firebase word hid a Google key, and a value starting ``client-`` passed under any label."""
+    google = "AI" + "za" + "Sy" + r(33, string.ascii_letters + string.digits + "-_")
+    assert _kinds(f"GEMINI_API_KEY={google}\nuploads go to the storageBucket of the shop") != []
+    assert _kinds(f"rotate: current_key was {google}, the new one is in the vault") != []
+    assert _kinds(f"API_SECRET=client-{r(32)}") != []
+    assert _kinds(f"db password: client-{r(12)}") != []
+    assert _kinds(f"STATSIG_CLIENT_KEY=client-{r(43)}") == []
+
+
+def test_a_client_made_with_a_resource_name_is_no_key_given_to_it() -> None:
+    """"API key given to a client" refused common code (review): a project id, a service name,
+    a host passed to a client's constructor. A random key passed there still counts."""
+    for line in ('client = storage.Client("data-platform-staging-eu1")',
+                 'http = HttpClient("orders_service_v2_internal_api")',
+                 'es = Elasticsearch.Client("es-cluster-7f3a9c2e41b8.acme")'):
+        assert _kinds(line) == [], line
+    assert _kinds(f'co = cohere.ClientV2("{r(40)}")') != []

@@ -307,7 +307,9 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     """
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
         return None  # (`creds = " --username=" + auth` builds a command line)
-    if public_by_design(value):
+    if public_by_design(value) and cls != "password" and not (cls == "secret" and value.startswith("client-")):
+        # a public key's prefix under a password's label proves nothing, and `client-` (a common
+        # word) proves nothing under a secret's: `API_SECRET=client-...` is judged as any value
         return None
     # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
     # `is` or a --flag, the value must look like a credential by itself.

@@ -213,8 +213,9 @@ RULES: tuple[Rule, ...] = (
     Rule("password assignment", r"u(?<![A-Za-z0-9_]u)nsafePlainText\([ \t]{0,4}[\"'`]([^\"'`\n]{4,200})[\"'`]",
          "SecretValue.unsafePlainText('<a16>')", "value", 1),
     # an API client made with its key as the only argument (Cohere's ClientV2, a Go NewClient)
+    # (no dots: a host name; not a name made of words: a project id, `storage.Client("data-eu1")`)
     Rule("API key given to a client", r"Client(?:V[0-9])?\([ \t]{0,4}(?:api_key[ \t]{0,2}=[ \t]{0,2})?[\"']"
-         r"([A-Za-z0-9_.-]{20,200})[\"']", 'co = cohere.ClientV2("<a40>")', "entropy", 1),
+         r"([A-Za-z0-9_-]{20,200})[\"']", 'co = cohere.ClientV2("<a40>")', "random_name", 1),
     # sqlcmd, bcp: `-P` is the password; in other tools it takes `name=value` options or a profile
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)P[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:=,]{7,199})(?=[\"']?(?:\s|$))",
          "sqlcmd -S db -U sa -P <a14>", "literal", 1, markers=("-P",)),

@@ -98,16 +98,25 @@ def public_by_design(value: str) -> bool:
     return value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value) is not None
 
 
-#: what a Firebase web or app config holds beside its ``apiKey`` and ``appId``
-_WEB_CONFIG = ("authDomain", "firebaseapp.com", "messagingSenderId", "storageBucket", "current_key")
+#: what a Firebase web config (``authDomain`` ...) or an app's ``google-services.json``
+#: (``project_number`` ...) holds beside its ``apiKey``/``current_key`` and ``appId``
+_WEB_CONFIG = ("authDomain", "firebaseapp.com", "messagingSenderId", "storageBucket", "storage_bucket",
+               "projectId", "project_number", "mobilesdk_app_id", "measurementId")
 _WEB_CONFIG_REACH = 400
+#: the value is a config object's own ``apiKey``/``appId``/``current_key`` member, not a key
+#: merely written near one
+_CONFIG_MEMBER = lazy(r"""["']?(?:apiKey|appId|current_key|mobilesdk_app_id)["']?\s*[:=]\s*["']?\Z""")
 
 
 def in_web_config(text: str, start: int, end: int) -> bool:
-    """Is ``text[start:end]`` a member of a Firebase web or app config? Its ``apiKey`` and
-    ``appId`` ship in every page and app by design (their safety is in the key's restrictions)."""
+    """Is ``text[start:end]`` the ``apiKey``/``appId`` member of a Firebase web or app config
+    (named so right before it, two of the config's other members within reach)? These ship in
+    every page and app by design (their safety is in the key's restrictions); a key written
+    near a config, or under another name, is judged as any."""
+    if _CONFIG_MEMBER.search(text[max(0, start - 40):start]) is None:
+        return False
     near = text[max(0, start - _WEB_CONFIG_REACH):end + _WEB_CONFIG_REACH]
-    return any(w in near for w in _WEB_CONFIG)
+    return sum(w in near for w in _WEB_CONFIG) >= 2
 
 
 # Keys their vendors print in their own documentation and tools, the same for everyone: Stripe's

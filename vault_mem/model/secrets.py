@@ -106,6 +106,7 @@ from vault_mem.model.secret_values import (
     UUID,
     credential_like,
     high_entropy,
+    identifier_like,
     in_web_config,
     is_placeholder,
     looks_fake,
@@ -200,6 +201,12 @@ def _entropy(m: re.Match[str], text: str, group: int) -> bool:
     return high_entropy(value) and not is_placeholder(value, quoted=True) and not looks_fake(value)
 
 
+def _random_name(m: re.Match[str], text: str, group: int) -> bool:
+    """:func:`_entropy`, and not a name made of words and numbers (``data-platform-staging-eu1``,
+    ``orders_service_v2``): where a resource's name stands as often as a key."""
+    return _entropy(m, text, group) and not identifier_like(_value(m, text, group))
+
+
 def _not_web_config(m: re.Match[str], text: str, group: int) -> bool:
     """A Google API key, unless it sits in a Firebase web or app config (:func:`in_web_config`)."""
     return _not_fake(m, text, group) and not in_web_config(text, m.start(), m.end())
@@ -223,7 +230,7 @@ def _mixed(m: re.Match[str], text: str, group: int) -> bool:
 CHECKS: dict[str, Check] = {
     "not_fake": _not_fake, "has_digit": _has_digit, "jwt": _jwt_header, "numeric_id": _numeric_id,
     "value": _is_value, "password": _password_value, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
-    "entropy": _entropy, "not_web_config": _not_web_config,
+    "entropy": _entropy, "random_name": _random_name, "not_web_config": _not_web_config,
 }
 
 
