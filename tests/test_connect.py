@@ -113,7 +113,8 @@ def test_codex_config_keeps_a_persons_tables_and_comments(project):
     assert data["model"] == "o4" and data["profiles"] == {"fast": {"model": "mini"}}
     assert data["features"] == {"web_search": True}
     assert data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
-    assert data["mcp_servers"]["vault-mem"] == {"command": EXE, "args": ["mcp", str((proj / "memory").resolve())]}
+    assert data["mcp_servers"]["vault-mem"] == {"command": EXE, "args": ["mcp", str((proj / "memory").resolve())],
+                                                 "env": {"PYTHONPATH": ""}}
     hooks = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "Stop"}
     assert {c.action for c in connect("codex", proj / "memory", home=home, exe=EXE)} == {"unchanged"}

@@ -242,8 +242,10 @@ def _codex(ctx: _Context) -> _Plan:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{config} is not valid TOML ({exc}); fix it or move it aside (nothing was written)") from None
-    server = (f"[mcp_servers.{SERVER}]\ncommand = {_toml_str(ctx.exe)}\n"
-              f"args = [{', '.join(_toml_str(a) for a in ctx.server()['args'])}]\n")
+    entry = ctx.server()  # the one entry every agent gets: its command, args and env
+    env = ", ".join(f"{_toml_str(k)} = {_toml_str(v)}" for k, v in entry["env"].items())
+    server = (f"[mcp_servers.{SERVER}]\ncommand = {_toml_str(entry['command'])}\n"
+              f"args = [{', '.join(_toml_str(a) for a in entry['args'])}]\nenv = {{ {env} }}\n")
     text = _toml_set_table(text, f"mcp_servers.{SERVER}", server)
     new = text
     if old is not None and tomllib.loads(old) == tomllib.loads(new):
