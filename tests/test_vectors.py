@@ -344,10 +344,11 @@ def test_warm_index_takes_new_vectors_without_copying_the_ones_it_holds(tmp_path
         sc.close()
 
 
-def test_the_first_load_holds_every_live_vector_of_vec0_with_its_type_once(tmp_path: Path) -> None:
+def test_the_first_load_holds_every_live_vector_of_vec0_with_its_type_once(tmp_path: Path, monkeypatch) -> None:
     """The in-memory load reads sqlite-vec's chunks (ids and types looked up by id): after
     deletes (holes in the chunks) and rewrites (rows moved to later chunks) it holds exactly
-    the live vectors, each once, with vec0's bytes and its memory's type."""
+    the live vectors, each once, with vec0's bytes and its memory's type, from the chunks, not
+    the row-by-row fallback (the speed-up is the point; sqlite-vec is pinned to the 0.1 layout)."""
     root = tmp_path / "v"
     _fill(root, 240)
     with Sidecar(root, Config(), embedder=FakeEmbedder(dimensions=64)) as writer:
@@ -361,6 +362,10 @@ def test_the_first_load_holds_every_live_vector_of_vec0_with_its_type_once(tmp_p
         writer.reconcile()
         want = {r[0]: r[1] for r in writer.db.execute("SELECT id, type FROM files WHERE vec_model IS NOT NULL")}
         stored = {r[0]: r[1] for r in writer.db.execute("SELECT rowid, embedding FROM vec_items")}
+    def row_by_row(*args, **kwargs):
+        raise AssertionError("the load fell back to reading vec0 row by row")
+
+    monkeypatch.setattr(VectorIndex, "_load_rows", row_by_row)
     warm = Sidecar(root, Config(), embedder=FakeEmbedder(dimensions=64))
     warm.keep_vectors_in_memory = True
     warm.preload_vectors()
