@@ -165,7 +165,10 @@ class Workspace:
         if seen and seen.get("sig") == sig and isinstance(seen.get("ignored"), list):
             return [str(x) for x in seen["ignored"]]
         ignored = ignored_memory_folders(self.repo, self.prefix, self.root)
-        atomic_write(record, seal(self.root, "ignore-checked", {"sig": sig, "ignored": ignored}), mode=PRIVATE_FILE)
+        try:
+            atomic_write(record, seal(self.root, "ignore-checked", {"sig": sig, "ignored": ignored}), mode=PRIVATE_FILE)
+        except OSError:
+            pass  # a cache: a read-only or full state folder only means asking git again next time
         return ignored
 
     def check_head_tree(self) -> None:
