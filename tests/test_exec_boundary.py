@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import git
+from conftest import git, person_and_peer
 from fakes import aws_key, write_memory
 
 pytestmark = pytest.mark.slow
@@ -200,14 +200,8 @@ def test_a_peers_executable_named_like_a_program_never_runs_through_a_relative_p
     are now found on PATH's absolute folders, and git is given only those."""
     markers = tmp_path / "markers"
     markers.mkdir()
+    _victim, peer = person_and_peer(tmp_path)
     bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    victim = tmp_path / "victim"
-    assert vm(tmp_path, "init", str(victim)).returncode == 0
-    git(victim, "remote", "add", "origin", str(bare))
-    git(victim, "push", "-q", "-u", "origin", "main")
-    peer = tmp_path / "peer"
-    git(tmp_path, "clone", "-q", str(bare), str(peer))
     for name in PROGRAMS:
         real = shutil.which(name) or "/bin/true"
         (peer / name).write_text(f"#!/bin/sh\ntouch '{markers}/{name}'\nexec {real} \"$@\"\n")
@@ -245,10 +239,8 @@ def test_the_agent_hook_command_connect_writes_runs_nothing_of_the_vault_under_a
 
     markers = tmp_path / "markers"
     markers.mkdir()
+    victim, _peer = person_and_peer(tmp_path)
     bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    victim = tmp_path / "victim"
-    assert vm(tmp_path, "init", str(victim)).returncode == 0
     for rel in ("encodings/__init__.py", "json/__init__.py", "re.py", "sitecustomize.py"):
         (victim / rel).parent.mkdir(parents=True, exist_ok=True)
         # only the built-in posix module: `encodings` runs before `open` exists

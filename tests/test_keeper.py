@@ -3,6 +3,9 @@ a real daemon started and stopped beside it. The MCP server end to end is in tes
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
 import threading
 import time
 
@@ -224,33 +227,38 @@ def test_a_git_checkout_is_seen_through_a_full_pass(kept):
     assert top_keys(vault, "espresso") == []
 
 
-def test_index_md_a_git_operation_held_back_is_written_by_the_first_read_after_it(kept, tmp_path):
-    """A read that indexes a change while a person's git operation is under way leaves INDEX.md
-    alone (the operation would stop half-way), and the first read after the operation writes
-    it: it was left without the change until some other file changed. A real rebase held at
-    its todo editor, then abandoned."""
-    import os
-    import subprocess
-
-    vault, keeper = kept
-    vault.remember("alpha", "Alpha as committed", "a")
-    vault.remember("beta", "Beta as committed", "b")
+@contextlib.contextmanager
+def _rebase_held_at_its_editor(root, tmp_path):
+    """A person's real ``git rebase -i`` held at its todo editor for the block, then abandoned
+    (the editor fails): a git operation under way that INDEX.md must wait for."""
     gate = tmp_path / "gate"
     gate.write_text("")
     editor = tmp_path / "editor.sh"
     editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\nexit 1\n")
     editor.chmod(0o755)
-    rebase = subprocess.Popen(["git", "rebase", "-i", "HEAD~1"], cwd=vault.root, stdout=subprocess.PIPE,
+    rebase = subprocess.Popen(["git", "rebase", "-i", "HEAD~1"], cwd=root, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env={**os.environ, "GIT_SEQUENCE_EDITOR": str(editor)})
     try:
-        wait_for(lambda: (vault.root / ".git" / "rebase-merge").is_dir(), what="the rebase under way")
-        write_memory(vault.root, "draft", "A draft the person started")
-        assert "draft" in [m["key"] for m in vault.list()]  # indexed by the read's catch-up
-        assert "A draft the person started" not in (vault.root / "INDEX.md").read_text()
+        wait_for(lambda: (root / ".git" / "rebase-merge").is_dir(), what="the rebase under way")
+        yield
     finally:
         gate.unlink()
         rebase.communicate(timeout=60)
-    assert not (vault.root / ".git" / "rebase-merge").exists()
+    assert not (root / ".git" / "rebase-merge").exists()
+
+
+def test_index_md_a_git_operation_held_back_is_written_by_the_first_read_after_it(kept, tmp_path):
+    """A read that indexes a change while a person's git operation is under way leaves INDEX.md
+    alone (the operation would stop half-way), and the first read after the operation writes
+    it: it was left without the change until some other file changed. A real rebase held at
+    its todo editor, then abandoned."""
+    vault, keeper = kept
+    vault.remember("alpha", "Alpha as committed", "a")
+    vault.remember("beta", "Beta as committed", "b")
+    with _rebase_held_at_its_editor(vault.root, tmp_path):
+        write_memory(vault.root, "draft", "A draft the person started")
+        assert "draft" in [m["key"] for m in vault.list()]  # indexed by the read's catch-up
+        assert "A draft the person started" not in (vault.root / "INDEX.md").read_text()
     vault.list()
     assert "A draft the person started" in (vault.root / "INDEX.md").read_text()
 
@@ -260,32 +268,17 @@ def test_index_md_a_git_operation_held_back_is_written_by_the_keepers_timer_with
     """The daemon retries a held-back INDEX.md on a timer; a keeper waited for the next read of
     an agent, which may come hours later. Its owner (the MCP server) calls ``retry_index`` on a
     timer: once the person's operation is over, INDEX.md is written with no read at all."""
-    import os
-    import subprocess
-
     from vault_mem.daemon import keeper as keeper_module
 
     vault, keeper = kept
     vault.remember("alpha", "Alpha as committed", "a")
     vault.remember("beta", "Beta as committed", "b")
-    gate = tmp_path / "gate"
-    gate.write_text("")
-    editor = tmp_path / "editor.sh"
-    editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\nexit 1\n")
-    editor.chmod(0o755)
-    rebase = subprocess.Popen(["git", "rebase", "-i", "HEAD~1"], cwd=vault.root, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env={**os.environ, "GIT_SEQUENCE_EDITOR": str(editor)})
-    try:
-        wait_for(lambda: (vault.root / ".git" / "rebase-merge").is_dir(), what="the rebase under way")
+    with _rebase_held_at_its_editor(vault.root, tmp_path):
         monkeypatch.setattr(keeper_module, "INDEX_RETRY_S", 0.0)  # every call of the timer is due
         write_memory(vault.root, "draft", "A draft the person started")
         assert "draft" in [m["key"] for m in vault.list()]  # indexed; INDEX.md held back
         keeper.retry_index()  # due, but the rebase still runs: still held back
         assert "A draft the person started" not in (vault.root / "INDEX.md").read_text()
-    finally:
-        gate.unlink()
-        rebase.communicate(timeout=60)
-    assert not (vault.root / ".git" / "rebase-merge").exists()
     keeper.retry_index()  # the timer's next round, no read
     assert "A draft the person started" in (vault.root / "INDEX.md").read_text()
 

@@ -357,45 +357,50 @@ def test_an_ignore_rule_that_spares_one_name_still_names_the_folder_of_a_hidden_
     assert "git ignores" not in vm(fresh, "list").stderr
 
 
+def _vault_ignoring(tmp_path, key: str, rules: str):
+    """A vault holding the memory ``key`` (a fact), with ``rules`` added to its .gitignore."""
+    from vault_mem import Vault
+
+    vault = Vault.init(tmp_path / "vault")
+    vault.remember(key, f"The memory {key}", type="fact")
+    vault.close()
+    gi = vault.root / ".gitignore"
+    gi.write_text((gi.read_text() if gi.exists() else "") + rules)
+    return vault.root
+
+
 def test_an_ignore_rule_aimed_at_the_names_a_person_uses_is_named(tmp_path):
     """A rule that spares every probe name but matches the names the person's memories already
     have (``facts/editor-*.md``): the next ``editor-...`` memory written by hand would be in no
     commit and no sync. The memory names present are asked as if new, so the folder is named
     at once; after the rule is gone, nothing is said."""
-    from vault_mem import Vault
-
-    vault = Vault.init(tmp_path / "vault")
-    root = vault.root
-    vault.remember("editor-choice", "Uses Helix as the main editor", type="fact")
-    vault.close()
-    gi = root / ".gitignore"
-    before = gi.read_text() if gi.exists() else ""
-    gi.write_text(before + "facts/editor-*.md\n")
+    root = _vault_ignoring(tmp_path, "editor-choice", "facts/editor-*.md\n")
     r = cli("--vault", str(root), "list")
     assert r.returncode == 0 and "git ignores new memory files in facts/" in r.stderr, r.stderr
-    gi.write_text(before)
+    gi = root / ".gitignore"
+    gi.write_text(gi.read_text().replace("facts/editor-*.md\n", ""))
     assert "git ignores" not in cli("--vault", str(root), "list").stderr
 
 
-def test_an_ignore_rule_sparing_every_hyphenated_name_is_named_and_doctor_asks_afresh(tmp_path):
+def test_an_ignore_rule_sparing_every_hyphenated_name_is_named(tmp_path):
     """The probe names once all held a hyphen: ``facts/*.md`` then ``!facts/*-*.md`` spared them
     and every memory present, and hid the next one-word memory (``facts/wifi.md``) with nothing
-    said, the answer kept until an ignore file changed. Names of every shape a key takes are
-    asked now, and doctor asks git afresh (files written since the last answer count)."""
-    from vault_mem import Vault
-
-    vault = Vault.init(tmp_path / "vault")
-    root = vault.root
-    vault.remember("deploy-host", "Deploys go to stg-2 first", type="fact")
-    vault.close()
-    gi = root / ".gitignore"
-    before = gi.read_text() if gi.exists() else ""
-    gi.write_text(before + "facts/*.md\n!facts/*-*.md\n")
+    said. Names of every shape a key takes are asked now."""
+    root = _vault_ignoring(tmp_path, "deploy-host", "facts/*.md\n!facts/*-*.md\n")
     r = cli("--vault", str(root), "list")
     assert "git ignores new memory files in facts/" in r.stderr, r.stderr
+
+
+def test_doctor_asks_git_afresh_about_a_memory_written_since_the_ignore_answer(tmp_path):
+    """Commands keep the ignore answer until an ignore file changes (no folder walk after every
+    write); a rule that matched no name when it was asked (``facts/wifi*.md``) hides the
+    hand-written ``facts/wifi.md`` written since. ``doctor`` asks git afresh and names it."""
+    root = _vault_ignoring(tmp_path, "deploy-host", "facts/wifi*.md\n")
+    assert "git ignores" not in cli("--vault", str(root), "list").stderr  # nothing it hides yet
     (root / "facts" / "wifi.md").write_text("---\ndescription: The office wifi is on the second floor\n---\n")
+    assert "git ignores" not in cli("--vault", str(root), "list").stderr  # the kept answer
     d = cli("--vault", str(root), "doctor", "--json")
-    assert d.returncode == 1 and "facts/" in json.loads(d.stdout)["ignored_folders"], d.stdout
+    assert d.returncode == 1 and json.loads(d.stdout)["ignored_folders"] == ["facts/"], d.stdout
 
 
 def test_a_memory_name_that_is_not_utf8_never_breaks_the_ignore_check(tmp_path):

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, run_cli
+from conftest import cli, git, person_and_peer, run_cli
 
 from vault_mem import Vault
 
@@ -159,15 +159,7 @@ def test_a_fetched_commit_is_never_a_loose_object_a_prune_can_take_before_its_re
     A sync's fetch keeps what it receives in a pack with a ``.keep`` file until the ref is written
     (git's own protection for fetched packs), so nothing it brings is ever loose, and the keep is
     gone afterwards."""
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    vault = Vault.init(tmp_path / "vault")
-    root = vault.root
-    vault.close()
-    git(root, "remote", "add", "origin", str(remote))
-    git(root, "push", "-q", "-u", "origin", "main")
-    peer = tmp_path / "peer"
-    git(tmp_path, "clone", "-q", str(remote), str(peer))
+    root, peer = person_and_peer(tmp_path)
     (peer / "facts").mkdir(exist_ok=True)
     (peer / "facts" / "peer-note.md").write_text("---\ndescription: a peer's note\n---\n\npeer body\n")
     git(peer, "add", "-A")
