@@ -54,7 +54,6 @@ from urllib.parse import unquote
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import long_words
 from vault_mem.model.secret_values import (
-    identifier_like,
     is_placeholder,
     looks_fake,
     public_by_design,
