@@ -204,6 +204,59 @@ def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: 
                           capture_output=True, text=True, env=full_env, timeout=120, check=False)
 
 
+def at_terminal(*args: str, answer: str | None = "y", stdin: str | None = None, cwd: Path | None = None,
+                env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the real CLI as a subprocess whose controlling terminal is a new pseudo-terminal, as a
+    person runs it in theirs, and type ``answer`` there (with Enter) when it asks ``[y/N]``;
+    None types nothing (Ctrl-D ends its input). ``stdin``: text on a pipe as standard input
+    instead of the terminal (what an agent's shell gives). ``stdout`` is everything the terminal
+    showed (the command's stdout and stderr, and the question), with ``\r\n`` made ``\n``.
+
+    ``vault-mem trust`` asks the person there, never on standard input
+    (:mod:`vault_mem.platform.terminal`); an approval in a test is this real question, answered."""
+    import select
+    import termios  # POSIX only, as the suite
+
+    full_env = {**os.environ, **(env or {})}
+    full_env.setdefault("VAULT_MEM_EMBEDDER", "none")
+    master, slave = os.openpty()
+
+    def take_terminal() -> None:  # in the child, after setsid(): the pty (its stdout) becomes its terminal
+        import fcntl
+        fcntl.ioctl(1, termios.TIOCSCTTY, 0)
+
+    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", *args], cwd=cwd, env=full_env,
+                            stdin=subprocess.PIPE if stdin is not None else slave, stdout=slave, stderr=slave,
+                            start_new_session=True, preexec_fn=take_terminal)
+    os.close(slave)
+    if stdin is not None:
+        proc.stdin.write(stdin.encode())
+        proc.stdin.close()
+    shown, typed, deadline = b"", False, time.monotonic() + timeout
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                proc.kill()
+                raise AssertionError(f"vault-mem {' '.join(args)} did not end within {timeout} s; showed:\n"
+                                     + shown.decode(errors="replace"))
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: every copy of the terminal's other end is closed, the process ended
+                break
+            if not chunk:
+                break
+            shown += chunk
+            if not typed and b"[y/N]" in shown:
+                typed = True
+                os.write(master, f"{answer}\n".encode() if answer is not None else b"\x04")
+    finally:
+        os.close(master)
+    returncode = proc.wait(timeout=timeout)
+    text = shown.decode(errors="backslashreplace").replace("\r\n", "\n")
+    return subprocess.CompletedProcess(proc.args, returncode, text, "")
+
+
 @dataclass
 class CliResult:
     """What one in-process CLI run gave: the shape of ``subprocess.CompletedProcess``."""
@@ -271,6 +324,10 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
       Vault (its SQLite connection, its git handles) is freed when ``main`` returns.
     - State a process keeps once loaded (the local embedding model, the chosen SQLite driver)
       is shared between calls here; both depend only on the environment the suite fixes.
+    - No controlling terminal: a question for the person (``vault-mem trust``) finds none, as in a
+      process an agent or CI starts, whatever terminal pytest itself runs in (one in-process call
+      must not stop the suite on a developer's terminal). :func:`at_terminal` runs the real
+      question under a real pseudo-terminal.
     """
     from vault_mem.adapters import cli as cli_module
 
@@ -285,9 +342,13 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
     handler.setFormatter(logging.Formatter("%(message)s"))
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     root = logging.getLogger()
+    from vault_mem.platform import terminal
+
+    saved_ask = terminal.ask_person
     with _environment(cwd, env), warnings.catch_warnings():
         _interpreter_warning_filters()
         sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+        terminal.ask_person = _no_terminal
         root.addHandler(handler)
         try:
             try:
@@ -303,8 +364,14 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
         finally:
             root.removeHandler(handler)
             sys.stdin, sys.stdout, sys.stderr = saved_streams
+            terminal.ask_person = saved_ask
     out, err = out_buf.getvalue(), err_buf.getvalue()
     return CliResult(argv, code, _decode(out) if text else out, _decode(err) if text else err)
+
+
+def _no_terminal(text: str, question: str) -> None:
+    """:func:`vault_mem.platform.terminal.ask_person` in a process with no controlling terminal."""
+    return None
 
 
 #: every daemon :func:`spawn_daemon` started, for :func:`_no_daemon_outlives_its_test`

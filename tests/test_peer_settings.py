@@ -3,7 +3,7 @@
 Each test has a real bare remote and two clones: this machine's vault (``mine``, made by
 ``vault-mem init``) and a peer's clone that pushes a crafted commit. The victim syncs through the
 real CLI; the settings in force, the files on disk, sync and recall are then checked, before and
-after ``vault-mem trust --yes``.
+after the person approves them (``vault-mem trust``, answered on the terminal).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import at_terminal, cli, git
 
 from vault_mem import Vault
 
@@ -57,6 +57,11 @@ def vm(root: Path, *args: str):
     return cli("--vault", str(root), *args)
 
 
+def approve(root: Path):
+    """The person's ``vault-mem trust``, answered y on the terminal (the real CLI under a pty)."""
+    return at_terminal("--vault", str(root), "trust")
+
+
 def edit_toml(peer: Path, old: str, new: str) -> None:
     toml = peer / "vault.toml"
     text = toml.read_text()
@@ -93,7 +98,7 @@ def test_a_peers_setting_waits_for_trust(pair, case):
     assert new in (mine / "vault.toml").read_text()  # the peer's file arrived, as git says
     cfg, notes = in_force(mine)
     assert getattr(cfg, attr) == before  # ...but is not in force
-    assert any(words in n and "vault-mem trust --yes" in n for n in notes), notes
+    assert any(words in n and "`vault-mem trust` in a terminal" in n for n in notes), notes
     r = vm(mine, "recall", "how do we deploy")
     assert r.returncode == 0 and "deploy-steps" in r.stdout, r.stderr
     assert words in r.stderr  # every command names the change
@@ -104,8 +109,8 @@ def test_a_peers_setting_waits_for_trust(pair, case):
     shown = json.loads(vm(mine, "trust", "--json").stdout)
     assert shown["settings_pending"] and not shown["approved"] and shown["pending"]
     assert getattr(in_force(mine)[0], attr) == before  # showing approves nothing
-    ok = vm(mine, "trust", "--yes")
-    assert ok.returncode == 0 and "approved" in ok.stdout, ok.stderr
+    ok = approve(mine)
+    assert ok.returncode == 0 and "approved" in ok.stdout, ok.stdout
     cfg, notes = in_force(mine)
     assert getattr(cfg, attr) != before and not notes
     assert vm(mine, "sync").returncode == 0
@@ -120,7 +125,7 @@ def test_a_fresh_clone_runs_on_the_defaults_until_approved(pair, tmp_path):
     cfg, notes = in_force(tmp_path / "fresh")
     assert cfg.recall_min_similarity is None and cfg.agent_name == "vault-mem agent"
     assert any("min_similarity: None -> -1.0" in n and "the defaults stay in force" in n for n in notes), notes
-    assert vm(tmp_path / "fresh", "trust", "--yes").returncode == 0
+    assert approve(tmp_path / "fresh").returncode == 0
     cfg, notes = in_force(tmp_path / "fresh")
     assert cfg.recall_min_similarity == -1.0 and cfg.agent_name == "Test Person" and not notes
 
@@ -149,7 +154,7 @@ def test_a_peers_unusable_vault_toml_never_blocks_sync_or_reads(pair, case):
     for args in (["recall", "build cache"], ["list"], ["remember", "after-break", "-d", "a later fact"]):
         r = vm(mine, *args)
         assert r.returncode == 0 and "is not used" in r.stderr, (args, r.stderr)
-    t = vm(mine, "trust", "--yes")
+    t = approve(mine)
     assert "not in force" in t.stdout + t.stderr
     assert in_force(mine)[0].max_body_bytes == 65536
     # the peer fixes it: the next sync brings it, and it waits for approval as any change
@@ -159,7 +164,7 @@ def test_a_peers_unusable_vault_toml_never_blocks_sync_or_reads(pair, case):
                     .replace('name = "x\\nCommitter: forged"', 'name = "vault-mem agent"'))
     peer_push(peer, "fix the settings")
     assert vm(mine, "sync").returncode == 0
-    assert vm(mine, "trust", "--yes").returncode == 0
+    assert approve(mine).returncode == 0
     assert in_force(mine)[0].max_body_bytes in (4096, 65536)
 
 
@@ -302,8 +307,8 @@ def test_a_file_git_interprets_is_refused_by_name_until_approved(pair, name):
     assert [f["path"] for f in shown["git_files"]] == [name] and not shown["approved"]
     assert ("facts/*" if content is None else content.splitlines()[0][:12]) in shown["git_files"][0]["shown"]
     assert vm(mine, "sync").returncode == 1  # showing approves nothing
-    ok = vm(mine, "trust", "--yes")
-    assert ok.returncode == 0 and name in ok.stdout, ok.stderr
+    ok = approve(mine)
+    assert ok.returncode == 0 and name in ok.stdout, ok.stdout
     r = vm(mine, "sync")
     assert r.returncode == 0, r.stderr
     assert (mine / name).read_bytes() == path.read_bytes() and (mine / "facts/build-cache.md").exists()

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import at_terminal, cli, git
 
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
@@ -571,7 +571,7 @@ def test_sync_if_due_backs_off_while_the_remote_is_unreachable(net):
     _, (a, _, _) = net
     with open(a.root / "vault.toml", "a") as fh:
         fh.write("\n[sync]\ninterval_s = 60\nafter_write = true\n")
-    assert cli("trust", "--yes", "--vault", str(a.root)).returncode == 0  # the person's edit, approved
+    assert at_terminal("trust", "--vault", str(a.root)).returncode == 0  # the person's edit, approved
     good = git(a.root, "remote", "get-url", "origin").strip()
     git(a.root, "remote", "set-url", "origin", str(a.root.parent / "nowhere.git"))
     v = Vault(a.root)
@@ -636,7 +636,7 @@ def test_daemon_syncs_after_a_local_write_when_configured(net):
     bare, (a, b, _) = net
     toml = a.root / "vault.toml"
     toml.write_text(toml.read_text() + "\n[sync]\nremote = \"origin\"\nafter_write = true\n")
-    assert cli("trust", "--yes", "--vault", str(a.root)).returncode == 0  # the person's edit, approved
+    assert at_terminal("trust", "--vault", str(a.root)).returncode == 0  # the person's edit, approved
     git(a.root, "commit", "-qam", "sync after writes")
     sync(a)
     with running_daemon(a.root, quiet_seconds=3600):

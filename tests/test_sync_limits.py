@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import at_terminal, cli, git
 
 from vault_mem import Vault
 from vault_mem.model.names import MAX_NAME_BYTES, shown
@@ -208,7 +208,8 @@ def test_sync_memory_stays_bounded_while_taking_many_files(pair, tmp_path):
     Measured on 2 cores: 46 MB here; the code that held every incoming file at once: 106 MB."""
     _, a, peer = pair
     for i in range(1000):
-        (peer / "notes" / f"b{i:05d}.bin").write_bytes(bytes([i % 251]) * 64_000)
+        # every other file text (letters), the rest binary (a NUL among its bytes)
+        (peer / "notes" / f"b{i:05d}.bin").write_bytes(bytes([97 + i % 26]) * 64_000 if i % 2 else bytes([0, i % 251]) * 32_000)
     git(peer, "add", "-A")
     git(peer, "commit", "-q", "-m", "many files")
     git(peer, "push", "-q", "origin", "HEAD:main")
@@ -222,8 +223,13 @@ def test_sync_memory_stays_bounded_while_taking_many_files(pair, tmp_path):
     # files vault-mem does not read arrive only as approved (store/gitfiles.needs_approval):
     # the person sees them refused, approves them, and the measured sync takes them (these two
     # in this process: only the measured sync's own process is the point)
-    for args in (["sync"], ["trust", "--yes"]):
-        cli(*args, cwd=a, env=env)
+    cli("sync", cwd=a, env=env)
+    approved = at_terminal("trust", cwd=a, env=env)
+    assert approved.returncode == 0 and "approved for" in approved.stdout, approved.stdout[-2000:]
+    # what the person is shown stays readable: binary files by size, the rest past a budget by name
+    # (the first listing escaped all 64 MB onto the terminal)
+    assert "(binary, 64,000 bytes: read it with `git cat-file -p" in approved.stdout
+    assert "filled this listing" in approved.stdout and "1000 incoming files" in approved.stdout and len(approved.stdout) < 400_000, len(approved.stdout)
     proc = subprocess.run(check=False, args=[sys.executable, "-c", wrapper, sys.executable, "-m", "vault_mem", "sync"],
                           cwd=a, env=env, capture_output=True, text=True, timeout=120)
     code, peak_kb = proc.stdout.split()

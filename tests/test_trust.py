@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cli, git
+from conftest import ROOT, at_terminal, cli, git
 
 from vault_mem import Vault
 from vault_mem.errors import LinkError, SyncError, UnsafeTreeError
@@ -93,7 +93,7 @@ def snapshot(path: Path) -> tuple[bytes, int]:
 def test_a_peers_embedder_url_is_not_used_until_this_machine_approves_it(pair, recorder, monkeypatch):
     """A peer's vault.toml sends recall to its own server with a variable of ours as the key:
     after sync, recall contacts nothing and every command names what is pending; after
-    `vault-mem trust --yes` the approved server is used, with the key."""
+    the person's `vault-mem trust` the approved server is used, with the key."""
     bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
     monkeypatch.delenv("VAULT_MEM_EMBEDDER")  # the settings of vault.toml, not the tests' override
     monkeypatch.setenv("VICTIM_SECRET", "s3cr3t-value-of-this-machine")
@@ -128,8 +128,8 @@ def test_a_peers_embedder_url_is_not_used_until_this_machine_approves_it(pair, r
     assert data["in_force"]["embedder.provider"] == "none"  # the person's own commit (its pre-commit hook)
     assert recorder.requests == []
 
-    ok = cli("--vault", str(mine.root), "trust", "--yes")
-    assert ok.returncode == 0 and "approved" in ok.stdout, ok.stderr
+    ok = at_terminal("--vault", str(mine.root), "trust")
+    assert ok.returncode == 0 and "approved" in ok.stdout, ok.stdout
     trust_file = Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem/trusted.json"
     assert trust_file.stat().st_mode & 0o077 == 0
     assert not (mine.root / "trusted.json").exists() and "trusted" not in git(mine.root, "ls-files")
@@ -138,6 +138,49 @@ def test_a_peers_embedder_url_is_not_used_until_this_machine_approves_it(pair, r
     assert r.returncode == 0 and "not approved" not in r.stderr, r.stderr
     assert recorder.requests and all(q["auth"] == "Bearer s3cr3t-value-of-this-machine"
                                      for q in recorder.requests)
+
+
+def test_an_approval_is_the_persons_answer_on_the_terminal_never_stdin_or_yes(pair, tmp_path):
+    """A peer's text can tell an agent to run `vault-mem trust --yes`, or to pipe `y` into it: an
+    agent's shell gives the command its own pipes, never the person's terminal. Only a y typed on
+    the controlling terminal approves (settings and authors alike); the real CLI, under a real
+    pseudo-terminal where a terminal is the point."""
+    _bare, mine, peer = pair
+    git(peer, "pull", "-q", "origin", "main")
+    ptoml = peer / "vault.toml"
+    ptoml.write_text(ptoml.read_text().replace("k = 5", "k = 9"))
+    peer_push(peer, "more hits")
+    sync(mine)
+
+    def k_in_force() -> int:
+        v = Vault(mine.root, embedder=None)
+        try:
+            return v.config.recall_k
+        finally:
+            v.close()
+
+    refused = cli("--vault", str(mine.root), "trust", "--yes")
+    assert refused.returncode == 2 and "answer on a terminal" in refused.stderr, refused.stderr
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    for args in (["trust"], ["trust", "--author", "mallory@example.com"]):  # an agent's shell: no terminal
+        piped = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(mine.root), *args], input="y\n",
+                               capture_output=True, text=True, env=env, timeout=120, start_new_session=True)
+        assert piped.returncode == 0 and "not approved" in piped.stdout, piped.stdout + piped.stderr
+        assert "no terminal to ask the person on" in piped.stdout, piped.stdout
+    assert k_in_force() == 5
+    # a terminal, but y on standard input and n typed by the person: the person's answer counts
+    said_no = at_terminal("--vault", str(mine.root), "trust", answer="n", stdin="y\n")
+    assert "[y/N]" in said_no.stdout and "k: 5 -> 9" in said_no.stdout, said_no.stdout
+    assert "not approved (the person did not answer y)" in said_no.stdout and k_in_force() == 5
+    assert "not approved" in at_terminal("--vault", str(mine.root), "trust", answer=None).stdout  # Ctrl-D
+    assert k_in_force() == 5
+    ok = at_terminal("--vault", str(mine.root), "trust")
+    assert ok.returncode == 0 and "approved for" in ok.stdout and k_in_force() == 9, ok.stdout
+    trusted = Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem/trusted.json"
+    assert "mallory@example.com" not in trusted.read_text()
+    ok = at_terminal("--vault", str(mine.root), "trust", "--author", "mallory@example.com")
+    assert "their memories may now reach an agent unasked" in ok.stdout, ok.stdout
+    assert "mallory@example.com" in trusted.read_text()
 
 
 def test_a_fresh_clone_starts_offline_and_a_move_fails_safe(pair, recorder, monkeypatch, tmp_path):

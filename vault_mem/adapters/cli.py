@@ -678,7 +678,7 @@ def cmd_sync(args) -> int:
 @command("trust")
 def cmd_trust(args) -> int:
     from vault_mem.config import describe_changes, setting_values  # lazy, as the rest
-    from vault_mem.store.gitfiles import approve_incoming, git_file_text, is_git_file, pending_git_files
+    from vault_mem.store.gitfiles import approve_incoming, is_git_file, pending_git_files
 
     vault = open_vault(args, getattr(args, "path", None))
     if args.author:
@@ -691,8 +691,8 @@ def cmd_trust(args) -> int:
         "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
         "settings_pending": s.pending_raw is not None, "problem": s.problem,
         "in_force": setting_values(s.config), "approved": False, "trust_file": None,
-        "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours,
-                       "shown": shown_text(git_file_text(ws.repo, f))} for ref, f in files]}
+        "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours, "shown": text}
+                      for (ref, f), text in zip(files, _git_files_shown(ws.repo, [f for _, f in files]), strict=True)]}
     lines = []
     if s.problem:
         lines.append(f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)")
@@ -711,23 +711,60 @@ def cmd_trust(args) -> int:
         emit(args, *_with_authors(vault, data, "\n".join([*lines, done])))
         return 0
     asked = "\n".join(lines)
-    approve = args.yes
-    if not approve and not args.json and sys.stdin is not None and sys.stdin.isatty():
-        warn(asked)
-        approve = input("approve them for this vault on this machine? [y/N] ").strip().lower() in ("y", "yes")
+    approve, why_not = _person_approves(args, asked, "approve them for this vault on this machine?")
     if not approve:
         who = [f"git log -p -- {CONFIG_FILE}"] if s.pending_raw is not None else []
         who += [f"git log -p {ref} -- {shown(f.path)}" for ref, f in files]
-        emit(args, *_with_authors(vault, data, f"{asked}\nnot approved; check who changed them "
-                                  f"({'; '.join(f'`{w}`' for w in who)}), then approve with `vault-mem trust --yes`"))
+        emit(args, *_with_authors(vault, data, f"{asked}\nnot approved ({why_not}); check who changed them "
+                                  f"({'; '.join(f'`{w}`' for w in who)}), then run `vault-mem trust` in a "
+                                  "terminal and answer y"))
         return 0
     written = ws.approve_settings() if s.pending_raw is not None else None
     if files:
         written = approve_incoming(ws.root, [f for _, f in files])
     data["trust_file"], data["approved"] = str(written), True
-    emit(args, *_with_authors(vault, data, f"approved for {ws.root} on this machine:\n{asked}\nkept in {written}; "
+    what = ([f"the vault.toml shown ({describe_changes(s.changes)})"] if s.pending_raw is not None else []) + \
+        ([f"{len(files)} incoming file{'s' if len(files) != 1 else ''} ({', '.join(shown(f.path) for _, f in files[:5])}"
+          f"{f' and {len(files) - 5} more' if len(files) > 5 else ''})"] if files else [])
+    emit(args, *_with_authors(vault, data, f"approved for {ws.root} on this machine: {'; '.join(what)}; kept in {written}; "
                               "in force from the next command" + ("; `vault-mem sync` takes the files now" if files else "")))
     return 0
+
+
+def _git_files_shown(repo, files: list) -> list[str]:
+    """Each incoming file's text for ``trust`` to show (:func:`git_file_text`, escaped), within one
+    budget for them all: a push of a thousand files must not flood the person's terminal (nor a
+    JSON reader); past the budget a file is named with the command that shows it."""
+    from vault_mem.store.gitfiles import git_file_text
+
+    out, room = [], 40_000
+    for f in files:
+        if room <= 0:
+            out.append("(not shown: the files above filled this listing; read it with "
+                       + (f"`git cat-file -p {f.theirs}`" if f.theirs else "`git log -p -- PATH`") + " before approving)")
+            continue
+        out.append(shown_text(git_file_text(repo, f)))
+        room -= len(out[-1])
+    return out
+
+
+def _person_approves(args, text: str, question: str) -> tuple[bool, str]:
+    """Whether the person approves ``text``, asked on the controlling terminal (never standard
+    input, which an agent writes: :mod:`vault_mem.platform.terminal`), and if not, why not.
+    ``--json`` only reports what waits: a program reading JSON is not the person."""
+    from vault_mem.platform.terminal import ask_person  # lazy: start-up time (module docstring)
+
+    if args.yes:
+        raise UsageError("`--yes` does not approve: an approval is the person's answer on a terminal, so that "
+                         "an agent told to run a command cannot give it; run `vault-mem trust` in a terminal "
+                         "and answer y")
+    if args.json:
+        return False, "--json only shows what waits; approve by running `vault-mem trust` in a terminal"
+    answer = ask_person(text, question)
+    if answer is None:
+        return False, ("this command has no terminal to ask the person on (an approval is the person's answer, "
+                       "never standard input)")
+    return answer, "the person did not answer y"
 
 
 def _with_authors(vault: Vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
@@ -755,6 +792,15 @@ def _trust_authors(args, vault: Vault) -> int:
         raise UsageError("--author takes an email as git records it, e.g. --author alice@example.com")
     vault.reconcile()
     before = pending_authors(vault.ws, vault.sidecar)
+    asked = (f"approving these authors for {vault.root} lets their memories reach an agent unasked (the session "
+             "context, the prompt hook); read them first with `vault-mem log`:\n"
+             + "\n".join(f"  {shown(e)}: {before.get(e, 0)} memor{'y' if before.get(e, 0) == 1 else 'ies'}" for e in emails))
+    approve, why_not = _person_approves(args, asked, "approve these authors for this vault on this machine?")
+    if not approve:
+        emit(args, {"vault": str(vault.root), "approved_authors": [], "asked": emails, "trust_file": None,
+                    "memories": {e: before.get(e, 0) for e in emails}},
+             f"{asked}\nnot approved ({why_not})")
+        return 0
     path = approve_authors(vault.root, emails)
     data = {"vault": str(vault.root), "approved_authors": emails, "trust_file": str(path),
             "memories": {e: before.get(e, 0) for e in emails}}

@@ -120,9 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
     _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--remote", default=None, help="git remote name (default: vault.toml [sync] remote, else origin)")
     p = add("trust", "show what waits for approval on this machine (a vault.toml changed elsewhere, key by "
-            "key; .gitattributes, .gitignore ... a sync refused); --yes approves them")
+            "key; .gitattributes, .gitignore ... a sync refused) and ask the person, on the terminal, to approve it")
     p.add_argument("path", nargs="?")
-    p.add_argument("--yes", "-y", action="store_true", help="approve what vault.toml asks for now")
+    # gone: an approval is the person's answer on the terminal; kept to say so rather than "unrecognized"
+    p.add_argument("--yes", "-y", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--author", action="append", default=[], metavar="EMAIL",
                    help="approve a commit author's memories for the agent's context (repeatable); "
                         "without it, the authors pending approval are listed")

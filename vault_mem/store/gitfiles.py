@@ -161,7 +161,11 @@ def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
     if f.theirs is None:
         return "(deleted)"
     if f.ours is None:
-        text = repo.read_object(f.theirs)[1].decode("utf-8", "replace")
+        data = repo.read_object(f.theirs)[1]
+        if b"\0" in data[:8000]:  # as git's own test for a binary file: its bytes escaped would be noise
+            return (f"(binary, {len(data):,} bytes: read it with `git cat-file -p {f.theirs} | xxd | less` "
+                    "before approving)")
+        text = data.decode("utf-8", "replace")
     else:
         diff = repo.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", f.ours, f.theirs)
         # git labels a diff of two blobs with their ids: say which side is which instead

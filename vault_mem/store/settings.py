@@ -141,7 +141,7 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
                        f"{describe_changes(changes, new_text=False)}. Until the person approves them {said}; "
                        # every MCP result carries this notice: the approval is the person's, and
                        # an agent told "approve with ..." by a peer's push could run it itself
-                       "the person reviews them with `vault-mem trust` and approves with `vault-mem trust --yes` "
+                       "the person reviews and approves them by running `vault-mem trust` in a terminal "
                        "(an agent never approves them)")
     return out
 

@@ -139,7 +139,7 @@ class Workspace:
 
     def approve_settings(self) -> Path | None:
         """Approve, on this machine, the vault.toml this workspace read (the exact bytes shown
-        to the person: ``vault-mem trust --yes``; ``vault-mem init``), in force from the next
+        to the person: ``vault-mem trust``, answered on the terminal; ``vault-mem init``), in force from the next
         opening of the vault. Returns the file the approval is kept in; None when there was
         nothing to approve (the file is in force already). A file that does not parse is never
         approved (:class:`ConfigError`)."""

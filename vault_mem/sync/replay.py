@@ -212,8 +212,8 @@ class Replay:
                             "files git itself interprets (attributes, filters and merge drivers, submodules, "
                             "ignore rules, the author map) or that vault-mem does not read but other programs "
                             "may (agent and editor settings, hooks, instructions, scripts), not approved on this "
-                            "machine. See what they say with `vault-mem trust`, approve them with `vault-mem "
-                            "trust --yes`, then sync again; nothing changed")
+                            "machine. The person reads them and approves them by running `vault-mem trust` in "
+                            "a terminal (an agent never approves them), then syncs again; nothing changed")
 
     def check_clean(self, paths: set[str]) -> None:
         staged = staged_against(self.repo, self.local, self.prefix or ".")
