@@ -187,9 +187,26 @@ def test_the_hooks_fallback_to_vault_mem_on_path_runs_nothing_either(peer_net, t
     exercise(clone, markers, path=os.pathsep.join(["", str(Path(sys.executable).parent), os.environ["PATH"]]))
 
 
-#: programs vault-mem starts (git; ps and lsof to see who runs git), and programs git starts
-#: itself (ssh for a remote, a pager): a peer commits each, executable, at the vault's top
-PROGRAMS = ("git", "ssh", "ps", "lsof", "less")
+#: programs vault-mem starts (git; ps and lsof to see who runs git; the person's editor for
+#: `vault-mem edit`, ``vi`` when neither $VISUAL nor $EDITOR names one), and a program git starts
+#: itself (ssh for an ssh remote during sync): a peer commits each, executable, at the vault's top.
+#: No pager: vault-mem captures every git output, and git pages only to a terminal.
+PROGRAMS = ("git", "ssh", "ps", "lsof", "vi")
+
+
+def good_programs(bin_dir: Path, used: Path) -> None:
+    """The person's own ``ssh`` and ``vi`` in ``bin_dir`` (an absolute PATH folder), each leaving
+    a file named after itself in ``used`` when it runs: an ``ssh`` that runs git's remote command
+    on this machine (so an ``ssh://`` remote needs no server) and a ``vi`` that adds a line to the
+    file it is given, as a person's edit."""
+    bin_dir.mkdir()
+    (bin_dir / "ssh").write_text(
+        f"#!/bin/sh\ntouch '{used}/ssh'\n"
+        "while [ $# -gt 0 ]; do case \"$1\" in -o|-p|-i|-l) shift 2 ;; -*) shift ;; *) break ;; esac; done\n"
+        "shift\nexec sh -c \"$*\"\n")  # past the options, the host; then git's command
+    (bin_dir / "vi").write_text(f"#!/bin/sh\ntouch '{used}/vi'\nfor f; do :; done\nprintf 'Edited on the laptop.\\n' >> \"$f\"\n")
+    for name in ("ssh", "vi"):
+        (bin_dir / name).chmod(0o755)
 
 
 def test_a_peers_executable_named_like_a_program_never_runs_through_a_relative_path_entry(tmp_path):
@@ -197,13 +214,19 @@ def test_a_peers_executable_named_like_a_program_never_runs_through_a_relative_p
     git with the vault as its working folder (the agent hooks and the MCP server run there as
     well): a fresh clone's executable ``git`` ran on every command, even one started elsewhere
     with ``--vault``, and GitPython's first ``git version`` ran it from the agent hooks. Programs
-    are now found on PATH's absolute folders, and git is given only those."""
-    markers = tmp_path / "markers"
+    are now found on PATH's absolute folders, and git is given only those. Each planted name is
+    started for real here: sync goes to an ``ssh://`` remote (git starts ``ssh``, by name or
+    through ``core.sshCommand``) and `vault-mem edit` opens the default editor; the person's own
+    ``ssh`` and ``vi`` (on an absolute PATH folder) must be the ones that ran."""
+    markers, used = tmp_path / "markers", tmp_path / "used"
     markers.mkdir()
+    used.mkdir()
+    bin_dir = tmp_path / "bin"
+    good_programs(bin_dir, used)
     _victim, peer = person_and_peer(tmp_path)
     bare = tmp_path / "remote.git"
     for name in PROGRAMS:
-        real = shutil.which(name) or "/bin/true"
+        real = str(bin_dir / name) if (bin_dir / name).exists() else shutil.which(name) or "/bin/true"
         (peer / name).write_text(f"#!/bin/sh\ntouch '{markers}/{name}'\nexec {real} \"$@\"\n")
         (peer / name).chmod(0o755)
     git(peer, "add", "-A")
@@ -211,23 +234,32 @@ def test_a_peers_executable_named_like_a_program_never_runs_through_a_relative_p
     git(peer, "push", "-q", "origin", "main")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(bare), str(clone))
-    assert os.access(clone / "git", os.X_OK)
+    assert os.access(clone / "git", os.X_OK) and os.access(clone / "ssh", os.X_OK)
+    git(clone, "remote", "set-url", "origin", f"ssh://vault-host{bare}")  # sync starts ssh
 
-    real_path = os.environ["PATH"]
+    real_path = os.pathsep.join([str(bin_dir), os.environ["PATH"]])
     for path in (os.pathsep + real_path, "." + os.pathsep + real_path):
-        env = {"PATH": path}
+        env = {"PATH": path, "VISUAL": "", "EDITOR": ""}
         for cwd, args in ((tmp_path, ("--vault", str(clone), "list")), (clone, ("list",)),
                           (clone, ("remember", "editor", "-d", "Uses Helix")), (clone, ("doctor",)),
-                          (tmp_path, ("--vault", str(clone), "sync"))):
+                          (clone, ("edit", "editor")), (tmp_path, ("--vault", str(clone), "sync"))):
             proc = run(cwd, *vault_mem_cmd(), *args, env=env)
             assert "Traceback" not in proc.stderr, proc.stderr
             assert_nothing_ran(markers)
+            if "sync" in args or "edit" in args:  # the paths that start ssh and the editor
+                assert proc.returncode == 0, proc.stderr
         for name, event in (("session-start", {"hook_event_name": "SessionStart"}),
                             ("user-prompt-submit", {"hook_event_name": "UserPromptSubmit", "prompt": "editor"})):
             proc = run(clone, *vault_mem_cmd(), "hook", name, input=json.dumps({**event, "cwd": str(clone)}), env=env)
             assert proc.returncode == 0, proc.stderr
             assert_nothing_ran(markers)
-    assert "editor" in git(clone, "log", "-1", "--format=%s")
+    # the person's own ssh command, named without a folder, as `core.sshCommand` usually is
+    git(clone, "config", "core.sshCommand", "ssh -o BatchMode=yes")
+    proc = run(tmp_path, *vault_mem_cmd(), "--vault", str(clone), "sync", env={"PATH": os.pathsep + real_path})
+    assert proc.returncode == 0, proc.stderr
+    assert_nothing_ran(markers)
+    assert sorted(p.name for p in used.iterdir()) == ["ssh", "vi"]  # each path was taken, by the person's own
+    assert "Edited on the laptop." in git(bare, "show", "main:facts/editor.md")  # edited, committed, pushed over ssh
 
 
 def test_the_agent_hook_command_connect_writes_runs_nothing_of_the_vault_under_an_empty_pythonpath_entry(tmp_path):

@@ -140,15 +140,19 @@ def test_a_recall_racing_a_hand_edit_searches_meanwhile_and_still_sees_the_edit(
     vault, keeper = kept
     vault.kept_meanwhile = keeper.catch_up_meanwhile
     assert vault.list() == [] and keeper.mode == "watching"
-    searches = []
+    searches = []  # (query, the keys that search found), one per search the recalls ran
+    after_next_search = []  # called once the next search has run
     search = vault.sidecar.recall
 
     def counted(*args, **kwargs):
-        searches.append(args[0])
-        return search(*args, **kwargs)
+        result = search(*args, **kwargs)
+        searches.append((args[0], [h.key for h in result.hits]))
+        while after_next_search:
+            after_next_search.pop()()
+        return result
 
     vault.sidecar.recall = counted
-    for i in range(15):
+    for i in range(15):  # the events race the search as they come: either order must answer right
         word = f"quokka{i}"
         write_memory(vault.root, f"pet-{i}", f"The pet is called {word}")
         assert top_keys(vault, word) == [f"pet-{i}"]  # read at once: the events race the search
@@ -158,6 +162,27 @@ def test_a_recall_racing_a_hand_edit_searches_meanwhile_and_still_sees_the_edit(
         path.unlink()
         assert top_keys(vault, f"wombat{i}") == []
     assert keeper.stats["full"] == 1  # only what the watcher named was read again
+
+    # the race made certain: the watcher delivers no event of the edit until the first search
+    # has run, so that search cannot see it and the answer must be the second search's
+    handler = keeper._watcher.handler
+    delivered = threading.Event()
+
+    def held(event):
+        delivered.wait(30)
+        type(handler).dispatch(handler, event)
+
+    handler.dispatch = held
+    try:
+        write_memory(vault.root, "pet-late", "The pet is called numbat")
+        searches.clear()
+        after_next_search.append(delivered.set)
+        answer = top_keys(vault, "numbat")
+    finally:
+        delivered.set()
+        del handler.dispatch
+    assert searches == [("numbat", []), ("numbat", ["pet-late"])]  # searched meanwhile, then again
+    assert answer == ["pet-late"]  # the second search's answer, not the first's
     searches.clear()
     assert top_keys(vault, "quokka3") == [] and len(searches) == 1  # nothing changed: one search
 
