@@ -16,7 +16,10 @@ Reads benchmark memories at run time (never stored here), builds one vault per g
 - strong precision: strong top-3 hits that are relevant (over answerable questions);
 - near miss given strong: a question expecting nothing (empty ``relevant``) gets a strong
   hit in the top 3;
-- R@5.
+- R@5;
+- uncovered: the answerable questions without a relevant strong hit in the top 3, by what kept
+  one out: ``ranking`` (no relevant hit in the top 3) or the verdict stage that made the
+  best-ranked relevant one a candidate (``levels.UNDER_BAR`` ... ``LEAD``: ``RecallResult.demoted``).
 
 ``vault-mem eval`` reports these too once it carries them; this script measures any checkout
 (``PYTHONPATH=OLD_TREE python bench/bench_verdict.py ...`` measures an older one).
@@ -29,7 +32,7 @@ import json
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -55,7 +58,8 @@ def denied(res) -> bool:
 
 def measure(path: Path, embedder, dump=None) -> dict:
     """The figures of one benchmark file; ``dump`` (a text file) gets one JSON line per question:
-    the question, its relevant keys and its top 5 hits (key, level, relevant, description)."""
+    the question, its relevant keys and its top 5 hits (key, level, relevant, description, and
+    for a candidate the verdict stage that made it one)."""
     data = evalmod.load_benchmark(path)
     mems, qs = defaultdict(list), defaultdict(list)
     for m in data["memories"]:
@@ -80,17 +84,22 @@ def measure(path: Path, embedder, dump=None) -> dict:
                     rel = {str(k) for k in q.get("relevant", [])}
                     keys = [back.get(h.key, h.key) for h in res.hits]
                     strong3 = [back.get(h.key, h.key) for h in res.hits[:3] if h.match == "strong"]
+                    demoted = getattr(res, "demoted", {})  # "?" from code older than RecallResult.demoted
+                    rel3 = [h for h in res.hits[:3] if back.get(h.key, h.key) in rel]
+                    lost = None if not rel or any(k in rel for k in strong3) else \
+                        demoted.get(rel3[0].key, "?") if rel3 else "ranking"
                     rows.append({"cat": "near-miss" if not rel else str(q.get("category") or "-"),
                                  "answerable": bool(rel), "denied": denied(res),
                                  "denied_top_right": denied(res) and bool(keys) and keys[0] in rel,
                                  "covered": any(k in rel for k in strong3),
                                  "strong3": len(strong3), "strong3_rel": sum(k in rel for k in strong3),
                                  "r5": len(rel & set(keys[:5])) / len(rel) if rel else 0.0,
-                                 "strong_any": bool(strong3), "keyword_only": res.keyword_only})
+                                 "strong_any": bool(strong3), "keyword_only": res.keyword_only, "lost": lost})
                     if dump is not None:
                         dump.write(json.dumps({"file": path.name, "q": q["q"], "relevant": sorted(rel),
                                                "category": rows[-1]["cat"],
-                                               "top5": [[k, h.match, k in rel, h.description[:120]]
+                                               "top5": [[k, h.match, k in rel, h.description[:120],
+                                                         demoted.get(h.key)]
                                                         for k, h in zip(keys, res.hits[:5])]}) + "\n")
             finally:
                 vault.close()
@@ -108,7 +117,8 @@ def figures(rows: list[dict]) -> dict:
         out.update(denied=_share(r["denied"] for r in ans), denied_top_right=_share(r["denied_top_right"] for r in ans),
                    hook_coverage=_share(r["covered"] for r in ans),
                    strong_precision=round(sum(r["strong3_rel"] for r in ans) / s3, 4) if s3 else None,
-                   r5=round(sum(r["r5"] for r in ans) / len(ans), 4))
+                   r5=round(sum(r["r5"] for r in ans) / len(ans), 4),
+                   uncovered=dict(sorted(Counter(r["lost"] for r in ans if r["lost"]).items())))
     if near:
         out.update(near_miss=len(near), near_miss_given_strong=_share(r["strong_any"] for r in near))
     if any(r["keyword_only"] for r in rows):

@@ -157,6 +157,8 @@ def test_real_model_abstains_on_near_misses_and_answers(tmp_path: Path, monkeypa
             res = sc.recall(q, k=3, today=TODAY)
             assert res.verdict == "candidate", q  # demoted, never "none": the agent reads and judges
             assert len(res.hits) == 3  # close memories keep their places, as candidates
+        # the result says which stage demoted the near miss's first hit (RecallResult.demoted)
+        assert sc.recall(NEAR_MISSES[0], k=3, today=TODAY).demoted.get("jess") == levels.ANSWER_CHECK
         res = sc.recall("what does Jess do at work?", k=3, today=TODAY)
         assert res.hits[0].key == "jess" and res.answered
         res = sc.recall("what hot beverage do I have each morning?", k=3, today=TODAY)

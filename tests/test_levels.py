@@ -42,6 +42,22 @@ def test_levels_runs_the_floor_then_the_lead() -> None:
                          words=None) == {1: "strong"}
 
 
+def test_levels_say_which_stage_made_each_candidate() -> None:
+    """``why`` names the stage that left each hit a candidate (what bench_verdict.py counts to
+    say where hook coverage is lost); the levels are the same with or without it."""
+    ev = levels.Evidence(scores={1: 2.0, 2: 1.5, 3: 1.2}, sims={1: 0.60, 2: 0.40, 3: 0.20},
+                         coverage={1: 0.2, 2: 0.2, 3: 0.2})
+    why: dict[int, str] = {}
+    got = levels.levels(None, "scripts in fish", ["scripts", "fish"], ev, floor=floor(), k=5, words=None, why=why)
+    assert got == {1: "strong", 2: "candidate", 3: "candidate"}
+    assert why == {2: levels.LEAD, 3: levels.UNDER_BAR}  # 2 cleared the strong bar (0.25), 3 did not
+    assert levels.levels(None, "scripts in fish", ["scripts", "fish"], ev, floor=floor(), k=5, words=None) == got
+    why = {}
+    levels.levels(None, "fish", ["fish"], levels.Evidence({1: 1.0, 2: 0.5}, {}, {1: 1.0, 2: 0.4}), floor=None, k=5,
+                  words=None, why=why)
+    assert why == {2: levels.UNDER_BAR}  # keyword-only: under half the query's words
+
+
 def test_one_subject_vault_puts_only_the_answer_in_the_strong_slots(tmp_path: Path) -> None:
     """A developer's vault is one subject: with one cosine bar, memories that merely share the
     topic were strong beside the answer (strong precision ~.6 on bench/data/devvault.json)."""
@@ -82,3 +98,6 @@ def test_one_subject_vault_puts_only_the_answer_in_the_strong_slots(tmp_path: Pa
             assert res.hits[0].key == answer and res.hits[0].match == "strong", query
             assert [h.key for h in res.hits if h.match == "strong"] == [answer], (query, [(h.key, h.match) for h in res.hits])
             assert len(res.hits) >= 3 and res.verdict == "strong"  # the others are still shown, as candidates
+            # each candidate says which verdict stage made it one; a strong hit says nothing
+            assert set(res.demoted) == {h.key for h in res.hits if h.match == "candidate"}, res.demoted
+            assert set(res.demoted.values()) <= {levels.UNDER_BAR, levels.ANSWER_CHECK, levels.FOCUS_CHECK, levels.LEAD}

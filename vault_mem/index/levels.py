@@ -71,6 +71,11 @@ SALIENCE_SHARE = 0.5
 # vault and LoCoMo; 1.5 and 2 spreads kept more look-alikes strong.
 LEAD_SPREADS = 1.0
 
+#: The stage that left a hit a candidate, per hit (``levels(..., why=...)``, kept by recall as
+#: ``RecallResult.demoted``): what ``bench/bench_verdict.py`` counts to say where hook coverage is
+#: lost. Diagnostics only: no adapter renders them.
+UNDER_BAR, ANSWER_CHECK, FOCUS_CHECK, LEAD = "strong bar", "answer check", "focus check", "lead"
+
 
 def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict[int, float], *,
                 floor: Floor | None) -> dict[int, str]:
@@ -274,18 +279,28 @@ def lead(passing: dict[int, str], ev: Evidence, floor: Floor) -> dict[int, str]:
 
 
 def levels(db, query: str, terms: Sequence[str], ev: Evidence, *, floor: Floor | None, k: int,
-           words: AnswerWords | None, rewordings: Sequence[str] = ()) -> dict[int, str]:
+           words: AnswerWords | None, rewordings: Sequence[str] = (),
+           why: dict[int, str] | None = None) -> dict[int, str]:
     """The verdict stage (see the module): the candidates that are hits, each ``strong`` or
     ``candidate``; empty when none clears the floor. ``floor`` None: a keyword-only search;
     ``words`` None: no answer check (no embedder); ``rewordings``: the calling agent's other
-    phrasings of the query (a hit holding the focus of any one of them holds the focus)."""
-    passing = apply_floor(ev.scores, ev.sims, ev.coverage, floor=floor)
+    phrasings of the query (a hit holding the focus of any one of them holds the focus).
+    ``why``, when given, gets the stage that made each candidate one (UNDER_BAR, ANSWER_CHECK,
+    FOCUS_CHECK, LEAD)."""
+    note = why if why is not None else {}
+    passing = _demoted({}, apply_floor(ev.scores, ev.sims, ev.coverage, floor=floor), UNDER_BAR, note)
     if floor is None or not passing:
         return passing
     if words is not None and is_question(query):  # an instruction asks for nothing a memory must hold
         sure = {i for i, x in ev.sims.items() if x >= floor.sure}
-        passing = check_answers(db, words, terms, ev, passing, k=k, sure=sure)
+        passing = _demoted(passing, check_answers(db, words, terms, ev, passing, k=k, sure=sure), ANSWER_CHECK, note)
         focus = foci(query, rewordings)
         if focus is not None:
-            passing = check_focus(db, words, focus, ev, passing, k=k, sure=sure)
-    return lead(passing, ev, floor)
+            passing = _demoted(passing, check_focus(db, words, focus, ev, passing, k=k, sure=sure), FOCUS_CHECK, note)
+    return _demoted(passing, lead(passing, ev, floor), LEAD, note)
+
+
+def _demoted(before: dict[int, str], after: dict[int, str], stage: str, why: dict[int, str]) -> dict[int, str]:
+    """``after``, noting in ``why`` the hits it made candidates (not strong ``before``) as ``stage``'s."""
+    why.update({i: stage for i, x in after.items() if x == CANDIDATE and before.get(i, STRONG) == STRONG})
+    return after

@@ -131,6 +131,9 @@ class RecallResult:
     floor: dict[str, Any] | None = None  # the bars used: min_sim, strong, hit_bar, source
     stored: bool = True  # the vault holds memories (a keyword-only search that finds none of
     # them says so without claiming that nothing is stored)
+    #: key -> the verdict stage that made that hit a candidate (levels.UNDER_BAR, ANSWER_CHECK,
+    #: FOCUS_CHECK, LEAD): diagnostics for benchmarks, in-process only (not in to_dict)
+    demoted: dict[str, str] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -614,8 +617,9 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     if floor is not None and embedder is not None and qvec is not None:
         words = levels.AnswerWords(qvec=np.asarray(qvec, dtype=np.float32), bars=lambda: sc.word_bars(embedder),
                                    vectors=lambda ws: sc.word_vectors(embedder, ws))
+    why: dict[int, str] = {}
     passing = levels.levels(db, query, terms, ev, floor=floor, k=k, words=words,
-                            rewordings=[p.text for p in ps[1:]])
+                            rewordings=[p.text for p in ps[1:]], why=why)
     if not passing:
         result.note = "no memory cleared the relevance floor"
         return result
@@ -637,4 +641,6 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
                                age_days=age, flags=flags, path=r["path"], score=round(finite(score), 6),
                                body=r["body"] or "", keyword_only=result.keyword_only,
                                note=views.outdated_note(flags, age), match=passing[i]))
+        if i in why:
+            result.demoted[r["key"]] = why[i]
     return result
