@@ -217,7 +217,6 @@ def test_a_vault_from_before_the_record_keeps_its_authors_and_a_clone_starts_wit
     fresh `git clone` gets an empty one: everything it came with is a peer's until approved."""
     from vault_mem.store import provenance
 
-    root = synced.root
     record = provenance.record_file(synced.ws.repo.common_dir)
     assert record.is_file()
     record.unlink()  # as an older vault-mem left it
