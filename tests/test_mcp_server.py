@@ -588,7 +588,9 @@ def test_the_mcp_inspector_cli_lists_the_resources_the_template_and_the_prompts(
     exe = str(Path(sys.executable).parent / "vault-mem")
 
     def ask(method: str) -> dict:
-        r = subprocess.run(check=False, args=[inspector, "--cli", "-e", "VAULT_MEM_EMBEDDER=none", "-e",
+        # --connect-timeout: the inspector's 15 s default for the server's start-up was passed at load 12
+        r = subprocess.run(check=False, args=[inspector, "--cli", "--connect-timeout", "100000",
+                                              "-e", "VAULT_MEM_EMBEDDER=none", "-e",
                                               f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}", exe, "mcp",
                                               str(root), "--method", method],
                            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)

@@ -148,7 +148,8 @@ def test_four_writers_a_daemon_and_a_reader_lose_nothing(tmp_path, record_proper
         t0 = time.monotonic()
         go.write_text("go")
         for w in range(WRITERS):
-            assert procs[f"writer{w}"].wait(timeout=120) == 0, (logs / f"writer{w}.err").read_text()
+            # a bound for a hung writer, not a speed check: 100 writes each took over 120 s at load 12
+            assert procs[f"writer{w}"].wait(timeout=600) == 0, (logs / f"writer{w}.err").read_text()
         elapsed = time.monotonic() - t0
         stop.write_text("stop")
         assert procs["reader"].wait(timeout=30) == 0, (logs / "reader.err").read_text()
