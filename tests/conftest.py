@@ -205,12 +205,14 @@ def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: 
 
 
 def at_terminal(*args: str, answer: str | None = "y", stdin: str | None = None, cwd: Path | None = None,
-                env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+                env: dict | None = None, timeout: float = 120, raw: bool = False) -> subprocess.CompletedProcess:
     """Run the real CLI as a subprocess whose controlling terminal is a new pseudo-terminal, as a
     person runs it in theirs, and type ``answer`` there (with Enter) when it asks ``[y/N]``;
     None types nothing (Ctrl-D ends its input). ``stdin``: text on a pipe as standard input
     instead of the terminal (what an agent's shell gives). ``stdout`` is everything the terminal
     showed (the command's stdout and stderr, and the question), with ``\r\n`` made ``\n``.
+    ``raw``: the terminal starts raw, as a full-screen agent interface keeps it (Enter is then a
+    carriage return); ``.raw_after`` on the result says whether it was raw again at the end.
 
     ``vault-mem trust`` asks the person there, never on standard input
     (:mod:`vault_mem.platform.terminal`); an approval in a test is this real question, answered."""
@@ -220,6 +222,9 @@ def at_terminal(*args: str, answer: str | None = "y", stdin: str | None = None, 
     full_env = {**os.environ, **(env or {})}
     full_env.setdefault("VAULT_MEM_EMBEDDER", "none")
     master, slave = os.openpty()
+    if raw:
+        import tty
+        tty.setraw(slave)
 
     def take_terminal() -> None:  # in the child, after setsid(): the pty (its stdout) becomes its terminal
         import fcntl
@@ -249,12 +254,15 @@ def at_terminal(*args: str, answer: str | None = "y", stdin: str | None = None, 
             shown += chunk
             if not typed and b"[y/N]" in shown:
                 typed = True
-                os.write(master, f"{answer}\n".encode() if answer is not None else b"\x04")
+                os.write(master, f"{answer}{chr(13) if raw else chr(10)}".encode() if answer is not None else b"\x04")
+        raw_after = not termios.tcgetattr(master)[3] & termios.ICANON
     finally:
         os.close(master)
     returncode = proc.wait(timeout=timeout)
     text = shown.decode(errors="backslashreplace").replace("\r\n", "\n")
-    return subprocess.CompletedProcess(proc.args, returncode, text, "")
+    result = subprocess.CompletedProcess(proc.args, returncode, text, "")
+    result.raw_after = raw_after
+    return result
 
 
 @dataclass

@@ -15,6 +15,7 @@ what to run, not a wall against code the person runs, which can write the approv
 from __future__ import annotations
 
 import os
+import termios
 
 __all__ = ["ask_person"]
 
@@ -31,20 +32,42 @@ def ask_person(text: str, question: str) -> bool | None:
     try:
         if not os.isatty(fd):
             return None
-        with open(fd, "r+b", buffering=0, closefd=False) as tty:
-            tty.write(f"{text}\n{question} [y/N] ".encode(errors="backslashreplace"))
-            line = _read_line(fd)
+        saved = _line_mode(fd)
+        try:
+            with open(fd, "r+b", buffering=0, closefd=False) as tty:
+                tty.write(f"{text}\n{question} [y/N] ".encode(errors="backslashreplace"))
+                line = _read_line(fd)
+                tty.write(b"\n")
+        finally:
+            if saved is not None:
+                termios.tcsetattr(fd, termios.TCSADRAIN, saved)
         return line.strip().lower() in (b"y", b"yes")
     finally:
         os.close(fd)
 
 
+def _line_mode(fd: int) -> list | None:
+    """Put the terminal in line mode with echo (the person sees what they type, Enter ends it)
+    and return its settings to put back, or None when they cannot be read. An agent's full-screen
+    interface in the same terminal (Claude Code) keeps it raw, where Enter is a lone carriage
+    return and nothing typed is shown."""
+    try:
+        saved = termios.tcgetattr(fd)
+        mode = termios.tcgetattr(fd)
+        mode[0] |= termios.ICRNL  # iflag: Enter reads as a line end
+        mode[3] |= termios.ICANON | termios.ECHO  # lflag: whole lines, shown as typed
+        termios.tcsetattr(fd, termios.TCSADRAIN, mode)
+        return saved
+    except termios.error:
+        return None
+
+
 def _read_line(fd: int, limit: int = 256) -> bytes:
-    """One line from the terminal ``fd`` (canonical mode gives it whole), at most ``limit`` bytes."""
+    """One line from the terminal ``fd``, at most ``limit`` bytes; a carriage return ends it too."""
     got = b""
-    while b"\n" not in got and len(got) < limit:
+    while not any(end in got for end in (b"\n", b"\r")) and len(got) < limit:
         chunk = os.read(fd, limit)
         if not chunk:  # end of input (Ctrl-D), or the terminal went away
             break
         got += chunk
-    return got.split(b"\n", 1)[0]
+    return got.replace(b"\r", b"\n").split(b"\n", 1)[0]
