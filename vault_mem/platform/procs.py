@@ -66,7 +66,7 @@ def list_program(program: str, keep: Callable[[list[str], bool], bool] = lambda 
     ``since``: an earlier listing of ``program`` whose full read is at most ``max_age`` seconds
     old. On Linux only the processes that started since it and those it saw young are read
     (a pid it did not see, or one it saw young: a write that asks five times reads its ~200
-    processes once); its processes of ``program`` that still exist are kept. What this cannot
+    processes once), and its processes of ``program`` again (one may have ended). What this cannot
     see is a process that was running already, not young, and execs ``program`` with no fork
     since (a script's ``exec git ...``): ``max_age`` bounds how long that stays unseen. A
     ``since`` must come from a call with the same ``keep``."""
@@ -78,12 +78,10 @@ def list_program(program: str, keep: Callable[[list[str], bool], bool] = lambda 
     if since is None or since.pids is None or since.program != program or now - since.full_at > max_age:
         found, young = _proc_listing(program, names, keep)
         return Listing(program, found, frozenset(names), young, now)
-    alive = set(names)
-    look = [n for n in names if n not in since.pids or n in since.young]
+    again = since.young | {str(p.pid) for p in since.processes}  # a listed one may have ended (a zombie)
+    look = [n for n in names if n not in since.pids or n in again]
     found, young = _proc_listing(program, look, keep)
-    seen = {p.pid for p in found}
-    kept = [p for p in since.processes if str(p.pid) in alive and p.pid not in seen]
-    return Listing(program, kept + found, frozenset(names), young, since.full_at)
+    return Listing(program, found, frozenset(names), young, since.full_at)
 
 
 def proc_native() -> bool:
