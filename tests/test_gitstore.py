@@ -40,6 +40,32 @@ def test_commit_paths_makes_one_clean_commit_git_agrees_with(tmp_path):
     assert repo.commit_paths({"facts/a.md": (root / "facts/a.md").read_bytes()}, "again", author=AGENT) is None
 
 
+def test_a_write_and_its_index_md_are_staged_by_one_git_process(tmp_path, monkeypatch):
+    """A write stages its file from disk (git keeps its stat data: ``git status`` reads it
+    without hashing) and INDEX.md as the committed blob (the one on disk is the work tree's):
+    two ``git update-index`` runs per write before, one now. The staging area then holds
+    exactly the commit, also for a name that starts with a dash, and git agrees."""
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    (root / "facts").mkdir()
+    (root / "facts" / "-dash.md").write_bytes(b"---\ndescription: a\n---\n")
+    (root / "INDEX.md").write_bytes(b"index with a person's uncommitted line\n")
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    commit = repo.commit_paths({"facts/-dash.md": (root / "facts/-dash.md").read_bytes(),
+                                "INDEX.md": b"index\n"}, "remember: dash", author=AGENT)
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    names = [line.split('"name":"', 1)[1].split('"', 1)[0] for line in trace.read_text().splitlines()
+             if '"event":"cmd_name"' in line]
+    assert names.count("update-index") == 1, names
+    staged = git(root, "ls-files", "-s", "INDEX.md", "facts/-dash.md").split("\n")
+    assert [line.split()[1] for line in staged if line] == [git(root, "rev-parse", f"{commit}:{p}").strip()
+                                                             for p in ("INDEX.md", "facts/-dash.md")]
+    assert "mtime: 0:0" not in git(root, "ls-files", "--debug", "facts/-dash.md")  # staged from the file
+    assert git(root, "status", "--porcelain", "--", "INDEX.md", "facts") == " M INDEX.md\n"  # the work tree's own
+    assert git(root, "diff", "--cached", "--name-only") == ""
+
+
 def test_delete_and_packed_objects(tmp_path):
     root = _repo(tmp_path)
     repo = GitRepo(root)

@@ -134,6 +134,82 @@ def test_process_facts_come_from_ps_and_lsof_without_proc(tmp_path, both_platfor
     assert procs.process_start(proc.pid) == procs.GONE
     assert procs.same_start("123@abc", "t1700000000") is None  # the other implementation's: unknown
 
+def _held_commit(repo: Path, gate: Path, *, after: float = 0.0) -> subprocess.Popen:
+    """A real ``git commit`` in ``repo`` held at its message editor while ``gate`` exists;
+    ``after``: started by a process that runs that long first, then execs git (a shell's child
+    between its fork and its exec, stretched)."""
+    editor = repo / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\necho 'a person commits' > \"$1\"\n")
+    editor.chmod(0o755)
+    argv = ["git", "-c", f"core.editor={editor}", "commit", "--allow-empty"]
+    if after:
+        argv = [sys.executable, "-c", f"import os, sys, time; time.sleep({after}); os.execvp('git', sys.argv[1:])",
+                *argv]
+    return subprocess.Popen(argv, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("how", ["started after the listing", "between its fork and its exec at the listing"])
+def test_a_write_s_checks_after_the_first_read_only_new_processes_yet_miss_no_git_command(tmp_path, monkeypatch, how):
+    """A write asks 5 times which git commands run in its work tree; each listing read every
+    process (~2 ms for 150, a ``ps`` elsewhere), 6 per write. Now a check reads only the
+    processes started since the last listing and those that were young then: a person's
+    ``git commit`` is still found, whether it started after that listing or was a process about
+    to exec git when it was taken (the one a pid check alone would miss)."""
+    from vault_mem.store import gitprocs
+
+    monkeypatch.setattr(gitprocs, "REUSE_S", 60.0)  # no full listing by age: only the rule is tested
+    git(tmp_path, "init", "-q")
+    toplevel = tmp_path.resolve()
+    watch = gitprocs.GitWatch(toplevel)
+    gate = tmp_path / "gate"
+    gate.write_text("")
+    if how == "started after the listing":
+        assert gitprocs.running_git_commit(toplevel, watch) is None
+        proc = _held_commit(tmp_path, gate)
+    else:
+        proc = _held_commit(tmp_path, gate, after=1.0)
+        time.sleep(0.02)
+        assert gitprocs.running_git_commit(toplevel, watch) is None  # it is python yet, and young
+    try:
+        wait_for(lambda: (tmp_path / ".git" / "COMMIT_EDITMSG").exists(), what="the commit at its editor")
+        assert gitprocs.running_git_commit(toplevel, watch) == proc.pid
+        assert (watch.full, watch.partial) == (1, 1)  # the second check read only what was new or young
+        assert gitprocs.person_git_command(toplevel, watch) is None  # a commit changes no work tree
+    finally:
+        gate.unlink()
+        proc.wait(30)
+    assert proc.returncode == 0
+    assert gitprocs.running_git_commit(toplevel, watch) is None  # ended: no longer listed
+    assert watch.full == 1
+
+
+def test_a_kept_write_lists_the_processes_once(vault, monkeypatch):
+    """The process checks of one write (the wait, the check before its files, the watcher's
+    catch-up inside the write (the MCP server's), before and under ``index.lock``, the gc check
+    after landing) read every process once between them; the others read only what started since."""
+    from vault_mem import Vault
+    from vault_mem.daemon.keeper import Keeper
+    from vault_mem.store import gitprocs
+
+    monkeypatch.setattr(gitprocs, "REUSE_S", 60.0)
+    root = vault.root
+    with Vault(root) as kept:
+        keeper = Keeper(kept)
+        keeper.start_in_background(lambda: Vault(root))
+        kept.kept_current, kept.kept_exactly = keeper.catch_up, keeper.caught_up_exactly
+        try:
+            kept.list()
+            kept.remember("warm-up", "A first memory", "warm up")
+            watch = kept.repo.git_watch
+            watch.full, watch.partial = 0, 0
+            watch._last = None
+            for i in range(3):
+                kept.remember(f"fact-{i}", f"Fact {i} about the release train", "body")
+        finally:
+            keeper.close()
+    assert watch.full == 1 and watch.partial >= 3 * 5 - 1, (watch.full, watch.partial)
+
+
 def test_a_long_git_command_line_is_read_whole_even_with_columns_set(tmp_path, both_platforms, monkeypatch):
     """A person's ``git -c core.editor=... commit`` has a long command line; ``ps`` cuts command
     lines at ``$COLUMNS`` (80 or 132 when not writing to a terminal on the BSDs), and the command

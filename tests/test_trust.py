@@ -429,6 +429,38 @@ def test_a_good_clone_is_checked_once_per_head_then_on_what_changed(pair, tmp_pa
     assert cli("--vault", str(clone), "list").returncode == 0
 
 
+def test_the_check_after_a_head_moved_is_one_git_process_and_a_gone_verdict_checks_the_whole_tree(tmp_path, monkeypatch):
+    """Every command checks the tree HEAD moved to since the last verdict: a ``rev-parse`` of the
+    verdict's commit, then a ``diff-tree``, two git processes for each one-shot command after a
+    write; now the diff-tree alone. A verdict whose commit is gone (reset away, then pruned) makes
+    the diff-tree fail: the whole tree is checked, and a link in it is still refused."""
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("first", "a first fact")
+    vault.close()
+    Vault(root).close()  # the verdict is for HEAD now
+    with Vault(root) as v:
+        v.remember("second", "a second fact")
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    Vault(root).close()
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    names = [line.split('"name":"', 1)[1].split('"', 1)[0] for line in trace.read_text().splitlines()
+             if '"event":"cmd_name"' in line]
+    assert "diff-tree" in names and "rev-parse" not in names[1:], names  # the first: finding the repository
+    # the verdict's commit gone: reset away and pruned, then a link committed by hand
+    seen = git(root, "rev-parse", "HEAD").strip()
+    git(root, "reset", "-q", "--hard", "HEAD~1")
+    git(root, "reflog", "expire", "--expire=now", "--all")
+    git(root, "gc", "-q", "--prune=now")
+    assert subprocess.run(["git", "cat-file", "-e", seen], cwd=root).returncode != 0
+    (root / "facts/link.md").symlink_to("/etc/hostname")
+    git(root, "add", "facts/link.md")
+    git(root, "commit", "-q", "--no-verify", "-m", "a link")
+    with pytest.raises(UnsafeTreeError):
+        Vault(root)
+
+
 def test_sync_refuses_a_peers_type_folder_replaced_by_a_symlink(pair, tmp_path):
     bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
     mine.remember("keep", "a fact of mine")

@@ -4,6 +4,10 @@ name and command line, and the running processes of a program with their working
 Linux reads ``/proc``; elsewhere (macOS, the BSDs, and the portable implementations) ``ps``
 answers, and ``lsof`` (when installed) names working folders. What cannot be told is said:
 None, never a guess that would take something from a live process.
+
+A listing costs a read per process (~1-3 ms for 100-200 processes) or a ``ps``: a writer that
+asks several times within one write gives :func:`list_program` its last listing, and on Linux
+only the processes that may have changed since are read.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ from vault_mem.platform.programs import which
 #: :func:`process_start` of a process that has ended (or is a zombie: it holds nothing)
 GONE = "gone"
 _PS_TIMEOUT_S = 5.0
+#: a process started this recently may be between its fork and its exec (a shell's child that
+#: becomes ``git`` a moment later): the next listing since this one reads it again
+YOUNG_S = 0.1
+_PF_KTHREAD = 0x00200000  # /proc/PID/stat flags: a kernel thread (never execs a program)
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,47 @@ class Process:
     argv: list[str]
     cwd: Path | None
     exact: bool = True
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The running processes of one program (:func:`list_program`). On Linux also every pid
+    seen (``pids``) and those of other processes so young that they may still exec the program
+    (``young``: a shell's child between its fork and its exec), for a later listing that reads
+    only what may have changed since; ``full_at``: ``time.monotonic()`` of the last listing
+    that read every process."""
+
+    program: str
+    processes: list[Process]
+    pids: frozenset[str] | None = None
+    young: frozenset[str] = frozenset()
+    full_at: float = 0.0
+
+
+def list_program(program: str, keep: Callable[[list[str], bool], bool] = lambda argv, exact: True,
+                 since: Listing | None = None, max_age: float = 0.0) -> Listing | None:
+    """The running processes of ``program`` (this one left out) whose command line ``keep``
+    accepts, as :func:`processes_of`; None when this system cannot list processes.
+
+    ``since``: an earlier listing of ``program`` whose full read is at most ``max_age`` seconds
+    old. On Linux only the processes that started since it and those it saw young are read
+    (a pid it did not see, or one it saw young: a write that asks five times reads its ~200
+    processes once), and its processes of ``program`` again (one may have ended). What this cannot
+    see is a process that was running already, not young, and execs ``program`` with no fork
+    since (a script's ``exec git ...``): ``max_age`` bounds how long that stays unseen. A
+    ``since`` must come from a call with the same ``keep``."""
+    if not proc_native():
+        found = processes_of(program, keep)
+        return None if found is None else Listing(program, found, full_at=time.monotonic())
+    now = time.monotonic()
+    names = [n for n in os.listdir("/proc") if n.isdigit()]
+    if since is None or since.pids is None or since.program != program or now - since.full_at > max_age:
+        found, young = _proc_listing(program, names, keep)
+        return Listing(program, found, frozenset(names), young, now)
+    again = since.young | {str(p.pid) for p in since.processes}  # a listed one may have ended (a zombie)
+    look = [n for n in names if n not in since.pids or n in again]
+    found, young = _proc_listing(program, look, keep)
+    return Listing(program, found, frozenset(names), young, since.full_at)
 
 
 def proc_native() -> bool:
@@ -181,24 +230,46 @@ def ancestors() -> set[int]:
 
 
 def _proc_processes(program: str) -> list[Process]:
+    return _proc_listing(program, os.listdir("/proc"))[0]
+
+
+def _proc_listing(program: str, names: list[str], keep: Callable[[list[str], bool], bool] = lambda argv, exact: True
+                  ) -> tuple[list[Process], frozenset[str]]:
+    """The processes of ``program`` among the pids ``names`` (from /proc) whose command line
+    ``keep`` accepts, and the pids of the other programs' processes (kernel threads aside)
+    that started within :data:`YOUNG_S` of now."""
     found: list[Process] = []
-    want = program.encode() + b"\n"
+    young: list[str] = []
+    want = program.encode()
     me = str(os.getpid())
-    # Every write asks this a few times, and a desktop runs hundreds of processes: the name of
-    # each is read with bare system calls (a buffered file object per process cost 2.4x the CPU)
-    for name in os.listdir("/proc"):
+    recent = int((time.clock_gettime(time.CLOCK_BOOTTIME) - YOUNG_S) * _TICKS)
+    # A desktop runs hundreds of processes: the name and start of each is read with bare system
+    # calls (a buffered file object per process cost 2.4x the CPU)
+    for name in names:
         if not name.isdigit() or name == me:
             continue
         try:
-            if _read_head(f"/proc/{name}/comm", len(want)) != want:
+            head, _, rest = _read_head(f"/proc/{name}/stat", 512).rpartition(b")")
+            fields = rest.split(None, 20)
+            if head.partition(b"(")[2] != want:
+                # starttime: clock ticks since boot (the clock /proc/uptime counts); flags
+                if len(fields) > 19 and int(fields[19]) >= recent and not int(fields[6]) & _PF_KTHREAD:
+                    young.append(name)
                 continue
+            if fields[:1] in ([b"Z"], [b"X"]):
+                continue  # ended, not yet reaped: it runs nothing
             cmdline = _read_head(f"/proc/{name}/cmdline", 4096)
             argv = [a.decode("utf-8", "replace") for a in cmdline.split(b"\0")]
+            if not keep(argv, True):
+                continue
             cwd = Path(os.readlink(f"/proc/{name}/cwd"))
-        except OSError:
+        except (OSError, ValueError):
             continue
         found.append(Process(int(name), argv, cwd))
-    return found
+    return found, frozenset(young)
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def _read_head(path: str, size: int) -> bytes:

@@ -51,6 +51,7 @@ from vault_mem.store.gitindex import GitIndex
 from vault_mem.store.gitobjects import GIT_ERRORS, GitObjects, Identity, ObjectDB
 from vault_mem.store.gitprocs import (
     MAINTENANCE,
+    GitWatch,
     command_of,
     git_under_way,
     marked_commit,
@@ -85,6 +86,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         #: the attributes file that overrides every ``.gitattributes`` (``$GIT_DIR/info/attributes``)
         self.info_attributes = (self.cwd / out[4]).resolve()
         self.objects = self.common_dir / "objects"
+        #: the git processes in this work tree, for the checks each write makes in turn
+        self.git_watch = GitWatch(self.toplevel)
         # GitPython starts its `git cat-file` by name, in the repository's top folder: by absolute
         # path instead, so a relative PATH entry cannot find a vault's own `git` (platform/programs.py)
         git.Git.GIT_PYTHON_GIT_EXECUTABLE = program("git")  # found by self.run above
@@ -174,7 +177,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     def person_git_command(self) -> str | None:
         """A running git command that changes the work tree here (pull, rebase, checkout, ...),
         in words (``a person's `git checkout` (pid N)``), else None."""
-        return person_git_command(self.toplevel)
+        return person_git_command(self.toplevel, self.git_watch)
 
     def person_commit(self) -> int | None:
         """The pid of a person's ``git commit`` (or merge, revert, ...) under way in this work
@@ -182,7 +185,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         commit whose message editor stays open; a mark left by one that ended is removed), and,
         for the moment between git reading HEAD and its hook starting, a live git process of
         that kind working in this work tree (where processes can be listed)."""
-        return marked_commit(self.git_dir) or running_git_commit(self.toplevel)
+        return marked_commit(self.git_dir) or running_git_commit(self.toplevel, self.git_watch)
 
     def last_changes(self, paths: list[str]) -> dict[str, tuple[int, bool]]:
         """For each of ``paths`` (top-level relative), the commit on HEAD that last changed it:
@@ -397,7 +400,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         that moves the branch or changes the work tree is under way
         (:func:`~vault_mem.store.gitprocs.git_under_way`): vault-mem then neither lands a commit
         nor takes ``index.lock``."""
-        return git_under_way(self.git_dir, self.toplevel)
+        return git_under_way(self.git_dir, self.toplevel, self.git_watch)
 
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
               reflog: str, who: Identity, warnings: list[str] | None) -> bool:
@@ -444,7 +447,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         running: list[int] = []
         try:
             start = time.monotonic()
-            running = running_git(self.toplevel, MAINTENANCE)
+            running = running_git(self.toplevel, MAINTENANCE, watch=self.git_watch)
             said = False
             while running and time.monotonic() < start + _MAINTENANCE_WAIT_S:
                 if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:

@@ -26,6 +26,8 @@ INDEX_LOCK_WAIT_S = 30.0
 
 _T = TypeVar("_T")
 
+#: up to this many paths, a commit's staging is one ``git update-index`` with the paths as arguments
+_ONE_PROCESS_PATHS = 64
 #: git's words when a ``git gc``/``git prune`` removed an empty object folder (``objects/ab/``)
 #: between git's mkdir of it and its temp file or rename there ("unable to create temporary
 #: file: No such file or directory", "unable to write file .git/objects/ab/...: No such file or
@@ -140,6 +142,13 @@ class GitIndex:
                 except OSError:
                     disk = None
             (from_disk if disk is not None and self.blob_id(disk) == oid else as_blob).append(path)
+        if as_blob and from_disk and all(blobs[p] for p in as_blob) and len(blobs) <= _ONE_PROCESS_PATHS:
+            # a write's usual case (its file from disk, INDEX.md as the committed blob): one git
+            # process, the blobs as --cacheinfo before the paths (--index-info and --stdin each
+            # must come last, so they take two)
+            args = [a for p in as_blob for a in ("--cacheinfo", f"{BLOB_MODE:o},{blobs[p]},{p}")]
+            self._update_index("--add", "--remove", *args, "--", *from_disk, input=b"", index=tmp)
+            return str(tmp), sig
         if as_blob:
             info = "".join(f"{BLOB_MODE:o} {blobs[p]}\t{p}\n" if blobs[p] else f"0 {ZERO_OID}\t{p}\n"
                            for p in as_blob)

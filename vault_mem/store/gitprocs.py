@@ -8,6 +8,7 @@ checkout that changes the work tree, or a gc/prune that may delete objects no re
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from vault_mem.platform import procs
@@ -27,49 +28,102 @@ MAINTENANCE = frozenset({"gc", "repack", "prune", "prune-packed", "maintenance"}
 PERSON_GIT = BRANCH_MOVING | WORKTREE_CHANGING
 
 
-def git_under_way(git_dir: Path, toplevel: Path) -> tuple[list[int], bool]:
+#: every git command some check here asks about
+_ASKED = PERSON_GIT | MAINTENANCE
+#: how long the processes that ran already are not read again (:func:`~vault_mem.platform.procs.list_program`)
+REUSE_S = 0.5
+
+
+def _asked(argv: list[str], exact: bool) -> bool:
+    return _runs(argv, exact, _ASKED)
+
+
+class GitWatch:
+    """The git processes of one work tree, for the checks a write makes one after another (the
+    wait before it, the check before its files, the one before ``index.lock``, the one under it,
+    the gc check after landing). Each check lists them, but on Linux reads only the processes
+    that started since the last listing and those that were too young then to have exec'd
+    (:func:`~vault_mem.platform.procs.list_program`); every process at least every
+    :data:`REUSE_S`. ``full``/``partial``: how many listings read every process / only those
+    (for the benches)."""
+
+    def __init__(self, toplevel: Path) -> None:
+        self.toplevel = toplevel
+        self.full = self.partial = 0
+        self._last: procs.Listing | None = None
+        self._lock = threading.Lock()
+
+    def here(self) -> list[procs.Process]:
+        """The git processes here that run one of the commands any check asks about."""
+        with self._lock:
+            last = self._last
+            listing = self._last = procs.list_program("git", _asked, since=last, max_age=REUSE_S)
+            if listing is None:
+                return []
+            if last is not None and listing.full_at == last.full_at:
+                self.partial += 1
+            else:
+                self.full += 1
+            return [p for p in listing.processes if _inside(p, self.toplevel)]
+
+    def each(self, kinds: tuple[frozenset[str], ...]) -> list[list[int]]:
+        here = self.here()
+        return [[p.pid for p in here if _runs(p.argv, p.exact, kind)] for kind in kinds]
+
+
+def git_under_way(git_dir: Path, toplevel: Path, watch: GitWatch | None = None) -> tuple[list[int], bool]:
     """What must go before vault-mem lands a commit, from one listing of the processes: the
     running ``git gc``/``prune``/``repack`` pids, and whether a person's git command that moves
     the branch or changes the work tree is under way here (a ``git commit`` our pre-commit hook
     marked, a pull, rebase, checkout, stash, ...). The one statement of that rule."""
     if marked_commit(git_dir) is not None:  # no listing needed to know a person goes first
-        return running_git(toplevel, MAINTENANCE), True
-    maintenance, person = running_git_each(toplevel, (MAINTENANCE, PERSON_GIT))
+        return running_git(toplevel, MAINTENANCE, watch=watch), True
+    maintenance, person = running_git_each(toplevel, (MAINTENANCE, PERSON_GIT), watch=watch)
     return maintenance, bool(person)
 
 
-def running_git_commit(toplevel: Path) -> int | None:
+def running_git_commit(toplevel: Path, watch: GitWatch | None = None) -> int | None:
     """The pid of a running git process whose command is one of BRANCH_MOVING and whose
     working directory is inside ``toplevel``, or None (also where processes cannot be listed)."""
-    found = running_git(toplevel, BRANCH_MOVING, first=True)
+    found = running_git(toplevel, BRANCH_MOVING, first=True, watch=watch)
     return found[0] if found else None
 
 
-def running_git(toplevel: Path, commands: frozenset[str], *, first: bool = False) -> list[int]:
+def running_git(toplevel: Path, commands: frozenset[str], *, first: bool = False,
+                watch: GitWatch | None = None) -> list[int]:
     """The pids of running git processes whose command is one of ``commands`` and whose working
     directory is inside ``toplevel`` ([] where processes cannot be listed); ``first``: stop at
     one. A process whose working folder this system cannot tell (no /proc, no lsof) counts: a
     wait for a git command elsewhere costs time, a branch moved under one here fails it."""
-    found = running_git_each(toplevel, (commands,))[0]
+    found = running_git_each(toplevel, (commands,), watch=watch)[0]
     return found[:1] if first else found
 
 
-def running_git_each(toplevel: Path, kinds: tuple[frozenset[str], ...]) -> list[list[int]]:
+def running_git_each(toplevel: Path, kinds: tuple[frozenset[str], ...],
+                     watch: GitWatch | None = None) -> list[list[int]]:
     """:func:`running_git` for several sets of commands from one listing of the processes (a
     writer waiting for git asks which gc and which person's command run on every pass): for
-    each of ``kinds``, the pids of the git processes here that run one of its commands."""
+    each of ``kinds``, the pids of the git processes here that run one of its commands.
+    ``watch``: the work tree's :class:`GitWatch` (it may answer from its last listing)."""
+    if watch is not None:
+        return watch.each(kinds)
     every = frozenset().union(*kinds)
     listed = procs.processes_of("git", keep=lambda argv, exact: _runs(argv, exact, every)) or []
-    here = [p for p in listed if p.cwd is None or p.cwd == toplevel or p.cwd.is_relative_to(toplevel)]
+    here = [p for p in listed if _inside(p, toplevel)]
     return [[p.pid for p in here if _runs(p.argv, p.exact, kind)] for kind in kinds]
 
 
-def person_git_command(toplevel: Path) -> str | None:
+def _inside(p: procs.Process, toplevel: Path) -> bool:
+    """Whether ``p`` works in ``toplevel`` (an unknown working folder counts: see running_git)."""
+    return p.cwd is None or p.cwd == toplevel or p.cwd.is_relative_to(toplevel)
+
+
+def person_git_command(toplevel: Path, watch: GitWatch | None = None) -> str | None:
     """A running git command that changes the work tree here (pull, rebase, checkout, ...),
     in words (``a person's `git checkout` (pid N)``), else None. The git command that runs
     this process as its hook is left out: a post-checkout hook runs once the checkout is done
     (a rebase's hooks, run before it is done, find its state folder instead)."""
-    found = running_git(toplevel, WORKTREE_CHANGING)
+    found = running_git(toplevel, WORKTREE_CHANGING, watch=watch)
     if found:
         mine = procs.ancestors()
         found = [pid for pid in found if pid not in mine]

@@ -52,7 +52,6 @@ from vault_mem.store.history import (
     changed_entries,
     first_unsafe_entry,
     head_branch,
-    resolve_commit,
     tree_entries,
 )
 from vault_mem.store.hooks import unsafe_hooks_notice
@@ -194,11 +193,17 @@ class Workspace:
             self.notices.append(self.repository_problem() or f"HEAD's commit {head[:10]} is missing")
             return
         pathspec = self.prefix or "."
-        if isinstance(seen, str) and resolve_commit(self.repo, seen) == seen:
-            # the paths changed since, with their modes: one diff-tree, whatever their number
-            modes: dict[str, str | None] = {p: e[0] for p, e in changed_entries(self.repo, seen, head, pathspec).items()
-                                            if e is not None}
-        else:
+        modes: dict[str, str | None] | None = None
+        if isinstance(seen, str) and len(seen) in (40, 64) and all(c in "0123456789abcdef" for c in seen):
+            # the paths changed since, with their modes: one diff-tree, whatever their number (it
+            # fails when that commit is gone, a gc's, and the whole tree is checked instead: a
+            # rev-parse first cost every command after a write one more git process)
+            try:
+                modes = {p: e[0] for p, e in changed_entries(self.repo, seen, head, pathspec).items()
+                         if e is not None}
+            except GitError:
+                modes = None
+        if modes is None:
             modes = dict(tree_entries(self.repo, head, pathspec))
         found = first_unsafe_entry(modes, self.prefix)
         if found:
