@@ -14,27 +14,16 @@ from pathlib import Path
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import is_memory_path, parse_memory
+from vault_mem.model.memory import parse_memory
 from vault_mem.model.policy import mask_secrets
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import earlier_versions
-from vault_mem.store.worktree import dirty_paths, ignored_paths, staged_blob
+from vault_mem.store.worktree import ignored_paths, staged_blob
 from vault_mem.vault.core import Vault
 from vault_mem.vault.person import user_identity
 from vault_mem.vault.recovery import put_back_failed, recover_rollback
-
-
-def dirty_memory_paths(vault: Vault) -> set[str]:
-    """Memory files that differ from HEAD or are untracked (not ignored), per git status."""
-    out = set()
-    for top in dirty_paths(vault.repo, [vault.prefix + f for f in FOLDER_TYPES]):
-        if top.startswith(vault.prefix):
-            rel = top[len(vault.prefix):]
-            if is_memory_path(rel):
-                out.add(rel)
-    return out
 
 
 def drop_ignored(vault: Vault, changes: dict[str, bytes | None], head: str | None) -> dict[str, bytes | None]:
