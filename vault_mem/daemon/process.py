@@ -445,7 +445,7 @@ class Daemon:
                 if self._git_busy():
                     return
                 commit = commit_index_alone(
-                    vault.ws,
+                    vault.ws, vault.sidecar,
                     "index: regenerate INDEX.md\n\nINDEX.md was regenerated from the committed memory files "
                     "but not committed (a daemon stopped before its commit); committed by `vault-mem "
                     "daemon` on start.\n")

@@ -24,6 +24,7 @@ from vault_mem.store.worktree import ignored_paths, staged_blob
 from vault_mem.vault.core import Vault
 from vault_mem.vault.person import user_identity
 from vault_mem.vault.recovery import put_back_failed, recover_rollback
+from vault_mem.vault.steps import commit_index
 
 
 def drop_ignored(vault: Vault, changes: dict[str, bytes | None], head: str | None) -> dict[str, bytes | None]:
@@ -136,22 +137,25 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
     files = {vault.prefix + rel: data for rel, data in kept.items()}
     if not files and out.skipped:
         # INDEX.md on disk now leaves out the file that was refused (a quarantined memory is not
-        # listed), while the committed file is still the last good one: committing INDEX.md alone
-        # would make the committed INDEX.md disagree with the committed tree
+        # listed), while the committed file is still the last good one: nothing to commit alone
         return out
-    try:
-        index = current_bytes(vault.root / INDEX_FILE)
-    except VaultMemError as exc:
-        out.skipped[INDEX_FILE] = str(exc)
-        index = None
-    if index is not None and repo.blob_at(head, vault.prefix + INDEX_FILE) != GitRepo.blob_id(index):
-        files[vault.prefix + INDEX_FILE] = index
     if not files:
-        return out
+        try:
+            index = current_bytes(vault.root / INDEX_FILE)
+        except VaultMemError as exc:
+            out.skipped[INDEX_FILE] = str(exc)
+            return out
+        if index is None or repo.blob_at(head, vault.prefix + INDEX_FILE) == GitRepo.blob_id(index):
+            return out
     message = edit_message(vault, kept, head, note=note) if kept else index_only_message
     # the one WritePolicy, as for an agent commit: the message and the identity
     vault.ws.policy.check_message(message, identity=(author.name, author.email))
-    out.commit = repo.commit_paths(files, message, author=author, committer=committer)
+    # INDEX.md as generated from the tree being committed (as for an agent commit), never the
+    # bytes on disk: those list every file there, a memory .gitignore keeps out of git too, and
+    # may be a person's or a peer's hand-made INDEX.md
+    out.commit = repo.commit_paths(files, message, author=author, committer=committer,
+                                   derived=(vault.prefix + INDEX_FILE,
+                                            lambda parent: commit_index(vault.ws, vault.sidecar, list(kept), parent)))
     out.committed = sorted(kept)
     if out.commit:
         vault.sidecar.set_meta("head", out.commit)
