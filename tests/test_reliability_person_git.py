@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -578,3 +579,53 @@ def test_a_persons_checkout_while_an_agent_write_is_being_committed_is_not_refus
     assert git(root, "symbolic-ref", "--short", "HEAD").strip() == "side"
     assert git(root, "status", "--porcelain").strip() == ""  # the write's file went with it
     assert git(root, "log", "--format=%s", "-1", main).startswith("remember: first")  # the write never landed
+
+
+def test_an_interrupted_write_waits_for_a_persons_autostash_rebase(tmp_path):
+    """bench/chaos.py --seed 3: an agent write killed before its commit, then a person's
+    `git pull --rebase --autostash`. A command run while the rebase stood on the remote's tip
+    (HEAD detached there, the write's file not in that tree) finished the interrupted write: it
+    put the file back on disk, its commit was refused (HEAD detached), and the file stayed
+    untracked, so the rebase's next pick and its --abort both refused to overwrite it, and
+    every later command wrote it again. Recovery now waits until the rebase is over."""
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("base-fact", "A fact both trees hold", "x")
+    vault.close()
+    _person_git(root, "branch", "upstream")  # the tip the person rebases onto: no later-fact
+    assert run_cli("remember", "later-fact", "-d", "A fact only main holds", cwd=root).returncode == 0
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_PAUSE_AT": "during-index"}
+    writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "remember", "later-fact", "-d",
+                               "A newer version of the later fact"], cwd=root, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    paused = root / ".vault-mem" / "paused-during-index"
+    try:
+        wait_for(lambda: paused.exists() or writer.poll() is not None, 60, "the writer paused before its commit")
+        assert writer.poll() is None
+    finally:
+        writer.kill()
+        writer.wait()
+    paused.unlink()
+    assert "newer version" in (root / "facts" / "later-fact.md").read_text()  # on disk, not committed
+    # the person rebases with --autostash, stopping before the first pick (HEAD on upstream's tip)
+    rebase = _person_git_env(root, {"GIT_SEQUENCE_EDITOR": "sed -i 1ibreak"},
+                             "rebase", "-i", "--autostash", "upstream")
+    assert rebase.returncode == 0, rebase.stderr
+    assert (root / ".git" / "rebase-merge").exists() and not (root / "facts" / "later-fact.md").exists()
+    listed = run_cli("list", cwd=root)  # any command: it used to finish the interrupted write now
+    assert not (root / "facts" / "later-fact.md").exists(), "a command wrote into the person's rebase"
+    assert listed.returncode == 0, listed.stderr  # it failed too, the commit refused on the detached HEAD
+    assert "waits until a git rebase" in listed.stderr, listed.stderr
+    done = _person_git_env(root, {}, "rebase", "--continue")
+    assert done.returncode == 0, done.stderr + git(root, "status", "--short")
+    assert not (root / ".git" / "rebase-merge").exists()
+    assert "newer version" in (root / "facts" / "later-fact.md").read_text()  # the autostash gave it back
+    assert run_cli("list", cwd=root).returncode == 0  # the rebase is over: the write is finished
+    assert "newer version" in git(root, "show", "HEAD:facts/later-fact.md")
+    assert git(root, "status", "--porcelain").strip() == ""
+
+
+def _person_git_env(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    """:func:`_person_git` with more environment, its outcome returned (not checked)."""
+    return subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=root, capture_output=True,
+                          text=True, env={**os.environ, **env}, check=False)
