@@ -114,6 +114,7 @@ class Run:
     fault: str = ""  # "full" or "ro" while a disk fault is on
     doing: str = ""  # the person's operation now (or the last one)
     counter: int = 0
+    silent_sync: float = 0.0  # the longest wait without a word of a `sync` or `undo`
 
     def count(self, what: str, n: int = 1) -> None:
         with self.lock:
@@ -505,6 +506,8 @@ def resolve_pop(run: Run) -> None:
 
 
 def check_silence(run: Run, what: str, seconds: float, silent: float) -> None:
+    with run.lock:
+        run.silent_sync = max(run.silent_sync, silent)
     if silent > SILENT_LIMIT_S:
         run.violations.append(f"{what} was silent for {silent:.1f} s (of {seconds:.1f} s)")
 
@@ -899,6 +902,9 @@ def report(run: Run, args, chaos_s: float, wall: float, usage, load0, disk_fault
         print(f"  {via}: {counts}")
     if slow:
         print(f"  slowest writes: {', '.join(f'{s:.1f}' for s in slow[:5])} s")
+    quiet = max((w.silent for w in run.writes if w.via == "cli"), default=0.0)
+    print(f"  longest wait without a word on stderr: {quiet:.1f} s (CLI writes), {run.silent_sync:.1f} s "
+          f"(sync/undo); limit {SILENT_LIMIT_S:g} s")
     reasons: dict[str, int] = {}
     for w in run.writes:
         if w.outcome == "failed":

@@ -91,10 +91,10 @@ def test_a_converted_vault_toml_is_not_an_edit_made_here(fresh_clone):
 
 def test_the_daemons_hand_edit_commit_leaves_converted_files_alone(fresh_clone):
     """Converted line ends are no hand edit: nothing is committed in the person's name."""
-    from vault_mem.vault.hand_edits import dirty_memory_paths
+    from vault_mem.vault.steps import changed_memory_paths
 
     with Vault(fresh_clone, embedder=None) as v:
-        assert dirty_memory_paths(v) == set()
+        assert changed_memory_paths(v.ws) == []
     (fresh_clone / "facts" / "deploy-target.md").write_bytes(b"---\r\ndescription: mine now\r\n---\r\nedited\r\n")
     with Vault(fresh_clone, embedder=None) as v:
-        assert dirty_memory_paths(v) == {"facts/deploy-target.md"}  # a real edit still counts
+        assert changed_memory_paths(v.ws) == ["facts/deploy-target.md"]  # a real edit still counts

@@ -193,3 +193,23 @@ def test_a_read_never_waits_for_the_write_lock_and_a_waiting_write_says_for_whom
     _, err = writer.communicate(timeout=60)
     assert writer.returncode == 0, err
     assert (root / "facts" / "second.md").exists()
+
+
+def test_releasing_a_lock_a_person_removed_and_took_again_leaves_theirs(root):
+    """git's message for a held index.lock says "remove the file manually to continue"; a person
+    who did while a commit of vault-mem held it (bench/bench_checkout_refusals.py: 3 of 80
+    checkouts met that lock), and whose git then took index.lock, lost that lock to vault-mem's
+    release, which removed whatever file had the name."""
+    git_dir = root / ".git"
+    lock = git_dir / "index.lock"
+    record = gitlocks.take(lock, git_dir, b"vault-mem's")
+    assert record is not None
+    lock.unlink()  # the person removes it by hand
+    lock.write_bytes(b"the person's git")  # and their git takes it
+    gitlocks.release(lock, record)
+    assert lock.read_bytes() == b"the person's git"
+    assert not record.exists()
+    lock.unlink()
+    record = gitlocks.take(lock, git_dir, b"vault-mem's")  # and a lock still ours is released as ever
+    gitlocks.release(lock, record)
+    assert not lock.exists() and not record.exists()

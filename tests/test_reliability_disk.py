@@ -7,14 +7,16 @@ answer from what is there. Real file systems: a small tmpfs filled up, then remo
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import signal
 import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import cli, daemon_log, daemon_ready, git, spawn_daemon, wait_for
 
 from vault_mem.store.files import TEMP_MARK
 
@@ -244,3 +246,41 @@ def test_a_write_that_must_first_finish_a_killed_one_on_a_full_disk_says_why(sma
     assert r.returncode == 0, r.stderr
     assert {"killed", "next"} <= _committed_keys(root)
     assert not _temp_files(root), _temp_files(root)
+
+
+def test_the_daemon_says_once_that_its_log_cannot_be_written_on_a_full_disk(small_disk, tmp_path):
+    """Found by bench/chaos.py: on a full disk every line the daemon logged printed logging's
+    "--- Logging error ---" and a traceback on stderr (its log file, in the vault's state
+    folder, could not be written). It says so once, in one line, and its lines still reach
+    stderr."""
+    root = small_disk / "vault"
+    assert cli("init", str(root)).returncode == 0
+    assert cli("remember", "disk-note", "-d", "A note about the staging server", "--body", "b",
+               cwd=root).returncode == 0
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_QUIET_SECONDS": "600"}
+    daemon = spawn_daemon(root, env, tmp_path / "daemon-stderr.log")
+    try:
+        wait_for(lambda: daemon_ready(root, daemon.pid) or daemon.poll() is not None, 60, "daemon ready")
+        wait_for(lambda: "serving reads" in daemon_log(daemon) or daemon.poll() is not None, 60, "reads served")
+        assert daemon.poll() is None, daemon_log(daemon)
+        log = root / ".vault-mem" / "daemon.log"
+        with open(log, "ab") as fh:  # to a page's end: the next line needs a new page
+            fh.write(b"-" * (-(log.stat().st_size + 1) % os.statvfs(log).f_frsize) + b"\n")
+        filler = small_disk / "filler"
+        with open(filler, "wb", buffering=0) as fh:  # unbuffered: every byte that fits is written
+            with contextlib.suppress(OSError):
+                while True:
+                    fh.write(b"\0" * 65536)
+        try:
+            daemon.send_signal(signal.SIGTERM)  # the daemon logs its stop, and whatever it was doing
+            assert daemon.wait(timeout=60) == 0, daemon_log(daemon)
+        finally:
+            filler.unlink()
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+    said = daemon_log(daemon)
+    assert "Traceback" not in said and "Logging error" not in said, said[-2000:]
+    assert said.count("cannot write the daemon's log") == 1, said[-2000:]
+    assert "daemon stopping (SIGTERM)" in said, said[-2000:]

@@ -176,6 +176,56 @@ def test_a_fetched_commit_is_never_a_loose_object_a_prune_can_take_before_its_re
     assert not list((objects / "pack").glob("*.keep")), "a fetch's .keep was left behind"
 
 
+def test_a_fetch_stopped_by_its_time_out_leaves_no_keep_file_and_no_helper_running(tmp_path):
+    """A sync's fetch that times out after its pack was written and before its ref was (here a
+    ``reference-transaction`` hook holds the ref update) left the pack's ``.keep`` behind, which
+    git removes only after the ref update: no repack would fold that pack in again. And only
+    git itself was killed: its helpers (here the hook) went on, and the lock of the ref it was
+    writing stayed, so every later sync failed ("cannot lock ref 'refs/remotes/origin/main'").
+    The whole process group is stopped now, the stopped fetch's own ``.keep`` (it names the
+    fetch's pid) and its ref's lock removed; a person's ``.keep`` is left alone."""
+    from vault_mem.errors import SyncError
+    from vault_mem.platform.procs import GONE, process_start
+    from vault_mem.sync.remote import sync
+
+    root, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "peer-note.md").write_text("---\ndescription: a peer's note\n---\n\npeer body\n")
+    git(peer, "add", "-A")
+    git(peer, "commit", "-qm", "peer", "--no-verify")
+    git(peer, "push", "-q")
+    packs = root / ".git" / "objects" / "pack"
+    git(root, "repack", "-adq")
+    person_keep = next(packs.glob("pack-*.pack")).with_suffix(".keep")
+    person_keep.write_text("kept by the person\n")
+    hooks, hook_pid = tmp_path / "hooks", tmp_path / "hook.pid"
+    hooks.mkdir()
+    hook = hooks / "reference-transaction"
+    hook.write_text(f"#!/bin/sh\n[ \"$1\" = prepared ] || exit 0\ngrep -q refs/remotes/ || exit 0\n"
+                    f"echo $$ > '{hook_pid}'\nexec sleep 300\n")
+    hook.chmod(0o755)
+    git(root, "config", "core.hooksPath", str(hooks))
+    vault = Vault(root)
+    try:
+        with pytest.raises(SyncError, match="gave no answer"):
+            sync(vault, timeout_s=15)
+    finally:
+        vault.close()
+    assert hook_pid.exists(), "the fetch never reached its ref update within the time-out"
+    pid = int(hook_pid.read_text())
+    try:
+        left = sorted(p.name for p in packs.glob("*.keep"))
+        assert left == [person_keep.name], f"a stopped fetch's .keep was left behind: {left}"
+        assert process_start(pid) == GONE, "the fetch's hook still runs after the fetch was stopped"
+    finally:
+        if process_start(pid) != GONE:
+            subprocess.run(["kill", "-9", str(pid)], check=False)
+    git(root, "config", "--unset", "core.hooksPath")
+    r = cli("sync", cwd=root)  # and the next sync fetches and lands as ever
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in packs.glob("*.keep")) == [person_keep.name]
+
+
 def test_no_commit_lands_while_a_git_gc_runs_and_the_wait_is_said(tmp_path):
     """bench/chaos.py found the branch on a missing commit: a `git gc --prune=now` slower than
     the 5 s a landed commit waited for it walked the refs before the commit landed and deleted

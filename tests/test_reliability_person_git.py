@@ -7,14 +7,16 @@ Real git, a real bare remote, agent writes in real processes.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import git, run_cli
+from conftest import daemon_log, daemon_ready, git, run_cli, spawn_daemon, wait_for
 
 from vault_mem import Vault
 
@@ -447,6 +449,74 @@ def test_index_md_held_back_by_a_persons_merge_is_written_by_the_next_command_in
     assert not any("person-fact" in line for line in added), added
 
 
+def _vault_with_an_ignored_private_memory(tmp_path) -> Path:
+    """A vault whose .gitignore keeps ``facts/private-*.md`` out of git, holding such a memory:
+    INDEX.md on disk lists it (it is on disk), and no memory file is dirty for git."""
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("agent-fact", "An agent's memory", "x")
+    vault.close()
+    with open(root / ".gitignore", "a") as fh:
+        fh.write("facts/private-*.md\n")
+    _person_git(root, "add", ".gitignore")
+    _person_git(root, "commit", "-qm", "person: keep private memories out of git")
+    (root / "facts" / "private-salary.md").write_text("---\ndescription: My salary is 95k, never share\n---\n\nx\n")
+    return root
+
+
+def test_an_owed_index_md_is_committed_from_the_committed_memories_not_from_disk(tmp_path):
+    """INDEX.md committed alone (an owed one, once the person's merge is over) is generated from
+    the committed memory files: the bytes on disk also list a memory that .gitignore keeps out
+    of git, and committing them put its description into history (and onto the remote) in a
+    commit that says "regenerated from the committed memory files"."""
+    root = _vault_with_an_ignored_private_memory(tmp_path)
+    _person_git(root, "checkout", "-q", "-b", "side")
+    (root / "facts" / "person-fact.md").write_text("---\ndescription: Written by hand on a branch\n---\n\nbody\n")
+    _person_git(root, "add", "facts/person-fact.md")
+    _person_git(root, "commit", "-qm", "person: a fact on a branch")
+    _person_git(root, "checkout", "-q", "main")
+    _person_git(root, "merge", "-q", "--no-ff", "--no-commit", "side")
+    assert run_cli("--vault", str(root), "list").returncode == 0  # INDEX.md held back: owed
+    _person_git(root, "commit", "-q", "--no-edit")
+    assert run_cli("--vault", str(root), "list").returncode == 0  # writes it, commits it alone
+    assert git(root, "log", "-1", "--format=%an %s").strip() == "Test Person index: regenerate INDEX.md"
+    committed = git(root, "show", "HEAD:INDEX.md")
+    assert "person-fact" in committed
+    assert "95k" not in git(root, "log", "-p", "--all"), "an ignored memory's description was committed"
+    assert "95k" in (root / "INDEX.md").read_text()  # on disk, INDEX.md lists every file there
+
+
+@pytest.mark.slow
+def test_the_daemons_index_md_commits_come_from_the_committed_memories(tmp_path):
+    """The daemon commits INDEX.md generated from the tree it commits, never the bytes on disk
+    (here they list a memory that .gitignore keeps out of git): an INDEX.md left uncommitted,
+    committed alone at its start, and INDEX.md beside a person's hand edit after the quiet
+    period. Both committed the disk's bytes, the ignored memory's description with them."""
+    root = _vault_with_an_ignored_private_memory(tmp_path)
+    (root / "facts" / "person-fact.md").write_text("---\ndescription: Committed without INDEX.md\n---\n\nbody\n")
+    _person_git(root, "add", "facts/person-fact.md")
+    _person_git(root, "commit", "-qm", "person: a fact, INDEX.md not updated")
+    assert run_cli("--vault", str(root), "list").returncode == 0  # INDEX.md on disk lists both
+    head = git(root, "rev-parse", "HEAD").strip()
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_QUIET_SECONDS": "1"}
+    daemon = spawn_daemon(root, env, tmp_path / "daemon.log")
+    try:
+        wait_for(lambda: daemon_ready(root, daemon.pid) or daemon.poll() is not None, 60, "daemon ready")
+        assert daemon.poll() is None, daemon_log(daemon)
+        assert git(root, "rev-parse", "HEAD~1").strip() == head, daemon_log(daemon)
+        assert git(root, "log", "-1", "--format=%s").strip() == "index: regenerate INDEX.md"
+        assert "person-fact" in git(root, "show", "HEAD:INDEX.md")
+        head = git(root, "rev-parse", "HEAD").strip()
+        fact = root / "facts" / "person-fact.md"
+        fact.write_text(fact.read_text().replace("Committed without INDEX.md", "Edited by hand later"))
+        wait_for(lambda: git(root, "rev-parse", "HEAD").strip() != head, 60, "the hand edit committed")
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=60)
+    assert "Edited by hand later" in git(root, "show", "HEAD:INDEX.md"), daemon_log(daemon)
+    assert "95k" not in git(root, "log", "-p", "--all"), "an ignored memory's description was committed"
+
+
 def test_a_one_shot_read_while_gits_index_lock_is_held_leaves_index_md_to_the_next_command(tmp_path):
     """The daemon and the MCP server's keeper held INDEX.md back while git's index.lock was held
     (a git command between its steps finds the work tree changed), each checking it themselves;
@@ -509,3 +579,53 @@ def test_a_persons_checkout_while_an_agent_write_is_being_committed_is_not_refus
     assert git(root, "symbolic-ref", "--short", "HEAD").strip() == "side"
     assert git(root, "status", "--porcelain").strip() == ""  # the write's file went with it
     assert git(root, "log", "--format=%s", "-1", main).startswith("remember: first")  # the write never landed
+
+
+def test_an_interrupted_write_waits_for_a_persons_autostash_rebase(tmp_path):
+    """bench/chaos.py --seed 3: an agent write killed before its commit, then a person's
+    `git pull --rebase --autostash`. A command run while the rebase stood on the remote's tip
+    (HEAD detached there, the write's file not in that tree) finished the interrupted write: it
+    put the file back on disk, its commit was refused (HEAD detached), and the file stayed
+    untracked, so the rebase's next pick and its --abort both refused to overwrite it, and
+    every later command wrote it again. Recovery now waits until the rebase is over."""
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("base-fact", "A fact both trees hold", "x")
+    vault.close()
+    _person_git(root, "branch", "upstream")  # the tip the person rebases onto: no later-fact
+    assert run_cli("remember", "later-fact", "-d", "A fact only main holds", cwd=root).returncode == 0
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_PAUSE_AT": "during-index"}
+    writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "remember", "later-fact", "-d",
+                               "A newer version of the later fact"], cwd=root, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    paused = root / ".vault-mem" / "paused-during-index"
+    try:
+        wait_for(lambda: paused.exists() or writer.poll() is not None, 60, "the writer paused before its commit")
+        assert writer.poll() is None
+    finally:
+        writer.kill()
+        writer.wait()
+    paused.unlink()
+    assert "newer version" in (root / "facts" / "later-fact.md").read_text()  # on disk, not committed
+    # the person rebases with --autostash, stopping before the first pick (HEAD on upstream's tip)
+    rebase = _person_git_env(root, {"GIT_SEQUENCE_EDITOR": "sed -i 1ibreak"},
+                             "rebase", "-i", "--autostash", "upstream")
+    assert rebase.returncode == 0, rebase.stderr
+    assert (root / ".git" / "rebase-merge").exists() and not (root / "facts" / "later-fact.md").exists()
+    listed = run_cli("list", cwd=root)  # any command: it used to finish the interrupted write now
+    assert not (root / "facts" / "later-fact.md").exists(), "a command wrote into the person's rebase"
+    assert listed.returncode == 0, listed.stderr  # it failed too, the commit refused on the detached HEAD
+    assert "waits until a git rebase" in listed.stderr, listed.stderr
+    done = _person_git_env(root, {}, "rebase", "--continue")
+    assert done.returncode == 0, done.stderr + git(root, "status", "--short")
+    assert not (root / ".git" / "rebase-merge").exists()
+    assert "newer version" in (root / "facts" / "later-fact.md").read_text()  # the autostash gave it back
+    assert run_cli("list", cwd=root).returncode == 0  # the rebase is over: the write is finished
+    assert "newer version" in git(root, "show", "HEAD:facts/later-fact.md")
+    assert git(root, "status", "--porcelain").strip() == ""
+
+
+def _person_git_env(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    """:func:`_person_git` with more environment, its outcome returned (not checked)."""
+    return subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=root, capture_output=True,
+                          text=True, env={**os.environ, **env}, check=False)

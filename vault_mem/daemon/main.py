@@ -8,6 +8,7 @@ signal handlers; only the foreground command does that, through :func:`run_daemo
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
 import os
@@ -95,12 +96,39 @@ class _PrivateLog(logging.handlers.RotatingFileHandler):
     """The daemon's log (it names memory files and what happened to them): opened never through
     a link and this user's alone whatever the umask, the first file and each one after a rollover."""
 
+    #: a write of the log failed (a full or read-only disk) and that was said; said again after
+    #: a write that works
+    _failing = False
+
     def _open(self):
         path = Path(self.baseFilename)
         fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE)
         stream = os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
         make_private(path)  # a log written before the rule
         return stream
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._failed = False
+        super().emit(record)
+        if not self._failed:
+            self._failing = False
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """A log file that cannot be written (a full or read-only disk) is said once on stderr,
+        in one line, and the daemon goes on (its lines still reach stderr); logging's default
+        printed a traceback for every line while the disk was full (bench/chaos.py)."""
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            super().handleError(record)
+            return
+        self._failed = True
+        if self._failing:
+            return
+        self._failing = True
+        with contextlib.suppress(Exception):
+            sys.stderr.write(f"vault-mem: cannot write the daemon's log {self.baseFilename} "
+                             f"({exc.strerror or exc}); its lines go to stderr only until it can\n")
+            sys.stderr.flush()
 
 
 def _configure_logging(log_path: Path) -> list[tuple[str, logging.Handler]]:

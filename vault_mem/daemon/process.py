@@ -49,8 +49,9 @@ from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
 from vault_mem.store.worktree import gc_auto
 from vault_mem.sync.remote import run_schedule
 from vault_mem.vault.core import Vault
-from vault_mem.vault.hand_edits import commit_hand_edits, dirty_memory_paths
+from vault_mem.vault.hand_edits import commit_hand_edits
 from vault_mem.vault.person import autocommit, commit_index_alone, user_identity
+from vault_mem.vault.steps import changed_memory_paths
 
 log = logging.getLogger("vault_mem.daemon.process")
 
@@ -444,7 +445,7 @@ class Daemon:
                 if self._git_busy():
                     return
                 commit = commit_index_alone(
-                    vault.ws,
+                    vault.ws, vault.sidecar,
                     "index: regenerate INDEX.md\n\nINDEX.md was regenerated from the committed memory files "
                     "but not committed (a daemon stopped before its commit); committed by `vault-mem "
                     "daemon` on start.\n")
@@ -472,7 +473,7 @@ class Daemon:
             return
         self._blocked = None
         if self._scan_dirty:
-            self._edits |= dirty_memory_paths(self.vault)
+            self._edits |= set(changed_memory_paths(self.vault.ws))
             self._scan_dirty = False
         if not (self._edits or self._index_commit):
             return

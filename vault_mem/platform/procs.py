@@ -152,6 +152,29 @@ def _proc_start(pid: int) -> str | None:
     return f"{fields[19]}@{boot}"
 
 
+def group_alive(pgid: int) -> bool:
+    """Whether a process of process group ``pgid`` is still running (a zombie, killed and not
+    reaped, is not: where nothing reaps orphans, one stays for good). Linux reads ``/proc``;
+    elsewhere a signal 0 to the group asks, and counts zombies too."""
+    if not proc_native():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
 def process_name(pid: int) -> str | None:
     """The program name of process ``pid`` (``git``), or None when it cannot be told."""
     if proc_native():

@@ -104,9 +104,17 @@ def take(lock: Path, records: Path, content: bytes = b"") -> Path | None:
 
 
 def release(lock: Path | None, record: Path) -> None:
-    """Remove ``lock`` (None: it was renamed into place) and then its owner record."""
+    """Remove ``lock`` (None: it was renamed into place) and then its owner record. The lock is
+    removed only while it is still ours (the record's other name): git's message for a held
+    index.lock tells a person to remove the file by hand, and one who did while a commit of
+    ours held it, and whose git then took index.lock, keeps that lock."""
     if lock is not None:
-        lock.unlink(missing_ok=True)
+        try:
+            ours = _no_links_said or _same_file(os.lstat(record), lock)
+        except OSError:
+            ours = True  # the record is unreadable: as before records, the name is taken for ours
+        if ours:
+            lock.unlink(missing_ok=True)
     record.unlink(missing_ok=True)
 
 

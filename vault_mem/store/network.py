@@ -7,11 +7,17 @@ or an agent has nobody to type a password.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import socket
 import subprocess
+import time
 
 from vault_mem.errors import GitError, SyncError
+from vault_mem.platform import procs
 from vault_mem.platform.programs import program, program_env
+from vault_mem.store import gitprocs
 from vault_mem.store.git import GitRepo
 
 #: Objects before refs for what a fetch brings: below ``fetch.unpackLimit`` (100 objects by
@@ -23,15 +29,102 @@ from vault_mem.store.git import GitRepo
 _KEEP_FETCHED_PACKS = ("-c", "fetch.unpackLimit=1")
 
 
-def run_remote(repo: GitRepo, timeout_s: float, *args: str) -> subprocess.CompletedProcess:
+def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     """Run ``git ARGS`` at the repository's top level; returns the finished process (text
-    output) whatever its exit code. Raises :class:`SyncError` ``unreachable`` on time-out."""
+    output) whatever its exit code. Raises :class:`SyncError` ``unreachable`` on time-out.
+
+    git runs in a process group of its own, and a time-out (or an interrupt) stops the whole
+    group: a fetch's ``index-pack``, an ``upload-pack`` on a local remote, a hook, none of
+    them goes on writing after git is gone. A fetch stopped after its pack was written and
+    before its ref was leaves that pack's ``.keep`` behind (git removes it only after the ref
+    update), and no repack would ever fold that pack in again: it is removed
+    (:func:`_drop_stopped_fetch_keep`). ``refs``: the refs the command writes (a fetch's
+    destination); a lock of one of them that the stopped command left is removed too, else
+    every later fetch fails on it (:func:`_drop_stopped_ref_locks`)."""
     env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    started = time.time()
     try:
-        return subprocess.run([program("git"), *_KEEP_FETCHED_PACKS, *args], check=False, cwd=repo.toplevel, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired as exc:
-        raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check the "
-                        "network and the remote, then sync again (nothing local changed)") from exc
+        proc = subprocess.Popen([program("git"), *_KEEP_FETCHED_PACKS, *args], cwd=repo.toplevel, env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, **_OWN_GROUP)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH; install git and retry") from exc
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except BaseException as exc:  # the time-out, or an interrupt: nothing of git's may go on
+        _stop(proc)
+        if args and args[0] == "fetch":
+            _drop_stopped_fetch_keep(repo, proc.pid)
+        _drop_stopped_ref_locks(repo, refs, started)
+        if isinstance(exc, subprocess.TimeoutExpired):
+            raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check the "
+                            "network and the remote, then sync again (nothing local changed)") from exc
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+#: git in a process group of its own (POSIX), so that stopping it stops its helpers too
+_OWN_GROUP: dict = {"process_group": 0} if os.name == "posix" else {}
+#: how long a stopped git's process group may take to be gone
+_STOP_WAIT_S = 5.0
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Kill git and every process of its group, and wait (a few seconds at most) until none is
+    left, so that nothing writes into the repository after this returns."""
+    try:
+        if _OWN_GROUP:
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except ProcessLookupError:
+        pass
+    with contextlib.suppress(OSError, ValueError, subprocess.SubprocessError):
+        proc.communicate(timeout=_STOP_WAIT_S)
+    if not _OWN_GROUP:
+        return
+    deadline = time.monotonic() + _STOP_WAIT_S
+    while procs.group_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def _drop_stopped_fetch_keep(repo: GitRepo, pid: int) -> None:
+    """Remove the ``.keep`` file of the pack that the stopped fetch ``pid`` wrote, if any. git
+    names the fetch inside it (``fetch-pack PID on HOST``, from ``index-pack --keep``), so only
+    ours is touched: a person's or another fetch's ``.keep`` never is."""
+    mine, host = f"fetch-pack {pid} on ", socket.gethostname()
+    try:
+        keeps = list((repo.common_dir / "objects" / "pack").glob("pack-*.keep"))
+    except OSError:
+        return
+    for keep in keeps:
+        try:
+            said = keep.read_text(encoding="utf-8", errors="replace").strip()
+            # git cuts a long host name to its HOST_NAME_MAX
+            if said.startswith(mine) and len(said) > len(mine) and host.startswith(said[len(mine):]):
+                keep.unlink()
+        except OSError:
+            pass  # gone meanwhile, or unreadable: not knowably ours
+
+
+#: git commands other than ours that may hold the lock of a remote-tracking ref
+_REF_WRITERS = frozenset({"fetch", "pull", "push", "remote"})
+
+
+def _drop_stopped_ref_locks(repo: GitRepo, refs: tuple[str, ...], started: float) -> None:
+    """Remove the lock of each of ``refs`` that the stopped command left: one made since it
+    started (a second of slack for coarse file times), when no other git command that writes
+    such refs runs in the work tree now (a person's ``git fetch`` or ``pull`` holding it is
+    left alone; one that is gone held nothing any more either)."""
+    locks = []
+    for ref in refs:
+        lock = repo.common_dir / f"{ref}.lock"
+        try:
+            if lock.stat().st_mtime >= started - 1.0:
+                locks.append(lock)
+        except OSError:
+            continue
+    if not locks or gitprocs.running_git(repo.toplevel, _REF_WRITERS, first=True):
+        return
+    for lock in locks:
+        lock.unlink(missing_ok=True)

@@ -166,7 +166,8 @@ def _classify(stage: str, name: str, url: str, err: str) -> SyncError:
 
 
 def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: float) -> str | None:
-    proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", name, f"+refs/heads/{rbranch}:{tracking}")
+    proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", name, f"+refs/heads/{rbranch}:{tracking}",
+                      refs=(tracking,))
     if proc.returncode != 0:
         if "couldn't find remote ref" in proc.stderr:
             return None  # an empty remote, or the branch is not there yet: push creates it

@@ -201,7 +201,7 @@ class Vault:
         try:
             if self.repo.person_operation() is None:
                 commit = person.commit_index_alone(
-                    self.ws, "index: regenerate INDEX.md\n\nINDEX.md was held back while a git operation of "
+                    self.ws, self.sidecar, "index: regenerate INDEX.md\n\nINDEX.md was held back while a git operation of "
                              "yours was under way; regenerated from the committed memory files by the "
                              "next vault-mem command.\n")
                 if commit:

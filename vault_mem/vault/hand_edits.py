@@ -14,27 +14,17 @@ from pathlib import Path
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import is_memory_path, parse_memory
+from vault_mem.model.memory import parse_memory
 from vault_mem.model.policy import mask_secrets
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import earlier_versions
-from vault_mem.store.worktree import dirty_paths, ignored_paths, staged_blob
+from vault_mem.store.worktree import ignored_paths, staged_blob
 from vault_mem.vault.core import Vault
 from vault_mem.vault.person import user_identity
 from vault_mem.vault.recovery import put_back_failed, recover_rollback
-
-
-def dirty_memory_paths(vault: Vault) -> set[str]:
-    """Memory files that differ from HEAD or are untracked (not ignored), per git status."""
-    out = set()
-    for top in dirty_paths(vault.repo, [vault.prefix + f for f in FOLDER_TYPES]):
-        if top.startswith(vault.prefix):
-            rel = top[len(vault.prefix):]
-            if is_memory_path(rel):
-                out.add(rel)
-    return out
+from vault_mem.vault.steps import commit_index
 
 
 def drop_ignored(vault: Vault, changes: dict[str, bytes | None], head: str | None) -> dict[str, bytes | None]:
@@ -147,22 +137,25 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
     files = {vault.prefix + rel: data for rel, data in kept.items()}
     if not files and out.skipped:
         # INDEX.md on disk now leaves out the file that was refused (a quarantined memory is not
-        # listed), while the committed file is still the last good one: committing INDEX.md alone
-        # would make the committed INDEX.md disagree with the committed tree
+        # listed), while the committed file is still the last good one: nothing to commit alone
         return out
-    try:
-        index = current_bytes(vault.root / INDEX_FILE)
-    except VaultMemError as exc:
-        out.skipped[INDEX_FILE] = str(exc)
-        index = None
-    if index is not None and repo.blob_at(head, vault.prefix + INDEX_FILE) != GitRepo.blob_id(index):
-        files[vault.prefix + INDEX_FILE] = index
     if not files:
-        return out
+        try:
+            index = current_bytes(vault.root / INDEX_FILE)
+        except VaultMemError as exc:
+            out.skipped[INDEX_FILE] = str(exc)
+            return out
+        if index is None or repo.blob_at(head, vault.prefix + INDEX_FILE) == GitRepo.blob_id(index):
+            return out
     message = edit_message(vault, kept, head, note=note) if kept else index_only_message
     # the one WritePolicy, as for an agent commit: the message and the identity
     vault.ws.policy.check_message(message, identity=(author.name, author.email))
-    out.commit = repo.commit_paths(files, message, author=author, committer=committer)
+    # INDEX.md as generated from the tree being committed (as for an agent commit), never the
+    # bytes on disk: those list every file there, a memory .gitignore keeps out of git too, and
+    # may be a person's or a peer's hand-made INDEX.md
+    out.commit = repo.commit_paths(files, message, author=author, committer=committer,
+                                   derived=(vault.prefix + INDEX_FILE,
+                                            lambda parent: commit_index(vault.ws, vault.sidecar, list(kept), parent)))
     out.committed = sorted(kept)
     if out.commit:
         vault.sidecar.set_meta("head", out.commit)

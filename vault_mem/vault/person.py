@@ -11,6 +11,7 @@ change: so the catching up is committed alone, in the person's name, by the next
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import current_bytes
@@ -18,7 +19,10 @@ from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import head_branch
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import config_value
-from vault_mem.vault.steps import changed_memory_paths
+from vault_mem.vault.steps import changed_memory_paths, commit_index
+
+if TYPE_CHECKING:
+    from vault_mem.index.sidecar import Sidecar
 
 __all__ = ["autocommit", "commit_index_alone", "user_identity"]
 
@@ -44,12 +48,15 @@ def autocommit(ws: Workspace, mode: str | None = None) -> bool:
     return mode == "on" or (mode == "auto" and ws.prefix == "")
 
 
-def commit_index_alone(ws: Workspace, message: str) -> str | None:
-    """Commit INDEX.md as it is on disk, alone and in the person's name, when it differs from
-    HEAD's and no memory file is dirty (then it follows from committed files only: a person's
-    uncommitted edit is committed with its own INDEX.md, later). The caller holds the vault's
-    write lock and has checked that no person's git operation is under way. The commit, or None
-    (nothing to commit, HEAD detached, no git identity)."""
+def commit_index_alone(ws: Workspace, sidecar: Sidecar, message: str) -> str | None:
+    """Commit INDEX.md alone, in the person's name, when the one on disk differs from HEAD's and
+    no memory file is dirty (a person's uncommitted edit is committed with its own INDEX.md,
+    later). What is committed is INDEX.md generated from the committed memory files
+    (:func:`~vault_mem.vault.steps.commit_index`, for the commit it lands on), never the bytes
+    found on disk: those may be a person's or a peer's hand-made INDEX.md, which a message
+    saying "regenerated" would then credit to vault-mem. The file on disk is left as it is.
+    The caller holds the vault's write lock and has checked that no person's git operation is
+    under way. The commit, or None (nothing to commit, HEAD detached, no git identity)."""
     repo = ws.repo
     if head_branch(repo) is None or isinstance(who := user_identity(repo), str):
         return None
@@ -58,4 +65,5 @@ def commit_index_alone(ws: Workspace, message: str) -> str | None:
         return None
     if changed_memory_paths(ws):
         return None
-    return repo.commit_paths({ws.top(INDEX_FILE): data}, message, author=who[0], committer=who[1])
+    return repo.commit_paths({}, message, author=who[0], committer=who[1],
+                             derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))

@@ -8,6 +8,7 @@ files must pass the write policy, or it is dropped, never applied.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 from vault_mem.config import STATE_DIR
@@ -41,10 +42,35 @@ def recover(ws: Workspace, sidecar: Sidecar) -> list[str]:
     # git's index.lock or a branch's ref lock a killed vault-mem process left: every git command
     # (and every commit of ours) would fail on it until a person deleted it
     notes = ws.repo.clear_dead_locks()
-    notes += [n for n in (recover_sync(ws, sidecar), recover_rollback(ws, sidecar),
-                          recover_journal(ws, sidecar)) if n]
+    held = _held_back(ws)
+    if held:
+        notes.append(held)
+    else:
+        notes += [n for n in (recover_sync(ws, sidecar), recover_rollback(ws, sidecar),
+                              recover_journal(ws, sidecar)) if n]
     ws.notices.extend(notes)
     return notes
+
+
+def _held_back(ws: Workspace) -> str | None:
+    """Why what a crash left must wait, in words, or None. Finishing or rolling back writes
+    files into the work tree, which is not ours while a person's git operation is under way
+    (a rebase stopped at a pick, a running pull or checkout) or HEAD is detached: bench/chaos.py
+    found an interrupted write's file put back on disk in the middle of a `git pull --rebase
+    --autostash` (HEAD detached at the remote's tip, where the file does not exist), its commit
+    then refused, and the rebase stuck for good: its next pick, and its --abort, refused to
+    overwrite that untracked file, which every later command wrote again. It waits, said once
+    per command, until the operation is over."""
+    left = [name for name in (SYNC_JOURNAL, ROLLBACK, JOURNAL) if os.path.lexists(ws.state_dir / name)]
+    if not left:
+        return None  # the common case: no git state asked
+    what = "an interrupted sync" if left[0] == SYNC_JOURNAL else "an interrupted write"
+    busy = ws.repo.person_operation()
+    if busy is not None:
+        return f"{what} waits until {busy} is over; its files are left as they are"
+    if ws.repo.head_branch() is None:
+        return f"{what} waits until HEAD is on a branch again (`git switch <branch>`); its files are left as they are"
+    return None
 
 
 def put_back(ws: Workspace, sidecar: Sidecar, commit: str, paths: Iterable[str]) -> None:
