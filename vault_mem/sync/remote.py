@@ -81,6 +81,12 @@ _AUTH = ("authentication failed", "permission denied", "could not read username"
          "could not read password", "terminal prompts disabled", "access denied", "error: 403",
          "error: 401")
 _RACE = ("non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref", "stale info")
+#: git received the remote's pack but could not keep it: a person's `git prune --expire=now` (or
+#: `gc --prune=now`) deletes the temporary pack a fetch is writing, a race in git itself (its
+#: "No such file or directory" is no network trouble). Fetching again works.
+_PACK_LOST = ("unable to rename temporary", "invalid index-pack output", "index-pack failed",
+              "unable to write file", "did not receive expected object")
+FETCH_TRIES = 3
 _UNREACHABLE = ("could not resolve", "connection refused", "timed out", "network is unreachable",
                 "does not appear to be a git repository", "no such file or directory",
                 "unable to access", "failed to connect", "could not read from remote")
@@ -166,13 +172,23 @@ def _classify(stage: str, name: str, url: str, err: str) -> SyncError:
 
 
 def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: float) -> str | None:
-    proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", name, f"+refs/heads/{rbranch}:{tracking}",
-                      refs=(tracking,))
-    if proc.returncode != 0:
+    for attempt in range(1, FETCH_TRIES + 1):
+        proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", name,
+                          f"+refs/heads/{rbranch}:{tracking}", refs=(tracking,))
+        if proc.returncode == 0:
+            return resolve_commit(repo, tracking)
         if "couldn't find remote ref" in proc.stderr:
             return None  # an empty remote, or the branch is not there yet: push creates it
-        raise _classify("fetch", name, url, proc.stderr)
-    return resolve_commit(repo, tracking)
+        if not any(s in proc.stderr.lower() for s in _PACK_LOST):
+            raise _classify("fetch", name, url, proc.stderr)
+        log.info("vault-mem: sync: the fetched pack was lost while git wrote it (try %d of %d): %s",
+                 attempt, FETCH_TRIES, proc.stderr.strip())
+        time.sleep(0.2 * attempt)
+    said = "; ".join(ln.strip() for ln in proc.stderr.splitlines() if ln.strip())[:300]
+    raise SyncError("race", f"git fetch from '{name}' received the remote's commits {FETCH_TRIES} times but could "
+                    f"not keep them in this repository ({said}): a `git gc`/`git prune` running meanwhile "
+                    "removes the pack git is writing, or the disk is full. Nothing local changed; sync again "
+                    "once it is done (or free disk space)")
 
 
 def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) -> str | None:
