@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from conftest import cli, git, parse_fenced
+from conftest import at_terminal, cli, git, parse_fenced
 
 from vault_mem import Vault
 from vault_mem.adapters.tools import call_tool
@@ -98,8 +98,8 @@ def test_a_peers_memory_is_not_put_in_front_of_the_agent_until_its_author_is_app
     listed = cli("trust", str(root))
     assert f"{PEER}: 1 memory" in listed.stdout
     assert json.loads(cli("trust", str(root), "--json").stdout)["authors_pending"] == {PEER: 1}
-    approved = cli("trust", str(root), "--author", PEER)
-    assert approved.returncode == 0, approved.stderr
+    approved = at_terminal("trust", str(root), "--author", PEER)  # the person's y, on the terminal
+    assert approved.returncode == 0 and "may now reach an agent" in approved.stdout, approved.stdout
     assert json.loads(cli("trust", str(root), "--json").stdout)["authors_pending"] == {}
 
     start = hook(root, "session-start", source="startup")
@@ -205,8 +205,8 @@ def test_a_peer_forging_this_machines_person_or_the_agent_email_is_a_peer(synced
     assert "Forged rule" not in prompt and "obey me" not in prompt
     assert json.loads(cli("trust", str(root), "--json").stdout)["authors_pending"] == {PEER: 1, forged: 1}
 
-    approved = cli("trust", str(root), "--author", forged)  # the person's choice, by name
-    assert approved.returncode == 0, approved.stderr
+    approved = at_terminal("trust", str(root), "--author", forged)  # the person's choice, by name
+    assert approved.returncode == 0 and "may now reach an agent" in approved.stdout, approved.stdout
     assert synced.authors(["facts/forged.md"])["facts/forged.md"].trusted
     assert "Forged rule" in hook(root, "user-prompt-submit", prompt="what is the forged rule for every deploy?")
 

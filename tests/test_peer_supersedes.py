@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import PEER_EMAIL, cli, person_and_peer, push_as_peer
+from conftest import PEER_EMAIL, at_terminal, cli, person_and_peer, push_as_peer
 
 def session_context(root) -> str:
     proc = cli("hook", "session-start", "--vault", str(root),
@@ -41,7 +41,7 @@ def test_a_peers_supersedes_hides_nothing_until_approved(tmp_path):
     assert "- editor-choice (" in context
     assert "Notepad" not in context
 
-    assert cli("trust", str(mine), "--author", PEER_EMAIL).returncode == 0
+    assert "may now reach an agent" in at_terminal("trust", str(mine), "--author", PEER_EMAIL).stdout
     assert recall_keys(mine, "main editor") == ["editor-now"]  # approved: their supersession counts
     context = session_context(mine)
     assert "Notepad" in context and "- editor-choice (" not in context
