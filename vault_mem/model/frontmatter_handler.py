@@ -232,10 +232,12 @@ def _python_load(yaml_text: str) -> tuple[dict[str, Any], str]:
         # inside the try: the reader refuses a control character (a ReaderError) when it is made
         loader = _StrictLoader(yaml_text)
         meta = loader.get_single_data()
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever PyYAML raises on a file's text, the file is bad
         # PyYAML's constructors raise plain ValueError for an impossible date (2026-02-30), a bad
-        # !!float or an int past Python's digit limit, and RecursionError for deep nesting: a
-        # hand-edited file must be reported like any other bad YAML, not crash every reader.
+        # !!float or an int past Python's digit limit, RecursionError for deep nesting, and
+        # KeyError (`!!bool x`), AttributeError (`!!timestamp x`) and IndexError (`!!int ''`) for
+        # explicit tags on text they cannot read: a hand-edited or a peer's file must be reported
+        # like any other bad YAML, not crash every reader (a sync and every command of a clone).
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, RecursionError):
             first = "nested too deeply"  # Python's wording varies with the call stack
