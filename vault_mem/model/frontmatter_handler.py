@@ -238,10 +238,7 @@ def _python_load(yaml_text: str) -> tuple[dict[str, Any], str]:
         # KeyError (`!!bool x`), AttributeError (`!!timestamp x`) and IndexError (`!!int ''`) for
         # explicit tags on text they cannot read: a hand-edited or a peer's file must be reported
         # like any other bad YAML, not crash every reader (a sync and every command of a clone).
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if isinstance(exc, RecursionError):
-            first = "nested too deeply"  # Python's wording varies with the call stack
-        raise MalformedFileError(f"frontmatter is not valid YAML ({first})") from exc
+        raise MalformedFileError(f"frontmatter is not valid YAML ({_yaml_problem(exc)})") from exc
     finally:
         if loader is not None:
             loader.dispose()
@@ -250,6 +247,41 @@ def _python_load(yaml_text: str) -> tuple[dict[str, Any], str]:
     if any(not isinstance(k, str) for k in meta):
         raise MalformedFileError("frontmatter field names must be text")
     return meta, "\n".join(text for _, text in loader.comments)
+
+
+#: a quoted piece of PyYAML's message that names a token, not the file's text: ``'<scalar>'``,
+#: ``','``, ``'\\t'``
+_TOKEN_QUOTE = re.compile(r"""'(?:<[a-z ]+>|[^\w\s'"]{1,3}|\\[a-z0-9]{1,9})'""")
+
+
+def _yaml_problem(exc: BaseException) -> str:
+    """What is wrong with a frontmatter, from PyYAML's message and position, never quoting the
+    file's own text. The message reaches agents (a tool's error, the notices of a sync) and the
+    file may be a peer's: PyYAML quotes what it could not read (a tag, which ``%20`` escapes
+    make any sentence; a ``!!float`` value), and an error line must not carry a peer's
+    instructions outside the fence memory text is shown in (DESIGN §7). A quote of anything
+    but a token's name ends the message; the line and column say where to look."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"  # Python's wording varies with the call stack
+    mark = None
+    if isinstance(exc, yaml.MarkedYAMLError):
+        words = exc.context or exc.problem or type(exc).__name__
+        mark = exc.context_mark if exc.context else exc.problem_mark
+    else:
+        words = str(exc).split("\n", 1)[0] or type(exc).__name__
+    pos = 0
+    for found in re.finditer(r"['\"]", words):
+        if found.start() < pos:
+            continue
+        token = _TOKEN_QUOTE.match(words, found.start())
+        if not token:
+            words = words[:found.start()]
+            break
+        pos = token.end()
+    words = words.rstrip(" :,") or type(exc).__name__
+    if mark is not None:  # the frontmatter's first line is the file's second
+        words += f" at line {mark.line + 2}, column {mark.column + 1}"
+    return words
 
 
 class StrictYAMLHandler(YAMLHandler):
