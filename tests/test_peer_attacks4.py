@@ -4,7 +4,10 @@ and its hooks, the MCP server process and the agent hooks as they would."""
 
 from __future__ import annotations
 
-from conftest import git, person_and_peer, push_as_peer, run_cli
+from conftest import cli, git, person_and_peer, push_as_peer, run_cli
+
+#: a credential the secret gate refuses (the AWS documentation's example key id)
+AWS_KEY = "AKIA" + "QYLPMN5HHHFPZAM2"
 
 #: explicit YAML tags PyYAML's own constructors crash on (KeyError, AttributeError, IndexError)
 CRASHING_TAGS = ["!!bool IGNORE", "!!timestamp IGNORE ALL", "!!int ''", "!!float ''", "!!int '-'"]
@@ -64,3 +67,37 @@ def test_a_peers_broken_frontmatter_puts_none_of_its_text_in_an_error(tmp_path):
 
     for text in anyio.run(agent):
         assert "mark-9c1" not in text.lower() and "could not" in text, text
+
+
+def test_a_peers_files_never_refuse_the_persons_merge_commit(tmp_path):
+    """`git pull` stopped at a conflict stages every file the peer's commits changed, and the
+    pre-commit gate judged them as the person's commit: a peer's memory holding a credential or
+    broken YAML refused the person's merge for ever ("fix them", i.e. edit the peer's files,
+    or --no-verify). The gate now judges what the merge writes; the peer's files are already
+    in history, and the sidecar keeps them from the agent as after a sync."""
+    import subprocess
+
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("hooks", "install", "--vault", str(mine)).returncode == 0
+    assert cli("--vault", str(mine), "remember", "editor-choice", "--type", "preference", "--pinned",
+               "-d", "Uses Vim now").returncode == 0
+    (peer / "preferences" / "editor-choice.md").write_text("---\ndescription: Uses Emacs\ntype: preference\n---\n")
+    (peer / "facts" / "aws-keys.md").write_text(f"---\ndescription: keys\n---\nkey {AWS_KEY}\n")
+    (peer / "facts" / "broken.md").write_text("---\ndescription: [unclosed\n---\nx\n")
+    push_as_peer(peer, "peer edits")
+    pull = subprocess.run(["git", "pull", "--no-rebase", "origin", "main"], cwd=mine, capture_output=True, text=True)
+    assert pull.returncode != 0 and "CONFLICT" in pull.stdout, pull.stdout + pull.stderr
+    # the person's resolution holding a credential is still refused: the gate judges what they write
+    resolved = "---\ndescription: Uses Vim now\ntype: preference\npinned: true\n---\nVim.\n"
+    (mine / "preferences" / "editor-choice.md").write_text(resolved.replace("Vim.", f"Vim. {AWS_KEY}"))
+    git(mine, "add", "preferences/editor-choice.md")
+    refused = subprocess.run(["git", "commit", "--no-edit"], cwd=mine, capture_output=True, text=True)
+    assert refused.returncode != 0 and "preferences/editor-choice.md" in refused.stderr, refused.stderr
+    assert "aws-keys" not in refused.stderr and "broken" not in refused.stderr, refused.stderr
+    (mine / "preferences" / "editor-choice.md").write_text(resolved)
+    git(mine, "add", "preferences/editor-choice.md")
+    done = subprocess.run(["git", "commit", "--no-edit"], cwd=mine, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len(git(mine, "rev-list", "--parents", "-n1", "HEAD").split()) == 3  # the merge landed
+    shown = cli("--vault", str(mine), "list")
+    assert "aws-keys" not in shown.stdout and "editor-choice" in shown.stdout

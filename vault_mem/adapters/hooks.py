@@ -228,7 +228,16 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         changes = worktree.staged_changes(vault.repo, vault.prefix or ".")
         if not changes:
             return 0, "", ""  # nothing of the vault in this commit (a project's own files)
-        memory_changes = [c for c in changes if c[2][len(vault.prefix):] != INDEX_FILE]
+        # a merge under way (a `git pull` stopped at a conflict, `git merge --no-commit`) stages
+        # every file the merged commits changed: those are already in history, another's work,
+        # and the sidecar quarantines or skips them as it would after a sync. The gate is for what
+        # this commit writes (a conflict's resolution, the person's own edits), so a peer's broken
+        # or credential-holding file cannot refuse the person's merge for ever.
+        staged = {path for _, _, path in changes}
+        theirs: set[str] = set()
+        for head in vault.repo.merge_heads():
+            theirs |= staged - worktree.staged_differs_from(vault.repo, vault.prefix or ".", head)
+        memory_changes = [c for c in changes if c[2][len(vault.prefix):] != INDEX_FILE and c[2] not in theirs]
         problems = []
         keys = _staged_keys(vault)
         failed = set(failed_writes(vault.ws))
