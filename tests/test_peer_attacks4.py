@@ -101,3 +101,36 @@ def test_a_peers_files_never_refuse_the_persons_merge_commit(tmp_path):
     assert len(git(mine, "rev-list", "--parents", "-n1", "HEAD").split()) == 3  # the merge landed
     shown = cli("--vault", str(mine), "list")
     assert "aws-keys" not in shown.stdout and "editor-choice" in shown.stdout
+
+
+def test_an_approved_file_copied_elsewhere_waits_for_approval_again(tmp_path):
+    """An approval took a blob id whatever its path: the person approved a peer's example file
+    under `docs/` (a JSON document no program reads there), and the peer then copied the same
+    bytes to `.claude/settings.json`, where Claude Code runs its hooks, and to `.gitattributes`:
+    both arrived unasked. What a file means depends on where it is; an approval is of a path's
+    version now."""
+    from conftest import at_terminal
+
+    mine, peer = person_and_peer(tmp_path)
+    hooks = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch pwned"}]}]}}\n'
+    (peer / "docs").mkdir()
+    (peer / "docs" / "claude-settings.example.json").write_text(hooks)
+    (peer / "docs" / "gitattributes.example").write_text("* merge=vault-mem-index\n")
+    push_as_peer(peer, "examples for the docs")
+    assert cli("sync", "--vault", str(mine)).returncode == 1
+    asked = at_terminal("trust", "--vault", str(mine))
+    assert asked.returncode == 0 and "approved for" in asked.stdout, asked.stdout
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    assert (mine / "docs" / "claude-settings.example.json").is_file()
+
+    (peer / ".claude").mkdir()
+    (peer / ".claude" / "settings.json").write_text(hooks)  # the same bytes: the same blob
+    (peer / "facts" / ".gitattributes").write_text("* merge=vault-mem-index\n")
+    push_as_peer(peer, "tidy the docs")
+    refused = cli("sync", "--vault", str(mine))
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert ".claude/settings.json" in refused.stderr and "facts/.gitattributes" in refused.stderr, refused.stderr
+    assert not (mine / ".claude").exists() and not (mine / "facts" / ".gitattributes").exists()
+    # approved at their new paths, they arrive
+    assert at_terminal("trust", "--vault", str(mine)).returncode == 0
+    assert cli("sync", "--vault", str(mine)).returncode == 0 and (mine / ".claude" / "settings.json").is_file()

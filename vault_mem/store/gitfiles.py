@@ -96,8 +96,12 @@ class IncomingGitFile:
 
     @property
     def approval(self) -> str:
-        """What approving it records: the blob id, or ``delete:<path>``."""
-        return self.theirs or f"delete:{self.path}"
+        """What approving it records: ``<blob id>:<path>``, or ``delete:<path>``. The path is
+        part of it: what a file does depends on where it is (a JSON example under ``docs/`` is
+        hooks an agent runs as ``.claude/settings.json``, a text is a ``.gitattributes``), so
+        approving bytes in one place never lets the same bytes in at another. (An approval of a
+        bare blob id, as recorded before, no longer counts: the file is asked about again.)"""
+        return f"{self.theirs}:{self.path}" if self.theirs else f"delete:{self.path}"
 
 
 def incoming_git_files(repo: GitRepo, prefix: str, local: str, remote_tip: str) -> list[IncomingGitFile]:
