@@ -4,6 +4,8 @@ and its hooks, the MCP server process and the agent hooks as they would."""
 
 from __future__ import annotations
 
+import json
+
 from conftest import cli, git, person_and_peer, push_as_peer, run_cli
 
 #: a credential the secret gate refuses (the AWS documentation's example key id)
@@ -134,3 +136,21 @@ def test_an_approved_file_copied_elsewhere_waits_for_approval_again(tmp_path):
     # approved at their new paths, they arrive
     assert at_terminal("trust", "--vault", str(mine)).returncode == 0
     assert cli("sync", "--vault", str(mine)).returncode == 0 and (mine / ".claude" / "settings.json").is_file()
+
+
+def test_a_peers_frontmatter_values_that_are_no_plain_data_never_break_export(tmp_path):
+    """YAML's tags make bytes (`!!binary`), sets, tuples (`!!omap`, `!!pairs`), and a mapping may
+    be keyed by dates: one such field in a peer's memory made `vault-mem export` fail with an
+    internal error for the whole vault on every clone. Such a file is now malformed, named."""
+    mine, peer = person_and_peer(tmp_path)
+    values = ["!!binary aGVsbG8=", "!!set {a}", "!!omap [a: 1]", "!!pairs [a: 1]", "{2026-01-01: a}"]
+    for n, value in enumerate(values):
+        (peer / "facts" / f"odd-{n}.md").write_text(f"---\ndescription: Odd field {n}\nextra: {value}\n---\nbody\n")
+    (peer / "facts" / "plain.md").write_text("---\ndescription: Plain fields\nextra: {a: [1, {b: 2026-01-01}]}\n---\nok\n")
+    push_as_peer(peer, "odd fields")
+    assert run_cli("sync", "--vault", str(mine)).returncode == 0
+    exported = run_cli("--vault", str(mine), "export")
+    assert exported.returncode == 0, exported.stderr
+    keys = {json.loads(line)["key"] for line in exported.stdout.splitlines()}
+    assert {"plain", "editor-choice"} <= keys and not any(k.startswith("odd-") for k in keys), keys
+    assert all(f"facts/odd-{n}.md" in exported.stderr for n in range(len(values))), exported.stderr

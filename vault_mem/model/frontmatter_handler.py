@@ -220,7 +220,7 @@ def load_yaml_and_comments(yaml_text: str) -> tuple[dict[str, Any], str]:
         return {}, ""
     if _c_loadable(yaml_text):
         meta = _c_load(yaml_text)
-        if isinstance(meta, dict) and all(isinstance(k, str) for k in meta):
+        if isinstance(meta, dict) and all(isinstance(k, str) for k in meta) and _plain_data(meta):
             return meta, ""  # no '#' in the text: no comments
     return _python_load(yaml_text)
 
@@ -246,7 +246,27 @@ def _python_load(yaml_text: str) -> tuple[dict[str, Any], str]:
         raise MalformedFileError("frontmatter must be 'field: value' lines")
     if any(not isinstance(k, str) for k in meta):
         raise MalformedFileError("frontmatter field names must be text")
+    if not _plain_data(meta):
+        raise MalformedFileError("frontmatter values must be text, numbers, dates, lists and mappings with "
+                                 "plain keys (no !!binary, !!set, !!omap or !!pairs)")
     return meta, "\n".join(text for _, text in loader.comments)
+
+
+_SCALARS = (str, int, float, bool, dt.date, type(None))  # datetime is a date
+
+
+def _plain_data(value: Any) -> bool:
+    """Whether ``value`` is data every reader can carry (JSON with dates): YAML's explicit tags
+    also make bytes (``!!binary``), sets and tuples (``!!set``, ``!!omap``, ``!!pairs``) and
+    mappings keyed by dates, which once made ``export`` fail for the whole vault. Nesting is
+    bounded by the loader (:data:`MAX_YAML_DEPTH`)."""
+    if isinstance(value, _SCALARS):
+        return True
+    if isinstance(value, list):
+        return all(_plain_data(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, (str, int, float, bool, type(None))) and _plain_data(v) for k, v in value.items())
+    return False
 
 
 #: a quoted piece of PyYAML's message that names a token, not the file's text: ``'<scalar>'``,
