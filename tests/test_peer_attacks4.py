@@ -154,3 +154,38 @@ def test_a_peers_frontmatter_values_that_are_no_plain_data_never_break_export(tm
     keys = {json.loads(line)["key"] for line in exported.stdout.splitlines()}
     assert {"plain", "editor-choice"} <= keys and not any(k.startswith("odd-") for k in keys), keys
     assert all(f"facts/odd-{n}.md" in exported.stderr for n in range(len(values))), exported.stderr
+
+
+def test_commands_suggested_with_a_peers_email_or_file_name_run_nothing_else(tmp_path):
+    """Git keeps spaces, `;`, `|` and `$(...)` in an author's email and a file's name, and sync
+    and trust suggested commands built from them unquoted: `vault-mem trust --author
+    m@x.example; touch ... #`, `git log -p origin/main -- docs/$(touch ...).txt`. An agent (or the
+    person) pasting the suggested command ran the peer's. Each is now one shell word."""
+    import os
+    import re
+    import shlex
+    import subprocess
+
+    mine, peer = person_and_peer(tmp_path)
+    marker = mine / "PWNED"  # the suggested commands run in the vault
+    email = "m@x.example; touch PWNED #"
+    git(peer, "rm", "-q", "preferences/editor-choice.md")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": email}
+    for args in (["commit", "-q", "--no-verify", "-m", "tidy"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
+    synced = cli("sync", "--vault", str(mine))
+    assert synced.returncode == 0, synced.stderr
+    name = "docs/notes $(touch PWNED).txt"
+    (peer / "docs").mkdir()
+    (peer / name).write_text("notes\n")
+    push_as_peer(peer, "notes")
+    assert cli("sync", "--vault", str(mine)).returncode == 1
+    asked = cli("trust", "--vault", str(mine))  # no terminal: not approved, says how to check
+
+    suggested = re.findall(r"`((?:vault-mem trust --author|git log -p) [^`]*)`", synced.stdout + asked.stdout)
+    assert len(suggested) >= 2, synced.stdout + asked.stdout
+    for command in suggested:
+        words = shlex.split(command)
+        assert email in words or name in words, (command, words)
+        subprocess.run(["sh", "-c", command], cwd=mine, capture_output=True, env={"PATH": "/usr/bin:/bin"})
+    assert not marker.exists()

@@ -47,7 +47,7 @@ from vault_mem.config import CONFIG_FILE, PERSONAL, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.model import verdict
-from vault_mem.model.names import shown, shown_text
+from vault_mem.model.names import shell_word, shown, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
@@ -714,7 +714,7 @@ def cmd_trust(args) -> int:
     approve, why_not = _person_approves(args, asked, "approve them for this vault on this machine?")
     if not approve:
         who = [f"git log -p -- {CONFIG_FILE}"] if s.pending_raw is not None else []
-        who += [f"git log -p {ref} -- {shown(f.path)}" for ref, f in files]
+        who += [f"git log -p {shell_word(ref)} -- {shell_word(f.path)}" for ref, f in files]
         emit(args, *_with_authors(vault, data, f"{asked}\nnot approved ({why_not}); check who changed them "
                                   f"({'; '.join(f'`{w}`' for w in who)}), then run `vault-mem trust` in a "
                                   "terminal and answer y"))

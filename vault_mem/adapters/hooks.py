@@ -51,7 +51,7 @@ from vault_mem.adapters.read_here import read_here
 from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import FOLDER_TYPES, resolve_vault_root, resolve_vaults
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
-from vault_mem.model.names import shown
+from vault_mem.model.names import shell_word, shown
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
 
 if TYPE_CHECKING:
@@ -259,7 +259,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
                 # `git commit -a` would land a write whose caller was told it never happened
                 reason = (f"it holds the text of an agent write that vault-mem reported as not written (brought "
                           f"back by a git stash pop or an autostash?); put the committed version back with "
-                          f"`git checkout HEAD -- {shown(path)}`, or edit it and add it again")
+                          f"`git checkout HEAD -- {shell_word(path)}`, or edit it and add it again")
             if reason:
                 problems.append(f"  {shown(path)}: {reason}")
         if problems:
