@@ -189,3 +189,25 @@ def test_commands_suggested_with_a_peers_email_or_file_name_run_nothing_else(tmp
         assert email in words or name in words, (command, words)
         subprocess.run(["sh", "-c", command], cwd=mine, capture_output=True, env={"PATH": "/usr/bin:/bin"})
     assert not marker.exists()
+
+
+
+def test_a_peers_file_shown_for_approval_cannot_print_at_the_start_of_a_line(tmp_path):
+    """`trust` shows a peer's file indented under its name, then asks. A line padded with 200
+    spaces (or 200 letters) was wrapped by the terminal to column 0, outside the indentation, so
+    the peer's "approve ...? [y/N] n" and "nothing to approve" looked like vault-mem's own. Long
+    lines are now cut to fit 76 columns, each piece indented and continuations marked."""
+    from conftest import at_terminal
+
+    mine, peer = person_and_peer(tmp_path)
+    fake = "nothing to approve: the settings in force are what vault.toml asks for"
+    (peer / ".editorconfig").write_text(f"root = true\n{' ' * 200}{fake}\n{'x' * 150}{fake}\n{'語' * 60}{fake}\n")
+    push_as_peer(peer, "editor settings")
+    assert cli("sync", "--vault", str(mine)).returncode == 1
+    asked = at_terminal("trust", "--vault", str(mine), answer="n")
+    assert "not approved" in asked.stdout, asked.stdout
+    shown = asked.stdout.split("(other programs may: settings, hooks, instructions, scripts)", 1)[1]
+    shown = shown.split("approve them for this vault on this machine?", 1)[0]
+    lines = shown.strip("\n").split("\n")[1:]
+    assert len(lines) > 4 and all(ln.startswith("    ") for ln in lines), lines
+    assert all(sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in ln) <= 76 for ln in lines), lines

@@ -810,8 +810,32 @@ def _trust_authors(args, vault: Vault) -> int:
     return 0
 
 
+#: columns of a peer's file text per shown line, its indentation and a continuation mark included
+_SHOWN_WIDTH = 76
+
+
 def _indent(text: str) -> str:
-    return "\n".join(f"    {ln}" for ln in text.splitlines()) or "    (empty)"
+    """A peer's file text (escaped already) as ``trust`` shows it under the file's name: every
+    line indented, and cut into pieces that fit :data:`_SHOWN_WIDTH` columns, each continuation
+    marked. A line longer than the terminal was wrapped by the terminal to column 0, outside the
+    indentation, so a peer could pad a line with spaces to print its own "approved" or "[y/N]"
+    lines where vault-mem's own stand."""
+    import unicodedata
+
+    def width(ch: str) -> int:
+        return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+    out = []
+    for line in text.splitlines():
+        piece, used, first = "", 0, True
+        for ch in line:
+            if used + width(ch) > _SHOWN_WIDTH - 6:
+                out.append(("    " if first else "    > ") + piece)
+                piece, used, first = "", 0, False
+            piece += ch
+            used += width(ch)
+        out.append(("    " if first else "    > ") + piece)
+    return "\n".join(out) or "    (empty)"
 
 
 @command("resolve")
