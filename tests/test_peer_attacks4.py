@@ -211,3 +211,38 @@ def test_a_peers_file_shown_for_approval_cannot_print_at_the_start_of_a_line(tmp
     lines = shown.strip("\n").split("\n")[1:]
     assert len(lines) > 4 and all(ln.startswith("    ") for ln in lines), lines
     assert all(sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in ln) <= 76 for ln in lines), lines
+
+
+def test_the_persons_amend_of_a_peers_commit_stays_the_peers(tmp_path):
+    """After a fast-forward `git pull`, HEAD is a peer's commit; the person's `git commit
+    --amend` (to add a forgotten file) keeps its author and its memory, and the post-commit hook
+    recorded the result as made here: a peer committing under the person's email then passed as
+    the person, and its pinned memory reached the session context. An amend is recorded by
+    post-rewrite alone, when the commit amended was this machine's."""
+    import os
+    import subprocess
+
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("hooks", "install", "--vault", str(mine)).returncode == 0
+    (peer / "facts" / "deploy-checklist.md").write_text(
+        "---\ndescription: Deploy checklist MARK-amend\ntype: fact\npinned: true\n---\nRun the script.\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Person", "GIT_AUTHOR_EMAIL": "person@example.com"}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "checklist"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    (mine / "README-local.txt").write_text("notes\n")
+    git(mine, "add", "README-local.txt")
+    git(mine, "commit", "-q", "--amend", "--no-edit")
+
+    start = cli("hook", "session-start", "--vault", str(mine),
+                input=json.dumps({"hook_event_name": "session-start", "cwd": str(mine), "source": "startup"}))
+    assert start.returncode == 0, start.stderr
+    assert "MARK-amend" not in start.stdout, start.stdout
+    found = json.loads(cli("recall", "--vault", str(mine), "--json", "deploy checklist MARK-amend").stdout)
+    assert next(h for h in found["hits"] if h["key"] == "deploy-checklist")["trusted"] is False
+
+    # the person's own commit, amended, stays the person's
+    assert cli("--vault", str(mine), "remember", "own-note", "-d", "An own note MARK-own").returncode == 0
+    git(mine, "commit", "-q", "--amend", "-m", "remember: own-note (reworded)")
+    own = json.loads(cli("recall", "--vault", str(mine), "--json", "own note MARK-own").stdout)
+    assert next(h for h in own["hits"] if h["key"] == "own-note")["trusted"] is True
