@@ -47,7 +47,7 @@ from vault_mem.config import CONFIG_FILE, PERSONAL, resolve_vault_root
 from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.model import verdict
-from vault_mem.model.names import shown, shown_text
+from vault_mem.model.names import shell_word, shown, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
@@ -714,7 +714,7 @@ def cmd_trust(args) -> int:
     approve, why_not = _person_approves(args, asked, "approve them for this vault on this machine?")
     if not approve:
         who = [f"git log -p -- {CONFIG_FILE}"] if s.pending_raw is not None else []
-        who += [f"git log -p {ref} -- {shown(f.path)}" for ref, f in files]
+        who += [f"git log -p {shell_word(ref)} -- {shell_word(f.path)}" for ref, f in files]
         emit(args, *_with_authors(vault, data, f"{asked}\nnot approved ({why_not}); check who changed them "
                                   f"({'; '.join(f'`{w}`' for w in who)}), then run `vault-mem trust` in a "
                                   "terminal and answer y"))
@@ -810,8 +810,32 @@ def _trust_authors(args, vault: Vault) -> int:
     return 0
 
 
+#: columns of a peer's file text per shown line, its indentation and a continuation mark included
+_SHOWN_WIDTH = 76
+
+
 def _indent(text: str) -> str:
-    return "\n".join(f"    {ln}" for ln in text.splitlines()) or "    (empty)"
+    """A peer's file text (escaped already) as ``trust`` shows it under the file's name: every
+    line indented, and cut into pieces that fit :data:`_SHOWN_WIDTH` columns, each continuation
+    marked. A line longer than the terminal was wrapped by the terminal to column 0, outside the
+    indentation, so a peer could pad a line with spaces to print its own "approved" or "[y/N]"
+    lines where vault-mem's own stand."""
+    import unicodedata
+
+    def width(ch: str) -> int:
+        return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+    out = []
+    for line in text.splitlines():
+        piece, used, first = "", 0, True
+        for ch in line:
+            if used + width(ch) > _SHOWN_WIDTH - 6:
+                out.append(("    " if first else "    > ") + piece)
+                piece, used, first = "", 0, False
+            piece += ch
+            used += width(ch)
+        out.append(("    " if first else "    > ") + piece)
+    return "\n".join(out) or "    (empty)"
 
 
 @command("resolve")

@@ -51,7 +51,7 @@ from vault_mem.adapters.read_here import read_here
 from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import FOLDER_TYPES, resolve_vault_root, resolve_vaults
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
-from vault_mem.model.names import shown
+from vault_mem.model.names import shell_word, shown
 from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
 
 if TYPE_CHECKING:
@@ -228,7 +228,16 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         changes = worktree.staged_changes(vault.repo, vault.prefix or ".")
         if not changes:
             return 0, "", ""  # nothing of the vault in this commit (a project's own files)
-        memory_changes = [c for c in changes if c[2][len(vault.prefix):] != INDEX_FILE]
+        # a merge under way (a `git pull` stopped at a conflict, `git merge --no-commit`) stages
+        # every file the merged commits changed: those are already in history, another's work,
+        # and the sidecar quarantines or skips them as it would after a sync. The gate is for what
+        # this commit writes (a conflict's resolution, the person's own edits), so a peer's broken
+        # or credential-holding file cannot refuse the person's merge for ever.
+        staged = {path for _, _, path in changes}
+        theirs: set[str] = set()
+        for head in vault.repo.merge_heads():
+            theirs |= staged - worktree.staged_differs_from(vault.repo, vault.prefix or ".", head)
+        memory_changes = [c for c in changes if c[2][len(vault.prefix):] != INDEX_FILE and c[2] not in theirs]
         problems = []
         keys = _staged_keys(vault)
         failed = set(failed_writes(vault.ws))
@@ -250,7 +259,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
                 # `git commit -a` would land a write whose caller was told it never happened
                 reason = (f"it holds the text of an agent write that vault-mem reported as not written (brought "
                           f"back by a git stash pop or an autostash?); put the committed version back with "
-                          f"`git checkout HEAD -- {shown(path)}`, or edit it and add it again")
+                          f"`git checkout HEAD -- {shell_word(path)}`, or edit it and add it again")
             if reason:
                 problems.append(f"  {shown(path)}: {reason}")
         if problems:

@@ -220,7 +220,7 @@ def load_yaml_and_comments(yaml_text: str) -> tuple[dict[str, Any], str]:
         return {}, ""
     if _c_loadable(yaml_text):
         meta = _c_load(yaml_text)
-        if isinstance(meta, dict) and all(isinstance(k, str) for k in meta):
+        if isinstance(meta, dict) and all(isinstance(k, str) for k in meta) and _plain_data(meta):
             return meta, ""  # no '#' in the text: no comments
     return _python_load(yaml_text)
 
@@ -232,14 +232,13 @@ def _python_load(yaml_text: str) -> tuple[dict[str, Any], str]:
         # inside the try: the reader refuses a control character (a ReaderError) when it is made
         loader = _StrictLoader(yaml_text)
         meta = loader.get_single_data()
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever PyYAML raises on a file's text, the file is bad
         # PyYAML's constructors raise plain ValueError for an impossible date (2026-02-30), a bad
-        # !!float or an int past Python's digit limit, and RecursionError for deep nesting: a
-        # hand-edited file must be reported like any other bad YAML, not crash every reader.
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if isinstance(exc, RecursionError):
-            first = "nested too deeply"  # Python's wording varies with the call stack
-        raise MalformedFileError(f"frontmatter is not valid YAML ({first})") from exc
+        # !!float or an int past Python's digit limit, RecursionError for deep nesting, and
+        # KeyError (`!!bool x`), AttributeError (`!!timestamp x`) and IndexError (`!!int ''`) for
+        # explicit tags on text they cannot read: a hand-edited or a peer's file must be reported
+        # like any other bad YAML, not crash every reader (a sync and every command of a clone).
+        raise MalformedFileError(f"frontmatter is not valid YAML ({_yaml_problem(exc)})") from exc
     finally:
         if loader is not None:
             loader.dispose()
@@ -247,7 +246,62 @@ def _python_load(yaml_text: str) -> tuple[dict[str, Any], str]:
         raise MalformedFileError("frontmatter must be 'field: value' lines")
     if any(not isinstance(k, str) for k in meta):
         raise MalformedFileError("frontmatter field names must be text")
+    if not _plain_data(meta):
+        raise MalformedFileError("frontmatter values must be text, numbers, dates, lists and mappings with "
+                                 "plain keys (no !!binary, !!set, !!omap or !!pairs)")
     return meta, "\n".join(text for _, text in loader.comments)
+
+
+_SCALARS = (str, int, float, bool, dt.date, type(None))  # datetime is a date
+
+
+def _plain_data(value: Any) -> bool:
+    """Whether ``value`` is data every reader can carry (JSON with dates): YAML's explicit tags
+    also make bytes (``!!binary``), sets and tuples (``!!set``, ``!!omap``, ``!!pairs``) and
+    mappings keyed by dates, which once made ``export`` fail for the whole vault. Nesting is
+    bounded by the loader (:data:`MAX_YAML_DEPTH`)."""
+    if isinstance(value, _SCALARS):
+        return True
+    if isinstance(value, list):
+        return all(_plain_data(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, (str, int, float, bool, type(None))) and _plain_data(v) for k, v in value.items())
+    return False
+
+
+#: a quoted piece of PyYAML's message that names a token, not the file's text: ``'<scalar>'``,
+#: ``','``, ``'\\t'``
+_TOKEN_QUOTE = re.compile(r"""'(?:<[a-z ]+>|[^\w\s'"]{1,3}|\\[a-z0-9]{1,9})'""")
+
+
+def _yaml_problem(exc: BaseException) -> str:
+    """What is wrong with a frontmatter, from PyYAML's message and position, never quoting the
+    file's own text. The message reaches agents (a tool's error, the notices of a sync) and the
+    file may be a peer's: PyYAML quotes what it could not read (a tag, which ``%20`` escapes
+    make any sentence; a ``!!float`` value), and an error line must not carry a peer's
+    instructions outside the fence memory text is shown in (DESIGN §7). A quote of anything
+    but a token's name ends the message; the line and column say where to look."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"  # Python's wording varies with the call stack
+    mark = None
+    if isinstance(exc, yaml.MarkedYAMLError):
+        words = exc.context or exc.problem or type(exc).__name__
+        mark = exc.context_mark if exc.context else exc.problem_mark
+    else:
+        words = str(exc).split("\n", 1)[0] or type(exc).__name__
+    pos = 0
+    for found in re.finditer(r"['\"]", words):
+        if found.start() < pos:
+            continue
+        token = _TOKEN_QUOTE.match(words, found.start())
+        if not token:
+            words = words[:found.start()]
+            break
+        pos = token.end()
+    words = words.rstrip(" :,") or type(exc).__name__
+    if mark is not None:  # the frontmatter's first line is the file's second
+        words += f" at line {mark.line + 2}, column {mark.column + 1}"
+    return words
 
 
 class StrictYAMLHandler(YAMLHandler):

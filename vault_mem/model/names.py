@@ -14,7 +14,8 @@ import unicodedata
 
 from vault_mem.config import disk_name
 
-__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "hidden_in_prose", "name_trouble", "shown", "visible", "visible_json"]
+__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "hidden_in_prose", "name_trouble", "shell_word", "shown", "visible",
+           "visible_json"]
 
 #: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
 #: 255; vault-mem's atomic writes add a temp suffix (``.<name>.vault-mem-tmp-<pid>``, ~30 bytes)
@@ -99,6 +100,17 @@ def shown(name: str) -> str:
     """``name`` (a path, an email, any one-line name from elsewhere) as it may be printed: see
     :func:`visible`. Printable text (any script) is kept as it is."""
     return visible(name)
+
+
+def shell_word(name: str) -> str:
+    """``name`` (an email, a path from elsewhere) as one word of a command vault-mem suggests
+    (`` `vault-mem trust --author EMAIL` ``): :func:`shown`, then quoted for a POSIX shell when it
+    holds anything but letters, digits and ``@%+=:,./-_``. Git keeps spaces, ``;``, ``|`` and
+    ``$(...)`` in an author's email and a file's name, and a suggested command is pasted (by the
+    person, or by an agent reading the output) into a shell: unquoted, it ran the peer's."""
+    import shlex  # lazy: most output names nothing to paste
+
+    return shlex.quote(shown(name))
 
 
 def fold(path: str) -> str:

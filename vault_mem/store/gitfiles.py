@@ -48,9 +48,12 @@ def is_git_file(rel: str) -> bool:
 #: :mod:`vault_mem.store.settings`), README.md (the template's, text for people)
 _OWN_FILES = frozenset({INDEX_FILE, CONFIG_FILE, "README.md"})
 #: file names agent CLIs read as instructions in the folder they work in (Codex: AGENTS.md and
-#: AGENTS.override.md; any case: on macOS
-#: and Windows `facts/claude.md` is `facts/CLAUDE.md`)
-_AGENT_INSTRUCTIONS = frozenset({"agents.md", "agents.override.md", "claude.md", "claude.local.md", "gemini.md"})
+#: AGENTS.override.md; Amp and Zed: AGENT.md; Qwen Code: QWEN.md; Crush: CRUSH.md; Warp:
+#: WARP.md); any case: on macOS and Windows `facts/claude.md` is `facts/CLAUDE.md`. A list,
+#: so a tool named later needs its line here: the files vault-mem does not read wait for
+#: approval whatever their name, and this covers the memory keys that are such a name.
+_AGENT_INSTRUCTIONS = frozenset({"agents.md", "agents.override.md", "agent.md", "claude.md", "claude.local.md",
+                                 "gemini.md", "qwen.md", "crush.md", "warp.md"})
 
 
 def _read_as_memory(rel: str) -> bool:
@@ -96,8 +99,12 @@ class IncomingGitFile:
 
     @property
     def approval(self) -> str:
-        """What approving it records: the blob id, or ``delete:<path>``."""
-        return self.theirs or f"delete:{self.path}"
+        """What approving it records: ``<blob id>:<path>``, or ``delete:<path>``. The path is
+        part of it: what a file does depends on where it is (a JSON example under ``docs/`` is
+        hooks an agent runs as ``.claude/settings.json``, a text is a ``.gitattributes``), so
+        approving bytes in one place never lets the same bytes in at another. (An approval of a
+        bare blob id, as recorded before, no longer counts: the file is asked about again.)"""
+        return f"{self.theirs}:{self.path}" if self.theirs else f"delete:{self.path}"
 
 
 def incoming_git_files(repo: GitRepo, prefix: str, local: str, remote_tip: str) -> list[IncomingGitFile]:

@@ -72,11 +72,14 @@ _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.
               '[ -n "$D" ] && echo "$PPID" > "$D/vault-mem-commit" 2>/dev/null')
 #: The record of commits made on this machine (vault_mem/store/provenance.py), kept by plain shell
 #: (per hook: the lines that keep it; the only part of a hook besides its name and purpose that differs)
-#: so that a person's commit costs no process: post-commit adds HEAD; post-rewrite adds each new
-#: commit whose old one was recorded (a peer's commit rebased here stays a peer's).
+#: so that a person's commit costs no Python: post-commit adds HEAD, unless the commit is an amend
+#: (HEAD's reflog says so); post-rewrite adds each new commit whose old one was recorded (a peer's
+#: commit rebased or amended here stays a peer's: `git commit --amend` after a fast-forward pull
+#: keeps the peer's author and text, and post-commit once recorded it as made here).
 _RECORD_DIR = 'R=$(git rev-parse --git-common-dir 2>/dev/null) && R="$R/vault-mem" && (umask 077; mkdir -p "$R")'
 RECORD = {
-    "post-commit": (f'{_RECORD_DIR} && H=$(git rev-parse HEAD 2>/dev/null) && echo "$H" >> "$R/local-commits"\n'
+    "post-commit": ('case "$(git reflog -1 --format=%gs HEAD 2>/dev/null)" in "commit (amend):"*) exit 0;; esac\n'
+                    f'{_RECORD_DIR} && H=$(git rev-parse HEAD 2>/dev/null) && echo "$H" >> "$R/local-commits"\n'
                     "exit 0"),
     "post-rewrite": (f'if {_RECORD_DIR}; then\n'
                      '    while read -r OLD NEW REST; do\n'

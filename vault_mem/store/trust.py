@@ -121,14 +121,16 @@ def legacy_settings(root: Path) -> dict[str, object] | None:
 
 
 def approved_git_files(root: Path) -> set[str]:
-    """The blob ids of files git interprets (.gitattributes, .gitignore ...) that the person
-    approved for the vault at ``root``; ``delete:<path>`` for an approved deletion."""
+    """The versions of files git interprets (.gitattributes, .gitignore ...) and of files
+    vault-mem does not read that the person approved for the vault at ``root``: ``<blob
+    id>:<path>``, ``delete:<path>`` for an approved deletion (see
+    :attr:`vault_mem.store.gitfiles.IncomingGitFile.approval`)."""
     got = _entry(root).get("git_files")
     return {x for x in got if isinstance(x, str)} if isinstance(got, list) else set()
 
 
 def approve_git_files(root: Path, ids: list[str]) -> Path:
-    """Add ``ids`` (blob ids, or ``delete:<path>``) to the approved files git interprets."""
+    """Add ``ids`` (``<blob id>:<path>``, or ``delete:<path>``) to the approved files."""
 
     def change(entry: dict) -> None:
         have = entry.get("git_files") if isinstance(entry.get("git_files"), list) else []

@@ -33,7 +33,7 @@ from vault_mem.errors import (
 )
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
-from vault_mem.model.names import shown
+from vault_mem.model.names import shell_word, shown
 from vault_mem.model.policy import WritePolicy
 from vault_mem.platform.programs import program, program_env
 from vault_mem.store.files import (
@@ -211,7 +211,7 @@ class Workspace:
             raise UnsafeTreeError(
                 f"the commit checked out in {self.root} ({head[:10]}) holds '{shown(rel)}': {why}. vault-mem "
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
-                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- '{shown(self.prefix + rel)}', "
+                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {shell_word(self.prefix + rel)}, "
                 "delete it, git commit), then retry; nothing was changed")
         try:  # the verdict is a cache: on a full or read-only disk the next command checks again
             ensure_own_dir(self.state_dir)

@@ -134,6 +134,14 @@ def staged_changes(repo: GitRepo, pathspec: str) -> list[tuple[str, str, str]]:
     return changes
 
 
+def staged_differs_from(repo: GitRepo, pathspec: str, commit: str) -> set[str]:
+    """The paths under ``pathspec`` whose staged content differs from ``commit``'s: a staged
+    change not among them is that commit's version, as it stands there."""
+    out = repo.run("diff", "--cached", "--name-only", "-z", "--no-renames", commit, "--", pathspec, binary=True,
+                   cwd=repo.toplevel)
+    return {p for p in out.decode("utf-8", "surrogateescape").split("\x00") if p}
+
+
 def staged_blob(repo: GitRepo, path: str) -> bytes:
     """The staged content of ``path`` (``git cat-file blob :path``)."""
     return repo.run("cat-file", "blob", f":{path}", binary=True, cwd=repo.toplevel)
