@@ -189,6 +189,8 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True
     if value[0] == "*" and (value[-1] == "*" or value[1:2] in ("", "*", ".", "/", " ") or _MYSQL_HASH.fullmatch(value)):
         return True  # `*required*`, `**`, `*.corp.example`, `*/5`, MySQL's `*<hash>`; a password may start with a `*`
+    if value[0] == "!" and value[1:].isalpha():
+        return True  # a YAML tag: `!vault |` (Ansible's ciphertext follows), `!secret db_pw`, `!Ref DbPassword`
     if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _masked(value):
         return True
     if _FORMAT.search(value) and not _random_rest(_FORMAT.sub("", value)):
