@@ -88,6 +88,7 @@ from vault_mem.model.secret_labels import (
 from vault_mem.model.secret_rules import RULES, Rule
 from vault_mem.model.secret_shapes import (
     byte_arrays,
+    der_private_keys,
     dotted_tokens,
     hex_prefixed_tokens,
     key_blocks,
@@ -395,6 +396,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from hex_prefixed_tokens(text, words)
         yield from lower_prefixed_tokens(text, words)
         yield from byte_arrays(text)
+        yield from der_private_keys(text, words)
         yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
         yield from signed_urls(text)
