@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import runpy
-import string
 from pathlib import Path
 
 _GEN = runpy.run_path(str(Path(__file__).with_name("secret_gen.py")))
