@@ -43,6 +43,16 @@ named for it (``.bearer_auth("X")``), and alone after its name on a config file'
 beside it (:func:`named_values`); a sign-in call's literals hold the password after the user
 (:func:`call_credentials`); a user line above it makes a lone line a password (:func:`values_below`).
 
+Where no sign or syntax above holds the value, a value made to be hard to guess *near* the label
+counts whatever lies between (:func:`_near`): on its line within 80 characters, on the lines below a
+label line that ends in ``:``, ``?`` or the label itself, or right before it with only "is"/"as"/a
+sign between ("X (that's the api secret)"). Call arguments, dictionaries, Makefile ``?=``, SQL
+options, positional arguments and prose in any language are read by this one rule; only random
+tokens, random hex, high-entropy runs, or after a password's word a value no word could be count,
+and a word between that names it an id, a digest, a ciphertext or an example stops it. The words
+for password, key, token and secret in ~40 languages are one table
+(:mod:`vault_mem.model.secret_words`).
+
 Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
@@ -109,7 +119,7 @@ _FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
 # as names: _key_class says which of them hold a secret and which name an id)
 _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
-                      r"|auth|pat|session|login|logon|wif|appid)" + _END)
+                      r"|auth|pat|session|login|logon|wif|appid|encrypt)" + _END)
 _FOREIGN_WORDS = rf"{_FOREIGN_PASSWORD}|{_FOREIGN_SECRET}|{_SCRIPT_SECRET}"
 # each foreign word and the stems that find it: a text is read for the words whose stems it holds
 # only (one regex of all ~150 words costs ~10 ms on 4 KB of non-ASCII prose; of the few there, ~1)
@@ -284,7 +294,7 @@ def _key_class(name: str) -> str | None:
         return "secret"
     if _AUTH_PAT_END.search(low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith(("private_key_id", "session", "wif", "appid")) or _SESSION_ID.search(low) \
+    if low.endswith(("private_key_id", "session", "wif", "appid", "encrypt")) or _SESSION_ID.search(low) \
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
@@ -444,6 +454,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
                 found = None  # a YAML mapping (`password:` then `secretKeyRef:`), or prose lines
         if not found and start == kw.start() and cls != "key":
             found = _value_before(text, start, cls)
+        if cls == "key" and name.lower().endswith("encrypt") and not (tail and _op(tail) in ("=", ":", ":=")):
+            continue  # "encrypt to X", "Encrypt backups to the recipient: X": a public key follows, not a secret
         if not found:  # (after `login` only a token: `quarryctl login X`; a user's name is no secret)
             found = _near(text, low, kw.end(), "secret" if cls == "login" else cls,
                           kw.start() if start == kw.start() else None)
@@ -451,6 +463,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             # another language's word for password: its states ("abgelaufen", "incorrecta") are
             # not known here, so a value of letters alone does not count after it
             found = None
+        if found and ("encrypted" in name.lower() or "ciphertext" in name.lower()):
+            found = None  # `ENCRYPTED_DB_PASSWORD=AQICAH...`: the name says the value is ciphertext
         if found and _under_encrypted(text, start):
             found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
         if found and _own_name(text[found[1]:found[2]], name):
@@ -470,14 +484,18 @@ def assignments(text: str, low: str) -> Iterator[Span]:
 # Any word on the same line within reach after the label is judged by its look alone, and only
 # a value made to be hard to guess counts (secret_values.random_token, random_hex, unguessable).
 _NEAR_REACH = 80
-_NEAR_VALUE = lazy(r"(?<![^\s\"'`(\[<,;=:>|])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}(?=[\s\"'`)\]}<>,;:|]|\Z)")
+# (a value is a run of token characters after any other, `=` included: `「X」`, `"X\r"`, `(X)`)
+_NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
+# the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
+_LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
 # What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
 # public key ("fixed in commit X", "key id X", "token sha256: X", "secret: ENC[...]", "ssh-ed25519 X")
 _NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:ed|es)?|digest|checksum|fingerprint"
                   r"|integrity|etag|nonce|txid|tx|rev|revision|build|version|uuid|guid|trace|request|req|object|names?"
-                  r"|file|path|url|link|public|pub|salt|iv|encrypted|enc|cipher(?:text)?|signature|sig|hint|length"
+                  r"|file|path|url|link|public|pub|salt|iv|encrypt[a-z]*|enc|cipher[a-z]*|sealed[a-z]*|signature|sig|hint|length"
                   r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
-                  r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+)(?![a-z])")
+                  r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
+                  r"|e\.g|example|for instance|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40})(?![a-z])")
 
 
 _NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
@@ -500,9 +518,11 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
         found = _near_value(text, m, cls)
         if found:
             return found
-    if line_end > 0 and text[at:line_end].rstrip(" \t\r")[-1:] in (":", "?") and end == line_end:
-        # the lines below (three at most, a fence or a speaker's name between): only a token no
-        # person would type, since what follows a label line is often prose
+    if line_end > 0 and end == line_end and (text[at:line_end].rstrip(" \t\r")[-1:] in (":", "?")
+                                             or (kw_start is not None and _LABEL_LINE_END.fullmatch(text, at, line_end))):
+        # the lines below (three at most, a fence or a speaker's name between) when the label
+        # line ends in a sign or with the label (`expect "password:"`, "send me the admin pw"):
+        # a random token, or after a password's word a value no word could be
         below_end = line_end
         for _ in range(3):
             nxt = text.find("\n", below_end + 1)
@@ -511,7 +531,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
         for m in _NEAR_VALUE.finditer(text, line_end + 1, below_end):
             if _NEAR_STOP.search(low, at, m.start()):
                 return None
-            found = _near_value(text, m, "token")
+            found = _near_value(text, m, "password" if cls == "password" else "token")
             if found:
                 return found
     if kw_start is not None and _DIGIT.search(text, max(0, kw_start - _BEFORE_REACH), kw_start):
@@ -522,12 +542,17 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
         last = None
         for m in _NEAR_VALUE.finditer(text, start, kw_start):
             last = m
-        if last and last.end() >= kw_start - _BEFORE_REACH and not _NEAR_STOP.search(low, last.end(), kw_start):
+        if last and _VALUE_THEN_LABEL.fullmatch(low, last.end(), kw_start):
             return _near_value(text, last, "before")
     return None
 
 
 _BEFORE_REACH = 48
+# What stands between a value and the label after it: a sign or "is"/"as"/"that's", then up to
+# three words ("X (that's the api secret)", "X is the api token", "X = staging token"); not a
+# clause ("X and the token exchange failed" says what else happened, not what X is)
+_VALUE_THEN_LABEL = lazy(r"[\"'`)\]]?[ \t]{0,4}(?:[(=:-][ \t]{0,4}|[(,-]?[ \t]{0,4}(?:that'?s|this is|it'?s|is|was|as)[ \t]{1,4})"
+                         r"(?:(?:the|my|our|a|an|your|new)[ \t]{1,4})?(?:[\w-]{1,20}[ \t]{1,4}){0,2}")
 _NEAR_SIGN = lazy(r"[0-9!@#$%^&*+=~?]")
 _DIGIT = lazy(r"[0-9]")
 
@@ -554,15 +579,16 @@ def _random_value(value: str, cls: str) -> bool:
     if len(value) < 20 and not (random_token(value, min_len=16) or (cls == "password" and unguessable(value))):
         return False  # (before the slower tests of what it is not)
     if is_placeholder(value, quoted=True) or looks_fake(value) or public_by_design(value) \
-            or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or "@" in value[1:]:
+            or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or _EMAIL_LIKE.search(value):
         return False
     first = _SEP.split(value, 1)[0].lower()
     if first in _NEAR_ID_PREFIXES or UUID.fullmatch(value) or _DIGEST_SHAPE.fullmatch(value):
         return False
+    bech = _BECH32.fullmatch(value)
+    if bech and not any(w in bech.group(1) for w in ("sec", "priv", "prv", "sk")):
+        return False  # a bech32 address or public key (age1, npub1, bc1); its secret forms say so (nsec1)
     if _RANGE.search(value) or (len(value) >= 30 and len(set(value)) == len(value)):
         return False  # a regex's class (`A-Za-z0-9_`) or an alphabet (bech32's), in code or docs
-    if value.startswith("eyJ") and "." not in value:
-        return False  # a JWT's header alone, as docs cut a token short
     if "." in value and all(len(p) < 16 or identifier_like(p) for p in value.split(".")):
         return False  # a dotted name in code (`ed25519.Ed25519PrivateKey`, `win32api.RegEnumKey`)
     if random_token(value, min_len=16 if cls != "before" else 20):
@@ -571,12 +597,17 @@ def _random_value(value: str, cls: str) -> bool:
         return False  # (hex or lower case before a label: a commit id, a digest the line describes)
     if random_hex(value, min_len=32):
         return True
-    if len(value) >= 20 and high_entropy(value) and not identifier_like(value) and not is_wordy(value):
-        return True
-    return cls == "password" and _strong_unlabelled(value)
+    if len(value) >= 20 and high_entropy(value) and not identifier_like(value) and not is_wordy(value) \
+            and max(map(len, _SEP.split(value))) >= 16:
+        return True  # (a random run of 16 or more: `sk-ecdsa-sha2-nistp256` is a name made of short parts)
+    return cls == "password" and _strong_unlabelled(value) and not _EXPRESSION.fullmatch(value)
 
 
 _RANGE = lazy(r"A-Z|a-z|0-9")
+# an expression in code (`total+n-1`, `MAX_LEN*2`): single-case names and small numbers joined by operators
+_EXPRESSION = lazy(r"(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3})(?:[-+*/%^&|<>=!]{1,2}(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3}))+")
+_BECH32 = lazy(r"([a-z]{1,15})1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{20,}")
+_EMAIL_LIKE = lazy(r"[\w.+-]@[\w-]{1,63}\.[A-Za-z]{2,}")  # an e-mail address or user@host
 #: the prefixes of public ids (an API's object ids, a request's) and of digests
 _NEAR_ID_PREFIXES = frozenset({"req", "request", "msg", "evt", "cus", "sub", "txn", "pi", "ch", "in", "id", "run", "job",
                                "file", "org", "user", "proj", "prj", "trace", "span", "sha1", "sha256", "sha512", "md5",

@@ -29,6 +29,8 @@ credential from one it does not list still has a shape. These detectors find the
   JSON Web Key (``"d"``, ``"p"``, ``"k"``, ... beside ``"kty"``).
   Cardano ``.skey`` files (a ``cborHex`` under a ``...SigningKey...`` type) and Kerberos keytabs
   in base64 (``BQI...``: the file's ``0x0502`` magic) are key material too.
+- :func:`der_private_keys`: a private key in base64 DER without its armour, by its ASN.1 start
+  (a version number first: PKCS#1, PKCS#8, SEC1, PKCS#12); certificates and public keys pass.
 - :func:`pgpass_lines`: ``host:port:database:user:password`` lines of a ``.pgpass`` file.
 - :func:`seed_phrases`: 12 or more words of the BIP-39 English list in a row (a wallet's
   recovery phrase), optionally numbered; the list is :mod:`vault_mem.model.seed_words` (MIT).
