@@ -71,6 +71,7 @@ from __future__ import annotations
 import csv
 import heapq
 import re
+import string
 from functools import lru_cache
 from collections.abc import Iterator
 from urllib.parse import unquote
@@ -537,13 +538,16 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
     if kw_start is not None and _DIGIT.search(text, max(0, kw_start - _BEFORE_REACH), kw_start):
         # before the label, on its line, ending within reach of it: a random token only (a value
         # before a word is as often an id the sentence goes on to describe: "3f9a... fixes the token")
-        start = text.rfind("\n", max(0, kw_start - _BEFORE_REACH - 400), kw_start) + 1
-        start = max(start, kw_start - _BEFORE_REACH - 400)
         last = None
-        for m in _NEAR_VALUE.finditer(text, start, kw_start):
-            last = m
+        for last in _TOKEN_END.finditer(text, max(0, kw_start - _BEFORE_REACH), kw_start):
+            pass  # (the last token end before the label: the regex reads 48 characters, not the line)
         if last and _VALUE_THEN_LABEL.fullmatch(low, last.end(), kw_start):
-            return _near_value(text, last, "before")
+            start = last.start()
+            while start > 0 and start > last.start() - 1000 and text[start - 1] in _TOKEN_CHARS:
+                start -= 1
+            value = _NEAR_VALUE.match(text, start)
+            if value and value.end() == last.end():
+                return _near_value(text, value, "before")
     return None
 
 
@@ -555,6 +559,9 @@ _VALUE_THEN_LABEL = lazy(r"[\"'`)\]]?[ \t]{0,4}(?:[(=:-][ \t]{0,4}|[(,-]?[ \t]{0
                          r"(?:(?:the|my|our|a|an|your|new)[ \t]{1,4})?(?:[\w-]{1,20}[ \t]{1,4}){0,2}")
 _NEAR_SIGN = lazy(r"[0-9!@#$%^&*+=~?]")
 _DIGIT = lazy(r"[0-9]")
+_TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "+/_.~!@#$%^&*?=-")
+# the last eight characters of a run of token characters (where a value before a label ends)
+_TOKEN_END = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 
 
 def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
