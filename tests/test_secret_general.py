@@ -197,3 +197,20 @@ def test_the_general_rules_hold_through_the_write_gate() -> None:
     assert refused(f"Токен бота: {r(40)}")
     assert refused(r(40), description="Ledger production signing secret")
     assert not refused(f"The token refresh bug was fixed in commit {r(40, HEX)}.")
+
+
+def test_lists_of_credentials_default_accounts_and_grouped_licence_keys() -> None:
+    for _ in range(5):
+        # a licence key's groups mix letters and digits (Microsoft's, JetBrains', Sublime's)
+        grouped = "-".join(r(3, string.ascii_uppercase) + r(2, string.digits) for _ in range(5))
+        for text in (f"api_tokens:\n  - {r(32)}\n  - {r(32)}", f"API keys: {r(32)}, {r(32)}",
+                     f"passwords for the lab boxes: {pw()} and {pw()}", f"root:{pw()}", f"admin:{pw()} on the router",
+                     f"license: {grouped}", f"serial key {grouped}"):
+            assert found(text), text
+    for text in ("max_tokens: 4096", "tokens: 128000 used", "license: MIT", "license: Apache-2.0",
+                 "License: BSD-3-Clause-Open-MPI", "serial number 5CG1234XYZ",
+                 "keys: [id, name, created_at]", "serial: /dev/ttyUSB0", "primary keys: user_id, org_id",
+                 "root:x:0:0:root:/root:/bin/bash", "secrets: inherit", "passwords: hashed with argon2id",
+                 "Windows KMS client key (published): W269N-WFGWX-YVC9B-4J6C9-T83GX",
+                 '{"keys": [{"kty": "RSA", "kid": "k1", "n": "' + r(342, ALNUM + "-_") + '", "e": "AQAB"}]}'):
+        assert not found(text), text

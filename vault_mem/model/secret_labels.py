@@ -94,6 +94,7 @@ from vault_mem.model.secret_values import (
     public_by_design,
     random_hex,
     random_token,
+    shannon_entropy,
     spoken,
     type_name,
     unguessable,
@@ -120,7 +121,10 @@ _FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
 # as names: _key_class says which of them hold a secret and which name an id)
 _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
-                      r"|auth|pat|session|login|logon|wif|appid|encrypt)" + _END)
+                      r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial"
+                      # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
+                      # only the value-near-its-label rule reads after them (_PLURAL)
+                      r"|(?:password|passphrase|secret|token|key|apikey)s)" + _END)
 _FOREIGN_WORDS = rf"{_FOREIGN_PASSWORD}|{_FOREIGN_SECRET}|{_SCRIPT_SECRET}"
 # each foreign word and the stems that find it: a text is read for the words whose stems it holds
 # only (one regex of all ~150 words costs ~10 ms on 4 KB of non-ASCII prose; of the few there, ~1)
@@ -295,7 +299,8 @@ def _key_class(name: str) -> str | None:
         return "secret"
     if _AUTH_PAT_END.search(low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith(("private_key_id", "session", "wif", "appid", "encrypt")) or _SESSION_ID.search(low) \
+    if low.endswith(("private_key_id", "session", "wif", "appid", "encrypt", "license", "licence", "serial")) \
+            or _SESSION_ID.search(low) \
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
@@ -421,6 +426,23 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one
         if cls == "key" and start == kw.start() and _public_word_before(low, start):
             continue  # "cache key: linux-<hash>", "S3 object key: ...": names the key's use, a public one
+        if name.lower().endswith(("license", "licence", "serial")):
+            # a licence or serial key: only a random or grouped value near it ("License: MIT" and
+            # SPDX names are names), read by the value-near-its-label rule alone
+            found = _near(text, low, kw.end(), "secret", kw.start() if start == kw.start() else None)
+            if found:
+                skip_to = max(skip_to, found[2])
+                yield found
+            continue
+        if not cls and name[-1:] in "sS" and kw.group().endswith("s") and _key_class(name[:-1]) in ("password", "secret", "key"):
+            # a list of them (`api_tokens:`, "passwords for the lab: X and Y"): a value near counts
+            # only by its look, as no sign says where one value ends
+            found = _near(text, low, kw.end(), "password" if _key_class(name[:-1]) == "password" else "secret",
+                          kw.start() if start == kw.start() else None)
+            if found:
+                skip_to = max(skip_to, found[2])
+                yield found
+            continue
         if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%: a reference to a variable
         if text[max(0, start - 1):start] == ":" and _in_arn(text, start):
@@ -486,7 +508,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
 # a value made to be hard to guess counts (secret_values.random_token, random_hex, unguessable).
 _NEAR_REACH = 80
 # (a value is a run of token characters after any other, `=` included: `「X」`, `"X\r"`, `(X)`)
-_NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
+# (possessive, and never starting inside a run: `key=key=...` over 80 KB is one run, tried once
+# per label, not once per `=` with a thousand steps back each)
+_NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 # the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
 _LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
 # What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
@@ -496,7 +520,7 @@ _NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?
                   r"|file|path|url|link|public|pub|salt|iv|encrypt[a-z]*|enc|cipher[a-z]*|sealed[a-z]*|signature|sig|hint|length"
                   r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
                   r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
-                  r"|e\.g|example|for instance|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40})(?![a-z])")
+                  r"|kty|e\.g|example|for instance|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40})(?![a-z])")
 
 
 _NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
@@ -600,6 +624,9 @@ def _random_value(value: str, cls: str) -> bool:
         return False  # a dotted name in code (`ed25519.Ed25519PrivateKey`, `win32api.RegEnumKey`)
     if random_token(value, min_len=16 if cls != "before" else 20):
         return True
+    if cls != "before" and _GROUPED_KEY.fullmatch(value) and shannon_entropy(value.replace("-", "")) >= 3.5 \
+            and 2 * sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in value.split("-")) >= value.count("-") + 1:
+        return True  # a product or licence key in groups (five of five): letters and digits mixed through
     if cls == "before":
         return False  # (hex or lower case before a label: a commit id, a digest the line describes)
     if random_hex(value, min_len=32):
@@ -611,6 +638,7 @@ def _random_value(value: str, cls: str) -> bool:
 
 
 _RANGE = lazy(r"A-Z|a-z|0-9")
+_GROUPED_KEY = lazy(r"[A-Z0-9]{4,8}(?:-[A-Z0-9]{4,8}){3,7}")
 # an expression in code (`total+n-1`, `MAX_LEN*2`): single-case names and small numbers joined by operators
 _EXPRESSION = lazy(r"(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3})(?:[-+*/%^&|<>=!]{1,2}(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3}))+")
 _BECH32 = lazy(r"([a-z]{1,15})1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{20,}")
@@ -994,7 +1022,12 @@ _TAKES = lazy(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-
 _SIGN_IN_WORDS = ("log", "sign")
 # "grafana: admin / X", "wifi: MyHome / X": a name, a spaced slash, a value no word could be
 _USER_SLASH = lazy(r"(?<![^\s:(,])[A-Za-z0-9][\w.@+-]{0,63}[ \t]{1,3}/[ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
+# `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
+_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin"
+                        r"|superuser|guest|operator|support):(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
 _UNLABELLED = ((_USER_SLASH, (" / ",), ()),
+               (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
+                                   "superuser:", "guest:", "operator:", "support:"), ()),
                (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
                (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo")),
                (_TAKES, ("takes", "accepts", "wants"), ()))
