@@ -111,6 +111,10 @@ _WORDS = (
     ("Vietnamese", "Khóa API thanh toán: {tok}"),
     ("Japanese", "本番のトークン：{tok}"),
     ("Chinese", "生产环境的访问密钥为{tok}，请勿外传"),
+    ("Greek, a capital first", "Μυστικό: {tok}"),  # (Μ folds to M, μ does not: the table reads both)
+    ("Romanian", "Cheia API: {tok}"),
+    ("Georgian", "სერვერის პაროლი: {pw}"),
+    ("Swedish", "API-nyckel: {tok}"),
 )
 
 

@@ -75,7 +75,7 @@ _SECRET_ROWS = {
     "Polish": r"klucz(?:a)?",
     "Czech/Slovak": r"kl[íi][čc]|kľúč",
     "Hungarian": r"kulcs(?:a)?",
-    "Romanian": r"cheie(?:a)?",
+    "Romanian": r"cheie|cheia",
     "Turkish": r"anahtar(?:[ıi])?",
     "Indonesian/Malay": r"kunci",
     "Swahili": r"ufunguo",
@@ -100,7 +100,15 @@ def folded(pattern: str) -> str:
     folded (:func:`vault_mem.model.secret_text.fold`), lowercased."""
     from vault_mem.model.secret_text import fold  # (secret_text imports nothing of the gate's rules)
 
-    return fold(unicodedata.normalize("NFKC", pattern)).lower()
+    out, in_class = [], False
+    for ch in unicodedata.normalize("NFKC", pattern):
+        low, up = fold(ch).lower(), fold(ch.upper()).lower()
+        in_class = (ch == "[") or (in_class and ch != "]")
+        if low == up or len(low) != 1 or len(up) != 1:
+            out.append(low)
+        else:  # (a capital folds where its small letter does not: "Μυστικό" is read "muσtikό")
+            out.append(low + up if in_class else f"[{low}{up}]")
+    return "".join(out)
 
 
 PASSWORD = folded("|".join(_PASSWORD_ROWS.values()))
@@ -117,10 +125,10 @@ def stems(pattern: str) -> tuple[str, ...]:
     out = []
     for alt in _top_level(pattern):
         for pick in (0, -1):
-            stem = _CLASS.sub(lambda m: m.group(1)[pick], alt)
-            cut = min((i for i in (stem.find("("), stem.find("?"), stem.find("|")) if i >= 0), default=len(stem))
-            stem = stem[:cut - 1] if cut < len(stem) and stem[cut] == "?" else stem[:cut]
-            foreign = max(_NON_ASCII.findall(stem), key=len, default="")
+            word = _CLASS.sub(lambda m: m.group(1)[pick], alt)
+            cut = min((i for i in (word.find("("), word.find("?"), word.find("|")) if i >= 0), default=len(word))
+            stem = word[:cut - 1] if cut < len(word) and word[cut] == "?" else word[:cut]
+            foreign = max(_NON_ASCII.findall(word.split("(", 1)[0]), key=len, default="")
             out.append(foreign[:8] if foreign else stem[:8])  # (`api ?키`: 키, not `api`)
     return tuple(dict.fromkeys(s for s in out if len(s) >= 2 or not s.isascii()))
 
