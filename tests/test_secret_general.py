@@ -218,3 +218,13 @@ def test_lists_of_credentials_default_accounts_and_grouped_licence_keys() -> Non
                  "Windows KMS client key (published): W269N-WFGWX-YVC9B-4J6C9-T83GX",
                  '{"keys": [{"kty": "RSA", "kid": "k1", "n": "' + r(342, ALNUM + "-_") + '", "e": "AQAB"}]}'):
         assert not found(text), text
+
+
+def test_a_password_piped_into_a_command_that_reads_it() -> None:
+    for _ in range(5):
+        for text in (f"echo {pw()} | docker login -u ci --password-stdin", f"echo '{pw()}' | sudo -S apt update",
+                     f"echo 'ops:{pw()}' | chpasswd"):
+            assert found(text), text
+    for text in ('echo "$TOKEN" | docker login --password-stdin', "echo hello | grep h",
+                 "echo $CR_PAT | docker login ghcr.io -u me --password-stdin"):
+        assert not found(text), text

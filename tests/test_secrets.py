@@ -218,6 +218,7 @@ ADVERSARIAL = {
     "der words": ("MII" + "A" * 60 + " ") * (_SIZE // 64),
     "dotted prefixes": ("ab." + "aB1" * 20 + " ") * (_SIZE // 64),
     "foreign words": "clave токен 密钥 " * (_SIZE // 16),
+    "pipes without a reader": "echo aB3dE5gH9kLm | " * (_SIZE // 20),
 }
 
 

@@ -1025,7 +1025,12 @@ _USER_SLASH = lazy(r"(?<![^\s:(,])[A-Za-z0-9][\w.@+-]{0,63}[ \t]{1,3}/[ \t]{1,3}
 # `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
 _DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin"
                         r"|superuser|guest|operator|support):(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
+# `echo X | docker login --password-stdin`, `echo X | sudo -S ...`, `echo 'u:X' | chpasswd`: a value
+# piped into a command that reads a password from its input
+_PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"
+              r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin)")
 _UNLABELLED = ((_USER_SLASH, (" / ",), ()),
+               (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
                (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
                                    "superuser:", "guest:", "operator:", "support:"), ()),
                (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
