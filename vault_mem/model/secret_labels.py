@@ -511,6 +511,7 @@ _NEAR_REACH = 80
 # (possessive, and never starting inside a run: `key=key=...` over 80 KB is one run, tried once
 # per label, not once per `=` with a thousand steps back each)
 _NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
+_NEAR_START = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}")
 # the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
 _LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
 # What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
@@ -537,10 +538,13 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
     end = min(len(text), at + _NEAR_REACH + 1000) if end < 0 else end
     # (a random value holds a digit, a password a digit or a symbol: most labels have none near)
     near = _NEAR_SIGN.search(text, at, min(end, at + _NEAR_REACH + 40)) is not None
-    for m in _NEAR_VALUE.finditer(text, at, end) if near else ():
-        if m.start() > at + _NEAR_REACH or _NEAR_STOP.search(low, at, m.start()):
+    # (the starts are found within reach only, each value then read to its end: a search for the
+    # values themselves would scan the whole line for every label)
+    for start in _NEAR_START.finditer(text, at, min(end, at + _NEAR_REACH + 8)) if near else ():
+        if _NEAR_STOP.search(low, at, start.start()):
             return None
-        found = _near_value(text, m, cls)
+        m = _NEAR_VALUE.match(text, start.start(), end)
+        found = _near_value(text, m, cls) if m else None
         if found:
             return found
     if line_end > 0 and end == line_end and (text[at:line_end].rstrip(" \t\r")[-1:] in (":", "?")
