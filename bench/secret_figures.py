@@ -95,6 +95,12 @@ def _pathological(size: int = 200 * 1024) -> dict[str, str]:
         "mysql": ("mysql " + "x " * 100) * (size // 206),
         "pem headers": ("-----BEGIN RSA " + "PRIVATE KEY-----\n" + "A" * 30 + "\n") * (size // 62),
         "nested base64": "",
+        "key= run": "key=" * (size // 4),
+        "labels with digits": "token 1 " * (size // 8),
+        "values before labels": "aB3dE5gH9kLm is the token " * (size // 26),
+        "plural labels": "tokens: " * (size // 8),
+        "der words": ("MII" + "A" * 60 + " ") * (size // 64),
+        "foreign words": "clave токен 密钥 " * (size // 16),
     }
     import base64
 

@@ -708,7 +708,7 @@ def test_passwords_given_by_their_use_without_a_label() -> None:
 
 def test_a_key_prefix_and_a_lower_case_random_tail() -> None:
     base36 = string.ascii_lowercase + string.digits
-    for text in (f"I used cs" + f"k-{r(48, base36)} from the team account.", f"automation uses nap" + f"i_{r(64, base36)}"):
+    for text in ("I used cs" + f"k-{r(48, base36)} from the team account.", "automation uses nap" + f"i_{r(64, base36)}"):
         assert found(text), text
     for text in (f"cache-{r(40, HEX)}", f"task_{r(40, base36)}", "tokens-for-the-release-of-the-new-build-2024-final",
                  f"nix: /nix/store/{r(32, 'abcdfghijklmnpqrsvwxyz0123456789')}-python3-3.11.7", "api_" + "a1" * 20):

@@ -206,6 +206,19 @@ ADVERSARIAL = {
     "user lines": "user: a\n" * (_SIZE // 8),
     "keytab runs": ("BQI" + "A" * 60 + " ") * (_SIZE // 64),
     "gzip runs": ("H4sI" + "A" * 60 + " ") * (_SIZE // 65),
+    # the general rules (secret_labels' value near its label, secret_shapes' DER and dotted tokens)
+    "labels joined by signs": "key=" * (_SIZE // 4),
+    "labels with digits near": "token 1 " * (_SIZE // 8),
+    "label lines ending in a sign": "token?\n" * (_SIZE // 7),
+    "values before labels": "aB3dE5gH9kLm is the token " * (_SIZE // 26),
+    "plural labels": "tokens: " * (_SIZE // 8),
+    "default accounts": "root:" * (_SIZE // 5),
+    "user slashes": "a / " * (_SIZE // 4),
+    "grouped keys": "license AB12-" * (_SIZE // 13),
+    "der words": ("MII" + "A" * 60 + " ") * (_SIZE // 64),
+    "dotted prefixes": ("ab." + "aB1" * 20 + " ") * (_SIZE // 64),
+    "foreign words": "clave токен 密钥 " * (_SIZE // 16),
+    "pipes without a reader": "echo aB3dE5gH9kLm | " * (_SIZE // 20),
 }
 
 

@@ -43,6 +43,16 @@ named for it (``.bearer_auth("X")``), and alone after its name on a config file'
 beside it (:func:`named_values`); a sign-in call's literals hold the password after the user
 (:func:`call_credentials`); a user line above it makes a lone line a password (:func:`values_below`).
 
+Where no sign or syntax above holds the value, a value made to be hard to guess *near* the label
+counts whatever lies between (:func:`_near`): on its line within 80 characters, on the lines below a
+label line that ends in ``:``, ``?`` or the label itself, or right before it with only "is"/"as"/a
+sign between ("X (that's the api secret)"). Call arguments, dictionaries, Makefile ``?=``, SQL
+options, positional arguments and prose in any language are read by this one rule; only random
+tokens, random hex, high-entropy runs, or after a password's word a value no word could be count,
+and a word between that names it an id, a digest, a ciphertext or an example stops it. The words
+for password, key, token and secret in ~40 languages are one table
+(:mod:`vault_mem.model.secret_words`).
+
 Assignments are found from the keyword outwards (cheaper than trying a key pattern at every
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
@@ -61,9 +71,12 @@ from __future__ import annotations
 import csv
 import heapq
 import re
+import string
+from functools import lru_cache
 from collections.abc import Iterator
 from urllib.parse import unquote
 
+from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
@@ -77,8 +90,11 @@ from vault_mem.model.secret_values import (
     in_web_config,
     is_placeholder,
     is_wordy,
+    looks_fake,
     public_by_design,
+    random_hex,
     random_token,
+    shannon_entropy,
     spoken,
     type_name,
     unguessable,
@@ -94,41 +110,49 @@ Span = tuple[str, int, int]
 # (secret_text.normalise folds Cyrillic letters that look Latin: "пароль" is read as "пapoль").
 # (with the endings a noun takes where it is written against it: Swedish "lösenordet", Turkish
 # "şifresi", Indonesian "kata sandinya")
-_FOREIGN_PASSWORD = (r"passwort|kennwort|contrase[ñn]a|mot de passe|motdepasse|senha|wachtwoord|l[öo]senord(?:et)?"
-                     r"|salasana|has[łl]o|heslo|jelsz[óo]|[şs]ifre(?:si|niz|n)?|parola(?:s[ıi])?|adgangskode(?:n)?"
-                     r"|passord(?:et)?|lozinka|geslo|kata ?sandi(?:nya)?|kata laluan|nenosiri"
-                     r"|п[аa][рp][оo]ль|密码|密碼|口令|パスワード|暗証番号|비밀번호|סיסמה|كلمة (?:المرور|السر)|mật khẩu"
-                     r"|รหัสผ่าน|पासवर्ड")
-# a token or an API key in scripts written without spaces: the word is written against what
-# comes before it ("OpenWeatherのAPIキー", "接口密钥"), so it needs no separator
-_SCRIPT_SECRET = r"トークン|シークレット|アクセスキー|apiキー|api キー|密钥|密鑰|令牌|토큰|시크릿|api ?키"
-_SCRIPT_PASSWORD = r"密码|密碼|口令|パスワード|暗証番号|비밀번호|รหัสผ่าน|पासवर्ड"
+_FOREIGN_PASSWORD = rf"{secret_words.PASSWORD}|{secret_words.SCRIPT_PASSWORD}"
+# a token, a key or a secret in another language ("la clave de la API", "Ключ API", "APIキー");
+# in scripts written without spaces the word stands against what comes before it, no separator
+_FOREIGN_SECRET = secret_words.SECRET
+_SCRIPT_SECRET = secret_words.SCRIPT_SECRET
+_SCRIPT_PASSWORD = secret_words.SCRIPT_PASSWORD
 _FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
 # (an `id` after the word is read with it, so `SecretID`, `secret_id`, `JSESSIONID` are judged
 # as names: _key_class says which of them hold a secret and which name an id)
 _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
-                      r"|auth|pat|session|login|logon|wif|appid)" + _END)
-_FOREIGN_KEYWORD = lazy(rf"(?:{_FOREIGN_PASSWORD}|{_SCRIPT_SECRET}){_END}")
+                      r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial"
+                      # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
+                      # only the value-near-its-label rule reads after them (_PLURAL)
+                      r"|(?:password|passphrase|secret|token|key|apikey)s)" + _END)
+_FOREIGN_WORDS = rf"{_FOREIGN_PASSWORD}|{_FOREIGN_SECRET}|{_SCRIPT_SECRET}"
+# each foreign word and the stems that find it: a text is read for the words whose stems it holds
+# only (one regex of all ~150 words costs ~10 ms on 4 KB of non-ASCII prose; of the few there, ~1)
+_FOREIGN_ALTS = secret_words.alternatives(_FOREIGN_WORDS)
 # Substrings one of which every foreign word above holds once normalised (a plain search each;
 # a regex of all the words costs five times the English one at every position of every text).
-_FOREIGN_STEMS = ("wort", "contrase", "de passe", "motdepasse", "senha", "wacht", "senord", "salasana", "haslo",
-                  "heslo", "jelsz", "ifre", "parola", "adgang", "passord", "lozinka", "geslo", "sandi", "laluan",
-                  "nenosiri")
-_FOREIGN_SCRIPT_STEMS = ("hasło", "ль", "密", "口令", "パスワ", "暗証", "비밀", "סיסמ", "كلمة", "khẩu", "ñ", "ó",
-                         "รหัส", "पासव", "トークン", "シークレット", "キー", "令牌", "토큰", "시크릿", "키")
+_ALL_STEMS = secret_words.stems(_FOREIGN_WORDS)
+_FOREIGN_STEMS = tuple(s for s in _ALL_STEMS if s.isascii())
+_FOREIGN_SCRIPT_STEMS = tuple(s for s in _ALL_STEMS if not s.isascii())
 
 
 def _keywords(low: str) -> Iterator[re.Match[str]]:
     """Every credential keyword in ``low`` in order: the English ones, and the foreign ones when
     a stem of one is there."""
     english = _ENGLISH.finditer(low)
-    for stem in _FOREIGN_STEMS if low.isascii() else _FOREIGN_STEMS + _FOREIGN_SCRIPT_STEMS:
+    for stem in _FOREIGN_STEMS if low.isascii() else _ALL_STEMS:
         if stem in low:  # (a plain loop: this runs on every text the gate reads)
             break
     else:
         return english
-    return heapq.merge(english, _FOREIGN_KEYWORD.finditer(low), key=lambda m: m.start())
+    present = tuple(alt for alt, stems in _FOREIGN_ALTS if any(s in low for s in stems))
+    return heapq.merge(english, _foreign_keyword(present).finditer(low), key=lambda m: m.start())
+
+
+@lru_cache(maxsize=256)
+def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
+    """The regex of the foreign words ``alternatives`` (the ones a text's stems point to)."""
+    return re.compile(rf"(?:{'|'.join(alternatives) or '(?!)'}){_END}")
 
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
@@ -200,7 +224,7 @@ def _sentence(said: list[str]) -> bool:
 
 _PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
-                     "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row")
+                     "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row", "verif")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
@@ -240,6 +264,7 @@ _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
 _SCRIPT_PASSWORD_END = lazy(rf"(?:{_SCRIPT_PASSWORD})$")
 _SCRIPT_SECRET_END = lazy(rf"(?:{_SCRIPT_SECRET})$")
 _SCRIPT_KEY_END = lazy(r"(?:キー|키)$")
+_FOREIGN_SECRET_NAME = lazy(rf"(?:^|[_.\s-])(?:{_FOREIGN_SECRET})$|(?:{_SCRIPT_SECRET})$")
 _SECRET_ID = lazy(r"(?:^|[_.-])secret[_-]?id$")  # Consul's SecretID, Vault AppRole's secret_id (not "Secret ID")
 _SESSION_ID = lazy(r"(?:session|sess)[_-]?id$")  # JSESSIONID, PHPSESSID, sessionid: a session cookie
 _AUTH_PAT_END = lazy(r"(?:^|[_.-])(?:auth|pat)$")
@@ -265,6 +290,8 @@ def _key_class(name: str) -> str | None:
         return "password"
     if _FOREIGN.fullmatch(low) or _FOREIGN_END.search(low) or _SCRIPT_PASSWORD_END.search(low):
         return "password"  # a whole word: "Passwort", "db_senha", "root密码"; not "enclave"
+    if _FOREIGN_SECRET_NAME.search(low):
+        return "secret"  # "clave", "api-schlüssel", "ключ", "APIキー": a value after it must look random
     if low in ("login", "logon"):
         return "login"  # counts only with "user / password" after it (see _judged)
     if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base", "creds")) \
@@ -272,7 +299,8 @@ def _key_class(name: str) -> str | None:
         return "secret"
     if _AUTH_PAT_END.search(low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith(("private_key_id", "session", "wif", "appid")) or _SESSION_ID.search(low) \
+    if low.endswith(("private_key_id", "session", "wif", "appid", "encrypt", "license", "licence", "serial")) \
+            or _SESSION_ID.search(low) \
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
@@ -398,6 +426,23 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one
         if cls == "key" and start == kw.start() and _public_word_before(low, start):
             continue  # "cache key: linux-<hash>", "S3 object key: ...": names the key's use, a public one
+        if name.lower().endswith(("license", "licence", "serial")):
+            # a licence or serial key: only a random or grouped value near it ("License: MIT" and
+            # SPDX names are names), read by the value-near-its-label rule alone
+            found = _near(text, low, kw.end(), "secret", kw.start() if start == kw.start() else None)
+            if found:
+                skip_to = max(skip_to, found[2])
+                yield found
+            continue
+        if not cls and name[-1:] in "sS" and kw.group().endswith("s") and _key_class(name[:-1]) in ("password", "secret", "key"):
+            # a list of them (`api_tokens:`, "passwords for the lab: X and Y"): a value near counts
+            # only by its look, as no sign says where one value ends
+            found = _near(text, low, kw.end(), "password" if _key_class(name[:-1]) == "password" else "secret",
+                          kw.start() if start == kw.start() else None)
+            if found:
+                skip_to = max(skip_to, found[2])
+                yield found
+            continue
         if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%: a reference to a variable
         if text[max(0, start - 1):start] == ":" and _in_arn(text, start):
@@ -432,10 +477,17 @@ def assignments(text: str, low: str) -> Iterator[Span]:
                 found = None  # a YAML mapping (`password:` then `secretKeyRef:`), or prose lines
         if not found and start == kw.start() and cls != "key":
             found = _value_before(text, start, cls)
+        if cls == "key" and name.lower().endswith("encrypt") and not (tail and _op(tail) in ("=", ":", ":=")):
+            continue  # "encrypt to X", "Encrypt backups to the recipient: X": a public key follows, not a secret
+        if not found:  # (after `login` only a token: `quarryctl login X`; a user's name is no secret)
+            found = _near(text, low, kw.end(), "secret" if cls == "login" else cls,
+                          kw.start() if start == kw.start() else None)
         if found and _FOREIGN.match(kw.group()) and text[found[1]:found[2]].isalpha():
             # another language's word for password: its states ("abgelaufen", "incorrecta") are
             # not known here, so a value of letters alone does not count after it
             found = None
+        if found and ("encrypted" in name.lower() or "ciphertext" in name.lower()):
+            found = None  # `ENCRYPTED_DB_PASSWORD=AQICAH...`: the name says the value is ciphertext
         if found and _under_encrypted(text, start):
             found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
         if found and _own_name(text[found[1]:found[2]], name):
@@ -445,6 +497,163 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if found:
             skip_to = max(skip_to, found[2])
             yield found
+
+
+# --- a random value near its word, in any syntax ---------------------------------------------
+
+# A credential stands near the word that names it whatever the syntax between them: a call's
+# arguments (`setSecret(realm, "X")`), a dictionary (`kSecValueData: "X"`), a Makefile's `?=`,
+# prose ("the signing secret Mia sent over X"), a positional argument ("quarryctl login X").
+# Any word on the same line within reach after the label is judged by its look alone, and only
+# a value made to be hard to guess counts (secret_values.random_token, random_hex, unguessable).
+_NEAR_REACH = 80
+# (a value is a run of token characters after any other, `=` included: `「X」`, `"X\r"`, `(X)`)
+# (possessive, and never starting inside a run: `key=key=...` over 80 KB is one run, tried once
+# per label, not once per `=` with a thousand steps back each)
+_NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
+_NEAR_START = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}")
+# the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
+_LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
+# What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
+# public key ("fixed in commit X", "key id X", "token sha256: X", "secret: ENC[...]", "ssh-ed25519 X")
+_NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:ed|es)?|digest|checksum|fingerprint"
+                  r"|integrity|etag|nonce|txid|tx|rev|revision|build|version|uuid|guid|trace|request|req|object|names?"
+                  r"|file|path|url|link|public|pub|salt|iv|encrypt[a-z]*|enc|cipher[a-z]*|sealed[a-z]*|signature|sig|hint|length"
+                  r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
+                  r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
+                  r"|kty|e\.g|example|for instance|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40})(?![a-z])")
+
+
+_NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
+
+
+def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -> Span | None:
+    """A value made to be hard to guess near its label (``at``: the label's end), with nothing
+    between them that names it an id, a digest or a ciphertext (:data:`_NEAR_STOP`): on the label's
+    line within :data:`_NEAR_REACH` after it; on the lines below a label line that ends in ``:`` or
+    ``?`` (a code block under "the admin key:", a chat's reply to "can you send the api token?");
+    or right before the label (``X (that's the api secret)``, ``X is the api token``)."""
+    end = text.find("\n", at, at + _NEAR_REACH + 1000)  # (a value starts within reach; it may run on)
+    line_end = len(text) if end < 0 and len(text) - at <= _NEAR_REACH + 1000 else end
+    end = min(len(text), at + _NEAR_REACH + 1000) if end < 0 else end
+    # (a random value holds a digit, a password a digit or a symbol: most labels have none near)
+    near = _NEAR_SIGN.search(text, at, min(end, at + _NEAR_REACH + 40)) is not None
+    # (the starts are found within reach only, each value then read to its end: a search for the
+    # values themselves would scan the whole line for every label)
+    for start in _NEAR_START.finditer(text, at, min(end, at + _NEAR_REACH + 8)) if near else ():
+        if _NEAR_STOP.search(low, at, start.start()):
+            return None
+        m = _NEAR_VALUE.match(text, start.start(), end)
+        found = _near_value(text, m, cls) if m else None
+        if found:
+            return found
+    if line_end > 0 and end == line_end and (text[at:line_end].rstrip(" \t\r")[-1:] in (":", "?")
+                                             or (kw_start is not None and _LABEL_LINE_END.fullmatch(text, at, line_end))):
+        # the lines below (three at most, a fence or a speaker's name between) when the label
+        # line ends in a sign or with the label (`expect "password:"`, "send me the admin pw"):
+        # a random token, or after a password's word a value no word could be
+        below_end = line_end
+        for _ in range(3):
+            nxt = text.find("\n", below_end + 1)
+            below_end = len(text) if nxt < 0 else nxt
+        below_end = min(below_end, line_end + 1 + 3 * _NEAR_REACH)
+        for m in _NEAR_VALUE.finditer(text, line_end + 1, below_end):
+            if _NEAR_STOP.search(low, at, m.start()):
+                return None
+            found = _near_value(text, m, "password" if cls == "password" else "token")
+            if found:
+                return found
+    if kw_start is not None and _DIGIT.search(text, max(0, kw_start - _BEFORE_REACH), kw_start):
+        # before the label, on its line, ending within reach of it: a random token only (a value
+        # before a word is as often an id the sentence goes on to describe: "3f9a... fixes the token")
+        last = None
+        for last in _TOKEN_END.finditer(text, max(0, kw_start - _BEFORE_REACH), kw_start):
+            pass  # (the last token end before the label: the regex reads 48 characters, not the line)
+        if last and _VALUE_THEN_LABEL.fullmatch(low, last.end(), kw_start):
+            start = last.start()
+            while start > 0 and start > last.start() - 1000 and text[start - 1] in _TOKEN_CHARS:
+                start -= 1
+            value = _NEAR_VALUE.match(text, start)
+            if value and value.end() == last.end():
+                return _near_value(text, value, "before")
+    return None
+
+
+_BEFORE_REACH = 48
+# What stands between a value and the label after it: a sign or "is"/"as"/"that's", then up to
+# three words ("X (that's the api secret)", "X is the api token", "X = staging token"); not a
+# clause ("X and the token exchange failed" says what else happened, not what X is)
+_VALUE_THEN_LABEL = lazy(r"[\"'`)\]]?[ \t]{0,4}(?:[(=:-][ \t]{0,4}|[(,-]?[ \t]{0,4}(?:that'?s|this is|it'?s|is|was|as)[ \t]{1,4})"
+                         r"(?:(?:the|my|our|a|an|your|new)[ \t]{1,4})?(?:[\w-]{1,20}[ \t]{1,4}){0,2}")
+_NEAR_SIGN = lazy(r"[0-9!@#$%^&*+=~?]")
+_DIGIT = lazy(r"[0-9]")
+_TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "+/_.~!@#$%^&*?=-")
+# the last eight characters of a run of token characters (where a value before a label ends)
+_TOKEN_END = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
+
+
+def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
+    value = m.group().rstrip(".,;:!?*")
+    named = _NAME_EQUALS.match(value)  # `AccountKey=X` within the reach: the value is X
+    at_value = m.start() + (named.end() if named else 0)
+    value = value[named.end():] if named else value
+    if text[at_value + len(value):at_value + len(value) + 1] == "<":
+        return None  # a template's literal part (`pypi-AgE<rest>`)
+    if _random_value(value, cls):
+        return "secret near its label", at_value, at_value + len(value)
+    return None
+
+
+def _random_value(value: str, cls: str) -> bool:
+    """Is ``value`` made to be hard to guess, so that no word or name could be it: a random token
+    of letters and digits, random hex of a key's length, a high-entropy base64 run, or (after a
+    password's word) a value of three character classes (secret_values.unguessable)? Ids and
+    digests of known shapes, placeholders and references are not."""
+    if value.isalpha() or len(value) < (8 if cls == "password" else 16):
+        return False  # (the common case, words: a random token holds a digit; a password, a digit or a symbol)
+    if len(value) < 20 and not (random_token(value, min_len=16) or (cls == "password" and unguessable(value))):
+        return False  # (before the slower tests of what it is not)
+    if is_placeholder(value, quoted=True) or looks_fake(value) or public_by_design(value) \
+            or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or _EMAIL_LIKE.search(value):
+        return False
+    first = _SEP.split(value, 1)[0].lower()
+    if first in _NEAR_ID_PREFIXES or UUID.fullmatch(value) or _DIGEST_SHAPE.fullmatch(value):
+        return False
+    bech = _BECH32.fullmatch(value)
+    if bech and not any(w in bech.group(1) for w in ("sec", "priv", "prv", "sk")):
+        return False  # a bech32 address or public key (age1, npub1, bc1); its secret forms say so (nsec1)
+    if _RANGE.search(value) or (len(value) >= 30 and len(set(value)) == len(value)):
+        return False  # a regex's class (`A-Za-z0-9_`) or an alphabet (bech32's), in code or docs
+    if "." in value and all(len(p) < 16 or identifier_like(p) for p in value.split(".")):
+        return False  # a dotted name in code (`ed25519.Ed25519PrivateKey`, `win32api.RegEnumKey`)
+    if random_token(value, min_len=16 if cls != "before" else 20):
+        return True
+    if cls != "before" and _GROUPED_KEY.fullmatch(value) and shannon_entropy(value.replace("-", "")) >= 3.5 \
+            and 2 * sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in value.split("-")) >= value.count("-") + 1:
+        return True  # a product or licence key in groups (five of five): letters and digits mixed through
+    if cls == "before":
+        return False  # (hex or lower case before a label: a commit id, a digest the line describes)
+    if random_hex(value, min_len=32):
+        return True
+    if len(value) >= 20 and high_entropy(value) and not identifier_like(value) and not is_wordy(value) \
+            and max(map(len, _SEP.split(value))) >= 16:
+        return True  # (a random run of 16 or more: `sk-ecdsa-sha2-nistp256` is a name made of short parts)
+    return cls == "password" and _strong_unlabelled(value) and not _EXPRESSION.fullmatch(value)
+
+
+_RANGE = lazy(r"A-Z|a-z|0-9")
+_GROUPED_KEY = lazy(r"[A-Z0-9]{4,8}(?:-[A-Z0-9]{4,8}){3,7}")
+# an expression in code (`total+n-1`, `MAX_LEN*2`): single-case names and small numbers joined by operators
+_EXPRESSION = lazy(r"(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3})(?:[-+*/%^&|<>=!]{1,2}(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3}))+")
+_BECH32 = lazy(r"([a-z]{1,15})1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{20,}")
+_EMAIL_LIKE = lazy(r"[\w.+-]@[\w-]{1,63}\.[A-Za-z]{2,}")  # an e-mail address or user@host
+#: the prefixes of public ids (an API's object ids, a request's) and of digests
+_NEAR_ID_PREFIXES = frozenset({"req", "request", "msg", "evt", "cus", "sub", "txn", "pi", "ch", "in", "id", "run", "job",
+                               "file", "org", "user", "proj", "prj", "trace", "span", "sha1", "sha256", "sha512", "md5",
+                               "h1", "git", "commit", "build", "img", "chatcmpl", "toolu", "call"})
+#: hex of a git object's or a digest's length in upper case, a base58 address, a CID
+_DIGEST_SHAPE = lazy(r"[0-9A-F]{40}|[0-9A-F]{64}|[13][1-9A-HJ-NP-Za-km-z]{25,34}|bc1[a-z0-9]{20,80}|Qm[1-9A-HJ-NP-Za-km-z]{44}"
+                     r"|baf[a-z2-7]{50,}")
 
 
 _ID_WORDS = frozenset({"id", "ids", "identifier", "name", "names", "arn", "uri", "url", "path", "accessor"})
@@ -815,7 +1024,20 @@ _TAKES = lazy(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-
 # The words each pattern needs, lowercased, and the lines holding them are all it reads (every
 # pattern stays on one line): the first group, and one of the second if there is one.
 _SIGN_IN_WORDS = ("log", "sign")
-_UNLABELLED = ((_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
+# "grafana: admin / X", "wifi: MyHome / X": a name, a spaced slash, a value no word could be
+_USER_SLASH = lazy(r"(?<![^\s:(,])[A-Za-z0-9][\w.@+-]{0,63}[ \t]{1,3}/[ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
+# `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
+_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin"
+                        r"|superuser|guest|operator|support):(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
+# `echo X | docker login --password-stdin`, `echo X | sudo -S ...`, `echo 'u:X' | chpasswd`: a value
+# piped into a command that reads a password from its input
+_PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"
+              r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin)")
+_UNLABELLED = ((_USER_SLASH, (" / ",), ()),
+               (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
+               (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
+                                   "superuser:", "guest:", "operator:", "support:"), ()),
+               (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
                (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo")),
                (_TAKES, ("takes", "accepts", "wants"), ()))
 
@@ -835,7 +1057,7 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
         for start, end in lines_holding(low, words, also):
             for m in pattern.finditer(text, start, end):
                 value = m.group("value").rstrip(".,;:!?)")
-                if _strong_unlabelled(value):
+                if _strong_unlabelled(value) and _SEP.split(value, 1)[0].lower() not in _NEAR_ID_PREFIXES:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
 
 

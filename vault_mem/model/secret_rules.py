@@ -154,16 +154,11 @@ RULES: tuple[Rule, ...] = (
     Rule("password on a command line", r"l(?<![A-Za-z0-9_-]l)dap(?:search|modify|add|delete|compare|passwd|whoami|modrdn)"
          r"[ \t][^\n]{0,300}?(?<=[ \t])-w[ \t]{1,8}[\"']?([^\s\"']{1,200})", "ldapsearch -D cn=admin -w <a14> -b dc=corp",
          "value", 1),
-    Rule("password on a command line", r"h(?<![A-Za-z0-9_-]h)tpasswd[ \t]{1,8}-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]{1,8}"
-         r"[^\s]{1,200}[ \t]{1,8}[^\s]{1,100}[ \t]{1,8}[\"']?([^\s\"']{1,200})", "htpasswd -b .htpasswd admin <a12>",
-         "value", 1),
     Rule("password on a command line", r"c(?<![a-z0-9_-]c)onvertto-securestring[ \t]{1,8}(?:-string[ \t]{1,8})?[\"']"
          r"([^\"'\n]{4,200})[\"'][^\n]{0,60}?-asplaintext", 'ConvertTo-SecureString "<a14>" -AsPlainText -Force',
          "value", 1, lower=True),
     Rule("password on a command line", r"n(?<![A-Za-z0-9_-]n)et[ \t]{1,8}use[ \t][^\n]{0,200}?/user:[^\s]{1,100}[ \t]{1,8}"
          r"([^\s/\"'*][^\s\"']{3,199})", "net use Z: \\\\fs01\\share /user:CORP\\svc <a14>", "literal", 1),
-    Rule("secret on a command line", r"g(?<![A-Za-z0-9_-]g)h[ \t]{1,8}secret[ \t]{1,8}set[ \t][^\n]{0,100}?(?:--body|-b)"
-         r"(?:[ \t]{1,8}|=)[\"']?([^\s\"']{8,})", 'gh secret set DEPLOY_KEY --body "<a32>"', "literal", 1),
     Rule("password on a command line", r"m(?<![A-Za-z0-9_-]m)ysql(?:dump|admin|import|check|sh)?[ \t][^\n]{0,200}?"
          r"(?<=[ \t])-p[\"']?([^\s\"']{1,200})", "mysql -u root -p<a12> shop", "value", 1),
     Rule("authorization header", r"b(?<![a-z]b)(?:earer|asic)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)",

@@ -29,6 +29,8 @@ credential from one it does not list still has a shape. These detectors find the
   JSON Web Key (``"d"``, ``"p"``, ``"k"``, ... beside ``"kty"``).
   Cardano ``.skey`` files (a ``cborHex`` under a ``...SigningKey...`` type) and Kerberos keytabs
   in base64 (``BQI...``: the file's ``0x0502`` magic) are key material too.
+- :func:`der_private_keys`: a private key in base64 DER without its armour, by its ASN.1 start
+  (a version number first: PKCS#1, PKCS#8, SEC1, PKCS#12); certificates and public keys pass.
 - :func:`pgpass_lines`: ``host:port:database:user:password`` lines of a ``.pgpass`` file.
 - :func:`seed_phrases`: 12 or more words of the BIP-39 English list in a row (a wallet's
   recovery phrase), optionally numbered; the list is :mod:`vault_mem.model.seed_words` (MIT).
@@ -63,7 +65,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["Words", "byte_arrays", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
+__all__ = ["Words", "byte_arrays", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
            "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls"]
 
 Span = tuple[str, int, int]
@@ -117,8 +119,20 @@ def _named_before(text: str, start: int) -> bool:
     return _CREDENTIAL_WORD.search(text, max(line_start, start - _CONTEXT), start) is not None
 
 
+# A dotted prefix (``sl.``, ``relay.v2.``): a tail of 40 or more random characters after one or
+# two short dotted parts; file names (``main.<hex>.js``) and host names have no such tail.
+_PREFIXED_DOTTED = lazy(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,9}(?:\.[a-z0-9]{1,4})?\.(?=[a-z0-9_-]{0,1000}[A-Z])"
+                        r"[A-Za-z0-9_-]{40,1000}(?:\.[A-Za-z0-9_-]{8,1000})?(?![A-Za-z0-9_+/=.-])")
+
+
 def prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
     """``prefix_`` + a long random tail: an API token of a vendor the rule table does not list."""
+    dotted = [(start, end) for start, end in words if text.find(".", start, end) > 0]
+    for m in _in_words(_PREFIXED_DOTTED, text, dotted):
+        token = m.group()
+        first, tail = token.split(".", 1)[0], max(token.split(".")[1:], key=len)
+        if first not in _ID_PREFIXES and random_token(tail, min_len=40) and not looks_fake(token):
+            yield "API token", m.start(), m.end()
     for m in _in_words(_PREFIXED_UPPER, text, words):
         token = m.group()
         first = re.split(r"[_-]", token, maxsplit=1)[0]
@@ -350,7 +364,9 @@ def dotted_tokens(text: str, words: Words) -> Iterator[Span]:
 _PUTTY = lazy(r"PuTTY-User-Key-File-[0-9]{1,2}:")
 _PUTTY_PRIVATE = lazy(r"Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]{0,8}\r?\n[ \t]{0,8}[A-Za-z0-9+/=]{16,}")
 _SECRET_KEY_COMMENT = lazy(r"(?i:secret key)[^\n]{0,80}\r?\n[ \t]{0,8}([A-Za-z0-9+/]{40,}={0,2})")
-_AGE = lazy(r"A(?<![A-Za-z0-9_-]A)GE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]{1,30})-1[A-Za-z0-9]{20,}")
+# age's identities and any tool's of their form (`<TOOL>-SECRET-KEY-1` and bech32): the name says it
+_AGE = lazy(r"(?<![A-Za-z0-9_-])(?:AGE-PLUGIN-[A-Z0-9]{1,30}|[A-Z][A-Z0-9]{0,15}(?:-[A-Z0-9]{1,15}){0,2}-SECRET-KEY)"
+            r"-1[A-Za-z0-9]{20,}")
 _JWK_PRIVATE = lazy(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9_-]{16,})\"")
 # The public members of a JSON Web Key (an EC point's "x" and "y", an RSA modulus "n" and exponent
 # "e"), right before a value: random base64url, public by design
@@ -374,6 +390,39 @@ def _keytab(run: str) -> bool:
     return raw[:2] == b"\x05\x02" and 16 <= size <= len(raw) - 6
 
 
+# An unarmoured private key in base64 DER (the armour lines lost in a paste, a key in a JSON
+# field): an ASN.1 SEQUENCE (0x30: base64 `M`) whose first member is a version INTEGER of 0
+# followed by an INTEGER (PKCS#1 RSA, DSA) or an algorithm SEQUENCE (PKCS#8), 1 followed by an
+# OCTET STRING (SEC1 EC) or a SEQUENCE (PKCS#8 v2), or 3 (a PKCS#12 bundle). Public keys,
+# certificates and requests start with a SEQUENCE, not a version: they pass.
+_DER = lazy(r"M[A-Za-z0-9+/]{42,}")
+_DER_VERSIONS = ((b"\x02\x01\x00", (0x02, 0x30)), (b"\x02\x01\x01", (0x04, 0x30)), (b"\x02\x01\x03", (0x30,)))
+
+
+def _der_private(run: str) -> bool:
+    try:
+        raw = base64.b64decode(run[:32])
+    except (binascii.Error, ValueError):
+        return False
+    if len(raw) < 8 or raw[0] != 0x30:
+        return False
+    at = 2 + (raw[1] & 0x7F if raw[1] & 0x80 else 0)
+    return any(raw[at:at + 3] == version and raw[at + 3:at + 4] and raw[at + 3] in after
+               for version, after in _DER_VERSIONS)
+
+
+def der_private_keys(text: str, words: Words) -> Iterator[Span]:
+    """A private key in base64 DER without its armour lines (see :data:`_DER`)."""
+    for start, end in words:  # (a test of each word's first letter: a regex per word costs ten times this)
+        at = start
+        while at < end and text[at] in "\"'`([{=:,":
+            at += 1
+        if text.startswith("M", at) and end - at >= 43 and _der_private(text[at:at + 32]):
+            run = _DER.match(text, at)
+            if run:
+                yield "private key (base64 DER)", at, run.end()
+
+
 def _public_jwk_member(text: str, start: int) -> bool:
     """Is the value at ``start`` a public member of a JSON Web Key?"""
     return '"kty"' in text and _JWK_PUBLIC_BEFORE.search(text, max(0, start - 24), start) is not None
@@ -393,9 +442,9 @@ def key_blocks(text: str) -> Iterator[Span]:
         for m in _SECRET_KEY_COMMENT.finditer(text):
             if shannon_entropy(m.group(1)) >= 4.0:
                 yield "secret key block", m.start(1), m.end(1)
-    if "AGE-" in text:
+    if "AGE-PLUGIN-" in text or "-SECRET-KEY-1" in text:
         for m in _AGE.finditer(text):
-            yield "age secret key", m.start(), m.end()
+            yield "age secret key" if m.group().startswith("AGE-") else "secret key", m.start(), m.end()
     if '"kty"' in text:
         for m in _JWK_PRIVATE.finditer(text):
             if not is_placeholder(m.group(1), quoted=True) and shannon_entropy(m.group(1)) >= 3.5:

@@ -116,6 +116,11 @@ def _fold(ch: str) -> str:
     return unicodedata.normalize("NFKC", ch).translate(_HOMOGLYPHS)
 
 
+def fold(text: str) -> str:
+    """``text`` folded as :func:`normalise` folds it, without the map back (for word tables)."""
+    return "".join(_fold(ch) for ch in text)
+
+
 def _map_folds(view: View, text: str, changed: set[str]) -> None:
     """The map of ``normalise(text)`` back to ``text``: each folded character as a piece."""
     n = pos = 0

@@ -56,6 +56,8 @@ _REFERENCE_WORDS = ("os.environ", "getenv", "process.env", "env(", "env[", "secr
                     "1password", "keychain", "bitwarden", "lastpass", "keepass", "vault:", "ssm:",
                     "secretsmanager", "arn:aws")
 _SAME_CHAR = lazy(r"(.)\1*", re.DOTALL)
+#: a variable with a default (shell `${X:-d}`, Spring `${x:d}`); the default is judged as the value
+_SHELL_DEFAULT = lazy(r"\$\{[A-Za-z_][\w.]{0,80}:[-=]?(?![?+])([^{}$\s]{1,200})\}")  # (not `:?error`, `:+alt`)
 # (x's of one case: a mask is typed `xxx` or `XXX`; a random tail holds `xXx` by chance)
 _MASK = lazy(r"\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}")
 #: x's stand for characters left out (`sk_live_xxxx`, `abcd-XXX-efgh`) at an edge of the value or
@@ -161,6 +163,15 @@ def sample_jwt(value: str) -> bool:
     return claims in _SAMPLE_JWT_CLAIMS or (isinstance(claims, dict) and claims.get("role") in _PUBLIC_JWT_ROLES)
 
 
+def _jwt_header(value: str) -> bool:
+    """Is ``value`` the base64url of a JSON object naming an algorithm or a type (a JWT's header)?"""
+    try:
+        header = json.loads(base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(header, dict) and ("alg" in header or "typ" in header)
+
+
 def type_name(value: str) -> bool:
     """A CamelCase type name (``SecretStr``, ``HTTPClient``, ``TokenV2``, ``Optional[str]``): two
     capitals or more, a letter first, and words of three letters or more that one could say
@@ -184,11 +195,16 @@ def spoken(name: str) -> bool:
 
 def is_placeholder(value: str, *, quoted: bool) -> bool:
     """True for values that stand for a secret without being one (see the module docstring)."""
+    default = _SHELL_DEFAULT.fullmatch(value)
+    if default:  # `${MAIL_PW:X}`, `${DB_PASSWORD:-X}`: a reference with a literal to fall back on
+        return is_placeholder(default.group(1), quoted=quoted)
     low = value.lower()
     if not value or value[0] in "$<[{(" or low in _NON_VALUES or (value[0] == value[-1] == "%"):
         return True
     if value[0] == "*" and (value[-1] == "*" or value[1:2] in ("", "*", ".", "/", " ") or _MYSQL_HASH.fullmatch(value)):
         return True  # `*required*`, `**`, `*.corp.example`, `*/5`, MySQL's `*<hash>`; a password may start with a `*`
+    if value[0] == "!" and value[1:].isalpha():
+        return True  # a YAML tag: `!vault |` (Ansible's ciphertext follows), `!secret db_pw`, `!Ref DbPassword`
     if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _masked(value):
         return True
     if _FORMAT.search(value) and not _random_rest(_FORMAT.sub("", value)):
@@ -199,6 +215,8 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True
     if "%" in value and is_wordy(unquote(value)):
         return True  # words URL-encoded: `username%3Apassword` in a doc's example
+    if value.startswith("eyJ") and "." not in value and _jwt_header(value):
+        return True  # a JWT's header alone, as docs cut a token short: no token
     if _CALL.search(value) or _URL.match(value) or sample_jwt(value) or documented_example(value):
         return True
     if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"

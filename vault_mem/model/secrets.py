@@ -42,6 +42,10 @@ Decisions a reader may look for:
   (``.bearer_auth("X")``), a name and its value side by side (``define('DB_PASSWORD', 'X')``,
   ``Cookie("JSESSIONID", "X")``), the literals after the first of a sign-in call
   (``NetworkCredential("svc", "X")``, ``auth=("admin", "X")``).
+- A random-looking value near a credential word counts in any syntax or language (secret_labels'
+  ``_near``), so a new tool's positional argument or a new language's word needs no row; what stops
+  it is a word between naming the value an id, digest, ciphertext or example, or the value's own
+  shape (UUID, ``0x`` hex, digest lengths, base58/bech32 addresses, dotted code names).
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
@@ -88,6 +92,7 @@ from vault_mem.model.secret_labels import (
 from vault_mem.model.secret_rules import RULES, Rule
 from vault_mem.model.secret_shapes import (
     byte_arrays,
+    der_private_keys,
     dotted_tokens,
     hex_prefixed_tokens,
     key_blocks,
@@ -395,6 +400,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from hex_prefixed_tokens(text, words)
         yield from lower_prefixed_tokens(text, words)
         yield from byte_arrays(text)
+        yield from der_private_keys(text, words)
         yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
         yield from signed_urls(text)
