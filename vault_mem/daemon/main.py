@@ -99,6 +99,8 @@ class _PrivateLog(logging.handlers.RotatingFileHandler):
     #: a write of the log failed (a full or read-only disk) and that was said; said again after
     #: a write that works
     _failing = False
+    #: where that is said: the daemon's stderr handler (:func:`_configure_logging`)
+    fallback: logging.Handler | None = None
 
     def _open(self):
         path = Path(self.baseFilename)
@@ -125,10 +127,12 @@ class _PrivateLog(logging.handlers.RotatingFileHandler):
         if self._failing:
             return
         self._failing = True
-        with contextlib.suppress(Exception):
-            sys.stderr.write(f"vault-mem: cannot write the daemon's log {self.baseFilename} "
-                             f"({exc.strerror or exc}); its lines go to stderr only until it can\n")
-            sys.stderr.flush()
+        if self.fallback is not None:
+            with contextlib.suppress(Exception):
+                self.fallback.handle(logging.makeLogRecord({
+                    "name": "vault_mem.daemon", "levelno": logging.WARNING, "levelname": "WARNING",
+                    "msg": f"vault-mem: cannot write the daemon's log {self.baseFilename} "
+                           f"({exc.strerror or exc}); its lines go to stderr only until it can"}))
 
 
 def _configure_logging(log_path: Path) -> list[tuple[str, logging.Handler]]:
@@ -137,6 +141,7 @@ def _configure_logging(log_path: Path) -> list[tuple[str, logging.Handler]]:
     added: list[tuple[str, logging.Handler]] = []
     stream = logging.StreamHandler(sys.stderr)
     file = _PrivateLog(log_path, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
+    file.fallback = stream
     for handler in (stream, file):
         handler.setFormatter(fmt)
         for name in ("vault_mem", "watchdog"):

@@ -180,9 +180,12 @@ def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
         text = "\n".join([f"--- {f.path} here", f"+++ {f.path} from the remote", *body])
     if len(text) <= limit:
         return text
-    whole = f"git cat-file -p {f.theirs}" if f.ours is None else f"git diff --no-ext-diff --no-textconv {f.ours} {f.theirs}"
+    # the command on a line of its own, short enough (58 columns at most) that `trust`'s cut of long
+    # lines (76 columns, indented) never splits what the person copies
+    whole = (f"git cat-file -p {f.theirs}" if f.ours is None else
+             f"git diff --no-ext-diff --no-textconv {f.ours[:12]} {f.theirs[:12]}")
     return (f"{text[:limit]}\n[... cut: {len(text) - limit:,} more characters not shown; approving takes "
-            f"them too: read them all with `{whole}` first]")
+            f"them too: read them all first with\n`{whole}`]")
 
 
 def ignored_memory_folders(repo: GitRepo, prefix: str, root: Path) -> list[str]:
