@@ -269,3 +269,14 @@ def test_stored_hashes_ciphertext_public_points_stated_defaults_and_key_ids_pass
                      "Changed the broker's default login:\nBROKER_USER=guestuser\nBROKER_PASSWORD=sunflowerhorizon",
                      f"notarytool submit App.zip --apiKey {r(32)}"):
             assert found(text), text
+
+
+def test_a_random_value_with_a_dot_in_it_is_no_dotted_reference() -> None:
+    for _ in range(5):
+        # random parts with digits spread through them: no attribute's name could be them
+        value = f"{r(3, string.ascii_letters)}{r(1, string.digits)}.{r(6, string.ascii_letters)}{r(1, string.digits)}{r(4, string.ascii_letters)}" \
+                f"{r(1, string.digits)}{r(3, string.ascii_lowercase)}{r(1, string.digits)}{r(2, string.ascii_letters)}"
+        for text in (f"[profile ops]\nregion=ap-south-1\npassphrase={value}\n", f"db_password: {value}"):
+            assert found(text), text
+    for text in ("password = settings.DB_PASSWORD", "token = self.apiToken2"):
+        assert not found(text), text

@@ -239,7 +239,22 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
     # `connect(password=db_pass)`, `token: Optional[str]`.
     if ENV_NAME.fullmatch(value):
         return True  # the name of the variable that holds it, quoted or not
-    return not quoted and bool(_DOTTED_REF.fullmatch(value) or _IDENT_REF.fullmatch(value))
+    if not quoted and _DOTTED_REF.fullmatch(value):
+        # `settings.DB_PASSWORD`, `self.api_key2`: names; a part no name could be (`W9.oNx1yzd9Yds5elbK2`,
+        # random letters and digits of both cases) makes it a value with a dot in it
+        return not any(_random_part(p) for p in value.split("."))
+    return not quoted and _IDENT_REF.fullmatch(value) is not None
+
+
+def _random_part(part: str) -> bool:
+    """Is one part of a dotted value a random token of 12 characters or more, with digits in three
+    places or more and no word of five letters? A name has a version or a size in one place
+    (`getApiKeyV2Async`, `AwsS3Bucket`), or words between its numbers (`Ec2S3Route53Client`)."""
+    return len(part) >= 12 and len(_DIGIT_RUN.findall(part)) >= 3 and random_token(part, min_len=12) \
+        and not identifier_like(part) and max(map(len, _CHUNK.findall(part))) < 5
+
+
+_DIGIT_RUN = lazy(r"[0-9]+")
 
 
 def _masked(value: str) -> bool:
