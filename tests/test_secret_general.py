@@ -228,3 +228,55 @@ def test_a_password_piped_into_a_command_that_reads_it() -> None:
     for text in ('echo "$TOKEN" | docker login --password-stdin', "echo hello | grep h",
                  "echo $CR_PAT | docker login ghcr.io -u me --password-stdin"):
         assert not found(text), text
+
+
+# --- what is written where a secret is not: a hash, a ciphertext, a public point, a default, an id ---
+
+def _ec_point(compressed: bool = False) -> bytes:
+    x = bytes(_RNG.randrange(256) for _ in range(32))
+    return bytes([_RNG.choice((2, 3))]) + x if compressed else b"\x04" + x + bytes(_RNG.randrange(256) for _ in range(32))
+
+
+def test_stored_hashes_ciphertext_public_points_stated_defaults_and_key_ids_pass() -> None:
+    for _ in range(5):
+        salt, digest = r(22, ALNUM), base64.b64encode(bytes(_RNG.randrange(256) for _ in range(32))).decode()
+        point = base64.urlsafe_b64encode(_ec_point()).decode().rstrip("=")
+        for text in (
+            # a password's stored hash, in the formats frameworks and servers keep
+            f"seed_users.yaml:\n  - login: ops\n    password: pbkdf2_sha512$600000${salt}${digest}",
+            f"ADMIN_PASSWORD='pbkdf2:sha256:1000000${salt}${r(64, HEX)}'",
+            f'pooler auth file, the passwords kept as verifiers:\n"maria" "SCRAM-SHA-256$4096:{r(24, B64)}==${digest}:{digest}"',
+            f"password = 'argon2$argon2id$v=19$m=102400,t=2,p=8${salt}${r(43, ALNUM)}'",
+            f"db password: md5{r(32, HEX)}",
+            # ciphertext named by its own prefix
+            f'MAILER_TOKEN="encrypted:{r(120, B64)}="',
+            f"api_secret: ENC[AES256_GCM,data:{r(48, B64)}=,iv:{r(22, B64)}=,tag:{r(22, B64)}==,type:str]",
+            f"SIGNING_SECRET=vault:v2:{r(60, B64)}", f"api_token: ENC[AES256_GCM,data:{r(48, B64)}=,type:str]",
+            # an elliptic-curve public key by its shape, near a key's word
+            f"pushKey: b64uToUint8Array('{point}')", f"webpush signing public key {point}", f"serverKey = '{point}'",
+            f"wallet key {_ec_point(compressed=True).hex()}",
+            f"node key: 04{r(128, HEX)}",
+            # a vendor's default, said to be one
+            "Defaults for the throwaway broker (from its docs):\nBROKER_USER=guestuser\nBROKER_PASSWORD=guestuser",
+            # a key's id after a flag, the key itself in a file
+            f"notarytool submit App.zip --key ~/keys/AuthKey.p8 --apiKey {r(10, string.ascii_uppercase + string.digits)}",
+        ):
+            assert not found(text), text
+        # the same places with the secret itself are still found
+        for text in (f"seed_users.yaml:\n  - login: ops\n    password: {pw()}", f'MAILER_TOKEN="{r(48)}"',
+                     f"pushKey: '{r(43, ALNUM + '-_')}'", f"node key: {r(64, HEX)}",
+                     "BROKER_USER=ops\nBROKER_PASSWORD=guestuserfromhell",
+                     "Changed the broker's default login:\nBROKER_USER=guestuser\nBROKER_PASSWORD=sunflowerhorizon",
+                     f"notarytool submit App.zip --apiKey {r(32)}"):
+            assert found(text), text
+
+
+def test_a_random_value_with_a_dot_in_it_is_no_dotted_reference() -> None:
+    for _ in range(5):
+        # random parts with digits spread through them: no attribute's name could be them
+        value = f"{r(3, string.ascii_letters)}{r(1, string.digits)}.{r(6, string.ascii_letters)}{r(1, string.digits)}{r(4, string.ascii_letters)}" \
+                f"{r(1, string.digits)}{r(3, string.ascii_lowercase)}{r(1, string.digits)}{r(2, string.ascii_letters)}"
+        for text in (f"[profile ops]\nregion=ap-south-1\npassphrase={value}\n", f"db_password: {value}"):
+            assert found(text), text
+    for text in ("password = settings.DB_PASSWORD", "token = self.apiToken2"):
+        assert not found(text), text

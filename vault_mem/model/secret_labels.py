@@ -96,6 +96,7 @@ from vault_mem.model.secret_values import (
     random_token,
     shannon_entropy,
     spoken,
+    stored_not_secret,
     type_name,
     unguessable,
 )
@@ -241,6 +242,10 @@ _CALL_END = lazy(r"[ \t]{0,4}\)")  # the call's only argument ends here
 _FSTRING_FIELD = lazy(r"[A-Za-z_][\w.]{0,60}(?:![rsa](?::[^{}]{0,20})?|:[^{}]{0,20})")
 _BARE_TOKEN = lazy(r"[A-Za-z0-9_+/=.~!-]+")  # (`!`: a Salesforce session id is `<org id>!<token>`)
 # Without a sign, upper-case hex and hex of a digest's length are fingerprints and digests.
+# Ten capitals and digits or fewer after a flag or a bare label: an id (App Store Connect's and
+# Apple's key and team ids, `--apiKey 2X9R4HUZ3L`, name the key whose .p8 file holds the secret);
+# a token is longer, and a short one assigned with a sign or quotes is still judged.
+_SHORT_ID = lazy(r"[A-Z0-9]{6,10}")
 _DIGEST = lazy(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 # Words a sentence ends on after "password is": states, not passwords.
 _STATE_WORDS = frozenset(["wrong", "weak", "strong", "empty", "blank", "missing", "invalid", "correct", "incorrect", "expired", "needed", "required", "mandatory", "optional", "unknown", "unchanged", "reset", "same", "different", "secure", "insecure", "stored", "hidden", "long", "short", "simple", "complex", "known", "unique", "forgotten", "locked", "unlocked", "rotated", "revoked", "disabled", "enabled", "compromised", "leaked", "shared", "saved", "encrypted", "hashed", "mandatory", "sensitive", "important", "protected", "temporary", "permanent", "generated", "random"])
@@ -369,6 +374,8 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
         hit = hit or (ends and words == 1 and plain_password(value))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
+    if not strong and _SHORT_ID.fullmatch(value):
+        return None  # `--apiKey 2X9R4HUZ3L`: a key's id, no sign or quote that assigns a secret
     hit = credential_like(value) and len(value) >= 8
     hit = hit or (strong and len(value) >= 16 and not is_wordy(value))
     hit = hit or UUID.fullmatch(value) is not None  # tokens that are UUIDs: Postmark, Consul, Heroku, Railway
@@ -492,6 +499,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
         if found and _own_name(text[found[1]:found[2]], name):
             found = None  # `POSTGRES_PASSWORD: postgres`, `ADMIN_PASSWORD=admin`: the image's default
+        if found and _stated_default(text, low, start, found):
+            found = None  # "MinIO's documented defaults: ... PASSWORD=minioadmin": a default, said so
         if found and name.lower().replace("_", "").endswith(("apikey", "appid")) and in_web_config(text, found[1], found[2]):
             found = None  # a Firebase config's `apiKey` and `appId`: public by design (not a secret beside them)
         if found:
@@ -599,6 +608,10 @@ def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
     value = value[named.end():] if named else value
     if text[at_value + len(value):at_value + len(value) + 1] == "<":
         return None  # a template's literal part (`pypi-AgE<rest>`)
+    if stored_not_secret(text[m.start():m.start() + 200].split(None, 1)[0].strip("\"'`")):
+        return None  # a password's stored hash or a ciphertext (`SCRAM-SHA-256$4096:...` in a userlist)
+    if text[at_value + len(value):at_value + len(value) + 1] == "(" and value.isalnum():
+        return None  # a function's name, called: `urlBase64ToUint8Array(...)`, `decodeKey(...)`
     if _random_value(value, cls):
         return "secret near its label", at_value, at_value + len(value)
     return None
@@ -682,6 +695,25 @@ def _own_name(value: str, name: str) -> bool:
     """Is ``value`` a word of its own key's name (``POSTGRES_PASSWORD: postgres``)? Such a value is
     the default an image or a template ships with, like a password equal to its user."""
     return value.isalpha() and value.lower() in _NAME_WORDS.split(name.lower())
+
+
+_DEFAULT_WORD = lazy(r"(?<![a-z])defaults?(?![a-z])")
+_DEFAULT_REACH = 200
+_REPLACED = lazy(r"(?<![a-z])(?:chang[a-z]*|new|replac[a-z]*|rotat[a-z]*|reset|instead|override[a-z]*|overrid[a-z]*)(?![a-z])")
+
+
+def _stated_default(text: str, low: str, start: int, found: Span) -> bool:
+    """Is the value a word (letters alone) that the text calls a default within reach before its
+    label or on its line ("the image's default login", "MinIO's documented defaults:")? A vendor's
+    default credential is in its documentation, the same for everyone; a chosen password has a
+    digit or a symbol in it, or is not called a default."""
+    value = text[found[1]:found[2]]
+    if not value.isalpha():
+        return False
+    end = text.find("\n", found[2])
+    said = _DEFAULT_WORD.search(low, max(0, start - _DEFAULT_REACH), len(text) if end < 0 else end)
+    # ("changed the default password: X", "instead of the default, X": X is the new one)
+    return said is not None and _REPLACED.search(low, max(0, start - _DEFAULT_REACH), found[1]) is None
 
 
 _NAME_WORDS = lazy(r"[^a-z0-9]+|(?<=[a-z])(?=password|passwd|pass|pwd|secret|token)")

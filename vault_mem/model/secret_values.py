@@ -95,9 +95,18 @@ PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "
 _PUBLIC_TOKEN = lazy(r"pub[0-9a-f]{32}")
 
 
+# An elliptic-curve public key by its shape: an uncompressed point (0x04, then X and Y; a Web
+# Push VAPID key, a P-256 JWK's point) as 65 bytes of base64url or 130 hex, a compressed one (0x02
+# or 0x03, then X; secp256k1's, dotenvx's DOTENV_PUBLIC_KEY) as 66 hex. A private scalar is 32
+# bytes: 43 base64url characters or 64 hex, never these lengths with this first byte.
+_EC_POINT = lazy(r"B[A-P][A-Za-z0-9_-]{85}=?|04[0-9a-fA-F]{128}|0[23][0-9a-fA-F]{64}")
+
+
 def public_by_design(value: str) -> bool:
-    """Is ``value`` a key its vendor publishes to browsers and apps (see :data:`PUBLIC_PREFIXES`)?"""
-    return value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value) is not None
+    """Is ``value`` a key its vendor publishes to browsers and apps (see :data:`PUBLIC_PREFIXES`),
+    or an elliptic-curve public key by its shape (:data:`_EC_POINT`)?"""
+    return value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value) is not None \
+        or _EC_POINT.fullmatch(value) is not None
 
 
 #: what a Firebase web config (``authDomain`` ...) or an app's ``google-services.json``
@@ -203,6 +212,8 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True
     if value[0] == "*" and (value[-1] == "*" or value[1:2] in ("", "*", ".", "/", " ") or _MYSQL_HASH.fullmatch(value)):
         return True  # `*required*`, `**`, `*.corp.example`, `*/5`, MySQL's `*<hash>`; a password may start with a `*`
+    if stored_not_secret(value):
+        return True  # a password's stored hash or a ciphertext: what a server or a file keeps instead of it
     if value[0] == "!" and value[1:].isalpha():
         return True  # a YAML tag: `!vault |` (Ansible's ciphertext follows), `!secret db_pw`, `!Ref DbPassword`
     if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _masked(value):
@@ -228,7 +239,22 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
     # `connect(password=db_pass)`, `token: Optional[str]`.
     if ENV_NAME.fullmatch(value):
         return True  # the name of the variable that holds it, quoted or not
-    return not quoted and bool(_DOTTED_REF.fullmatch(value) or _IDENT_REF.fullmatch(value))
+    if not quoted and _DOTTED_REF.fullmatch(value):
+        # `settings.DB_PASSWORD`, `self.api_key2`: names; a part no name could be (`W9.oNx1yzd9Yds5elbK2`,
+        # random letters and digits of both cases) makes it a value with a dot in it
+        return not any(_random_part(p) for p in value.split("."))
+    return not quoted and _IDENT_REF.fullmatch(value) is not None
+
+
+def _random_part(part: str) -> bool:
+    """Is one part of a dotted value a random token of 12 characters or more, with digits in three
+    places or more and no word of five letters? A name has a version or a size in one place
+    (`getApiKeyV2Async`, `AwsS3Bucket`), or words between its numbers (`Ec2S3Route53Client`)."""
+    return len(part) >= 12 and len(_DIGIT_RUN.findall(part)) >= 3 and random_token(part, min_len=12) \
+        and not identifier_like(part) and max(map(len, _CHUNK.findall(part))) < 5
+
+
+_DIGIT_RUN = lazy(r"[0-9]+")
 
 
 def _masked(value: str) -> bool:
@@ -308,6 +334,22 @@ def random_hex(value: str, *, min_len: int = 32) -> bool:
 
 _HEX_RUN = lazy(r"[0-9a-f]+|[0-9A-F]+")
 _MYSQL_HASH = lazy(r"\*[0-9A-F]{40}")  # mysql_native_password's stored hash
+# What a server or a repository keeps in place of a secret, named by its own prefix: a password's
+# hash in the common formats (Django's `pbkdf2_sha256$`, `argon2$`, `bcrypt_sha256$`; Werkzeug's
+# `pbkdf2:sha256:N$`, `scrypt:N:N:N$`; PostgreSQL's and pgbouncer's `SCRAM-SHA-256$` verifiers and
+# `md5` + 32 hex; crypt's `$2b$`, `$argon2id$`, `$6$` start with `$`, a reference's sign, already),
+# and a ciphertext named so (dotenvx's `encrypted:`, SOPS's `ENC[AES256_GCM,...]`, Vault
+# Transit's `vault:v1:`). Whoever reads one still needs the password or the key.
+_STORED = lazy(r"(?:pbkdf2_sha(?:1|256|512)|argon2|bcrypt(?:_sha256)?|scrypt|sha1|md5|unsalted_md5|crypt)\$[^\s]{8,}"
+               r"|(?:pbkdf2:sha(?:1|256|512):[0-9]{1,8}|scrypt:[0-9]{1,8}:[0-9]{1,3}:[0-9]{1,3})\$[^\s]{8,}"
+               r"|SCRAM-SHA-(?:1|256)\$[0-9]{1,8}:[^\s]{8,}|md5[0-9a-f]{32}"
+               r"|encrypted:[^\s]{8,}|ENC\[[A-Za-z0-9_]{2,20},[^\s]{8,}|vault:v[0-9]{1,4}:[^\s]{8,}")
+
+
+def stored_not_secret(value: str) -> bool:
+    """Is ``value`` a password's stored hash or a ciphertext, named by its format's prefix
+    (see :data:`_STORED`)? A hash or a ciphertext is written where the secret is not."""
+    return _STORED.match(value) is not None
 
 
 def high_entropy(value: str) -> bool:
