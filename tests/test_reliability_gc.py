@@ -431,7 +431,8 @@ def test_a_fetch_whose_pack_a_prune_took_is_fetched_again_and_never_called_a_net
     temporary '*.pack' file"). Sync said "cannot reach remote ... check the network" and gave up at
     once; it now fetches again (a prune that ends meanwhile costs nothing), and when every try lost
     its pack it says that, not a network fault. Under a prune looping without pause every try
-    loses it (measured: 24 of 24 syncs); once the loop stops the next sync takes everything."""
+    may lose it (it did in an ad-hoc run of this loop, not kept as a bench), so the test asks only
+    that each failure says what happened; once the loop stops the next sync takes everything."""
     import logging
     import random
 
