@@ -52,6 +52,8 @@ from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
 if TYPE_CHECKING:
+    from vault_mem.store.git import GitRepo
+    from vault_mem.store.gitfiles import IncomingGitFile
     from vault_mem.vault.core import Vault
 
 #: The environment variable that turns on debug output (the daemon's log level too).
@@ -724,14 +726,14 @@ def cmd_trust(args) -> int:
         written = approve_incoming(ws.root, [f for _, f in files])
     data["trust_file"], data["approved"] = str(written), True
     what = ([f"the vault.toml shown ({describe_changes(s.changes)})"] if s.pending_raw is not None else []) + \
-        ([f"{len(files)} incoming file{'s' if len(files) != 1 else ''} ({', '.join(shown(f.path) for _, f in files[:5])}"
-          f"{f' and {len(files) - 5} more' if len(files) > 5 else ''})"] if files else [])
+        ([(f"{len(files)} incoming file{'s' if len(files) != 1 else ''} ({', '.join(shown(f.path) for _, f in files[:5])}"
+           f"{f' and {len(files) - 5} more' if len(files) > 5 else ''})")] if files else [])
     emit(args, *_with_authors(vault, data, f"approved for {ws.root} on this machine: {'; '.join(what)}; kept in {written}; "
                               "in force from the next command" + ("; `vault-mem sync` takes the files now" if files else "")))
     return 0
 
 
-def _git_files_shown(repo, files: list) -> list[str]:
+def _git_files_shown(repo: GitRepo, files: list[IncomingGitFile]) -> list[str]:
     """Each incoming file's text for ``trust`` to show (:func:`git_file_text`, escaped), within one
     budget for them all: a push of a thousand files must not flood the person's terminal (nor a
     JSON reader); past the budget a file is named with the command that shows it."""
