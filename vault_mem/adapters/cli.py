@@ -444,6 +444,8 @@ def cmd_doctor(args) -> int:
     warned = [f"warning: {w}" for w in warnings]
     data["platform"], weaker = _platform_report()
     warned += weaker
+    data["agent_configs_outdated"], stale = _outdated_connections()
+    warned += stale
     if not lines:
         lines.append("ok: the sidecar and INDEX.md match the files")
     elif len(diffs) == len(repaired) and index_ok:
@@ -498,6 +500,17 @@ def _need_posix() -> None:
         from vault_mem.platform.report import NO_LOCKS  # lazy: start-up time (module docstring)
 
         raise VaultMemError(NO_LOCKS)
+
+
+def _outdated_connections() -> tuple[list[dict[str, str]], list[str]]:
+    """Doctor's report of agent configurations an older ``vault-mem connect`` wrote in a form this
+    one does not (:func:`vault_mem.adapters.connect.outdated`), user scope and the working folder's."""
+    from vault_mem.adapters.connect import outdated  # lazy: start-up time (module docstring)
+
+    found = outdated(project=Path.cwd())
+    rows = [{"agent": o.agent, "scope": o.scope, "path": str(o.path), "why": o.why, "fix": o.fix} for o in found]
+    return rows, [f"warning: {o.agent}'s configuration {shown(str(o.path))}: {o.why}; run `{o.fix}` to rewrite it"
+                  for o in found]
 
 
 def _platform_report() -> tuple[dict, list[str]]:

@@ -307,5 +307,129 @@ def _cursor(ctx: _Context) -> _Plan:
                        "MCP server")]
 
 
+# -- configurations written by an older vault-mem ---------------------------------------------
+#: where each agent keeps vault-mem's entries, relative to the scope's base: (hook files, MCP files)
+_FILES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "claude-code": ((".claude/settings.json",), (".claude.json", ".mcp.json")),
+    "codex": ((".codex/hooks.json",), (".codex/config.toml",)),
+    "gemini": ((".gemini/settings.json",), (".gemini/settings.json",)),
+    "cursor": ((), (".cursor/mcp.json",)),
+}
+
+
+@dataclass(frozen=True)
+class Outdated:
+    """An agent's entry for vault-mem, written by an older vault-mem, that this one writes
+    differently: ``why`` says what is wrong with it, :attr:`fix` is the command that rewrites it."""
+
+    agent: str
+    scope: str
+    path: Path
+    why: str
+    vault: str  # the vault the entry pins, "" for none
+
+    @property
+    def fix(self) -> str:
+        pinned = f" --vault {shlex.quote(self.vault)}" if self.vault else ""
+        return f"vault-mem connect {self.agent}{pinned}" + (" --scope project" if self.scope == "project" else "")
+
+
+def outdated(*, home: Path | None = None, project: Path | None = None) -> list[Outdated]:
+    """vault-mem's entries in the agents' configurations (user scope under ``home``, project scope
+    under ``project``) that an older vault-mem wrote in a form this one does not: a hook or server
+    started without dropping ``PYTHONPATH`` (an empty entry of it puts the session's working
+    folder, a vault a peer's commits fill, ahead of Python's own modules: :meth:`_Context.command`),
+    through ``python -m``, or naming a vault-mem program that is gone. Read only; a file that does
+    not parse is skipped (``connect`` names it when run). One finding per file."""
+    user = Path(home or Path.home())
+    bases = [("user", user)] + ([("project", Path(project))] if project is not None
+                                and Path(project).resolve() != user.resolve() else [])
+    found: list[Outdated] = []
+    for scope, base in bases:
+        for agent, (hook_files, mcp_files) in _FILES.items():
+            for rel in hook_files:
+                for command in _our_hook_commands(base / rel):
+                    argv = _split(command)
+                    why = _command_problem(argv)
+                    if why:
+                        found.append(Outdated(agent, scope, base / rel, f"a hook {why}", _pinned(argv)))
+                        break
+            for rel in mcp_files:
+                entry = _our_server(base / rel)
+                if entry is None:
+                    continue
+                argv = [str(entry.get("command", ""))] + [str(a) for a in entry.get("args") or []]
+                env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+                why = _command_problem(argv, server=True)
+                if why is None and env.get("PYTHONPATH") != "":
+                    why = "starts vault-mem without emptying PYTHONPATH"
+                if why and not any(o.path == base / rel for o in found):
+                    vault = argv[2] if len(argv) > 2 and argv[1] == "mcp" else ""
+                    found.append(Outdated(agent, scope, base / rel, f"the MCP server {why}", vault))
+    return found
+
+
+def _pinned(argv: list[str]) -> str:
+    return argv[argv.index("--vault") + 1] if "--vault" in argv[:-1] else ""
+
+
+def _split(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def _command_problem(argv: list[str], *, server: bool = False) -> str | None:
+    """What is wrong with how ``argv`` starts vault-mem, or None: the form :class:`_Context` writes
+    is ``[env -u PYTHONPATH] /abs/vault-mem ...`` (a server's environment empties PYTHONPATH)."""
+    if not server:
+        if len(argv) < 3 or Path(argv[0]).name != "env" or argv[1:3] != ["-u", "PYTHONPATH"]:
+            return "starts vault-mem without dropping PYTHONPATH first"
+        argv = argv[3:]
+    if not argv:
+        return "has no command"
+    exe = argv[0]
+    if Path(exe).name.startswith("python") or "-m" in argv[1:3]:
+        return f"starts vault-mem through {Path(exe).name} -m (the working folder joins Python's module path)"
+    if os.sep in exe and not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+        return f"names {exe}, which is no longer there"
+    return None
+
+
+def _our_hook_commands(path: Path) -> list[str]:
+    data = _json_or_none(path)
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    out: list[str] = []
+    for groups in (hooks.values() if isinstance(hooks, dict) else ()):
+        for group in groups if isinstance(groups, list) else ():
+            for hook in (group.get("hooks") or []) if isinstance(group, dict) else ():
+                command = hook.get("command") if isinstance(hook, dict) else None
+                if isinstance(command, str) and _OURS.search(command):
+                    out.append(command)
+    return out
+
+
+def _our_server(path: Path) -> dict[str, Any] | None:
+    if path.suffix == ".toml":
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return None
+        entry = (data.get("mcp_servers") or {}).get(SERVER) if isinstance(data.get("mcp_servers"), dict) else None
+    else:
+        data = _json_or_none(path)
+        servers = data.get("mcpServers") if isinstance(data, dict) else None
+        entry = servers.get(SERVER) if isinstance(servers, dict) else None
+    return entry if isinstance(entry, dict) else None
+
+
+def _json_or_none(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
 _PLANS: dict[str, Callable[[_Context], _Plan]] = {
     "claude-code": _claude, "codex": _codex, "gemini": _gemini, "cursor": _cursor}
