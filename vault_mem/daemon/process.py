@@ -65,6 +65,7 @@ EMBED_RETRY_S = 60.0  # after an embedder failed
 GC_QUIET_ENV = "VAULT_MEM_GC_QUIET_SECONDS"
 GC_QUIET_S = 120.0    # after commits, `git gc --auto` once the repository has been quiet this long
 GC_STOP_WAIT_S = 60.0  # on stop, let a running gc finish rather than orphan it
+WRITABLE_CHECK_S = 2.0  # a daemon started on a read-only disk asks this often whether it is writable
 #: the quiet period of a batch holding a git operation, a folder change or lost events (never
 #: shorter than ``debounce_ms``): a checkout's or pull's burst of events is applied in one full
 #: pass, while a hand edit waits only ``debounce_ms`` (bench/bench_edit_latency.py)
@@ -110,6 +111,7 @@ class Daemon:
         self._overrides = (quiet_seconds, debounce_ms, commit_external_edits)
         self._batcher: Batcher | None = None
         self._stop_requested = False
+        self._stopped = threading.Event()
         self.vault: Vault | None = None
         self._watcher: VaultWatcher | None = None
         self._applier: BatchApplier | None = None
@@ -156,8 +158,28 @@ class Daemon:
         handler hands it to a thread, :func:`vault_mem.daemon.main.run_daemon`)."""
         self._stop_requested = True
         self._why = why
+        self._stopped.set()
         if self._batcher is not None:
             self._batcher.stop()
+
+    def wait_until_writable(self) -> bool:
+        """Wait while the disk holding the vault is mounted read-only, said once with what still
+        works (reads answer without a daemon) and checked every :data:`WRITABLE_CHECK_S`; False
+        when stopped meanwhile. A daemon that exited there ("[Errno 30] Read-only file system:
+        .../daemon.log") was restarted in a loop by a service manager."""
+        said = False
+        while _mounted_read_only(self.root):
+            if not said:
+                said = True
+                log.warning("vault-mem daemon: the disk holding %s is mounted read-only, so nothing can be "
+                            "indexed or committed; reads answer without the daemon (`vault-mem recall`, `get`, "
+                            "`list` read the files and the index as they are). Waiting for it to be writable "
+                            "(checked every %g s; stop with Ctrl-C or SIGTERM)", self.root, WRITABLE_CHECK_S)
+            if self._stopped.wait(WRITABLE_CHECK_S):
+                return False
+        if said:
+            log.info("vault-mem daemon: the disk holding %s is writable again; starting", self.root)
+        return not self._stop_requested
 
     def run(self, *, on_ready: Callable[[], None] | None = None) -> int:
         """Watch until stopped; 0 after a clean stop, 1 if another daemon holds the vault."""
@@ -547,6 +569,14 @@ def _run_gc(repo: GitRepo) -> None:
 
 class _Yield(Exception):
     """Raised from embed_pending's progress callback to hand the loop back to new events."""
+
+
+def _mounted_read_only(path: Path) -> bool:
+    """Whether the file system holding ``path`` is mounted read-only (False when unknown)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
 
 
 def _now() -> str:
