@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from vault_mem.errors import GitError, SyncError
 from vault_mem.platform import procs
@@ -29,7 +32,8 @@ from vault_mem.store.git import GitRepo
 _KEEP_FETCHED_PACKS = ("-c", "fetch.unpackLimit=1")
 
 
-def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...] = (),
+               remote_refs: tuple[Path, tuple[str, ...]] | None = None) -> subprocess.CompletedProcess:
     """Run ``git ARGS`` at the repository's top level; returns the finished process (text
     output) whatever its exit code. Raises :class:`SyncError` ``unreachable`` on time-out.
 
@@ -40,7 +44,10 @@ def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...
     update), and no repack would ever fold that pack in again: it is removed
     (:func:`_drop_stopped_fetch_keep`). ``refs``: the refs the command writes (a fetch's
     destination); a lock of one of them that the stopped command left is removed too, else
-    every later fetch fails on it (:func:`_drop_stopped_ref_locks`)."""
+    every later fetch fails on it (:func:`_drop_stopped_ref_locks`). ``remote_refs``: for a
+    push to a repository on this machine (a path or ``file://``), its git folder and the
+    (ref, pushed commit) pairs: a push stopped there leaves the remote's ``receive-pack``
+    leftovers, removed too (:func:`_drop_stopped_push_leftovers`)."""
     env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0"})
     started = time.time()
     try:
@@ -52,10 +59,13 @@ def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except BaseException as exc:  # the time-out, or an interrupt: nothing of git's may go on
+        group = procs.group_pids(proc.pid) if remote_refs is not None and _OWN_GROUP else set()
         _stop(proc)
         if args and args[0] == "fetch":
             _drop_stopped_fetch_keep(repo, proc.pid)
         _drop_stopped_ref_locks(repo, refs, started)
+        if remote_refs is not None:
+            _drop_stopped_push_leftovers(remote_refs[0], remote_refs[1], group, started)
         if isinstance(exc, subprocess.TimeoutExpired):
             raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check the "
                             "network and the remote, then sync again (nothing local changed)") from exc
@@ -105,6 +115,67 @@ def _drop_stopped_fetch_keep(repo: GitRepo, pid: int) -> None:
                 keep.unlink()
         except OSError:
             pass  # gone meanwhile, or unreadable: not knowably ours
+
+
+def local_git_dir(toplevel: Path, url: str) -> Path | None:
+    """The git folder of the remote at ``url`` when it is a repository on this machine (a path,
+    relative to ``toplevel`` or not, or a ``file://`` URL), else None."""
+    if url.startswith("file://"):
+        path = Path(unquote(urlsplit(url).path))
+    elif "://" in url or (":" in url.split("/", 1)[0] and not url.startswith(("/", "."))):
+        return None  # another transport, or scp-like host:path
+    else:
+        path = Path(url) if os.path.isabs(url) else toplevel / url
+    for folder in (path, path / ".git", Path(f"{path}.git")):
+        if (folder / "objects").is_dir() and (folder / "refs").is_dir():
+            return folder
+    return None
+
+
+def _drop_stopped_push_leftovers(remote: Path, refs: tuple[tuple[str, str], ...], group: set[int],
+                                 started: float) -> None:
+    """What a push stopped by its time-out left in a remote on this machine, whose
+    ``receive-pack`` ran in the push's own process group and was stopped with it: the ``.keep``
+    of the pack it received (``receive-pack PID on HOST``, PID one of ``group``: another push's
+    never matches), the lock of a ref it was updating (made since the push started and holding
+    the commit this push sent, or nothing: every later push to that branch failed "cannot lock
+    ref"), ``HEAD.lock`` likewise, and its quarantine folder (``tmp_objdir-incoming-*``, made
+    since); the locks and the folder only while no receive-pack works in the remote any more."""
+    host = socket.gethostname()
+    mine = {f"receive-pack {pid} on " for pid in group}
+    with contextlib.suppress(OSError):
+        for keep in (remote / "objects" / "pack").glob("pack-*.keep"):
+            with contextlib.suppress(OSError):
+                said = keep.read_text(encoding="utf-8", errors="replace").strip()
+                head = next((m for m in mine if said.startswith(m)), None)
+                if head is not None and len(said) > len(head) and host.startswith(said[len(head):]):
+                    keep.unlink()
+    left: list[Path] = []
+    # HEAD.lock too: a bare remote's HEAD names the branch, and git locks it for its reflog
+    for ref, want in (*refs, ("HEAD", "")):
+        lock = remote / f"{ref}.lock"
+        with contextlib.suppress(OSError):
+            if lock.stat().st_mtime >= started - 1.0 and lock.read_text().strip() in ("", want):
+                left.append(lock)
+    with contextlib.suppress(OSError):
+        left += [d for d in (remote / "objects").glob("tmp_objdir-incoming-*")
+                 if d.is_dir() and d.stat().st_mtime >= started - 1.0]
+    if not left or _receiving(remote):
+        return  # another push into it holds them
+    for path in left:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _receiving(remote: Path) -> bool:
+    """Whether a git process receives a push into ``remote`` now (or whether that cannot be told)."""
+    found = procs.processes_of("git", keep=lambda argv, exact: any("receive-pack" in a or a in (
+        "index-pack", "unpack-objects") for a in argv))
+    if found is None:
+        return True
+    return any(p.cwd is None or p.cwd == remote or p.cwd.is_relative_to(remote) for p in found)
 
 
 #: git commands other than ours that may hold the lock of a remote-tracking ref

@@ -65,7 +65,7 @@ from vault_mem.store.history import (
     resolve_commit,
     update_ref,
 )
-from vault_mem.store.network import run_remote
+from vault_mem.store.network import local_git_dir, run_remote
 from vault_mem.store.worktree import config_value, ensure_upstream
 from vault_mem.sync.replay import Replay
 from vault_mem.sync.report import SyncReport
@@ -193,7 +193,9 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
 
 def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) -> str | None:
     """None when pushed; the error text when the remote moved meanwhile (retry); raises otherwise."""
-    proc = run_remote(repo, timeout_s, "push", "--quiet", "--porcelain", name, f"{head}:refs/heads/{rbranch}")
+    local = local_git_dir(repo.toplevel, url)
+    proc = run_remote(repo, timeout_s, "push", "--quiet", "--porcelain", name, f"{head}:refs/heads/{rbranch}",
+                      remote_refs=(local, ((f"refs/heads/{rbranch}", head),)) if local is not None else None)
     if proc.returncode == 0:
         return None
     err = proc.stderr + proc.stdout
