@@ -49,7 +49,7 @@ from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
 from vault_mem.store.worktree import gc_auto
 from vault_mem.sync.remote import run_schedule
 from vault_mem.vault.core import Vault
-from vault_mem.vault.hand_edits import commit_hand_edits
+from vault_mem.vault.hand_edits import commit_hand_edits, differing_paths, put_back_stale
 from vault_mem.vault.person import autocommit, commit_index_alone, user_identity
 from vault_mem.vault.steps import changed_memory_paths
 
@@ -65,6 +65,9 @@ EMBED_RETRY_S = 60.0  # after an embedder failed
 GC_QUIET_ENV = "VAULT_MEM_GC_QUIET_SECONDS"
 GC_QUIET_S = 120.0    # after commits, `git gc --auto` once the repository has been quiet this long
 GC_STOP_WAIT_S = 60.0  # on stop, let a running gc finish rather than orphan it
+#: after a person's git operation, the check for files no person wrote (:meth:`Daemon._put_back_stale`)
+#: is tried again this soon while git's index.lock is held
+PUT_BACK_RETRY_S = 0.5
 WRITABLE_CHECK_S = 2.0  # a daemon started on a read-only disk asks this often whether it is writable
 #: the quiet period of a batch holding a git operation, a folder change or lost events (never
 #: shorter than ``debounce_ms``): a checkout's or pull's burst of events is applied in one full
@@ -112,6 +115,8 @@ class Daemon:
         self._batcher: Batcher | None = None
         self._stop_requested = False
         self._stopped = threading.Event()
+        self._put_back: set[str] = set()
+        self._put_back_all = False
         self.vault: Vault | None = None
         self._watcher: VaultWatcher | None = None
         self._applier: BatchApplier | None = None
@@ -293,7 +298,8 @@ class Daemon:
             if "retry" in fired:  # a step failed: only a full reconcile can be trusted now
                 batch.overflow = True
             if batch or fired:
-                self._step(batch, commit="commit" in fired, gc="gc" in fired, status=not self._reads_waiting())
+                self._step(batch, commit="commit" in fired, gc="gc" in fired, put_back="put-back" in fired,
+                           status=not self._reads_waiting())
             self._answer_reads()
             if not self.root.is_dir():
                 log.error("vault-mem: the vault folder %s is gone; stopping", self.root)
@@ -313,7 +319,7 @@ class Daemon:
         self._gc_thread.start()
 
     def _step(self, batch: Batch, *, why: str = "", commit: bool = False, embed: bool = True,
-              gc: bool = False, status: bool = True) -> None:
+              gc: bool = False, put_back: bool = False, status: bool = True) -> None:
         """Handle one batch and any due commit; errors are logged and retried, never fatal.
         ``status=False``: ``daemon.json`` is written after the waiting reads are answered."""
         try:
@@ -321,6 +327,8 @@ class Daemon:
                 self._handle(batch, why=why)
             else:
                 self._flush_index()
+            if put_back:
+                self._put_back_stale()
             if commit:
                 self._commit_external()
             if gc:
@@ -372,6 +380,13 @@ class Daemon:
             self._reload_config()
         applied = self._applier.apply(batch)
         report, full, git_changed = applied.report, applied.full, applied.git_changed
+        if self.autocommit:
+            # what a git operation (a stash pop, reset, checkout) may have brought back: looked
+            # at once git is done, not after the quiet period (a person's checkout waits for it)
+            self._put_back |= batch.paths
+            self._put_back_all |= full
+            if batch.git or full:
+                self._timers["put-back"] = time.monotonic()
         if git_changed:
             # agent writes are plumbing commits, which never run git's own `gc --auto`:
             # the daemon runs it once commits stop coming, so loose objects don't pile up
@@ -479,6 +494,36 @@ class Daemon:
             self._applier.token = git_token(self.vault)
             self._status["last_commit"] = commit
             log.info("vault-mem: committed %s left uncommitted by an earlier daemon (%s)", INDEX_FILE, commit[:10])
+
+    def _put_back_stale(self) -> None:
+        """After a person's git operation (a stash pop, reset, checkout), put HEAD's version back
+        at once in place of a failed agent write's bytes or an older version of the branch's
+        (:func:`~vault_mem.vault.hand_edits.put_back_stale`), without waiting for the quiet
+        period: such a file made git refuse the person's next `git checkout` of another branch
+        ("would be overwritten") for 50 s to 3 min (bench/chaos.py). Tried again soon while
+        git's index.lock is held or the person's git command runs; a merge or rebase stopped
+        half-way ends in git events that ask again."""
+        repo = self.vault.repo
+        if repo.operation_in_progress() or head_branch(repo) is None:
+            return
+        if repo.index_locked() or repo.person_git_command():  # its last events may come before its end
+            self._timers["put-back"] = time.monotonic() + PUT_BACK_RETRY_S
+            return
+        vault = self.vault
+        if not self._put_back_all:  # an agent's commit: its files are HEAD's, no lock needed to see it
+            self._put_back = set(differing_paths(vault, self._put_back))
+            if not self._put_back:
+                return
+        with vault.lock:
+            if self._git_busy():
+                self._timers["put-back"] = time.monotonic() + PUT_BACK_RETRY_S
+                return
+            paths = changed_memory_paths(vault.ws) if self._put_back_all else sorted(self._put_back)
+            self._put_back, self._put_back_all = set(), False
+            done = put_back_stale(vault, paths) if paths else {}
+        for rel, what in sorted(done.items()):
+            log.info("vault-mem: %s %s", rel, what)
+            self._edits.discard(rel)
 
     def _commit_external(self) -> None:
         if not self.autocommit or not (self._edits or self._index_commit or self._scan_dirty):
