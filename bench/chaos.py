@@ -734,7 +734,8 @@ def check(run: Run, daemon_log: Path) -> None:
         run.violations.append(f"git fsck: {(fsck.stdout + fsck.stderr).strip()[:500]}")
     gitdir = root / ".git"
     leftovers = [str(p.relative_to(root)) for p in gitdir.rglob("*.lock")]
-    leftovers += [str(p.relative_to(root)) for p in gitdir.glob("vault-mem-*")]
+    leftovers += [str(p.relative_to(root)) for p in gitdir.glob("vault-mem-*")]  # a fetch's quarantine too
+    leftovers += [str(p.relative_to(root)) for p in (gitdir / "objects" / "pack").glob("*.keep")]
     leftovers += [str(p.relative_to(root)) for p in root.rglob(f"*{TEMP_MARK}*") if ".git" not in p.parts]
     leftovers += [f".vault-mem/{n}" for n in ("pending.json", "pending.failed.json", "sync.json")
                   if (root / ".vault-mem" / n).exists()]

@@ -213,3 +213,37 @@ def test_releasing_a_lock_a_person_removed_and_took_again_leaves_theirs(root):
     record = gitlocks.take(lock, git_dir, b"vault-mem's")  # and a lock still ours is released as ever
     gitlocks.release(lock, record)
     assert not lock.exists() and not record.exists()
+
+
+def test_the_process_scan_under_index_lock_reads_only_what_started_since_the_one_before(root, monkeypatch):
+    """index.lock is held as briefly as it can be (issue 25): the scan for a person's git
+    command made while the lock is held reads only the processes that started since the scan
+    just before the lock, however old that one's full read. Before, every listing older than
+    ``REUSE_S`` read every process in /proc again, with a person's `git checkout` refused for
+    the held lock meanwhile. ``REUSE_S = 0`` makes every listing outside the lock a full one."""
+    from vault_mem import Vault
+    from vault_mem.platform import procs
+    from vault_mem.store import gitprocs
+
+    monkeypatch.setattr(gitprocs, "REUSE_S", 0.0)
+    lock = root / ".git" / "index.lock"
+    reads: list[tuple[bool, int, int]] = []  # (index.lock held, pids read, pids in /proc)
+    real = procs._proc_listing
+
+    def listing(program, names, keep=lambda argv, exact: True):
+        every = sum(1 for n in os.listdir("/proc") if n.isdigit())
+        reads.append((lock.exists(), len(names), every))
+        return real(program, names, keep)
+
+    monkeypatch.setattr(procs, "_proc_listing", listing)
+    v = Vault(root)
+    try:
+        for n in range(3):
+            v.remember(f"scan-{n}", f"Written while the scans are counted, {n}", "Body.\n", type="fact")
+    finally:
+        v.close()
+    under = [r for r in reads if r[0]]
+    outside = [r for r in reads if not r[0]]
+    assert under and outside, reads
+    assert all(read >= every // 2 for _, read, every in outside[:1]), outside  # a full read before
+    assert all(read < every // 2 for _, read, every in under), under  # never a full one under the lock

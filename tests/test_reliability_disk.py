@@ -284,3 +284,53 @@ def test_the_daemon_says_once_that_its_log_cannot_be_written_on_a_full_disk(smal
     assert "Traceback" not in said and "Logging error" not in said, said[-2000:]
     assert said.count("cannot write the daemon's log") == 1, said[-2000:]
     assert "daemon stopping (SIGTERM)" in said, said[-2000:]
+
+
+def test_a_daemon_started_on_a_read_only_disk_says_so_waits_and_starts_once_writable(small_disk, tmp_path):
+    """A daemon started while the vault's disk is mounted read-only exited at once ("[Errno 30]
+    Read-only file system: .../daemon.log"), and a service manager restarted it in a loop. It
+    now says why in one line (and that reads answer without it), waits while reads answer, and
+    starts by itself once the disk is writable again; SIGTERM stops it either way."""
+    root = small_disk / "vault"
+    assert cli("init", str(root)).returncode == 0
+    assert cli("remember", "ro-daemon", "-d", "the fact read while the disk is read-only", "--body", "b",
+               cwd=root).returncode == 0
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_QUIET_SECONDS": "600"}
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    try:
+        daemon = spawn_daemon(root, env, tmp_path / "daemon-stderr.log")
+        wait_for(lambda: "mounted read-only" in daemon_log(daemon) or daemon.poll() is not None, 60,
+                 "the daemon says the disk is read-only")
+        assert daemon.poll() is None, daemon_log(daemon)  # waiting, not exited
+        r = cli("recall", "fact read while the disk is read-only", cwd=root)
+        assert r.returncode == 0 and "ro-daemon" in r.stdout, r.stderr
+        assert daemon.poll() is None, daemon_log(daemon)
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
+    try:
+        wait_for(lambda: daemon_ready(root, daemon.pid) or daemon.poll() is not None, 60, "daemon ready")
+        assert daemon.poll() is None, daemon_log(daemon)
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(timeout=60) == 0, daemon_log(daemon)
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+    said = daemon_log(daemon)
+    assert "Traceback" not in said and said.count("mounted read-only") == 1, said[-2000:]
+    assert "writable again" in said, said[-2000:]
+
+
+def test_a_daemon_on_a_read_only_disk_stops_on_sigterm(small_disk, tmp_path):
+    root = small_disk / "vault"
+    assert cli("init", str(root)).returncode == 0
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    try:
+        daemon = spawn_daemon(root, env, tmp_path / "daemon-stderr.log")
+        wait_for(lambda: "mounted read-only" in daemon_log(daemon) or daemon.poll() is not None, 60,
+                 "the daemon says the disk is read-only")
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(timeout=60) == 0, daemon_log(daemon)
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)

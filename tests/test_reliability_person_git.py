@@ -629,3 +629,45 @@ def _person_git_env(root: Path, env: dict[str, str], *args: str) -> subprocess.C
     """:func:`_person_git` with more environment, its outcome returned (not checked)."""
     return subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=root, capture_output=True,
                           text=True, env={**os.environ, **env}, check=False)
+
+
+@pytest.mark.parametrize("left", ["failed write", "older version"])
+def test_after_a_stash_pop_the_daemon_puts_back_what_no_person_wrote_at_once(tmp_path, left):
+    """Issue 25 (chaos runs): a `git stash pop` that brought back a failed agent write's bytes,
+    or an older version of an agent's memory than the branch's, left that file modified until
+    the daemon's next hand-edit round, after its quiet period (30 s by default, and behind busy
+    agents for the write lock): a person's `git checkout` of another branch was refused ("would
+    be overwritten by checkout") for 50 s to 3 min. The daemon puts HEAD's version back right
+    after the git operation, whatever its quiet period (600 s here); the checkout then goes
+    through, and a person's own edit popped beside it is left alone."""
+    from test_daemon import start_daemon, stop
+
+    if left == "failed write":
+        root, _ = _failed_write_brought_back(tmp_path)
+    else:
+        vault = Vault.init(tmp_path / "vault")
+        root = vault.root
+        vault.remember("busy", "agent version one", "v1")
+        older = (root / "facts" / "busy.md").read_bytes()
+        vault.remember("busy", "agent version two", "v2")
+        vault.close()
+        (root / "facts" / "busy.md").write_bytes(older)  # what a stash taken mid-write pops
+    git(root, "branch", "side")
+    head_blob = git(root, "rev-parse", "HEAD:facts/busy.md").strip()
+    mine = root / "facts" / "person-notes.md"
+    mine.write_text("---\ndescription: the person's own notes\n---\n\nmy line\n")
+    git(root, "stash", "-q", "-u")  # the person's stash; the daemon starts with a clean tree
+    daemon = start_daemon(root, VAULT_MEM_QUIET_SECONDS="600", VAULT_MEM_DEBOUNCE_MS="20")
+    try:
+        git(root, "stash", "pop", "-q")
+        assert git(root, "hash-object", "facts/busy.md").strip() != head_blob
+        deadline = time.monotonic() + 60  # a bound for a loaded machine, not a speed figure
+        while time.monotonic() < deadline and git(root, "hash-object", "facts/busy.md").strip() != head_blob:
+            time.sleep(0.1)
+        assert git(root, "hash-object", "facts/busy.md").strip() == head_blob, daemon_log(daemon)[-2000:]
+        co = subprocess.run(["git", "checkout", "-q", "side"], cwd=root, capture_output=True, text=True)
+        assert co.returncode == 0, co.stderr + git(root, "status", "--short")
+    finally:
+        rc, log = stop(daemon)
+    assert mine.read_text().endswith("my line\n"), "the person's own edit was touched"
+    assert "Traceback" not in log, log[-2000:]

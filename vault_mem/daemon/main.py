@@ -34,11 +34,17 @@ def run_daemon(root: Path, *, reads: Mapping[str, Handler] | None = None) -> int
     root = Path(root).resolve()
     if not (root / CONFIG_FILE).is_file():
         raise NotAVaultError(f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`")
-    ensure_own_dir(root / STATE_DIR)  # never through a link, nor the log (a handler would follow it)
-    handlers = _configure_logging(refuse_link(root / STATE_DIR / LOG_FILE))
     daemon = Daemon(root, reads=reads)
     restore = _stop_on_signals(daemon) if threading.current_thread() is threading.main_thread() else None
+    handlers = _configure_logging(None)  # stderr first: a disk mounted read-only is said there
     try:
+        # On a read-only disk the daemon can neither log, index nor commit: it waits, saying
+        # so, instead of exiting (a service manager restarted it every few seconds; reads
+        # answer without it)
+        if not daemon.wait_until_writable():
+            return 0
+        ensure_own_dir(root / STATE_DIR)  # never through a link, nor the log (a handler would follow it)
+        handlers += _configure_logging(refuse_link(root / STATE_DIR / LOG_FILE), stream=handlers[0][1])
         return daemon.run()
     finally:
         if restore is not None:
@@ -135,18 +141,22 @@ class _PrivateLog(logging.handlers.RotatingFileHandler):
                            f"({exc.strerror or exc}); its lines go to stderr only until it can"}))
 
 
-def _configure_logging(log_path: Path) -> list[tuple[str, logging.Handler]]:
+def _configure_logging(log_path: Path | None, stream: logging.Handler | None = None
+                       ) -> list[tuple[str, logging.Handler]]:
+    """Log vault-mem's and watchdog's lines to stderr (``stream`` None: a new handler) or, with
+    ``log_path``, to that file too (its failures said once through ``stream``)."""
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
     level = os.environ.get("VAULT_MEM_LOG_LEVEL", "INFO").upper()
     added: list[tuple[str, logging.Handler]] = []
-    stream = logging.StreamHandler(sys.stderr)
-    file = _PrivateLog(log_path, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
-    file.fallback = stream
-    for handler in (stream, file):
-        handler.setFormatter(fmt)
-        for name in ("vault_mem", "watchdog"):
-            logging.getLogger(name).addHandler(handler)
-            added.append((name, handler))
+    if log_path is None:
+        handler: logging.Handler = logging.StreamHandler(sys.stderr)
+    else:
+        handler = _PrivateLog(log_path, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
+        handler.fallback = stream
+    handler.setFormatter(fmt)
+    for name in ("vault_mem", "watchdog"):
+        logging.getLogger(name).addHandler(handler)
+        added.append((name, handler))
     logging.getLogger("vault_mem").setLevel(getattr(logging, level, logging.INFO))
     logging.getLogger("watchdog").setLevel(logging.WARNING)
     for name in ("vault_mem", "watchdog"):

@@ -49,7 +49,7 @@ from vault_mem.store.locks import DAEMON_LOCK, FileLock, daemon_pid, read_pid
 from vault_mem.store.worktree import gc_auto
 from vault_mem.sync.remote import run_schedule
 from vault_mem.vault.core import Vault
-from vault_mem.vault.hand_edits import commit_hand_edits
+from vault_mem.vault.hand_edits import commit_hand_edits, differing_paths, put_back_stale
 from vault_mem.vault.person import autocommit, commit_index_alone, user_identity
 from vault_mem.vault.steps import changed_memory_paths
 
@@ -65,6 +65,10 @@ EMBED_RETRY_S = 60.0  # after an embedder failed
 GC_QUIET_ENV = "VAULT_MEM_GC_QUIET_SECONDS"
 GC_QUIET_S = 120.0    # after commits, `git gc --auto` once the repository has been quiet this long
 GC_STOP_WAIT_S = 60.0  # on stop, let a running gc finish rather than orphan it
+#: after a person's git operation, the check for files no person wrote (:meth:`Daemon._put_back_stale`)
+#: is tried again this soon while git's index.lock is held
+PUT_BACK_RETRY_S = 0.5
+WRITABLE_CHECK_S = 2.0  # a daemon started on a read-only disk asks this often whether it is writable
 #: the quiet period of a batch holding a git operation, a folder change or lost events (never
 #: shorter than ``debounce_ms``): a checkout's or pull's burst of events is applied in one full
 #: pass, while a hand edit waits only ``debounce_ms`` (bench/bench_edit_latency.py)
@@ -110,6 +114,9 @@ class Daemon:
         self._overrides = (quiet_seconds, debounce_ms, commit_external_edits)
         self._batcher: Batcher | None = None
         self._stop_requested = False
+        self._stopped = threading.Event()
+        self._put_back: set[str] = set()
+        self._put_back_all = False
         self.vault: Vault | None = None
         self._watcher: VaultWatcher | None = None
         self._applier: BatchApplier | None = None
@@ -156,8 +163,28 @@ class Daemon:
         handler hands it to a thread, :func:`vault_mem.daemon.main.run_daemon`)."""
         self._stop_requested = True
         self._why = why
+        self._stopped.set()
         if self._batcher is not None:
             self._batcher.stop()
+
+    def wait_until_writable(self) -> bool:
+        """Wait while the disk holding the vault is mounted read-only, said once with what still
+        works (reads answer without a daemon) and checked every :data:`WRITABLE_CHECK_S`; False
+        when stopped meanwhile. A daemon that exited there ("[Errno 30] Read-only file system:
+        .../daemon.log") was restarted in a loop by a service manager."""
+        said = False
+        while _mounted_read_only(self.root):
+            if not said:
+                said = True
+                log.warning("vault-mem daemon: the disk holding %s is mounted read-only, so nothing can be "
+                            "indexed or committed; reads answer without the daemon (`vault-mem recall`, `get`, "
+                            "`list` read the files and the index as they are). Waiting for it to be writable "
+                            "(checked every %g s; stop with Ctrl-C or SIGTERM)", self.root, WRITABLE_CHECK_S)
+            if self._stopped.wait(WRITABLE_CHECK_S):
+                return False
+        if said:
+            log.info("vault-mem daemon: the disk holding %s is writable again; starting", self.root)
+        return not self._stop_requested
 
     def run(self, *, on_ready: Callable[[], None] | None = None) -> int:
         """Watch until stopped; 0 after a clean stop, 1 if another daemon holds the vault."""
@@ -271,7 +298,8 @@ class Daemon:
             if "retry" in fired:  # a step failed: only a full reconcile can be trusted now
                 batch.overflow = True
             if batch or fired:
-                self._step(batch, commit="commit" in fired, gc="gc" in fired, status=not self._reads_waiting())
+                self._step(batch, commit="commit" in fired, gc="gc" in fired, put_back="put-back" in fired,
+                           status=not self._reads_waiting())
             self._answer_reads()
             if not self.root.is_dir():
                 log.error("vault-mem: the vault folder %s is gone; stopping", self.root)
@@ -291,7 +319,7 @@ class Daemon:
         self._gc_thread.start()
 
     def _step(self, batch: Batch, *, why: str = "", commit: bool = False, embed: bool = True,
-              gc: bool = False, status: bool = True) -> None:
+              gc: bool = False, put_back: bool = False, status: bool = True) -> None:
         """Handle one batch and any due commit; errors are logged and retried, never fatal.
         ``status=False``: ``daemon.json`` is written after the waiting reads are answered."""
         try:
@@ -299,6 +327,8 @@ class Daemon:
                 self._handle(batch, why=why)
             else:
                 self._flush_index()
+            if put_back:
+                self._put_back_stale()
             if commit:
                 self._commit_external()
             if gc:
@@ -350,6 +380,13 @@ class Daemon:
             self._reload_config()
         applied = self._applier.apply(batch)
         report, full, git_changed = applied.report, applied.full, applied.git_changed
+        if self.autocommit:
+            # what a git operation (a stash pop, reset, checkout) may have brought back: looked
+            # at once git is done, not after the quiet period (a person's checkout waits for it)
+            self._put_back |= batch.paths
+            self._put_back_all |= full
+            if batch.git or full:
+                self._timers["put-back"] = time.monotonic()
         if git_changed:
             # agent writes are plumbing commits, which never run git's own `gc --auto`:
             # the daemon runs it once commits stop coming, so loose objects don't pile up
@@ -458,6 +495,36 @@ class Daemon:
             self._status["last_commit"] = commit
             log.info("vault-mem: committed %s left uncommitted by an earlier daemon (%s)", INDEX_FILE, commit[:10])
 
+    def _put_back_stale(self) -> None:
+        """After a person's git operation (a stash pop, reset, checkout), put HEAD's version back
+        at once in place of a failed agent write's bytes or an older version of the branch's
+        (:func:`~vault_mem.vault.hand_edits.put_back_stale`), without waiting for the quiet
+        period: such a file made git refuse the person's next `git checkout` of another branch
+        ("would be overwritten") for 50 s to 3 min (bench/chaos.py). Tried again soon while
+        git's index.lock is held or the person's git command runs; a merge or rebase stopped
+        half-way ends in git events that ask again."""
+        repo = self.vault.repo
+        if repo.operation_in_progress() or head_branch(repo) is None:
+            return
+        if repo.index_locked() or repo.person_git_command():  # its last events may come before its end
+            self._timers["put-back"] = time.monotonic() + PUT_BACK_RETRY_S
+            return
+        vault = self.vault
+        if not self._put_back_all:  # an agent's commit: its files are HEAD's, no lock needed to see it
+            self._put_back = set(differing_paths(vault, self._put_back))
+            if not self._put_back:
+                return
+        with vault.lock:
+            if self._git_busy():
+                self._timers["put-back"] = time.monotonic() + PUT_BACK_RETRY_S
+                return
+            paths = changed_memory_paths(vault.ws) if self._put_back_all else sorted(self._put_back)
+            self._put_back, self._put_back_all = set(), False
+            done = put_back_stale(vault, paths) if paths else {}
+        for rel, what in sorted(done.items()):
+            log.info("vault-mem: %s %s", rel, what)
+            self._edits.discard(rel)
+
     def _commit_external(self) -> None:
         if not self.autocommit or not (self._edits or self._index_commit or self._scan_dirty):
             return
@@ -547,6 +614,14 @@ def _run_gc(repo: GitRepo) -> None:
 
 class _Yield(Exception):
     """Raised from embed_pending's progress callback to hand the loop back to new events."""
+
+
+def _mounted_read_only(path: Path) -> bool:
+    """Whether the file system holding ``path`` is mounted read-only (False when unknown)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
 
 
 def _now() -> str:

@@ -152,6 +152,30 @@ def _proc_start(pid: int) -> str | None:
     return f"{fields[19]}@{boot}"
 
 
+def group_pids(pgid: int) -> set[int]:
+    """The pids of the running processes of process group ``pgid`` (Linux: ``/proc``; elsewhere
+    ``ps``; empty when they cannot be listed)."""
+    found: set[int] = set()
+    if not proc_native():
+        out = _ps("-A", "-o", "pid=,pgid=")
+        for line in (out or "").splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1] == str(pgid) and parts[0].isdigit():
+                found.add(int(parts[0]))
+        return found
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode():
+            found.add(int(name))
+    return found
+
+
 def group_alive(pgid: int) -> bool:
     """Whether a process of process group ``pgid`` is still running (a zombie, killed and not
     reaped, is not: where nothing reaps orphans, one stays for good). Linux reads ``/proc``;

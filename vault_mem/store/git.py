@@ -402,12 +402,13 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             return None
         return self.write_commit(tree, parent, message, author=author, committer=committer), want
 
-    def _git_running(self) -> tuple[list[int], bool]:
+    def _git_running(self, recheck: bool = False) -> tuple[list[int], bool]:
         """The running ``git gc``/``prune``/``repack`` pids, and whether a person's git command
         that moves the branch or changes the work tree is under way
         (:func:`~vault_mem.store.gitprocs.git_under_way`): vault-mem then neither lands a commit
-        nor takes ``index.lock``."""
-        return git_under_way(self.git_dir, self.toplevel, self.git_watch)
+        nor takes ``index.lock``. ``recheck``: asked again right after, only what started since
+        is read (under ``index.lock``)."""
+        return git_under_way(self.git_dir, self.toplevel, self.git_watch, recheck)
 
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
               reflog: str, who: Identity, warnings: list[str] | None) -> bool:
@@ -424,8 +425,11 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             self._check_head(branch)
             if self._index_signature() != sig:
                 return False  # someone wrote the index since it was copied: copy it again
-            if self._git_running()[1]:
-                return False  # a person's git commit (or checkout, pull, ...) started meanwhile: it goes first
+            # a person's git commit (or checkout, pull, ...) started since the scan before the lock:
+            # it goes first. Only the processes started since are read: the lock is held for a
+            # listing of /proc and a few reads, not for a read of every process
+            if self._git_running(recheck=True)[1]:
+                return False
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write

@@ -53,11 +53,15 @@ class GitWatch:
         self._last: procs.Listing | None = None
         self._lock = threading.Lock()
 
-    def here(self) -> list[procs.Process]:
-        """The git processes here that run one of the commands any check asks about."""
+    def here(self, recheck: bool = False) -> list[procs.Process]:
+        """The git processes here that run one of the commands any check asks about.
+        ``recheck``: only what started since the last listing is read, however old its full
+        read (the check under ``index.lock``, made right after one before it: git's lock is
+        held for a read of the few new processes, never of every one)."""
         with self._lock:
             last = self._last
-            listing = self._last = procs.list_program("git", _asked, since=last, max_age=REUSE_S)
+            age = float("inf") if recheck else REUSE_S
+            listing = self._last = procs.list_program("git", _asked, since=last, max_age=age)
             if listing is None:
                 return []
             if last is not None and listing.full_at == last.full_at:
@@ -66,19 +70,22 @@ class GitWatch:
                 self.full += 1
             return [p for p in listing.processes if _inside(p, self.toplevel)]
 
-    def each(self, kinds: tuple[frozenset[str], ...]) -> list[list[int]]:
-        here = self.here()
+    def each(self, kinds: tuple[frozenset[str], ...], recheck: bool = False) -> list[list[int]]:
+        here = self.here(recheck)
         return [[p.pid for p in here if _runs(p.argv, p.exact, kind)] for kind in kinds]
 
 
-def git_under_way(git_dir: Path, toplevel: Path, watch: GitWatch | None = None) -> tuple[list[int], bool]:
+def git_under_way(git_dir: Path, toplevel: Path, watch: GitWatch | None = None,
+                  recheck: bool = False) -> tuple[list[int], bool]:
     """What must go before vault-mem lands a commit, from one listing of the processes: the
     running ``git gc``/``prune``/``repack`` pids, and whether a person's git command that moves
     the branch or changes the work tree is under way here (a ``git commit`` our pre-commit hook
-    marked, a pull, rebase, checkout, stash, ...). The one statement of that rule."""
+    marked, a pull, rebase, checkout, stash, ...). The one statement of that rule.
+    ``recheck``: the same question again right after a full answer (``watch``'s
+    :meth:`GitWatch.here`), reading only the processes started since."""
     if marked_commit(git_dir) is not None:  # no listing needed to know a person goes first
         return running_git(toplevel, MAINTENANCE, watch=watch), True
-    maintenance, person = running_git_each(toplevel, (MAINTENANCE, PERSON_GIT), watch=watch)
+    maintenance, person = running_git_each(toplevel, (MAINTENANCE, PERSON_GIT), watch=watch, recheck=recheck)
     return maintenance, bool(person)
 
 
@@ -100,13 +107,13 @@ def running_git(toplevel: Path, commands: frozenset[str], *, first: bool = False
 
 
 def running_git_each(toplevel: Path, kinds: tuple[frozenset[str], ...],
-                     watch: GitWatch | None = None) -> list[list[int]]:
+                     watch: GitWatch | None = None, recheck: bool = False) -> list[list[int]]:
     """:func:`running_git` for several sets of commands from one listing of the processes (a
     writer waiting for git asks which gc and which person's command run on every pass): for
     each of ``kinds``, the pids of the git processes here that run one of its commands.
     ``watch``: the work tree's :class:`GitWatch` (it may answer from its last listing)."""
     if watch is not None:
-        return watch.each(kinds)
+        return watch.each(kinds, recheck)
     every = frozenset().union(*kinds)
     listed = procs.processes_of("git", keep=lambda argv, exact: _runs(argv, exact, every)) or []
     here = [p for p in listed if _inside(p, toplevel)]

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from vault_mem.errors import GitError, SyncError
 from vault_mem.platform import procs
@@ -29,7 +34,9 @@ from vault_mem.store.git import GitRepo
 _KEEP_FETCHED_PACKS = ("-c", "fetch.unpackLimit=1")
 
 
-def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...] = (),
+               remote_refs: tuple[Path, tuple[str, ...]] | None = None,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run ``git ARGS`` at the repository's top level; returns the finished process (text
     output) whatever its exit code. Raises :class:`SyncError` ``unreachable`` on time-out.
 
@@ -40,8 +47,12 @@ def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...
     update), and no repack would ever fold that pack in again: it is removed
     (:func:`_drop_stopped_fetch_keep`). ``refs``: the refs the command writes (a fetch's
     destination); a lock of one of them that the stopped command left is removed too, else
-    every later fetch fails on it (:func:`_drop_stopped_ref_locks`)."""
-    env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    every later fetch fails on it (:func:`_drop_stopped_ref_locks`). ``remote_refs``: for a
+    push to a repository on this machine (a path or ``file://``), its git folder and the
+    (ref, pushed commit) pairs: a push stopped there leaves the remote's ``receive-pack``
+    leftovers, removed too (:func:`_drop_stopped_push_leftovers`). ``env``: added to git's
+    environment (a :class:`FetchQuarantine`'s)."""
+    env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})})
     started = time.time()
     try:
         proc = subprocess.Popen([program("git"), *_KEEP_FETCHED_PACKS, *args], cwd=repo.toplevel, env=env,
@@ -52,13 +63,18 @@ def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except BaseException as exc:  # the time-out, or an interrupt: nothing of git's may go on
+        group = procs.group_pids(proc.pid) if remote_refs is not None and _OWN_GROUP else set()
         _stop(proc)
         if args and args[0] == "fetch":
             _drop_stopped_fetch_keep(repo, proc.pid)
         _drop_stopped_ref_locks(repo, refs, started)
+        if remote_refs is not None:
+            _drop_stopped_push_leftovers(remote_refs[0], remote_refs[1], group, started)
         if isinstance(exc, subprocess.TimeoutExpired):
-            raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check the "
-                            "network and the remote, then sync again (nothing local changed)") from exc
+            check = ("the network and the remote" if args[0] in ("fetch", "push") else
+                     "this repository's git hooks (a reference-transaction hook may hold a ref update)")
+            raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check {check}, "
+                            "then sync again (nothing local changed)") from exc
         raise
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
@@ -107,6 +123,67 @@ def _drop_stopped_fetch_keep(repo: GitRepo, pid: int) -> None:
             pass  # gone meanwhile, or unreadable: not knowably ours
 
 
+def local_git_dir(toplevel: Path, url: str) -> Path | None:
+    """The git folder of the remote at ``url`` when it is a repository on this machine (a path,
+    relative to ``toplevel`` or not, or a ``file://`` URL), else None."""
+    if url.startswith("file://"):
+        path = Path(unquote(urlsplit(url).path))
+    elif "://" in url or (":" in url.split("/", 1)[0] and not url.startswith(("/", "."))):
+        return None  # another transport, or scp-like host:path
+    else:
+        path = Path(url) if os.path.isabs(url) else toplevel / url
+    for folder in (path, path / ".git", Path(f"{path}.git")):
+        if (folder / "objects").is_dir() and (folder / "refs").is_dir():
+            return folder
+    return None
+
+
+def _drop_stopped_push_leftovers(remote: Path, refs: tuple[tuple[str, str], ...], group: set[int],
+                                 started: float) -> None:
+    """What a push stopped by its time-out left in a remote on this machine, whose
+    ``receive-pack`` ran in the push's own process group and was stopped with it: the ``.keep``
+    of the pack it received (``receive-pack PID on HOST``, PID one of ``group``: another push's
+    never matches), the lock of a ref it was updating (made since the push started and holding
+    the commit this push sent, or nothing: every later push to that branch failed "cannot lock
+    ref"), ``HEAD.lock`` likewise, and its quarantine folder (``tmp_objdir-incoming-*``, made
+    since); the locks and the folder only while no receive-pack works in the remote any more."""
+    host = socket.gethostname()
+    mine = {f"receive-pack {pid} on " for pid in group}
+    with contextlib.suppress(OSError):
+        for keep in (remote / "objects" / "pack").glob("pack-*.keep"):
+            with contextlib.suppress(OSError):
+                said = keep.read_text(encoding="utf-8", errors="replace").strip()
+                head = next((m for m in mine if said.startswith(m)), None)
+                if head is not None and len(said) > len(head) and host.startswith(said[len(head):]):
+                    keep.unlink()
+    left: list[Path] = []
+    # HEAD.lock too: a bare remote's HEAD names the branch, and git locks it for its reflog
+    for ref, want in (*refs, ("HEAD", "")):
+        lock = remote / f"{ref}.lock"
+        with contextlib.suppress(OSError):
+            if lock.stat().st_mtime >= started - 1.0 and lock.read_text().strip() in ("", want):
+                left.append(lock)
+    with contextlib.suppress(OSError):
+        left += [d for d in (remote / "objects").glob("tmp_objdir-incoming-*")
+                 if d.is_dir() and d.stat().st_mtime >= started - 1.0]
+    if not left or _receiving(remote):
+        return  # another push into it holds them
+    for path in left:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _receiving(remote: Path) -> bool:
+    """Whether a git process receives a push into ``remote`` now (or whether that cannot be told)."""
+    found = procs.processes_of("git", keep=lambda argv, exact: any("receive-pack" in a or a in (
+        "index-pack", "unpack-objects") for a in argv))
+    if found is None:
+        return True
+    return any(p.cwd is None or p.cwd == remote or p.cwd.is_relative_to(remote) for p in found)
+
+
 #: git commands other than ours that may hold the lock of a remote-tracking ref
 _REF_WRITERS = frozenset({"fetch", "pull", "push", "remote"})
 
@@ -128,3 +205,92 @@ def _drop_stopped_ref_locks(repo: GitRepo, refs: tuple[str, ...], started: float
         return
     for lock in locks:
         lock.unlink(missing_ok=True)
+
+
+#: the prefix of a fetch's quarantine folder in the git folder (``<prefix><pid>-<random>``)
+QUARANTINE_PREFIX = "vault-mem-fetch-"
+
+
+class FetchQuarantine:
+    """Objects before refs for what a fetch brings, whatever a person's prune or repack does
+    meanwhile. The fetch writes into an object folder of its own (``GIT_OBJECT_DIRECTORY``,
+    the repository's objects as its alternate), which no ``git prune``/``gc``/``repack`` of the
+    repository reads: a prune run in a loop deleted index-pack's temporary pack in every try
+    (``fetch.unpackLimit=1`` kept a finished pack safe, not the one being written). The fetch
+    writes no ref (``--refmap=``: nothing names objects the repository has not got yet);
+    :meth:`land` moves its packs in under a ``.keep`` of ours (no repack drops a kept pack),
+    points the ref at the fetched commit, then removes the ``.keep``.
+
+    >>> with FetchQuarantine(repo) as q:
+    ...     run_remote(repo, t, "fetch", "--refmap=", name, "+refs/heads/main", env=q.env)
+    ...     q.land(q.fetched("main"), "refs/remotes/origin/main")"""
+
+    def __init__(self, repo: GitRepo) -> None:
+        self.repo = repo
+        self.objects = repo.common_dir / "objects"
+        self._drop_left_behind()
+        try:
+            self.path = Path(tempfile.mkdtemp(prefix=f"{QUARANTINE_PREFIX}{os.getpid()}-", dir=repo.git_dir))
+            (self.path / "pack").mkdir()
+        except OSError as exc:  # a full or read-only disk
+            raise SyncError("unsafe", f"cannot make a folder for the fetch in {repo.git_dir} ({exc.strerror}); "
+                            "nothing local changed: check the free disk space and the permissions, then sync "
+                            "again") from None
+        alternates = [str(self.objects), *filter(None, os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES", "")
+                                                 .split(os.pathsep))]
+        self.env = {"GIT_OBJECT_DIRECTORY": str(self.path),
+                    "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(alternates)}
+
+    def __enter__(self) -> FetchQuarantine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def _drop_left_behind(self) -> None:
+        """Remove the quarantines of fetches whose process is gone (a killed sync)."""
+        with contextlib.suppress(OSError):
+            for old in self.repo.git_dir.glob(f"{QUARANTINE_PREFIX}*"):
+                pid = old.name[len(QUARANTINE_PREFIX):].split("-", 1)[0]
+                if pid.isdigit() and not procs.pid_exists(int(pid)):
+                    shutil.rmtree(old, ignore_errors=True)
+
+    def fetched(self, branch: str) -> str | None:
+        """The commit the fetch brought for the remote's ``branch`` (its line in FETCH_HEAD,
+        when that commit is in the quarantine or the repository), else None."""
+        try:
+            lines = (self.repo.git_dir / "FETCH_HEAD").read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+        for line in lines:
+            oid, _, said = line.partition("\t")
+            if f"branch '{branch}' of " in said and len(oid) in (40, 64):
+                proc = self.repo.run("cat-file", "-t", oid, check=False, env=self.env)
+                if proc.returncode == 0 and proc.stdout.decode().strip() == "commit":
+                    return oid
+        return None
+
+    def land(self, tip: str, ref: str, update: Callable[[str, str], object]) -> None:
+        """Move the fetched objects into the repository and point ``ref`` at ``tip`` with
+        ``update(ref, tip)``: each pack under a ``.keep`` of ours until the ref names it."""
+        packs = self.objects / "pack"
+        keeps: list[Path] = []
+        try:
+            for pack in sorted((self.path / "pack").glob("pack-*.pack")):
+                keep = packs / f"{pack.stem}.keep"
+                if not keep.exists():
+                    keep.write_text(f"vault-mem fetch {os.getpid()} on {socket.gethostname()}\n")
+                    keeps.append(keep)
+                for ext in (".pack", ".rev", ".idx"):  # the .idx last: git sees a pack by its .idx
+                    src, dst = pack.with_suffix(ext), packs / f"{pack.stem}{ext}"
+                    if src.exists() and not dst.exists():
+                        os.replace(src, dst)
+            for loose in self.path.glob("[0-9a-f][0-9a-f]/*"):  # a fetch small enough to unpack
+                dst = self.objects / loose.parent.name / loose.name
+                dst.parent.mkdir(exist_ok=True)
+                if not dst.exists():
+                    os.replace(loose, dst)
+            update(ref, tip)
+        finally:
+            for keep in keeps:
+                keep.unlink(missing_ok=True)

@@ -62,10 +62,9 @@ from vault_mem.store.history import (
     paths_by_commit,
     paths_in_range,
     remote_url,
-    resolve_commit,
     update_ref,
 )
-from vault_mem.store.network import run_remote
+from vault_mem.store.network import FetchQuarantine, local_git_dir, run_remote
 from vault_mem.store.worktree import config_value, ensure_upstream
 from vault_mem.sync.replay import Replay
 from vault_mem.sync.report import SyncReport
@@ -172,11 +171,29 @@ def _classify(stage: str, name: str, url: str, err: str) -> SyncError:
 
 
 def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: float) -> str | None:
+    """The remote's tip of ``rbranch``, its objects in the repository and ``tracking`` on it
+    (None: the remote has no such branch). Fetched through a :class:`FetchQuarantine`: a
+    person's prune or repack running meanwhile, even in a loop, cannot take what it brings."""
+    def point(ref: str, new: str, until: float) -> None:
+        # within the fetch's time-out, as git's own fetch moved it: a hook may hold a ref update
+        done = run_remote(repo, max(1.0, until - time.monotonic()), "update-ref", "-m", f"sync: fetch {name}",
+                          ref, new, refs=(ref,))
+        if done.returncode != 0:
+            raise SyncError("race", f"git fetch from '{name}' could not move {ref} ({done.stderr.strip()[:200]}); "
+                            "nothing local changed: sync again")
+
     for attempt in range(1, FETCH_TRIES + 1):
-        proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", name,
-                          f"+refs/heads/{rbranch}:{tracking}", refs=(tracking,))
-        if proc.returncode == 0:
-            return resolve_commit(repo, tracking)
+        until = time.monotonic() + timeout_s
+        with FetchQuarantine(repo) as quarantine:
+            proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", "--refmap=", name,
+                              f"+refs/heads/{rbranch}", env=quarantine.env)
+            tip = quarantine.fetched(rbranch) if proc.returncode == 0 else None
+            if tip is not None:
+                quarantine.land(tip, tracking, lambda ref, new: point(ref, new, until))
+                return tip
+        if proc.returncode == 0:  # FETCH_HEAD rewritten by another fetch meanwhile: fetch again
+            log.info("vault-mem: sync: the fetched commit could not be told (try %d of %d)", attempt, FETCH_TRIES)
+            continue
         if "couldn't find remote ref" in proc.stderr:
             return None  # an empty remote, or the branch is not there yet: push creates it
         if not any(s in proc.stderr.lower() for s in _PACK_LOST):
@@ -193,7 +210,9 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
 
 def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) -> str | None:
     """None when pushed; the error text when the remote moved meanwhile (retry); raises otherwise."""
-    proc = run_remote(repo, timeout_s, "push", "--quiet", "--porcelain", name, f"{head}:refs/heads/{rbranch}")
+    local = local_git_dir(repo.toplevel, url)
+    proc = run_remote(repo, timeout_s, "push", "--quiet", "--porcelain", name, f"{head}:refs/heads/{rbranch}",
+                      remote_refs=(local, ((f"refs/heads/{rbranch}", head),)) if local is not None else None)
     if proc.returncode == 0:
         return None
     err = proc.stderr + proc.stdout

@@ -14,7 +14,7 @@ from pathlib import Path
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import parse_memory
+from vault_mem.model.memory import is_memory_path, parse_memory
 from vault_mem.model.policy import mask_secrets
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import atomic_write, current_bytes
@@ -159,6 +159,55 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
     out.committed = sorted(kept)
     if out.commit:
         vault.sidecar.set_meta("head", out.commit)
+    return out
+
+
+def differing_paths(vault: Vault, paths: set[str]) -> list[str]:
+    """Of the vault-relative ``paths``, the memory files whose bytes on disk differ from HEAD's
+    (a read and a hash each, no git process)."""
+    repo = vault.repo
+    head = repo.head()
+    out = []
+    for rel in sorted(paths):
+        if not is_memory_path(rel):
+            continue
+        try:
+            data = vault.ws.disk_bytes(rel)
+        except VaultMemError:
+            continue
+        if data is not None and repo.blob_at(head, vault.prefix + rel) != GitRepo.blob_id(data):
+            out.append(rel)
+    return out
+
+
+def put_back_stale(vault: Vault, paths: list[str]) -> dict[str, str]:
+    """Of the memory files ``paths`` (vault-relative, differing from HEAD), put HEAD's version
+    back in place of what no person wrote: the bytes of an agent write reported failed, and an
+    unstaged older version of the branch's (what a ``git stash pop``, ``reset`` or ``checkout``
+    brings back). The same two checks :func:`commit_hand_edits` makes before committing, made
+    at once after a person's git operation: a person's ``git checkout`` of another branch was
+    refused for such a file ("would be overwritten") until the daemon's quiet period, behind
+    busy agents, was over. Returns {path: what was done}; the caller holds the write lock."""
+    repo = vault.repo
+    head = repo.head()
+    out: dict[str, str] = {}
+    for rel in paths:
+        try:
+            data = vault.ws.disk_bytes(rel)  # never through a link
+        except VaultMemError:
+            continue
+        committed = repo.blob_at(head, vault.prefix + rel)
+        if data is None or committed == GitRepo.blob_id(data):
+            continue
+        failed = put_back_failed(vault.ws, head, {rel: data})
+        if failed:
+            out.update(failed)
+            vault.sidecar.refresh_paths([rel], embed=False)
+            vault.write_index()
+        elif committed is not None:
+            older = _older_version(vault, head, rel, data, committed)
+            if older:
+                out[rel] = older
     return out
 
 
