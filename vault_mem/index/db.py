@@ -472,10 +472,29 @@ def m014_scan_generation(conn) -> None:
     )
 
 
+def m015_origins(conn) -> None:
+    """Where each text was first seen (``vault_mem.index.authors``): per blob id, the first commit
+    this repository knew that gave some path that blob, and its author email, so a peer's text
+    committed again here (a cherry-pick, a squash, a file copied) stays the peer's. The meta
+    rows ``origins_stamp`` and ``origins_tips`` say which refs the table reflects. Derived
+    state; safe to run again."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS origins (
+            blob TEXT PRIMARY KEY,
+            commit_id TEXT NOT NULL,
+            email TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
                               m009_index_counter_by_type, m010_change_dates, m011_authors,
-                              m012_committed_view, m013_missing_blobs_index, m014_scan_generation]
+                              m012_committed_view, m013_missing_blobs_index, m014_scan_generation,
+                              m015_origins]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)

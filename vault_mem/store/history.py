@@ -31,6 +31,9 @@ __all__ = [
     "current_branch",
     "entry_modes",
     "first_unsafe_entry",
+    "HEAD_FILES",
+    "introductions",
+    "known_tips",
     "head_branch",
     "head_ref",
     "is_ancestor",
@@ -229,6 +232,52 @@ def commits_by(repo: GitRepo, tip: str, emails: set[str]) -> list[str]:
     """The commits of ``tip``'s history whose author email is one of ``emails`` (lowercase)."""
     out = repo.run("log", "--format=%H%x1f%ae", tip, cwd=repo.toplevel)
     return [c for c, _, e in (line.partition("\x1f") for line in out.splitlines()) if e.lower() in emails]
+
+
+#: the files that hold a commit id outside refs (what a fetch, merge, cherry-pick or revert left)
+HEAD_FILES = ("FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD")
+
+
+def known_tips(repo: GitRepo) -> list[str]:
+    """Every commit this repository names: the refs (remote-tracking ones included), their
+    reflogs (a force-pushed-away commit stays named there) and what a fetch or an operation
+    under way left in the git folder (``FETCH_HEAD``, ...): the commits a person can take text
+    from with git."""
+    tips = repo.run("rev-list", "--no-walk", "--all", "--reflog", cwd=repo.toplevel).split()
+    return list(dict.fromkeys([*tips, *repo.head_files(*HEAD_FILES)]))
+
+
+def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple[str, str, str, list[str]]]:
+    """``(commit, author email, author name, blobs)`` for each commit reachable from ``tips`` and
+    not from ``seen``, parents before children: the blobs it gives any path (a merge: compared
+    with its first parent; INDEX.md, which is generated, left out). One ``git log``; ids of
+    ``seen`` no longer in the repository are dropped (a pruned reflog)."""
+    if not tips:
+        return []
+    if seen:
+        present = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", input="".join(
+            f"{c}\n" for c in seen).encode("ascii"), cwd=repo.toplevel)
+        seen = [w[0] for w in (line.split() for line in present.splitlines()) if len(w) == 2 and w[1] == "commit"]
+    revs = "".join(f"{c}\n" for c in tips) + "".join(f"^{c}\n" for c in seen)
+    out = repo.run("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
+                   "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
+                   "--format=%x1e%H%x1f%ae%x1f%an", input=revs.encode("ascii"), cwd=repo.toplevel)
+    found = []
+    for rec in out.split("\x1e"):
+        lines = rec.strip("\n").split("\n")
+        head = lines[0].split("\x1f")
+        if len(head) != 3:
+            continue
+        blobs = []
+        for line in lines[1:]:
+            meta, _, path = line.partition("\t")
+            parts = meta.split()  # :old-mode new-mode old-blob new-blob status
+            if not line.startswith(":") or len(parts) < 5 or parts[4][:1] not in "AMT":
+                continue
+            if path.rsplit("/", 1)[-1] != INDEX_FILE:
+                blobs.append(parts[3])
+        found.append((head[0], head[1], head[2], blobs))
+    return found
 
 
 def is_ancestor(repo: GitRepo, old: str, new: str) -> bool:
