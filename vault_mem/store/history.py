@@ -8,6 +8,7 @@ touches the work tree.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
@@ -239,12 +240,36 @@ HEAD_FILES = ("FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVE
 
 
 def known_tips(repo: GitRepo) -> list[str]:
-    """Every commit this repository names: the refs (remote-tracking ones included), their
-    reflogs (a force-pushed-away commit stays named there) and what a fetch or an operation
+    """Every commit this repository names: the refs (remote-tracking ones included, tags peeled),
+    their reflogs (a force-pushed-away commit stays named there) and what a fetch or an operation
     under way left in the git folder (``FETCH_HEAD``, ...): the commits a person can take text
-    from with git."""
-    tips = repo.run("rev-list", "--no-walk", "--all", "--reflog", cwd=repo.toplevel).split()
-    return list(dict.fromkeys([*tips, *repo.head_files(*HEAD_FILES)]))
+    from with git. Not ``refs/stash`` and its log: a stash holds the person's own edits in
+    commits no hook records, which would then pass for someone else's. Anything that is not a
+    commit (a tag of a tree or a blob) is left out."""
+    names: list[str] = []
+    for line in repo.run("for-each-ref", "--format=%(objectname) %(refname)", cwd=repo.toplevel).splitlines():
+        oid, _, ref = line.partition(" ")
+        if ref != "refs/stash":
+            names.append(oid)
+    logs = [os.path.join(repo.git_dir, "logs", "HEAD")]
+    for folder, _dirs, files in os.walk(os.path.join(repo.common_dir, "logs", "refs")):
+        logs += [os.path.join(folder, f) for f in files
+                 if os.path.join(folder, f) != os.path.join(repo.common_dir, "logs", "refs", "stash")]
+    for path in logs:
+        try:
+            with open(path, encoding="ascii", errors="replace") as fh:
+                for line in fh:
+                    names += [w for w in line.split(" ", 2)[:2] if w.strip("0")]
+        except OSError:
+            continue
+    names += repo.head_files(*HEAD_FILES)
+    wanted = [n for n in dict.fromkeys(names) if len(n) in (40, 64) and all(c in "0123456789abcdef" for c in n)]
+    if not wanted:
+        return []
+    out = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", cwd=repo.toplevel,
+                   input="".join(f"{n}^{{commit}}\n" for n in wanted).encode("ascii"))
+    return list(dict.fromkeys(w[0] for w in (line.split() for line in out.splitlines())
+                              if len(w) == 2 and w[1] == "commit"))
 
 
 def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple[str, str, str, list[str]]]:
