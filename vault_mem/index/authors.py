@@ -91,14 +91,19 @@ def paths_by(db: Database, pairs: list[tuple[str, str]]) -> dict[str, tuple[str,
 ORIGINS_STAMP, ORIGINS_TIPS = "origins_stamp", "origins_tips"
 
 
-def origins_state(db: Database) -> tuple[str | None, list[str]]:
-    """(the refs' stamp the ``origins`` rows reflect, the commits scanned up to), or (None, [])."""
-    got = dict(db.tuples("SELECT name, value FROM meta WHERE name IN (?, ?)", (ORIGINS_STAMP, ORIGINS_TIPS)))
+def origins_state(db: Database, stamp: str) -> list[str] | None:
+    """None when the ``origins`` rows reflect the refs whose stamp is ``stamp``; else the
+    commits scanned up to (empty: never scanned). The list is read only when needed: it holds
+    the reflogs' commits."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (ORIGINS_STAMP,)).fetchone()
+    if row is not None and row[0] == stamp:
+        return None
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (ORIGINS_TIPS,)).fetchone()
     try:
-        tips = json.loads(got.get(ORIGINS_TIPS) or "[]")
+        tips = json.loads(row[0]) if row else []
     except ValueError:
         tips = []
-    return got.get(ORIGINS_STAMP), [t for t in tips if isinstance(t, str)]
+    return [t for t in tips if isinstance(t, str)] if isinstance(tips, list) else []
 
 
 def origins_of(db: Database, blobs: list[str]) -> dict[str, tuple[str, str]]:

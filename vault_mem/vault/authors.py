@@ -459,8 +459,8 @@ class Origins:
     def _scan(self, sidecar: Sidecar) -> None:
         repo = self.ws.repo
         stamp = _refs_stamp(repo)
-        stored, seen = rows.origins_state(self.db)
-        if stored == stamp:
+        seen = rows.origins_state(self.db, stamp)
+        if seen is None:
             return
         tips = history.known_tips(repo)
         found = history.introductions(repo, tips, seen)
