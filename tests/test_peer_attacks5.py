@@ -196,3 +196,29 @@ def test_a_peers_edit_racing_the_persons_hides_but_never_replaces_the_persons_te
     # keep theirs: the peer's text keeps the key and stays the peer's
     assert cli("--vault", str(mine), "resolve", "editor-choice", "--keep", "theirs").returncode == 0
     assert MARK not in _hook(mine, "session-start", source="startup")
+
+
+def test_a_peers_vault_toml_taken_from_an_older_commit_is_not_the_persons_edit(tmp_path):
+    """A vault.toml that differs from HEAD is the person's own edit (approved as read) unless it
+    is a remote-tracking branch's file. A peer who pushes a setting and then puts the file back
+    leaves it in a commit no tip holds: the person's `git checkout origin/main~1 -- vault.toml`
+    (or `git cherry-pick -n`, or `git merge --squash` of a feature branch since deleted) put the
+    peer's setting in force unapproved. A file first seen in a peer's commit is the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("hooks", "install", "--vault", str(mine)).returncode == 0
+    toml = peer / "vault.toml"
+    original = toml.read_text()
+    toml.write_text(original.replace("# min_similarity = 0.34", "min_similarity = -1.0"))
+    _push(peer, "floor", PEER_EMAIL)
+    toml.write_text(original)
+    _push(peer, "put back", PEER_EMAIL)
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    git(mine, "checkout", "HEAD~1", "--", "vault.toml")
+    shown = cli("--vault", str(mine), "list")
+    assert "has changes this machine has not approved" in shown.stderr, shown.stderr
+    trust = json.loads(cli("trust", "--vault", str(mine), "--json").stdout)
+    assert "min_similarity" in json.dumps(trust), trust
+    # the person's own edit of the file is still approved as read
+    git(mine, "checkout", "HEAD", "--", "vault.toml")
+    (mine / "vault.toml").write_text(original.replace("k = 5", "k = 7"))
+    assert "not approved" not in cli("--vault", str(mine), "list").stderr

@@ -16,6 +16,7 @@ from vault_mem.errors import GitError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
 from vault_mem.store.git import GitRepo
+from vault_mem.store.provenance import recorded
 
 __all__ = [
     "commits_by",
@@ -45,6 +46,7 @@ __all__ = [
     "read_blobs",
     "remote_url",
     "resolve_commit",
+    "seen_elsewhere",
     "staged_against",
     "tree_blobs",
     "tree_entries",
@@ -270,6 +272,20 @@ def known_tips(repo: GitRepo) -> list[str]:
                    input="".join(f"{n}^{{commit}}\n" for n in wanted).encode("ascii"))
     return list(dict.fromkeys(w[0] for w in (line.split() for line in out.splitlines())
                               if len(w) == 2 and w[1] == "commit"))
+
+
+def seen_elsewhere(repo: GitRepo, blob: str) -> bool:
+    """Did a commit not made on this machine (:mod:`vault_mem.store.provenance`'s record) ever
+    hold ``blob``, at any path, among the commits this repository names (:func:`known_tips`)?
+    Then those bytes arrived from elsewhere, whoever puts them in the work tree. One ``git
+    log`` over the history, asked only for a file that is not approved yet."""
+    tips = known_tips(repo)
+    if not tips:
+        return False
+    out = repo.run("log", "--stdin", "--no-renames", "--format=%H", f"--find-object={blob}",
+                   input="".join(f"{c}\n" for c in tips).encode("ascii"), cwd=repo.toplevel)
+    local = recorded(repo.common_dir)[1]
+    return any(c not in local for c in out.split())
 
 
 def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple[str, str, str, list[str]]]:
