@@ -222,3 +222,29 @@ def test_a_peers_vault_toml_taken_from_an_older_commit_is_not_the_persons_edit(t
     git(mine, "checkout", "HEAD", "--", "vault.toml")
     (mine / "vault.toml").write_text(original.replace("k = 5", "k = 7"))
     assert "not approved" not in cli("--vault", str(mine), "list").stderr
+
+
+def test_the_mcp_server_names_a_cherry_picked_peer_text_as_the_peers(tmp_path):
+    """The agent's own tools (the real MCP server process, through the SDK's client) say whose a
+    re-committed text is: `recall` and `get` mark the cherry-picked memory a peer's."""
+    import anyio
+    from mcp import Client
+    from test_mcp_server import server_params
+
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("hooks", "install", "--vault", str(mine)).returncode == 0
+    _peer_pinned(peer)
+    _push(peer, "checklist", PERSON_EMAIL)
+    git(mine, "fetch", "-q", "origin")
+    _cherry_pick(mine)
+
+    async def agent() -> None:
+        async with Client(server_params(mine), read_timeout_seconds=60) as client:
+            r = await client.call_tool("recall", {"query": f"deploy checklist staging {MARK}"})
+            hit = next(h for h in r.structured_content["hits"] if h["key"] == "deploy-checklist")
+            assert (hit["author"], hit["trusted"]) == (PERSON_EMAIL, False)
+            assert "from a peer not approved on this machine" in r.content[0].text
+            got = await client.call_tool("get", {"key": "deploy-checklist"})
+            assert got.structured_content["trusted"] is False
+
+    anyio.run(agent)
