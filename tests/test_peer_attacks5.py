@@ -248,3 +248,32 @@ def test_the_mcp_server_names_a_cherry_picked_peer_text_as_the_peers(tmp_path):
             assert got.structured_content["trusted"] is False
 
     anyio.run(agent)
+
+
+def test_an_agents_update_of_a_squashed_peer_memory_takes_none_of_its_fields(tmp_path):
+    """An update keeps the fields of the file it replaces only when that file is trusted. A
+    peer's memory squashed into the person's commit passed as the person's, so the agent's
+    update by its key carried the peer's `pinned: true` and `supersedes: [editor-choice]` into a
+    trusted commit: the person's pinned memory left the session context, superseded."""
+    from vault_mem import Vault
+    from vault_mem.adapters.tools import call_tool
+
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("hooks", "install", "--vault", str(mine)).returncode == 0
+    (peer / "facts" / "deploy-checklist.md").write_text(
+        "---\ndescription: Deploy checklist for staging\npinned: true\nsupersedes: [editor-choice]\n"
+        f"tags: [deploy]\n---\nRun the deploy script {MARK}.\n")
+    _push(peer, "checklist", PEER_EMAIL)
+    git(mine, "fetch", "-q", "origin")
+    _squash(mine)
+    v = Vault(mine)
+    try:
+        r = call_tool(v, "remember", {"key": "deploy-checklist", "description": "Deploy checklist for staging",
+                                      "body": "1. run the tests\n2. deploy"})
+        assert not r.is_error, r.text
+    finally:
+        v.close()
+    text = (mine / "facts" / "deploy-checklist.md").read_text()
+    assert "supersedes" not in text and "pinned" not in text, text
+    start = _hook(mine, "session-start", source="startup")
+    assert "editor-choice (" in start, start
