@@ -406,7 +406,9 @@ def _refs_stamp(repo) -> str:
     except OSError:
         head = ""
     branch = head[len("ref: "):] if head.startswith("ref: refs/") else None
-    skip = {os.path.join(repo.git_dir, "logs", "HEAD")}
+    # a stash is never a first author (history.known_tips): its moves need no scan
+    skip = {os.path.join(repo.git_dir, "logs", "HEAD"), os.path.join(repo.common_dir, "refs", "stash"),
+            os.path.join(repo.common_dir, "logs", "refs", "stash")}
     if branch:
         skip |= {os.path.join(repo.common_dir, *branch.split("/")),
                  os.path.join(repo.common_dir, "logs", *branch.split("/"))}
