@@ -131,8 +131,8 @@ def foreign_paths(db: Database) -> dict[str, tuple[str, str, str, str]]:
     first seen in another commit than the one that last gave the path that blob (a text
     committed again: what :mod:`vault_mem.vault.authors` judges by its first author too)."""
     rows = db.execute(
-        "SELECT a.path, a.commit_id, a.email, a.name, a.blob FROM authors a JOIN origins o ON o.blob = a.blob "
-        "JOIN files f ON f.path = a.path WHERE f.usable = 1 AND o.commit_id != a.commit_id")
+        "SELECT a.path, a.commit_id, a.email, a.name, a.blob FROM foreign_texts t CROSS JOIN authors a ON a.path = t.path "
+        "CROSS JOIN files f ON f.path = a.path WHERE f.usable = 1")  # CROSS: from the few rows, never from files
     return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
 
 
