@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "all_authors", "author_pairs", "authors_of", "paths_by", "replace", "stored_head", "update"]
+__all__ = ["HEAD_META", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "origins_of",
+           "origins_state", "paths_by", "replace", "stored_head", "update"]
 
 HEAD_META = "authors_head"
 
@@ -86,3 +87,59 @@ def paths_by(db: Database, pairs: list[tuple[str, str]]) -> dict[str, tuple[str,
         "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))",
         (json.dumps([list(p) for p in pairs]),))
     return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+
+ORIGINS_STAMP, ORIGINS_TIPS = "origins_stamp", "origins_tips"
+
+
+def origins_state(db: Database, stamp: str) -> list[str] | None:
+    """None when the ``origins`` rows reflect the refs whose stamp is ``stamp``; else the
+    commits scanned up to (empty: never scanned). The list is read only when needed: it holds
+    the reflogs' commits."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (ORIGINS_STAMP,)).fetchone()
+    if row is not None and row[0] == stamp:
+        return None
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (ORIGINS_TIPS,)).fetchone()
+    try:
+        tips = json.loads(row[0]) if row else []
+    except ValueError:
+        tips = []
+    return [t for t in tips if isinstance(t, str)] if isinstance(tips, list) else []
+
+
+def origins_of(db: Database, blobs: list[str]) -> dict[str, tuple[str, str]]:
+    """``{blob: (commit, email)}``: where each of ``blobs`` that has a row was first seen."""
+    if not blobs:
+        return {}
+    rows = db.execute("SELECT blob, commit_id, email FROM origins WHERE blob IN (SELECT value FROM json_each(?))",
+                      (json.dumps(sorted(set(blobs))),))
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def add_origins(db: Database, found: dict[str, tuple[str, str]], stamp: str, tips: list[str]) -> None:
+    """Record ``found`` (``{blob: (commit, email)}``; a blob with a row keeps it: first seen
+    wins) and the refs they were scanned up to."""
+    with db.write():
+        db.executemany("INSERT OR IGNORE INTO origins(blob, commit_id, email) VALUES (?, ?, ?)",
+                       [(b, c, e) for b, (c, e) in found.items()])
+        for name, value in ((ORIGINS_STAMP, stamp), (ORIGINS_TIPS, json.dumps(tips))):
+            db.execute("INSERT INTO meta(name, value) VALUES (?, ?) "
+                       "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+
+
+def foreign_paths(db: Database) -> dict[str, tuple[str, str, str, str]]:
+    """``{path: (commit, email, name, blob)}`` of the usable memories whose committed blob was
+    first seen in another commit than the one that last gave the path that blob (a text
+    committed again: what :mod:`vault_mem.vault.authors` judges by its first author too)."""
+    rows = db.execute(
+        "SELECT a.path, a.commit_id, a.email, a.name, a.blob FROM foreign_texts t CROSS JOIN authors a ON a.path = t.path "
+        "CROSS JOIN files f ON f.path = a.path WHERE f.usable = 1")  # CROSS: from the few rows, never from files
+    return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+
+
+def foreign_changes(db: Database) -> list[str]:
+    """The usable memory files whose bytes on disk are not what is committed there (``differs``)
+    and are a text first seen in some commit (a peer's text staged by `git merge --squash`, or
+    copied in): judged by that commit's author, not as a change made here."""
+    return [r[0] for r in db.execute(
+        "SELECT f.path FROM differs d JOIN files f ON f.path = d.path JOIN origins o ON o.blob = f.blob "
+        "WHERE f.usable = 1")]

@@ -472,10 +472,51 @@ def m014_scan_generation(conn) -> None:
     )
 
 
+def m015_origins(conn) -> None:
+    """Where each text was first seen (``vault_mem.index.authors``): per blob id, the first commit
+    this repository knew that gave some path that blob, and its author email, so a peer's text
+    committed again here (a cherry-pick, a squash, a file copied) stays the peer's. The meta
+    rows ``origins_stamp`` and ``origins_tips`` say which refs the table reflects. Derived
+    state; safe to run again."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS origins (
+            blob TEXT PRIMARY KEY,
+            commit_id TEXT NOT NULL,
+            email TEXT NOT NULL
+        ) WITHOUT ROWID;
+        -- the committed memory paths whose blob was first seen in another commit than the one
+        -- that gave the path that blob: kept by triggers, so a read asks a handful of rows
+        -- (a join of 100k authors with origins cost ~180 ms of CPU on every read)
+        CREATE TABLE IF NOT EXISTS foreign_texts (path TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS authors_blob ON authors(blob);
+        CREATE TRIGGER IF NOT EXISTS authors_foreign_insert AFTER INSERT ON authors BEGIN
+            DELETE FROM foreign_texts WHERE path = NEW.path;
+            INSERT OR IGNORE INTO foreign_texts(path) SELECT NEW.path WHERE EXISTS
+                (SELECT 1 FROM origins o WHERE o.blob = NEW.blob AND o.commit_id != NEW.commit_id);
+        END;
+        CREATE TRIGGER IF NOT EXISTS authors_foreign_update AFTER UPDATE ON authors BEGIN
+            DELETE FROM foreign_texts WHERE path IN (OLD.path, NEW.path);
+            INSERT OR IGNORE INTO foreign_texts(path) SELECT NEW.path WHERE EXISTS
+                (SELECT 1 FROM origins o WHERE o.blob = NEW.blob AND o.commit_id != NEW.commit_id);
+        END;
+        CREATE TRIGGER IF NOT EXISTS authors_foreign_delete AFTER DELETE ON authors BEGIN
+            DELETE FROM foreign_texts WHERE path = OLD.path;
+        END;
+        CREATE TRIGGER IF NOT EXISTS origins_foreign_insert AFTER INSERT ON origins BEGIN
+            INSERT OR IGNORE INTO foreign_texts(path)
+                SELECT a.path FROM authors a WHERE a.blob = NEW.blob AND a.commit_id != NEW.commit_id;
+        END;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
                               m009_index_counter_by_type, m010_change_dates, m011_authors,
-                              m012_committed_view, m013_missing_blobs_index, m014_scan_generation]
+                              m012_committed_view, m013_missing_blobs_index, m014_scan_generation,
+                              m015_origins]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)

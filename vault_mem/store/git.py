@@ -151,16 +151,17 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
 
     def merge_heads(self) -> list[str]:
         """The commits a merge under way is merging (``MERGE_HEAD``'s lines), no git process."""
-        return self._head_files("MERGE_HEAD")
+        return self.head_files("MERGE_HEAD")
 
     def incoming_heads(self) -> list[str]:
         """The commits whose changes a merge, cherry-pick, revert or rebase under way has put in
         the work tree and git's index but not yet in a commit (``MERGE_HEAD``'s lines,
         ``CHERRY_PICK_HEAD``, ``REVERT_HEAD``, ``REBASE_HEAD``): those files were not changed on
         this machine, whatever ``git status`` says. Read from the files, no git process."""
-        return self._head_files("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD")
+        return self.head_files("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD")
 
-    def _head_files(self, *names: str) -> list[str]:
+    def head_files(self, *names: str) -> list[str]:
+        """The commit ids the files ``names`` of the git folder hold (``FETCH_HEAD``, ...)."""
         out: list[str] = []
         for name in names:
             try:

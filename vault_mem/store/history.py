@@ -8,6 +8,7 @@ touches the work tree.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
@@ -15,6 +16,7 @@ from vault_mem.errors import GitError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
 from vault_mem.store.git import GitRepo
+from vault_mem.store.provenance import recorded
 
 __all__ = [
     "commits_by",
@@ -31,6 +33,9 @@ __all__ = [
     "current_branch",
     "entry_modes",
     "first_unsafe_entry",
+    "HEAD_FILES",
+    "introductions",
+    "known_tips",
     "head_branch",
     "head_ref",
     "is_ancestor",
@@ -41,6 +46,7 @@ __all__ = [
     "read_blobs",
     "remote_url",
     "resolve_commit",
+    "seen_elsewhere",
     "staged_against",
     "tree_blobs",
     "tree_entries",
@@ -229,6 +235,90 @@ def commits_by(repo: GitRepo, tip: str, emails: set[str]) -> list[str]:
     """The commits of ``tip``'s history whose author email is one of ``emails`` (lowercase)."""
     out = repo.run("log", "--format=%H%x1f%ae", tip, cwd=repo.toplevel)
     return [c for c, _, e in (line.partition("\x1f") for line in out.splitlines()) if e.lower() in emails]
+
+
+#: the files that hold a commit id outside refs (what a fetch, merge, cherry-pick or revert left)
+HEAD_FILES = ("FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD")
+
+
+def known_tips(repo: GitRepo) -> list[str]:
+    """Every commit this repository names: the refs (remote-tracking ones included, tags peeled),
+    their reflogs (a force-pushed-away commit stays named there) and what a fetch or an operation
+    under way left in the git folder (``FETCH_HEAD``, ...): the commits a person can take text
+    from with git. Not ``refs/stash`` and its log: a stash holds the person's own edits in
+    commits no hook records, which would then pass for someone else's. Anything that is not a
+    commit (a tag of a tree or a blob) is left out."""
+    names: list[str] = []
+    for line in repo.run("for-each-ref", "--format=%(objectname) %(refname)", cwd=repo.toplevel).splitlines():
+        oid, _, ref = line.partition(" ")
+        if ref != "refs/stash":
+            names.append(oid)
+    logs = [os.path.join(repo.git_dir, "logs", "HEAD")]
+    for folder, _dirs, files in os.walk(os.path.join(repo.common_dir, "logs", "refs")):
+        logs += [os.path.join(folder, f) for f in files
+                 if os.path.join(folder, f) != os.path.join(repo.common_dir, "logs", "refs", "stash")]
+    for path in logs:
+        try:
+            with open(path, encoding="ascii", errors="replace") as fh:
+                for line in fh:
+                    names += [w for w in line.split(" ", 2)[:2] if w.strip("0")]
+        except OSError:
+            continue
+    names += repo.head_files(*HEAD_FILES)
+    wanted = [n for n in dict.fromkeys(names) if len(n) in (40, 64) and all(c in "0123456789abcdef" for c in n)]
+    if not wanted:
+        return []
+    out = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", cwd=repo.toplevel,
+                   input="".join(f"{n}^{{commit}}\n" for n in wanted).encode("ascii"))
+    return list(dict.fromkeys(w[0] for w in (line.split() for line in out.splitlines())
+                              if len(w) == 2 and w[1] == "commit"))
+
+
+def seen_elsewhere(repo: GitRepo, blob: str) -> bool:
+    """Did a commit not made on this machine (:mod:`vault_mem.store.provenance`'s record) ever
+    hold ``blob``, at any path, among the commits this repository names (:func:`known_tips`)?
+    Then those bytes arrived from elsewhere, whoever puts them in the work tree. One ``git
+    log`` over the history, asked only for a file that is not approved yet."""
+    tips = known_tips(repo)
+    if not tips:
+        return False
+    out = repo.run("log", "--stdin", "--no-renames", "--format=%H", f"--find-object={blob}",
+                   input="".join(f"{c}\n" for c in tips).encode("ascii"), cwd=repo.toplevel)
+    local = recorded(repo.common_dir)[1]
+    return any(c not in local for c in out.split())
+
+
+def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple[str, str, str, list[str]]]:
+    """``(commit, author email, author name, blobs)`` for each commit reachable from ``tips`` and
+    not from ``seen``, parents before children: the blobs it gives any path (a merge: compared
+    with its first parent; INDEX.md, which is generated, left out). One ``git log``; ids of
+    ``seen`` no longer in the repository are dropped (a pruned reflog)."""
+    if not tips:
+        return []
+    if seen:
+        present = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", input="".join(
+            f"{c}\n" for c in seen).encode("ascii"), cwd=repo.toplevel)
+        seen = [w[0] for w in (line.split() for line in present.splitlines()) if len(w) == 2 and w[1] == "commit"]
+    revs = "".join(f"{c}\n" for c in tips) + "".join(f"^{c}\n" for c in seen)
+    out = repo.run("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
+                   "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
+                   "--format=%x1e%H%x1f%ae%x1f%an", input=revs.encode("ascii"), cwd=repo.toplevel)
+    found = []
+    for rec in out.split("\x1e"):
+        lines = rec.strip("\n").split("\n")
+        head = lines[0].split("\x1f")
+        if len(head) != 3:
+            continue
+        blobs = []
+        for line in lines[1:]:
+            meta, _, path = line.partition("\t")
+            parts = meta.split()  # :old-mode new-mode old-blob new-blob status
+            if not line.startswith(":") or len(parts) < 5 or parts[4][:1] not in "AMT":
+                continue
+            if path.rsplit("/", 1)[-1] != INDEX_FILE:
+                blobs.append(parts[3])
+        found.append((head[0], head[1], head[2], blobs))
+    return found
 
 
 def is_ancestor(repo: GitRepo, old: str, new: str) -> bool:

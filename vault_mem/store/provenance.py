@@ -12,8 +12,11 @@ Commits made here, and where they are recorded:
 - vault-mem's own (agent writes, the daemon's commits of hand edits, a new vault's first commit,
   sync's replays of local commits): :meth:`vault_mem.store.git.GitRepo.write_commit`, the one
   place vault-mem writes a commit object; a replay is recorded only when its original was;
-- the person's ``git commit`` (and ``merge``, ``revert``, ``cherry-pick``, ``am``): the
-  ``post-commit`` git hook (plain shell, no process);
+- the person's ``git commit`` (and ``revert``, ``cherry-pick``, ``am``, a merge concluded with
+  ``git commit``): the ``post-commit`` git hook (plain shell, no process). git runs no
+  post-commit for a merge commit it makes itself (a clean ``git merge``/``git pull``): that
+  commit stays unrecorded, and a text it makes (an automatic merge of a memory both sides
+  changed) is judged a peer's (:class:`vault_mem.vault.authors.Origins`) until edited here;
 - the person's amend or rebase: the ``post-rewrite`` hook records each new commit whose old one
   was recorded.
 

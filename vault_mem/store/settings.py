@@ -12,8 +12,10 @@ because it is in the work tree; it is in force because this machine approved it:
   on this machine) is the person's word: it is approved as it is read (recorded, so it stays in
   force once committed; vault-mem's pre-commit hook reads it, so `git commit vault.toml` records
   it too, `--no-verify` does not: then `vault-mem trust` asks). Not while git or a sync is writing the work tree (``index.lock``, a
-  merge or rebase under way, sync's journal), and never the bytes a remote-tracking branch holds:
-  those arrived from elsewhere.
+  merge or rebase under way, sync's journal), and never the bytes a remote-tracking branch holds
+  or any commit not made here ever held (:func:`vault_mem.store.history.seen_elsewhere`): those
+  arrived from elsewhere, and a person's `git checkout origin/main~1 -- vault.toml`, `git
+  cherry-pick -n` or `git merge --squash` of a peer's commit takes the peer's file, not theirs.
 - **a change from elsewhere** (the work tree equals HEAD, and HEAD's file was never approved
   here): pending. The last approved file stays in force (nothing approved yet: the defaults) and
   every command's notice names each changed setting, old -> new, and ``vault-mem trust``. A file
@@ -42,7 +44,7 @@ from vault_mem.config import (
 from vault_mem.errors import ConfigError, GitError, VaultMemError
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import log_entries
+from vault_mem.store.history import log_entries, seen_elsewhere
 from vault_mem.store.trust import approve_config, approved_config, legacy_settings, seal, unseal
 from vault_mem.store.worktree import same_as_committed
 
@@ -221,7 +223,12 @@ def _own_edit(repo: GitRepo, prefix: str, blob: str, state_dir: Path) -> bool:
         tips = repo.run("for-each-ref", "--format=%(objectname)", "refs/remotes").split()
     except GitError:
         return False
-    return all(repo.blob_at(tip, prefix + CONFIG_FILE) != blob for tip in tips)
+    if any(repo.blob_at(tip, prefix + CONFIG_FILE) == blob for tip in tips):
+        return False
+    try:
+        return not seen_elsewhere(repo, blob)
+    except GitError:
+        return False
 
 
 def _last_change(repo: GitRepo, prefix: str) -> str:

@@ -30,8 +30,11 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vault_mem.config import Config
@@ -49,7 +52,9 @@ if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
     from vault_mem.store.workspace import Workspace
 
-__all__ = ["Identities", "author_of_bytes", "author_tagger", "authors_of", "identities", "peer_memories", "pending_authors", "refresh"]
+log = logging.getLogger(__name__)
+
+__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "identities", "peer_memories", "pending_authors", "refresh"]
 
 
 class Identities:
@@ -191,7 +196,7 @@ def author_of_bytes(ws: Workspace, sidecar: Sidecar, rel: str, data: bytes) -> A
     who = rows.authors_of(sidecar.db, [rel]).get(rel)
     if who is not None and who[3] == blob_id(data):
         ids = identities(ws)
-        return Author(who[1], ids.standing(who[1], who[0]))
+        return _judge(ws, ids, {rel: who}, [rel], Origins(ws, sidecar, ids), check_disk=False)[rel]
     return authors_of(ws, sidecar, [rel])[rel]
 
 
@@ -203,16 +208,18 @@ def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities
     if not rels:
         return {}  # recall asks for the authors of the memories that supersede one: mostly none
     ids = ids or identities(ws)
-    judged = _judge(ws, ids, _kept(ws, sidecar, rels), rels, check_disk=check_disk)
+    judged = _judge(ws, ids, _kept(ws, sidecar, rels), rels, Origins(ws, sidecar, ids), check_disk=check_disk)
     return {rel: judged[rel] for rel in rels}
 
 
-def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str, str]], rels: list[str], *,
-           check_disk: bool = True, dirty: set[str] | None = None,
+def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str, str]], rels: list[str],
+           origins: Origins, *, check_disk: bool = True, dirty: set[str] | None = None,
            uncommitted: _Uncommitted | None = None) -> dict[str, Author]:
     """The one home of the rule "who made this memory file": its committed author (``known``:
     HEAD's last author of each path) judged as that commit, unless the file on disk differs from
-    what that commit holds; then :class:`_Uncommitted` says who made the change. ``dirty`` (the
+    what that commit holds; then :class:`_Uncommitted` says who made the change. Either way a
+    text first seen in a commit of an author not trusted here stays that author's
+    (:class:`Origins`): committing it again here makes it no one else's. ``dirty`` (the
     vault-relative paths that differ from HEAD, from one ``git status``) replaces reading each
     file; past ``_FILE_CHECKS`` files it is asked of git here. ``check_disk=False`` trusts the
     committed author without looking."""
@@ -227,8 +234,9 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
             changed.append(rel)
         else:
             out[rel] = Author(who[1], ids.standing(who[1], who[0]))
+    out = origins.first_authors(out, {rel: (who[3], who[0]) for rel, who in known.items() if rel in out})
     if changed:
-        out.update((uncommitted or _Uncommitted(ws, ids)).authors(changed))
+        out.update((uncommitted or _Uncommitted(ws, ids, origins)).authors(changed))
     return out
 
 
@@ -240,8 +248,8 @@ class _Uncommitted:
     commit is. Otherwise a peer's memory would pass for the person's for as long as the person
     takes to settle the conflict, and reach the prompt hook (DESIGN §7)."""
 
-    def __init__(self, ws: Workspace, ids: Identities):
-        self.ws, self.ids = ws, ids
+    def __init__(self, ws: Workspace, ids: Identities, origins: Origins):
+        self.ws, self.ids, self.origins = ws, ids, origins
         self.incoming = ws.repo.incoming_heads()  # reads a few files in the git folder: no process
         self.head = ws.repo.head() if self.incoming else None
 
@@ -274,7 +282,17 @@ class _Uncommitted:
                 # None: it deletes the file, or git cannot say: no one vouches for the text
                 out[rel] = Author(None, "peer") if who is None else Author(who[1], self.ids.standing(who[1], who[0]))
             left = [rel for rel in left if rel not in out]
-        return {**out, **{rel: Author(None, "local") for rel in left}}
+        # changed here, but maybe to a text a peer wrote (`git merge --squash`, a file copied)
+        texts = {}
+        for rel in left:
+            try:
+                data = self.ws.disk_bytes(rel)
+            except VaultMemError:
+                data = None
+            if data is not None:
+                texts[rel] = (blob_id(data), None)
+        mine = self.origins.first_authors({rel: Author(None, "local") for rel in left}, texts)
+        return {**out, **mine}
 
 
 def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None) -> dict[str, Author]:
@@ -287,15 +305,18 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
         # judged per (email, commit), not per file; the approved pass whoever made them
         peers = [(e, c) for e, c in rows.author_pairs(sidecar.db, ids.approved) if ids.standing(e, c) == "peer"]
         found = rows.paths_by(sidecar.db, peers)
+        found.update(rows.foreign_paths(sidecar.db))  # texts committed again: judged by their first author
     else:  # a read-only sidecar behind HEAD (see _kept)
         found = {rel: who for rel, who in _kept(ws, sidecar, None).items() if ids.standing(who[1], who[0]) == "peer"}
-    uncommitted = _Uncommitted(ws, ids)
+    origins = Origins(ws, sidecar, ids)
+    uncommitted = _Uncommitted(ws, ids, origins)
     rels, dirty = list(found), None
+    rels += [rel for rel in rows.foreign_changes(sidecar.db) if rel not in found]
     if uncommitted.incoming:  # files an operation under way brought, committed or not
         dirty = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])
                  if top.startswith(ws.prefix) and is_memory_path(top[len(ws.prefix):])}
         rels += sorted(dirty - found.keys())
-    judged = _judge(ws, ids, found, rels, dirty=dirty, uncommitted=uncommitted)
+    judged = _judge(ws, ids, found, rels, origins, dirty=dirty, uncommitted=uncommitted)
     return {rel: author for rel, author in judged.items() if not author.trusted}
 
 
@@ -319,7 +340,7 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
     if not rels:
         return []
     ids = identities(ws)
-    mine = _judge(ws, ids, _kept(ws, sidecar, rels), rels, check_disk=False)
+    mine = _judge(ws, ids, _kept(ws, sidecar, rels), rels, Origins(ws, sidecar, ids), check_disk=False)
     rels = [rel for rel in rels if mine[rel].trusted]
     gone = [prefix + rel for rel in rels if there[prefix + rel] is None]
     kept = [prefix + rel for rel in rels if there[prefix + rel] is not None]
@@ -351,7 +372,8 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
     refresh(ws, sidecar)
     current = rows.stored_head(sidecar.db) == ws.repo.head()
     changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
-    uncommitted = _Uncommitted(ws, ids)
+    origins = Origins(ws, sidecar, ids)
+    uncommitted = _Uncommitted(ws, ids, origins)
     # a merge under way: the changed memories' authors asked of git together, not one `git log`
     # per INDEX.md line (without one, an uncommitted change is this machine's: no git asked)
     ahead = uncommitted.authors(sorted(r for r in changed if is_memory_path(r))) if uncommitted.incoming else {}
@@ -361,5 +383,126 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
             return legend.tag(ahead[rel])
         who = (rows.authors_of(sidecar.db, [rel]) if current else _kept(ws, sidecar, [rel])).get(rel)
         known = {rel: who} if who is not None else {}
-        return legend.tag(_judge(ws, ids, known, [rel], dirty=changed, uncommitted=uncommitted)[rel])
+        return legend.tag(_judge(ws, ids, known, [rel], origins, dirty=changed, uncommitted=uncommitted)[rel])
     return tag
+
+
+#: at most this many "is the person's commit an ancestor of the peer's" questions per scan; past
+#: it a text both sides committed on unrelated lines is taken as the peer's (the safe side)
+_ANCESTRY_CHECKS = 100
+#: per vault: origins found but not stored (a read-only sidecar, a full disk)
+_UNSTORED: dict[str, dict[str, tuple[str, str]]] = {}
+
+
+def _refs_stamp(repo) -> str:
+    """What the commits a repository names are read from, as one value that changes when any
+    of them does (a ref, a reflog, ``FETCH_HEAD``, ...), except the branch checked out and
+    HEAD's log: a commit made here moves those alone, and its new texts are nobody else's, so an
+    agent's write costs no scan. A commit made here from a peer's text takes that text from a
+    commit that arrived by a fetch or a clone, which moved the rest (and the scan then walks the
+    branch's commits too, parents first). No git process."""
+    try:
+        head = Path(repo.git_dir, "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        head = ""
+    branch = head[len("ref: "):] if head.startswith("ref: refs/") else None
+    # a stash is never a first author (history.known_tips): its moves need no scan
+    skip = {os.path.join(repo.git_dir, "logs", "HEAD"), os.path.join(repo.common_dir, "refs", "stash"),
+            os.path.join(repo.common_dir, "logs", "refs", "stash")}
+    if branch:
+        skip |= {os.path.join(repo.common_dir, *branch.split("/")),
+                 os.path.join(repo.common_dir, "logs", *branch.split("/"))}
+    parts: list[str] = [head]
+    for base in dict.fromkeys([repo.git_dir, repo.common_dir]):
+        for name in ("packed-refs", *history.HEAD_FILES):
+            try:
+                st = os.stat(os.path.join(base, name))
+                parts.append(f"{base}/{name}:{st.st_mtime_ns}:{st.st_size}")
+            except OSError:
+                continue
+        for top in ("refs", "logs"):
+            for folder, _dirs, files in os.walk(os.path.join(base, top)):
+                for name in files:
+                    if os.path.join(folder, name) in skip:
+                        continue
+                    try:
+                        st = os.stat(os.path.join(folder, name))
+                    except OSError:
+                        continue
+                    parts.append(f"{folder}/{name}:{st.st_mtime_ns}:{st.st_size}")
+    return hashlib.sha256("\n".join(sorted(parts)).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+class Origins:
+    """Where each text (git blob) was first seen: the first commit this repository named (any
+    ref, reflog or ``FETCH_HEAD``) that gave some path that blob. A text is its first author's
+    wherever it is committed again: the person's `git cherry-pick` of a peer's commit (which may
+    carry the person's email), `git merge --squash`, `git checkout origin/main -- FILE` then a
+    commit, the bytes copied by hand, an `undo` or `revert` that restores a peer's version, a
+    `git mv` of a peer's file: each commits a peer's text here, and would otherwise pass as the
+    person's own. A change made here (any edit) is a new blob, the person's; an approval of the
+    first author (`vault-mem trust --author`) lets the text in.
+
+    "First": across reads, the order the texts were seen; within one scan, parents before
+    children, and a text this machine committed first counts as its own only when its commit
+    is an ancestor of every peer commit with the same text (a peer copying the person's memory
+    takes nothing; a peer's commit on an unrelated line dated to come later still wins).
+    Brought up to date when the refs change (one ``git rev-list`` and one ``git log`` over the
+    new commits); kept in the sidecar (:mod:`vault_mem.index.authors`)."""
+
+    def __init__(self, ws: Workspace, sidecar: Sidecar, ids: Identities):
+        self.ws, self.db, self.ids = ws, sidecar.db, ids
+        self.unstored = _UNSTORED.get(str(ws.root), {})
+        try:
+            self._scan(sidecar)
+        except VaultMemError as exc:  # git cannot say now: the texts seen so far still count
+            log.warning("vault-mem: could not read which commits brought each text: %s", exc)
+
+    def _scan(self, sidecar: Sidecar) -> None:
+        repo = self.ws.repo
+        stamp = _refs_stamp(repo)
+        seen = rows.origins_state(self.db, stamp)
+        if seen is None:
+            return
+        tips = history.known_tips(repo)
+        found = history.introductions(repo, tips, seen)
+        known = rows.origins_of(self.db, [b for *_who, blobs in found for b in blobs])
+        firsts: dict[str, tuple[str, str]] = {}
+        checks = 0
+        for commit, email, _name, blobs in found:
+            for blob in blobs:
+                if blob in known or blob in self.unstored:
+                    continue
+                first = firsts.get(blob)
+                if first is None:
+                    firsts[blob] = (commit, email)
+                elif first[0] in self.ids.local and commit not in self.ids.local:
+                    checks += 1  # made here first, by the scan's order: only an ancestor's copy counts so
+                    if checks > _ANCESTRY_CHECKS or not history.is_ancestor(repo, first[0], commit):
+                        firsts[blob] = (commit, email)
+        if sidecar.read_only:
+            self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
+            self.unstored.update(firsts)
+            return
+        try:
+            rows.add_origins(self.db, firsts, stamp, tips)
+        except IndexStoreError:
+            self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
+            self.unstored.update(firsts)
+
+    def first_authors(self, judged: dict[str, Author], texts: dict[str, tuple[str, str | None]]) -> dict[str, Author]:
+        """``judged`` (``{path: Author}``), where a trusted one whose text (``texts``: ``{path:
+        (blob, the commit that gave the path that blob, or None for a change not committed)}``)
+        was first seen in another commit, by an author not trusted here, becomes that author's."""
+        asked = {rel: texts[rel] for rel, author in judged.items() if author.trusted and rel in texts}
+        if not asked:
+            return judged
+        blobs = [blob for blob, _c in asked.values()]
+        origin = rows.origins_of(self.db, blobs)
+        origin.update({b: self.unstored[b] for b in blobs if b in self.unstored and b not in origin})
+        out = dict(judged)
+        for rel, (blob, commit) in asked.items():
+            first = origin.get(blob)
+            if first is not None and first[0] != commit and self.ids.standing(first[1], first[0]) == "peer":
+                out[rel] = Author(first[1], "peer")
+        return out
