@@ -102,7 +102,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["assignments", "call_credentials", "csv_exports", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
+__all__ = ["assignments", "call_credentials", "command_credentials", "csv_exports", "protocol_logins", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
            "unlabelled_passwords", "xml_elements"]
 
 Span = tuple[str, int, int]
@@ -121,11 +121,17 @@ _FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
 # (an `id` after the word is read with it, so `SecretID`, `secret_id`, `JSESSIONID` are judged
 # as names: _key_class says which of them hold a secret and which name an id)
 _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
+# A variable named for the credential and then for its environment or its place in a rotation
+# (`DOTENV_PRIVATE_KEY_PRODUCTION`, `DB_PASSWORD_STAGING`, `API_TOKEN_2`): the credential word is
+# the name's last but one part, so the English keywords may end in one of these (_key_class drops it)
+_QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development|test|testing|qa|uat|local|live"
+              r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}))")
+_QUALIFIER_END = lazy(_QUALIFIER + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial"
                       # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
                       # only the value-near-its-label rule reads after them (_PLURAL)
-                      r"|(?:password|passphrase|secret|token|key|apikey)s)" + _END)
+                      r"|(?:password|passphrase|secret|token|key|apikey)s)(?:[_-]?id|_base)?" + _QUALIFIER + "?(?![a-z0-9_.-])")
 _FOREIGN_WORDS = rf"{_FOREIGN_PASSWORD}|{_FOREIGN_SECRET}|{_SCRIPT_SECRET}"
 # each foreign word and the stems that find it: a text is read for the words whose stems it holds
 # only (one regex of all ~150 words costs ~10 ms on 4 KB of non-ASCII prose; of the few there, ~1)
@@ -158,7 +164,7 @@ def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
 # "Das Passwort lautet X"): every one reads as the sign ``is``
-_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|هي|هو)"
+_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|هي|هو|היא|הוא)"
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
@@ -184,7 +190,13 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
                           + r"[ \t]{0,8}|" + _THAI_COPULA + r"[ \t]{0,8}"
                           # a call named for the credential, given a literal (`.bearer_auth("X")`)
-                          + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}|[ \t]{1,8})"
+                          + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}"
+                          # COBOL's picture clause between a data item and its value (`PIC X(16) VALUE 'X'`)
+                          + r"|[ \t]{1,8}PIC(?:TURE)?[ \t]{1,4}[XA9](?:\([0-9]{1,4}\))?[ \t]{1,8}VALUE[ \t]{1,8}"
+                          # a tuple's name and its literal (Erlang's `{db_password, "X"}`, `<<"X">>`; Elixir's
+                          # `{:api_secret, "X"}`): only after a tuple's opening brace (see assignments)
+                          + r"|[ \t]{0,2},[ \t]{0,8}(?:<<)?(?=[\"'])"
+                          + r"|[ \t]{1,8})"
                           # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
                           + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
@@ -195,6 +207,7 @@ _PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
 _NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
 # A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
+_QUOTED_WORDS = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}")
 _WORD_RUN = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 # Words of sentences, not of a random passphrase: "password: see the vault entry", "use any four words".
 _PROSE_WORDS = frozenset("""
@@ -280,6 +293,8 @@ _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 def _key_class(name: str) -> str | None:
     """'password', 'secret' or 'key' (high-entropy values only) for an assignment's key name."""
     low = name.lower().lstrip("-")
+    if "_" in low.rstrip("_").rsplit("_", 1)[0]:
+        low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
     if "public" in low:
         return None  # publicKeyToken and public_key are shared by design
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
@@ -450,12 +465,15 @@ def assignments(text: str, low: str) -> Iterator[Span]:
                 skip_to = max(skip_to, found[2])
                 yield found
             continue
-        if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
-            continue  # ${SECRET_KEY:?missing}, %PASSWORD%: a reference to a variable
+        before = text[max(0, start - 1):start]
+        if not cls or before in ("$", "%") or (before == "{" and not _COMMA_LITERAL.match(text, kw.end())):
+            continue  # ${SECRET_KEY:?missing}, %PASSWORD%, {password}: a reference to a variable, a template's field
         if text[max(0, start - 1):start] == ":" and _in_arn(text, start):
             continue  # `arn:aws:secretsmanager:...:secret:prod/db`: a resource type, not a label
         tail = _ASSIGN_TAIL.match(text, kw.end())
         op = _op(tail) if tail else ""
+        if op == "," and not _TUPLE_OPEN.search(text, max(0, start - 3), start):
+            tail, op = None, ""  # a name and a literal after a comma are a tuple's only after its brace
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
         flag = name.startswith("-") or (cls != "key" and ENV_NAME.fullmatch(name) is not None)
         # `key_secret X`: a snake_case name is a field's name, so a bare value after it is its value
@@ -520,6 +538,7 @@ _NEAR_REACH = 80
 # (possessive, and never starting inside a run: `key=key=...` over 80 KB is one run, tried once
 # per label, not once per `=` with a thousand steps back each)
 _NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
+_NEAR_RUN = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 _NEAR_START = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}")
 # the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
 _LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
@@ -533,6 +552,8 @@ _NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?
                   r"|kty|e\.g|example|for instance|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40})(?![a-z])")
 
 
+_TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
+_COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")
 _NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
 
 
@@ -549,6 +570,12 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
     near = _NEAR_SIGN.search(text, at, min(end, at + _NEAR_REACH + 40)) is not None
     # (the starts are found within reach only, each value then read to its end: a search for the
     # values themselves would scan the whole line for every label)
+    if near and text[at:at + 1] in ("=", ":"):
+        # right after the label's sign (`CARGO_REGISTRY_TOKENS=<token>@host`): the run after it
+        m = _NEAR_RUN.match(text, at + 1, end)
+        found = _near_value(text, m, cls) if m else None
+        if found:
+            return found
     for start in _NEAR_START.finditer(text, at, min(end, at + _NEAR_REACH + 8)) if near else ():
         if _NEAR_STOP.search(low, at, start.start()):
             return None
@@ -603,6 +630,10 @@ _TOKEN_END = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}(?![A-Za-z0-9+/_.~!@#$%^&*?=-]
 
 def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
     value = m.group().rstrip(".,;:!?*")
+    at_host = _TOKEN_AT_HOST.fullmatch(value)
+    if at_host and random_token(at_host.group(1), min_len=20):
+        # a token as the user of a host (`DENO_AUTH_TOKENS=<token>@esm.corp.dev`): the part before the `@`
+        return "secret near its label", m.start(), m.start() + len(at_host.group(1))
     named = _NAME_EQUALS.match(value)  # `AccountKey=X` within the reach: the value is X
     at_value = m.start() + (named.end() if named else 0)
     value = value[named.end():] if named else value
@@ -637,7 +668,7 @@ def _random_value(value: str, cls: str) -> bool:
         return False  # a bech32 address or public key (age1, npub1, bc1); its secret forms say so (nsec1)
     if _RANGE.search(value) or (len(value) >= 30 and len(set(value)) == len(value)):
         return False  # a regex's class (`A-Za-z0-9_`) or an alphabet (bech32's), in code or docs
-    if "." in value and all(len(p) < 16 or identifier_like(p) for p in value.split(".")):
+    if "." in value and all(_name_part(p) for p in value.split(".")):
         return False  # a dotted name in code (`ed25519.Ed25519PrivateKey`, `win32api.RegEnumKey`)
     if random_token(value, min_len=16 if cls != "before" else 20):
         return True
@@ -654,7 +685,16 @@ def _random_value(value: str, cls: str) -> bool:
     return cls == "password" and _strong_unlabelled(value) and not _EXPRESSION.fullmatch(value)
 
 
+def _name_part(part: str) -> bool:
+    """Could ``part`` be one part of a dotted name in code: a word or identifier (``RegEnumKey``),
+    one case with digits (``ed25519``, ``V2``), or short? A part of mixed case and digits that
+    is no identifier (``AMar9GGD``) is a password's, whatever its length."""
+    return (len(part) < 16 and (len(part) <= 4 or part.islower() or part.isupper() or part.isalpha() or spoken(part))) \
+        or identifier_like(part)
+
+
 _RANGE = lazy(r"A-Z|a-z|0-9")
+_TOKEN_AT_HOST = lazy(r"([A-Za-z0-9_~-]{20,400})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+(?::[0-9]{1,5})?")
 _GROUPED_KEY = lazy(r"[A-Z0-9]{4,8}(?:-[A-Z0-9]{4,8}){3,7}")
 # an expression in code (`total+n-1`, `MAX_LEN*2`): single-case names and small numbers joined by operators
 _EXPRESSION = lazy(r"(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3})(?:[-+*/%^&|<>=!]{1,2}(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3}))+")
@@ -766,6 +806,10 @@ def _op(tail: re.Match[str]) -> str:
     op = tail.group("op").strip()
     if "wrap" in tail.re.groupindex and tail.group("wrap"):
         return "("
+    if op.endswith("VALUE"):
+        return "="  # COBOL: `PIC X(16) VALUE 'X'` gives the data item its value
+    if op.startswith(","):
+        return ","
     if op.endswith("=") and any(c.isalpha() for c in op):
         return "="
     return "is" if _COPULA_WORD.fullmatch(op) else op
@@ -780,7 +824,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     quoted = raw[0] in "\"'`"
     if op == "(" and not _CALL_END.match(text, tail.end()):
         return None  # a literal among a call's arguments is judged by the call (call_credentials)
-    value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
+    value = raw[1:-1].strip().strip("\"'") if quoted else _value_end(raw)  # `"X"` in Markdown is X
     if not quoted and value.startswith("{") and "}" in raw:
         value = raw[1:raw.index("}")]  # ODBC quotes a value in braces: `Pwd={X};`
         if not credential_like(value) or _FSTRING_FIELD.fullmatch(value) or (identifier_like(value) and spoken(value)):
@@ -796,6 +840,11 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         said = phrase.group().split() if phrase else []
         if said and not _sentence(said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
+    if cls == "password" and quoted and op in (":", "is", "=", "->", "→") and _QUOTED_WORDS.fullmatch(value) \
+            and not _sentence(value.split()):
+        # a passphrase in quotes ("passphrase is \"tape shop little opera foam\""): words, but no sentence
+        at = tail.start("value") + raw.index(value)
+        return "password assignment", at, at + len(value)
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
     if not pair and cls == "login" and op in ("is", ":", "=") and not quoted:
         pair = _AND_PAIR.match(text, tail.end())  # "login is admin and X": the user, then the password
@@ -825,6 +874,22 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         return None
     vstart = tail.start("value") + (raw.index(value) if quoted or raw.startswith("{") else 0)
     return kind, vstart, vstart + len(value)
+
+
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _value_end(raw: str) -> str:
+    """An unquoted value without the punctuation that ends its sentence or closes what holds it;
+    a closer whose opener is inside the value stays (`${DB_PASSWORD:X}` is a reference with a
+    default, judged whole, not `${DB_PASSWORD:X`, a reference cut open)."""
+    value = raw
+    while value and value[-1] in ".,;:!?)]}>":
+        opener = _CLOSERS.get(value[-1])
+        if opener and value.count(opener) >= value.count(value[-1]):
+            break
+        value = value[:-1]
+    return value
 
 
 def labelled_value(label: str, value: str) -> str | None:
@@ -969,20 +1034,39 @@ def _named(text: str, name: str, at: int, raw: str, op: str, offset: int = 0) ->
 
 #: matched against a line stripped of its blanks: blank runs side by side at its ends made a
 #: long line of spaces cost time quadratic in its length (85 s for one 80 KB line)
-_TABLE_RULE = lazy(r"\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?")
+# (any text table's rule: Markdown's `|---|---|`, org-mode's `|---+---|`, reStructuredText's grid
+# `+----+----+` and its header rule `+====+====+`)
+_TABLE_RULE = lazy(r"[|+]?[ \t]*:?(?:-{3,}|={3,}):?[ \t]*(?:[|+][ \t]*:?(?:-{3,}|={3,}):?[ \t]*)+[|+]?")
+# An HTML table's rows and their cells (a header row of `<th>`, then rows of `<td>`)
+_HTML_ROW = lazy(r"<tr(?:[ \t][^<>]{0,200})?>(?P<row>(?:(?!</?tr\b)[^\n]|\n){0,2000}?)</tr>", re.IGNORECASE)
+_HTML_CELL = lazy(r"<t(?P<h>[hd])(?:[ \t][^<>]{0,200})?>[ \t\r\n]{0,8}(?P<cell>[^<>]{0,200}?)[ \t\r\n]{0,8}</t[hd]>",
+                  re.IGNORECASE)
 # `<password>X</password>` (Maven's settings.xml, .NET config): the element's name is the label
 # (attributes allowed: FileZilla's `<Pass encoding="base64">` holds the password in base64)
-_XML_ELEMENT = lazy(r"<(?P<name>[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
+_XML_ELEMENT = lazy(r"<(?P<name>(?:[A-Za-z][\w.-]{0,30}:)?[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>"
+                   r"(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
 
 
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+def _column_class(header: str) -> str | None:
+    cls = _key_class(header.strip("*_` ").lower().replace(" ", "_"))
+    return cls if cls in ("password", "secret", "key") else None
+
+
+def _table_cell(cls: str, value: str) -> bool:
+    return bool(value) and " " not in value and _judge(cls, "is", value, quoted=False, code=False, ends=True) is not None
+
+
 def table_cells(text: str, low: str) -> Iterator[Span]:
-    """A Markdown table whose header names a credential column (``| user | password |``): each
-    cell below is judged as the value of that label, so ``(ask Lea)`` and ``-`` pass."""
-    if "|" not in text or "---" not in text:
+    """A text table whose header names a credential column (``| user | password |`` in Markdown,
+    org-mode or a reStructuredText grid; an HTML table's ``<th>``): each cell below is judged as
+    the value of that label, so ``(ask Lea)`` and ``-`` pass."""
+    if "<t" in low and "</t" in low:
+        yield from _html_cells(text)
+    if "|" not in text or ("---" not in text and "===" not in text):
         return
     lines = text.split("\n")
     offsets = [0]
@@ -993,17 +1077,29 @@ def table_cells(text: str, low: str) -> Iterator[Span]:
         if not ("|" in lines[i - 1] and _TABLE_RULE.fullmatch(lines[i].strip(" \t"))):
             i += 1
             continue
-        columns = {n: cls for n, h in enumerate(_cells(lines[i - 1]))
-                   if (cls := _key_class(h.strip("*_` ").lower().replace(" ", "_"))) in ("password", "secret", "key")}
+        columns = {n: cls for n, h in enumerate(_cells(lines[i - 1])) if (cls := _column_class(h))}
         i += 1
-        while i < len(lines) and "|" in lines[i]:
-            cells = _cells(lines[i])
+        while i < len(lines) and ("|" in lines[i] or _TABLE_RULE.fullmatch(lines[i].strip(" \t"))):
+            cells = _cells(lines[i]) if "|" in lines[i] else []  # (a grid's rule between its rows)
             for n, cls in columns.items():
                 value = cells[n].strip("`") if n < len(cells) else ""
-                if value and " " not in value and _judge(cls, "is", value, quoted=False, code=False, ends=True):
+                if _table_cell(cls, value):
                     at = offsets[i] + lines[i].find(value)
                     yield "credential in a table", at, at + len(value)
             i += 1
+
+
+def _html_cells(text: str) -> Iterator[Span]:
+    """The cells below an HTML table's header cell that names a credential."""
+    columns: dict[int, str] = {}
+    for row in _HTML_ROW.finditer(text):
+        cells = list(_HTML_CELL.finditer(text, row.start("row"), row.end("row")))
+        if cells and all(c.group("h").lower() == "h" for c in cells):
+            columns = {n: cls for n, c in enumerate(cells) if (cls := _column_class(c.group("cell")))}
+            continue
+        for n, cls in columns.items():
+            if n < len(cells) and _table_cell(cls, cells[n].group("cell")):
+                yield "credential in a table", cells[n].start("cell"), cells[n].end("cell")
 
 
 def xml_elements(text: str) -> Iterator[Span]:
@@ -1011,7 +1107,7 @@ def xml_elements(text: str) -> Iterator[Span]:
     if "</" not in text:
         return
     for m in _XML_ELEMENT.finditer(text):
-        cls = _key_class(m.group("name"))
+        cls = _key_class(m.group("name").rsplit(":", 1)[-1])  # (`wsse:Password`: the local name)
         if cls in ("password", "secret", "key"):
             kind = _judge(cls, "=", m.group("value"), quoted=True, code=False, ends=True)
             if kind:
@@ -1049,7 +1145,10 @@ _SIGN_IN = r"log[ \t]?in|log[ \t]on|sign[ \t]?in"
 _USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
                         r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
 _USE_TO = lazy(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
-                     rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo)(?![a-z])")
+                     rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo|get[ \t]in(?:to)?|enter)(?![a-z])")
+# "X gets you in", "X lets you into the NAS": a value named by what it opens
+_GETS_IN = lazy(r"(?<![^\s(:])[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:gets|will[ \t]get|lets)[ \t]{1,4}"
+                r"(?i:you|us|me|them|anyone|people)[ \t]{1,4}(?i:in|into)(?![a-z])")
 # "sudo on the build box takes X": an account or a prompt that takes a value
 _TAKES = lazy(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
                     r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
@@ -1070,8 +1169,10 @@ _UNLABELLED = ((_USER_SLASH, (" / ",), ()),
                (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
                                    "superuser:", "guest:", "operator:", "support:"), ()),
                (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
-               (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo")),
-               (_TAKES, ("takes", "accepts", "wants"), ()))
+               (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo", "get in",
+                                                 "enter")),
+               (_TAKES, ("takes", "accepts", "wants"), ()),
+               (_GETS_IN, (" in",), ("gets", "get ", "lets")))
 
 
 def _strong_unlabelled(value: str) -> bool:
@@ -1133,6 +1234,83 @@ def call_credentials(text: str, low: str) -> Iterator[Span]:
                         and not _HOST_OR_MAIL.fullmatch(value) and " " not in value):
                     yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
                     break
+
+
+# --- a user and a password as a command's arguments, or a protocol's ---------------------------
+
+# A command that names a user takes the password positionally: right after the user
+# (`rabbitmqctl add_user deploy X`, `net user svc X /add`, `htpasswd -b file admin X`,
+# `poetry config http-basic.corp deployer X`), anywhere on a line with a Windows `/user:` flag
+# (`net use Z: \\fs\share X /user:CORP\svc`), or after `-p` once `-u` gave the user
+# (`docker login -u ci -p X`, `altool -u me -p X`, `mysql -u root -pX`).
+_USER_VERB = lazy(r"(?i:(?:[a-z0-9]+[_-])?(?:add|del|change|set|create|update|new)?[_-]?users?(?:[_-]?(?:add|mod|new|create|password))?"
+                  # (a command named for passwords: htpasswd, mosquitto_passwd, change_password; not the word)
+                  r"|[a-z0-9]{1,20}[_-]?passwd|(?:change|set|reset|update)[_-]password|http-basic(?:\.[\w-]{1,40})?|basic-auth)")
+_USER_FLAG = lazy(r"(?i:-u|-U|--user(?:name)?|--login|--apple-id|--email|/u(?:ser)?:.{0,64})")
+_PASSWORD_FLAG = lazy(r"-p(?P<attached>.{0,200})")
+_COMMAND_WORDS = ("user", "passwd", "password", "http-basic", "basic-auth", "-u", "/user:")
+_SHELL_TOKEN = lazy(r"[^\s]+")
+
+
+def _positional(token: str) -> bool:
+    """Is ``token`` a command's positional argument (not a flag, a path, a share or a setting)?"""
+    return not token.startswith(("-", "/", "\\", "\"", "'", "$", "%", "<", "|", ">", "&")) and "=" not in token \
+        and not token.endswith(":") and "/" not in token and "\\" not in token
+
+
+def command_credentials(text: str, low: str) -> Iterator[Span]:
+    """A password given to a command as an argument after the user it is for (see above): a
+    value that looks like a password (after ``-p``), or no word or name could be (positional)."""
+    for start, end in lines_holding(low, _COMMAND_WORDS):
+        tokens = list(_SHELL_TOKEN.finditer(text, start, end))
+        words = [t.group() for t in tokens]
+        user_flag = -1
+        for i, word in enumerate(words):
+            if _USER_FLAG.fullmatch(word) and user_flag < 0:
+                user_flag = i
+                if word.lower().startswith(("/user:", "/u:")):
+                    # Windows: the password is a positional argument anywhere on the line
+                    for t in tokens[1:i]:
+                        if _positional(t.group()) and _strong_unlabelled(t.group()):
+                            yield "password given to a command", t.start(), t.end()
+                            return
+                continue
+            flag = _PASSWORD_FLAG.fullmatch(word)
+            if flag and user_flag >= 0:
+                value, at = flag.group("attached"), tokens[i].start() + 2
+                if not value and i + 1 < len(tokens):
+                    value, at = words[i + 1], tokens[i + 1].start()
+                value = value.strip("\"'")
+                at += words[i + 1 if not flag.group("attached") else i].find(value) if value else 0
+                if value and _judge("password", "--", value, quoted=False, code=False, ends=True):
+                    yield "password given to a command", at, at + len(value)
+                    return
+            if _USER_VERB.fullmatch(word) and i + 2 < len(words):
+                j = i + 1
+                while j < len(words) and (words[j].startswith("-") or "/" in words[j] or "\\" in words[j]):
+                    j += 1  # flags and the file or share it works on (`htpasswd -b /etc/.htpasswd`)
+                if j + 1 < len(words) and _positional(words[j]) and _positional(words[j + 1]) \
+                        and _strong_unlabelled(words[j + 1]) and words[j + 1] != words[j]:
+                    yield "password given to a command", tokens[j + 1].start(), tokens[j + 1].end()
+                    return
+
+
+# FTP's and POP3's `USER name` then `PASS X`, IMAP's `a1 LOGIN name X`: a protocol's sign-in, as a
+# transcript, a packet capture or a debug log shows it
+_PROTOCOL_PASS = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?USER[ \t]{1,4}[^\s]{1,64}[ \t]*\r?\n(?:[^\n]{0,200}\n){0,3}?"
+                      r"[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?PASS[ \t]{1,4}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+_IMAP_LOGIN = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?[A-Za-z0-9.]{1,12}[ \t]{1,4}LOGIN[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}"
+                   r"(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+
+
+def protocol_logins(text: str) -> Iterator[Span]:
+    """The password of a protocol's sign-in in a transcript (``USER`` then ``PASS``; IMAP ``LOGIN``)."""
+    for pattern, word in ((_PROTOCOL_PASS, "PASS "), (_IMAP_LOGIN, " LOGIN ")):
+        if word in text:
+            for m in pattern.finditer(text):
+                value = m.group("value").strip("\"")
+                if not is_placeholder(value, quoted=True) and not value.isdigit():
+                    yield "password in a sign-in transcript", m.start("value"), m.end("value")
 
 
 # --- header lists and CSV exports ------------------------------------------------------------
@@ -1197,7 +1375,7 @@ def csv_exports(text: str, low: str) -> Iterator[Span]:
 # a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
 # one random token and nothing else.
 _BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
-              r"[ \t]{0,8}(?P<value>[^\s]{12,200})[ \t]*\r?$", re.MULTILINE)
+              r"[ \t]{0,8}(?P<value>[^\s]{12,8000})[ \t]*\r?$", re.MULTILINE)  # (a registry's login token: ~2 KB)
 _USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
                         r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
 _HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")

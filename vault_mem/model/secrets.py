@@ -78,12 +78,14 @@ from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_labels import (
     assignments,
     call_credentials,
+    command_credentials,
     csv_exports,
     header_lists,
     labelled_value,
     listed_codes,
     named_values,
     pin_codes,
+    protocol_logins,
     table_cells,
     unlabelled_passwords,
     values_below,
@@ -290,13 +292,18 @@ _RULES: tuple[_Compiled, ...] = tuple(_compile(rule) for rule in RULES)
 _DB_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "mongodb", "redis", "rediss",
                          "amqp", "amqps", "mssql", "sqlserver", "oracle", "cockroachdb", "clickhouse",
                          "couchdb", "neo4j", "cassandra", "memcached", "sqlalchemy", "db2"})
-_URL_CREDS = _r(r"://(?P<user>[^\s:/?#@\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,256})@(?=[A-Za-z0-9\[])")
+# (a user may hold an `@`: vSphere's and Windows' `administrator@vsphere.local`, an e-mail address)
+_URL_CREDS = _r(r"://(?P<user>[^\s:/?#\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,256})@(?=[A-Za-z0-9\[])")
 _SCHEME = _r(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}\Z")
 
 _PRIVATE_KEY = _r(r"-{4,5} ?BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")  # PEM, PGP, SSH2 (4 dashes)
 _KEY_BODY = _r(r"[A-Za-z0-9+/=]{20,}")
 _KEY_END = _r(r"-{4,5} ?END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")
 _MAX_KEY_CHARS = 64 * 1024  # larger than any armoured private key
+# Any other armour that names a key (`-----BEGIN OpenVPN Static key V1-----`, a tool's `SECRET KEY`,
+# `SYMMETRIC KEY`): a key that is not said to be public is a secret, whoever's format it is
+# (certificates, signatures, messages and parameters name no key)
+_ARMOURED_KEY = _r(r"-{5} ?BEGIN (?P<label>[A-Za-z0-9 -]{0,40}?(?i:key)(?![a-z])[A-Za-z0-9 -]{0,20}?) ?-{5}")
 
 # `admin:<password>@10.0.0.5`: userinfo without a scheme, before an IP address or a dotted host name
 # (`node:20-alpine@sha256:...` has no dot after its `@`; `git@github.com:org/repo` no colon before).
@@ -327,8 +334,19 @@ def _schemeless_passwords(text: str) -> Iterator[SecretFinding]:
                     yield SecretFinding(kind, m.start("pw"), m.end("pw"))
 
 
+# a token as a URL's user, no password after it (`https://<token>@git.corp.example/team/app.git`)
+_URL_TOKEN_USER = _r(r"://(?P<token>[A-Za-z0-9_~-]{20,400})@(?=[A-Za-z0-9\[])")
+
+
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
-    """``scheme://user:password@host``; database schemes get their own kind."""
+    """``scheme://user:password@host``; database schemes get their own kind. A random token as
+    the user, with no password, is the credential itself (a forge's ``https://<token>@host``)."""
+    if "@" in text:
+        for m in _URL_TOKEN_USER.finditer(text):
+            token = m.group("token")
+            # (hex as the user is a Sentry DSN's public key, sent from every page: random mixed case only)
+            if random_token(token, min_len=20) and not is_placeholder(token, quoted=True):
+                yield SecretFinding("URL with token", m.start("token"), m.end("token"))
     for m in _URL_CREDS.finditer(text):
         scheme = _SCHEME.search(text, max(0, m.start() - 31), m.start())
         pw = m.group("pw")
@@ -342,7 +360,16 @@ def _url_passwords(text: str) -> Iterator[SecretFinding]:
 
 
 def _private_keys(text: str) -> Iterator[SecretFinding]:
-    """Armoured private key blocks, from BEGIN to END (or to the end of the key material)."""
+    """Armoured private key blocks, from BEGIN to END (or to the end of the key material), and
+    armour of any other name that says it holds a key and not a public one."""
+    if "BEGIN" in text:
+        for m in _ARMOURED_KEY.finditer(text):
+            label = m.group("label").upper()
+            if "PRIVATE KEY" in label or "PUBLIC" in label or "PUB " in label + " ":
+                continue
+            body = _KEY_BODY.search(text, m.end(), m.end() + 400)
+            if body and shannon_entropy(body.group()) >= 3.0:
+                yield SecretFinding("secret key block", m.start(), body.end())
     if "PRIVATE KEY" not in text:
         return
     ends = [m.end() for m in _KEY_END.finditer(text)]
@@ -414,6 +441,8 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from xml_elements(text)
         yield from unlabelled_passwords(text, low)
         yield from call_credentials(text, low)
+        yield from command_credentials(text, low)
+        yield from protocol_logins(text)
         yield from values_below(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
