@@ -181,3 +181,112 @@ def test_a_long_token_printed_below_the_command_that_prints_it() -> None:
     out = r(1500, ALNUM + "-_")
     assert found(f"$ aws ecr get-login-password --region eu-west-1\n{out}")
     assert not found(f"$ sha512sum release.tar.gz\n{r(128, HEX)}  release.tar.gz")
+
+
+# --- a literal a constructor or an auth function takes after the user ---------------------------
+
+def test_a_secret_among_a_constructors_or_an_auth_functions_literals() -> None:
+    for _ in range(3):
+        assert found(f"const db = new Sequelize('shop', 'shop_app', '{pw()}', {{ dialect: 'mysql' }});")
+        assert found(f'gw = PaymentGateway(\n    Env.LIVE,\n    "{r(16, LOWER)}",\n    "{r(32, HEX)}"\n)')
+        assert found(f'req = applyBasicAuth "deployer" "{pw()}" base')
+    for text in ('t("settings.title", "Account settings", "Kontoeinstellungen")',
+                 'new Dependency("org.example", "client-lib", "2.14.0-rc1")',
+                 'theme.add("primary", "#1E88E5", "#0D47A1")',
+                 f'new Hash("sha256", "{r(64, HEX)}")',
+                 f'assertEquals("digest", md5("x"), "{r(32, HEX)}")'):
+        assert not found(text), text
+
+
+# --- URLs that are their own key: hooks, deploy and trigger paths, stream keys, notifiers ---------
+
+def test_urls_whose_path_or_authority_is_the_key() -> None:
+    for _ in range(3):
+        for text in (f"curl -X POST https://api.buildhost.example/build_hooks/{r(24, HEX)}",
+                     f"https://api.hostco.example/v1/deploy/prj_{r(24)}/{r(10)}",
+                     f"https://automations.example.net/trigger/door_open/with/key/{r(22)}",
+                     f"DEPLOY_URL=https://api.hostco.example/deploy/srv-{r(20, LOWER)}?key={r(11)}",
+                     "rtmp://live.streamhost.example/app/" + "-".join(r(4, "abcdefghjk0123456789") for _ in range(5)),
+                     f"rtmps://ingest.example.tv:443/live/{r(32)}",
+                     f"NOTIFY=tgram://{r(10, string.digits)}:AA{r(33)}/{r(9, string.digits)}",
+                     f"- pushx://{r(30, LOWER)}@{r(30, LOWER)}"):
+            assert found(text), text
+    for text in ("https://docs.buildhost.example/build_hooks/overview-and-limits",
+                 "https://ci.corp.example/trigger/deploy-docs/with/key/usage",
+                 "https://vercel.com/docs/deploy/hooks-and-limits",
+                 "rtmp://localhost/live/test and rtmp://media.corp.example/live/stream1",
+                 "redis://cache:6379/0 and s3://bucket-logs-2024/path/file.gz",
+                 "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi",
+                 "docker://registry.corp.example:5000/team/app:2.1.0"):
+        assert not found(text), text
+
+
+# --- key material by its place: bytes under a key's name, a cipher's constructor -----------------
+
+def _numbers(n: int, fmt: str = "{}") -> str:
+    return ", ".join(fmt.format(b) for b in _RNG.sample(range(256), n))
+
+
+def test_key_bytes_under_a_keys_name_and_a_key_handed_to_a_cipher() -> None:
+    for _ in range(3):
+        for text in (f"  network_key: [{_numbers(16)}]",
+                     f"static const uint8_t psk_key[32] = {{{_numbers(32, '0x{:02x}')}}};",
+                     "app.secret_key = b'" + "".join(f"\\x{b:02x}" for b in _RNG.sample(range(256), 24)) + "'",
+                     f'f = Fernet(b"{r(43, ALNUM + "-_")}=")',
+                     f'cipher = AESGCM(bytes.fromhex("{r(64, HEX)}"))'):
+            assert found(text), text
+    for text in (f"pixels = [{_numbers(16)}]",
+                 f"public_key = bytes([{_numbers(32)}])",
+                 f"ext_pan_id: [{_numbers(8)}]",
+                 'PNG_MAGIC = b"\\x89PNG\\r\\n\\x1a\\n"',
+                 "buf = b\"" + "".join(f"\\x{b:02x}" for b in _RNG.sample(range(256), 32)) + '"',
+                 "key = Fernet.generate_key()\ncipher = AESGCM(AESGCM.generate_key(bit_length=256))"):
+        assert not found(text), text
+
+
+# --- request headers, cookie jars, user lists, generated secrets in state ------------------------
+
+def test_a_random_value_in_a_request_header_of_any_name() -> None:
+    for _ in range(3):
+        assert found(f"curl -H 'Grpc-Metadata-macaroon: {r(200, HEX)}' https://node.lan:8080/v1/getinfo")
+        assert found(f'curl https://api.corp.example/v2/jobs -H "X-Corp-Auth: {r(40)}"')
+    for text in (f"curl -H 'If-None-Match: \"{r(40, HEX)}\"' https://api.corp.example/v1/items",
+                 f"curl -H 'X-Request-Id: {r(32)}' https://api.corp.example/v1/items",
+                 f"curl -H 'traceparent: 00-{r(32, HEX)}-{r(16, HEX)}-01' https://api.corp.example/",
+                 f"-H \"x-amz-content-sha256: {r(64, HEX)}\""):
+        assert not found(text), text
+
+
+def test_cookie_jars_user_lists_and_generated_passwords_in_state() -> None:
+    for _ in range(3):
+        assert found(f"#HttpOnly_.app.corp.example\tTRUE\t/\tTRUE\t0\tsessionid\t{r(40)}")
+        assert found(f".googlesource.com\tTRUE\t/\tTRUE\t2147483647\to\tgit-dev.corp.com=1//0{r(80, ALNUM + '_-')}")
+        assert found(f'# userlist.txt\n"svc_reports" "{pw()}"\n"svc_etl" "{pw()}"')
+        assert found('{\n  "type": "random_password",\n  "instances": [{"attributes": {"result": "' + pw() + '"}}]\n}')
+    for text in (".corp.example\tTRUE\t/\tFALSE\t1767225600\t_ga\tGA1.2.1234567890.1700000000",
+                 f'"app" "SCRAM-SHA-256$4096:{r(24)}${r(44)}:{r(44)}"\n"report" "md5{r(32, HEX)}"',
+                 '"AppState"\n{\n\t"appid"\t\t"570"\n\t"name"\t\t"Dota 2"\n}',
+                 '{"type": "random_pet", "instances": [{"attributes": {"id": "happy-otter"}}]}'):
+        assert not found(text), text
+
+
+# --- encoded: a user and password handed to base64, a token object in base64, a warned value ------
+
+def test_a_password_handed_to_base64_and_a_base64_token_object() -> None:
+    import base64
+    import json
+
+    for _ in range(3):
+        assert found(f"-H \"Authorization: Basic $(printf '%s' '{r(22)}:{r(32)}' | base64)\"")
+        assert found(f"headers.Authorization = 'Basic ' + btoa('api:{r(32)}');")
+        assert found(f'auth = base64.b64encode(b"svc:{pw()}").decode()')
+        token = {"a": r(32, HEX), "t": "5f0e2b1c-3d4a-4b5c-8d6e-7f8091a2b3c4",
+                 "s": base64.b64encode(bytes(_RNG.randrange(256) for _ in range(32))).decode()}
+        assert found("tunnelctl service install " + base64.b64encode(json.dumps(token).encode()).decode())
+        assert found(f".SESSIONAUTH=_|WARNING:-DO-NOT-SHARE-THIS.--Anyone-with-this-can-act-as-you.|_{r(300, '0123456789ABCDEF')}")
+    plain = base64.b64encode(json.dumps({"name": "web", "replicas": 3, "image": "nginx:1.27"}).encode()).decode()
+    for text in ("echo -n 'hello:world' | base64",
+                 "headers.Authorization = 'Basic ' + btoa(user + ':' + password);",
+                 f"echo {plain} | base64 -d",
+                 f"Do not share this doc outside the team: https://docs.corp.example/d/{r(12, LOWER)}/edit"):
+        assert not found(text), text

@@ -102,7 +102,8 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["assignments", "call_credentials", "command_credentials", "csv_exports", "protocol_logins", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
+__all__ = ["warned_values", "assignments", "call_credentials", "command_credentials", "credential_files", "csv_exports", "protocol_logins",
+           "request_headers", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
            "unlabelled_passwords", "xml_elements"]
 
 Span = tuple[str, int, int]
@@ -615,6 +616,29 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
     return None
 
 
+# A value that warns it is not to be shared (a session cookie's own `_|WARNING:-DO-NOT-SHARE-THIS...|_`,
+# a file's "DO NOT share"): the text names it a secret as a label would
+_WARNING = lazy(r"(?<![a-z])(?:do[ _-]?not|don'?t|never)[ _-]{1,2}(?:share|commit|publish|post|paste|leak)(?![a-z])")
+_WARNING_REACH = 240
+
+
+def warned_values(text: str, low: str) -> Iterator[Span]:
+    """A random value within reach after a warning not to share it (see :data:`_WARNING`)."""
+    if "share" not in low and "commit" not in low and "publish" not in low and "post" not in low \
+            and "paste" not in low and "leak" not in low:
+        return
+    done = 0
+    for m in _WARNING.finditer(low):
+        if m.start() < done:
+            continue
+        done = m.end() + _WARNING_REACH
+        for run in _NEAR_VALUE.finditer(text, m.end(), min(len(text), done)):
+            found = _near_value(text, run, "secret")
+            if found:
+                yield "secret marked not to share", found[1], found[2]
+                break
+
+
 _BEFORE_REACH = 48
 # What stands between a value and the label after it: a sign or "is"/"as"/"that's", then up to
 # three words ("X (that's the api secret)", "X is the api token", "X = staging token"); not a
@@ -993,9 +1017,25 @@ _HCL_DEFAULT = lazy(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^
                           r"(?P<value>\"[^\"\n]{1,200}\")")
 
 
+# A resource whose type names a credential, and its generated value (Terraform state's
+# `"type": "random_password"` ... `"result": "X"`, a `tls_private_key`'s or `random_string`'s)
+_TYPED_RESOURCE = lazy(r"\"type\"[ \t]{0,4}:[ \t]{0,4}\"(?P<type>[\w.-]{0,40}(?:password|secret|token|key)[\w.-]{0,20})\"")
+_RESULT = lazy(r"\"(?:result|value|plaintext|secret)\"[ \t]{0,4}:[ \t]{0,4}\"(?P<value>[^\"\n]{6,400})\"")
+_RESOURCE_REACH = 800
+
+
 def named_values(text: str, low: str) -> Iterator[Span]:
     """A value whose name is in the field beside it: judged as ``name=value`` would be (a call's
-    literal pair as ``name("value")``: by the value's look)."""
+    literal pair as ``name("value")``: by the value's look); a generated value under a resource
+    whose type names a credential (:data:`_TYPED_RESOURCE`)."""
+    if '"type"' in text and ('"result"' in text or '"value"' in text):
+        for m in _TYPED_RESOURCE.finditer(text):
+            res = _RESULT.search(text, m.end(), m.end() + _RESOURCE_REACH)
+            cls = _key_class(m.group("type").replace("-", "_")) or "secret"
+            if res and "public" not in m.group("type").lower() and not is_placeholder(res.group("value"), quoted=True):
+                value = res.group("value").replace("\\n", "\n")
+                if _judge("password" if cls == "password" else "key", "=", value, quoted=True, code=False, ends=True):
+                    yield "generated credential in a state file", res.start("value"), res.end("value")
     if "value" in low or "default" in low:
         pairs = _NAME_VALUE.finditer(text) if "value" in low else iter(())
         blocks = _HCL_DEFAULT.finditer(text) if "variable" in low else iter(())
@@ -1164,7 +1204,13 @@ _DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|p
 # piped into a command that reads a password from its input
 _PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"
               r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin)")
+# `printf '%s' 'id:X' | base64`, `btoa('api:X')`, `b64encode(b"svc:X")`: a user and its password
+# joined by a colon and handed to base64 (HTTP Basic's form): the part after the colon
+_ENCODED_PAIR = lazy(r"(?:(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?(?:[ \t]{1,4}'%s')?[ \t]{1,4}|(?:btoa|b64encode|base64_encode"
+                     r"|encodeToString|Base64\.encode|Buffer\.from|toBase64)[ \t]{0,4}\([ \t]{0,4}b?)"
+                     r"[\"'][^\"'\s:$]{1,64}:(?P<value>[^\"'\s$]{8,200})[\"']")
 _UNLABELLED = ((_USER_SLASH, (" / ",), ()),
+               (_ENCODED_PAIR, ("base64", "btoa", "b64encode", "tobase64"), ()),
                (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
                (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
                                    "superuser:", "guest:", "operator:", "support:"), ()),
@@ -1199,7 +1245,9 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
 # A call named for signing in, or requests' `auth=(...)` tuple: `NetworkCredential("svc", "X")`,
 # `PasswordAuthenticator('app', 'X')`, `authenticate("svc", "X")`, `DBI->connect(dsn, "u", "X")`
 _CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect)[a-z_]{0,20}"
-                  r"[ \t]{0,4}=?[ \t]{0,4}\(")
+                  # (or applied to its arguments with spaces: Haskell's and Elm's `basicAuth "u" "X"`)
+                  r"(?:[ \t]{0,4}=?[ \t]{0,4}\(|[ \t]{1,4}(?=[\"']))")
+_SPACED_ARG = lazy(r"[ \t]{0,4}(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)(?P<sep>[ \t]|\)|$)", re.MULTILINE)
 _CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect")
 _LITERAL_ARG = lazy(r"[ \t]{0,4}(?:[A-Za-z_]\w{0,30}[ \t]{0,2}=[ \t]{0,2})?(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)"
                     r"[ \t]{0,4}(?P<sep>[,)])")
@@ -1211,20 +1259,29 @@ def call_credentials(text: str, low: str) -> Iterator[Span]:
     lowercased): every literal after the first (the user or the data source) that looks made to
     be hard to guess, and is not a host name or an e-mail address. A ``connect`` needs three
     literals (source, user, password), since ``connect("db", "shop")`` names a database. Only the
-    lines holding a call word and a quote are read (the pattern stays on one line)."""
-    if "(" not in text or ('",' not in text and "',"  not in text):
-        return  # a sign-in call passes two literals at least
+    lines holding a call word and a quote are read (the pattern stays on one line). A function
+    named so may take its literals with spaces (``basicAuth "u" "X"``); a constructor's literals
+    hold a secret after the first with no sign-in word (:func:`_constructor_secrets`)."""
+    parens = "(" in text and ('",' in text or "'," in text)  # (two literals at least)
+    if parens:
+        yield from _constructor_secrets(text, low)
+    if parens or '" "' in text or "' '" in text:
+        yield from _sign_in_calls(text, low)
+
+
+def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
     for start, end in lines_holding(low, _CALL_WORDS, ("\"", "'")):
         for m in _CRED_CALL.finditer(low, start, end):
             literals = []
             at = m.end()
+            spaced = not m.group().endswith("(")
             while len(literals) < 5:
-                arg = _LITERAL_ARG.match(text, at, end)
+                arg = (_SPACED_ARG if spaced else _LITERAL_ARG).match(text, at, end)
                 if not arg:
                     break
                 literals.append(arg)
                 at = arg.end()
-                if arg.group("sep") == ")":
+                if arg.group("sep") in (")", ""):
                     break
             if len(literals) < (3 if m.group().startswith("connect") else 2):
                 continue
@@ -1234,6 +1291,38 @@ def call_credentials(text: str, low: str) -> Iterator[Span]:
                         and not _HOST_OR_MAIL.fullmatch(value) and " " not in value):
                     yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
                     break
+
+
+# A constructor given a service's literals positionally, one of them made to be hard to guess:
+# `new Sequelize('shop', 'shop_app', 'X', {...})`, `new BraintreeGateway(Environment.PRODUCTION,
+# "merchant", "public", "X")`: a client built with its account, its user and its secret
+_CONSTRUCTOR = lazy(r"(?:(?<![\w.])new[ \t]{1,4}[A-Za-z_][\w.]{0,60}|(?<![\w.])[A-Z][A-Za-z0-9]{2,60})[ \t]{0,4}\(")
+_CALL_LITERAL = lazy(r"(?P<q>[\"'])(?P<value>[^\"'\n]{1,200})(?P=q)")
+_ARGS_REACH = 400
+
+
+def _constructor_secrets(text: str, low: str) -> Iterator[Span]:
+    """A literal after a constructor's first that is random hex of a key's length or no word
+    could be, among one-word literals, with no word between naming it an id or a digest."""
+    for m in _CONSTRUCTOR.finditer(text):
+        stop = len(text)
+        for ch in ")({":
+            i = text.find(ch, m.end(), m.end() + _ARGS_REACH)
+            stop = min(stop, i if i >= 0 else stop)
+        stop = min(stop, m.end() + _ARGS_REACH)
+        literals = list(_CALL_LITERAL.finditer(text, m.end(), stop))
+        if len(literals) < 2 or not all(_PLAIN_ARG.fullmatch(a.group("value")) for a in literals):
+            continue
+        for arg in literals[1:]:
+            value = arg.group("value")
+            if (random_hex(value, min_len=32) or (len(value) >= 12 and _strong_unlabelled(value))) \
+                    and not _HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) \
+                    and not _NEAR_STOP.search(low, m.start(), arg.start()):
+                yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
+                break
+
+
+_PLAIN_ARG = lazy(r"[\w.@+/=:!#%&*^~-]{1,200}")  # one word each: names, ids, keys (no sentence, no template)
 
 
 # --- a user and a password as a command's arguments, or a protocol's ---------------------------
@@ -1337,6 +1426,32 @@ def header_lists(text: str, low: str) -> Iterator[Span]:
             at += len(pair) + 1
 
 
+# A request header given on a command line or in a client's pane (`-H 'Grpc-Metadata-macaroon: <hex>'`,
+# `--header "X-Corp-Auth: X"`): whatever its name, a long random value is a credential unless the
+# name says it is an id, a digest, a trace or a content's property (etag, request id, traceparent, ...)
+_REQUEST_HEADER = lazy(r"(?:-H|--header)[ \t]{1,4}[\"'](?P<name>[A-Za-z][A-Za-z0-9_-]{1,60})[ \t]{0,4}:[ \t]{0,4}"
+                       r"(?P<value>[^\"'\n]{1,4000})[\"']")
+_NOT_SECRET_HEADER = lazy(r"(?i:match|etag|trace|span|request|correlation|(?<![a-z])id$|-id(?![a-z])|digest|sha|md5|checksum"
+                          r"|signature|content|nonce|idempotency|range|accept|type|agent|encoding|version|length|date|cache"
+                          r"|origin|referer|host|forwarded|baggage|sentry|b3|session-affinity|modified)")
+
+
+def request_headers(text: str) -> Iterator[Span]:
+    """A long random value in a request header of any name (see :data:`_REQUEST_HEADER`): the
+    last word of the value, random letters and digits (20 or more), random hex (32 or more) or a
+    high-entropy run (32 or more)."""
+    if "-H" not in text and "--header" not in text:
+        return
+    for m in _REQUEST_HEADER.finditer(text):
+        if _NOT_SECRET_HEADER.search(m.group("name")):
+            continue
+        value = m.group("value").split()[-1] if m.group("value").split() else ""
+        if (random_token(value, min_len=20) or random_hex(value, min_len=32) or (len(value) >= 32 and high_entropy(value))) \
+                and not is_placeholder(value, quoted=True) and not looks_fake(value):
+            at = m.start("value") + m.group("value").rfind(value)
+            yield "secret in a request header", at, at + len(value)
+
+
 _CSV_NAME = lazy(r"[a-z][a-z0-9_]{0,29}(?: [a-z0-9_]{1,20}){0,2}")  # a column's name, not prose
 _CSV_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "login_password", "secret"})
 
@@ -1367,6 +1482,34 @@ def csv_exports(text: str, low: str) -> Iterator[Span]:
         elif not line.strip():
             column = -1
         offset += len(line)
+
+
+# --- files of credentials: cookie jars, user lists ---------------------------------------------
+
+# A Netscape cookie jar's line (curl's cookies.txt, a browser export, ``.gitcookies``): domain, a flag,
+# path, secure, expiry, name, value, tab-separated; the value is a session's credential when random
+_COOKIE_LINE = lazy(r"^(?:#HttpOnly_)?[^\s#][^\t\n]{0,252}\t(?i:true|false)\t[^\t\n]{1,200}\t(?i:true|false)\t[0-9]{1,12}"
+                    r"\t(?P<name>[^\t\n]{1,200})\t(?P<value>[^\t\r\n]{8,4000})\r?$", re.MULTILINE)
+# A user list of quoted pairs (pgbouncer's ``userlist.txt``: ``"user" "password"``), a line each
+_QUOTED_PAIR = lazy(r"^[ \t]{0,8}\"(?P<user>[^\"\s]{1,64})\"[ \t]{1,8}\"(?P<value>[^\"\n]{4,200})\"[ \t]*\r?$", re.MULTILINE)
+
+
+def credential_files(text: str) -> Iterator[Span]:
+    """A random value in a cookie jar's line, and a password no word could be in a user list's
+    quoted pair (a stored hash there is not one: secret_values.stored_not_secret)."""
+    if "\t" in text and text.count("\t") >= 6:
+        for m in _COOKIE_LINE.finditer(text):
+            value = m.group("value")
+            run = max(re.split(r"[^A-Za-z0-9_-]", value), key=len)
+            if (random_token(run, min_len=16) or random_hex(run, min_len=32) or high_entropy(value)) \
+                    and not is_placeholder(value, quoted=True):
+                yield "session cookie", m.start("value"), m.end("value")
+    if '" "' in text or '"\t"' in text:
+        for m in _QUOTED_PAIR.finditer(text):
+            value = m.group("value")
+            if value != m.group("user") and (_strong_unlabelled(value) or random_token(value, min_len=16)) \
+                    and not stored_not_secret(value):
+                yield "password in a user list", m.start("value"), m.end("value")
 
 
 # --- a value alone on the line below what names it -------------------------------------------

@@ -79,6 +79,7 @@ from vault_mem.model.secret_labels import (
     assignments,
     call_credentials,
     command_credentials,
+    credential_files,
     csv_exports,
     header_lists,
     labelled_value,
@@ -86,14 +87,17 @@ from vault_mem.model.secret_labels import (
     named_values,
     pin_codes,
     protocol_logins,
+    request_headers,
     table_cells,
     unlabelled_passwords,
     values_below,
+    warned_values,
     xml_elements,
 )
 from vault_mem.model.secret_rules import RULES, Rule
 from vault_mem.model.secret_shapes import (
     byte_arrays,
+    cipher_keys,
     der_private_keys,
     dotted_tokens,
     hex_prefixed_tokens,
@@ -101,6 +105,7 @@ from vault_mem.model.secret_shapes import (
     lower_prefixed_tokens,
     pgpass_lines,
     prefixed_tokens,
+    scheme_urls,
     seed_phrases,
     seed_word,
     signed_urls,
@@ -427,10 +432,12 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from hex_prefixed_tokens(text, words)
         yield from lower_prefixed_tokens(text, words)
         yield from byte_arrays(text)
+        yield from cipher_keys(text)
         yield from der_private_keys(text, words)
         yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
         yield from signed_urls(text)
+        yield from scheme_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
         yield from listed_codes(text, low)
@@ -438,12 +445,15 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from table_cells(text, low)
         yield from csv_exports(text, low)
         yield from header_lists(text, low)
+        yield from request_headers(text)
+        yield from credential_files(text)
         yield from xml_elements(text)
         yield from unlabelled_passwords(text, low)
         yield from call_credentials(text, low)
         yield from command_credentials(text, low)
         yield from protocol_logins(text)
         yield from values_below(text, low)
+        yield from warned_values(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
 
@@ -478,10 +488,35 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
                 break
             budget[0] -= len(decoded)
             inner = _resolve(_candidates(decoded, depth + 1, budget))
+            if not inner and decoded[:1] == "{" and source.text[end:end + 1] != "." and source.text[start - 1:start] != ".":
+                inner = _json_secrets(decoded)
             if inner:
                 span = source.span(start, end)
                 out.append((_AFTER_RULES + 2, SecretFinding(f"{encoding}-encoded {inner[0].kind}", *span)))
     return out
+
+
+# The members of a JSON object that name an id, a digest or a public part, not a secret
+_JSON_PUBLIC_MEMBER = _r(r"(?i:(?:id|uuid|guid|hash|sha|md5|digest|etag|integrity|checksum|nonce|iv|salt|pub|public|sig"
+                         r"|signature|thumbprint|fingerprint|kid|x5t)(?:[_-]?[a-z0-9]{0,12})?|n|e|x|y)")
+
+
+def _json_secrets(decoded: str) -> list[SecretFinding]:
+    """A JSON object decoded from base64 whose member holds a random value of 32 characters or
+    more (a tunnel's or a registry's token is the base64 of ``{"a": ..., "t": ..., "s": <secret>}``):
+    the object is the token. Members named for an id, a digest or a public part pass; a JWT's
+    parts (dotted) are not read here."""
+    try:
+        obj = json.loads(decoded)
+    except ValueError:
+        return []
+    if not isinstance(obj, dict) or len(obj) > 16:
+        return []
+    for name, value in obj.items():
+        if isinstance(value, str) and len(value) >= 32 and high_entropy(value) and not _JSON_PUBLIC_MEMBER.fullmatch(name) \
+                and not UUID.fullmatch(value) and not is_placeholder(value, quoted=True) and not looks_fake(value):
+            return [SecretFinding("token object", 0, len(decoded))]
+    return []
 
 
 def _resolve(candidates: list[tuple[int, SecretFinding]]) -> list[SecretFinding]:
