@@ -290,3 +290,30 @@ def test_a_password_handed_to_base64_and_a_base64_token_object() -> None:
                  f"echo {plain} | base64 -d",
                  f"Do not share this doc outside the team: https://docs.corp.example/d/{r(12, LOWER)}/edit"):
         assert not found(text), text
+
+
+# --- what a credential holds, a Wi-Fi report, a description's credential in a line of prose ------
+
+def test_a_name_for_what_a_credential_holds_is_the_credential() -> None:
+    import json
+
+    for _ in range(3):
+        key = r(43, ALNUM + "+/") + "="
+        tink = {"primaryKeyId": 894655204, "key": [{"keyData": {"typeUrl": "type.googleapis.com/x.AesGcmKey",
+                                                                "value": key, "keyMaterialType": "SYMMETRIC"}}]}
+        assert found(json.dumps(tink, indent=2))
+        assert found(f"secret_value: {r(32)}")
+        assert found(f"Profile WLAN-5G\n    Authentication         : WPA2-Personal\n    Key Content            : {pw()}")
+    for text in ('"metadata": {"name": "web", "value": "' + r(40) + '"}',
+                 "Profile WLAN-5G\n    Security key           : Present\n    Key Content            : (hidden)",
+                 f'"keyData": {{"typeUrl": "type.googleapis.com/x.EcdsaPublicKey", "value": "{r(20, HEX)}"}}'):
+        assert not found(text), text
+
+
+def test_a_description_naming_a_login_over_a_line_that_ends_in_its_value() -> None:
+    for _ in range(3):
+        assert refused(f"same as the old one but with the year bumped: {r(12)}2026",
+                       description="login for the robot panel, user #ws+15e0qacn")
+        assert refused(f"the new one, set this morning: {pw()}", description="staging DB password")
+    assert not refused(f"fixed in the release tagged: {r(12)}2026", description="login page bug")
+    assert not refused("rotated this morning, see: vault/kv/staging/db", description="staging DB password")

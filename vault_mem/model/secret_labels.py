@@ -128,11 +128,16 @@ _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
 _QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development|test|testing|qa|uat|local|live"
               r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}))")
 _QUALIFIER_END = lazy(_QUALIFIER + "$")
+# A name for what a credential holds (`keyData`, "Key Content" in netsh's report, `secret_value`,
+# `keyMaterial`): the credential itself, as much as its plain name is
+_CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes))"
+_CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial"
                       # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
                       # only the value-near-its-label rule reads after them (_PLURAL)
-                      r"|(?:password|passphrase|secret|token|key|apikey)s)(?:[_-]?id|_base)?" + _QUALIFIER + "?(?![a-z0-9_.-])")
+                      r"|(?:password|passphrase|secret|token|key|apikey)s)(?:[_-]?id|_base|" + _CONTENT + ")?" + _QUALIFIER
+                      + "?(?![a-z0-9_.-])")
 _FOREIGN_WORDS = rf"{_FOREIGN_PASSWORD}|{_FOREIGN_SECRET}|{_SCRIPT_SECRET}"
 # each foreign word and the stems that find it: a text is read for the words whose stems it holds
 # only (one regex of all ~150 words costs ~10 ms on 4 KB of non-ASCII prose; of the few there, ~1)
@@ -188,7 +193,7 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a string type between the name and the sign (`password: str = "X"`,
                           # Bicep's `param adminPassword string = 'X'`, Rust's `KEY: &str = "X"`)
                           + _TYPED_SIGN +
-                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{9,40}:[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
                           + r"[ \t]{0,8}|" + _THAI_COPULA + r"[ \t]{0,8}"
                           # a call named for the credential, given a literal (`.bearer_auth("X")`)
                           + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}"
@@ -247,6 +252,9 @@ _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "
 # A value after a spaced dash: one token of key characters, not starting with a digit.
 _DASHED_VALUE = lazy(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
+# a text about a wireless network above a bare "key" (netsh's "Key Content", a router's "Key:"): its password
+_WIFI = lazy(r"(?<![a-z])(?:wpa2?|wpa3|wlan|ssid|wi-?fi|wireless)(?![a-z])")
+_WIFI_REACH = 600
 _SEP = lazy(r"[-_.]")
 _PAIR = lazy(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 _AND_PAIR = lazy(r"[ \t]{1,4}(?i:and|&|with)[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # "login is admin and X"
@@ -296,6 +304,9 @@ def _key_class(name: str) -> str | None:
     low = name.lower().lstrip("-")
     if "_" in low.rstrip("_").rsplit("_", 1)[0]:
         low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
+    content = _CONTENT_END.search(low)
+    if content and content.start() > 0:
+        return _key_class(low[:content.start()])  # `keyData`, "Key Content": what the key holds is the key
     if "public" in low:
         return None  # publicKeyToken and public_key are shared by design
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
@@ -445,7 +456,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = _key_class(name)
-        if cls == "key" and start == kw.start() and _prose_key(text, start, "key", _PASSWORD_KEYS):
+        if cls == "key" and start == kw.start() and (_prose_key(text, start, "key", _PASSWORD_KEYS)
+                                                     or _WIFI.search(low, max(0, start - _WIFI_REACH), start)):
             cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one
         if cls == "key" and start == kw.start() and _public_word_before(low, start):
             continue  # "cache key: linux-<hash>", "S3 object key: ...": names the key's use, a public one
@@ -578,8 +590,8 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
         if found:
             return found
     for start in _NEAR_START.finditer(text, at, min(end, at + _NEAR_REACH + 8)) if near else ():
-        if _NEAR_STOP.search(low, at, start.start()):
-            return None
+        if _NEAR_STOP.search(low, at, start.start()) or low.find("public", at, start.start()) >= 0:
+            return None  # (also inside a name: `EcdsaPublicKey`, `ASYMMETRIC_PUBLIC`)
         m = _NEAR_VALUE.match(text, start.start(), end)
         found = _near_value(text, m, cls) if m else None
         if found:
@@ -901,6 +913,8 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
 
 
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+_LOGIN_NOUN = lazy(r"s?(?:[ \t]{1,4}(?:for|to|of|on|at)(?![a-z])|[ \t]{0,2}[:,(]|[ \t]*\Z)")
+_SAID_LAST = lazy(r"[:=][ \t]{1,4}[`'\"]?([^\s`'\"]{8,200})[`'\"]?[.]?\Z")
 
 
 def _value_end(raw: str) -> str:
@@ -922,8 +936,20 @@ def labelled_value(label: str, value: str) -> str | None:
     ``value`` counts when its first paragraph is one token that looks like the named credential."""
     first = value.strip().split("\n\n", 1)[0].strip()
     parts = first.split()
+    said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
     if len(parts) == 3 and parts[1] == "/":
         first = parts[2]  # "admin / S3cr3t" under "Jenkins admin credentials"
+    elif said and _strong_unlabelled(said.group(1)):
+        # one line of prose that ends in a value no word could be ("same as the old one with the
+        # year bumped: X"): under a description naming a credential or a login, the value
+        first = said.group(1)
+        low = label.lower()
+        for kw in _keywords(low):
+            cls = _key_class(kw.group())
+            # ("login for the panel", "login:" name a login; "login page bug" a page)
+            if cls in ("password", "secret") or (cls == "login" and _LOGIN_NOUN.match(low, kw.end())):
+                return "credential named by the memory's description"
+        return None
     elif not first or len(parts) != 1 or len(first) > 200:
         return None
     low = label.lower()
@@ -1003,7 +1029,8 @@ _NAME_VALUE = lazy(r"(?:key|name)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<name>[\
 # (Spring Boot's /actuator/env): the name, then its value in the next element or member.
 _NAME_THEN_VALUE = lazy(r"<key>(?P<name>[\w .-]{1,64})</key>[ \t]{0,8}(?:\r?\n[ \t]{0,24})?<string>(?P<value>[^<>\n]{1,2000})</string>"
                         r"|<entry[ \t]{1,4}key=[\"'](?P<name2>[\w.-]{1,64})[\"']>(?P<value2>[^<>\n]{1,2000})</entry>"
-                        r"|\"(?P<name3>[\w.-]{1,64})\"[ \t]{0,4}:[ \t]{0,4}\{[ \t]{0,4}(?:\r?\n[ \t]{0,24})?\"value\"[ \t]{0,4}:[ \t]{0,4}"
+                        # (other members may come first: Tink's `"keyData": {"typeUrl": ..., "value": X}`)
+                        r"|\"(?P<name3>[\w.-]{1,64})\"[ \t]{0,4}:[ \t]{0,4}\{[^{}]{0,400}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
                         r"\"(?P<value3>[^\"\n]{1,2000})\"")
 # A call's two first literals, a name and its value: `SetEnvironmentVariable("NUGET_API_KEY", "X")`,
 # `define('DB_PASSWORD', 'X')`, `Cookie("JSESSIONID", "X")`, `setItem("token", "X")`
@@ -1047,6 +1074,8 @@ def named_values(text: str, low: str) -> Iterator[Span]:
     if "</key>" in text or "</entry>" in text or '"value"' in text:
         for m in _NAME_THEN_VALUE.finditer(text):
             n = next(i for i in ("", "2", "3") if m.group("name" + i))
+            if n == "3" and "public" in low[m.start():m.end() + 200]:
+                continue  # a public key's data (`"typeUrl": "...EcdsaPublicKey"`, `ASYMMETRIC_PUBLIC`)
             yield from _named(text, m.group("name" + n).replace(" ", "_"), m.start("value" + n),
                               f'"{m.group("value" + n)}"', "=", offset=-1)
     # (only lines holding a credential word and a quoted pair: the pattern starts at any quote)
