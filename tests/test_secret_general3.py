@@ -317,3 +317,24 @@ def test_a_description_naming_a_login_over_a_line_that_ends_in_its_value() -> No
         assert refused(f"the new one, set this morning: {pw()}", description="staging DB password")
     assert not refused(f"fixed in the release tagged: {r(12)}2026", description="login page bug")
     assert not refused("rotated this morning, see: vault/kv/staging/db", description="staging DB password")
+
+
+# --- the same classes in the forms written after the rules (generic3's late items) ---------------
+
+def test_the_classes_in_more_languages_and_tools() -> None:
+    import json
+
+    for _ in range(3):
+        for text in ("byte[] hmacKey = new byte[] { " + ", ".join(f"(byte)0x{b:02x}" for b in _RNG.sample(range(256), 16)) + " };",
+                     f'wget --header="X-Shop-Access: {r(40)}" https://shop.corp.example/export.csv',
+                     json.dumps({"type": "random_string", "name": "api_secret", "instances": [{"attributes": {"result": r(32)}}]}),
+                     f'auth := base64.StdEncoding.EncodeToString([]byte("svc:{r(24)}"))',
+                     f'[Convert]::ToBase64String([Text.Encoding]::ASCII.GetBytes("api:{r(32)}"))',
+                     f'var client = new SmtpClient("smtp.corp.example", "noreply", "{r(6)}?{r(6)}@");',
+                     f"net user jdoe {r(5)}#?{r(4)}={r(3, string.digits)} /add /domain"):
+            assert found(text), text
+    for text in (f'new Release("app", "2026.12.1", "{r(40, HEX)}")',
+                 '{"type": "password_policy", "value": "min-length-12"}',
+                 "Key Length             : 256\nKey Algorithm          : AES",
+                 f"iv = bytes([{_numbers(16)}])  # the key comes from KMS"):
+        assert not found(text), text

@@ -16,6 +16,15 @@ state file), ``prose``, ``log`` (protocol transcripts, a command's long output),
 ``user:password`` handed to a base64 encoder, a base64 JSON token), ``hook`` (URLs whose path or
 query names a hook, a deploy, a trigger or a key; stream keys; credentials in a non-web scheme's
 authority). Same item format as the other corpora.
+
+RESULT: the first 61 forms and 54 look-alikes were written with the rules half done and tuned on
+(before the rules 16/61, 0/54; after 61/61, 0/54). The ``late_`` items (26 forms, 14 look-alikes)
+were written after the rules' three commits and measured once before any change
+(``python bench/bench_secrets.py --set generic3 --misses``, load ~8): 20/26 forms (76.9%), 1/14
+look-alikes (a release's commit id among a constructor's literals). Missed then: ``net user`` with
+a password holding ``=``, a constructor literal holding ``?``, Java's ``(byte)`` casts in a key's
+array, ``wget --header=``, a ``random_string`` resource named ``api_secret``, PowerShell's
+``GetBytes("api:X")`` handed to base64. Those were fixed after (so the late items are tuned on too).
 """
 
 from __future__ import annotations
@@ -195,5 +204,60 @@ def look_alikes() -> list[dict]:
     return la
 
 
-FORMS = forms()
-LOOK_ALIKES = look_alikes()
+def late_forms() -> list[dict]:
+    """Written after the rules of this set's commits, measured once before any change (see RESULT)."""
+    _L = _GEN["Generator"](20261204, "gen3late", "Working notes")
+    lr, lpw, litem = _L.r, _L.pw, _L.item
+    f = []
+    f.append(litem("late shell default", "syntax", f"MAIL_PASSWORD=${{SMTP_PASSWORD:-{lpw()}}}"))
+    f.append(litem("late ns api key", "syntax", f"<sec:ApiKey>{lr(40)}</sec:ApiKey>"))
+    f.append(litem("late env prod suffix", "syntax", f"SLACK_SIGNING_SECRET_PROD={lr(32, HEX)}"))
+    f.append(litem("late cobol key", "syntax", f"       05  WS-API-KEY  PIC X(40)  VALUE '{lr(40)}'."))
+    f.append(litem("late erlang binary key", "syntax", f"{{secret_key_base, <<\"{lr(64)}\">>}}"))
+    f.append(litem("late tls-crypt server", "armour", block("OpenVPN tls-crypt-v2 server key", "\n".join(lr(64, B64) for _ in range(3)))))
+    f.append(litem("late smtp url upn", "url", f"smtp://noreply@corp.example:{lpw()}@smtp.corp.example:587"))
+    f.append(litem("late token user gitlab", "url", f"git clone https://{lr(40)}@gitlab.corp.example/group/repo.git"))
+    f.append(litem("late org passphrase col", "table", f"| disk | passphrase |\n|------+------------|\n| nas1 | {lpw()} |"))
+    f.append(litem("late html api token", "table", f"<table>\n<tr><th>Service</th><th>API Token</th></tr>\n<tr><td>search</td><td>{lr(40)}</td></tr>\n</table>"))
+    f.append(litem("late rabbit add user", "command", f"rabbitmqctl add_user monitoring {lpw()}"))
+    f.append(litem("late net user add domain", "command", f"net user jdoe {lpw()} /add /domain"))
+    f.append(litem("late sqlcmd U P", "command", f"sqlcmd -S db01 -U sa -P {lpw()} -Q \"select 1\""))
+    f.append(litem("late smtp client ctor", "call", f"var client = new SmtpClient(\"smtp.corp.example\", \"noreply\", \"{lpw()}\");"))
+    f.append(litem("late go key bytes", "keybytes", f"key := []byte{{{_hex_bytes(32)}}}"))
+    f.append(litem("late rust secret array", "keybytes", f"const SECRET: [u8; 32] = [{_bytes_list(32)}];"))
+    f.append(litem("late java byte casts", "keybytes", "byte[] hmacKey = new byte[] { " + ", ".join(f"(byte)0x{b:02x}" for b in rb(16)) + " };"))
+    f.append(litem("late createHmac", "keybytes", f"crypto.createHmac('sha256', '{lr(40)}').update(body).digest('hex')"))
+    f.append(litem("late wget header", "header", f"wget --header=\"X-Shop-Access: {lr(40)}\" https://shop.corp.example/export.csv"))
+    f.append(litem("late cookie jar remember", "file", f".app.corp.example\tTRUE\t/\tTRUE\t1767225600\tremember_token\t{lr(64, HEX)}"))
+    f.append(litem("late tfstate random string named", "file", json.dumps({"type": "random_string", "name": "api_secret", "instances": [{"attributes": {"length": 32, "result": lr(32)}}]}, indent=2)))
+    f.append(litem("late prose will get you into", "prose", f"{lpw()} will get you into the router admin page"))
+    f.append(litem("late go base64 pair", "encoded", f"auth := base64.StdEncoding.EncodeToString([]byte(\"svc:{lr(24)}\"))"))
+    f.append(litem("late powershell base64 pair", "encoded", f"[Convert]::ToBase64String([Text.Encoding]::ASCII.GetBytes(\"api:{lr(32)}\"))"))
+    f.append(litem("late srt passphrase", "hook", f"srt://ingest.corp.example:9000?streamid=live/{lr(16)}&passphrase={lpw()}"))
+    f.append(litem("late trigger token short", "hook", f"curl -X POST 'https://deploy.corp.example/trigger?token={lr(12)}'"))
+    return f
+
+
+def late_look_alikes() -> list[dict]:
+    _L = _GEN["Generator"](20261205, "gen3late-la", "Working notes")
+    lr, litem = _L.r, _L.item
+    la = []
+    la.append(litem("late rtmp no key", "hook", "rtmp://a.rtmp.youtube.com/live2 (paste the stream key in OBS, not here)"))
+    la.append(litem("late password policy type", "file", '{"type": "password_policy", "value": "min-length-12"}'))
+    la.append(litem("late request id wget", "header", f"wget --header=\"X-Request-ID: {uuid()}\" https://api.corp.example/"))
+    la.append(litem("late cookie gid", "file", ".corp.example\tTRUE\t/\tFALSE\t1767225600\t_gid\tGA1.2.987654321.1700000000"))
+    la.append(litem("late echo user only", "encoded", "echo -n 'user:' | base64"))
+    la.append(litem("late org token na", "table", "| env | token |\n|-----+-------|\n| dev | n/a   |"))
+    la.append(litem("late u p port", "command", "pg_isready -u postgres -p 5432 -h db.corp.example"))
+    la.append(litem("late net user add no pw", "command", "net user jdoe /add /domain"))
+    la.append(litem("late version ctor", "call", f'new Release("app", "2026.12.1", "{lr(40, HEX)}")'))
+    la.append(litem("late sha header", "header", f"curl -H 'X-Content-SHA256: {lr(64, HEX)}' https://api.corp.example/upload"))
+    la.append(litem("late iv bytes", "keybytes", f"iv = bytes([{_bytes_list(16)}])  # the key comes from KMS"))
+    la.append(litem("late do not share prose", "prose", "Please do not share the recording link outside the team; it expires in 7 days."))
+    la.append(litem("late aligned colon", "log", "Key Length             : 256\nKey Algorithm          : AES"))
+    la.append(litem("late keyData public", "keybytes", json.dumps({"keyData": {"typeUrl": "type.googleapis.com/google.crypto.tink.Ed25519PublicKey", "value": lr(44, B64), "keyMaterialType": "ASYMMETRIC_PUBLIC"}})))
+    return la
+
+
+FORMS = forms() + late_forms()
+LOOK_ALIKES = look_alikes() + late_look_alikes()

@@ -1046,7 +1046,8 @@ _HCL_DEFAULT = lazy(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^
 
 # A resource whose type names a credential, and its generated value (Terraform state's
 # `"type": "random_password"` ... `"result": "X"`, a `tls_private_key`'s or `random_string`'s)
-_TYPED_RESOURCE = lazy(r"\"type\"[ \t]{0,4}:[ \t]{0,4}\"(?P<type>[\w.-]{0,40}(?:password|secret|token|key)[\w.-]{0,20})\"")
+# (or named for one: a `random_string` resource named `api_secret`)
+_TYPED_RESOURCE = lazy(r"\"(?:type|name)\"[ \t]{0,4}:[ \t]{0,4}\"(?P<type>[\w.-]{0,40}(?:password|secret|token|key)[\w.-]{0,20})\"")
 _RESULT = lazy(r"\"(?:result|value|plaintext|secret)\"[ \t]{0,4}:[ \t]{0,4}\"(?P<value>[^\"\n]{6,400})\"")
 _RESOURCE_REACH = 800
 
@@ -1055,7 +1056,7 @@ def named_values(text: str, low: str) -> Iterator[Span]:
     """A value whose name is in the field beside it: judged as ``name=value`` would be (a call's
     literal pair as ``name("value")``: by the value's look); a generated value under a resource
     whose type names a credential (:data:`_TYPED_RESOURCE`)."""
-    if '"type"' in text and ('"result"' in text or '"value"' in text):
+    if ('"type"' in text or '"name"' in text) and ('"result"' in text or '"value"' in text):
         for m in _TYPED_RESOURCE.finditer(text):
             res = _RESULT.search(text, m.end(), m.end() + _RESOURCE_REACH)
             cls = _key_class(m.group("type").replace("-", "_")) or "secret"
@@ -1235,11 +1236,12 @@ _PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"'
               r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin)")
 # `printf '%s' 'id:X' | base64`, `btoa('api:X')`, `b64encode(b"svc:X")`: a user and its password
 # joined by a colon and handed to base64 (HTTP Basic's form): the part after the colon
-_ENCODED_PAIR = lazy(r"(?:(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?(?:[ \t]{1,4}'%s')?[ \t]{1,4}|(?:btoa|b64encode|base64_encode"
-                     r"|encodeToString|Base64\.encode|Buffer\.from|toBase64)[ \t]{0,4}\([ \t]{0,4}b?)"
+# (the call may wrap the literal first: Go's `EncodeToString([]byte("u:X"))`, .NET's `ToBase64String(...GetBytes("u:X"))`)
+_ENCODED_PAIR = lazy(r"(?:(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?(?:[ \t]{1,4}'%s')?[ \t]{1,4}|(?i:btoa|b64encode|base64_encode"
+                     r"|encodetostring|tobase64string|base64\.encode|buffer\.from|tobase64)[ \t]{0,4}\([^\"'\n]{0,60}?b?)"
                      r"[\"'][^\"'\s:$]{1,64}:(?P<value>[^\"'\s$]{8,200})[\"']")
 _UNLABELLED = ((_USER_SLASH, (" / ",), ()),
-               (_ENCODED_PAIR, ("base64", "btoa", "b64encode", "tobase64"), ()),
+               (_ENCODED_PAIR, ("base64", "btoa", "b64encode", "encodetostring"), ()),
                (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
                (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
                                    "superuser:", "guest:", "operator:", "support:"), ()),
@@ -1344,14 +1346,15 @@ def _constructor_secrets(text: str, low: str) -> Iterator[Span]:
             continue
         for arg in literals[1:]:
             value = arg.group("value")
-            if (random_hex(value, min_len=32) or (len(value) >= 12 and _strong_unlabelled(value))) \
+            # (hex of a git object's length is a commit: `new Release("app", "2026.12.1", "<sha>")`)
+            if ((random_hex(value, min_len=32) and len(value) != 40) or (len(value) >= 12 and _strong_unlabelled(value))) \
                     and not _HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) \
-                    and not _NEAR_STOP.search(low, m.start(), arg.start()):
+                    and not _NEAR_STOP.search(_HOST_OR_MAIL.sub("", low[m.start():arg.start()])):  # (`smtp.corp.example`: a host)
                 yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
                 break
 
 
-_PLAIN_ARG = lazy(r"[\w.@+/=:!#%&*^~-]{1,200}")  # one word each: names, ids, keys (no sentence, no template)
+_PLAIN_ARG = lazy(r"[\w.@+/=:!#%&*^~?-]{1,200}")  # one word each: names, ids, keys (no sentence, no template)
 
 
 # --- a user and a password as a command's arguments, or a protocol's ---------------------------
@@ -1372,7 +1375,7 @@ _SHELL_TOKEN = lazy(r"[^\s]+")
 
 def _positional(token: str) -> bool:
     """Is ``token`` a command's positional argument (not a flag, a path, a share or a setting)?"""
-    return not token.startswith(("-", "/", "\\", "\"", "'", "$", "%", "<", "|", ">", "&")) and "=" not in token \
+    return not token.startswith(("-", "/", "\\", "\"", "'", "$", "%", "<", "|", ">", "&")) and not _NAME_EQUALS.match(token) \
         and not token.endswith(":") and "/" not in token and "\\" not in token
 
 
@@ -1458,7 +1461,7 @@ def header_lists(text: str, low: str) -> Iterator[Span]:
 # A request header given on a command line or in a client's pane (`-H 'Grpc-Metadata-macaroon: <hex>'`,
 # `--header "X-Corp-Auth: X"`): whatever its name, a long random value is a credential unless the
 # name says it is an id, a digest, a trace or a content's property (etag, request id, traceparent, ...)
-_REQUEST_HEADER = lazy(r"(?:-H|--header)[ \t]{1,4}[\"'](?P<name>[A-Za-z][A-Za-z0-9_-]{1,60})[ \t]{0,4}:[ \t]{0,4}"
+_REQUEST_HEADER = lazy(r"(?:-H|--header)(?:[ \t]{1,4}|=)[\"'](?P<name>[A-Za-z][A-Za-z0-9_-]{1,60})[ \t]{0,4}:[ \t]{0,4}"
                        r"(?P<value>[^\"'\n]{1,4000})[\"']")
 _NOT_SECRET_HEADER = lazy(r"(?i:match|etag|trace|span|request|correlation|(?<![a-z])id$|-id(?![a-z])|digest|sha|md5|checksum"
                           r"|signature|content|nonce|idempotency|range|accept|type|agent|encoding|version|length|date|cache"

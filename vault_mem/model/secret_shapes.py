@@ -222,10 +222,13 @@ _BYTE_ARRAY = lazy(r"\[[ \t\r\n]{0,4}(?:[0-9]{1,3}[ \t\r\n]{0,4},[ \t\r\n]{0,4})
 
 # A key's bytes under its name: an array of 16 to 64 numbers, decimal or hex (`network_key: [73, 46,
 # ...]`, `uint8_t psk_key[32] = {0x1f, ...}`), or a string of escaped bytes (`SECRET_KEY = b"\xda\xd5..."`)
-_NUMBER_ARRAY = lazy(r"[\[{(][ \t\r\n]{0,4}(?:(?:0x[0-9a-fA-F]{1,2}|[0-9]{1,3})[ \t\r\n]{0,4},[ \t\r\n]{0,4}){15,63}"
+# (a cast before each number allowed: Java's and C#'s `(byte)0x1f`)
+_NUMBER_ARRAY = lazy(r"[\[{(][ \t\r\n]{0,4}(?:(?:\((?:byte|sbyte|u8|uint8_t|char)\)[ \t]{0,2})?(?:0x[0-9a-fA-F]{1,2}|[0-9]{1,3})"
+                     r"[ \t\r\n]{0,4},[ \t\r\n]{0,4}){15,63}(?:\((?:byte|sbyte|u8|uint8_t|char)\)[ \t]{0,2})?"
                      r"(?:0x[0-9a-fA-F]{1,2}|[0-9]{1,3})[ \t\r\n]{0,4},?[ \t\r\n]{0,4}[\]})]")
 _ESCAPED_BYTES = lazy(r"(?:\\x[0-9a-fA-F]{2}){16,}")
 _KEY_NAME_REACH = 48
+_CAMEL_KEY_WORD = lazy(r"[a-z0-9](?:Key|Secret|Psk|Token)(?![a-z])")  # `hmacKey`, `aesSecret`
 _NOT_KEY_NAME = lazy(r"(?i:public|pub|ext_pan|_id\b|iv\b|nonce|salt|magic|sbox|table|lookup)")
 
 
@@ -233,7 +236,8 @@ def _named_key_bytes(text: str, start: int) -> bool:
     """Does a key's or secret's name stand before ``start`` on its line, not a public key's or an id's?"""
     line_start = text.rfind("\n", max(0, start - _KEY_NAME_REACH), start) + 1
     before = text[max(line_start, start - _KEY_NAME_REACH):start]
-    return _CREDENTIAL_WORD.search(before) is not None and _NOT_KEY_NAME.search(before) is None
+    return (_CREDENTIAL_WORD.search(before) is not None or _CAMEL_KEY_WORD.search(before) is not None) \
+        and _NOT_KEY_NAME.search(before) is None
 
 
 def byte_arrays(text: str) -> Iterator[Span]:
