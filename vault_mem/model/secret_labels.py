@@ -57,28 +57,23 @@ Assignments are found from the keyword outwards (cheaper than trying a key patte
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
 
-Beside labels and their values: the credential columns of a Markdown table
-(:func:`table_cells`) and of a CSV export with a header row (:func:`csv_exports`), random values in a
-``*_HEADERS`` setting's ``name=value,...`` list (:func:`header_lists`), a random token alone below a label line
-or a ``$`` command naming a credential (:func:`values_below`), XML elements named for a credential (:func:`xml_elements`), PINs and
-passcodes (:func:`pin_codes`: upper-case PIN/PUK, passcode or a door/keypad code, four digits or
-more) and passwords named by their use with no label (:func:`unlabelled_passwords`: "log in ...
-with X", "use X to unlock", "sudo takes X"; only a value no word could be, as after ``pw`` with no sign: secret_values.unguessable).
+Credentials known by the field, column, call, command or file that holds them rather than by a
+label beside them (tables, CSV exports, sibling fields, sign-in calls, commands, protocol
+transcripts, request headers, cookie jars, PINs, passwords named by their use) are
+:mod:`vault_mem.model.secret_places`, which judges their values with :func:`judge` and
+:func:`key_class` here.
 """
 
 from __future__ import annotations
 
-import csv
 import heapq
 import re
 import string
 from functools import lru_cache
 from collections.abc import Iterator
-from urllib.parse import unquote
 
 from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     ENV_NAME,
     NAMED,
@@ -102,9 +97,9 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["warned_values", "assignments", "call_credentials", "command_credentials", "credential_files", "csv_exports", "protocol_logins",
-           "request_headers", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
-           "unlabelled_passwords", "xml_elements"]
+__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP",
+           "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
+           "own_name", "plain_password", "strong_unlabelled", "warned_values"]
 
 Span = tuple[str, int, int]
 
@@ -120,11 +115,11 @@ _SCRIPT_SECRET = secret_words.SCRIPT_SECRET
 _SCRIPT_PASSWORD = secret_words.SCRIPT_PASSWORD
 _FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
 # (an `id` after the word is read with it, so `SecretID`, `secret_id`, `JSESSIONID` are judged
-# as names: _key_class says which of them hold a secret and which name an id)
+# as names: key_class says which of them hold a secret and which name an id)
 _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
 # A variable named for the credential and then for its environment or its place in a rotation
 # (`DOTENV_PRIVATE_KEY_PRODUCTION`, `DB_PASSWORD_STAGING`, `API_TOKEN_2`): the credential word is
-# the name's last but one part, so the English keywords may end in one of these (_key_class drops it)
+# the name's last but one part, so the English keywords may end in one of these (key_class drops it)
 _QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development|test|testing|qa|uat|local|live"
               r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}))")
 _QUALIFIER_END = lazy(_QUALIFIER + "$")
@@ -242,7 +237,7 @@ def _sentence(said: list[str]) -> bool:
     return 2 * sum(w in _LIST_PROSE_WORDS for w in said) > len(said)
 
 
-_PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
+PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
                      "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row", "verif")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
@@ -255,7 +250,7 @@ _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
 # a text about a wireless network above a bare "key" (netsh's "Key Content", a router's "Key:"): its password
 _WIFI = lazy(r"(?<![a-z])(?:wpa2?|wpa3|wlan|ssid|wi-?fi|wireless)(?![a-z])")
 _WIFI_REACH = 600
-_SEP = lazy(r"[-_.]")
+SEP = lazy(r"[-_.]")
 _PAIR = lazy(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 _AND_PAIR = lazy(r"[ \t]{1,4}(?i:and|&|with)[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # "login is admin and X"
 _PAIR_AFTER_WORD = lazy(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
@@ -268,7 +263,7 @@ _BARE_TOKEN = lazy(r"[A-Za-z0-9_+/=.~!-]+")  # (`!`: a Salesforce session id is 
 # Apple's key and team ids, `--apiKey 2X9R4HUZ3L`, name the key whose .p8 file holds the secret);
 # a token is longer, and a short one assigned with a sign or quotes is still judged.
 _SHORT_ID = lazy(r"[A-Z0-9]{6,10}")
-_DIGEST = lazy(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
+DIGEST = lazy(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 # Words a sentence ends on after "password is": states, not passwords.
 _STATE_WORDS = frozenset(["wrong", "weak", "strong", "empty", "blank", "missing", "invalid", "correct", "incorrect", "expired", "needed", "required", "mandatory", "optional", "unknown", "unchanged", "reset", "same", "different", "secure", "insecure", "stored", "hidden", "long", "short", "simple", "complex", "known", "unique", "forgotten", "locked", "unlocked", "rotated", "revoked", "disabled", "enabled", "compromised", "leaked", "shared", "saved", "encrypted", "hashed", "mandatory", "sensitive", "important", "protected", "temporary", "permanent", "generated", "random"])
 _STATE_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "less", "ous", "ly", "tion", "ment", "ness")
@@ -278,7 +273,7 @@ def _is_key_char(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch in "_.-")
 
 
-# The name endings _key_class reads (compiled at first use, like every pattern of the gate)
+# The name endings key_class reads (compiled at first use, like every pattern of the gate)
 _PASS_END = lazy(r"[_.-]pass$")
 # `adminpass`, `requirepass` (redis.conf), `smtppass`: a word that says whose password, run
 # together with "pass" (not "bypass", "compass", "surpass")
@@ -299,14 +294,14 @@ _SITE_KEY_END = lazy(r"(?:^|[_.-])site[_-]?key$")
 _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 
 
-def _key_class(name: str) -> str | None:
+def key_class(name: str) -> str | None:
     """'password', 'secret' or 'key' (high-entropy values only) for an assignment's key name."""
     low = name.lower().lstrip("-")
     if "_" in low.rstrip("_").rsplit("_", 1)[0]:
         low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
     content = _CONTENT_END.search(low)
     if content and content.start() > 0:
-        return _key_class(low[:content.start()])  # `keyData`, "Key Content": what the key holds is the key
+        return key_class(low[:content.start()])  # `keyData`, "Key Content": what the key holds is the key
     if "public" in low:
         return None  # publicKeyToken and public_key are shared by design
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
@@ -336,7 +331,7 @@ def _key_class(name: str) -> str | None:
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
-        if any(w in low for w in _PUBLIC_KEY_NAMES) or _SITE_KEY_END.search(low):
+        if any(w in low for w in PUBLIC_KEY_NAMES) or _SITE_KEY_END.search(low):
             # (a CAPTCHA's site key, reCAPTCHA's or Turnstile's, goes in every page; its secret does not)
             return None  # public keys, fingerprints and lookup keys are meant to be shared
         return "secret" if _SECRET_KEY_NAME.search(low) else "key"
@@ -351,13 +346,13 @@ def plain_password(value: str) -> bool:
         # a long run of letters is words run together (a state word is rarely 14 letters long)
         return (len(value) >= 8 and value not in _STATE_WORDS
                 and (len(value) >= 14 or not value.endswith(_STATE_SUFFIXES)))
-    parts = [p for p in _SEP.split(value) if p]
+    parts = [p for p in SEP.split(value) if p]
     alpha = sum(p.isalpha() and len(p) >= 3 for p in parts)
     return (len(parts) >= 3 and len(value) >= 12 and (alpha >= 3 or (alpha == 2 and any(p.isdigit() for p in parts)))
             and all(p.isalnum() for p in parts) and not any(p.lower() in _STATE_WORDS for p in parts))
 
 
-def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
+def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
     ``code`` marks an unquoted lowercase word in code position (``user, password = split``,
@@ -392,7 +387,7 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
         # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
-                and not (cls == "key" and _DIGEST.fullmatch(value)):
+                and not (cls == "key" and DIGEST.fullmatch(value)):
             return "secret assignment" if cls != "key" else "high-entropy string in assignment"
         return None
     if cls == "key":
@@ -423,7 +418,7 @@ def _public_word_before(low: str, start: int) -> bool:
     """Does the word before a bare ``key`` say it is a public or lookup key ("cache key")?"""
     before = low[max(0, start - 16):start].rstrip(" \t-_")
     word = re.split(r"[^a-z0-9]", before)[-1] if before else ""
-    return bool(word) and word.startswith(_PUBLIC_KEY_NAMES)
+    return bool(word) and word.startswith(PUBLIC_KEY_NAMES)
 
 
 def _prose_key(text: str, start: int, cls: str, qualifiers: tuple[str, ...] = _KEY_QUALIFIERS) -> bool:
@@ -455,7 +450,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if start is None:
             continue
         name = text[start:kw.end()]
-        cls = _key_class(name)
+        cls = key_class(name)
         if cls == "key" and start == kw.start() and (_prose_key(text, start, "key", _PASSWORD_KEYS)
                                                      or _WIFI.search(low, max(0, start - _WIFI_REACH), start)):
             cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one
@@ -469,10 +464,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
                 skip_to = max(skip_to, found[2])
                 yield found
             continue
-        if not cls and name[-1:] in "sS" and kw.group().endswith("s") and _key_class(name[:-1]) in ("password", "secret", "key"):
+        if not cls and name[-1:] in "sS" and kw.group().endswith("s") and key_class(name[:-1]) in ("password", "secret", "key"):
             # a list of them (`api_tokens:`, "passwords for the lab: X and Y"): a value near counts
             # only by its look, as no sign says where one value ends
-            found = _near(text, low, kw.end(), "password" if _key_class(name[:-1]) == "password" else "secret",
+            found = _near(text, low, kw.end(), "password" if key_class(name[:-1]) == "password" else "secret",
                           kw.start() if start == kw.start() else None)
             if found:
                 skip_to = max(skip_to, found[2])
@@ -528,7 +523,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = None  # `ENCRYPTED_DB_PASSWORD=AQICAH...`: the name says the value is ciphertext
         if found and _under_encrypted(text, start):
             found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
-        if found and _own_name(text[found[1]:found[2]], name):
+        if found and own_name(text[found[1]:found[2]], name):
             found = None  # `POSTGRES_PASSWORD: postgres`, `ADMIN_PASSWORD=admin`: the image's default
         if found and _stated_default(text, low, start, found):
             found = None  # "MinIO's documented defaults: ... PASSWORD=minioadmin": a default, said so
@@ -557,7 +552,7 @@ _NEAR_START = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-
 _LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
 # What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
 # public key ("fixed in commit X", "key id X", "token sha256: X", "secret: ENC[...]", "ssh-ed25519 X")
-_NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:ed|es)?|digest|checksum|fingerprint"
+NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:ed|es)?|digest|checksum|fingerprint"
                   r"|integrity|etag|nonce|txid|tx|rev|revision|build|version|uuid|guid|trace|request|req|object|names?"
                   r"|file|path|url|link|public|pub|salt|iv|encrypt[a-z]*|enc|cipher[a-z]*|sealed[a-z]*|signature|sig|hint|length"
                   r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
@@ -567,12 +562,12 @@ _NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?
 
 _TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
 _COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")
-_NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
+NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
 
 
 def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -> Span | None:
     """A value made to be hard to guess near its label (``at``: the label's end), with nothing
-    between them that names it an id, a digest or a ciphertext (:data:`_NEAR_STOP`): on the label's
+    between them that names it an id, a digest or a ciphertext (:data:`NEAR_STOP`): on the label's
     line within :data:`_NEAR_REACH` after it; on the lines below a label line that ends in ``:`` or
     ``?`` (a code block under "the admin key:", a chat's reply to "can you send the api token?");
     or right before the label (``X (that's the api secret)``, ``X is the api token``)."""
@@ -590,7 +585,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
         if found:
             return found
     for start in _NEAR_START.finditer(text, at, min(end, at + _NEAR_REACH + 8)) if near else ():
-        if _NEAR_STOP.search(low, at, start.start()) or low.find("public", at, start.start()) >= 0:
+        if NEAR_STOP.search(low, at, start.start()) or low.find("public", at, start.start()) >= 0:
             return None  # (also inside a name: `EcdsaPublicKey`, `ASYMMETRIC_PUBLIC`)
         m = _NEAR_VALUE.match(text, start.start(), end)
         found = _near_value(text, m, cls) if m else None
@@ -607,7 +602,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
             below_end = len(text) if nxt < 0 else nxt
         below_end = min(below_end, line_end + 1 + 3 * _NEAR_REACH)
         for m in _NEAR_VALUE.finditer(text, line_end + 1, below_end):
-            if _NEAR_STOP.search(low, at, m.start()):
+            if NEAR_STOP.search(low, at, m.start()):
                 return None
             found = _near_value(text, m, "password" if cls == "password" else "token")
             if found:
@@ -670,7 +665,7 @@ def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
     if at_host and random_token(at_host.group(1), min_len=20):
         # a token as the user of a host (`DENO_AUTH_TOKENS=<token>@esm.corp.dev`): the part before the `@`
         return "secret near its label", m.start(), m.start() + len(at_host.group(1))
-    named = _NAME_EQUALS.match(value)  # `AccountKey=X` within the reach: the value is X
+    named = NAME_EQUALS.match(value)  # `AccountKey=X` within the reach: the value is X
     at_value = m.start() + (named.end() if named else 0)
     value = value[named.end():] if named else value
     if text[at_value + len(value):at_value + len(value) + 1] == "<":
@@ -696,8 +691,8 @@ def _random_value(value: str, cls: str) -> bool:
     if is_placeholder(value, quoted=True) or looks_fake(value) or public_by_design(value) \
             or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or _EMAIL_LIKE.search(value):
         return False
-    first = _SEP.split(value, 1)[0].lower()
-    if first in _NEAR_ID_PREFIXES or UUID.fullmatch(value) or _DIGEST_SHAPE.fullmatch(value):
+    first = SEP.split(value, 1)[0].lower()
+    if first in NEAR_ID_PREFIXES or UUID.fullmatch(value) or _DIGEST_SHAPE.fullmatch(value):
         return False
     bech = _BECH32.fullmatch(value)
     if bech and not any(w in bech.group(1) for w in ("sec", "priv", "prv", "sk")):
@@ -716,9 +711,9 @@ def _random_value(value: str, cls: str) -> bool:
     if random_hex(value, min_len=32):
         return True
     if len(value) >= 20 and high_entropy(value) and not identifier_like(value) and not is_wordy(value) \
-            and max(map(len, _SEP.split(value))) >= 16:
+            and max(map(len, SEP.split(value))) >= 16:
         return True  # (a random run of 16 or more: `sk-ecdsa-sha2-nistp256` is a name made of short parts)
-    return cls == "password" and _strong_unlabelled(value) and not _EXPRESSION.fullmatch(value)
+    return cls == "password" and strong_unlabelled(value) and not _EXPRESSION.fullmatch(value)
 
 
 def _name_part(part: str) -> bool:
@@ -737,7 +732,7 @@ _EXPRESSION = lazy(r"(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3})(?:[-+*/%^&|<>=!]{1
 _BECH32 = lazy(r"([a-z]{1,15})1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{20,}")
 _EMAIL_LIKE = lazy(r"[\w.+-]@[\w-]{1,63}\.[A-Za-z]{2,}")  # an e-mail address or user@host
 #: the prefixes of public ids (an API's object ids, a request's) and of digests
-_NEAR_ID_PREFIXES = frozenset({"req", "request", "msg", "evt", "cus", "sub", "txn", "pi", "ch", "in", "id", "run", "job",
+NEAR_ID_PREFIXES = frozenset({"req", "request", "msg", "evt", "cus", "sub", "txn", "pi", "ch", "in", "id", "run", "job",
                                "file", "org", "user", "proj", "prj", "trace", "span", "sha1", "sha256", "sha512", "md5",
                                "h1", "git", "commit", "build", "img", "chatcmpl", "toolu", "call"})
 #: hex of a git object's or a digest's length in upper case, a base58 address, a CID
@@ -757,7 +752,7 @@ def _in_arn(text: str, at: int) -> bool:
 def _directive(text: str, start: int, tail: re.Match[str]) -> bool:
     """Is this ``Name value`` a line of its own: the name first on its line, the value last? A
     directive is a word (``password``, ``requirepass``, ``LicenseKey``); ``pw X`` is a note's
-    shorthand, where the value must be unguessable (:func:`_judge`)."""
+    shorthand, where the value must be unguessable (:func:`judge`)."""
     if tail.start() - start < 6:
         return False
     line_start = text.rfind("\n", 0, start) + 1
@@ -767,7 +762,7 @@ def _directive(text: str, start: int, tail: re.Match[str]) -> bool:
     return not text[tail.end():len(text) if end < 0 else end].strip()
 
 
-def _own_name(value: str, name: str) -> bool:
+def own_name(value: str, name: str) -> bool:
     """Is ``value`` a word of its own key's name (``POSTGRES_PASSWORD: postgres``)? Such a value is
     the default an image or a template ships with, like a password equal to its user."""
     return value.isalpha() and value.lower() in _NAME_WORDS.split(name.lower())
@@ -831,7 +826,7 @@ def _value_before(text: str, start: int, cls: str) -> Span | None:
     if not m:
         return None
     value = m.group("value")
-    kind = _judge(cls, "is", value, quoted=False, code=False, ends=True)
+    kind = judge(cls, "is", value, quoted=False, code=False, ends=True)
     return (kind, m.start("value"), m.end("value")) if kind else None
 
 
@@ -889,7 +884,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
         value_start = pair.start("pw")
         pw = pair.group("pw").rstrip(".,;:!?)]}>")
-        kind = _judge("password", ":", pw, quoted=False, code=False, ends=True)
+        kind = judge("password", ":", pw, quoted=False, code=False, ends=True)
         return (kind, value_start, value_start + len(pw)) if kind else None
     if cls == "login":
         return None  # "login: admin" names a user; only "login: admin / S3cret" holds a password
@@ -904,7 +899,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
     if op in ("-", "–", "—") and not (high_entropy(value) or (_DASHED_VALUE.fullmatch(value) and credential_like(value))):
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
-    kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
+    kind = judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
                   hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))
     if not kind:
         return None
@@ -939,13 +934,13 @@ def labelled_value(label: str, value: str) -> str | None:
     said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
     if len(parts) == 3 and parts[1] == "/":
         first = parts[2]  # "admin / S3cr3t" under "Jenkins admin credentials"
-    elif said and _strong_unlabelled(said.group(1)):
+    elif said and strong_unlabelled(said.group(1)):
         # one line of prose that ends in a value no word could be ("same as the old one with the
         # year bumped: X"): under a description naming a credential or a login, the value
         first = said.group(1)
         low = label.lower()
         for kw in _keywords(low):
-            cls = _key_class(kw.group())
+            cls = key_class(kw.group())
             # ("login for the panel", "login:" name a login; "login page bug" a page)
             if cls in ("password", "secret") or (cls == "login" and _LOGIN_NOUN.match(low, kw.end())):
                 return "credential named by the memory's description"
@@ -953,13 +948,13 @@ def labelled_value(label: str, value: str) -> str | None:
     elif not first or len(parts) != 1 or len(first) > 200:
         return None
     low = label.lower()
-    if _CODES_LABEL.search(low):
+    if CODES_LABEL.search(low):
         low += " password"  # a 2FA recovery or backup code is a password by another name
     classes = []
     for kw in _keywords(low):
         start = _name_before(low, kw.start())
         name = low[kw.start() if start is None else start:kw.end()]
-        cls = _key_class(name)
+        cls = key_class(name)
         # "Notes from the session", "Cache key for the build": in a description these are words,
         # so a bare key needs its qualifier ("API key") and sessions and cookies do not count
         if cls and not name.endswith("session") and (name != "key" or _prose_key(low, kw.start(), cls)):
@@ -980,602 +975,16 @@ def labelled_value(label: str, value: str) -> str | None:
     return None
 
 
-# --- codes listed under their label, and values named by a sibling field ----------------------
+# --- shared with the finders of places (secret_places) ---------------------------------------
 
-# "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
-# In a memory's description, the label makes its body a password by another name.
-_CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
-_CODES_LABEL = lazy(rf"(?:{'|'.join(_CODE_KINDS)})[ _-]?codes?(?![a-z])")
-_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator")
-_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)})(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
-_CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
-_BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
-_CODES_SPAN = 400  # the codes follow their label within this many characters
+#: the kinds of codes that are a password by another name (a 2FA recovery code under its label)
+CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
+CODES_LABEL = lazy(rf"(?:{'|'.join(CODE_KINDS)})[ _-]?codes?(?![a-z])")
 
 
-def listed_codes(text: str, low: str) -> Iterator[Span]:
-    """Account recovery codes listed under their label (three or more codes with digits), and a
-    TOTP secret written in groups ("2FA seed: k7ho 3pbx ...") after an OTP label. Each code is
-    short, so only the label and the list together make them a credential."""
-    labels = _CODES_LABEL.finditer(low) if "code" in low and any(w in low for w in _CODE_KINDS) else ()
-    done = 0  # each stretch of text is read under one label (a text made of labels costs one pass)
-    for m in labels:
-        if m.start() < done:
-            continue
-        done = m.end() + _CODES_SPAN
-        codes = list(_CODE.finditer(low, m.end(), done))
-        if len({c.group() for c in codes}) >= 3:
-            yield "recovery codes", codes[0].start(), codes[-1].end()
-    done = 0
-    for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
-        if m.start() < done:
-            continue
-        done = m.end() + 48
-        colon = low.find(":", m.end(), m.end() + 48)
-        groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
-        if groups and groups.start() - colon <= 4:
-            joined = groups.group().replace(" ", "").replace("-", "")
-            if len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(groups.group()):
-                yield "TOTP secret", groups.start(), groups.end()
-
-
-# `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env
-# entry (`- name: API_TOKEN` / `value: ...`): the label is one field's value, the secret the next's.
-_NAME_VALUE = lazy(r"(?:key|name)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<name>[\w.-]{1,64})[\"']?[ \t]{0,4},?"
-                         r"(?:[ \t]{0,4}\r?\n[ \t]{0,24})?[ \t]{0,4}[\"']?value[\"']?[ \t]{0,4}[=:][ \t]{0,4}"
-                         r"(?P<value>\"[^\"\n]{1,2000}\"|'[^'\n]{1,2000}'|[^\s\"'`,;}]{1,200})")
-# A plist's `<key>password</key>` then `<string>X</string>`, a Java properties file in XML
-# (`<entry key="db.password">X</entry>`), JSON's `"spring.datasource.password": {"value": "X"}`
-# (Spring Boot's /actuator/env): the name, then its value in the next element or member.
-_NAME_THEN_VALUE = lazy(r"<key>(?P<name>[\w .-]{1,64})</key>[ \t]{0,8}(?:\r?\n[ \t]{0,24})?<string>(?P<value>[^<>\n]{1,2000})</string>"
-                        r"|<entry[ \t]{1,4}key=[\"'](?P<name2>[\w.-]{1,64})[\"']>(?P<value2>[^<>\n]{1,2000})</entry>"
-                        # (other members may come first: Tink's `"keyData": {"typeUrl": ..., "value": X}`)
-                        r"|\"(?P<name3>[\w.-]{1,64})\"[ \t]{0,4}:[ \t]{0,4}\{[^{}]{0,400}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
-                        r"\"(?P<value3>[^\"\n]{1,2000})\"")
-# A call's two first literals, a name and its value: `SetEnvironmentVariable("NUGET_API_KEY", "X")`,
-# `define('DB_PASSWORD', 'X')`, `Cookie("JSESSIONID", "X")`, `setItem("token", "X")`
-_NAME_COMMA_VALUE = lazy(r"(?P<q>[\"'])(?P<name>[\w.-]{1,64})(?P=q)[ \t]{0,4},[ \t]{0,4}"
-                         r"(?P<value>\"[^\"\n]{1,2000}\"|'[^'\n]{1,2000}')")
-
-
-_PAIR_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sess", "login")
-# Terraform: `variable "db_password" {` then `default = "..."` inside the block.
-_HCL_DEFAULT = lazy(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^}]{0,200}?default[ \t]{0,4}=[ \t]{0,4}"
-                          r"(?P<value>\"[^\"\n]{1,200}\")")
-
-
-# A resource whose type names a credential, and its generated value (Terraform state's
-# `"type": "random_password"` ... `"result": "X"`, a `tls_private_key`'s or `random_string`'s)
-# (or named for one: a `random_string` resource named `api_secret`)
-_TYPED_RESOURCE = lazy(r"\"(?:type|name)\"[ \t]{0,4}:[ \t]{0,4}\"(?P<type>[\w.-]{0,40}(?:password|secret|token|key)[\w.-]{0,20})\"")
-_RESULT = lazy(r"\"(?:result|value|plaintext|secret)\"[ \t]{0,4}:[ \t]{0,4}\"(?P<value>[^\"\n]{6,400})\"")
-_RESOURCE_REACH = 800
-
-
-def named_values(text: str, low: str) -> Iterator[Span]:
-    """A value whose name is in the field beside it: judged as ``name=value`` would be (a call's
-    literal pair as ``name("value")``: by the value's look); a generated value under a resource
-    whose type names a credential (:data:`_TYPED_RESOURCE`)."""
-    if ('"type"' in text or '"name"' in text) and ('"result"' in text or '"value"' in text):
-        for m in _TYPED_RESOURCE.finditer(text):
-            res = _RESULT.search(text, m.end(), m.end() + _RESOURCE_REACH)
-            cls = _key_class(m.group("type").replace("-", "_")) or "secret"
-            if res and "public" not in m.group("type").lower() and not is_placeholder(res.group("value"), quoted=True):
-                value = res.group("value").replace("\\n", "\n")
-                if _judge("password" if cls == "password" else "key", "=", value, quoted=True, code=False, ends=True):
-                    yield "generated credential in a state file", res.start("value"), res.end("value")
-    if "value" in low or "default" in low:
-        pairs = _NAME_VALUE.finditer(text) if "value" in low else iter(())
-        blocks = _HCL_DEFAULT.finditer(text) if "variable" in low else iter(())
-        for m in (*pairs, *blocks):
-            name = m.group("name")
-            if name == "value" and "apikey" in low[max(0, m.start() - 200):m.start()]:
-                name = "apikey"  # Postman's API-key auth: `{"key": "value", "value": "<the key>"}`
-            yield from _named(text, name, m.start("value"), m.group("value"), "=")
-    if "</key>" in text or "</entry>" in text or '"value"' in text:
-        for m in _NAME_THEN_VALUE.finditer(text):
-            n = next(i for i in ("", "2", "3") if m.group("name" + i))
-            if n == "3" and "public" in low[m.start():m.end() + 200]:
-                continue  # a public key's data (`"typeUrl": "...EcdsaPublicKey"`, `ASYMMETRIC_PUBLIC`)
-            yield from _named(text, m.group("name" + n).replace(" ", "_"), m.start("value" + n),
-                              f'"{m.group("value" + n)}"', "=", offset=-1)
-    # (only lines holding a credential word and a quoted pair: the pattern starts at any quote)
-    pairs = '",' in text or "'," in text  # (a substring test first: most texts hold no quoted pair)
-    for start, end in lines_holding(low, _PAIR_WORDS, ('",', "',")) if pairs else ():
-        for m in _NAME_COMMA_VALUE.finditer(text, start, end):
-            yield from _named(text, m.group("name"), m.start("value"), m.group("value"), "(")
-
-
-def _named(text: str, name: str, at: int, raw: str, op: str, offset: int = 0) -> Iterator[Span]:
-    """The finding for ``raw`` (at ``at``; quoted or not) as the value of ``name``, if it is one."""
-    cls = _key_class(name)
-    if not cls or cls == "login":
-        return
-    quoted = raw[0] in "\"'"
-    value = raw[1:-1] if quoted else raw
-    # (a call's literal pair is judged by the value's look: `("passwd", "passphrase")` is a tuple of names)
-    kind = _judge(cls, op if quoted else ":", value, quoted=quoted, code=False, ends=op != "(")
-    if kind and not _own_name(value, name):
-        vstart = at + (1 if quoted else 0) + offset
-        yield kind, vstart, vstart + len(value)
-
-
-# --- values in a column or an element named for them, PINs, and passwords given by their use ----
-
-#: matched against a line stripped of its blanks: blank runs side by side at its ends made a
-#: long line of spaces cost time quadratic in its length (85 s for one 80 KB line)
-# (any text table's rule: Markdown's `|---|---|`, org-mode's `|---+---|`, reStructuredText's grid
-# `+----+----+` and its header rule `+====+====+`)
-_TABLE_RULE = lazy(r"[|+]?[ \t]*:?(?:-{3,}|={3,}):?[ \t]*(?:[|+][ \t]*:?(?:-{3,}|={3,}):?[ \t]*)+[|+]?")
-# An HTML table's rows and their cells (a header row of `<th>`, then rows of `<td>`)
-_HTML_ROW = lazy(r"<tr(?:[ \t][^<>]{0,200})?>(?P<row>(?:(?!</?tr\b)[^\n]|\n){0,2000}?)</tr>", re.IGNORECASE)
-_HTML_CELL = lazy(r"<t(?P<h>[hd])(?:[ \t][^<>]{0,200})?>[ \t\r\n]{0,8}(?P<cell>[^<>]{0,200}?)[ \t\r\n]{0,8}</t[hd]>",
-                  re.IGNORECASE)
-# `<password>X</password>` (Maven's settings.xml, .NET config): the element's name is the label
-# (attributes allowed: FileZilla's `<Pass encoding="base64">` holds the password in base64)
-_XML_ELEMENT = lazy(r"<(?P<name>(?:[A-Za-z][\w.-]{0,30}:)?[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>"
-                   r"(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
-def _column_class(header: str) -> str | None:
-    cls = _key_class(header.strip("*_` ").lower().replace(" ", "_"))
-    return cls if cls in ("password", "secret", "key") else None
-
-
-def _table_cell(cls: str, value: str) -> bool:
-    return bool(value) and " " not in value and _judge(cls, "is", value, quoted=False, code=False, ends=True) is not None
-
-
-def table_cells(text: str, low: str) -> Iterator[Span]:
-    """A text table whose header names a credential column (``| user | password |`` in Markdown,
-    org-mode or a reStructuredText grid; an HTML table's ``<th>``): each cell below is judged as
-    the value of that label, so ``(ask Lea)`` and ``-`` pass."""
-    if "<t" in low and "</t" in low:
-        yield from _html_cells(text)
-    if "|" not in text or ("---" not in text and "===" not in text):
-        return
-    lines = text.split("\n")
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line) + 1)
-    i = 1
-    while i < len(lines):
-        if not ("|" in lines[i - 1] and _TABLE_RULE.fullmatch(lines[i].strip(" \t"))):
-            i += 1
-            continue
-        columns = {n: cls for n, h in enumerate(_cells(lines[i - 1])) if (cls := _column_class(h))}
-        i += 1
-        while i < len(lines) and ("|" in lines[i] or _TABLE_RULE.fullmatch(lines[i].strip(" \t"))):
-            cells = _cells(lines[i]) if "|" in lines[i] else []  # (a grid's rule between its rows)
-            for n, cls in columns.items():
-                value = cells[n].strip("`") if n < len(cells) else ""
-                if _table_cell(cls, value):
-                    at = offsets[i] + lines[i].find(value)
-                    yield "credential in a table", at, at + len(value)
-            i += 1
-
-
-def _html_cells(text: str) -> Iterator[Span]:
-    """The cells below an HTML table's header cell that names a credential."""
-    columns: dict[int, str] = {}
-    for row in _HTML_ROW.finditer(text):
-        cells = list(_HTML_CELL.finditer(text, row.start("row"), row.end("row")))
-        if cells and all(c.group("h").lower() == "h" for c in cells):
-            columns = {n: cls for n, c in enumerate(cells) if (cls := _column_class(c.group("cell")))}
-            continue
-        for n, cls in columns.items():
-            if n < len(cells) and _table_cell(cls, cells[n].group("cell")):
-                yield "credential in a table", cells[n].start("cell"), cells[n].end("cell")
-
-
-def xml_elements(text: str) -> Iterator[Span]:
-    """``<password>X</password>``: an element named for a credential holding a literal."""
-    if "</" not in text:
-        return
-    for m in _XML_ELEMENT.finditer(text):
-        cls = _key_class(m.group("name").rsplit(":", 1)[-1])  # (`wsse:Password`: the local name)
-        if cls in ("password", "secret", "key"):
-            kind = _judge(cls, "=", m.group("value"), quoted=True, code=False, ends=True)
-            if kind:
-                yield kind, m.start("value"), m.end("value")
-
-
-# A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
-# code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
-# upper-case PIN and PUK count, with four digits or more.
-_PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
-                  r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
-                  r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
-
-
-_FOUR_DIGITS = lazy(r"[0-9](?:[ \t-]?[0-9]){3}")
-
-
-def pin_codes(text: str, low: str) -> Iterator[Span]:
-    """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
-    ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
-    four digits are read (most memories say "code" somewhere, few beside a number)."""
-    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code",))))
-    for start, end in lines:
-        if not _FOUR_DIGITS.search(text, start, end):
-            continue
-        for m in _PIN.finditer(text, start, end):
-            digits = re.sub(r"[ \t-]", "", m.group("value"))
-            if len(set(digits)) > 1:  # `0000` is a default, a mask
-                yield "PIN or passcode", m.start("value"), m.end("value")
-
-
-# A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
-# keystore". Only a value no word or name could be counts (see _strong_unlabelled).
-_SIGN_IN = r"log[ \t]?in|log[ \t]on|sign[ \t]?in"
-_USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
-                        r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
-_USE_TO = lazy(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
-                     rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo|get[ \t]in(?:to)?|enter)(?![a-z])")
-# "X gets you in", "X lets you into the NAS": a value named by what it opens
-_GETS_IN = lazy(r"(?<![^\s(:])[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:gets|will[ \t]get|lets)[ \t]{1,4}"
-                r"(?i:you|us|me|them|anyone|people)[ \t]{1,4}(?i:in|into)(?![a-z])")
-# "sudo on the build box takes X": an account or a prompt that takes a value
-_TAKES = lazy(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
-                    r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
-# The words each pattern needs, lowercased, and the lines holding them are all it reads (every
-# pattern stays on one line): the first group, and one of the second if there is one.
-_SIGN_IN_WORDS = ("log", "sign")
-# "grafana: admin / X", "wifi: MyHome / X": a name, a spaced slash, a value no word could be
-_USER_SLASH = lazy(r"(?<![^\s:(,])[A-Za-z0-9][\w.@+-]{0,63}[ \t]{1,3}/[ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
-# `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
-_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin"
-                        r"|superuser|guest|operator|support):(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
-# `echo X | docker login --password-stdin`, `echo X | sudo -S ...`, `echo 'u:X' | chpasswd`: a value
-# piped into a command that reads a password from its input
-_PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"
-              r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin)")
-# `printf '%s' 'id:X' | base64`, `btoa('api:X')`, `b64encode(b"svc:X")`: a user and its password
-# joined by a colon and handed to base64 (HTTP Basic's form): the part after the colon
-# (the call may wrap the literal first: Go's `EncodeToString([]byte("u:X"))`, .NET's `ToBase64String(...GetBytes("u:X"))`)
-_ENCODED_PAIR = lazy(r"(?:(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?(?:[ \t]{1,4}'%s')?[ \t]{1,4}|(?i:btoa|b64encode|base64_encode"
-                     r"|encodetostring|tobase64string|base64\.encode|buffer\.from|tobase64)[ \t]{0,4}\([^\"'\n]{0,60}?b?)"
-                     r"[\"'][^\"'\s:$]{1,64}:(?P<value>[^\"'\s$]{8,200})[\"']")
-_UNLABELLED = ((_USER_SLASH, (" / ",), ()),
-               (_ENCODED_PAIR, ("base64", "btoa", "b64encode", "encodetostring"), ()),
-               (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
-               (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
-                                   "superuser:", "guest:", "operator:", "support:"), ()),
-               (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
-               (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo", "get in",
-                                                 "enter")),
-               (_TAKES, ("takes", "accepts", "wants"), ()),
-               (_GETS_IN, (" in",), ("gets", "get ", "lets")))
-
-
-def _strong_unlabelled(value: str) -> bool:
+def strong_unlabelled(value: str) -> bool:
     """A value that needs no label to be a password (:func:`unguessable`), not a path, flag or
     placeholder."""
     value = value.rstrip(".,;:!?)")
     return (unguessable(value) and not value.startswith(("-", "/", ".", "~"))
             and "/" not in value and not is_placeholder(value, quoted=True))
-
-
-def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
-    """A password named by what it does ("log in ... with X", "use X to unlock"), no label
-    (``low``: ``text`` lowercased, same length)."""
-    for pattern, words, also in _UNLABELLED:
-        for start, end in lines_holding(low, words, also):
-            for m in pattern.finditer(text, start, end):
-                value = m.group("value").rstrip(".,;:!?)")
-                if _strong_unlabelled(value) and _SEP.split(value, 1)[0].lower() not in _NEAR_ID_PREFIXES:
-                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
-
-
-# --- a user and a password passed to a call -------------------------------------------------
-
-# A call named for signing in, or requests' `auth=(...)` tuple: `NetworkCredential("svc", "X")`,
-# `PasswordAuthenticator('app', 'X')`, `authenticate("svc", "X")`, `DBI->connect(dsn, "u", "X")`
-_CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect)[a-z_]{0,20}"
-                  # (or applied to its arguments with spaces: Haskell's and Elm's `basicAuth "u" "X"`)
-                  r"(?:[ \t]{0,4}=?[ \t]{0,4}\(|[ \t]{1,4}(?=[\"']))")
-_SPACED_ARG = lazy(r"[ \t]{0,4}(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)(?P<sep>[ \t]|\)|$)", re.MULTILINE)
-_CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect")
-_LITERAL_ARG = lazy(r"[ \t]{0,4}(?:[A-Za-z_]\w{0,30}[ \t]{0,2}=[ \t]{0,2})?(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)"
-                    r"[ \t]{0,4}(?P<sep>[,)])")
-_HOST_OR_MAIL = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+(?::[0-9]{1,5})?")
-
-
-def call_credentials(text: str, low: str) -> Iterator[Span]:
-    """A password among the literal arguments of a call that signs in (``low``: ``text``
-    lowercased): every literal after the first (the user or the data source) that looks made to
-    be hard to guess, and is not a host name or an e-mail address. A ``connect`` needs three
-    literals (source, user, password), since ``connect("db", "shop")`` names a database. Only the
-    lines holding a call word and a quote are read (the pattern stays on one line). A function
-    named so may take its literals with spaces (``basicAuth "u" "X"``); a constructor's literals
-    hold a secret after the first with no sign-in word (:func:`_constructor_secrets`)."""
-    parens = "(" in text and ('",' in text or "'," in text)  # (two literals at least)
-    if parens:
-        yield from _constructor_secrets(text, low)
-    if parens or '" "' in text or "' '" in text:
-        yield from _sign_in_calls(text, low)
-
-
-def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
-    for start, end in lines_holding(low, _CALL_WORDS, ("\"", "'")):
-        for m in _CRED_CALL.finditer(low, start, end):
-            literals = []
-            at = m.end()
-            spaced = not m.group().endswith("(")
-            while len(literals) < 5:
-                arg = (_SPACED_ARG if spaced else _LITERAL_ARG).match(text, at, end)
-                if not arg:
-                    break
-                literals.append(arg)
-                at = arg.end()
-                if arg.group("sep") in (")", ""):
-                    break
-            if len(literals) < (3 if m.group().startswith("connect") else 2):
-                continue
-            for arg in literals[1:]:
-                value = arg.group("value")
-                if (credential_like(value) and not is_placeholder(value, quoted=True)
-                        and not _HOST_OR_MAIL.fullmatch(value) and " " not in value):
-                    yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
-                    break
-
-
-# A constructor given a service's literals positionally, one of them made to be hard to guess:
-# `new Sequelize('shop', 'shop_app', 'X', {...})`, `new BraintreeGateway(Environment.PRODUCTION,
-# "merchant", "public", "X")`: a client built with its account, its user and its secret
-_CONSTRUCTOR = lazy(r"(?:(?<![\w.])new[ \t]{1,4}[A-Za-z_][\w.]{0,60}|(?<![\w.])[A-Z][A-Za-z0-9]{2,60})[ \t]{0,4}\(")
-_CALL_LITERAL = lazy(r"(?P<q>[\"'])(?P<value>[^\"'\n]{1,200})(?P=q)")
-_ARGS_REACH = 400
-
-
-def _constructor_secrets(text: str, low: str) -> Iterator[Span]:
-    """A literal after a constructor's first that is random hex of a key's length or no word
-    could be, among one-word literals, with no word between naming it an id or a digest."""
-    for m in _CONSTRUCTOR.finditer(text):
-        stop = len(text)
-        for ch in ")({":
-            i = text.find(ch, m.end(), m.end() + _ARGS_REACH)
-            stop = min(stop, i if i >= 0 else stop)
-        stop = min(stop, m.end() + _ARGS_REACH)
-        literals = list(_CALL_LITERAL.finditer(text, m.end(), stop))
-        if len(literals) < 2 or not all(_PLAIN_ARG.fullmatch(a.group("value")) for a in literals):
-            continue
-        for arg in literals[1:]:
-            value = arg.group("value")
-            # (hex of a git object's length is a commit: `new Release("app", "2026.12.1", "<sha>")`)
-            if ((random_hex(value, min_len=32) and len(value) != 40) or (len(value) >= 12 and _strong_unlabelled(value))) \
-                    and not _HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) \
-                    and not _NEAR_STOP.search(_HOST_OR_MAIL.sub("", low[m.start():arg.start()])):  # (`smtp.corp.example`: a host)
-                yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
-                break
-
-
-_PLAIN_ARG = lazy(r"[\w.@+/=:!#%&*^~?-]{1,200}")  # one word each: names, ids, keys (no sentence, no template)
-
-
-# --- a user and a password as a command's arguments, or a protocol's ---------------------------
-
-# A command that names a user takes the password positionally: right after the user
-# (`rabbitmqctl add_user deploy X`, `net user svc X /add`, `htpasswd -b file admin X`,
-# `poetry config http-basic.corp deployer X`), anywhere on a line with a Windows `/user:` flag
-# (`net use Z: \\fs\share X /user:CORP\svc`), or after `-p` once `-u` gave the user
-# (`docker login -u ci -p X`, `altool -u me -p X`, `mysql -u root -pX`).
-_USER_VERB = lazy(r"(?i:(?:[a-z0-9]+[_-])?(?:add|del|change|set|create|update|new)?[_-]?users?(?:[_-]?(?:add|mod|new|create|password))?"
-                  # (a command named for passwords: htpasswd, mosquitto_passwd, change_password; not the word)
-                  r"|[a-z0-9]{1,20}[_-]?passwd|(?:change|set|reset|update)[_-]password|http-basic(?:\.[\w-]{1,40})?|basic-auth)")
-_USER_FLAG = lazy(r"(?i:-u|-U|--user(?:name)?|--login|--apple-id|--email|/u(?:ser)?:.{0,64})")
-_PASSWORD_FLAG = lazy(r"-p(?P<attached>.{0,200})")
-_COMMAND_WORDS = ("user", "passwd", "password", "http-basic", "basic-auth", "-u", "/user:")
-_SHELL_TOKEN = lazy(r"[^\s]+")
-
-
-def _positional(token: str) -> bool:
-    """Is ``token`` a command's positional argument (not a flag, a path, a share or a setting)?"""
-    return not token.startswith(("-", "/", "\\", "\"", "'", "$", "%", "<", "|", ">", "&")) and not _NAME_EQUALS.match(token) \
-        and not token.endswith(":") and "/" not in token and "\\" not in token
-
-
-def command_credentials(text: str, low: str) -> Iterator[Span]:
-    """A password given to a command as an argument after the user it is for (see above): a
-    value that looks like a password (after ``-p``), or no word or name could be (positional)."""
-    for start, end in lines_holding(low, _COMMAND_WORDS):
-        tokens = list(_SHELL_TOKEN.finditer(text, start, end))
-        words = [t.group() for t in tokens]
-        user_flag = -1
-        for i, word in enumerate(words):
-            if _USER_FLAG.fullmatch(word) and user_flag < 0:
-                user_flag = i
-                if word.lower().startswith(("/user:", "/u:")):
-                    # Windows: the password is a positional argument anywhere on the line
-                    for t in tokens[1:i]:
-                        if _positional(t.group()) and _strong_unlabelled(t.group()):
-                            yield "password given to a command", t.start(), t.end()
-                            return
-                continue
-            flag = _PASSWORD_FLAG.fullmatch(word)
-            if flag and user_flag >= 0:
-                value, at = flag.group("attached"), tokens[i].start() + 2
-                if not value and i + 1 < len(tokens):
-                    value, at = words[i + 1], tokens[i + 1].start()
-                value = value.strip("\"'")
-                at += words[i + 1 if not flag.group("attached") else i].find(value) if value else 0
-                if value and _judge("password", "--", value, quoted=False, code=False, ends=True):
-                    yield "password given to a command", at, at + len(value)
-                    return
-            if _USER_VERB.fullmatch(word) and i + 2 < len(words):
-                j = i + 1
-                while j < len(words) and (words[j].startswith("-") or "/" in words[j] or "\\" in words[j]):
-                    j += 1  # flags and the file or share it works on (`htpasswd -b /etc/.htpasswd`)
-                if j + 1 < len(words) and _positional(words[j]) and _positional(words[j + 1]) \
-                        and _strong_unlabelled(words[j + 1]) and words[j + 1] != words[j]:
-                    yield "password given to a command", tokens[j + 1].start(), tokens[j + 1].end()
-                    return
-
-
-# FTP's and POP3's `USER name` then `PASS X`, IMAP's `a1 LOGIN name X`: a protocol's sign-in, as a
-# transcript, a packet capture or a debug log shows it
-_PROTOCOL_PASS = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?USER[ \t]{1,4}[^\s]{1,64}[ \t]*\r?\n(?:[^\n]{0,200}\n){0,3}?"
-                      r"[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?PASS[ \t]{1,4}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
-_IMAP_LOGIN = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?[A-Za-z0-9.]{1,12}[ \t]{1,4}LOGIN[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}"
-                   r"(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
-
-
-def protocol_logins(text: str) -> Iterator[Span]:
-    """The password of a protocol's sign-in in a transcript (``USER`` then ``PASS``; IMAP ``LOGIN``)."""
-    for pattern, word in ((_PROTOCOL_PASS, "PASS "), (_IMAP_LOGIN, " LOGIN ")):
-        if word in text:
-            for m in pattern.finditer(text):
-                value = m.group("value").strip("\"")
-                if not is_placeholder(value, quoted=True) and not value.isdigit():
-                    yield "password in a sign-in transcript", m.start("value"), m.end("value")
-
-
-# --- header lists and CSV exports ------------------------------------------------------------
-
-# `OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=KEY,x-other=v`: headers as `name=value` pairs in one
-# setting, where the header's name says nothing (any vendor's), so the value is judged by itself.
-_HEADER_LIST = lazy(r"(?<![A-Za-z0-9])(?i:[a-z0-9_]{0,60}headers)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?"
-                    r"(?P<list>[^\s\"'`]{3,2000})")
-
-
-def header_lists(text: str, low: str) -> Iterator[Span]:
-    """A random value in a ``*_HEADERS`` setting's ``name=value,name2=value2`` list (URL-encoded
-    as OpenTelemetry writes it: ``Authorization=Bearer%20X``)."""
-    if "headers" not in low:
-        return
-    for m in _HEADER_LIST.finditer(text):
-        at = m.start("list")
-        for pair in m.group("list").split(","):
-            name, sign, value = pair.partition("=")
-            words = unquote(value).split()
-            if sign and name and words and high_entropy(words[-1]) and not is_placeholder(words[-1], quoted=True):
-                start = at + len(name) + 1
-                yield "secret assignment", start, start + len(value)
-            at += len(pair) + 1
-
-
-# A request header given on a command line or in a client's pane (`-H 'Grpc-Metadata-macaroon: <hex>'`,
-# `--header "X-Corp-Auth: X"`): whatever its name, a long random value is a credential unless the
-# name says it is an id, a digest, a trace or a content's property (etag, request id, traceparent, ...)
-_REQUEST_HEADER = lazy(r"(?:-H|--header)(?:[ \t]{1,4}|=)[\"'](?P<name>[A-Za-z][A-Za-z0-9_-]{1,60})[ \t]{0,4}:[ \t]{0,4}"
-                       r"(?P<value>[^\"'\n]{1,4000})[\"']")
-_NOT_SECRET_HEADER = lazy(r"(?i:match|etag|trace|span|request|correlation|(?<![a-z])id$|-id(?![a-z])|digest|sha|md5|checksum"
-                          r"|signature|content|nonce|idempotency|range|accept|type|agent|encoding|version|length|date|cache"
-                          r"|origin|referer|host|forwarded|baggage|sentry|b3|session-affinity|modified)")
-
-
-def request_headers(text: str) -> Iterator[Span]:
-    """A long random value in a request header of any name (see :data:`_REQUEST_HEADER`): the
-    last word of the value, random letters and digits (20 or more), random hex (32 or more) or a
-    high-entropy run (32 or more)."""
-    if "-H" not in text and "--header" not in text:
-        return
-    for m in _REQUEST_HEADER.finditer(text):
-        if _NOT_SECRET_HEADER.search(m.group("name")):
-            continue
-        value = m.group("value").split()[-1] if m.group("value").split() else ""
-        if (random_token(value, min_len=20) or random_hex(value, min_len=32) or (len(value) >= 32 and high_entropy(value))) \
-                and not is_placeholder(value, quoted=True) and not looks_fake(value):
-            at = m.start("value") + m.group("value").rfind(value)
-            yield "secret in a request header", at, at + len(value)
-
-
-_CSV_NAME = lazy(r"[a-z][a-z0-9_]{0,29}(?: [a-z0-9_]{1,20}){0,2}")  # a column's name, not prose
-_CSV_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "login_password", "secret"})
-
-
-def csv_exports(text: str, low: str) -> Iterator[Span]:
-    """The password column of a CSV export (a password manager's ``name,url,username,password``)
-    or of a sheet copied as tab-separated values: a header row naming the column, then rows whose
-    cell in it is judged as a password."""
-    if ("," not in text and "\t" not in text) or not any(w in low for w in ("pass", "pwd", "secret")):
-        return
-    lines = text.splitlines(keepends=True)
-    offset, column, width, sep = 0, -1, 0, ","
-    for line in lines:
-        if column < 0 and not any(w in line.lower() for w in ("pass", "pwd", "secret")):
-            offset += len(line)
-            continue  # (only a header row starts a table: the other lines are not parsed)
-        if column < 0:
-            sep = "\t" if "\t" in line else ","
-        row = next(csv.reader([line], delimiter=sep), [])
-        cells = [c.strip().strip("\"'").lower() for c in row]
-        if len(cells) >= 3 and any(c in _CSV_PASSWORD for c in cells) and all(_CSV_NAME.fullmatch(c) for c in cells):
-            column, width = next(i for i, c in enumerate(cells) if c in _CSV_PASSWORD), len(cells)
-        elif column >= 0 and len(row) == width:
-            value = row[column].strip()
-            if value and _judge("password", "=", value, quoted=True, code=False, ends=True):
-                start = line.find(value)
-                yield "password assignment", offset + start, offset + start + len(value)
-        elif not line.strip():
-            column = -1
-        offset += len(line)
-
-
-# --- files of credentials: cookie jars, user lists ---------------------------------------------
-
-# A Netscape cookie jar's line (curl's cookies.txt, a browser export, ``.gitcookies``): domain, a flag,
-# path, secure, expiry, name, value, tab-separated; the value is a session's credential when random
-_COOKIE_LINE = lazy(r"^(?:#HttpOnly_)?[^\s#][^\t\n]{0,252}\t(?i:true|false)\t[^\t\n]{1,200}\t(?i:true|false)\t[0-9]{1,12}"
-                    r"\t(?P<name>[^\t\n]{1,200})\t(?P<value>[^\t\r\n]{8,4000})\r?$", re.MULTILINE)
-# A user list of quoted pairs (pgbouncer's ``userlist.txt``: ``"user" "password"``), a line each
-_QUOTED_PAIR = lazy(r"^[ \t]{0,8}\"(?P<user>[^\"\s]{1,64})\"[ \t]{1,8}\"(?P<value>[^\"\n]{4,200})\"[ \t]*\r?$", re.MULTILINE)
-
-
-def credential_files(text: str) -> Iterator[Span]:
-    """A random value in a cookie jar's line, and a password no word could be in a user list's
-    quoted pair (a stored hash there is not one: secret_values.stored_not_secret)."""
-    if "\t" in text and text.count("\t") >= 6:
-        for m in _COOKIE_LINE.finditer(text):
-            value = m.group("value")
-            run = max(re.split(r"[^A-Za-z0-9_-]", value), key=len)
-            if (random_token(run, min_len=16) or random_hex(run, min_len=32) or high_entropy(value)) \
-                    and not is_placeholder(value, quoted=True):
-                yield "session cookie", m.start("value"), m.end("value")
-    if '" "' in text or '"\t"' in text:
-        for m in _QUOTED_PAIR.finditer(text):
-            value = m.group("value")
-            if value != m.group("user") and (_strong_unlabelled(value) or random_token(value, min_len=16)) \
-                    and not stored_not_secret(value):
-                yield "password in a user list", m.start("value"), m.end("value")
-
-
-# --- a value alone on the line below what names it -------------------------------------------
-
-# A line that names a credential and ends in ":" ("config/master.key for billing (to edit X):"), or
-# a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
-# one random token and nothing else.
-_BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
-              r"[ \t]{0,8}(?P<value>[^\s]{12,8000})[ \t]*\r?$", re.MULTILINE)  # (a registry's login token: ~2 KB)
-_USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
-                        r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
-_HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
-
-
-def values_below(text: str, low: str) -> Iterator[Span]:
-    """A random token alone on the line below a label line ending in ``:`` or below a shell
-    command (``$ ...``) whose words name a password, secret, token or key: what the command
-    printed, or the value the line announces."""
-    if "\n" not in text:
-        return
-    for start, _ in lines_holding(low, ("user", "login")):
-        m = _USER_THEN_VALUE.match(text, start)
-        # "user: deploy" then a line that is only a password: the pair a login is written as
-        if m and _strong_unlabelled(m.group("value")):
-            yield "password on the line below its user", m.start("value"), m.end("value")
-    if not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
-        return
-    for m in _BELOW.finditer(text):
-        head = low[m.start("head"):m.end("head")]
-        words = _HEAD_WORD.findall(head)
-        if not words or any(p in head for p in _PUBLIC_KEY_NAMES if p not in ("host", "object", "row", "index")):
-            continue
-        value = m.group("value")
-        if is_placeholder(value, quoted=True) or _DIGEST.fullmatch(value) or identifier_like(value):
-            continue
-        if high_entropy(value) or random_token(value, min_len=12) or (len(value) >= 12 and unguessable(value)):
-            yield "secret on the line below its label", m.start("value"), m.end("value")

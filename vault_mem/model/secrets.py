@@ -54,6 +54,7 @@ rules below are code because they judge values; credentials known by shape (pref
 key blocks that are not PEM, ``.pgpass``, seed phrases, webhook URLs, wallet keys) are
 :mod:`vault_mem.model.secret_shapes`,
 values named by a label (assignments, prose, split fields) :mod:`vault_mem.model.secret_labels`,
+values named by their place (tables, sibling fields, calls, commands, cookie jars) :mod:`vault_mem.model.secret_places`,
 and what a value looks like :mod:`vault_mem.model.secret_values`. Every text is also read in
 its disguised forms (:mod:`vault_mem.model.secret_text`): normalised, re-joined, decoded.
 
@@ -75,14 +76,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_labels import (
-    assignments,
+from vault_mem.model.secret_labels import assignments, labelled_value, warned_values
+from vault_mem.model.secret_places import (
     call_credentials,
     command_credentials,
     credential_files,
     csv_exports,
     header_lists,
-    labelled_value,
     listed_codes,
     named_values,
     pin_codes,
@@ -91,7 +91,6 @@ from vault_mem.model.secret_labels import (
     table_cells,
     unlabelled_passwords,
     values_below,
-    warned_values,
     xml_elements,
 )
 from vault_mem.model.secret_rules import RULES, Rule
@@ -423,7 +422,8 @@ def _rule_findings(text: str, low: str) -> Iterator[tuple[int, SecretFinding]]:
 def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
     """Credentials known by shape and place, not by a vendor's prefix: key blocks that are not
     PEM, ``.pgpass`` lines, prefixed and three-part tokens, seed phrases, then labelled values
-    (:mod:`vault_mem.model.secret_shapes`, :mod:`vault_mem.model.secret_labels`)."""
+    (:mod:`vault_mem.model.secret_shapes`, :mod:`vault_mem.model.secret_labels`,
+    :mod:`vault_mem.model.secret_places`)."""
     if len(text) >= 16:  # shorter than any key block, .pgpass line, token or phrase
         yield from key_blocks(text)
         yield from pgpass_lines(text)
