@@ -338,3 +338,13 @@ def test_the_classes_in_more_languages_and_tools() -> None:
                  "Key Length             : 256\nKey Algorithm          : AES",
                  f"iv = bytes([{_numbers(16)}])  # the key comes from KMS"):
         assert not found(text), text
+
+
+def test_a_password_alone_on_the_line_below_a_command_that_signs_in() -> None:
+    for _ in range(3):
+        assert found(f"ssh ops@10.20.0.5\n{pw()}")
+        assert found(f"$ su - deploy\n{pw()}")
+        assert found(f"ssh -p 2222 admin@bastion.corp.example\n{pw()}")
+    for text in ("ssh ops@10.20.0.5\ncd /srv/app && ./deploy.sh", "ssh ops@10.20.0.5\nuptime",
+                 "psql -U app -h db\nSELECT_COUNT_2024"):
+        assert not found(text), text

@@ -636,6 +636,14 @@ _BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}
               r"[ \t]{0,8}(?P<value>[^\s]{12,8000})[ \t]*\r?$", re.MULTILINE)  # (a registry's login token: ~2 KB)
 _USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
                         r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
+# a command that signs in as a user (`ssh ops@10.20.0.5`, `su - deploy`, `mysql -u app`), then a line
+# that is only a value: the password it asks for, written below it
+_SIGN_IN_THEN_VALUE = lazy(r"[ \t]{0,8}(?:[$#>][ \t]{1,4})?(?:ssh|sftp|scp|telnet|ftp|su|mysql|psql|mongosh|smbclient|rdesktop"
+                           r"|xfreerdp|kinit|login)(?:[ \t]{1,4}[^\s]{1,200}){0,8}?[ \t]{1,4}(?:[\w.-]{1,64}@[^\s]{1,200}|-u[ \t]?[^\s]{1,64}"
+                           r"|-U[ \t]?[^\s]{1,64}|-[ \t]{1,4}[\w.-]{1,64}|[\w.-]{1,64})[ \t]*\r?\n"
+                           r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
+_SIGN_IN_COMMANDS = ("ssh", "sftp", "scp", "telnet", "ftp", "su ", "mysql", "psql", "mongosh", "smbclient", "rdesktop",
+                     "xfreerdp", "kinit", "login")
 _HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
 
 
@@ -650,6 +658,10 @@ def values_below(text: str, low: str) -> Iterator[Span]:
         # "user: deploy" then a line that is only a password: the pair a login is written as
         if m and strong_unlabelled(m.group("value")):
             yield "password on the line below its user", m.start("value"), m.end("value")
+    for start, _ in lines_holding(low, _SIGN_IN_COMMANDS):
+        m = _SIGN_IN_THEN_VALUE.match(text, start)
+        if m and strong_unlabelled(m.group("value")):
+            yield "password on the line below its sign-in", m.start("value"), m.end("value")
     if not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
         return
     for m in _BELOW.finditer(text):
