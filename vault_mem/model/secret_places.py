@@ -458,8 +458,9 @@ _SHELL_TOKEN = lazy(r"[^\s]+")
 
 def _positional(token: str) -> bool:
     """Is ``token`` a command's positional argument (not a flag, a path, a share or a setting)?"""
-    return not token.startswith(("-", "/", "\\", "\"", "'", "$", "%", "<", "|", ">", "&")) and not NAME_EQUALS.match(token) \
-        and not token.endswith(":") and "/" not in token and "\\" not in token
+    return not token.startswith(("-", "/", "\\", "\"", "'", "$", "%", "<", "|", ">", "&", "(")) and not NAME_EQUALS.match(token) \
+        and not token.endswith(":") and "/" not in token and "\\" not in token and "`" not in token \
+        and not _HOST_OR_MAIL.fullmatch(token.rstrip(".,;)"))
 
 
 def command_credentials(text: str, low: str) -> Iterator[Span]:
