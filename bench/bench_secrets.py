@@ -39,7 +39,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--code", type=Path, help="checkout whose vault_mem to measure (default: this tree)")
     ap.add_argument("--set", choices=("fresh", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-                                      "heldout8", "heldout9", "heldout10", "probe", "generic", "generic2"), default="fresh")
+                                      "heldout8", "heldout9", "heldout10", "probe", "generic", "generic2", "generic3"), default="fresh")
     ap.add_argument("--misses", action="store_true", help="list each miss and false alarm by name")
     ap.add_argument("--timing", action="store_true", help="time the gate over the first-index corpus")
     args = ap.parse_args()

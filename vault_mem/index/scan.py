@@ -20,6 +20,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.model import lazy_patterns as lazy_patterns_mod
 from vault_mem.model import policy as policy_mod
 from vault_mem.model import secret_labels as secret_labels_mod
+from vault_mem.model import secret_places as secret_places_mod
 from vault_mem.model import secret_rules as secret_rules_mod
 from vault_mem.model import secret_shapes as secret_shapes_mod
 from vault_mem.model import secret_text as secret_text_mod
@@ -56,7 +57,7 @@ class FileState:
 
 #: the modules whose code decides what the secret gate refuses (tests check none is missing)
 GATE_MODULES = (policy_mod, secrets_mod, secret_rules_mod, secret_text_mod, secret_values_mod, secret_labels_mod,
-                secret_shapes_mod, secret_words_mod, seed_words_mod, lazy_patterns_mod)
+                secret_places_mod, secret_shapes_mod, secret_words_mod, seed_words_mod, lazy_patterns_mod)
 
 
 def gate_fingerprint() -> str:

@@ -57,28 +57,23 @@ Assignments are found from the keyword outwards (cheaper than trying a key patte
 position); the keyword must end the key name, so ``api_key_env``, ``tokens``, ``password_file``
 pass. Each finder yields ``(kind, start, end)``.
 
-Beside labels and their values: the credential columns of a Markdown table
-(:func:`table_cells`) and of a CSV export with a header row (:func:`csv_exports`), random values in a
-``*_HEADERS`` setting's ``name=value,...`` list (:func:`header_lists`), a random token alone below a label line
-or a ``$`` command naming a credential (:func:`values_below`), XML elements named for a credential (:func:`xml_elements`), PINs and
-passcodes (:func:`pin_codes`: upper-case PIN/PUK, passcode or a door/keypad code, four digits or
-more) and passwords named by their use with no label (:func:`unlabelled_passwords`: "log in ...
-with X", "use X to unlock", "sudo takes X"; only a value no word could be, as after ``pw`` with no sign: secret_values.unguessable).
+Credentials known by the field, column, call, command or file that holds them rather than by a
+label beside them (tables, CSV exports, sibling fields, sign-in calls, commands, protocol
+transcripts, request headers, cookie jars, PINs, passwords named by their use) are
+:mod:`vault_mem.model.secret_places`, which judges their values with :func:`judge` and
+:func:`key_class` here.
 """
 
 from __future__ import annotations
 
-import csv
 import heapq
 import re
 import string
 from functools import lru_cache
 from collections.abc import Iterator
-from urllib.parse import unquote
 
 from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     ENV_NAME,
     NAMED,
@@ -102,8 +97,9 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["assignments", "call_credentials", "csv_exports", "header_lists", "labelled_value", "values_below", "listed_codes", "named_values", "pin_codes", "table_cells",
-           "unlabelled_passwords", "xml_elements"]
+__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP",
+           "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
+           "own_name", "plain_password", "strong_unlabelled", "warned_values"]
 
 Span = tuple[str, int, int]
 
@@ -119,13 +115,24 @@ _SCRIPT_SECRET = secret_words.SCRIPT_SECRET
 _SCRIPT_PASSWORD = secret_words.SCRIPT_PASSWORD
 _FOREIGN = lazy(rf"(?:{_FOREIGN_PASSWORD})")
 # (an `id` after the word is read with it, so `SecretID`, `secret_id`, `JSESSIONID` are judged
-# as names: _key_class says which of them hold a secret and which name an id)
+# as names: key_class says which of them hold a secret and which name an id)
 _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
+# A variable named for the credential and then for its environment or its place in a rotation
+# (`DOTENV_PRIVATE_KEY_PRODUCTION`, `DB_PASSWORD_STAGING`, `API_TOKEN_2`): the credential word is
+# the name's last but one part, so the English keywords may end in one of these (key_class drops it)
+_QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development|test|testing|qa|uat|local|live"
+              r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}))")
+_QUALIFIER_END = lazy(_QUALIFIER + "$")
+# A name for what a credential holds (`keyData`, "Key Content" in netsh's report, `secret_value`,
+# `keyMaterial`): the credential itself, as much as its plain name is
+_CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes))"
+_CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial"
                       # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
                       # only the value-near-its-label rule reads after them (_PLURAL)
-                      r"|(?:password|passphrase|secret|token|key|apikey)s)" + _END)
+                      r"|(?:password|passphrase|secret|token|key|apikey)s)(?:[_-]?id|_base|" + _CONTENT + ")?" + _QUALIFIER
+                      + "?(?![a-z0-9_.-])")
 _FOREIGN_WORDS = rf"{_FOREIGN_PASSWORD}|{_FOREIGN_SECRET}|{_SCRIPT_SECRET}"
 # each foreign word and the stems that find it: a text is read for the words whose stems it holds
 # only (one regex of all ~150 words costs ~10 ms on 4 KB of non-ASCII prose; of the few there, ~1)
@@ -158,7 +165,7 @@ def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
 # "Das Passwort lautet X"): every one reads as the sign ``is``
-_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|هي|هو)"
+_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|هي|هو|היא|הוא)"
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
@@ -181,10 +188,16 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a string type between the name and the sign (`password: str = "X"`,
                           # Bicep's `param adminPassword string = 'X'`, Rust's `KEY: &str = "X"`)
                           + _TYPED_SIGN +
-                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{9,40}:[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
                           + r"[ \t]{0,8}|" + _THAI_COPULA + r"[ \t]{0,8}"
                           # a call named for the credential, given a literal (`.bearer_auth("X")`)
-                          + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}|[ \t]{1,8})"
+                          + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}"
+                          # COBOL's picture clause between a data item and its value (`PIC X(16) VALUE 'X'`)
+                          + r"|[ \t]{1,8}PIC(?:TURE)?[ \t]{1,4}[XA9](?:\([0-9]{1,4}\))?[ \t]{1,8}VALUE[ \t]{1,8}"
+                          # a tuple's name and its literal (Erlang's `{db_password, "X"}`, `<<"X">>`; Elixir's
+                          # `{:api_secret, "X"}`): only after a tuple's opening brace (see assignments)
+                          + r"|[ \t]{0,2},[ \t]{0,8}(?:<<)?(?=[\"'])"
+                          + r"|[ \t]{1,8})"
                           # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
                           + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
@@ -195,6 +208,7 @@ _PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
 _NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
 # A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
+_QUOTED_WORDS = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}")
 _WORD_RUN = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 # Words of sentences, not of a random passphrase: "password: see the vault entry", "use any four words".
 _PROSE_WORDS = frozenset("""
@@ -223,7 +237,7 @@ def _sentence(said: list[str]) -> bool:
     return 2 * sum(w in _LIST_PROSE_WORDS for w in said) > len(said)
 
 
-_PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
+PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
                      "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row", "verif")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
@@ -233,7 +247,10 @@ _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "
 # A value after a spaced dash: one token of key characters, not starting with a digit.
 _DASHED_VALUE = lazy(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
-_SEP = lazy(r"[-_.]")
+# a text about a wireless network above a bare "key" (netsh's "Key Content", a router's "Key:"): its password
+_WIFI = lazy(r"(?<![a-z])(?:wpa2?|wpa3|wlan|ssid|wi-?fi|wireless)(?![a-z])")
+_WIFI_REACH = 600
+SEP = lazy(r"[-_.]")
 _PAIR = lazy(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 _AND_PAIR = lazy(r"[ \t]{1,4}(?i:and|&|with)[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # "login is admin and X"
 _PAIR_AFTER_WORD = lazy(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
@@ -246,7 +263,7 @@ _BARE_TOKEN = lazy(r"[A-Za-z0-9_+/=.~!-]+")  # (`!`: a Salesforce session id is 
 # Apple's key and team ids, `--apiKey 2X9R4HUZ3L`, name the key whose .p8 file holds the secret);
 # a token is longer, and a short one assigned with a sign or quotes is still judged.
 _SHORT_ID = lazy(r"[A-Z0-9]{6,10}")
-_DIGEST = lazy(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
+DIGEST = lazy(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 # Words a sentence ends on after "password is": states, not passwords.
 _STATE_WORDS = frozenset(["wrong", "weak", "strong", "empty", "blank", "missing", "invalid", "correct", "incorrect", "expired", "needed", "required", "mandatory", "optional", "unknown", "unchanged", "reset", "same", "different", "secure", "insecure", "stored", "hidden", "long", "short", "simple", "complex", "known", "unique", "forgotten", "locked", "unlocked", "rotated", "revoked", "disabled", "enabled", "compromised", "leaked", "shared", "saved", "encrypted", "hashed", "mandatory", "sensitive", "important", "protected", "temporary", "permanent", "generated", "random"])
 _STATE_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "less", "ous", "ly", "tion", "ment", "ness")
@@ -256,7 +273,7 @@ def _is_key_char(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch in "_.-")
 
 
-# The name endings _key_class reads (compiled at first use, like every pattern of the gate)
+# The name endings key_class reads (compiled at first use, like every pattern of the gate)
 _PASS_END = lazy(r"[_.-]pass$")
 # `adminpass`, `requirepass` (redis.conf), `smtppass`: a word that says whose password, run
 # together with "pass" (not "bypass", "compass", "surpass")
@@ -277,9 +294,14 @@ _SITE_KEY_END = lazy(r"(?:^|[_.-])site[_-]?key$")
 _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 
 
-def _key_class(name: str) -> str | None:
+def key_class(name: str) -> str | None:
     """'password', 'secret' or 'key' (high-entropy values only) for an assignment's key name."""
     low = name.lower().lstrip("-")
+    if "_" in low.rstrip("_").rsplit("_", 1)[0]:
+        low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
+    content = _CONTENT_END.search(low)
+    if content and content.start() > 0:
+        return key_class(low[:content.start()])  # `keyData`, "Key Content": what the key holds is the key
     if "public" in low:
         return None  # publicKeyToken and public_key are shared by design
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
@@ -309,7 +331,7 @@ def _key_class(name: str) -> str | None:
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
-        if any(w in low for w in _PUBLIC_KEY_NAMES) or _SITE_KEY_END.search(low):
+        if any(w in low for w in PUBLIC_KEY_NAMES) or _SITE_KEY_END.search(low):
             # (a CAPTCHA's site key, reCAPTCHA's or Turnstile's, goes in every page; its secret does not)
             return None  # public keys, fingerprints and lookup keys are meant to be shared
         return "secret" if _SECRET_KEY_NAME.search(low) else "key"
@@ -324,13 +346,13 @@ def plain_password(value: str) -> bool:
         # a long run of letters is words run together (a state word is rarely 14 letters long)
         return (len(value) >= 8 and value not in _STATE_WORDS
                 and (len(value) >= 14 or not value.endswith(_STATE_SUFFIXES)))
-    parts = [p for p in _SEP.split(value) if p]
+    parts = [p for p in SEP.split(value) if p]
     alpha = sum(p.isalpha() and len(p) >= 3 for p in parts)
     return (len(parts) >= 3 and len(value) >= 12 and (alpha >= 3 or (alpha == 2 and any(p.isdigit() for p in parts)))
             and all(p.isalnum() for p in parts) and not any(p.lower() in _STATE_WORDS for p in parts))
 
 
-def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
+def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
     ``code`` marks an unquoted lowercase word in code position (``user, password = split``,
@@ -365,7 +387,7 @@ def _judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: boo
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
         # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
-                and not (cls == "key" and _DIGEST.fullmatch(value)):
+                and not (cls == "key" and DIGEST.fullmatch(value)):
             return "secret assignment" if cls != "key" else "high-entropy string in assignment"
         return None
     if cls == "key":
@@ -396,7 +418,7 @@ def _public_word_before(low: str, start: int) -> bool:
     """Does the word before a bare ``key`` say it is a public or lookup key ("cache key")?"""
     before = low[max(0, start - 16):start].rstrip(" \t-_")
     word = re.split(r"[^a-z0-9]", before)[-1] if before else ""
-    return bool(word) and word.startswith(_PUBLIC_KEY_NAMES)
+    return bool(word) and word.startswith(PUBLIC_KEY_NAMES)
 
 
 def _prose_key(text: str, start: int, cls: str, qualifiers: tuple[str, ...] = _KEY_QUALIFIERS) -> bool:
@@ -428,8 +450,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if start is None:
             continue
         name = text[start:kw.end()]
-        cls = _key_class(name)
-        if cls == "key" and start == kw.start() and _prose_key(text, start, "key", _PASSWORD_KEYS):
+        cls = key_class(name)
+        if cls == "key" and start == kw.start() and (_prose_key(text, start, "key", _PASSWORD_KEYS)
+                                                     or _WIFI.search(low, max(0, start - _WIFI_REACH), start)):
             cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one
         if cls == "key" and start == kw.start() and _public_word_before(low, start):
             continue  # "cache key: linux-<hash>", "S3 object key: ...": names the key's use, a public one
@@ -441,21 +464,24 @@ def assignments(text: str, low: str) -> Iterator[Span]:
                 skip_to = max(skip_to, found[2])
                 yield found
             continue
-        if not cls and name[-1:] in "sS" and kw.group().endswith("s") and _key_class(name[:-1]) in ("password", "secret", "key"):
+        if not cls and name[-1:] in "sS" and kw.group().endswith("s") and key_class(name[:-1]) in ("password", "secret", "key"):
             # a list of them (`api_tokens:`, "passwords for the lab: X and Y"): a value near counts
             # only by its look, as no sign says where one value ends
-            found = _near(text, low, kw.end(), "password" if _key_class(name[:-1]) == "password" else "secret",
+            found = _near(text, low, kw.end(), "password" if key_class(name[:-1]) == "password" else "secret",
                           kw.start() if start == kw.start() else None)
             if found:
                 skip_to = max(skip_to, found[2])
                 yield found
             continue
-        if not cls or text[max(0, start - 1):start] in ("$", "{", "%"):
-            continue  # ${SECRET_KEY:?missing}, %PASSWORD%: a reference to a variable
+        before = text[max(0, start - 1):start]
+        if not cls or before in ("$", "%") or (before == "{" and not _COMMA_LITERAL.match(text, kw.end())):
+            continue  # ${SECRET_KEY:?missing}, %PASSWORD%, {password}: a reference to a variable, a template's field
         if text[max(0, start - 1):start] == ":" and _in_arn(text, start):
             continue  # `arn:aws:secretsmanager:...:secret:prod/db`: a resource type, not a label
         tail = _ASSIGN_TAIL.match(text, kw.end())
         op = _op(tail) if tail else ""
+        if op == "," and not _TUPLE_OPEN.search(text, max(0, start - 3), start):
+            tail, op = None, ""  # a name and a literal after a comma are a tuple's only after its brace
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
         flag = name.startswith("-") or (cls != "key" and ENV_NAME.fullmatch(name) is not None)
         # `key_secret X`: a snake_case name is a field's name, so a bare value after it is its value
@@ -497,7 +523,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = None  # `ENCRYPTED_DB_PASSWORD=AQICAH...`: the name says the value is ciphertext
         if found and _under_encrypted(text, start):
             found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
-        if found and _own_name(text[found[1]:found[2]], name):
+        if found and own_name(text[found[1]:found[2]], name):
             found = None  # `POSTGRES_PASSWORD: postgres`, `ADMIN_PASSWORD=admin`: the image's default
         if found and _stated_default(text, low, start, found):
             found = None  # "MinIO's documented defaults: ... PASSWORD=minioadmin": a default, said so
@@ -520,12 +546,13 @@ _NEAR_REACH = 80
 # (possessive, and never starting inside a run: `key=key=...` over 80 KB is one run, tried once
 # per label, not once per `=` with a thousand steps back each)
 _NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
+_NEAR_RUN = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 _NEAR_START = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}")
 # the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
 _LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
 # What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
 # public key ("fixed in commit X", "key id X", "token sha256: X", "secret: ENC[...]", "ssh-ed25519 X")
-_NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:ed|es)?|digest|checksum|fingerprint"
+NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:ed|es)?|digest|checksum|fingerprint"
                   r"|integrity|etag|nonce|txid|tx|rev|revision|build|version|uuid|guid|trace|request|req|object|names?"
                   r"|file|path|url|link|public|pub|salt|iv|encrypt[a-z]*|enc|cipher[a-z]*|sealed[a-z]*|signature|sig|hint|length"
                   r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
@@ -533,12 +560,14 @@ _NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?
                   r"|kty|e\.g|example|for instance|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40})(?![a-z])")
 
 
-_NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
+_TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
+_COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")
+NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
 
 
 def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -> Span | None:
     """A value made to be hard to guess near its label (``at``: the label's end), with nothing
-    between them that names it an id, a digest or a ciphertext (:data:`_NEAR_STOP`): on the label's
+    between them that names it an id, a digest or a ciphertext (:data:`NEAR_STOP`): on the label's
     line within :data:`_NEAR_REACH` after it; on the lines below a label line that ends in ``:`` or
     ``?`` (a code block under "the admin key:", a chat's reply to "can you send the api token?");
     or right before the label (``X (that's the api secret)``, ``X is the api token``)."""
@@ -549,9 +578,15 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
     near = _NEAR_SIGN.search(text, at, min(end, at + _NEAR_REACH + 40)) is not None
     # (the starts are found within reach only, each value then read to its end: a search for the
     # values themselves would scan the whole line for every label)
+    if near and text[at:at + 1] in ("=", ":"):
+        # right after the label's sign (`CARGO_REGISTRY_TOKENS=<token>@host`): the run after it
+        m = _NEAR_RUN.match(text, at + 1, end)
+        found = _near_value(text, m, cls) if m else None
+        if found:
+            return found
     for start in _NEAR_START.finditer(text, at, min(end, at + _NEAR_REACH + 8)) if near else ():
-        if _NEAR_STOP.search(low, at, start.start()):
-            return None
+        if NEAR_STOP.search(low, at, start.start()) or low.find("public", at, start.start()) >= 0:
+            return None  # (also inside a name: `EcdsaPublicKey`, `ASYMMETRIC_PUBLIC`)
         m = _NEAR_VALUE.match(text, start.start(), end)
         found = _near_value(text, m, cls) if m else None
         if found:
@@ -567,7 +602,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
             below_end = len(text) if nxt < 0 else nxt
         below_end = min(below_end, line_end + 1 + 3 * _NEAR_REACH)
         for m in _NEAR_VALUE.finditer(text, line_end + 1, below_end):
-            if _NEAR_STOP.search(low, at, m.start()):
+            if NEAR_STOP.search(low, at, m.start()):
                 return None
             found = _near_value(text, m, "password" if cls == "password" else "token")
             if found:
@@ -588,6 +623,29 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
     return None
 
 
+# A value that warns it is not to be shared (a session cookie's own `_|WARNING:-DO-NOT-SHARE-THIS...|_`,
+# a file's "DO NOT share"): the text names it a secret as a label would
+_WARNING = lazy(r"(?<![a-z])(?:do[ _-]?not|don'?t|never)[ _-]{1,2}(?:share|commit|publish|post|paste|leak)(?![a-z])")
+_WARNING_REACH = 240
+
+
+def warned_values(text: str, low: str) -> Iterator[Span]:
+    """A random value within reach after a warning not to share it (see :data:`_WARNING`)."""
+    if "share" not in low and "commit" not in low and "publish" not in low and "post" not in low \
+            and "paste" not in low and "leak" not in low:
+        return
+    done = 0
+    for m in _WARNING.finditer(low):
+        if m.start() < done:
+            continue
+        done = m.end() + _WARNING_REACH
+        for run in _NEAR_VALUE.finditer(text, m.end(), min(len(text), done)):
+            found = _near_value(text, run, "secret")
+            if found:
+                yield "secret marked not to share", found[1], found[2]
+                break
+
+
 _BEFORE_REACH = 48
 # What stands between a value and the label after it: a sign or "is"/"as"/"that's", then up to
 # three words ("X (that's the api secret)", "X is the api token", "X = staging token"); not a
@@ -603,7 +661,11 @@ _TOKEN_END = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}(?![A-Za-z0-9+/_.~!@#$%^&*?=-]
 
 def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
     value = m.group().rstrip(".,;:!?*")
-    named = _NAME_EQUALS.match(value)  # `AccountKey=X` within the reach: the value is X
+    at_host = _TOKEN_AT_HOST.fullmatch(value)
+    if at_host and random_token(at_host.group(1), min_len=20):
+        # a token as the user of a host (`DENO_AUTH_TOKENS=<token>@esm.corp.dev`): the part before the `@`
+        return "secret near its label", m.start(), m.start() + len(at_host.group(1))
+    named = NAME_EQUALS.match(value)  # `AccountKey=X` within the reach: the value is X
     at_value = m.start() + (named.end() if named else 0)
     value = value[named.end():] if named else value
     if text[at_value + len(value):at_value + len(value) + 1] == "<":
@@ -629,15 +691,15 @@ def _random_value(value: str, cls: str) -> bool:
     if is_placeholder(value, quoted=True) or looks_fake(value) or public_by_design(value) \
             or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or _EMAIL_LIKE.search(value):
         return False
-    first = _SEP.split(value, 1)[0].lower()
-    if first in _NEAR_ID_PREFIXES or UUID.fullmatch(value) or _DIGEST_SHAPE.fullmatch(value):
+    first = SEP.split(value, 1)[0].lower()
+    if first in NEAR_ID_PREFIXES or UUID.fullmatch(value) or _DIGEST_SHAPE.fullmatch(value):
         return False
     bech = _BECH32.fullmatch(value)
     if bech and not any(w in bech.group(1) for w in ("sec", "priv", "prv", "sk")):
         return False  # a bech32 address or public key (age1, npub1, bc1); its secret forms say so (nsec1)
     if _RANGE.search(value) or (len(value) >= 30 and len(set(value)) == len(value)):
         return False  # a regex's class (`A-Za-z0-9_`) or an alphabet (bech32's), in code or docs
-    if "." in value and all(len(p) < 16 or identifier_like(p) for p in value.split(".")):
+    if "." in value and all(_name_part(p) for p in value.split(".")):
         return False  # a dotted name in code (`ed25519.Ed25519PrivateKey`, `win32api.RegEnumKey`)
     if random_token(value, min_len=16 if cls != "before" else 20):
         return True
@@ -649,19 +711,28 @@ def _random_value(value: str, cls: str) -> bool:
     if random_hex(value, min_len=32):
         return True
     if len(value) >= 20 and high_entropy(value) and not identifier_like(value) and not is_wordy(value) \
-            and max(map(len, _SEP.split(value))) >= 16:
+            and max(map(len, SEP.split(value))) >= 16:
         return True  # (a random run of 16 or more: `sk-ecdsa-sha2-nistp256` is a name made of short parts)
-    return cls == "password" and _strong_unlabelled(value) and not _EXPRESSION.fullmatch(value)
+    return cls == "password" and strong_unlabelled(value) and not _EXPRESSION.fullmatch(value)
+
+
+def _name_part(part: str) -> bool:
+    """Could ``part`` be one part of a dotted name in code: a word or identifier (``RegEnumKey``),
+    one case with digits (``ed25519``, ``V2``), or short? A part of mixed case and digits that
+    is no identifier (``AMar9GGD``) is a password's, whatever its length."""
+    return (len(part) < 16 and (len(part) <= 4 or part.islower() or part.isupper() or part.isalpha() or spoken(part))) \
+        or identifier_like(part)
 
 
 _RANGE = lazy(r"A-Z|a-z|0-9")
+_TOKEN_AT_HOST = lazy(r"([A-Za-z0-9_~-]{20,400})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+(?::[0-9]{1,5})?")
 _GROUPED_KEY = lazy(r"[A-Z0-9]{4,8}(?:-[A-Z0-9]{4,8}){3,7}")
 # an expression in code (`total+n-1`, `MAX_LEN*2`): single-case names and small numbers joined by operators
 _EXPRESSION = lazy(r"(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3})(?:[-+*/%^&|<>=!]{1,2}(?:[a-z_]{1,40}|[A-Z_]{1,40}|[0-9]{1,3}))+")
 _BECH32 = lazy(r"([a-z]{1,15})1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{20,}")
 _EMAIL_LIKE = lazy(r"[\w.+-]@[\w-]{1,63}\.[A-Za-z]{2,}")  # an e-mail address or user@host
 #: the prefixes of public ids (an API's object ids, a request's) and of digests
-_NEAR_ID_PREFIXES = frozenset({"req", "request", "msg", "evt", "cus", "sub", "txn", "pi", "ch", "in", "id", "run", "job",
+NEAR_ID_PREFIXES = frozenset({"req", "request", "msg", "evt", "cus", "sub", "txn", "pi", "ch", "in", "id", "run", "job",
                                "file", "org", "user", "proj", "prj", "trace", "span", "sha1", "sha256", "sha512", "md5",
                                "h1", "git", "commit", "build", "img", "chatcmpl", "toolu", "call"})
 #: hex of a git object's or a digest's length in upper case, a base58 address, a CID
@@ -681,7 +752,7 @@ def _in_arn(text: str, at: int) -> bool:
 def _directive(text: str, start: int, tail: re.Match[str]) -> bool:
     """Is this ``Name value`` a line of its own: the name first on its line, the value last? A
     directive is a word (``password``, ``requirepass``, ``LicenseKey``); ``pw X`` is a note's
-    shorthand, where the value must be unguessable (:func:`_judge`)."""
+    shorthand, where the value must be unguessable (:func:`judge`)."""
     if tail.start() - start < 6:
         return False
     line_start = text.rfind("\n", 0, start) + 1
@@ -691,7 +762,7 @@ def _directive(text: str, start: int, tail: re.Match[str]) -> bool:
     return not text[tail.end():len(text) if end < 0 else end].strip()
 
 
-def _own_name(value: str, name: str) -> bool:
+def own_name(value: str, name: str) -> bool:
     """Is ``value`` a word of its own key's name (``POSTGRES_PASSWORD: postgres``)? Such a value is
     the default an image or a template ships with, like a password equal to its user."""
     return value.isalpha() and value.lower() in _NAME_WORDS.split(name.lower())
@@ -755,7 +826,7 @@ def _value_before(text: str, start: int, cls: str) -> Span | None:
     if not m:
         return None
     value = m.group("value")
-    kind = _judge(cls, "is", value, quoted=False, code=False, ends=True)
+    kind = judge(cls, "is", value, quoted=False, code=False, ends=True)
     return (kind, m.start("value"), m.end("value")) if kind else None
 
 
@@ -766,6 +837,10 @@ def _op(tail: re.Match[str]) -> str:
     op = tail.group("op").strip()
     if "wrap" in tail.re.groupindex and tail.group("wrap"):
         return "("
+    if op.endswith("VALUE"):
+        return "="  # COBOL: `PIC X(16) VALUE 'X'` gives the data item its value
+    if op.startswith(","):
+        return ","
     if op.endswith("=") and any(c.isalpha() for c in op):
         return "="
     return "is" if _COPULA_WORD.fullmatch(op) else op
@@ -780,7 +855,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     quoted = raw[0] in "\"'`"
     if op == "(" and not _CALL_END.match(text, tail.end()):
         return None  # a literal among a call's arguments is judged by the call (call_credentials)
-    value = raw[1:-1].strip().strip("\"'") if quoted else raw.rstrip(".,;:!?)]}>")  # `"X"` in Markdown is X
+    value = raw[1:-1].strip().strip("\"'") if quoted else _value_end(raw)  # `"X"` in Markdown is X
     if not quoted and value.startswith("{") and "}" in raw:
         value = raw[1:raw.index("}")]  # ODBC quotes a value in braces: `Pwd={X};`
         if not credential_like(value) or _FSTRING_FIELD.fullmatch(value) or (identifier_like(value) and spoken(value)):
@@ -796,6 +871,11 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         said = phrase.group().split() if phrase else []
         if said and not _sentence(said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
+    if cls == "password" and quoted and op in (":", "is", "=", "->", "→") and _QUOTED_WORDS.fullmatch(value) \
+            and not _sentence(value.split()):
+        # a passphrase in quotes ("passphrase is \"tape shop little opera foam\""): words, but no sentence
+        at = tail.start("value") + raw.index(value)
+        return "password assignment", at, at + len(value)
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
     if not pair and cls == "login" and op in ("is", ":", "=") and not quoted:
         pair = _AND_PAIR.match(text, tail.end())  # "login is admin and X": the user, then the password
@@ -804,7 +884,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
         value_start = pair.start("pw")
         pw = pair.group("pw").rstrip(".,;:!?)]}>")
-        kind = _judge("password", ":", pw, quoted=False, code=False, ends=True)
+        kind = judge("password", ":", pw, quoted=False, code=False, ends=True)
         return (kind, value_start, value_start + len(pw)) if kind else None
     if cls == "login":
         return None  # "login: admin" names a user; only "login: admin / S3cret" holds a password
@@ -819,12 +899,30 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
     if op in ("-", "–", "—") and not (high_entropy(value) or (_DASHED_VALUE.fullmatch(value) and credential_like(value))):
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
-    kind = _judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
+    kind = judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
                   hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))
     if not kind:
         return None
     vstart = tail.start("value") + (raw.index(value) if quoted or raw.startswith("{") else 0)
     return kind, vstart, vstart + len(value)
+
+
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+_LOGIN_NOUN = lazy(r"s?(?:[ \t]{1,4}(?:for|to|of|on|at)(?![a-z])|[ \t]{0,2}[:,(]|[ \t]*\Z)")
+_SAID_LAST = lazy(r"[:=][ \t]{1,4}[`'\"]?([^\s`'\"]{8,200})[`'\"]?[.]?\Z")
+
+
+def _value_end(raw: str) -> str:
+    """An unquoted value without the punctuation that ends its sentence or closes what holds it;
+    a closer whose opener is inside the value stays (`${DB_PASSWORD:X}` is a reference with a
+    default, judged whole, not `${DB_PASSWORD:X`, a reference cut open)."""
+    value = raw
+    while value and value[-1] in ".,;:!?)]}>":
+        opener = _CLOSERS.get(value[-1])
+        if opener and value.count(opener) >= value.count(value[-1]):
+            break
+        value = value[:-1]
+    return value
 
 
 def labelled_value(label: str, value: str) -> str | None:
@@ -833,18 +931,30 @@ def labelled_value(label: str, value: str) -> str | None:
     ``value`` counts when its first paragraph is one token that looks like the named credential."""
     first = value.strip().split("\n\n", 1)[0].strip()
     parts = first.split()
+    said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
     if len(parts) == 3 and parts[1] == "/":
         first = parts[2]  # "admin / S3cr3t" under "Jenkins admin credentials"
+    elif said and strong_unlabelled(said.group(1)):
+        # one line of prose that ends in a value no word could be ("same as the old one with the
+        # year bumped: X"): under a description naming a credential or a login, the value
+        first = said.group(1)
+        low = label.lower()
+        for kw in _keywords(low):
+            cls = key_class(kw.group())
+            # ("login for the panel", "login:" name a login; "login page bug" a page)
+            if cls in ("password", "secret") or (cls == "login" and _LOGIN_NOUN.match(low, kw.end())):
+                return "credential named by the memory's description"
+        return None
     elif not first or len(parts) != 1 or len(first) > 200:
         return None
     low = label.lower()
-    if _CODES_LABEL.search(low):
+    if CODES_LABEL.search(low):
         low += " password"  # a 2FA recovery or backup code is a password by another name
     classes = []
     for kw in _keywords(low):
         start = _name_before(low, kw.start())
         name = low[kw.start() if start is None else start:kw.end()]
-        cls = _key_class(name)
+        cls = key_class(name)
         # "Notes from the session", "Cache key for the build": in a description these are words,
         # so a bare key needs its qualifier ("API key") and sessions and cookies do not count
         if cls and not name.endswith("session") and (name != "key" or _prose_key(low, kw.start(), cls)):
@@ -865,364 +975,16 @@ def labelled_value(label: str, value: str) -> str | None:
     return None
 
 
-# --- codes listed under their label, and values named by a sibling field ----------------------
+# --- shared with the finders of places (secret_places) ---------------------------------------
 
-# "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
-# In a memory's description, the label makes its body a password by another name.
-_CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
-_CODES_LABEL = lazy(rf"(?:{'|'.join(_CODE_KINDS)})[ _-]?codes?(?![a-z])")
-_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator")
-_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)})(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
-_CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
-_BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
-_CODES_SPAN = 400  # the codes follow their label within this many characters
+#: the kinds of codes that are a password by another name (a 2FA recovery code under its label)
+CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
+CODES_LABEL = lazy(rf"(?:{'|'.join(CODE_KINDS)})[ _-]?codes?(?![a-z])")
 
 
-def listed_codes(text: str, low: str) -> Iterator[Span]:
-    """Account recovery codes listed under their label (three or more codes with digits), and a
-    TOTP secret written in groups ("2FA seed: k7ho 3pbx ...") after an OTP label. Each code is
-    short, so only the label and the list together make them a credential."""
-    labels = _CODES_LABEL.finditer(low) if "code" in low and any(w in low for w in _CODE_KINDS) else ()
-    done = 0  # each stretch of text is read under one label (a text made of labels costs one pass)
-    for m in labels:
-        if m.start() < done:
-            continue
-        done = m.end() + _CODES_SPAN
-        codes = list(_CODE.finditer(low, m.end(), done))
-        if len({c.group() for c in codes}) >= 3:
-            yield "recovery codes", codes[0].start(), codes[-1].end()
-    done = 0
-    for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
-        if m.start() < done:
-            continue
-        done = m.end() + 48
-        colon = low.find(":", m.end(), m.end() + 48)
-        groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
-        if groups and groups.start() - colon <= 4:
-            joined = groups.group().replace(" ", "").replace("-", "")
-            if len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(groups.group()):
-                yield "TOTP secret", groups.start(), groups.end()
-
-
-# `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env
-# entry (`- name: API_TOKEN` / `value: ...`): the label is one field's value, the secret the next's.
-_NAME_VALUE = lazy(r"(?:key|name)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<name>[\w.-]{1,64})[\"']?[ \t]{0,4},?"
-                         r"(?:[ \t]{0,4}\r?\n[ \t]{0,24})?[ \t]{0,4}[\"']?value[\"']?[ \t]{0,4}[=:][ \t]{0,4}"
-                         r"(?P<value>\"[^\"\n]{1,2000}\"|'[^'\n]{1,2000}'|[^\s\"'`,;}]{1,200})")
-# A plist's `<key>password</key>` then `<string>X</string>`, a Java properties file in XML
-# (`<entry key="db.password">X</entry>`), JSON's `"spring.datasource.password": {"value": "X"}`
-# (Spring Boot's /actuator/env): the name, then its value in the next element or member.
-_NAME_THEN_VALUE = lazy(r"<key>(?P<name>[\w .-]{1,64})</key>[ \t]{0,8}(?:\r?\n[ \t]{0,24})?<string>(?P<value>[^<>\n]{1,2000})</string>"
-                        r"|<entry[ \t]{1,4}key=[\"'](?P<name2>[\w.-]{1,64})[\"']>(?P<value2>[^<>\n]{1,2000})</entry>"
-                        r"|\"(?P<name3>[\w.-]{1,64})\"[ \t]{0,4}:[ \t]{0,4}\{[ \t]{0,4}(?:\r?\n[ \t]{0,24})?\"value\"[ \t]{0,4}:[ \t]{0,4}"
-                        r"\"(?P<value3>[^\"\n]{1,2000})\"")
-# A call's two first literals, a name and its value: `SetEnvironmentVariable("NUGET_API_KEY", "X")`,
-# `define('DB_PASSWORD', 'X')`, `Cookie("JSESSIONID", "X")`, `setItem("token", "X")`
-_NAME_COMMA_VALUE = lazy(r"(?P<q>[\"'])(?P<name>[\w.-]{1,64})(?P=q)[ \t]{0,4},[ \t]{0,4}"
-                         r"(?P<value>\"[^\"\n]{1,2000}\"|'[^'\n]{1,2000}')")
-
-
-_PAIR_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sess", "login")
-# Terraform: `variable "db_password" {` then `default = "..."` inside the block.
-_HCL_DEFAULT = lazy(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^}]{0,200}?default[ \t]{0,4}=[ \t]{0,4}"
-                          r"(?P<value>\"[^\"\n]{1,200}\")")
-
-
-def named_values(text: str, low: str) -> Iterator[Span]:
-    """A value whose name is in the field beside it: judged as ``name=value`` would be (a call's
-    literal pair as ``name("value")``: by the value's look)."""
-    if "value" in low or "default" in low:
-        pairs = _NAME_VALUE.finditer(text) if "value" in low else iter(())
-        blocks = _HCL_DEFAULT.finditer(text) if "variable" in low else iter(())
-        for m in (*pairs, *blocks):
-            name = m.group("name")
-            if name == "value" and "apikey" in low[max(0, m.start() - 200):m.start()]:
-                name = "apikey"  # Postman's API-key auth: `{"key": "value", "value": "<the key>"}`
-            yield from _named(text, name, m.start("value"), m.group("value"), "=")
-    if "</key>" in text or "</entry>" in text or '"value"' in text:
-        for m in _NAME_THEN_VALUE.finditer(text):
-            n = next(i for i in ("", "2", "3") if m.group("name" + i))
-            yield from _named(text, m.group("name" + n).replace(" ", "_"), m.start("value" + n),
-                              f'"{m.group("value" + n)}"', "=", offset=-1)
-    # (only lines holding a credential word and a quoted pair: the pattern starts at any quote)
-    pairs = '",' in text or "'," in text  # (a substring test first: most texts hold no quoted pair)
-    for start, end in lines_holding(low, _PAIR_WORDS, ('",', "',")) if pairs else ():
-        for m in _NAME_COMMA_VALUE.finditer(text, start, end):
-            yield from _named(text, m.group("name"), m.start("value"), m.group("value"), "(")
-
-
-def _named(text: str, name: str, at: int, raw: str, op: str, offset: int = 0) -> Iterator[Span]:
-    """The finding for ``raw`` (at ``at``; quoted or not) as the value of ``name``, if it is one."""
-    cls = _key_class(name)
-    if not cls or cls == "login":
-        return
-    quoted = raw[0] in "\"'"
-    value = raw[1:-1] if quoted else raw
-    # (a call's literal pair is judged by the value's look: `("passwd", "passphrase")` is a tuple of names)
-    kind = _judge(cls, op if quoted else ":", value, quoted=quoted, code=False, ends=op != "(")
-    if kind and not _own_name(value, name):
-        vstart = at + (1 if quoted else 0) + offset
-        yield kind, vstart, vstart + len(value)
-
-
-# --- values in a column or an element named for them, PINs, and passwords given by their use ----
-
-#: matched against a line stripped of its blanks: blank runs side by side at its ends made a
-#: long line of spaces cost time quadratic in its length (85 s for one 80 KB line)
-_TABLE_RULE = lazy(r"\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?")
-# `<password>X</password>` (Maven's settings.xml, .NET config): the element's name is the label
-# (attributes allowed: FileZilla's `<Pass encoding="base64">` holds the password in base64)
-_XML_ELEMENT = lazy(r"<(?P<name>[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
-def table_cells(text: str, low: str) -> Iterator[Span]:
-    """A Markdown table whose header names a credential column (``| user | password |``): each
-    cell below is judged as the value of that label, so ``(ask Lea)`` and ``-`` pass."""
-    if "|" not in text or "---" not in text:
-        return
-    lines = text.split("\n")
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line) + 1)
-    i = 1
-    while i < len(lines):
-        if not ("|" in lines[i - 1] and _TABLE_RULE.fullmatch(lines[i].strip(" \t"))):
-            i += 1
-            continue
-        columns = {n: cls for n, h in enumerate(_cells(lines[i - 1]))
-                   if (cls := _key_class(h.strip("*_` ").lower().replace(" ", "_"))) in ("password", "secret", "key")}
-        i += 1
-        while i < len(lines) and "|" in lines[i]:
-            cells = _cells(lines[i])
-            for n, cls in columns.items():
-                value = cells[n].strip("`") if n < len(cells) else ""
-                if value and " " not in value and _judge(cls, "is", value, quoted=False, code=False, ends=True):
-                    at = offsets[i] + lines[i].find(value)
-                    yield "credential in a table", at, at + len(value)
-            i += 1
-
-
-def xml_elements(text: str) -> Iterator[Span]:
-    """``<password>X</password>``: an element named for a credential holding a literal."""
-    if "</" not in text:
-        return
-    for m in _XML_ELEMENT.finditer(text):
-        cls = _key_class(m.group("name"))
-        if cls in ("password", "secret", "key"):
-            kind = _judge(cls, "=", m.group("value"), quoted=True, code=False, ends=True)
-            if kind:
-                yield kind, m.start("value"), m.end("value")
-
-
-# A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
-# code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
-# upper-case PIN and PUK count, with four digits or more.
-_PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
-                  r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
-                  r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
-
-
-_FOUR_DIGITS = lazy(r"[0-9](?:[ \t-]?[0-9]){3}")
-
-
-def pin_codes(text: str, low: str) -> Iterator[Span]:
-    """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
-    ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
-    four digits are read (most memories say "code" somewhere, few beside a number)."""
-    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code",))))
-    for start, end in lines:
-        if not _FOUR_DIGITS.search(text, start, end):
-            continue
-        for m in _PIN.finditer(text, start, end):
-            digits = re.sub(r"[ \t-]", "", m.group("value"))
-            if len(set(digits)) > 1:  # `0000` is a default, a mask
-                yield "PIN or passcode", m.start("value"), m.end("value")
-
-
-# A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
-# keystore". Only a value no word or name could be counts (see _strong_unlabelled).
-_SIGN_IN = r"log[ \t]?in|log[ \t]on|sign[ \t]?in"
-_USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
-                        r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
-_USE_TO = lazy(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
-                     rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo)(?![a-z])")
-# "sudo on the build box takes X": an account or a prompt that takes a value
-_TAKES = lazy(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
-                    r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
-# The words each pattern needs, lowercased, and the lines holding them are all it reads (every
-# pattern stays on one line): the first group, and one of the second if there is one.
-_SIGN_IN_WORDS = ("log", "sign")
-# "grafana: admin / X", "wifi: MyHome / X": a name, a spaced slash, a value no word could be
-_USER_SLASH = lazy(r"(?<![^\s:(,])[A-Za-z0-9][\w.@+-]{0,63}[ \t]{1,3}/[ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
-# `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
-_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin"
-                        r"|superuser|guest|operator|support):(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
-# `echo X | docker login --password-stdin`, `echo X | sudo -S ...`, `echo 'u:X' | chpasswd`: a value
-# piped into a command that reads a password from its input
-_PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"
-              r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin)")
-_UNLABELLED = ((_USER_SLASH, (" / ",), ()),
-               (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
-               (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
-                                   "superuser:", "guest:", "operator:", "support:"), ()),
-               (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
-               (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo")),
-               (_TAKES, ("takes", "accepts", "wants"), ()))
-
-
-def _strong_unlabelled(value: str) -> bool:
+def strong_unlabelled(value: str) -> bool:
     """A value that needs no label to be a password (:func:`unguessable`), not a path, flag or
     placeholder."""
     value = value.rstrip(".,;:!?)")
     return (unguessable(value) and not value.startswith(("-", "/", ".", "~"))
             and "/" not in value and not is_placeholder(value, quoted=True))
-
-
-def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
-    """A password named by what it does ("log in ... with X", "use X to unlock"), no label
-    (``low``: ``text`` lowercased, same length)."""
-    for pattern, words, also in _UNLABELLED:
-        for start, end in lines_holding(low, words, also):
-            for m in pattern.finditer(text, start, end):
-                value = m.group("value").rstrip(".,;:!?)")
-                if _strong_unlabelled(value) and _SEP.split(value, 1)[0].lower() not in _NEAR_ID_PREFIXES:
-                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
-
-
-# --- a user and a password passed to a call -------------------------------------------------
-
-# A call named for signing in, or requests' `auth=(...)` tuple: `NetworkCredential("svc", "X")`,
-# `PasswordAuthenticator('app', 'X')`, `authenticate("svc", "X")`, `DBI->connect(dsn, "u", "X")`
-_CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect)[a-z_]{0,20}"
-                  r"[ \t]{0,4}=?[ \t]{0,4}\(")
-_CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect")
-_LITERAL_ARG = lazy(r"[ \t]{0,4}(?:[A-Za-z_]\w{0,30}[ \t]{0,2}=[ \t]{0,2})?(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)"
-                    r"[ \t]{0,4}(?P<sep>[,)])")
-_HOST_OR_MAIL = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+(?::[0-9]{1,5})?")
-
-
-def call_credentials(text: str, low: str) -> Iterator[Span]:
-    """A password among the literal arguments of a call that signs in (``low``: ``text``
-    lowercased): every literal after the first (the user or the data source) that looks made to
-    be hard to guess, and is not a host name or an e-mail address. A ``connect`` needs three
-    literals (source, user, password), since ``connect("db", "shop")`` names a database. Only the
-    lines holding a call word and a quote are read (the pattern stays on one line)."""
-    if "(" not in text or ('",' not in text and "',"  not in text):
-        return  # a sign-in call passes two literals at least
-    for start, end in lines_holding(low, _CALL_WORDS, ("\"", "'")):
-        for m in _CRED_CALL.finditer(low, start, end):
-            literals = []
-            at = m.end()
-            while len(literals) < 5:
-                arg = _LITERAL_ARG.match(text, at, end)
-                if not arg:
-                    break
-                literals.append(arg)
-                at = arg.end()
-                if arg.group("sep") == ")":
-                    break
-            if len(literals) < (3 if m.group().startswith("connect") else 2):
-                continue
-            for arg in literals[1:]:
-                value = arg.group("value")
-                if (credential_like(value) and not is_placeholder(value, quoted=True)
-                        and not _HOST_OR_MAIL.fullmatch(value) and " " not in value):
-                    yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
-                    break
-
-
-# --- header lists and CSV exports ------------------------------------------------------------
-
-# `OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=KEY,x-other=v`: headers as `name=value` pairs in one
-# setting, where the header's name says nothing (any vendor's), so the value is judged by itself.
-_HEADER_LIST = lazy(r"(?<![A-Za-z0-9])(?i:[a-z0-9_]{0,60}headers)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?"
-                    r"(?P<list>[^\s\"'`]{3,2000})")
-
-
-def header_lists(text: str, low: str) -> Iterator[Span]:
-    """A random value in a ``*_HEADERS`` setting's ``name=value,name2=value2`` list (URL-encoded
-    as OpenTelemetry writes it: ``Authorization=Bearer%20X``)."""
-    if "headers" not in low:
-        return
-    for m in _HEADER_LIST.finditer(text):
-        at = m.start("list")
-        for pair in m.group("list").split(","):
-            name, sign, value = pair.partition("=")
-            words = unquote(value).split()
-            if sign and name and words and high_entropy(words[-1]) and not is_placeholder(words[-1], quoted=True):
-                start = at + len(name) + 1
-                yield "secret assignment", start, start + len(value)
-            at += len(pair) + 1
-
-
-_CSV_NAME = lazy(r"[a-z][a-z0-9_]{0,29}(?: [a-z0-9_]{1,20}){0,2}")  # a column's name, not prose
-_CSV_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "login_password", "secret"})
-
-
-def csv_exports(text: str, low: str) -> Iterator[Span]:
-    """The password column of a CSV export (a password manager's ``name,url,username,password``)
-    or of a sheet copied as tab-separated values: a header row naming the column, then rows whose
-    cell in it is judged as a password."""
-    if ("," not in text and "\t" not in text) or not any(w in low for w in ("pass", "pwd", "secret")):
-        return
-    lines = text.splitlines(keepends=True)
-    offset, column, width, sep = 0, -1, 0, ","
-    for line in lines:
-        if column < 0 and not any(w in line.lower() for w in ("pass", "pwd", "secret")):
-            offset += len(line)
-            continue  # (only a header row starts a table: the other lines are not parsed)
-        if column < 0:
-            sep = "\t" if "\t" in line else ","
-        row = next(csv.reader([line], delimiter=sep), [])
-        cells = [c.strip().strip("\"'").lower() for c in row]
-        if len(cells) >= 3 and any(c in _CSV_PASSWORD for c in cells) and all(_CSV_NAME.fullmatch(c) for c in cells):
-            column, width = next(i for i, c in enumerate(cells) if c in _CSV_PASSWORD), len(cells)
-        elif column >= 0 and len(row) == width:
-            value = row[column].strip()
-            if value and _judge("password", "=", value, quoted=True, code=False, ends=True):
-                start = line.find(value)
-                yield "password assignment", offset + start, offset + start + len(value)
-        elif not line.strip():
-            column = -1
-        offset += len(line)
-
-
-# --- a value alone on the line below what names it -------------------------------------------
-
-# A line that names a credential and ends in ":" ("config/master.key for billing (to edit X):"), or
-# a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
-# one random token and nothing else.
-_BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
-              r"[ \t]{0,8}(?P<value>[^\s]{12,200})[ \t]*\r?$", re.MULTILINE)
-_USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
-                        r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
-_HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
-
-
-def values_below(text: str, low: str) -> Iterator[Span]:
-    """A random token alone on the line below a label line ending in ``:`` or below a shell
-    command (``$ ...``) whose words name a password, secret, token or key: what the command
-    printed, or the value the line announces."""
-    if "\n" not in text:
-        return
-    for start, _ in lines_holding(low, ("user", "login")):
-        m = _USER_THEN_VALUE.match(text, start)
-        # "user: deploy" then a line that is only a password: the pair a login is written as
-        if m and _strong_unlabelled(m.group("value")):
-            yield "password on the line below its user", m.start("value"), m.end("value")
-    if not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
-        return
-    for m in _BELOW.finditer(text):
-        head = low[m.start("head"):m.end("head")]
-        words = _HEAD_WORD.findall(head)
-        if not words or any(p in head for p in _PUBLIC_KEY_NAMES if p not in ("host", "object", "row", "index")):
-            continue
-        value = m.group("value")
-        if is_placeholder(value, quoted=True) or _DIGEST.fullmatch(value) or identifier_like(value):
-            continue
-        if high_entropy(value) or random_token(value, min_len=12) or (len(value) >= 12 and unguessable(value)):
-            yield "secret on the line below its label", m.start("value"), m.end("value")

@@ -62,11 +62,12 @@ from vault_mem.model.secret_values import (
     random_hex,
     random_token,
     shannon_entropy,
+    spoken,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["Words", "byte_arrays", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
-           "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls"]
+__all__ = ["Words", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
+           "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls"]
 
 Span = tuple[str, int, int]
 Words = list[tuple[int, int]]
@@ -219,15 +220,70 @@ def hex_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
 _BYTE_ARRAY = lazy(r"\[[ \t\r\n]{0,4}(?:[0-9]{1,3}[ \t\r\n]{0,4},[ \t\r\n]{0,4}){63}[0-9]{1,3}[ \t\r\n]{0,4}\]")
 
 
+# A key's bytes under its name: an array of 16 to 64 numbers, decimal or hex (`network_key: [73, 46,
+# ...]`, `uint8_t psk_key[32] = {0x1f, ...}`), or a string of escaped bytes (`SECRET_KEY = b"\xda\xd5..."`)
+# (a cast before each number allowed: Java's and C#'s `(byte)0x1f`)
+_NUMBER_ARRAY = lazy(r"[\[{(][ \t\r\n]{0,4}(?:(?:\((?:byte|sbyte|u8|uint8_t|char)\)[ \t]{0,2})?(?:0x[0-9a-fA-F]{1,2}|[0-9]{1,3})"
+                     r"[ \t\r\n]{0,4},[ \t\r\n]{0,4}){15,63}(?:\((?:byte|sbyte|u8|uint8_t|char)\)[ \t]{0,2})?"
+                     r"(?:0x[0-9a-fA-F]{1,2}|[0-9]{1,3})[ \t\r\n]{0,4},?[ \t\r\n]{0,4}[\]})]")
+_ESCAPED_BYTES = lazy(r"(?:\\x[0-9a-fA-F]{2}){16,}")
+_KEY_NAME_REACH = 48
+_CAMEL_KEY_WORD = lazy(r"[a-z0-9](?:Key|Secret|Psk|Token)(?![a-z])")  # `hmacKey`, `aesSecret`
+_NOT_KEY_NAME = lazy(r"(?i:public|pub|ext_pan|_id\b|iv\b|nonce|salt|magic|sbox|table|lookup)")
+
+
+def _named_key_bytes(text: str, start: int) -> bool:
+    """Does a key's or secret's name stand before ``start`` on its line, not a public key's or an id's?"""
+    line_start = text.rfind("\n", max(0, start - _KEY_NAME_REACH), start) + 1
+    before = text[max(line_start, start - _KEY_NAME_REACH):start]
+    return (_CREDENTIAL_WORD.search(before) is not None or _CAMEL_KEY_WORD.search(before) is not None) \
+        and _NOT_KEY_NAME.search(before) is None
+
+
 def byte_arrays(text: str) -> Iterator[Span]:
     """A JSON array of 64 bytes (0-255), most of them different: a keypair file (Solana's
-    ``id.json``, an ed25519 seed and public key) pasted as numbers."""
-    if text.count(",") < 63:
+    ``id.json``, an ed25519 seed and public key) pasted as numbers. And a key's bytes under a
+    key's or secret's name (:func:`_named_key_bytes`): an array of 16 to 64 numbers, or escaped
+    bytes in a string, most of them different."""
+    commas = text.count(",")
+    if commas >= 63:
+        for m in _BYTE_ARRAY.finditer(text):
+            values = [int(v) for v in re.findall(r"[0-9]+", m.group())]
+            if max(values) <= 255 and len(set(values)) >= 40 and values != sorted(values):  # not a range
+                yield "private key bytes", m.start(), m.end()
+    if commas >= 15:
+        for m in _NUMBER_ARRAY.finditer(text):
+            values = [int(v, 16) if v.startswith("0x") else int(v) for v in re.findall(r"0x[0-9a-fA-F]{1,2}|[0-9]{1,3}", m.group())]
+            if max(values) <= 255 and len(set(values)) >= 3 * len(values) // 4 and values != sorted(values) \
+                    and _named_key_bytes(text, m.start()):
+                yield "key bytes", m.start(), m.end()
+    if "\\x" in text:
+        for m in _ESCAPED_BYTES.finditer(text):
+            values = m.group().split("\\x")[1:]
+            if len(set(values)) >= 3 * len(values) // 4 and _named_key_bytes(text, m.start()):
+                yield "key bytes", m.start(), m.end()
+
+
+# A literal handed to a cipher's or a MAC's constructor (`Fernet(b'...')`, `AESGCM(bytes.fromhex("..."))`,
+# `SecretBox(base64.b64decode("..."))`, `crypto.createCipheriv("aes-256-gcm", "...", iv)`): its key
+_CIPHER_CALL = lazy(r"(?<![\w])(?:Fernet|MultiFernet|AESGCM|AESCCM|AESSIV|AESOCB3|ChaCha20Poly1305|XChaCha20Poly1305"
+                    r"|SecretBox|Aead|AES\.new|ChaCha20\.new|Salsa20\.new|createCipheriv|createHmac|hmac\.new|HMAC)"
+                    r"[ \t]{0,4}\(")
+_CIPHER_LITERAL = lazy(r"b?(?P<q>[\"'])(?P<value>[A-Za-z0-9+/=_-]{16,400})(?P=q)")
+
+
+def cipher_keys(text: str) -> Iterator[Span]:
+    """A random literal in the first 160 characters of a cipher's or MAC's constructor call:
+    hex of 32 digits or more, or high-entropy base64 of 20 characters or more."""
+    if "(" not in text:
         return
-    for m in _BYTE_ARRAY.finditer(text):
-        values = [int(v) for v in re.findall(r"[0-9]+", m.group())]
-        if max(values) <= 255 and len(set(values)) >= 40 and values != sorted(values):  # not a range
-            yield "private key bytes", m.start(), m.end()
+    for m in _CIPHER_CALL.finditer(text):
+        end = text.find("\n", m.end(), m.end() + 160)
+        for lit in _CIPHER_LITERAL.finditer(text, m.end(), end if end >= 0 else m.end() + 160):
+            value = lit.group("value")
+            if (random_hex(value, min_len=32) or random_token(value.rstrip("="), min_len=20)) and not looks_fake(value):
+                yield "key handed to a cipher", lit.start("value"), lit.end("value")
+                break
 
 
 # --- webhook URLs ---------------------------------------------------------------------------
@@ -238,11 +294,12 @@ _HOOK_PART = lazy(r"[^/?#&=@]+")
 
 
 def _secret_part(part: str, *, hook_host: bool) -> bool:
-    """A path part that only its owner could know: random, long hex, a long random base36 id
-    (Mattermost's ``/hooks/<26 characters>``), or (on a hook host, where the whole path is the
-    key) a short interleaving of letters and digits (``/catch/675/f1pa6v``).
+    """A path part that only its owner could know: random, hex of 20 digits or more (a build
+    hook's 24), a long random base36 id (Mattermost's ``/hooks/<26 characters>``), or (on a hook
+    host, where the whole path is the key) a short interleaving of letters and digits
+    (``/catch/675/f1pa6v``).
     A UUID alone is not enough: ``webhook.site/<uuid>`` is a public test inbox in many docs."""
-    if random_token(part, min_len=16) or random_hex(part):
+    if random_token(part, min_len=16) or random_hex(part, min_len=20):
         return True
     if len(part) >= 20 and part.isalnum() and part.islower() and _base36_tail(part):
         return True
@@ -254,26 +311,96 @@ def _secret_part(part: str, *, hook_host: bool) -> bool:
     return False
 
 
+# A path segment that says the rest of the path triggers something (a deploy hook's `/deploy/<id>/<key>`,
+# an automation's `/trigger/<event>/with/key/<key>`): whoever has the URL can run it
+_TRIGGER_SEGMENT = lazy(r"/(?:deploy|deploys|trigger|triggers|build_hooks|deploy_hooks)/")
+# the key in such a URL's query may be short (a deploy hook's `?key=` is 11 characters)
+_TRIGGER_KEY = lazy(r"[?&](?i:key|token|secret|sig)=(?P<value>[A-Za-z0-9_-]{10,200})(?![A-Za-z0-9_-])")
+
+
+def _short_key(value: str) -> bool:
+    """A short key (10 characters or more) no name could be: random, or of both cases and digits
+    with no word one could say in it (``vNtFQSzFL14``; not ``deployDocs2``)."""
+    if random_token(value, min_len=10):
+        return True
+    return (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+            and not spoken(value) and shannon_entropy(value) >= 3.0 and not looks_fake(value))
+
+
 def webhook_urls(text: str) -> Iterator[Span]:
-    """An incoming-webhook URL: its host or a path part names a hook, and a part after that is
-    secret (:func:`_secret_part`). Documentation URLs (``/webhooks/creating``), numeric ids
+    """An incoming-webhook URL: its host or a path part names a hook (or a path segment a deploy
+    or trigger), and a part after that is secret (:func:`_secret_part`; a key in its query of
+    10 characters or more). Documentation URLs (``/webhooks/creating``), numeric ids
     (``/settings/hooks/412``) and templates (``/hooks/{id}``) have no such part."""
-    if "hook" not in text and "Hook" not in text:
+    if "hook" not in text and "Hook" not in text and "/deploy" not in text and "/trigger" not in text:
         return
     for m in _URL_RUN.finditer(text):
         url = m.group()
         low = url.lower()
         path_at = low.find("/", low.find("://") + 3)
-        if path_at < 0 or "hook" not in low or "{" in url or "xxxx" in low:
-            continue  # no path, no hook, or a template (`/hooks/{id}`, `/XXXXXXXX`)
+        if path_at < 0 or "{" in url or "xxxx" in low:
+            continue  # no path, or a template (`/hooks/{id}`, `/XXXXXXXX`)
+        trigger = _TRIGGER_SEGMENT.search(low, path_at)
+        if "hook" not in low and not trigger:
+            continue
         hook_host = "hook" in low[:path_at]
         at = path_at if hook_host else low.find("hook", path_at)
+        if trigger and (at < 0 or trigger.start() < at):
+            at = trigger.start()
         if at < 0:
             continue
-        for part in _HOOK_PART.finditer(url, at):
-            if _secret_part(part.group(), hook_host=hook_host):
-                yield "webhook URL", m.start(), m.end()
-                break
+        query = url.find("?", at)
+        parts = list(_HOOK_PART.finditer(url, at, len(url) if query < 0 else query))
+        key = _TRIGGER_KEY.search(url, at)
+        if any(_secret_part(p.group(), hook_host=hook_host) for p in parts) or (key and _short_key(key.group("value"))):
+            yield "webhook URL", m.start(), m.end()
+
+
+# --- stream keys and credentials in a non-web scheme's authority ------------------------------
+
+# A streaming ingest URL's last path part is its stream key (`rtmp://host/live2/<key>`)
+_STREAM_URL = lazy(r"(?<![A-Za-z0-9+.-])(?i:rtmps?|rtmpt|rtsp|srt)://[^\s/\"'<>`]{1,200}(?:/[^\s/\"'<>`?#]{1,200})*"
+                   r"/(?P<key>[^\s/\"'<>`?#]{8,200})")
+_GROUPED_LOWER = lazy(r"[a-z0-9]{3,8}(?:-[a-z0-9]{3,8}){3,7}")
+# A URL of any scheme, its authority: where a notification URL keeps its credentials
+# (`tgram://<bot id>:<token>/<chat>`, `pover://<user key>@<token>`)
+_AUTHORITY = lazy(r"(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}://(?P<auth>[^\s/?#\"'<>`\[\]]{8,400})")
+
+
+def _stream_key(key: str) -> bool:
+    """Random (a token, hex), or random groups of letters and digits (``3hcx-9v3k-miu5-llw8``)."""
+    if random_token(key, min_len=16) or random_hex(key, min_len=20):
+        return True
+    if not _GROUPED_LOWER.fullmatch(key):
+        return False
+    joined = key.replace("-", "")
+    return (any(c.isdigit() for c in joined) and sum(c.isalpha() for c in joined) >= 4
+            and shannon_entropy(joined) >= 3.3 and not looks_fake(key))
+
+
+def scheme_urls(text: str) -> Iterator[Span]:
+    """A stream key at the end of a streaming ingest URL, and a credential in a URL's authority
+    where a host cannot be: a token after the host's colon where a port would stand
+    (``tgram://<id>:<token>/``), or a random name after the ``@`` where a host would stand
+    (``pover://<user>@<token>``)."""
+    if "://" not in text:
+        return
+    low = text.lower()
+    if "rtmp" in low or "rtsp" in low or "srt://" in low:
+        for m in _STREAM_URL.finditer(text):
+            if _stream_key(m.group("key")):
+                yield "stream key", m.start("key"), m.end("key")
+    for m in _AUTHORITY.finditer(text):
+        auth = m.group("auth")
+        if "@" in auth:
+            host = auth.rsplit("@", 1)[1]
+            if "." not in host and ":" not in host and (random_token(host, min_len=20) or
+                                                         (len(host) >= 24 and host.isalnum() and host.islower() and _base36_tail(host))):
+                yield "credential in a URL", m.start("auth"), m.end("auth")
+        elif ":" in auth:
+            port = auth.split(":", 1)[1]
+            if not port.isdigit() and random_token(port, min_len=20):
+                yield "credential in a URL", m.start("auth"), m.end("auth")
 
 
 # --- signed and secret URLs ------------------------------------------------------------------

@@ -54,6 +54,7 @@ rules below are code because they judge values; credentials known by shape (pref
 key blocks that are not PEM, ``.pgpass``, seed phrases, webhook URLs, wallet keys) are
 :mod:`vault_mem.model.secret_shapes`,
 values named by a label (assignments, prose, split fields) :mod:`vault_mem.model.secret_labels`,
+values named by their place (tables, sibling fields, calls, commands, cookie jars) :mod:`vault_mem.model.secret_places`,
 and what a value looks like :mod:`vault_mem.model.secret_values`. Every text is also read in
 its disguised forms (:mod:`vault_mem.model.secret_text`): normalised, re-joined, decoded.
 
@@ -75,15 +76,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_labels import (
-    assignments,
+from vault_mem.model.secret_labels import assignments, labelled_value, warned_values
+from vault_mem.model.secret_places import (
     call_credentials,
+    command_credentials,
+    credential_files,
     csv_exports,
     header_lists,
-    labelled_value,
     listed_codes,
     named_values,
     pin_codes,
+    protocol_logins,
+    request_headers,
     table_cells,
     unlabelled_passwords,
     values_below,
@@ -92,6 +96,7 @@ from vault_mem.model.secret_labels import (
 from vault_mem.model.secret_rules import RULES, Rule
 from vault_mem.model.secret_shapes import (
     byte_arrays,
+    cipher_keys,
     der_private_keys,
     dotted_tokens,
     hex_prefixed_tokens,
@@ -99,6 +104,7 @@ from vault_mem.model.secret_shapes import (
     lower_prefixed_tokens,
     pgpass_lines,
     prefixed_tokens,
+    scheme_urls,
     seed_phrases,
     seed_word,
     signed_urls,
@@ -290,13 +296,18 @@ _RULES: tuple[_Compiled, ...] = tuple(_compile(rule) for rule in RULES)
 _DB_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "mongodb", "redis", "rediss",
                          "amqp", "amqps", "mssql", "sqlserver", "oracle", "cockroachdb", "clickhouse",
                          "couchdb", "neo4j", "cassandra", "memcached", "sqlalchemy", "db2"})
-_URL_CREDS = _r(r"://(?P<user>[^\s:/?#@\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,256})@(?=[A-Za-z0-9\[])")
+# (a user may hold an `@`: vSphere's and Windows' `administrator@vsphere.local`, an e-mail address)
+_URL_CREDS = _r(r"://(?P<user>[^\s:/?#\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,256})@(?=[A-Za-z0-9\[])")
 _SCHEME = _r(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}\Z")
 
 _PRIVATE_KEY = _r(r"-{4,5} ?BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")  # PEM, PGP, SSH2 (4 dashes)
 _KEY_BODY = _r(r"[A-Za-z0-9+/=]{20,}")
 _KEY_END = _r(r"-{4,5} ?END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")
 _MAX_KEY_CHARS = 64 * 1024  # larger than any armoured private key
+# Any other armour that names a key (`-----BEGIN OpenVPN Static key V1-----`, a tool's `SECRET KEY`,
+# `SYMMETRIC KEY`): a key that is not said to be public is a secret, whoever's format it is
+# (certificates, signatures, messages and parameters name no key)
+_ARMOURED_KEY = _r(r"-{5} ?BEGIN (?P<label>[A-Za-z0-9 -]{0,40}?(?i:key)(?![a-z])[A-Za-z0-9 -]{0,20}?) ?-{5}")
 
 # `admin:<password>@10.0.0.5`: userinfo without a scheme, before an IP address or a dotted host name
 # (`node:20-alpine@sha256:...` has no dot after its `@`; `git@github.com:org/repo` no colon before).
@@ -327,8 +338,19 @@ def _schemeless_passwords(text: str) -> Iterator[SecretFinding]:
                     yield SecretFinding(kind, m.start("pw"), m.end("pw"))
 
 
+# a token as a URL's user, no password after it (`https://<token>@git.corp.example/team/app.git`)
+_URL_TOKEN_USER = _r(r"://(?P<token>[A-Za-z0-9_~-]{20,400})@(?=[A-Za-z0-9\[])")
+
+
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
-    """``scheme://user:password@host``; database schemes get their own kind."""
+    """``scheme://user:password@host``; database schemes get their own kind. A random token as
+    the user, with no password, is the credential itself (a forge's ``https://<token>@host``)."""
+    if "@" in text:
+        for m in _URL_TOKEN_USER.finditer(text):
+            token = m.group("token")
+            # (hex as the user is a Sentry DSN's public key, sent from every page: random mixed case only)
+            if random_token(token, min_len=20) and not is_placeholder(token, quoted=True):
+                yield SecretFinding("URL with token", m.start("token"), m.end("token"))
     for m in _URL_CREDS.finditer(text):
         scheme = _SCHEME.search(text, max(0, m.start() - 31), m.start())
         pw = m.group("pw")
@@ -342,7 +364,16 @@ def _url_passwords(text: str) -> Iterator[SecretFinding]:
 
 
 def _private_keys(text: str) -> Iterator[SecretFinding]:
-    """Armoured private key blocks, from BEGIN to END (or to the end of the key material)."""
+    """Armoured private key blocks, from BEGIN to END (or to the end of the key material), and
+    armour of any other name that says it holds a key and not a public one."""
+    if "BEGIN" in text:
+        for m in _ARMOURED_KEY.finditer(text):
+            label = m.group("label").upper()
+            if "PRIVATE KEY" in label or "PUBLIC" in label or "PUB " in label + " ":
+                continue
+            body = _KEY_BODY.search(text, m.end(), m.end() + 400)
+            if body and shannon_entropy(body.group()) >= 3.0:
+                yield SecretFinding("secret key block", m.start(), body.end())
     if "PRIVATE KEY" not in text:
         return
     ends = [m.end() for m in _KEY_END.finditer(text)]
@@ -391,7 +422,8 @@ def _rule_findings(text: str, low: str) -> Iterator[tuple[int, SecretFinding]]:
 def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
     """Credentials known by shape and place, not by a vendor's prefix: key blocks that are not
     PEM, ``.pgpass`` lines, prefixed and three-part tokens, seed phrases, then labelled values
-    (:mod:`vault_mem.model.secret_shapes`, :mod:`vault_mem.model.secret_labels`)."""
+    (:mod:`vault_mem.model.secret_shapes`, :mod:`vault_mem.model.secret_labels`,
+    :mod:`vault_mem.model.secret_places`)."""
     if len(text) >= 16:  # shorter than any key block, .pgpass line, token or phrase
         yield from key_blocks(text)
         yield from pgpass_lines(text)
@@ -400,10 +432,12 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from hex_prefixed_tokens(text, words)
         yield from lower_prefixed_tokens(text, words)
         yield from byte_arrays(text)
+        yield from cipher_keys(text)
         yield from der_private_keys(text, words)
         yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
         yield from signed_urls(text)
+        yield from scheme_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
         yield from listed_codes(text, low)
@@ -411,10 +445,15 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from table_cells(text, low)
         yield from csv_exports(text, low)
         yield from header_lists(text, low)
+        yield from request_headers(text)
+        yield from credential_files(text)
         yield from xml_elements(text)
         yield from unlabelled_passwords(text, low)
         yield from call_credentials(text, low)
+        yield from command_credentials(text, low)
+        yield from protocol_logins(text)
         yield from values_below(text, low)
+        yield from warned_values(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
 
@@ -449,10 +488,35 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
                 break
             budget[0] -= len(decoded)
             inner = _resolve(_candidates(decoded, depth + 1, budget))
+            if not inner and decoded[:1] == "{" and source.text[end:end + 1] != "." and source.text[start - 1:start] != ".":
+                inner = _json_secrets(decoded)
             if inner:
                 span = source.span(start, end)
                 out.append((_AFTER_RULES + 2, SecretFinding(f"{encoding}-encoded {inner[0].kind}", *span)))
     return out
+
+
+# The members of a JSON object that name an id, a digest or a public part, not a secret
+_JSON_PUBLIC_MEMBER = _r(r"(?i:(?:id|uuid|guid|hash|sha|md5|digest|etag|integrity|checksum|nonce|iv|salt|pub|public|sig"
+                         r"|signature|thumbprint|fingerprint|kid|x5t)(?:[_-]?[a-z0-9]{0,12})?|n|e|x|y)")
+
+
+def _json_secrets(decoded: str) -> list[SecretFinding]:
+    """A JSON object decoded from base64 whose member holds a random value of 32 characters or
+    more (a tunnel's or a registry's token is the base64 of ``{"a": ..., "t": ..., "s": <secret>}``):
+    the object is the token. Members named for an id, a digest or a public part pass; a JWT's
+    parts (dotted) are not read here."""
+    try:
+        obj = json.loads(decoded)
+    except ValueError:
+        return []
+    if not isinstance(obj, dict) or len(obj) > 16:
+        return []
+    for name, value in obj.items():
+        if isinstance(value, str) and len(value) >= 32 and high_entropy(value) and not _JSON_PUBLIC_MEMBER.fullmatch(name) \
+                and not UUID.fullmatch(value) and not is_placeholder(value, quoted=True) and not looks_fake(value):
+            return [SecretFinding("token object", 0, len(decoded))]
+    return []
 
 
 def _resolve(candidates: list[tuple[int, SecretFinding]]) -> list[SecretFinding]:

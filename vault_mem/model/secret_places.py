@@ -1,0 +1,677 @@
+"""Credentials known by the place that holds them: a column, a sibling field, a call, a command, a file.
+
+:mod:`vault_mem.model.secret_labels` reads a value beside the label that names it
+(``password=X``, "the token is X"); the finders here read values whose place names them instead,
+each judged by the label rules' :func:`~vault_mem.model.secret_labels.judge` and
+:func:`~vault_mem.model.secret_labels.key_class` or by its look alone
+(:mod:`vault_mem.model.secret_values`):
+
+- :func:`listed_codes`: recovery codes listed under their label, a TOTP seed in groups.
+- :func:`named_values`: the field beside the name (``<add key="ApiSecret" value="X"/>``, a
+  Kubernetes ``- name:``/``value:`` entry, Terraform's ``variable`` default, a plist's
+  ``<key>``/``<string>``, a call's ``"NAME", "X"`` pair, a resource typed or named for a
+  credential and its generated ``result``).
+- :func:`table_cells`: a credential column of a Markdown, org-mode, reStructuredText or HTML table;
+  :func:`csv_exports`: of a CSV export with a header row.
+- :func:`xml_elements`: an element named for a credential (namespaced ones too).
+- :func:`pin_codes`: PINs, PUKs and passcodes of four digits or more.
+- :func:`unlabelled_passwords`: a password named by its use ("log in ... with X", "use X to
+  unlock", "X gets you in", a ``user:X`` handed to base64), only a value no word could be.
+- :func:`call_credentials`: a password among a sign-in call's or a constructor's literals.
+- :func:`command_credentials`: a password given to a command after its user; :func:`protocol_logins`:
+  ``USER``/``PASS`` and IMAP ``LOGIN`` transcripts.
+- :func:`header_lists` and :func:`request_headers`: random values in a ``*_HEADERS`` setting and in a
+  request header of any name.
+- :func:`credential_files`: cookie jars and quoted user lists.
+- :func:`values_below`: a random token alone below a label line or a command that prints it.
+
+Each finder yields ``(kind, start, end)``; every pattern stays on a line or a bounded reach, and
+each finder first checks for its marker with a substring search.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from urllib.parse import unquote
+
+from vault_mem.model.lazy_patterns import lazy
+from vault_mem.model.secret_labels import (
+    CODE_KINDS,
+    CODES_LABEL,
+    DIGEST,
+    NAME_EQUALS,
+    NEAR_ID_PREFIXES,
+    NEAR_STOP,
+    PUBLIC_KEY_NAMES,
+    SEP,
+    Span,
+    judge,
+    key_class,
+    own_name,
+    strong_unlabelled,
+)
+from vault_mem.model.secret_text import lines_holding
+from vault_mem.model.secret_values import (
+    credential_like,
+    high_entropy,
+    identifier_like,
+    is_placeholder,
+    is_wordy,
+    looks_fake,
+    random_hex,
+    random_token,
+    stored_not_secret,
+    unguessable,
+)
+
+__all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "header_lists", "listed_codes",
+           "named_values", "pin_codes", "protocol_logins", "request_headers", "table_cells", "unlabelled_passwords",
+           "values_below", "xml_elements"]
+
+
+# --- codes listed under their label, and values named by a sibling field ----------------------
+
+# "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
+# In a memory's description, the label makes its body a password by another name.
+_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator")
+_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)})(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
+_CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
+_BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
+_CODES_SPAN = 400  # the codes follow their label within this many characters
+
+
+def listed_codes(text: str, low: str) -> Iterator[Span]:
+    """Account recovery codes listed under their label (three or more codes with digits), and a
+    TOTP secret written in groups ("2FA seed: k7ho 3pbx ...") after an OTP label. Each code is
+    short, so only the label and the list together make them a credential."""
+    labels = CODES_LABEL.finditer(low) if "code" in low and any(w in low for w in CODE_KINDS) else ()
+    done = 0  # each stretch of text is read under one label (a text made of labels costs one pass)
+    for m in labels:
+        if m.start() < done:
+            continue
+        done = m.end() + _CODES_SPAN
+        codes = list(_CODE.finditer(low, m.end(), done))
+        if len({c.group() for c in codes}) >= 3:
+            yield "recovery codes", codes[0].start(), codes[-1].end()
+    done = 0
+    for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
+        if m.start() < done:
+            continue
+        done = m.end() + 48
+        colon = low.find(":", m.end(), m.end() + 48)
+        groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
+        if groups and groups.start() - colon <= 4:
+            joined = groups.group().replace(" ", "").replace("-", "")
+            if len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(groups.group()):
+                yield "TOTP secret", groups.start(), groups.end()
+
+
+# `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env
+# entry (`- name: API_TOKEN` / `value: ...`): the label is one field's value, the secret the next's.
+_NAME_VALUE = lazy(r"(?:key|name)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<name>[\w.-]{1,64})[\"']?[ \t]{0,4},?"
+                         r"(?:[ \t]{0,4}\r?\n[ \t]{0,24})?[ \t]{0,4}[\"']?value[\"']?[ \t]{0,4}[=:][ \t]{0,4}"
+                         r"(?P<value>\"[^\"\n]{1,2000}\"|'[^'\n]{1,2000}'|[^\s\"'`,;}]{1,200})")
+# A plist's `<key>password</key>` then `<string>X</string>`, a Java properties file in XML
+# (`<entry key="db.password">X</entry>`), JSON's `"spring.datasource.password": {"value": "X"}`
+# (Spring Boot's /actuator/env): the name, then its value in the next element or member.
+_NAME_THEN_VALUE = lazy(r"<key>(?P<name>[\w .-]{1,64})</key>[ \t]{0,8}(?:\r?\n[ \t]{0,24})?<string>(?P<value>[^<>\n]{1,2000})</string>"
+                        r"|<entry[ \t]{1,4}key=[\"'](?P<name2>[\w.-]{1,64})[\"']>(?P<value2>[^<>\n]{1,2000})</entry>"
+                        # (other members may come first: Tink's `"keyData": {"typeUrl": ..., "value": X}`)
+                        r"|\"(?P<name3>[\w.-]{1,64})\"[ \t]{0,4}:[ \t]{0,4}\{[^{}]{0,400}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
+                        r"\"(?P<value3>[^\"\n]{1,2000})\"")
+# A call's two first literals, a name and its value: `SetEnvironmentVariable("NUGET_API_KEY", "X")`,
+# `define('DB_PASSWORD', 'X')`, `Cookie("JSESSIONID", "X")`, `setItem("token", "X")`
+_NAME_COMMA_VALUE = lazy(r"(?P<q>[\"'])(?P<name>[\w.-]{1,64})(?P=q)[ \t]{0,4},[ \t]{0,4}"
+                         r"(?P<value>\"[^\"\n]{1,2000}\"|'[^'\n]{1,2000}')")
+
+
+_PAIR_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sess", "login")
+# Terraform: `variable "db_password" {` then `default = "..."` inside the block.
+_HCL_DEFAULT = lazy(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^}]{0,200}?default[ \t]{0,4}=[ \t]{0,4}"
+                          r"(?P<value>\"[^\"\n]{1,200}\")")
+
+
+# A resource whose type names a credential, and its generated value (Terraform state's
+# `"type": "random_password"` ... `"result": "X"`, a `tls_private_key`'s or `random_string`'s)
+# (or named for one: a `random_string` resource named `api_secret`)
+_TYPED_RESOURCE = lazy(r"\"(?:type|name)\"[ \t]{0,4}:[ \t]{0,4}\"(?P<type>[\w.-]{0,40}(?:password|secret|token|key)[\w.-]{0,20})\"")
+_RESULT = lazy(r"\"(?:result|value|plaintext|secret)\"[ \t]{0,4}:[ \t]{0,4}\"(?P<value>[^\"\n]{6,400})\"")
+_RESOURCE_REACH = 800
+
+
+def named_values(text: str, low: str) -> Iterator[Span]:
+    """A value whose name is in the field beside it: judged as ``name=value`` would be (a call's
+    literal pair as ``name("value")``: by the value's look); a generated value under a resource
+    whose type names a credential (:data:`_TYPED_RESOURCE`)."""
+    if ('"type"' in text or '"name"' in text) and ('"result"' in text or '"value"' in text):
+        for m in _TYPED_RESOURCE.finditer(text):
+            res = _RESULT.search(text, m.end(), m.end() + _RESOURCE_REACH)
+            cls = key_class(m.group("type").replace("-", "_")) or "secret"
+            if res and "public" not in m.group("type").lower() and not is_placeholder(res.group("value"), quoted=True):
+                value = res.group("value").replace("\\n", "\n")
+                if judge("password" if cls == "password" else "key", "=", value, quoted=True, code=False, ends=True):
+                    yield "generated credential in a state file", res.start("value"), res.end("value")
+    if "value" in low or "default" in low:
+        pairs = _NAME_VALUE.finditer(text) if "value" in low else iter(())
+        blocks = _HCL_DEFAULT.finditer(text) if "variable" in low else iter(())
+        for m in (*pairs, *blocks):
+            name = m.group("name")
+            if name == "value" and "apikey" in low[max(0, m.start() - 200):m.start()]:
+                name = "apikey"  # Postman's API-key auth: `{"key": "value", "value": "<the key>"}`
+            yield from _named(text, name, m.start("value"), m.group("value"), "=")
+    if "</key>" in text or "</entry>" in text or '"value"' in text:
+        for m in _NAME_THEN_VALUE.finditer(text):
+            n = next(i for i in ("", "2", "3") if m.group("name" + i))
+            if n == "3" and "public" in low[m.start():m.end() + 200]:
+                continue  # a public key's data (`"typeUrl": "...EcdsaPublicKey"`, `ASYMMETRIC_PUBLIC`)
+            yield from _named(text, m.group("name" + n).replace(" ", "_"), m.start("value" + n),
+                              f'"{m.group("value" + n)}"', "=", offset=-1)
+    # (only lines holding a credential word and a quoted pair: the pattern starts at any quote)
+    pairs = '",' in text or "'," in text  # (a substring test first: most texts hold no quoted pair)
+    for start, end in lines_holding(low, _PAIR_WORDS, ('",', "',")) if pairs else ():
+        for m in _NAME_COMMA_VALUE.finditer(text, start, end):
+            yield from _named(text, m.group("name"), m.start("value"), m.group("value"), "(")
+
+
+def _named(text: str, name: str, at: int, raw: str, op: str, offset: int = 0) -> Iterator[Span]:
+    """The finding for ``raw`` (at ``at``; quoted or not) as the value of ``name``, if it is one."""
+    cls = key_class(name)
+    if not cls or cls == "login":
+        return
+    quoted = raw[0] in "\"'"
+    value = raw[1:-1] if quoted else raw
+    # (a call's literal pair is judged by the value's look: `("passwd", "passphrase")` is a tuple of names)
+    kind = judge(cls, op if quoted else ":", value, quoted=quoted, code=False, ends=op != "(")
+    if kind and not own_name(value, name):
+        vstart = at + (1 if quoted else 0) + offset
+        yield kind, vstart, vstart + len(value)
+
+
+# --- values in a column or an element named for them, PINs, and passwords given by their use ----
+
+#: matched against a line stripped of its blanks: blank runs side by side at its ends made a
+#: long line of spaces cost time quadratic in its length (85 s for one 80 KB line)
+# (any text table's rule: Markdown's `|---|---|`, org-mode's `|---+---|`, reStructuredText's grid
+# `+----+----+` and its header rule `+====+====+`)
+_TABLE_RULE = lazy(r"[|+]?[ \t]*:?(?:-{3,}|={3,}):?[ \t]*(?:[|+][ \t]*:?(?:-{3,}|={3,}):?[ \t]*)+[|+]?")
+# An HTML table's rows and their cells (a header row of `<th>`, then rows of `<td>`)
+_HTML_ROW = lazy(r"<tr(?:[ \t][^<>]{0,200})?>(?P<row>(?:(?!</?tr\b)[^\n]|\n){0,2000}?)</tr>", re.IGNORECASE)
+_HTML_CELL = lazy(r"<t(?P<h>[hd])(?:[ \t][^<>]{0,200})?>[ \t\r\n]{0,8}(?P<cell>[^<>]{0,200}?)[ \t\r\n]{0,8}</t[hd]>",
+                  re.IGNORECASE)
+# `<password>X</password>` (Maven's settings.xml, .NET config): the element's name is the label
+# (attributes allowed: FileZilla's `<Pass encoding="base64">` holds the password in base64)
+_XML_ELEMENT = lazy(r"<(?P<name>(?:[A-Za-z][\w.-]{0,30}:)?[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>"
+                   r"(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _column_class(header: str) -> str | None:
+    cls = key_class(header.strip("*_` ").lower().replace(" ", "_"))
+    return cls if cls in ("password", "secret", "key") else None
+
+
+def _table_cell(cls: str, value: str) -> bool:
+    return bool(value) and " " not in value and judge(cls, "is", value, quoted=False, code=False, ends=True) is not None
+
+
+def table_cells(text: str, low: str) -> Iterator[Span]:
+    """A text table whose header names a credential column (``| user | password |`` in Markdown,
+    org-mode or a reStructuredText grid; an HTML table's ``<th>``): each cell below is judged as
+    the value of that label, so ``(ask Lea)`` and ``-`` pass."""
+    if "<t" in low and "</t" in low:
+        yield from _html_cells(text)
+    if "|" not in text or ("---" not in text and "===" not in text):
+        return
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    i = 1
+    while i < len(lines):
+        if not ("|" in lines[i - 1] and _TABLE_RULE.fullmatch(lines[i].strip(" \t"))):
+            i += 1
+            continue
+        columns = {n: cls for n, h in enumerate(_cells(lines[i - 1])) if (cls := _column_class(h))}
+        i += 1
+        while i < len(lines) and ("|" in lines[i] or _TABLE_RULE.fullmatch(lines[i].strip(" \t"))):
+            cells = _cells(lines[i]) if "|" in lines[i] else []  # (a grid's rule between its rows)
+            for n, cls in columns.items():
+                value = cells[n].strip("`") if n < len(cells) else ""
+                if _table_cell(cls, value):
+                    at = offsets[i] + lines[i].find(value)
+                    yield "credential in a table", at, at + len(value)
+            i += 1
+
+
+def _html_cells(text: str) -> Iterator[Span]:
+    """The cells below an HTML table's header cell that names a credential."""
+    columns: dict[int, str] = {}
+    for row in _HTML_ROW.finditer(text):
+        cells = list(_HTML_CELL.finditer(text, row.start("row"), row.end("row")))
+        if cells and all(c.group("h").lower() == "h" for c in cells):
+            columns = {n: cls for n, c in enumerate(cells) if (cls := _column_class(c.group("cell")))}
+            continue
+        for n, cls in columns.items():
+            if n < len(cells) and _table_cell(cls, cells[n].group("cell")):
+                yield "credential in a table", cells[n].start("cell"), cells[n].end("cell")
+
+
+def xml_elements(text: str) -> Iterator[Span]:
+    """``<password>X</password>``: an element named for a credential holding a literal."""
+    if "</" not in text:
+        return
+    for m in _XML_ELEMENT.finditer(text):
+        cls = key_class(m.group("name").rsplit(":", 1)[-1])  # (`wsse:Password`: the local name)
+        if cls in ("password", "secret", "key"):
+            kind = judge(cls, "=", m.group("value"), quoted=True, code=False, ends=True)
+            if kind:
+                yield kind, m.start("value"), m.end("value")
+
+
+# A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
+# code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
+# upper-case PIN and PUK count, with four digits or more.
+_PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
+                  r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
+                  r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
+
+
+_FOUR_DIGITS = lazy(r"[0-9](?:[ \t-]?[0-9]){3}")
+
+
+def pin_codes(text: str, low: str) -> Iterator[Span]:
+    """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
+    ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
+    four digits are read (most memories say "code" somewhere, few beside a number)."""
+    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code",))))
+    for start, end in lines:
+        if not _FOUR_DIGITS.search(text, start, end):
+            continue
+        for m in _PIN.finditer(text, start, end):
+            digits = re.sub(r"[ \t-]", "", m.group("value"))
+            if len(set(digits)) > 1:  # `0000` is a default, a mask
+                yield "PIN or passcode", m.start("value"), m.end("value")
+
+
+# A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
+# keystore". Only a value no word or name could be counts (see strong_unlabelled).
+_SIGN_IN = r"log[ \t]?in|log[ \t]on|sign[ \t]?in"
+_USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
+                        r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
+_USE_TO = lazy(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
+                     rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo|get[ \t]in(?:to)?|enter)(?![a-z])")
+# "X gets you in", "X lets you into the NAS": a value named by what it opens
+_GETS_IN = lazy(r"(?<![^\s(:])[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:gets|will[ \t]get|lets)[ \t]{1,4}"
+                r"(?i:you|us|me|them|anyone|people)[ \t]{1,4}(?i:in|into)(?![a-z])")
+# "sudo on the build box takes X": an account or a prompt that takes a value
+_TAKES = lazy(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-z])[^\n]{0,40}?[ \t](?i:takes|accepts|wants)"
+                    r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
+# The words each pattern needs, lowercased, and the lines holding them are all it reads (every
+# pattern stays on one line): the first group, and one of the second if there is one.
+_SIGN_IN_WORDS = ("log", "sign")
+# "grafana: admin / X", "wifi: MyHome / X": a name, a spaced slash, a value no word could be
+_USER_SLASH = lazy(r"(?<![^\s:(,])[A-Za-z0-9][\w.@+-]{0,63}[ \t]{1,3}/[ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
+# `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
+_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin"
+                        r"|superuser|guest|operator|support):(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
+# `echo X | docker login --password-stdin`, `echo X | sudo -S ...`, `echo 'u:X' | chpasswd`: a value
+# piped into a command that reads a password from its input
+_PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"
+              r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin)")
+# `printf '%s' 'id:X' | base64`, `btoa('api:X')`, `b64encode(b"svc:X")`: a user and its password
+# joined by a colon and handed to base64 (HTTP Basic's form): the part after the colon
+# (the call may wrap the literal first: Go's `EncodeToString([]byte("u:X"))`, .NET's `ToBase64String(...GetBytes("u:X"))`)
+_ENCODED_PAIR = lazy(r"(?:(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?(?:[ \t]{1,4}'%s')?[ \t]{1,4}|(?i:btoa|b64encode|base64_encode"
+                     r"|encodetostring|tobase64string|base64\.encode|buffer\.from|tobase64)[ \t]{0,4}\([^\"'\n]{0,60}?b?)"
+                     r"[\"'][^\"'\s:$]{1,64}:(?P<value>[^\"'\s$]{8,200})[\"']")
+_UNLABELLED = ((_USER_SLASH, (" / ",), ()),
+               (_ENCODED_PAIR, ("base64", "btoa", "b64encode", "encodetostring"), ()),
+               (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
+               (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
+                                   "superuser:", "guest:", "operator:", "support:"), ()),
+               (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
+               (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo", "get in",
+                                                 "enter")),
+               (_TAKES, ("takes", "accepts", "wants"), ()),
+               (_GETS_IN, (" in",), ("gets", "get ", "lets")))
+
+
+
+
+def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
+    """A password named by what it does ("log in ... with X", "use X to unlock"), no label
+    (``low``: ``text`` lowercased, same length)."""
+    for pattern, words, also in _UNLABELLED:
+        for start, end in lines_holding(low, words, also):
+            for m in pattern.finditer(text, start, end):
+                value = m.group("value").rstrip(".,;:!?)")
+                if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
+
+
+# --- a user and a password passed to a call -------------------------------------------------
+
+# A call named for signing in, or requests' `auth=(...)` tuple: `NetworkCredential("svc", "X")`,
+# `PasswordAuthenticator('app', 'X')`, `authenticate("svc", "X")`, `DBI->connect(dsn, "u", "X")`
+_CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect)[a-z_]{0,20}"
+                  # (or applied to its arguments with spaces: Haskell's and Elm's `basicAuth "u" "X"`)
+                  r"(?:[ \t]{0,4}=?[ \t]{0,4}\(|[ \t]{1,4}(?=[\"']))")
+_SPACED_ARG = lazy(r"[ \t]{0,4}(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)(?P<sep>[ \t]|\)|$)", re.MULTILINE)
+_CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect")
+_LITERAL_ARG = lazy(r"[ \t]{0,4}(?:[A-Za-z_]\w{0,30}[ \t]{0,2}=[ \t]{0,2})?(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)"
+                    r"[ \t]{0,4}(?P<sep>[,)])")
+_HOST_OR_MAIL = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+(?::[0-9]{1,5})?")
+
+
+def call_credentials(text: str, low: str) -> Iterator[Span]:
+    """A password among the literal arguments of a call that signs in (``low``: ``text``
+    lowercased): every literal after the first (the user or the data source) that looks made to
+    be hard to guess, and is not a host name or an e-mail address. A ``connect`` needs three
+    literals (source, user, password), since ``connect("db", "shop")`` names a database. Only the
+    lines holding a call word and a quote are read (the pattern stays on one line). A function
+    named so may take its literals with spaces (``basicAuth "u" "X"``); a constructor's literals
+    hold a secret after the first with no sign-in word (:func:`_constructor_secrets`)."""
+    parens = "(" in text and ('",' in text or "'," in text)  # (two literals at least)
+    if parens:
+        yield from _constructor_secrets(text, low)
+    if parens or '" "' in text or "' '" in text:
+        yield from _sign_in_calls(text, low)
+
+
+def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
+    for start, end in lines_holding(low, _CALL_WORDS, ("\"", "'")):
+        for m in _CRED_CALL.finditer(low, start, end):
+            literals = []
+            at = m.end()
+            spaced = not m.group().endswith("(")
+            while len(literals) < 5:
+                arg = (_SPACED_ARG if spaced else _LITERAL_ARG).match(text, at, end)
+                if not arg:
+                    break
+                literals.append(arg)
+                at = arg.end()
+                if arg.group("sep") in (")", ""):
+                    break
+            if len(literals) < (3 if m.group().startswith("connect") else 2):
+                continue
+            for arg in literals[1:]:
+                value = arg.group("value")
+                if (credential_like(value) and not is_placeholder(value, quoted=True)
+                        and not _HOST_OR_MAIL.fullmatch(value) and " " not in value):
+                    yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
+                    break
+
+
+# A constructor given a service's literals positionally, one of them made to be hard to guess:
+# `new Sequelize('shop', 'shop_app', 'X', {...})`, `new BraintreeGateway(Environment.PRODUCTION,
+# "merchant", "public", "X")`: a client built with its account, its user and its secret
+_CONSTRUCTOR = lazy(r"(?:(?<![\w.])new[ \t]{1,4}[A-Za-z_][\w.]{0,60}|(?<![\w.])[A-Z][A-Za-z0-9]{2,60})[ \t]{0,4}\(")
+_CALL_LITERAL = lazy(r"(?P<q>[\"'])(?P<value>[^\"'\n]{1,200})(?P=q)")
+_ARGS_REACH = 400
+
+
+def _constructor_secrets(text: str, low: str) -> Iterator[Span]:
+    """A literal after a constructor's first that is random hex of a key's length or no word
+    could be, among one-word literals, with no word between naming it an id or a digest."""
+    for m in _CONSTRUCTOR.finditer(text):
+        stop = len(text)
+        for ch in ")({":
+            i = text.find(ch, m.end(), m.end() + _ARGS_REACH)
+            stop = min(stop, i if i >= 0 else stop)
+        stop = min(stop, m.end() + _ARGS_REACH)
+        literals = list(_CALL_LITERAL.finditer(text, m.end(), stop))
+        if len(literals) < 2 or not all(_PLAIN_ARG.fullmatch(a.group("value")) for a in literals):
+            continue
+        for arg in literals[1:]:
+            value = arg.group("value")
+            # (hex of a git object's length is a commit: `new Release("app", "2026.12.1", "<sha>")`)
+            if ((random_hex(value, min_len=32) and len(value) != 40) or (len(value) >= 12 and strong_unlabelled(value))) \
+                    and not _HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) \
+                    and not NEAR_STOP.search(_HOST_OR_MAIL.sub("", low[m.start():arg.start()])):  # (`smtp.corp.example`: a host)
+                yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
+                break
+
+
+_PLAIN_ARG = lazy(r"[\w.@+/=:!#%&*^~?-]{1,200}")  # one word each: names, ids, keys (no sentence, no template)
+
+
+# --- a user and a password as a command's arguments, or a protocol's ---------------------------
+
+# A command that names a user takes the password positionally: right after the user
+# (`rabbitmqctl add_user deploy X`, `net user svc X /add`, `htpasswd -b file admin X`,
+# `poetry config http-basic.corp deployer X`), anywhere on a line with a Windows `/user:` flag
+# (`net use Z: \\fs\share X /user:CORP\svc`), or after `-p` once `-u` gave the user
+# (`docker login -u ci -p X`, `altool -u me -p X`, `mysql -u root -pX`).
+_USER_VERB = lazy(r"(?i:(?:[a-z0-9]+[_-])?(?:add|del|change|set|create|update|new)?[_-]?users?(?:[_-]?(?:add|mod|new|create|password))?"
+                  # (a command named for passwords: htpasswd, mosquitto_passwd, change_password; not the word)
+                  r"|[a-z0-9]{1,20}[_-]?passwd|(?:change|set|reset|update)[_-]password|http-basic(?:\.[\w-]{1,40})?|basic-auth)")
+_USER_FLAG = lazy(r"(?i:-u|-U|--user(?:name)?|--login|--apple-id|--email|/u(?:ser)?:.{0,64})")
+_PASSWORD_FLAG = lazy(r"-p(?P<attached>.{0,200})")
+_COMMAND_WORDS = ("user", "passwd", "password", "http-basic", "basic-auth", "-u", "/user:")
+_SHELL_TOKEN = lazy(r"[^\s]+")
+
+
+def _positional(token: str) -> bool:
+    """Is ``token`` a command's positional argument (not a flag, a path, a share or a setting)?"""
+    return not token.startswith(("-", "/", "\\", "\"", "'", "$", "%", "<", "|", ">", "&", "(")) and not NAME_EQUALS.match(token) \
+        and not token.endswith(":") and "/" not in token and "\\" not in token and "`" not in token \
+        and not _HOST_OR_MAIL.fullmatch(token.rstrip(".,;)"))
+
+
+def command_credentials(text: str, low: str) -> Iterator[Span]:
+    """A password given to a command as an argument after the user it is for (see above): a
+    value that looks like a password (after ``-p``), or no word or name could be (positional)."""
+    for start, end in lines_holding(low, _COMMAND_WORDS):
+        tokens = list(_SHELL_TOKEN.finditer(text, start, end))
+        words = [t.group() for t in tokens]
+        user_flag = -1
+        for i, word in enumerate(words):
+            if _USER_FLAG.fullmatch(word) and user_flag < 0:
+                user_flag = i
+                if word.lower().startswith(("/user:", "/u:")):
+                    # Windows: the password is a positional argument anywhere on the line
+                    for t in tokens[1:i]:
+                        if _positional(t.group()) and strong_unlabelled(t.group()):
+                            yield "password given to a command", t.start(), t.end()
+                            return
+                continue
+            flag = _PASSWORD_FLAG.fullmatch(word)
+            if flag and user_flag >= 0:
+                value, at = flag.group("attached"), tokens[i].start() + 2
+                if not value and i + 1 < len(tokens):
+                    value, at = words[i + 1], tokens[i + 1].start()
+                value = value.strip("\"'")
+                at += words[i + 1 if not flag.group("attached") else i].find(value) if value else 0
+                if value and judge("password", "--", value, quoted=False, code=False, ends=True):
+                    yield "password given to a command", at, at + len(value)
+                    return
+            if _USER_VERB.fullmatch(word) and i + 2 < len(words):
+                j = i + 1
+                while j < len(words) and (words[j].startswith("-") or "/" in words[j] or "\\" in words[j]):
+                    j += 1  # flags and the file or share it works on (`htpasswd -b /etc/.htpasswd`)
+                if j + 1 < len(words) and _positional(words[j]) and _positional(words[j + 1]) \
+                        and strong_unlabelled(words[j + 1]) and words[j + 1] != words[j]:
+                    yield "password given to a command", tokens[j + 1].start(), tokens[j + 1].end()
+                    return
+
+
+# FTP's and POP3's `USER name` then `PASS X`, IMAP's `a1 LOGIN name X`: a protocol's sign-in, as a
+# transcript, a packet capture or a debug log shows it
+_PROTOCOL_PASS = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?USER[ \t]{1,4}[^\s]{1,64}[ \t]*\r?\n(?:[^\n]{0,200}\n){0,3}?"
+                      r"[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?PASS[ \t]{1,4}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+_IMAP_LOGIN = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?[A-Za-z0-9.]{1,12}[ \t]{1,4}LOGIN[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}"
+                   r"(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+
+
+def protocol_logins(text: str) -> Iterator[Span]:
+    """The password of a protocol's sign-in in a transcript (``USER`` then ``PASS``; IMAP ``LOGIN``)."""
+    for pattern, word in ((_PROTOCOL_PASS, "PASS "), (_IMAP_LOGIN, " LOGIN ")):
+        if word in text:
+            for m in pattern.finditer(text):
+                value = m.group("value").strip("\"")
+                if not is_placeholder(value, quoted=True) and not value.isdigit():
+                    yield "password in a sign-in transcript", m.start("value"), m.end("value")
+
+
+# --- header lists and CSV exports ------------------------------------------------------------
+
+# `OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=KEY,x-other=v`: headers as `name=value` pairs in one
+# setting, where the header's name says nothing (any vendor's), so the value is judged by itself.
+_HEADER_LIST = lazy(r"(?<![A-Za-z0-9])(?i:[a-z0-9_]{0,60}headers)[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?"
+                    r"(?P<list>[^\s\"'`]{3,2000})")
+
+
+def header_lists(text: str, low: str) -> Iterator[Span]:
+    """A random value in a ``*_HEADERS`` setting's ``name=value,name2=value2`` list (URL-encoded
+    as OpenTelemetry writes it: ``Authorization=Bearer%20X``)."""
+    if "headers" not in low:
+        return
+    for m in _HEADER_LIST.finditer(text):
+        at = m.start("list")
+        for pair in m.group("list").split(","):
+            name, sign, value = pair.partition("=")
+            words = unquote(value).split()
+            if sign and name and words and high_entropy(words[-1]) and not is_placeholder(words[-1], quoted=True):
+                start = at + len(name) + 1
+                yield "secret assignment", start, start + len(value)
+            at += len(pair) + 1
+
+
+# A request header given on a command line or in a client's pane (`-H 'Grpc-Metadata-macaroon: <hex>'`,
+# `--header "X-Corp-Auth: X"`): whatever its name, a long random value is a credential unless the
+# name says it is an id, a digest, a trace or a content's property (etag, request id, traceparent, ...)
+_REQUEST_HEADER = lazy(r"(?:-H|--header)(?:[ \t]{1,4}|=)[\"'](?P<name>[A-Za-z][A-Za-z0-9_-]{1,60})[ \t]{0,4}:[ \t]{0,4}"
+                       r"(?P<value>[^\"'\n]{1,4000})[\"']")
+_NOT_SECRET_HEADER = lazy(r"(?i:match|etag|trace|span|request|correlation|(?<![a-z])id$|-id(?![a-z])|digest|sha|md5|checksum"
+                          r"|signature|content|nonce|idempotency|range|accept|type|agent|encoding|version|length|date|cache"
+                          r"|origin|referer|host|forwarded|baggage|sentry|b3|session-affinity|modified)")
+
+
+def request_headers(text: str) -> Iterator[Span]:
+    """A long random value in a request header of any name (see :data:`_REQUEST_HEADER`): the
+    last word of the value, random letters and digits (20 or more), random hex (32 or more) or a
+    high-entropy run (32 or more)."""
+    if "-H" not in text and "--header" not in text:
+        return
+    for m in _REQUEST_HEADER.finditer(text):
+        if _NOT_SECRET_HEADER.search(m.group("name")):
+            continue
+        value = m.group("value").split()[-1] if m.group("value").split() else ""
+        if (random_token(value, min_len=20) or random_hex(value, min_len=32) or (len(value) >= 32 and high_entropy(value))) \
+                and not is_placeholder(value, quoted=True) and not looks_fake(value):
+            at = m.start("value") + m.group("value").rfind(value)
+            yield "secret in a request header", at, at + len(value)
+
+
+_CSV_NAME = lazy(r"[a-z][a-z0-9_]{0,29}(?: [a-z0-9_]{1,20}){0,2}")  # a column's name, not prose
+_CSV_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "login_password", "secret"})
+
+
+def csv_exports(text: str, low: str) -> Iterator[Span]:
+    """The password column of a CSV export (a password manager's ``name,url,username,password``)
+    or of a sheet copied as tab-separated values: a header row naming the column, then rows whose
+    cell in it is judged as a password."""
+    if ("," not in text and "\t" not in text) or not any(w in low for w in ("pass", "pwd", "secret")):
+        return
+    lines = text.splitlines(keepends=True)
+    offset, column, width, sep = 0, -1, 0, ","
+    for line in lines:
+        if column < 0 and not any(w in line.lower() for w in ("pass", "pwd", "secret")):
+            offset += len(line)
+            continue  # (only a header row starts a table: the other lines are not parsed)
+        if column < 0:
+            sep = "\t" if "\t" in line else ","
+        row = next(csv.reader([line], delimiter=sep), [])
+        cells = [c.strip().strip("\"'").lower() for c in row]
+        if len(cells) >= 3 and any(c in _CSV_PASSWORD for c in cells) and all(_CSV_NAME.fullmatch(c) for c in cells):
+            column, width = next(i for i, c in enumerate(cells) if c in _CSV_PASSWORD), len(cells)
+        elif column >= 0 and len(row) == width:
+            value = row[column].strip()
+            if value and judge("password", "=", value, quoted=True, code=False, ends=True):
+                start = line.find(value)
+                yield "password assignment", offset + start, offset + start + len(value)
+        elif not line.strip():
+            column = -1
+        offset += len(line)
+
+
+# --- files of credentials: cookie jars, user lists ---------------------------------------------
+
+# A Netscape cookie jar's line (curl's cookies.txt, a browser export, ``.gitcookies``): domain, a flag,
+# path, secure, expiry, name, value, tab-separated; the value is a session's credential when random
+_COOKIE_LINE = lazy(r"^(?:#HttpOnly_)?[^\s#][^\t\n]{0,252}\t(?i:true|false)\t[^\t\n]{1,200}\t(?i:true|false)\t[0-9]{1,12}"
+                    r"\t(?P<name>[^\t\n]{1,200})\t(?P<value>[^\t\r\n]{8,4000})\r?$", re.MULTILINE)
+# A user list of quoted pairs (pgbouncer's ``userlist.txt``: ``"user" "password"``), a line each
+_QUOTED_PAIR = lazy(r"^[ \t]{0,8}\"(?P<user>[^\"\s]{1,64})\"[ \t]{1,8}\"(?P<value>[^\"\n]{4,200})\"[ \t]*\r?$", re.MULTILINE)
+
+
+def credential_files(text: str) -> Iterator[Span]:
+    """A random value in a cookie jar's line, and a password no word could be in a user list's
+    quoted pair (a stored hash there is not one: secret_values.stored_not_secret)."""
+    if "\t" in text and text.count("\t") >= 6:
+        for m in _COOKIE_LINE.finditer(text):
+            value = m.group("value")
+            run = max(re.split(r"[^A-Za-z0-9_-]", value), key=len)
+            if (random_token(run, min_len=16) or random_hex(run, min_len=32) or high_entropy(value)) \
+                    and not is_placeholder(value, quoted=True):
+                yield "session cookie", m.start("value"), m.end("value")
+    if '" "' in text or '"\t"' in text:
+        for m in _QUOTED_PAIR.finditer(text):
+            value = m.group("value")
+            if value != m.group("user") and (strong_unlabelled(value) or random_token(value, min_len=16)) \
+                    and not stored_not_secret(value):
+                yield "password in a user list", m.start("value"), m.end("value")
+
+
+# --- a value alone on the line below what names it -------------------------------------------
+
+# A line that names a credential and ends in ":" ("config/master.key for billing (to edit X):"), or
+# a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
+# one random token and nothing else.
+_BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
+              r"[ \t]{0,8}(?P<value>[^\s]{12,8000})[ \t]*\r?$", re.MULTILINE)  # (a registry's login token: ~2 KB)
+_USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
+                        r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
+# a command that signs in as a user (`ssh ops@10.20.0.5`, `su - deploy`, `mysql -u app`), then a line
+# that is only a value: the password it asks for, written below it
+_SIGN_IN_THEN_VALUE = lazy(r"[ \t]{0,8}(?:[$#>][ \t]{1,4})?(?:ssh|sftp|scp|telnet|ftp|su|mysql|psql|mongosh|smbclient|rdesktop"
+                           r"|xfreerdp|kinit|login)(?:[ \t]{1,4}[^\s]{1,200}){0,8}?[ \t]{1,4}(?:[\w.-]{1,64}@[^\s]{1,200}|-u[ \t]?[^\s]{1,64}"
+                           r"|-U[ \t]?[^\s]{1,64}|-[ \t]{1,4}[\w.-]{1,64}|[\w.-]{1,64})[ \t]*\r?\n"
+                           r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
+_SIGN_IN_COMMANDS = ("ssh", "sftp", "scp", "telnet", "ftp", "su ", "mysql", "psql", "mongosh", "smbclient", "rdesktop",
+                     "xfreerdp", "kinit", "login")
+_HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
+
+
+def values_below(text: str, low: str) -> Iterator[Span]:
+    """A random token alone on the line below a label line ending in ``:`` or below a shell
+    command (``$ ...``) whose words name a password, secret, token or key: what the command
+    printed, or the value the line announces."""
+    if "\n" not in text:
+        return
+    for start, _ in lines_holding(low, ("user", "login")):
+        m = _USER_THEN_VALUE.match(text, start)
+        # "user: deploy" then a line that is only a password: the pair a login is written as
+        if m and strong_unlabelled(m.group("value")):
+            yield "password on the line below its user", m.start("value"), m.end("value")
+    for start, _ in lines_holding(low, _SIGN_IN_COMMANDS):
+        m = _SIGN_IN_THEN_VALUE.match(text, start)
+        if m and strong_unlabelled(m.group("value")):
+            yield "password on the line below its sign-in", m.start("value"), m.end("value")
+    if not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
+        return
+    for m in _BELOW.finditer(text):
+        head = low[m.start("head"):m.end("head")]
+        words = _HEAD_WORD.findall(head)
+        if not words or any(p in head for p in PUBLIC_KEY_NAMES if p not in ("host", "object", "row", "index")):
+            continue
+        value = m.group("value")
+        if is_placeholder(value, quoted=True) or DIGEST.fullmatch(value) or identifier_like(value):
+            continue
+        if high_entropy(value) or random_token(value, min_len=12) or (len(value) >= 12 and unguessable(value)):
+            yield "secret on the line below its label", m.start("value"), m.end("value")
