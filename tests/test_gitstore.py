@@ -241,6 +241,35 @@ def test_a_one_shot_write_and_read_import_no_gitpython_and_no_numpy(tmp_path):
         assert "Helix" in (root / "preferences" / "editor.md").read_text()
 
 
+def test_head_and_branches_are_read_from_git_files_as_git_reads_them(tmp_path):
+    """HEAD and a branch, read from git's files without GitPython, agree with ``git rev-parse``:
+    a loose branch, a packed one (``git pack-refs``), a symbolic ref, a linked worktree's own
+    HEAD (its branch in the common dir), an unborn branch (None); and a vault in the linked
+    worktree writes to that worktree's branch."""
+    from vault_mem import Vault
+
+    (tmp_path / "main").mkdir()
+    root = _repo(tmp_path / "main")
+    repo = GitRepo(root)
+    assert repo.head() == git(root, "rev-parse", "HEAD").strip()
+    git(root, "pack-refs", "--all")
+    assert not (root / ".git" / "refs" / "heads" / "main").exists()
+    assert repo.head() == repo.ref_value("refs/heads/main") == git(root, "rev-parse", "HEAD").strip()
+    git(root, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+    assert repo.ref_value("refs/heads/alias") == git(root, "rev-parse", "HEAD").strip()
+    git(root, "worktree", "add", "-q", "-b", "side", str(tmp_path / "side"))
+    side = tmp_path / "side"
+    with Vault.init(side / "memory") as vault:
+        vault.remember("editor", "Uses Helix", "body")
+        assert vault.repo.head() == git(side, "rev-parse", "HEAD").strip() != git(root, "rev-parse", "HEAD").strip()
+    assert git(root, "rev-parse", "side").strip() == git(side, "rev-parse", "HEAD").strip()
+    assert GitRepo(root).head() == git(root, "rev-parse", "main").strip()
+    unborn = tmp_path / "unborn"
+    unborn.mkdir()
+    git(unborn, "init", "-q")
+    assert GitRepo(unborn).head() is None
+
+
 def test_objects_written_through_the_odb_read_back_with_git_cat_file(tmp_path):
     root = _repo(tmp_path)
     repo = GitRepo(root)
