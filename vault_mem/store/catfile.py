@@ -86,6 +86,17 @@ class CatFile:
         """The processes running now (for tests)."""
         return [p for p in self._procs.values() if p.poll() is None]
 
+    def __del__(self) -> None:
+        # a repository dropped unclosed: its processes end with it, as GitPython's did
+        for proc in list(getattr(self, "_procs", {}).values()):
+            try:
+                proc.stdin.close()
+                proc.terminate()
+                proc.wait(timeout=1)
+                proc.stdout.close()
+            except Exception:  # noqa: BLE001 - at interpreter exit anything may be gone
+                pass
+
     def close(self) -> None:
         """Stop the processes (idempotent; the next question starts them again)."""
         procs, self._procs = list(self._procs.values()), {}
