@@ -1,5 +1,6 @@
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -204,6 +205,71 @@ def test_a_blob_id_has_one_home_that_git_agrees_with_and_loads_no_gitpython(tmp_
     assert out.strip() == "False"
 
 
+def test_a_one_shot_write_and_read_import_no_gitpython_and_no_numpy(tmp_path):
+    """A one-shot ``vault-mem remember`` (create, update, move, forget) and a keyword recall, as
+    the CLI runs them in a new process without a daemon, import neither GitPython (~170 ms of CPU
+    at import, a third of such a write: issue 29) nor numpy: objects, trees, refs and the write
+    go through git's own processes and vault-mem's code. A vault in a subfolder of a project
+    (its top tree holds the project's own hidden folders) the same. Checked in the process's
+    ``sys.modules``, not by timing."""
+    from vault_mem import Vault
+
+    project = tmp_path / "project"
+    (project / ".github").mkdir(parents=True)
+    (project / ".github" / "ci.yml").write_text("on: push\n")
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "project")
+    for root in (Vault.init(tmp_path / "vault").root, Vault.init(project / "memory").root):
+        code = (
+            "import sys\n"
+            "from vault_mem.adapters.cli import main\n"
+            f"v = {str(root)!r}\n"
+            "for argv in (['remember', 'editor', '--description', 'Uses Helix', '--body', 'b'],\n"
+            "             ['remember', 'editor', '--description', 'Uses Helix daily', '--body', 'b'],\n"
+            "             ['remember', 'editor', '--type', 'preference', '--description', 'Helix', '--body', 'b'],\n"
+            "             ['remember', 'other', '--description', 'Prefers tabs', '--body', 'c'],\n"
+            "             ['forget', 'other'], ['recall', 'Helix']):\n"
+            "    assert main(['--vault', v, *argv]) == 0, argv\n"
+            "print(sorted(m for m in ('git', 'gitdb', 'numpy') if m in sys.modules))\n")
+        env = {**os.environ, "VAULT_MEM_DAEMON": "off"}
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+        assert git(root, "status", "--porcelain") == ""
+        git(root, "fsck", "--strict", "--no-dangling")
+        assert "Helix" in (root / "preferences" / "editor.md").read_text()
+
+
+def test_head_and_branches_are_read_from_git_files_as_git_reads_them(tmp_path):
+    """HEAD and a branch, read from git's files without GitPython, agree with ``git rev-parse``:
+    a loose branch, a packed one (``git pack-refs``), a symbolic ref, a linked worktree's own
+    HEAD (its branch in the common dir), an unborn branch (None); and a vault in the linked
+    worktree writes to that worktree's branch."""
+    from vault_mem import Vault
+
+    (tmp_path / "main").mkdir()
+    root = _repo(tmp_path / "main")
+    repo = GitRepo(root)
+    assert repo.head() == git(root, "rev-parse", "HEAD").strip()
+    git(root, "pack-refs", "--all")
+    assert not (root / ".git" / "refs" / "heads" / "main").exists()
+    assert repo.head() == repo.ref_value("refs/heads/main") == git(root, "rev-parse", "HEAD").strip()
+    git(root, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+    assert repo.ref_value("refs/heads/alias") == git(root, "rev-parse", "HEAD").strip()
+    git(root, "worktree", "add", "-q", "-b", "side", str(tmp_path / "side"))
+    side = tmp_path / "side"
+    with Vault.init(side / "memory") as vault:
+        vault.remember("editor", "Uses Helix", "body")
+        assert vault.repo.head() == git(side, "rev-parse", "HEAD").strip() != git(root, "rev-parse", "HEAD").strip()
+    assert git(root, "rev-parse", "side").strip() == git(side, "rev-parse", "HEAD").strip()
+    assert GitRepo(root).head() == git(root, "rev-parse", "main").strip()
+    unborn = tmp_path / "unborn"
+    unborn.mkdir()
+    git(unborn, "init", "-q")
+    assert GitRepo(unborn).head() is None
+
+
 def test_objects_written_through_the_odb_read_back_with_git_cat_file(tmp_path):
     root = _repo(tmp_path)
     repo = GitRepo(root)
@@ -361,11 +427,13 @@ def test_close_stops_the_git_processes_and_the_repo_stays_usable(tmp_path):
     head = repo.head()
     assert repo.commit_info(head).subject == "first"
     assert repo.blob_at("HEAD", "README.md")  # a --batch-check lookup (no tree cached for "HEAD")
-    procs = [repo.repo.git.cat_file_all.proc, repo.repo.git.cat_file_header.proc]
-    assert all(p.poll() is None for p in procs)
+    assert repo.read_object(repo.commit_tree(head))[0] == "tree"  # a --batch read
+    procs = [*repo._cat.running(), repo.repo.git.cat_file_all.proc]  # ours, and GitPython's (commit_info)
+    assert len(procs) == 3 and all(p.poll() is None for p in procs)
     repo.close()
     assert all(p.wait(timeout=10) is not None for p in procs)
     assert repo.commit_info(head).subject == "first"  # restarted on demand
+    assert repo.blob_at("HEAD", "README.md")
     with GitRepo(root) as again:
         assert again.read_object(repo.blob_at(head, "README.md")) == ("blob", b"hello\n")
 
@@ -554,23 +622,30 @@ def test_a_tree_parses_as_gitpython_parses_it_and_a_bad_name_is_still_refused(tm
     one) gives GitPython's entries exactly, names it does not take go through GitPython's checks,
     and a name that aliases .git or climbs out is refused as before. Trees made by real git."""
     import pytest
-    from git.objects.fun import tree_entries_from_data
+    from git.objects.fun import tree_entries_from_data, tree_to_stream
 
-    from vault_mem.store.tree import ParsedTree
+    from vault_mem.store.tree import ParsedTree, _entry_bytes
 
     git(tmp_path, "init", "-q")
     blob = _git_bytes(tmp_path, "hash-object", "-w", "--stdin", input_bytes=b"x\n").decode().strip()
     inner = _git_bytes(tmp_path, "mktree", input_bytes=f"100644 blob {blob}\tx.md\n".encode()).decode().strip()
-    names = ["plain-key.md", ".gitkeep", "Upper_Case.md", "café.md", "with space.md", "0lead.md", "a.b-c_d.md"]
+    names = ["plain-key.md", ".gitkeep", "Upper_Case.md", "café.md", "with space.md", "0lead.md", "a.b-c_d.md",
+             ".gitignore", ".github", ".git_x", ".gitx.", "._"]
     lines = [f"100644 blob {blob}\t{n}" for n in names]
     lines += [f"100755 blob {blob}\trun.sh", f"120000 blob {blob}\tlink.md", f"040000 tree {inner}\tsub"]
     tree = _git_bytes(tmp_path, "mktree", input_bytes=("\n".join(lines) + "\n").encode()).decode().strip()
     raw = _git_bytes(tmp_path, "cat-file", "tree", tree)
     assert ParsedTree.parse(raw).entries == tree_entries_from_data(raw)
     assert {e[2] for e in ParsedTree.parse(raw).entries} == {*names, "run.sh", "link.md", "sub"}
-    for bad in (".git", "..", ".GIT", "git~1"):
+    for entry in ParsedTree.parse(raw).entries:  # serialised here or by GitPython: the same bytes
+        chunks: list[bytes] = []
+        tree_to_stream([entry], chunks.append)
+        assert _entry_bytes(entry) == b"".join(chunks)
+    assert b"".join(_entry_bytes(e) for e in ParsedTree.parse(raw).entries) == raw
+    for bad, mode in [(n, "100644") for n in (".git", "..", ".GIT", "git~1", ".git.", ".Git..", ".git. ")] + \
+            [(".gitmodules", "120000")]:
         hostile = _git_bytes(tmp_path, "mktree", input_bytes=(
-            "\n".join([*lines, f"100644 blob {blob}\t{bad}"]) + "\n").encode()).decode().strip()
+            "\n".join([*lines, f"{mode} blob {blob}\t{bad}"]) + "\n").encode()).decode().strip()
         with pytest.raises(ValueError):
             ParsedTree.parse(_git_bytes(tmp_path, "cat-file", "tree", hostile))
 

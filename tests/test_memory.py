@@ -1,6 +1,8 @@
 import datetime as dt
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vault_mem.errors import InvalidKeyError, InvalidMemoryError, MalformedFileError
 from vault_mem.model.memory import (
@@ -162,3 +164,32 @@ def test_a_file_with_a_list_field_over_the_bound_is_malformed(field):
         parse_memory(text, "facts/x.md")
     ok = f"---\ndescription: d\n{field}: [{', '.join(f'k{i}' for i in range(MAX_LIST_ITEMS))}]\n---\nbody\n"
     assert len(parse_memory(ok, "facts/x.md").meta[field]) == MAX_LIST_ITEMS
+
+
+def _memory_name_by_the_whole_rule(name: str) -> bool:
+    from vault_mem.model.memory import _EDITOR_NAME, _utf8
+
+    return (name.endswith(".md") and not name.startswith((".", "#", "~")) and _EDITOR_NAME.match(name) is None
+            and (name.isascii() or _utf8(name)))
+
+
+@pytest.mark.parametrize("name,taken", [
+    ("editor.md", True), ("0lead.md", True), ("_x.md", True), ("a.b-c_d.md", True), ("café.md", True),
+    (".editor.md", False), (".editor.md.swp", False), ("#editor.md#", False), ("~editor.md", False),
+    (".#editor.md", False), ("editor.md~", False), ("editor.md.save", False), ("4913", False),
+    ("editor.md___jb_tmp___", False), ("editor.txt", False), ("x.MD", False), (".md", False), ("\udcff.md", False),
+])
+def test_a_memory_name_is_taken_by_one_rule(name, taken):
+    """The plain-name shortcut the scan tests first (one match per name at 100k files) takes
+    exactly what the whole rule takes: editors' files are still left out."""
+    from vault_mem.model.memory import is_memory_name
+
+    assert is_memory_name(name) is taken is _memory_name_by_the_whole_rule(name)
+
+
+@given(st.text(alphabet=st.sampled_from("aZ09._-~#/ é\udcff"), max_size=12).map(lambda s: s + ".md")
+       | st.text(max_size=14))
+def test_the_plain_name_shortcut_agrees_with_the_whole_rule(name):
+    from vault_mem.model.memory import is_memory_name
+
+    assert is_memory_name(name) == _memory_name_by_the_whole_rule(name)

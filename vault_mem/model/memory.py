@@ -122,14 +122,21 @@ _EDITOR_NAME = re.compile("|".join(fnmatch.translate(p.removeprefix("\\")) for p
                                    if not p.endswith("/")))
 
 
+#: a name the rule below always takes, tested first as one match: ASCII letters, digits and
+#: ``._-``, not starting with ``.``, ending in ``.md`` (no pattern of :data:`EDITOR_FILES` ends
+#: so). Every key's file; a 100k scan tested each name with the whole rule (~70 ms CPU, ~35 now)
+_PLAIN_MEMORY_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*\.md\Z")
+
+
 def is_memory_name(name: str) -> bool:
     """A file name taken for a memory: ``*.md`` but not an editor's swap, lock or backup file
     (names starting with ``.``, ``#`` or ``~``, or any of :data:`EDITOR_FILES`), and UTF-8 (a
     name of other bytes, as Python gives it, cannot be stored, written in git's UTF-8 output or
     be a key: it crashed every command's scan). The one rule for the scan, the watcher, the
     daemon's commits and path refreshes."""
-    return (name.endswith(".md") and not name.startswith((".", "#", "~")) and _EDITOR_NAME.match(name) is None
-            and (name.isascii() or _utf8(name)))
+    return _PLAIN_MEMORY_NAME.match(name) is not None or (
+        name.endswith(".md") and not name.startswith((".", "#", "~")) and _EDITOR_NAME.match(name) is None
+        and (name.isascii() or _utf8(name)))
 
 
 def _utf8(name: str) -> bool:

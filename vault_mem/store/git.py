@@ -1,12 +1,13 @@
-"""Git for one-commit-per-write, on GitPython: fast at 50k files and safe inside a larger repository.
+"""Git for one-commit-per-write: fast at 50k files and safe inside a larger repository.
 
 An agent commit is built from HEAD's tree, not from git's staging area: only the vault's own
 paths change, so a person's staged and unstaged work elsewhere is never swept into it.
 
 :class:`GitRepo` is composed from one part per job, each in its own module:
 
-- :mod:`~vault_mem.store.gitobjects`: blobs, trees and commits, read and written in process
-  through GitPython's object database, big trees edited by splicing;
+- :mod:`~vault_mem.store.gitobjects`: blobs, trees and commits, read through a kept
+  ``git cat-file`` and written in process, big trees edited by splicing (GitPython only reads
+  a whole commit, and is imported only then: a write and a read import none of it);
 - :mod:`~vault_mem.store.gitrefs`: HEAD and branches, moved by compare-and-swap under git's
   lock protocol (:mod:`~vault_mem.store.gitlocks` records which locks are vault-mem's);
 - :mod:`~vault_mem.store.gitindex`: git's staging area, changed through a prepared copy;
@@ -25,8 +26,9 @@ This module holds the repository itself (discovery, running git) and the write t
   (measured-facts: 423 ms at 10k files for ``repo.index.add`` + ``commit``, so GitPython's
   whole-index rewrite is not used either).
 
-Errors from GitPython and gitdb are translated in these modules, and only there, into ``GitError``.
-A ``GitRepo`` holds git processes: call ``close()`` when done (it stays usable afterwards).
+Errors from git, GitPython and gitdb are translated in these modules, and only there, into
+``GitError``. A ``GitRepo`` holds git processes: call ``close()`` when done (it stays usable
+afterwards).
 """
 
 from __future__ import annotations
@@ -38,9 +40,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Self
-
-import git
+from typing import TYPE_CHECKING, Self
 
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, LockTimeoutError
 from vault_mem.model.trailers import AGENT
@@ -48,7 +48,7 @@ from vault_mem.platform.programs import program, program_env
 from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
 from vault_mem.store.gitindex import GitIndex
-from vault_mem.store.gitobjects import GIT_ERRORS, GitObjects, Identity, ObjectDB
+from vault_mem.store.gitobjects import GitObjects, Identity, gitpython_errors
 from vault_mem.store.gitprocs import (
     MAINTENANCE,
     GitWatch,
@@ -62,6 +62,9 @@ from vault_mem.store.gitprocs import (
 from vault_mem.store.gitrefs import GitRefs
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, pid_exists, this_command
 
+if TYPE_CHECKING:
+    import git
+
 log = logging.getLogger("vault_mem.store.git")
 #: how long a landed commit waits for a git gc/prune/repack, started before it landed, to end
 _MAINTENANCE_WAIT_S = 60.0
@@ -70,8 +73,9 @@ _MAINTENANCE_WAIT_S = 60.0
 class GitRepo(GitObjects, GitRefs, GitIndex):
     """The repository that holds a vault (found from any path inside its work tree).
 
-    Holds GitPython's ``Repo`` and, once objects are read, its ``git cat-file`` processes:
-    ``close()`` stops them (the repo stays usable; they restart on the next read)."""
+    Holds, once objects are read, its ``git cat-file`` processes (and GitPython's, once a whole
+    commit is read: :attr:`repo`): ``close()`` stops them (the repo stays usable; they restart
+    on the next read)."""
 
     def __init__(self, path: Path):
         self.cwd = Path(path)
@@ -88,20 +92,35 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         self.objects = self.common_dir / "objects"
         #: the git processes in this work tree, for the checks each write makes in turn
         self.git_watch = GitWatch(self.toplevel)
-        # GitPython starts its `git cat-file` by name, in the repository's top folder: by absolute
-        # path instead, so a relative PATH entry cannot find a vault's own `git` (platform/programs.py)
-        git.Git.GIT_PYTHON_GIT_EXECUTABLE = program("git")  # found by self.run above
-        try:
-            self.repo = git.Repo(self.toplevel, odbt=ObjectDB)
-        except GIT_ERRORS as exc:
-            raise GitError(f"GitPython cannot open the repository at {self.toplevel} ({exc}); "
-                           "check it with `git status` there") from exc
+        self._repo: git.Repo | None = None
         self._init_objects()
 
-    def close(self) -> None:
-        """Stop the git processes GitPython keeps open and drop the caches (idempotent)."""
+    @property
+    def repo(self) -> git.Repo:
+        """GitPython's ``Repo``, opened (and GitPython imported) at the first use: only reading
+        a whole commit needs it (:meth:`commit_info`), not a write or a read."""
         with self._lock:
-            self.repo.close()
+            if self._repo is None:
+                import git
+
+                # GitPython starts its `git cat-file` by name, in the repository's top folder: by
+                # absolute path instead, so a relative PATH entry cannot find a vault's own `git`
+                # (platform/programs.py)
+                git.Git.GIT_PYTHON_GIT_EXECUTABLE = program("git")
+                try:
+                    self._repo = git.Repo(self.toplevel)
+                except gitpython_errors() as exc:
+                    raise GitError(f"GitPython cannot open the repository at {self.toplevel} ({exc}); "
+                                   "check it with `git status` there") from exc
+            return self._repo
+
+    def close(self) -> None:
+        """Stop the git processes kept open (ours and GitPython's) and drop the caches
+        (idempotent)."""
+        with self._lock:
+            self._cat.close()
+            if self._repo is not None:
+                self._repo.close()
             self._clear_objects()
 
     def __enter__(self) -> Self:

@@ -3,25 +3,30 @@
 Part of :class:`~vault_mem.store.git.GitRepo` (which composes :class:`GitObjects` with the refs
 and the index parts); see :mod:`vault_mem.store.git` for the design.
 
-- Objects go through GitPython's object database (``repo.odb``, a ``GitCmdObjectDB``): reads
-  talk to one persistent ``git cat-file --batch`` process, which also finds objects that another
-  git moved into a new pack (``git gc``); writes are stored in process as loose objects by gitdb.
-- Trees are parsed and serialised by GitPython (``tree_entries_from_data``, ``tree_to_stream``)
-  and kept parsed in a cache keyed by object id (trees are content-addressed, so an entry never
-  goes stale). An edit rewrites only the trees on the changed paths, and puts one entry into a
+- Objects are read through one persistent ``git cat-file --batch`` process
+  (:mod:`vault_mem.store.catfile`), which also finds objects that another git moved into a new
+  pack (``git gc``); writes are stored in process as loose objects (as gitdb stored them: a temp
+  file in the objects folder, renamed into place, read-only). Neither imports GitPython: its
+  import alone cost a one-shot write ~170 ms CPU (issue 29). GitPython is imported only where a
+  commit is read in full (:meth:`GitObjects.commit_info`, the message, a replay).
+- Trees are parsed and serialised as GitPython does (:mod:`vault_mem.store.tree`) and kept
+  parsed in a cache keyed by object id (trees are content-addressed, so an entry never goes
+  stale). An edit rewrites only the trees on the changed paths, and puts one entry into a
   big flat tree by splicing that entry's serialised bytes into the tree's bytes: re-serialising a
   folder of 50k memories through GitPython costs ~0.5 s, the splice well under a millisecond.
   A big tree another git wrote is parsed as a difference from the one last held in its folder;
-  only a process's first write pays GitPython's full parse (~0.2-0.4 s at 50k entries).
-- Commits are written as the bytes GitPython's ``Commit.create_from_tree`` gives, and stored like any object.
+  only a process's first write pays a full parse.
+- Commits are written as the bytes GitPython's ``Commit.create_from_tree`` gives, and stored like
+  any object; a write reads only a commit's tree line (:meth:`GitObjects.commit_tree`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
+import re
 import stat
+import tempfile
 import threading
 import time
 import zlib
@@ -29,21 +34,17 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import git
-from git import exc as gitexc
-from git.db import GitCmdObjectDB
-from git.objects import Commit, Object
-from git.objects.util import altz_to_utctz_str
-from git.util import Actor, hex_to_bin
-from gitdb import IStream, LooseObjectDB
-from gitdb.exc import ODBError
-from gitdb.fun import loose_object_header
+from typing import TYPE_CHECKING, NamedTuple
 
 from vault_mem.errors import GitError
 from vault_mem.store import provenance
+from vault_mem.store.catfile import CatFile, CatFileError
 from vault_mem.store.objectid import blob_id
 from vault_mem.store.tree import ParsedTree
+
+if TYPE_CHECKING:
+    import git
+    from git.objects import Commit
 
 ZERO_OID = "0" * 40
 BLOB_MODE = 0o100644
@@ -63,8 +64,20 @@ _DEFLATE_LIMIT = 65536
 #: folder (a few ms at 50k entries), so a lookup per file of a fresh clone's first index took
 #: minutes at 100k memories
 _PARSE_FOR = 32
-#: What GitPython/gitdb raise for a missing or unreadable object or a failed git command.
-GIT_ERRORS = (gitexc.GitError, ODBError, ValueError, OSError)
+#: What the object reads and writes raise for a missing or unreadable object or a failed git
+#: command (a :class:`~vault_mem.store.catfile.CatFileError` is an ``OSError``).
+GIT_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError)
+#: loose objects are stored read-only, as git and gitdb store them
+_OBJECT_MODE = 0o444
+
+
+def gitpython_errors() -> tuple[type[BaseException], ...]:
+    """:data:`GIT_ERRORS` with what GitPython and gitdb raise (imported: for the paths that
+    read a commit through GitPython)."""
+    from git import exc as gitexc
+    from gitdb.exc import ODBError
+
+    return (gitexc.GitError, ODBError, *GIT_ERRORS)
 
 
 def _clean(value: str) -> str:
@@ -92,14 +105,21 @@ class Identity:
     email: str
 
     def actor(self) -> Actor:
-        """This identity as a GitPython ``Actor``, with the characters git drops removed."""
+        """This identity as git writes it, with the characters git drops removed."""
         return Actor(_clean(self.name) or "unknown", _clean(self.email))
 
     def signature(self, when: float | None = None) -> bytes:
         """The ``name <email> seconds tz`` line git writes for an author or committer."""
         ts = int(when if when is not None else time.time())
         actor = self.actor()
-        return f"{actor.name} <{actor.email}> {ts} {altz_to_utctz_str(_west_of_utc(ts))}".encode()
+        return f"{actor.name} <{actor.email}> {ts} {_tz_text(_west_of_utc(ts))}".encode()
+
+
+class Actor(NamedTuple):
+    """A name and an email as a commit holds them (GitPython's ``Actor``'s two fields)."""
+
+    name: str
+    email: str
 
 
 def _signed(who: Identity, ts: int, west: int) -> str:
@@ -119,17 +139,6 @@ class CommitInfo:
 
 
 
-class ObjectDB(GitCmdObjectDB):
-    """GitPython's default object database (reads through ``git cat-file --batch``, which sees
-    packs another git makes) with every write in process: ``GitCmdObjectDB.store`` runs
-    ``git hash-object`` for an object whose id is not given (``Commit.create_from_tree``'s
-    commit), about 2 ms a process; gitdb's ``LooseObjectDB.store`` computes the id while it
-    writes the loose object."""
-
-    def store(self, istream: IStream) -> IStream:
-        return LooseObjectDB.store(self, istream)
-
-
 class GitObjects:
     """The object part of :class:`~vault_mem.store.git.GitRepo`: reads and writes objects, keeps
     parsed trees and commits' trees in caches shared by the daemon's threads (under ``_lock``)."""
@@ -137,11 +146,11 @@ class GitObjects:
     repo: git.Repo
     objects: Path
     common_dir: Path
+    toplevel: Path
 
     def _init_objects(self) -> None:
-        """Set up the object database handles and the caches (after ``self.repo`` is open)."""
-        self._git = self.repo.git
-        self._odb = self.repo.odb
+        """Set up the cat-file processes (started at the first read) and the caches."""
+        self._cat = CatFile(self.toplevel)
         # one lock: cat-file's pipe protocol and the caches are shared by the daemon's threads
         self._lock = threading.RLock()
         self._trees: OrderedDict[str, ParsedTree] = OrderedDict()
@@ -159,40 +168,44 @@ class GitObjects:
         self._commit_trees.clear()
 
     def read_object(self, oid: str) -> tuple[str, bytes]:
-        """(type, content) of an object, loose or packed, through GitPython's object database."""
+        """(type, content) of an object, loose or packed (``git cat-file --batch``)."""
         with self._lock:
             try:
                 kind, data = self._read(oid)
             except GIT_ERRORS:
                 # a cat-file process that died or fell out of step: restart it and ask once more
-                self._git.clear_cache()
+                self._cat.close()
                 try:
                     kind, data = self._read(oid)
                 except GIT_ERRORS as exc:
-                    self._git.clear_cache()
+                    self._cat.close()
                     raise GitError(f"cannot read git object {oid} ({exc}); "
                                    "check the repository with `git fsck`") from exc
-        return (kind.decode() if isinstance(kind, bytes) else kind), data
+        return kind, data
 
-    def _read(self, oid: str) -> tuple[str | bytes, bytes]:
-        ostream = self._odb.stream(hex_to_bin(oid))
-        return ostream.type, ostream.read()
+    def _read(self, oid: str) -> tuple[str, bytes]:
+        found = self._cat.read(oid)
+        if found is None:
+            raise CatFileError(f"object {oid} is missing")
+        return found
+
+    def _loose_path(self, hexsha: str) -> Path:
+        return self.objects / hexsha[:2] / hexsha[2:]
 
     def write_object(self, kind: str, data: bytes) -> str:
         """Store an object in the object database (an existing one is left alone); return its id.
 
-        gitdb stores it as a loose object (temp file, rename). The id is computed first, so an
-        object that exists costs one stat; the deflate level is ours so a 2 MB tree is not
-        compressed on every write (``_DEFLATE_LIMIT``)."""
-        header = loose_object_header(kind, len(data))
+        Stored as a loose object, as gitdb stored it (:meth:`_store_loose`). The id is computed
+        first, so an object that exists costs one stat; the deflate level is ours so a 2 MB tree
+        is not compressed on every write (``_DEFLATE_LIMIT``)."""
+        header = b"%s %d\0" % (kind.encode("ascii"), len(data))
         sha = hashlib.sha1(header)
         sha.update(data)
-        binsha = sha.digest()
         hexsha = sha.hexdigest()
         record = getattr(self._local, "written", None)
         if record is not None:
             record[hexsha] = (kind, data)
-        loose = self._odb.db_path(self._odb.object_path(hexsha))
+        loose = self._loose_path(hexsha)
         if os.path.exists(loose):
             try:  # freshen it, as git does: `git prune` spares loose objects younger than its expiry
                 os.utime(loose)
@@ -203,12 +216,11 @@ class GitObjects:
         raw = deflate.compress(header) + deflate.compress(data) + deflate.flush()
         for attempt in range(5):
             try:
-                # with the id given, gitdb writes the bytes as they are: no `git hash-object` process
-                self._odb.store(IStream(kind, len(data), io.BytesIO(raw), sha=binsha))
+                self._store_loose(loose, raw)
                 return hexsha
             except FileNotFoundError as exc:
-                # `git gc` (prune-packed) removed the empty fan-out folder between gitdb's mkdir
-                # and its rename: drop gitdb's temp file and store again, as git itself does
+                # `git gc` (prune-packed) removed the empty fan-out folder between the mkdir and
+                # the rename: drop the temp file and store again, as git itself does
                 if exc.filename and exc.filename != exc.filename2:
                     Path(exc.filename).unlink(missing_ok=True)
                 if attempt == 4:
@@ -218,6 +230,25 @@ class GitObjects:
                 raise GitError(f"cannot write a git object into {self.objects} ({exc}); "
                                "check that the folder is writable and the disk is not full") from exc
         return hexsha
+
+    def _store_loose(self, path: Path, raw: bytes) -> None:
+        """Store the deflated object ``raw`` at ``path``, as gitdb's ``LooseObjectDB.store``
+        did: written to a temp file in the objects folder, renamed into place (an object there
+        already is kept and the temp file removed), made read-only. A ``FileNotFoundError`` of
+        the rename names the temp file first (``filename``) and the object second."""
+        fd, tmp = tempfile.mkstemp(prefix="obj", dir=self.objects)
+        try:
+            with open(fd, "wb") as fh:
+                fh.write(raw)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        os.makedirs(path.parent, exist_ok=True)
+        if os.path.isfile(path):
+            os.unlink(tmp)
+        else:
+            os.rename(tmp, path)
+        os.chmod(path, _OBJECT_MODE)
 
     def _tree(self, oid: str | None, at: str | None = None) -> ParsedTree:
         """The parsed tree ``oid``; ``at`` (its folder) lets a tree someone else wrote be parsed
@@ -270,30 +301,39 @@ class GitObjects:
 
     def _commit(self, oid: str) -> Commit:
         """The commit ``oid`` as a GitPython object, read in full (or GitError)."""
+        from git.objects import Commit, Object
+
         with self._lock:
             for attempt in range(2):
                 try:
-                    obj = Object.new_from_sha(self.repo, hex_to_bin(oid))
+                    obj = Object.new_from_sha(self.repo, bytes.fromhex(oid))
                     if isinstance(obj, Commit):
                         obj.tree  # noqa: B018 - read and parse it now, under the lock
                         return obj
                     kind = obj.type
                     break
-                except GIT_ERRORS as exc:
+                except gitpython_errors() as exc:
                     # a cat-file process that read a pack `git repack -ad` removed meanwhile:
                     # restart it (it finds the new pack) and ask once more
-                    self._git.clear_cache()
+                    self.repo.git.clear_cache()
                     if attempt:
                         raise GitError(f"cannot read commit {oid} ({exc}); check the id with `git show`") from exc
         raise GitError(f"{oid} is a {kind}, not a commit")
 
     def commit_tree(self, commit: str | None) -> str | None:
-        """The tree id of ``commit`` (None for None)."""
+        """The tree id of ``commit`` (None for None): the commit's first line, read here (a
+        write asks it of HEAD; no GitPython)."""
         if commit is None:
             return None
         tree = self._commit_trees.get(commit)
         if tree is None:
-            tree = self._commit(commit).tree.hexsha
+            kind, data = self.read_object(commit)
+            if kind != "commit":
+                raise GitError(f"{commit} is a {kind}, not a commit")
+            line = data[:46]
+            if not (line.startswith(b"tree ") and line.endswith(b"\n") and _HEX40.fullmatch(line[5:45])):
+                raise GitError(f"cannot read commit {commit} (no tree line); check the id with `git show`")
+            tree = line[5:45].decode()
             self._remember_commit(commit, tree)
         return tree
 
@@ -366,20 +406,18 @@ class GitObjects:
         with self._lock:
             for attempt in range(2):
                 try:
-                    hexsha, kind, _ = self._git.get_object_header(spec)
+                    found = self._cat.header(spec)
                     break
                 except GIT_ERRORS as exc:
-                    if isinstance(exc, ValueError) and str(exc).endswith(" missing'"):
-                        return None  # git answered "<spec> missing": there is no such path
-                    # anything else (a cat-file process that died): restart it and ask once more
-                    self._git.clear_cache()
+                    # a cat-file process that died: restart it and ask once more
+                    self._cat.close()
                     if attempt:
                         raise GitError(f"cannot look up {spec} ({exc}); "
                                        "check the repository with `git fsck`") from exc
-        kind = kind.decode() if isinstance(kind, bytes) else kind
-        if kind == "tree":
-            return None
-        return hexsha.decode() if isinstance(hexsha, bytes) else hexsha
+        if found is None:
+            return None  # git answered "<spec> missing": there is no such path
+        hexsha, kind, _ = found
+        return None if kind == "tree" else hexsha
 
     def edit_tree(self, tree: str | None, changes: dict[str, str | None]) -> str | None:
         """Apply {path: blob oid or None (delete)} to ``tree``; returns the new tree (None if empty).
@@ -445,11 +483,13 @@ class GitObjects:
                       committer: Identity) -> str:
         """A copy of commit ``original`` on ``parent`` with ``tree`` and ``message``: the same
         author and author date, ``committer`` now (what a rebase does); HEAD is not moved."""
+        from git.objects import Commit
+
         try:
-            orig = Commit(self.repo, hex_to_bin(original))
+            orig = Commit(self.repo, bytes.fromhex(original))
             author = Identity(orig.author.name or "", orig.author.email or "")
             authored = (int(orig.authored_date), int(orig.author_tz_offset))
-        except GIT_ERRORS as exc:
+        except gitpython_errors() as exc:
             raise GitError(f"reading commit {original[:10]} failed ({exc}); run `git fsck`") from exc
         # a copy is ours when its original was: a replay must not make a peer's commit local
         local = original in provenance.recorded(self.common_dir)[1]
@@ -458,16 +498,18 @@ class GitObjects:
 
     def commit_message(self, commit: str) -> str:
         """The whole message of ``commit`` (decoded as its encoding says)."""
+        from git.objects import Commit
+
         try:
-            message = Commit(self.repo, hex_to_bin(commit)).message
-        except GIT_ERRORS as exc:
+            message = Commit(self.repo, bytes.fromhex(commit)).message
+        except gitpython_errors() as exc:
             raise GitError(f"reading commit {commit[:10]} failed ({exc}); run `git fsck`") from exc
         return message if isinstance(message, str) else message.decode("utf-8", "replace")
 
     def _loose_data(self, oid: str) -> bytes:
         """The content of the loose object ``oid`` this process just wrote (b"" if it is gone)."""
         try:
-            with open(self._odb.db_path(self._odb.object_path(oid)), "rb") as fh:
+            with open(self._loose_path(oid), "rb") as fh:
                 raw = zlib.decompress(fh.read())
         except (OSError, zlib.error):
             return b""
@@ -476,20 +518,24 @@ class GitObjects:
     def has_object(self, oid: str) -> bool:
         """Whether the object database holds ``oid`` (loose, or in a pack, found again after a
         repack)."""
-        if os.path.exists(self._odb.db_path(self._odb.object_path(oid))):
+        if os.path.exists(self._loose_path(oid)):
             return True
         with self._lock:
             for attempt in range(2):
                 try:
-                    self._git.get_object_header(oid)
-                    return True
+                    if self._cat.header(oid) is not None:
+                        return True
                 except GIT_ERRORS:
-                    self._git.clear_cache()  # a cat-file that still reads a removed pack
+                    pass
+                self._cat.close()  # a cat-file that still reads a removed pack
         return False
 
 
+_HEX40 = re.compile(rb"[0-9a-f]{40}")
+
+
 def _plain_path(path: str) -> bool:
-    """Whether ``<tree>:<path>`` means just that path to cat-file and GitPython's reply parser
+    """Whether ``<tree>:<path>`` means just that path to cat-file and its reply
     (no whitespace, no "./" or "../" that git would resolve against the current folder)."""
     return (path not in (".", "..") and not path.startswith(("./", "../"))
             and not any(c.isspace() for c in path))

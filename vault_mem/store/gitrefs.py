@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
-
-import git
-from git import exc as gitexc
-from git.refs.symbolic import SymbolicReference
 
 from vault_mem.errors import GitError
 from vault_mem.store import gitlocks
 from vault_mem.store.files import checkpoint
-from vault_mem.store.gitobjects import GIT_ERRORS, ZERO_OID, Identity
+from vault_mem.store.gitobjects import ZERO_OID, Identity
 from vault_mem.store.locks import pid_exists
 
 #: in the git dir: where earlier versions listed the git locks a writer held (by inode, which
@@ -31,35 +28,66 @@ _OLD_OWNED_PREFIX = "vault-mem-locks."
 
 # the git store's one logger (shared by its modules)
 log = logging.getLogger("vault_mem.store.git")
-
-
-def _git_words(exc: BaseException) -> str:
-    """What git itself said, out of a GitPython ``GitCommandError`` (else the exception text)."""
-    if isinstance(exc, gitexc.GitCommandError) and exc.stderr:
-        words = exc.stderr.strip()
-        words = words.removeprefix("stderr:").strip().strip("'").strip()
-        if words:
-            return words
-    return str(exc).strip() or type(exc).__name__
+#: git's limit of symbolic refs in a chain (HEAD -> branch counts two), as GitPython kept it
+_MAX_SYMREF_DEPTH = 5
+#: the refs read from the per-worktree git dir; every other ref is the common dir's
+_PER_WORKTREE = ("HEAD", "ORIG_HEAD", "FETCH_HEAD")
+_OID = re.compile(r"[0-9a-f]{40}")
 
 
 class GitRefs:
     """The refs part of :class:`~vault_mem.store.git.GitRepo`: HEAD, branches, their locks."""
 
-    repo: git.Repo
     git_dir: Path
     common_dir: Path
 
     def head(self) -> str | None:
         """HEAD's commit id, or None on an unborn branch.
 
-        Read by GitPython from the ref files (this runs on every write); anything it cannot
-        read (an unborn branch, an odd ref) is asked of ``git rev-parse``."""
+        Read from the ref files (this runs on every write: :meth:`_dereference`); anything
+        that is not plainly readable there (an unborn branch, an odd ref) is asked of
+        ``git rev-parse``."""
+        return self._dereference("HEAD") or self._rev_parse_head()
+
+    def _dereference(self, ref: str) -> str | None:
+        """The commit id ``ref`` leads to through the ref files (loose, else ``packed-refs``),
+        following ``ref: ...`` lines as GitPython's ``SymbolicReference.dereference_recursive``
+        did; None for anything else (missing, a reftable, a name that is not a plain ``refs/``
+        path, too deep): the caller asks git."""
+        if self.reftable():
+            return None
+        for _ in range(_MAX_SYMREF_DEPTH):
+            if ref not in _PER_WORKTREE and not _plain_ref(ref):
+                return None
+            base = self.git_dir if ref in _PER_WORKTREE else self.common_dir
+            try:
+                words = (base / ref).read_text(encoding="utf-8").split()
+            except FileNotFoundError:
+                words = []
+            except (OSError, UnicodeDecodeError):
+                return None
+            if not words:
+                words = [oid for oid, name in self._packed_refs() if name == ref][:1]
+                if not words:
+                    return None
+            if words[0] == "ref:" and len(words) > 1:
+                ref = words[1]
+                continue
+            return words[0] if _OID.fullmatch(words[0]) else None
+        return None
+
+    def _packed_refs(self) -> list[tuple[str, str]]:
+        """(id, name) of each ref ``packed-refs`` lists (not the peeled ``^`` lines)."""
         try:
-            oid = SymbolicReference.dereference_recursive(self.repo, "HEAD")
-        except (ValueError, OSError, TypeError):
-            return self._rev_parse_head()
-        return oid if len(oid) == 40 else self._rev_parse_head()
+            text = (self.common_dir / "packed-refs").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return []
+        out = []
+        for line in text.splitlines():
+            if line and line[0] not in "#^":
+                oid, _, name = line.strip().partition(" ")
+                out.append((oid, name))
+        return out
 
     def _rev_parse_head(self) -> str | None:
         proc = self.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
@@ -98,12 +126,9 @@ class GitRefs:
 
     def ref_value(self, ref: str) -> str | None:
         """The commit ``ref`` (a full name) points at, or None when it does not exist (unborn)."""
-        try:
-            oid = SymbolicReference.dereference_recursive(self.repo, ref)
-            if len(oid) == 40:
-                return oid
-        except (ValueError, OSError, TypeError):
-            pass
+        oid = self._dereference(ref)
+        if oid is not None:
+            return oid
         proc = self.run("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False)
         return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
 
@@ -136,16 +161,13 @@ class GitRefs:
 
         Returns False when HEAD moved meanwhile (the compare-and-swap lost, or another git held
         the ref's lock); raises GitError for any other refusal."""
-        try:
-            self._git.update_ref("-m", message, "HEAD", new, old or ZERO_OID)
+        proc = self.run("update-ref", "-m", message, "HEAD", new, old or ZERO_OID, check=False)
+        if proc.returncode == 0:
             return True
-        except gitexc.GitCommandError as exc:
-            words = _git_words(exc)
-            if self.head() != old or ".lock" in words:
-                return False
-            raise GitError(f"git update-ref failed: {words}") from exc
-        except GIT_ERRORS as exc:
-            raise GitError(f"git update-ref failed ({exc}); check that git is installed") from exc
+        words = proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
+        if self.head() != old or ".lock" in words:
+            return False
+        raise GitError(f"git update-ref failed: {words}")
 
     def _swap_ref(self, branch: str, new: str, old: str | None, who: Identity, message: str) -> bool:
         """Point ``branch`` at ``new`` only if it points at ``old`` now (None: unborn), as git's
@@ -225,3 +247,11 @@ class GitRefs:
             if not pid_exists(pid):
                 path.unlink(missing_ok=True)
         return removed
+
+
+def _plain_ref(name: str) -> bool:
+    """Whether ``name`` is a ref path under ``refs/`` that stays inside the git dir (no ".",
+    "..", empty or hidden parts): only such a name is read as a file here."""
+    parts = name.split("/")
+    return len(parts) > 1 and parts[0] == "refs" and all(p and not p.startswith(".") for p in parts) \
+        and "\\" not in name and "\0" not in name

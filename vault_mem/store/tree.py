@@ -3,7 +3,10 @@
 :class:`ParsedTree` holds a tree's raw bytes with GitPython's parse of it (its entries) and
 each entry's sort key and size: one entry is put or removed by splicing its bytes, and a tree
 that another git wrote is re-parsed as a difference from the last one held (:meth:`rebase`).
-Parsing and serialising are GitPython's (``tree_entries_from_data``, ``tree_to_stream``).
+Parsing and serialising are GitPython's (``tree_entries_from_data``, ``tree_to_stream``) for
+any entry whose name or mode its checks must see; an entry with a plain name (every memory
+file's) and a mode as git writes it is parsed and serialised here, to the same bytes, so a
+write or a read imports no GitPython (issue 29: ~170 ms CPU of a one-shot command).
 Used only by :mod:`vault_mem.store.gitobjects`.
 """
 
@@ -14,18 +17,21 @@ import re
 import stat
 from itertools import accumulate
 
-from git.objects.fun import tree_entries_from_data, tree_to_stream
-from git.util import bin_to_hex, hex_to_bin
-
 #: bytes compared at a time when looking for where an old and a new tree start to differ
 _BLOCK = 65536
 #: the modes git writes, as it writes them (GitPython also takes older spellings: see _entries)
 _MODES = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000,
           b"160000": 0o160000}
+_MODE_BYTES = {mode: text for text, mode in _MODES.items()}
 #: a name GitPython's checks always accept: ASCII, starting with a letter, digit or "_", then only
 #: those, "." and "-" (so never "", ".", "..", ".git" or an NTFS/HFS alias of it, a drive, a "/"
 #: or a NUL); every memory file's name is one
 _PLAIN_NAME = re.compile(rb"[A-Za-z0-9_][A-Za-z0-9._-]*\Z")
+#: a hidden name of the same characters (``.gitignore``, ``.github``): GitPython's checks accept
+#: it unless, without its trailing dots and in any case, it is ``.git`` (an NTFS alias of it:
+#: :func:`_plain`), or it is a link (one named ``.gitmodules`` is refused)
+_DOT_NAME = re.compile(rb"\.[A-Za-z0-9_][A-Za-z0-9._-]*\Z")
+_LINK_MODES = frozenset({0o120000})
 
 
 class ParsedTree:
@@ -58,9 +64,7 @@ class ParsedTree:
         if sum(sizes) != len(raw):
             # written by an old tool (a zero-padded mode like "040000"): the splice offsets
             # would be wrong, so take GitPython's serialisation, which writes it as git does now
-            chunks: list[bytes] = []
-            tree_to_stream(entries, chunks.append)
-            raw = b"".join(chunks)
+            raw = b"".join(_entry_bytes(e) for e in entries)
             if sum(sizes) != len(raw):
                 raise ValueError("tree bytes and parsed entries disagree")
         return cls(raw, entries, keys, sizes)
@@ -109,7 +113,7 @@ class ParsedTree:
         if i is None:
             return None
         binsha, mode, _ = self.entries[i]
-        return mode, bin_to_hex(binsha).decode()
+        return mode, binsha.hex()
 
     def remove(self, name: str) -> ParsedTree:
         """This tree without the entry ``name`` (itself when there is none)."""
@@ -123,10 +127,8 @@ class ParsedTree:
 
     def put(self, name: str, mode: int, oid: str) -> ParsedTree:
         """This tree with the entry ``name`` set to ``mode``/``oid`` (added or replaced)."""
-        entry = (hex_to_bin(oid), mode, name)
-        chunks: list[bytes] = []
-        tree_to_stream([entry], chunks.append)  # GitPython validates the name (no "..", ".git", "/")
-        data = b"".join(chunks)
+        entry = (bytes.fromhex(oid), mode, name)
+        data = _entry_bytes(entry)
         key = _name_bytes(name) + (b"/" if stat.S_ISDIR(mode) else b"")
         i = self._index(name)
         if i is not None and self.keys[i] == key:  # same name and kind: replace in place
@@ -146,6 +148,37 @@ class ParsedTree:
         return ParsedTree(b"".join((raw[:at], data, raw[at:])), entries, keys, sizes)
 
 
+def _plain(name: bytes, mode: int) -> bool:
+    """Whether the entry ``name`` (bytes) with ``mode`` (one git writes) is one GitPython's
+    checks always accept, so it need not go through them (every memory file, the vault's own
+    ``.gitignore``/``.gitattributes``, a project's ``.github``)."""
+    if _PLAIN_NAME.match(name) is not None:
+        return True
+    return mode not in _LINK_MODES and _DOT_NAME.match(name) is not None and name.rstrip(b".").lower() != b".git"
+
+
+def _entry_bytes(entry: tuple[bytes, int, str]) -> bytes:
+    """One entry serialised as ``tree_to_stream`` serialises it: here when the name is plain and
+    the mode one git writes (what GitPython's checks always accept), else through GitPython,
+    which validates the name (no "..", ".git", "/") and refuses it as before."""
+    binsha, mode, name = entry
+    text = _MODE_BYTES.get(mode)
+    if text is not None and len(binsha) == 20 and name.isascii() and _plain(name.encode("ascii"), mode):
+        return b"%s %s\0%s" % (text, name.encode("ascii"), binsha)
+    from git.objects.fun import tree_to_stream
+
+    chunks: list[bytes] = []
+    tree_to_stream([entry], chunks.append)
+    return b"".join(chunks)
+
+
+def _tree_entries_from_data(raw: bytes) -> list:
+    """GitPython's parse of ``raw``, with its checks (imported for the trees that need it)."""
+    from git.objects.fun import tree_entries_from_data
+
+    return tree_entries_from_data(raw)
+
+
 def _entries(raw: bytes) -> list:
     """``tree_entries_from_data(raw)``, without GitPython's per-name checks where no name needs
     them: a folder of 10k memories parsed in ~15 ms instead of ~60 (most of it those checks; a
@@ -160,13 +193,13 @@ def _entries(raw: bytes) -> list:
         space = find(b" ", offset)
         end = find(b"\0", space + 1) if space >= 0 else -1
         if end < 0 or end + 21 > n:
-            return tree_entries_from_data(raw)
+            return _tree_entries_from_data(raw)
         mode = modes.get(raw[offset:space])
         name = raw[space + 1:end]
-        if mode is None or plain(name) is None:
-            # GitPython parses and checks this one entry (``.gitkeep``, a non-ASCII name), or
+        if mode is None or (plain(name) is None and not _plain(name, mode)):
+            # GitPython parses and checks this one entry (a non-ASCII name, a space), or
             # refuses it with the error it gives for the whole tree
-            out.extend(tree_entries_from_data(raw[offset:end + 21]))
+            out.extend(_tree_entries_from_data(raw[offset:end + 21]))
         else:
             append((raw[end + 1:end + 21], mode, name.decode("ascii")))
         offset = end + 21

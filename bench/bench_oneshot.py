@@ -1,0 +1,81 @@
+"""One-shot CLI commands, before and after: CPU time of ``vault-mem remember`` and ``recall`` run as
+new processes without a daemon, alternating between two checkouts of vault-mem in one run.
+
+    python bench/bench_oneshot.py --vault /tmp/growth/vm-growth-10000 --old /path/to/old/checkout
+    python bench/bench_oneshot.py --vault V --old OLD --kinds recall --rounds 10
+
+``--vault``: a vault built by ``bench/bench_growth.py --base B --keep`` (``B/vm-growth-N``) or
+``corpus.packed_vault``; each remember adds a new key to it. ``--old``: the other checkout
+(its ``vault_mem`` is put first on ``PYTHONPATH``; this one's is the "new"). Per round and kind,
+the old and the new run in turn, so the machine's load weighs on both alike; the first round
+of each is not counted (byte-compiling, the page cache). Prints, per kind and checkout, the CPU
+time p50 (min-max) of the process and every process it waited for (git's), from
+``getrusage(RUSAGE_CHILDREN)``, and the wall time p50, then the load average. Keyword-only
+(``VAULT_MEM_EMBEDDER=none``), no daemon; the person is the corpus's author (bench/corpus.py),
+as in bench_growth.py. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def one(code: Path, vault: Path, argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(CPU ms, wall ms) of ``python -m vault_mem --vault VAULT ARGV`` with ``code``'s vault_mem."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(vault), *argv],
+                          env={**env, "PYTHONPATH": str(code)}, capture_output=True, cwd="/", check=False)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{code}: {' '.join(argv)} failed:\n{done.stderr.decode(errors='replace')}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu * 1000, wall * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--vault", type=Path, required=True)
+    ap.add_argument("--old", type=Path, required=True, help="the checkout to compare with (its top folder)")
+    ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--kinds", default="remember,recall")
+    args = ap.parse_args()
+    codes = {"old": args.old.resolve(), "new": HERE.parent}
+    for code in codes.values():  # as an install leaves them
+        compileall.compile_dir(str(code / "vault_mem"), quiet=1)
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none",
+           "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+    tag = f"{os.getpid()}-{int(time.time())}"
+    for kind in args.kinds.split(","):
+        cpu: dict[str, list[float]] = {k: [] for k in codes}
+        wall: dict[str, list[float]] = {k: [] for k in codes}
+        for i in range(args.rounds + 1):
+            for name, code in codes.items():
+                argv = (["remember", f"oneshot-{name}-{tag}-{i}", "--description",
+                         f"Nadia moved the {name} review to room {tag} {i}", "--body", f"round {i}"]
+                        if kind == "remember" else ["recall", f"release train freeze {i}"])
+                c, w = one(code, args.vault, argv, env)
+                if i:
+                    cpu[name].append(c)
+                    wall[name].append(w)
+        for name in codes:
+            c = sorted(cpu[name])
+            print(f"{kind:>8} {name}: CPU p50 {statistics.median(c):5.0f} ms ({c[0]:.0f}-{c[-1]:.0f}), "
+                  f"wall p50 {statistics.median(wall[name]):5.0f} ms  [{codes[name]}]", flush=True)
+    print("load average", " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+if __name__ == "__main__":
+    main()
