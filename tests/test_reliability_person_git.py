@@ -671,3 +671,40 @@ def test_after_a_stash_pop_the_daemon_puts_back_what_no_person_wrote_at_once(tmp
         rc, log = stop(daemon)
     assert mine.read_text().endswith("my line\n"), "the person's own edit was touched"
     assert "Traceback" not in log, log[-2000:]
+
+
+def test_a_hand_edit_commit_that_a_persons_stash_overtakes_never_lands_on_a_reverted_file(tmp_path):
+    """Found by the stash/pop test above under load (about 1 run in 15): the daemon read the
+    person's edit, waited for the person's ``git stash`` to finish (it never lands while one
+    runs), then committed those bytes although the stash had put HEAD's older version back on
+    disk. The ``git stash pop`` then found the stashed version already on the branch and changed
+    nothing: the file kept the older version, the stash was dropped, and the person's next edit
+    on top of it was committed, losing their lines. Here the stash runs exactly there: after the
+    edit was read, before the commit lands. The commit must not land on a file that no longer
+    holds it; the pop then brings the person's line back."""
+    from vault_mem.errors import ConcurrentEditError
+    from vault_mem.store.git import Identity
+    from vault_mem.vault.hand_edits import commit_hand_edits
+
+    vault = Vault.init(tmp_path / "vault")
+    root = vault.root
+    vault.remember("person-notes", "the person's notes", "line 0")
+    notes = root / "facts" / "person-notes.md"
+    notes.write_text(notes.read_text() + "person line 1\n")
+    person = Identity("Test Person", "person@example.com")
+    real = vault.repo.commit_paths
+
+    def stash_first(*args, **kwargs):
+        git(root, "stash", "-q")  # the person's stash, after the edit was read
+        return real(*args, **kwargs)
+
+    vault.repo.commit_paths = stash_first  # type: ignore[method-assign]
+    try:
+        with vault.lock, pytest.raises(ConcurrentEditError):
+            commit_hand_edits(vault, ["facts/person-notes.md"], author=person, committer=person,
+                              note="test", index_only_message="index\n", keep_newest=True)
+    finally:
+        vault.repo.commit_paths = real  # type: ignore[method-assign]
+    git(root, "stash", "pop", "-q")
+    assert "person line 1" in notes.read_text(), (git(root, "log", "--format=%h %an %s"), git(root, "stash", "list"))
+    vault.close()

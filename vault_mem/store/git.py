@@ -260,6 +260,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         derived: tuple[str, Callable[[str | None], bytes | None]] | None = None,
         warnings: list[str] | None = None,
         landed: Callable[[], None] | None = None,
+        on_disk: Callable[[], bool] | None = None,
     ) -> str | None:
         """Commit exactly ``files`` ({top-level-relative path: bytes, or None to delete}) on top
         of ``branch`` (``refs/heads/...``; default: the one HEAD is on now). Returns the new
@@ -279,14 +280,20 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         nothing landed). What fails after the branch moved is added to ``warnings``: the commit landed.
 
         ``landed()`` runs as soon as the commit has landed, before anything else (the work tree's
-        files that follow from the commit: until then git sees them changed)."""
+        files that follow from the commit: until then git sees them changed).
+
+        ``on_disk()``, asked under index.lock just before the branch moves, says whether the work
+        tree still holds the committed files (a person's edits, read before a wait): False raises
+        ConcurrentEditError and nothing lands. A person's ``git stash`` that ran meanwhile put
+        HEAD's older version back on disk; a commit of the stashed bytes landing then makes the
+        stash's pop change nothing, and the file kept the older version (the person's lines lost)."""
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
         outer = getattr(self._local, "written", None)
         self._local.written = {}
         try:
-            return self._commit_paths(branch, files, message, author, committer, derived, warnings, landed)
+            return self._commit_paths(branch, files, message, author, committer, derived, warnings, landed, on_disk)
         finally:
             if outer is not None:  # inside objects_before_refs: its record keeps these too
                 outer.update(self._local.written)
@@ -311,7 +318,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     def _commit_paths(self, branch: str, files: dict[str, bytes | None], message: str, author: Identity,
                       committer: Identity | None,
                       derived: tuple[str, Callable[[str | None], bytes | None]] | None,
-                      warnings: list[str] | None, landed: Callable[[], None] | None = None) -> str | None:
+                      warnings: list[str] | None, landed: Callable[[], None] | None = None,
+                      on_disk: Callable[[], bool] | None = None) -> str | None:
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
         start = time.monotonic()
@@ -359,7 +367,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             if staged is not None:
                 try:
                     outcome = self._land(branch, commit, parent, staged, f"commit: {first_line}",
-                                         committer or author, warnings)
+                                         committer or author, warnings, on_disk)
                 finally:
                     Path(staged[0]).unlink(missing_ok=True)
             if outcome:
@@ -431,7 +439,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         return git_under_way(self.git_dir, self.toplevel, self.git_watch, recheck)
 
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
-              reflog: str, who: Identity, warnings: list[str] | None) -> bool:
+              reflog: str, who: Identity, warnings: list[str] | None,
+              on_disk: Callable[[], bool] | None = None) -> bool:
         """Under git's index.lock: check HEAD and the index, move ``branch`` from ``parent`` to
         ``commit``, install the prepared index. False: not landed, try again (index.lock held,
         the index or the branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
@@ -450,6 +459,10 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             # listing of /proc and a few reads, not for a read of every process
             if self._git_running(recheck=True)[1]:
                 return False
+            if on_disk is not None and not on_disk():
+                raise ConcurrentEditError(
+                    "a file changed on disk while its edit was being committed (a git stash, reset or "
+                    "checkout, or a new save); nothing was committed: it is committed as it is now later")
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write

@@ -92,7 +92,9 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
     """Commit the memory files ``paths`` (vault-relative) as they are on disk, and INDEX.md when
     it differs from HEAD's, in the person's name. The caller holds the vault's write lock and
     has checked that git is not mid-operation. A file that the sidecar cannot use, that the
-    WritePolicy refuses, or that .gitignore excludes is left out (``skipped``), never changed."""
+    WritePolicy refuses, or that .gitignore excludes is left out (``skipped``), never changed.
+    ConcurrentEditError (nothing committed) when a file no longer holds what was read when the
+    commit would land (:meth:`~vault_mem.store.git.GitRepo.commit_paths`' ``on_disk``)."""
     repo = vault.repo
     # a write reported failed whose files could not be put back (a full disk) is never
     # committed as a person's edit: its files are put back first
@@ -153,9 +155,16 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
     # INDEX.md as generated from the tree being committed (as for an agent commit), never the
     # bytes on disk: those list every file there, a memory .gitignore keeps out of git too, and
     # may be a person's or a peer's hand-made INDEX.md
+    def on_disk() -> bool:  # still what was read: a person's `git stash` may have run meanwhile
+        try:
+            return all(vault.ws.disk_bytes(rel) == data for rel, data in kept.items())
+        except VaultMemError:
+            return False
+
     out.commit = repo.commit_paths(files, message, author=author, committer=committer,
                                    derived=(vault.prefix + INDEX_FILE,
-                                            lambda parent: commit_index(vault.ws, vault.sidecar, list(kept), parent)))
+                                            lambda parent: commit_index(vault.ws, vault.sidecar, list(kept), parent)),
+                                   on_disk=on_disk)
     out.committed = sorted(kept)
     if out.commit:
         vault.sidecar.set_meta("head", out.commit)
