@@ -774,3 +774,40 @@ def test_git_update_index_is_tried_again_when_a_gc_removed_the_object_folder_und
     assert git(root, "ls-files", "-s", "facts/a.md").split()[1] == blob
     assert git(root, "cat-file", "blob", blob) == data.decode()
     assert git(root, "diff", "--name-only") == "", "staged from the file: the work tree matches it"
+
+
+def test_config_values_reads_what_config_get_reads(tmp_path):
+    """One ``git config --list`` answers as ``git config --get`` would, name by name: a
+    subsection's case kept, section and variable names in any case, the last of repeated
+    values, a value-less boolean, an included file, and "" for what is unset."""
+    from vault_mem.store.worktree import config_value, config_values
+
+    (tmp_path / "r").mkdir()
+    root = _repo(tmp_path / "r")
+    (tmp_path / "inc.cfg").write_text('[Remote "Up"]\n\turl = /elsewhere\n')
+    with open(root / ".git" / "config", "a") as f:
+        f.write('[Branch "Main"]\n\tRemote = x\n[merge]\n\tff\n[foo "a.b"]\n\tc = 1\n\tc = 2 \n'
+                f'[include]\n\tpath = {tmp_path / "inc.cfg"}\n')
+    repo = GitRepo(root)
+    names = ["branch.Main.remote", "BRANCH.Main.REMOTE", "branch.main.remote", "merge.ff", "foo.a.b.c",
+             "remote.Up.url", "remote.up.url", "core.bare", "no.such"]
+    assert config_values(repo, *names) == {n: config_value(repo, n) for n in names}
+    assert config_values(repo, *names)["foo.a.b.c"] == "2"
+
+
+def test_merge_driver_settings_are_written_only_when_they_differ(tmp_path):
+    """A sync or an init asks for the INDEX.md merge driver each time: git's config file is
+    rewritten only when a setting is missing or changed, and then set right again."""
+    from vault_mem.store.attributes import DRIVER, MERGE_DRIVER, ensure_index_merge_driver
+
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    cfg = root / ".git" / "config"
+    assert ensure_index_merge_driver(repo, "core.bare") == {"core.bare": "false"}
+    assert git(root, "config", "--get", f"merge.{DRIVER}.driver").strip() == MERGE_DRIVER
+    before = (cfg.stat().st_ino, cfg.stat().st_mtime_ns, cfg.read_bytes())
+    ensure_index_merge_driver(repo)
+    assert (cfg.stat().st_ino, cfg.stat().st_mtime_ns, cfg.read_bytes()) == before
+    git(root, "config", f"merge.{DRIVER}.driver", "true")
+    ensure_index_merge_driver(repo)
+    assert git(root, "config", "--get", f"merge.{DRIVER}.driver").strip() == MERGE_DRIVER

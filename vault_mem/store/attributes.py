@@ -28,6 +28,7 @@ from pathlib import Path
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo
+from vault_mem.store.worktree import config_values
 
 DRIVER = "vault-mem-index"
 #: The driver's command (git substitutes %P shell-quoted, %A/%O/%B as plain temp-file names):
@@ -43,14 +44,18 @@ _BEGIN = "# >>> vault-mem"
 _END = "# <<< vault-mem"
 
 
-def ensure_index_merge_driver(repo: GitRepo) -> None:
-    """Define (or bring up to date) the merge driver that INDEX.md's attribute names."""
-    for key, value in (("name", "vault-mem: keep INDEX.md, it is regenerated; merge anything else"),
-                       ("driver", MERGE_DRIVER)):
-        name = f"merge.{DRIVER}.{key}"
-        proc = repo.run("config", "--get", name, check=False)
-        if proc.returncode != 0 or proc.stdout.decode("utf-8", "replace").rstrip("\n") != value:
+def ensure_index_merge_driver(repo: GitRepo, *also: str) -> dict[str, str]:
+    """Define (or bring up to date) the merge driver that INDEX.md's attribute names. Returns
+    the git config values of the names ``also``, read by the same git process (as
+    :func:`~vault_mem.store.worktree.config_values`)."""
+    want = {f"merge.{DRIVER}.name": "vault-mem: keep INDEX.md, it is regenerated; merge anything else",
+            f"merge.{DRIVER}.driver": MERGE_DRIVER}
+    # one git process reads them all; a setting is written only when it does not hold its value
+    have = config_values(repo, *want, *also)
+    for name, value in want.items():
+        if have[name] != value:
             repo.run("config", name, value)
+    return {name: have[name] for name in also}
 
 
 def _quoted(pattern: str) -> str:
@@ -120,7 +125,9 @@ def protect_attributes(repo: GitRepo, prefix: str) -> bool:
     return True
 
 
-def protect(repo: GitRepo, prefix: str) -> None:
-    """Both layers (module docstring): the path-safe driver and the attributes block."""
-    ensure_index_merge_driver(repo)
+def protect(repo: GitRepo, prefix: str, *also: str) -> dict[str, str]:
+    """Both layers (module docstring): the path-safe driver and the attributes block. Returns
+    the git config values of the names ``also``, read with the driver's (one git process)."""
+    values = ensure_index_merge_driver(repo, *also)
     protect_attributes(repo, prefix)
+    return values

@@ -20,7 +20,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
 
 __all__ = [
-    "as_committed", "checkout_files", "checkout_staged", "config_value", "dirty_paths", "same_as_committed", "gc_auto", "ignored_paths",
+    "as_committed", "checkout_files", "checkout_staged", "config_value", "config_values", "dirty_paths", "same_as_committed", "gc_auto", "ignored_paths",
     "stage_bytes", "stage_paths", "staged_blob", "staged_changes", "staged_files", "unstaged_paths",
     "untracked_paths",
 ]
@@ -190,11 +190,33 @@ def config_value(repo: GitRepo, name: str) -> str:
     return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
 
 
+def _config_key(name: str) -> str:
+    """``name`` as ``git config --list`` spells it: section and variable name lowercased (git
+    compares them so), a subsection (``branch.<name>.remote``) as written."""
+    section, _, rest = name.partition(".")
+    sub, dot, var = rest.rpartition(".")
+    return f"{section.lower()}.{sub}{dot}{var.lower()}"
+
+
+def config_values(repo: GitRepo, *names: str) -> dict[str, str]:
+    """:func:`config_value` of each of ``names`` from one git process (``git config --list``,
+    which reads the same files, includes and ``GIT_CONFIG_*`` as ``--get``; a name set more
+    than once has its last value, as ``--get`` says): each name maps to its value, or "" when
+    unset."""
+    found: dict[str, str] = {}
+    proc = repo.run("config", "--list", "-z", check=False)
+    if proc.returncode == 0:
+        for entry in proc.stdout.decode("utf-8", "replace").split("\x00"):
+            key, _, value = entry.partition("\n")
+            found[key] = value.strip()  # a name without "=" (boolean true) has "": --get prints ""
+    return {n: found.get(_config_key(n), "") for n in names}
+
+
 def ensure_upstream(repo: GitRepo, branch: str, remote: str, remote_branch: str) -> bool:
     """Make ``remote``/``remote_branch`` the upstream of ``branch`` (``branch.<b>.remote`` and
     ``.merge``) unless it has one already, so a plain ``git pull`` or ``git push`` works; an
     upstream a person set is never changed. True when it was set now."""
-    if config_value(repo, f"branch.{branch}.remote") or config_value(repo, f"branch.{branch}.merge"):
+    if any(config_values(repo, f"branch.{branch}.remote", f"branch.{branch}.merge").values()):
         return False
     repo.run("config", f"branch.{branch}.remote", remote)
     repo.run("config", f"branch.{branch}.merge", f"refs/heads/{remote_branch}")

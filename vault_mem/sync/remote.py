@@ -65,7 +65,7 @@ from vault_mem.store.history import (
     update_ref,
 )
 from vault_mem.store.network import FetchQuarantine, local_git_dir, run_remote
-from vault_mem.store.worktree import config_value, ensure_upstream
+from vault_mem.store.worktree import ensure_upstream
 from vault_mem.sync.replay import Replay
 from vault_mem.sync.report import SyncReport
 from vault_mem.vault.authors import displaced_by_peers
@@ -107,10 +107,13 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
         raise SyncError("unreachable", f"the vault's repository has no git remote '{name}'; add one with "
                         f"`git remote add {name} URL` (any URL git accepts: a path, ssh or https), or "
                         "pass --remote NAME")
-    protect(repo, vault.prefix)  # a fresh clone lacks the driver and attributes; a peer's may steer git
+    # a fresh clone lacks the driver and attributes; a peer's may steer git. The branch's
+    # upstream is read with the driver's settings (one git process)
+    merge, up = protect(repo, vault.prefix, f"branch.{branch}.merge", f"branch.{branch}.remote").values()
     rbranch = branch
-    merge = config_value(repo, f"branch.{branch}.merge")
-    up = config_value(repo, f"branch.{branch}.remote")
+    # an upstream set before this sync is never changed: ensure_upstream (which reads again) is
+    # asked only when there was none
+    had_upstream = bool(merge or up)
     if merge.startswith("refs/heads/") and up == name:
         rbranch = merge[len("refs/heads/"):]
     tracking = f"refs/remotes/{name}/{rbranch}"
@@ -131,7 +134,7 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
         report.head = head
         if head is None or head == remote_tip:
             if remote_tip is not None:  # the branch is on the remote: a plain `git pull` works now
-                report.upstream_set = ensure_upstream(repo, branch, name, rbranch)
+                report.upstream_set = not had_upstream and ensure_upstream(repo, branch, name, rbranch)
             return report
         count = count_commits(repo, head, remote_tip)
         try:
@@ -144,7 +147,7 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
         if err is None:
             update_ref(repo, tracking, head)
             report.pushed = int(count)
-            report.upstream_set = ensure_upstream(repo, branch, name, rbranch)
+            report.upstream_set = not had_upstream and ensure_upstream(repo, branch, name, rbranch)
             return report
     raise SyncError("race", f"the remote '{name}' kept moving: someone pushed during each of {ATTEMPTS} "
                     "attempts. Your writes are committed locally and integrated; run `vault-mem sync` again")

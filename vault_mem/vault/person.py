@@ -18,7 +18,7 @@ from vault_mem.store.files import current_bytes
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import head_branch
 from vault_mem.store.workspace import Workspace
-from vault_mem.store.worktree import config_value
+from vault_mem.store.worktree import config_values
 from vault_mem.vault.steps import changed_memory_paths, commit_index
 
 if TYPE_CHECKING:
@@ -30,8 +30,10 @@ __all__ = ["autocommit", "commit_index_alone", "user_identity"]
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
     """(author, committer) for external edits: GIT_AUTHOR_*/GIT_COMMITTER_* or the repository's
     ``user.name``/``user.email``; or why there is none."""
-    name = os.environ.get("GIT_AUTHOR_NAME") or config_value(repo, "user.name")
-    email = os.environ.get("GIT_AUTHOR_EMAIL") or config_value(repo, "user.email")
+    name, email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
+    if not name or not email:  # both from one git process
+        config = config_values(repo, "user.name", "user.email")
+        name, email = name or config["user.name"], email or config["user.email"]
     if not name or not email:
         return ("no git identity for committing a person's edits (user.name/user.email are not "
                 "set); run `git config user.name NAME` and `git config user.email EMAIL` in the vault")
