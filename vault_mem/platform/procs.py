@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,17 +163,7 @@ def group_pids(pgid: int) -> set[int]:
             if len(parts) == 2 and parts[1] == str(pgid) and parts[0].isdigit():
                 found.add(int(parts[0]))
         return found
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if len(fields) > 2 and fields[2] == str(pgid).encode():
-            found.add(int(name))
-    return found
+    return {pid for pid, _ in _group_states(pgid)}
 
 
 def group_alive(pgid: int) -> bool:
@@ -186,6 +176,11 @@ def group_alive(pgid: int) -> bool:
         except (ProcessLookupError, PermissionError):
             return False
         return True
+    return any(state not in (b"Z", b"X") for _, state in _group_states(pgid))
+
+
+def _group_states(pgid: int) -> Iterator[tuple[int, bytes]]:
+    """Each process of process group ``pgid`` with its state letter, from ``/proc`` (Linux)."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -194,9 +189,8 @@ def group_alive(pgid: int) -> bool:
                 fields = fh.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
+        if len(fields) > 2 and fields[2] == str(pgid).encode():
+            yield int(name), fields[0]
 
 
 def process_name(pid: int) -> str | None:
