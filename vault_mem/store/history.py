@@ -8,6 +8,7 @@ touches the work tree.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Iterator
 
@@ -239,6 +240,46 @@ def commits_by(repo: GitRepo, tip: str, emails: set[str]) -> list[str]:
 
 #: the files that hold a commit id outside refs (what a fetch, merge, cherry-pick or revert left)
 HEAD_FILES = ("FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD")
+
+
+def refs_stamp(repo: GitRepo) -> str:
+    """What the commits a repository names are read from, as one value that changes when any
+    of them does (a ref, a reflog, ``FETCH_HEAD``, ...), except the branch checked out and
+    HEAD's log: a commit made here moves those alone, and its new texts are nobody else's, so an
+    agent's write costs no scan. A commit made here from a peer's text takes that text from a
+    commit that arrived by a fetch or a clone, which moved the rest (and the scan then walks the
+    branch's commits too, parents first). No git process."""
+    try:
+        with open(os.path.join(repo.git_dir, "HEAD"), encoding="utf-8", errors="replace") as fh:
+            head = fh.read().strip()
+    except OSError:
+        head = ""
+    branch = head[len("ref: "):] if head.startswith("ref: refs/") else None
+    # a stash is never a first author (:func:`known_tips`): its moves need no scan
+    skip = {os.path.join(repo.git_dir, "logs", "HEAD"), os.path.join(repo.common_dir, "refs", "stash"),
+            os.path.join(repo.common_dir, "logs", "refs", "stash")}
+    if branch:
+        skip |= {os.path.join(repo.common_dir, *branch.split("/")),
+                 os.path.join(repo.common_dir, "logs", *branch.split("/"))}
+    parts: list[str] = [head]
+    for base in dict.fromkeys([repo.git_dir, repo.common_dir]):
+        for name in ("packed-refs", *HEAD_FILES):
+            try:
+                st = os.stat(os.path.join(base, name))
+                parts.append(f"{base}/{name}:{st.st_mtime_ns}:{st.st_size}")
+            except OSError:
+                continue
+        for top in ("refs", "logs"):
+            for folder, _dirs, files in os.walk(os.path.join(base, top)):
+                for name in files:
+                    if os.path.join(folder, name) in skip:
+                        continue
+                    try:
+                        st = os.stat(os.path.join(folder, name))
+                    except OSError:
+                        continue
+                    parts.append(f"{folder}/{name}:{st.st_mtime_ns}:{st.st_size}")
+    return hashlib.sha256("\n".join(sorted(parts)).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def known_tips(repo: GitRepo) -> list[str]:

@@ -30,11 +30,9 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vault_mem.config import Config
@@ -394,45 +392,6 @@ _ANCESTRY_CHECKS = 100
 _UNSTORED: dict[str, dict[str, tuple[str, str]]] = {}
 
 
-def _refs_stamp(repo) -> str:
-    """What the commits a repository names are read from, as one value that changes when any
-    of them does (a ref, a reflog, ``FETCH_HEAD``, ...), except the branch checked out and
-    HEAD's log: a commit made here moves those alone, and its new texts are nobody else's, so an
-    agent's write costs no scan. A commit made here from a peer's text takes that text from a
-    commit that arrived by a fetch or a clone, which moved the rest (and the scan then walks the
-    branch's commits too, parents first). No git process."""
-    try:
-        head = Path(repo.git_dir, "HEAD").read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        head = ""
-    branch = head[len("ref: "):] if head.startswith("ref: refs/") else None
-    # a stash is never a first author (history.known_tips): its moves need no scan
-    skip = {os.path.join(repo.git_dir, "logs", "HEAD"), os.path.join(repo.common_dir, "refs", "stash"),
-            os.path.join(repo.common_dir, "logs", "refs", "stash")}
-    if branch:
-        skip |= {os.path.join(repo.common_dir, *branch.split("/")),
-                 os.path.join(repo.common_dir, "logs", *branch.split("/"))}
-    parts: list[str] = [head]
-    for base in dict.fromkeys([repo.git_dir, repo.common_dir]):
-        for name in ("packed-refs", *history.HEAD_FILES):
-            try:
-                st = os.stat(os.path.join(base, name))
-                parts.append(f"{base}/{name}:{st.st_mtime_ns}:{st.st_size}")
-            except OSError:
-                continue
-        for top in ("refs", "logs"):
-            for folder, _dirs, files in os.walk(os.path.join(base, top)):
-                for name in files:
-                    if os.path.join(folder, name) in skip:
-                        continue
-                    try:
-                        st = os.stat(os.path.join(folder, name))
-                    except OSError:
-                        continue
-                    parts.append(f"{folder}/{name}:{st.st_mtime_ns}:{st.st_size}")
-    return hashlib.sha256("\n".join(sorted(parts)).encode("utf-8", "surrogateescape")).hexdigest()
-
-
 class Origins:
     """Where each text (git blob) was first seen: the first commit this repository named (any
     ref, reflog or ``FETCH_HEAD``) that gave some path that blob. A text is its first author's
@@ -460,7 +419,7 @@ class Origins:
 
     def _scan(self, sidecar: Sidecar) -> None:
         repo = self.ws.repo
-        stamp = _refs_stamp(repo)
+        stamp = history.refs_stamp(repo)
         seen = rows.origins_state(self.db, stamp)
         if seen is None:
             return
