@@ -439,7 +439,9 @@ async def serve_async(vault: Vault | Vaults, startup: Startup | list[Startup] | 
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server  # the SDK only when serving (see build_server)
 
-    notifier = ChangeNotifier([v.root for v in _members(vault).values()], INDEX_URI)
+    keepers = [s.keeper for s in (startup if isinstance(startup, list) else [startup] if startup else [])]
+    notifier = ChangeNotifier([v.root for v in _members(vault).values()], INDEX_URI,
+                              activity={k.vault.root: k.activity for k in keepers})
     server = build_server(vault, startup, notifier)
     options = server.create_initialization_options(NotificationOptions(resources_changed=True))
     # the protocol's descriptors are kept private; fd 0 then reads /dev/null and fd 1 writes to

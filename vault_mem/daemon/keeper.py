@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from vault_mem.daemon.watcher import Batch, Batcher, Fence, VaultWatcher
+from vault_mem.daemon.watcher import Activity, Batch, Batcher, Fence, VaultWatcher
 from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import ReconcileReport
 from vault_mem.store.history import head_ref
@@ -340,6 +340,13 @@ class Keeper:
         except (VaultMemError, OSError) as exc:
             log.warning("vault-mem: INDEX.md is still owed (%s); retrying in %g s", exc, INDEX_RETRY_S)
             self.index_retry_at = time.monotonic() + INDEX_RETRY_S
+
+    def activity(self) -> Activity | None:
+        """What its watcher has seen so far (:class:`~vault_mem.daemon.watcher.Activity`; a new
+        object for each new watch), or None while it does not watch (starting up, a daemon runs,
+        watching failed). Any thread may ask."""
+        watcher = self._watcher
+        return watcher.handler.activity if watcher is not None else None
 
     def caught_up_exactly(self) -> bool:
         """Before a write: :meth:`catch_up`, True only when the sidecar now holds every change
