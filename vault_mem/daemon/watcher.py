@@ -448,7 +448,10 @@ class VaultWatcher:
         made = []
         for path in paths:
             try:
-                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+                # opened read-only: created and removed are its only events the watch asks for (a
+                # close after writing was a third, one more for the observer's threads to handle,
+                # per folder and recall, holding the interpreter's lock)
+                os.close(os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
                 os.unlink(path)
                 made.append(path)
             except OSError as exc:  # a folder just vanished (its own event says so) or is read-only
