@@ -322,6 +322,8 @@ async def session(root: Path, n_queries: int, edits: int, state: Path, profile: 
     for line in log.splitlines():
         if "ready for full recall" in line:
             out["server_ready_line"] = line.strip()
+        if "vectors in memory" in line:
+            out["server_vectors_line"] = line.strip()
         if "to catch up" in line:
             out["server_watch_line"] = line.strip()
     return out

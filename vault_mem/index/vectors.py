@@ -530,6 +530,9 @@ class VectorStore:
     warming: str | None = None
     #: an index loaded by :meth:`preload_vectors` on another thread, adopted by the next search
     _preloaded: VectorIndex | None = None
+    #: set while that load runs (a long-lived process's start-up): searches read the ``vec0``
+    #: table meanwhile, as a one-shot process does, instead of loading a copy of their own
+    vectors_loading: bool = False
     #: (model, token count by text hash) of the texts still waiting for a vector: a daemon's
     #: embedding, interrupted by new events and resumed, does not tokenize its backlog again
     _token_counts: tuple[str, dict[str, int]] | None = None
@@ -607,8 +610,10 @@ class VectorStore:
 
     def vector_index(self) -> VectorIndex | StoredVectors:
         """The vector search to use: the in-memory index (refreshed from the db) when this
-        process keeps vectors in memory, else straight from the ``vec0`` table."""
-        if self.keep_vectors_in_memory:
+        process keeps vectors in memory (unless its first copy is still loading on another
+        thread: :attr:`vectors_loading`), else straight from the ``vec0`` table."""
+        if self.keep_vectors_in_memory and not (self.vectors_loading and self._preloaded is None
+                                                 and self._vindex.seq == -1):
             if self._preloaded is not None:
                 self._vindex, self._preloaded = self._preloaded, None
             if self._vindex.seq == -1 and (problem := self.vector_table_problem()):
