@@ -35,7 +35,15 @@ before the server):
   recall (the MCP layer included): on a busy machine the wall times above grow with the load,
   these much less;
 - ``edit_to_visible_ms``: a hand edit (a new word appended to a memory file, like an editor
-  save) to the first MCP recall that finds it, polled at once and then every 5 ms.
+  save) to the first MCP recall that finds it, polled at once and then every 5 ms;
+- ``warm_recall_gc``: the collections of the oldest generation of Python's garbage collector in
+  the server during the warm recalls (each walks every object the process holds while no call
+  is answered), their time, and how many of the slowest 5% of warm recalls ran during one: one
+  cause of a tail, told apart from the others.
+``--profile-server N``: the server's warm recalls under cProfile (its event loop's thread, where
+every call runs: the MCP layer, the notifier's looks and the recall itself), the N costliest
+functions by own and by cumulative time (what a warm recall spends its CPU on, stage by stage;
+profiled times are inflated, compare them with each other).
 Prints one JSON object and the load average.
 """
 
@@ -107,15 +115,74 @@ def serve_process(root: Path, state: Path) -> None:
 
     (state / "pid").write_text(str(os.getpid()))
     logging.basicConfig(level=logging.INFO, filename=str(state / "server.log"), format="%(message)s")
-    if "embedder" in inspect.signature(serve).parameters:
-        serve(root, embedder=BenchQueries())
-        return
-    # an older server (``--code``) opens its vault itself: hand it the bench's embedder there
-    from vault_mem.adapters import mcp_server
+    pauses = collections_timed()
+    if os.environ.get("BENCH_MCP_PROFILE"):
+        profile_on_signal(Path(os.environ["BENCH_MCP_PROFILE"]))
+    try:
+        if "embedder" in inspect.signature(serve).parameters:
+            serve(root, embedder=BenchQueries())
+            return
+        # an older server (``--code``) opens its vault itself: hand it the bench's embedder there
+        from vault_mem.adapters import mcp_server
 
-    opened = mcp_server.Vault
-    mcp_server.Vault = lambda *a, **kw: opened(*a, embedder=BenchQueries(), **kw)
-    serve(root)
+        opened = mcp_server.Vault
+        mcp_server.Vault = lambda *a, **kw: opened(*a, embedder=BenchQueries(), **kw)
+        serve(root)
+    finally:
+        (state / "gc.json").write_text(json.dumps(pauses))
+
+
+def profile_on_signal(out: Path) -> None:
+    """Profile this process's main thread (the server's event loop: where every call runs) from
+    SIGUSR1 to SIGUSR2, then write the stats to ``out`` (``--profile-server``: the warm recalls)."""
+    import cProfile
+
+    prof = cProfile.Profile()
+    signal.signal(signal.SIGUSR1, lambda *_: prof.enable())
+
+    def stop(*_) -> None:
+        prof.disable()
+        prof.dump_stats(str(out))
+
+    signal.signal(signal.SIGUSR2, stop)
+
+
+def collections_timed() -> list[tuple[int, float, float]]:
+    """Every collection of Python's garbage collector in this process from now on, as
+    (generation, start, seconds) on the system's monotonic clock (the bench's clock too): a
+    collection of the oldest generation walks every object the process holds (the MCP SDK's,
+    the model's, ...) while no request is answered, so these say which slow recalls it made."""
+    import gc
+
+    out: list[tuple[int, float, float]] = []
+    began = [0.0]
+
+    def timed(phase: str, info: dict) -> None:
+        if phase == "start":
+            began[0] = time.monotonic()
+        else:
+            out.append((info["generation"], began[0], time.monotonic() - began[0]))
+
+    gc.callbacks.append(timed)
+    return out
+
+
+def tail_causes(spans: list[tuple[float, float]], state: Path) -> dict:
+    """Which warm recalls (``spans``: start and end on the monotonic clock) a collection of the
+    oldest generation ran during, from the server's record (``gc.json``, written as it exits)."""
+    path = state / "gc.json"
+    deadline = time.monotonic() + 10
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not path.exists():
+        return {}
+    full = [(start, start + took) for gen, start, took in json.loads(path.read_text()) if gen == 2]
+    took = sorted(((end - start) * 1000, start, end) for start, end in spans)
+    tail = took[int(0.95 * (len(took) - 1)):]
+    hit = lambda start, end: any(s < end and e > start for s, e in full)  # noqa: E731
+    return {"gen2_collections": sum(1 for s, e in full if any(s < b and e > a for a, b in spans)),
+            "gen2_ms": round(sum((e - s) * 1000 for s, e in full if any(s < b and e > a for a, b in spans)), 1),
+            "tail_recalls": len(tail), "tail_recalls_during_gen2": sum(1 for _, a, b in tail if hit(a, b))}
 
 
 def daemon(root: Path) -> int:
@@ -166,7 +233,7 @@ def pct(ms: list[float]) -> dict[str, float]:
             "max": round(ms[-1], 1)}
 
 
-async def session(root: Path, n_queries: int, edits: int, state: Path) -> dict:
+async def session(root: Path, n_queries: int, edits: int, state: Path, profile: bool = False) -> dict:
     from mcp import Client
 
     def payload(result) -> dict:
@@ -211,13 +278,20 @@ async def session(root: Path, n_queries: int, edits: int, state: Path) -> dict:
             else:
                 await _sleep(0.1)
         out["start_to_warm_ms"] = round((warm_at - t0) * 1000)
-        warm = []
+        warm, spans = [], []
+        if profile:
+            os.kill(pid, signal.SIGUSR1)
         cpu0 = cpu_ms(pid)
         for q in qs:
             t = time.perf_counter()
+            began = time.monotonic()
             await client.call_tool("recall", {"query": q})
+            spans.append((began, time.monotonic()))
             warm.append((time.perf_counter() - t) * 1000)
         out["warm_recall_ms"] = pct(warm)
+        out["_warm_spans"] = spans
+        if profile:
+            os.kill(pid, signal.SIGUSR2)
         out["warm_recall_server_cpu_ms_mean"] = round((cpu_ms(pid) - cpu0) / len(qs), 1)
         # hand edit -> visible through MCP recall: a new word appended to a memory file in place
         files = sorted((root / "facts").glob("*.md"))[:edits]
@@ -248,6 +322,8 @@ async def session(root: Path, n_queries: int, edits: int, state: Path) -> dict:
     for line in log.splitlines():
         if "ready for full recall" in line:
             out["server_ready_line"] = line.strip()
+        if "vectors in memory" in line:
+            out["server_vectors_line"] = line.strip()
         if "to catch up" in line:
             out["server_watch_line"] = line.strip()
     return out
@@ -277,7 +353,15 @@ def run_mode(root: Path, mode: str, args) -> dict:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit(f"the daemon did not start: see {state / 'daemon.log'}")
                 time.sleep(0.2)
-        out = anyio.run(session, root, args.queries, args.edits, state)
+        if args.profile_server:
+            os.environ["BENCH_MCP_PROFILE"] = str(state / "profile")  # the server's environment
+        out = anyio.run(session, root, args.queries, args.edits, state, bool(args.profile_server))
+        if args.profile_server:
+            import pstats
+
+            for order in ("tottime", "cumulative"):
+                pstats.Stats(str(state / "profile"), stream=sys.stderr).sort_stats(order).print_stats(args.profile_server)
+        out["warm_recall_gc"] = tail_causes(out.pop("_warm_spans"), state)
         out["daemon"] = mode == "with"
         return out
     finally:
@@ -326,6 +410,8 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--edits", type=int, default=10)
     ap.add_argument("--mode", choices=["both", "without", "with"], default="both")
+    ap.add_argument("--profile-server", type=int, default=0, metavar="N",
+                    help="profile the server's warm recalls (cProfile) and print its N costliest functions")
     ap.add_argument("--code", type=Path, help="run the server and daemon of this checkout (default: this one)")
     ap.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--daemon", type=Path, help=argparse.SUPPRESS)

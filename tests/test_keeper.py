@@ -370,6 +370,42 @@ def test_recall_before_the_model_is_loaded_says_it_is_keyword_only(vault):
         v.close()
 
 
+def test_once_the_model_is_in_recall_is_full_while_the_vectors_still_load(vault, monkeypatch):
+    """The first full answer waits for the model only: the in-memory vectors (1-4 s at 100k
+    memories) are searched in the vector table until they are in, as a one-shot command
+    searches them, and the recall never loads a copy of its own meanwhile."""
+    embedder = SlowLoadingEmbedder()
+    v = Vault(vault.root, embedder=embedder)
+    try:
+        v.remember("dentist", "Dentist appointment on Friday at nine", type="fact")
+        v.remember("editor", "Uses Helix as the code editor", type="preference")
+        loading, gate = threading.Event(), threading.Event()
+        preload = v.sidecar.preload_vectors
+
+        def slow_preload() -> float:
+            loading.set()
+            assert gate.wait(30)
+            return preload()
+
+        monkeypatch.setattr(v.sidecar, "preload_vectors", slow_preload)
+        warm = Warmup(v)
+        warm.start()
+        embedder.gate.set()
+        assert loading.wait(30) and warm.full.is_set() and not warm.ready.is_set()
+        result = v.recall("dentist appointment")
+        assert not result.keyword_only and result.reason is None
+        assert result.hits and result.hits[0].key == "dentist"
+        assert v.sidecar._vindex.seq == -1  # searched in the table, no copy loaded here
+        gate.set()
+        assert warm.wait(30)
+        again = v.recall("dentist appointment")
+        assert [h.key for h in again.hits] == [h.key for h in result.hits]
+        assert v.sidecar._vindex.seq != -1 and len(v.sidecar._vindex.ids) == 2  # the preloaded copy
+    finally:
+        embedder.gate.set()
+        v.close()
+
+
 class CountingLoadEmbedder(SlowLoadingEmbedder):
     """SlowLoadingEmbedder that counts its loads and says when one began."""
 

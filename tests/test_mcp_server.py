@@ -553,6 +553,49 @@ def test_a_handshake_client_hears_of_memories_added_and_of_index_changes_it_subs
     run(session)
 
 
+def test_recalls_alone_change_nothing_a_subscribed_client_hears_of(root):
+    """Each recall's fence makes and removes a marker in every type folder, so every folder's
+    time moves with each call: that is no change of the vault. The notifier went by those times
+    and listed every folder after each recall (~150 ms of CPU at 100k memories, on the server's
+    one thread) and told subscribers that vault://index was updated, while nothing was; it goes
+    by what the server's own watcher saw now, and still hears of a memory added meanwhile."""
+    import warnings
+
+    from mcp import types
+
+    heard: list[str] = []
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.ServerNotification):
+            heard.append(message.method + ("" if not getattr(message.params, "uri", None)
+                                           else f" {message.params.uri}"))
+
+    async def session():
+        async with Client(server_params(root), mode="legacy", read_timeout_seconds=60,
+                          message_handler=on_message) as client:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the SDK marks resources/subscribe as of the older era
+                await client.subscribe_resource("vault://index")
+            with anyio.fail_after(30):  # the server watches the vault itself once its start-up is done
+                while payload(await client.call_tool("recall", {"query": "editor"})).get("notices"):
+                    await anyio.sleep(0.1)
+            await anyio.sleep(1.5)  # what the start-up changed (INDEX.md) is told by now
+            heard.clear()
+            for _ in range(12):  # over several of the notifier's looks
+                r = await client.call_tool("recall", {"query": "which editor do I use"})
+                assert not r.is_error, r.content
+                await anyio.sleep(0.1)
+            await anyio.sleep(1.0)
+            assert heard == []
+            await anyio.to_thread.run_sync(_write_from_another_process, root, "ci-system")
+            with anyio.fail_after(30):
+                while not {"notifications/resources/list_changed",
+                           "notifications/resources/updated vault://index"} <= set(heard):
+                    await anyio.sleep(0.05)
+
+    run(session)
+
+
 def test_a_listening_client_gets_the_same_events(root):
     """The 2026-07-28 wire: subscriptions/listen carries the same two events."""
     from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated

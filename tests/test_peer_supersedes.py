@@ -87,3 +87,25 @@ def test_recall_asks_no_author_when_no_memory_supersedes_another(tmp_path):
     asked = [s for s in statements if "FROM authors" in s]
     # the hits' own authors are asked (at most one statement); never every memory's rows
     assert len(asked) <= 1 and all("json_each" in s for s in asked), asked
+
+
+def test_a_recall_stamps_the_refs_once_though_it_asks_who_wrote_twice(tmp_path, monkeypatch):
+    """Recall asks who wrote the memories that supersede one, then who wrote its hits: both
+    from one reading of the refs (history.refs_stamp walks refs/ and logs/ and stats each
+    file), not one per question."""
+    from vault_mem import Vault
+    from vault_mem.store import history
+
+    mine, _ = person_and_peer(tmp_path)
+    with Vault(mine) as vault:
+        vault.remember("editor-old", "The main editor is Vim", "text", source="user")
+        vault.remember("editor", "The main editor is Helix", "text", source="user", supersedes=["editor-old"])
+        assert vault.sidecar.superseder_paths()
+        vault.recall("main editor")  # the first recall may fill the author rows
+        stamps = []
+        stamp = history.refs_stamp
+        monkeypatch.setattr(history, "refs_stamp", lambda repo: stamps.append(1) or stamp(repo))
+        hits = vault.recall("main editor").hits
+    keys = [h.key for h in hits]
+    assert "editor" in keys and "editor-old" not in keys  # superseded by a trusted memory
+    assert len(stamps) == 1

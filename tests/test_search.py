@@ -72,6 +72,22 @@ def test_query_terms_and_fts_query() -> None:
     assert len(terms.query_terms("w " * 10_000 + " ".join(f"t{i}" for i in range(200)))) <= terms.MAX_QUERY_TERMS
 
 
+def test_plausible_words_are_the_words_whose_first_three_characters_are_wanted() -> None:
+    # the word share of recall (search.keyword_coverage) finds its words with this pattern
+    # instead of splitting every word out: it must find exactly the same words
+    import random
+
+    rng = random.Random(7)
+    alphabet = ["ab", "abc", "abd", "x", "go", "gone", "é", "É", "ß", "_", "1", "12", " ", " ", "-", ".", "\n",
+                "İ", "ǅ", "straße", "résumé", "go_on", "a"]
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))).lower()
+        prefixes = {w[:3] for w in rng.sample(["abc", "ab", "go", "é", "x1", "str", "rés", "a", "1", "go_", "_"],
+                                              rng.randint(1, 4))}
+        expected = {w for w in terms.WORD.findall(text) if w[:3] in prefixes}
+        assert set(terms.plausible_words(prefixes).findall(text)) == expected, (text, prefixes)
+
+
 def test_filters_apply_inside_the_search(tmp_path: Path) -> None:
     root = tmp_path / "v"
     for i in range(80):

@@ -37,10 +37,12 @@ is ~1 s of one core holding the interpreter's lock, and the loads run mostly out
 and the first reconcile (:class:`~vault_mem.daemon.keeper.Keeper`) begin only once
 ``initialize`` is answered (on the client's ``notifications/initialized``, or its first call)
 and the loads are in: run together with them on 2 cores, each took about twice as long.
-A recall that comes before the model and the vectors are in waits for them until
+A recall that comes before the model is in waits for it until
 :data:`~vault_mem.daemon.keeper.MODEL_WAIT_S` (10 s) after ``initialize``: a keyword-only answer
-can miss a paraphrase of what is stored, so the first recall of a session is a full one. Only
-when they are still not in is it answered with keyword results (``keyword_only`` with the
+can miss a paraphrase of what is stored, so the first recall of a session is a full one. It
+does not wait for the in-memory vectors: until they are in, it searches the vector table as a
+one-shot command does (:class:`~vault_mem.daemon.keeper.Warmup`). Only when the model is still
+not in is it answered with keyword results (``keyword_only`` with the
 reason; never the verdict ``none``, see :mod:`vault_mem.model.verdict`). A call waits for the
 start-up check of the files until :data:`READY_WAIT_S` after ``initialize``, then is answered
 from the index with the notice :data:`~vault_mem.daemon.keeper.CHECKING` (it may miss a change
@@ -190,7 +192,7 @@ class Startup:
     """The server's start-up work on ``vault`` (see the module): its own watcher and first
     reconcile (:class:`Keeper`, installed as ``vault.kept_current``), the model and the vectors
     (:class:`Warmup`). :meth:`begin` starts them (once); calls then wait for the check of the
-    files until ``wait_s`` after that, recalls for the model and vectors until ``model_wait_s``
+    files until ``wait_s`` after that, recalls for the model until ``model_wait_s``
     (default :data:`MODEL_WAIT_S`)."""
 
     def __init__(self, vault: Vault, open_vault: Callable[[], Vault], *, wait_s: float | None = None,
@@ -294,7 +296,7 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
         begin()
         for each in startups:
-            if params.name == "recall" and not each.warmup.ready.is_set():
+            if params.name == "recall" and not each.warmup.full.is_set():
                 import anyio  # comes with the MCP SDK
 
                 # up to MODEL_WAIT_S: waited on a worker thread, so the loop still reads the client
@@ -439,7 +441,9 @@ async def serve_async(vault: Vault | Vaults, startup: Startup | list[Startup] | 
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server  # the SDK only when serving (see build_server)
 
-    notifier = ChangeNotifier([v.root for v in _members(vault).values()], INDEX_URI)
+    keepers = [s.keeper for s in (startup if isinstance(startup, list) else [startup] if startup else [])]
+    notifier = ChangeNotifier([v.root for v in _members(vault).values()], INDEX_URI,
+                              activity={k.vault.root: k.activity for k in keepers})
     server = build_server(vault, startup, notifier)
     options = server.create_initialization_options(NotificationOptions(resources_changed=True))
     # the protocol's descriptors are kept private; fd 0 then reads /dev/null and fd 1 writes to

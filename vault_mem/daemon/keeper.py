@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from vault_mem.daemon.watcher import Batch, Batcher, Fence, VaultWatcher
+from vault_mem.daemon.watcher import Activity, Batch, Batcher, Fence, VaultWatcher
 from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import ReconcileReport
 from vault_mem.store.history import head_ref
@@ -341,6 +341,13 @@ class Keeper:
             log.warning("vault-mem: INDEX.md is still owed (%s); retrying in %g s", exc, INDEX_RETRY_S)
             self.index_retry_at = time.monotonic() + INDEX_RETRY_S
 
+    def activity(self) -> Activity | None:
+        """What its watcher has seen so far (:class:`~vault_mem.daemon.watcher.Activity`; a new
+        object for each new watch), or None while it does not watch (starting up, a daemon runs,
+        watching failed). Any thread may ask."""
+        watcher = self._watcher
+        return watcher.handler.activity if watcher is not None else None
+
     def caught_up_exactly(self) -> bool:
         """Before a write: :meth:`catch_up`, True only when the sidecar now holds every change
         made before this call (never the start-up's "answered from the index as it is"), so the
@@ -369,22 +376,29 @@ class Keeper:
 #: What a recall says while the model and vectors are still loading (it is keyword-only then).
 WARMING = ("the model and the vectors are still loading (the server just started): these are keyword "
            "results only; ask again in a moment for full recall")
-#: How long after start-up a recall waits for the model and the vectors rather than answer
-#: keyword-only (:attr:`Warmup.ready_by`): a keyword-only answer can miss a paraphrase of what is
-#: stored, so the first recall of a process waits for them, up to this. The local model and the
-#: vectors of 100k memories are in within ~3 s on 2 busy cores (README "MCP server").
+#: How long after start-up a recall waits for the model rather than answer keyword-only
+#: (:attr:`Warmup.ready_by`): a keyword-only answer can miss a paraphrase of what is stored, so
+#: the first recall of a process waits for it, up to this. The local model is in within ~1 s on
+#: 2 busy cores (README "MCP server"); the vectors need not be (see :class:`Warmup`).
 MODEL_WAIT_S = 10.0
 
 
 class Warmup:
     """A long-lived reader's start-up: the embedder's model, then the in-memory vectors, load
-    on a thread of their own while the process already answers (keyword-only, saying so, until both
-    are in: ``Sidecar.warming``). :meth:`wait` lets a recall wait a little for them."""
+    on a thread of their own while the process already answers (keyword-only, saying so, until
+    the model is in: ``Sidecar.warming``). Once the model is in, recall is full (:attr:`full`):
+    while the vectors still load (1-4 s at 100k memories) it searches them in the vector table,
+    as a one-shot command does (``Sidecar.vectors_loading``); the first full answer then waited
+    for the model and the vectors. :meth:`wait_ready` lets a recall wait a little for the
+    model; :attr:`ready` is set once both are in."""
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
+        #: the model is in (or failed to load): a recall is full, not keyword-only
+        self.full = threading.Event()
+        #: the model and the vectors are in (or failed to load)
         self.ready = threading.Event()
-        #: a recall that comes before both are in waits until then (``time.monotonic()``), see :meth:`wait_ready`
+        #: a recall that comes before the model is in waits until then (``time.monotonic()``), see :meth:`wait_ready`
         self.ready_by: float | None = None
         self.model_s: float | None = None
         self.vectors_s: float | None = None
@@ -399,6 +413,7 @@ class Warmup:
         sc = self.vault.sidecar
         sc.keep_vectors_in_memory = True
         if sc.vectors_reason() is not None:  # keyword-only here: nothing to load
+            self.full.set()
             self.ready.set()
             return
         embedder = sc.get_embedder()
@@ -412,17 +427,30 @@ class Warmup:
         t.start()
 
     def _run(self, embedder, sidecar) -> None:
-        for what, fn, arg in (("the model", self._load_model, embedder), ("the vectors", self._load_vectors, sidecar)):
-            try:
-                fn(arg)
-            except Exception as exc:  # noqa: BLE001 - the reads load what they need themselves
-                log.warning("vault-mem: loading %s in the background failed (%s); the first recall loads it",
-                            what, exc)
-            trim_heap()
-        self.vault.sidecar.warming = None
+        self._attempt("the model", self._load_model, embedder)
+        # the vectors are searched in their table until the copy is in (set before warming ends:
+        # a recall never loads the copy itself on its own thread meanwhile)
+        sidecar.vectors_loading = True
+        sidecar.warming = None
+        self.full.set()
+        log.info("vault-mem: ready for full recall %.0f ms after start-up (model %s ms); the vectors load meanwhile",
+                 (time.perf_counter() - self._t0) * 1000, _ms(self.model_s))
+        try:
+            self._attempt("the vectors", self._load_vectors, sidecar)
+        finally:
+            sidecar.vectors_loading = False
         self.ready.set()
-        log.info("vault-mem: ready for full recall %.0f ms after start-up (model %s ms, vectors %s ms)",
-                 (time.perf_counter() - self._t0) * 1000, _ms(self.model_s), _ms(self.vectors_s))
+        log.info("vault-mem: vectors in memory %.0f ms after start-up (%s ms)",
+                 (time.perf_counter() - self._t0) * 1000, _ms(self.vectors_s))
+
+    @staticmethod
+    def _attempt(what: str, fn, arg) -> None:
+        try:
+            fn(arg)
+        except Exception as exc:  # noqa: BLE001 - the reads load what they need themselves
+            log.warning("vault-mem: loading %s in the background failed (%s); the first recall loads it",
+                        what, exc)
+        trim_heap()
 
     def _load_model(self, embedder) -> None:
         t0 = time.perf_counter()
@@ -439,11 +467,11 @@ class Warmup:
         return self.ready.wait(timeout)
 
     def wait_ready(self) -> bool:
-        """Wait for the model and vectors until :attr:`ready_by` (not at all when unset); True
-        when they are in."""
-        if self.ready.is_set() or self.ready_by is None:
-            return self.ready.is_set()
-        return self.ready.wait(max(0.0, self.ready_by - time.monotonic()))
+        """Wait for the model (a full recall) until :attr:`ready_by` (not at all when unset);
+        True when it is in."""
+        if self.full.is_set() or self.ready_by is None:
+            return self.full.is_set()
+        return self.full.wait(max(0.0, self.ready_by - time.monotonic()))
 
 
 def _ms(seconds: float | None) -> str:

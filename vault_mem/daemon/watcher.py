@@ -254,8 +254,45 @@ class Batcher:
             return batch
 
 
+class Activity:
+    """What a watcher has seen so far, as counts that only grow: for a poller that must know
+    whether the vault changed without listing its folders (the MCP server's change
+    notifications, :mod:`vault_mem.adapters.mcp_notify`; a fence's markers change every
+    folder's time on every read, and listing 100k names took ~150 ms of CPU). Written on the
+    observer's thread, read anywhere (:meth:`snapshot`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.changes = 0  # changes of any kind (a memory file written in place included)
+        self.lost = 0  # events lost, or a type folder itself changed: any folder's names may differ
+        self.names: dict[str, int] = {}  # type folder -> memory files added, removed or renamed there
+
+    def note(self, batch: Batch, *, names: bool) -> None:
+        """``batch`` came from one event; ``names``: the event adds, removes or renames a file."""
+        if not batch:
+            return
+        with self._lock:
+            self.changes += 1
+            if batch.overflow or batch.folders:
+                self.lost += 1
+            if names:
+                for rel in batch.paths:
+                    folder = rel.split("/", 1)[0]
+                    self.names[folder] = self.names.get(folder, 0) + 1
+
+    def snapshot(self) -> tuple[int, int, dict[str, int]]:
+        """(changes, lost, names by folder) so far."""
+        with self._lock:
+            return self.changes, self.lost, dict(self.names)
+
+
+#: the events that add, remove or rename a file (not a write to one in place)
+_NAME_EVENTS = frozenset({fse.EVENT_TYPE_CREATED, fse.EVENT_TYPE_DELETED, fse.EVENT_TYPE_MOVED})
+
+
 class EventHandler(FileSystemEventHandler):
-    """watchdog handler: classify each event (both ends of a move) and feed the batcher.
+    """watchdog handler: classify each event (both ends of a move), feed the batcher and count
+    it in :attr:`activity`.
 
     Runs on watchdog's dispatcher thread; it never raises (an exception would kill that thread).
     """
@@ -264,6 +301,7 @@ class EventHandler(FileSystemEventHandler):
         self.classifier = classifier
         self.batcher = batcher
         self.fences = _Fences()
+        self.activity = Activity()
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         try:
@@ -276,10 +314,16 @@ class EventHandler(FileSystemEventHandler):
             for p in (event.src_path, getattr(event, "dest_path", "")):
                 if p:
                     self.classifier.classify(os.fsdecode(p), is_directory=event.is_directory, into=batch)
+            self.activity.note(batch, names=event.event_type in _NAME_EVENTS)
             self.batcher.add(batch)
         except Exception:
             log.exception("vault-mem: could not classify %r", event)
-            self.batcher.add(Batch(overflow=True))
+            self.lost()
+
+    def lost(self) -> None:
+        """Events were lost (or could not be read): only a full pass can be trusted."""
+        self.activity.note(Batch(overflow=True), names=False)
+        self.batcher.add(Batch(overflow=True))
 
 
 class _Fences:
@@ -310,13 +354,13 @@ class OverflowDetector(logging.Handler):
     """watchdog reports a kernel queue overflow only as a log warning; turn it into a batch
     that forces a full reconcile (events were lost, so only a scan can be trusted)."""
 
-    def __init__(self, batcher: Batcher):
+    def __init__(self, handler: EventHandler):
         super().__init__(level=logging.WARNING)
-        self.batcher = batcher
+        self.handler = handler
 
     def emit(self, record: logging.LogRecord) -> None:
         if "overflow" in record.getMessage().lower():
-            self.batcher.add(Batch(overflow=True))
+            self.handler.lost()
 
 
 def tune_watchdog(move_pair_delay: float = 0.01) -> None:
@@ -356,7 +400,7 @@ class VaultWatcher:
         self.git_dirs = sorted({str(g) for g in git_dirs})
         self.batcher = batcher
         self.handler = EventHandler(Classifier(str(self.root), self.git_dirs), batcher)
-        self.overflow = OverflowDetector(batcher)
+        self.overflow = OverflowDetector(self.handler)
         self.observer = Observer(timeout=5.0)
         self._folders: dict[str, tuple[tuple[int, int] | None, object]] = {}
         self._fence_seq = itertools.count()
@@ -404,7 +448,10 @@ class VaultWatcher:
         made = []
         for path in paths:
             try:
-                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+                # opened read-only: created and removed are its only events the watch asks for (a
+                # close after writing was a third, one more for the observer's threads to handle,
+                # per folder and recall, holding the interpreter's lock)
+                os.close(os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
                 os.unlink(path)
                 made.append(path)
             except OSError as exc:  # a folder just vanished (its own event says so) or is read-only

@@ -48,7 +48,7 @@ from vault_mem.index.floor import Floor, WordBars
 from vault_mem.index.queries import ID_LIST, SUPERSEDERS_SQL, id_list
 from vault_mem.model import views
 from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
-from vault_mem.model.terms import MAX_QUERIES, MAX_QUERY_CHARS, WORD, fts_query, query_terms, stem
+from vault_mem.model.terms import MAX_QUERIES, MAX_QUERY_CHARS, fts_query, plausible_words, query_terms, stem
 from vault_mem.model.verdict import STRONG, verdict_of
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
@@ -477,14 +477,13 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
     if not ids or not terms:
         return {i: 0.0 for i in ids}
     wanted = {stem(t) for t in terms}
-    prefixes = {w[:3] for w in wanted}
+    plausible = plausible_words({w[:3] for w in wanted})  # stem only plausible matches
     out = {i: 0.0 for i in ids}
     seen = 0
     for r in db.execute(f"SELECT rowid, description, substr(body, 1, ?), extra FROM fts WHERE rowid IN {ID_LIST}",
                         [max_chars, id_list(ids)]):
         seen += 1
-        words = set(WORD.findall(" ".join(x for x in r[1:] if x).lower()))
-        have = {stem(w) for w in words if w[:3] in prefixes}  # stem only plausible matches
+        have = {stem(w) for w in set(plausible.findall(" ".join(x for x in r[1:] if x).lower()))}
         out[r[0]] = len(wanted & have) / len(wanted)
     if seen < len(out):  # every candidate is a usable memory, and each has its keyword row
         raise KeywordIndexDamageError(f"{len(out) - seen} of {len(out)} candidates have no keyword row")

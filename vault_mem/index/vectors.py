@@ -497,13 +497,17 @@ class VectorIndex:
         if k <= 0:
             return []
         if n > self.EXACT_MAX:
-            qbits = np.packbits(qvec > 0)
-            # bits that differ, per 64-bit word; the words summed column by column: numpy's
-            # sum over a row of 6 words cost twice the xor and the counts together
-            bits = np.bitwise_count(np.bitwise_xor(self.codes.view(np.uint64), qbits.view(np.uint64)))
-            dist = bits[:, 0].astype(np.int32)  # int32 as before: the same ties at the cut
-            for j in range(1, bits.shape[1]):
-                dist += bits[:, j]
+            qwords = np.packbits(qvec > 0).view(np.uint64)
+            # bits that differ, one 64-bit word of every row at a time into scratch arrays of
+            # one row each, summed as they come: xor-ing and counting the whole (rows x 6)
+            # array, then adding its columns, cost 2.4-2.9 ms of CPU at 100k vectors, this 1.6-2.1
+            codes = self.codes.view(np.uint64)
+            dist = np.zeros(len(codes), dtype=np.int32)  # int32 as before: the same ties at the cut
+            differ = np.empty(len(codes), dtype=np.uint64)
+            count = np.empty(len(codes), dtype=np.uint8)
+            for j in range(codes.shape[1]):
+                np.bitwise_xor(codes[:, j], qwords[j], out=differ)
+                dist += np.bitwise_count(differ, out=count)
             dist[~mask] = np.iinfo(np.int32).max
             r = min(max(self.COARSE_FACTOR * k, self.COARSE_MIN), n)
             cand = np.argpartition(dist, r - 1)[:r]
@@ -526,6 +530,9 @@ class VectorStore:
     warming: str | None = None
     #: an index loaded by :meth:`preload_vectors` on another thread, adopted by the next search
     _preloaded: VectorIndex | None = None
+    #: set while that load runs (a long-lived process's start-up): searches read the ``vec0``
+    #: table meanwhile, as a one-shot process does, instead of loading a copy of their own
+    vectors_loading: bool = False
     #: (model, token count by text hash) of the texts still waiting for a vector: a daemon's
     #: embedding, interrupted by new events and resumed, does not tokenize its backlog again
     _token_counts: tuple[str, dict[str, int]] | None = None
@@ -603,8 +610,10 @@ class VectorStore:
 
     def vector_index(self) -> VectorIndex | StoredVectors:
         """The vector search to use: the in-memory index (refreshed from the db) when this
-        process keeps vectors in memory, else straight from the ``vec0`` table."""
-        if self.keep_vectors_in_memory:
+        process keeps vectors in memory (unless its first copy is still loading on another
+        thread: :attr:`vectors_loading`), else straight from the ``vec0`` table."""
+        if self.keep_vectors_in_memory and not (self.vectors_loading and self._preloaded is None
+                                                 and self._vindex.seq == -1):
             if self._preloaded is not None:
                 self._vindex, self._preloaded = self._preloaded, None
             if self._vindex.seq == -1 and (problem := self.vector_table_problem()):

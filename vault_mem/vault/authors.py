@@ -199,14 +199,18 @@ def author_of_bytes(ws: Workspace, sidecar: Sidecar, rel: str, data: bytes) -> A
 
 
 def authors_of(ws: Workspace, sidecar: Sidecar, rels: list[str], ids: Identities | None = None, *,
-               check_disk: bool = True) -> dict[str, Author]:
+               check_disk: bool = True, origins: Origins | None = None) -> dict[str, Author]:
     """The author of each memory file ``rels`` (vault-relative), with its standing.
     ``check_disk=False`` (a listing of every memory) skips reading each file to see whether it
-    was changed here since its commit: such a file keeps its committed author."""
+    was changed here since its commit: such a file keeps its committed author. ``origins``: the
+    texts' first authors as one operation already read them (its ``ids`` with it): the refs
+    are then not stamped again (:func:`~vault_mem.store.history.refs_stamp` walks ``refs/``
+    and ``logs/``)."""
     if not rels:
         return {}  # recall asks for the authors of the memories that supersede one: mostly none
     ids = ids or identities(ws)
-    judged = _judge(ws, ids, _kept(ws, sidecar, rels), rels, Origins(ws, sidecar, ids), check_disk=check_disk)
+    origins = origins or Origins(ws, sidecar, ids)
+    judged = _judge(ws, ids, _kept(ws, sidecar, rels), rels, origins, check_disk=check_disk)
     return {rel: judged[rel] for rel in rels}
 
 
@@ -293,9 +297,10 @@ class _Uncommitted:
         return {**out, **mine}
 
 
-def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None) -> dict[str, Author]:
+def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None,
+                  origins: Origins | None = None) -> dict[str, Author]:
     """The usable memories last changed by an author not trusted here, by path: what the
-    session context and the prompt hook leave out."""
+    session context and the prompt hook leave out (``origins``: see :func:`authors_of`)."""
     ids = ids or identities(ws)
     refresh(ws, sidecar)
     head = ws.repo.head()
@@ -306,7 +311,7 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
         found.update(rows.foreign_paths(sidecar.db))  # texts committed again: judged by their first author
     else:  # a read-only sidecar behind HEAD (see _kept)
         found = {rel: who for rel, who in _kept(ws, sidecar, None).items() if ids.standing(who[1], who[0]) == "peer"}
-    origins = Origins(ws, sidecar, ids)
+    origins = origins or Origins(ws, sidecar, ids)
     uncommitted = _Uncommitted(ws, ids, origins)
     rels, dirty = list(found), None
     rels += [rel for rel in rows.foreign_changes(sidecar.db) if rel not in found]
@@ -362,15 +367,16 @@ def pending_authors(ws: Workspace, sidecar: Sidecar) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identities | None = None) -> Callable[[str], str]:
+def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identities | None = None,
+                  origins: Origins | None = None) -> Callable[[str], str]:
     """``path -> short name`` of its author in ``legend`` (INDEX.md lines in an agent's context),
     one memory at a time: only the lines that fit the budget are looked up. What differs from
-    HEAD is found once, by ``git status``."""
+    HEAD is found once, by ``git status`` (``origins``: see :func:`authors_of`)."""
     ids = ids or identities(ws)
     refresh(ws, sidecar)
     current = rows.stored_head(sidecar.db) == ws.repo.head()
     changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
-    origins = Origins(ws, sidecar, ids)
+    origins = origins or Origins(ws, sidecar, ids)
     uncommitted = _Uncommitted(ws, ids, origins)
     # a merge under way: the changed memories' authors asked of git together, not one `git log`
     # per INDEX.md line (without one, an uncommitted change is this machine's: no git asked)

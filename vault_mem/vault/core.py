@@ -312,8 +312,18 @@ class Vault:
         if self.progress is not None:
             self.sidecar.embed_pending(progress=self.progress)  # else recall does it, silently
         # a peer's supersedes hides nothing: the authors of the memories that supersede one
-        # (few), not of every memory (O(vault) per recall where a peer wrote most of them)
-        superseders = self.authors(self.sidecar.superseder_paths())
+        # (few), not of every memory (O(vault) per recall where a peer wrote most of them).
+        # Who wrote what is read once for the recall: the identities and the texts' first
+        # authors (the refs stamped once, not per lookup)
+        ids = authors.identities(self.ws)
+        origins: list[authors.Origins] = []
+
+        def who_made(rels: list[str]) -> dict[str, Author]:
+            if rels and not origins:
+                origins.append(authors.Origins(self.ws, self.sidecar, ids))
+            return authors.authors_of(self.ws, self.sidecar, rels, ids, origins=origins[0] if origins else None)
+
+        superseders = who_made(self.sidecar.superseder_paths())
         result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=type,
             tags=tags or None, scope=scope, include_expired=include_expired,
@@ -322,7 +332,7 @@ class Vault:
         if not full:
             for hit in result.hits:
                 hit.body, hit.excerpt = body_excerpt(hit.key, hit.type, hit.body)
-        who = self.authors([h.path for h in result.hits])
+        who = who_made([h.path for h in result.hits])
         for hit in result.hits:
             hit.author, hit.trusted = who[hit.path].email, who[hit.path].trusted
         return result
@@ -344,12 +354,13 @@ class Vault:
         here, each line naming its author (``by A``, with the legend); and those memories by path.
         ``budget_tokens``: instead of the vault's (a context of fixed size)."""
         ids = authors.identities(self.ws)
-        peers = authors.peer_memories(self.ws, self.sidecar, ids)
+        origins = authors.Origins(self.ws, self.sidecar, ids)  # the refs stamped once for both
+        peers = authors.peer_memories(self.ws, self.sidecar, ids, origins)
         legend = Legend()
         budget = self.config.index_budget_tokens if budget_tokens is None else budget_tokens
         text = self.sidecar.render_index(budget_tokens=budget, today=today,
                                          hidden=set(peers),
-                                         author_of=authors.author_tagger(self.ws, self.sidecar, legend, ids))
+                                         author_of=authors.author_tagger(self.ws, self.sidecar, legend, ids, origins))
         return text, legend, peers
 
     def _not_found(self, key: str) -> str:
