@@ -31,6 +31,8 @@ each finder first checks for its marker with a substring search.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import csv
 import re
 from collections.abc import Iterator
@@ -62,12 +64,13 @@ from vault_mem.model.secret_values import (
     looks_fake,
     random_hex,
     random_token,
+    shannon_entropy,
     stored_not_secret,
     unguessable,
 )
 
 __all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "header_lists", "listed_codes",
-           "named_values", "pin_codes", "protocol_logins", "request_headers", "table_cells", "unlabelled_passwords",
+           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "table_cells", "unlabelled_passwords",
            "values_below", "xml_elements"]
 
 
@@ -75,17 +78,68 @@ __all__ = ["call_credentials", "command_credentials", "credential_files", "csv_e
 
 # "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
 # In a memory's description, the label makes its body a password by another name.
-_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator")
-_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)})(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
+_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator", "oath")
+_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)}(?:tool)?)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
 _CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
+# a code alone on its line (numbered or bulleted or not): letters, digits, or two groups of them
+# (`wxgjo-chqps`, `4989 9420`, `84215371`), so codes of letters alone count when listed
+_CODE_LINE = lazy(r"[ \t]{0,8}(?:[-*•]|[0-9]{1,2}[.)])?[ \t]{0,4}(?P<code>[a-z0-9]{4,10}(?:[- ][a-z0-9]{3,10})?)[ \t,;]*\r?$",
+                  re.MULTILINE)
 _BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
+# a TOTP secret written whole (`totp_seed: 37NB...`, `oathtool --totp -b X`): base32 of 16 to 128
+_BASE32_RUN = lazy(r"(?<![a-z0-9+/_-])[a-z2-7]{16,128}={0,6}(?![a-z0-9+/_-])")
+_OTP_REACH = 64  # the seed follows its label on its line within this many characters
 _CODES_SPAN = 400  # the codes follow their label within this many characters
 
 
+def _code_shape(code: str) -> tuple[str, ...]:
+    """A code's layout (``wxgjo-chqps`` -> ``a5-a5``; ``4989 9420`` -> ``d4 d4``): the codes of one
+    list share it."""
+    return tuple(("d" if part.isdigit() else "a") + str(len(part)) for part in re.split(r"[- ]", code)) + \
+        tuple(c for c in code if c in "- ")
+
+
+def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
+    """The codes alone on their lines right below ``start`` (blank lines allowed), of one shape."""
+    nl = low.find("\n", start, end)
+    out: list[re.Match[str]] = []
+    at = nl + 1 if nl >= 0 else end
+    while at < end:
+        m = _CODE_LINE.match(low, at)
+        if not m:
+            if low[at:low.find("\n", at) if low.find("\n", at) >= 0 else len(low)].strip():
+                break
+        elif out and _code_shape(m.group("code")) != _code_shape(out[0].group("code")):
+            break
+        else:
+            out.append(m)
+        nxt = low.find("\n", at)
+        if nxt < 0:
+            break
+        at = nxt + 1
+    return out
+
+
+def _random_codes(codes: list[str]) -> bool:
+    """Are these listed codes random ones, not a list of words or of small numbers? Digits (six
+    or more to a code) or letters in two groups (``wxgjo-chqps``) that no word is."""
+    if len(set(codes)) < 3 or len(set(codes)) < len(codes) - 1:
+        return False
+    if all(c.replace(" ", "").replace("-", "").isdigit() for c in codes):
+        return len(codes[0].replace(" ", "").replace("-", "")) >= 6
+    if all(any(ch.isdigit() for ch in c) and any(ch.isalpha() for ch in c) for c in codes):
+        return True
+    # letters alone: random ones (a word is two fifths vowels or more; 26 letters drawn at random, under a third)
+    joined = "".join(c for code in codes for c in code if c.isalpha())
+    vowels = sum(c in "aeiouy" for c in joined)
+    return all("-" in c or " " in c for c in codes) and 3 * vowels < len(joined) and shannon_entropy(joined) >= 3.8
+
+
 def listed_codes(text: str, low: str) -> Iterator[Span]:
-    """Account recovery codes listed under their label (three or more codes with digits), and a
-    TOTP secret written in groups ("2FA seed: k7ho 3pbx ...") after an OTP label. Each code is
-    short, so only the label and the list together make them a credential."""
+    """Account recovery codes listed under their label (three or more codes with digits, or codes
+    of one shape alone on their lines below it), and a TOTP secret after an OTP label, written
+    in groups ("2FA seed: k7ho 3pbx ...") or whole (``totp_seed: X``, ``oathtool --totp -b X``).
+    Each code is short, so only the label and the list together make them a credential."""
     labels = CODES_LABEL.finditer(low) if "code" in low and any(w in low for w in CODE_KINDS) else ()
     done = 0  # each stretch of text is read under one label (a text made of labels costs one pass)
     for m in labels:
@@ -95,17 +149,66 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         codes = list(_CODE.finditer(low, m.end(), done))
         if len({c.group() for c in codes}) >= 3:
             yield "recovery codes", codes[0].start(), codes[-1].end()
-    done = 0
-    for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
-        if m.start() < done:
             continue
-        done = m.end() + 48
-        colon = low.find(":", m.end(), m.end() + 48)
-        groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
-        if groups and groups.start() - colon <= 4:
-            joined = groups.group().replace(" ", "").replace("-", "")
-            if len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(groups.group()):
-                yield "TOTP secret", groups.start(), groups.end()
+        lines = _listed_lines(low, m.end(), min(len(low), m.end() + 2 * _CODES_SPAN))
+        if len(lines) >= 3 and _random_codes([c.group("code") for c in lines]):
+            yield "recovery codes", lines[0].start("code"), lines[-1].end("code")
+    done = searched = 0
+    for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
+        if m.start() >= done:
+            done = m.end() + 48
+            yield from _grouped_seed(text, low, m)
+        line_end = low.find("\n", m.end(), m.end() + _OTP_REACH)
+        reach = m.end() + _OTP_REACH if line_end < 0 else line_end
+        # (each stretch is searched once, whatever number of labels stand before it)
+        whole = _BASE32_RUN.search(low, max(m.end(), searched), reach)
+        searched = max(searched, reach)
+        if whole and _base32_secret(text[whole.start():whole.end()]) \
+                and not NEAR_STOP.search(low, m.end(), whole.start()):
+            yield "TOTP secret", whole.start(), whole.end()
+
+
+def _grouped_seed(text: str, low: str, m: re.Match[str]) -> Iterator[Span]:
+    """A TOTP secret in groups after an OTP label and its colon ("2FA seed: k7ho 3pbx ...")."""
+    colon = low.find(":", m.end(), m.end() + 48)
+    groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
+    if groups and groups.start() - colon <= 4:
+        joined = groups.group().replace(" ", "").replace("-", "")
+        if len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(groups.group()):
+            yield "TOTP secret", groups.start(), groups.end()
+
+
+def _base32_secret(value: str) -> bool:
+    """A TOTP secret as base32 writes it: one case, letters and the digits 2-7 mixed through it."""
+    body = value.rstrip("=")
+    digits = sum(c.isdigit() for c in body)
+    # (no test of words run together: 26 letters against 6 digits make long runs of letters)
+    if not ((body.isupper() or body.islower()) and 2 <= digits <= len(body) - 8
+            and shannon_entropy(body) >= (3.5 if len(body) >= 24 else 3.0)):
+        return False
+    # a seed is random bytes; one that decodes to text is a test vector (RFC 6238's
+    # "12345678901234567890", a tutorial's "Hello!")
+    try:
+        raw = base64.b32decode(body.upper() + "=" * (-len(body) % 8))
+    except (binascii.Error, ValueError):
+        return True
+    # (text throughout, or words first: "Hello!" then four bytes; random bytes start so 1 time in 4,000)
+    printable = [32 <= b < 127 for b in raw]
+    return 10 * sum(printable) < 9 * len(raw) and not all(chr(b).isalnum() or chr(b) in " !.,-_" for b in raw[:6])
+
+
+# BitLocker's recovery key: eight groups of six digits, each group a multiple of 11 below 720,896
+# (the format says so: each holds 16 bits of the key, times 11). A list of numbers passes that one
+# time in 11^8.
+_BITLOCKER = lazy(r"(?<![0-9-])[0-9]{6}(?:-[0-9]{6}){7}(?![0-9-])")
+
+
+def recovery_keys(text: str) -> Iterator[Span]:
+    """A BitLocker recovery key by its checked shape, whatever names it."""
+    if text.count("-") >= 7:
+        for m in _BITLOCKER.finditer(text):
+            if all(int(g) % 11 == 0 and int(g) < 720896 for g in m.group().split("-")):
+                yield "recovery key", m.start(), m.end()
 
 
 # `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env

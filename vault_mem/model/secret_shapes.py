@@ -50,6 +50,7 @@ import binascii
 import hashlib
 import itertools
 import re
+import zlib
 from collections.abc import Iterator
 from urllib.parse import unquote
 
@@ -67,7 +68,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["Words", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
-           "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls"]
+           "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls"]
 
 Span = tuple[str, int, int]
 Words = list[tuple[int, int]]
@@ -620,7 +621,9 @@ def seed_phrases(text: str) -> Iterator[Span]:
     # C-speed pre-check: too few distinct list words for any phrase (most texts stop here)
     if len(tokens) < _SEED_MIN or len(_SEED_WORDS.intersection(tokens)) < 8:
         return
-    stripped = [t.rstrip(".,;") for t in tokens]  # "word:" is a label, not part of a phrase
+    # "word:" is a label, not part of a phrase; a phrase may be quoted and assigned to any name
+    # (`MNEMONIC="word ... word"`, `seed: 'word ...'`): the name and the quotes are not its words
+    stripped = [_ASSIGNED.sub("", t).strip("\"'`;").rstrip(".,;") for t in tokens]
     marks = "".join(["1" if t in _SEED_WORDS else "n" if len(t) <= 3 and t.rstrip(".):").isdigit() else "0"
                      for t in stripped])
     runs = [(m.start(), m.end() - 1) for m in _SEED_RUN.finditer(marks)]
@@ -633,6 +636,34 @@ def seed_phrases(text: str) -> Iterator[Span]:
             if _listed(text, start) and not valid_mnemonic([t for t in stripped[first:last + 1] if t in _SEED_WORDS]):
                 continue
             yield "seed phrase", start, end
+
+
+_ASSIGNED = lazy(r"^[a-z_][a-z0-9_.-]{0,60}=")  # `mnemonic=` before a phrase's first word
+
+
+# Monero's (and its forks') seeds: 25 words (13 in the older short form), the last a checksum that
+# repeats one of the others, picked by the CRC-32 of the words' first three letters. No list is
+# needed: a random run of words passes the checksum one time in 1,600 or so (the last word must
+# be a repeat, and the one the CRC names), and every wallet's seed passes it.
+_MONERO_LENGTHS = (25, 13)
+_MONERO_WORD = lazy(r"[a-z]{3,12}")
+_MONERO_RUN = lazy(r"(?<![\w-])[a-z]{3,12}(?:[ \t]{1,4}(?:\r?\n[ \t]{0,8})?[a-z]{3,12}){12,40}(?![\w-])")
+
+
+def monero_seeds(text: str) -> Iterator[Span]:
+    """A run of 13 or 25 lower-case words whose last word is its Monero checksum word."""
+    if len(text) < 13 * 4:
+        return
+    for m in _MONERO_RUN.finditer(text):
+        spans = [(w.start(), w.end()) for w in _MONERO_WORD.finditer(text, m.start(), m.end())]
+        words = [text[a:b] for a, b in spans]
+        for n in _MONERO_LENGTHS:
+            for first in range(len(words) - n + 1):
+                run = words[first:first + n]
+                prefixes = "".join(w[:3] for w in run[:-1])
+                if run[-1] == run[zlib.crc32(prefixes.encode()) % (n - 1)] and len(set(run)) >= n - 3:
+                    yield "seed phrase", spans[first][0], spans[first + n - 1][1]
+                    return
 
 
 def seed_word(word: str) -> bool:

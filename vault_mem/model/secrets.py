@@ -87,6 +87,7 @@ from vault_mem.model.secret_places import (
     named_values,
     pin_codes,
     protocol_logins,
+    recovery_keys,
     request_headers,
     table_cells,
     unlabelled_passwords,
@@ -102,6 +103,7 @@ from vault_mem.model.secret_shapes import (
     hex_prefixed_tokens,
     key_blocks,
     lower_prefixed_tokens,
+    monero_seeds,
     pgpass_lines,
     prefixed_tokens,
     scheme_urls,
@@ -440,7 +442,9 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from scheme_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
+        yield from monero_seeds(text)
         yield from listed_codes(text, low)
+        yield from recovery_keys(text)
         yield from named_values(text, low)
         yield from table_cells(text, low)
         yield from csv_exports(text, low)
