@@ -157,3 +157,49 @@ def test_runs_of_words_without_the_checksum_pass() -> None:
     prose = ("during standup today everyone agreed that parsing should happen inside worker threads because "
              "blocking calls slowed every request after midnight when backups started their nightly runs again")
     assert not found(prose)
+
+
+# --- a password or token given to any command's flag ------------------------------------------
+
+@pytest.mark.parametrize("template", (
+    "unrar x -p{p} vault.rar",
+    "7za a -t7z -mhe=on -p{p} out.7z ./docs",
+    "rdesktop-like /v:10.1.2.3 /u:ops /p:{p}",
+    "psexec \\\\host01 -u CORP\\svc -p {p} cmd",
+    "zip -e -P {p} -r notes.zip notes/",
+    "runas-tool /password:{p} /domain:CORP",
+    "net use L: \\\\files01\\legal {p} /user:CORP\\legal /persistent:no",
+))
+def test_a_password_after_any_commands_password_flag(template: str) -> None:
+    for _ in range(3):
+        text = template.format(p=pw())
+        assert found(text), text
+
+
+@pytest.mark.parametrize("template", (
+    "vaultctl login -t {t}",
+    "mc alias set prod https://s3.corp.example -a ops -s {t}",
+    "curl -u {h}: https://api.billing.example/v1/invoices",
+    "curl --user {t}: https://api.example.net/v2/items",
+    "nomad-like job run -k {t} job.hcl",
+))
+def test_a_token_after_a_one_letter_flag_or_as_an_empty_password_user(template: str) -> None:
+    for _ in range(3):
+        text = template.format(t=r(40), h=r(32, HEX))
+        assert found(text), text
+
+
+@pytest.mark.parametrize("text", (
+    "msbuild app.sln /p:Configuration=Release /p:Platform=x64",
+    "gcc -pthread -pedantic -O2 -pipe main.c",
+    "docker run -p 8080:80 -t ubuntu:22.04 bash",
+    "mkdir -p ~/src/project2 && tar -t -f backup-2024.tar",
+    "ssh -p 2222 -t ops@bastion.corp.example",
+    "sort -k 2 -t , data.csv; grep -a -s pattern file.bin",
+    "curl -u alice: https://example.com  # prompts for the password",
+    "sha256sum -c -a sha512 FILE; git log -S 'Fix for #1234' -p",
+    "openssl dgst -sha256 -k $SIGNING_KEY -a file.bin",
+    "net use Z: \\\\nas\\backup /user:backup /persistent:yes",
+))
+def test_flags_for_ports_paths_properties_and_references_pass(text: str) -> None:
+    assert not found(text), text

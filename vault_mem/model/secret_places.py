@@ -69,7 +69,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "header_lists", "listed_codes",
+__all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "table_cells", "unlabelled_passwords",
            "values_below", "xml_elements"]
 
@@ -579,7 +579,7 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
                 if word.lower().startswith(("/user:", "/u:")):
                     # Windows: the password is a positional argument anywhere on the line
                     for t in tokens[1:i]:
-                        if _positional(t.group()) and strong_unlabelled(t.group()):
+                        if _positional(t.group()) and password_shaped(t.group()):
                             yield "password given to a command", t.start(), t.end()
                             return
                 continue
@@ -601,6 +601,77 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
                         and strong_unlabelled(words[j + 1]) and words[j + 1] != words[j]:
                     yield "password given to a command", tokens[j + 1].start(), tokens[j + 1].end()
                     return
+
+
+# A password or token as the value of any command's flag for one, whatever the command: attached
+# to `-p` (`7z x a.7z -pX`, `unrar x -pX`, `mysql -pX`), Windows' `/p:X` and `/password:X`
+# (`xfreerdp /p:X`, `rdesktop`, `psexec`), or after `-p`/`-P` (`zip -P X`, `sshpass -p X`), or after a one-letter flag for a token, key, secret or
+# auth (`influx ... -t X`, `-k X`, `-a X`: a long random token only), and a token as `-u`'s user
+# with the password left empty (`curl -u <key>:`: an API key sent as basic auth's user).
+_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user")
+_ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
+_WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
+_TOKEN_FLAG = lazy(r"-[tkasTKAS]")
+_KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
+
+
+def flag_credentials(text: str, low: str) -> Iterator[Span]:
+    """A password or token given to a command's flag for one (see above): after ``-p`` or
+    ``/p:`` a value that looks like a password, after ``-t``/``-k``/``-a``/``-s`` a long random
+    token, after ``-u`` a random token with an empty password."""
+    for start, end in lines_holding(low, _FLAG_WORDS):
+        tokens = list(_SHELL_TOKEN.finditer(text, start, end))
+        for i, t in enumerate(tokens[1:], start=1):  # (a flag follows a command's name)
+            word = t.group()
+            m = _ATTACHED_P.fullmatch(word) or _WINDOWS_P.fullmatch(word)
+            if m:
+                value = m.group("value").strip("\"'")
+                if password_shaped(value) and not NAME_EQUALS.match(value):
+                    at = t.start() + word.find(value)
+                    yield "password given to a command", at, at + len(value)
+                continue
+            if i + 1 >= len(tokens):
+                continue
+            nxt = tokens[i + 1].group()
+            if word in ("-p", "-P", "--pass"):
+                value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
+                if password_shaped(value):
+                    at = tokens[i + 1].start() + nxt.find(value)
+                    yield "password given to a command", at, at + len(value)
+            elif _TOKEN_FLAG.fullmatch(word):
+                value = nxt.strip("\"'")
+                if _random_flag_value(value):
+                    at = tokens[i + 1].start() + nxt.find(value)
+                    yield "token given to a command", at, at + len(value)
+            elif word in ("-u", "--user") and nxt.rstrip("'\"").endswith(":"):
+                m = _KEY_AS_USER.fullmatch(nxt.strip("'\""))
+                if m and _random_flag_value(m.group("value")):
+                    at = tokens[i + 1].start() + nxt.find(m.group("value"))
+                    yield "token given to a command", at, at + len(m.group("value"))
+
+
+def _random_flag_value(value: str) -> bool:
+    """A token after a bare one-letter flag: random enough that no name, path or id could be it."""
+    return (random_token(value, min_len=24) or random_hex(value, min_len=32) or (len(value) >= 32 and high_entropy(value)
+            and not identifier_like(value))) and not DIGEST.fullmatch(value) and not is_placeholder(value, quoted=True) \
+        and not looks_fake(value) and not value.lower().startswith(("sha", "md5", "0x")) and "/" not in value.rstrip("=")
+
+
+def password_shaped(value: str) -> bool:
+    """A value no word or name could be (:func:`strong_unlabelled`), or a person's password made
+    of a word, a symbol and digits (``Quartz!2023map``): a symbol between letters and digits is
+    no identifier's, path's or address's."""
+    if strong_unlabelled(value):
+        return True
+    core = value.rstrip(".,;)")
+    symbol = any(c in _PERSON_SYMBOLS for c in core[1:-1]) or _DOLLAR_DIGIT.search(core) is not None
+    return (len(core) >= 8 and symbol and any(c.isdigit() for c in core)
+            and any(c.isalpha() for c in core) and not is_placeholder(core, quoted=True) and "/" not in core
+            and "\\" not in core)
+
+
+_PERSON_SYMBOLS = "!#%^&*~?"  # (not `@`, `$`, `=`, `+`: addresses, variables, settings, sums)
+_DOLLAR_DIGIT = lazy(r"[A-Za-z]\$[0-9]")  # `Harbor$0407`: a `$` before a digit names no variable
 
 
 # FTP's and POP3's `USER name` then `PASS X`, IMAP's `a1 LOGIN name X`: a protocol's sign-in, as a

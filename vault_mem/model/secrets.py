@@ -82,6 +82,7 @@ from vault_mem.model.secret_places import (
     command_credentials,
     credential_files,
     csv_exports,
+    flag_credentials,
     header_lists,
     listed_codes,
     named_values,
@@ -455,6 +456,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from unlabelled_passwords(text, low)
         yield from call_credentials(text, low)
         yield from command_credentials(text, low)
+        yield from flag_credentials(text, low)
         yield from protocol_logins(text)
         yield from values_below(text, low)
         yield from warned_values(text, low)
