@@ -203,3 +203,37 @@ def test_a_token_after_a_one_letter_flag_or_as_an_empty_password_user(template: 
 ))
 def test_flags_for_ports_paths_properties_and_references_pass(text: str) -> None:
     assert not found(text), text
+
+
+# --- a credential in a URL's userinfo or path -------------------------------------------------
+
+@pytest.mark.parametrize("template", (
+    "git remote set-url origin https://{h}@git.internal.example/platform/api.git",
+    "pip install --index-url https://{h}@pypi.corp.example/simple/ pkg",
+    "https://hooks.bridge.example/bot{n}:{t}/sendMessage?chat_id=42",
+    "callback: https://relay.example.org/v1/{n}:{t}",
+    "one-time sign-in: https://portal.example.com/session/start?user=ops&code={t}",
+    "https://status.example.net/api/push/{k}?status=up",
+    "join: https://chat.example.io/invite/{k}",
+    "jdbc:oracle:thin:{u}/{p}@//db.corp.example:1521/SVC",
+    "jdbc:oracle:oci:{u}/{p}@db.corp.example:1521/ORCL",
+))
+def test_a_token_in_a_urls_userinfo_path_or_sign_in_query(template: str) -> None:
+    for _ in range(3):
+        text = template.format(h=r(40, HEX), t=r(36), n=r(10, string.digits), k=r(12), u="app_rw", p=r(12))
+        assert found(text), text
+
+
+@pytest.mark.parametrize("text", (
+    "SENTRY_DSN=https://8a1f0c2e3b4d5f60718293a4b5c6d7e8@o450123.ingest.sentry.io/4505123456",
+    "https://docs.example.com/auth/GettingStarted2",
+    "https://example.com/keys/RSA4096PublicKeys",
+    "https://example.com/login/Windows10Setup",
+    "https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=xyz",
+    "https://shop.example.com/cart?promo_code=SUMMER2024",
+    "jdbc:oracle:thin:@//db.corp.example:1521/SVC",
+    "https://api.example.com/v2/orders/1234567890:summary",
+    "https://tracker.example.com/issues/48213:comments/latest",
+))
+def test_documentation_paths_dsns_and_public_ids_in_urls_pass(text: str) -> None:
+    assert not found(text), text

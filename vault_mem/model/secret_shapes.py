@@ -408,11 +408,17 @@ def scheme_urls(text: str) -> Iterator[Span]:
 
 # A query parameter that carries the URL's authority (a workflow's or blob's `sig`, a presigned
 # `X-Amz-Signature`, `?token=`, `&key=`), and a calendar's secret address (`/private-<hex32>/`).
-_AUTH_PARAM = lazy(r"[?&;](?i:[a-z0-9-]{0,16}(?:sig|signature|token|access_token|key|api_key|apikey|secret))"
+# (and what signs one in or lets one in: a magic link's `code=`, an invite's `invite=`, `auth=`, `pass=`)
+_AUTH_PARAM = lazy(r"[?&;](?i:[a-z0-9-]{0,16}(?:sig|signature|token|access_token|key|api_key|apikey|secret|code|auth"
+                   r"|pass|password|pwd|otp|ticket|invite|magic))"
                    r"=(?P<value>[^&#\s\"'<>`]{16,600})")
 _PRIVATE_PART = lazy(r"/private-(?P<value>[0-9a-f]{32,64})/")
-# A path segment named for a token, then the token: a conda channel's `/t/<token>/`, `/token/<x>`
-_TOKEN_PART = lazy(r"/(?i:t|tokens?|api[_-]?keys?|secrets?)/(?P<value>[^/?#&\s\"'<>`]{16,200})")
+# A path segment named for a token, then the token: a conda channel's `/t/<token>/`, `/token/<x>`,
+# a push monitor's `/push/<key>`, an invite's or a magic link's `/invite/<code>`, `/magic/<code>`
+_TOKEN_PART = lazy(r"/(?i:t|tokens?|api[_-]?keys?|secrets?|keys?|auth|push|invites?|magic|access|login|signin|unlock)"
+                   r"/(?P<value>[^/?#&\s\"'<>`]{10,200})")
+# A path segment that is a bot's id and its secret (`/bot<digits>:<secret>/`): the token in the path
+_ID_SECRET_PART = lazy(r"/[A-Za-z]{0,8}[0-9]{5,20}:(?P<value>[A-Za-z0-9_-]{20,200})(?=[/?#]|$)")
 
 
 def signed_urls(text: str) -> Iterator[Span]:
@@ -426,9 +432,12 @@ def signed_urls(text: str) -> Iterator[Span]:
         url = m.group()
         if "{" in url or "xxxx" in url.lower():
             continue  # a template
-        for p in itertools.chain(_AUTH_PARAM.finditer(url), _PRIVATE_PART.finditer(url), _TOKEN_PART.finditer(url)):
+        parts = itertools.chain(_AUTH_PARAM.finditer(url), _PRIVATE_PART.finditer(url), _ID_SECRET_PART.finditer(url))
+        named = ((p, True) for p in _TOKEN_PART.finditer(url))
+        for p, after_word in itertools.chain(((p, False) for p in parts), named):
             value = unquote(p.group("value"))
-            if random_token(value, min_len=16) or random_hex(value):
+            # (after a path word a short key counts: a push monitor's is 10 characters)
+            if random_token(value, min_len=16) or random_hex(value) or (after_word and _short_key(value)):
                 yield "secret URL", m.start(), m.end()
                 break
 

@@ -124,6 +124,7 @@ from vault_mem.model.secret_values import (
     in_web_config,
     is_placeholder,
     looks_fake,
+    random_hex,
     random_token,
     shannon_entropy,
 )
@@ -320,7 +321,8 @@ _BARE_USERINFO = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z0-9][\w.-]{0,63}):(?P<pw>[
 
 # Oracle's `user/password@//host:1521/service` (EZConnect) and `user/password@host:1521/SID`: the
 # `@//` or the port before the service says it is a connect string, not a path with an `@` in it.
-_ORACLE_CONNECT = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\s/@\"'<>`]{4,128})@"
+# (in a JDBC URL too: `jdbc:oracle:thin:user/password@//host:1521/service`)
+_ORACLE_CONNECT = _r(r"(?:(?<=:thin:)|(?<=:oci:)|(?<=:oci8:)|(?<![\w/:.@%+-]))(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\s/@\"'<>`]{4,128})@"
                      r"(?://[A-Za-z0-9.-]{1,200}|[A-Za-z0-9.-]{1,200}:[0-9]{2,5}/)")
 
 
@@ -343,6 +345,7 @@ def _schemeless_passwords(text: str) -> Iterator[SecretFinding]:
 
 # a token as a URL's user, no password after it (`https://<token>@git.corp.example/team/app.git`)
 _URL_TOKEN_USER = _r(r"://(?P<token>[A-Za-z0-9_~-]{20,400})@(?=[A-Za-z0-9\[])")
+_DSN_PATH = _r(r"@[^\s/@\"'<>`]{1,253}/[0-9]{1,20}(?![^\s\"'<>`])")  # Sentry's `key@host/<project number>`
 
 
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
@@ -351,8 +354,10 @@ def _url_passwords(text: str) -> Iterator[SecretFinding]:
     if "@" in text:
         for m in _URL_TOKEN_USER.finditer(text):
             token = m.group("token")
-            # (hex as the user is a Sentry DSN's public key, sent from every page: random mixed case only)
-            if random_token(token, min_len=20) and not is_placeholder(token, quoted=True):
+            # (hex as the user is a Sentry DSN's public key, sent from every page: a DSN's path is its
+            # project's number alone; before any other path, hex is a forge's or an API's token)
+            hex_token = random_hex(token, min_len=32) and not _DSN_PATH.match(text, m.end("token"))
+            if (random_token(token, min_len=20) or hex_token) and not is_placeholder(token, quoted=True):
                 yield SecretFinding("URL with token", m.start("token"), m.end("token"))
     for m in _URL_CREDS.finditer(text):
         scheme = _SCHEME.search(text, max(0, m.start() - 31), m.start())
