@@ -45,7 +45,7 @@ def b32(n: int = 32) -> str:
 def pw() -> str:
     """A person's password: a word, a symbol, digits and letters."""
     word = _RNG.choice(("Marlin", "Copper", "Velvet", "Harbor", "Sierra", "Falcon", "Meadow"))
-    return word + _RNG.choice("!#%&*^$") + r(4, string.digits) + r(3, string.ascii_lowercase)
+    return word + _RNG.choice("!#&*^$") + r(4, string.digits) + r(3, string.ascii_lowercase)
 
 
 def found(text: str) -> bool:
@@ -237,3 +237,50 @@ def test_a_token_in_a_urls_userinfo_path_or_sign_in_query(template: str) -> None
 ))
 def test_documentation_paths_dsns_and_public_ids_in_urls_pass(text: str) -> None:
     assert not found(text), text
+
+
+# --- a person's password named in more languages' prose ---------------------------------------
+
+@pytest.mark.parametrize("template", (
+    "La contraseña del servidor de copias de seguridad en Madrid: {p}",
+    "A senha do painel administrativo da loja virtual é {p}",
+    "Le mot de passe du routeur de la salle de réunion est {p}",
+    "Das Kennwort für den Drucker im zweiten Stock: {p}",
+    "Yedek sunucunun şifresi {p} olarak ayarlandı.",
+    "Mật khẩu máy chủ sao lưu là {p}",
+    "Kata sandi untuk akun admin server adalah {p}",
+    "Hasło do konta serwisowego na serwerze plików: {p}",
+    "Het wachtwoord van de NAS in het kantoor is {p}",
+    "La contrasenya del router de l'oficina: {p}",
+    "parol ot servera v ofise: {p}",
+    "the password for the staging database server in the frankfurt region: {p}",
+))
+def test_a_persons_password_after_its_word_in_many_languages(template: str) -> None:
+    for _ in range(3):
+        text = template.format(p=pw())
+        assert found(text), text
+
+
+@pytest.mark.parametrize("text", (
+    "La contraseña debe tener al menos 12 caracteres, por ejemplo: Abc!1234xyz",
+    "Das Passwort muss Sonderzeichen enthalten, z.B. Sommer!2024",
+    "The password field rejects values like foo#1234bar in the form.",
+    "Mật khẩu phải có ít nhất 8 ký tự.",
+    "A senha expira em 90 dias; use o gerenciador de senhas.",
+    "the parole hearing is on monday at 10:30",
+    "Yeni şifre politikası 2025 yılında yürürlüğe girdi.",
+))
+def test_password_policies_examples_and_words_in_those_languages_pass(text: str) -> None:
+    assert not found(text), text
+
+
+@pytest.mark.parametrize("template", (
+    'The passphrase for the offsite disk is "{w} {w2} {w3} {w4} 42".',
+    "Vault unseal passphrase: '{w} {w2} {w3} 7 {w4}'",
+))
+def test_a_quoted_passphrase_of_words_and_a_number(template: str) -> None:
+    words = ["copper", "lantern", "meadow", "quartz", "saddle", "tundra", "walnut", "zephyr"]
+    _RNG.shuffle(words)
+    text = template.format(w=words[0], w2=words[1], w3=words[2], w4=words[3])
+    assert found(text), text
+    assert not found('The passphrase rules are in "see the wiki page 12".')

@@ -52,6 +52,7 @@ from vault_mem.model.secret_labels import (
     judge,
     key_class,
     own_name,
+    password_shaped,
     strong_unlabelled,
 )
 from vault_mem.model.secret_text import lines_holding
@@ -655,23 +656,6 @@ def _random_flag_value(value: str) -> bool:
     return (random_token(value, min_len=24) or random_hex(value, min_len=32) or (len(value) >= 32 and high_entropy(value)
             and not identifier_like(value))) and not DIGEST.fullmatch(value) and not is_placeholder(value, quoted=True) \
         and not looks_fake(value) and not value.lower().startswith(("sha", "md5", "0x")) and "/" not in value.rstrip("=")
-
-
-def password_shaped(value: str) -> bool:
-    """A value no word or name could be (:func:`strong_unlabelled`), or a person's password made
-    of a word, a symbol and digits (``Quartz!2023map``): a symbol between letters and digits is
-    no identifier's, path's or address's."""
-    if strong_unlabelled(value):
-        return True
-    core = value.rstrip(".,;)")
-    symbol = any(c in _PERSON_SYMBOLS for c in core[1:-1]) or _DOLLAR_DIGIT.search(core) is not None
-    return (len(core) >= 8 and symbol and any(c.isdigit() for c in core)
-            and any(c.isalpha() for c in core) and not is_placeholder(core, quoted=True) and "/" not in core
-            and "\\" not in core)
-
-
-_PERSON_SYMBOLS = "!#%^&*~?"  # (not `@`, `$`, `=`, `+`: addresses, variables, settings, sums)
-_DOLLAR_DIGIT = lazy(r"[A-Za-z]\$[0-9]")  # `Harbor$0407`: a `$` before a digit names no variable
 
 
 # FTP's and POP3's `USER name` then `PASS X`, IMAP's `a1 LOGIN name X`: a protocol's sign-in, as a
