@@ -284,3 +284,64 @@ def test_a_quoted_passphrase_of_words_and_a_number(template: str) -> None:
     text = template.format(w=words[0], w2=words[1], w3=words[2], w4=words[3])
     assert found(text), text
     assert not found('The passphrase rules are in "see the wiki page 12".')
+
+
+# --- a secret column of a sheet, a WIF key, a value written into a key file -------------------
+
+def test_a_secret_or_token_column_of_a_tab_or_comma_separated_sheet() -> None:
+    for sep in ("\t", ","):
+        for column in ("client_secret", "api_key", "access_token"):
+            text = sep.join(("app", "client_id", column)) + "\n" + sep.join(("billing", "Iv1." + r(16, HEX), r(34))) + "\n"
+            assert found(text), text
+    # names, ids and dates under such columns, and a column that names a token without holding it
+    assert not found("app\tclient_id\tclient_secret\nbilling\t42\tsee vault: billing/prod\n")
+    assert not found("service,token_name,expires\nci,deploy-bot,2025-01-01\n")
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def _wif(compressed: bool) -> str:
+    import hashlib
+    raw = b"\x80" + bytes(_RNG.randrange(256) for _ in range(32)) + (b"\x01" if compressed else b"")
+    raw += hashlib.sha256(hashlib.sha256(raw).digest()).digest()[:4]
+    n, out = int.from_bytes(raw, "big"), ""
+    while n:
+        n, d = divmod(n, 58)
+        out = _B58[d] + out
+    return out
+
+
+def test_a_wallet_import_format_key_by_its_checksum() -> None:
+    for template in ("{v}", "paper wallet (sweep me): {v}", "importprivkey {v} \"cold\" false"):
+        for compressed in (True, False):
+            text = template.format(v=_wif(compressed))
+            assert found(text), text
+    broken = _wif(True)
+    broken = broken[:-1] + ("2" if broken[-1] != "2" else "3")  # the checksum fails
+    assert not found(f"wallet: {broken}")
+    assert not found("address 1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2")  # an address is public
+
+
+@pytest.mark.parametrize("template", (
+    "echo '{b}' > /etc/wireguard/wg0.key",
+    "printf '%s' '{t}' | sudo tee /etc/app/api_token >/dev/null",
+    "echo -n {t} > ~/.config/tool/credentials",
+    "echo \"{p}\" > /root/.smbpass && chmod 600 /root/.smbpass",
+))
+def test_a_value_written_into_a_file_named_for_a_credential(template: str) -> None:
+    import base64
+    for _ in range(3):
+        text = template.format(b=base64.b64encode(bytes(_RNG.randrange(256) for _ in range(32))).decode(), t=r(32), p=pw())
+        assert found(text), text
+
+
+@pytest.mark.parametrize("text", (
+    'echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ops" >> ~/.ssh/authorized_keys',
+    "echo 'df2elVYije/Grs8Vjr3gBFMnmIbN1TMvcozatsv1yv0=' > /etc/wireguard/public.key",
+    "echo $WG_PRIVATE_KEY > /etc/wireguard/private.key",
+    'echo "done building release 2024" > build-token-status.txt',
+    "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
+))
+def test_public_keys_references_and_notes_written_to_files_pass(text: str) -> None:
+    assert not found(text), text

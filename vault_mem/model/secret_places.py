@@ -24,6 +24,7 @@ each judged by the label rules' :func:`~vault_mem.model.secret_labels.judge` and
   request header of any name.
 - :func:`credential_files`: cookie jars and quoted user lists.
 - :func:`values_below`: a random token alone below a label line or a command that prints it.
+- :func:`written_credentials`: a value ``echo``'d into a file named for a key, secret or token.
 
 Each finder yields ``(kind, start, end)``; every pattern stays on a line or a bounded reach, and
 each finder first checks for its marker with a substring search.
@@ -71,7 +72,7 @@ from vault_mem.model.secret_values import (
 )
 
 __all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
-           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "table_cells", "unlabelled_passwords",
+           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
 
@@ -658,6 +659,29 @@ def _random_flag_value(value: str) -> bool:
         and not looks_fake(value) and not value.lower().startswith(("sha", "md5", "0x")) and "/" not in value.rstrip("=")
 
 
+# A value written into a file named for a credential (`echo 'X' > /etc/wireguard/private.key`,
+# `printf %s X | sudo tee ~/.config/app/token`): the file's name labels what goes into it
+_WRITTEN = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
+                r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;&]{8,400})(?P=q)[ \t]{0,4}"
+                r"(?:>{1,2}|\|[ \t]{0,4}(?:sudo[ \t]{1,4})?tee(?:[ \t]{1,4}-a)?)[ \t]{0,4}[\"']?(?P<path>[^\s\"';&|]{1,300})")
+_FILE_WORDS = lazy(r"(?i:key|secret|token|pass|pwd|cred|psk|auth|cookie)")
+_PUBLIC_FILE = lazy(r"(?i:pub|public|cert|\.crt|\.pem\.pub|known_hosts|authorized)")
+
+
+def written_credentials(text: str, low: str) -> Iterator[Span]:
+    """A value ``echo``'d or ``printf``'d into a file whose name says it holds a key, a secret, a
+    token or a password: random, or a person's password (:func:`password_shaped`)."""
+    for start, end in lines_holding(low, ("echo", "printf"), (">", "tee")):
+        for m in _WRITTEN.finditer(text, start, end):
+            name = m.group("path").rstrip("/").rsplit("/", 1)[-1]
+            value = m.group("value")
+            if not _FILE_WORDS.search(name) or _PUBLIC_FILE.search(name) or value.startswith(("$", "-", "/")):
+                continue
+            if (random_token(value, min_len=16) or random_hex(value, min_len=32) or (len(value) >= 20 and high_entropy(value))
+                    or password_shaped(value)) and not is_placeholder(value, quoted=True) and not looks_fake(value):
+                yield "secret written to a key file", m.start("value"), m.end("value")
+
+
 # FTP's and POP3's `USER name` then `PASS X`, IMAP's `a1 LOGIN name X`: a protocol's sign-in, as a
 # transcript, a packet capture or a debug log shows it
 _PROTOCOL_PASS = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?USER[ \t]{1,4}[^\s]{1,64}[ \t]*\r?\n(?:[^\n]{0,200}\n){0,3}?"
@@ -728,31 +752,45 @@ def request_headers(text: str) -> Iterator[Span]:
 
 _CSV_NAME = lazy(r"[a-z][a-z0-9_]{0,29}(?: [a-z0-9_]{1,20}){0,2}")  # a column's name, not prose
 _CSV_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "login_password", "secret"})
+_CSV_WORDS = ("pass", "pwd", "secret", "token", "key")
+
+
+def _csv_class(cell: str) -> str | None:
+    """The class of a column named for a credential: a password's, or a secret's or token's
+    (``client_secret``, ``api_key``, ``access_token``; a random value only, judged as one)."""
+    if cell in _CSV_PASSWORD:
+        return "password"
+    cls = key_class(cell.replace(" ", "_"))
+    return cls if cls in ("password", "secret") else None
 
 
 def csv_exports(text: str, low: str) -> Iterator[Span]:
     """The password column of a CSV export (a password manager's ``name,url,username,password``)
     or of a sheet copied as tab-separated values: a header row naming the column, then rows whose
     cell in it is judged as a password."""
-    if ("," not in text and "\t" not in text) or not any(w in low for w in ("pass", "pwd", "secret")):
+    if ("," not in text and "\t" not in text) or not any(w in low for w in _CSV_WORDS):
         return
     lines = text.splitlines(keepends=True)
-    offset, column, width, sep = 0, -1, 0, ","
+    offset, column, width, sep, cls = 0, -1, 0, ",", "password"
     for line in lines:
-        if column < 0 and not any(w in line.lower() for w in ("pass", "pwd", "secret")):
+        if column < 0 and not any(w in line.lower() for w in _CSV_WORDS):
             offset += len(line)
             continue  # (only a header row starts a table: the other lines are not parsed)
         if column < 0:
             sep = "\t" if "\t" in line else ","
         row = next(csv.reader([line], delimiter=sep), [])
         cells = [c.strip().strip("\"'").lower() for c in row]
-        if len(cells) >= 3 and any(c in _CSV_PASSWORD for c in cells) and all(_CSV_NAME.fullmatch(c) for c in cells):
-            column, width = next(i for i, c in enumerate(cells) if c in _CSV_PASSWORD), len(cells)
+        named = [_csv_class(c) for c in cells]
+        if len(cells) >= 3 and any(named) and all(_CSV_NAME.fullmatch(c) for c in cells):
+            # (a password column first; else a secret's or a token's: `client_secret`, `api_key`)
+            column = next((i for i, c in enumerate(named) if c == "password"), None)
+            column = next(i for i, c in enumerate(named) if c) if column is None else column
+            width, cls = len(cells), named[column]
         elif column >= 0 and len(row) == width:
             value = row[column].strip()
-            if value and judge("password", "=", value, quoted=True, code=False, ends=True):
+            if value and judge(cls, "=", value, quoted=True, code=False, ends=True):
                 start = line.find(value)
-                yield "password assignment", offset + start, offset + start + len(value)
+                yield f"{cls} assignment", offset + start, offset + start + len(value)
         elif not line.strip():
             column = -1
         offset += len(line)

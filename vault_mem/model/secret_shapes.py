@@ -22,8 +22,9 @@ credential from one it does not list still has a shape. These detectors find the
   can post to the channel, so the path is the secret.
 - :func:`signed_urls`: a URL whose query names its signature or token (``sig=``, ``X-Amz-Signature=``,
   ``token=``, ``key=``) with a random value, or a secret address's ``/private-<hex>/`` part.
-- :func:`wallet_keys`: bech32 secret keys (``nsec1...``, a human-readable part naming a secret)
-  and BIP-32 extended private keys (``xprv``, ``tprv``, ``yprv``, ``zprv``).
+- :func:`wallet_keys`: bech32 secret keys (``nsec1...``, a human-readable part naming a secret),
+  BIP-32 extended private keys (``xprv``, ``tprv``, ``yprv``, ``zprv``) and WIF private keys (by
+  their version byte and checksum).
 - :func:`key_blocks`: private keys that are not PEM: PuTTY ``.ppk`` files, minisign and signify
   secret keys, age identities (any length, plugin identities too) and the private members of a
   JSON Web Key (``"d"``, ``"p"``, ``"k"``, ... beside ``"kty"``).
@@ -453,8 +454,30 @@ _BECH32_MARKS = tuple(hrp + "1" for hrp in _BECH32_SECRET_HRPS)
 _XPRV = lazy(r"(?<![A-Za-z0-9])[xyztuvXYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?![A-Za-z0-9])")
 
 
+# A private key in Wallet Import Format: base58 of a version byte (0x80 main net, 0xef test net), 32
+# key bytes, 0x01 for a compressed key, and a 4-byte checksum (the double SHA-256 of the rest)
+_WIF = lazy(r"(?<![A-Za-z0-9])[59KLc][1-9A-HJ-NP-Za-km-z]{50,51}(?![A-Za-z0-9])")
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def _valid_wif(run: str) -> bool:
+    """Does ``run`` decode to a private key with the format's version byte and checksum? A random
+    run of base58 passes it one time in four billion."""
+    n = 0
+    for c in run:
+        n = n * 58 + _B58.index(c)
+    raw = n.to_bytes(38 if len(run) == 52 else 37, "big") if n.bit_length() <= 8 * 38 else b""
+    if len(raw) not in (37, 38) or raw[0] not in (0x80, 0xEF) or (len(raw) == 38 and raw[33] != 0x01):
+        return False
+    return hashlib.sha256(hashlib.sha256(raw[:-4]).digest()).digest()[:4] == raw[-4:]
+
+
 def wallet_keys(text: str) -> Iterator[Span]:
-    """Wallet secret keys written in a format that says it: bech32 ``nsec1...`` and BIP-32 ``xprv...``."""
+    """Wallet secret keys written in a format that says it: bech32 ``nsec1...``, BIP-32 ``xprv...``
+    and a private key in Wallet Import Format (by its checksum)."""
+    for m in _WIF.finditer(text) if len(text) >= 51 else ():
+        if _valid_wif(m.group()) and not is_placeholder(m.group(), quoted=True):
+            yield "wallet private key", m.start(), m.end()
     if any(mark in text for mark in _BECH32_MARKS):  # (a substring search, not a regex pass over every text)
         for m in _BECH32_SECRET.finditer(text):
             yield "wallet secret key", m.start(), m.end()

@@ -93,6 +93,7 @@ from vault_mem.model.secret_places import (
     table_cells,
     unlabelled_passwords,
     values_below,
+    written_credentials,
     xml_elements,
 )
 from vault_mem.model.secret_rules import RULES, Rule
@@ -464,6 +465,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from flag_credentials(text, low)
         yield from protocol_logins(text)
         yield from values_below(text, low)
+        yield from written_credentials(text, low)
         yield from warned_values(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
