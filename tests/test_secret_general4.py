@@ -345,3 +345,46 @@ def test_a_value_written_into_a_file_named_for_a_credential(template: str) -> No
 ))
 def test_public_keys_references_and_notes_written_to_files_pass(text: str) -> None:
     assert not found(text), text
+
+
+# --- one code after its label, access codes, app passwords, logins as pairs -------------------
+
+@pytest.mark.parametrize("make", (
+    lambda: f"Recovery code: {r(4, 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789')}-{r(4, '23456789')}-{r(4, 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789')}-{r(2, 'ABCDEFGH')}{r(2, '23456789')}",
+    lambda: f"The backup code is {r(4, string.digits)}-{r(4, string.digits)}",
+    lambda: f"Le code d'accès du portail est {pw()}",
+    lambda: f"access code for the gate: {pw()}",
+    lambda: "app password for the mail client: " + " ".join("".join(_RNG.choice("bcdfghjklmnpqrstvwxz") for _ in range(4)) for _ in range(4)),
+    lambda: f"Netflix (family): ana.lima@mail.example / {pw()}",
+    lambda: f"ansible-playbook site.yml --vault-password-file <(echo '{pw()}')",
+    lambda: f"echo '{r(24)}' | docker login -u ci --password-stdin registry.corp.example",
+))
+def test_one_code_an_access_code_an_app_password_and_a_login_pair(make) -> None:
+    for _ in range(3):
+        text = make()
+        assert found(text), text
+
+
+@pytest.mark.parametrize("text", (
+    "recovery code: see 1password",
+    "backup code expires 2024-12-01",
+    "the recovery code is 12-digit",
+    "HTTP access code: 200 OK",
+    "password manager: uses very long keys",
+    "contact: alice@corp.example / bob@corp.example",
+    "mail ops@corp.example / slack #ops-alerts",
+    "echo $TOKEN | docker login --password-stdin",
+    'echo "hello world 2024" | grep -c hello',
+))
+def test_dates_lengths_statuses_and_contacts_pass(text: str) -> None:
+    assert not found(text), text
+
+
+def test_a_seed_phrase_as_a_list_of_quoted_words_under_its_label() -> None:
+    words = [_RNG.choice(BIP39_ENGLISH) for _ in range(12)]
+    quoted = ", ".join(f'"{w}"' for w in words)
+    assert found(f"wallet backup, 12 words: {quoted}")
+    assert found(f"seed_words = [{quoted}]")
+    # a list of words in code with no seed's label: a list (unless its checksum is a phrase's)
+    fruit = ["apple", "banana", "cherry", "grape", "lemon", "mango", "melon", "orange", "pear", "plum", "kiwi", "olive"]
+    assert not found("FRUITS = [" + ", ".join(f'"{w}"' for w in fruit) + "]")

@@ -207,6 +207,7 @@ _PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 _NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
+_APP_PASSWORD = lazy(r"[a-z]{4}(?:[ -][a-z]{4}){3}(?![\w-])")
 # A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
 # (a number may stand among the words: "glacier harbor falcon orbit 99")
 _QUOTED_WORDS = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}(?:[ \t]{1,2}[0-9]{1,6})?"
@@ -869,6 +870,11 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
     if not value:
         return None
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→"):
+        # an app password as Google shows it: four groups of four random letters ("qwpz xkrt mvbn lsdf")
+        app = _APP_PASSWORD.match(text, tail.start("value"))
+        if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
+            return "password assignment", app.start(), app.end()
     if cls == "password" and not quoted and op in (":", "is", "=", "->", "→") and tail.re is _ASSIGN_TAIL:
         # right after the label ("passphrase: amber crisp lotus violin"), not after prose
         # ("password manager: bitwarden vault entries" names a tool)

@@ -24,7 +24,8 @@ each judged by the label rules' :func:`~vault_mem.model.secret_labels.judge` and
   request header of any name.
 - :func:`credential_files`: cookie jars and quoted user lists.
 - :func:`values_below`: a random token alone below a label line or a command that prints it.
-- :func:`written_credentials`: a value ``echo``'d into a file named for a key, secret or token.
+- :func:`written_credentials`: a value ``echo``'d into a file named for a key, secret or token, or
+  into a command's flag for one; :func:`mail_pairs`: an e-mail address, a slash and a password.
 
 Each finder yields ``(kind, start, end)``; every pattern stays on a line or a bounded reach, and
 each finder first checks for its marker with a substring search.
@@ -72,7 +73,7 @@ from vault_mem.model.secret_values import (
 )
 
 __all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
-           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "table_cells", "unlabelled_passwords", "written_credentials",
+           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
 
@@ -122,6 +123,23 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
     return out
 
 
+# one code after its label ("Recovery code: 7F3K-9QXM-2LPD-8WRT", "backup code is 4821-9937")
+_ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
+
+
+def _grouped_code(code: str) -> bool:
+    """A code in groups no date, version or phone number is: letters and digits mixed through it,
+    or groups of digits all of one length (four or more)."""
+    groups = re.split(r"[- ]", code)
+    joined = "".join(groups)
+    if len(joined) < 8:
+        return False
+    if joined.isdigit():
+        return len({len(g) for g in groups}) == 1 and len(groups[0]) >= 4
+    mixed = sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in groups)
+    return 2 * mixed >= len(groups) and shannon_entropy(joined) >= 3.0
+
+
 def _random_codes(codes: list[str]) -> bool:
     """Are these listed codes random ones, not a list of words or of small numbers? Digits (six
     or more to a code) or letters in two groups (``wxgjo-chqps``) that no word is."""
@@ -155,6 +173,10 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         lines = _listed_lines(low, m.end(), min(len(low), m.end() + 2 * _CODES_SPAN))
         if len(lines) >= 3 and _random_codes([c.group("code") for c in lines]):
             yield "recovery codes", lines[0].start("code"), lines[-1].end("code")
+            continue
+        one = _ONE_CODE.match(low, m.end())
+        if one and _grouped_code(one.group("code")):
+            yield "recovery code", one.start("code"), one.end("code")
     done = searched = 0
     for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
         if m.start() >= done:
@@ -662,24 +684,57 @@ def _random_flag_value(value: str) -> bool:
 # A value written into a file named for a credential (`echo 'X' > /etc/wireguard/private.key`,
 # `printf %s X | sudo tee ~/.config/app/token`): the file's name labels what goes into it
 _WRITTEN = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
-                r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;&]{8,400})(?P=q)[ \t]{0,4}"
+                r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;]{8,400})(?P=q)[ \t]{0,4}"
                 r"(?:>{1,2}|\|[ \t]{0,4}(?:sudo[ \t]{1,4})?tee(?:[ \t]{1,4}-a)?)[ \t]{0,4}[\"']?(?P<path>[^\s\"';&|]{1,300})")
 _FILE_WORDS = lazy(r"(?i:key|secret|token|pass|pwd|cred|psk|auth|cookie)")
 _PUBLIC_FILE = lazy(r"(?i:pub|public|cert|\.crt|\.pem\.pub|known_hosts|authorized)")
 
 
+# ... or handed to a command's flag for one through a pipe or a process substitution
+# (`echo X | docker login --password-stdin`, `--vault-password-file <(echo X)`)
+_ECHOED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
+               r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;()]{8,400})(?P=q)[ \t]{0,4}(?P<to>\||\))")
+_CREDENTIAL_FLAG = lazy(r"(?i:--?[\w-]{0,30}(?:pass|secret|token|key|cred)[\w-]{0,30}|chpasswd|passwd)")
+
+
+def _written_value(value: str) -> bool:
+    return (random_token(value, min_len=16) or random_hex(value, min_len=32) or (len(value) >= 20 and high_entropy(value))
+            or password_shaped(value)) and not is_placeholder(value, quoted=True) and not looks_fake(value)
+
+
 def written_credentials(text: str, low: str) -> Iterator[Span]:
     """A value ``echo``'d or ``printf``'d into a file whose name says it holds a key, a secret, a
-    token or a password: random, or a person's password (:func:`password_shaped`)."""
-    for start, end in lines_holding(low, ("echo", "printf"), (">", "tee")):
+    token or a password, or into a command's flag for one: random, or a person's password
+    (:func:`password_shaped`)."""
+    for start, end in lines_holding(low, ("echo", "printf"), (">", "tee", "|", "<(")):
         for m in _WRITTEN.finditer(text, start, end):
             name = m.group("path").rstrip("/").rsplit("/", 1)[-1]
             value = m.group("value")
             if not _FILE_WORDS.search(name) or _PUBLIC_FILE.search(name) or value.startswith(("$", "-", "/")):
                 continue
-            if (random_token(value, min_len=16) or random_hex(value, min_len=32) or (len(value) >= 20 and high_entropy(value))
-                    or password_shaped(value)) and not is_placeholder(value, quoted=True) and not looks_fake(value):
+            if _written_value(value):
                 yield "secret written to a key file", m.start("value"), m.end("value")
+        for m in _ECHOED.finditer(text, start, end):
+            value = m.group("value")
+            # (a pipe hands it to the flag after it; a process substitution to the flag before it)
+            flag = _CREDENTIAL_FLAG.search(text, m.end(), end) if m.group("to") == "|" else \
+                _CREDENTIAL_FLAG.search(text, max(start, m.start() - 80), m.start())
+            if flag and not value.startswith(("$", "-", "/")) and _written_value(value):
+                yield "secret handed to a command", m.start("value"), m.end("value")
+
+
+# An account's e-mail address, a slash and its password ("Netflix: ana@mail.example / X"): a login
+# written as a pair, wherever it stands
+_MAIL_PAIR = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+[ \t]{0,4}(?:/|\||::)[ \t]{0,4}(?P<pw>[^\s\"'`,;|]{6,200})")
+
+
+def mail_pairs(text: str) -> Iterator[Span]:
+    """The password after an e-mail address and a slash, when it looks like a password by itself."""
+    for start, end in lines_holding(text, ("@",), ("/", "|", "::")):
+        for m in _MAIL_PAIR.finditer(text, start, end):
+            pw = m.group("pw").rstrip(".,;:!?)")
+            if password_shaped(pw) and "@" not in pw:
+                yield "password after its login", m.start("pw"), m.start("pw") + len(pw)
 
 
 # FTP's and POP3's `USER name` then `PASS X`, IMAP's `a1 LOGIN name X`: a protocol's sign-in, as a

@@ -641,7 +641,8 @@ _SEED_WORDS = frozenset(BIP39_ENGLISH)
 # One mark per whitespace-separated token: 1 a list word, n a number ("1." numbering does not
 # break a run), 0 anything else; a phrase is twelve 1s with only numbers between them.
 _SEED_RUN = lazy(r"1(?:n*1){11,}")
-_WORD = lazy(r"[^\s,-]+")
+_QUOTES = lazy(r"[\"'`]")
+_WORD = lazy(r"[^\s,\"'`-]+")  # (split where seed_phrases splits its lowered copy)
 
 
 def seed_phrases(text: str) -> Iterator[Span]:
@@ -649,6 +650,8 @@ def seed_phrases(text: str) -> Iterator[Span]:
     low = text.lower()
     if "," in low or "-" in low:  # "abandon, ability, ..." and "abandon-ability-..."
         low = low.replace(",", " ").replace("-", " ")
+    if '"' in low or "'" in low or "`" in low:  # a list of quoted words (`["olive", "sudden", ...]`)
+        low = low.replace('"', " ").replace("'", " ").replace("`", " ")
     tokens = low.split()
     # C-speed pre-check: too few distinct list words for any phrase (most texts stop here)
     if len(tokens) < _SEED_MIN or len(_SEED_WORDS.intersection(tokens)) < 8:
@@ -665,7 +668,11 @@ def seed_phrases(text: str) -> Iterator[Span]:
     for first, last in runs:
         if len(set(stripped[first:last + 1]) & _SEED_WORDS) >= 9:
             start, end = spans[first][0], spans[last][1]
-            if _listed(text, start) and not valid_mnemonic([t for t in stripped[first:last + 1] if t in _SEED_WORDS]):
+            # (words quoted one by one are a list in code, `["apple", "banana", ...]`, unless a
+            # seed's label stands before them on their line, or their checksum makes them a phrase)
+            listed = _listed(text, start) or (_QUOTES.search(text, start, end) is not None and not _SEED_LABEL.search(
+                text, text.rfind("\n", 0, start) + 1, start))
+            if listed and not valid_mnemonic([t for t in stripped[first:last + 1] if t in _SEED_WORDS]):
                 continue
             yield "seed phrase", start, end
 

@@ -69,6 +69,9 @@ _PASSWORD_ROWS = {
     "Albanian": r"fjal[ëe]kalim(?:i)?",
     "Russian/Ukrainian written in Latin letters": r"parol'?|parolʹ",
     "Kazakh/Uzbek": r"құпия сөз|parolingiz",
+    # an access code is a password by another name, in every language
+    "Access code": (r"access[ _-]?code|code d'acc[èe]s|c[óo]digo de acce?sso?|zugangscode|codice (?:di |d')accesso"
+                    r"|kod dost[ęe]pu|eri[şs]im kodu|m[ãa] truy c[ậa]p|toegangscode|kode akses|adgangskode"),
 }
 # language: words for "key", "token", "secret" (a value after them must look random)
 _SECRET_ROWS = {

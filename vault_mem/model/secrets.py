@@ -85,6 +85,7 @@ from vault_mem.model.secret_places import (
     flag_credentials,
     header_lists,
     listed_codes,
+    mail_pairs,
     named_values,
     pin_codes,
     protocol_logins,
@@ -466,6 +467,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from protocol_logins(text)
         yield from values_below(text, low)
         yield from written_credentials(text, low)
+        yield from mail_pairs(text)
         yield from warned_values(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
