@@ -138,15 +138,19 @@ def test_a_seed_phrase_quoted_and_assigned_to_any_name(template: str) -> None:
 
 def _monero(n: int = 25) -> str:
     letters = string.ascii_lowercase
-    words = ["".join(_RNG.choice(letters) for _ in range(_RNG.randint(4, 9))) for _ in range(n - 1)]
+    words: list[str] = []
+    while len(words) < n - 1:  # (the list's words differ in their first three letters)
+        word = "".join(_RNG.choice(letters) for _ in range(_RNG.randint(4, 9)))
+        if all(w[:3] != word[:3] for w in words):
+            words.append(word)
     prefixes = "".join(w[:3] for w in words)
     return " ".join(words + [words[zlib.crc32(prefixes.encode()) % (n - 1)]])
 
 
 @pytest.mark.parametrize("template", ("{v}", "Restore seed:\n{v}", "electrum-like wallet, words: {v}."))
 def test_a_monero_seed_by_its_checksum_word(template: str) -> None:
-    for n in (25, 13):
-        text = template.format(v=_monero(n))
+    for _ in range(3):
+        text = template.format(v=_monero(25))
         assert found(text), text
 
 
@@ -157,6 +161,9 @@ def test_runs_of_words_without_the_checksum_pass() -> None:
     prose = ("during standup today everyone agreed that parsing should happen inside worker threads because "
              "blocking calls slowed every request after midnight when backups started their nightly runs again")
     assert not found(prose)
+    # thirteen words whose last repeats the one the CRC names: the old short form, too weak to read
+    assert not found("Joanna reflects on the tough times finishing her screenplay and realizes that the joyful moments "
+                     "make the journey worth it.")
 
 
 # --- a password or token given to any command's flag ------------------------------------------

@@ -47,7 +47,11 @@ def b32(n: int) -> str:
 
 
 def monero(n: int = 25) -> str:
-    words = ["".join(_G.rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(_G.rng.randint(4, 8))) for _ in range(n - 1)]
+    words: list[str] = []
+    while len(words) < n - 1:  # (the list's words differ in their first three letters)
+        word = "".join(_G.rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(_G.rng.randint(4, 8)))
+        if all(w[:3] != word[:3] for w in words):
+            words.append(word)
     return " ".join(words + [words[zlib.crc32("".join(w[:3] for w in words).encode()) % (n - 1)]])
 
 
@@ -90,7 +94,7 @@ def forms() -> list[dict]:
     f.append(item("bip39 quoted list", "seed", "recovery words: " + ", ".join(f"'{w}'" for w in _G.words(12))))
     f.append(item("monero alone", "seed", monero(25), description="wallet restore"))
     f.append(item("monero labelled", "seed", "Restore from seed:\n" + monero(25)))
-    f.append(item("monero short", "seed", "old wallet (13 words): " + monero(13)))
+    f.append(item("monero prose", "seed", "old wallet, restore words: " + monero(25) + " (feather)"))
     # command
     f.append(item("unrar attached", "command", f"unrar x -p{pw()} archive.part1.rar"))
     f.append(item("7z separate flag", "command", f"7za x -y -p{pw()} dump.7z -o/tmp/dump"))

@@ -123,7 +123,8 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
     return out
 
 
-# one code after its label ("Recovery code: 7F3K-9QXM-2LPD-8WRT", "backup code is 4821-9937")
+# one code after its label ("Recovery code:" and four groups of letters and digits, "backup code is"
+# two groups of four digits)
 _ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
 
 
@@ -636,6 +637,7 @@ _FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass"
 _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
+_PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
 _KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
 
 
@@ -650,7 +652,7 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
             m = _ATTACHED_P.fullmatch(word) or _WINDOWS_P.fullmatch(word)
             if m:
                 value = m.group("value").strip("\"'")
-                if password_shaped(value) and not NAME_EQUALS.match(value):
+                if password_shaped(value) and not NAME_EQUALS.match(value) and not _PATTERN.search(value):
                     at = t.start() + word.find(value)
                     yield "password given to a command", at, at + len(value)
                 continue
@@ -659,7 +661,7 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
             nxt = tokens[i + 1].group()
             if word in ("-p", "-P", "--pass"):
                 value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
-                if password_shaped(value):
+                if password_shaped(value) and not _PATTERN.search(value):
                     at = tokens[i + 1].start() + nxt.find(value)
                     yield "password given to a command", at, at + len(value)
             elif _TOKEN_FLAG.fullmatch(word):

@@ -680,29 +680,33 @@ def seed_phrases(text: str) -> Iterator[Span]:
 _ASSIGNED = lazy(r"^[a-z_][a-z0-9_.-]{0,60}=")  # `mnemonic=` before a phrase's first word
 
 
-# Monero's (and its forks') seeds: 25 words (13 in the older short form), the last a checksum that
-# repeats one of the others, picked by the CRC-32 of the words' first three letters. No list is
-# needed: a random run of words passes the checksum one time in 1,600 or so (the last word must
-# be a repeat, and the one the CRC names), and every wallet's seed passes it.
-_MONERO_LENGTHS = (25, 13)
+# Monero's (and its forks') seeds: 25 words, the last a checksum that repeats one of the others,
+# picked by the CRC-32 of the words' first three letters. No list is needed: the list's words differ
+# in their first three letters, so two words of a seed that start alike are the same word, and a
+# run of words passes the checksum only when its last word repeats the one the CRC names (a run
+# of prose one time in some thousands, where its punctuation and short words have not already
+# broken it). The older 13-word form is not read: a 1-in-12 checksum is too weak against prose.
+_MONERO_LENGTH = 25
 _MONERO_WORD = lazy(r"[a-z]{3,12}")
-_MONERO_RUN = lazy(r"(?<![\w-])[a-z]{3,12}(?:[ \t]{1,4}(?:\r?\n[ \t]{0,8})?[a-z]{3,12}){12,40}(?![\w-])")
+_MONERO_RUN = lazy(r"(?<![\w-])[a-z]{3,12}(?:[ \t]{1,4}(?:\r?\n[ \t]{0,8})?[a-z]{3,12}){24,60}(?![\w-])")
 
 
 def monero_seeds(text: str) -> Iterator[Span]:
-    """A run of 13 or 25 lower-case words whose last word is its Monero checksum word."""
-    if len(text) < 13 * 4:
+    """A run of 25 lower-case words whose last word is its Monero checksum word."""
+    if len(text) < _MONERO_LENGTH * 4:
         return
+    n = _MONERO_LENGTH
     for m in _MONERO_RUN.finditer(text):
         spans = [(w.start(), w.end()) for w in _MONERO_WORD.finditer(text, m.start(), m.end())]
         words = [text[a:b] for a, b in spans]
-        for n in _MONERO_LENGTHS:
-            for first in range(len(words) - n + 1):
-                run = words[first:first + n]
-                prefixes = "".join(w[:3] for w in run[:-1])
-                if run[-1] == run[zlib.crc32(prefixes.encode()) % (n - 1)] and len(set(run)) >= n - 3:
-                    yield "seed phrase", spans[first][0], spans[first + n - 1][1]
-                    return
+        for first in range(len(words) - n + 1):
+            run = words[first:first + n]
+            if run[-1] != run[zlib.crc32("".join(w[:3] for w in run[:-1]).encode()) % (n - 1)] or len(set(run)) < n - 3:
+                continue
+            by_prefix: dict[str, str] = {}
+            if all(by_prefix.setdefault(w[:3], w) == w for w in run):
+                yield "seed phrase", spans[first][0], spans[first + n - 1][1]
+                return
 
 
 def seed_word(word: str) -> bool:
