@@ -395,3 +395,17 @@ def test_a_seed_phrase_as_a_list_of_quoted_words_under_its_label() -> None:
     # a list of words in code with no seed's label: a list (unless its checksum is a phrase's)
     fruit = ["apple", "banana", "cherry", "grape", "lemon", "mango", "melon", "orange", "pear", "plum", "kiwi", "olive"]
     assert not found("FRUITS = [" + ", ".join(f'"{w}"' for w in fruit) + "]")
+
+
+@pytest.mark.parametrize("template", (
+    "restic -r s3:s3.example.com/bkt --password-command \"echo {p}\" backup /srv",
+    "borg create --passcommand 'echo {p}' repo::daily /home",
+    "lftp -u ops,{p} sftp://files.corp.example",
+    "mosquitto_sub -h mq -U dev,{p} -t sensors/#",
+))
+def test_a_password_echoed_into_a_password_command_or_paired_with_its_user(template: str) -> None:
+    for _ in range(3):
+        text = template.format(p=pw())
+        assert found(text), text
+    assert not found('ssh -o "ProxyCommand echo jumphost2024x" host')
+    assert not found("curl -u alice:$API_PASS https://api.example.com")

@@ -638,6 +638,7 @@ _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
 _PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
+_USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,](?P<value>[^\s'\"]{6,200})")
 _KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
 
 
@@ -674,6 +675,12 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 if m and _random_flag_value(m.group("value")):
                     at = tokens[i + 1].start() + nxt.find(m.group("value"))
                     yield "token given to a command", at, at + len(m.group("value"))
+            elif word in ("-u", "--user", "-U"):
+                # the user and the password in one argument (`curl -u ops:X`, `lftp -u ops,X`)
+                m = _USER_AND_PASSWORD.fullmatch(nxt.strip("'\""))
+                if m and password_shaped(m.group("value")) and not _PATTERN.search(m.group("value")):
+                    at = tokens[i + 1].start() + nxt.find(m.group("value"))
+                    yield "password given to a command", at, at + len(m.group("value"))
 
 
 def _random_flag_value(value: str) -> bool:
@@ -693,9 +700,10 @@ _PUBLIC_FILE = lazy(r"(?i:pub|public|cert|\.crt|\.pem\.pub|known_hosts|authorize
 
 
 # ... or handed to a command's flag for one through a pipe or a process substitution
-# (`echo X | docker login --password-stdin`, `--vault-password-file <(echo X)`)
+# (`echo X | docker login --password-stdin`, `--vault-password-file <(echo X)`, restic's
+# `--password-command "echo X"`)
 _ECHOED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
-               r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;()]{8,400})(?P=q)[ \t]{0,4}(?P<to>\||\))")
+               r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;()]{8,400})(?P=q)[ \t]{0,4}(?P<to>\||\)|[\"'](?=[ \t]|$))")
 _CREDENTIAL_FLAG = lazy(r"(?i:--?[\w-]{0,30}(?:pass|secret|token|key|cred)[\w-]{0,30}|chpasswd|passwd)")
 
 
@@ -708,7 +716,7 @@ def written_credentials(text: str, low: str) -> Iterator[Span]:
     """A value ``echo``'d or ``printf``'d into a file whose name says it holds a key, a secret, a
     token or a password, or into a command's flag for one: random, or a person's password
     (:func:`password_shaped`)."""
-    for start, end in lines_holding(low, ("echo", "printf"), (">", "tee", "|", "<(")):
+    for start, end in lines_holding(low, ("echo", "printf"), (">", "tee", "|", "<(", "\"echo", "'echo")):
         for m in _WRITTEN.finditer(text, start, end):
             name = m.group("path").rstrip("/").rsplit("/", 1)[-1]
             value = m.group("value")
