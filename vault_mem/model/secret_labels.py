@@ -99,7 +99,7 @@ from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
-           "own_name", "plain_password", "strong_unlabelled", "warned_values"]
+           "own_name", "password_shaped", "plain_password", "strong_unlabelled", "warned_values"]
 
 Span = tuple[str, int, int]
 
@@ -165,7 +165,7 @@ def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
 # "Das Passwort lautet X"): every one reads as the sign ``is``
-_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|هي|هو|היא|הוא)"
+_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|là|este|ay|هي|هو|היא|הוא)"
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
@@ -207,8 +207,11 @@ _PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 _NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
+_APP_PASSWORD = lazy(r"[a-z]{4}(?:[ -][a-z]{4}){3}(?![\w-])")
 # A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
-_QUOTED_WORDS = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}")
+# (a number may stand among the words: "glacier harbor falcon orbit 99")
+_QUOTED_WORDS = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}(?:[ \t]{1,2}[0-9]{1,6})?"
+                     r"|[a-z]{3,12}(?:[ \t]{1,2}(?:[a-z]{3,12}|[0-9]{1,6})){3,8}")
 _WORD_RUN = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 # Words of sentences, not of a random passphrase: "password: see the vault entry", "use any four words".
 _PROSE_WORDS = frozenset("""
@@ -557,7 +560,10 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
                   r"|file|path|url|link|public|pub|salt|iv|encrypt[a-z]*|enc|cipher[a-z]*|sealed[a-z]*|signature|sig|hint|length"
                   r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
                   r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
-                  r"|kty|e\.g|example|for instance|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40})(?![a-z])")
+                  r"|kty|e\.g|example|for instance|such as|like|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40}"
+                  # "example" in the languages of secret_words (a policy's sample is no password)
+                  r"|ejemplo|p\.ej|exemplo|exemple|beispiel|z\.b|esempio|voorbeeld|bijvoorbeeld|przyk[łl]ad|örnek|ornek"
+                  r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])")
 
 
 _TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
@@ -686,7 +692,7 @@ def _random_value(value: str, cls: str) -> bool:
     digests of known shapes, placeholders and references are not."""
     if value.isalpha() or len(value) < (8 if cls == "password" else 16):
         return False  # (the common case, words: a random token holds a digit; a password, a digit or a symbol)
-    if len(value) < 20 and not (random_token(value, min_len=16) or (cls == "password" and unguessable(value))):
+    if len(value) < 20 and not (random_token(value, min_len=16) or (cls == "password" and password_shaped(value))):
         return False  # (before the slower tests of what it is not)
     if is_placeholder(value, quoted=True) or looks_fake(value) or public_by_design(value) \
             or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or _EMAIL_LIKE.search(value):
@@ -713,7 +719,7 @@ def _random_value(value: str, cls: str) -> bool:
     if len(value) >= 20 and high_entropy(value) and not identifier_like(value) and not is_wordy(value) \
             and max(map(len, SEP.split(value))) >= 16:
         return True  # (a random run of 16 or more: `sk-ecdsa-sha2-nistp256` is a name made of short parts)
-    return cls == "password" and strong_unlabelled(value) and not _EXPRESSION.fullmatch(value)
+    return cls == "password" and password_shaped(value) and not _EXPRESSION.fullmatch(value)
 
 
 def _name_part(part: str) -> bool:
@@ -864,6 +870,11 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
     if not value:
         return None
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→"):
+        # an app password as Google shows it: four groups of four random letters ("qwpz xkrt mvbn lsdf")
+        app = _APP_PASSWORD.match(text, tail.start("value"))
+        if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
+            return "password assignment", app.start(), app.end()
     if cls == "password" and not quoted and op in (":", "is", "=", "->", "→") and tail.re is _ASSIGN_TAIL:
         # right after the label ("passphrase: amber crisp lotus violin"), not after prose
         # ("password manager: bitwarden vault entries" names a tool)
@@ -988,3 +999,20 @@ def strong_unlabelled(value: str) -> bool:
     value = value.rstrip(".,;:!?)")
     return (unguessable(value) and not value.startswith(("-", "/", ".", "~"))
             and "/" not in value and not is_placeholder(value, quoted=True))
+
+
+def password_shaped(value: str) -> bool:
+    """A value no word or name could be (:func:`strong_unlabelled`), or a person's password made
+    of a word, a symbol and digits (``Quartz!2023map``): a symbol between letters and digits is
+    no identifier's, path's or address's."""
+    if strong_unlabelled(value):
+        return True
+    core = value.rstrip(".,;)")
+    symbol = any(c in _PERSON_SYMBOLS for c in core[1:-1]) or _DOLLAR_DIGIT.search(core) is not None
+    return (len(core) >= 8 and symbol and any(c.isdigit() for c in core)
+            and any(c.isalpha() for c in core) and not is_placeholder(core, quoted=True) and "/" not in core
+            and "\\" not in core)
+
+
+_PERSON_SYMBOLS = "!#%^&*~?"  # (not `@`, `$`, `=`, `+`: addresses, variables, settings, sums)
+_DOLLAR_DIGIT = lazy(r"[A-Za-z]\$[0-9]")  # `Harbor$0407`: a `$` before a digit names no variable

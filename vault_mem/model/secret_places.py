@@ -24,6 +24,8 @@ each judged by the label rules' :func:`~vault_mem.model.secret_labels.judge` and
   request header of any name.
 - :func:`credential_files`: cookie jars and quoted user lists.
 - :func:`values_below`: a random token alone below a label line or a command that prints it.
+- :func:`written_credentials`: a value ``echo``'d into a file named for a key, secret or token, or
+  into a command's flag for one; :func:`mail_pairs`: an e-mail address, a slash and a password.
 
 Each finder yields ``(kind, start, end)``; every pattern stays on a line or a bounded reach, and
 each finder first checks for its marker with a substring search.
@@ -31,6 +33,8 @@ each finder first checks for its marker with a substring search.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import csv
 import re
 from collections.abc import Iterator
@@ -50,6 +54,7 @@ from vault_mem.model.secret_labels import (
     judge,
     key_class,
     own_name,
+    password_shaped,
     strong_unlabelled,
 )
 from vault_mem.model.secret_text import lines_holding
@@ -62,12 +67,13 @@ from vault_mem.model.secret_values import (
     looks_fake,
     random_hex,
     random_token,
+    shannon_entropy,
     stored_not_secret,
     unguessable,
 )
 
-__all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "header_lists", "listed_codes",
-           "named_values", "pin_codes", "protocol_logins", "request_headers", "table_cells", "unlabelled_passwords",
+__all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
+           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
 
@@ -75,17 +81,86 @@ __all__ = ["call_credentials", "command_credentials", "credential_files", "csv_e
 
 # "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
 # In a memory's description, the label makes its body a password by another name.
-_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator")
-_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)})(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
+_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator", "oath")
+_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)}(?:tool)?)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
 _CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
+# a code alone on its line (numbered or bulleted or not): letters, digits, or two groups of them
+# (`wxgjo-chqps`, `4989 9420`, `84215371`), so codes of letters alone count when listed
+_CODE_LINE = lazy(r"[ \t]{0,8}(?:[-*•]|[0-9]{1,2}[.)])?[ \t]{0,4}(?P<code>[a-z0-9]{4,10}(?:[- ][a-z0-9]{3,10})?)[ \t,;]*\r?$",
+                  re.MULTILINE)
 _BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
+# a TOTP secret written whole (`totp_seed: 37NB...`, `oathtool --totp -b X`): base32 of 16 to 128
+_BASE32_RUN = lazy(r"(?<![a-z0-9+/_-])[a-z2-7]{16,128}={0,6}(?![a-z0-9+/_-])")
+_OTP_REACH = 64  # the seed follows its label on its line within this many characters
 _CODES_SPAN = 400  # the codes follow their label within this many characters
 
 
+def _code_shape(code: str) -> tuple[str, ...]:
+    """A code's layout (``wxgjo-chqps`` -> ``a5-a5``; ``4989 9420`` -> ``d4 d4``): the codes of one
+    list share it."""
+    return tuple(("d" if part.isdigit() else "a") + str(len(part)) for part in re.split(r"[- ]", code)) + \
+        tuple(c for c in code if c in "- ")
+
+
+def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
+    """The codes alone on their lines right below ``start`` (blank lines allowed), of one shape."""
+    nl = low.find("\n", start, end)
+    out: list[re.Match[str]] = []
+    at = nl + 1 if nl >= 0 else end
+    while at < end:
+        m = _CODE_LINE.match(low, at)
+        if not m:
+            if low[at:low.find("\n", at) if low.find("\n", at) >= 0 else len(low)].strip():
+                break
+        elif out and _code_shape(m.group("code")) != _code_shape(out[0].group("code")):
+            break
+        else:
+            out.append(m)
+        nxt = low.find("\n", at)
+        if nxt < 0:
+            break
+        at = nxt + 1
+    return out
+
+
+# one code after its label ("Recovery code:" and four groups of letters and digits, "backup code is"
+# two groups of four digits)
+_ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
+
+
+def _grouped_code(code: str) -> bool:
+    """A code in groups no date, version or phone number is: letters and digits mixed through it,
+    or groups of digits all of one length (four or more)."""
+    groups = re.split(r"[- ]", code)
+    joined = "".join(groups)
+    if len(joined) < 8:
+        return False
+    if joined.isdigit():
+        return len({len(g) for g in groups}) == 1 and len(groups[0]) >= 4
+    mixed = sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in groups)
+    return 2 * mixed >= len(groups) and shannon_entropy(joined) >= 3.0
+
+
+def _random_codes(codes: list[str]) -> bool:
+    """Are these listed codes random ones, not a list of words or of small numbers? Digits (six
+    or more to a code) or letters in two groups (``wxgjo-chqps``) that no word is."""
+    if len(set(codes)) < 3 or len(set(codes)) < len(codes) - 1:
+        return False
+    if all(c.replace(" ", "").replace("-", "").isdigit() for c in codes):
+        return len(codes[0].replace(" ", "").replace("-", "")) >= 6
+    if all(any(ch.isdigit() for ch in c) and any(ch.isalpha() for ch in c) for c in codes):
+        return True
+    # letters alone: random ones (a word is two fifths vowels or more; 26 letters drawn at random, under a third)
+    joined = "".join(c for code in codes for c in code if c.isalpha())
+    vowels = sum(c in "aeiouy" for c in joined)
+    return all("-" in c or " " in c for c in codes) and 3 * vowels < len(joined) and shannon_entropy(joined) >= 3.8
+
+
 def listed_codes(text: str, low: str) -> Iterator[Span]:
-    """Account recovery codes listed under their label (three or more codes with digits), and a
-    TOTP secret written in groups ("2FA seed: k7ho 3pbx ...") after an OTP label. Each code is
-    short, so only the label and the list together make them a credential."""
+    """Account recovery codes listed under their label (three or more codes with digits, or codes
+    of one shape alone on their lines below it), and a TOTP secret after an OTP label, written
+    in groups ("2FA seed: k7ho 3pbx ...") or whole (``totp_seed: X``, ``oathtool --totp -b X``).
+    Each code is short, so only the label and the list together make them a credential."""
     labels = CODES_LABEL.finditer(low) if "code" in low and any(w in low for w in CODE_KINDS) else ()
     done = 0  # each stretch of text is read under one label (a text made of labels costs one pass)
     for m in labels:
@@ -95,17 +170,70 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         codes = list(_CODE.finditer(low, m.end(), done))
         if len({c.group() for c in codes}) >= 3:
             yield "recovery codes", codes[0].start(), codes[-1].end()
-    done = 0
-    for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
-        if m.start() < done:
             continue
-        done = m.end() + 48
-        colon = low.find(":", m.end(), m.end() + 48)
-        groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
-        if groups and groups.start() - colon <= 4:
-            joined = groups.group().replace(" ", "").replace("-", "")
-            if len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(groups.group()):
-                yield "TOTP secret", groups.start(), groups.end()
+        lines = _listed_lines(low, m.end(), min(len(low), m.end() + 2 * _CODES_SPAN))
+        if len(lines) >= 3 and _random_codes([c.group("code") for c in lines]):
+            yield "recovery codes", lines[0].start("code"), lines[-1].end("code")
+            continue
+        one = _ONE_CODE.match(low, m.end())
+        if one and _grouped_code(one.group("code")):
+            yield "recovery code", one.start("code"), one.end("code")
+    done = searched = 0
+    for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
+        if m.start() >= done:
+            done = m.end() + 48
+            yield from _grouped_seed(text, low, m)
+        line_end = low.find("\n", m.end(), m.end() + _OTP_REACH)
+        reach = m.end() + _OTP_REACH if line_end < 0 else line_end
+        # (each stretch is searched once, whatever number of labels stand before it)
+        whole = _BASE32_RUN.search(low, max(m.end(), searched), reach)
+        searched = max(searched, reach)
+        if whole and _base32_secret(text[whole.start():whole.end()]) \
+                and not NEAR_STOP.search(low, m.end(), whole.start()):
+            yield "TOTP secret", whole.start(), whole.end()
+
+
+def _grouped_seed(text: str, low: str, m: re.Match[str]) -> Iterator[Span]:
+    """A TOTP secret in groups after an OTP label and its colon ("2FA seed: k7ho 3pbx ...")."""
+    colon = low.find(":", m.end(), m.end() + 48)
+    groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
+    if groups and groups.start() - colon <= 4:
+        joined = groups.group().replace(" ", "").replace("-", "")
+        if len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(groups.group()):
+            yield "TOTP secret", groups.start(), groups.end()
+
+
+def _base32_secret(value: str) -> bool:
+    """A TOTP secret as base32 writes it: one case, letters and the digits 2-7 mixed through it."""
+    body = value.rstrip("=")
+    digits = sum(c.isdigit() for c in body)
+    # (no test of words run together: 26 letters against 6 digits make long runs of letters)
+    if not ((body.isupper() or body.islower()) and 2 <= digits <= len(body) - 8
+            and shannon_entropy(body) >= (3.5 if len(body) >= 24 else 3.0)):
+        return False
+    # a seed is random bytes; one that decodes to text is a test vector (RFC 6238's
+    # "12345678901234567890", a tutorial's "Hello!")
+    try:
+        raw = base64.b32decode(body.upper() + "=" * (-len(body) % 8))
+    except (binascii.Error, ValueError):
+        return True
+    # (text throughout, or words first: "Hello!" then four bytes; random bytes start so 1 time in 4,000)
+    printable = [32 <= b < 127 for b in raw]
+    return 10 * sum(printable) < 9 * len(raw) and not all(chr(b).isalnum() or chr(b) in " !.,-_" for b in raw[:6])
+
+
+# BitLocker's recovery key: eight groups of six digits, each group a multiple of 11 below 720,896
+# (the format says so: each holds 16 bits of the key, times 11). A list of numbers passes that one
+# time in 11^8.
+_BITLOCKER = lazy(r"(?<![0-9-])[0-9]{6}(?:-[0-9]{6}){7}(?![0-9-])")
+
+
+def recovery_keys(text: str) -> Iterator[Span]:
+    """A BitLocker recovery key by its checked shape, whatever names it."""
+    if text.count("-") >= 7:
+        for m in _BITLOCKER.finditer(text):
+            if all(int(g) % 11 == 0 and int(g) < 720896 for g in m.group().split("-")):
+                yield "recovery key", m.start(), m.end()
 
 
 # `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env
@@ -476,7 +604,7 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
                 if word.lower().startswith(("/user:", "/u:")):
                     # Windows: the password is a positional argument anywhere on the line
                     for t in tokens[1:i]:
-                        if _positional(t.group()) and strong_unlabelled(t.group()):
+                        if _positional(t.group()) and password_shaped(t.group()):
                             yield "password given to a command", t.start(), t.end()
                             return
                 continue
@@ -498,6 +626,125 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
                         and strong_unlabelled(words[j + 1]) and words[j + 1] != words[j]:
                     yield "password given to a command", tokens[j + 1].start(), tokens[j + 1].end()
                     return
+
+
+# A password or token as the value of any command's flag for one, whatever the command: attached
+# to `-p` (`7z x a.7z -pX`, `unrar x -pX`, `mysql -pX`), Windows' `/p:X` and `/password:X`
+# (`xfreerdp /p:X`, `rdesktop`, `psexec`), or after `-p`/`-P` (`zip -P X`, `sshpass -p X`), or after a one-letter flag for a token, key, secret or
+# auth (`influx ... -t X`, `-k X`, `-a X`: a long random token only), and a token as `-u`'s user
+# with the password left empty (`curl -u <key>:`: an API key sent as basic auth's user).
+_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user")
+_ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
+_WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
+_TOKEN_FLAG = lazy(r"-[tkasTKAS]")
+_PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
+_USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,](?P<value>[^\s'\"]{6,200})")
+_KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
+
+
+def flag_credentials(text: str, low: str) -> Iterator[Span]:
+    """A password or token given to a command's flag for one (see above): after ``-p`` or
+    ``/p:`` a value that looks like a password, after ``-t``/``-k``/``-a``/``-s`` a long random
+    token, after ``-u`` a random token with an empty password."""
+    for start, end in lines_holding(low, _FLAG_WORDS):
+        tokens = list(_SHELL_TOKEN.finditer(text, start, end))
+        for i, t in enumerate(tokens[1:], start=1):  # (a flag follows a command's name)
+            word = t.group()
+            m = _ATTACHED_P.fullmatch(word) or _WINDOWS_P.fullmatch(word)
+            if m:
+                value = m.group("value").strip("\"'")
+                if password_shaped(value) and not NAME_EQUALS.match(value) and not _PATTERN.search(value):
+                    at = t.start() + word.find(value)
+                    yield "password given to a command", at, at + len(value)
+                continue
+            if i + 1 >= len(tokens):
+                continue
+            nxt = tokens[i + 1].group()
+            if word in ("-p", "-P", "--pass"):
+                value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
+                if password_shaped(value) and not _PATTERN.search(value):
+                    at = tokens[i + 1].start() + nxt.find(value)
+                    yield "password given to a command", at, at + len(value)
+            elif _TOKEN_FLAG.fullmatch(word):
+                value = nxt.strip("\"'")
+                if _random_flag_value(value):
+                    at = tokens[i + 1].start() + nxt.find(value)
+                    yield "token given to a command", at, at + len(value)
+            elif word in ("-u", "--user") and nxt.rstrip("'\"").endswith(":"):
+                m = _KEY_AS_USER.fullmatch(nxt.strip("'\""))
+                if m and _random_flag_value(m.group("value")):
+                    at = tokens[i + 1].start() + nxt.find(m.group("value"))
+                    yield "token given to a command", at, at + len(m.group("value"))
+            elif word in ("-u", "--user", "-U"):
+                # the user and the password in one argument (`curl -u ops:X`, `lftp -u ops,X`)
+                m = _USER_AND_PASSWORD.fullmatch(nxt.strip("'\""))
+                if m and password_shaped(m.group("value")) and not _PATTERN.search(m.group("value")):
+                    at = tokens[i + 1].start() + nxt.find(m.group("value"))
+                    yield "password given to a command", at, at + len(m.group("value"))
+
+
+def _random_flag_value(value: str) -> bool:
+    """A token after a bare one-letter flag: random enough that no name, path or id could be it."""
+    return (random_token(value, min_len=24) or random_hex(value, min_len=32) or (len(value) >= 32 and high_entropy(value)
+            and not identifier_like(value))) and not DIGEST.fullmatch(value) and not is_placeholder(value, quoted=True) \
+        and not looks_fake(value) and not value.lower().startswith(("sha", "md5", "0x")) and "/" not in value.rstrip("=")
+
+
+# A value written into a file named for a credential (`echo 'X' > /etc/wireguard/private.key`,
+# `printf %s X | sudo tee ~/.config/app/token`): the file's name labels what goes into it
+_WRITTEN = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
+                r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;]{8,400})(?P=q)[ \t]{0,4}"
+                r"(?:>{1,2}|\|[ \t]{0,4}(?:sudo[ \t]{1,4})?tee(?:[ \t]{1,4}-a)?)[ \t]{0,4}[\"']?(?P<path>[^\s\"';&|]{1,300})")
+_FILE_WORDS = lazy(r"(?i:key|secret|token|pass|pwd|cred|psk|auth|cookie)")
+_PUBLIC_FILE = lazy(r"(?i:pub|public|cert|\.crt|\.pem\.pub|known_hosts|authorized)")
+
+
+# ... or handed to a command's flag for one through a pipe or a process substitution
+# (`echo X | docker login --password-stdin`, `--vault-password-file <(echo X)`, restic's
+# `--password-command "echo X"`)
+_ECHOED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
+               r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;()]{8,400})(?P=q)[ \t]{0,4}(?P<to>\||\)|[\"'](?=[ \t]|$))")
+_CREDENTIAL_FLAG = lazy(r"(?i:--?[\w-]{0,30}(?:pass|secret|token|key|cred)[\w-]{0,30}|chpasswd|passwd)")
+
+
+def _written_value(value: str) -> bool:
+    return (random_token(value, min_len=16) or random_hex(value, min_len=32) or (len(value) >= 20 and high_entropy(value))
+            or password_shaped(value)) and not is_placeholder(value, quoted=True) and not looks_fake(value)
+
+
+def written_credentials(text: str, low: str) -> Iterator[Span]:
+    """A value ``echo``'d or ``printf``'d into a file whose name says it holds a key, a secret, a
+    token or a password, or into a command's flag for one: random, or a person's password
+    (:func:`password_shaped`)."""
+    for start, end in lines_holding(low, ("echo", "printf"), (">", "tee", "|", "<(", "\"echo", "'echo")):
+        for m in _WRITTEN.finditer(text, start, end):
+            name = m.group("path").rstrip("/").rsplit("/", 1)[-1]
+            value = m.group("value")
+            if not _FILE_WORDS.search(name) or _PUBLIC_FILE.search(name) or value.startswith(("$", "-", "/")):
+                continue
+            if _written_value(value):
+                yield "secret written to a key file", m.start("value"), m.end("value")
+        for m in _ECHOED.finditer(text, start, end):
+            value = m.group("value")
+            # (a pipe hands it to the flag after it; a process substitution to the flag before it)
+            flag = _CREDENTIAL_FLAG.search(text, m.end(), end) if m.group("to") == "|" else \
+                _CREDENTIAL_FLAG.search(text, max(start, m.start() - 80), m.start())
+            if flag and not value.startswith(("$", "-", "/")) and _written_value(value):
+                yield "secret handed to a command", m.start("value"), m.end("value")
+
+
+# An account's e-mail address, a slash and its password ("Netflix: ana@mail.example / X"): a login
+# written as a pair, wherever it stands
+_MAIL_PAIR = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+[ \t]{0,4}(?:/|\||::)[ \t]{0,4}(?P<pw>[^\s\"'`,;|]{6,200})")
+
+
+def mail_pairs(text: str) -> Iterator[Span]:
+    """The password after an e-mail address and a slash, when it looks like a password by itself."""
+    for start, end in lines_holding(text, ("@",), ("/", "|", "::")):
+        for m in _MAIL_PAIR.finditer(text, start, end):
+            pw = m.group("pw").rstrip(".,;:!?)")
+            if password_shaped(pw) and "@" not in pw:
+                yield "password after its login", m.start("pw"), m.start("pw") + len(pw)
 
 
 # FTP's and POP3's `USER name` then `PASS X`, IMAP's `a1 LOGIN name X`: a protocol's sign-in, as a
@@ -570,31 +817,45 @@ def request_headers(text: str) -> Iterator[Span]:
 
 _CSV_NAME = lazy(r"[a-z][a-z0-9_]{0,29}(?: [a-z0-9_]{1,20}){0,2}")  # a column's name, not prose
 _CSV_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "login_password", "secret"})
+_CSV_WORDS = ("pass", "pwd", "secret", "token", "key")
+
+
+def _csv_class(cell: str) -> str | None:
+    """The class of a column named for a credential: a password's, or a secret's or token's
+    (``client_secret``, ``api_key``, ``access_token``; a random value only, judged as one)."""
+    if cell in _CSV_PASSWORD:
+        return "password"
+    cls = key_class(cell.replace(" ", "_"))
+    return cls if cls in ("password", "secret") else None
 
 
 def csv_exports(text: str, low: str) -> Iterator[Span]:
     """The password column of a CSV export (a password manager's ``name,url,username,password``)
     or of a sheet copied as tab-separated values: a header row naming the column, then rows whose
     cell in it is judged as a password."""
-    if ("," not in text and "\t" not in text) or not any(w in low for w in ("pass", "pwd", "secret")):
+    if ("," not in text and "\t" not in text) or not any(w in low for w in _CSV_WORDS):
         return
     lines = text.splitlines(keepends=True)
-    offset, column, width, sep = 0, -1, 0, ","
+    offset, column, width, sep, cls = 0, -1, 0, ",", "password"
     for line in lines:
-        if column < 0 and not any(w in line.lower() for w in ("pass", "pwd", "secret")):
+        if column < 0 and not any(w in line.lower() for w in _CSV_WORDS):
             offset += len(line)
             continue  # (only a header row starts a table: the other lines are not parsed)
         if column < 0:
             sep = "\t" if "\t" in line else ","
         row = next(csv.reader([line], delimiter=sep), [])
         cells = [c.strip().strip("\"'").lower() for c in row]
-        if len(cells) >= 3 and any(c in _CSV_PASSWORD for c in cells) and all(_CSV_NAME.fullmatch(c) for c in cells):
-            column, width = next(i for i, c in enumerate(cells) if c in _CSV_PASSWORD), len(cells)
+        named = [_csv_class(c) for c in cells]
+        if len(cells) >= 3 and any(named) and all(_CSV_NAME.fullmatch(c) for c in cells):
+            # (a password column first; else a secret's or a token's: `client_secret`, `api_key`)
+            column = next((i for i, c in enumerate(named) if c == "password"), None)
+            column = next(i for i, c in enumerate(named) if c) if column is None else column
+            width, cls = len(cells), named[column]
         elif column >= 0 and len(row) == width:
             value = row[column].strip()
-            if value and judge("password", "=", value, quoted=True, code=False, ends=True):
+            if value and judge(cls, "=", value, quoted=True, code=False, ends=True):
                 start = line.find(value)
-                yield "password assignment", offset + start, offset + start + len(value)
+                yield f"{cls} assignment", offset + start, offset + start + len(value)
         elif not line.strip():
             column = -1
         offset += len(line)

@@ -22,8 +22,9 @@ credential from one it does not list still has a shape. These detectors find the
   can post to the channel, so the path is the secret.
 - :func:`signed_urls`: a URL whose query names its signature or token (``sig=``, ``X-Amz-Signature=``,
   ``token=``, ``key=``) with a random value, or a secret address's ``/private-<hex>/`` part.
-- :func:`wallet_keys`: bech32 secret keys (``nsec1...``, a human-readable part naming a secret)
-  and BIP-32 extended private keys (``xprv``, ``tprv``, ``yprv``, ``zprv``).
+- :func:`wallet_keys`: bech32 secret keys (``nsec1...``, a human-readable part naming a secret),
+  BIP-32 extended private keys (``xprv``, ``tprv``, ``yprv``, ``zprv``) and WIF private keys (by
+  their version byte and checksum).
 - :func:`key_blocks`: private keys that are not PEM: PuTTY ``.ppk`` files, minisign and signify
   secret keys, age identities (any length, plugin identities too) and the private members of a
   JSON Web Key (``"d"``, ``"p"``, ``"k"``, ... beside ``"kty"``).
@@ -50,6 +51,7 @@ import binascii
 import hashlib
 import itertools
 import re
+import zlib
 from collections.abc import Iterator
 from urllib.parse import unquote
 
@@ -67,7 +69,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["Words", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
-           "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls"]
+           "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls"]
 
 Span = tuple[str, int, int]
 Words = list[tuple[int, int]]
@@ -407,11 +409,17 @@ def scheme_urls(text: str) -> Iterator[Span]:
 
 # A query parameter that carries the URL's authority (a workflow's or blob's `sig`, a presigned
 # `X-Amz-Signature`, `?token=`, `&key=`), and a calendar's secret address (`/private-<hex32>/`).
-_AUTH_PARAM = lazy(r"[?&;](?i:[a-z0-9-]{0,16}(?:sig|signature|token|access_token|key|api_key|apikey|secret))"
+# (and what signs one in or lets one in: a magic link's `code=`, an invite's `invite=`, `auth=`, `pass=`)
+_AUTH_PARAM = lazy(r"[?&;](?i:[a-z0-9-]{0,16}(?:sig|signature|token|access_token|key|api_key|apikey|secret|code|auth"
+                   r"|pass|password|pwd|otp|ticket|invite|magic))"
                    r"=(?P<value>[^&#\s\"'<>`]{16,600})")
 _PRIVATE_PART = lazy(r"/private-(?P<value>[0-9a-f]{32,64})/")
-# A path segment named for a token, then the token: a conda channel's `/t/<token>/`, `/token/<x>`
-_TOKEN_PART = lazy(r"/(?i:t|tokens?|api[_-]?keys?|secrets?)/(?P<value>[^/?#&\s\"'<>`]{16,200})")
+# A path segment named for a token, then the token: a conda channel's `/t/<token>/`, `/token/<x>`,
+# a push monitor's `/push/<key>`, an invite's or a magic link's `/invite/<code>`, `/magic/<code>`
+_TOKEN_PART = lazy(r"/(?i:t|tokens?|api[_-]?keys?|secrets?|keys?|auth|push|invites?|magic|access|login|signin|unlock)"
+                   r"/(?P<value>[^/?#&\s\"'<>`]{10,200})")
+# A path segment that is a bot's id and its secret (`/bot<digits>:<secret>/`): the token in the path
+_ID_SECRET_PART = lazy(r"/[A-Za-z]{0,8}[0-9]{5,20}:(?P<value>[A-Za-z0-9_-]{20,200})(?=[/?#]|$)")
 
 
 def signed_urls(text: str) -> Iterator[Span]:
@@ -425,9 +433,12 @@ def signed_urls(text: str) -> Iterator[Span]:
         url = m.group()
         if "{" in url or "xxxx" in url.lower():
             continue  # a template
-        for p in itertools.chain(_AUTH_PARAM.finditer(url), _PRIVATE_PART.finditer(url), _TOKEN_PART.finditer(url)):
+        parts = itertools.chain(_AUTH_PARAM.finditer(url), _PRIVATE_PART.finditer(url), _ID_SECRET_PART.finditer(url))
+        named = ((p, True) for p in _TOKEN_PART.finditer(url))
+        for p, after_word in itertools.chain(((p, False) for p in parts), named):
             value = unquote(p.group("value"))
-            if random_token(value, min_len=16) or random_hex(value):
+            # (after a path word a short key counts: a push monitor's is 10 characters)
+            if random_token(value, min_len=16) or random_hex(value) or (after_word and _short_key(value)):
                 yield "secret URL", m.start(), m.end()
                 break
 
@@ -443,8 +454,30 @@ _BECH32_MARKS = tuple(hrp + "1" for hrp in _BECH32_SECRET_HRPS)
 _XPRV = lazy(r"(?<![A-Za-z0-9])[xyztuvXYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?![A-Za-z0-9])")
 
 
+# A private key in Wallet Import Format: base58 of a version byte (0x80 main net, 0xef test net), 32
+# key bytes, 0x01 for a compressed key, and a 4-byte checksum (the double SHA-256 of the rest)
+_WIF = lazy(r"(?<![A-Za-z0-9])[59KLc][1-9A-HJ-NP-Za-km-z]{50,51}(?![A-Za-z0-9])")
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def _valid_wif(run: str) -> bool:
+    """Does ``run`` decode to a private key with the format's version byte and checksum? A random
+    run of base58 passes it one time in four billion."""
+    n = 0
+    for c in run:
+        n = n * 58 + _B58.index(c)
+    raw = n.to_bytes(38 if len(run) == 52 else 37, "big") if n.bit_length() <= 8 * 38 else b""
+    if len(raw) not in (37, 38) or raw[0] not in (0x80, 0xEF) or (len(raw) == 38 and raw[33] != 0x01):
+        return False
+    return hashlib.sha256(hashlib.sha256(raw[:-4]).digest()).digest()[:4] == raw[-4:]
+
+
 def wallet_keys(text: str) -> Iterator[Span]:
-    """Wallet secret keys written in a format that says it: bech32 ``nsec1...`` and BIP-32 ``xprv...``."""
+    """Wallet secret keys written in a format that says it: bech32 ``nsec1...``, BIP-32 ``xprv...``
+    and a private key in Wallet Import Format (by its checksum)."""
+    for m in _WIF.finditer(text) if len(text) >= 51 else ():
+        if _valid_wif(m.group()) and not is_placeholder(m.group(), quoted=True):
+            yield "wallet private key", m.start(), m.end()
     if any(mark in text for mark in _BECH32_MARKS):  # (a substring search, not a regex pass over every text)
         for m in _BECH32_SECRET.finditer(text):
             yield "wallet secret key", m.start(), m.end()
@@ -608,7 +641,8 @@ _SEED_WORDS = frozenset(BIP39_ENGLISH)
 # One mark per whitespace-separated token: 1 a list word, n a number ("1." numbering does not
 # break a run), 0 anything else; a phrase is twelve 1s with only numbers between them.
 _SEED_RUN = lazy(r"1(?:n*1){11,}")
-_WORD = lazy(r"[^\s,-]+")
+_QUOTES = lazy(r"[\"'`]")
+_WORD = lazy(r"[^\s,\"'`-]+")  # (split where seed_phrases splits its lowered copy)
 
 
 def seed_phrases(text: str) -> Iterator[Span]:
@@ -616,11 +650,15 @@ def seed_phrases(text: str) -> Iterator[Span]:
     low = text.lower()
     if "," in low or "-" in low:  # "abandon, ability, ..." and "abandon-ability-..."
         low = low.replace(",", " ").replace("-", " ")
+    if '"' in low or "'" in low or "`" in low:  # a list of quoted words (`["olive", "sudden", ...]`)
+        low = low.replace('"', " ").replace("'", " ").replace("`", " ")
     tokens = low.split()
     # C-speed pre-check: too few distinct list words for any phrase (most texts stop here)
     if len(tokens) < _SEED_MIN or len(_SEED_WORDS.intersection(tokens)) < 8:
         return
-    stripped = [t.rstrip(".,;") for t in tokens]  # "word:" is a label, not part of a phrase
+    # "word:" is a label, not part of a phrase; a phrase may be quoted and assigned to any name
+    # (`MNEMONIC="word ... word"`, `seed: 'word ...'`): the name and the quotes are not its words
+    stripped = [_ASSIGNED.sub("", t).strip("\"'`;").rstrip(".,;") for t in tokens]
     marks = "".join(["1" if t in _SEED_WORDS else "n" if len(t) <= 3 and t.rstrip(".):").isdigit() else "0"
                      for t in stripped])
     runs = [(m.start(), m.end() - 1) for m in _SEED_RUN.finditer(marks)]
@@ -630,9 +668,45 @@ def seed_phrases(text: str) -> Iterator[Span]:
     for first, last in runs:
         if len(set(stripped[first:last + 1]) & _SEED_WORDS) >= 9:
             start, end = spans[first][0], spans[last][1]
-            if _listed(text, start) and not valid_mnemonic([t for t in stripped[first:last + 1] if t in _SEED_WORDS]):
+            # (words quoted one by one are a list in code, `["apple", "banana", ...]`, unless a
+            # seed's label stands before them on their line, or their checksum makes them a phrase)
+            listed = _listed(text, start) or (_QUOTES.search(text, start, end) is not None and not _SEED_LABEL.search(
+                text, text.rfind("\n", 0, start) + 1, start))
+            if listed and not valid_mnemonic([t for t in stripped[first:last + 1] if t in _SEED_WORDS]):
                 continue
             yield "seed phrase", start, end
+
+
+_ASSIGNED = lazy(r"^[a-z_][a-z0-9_.-]{0,60}=")  # `mnemonic=` before a phrase's first word
+
+
+# Monero's (and its forks') seeds: 25 words, the last a checksum that repeats one of the others,
+# picked by the CRC-32 of the words' first three letters. No list is needed: the list's words differ
+# in their first three letters, so two words of a seed that start alike are the same word, and a
+# run of words passes the checksum only when its last word repeats the one the CRC names (a run
+# of prose one time in some thousands, where its punctuation and short words have not already
+# broken it). The older 13-word form is not read: a 1-in-12 checksum is too weak against prose.
+_MONERO_LENGTH = 25
+_MONERO_WORD = lazy(r"[a-z]{3,12}")
+_MONERO_RUN = lazy(r"(?<![\w-])[a-z]{3,12}(?:[ \t]{1,4}(?:\r?\n[ \t]{0,8})?[a-z]{3,12}){24,60}(?![\w-])")
+
+
+def monero_seeds(text: str) -> Iterator[Span]:
+    """A run of 25 lower-case words whose last word is its Monero checksum word."""
+    if len(text) < _MONERO_LENGTH * 4:
+        return
+    n = _MONERO_LENGTH
+    for m in _MONERO_RUN.finditer(text):
+        spans = [(w.start(), w.end()) for w in _MONERO_WORD.finditer(text, m.start(), m.end())]
+        words = [text[a:b] for a, b in spans]
+        for first in range(len(words) - n + 1):
+            run = words[first:first + n]
+            if run[-1] != run[zlib.crc32("".join(w[:3] for w in run[:-1]).encode()) % (n - 1)] or len(set(run)) < n - 3:
+                continue
+            by_prefix: dict[str, str] = {}
+            if all(by_prefix.setdefault(w[:3], w) == w for w in run):
+                yield "seed phrase", spans[first][0], spans[first + n - 1][1]
+                return
 
 
 def seed_word(word: str) -> bool:

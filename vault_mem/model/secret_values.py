@@ -139,6 +139,8 @@ _DOCUMENTED = frozenset({
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq" + "/K1SZFPTOtr/KBHBeksoGMGw==",
     "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw" + "/Jw==",
     "QWxhZGRpbjpvcGVuIHNlc2FtZQ==",  # RFC 7617's Basic example, "Aladdin:open sesame"
+    "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jv" + "hTVqvbTLvyTJ",  # the Bitcoin wiki's WIF example
+    "KwdMAjGmerYanjeui5SHS7JkmpZvVipYvB2LJGU1ZxJ" + "wYvP98617",  # and its compressed form
 })
 
 

@@ -61,6 +61,17 @@ _PASSWORD_ROWS = {
     "Georgian": r"პაროლი",
     "Armenian": r"գաղտնաբառ",
     "Tagalog": r"kontrasenyas?",
+    "Catalan/Galician": r"contrasenya|contrasinal",
+    "Italian": r"parola d'ordine|parola chiave",
+    "Basque": r"pasahitza?",
+    "Afrikaans": r"wagwoord",
+    "Welsh": r"cyfrinair",
+    "Albanian": r"fjal[ëe]kalim(?:i)?",
+    "Russian/Ukrainian written in Latin letters": r"parol'?|parolʹ",
+    "Kazakh/Uzbek": r"құпия сөз|parolingiz",
+    # an access code is a password by another name, in every language
+    "Access code": (r"access[ _-]?code|code d'acc[èe]s|c[óo]digo de acce?sso?|zugangscode|codice (?:di |d')accesso"
+                    r"|kod dost[ęe]pu|eri[şs]im kodu|m[ãa] truy c[ậa]p|toegangscode|kode akses|adgangskode"),
 }
 # language: words for "key", "token", "secret" (a value after them must look random)
 _SECRET_ROWS = {
@@ -88,6 +99,8 @@ _SECRET_ROWS = {
     "Hindi": r"कुंजी|टोकन",
     "Bengali": r"চাবি|টোকেন",
     "Korean": r"토큰|시크릿|api ?키|액세스 ?키",
+    "Catalan": r"clau secreta",
+    "Russian/Ukrainian written in Latin letters": r"klyuch|kliuch",
 }
 # scripts written without spaces: words for password, and for a token, a key or a secret
 _SCRIPT_PASSWORD_WORDS = r"密码|密碼|口令|パスワード|暗証番号|รหัสผ่าน"

@@ -82,15 +82,19 @@ from vault_mem.model.secret_places import (
     command_credentials,
     credential_files,
     csv_exports,
+    flag_credentials,
     header_lists,
     listed_codes,
+    mail_pairs,
     named_values,
     pin_codes,
     protocol_logins,
+    recovery_keys,
     request_headers,
     table_cells,
     unlabelled_passwords,
     values_below,
+    written_credentials,
     xml_elements,
 )
 from vault_mem.model.secret_rules import RULES, Rule
@@ -102,6 +106,7 @@ from vault_mem.model.secret_shapes import (
     hex_prefixed_tokens,
     key_blocks,
     lower_prefixed_tokens,
+    monero_seeds,
     pgpass_lines,
     prefixed_tokens,
     scheme_urls,
@@ -121,6 +126,7 @@ from vault_mem.model.secret_values import (
     in_web_config,
     is_placeholder,
     looks_fake,
+    random_hex,
     random_token,
     shannon_entropy,
 )
@@ -317,7 +323,8 @@ _BARE_USERINFO = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z0-9][\w.-]{0,63}):(?P<pw>[
 
 # Oracle's `user/password@//host:1521/service` (EZConnect) and `user/password@host:1521/SID`: the
 # `@//` or the port before the service says it is a connect string, not a path with an `@` in it.
-_ORACLE_CONNECT = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\s/@\"'<>`]{4,128})@"
+# (in a JDBC URL too: `jdbc:oracle:thin:user/password@//host:1521/service`)
+_ORACLE_CONNECT = _r(r"(?:(?<=:thin:)|(?<=:oci:)|(?<=:oci8:)|(?<![\w/:.@%+-]))(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\s/@\"'<>`]{4,128})@"
                      r"(?://[A-Za-z0-9.-]{1,200}|[A-Za-z0-9.-]{1,200}:[0-9]{2,5}/)")
 
 
@@ -340,6 +347,7 @@ def _schemeless_passwords(text: str) -> Iterator[SecretFinding]:
 
 # a token as a URL's user, no password after it (`https://<token>@git.corp.example/team/app.git`)
 _URL_TOKEN_USER = _r(r"://(?P<token>[A-Za-z0-9_~-]{20,400})@(?=[A-Za-z0-9\[])")
+_DSN_PATH = _r(r"@[^\s/@\"'<>`]{1,253}/[0-9]{1,20}(?![^\s\"'<>`])")  # Sentry's `key@host/<project number>`
 
 
 def _url_passwords(text: str) -> Iterator[SecretFinding]:
@@ -348,8 +356,10 @@ def _url_passwords(text: str) -> Iterator[SecretFinding]:
     if "@" in text:
         for m in _URL_TOKEN_USER.finditer(text):
             token = m.group("token")
-            # (hex as the user is a Sentry DSN's public key, sent from every page: random mixed case only)
-            if random_token(token, min_len=20) and not is_placeholder(token, quoted=True):
+            # (hex as the user is a Sentry DSN's public key, sent from every page: a DSN's path is its
+            # project's number alone; before any other path, hex is a forge's or an API's token)
+            hex_token = random_hex(token, min_len=32) and not _DSN_PATH.match(text, m.end("token"))
+            if (random_token(token, min_len=20) or hex_token) and not is_placeholder(token, quoted=True):
                 yield SecretFinding("URL with token", m.start("token"), m.end("token"))
     for m in _URL_CREDS.finditer(text):
         scheme = _SCHEME.search(text, max(0, m.start() - 31), m.start())
@@ -440,7 +450,9 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from scheme_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
+        yield from monero_seeds(text)
         yield from listed_codes(text, low)
+        yield from recovery_keys(text)
         yield from named_values(text, low)
         yield from table_cells(text, low)
         yield from csv_exports(text, low)
@@ -451,8 +463,11 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from unlabelled_passwords(text, low)
         yield from call_credentials(text, low)
         yield from command_credentials(text, low)
+        yield from flag_credentials(text, low)
         yield from protocol_logins(text)
         yield from values_below(text, low)
+        yield from written_credentials(text, low)
+        yield from mail_pairs(text)
         yield from warned_values(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
