@@ -11,46 +11,21 @@ secret_words' table, secret_shapes' DER keys and dotted prefixes); each fails on
 from __future__ import annotations
 
 import base64
-import random
 import string
 
 import pytest
 
-from vault_mem.model.policy import check_write
-from vault_mem.errors import SecretError
-from vault_mem.model.secrets import find_secrets
+from secret_probe import ALNUM, HEX, Draw, found, refused
 
-ALNUM = string.ascii_letters + string.digits
-HEX = "0123456789abcdef"
 B64 = ALNUM + "+/"
 PWCHARS = ALNUM + "!#%&*+^_"
-_RNG = random.Random(4242)
-
-
-def r(n: int, alphabet: str = ALNUM) -> str:
-    """``n`` random characters, with upper and lower case and a digit when the alphabet has them."""
-    while True:
-        s = "".join(_RNG.choice(alphabet) for _ in range(n))
-        if alphabet != ALNUM or (any(c.isupper() for c in s) and any(c.islower() for c in s)
-                                 and any(c.isdigit() for c in s)):
-            return s
+_DRAW = Draw(4242)
+r, _RNG = _DRAW.r, _DRAW.rng
 
 
 def pw() -> str:
     """A person's password: letters, a digit and a symbol."""
     return r(9, ALNUM) + _RNG.choice("!#%&*+^") + r(3, string.digits)
-
-
-def found(text: str) -> bool:
-    return bool(find_secrets(text))
-
-
-def refused(body: str, description: str = "notes") -> bool:
-    try:
-        check_write(key="probe", description=description, body=body, meta={})
-    except SecretError:
-        return True
-    return False
 
 
 # --- a random value near a credential word, in any syntax -----------------------------------

@@ -9,30 +9,17 @@ fails on the code before these rules (checked against the parent commit).
 
 from __future__ import annotations
 
-import random
 import string
 import zlib
 
 import pytest
 
-from vault_mem.errors import SecretError
-from vault_mem.model.policy import check_write
-from vault_mem.model.secrets import find_secrets
+from secret_probe import HEX, Draw, found
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-ALNUM = string.ascii_letters + string.digits
-HEX = "0123456789abcdef"
 B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-_RNG = random.Random(20261204)
-
-
-def r(n: int, alphabet: str = ALNUM) -> str:
-    """``n`` random characters, with upper and lower case and a digit when the alphabet has them."""
-    while True:
-        s = "".join(_RNG.choice(alphabet) for _ in range(n))
-        if alphabet != ALNUM or (any(c.isupper() for c in s) and any(c.islower() for c in s)
-                                 and any(c.isdigit() for c in s)):
-            return s
+_DRAW = Draw(20261204)
+r, _RNG = _DRAW.r, _DRAW.rng
 
 
 def b32(n: int = 32) -> str:
@@ -46,18 +33,6 @@ def pw() -> str:
     """A person's password: a word, a symbol, digits and letters."""
     word = _RNG.choice(("Marlin", "Copper", "Velvet", "Harbor", "Sierra", "Falcon", "Meadow"))
     return word + _RNG.choice("!#&*^$") + r(4, string.digits) + r(3, string.ascii_lowercase)
-
-
-def found(text: str) -> bool:
-    return bool(find_secrets(text))
-
-
-def refused(body: str, description: str = "notes", key: str = "probe") -> bool:
-    try:
-        check_write(key=key, description=description, body=body, meta={})
-    except SecretError:
-        return True
-    return False
 
 
 # --- recovery codes, one-time password seeds, recovery keys ----------------------------------
