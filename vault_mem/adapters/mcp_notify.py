@@ -39,7 +39,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_name
 
 if TYPE_CHECKING:
-    from vault_mem.daemon.watcher import Activity
+    from vault_mem.daemon.watcher import Activity, Seen
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ class ChangeNotifier:
         self.names: dict[str, frozenset[str]] = {}  # listed by the first look (:meth:`run`), off the call path
         self.index = {r: _stat(r / INDEX_FILE) for r in self.roots}
         #: per root: the watcher's Activity and its counts at the last look (None, None: no watch)
-        self.seen: dict[Path, tuple[Any, Any]] = {}
+        self.seen: dict[Path, tuple[Activity | None, Seen | None]] = {}
         self._owed = False  # a change while the first look listed the folders (see start)
 
     @staticmethod
@@ -116,14 +116,14 @@ class ChangeNotifier:
             before, seen_before = self.seen.get(root, (None, None))
             self.seen[root] = (act, now_seen)
             steady = act is not None and act is before  # the same watch since the last look
-            if steady and now_seen[0] != seen_before[0]:
+            if steady and now_seen.changes != seen_before.changes:
                 changed = True
             for folder in TYPE_FOLDERS.values():
                 key = self._key(root, folder)
                 now = _stat(root / folder)
                 moved, self.folders[key] = now != self.folders[key], now
                 if steady:  # the watcher's counts, not the folder's time (fences move it)
-                    relist = now_seen[1] != seen_before[1] or now_seen[2].get(folder) != seen_before[2].get(folder)
+                    relist = now_seen.lost != seen_before.lost or now_seen.names.get(folder) != seen_before.names.get(folder)
                 else:  # no watch: the folder's time; a watch that ended may not have told everything
                     changed |= moved
                     relist = moved or before is not None

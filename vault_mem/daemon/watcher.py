@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from watchdog import events as fse
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -254,6 +255,14 @@ class Batcher:
             return batch
 
 
+class Seen(NamedTuple):
+    """:meth:`Activity.snapshot`: the counts so far."""
+
+    changes: int  # changes of any kind
+    lost: int  # events lost, or a type folder itself changed
+    names: dict[str, int]  # type folder -> memory files added, removed or renamed there
+
+
 class Activity:
     """What a watcher has seen so far, as counts that only grow: for a poller that must know
     whether the vault changed without listing its folders (the MCP server's change
@@ -280,10 +289,10 @@ class Activity:
                     folder = rel.split("/", 1)[0]
                     self.names[folder] = self.names.get(folder, 0) + 1
 
-    def snapshot(self) -> tuple[int, int, dict[str, int]]:
-        """(changes, lost, names by folder) so far."""
+    def snapshot(self) -> Seen:
+        """The counts so far."""
         with self._lock:
-            return self.changes, self.lost, dict(self.names)
+            return Seen(self.changes, self.lost, dict(self.names))
 
 
 #: the events that add, remove or rename a file (not a write to one in place)

@@ -316,12 +316,13 @@ class Vault:
         # Who wrote what is read once for the recall: the identities and the texts' first
         # authors (the refs stamped once, not per lookup)
         ids = authors.identities(self.ws)
-        origins: list[authors.Origins] = []
+        origins: authors.Origins | None = None
 
         def who_made(rels: list[str]) -> dict[str, Author]:
-            if rels and not origins:
-                origins.append(authors.Origins(self.ws, self.sidecar, ids))
-            return authors.authors_of(self.ws, self.sidecar, rels, ids, origins=origins[0] if origins else None)
+            nonlocal origins
+            if rels and origins is None:
+                origins = authors.Origins(self.ws, self.sidecar, ids)
+            return authors.authors_of(self.ws, self.sidecar, rels, ids, origins=origins)
 
         superseders = who_made(self.sidecar.superseder_paths())
         result = self.sidecar.recall(
