@@ -99,6 +99,19 @@ class VaultMachine(RuleBasedStateMachine):
             for p in sorted((self.root / folder).glob("*.md"))
         }
 
+    def generated_at_head(self) -> str:
+        """INDEX.md as generated from a clean checkout of HEAD (no uncommitted file in it)."""
+        from vault_mem import Vault
+
+        clone = Path(tempfile.mkdtemp(prefix="vault-mem-prop-head-")) / "vault"
+        try:
+            git(self.root, "clone", "-q", "--no-hardlinks", str(self.root), str(clone))
+            with Vault(clone) as at_head:
+                at_head.reconcile(force=True)
+                return at_head.render_index()
+        finally:
+            shutil.rmtree(clone.parent, ignore_errors=True)
+
     def agent_write(self, key: str, call) -> None:
         """Run an agent write; check it is one commit or a clean refusal."""
         from vault_mem.errors import VaultMemError
@@ -125,11 +138,17 @@ class VaultMachine(RuleBasedStateMachine):
         )
         allowed = {f"{folder}/{result.key}.md" for folder in FOLDERS.values()} | {"INDEX.md"}
         assert changed and changed <= allowed, changed
-        # the commit holds exactly what is on disk for those paths
+        # the commit holds exactly what is on disk for those paths; INDEX.md too while no memory
+        # file differs from HEAD: else the work tree's INDEX.md reflects the person's uncommitted
+        # files and the committed one is generated from the committed tree alone (DESIGN §3), so
+        # it must equal what a clean checkout of HEAD generates
+        dirty = git(self.root, "status", "--porcelain", "--untracked-files=all", "--", *FOLDERS.values()).stdout.strip()
         for rel in changed:
             p = self.root / rel
             shown = git(self.root, "cat-file", "-p", f"HEAD:{rel}", check=False)
-            if p.exists():
+            if rel == "INDEX.md" and dirty:
+                assert shown.returncode == 0 and shown.stdout == self.generated_at_head(), rel
+            elif p.exists():
                 assert shown.returncode == 0 and shown.stdout.encode() == p.read_bytes(), rel
             else:
                 assert shown.returncode != 0, rel
@@ -247,6 +266,24 @@ def test_vault_invariants_hold_over_random_steps(record_property):
     run_state_machine_as_test(VaultMachine, settings=MACHINE_SETTINGS)
     for name, value in STATS.items():
         record_property(name, value)
+
+
+def test_an_agent_write_beside_a_persons_uncommitted_memory_commits_index_md_of_the_committed_tree():
+    """The sequence a CI run drew (the random steps' draws follow timing): a person's uncommitted
+    memory is listed in the work tree's INDEX.md, never in the agent's commit of INDEX.md."""
+    m = VaultMachine()
+    try:
+        for step in (lambda: m.forget("gamma"), lambda: m.undo("gamma"),
+                     lambda: m._remember("delta.v2", "Ünïcode Ünïcode", "", "preference"),
+                     lambda: m.outside_edit("gamma", "postgres", "decision", False),
+                     lambda: m._remember("delta.v2", "42 Ünïcode Ünïcode the 42 quiet", "# Heading", "preference")):
+            step()
+            m.agent_commits_are_the_agent_writes()
+            m.index_equals_fresh_rebuild_and_index_md_is_generated()
+        committed = git(m.root, "cat-file", "-p", "HEAD:INDEX.md").stdout
+        assert "gamma" not in committed and "gamma: postgres (by hand)" in (m.root / "INDEX.md").read_text(encoding="utf-8")
+    finally:
+        m.teardown()
 
 
 def test_doctor_accepts_a_kept_last_good_version(tmp_path):
