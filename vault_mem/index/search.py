@@ -40,6 +40,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from vault_mem.config import Config
 from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
@@ -490,13 +491,10 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
     return out
 
 
-class RecallSource(Protocol):
-    """What :func:`run_recall` reads from the sidecar (:class:`~vault_mem.index.sidecar.Sidecar`
-    is one): the database, the embedder and its state, the vector search, the relevance floor
-    and the answer check's word vectors. Nothing else of the sidecar reaches the pipeline."""
-
-    db: Any
-    config: Any
+class RecallVectors(Protocol):
+    """What :func:`run_recall` asks of the vector half
+    (:class:`~vault_mem.index.vectors.VectorStore` is one): the embedder and its state, the
+    vector search, the relevance floor and the answer check's word vectors."""
 
     def vectors_reason(self) -> str | None: ...
     def get_embedder(self) -> Any: ...
@@ -506,6 +504,19 @@ class RecallSource(Protocol):
     def relevance_floor(self, embedder: Any) -> Floor: ...
     def word_bars(self, embedder: Any) -> WordBars: ...
     def word_vectors(self, embedder: Any, words: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+
+class RecallSource(Protocol):
+    """What :func:`run_recall` reads from the sidecar (:class:`~vault_mem.index.sidecar.Sidecar`
+    is one): the database, the staleness settings and the vector half. Nothing else of the
+    sidecar reaches the pipeline."""
+
+    @property
+    def db(self) -> dbmod.Database: ...
+    @property
+    def config(self) -> Config: ...
+    @property
+    def vectors(self) -> RecallVectors: ...
 
 
 def phrasings(query: str, queries: Sequence[str] = ()) -> list[str]:
@@ -569,8 +580,8 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
                       distrusted=tuple(sorted(distrusted)))
     result = RecallResult()
     terms = query_terms(query)
-    reason = sc.vectors_reason()
-    embedder = None if reason else sc.get_embedder()
+    reason = sc.vectors.vectors_reason()
+    embedder = None if reason else sc.vectors.get_embedder()
     result.embedder = getattr(embedder, "model_id", None) if embedder is not None else None
     if not terms and not (query or "").replace("\x00", "").strip():
         result.keyword_only = reason is not None
@@ -581,7 +592,7 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     ps = [Phrasing(text, query_terms(text)) for text in phrasings(query, queries)[:1 + MAX_QUERIES]]
     if embedder is not None:
         try:
-            sc.embed_pending()
+            sc.vectors.embed_pending()
             for p, v in zip(ps, embedder.embed_batch([p.text[:MAX_QUERY_CHARS] for p in ps], kind="query")):
                 p.qvec = np.asarray(v, dtype=np.float32)
         except EmbedderError as exc:
@@ -595,9 +606,9 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         if n == 0 and terms and not p.kw and keyword_index_lost_rows(db):
             raise KeywordIndexDamageError("the newest memory is not found by its own words")
         if p.qvec is not None and float(np.linalg.norm(p.qvec)) > 0:  # a zero vector has no direction
-            index, p.vec = sc.search_vectors(p.qvec, filters)
+            index, p.vec = sc.vectors.search_vectors(p.qvec, filters)
     if index is not None:
-        missing = sc.vectors_missing()
+        missing = sc.vectors.vectors_missing()
         if missing:
             result.note = f"{missing} memories have no vector yet; they are found by keywords only"
     result.keyword_only = qvec is None
@@ -608,14 +619,15 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         result.stored = db.execute("SELECT 1 FROM files WHERE usable = 1 LIMIT 1").fetchone() is not None
         return result
     vec = any(p.vec for p in ps)
-    floor = sc.relevance_floor(embedder) if vec else None
+    floor = sc.vectors.relevance_floor(embedder) if vec else None
     ev = fuse_phrasings(db, ps, candidates, index, floor=floor)
     scores = ev.scores
     result.floor = asdict(floor) if floor is not None else None
     words = None
     if floor is not None and embedder is not None and qvec is not None:
-        words = levels.AnswerWords(qvec=np.asarray(qvec, dtype=np.float32), bars=lambda: sc.word_bars(embedder),
-                                   vectors=lambda ws: sc.word_vectors(embedder, ws))
+        words = levels.AnswerWords(qvec=np.asarray(qvec, dtype=np.float32),
+                                   bars=lambda: sc.vectors.word_bars(embedder),
+                                   vectors=lambda ws: sc.vectors.word_vectors(embedder, ws))
     why: dict[int, str] = {}
     passing = levels.levels(db, query, terms, ev, floor=floor, k=k, words=words,
                             rewordings=[p.text for p in ps[1:]], why=why)
