@@ -541,6 +541,36 @@ class Phrasing:
     vec: list[tuple[int, float]] = field(default_factory=list)
 
 
+def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing]) -> str | None:
+    """Candidates, first half: each phrasing's query vector (``p.qvec``), once the vectors still
+    owed are made. Returns why the embedder failed (every ``p.qvec`` is None then: the search is
+    keyword-only), or None."""
+    try:
+        vectors.embed_pending()
+        for p, v in zip(ps, embedder.embed_batch([p.text[:MAX_QUERY_CHARS] for p in ps], kind="query")):
+            p.qvec = np.asarray(v, dtype=np.float32)
+    except EmbedderError as exc:
+        for p in ps:
+            p.qvec = None
+        return f"embedder failed: {exc}"
+    return None
+
+
+def search_phrasings(db, vectors: RecallVectors, ps: Sequence[Phrasing], filters: Filters) -> Any:
+    """Candidates, second half: both searches for each phrasing, their top lists into ``p.kw``
+    and ``p.vec`` (a phrasing without a vector, or with a zero one, gets no vector search).
+    Returns the vector search used (None when none ran). A keyword search that finds nothing
+    for the query itself is checked against a damaged keyword index (:func:`keyword_index_lost_rows`)."""
+    index = None
+    for n, p in enumerate(ps):
+        p.kw = keyword_search(db, p.terms, filters)
+        if n == 0 and p.terms and not p.kw and keyword_index_lost_rows(db):
+            raise KeywordIndexDamageError("the newest memory is not found by its own words")
+        if p.qvec is not None and float(np.linalg.norm(p.qvec)) > 0:  # a zero vector has no direction
+            index, p.vec = vectors.search_vectors(p.qvec, filters)
+    return index
+
+
 def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index, *,
                    floor: Floor | None = None) -> levels.Evidence:
     """Fusion over every phrasing: each candidate's fused score (:func:`fuse`, keywords needing
@@ -567,8 +597,9 @@ def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index,
 def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
                include_expired: bool, today: dt.date, distrusted: Collection[str] = (),
                queries: Sequence[str] = ()) -> RecallResult:
-    """The whole recall, stage by stage: candidates (both searches, for the query and each
-    alternative phrasing in ``queries``), fusion (:func:`fuse_phrasings`), the verdict
+    """The whole recall, stage by stage: candidates (:func:`embed_phrasings`, then both
+    searches by :func:`search_phrasings`, for the query and each alternative phrasing in
+    ``queries``), fusion (:func:`fuse_phrasings`), the verdict
     (:func:`vault_mem.index.levels.levels`, which reads the query itself), the hits in rank
     order. ``distrusted``: paths whose ``supersedes`` hides nothing (:class:`Filters`)."""
     if type is not None:
@@ -591,22 +622,9 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         return result
     ps = [Phrasing(text, query_terms(text)) for text in phrasings(query, queries)[:1 + MAX_QUERIES]]
     if embedder is not None:
-        try:
-            sc.vectors.embed_pending()
-            for p, v in zip(ps, embedder.embed_batch([p.text[:MAX_QUERY_CHARS] for p in ps], kind="query")):
-                p.qvec = np.asarray(v, dtype=np.float32)
-        except EmbedderError as exc:
-            reason = f"embedder failed: {exc}"
-            for p in ps:
-                p.qvec = None
+        reason = embed_phrasings(sc.vectors, embedder, ps) or reason
     qvec = ps[0].qvec
-    index = None
-    for n, p in enumerate(ps):
-        p.kw = keyword_search(db, p.terms, filters)
-        if n == 0 and terms and not p.kw and keyword_index_lost_rows(db):
-            raise KeywordIndexDamageError("the newest memory is not found by its own words")
-        if p.qvec is not None and float(np.linalg.norm(p.qvec)) > 0:  # a zero vector has no direction
-            index, p.vec = sc.vectors.search_vectors(p.qvec, filters)
+    index = search_phrasings(db, sc.vectors, ps, filters)
     if index is not None:
         missing = sc.vectors.vectors_missing()
         if missing:
