@@ -601,7 +601,7 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     searches by :func:`search_phrasings`, for the query and each alternative phrasing in
     ``queries``), fusion (:func:`fuse_phrasings`), the verdict
     (:func:`vault_mem.index.levels.levels`, which reads the query itself), the hits in rank
-    order. ``distrusted``: paths whose ``supersedes`` hides nothing (:class:`Filters`)."""
+    order (:func:`ranked_hits`). ``distrusted``: paths whose ``supersedes`` hides nothing (:class:`Filters`)."""
     if type is not None:
         type = validate_type(type)
     k = max(1, min(int(k), 200))
@@ -652,6 +652,19 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     if not passing:
         result.note = "no memory cleared the relevance floor"
         return result
+    hits, demoted = ranked_hits(db, passing, scores, why, k=k, today=today, include_expired=include_expired,
+                                stale_after=sc.config.stale_after_days, keyword_only=result.keyword_only)
+    result.hits.extend(hits)
+    result.demoted.update(demoted)
+    return result
+
+
+def ranked_hits(db, passing: dict[int, str], scores: dict[int, float], why: dict[int, str], *, k: int,
+                today: dt.date, include_expired: bool, stale_after: dict[str, int],
+                keyword_only: bool) -> tuple[list[Hit], dict[str, str]]:
+    """After the verdict: the ``k`` best of the ``passing`` candidates as hits, in rank order
+    (score, then id), each with its date, age, flags and level (``passing``), what the adapters
+    render; and, by key, the verdict stage that made each hit ``why`` names a candidate."""
     ranked = sorted(((i, scores[i]) for i in passing), key=lambda x: (-x[1], x[0]))[:k]
     ids = [i for i, _ in ranked]
     rows = {r["id"]: r for r in db.execute(
@@ -659,17 +672,19 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         f"WHERE id IN {ID_LIST}", [id_list(ids)])}
     superseded: set[str] = set()
     if include_expired:
-        superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [filters.today])}
+        superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [today.isoformat()])}
+    hits: list[Hit] = []
+    demoted: dict[str, str] = {}
     for i, score in ranked:
         r = rows.get(i)
         if r is None:
             continue
-        date, age, flags = age_and_flags(r, today=today, stale_after=sc.config.stale_after_days,
+        date, age, flags = age_and_flags(r, today=today, stale_after=stale_after,
                                          superseded=r["key"] in superseded)
-        result.hits.append(Hit(key=r["key"], type=r["type"], description=r["description"], date=date,
-                               age_days=age, flags=flags, path=r["path"], score=round(finite(score), 6),
-                               body=r["body"] or "", keyword_only=result.keyword_only,
-                               note=views.outdated_note(flags, age), match=passing[i]))
+        hits.append(Hit(key=r["key"], type=r["type"], description=r["description"], date=date,
+                        age_days=age, flags=flags, path=r["path"], score=round(finite(score), 6),
+                        body=r["body"] or "", keyword_only=keyword_only,
+                        note=views.outdated_note(flags, age), match=passing[i]))
         if i in why:
-            result.demoted[r["key"]] = why[i]
-    return result
+            demoted[r["key"]] = why[i]
+    return hits, demoted
