@@ -377,7 +377,7 @@ def vector_load_alone(root: Path, times: int = 3) -> list[int]:
     from vault_mem import Vault
 
     with Vault(root, embedder=HashEmbedder()) as v:
-        return [round(v.sidecar.preload_vectors() * 1000) for _ in range(times)]
+        return [round(v.sidecar.vectors.preload_vectors() * 1000) for _ in range(times)]
 
 
 def keyword_alone(root: Path, n_queries: int) -> dict[str, float]:

@@ -116,7 +116,7 @@ def first_index(n: int) -> dict:
         t0 = time.perf_counter()
         with Vault(root) as vault:
             report = vault.reconcile(force=True)
-            made = vault.sidecar.embed_pending()
+            made = vault.sidecar.vectors.embed_pending()
             secs = time.perf_counter() - t0
             missing = vault.recall("who owns the billing project").note
         return {"memories": report.added, "vectors_made": (report.embedded or 0) + made, "seconds": round(secs, 1),

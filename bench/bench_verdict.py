@@ -78,7 +78,7 @@ def measure(path: Path, embedder, dump=None) -> dict:
                 back = {v: k for k, v in kmap.items()}
                 vault.import_memories([evalmod._to_memory(m, kmap[m["key"]]) for m in mems[group]],
                                       message="bench: import")
-                vault.sidecar.embed_pending()
+                vault.sidecar.vectors.embed_pending()
                 for q in qs[group]:
                     res = vault.sidecar.recall(q["q"], k=10)
                     rel = {str(k) for k in q.get("relevant", [])}

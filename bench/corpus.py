@@ -213,7 +213,7 @@ def indexed_vault(root: Path, n: int, seed: int = 0, *, embedder: object = None)
     items = write_vault(root, n, seed)
     with Vault(root, embedder=embedder) as vault:
         vault.reconcile(force=True)
-        vault.sidecar.embed_pending()
+        vault.sidecar.vectors.embed_pending()
     ready.write_text(tag)
     return items
 

@@ -149,9 +149,9 @@ def test_real_model_abstains_on_near_misses_and_answers(tmp_path: Path, monkeypa
         write_memory(root, key, desc)
     with Sidecar(root, Config(), embedder=emb) as sc:
         sc.reconcile()
-        bars = sc.word_bars(emb)
+        bars = sc.vectors.word_bars(emb)
         assert 0.3 < bars.match < 0.9
-        near = sc.word_vectors(emb, ["beverage", "drinks", "hotel", "editor"])
+        near = sc.vectors.word_vectors(emb, ["beverage", "drinks", "hotel", "editor"])
         assert float(near["beverage"] @ near["drinks"]) >= bars.match > float(near["hotel"] @ near["editor"])
         for q in NEAR_MISSES:
             res = sc.recall(q, k=3, today=TODAY)
@@ -193,7 +193,7 @@ def test_word_vectors_never_wait_for_a_writer_to_fill_the_cache(tmp_path: Path) 
         try:
             assert holder.stdout.readline().strip() == "held"
             t0 = time.monotonic()
-            words = sc.word_vectors(emb, ["beverage", "drinks"])
+            words = sc.vectors.word_vectors(emb, ["beverage", "drinks"])
             waited = time.monotonic() - t0
         finally:
             holder.stdin.close()
@@ -202,5 +202,5 @@ def test_word_vectors_never_wait_for_a_writer_to_fill_the_cache(tmp_path: Path) 
         assert waited < timeout / 1000 / 2  # it did not sit out the busy timeout
         assert sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0] == before
         assert sc.db.execute("PRAGMA busy_timeout").fetchone()[0] == timeout
-        sc.word_vectors(emb, ["beverage", "drinks"])  # no writer now: cached
+        sc.vectors.word_vectors(emb, ["beverage", "drinks"])  # no writer now: cached
         assert sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0] == before + 2

@@ -167,7 +167,7 @@ def test_vectors_veto_a_lexical_match_whose_meaning_differs(vec_vault):
     args = {"key": "editor-2", "type": "fact", "description": new[0], "body": new[1]}
     assert [k for k, _ in dupes.near_duplicates(vec_vault.sidecar, **args)] == ["editor"]
     # an embedder whose scale says these two differ (cosine below its floor) vetoes the match
-    vec_vault.sidecar._embedder.min_duplicate_cosine = 0.999
+    vec_vault.sidecar.vectors._embedder.min_duplicate_cosine = 0.999
     assert dupes.near_duplicates(vec_vault.sidecar, **args) == []
     # identical text is never vetoed (cosine 1.0)
     assert [k for k, _ in dupes.near_duplicates(vec_vault.sidecar, key="x", type="fact",
@@ -177,7 +177,7 @@ def test_vectors_veto_a_lexical_match_whose_meaning_differs(vec_vault):
 def test_duplicate_check_survives_a_failing_embedder(vec_vault):
     old, new = DUPLICATES[0]
     vec_vault.remember("editor", old[0], old[1])
-    vec_vault.sidecar._embedder.fail = True
+    vec_vault.sidecar.vectors._embedder.fail = True
     r = vec_vault.remember("editor-2", new[0], new[1])
     assert r.commit and any("'editor'" in w for w in r.warnings)  # lexical alone still decides
 
@@ -191,7 +191,7 @@ def test_remember_never_loads_a_model_for_the_check(tmp_path, monkeypatch):
         old, new = DUPLICATES[2]
         v.remember("db", old[0], old[1])
         assert v.remember("db-2", new[0], new[1]).warnings
-        assert v.sidecar._embedder_ready is False
+        assert v.sidecar.vectors._embedder_ready is False
     finally:
         v.close()
 

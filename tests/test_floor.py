@@ -168,7 +168,7 @@ def test_calibration_is_remade_when_the_vault_changes_a_lot(tmp_path: Path) -> N
     again = floormod.load(sc.db, emb.model_id)
     assert again.vectors == len(MEMORIES) + 13 and again.seq > first.seq
     calls = len(emb.calls)
-    sc.calibration(emb, force=True)
+    sc.vectors.calibration(emb, force=True)
     assert len(emb.calls) == calls  # the probe vectors come from the embedding cache
 
 

@@ -195,7 +195,7 @@ def test_list_and_index_do_not_load_the_embedder(vault: Path) -> None:
     sc.count_for_index(TODAY)
     sc.lookup("editor")
     sc.keys()
-    assert sc._embedder_ready is False
+    assert sc.vectors._embedder_ready is False
 
 
 def test_entries_for_index_order_and_exclusions(tmp_path: Path) -> None:

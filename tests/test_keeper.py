@@ -365,7 +365,7 @@ def test_recall_before_the_model_is_loaded_says_it_is_keyword_only(vault):
         result = v.recall("dentist appointment")
         assert not result.keyword_only and result.reason is None
         assert [h.key for h in result.hits] == ["dentist"]
-        assert v.sidecar._vindex.seq != -1 and len(v.sidecar._vindex.ids) == 1  # the preloaded index
+        assert v.sidecar.vectors._vindex.seq != -1 and len(v.sidecar.vectors._vindex.ids) == 1  # the preloaded index
     finally:
         v.close()
 
@@ -380,14 +380,14 @@ def test_once_the_model_is_in_recall_is_full_while_the_vectors_still_load(vault,
         v.remember("dentist", "Dentist appointment on Friday at nine", type="fact")
         v.remember("editor", "Uses Helix as the code editor", type="preference")
         loading, gate = threading.Event(), threading.Event()
-        preload = v.sidecar.preload_vectors
+        preload = v.sidecar.vectors.preload_vectors
 
         def slow_preload() -> float:
             loading.set()
             assert gate.wait(30)
             return preload()
 
-        monkeypatch.setattr(v.sidecar, "preload_vectors", slow_preload)
+        monkeypatch.setattr(v.sidecar.vectors, "preload_vectors", slow_preload)
         warm = Warmup(v)
         warm.start()
         embedder.gate.set()
@@ -395,12 +395,12 @@ def test_once_the_model_is_in_recall_is_full_while_the_vectors_still_load(vault,
         result = v.recall("dentist appointment")
         assert not result.keyword_only and result.reason is None
         assert result.hits and result.hits[0].key == "dentist"
-        assert v.sidecar._vindex.seq == -1  # searched in the table, no copy loaded here
+        assert v.sidecar.vectors._vindex.seq == -1  # searched in the table, no copy loaded here
         gate.set()
         assert warm.wait(30)
         again = v.recall("dentist appointment")
         assert [h.key for h in again.hits] == [h.key for h in result.hits]
-        assert v.sidecar._vindex.seq != -1 and len(v.sidecar._vindex.ids) == 2  # the preloaded copy
+        assert v.sidecar.vectors._vindex.seq != -1 and len(v.sidecar.vectors._vindex.ids) == 2  # the preloaded copy
     finally:
         embedder.gate.set()
         v.close()
@@ -452,18 +452,18 @@ def test_vectors_grown_past_exact_search_become_float16(vault, monkeypatch):
     monkeypatch.setattr(VectorIndex, "MIN_SPARE", 2)
     v = Vault(vault.root, embedder=FakeEmbedder())
     try:
-        v.sidecar.keep_vectors_in_memory = True
+        v.sidecar.vectors.keep_vectors_in_memory = True
         for i in range(40):
             write_memory(v.root, f"m{i:02d}", f"memory number {i} about topic {i % 7}")
         v.reconcile()
         assert v.recall("topic 3").hits
-        index = v.sidecar._vindex
+        index = v.sidecar.vectors._vindex
         assert index.matrix.dtype.name == "float32" and index.capacity <= 45
         for i in range(40, 48):
             write_memory(v.root, f"m{i:02d}", f"memory number {i} about subject {i}")
         v.reconcile()
         assert [h.key for h in v.recall("memory number 47 about subject 47").hits][:1] == ["m47"]
-        assert v.sidecar._vindex is index and index.matrix.dtype.name == "float16" and len(index.ids) == 48
+        assert v.sidecar.vectors._vindex is index and index.matrix.dtype.name == "float16" and len(index.ids) == 48
         stored = dict(v.sidecar.db.execute("SELECT rowid, embedding FROM vec_items").fetchall())
         for fid, row in zip(index.ids.tolist(), index.matrix):
             assert (row == np.frombuffer(stored[fid], dtype=np.float32).astype(np.float16)).all()
@@ -484,16 +484,16 @@ def test_vectors_load_into_one_compact_copy(vault, monkeypatch, exact_max, dtype
         for i in range(40):
             write_memory(v.root, f"m{i:02d}", f"memory number {i} about topic {i % 7}")
         v.reconcile()
-        v.sidecar.embed_pending()
-        assert v.sidecar.preload_vectors() >= 0
-        index = v.sidecar._preloaded
+        v.sidecar.vectors.embed_pending()
+        assert v.sidecar.vectors.preload_vectors() >= 0
+        index = v.sidecar.vectors._preloaded
         assert index is not None and len(index.ids) == 40 and index.matrix.dtype.name == dtype
         assert index.matrix.base is index._buffers[2] and index.capacity > 40
         stored = dict(v.sidecar.db.execute("SELECT rowid, embedding FROM vec_items").fetchall())
         for fid, row in zip(index.ids.tolist(), index.matrix):
             assert (row == np.frombuffer(stored[fid], dtype=np.float32).astype(dtype)).all()
-        v.sidecar.keep_vectors_in_memory = True
+        v.sidecar.vectors.keep_vectors_in_memory = True
         assert v.recall("topic 3").hits
-        assert v.sidecar._vindex is index  # adopted, not loaded again
+        assert v.sidecar.vectors._vindex is index  # adopted, not loaded again
     finally:
         v.close()

@@ -91,7 +91,7 @@ def test_one_subject_vault_puts_only_the_answer_in_the_strong_slots(tmp_path: Pa
     emb = real_embedder()
     with Sidecar(root, Config(), embedder=emb) as sc:
         sc.reconcile()
-        sc.embed_pending()
+        sc.vectors.embed_pending()
         for query, answer in [("can I write the repo's helper scripts in fish?", "shell-fish"),
                               ("where do our CI jobs run?", "ci-runner")]:
             res = sc.recall(query, k=5, today=TODAY)

@@ -195,9 +195,9 @@ def test_the_server_searches_vectors_held_in_memory(vault):
     from vault_mem.adapters.mcp_server import build_server
     from vault_mem.index.vectors import VectorIndex
 
-    assert not vault.sidecar.keep_vectors_in_memory  # a one-shot process searches vec0
+    assert not vault.sidecar.vectors.keep_vectors_in_memory  # a one-shot process searches vec0
     build_server(vault)
-    assert isinstance(vault.sidecar.vector_index(), VectorIndex)
+    assert isinstance(vault.sidecar.vectors.vector_index(), VectorIndex)
 
 
 # -- the end of a session: the server exits 0 whenever its client closes ---------------------

@@ -106,7 +106,7 @@ def test_a_quarantined_file_is_never_embedded(tmp_path):
         path = v.root / "procedures/bot.md"
         path.write_text(memory_file("Release bot settings", f"token {secret} for the bot\n"))
         v.recall("release bot token")
-        v.sidecar.embed_pending()
+        v.sidecar.vectors.embed_pending()
         assert emb.seen and not any(secret in t for t in emb.seen)
         assert not any("Release bot" in t for t in emb.seen)  # none of its text at all
     finally:

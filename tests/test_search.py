@@ -46,7 +46,7 @@ def sidecar(request, tmp_path: Path, monkeypatch) -> Sidecar:
     write_memory(root, "p2p", "Peer-to-peer sync uses Syncthing", tags=["tools"])
     write_memory(root, "deploy", "How to deploy the blog", "1. build\n2. rsync to the host", type_="procedure")
     sc = Sidecar(root, Config(), embedder=FakeEmbedder())
-    sc.keep_vectors_in_memory = request.param == "vectors-in-memory"
+    sc.vectors.keep_vectors_in_memory = request.param == "vectors-in-memory"
     sc.reconcile()
     yield sc
     sc.close()
@@ -209,7 +209,7 @@ def test_a_homonym_keyword_match_no_longer_outranks_the_answer_in_other_words(tm
         write_memory(root, key, desc)
     with Sidecar(root, Config(), embedder=real_embedder()) as sc:
         sc.reconcile()
-        sc.embed_pending()
+        sc.vectors.embed_pending()
         for query, answer, homonym in [("when do I go to bed?", "sleep", "go-club"),
                                        ("do I have any animals at home?", "cat", "home-internet")]:
             res = sc.recall(query, k=10, today=TODAY)
@@ -275,7 +275,7 @@ def test_vector_index_stays_fresh_across_sidecars(tmp_path: Path, in_memory: boo
     root = tmp_path / "v"
     write_memory(root, "bike", "Rides a Brompton folding bike")
     reader = Sidecar(root, Config(), embedder=FakeEmbedder())
-    reader.keep_vectors_in_memory = in_memory
+    reader.vectors.keep_vectors_in_memory = in_memory
     writer = Sidecar(root, Config(), embedder=FakeEmbedder())
     reader.reconcile()
     assert reader.recall("brompton bike", today=TODAY).hits[0].key == "bike"
@@ -285,7 +285,7 @@ def test_vector_index_stays_fresh_across_sidecars(tmp_path: Path, in_memory: boo
     (root / rel).unlink()
     write_memory(root, "bike", "Rides a Moulton touring bike")
     writer.reconcile()
-    index = reader.vector_index()
+    index = reader.vectors.vector_index()
     assert set(index.similarities(np.ones(256, dtype=np.float32), [1, 2])) == {1}  # kayak's vector is gone
     assert [h.key for h in reader.recall("moulton touring", today=TODAY).hits] == ["bike"]
     writer.rebuild()

@@ -56,10 +56,10 @@ def test_vectors_are_stored_in_a_sqlite_vec_table(tmp_path: Path) -> None:
         sql = sc.db.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_items'").fetchone()[0]
         assert "USING vec0" in sql and "float[64]" in sql and "cosine" in sql
         assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 30
-        assert isinstance(sc.vector_index(), StoredVectors)
+        assert isinstance(sc.vectors.vector_index(), StoredVectors)
         # The type filter runs inside the vec0 KNN (a metadata column), not after it.
         q = FakeEmbedder(dimensions=64).embed_batch(["coffee espresso"], kind="query")[0]
-        top = sc.vector_index().top(q, 5, type="preference")
+        top = sc.vectors.vector_index().top(q, 5, type="preference")
         types = {r[0] for r in sc.db.execute(
             f"SELECT type FROM files WHERE id IN ({','.join(str(i) for i, _ in top)})")}
         assert len(top) == 5 and types == {"preference"}
@@ -74,7 +74,7 @@ def test_stored_and_in_memory_search_give_the_same_hits(tmp_path: Path) -> None:
     writer.reconcile()
     cold = Sidecar(root, Config(), embedder=FakeEmbedder())
     warm = Sidecar(root, Config(), embedder=FakeEmbedder())
-    warm.keep_vectors_in_memory = True
+    warm.vectors.keep_vectors_in_memory = True
     queries = [("coffee note morning", {}), ("garden note compost", {"type": "note"}),
                ("cycling note", {"tags": ["home"]}), ("python note", {"scope": "laptop"}),
                ("editor note", {"tags": ["work"], "type": "fact"}), ("travel note", {})]
@@ -86,7 +86,7 @@ def test_stored_and_in_memory_search_give_the_same_hits(tmp_path: Path) -> None:
             assert a, (q, kw)
 
     compare()
-    assert isinstance(warm.vector_index(), VectorIndex) and isinstance(cold.vector_index(), StoredVectors)
+    assert isinstance(warm.vectors.vector_index(), VectorIndex) and isinstance(cold.vectors.vector_index(), StoredVectors)
     # Another process edits, deletes and adds: both searches follow.
     (root / "facts" / "m000.md").unlink()
     write_memory(root, "m005", "coffee brewed in a moka pot every morning")
@@ -194,9 +194,9 @@ def test_a_process_without_sqlite_vec_marks_vectors_stale_and_the_next_one_purge
     assert proc.stdout.strip() == "[(-1, 2), (1, 18)]"
     for warm in (False, True):
         with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
-            sc.keep_vectors_in_memory = warm
+            sc.vectors.keep_vectors_in_memory = warm
             # Before any purge, a stale vec0 row is never taken for the memory's vector.
-            got = sc.vector_index().top(FakeEmbedder().embed_batch(["garden note 2"])[0], 30)
+            got = sc.vectors.vector_index().top(FakeEmbedder().embed_batch(["garden note 2"])[0], 30)
             live = {r[0] for r in sc.db.execute("SELECT id FROM files WHERE vec_model IS NOT NULL")}
             assert warm == ({i for i, _ in got} <= live)  # only vec0 itself still holds the stale rows
             assert "m001" not in {k for k, _ in _hits(sc, "garden note 1")}
@@ -257,7 +257,7 @@ def test_a_damaged_vector_table_is_remade_from_the_cache_by_the_next_recall(
         sc.db.execute(VEC0_DAMAGE[damage])
     emb = FakeEmbedder()
     with Sidecar(root, Config(), embedder=emb) as sc:
-        sc.keep_vectors_in_memory = in_memory
+        sc.vectors.keep_vectors_in_memory = in_memory
         res = sc.recall("garden note", k=10, today=TODAY)
         assert not res.keyword_only
         assert [(h.key, round(h.score, 5)) for h in res.hits] == expected
@@ -302,7 +302,7 @@ def test_a_busy_database_is_never_taken_for_a_damaged_vector_table(tmp_path: Pat
         sc.reconcile()
         busy = dbmod.errors()[1]("database is locked")
         with pytest.raises(type(busy), match="locked"):
-            sc._repair_vectors(busy, "searching vectors")
+            sc.vectors._repair_vectors(busy, "searching vectors")
         assert sc.db.execute("SELECT count(*) FROM vec_items").fetchone()[0] == 6  # not dropped
 
 
@@ -315,16 +315,16 @@ def test_warm_index_takes_new_vectors_without_copying_the_ones_it_holds(tmp_path
     writer = Sidecar(root, Config(), embedder=FakeEmbedder())
     writer.reconcile()
     warm = Sidecar(root, Config(), embedder=FakeEmbedder())
-    warm.keep_vectors_in_memory = True
+    warm.vectors.keep_vectors_in_memory = True
     cold = Sidecar(root, Config(), embedder=FakeEmbedder())
     assert _hits(warm, "coffee note morning") == _hits(cold, "coffee note morning")
-    index = warm.vector_index()
+    index = warm.vectors.vector_index()
     held = index.matrix[:60].copy()
     address = index.matrix.__array_interface__["data"][0]
     for i in range(5):
         write_memory(root, f"new-{i}", f"Moka pot coffee number {i} every evening")
         writer.refresh_paths([f"facts/new-{i}.md"])
-        index = warm.vector_index()
+        index = warm.vectors.vector_index()
         assert index.matrix.__array_interface__["data"][0] == address  # the same array, grown in place
         assert len(index.ids) == len(index.matrix) == len(index.codes) == len(index.alive) == 61 + i
         assert _hits(warm, "moka pot coffee evening") == _hits(cold, "moka pot coffee evening")
@@ -339,7 +339,7 @@ def test_warm_index_takes_new_vectors_without_copying_the_ones_it_holds(tmp_path
         write_memory(root, f"more-{i}", f"Garden compost heap turned, week {i}")
     writer.reconcile()
     assert _hits(warm, "garden compost week") == _hits(cold, "garden compost week")
-    assert len(warm.vector_index().ids) == 65 + spare + 3
+    assert len(warm.vectors.vector_index().ids) == 65 + spare + 3
     for sc in (writer, warm, cold):
         sc.close()
 
@@ -367,9 +367,9 @@ def test_the_first_load_holds_every_live_vector_of_vec0_with_its_type_once(tmp_p
 
     monkeypatch.setattr(VectorIndex, "_load_rows", row_by_row)
     warm = Sidecar(root, Config(), embedder=FakeEmbedder(dimensions=64))
-    warm.keep_vectors_in_memory = True
-    warm.preload_vectors()
-    index = warm.vector_index()
+    warm.vectors.keep_vectors_in_memory = True
+    warm.vectors.preload_vectors()
+    index = warm.vectors.vector_index()
     assert isinstance(index, VectorIndex)
     held = index.ids[index.alive].tolist()
     assert sorted(held) == sorted(want) and len(held) == len(set(held))
@@ -388,16 +388,16 @@ def test_warm_index_refresh_reads_only_the_changed_vectors(tmp_path: Path) -> No
     root = tmp_path / "v"
     writer = Sidecar(root, Config(), embedder=FakeEmbedder())
     warm = Sidecar(root, Config(), embedder=FakeEmbedder())
-    warm.keep_vectors_in_memory = True
+    warm.vectors.keep_vectors_in_memory = True
     cold = Sidecar(root, Config(), embedder=FakeEmbedder())
 
     def steps_for_one_write(n: int) -> int:
         _fill(root, n)
         writer.reconcile()
-        warm.vector_index()  # up to date
+        warm.vectors.vector_index()  # up to date
         write_memory(root, f"probe-{n}", f"Moka pot coffee probe {n}")
         writer.refresh_paths([f"facts/probe-{n}.md"])
-        steps = vm_steps(warm, warm.vector_index)
+        steps = vm_steps(warm, warm.vectors.vector_index)
         assert _hits(warm, f"moka pot coffee probe {n}") == _hits(cold, f"moka pot coffee probe {n}")
         assert _hits(warm, f"moka pot coffee probe {n}")[0][0] == f"probe-{n}"
         return steps
@@ -438,7 +438,7 @@ def test_the_backlog_is_embedded_once_per_text_shortest_first_and_each_memory_ge
     progress: list[tuple[int, int]] = []
     with Sidecar(root, Config(), embedder=emb) as sc:
         sc.reconcile(embed=False)
-        assert sc.embed_pending(progress=lambda d, t: progress.append((d, t))) == 150
+        assert sc.vectors.embed_pending(progress=lambda d, t: progress.append((d, t))) == 150
         texts = [t for b in emb.batches for t in b]
         assert len(texts) == len(set(texts)) == 136  # 135 distinct texts + the one shared by 15
         lengths = emb.token_counts(texts)
@@ -470,10 +470,10 @@ def test_an_interrupted_backlog_resumes_without_counting_its_tokens_again(tmp_pa
     with Sidecar(root, Config(), embedder=emb) as sc:
         sc.reconcile(embed=False)
         with pytest.raises(Stop):
-            sc.embed_pending(progress=stop)
+            sc.vectors.embed_pending(progress=stop)
         first = sum(len(b) for b in emb.batches)
         assert 0 < first < 200 and emb.counted == 200
-        assert sc.embed_pending() == 200 - first
+        assert sc.vectors.embed_pending() == 200 - first
         assert emb.counted == 200 and sum(len(b) for b in emb.batches) == 200
 
 
@@ -488,7 +488,7 @@ def test_an_embedder_that_cannot_count_tokens_leaves_memories_keyword_only(tmp_p
     _fill(root, 20)
     with Sidecar(root, Config(), embedder=Broken()) as sc:
         sc.reconcile(embed=False)
-        assert sc.embed_pending() == 0
+        assert sc.vectors.embed_pending() == 0
         assert sc.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0] == 0
         assert [h.key for h in sc.recall("coffee", k=3, today=TODAY).hits]  # keywords still answer
 
@@ -505,12 +505,12 @@ def test_recall_survives_more_superseded_keys_than_sqlite_vec_answers_at_once(tm
     with Sidecar(root, Config(), embedder=FakeEmbedder()) as sc:
         sc.reconcile()
         assert sc.problems() == []
-        assert isinstance(sc.vector_index(), StoredVectors)
+        assert isinstance(sc.vectors.vector_index(), StoredVectors)
         result = sc.recall("coffee note morning", k=5, today=TODAY)
         assert result.hits and not result.keyword_only, result
         # the same hits as an unfiltered in-memory search, where no k limit applies
         warm = Sidecar(root, Config(), embedder=FakeEmbedder())
-        warm.keep_vectors_in_memory = True
+        warm.vectors.keep_vectors_in_memory = True
         try:
             assert _hits(sc, "coffee note morning") == _hits(warm, "coffee note morning")
         finally:

@@ -537,7 +537,7 @@ def cmd_eval(args) -> int:
         return 0
     embedder = evalmod.DEFAULT
     if args.vault:  # the benchmark, embedded the way that vault is configured
-        embedder = open_vault(args).sidecar.get_embedder()
+        embedder = open_vault(args).sidecar.vectors.get_embedder()
     report = evalmod.run_eval(path, embedder=embedder, progress=_progress_bar("eval"))
     emit(args, report, evalmod.format_report(report))
     return 0

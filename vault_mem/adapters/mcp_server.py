@@ -261,7 +261,7 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
     vault = served if several else next(iter(members.values()))  # what the tools act on
     startups = [] if startup is None else list(startup) if isinstance(startup, list) else [startup]
     for member in members.values():
-        member.sidecar.keep_vectors_in_memory = True
+        member.sidecar.vectors.keep_vectors_in_memory = True
 
     def begin() -> None:
         for each in startups:

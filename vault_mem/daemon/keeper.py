@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from vault_mem.daemon.watcher import Activity, Batch, Batcher, Fence, VaultWatcher
 from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import ReconcileReport
+from vault_mem.index.vectors import VectorStore
 from vault_mem.store.history import head_ref
 from vault_mem.store.locks import daemon_pid
 from vault_mem.vault.core import Vault
@@ -207,7 +208,7 @@ class Keeper:
             own = open_vault()
             # one pass over every row: mapped, its pages stayed in this process's peak memory
             # (+100 MB at 100k memories) though the vault is closed right after
-            own.sidecar.map_file(False)
+            own.sidecar.db.map_file(False)
             try:
                 self._watch(own)
             finally:
@@ -386,9 +387,9 @@ MODEL_WAIT_S = 10.0
 class Warmup:
     """A long-lived reader's start-up: the embedder's model, then the in-memory vectors, load
     on a thread of their own while the process already answers (keyword-only, saying so, until
-    the model is in: ``Sidecar.warming``). Once the model is in, recall is full (:attr:`full`):
+    the model is in: ``VectorStore.warming``). Once the model is in, recall is full (:attr:`full`):
     while the vectors still load (1-4 s at 100k memories) it searches them in the vector table,
-    as a one-shot command does (``Sidecar.vectors_loading``); the first full answer then waited
+    as a one-shot command does (``VectorStore.vectors_loading``); the first full answer then waited
     for the model and the vectors. :meth:`wait_ready` lets a recall wait a little for the
     model; :attr:`ready` is set once both are in."""
 
@@ -410,35 +411,35 @@ class Warmup:
         if self._started:
             return
         self._started = True
-        sc = self.vault.sidecar
-        sc.keep_vectors_in_memory = True
-        if sc.vectors_reason() is not None:  # keyword-only here: nothing to load
+        vectors = self.vault.sidecar.vectors
+        vectors.keep_vectors_in_memory = True
+        if vectors.vectors_reason() is not None:  # keyword-only here: nothing to load
             self.full.set()
             self.ready.set()
             return
-        embedder = sc.get_embedder()
-        sc.warming = WARMING
+        embedder = vectors.get_embedder()
+        vectors.warming = WARMING
         self._t0 = time.perf_counter()
         # one after the other, on one thread: run together on 2 cores, each took as long as both
         # (vectors 2.8 s instead of ~1 s at 100k), and the model's load-time garbage (~80 MB,
         # handed back by trim_heap) and the vectors stacked up in the peak
-        t = threading.Thread(target=self._run, args=(embedder, sc), name="vault-mem-warm", daemon=True)
+        t = threading.Thread(target=self._run, args=(embedder, vectors), name="vault-mem-warm", daemon=True)
         self._threads.append(t)
         t.start()
 
-    def _run(self, embedder, sidecar) -> None:
+    def _run(self, embedder, vectors: VectorStore) -> None:
         self._attempt("the model", self._load_model, embedder)
         # the vectors are searched in their table until the copy is in (set before warming ends:
         # a recall never loads the copy itself on its own thread meanwhile)
-        sidecar.vectors_loading = True
-        sidecar.warming = None
+        vectors.vectors_loading = True
+        vectors.warming = None
         self.full.set()
         log.info("vault-mem: ready for full recall %.0f ms after start-up (model %s ms); the vectors load meanwhile",
                  (time.perf_counter() - self._t0) * 1000, _ms(self.model_s))
         try:
-            self._attempt("the vectors", self._load_vectors, sidecar)
+            self._attempt("the vectors", self._load_vectors, vectors)
         finally:
-            sidecar.vectors_loading = False
+            vectors.vectors_loading = False
         self.ready.set()
         log.info("vault-mem: vectors in memory %.0f ms after start-up (%s ms)",
                  (time.perf_counter() - self._t0) * 1000, _ms(self.vectors_s))
@@ -459,8 +460,8 @@ class Warmup:
             load()
         self.model_s = time.perf_counter() - t0
 
-    def _load_vectors(self, sidecar) -> None:
-        self.vectors_s = sidecar.preload_vectors()
+    def _load_vectors(self, vectors: VectorStore) -> None:
+        self.vectors_s = vectors.preload_vectors()
 
     def wait(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for the model and vectors; True when they are in."""

@@ -358,7 +358,7 @@ class Daemon:
             self._timers["embed"] = time.monotonic()
             return
         try:
-            made = self.vault.sidecar.embed_pending(progress=yield_to_events)
+            made = self.vault.sidecar.vectors.embed_pending(progress=yield_to_events)
         except _Yield:
             self._timers["embed"] = time.monotonic()
             return
@@ -603,11 +603,11 @@ def _warm_up(sidecar) -> None:
     (``keep_vectors_in_memory``): that copy answers ~40 ms sooner at 100k memories, but its
     coarse binary pass and float32 sums can differ from ``vec0``'s at the candidates' edge and in
     a score's last digit, and an answer must not depend on whether the daemon runs."""
-    embedder = sidecar.get_embedder()
-    if embedder is None or sidecar.vectors_reason() is not None:
+    embedder = sidecar.vectors.get_embedder()
+    if embedder is None or sidecar.vectors.vectors_reason() is not None:
         return
     qvec = embedder.embed_batch(["vault-mem warm-up"], kind="query")[0]
-    sidecar.vector_index().top(qvec, 1)
+    sidecar.vectors.vector_index().top(qvec, 1)
 
 
 def _run_gc(repo: GitRepo) -> None:

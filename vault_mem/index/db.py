@@ -647,6 +647,21 @@ class Database:
                                       "cannot keep its index up to date; free some space and retry")
             raise IndexStoreError(self.read_only) from exc
 
+    def get_meta(self, name: str) -> str | None:
+        """The ``meta`` table's value of ``name`` (None when unset)."""
+        r = self.conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        return r[0] if r else None
+
+    def set_meta(self, name: str, value: str) -> None:
+        with self.write():
+            self.conn.execute("INSERT INTO meta(name, value) VALUES (?, ?) "
+                              "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+
+    def map_file(self, on: bool) -> None:
+        """Read the database through a memory map (the default: fastest for vec0's scans) or
+        not (``on=False``: what is read is not kept mapped in this process's memory)."""
+        self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES if on else 0}")
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.conn.close()

@@ -158,7 +158,7 @@ def _neighbours(db, text: str, *, skip: Iterable[str], today: str, limit: int) -
 
 def _stored_vectors(sidecar: Sidecar, model: str | None, hashes: Iterable[str | None]) -> dict[str, np.ndarray]:
     """Vectors of the embedding cache for ``model``, by text hash (read-only)."""
-    return {h: np.frombuffer(v, dtype=np.float32) for h, v in sidecar.cached_vectors(model, hashes).items()}
+    return {h: np.frombuffer(v, dtype=np.float32) for h, v in sidecar.vectors.cached_vectors(model, hashes).items()}
 
 
 def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float | None:
@@ -171,12 +171,12 @@ def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float | None:
 
 
 def _min_cosine(sidecar: Sidecar) -> float:
-    return float(getattr(sidecar.embedder_at_hand(), "min_duplicate_cosine", MIN_COSINE))
+    return float(getattr(sidecar.vectors.embedder_at_hand(), "min_duplicate_cosine", MIN_COSINE))
 
 
 def _vector_of_text(sidecar: Sidecar, description: str, body: str) -> tuple[str | None, np.ndarray | None]:
     """(model id, vector) of a text not in the index yet: from the cache, else embedded now."""
-    embedder = sidecar.embedder_at_hand()
+    embedder = sidecar.vectors.embedder_at_hand()
     if embedder is None:
         return None, None
     model = str(embedder.model_id)

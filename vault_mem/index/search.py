@@ -40,6 +40,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from vault_mem.config import Config
 from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
@@ -490,13 +491,10 @@ def keyword_coverage(db, terms: Sequence[str], ids: Sequence[int], *, max_chars:
     return out
 
 
-class RecallSource(Protocol):
-    """What :func:`run_recall` reads from the sidecar (:class:`~vault_mem.index.sidecar.Sidecar`
-    is one): the database, the embedder and its state, the vector search, the relevance floor
-    and the answer check's word vectors. Nothing else of the sidecar reaches the pipeline."""
-
-    db: Any
-    config: Any
+class RecallVectors(Protocol):
+    """What :func:`run_recall` asks of the vector half
+    (:class:`~vault_mem.index.vectors.VectorStore` is one): the embedder and its state, the
+    vector search, the relevance floor and the answer check's word vectors."""
 
     def vectors_reason(self) -> str | None: ...
     def get_embedder(self) -> Any: ...
@@ -506,6 +504,19 @@ class RecallSource(Protocol):
     def relevance_floor(self, embedder: Any) -> Floor: ...
     def word_bars(self, embedder: Any) -> WordBars: ...
     def word_vectors(self, embedder: Any, words: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+
+class RecallSource(Protocol):
+    """What :func:`run_recall` reads from the sidecar (:class:`~vault_mem.index.sidecar.Sidecar`
+    is one): the database, the staleness settings and the vector half. Nothing else of the
+    sidecar reaches the pipeline."""
+
+    @property
+    def db(self) -> dbmod.Database: ...
+    @property
+    def config(self) -> Config: ...
+    @property
+    def vectors(self) -> RecallVectors: ...
 
 
 def phrasings(query: str, queries: Sequence[str] = ()) -> list[str]:
@@ -528,6 +539,36 @@ class Phrasing:
     qvec: np.ndarray | None = None
     kw: list[tuple[int, float]] = field(default_factory=list)
     vec: list[tuple[int, float]] = field(default_factory=list)
+
+
+def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing]) -> str | None:
+    """Candidates, first half: each phrasing's query vector (``p.qvec``), once the vectors still
+    owed are made. Returns why the embedder failed (every ``p.qvec`` is None then: the search is
+    keyword-only), or None."""
+    try:
+        vectors.embed_pending()
+        for p, v in zip(ps, embedder.embed_batch([p.text[:MAX_QUERY_CHARS] for p in ps], kind="query")):
+            p.qvec = np.asarray(v, dtype=np.float32)
+    except EmbedderError as exc:
+        for p in ps:
+            p.qvec = None
+        return f"embedder failed: {exc}"
+    return None
+
+
+def search_phrasings(db, vectors: RecallVectors, ps: Sequence[Phrasing], filters: Filters) -> Any:
+    """Candidates, second half: both searches for each phrasing, their top lists into ``p.kw``
+    and ``p.vec`` (a phrasing without a vector, or with a zero one, gets no vector search).
+    Returns the vector search used (None when none ran). A keyword search that finds nothing
+    for the query itself is checked against a damaged keyword index (:func:`keyword_index_lost_rows`)."""
+    index = None
+    for n, p in enumerate(ps):
+        p.kw = keyword_search(db, p.terms, filters)
+        if n == 0 and p.terms and not p.kw and keyword_index_lost_rows(db):
+            raise KeywordIndexDamageError("the newest memory is not found by its own words")
+        if p.qvec is not None and float(np.linalg.norm(p.qvec)) > 0:  # a zero vector has no direction
+            index, p.vec = vectors.search_vectors(p.qvec, filters)
+    return index
 
 
 def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index, *,
@@ -556,10 +597,11 @@ def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index,
 def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
                include_expired: bool, today: dt.date, distrusted: Collection[str] = (),
                queries: Sequence[str] = ()) -> RecallResult:
-    """The whole recall, stage by stage: candidates (both searches, for the query and each
-    alternative phrasing in ``queries``), fusion (:func:`fuse_phrasings`), the verdict
+    """The whole recall, stage by stage: candidates (:func:`embed_phrasings`, then both
+    searches by :func:`search_phrasings`, for the query and each alternative phrasing in
+    ``queries``), fusion (:func:`fuse_phrasings`), the verdict
     (:func:`vault_mem.index.levels.levels`, which reads the query itself), the hits in rank
-    order. ``distrusted``: paths whose ``supersedes`` hides nothing (:class:`Filters`)."""
+    order (:func:`ranked_hits`). ``distrusted``: paths whose ``supersedes`` hides nothing (:class:`Filters`)."""
     if type is not None:
         type = validate_type(type)
     k = max(1, min(int(k), 200))
@@ -569,8 +611,8 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
                       distrusted=tuple(sorted(distrusted)))
     result = RecallResult()
     terms = query_terms(query)
-    reason = sc.vectors_reason()
-    embedder = None if reason else sc.get_embedder()
+    reason = sc.vectors.vectors_reason()
+    embedder = None if reason else sc.vectors.get_embedder()
     result.embedder = getattr(embedder, "model_id", None) if embedder is not None else None
     if not terms and not (query or "").replace("\x00", "").strip():
         result.keyword_only = reason is not None
@@ -580,24 +622,11 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         return result
     ps = [Phrasing(text, query_terms(text)) for text in phrasings(query, queries)[:1 + MAX_QUERIES]]
     if embedder is not None:
-        try:
-            sc.embed_pending()
-            for p, v in zip(ps, embedder.embed_batch([p.text[:MAX_QUERY_CHARS] for p in ps], kind="query")):
-                p.qvec = np.asarray(v, dtype=np.float32)
-        except EmbedderError as exc:
-            reason = f"embedder failed: {exc}"
-            for p in ps:
-                p.qvec = None
+        reason = embed_phrasings(sc.vectors, embedder, ps) or reason
     qvec = ps[0].qvec
-    index = None
-    for n, p in enumerate(ps):
-        p.kw = keyword_search(db, p.terms, filters)
-        if n == 0 and terms and not p.kw and keyword_index_lost_rows(db):
-            raise KeywordIndexDamageError("the newest memory is not found by its own words")
-        if p.qvec is not None and float(np.linalg.norm(p.qvec)) > 0:  # a zero vector has no direction
-            index, p.vec = sc.search_vectors(p.qvec, filters)
+    index = search_phrasings(db, sc.vectors, ps, filters)
     if index is not None:
-        missing = sc.vectors_missing()
+        missing = sc.vectors.vectors_missing()
         if missing:
             result.note = f"{missing} memories have no vector yet; they are found by keywords only"
     result.keyword_only = qvec is None
@@ -608,20 +637,34 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         result.stored = db.execute("SELECT 1 FROM files WHERE usable = 1 LIMIT 1").fetchone() is not None
         return result
     vec = any(p.vec for p in ps)
-    floor = sc.relevance_floor(embedder) if vec else None
+    floor = sc.vectors.relevance_floor(embedder) if vec else None
     ev = fuse_phrasings(db, ps, candidates, index, floor=floor)
     scores = ev.scores
     result.floor = asdict(floor) if floor is not None else None
     words = None
     if floor is not None and embedder is not None and qvec is not None:
-        words = levels.AnswerWords(qvec=np.asarray(qvec, dtype=np.float32), bars=lambda: sc.word_bars(embedder),
-                                   vectors=lambda ws: sc.word_vectors(embedder, ws))
+        words = levels.AnswerWords(qvec=np.asarray(qvec, dtype=np.float32),
+                                   bars=lambda: sc.vectors.word_bars(embedder),
+                                   vectors=lambda ws: sc.vectors.word_vectors(embedder, ws))
     why: dict[int, str] = {}
     passing = levels.levels(db, query, terms, ev, floor=floor, k=k, words=words,
                             rewordings=[p.text for p in ps[1:]], why=why)
     if not passing:
         result.note = "no memory cleared the relevance floor"
         return result
+    hits, demoted = ranked_hits(db, passing, scores, why, k=k, today=today, include_expired=include_expired,
+                                stale_after=sc.config.stale_after_days, keyword_only=result.keyword_only)
+    result.hits.extend(hits)
+    result.demoted.update(demoted)
+    return result
+
+
+def ranked_hits(db, passing: dict[int, str], scores: dict[int, float], why: dict[int, str], *, k: int,
+                today: dt.date, include_expired: bool, stale_after: dict[str, int],
+                keyword_only: bool) -> tuple[list[Hit], dict[str, str]]:
+    """After the verdict: the ``k`` best of the ``passing`` candidates as hits, in rank order
+    (score, then id), each with its date, age, flags and level (``passing``), what the adapters
+    render; and, by key, the verdict stage that made each hit ``why`` names a candidate."""
     ranked = sorted(((i, scores[i]) for i in passing), key=lambda x: (-x[1], x[0]))[:k]
     ids = [i for i, _ in ranked]
     rows = {r["id"]: r for r in db.execute(
@@ -629,17 +672,19 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         f"WHERE id IN {ID_LIST}", [id_list(ids)])}
     superseded: set[str] = set()
     if include_expired:
-        superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [filters.today])}
+        superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [today.isoformat()])}
+    hits: list[Hit] = []
+    demoted: dict[str, str] = {}
     for i, score in ranked:
         r = rows.get(i)
         if r is None:
             continue
-        date, age, flags = age_and_flags(r, today=today, stale_after=sc.config.stale_after_days,
+        date, age, flags = age_and_flags(r, today=today, stale_after=stale_after,
                                          superseded=r["key"] in superseded)
-        result.hits.append(Hit(key=r["key"], type=r["type"], description=r["description"], date=date,
-                               age_days=age, flags=flags, path=r["path"], score=round(finite(score), 6),
-                               body=r["body"] or "", keyword_only=result.keyword_only,
-                               note=views.outdated_note(flags, age), match=passing[i]))
+        hits.append(Hit(key=r["key"], type=r["type"], description=r["description"], date=date,
+                        age_days=age, flags=flags, path=r["path"], score=round(finite(score), 6),
+                        body=r["body"] or "", keyword_only=keyword_only,
+                        note=views.outdated_note(flags, age), match=passing[i]))
         if i in why:
-            result.demoted[r["key"]] = why[i]
-    return result
+            demoted[r["key"]] = why[i]
+    return hits, demoted

@@ -15,7 +15,8 @@ at all (no description, body, FTS row or vector, no last good version, nothing e
 nothing of it reaches INDEX.md, recall or ``list`` until the value is removed.
 
 Reading the files is in :mod:`vault_mem.index.scan`; vectors (the embedder, the sqlite-vec store,
-the two KNN searches) in :mod:`vault_mem.index.vectors`; search itself in :mod:`vault_mem.index.search`.
+the two KNN searches, the floor's calibration) in :mod:`vault_mem.index.vectors`, a component the
+sidecar holds as :attr:`Sidecar.vectors`; search itself in :mod:`vault_mem.index.search`.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from vault_mem.index import db as dbmod
 from vault_mem.index import scansum, search
 from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_folders, state_from_bytes
 from vault_mem.index.search import Hit, KeywordIndexDamageError, RecallResult
-from vault_mem.index.vectors import DEFAULT, VEC_TABLE, VectorIndex, VectorStore
+from vault_mem.index.vectors import DEFAULT, VectorStore
 from vault_mem.model import terms
 from vault_mem.model.indexmd import SECTIONS, IndexEntry, render_index
 from vault_mem.model.memory import is_memory_path, iso
@@ -90,25 +91,21 @@ class _RollBack(Exception):
     """Ends a write transaction whose changes are only looked at (:meth:`Sidecar.render_index_with`)."""
 
 
-class Sidecar(VectorStore):
-    """The derived index of one vault: reconcile, INDEX.md entries, lookups and recall."""
+class Sidecar:
+    """The derived index of one vault: reconcile, INDEX.md entries, lookups and recall; its
+    vectors are :attr:`vectors`."""
 
     def __init__(self, root: Path, config: Config, *, embedder: object = DEFAULT,
                  _db_path: Path | None = None) -> None:
         self.root = Path(root)
         self.config = config
-        self._embedder_arg = embedder
-        self._embedder = None
-        self._embedder_ready = False
-        self._embedder_reason: str | None = None
-        self._embed_retry_at = 0.0
         self._db_path = _db_path or self.root / STATE_DIR / "index.db"
         #: the write gate: a file it would refuse is quarantined, not indexed
         self.policy = WritePolicy(max_body_bytes=config.max_body_bytes, max_file_bytes=config.max_file_bytes)
         self.db = dbmod.connect(self._db_path)
-        self._vindex = VectorIndex()
-        self._calibration_cache: dict = {}
-        self._keep_vectors_in_memory = False
+        #: the vector half: the embedder, the vector store and searches, the floor (index/vectors.py)
+        self.vectors = VectorStore(self.db, config.embedder, min_similarity=config.recall_min_similarity,
+                                   embedder=embedder)
         #: When a file's new content last changed, asked only for files whose time is later than
         #: their ``updated:`` date (a hand edit keeps its old date), as (path, mtime_ns, seen:
         #: an edit of a file indexed before); answers {path: ISO date, or None: ``updated:``
@@ -117,25 +114,6 @@ class Sidecar(VectorStore):
         self.change_dates: ChangeDates | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
-
-    @property
-    def keep_vectors_in_memory(self) -> bool:
-        """Search vectors in memory (loaded once, fastest per query: long-running processes)
-        instead of in the ``vec0`` table (nothing to load: one-shot processes)."""
-        return self._keep_vectors_in_memory
-
-    @keep_vectors_in_memory.setter
-    def keep_vectors_in_memory(self, value: bool) -> None:
-        self._keep_vectors_in_memory = bool(value)
-        # The memory map of the file pays off for vec0's scan of every vector; with the vectors
-        # held in memory the rest are point reads and keyword lookups, and a long-lived process
-        # would keep every page it ever mapped in its resident memory (~140 MB at 100k memories).
-        self.map_file(not value)
-
-    def map_file(self, on: bool) -> None:
-        """Read the database through a memory map (the default: fastest for vec0's scans) or
-        not (``on=False``: what is read is not kept mapped in this process's memory)."""
-        self.db.execute(f"PRAGMA mmap_size = {dbmod.MMAP_BYTES if on else 0}")
 
     @property
     def read_only(self) -> str | None:
@@ -227,7 +205,7 @@ class Sidecar(VectorStore):
             old_embed = self.db.execute("SELECT embed_sha256, vec_model FROM files WHERE id = ?", (file_id,)).fetchone()
             self.db.execute(f"UPDATE files SET {sets}, has_content = 1, problem = NULL WHERE id = ?", (*values, file_id))
             if old_embed["embed_sha256"] != embed_sha or row["key"] != st.key:
-                self._drop_vector(file_id)
+                self.vectors.drop_vector(file_id)
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (file_id,))
             self.db.execute("DELETE FROM tags WHERE file_id = ?", (file_id,))
             self.db.execute("DELETE FROM supersedes WHERE file_id = ?", (file_id,))
@@ -241,7 +219,7 @@ class Sidecar(VectorStore):
     def _forget_content(self, file_id: int) -> None:
         """Drop every trace of a row's text (a quarantined file: its last good version too, so
         the row cannot be listed, found or embedded); the problem row itself stays."""
-        self._drop_vector(file_id)
+        self.vectors.drop_vector(file_id)
         for sql in ("DELETE FROM fts WHERE rowid = ?", "DELETE FROM tags WHERE file_id = ?",
                     "DELETE FROM supersedes WHERE file_id = ?"):
             self.db.execute(sql, (file_id,))
@@ -257,7 +235,7 @@ class Sidecar(VectorStore):
             return False
         touched_keys.add(row["key"])
         fid = row["id"]
-        self._drop_vector(fid)
+        self.vectors.drop_vector(fid)
         for sql in ("DELETE FROM fts WHERE rowid = ?", "DELETE FROM tags WHERE file_id = ?",
                     "DELETE FROM supersedes WHERE file_id = ?", "DELETE FROM files WHERE id = ?"):
             self.db.execute(sql, (fid,))
@@ -294,7 +272,7 @@ class Sidecar(VectorStore):
 
         New rows are keyword-searchable at once. Their vectors are made here when ``embed`` is
         True, or (the default, None) when the embedder is already loaded in this process or was
-        passed in; otherwise by the next :meth:`recall` or :meth:`embed_pending`. So ``list``,
+        passed in; otherwise by the next :meth:`recall` or ``vectors.embed_pending()``. So ``list``,
         ``get`` and INDEX.md never load the model.
         """
         try:
@@ -314,9 +292,7 @@ class Sidecar(VectorStore):
         self.db.close()
         dbmod.repair(self._db_path, str(exc))
         self.db = dbmod.connect(self._db_path)
-        self.keep_vectors_in_memory = self._keep_vectors_in_memory  # its memory map setting
-        self._vindex = VectorIndex()
-        self._calibration_cache = {}
+        self.vectors.reconnect(self.db)
 
     def _reconcile(self, *, progress: Progress | None, embed: bool | None) -> ReconcileReport:
         report = ReconcileReport()
@@ -337,8 +313,8 @@ class Sidecar(VectorStore):
             todo, gone = self._differing(on_disk, total)
         report.unchanged = len(on_disk) - len(todo)
         self._process(sorted(todo), gone, report, progress)
-        if self._embed_now(embed):
-            report.embedded = self.embed_pending(progress=progress if report.changed else None)
+        if self.vectors.embed_now(embed):
+            report.embedded = self.vectors.embed_pending(progress=progress if report.changed else None)
         report.problems = self.problems()
         return report
 
@@ -380,8 +356,8 @@ class Sidecar(VectorStore):
                 continue
             (todo if os.path.lexists(self.root / rel) else gone).append(rel)
         self._process(todo, gone, report, None)
-        if self._embed_now(embed):
-            report.embedded = self.embed_pending()
+        if self.vectors.embed_now(embed):
+            report.embedded = self.vectors.embed_pending()
         report.problems = self.problems()
         return report
 
@@ -447,10 +423,10 @@ class Sidecar(VectorStore):
         with self.db.write():
             for table, col in (("fts", "rowid"), ("tags", "file_id"), ("supersedes", "file_id")):
                 self.db.execute(f"DELETE FROM {table} WHERE {col} NOT IN ({kept})")
-            self._drop_vectors_for_rebuild(kept)
+            self.vectors.drop_vectors_for_rebuild(kept)
             self.db.execute("DELETE FROM files WHERE NOT (has_content = 1 AND problem IS NOT NULL)")
             self.db.execute("UPDATE files SET mtime_ns = -1, sha256 = ''")  # force a re-read
-            self._new_epoch()
+            self.vectors.new_epoch()
         return self.reconcile(progress=progress, embed=True)
 
     # -- reading rows ----------------------------------------------------------------------
@@ -626,13 +602,10 @@ class Sidecar(VectorStore):
         return out
 
     def get_meta(self, name: str) -> str | None:
-        r = self.db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
-        return r[0] if r else None
+        return self.db.get_meta(name)
 
     def set_meta(self, name: str, value: str) -> None:
-        with self.db.write():
-            self.db.execute("INSERT INTO meta(name, value) VALUES (?, ?) "
-                            "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+        self.db.set_meta(name, value)
 
     # -- recall ----------------------------------------------------------------------------
 
@@ -705,7 +678,7 @@ class Sidecar(VectorStore):
         try:
             fresh = Sidecar(self.root, self.config, embedder=None, _db_path=tmp / "index.db")
             try:
-                self.embed_pending()  # an explicit check: make any vectors still owed first
+                self.vectors.embed_pending()  # an explicit check: make any vectors still owed first
                 fresh.reconcile(embed=False)
                 return self._compare(fresh)
             finally:
@@ -759,22 +732,4 @@ class Sidecar(VectorStore):
             counted, scanned = self.count_for_index(today, rank), self.count_for_index_by_scan(today, rank)
             if counted != scanned:
                 out.append(f"INDEX.md counter{where}: {counted} listed memories counted, {scanned} in the index")
-        if self.db.vec_ok and self._embedder_fingerprint() is not None:
-            missing = self.vectors_missing()
-            if missing:
-                out.append(f"vectors: {missing} memories have no vector yet (the next recall or reindex makes them)")
-            self.purge_stale_vectors()
-            broken = self.vector_table_problem()
-            if broken:
-                out.append(f"vectors: {broken}")
-            n_vec = self.db.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0] if self._has_table(VEC_TABLE) else 0
-            n_live = self.db.execute("SELECT count(*) FROM vector_log WHERE live = 1").fetchone()[0]
-            n_with = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0]
-            if not n_vec == n_live == n_with:
-                out.append(f"vectors: {n_vec} stored ({n_live} logged) for {n_with} memories that should have one")
-            model = self.get_meta("vec_model")
-            other = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL AND vec_model != ?",
-                                    (model or "",)).fetchone()[0]
-            if other:
-                out.append(f"vectors: {other} memories have vectors of another model than {model}")
-        return out
+        return out + self.vectors.doctor()

@@ -22,7 +22,7 @@ same float32 vectors:
   ~45 ms per KNN at 100k memories, ~5 ms at 10k (``bench/bench_recall.py``).
 - :class:`VectorIndex` holds every vector in memory (loaded once, ~1.6 s at 100k) and answers in
   ~4 ms at 100k: for long-running processes (the MCP server), which set
-  ``Sidecar.keep_vectors_in_memory``.
+  :attr:`VectorStore.keep_vectors_in_memory`.
 
 A damaged ``vec0`` table (found by a failing or impossibly empty search) is dropped and refilled
 from the embedding cache (:meth:`VectorStore.reset_vectors`).
@@ -37,7 +37,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
-from vault_mem.config import TYPE_FOLDERS
+from vault_mem.config import TYPE_FOLDERS, EmbedderConfig
 from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError, IndexStoreError, VaultMemError
 from vault_mem.index import db as dbmod
@@ -523,19 +523,65 @@ class VectorIndex:
 
 
 class VectorStore:
-    """Sidecar's vector half (a mixin: it uses ``self.db``, ``self.config``, ``get_meta``...)."""
+    """The sidecar's vector half (``Sidecar.vectors``): the embedder, built on first need; the
+    ``vec0`` table, its log and the embedding cache; the two searches; the relevance floor's
+    calibration and the answer check's word vectors.
 
-    #: set while a long-lived process loads its model and vectors in the background: recall is
-    #: keyword-only meanwhile and says so with this reason (see :meth:`vectors_reason`)
-    warming: str | None = None
-    #: an index loaded by :meth:`preload_vectors` on another thread, adopted by the next search
-    _preloaded: VectorIndex | None = None
-    #: set while that load runs (a long-lived process's start-up): searches read the ``vec0``
-    #: table meanwhile, as a one-shot process does, instead of loading a copy of their own
-    vectors_loading: bool = False
-    #: (model, token count by text hash) of the texts still waiting for a vector: a daemon's
-    #: embedding, interrupted by new events and resumed, does not tokenize its backlog again
-    _token_counts: tuple[str, dict[str, int]] | None = None
+    It is given what it uses and nothing else: the sidecar's database connection (the vector
+    tables, ``embed_cache``, the vector columns of ``files`` and the vector entries of ``meta``),
+    the embedder settings of ``vault.toml`` and its ``[recall] min_similarity``, and the embedder
+    itself when one is passed in (``DEFAULT``: built from the settings on first need; None: no
+    vectors). The sidecar calls it where one of its own operations touches vectors (reconcile
+    drops and makes them, a rebuild resets them, ``doctor`` checks them)."""
+
+    def __init__(self, db: dbmod.Database, settings: EmbedderConfig, *, min_similarity: float | None = None,
+                 embedder: object = DEFAULT) -> None:
+        self.db = db
+        self.settings = settings
+        #: ``[recall] min_similarity``: the floor's cosine bar, over any calibration (:meth:`relevance_floor`)
+        self.min_similarity = min_similarity
+        self._embedder_arg = embedder
+        self._embedder = None
+        self._embedder_ready = False
+        self._embedder_reason: str | None = None
+        self._embed_retry_at = 0.0
+        self._vindex = VectorIndex()
+        self._calibration_cache: dict = {}
+        self._keep_vectors_in_memory = False
+        #: set while a long-lived process loads its model and vectors in the background: recall is
+        #: keyword-only meanwhile and says so with this reason (see :meth:`vectors_reason`)
+        self.warming: str | None = None
+        #: an index loaded by :meth:`preload_vectors` on another thread, adopted by the next search
+        self._preloaded: VectorIndex | None = None
+        #: set while that load runs (a long-lived process's start-up): searches read the ``vec0``
+        #: table meanwhile, as a one-shot process does, instead of loading a copy of their own
+        self.vectors_loading = False
+        #: (model, token count by text hash) of the texts still waiting for a vector: a daemon's
+        #: embedding, interrupted by new events and resumed, does not tokenize its backlog again
+        self._token_counts: tuple[str, dict[str, int]] | None = None
+
+    @property
+    def keep_vectors_in_memory(self) -> bool:
+        """Search vectors in memory (loaded once, fastest per query: long-running processes)
+        instead of in the ``vec0`` table (nothing to load: one-shot processes)."""
+        return self._keep_vectors_in_memory
+
+    @keep_vectors_in_memory.setter
+    def keep_vectors_in_memory(self, value: bool) -> None:
+        self._keep_vectors_in_memory = bool(value)
+        # The memory map of the file pays off for vec0's scan of every vector; with the vectors
+        # held in memory the rest are point reads and keyword lookups, and a long-lived process
+        # would keep every page it ever mapped in its resident memory (~140 MB at 100k memories).
+        self.db.map_file(not value)
+
+    def reconnect(self, db: dbmod.Database) -> None:
+        """Work on ``db`` from now on: the sidecar's new connection after its file was repaired
+        (moved aside and made anew). The embedder stays; the in-memory index and the floor's
+        calibrations are dropped (they were of the old file)."""
+        self.db = db
+        self.keep_vectors_in_memory = self._keep_vectors_in_memory  # its memory map setting
+        self._vindex = VectorIndex()
+        self._calibration_cache = {}
 
     def _get_embedder(self):
         """The embedder, built on first need; None (with a reason) when there is none."""
@@ -547,7 +593,7 @@ class VectorStore:
             if self._embedder is None:
                 self._embedder_reason = "embedder is 'none'"
             return self._embedder
-        if self.config.embedder.provider == "none":
+        if self.settings.provider == "none":
             self._embedder_reason = "embedder is 'none' (vault.toml [embedder] provider)"
             return None
         try:
@@ -555,7 +601,7 @@ class VectorStore:
             # and a keyword-only vault never need (a lower layer: no cycle is dodged here)
             from vault_mem.embed.registry import get_embedder
 
-            self._embedder = get_embedder(self.config.embedder)
+            self._embedder = get_embedder(self.settings)
             if self._embedder is None:
                 self._embedder_reason = "embedder is 'none'"
         except (VaultMemError, ImportError, AttributeError, OSError) as exc:
@@ -582,12 +628,12 @@ class VectorStore:
     def _ensure_vec_model(self, embedder) -> None:
         """Record the embedder's model; on a change drop every vector first (never mix models)."""
         model, dims = str(embedder.model_id), int(embedder.dimensions)
-        if self.get_meta("vec_model") == model and self.get_meta("vec_dims") == str(dims):
+        if self.db.get_meta("vec_model") == model and self.db.get_meta("vec_dims") == str(dims):
             return
         with self.db.write():
-            if self.get_meta("vec_model") == model and self.get_meta("vec_dims") == str(dims):
+            if self.db.get_meta("vec_model") == model and self.db.get_meta("vec_dims") == str(dims):
                 return
-            old = self.get_meta("vec_model")
+            old = self.db.get_meta("vec_model")
             if old is not None and old != model:
                 log.info("embedder changed from %s to %s: re-embedding every memory", old, model)
             if self._has_table(VEC_TABLE):
@@ -596,13 +642,13 @@ class VectorStore:
                             f"type text, embedding float[{dims}] distance_metric=cosine)")
             self.db.execute("DELETE FROM vector_log")
             self.db.execute("UPDATE files SET vec_model = NULL WHERE vec_model IS NOT NULL")
-            self.set_meta("vec_model", model)
-            self.set_meta("vec_dims", str(dims))
-            self._new_epoch()
+            self.db.set_meta("vec_model", model)
+            self.db.set_meta("vec_dims", str(dims))
+            self.new_epoch()
 
-    def _new_epoch(self) -> None:
+    def new_epoch(self) -> None:
         """Tell every process's in-memory vector index to reload from scratch."""
-        self.set_meta("vec_epoch", f"{time.time_ns()}-{os.getpid()}")
+        self.db.set_meta("vec_epoch", f"{time.time_ns()}-{os.getpid()}")
 
     def _next_seq(self) -> int:
         top = self.db.execute("SELECT max(seq) FROM vector_log").fetchone()[0]
@@ -618,21 +664,21 @@ class VectorStore:
                 self._vindex, self._preloaded = self._preloaded, None
             if self._vindex.seq == -1 and (problem := self.vector_table_problem()):
                 raise dbmod.errors()[1](problem)  # found at the first load: the caller remakes the table
-            model, dims = self.get_meta("vec_model") or "", self.get_meta("vec_dims")
-            self._vindex.refresh(self.db, model, self.get_meta("vec_epoch"))
+            model, dims = self.db.get_meta("vec_model") or "", self.db.get_meta("vec_dims")
+            self._vindex.refresh(self.db, model, self.db.get_meta("vec_epoch"))
             self._vindex.exact = StoredVectors(self.db, model, int(dims)) if dims else None
             return self._vindex
-        dims = self.get_meta("vec_dims")
+        dims = self.db.get_meta("vec_dims")
         if dims and not self._has_table(VEC_TABLE):
             raise dbmod.errors()[1](f"the vector table {VEC_TABLE} is missing")
-        return StoredVectors(self.db, self.get_meta("vec_model"), int(dims) if dims else None)
+        return StoredVectors(self.db, self.db.get_meta("vec_model"), int(dims) if dims else None)
 
     def preload_vectors(self) -> float:
         """Load the in-memory vector index now, on a connection of its own: safe on another
         thread while this sidecar answers reads on its own connection. The next vector search
         adopts it (and refreshes it with what changed meanwhile). Returns the seconds it took."""
         t0 = time.perf_counter()
-        db = dbmod.connect(self._db_path)
+        db = dbmod.connect(self.db.path)
         try:
             # read once: through SQLite's small cache, not a map of the file (mapped pages would
             # count in this process's peak memory on top of the arrays being filled)
@@ -648,7 +694,7 @@ class VectorStore:
             self._preloaded = index
         return time.perf_counter() - t0
 
-    def _drop_vectors_for_rebuild(self, kept_sql: str) -> None:
+    def drop_vectors_for_rebuild(self, kept_sql: str) -> None:
         """A rebuild's vectors: with sqlite-vec at hand the table is made anew (and refilled from
         the cache); without it, every vector but those of the file ids ``kept_sql`` selects is
         marked for the next process that can delete it."""
@@ -672,7 +718,7 @@ class VectorStore:
             self.db.execute("DELETE FROM vector_log")
             self.db.execute("UPDATE files SET vec_model = NULL WHERE vec_model IS NOT NULL")
             self.db.execute("DELETE FROM meta WHERE name IN ('vec_model', 'vec_dims', 'embedder_fingerprint')")
-            self._new_epoch()
+            self.new_epoch()
 
     def _drop_vec_table(self) -> None:
         """DROP the vec0 table. When sqlite-vec cannot (one of its shadow tables is gone), take
@@ -702,13 +748,13 @@ class VectorStore:
 
     def vector_table_problem(self) -> str | None:
         """Why the vector table cannot be searched (found by a one-row probe query), or None."""
-        dims = self.get_meta("vec_dims")
+        dims = self.db.get_meta("vec_dims")
         if not self.db.vec_loaded or not dims or not self._has_table(VEC_TABLE):
             return None
         probe = np.zeros(int(dims), dtype=np.float32)
         probe[0] = 1.0
         try:
-            StoredVectors(self.db, self.get_meta("vec_model"), int(dims)).top(probe, 1)
+            StoredVectors(self.db, self.db.get_meta("vec_model"), int(dims)).top(probe, 1)
         except dbmod.database_error() as exc:
             return f"the sqlite-vec table cannot be searched ({exc}); `vault-mem reindex` rebuilds it"
         return None
@@ -848,12 +894,12 @@ class VectorStore:
         fp = self._embedder_fingerprint()
         if fp is None:
             return True
-        return self.get_meta("embedder_fingerprint") == fp
+        return self.db.get_meta("embedder_fingerprint") == fp
 
     def _embedder_fingerprint(self) -> str | None:
         arg = self._embedder_arg
         if arg is DEFAULT:
-            e = self.config.embedder
+            e = self.settings
             if e.provider == "none":
                 return None
             return f"config:{e.provider}|{e.model}|{e.url}|{e.dimensions}"
@@ -903,10 +949,11 @@ class VectorStore:
                 stored += 1
             fp = self._embedder_fingerprint()
             if fp is not None:
-                self.set_meta("embedder_fingerprint", fp)
+                self.db.set_meta("embedder_fingerprint", fp)
         return stored
 
-    def _drop_vector(self, file_id: int) -> None:
+    def drop_vector(self, file_id: int) -> None:
+        """Forget a memory's vector (its text changed, or it is gone), inside the caller's write."""
         self.db.execute("UPDATE files SET vec_model = NULL WHERE id = ?", (file_id,))
         if self.db.execute("SELECT 1 FROM vector_log WHERE id = ? AND live = ?", (file_id, LIVE)).fetchone() is None:
             return
@@ -932,7 +979,7 @@ class VectorStore:
         if cal is not None and cal.vectors < floormod.CALIBRATION_MIN_VECTORS and floormod.known_prior(model):
             cal = None  # a few memories: the model's prior, not their erratic sample
         spread = cal.spread if cal is not None else floormod.prior_spread(model)
-        override = self.config.recall_min_similarity
+        override = self.min_similarity
         if override is not None:
             return floormod.Floor.from_spread(override, spread, "vault.toml")
         own = getattr(embedder, "min_similarity", None)
@@ -945,9 +992,9 @@ class VectorStore:
         for other vectors, or due (RECALIBRATE_SHARE of the vectors changed); None when there are
         no vectors or the probes cannot be embedded. Cost when fresh: two indexed reads."""
         model = str(getattr(embedder, "model_id", ""))
-        if not model or self.get_meta("vec_model") != model:
+        if not model or self.db.get_meta("vec_model") != model:
             return None
-        epoch = self.get_meta("vec_epoch") or ""
+        epoch = self.db.get_meta("vec_epoch") or ""
         seq = self.db.execute("SELECT max(seq) FROM vector_log").fetchone()[0]
         if seq is None:
             return None
@@ -1027,14 +1074,39 @@ class VectorStore:
 
         Never builds one: a write must not load a model for a side check (duplicates)."""
         try:
-            if not self._embed_now(None) or self.vectors_reason() is not None:
+            if not self.embed_now(None) or self.vectors_reason() is not None:
                 return None
             return self._get_embedder()
         except VaultMemError:
             return None
 
-    def _embed_now(self, embed: bool | None) -> bool:
+    def embed_now(self, embed: bool | None) -> bool:
         """``embed=None`` (auto): make vectors now only if the embedder is at hand already."""
         if embed is not None:
             return embed
         return self._embedder_arg is not DEFAULT or (self._embedder_ready and self._embedder is not None)
+
+    def doctor(self) -> list[str]:
+        """What ``Sidecar.doctor`` reports of the vectors: memories still owed one, a table that
+        cannot be searched, counts of the table, its log and the memories that disagree, and
+        vectors of another model ([] if none, or when vectors are off)."""
+        out: list[str] = []
+        if self.db.vec_ok and self._embedder_fingerprint() is not None:
+            missing = self.vectors_missing()
+            if missing:
+                out.append(f"vectors: {missing} memories have no vector yet (the next recall or reindex makes them)")
+            self.purge_stale_vectors()
+            broken = self.vector_table_problem()
+            if broken:
+                out.append(f"vectors: {broken}")
+            n_vec = self.db.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0] if self._has_table(VEC_TABLE) else 0
+            n_live = self.db.execute("SELECT count(*) FROM vector_log WHERE live = 1").fetchone()[0]
+            n_with = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0]
+            if not n_vec == n_live == n_with:
+                out.append(f"vectors: {n_vec} stored ({n_live} logged) for {n_with} memories that should have one")
+            model = self.db.get_meta("vec_model")
+            other = self.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL AND vec_model != ?",
+                                    (model or "",)).fetchone()[0]
+            if other:
+                out.append(f"vectors: {other} memories have vectors of another model than {model}")
+        return out

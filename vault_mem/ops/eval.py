@@ -258,11 +258,11 @@ def run_eval_data(data: dict[str, Any], *, embedder: object = DEFAULT,
                 back = {v: k for k, v in kmap.items()}
                 vault.import_memories([_to_memory(m, kmap[m["key"]]) for m in mems],
                                       message=f"eval: import {len(mems)} memories of group {group}")
-                vault.sidecar.embed_pending()
-                if vault.sidecar.vectors_reason() is None:
+                vault.sidecar.vectors.embed_pending()
+                if vault.sidecar.vectors.vectors_reason() is None:
                     # an embedder error leaves memories keyword-only: the figures would be a
                     # different method's, so they must not pass for this one's
-                    unembedded += vault.sidecar.vectors_missing()
+                    unembedded += vault.sidecar.vectors.vectors_missing()
                 floor_seen = False
                 for q in by_group_q.get(group, []):
                     t0 = time.perf_counter()
