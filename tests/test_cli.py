@@ -32,6 +32,42 @@ def test_every_command_has_help():
         assert "--json" in p.format_help(), name
 
 
+
+def _parse(parser, argv):
+    """(namespace or None, exit code or None, stdout, stderr) of ``parser.parse_args(argv)``."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            return vars(parser.parse_args(argv)), None, out.getvalue(), err.getvalue()
+        except SystemExit as exc:
+            return None, exc.code, out.getvalue(), err.getvalue()
+
+
+def test_a_command_parses_with_its_own_parser_exactly_as_with_the_whole():
+    from vault_mem.adapters.cli_parser import COMMAND_NAMES, command_named
+
+    whole = build_parser()
+    sub = next(a for a in whole._actions if a.dest == "command")
+    assert tuple(sub.choices) == COMMAND_NAMES  # the list the one-shot start reads is the parser's
+    lines = [[], ["-h"], ["--help"], ["--json"], ["--vault", "x"], ["--vault=x", "--json"], ["--agent", "a", "-k", "3"],
+             ["--nope"], ["-k", "2", "a"], ["x", "y", "--json"], ["--help", "--vault", "v"],
+             ["--description", "d", "k", "--tags", "a,b", "--pinned"], ["--type", "fact"]]
+    for name in COMMAND_NAMES:
+        own = build_parser(name)
+        for rest in lines:
+            for argv in ([name, *rest], ["--vault", "v", name, *rest], ["--json", "--agent=a", name, *rest]):
+                assert command_named(argv) == name, argv
+                assert _parse(own, argv) == _parse(whole, argv), argv
+    # no command found: the whole parser (its help lists every command; an unknown name is refused by it)
+    for argv in [[], ["-h"], ["--help"], ["--he", "remember"], ["-h", "remember"], ["--vault"], ["nope"],
+                 ["--vault", "remember"], ["--", "remember"], ["--v", "remember"], ["-x", "remember"], ["--version"]]:
+        assert command_named(argv) is None, argv
+    assert command_named(["--vau", "v", "recall", "q"]) == "recall"  # an abbreviated --vault takes its value
+    assert _parse(whole, ["--help"])[2].count("\n") > 30
+
 def test_the_vault_you_stand_in_wins_over_vault_mem_vault_and_every_write_names_its_vault(tmp_path):
     exported, here = tmp_path / "exported", tmp_path / "project"
     for root in (exported, here):
@@ -359,3 +395,37 @@ def test_edit_never_starts_an_editor_from_a_relative_path_entry(vdir, tmp_path):
     r = cli("edit", "ci", cwd=vdir, env={"EDITOR": "myeditor", "VISUAL": "", "PATH": os.pathsep + os.environ["PATH"]})
     assert not marker.exists(), "the vault's executable ran as the editor"
     assert r.returncode == 2 and "set $VISUAL or $EDITOR" in r.stderr, r.stderr
+
+
+def test_a_one_shot_write_imports_no_search_and_builds_only_its_own_parser(tmp_path):
+    """A one-shot write (create, update, no-op, forget) imports none of the search modules, not
+    the daemon's protocol (it asks no daemon) and no ``socket``, and parses its line with its own parser only
+    (start-up time, issue 29); a recall afterwards in the same process imports what it needs.
+    Checked in the process's ``sys.modules`` and the parser's commands, not by timing."""
+    root = tmp_path / "v"
+    assert cli("init", str(root)).returncode == 0
+    code = (
+        "import sys\n"
+        "from vault_mem.adapters import cli, cli_parser\n"
+        "built = []\n"
+        "real = cli_parser.build_parser\n"
+        "cli.build_parser = lambda command=None: built.append(command) or real(command)\n"
+        f"v = {str(root)!r}\n"
+        "for argv in (['remember', 'editor', '--description', 'Uses Helix', '--body', 'b'],\n"
+        "             ['remember', 'editor', '--description', 'Uses Helix daily', '--body', 'b'],\n"
+        "             ['remember', 'editor', '--description', 'Uses Helix daily', '--body', 'b'],\n"
+        "             ['remember', 'other', '--description', 'Prefers tabs', '--body', 'c'],\n"
+        "             ['forget', 'other']):\n"
+        "    assert cli.main(['--vault', v, *argv]) == 0, argv\n"
+        "heavy = ('vault_mem.index.search', 'vault_mem.index.levels', 'vault_mem.index.floor',\n"
+        "         'vault_mem.daemon.protocol', 'numpy', 'socket')\n"
+        "print('WRITE', [m for m in heavy if m in sys.modules], built)\n"
+        "assert cli.main(['--vault', v, 'recall', 'Helix']) == 0\n"
+        "print('READ', [m for m in heavy[:4] if m not in sys.modules])\n")
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in done.stdout.splitlines()
+            if line.startswith(("WRITE ", "READ "))}
+    assert said["WRITE"] == "[] ['remember', 'remember', 'remember', 'remember', 'forget']", done.stdout
+    assert said["READ"] == "[]", done.stdout  # the recall imported them

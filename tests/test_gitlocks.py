@@ -247,3 +247,12 @@ def test_the_process_scan_under_index_lock_reads_only_what_started_since_the_one
     assert under and outside, reads
     assert all(read >= every // 2 for _, read, every in outside[:1]), outside  # a full read before
     assert all(read < every // 2 for _, read, every in under), under  # never a full one under the lock
+
+
+def test_this_host_is_the_mark_of_socket_gethostname():
+    """The host mark in lock records comes from ``os.uname`` (no ``socket`` import at start-up):
+    the same mark as ``socket.gethostname()`` gave, so records written before still match."""
+    import hashlib
+    import socket
+
+    assert this_host() == hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]

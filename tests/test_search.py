@@ -17,7 +17,7 @@ from fakes import FakeEmbedder, write_memory
 
 from vault_mem.config import Config
 from vault_mem.errors import UsageError
-from vault_mem.index import levels, search
+from vault_mem.index import levels, queries, search
 from vault_mem.index.floor import Floor
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.index.vectors import VectorIndex
@@ -366,7 +366,7 @@ def test_question_penalty_scales_memories_that_only_ask(tmp_path: Path):
 def test_when_every_query_word_is_common_the_memories_holding_all_of_them_come_first(tmp_path, monkeypatch):
     """A big vault's common words (the bar lowered here): the keyword side ranks the AND of the
     words, then of the rarest ones while candidates are short, never the OR of every match."""
-    monkeypatch.setattr(search, "COMMON_TERM_FLOOR", 3)
+    monkeypatch.setattr(queries, "COMMON_TERM_FLOOR", 3)  # the rule a write shares lives there
     root = tmp_path / "v"
     write_memory(root, "both", "The staging cluster runs Nomad")
     for i in range(6):
@@ -378,7 +378,7 @@ def test_when_every_query_word_is_common_the_memories_holding_all_of_them_come_f
     try:
         sc.reconcile()
         words = ["staging", "cluster", "nomad"]
-        assert search.informative_terms(sc.db, words) == words  # each word is common here
+        assert queries.informative_terms(sc.db, words) == words  # each word is common here
         assert search.keyword_matches(sc.db, words) == [
             '"nomad" AND "staging" AND "cluster"', '"nomad" AND "staging"', '"nomad"']
         ids = {r[0]: r[1] for r in sc.db.execute("SELECT id, key FROM files")}

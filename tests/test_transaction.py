@@ -293,3 +293,37 @@ def test_a_persons_commit_that_takes_in_the_write_is_no_conflict(vault, monkeypa
     vault.remember("later", "a later write", "x")
     index = git(vault.root, "show", "HEAD:INDEX.md")
     assert "the second version" in index and "the first version" not in index
+
+
+def test_a_write_renders_index_md_once_when_no_file_differs_from_head_and_twice_when_one_does(vault, monkeypatch):
+    """INDEX.md of the commit is built from the committed tree and INDEX.md on disk from every
+    file: with no file differing from HEAD they are the same text, rendered once; a person's
+    uncommitted memory makes them differ, and each is rendered (the committed one without it)."""
+    from vault_mem.index import sidecar as sidecar_mod
+
+    renders = []
+    real = sidecar_mod.render_index
+    monkeypatch.setattr(sidecar_mod, "render_index", lambda *a, **kw: renders.append(1) or real(*a, **kw))
+    vault.remember("editor", "Uses Helix", "b")
+    for i in range(3):
+        renders.clear()
+        vault.remember(f"fact-{i}", f"The build takes {i} minutes", "b")
+        assert len(renders) == 1
+        assert git(vault.root, "show", "HEAD:INDEX.md") == (vault.root / "INDEX.md").read_text()
+    (vault.root / "facts" / "mine.md").write_text("---\ndescription: My own uncommitted fact\n---\nbody\n")
+    renders.clear()
+    vault.remember("fact-9", "The deploy runs at noon", "b")
+    assert len(renders) == 2
+    committed = git(vault.root, "show", "HEAD:INDEX.md")
+    assert "My own uncommitted fact" not in committed and "The deploy runs at noon" in committed
+    assert "My own uncommitted fact" in (vault.root / "INDEX.md").read_text()
+    # another connection's change to the rows (a read in another process) is seen, never a kept text
+    other = Vault(vault.root)
+    try:
+        (vault.root / "facts" / "mine.md").write_text("---\ndescription: My fact, edited\n---\nbody\n")
+        other.recall("edited")
+    finally:
+        other.close()
+    renders.clear()
+    assert "My fact, edited" in vault.render_index()
+    assert len(renders) == 1

@@ -42,11 +42,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
-from vault_mem.adapters.cli_parser import build_parser
+from vault_mem.adapters.cli_parser import build_parser, command_named
 from vault_mem.config import CONFIG_FILE, PERSONAL, resolve_vault_root
-from vault_mem.daemon import protocol
 from vault_mem.errors import UsageError, VaultMemError
-from vault_mem.model import verdict
 from vault_mem.model.names import shell_word, shown, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
@@ -102,6 +100,8 @@ def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
 def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     """``op(params)`` on the vault the command names: the daemon's answer when one answers
     (its notices printed), else the same function run here on the vault opened here."""
+    from vault_mem.daemon import protocol  # lazy: a write asks no daemon (start-up time)
+
     root = resolve_vault_root(args.vault)
     answered = protocol.ask(root, op, params)
     if answered is None:
@@ -390,6 +390,8 @@ def cmd_recall(args) -> int:
     if args.json:
         emit(args, data)
         return 0
+    from vault_mem.model import verdict  # lazy: start-up time (module docstring)
+
     lines = [f"{data['verdict']}: " + verdict.guidance(data["verdict"], keyword_only=data["keyword_only"],
                                                         reason=data["reason"])
              + (f" ({data['note']})" if data.get("note") else "")]
@@ -965,7 +967,8 @@ def cmd_export(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     one_blas_thread()  # before numpy loads (platform/threads.py)
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_named(argv))  # only the command's own parser: start-up time
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help(sys.stderr)

@@ -20,12 +20,63 @@ FILE = {"bash": "_shtab_compgen_files", "zsh": "_files", "tcsh": "f",
         "fish": "(__fish_complete_path (commandline -ct))", "powershell": "_shtab_powershell_compgen_files"}
 
 
+#: every command's name, in the order of the help (tests/test_cli.py checks it against the parser)
+COMMAND_NAMES = ("init", "remember", "edit", "forget", "get", "list", "log", "undo", "index",
+                 "recall", "reindex", "doctor", "eval", "daemon", "mcp", "tools", "agent", "sync",
+                 "trust", "resolve", "review", "scan", "check-refs", "dupes", "completion", "hooks",
+                 "connect", "import", "export", "hook")
+
+
 def _completes(action: argparse.Action, kind: dict[str, str]) -> argparse.Action:
     action.complete = kind  # type: ignore[attr-defined]  # read by shtab only
     return action
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Skipped:
+    """What :func:`build_parser` hands a command it leaves out: its arguments are declared on
+    this and go nowhere (the line that declares them runs, so the one list stays the one list)."""
+
+    def add_argument(self, *args, **kw) -> argparse.Namespace:
+        return argparse.Namespace()  # _completes sets an attribute on it; nothing reads it
+
+
+#: the options given before the command name that take a value (``--vault PATH``)
+_VALUED = ("--vault", "--agent")
+#: the options before the command name that end the parse there, or print the whole list
+_STOPS = ("--help", "--version")
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The command ``argv`` names before anything else could be read: the first word that is not
+    an option or an option's value, when it is exactly a command's name and no ``-h``/``--help``
+    (or any abbreviation argparse takes for it) comes before it; else None (then the whole parser
+    is built, so every message argparse gives is the same)."""
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--" or word.startswith("-h") and not word.startswith("--"):
+            return None
+        if word.startswith("--"):
+            name = word.split("=", 1)[0]
+            if len(name) > 2 and any(s.startswith(name) for s in _STOPS):
+                return None
+            matches = [v for v in _VALUED if len(name) > 2 and v.startswith(name)]
+            if matches and "=" not in word:
+                i += 1  # its value follows
+        elif word.startswith("-") and len(word) > 1:
+            return None  # a short option the top level does not define: argparse's own message
+        else:
+            return word if word in COMMAND_NAMES else None
+        i += 1
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``vault-mem`` parser; with ``command`` (a name :func:`command_named` found), only that
+    command's sub-parser is built (a one-shot command spends ~8 ms on the ~30 others' ~200
+    arguments otherwise): it parses that command's line exactly as the whole parser does, since
+    a sub-parser's arguments, help and errors are its own. ``--help``, an unknown command and
+    shell completion (shtab) build the whole."""
     def common_options(suppress: bool) -> argparse.ArgumentParser:
         # Given before or after the command name; after it, an absent option must not reset the
         # value given before it, hence SUPPRESS on the sub-commands' copies.
@@ -47,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, help: str) -> argparse.ArgumentParser:
+        if command is not None and name != command:
+            return _Skipped()  # type: ignore[return-value]
         return sub.add_parser(name, parents=[common], help=help, description=help)
 
     p = add("init", "create a vault (its own repository, or a folder in an existing one)")

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.config import PERSONAL, PROJECT, TYPE_FOLDERS, NamedVault, VaultSet, resolve_vaults
-from vault_mem.daemon import protocol
 from vault_mem.errors import MemoryNotFoundError, UsageError
 from vault_mem.model.fusion import split_key
 
@@ -82,6 +81,8 @@ class Vaults:
         """``op(params)`` (:data:`vault_mem.adapters.reads.READS`) on the vault ``name``: its
         daemon's answer when one answers, else worked out here."""
         if self.daemon and name not in self.opened:
+            from vault_mem.daemon import protocol  # lazy: a write asks no daemon (start-up time)
+
             answered = protocol.ask(self.root(name), op, params)
             if answered is not None:
                 result, notices = answered

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from vault_mem.embed.numeric import np
 from vault_mem.errors import VaultMemError
 from vault_mem.index import db as dbmod
-from vault_mem.index import search
+from vault_mem.index import queries
 from vault_mem.model import terms
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ class _Row:
 _ROW_COLS = "f.id, f.key, f.type, f.description, f.body, f.embed_sha256, f.vec_model"
 # Live = what recall shows by default: usable, unexpired, not superseded (search.py's rule).
 _LIVE = (f"f.usable = 1 AND (f.expires IS NULL OR f.expires >= ?) "
-         f"AND f.key NOT IN ({search.SUPERSEDED_KEYS_SQL})")
+         f"AND f.key NOT IN ({queries.SUPERSEDED_KEYS_SQL})")
 
 
 def _row(r) -> _Row:
@@ -141,7 +141,7 @@ def _neighbours(db, text: str, *, skip: Iterable[str], today: str, limit: int) -
     """Live memories that share the most informative words with ``text`` (best bm25 first)."""
     # words in a large share of the vault carry no signal and make ranking cost grow with the
     # vault; the same pruning recall uses keeps this check bounded on every remember
-    match = terms.fts_query(search.informative_terms(db, terms.query_terms(text)[:QUERY_TERMS], floor=200))
+    match = terms.fts_query(queries.informative_terms(db, terms.query_terms(text)[:QUERY_TERMS], floor=200))
     if not match:
         return []
     skip = list(dict.fromkeys(skip))

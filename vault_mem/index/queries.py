@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from vault_mem.model.terms import fts_query
 
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["ID_LIST", "MAX_CHAIN", "SUPERSEDERS_SQL", "id_list", "superseded_by", "superseders", "supersession_chain",
-           "usable_files"]
+__all__ = ["COMMON_TERM_FLOOR", "ID_LIST", "MAX_CHAIN", "SUPERSEDED_KEYS_SQL", "SUPERSEDERS_SQL", "TRUSTED_SUPERSEDED_KEYS_SQL",
+           "common_bar", "drop_common_terms", "id_list", "informative_terms", "rare_terms", "superseded_by", "superseders",
+           "supersession_chain", "term_counts", "usable_files"]
 
 # The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
 # (target, by) where ``by`` is a usable memory, unexpired on the day bound to ``?``, other than
 # ``target`` itself, that names ``target`` in its ``supersedes``. ``by_path`` lets what an agent is
-# shown leave out the supersessions of memories it is not shown (search.TRUSTED_SUPERSEDED_KEYS_SQL).
+# shown leave out the supersessions of memories it is not shown (TRUSTED_SUPERSEDED_KEYS_SQL).
 SUPERSEDERS_SQL = (
     "SELECT s.target AS target, g.key AS by_key, g.path AS by_path FROM supersedes s JOIN files g ON g.id = s.file_id "
     "WHERE g.usable = 1 AND g.key != s.target AND (g.expires IS NULL OR g.expires >= ?)"
@@ -33,6 +37,68 @@ ID_LIST = "(SELECT value FROM json_each(?))"
 def id_list(ids) -> str:
     """The one parameter of :data:`ID_LIST`: ``ids`` as a JSON array of ints."""
     return json.dumps([int(i) for i in ids])
+
+
+# Keys a live memory supersedes (SUPERSEDERS_SQL; one ``?``: the day).
+SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({SUPERSEDERS_SQL})"
+# The same, but a memory in a JSON list of paths (the second ``?``: those last changed by a peer
+# not approved here, DESIGN §7) supersedes nothing: a peer's ``supersedes: [your-key]`` must not
+# hide the person's memory from recall and the session context (the committed INDEX.md, a file
+# for people and git, keeps the plain rule: it must read the same on every clone).
+TRUSTED_SUPERSEDED_KEYS_SQL = (f"SELECT target FROM ({SUPERSEDERS_SQL}) "
+                               "WHERE by_path NOT IN (SELECT value FROM json_each(?))")
+
+
+# A query word held by at least max(COMMON_TERM_FLOOR, 1/COMMON_TERM_SHARE of the memories) is
+# left out of the keyword OR: ranking all its matches made a 10k-memory keyword recall ~10x slower
+# (``python bench/bench_recall.py --n 10000``: keyword_recall_ms against keyword_recall_all_words_ms).
+# Vaults of up to COMMON_TERM_FLOOR memories search every word.
+COMMON_TERM_FLOOR = 1000
+COMMON_TERM_SHARE = 50
+# When every word of the query is that common, ranking their OR means scoring every memory that
+# holds any of them (most of a big vault: 30-200 ms at 100k memories, the recall's tail). The
+# memories holding all of the words are found instead (an FTS5 AND: the lists are intersected
+# before anything is scored), then, while fewer than the candidates wanted, those holding all
+# but the most common word, and so on: the rarest words first. Word counts for that order stop
+# at COMMON_TERM_COUNT_SPAN times the bar.
+COMMON_TERM_COUNT_SPAN = 8
+
+
+def term_counts(db, terms: Sequence[str], cap: int) -> list[int]:
+    """How many memories hold each word, each count stopping at ``cap``."""
+    return [db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                       [fts_query([t]), cap]).fetchone()[0] for t in terms]
+
+
+def common_bar(db, floor: int | None = None) -> tuple[int, int]:
+    """(memories in the vault, the count from which a word is common)."""
+    n = db.execute("SELECT max(id) FROM files").fetchone()[0] or 0
+    return n, max(COMMON_TERM_FLOOR if floor is None else floor, n // COMMON_TERM_SHARE)
+
+
+def informative_terms(db, terms: Sequence[str], *, floor: int | None = None) -> list[str]:
+    """``terms`` minus those held by at least ``max(floor, 2%)`` of the vault's memories
+    (``floor`` defaults to COMMON_TERM_FLOOR).
+
+    bm25 gives such words almost no weight, but ranking their matches costs time proportional
+    to the vault. Counting stops at the cap, so the check itself is bounded. The coverage
+    feature still sees every word. If every word is common, all are kept.
+    """
+    n, cap = common_bar(db, floor)
+    if n <= cap or len(terms) < 2:
+        return list(terms)
+    return drop_common_terms(db, terms, cap)
+
+
+def drop_common_terms(db, terms: Sequence[str], cap: int) -> list[str]:
+    """``terms`` minus those found in ``cap`` memories or more (each count stops at ``cap``).
+    If every word is that common, all are kept."""
+    return rare_terms(db, terms, cap) or list(terms)
+
+
+def rare_terms(db, terms: Sequence[str], cap: int) -> list[str]:
+    """The words of ``terms`` found in fewer than ``cap`` memories (the one rule of both)."""
+    return [t for t, c in zip(terms, term_counts(db, terms, cap)) if c < cap]
 
 
 #: A supersession chain longer than this is cut (it can only come from hand-made cycles or abuse).

@@ -46,7 +46,16 @@ from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
 from vault_mem.index import levels
 from vault_mem.index.floor import Floor, WordBars
-from vault_mem.index.queries import ID_LIST, SUPERSEDERS_SQL, id_list
+from vault_mem.index.queries import (  # the rules a write shares with recall live there (a write imports no search)
+    COMMON_TERM_COUNT_SPAN,
+    ID_LIST,
+    SUPERSEDED_KEYS_SQL,
+    TRUSTED_SUPERSEDED_KEYS_SQL,
+    common_bar,
+    id_list,
+    rare_terms,
+    term_counts,
+)
 from vault_mem.model import views
 from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
 from vault_mem.model.terms import MAX_QUERIES, MAX_QUERY_CHARS, fts_query, plausible_words, query_terms, stem
@@ -208,79 +217,19 @@ class Filters:
         return bool(self.tags or self.scope)
 
 
-# Keys a live memory supersedes (queries.SUPERSEDERS_SQL; one ``?``: the day).
-SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({SUPERSEDERS_SQL})"
-# The same, but a memory in a JSON list of paths (the second ``?``: those last changed by a peer
-# not approved here, DESIGN §7) supersedes nothing: a peer's ``supersedes: [your-key]`` must not
-# hide the person's memory from recall and the session context (the committed INDEX.md, a file
-# for people and git, keeps the plain rule: it must read the same on every clone).
-TRUSTED_SUPERSEDED_KEYS_SQL = (f"SELECT target FROM ({SUPERSEDERS_SQL}) "
-                               "WHERE by_path NOT IN (SELECT value FROM json_each(?))")
-
-
-# A query word held by at least max(COMMON_TERM_FLOOR, 1/COMMON_TERM_SHARE of the memories) is
-# left out of the keyword OR: ranking all its matches made a 10k-memory keyword recall ~10x slower
-# (``python bench/bench_recall.py --n 10000``: keyword_recall_ms against keyword_recall_all_words_ms).
-# Vaults of up to COMMON_TERM_FLOOR memories search every word.
-COMMON_TERM_FLOOR = 1000
-COMMON_TERM_SHARE = 50
-# When every word of the query is that common, ranking their OR means scoring every memory that
-# holds any of them (most of a big vault: 30-200 ms at 100k memories, the recall's tail). The
-# memories holding all of the words are found instead (an FTS5 AND: the lists are intersected
-# before anything is scored), then, while fewer than the candidates wanted, those holding all
-# but the most common word, and so on: the rarest words first. Word counts for that order stop
-# at COMMON_TERM_COUNT_SPAN times the bar.
-COMMON_TERM_COUNT_SPAN = 8
-
-
-def _term_counts(db, terms: Sequence[str], cap: int) -> list[int]:
-    """How many memories hold each word, each count stopping at ``cap``."""
-    return [db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                       [fts_query([t]), cap]).fetchone()[0] for t in terms]
-
-
-def _common_bar(db, floor: int | None = None) -> tuple[int, int]:
-    """(memories in the vault, the count from which a word is common)."""
-    n = db.execute("SELECT max(id) FROM files").fetchone()[0] or 0
-    return n, max(COMMON_TERM_FLOOR if floor is None else floor, n // COMMON_TERM_SHARE)
-
-
-def informative_terms(db, terms: Sequence[str], *, floor: int | None = None) -> list[str]:
-    """``terms`` minus those held by at least ``max(floor, 2%)`` of the vault's memories
-    (``floor`` defaults to COMMON_TERM_FLOOR).
-
-    bm25 gives such words almost no weight, but ranking their matches costs time proportional
-    to the vault. Counting stops at the cap, so the check itself is bounded. The coverage
-    feature still sees every word. If every word is common, all are kept.
-    """
-    n, cap = _common_bar(db, floor)
-    if n <= cap or len(terms) < 2:
-        return list(terms)
-    return drop_common_terms(db, terms, cap)
-
-
-def drop_common_terms(db, terms: Sequence[str], cap: int) -> list[str]:
-    """``terms`` minus those found in ``cap`` memories or more (each count stops at ``cap``).
-    If every word is that common, all are kept."""
-    return _rare_terms(db, terms, cap) or list(terms)
-
-
-def _rare_terms(db, terms: Sequence[str], cap: int) -> list[str]:
-    """The words of ``terms`` found in fewer than ``cap`` memories (the one rule of both)."""
-    return [t for t, c in zip(terms, _term_counts(db, terms, cap)) if c < cap]
 
 
 def keyword_matches(db, terms: Sequence[str]) -> list[str]:
     """The FTS5 queries keyword search runs, in order, until it has its candidates: the OR of
     the query's informative words; or, when every word is common (see COMMON_TERM_COUNT_SPAN),
     the AND of all of them, then of all but the most common one, and so on."""
-    n, cap = _common_bar(db)
+    n, cap = common_bar(db)
     if n <= cap or len(terms) < 2:
         return [fts_query(terms)] if terms else []
-    rare = _rare_terms(db, terms, cap)
+    rare = rare_terms(db, terms, cap)
     if rare:
         return [fts_query(rare)]
-    counts = _term_counts(db, terms, cap * COMMON_TERM_COUNT_SPAN)
+    counts = term_counts(db, terms, cap * COMMON_TERM_COUNT_SPAN)
     by_rarity = [t for _, t in sorted(zip(counts, terms), key=lambda x: x[0])]
     return [fts_query(by_rarity[:k], "AND") for k in range(len(by_rarity), 0, -1)]
 

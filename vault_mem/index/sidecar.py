@@ -32,18 +32,21 @@ import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
-from vault_mem.index import scansum, search
+from vault_mem.index import queries, scansum
 from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_folders, state_from_bytes
-from vault_mem.index.search import Hit, KeywordIndexDamageError, RecallResult
 from vault_mem.index.vectors import DEFAULT, VectorStore
 from vault_mem.model import terms
 from vault_mem.model.indexmd import SECTIONS, IndexEntry, render_index
 from vault_mem.model.memory import is_memory_path, iso
 from vault_mem.model.names import shown
 from vault_mem.model.policy import QUARANTINE_MARK, WritePolicy
+
+if TYPE_CHECKING:
+    from vault_mem.index.search import Hit, RecallResult
 
 log = logging.getLogger("vault_mem.index.sidecar")
 
@@ -56,6 +59,16 @@ Progress = Callable[[int, int], None]
 ChangeDates = Callable[[list[tuple[str, int, bool]]], dict[str, str | None]]
 
 __all__ = ["DEFAULT", "Hit", "IndexEntry", "Problem", "RecallResult", "ReconcileReport", "Sidecar"]
+
+
+def __getattr__(name: str):
+    """``Hit`` and ``RecallResult`` (:mod:`vault_mem.index.search`'s), imported at their first use:
+    a write, which searches nothing, does not import the search modules (start-up time)."""
+    if name in ("Hit", "RecallResult"):
+        from vault_mem.index import search
+
+        return getattr(search, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -106,6 +119,10 @@ class Sidecar:
         #: the vector half: the embedder, the vector store and searches, the floor (index/vectors.py)
         self.vectors = VectorStore(self.db, config.embedder, min_similarity=config.recall_min_similarity,
                                    embedder=embedder)
+        #: the last INDEX.md rendered, with the stamp of the rows it was rendered from (see
+        #: :meth:`_render_stamp`): a write renders it for its commit, then for the disk, from
+        #: the same rows when no file differs from HEAD
+        self._rendered: tuple[tuple, str] | None = None
         #: When a file's new content last changed, asked only for files whose time is later than
         #: their ``updated:`` date (a hand edit keeps its old date), as (path, mtime_ns, seen:
         #: an edit of a file indexed before); answers {path: ISO date, or None: ``updated:``
@@ -435,7 +452,7 @@ class Sidecar:
         "f.usable = 1 AND f.type_rank < 4 AND (f.expires IS NULL OR f.expires >= :today) "
         "AND f.conflict_of IS NULL "
         # :hidden, the memories left out of an agent's context, supersede nothing there either
-        f"AND f.key NOT IN ({search.TRUSTED_SUPERSEDED_KEYS_SQL.replace('?', ':today', 1).replace('?', ':hidden')})"
+        f"AND f.key NOT IN ({queries.TRUSTED_SUPERSEDED_KEYS_SQL.replace('?', ':today', 1).replace('?', ':hidden')})"
     )
 
     def entries_for_index(self, today: dt.date, type_rank: int | None = None, *,
@@ -486,7 +503,7 @@ class Sidecar:
             f"SELECT count(*) FROM files f INDEXED BY files_expires WHERE f.expires < ? AND {listable}{section}",
             (day, *params)).fetchone()[0]
         superseded = self.db.execute(
-            f"SELECT count(*) FROM files f INDEXED BY files_key WHERE f.key IN ({search.SUPERSEDED_KEYS_SQL}) "
+            f"SELECT count(*) FROM files f INDEXED BY files_key WHERE f.key IN ({queries.SUPERSEDED_KEYS_SQL}) "
             f"AND (f.expires IS NULL OR f.expires >= ?) AND {listable}{section}", (day, day, *params)).fetchone()[0]
         return counted[0] - expired - superseded
 
@@ -503,6 +520,26 @@ class Sidecar:
         agent's session context: ``hidden``, paths of memories left out (and out of the counts);
         ``author_of(path)``, the author each line names (asked only for the lines read)."""
         today = today or dt.date.today()
+        plain = not hidden and author_of is None
+        stamp = self._render_stamp(budget_tokens, today) if plain and not self.db.conn.in_transaction else None
+        if stamp is not None and self._rendered is not None and self._rendered[0] == stamp:
+            return self._rendered[1]
+        text = self._render(budget_tokens=budget_tokens, today=today, hidden=hidden, author_of=author_of)
+        if stamp is not None:
+            self._rendered = (stamp, text)
+        return text
+
+    def _render_stamp(self, budget_tokens: int, today: dt.date) -> tuple:
+        """What an INDEX.md rendered from the rows depends on besides the rows' code: this
+        connection (a recovery replaces it), its changes so far (``total_changes``: a rolled-back
+        change counts too, so a view :meth:`render_index_with` applied never matches), every other
+        connection's commits (``PRAGMA data_version`` moves with each), the budget and the day."""
+        conn = self.db.conn
+        version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        return (id(conn), conn.total_changes, version, budget_tokens, today)
+
+    def _render(self, *, budget_tokens: int, today: dt.date, hidden: Collection[str],
+                author_of: Callable[[str], str] | None) -> str:
         rows = {type_: self.entries_for_index(today, TYPE_RANK[type_], hidden=hidden) for type_, _ in SECTIONS}
         sections = rows if author_of is None else \
             {t: (dataclasses.replace(e, author=author_of(e.path)) for e in gen) for t, gen in rows.items()}
@@ -533,8 +570,10 @@ class Sidecar:
         if not callable(overrides) and not overrides:
             return self.render_index(budget_tokens=budget_tokens, today=today)
         text = ""
+        today = today or dt.date.today()
         try:
             with self.db.write():
+                before = self.db.conn.total_changes
                 touched: set[str] = set()
                 report = ReconcileReport()
                 changes = overrides() if callable(overrides) else overrides
@@ -546,6 +585,10 @@ class Sidecar:
                                     report, touched)
                 self._resolve_keys(touched)
                 text = self.render_index(budget_tokens=budget_tokens, today=today)
+                if self.db.conn.total_changes == before:  # no view applied: the rows as they stand
+                    # (no other connection commits while this one holds the write lock; a
+                    # rollback of no change moves neither stamp)
+                    self._rendered = (self._render_stamp(budget_tokens, today), text)
                 raise _RollBack
         except _RollBack:
             pass
@@ -615,6 +658,8 @@ class Sidecar:
         """Hybrid search (see :mod:`vault_mem.index.search`); never raises on the query text.
         ``distrusted``: paths whose ``supersedes`` hides nothing (peers' memories); ``queries``:
         alternative phrasings searched with the query (:func:`~vault_mem.index.search.run_recall`)."""
+        from vault_mem.index.search import KeywordIndexDamageError  # lazy: a write imports no search
+
         args = {"k": k, "type": type, "tags": tags, "scope": scope, "include_expired": include_expired,
                 "today": today, "distrusted": distrusted, "queries": queries}
         try:
@@ -638,6 +683,8 @@ class Sidecar:
     def _recall(self, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
                 include_expired: bool, today: dt.date | None, distrusted: Collection[str] = (),
                 queries: Sequence[str] = ()) -> RecallResult:
+        from vault_mem.index import search  # lazy: a write imports no search
+
         return search.run_recall(self, query, k=k, type=type, tags=tags, scope=scope,
                                  include_expired=include_expired, today=today or dt.date.today(),
                                  distrusted=distrusted, queries=queries)

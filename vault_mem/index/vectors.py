@@ -36,14 +36,16 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from vault_mem.config import TYPE_FOLDERS, EmbedderConfig
 from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError, IndexStoreError, VaultMemError
 from vault_mem.index import db as dbmod
-from vault_mem.index import floor as floormod
-from vault_mem.index.search import vector_search
 from vault_mem.model import terms
+
+if TYPE_CHECKING:
+    from vault_mem.index import floor as floormod
 
 log = logging.getLogger("vault_mem.index.sidecar")
 
@@ -795,6 +797,8 @@ class VectorStore:
     def search_vectors(self, qvec: np.ndarray, filters) -> tuple[VectorIndex | StoredVectors, list[tuple[int, float]]]:
         """(the vector search used, :func:`vault_mem.index.search.vector_search`'s hits with it),
         repairing a damaged vector table once (from the cache) if the search fails on it."""
+        from vault_mem.index.search import vector_search  # lazy: a write imports no search
+
         try:
             index = self.vector_index()
             return index, vector_search(self.db, qvec, filters, index=index)
@@ -974,6 +978,8 @@ class VectorStore:
         ``[recall] min_similarity``, else the embedder's own, else the model's prior while the
         vault has too few vectors for its own sample (``floor.CALIBRATION_MIN_VECTORS``), else this
         vault's calibration (measured now if missing or due), else the prior."""
+        from vault_mem.index import floor as floormod  # lazy: a write imports no search
+
         model = str(getattr(embedder, "model_id", ""))
         cal = self.calibration(embedder)
         if cal is not None and cal.vectors < floormod.CALIBRATION_MIN_VECTORS and floormod.known_prior(model):
@@ -991,6 +997,8 @@ class VectorStore:
         """This vault's floor calibration for ``embedder``, made (and stored) when missing, made
         for other vectors, or due (RECALIBRATE_SHARE of the vectors changed); None when there are
         no vectors or the probes cannot be embedded. Cost when fresh: two indexed reads."""
+        from vault_mem.index import floor as floormod  # lazy: a write imports no search
+
         model = str(getattr(embedder, "model_id", ""))
         if not model or self.db.get_meta("vec_model") != model:
             return None
@@ -1019,6 +1027,8 @@ class VectorStore:
 
     def _probe_vectors(self, embedder, model: str) -> np.ndarray:
         """The probe questions embedded as queries, from the embedding cache when seen before."""
+        from vault_mem.index import floor as floormod  # lazy: a write imports no search
+
         hashes = floormod.probe_hashes()
         cached = self.cached_vectors(model, hashes)
         dims = int(embedder.dimensions)
@@ -1061,6 +1071,8 @@ class VectorStore:
     def word_bars(self, embedder) -> floormod.WordBars:
         """The answer check's bars for ``embedder`` (:func:`vault_mem.index.floor.word_bars`),
         from the probes' cached vectors; kept per model for the process."""
+        from vault_mem.index import floor as floormod  # lazy: a write imports no search
+
         model = str(getattr(embedder, "model_id", ""))
         key = ("word_bars", model)
         if key not in self._calibration_cache:

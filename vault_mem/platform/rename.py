@@ -12,7 +12,6 @@ compared once it can no longer change under its name.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 from collections.abc import Callable
@@ -28,6 +27,8 @@ _found: dict[str, Callable[..., int] | None] = {}
 
 
 def _libc_function(name: str, argtypes: list) -> Callable[..., int] | None:
+    import ctypes  # lazy: only an update swaps files (start-up time of every one-shot command)
+
     if name not in _found:
         try:
             fn = getattr(ctypes.CDLL(None, use_errno=True), name)
@@ -41,6 +42,8 @@ def _libc_function(name: str, argtypes: list) -> Callable[..., int] | None:
 
 def _native() -> Callable[[Path, Path], int] | None:
     """The system call that swaps two paths here, as ``f(a, b) -> 0 or -1``, or None."""
+    import ctypes  # lazy: see _libc_function
+
     if flavour() == LINUX:
         fn = _libc_function("renameat2", [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
                                           ctypes.c_uint])
@@ -69,6 +72,8 @@ def exchange(a: Path, b: Path, *, scratch: Path) -> None:
     if native is not None:
         if native(a, b) == 0:
             return
+        import ctypes  # (imported by _native already)
+
         err = ctypes.get_errno()
         if err not in _UNSUPPORTED:
             raise OSError(err, os.strerror(err), str(b))

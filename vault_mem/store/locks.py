@@ -15,7 +15,6 @@ import hashlib
 import logging
 import os
 import re
-import socket
 import sys
 import time
 from pathlib import Path
@@ -175,7 +174,7 @@ def this_command() -> str:
 
 def this_host() -> str:
     """A short, file-name-safe mark of this machine: a pid means nothing on another one."""
-    return hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+    return hashlib.sha1(_host_name().encode("utf-8", "replace")).hexdigest()[:8]
 
 
 def owner_gone(pid: int, start: str | None, host: str) -> bool | None:
@@ -189,3 +188,13 @@ def owner_gone(pid: int, start: str | None, host: str) -> bool | None:
         return True
     same = same_start(start, now)
     return None if same is None else not same
+
+
+def _host_name() -> str:
+    """``socket.gethostname()``: on POSIX the kernel's node name, which ``os.uname`` gives without
+    importing ``socket`` (~4 ms of every one-shot command's start)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
