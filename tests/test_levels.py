@@ -92,8 +92,13 @@ def test_one_subject_vault_puts_only_the_answer_in_the_strong_slots(tmp_path: Pa
     with Sidecar(root, Config(), embedder=emb) as sc:
         sc.reconcile()
         sc.vectors.embed_pending()
-        for query, answer in [("can I write the repo's helper scripts in fish?", "shell-fish"),
-                              ("where do our CI jobs run?", "ci-runner")]:
+        # "can I write the repo's helper scripts in fish?" was the second case here: since a hit
+        # as close as ``sure`` is held to the loose word bar (levels.py, tests/test_verdict_sure.py)
+        # it is a candidate ("helper", "write" are nowhere in it), shown first; no other is strong
+        res = sc.recall("can I write the repo's helper scripts in fish?", k=5, today=TODAY)
+        assert res.hits[0].key == "shell-fish" and not [h for h in res.hits if h.match == "strong"]
+        assert res.verdict == "candidate"
+        for query, answer in [("where do our CI jobs run?", "ci-runner")]:
             res = sc.recall(query, k=5, today=TODAY)
             assert res.hits[0].key == answer and res.hits[0].match == "strong", query
             assert [h.key for h in res.hits if h.match == "strong"] == [answer], (query, [(h.key, h.match) for h in res.hits])

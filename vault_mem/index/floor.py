@@ -20,8 +20,9 @@ this model. With its median ``q50`` and its ``QUANTILE`` point ``qhi``, ``spread
 - strong = base + STRONG_SPREADS x spread: a hit this close is a ``strong`` match, one below a
   ``candidate`` (and below the first hit, one more than LEAD_SPREADS spreads under the first
   hit's cosine is a candidate too: :mod:`vault_mem.index.levels`);
-- sure = strong + SURE_SPREADS x spread: a hit this close is strong whatever its words (the
-  answer check of :mod:`vault_mem.index.levels` leaves it alone).
+- sure = strong + SURE_SPREADS x spread: a hit this close is held to the answer check's looser
+  word bar (``WordBars.loose``; :mod:`vault_mem.index.levels`), and the focus check leaves it
+  alone when it holds none of the focus words.
 
 Spread units make the rule scale-free, so e5's compressed scores get a bar inside their range.
 The sample is stored per model in the sidecar (``floor_calibration``), made when vectors are
@@ -44,8 +45,9 @@ best cosine against the words of the next WORD_NULL_SPAN probes (other topics) i
 sample of how close an *unrelated* word comes to a short memory under this model. The match bar
 sits WORD_SPREADS spreads above its WORD_QUANTILE point, so it is scale-free like the floor;
 ``unrelated``, the median cosine of a probe word with the next probe questions, is the zero of a
-word's salience. Both depend on the model only (the probe words are fixed); the word vectors are
-cached in the embedding cache.
+word's salience; ``loose``, the null sample's median (how close an unrelated word typically
+comes), is the looser bar a hit as close as ``sure`` is held to. All depend on the model only
+(the probe words are fixed); the word vectors are cached in the embedding cache.
 """
 
 from __future__ import annotations
@@ -191,13 +193,16 @@ class WordBars:
 
     match: float  # a word this close to one of a memory's words matches it by meaning
     unrelated: float  # how close a word comes to an unrelated question (median): salience's zero
+    # a hit as close as ``sure`` needs each salient word at least this close: as close as an
+    # unrelated word's typical best match (the null sample's median; -1 without a sample: exempt)
+    loose: float = -1.0
 
 
 def word_bars(vectors: dict[str, np.ndarray], probe_vectors: np.ndarray) -> WordBars:
     """The word bars from the probe words' vectors (``word -> unit vector``) and the probe
     questions' vectors (rows in PROBES order). ``match``: WORD_QUANTILE point of the null
     sample + WORD_SPREADS x (that point - median); ``unrelated``: median cosine of a probe word
-    with the next WORD_NULL_SPAN probe questions."""
+    with the next WORD_NULL_SPAN probe questions; ``loose``: the null sample's median."""
     groups = probe_words()
     null: list[float] = []
     unrelated: list[float] = []
@@ -216,4 +221,4 @@ def word_bars(vectors: dict[str, np.ndarray], probe_vectors: np.ndarray) -> Word
         return WordBars(match=1.0, unrelated=0.0)  # nothing to compare with: only literal matches
     q50, qhi = np.quantile(null, [0.5, WORD_QUANTILE])
     return WordBars(match=float(qhi + WORD_SPREADS * max(float(qhi - q50), MIN_SPREAD)),
-                    unrelated=float(np.median(unrelated)) if unrelated else 0.0)
+                    unrelated=float(np.median(unrelated)) if unrelated else 0.0, loose=float(q50))
