@@ -35,6 +35,7 @@ from vault_mem.vault.steps import (
     JOURNAL,
     ROLLBACK,
     align_index,
+    changed_memory_paths,
     commit_message,
     finish_write,
     note_failed_write,
@@ -145,6 +146,11 @@ class WriteTransaction:
         # a watcher's exact catch-up, before the journal exists: its batch may recover an
         # interrupted write, which must never be this one
         caught_up = self.kept_exactly is not None and self.kept_exactly()
+        # git status (the step that checks every file) before the files land, not between
+        # their landing and the commit: a person's checkout or stash meets the write's file
+        # changed on disk for that long (issue 25 item 4). A person's uncommitted file is never
+        # replaced either way: that check is per file (``before``, then the checked swap)
+        changed = None if caught_up else changed_memory_paths(ws)
         checkpoint("before-write", ws.state_dir)
         # asked again just before the work tree changes: a person's git pull, checkout or stash
         # that started since the transaction began goes first (or the write is refused)
@@ -167,7 +173,7 @@ class WriteTransaction:
             # finish_write raises only while nothing has landed (after the commit, a warning)
             return finish_write(ws, self.sidecar, changes, message, who, branch=self.branch,
                                 warnings=self.warnings,
-                                caught_up=caught_up)
+                                caught_up=caught_up, changed=changed)
         except BaseException as exc:
             # One rule: a write whose caller is told it failed never lands, not now and not
             # later; only a write whose process died without answering is finished by recovery.
