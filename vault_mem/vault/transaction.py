@@ -31,6 +31,7 @@ from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, read_only_mount_reason, remove_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
+from vault_mem.vault.person import commit_stale_index
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import (
     JOURNAL,
@@ -137,6 +138,13 @@ class WriteTransaction:
                 self.policy.check_file(rel, data)
         author = ws.identity(who)  # --agent, VAULT_MEM_AGENT, vault.toml: chosen by a caller, kept by git
         self.policy.check_message(message, identity=(author.name, author.email))
+        # a person's commit that left INDEX.md stale (a git revert) is caught up in the
+        # person's name first: this agent commit must not carry it
+        try:
+            commit_stale_index(ws, self.sidecar)
+        except (VaultMemError, OSError) as exc:
+            self.warnings.append(f"INDEX.md left stale by a commit of yours was not committed alone ({exc}); "
+                                 "this commit carries its catching up")
         # every path replaces only bytes someone checked: those the caller read, else what is
         # there now, provided it is committed (a person's uncommitted file is never replaced)
         before = {rel: self._expected[rel] if rel in self._expected else self._committed_or_absent(rel)
