@@ -424,3 +424,36 @@ def test_a_damaged_object_refuses_writes_with_nothing_was_written_and_git_fsck(t
     assert not _temp_files(root) and not _object_temp_files(root)
     r = cli("doctor", cwd=root)
     assert r.returncode == 1 and "git fsck" in r.stdout + r.stderr
+
+
+def test_a_process_whose_disk_fills_after_it_opened_the_index_still_answers_recall(small_disk):
+    """Found by bench/chaos.py (seed 7 of the sixth round: "recall on a full disk failed: ... the
+    disk holding .../.vault-mem is full ... free some disk space and retry"): the index was
+    opened for writing while there was room (a WAL file removed a moment before freed it), the
+    disk filled up, and the read's reconcile, which indexes a hand edit, met "database or disk
+    is full" and failed the recall. In a long-lived process (an MCP server, an API caller) that
+    was every recall once the disk filled. The read now answers from the index as it is, with a
+    note; once there is room again the edit is indexed and writes land."""
+    from vault_mem import Vault
+    from vault_mem.errors import VaultMemError
+
+    vault = Vault.init(small_disk / "vault")
+    try:
+        vault.remember("staging-server", "The staging server is stage-3", "body")
+        (vault.root / "facts" / "hand-note.md").write_text(
+            "---\ndescription: A hand note about the staging server\n---\n\nh\n")
+        filler = _full(small_disk)
+        try:
+            result = vault.recall("staging server")
+            assert "staging-server" in [h.key for h in result.hits]
+            assert any("disk" in n and "full" in n for n in vault.notices), vault.notices
+            assert "staging-server" in [m["key"] for m in vault.list()]
+            with pytest.raises(VaultMemError, match="nothing was written"):
+                vault.remember("refused", "no room", "r")
+        finally:
+            filler.unlink()
+        assert "hand-note" in [h.key for h in vault.recall("staging server").hits]
+        assert vault.remember("after-room", "room again", "a").commit
+    finally:
+        vault.close()
+    assert not _temp_files(small_disk / "vault")
