@@ -73,9 +73,10 @@ def commit_index_alone(ws: Workspace, sidecar: Sidecar, message: str) -> str | N
 
 #: the message of INDEX.md committed alone because a person's commit left it stale
 STALE_INDEX_MESSAGE = (
-    "index: regenerate INDEX.md\n\nThe memory files of HEAD changed in a commit made without vault-mem's "
-    "pre-commit hook (a git revert or cherry-pick, `git commit --no-verify`), which left INDEX.md as it was; "
-    "regenerated from the committed memory files by the next vault-mem write.\n")
+    "index: regenerate INDEX.md\n\nThe memory files of HEAD changed in commits made without vault-mem's "
+    "pre-commit hook (a git revert or cherry-pick, `git commit --no-verify`, a peer's commit a pull brought "
+    "in), which left INDEX.md as it was; regenerated from the committed memory files by the next vault-mem "
+    "write.\n")
 
 
 def commit_stale_index(ws: Workspace, sidecar: Sidecar) -> str | None:
@@ -83,7 +84,8 @@ def commit_stale_index(ws: Workspace, sidecar: Sidecar) -> str | None:
     ``head`` differs) and its INDEX.md is not the one its memory files give, commit that INDEX.md
     alone, in the person's name. A ``git revert`` or ``cherry-pick`` runs no pre-commit hook: its
     commit keeps the old INDEX.md, and the agent commit made next carried the catching up, so
-    ``git log -p`` credited the agent with the person's revert (issue 25 item 7). Rendered only
+    ``git log -p`` credited the agent with the person's revert (issue 25 item 7); the same after
+    a ``git pull`` that brought in a peer's memory without its INDEX.md line. Rendered only
     when HEAD moved outside vault-mem (a person's commit), not on every write. The caller holds
     the write lock and has checked the git state. The commit, or None (nothing stale, a vault
     whose commits are the person's, no git identity: the agent commit carries it, as before)."""
