@@ -727,7 +727,11 @@ def test_git_update_index_is_tried_again_when_a_gc_removed_the_object_folder_und
     exist yet (git's mkdir finds the name taken, its temp file finds no folder: git's words for
     the race), and git's own trace (``GIT_TRACE2_EVENT``) goes to a pipe this test reads, so each
     git process starts only when the test lets it: the folder appears after the first
-    ``update-index`` failed and before the second one starts."""
+    ``update-index`` failed and before the second one starts.
+
+    ``update-index`` runs on an index copy here, as a commit's staging runs it: ``sync_index``
+    stages only HEAD's blobs since the sixth round (objects before names), so it writes no new
+    object any more and cannot meet the race."""
     import json
     import threading
 
@@ -758,9 +762,10 @@ def test_git_update_index_is_tried_again_when_a_gc_removed_the_object_folder_und
 
     reader = threading.Thread(target=read_traces, daemon=True)
     reader.start()
+    copy = tmp_path / "index-copy"
     monkeypatch.setenv("GIT_TRACE2_EVENT", str(fifo))
     try:
-        repo.sync_index(["facts/a.md"])
+        repo._update_index("--add", "--", "facts/a.md", input=b"", index=copy)
     finally:
         monkeypatch.delenv("GIT_TRACE2_EVENT")
         done.set()
@@ -771,6 +776,7 @@ def test_git_update_index_is_tried_again_when_a_gc_removed_the_object_folder_und
     update_runs = [code for name, code in runs if name == "update-index"]
     assert update_runs[0] != 0, f"the first update-index did not meet the removed folder: {runs}"
     assert update_runs[-1] == 0 and len(update_runs) == 2, runs
+    monkeypatch.setenv("GIT_INDEX_FILE", str(copy))
     assert git(root, "ls-files", "-s", "facts/a.md").split()[1] == blob
     assert git(root, "cat-file", "blob", blob) == data.decode()
     assert git(root, "diff", "--name-only") == "", "staged from the file: the work tree matches it"

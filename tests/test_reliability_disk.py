@@ -264,13 +264,22 @@ def test_the_daemon_says_once_that_its_log_cannot_be_written_on_a_full_disk(smal
         wait_for(lambda: "serving reads" in daemon_log(daemon) or daemon.poll() is not None, 60, "reads served")
         assert daemon.poll() is None, daemon_log(daemon)
         log = root / ".vault-mem" / "daemon.log"
-        with open(log, "ab") as fh:  # to a page's end: the next line needs a new page
-            fh.write(b"-" * (-(log.stat().st_size + 1) % os.statvfs(log).f_frsize) + b"\n")
+        page = os.statvfs(log).f_frsize
         filler = small_disk / "filler"
         with open(filler, "wb", buffering=0) as fh:  # unbuffered: every byte that fits is written
             with contextlib.suppress(OSError):
                 while True:
                     fh.write(b"\0" * 65536)
+        # The log to its page's end, once the disk is full: the rest of that page is the log's
+        # already, so this fits, and any line the daemon logs from here on needs a page no one
+        # has. (Padded before the fill, a line the daemon logged between the padding and the
+        # fill took a new page while there was room, and the stop line fitted into it: 1 run
+        # in 5 failed, "said 0 times".)
+        room = -log.stat().st_size % page
+        if room:
+            with open(log, "ab", buffering=0) as fh:
+                fh.write(b"-" * (room - 1) + b"\n")
+        assert log.stat().st_size % page == 0
         try:
             daemon.send_signal(signal.SIGTERM)  # the daemon logs its stop, and whatever it was doing
             assert daemon.wait(timeout=60) == 0, daemon_log(daemon)
@@ -334,3 +343,117 @@ def test_a_daemon_on_a_read_only_disk_stops_on_sigterm(small_disk, tmp_path):
         assert daemon.wait(timeout=60) == 0, daemon_log(daemon)
     finally:
         subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
+
+
+def test_a_write_on_a_read_only_mount_names_the_mount_and_reads_answer(small_disk):
+    """Issue 25 item 5: on a read-only mount a write said "the folder ... is read-only for you
+    ... `chmod u+w ...`", advice no chmod can follow (root got it too). It names the mount
+    and the remount now; `recall` and `list` answer from the files and the index meanwhile,
+    and the refused write leaves nothing behind once the disk is writable again."""
+    root = small_disk / "vault"
+    assert cli("init", str(root)).returncode == 0
+    assert cli("remember", "mounted-fact", "-d", "The fact on the mounted disk", "--body", "m",
+               cwd=root).returncode == 0
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    try:
+        r = cli("remember", "refused-fact", "-d", "cannot land", "--body", "z", cwd=root)
+        assert r.returncode == 1, r.stderr
+        assert "nothing was written" in r.stderr and "mounted read-only" in r.stderr, r.stderr
+        assert f"mount -o remount,rw {small_disk}" in r.stderr, r.stderr
+        assert "chmod" not in r.stderr, r.stderr
+        r = cli("recall", "fact on the mounted disk", cwd=root)
+        assert r.returncode == 0 and "mounted-fact" in r.stdout, r.stderr
+        r = cli("list", cwd=root)
+        assert r.returncode == 0 and "mounted-fact" in r.stdout, r.stderr
+        r = cli("doctor", cwd=root)
+        assert r.returncode == 1 and "mounted read-only" in r.stdout + r.stderr
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
+    assert cli("list", cwd=root).returncode == 0
+    assert "refused-fact" not in _committed_keys(root)
+    assert not (root / "facts" / "refused-fact.md").exists()
+    assert not _temp_files(root)
+
+
+def _object_temp_files(root: Path) -> list[str]:
+    return [p.name for p in (root / ".git" / "objects").iterdir() if p.is_file() and p.name.startswith("obj")]
+
+
+def test_a_write_git_fails_under_says_nothing_was_written_and_leaves_nothing(tmp_path):
+    """Issue 25 item 5: git failing under a write, once its file is on disk (the object folder
+    not writable: here the immutable flag, which stops root too), said "cannot write a git
+    object ..." alone: no outcome, and the caller could not tell whether the write landed. It
+    says "nothing was written:" first now, the file is put back and no temp file is left (in
+    the memory folder or the object folder), and a write once git can write again lands."""
+    root = tmp_path / "vault"
+    assert cli("init", str(root)).returncode == 0
+    assert cli("remember", "kept-fact", "-d", "A fact before the damage", "--body", "k", cwd=root).returncode == 0
+    objects = root / ".git" / "objects"
+    if subprocess.run(["chattr", "+i", str(objects)], capture_output=True).returncode != 0:
+        pytest.skip("cannot set the immutable flag here (needs root and a file system that has it)")
+    try:
+        r = cli("remember", "failed-fact", "-d", "git cannot store this", "--body", "f" * 500, cwd=root)
+    finally:
+        subprocess.run(["chattr", "-i", str(objects)], check=True)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith("error: nothing was written: "), r.stderr
+    assert "internal error" not in r.stderr and "retry" in r.stderr, r.stderr
+    assert not (root / "facts" / "failed-fact.md").exists()
+    assert not _temp_files(root) and not _object_temp_files(root), (_temp_files(root), _object_temp_files(root))
+    assert git(root, "status", "--porcelain") == ""
+    assert cli("remember", "after-fact", "-d", "git can write again", "--body", "a", cwd=root).returncode == 0
+    assert "failed-fact" not in _committed_keys(root)
+
+
+def test_a_damaged_object_refuses_writes_with_nothing_was_written_and_git_fsck(tmp_path):
+    """A corrupt loose object in HEAD's tree: every command failed with git's words alone
+    ("git --literal-pathspecs failed: ... loose object ... is corrupt"), the write with no
+    outcome and no fix. The write now says "nothing was written:", names the damaged tree and
+    `git fsck`, and writes nothing; `doctor` names it too."""
+    root = tmp_path / "vault"
+    assert cli("init", str(root)).returncode == 0
+    assert cli("remember", "kept-fact", "-d", "A fact before the damage", "--body", "k", cwd=root).returncode == 0
+    tree = git(root, "rev-parse", "HEAD:facts").strip()
+    loose = root / ".git" / "objects" / tree[:2] / tree[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(b"garbage, not a zlib stream")
+    r = cli("remember", "new-fact", "-d", "cannot land", "--body", "n", cwd=root)
+    assert r.returncode == 1, r.stderr
+    assert "nothing was written: " in r.stderr and "git fsck" in r.stderr, r.stderr
+    assert not (root / "facts" / "new-fact.md").exists()
+    assert not _temp_files(root) and not _object_temp_files(root)
+    r = cli("doctor", cwd=root)
+    assert r.returncode == 1 and "git fsck" in r.stdout + r.stderr
+
+
+def test_a_process_whose_disk_fills_after_it_opened_the_index_still_answers_recall(small_disk):
+    """Found by bench/chaos.py (seed 7 of the sixth round: "recall on a full disk failed: ... the
+    disk holding .../.vault-mem is full ... free some disk space and retry"): the index was
+    opened for writing while there was room (a WAL file removed a moment before freed it), the
+    disk filled up, and the read's reconcile, which indexes a hand edit, met "database or disk
+    is full" and failed the recall. In a long-lived process (an MCP server, an API caller) that
+    was every recall once the disk filled. The read now answers from the index as it is, with a
+    note; once there is room again the edit is indexed and writes land."""
+    from vault_mem import Vault
+    from vault_mem.errors import VaultMemError
+
+    vault = Vault.init(small_disk / "vault")
+    try:
+        vault.remember("staging-server", "The staging server is stage-3", "body")
+        (vault.root / "facts" / "hand-note.md").write_text(
+            "---\ndescription: A hand note about the staging server\n---\n\nh\n")
+        filler = _full(small_disk)
+        try:
+            result = vault.recall("staging server")
+            assert "staging-server" in [h.key for h in result.hits]
+            assert any("disk" in n and "full" in n for n in vault.notices), vault.notices
+            assert "staging-server" in [m["key"] for m in vault.list()]
+            with pytest.raises(VaultMemError, match="nothing was written"):
+                vault.remember("refused", "no room", "r")
+        finally:
+            filler.unlink()
+        assert "hand-note" in [h.key for h in vault.recall("staging server").hits]
+        assert vault.remember("after-room", "room again", "a").commit
+    finally:
+        vault.close()
+    assert not _temp_files(small_disk / "vault")

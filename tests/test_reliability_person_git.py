@@ -708,3 +708,43 @@ def test_a_hand_edit_commit_that_a_persons_stash_overtakes_never_lands_on_a_reve
     git(root, "stash", "pop", "-q")
     assert "person line 1" in notes.read_text(), (git(root, "log", "--format=%h %an %s"), git(root, "stash", "list"))
     vault.close()
+
+
+@pytest.mark.parametrize("how", ["revert", "no-verify"])
+def test_an_index_md_a_persons_commit_left_stale_is_committed_in_their_name_not_the_next_agents(tmp_path, how):
+    """Issue 25 item 7: a hand `git revert` of an older agent commit (no daemon; a revert runs
+    no pre-commit hook) left the committed INDEX.md listing the reverted memory, and the next
+    agent commit carried the catching up, so `git log -p` credited the agent with the person's
+    revert. The same for a hand commit with `--no-verify`. Before the agent commit, INDEX.md is
+    now committed alone in the person's name, and the agent commit changes only its own line."""
+    from conftest import cli
+
+    root = tmp_path / "vault"
+    assert cli("init", str(root)).returncode == 0
+    for key, desc in (("old-port", "The proxy listens on port 8080"), ("mid-host", "The build host is ci-3")):
+        assert cli("remember", key, "-d", desc, "--body", "b", cwd=root).returncode == 0
+    if how == "revert":
+        git(root, "revert", "--no-edit", "HEAD~1")  # the older agent commit: old-port goes
+    else:
+        git(root, "rm", "-q", "facts/old-port.md")
+        git(root, "commit", "-q", "--no-verify", "-m", "drop the port note")
+    assert "old-port" in git(root, "show", "HEAD:INDEX.md"), "the person's commit left INDEX.md as it was"
+    person_commit = git(root, "rev-parse", "HEAD").strip()
+    r = cli("remember", "new-fact", "-d", "The deploy runs on Fridays", "--body", "n", cwd=root)
+    assert r.returncode == 0, r.stderr
+    agent_diff = git(root, "show", "--format=", "HEAD", "--", "INDEX.md")
+    changed = [line for line in agent_diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert len(changed) == 1 and changed[0].startswith("+- new-fact"), agent_diff
+    assert "old-port" not in git(root, "show", "HEAD:INDEX.md")
+    # between the person's commit and the agent's: INDEX.md alone, in the person's name
+    catch_up = git(root, "rev-parse", "HEAD~1").strip()
+    assert git(root, "rev-parse", f"{catch_up}~1").strip() == person_commit
+    assert git(root, "show", "--name-only", "--format=", catch_up).split() == ["INDEX.md"]
+    assert git(root, "log", "-1", "--format=%ae", catch_up) == git(root, "config", "user.email")
+    assert "old-port" in git(root, "show", f"{catch_up}~1:INDEX.md") and \
+        "old-port" not in git(root, "show", f"{catch_up}:INDEX.md")
+    # and a second write makes no such commit (HEAD is vault-mem's own now)
+    before = int(git(root, "rev-list", "--count", "HEAD"))
+    assert cli("remember", "next-fact", "-d", "Releases are tagged", "--body", "x", cwd=root).returncode == 0
+    assert int(git(root, "rev-list", "--count", "HEAD")) == before + 1
+    assert git(root, "status", "--porcelain") == ""

@@ -774,3 +774,60 @@ if __name__ == "__main__":
         _editor(rest[0], rest[1], int(rest[2]), rest[3])
     elif role == "person":
         _person(rest[0], int(rest[1]), rest[2], rest[3])
+
+
+def test_a_writes_git_status_runs_before_its_file_lands_not_while_it_waits_for_its_commit(tmp_path, monkeypatch):
+    """Issue 25 item 4 ("git checkout main was refused 6 of 7 times while agents wrote"): a
+    write's `git status` (the one step of a write that checks every file, slower the bigger the
+    vault) ran after the write's memory file was on disk and before its commit landed, so a
+    person's checkout or stash met the file changed for that long. It runs before the file
+    lands now: no `git status` process starts between the file's landing and the commit's
+    compare-and-swap (every process start traced). A person's uncommitted file is still never
+    replaced: that check is per file and made under the write lock (the blob compare of
+    ``check_not_dirty``, then the compare inside the checked swap), not by `git status`."""
+    import vault_mem.vault.transaction as transaction
+    from vault_mem import Vault
+    from vault_mem.errors import VaultMemError
+    from vault_mem.store.git import GitRepo
+
+    vault = Vault.init(tmp_path / "vault")
+    vault.remember("first", "The first memory", "body")
+    (vault.root / "facts" / "hand-note.md").write_text("---\ndescription: A person's note\n---\n\nh\n")
+    events: list[tuple[str, str]] = []
+    real_popen, real_write, real_swap = subprocess.Popen.__init__, transaction.atomic_write, GitRepo._swap_ref
+
+    def popen(self, args, *a, **kw):
+        events.append(("start", " ".join(map(str, args[1:3])) if isinstance(args, list | tuple) else str(args)))
+        return real_popen(self, args, *a, **kw)
+
+    def write(path, *a, **kw):
+        real_write(path, *a, **kw)
+        events.append(("landed", str(path)))
+
+    def swap(self, *a, **kw):
+        done = real_swap(self, *a, **kw)
+        events.append(("swapped", str(done)))
+        return done
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", popen)
+    monkeypatch.setattr(transaction, "atomic_write", write)
+    monkeypatch.setattr(GitRepo, "_swap_ref", swap)
+    r = vault.remember("second", "The second memory", "body two")
+    assert r.commit
+    landed = next(i for i, e in enumerate(events) if e[0] == "landed" and e[1].endswith("second.md"))
+    swapped = next(i for i, e in enumerate(events) if e == ("swapped", "True"))
+    assert any(e[0] == "start" and "status" in e[1] for e in events), \
+        f"the write asked no git status at all: the test proves nothing ({events})"
+    between = [e[1] for e in events[landed:swapped] if e[0] == "start"]
+    assert not [c for c in between if "status" in c], events
+    # INDEX.md on disk still reflects the person's uncommitted note; the commit's does not
+    assert "hand-note" in (vault.root / "INDEX.md").read_text()
+    assert "hand-note" not in subprocess.run(["git", "show", "HEAD:INDEX.md"], cwd=vault.root, capture_output=True,
+                                             text=True, check=True).stdout
+    # and a person's uncommitted edit of a memory is never replaced
+    edited = (vault.root / "facts" / "first.md").read_text() + "\nmy own line\n"
+    (vault.root / "facts" / "first.md").write_text(edited)
+    with pytest.raises(VaultMemError, match="uncommitted edits"):
+        vault.remember("first", "The first memory, again", "body again")
+    assert (vault.root / "facts" / "first.md").read_text() == edited
+    vault.close()

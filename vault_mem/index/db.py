@@ -30,7 +30,14 @@ from pathlib import Path
 from types import ModuleType
 
 from vault_mem.errors import IndexStoreError
-from vault_mem.store.files import PRIVATE_FILE, ensure_own_dir, make_private, open_nofollow, refuse_link
+from vault_mem.store.files import (
+    PRIVATE_FILE,
+    ensure_own_dir,
+    make_private,
+    open_nofollow,
+    read_only_mount_reason,
+    refuse_link,
+)
 from vault_mem.platform import locking
 
 log = logging.getLogger("vault_mem.index.sidecar")
@@ -773,6 +780,9 @@ def read_only_reason(path: Path) -> str | None:
     for it), with the fix; None when it can. ``os.access`` sees modes, read-only mounts and the
     immutable flag, and says "writable" for root, who can write anyway."""
     folder = path.parent
+    mounted = read_only_mount_reason(folder, "keep its index up to date")
+    if mounted:
+        return mounted
     if not os.access(folder, os.W_OK | os.X_OK):
         return (f"the folder {folder} is read-only for you, so vault-mem cannot keep its index up to "
                 f"date; make it writable (`chmod u+w {folder}`, or `chown` it to you) and retry")

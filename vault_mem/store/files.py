@@ -314,6 +314,46 @@ def fsync_dir(folder: Path) -> None:
     durable.fsync_dir(folder)
 
 
+def read_only_mount(path: Path) -> Path | None:
+    """The mount point of the read-only file system that holds ``path`` (or its nearest existing
+    folder), or None when that file system is mounted for writing (or cannot be asked). A
+    read-only mount is no permission of the file's: ``chmod`` cannot change it, remounting it
+    read-write does, so the refusal names it rather than the folder's mode."""
+    probe = Path(os.path.abspath(path))
+    while True:
+        try:
+            st = os.statvfs(probe)
+            dev = os.stat(probe).st_dev
+            break
+        except FileNotFoundError:
+            if probe.parent == probe:
+                return None
+            probe = probe.parent
+        except OSError:
+            return None
+    if not st.f_flag & os.ST_RDONLY:
+        return None
+    while probe.parent != probe:  # up to the last folder on the same device: the mount point
+        try:
+            if os.stat(probe.parent).st_dev != dev:
+                break
+        except OSError:
+            break
+        probe = probe.parent
+    return probe
+
+
+def read_only_mount_reason(path: Path, what: str) -> str | None:
+    """Why ``what`` cannot be written because ``path`` is on a read-only mount, with the fix;
+    None when its file system is writable."""
+    mount = read_only_mount(path)
+    if mount is None:
+        return None
+    return (f"the file system holding {path} is mounted read-only (at {mount}), so vault-mem cannot "
+            f"{what}; remount it read-write (`mount -o remount,rw {mount}`) and retry; reads answer "
+            "from the files meanwhile")
+
+
 def checkpoint(name: str, state_dir: Path) -> None:
     """Test hook for crash and race tests: with ``VAULT_MEM_PAUSE_AT=name`` the process
     announces the point in ``state_dir/paused-<name>`` and waits there to be killed, or to go on

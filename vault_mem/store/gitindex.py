@@ -104,26 +104,66 @@ class GitIndex:
         return lock.exists()
 
     def sync_index(self, paths: list[str]) -> None:
-        """Make git's staging area match the work tree for just ``paths`` (top-level relative).
+        """Make git's staging area match HEAD for just ``paths`` (top-level relative), with the
+        work tree's stat recorded where the file holds HEAD's bytes (so ``git status`` needs no
+        re-hash): what a sync, a recovery or a write with nothing to commit leaves behind.
+
+        Objects before names: only blobs HEAD holds are staged. A path whose work-tree bytes
+        differ from HEAD's (INDEX.md listing a person's uncommitted memory, a person's edit)
+        gets HEAD's blob, and stays an unstaged change, as ``git status`` showed it; staged from
+        the work tree, its blob was written by ``git update-index`` into an index copy that no
+        ``git prune`` reads, named by nothing, and a ``git prune --expire=now`` in between
+        removed it: the index then named a missing blob and the person's next commit failed.
 
         ``git update-index`` runs on a copy of the index, which is installed under an index.lock
         of vault-mem's own (:mod:`~vault_mem.store.gitlocks`): a kill at any moment leaves no
         lock that only a person could remove."""
         if not paths:
             return
-        data = b"\x00".join(p.encode() for p in paths) + b"\x00"
+        committed = self.blobs_at(self.head(), paths)
 
         def attempt() -> None:
             tmp = gitlocks.index_copy(self.git_dir)
             try:
                 sig = self._copy_index(tmp)
-                self._update_index("--add", "--remove", "-z", "--stdin", input=data, index=tmp)
+                from_disk = [p for p in paths if committed[p] is not None and self._disk_blob(p) == committed[p]]
+                if from_disk:
+                    self._update_index("--add", "--remove", "-z", "--stdin", index=tmp,
+                                       input=b"".join(p.encode() + b"\x00" for p in from_disk))
+                    # a save between the compare above and git's read: that blob is named by
+                    # nothing either, so HEAD's is staged instead
+                    staged = self._staged_blobs(tmp, from_disk)
+                    from_disk = [p for p in from_disk if staged.get(p) == committed[p]]
+                rest = [p for p in paths if p not in from_disk]
+                if rest:
+                    info = "".join(f"{BLOB_MODE:o} {committed[p]}\t{p}\n" if committed[p] else f"0 {ZERO_OID}\t{p}\n"
+                                   for p in rest)
+                    self._update_index("--index-info", input=info.encode(), index=tmp)
                 if not self._install_index(tmp, sig):
                     raise _IndexLocked("index.lock is held, or the index changed meanwhile")
             finally:
                 tmp.unlink(missing_ok=True)
 
         self._while_index_locked(attempt)
+
+    def _disk_blob(self, path: str) -> str | None:
+        """The blob id of the work tree's file at ``path`` (never through a link), or None."""
+        try:
+            return self.blob_id(_read_nofollow(self.toplevel / path))
+        except OSError:
+            return None
+
+    def _staged_blobs(self, index: Path, paths: list[str]) -> dict[str, str]:
+        """{path: blob id} of ``paths`` in the index file ``index`` (stage 0)."""
+        out = self.run("ls-files", "-s", "-z", "--", *paths, binary=True, cwd=self.toplevel,
+                       env={"GIT_INDEX_FILE": str(index), "GIT_LITERAL_PATHSPECS": "1"})
+        staged = {}
+        for entry in out.split(b"\x00"):
+            meta, _, path = entry.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[2] == b"0":
+                staged[path.decode("utf-8", "surrogateescape")] = fields[1].decode()
+        return staged
 
     def _prepare_index(self, blobs: dict[str, str | None], files: dict[str, bytes | None]
                        ) -> tuple[str, tuple | None]:

@@ -22,6 +22,7 @@ and the index parts); see :mod:`vault_mem.store.git` for the design.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -240,14 +241,17 @@ class GitObjects:
         try:
             with open(fd, "wb") as fh:
                 fh.write(raw)
+            os.makedirs(path.parent, exist_ok=True)
+            if os.path.isfile(path):
+                os.unlink(tmp)
+            else:
+                os.rename(tmp, path)
         except BaseException:
-            os.unlink(tmp)
+            # a full disk (the fan-out folder cannot be made), a gc's removal of that folder (the
+            # caller stores again): no temp file is left behind
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
             raise
-        os.makedirs(path.parent, exist_ok=True)
-        if os.path.isfile(path):
-            os.unlink(tmp)
-        else:
-            os.rename(tmp, path)
         os.chmod(path, _OBJECT_MODE)
 
     def _tree(self, oid: str | None, at: str | None = None) -> ParsedTree:

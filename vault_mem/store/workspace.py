@@ -204,7 +204,18 @@ class Workspace:
             except GitError:
                 modes = None
         if modes is None:
-            modes = dict(tree_entries(self.repo, head, pathspec))
+            try:
+                modes = dict(tree_entries(self.repo, head, pathspec))
+            except GitError as exc:
+                # a damaged object (a corrupt loose file, a truncated pack): git cannot read the
+                # tree, nor check it out; reads answer from the files, writes refuse with this
+                said = str(exc).splitlines()
+                self._head_problem = (
+                    f"git cannot read the tree of HEAD's commit {head[:10]} in {self.repo.toplevel} "
+                    f"({said[-1].strip() if said else exc}): an object of the repository is damaged; "
+                    "`git fsck` names it: restore it from a clone or a backup (or re-clone), then retry")
+                self.notices.append(self._head_problem)
+                return
         found = first_unsafe_entry(modes, self.prefix)
         if found:
             rel, why = found
@@ -310,7 +321,7 @@ class Workspace:
             raise GitError(f"HEAD points at {branch}, not a branch in refs/heads/; `git switch <branch>` and retry")
         problem = self.repository_problem()
         if problem:
-            raise GitError(problem)
+            raise GitError(f"nothing was written: {problem}")
         return branch
 
     def wait_for_person_git(self) -> None:
@@ -329,8 +340,8 @@ class Workspace:
             time.sleep(0.02)
 
     def repository_problem(self) -> str | None:
-        """A damaged branch ref or git index that would make a commit fail, with its fix."""
-        return repository_problem(self.repo)
+        """A damaged branch ref, git index or HEAD tree that would make a commit fail, with its fix."""
+        return getattr(self, "_head_problem", None) or repository_problem(self.repo)
 
     def history_problem(self) -> str | None:
         """An object missing from git history (``git fsck --connectivity-only``), with its fix."""

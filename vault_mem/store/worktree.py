@@ -172,9 +172,18 @@ def checkout_staged(repo: GitRepo, paths: list[str], dest: Path) -> None:
 
 
 def stage_bytes(repo: GitRepo, path: str, data: bytes) -> None:
-    """Put ``data`` in the staging area as the regular file ``path``, whatever the work tree holds."""
-    blob = repo.run("hash-object", "-w", "--stdin", input=data, cwd=repo.toplevel).strip()
-    repo.run("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", cwd=repo.toplevel)
+    """Put ``data`` in the staging area as the regular file ``path``, whatever the work tree holds.
+
+    The new blob is named by nothing until the index names it, and a person's ``git prune
+    --expire=now`` (``gc --prune=now``) in between removes it (the pre-commit hook's INDEX.md:
+    the person's commit then failed, "invalid object ... for 'INDEX.md'"). Objects before
+    names, as for a commit: the blob is written and recorded, staged, then kept (every gc or
+    prune running meanwhile is waited for, and what it removed is stored again); a prune that
+    starts later reads the index and keeps it."""
+    with repo.objects_before_refs() as keep_objects:
+        blob = repo.write_object("blob", data)
+        repo.run("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", cwd=repo.toplevel)
+        keep_objects(None)
 
 
 def stage_paths(repo: GitRepo, paths: list[str]) -> None:

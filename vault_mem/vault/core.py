@@ -172,6 +172,20 @@ class Vault:
             return None
         if self.sidecar.read_only:
             return self._reconcile_read_only(progress)
+        try:
+            return self._reconcile(recover=recover, progress=progress, whole_index=whole_index)
+        except IndexStoreError as exc:
+            if not self.sidecar.db.read_only:
+                raise
+            # the disk filled up (or turned read-only) after the index was opened: a long-lived
+            # process (an MCP server, an API caller), or a one-shot one whose disk filled between
+            # its open and its reconcile (bench/chaos.py); the read answers from the index as it is
+            note = f"answers may miss the latest edits to the memory files: {exc}"
+            if note not in self.notices:
+                self.notices.append(note)
+            return None
+
+    def _reconcile(self, *, recover: bool, progress, whole_index: bool):
         if not self.lock.acquire(blocking=False):
             # A writer holds the lock: a read never waits for it. The sidecar is brought up to
             # the files without the lock (each row is upserted by what its file holds, in its

@@ -24,7 +24,7 @@ from vault_mem.vault.steps import changed_memory_paths, commit_index
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
 
-__all__ = ["autocommit", "commit_index_alone", "user_identity"]
+__all__ = ["autocommit", "commit_index_alone", "commit_stale_index", "user_identity"]
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
@@ -69,3 +69,37 @@ def commit_index_alone(ws: Workspace, sidecar: Sidecar, message: str) -> str | N
         return None
     return repo.commit_paths({}, message, author=who[0], committer=who[1],
                              derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))
+
+
+#: the message of INDEX.md committed alone because a person's commit left it stale
+STALE_INDEX_MESSAGE = (
+    "index: regenerate INDEX.md\n\nThe memory files of HEAD changed in commits made without vault-mem's "
+    "pre-commit hook (a git revert or cherry-pick, `git commit --no-verify`, a peer's commit a pull brought "
+    "in), which left INDEX.md as it was; regenerated from the committed memory files by the next vault-mem "
+    "write.\n")
+
+
+def commit_stale_index(ws: Workspace, sidecar: Sidecar) -> str | None:
+    """Before an agent commit: when HEAD is a commit no vault-mem process made (the sidecar's
+    ``head`` differs) and its INDEX.md is not the one its memory files give, commit that INDEX.md
+    alone, in the person's name. A ``git revert`` or ``cherry-pick`` runs no pre-commit hook: its
+    commit keeps the old INDEX.md, and the agent commit made next carried the catching up, so
+    ``git log -p`` credited the agent with the person's revert (issue 25 item 7); the same after
+    a ``git pull`` that brought in a peer's memory without its INDEX.md line. Rendered only
+    when HEAD moved outside vault-mem (a person's commit), not on every write. The caller holds
+    the write lock and has checked the git state. The commit, or None (nothing stale, a vault
+    whose commits are the person's, no git identity: the agent commit carries it, as before)."""
+    repo = ws.repo
+    head = repo.head()
+    if head is None or head == sidecar.get_meta("head") or not autocommit(ws):
+        return None
+    if isinstance(who := user_identity(repo), str):
+        return None
+    oid = repo.blob_at(head, ws.top(INDEX_FILE))
+    if oid is not None and oid == GitRepo.blob_id(commit_index(ws, sidecar, [], head)):
+        return None
+    commit = repo.commit_paths({}, STALE_INDEX_MESSAGE, author=who[0], committer=who[1],
+                               derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))
+    if commit:
+        sidecar.set_meta("head", commit)
+    return commit

@@ -240,7 +240,7 @@ def changed_memory_paths(ws: Workspace) -> list[str]:
 
 def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
                  *, branch: str | None = None, warnings: list[str] | None = None,
-                 caught_up: bool = False) -> str | None:
+                 caught_up: bool = False, changed: list[str] | None = None) -> str | None:
     """Sidecar + commit + INDEX.md for files already on disk; clears the journal.
 
     The commit holds ``files`` as given (the bytes the write checked and wrote, never re-read
@@ -254,19 +254,23 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
     ``caught_up``: a watcher's exact catch-up (an MCP server's ``Keeper``) brought the sidecar
     up to every change made before the write began, so no ``git status`` is asked (the one
     step that checks every file); a change made during the write is the watcher's to apply, as
-    one made just after ``git status`` ran is the next read's."""
+    one made just after ``git status`` ran is the next read's.
+
+    ``changed``: what ``git status`` said, asked by the caller before the files landed (a
+    write); None asks it here (recovery, whose files are on disk already)."""
     rels = list(files)
     checkpoint("during-index", ws.state_dir)
     head = ws.repo.head()
     if caught_up:
-        changed: set[str] = set()  # the watcher brought every other file's row up to date
+        others: set[str] = set()  # the watcher brought every other file's row up to date
     else:
         # So that INDEX.md on disk reflects every file: what a person changed since the sidecar
         # last looked (git status), and every row that holds a version HEAD does not (the
         # committed view: an uncommitted edit, or one undone since a read indexed it, which
         # git status no longer reports)
-        changed = {*changed_memory_paths(ws), *committed.differing(ws, sidecar, head)}
-    sidecar.refresh_paths([*rels, *sorted(p for p in changed if p not in files)])
+        status = changed if changed is not None else changed_memory_paths(ws)
+        others = {*status, *committed.differing(ws, sidecar, head)}
+    sidecar.refresh_paths([*rels, *sorted(p for p in others if p not in files)])
     refuse_link(ws.root / INDEX_FILE)  # refused before the commit, as a write of it would be
     parents: list[str | None] = []
 

@@ -19,6 +19,7 @@ finish the write (:func:`vault_mem.vault.recovery.recover_journal`) or report it
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,14 +28,16 @@ from typing import Any, Self
 
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, VaultMemError, WriteFailedError
 from vault_mem.index.sidecar import Sidecar
-from vault_mem.store.files import atomic_write, checkpoint, remove_file
+from vault_mem.store.files import atomic_write, checkpoint, read_only_mount_reason, remove_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
+from vault_mem.vault.person import commit_stale_index
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import (
     JOURNAL,
     ROLLBACK,
     align_index,
+    changed_memory_paths,
     commit_message,
     finish_write,
     note_failed_write,
@@ -135,6 +138,13 @@ class WriteTransaction:
                 self.policy.check_file(rel, data)
         author = ws.identity(who)  # --agent, VAULT_MEM_AGENT, vault.toml: chosen by a caller, kept by git
         self.policy.check_message(message, identity=(author.name, author.email))
+        # a person's commit that left INDEX.md stale (a git revert) is caught up in the
+        # person's name first: this agent commit must not carry it
+        try:
+            commit_stale_index(ws, self.sidecar)
+        except (VaultMemError, OSError) as exc:
+            self.warnings.append(f"INDEX.md left stale by a commit of yours was not committed alone ({exc}); "
+                                 "this commit carries its catching up")
         # every path replaces only bytes someone checked: those the caller read, else what is
         # there now, provided it is committed (a person's uncommitted file is never replaced)
         before = {rel: self._expected[rel] if rel in self._expected else self._committed_or_absent(rel)
@@ -145,6 +155,11 @@ class WriteTransaction:
         # a watcher's exact catch-up, before the journal exists: its batch may recover an
         # interrupted write, which must never be this one
         caught_up = self.kept_exactly is not None and self.kept_exactly()
+        # git status (the step that checks every file) before the files land, not between
+        # their landing and the commit: a person's checkout or stash meets the write's file
+        # changed on disk for that long (issue 25 item 4). A person's uncommitted file is never
+        # replaced either way: that check is per file (``before``, then the checked swap)
+        changed = None if caught_up else changed_memory_paths(ws)
         checkpoint("before-write", ws.state_dir)
         # asked again just before the work tree changes: a person's git pull, checkout or stash
         # that started since the transaction began goes first (or the write is refused)
@@ -167,18 +182,24 @@ class WriteTransaction:
             # finish_write raises only while nothing has landed (after the commit, a warning)
             return finish_write(ws, self.sidecar, changes, message, who, branch=self.branch,
                                 warnings=self.warnings,
-                                caught_up=caught_up)
+                                caught_up=caught_up, changed=changed)
         except BaseException as exc:
             # One rule: a write whose caller is told it failed never lands, not now and not
             # later; only a write whose process died without answering is finished by recovery.
             rolled = self._roll_back(written, before, changes)
-            if isinstance(exc, VaultMemError) or not isinstance(exc, Exception):
+            if not isinstance(exc, Exception):
+                raise
+            put_back = ("what the write had put on disk was put back" if rolled else
+                        "what the write had put on disk is put back by the next vault-mem command")
+            if isinstance(exc, VaultMemError):
+                if "nothing was written" in str(exc) or not isinstance(exc, GitError):
+                    raise
+                # git failed under the write (a damaged object, a full or read-only .git): the
+                # caller hears the outcome first, then git's words, then what to do
+                exc.args = (f"nothing was written: {exc}; {put_back}; {_what_to_do(ws, exc)}",)
                 raise
             raise WriteFailedError(
-                f"nothing was written: {type(exc).__name__}: {exc}; "
-                + ("what the write had put on disk was put back" if rolled else
-                   "what the write had put on disk is put back by the next vault-mem command")
-                + "; check the free disk space and that the vault is writable, then retry") from exc
+                f"nothing was written: {type(exc).__name__}: {exc}; {put_back}; {_what_to_do(ws, exc)}") from exc
     def _committed_or_absent(self, rel: str) -> bytes | None:
         if self.ws.disk_bytes(rel) is None:
             return None
@@ -226,6 +247,31 @@ class WriteTransaction:
         if done:
             rollback.unlink(missing_ok=True)
         return done
+
+
+def _what_to_do(ws: Workspace, exc: Exception) -> str:
+    """The fix for a write that failed with ``exc``: a read-only mount named (no chmod changes
+    it), a full disk, a damaged object; else the usual checks."""
+    code = getattr(exc, "errno", None) or getattr(exc.__cause__, "errno", None)
+    said = str(exc)
+    if code == errno.EROFS or "Read-only file system" in said:
+        for folder in (ws.root, ws.repo.git_dir):
+            mounted = read_only_mount_reason(folder, "write this vault")
+            if mounted:
+                return mounted
+    if code in (errno.ENOSPC, errno.EDQUOT) or "No space left" in said or "disk is full" in said:
+        return "free some disk space, then retry"
+    if isinstance(exc, GitError):
+        if any(word in said for word in _DAMAGED):
+            return "run `git fsck` to see the damaged object, restore it from a clone or a backup, then retry"
+        if "writable" in said or "disk" in said:
+            return "retry once that is fixed"
+    return "check the free disk space and that the vault is writable, then retry"
+
+
+#: git's words for a damaged repository
+_DAMAGED = ("corrupt", "damaged", "unable to unpack", "bad object", "invalid object", "is missing",
+            "inflate", "fsck")
 
 
 def _blobs(changes: dict[str, bytes | None]) -> list[str]:
