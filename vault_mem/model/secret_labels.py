@@ -97,7 +97,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
            "own_name", "password_shaped", "plain_password", "strong_unlabelled", "warned_values"]
 
@@ -169,6 +169,9 @@ _COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|l
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
+# the words that may stand between the sign word and the value ("is still X", "is now X")
+_COMPOUND = lazy(r"[^\W\d_]{2,20}(?:-[^\W\d_]{2,20}){1,2}")  # "WLAN-Passwort", "wi-fi-password"
+_ADVERB = r"(?:still|now|currently|always|also|just|again|actually|jetzt|noch|ahora|todav[ií]a|maintenant|toujours|ora|ancora|sekarang|nu|nog)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
 # Thai writes "is" (คือ) against the words before it too, with no space: "รหัสผ่านเราเตอร์คือ X"
@@ -202,8 +205,11 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
-_PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
-                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD + r"[ \t]{1,8})" + _VALUE)
+# (up to seven words: "the root password on the old build box (10.0.3.14) is X"; an adverb may
+# follow the sign word: "is still X", "lautet jetzt X")
+_PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,7}?"
+                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD
+                         + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 _NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
@@ -355,6 +361,25 @@ def plain_password(value: str) -> bool:
             and all(p.isalnum() for p in parts) and not any(p.lower() in _STATE_WORDS for p in parts))
 
 
+# A password as people make one: a word, a joint, a number ("Juniper_4658", "Rhubarb-4904",
+# "Nimbus@4675", "Sparrow2927!"). is_wordy reads `Word-1234` as a name (`Release-2024`, `X-Access-Token`),
+# which it is anywhere but after a password's label.
+_WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14})(?P<joint>[-_.@#!$%&*+=]{0,2})[0-9]{3,8}[!?#@$%&*]{0,2}")
+
+
+def word_and_number(value: str, *, joined: bool = False) -> bool:
+    """A word of four letters or more and a number of three digits or more, as a person writes a
+    password (``Juniper_4658``); ``joined``: only with a joint or symbol between (``Rhubarb-4904``,
+    not ``Summer2024``), where no sign before the value says it is one. A state word
+    ("expired-2024") or an all-capital tag (``HTTP-404``) is no password."""
+    m = _WORD_NUMBER.fullmatch(value)
+    if not m:
+        return False
+    word = m.group("word")
+    return (not word.isupper() and (word.islower() or word.istitle()) and word.lower() not in _STATE_WORDS
+            and (not joined or bool(m.group("joint")) or value[-1] in "!?#@$%&*"))
+
+
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
@@ -386,7 +411,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "" and cls == "password":
         # `pw X` with no sign: only a value no word or name could be
-        return "password assignment" if unguessable(value) else None
+        return "password assignment" if unguessable(value) or word_and_number(value, joined=True) else None
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
         # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
@@ -397,7 +422,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return "high-entropy string in assignment" if high_entropy(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
-        hit = hit or (ends and words == 1 and plain_password(value))
+        hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and word_and_number(value))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
     if not strong and _SHORT_ID.fullmatch(value):
         return None  # `--apiKey 2X9R4HUZ3L`: a key's id, no sign or quote that assigns a secret
@@ -501,7 +526,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
         found = _judged(text, tail, cls, flag=flag) if tail else None
-        if not found and start == kw.start() and (cls != "key" or _prose_key(text, start, cls)):
+        # (a compound written as prose writes it, "the WLAN-Passwort im Büro lautet X", "wifi-password
+        # in the office is X", is read as prose too)
+        spoken_name = start == kw.start() or (cls != "key" and _COMPOUND.fullmatch(name) is not None)
+        if not found and spoken_name and (cls != "key" or _prose_key(text, start, cls)):
             prose = _PROSE_TAIL.match(text, kw.end())
             if prose and text[kw.end():prose.start("op")].split()[-1].strip("()[]").lower() in _ID_WORDS:
                 prose = None  # "Secret ID: <uuid>", "token name: deploy": what names the secret, not it
@@ -566,6 +594,32 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
                   r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])")
 
 
+# "like" and "such as" compare: "a password like 'hunter2' is weak" gives an example, as "for example"
+# does, but "password like Xk9#mQ2vL8pR for staging" gives the value. They stop the value only in an
+# example's sentence: a general label (an article, "any", a plural: "a password like", "passwords such
+# as") or words that judge or rule on passwords ("weak", "avoid", "policy", "never use").
+_LIKE = frozenset(("like", "such as"))
+_EXAMPLE_LINE = lazy(r"(?<![a-z])(?:an?|any|some|every|e\.g|eg|weak|strong|bad|good|poor|easy|easily|hard|guess\w*|common"
+                     r"|obvious|simple|trivial|insecure|secure|polic(?:y|ies)|rules?|guidelines?|requirements?|avoid|never"
+                     r"|don'?t|do not|choose|pick|should|example|instance|crack\w*|brute[ -]?forc\w*|dictionary)(?![a-z])")
+_LABEL_PLURAL = lazy(r"(?:words|phrases|codes|tokens|secrets|keys|pins|pws|creds)[ \t]{1,4}\Z")
+
+
+def near_stop(low: str, start: int, end: int) -> bool:
+    """Does a word between ``start`` and ``end`` of ``low`` name the value after it an id, a digest,
+    a ciphertext or an example (:data:`NEAR_STOP`)? "like" and "such as" do only in an example's
+    sentence (see :data:`_EXAMPLE_LINE`)."""
+    for m in NEAR_STOP.finditer(low, start, end):
+        if m.group() not in _LIKE:
+            return True
+        line_start = low.rfind("\n", 0, m.start()) + 1
+        line_end = low.find("\n", m.end())
+        line = low[line_start:len(low) if line_end < 0 else line_end]
+        if _EXAMPLE_LINE.search(line) or _LABEL_PLURAL.search(low, max(line_start, m.start() - 16), m.start()):
+            return True
+    return False
+
+
 _TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
 _COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")
 NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
@@ -591,7 +645,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
         if found:
             return found
     for start in _NEAR_START.finditer(text, at, min(end, at + _NEAR_REACH + 8)) if near else ():
-        if NEAR_STOP.search(low, at, start.start()) or low.find("public", at, start.start()) >= 0:
+        if near_stop(low, at, start.start()) or low.find("public", at, start.start()) >= 0:
             return None  # (also inside a name: `EcdsaPublicKey`, `ASYMMETRIC_PUBLIC`)
         m = _NEAR_VALUE.match(text, start.start(), end)
         found = _near_value(text, m, cls) if m else None
@@ -608,7 +662,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
             below_end = len(text) if nxt < 0 else nxt
         below_end = min(below_end, line_end + 1 + 3 * _NEAR_REACH)
         for m in _NEAR_VALUE.finditer(text, line_end + 1, below_end):
-            if NEAR_STOP.search(low, at, m.start()):
+            if near_stop(low, at, m.start()):
                 return None
             found = _near_value(text, m, "password" if cls == "password" else "token")
             if found:
@@ -849,6 +903,7 @@ def _op(tail: re.Match[str]) -> str:
         return ","
     if op.endswith("=") and any(c.isalpha() for c in op):
         return "="
+    op = op.split()[0] if " " in op else op  # "is still": the adverb says nothing of the value
     return "is" if _COPULA_WORD.fullmatch(op) else op
 
 
@@ -936,10 +991,17 @@ def _value_end(raw: str) -> str:
     return value
 
 
+# A label that says its value is not a credential ("non-secret", "not a secret", "nothing sensitive")
+_NOT_SECRET = lazy(r"(?<![a-z])(?:non[- ]?(?:secret|sensitive|confidential)|not (?:a |very |really )?(?:secret|sensitive|confidential)"
+                   r"|nothing (?:secret|sensitive|confidential)|no (?:secrets?|credentials?)(?: in (?:it|here|this))?)(?![a-z])")
+
+
 def labelled_value(label: str, value: str) -> str | None:
     """The finding's kind when ``label`` (a memory's key and description) names a credential and
     ``value`` (its body, or a field) holds just one: "Staging DB password" over ``hunter2hunter``.
     ``value`` counts when its first paragraph is one token that looks like the named credential."""
+    if _NOT_SECRET.search(label.lower()):
+        return None  # "base64 of the default UI config (non-secret)": the label says what it is not
     first = value.strip().split("\n\n", 1)[0].strip()
     parts = first.split()
     said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None

@@ -47,7 +47,7 @@ from vault_mem.model.secret_labels import (
     DIGEST,
     NAME_EQUALS,
     NEAR_ID_PREFIXES,
-    NEAR_STOP,
+    near_stop,
     PUBLIC_KEY_NAMES,
     SEP,
     Span,
@@ -189,7 +189,7 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         whole = _BASE32_RUN.search(low, max(m.end(), searched), reach)
         searched = max(searched, reach)
         if whole and _base32_secret(text[whole.start():whole.end()]) \
-                and not NEAR_STOP.search(low, m.end(), whole.start()):
+                and not near_stop(low, m.end(), whole.start()):
             yield "TOTP secret", whole.start(), whole.end()
 
 
@@ -560,7 +560,7 @@ def _constructor_secrets(text: str, low: str) -> Iterator[Span]:
             # (hex of a git object's length is a commit: `new Release("app", "2026.12.1", "<sha>")`)
             if ((random_hex(value, min_len=32) and len(value) != 40) or (len(value) >= 12 and strong_unlabelled(value))) \
                     and not _HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) \
-                    and not NEAR_STOP.search(_HOST_OR_MAIL.sub("", low[m.start():arg.start()])):  # (`smtp.corp.example`: a host)
+                    and not near_stop(between := _HOST_OR_MAIL.sub("", low[m.start():arg.start()]), 0, len(between)):  # (`smtp.corp.example`: a host)
                 yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
                 break
 
