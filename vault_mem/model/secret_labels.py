@@ -99,7 +99,7 @@ from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
-           "own_name", "password_shaped", "plain_password", "strong_unlabelled", "warned_values"]
+           "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
 
 Span = tuple[str, int, int]
 

@@ -47,7 +47,6 @@ from vault_mem.model.secret_labels import (
     DIGEST,
     NAME_EQUALS,
     NEAR_ID_PREFIXES,
-    near_stop,
     PUBLIC_KEY_NAMES,
     SEP,
     Span,
@@ -55,7 +54,9 @@ from vault_mem.model.secret_labels import (
     key_class,
     own_name,
     password_shaped,
+    near_stop,
     strong_unlabelled,
+    word_and_number,
 )
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
@@ -633,13 +634,24 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
 # (`xfreerdp /p:X`, `rdesktop`, `psexec`), or after `-p`/`-P` (`zip -P X`, `sshpass -p X`), or after a one-letter flag for a token, key, secret or
 # auth (`influx ... -t X`, `-k X`, `-a X`: a long random token only), and a token as `-u`'s user
 # with the password left empty (`curl -u <key>:`: an API key sent as basic auth's user).
-_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user")
+_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user", " -x")
 _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
 _PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
 _USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,](?P<value>[^\s'\"]{6,200})")
 _KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
+
+
+# Commands whose one-letter flags other than `-p` take passphrases: net-snmp's v3 tools (`-A` the
+# authentication passphrase, `-X` the privacy one); elsewhere `-A` and `-X` are an agent or a method
+_PASSPHRASE_FLAGS = ("-A", "-X")
+_PASSPHRASE_COMMANDS = lazy(r"snmp[a-z]{0,12}")
+
+
+def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str]) -> bool:
+    """Is a token before the ``i``-th one the name of a ``command`` (after `sudo`, a path)?"""
+    return any(command.fullmatch(t.group().rsplit("/", 1)[-1]) for t in tokens[:i])
 
 
 def flag_credentials(text: str, low: str) -> Iterator[Span]:
@@ -650,17 +662,20 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
         tokens = list(_SHELL_TOKEN.finditer(text, start, end))
         for i, t in enumerate(tokens[1:], start=1):  # (a flag follows a command's name)
             word = t.group()
-            m = _ATTACHED_P.fullmatch(word) or _WINDOWS_P.fullmatch(word)
+            windows = _WINDOWS_P.fullmatch(word)
+            m = _ATTACHED_P.fullmatch(word) or windows
             if m:
                 value = m.group("value").strip("\"'")
-                if password_shaped(value) and not NAME_EQUALS.match(value) and not _PATTERN.search(value):
+                # (`/p:` names a password whatever the command: a person's `Pelican@9430` counts there)
+                shaped = password_shaped(value) or (windows is not None and word_and_number(value, joined=True))
+                if shaped and not NAME_EQUALS.match(value) and not _PATTERN.search(value):
                     at = t.start() + word.find(value)
                     yield "password given to a command", at, at + len(value)
                 continue
             if i + 1 >= len(tokens):
                 continue
             nxt = tokens[i + 1].group()
-            if word in ("-p", "-P", "--pass"):
+            if word in ("-p", "-P", "--pass") or (word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS)):
                 value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
                 if password_shaped(value) and not _PATTERN.search(value):
                     at = tokens[i + 1].start() + nxt.find(value)

@@ -214,6 +214,10 @@ RULES: tuple[Rule, ...] = (
     # sqlcmd, bcp: `-P` is the password; in other tools it takes `name=value` options or a profile
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)P[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:=,]{7,199})(?=[\"']?(?:\s|$))",
          "sqlcmd -S db -U sa -P <a14>", "literal", 1, markers=("-P",)),
+    # NuGet's API keys (`dotnet nuget push -k X`): `oy2` and 43 lower-case letters and digits
+    Rule("NuGet API key", r"o(?<![A-Za-z0-9_]o)y2[a-z0-9]{43}" + _B, "dotnet nuget push a.nupkg -k oy2<l43>", "has_digit"),
+    # Twitch chat's IRC password: `oauth:` and the 30-character user access token
+    Rule("Twitch OAuth token", r"o(?<![A-Za-z0-9_]o)auth:([a-z0-9]{30})" + _B, "PASS oauth:<l30>", "has_digit", 1),
 )
 
 _ALPHABETS = {

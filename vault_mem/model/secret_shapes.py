@@ -58,6 +58,7 @@ from urllib.parse import unquote
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import long_words
 from vault_mem.model.secret_values import (
+    documented_example,
     is_placeholder,
     looks_fake,
     public_by_design,
@@ -497,6 +498,9 @@ _DOTTED = lazy(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A
 _DOTTED_PAIR = lazy(r"(?<![A-Za-z0-9_.:/@#=+-])[A-Za-z0-9_-]{6,100}(?:\.[A-Za-z0-9_-]{6,100}){1,2}"
                           r"(?![A-Za-z0-9_.+/=-])")
 _HEX = lazy(r"[0-9a-f]{32,}")
+# Kubernetes' bootstrap token (`kubeadm join --token`, a kubeconfig's `token:`): `<6>.<16>` lower-case
+# letters and digits, the format the API server checks; kubeadm's documented sample passes (secret_values._DOCUMENTED)
+_BOOTSTRAP = lazy(r"[a-z0-9]{6}\.[a-z0-9]{16}")
 
 
 def _token_part(part: str) -> bool:
@@ -513,6 +517,13 @@ def dotted_tokens(text: str, words: Words) -> Iterator[Span]:
             yield "bot token", m.start(), m.end()
     for m in _in_words(_DOTTED_PAIR, text, words):
         parts = m.group().split(".")
+        # (the id part with a digit, or a token's word before it: `models.resnet50backbone` is a name)
+        if _BOOTSTRAP.fullmatch(m.group()) and sum(c.isdigit() for c in parts[1]) >= 2 \
+                and sum(c.isalpha() for c in parts[1]) >= 4 and not documented_example(m.group()) \
+                and (any(c.isdigit() for c in parts[0])
+                     or "token" in text[max(0, text.rfind("\n", 0, m.start()) + 1, m.start() - 40):m.start()].lower()):
+            yield "bootstrap token", m.start(), m.end()
+            continue
         if len(m.group()) < 48 or not all(_token_part(p) for p in parts):
             continue
         if any(random_token(p, min_len=27) or random_hex(p) for p in parts) and not looks_fake(m.group()):
