@@ -124,8 +124,9 @@ _QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development
               r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}))")
 _QUALIFIER_END = lazy(_QUALIFIER + "$")
 # A name for what a credential holds (`keyData`, "Key Content" in netsh's report, `secret_value`,
-# `keyMaterial`): the credential itself, as much as its plain name is
-_CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes))"
+# `keyMaterial`), or for its encoding (`db_pass_hex`, `secret_b64`): the credential itself, as much
+# as its plain name is
+_CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes|hex|b64|base64|base32|encoded))"
 _CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial"
@@ -502,7 +503,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
                 yield found
             continue
         before = text[max(0, start - 1):start]
-        if not cls or before in ("$", "%") or (before == "{" and not _COMMA_LITERAL.match(text, kw.end())):
+        # (a sigil's variable given a quoted literal is an assignment: PowerShell's and PHP's
+        # `$ApiKey = "X"`, Perl's `my $api_key = "X";`; elsewhere `$NAME` reads a variable)
+        sigil_literal = before == "$" and _SIGIL_LITERAL.match(text, kw.end()) is not None
+        if not cls or (before in ("$", "%") and not sigil_literal) or (before == "{" and not _COMMA_LITERAL.match(text, kw.end())):
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%, {password}: a reference to a variable, a template's field
         if text[max(0, start - 1):start] == ":" and _in_arn(text, start):
             continue  # `arn:aws:secretsmanager:...:secret:prod/db`: a resource type, not a label
@@ -601,8 +605,10 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
 _LIKE = frozenset(("like", "such as"))
 _EXAMPLE_LINE = lazy(r"(?<![a-z])(?:an?|any|some|every|e\.g|eg|weak|strong|bad|good|poor|easy|easily|hard|guess\w*|common"
                      r"|obvious|simple|trivial|insecure|secure|polic(?:y|ies)|rules?|guidelines?|requirements?|avoid|never"
-                     r"|don'?t|do not|choose|pick|should|example|instance|crack\w*|brute[ -]?forc\w*|dictionary)(?![a-z])")
-_LABEL_PLURAL = lazy(r"(?:words|phrases|codes|tokens|secrets|keys|pins|pws|creds)[ \t]{1,4}\Z")
+                     r"|don'?t|do not|choose|pick|should|example|instance|crack\w*|brute[ -]?forc\w*|dictionary"
+                     r"|rejects?|accepts?|allows?|forbids?|blocks?|fields?|forms?|formats?|valid\w*)(?![a-z])")
+# a plural before "like" speaks of a kind ("values like X", "strings such as X")
+_LABEL_PLURAL = lazy(r"[a-z]{2,}[^s\W]s[ \t]{1,4}\Z")
 
 
 def near_stop(low: str, start: int, end: int) -> bool:
@@ -620,6 +626,7 @@ def near_stop(low: str, start: int, end: int) -> bool:
     return False
 
 
+_SIGIL_LITERAL = lazy(r"[ \t]{0,4}=(?![=~>])[ \t]{0,8}[\"']")
 _TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
 _COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")
 NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")

@@ -58,6 +58,7 @@ from vault_mem.model.secret_labels import (
     strong_unlabelled,
     word_and_number,
 )
+from vault_mem.model.secret_shapes import PHRASE_LABEL, word_phrase
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     credential_like,
@@ -73,7 +74,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["call_credentials", "code_list", "command_credentials", "labelled_codes", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -82,8 +83,10 @@ __all__ = ["call_credentials", "command_credentials", "credential_files", "csv_e
 
 # "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
 # In a memory's description, the label makes its body a password by another name.
-_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator", "oath")
-_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)}(?:tool)?)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
+_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator", "oath", "setup key")
+# ("setup key" alone: what an authenticator app calls the seed typed in instead of a QR code)
+_OTP_LABEL = lazy(r"(?:t?(?:otp|2fa|mfa|authenticator|oath)(?:tool)?)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])"
+                  r"|(?<![a-z])setup[ _-]key(?![a-z])")
 _CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
 # a code alone on its line (numbered or bulleted or not): letters, digits, or two groups of them
 # (`wxgjo-chqps`, `4989 9420`, `84215371`), so codes of letters alone count when listed
@@ -127,6 +130,61 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
 # one code after its label ("Recovery code:" and four groups of letters and digits, "backup code is"
 # two groups of four digits)
 _ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
+
+
+# Codes written on one line after their label, or as a field of their own: split at commas,
+# semicolons, runs of two spaces or more, or line breaks (`50542207, 85845438, ...`, Google's
+# `9187 8931  9124 7460`, GitHub's `64734-d7d01` one to a line)
+_CODE_SPLIT = lazy(r"[ \t]*[,;|][ \t]*|[ \t]{2,}|[ \t]*\r?\n[ \t]*(?:[-*•][ \t]{1,4}|[0-9]{1,2}[.)][ \t]{1,4})?")
+_ONE_OF_CODES = lazy(r"[a-z0-9]{4,12}(?:[- ][a-z0-9]{3,12})?")
+_CODES_HEAD = lazy(r"[ \t]{0,4}(?:[:=]|are|were)?[ \t]{0,4}(?:\r?\n[ \t]{0,8})?")
+
+
+def code_list(value: str) -> bool:
+    """Is ``value`` (lowercased, trimmed) three codes or more of one layout and nothing else, random
+    ones (see :func:`_random_codes`)? Codes are judged by their lengths, not by their letters: a
+    hex code's groups are digits in one and letters in the next."""
+    codes = [c for c in _CODE_SPLIT.split(value.strip(" \t\r\n.")) if c]
+    if len(codes) < 3 or not all(_ONE_OF_CODES.fullmatch(c) for c in codes):
+        return False
+    layout = {tuple(len(g) for g in re.split(r"[- ]", c)) for c in codes}
+    return len(layout) == 1 and _random_codes(codes)
+
+
+def _inline_codes(low: str, at: int) -> tuple[int, int] | None:
+    """The codes after a codes label at ``at`` on its line, or alone on the line below it."""
+    head = _CODES_HEAD.match(low, at)
+    start = head.end() if head else at
+    end = low.find("\n", start)
+    end = len(low) if end < 0 else end
+    if end - start > _CODES_SPAN:
+        return None
+    value = low[start:end].rstrip(" \t\r.")
+    return (start, start + len(value)) if value and code_list(value) else None
+
+
+def labelled_codes(label: str, value: str) -> str | None:
+    """The finding's kind when ``label`` (a memory's key, description and tags) names recovery or
+    backup codes, a recovery key or a recovery phrase and ``value`` (its body, or a field) holds
+    them alone: a list of codes, one grouped key (``Q9YS-OWKX-2ON5-...``), or a phrase's words
+    in any language."""
+    low = label.lower()
+    first = value.strip().split("\n\n", 1)[0].strip()
+    if not first:
+        return None
+    if CODES_LABEL.search(low) and code_list(first.lower()):
+        return "recovery codes named by the memory's description"
+    if _RECOVERY_KEY.search(low) and " " not in first and _grouped_code(first.lower()) and "-" in first \
+            and len(first) >= 16:
+        return "recovery key named by the memory's description"
+    if PHRASE_LABEL.search(low) and word_phrase(first):
+        return "seed phrase named by the memory's description"
+    return None
+
+
+# "recovery key", "rescue key", "backup key", "Wiederherstellungsschlüssel": a key to get an account back
+_RECOVERY_KEY = lazy(r"(?:recovery|rescue|backup|restore|wiederherstellung\w{0,10}|r[ée]cup[ée]ration|recuperaci[óo]n)"
+                     r"[ _-]?(?:key|schl[üu]ssel|cl[ée]|clave)")
 
 
 def _grouped_code(code: str) -> bool:
@@ -175,6 +233,10 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         lines = _listed_lines(low, m.end(), min(len(low), m.end() + 2 * _CODES_SPAN))
         if len(lines) >= 3 and _random_codes([c.group("code") for c in lines]):
             yield "recovery codes", lines[0].start("code"), lines[-1].end("code")
+            continue
+        inline = _inline_codes(low, m.end())
+        if inline:
+            yield "recovery codes", *inline
             continue
         one = _ONE_CODE.match(low, m.end())
         if one and _grouped_code(one.group("code")):
@@ -405,7 +467,8 @@ def xml_elements(text: str) -> Iterator[Span]:
 # A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
 # code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
 # upper-case PIN and PUK count, with four digits or more.
-_PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
+_PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|(?:card|bank|debit|credit|atm|sim|phone|visa|mastercard)[ \t]{1,2}pin"
+                  r"|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
                   r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
                   r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
 
@@ -417,7 +480,7 @@ def pin_codes(text: str, low: str) -> Iterator[Span]:
     """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
     ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
     four digits are read (most memories say "code" somewhere, few beside a number)."""
-    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code",))))
+    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code", " pin"))))
     for start, end in lines:
         if not _FOUR_DIGITS.search(text, start, end):
             continue

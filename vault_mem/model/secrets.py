@@ -81,6 +81,7 @@ from vault_mem.model.secret_places import (
     call_credentials,
     command_credentials,
     credential_files,
+    labelled_codes,
     csv_exports,
     flag_credentials,
     header_lists,
@@ -105,6 +106,7 @@ from vault_mem.model.secret_shapes import (
     dotted_tokens,
     hex_prefixed_tokens,
     key_blocks,
+    labelled_phrases,
     lower_prefixed_tokens,
     monero_seeds,
     pgpass_lines,
@@ -131,7 +133,7 @@ from vault_mem.model.secret_values import (
     shannon_entropy,
 )
 
-__all__ = ["SecretFinding", "find_secrets", "labelled_value", "seam_secrets", "shannon_entropy"]
+__all__ = ["SecretFinding", "find_secrets", "labelled_codes", "labelled_value", "seam_secrets", "shannon_entropy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,6 +452,8 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from scheme_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
+        if ":" in text:
+            yield from labelled_phrases(text)
         yield from monero_seeds(text)
         yield from listed_codes(text, low)
         yield from recovery_keys(text)
