@@ -48,7 +48,7 @@ from vault_mem.model.memory import (
     validate_key,
     validate_type,
 )
-from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_codes, labelled_value, seam_secrets, shannon_entropy
+from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_codes, labelled_value, scattered_phrase, seam_secrets, shannon_entropy
 from vault_mem.model.trailers import caller_chosen_text
 
 __all__ = [
@@ -165,6 +165,8 @@ def _split_credentials(key: str, description: str, body: str,
     if description and body:
         for f in seam_secrets(description, body):
             yield "description and body", f.kind, None
+    if scattered_phrase([description or "", body or ""] + [v for _, v in strings]):
+        yield "fields together", "seed phrase split across fields", None
 
 
 def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any],

@@ -129,7 +129,7 @@ _QUALIFIER_END = lazy(_QUALIFIER + "$")
 _CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes|hex|b64|base64|base32|encoded))"
 _CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
-                      r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial"
+                      r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
                       # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
                       # only the value-near-its-label rule reads after them (_PLURAL)
                       r"|(?:password|passphrase|secret|token|key|apikey)s)(?:[_-]?id|_base|" + _CONTENT + ")?" + _QUALIFIER
@@ -206,9 +206,10 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
-# (up to seven words: "the root password on the old build box (10.0.3.14) is X"; an adverb may
+# (up to seven words, paths among them: "the root password on the old build box (10.0.3.14) is X",
+# "the passphrase for ~/.ssh/id_work is X"; an adverb may
 # follow the sign word: "is still X", "lautet jetzt X")
-_PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,7}?"
+_PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?(?:[^\W_]|[~/.](?=[\w/.]))[\w@/.+'’~-]{0,30}[)\]]?){1,7}?"
                          r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD
                          + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
@@ -219,7 +220,7 @@ _APP_PASSWORD = lazy(r"[a-z]{4}(?:[ -][a-z]{4}){3}(?![\w-])")
 # (a number may stand among the words: "glacier harbor falcon orbit 99")
 _QUOTED_WORDS = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}(?:[ \t]{1,2}[0-9]{1,6})?"
                      r"|[a-z]{3,12}(?:[ \t]{1,2}(?:[a-z]{3,12}|[0-9]{1,6})){3,8}")
-_WORD_RUN = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
+_WORD_RUN = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}(?:[ \t]{1,2}[0-9]{1,6})?[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 # Words of sentences, not of a random passphrase: "password: see the vault entry", "use any four words".
 _PROSE_WORDS = frozenset("""
 the and for with from that this these those then than into onto over under your our their his her its you
@@ -336,7 +337,9 @@ def key_class(name: str) -> str | None:
         return "secret"
     if _AUTH_PAT_END.search(low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith(("private_key_id", "session", "wif", "appid", "encrypt", "license", "licence", "serial")) \
+    # (a seed's name, `node_key_seed`, `wallet_seed`: random bytes a key is made from; a number
+    # for a random generator, `seed: 42`, is no high-entropy value)
+    if low.endswith(("private_key_id", "session", "wif", "appid", "encrypt", "license", "licence", "serial", "seed")) \
             or _SESSION_ID.search(low) \
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
@@ -506,7 +509,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # (a sigil's variable given a quoted literal is an assignment: PowerShell's and PHP's
         # `$ApiKey = "X"`, Perl's `my $api_key = "X";`; elsewhere `$NAME` reads a variable)
         sigil_literal = before == "$" and _SIGIL_LITERAL.match(text, kw.end()) is not None
-        if not cls or (before in ("$", "%") and not sigil_literal) or (before == "{" and not _COMMA_LITERAL.match(text, kw.end())):
+        if not cls or (before in ("$", "%") and not sigil_literal) or (before == "{" and not _COMMA_LITERAL.match(text, kw.end())
+                                                                       and not _FLOW_MEMBER.match(text, kw.end())):
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%, {password}: a reference to a variable, a template's field
         if text[max(0, start - 1):start] == ":" and _in_arn(text, start):
             continue  # `arn:aws:secretsmanager:...:secret:prod/db`: a resource type, not a label
@@ -626,6 +630,8 @@ def near_stop(low: str, start: int, end: int) -> bool:
     return False
 
 
+# a flow mapping's or an object literal's first member (`{api_key: X}`), not a template's `{password}`
+_FLOW_MEMBER = lazy(r"[\"']?[ \t]{0,2}:[ \t]{1,4}[^\s{}]")
 _SIGIL_LITERAL = lazy(r"[ \t]{0,4}=(?![=~>])[ \t]{0,8}[\"']")
 _TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
 _COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")
@@ -937,9 +943,11 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         app = _APP_PASSWORD.match(text, tail.start("value"))
         if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
             return "password assignment", app.start(), app.end()
-    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→") and tail.re is _ASSIGN_TAIL:
+    phrase_named = text[max(0, tail.start() - 6):tail.start()].lower() == "phrase"
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→") and (tail.re is _ASSIGN_TAIL or phrase_named):
         # right after the label ("passphrase: amber crisp lotus violin"), not after prose
-        # ("password manager: bitwarden vault entries" names a tool)
+        # ("password manager: bitwarden vault entries" names a tool), except after a passphrase's
+        # word, which names words ("the passphrase for ~/.ssh/id_work is salon shed dream 90")
         phrase = _WORD_RUN.match(text, tail.start("value"))
         said = phrase.group().split() if phrase else []
         if said and not _sentence(said):
@@ -1003,6 +1011,9 @@ _NOT_SECRET = lazy(r"(?<![a-z])(?:non[- ]?(?:secret|sensitive|confidential)|not 
                    r"|nothing (?:secret|sensitive|confidential)|no (?:secrets?|credentials?)(?: in (?:it|here|this))?)(?![a-z])")
 
 
+_USER_NAME = lazy(r"[A-Za-z][\w.@\\-]{1,63}")
+
+
 def labelled_value(label: str, value: str) -> str | None:
     """The finding's kind when ``label`` (a memory's key and description) names a credential and
     ``value`` (its body, or a field) holds just one: "Staging DB password" over ``hunter2hunter``.
@@ -1012,6 +1023,16 @@ def labelled_value(label: str, value: str) -> str | None:
     first = value.strip().split("\n\n", 1)[0].strip()
     parts = first.split()
     said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
+    lines = first.split("\n")
+    if len(lines) == 2 and len(parts) == 2 and _USER_NAME.fullmatch(parts[0]) and parts[1] != parts[0] \
+            and credential_like(parts[1]) and len(parts[1]) >= 8 and not is_placeholder(parts[1], quoted=False):
+        # a user on the first line and a password on the second, as OpenVPN's `auth-user-pass`
+        # file and other login files hold them, under a label naming a login or a credential
+        low = label.lower()
+        for kw in _keywords(low):
+            if key_class(kw.group()) in ("password", "secret", "login"):
+                return "credential named by the memory's description"
+        return None
     if len(parts) == 3 and parts[1] == "/":
         first = parts[2]  # "admin / S3cr3t" under "Jenkins admin credentials"
     elif said and strong_unlabelled(said.group(1)):

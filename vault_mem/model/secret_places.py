@@ -71,11 +71,12 @@ from vault_mem.model.secret_values import (
     random_token,
     shannon_entropy,
     stored_not_secret,
+    UUID,
     unguessable,
 )
 
-__all__ = ["call_credentials", "code_list", "command_credentials", "labelled_codes", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
-           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
+__all__ = ["call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
+           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
 
@@ -185,6 +186,57 @@ def labelled_codes(label: str, value: str) -> str | None:
 # "recovery key", "rescue key", "backup key", "Wiederherstellungsschlüssel": a key to get an account back
 _RECOVERY_KEY = lazy(r"(?:recovery|rescue|backup|restore|wiederherstellung\w{0,10}|r[ée]cup[ée]ration|recuperaci[óo]n)"
                      r"[ _-]?(?:key|schl[üu]ssel|cl[ée]|clave)")
+
+
+# A value cut into labelled parts on lines of their own ("first half: X" / "second half: Y",
+# "part 1: X" / "part 2: Y"): each part alone is short, the parts together a token
+_PART_WORDS = ("half", "part", "piece", "chunk", "segment")
+_PART_LINE = lazy(r"^[ \t]{0,8}(?:[-*•][ \t]{1,4})?(?:first|second|third|fourth|last|other|1st|2nd|3rd|4th|[0-9]{1,2}(?:/[0-9])?)?"
+                  r"[ \t]{0,2}(?:half|part|piece|chunk|segment)s?(?:[ \t]{0,2}(?:[0-9]{1,2}|one|two|three|a|b))?"
+                  r"(?:[ \t]{1,4}[a-z]{1,12}){0,3}[ \t]{0,4}[:=][ \t]{0,4}[`'\"]?(?P<value>[A-Za-z0-9+/_=.~-]{6,200})[`'\"]?[ \t]*\r?$",
+                  re.MULTILINE | re.IGNORECASE)
+
+
+def split_parts(text: str, low: str) -> Iterator[Span]:
+    """Two parts or more of one value, each on its own labelled line ("first half:", "part 2:"),
+    that read together make a random token (:func:`random_token` or random hex)."""
+    if not any(w in low for w in _PART_WORDS):
+        return
+    parts = list(_PART_LINE.finditer(text))
+    if len(parts) < 2:
+        return
+    values = [m.group("value") for m in parts]
+    if any(len(v) == 40 and random_hex(v) or UUID.fullmatch(v) for v in values):
+        return  # commit ids and UUIDs, one to a part: ids of parts, whole each
+    joined = "".join(values)
+    if (random_token(joined, min_len=32) or random_hex(joined, min_len=32)) and not looks_fake(joined):
+        yield "token split into parts", parts[0].start("value"), parts[-1].end("value")
+
+
+# Rows of a header-less table, one login to a row: a user's name in a column, the password in the
+# next (`floor2<TAB>admin<TAB>!2GusUR7P4`); tabs, commas, semicolons or pipes between the cells
+_ROW_USER = lazy(r"[a-z][a-z0-9._@-]{1,31}")
+
+
+def login_rows(text: str) -> Iterator[Span]:
+    """Two rows or more of a table without a header whose cells in one column are user names and
+    in the next a value no word or name could be (:func:`password_shaped`), on every row."""
+    for sep in ("\t", ",", ";", "|"):
+        if text.count(sep) < 2:
+            continue
+        lines = [(m.start(), m.group()) for m in re.finditer(r"[^\n]+", text) if m.group().count(sep) >= 1]
+        rows = [(at, [c.strip() for c in line.rstrip("\r").split(sep)]) for at, line in lines]
+        if len(rows) < 2 or len({len(cells) for _, cells in rows}) != 1:
+            continue
+        width = len(rows[0][1])
+        for j in range(width - 1):
+            if all(_ROW_USER.fullmatch(cells[j]) and not password_shaped(cells[j]) and password_shaped(cells[j + 1])
+                   for _, cells in rows):
+                at, line = lines[0]
+                start = at + line.find(rows[0][1][j + 1])
+                at, line = lines[-1]
+                yield "logins in a table", start, at + line.rfind(rows[-1][1][j + 1]) + len(rows[-1][1][j + 1])
+                return
 
 
 def _grouped_code(code: str) -> bool:
