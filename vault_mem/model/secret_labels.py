@@ -172,6 +172,9 @@ _COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|l
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
 # the words that may stand between the sign word and the value ("is still X", "is now X")
 _COMPOUND = lazy(r"[^\W\d_]{2,20}(?:-[^\W\d_]{2,20}){1,2}")  # "WLAN-Passwort", "wi-fi-password"
+# the words after a credential's label that say whose or which it is ("for", "of", "(", "on the")
+_OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|vom|der|des|du|de|del|della|di|da|do|dla"
+              r"|på|för|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é)(?![^\W\d_]))", re.IGNORECASE)
 _ADVERB = r"(?:still|now|currently|always|also|just|again|actually|jetzt|noch|ahora|todav[ií]a|maintenant|toujours|ora|ancora|sekarang|nu|nog)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
@@ -813,7 +816,9 @@ _DIGEST_SHAPE = lazy(r"[0-9A-F]{40}|[0-9A-F]{64}|[13][1-9A-HJ-NP-Za-km-z]{25,34}
                      r"|baf[a-z2-7]{50,}")
 
 
-_ID_WORDS = frozenset({"id", "ids", "identifier", "name", "names", "arn", "uri", "url", "path", "accessor"})
+_ID_WORDS = frozenset({"id", "ids", "identifier", "name", "names", "arn", "uri", "url", "path", "accessor",
+                       # what a tracker numbers ("the password reset ticket is OPS-4521")
+                       "ticket", "issue", "case", "incident", "bug", "pr", "version", "release"})
 
 
 def _in_arn(text: str, at: int) -> bool:
@@ -983,6 +988,11 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     kind = judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
                   hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))
     if not kind:
+        return None
+    if tail.re is not _ASSIGN_TAIL and not quoted and not credential_like(value) and not _OWNER.match(text, tail.start()):
+        # a word-and-number value after prose that makes the label a modifier ("the password
+        # rotation runbook is Runbook-2291" names a runbook); "the password for the NAS is X" or
+        # "the WLAN-Passwort im Büro lautet X" name whose password it is
         return None
     vstart = tail.start("value") + (raw.index(value) if quoted or raw.startswith("{") else 0)
     return kind, vstart, vstart + len(value)

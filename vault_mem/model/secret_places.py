@@ -149,7 +149,13 @@ def code_list(value: str) -> bool:
     if len(codes) < 3 or not all(_ONE_OF_CODES.fullmatch(c) for c in codes):
         return False
     layout = {tuple(len(g) for g in re.split(r"[- ]", c)) for c in codes}
-    return len(layout) == 1 and _random_codes(codes)
+    if len(layout) != 1:
+        return False
+    # (hex codes, GitHub's `64734-d7d01`: a group may be all digits, the list is letters and digits)
+    joined = "".join(codes).replace("-", "").replace(" ", "")
+    hexed = all(c in "0123456789abcdef" for c in joined) and 5 * sum(c.isalpha() for c in joined) >= len(joined) \
+        and len(set(codes)) == len(codes) and len(codes[0]) >= 8
+    return hexed or _random_codes(codes)
 
 
 def _inline_codes(low: str, at: int) -> tuple[int, int] | None:
