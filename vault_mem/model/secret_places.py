@@ -181,8 +181,7 @@ def labelled_codes(label: str, value: str) -> str | None:
         return None
     if CODES_LABEL.search(low) and code_list(first.lower()):
         return "recovery codes named by the memory's description"
-    if _RECOVERY_KEY.search(low) and " " not in first and _grouped_code(first.lower()) and "-" in first \
-            and len(first) >= 16:
+    if _RECOVERY_KEY.search(low) and _KEY_GROUPS.fullmatch(first) and _grouped_key(first):
         return "recovery key named by the memory's description"
     if PHRASE_LABEL.search(low) and word_phrase(first):
         return "seed phrase named by the memory's description"
@@ -243,6 +242,19 @@ def login_rows(text: str) -> Iterator[Span]:
                 at, line = lines[-1]
                 yield "logins in a table", start, at + line.rfind(rows[-1][1][j + 1]) + len(rows[-1][1][j + 1])
                 return
+
+
+# a key in groups of one length, one case (Apple's `Q9YS-OWKX-...`, a Microsoft account's)
+_KEY_GROUPS = lazy(r"[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,11}|[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){3,11}")
+
+
+def _grouped_key(key: str) -> bool:
+    """Groups of one length holding letters and digits (two digits and three letters at least), no
+    date or serial number of words."""
+    groups = key.split("-")
+    joined = "".join(groups)
+    return (len({len(g) for g in groups}) == 1 and sum(c.isdigit() for c in joined) >= 2
+            and sum(c.isalpha() for c in joined) >= 3 and shannon_entropy(joined) >= 3.0)
 
 
 def _grouped_code(code: str) -> bool:
