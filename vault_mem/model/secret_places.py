@@ -220,7 +220,15 @@ def split_parts(text: str, low: str) -> Iterator[Span]:
 
 # Rows of a header-less table, one login to a row: a user's name in a column, the password in the
 # next (`floor2<TAB>admin<TAB>!2GusUR7P4`); tabs, commas, semicolons or pipes between the cells
-_ROW_USER = lazy(r"[a-z][a-z0-9._@-]{1,31}")
+# (an account's usual name, an e-mail address or a first.last name: not any word, since code's
+# comma-separated arguments are words too)
+_ROW_USER = lazy(r"(?:admin|administrator|root|sa|ops|user|guest|operator|service|svc[a-z0-9_-]{0,20}|deploy|support|backup"
+                 r"|postgres|mysql|oracle|ubnt|pi|monitor|manager|supervisor|tech|install|maint|readonly|viewer)[0-9]{0,3}"
+                 r"|[a-z0-9][a-z0-9._-]{0,40}@[a-z0-9.-]{1,60}|[a-z]{2,20}[._][a-z]{2,20}[0-9]{0,3}", re.IGNORECASE)
+_ROW_CELL = lazy(r"[^\s()\[\]{}<>\"'`=,;|\\]{1,64}")
+
+
+_LINE = lazy(r"[^\n]+")
 
 
 def login_rows(text: str) -> Iterator[Span]:
@@ -229,10 +237,12 @@ def login_rows(text: str) -> Iterator[Span]:
     for sep in ("\t", ",", ";", "|"):
         if text.count(sep) < 2:
             continue
-        lines = [(m.start(), m.group()) for m in re.finditer(r"[^\n]+", text) if m.group().count(sep) >= 1]
+        lines = [(m.start(), m.group()) for m in _LINE.finditer(text) if sep in m.group()]
         rows = [(at, [c.strip() for c in line.rstrip("\r").split(sep)]) for at, line in lines]
         if len(rows) < 2 or len({len(cells) for _, cells in rows}) != 1:
             continue
+        if not all(_ROW_CELL.fullmatch(c) for _, cells in rows for c in cells):
+            continue  # (a row is cells of one word each: no code, no sentences)
         width = len(rows[0][1])
         for j in range(width - 1):
             if all(_ROW_USER.fullmatch(cells[j]) and not password_shaped(cells[j]) and password_shaped(cells[j + 1])

@@ -503,6 +503,7 @@ _HEX = lazy(r"[0-9a-f]{32,}")
 # Kubernetes' bootstrap token (`kubeadm join --token`, a kubeconfig's `token:`): `<6>.<16>` lower-case
 # letters and digits, the format the API server checks; kubeadm's documented sample passes (secret_values._DOCUMENTED)
 _BOOTSTRAP = lazy(r"[a-z0-9]{6}\.[a-z0-9]{16}")
+_TOKEN_BEFORE = lazy(r"(?i:token)[\"'\]]?[ \t]{0,4}(?:[:=]|is)?[ \t]{0,4}[\"']?\Z")
 
 
 def _token_part(part: str) -> bool:
@@ -519,11 +520,11 @@ def dotted_tokens(text: str, words: Words) -> Iterator[Span]:
             yield "bot token", m.start(), m.end()
     for m in _in_words(_DOTTED_PAIR, text, words):
         parts = m.group().split(".")
-        # (the id part with a digit, or a token's word before it: `models.resnet50backbone` is a name)
+        # (the id part with a digit, or right after a token's label: `models.resnet50backbone` is a name)
         if _BOOTSTRAP.fullmatch(m.group()) and sum(c.isdigit() for c in parts[1]) >= 2 \
                 and sum(c.isalpha() for c in parts[1]) >= 4 and not documented_example(m.group()) \
                 and (any(c.isdigit() for c in parts[0])
-                     or "token" in text[max(0, text.rfind("\n", 0, m.start()) + 1, m.start() - 40):m.start()].lower()):
+                     or _TOKEN_BEFORE.search(text, max(0, m.start() - 24), m.start()) is not None):
             yield "bootstrap token", m.start(), m.end()
             continue
         if len(m.group()) < 48 or not all(_token_part(p) for p in parts):
