@@ -610,6 +610,7 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
 # example's sentence: a general label (an article, "any", a plural: "a password like", "passwords such
 # as") or words that judge or rule on passwords ("weak", "avoid", "policy", "never use").
 _LIKE = frozenset(("like", "such as"))
+_EXAMPLE_REACH = 160
 _EXAMPLE_LINE = lazy(r"(?<![\w])(?:an?|any|some|every|e\.g|eg|weak|strong|bad|good|poor|easy|easily|hard|guess\w*|common"
                      r"|obvious|simple|trivial|insecure|secure|polic(?:y|ies)|rules?|guidelines?|requirements?|avoid|never"
                      r"|don'?t|do not|choose|pick|should|example|instance|crack\w*|brute[ -]?forc\w*|dictionary"
@@ -625,9 +626,10 @@ def near_stop(low: str, start: int, end: int) -> bool:
     for m in NEAR_STOP.finditer(low, start, end):
         if m.group() not in _LIKE:
             return True
-        line_start = low.rfind("\n", 0, m.start()) + 1
-        line_end = low.find("\n", m.end())
-        line = low[line_start:len(low) if line_end < 0 else line_end]
+        # (the sentence around it, within reach: a line of 80 KB made of labels is not read once per label)
+        line_start = max(low.rfind("\n", max(0, m.start() - _EXAMPLE_REACH), m.start()) + 1, m.start() - _EXAMPLE_REACH)
+        line_end = low.find("\n", m.end(), m.end() + _EXAMPLE_REACH)
+        line = low[line_start:min(len(low), m.end() + _EXAMPLE_REACH) if line_end < 0 else line_end]
         if _EXAMPLE_LINE.search(line) or _LABEL_PLURAL.search(low, max(line_start, m.start() - 16), m.start()):
             return True
     return False
