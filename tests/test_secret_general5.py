@@ -1,5 +1,6 @@
 """The secret gate's classes from the eleventh blind corpus's misses (tuned on heldout11, whose
-strings none of these are): a person's word-and-number password after its label, prose labels
+strings none of these are): a person's word-and-number password after its label, a network's
+word ("the wifi is X") as a password's label, prose labels
 further from their value, "like"/"such as" outside an example's sentence, a label that says
 "non-secret", passwords given to Windows' ``/p:`` and net-snmp's ``-A``/``-X``, Kubernetes'
 bootstrap tokens, NuGet and Twitch tokens, sigil variables and encoding-suffixed names, codes by
@@ -85,6 +86,34 @@ def test_a_persons_password_after_its_label_in_prose(make) -> None:
     "password for the wiki is in the team vault",
 ))
 def test_words_and_numbers_that_are_no_password_pass(text: str) -> None:
+    assert not found(text), text
+
+
+# --- a network's word as the label of its password ------------------------------------------
+
+@pytest.mark.parametrize("make", (
+    lambda: f"the wifi is {strong()}",
+    lambda: f"guest wifi: {strong()}",
+    lambda: f"The WLAN in the back office is {strong()}, don't share it",
+    lambda: f"phone hotspot: {strong()}",
+))
+def test_a_networks_word_names_its_password_when_no_name_could_be_it(make) -> None:
+    for _ in range(3):
+        text = make()
+        assert found(text), text
+
+
+@pytest.mark.parametrize("text", (
+    "wifi: Office-5G",
+    "the wifi is Linksys-0422",
+    "connect to the wifi TP-Link_5G_2354",
+    "wifi=on",
+    "Wireless: enabled",
+    "the wifi is down again",
+    "wifi: <your-network-password>",
+    "wifi password: see the fridge",
+))
+def test_a_networks_name_or_state_after_its_word_passes(text: str) -> None:
     assert not found(text), text
 
 

@@ -130,6 +130,8 @@ _CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes|hex|b64|base64|base3
 _CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
+                      # a network named for its password ("the wifi is X", "guest wlan: X"; see key_class)
+                      r"|wi-?fi|wlan|wireless|hotspot"
                       # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
                       # only the value-near-its-label rule reads after them (_PLURAL)
                       r"|(?:password|passphrase|secret|token|key|apikey)s)(?:[_-]?id|_base|" + _CONTENT + ")?" + _QUALIFIER
@@ -335,6 +337,8 @@ def key_class(name: str) -> str | None:
         return "secret"  # "clave", "api-schlüssel", "ключ", "APIキー": a value after it must look random
     if low in ("login", "logon"):
         return "login"  # counts only with "user / password" after it (see _judged)
+    if low in ("wifi", "wi-fi", "wlan", "wireless", "hotspot"):
+        return "network"  # "the wifi is X": a password only when no network's name could be it (see judge)
     if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base", "creds")) \
             or _SECRET_ID.search(low) or _SCRIPT_SECRET_END.search(low):
         return "secret"
@@ -397,6 +401,10 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     """
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
         return None  # (`creds = " --username=" + auth` builds a command line)
+    if cls == "network":
+        # a network's name after its word is an SSID (`Office-5G`, `Linksys-0422`, `TP-Link_2354`):
+        # only a value no name could be, three kinds of character and a symbol or twelve long
+        return "password assignment" if op != "(" and " " not in value.strip() and unguessable(value) else None
     if public_by_design(value) and cls != "password" and not (cls == "secret" and value.startswith("client-")):
         # a public key's prefix under a password's label proves nothing, and `client-` (a common
         # word) proves nothing under a secret's: `API_SECRET=client-...` is judged as any value

@@ -818,9 +818,13 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
             if i + 1 >= len(tokens):
                 continue
             nxt = tokens[i + 1].group()
-            if word in ("-p", "-P", "--pass") or (word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS)):
+            passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS)
+            if word in ("-p", "-P", "--pass") or passphrase:
                 value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
-                if password_shaped(value) and not _PATTERN.search(value):
+                # (snmp's `-A`/`-X` take nothing but a passphrase: any literal of its minimum length, 8)
+                shaped = password_shaped(value) or (passphrase and len(value) >= 8 and credential_like(value)
+                                                    and not is_placeholder(value, quoted=True))
+                if shaped and not _PATTERN.search(value):
                     at = tokens[i + 1].start() + nxt.find(value)
                     yield "password given to a command", at, at + len(value)
             elif _TOKEN_FLAG.fullmatch(word):
