@@ -176,18 +176,29 @@ def labelled_codes(label: str, value: str) -> str | None:
     them alone: a list of codes, one grouped key (``Q9YS-OWKX-2ON5-...``), or a phrase's words
     in any language."""
     low = label.lower()
-    first = value.strip().split("\n\n", 1)[0].strip()
+    # (substring tests first, in C: most labels name none of these)
+    codes = "code" in low and CODES_LABEL.search(low)
+    key = any(w in low for w in _RECOVERY_WORDS) and _RECOVERY_KEY.search(low)
+    phrase = any(w in low for w in _PHRASE_STEMS) and PHRASE_LABEL.search(low)
+    if not (codes or key or phrase):
+        return None  # (the label is short; the value may be a whole body)
+    value = value.strip()
+    first = value[:value.find("\n\n")].strip() if "\n\n" in value else value
     if not first:
         return None
-    if CODES_LABEL.search(low) and code_list(first.lower()):
+    if codes and code_list(first.lower()):
         return "recovery codes named by the memory's description"
-    if _RECOVERY_KEY.search(low) and _KEY_GROUPS.fullmatch(first) and _grouped_key(first):
+    if key and _KEY_GROUPS.fullmatch(first) and _grouped_key(first):
         return "recovery key named by the memory's description"
-    if PHRASE_LABEL.search(low) and word_phrase(first):
+    if phrase and word_phrase(first):
         return "seed phrase named by the memory's description"
     return None
 
 
+_RECOVERY_WORDS = ("recover", "rescue", "backup", "restore", "wiederh", "cup")
+# (stems of PHRASE_LABEL's words)
+_PHRASE_STEMS = ("seed", "mnem", "mném", "phrase", "frase", "semil", "semen", "graine", "palabr", "mots", "wiederh", "wört",
+                 "woord", "parole", "herstel", "слов", "фраз")
 # "recovery key", "rescue key", "backup key", "Wiederherstellungsschlüssel": a key to get an account back
 _RECOVERY_KEY = lazy(r"(?:recovery|rescue|backup|restore|wiederherstellung\w{0,10}|r[ée]cup[ée]ration|recuperaci[óo]n)"
                      r"[ _-]?(?:key|schl[üu]ssel|cl[ée]|clave)")
@@ -196,18 +207,18 @@ _RECOVERY_KEY = lazy(r"(?:recovery|rescue|backup|restore|wiederherstellung\w{0,1
 # A value cut into labelled parts on lines of their own ("first half: X" / "second half: Y",
 # "part 1: X" / "part 2: Y"): each part alone is short, the parts together a token
 _PART_WORDS = ("half", "part", "piece", "chunk", "segment")
-_PART_LINE = lazy(r"^[ \t]{0,8}(?:[-*•][ \t]{1,4})?(?:first|second|third|fourth|last|other|1st|2nd|3rd|4th|[0-9]{1,2}(?:/[0-9])?)?"
+_PART_LINE = lazy(r"[ \t]{0,8}(?:[-*•][ \t]{1,4})?(?:first|second|third|fourth|last|other|1st|2nd|3rd|4th|[0-9]{1,2}(?:/[0-9])?)?"
                   r"[ \t]{0,2}(?:half|part|piece|chunk|segment)s?(?:[ \t]{0,2}(?:[0-9]{1,2}|one|two|three|a|b))?"
-                  r"(?:[ \t]{1,4}[a-z]{1,12}){0,3}[ \t]{0,4}[:=][ \t]{0,4}[`'\"]?(?P<value>[A-Za-z0-9+/_=.~-]{6,200})[`'\"]?[ \t]*\r?$",
-                  re.MULTILINE | re.IGNORECASE)
+                  r"(?:[ \t]{1,4}[a-z]{1,12}){0,3}[ \t]{0,4}[:=][ \t]{0,4}[`'\"]?(?P<value>[A-Za-z0-9+/_=.~-]{6,200})[`'\"]?[ \t]*\r?\Z",
+                  re.IGNORECASE)
 
 
 def split_parts(text: str, low: str) -> Iterator[Span]:
     """Two parts or more of one value, each on its own labelled line ("first half:", "part 2:"),
     that read together make a random token (:func:`random_token` or random hex)."""
-    if not any(w in low for w in _PART_WORDS):
-        return
-    parts = list(_PART_LINE.finditer(text))
+    # (only the lines holding a part's word and a sign: "part" alone is in every other text)
+    parts = [m for start, end in lines_holding(low, _PART_WORDS, (":", "="))
+             if (m := _PART_LINE.match(text, start, end))]
     if len(parts) < 2:
         return
     values = [m.group("value") for m in parts]
@@ -560,7 +571,7 @@ def pin_codes(text: str, low: str) -> Iterator[Span]:
     """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
     ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
     four digits are read (most memories say "code" somewhere, few beside a number)."""
-    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code", " pin"))))
+    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code", " pin ", " pin:", " pin="))))
     for start, end in lines:
         if not _FOUR_DIGITS.search(text, start, end):
             continue

@@ -600,7 +600,8 @@ def scattered_phrase(fields: list[str]) -> bool:
     """A seed phrase cut into fields of one memory (six words in the body, six in a frontmatter
     field): the fields made only of list words, three or more each, read together in order as
     :func:`seed_phrases` reads one text. A field that is anything else is not a piece."""
-    pieces = [f.strip() for f in fields if len(f.split()) >= 3 and all(seed_word(w) for w in f.split())]
+    # (a piece is 3 to 21 words of eight letters at most: a longer field is no piece, and is not split)
+    pieces = [f.strip() for f in fields if len(f) <= 220 and 3 <= len(f.split()) and all(seed_word(w) for w in f.split())]
     if len(pieces) < 2:
         return False
     return any(True for _ in seed_phrases(" ".join(pieces)))
