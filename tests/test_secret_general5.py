@@ -272,6 +272,24 @@ def test_codes_alone_under_a_description_naming_them(description: str, make) -> 
         assert refused_with(body, description), body
 
 
+def b32_groups() -> str:
+    while True:
+        seed = r(32, B32)
+        if sum(c.isdigit() for c in seed) >= 3:
+            return " ".join(seed[i:i + 4] for i in range(0, 32, 4))
+
+
+def test_an_otp_seed_or_a_networks_password_alone_under_a_description_naming_it() -> None:
+    for _ in range(3):
+        assert refused_with(b32_groups(), "authenticator setup key for the admin account")
+        assert refused_with(b32_groups().upper(), "2FA seed (registrar)")
+        assert refused_with(strong(), "Office wifi")
+    assert not refused_with("abcd efgh ijkl mnop", "2fa rollout")  # words, no seed
+    assert not refused_with("JBSW Y3DP EHPK 3PXP", "TOTP seed from the RFC's tutorial")  # decodes to "Hello!"
+    assert not refused_with("Office-5G", "Office wifi")  # the network's name
+    assert not refused_with("step one then step two", "2fa rollout plan")
+
+
 @pytest.mark.parametrize("text, description", (
     ("Backup codes: see the vault entry.", "notes"),
     ("backup codes rollout: 1, 2, 3", "notes"),

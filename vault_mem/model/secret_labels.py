@@ -1093,6 +1093,8 @@ def labelled_value(label: str, value: str) -> str | None:
             return "credential named by the memory's description"
         if cls == "bare key" and random_token(first, min_len=24):
             return "credential named by the memory's description"
+        if cls == "network" and unguessable(first):
+            return "credential named by the memory's description"  # "Office wifi" over `Xk9#mQ2vL8pR`
     return None
 
 

@@ -172,15 +172,15 @@ def _inline_codes(low: str, at: int) -> tuple[int, int] | None:
 
 def labelled_codes(label: str, value: str) -> str | None:
     """The finding's kind when ``label`` (a memory's key, description and tags) names recovery or
-    backup codes, a recovery key or a recovery phrase and ``value`` (its body, or a field) holds
-    them alone: a list of codes, one grouped key (``Q9YS-OWKX-2ON5-...``), or a phrase's words
-    in any language."""
+    backup codes, a recovery key, a recovery phrase or a one-time password's seed and ``value``
+    (its body, or a field) holds them alone: a list of codes, one grouped key
+    (``Q9YS-OWKX-2ON5-...``), a phrase's words in any language, a base32 seed in groups."""
     low = label.lower()
     # (substring tests first, in C: most labels name none of these)
     codes = "code" in low and CODES_LABEL.search(low)
     key = any(w in low for w in _RECOVERY_WORDS) and _RECOVERY_KEY.search(low)
     phrase = any(w in low for w in _PHRASE_STEMS) and PHRASE_LABEL.search(low)
-    if not (codes or key or phrase):
+    if not (codes or key or phrase or any(w in low for w in _OTP_WORDS)):
         return None  # (the label is short; the value may be a whole body)
     value = value.strip()
     first = value[:value.find("\n\n")].strip() if "\n\n" in value else value
@@ -192,6 +192,12 @@ def labelled_codes(label: str, value: str) -> str | None:
         return "recovery key named by the memory's description"
     if phrase and word_phrase(first):
         return "seed phrase named by the memory's description"
+    if any(w in low for w in _OTP_WORDS) and _OTP_LABEL.search(low):
+        seed = _BASE32_GROUPS.fullmatch(first.lower())
+        joined = first.lower().replace(" ", "").replace("-", "")
+        if seed and len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(first) \
+                and _base32_secret(joined):
+            return "TOTP secret named by the memory's description"
     return None
 
 
