@@ -48,7 +48,7 @@ from vault_mem.model.memory import (
     validate_key,
     validate_type,
 )
-from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_value, seam_secrets, shannon_entropy
+from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_codes, labelled_value, scattered_phrase, seam_secrets, shannon_entropy
 from vault_mem.model.trailers import caller_chosen_text
 
 __all__ = [
@@ -158,13 +158,15 @@ def _split_credentials(key: str, description: str, body: str,
                                        if not isinstance(meta[name], (list, tuple))
                                        or (len(v) >= 12 and any(c.isdigit() for c in v))]
     for where, value in values:
-        kind = labelled_value(label, value)
+        kind = labelled_value(label, value) or labelled_codes(label, value)
         if kind:
             at = len(value) - len(value.lstrip())
             yield where, kind, _line_of(value, at) if where == "body" else None
     if description and body:
         for f in seam_secrets(description, body):
             yield "description and body", f.kind, None
+    if scattered_phrase([description or "", body or ""] + [v for _, v in strings]):
+        yield "fields together", "seed phrase split across fields", None
 
 
 def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any],

@@ -97,9 +97,9 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
-           "own_name", "password_shaped", "plain_password", "strong_unlabelled", "warned_values"]
+           "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
 
 Span = tuple[str, int, int]
 
@@ -124,11 +124,14 @@ _QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development
               r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}))")
 _QUALIFIER_END = lazy(_QUALIFIER + "$")
 # A name for what a credential holds (`keyData`, "Key Content" in netsh's report, `secret_value`,
-# `keyMaterial`): the credential itself, as much as its plain name is
-_CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes))"
+# `keyMaterial`), or for its encoding (`db_pass_hex`, `secret_b64`): the credential itself, as much
+# as its plain name is
+_CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes|hex|b64|base64|base32|encoded))"
 _CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
-                      r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial"
+                      r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
+                      # a network named for its password ("the wifi is X", "guest wlan: X"; see key_class)
+                      r"|wi-?fi|wlan|wireless|hotspot"
                       # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
                       # only the value-near-its-label rule reads after them (_PLURAL)
                       r"|(?:password|passphrase|secret|token|key|apikey)s)(?:[_-]?id|_base|" + _CONTENT + ")?" + _QUALIFIER
@@ -169,6 +172,12 @@ _COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|l
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
+# the words that may stand between the sign word and the value ("is still X", "is now X")
+_COMPOUND = lazy(r"[^\W\d_]{2,20}(?:-[^\W\d_]{2,20}){1,2}")  # "WLAN-Passwort", "wi-fi-password"
+# the words after a credential's label that say whose or which it is ("for", "of", "(", "on the")
+_OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|vom|der|des|du|de|del|della|di|da|do|dla"
+              r"|på|för|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é)(?![^\W\d_]))", re.IGNORECASE)
+_ADVERB = r"(?:still|now|currently|always|also|just|again|actually|jetzt|noch|ahora|todav[ií]a|maintenant|toujours|ora|ancora|sekarang|nu|nog)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
 # Thai writes "is" (คือ) against the words before it too, with no space: "รหัสผ่านเราเตอร์คือ X"
@@ -202,8 +211,12 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
-_PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+'’-]{0,30}[)\]]?){1,5}?"
-                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD + r"[ \t]{1,8})" + _VALUE)
+# (up to seven words, paths among them: "the root password on the old build box (10.0.3.14) is X",
+# "the passphrase for ~/.ssh/id_work is X"; an adverb may
+# follow the sign word: "is still X", "lautet jetzt X")
+_PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?(?:[^\W_]|[~/.](?=[\w/.]))[\w@/.+'’~-]{0,30}[)\]]?){1,7}?"
+                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD
+                         + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 _NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
@@ -212,7 +225,7 @@ _APP_PASSWORD = lazy(r"[a-z]{4}(?:[ -][a-z]{4}){3}(?![\w-])")
 # (a number may stand among the words: "glacier harbor falcon orbit 99")
 _QUOTED_WORDS = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}(?:[ \t]{1,2}[0-9]{1,6})?"
                      r"|[a-z]{3,12}(?:[ \t]{1,2}(?:[a-z]{3,12}|[0-9]{1,6})){3,8}")
-_WORD_RUN = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
+_WORD_RUN = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}(?:[ \t]{1,2}[0-9]{1,6})?[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 # Words of sentences, not of a random passphrase: "password: see the vault entry", "use any four words".
 _PROSE_WORDS = frozenset("""
 the and for with from that this these those then than into onto over under your our their his her its you
@@ -324,12 +337,16 @@ def key_class(name: str) -> str | None:
         return "secret"  # "clave", "api-schlüssel", "ключ", "APIキー": a value after it must look random
     if low in ("login", "logon"):
         return "login"  # counts only with "user / password" after it (see _judged)
+    if low in ("wifi", "wi-fi", "wlan", "wireless", "hotspot"):
+        return "network"  # "the wifi is X": a password only when no network's name could be it (see judge)
     if low.endswith(("secret", "token", "apikey", "credential", "credentials", "secret_key_base", "creds")) \
             or _SECRET_ID.search(low) or _SCRIPT_SECRET_END.search(low):
         return "secret"
     if _AUTH_PAT_END.search(low):
         return "secret"  # npm's _auth, GH_PAT; not oauth or compat
-    if low.endswith(("private_key_id", "session", "wif", "appid", "encrypt", "license", "licence", "serial")) \
+    # (a seed's name, `node_key_seed`, `wallet_seed`: random bytes a key is made from; a number
+    # for a random generator, `seed: 42`, is no high-entropy value)
+    if low.endswith(("private_key_id", "session", "wif", "appid", "encrypt", "license", "licence", "serial", "seed")) \
             or _SESSION_ID.search(low) \
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
@@ -355,6 +372,25 @@ def plain_password(value: str) -> bool:
             and all(p.isalnum() for p in parts) and not any(p.lower() in _STATE_WORDS for p in parts))
 
 
+# A password as people make one: a word, a joint, a number ("Juniper_4658", "Rhubarb-4904",
+# "Nimbus@4675", "Sparrow2927!"). is_wordy reads `Word-1234` as a name (`Release-2024`, `X-Access-Token`),
+# which it is anywhere but after a password's label.
+_WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14})(?P<joint>[-_.@#!$%&*+=]{0,2})[0-9]{3,8}[!?#@$%&*]{0,2}")
+
+
+def word_and_number(value: str, *, joined: bool = False) -> bool:
+    """A word of four letters or more and a number of three digits or more, as a person writes a
+    password (``Juniper_4658``); ``joined``: only with a joint or symbol between (``Rhubarb-4904``,
+    not ``Summer2024``), where no sign before the value says it is one. A state word
+    ("expired-2024") or an all-capital tag (``HTTP-404``) is no password."""
+    m = _WORD_NUMBER.fullmatch(value)
+    if not m:
+        return False
+    word = m.group("word")
+    return (not word.isupper() and (word.islower() or word.istitle()) and word.lower() not in _STATE_WORDS
+            and (not joined or bool(m.group("joint")) or value[-1] in "!?#@$%&*"))
+
+
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
@@ -365,6 +401,10 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     """
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
         return None  # (`creds = " --username=" + auth` builds a command line)
+    if cls == "network":
+        # a network's name after its word is an SSID (`Office-5G`, `Linksys-0422`, `TP-Link_2354`):
+        # only a value no name could be, three kinds of character and a symbol or twelve long
+        return "password assignment" if op != "(" and " " not in value.strip() and unguessable(value) else None
     if public_by_design(value) and cls != "password" and not (cls == "secret" and value.startswith("client-")):
         # a public key's prefix under a password's label proves nothing, and `client-` (a common
         # word) proves nothing under a secret's: `API_SECRET=client-...` is judged as any value
@@ -386,7 +426,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "" and cls == "password":
         # `pw X` with no sign: only a value no word or name could be
-        return "password assignment" if unguessable(value) else None
+        return "password assignment" if unguessable(value) or word_and_number(value, joined=True) else None
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
         # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
@@ -397,7 +437,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return "high-entropy string in assignment" if high_entropy(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
-        hit = hit or (ends and words == 1 and plain_password(value))
+        hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and word_and_number(value))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
     if not strong and _SHORT_ID.fullmatch(value):
         return None  # `--apiKey 2X9R4HUZ3L`: a key's id, no sign or quote that assigns a secret
@@ -477,7 +517,11 @@ def assignments(text: str, low: str) -> Iterator[Span]:
                 yield found
             continue
         before = text[max(0, start - 1):start]
-        if not cls or before in ("$", "%") or (before == "{" and not _COMMA_LITERAL.match(text, kw.end())):
+        # (a sigil's variable given a quoted literal is an assignment: PowerShell's and PHP's
+        # `$ApiKey = "X"`, Perl's `my $api_key = "X";`; elsewhere `$NAME` reads a variable)
+        sigil_literal = before == "$" and _SIGIL_LITERAL.match(text, kw.end()) is not None
+        if not cls or (before in ("$", "%") and not sigil_literal) or (before == "{" and not _COMMA_LITERAL.match(text, kw.end())
+                                                                       and not _FLOW_MEMBER.match(text, kw.end())):
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%, {password}: a reference to a variable, a template's field
         if text[max(0, start - 1):start] == ":" and _in_arn(text, start):
             continue  # `arn:aws:secretsmanager:...:secret:prod/db`: a resource type, not a label
@@ -501,7 +545,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
         found = _judged(text, tail, cls, flag=flag) if tail else None
-        if not found and start == kw.start() and (cls != "key" or _prose_key(text, start, cls)):
+        # (a compound written as prose writes it, "the WLAN-Passwort im Büro lautet X", "wifi-password
+        # in the office is X", is read as prose too)
+        spoken_name = start == kw.start() or (cls != "key" and _COMPOUND.fullmatch(name) is not None)
+        if not found and spoken_name and (cls != "key" or _prose_key(text, start, cls)):
             prose = _PROSE_TAIL.match(text, kw.end())
             if prose and text[kw.end():prose.start("op")].split()[-1].strip("()[]").lower() in _ID_WORDS:
                 prose = None  # "Secret ID: <uuid>", "token name: deploy": what names the secret, not it
@@ -566,6 +613,39 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
                   r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])")
 
 
+# "like" and "such as" compare: "a password like 'hunter2' is weak" gives an example, as "for example"
+# does, but "password like Xk9#mQ2vL8pR for staging" gives the value. They stop the value only in an
+# example's sentence: a general label (an article, "any", a plural: "a password like", "passwords such
+# as") or words that judge or rule on passwords ("weak", "avoid", "policy", "never use").
+_LIKE = frozenset(("like", "such as"))
+_EXAMPLE_REACH = 160
+_EXAMPLE_LINE = lazy(r"(?<![\w])(?:an?|any|some|every|e\.g|eg|weak|strong|bad|good|poor|easy|easily|hard|guess\w*|common"
+                     r"|obvious|simple|trivial|insecure|secure|polic(?:y|ies)|rules?|guidelines?|requirements?|avoid|never"
+                     r"|don'?t|do not|choose|pick|should|example|instance|crack\w*|brute[ -]?forc\w*|dictionary"
+                     r"|rejects?|accepts?|allows?|forbids?|blocks?|fields?|forms?|formats?|valid\w*)(?![\w])")
+# a plural before "like" speaks of a kind ("values like X", "strings such as X")
+_LABEL_PLURAL = lazy(r"[a-z]{2,}[^s\W]s[ \t]{1,4}\Z")
+
+
+def near_stop(low: str, start: int, end: int) -> bool:
+    """Does a word between ``start`` and ``end`` of ``low`` name the value after it an id, a digest,
+    a ciphertext or an example (:data:`NEAR_STOP`)? "like" and "such as" do only in an example's
+    sentence (see :data:`_EXAMPLE_LINE`)."""
+    for m in NEAR_STOP.finditer(low, start, end):
+        if m.group() not in _LIKE:
+            return True
+        # (the sentence around it, within reach: a line of 80 KB made of labels is not read once per label)
+        line_start = max(low.rfind("\n", max(0, m.start() - _EXAMPLE_REACH), m.start()) + 1, m.start() - _EXAMPLE_REACH)
+        line_end = low.find("\n", m.end(), m.end() + _EXAMPLE_REACH)
+        line = low[line_start:min(len(low), m.end() + _EXAMPLE_REACH) if line_end < 0 else line_end]
+        if _EXAMPLE_LINE.search(line) or _LABEL_PLURAL.search(low, max(line_start, m.start() - 16), m.start()):
+            return True
+    return False
+
+
+# a flow mapping's or an object literal's first member (`{api_key: X}`), not a template's `{password}`
+_FLOW_MEMBER = lazy(r"[\"']?[ \t]{0,2}:[ \t]{1,4}[^\s{}]")
+_SIGIL_LITERAL = lazy(r"[ \t]{0,4}=(?![=~>])[ \t]{0,8}[\"']")
 _TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
 _COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")
 NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
@@ -591,7 +671,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
         if found:
             return found
     for start in _NEAR_START.finditer(text, at, min(end, at + _NEAR_REACH + 8)) if near else ():
-        if NEAR_STOP.search(low, at, start.start()) or low.find("public", at, start.start()) >= 0:
+        if near_stop(low, at, start.start()) or low.find("public", at, start.start()) >= 0:
             return None  # (also inside a name: `EcdsaPublicKey`, `ASYMMETRIC_PUBLIC`)
         m = _NEAR_VALUE.match(text, start.start(), end)
         found = _near_value(text, m, cls) if m else None
@@ -608,7 +688,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
             below_end = len(text) if nxt < 0 else nxt
         below_end = min(below_end, line_end + 1 + 3 * _NEAR_REACH)
         for m in _NEAR_VALUE.finditer(text, line_end + 1, below_end):
-            if NEAR_STOP.search(low, at, m.start()):
+            if near_stop(low, at, m.start()):
                 return None
             found = _near_value(text, m, "password" if cls == "password" else "token")
             if found:
@@ -746,7 +826,9 @@ _DIGEST_SHAPE = lazy(r"[0-9A-F]{40}|[0-9A-F]{64}|[13][1-9A-HJ-NP-Za-km-z]{25,34}
                      r"|baf[a-z2-7]{50,}")
 
 
-_ID_WORDS = frozenset({"id", "ids", "identifier", "name", "names", "arn", "uri", "url", "path", "accessor"})
+_ID_WORDS = frozenset({"id", "ids", "identifier", "name", "names", "arn", "uri", "url", "path", "accessor",
+                       # what a tracker numbers ("the password reset ticket is OPS-4521")
+                       "ticket", "issue", "case", "incident", "bug", "pr", "version", "release"})
 
 
 def _in_arn(text: str, at: int) -> bool:
@@ -849,6 +931,7 @@ def _op(tail: re.Match[str]) -> str:
         return ","
     if op.endswith("=") and any(c.isalpha() for c in op):
         return "="
+    op = op.split()[0] if " " in op else op  # "is still": the adverb says nothing of the value
     return "is" if _COPULA_WORD.fullmatch(op) else op
 
 
@@ -875,9 +958,11 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         app = _APP_PASSWORD.match(text, tail.start("value"))
         if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
             return "password assignment", app.start(), app.end()
-    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→") and tail.re is _ASSIGN_TAIL:
+    phrase_named = text[max(0, tail.start() - 6):tail.start()].lower() == "phrase"
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→") and (tail.re is _ASSIGN_TAIL or phrase_named):
         # right after the label ("passphrase: amber crisp lotus violin"), not after prose
-        # ("password manager: bitwarden vault entries" names a tool)
+        # ("password manager: bitwarden vault entries" names a tool), except after a passphrase's
+        # word, which names words ("the passphrase for ~/.ssh/id_work is salon shed dream 90")
         phrase = _WORD_RUN.match(text, tail.start("value"))
         said = phrase.group().split() if phrase else []
         if said and not _sentence(said):
@@ -914,6 +999,11 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
                   hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))
     if not kind:
         return None
+    if tail.re is not _ASSIGN_TAIL and not quoted and not credential_like(value) and not _OWNER.match(text, tail.start()):
+        # a word-and-number value after prose that makes the label a modifier ("the password
+        # rotation runbook is Runbook-2291" names a runbook); "the password for the NAS is X" or
+        # "the WLAN-Passwort im Büro lautet X" name whose password it is
+        return None
     vstart = tail.start("value") + (raw.index(value) if quoted or raw.startswith("{") else 0)
     return kind, vstart, vstart + len(value)
 
@@ -936,13 +1026,33 @@ def _value_end(raw: str) -> str:
     return value
 
 
+# A label that says its value is not a credential ("non-secret", "not a secret", "nothing sensitive")
+_NOT_SECRET = lazy(r"(?<![a-z])(?:non[- ]?(?:secret|sensitive|confidential)|not (?:a |very |really )?(?:secret|sensitive|confidential)"
+                   r"|nothing (?:secret|sensitive|confidential)|no (?:secrets?|credentials?)(?: in (?:it|here|this))?)(?![a-z])")
+
+
+_USER_NAME = lazy(r"[A-Za-z][\w.@\\-]{1,63}")
+
+
 def labelled_value(label: str, value: str) -> str | None:
     """The finding's kind when ``label`` (a memory's key and description) names a credential and
     ``value`` (its body, or a field) holds just one: "Staging DB password" over ``hunter2hunter``.
     ``value`` counts when its first paragraph is one token that looks like the named credential."""
+    if _NOT_SECRET.search(label.lower()):
+        return None  # "base64 of the default UI config (non-secret)": the label says what it is not
     first = value.strip().split("\n\n", 1)[0].strip()
     parts = first.split()
     said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
+    lines = first.split("\n")
+    if len(lines) == 2 and len(parts) == 2 and _USER_NAME.fullmatch(parts[0]) and parts[1] != parts[0] \
+            and credential_like(parts[1]) and len(parts[1]) >= 8 and not is_placeholder(parts[1], quoted=False):
+        # a user on the first line and a password on the second, as OpenVPN's `auth-user-pass`
+        # file and other login files hold them, under a label naming a login or a credential
+        low = label.lower()
+        for kw in _keywords(low):
+            if key_class(kw.group()) in ("password", "secret", "login"):
+                return "credential named by the memory's description"
+        return None
     if len(parts) == 3 and parts[1] == "/":
         first = parts[2]  # "admin / S3cr3t" under "Jenkins admin credentials"
     elif said and strong_unlabelled(said.group(1)):
@@ -983,6 +1093,8 @@ def labelled_value(label: str, value: str) -> str | None:
             return "credential named by the memory's description"
         if cls == "bare key" and random_token(first, min_len=24):
             return "credential named by the memory's description"
+        if cls == "network" and unguessable(first):
+            return "credential named by the memory's description"  # "Office wifi" over `Xk9#mQ2vL8pR`
     return None
 
 

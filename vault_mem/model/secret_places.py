@@ -47,7 +47,6 @@ from vault_mem.model.secret_labels import (
     DIGEST,
     NAME_EQUALS,
     NEAR_ID_PREFIXES,
-    NEAR_STOP,
     PUBLIC_KEY_NAMES,
     SEP,
     Span,
@@ -55,8 +54,11 @@ from vault_mem.model.secret_labels import (
     key_class,
     own_name,
     password_shaped,
+    near_stop,
     strong_unlabelled,
+    word_and_number,
 )
+from vault_mem.model.secret_shapes import PHRASE_LABEL, word_phrase
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     credential_like,
@@ -69,11 +71,12 @@ from vault_mem.model.secret_values import (
     random_token,
     shannon_entropy,
     stored_not_secret,
+    UUID,
     unguessable,
 )
 
-__all__ = ["call_credentials", "command_credentials", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
-           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
+__all__ = ["call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
+           "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
 
@@ -81,8 +84,10 @@ __all__ = ["call_credentials", "command_credentials", "credential_files", "csv_e
 
 # "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
 # In a memory's description, the label makes its body a password by another name.
-_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator", "oath")
-_OTP_LABEL = lazy(rf"(?:t?{'|'.join(_OTP_WORDS)}(?:tool)?)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])")
+_OTP_WORDS = ("otp", "2fa", "mfa", "authenticator", "oath", "setup key")
+# ("setup key" alone: what an authenticator app calls the seed typed in instead of a QR code)
+_OTP_LABEL = lazy(r"(?:t?(?:otp|2fa|mfa|authenticator|oath)(?:tool)?)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])"
+                  r"|(?<![a-z])setup[ _-]key(?![a-z])")
 _CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
 # a code alone on its line (numbered or bulleted or not): letters, digits, or two groups of them
 # (`wxgjo-chqps`, `4989 9420`, `84215371`), so codes of letters alone count when listed
@@ -126,6 +131,157 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
 # one code after its label ("Recovery code:" and four groups of letters and digits, "backup code is"
 # two groups of four digits)
 _ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
+
+
+# Codes written on one line after their label, or as a field of their own: split at commas,
+# semicolons, runs of two spaces or more, or line breaks (`50542207, 85845438, ...`, Google's
+# `9187 8931  9124 7460`, GitHub's `64734-d7d01` one to a line)
+_CODE_SPLIT = lazy(r"[ \t]*[,;|][ \t]*|[ \t]{2,}|[ \t]*\r?\n[ \t]*(?:[-*•][ \t]{1,4}|[0-9]{1,2}[.)][ \t]{1,4})?")
+_ONE_OF_CODES = lazy(r"[a-z0-9]{4,12}(?:[- ][a-z0-9]{3,12})?")
+_CODES_HEAD = lazy(r"[ \t]{0,4}(?:[:=]|are|were)?[ \t]{0,4}(?:\r?\n[ \t]{0,8})?")
+
+
+def code_list(value: str) -> bool:
+    """Is ``value`` (lowercased, trimmed) three codes or more of one layout and nothing else, random
+    ones (see :func:`_random_codes`)? Codes are judged by their lengths, not by their letters: a
+    hex code's groups are digits in one and letters in the next."""
+    codes = [c for c in _CODE_SPLIT.split(value.strip(" \t\r\n.")) if c]
+    if len(codes) < 3 or not all(_ONE_OF_CODES.fullmatch(c) for c in codes):
+        return False
+    layout = {tuple(len(g) for g in re.split(r"[- ]", c)) for c in codes}
+    if len(layout) != 1:
+        return False
+    # (hex codes, GitHub's `64734-d7d01`: a group may be all digits, the list is letters and digits)
+    joined = "".join(codes).replace("-", "").replace(" ", "")
+    hexed = all(c in "0123456789abcdef" for c in joined) and 5 * sum(c.isalpha() for c in joined) >= len(joined) \
+        and len(set(codes)) == len(codes) and len(codes[0]) >= 8
+    return hexed or _random_codes(codes)
+
+
+def _inline_codes(low: str, at: int) -> tuple[int, int] | None:
+    """The codes after a codes label at ``at`` on its line, or alone on the line below it."""
+    head = _CODES_HEAD.match(low, at)
+    start = head.end() if head else at
+    end = low.find("\n", start)
+    end = len(low) if end < 0 else end
+    if end - start > _CODES_SPAN:
+        return None
+    value = low[start:end].rstrip(" \t\r.")
+    return (start, start + len(value)) if value and code_list(value) else None
+
+
+def labelled_codes(label: str, value: str) -> str | None:
+    """The finding's kind when ``label`` (a memory's key, description and tags) names recovery or
+    backup codes, a recovery key, a recovery phrase or a one-time password's seed and ``value``
+    (its body, or a field) holds them alone: a list of codes, one grouped key
+    (``Q9YS-OWKX-2ON5-...``), a phrase's words in any language, a base32 seed in groups."""
+    low = label.lower()
+    # (substring tests first, in C: most labels name none of these)
+    codes = "code" in low and CODES_LABEL.search(low)
+    key = any(w in low for w in _RECOVERY_WORDS) and _RECOVERY_KEY.search(low)
+    phrase = any(w in low for w in _PHRASE_STEMS) and PHRASE_LABEL.search(low)
+    if not (codes or key or phrase or any(w in low for w in _OTP_WORDS)):
+        return None  # (the label is short; the value may be a whole body)
+    value = value.strip()
+    first = value[:value.find("\n\n")].strip() if "\n\n" in value else value
+    if not first:
+        return None
+    if codes and code_list(first.lower()):
+        return "recovery codes named by the memory's description"
+    if key and _KEY_GROUPS.fullmatch(first) and _grouped_key(first):
+        return "recovery key named by the memory's description"
+    if phrase and word_phrase(first):
+        return "seed phrase named by the memory's description"
+    if any(w in low for w in _OTP_WORDS) and _OTP_LABEL.search(low):
+        seed = _BASE32_GROUPS.fullmatch(first.lower())
+        joined = first.lower().replace(" ", "").replace("-", "")
+        if seed and len(joined) >= 16 and any(c.isdigit() for c in joined) and not is_wordy(first) \
+                and _base32_secret(joined):
+            return "TOTP secret named by the memory's description"
+    return None
+
+
+_RECOVERY_WORDS = ("recover", "rescue", "backup", "restore", "wiederh", "cup")
+# (stems of PHRASE_LABEL's words)
+_PHRASE_STEMS = ("seed", "mnem", "mném", "phrase", "frase", "semil", "semen", "graine", "palabr", "mots", "wiederh", "wört",
+                 "woord", "parole", "herstel", "слов", "фраз")
+# "recovery key", "rescue key", "backup key", "Wiederherstellungsschlüssel": a key to get an account back
+_RECOVERY_KEY = lazy(r"(?:recovery|rescue|backup|restore|wiederherstellung\w{0,10}|r[ée]cup[ée]ration|recuperaci[óo]n)"
+                     r"[ _-]?(?:key|schl[üu]ssel|cl[ée]|clave)")
+
+
+# A value cut into labelled parts on lines of their own ("first half: X" / "second half: Y",
+# "part 1: X" / "part 2: Y"): each part alone is short, the parts together a token
+_PART_WORDS = ("half", "part", "piece", "chunk", "segment")
+_PART_LINE = lazy(r"[ \t]{0,8}(?:[-*•][ \t]{1,4})?(?:first|second|third|fourth|last|other|1st|2nd|3rd|4th|[0-9]{1,2}(?:/[0-9])?)?"
+                  r"[ \t]{0,2}(?:half|part|piece|chunk|segment)s?(?:[ \t]{0,2}(?:[0-9]{1,2}|one|two|three|a|b))?"
+                  r"(?:[ \t]{1,4}[a-z]{1,12}){0,3}[ \t]{0,4}[:=][ \t]{0,4}[`'\"]?(?P<value>[A-Za-z0-9+/_=.~-]{6,200})[`'\"]?[ \t]*\r?\Z",
+                  re.IGNORECASE)
+
+
+def split_parts(text: str, low: str) -> Iterator[Span]:
+    """Two parts or more of one value, each on its own labelled line ("first half:", "part 2:"),
+    that read together make a random token (:func:`random_token` or random hex)."""
+    # (only the lines holding a part's word and a sign: "part" alone is in every other text)
+    parts = [m for start, end in lines_holding(low, _PART_WORDS, (":", "="))
+             if (m := _PART_LINE.match(text, start, end))]
+    if len(parts) < 2:
+        return
+    values = [m.group("value") for m in parts]
+    if any(len(v) == 40 and random_hex(v) or UUID.fullmatch(v) for v in values):
+        return  # commit ids and UUIDs, one to a part: ids of parts, whole each
+    joined = "".join(values)
+    if (random_token(joined, min_len=32) or random_hex(joined, min_len=32)) and not looks_fake(joined):
+        yield "token split into parts", parts[0].start("value"), parts[-1].end("value")
+
+
+# Rows of a header-less table, one login to a row: a user's name in a column, the password in the
+# next (`floor2<TAB>admin<TAB>!2GusUR7P4`); tabs, commas, semicolons or pipes between the cells
+# (an account's usual name, an e-mail address or a first.last name: not any word, since code's
+# comma-separated arguments are words too)
+_ROW_USER = lazy(r"(?:admin|administrator|root|sa|ops|user|guest|operator|service|svc[a-z0-9_-]{0,20}|deploy|support|backup"
+                 r"|postgres|mysql|oracle|ubnt|pi|monitor|manager|supervisor|tech|install|maint|readonly|viewer)[0-9]{0,3}"
+                 r"|[a-z0-9][a-z0-9._-]{0,40}@[a-z0-9.-]{1,60}|[a-z]{2,20}[._][a-z]{2,20}[0-9]{0,3}", re.IGNORECASE)
+_ROW_CELL = lazy(r"[^\s()\[\]{}<>\"'`=,;|\\]{1,64}")
+
+
+_LINE = lazy(r"[^\n]+")
+
+
+def login_rows(text: str) -> Iterator[Span]:
+    """Two rows or more of a table without a header whose cells in one column are user names and
+    in the next a value no word or name could be (:func:`password_shaped`), on every row."""
+    for sep in ("\t", ",", ";", "|"):
+        if text.count(sep) < 2:
+            continue
+        lines = [(m.start(), m.group()) for m in _LINE.finditer(text) if sep in m.group()]
+        rows = [(at, [c.strip() for c in line.rstrip("\r").split(sep)]) for at, line in lines]
+        if len(rows) < 2 or len({len(cells) for _, cells in rows}) != 1:
+            continue
+        if not all(_ROW_CELL.fullmatch(c) for _, cells in rows for c in cells):
+            continue  # (a row is cells of one word each: no code, no sentences)
+        width = len(rows[0][1])
+        for j in range(width - 1):
+            if all(_ROW_USER.fullmatch(cells[j]) and not password_shaped(cells[j]) and password_shaped(cells[j + 1])
+                   for _, cells in rows):
+                at, line = lines[0]
+                start = at + line.find(rows[0][1][j + 1])
+                at, line = lines[-1]
+                yield "logins in a table", start, at + line.rfind(rows[-1][1][j + 1]) + len(rows[-1][1][j + 1])
+                return
+
+
+# a key in groups of one length, one case (Apple's `Q9YS-OWKX-...`, a Microsoft account's)
+_KEY_GROUPS = lazy(r"[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,11}|[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){3,11}")
+
+
+def _grouped_key(key: str) -> bool:
+    """Groups of one length holding letters and digits (two digits and three letters at least), no
+    date or serial number of words."""
+    groups = key.split("-")
+    joined = "".join(groups)
+    return (len({len(g) for g in groups}) == 1 and sum(c.isdigit() for c in joined) >= 2
+            and sum(c.isalpha() for c in joined) >= 3 and shannon_entropy(joined) >= 3.0)
 
 
 def _grouped_code(code: str) -> bool:
@@ -175,6 +331,10 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         if len(lines) >= 3 and _random_codes([c.group("code") for c in lines]):
             yield "recovery codes", lines[0].start("code"), lines[-1].end("code")
             continue
+        inline = _inline_codes(low, m.end())
+        if inline:
+            yield "recovery codes", *inline
+            continue
         one = _ONE_CODE.match(low, m.end())
         if one and _grouped_code(one.group("code")):
             yield "recovery code", one.start("code"), one.end("code")
@@ -189,7 +349,7 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         whole = _BASE32_RUN.search(low, max(m.end(), searched), reach)
         searched = max(searched, reach)
         if whole and _base32_secret(text[whole.start():whole.end()]) \
-                and not NEAR_STOP.search(low, m.end(), whole.start()):
+                and not near_stop(low, m.end(), whole.start()):
             yield "TOTP secret", whole.start(), whole.end()
 
 
@@ -404,7 +564,8 @@ def xml_elements(text: str) -> Iterator[Span]:
 # A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
 # code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
 # upper-case PIN and PUK count, with four digits or more.
-_PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
+_PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|(?:card|bank|debit|credit|atm|sim|phone|visa|mastercard)[ \t]{1,2}pin"
+                  r"|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
                   r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
                   r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
 
@@ -416,7 +577,7 @@ def pin_codes(text: str, low: str) -> Iterator[Span]:
     """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
     ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
     four digits are read (most memories say "code" somewhere, few beside a number)."""
-    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code",))))
+    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code", " pin ", " pin:", " pin="))))
     for start, end in lines:
         if not _FOUR_DIGITS.search(text, start, end):
             continue
@@ -560,7 +721,7 @@ def _constructor_secrets(text: str, low: str) -> Iterator[Span]:
             # (hex of a git object's length is a commit: `new Release("app", "2026.12.1", "<sha>")`)
             if ((random_hex(value, min_len=32) and len(value) != 40) or (len(value) >= 12 and strong_unlabelled(value))) \
                     and not _HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) \
-                    and not NEAR_STOP.search(_HOST_OR_MAIL.sub("", low[m.start():arg.start()])):  # (`smtp.corp.example`: a host)
+                    and not near_stop(between := _HOST_OR_MAIL.sub("", low[m.start():arg.start()]), 0, len(between)):  # (`smtp.corp.example`: a host)
                 yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
                 break
 
@@ -633,13 +794,24 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
 # (`xfreerdp /p:X`, `rdesktop`, `psexec`), or after `-p`/`-P` (`zip -P X`, `sshpass -p X`), or after a one-letter flag for a token, key, secret or
 # auth (`influx ... -t X`, `-k X`, `-a X`: a long random token only), and a token as `-u`'s user
 # with the password left empty (`curl -u <key>:`: an API key sent as basic auth's user).
-_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user")
+_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user", " -x")
 _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
 _PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
 _USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,](?P<value>[^\s'\"]{6,200})")
 _KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
+
+
+# Commands whose one-letter flags other than `-p` take passphrases: net-snmp's v3 tools (`-A` the
+# authentication passphrase, `-X` the privacy one); elsewhere `-A` and `-X` are an agent or a method
+_PASSPHRASE_FLAGS = ("-A", "-X")
+_PASSPHRASE_COMMANDS = lazy(r"snmp[a-z]{0,12}")
+
+
+def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str]) -> bool:
+    """Is a token before the ``i``-th one the name of a ``command`` (after `sudo`, a path)?"""
+    return any(command.fullmatch(t.group().rsplit("/", 1)[-1]) for t in tokens[:i])
 
 
 def flag_credentials(text: str, low: str) -> Iterator[Span]:
@@ -650,19 +822,26 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
         tokens = list(_SHELL_TOKEN.finditer(text, start, end))
         for i, t in enumerate(tokens[1:], start=1):  # (a flag follows a command's name)
             word = t.group()
-            m = _ATTACHED_P.fullmatch(word) or _WINDOWS_P.fullmatch(word)
+            windows = _WINDOWS_P.fullmatch(word)
+            m = _ATTACHED_P.fullmatch(word) or windows
             if m:
                 value = m.group("value").strip("\"'")
-                if password_shaped(value) and not NAME_EQUALS.match(value) and not _PATTERN.search(value):
+                # (`/p:` names a password whatever the command: a person's `Pelican@9430` counts there)
+                shaped = password_shaped(value) or (windows is not None and word_and_number(value, joined=True))
+                if shaped and not NAME_EQUALS.match(value) and not _PATTERN.search(value):
                     at = t.start() + word.find(value)
                     yield "password given to a command", at, at + len(value)
                 continue
             if i + 1 >= len(tokens):
                 continue
             nxt = tokens[i + 1].group()
-            if word in ("-p", "-P", "--pass"):
+            passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS)
+            if word in ("-p", "-P", "--pass") or passphrase:
                 value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
-                if password_shaped(value) and not _PATTERN.search(value):
+                # (snmp's `-A`/`-X` take nothing but a passphrase: any literal of its minimum length, 8)
+                shaped = password_shaped(value) or (passphrase and len(value) >= 8 and credential_like(value)
+                                                    and not is_placeholder(value, quoted=True))
+                if shaped and not _PATTERN.search(value):
                     at = tokens[i + 1].start() + nxt.find(value)
                     yield "password given to a command", at, at + len(value)
             elif _TOKEN_FLAG.fullmatch(word):

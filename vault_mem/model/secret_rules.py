@@ -214,6 +214,14 @@ RULES: tuple[Rule, ...] = (
     # sqlcmd, bcp: `-P` is the password; in other tools it takes `name=value` options or a profile
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)P[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:=,]{7,199})(?=[\"']?(?:\s|$))",
          "sqlcmd -S db -U sa -P <a14>", "literal", 1, markers=("-P",)),
+    # NuGet's API keys (`dotnet nuget push -k X`): `oy2` and 43 lower-case letters and digits
+    Rule("NuGet API key", r"o(?<![A-Za-z0-9_]o)y2[a-z0-9]{43}" + _B, "dotnet nuget push a.nupkg -k oy2<l43>", "has_digit"),
+    # a signed session cookie (Express's `connect.sid`, cookie-signature): `s:` then the session
+    # id, a dot and the HMAC, URL-encoded or not
+    Rule("signed session cookie", r"s(?<![A-Za-z0-9_]s)(?:%3[Aa]|:)([A-Za-z0-9_-]{24,64}\.[A-Za-z0-9+/]{27,60}(?:%2[BbFf][A-Za-z0-9+/]{0,20}){0,4})"
+         + _B, "connect.sid=s%3A<a32>.<a43>", "mixed", 1, markers=("s%3a", "s%3A", "s:")),
+    # Twitch chat's IRC password: `oauth:` and the 30-character user access token
+    Rule("Twitch OAuth token", r"o(?<![A-Za-z0-9_]o)auth:([a-z0-9]{30})" + _B, "PASS oauth:<l30>", "has_digit", 1),
 )
 
 _ALPHABETS = {

@@ -51,6 +51,7 @@ import binascii
 import hashlib
 import itertools
 import re
+import unicodedata
 import zlib
 from collections.abc import Iterator
 from urllib.parse import unquote
@@ -58,6 +59,7 @@ from urllib.parse import unquote
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import long_words
 from vault_mem.model.secret_values import (
+    documented_example,
     is_placeholder,
     looks_fake,
     public_by_design,
@@ -68,8 +70,9 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["Words", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
-           "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls"]
+__all__ = ["PHRASE_LABEL", "Words", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
+           "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls",
+           "word_phrase"]
 
 Span = tuple[str, int, int]
 Words = list[tuple[int, int]]
@@ -497,6 +500,10 @@ _DOTTED = lazy(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A
 _DOTTED_PAIR = lazy(r"(?<![A-Za-z0-9_.:/@#=+-])[A-Za-z0-9_-]{6,100}(?:\.[A-Za-z0-9_-]{6,100}){1,2}"
                           r"(?![A-Za-z0-9_.+/=-])")
 _HEX = lazy(r"[0-9a-f]{32,}")
+# Kubernetes' bootstrap token (`kubeadm join --token`, a kubeconfig's `token:`): `<6>.<16>` lower-case
+# letters and digits, the format the API server checks; kubeadm's documented sample passes (secret_values._DOCUMENTED)
+_BOOTSTRAP = lazy(r"[a-z0-9]{6}\.[a-z0-9]{16}")
+_TOKEN_BEFORE = lazy(r"(?i:token)[\"'\]]?[ \t]{0,4}(?:[:=]|is)?[ \t]{0,4}[\"']?\Z")
 
 
 def _token_part(part: str) -> bool:
@@ -513,6 +520,13 @@ def dotted_tokens(text: str, words: Words) -> Iterator[Span]:
             yield "bot token", m.start(), m.end()
     for m in _in_words(_DOTTED_PAIR, text, words):
         parts = m.group().split(".")
+        # (the id part with a digit, or right after a token's label: `models.resnet50backbone` is a name)
+        if _BOOTSTRAP.fullmatch(m.group()) and sum(c.isdigit() for c in parts[1]) >= 2 \
+                and sum(c.isalpha() for c in parts[1]) >= 4 and not documented_example(m.group()) \
+                and (any(c.isdigit() for c in parts[0])
+                     or _TOKEN_BEFORE.search(text, max(0, m.start() - 24), m.start()) is not None):
+            yield "bootstrap token", m.start(), m.end()
+            continue
         if len(m.group()) < 48 or not all(_token_part(p) for p in parts):
             continue
         if any(random_token(p, min_len=27) or random_hex(p) for p in parts) and not looks_fake(m.group()):
@@ -741,6 +755,49 @@ def _listed(text: str, start: int) -> bool:
     # (a naming label is short: searched in the line's end, since every start of an unanchored
     # search of a long line scanned the rest of it, quadratic in the line's length)
     return bool(_LIST_LABEL.search(before)) or bool(_NAMING_LABEL.search(before[-_NAMING_REACH:]))
+
+
+# What names a wallet's or an account's phrase of words, in the languages of secret_words: the
+# label that makes twelve plain words a recovery phrase whatever list they come from (BIP-39 has
+# Spanish, French, Italian, Portuguese, Czech, ... lists; only the English one is kept here)
+PHRASE_LABEL = lazy(r"(?<![^\W\d_])(?:seed|mnemonic\w{0,4}|mn[ée]monique|mnem[óo]nic\w{0,2}|recovery[ _-]phrase|backup[ _-]phrase"
+                    r"|secret[ _-](?:recovery[ _-])?phrase|frase|phrase[ _-]de|semilla|semente|graine|palabras|mots[ _-]de"
+                    r"|wiederherstellungs\w{0,10}|wörter|woorden|parole|herstelzin|слова|фраза)(?![^\W\d_])", re.IGNORECASE)
+# the short words of sentences in those languages: a phrase of list words holds none of them
+_FUNCTION_WORDS = frozenset("""
+the and for with that this from are was you your our not but all can will have has into then than them they
+que los las del por para con una uno sus como pero más mas est les des une pour dans avec sur pas qui sont aux
+und der die das ein eine mit von für nicht ist sind auf den dem zum zur per che non una sono della delle gli nel
+com uma não dos das pelo pela
+""".split())
+_PHRASE_WORD = lazy(r"[^\W\d_]{3,9}")
+_PHRASE_SIZES = (12, 15, 18, 21, 24)
+
+
+def word_phrase(value: str) -> bool:
+    """Twelve, fifteen, eighteen, twenty-one or twenty-four lower-case words of three to nine letters,
+    nine of them different or more, none of them the small words sentences are made of: the shape
+    of a BIP-39 phrase in any of its languages (numbering and commas allowed). Judged only where
+    a label names a phrase (:data:`PHRASE_LABEL`)."""
+    value = unicodedata.normalize("NFC", value)  # (an accent typed as its own mark: `e` and U+0301)
+    words = [w for w in value.replace(",", " ").split() if not (w.rstrip(".):").isdigit() and len(w) <= 3)]
+    if len(words) not in _PHRASE_SIZES or len(set(words)) < max(9, len(words) - 3):
+        return False
+    return all(_PHRASE_WORD.fullmatch(w) and w.islower() and w not in _FUNCTION_WORDS for w in words)
+
+
+_PHRASE_AFTER = lazy(r"[^\n:]{0,60}:[ \t]*(?:\r?\n[ \t]*)?(?P<words>[^\n]{20,300})")
+
+
+def labelled_phrases(text: str) -> Iterator[Span]:
+    """A phrase of words (:func:`word_phrase`) on the line after a label that names one and its
+    colon ("Frase de recuperación: masa dirigir ...", "Seed phrase:" then the words below)."""
+    for m in PHRASE_LABEL.finditer(text):
+        after = _PHRASE_AFTER.match(text, m.end())
+        if after and word_phrase(after.group("words").strip(" \t\r.")):
+            words = after.group("words").rstrip(" \t\r.")
+            yield "seed phrase", after.start("words"), after.start("words") + len(words)
+            return
 
 
 def valid_mnemonic(words: list[str]) -> bool:

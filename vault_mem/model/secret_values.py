@@ -141,6 +141,7 @@ _DOCUMENTED = frozenset({
     "QWxhZGRpbjpvcGVuIHNlc2FtZQ==",  # RFC 7617's Basic example, "Aladdin:open sesame"
     "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jv" + "hTVqvbTLvyTJ",  # the Bitcoin wiki's WIF example
     "KwdMAjGmerYanjeui5SHS7JkmpZvVipYvB2LJGU1ZxJ" + "wYvP98617",  # and its compressed form
+    "abcdef." + "0123456789abcdef",  # kubeadm's sample bootstrap token (`kubeadm join --token`)
 })
 
 

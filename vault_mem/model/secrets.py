@@ -81,6 +81,8 @@ from vault_mem.model.secret_places import (
     call_credentials,
     command_credentials,
     credential_files,
+    labelled_codes,
+    login_rows,
     csv_exports,
     flag_credentials,
     header_lists,
@@ -90,6 +92,7 @@ from vault_mem.model.secret_places import (
     pin_codes,
     protocol_logins,
     recovery_keys,
+    split_parts,
     request_headers,
     table_cells,
     unlabelled_passwords,
@@ -105,6 +108,7 @@ from vault_mem.model.secret_shapes import (
     dotted_tokens,
     hex_prefixed_tokens,
     key_blocks,
+    labelled_phrases,
     lower_prefixed_tokens,
     monero_seeds,
     pgpass_lines,
@@ -131,7 +135,7 @@ from vault_mem.model.secret_values import (
     shannon_entropy,
 )
 
-__all__ = ["SecretFinding", "find_secrets", "labelled_value", "seam_secrets", "shannon_entropy"]
+__all__ = ["SecretFinding", "find_secrets", "labelled_codes", "labelled_value", "scattered_phrase", "seam_secrets", "shannon_entropy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,9 +454,14 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from scheme_urls(text)
         yield from wallet_keys(text)
         yield from seed_phrases(text)
+        if ":" in text:
+            yield from labelled_phrases(text)
         yield from monero_seeds(text)
         yield from listed_codes(text, low)
         yield from recovery_keys(text)
+        yield from split_parts(text, low)
+        if "\n" in text:
+            yield from login_rows(text)
         yield from named_values(text, low)
         yield from table_cells(text, low)
         yield from csv_exports(text, low)
@@ -585,3 +594,14 @@ def seam_secrets(first: str, second: str) -> list[SecretFinding]:
         if start < seam < end:
             out.append(SecretFinding(kind, start, end))
     return out
+
+
+def scattered_phrase(fields: list[str]) -> bool:
+    """A seed phrase cut into fields of one memory (six words in the body, six in a frontmatter
+    field): the fields made only of list words, three or more each, read together in order as
+    :func:`seed_phrases` reads one text. A field that is anything else is not a piece."""
+    # (a piece is 3 to 21 words of eight letters at most: a longer field is no piece, and is not split)
+    pieces = [f.strip() for f in fields if len(f) <= 220 and 3 <= len(f.split()) and all(seed_word(w) for w in f.split())]
+    if len(pieces) < 2:
+        return False
+    return any(True for _ in seed_phrases(" ".join(pieces)))
