@@ -103,6 +103,39 @@ def test_user_staged_and_unstaged_work_elsewhere_is_untouched(tmp_path):
     assert git(root, "show", "--name-only", "--format=", "HEAD").split() == ["mem/x.md"]
 
 
+def test_a_memory_rewritten_in_place_within_a_second_is_staged_as_its_new_bytes(tmp_path):
+    """git (built here without nanosecond times) trusts an index entry whose file has the size,
+    inode and times, to the second, that it recorded, unless the entry is "racy": not older
+    than the index file itself. The write's index copy was stamped with the time it was made:
+    a memory rewritten in place to the same size within the second of its last commit, then
+    committed after a second boundary, kept its older blob in the staging area under the new
+    file's times, and `git commit -a` would have put the older memory back."""
+    import time
+
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    path = root / "facts" / "x.md"
+    path.parent.mkdir()
+    for _ in range(5):  # the first commit and the rewrite within one second (retried if not)
+        time.sleep(1.02 - time.time() % 1)
+        start = int(time.time())
+        path.write_bytes(b"15\n")
+        repo.commit_paths({"facts/x.md": b"15\n"}, "remember: x 15", author=AGENT)
+        path.write_bytes(b"36\n")  # same size, same inode, same second
+        if int(os.stat(path).st_ctime) == start == int(os.stat(root / ".git" / "index").st_mtime):
+            break
+        repo.commit_paths({"facts/x.md": None}, "forget: x", author=AGENT)
+    else:
+        pytest.skip("could not write twice within one second on this machine")
+    time.sleep(1.02 - time.time() % 1)  # the copy of the index is made in a later second
+    repo.commit_paths({"facts/x.md": b"36\n"}, "remember: x 36", author=AGENT)
+    blob = git(root, "rev-parse", "HEAD:facts/x.md").strip()
+    assert git(root, "ls-files", "-s", "facts/x.md").split()[1] == blob  # the staging area holds HEAD's blob
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "commit", "-qa", "--allow-empty", "-m", "a person's commit -a")  # it undoes no memory
+    assert git(root, "show", "HEAD:facts/x.md") == "36\n"
+
+
 def test_spliced_trees_equal_what_git_itself_builds(tmp_path):
     import random
 

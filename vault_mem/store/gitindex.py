@@ -221,13 +221,25 @@ class GitIndex:
 
     def _copy_index(self, tmp: Path) -> tuple | None:
         """Copy git's index to ``tmp`` (without index.lock); returns the signature of the copied
-        index (None: there is none), which must be unchanged when the copy is installed."""
+        index (None: there is none), which must be unchanged when the copy is installed.
+
+        The copy keeps the index's modification time. git trusts an entry whose file has the
+        size, inode and times it recorded, and this machine's git compares those times to the
+        second (a build without nanosecond times); what guards a file rewritten within the same
+        second is "racy git": an entry whose time is not older than the index file's own is
+        hashed again. A copy stamped with the time it was made (a second boundary passed since
+        the index was written) made such an entry trusted: ``update-index --add`` kept the older
+        blob of a memory rewritten in place to the same size within a second, the staging area
+        then held it under the new file's times, and a person's ``git commit -a`` would have put
+        the older memory back (tests/test_gitstore.py, the spliced-trees test, ~1 run in 30)."""
         sig = self._index_signature()
         try:
             shutil.copyfile(self.git_dir / "index", tmp)
         except FileNotFoundError:
             tmp.unlink(missing_ok=True)
             return None
+        if sig is not None:
+            os.utime(tmp, ns=(sig[1], sig[1]))
         return sig if self._index_signature() == sig else (0,)  # (0,): written meanwhile, never matches
 
     def _install_index(self, tmp: Path, sig: tuple | None) -> bool:
