@@ -117,25 +117,50 @@ class _TemplateVault:
     root: Path
     xdg: Path  # its machine's key and approvals
     notices: list[str]  # what Vault.init said, naming its root
+    agent: str | None  # the agent it was made by (its first commit's author)
 
 
-@pytest.fixture(scope="session")
-def _template_vault(tmp_path_factory) -> Iterator[_TemplateVault]:
-    """``Vault.init`` once per worker process, in an environment like each test's own (a vault
-    costs ~15 git processes and ~60 ms CPU to make, and about 230 tests start from one)."""
-    from vault_mem import Vault
+#: the session's tmp_path_factory (for :func:`new_vault`'s template, made at its first use)
+_FACTORY: pytest.TempPathFactory | None = None
+_TEMPLATES: dict[str | None, _TemplateVault] = {}
 
-    base = tmp_path_factory.mktemp("template")
-    with pytest.MonkeyPatch.context() as mp:
-        dirs = [base / name for name in ("home", "tmp", "xdg-config")]
-        for folder in dirs:
-            folder.mkdir()
-        _test_environment(mp, *dirs)
-        v = Vault.init(base / "vault")
-        notices = list(v.notices)
-        v.close()
-    yield _TemplateVault(v.root, dirs[2], notices)
-    shutil.rmtree(base, ignore_errors=True)
+
+@pytest.fixture(scope="session", autouse=True)
+def _template_vault_home(tmp_path_factory) -> Iterator[None]:
+    global _FACTORY
+    _FACTORY = tmp_path_factory
+    yield
+    for template in _TEMPLATES.values():
+        shutil.rmtree(template.root.parent, ignore_errors=True)
+    _TEMPLATES.clear()
+
+
+def _template_vault(agent: str | None = None) -> _TemplateVault:
+    """``Vault.init(..., agent=agent)`` once per worker process, in an environment like each
+    test's own (a vault costs ~15 git processes and ~60 ms CPU to make, and about 600 tests start
+    from one)."""
+    if agent not in _TEMPLATES:
+        from vault_mem import Vault
+
+        assert _FACTORY is not None
+        base = _FACTORY.mktemp("template")
+        with pytest.MonkeyPatch.context() as mp:
+            dirs = [base / name for name in ("home", "tmp", "xdg-config")]
+            for folder in dirs:
+                folder.mkdir()
+            _test_environment(mp, *dirs)
+            v = Vault.init(base / "vault", agent=agent)
+            notices = list(v.notices)
+            v.close()
+        _TEMPLATES[agent] = _TemplateVault(v.root, dirs[2], notices, agent)
+    return _TEMPLATES[agent]
+
+
+def new_vault(path: Path, *, agent: str | None = None):
+    """``Vault.init(path, agent=agent)``, for a standalone vault (its own repository): a copy of
+    one vault made once per worker (:func:`copy_template_vault`); a folder inside a repository
+    gets ``Vault.init`` itself. Tests of making a vault call ``Vault.init``."""
+    return copy_template_vault(_template_vault(agent), Path(path))
 
 
 #: the records vault-mem signs for a vault's root in its state folder: (file, what it is signed as)
@@ -153,14 +178,21 @@ def copy_template_vault(template: _TemplateVault, dest: Path):
     from vault_mem import Vault
     from vault_mem.store import trust
 
-    shutil.copytree(template.root, dest, symlinks=True)
-    root = dest.resolve()
+    if any((p / ".git").exists() for p in Path(os.path.abspath(dest)).parents) or \
+            (os.path.lexists(dest) and (not dest.is_dir() or any(dest.iterdir()))):
+        # inside a repository (its first commit takes only its own files), or among files of its own
+        return Vault.init(dest, agent=template.agent)
     own = trust.config_dir()
-    assert not (own / trust.KEY_FILE).exists(), "the template's key would replace this test's own"
+    key = (template.xdg / "vault-mem" / trust.KEY_FILE).read_bytes()
+    if (own / trust.KEY_FILE).exists() and (own / trust.KEY_FILE).read_bytes() != key:
+        return Vault.init(dest, agent=template.agent)  # this test's machine has a key of its own
+    shutil.copytree(template.root, dest, symlinks=True, dirs_exist_ok=True)
+    root = dest.resolve()
     shutil.copy2(template.xdg / "vault-mem" / trust.KEY_FILE, own / trust.KEY_FILE)
-    approvals = json.loads((template.xdg / "vault-mem" / trust.TRUST_FILE).read_bytes())
-    entry = approvals["vaults"][str(template.root)]
-    (own / trust.TRUST_FILE).write_text(json.dumps({"vaults": {str(root): entry}}, indent=1), encoding="utf-8")
+    entry = json.loads((template.xdg / "vault-mem" / trust.TRUST_FILE).read_bytes())["vaults"][str(template.root)]
+    approvals = json.loads((own / trust.TRUST_FILE).read_bytes()) if (own / trust.TRUST_FILE).exists() else {}
+    approvals.setdefault("vaults", {})[str(root)] = entry
+    (own / trust.TRUST_FILE).write_text(json.dumps(approvals, indent=1), encoding="utf-8")
     os.chmod(own / trust.TRUST_FILE, 0o600)
     for name, kind in _SEALED_RECORDS:
         record = root / ".vault-mem" / name
@@ -168,16 +200,15 @@ def copy_template_vault(template: _TemplateVault, dest: Path):
             payload = trust.unseal(template.root, kind, record.read_bytes())
             assert payload is not None, f"the template's {name} did not verify"
             record.write_bytes(trust.seal(root, kind, payload))
-    v = Vault(root)
+    v = Vault(root, agent=template.agent)
     v.notices.extend(n.replace(str(template.root), str(root)) for n in template.notices)
     return v
 
 
 @pytest.fixture
-def vault(tmp_path, _template_vault):
-    """A fresh standalone vault (its own repository): what ``Vault.init`` makes, copied from one
-    made once per worker (:func:`copy_template_vault`)."""
-    v = copy_template_vault(_template_vault, tmp_path / "vault")
+def vault(tmp_path):
+    """A fresh standalone vault (its own repository): what ``Vault.init`` makes (:func:`new_vault`)."""
+    v = new_vault(tmp_path / "vault")
     yield v
     v.close()
 
