@@ -65,6 +65,18 @@ def _git_identity(request, monkeypatch, tmp_path_factory):
     # lands in a folder of the test's own, removed with its HOME
     tmp = tmp_path_factory.mktemp("tmp")
     xdg = tmp_path_factory.mktemp("xdg-config")
+    _test_environment(monkeypatch, home, tmp, xdg)
+    yield
+    # nothing left behind (pyproject's tmp_path_retention_policy = "failed" does this for tmp_path);
+    # a failed test's folders stay for a look
+    if not any(getattr(request.node, f"rep_{when}", None) and getattr(request.node, f"rep_{when}").failed
+               for when in ("setup", "call")):
+        for folder in (home, tmp, xdg):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _test_environment(monkeypatch, home: Path, tmp: Path, xdg: Path) -> None:
+    """The environment every test runs in: its own HOME, TMPDIR and XDG_CONFIG_HOME, a git identity."""
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.setenv("HOME", str(home))
     # approvals and this machine's key (vault_mem.store.trust) in a folder of this test's own:
@@ -83,13 +95,6 @@ def _git_identity(request, monkeypatch, tmp_path_factory):
     monkeypatch.delenv("VAULT_MEM_PAUSE_AT", raising=False)
     # keyword-only unless a test asks for an embedder: most tests are about files and git
     monkeypatch.setenv("VAULT_MEM_EMBEDDER", "none")
-    yield
-    # nothing left behind (pyproject's tmp_path_retention_policy = "failed" does this for tmp_path);
-    # a failed test's folders stay for a look
-    if not any(getattr(request.node, f"rep_{when}", None) and getattr(request.node, f"rep_{when}").failed
-               for when in ("setup", "call")):
-        for folder in (home, tmp, xdg):
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(params=["native", "portable"])
@@ -105,12 +110,105 @@ def both_platforms(request, monkeypatch) -> str:
     return request.param
 
 
+@dataclass
+class _TemplateVault:
+    """A vault made once per worker by ``Vault.init``, for :func:`vault` to copy."""
+
+    root: Path
+    xdg: Path  # its machine's key and approvals
+    notices: list[str]  # what Vault.init said, naming its root
+    agent: str | None  # the agent it was made by (its first commit's author)
+
+
+#: the session's tmp_path_factory (for :func:`new_vault`'s template, made at its first use)
+_FACTORY: pytest.TempPathFactory | None = None
+_TEMPLATES: dict[str | None, _TemplateVault] = {}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _template_vault_home(tmp_path_factory) -> Iterator[None]:
+    global _FACTORY
+    _FACTORY = tmp_path_factory
+    yield
+    for template in _TEMPLATES.values():
+        shutil.rmtree(template.root.parent, ignore_errors=True)
+    _TEMPLATES.clear()
+
+
+def _template_vault(agent: str | None = None) -> _TemplateVault:
+    """``Vault.init(..., agent=agent)`` once per worker process, in an environment like each
+    test's own (a vault costs ~15 git processes and ~60 ms CPU to make, and about 600 tests start
+    from one)."""
+    if agent not in _TEMPLATES:
+        from vault_mem import Vault
+
+        assert _FACTORY is not None
+        base = _FACTORY.mktemp("template")
+        with pytest.MonkeyPatch.context() as mp:
+            dirs = [base / name for name in ("home", "tmp", "xdg-config")]
+            for folder in dirs:
+                folder.mkdir()
+            _test_environment(mp, *dirs)
+            v = Vault.init(base / "vault", agent=agent)
+            notices = list(v.notices)
+            v.close()
+        _TEMPLATES[agent] = _TemplateVault(v.root, dirs[2], notices, agent)
+    return _TEMPLATES[agent]
+
+
+def new_vault(path: Path, *, agent: str | None = None):
+    """``Vault.init(path, agent=agent)``, for a standalone vault (its own repository): a copy of
+    one vault made once per worker (:func:`copy_template_vault`); a folder inside a repository
+    gets ``Vault.init`` itself. Tests of making a vault call ``Vault.init``."""
+    return copy_template_vault(_template_vault(agent), Path(path))
+
+
+#: the records vault-mem signs for a vault's root in its state folder: (file, what it is signed as)
+_SEALED_RECORDS = (("checked-head", "checked-head"), ("checked-settings", "checked-settings"),
+                   ("checked-ignores", "ignore-checked"))
+
+
+def copy_template_vault(template: _TemplateVault, dest: Path):
+    """What ``Vault.init(dest)`` gives, from a copy of the template (standalone vaults only):
+    its files and repository copied as they are (git keeps no absolute path in either; the hooks
+    find their vault when they run), then what names the root redone for ``dest`` on this test's
+    machine: the approval of its vault.toml (the template's entry, under the new root) and the
+    state records signed for the root (the template's machine key is this test's). Returns the
+    open Vault, with the notices Vault.init gave."""
+    from vault_mem import Vault
+    from vault_mem.store import trust
+
+    if any((p / ".git").exists() for p in Path(os.path.abspath(dest)).parents) or \
+            (os.path.lexists(dest) and (not dest.is_dir() or any(dest.iterdir()))):
+        # inside a repository (its first commit takes only its own files), or among files of its own
+        return Vault.init(dest, agent=template.agent)
+    own = trust.config_dir()
+    key = (template.xdg / "vault-mem" / trust.KEY_FILE).read_bytes()
+    if (own / trust.KEY_FILE).exists() and (own / trust.KEY_FILE).read_bytes() != key:
+        return Vault.init(dest, agent=template.agent)  # this test's machine has a key of its own
+    shutil.copytree(template.root, dest, symlinks=True, dirs_exist_ok=True)
+    root = dest.resolve()
+    shutil.copy2(template.xdg / "vault-mem" / trust.KEY_FILE, own / trust.KEY_FILE)
+    entry = json.loads((template.xdg / "vault-mem" / trust.TRUST_FILE).read_bytes())["vaults"][str(template.root)]
+    approvals = json.loads((own / trust.TRUST_FILE).read_bytes()) if (own / trust.TRUST_FILE).exists() else {}
+    approvals.setdefault("vaults", {})[str(root)] = entry
+    (own / trust.TRUST_FILE).write_text(json.dumps(approvals, indent=1), encoding="utf-8")
+    os.chmod(own / trust.TRUST_FILE, 0o600)
+    for name, kind in _SEALED_RECORDS:
+        record = root / ".vault-mem" / name
+        if record.exists():
+            payload = trust.unseal(template.root, kind, record.read_bytes())
+            assert payload is not None, f"the template's {name} did not verify"
+            record.write_bytes(trust.seal(root, kind, payload))
+    v = Vault(root, agent=template.agent)
+    v.notices.extend(n.replace(str(template.root), str(root)) for n in template.notices)
+    return v
+
+
 @pytest.fixture
 def vault(tmp_path):
-    """A fresh standalone vault (its own repository)."""
-    from vault_mem import Vault
-
-    v = Vault.init(tmp_path / "vault")
+    """A fresh standalone vault (its own repository): what ``Vault.init`` makes (:func:`new_vault`)."""
+    v = new_vault(tmp_path / "vault")
     yield v
     v.close()
 

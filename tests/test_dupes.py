@@ -13,7 +13,7 @@ import json
 import random
 
 import pytest
-from conftest import cli, git
+from conftest import cli, git, new_vault
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem.adapters.tools import dispatch
@@ -139,7 +139,7 @@ def test_near_duplicates_api_ranks_and_limits(vault):
 # -- with vectors --------------------------------------------------------------------------------
 @pytest.fixture
 def vec_vault(tmp_path):
-    Vault.init(tmp_path / "v").close()
+    new_vault(tmp_path / "v").close()
     fake = FakeEmbedder()
     # The fake hashes stopwords too, so a short rewording scores ~0.57 where MiniLM gives 0.86:
     # it declares its own cosine scale, as an embedder with a low scale would.
@@ -185,7 +185,7 @@ def test_duplicate_check_survives_a_failing_embedder(vec_vault):
 def test_remember_never_loads_a_model_for_the_check(tmp_path, monkeypatch):
     """With the default embedder not yet built, the check stays keyword-only (no model load)."""
     monkeypatch.setenv("VAULT_MEM_EMBEDDER", "local")
-    Vault.init(tmp_path / "v").close()
+    new_vault(tmp_path / "v").close()
     v = Vault(tmp_path / "v")
     try:
         old, new = DUPLICATES[2]
@@ -310,7 +310,7 @@ def test_cli_dupes_and_remember_warning(tmp_path):
 def test_real_model_keeps_true_duplicates(tmp_path):
     from vault_mem.embed.local import LocalEmbedder
 
-    Vault.init(tmp_path / "v").close()
+    new_vault(tmp_path / "v").close()
     v = Vault(tmp_path / "v", embedder=LocalEmbedder())
     try:
         for i, (old, new) in enumerate(DUPLICATES):

@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes import FakeEmbedder
 
+from conftest import new_vault
 from vault_mem.errors import EmbedderError, UsageError
 from vault_mem.index.search import Hit, RecallResult
 from vault_mem.ops.eval import (
@@ -240,7 +241,7 @@ def test_run_eval_reports_the_verdict_figures_per_file_and_category() -> None:
 
 
 def test_question_files_report_the_verdict_figures(tmp_path: Path) -> None:
-    Vault.init(tmp_path / "v").close()
+    new_vault(tmp_path / "v").close()
     with Vault(tmp_path / "v", embedder=FakeEmbedder()) as vault:
         for m in VERDICT_BENCH["memories"]:
             vault.remember(m["key"], m["description"])

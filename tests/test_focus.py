@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import real_embedder
+from conftest import new_vault, real_embedder
 from fakes import write_memory
 from test_answer_check import Words
 
@@ -133,7 +133,7 @@ def test_recall_shows_a_near_miss_as_a_candidate_and_answers_strong(tmp_path: Pa
         "coffee": "Drinks flat whites, no sugar",
     }
     root = tmp_path / "v"
-    Vault.init(root).close()
+    new_vault(root).close()
     for key, desc in mems.items():
         write_memory(root, key, desc)
     vault = Vault(root, embedder=real_embedder())

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, run_cli, wait_for
+from conftest import cli, git, new_vault, run_cli, wait_for
 
 from vault_mem.store import gitlocks
 from vault_mem.store.locks import GONE, owner_gone, process_start, this_host
@@ -28,9 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def root(tmp_path):
-    from vault_mem import Vault
-
-    v = Vault.init(tmp_path / "vault")
+    v = new_vault(tmp_path / "vault")
     v.remember("editor", "Uses Helix as the main editor", "Old body.\n", type="preference")
     v.close()
     return tmp_path / "vault"

@@ -13,7 +13,7 @@ import re
 import shutil
 
 import pytest
-from conftest import cli
+from conftest import cli, new_vault
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem import Vault
@@ -38,7 +38,7 @@ def big(tmp_path_factory):
     os.environ["VAULT_MEM_EMBEDDER"] = "none"
     folder = tmp_path_factory.mktemp("big")
     root = folder / "vault"
-    Vault.init(root).close()
+    new_vault(root).close()
     rnd = random.Random(25)
     for type_, _ in SECTIONS:
         for i in range(100):

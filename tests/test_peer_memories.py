@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from conftest import at_terminal, cli, git, parse_fenced
+from conftest import at_terminal, cli, git, new_vault, parse_fenced
 
 from vault_mem import Vault
 from vault_mem.adapters.tools import call_tool
@@ -43,7 +43,7 @@ def synced(tmp_path):
     brought in with `vault-mem sync`."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
-    mine = Vault.init(tmp_path / "mine")
+    mine = new_vault(tmp_path / "mine")
     mine.remember("deploy-window", "Deploys happen on Tuesdays", "Never on Fridays.", source="user")
     git(mine.root, "remote", "add", "origin", str(bare))
     git(mine.root, "push", "-q", "-u", "origin", "main")

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import at_terminal, cli, git
+from conftest import at_terminal, cli, git, new_vault
 
 from vault_mem import Vault
 
@@ -23,7 +23,7 @@ def pair(tmp_path):
     """A bare remote, this machine's vault ``mine`` (made by init, one memory, pushed) and a peer's clone."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
-    mine = Vault.init(tmp_path / "mine")
+    mine = new_vault(tmp_path / "mine")
     mine.remember("deploy-steps", "How we deploy the service", "blue-green through the staging cluster")
     git(mine.root, "remote", "add", "origin", str(bare))
     git(mine.root, "push", "-q", "-u", "origin", "main")
@@ -364,9 +364,7 @@ def test_an_ignore_rule_that_spares_one_name_still_names_the_folder_of_a_hidden_
 
 def _vault_ignoring(tmp_path, key: str, rules: str):
     """A vault holding the memory ``key`` (a fact), with ``rules`` added to its .gitignore."""
-    from vault_mem import Vault
-
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     vault.remember(key, f"The memory {key}", type="fact")
     vault.close()
     gi = vault.root / ".gitignore"
@@ -412,9 +410,8 @@ def test_a_memory_name_that_is_not_utf8_never_breaks_the_ignore_check(tmp_path):
     """A peer can push a memory-named file whose name is not UTF-8: asking git about it raised
     UnicodeEncodeError (in the ignore check, and in the scan storing its path) and every command
     failed with an internal error. Such a name is no memory (no key is made of other bytes)."""
-    from vault_mem import Vault
 
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.close()
     try:

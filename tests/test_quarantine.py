@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import cli, git
+from conftest import cli, git, new_vault
 from fakes import FakeEmbedder, aws_key, github_token
 
 from vault_mem import Vault
@@ -99,7 +99,7 @@ def test_a_quarantined_file_is_never_embedded(tmp_path):
             return super().embed_batch(texts, kind=kind)
 
     emb = Recording()
-    Vault.init(tmp_path / "v").close()
+    new_vault(tmp_path / "v").close()
     v = Vault(tmp_path / "v", embedder=emb)
     try:
         v.remember("release", "How releases are cut", "Tag, then push the tag.")
@@ -186,7 +186,7 @@ def test_the_daemons_commit_message_never_quotes_a_peers_credential(vault):
 def pair(tmp_path):
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
-    a = Vault.init(tmp_path / "a", agent="agent-a")
+    a = new_vault(tmp_path / "a", agent="agent-a")
     git(a.root, "remote", "add", "origin", str(bare))
     git(a.root, "push", "-q", "-u", "origin", "main")
     git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "b"))
@@ -362,7 +362,7 @@ def test_a_fresh_clone_never_serves_a_peers_credential_even_from_its_committed_i
     """The first command in a clone regenerates INDEX.md rather than serve the committed one,
     which a peer's vault-mem (an older one, or a hand edit) may have written with the value."""
     secret = aws_key()
-    a = Vault.init(tmp_path / "a")
+    a = new_vault(tmp_path / "a")
     a.close()
     (a.root / "facts/cdn.md").write_text(memory_file(f"CDN key {secret}"))
     index = a.root / "INDEX.md"

@@ -19,6 +19,7 @@ from pathlib import Path
 import conftest
 import pytest
 
+from conftest import new_vault
 from vault_mem.store.trust import seal
 
 
@@ -38,9 +39,9 @@ def git(root: Path, *args: str, check: bool = True) -> str:
 def root(tmp_path):
     import datetime as dt
 
-    from vault_mem import Memory, Vault
+    from vault_mem import Memory
 
-    v = Vault.init(tmp_path / "vault")
+    v = new_vault(tmp_path / "vault")
     today = dt.date.today()
     v.import_memories(
         [

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import conftest
 import pytest
-from conftest import daemon_ready as _daemon_ready
+from conftest import daemon_ready as _daemon_ready, new_vault
 from conftest import wait_for as _wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,9 +89,7 @@ def assert_converged(root: Path, *, clean: bool = True) -> None:
 
 @pytest.fixture
 def root(tmp_path):
-    from vault_mem import Vault
-
-    v = Vault.init(tmp_path / "vault")
+    v = new_vault(tmp_path / "vault")
     v.remember("editor", "Uses Helix as the main editor", "Old body.\n", type="preference")
     v.close()
     return tmp_path / "vault"
@@ -174,10 +172,9 @@ def test_kill9_writers_at_random_moments(tmp_path, record_property):
     """kill -9 CLI writers a random few milliseconds after their write began (the journal
     appeared): mid file write, mid SQLite transaction, mid git object or ref write, or just after.
     The vault stays consistent after every one."""
-    from vault_mem import Vault
 
     root = tmp_path / "vault"
-    Vault.init(root).close()
+    new_vault(root).close()
     rng = random.Random(6)
     kills = finished = 0
     for i in range(8):
@@ -241,10 +238,8 @@ def _indexed_rows(root: Path) -> int:
 
 @pytest.mark.slow
 def test_kill9_daemon_mid_reindex_then_restart_converges(tmp_path, record_property):
-    from vault_mem import Vault
-
     root = tmp_path / "vault"
-    Vault.init(root).close()
+    new_vault(root).close()
     n = 1000
     _make_files(root, n)
     git(root, "add", "-A")

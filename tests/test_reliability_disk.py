@@ -16,7 +16,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import cli, daemon_log, daemon_ready, git, spawn_daemon, wait_for
+from conftest import cli, daemon_log, daemon_ready, git, new_vault, spawn_daemon, wait_for
 
 from vault_mem.store.files import TEMP_MARK
 
@@ -153,7 +153,7 @@ def test_a_long_lived_process_writes_again_once_the_disk_is_writable_again(small
     from vault_mem.errors import VaultMemError
 
     root = small_disk / "vault"
-    Vault.init(root).close()
+    new_vault(root).close()
     subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
     try:
         vault = Vault(root)  # opened on the read-only disk, as a process restarted meanwhile is
@@ -191,7 +191,7 @@ def test_every_api_write_on_a_filling_disk_is_done_or_refused_with_a_reason(smal
     from vault_mem.errors import VaultMemError
 
     root = small_disk / "vault"
-    Vault.init(root).close()
+    new_vault(root).close()
     refused, filler = 0, None
     for leave in (400_000, 300_000, 200_000, 150_000, 100_000, 60_000, 30_000, 0):
         if filler is not None:
@@ -223,7 +223,7 @@ def test_a_write_that_must_first_finish_a_killed_one_on_a_full_disk_says_why(sma
     from vault_mem.errors import VaultMemError
 
     root = small_disk / "vault"
-    Vault.init(root).close()
+    new_vault(root).close()
     env = {**os.environ, "VAULT_MEM_PAUSE_AT": "after-journal", "VAULT_MEM_EMBEDDER": "none"}
     writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "remember", "killed", "-d", "killed mid-write",
                                "--body", "k" * 20_000], cwd=root, env=env,

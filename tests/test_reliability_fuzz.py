@@ -180,13 +180,11 @@ def tree(path: Path) -> dict[str, bytes]:
 @pytest.fixture
 def setup(tmp_path):
     """A vault and, next to it, an ``outside`` folder holding a secret file it must never show."""
-    from vault_mem import Vault
-
     outside = tmp_path / "outside"
     (outside / "dir").mkdir(parents=True)
     (outside / "secret.md").write_text(f"---\ndescription: {SECRET} outside file\n---\n{SECRET}\n")
     (outside / "dir" / "leak.md").write_text(f"---\ndescription: {SECRET} in a folder\n---\n{SECRET}\n")
-    v = Vault.init(tmp_path / "vault")
+    v = new_vault(tmp_path / "vault")
     v.remember("seed", "A first memory about kettles", "Body.\n")
     yield v, outside
     v.close()
@@ -662,3 +660,4 @@ def test_50mb_body_is_refused_without_reading_it_whole(setup, tmp_path, record_p
     record_property("peak_rss_body_file_kib", results["body-file"])
     record_property("api_peak_traced_bytes", peak_py)
     print("50 MB body: baseline", baseline, "KiB; peaks", results, "KiB; API traced peak", peak_py, "bytes")
+from conftest import new_vault

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, person_and_peer, run_cli
+from conftest import cli, git, new_vault, person_and_peer, run_cli
 
 from vault_mem import Vault
 
@@ -31,7 +31,7 @@ def _maintenance(root: Path, stop: threading.Event, ran: list[str]) -> None:
 
 @pytest.mark.slow
 def test_git_gc_and_repack_while_agents_write_lose_no_acknowledged_commit(tmp_path):
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.close()
     stop, ran = threading.Event(), []
@@ -67,7 +67,7 @@ def test_git_gc_and_repack_while_agents_write_lose_no_acknowledged_commit(tmp_pa
 
 
 def test_doctor_fails_when_an_object_of_the_branch_is_missing(tmp_path):
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     vault.remember("kept", "a fact in history", "body")
     root = vault.root
     vault.close()
@@ -87,7 +87,7 @@ def test_a_branch_on_a_missing_commit_is_named_with_its_fix_by_every_command(tmp
     """bench/chaos.py: after a gc removed the commit the branch names, every command (reads,
     doctor, writes) failed with git's "bad object" and nothing more; each now names the missing
     commit and the command that points the branch back (doctor exits 1)."""
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     vault.remember("kept", "A fact in history", "body")
     vault.remember("lost", "A fact whose commit goes", "body")
     root = vault.root
@@ -114,7 +114,7 @@ def test_sync_and_undo_under_git_gc_lose_no_object(tmp_path):
     --expire=now`` looping meanwhile must not leave the branch naming a missing object."""
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     git(root, "remote", "add", "origin", str(remote))
     git(root, "push", "-q", "-u", "origin", "main")
@@ -235,7 +235,7 @@ def test_no_commit_lands_while_a_git_gc_runs_and_the_wait_is_said(tmp_path):
     import os
     import signal
 
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("first", "A first memory", "x")
     vault.close()

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import daemon_ready as _daemon_ready
+from conftest import daemon_ready as _daemon_ready, new_vault
 from conftest import wait_for as _wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,7 +113,7 @@ def test_four_writers_a_daemon_and_a_reader_lose_nothing(tmp_path, record_proper
     from vault_mem.model.memory import parse_memory
 
     root = tmp_path / "vault"
-    Vault.init(root).close()
+    new_vault(root).close()
     init_commit = _git(root, "rev-parse", "HEAD").strip()
     logs = tmp_path / "logs"
     logs.mkdir()

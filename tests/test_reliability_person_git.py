@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import daemon_log, daemon_ready, git, run_cli, spawn_daemon, wait_for
+from conftest import daemon_log, daemon_ready, git, new_vault, run_cli, spawn_daemon, wait_for
 
 from vault_mem import Vault
 
@@ -39,7 +39,7 @@ def _agents(root: Path, stop: threading.Event, done: list[str], prefix: str) -> 
 def test_pull_rebase_autostash_and_checkout_finish_while_agents_write(tmp_path):
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.close()
     git(root, "remote", "add", "origin", str(remote))
@@ -115,7 +115,7 @@ def test_stash_and_pop_under_the_daemon_never_commit_an_older_agent_version(tmp_
     version back on disk; the daemon then committed it over the newer one in the person's name."""
     from test_daemon import start_daemon, stop
 
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("person-notes", "the person's notes", "line 0")
     vault.remember("busy", "agent version 0", "v0")
@@ -185,7 +185,7 @@ def test_a_write_waiting_for_a_persons_git_command_says_so_within_seconds(tmp_pa
     `checkout` / `stash` without a word (and then waited for locks, silent for 2 s more). Now it
     says what it waits for after 2 s. A real `git pull` that runs for 8 s (its remote command
     sleeps) in the vault."""
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.close()
     pull = subprocess.Popen(["git", "-c", "protocol.ext.allow=always", "pull", "ext::sh -c sleep% 8"], cwd=root,
@@ -208,7 +208,7 @@ def _failed_write_brought_back(tmp_path: Path) -> tuple[Path, bytes]:
     pop leaves them; returns the vault's root and those bytes."""
     from vault_mem.errors import HeadMovedError
 
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("busy", "agent version one", "v1")
     failed = (root / "facts" / "busy.md").read_bytes().replace(b"agent version one", b"agent version two")
@@ -332,7 +332,7 @@ def test_an_edit_a_read_indexes_while_a_commit_makes_its_index_md_is_never_in_th
 
     from conftest import wait_for
 
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("person-notes", "Notes as committed", "line 0")
     vault.close()
@@ -378,7 +378,7 @@ def test_a_read_during_a_persons_autostash_rebase_leaves_index_md_alone(tmp_path
     todo editor waits for the test), and finds a new file of the person's."""
     import os
 
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("person-notes", "Notes as committed", "line 0")
     vault.remember("other", "An agent's memory", "x")  # the commit the rebase picks (it changes INDEX.md)
@@ -422,7 +422,7 @@ def test_index_md_held_back_by_a_persons_merge_is_written_by_the_next_command_in
     INDEX.md stale, and the next agent commit carried the person's new memory into INDEX.md,
     crediting the agent. Now the next command of any kind writes it once the merge is over,
     and commits it alone, in the person's name."""
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("agent-fact", "An agent's memory", "x")
     vault.close()
@@ -452,7 +452,7 @@ def test_index_md_held_back_by_a_persons_merge_is_written_by_the_next_command_in
 def _vault_with_an_ignored_private_memory(tmp_path) -> Path:
     """A vault whose .gitignore keeps ``facts/private-*.md`` out of git, holding such a memory:
     INDEX.md on disk lists it (it is on disk), and no memory file is dirty for git."""
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("agent-fact", "An agent's memory", "x")
     vault.close()
@@ -522,7 +522,7 @@ def test_a_one_shot_read_while_gits_index_lock_is_held_leaves_index_md_to_the_ne
     (a git command between its steps finds the work tree changed), each checking it themselves;
     a one-shot read did not check at all. The check is in the one place INDEX.md is written, and
     what it held back is owed to the next command."""
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("agent-fact", "An agent's memory", "x")
     vault.close()
@@ -551,7 +551,7 @@ def test_a_persons_checkout_while_an_agent_write_is_being_committed_is_not_refus
 
     from conftest import ROOT
 
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("first", "The first memory", "x")
     vault.close()
@@ -588,7 +588,7 @@ def test_an_interrupted_write_waits_for_a_persons_autostash_rebase(tmp_path):
     put the file back on disk, its commit was refused (HEAD detached), and the file stayed
     untracked, so the rebase's next pick and its --abort both refused to overwrite it, and
     every later command wrote it again. Recovery now waits until the rebase is over."""
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("base-fact", "A fact both trees hold", "x")
     vault.close()
@@ -645,7 +645,7 @@ def test_after_a_stash_pop_the_daemon_puts_back_what_no_person_wrote_at_once(tmp
     if left == "failed write":
         root, _ = _failed_write_brought_back(tmp_path)
     else:
-        vault = Vault.init(tmp_path / "vault")
+        vault = new_vault(tmp_path / "vault")
         root = vault.root
         vault.remember("busy", "agent version one", "v1")
         older = (root / "facts" / "busy.md").read_bytes()
@@ -686,7 +686,7 @@ def test_a_hand_edit_commit_that_a_persons_stash_overtakes_never_lands_on_a_reve
     from vault_mem.store.git import Identity
     from vault_mem.vault.hand_edits import commit_hand_edits
 
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("person-notes", "the person's notes", "line 0")
     notes = root / "facts" / "person-notes.md"

@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import new_vault
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -68,10 +69,9 @@ def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 class VaultMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        from vault_mem import Vault
 
         self.tmp = Path(tempfile.mkdtemp(prefix="vault-mem-prop-"))
-        self.vault = Vault.init(self.tmp / "vault")
+        self.vault = new_vault(self.tmp / "vault")
         self.root = self.vault.root
         self.outside_dirty = False
         self.agent_writes = 0
@@ -287,9 +287,7 @@ def test_an_agent_write_beside_a_persons_uncommitted_memory_commits_index_md_of_
 
 
 def test_doctor_accepts_a_kept_last_good_version(tmp_path):
-    from vault_mem import Vault
-
-    v = Vault.init(tmp_path / "vault")
+    v = new_vault(tmp_path / "vault")
     try:
         v.remember("beta", "A good first version", "body")
         (v.root / "facts/beta.md").write_text("---\ndescription: [unclosed\n---\n")
@@ -298,4 +296,3 @@ def test_doctor_accepts_a_kept_last_good_version(tmp_path):
         assert v.sidecar.doctor() == []
     finally:
         v.close()
-

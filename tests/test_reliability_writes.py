@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import new_vault
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -214,10 +215,8 @@ def _wait(procs: list[subprocess.Popen], timeout: float = 300) -> None:
 
 @pytest.fixture
 def root(tmp_path):
-    from vault_mem import Vault
-
     r = tmp_path / "vault"
-    Vault.init(r).close()
+    new_vault(r).close()
     return r
 
 

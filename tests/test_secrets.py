@@ -764,3 +764,19 @@ def test_a_client_made_with_a_resource_name_is_no_key_given_to_it() -> None:
                  'es = Elasticsearch.Client("es-cluster-7f3a9c2e41b8.acme")'):
         assert _kinds(line) == [], line
     assert _kinds(f'co = cohere.ClientV2("{r(40)}")') != []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["-", "--", "pass", "token", "key", "chpasswd", "a", " ", "|", "x-"]),
+                max_size=40).map("".join), st.integers(0, 3))
+def test_the_last_flag_start_answers_every_search_from_a_later_pipe(text: str, trim: int) -> None:
+    """written_credentials asks, for each pipe on a line, whether a credential flag follows it: one
+    pass finds where the line's last flag starts (a search to the line's end from each pipe was
+    quadratic in a long line of pipes). The answer for every start is the search's own."""
+    from vault_mem.model.secret_places import _CREDENTIAL_FLAG
+    from vault_mem.model.secret_text import last_match_start
+
+    end = max(0, len(text) - trim)
+    last = last_match_start(_CREDENTIAL_FLAG, text, 0, end)
+    for pos in range(end + 1):
+        assert (_CREDENTIAL_FLAG.search(text, pos, end) is not None) == (last >= pos), (text, pos, end)

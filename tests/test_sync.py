@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import at_terminal, cli, git
+from conftest import at_terminal, cli, git, new_vault
 
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
@@ -28,7 +28,7 @@ def net(tmp_path):
     """A bare remote and three clones: a (made by Vault.init, pushed), b and c (git clone)."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
-    a = Vault.init(tmp_path / "a", agent="agent-a")
+    a = new_vault(tmp_path / "a", agent="agent-a")
     git(a.root, "remote", "add", "origin", str(bare))
     git(a.root, "push", "-q", "-u", "origin", "main")
     vaults = [a]
@@ -559,7 +559,7 @@ def test_clone_gets_the_index_merge_driver(net):
 def test_empty_remote_gets_the_first_push(tmp_path):
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
-    v = Vault.init(tmp_path / "v")
+    v = new_vault(tmp_path / "v")
     git(v.root, "remote", "add", "origin", str(bare))
     v.remember("k", "d", "b")
     assert sync(v).pushed == 2

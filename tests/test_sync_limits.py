@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import at_terminal, cli, git
+from conftest import at_terminal, cli, git, new_vault
 
 from vault_mem import Vault
 from vault_mem.model.names import MAX_NAME_BYTES, shown
@@ -28,7 +28,7 @@ def pair(tmp_path):
     """A bare remote, the victim ``a`` (a vault pushed there) and the peer's plain git clone."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
-    a = Vault.init(tmp_path / "a", agent="agent-a")
+    a = new_vault(tmp_path / "a", agent="agent-a")
     git(a.root, "remote", "add", "origin", str(bare))
     git(a.root, "push", "-q", "-u", "origin", "main")
     a.close()
@@ -264,7 +264,7 @@ def test_a_synced_memory_with_a_list_over_the_bound_is_malformed_and_its_last_go
 def test_a_hand_made_file_name_with_terminal_escapes_is_printed_escaped(tmp_path):
     """A name no sync lets in (a clone or a person can still make one): every command that
     names it prints it escaped, so it can neither recolour the terminal nor forge a line."""
-    v = Vault.init(tmp_path / "v")
+    v = new_vault(tmp_path / "v")
     v.close()
     name = "\x1b[31mred\nforged line\u202e"
     (tmp_path / "v" / "facts" / f"{name}.md").write_text(MEMORY)

@@ -3,7 +3,7 @@ has none (a real bare remote, real git)."""
 
 from __future__ import annotations
 
-from conftest import cli, git
+from conftest import cli, git, new_vault
 
 from vault_mem import Vault
 
@@ -12,7 +12,7 @@ def test_sync_sets_the_upstream_so_git_pull_works(tmp_path):
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     a = tmp_path / "a"
-    Vault.init(a).close()
+    new_vault(a).close()
     git(a, "remote", "add", "origin", str(bare))  # no -u: no upstream yet
     r = cli("--vault", a, "sync")
     assert r.returncode == 0, r.stderr
@@ -38,7 +38,7 @@ def test_sync_never_changes_an_upstream_a_person_set(tmp_path):
     for repo in (bare, other):
         git(tmp_path, "init", "-q", "--bare", str(repo))
     a = tmp_path / "a"
-    Vault.init(a).close()
+    new_vault(a).close()
     git(a, "remote", "add", "origin", str(bare))
     git(a, "remote", "add", "mirror", str(other))
     git(a, "push", "-q", "-u", "mirror", "main")

@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, at_terminal, cli, git
+from conftest import ROOT, at_terminal, cli, git, new_vault
 
 from vault_mem import Vault
 from vault_mem.errors import LinkError, SyncError, UnsafeTreeError
@@ -68,7 +68,7 @@ def pair(tmp_path):
     """A bare remote, this machine's vault ``mine`` (made by init, pushed) and a peer's clone."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
-    mine = Vault.init(tmp_path / "mine")
+    mine = new_vault(tmp_path / "mine")
     git(mine.root, "remote", "add", "origin", str(bare))
     git(mine.root, "push", "-q", "-u", "origin", "main")
     git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "peer"))
@@ -434,7 +434,7 @@ def test_the_check_after_a_head_moved_is_one_git_process_and_a_gone_verdict_chec
     verdict's commit, then a ``diff-tree``, two git processes for each one-shot command after a
     write; now the diff-tree alone. A verdict whose commit is gone (reset away, then pruned) makes
     the diff-tree fail: the whole tree is checked, and a link in it is still refused."""
-    vault = Vault.init(tmp_path / "vault")
+    vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("first", "a first fact")
     vault.close()

@@ -59,7 +59,7 @@ from vault_mem.model.secret_labels import (
     word_and_number,
 )
 from vault_mem.model.secret_shapes import PHRASE_LABEL, word_phrase
-from vault_mem.model.secret_text import lines_holding
+from vault_mem.model.secret_text import last_match_start, lines_holding
 from vault_mem.model.secret_values import (
     credential_like,
     high_entropy,
@@ -896,6 +896,7 @@ def written_credentials(text: str, low: str) -> Iterator[Span]:
     token or a password, or into a command's flag for one: random, or a person's password
     (:func:`password_shaped`)."""
     for start, end in lines_holding(low, ("echo", "printf"), (">", "tee", "|", "<(", "\"echo", "'echo")):
+        last_flag: int | None = None  # where the line's last credential flag starts, found once per line
         for m in _WRITTEN.finditer(text, start, end):
             name = m.group("path").rstrip("/").rsplit("/", 1)[-1]
             value = m.group("value")
@@ -906,8 +907,14 @@ def written_credentials(text: str, low: str) -> Iterator[Span]:
         for m in _ECHOED.finditer(text, start, end):
             value = m.group("value")
             # (a pipe hands it to the flag after it; a process substitution to the flag before it)
-            flag = _CREDENTIAL_FLAG.search(text, m.end(), end) if m.group("to") == "|" else \
-                _CREDENTIAL_FLAG.search(text, max(start, m.start() - 80), m.start())
+            if m.group("to") == "|":
+                # a flag anywhere after the pipe on the line: found once per line (a search to the
+                # line's end from each pipe took time quadratic in a long line of pipes)
+                if last_flag is None:
+                    last_flag = last_match_start(_CREDENTIAL_FLAG, text, start, end)
+                flag = last_flag >= m.end()
+            else:
+                flag = _CREDENTIAL_FLAG.search(text, max(start, m.start() - 80), m.start()) is not None
             if flag and not value.startswith(("$", "-", "/")) and _written_value(value):
                 yield "secret handed to a command", m.start("value"), m.end("value")
 

@@ -382,3 +382,21 @@ def _url_encoded(text: str) -> Iterator[tuple[int, int, str, str]]:
             decoded = unquote(run, errors="replace")
             if _printable(decoded):
                 yield start, end, decoded, "URL"
+
+
+def last_match_start(pattern, text: str, start: int, end: int) -> int:
+    """The last position in ``[start, end)`` where ``pattern`` matches inside ``text[:end]``, or -1:
+    ``pattern.search(text, pos, end)`` finds a match exactly when ``pos`` is at most that. One
+    pass over the span instead of one search per ``pos``. For a pattern with no look-behind and
+    no anchor (a match at a position does not depend on where the search began)."""
+    last = None
+    for last in pattern.finditer(text, start, end):
+        pass
+    if last is None:
+        return -1
+    # no match starts at or after the last one's end (finditer would have found it); one that
+    # starts inside it, overlapping it, may
+    for pos in range(last.end() - 1, last.start(), -1):
+        if pattern.match(text, pos, end):
+            return pos
+    return last.start()
