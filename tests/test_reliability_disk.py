@@ -426,6 +426,36 @@ def test_a_damaged_object_refuses_writes_with_nothing_was_written_and_git_fsck(t
     assert r.returncode == 1 and "git fsck" in r.stdout + r.stderr
 
 
+def test_a_long_lived_process_writes_again_once_a_damaged_head_tree_is_restored(tmp_path):
+    """The damaged tree was found once, when the vault opened, and kept: an MCP server or daemon
+    open while an object was damaged refused every write after the person restored it."""
+    import shutil
+
+    from vault_mem import Vault
+
+    root = tmp_path / "vault"
+    assert cli("init", str(root)).returncode == 0
+    assert cli("remember", "kept-fact", "-d", "A fact before the damage", "--body", "k", cwd=root).returncode == 0
+    # a fresh clone's state: no record of a checked HEAD, so its tree is read when the vault opens
+    from vault_mem.store.workspace import HEAD_CHECKED
+
+    (root / ".vault-mem" / HEAD_CHECKED).unlink()
+    tree = git(root, "rev-parse", "HEAD:facts").strip()
+    loose = root / ".git" / "objects" / tree[:2] / tree[2:]
+    saved = tmp_path / "saved-object"
+    shutil.move(loose, saved)
+    vault = Vault(root)
+    try:
+        assert any("git cannot read the tree" in n for n in vault.notices), vault.notices
+        with pytest.raises(Exception, match="nothing was written: .*git fsck"):
+            vault.remember("while-damaged", "cannot land", "n")
+        shutil.move(saved, loose)  # restored from a clone or a backup
+        result = vault.remember("after-repair", "A fact written after the repair", "r")
+        assert result.commit and git(root, "show", "--name-only", "--format=", "HEAD").split()[-1] == "facts/after-repair.md"
+    finally:
+        vault.close()
+
+
 def test_a_process_whose_disk_fills_after_it_opened_the_index_still_answers_recall(small_disk):
     """Found by bench/chaos.py (seed 7 of the sixth round: "recall on a full disk failed: ... the
     disk holding .../.vault-mem is full ... free some disk space and retry"): the index was

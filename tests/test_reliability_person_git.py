@@ -748,3 +748,44 @@ def test_an_index_md_a_persons_commit_left_stale_is_committed_in_their_name_not_
     assert cli("remember", "next-fact", "-d", "Releases are tagged", "--body", "x", cwd=root).returncode == 0
     assert int(git(root, "rev-list", "--count", "HEAD")) == before + 1
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_memory_that_expired_after_a_persons_hooked_commit_is_no_commit_in_their_name(tmp_path, monkeypatch):
+    """The catch-up above fired whenever HEAD was not vault-mem's and its INDEX.md differed from
+    a fresh render: after a person's ordinary commit (the pre-commit hook ran), a memory that
+    expired since made vault-mem commit "index: regenerate INDEX.md" as the person, with a
+    message blaming a hook-less commit. Only commits that changed memory files and left
+    INDEX.md as it was are caught up in the person's name; vault-mem's own catching up (an
+    expired line) goes into the agent commit."""
+    import datetime as dt
+
+    import vault_mem.index.sidecar as sidecar_module
+
+    root = tmp_path / "vault"
+    vault = new_vault(root)
+    today = dt.date.today()
+    vault.remember("temp-fact", "A fact valid until today", "x", expires=today)
+    vault.remember("keep-fact", "A lasting fact", "y")
+    vault.close()
+    (root / "person-note.txt").write_text("hi\n")
+    git(root, "add", "person-note.txt")
+    git(root, "commit", "-qm", "person: a note")  # the pre-commit hook runs
+    person_commit = git(root, "rev-parse", "HEAD").strip()
+
+    class NextDay(dt.date):
+        @classmethod
+        def today(cls):
+            return today + dt.timedelta(days=1)
+
+    class Clock:
+        date, datetime, timedelta = NextDay, dt.datetime, dt.timedelta
+
+    monkeypatch.setattr(sidecar_module, "dt", Clock)
+    vault = Vault(root)
+    try:
+        vault.remember("new-fact", "An agent fact the next day", "z")
+    finally:
+        vault.close()
+    assert git(root, "rev-parse", "HEAD~1").strip() == person_commit, git(root, "log", "--format=%h %an: %s")
+    assert "temp-fact" not in git(root, "show", "HEAD:INDEX.md")  # the agent commit dropped the expired line
+    assert git(root, "log", "-1", "--format=%an", "HEAD") != git(root, "config", "user.name").strip()

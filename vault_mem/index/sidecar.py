@@ -309,6 +309,7 @@ class Sidecar:
         self.db.close()
         dbmod.repair(self._db_path, str(exc))
         self.db = dbmod.connect(self._db_path)
+        self._rendered = None  # its stamp names the old connection, whose id a new one may reuse
         self.vectors.reconnect(self.db)
 
     def _reconcile(self, *, progress: Progress | None, embed: bool | None) -> ReconcileReport:

@@ -340,7 +340,18 @@ class Workspace:
             time.sleep(0.02)
 
     def repository_problem(self) -> str | None:
-        """A damaged branch ref, git index or HEAD tree that would make a commit fail, with its fix."""
+        """A damaged branch ref, git index or HEAD tree that would make a commit fail, with its fix.
+
+        A damaged HEAD tree found when the workspace opened is checked again here: a long-lived
+        process (the MCP server, the daemon, an API caller) refused every write after the person
+        restored the object or moved HEAD, while a new process wrote."""
+        if getattr(self, "_head_problem", None) is not None:
+            self._head_problem = None
+            said = len(self.notices)
+            try:
+                self.check_head_tree()  # sets it again while the tree stays unreadable
+            finally:
+                del self.notices[said:]  # said once, when the workspace opened
         return getattr(self, "_head_problem", None) or repository_problem(self.repo)
 
     def history_problem(self) -> str | None:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from vault_mem.errors import GitError
 from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import is_memory_path
 from vault_mem.store.files import current_bytes
 from vault_mem.store.git import GitRepo, Identity
-from vault_mem.store.history import head_branch
+from vault_mem.store.history import changed_entries, head_branch
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import config_values
 from vault_mem.vault.steps import changed_memory_paths, commit_index
@@ -85,13 +87,24 @@ def commit_stale_index(ws: Workspace, sidecar: Sidecar) -> str | None:
     alone, in the person's name. A ``git revert`` or ``cherry-pick`` runs no pre-commit hook: its
     commit keeps the old INDEX.md, and the agent commit made next carried the catching up, so
     ``git log -p`` credited the agent with the person's revert (issue 25 item 7); the same after
-    a ``git pull`` that brought in a peer's memory without its INDEX.md line. Rendered only
-    when HEAD moved outside vault-mem (a person's commit), not on every write. The caller holds
+    a ``git pull`` that brought in a peer's memory without its INDEX.md line. Only when the
+    commits since the one the sidecar last saw changed memory files and not INDEX.md, so
+    rendered only after such a commit, not on every write. The caller holds
     the write lock and has checked the git state. The commit, or None (nothing stale, a vault
     whose commits are the person's, no git identity: the agent commit carries it, as before)."""
     repo = ws.repo
-    head = repo.head()
-    if head is None or head == sidecar.get_meta("head") or not autocommit(ws):
+    head, seen = repo.head(), sidecar.get_meta("head")
+    if head is None or seen is None or head == seen or not autocommit(ws):
+        return None  # seen None (a fresh clone, a rebuilt index): the agent commit carries it, as before
+    # Only a person's commits that changed memory files and left INDEX.md as it was (no hook
+    # ran) are caught up in their name: INDEX.md also differs from a fresh render when a memory
+    # expired since, or the secret gate now holds one back, which is vault-mem's own doing and
+    # goes into the agent commit, never into a commit credited to the person
+    try:
+        changed = changed_entries(repo, seen, head, ws.prefix or ".")
+    except GitError:
+        return None  # the commit last seen is gone (a gc): as above
+    if ws.top(INDEX_FILE) in changed or not any(is_memory_path(p.removeprefix(ws.prefix)) for p in changed):
         return None
     if isinstance(who := user_identity(repo), str):
         return None
