@@ -783,8 +783,12 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
                 j = i + 1
                 while j < len(words) and (words[j].startswith("-") or "/" in words[j] or "\\" in words[j]):
                     j += 1  # flags and the file or share it works on (`htpasswd -b /etc/.htpasswd`)
+                # (a command named for passwords, `htpasswd -b file ops X`, takes nothing but one
+                # there: a person's `Juniper_4658` counts, as after a password's label)
+                named = "passw" in word.lower()
                 if j + 1 < len(words) and _positional(words[j]) and _positional(words[j + 1]) \
-                        and strong_unlabelled(words[j + 1]) and words[j + 1] != words[j]:
+                        and (strong_unlabelled(words[j + 1]) or (named and word_and_number(words[j + 1], joined=True))) \
+                        and words[j + 1] != words[j]:
                     yield "password given to a command", tokens[j + 1].start(), tokens[j + 1].end()
                     return
 
@@ -798,6 +802,10 @@ _FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass"
 _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
+# Commands whose every password flag takes a password a person made (`sshpass -p X`, `openssl enc -k X`,
+# `openssl ... -pass pass:X`): there a person's `Juniper_4658` counts, as after a password's label
+_PASSWORD_COMMANDS = lazy(r"sshpass|openssl|htpasswd|[a-z0-9_-]{0,20}passwd|7za?|zip|unzip|unrar|rar|gpg2?")
+_OPENSSL_PASS = lazy(r"-(?:pass|passin|passout|k)")
 _PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
 _USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,](?P<value>[^\s'\"]{6,200})")
 _KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
@@ -836,11 +844,16 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 continue
             nxt = tokens[i + 1].group()
             passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS)
-            if word in ("-p", "-P", "--pass") or passphrase:
+            person = (word in ("-p", "-P", "--pass") or _OPENSSL_PASS.fullmatch(word) is not None) \
+                and _command_named(tokens, i, _PASSWORD_COMMANDS)
+            if word in ("-p", "-P", "--pass") or passphrase or person:
                 value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
+                if person and value.startswith("pass:"):
+                    value = value[5:]  # openssl's `-pass pass:X`; `env:NAME` and `file:path` name where it lives
                 # (snmp's `-A`/`-X` take nothing but a passphrase: any literal of its minimum length, 8)
                 shaped = password_shaped(value) or (passphrase and len(value) >= 8 and credential_like(value)
                                                     and not is_placeholder(value, quoted=True))
+                shaped = shaped or (person and word_and_number(value, joined=True))
                 if shaped and not _PATTERN.search(value):
                     at = tokens[i + 1].start() + nxt.find(value)
                     yield "password given to a command", at, at + len(value)
