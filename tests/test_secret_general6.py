@@ -124,3 +124,25 @@ def test_sealed_and_signed_cookies_by_their_shape_count() -> None:
 ])
 def test_cookie_look_alikes_pass(text: str) -> None:
     assert not found(text)
+
+
+# --- recovery codes in other layouts ----------------------------------------------------------
+
+def test_recovery_codes_of_long_hex_or_three_groups_count() -> None:
+    assert refused("Sentry 2FA recovery codes:\n" + "\n".join(r(16, HEX) for _ in range(8)))
+    assert refused("PyPI recovery codes\n" + "\n".join(r(64, HEX) for _ in range(4)))
+    assert refused("Backup codes for the registrar:\n" + "\n".join(
+        "-".join(r(4, LOWER36) for _ in range(3)) for _ in range(6)))
+
+
+@pytest.mark.parametrize("text", [
+    "backup codes are printed in the admin panel; see tickets 12345, 67890 and 24680",
+    "recovery codes:\n- regenerate them in settings\n- store them offline\n- never paste them here",
+])
+def test_recovery_code_look_alikes_pass(text: str) -> None:
+    assert not found(text)
+
+
+def test_the_french_shorthand_names_a_password() -> None:
+    assert refused(f"box internet : admin / mdp : {r(18)}")
+    assert not found("solve the MDP with value iteration: states, actions, rewards")

@@ -88,10 +88,12 @@ _OTP_WORDS = ("otp", "2fa", "mfa", "authenticator", "oath", "setup key")
 # ("setup key" alone: what an authenticator app calls the seed typed in instead of a QR code)
 _OTP_LABEL = lazy(r"(?:t?(?:otp|2fa|mfa|authenticator|oath)(?:tool)?)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])"
                   r"|(?<![a-z])setup[ _-]key(?![a-z])")
-_CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
-# a code alone on its line (numbered or bulleted or not): letters, digits, or two groups of them
-# (`wxgjo-chqps`, `4989 9420`, `84215371`), so codes of letters alone count when listed
-_CODE_LINE = lazy(r"[ \t]{0,8}(?:[-*•]|[0-9]{1,2}[.)])?[ \t]{0,4}(?P<code>[a-z0-9]{4,10}(?:[- ][a-z0-9]{3,10})?)[ \t,;]*\r?$",
+# (up to four groups, as Cloudflare's `oy4n-8s83-88l0`; a group up to 16, as GitLab's hex codes)
+_CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,16}(?:-[a-z0-9]{4,12}){0,3}(?![\w-])")
+# a code alone on its line (numbered or bulleted or not): letters, digits, or up to four groups of them
+# (`wxgjo-chqps`, `4989 9420`, `84215371`, `oy4n-8s83-88l0`), or hex up to 64 (npm's recovery codes),
+# so codes of letters alone count when listed
+_CODE_LINE = lazy(r"[ \t]{0,8}(?:[-*•]|[0-9]{1,2}[.)])?[ \t]{0,4}(?P<code>[a-z0-9]{4,16}(?:[- ][a-z0-9]{3,10}){0,3}|[0-9a-f]{17,64})[ \t,;]*\r?$",
                   re.MULTILINE)
 _BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
 # a TOTP secret written whole (`totp_seed: 37NB...`, `oathtool --totp -b X`): base32 of 16 to 128
