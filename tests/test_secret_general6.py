@@ -146,3 +146,17 @@ def test_recovery_code_look_alikes_pass(text: str) -> None:
 def test_the_french_shorthand_names_a_password() -> None:
     assert refused(f"box internet : admin / mdp : {r(18)}")
     assert not found("solve the MDP with value iteration: states, actions, rewards")
+
+
+# --- whose pw, and a machine's name between a label and its value -----------------------------
+
+def test_a_pw_named_for_whose_it_is_counts() -> None:
+    assert refused(f"ldap.conf: binddn cn=reader,dc=corp,dc=lan bindpw={r(14)}")
+    assert refused(f"slapd.conf\nrootpw  {r(6)}#{r(5)}")
+    assert not found("bindpw ${LDAP_BIND_PW}")
+
+
+def test_a_machine_named_between_label_and_value_does_not_stop_it() -> None:
+    assert refused(f"Nachricht von Jonas: der Token für den Build-Server {r(32)} gilt bis Freitag")
+    assert refused(f"the token for the ci runner {r(40)}")
+    assert not found(f"token build id {r(32)}")  # an id it still is

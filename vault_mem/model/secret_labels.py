@@ -298,7 +298,7 @@ _PASS_END = lazy(r"[_.-]pass$")
 _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sftp|ssh|require|master|store|key|app|api"
                    r"|web|sql|ldap|bind|proxy|redis|vnc|rcon|wifi|login|sasl|sa)pass$|(?:^|[_.-])masterauth$")
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
-_PW_END = lazy(r"(?:^|[_.-])pw$")
+_PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
 # a CJK or Thai word for password or token written against the word before it ("root密码")
 _SCRIPT_PASSWORD_END = lazy(rf"(?:{_SCRIPT_PASSWORD})$")
@@ -656,7 +656,9 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
                   r"|kty|e\.g|example|for instance|such as|like|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40}"
                   # "example" in the languages of secret_words (a policy's sample is no password)
                   r"|ejemplo|p\.ej|exemplo|exemple|beispiel|z\.b|esempio|voorbeeld|bijvoorbeeld|przyk[łl]ad|örnek|ornek"
-                  r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])")
+                  r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])"
+                  # (a word naming a machine it runs on is no id: "the token for the build server X")
+                  r"(?![- ](?:server|host|box|machine|agent|node|vm|runner|bot)s?(?![a-z]))")
 
 
 # "like" and "such as" compare: "a password like 'hunter2' is weak" gives an example, as "for example"
