@@ -397,10 +397,10 @@ def word_and_number(value: str, *, joined: bool = False) -> bool:
 
 
 # A passphrase a generator or a person made of common words: joined by one separator
-# (`absent-initial-stairs`, `rather.blame.transfer.arrive`), or run together (`grapetrustwaspgeneral`).
+# (`<word>-<word>-<word>`, `<word>.<word>.<word>.<word>`), or run together (`<word><word><word>`).
 # The words are BIP-39's English list (2,048 common words, the one the gate ships); a run of them
 # is no state ("expired"), name or code reference in any language, so it counts after a password's
-# label in any language and with no sign between ("password evidence-logic-weasel-turkey").
+# label in any language and with no sign between ("password" then four words joined by dashes).
 _COMMON_WORDS = frozenset(w for w in BIP39_ENGLISH if len(w) >= 3)
 _JOINED_WORDS = lazy(r"[a-z]{3,12}(?P<sep>[-._])[a-z]{3,12}(?:(?P=sep)[a-z]{3,12}){1,9}")
 _CODE_PARTS = frozenset(["self", "this", "env", "config", "settings", "secrets", "vault", "com", "org", "net", "io", "dev",
@@ -587,7 +587,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         flag = flag or bool(tail and op == "" and _directive(text, start, tail))
         if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)) \
                 and not (cls == "password" and passphrase(tail.group("value"), signed=False)):
-            tail = None  # (words made into a password need no sign: "senha grapetrustwaspgeneral")
+            tail = None  # (words made into a password need no sign: "senha" then words run together)
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
         found = _judged(text, tail, cls, flag=flag) if tail else None
@@ -917,8 +917,9 @@ def _stated_default(text: str, low: str, start: int, found: Span) -> bool:
     value = text[found[1]:found[2]]
     if not value.isalpha():
         return False
-    end = text.find("\n", found[2])
-    said = _DEFAULT_WORD.search(low, max(0, start - _DEFAULT_REACH), len(text) if end < 0 else end)
+    # (on its line within reach: an 80 KB line of labels is not read to its end once per label)
+    end = text.find("\n", found[2], found[2] + _DEFAULT_REACH)
+    said = _DEFAULT_WORD.search(low, max(0, start - _DEFAULT_REACH), min(len(text), found[2] + _DEFAULT_REACH) if end < 0 else end)
     # ("changed the default password: X", "instead of the default, X": X is the new one)
     return said is not None and _REPLACED.search(low, max(0, start - _DEFAULT_REACH), found[1]) is None
 
