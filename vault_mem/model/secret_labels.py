@@ -129,7 +129,9 @@ _QUALIFIER_END = lazy(_QUALIFIER + "$")
 _CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes|hex|b64|base64|base32|encoded))"
 _CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
-                      r"|auth|pat|session|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
+                      r"|auth|pat|session|sess|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
+                      # a session cookie by its name (`.AspNetCore.Cookies`, `sid`, Google's `__Secure-3PSID`)
+                      r"|cookies?|sid|[0-9]?psid|sapisid|apisid"
                       # a network named for its password ("the wifi is X", "guest wlan: X"; see key_class)
                       r"|wi-?fi|wlan|wireless|hotspot"
                       # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
@@ -296,7 +298,7 @@ _PASS_END = lazy(r"[_.-]pass$")
 _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sftp|ssh|require|master|store|key|app|api"
                    r"|web|sql|ldap|bind|proxy|redis|vnc|rcon|wifi|login|sasl|sa)pass$|(?:^|[_.-])masterauth$")
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
-_PW_END = lazy(r"(?:^|[_.-])pw$")
+_PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
 # a CJK or Thai word for password or token written against the word before it ("root密码")
 _SCRIPT_PASSWORD_END = lazy(rf"(?:{_SCRIPT_PASSWORD})$")
@@ -305,6 +307,9 @@ _SCRIPT_KEY_END = lazy(r"(?:キー|키)$")
 _FOREIGN_SECRET_NAME = lazy(rf"(?:^|[_.\s-])(?:{_FOREIGN_SECRET})$|(?:{_SCRIPT_SECRET})$")
 _SECRET_ID = lazy(r"(?:^|[_.-])secret[_-]?id$")  # Consul's SecretID, Vault AppRole's secret_id (not "Secret ID")
 _SESSION_ID = lazy(r"(?:session|sess)[_-]?id$")  # JSESSIONID, PHPSESSID, sessionid: a session cookie
+# a session cookie's name (`.AspNetCore.Cookies`, `connect.sid`, Google's `SAPISID`, `__Secure-3PSID`);
+# not a bare "SID" (Twilio's Account SID, a Windows SID: ids) nor a network's SSID
+_COOKIE_NAME = lazy(r"(?:^|[.])[a-z]{0,20}cookies?$|[.]sid$|^(?:__secure-|__host-)?[0-9]?(?:psid|sapisid|apisid|papisid)$")
 _AUTH_PAT_END = lazy(r"(?:^|[_.-])(?:auth|pat)$")
 _SITE_KEY_END = lazy(r"(?:^|[_.-])site[_-]?key$")
 _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
@@ -347,7 +352,7 @@ def key_class(name: str) -> str | None:
     # (a seed's name, `node_key_seed`, `wallet_seed`: random bytes a key is made from; a number
     # for a random generator, `seed: 42`, is no high-entropy value)
     if low.endswith(("private_key_id", "session", "wif", "appid", "encrypt", "license", "licence", "serial", "seed")) \
-            or _SESSION_ID.search(low) \
+            or _SESSION_ID.search(low) or _COOKIE_NAME.search(low) \
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
@@ -391,6 +396,44 @@ def word_and_number(value: str, *, joined: bool = False) -> bool:
             and (not joined or bool(m.group("joint")) or value[-1] in "!?#@$%&*"))
 
 
+# A passphrase a generator or a person made of common words: joined by one separator
+# (`<word>-<word>-<word>`, `<word>.<word>.<word>.<word>`), or run together (`<word><word><word>`).
+# The words are BIP-39's English list (2,048 common words, the one the gate ships); a run of them
+# is no state ("expired"), name or code reference in any language, so it counts after a password's
+# label in any language and with no sign between ("password" then four words joined by dashes).
+_COMMON_WORDS = frozenset(w for w in BIP39_ENGLISH if len(w) >= 3)
+_JOINED_WORDS = lazy(r"[a-z]{3,12}(?P<sep>[-._])[a-z]{3,12}(?:(?P=sep)[a-z]{3,12}){1,9}")
+_CODE_PARTS = frozenset(["self", "this", "env", "config", "settings", "secrets", "vault", "com", "org", "net", "io", "dev",
+                         "local", "internal", "example", "password", "passwd", "secret", "token", "key", "value", "prod"])
+
+
+def _run_of_words(value: str, least: int) -> bool:
+    """Is ``value`` (lowercase letters) ``least`` or more common words run together?"""
+    n = len(value)
+    best = [0] + [-1] * n  # best[i]: most words covering value[:i] (-1: no cover)
+    for i in range(3, n + 1):
+        for j in range(max(0, i - 8), i - 2):
+            if best[j] >= 0 and value[j:i] in _COMMON_WORDS:
+                best[i] = max(best[i], best[j] + 1)
+    return best[n] >= least
+
+
+def passphrase(value: str, *, signed: bool = True) -> bool:
+    """Common words made into a password (see above): three or more joined by ``-`` or ``_``,
+    four or more by ``.``, or run together; with no sign before it (``signed=False``), four or
+    more, every one common."""
+    value = value.strip("\"'`").rstrip(".,;:!?)")
+    m = _JOINED_WORDS.fullmatch(value)
+    if m:
+        parts = value.split(m.group("sep"))
+        # (with no sign before it, four words, every one common: `pw release-notes-draft` names a file)
+        least, common = (4 if m.group("sep") == "." or not signed else 3), (len(parts) - 1 if signed else len(parts))
+        return (len(parts) >= least and not any(p in _STATE_WORDS for p in parts) and not any(p in _CODE_PARTS for p in parts)
+                and not _sentence(parts) and sum(p in _COMMON_WORDS for p in parts) >= common)
+    return 14 <= len(value) <= 60 and value.isascii() and value.isalpha() and value.islower() \
+        and not NAMED.fullmatch(value) and _run_of_words(value, 3 if signed else 4)  # (not `currentpassword`)
+
+
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
@@ -399,6 +442,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     or line (a plain password after a label, not the first word of a clause). ``hint``: the
     value could be a type hint; one written with a ``!`` or ``?`` right after it is not.
     """
+    if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != ""):
+        return "password assignment"  # words made into a password: a dotted run is no code reference here
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
         return None  # (`creds = " --username=" + auth` builds a command line)
     if cls == "network":
@@ -540,8 +585,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # a config file's `Directive value` line (redis.conf `requirepass X`, msmtprc `password X`,
         # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
         flag = flag or bool(tail and op == "" and _directive(text, start, tail))
-        if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)):
-            tail = None
+        if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)) \
+                and not (cls == "password" and passphrase(tail.group("value"), signed=False)):
+            tail = None  # (words made into a password need no sign: "senha" then words run together)
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
         found = _judged(text, tail, cls, flag=flag) if tail else None
@@ -565,7 +611,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if not found:  # (after `login` only a token: `quarryctl login X`; a user's name is no secret)
             found = _near(text, low, kw.end(), "secret" if cls == "login" else cls,
                           kw.start() if start == kw.start() else None)
-        if found and _FOREIGN.match(kw.group()) and text[found[1]:found[2]].isalpha():
+        if found and _FOREIGN.match(kw.group()) and text[found[1]:found[2]].isalpha() and not passphrase(text[found[1]:found[2]]):
             # another language's word for password: its states ("abgelaufen", "incorrecta") are
             # not known here, so a value of letters alone does not count after it
             found = None
@@ -610,7 +656,9 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
                   r"|kty|e\.g|example|for instance|such as|like|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40}"
                   # "example" in the languages of secret_words (a policy's sample is no password)
                   r"|ejemplo|p\.ej|exemplo|exemple|beispiel|z\.b|esempio|voorbeeld|bijvoorbeeld|przyk[łl]ad|örnek|ornek"
-                  r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])")
+                  r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])"
+                  # (a word naming a machine it runs on is no id: "the token for the build server X")
+                  r"(?![- ](?:server|host|box|machine|agent|node|vm|runner|bot)s?(?![a-z]))")
 
 
 # "like" and "such as" compare: "a password like 'hunter2' is weak" gives an example, as "for example"
@@ -869,8 +917,9 @@ def _stated_default(text: str, low: str, start: int, found: Span) -> bool:
     value = text[found[1]:found[2]]
     if not value.isalpha():
         return False
-    end = text.find("\n", found[2])
-    said = _DEFAULT_WORD.search(low, max(0, start - _DEFAULT_REACH), len(text) if end < 0 else end)
+    # (on its line within reach: an 80 KB line of labels is not read to its end once per label)
+    end = text.find("\n", found[2], found[2] + _DEFAULT_REACH)
+    said = _DEFAULT_WORD.search(low, max(0, start - _DEFAULT_REACH), min(len(text), found[2] + _DEFAULT_REACH) if end < 0 else end)
     # ("changed the default password: X", "instead of the default, X": X is the new one)
     return said is not None and _REPLACED.search(low, max(0, start - _DEFAULT_REACH), found[1]) is None
 

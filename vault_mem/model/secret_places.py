@@ -88,10 +88,12 @@ _OTP_WORDS = ("otp", "2fa", "mfa", "authenticator", "oath", "setup key")
 # ("setup key" alone: what an authenticator app calls the seed typed in instead of a QR code)
 _OTP_LABEL = lazy(r"(?:t?(?:otp|2fa|mfa|authenticator|oath)(?:tool)?)(?:[ _-]?(?:secret|seed|key|setup key))?(?![a-z])"
                   r"|(?<![a-z])setup[ _-]key(?![a-z])")
-_CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,12}(?:-[a-z0-9]{4,12})?(?![\w-])")
-# a code alone on its line (numbered or bulleted or not): letters, digits, or two groups of them
-# (`wxgjo-chqps`, `4989 9420`, `84215371`), so codes of letters alone count when listed
-_CODE_LINE = lazy(r"[ \t]{0,8}(?:[-*•]|[0-9]{1,2}[.)])?[ \t]{0,4}(?P<code>[a-z0-9]{4,10}(?:[- ][a-z0-9]{3,10})?)[ \t,;]*\r?$",
+# (up to four groups, as Cloudflare's `oy4n-8s83-88l0`; a group up to 16, as GitLab's hex codes)
+_CODE = lazy(r"(?<![\w-])(?=[a-z-]{0,24}[0-9])(?=[0-9-]{0,24}[a-z])[a-z0-9]{4,16}(?:-[a-z0-9]{4,12}){0,3}(?![\w-])")
+# a code alone on its line (numbered or bulleted or not): letters, digits, or up to four groups of them
+# (`wxgjo-chqps`, `4989 9420`, `84215371`, `oy4n-8s83-88l0`), or hex up to 64 (npm's recovery codes),
+# so codes of letters alone count when listed
+_CODE_LINE = lazy(r"[ \t]{0,8}(?:[-*•]|[0-9]{1,2}[.)])?[ \t]{0,4}(?P<code>[a-z0-9]{4,16}(?:[- ][a-z0-9]{3,10}){0,3}|[0-9a-f]{17,64})[ \t,;]*\r?$",
                   re.MULTILINE)
 _BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
 # a TOTP secret written whole (`totp_seed: 37NB...`, `oathtool --totp -b X`): base32 of 16 to 128
@@ -783,8 +785,12 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
                 j = i + 1
                 while j < len(words) and (words[j].startswith("-") or "/" in words[j] or "\\" in words[j]):
                     j += 1  # flags and the file or share it works on (`htpasswd -b /etc/.htpasswd`)
+                # (a command named for passwords, `htpasswd -b file ops X`, takes nothing but one
+                # there: a person's `Juniper_4658` counts, as after a password's label)
+                named = "passw" in word.lower()
                 if j + 1 < len(words) and _positional(words[j]) and _positional(words[j + 1]) \
-                        and strong_unlabelled(words[j + 1]) and words[j + 1] != words[j]:
+                        and (strong_unlabelled(words[j + 1]) or (named and word_and_number(words[j + 1], joined=True))) \
+                        and words[j + 1] != words[j]:
                     yield "password given to a command", tokens[j + 1].start(), tokens[j + 1].end()
                     return
 
@@ -798,6 +804,10 @@ _FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass"
 _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
+# Commands whose every password flag takes a password a person made (`sshpass -p X`, `openssl enc -k X`,
+# `openssl ... -pass pass:X`): there a person's `Juniper_4658` counts, as after a password's label
+_PASSWORD_COMMANDS = lazy(r"sshpass|openssl|htpasswd|[a-z0-9_-]{0,20}passwd|7za?|zip|unzip|unrar|rar|gpg2?")
+_OPENSSL_PASS = lazy(r"-(?:pass|passin|passout|k)")
 _PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
 _USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,](?P<value>[^\s'\"]{6,200})")
 _KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
@@ -836,11 +846,16 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 continue
             nxt = tokens[i + 1].group()
             passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS)
-            if word in ("-p", "-P", "--pass") or passphrase:
+            person = (word in ("-p", "-P", "--pass") or _OPENSSL_PASS.fullmatch(word) is not None) \
+                and _command_named(tokens, i, _PASSWORD_COMMANDS)
+            if word in ("-p", "-P", "--pass") or passphrase or person:
                 value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
+                if person and value.startswith("pass:"):
+                    value = value[5:]  # openssl's `-pass pass:X`; `env:NAME` and `file:path` name where it lives
                 # (snmp's `-A`/`-X` take nothing but a passphrase: any literal of its minimum length, 8)
                 shaped = password_shaped(value) or (passphrase and len(value) >= 8 and credential_like(value)
                                                     and not is_placeholder(value, quoted=True))
+                shaped = shaped or (person and word_and_number(value, joined=True))
                 if shaped and not _PATTERN.search(value):
                     at = tokens[i + 1].start() + nxt.find(value)
                     yield "password given to a command", at, at + len(value)

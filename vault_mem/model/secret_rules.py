@@ -220,6 +220,15 @@ RULES: tuple[Rule, ...] = (
     # id, a dot and the HMAC, URL-encoded or not
     Rule("signed session cookie", r"s(?<![A-Za-z0-9_]s)(?:%3[Aa]|:)([A-Za-z0-9_-]{24,64}\.[A-Za-z0-9+/]{27,60}(?:%2[BbFf][A-Za-z0-9+/]{0,20}){0,4})"
          + _B, "connect.sid=s%3A<a32>.<a43>", "mixed", 1, markers=("s%3a", "s%3A", "s:")),
+    # a sealed session cookie (@hapi/iron, as Kibana and hapi apps set it): `Fe26.2*`, then the
+    # password id, salt, IV, ciphertext, expiry, HMAC salt and HMAC, separated by `*`
+    Rule("sealed session cookie", r"F(?<![A-Za-z0-9_]F)e26\.2\*[A-Za-z0-9_-]{0,64}\*[A-Za-z0-9]{16,128}\*[A-Za-z0-9_-]{16,64}\*[A-Za-z0-9_-]{20,}",
+         "sid=Fe26.2**<h64>*<a22>*<u80>**<h64>*<u43>", "mixed", markers=("Fe26.2*",)),
+    # WordPress's login cookies: `wordpress_logged_in_` or `wordpress_sec_`, the site's hash, then
+    # `user|expiry|token|hmac` (the `|` URL-encoded or not)
+    Rule("WordPress login cookie", r"w(?<![A-Za-z0-9_]w)ordpress_(?:logged_in|sec)_[0-9a-f]{32}=([^\s;|%]{1,60}(?:%7[Cc]|\|)[0-9]{9,11}"
+         r"(?:%7[Cc]|\|)[A-Za-z0-9]{20,64}(?:%7[Cc]|\|)[0-9a-f]{32,64})", "wordpress_logged_in_<h32>=ops%7C1765400000%7C<a43>%7C<h64>",
+         "value", 1),
     # Twitch chat's IRC password: `oauth:` and the 30-character user access token
     Rule("Twitch OAuth token", r"o(?<![A-Za-z0-9_]o)auth:([a-z0-9]{30})" + _B, "PASS oauth:<l30>", "has_digit", 1),
 )

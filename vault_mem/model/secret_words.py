@@ -26,7 +26,7 @@ __all__ = ["PASSWORD", "SCRIPT_PASSWORD", "SCRIPT_SECRET", "SECRET", "alternativ
 _PASSWORD_ROWS = {
     "German": r"passwort|kennwort",
     "Spanish": r"contrase[ñn]a",
-    "French": r"mot de passe|motdepasse",
+    "French": r"mot de passe|motdepasse|mdp",  # (`mdp`, as French notes shorten it)
     "Portuguese": r"senha",
     "Dutch": r"wachtwoord",
     "Swedish": r"l[öo]senord(?:et)?",
