@@ -160,3 +160,25 @@ def test_a_machine_named_between_label_and_value_does_not_stop_it() -> None:
     assert refused(f"Nachricht von Jonas: der Token für den Build-Server {r(32)} gilt bis Freitag")
     assert refused(f"the token for the ci runner {r(40)}")
     assert not found(f"token build id {r(32)}")  # an id it still is
+
+
+# -- what a password's label names, not the password (found by review: ordinary developer prose
+# refused, on the old code as on this one) --------------------------------------------------
+
+PROPERTIES = ("hashing scheme", "policy", "hash algorithm", "format", "encoding", "storage backend", "library",
+              "column type", "reset flow", "manager", "hint", "complexity rule")
+SCHEMES = ("Argon2id", "Policy_v2", "Bcrypt12", "Base64url", "Utf8mb4", "Vault2", "Passlib17", "Varchar255")
+
+
+@pytest.mark.parametrize("prop", PROPERTIES)
+def test_what_a_password_s_compound_label_names_is_no_password(prop: str) -> None:
+    value = _RNG.choice(SCHEMES)
+    assert not refused(f"The password {prop} is {value}.")
+    assert not refused(f"Note for the team: the password {prop} is {value} since March.")
+
+
+@pytest.mark.parametrize("link", ["for prod", "on db1", "we use now", "of the admin account", "in the office"])
+def test_a_password_tied_to_its_place_by_a_preposition_or_pronoun_is_still_refused(link: str) -> None:
+    value = r(4, string.ascii_letters) + "#" + r(8, string.ascii_letters + string.digits)
+    assert refused(f"The password {link} is {value}")
+    assert refused(f"the password reset token is {r(24, LOWER36)}")  # a secret's own noun in the compound

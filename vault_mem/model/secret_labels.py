@@ -598,6 +598,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             prose = _PROSE_TAIL.match(text, kw.end())
             if prose and text[kw.end():prose.start("op")].split()[-1].strip("()[]").lower() in _ID_WORDS:
                 prose = None  # "Secret ID: <uuid>", "token name: deploy": what names the secret, not it
+            if prose and _names_a_property(text[kw.end():prose.start("op")].split(), prose.group("op")):
+                prose = None  # "the password hashing scheme is Argon2id": what the label's nouns name
             found = _judged(text, prose, cls) if prose else None
         if not found and (cls != "key" or _prose_key(text, start, cls)):
             below = _NEXT_LINE.match(text, kw.end())
@@ -877,6 +879,34 @@ _DIGEST_SHAPE = lazy(r"[0-9A-F]{40}|[0-9A-F]{64}|[13][1-9A-HJ-NP-Za-km-z]{25,34}
 _ID_WORDS = frozenset({"id", "ids", "identifier", "name", "names", "arn", "uri", "url", "path", "accessor",
                        # what a tracker numbers ("the password reset ticket is OPS-4521")
                        "ticket", "issue", "case", "incident", "bug", "pr", "version", "release"})
+
+
+# Words that tie a label to a value said about the secret itself: "the password *for* prod is X",
+# "the root password *on* db1 is X", "the password *we* use is X", "the password *now* is X"
+_LINKING = frozenset({
+    "for", "of", "to", "on", "at", "in", "from", "with", "into", "onto", "under", "behind", "via", "per",
+    "the", "a", "an", "this", "that", "these", "those", "my", "our", "your", "his", "her", "its", "their",
+    "i", "we", "you", "he", "she", "they", "it", "me", "us", "them", "one", "which", "who", "whose",
+    "now", "still", "currently", "today", "tonight", "again", "also", "here", "there", "then", "today's",
+    "temporarily", "always", "usually", "probably", "actually", "really", "finally", "just", "only",
+    "everywhere", "anywhere", "too", "as", "well", "both", "all", "same", "new", "old", "current", "default",
+})
+# Nouns that make a compound name a secret of its own: "the password reset *token* is X"
+_SECRET_NOUNS = frozenset({"password", "passwd", "pw", "pwd", "pass", "passphrase", "secret", "token", "key",
+                           "pin", "code", "credential", "credentials", "cookie", "otp", "seed", "phrase"})
+
+
+def _names_a_property(words: list[str], op: str) -> bool:
+    """Is "<label> <words> is X" a property of the secret named in English, not the secret:
+    "the password hashing scheme is Argon2id", "the password policy is Policy_v2", "password
+    column type is Varchar255"? One to three lower-case English words right after the label, none
+    of them a word that ties the value to the secret itself (a preposition, a determiner or a
+    pronoun, an adverb of time: :data:`_LINKING`) nor a secret's own noun ("reset token"); only
+    before "is"/"are"/"was" (a colon or another language's sign word keeps its reading)."""
+    if op.strip().lower() not in ("is", "are", "was") or not 1 <= len(words) <= 3:
+        return False
+    return all(w.isascii() and w.isalpha() and w.islower() and w not in _LINKING and w not in _SECRET_NOUNS
+               for w in words)
 
 
 def _in_arn(text: str, at: int) -> bool:
