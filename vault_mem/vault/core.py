@@ -215,9 +215,9 @@ class Vault:
         try:
             if self.repo.person_operation() is None:
                 commit = person.commit_index_alone(
-                    self.ws, self.sidecar, "index: regenerate INDEX.md\n\nINDEX.md was held back while a git operation of "
-                             "yours was under way; regenerated from the committed memory files by the "
-                             "next vault-mem command.\n")
+                    self.ws, self.sidecar, person.index_alone_message(
+                        "INDEX.md was held back while a git operation of yours was under way; "
+                        "regenerated from the committed memory files by the next vault-mem command."))
                 if commit:
                     self.sidecar.set_meta("head", commit)
         except (VaultMemError, OSError) as exc:

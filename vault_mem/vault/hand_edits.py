@@ -22,7 +22,7 @@ from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import earlier_versions
 from vault_mem.store.worktree import ignored_paths, staged_blob
 from vault_mem.vault.core import Vault
-from vault_mem.vault.person import user_identity
+from vault_mem.vault.person import index_alone_message, user_identity
 from vault_mem.vault.recovery import put_back_failed, recover_rollback
 from vault_mem.vault.steps import commit_index
 
@@ -258,4 +258,4 @@ def commit_edit(vault: Vault, rel: str, *, note: str) -> HandEditCommit:
     with vault.lock:
         vault.check_git_state()
         return commit_hand_edits(vault, [rel], author=author, committer=committer, note=note,
-                                 index_only_message="index: regenerate INDEX.md\n")
+                                 index_only_message=index_alone_message())

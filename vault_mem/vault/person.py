@@ -73,12 +73,21 @@ def commit_index_alone(ws: Workspace, sidecar: Sidecar, message: str) -> str | N
                              derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))
 
 
+#: the subject of every commit of INDEX.md alone, in the person's name; the body says why
+INDEX_ALONE_SUBJECT = "index: regenerate INDEX.md"
+
+
+def index_alone_message(why: str = "") -> str:
+    """The message of a commit of INDEX.md alone: :data:`INDEX_ALONE_SUBJECT`, then ``why``."""
+    return f"{INDEX_ALONE_SUBJECT}\n" + (f"\n{why}\n" if why else "")
+
+
 #: the message of INDEX.md committed alone because a person's commit left it stale
-STALE_INDEX_MESSAGE = (
-    "index: regenerate INDEX.md\n\nThe memory files of HEAD changed in commits made without vault-mem's "
+STALE_INDEX_MESSAGE = index_alone_message(
+    "The memory files of HEAD changed in commits made without vault-mem's "
     "pre-commit hook (a git revert or cherry-pick, `git commit --no-verify`, a peer's commit a pull brought "
     "in), which left INDEX.md as it was; regenerated from the committed memory files by the next vault-mem "
-    "write.\n")
+    "write.")
 
 
 def commit_stale_index(ws: Workspace, sidecar: Sidecar) -> str | None:
