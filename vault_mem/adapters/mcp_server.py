@@ -213,8 +213,10 @@ class Startup:
         MCP SDK's import before it (~1 s of one core, holding the interpreter's lock) leaves
         the other core idle, and the loads run mostly outside that lock (SQLite, numpy,
         onnxruntime), so the first full answer comes that much sooner. The check of the files
-        still waits for :meth:`begin` and for the loads."""
-        self.warmup.start()
+        still waits for :meth:`begin` and for the loads. The vectors wait for :meth:`begin`
+        too (:meth:`Warmup.start`'s ``hold_vectors``): the first recall searches the vector
+        table, and loading them meanwhile slowed the SDK's import."""
+        self.warmup.start(hold_vectors=True)
 
     def begin(self) -> None:
         if self.begun is not None:

@@ -405,9 +405,18 @@ class Warmup:
         self.vectors_s: float | None = None
         self._threads: list[threading.Thread] = []
         self._started = False
+        #: the vectors may begin loading once the model is in (see :meth:`start`)
+        self._vectors_go = threading.Event()
 
-    def start(self) -> None:
-        """Begin loading (once; a second call does nothing)."""
+    def start(self, *, hold_vectors: bool = False) -> None:
+        """Begin loading (once; a second call does nothing but :meth:`release_vectors` unless
+        ``hold_vectors``). With ``hold_vectors`` the model loads now and the vectors only after
+        :meth:`release_vectors`: the MCP server loads the model while it imports the MCP SDK
+        and answers ``initialize``, but not the vectors, which the first recall does not need
+        (it searches the vector table) and which, loaded then, took the interpreter's lock and
+        a core from that import (at 100k the SDK's import took ~1.9 s instead of ~1.0 s)."""
+        if not hold_vectors:
+            self.release_vectors()
         if self._started:
             return
         self._started = True
@@ -436,6 +445,7 @@ class Warmup:
         self.full.set()
         log.info("vault-mem: ready for full recall %.0f ms after start-up (model %s ms); the vectors load meanwhile",
                  (time.perf_counter() - self._t0) * 1000, _ms(self.model_s))
+        self._vectors_go.wait()
         try:
             self._attempt("the vectors", self._load_vectors, vectors)
         finally:
@@ -452,6 +462,10 @@ class Warmup:
             log.warning("vault-mem: loading %s in the background failed (%s); the first recall loads it",
                         what, exc)
         trim_heap()
+
+    def release_vectors(self) -> None:
+        """Let the vectors load once the model is in (see :meth:`start`)."""
+        self._vectors_go.set()
 
     def _load_model(self, embedder) -> None:
         t0 = time.perf_counter()
