@@ -406,6 +406,40 @@ def test_once_the_model_is_in_recall_is_full_while_the_vectors_still_load(vault,
         v.close()
 
 
+def test_held_vectors_load_only_once_released_and_recall_is_full_meanwhile(vault, monkeypatch):
+    """The MCP server loads the model while it imports the SDK, but holds the vectors until
+    ``initialize`` is answered (``hold_vectors``): loading them then took a core and the
+    interpreter's lock from that import. Meanwhile recall is full, from the vector table."""
+    embedder = SlowLoadingEmbedder()
+    v = Vault(vault.root, embedder=embedder)
+    try:
+        v.remember("dentist", "Dentist appointment on Friday at nine", type="fact")
+        loading = threading.Event()
+        preload = v.sidecar.vectors.preload_vectors
+
+        def watched_preload() -> float:
+            loading.set()
+            return preload()
+
+        monkeypatch.setattr(v.sidecar.vectors, "preload_vectors", watched_preload)
+        warm = Warmup(v)
+        warm.start(hold_vectors=True)
+        embedder.gate.set()
+        assert warm.full.wait(30)
+        assert not loading.wait(0.3) and not warm.ready.is_set()  # held: the model alone
+        result = v.recall("dentist appointment")
+        assert not result.keyword_only and result.reason is None
+        assert [h.key for h in result.hits] == ["dentist"]
+        assert v.sidecar.vectors._vindex.seq == -1  # searched in the table
+        warm.start()  # what Startup.begin does: a second start releases them
+        assert warm.wait(30) and loading.is_set()
+        assert [h.key for h in v.recall("dentist appointment").hits] == ["dentist"]
+        assert v.sidecar.vectors._vindex.seq != -1 and len(v.sidecar.vectors._vindex.ids) == 1  # the preloaded copy
+    finally:
+        embedder.gate.set()
+        v.close()
+
+
 class CountingLoadEmbedder(SlowLoadingEmbedder):
     """SlowLoadingEmbedder that counts its loads and says when one began."""
 
