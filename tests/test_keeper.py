@@ -215,6 +215,47 @@ def test_a_read_before_the_start_up_check_is_done_answers_from_the_index_and_say
         keeper.close()
 
 
+def test_the_first_recall_searches_while_it_waits_for_the_start_up_check(vault, monkeypatch):
+    """A recall during the start-up check searches during its wait for the check (until
+    ``ready_by``), not after it: the MCP server's first answer costs the longer of the two.
+    When the check is not done by then, the answer says CHECKING; when it ends within the
+    wait, the recall searches again and holds what the check found (never stale)."""
+    write_memory(vault.root, "van", "Parks the van at the harbour")  # made while nothing watched
+    gate = threading.Event()
+
+    def slow_open() -> Vault:
+        assert gate.wait(30)
+        return Vault(vault.root)
+
+    searched: list[float] = []
+    search = vault._search
+
+    def timed_search(*a, **kw):
+        searched.append(time.monotonic())
+        return search(*a, **kw)
+
+    monkeypatch.setattr(vault, "_search", timed_search)
+    vault.take_notices()  # the hooks installed by init
+    keeper = Keeper(vault)
+    keeper.ready_by = time.monotonic() + 0.5
+    keeper.start_in_background(slow_open)
+    vault.kept_current = keeper.catch_up
+    vault.kept_meanwhile = keeper.catch_up_meanwhile
+    try:
+        assert top_keys(vault, "harbour") == []  # the index as it was
+        assert vault.take_notices() == [CHECKING]
+        assert len(searched) == 1 and searched[0] < keeper.ready_by  # searched during the wait
+        assert time.monotonic() >= keeper.ready_by  # and waited for the check meanwhile
+        searched.clear()
+        keeper.ready_by = time.monotonic() + 30
+        threading.Timer(0.2, gate.set).start()  # the check ends within this recall's wait
+        assert top_keys(vault, "harbour") == ["van"] and vault.take_notices() == []
+        assert len(searched) == 2  # the search during the wait, then again on what the check found
+    finally:
+        gate.set()
+        keeper.close()
+
+
 def test_closing_before_the_loads_are_in_ends_the_start_up_at_once(vault):
     """A client that only lists the tools and goes (a health check) must not keep the server
     alive through the model load, the vector load and a full reconcile."""
