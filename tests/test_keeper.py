@@ -215,6 +215,47 @@ def test_a_read_before_the_start_up_check_is_done_answers_from_the_index_and_say
         keeper.close()
 
 
+def test_the_first_recall_searches_while_it_waits_for_the_start_up_check(vault, monkeypatch):
+    """A recall during the start-up check searches during its wait for the check (until
+    ``ready_by``), not after it: the MCP server's first answer costs the longer of the two.
+    When the check is not done by then, the answer says CHECKING; when it ends within the
+    wait, the recall searches again and holds what the check found (never stale)."""
+    write_memory(vault.root, "van", "Parks the van at the harbour")  # made while nothing watched
+    gate = threading.Event()
+
+    def slow_open() -> Vault:
+        assert gate.wait(30)
+        return Vault(vault.root)
+
+    searched: list[float] = []
+    search = vault._search
+
+    def timed_search(*a, **kw):
+        searched.append(time.monotonic())
+        return search(*a, **kw)
+
+    monkeypatch.setattr(vault, "_search", timed_search)
+    vault.take_notices()  # the hooks installed by init
+    keeper = Keeper(vault)
+    keeper.ready_by = time.monotonic() + 0.5
+    keeper.start_in_background(slow_open)
+    vault.kept_current = keeper.catch_up
+    vault.kept_meanwhile = keeper.catch_up_meanwhile
+    try:
+        assert top_keys(vault, "harbour") == []  # the index as it was
+        assert vault.take_notices() == [CHECKING]
+        assert len(searched) == 1 and searched[0] < keeper.ready_by  # searched during the wait
+        assert time.monotonic() >= keeper.ready_by  # and waited for the check meanwhile
+        searched.clear()
+        keeper.ready_by = time.monotonic() + 30
+        threading.Timer(0.2, gate.set).start()  # the check ends within this recall's wait
+        assert top_keys(vault, "harbour") == ["van"] and vault.take_notices() == []
+        assert len(searched) == 2  # the search during the wait, then again on what the check found
+    finally:
+        gate.set()
+        keeper.close()
+
+
 def test_closing_before_the_loads_are_in_ends_the_start_up_at_once(vault):
     """A client that only lists the tools and goes (a health check) must not keep the server
     alive through the model load, the vector load and a full reconcile."""
@@ -401,6 +442,40 @@ def test_once_the_model_is_in_recall_is_full_while_the_vectors_still_load(vault,
         again = v.recall("dentist appointment")
         assert [h.key for h in again.hits] == [h.key for h in result.hits]
         assert v.sidecar.vectors._vindex.seq != -1 and len(v.sidecar.vectors._vindex.ids) == 2  # the preloaded copy
+    finally:
+        embedder.gate.set()
+        v.close()
+
+
+def test_held_vectors_load_only_once_released_and_recall_is_full_meanwhile(vault, monkeypatch):
+    """The MCP server loads the model while it imports the SDK, but holds the vectors until
+    ``initialize`` is answered (``hold_vectors``): loading them then took a core and the
+    interpreter's lock from that import. Meanwhile recall is full, from the vector table."""
+    embedder = SlowLoadingEmbedder()
+    v = Vault(vault.root, embedder=embedder)
+    try:
+        v.remember("dentist", "Dentist appointment on Friday at nine", type="fact")
+        loading = threading.Event()
+        preload = v.sidecar.vectors.preload_vectors
+
+        def watched_preload() -> float:
+            loading.set()
+            return preload()
+
+        monkeypatch.setattr(v.sidecar.vectors, "preload_vectors", watched_preload)
+        warm = Warmup(v)
+        warm.start(hold_vectors=True)
+        embedder.gate.set()
+        assert warm.full.wait(30)
+        assert not loading.wait(0.3) and not warm.ready.is_set()  # held: the model alone
+        result = v.recall("dentist appointment")
+        assert not result.keyword_only and result.reason is None
+        assert [h.key for h in result.hits] == ["dentist"]
+        assert v.sidecar.vectors._vindex.seq == -1  # searched in the table
+        warm.start()  # what Startup.begin does: a second start releases them
+        assert warm.wait(30) and loading.is_set()
+        assert [h.key for h in v.recall("dentist appointment").hits] == ["dentist"]
+        assert v.sidecar.vectors._vindex.seq != -1 and len(v.sidecar.vectors._vindex.ids) == 1  # the preloaded copy
     finally:
         embedder.gate.set()
         v.close()

@@ -29,11 +29,13 @@ watcher (:class:`vault_mem.daemon.keeper.Keeper`) applies the changes before eac
 call right after a hand edit sees it; while a daemon runs, it leaves that to the daemon, and it
 watches again if the daemon stops.
 
-Start-up (:class:`Startup`): the model, then the vectors (one thread)
-(:class:`~vault_mem.daemon.keeper.Warmup`) begin loading as soon as the vault is open
-(:meth:`Startup.preload`), while the MCP SDK is imported and ``initialize`` answered: that import
-is ~1 s of one core holding the interpreter's lock, and the loads run mostly outside that lock
-(SQLite, numpy, onnxruntime), so on two cores they overlap instead of following it. The watch
+Start-up (:class:`Startup`): the model (:class:`~vault_mem.daemon.keeper.Warmup`) begins
+loading as soon as the vault is open (:meth:`Startup.preload`), while the MCP SDK is imported and
+``initialize`` answered: that import is ~1 s of one core holding the interpreter's lock, and the
+model's load runs mostly outside that lock (onnxruntime), so on two cores they overlap instead of
+following each other. The in-memory vectors, on the same thread, wait for ``initialize`` to be
+answered: the first recall does not need them (see below), and loaded during the SDK's import
+they took a core and the lock from it (docs/benchmarks.md, mcp39). The watch
 and the first reconcile (:class:`~vault_mem.daemon.keeper.Keeper`) begin only once
 ``initialize`` is answered (on the client's ``notifications/initialized``, or its first call)
 and the loads are in: run together with them on 2 cores, each took about twice as long.
@@ -46,7 +48,8 @@ not in is it answered with keyword results (``keyword_only`` with the
 reason; never the verdict ``none``, see :mod:`vault_mem.model.verdict`). A call waits for the
 start-up check of the files until :data:`READY_WAIT_S` after ``initialize``, then is answered
 from the index with the notice :data:`~vault_mem.daemon.keeper.CHECKING` (it may miss a change
-made before the start). Never silently worse or stale.
+made before the start); a recall searches during that wait, and again if the check ended in it
+(:meth:`~vault_mem.daemon.keeper.Keeper.catch_up_meanwhile`). Never silently worse or stale.
 
 The server ends when its client closes stdin, at any moment, loads included: :func:`serve`
 returns with the vault closed, the start-up work perhaps still running on its threads (a model
@@ -213,8 +216,10 @@ class Startup:
         MCP SDK's import before it (~1 s of one core, holding the interpreter's lock) leaves
         the other core idle, and the loads run mostly outside that lock (SQLite, numpy,
         onnxruntime), so the first full answer comes that much sooner. The check of the files
-        still waits for :meth:`begin` and for the loads."""
-        self.warmup.start()
+        still waits for :meth:`begin` and for the loads. The vectors wait for :meth:`begin`
+        too (:meth:`Warmup.start`'s ``hold_vectors``): the first recall searches the vector
+        table, and loading them meanwhile slowed the SDK's import."""
+        self.warmup.start(hold_vectors=True)
 
     def begin(self) -> None:
         if self.begun is not None:

@@ -286,7 +286,24 @@ class Keeper:
         ``finish``, to call after the work: it waits for the fence, applies what it brought
         and returns True when that changed what the read sees (the work must be done again).
         None when not watching steadily (starting up, a daemon, no watcher): the read catches
-        up as before (:meth:`catch_up`, through ``vault.kept_current``)."""
+        up as before (:meth:`catch_up`, through ``vault.kept_current``).
+
+        While the start-up check of the files runs and a read waits for it only until
+        :attr:`ready_by`, the search runs during that wait instead of after it (the first recall
+        of a server costs the longer of the two, not their sum: at 100k the check cannot end in
+        the wait, ~0.25 s, and the search takes about as long): ``finish`` then waits the rest,
+        catches up and asks for the search again when the check ended meanwhile, and otherwise
+        adds the notice :data:`CHECKING` as :meth:`catch_up` would."""
+        if self._thread is not None and self.ready_by is not None and not self._started.is_set():
+            def finish_start() -> bool:
+                if self._started.wait(max(0.0, self.ready_by - time.monotonic())):
+                    self.vault.reconcile()  # the check ended: catch up (or reconcile) as any read
+                    return True
+                if CHECKING not in self.vault.notices:
+                    self.vault.notices.append(CHECKING)
+                return False
+
+            return finish_start
         if self._thread is not None or self._watcher is None or self._start_error is not None:
             return None
         if self._daemon_runs():
@@ -405,9 +422,18 @@ class Warmup:
         self.vectors_s: float | None = None
         self._threads: list[threading.Thread] = []
         self._started = False
+        #: the vectors may begin loading once the model is in (see :meth:`start`)
+        self._vectors_go = threading.Event()
 
-    def start(self) -> None:
-        """Begin loading (once; a second call does nothing)."""
+    def start(self, *, hold_vectors: bool = False) -> None:
+        """Begin loading (once; a second call does nothing but :meth:`release_vectors` unless
+        ``hold_vectors``). With ``hold_vectors`` the model loads now and the vectors only after
+        :meth:`release_vectors`: the MCP server loads the model while it imports the MCP SDK
+        and answers ``initialize``, but not the vectors, which the first recall does not need
+        (it searches the vector table) and which, loaded then, took the interpreter's lock and
+        a core from that import (at 100k the SDK's import took ~1.9 s instead of ~1.0 s)."""
+        if not hold_vectors:
+            self.release_vectors()
         if self._started:
             return
         self._started = True
@@ -436,6 +462,7 @@ class Warmup:
         self.full.set()
         log.info("vault-mem: ready for full recall %.0f ms after start-up (model %s ms); the vectors load meanwhile",
                  (time.perf_counter() - self._t0) * 1000, _ms(self.model_s))
+        self._vectors_go.wait()
         try:
             self._attempt("the vectors", self._load_vectors, vectors)
         finally:
@@ -452,6 +479,10 @@ class Warmup:
             log.warning("vault-mem: loading %s in the background failed (%s); the first recall loads it",
                         what, exc)
         trim_heap()
+
+    def release_vectors(self) -> None:
+        """Let the vectors load once the model is in (see :meth:`start`)."""
+        self._vectors_go.set()
 
     def _load_model(self, embedder) -> None:
         t0 = time.perf_counter()
