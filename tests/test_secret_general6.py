@@ -182,3 +182,33 @@ def test_a_password_tied_to_its_place_by_a_preposition_or_pronoun_is_still_refus
     value = r(4, string.ascii_letters) + "#" + r(8, string.ascii_letters + string.digits)
     assert refused(f"The password {link} is {value}")
     assert refused(f"the password reset token is {r(24, LOWER36)}")  # a secret's own noun in the compound
+
+
+# -- a label that says the thing has no credential (heldout13's look-alike, a class) ----------------
+
+@pytest.mark.parametrize("description", ["mongo url, no password", "the replica set without credentials",
+                                         "redis: no auth needed", "passwordless local database"])
+@pytest.mark.parametrize("tags", [[], ["reference"], ["infra", "db"]])
+def test_a_url_under_a_label_saying_it_has_no_credential_is_stored(description: str, tags: list[str]) -> None:
+    hosts = ",".join(f"{r(5, string.ascii_lowercase)}-{i}.{r(4, string.ascii_lowercase)}" for i in range(3))
+    body = f"DB_URL=mongodb://{hosts}:27017/{r(5, string.ascii_lowercase)}?replicaSet=rs{r(1, string.digits)}"
+    assert not refused(body, description) and not _refused_with_tags(body, description, tags)
+
+
+@pytest.mark.parametrize("description", ["staging DB password, no rotation yet", "Kafka password (without rotation)",
+                                         "no password rotation for the db password"])
+def test_a_password_under_a_label_that_negates_something_else_is_still_refused(description: str) -> None:
+    value = r(4, string.ascii_letters) + "#" + r(8, string.ascii_letters + string.digits)
+    assert refused(value, description) and _refused_with_tags(value, description, ["reference"])
+
+
+def _refused_with_tags(body: str, description: str, tags: list[str]) -> bool:
+    from vault_mem.errors import SecretError
+    from vault_mem.model.policy import check_write
+
+    try:
+        check_write(key="notes/db-url", description=description, body=body,
+                    meta={"type": "fact", "tags": tags, "source": "agent"})
+    except SecretError:
+        return True
+    return False

@@ -48,7 +48,7 @@ from vault_mem.model.memory import (
     validate_key,
     validate_type,
 )
-from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_codes, labelled_value, scattered_phrase, seam_secrets, shannon_entropy
+from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_codes, labelled_value, says_not_secret, scattered_phrase, seam_secrets, shannon_entropy
 from vault_mem.model.trailers import caller_chosen_text
 
 __all__ = [
@@ -157,8 +157,10 @@ def _split_credentials(key: str, description: str, body: str,
     values = [("body", body or "")] + [(f"frontmatter field '{name}'", v) for name, v in strings
                                        if not isinstance(meta[name], (list, tuple))
                                        or (len(v) >= 12 and any(c.isdigit() for c in v))]
+    # each part read alone: "mongo url, no password" then the tag "reference" is no "password reference"
+    unsaid = any(says_not_secret(part) for part in ((key or "").replace("-", " "), description or "", tags))
     for where, value in values:
-        kind = labelled_value(label, value) or labelled_codes(label, value)
+        kind = None if unsaid else labelled_value(label, value) or labelled_codes(label, value)
         if kind:
             at = len(value) - len(value.lstrip())
             yield where, kind, _line_of(value, at) if where == "body" else None

@@ -1106,8 +1106,18 @@ def _value_end(raw: str) -> str:
 
 
 # A label that says its value is not a credential ("non-secret", "not a secret", "nothing sensitive")
+# or that the thing it names has none ("mongo url, no password", "without credentials", "passwordless")
 _NOT_SECRET = lazy(r"(?<![a-z])(?:non[- ]?(?:secret|sensitive|confidential)|not (?:a |very |really )?(?:secret|sensitive|confidential)"
-                   r"|nothing (?:secret|sensitive|confidential)|no (?:secrets?|credentials?)(?: in (?:it|here|this))?)(?![a-z])")
+                   r"|nothing (?:secret|sensitive|confidential)|no (?:secrets?|credentials?)(?: in (?:it|here|this))?"
+                   r"|(?:no|without(?: an?| any)?)[ -](?:passwords?|cred(?:ential)?s?|auth(?:entication)?|secrets?|tokens?|logins?)"
+                   r"(?=[ \t]*(?:\Z|[,.;:)(\]]|(?:needed|required|set|at all|in it)(?![a-z])))"
+                   r"|password-?less|unauthenticated)(?![a-z])")
+
+
+def says_not_secret(label: str) -> bool:
+    """Does ``label`` (one of a memory's key, description or tags, read alone: a label made of
+    them all runs one into the next) say its value is no credential or has none?"""
+    return _NOT_SECRET.search(label.lower()) is not None
 
 
 _USER_NAME = lazy(r"[A-Za-z][\w.@\\-]{1,63}")
@@ -1117,7 +1127,7 @@ def labelled_value(label: str, value: str) -> str | None:
     """The finding's kind when ``label`` (a memory's key and description) names a credential and
     ``value`` (its body, or a field) holds just one: "Staging DB password" over ``hunter2hunter``.
     ``value`` counts when its first paragraph is one token that looks like the named credential."""
-    if _NOT_SECRET.search(label.lower()):
+    if says_not_secret(label):
         return None  # "base64 of the default UI config (non-secret)": the label says what it is not
     first = value.strip().split("\n\n", 1)[0].strip()
     parts = first.split()

@@ -76,7 +76,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_labels import assignments, labelled_value, warned_values
+from vault_mem.model.secret_labels import assignments, labelled_value, says_not_secret, warned_values
 from vault_mem.model.secret_places import (
     call_credentials,
     command_credentials,
@@ -135,7 +135,7 @@ from vault_mem.model.secret_values import (
     shannon_entropy,
 )
 
-__all__ = ["SecretFinding", "find_secrets", "labelled_codes", "labelled_value", "scattered_phrase", "seam_secrets", "shannon_entropy"]
+__all__ = ["SecretFinding", "find_secrets", "labelled_codes", "labelled_value", "says_not_secret", "scattered_phrase", "seam_secrets", "shannon_entropy"]
 
 
 @dataclass(frozen=True, slots=True)
