@@ -1126,9 +1126,9 @@ _USER_NAME = lazy(r"[A-Za-z][\w.@\\-]{1,63}")
 def labelled_value(label: str, value: str) -> str | None:
     """The finding's kind when ``label`` (a memory's key and description) names a credential and
     ``value`` (its body, or a field) holds just one: "Staging DB password" over ``hunter2hunter``.
-    ``value`` counts when its first paragraph is one token that looks like the named credential."""
-    if says_not_secret(label):
-        return None  # "base64 of the default UI config (non-secret)": the label says what it is not
+    ``value`` counts when its first paragraph is one token that looks like the named credential.
+    A label that says its value is no credential is the caller's to read, part by part
+    (:func:`says_not_secret`, in ``model/policy.py``)."""
     first = value.strip().split("\n\n", 1)[0].strip()
     parts = first.split()
     said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
