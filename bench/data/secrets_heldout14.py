@@ -1,4 +1,4 @@
-"""The fourteenth held-out corpus for the secret gate: BLIND, written on 2026-12-04 (08:36-08:50 UTC) by
+"""The fourteenth held-out corpus for the secret gate: BLIND, written on 2026-12-04 (08:36-08:47 UTC) by
 helper session "blind14" at head d57f557 (main: "Secret gate: 'the label says it is no credential'
 read in one place ..."), untuned. What was read: /work/wt/HELPERS.md, item 5 of /work/wt/issue23.md
 and its Deliver bullet on the secret detector (for the spirit), the lines of
@@ -9,7 +9,9 @@ and its Deliver bullet on the secret detector (for the spirit), the lines of
 ``bench/data/secrets_heldout13.py`` only its module docstring (which lists heldout13's 38 misses
 by name) and its first data item (for the shape; none of its other items). After the items were
 written, the subjects of main's last eight commits were seen in a ``git log`` (two name the gate's
-"label says it has no credential" reading); no item was added or changed after that. Not read: the
+"label says it has no credential" reading), and a too-broad ``grep heldout13`` printed five lines
+of RELIABILITY.md's secret section (heldout13's figures and that same fix) and one comment line of
+a ``tests/test_secret*`` file; no item was added or changed after either. Not read: the
 detector (anything under ``vault_mem/`` about secrets or the write policy), its tests
 (``tests/test_secret*``), the items of every other corpus (``bench/data/secrets_*.py``), the
 secret sections of RELIABILITY.md and the docs about the gate, other helpers' worktrees and their
