@@ -547,7 +547,15 @@ class Vault:
             return self.index_md() != before
 
     def take_notices(self) -> list[str]:
-        """The notices not reported yet, each handed out once (and cleared)."""
+        """The notices not reported yet, each handed out once (and cleared). A history read
+        that met a missing or corrupt object answered from the commits git could read: said
+        here, once per command, with the fix."""
+        damage, self.repo.damage = self.repo.damage, None
+        if damage:
+            note = (f"answered from the git history that could be read (who wrote a memory, when it changed, "
+                    f"its log may be incomplete): {damage}")
+            if note not in self.notices:
+                self.notices.append(note)
         out = self.notices[:]
         self.notices.clear()
         return out
