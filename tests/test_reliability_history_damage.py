@@ -94,6 +94,8 @@ def test_damaged_history_reads_answer_writes_say_the_fix_and_doctor_fails(tmp_pa
     assert recalled.returncode == 0 and "alpha" in recalled.stdout, recalled.stderr
     got = cli("--vault", str(root), "get", "alpha")
     assert got.returncode == 0 and "Alpha fact two" in got.stdout, got.stderr
+    older = cli("--vault", str(root), "get", "old-fact")  # its change date lies beyond the damage
+    assert older.returncode == 0 and "A fact older than the damage" in older.stdout, older.stderr
     logged = cli("--vault", str(root), "log")
     assert logged.returncode == 0 and "gamma" in logged.stdout, logged.stderr
     keyed = cli("--vault", str(root), "log", "alpha")
