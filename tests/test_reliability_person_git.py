@@ -789,3 +789,91 @@ def test_a_memory_that_expired_after_a_persons_hooked_commit_is_no_commit_in_the
     assert git(root, "rev-parse", "HEAD~1").strip() == person_commit, git(root, "log", "--format=%h %an: %s")
     assert "temp-fact" not in git(root, "show", "HEAD:INDEX.md")  # the agent commit dropped the expired line
     assert git(root, "log", "-1", "--format=%an", "HEAD") != git(root, "config", "user.name").strip()
+
+
+# -- the one rule for INDEX.md committed in the person's name (vault.person.commit_persons_index) ----
+# It lived in three functions with three guards: the next agent write's (a person's commits since
+# vault-mem's last one changed memory files, not INDEX.md), the next command's once a person's
+# operation that held INDEX.md back was over, and the daemon's at its start (both: INDEX.md on
+# disk differs from HEAD's and no memory file is dirty). The tests below are the cases where the
+# guards disagreed; each failed on the code with three homes.
+
+
+def _merge_a_persons_branch(root: Path) -> None:
+    """A person's branch with a new memory, merged into main without committing (no hooks)."""
+    _person_git(root, "checkout", "-q", "-b", "side")
+    (root / "facts" / "person-fact.md").write_text("---\ndescription: Written by hand on a branch\n---\n\nbody\n")
+    _person_git(root, "add", "facts/person-fact.md")
+    _person_git(root, "commit", "-qm", "person: a fact on a branch")
+    _person_git(root, "checkout", "-q", "main")
+    _person_git(root, "merge", "-q", "--no-ff", "--no-commit", "side")
+
+
+def test_an_index_md_owed_after_an_aborted_merge_is_no_commit_in_the_persons_name(tmp_path, monkeypatch):
+    """A read during a person's merge held INDEX.md back; the person aborted the merge, and a
+    memory expired meanwhile. The next command wrote the owed INDEX.md and committed it as the
+    person ("index: regenerate INDEX.md", "held back while a git operation of yours was under
+    way"), though no commit of the person's changed anything: the expired line is vault-mem's
+    own catching up, which the next agent commit carries."""
+    import datetime as dt
+
+    import vault_mem.index.sidecar as sidecar_module
+
+    root = tmp_path / "vault"
+    vault = new_vault(root)
+    today = dt.date.today()
+    vault.remember("temp-fact", "A fact valid until today", "x", expires=today)
+    vault.remember("keep-fact", "A lasting fact", "y")
+    vault.close()
+    _merge_a_persons_branch(root)
+    with Vault(root) as v:
+        v.list()  # a read during the merge: INDEX.md is held back, owed
+    assert (root / ".vault-mem" / "index-owed").exists()
+    _person_git(root, "merge", "--abort")
+    head = git(root, "rev-parse", "HEAD").strip()
+
+    class NextDay(dt.date):
+        @classmethod
+        def today(cls):
+            return today + dt.timedelta(days=1)
+
+    class Clock:
+        date, datetime, timedelta = NextDay, dt.datetime, dt.timedelta
+
+    monkeypatch.setattr(sidecar_module, "dt", Clock)
+    with Vault(root) as v:
+        v.list()  # writes the owed INDEX.md, which drops the expired line
+        assert not (root / ".vault-mem" / "index-owed").exists()
+        assert "temp-fact" not in (root / "INDEX.md").read_text()
+        assert git(root, "rev-parse", "HEAD").strip() == head, git(root, "log", "-2", "--format=%an: %s")
+        v.remember("new-fact", "An agent fact the next day", "z")
+    assert git(root, "rev-parse", "HEAD~1").strip() == head
+    assert "temp-fact" not in git(root, "show", "HEAD:INDEX.md")  # the agent commit carried it
+    assert git(root, "log", "-1", "--format=%an", "HEAD") != git(root, "config", "user.name").strip()
+
+
+def test_an_index_md_a_persons_merge_left_stale_is_committed_beside_an_uncommitted_edit(tmp_path):
+    """The same merge, concluded without the hook, while the person has an uncommitted hand edit
+    of another memory: the next command's catch-up refused while any memory file was dirty, so
+    the next agent commit carried the person's new memory into INDEX.md, crediting the agent.
+    What is committed comes from the committed memory files, so the edit is never in it."""
+    vault = new_vault(tmp_path / "vault")
+    root = vault.root
+    vault.remember("agent-fact", "An agent's memory", "x")
+    vault.close()
+    _merge_a_persons_branch(root)
+    assert run_cli("--vault", str(root), "list").returncode == 0  # INDEX.md held back: owed
+    _person_git(root, "commit", "-q", "--no-edit")  # concluded; the committed INDEX.md is stale
+    merge = git(root, "rev-parse", "HEAD").strip()
+    fact = root / "facts" / "agent-fact.md"
+    fact.write_text(fact.read_text().replace("An agent's memory", "An agent's memory, fixed by hand"))
+    assert run_cli("--vault", str(root), "list").returncode == 0  # the next command
+    assert git(root, "rev-parse", "HEAD~1").strip() == merge, git(root, "log", "-2", "--format=%an: %s")
+    assert git(root, "log", "-1", "--format=%an %s").strip() == "Test Person index: regenerate INDEX.md"
+    committed = git(root, "show", "HEAD:INDEX.md")
+    assert "person-fact" in committed and "fixed by hand" not in committed
+    assert "fixed by hand" in (root / "INDEX.md").read_text()
+    assert git(root, "status", "--porcelain").split("\n")[0].strip() in ("M INDEX.md", "M facts/agent-fact.md")
+    assert run_cli("--vault", str(root), "remember", "later", "-d", "A later agent memory").returncode == 0
+    added = [line for line in git(root, "show", "HEAD", "--", "INDEX.md").splitlines() if line.startswith("+")]
+    assert not any("person-fact" in line for line in added), added

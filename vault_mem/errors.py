@@ -57,7 +57,7 @@ class GitError(VaultMemError):
 
 class SyncError(GitError):
     """A sync through a git remote failed; ``reason`` is unreachable, auth, rejected, race,
-    unsafe or dirty. The local vault is left as it was."""
+    unsafe, dirty or damaged (this repository's own history). The local vault is left as it was."""
 
     def __init__(self, reason: str, message: str):
         super().__init__(message)
@@ -111,6 +111,17 @@ class ConcurrentEditError(VaultMemError):
 class WriteFailedError(VaultMemError):
     """A write could not be finished (a full or read-only disk, a failing index); what it had
     put on disk was rolled back, or is rolled back by the next command: it never lands later."""
+
+
+class HistoryDamagedError(GitError):
+    """git met a missing or corrupt object while reading the repository's history (a ``git gc``
+    that raced a writer, a disk fault, a file deleted by hand); the message names git's words
+    and the fix (``git fsck``, then restore the objects from a clone or a backup). ``partial``
+    is what the git command printed before it met the damage: a read answers from it."""
+
+    def __init__(self, message: str, partial: str = ""):
+        super().__init__(message)
+        self.partial = partial
 
 
 class HeadMovedError(GitError):

@@ -50,7 +50,7 @@ from vault_mem.store.worktree import gc_auto
 from vault_mem.sync.remote import run_schedule
 from vault_mem.vault.core import Vault
 from vault_mem.vault.hand_edits import commit_hand_edits, differing_paths, put_back_stale
-from vault_mem.vault.person import autocommit, commit_index_alone, index_alone_message, user_identity
+from vault_mem.vault.person import autocommit, commit_persons_index, index_alone_message, user_identity
 from vault_mem.vault.steps import changed_memory_paths
 
 log = logging.getLogger("vault_mem.daemon.process")
@@ -468,12 +468,14 @@ class Daemon:
 
     # -- committing external edits -------------------------------------------------------------
     def _commit_index_left_behind(self) -> None:
-        """Commit an INDEX.md that a killed daemon rewrote and never committed.
+        """Commit an INDEX.md that a person's git operation left stale and a killed daemon
+        regenerated but never committed.
 
-        A restart finds that INDEX.md already current, so it writes nothing and, without this,
-        would commit nothing either. It is committed at once and alone, and only when no memory
-        file is dirty: then it is derived from committed files only. A person's uncommitted edits
-        wait for the quiet period as always, and their commit carries INDEX.md with them."""
+        A restart finds INDEX.md on disk already current, so it writes nothing and, without
+        this, would commit nothing either. It is committed at once and alone, in the person's
+        name, by the one rule for that (:func:`~vault_mem.vault.person.commit_persons_index`:
+        generated from the committed memory files, so a person's uncommitted edits, which wait
+        for the quiet period as always, are never in it)."""
         if not self.autocommit or self._git_busy():
             return
         vault = self.vault
@@ -481,16 +483,15 @@ class Daemon:
             with vault.lock:
                 if self._git_busy():
                     return
-                commit = commit_index_alone(
+                commit = commit_persons_index(
                     vault.ws, vault.sidecar,
-                    index_alone_message("INDEX.md was regenerated from the committed memory files "
-                                        "but not committed (a daemon stopped before its commit); "
-                                        "committed by `vault-mem daemon` on start."))
+                    "INDEX.md no longer matched the committed memory files after a git operation of yours "
+                    "(a revert, merge or commit without vault-mem's hook) and a daemon stopped before "
+                    "committing it; committed by `vault-mem daemon` on start.", mode="on")
         except (VaultMemError, OSError) as exc:
             log.warning("vault-mem: not committing %s left uncommitted: %s", INDEX_FILE, exc)
             return
         if commit:
-            vault.sidecar.set_meta("head", commit)
             self._applier.token = git_token(self.vault)
             self._status["last_commit"] = commit
             log.info("vault-mem: committed %s left uncommitted by an earlier daemon (%s)", INDEX_FILE, commit[:10])

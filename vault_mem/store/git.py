@@ -42,11 +42,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, LockTimeoutError
+from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, HistoryDamagedError, LockTimeoutError
 from vault_mem.model.trailers import AGENT
 from vault_mem.platform.programs import program, program_env
 from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
+from vault_mem.store.gitdamage import damage_in, damaged_history_message
 from vault_mem.store.gitindex import GitIndex
 from vault_mem.store.gitobjects import GitObjects, Identity, gitpython_errors
 from vault_mem.store.gitprocs import (
@@ -68,14 +69,18 @@ if TYPE_CHECKING:
 log = logging.getLogger("vault_mem.store.git")
 #: how long a landed commit waits for a git gc/prune/repack, started before it landed, to end
 _MAINTENANCE_WAIT_S = 60.0
-
-
 class GitRepo(GitObjects, GitRefs, GitIndex):
     """The repository that holds a vault (found from any path inside its work tree).
 
     Holds, once objects are read, its ``git cat-file`` processes (and GitPython's, once a whole
     commit is read: :attr:`repo`): ``close()`` stops them (the repo stays usable; they restart
     on the next read)."""
+
+    #: git's words the last time a read met damaged history and answered from what is there
+    #: (:meth:`answer_from_what_is_there`); None while none did
+    damage: str | None = None
+    #: how many times a read met damaged history (a caller compares before and after its read)
+    damage_seen = 0
 
     def __init__(self, path: Path):
         self.cwd = Path(path)
@@ -147,10 +152,22 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from exc
         if check and proc.returncode != 0:
             msg = proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
+            if damage_in(msg):
+                said = " ".join(line.strip() for line in msg.splitlines()[-2:])
+                raise HistoryDamagedError(damaged_history_message(getattr(self, "toplevel", self.cwd),
+                                                                  f"git {args[0]} failed: {said}"),
+                                          partial=proc.stdout.decode("utf-8", "replace"))
             raise GitError(f"git {args[0]} failed: {msg}")
         if binary:
             return proc.stdout if check else proc
         return proc.stdout.decode("utf-8", "replace").rstrip("\n") if check else proc
+
+    def answer_from_what_is_there(self, exc: HistoryDamagedError) -> str:
+        """What a history read that met damaged history answers from: the output git gave before
+        the damage. The damage is kept in :attr:`damage`, for a notice (reads answer, and say so)."""
+        self.damage = str(exc)
+        self.damage_seen += 1
+        return exc.partial
 
     # -- state -----------------------------------------------------------------------------
     def operation_in_progress(self) -> str | None:

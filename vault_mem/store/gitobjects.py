@@ -37,9 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from vault_mem.errors import GitError
+from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.store import provenance
 from vault_mem.store.catfile import CatFile, CatFileError
+from vault_mem.store.gitdamage import damaged_history_message
 from vault_mem.store.objectid import blob_id
 from vault_mem.store.tree import ParsedTree
 
@@ -180,8 +181,8 @@ class GitObjects:
                     kind, data = self._read(oid)
                 except GIT_ERRORS as exc:
                     self._cat.close()
-                    raise GitError(f"cannot read git object {oid} ({exc}); "
-                                   "check the repository with `git fsck`") from exc
+                    raise HistoryDamagedError(damaged_history_message(
+                        self.toplevel, f"cannot read git object {oid} ({exc})")) from exc
         return kind, data
 
     def _read(self, oid: str) -> tuple[str, bytes]:
@@ -494,7 +495,8 @@ class GitObjects:
             author = Identity(orig.author.name or "", orig.author.email or "")
             authored = (int(orig.authored_date), int(orig.author_tz_offset))
         except gitpython_errors() as exc:
-            raise GitError(f"reading commit {original[:10]} failed ({exc}); run `git fsck`") from exc
+            raise HistoryDamagedError(damaged_history_message(
+                self.toplevel, f"reading commit {original[:10]} failed ({exc})")) from exc
         # a copy is ours when its original was: a replay must not make a peer's commit local
         local = original in provenance.recorded(self.common_dir)[1]
         return self.write_commit(tree, parent, message, author=author, committer=committer, authored=authored,
@@ -507,7 +509,8 @@ class GitObjects:
         try:
             message = Commit(self.repo, bytes.fromhex(commit)).message
         except gitpython_errors() as exc:
-            raise GitError(f"reading commit {commit[:10]} failed ({exc}); run `git fsck`") from exc
+            raise HistoryDamagedError(damaged_history_message(
+                self.toplevel, f"reading commit {commit[:10]} failed ({exc})")) from exc
         return message if isinstance(message, str) else message.decode("utf-8", "replace")
 
     def _loose_data(self, oid: str) -> bytes:

@@ -62,21 +62,23 @@ FSCK_TIMEOUT_S = 120.0
 
 
 def history_problem(repo: GitRepo, timeout: float = FSCK_TIMEOUT_S) -> str | None:
-    """What ``git fsck --connectivity-only`` finds missing from the history the refs, the
-    reflogs and the index name (an acknowledged commit, or an object one needs), with the fix;
-    None when the history is whole. Bounded by ``timeout`` (then it says it could not tell)."""
+    """What ``git fsck`` finds missing or corrupt in the history the refs, the reflogs and the
+    index name (an acknowledged commit, an object one needs, a loose object or pack entry that
+    no longer reads back), with the fix; None when the history is whole. Every object is read,
+    not only linked (``--connectivity-only`` never reads a blob, so a corrupt older version of a
+    memory passed: 0.08 -> 0.47 s of CPU at 10k memories). Bounded by ``timeout`` (then it says
+    it could not tell)."""
     try:
-        proc = repo.run("fsck", "--connectivity-only", "--no-dangling", "--no-progress",
-                        check=False, timeout=timeout, cwd=repo.toplevel)
+        proc = repo.run("fsck", "--no-dangling", "--no-progress", check=False, timeout=timeout, cwd=repo.toplevel)
     except VaultMemError as exc:
         return f"could not check that git history is whole ({exc}); run `git fsck` by hand"
     if proc.returncode == 0:
         return None
     said = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip().splitlines()
-    found = [line for line in said if "missing" in line or "invalid" in line or "broken" in line] or said
+    found = [line for line in said if any(w in line for w in ("missing", "invalid", "broken", "corrupt"))] or said
     return (f"git history is not whole ({len(found)} problem(s), first: {found[0] if found else '?'}): "
-            "an object a commit needs is missing (a `git gc --prune=now` while something wrote?); "
-            "see `git fsck`, and restore the objects from a clone or a backup")
+            "an object of a commit is missing or corrupt (a `git gc --prune=now` while something wrote? a disk "
+            "fault?); see `git fsck`, and restore the objects from a clone or a backup")
 
 
 def _branch_problem(repo: GitRepo) -> str | None:

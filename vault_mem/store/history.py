@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Iterator
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
-from vault_mem.errors import GitError
+from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
 from vault_mem.store.git import GitRepo
@@ -65,6 +65,17 @@ _PATH_BYTES_PER_CALL = 64 * 1024
 _TOP_FILES = frozenset({INDEX_FILE, "vault.toml"})
 _TOP_FOLDERS = frozenset(TYPE_FOLDERS.values())
 _ZERO_OID = "0" * 40  # the blob side of a path that does not exist (deleted)
+
+
+def _walk(repo: GitRepo, *args: str, **kwargs) -> str:
+    """A history read (``git log``) that answers from what is there: when it meets a missing or
+    corrupt object of an older commit, what git printed up to it (newest first), the damage kept
+    in :attr:`GitRepo.damage` for the notice a read gives (writes that need the whole history
+    raise :class:`~vault_mem.errors.HistoryDamagedError` instead)."""
+    try:
+        return repo.run(*args, **kwargs)
+    except HistoryDamagedError as exc:
+        return repo.answer_from_what_is_there(exc)
 
 
 def blob_versions(repo: GitRepo, pathspec: str) -> Iterator[tuple[str, list[tuple[str, str]]]]:
@@ -149,7 +160,7 @@ def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[st
     """``(commit, date, author, subject, trailers)`` of the last ``limit`` commits that touched
     ``paths`` (top-level relative), newest first; ``trailers`` is git's unfolded trailer block."""
     fmt = "%H%x1f%as%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e"
-    out = repo.run("log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths, cwd=repo.toplevel)
+    out = _walk(repo, "log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths, cwd=repo.toplevel)
     entries = []
     for rec in out.split("\x1e"):
         rec = rec.strip("\n")
@@ -165,16 +176,18 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> 
     ``old`` (all, when ``old`` is None) changed: the newest of those commits that gave the path
     the blob ``new`` holds (a merge brings no authorship of its own: the commit on the merged
     side that wrote the blob is found), else the newest that touched the path at all. One
-    ``git log`` for the range (per 2,000 paths) and one ``git ls-tree`` per 2,000 files."""
+    ``git log`` for the range (per 2,000 paths) and one ``git ls-tree`` per 2,000 files. With an
+    older commit's object missing or corrupt, from the commits git read before it: a path whose
+    last change lies beyond the damage is left out (:attr:`GitRepo.damage` says so)."""
     by_blob: dict[tuple[str, str], tuple[str, str, str]] = {}
     newest: dict[str, tuple[str, str, str]] = {}
     for i in range(0, len(paths), 2000):
         # the whole repository is asked without a pathspec: matching one against every entry of
         # every commit's diff tripled the time of a pass over a long history
         spec = [] if paths == ["."] else ["--", *paths[i:i + 2000]]
-        out = repo.run("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
-                       "--no-abbrev", "--format=%x1e%H%x1f%ae%x1f%an", new, *([f"^{old}"] if old else []),
-                       *spec, cwd=repo.toplevel)
+        out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
+                    "--no-abbrev", "--format=%x1e%H%x1f%ae%x1f%an", new, *([f"^{old}"] if old else []),
+                    *spec, cwd=repo.toplevel)
         for rec in out.split("\x1e"):
             lines = rec.strip("\n").split("\n")
             head = lines[0].split("\x1f")

@@ -355,7 +355,7 @@ class Workspace:
         return getattr(self, "_head_problem", None) or repository_problem(self.repo)
 
     def history_problem(self) -> str | None:
-        """An object missing from git history (``git fsck --connectivity-only``), with its fix."""
+        """An object missing or corrupt in git history (``git fsck``), with its fix."""
         return history_problem(self.repo)
 
     def check_not_dirty(self, rel: str) -> bytes:

@@ -54,6 +54,7 @@ from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shown
 from vault_mem.model.policy import describe_secrets
 from vault_mem.store.attributes import protect
+from vault_mem.store.git import damage_in, damaged_history_message
 from vault_mem.store.history import (
     commits_with_parents,
     count_commits,
@@ -153,7 +154,7 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
                     "attempts. Your writes are committed locally and integrated; run `vault-mem sync` again")
 
 
-def _classify(stage: str, name: str, url: str, err: str) -> SyncError:
+def _classify(stage: str, name: str, url: str, err: str, root) -> SyncError:
     low = err.lower()
     lines = [ln.strip() for ln in err.splitlines() if ln.strip() and not ln.startswith("hint:")]
     key_lines = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:", "!"))] or lines
@@ -164,6 +165,11 @@ def _classify(stage: str, name: str, url: str, err: str) -> SyncError:
         return SyncError("auth", f"remote '{name}' ({url}) refused our credentials ({said}). vault-mem never "
                          "prompts for a password: set up an SSH key or a git credential helper, check it "
                          f"with `git fetch {name}`, then sync again; {after}")
+    if damage_in("\n".join(ln for ln in lines if not ln.startswith("remote:"))):
+        # this repository's own history cannot be read (pack-objects met a damaged object), not
+        # the remote's refusal
+        return SyncError("damaged", f"git {stage} with '{name}' failed: {damaged_history_message(root, said)}; "
+                         f"{after}")
     if stage == "push" and "rejected" in low:
         return SyncError("rejected", f"remote '{name}' rejected the push ({said}); check the branch's "
                          f"protection or the server's hooks; {after}")
@@ -200,7 +206,7 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
         if "couldn't find remote ref" in proc.stderr:
             return None  # an empty remote, or the branch is not there yet: push creates it
         if not any(s in proc.stderr.lower() for s in _PACK_LOST):
-            raise _classify("fetch", name, url, proc.stderr)
+            raise _classify("fetch", name, url, proc.stderr, repo.toplevel)
         log.info("vault-mem: sync: the fetched pack was lost while git wrote it (try %d of %d): %s",
                  attempt, FETCH_TRIES, proc.stderr.strip())
         time.sleep(0.2 * attempt)
@@ -221,7 +227,7 @@ def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) 
     err = proc.stderr + proc.stdout
     if any(s in err.lower() for s in _RACE):
         return err
-    raise _classify("push", name, url, err)
+    raise _classify("push", name, url, err, repo.toplevel)
 
 
 # -- integration ----------------------------------------------------------------------------
@@ -279,8 +285,9 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
     repo, prefix, policy = vault.repo, vault.prefix, vault.ws.policy
     seen: set[str] = set()
     for commit, tops in paths_by_commit(repo, remote_tip, local, prefix or "."):
+        message = repo.commit_message(commit)  # a damaged commit: HistoryDamagedError, with its fix
         try:
-            policy.check_message(repo.commit_message(commit))
+            policy.check_message(message)
         except VaultMemError as exc:
             raise SyncError("unsafe", f"the local commit {commit[:10]} would be published by this sync, and "
                             f"{str(exc).removeprefix('refused: ').split('. ')[0]}. Reword it first "

@@ -36,13 +36,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from vault_mem.config import Config
-from vault_mem.errors import IndexStoreError, VaultMemError
+from vault_mem.errors import HistoryDamagedError, IndexStoreError, VaultMemError
 from vault_mem.index import authors as rows
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
 from vault_mem.store import history
 from vault_mem.store.objectid import blob_id
-from vault_mem.store.provenance import made_by_clone
+from vault_mem.store.provenance import made_by_clone, recorded
 from vault_mem.store.trust import approved_authors, trust_file
 from vault_mem.store.worktree import config_value, dirty_paths, same_as_committed
 
@@ -121,33 +121,47 @@ def identities(ws: Workspace) -> Identities:
             return []
         return history.commits_by(ws.repo, head, emails.person | emails.agents | {e.lower() for e in emails.approved})
 
-    return Identities(emails.person, emails.agents, emails.approved, ws.repo.local_commits(seed))
+    try:
+        local = ws.repo.local_commits(seed)
+    except HistoryDamagedError as exc:
+        # the seed walks history, which is damaged: the commits recorded so far, no seed kept
+        # (a partial one would stay once the history is repaired)
+        ws.repo.answer_from_what_is_there(exc)
+        local = recorded(ws.repo.common_dir)[1]
+    return Identities(emails.person, emails.agents, emails.approved, local)
 
 
 def refresh(ws: Workspace, sidecar: Sidecar) -> None:
     """Bring the authors kept in the sidecar up to HEAD: nothing to do when they are there; the
     commits since the last time (an agent write: one) when HEAD moved on from there; the commits
     since the common ancestor, when it moved elsewhere (a sync that replayed local commits);
-    all of history the first time, or when the commit they were made for is gone."""
+    all of history the first time, or when the commit they were made for is gone. Nothing is
+    kept while an older commit's object is missing or corrupt: what git read up to it is no
+    answer to keep (see _kept)."""
     repo, db = ws.repo, sidecar.db
     head = repo.head()
     stored = rows.stored_head(db)
     if head is None or stored == head or sidecar.read_only:
         return  # a read-only sidecar: see _kept
+    seen = repo.damage_seen
     try:
-        _refresh(ws, sidecar, head, stored)
+        _refresh(ws, sidecar, head, stored, lambda: repo.damage_seen != seen)
     except IndexStoreError:
         return  # the index cannot be written now (a full disk): a cache, see _kept
+    except HistoryDamagedError as exc:
+        repo.answer_from_what_is_there(exc)
 
 
-def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None) -> None:
+def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, damaged: Callable[[], bool]) -> None:
     repo, db = ws.repo, sidecar.db
     spec = ws.prefix or "."
     base = None
     if stored and history.resolve_commit(repo, stored) == stored:
         base = stored if history.is_ancestor(repo, stored, head) else (history.merge_base(repo, stored, head) or None)
     if base is None:
-        rows.replace(db, head, _vault_relative(ws, history.last_authors(repo, head, None, [spec])))
+        found = history.last_authors(repo, head, None, [spec])
+        if not damaged():
+            rows.replace(db, head, _vault_relative(ws, found))
         return
     changed = history.changed_paths(repo, stored, head, spec)  # what differs from what the rows reflect
     found = history.last_authors(repo, head, base, [spec])
@@ -155,7 +169,8 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None) -> 
     if missing:  # back to a version older than the common ancestor: its author is further back
         found.update(history.last_authors(repo, head, None, missing))
     gone = sorted(_vault_relative(ws, {p: ("", "", "", "") for p in changed if p not in found}))
-    rows.update(db, head, _vault_relative(ws, found), gone)
+    if not damaged():
+        rows.update(db, head, _vault_relative(ws, found), gone)
 
 
 def _vault_relative(ws: Workspace, found: dict[str, tuple[str, str, str, str]]) -> dict[str, tuple[str, str, str, str]]:
@@ -167,13 +182,24 @@ def _vault_relative(ws: Workspace, found: dict[str, tuple[str, str, str, str]]) 
 def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, tuple[str, str, str, str]]:
     """The authors of ``rels`` (None: of every memory) as of HEAD: from the sidecar, or worked
     out here from git when the sidecar cannot be written and is behind (never "unknown", which
-    would pass for this machine's own change)."""
+    would pass for this machine's own change). With an older commit's object missing or
+    corrupt, a file HEAD holds whose last change git cannot reach gets an author no one vouches
+    for (``("", "", "", blob)``: a peer's, :func:`_judge`), never this machine's."""
     refresh(ws, sidecar)
-    head = ws.repo.head()
+    repo = ws.repo
+    head = repo.head()
     if head is None or rows.stored_head(sidecar.db) == head:
         return rows.authors_of(sidecar.db, rels) if rels is not None else rows.all_authors(sidecar.db)
     paths = [ws.prefix + r for r in rels] if rels is not None else [ws.prefix or "."]
-    return _vault_relative(ws, history.last_authors(ws.repo, head, None, paths)) if paths else {}
+    if not paths:
+        return {}
+    seen = repo.damage_seen
+    found = _vault_relative(ws, history.last_authors(repo, head, None, paths))
+    if repo.damage_seen != seen:
+        held = paths if rels is not None else list(history.tree_entries(repo, head, ws.prefix or "."))
+        unreached = _vault_relative(ws, {top: ("", "", "", blob) for top, blob in history.tree_blobs(repo, head, held).items()})
+        found = {**unreached, **found}
+    return found
 
 
 def _committed_as_is(ws: Workspace, rel: str, blob: str) -> bool:
@@ -234,6 +260,8 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
         if who is None or (check_disk and (rel in dirty if dirty is not None
                                            else not _committed_as_is(ws, rel, who[3]))):
             changed.append(rel)
+        elif not who[0]:
+            out[rel] = Author(None, "peer")  # its commit lies beyond damaged history: no one vouches
         else:
             out[rel] = Author(who[1], ids.standing(who[1], who[0]))
     out = origins.first_authors(out, {rel: (who[3], who[0]) for rel, who in known.items() if rel in out})
@@ -420,6 +448,8 @@ class Origins:
         self.unstored = _UNSTORED.get(str(ws.root), {})
         try:
             self._scan(sidecar)
+        except HistoryDamagedError as exc:  # the texts seen so far still count; the read says why
+            ws.repo.answer_from_what_is_there(exc)
         except VaultMemError as exc:  # git cannot say now: the texts seen so far still count
             log.warning("vault-mem: could not read which commits brought each text: %s", exc)
 

@@ -205,21 +205,18 @@ class Vault:
         return report
 
     def commit_owed_index(self) -> None:
-        """INDEX.md held back by a person's git operation was written now that it is over: what
-        it changed follows from the person's commits, so it is committed alone in their name
-        (:mod:`vault_mem.vault.person`), never left for the next agent commit to carry. A failure
-        is a notice (INDEX.md on disk is current; the next commit carries it). The caller holds
-        the write lock, and has just written INDEX.md (:meth:`write_index`'s ``was_owed``)."""
-        if not person.autocommit(self.ws):
-            return
+        """INDEX.md held back by a person's git operation was written now that it is over: when
+        that operation's commits left the committed INDEX.md stale, it is committed alone in the
+        person's name (:func:`~vault_mem.vault.person.commit_persons_index`, the one rule), never
+        left for the next agent commit to carry. A failure is a notice (INDEX.md on disk is
+        current; the next commit carries it). The caller holds the write lock, and has just
+        written INDEX.md (:meth:`write_index`'s ``was_owed``)."""
         try:
-            if self.repo.person_operation() is None:
-                commit = person.commit_index_alone(
-                    self.ws, self.sidecar, person.index_alone_message(
-                        "INDEX.md was held back while a git operation of yours was under way; "
-                        "regenerated from the committed memory files by the next vault-mem command."))
-                if commit:
-                    self.sidecar.set_meta("head", commit)
+            person.commit_persons_index(
+                self.ws, self.sidecar,
+                "INDEX.md was held back while a git operation of yours was under way, and that operation's "
+                "commits left it as it was; regenerated from the committed memory files by the next vault-mem "
+                "command.")
         except (VaultMemError, OSError) as exc:
             self.notices.append(f"INDEX.md was brought up to date but not committed ({exc}); the next commit "
                                 "carries it")
@@ -547,7 +544,15 @@ class Vault:
             return self.index_md() != before
 
     def take_notices(self) -> list[str]:
-        """The notices not reported yet, each handed out once (and cleared)."""
+        """The notices not reported yet, each handed out once (and cleared). A history read
+        that met a missing or corrupt object answered from the commits git could read: said
+        here, once per command, with the fix."""
+        damage, self.repo.damage = self.repo.damage, None
+        if damage:
+            note = (f"answered from the git history that could be read (who wrote a memory, when it changed, "
+                    f"its log may be incomplete): {damage}")
+            if note not in self.notices:
+                self.notices.append(note)
         out = self.notices[:]
         self.notices.clear()
         return out

@@ -16,17 +16,16 @@ from typing import TYPE_CHECKING
 from vault_mem.errors import GitError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
-from vault_mem.store.files import current_bytes
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import changed_entries, head_branch
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import config_values
-from vault_mem.vault.steps import changed_memory_paths, commit_index
+from vault_mem.vault.steps import commit_index
 
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
 
-__all__ = ["autocommit", "commit_index_alone", "commit_stale_index", "user_identity"]
+__all__ = ["autocommit", "commit_persons_index", "index_alone_message", "user_identity"]
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
@@ -52,27 +51,6 @@ def autocommit(ws: Workspace, mode: str | None = None) -> bool:
     return mode == "on" or (mode == "auto" and ws.prefix == "")
 
 
-def commit_index_alone(ws: Workspace, sidecar: Sidecar, message: str) -> str | None:
-    """Commit INDEX.md alone, in the person's name, when the one on disk differs from HEAD's and
-    no memory file is dirty (a person's uncommitted edit is committed with its own INDEX.md,
-    later). What is committed is INDEX.md generated from the committed memory files
-    (:func:`~vault_mem.vault.steps.commit_index`, for the commit it lands on), never the bytes
-    found on disk: those may be a person's or a peer's hand-made INDEX.md, which a message
-    saying "regenerated" would then credit to vault-mem. The file on disk is left as it is.
-    The caller holds the vault's write lock and has checked that no person's git operation is
-    under way. The commit, or None (nothing to commit, HEAD detached, no git identity)."""
-    repo = ws.repo
-    if head_branch(repo) is None or isinstance(who := user_identity(repo), str):
-        return None
-    data = current_bytes(ws.root / INDEX_FILE)
-    if data is None or repo.blob_at(repo.head(), ws.top(INDEX_FILE)) == GitRepo.blob_id(data):
-        return None
-    if changed_memory_paths(ws):
-        return None
-    return repo.commit_paths({}, message, author=who[0], committer=who[1],
-                             derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))
-
-
 #: the subject of every commit of INDEX.md alone, in the person's name; the body says why
 INDEX_ALONE_SUBJECT = "index: regenerate INDEX.md"
 
@@ -82,45 +60,63 @@ def index_alone_message(why: str = "") -> str:
     return f"{INDEX_ALONE_SUBJECT}\n" + (f"\n{why}\n" if why else "")
 
 
-#: the message of INDEX.md committed alone because a person's commit left it stale
-STALE_INDEX_MESSAGE = index_alone_message(
-    "The memory files of HEAD changed in commits made without vault-mem's "
-    "pre-commit hook (a git revert or cherry-pick, `git commit --no-verify`, a peer's commit a pull brought "
-    "in), which left INDEX.md as it was; regenerated from the committed memory files by the next vault-mem "
-    "write.")
+#: the body of INDEX.md committed alone because a person's git operation left it stale
+STALE_INDEX_WHY = ("The memory files of HEAD changed in commits made without vault-mem's pre-commit hook (a "
+                   "git revert or cherry-pick, `git commit --no-verify`, a merge, a peer's commit a pull brought "
+                   "in), which left INDEX.md as it was; regenerated from the committed memory files by vault-mem.")
 
 
-def commit_stale_index(ws: Workspace, sidecar: Sidecar) -> str | None:
-    """Before an agent commit: when HEAD is a commit no vault-mem process made (the sidecar's
-    ``head`` differs) and its INDEX.md is not the one its memory files give, commit that INDEX.md
-    alone, in the person's name. A ``git revert`` or ``cherry-pick`` runs no pre-commit hook: its
-    commit keeps the old INDEX.md, and the agent commit made next carried the catching up, so
-    ``git log -p`` credited the agent with the person's revert (issue 25 item 7); the same after
-    a ``git pull`` that brought in a peer's memory without its INDEX.md line. Only when the
-    commits since the one the sidecar last saw changed memory files and not INDEX.md, so
-    rendered only after such a commit, not on every write. The caller holds
-    the write lock and has checked the git state. The commit, or None (nothing stale, a vault
-    whose commits are the person's, no git identity: the agent commit carries it, as before)."""
+def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX_WHY, *,
+                         mode: str | None = None) -> str | None:
+    """Commit INDEX.md alone, in the person's name, when a person's own git operation left the
+    committed INDEX.md stale: the one home of the rule "when may vault-mem commit INDEX.md in the
+    person's name", asked by the next agent write before its commit, by the next command once a
+    person's operation that held INDEX.md back is over, and by the daemon at its start (one it
+    killed before its commit of INDEX.md).
+
+    It fires when all of these hold, and never otherwise:
+
+    - a person's git operation made HEAD: HEAD is not the commit vault-mem last made or saw
+      (the sidecar's ``head``), and the commits since it changed memory files but left INDEX.md
+      as it was. That is a ``git revert`` or ``cherry-pick`` (no pre-commit hook runs), a
+      ``git commit --no-verify``, a merge, or a pull that brought a peer's memory without its
+      INDEX.md line. Never after an ordinary commit through the hook: the hook regenerates
+      INDEX.md, so the commit changes it. Never for a change vault-mem made: its commits carry
+      their own INDEX.md and move the sidecar's ``head``; and a change of INDEX.md with no such
+      commit behind it (a memory that expired, the secret gate now holding one back, a hand
+      edit of INDEX.md on disk) is vault-mem's own catching up, carried by the next agent commit;
+    - HEAD's INDEX.md is not the one HEAD's memory files give;
+    - the vault's commits of outside changes are the person's (``commit_external_edits``, or
+      ``mode``, the daemon's override: :func:`autocommit`), HEAD is on a branch, no person's git
+      operation is under way (a merge, rebase, pull, checkout, stash ...), and the person has a
+      git identity.
+
+    What is committed is INDEX.md generated from HEAD's memory files
+    (:func:`~vault_mem.vault.steps.commit_index`), never the bytes on disk: a person's or a
+    peer's hand-made INDEX.md, or one listing a memory .gitignore keeps out of git, which a
+    message saying "regenerated" would then credit to vault-mem. A person's uncommitted edit
+    is therefore never in it (its own commit carries its line later). The file on disk is left
+    as it is; the sidecar's ``head`` moves to the new commit. ``why``: the message's body. The
+    caller holds the vault's write lock. The commit, or None (nothing to commit, or the rule
+    says no: the next agent commit then carries INDEX.md, as before)."""
     repo = ws.repo
     head, seen = repo.head(), sidecar.get_meta("head")
-    if head is None or seen is None or head == seen or not autocommit(ws):
+    if head is None or not seen or head == seen or not autocommit(ws, mode):
         return None  # seen None (a fresh clone, a rebuilt index): the agent commit carries it, as before
-    # Only a person's commits that changed memory files and left INDEX.md as it was (no hook
-    # ran) are caught up in their name: INDEX.md also differs from a fresh render when a memory
-    # expired since, or the secret gate now holds one back, which is vault-mem's own doing and
-    # goes into the agent commit, never into a commit credited to the person
     try:
         changed = changed_entries(repo, seen, head, ws.prefix or ".")
     except GitError:
         return None  # the commit last seen is gone (a gc): as above
     if ws.top(INDEX_FILE) in changed or not any(is_memory_path(p.removeprefix(ws.prefix)) for p in changed):
         return None
+    if head_branch(repo) is None or repo.person_operation() is not None:
+        return None
     if isinstance(who := user_identity(repo), str):
         return None
     oid = repo.blob_at(head, ws.top(INDEX_FILE))
     if oid is not None and oid == GitRepo.blob_id(commit_index(ws, sidecar, [], head)):
         return None
-    commit = repo.commit_paths({}, STALE_INDEX_MESSAGE, author=who[0], committer=who[1],
+    commit = repo.commit_paths({}, index_alone_message(why), author=who[0], committer=who[1],
                                derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))
     if commit:
         sidecar.set_meta("head", commit)

@@ -31,7 +31,7 @@ from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, read_only_mount_reason, remove_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
-from vault_mem.vault.person import commit_stale_index
+from vault_mem.vault.person import commit_persons_index
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import (
     JOURNAL,
@@ -141,7 +141,7 @@ class WriteTransaction:
         # a person's commit that left INDEX.md stale (a git revert) is caught up in the
         # person's name first: this agent commit must not carry it
         try:
-            commit_stale_index(ws, self.sidecar)
+            commit_persons_index(ws, self.sidecar)
         except (VaultMemError, OSError) as exc:
             self.warnings.append(f"INDEX.md left stale by a commit of yours was not committed alone ({exc}); "
                                  "this commit carries its catching up")
