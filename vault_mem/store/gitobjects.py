@@ -75,11 +75,12 @@ _OBJECT_MODE = 0o444
 
 def gitpython_errors() -> tuple[type[BaseException], ...]:
     """:data:`GIT_ERRORS` with what GitPython and gitdb raise (imported: for the paths that
-    read a commit through GitPython)."""
+    read a commit through GitPython). Its parsers index into an object's lines, so an object a
+    corrupt pack entry garbled can fail there too (``IndexError``): a damaged object, not a bug."""
     from git import exc as gitexc
     from gitdb.exc import ODBError
 
-    return (gitexc.GitError, ODBError, *GIT_ERRORS)
+    return (gitexc.GitError, ODBError, LookupError, *GIT_ERRORS)
 
 
 def _clean(value: str) -> str:
