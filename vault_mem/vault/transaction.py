@@ -85,7 +85,10 @@ class WriteTransaction:
         self.ws.wait_for_person_git()  # before the lock: the person's git hooks take it
         # the daemon's fence, before the lock (the daemon applies what its watcher saw under it):
         # the sidecar then holds every change made before the write began, as with a watcher of
-        # this process's own, and the write asks no git status (its one step that reads every file)
+        # this process's own, and the write asks no git status (its one step that reads every file).
+        # Asked under the lock instead, the daemon's own next batch (this process's last write's
+        # events, 20 ms later) would wait for the lock the asker holds, and the fence time out;
+        # asked before it, waiting for the fence overlaps waiting for another writer's lock
         self._fenced = self.ws.daemon_fence()
         self.ws.lock.acquire()
         try:
