@@ -9,10 +9,10 @@ one UTF-8 JSON object. A request is ``{"v": PROTOCOL, "version": VERSION, "op": 
 JSON the in-process path produces) or ``{"ok": false, "error": TEXT, "kind": ERROR CLASS}``.
 
 It lives below the vault layer because a write asks the daemon for a :func:`fence` (the daemon
-is above it, and only its socket is needed). This module is what a one-shot ``vault-mem recall`` or prompt hook imports before it knows
-whether it needs the in-process path: the standard library and the lowest layers only (no
-numpy, SQLite, git or model), so asking a running daemon costs a process start and one round
-trip. :func:`ask` returns None whenever no daemon answers for sure (no socket, refused, a
+is above it, and only its socket is needed). This module is what a one-shot ``vault-mem
+recall`` or prompt hook imports before it knows whether it needs the in-process path: the
+standard library and the lowest layers only (no numpy, SQLite, git or model), so asking a
+running daemon costs a process start and one round trip. :func:`ask` returns None whenever no daemon answers for sure (no socket, refused, a
 timeout, another version, a socket that is not ours): the caller then does the work itself.
 
 Trust (DESIGN §7): the socket's folder is opened without following a link and the socket is

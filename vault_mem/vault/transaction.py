@@ -165,7 +165,7 @@ class WriteTransaction:
                    "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
         # a watcher's exact catch-up, before the journal exists: its batch may recover an
         # interrupted write, which must never be this one (the daemon's fence came before the lock)
-        fenced, self._fenced = self._fenced, False  # one write's: a second one in this transaction asks again
+        fenced, self._fenced = self._fenced, False  # one write's: a second one asks git status
         caught_up = fenced or (self.kept_exactly is not None and self.kept_exactly())
         self.learned_from = "daemon" if fenced else "watcher" if caught_up else "git status"
         # git status (the step that checks every file) before the files land, not between
