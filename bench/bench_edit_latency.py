@@ -16,7 +16,7 @@ it). The clock starts just before the rename. Then full recall of that word (vec
 is embedded by the model, the edited memory re-embedded on the way) is polled until the edited
 memory is a hit, one way per run of edits:
 - ``socket``: the recall a one-shot ``vault-mem recall`` or hook sends to the daemon
-  (:func:`vault_mem.daemon.protocol.ask`), answered by the daemon's warm process;
+  (:func:`vault_mem.store.daemon_socket.ask`), answered by the daemon's warm process;
 - ``api``: ``Vault.recall`` in this process (a warm agent process of its own, its model loaded):
   it reads the sidecar the daemon keeps, so it sees the edit once the daemon has indexed it.
 Polls follow each other back to back (a recall takes tens of ms, so that is the resolution).
@@ -55,7 +55,7 @@ def save_like_an_editor(path: Path, data: bytes) -> None:
 
 
 def edits(root: Path, items: list[dict], way: str, count: int, gap: float, offset: int) -> dict:
-    from vault_mem.daemon import protocol
+    from vault_mem.store import daemon_socket as protocol
     from vault_mem.vault.core import Vault
 
     vault = Vault(root) if way == "api" else None

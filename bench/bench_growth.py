@@ -5,6 +5,7 @@ one interleaved run.
     python bench/bench_growth.py --stop 10000       # 1k and 10k only (a quick run)
     python bench/bench_growth.py --sizes 50000      # one size
     python bench/bench_growth.py --base /tmp/growth --keep   # build once, reuse on the next run
+    python bench/bench_growth.py --sizes 1000,10000,100000 --daemon --base /tmp/growth --keep
 
 Per size ``N``: a vault of ``N`` realistic memories (``corpus.packed_vault``: five type folders,
 one commit, indexed without vectors) and its plain-git twin (a ``git clone``), both packed.
@@ -18,9 +19,13 @@ Then ``--rounds`` rounds, each of, in turn:
   (:class:`vault_mem.daemon.keeper.Keeper`): its writes ask no ``git status``;
 - ``cli remember``: ``python -m vault_mem remember ...`` as a new process (no daemon);
 - ``cli recall``: ``python -m vault_mem recall ...`` as a new process with no daemon (a cold
-  read: its reconcile checks the files).
+  read: its reconcile checks the files);
+- with ``--daemon``: ``daemon api`` and ``daemon cli``, the API's and the one-shot CLI's
+  ``remember`` on a copy of the vault (``vm-growth-N-d``, made once) whose daemon runs: each
+  write asks the daemon's fence instead of ``git status`` (the count of ``git status`` calls
+  they made is printed: 0 when every fence was answered).
 
-The four alternate within a round, so the machine's load (shared, noisy) weighs on all alike.
+They alternate within a round, so the machine's load (shared, noisy) weighs on all alike.
 Prints, per size, p50/p95 of each, the API's ratio to git's p50, and the load average at the
 end of that size's rounds; then the same rounds' CPU time (p50: the timing thread's own plus
 that of the processes it waited for, git's and the CLI's), which a loaded machine inflates far
@@ -50,11 +55,11 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from bench_remember import write_text  # noqa: E402
-from corpus import PartTimer, git, load_line, packed_vault, pct  # noqa: E402
+from corpus import PartTimer, git, load_line, packed_vault, pct, start_daemon  # noqa: E402
 
 from vault_mem import Vault  # noqa: E402
 from vault_mem.daemon.keeper import Keeper  # noqa: E402
-from vault_mem.vault import steps  # noqa: E402
+from vault_mem.vault import steps, transaction  # noqa: E402
 
 SIZES = (1000, 10000, 50000, 100000)
 
@@ -75,6 +80,21 @@ def vault_pair(base: Path, n: int) -> tuple[Path, Path, str]:
     return root, twin, f"built in {time.perf_counter() - t0:.0f} s"
 
 
+def _proc_ticks(pid: int) -> int:
+    """The CPU time of process ``pid`` so far, in clock ticks (user + system; Linux's /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def daemon_copy(root: Path) -> Path:
+    """The copy of ``root`` that the ``--daemon`` rounds write to (made once, reused)."""
+    copy = root.parent / f"{root.name}-d"
+    if not copy.exists():
+        subprocess.run(["cp", "-a", str(root), str(copy)], check=True)
+    subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=copy, capture_output=True, check=False)
+    return copy
+
+
 class Clock:
     """Wall and CPU time of one step: CPU is this thread's plus its waited-for children's."""
 
@@ -93,12 +113,20 @@ class Clock:
         self.cpu.setdefault(name, []).append(cpu * 1000)
 
 
-def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
+def rounds(root: Path, twin: Path, n: int, count: int, droot: Path | None = None) -> dict:
     env = {**os.environ, "PYTHONPATH": str(HERE.parent), "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none"}
     os.environ["VAULT_MEM_EMBEDDER"] = "none"
     clock = Clock()
     status = PartTimer(steps.changed_memory_paths)
     tag = f"{n}-{os.getpid()}-{int(time.time())}"
+    daemon = dvault = None
+    dstatus = 0
+    dcpu: list[float] = []  # the daemon's own CPU time during each API write (its fence)
+    if droot is not None:
+        daemon = start_daemon(droot, droot.parent / f"{droot.name}.daemon.log")
+        dvault = Vault(droot)
+        dvault.remember(f"warm-d-{tag}", "A warm-up memory, not timed", "warm up")
+        denv = {k: v for k, v in env.items() if k != "VAULT_MEM_DAEMON"}
     with Vault(root) as vault, Vault(root) as kept:
         keeper = Keeper(kept)  # as the MCP server installs it
         keeper.start_in_background(lambda: Vault(root))
@@ -106,7 +134,8 @@ def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
         kept.list()  # waits for the keeper's start-up reconcile
         vault.remember(f"warm-{tag}", "A warm-up memory, not timed", "warm up")
         kept.remember(f"warm-kept-{tag}", "A warm-up memory, not timed", "warm up")
-        steps.changed_memory_paths = status  # looked up at call time by finish_write
+        # looked up at call time: by a write (before its files land) and by finish_write (recovery)
+        steps.changed_memory_paths = transaction.changed_memory_paths = status
         try:
             for i in range(count):
                 p = twin / "facts" / f"plain-{tag}-{i}.md"
@@ -127,11 +156,29 @@ def rounds(root: Path, twin: Path, n: int, count: int) -> dict:
                 clock("cli_recall", lambda i=i: subprocess.run(
                     [sys.executable, "-m", "vault_mem", "--vault", str(root), "recall",
                      f"release train freeze {i}"], check=True, capture_output=True, env=env))
+                if dvault is not None:
+                    before = len(status.ms)
+                    d, b = write_text(f"{tag}-dapi-{i}")
+                    ticks = _proc_ticks(daemon.pid)
+                    clock("dapi", lambda d=d, b=b, i=i: dvault.remember(f"dapi-{tag}-{i}", d, b))
+                    dcpu.append((_proc_ticks(daemon.pid) - ticks) * 1000 / os.sysconf("SC_CLK_TCK"))
+                    dstatus += len(status.ms) - before
+                    d, b = write_text(f"{tag}-dcli-{i}")
+                    clock("dcli", lambda d=d, b=b, i=i: subprocess.run(
+                        [sys.executable, "-m", "vault_mem", "--vault", str(droot), "remember", f"dcli-{tag}-{i}",
+                         "--description", d, "--body", b], check=True, capture_output=True, env=denv))
         finally:
-            steps.changed_memory_paths = status.fn
+            steps.changed_memory_paths = transaction.changed_memory_paths = status.fn
             keeper.close()
+            if dvault is not None:
+                dvault.close()
+            if daemon is not None:
+                daemon.terminate()
+                daemon.wait(timeout=60)
     # the plain API's git status calls only (the kept vault asks none; the CLI's run elsewhere)
-    return {**{k: pct(v) for k, v in clock.wall.items()}, "status": pct(status.ms[-count:]),
+    plain = [ms for ms in status.ms[:len(status.ms) - dstatus]][-count:]
+    return {**{k: pct(v) for k, v in clock.wall.items()}, "status": pct(plain), "dstatus": dstatus,
+            "dcpu": sum(dcpu) / len(dcpu) if dcpu else 0.0,
             "cpu": {k: pct(v) for k, v in clock.cpu.items()}}
 
 
@@ -142,6 +189,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--base", type=Path, default=None, help="where the vaults are built (default: a temp folder)")
     ap.add_argument("--keep", action="store_true", help="keep the built vaults for the next run (with --base)")
+    ap.add_argument("--daemon", action="store_true", help="also write to a copy of each vault whose daemon runs")
     args = ap.parse_args()
     # the person here is the corpus's author (bench/corpus.py commits as bench@example.invalid)
     for env, val in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
@@ -158,7 +206,8 @@ def main() -> None:
         for n in sizes:
             root, twin, note = vault_pair(base, n)
             print(f"{n:>7} {note}; {load_line()}", flush=True)
-            r = rounds(root, twin, n, args.rounds)
+            droot = daemon_copy(root) if args.daemon else None
+            r = rounds(root, twin, n, args.rounds, droot)
             load = " ".join(f"{x:.2f}" for x in os.getloadavg())
             g, a, k = r["git"], r["api"], r["kept"]
             print(f"{n:>7} {g['p50']:>7.0f}/{g['p95']:<7.0f} {a['p50']:>6.0f}/{a['p95']:<6.0f} "
@@ -171,6 +220,13 @@ def main() -> None:
                   f"{c['api']['p50'] / c['git']['p50']:>8.2f} {'':>12} {c['kept']['p50']:>5.0f}{'':6} "
                   f"{c['kept']['p50'] / c['git']['p50']:>9.2f} {c['cli_write']['p50']:>6.0f}{'':7} "
                   f"{c['cli_recall']['p50']:>5.0f}", flush=True)
+            if droot is not None:
+                da, dc, cg = r["dapi"], r["dcli"], c["git"]["p50"]
+                print(f"{'  daemon':>7} api {da['p50']:.0f}/{da['p95']:.0f} ms ({da['p50'] / g['p50']:.2f}x git), "
+                      f"cpu {c['dapi']['p50']:.0f} ms ({c['dapi']['p50'] / cg:.2f}x git); cli remember "
+                      f"{dc['p50']:.0f}/{dc['p95']:.0f} ms, cpu {c['dcli']['p50']:.0f} ms; git status calls in "
+                      f"these writes: {r['dstatus']}; the daemon's own cpu per api write (mean): "
+                      f"{r['dcpu']:.1f} ms", flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

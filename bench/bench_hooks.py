@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from corpus import load_line, memories, write_vault
 
-from vault_mem.daemon import protocol
+from vault_mem.store import daemon_socket as protocol
 
 HASH_MODEL = "bench-hash-384"
 PROMPTS = [

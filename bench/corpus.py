@@ -297,7 +297,7 @@ def pct(ms: list[float]) -> dict[str, float]:
 def start_daemon(root: Path, log: Path) -> subprocess.Popen:
     """``python -m vault_mem daemon ROOT`` (this checkout's code, its defaults), once its socket
     answers a recall (model and vectors warm); stop it with SIGTERM. Its stderr goes to ``log``."""
-    from vault_mem.daemon import protocol
+    from vault_mem.store import daemon_socket as protocol
     from vault_mem.daemon.process import daemon_status
 
     err = open(log, "wb")  # noqa: SIM115 - kept open for the daemon's life

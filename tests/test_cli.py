@@ -418,7 +418,7 @@ def test_a_one_shot_write_imports_no_search_and_builds_only_its_own_parser(tmp_p
         "             ['forget', 'other']):\n"
         "    assert cli.main(['--vault', v, *argv]) == 0, argv\n"
         "heavy = ('vault_mem.index.search', 'vault_mem.index.levels', 'vault_mem.index.floor',\n"
-        "         'vault_mem.daemon.protocol', 'numpy', 'socket')\n"
+        "         'vault_mem.store.daemon_socket', 'numpy', 'socket')\n"
         "print('WRITE', [m for m in heavy if m in sys.modules], built)\n"
         "assert cli.main(['--vault', v, 'recall', 'Helix']) == 0\n"
         "print('READ', [m for m in heavy[:4] if m not in sys.modules])\n")

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, cli, daemon_log, daemon_ready, spawn_daemon, wait_for
 
-from vault_mem.daemon import protocol
+from vault_mem.store import daemon_socket as protocol
 
 SOCK = Path(".vault-mem") / protocol.SOCKET_FILE
 OFF = {protocol.USE_ENV: "off"}

@@ -103,15 +103,31 @@ def test_user_staged_and_unstaged_work_elsewhere_is_untouched(tmp_path):
     assert git(root, "show", "--name-only", "--format=", "HEAD").split() == ["mem/x.md"]
 
 
-def test_a_memory_rewritten_in_place_within_a_second_is_staged_as_its_new_bytes(tmp_path):
+def _no_hard_links(monkeypatch) -> None:
+    """A file system without hard links (some network and FAT ones): the index is copied (and
+    git's locks are made without links: store/gitlocks.py)."""
+    import errno
+
+    from vault_mem.store import gitindex
+
+    def refuse(*a, **kw):
+        raise OSError(errno.EPERM, "Operation not permitted")
+    monkeypatch.setattr(gitindex.os, "link", refuse)
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["linked", "copied"])
+def test_a_memory_rewritten_in_place_within_a_second_is_staged_as_its_new_bytes(tmp_path, monkeypatch, links):
     """git (built here without nanosecond times) trusts an index entry whose file has the size,
     inode and times, to the second, that it recorded, unless the entry is "racy": not older
     than the index file itself. The write's index copy was stamped with the time it was made:
     a memory rewritten in place to the same size within the second of its last commit, then
     committed after a second boundary, kept its older blob in the staging area under the new
-    file's times, and `git commit -a` would have put the older memory back."""
+    file's times, and `git commit -a` would have put the older memory back. The same with the
+    index's second name (a hard link, the usual case) and with a copy (no hard links)."""
     import time
 
+    if not links:
+        _no_hard_links(monkeypatch)
     root = _repo(tmp_path)
     repo = GitRepo(root)
     path = root / "facts" / "x.md"
@@ -134,6 +150,33 @@ def test_a_memory_rewritten_in_place_within_a_second_is_staged_as_its_new_bytes(
     assert git(root, "status", "--porcelain") == ""
     git(root, "commit", "-qa", "--allow-empty", "-m", "a person's commit -a")  # it undoes no memory
     assert git(root, "show", "HEAD:facts/x.md") == "36\n"
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["linked", "copied"])
+def test_the_index_is_never_changed_through_the_name_a_write_gives_it(tmp_path, monkeypatch, links):
+    """A write has `git update-index` work on a second name of git's index (a hard link, not a
+    13 MB copy at 100k memories): git writes a new file and renames it over that name, so the
+    index in place is never changed through it, bytes nor times (a copy's time is set on the
+    copy alone), until the new one replaces it under index.lock. None of the names is left."""
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    (root / "facts").mkdir()
+    (root / "facts" / "a.md").write_bytes(b"---\ndescription: a\n---\n")
+    index = root / ".git" / "index"
+    old = root / "index-as-it-was"
+    os.link(index, old)  # the file that was in place, whatever happens to its name
+    if not links:
+        _no_hard_links(monkeypatch)  # from here on (git's locks are made without links too)
+    before, st = old.read_bytes(), os.stat(old)
+    commit = repo.commit_paths({"facts/a.md": (root / "facts/a.md").read_bytes()}, "remember: a", author=AGENT)
+    assert commit and old.read_bytes() == before
+    assert (os.stat(old).st_mtime_ns, os.stat(old).st_size) == (st.st_mtime_ns, st.st_size)
+    assert os.stat(index).st_ino != st.st_ino  # the new index replaced it
+    assert git(root, "ls-files", "facts").split() == ["facts/a.md"] and git(root, "status", "--porcelain") == "?? index-as-it-was\n"
+    assert not [n for n in os.listdir(root / ".git") if n.startswith("vault-mem-index.")]
+    repo.sync_index(["facts/a.md", "README.md"])  # the other user of the second name
+    assert old.read_bytes() == before and not [n for n in os.listdir(root / ".git") if n.startswith("vault-mem-index.")]
+    assert git(root, "status", "--porcelain") == "?? index-as-it-was\n"
 
 
 def test_spliced_trees_equal_what_git_itself_builds(tmp_path):

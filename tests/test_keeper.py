@@ -572,3 +572,54 @@ def test_vectors_load_into_one_compact_copy(vault, monkeypatch, exact_max, dtype
         assert v.sidecar.vectors._vindex is index  # adopted, not loaded again
     finally:
         v.close()
+
+
+def test_keep_current_gives_a_long_lived_api_vault_its_own_watcher_until_close(both_platforms, vault, tmp_path,
+                                                                                 monkeypatch):
+    """``vault_mem.keep_current`` (opt-in, for a process that keeps its Vault open): its writes
+    ask no `git status`, and INDEX.md on disk still shows a person's in-place edit and new file
+    made just before; ``close()`` stops the watcher and uninstalls it (no watcher thread is left,
+    and nothing of it would start watching again)."""
+    from vault_mem import keep_current
+
+    vault.remember("alpha", "Alpha as committed", "a")
+    before = {t.ident for t in threading.enumerate()}
+    keeper = keep_current(vault)
+    assert vault.list() and keeper.mode == "watching"
+    edit_in_place(vault.root / "facts" / "alpha.md", b"Alpha as committed", b"Alpha edited by hand")
+    write_memory(vault.root, "beta", "Beta only on disk")
+    trace = tmp_path / "kept.trace"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    with vault.transaction() as tx:
+        commit = tx.commit({"facts/gamma.md": b"---\ndescription: Gamma by the agent\n---\n\nc\n"},
+                           "remember: gamma", key="gamma", action="create", type_="fact")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert tx.learned_from == "watcher" and '"name":"status"' not in trace.read_text()
+    on_disk = (vault.root / "INDEX.md").read_text()
+    assert "Alpha edited by hand" in on_disk and "Beta only on disk" in on_disk and "Gamma by the agent" in on_disk
+    in_commit = git(vault.root, "show", f"{commit}:INDEX.md")
+    assert "Alpha edited by hand" not in in_commit and "Beta only on disk" not in in_commit
+    vault.close()
+    assert keeper.activity() is None and vault.kept_exactly is None
+    wait_for(lambda: not ({t.ident for t in threading.enumerate() if t.is_alive()} - before),
+             what="the watcher's threads to end")
+
+
+def test_a_vault_opened_and_written_starts_no_watcher_unless_asked(vault):
+    """Watching is opt-in: a Vault (the test suite opens thousands) never starts a thread nor
+    takes an inotify instance on its own, however often it writes."""
+    before = {t.ident for t in threading.enumerate()}
+    for i in range(3):
+        vault.remember(f"note-{i}", f"Note number {i}", "b")
+        vault.list()
+    assert not ({t.ident for t in threading.enumerate() if t.is_alive()} - before)
+    assert vault.kept_current is None and vault.kept_exactly is None
+
+
+def edit_in_place(path, old: bytes, new: bytes) -> None:
+    """A person's save in place: the folder's mtime does not change."""
+    with open(path, "r+b") as fh:
+        data = fh.read().replace(old, new)
+        fh.seek(0)
+        fh.write(data)
+        fh.truncate()

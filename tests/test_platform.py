@@ -337,7 +337,7 @@ def test_an_in_place_save_is_indexed_by_the_daemon_from_modified_events(vault, b
 
 
 def test_the_socket_serves_reads_with_the_portable_peer_check(vault, both_platforms):
-    from vault_mem.daemon import protocol
+    from vault_mem.store import daemon_socket as protocol
 
     root = vault.root
     vault.remember("bike", "Rides a green Brompton", "")

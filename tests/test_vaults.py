@@ -330,7 +330,7 @@ def test_a_vaults_daemon_gives_its_share_of_the_session_context(two_vaults):
     piece the hook asks each vault for) and the hook's context still carries both vaults."""
     from test_daemon_reads import start, stop
 
-    from vault_mem.daemon import protocol
+    from vault_mem.store import daemon_socket as protocol
 
     proj, _, personal = two_vaults
     proc = start(personal)

@@ -9,9 +9,10 @@ from vault_mem.errors import VaultMemError
 
 if TYPE_CHECKING:
     from vault_mem.model.memory import Memory
+    from vault_mem.daemon.keeper import keep_current
     from vault_mem.vault.core import Vault, WriteResult
 
-__all__ = ["Memory", "Vault", "VaultMemError", "WriteResult"]
+__all__ = ["Memory", "Vault", "VaultMemError", "WriteResult", "keep_current"]
 __version__ = VERSION
 
 
@@ -26,4 +27,8 @@ def __getattr__(name: str):
         from vault_mem.vault import core as vault
 
         return getattr(vault, name)
+    if name == "keep_current":  # a long-lived process's own watcher (opt-in: see its docstring)
+        from vault_mem.daemon.keeper import keep_current
+
+        return keep_current
     raise AttributeError(name)

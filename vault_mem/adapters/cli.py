@@ -15,7 +15,7 @@ an operating-system failure (a full disk, a permission) and any other exception 
 that says what to try, with the stack trace only when ``VAULT_MEM_LOG_LEVEL=DEBUG``.
 
 ``recall``, ``get``, ``list`` and the Claude Code hooks are answered by the vault's daemon when
-one runs (its model and vectors warm, over ``.vault-mem/daemon.sock``: :mod:`vault_mem.daemon.protocol`),
+one runs (its model and vectors warm, over ``.vault-mem/daemon.sock``: :mod:`vault_mem.store.daemon_socket`),
 else worked out here by the same functions (:mod:`vault_mem.adapters.reads`); either way they
 print the same. Asking the daemon imports nothing heavy.
 
@@ -100,7 +100,7 @@ def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
 def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     """``op(params)`` on the vault the command names: the daemon's answer when one answers
     (its notices printed), else the same function run here on the vault opened here."""
-    from vault_mem.daemon import protocol  # lazy: a write asks no daemon (start-up time)
+    from vault_mem.store import daemon_socket as protocol  # lazy: a write asks no daemon (start-up time)
 
     root = resolve_vault_root(args.vault)
     answered = protocol.ask(root, op, params)

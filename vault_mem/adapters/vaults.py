@@ -81,7 +81,7 @@ class Vaults:
         """``op(params)`` (:data:`vault_mem.adapters.reads.READS`) on the vault ``name``: its
         daemon's answer when one answers, else worked out here."""
         if self.daemon and name not in self.opened:
-            from vault_mem.daemon import protocol  # lazy: a write asks no daemon (start-up time)
+            from vault_mem.store import daemon_socket as protocol  # lazy: a write asks no daemon (start-up time)
 
             answered = protocol.ask(self.root(name), op, params)
             if answered is not None:

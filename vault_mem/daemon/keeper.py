@@ -391,6 +391,28 @@ class Keeper:
         self._stop_watching()
 
 
+def keep_current(vault: Vault) -> Keeper:
+    """Keep ``vault`` current by a watcher of this process while no daemon runs, as the MCP
+    server keeps its vault: every read then applies only what changed since the last one
+    (no reconcile, which stats every file), and every write skips ``git status`` (the step of a
+    write that reads every file). For a long-lived process that holds ``vault`` open and calls
+    it from one thread; opt-in, because the watcher costs an inotify instance (a per-user limit,
+    128 on many systems), a watch per type folder and two threads, and its start-up reconciles
+    the whole vault once (on a thread; the first read waits for it). :meth:`Vault.close` stops
+    it. When a daemon runs, it defers to the daemon (a write asks the daemon's fence instead)."""
+    keeper = Keeper(vault)
+    keeper.start_in_background(vault.reopen)
+    vault.kept_current = keeper.catch_up
+    vault.kept_exactly = keeper.caught_up_exactly
+    vault.kept_meanwhile = keeper.catch_up_meanwhile
+
+    def stop() -> None:  # uninstalled too: a read of the closed vault would start watching again
+        keeper.close()
+        vault.kept_current = vault.kept_exactly = vault.kept_meanwhile = None
+    vault.closers.append(stop)
+    return keeper
+
+
 #: What a recall says while the model and vectors are still loading (it is keyword-only then).
 WARMING = ("the model and the vectors are still loading (the server just started): these are keyword "
            "results only; ask again in a moment for full recall")

@@ -42,6 +42,7 @@ from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
 from vault_mem.errors import ConcurrentEditError, ConfigError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import shown
+from vault_mem.store.daemon_socket import FENCE_OP
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, read_own
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import head_branch
@@ -256,7 +257,8 @@ class Daemon:
         meanwhile waits for them: the main thread answers it next)."""
         if self._read_handlers is None:
             return
-        self._reads = ReadServer(self.root, self._read_handlers, wake=self._batcher.wake,
+        handlers = {**self._read_handlers, FENCE_OP: self._fence}
+        self._reads = ReadServer(self.root, handlers, wake=self._batcher.wake,
                                  notices=lambda: list(self._open_notes))
         if not self._reads.start():
             self._reads = None
@@ -282,6 +284,13 @@ class Daemon:
         batch = changes_so_far(self._watcher, self._batcher)
         if batch:
             self._step(batch, embed=False, status=False)
+
+    def _fence(self, vault: Vault, args: dict) -> bool:
+        """A write's fence (:func:`~vault_mem.store.daemon_socket.fence`), answered on the main
+        thread right after :meth:`_catch_up` applied every change made before the request: True
+        unless a step failed since (its retry timer is set: only a full pass can be trusted,
+        and the write asks ``git status`` itself)."""
+        return "retry" not in self._timers and self._watcher is not None
 
     def _loop(self) -> bool:
         """Until stopped (True) or the vault folder is gone (False)."""

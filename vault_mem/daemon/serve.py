@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.config import STATE_DIR, VERSION
-from vault_mem.daemon.protocol import (
+from vault_mem.store.daemon_socket import (
     MAX_REQUEST_BYTES,
     PROTOCOL,
     SOCKET_FILE,

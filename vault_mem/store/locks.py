@@ -95,6 +95,11 @@ class FileLock:
         self._depth = 1
         return True
 
+    @property
+    def held(self) -> bool:
+        """Whether this object holds the lock now (a re-entrant caller's question)."""
+        return self._fd is not None
+
     def _holder(self) -> str:
         pid, command = read_holder(self.path)
         return f", held by pid {pid} ({command or 'vault-mem'})" if pid else ""

@@ -259,6 +259,18 @@ class Workspace:
     def daemon_running(self) -> bool:
         return daemon_pid(self.state_dir) is not None
 
+    def daemon_fence(self) -> bool:
+        """Whether the vault's daemon (another process) says its watcher has brought the sidecar
+        up to every change made to the files before this call
+        (:func:`~vault_mem.store.daemon_socket.fence`); False when none runs or it does not
+        answer in time. Asked without the write lock: the daemon applies the changes under it
+        (held here, as by a re-entrant caller, the daemon could not answer: not asked)."""
+        pid = daemon_pid(self.state_dir)
+        if pid is None or pid == os.getpid() or self.lock.held:
+            return False
+        from vault_mem.store import daemon_socket  # lazy: a write without a daemon imports no socket
+        return daemon_socket.fence(self.root)
+
     # -- files -----------------------------------------------------------------------------
     def check_inside(self, rel: str) -> None:
         """Refuse ``rel`` unless it is a memory path in a real type folder of this vault."""

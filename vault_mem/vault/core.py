@@ -57,6 +57,7 @@ class Vault:
 
     def __init__(self, root: str | Path, *, agent: str | None = None, embedder: Any = None):
         self.ws = Workspace(root, agent=agent)
+        self._opened_as = (agent, embedder)
         kwargs = {} if embedder is None else {"embedder": embedder}
         self.sidecar = Sidecar(self.ws.root, self.ws.config, **kwargs)
         # a hand edit that kept an old `updated:` dates from its commit or file time (git knows)
@@ -76,6 +77,15 @@ class Vault:
         #: ``finish``, called after the search: True when it applied a change the search may have
         #: missed, and the recall searches again (the watcher's events arrive while it searches)
         self.kept_meanwhile: Callable[[], Callable[[], bool] | None] | None = None
+        #: called (once each) by :meth:`close`: a watcher installed on this vault stops with it
+        #: (``daemon.keeper.keep_current``)
+        self.closers: list[Callable[[], None]] = []
+
+    def reopen(self) -> Vault:
+        """Another :class:`Vault` of this folder, opened as this one was (its agent and
+        embedder): for another thread (SQLite connections belong to one)."""
+        agent, embedder = self._opened_as
+        return type(self)(self.root, agent=agent, embedder=embedder)
 
     # -- the workspace's parts, by their usual names -----------------------------------------
     @property
@@ -559,7 +569,11 @@ class Vault:
 
     def close(self) -> None:
         """Release the sidecar's database and the repository's git processes (a closed vault
-        reopens them on the next use of either)."""
+        reopens them on the next use of either), after stopping what was installed to close with
+        it (a watcher of this process: :attr:`closers`)."""
+        closers, self.closers = self.closers, []
+        for close in closers:
+            close()
         self.sidecar.close()
         self.repo.close()
 

@@ -76,9 +76,20 @@ class WriteTransaction:
         self.branch: str | None = None
         #: what went wrong after the commit landed (the write still succeeded)
         self.warnings: list[str] = []
+        #: who told the last write what a person changed since the sidecar last looked:
+        #: "daemon" (its fence), "watcher" (this process's), or "git status"
+        self.learned_from: str | None = None
+        self._fenced = False
 
     def __enter__(self) -> Self:
         self.ws.wait_for_person_git()  # before the lock: the person's git hooks take it
+        # the daemon's fence, before the lock (the daemon applies what its watcher saw under it):
+        # the sidecar then holds every change made before the write began, as with a watcher of
+        # this process's own, and the write asks no git status (its one step that reads every file).
+        # Asked under the lock instead, the daemon's own next batch (this process's last write's
+        # events, 20 ms later) would wait for the lock the asker holds, and the fence time out;
+        # asked before it, waiting for the fence overlaps waiting for another writer's lock
+        self._fenced = self.ws.daemon_fence()
         self.ws.lock.acquire()
         try:
             try:
@@ -153,8 +164,10 @@ class WriteTransaction:
                    "key": key or next((Path(rel).stem for rel in changes), ""),
                    "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
         # a watcher's exact catch-up, before the journal exists: its batch may recover an
-        # interrupted write, which must never be this one
-        caught_up = self.kept_exactly is not None and self.kept_exactly()
+        # interrupted write, which must never be this one (the daemon's fence came before the lock)
+        fenced, self._fenced = self._fenced, False  # one write's: a second one asks git status
+        caught_up = fenced or (self.kept_exactly is not None and self.kept_exactly())
+        self.learned_from = "daemon" if fenced else "watcher" if caught_up else "git status"
         # git status (the step that checks every file) before the files land, not between
         # their landing and the commit: a person's checkout or stash meets the write's file
         # changed on disk for that long (issue 25 item 4). A person's uncommitted file is never

@@ -1,17 +1,18 @@
-"""The daemon's read socket: where it is, how a message is framed, and the client's side.
+"""The daemon's socket: where it is, how a message is framed, and the client's side.
 
-The daemon answers reads (``recall``, ``get``, ``list``, the Claude Code hooks' work) on a Unix
-socket, ``.vault-mem/daemon.sock``, mode 0600, with its model and vectors warm
+The daemon answers reads (``recall``, ``get``, ``list``, the Claude Code hooks' work) and a
+write's :func:`fence` on a Unix socket, ``.vault-mem/daemon.sock``, mode 0600, with its model and vectors warm
 (:mod:`vault_mem.daemon.serve`). A message is a 4-byte big-endian length, then that many bytes of
 one UTF-8 JSON object. A request is ``{"v": PROTOCOL, "version": VERSION, "op": NAME, "args":
 {...}}`` with the operation and argument names of the CLI and the tools; the reply is
 ``{"v": PROTOCOL, "version": VERSION, "ok": true, "result": ..., "notices": [...]}`` (the same
 JSON the in-process path produces) or ``{"ok": false, "error": TEXT, "kind": ERROR CLASS}``.
 
-This module is what a one-shot ``vault-mem recall`` or prompt hook imports before it knows
-whether it needs the in-process path: the standard library and the lowest layers only (no
-numpy, SQLite, git or model), so asking a running daemon costs a process start and one round
-trip. :func:`ask` returns None whenever no daemon answers for sure (no socket, refused, a
+It lives below the vault layer because a write asks the daemon for a :func:`fence` (the daemon
+is above it, and only its socket is needed). This module is what a one-shot ``vault-mem
+recall`` or prompt hook imports before it knows whether it needs the in-process path: the
+standard library and the lowest layers only (no numpy, SQLite, git or model), so asking a
+running daemon costs a process start and one round trip. :func:`ask` returns None whenever no daemon answers for sure (no socket, refused, a
 timeout, another version, a socket that is not ours): the caller then does the work itself.
 
 Trust (DESIGN §7): the socket's folder is opened without following a link and the socket is
@@ -49,8 +50,16 @@ USE_ENV = "VAULT_MEM_DAEMON"
 UNAVAILABLE = "DaemonUnavailable"
 _HEADER = struct.Struct(">I")
 
-__all__ = ["MAX_REPLY_BYTES", "MAX_REQUEST_BYTES", "PROTOCOL", "SOCKET_FILE", "UNAVAILABLE", "ProtocolError", "ask",
-           "open_state_dir", "peer_is_owner", "read_message", "send_message", "socket_address"]
+#: the operation a write asks for (:func:`fence`); every daemon that serves its socket answers it
+FENCE_OP = "fence"
+#: how long a write waits for the daemon's fence before asking ``git status`` itself (seconds): the
+#: daemon's own wait for its watcher's events is 1 s, then it reconciles the whole vault (slower
+#: than ``git status`` at 100k memories), so a fence that is not back by then is not waited for
+FENCE_WAIT_S = 0.8
+
+__all__ = ["FENCE_OP", "FENCE_WAIT_S", "MAX_REPLY_BYTES", "MAX_REQUEST_BYTES", "PROTOCOL", "SOCKET_FILE",
+           "UNAVAILABLE", "ProtocolError", "ask", "fence", "open_state_dir", "peer_is_owner", "read_message",
+           "send_message", "socket_address"]
 
 
 class ProtocolError(Exception):
@@ -161,6 +170,20 @@ def ask(root: Path, op: str, args: dict[str, Any], *,
     if not isinstance(reply.get("error"), str) or reply.get("kind") == UNAVAILABLE:
         return None
     _raise(reply)
+
+
+def fence(root: Path, *, timeout: float = FENCE_WAIT_S) -> bool:
+    """Ask the vault's daemon to bring the shared sidecar up to every change made to the files
+    before this call (its watcher's fence, then the events it brought, applied at once); True
+    once it says it did, so a write need not ask ``git status`` what a person changed. False
+    when no daemon of this version answers within ``timeout``, or it could not (a step of its
+    own failed, it is stopping): the write then asks ``git status`` as without a daemon. The
+    caller must not hold the vault's write lock (the daemon applies the events under it)."""
+    try:
+        answered = ask(root, FENCE_OP, {}, timeout=timeout)
+    except VaultMemError:  # a daemon that knows no fence (a development build): as without one
+        return False
+    return answered is not None and answered[0] is True
 
 
 def _raise(reply: dict[str, Any]) -> None:
