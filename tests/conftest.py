@@ -133,6 +133,8 @@ def _template_vault_home(tmp_path_factory) -> Iterator[None]:
     for template in _TEMPLATES.values():
         shutil.rmtree(template.root.parent, ignore_errors=True)
     _TEMPLATES.clear()
+    if _PEER_TEMPLATE is not None:
+        shutil.rmtree(_PEER_TEMPLATE.root.parent, ignore_errors=True)
 
 
 def _template_vault(agent: str | None = None) -> _TemplateVault:
@@ -270,7 +272,51 @@ PEER_EMAIL = "mallory@peer.example"
 
 def person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
     """The person's vault (one pinned memory, ``editor-choice``) pushed to a real bare remote,
-    and a peer's clone of that remote: ``(mine, peer)``."""
+    and a peer's clone of that remote: ``(mine, peer)``.
+
+    Made once per worker (:func:`_make_person_and_peer`, ~0.25 s of CPU and ~25 git processes)
+    and copied for each of the ~45 tests that start from it: the person's vault as
+    :func:`copy_template_vault` copies a vault (its approval and signed records redone for the
+    new root on this test's machine), the remote and the clone as they are, each clone's
+    ``origin`` pointed at the copied remote. Where a copy would not be what making them gives
+    (this test's machine has a key of its own, a folder is there already), they are made here."""
+    from vault_mem.store import trust
+
+    bare, mine, peer = tmp_path / "remote.git", tmp_path / "mine", tmp_path / "peer"
+    own_key = trust.config_dir() / trust.KEY_FILE
+    if any(os.path.lexists(p) for p in (bare, mine, peer)) or own_key.exists() or \
+            any((p / ".git").exists() for p in Path(os.path.abspath(tmp_path)).parents):
+        return _make_person_and_peer(tmp_path)
+    template = _person_and_peer_template()
+    shutil.copytree(template.root.parent / "remote.git", bare, symlinks=True)
+    shutil.copytree(template.root.parent / "peer", peer, symlinks=True)
+    copy_template_vault(template, mine).close()
+    for clone in (mine, peer):
+        git(clone, "remote", "set-url", "origin", str(bare))
+    return mine, peer
+
+
+#: this worker's :func:`person_and_peer`, made at its first use (its ``root`` is the person's vault)
+_PEER_TEMPLATE: _TemplateVault | None = None
+
+
+def _person_and_peer_template() -> _TemplateVault:
+    global _PEER_TEMPLATE
+    if _PEER_TEMPLATE is None:
+        assert _FACTORY is not None
+        base = _FACTORY.mktemp("template-peers")
+        with pytest.MonkeyPatch.context() as mp:
+            dirs = [base / name for name in ("home", "tmp", "xdg-config")]
+            for folder in dirs:
+                folder.mkdir()
+            _test_environment(mp, *dirs)
+            mine, _ = _make_person_and_peer(base)
+        _PEER_TEMPLATE = _TemplateVault(mine, dirs[2], [], None)
+    return _PEER_TEMPLATE
+
+
+def _make_person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
+    """What :func:`person_and_peer` gives, made: ``vault-mem init``, a remember, a push, a clone."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     mine = tmp_path / "mine"
