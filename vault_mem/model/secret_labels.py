@@ -97,7 +97,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
            "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
 
@@ -675,6 +675,21 @@ _EXAMPLE_LINE = lazy(r"(?<![\w])(?:an?|any|some|every|e\.g|eg|weak|strong|bad|go
                      r"|rejects?|accepts?|allows?|forbids?|blocks?|fields?|forms?|formats?|valid\w*)(?![\w])")
 # a plural before "like" speaks of a kind ("values like X", "strings such as X")
 _LABEL_PLURAL = lazy(r"[a-z]{2,}[^s\W]s[ \t]{1,4}\Z")
+
+
+# A sentence that gives a sample value or rules on what one may be ("e.g. X is weak", "por ejemplo
+# X", "z.B. X", "the policy rejects X", "never use X"): the value in it is a sample, no credential.
+_EXAMPLE_SAYING = lazy(r"(?<![\w])(?:e\.g|eg|z\.b|p\.ej|i\.e|example|exemple|ejemplo|exemplo|beispiel|esempio|voorbeeld"
+                       r"|bijvoorbeeld|przyk[łl]ad|örnek|příklad|пример|例えば|例如|예시|예를|for instance|such as|weak|strong"
+                       r"|guess\w*|obvious|insecure|polic(?:y|ies)|rules?|requirements?|avoid|never|don'?t|do not|crack\w*"
+                       r"|brute[ -]?forc\w*|dictionary|rejects?|forbids?|must|muss|debe|doit|deve|sample|dummy|fake|made[ -]up"
+                       r"|format|pattern|regex)(?![\w])")
+
+
+def gives_example(low: str) -> bool:
+    """Does the sentence ``low`` (lowercased) give a password as an example or rule on passwords
+    (:data:`_EXAMPLE_SAYING`)? A value in it is a sample, where no label names it."""
+    return _EXAMPLE_SAYING.search(low) is not None
 
 
 def near_stop(low: str, start: int, end: int) -> bool:

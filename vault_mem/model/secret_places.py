@@ -55,6 +55,7 @@ from vault_mem.model.secret_labels import (
     own_name,
     password_shaped,
     near_stop,
+    gives_example,
     strong_unlabelled,
     word_and_number,
 )
@@ -636,13 +637,57 @@ _UNLABELLED = ((_USER_SLASH, (" / ",), ()),
 
 def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
     """A password named by what it does ("log in ... with X", "use X to unlock"), no label
-    (``low``: ``text`` lowercased, same length)."""
+    (``low``: ``text`` lowercased, same length); and a password as a person makes one standing
+    in a sentence (:func:`sentence_passwords`)."""
     for pattern, words, also in _UNLABELLED:
         for start, end in lines_holding(low, words, also):
             for m in pattern.finditer(text, start, end):
                 value = m.group("value").rstrip(".,;:!?)")
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
+    yield from sentence_passwords(text)
+
+
+# A password as a person makes one, standing in a sentence with no label and no use named ("I went
+# with X as the superuser's password", "the zip opens with X", "Tom uses X for everything"): upper
+# and lower case, a digit or a second symbol, and a symbol inside it that no name, path, address,
+# setting or expression holds there. Code has such runs only in expressions (`2**n`, `cond?a:b`,
+# `beta**0.5`), which are single-case; prose has them only as passwords. Lines of code are skipped.
+_PERSON_SYMBOLS = "!#$%^&*~?@"
+_SENTENCE_TOKEN = lazy(r"(?<![^\s(\"'`])[A-Za-z0-9!#$%^&*~?@=+_-]{8,64}(?=[\s.,;:!?)\"'`]|\Z)")
+_SETTING = lazy(r"[A-Za-z_][\w.-]{2,}=")  # `HF_DEBUG=1`, `as_hex=1`: a name and its value
+_TEMPLATE = lazy(r"@[A-Za-z_]{2,}@")  # a build template's `@TYPE@`
+_QUOTE_MARKS = ("\"", "'", "`")
+_MAIL_HOST = lazy(r"@[\w-]{1,63}\.[A-Za-z]")
+_PROSE_WORD = lazy(r"(?<![\w$@#%&*=+/.-])[^\W\d_]{2,}(?![\w$@#%&*=+/-])")
+_CODE_LINE_SIGNS = lazy(r"[{}\[\]<>]|\w\(|==|:=|=>|;[ \t]*$")  # (a call; prose opens brackets after a space)
+
+
+def sentence_passwords(text: str) -> Iterator[Span]:
+    """A person's strong password (see :data:`_SENTENCE_TOKEN`'s comment) in a line of prose: three
+    words or more around it, and no brackets, operators or statement ends that make the line code."""
+    if not any(c in text for c in _PERSON_SYMBOLS):
+        return
+    for m in _SENTENCE_TOKEN.finditer(text):
+        value = m.group().rstrip(".,;:!?")
+        core = value[1:-1]
+        if (len(value) < 8 or not any(c in _PERSON_SYMBOLS for c in core) or "**" in value
+                or not any(c.isupper() for c in value) or not any(c.islower() for c in value)
+                or not (any(c.isdigit() for c in value) or sum(not c.isalnum() for c in value) >= 3)
+                or value[0] in "-_=+" + _PERSON_SYMBOLS or _SETTING.match(value) or _MAIL_HOST.search(value)
+                or _TEMPLATE.search(value) or is_placeholder(value, quoted=True) or stored_not_secret(value)):
+            continue
+        # (a value quoted on its own is a string spoken of, an example in a rule's or a tool's
+        # docs: a label before it is what makes it a credential, read by the label rules)
+        if text[m.start() - 1:m.start()] in _QUOTE_MARKS and text[m.end():m.end() + 1] in _QUOTE_MARKS and m.start():
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        rest = text[start:m.start()] + " " + text[m.end():end]
+        if (len(_PROSE_WORD.findall(rest)) >= 3 and not _CODE_LINE_SIGNS.search(rest)
+                and not gives_example(rest.lower())):
+            yield "password in a sentence", m.start(), m.start() + len(value)
 
 
 # --- a user and a password passed to a call -------------------------------------------------
