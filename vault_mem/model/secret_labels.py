@@ -120,8 +120,12 @@ _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
 # A variable named for the credential and then for its environment or its place in a rotation
 # (`DOTENV_PRIVATE_KEY_PRODUCTION`, `DB_PASSWORD_STAGING`, `API_TOKEN_2`): the credential word is
 # the name's last but one part, so the English keywords may end in one of these (key_class drops it)
+# (one of several numbered, `key1`, `password-2`, `DB_PASS_PART1`: a storage account's two keys, a
+# credential kept in parts)
 _QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development|test|testing|qa|uat|local|live"
-              r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}))")
+              r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}"
+              r"|(?:part|half|piece)_?[0-9]{1,2})|-?[0-9]{1,2})")
+_NUMBERED_END = lazy(r"(?<=[a-z])(?:[_-]?(?:part|half|piece)[_-]?|[_-]?v?)[0-9]{1,2}$")
 _QUALIFIER_END = lazy(_QUALIFIER + "$")
 # A name for what a credential holds (`keyData`, "Key Content" in netsh's report, `secret_value`,
 # `keyMaterial`), or for its encoding (`db_pass_hex`, `secret_b64`): the credential itself, as much
@@ -320,6 +324,7 @@ def key_class(name: str) -> str | None:
     low = name.lower().lstrip("-")
     if "_" in low.rstrip("_").rsplit("_", 1)[0]:
         low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
+    low = _NUMBERED_END.sub("", low)  # `key1`, `DB_PASS_PART1`: one of several, named as they all are
     content = _CONTENT_END.search(low)
     if content and content.start() > 0:
         return key_class(low[:content.start()])  # `keyData`, "Key Content": what the key holds is the key

@@ -669,7 +669,7 @@ def seed_phrases(text: str) -> Iterator[Span]:
     for span in _english_phrases(text):
         found = True
         yield span
-    if not found and len(text) >= 2 * _SEED_MIN:
+    if not found and len(text) >= 2 * _SEED_MIN - 1:  # (twelve characters, spaced)
         yield from _other_language_phrases(text)
 
 

@@ -85,6 +85,7 @@ from vault_mem.model.secret_places import (
     login_rows,
     csv_exports,
     flag_credentials,
+    grouped_values,
     header_lists,
     listed_codes,
     mail_pairs,
@@ -475,6 +476,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from flag_credentials(text, low)
         yield from protocol_logins(text)
         yield from values_below(text, low)
+        yield from grouped_values(text, low)
         yield from written_credentials(text, low)
         yield from mail_pairs(text)
         yield from warned_values(text, low)
