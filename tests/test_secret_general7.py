@@ -210,3 +210,41 @@ def test_a_password_spelled_out_counts(seed: int) -> None:
 ])
 def test_spaced_characters_that_are_no_password_pass(text: str) -> None:
     assert not found(text)
+
+
+# --- a password label and its value with no sign between ---------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_app_password_or_word_passphrase_after_a_bare_label_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    consonants = "bcdfghjklmnpqrstvwxz"
+    app = " ".join("".join(rng.choice(consonants) for _ in range(4)) for _ in range(4))
+    assert refused(f"account work\nhost mail.example.org\npassword {app}\ntls on")  # a config file's directive
+    words = " ".join(rng.sample(("orchard", "velvet", "canyon", "pencil", "rocket", "meadow", "copper", "island"), 4))
+    assert refused(f"Wiki admin for the choir site: choiradmin, pass {words}")
+
+
+@pytest.mark.parametrize("text", [
+    "password reset flow for locked users",
+    "password manager entries sync nightly",
+    "pass through proxy settings unchanged",
+    "the password field accepts unicode input now",
+])
+def test_a_bare_label_before_words_of_a_sentence_passes(text: str) -> None:
+    assert not found(text)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_grouped_recovery_code_after_its_label_with_no_sign_counts(seed: int) -> None:
+    draw = Draw(seed)
+    code = "-".join(draw.r(5, string.ascii_uppercase + string.digits) for _ in range(5))
+    assert refused(f"Work account recovery code {code}")
+
+
+@pytest.mark.parametrize("text", [
+    "recovery code sent to your phone 555-0100",
+    "recovery code 2024-11-03 used",
+    "backup codes are printed below",
+])
+def test_a_recovery_code_label_before_dates_or_words_passes(text: str) -> None:
+    assert not found(text)

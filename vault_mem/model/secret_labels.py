@@ -1052,8 +1052,9 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
     if not value:
         return None
-    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→"):
-        # an app password as Google shows it: four groups of four random letters ("qwpz xkrt mvbn lsdf")
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", ""):
+        # an app password as Google shows it: four groups of four random letters ("qwpz xkrt mvbn lsdf"),
+        # after a sign or none (msmtprc's `password qwpz xkrt mvbn lsdf`)
         app = _APP_PASSWORD.match(text, tail.start("value"))
         if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
             return "password assignment", app.start(), app.end()
@@ -1065,6 +1066,13 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         phrase = _WORD_RUN.match(text, tail.start("value"))
         said = phrase.group().split() if phrase else []
         if said and not _sentence(said):
+            return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
+    if cls == "password" and not quoted and op == "" and tail.re is _ASSIGN_TAIL:
+        # no sign, the words to the end of the line ("cms admin: bakery, pass next exotic embark digital"):
+        # four or more, every one of them a generator's common word and no sentence
+        phrase = _WORD_RUN.match(text, tail.start("value"))
+        said = [w for w in phrase.group().split() if not w.isdigit()] if phrase else []
+        if len(said) >= 4 and all(w in _COMMON_WORDS for w in said) and not _sentence(said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
     if cls == "password" and quoted and op in (":", "is", "=", "->", "→") and _QUOTED_WORDS.fullmatch(value) \
             and not _sentence(value.split()):

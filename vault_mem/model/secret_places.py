@@ -133,7 +133,7 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
 
 # one code after its label ("Recovery code:" and four groups of letters and digits, "backup code is"
 # two groups of four digits)
-_ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
+_ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)?[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
 
 
 # Codes written on one line after their label, or as a field of their own: split at commas,
