@@ -324,10 +324,10 @@ def key_class(name: str) -> str | None:
     low = name.lower().lstrip("-")
     if "_" in low.rstrip("_").rsplit("_", 1)[0]:
         low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
-    low = _NUMBERED_END.sub("", low)  # `key1`, `DB_PASS_PART1`: one of several, named as they all are
     content = _CONTENT_END.search(low)
     if content and content.start() > 0:
         return key_class(low[:content.start()])  # `keyData`, "Key Content": what the key holds is the key
+    low = _NUMBERED_END.sub("", low)  # `key1`, `DB_PASS_PART1`: one of several, named as they all are
     if "public" in low:
         return None  # publicKeyToken and public_key are shared by design
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
@@ -688,7 +688,7 @@ _EXAMPLE_SAYING = lazy(r"(?<![\w])(?:e\.g|eg|z\.b|p\.ej|i\.e|example|exemple|eje
                        r"|bijvoorbeeld|przyk[łl]ad|örnek|příklad|пример|例えば|例如|예시|예를|for instance|such as|weak|strong"
                        r"|guess\w*|obvious|insecure|polic(?:y|ies)|rules?|requirements?|avoid|never|don'?t|do not|crack\w*"
                        r"|brute[ -]?forc\w*|dictionary|rejects?|forbids?|must|muss|debe|doit|deve|sample|dummy|fake|made[ -]up"
-                       r"|format|pattern|regex)(?![\w])")
+                       r"|format|pattern|regex|pick|choose|like)(?![\w])")
 
 
 def gives_example(low: str) -> bool:

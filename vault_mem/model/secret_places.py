@@ -76,7 +76,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["grouped_values", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -637,15 +637,13 @@ _UNLABELLED = ((_USER_SLASH, (" / ",), ()),
 
 def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
     """A password named by what it does ("log in ... with X", "use X to unlock"), no label
-    (``low``: ``text`` lowercased, same length); and a password as a person makes one standing
-    in a sentence (:func:`sentence_passwords`)."""
+    (``low``: ``text`` lowercased, same length)."""
     for pattern, words, also in _UNLABELLED:
         for start, end in lines_holding(low, words, also):
             for m in pattern.finditer(text, start, end):
                 value = m.group("value").rstrip(".,;:!?)")
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
-    yield from sentence_passwords(text)
 
 
 # A password as a person makes one, standing in a sentence with no label and no use named ("I went
@@ -1152,7 +1150,7 @@ _GROUPS_NAMED = lazy(r"(?<![a-z])(?:ids?|identifier|fingerprint|hash(?:es)?|dige
                      r"|uuid|guid|serial|public|pub|address|example|sample)(?![a-z])")  # what hex groups are when no secret
 _HEX_DUMP_LINE = lazy(r"[ \t]*[0-9a-fA-F]{4,16}:")
 # A password spelled out one character at a time ("letter by letter: M o s a i c 2 ..."): eight
-# characters or more, each alone between spaces, that read together as a password no word could be
+# characters or more, each alone between spaces, read together as a person's strong password
 _SPELLED = lazy(r"(?<![^\s:])(?:[^\s][ \t]){7,63}[^\s](?![^\s])")
 
 

@@ -86,6 +86,7 @@ from vault_mem.model.secret_places import (
     csv_exports,
     flag_credentials,
     grouped_values,
+    sentence_passwords,
     header_lists,
     listed_codes,
     mail_pairs,
@@ -482,6 +483,9 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from warned_values(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
+    if len(text) >= 16:
+        # (last: where a label names the value too, the label's finding names its kind)
+        yield from sentence_passwords(text)
 
 
 def _mapped(view: View, found: Iterator[tuple[int, SecretFinding]]) -> Iterator[tuple[int, SecretFinding]]:
