@@ -654,6 +654,7 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
 _PERSON_SYMBOLS = "!#$%^&*~?@"
 _SENTENCE_TOKEN = lazy(r"(?<![^\s(\"'`])[A-Za-z0-9!#$%^&*~?@=+_-]{8,64}(?=[\s.,;:!?)\"'`]|\Z)")
 _SETTING = lazy(r"[A-Za-z_][\w.-]{2,}=")  # `HF_DEBUG=1`, `as_hex=1`: a name and its value
+_SENTENCE_REACH = 160
 _TEMPLATE = lazy(r"@[A-Za-z_]{2,}@")  # a build template's `@TYPE@`
 _QUOTE_MARKS = ("\"", "'", "`")
 _MAIL_HOST = lazy(r"@[\w-]{1,63}\.[A-Za-z]")
@@ -684,9 +685,10 @@ def sentence_passwords(text: str) -> Iterator[Span]:
         # docs: a label before it is what makes it a credential, read by the label rules)
         if text[m.start() - 1:m.start()] in _QUOTE_MARKS and text[m.end():m.end() + 1] in _QUOTE_MARKS and m.start():
             continue
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        end = len(text) if end < 0 else end
+        # (the sentence within reach on its line: a line of 80 KB is not read once per token)
+        start = max(text.rfind("\n", max(0, m.start() - _SENTENCE_REACH), m.start()) + 1, m.start() - _SENTENCE_REACH)
+        end = text.find("\n", m.end(), m.end() + _SENTENCE_REACH)
+        end = min(len(text), m.end() + _SENTENCE_REACH) if end < 0 else end
         rest = text[start:m.start()] + " " + text[m.end():end]
         if (len(_PROSE_WORD.findall(rest)) >= 3 and not _CODE_LINE_SIGNS.search(rest)
                 and not gives_example(rest.lower())):
@@ -1148,6 +1150,7 @@ def credential_files(text: str) -> Iterator[Span]:
 _HEX_GROUPS = lazy(r"(?<![\w:./-])[0-9a-fA-F]{4,8}(?:[ \t][0-9a-fA-F]{4,8}){3,31}(?![\w:./-])")
 _GROUPS_NAMED = lazy(r"(?<![a-z])(?:ids?|identifier|fingerprint|hash(?:es)?|digest|checksum|sha-?[0-9]{0,3}|md5|commit"
                      r"|uuid|guid|serial|public|pub|address|example|sample)(?![a-z])")  # what hex groups are when no secret
+_GROUPS_REACH = 200  # how far before the groups, on their line and the line above, their name may stand
 _HEX_DUMP_LINE = lazy(r"[ \t]*[0-9a-fA-F]{4,16}:")
 # A password spelled out one character at a time ("letter by letter: M o s a i c 2 ..."): eight
 # characters or more, each alone between spaces, read together as a person's strong password
@@ -1162,10 +1165,11 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
         joined = "".join(groups)
         if len({len(g) for g in groups}) != 1 or len(joined) < 32 or len(joined) == 40 or not random_hex(joined, min_len=32):
             continue
-        line = text.rfind("\n", 0, m.start()) + 1
+        # (within reach: a line of 80 KB of groups is not read back once per run)
+        line = max(text.rfind("\n", max(0, m.start() - _GROUPS_REACH), m.start()) + 1, m.start() - _GROUPS_REACH)
         if _HEX_DUMP_LINE.match(text, line):
             continue  # `00000010: 1a89 fa64 ...`: a dump of a file's bytes
-        above = text.rfind("\n", 0, max(0, line - 1)) + 1
+        above = max(text.rfind("\n", max(0, line - 1 - _GROUPS_REACH), max(0, line - 1)) + 1, line - _GROUPS_REACH, 0)
         head = low[above:m.start()]
         if _HEAD_WORD.search(head) and not _GROUPS_NAMED.search(head):
             yield "key written in groups", m.start(), m.end()

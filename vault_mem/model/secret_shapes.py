@@ -70,7 +70,7 @@ from vault_mem.model.secret_values import (
     spoken,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
-from vault_mem.model.seed_words_other import other_lists
+from vault_mem.model.seed_words_other import LANGUAGES, other_lists
 
 __all__ = ["PHRASE_LABEL", "Words", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
            "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls",
@@ -836,6 +836,7 @@ def valid_mnemonic(words: list[str], index: dict[str, int] | None = None) -> boo
 # English's does; a random run of list words passes it one time in 16 (12 words) to 256 (24).
 # The lists are unpacked on the first text with words of theirs (:mod:`vault_mem.model.seed_words_other`).
 # (a label may be glued to the first word by a colon, as Chinese and Japanese write: "助记词：港 易 ...")
+_OTHER_RUN_MAX = 48  # list words in a row: a 24-word phrase with a label's words around it fits
 _OTHER_WORD = lazy(r"[^\s,:;、。\"'`()\[\]-]+")
 
 
@@ -870,10 +871,12 @@ def _other_language_phrases(text: str) -> Iterator[Span]:
     marks = "".join(["1" if w in every else "n" if len(w) <= 3 and w.rstrip(".)").isdigit() else "0" for w in words])
     for run in _SEED_RUN.finditer(marks):
         at = [i for i in range(run.start(), run.end()) if marks[i] == "1"]
-        for lang, words_of in other_lists().items():
-            if sum(words[i] in words_of for i in at) < _SEED_MIN:
-                continue
+        if len(at) > _OTHER_RUN_MAX:
+            continue  # a text of list words (a word list, a dictionary), not one phrase: not read window by window
+        for lang in LANGUAGES:
             index = _other_index(lang)
+            if sum(words[i] in index for i in at) < _SEED_MIN:
+                continue
             for size in (24, 21, 18, 15, 12):
                 for k in range(len(at) - size + 1):
                     phrase = [words[i] for i in at[k:k + size]]
