@@ -19,6 +19,7 @@ import unicodedata
 import pytest
 
 from secret_probe import HEX, Draw, found, refused
+from vault_mem.model.secrets import find_secrets
 from vault_mem.model.seed_words_other import LANGUAGES, other_lists
 
 SEEDS = (20261207, 7, 424242)
@@ -248,3 +249,20 @@ def test_a_grouped_recovery_code_after_its_label_with_no_sign_counts(seed: int) 
 ])
 def test_a_recovery_code_label_before_dates_or_words_passes(text: str) -> None:
     assert not found(text)
+
+
+# --- hostile input completes ---------------------------------------------------------------------
+
+_SIZE = 200 * 1024
+
+
+@pytest.mark.parametrize("text", [
+    "the box takes Ab1!cdef now " * (_SIZE // 27),  # candidate passwords in one line of sentences
+    "aB3! " * (_SIZE // 5),  # spaced characters
+    "master key:\n" + "1a2b3c4d " * (_SIZE // 9),  # hex groups on one line
+    " ".join(other_lists()["spanish"][:64] * (_SIZE // 500)),  # a run of list words
+    "助记词：" + " ".join(other_lists()["chinese_simplified"][:30]) * (_SIZE // 80),
+    "key1=" * (_SIZE // 5),
+])
+def test_a_text_made_of_the_new_readers_markers_completes(text: str) -> None:
+    find_secrets(text[:_SIZE])  # completing is the point (each read stays within a reach)
