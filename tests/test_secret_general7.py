@@ -251,6 +251,25 @@ def test_a_recovery_code_label_before_dates_or_words_passes(text: str) -> None:
     assert not found(text)
 
 
+# --- a camelCase name ending in Auth ----------------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_random_value_under_a_camel_case_auth_name_counts(seed: int) -> None:
+    draw = Draw(seed)
+    assert refused(f"cookies from the admin panel: dbAuth-2={draw.r(44)}; lang=en")
+    assert refused(f"sessAuth = '{draw.r(32)}'")
+
+
+@pytest.mark.parametrize("text", [
+    "useAuth = true",
+    "requireAuth: isProductionEnvironment",
+    "basicAuth = credentialsFromEnv2",
+    "oAuth = None",
+])
+def test_camel_case_auth_switches_and_references_pass(text: str) -> None:
+    assert not found(text)
+
+
 # --- hostile input completes ---------------------------------------------------------------------
 
 _SIZE = 200 * 1024

@@ -125,6 +125,7 @@ _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
 _QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development|test|testing|qa|uat|local|live"
               r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}"
               r"|(?:part|half|piece)_?[0-9]{1,2})|-?[0-9]{1,2})")
+_CAMEL_AUTH_END = lazy(r"(?<=[a-z0-9]{2})Auth(?:[_-]?[0-9]{1,2})?$")
 _NUMBERED_END = lazy(r"(?<=[a-z])(?:[_-]?(?:part|half|piece)[_-]?|[_-]?v?)[0-9]{1,2}$")
 _QUALIFIER_END = lazy(_QUALIFIER + "$")
 # A name for what a credential holds (`keyData`, "Key Content" in netsh's report, `secret_value`,
@@ -321,6 +322,10 @@ _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 
 def key_class(name: str) -> str | None:
     """'password', 'secret' or 'key' (high-entropy values only) for an assignment's key name."""
+    if _CAMEL_AUTH_END.search(name):
+        # `pmaAuth-1` (phpMyAdmin's cookie), `sessAuth`: a camelCase name ending in Auth holds an
+        # authenticator when its value is random (`requireAuth: true`, `useAuth = isProd` pass)
+        return "key"
     low = name.lower().lstrip("-")
     if "_" in low.rstrip("_").rsplit("_", 1)[0]:
         low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
