@@ -771,8 +771,8 @@ def _listed(text: str, start: int) -> bool:
 
 
 # What names a wallet's or an account's phrase of words, in the languages of secret_words: the
-# label that makes twelve plain words a recovery phrase whatever list they come from (BIP-39 has
-# Spanish, French, Italian, Portuguese, Czech, ... lists; only the English one is kept here)
+# label that makes twelve plain words a recovery phrase whatever list they come from (a phrase of
+# BIP-39's other lists counts without a label when its checksum is valid: _other_language_phrases)
 PHRASE_LABEL = lazy(r"(?<![^\W\d_])(?:seed|mnemonic\w{0,4}|mn[ée]monique|mnem[óo]nic\w{0,2}|recovery[ _-]phrase|backup[ _-]phrase"
                     r"|secret[ _-](?:recovery[ _-])?phrase|frase|phrase[ _-]de|semilla|semente|graine|palabras|mots[ _-]de"
                     r"|wiederherstellungs\w{0,10}|wörter|woorden|parole|herstelzin|слова|фраза)(?![^\W\d_])", re.IGNORECASE)
