@@ -97,7 +97,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
            "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
 
@@ -120,8 +120,13 @@ _END = r"(?:[_-]?id|_base)?(?![a-z0-9_.-])"
 # A variable named for the credential and then for its environment or its place in a rotation
 # (`DOTENV_PRIVATE_KEY_PRODUCTION`, `DB_PASSWORD_STAGING`, `API_TOKEN_2`): the credential word is
 # the name's last but one part, so the English keywords may end in one of these (key_class drops it)
+# (one of several numbered, `key1`, `password-2`, `DB_PASS_PART1`: a storage account's two keys, a
+# credential kept in parts)
 _QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development|test|testing|qa|uat|local|live"
-              r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}))")
+              r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}"
+              r"|(?:part|half|piece)_?[0-9]{1,2})|-?[0-9]{1,2})")
+_CAMEL_AUTH_END = lazy(r"(?<=[a-z0-9]{2})Auth(?:[_-]?[0-9]{1,2})?$")
+_NUMBERED_END = lazy(r"(?<=[a-z])(?:[_-]?(?:part|half|piece)[_-]?|[_-]?v?)[0-9]{1,2}$")
 _QUALIFIER_END = lazy(_QUALIFIER + "$")
 # A name for what a credential holds (`keyData`, "Key Content" in netsh's report, `secret_value`,
 # `keyMaterial`), or for its encoding (`db_pass_hex`, `secret_b64`): the credential itself, as much
@@ -317,12 +322,17 @@ _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 
 def key_class(name: str) -> str | None:
     """'password', 'secret' or 'key' (high-entropy values only) for an assignment's key name."""
+    if _CAMEL_AUTH_END.search(name):
+        # `pmaAuth-1` (phpMyAdmin's cookie), `sessAuth`: a camelCase name ending in Auth holds an
+        # authenticator when its value is random (`requireAuth: true`, `useAuth = isProd` pass)
+        return "key"
     low = name.lower().lstrip("-")
     if "_" in low.rstrip("_").rsplit("_", 1)[0]:
         low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
     content = _CONTENT_END.search(low)
     if content and content.start() > 0:
         return key_class(low[:content.start()])  # `keyData`, "Key Content": what the key holds is the key
+    low = _NUMBERED_END.sub("", low)  # `key1`, `DB_PASS_PART1`: one of several, named as they all are
     if "public" in low:
         return None  # publicKeyToken and public_key are shared by design
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
@@ -675,6 +685,21 @@ _EXAMPLE_LINE = lazy(r"(?<![\w])(?:an?|any|some|every|e\.g|eg|weak|strong|bad|go
                      r"|rejects?|accepts?|allows?|forbids?|blocks?|fields?|forms?|formats?|valid\w*)(?![\w])")
 # a plural before "like" speaks of a kind ("values like X", "strings such as X")
 _LABEL_PLURAL = lazy(r"[a-z]{2,}[^s\W]s[ \t]{1,4}\Z")
+
+
+# A sentence that gives a sample value or rules on what one may be ("e.g. X is weak", "por ejemplo
+# X", "z.B. X", "the policy rejects X", "never use X"): the value in it is a sample, no credential.
+_EXAMPLE_SAYING = lazy(r"(?<![\w])(?:e\.g|eg|z\.b|p\.ej|i\.e|example|exemple|ejemplo|exemplo|beispiel|esempio|voorbeeld"
+                       r"|bijvoorbeeld|przyk[łl]ad|örnek|příklad|пример|例えば|例如|예시|예를|for instance|such as|weak|strong"
+                       r"|guess\w*|obvious|insecure|polic(?:y|ies)|rules?|requirements?|avoid|never|don'?t|do not|crack\w*"
+                       r"|brute[ -]?forc\w*|dictionary|rejects?|forbids?|must|muss|debe|doit|deve|sample|dummy|fake|made[ -]up"
+                       r"|format|pattern|regex|pick|choose|like)(?![\w])")
+
+
+def gives_example(low: str) -> bool:
+    """Does the sentence ``low`` (lowercased) give a password as an example or rule on passwords
+    (:data:`_EXAMPLE_SAYING`)? A value in it is a sample, where no label names it."""
+    return _EXAMPLE_SAYING.search(low) is not None
 
 
 def near_stop(low: str, start: int, end: int) -> bool:
@@ -1032,8 +1057,9 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
     if not value:
         return None
-    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→"):
-        # an app password as Google shows it: four groups of four random letters ("qwpz xkrt mvbn lsdf")
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", ""):
+        # an app password as Google shows it: four groups of four random letters ("qwpz xkrt mvbn lsdf"),
+        # after a sign or none (msmtprc's `password qwpz xkrt mvbn lsdf`)
         app = _APP_PASSWORD.match(text, tail.start("value"))
         if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
             return "password assignment", app.start(), app.end()
@@ -1045,6 +1071,13 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         phrase = _WORD_RUN.match(text, tail.start("value"))
         said = phrase.group().split() if phrase else []
         if said and not _sentence(said):
+            return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
+    if cls == "password" and not quoted and op == "" and tail.re is _ASSIGN_TAIL:
+        # no sign, the words to the end of the line ("cms admin: bakery, pass next exotic embark digital"):
+        # four or more, every one of them a generator's common word and no sentence
+        phrase = _WORD_RUN.match(text, tail.start("value"))
+        said = [w for w in phrase.group().split() if not w.isdigit()] if phrase else []
+        if len(said) >= 4 and all(w in _COMMON_WORDS for w in said) and not _sentence(said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
     if cls == "password" and quoted and op in (":", "is", "=", "->", "→") and _QUOTED_WORDS.fullmatch(value) \
             and not _sentence(value.split()):

@@ -55,6 +55,7 @@ from vault_mem.model.secret_labels import (
     own_name,
     password_shaped,
     near_stop,
+    gives_example,
     strong_unlabelled,
     word_and_number,
 )
@@ -75,7 +76,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -132,7 +133,7 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
 
 # one code after its label ("Recovery code:" and four groups of letters and digits, "backup code is"
 # two groups of four digits)
-_ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
+_ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)?[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
 
 
 # Codes written on one line after their label, or as a field of their own: split at commas,
@@ -645,6 +646,55 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
 
 
+# A password as a person makes one, standing in a sentence with no label and no use named ("I went
+# with X as the superuser's password", "the zip opens with X", "Tom uses X for everything"): upper
+# and lower case, a digit or a second symbol, and a symbol inside it that no name, path, address,
+# setting or expression holds there. Code has such runs only in expressions (`2**n`, `cond?a:b`,
+# `beta**0.5`), which are single-case; prose has them only as passwords. Lines of code are skipped.
+_PERSON_SYMBOLS = "!#$%^&*~?@"
+_SENTENCE_TOKEN = lazy(r"(?<![^\s(\"'`])[A-Za-z0-9!#$%^&*~?@=+_-]{8,64}(?=[\s.,;:!?)\"'`]|\Z)")
+_SETTING = lazy(r"[A-Za-z_][\w.-]{2,}=")  # `HF_DEBUG=1`, `as_hex=1`: a name and its value
+_SENTENCE_REACH = 160
+_TEMPLATE = lazy(r"@[A-Za-z_]{2,}@")  # a build template's `@TYPE@`
+_QUOTE_MARKS = ("\"", "'", "`")
+_MAIL_HOST = lazy(r"@[\w-]{1,63}\.[A-Za-z]")
+_PROSE_WORD = lazy(r"(?<![\w$@#%&*=+/.-])[^\W\d_]{2,}(?![\w$@#%&*=+/-])")
+_CODE_LINE_SIGNS = lazy(r"[{}\[\]<>]|\w\(|==|:=|=>|;[ \t]*$")  # (a call; prose opens brackets after a space)
+
+
+def _person_password(value: str, *, inner: bool) -> bool:
+    """Eight characters or more with upper and lower case, a digit (or three symbols) and a symbol
+    of :data:`_PERSON_SYMBOLS` (``inner``: inside it, not at an end)."""
+    return (len(value) >= 8 and any(c in _PERSON_SYMBOLS for c in (value[1:-1] if inner else value))
+            and any(c.isupper() for c in value) and any(c.islower() for c in value)
+            and (any(c.isdigit() for c in value) or sum(not c.isalnum() for c in value) >= 3))
+
+
+def sentence_passwords(text: str) -> Iterator[Span]:
+    """A person's strong password (see :data:`_SENTENCE_TOKEN`'s comment) in a line of prose: three
+    words or more around it, and no brackets, operators or statement ends that make the line code."""
+    if not any(c in text for c in _PERSON_SYMBOLS):
+        return
+    for m in _SENTENCE_TOKEN.finditer(text):
+        value = m.group().rstrip(".,;:!?")
+        if (not _person_password(value, inner=True) or "**" in value
+                or value[0] in "-_=+" + _PERSON_SYMBOLS or _SETTING.match(value) or _MAIL_HOST.search(value)
+                or _TEMPLATE.search(value) or is_placeholder(value, quoted=True) or stored_not_secret(value)):
+            continue
+        # (a value quoted on its own is a string spoken of, an example in a rule's or a tool's
+        # docs: a label before it is what makes it a credential, read by the label rules)
+        if text[m.start() - 1:m.start()] in _QUOTE_MARKS and text[m.end():m.end() + 1] in _QUOTE_MARKS and m.start():
+            continue
+        # (the sentence within reach on its line: a line of 80 KB is not read once per token)
+        start = max(text.rfind("\n", max(0, m.start() - _SENTENCE_REACH), m.start()) + 1, m.start() - _SENTENCE_REACH)
+        end = text.find("\n", m.end(), m.end() + _SENTENCE_REACH)
+        end = min(len(text), m.end() + _SENTENCE_REACH) if end < 0 else end
+        rest = text[start:m.start()] + " " + text[m.end():end]
+        if (len(_PROSE_WORD.findall(rest)) >= 3 and not _CODE_LINE_SIGNS.search(rest)
+                and not gives_example(rest.lower())):
+            yield "password in a sentence", m.start(), m.start() + len(value)
+
+
 # --- a user and a password passed to a call -------------------------------------------------
 
 # A call named for signing in, or requests' `auth=(...)` tuple: `NetworkCredential("svc", "X")`,
@@ -1088,6 +1138,46 @@ def credential_files(text: str) -> Iterator[Span]:
             if value != m.group("user") and (strong_unlabelled(value) or random_token(value, min_len=16)) \
                     and not stored_not_secret(value):
                 yield "password in a user list", m.start("value"), m.end("value")
+
+
+# --- a value written in pieces for reading ------------------------------------------------------
+
+# A key printed in groups for reading ("1a89fa64 d3804673 ...", "ca75 863a b1c5 ..."), as a
+# provisioning sheet, a key file or a person copying one writes it: groups of hex digits of one
+# length (4 to 8), 32 digits or more in all and not 40 (a PGP fingerprint's size), random, with a
+# word naming a key, secret, token or password before them on their line or the line above and no
+# word naming them an id, a digest or a fingerprint. (A hex dump's lines start with an offset.)
+_HEX_GROUPS = lazy(r"(?<![\w:./-])[0-9a-fA-F]{4,8}(?:[ \t][0-9a-fA-F]{4,8}){3,31}(?![\w:./-])")
+_GROUPS_NAMED = lazy(r"(?<![a-z])(?:ids?|identifier|fingerprint|hash(?:es)?|digest|checksum|sha-?[0-9]{0,3}|md5|commit"
+                     r"|uuid|guid|serial|public|pub|address|example|sample)(?![a-z])")  # what hex groups are when no secret
+_GROUPS_REACH = 200  # how far before the groups, on their line and the line above, their name may stand
+_HEX_DUMP_LINE = lazy(r"[ \t]*[0-9a-fA-F]{4,16}:")
+# A password spelled out one character at a time ("letter by letter: M o s a i c 2 ..."): eight
+# characters or more, each alone between spaces, read together as a person's strong password
+_SPELLED = lazy(r"(?<![^\s:])(?:[^\s][ \t]){7,63}[^\s](?![^\s])")
+
+
+def grouped_values(text: str, low: str) -> Iterator[Span]:
+    """A key in hex groups after a word naming it, and a password spelled out character by
+    character (see :data:`_HEX_GROUPS` and :data:`_SPELLED`)."""
+    for m in _HEX_GROUPS.finditer(text):
+        groups = m.group().split()
+        joined = "".join(groups)
+        if len({len(g) for g in groups}) != 1 or len(joined) < 32 or len(joined) == 40 or not random_hex(joined, min_len=32):
+            continue
+        # (within reach: a line of 80 KB of groups is not read back once per run)
+        line = max(text.rfind("\n", max(0, m.start() - _GROUPS_REACH), m.start()) + 1, m.start() - _GROUPS_REACH)
+        if _HEX_DUMP_LINE.match(text, line):
+            continue  # `00000010: 1a89 fa64 ...`: a dump of a file's bytes
+        above = max(text.rfind("\n", max(0, line - 1 - _GROUPS_REACH), max(0, line - 1)) + 1, line - _GROUPS_REACH, 0)
+        head = low[above:m.start()]
+        if _HEAD_WORD.search(head) and not _GROUPS_NAMED.search(head):
+            yield "key written in groups", m.start(), m.end()
+    if text.count(" ") >= 7:
+        for m in _SPELLED.finditer(text):
+            joined = m.group().replace(" ", "").replace("\t", "")
+            if _person_password(joined, inner=False) and not is_placeholder(joined, quoted=True):
+                yield "password spelled out", m.start(), m.end()
 
 
 # --- a value alone on the line below what names it -------------------------------------------

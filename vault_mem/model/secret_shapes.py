@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import itertools
 import re
@@ -69,6 +70,7 @@ from vault_mem.model.secret_values import (
     spoken,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
+from vault_mem.model.seed_words_other import LANGUAGES, other_lists
 
 __all__ = ["PHRASE_LABEL", "Words", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
            "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls",
@@ -660,7 +662,18 @@ _WORD = lazy(r"[^\s,\"'`-]+")  # (split where seed_phrases splits its lowered co
 
 
 def seed_phrases(text: str) -> Iterator[Span]:
-    """Twelve or more BIP-39 words in a row, at least nine of them different: a recovery phrase."""
+    """Twelve or more BIP-39 words in a row, at least nine of them different: a recovery phrase.
+    English words count by the run alone; the words of BIP-39's other lists when their checksum
+    makes them a phrase (:func:`_other_language_phrases`)."""
+    found = False
+    for span in _english_phrases(text):
+        found = True
+        yield span
+    if not found and len(text) >= 2 * _SEED_MIN - 1:  # (twelve characters, spaced)
+        yield from _other_language_phrases(text)
+
+
+def _english_phrases(text: str) -> Iterator[Span]:
     low = text.lower()
     if "," in low or "-" in low:  # "abandon, ability, ..." and "abandon-ability-..."
         low = low.replace(",", " ").replace("-", " ")
@@ -758,8 +771,8 @@ def _listed(text: str, start: int) -> bool:
 
 
 # What names a wallet's or an account's phrase of words, in the languages of secret_words: the
-# label that makes twelve plain words a recovery phrase whatever list they come from (BIP-39 has
-# Spanish, French, Italian, Portuguese, Czech, ... lists; only the English one is kept here)
+# label that makes twelve plain words a recovery phrase whatever list they come from (a phrase of
+# BIP-39's other lists counts without a label when its checksum is valid: _other_language_phrases)
 PHRASE_LABEL = lazy(r"(?<![^\W\d_])(?:seed|mnemonic\w{0,4}|mn[ée]monique|mnem[óo]nic\w{0,2}|recovery[ _-]phrase|backup[ _-]phrase"
                     r"|secret[ _-](?:recovery[ _-])?phrase|frase|phrase[ _-]de|semilla|semente|graine|palabras|mots[ _-]de"
                     r"|wiederherstellungs\w{0,10}|wörter|woorden|parole|herstelzin|слова|фраза)(?![^\W\d_])", re.IGNORECASE)
@@ -800,16 +813,73 @@ def labelled_phrases(text: str) -> Iterator[Span]:
             return
 
 
-def valid_mnemonic(words: list[str]) -> bool:
-    """Do ``words`` (12 to 24, from the list) carry a valid BIP-39 checksum? Every wallet's phrase
-    does: its last bits are the first bits of the SHA-256 of the rest."""
+def valid_mnemonic(words: list[str], index: dict[str, int] | None = None) -> bool:
+    """Do ``words`` (12 to 24, from the list; ``index``: a list's word -> position, English's by
+    default) carry a valid BIP-39 checksum? Every wallet's phrase does: its last bits are the
+    first bits of the SHA-256 of the rest."""
+    index = _INDEX if index is None else index
     n = len(words)
-    if n not in (12, 15, 18, 21, 24) or any(w not in _INDEX for w in words):
+    if n not in (12, 15, 18, 21, 24) or any(w not in index for w in words):
         return False
     bits = 0
     for w in words:
-        bits = (bits << 11) | _INDEX[w]
+        bits = (bits << 11) | index[w]
     check_bits = n // 3
     entropy = bits >> check_bits
     data = entropy.to_bytes((11 * n - check_bits) // 8, "big")
     return hashlib.sha256(data).digest()[0] >> (8 - check_bits) == bits & ((1 << check_bits) - 1)
+
+
+# A phrase in one of BIP-39's other languages (Spanish, French, Italian, Portuguese, Czech,
+# Japanese, Korean, Chinese): no label needed, as in English, but the checksum is, since a list of
+# common words (Chinese's are its 2,048 most common characters) meets prose more often than
+# English's does; a random run of list words passes it one time in 16 (12 words) to 256 (24).
+# The lists are unpacked on the first text with words of theirs (:mod:`vault_mem.model.seed_words_other`).
+# (a label may be glued to the first word by a colon, as Chinese and Japanese write: "助记词：港 易 ...")
+_OTHER_RUN_MAX = 48  # list words in a row: a 24-word phrase with a label's words around it fits
+_OTHER_WORD = lazy(r"[^\s,:;、。\"'`()\[\]-]+")
+
+
+@functools.cache
+def _other_words() -> frozenset[str]:
+    """Every word of the other lists (unpacked at the first call)."""
+    return frozenset(itertools.chain.from_iterable(other_lists().values()))
+
+
+@functools.cache
+def _other_index(lang: str) -> dict[str, int]:
+    """The list of ``lang``: word -> position (built when a run of its words is first read)."""
+    return {w: i for i, w in enumerate(other_lists()[lang])}
+
+
+def _other_language_phrases(text: str) -> Iterator[Span]:
+    """Twelve to twenty-four words of one of BIP-39's other lists in a row whose checksum is valid
+    (numbering between them allowed), at most three of them repeated."""
+    low = text.lower()
+    # (the lists are kept composed, NFKC; a text may come decomposed, as wallets export Japanese and
+    # Korean: NFKD, kana and their voicing marks, Hangul as its letters)
+    composed = low if low.isascii() else unicodedata.normalize("NFKC", low)
+    tokens = composed.split()
+    if len(tokens) < _SEED_MIN - 1:  # (one token may be the label and the first word)
+        return
+    every = _other_words()
+    if len(every.intersection(tokens)) < 8:  # C-speed: most texts stop here
+        return
+    spans = [(m.start(), m.end()) for m in _OTHER_WORD.finditer(text)]
+    words = [w if w.isascii() else unicodedata.normalize("NFKC", w)
+             for w in (text[a:b].lower().rstrip(".") for a, b in spans)]
+    marks = "".join(["1" if w in every else "n" if len(w) <= 3 and w.rstrip(".)").isdigit() else "0" for w in words])
+    for run in _SEED_RUN.finditer(marks):
+        at = [i for i in range(run.start(), run.end()) if marks[i] == "1"]
+        if len(at) > _OTHER_RUN_MAX:
+            continue  # a text of list words (a word list, a dictionary), not one phrase: not read window by window
+        for lang in LANGUAGES:
+            index = _other_index(lang)
+            if sum(words[i] in index for i in at) < _SEED_MIN:
+                continue
+            for size in (24, 21, 18, 15, 12):
+                for k in range(len(at) - size + 1):
+                    phrase = [words[i] for i in at[k:k + size]]
+                    if len(set(phrase)) >= size - 3 and valid_mnemonic(phrase, index):
+                        yield "seed phrase", spans[at[k]][0], spans[at[k + size - 1]][1]
+                        return

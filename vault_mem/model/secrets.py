@@ -85,6 +85,8 @@ from vault_mem.model.secret_places import (
     login_rows,
     csv_exports,
     flag_credentials,
+    grouped_values,
+    sentence_passwords,
     header_lists,
     listed_codes,
     mail_pairs,
@@ -475,11 +477,15 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from flag_credentials(text, low)
         yield from protocol_logins(text)
         yield from values_below(text, low)
+        yield from grouped_values(text, low)
         yield from written_credentials(text, low)
         yield from mail_pairs(text)
         yield from warned_values(text, low)
     yield from pin_codes(text, low)
     yield from assignments(text, low)
+    if len(text) >= 16:
+        # (last: where a label names the value too, the label's finding names its kind)
+        yield from sentence_passwords(text)
 
 
 def _mapped(view: View, found: Iterator[tuple[int, SecretFinding]]) -> Iterator[tuple[int, SecretFinding]]:
