@@ -28,6 +28,7 @@ from vault_mem.model import secret_values as secret_values_mod
 from vault_mem.model import secret_words as secret_words_mod
 from vault_mem.model import secrets as secrets_mod
 from vault_mem.model import seed_words as seed_words_mod
+from vault_mem.model import seed_words_other as seed_words_other_mod
 from vault_mem.model.memory import is_memory_name, memory_from_bytes
 from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
@@ -57,7 +58,8 @@ class FileState:
 
 #: the modules whose code decides what the secret gate refuses (tests check none is missing)
 GATE_MODULES = (policy_mod, secrets_mod, secret_rules_mod, secret_text_mod, secret_values_mod, secret_labels_mod,
-                secret_places_mod, secret_shapes_mod, secret_words_mod, seed_words_mod, lazy_patterns_mod)
+                secret_places_mod, secret_shapes_mod, secret_words_mod, seed_words_mod,
+                seed_words_other_mod, lazy_patterns_mod)
 
 
 def gate_fingerprint() -> str:
