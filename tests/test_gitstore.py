@@ -179,6 +179,27 @@ def test_the_index_is_never_changed_through_the_name_a_write_gives_it(tmp_path, 
     assert git(root, "status", "--porcelain") == "?? index-as-it-was\n"
 
 
+@pytest.mark.parametrize("links", [True, False], ids=["linked", "copied"])
+def test_a_write_git_cannot_stage_leaves_no_second_name_of_the_index(tmp_path, monkeypatch, links):
+    """A write whose `git update-index` fails (here a corrupt index; a full disk does the same)
+    fails, and removes the name it gave the index: left, a long-lived process (a daemon retrying,
+    an MCP server) kept one per failed write, each a second name of an index that the person's
+    repair replaces, holding its bytes on disk until the process ended."""
+    from vault_mem.errors import GitError
+
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    (root / "facts").mkdir()
+    (root / "facts" / "a.md").write_bytes(b"a\n")
+    if not links:
+        _no_hard_links(monkeypatch)
+    (root / ".git" / "index").write_bytes(b"DIRC" + b"\xff" * 60)  # git: "bad index version", "index file corrupt"
+    with pytest.raises(GitError, match="index file corrupt"):
+        repo.commit_paths({"facts/a.md": b"a\n"}, "remember: a", author=AGENT)
+    assert not [n for n in os.listdir(root / ".git") if n.startswith("vault-mem-index.")]
+    assert git(root, "rev-list", "--count", "HEAD").strip() == "1"
+
+
 def test_spliced_trees_equal_what_git_itself_builds(tmp_path):
     import random
 

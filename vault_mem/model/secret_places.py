@@ -657,6 +657,7 @@ _SETTING = lazy(r"[A-Za-z_][\w.-]{2,}=")  # `HF_DEBUG=1`, `as_hex=1`: a name and
 _SENTENCE_REACH = 160
 _TEMPLATE = lazy(r"@[A-Za-z_]{2,}@")  # a build template's `@TYPE@`
 _QUOTE_MARKS = ("\"", "'", "`")
+_DOTTED_ON = lazy(r"\.[A-Za-z0-9]")
 _MAIL_HOST = lazy(r"@[\w-]{1,63}\.[A-Za-z]")
 _PROSE_WORD = lazy(r"(?<![\w$@#%&*=+/.-])[^\W\d_]{2,}(?![\w$@#%&*=+/-])")
 _CODE_LINE_SIGNS = lazy(r"[{}\[\]<>]|\w\(|==|:=|=>|;[ \t]*$")  # (a call; prose opens brackets after a space)
@@ -684,6 +685,10 @@ def sentence_passwords(text: str) -> Iterator[Span]:
         # (a value quoted on its own is a string spoken of, an example in a rule's or a tool's
         # docs: a label before it is what makes it a credential, read by the label rules)
         if text[m.start() - 1:m.start()] in _QUOTE_MARKS and text[m.end():m.end() + 1] in _QUOTE_MARKS and m.start():
+            continue
+        # (the head of a dotted word, which the token stops at: `Python@3.12`, `OpenSSL@3.0.13`
+        # from Homebrew, `Foo#bar2.baz`; a sentence's full stop has a space or the end after it)
+        if _DOTTED_ON.match(text, m.start() + len(value)):
             continue
         # (the sentence within reach on its line: a line of 80 KB is not read once per token)
         start = max(text.rfind("\n", max(0, m.start() - _SENTENCE_REACH), m.start()) + 1, m.start() - _SENTENCE_REACH)

@@ -175,6 +175,17 @@ class GitIndex:
         holds the committed bytes is staged from the file (git records its stat), others as the
         blob itself (INDEX.md of a commit that leaves a person's edits out, a deletion)."""
         tmp = gitlocks.index_copy(self.git_dir)
+        try:
+            return str(tmp), self._stage_on(tmp, blobs)
+        except BaseException:
+            # (a failed git update-index: a corrupt index, a full disk; the name is no one's
+            # once this returns: left, it kept the index it named alive for as long as this
+            # process ran, one per failed write of a long-lived one, e.g. a daemon's retries)
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def _stage_on(self, tmp: Path, blobs: dict[str, str | None]) -> tuple | None:
+        """:meth:`_prepare_index`'s work on the index's second name ``tmp``: the signature."""
         sig = self._copy_index(tmp)
         from_disk, as_blob = [], []
         for path, oid in blobs.items():
@@ -191,7 +202,7 @@ class GitIndex:
             # must come last, so they take two)
             args = [a for p in as_blob for a in ("--cacheinfo", f"{BLOB_MODE:o},{blobs[p]},{p}")]
             self._update_index("--add", "--remove", *args, "--", *from_disk, input=b"", index=tmp)
-            return str(tmp), sig
+            return sig
         if as_blob:
             info = "".join(f"{BLOB_MODE:o} {blobs[p]}\t{p}\n" if blobs[p] else f"0 {ZERO_OID}\t{p}\n"
                            for p in as_blob)
@@ -199,7 +210,7 @@ class GitIndex:
         if from_disk:
             self._update_index("--add", "--remove", "-z", "--stdin", index=tmp,
                                input=b"".join(p.encode() + b"\x00" for p in from_disk))
-        return str(tmp), sig
+        return sig
 
     def _update_index(self, *args: str, input: bytes, index: Path) -> None:
         """``git update-index args`` on the index copy ``index``. It stores the files it adds as
