@@ -1204,6 +1204,9 @@ def labelled_value(label: str, value: str) -> str | None:
             classes.append(cls)
         elif name == "key" and not _public_word_before(low, kw.start()):
             classes.append("bare key")  # "Stripe restricted key for reporting": only a random token counts
+    named = NAME_EQUALS.match(first)
+    if public_by_design(first[named.end():].strip("\"'") if named else first):
+        return None  # a public key under its name (`DKIM_KEY=<SubjectPublicKeyInfo>`): no credential
     for cls in dict.fromkeys(classes):
         if is_placeholder(first, quoted=False) or NAMED.fullmatch(first):
             return None

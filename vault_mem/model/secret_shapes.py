@@ -60,6 +60,7 @@ from urllib.parse import unquote
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import long_words
 from vault_mem.model.secret_values import (
+    der_key,
     documented_example,
     is_placeholder,
     looks_fake,
@@ -567,24 +568,11 @@ def _keytab(run: str) -> bool:
 
 
 # An unarmoured private key in base64 DER (the armour lines lost in a paste, a key in a JSON
-# field): an ASN.1 SEQUENCE (0x30: base64 `M`) whose first member is a version INTEGER of 0
-# followed by an INTEGER (PKCS#1 RSA, DSA) or an algorithm SEQUENCE (PKCS#8), 1 followed by an
-# OCTET STRING (SEC1 EC) or a SEQUENCE (PKCS#8 v2), or 3 (a PKCS#12 bundle). Public keys,
-# certificates and requests start with a SEQUENCE, not a version: they pass.
+# field or after `NAME=`): what the blob is, read from its ASN.1 structure, is
+# secret_values.der_key's (PKCS#1, PKCS#8, SEC1, PKCS#12 are private; public keys, certificates
+# and requests pass, and a DKIM record's public key is no secret whatever its label).
 _DER = lazy(r"M[A-Za-z0-9+/]{42,}")
-_DER_VERSIONS = ((b"\x02\x01\x00", (0x02, 0x30)), (b"\x02\x01\x01", (0x04, 0x30)), (b"\x02\x01\x03", (0x30,)))
-
-
-def _der_private(run: str) -> bool:
-    try:
-        raw = base64.b64decode(run[:32])
-    except (binascii.Error, ValueError):
-        return False
-    if len(raw) < 8 or raw[0] != 0x30:
-        return False
-    at = 2 + (raw[1] & 0x7F if raw[1] & 0x80 else 0)
-    return any(raw[at:at + 3] == version and raw[at + 3:at + 4] and raw[at + 3] in after
-               for version, after in _DER_VERSIONS)
+_DER_SIGNS = "=:"  # (inside a word, the value starts after a name's sign: `SIGNING_KEY_DER=MII...`)
 
 
 def der_private_keys(text: str, words: Words) -> Iterator[Span]:
@@ -593,10 +581,18 @@ def der_private_keys(text: str, words: Words) -> Iterator[Span]:
         at = start
         while at < end and text[at] in "\"'`([{=:,":
             at += 1
-        if text.startswith("M", at) and end - at >= 43 and _der_private(text[at:at + 32]):
-            run = _DER.match(text, at)
-            if run:
-                yield "private key (base64 DER)", at, run.end()
+        starts = [at]
+        for sign in _DER_SIGNS:
+            inner = text.find(sign, at, end)
+            while inner >= 0:
+                starts.append(inner + 1 + (text[inner + 1:inner + 2] in ("\"", "'")))
+                inner = text.find(sign, inner + 1, end)
+        for at in starts:
+            if text.startswith("M", at) and end - at >= 43 and der_key(text[at:at + 96]) == "private":
+                run = _DER.match(text, at)
+                if run:
+                    yield "private key (base64 DER)", at, run.end()
+                    break
 
 
 def _public_jwk_member(text: str, start: int) -> bool:

@@ -1,0 +1,175 @@
+"""The secret gate's classes from the fourteenth blind corpus (tuned on heldout14, whose strings
+none of these are): what a base64 DER blob is, read from its ASN.1 structure (a private key as one
+line after ``NAME=`` counts; a public key or a certificate, a DKIM record's ``p=``, passes whatever
+its label), and prose in a script written without spaces (Chinese, Japanese, Thai), which is text
+under a description naming a password, not a one-token value.
+
+Each test draws its values afresh from generators seeded three ways (none is an item of a bench
+corpus), beside the look-alikes that share the place. Each positive fails on the code before these
+rules (checked against the parent commit, 86f5f64); each look-alike passes on the new code.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+
+from secret_probe import found, refused
+from vault_mem.model.secret_values import der_key
+
+SEEDS = (20261204, 11, 909090)
+
+
+# --- DER, written out here (not by a crypto library: the bytes are drawn, the structure is ASN.1's) ---
+
+def _tlv(tag: int, content: bytes) -> bytes:
+    n = len(content)
+    if n < 0x80:
+        size = bytes([n])
+    else:
+        raw = n.to_bytes((n.bit_length() + 7) // 8, "big")
+        size = bytes([0x80 | len(raw)]) + raw
+    return bytes([tag]) + size + content
+
+
+def _seq(*parts: bytes) -> bytes:
+    return _tlv(0x30, b"".join(parts))
+
+
+def _int(value: bytes) -> bytes:
+    return _tlv(0x02, value)
+
+
+def _big(rng: random.Random, n: int) -> bytes:
+    """A positive INTEGER's content of ``n`` bytes (a leading zero keeps its top bit a sign)."""
+    return b"\x00" + bytes([rng.randrange(128, 256)]) + rng.randbytes(n - 1)
+
+
+_RSA = _tlv(0x06, bytes.fromhex("2a864886f70d010101")) + b"\x05\x00"
+_EC_PUBLIC = _tlv(0x06, bytes.fromhex("2a8648ce3d0201"))
+_P256 = _tlv(0x06, bytes.fromhex("2a8648ce3d030107"))
+_ED25519 = _tlv(0x06, bytes.fromhex("2b6570"))
+_PBES2 = _tlv(0x06, bytes.fromhex("2a864886f70d01050d"))
+_V0, _V1 = _int(b"\x00"), _int(b"\x01")
+
+
+def _rsa_private(rng: random.Random) -> bytes:
+    """PKCS#1 RSAPrivateKey: version 0, then the modulus and the rest."""
+    return _seq(_V0, _int(_big(rng, 256)), _int(b"\x01\x00\x01"), *(_int(_big(rng, n)) for n in (256, 128, 128, 128, 128, 128)))
+
+
+def _b64(der: bytes) -> str:
+    return base64.b64encode(der).decode()
+
+
+def private_der(rng: random.Random, kind: str) -> str:
+    if kind == "pkcs1":
+        return _b64(_rsa_private(rng))
+    if kind == "pkcs8-rsa":
+        return _b64(_seq(_V0, _seq(_RSA), _tlv(0x04, _rsa_private(rng))))
+    if kind == "sec1":
+        point = _tlv(0x03, b"\x00\x04" + rng.randbytes(64))
+        return _b64(_seq(_V1, _tlv(0x04, rng.randbytes(32)), _tlv(0xA0, _P256), _tlv(0xA1, point)))
+    if kind == "pkcs8-ec":
+        inner = _seq(_V1, _tlv(0x04, rng.randbytes(32)))
+        return _b64(_seq(_V0, _seq(_EC_PUBLIC, _P256), _tlv(0x04, inner)))
+    assert kind == "pkcs8-ed25519"
+    return _b64(_seq(_V0, _seq(_ED25519), _tlv(0x04, _tlv(0x04, rng.randbytes(32)))))
+
+
+def public_der(rng: random.Random, kind: str) -> str:
+    if kind == "spki-rsa":
+        return _b64(_seq(_seq(_RSA), _tlv(0x03, b"\x00" + _seq(_int(_big(rng, 256)), _int(b"\x01\x00\x01")))))
+    if kind == "spki-ec":
+        return _b64(_seq(_seq(_EC_PUBLIC, _P256), _tlv(0x03, b"\x00\x04" + rng.randbytes(64))))
+    if kind == "spki-ed25519":
+        return _b64(_seq(_seq(_ED25519), _tlv(0x03, b"\x00" + rng.randbytes(32))))
+    assert kind == "pkcs1-rsa-public"
+    return _b64(_seq(_int(_big(rng, 256)), _int(b"\x01\x00\x01")))
+
+
+PRIVATE_KINDS = ("pkcs1", "pkcs8-rsa", "sec1", "pkcs8-ec", "pkcs8-ed25519")
+PUBLIC_KINDS = ("spki-rsa", "spki-ec", "spki-ed25519", "pkcs1-rsa-public")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_what_a_der_blob_is_is_read_from_its_structure(seed: int) -> None:
+    rng = random.Random(seed)
+    for kind in PRIVATE_KINDS:
+        assert der_key(private_der(rng, kind)) == "private", kind
+    for kind in PUBLIC_KINDS:
+        assert der_key(public_der(rng, kind)) == "public", kind
+    # an encrypted private key is a ciphertext: neither
+    encrypted = _b64(_seq(_seq(_PBES2, _seq(_seq(), _seq())), _tlv(0x04, rng.randbytes(1200))))
+    assert der_key(encrypted) is None
+
+
+# (inside one word, after a name's sign: the finder read a word's start only; a key in a JSON
+# string, after `name: ` or alone on a line was found before)
+PRIVATE_PLACES = (
+    "{name}={value}",
+    'export {name}="{value}"',
+    "{lower}:{value}",
+    "docker run -e {name}='{value}' app",
+)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", PRIVATE_KINDS)
+@pytest.mark.parametrize("place", PRIVATE_PLACES)
+def test_a_private_key_as_one_base64_der_line_counts(seed: int, kind: str, place: str) -> None:
+    rng = random.Random(f"{seed}{kind}{place}")
+    name = rng.choice(("SIGNING_KEY_DER", "SERVICE_KEY", "TLS_KEY_B64", "JWT_SIGNER"))
+    value = private_der(rng, kind)
+    assert refused(place.format(name=name, lower=name.lower(), value=value), description="deploy notes"), (kind, place)
+
+
+PUBLIC_PLACES = (
+    'sel1._domainkey IN TXT "v=DKIM1; k={k}; p={value}"',
+    "{name}={value}",
+    "signing secret (verifier side): {value}",
+    '{{"{lower}": "{value}"}}',
+)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", PUBLIC_KINDS)
+@pytest.mark.parametrize("place", PUBLIC_PLACES)
+def test_a_public_key_in_der_passes_whatever_its_label(seed: int, kind: str, place: str) -> None:
+    rng = random.Random(f"{seed}{kind}{place}")
+    name = rng.choice(("DKIM_KEY", "JWT_SECRET_VERIFY", "API_KEY_PUBLIC_DER", "TOKEN_SIGNING_KEY"))
+    value = public_der(rng, kind)
+    text = place.format(name=name, lower=name.lower(), value=value, k="ed25519" if "ed25519" in kind else "rsa")
+    assert not refused(text, description="DKIM record and signing key"), (kind, place)
+    assert not found(text), (kind, place)
+
+
+# --- prose in a script written without spaces, under a description naming a password ------------
+
+PROSE = (
+    ("数据库密码", "密码至少{n}位，必须包含大小写字母、数字和符号。不要在聊天里发送密码。"),
+    ("密码规则", "密码长度{n}位以上，含大写、小写、数字。"),
+    ("Wi-Fi密码", "访客网络的密码每月{d}号更换，请向前台索取。"),
+    ("パスワードの方針", "パスワードは{n}文字以上で、{y}年から{d}日ごとに変更。"),
+    ("API token", "トークンは管理画面の設定から発行できます。有効期限は{d}日です。"),
+    ("รหัสผ่าน Wi-Fi", "รหัสผ่านต้องมีอย่างน้อย{n}ตัวอักษรและต้องมีตัวเลข"),
+)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize(("description", "body"), PROSE)
+def test_prose_without_spaces_under_a_password_label_passes(seed: int, description: str, body: str) -> None:
+    rng = random.Random(f"{seed}{body}")
+    text = body.format(n=rng.randint(8, 16), d=rng.randint(1, 90), y=rng.randint(2020, 2030))
+    assert not refused(text, description=description), text
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_value_in_such_a_sentence_still_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    pw = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789") for _ in range(10)) + rng.choice("#%!?")
+    assert refused(f"DBのパスワードは「{pw}」です", description="メモ")
+    assert refused(f"密码：{pw}", description="wifi password")
+    assert refused(pw, description="数据库密码")
