@@ -173,3 +173,74 @@ def test_a_value_in_such_a_sentence_still_counts(seed: int) -> None:
     assert refused(f"DBのパスワードは「{pw}」です", description="メモ")
     assert refused(f"密码：{pw}", description="wifi password")
     assert refused(pw, description="数据库密码")
+
+
+# --- a person's password that ends in a symbol no sentence ends with -------------------------
+
+WORDS = ("Copper", "tundra", "KETTLE", "Marble", "velvet", "Raven", "LANTERN", "mango")
+
+
+def last_symbol_pw(rng: random.Random) -> str:
+    """A word and digits (either first), maybe a second word, and a symbol put last."""
+    word, digits = rng.choice(WORDS), str(rng.randint(10, 9999))
+    tail = rng.choice(("", rng.choice(WORDS).lower()))
+    core = rng.choice((f"{word}{digits}{tail}", f"{digits}{word}"))
+    return core + rng.choice("$^%*~#&")
+
+
+LAST_SYMBOL_PLACES = (
+    "xfreerdp /v:10.0.0.{n} /u:CORP\\\\svc /p:{pw} /cert:ignore",
+    "The shared kiosk account is frontdesk, we all use the password {pw}.",
+    "ci secret set /user/registry_pass '{pw}'",
+)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("place", LAST_SYMBOL_PLACES)
+def test_a_password_ending_in_a_symbol_counts(seed: int, place: str) -> None:
+    rng = random.Random(f"{seed}{place}")
+    pw = last_symbol_pw(rng)
+    assert refused(place.format(pw=pw, n=rng.randint(2, 250)), description="ops notes"), pw
+
+
+@pytest.mark.parametrize("text", [
+    "Growth was 12% in Q3 and costs fell 7%.",
+    "The share is \\\\fs01\\ADMIN$ and the drive C$ on host web12.",
+    "Set PS1='user42$ ' in the profile for the demo.",
+    "Revenue per user rose to 41% after the launch of plan2026*.",
+    "Footnote markers: see table3* and figure12#.",
+])
+def test_symbols_after_numbers_in_prose_pass(text: str) -> None:
+    assert not refused(text, description="notes"), text
+
+
+# --- a password passed to a database client, a SQL statement, a server's config directive ------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_given_to_a_database_client_or_statement_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    pw = last_symbol_pw(rng)[:-1] + rng.choice("-._!")
+    user = rng.choice(("admin_ro", "etl", "reporting", "shop_app"))
+    for text in (f'$db = new mysqli("127.0.0.1", "{user}", "{pw}", "shop");',
+                 f'$link = mysqli_connect("db.internal", "{user}", "{pw}", "shop");',
+                 f'$pdo = new PDO("mysql:host=db;dbname=shop", "{user}", "{pw}");',
+                 f"CREATE ROLE {user} LOGIN PASSWORD '{pw}';",
+                 f"ALTER USER {user} WITH PASSWORD '{pw}';",
+                 f"listen stats\n  bind :8404\n  stats enable\n  stats auth {user}:{pw}",
+                 f"userlist ops\n  user {user} insecure-password {pw}"):
+        assert refused(text, description="setup notes"), text
+
+
+@pytest.mark.parametrize("text", [
+    '$db = new mysqli("127.0.0.1", "admin_ro", $password, "shop");',
+    'new mysqli("localhost", "root", "", "test")',
+    "$pdo = new PDO($dsn, $user, $pass);",
+    "ALTER ROLE app PASSWORD NULL;",
+    "ALTER USER app WITH ENCRYPTED PASSWORD 'md5a3556571e93b0d20722ba62be61e8c2d';",
+    "CREATE USER app WITH PASSWORD '${APP_DB_PASSWORD}';",
+    "  stats auth admin:${STATS_PASSWORD}",
+    "userlist ops\n  user admin password $6$rounds=5000$saltsalt$hashhashhash",
+    "The stats auth line is set from the vault at deploy time.",
+])
+def test_references_hashes_and_empty_values_there_pass(text: str) -> None:
+    assert not refused(text, description="setup notes"), text

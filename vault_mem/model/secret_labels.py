@@ -592,6 +592,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # Groovy/Gradle `storePassword 'X'`: a camelCase name then a quoted literal is a call's argument
         camel = name[:1].islower() and not name.islower() and name.isalnum()
         flag = flag or bool(tail and op == "" and camel and tail.group("value")[:1] in "\"'")
+        # SQL's keyword in capitals then a quoted literal (`CREATE ROLE r LOGIN PASSWORD 'X'`,
+        # `ALTER USER u WITH PASSWORD 'X'`): the statement's argument, as after a sign
+        flag = flag or bool(tail and op == "" and cls == "password" and name.isupper() and name.isalpha()
+                            and tail.group("value")[:1] == "'")
         # a config file's `Directive value` line (redis.conf `requirepass X`, msmtprc `password X`,
         # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
         flag = flag or bool(tail and op == "" and _directive(text, start, tail))
@@ -1245,11 +1249,16 @@ def password_shaped(value: str) -> bool:
     if strong_unlabelled(value):
         return True
     core = value.rstrip(".,;)")
-    symbol = any(c in _PERSON_SYMBOLS for c in core[1:-1]) or _DOLLAR_DIGIT.search(core) is not None
+    symbol = any(c in _PERSON_SYMBOLS for c in core[1:-1]) or _DOLLAR_DIGIT.search(core) is not None \
+        or (core[-1:] in _LAST_SYMBOLS and _WORD_DIGITS.fullmatch(core[:-1]) is not None)
     return (len(core) >= 8 and symbol and any(c.isdigit() for c in core)
             and any(c.isalpha() for c in core) and not is_placeholder(core, quoted=True) and "/" not in core
             and "\\" not in core)
 
 
+# a word and digits and then a symbol no sentence ends with (`Copper6285$`, `TULI7336mango^`): the
+# symbol put last to meet a policy (`!` and `?` end sentences; `Gopher2024!` in prose is spoken of)
+_LAST_SYMBOLS = "$^%*~#&"
+_WORD_DIGITS = lazy(r"[A-Za-z]{3,}[0-9]{2,}[A-Za-z]*|[0-9]{2,}[A-Za-z]{3,}[0-9]*")
 _PERSON_SYMBOLS = "!#%^&*~?"  # (not `@`, `$`, `=`, `+`: addresses, variables, settings, sums)
 _DOLLAR_DIGIT = lazy(r"[A-Za-z]\$[0-9]")  # `Harbor$0407`: a `$` before a digit names no variable

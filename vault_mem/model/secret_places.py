@@ -76,7 +76,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -699,11 +699,13 @@ def sentence_passwords(text: str) -> Iterator[Span]:
 
 # A call named for signing in, or requests' `auth=(...)` tuple: `NetworkCredential("svc", "X")`,
 # `PasswordAuthenticator('app', 'X')`, `authenticate("svc", "X")`, `DBI->connect(dsn, "u", "X")`
-_CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect)[a-z_]{0,20}"
+# (a database client's constructor or connect call takes host, user, password: PHP's `new mysqli(...)`,
+# `mysqli_connect(...)`, `new PDO($dsn, "u", "X")`, `pg_connect` takes one string)
+_CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect|mysqli|pdo)[a-z_]{0,20}"
                   # (or applied to its arguments with spaces: Haskell's and Elm's `basicAuth "u" "X"`)
                   r"(?:[ \t]{0,4}=?[ \t]{0,4}\(|[ \t]{1,4}(?=[\"']))")
 _SPACED_ARG = lazy(r"[ \t]{0,4}(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)(?P<sep>[ \t]|\)|$)", re.MULTILINE)
-_CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect")
+_CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect", "mysqli", "pdo")
 _LITERAL_ARG = lazy(r"[ \t]{0,4}(?:[A-Za-z_]\w{0,30}[ \t]{0,2}=[ \t]{0,2})?(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)"
                     r"[ \t]{0,4}(?P<sep>[,)])")
 _HOST_OR_MAIL = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+(?::[0-9]{1,5})?")
@@ -738,7 +740,7 @@ def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
                 at = arg.end()
                 if arg.group("sep") in (")", ""):
                     break
-            if len(literals) < (3 if m.group().startswith("connect") else 2):
+            if len(literals) < (3 if m.group().startswith(("connect", "mysqli")) else 2):
                 continue
             for arg in literals[1:]:
                 value = arg.group("value")
@@ -1004,6 +1006,21 @@ _PROTOCOL_PASS = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?USER[ \t]{1,4}[^\s]{1
                       r"[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?PASS[ \t]{1,4}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
 _IMAP_LOGIN = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?[A-Za-z0-9.]{1,12}[ \t]{1,4}LOGIN[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}"
                    r"(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+
+
+# A server's config directive that takes a user and a password in the clear: HAProxy's `stats auth
+# user:X` and a userlist's `user name insecure-password X` (its `password` takes a hash: passes)
+_DIRECTIVE_LOGIN = lazy(r"^[ \t]{0,24}(?:stats[ \t]{1,4}auth[ \t]{1,4}[^\s:]{1,64}:|user[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}insecure-password[ \t]{1,4})"
+                        r"(?P<value>[^\s]{1,200})", re.MULTILINE)
+
+
+def directive_logins(text: str) -> Iterator[Span]:
+    """The password of a server's user given in a config directive (see :data:`_DIRECTIVE_LOGIN`)."""
+    if "stats" in text or "insecure-password" in text:
+        for m in _DIRECTIVE_LOGIN.finditer(text):
+            value = m.group("value").strip("\"'")
+            if len(value) >= 4 and not is_placeholder(value, quoted=True):
+                yield "password in a config directive", m.start("value"), m.end("value")
 
 
 def protocol_logins(text: str) -> Iterator[Span]:
