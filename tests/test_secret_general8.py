@@ -244,3 +244,58 @@ def test_a_password_given_to_a_database_client_or_statement_counts(seed: int) ->
 ])
 def test_references_hashes_and_empty_values_there_pass(text: str) -> None:
     assert not refused(text, description="setup notes"), text
+
+
+# --- recovery codes and keys in their vendors' layouts ---------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_recovery_codes_in_their_vendors_layouts_count(seed: int) -> None:
+    rng = random.Random(seed)
+    pairs = "\n".join(f"{rng.randint(1000, 9999)} {rng.randint(1000, 9999)}" for _ in range(10))
+    assert refused(f"BACKUP VERIFICATION CODES\nops{rng.randint(1, 99)}@corp.example\n{pairs}", description="codes")
+    # a BitLocker key retyped with a digit wrong (its groups no longer multiples of 11), under its label
+    groups = [f"{rng.randint(0, 65535) * 11 + rng.randint(1, 10):06d}" for _ in range(8)]
+    assert refused(f"Identifier: 6F1E0D2C-0000-4000-8000-00000000{rng.randint(1000, 9999)}\nRecovery key: {'-'.join(groups)}",
+                   description="laptop")
+    alphabet = "BCDFGHJKMPQRTVWXY2346789"
+    code = "-".join("".join(rng.choice(alphabet) for _ in range(5)) for _ in range(5))
+    assert refused(f"New recovery code ({rng.choice(('Microsoft', 'Xbox', 'Outlook'))} account): {code}", description="account")
+
+
+@pytest.mark.parametrize("text", [
+    "BACKUP VERIFICATION CODES\nops@corp.example\nPrint these and keep them offline; each works once.",
+    "Order numbers: 118-004-221-330-401-512-630-771 (not a key).",
+    "Recovery key rotation happens yearly; the key itself is in the MDM console.",
+    "recovery code (Microsoft account): stored in 1Password under 'MS recovery'",
+])
+def test_recovery_talk_without_codes_passes(text: str) -> None:
+    assert not refused(text, description="notes"), text
+
+
+# --- macaroons by their structure, onion service keys by their form ---------------------------
+
+def _macaroon_v2(rng: random.Random, location: bytes) -> bytes:
+    ident = rng.randbytes(rng.randint(20, 60))
+    return b"\x02" + b"\x01" + bytes([len(location)]) + location + b"\x02" + bytes([len(ident)]) + ident + b"\x00" + rng.randbytes(120)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_macaroon_or_an_onion_key_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    raw = _macaroon_v2(rng, rng.choice((b"lnd", b"", b"https://auth.corp.example")))
+    assert refused(f"admin.macaroon hex: {raw.hex()}", description="node")
+    assert refused(f"LND_MACAROON={base64.b64encode(raw).decode()}", description="node")
+    onion = base64.b64encode(rng.randbytes(64)).decode()
+    assert refused(f"ADD_ONION ED25519-V3:{onion} Port=80,127.0.0.1:8080", description="tor")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hex_and_onion_talk_of_other_shapes_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    address = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz234567") for _ in range(56))
+    # (a length byte of 128 or more after 0x02 0x01 frames no macaroon's location)
+    tlv = "0201" + f"{rng.randint(128, 255):02x}" + rng.randbytes(40).hex()
+    for text in ("ADD_ONION NEW:ED25519-V3 Flags=DiscardPK Port=80,127.0.0.1:8080",
+                 f"The onion address is {address}.onion",
+                 f"payload {tlv} decoded as a TLV (see the spec)"):
+        assert not found(text), text

@@ -1231,7 +1231,8 @@ def labelled_value(label: str, value: str) -> str | None:
 
 #: the kinds of codes that are a password by another name (a 2FA recovery code under its label)
 CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
-CODES_LABEL = lazy(rf"(?:{'|'.join(CODE_KINDS)})[ _-]?codes?(?![a-z])")
+# (Google prints its list under "BACKUP VERIFICATION CODES")
+CODES_LABEL = lazy(rf"(?:{'|'.join(CODE_KINDS)})[ _-]?(?:verification[ _-])?codes?(?![a-z])")
 
 
 def strong_unlabelled(value: str) -> bool:

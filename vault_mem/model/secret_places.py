@@ -115,11 +115,14 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
     nl = low.find("\n", start, end)
     out: list[re.Match[str]] = []
     at = nl + 1 if nl >= 0 else end
+    account = True  # (the account the codes are for may head them: Google prints its address first)
     while at < end:
         m = _CODE_LINE.match(low, at)
         if not m:
-            if low[at:low.find("\n", at) if low.find("\n", at) >= 0 else len(low)].strip():
+            line = low[at:low.find("\n", at) if low.find("\n", at) >= 0 else len(low)].strip()
+            if line and not (account and not out and _HOST_OR_MAIL.fullmatch(line) and "@" in line):
                 break
+            account = account and not line
         elif out and _code_shape(m.group("code")) != _code_shape(out[0].group("code")):
             break
         else:
@@ -133,7 +136,8 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
 
 # one code after its label ("Recovery code:" and four groups of letters and digits, "backup code is"
 # two groups of four digits)
-_ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)?[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
+# (the account it is for may stand between in brackets: "recovery code (Microsoft account): X")
+_ONE_CODE = lazy(r"(?:[ \t]{0,4}\([^()\n]{1,40}\))?[ \t]{0,4}(?:[:=]|is|was)?[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
 
 
 # Codes written on one line after their label, or as a field of their own: split at commas,
@@ -391,11 +395,18 @@ def _base32_secret(value: str) -> bool:
 _BITLOCKER = lazy(r"(?<![0-9-])[0-9]{6}(?:-[0-9]{6}){7}(?![0-9-])")
 
 
+_RECOVERY_KEY_LABEL = lazy(r"(?i:recovery[ _-]?(?:key|password)|bitlocker)")
+_RECOVERY_KEY_REACH = 120
+
+
 def recovery_keys(text: str) -> Iterator[Span]:
-    """A BitLocker recovery key by its checked shape, whatever names it."""
+    """A BitLocker recovery key by its checked shape, whatever names it, or in its shape under
+    its label ("Recovery key: X", a BitLocker note) when the groups do not check: a key retyped
+    by hand, a digit wrong, is still the key a person meant to keep."""
     if text.count("-") >= 7:
         for m in _BITLOCKER.finditer(text):
-            if all(int(g) % 11 == 0 and int(g) < 720896 for g in m.group().split("-")):
+            if all(int(g) % 11 == 0 and int(g) < 720896 for g in m.group().split("-")) \
+                    or _RECOVERY_KEY_LABEL.search(text, max(0, m.start() - _RECOVERY_KEY_REACH), m.start()):
                 yield "recovery key", m.start(), m.end()
 
 

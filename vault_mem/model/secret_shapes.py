@@ -73,7 +73,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.seed_words_other import LANGUAGES, other_lists
 
-__all__ = ["PHRASE_LABEL", "Words", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
+__all__ = ["PHRASE_LABEL", "Words", "bearer_blobs", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
            "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls",
            "word_phrase"]
 
@@ -593,6 +593,58 @@ def der_private_keys(text: str, words: Words) -> Iterator[Span]:
                 if run:
                     yield "private key (base64 DER)", at, run.end()
                     break
+
+
+# Bearer blobs known by their binary structure rather than a prefix:
+# - a macaroon (LND's admin.macaroon, any service's): v2 in hex (`0201...`) or base64 (`AgE...`) is
+#   the version byte 2, an optional location field (type 1, a length, the bytes) and then its
+#   identifier field (type 2); v1 in base64 is text packets, four hex digits of length and
+#   `location ` or `identifier `. Whoever holds one is its holder's caveats' bearer.
+# - a Tor onion service's private key as ADD_ONION and its control port take it:
+#   `ED25519-V3:<base64 of 64 bytes>`, `RSA1024:<base64 DER>`.
+_MACAROON_HEX = lazy(r"0201[0-9a-fA-F]{60,}")
+_MACAROON_B64 = lazy(r"(?:AgE|MDA)[A-Za-z0-9+/_-]{40,}={0,2}")
+_ONION_KEY = lazy(r"(?:ED25519-V3:[A-Za-z0-9+/]{86}={0,2}|RSA1024:M[A-Za-z0-9+/]{100,}={0,2})(?![A-Za-z0-9+/=])")
+
+
+def _macaroon(raw: bytes) -> bool:
+    """Do ``raw``'s first bytes frame a macaroon, v2 binary or v1 text packets (see above)?"""
+    if raw[:1] == b"\x02":
+        at = 1
+        if raw[at:at + 1] == b"\x01":  # the location: a one-byte length (a varint below 128)
+            if at + 1 >= len(raw) or raw[at + 1] >= 0x80:
+                return False
+            at += 2 + raw[at + 1]
+        return raw[at:at + 1] == b"\x02" and at + 1 < len(raw) and raw[at + 1] > 0  # the identifier, not empty
+    head = raw[:15]
+    return all(c in b"0123456789abcdef" for c in head[:4]) and (head[4:13] == b"location " or head[4:15] == b"identifier ")
+
+
+def bearer_blobs(text: str, words: Words) -> Iterator[Span]:
+    """Macaroons by their structure and Tor onion service keys by their form (see above)."""
+    for start, end in words:
+        at = start
+        while at < end and not text[at].isalnum():
+            at += 1
+        begins = [at] + [sign + 1 for sign in (text.find(":", at, end), text.find("=", at, end)) if sign >= 0]
+        for begin in begins:
+            onion = _ONION_KEY.match(text, begin, end) if text.startswith(("ED25519-V3:", "RSA1024:"), begin) else None
+            if onion:
+                yield "onion service private key", onion.start(), onion.end()
+                break
+            hexed = _MACAROON_HEX.match(text, begin, end) if text.startswith("0201", begin) else None
+            b64 = _MACAROON_B64.match(text, begin, end) if text.startswith(("AgE", "MDA"), begin) else None
+            run = hexed or b64
+            if run is None:
+                continue
+            try:
+                raw = bytes.fromhex(run.group()[:64]) if hexed else base64.urlsafe_b64decode(
+                    run.group()[:64].replace("+", "-").replace("/", "_"))
+            except (binascii.Error, ValueError):
+                continue
+            if _macaroon(raw):
+                yield "macaroon", run.start(), run.end()
+                break
 
 
 def _public_jwk_member(text: str, start: int) -> bool:

@@ -108,6 +108,7 @@ from vault_mem.model.secret_shapes import (
     byte_arrays,
     cipher_keys,
     der_private_keys,
+    bearer_blobs,
     dotted_tokens,
     hex_prefixed_tokens,
     key_blocks,
@@ -451,6 +452,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from byte_arrays(text)
         yield from cipher_keys(text)
         yield from der_private_keys(text, words)
+        yield from bearer_blobs(text, words)
         yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
         yield from signed_urls(text)
