@@ -299,3 +299,31 @@ def test_hex_and_onion_talk_of_other_shapes_pass(seed: int) -> None:
                  f"The onion address is {address}.onion",
                  f"payload {tlv} decoded as a TLV (see the spec)"):
         assert not found(text), text
+
+
+# --- a token as a UUID after -t, a network's password as a keyword argument, a Hardhat account key ---
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_uuid_tokens_keyword_passwords_and_account_keys_count(seed: int) -> None:
+    rng = random.Random(seed)
+    uuid = "-".join(rng.randbytes(n).hex() for n in (4, 2, 2, 2, 6))
+    assert refused(f"{rng.choice(('codecov', 'uploader', 'ci-report'))} -t {uuid} -f coverage.xml", description="ci")
+    pw = "-".join(rng.choice(("clump", "aerobic", "setup", "walnut", "ember", "violet")) for _ in range(3))
+    assert refused(f'nmcli dev wifi connect "Lab-{rng.randint(1, 99)}" password "{pw}"', description="wifi")
+    assert refused(f"sudo nmcli con modify lab wifi-sec.psk {pw}{rng.randint(10, 99)}", description="wifi")
+    key = rng.randbytes(32).hex()
+    assert refused(f'networks: {{ mainnet: {{ url: RPC, accounts: ["{rng.choice(("", "0x"))}{key}"] }} }}', description="deploy")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_addresses_references_and_other_flags_there_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    address = "0x" + rng.randbytes(20).hex()
+    uuid = "-".join(rng.randbytes(n).hex() for n in (4, 2, 2, 2, 6))
+    for text in (f'accounts: ["{address}"]',  # an address, 40 hex
+                 f"accounts: [process.env.DEPLOYER_KEY]  // tx {rng.randbytes(32).hex()[:12]}",
+                 'nmcli dev wifi connect Home password "$WIFI_PASSWORD"',
+                 "nmcli --ask dev wifi connect Home",
+                 f"az account set -s {uuid}",  # a subscription id after -s
+                 f"kubectl get pod -l run={uuid[:8]} -o wide"):
+        assert not refused(text, description="notes"), text

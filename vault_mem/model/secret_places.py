@@ -76,7 +76,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -924,7 +924,8 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                     yield "password given to a command", at, at + len(value)
             elif _TOKEN_FLAG.fullmatch(word):
                 value = nxt.strip("\"'")
-                if _random_flag_value(value):
+                # (or a UUID after `-t`: the token of the CLIs whose tokens are UUIDs, Codecov's, Heroku's)
+                if _random_flag_value(value) or (word == "-t" and UUID.fullmatch(value) is not None):
                     at = tokens[i + 1].start() + nxt.find(value)
                     yield "token given to a command", at, at + len(value)
             elif word in ("-u", "--user") and nxt.rstrip("'\"").endswith(":"):
@@ -1023,6 +1024,23 @@ _IMAP_LOGIN = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?[A-Za-z0-9.]{1,12}[ \t]{
 # user:X` and a userlist's `user name insecure-password X` (its `password` takes a hash: passes)
 _DIRECTIVE_LOGIN = lazy(r"^[ \t]{0,24}(?:stats[ \t]{1,4}auth[ \t]{1,4}[^\s:]{1,64}:|user[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}insecure-password[ \t]{1,4})"
                         r"(?P<value>[^\s]{1,200})", re.MULTILINE)
+
+
+# A command whose arguments are keyword/value pairs, a network's password among them: NetworkManager's
+# `nmcli dev wifi connect SSID password X`, `nmcli con modify c wifi-sec.psk X`, wpa_cli's `set_network 0
+# psk` with the value quoted twice. Any literal of 8 characters or more counts there (WPA's shortest).
+_KEYWORD_COMMAND = lazy(r"^[ \t$#>]{0,8}(?:sudo[ \t]{1,4})?(?:nmcli|wpa_cli)(?=[ \t])[^\n]{0,400}?(?<![\w.-])"
+                        r"(?:password|psk|wifi-sec\.psk|802-1x\.password|wep-key0)[ \t]{1,4}['\"]{0,2}"
+                        r"(?P<value>[^\s\"']{8,200})['\"]{0,2}(?![^\s])", re.MULTILINE)
+
+
+def keyword_credentials(text: str) -> Iterator[Span]:
+    """A network's password as a keyword argument's value (see :data:`_KEYWORD_COMMAND`)."""
+    if "nmcli" in text or "wpa_cli" in text:
+        for m in _KEYWORD_COMMAND.finditer(text):
+            value = m.group("value")
+            if not is_placeholder(value, quoted=True):
+                yield "password given to a command", m.start("value"), m.end("value")
 
 
 def directive_logins(text: str) -> Iterator[Span]:

@@ -490,6 +490,18 @@ def wallet_keys(text: str) -> Iterator[Span]:
     if "prv" in text:
         for m in _XPRV.finditer(text):
             yield "wallet extended private key", m.start(), m.end()
+    if "accounts" in text:
+        for m in _ACCOUNT_KEYS.finditer(text):
+            key = m.group("key")
+            if random_hex(key.removeprefix("0x"), min_len=64):
+                yield "wallet private key", m.start("key"), m.end("key")
+
+
+# An Ethereum network's `accounts: ["<64 hex>", ...]` in a Hardhat or Truffle config: the list
+# takes private keys (an account's address is 40 hex; a mnemonic is an object there)
+_ACCOUNT_KEYS = lazy(r"(?<![\w-])[\"']?accounts[\"']?[ \t]{0,4}[:=][ \t]{0,4}\[[ \t\r\n]{0,40}"
+                     r"(?:[\"'](?:0x)?[0-9a-fA-F]{64}[\"'][ \t]{0,4},[ \t\r\n]{0,40}){0,20}"
+                     r"[\"'](?P<key>(?:0x)?[0-9a-fA-F]{64})[\"']")
 
 
 # --- three-part bot tokens -----------------------------------------------------------------

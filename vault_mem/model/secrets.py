@@ -94,6 +94,7 @@ from vault_mem.model.secret_places import (
     pin_codes,
     protocol_logins,
     directive_logins,
+    keyword_credentials,
     recovery_keys,
     split_parts,
     request_headers,
@@ -480,6 +481,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from flag_credentials(text, low)
         yield from protocol_logins(text)
         yield from directive_logins(text)
+        yield from keyword_credentials(text)
         yield from values_below(text, low)
         yield from grouped_values(text, low)
         yield from written_credentials(text, low)
