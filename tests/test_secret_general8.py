@@ -327,3 +327,25 @@ def test_addresses_references_and_other_flags_there_pass(seed: int) -> None:
                  f"az account set -s {uuid}",  # a subscription id after -s
                  f"kubectl get pod -l run={uuid[:8]} -o wide"):
         assert not refused(text, description="notes"), text
+
+
+# --- a hook URL's key in its query ---------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_hook_urls_key_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    uuid = "-".join(rng.randbytes(n).hex() for n in (4, 2, 2, 2, 6))
+    letters = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ") + "".join(rng.choice("abcdefghijkmnopqrstuvwxyz")
+                                                                       for _ in range(rng.randint(1, 2))) for _ in range(5))
+    assert refused(f"https://chat.corp.example/cgi-bin/webhook/send?key={uuid}", description="alerts")
+    assert refused(f"curl -X POST 'https://api.host.example/deploy/srv-{rng.randbytes(10).hex()}?key={letters}'", description="deploy")
+
+
+@pytest.mark.parametrize("text", [
+    "https://api.host.example/deploy/srv-abc?key=$RENDER_DEPLOY_KEY",
+    "https://docs.example.com/webhooks/setup?key=installation",
+    "https://ci.example.com/deploy/app?key=productionDeploy",
+    "https://example.com/webhooks/v2/docs?key=ReadTheGuide",
+])
+def test_hook_urls_with_names_or_references_pass(text: str) -> None:
+    assert not refused(text, description="notes"), text

@@ -69,6 +69,7 @@ from vault_mem.model.secret_values import (
     random_token,
     shannon_entropy,
     spoken,
+    UUID,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.seed_words_other import LANGUAGES, other_lists
@@ -428,6 +429,24 @@ _TOKEN_PART = lazy(r"/(?i:t|tokens?|api[_-]?keys?|secrets?|keys?|auth|push|invit
 _ID_SECRET_PART = lazy(r"/[A-Za-z]{0,8}[0-9]{5,20}:(?P<value>[A-Za-z0-9_-]{20,200})(?=[/?#]|$)")
 
 
+# A hook's URL (its path names a webhook or a deploy hook: WeCom's `/cgi-bin/webhook/send?key=`,
+# Render's `/deploy/srv-...?key=`) whose `key=` or `token=` is the hook's secret: a UUID there, or
+# a short key of both cases no word could be (no digit needed), counts
+_HOOK_PATH = lazy(r"(?i:/[\w-]{0,20}(?:web)?hooks?[\w-]{0,20}/|/deploy/)")
+_HOOK_KEY = lazy(r"[?&](?i:key|token|secret)=(?P<value>[^&#\s\"'<>`]{10,200})")
+
+
+_CASE_CHUNK = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _hook_key(value: str) -> bool:
+    """A hook's key: a UUID, a short key (:func:`_short_key`), or letters whose case changes every
+    few characters (no run of four: a camelCase name's words are longer, `productionDeploy`)."""
+    return UUID.fullmatch(value) is not None or _short_key(value) or (
+        value.isalpha() and sum(c.isupper() for c in value) >= 3 and any(c.islower() for c in value)
+        and max(map(len, _CASE_CHUNK.findall(value))) <= 3 and shannon_entropy(value) >= 3.0 and not looks_fake(value))
+
+
 def signed_urls(text: str) -> Iterator[Span]:
     """A URL whose query names its signature or token with a random value (a Power Automate or
     Logic Apps workflow's ``&sig=``, a presigned object URL), or whose path holds a secret
@@ -439,6 +458,10 @@ def signed_urls(text: str) -> Iterator[Span]:
         url = m.group()
         if "{" in url or "xxxx" in url.lower():
             continue  # a template
+        hook_key = _HOOK_KEY.search(url) if _HOOK_PATH.search(url) else None
+        if hook_key and _hook_key(unquote(hook_key.group("value"))):
+            yield "secret URL", m.start(), m.end()
+            continue
         parts = itertools.chain(_AUTH_PARAM.finditer(url), _PRIVATE_PART.finditer(url), _ID_SECRET_PART.finditer(url))
         named = ((p, True) for p in _TOKEN_PART.finditer(url))
         for p, after_word in itertools.chain(((p, False) for p in parts), named):
