@@ -349,3 +349,22 @@ def test_a_hook_urls_key_counts(seed: int) -> None:
 ])
 def test_hook_urls_with_names_or_references_pass(text: str) -> None:
     assert not refused(text, description="notes"), text
+
+
+# --- a passphrase of decimal groups under its word ----------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_passphrase_of_digit_groups_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    groups = " ".join(f"{rng.randint(0, 99999):05d}" for _ in range(6))
+    assert refused(f"{rng.choice(('Signal', 'Backup app', 'Phone'))} backup passphrase: {groups}", description="phone")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_digit_groups_named_otherwise_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    groups = " ".join(f"{rng.randint(0, 99999):05d}" for _ in range(6))
+    for text in (f"Order ids: {groups}", f"Page numbers to reread: {groups}",
+                 f"passphrase hint: {groups} are the page numbers", f"key ids {groups}",
+                 f"card 4111 1111 1111 1111, ticket {rng.randint(1000, 9999)}"):
+        assert not refused(text, description="notes"), text

@@ -1195,7 +1195,7 @@ def credential_files(text: str) -> Iterator[Span]:
 # word naming them an id, a digest or a fingerprint. (A hex dump's lines start with an offset.)
 _HEX_GROUPS = lazy(r"(?<![\w:./-])[0-9a-fA-F]{4,8}(?:[ \t][0-9a-fA-F]{4,8}){3,31}(?![\w:./-])")
 _GROUPS_NAMED = lazy(r"(?<![a-z])(?:ids?|identifier|fingerprint|hash(?:es)?|digest|checksum|sha-?[0-9]{0,3}|md5|commit"
-                     r"|uuid|guid|serial|public|pub|address|example|sample)(?![a-z])")  # what hex groups are when no secret
+                     r"|uuid|guid|serial|public|pub|address|example|sample|hint)(?![a-z])")  # what hex groups are when no secret
 _GROUPS_REACH = 200  # how far before the groups, on their line and the line above, their name may stand
 _HEX_DUMP_LINE = lazy(r"[ \t]*[0-9a-fA-F]{4,16}:")
 # A password spelled out one character at a time ("letter by letter: M o s a i c 2 ..."): eight
@@ -1209,7 +1209,11 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
     for m in _HEX_GROUPS.finditer(text):
         groups = m.group().split()
         joined = "".join(groups)
-        if len({len(g) for g in groups}) != 1 or len(joined) < 32 or len(joined) == 40 or not random_hex(joined, min_len=32):
+        # (or decimal groups, as Signal prints its 30-digit backup passphrase: five groups or more,
+        # 24 digits or more, of many digits; no phone, card or account number is that long in groups)
+        digits = joined.isdigit() and len(groups) >= 5 and len(joined) >= 24 and len(set(joined)) >= 7
+        if len({len(g) for g in groups}) != 1 or len(joined) == 40 or not (
+                digits or (len(joined) >= 32 and random_hex(joined, min_len=32))):
             continue
         # (within reach: a line of 80 KB of groups is not read back once per run)
         line = max(text.rfind("\n", max(0, m.start() - _GROUPS_REACH), m.start()) + 1, m.start() - _GROUPS_REACH)
