@@ -368,3 +368,25 @@ def test_digit_groups_named_otherwise_pass(seed: int) -> None:
                  f"passphrase hint: {groups} are the page numbers", f"key ids {groups}",
                  f"card 4111 1111 1111 1111, ticket {rng.randint(1000, 9999)}"):
         assert not refused(text, description="notes"), text
+
+
+# --- one key to a named row, under a label naming them in the plural -------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_keys_one_to_a_named_row_under_a_plural_label_count(seed: int) -> None:
+    rng = random.Random(seed)
+    names = rng.sample(("sonarr", "radarr", "prowlarr", "lidarr", "bazarr", "readarr"), 3)
+    body = "\n".join(f"{n}: {rng.randbytes(16).hex()}" for n in names)
+    assert refused(body, description=f"{rng.choice(('API keys', 'api tokens', 'service keys'))} for the dashboard")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_named_rows_of_other_things_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    names = ("sonarr", "radarr", "prowlarr")
+    digests = "\n".join(f"{n}: {rng.randbytes(32).hex()}" for n in names)
+    assert not refused(digests, description="image checksums for the dashboard")
+    dates = "\n".join(f"{n}: 2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}" for n in names)
+    assert not refused(dates, description="API keys rotated on")
+    where = "\n".join(f"{n}: op://homelab/{n}/credential" for n in names)
+    assert not refused(where, description="API keys (where they live)")

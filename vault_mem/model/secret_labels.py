@@ -1158,6 +1158,8 @@ def says_not_secret(label: str) -> bool:
 
 
 _USER_NAME = lazy(r"[A-Za-z][\w.@\\-]{1,63}")
+_NAMED_ROW = lazy(r"[A-Za-z][\w.-]{0,30}:[ \t]{1,4}(\S{8,200})")
+_PLURAL_LABEL = lazy(r"(?i)\b((?:api[ _-]?)?(?:key|token|secret|password))s\b")
 
 
 def labelled_value(label: str, value: str) -> str | None:
@@ -1167,6 +1169,14 @@ def labelled_value(label: str, value: str) -> str | None:
     A label that says its value is no credential is the caller's to read, part by part
     (:func:`says_not_secret`, in ``model/policy.py``)."""
     first = value.strip().split("\n\n", 1)[0].strip()
+    rows = first.split("\n")
+    if 2 <= len(rows) <= 20 and all(_NAMED_ROW.fullmatch(r.strip()) for r in rows):
+        # one value to a named row ("sonarr: X" / "radarr: Y") under a label naming them in the
+        # plural ("API keys for the dashboard"): each row is judged as the body alone, under the
+        # label made singular; every row must hold one
+        one = _PLURAL_LABEL.sub(lambda m: m.group(1), label)
+        kinds = [labelled_value(one, _NAMED_ROW.fullmatch(r.strip()).group(1)) for r in rows]
+        return kinds[0] if all(kinds) else None
     parts = first.split()
     said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
     lines = first.split("\n")
