@@ -592,6 +592,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # Groovy/Gradle `storePassword 'X'`: a camelCase name then a quoted literal is a call's argument
         camel = name[:1].islower() and not name.islower() and name.isalnum()
         flag = flag or bool(tail and op == "" and camel and tail.group("value")[:1] in "\"'")
+        # SQL's keyword in capitals then a quoted literal (`CREATE ROLE r LOGIN PASSWORD 'X'`,
+        # `ALTER USER u WITH PASSWORD 'X'`): the statement's argument, as after a sign
+        flag = flag or bool(tail and op == "" and cls == "password" and name.isupper() and name.isalpha()
+                            and tail.group("value")[:1] == "'")
         # a config file's `Directive value` line (redis.conf `requirepass X`, msmtprc `password X`,
         # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
         flag = flag or bool(tail and op == "" and _directive(text, start, tail))
@@ -1154,6 +1158,8 @@ def says_not_secret(label: str) -> bool:
 
 
 _USER_NAME = lazy(r"[A-Za-z][\w.@\\-]{1,63}")
+_NAMED_ROW = lazy(r"[A-Za-z][\w.-]{0,30}:[ \t]{1,4}(\S{8,200})")
+_PLURAL_LABEL = lazy(r"(?i)\b((?:api[ _-]?)?(?:key|token|secret|password))s\b")
 
 
 def labelled_value(label: str, value: str) -> str | None:
@@ -1163,6 +1169,14 @@ def labelled_value(label: str, value: str) -> str | None:
     A label that says its value is no credential is the caller's to read, part by part
     (:func:`says_not_secret`, in ``model/policy.py``)."""
     first = value.strip().split("\n\n", 1)[0].strip()
+    rows = first.split("\n")
+    if 2 <= len(rows) <= 20 and all(_NAMED_ROW.fullmatch(r.strip()) for r in rows):
+        # one value to a named row ("sonarr: X" / "radarr: Y") under a label naming them in the
+        # plural ("API keys for the dashboard"): each row is judged as the body alone, under the
+        # label made singular; every row must hold one
+        one = _PLURAL_LABEL.sub(lambda m: m.group(1), label)
+        kinds = [labelled_value(one, _NAMED_ROW.fullmatch(r.strip()).group(1)) for r in rows]
+        return kinds[0] if all(kinds) else None
     parts = first.split()
     said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
     lines = first.split("\n")
@@ -1204,6 +1218,9 @@ def labelled_value(label: str, value: str) -> str | None:
             classes.append(cls)
         elif name == "key" and not _public_word_before(low, kw.start()):
             classes.append("bare key")  # "Stripe restricted key for reporting": only a random token counts
+    named = NAME_EQUALS.match(first)
+    if public_by_design(first[named.end():].strip("\"'") if named else first):
+        return None  # a public key under its name (`DKIM_KEY=<SubjectPublicKeyInfo>`): no credential
     for cls in dict.fromkeys(classes):
         if is_placeholder(first, quoted=False) or NAMED.fullmatch(first):
             return None
@@ -1224,7 +1241,8 @@ def labelled_value(label: str, value: str) -> str | None:
 
 #: the kinds of codes that are a password by another name (a 2FA recovery code under its label)
 CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
-CODES_LABEL = lazy(rf"(?:{'|'.join(CODE_KINDS)})[ _-]?codes?(?![a-z])")
+# (Google prints its list under "BACKUP VERIFICATION CODES")
+CODES_LABEL = lazy(rf"(?:{'|'.join(CODE_KINDS)})[ _-]?(?:verification[ _-])?codes?(?![a-z])")
 
 
 def strong_unlabelled(value: str) -> bool:
@@ -1242,11 +1260,16 @@ def password_shaped(value: str) -> bool:
     if strong_unlabelled(value):
         return True
     core = value.rstrip(".,;)")
-    symbol = any(c in _PERSON_SYMBOLS for c in core[1:-1]) or _DOLLAR_DIGIT.search(core) is not None
+    symbol = any(c in _PERSON_SYMBOLS for c in core[1:-1]) or _DOLLAR_DIGIT.search(core) is not None \
+        or (core[-1:] in _LAST_SYMBOLS and _WORD_DIGITS.fullmatch(core[:-1]) is not None)
     return (len(core) >= 8 and symbol and any(c.isdigit() for c in core)
             and any(c.isalpha() for c in core) and not is_placeholder(core, quoted=True) and "/" not in core
             and "\\" not in core)
 
 
+# a word and digits and then a symbol no sentence ends with (`Copper6285$`, `TULI7336mango^`): the
+# symbol put last to meet a policy (`!` and `?` end sentences; `Gopher2024!` in prose is spoken of)
+_LAST_SYMBOLS = "$^%*~#&"
+_WORD_DIGITS = lazy(r"[A-Za-z]{3,}[0-9]{2,}[A-Za-z]*|[0-9]{2,}[A-Za-z]{3,}[0-9]*")
 _PERSON_SYMBOLS = "!#%^&*~?"  # (not `@`, `$`, `=`, `+`: addresses, variables, settings, sums)
 _DOLLAR_DIGIT = lazy(r"[A-Za-z]\$[0-9]")  # `Harbor$0407`: a `$` before a digit names no variable

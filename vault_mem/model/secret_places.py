@@ -76,7 +76,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -115,11 +115,14 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
     nl = low.find("\n", start, end)
     out: list[re.Match[str]] = []
     at = nl + 1 if nl >= 0 else end
+    account = True  # (the account the codes are for may head them: Google prints its address first)
     while at < end:
         m = _CODE_LINE.match(low, at)
         if not m:
-            if low[at:low.find("\n", at) if low.find("\n", at) >= 0 else len(low)].strip():
+            line = low[at:low.find("\n", at) if low.find("\n", at) >= 0 else len(low)].strip()
+            if line and not (account and not out and _HOST_OR_MAIL.fullmatch(line) and "@" in line):
                 break
+            account = account and not line
         elif out and _code_shape(m.group("code")) != _code_shape(out[0].group("code")):
             break
         else:
@@ -133,7 +136,8 @@ def _listed_lines(low: str, start: int, end: int) -> list[re.Match[str]]:
 
 # one code after its label ("Recovery code:" and four groups of letters and digits, "backup code is"
 # two groups of four digits)
-_ONE_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is|was)?[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
+# (the account it is for may stand between in brackets: "recovery code (Microsoft account): X")
+_ONE_CODE = lazy(r"(?:[ \t]{0,4}\([^()\n]{1,40}\))?[ \t]{0,4}(?:[:=]|is|was)?[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{3,8}(?:[- ][a-z0-9]{3,8}){1,7})(?![\w-])")
 
 
 # Codes written on one line after their label, or as a field of their own: split at commas,
@@ -391,11 +395,18 @@ def _base32_secret(value: str) -> bool:
 _BITLOCKER = lazy(r"(?<![0-9-])[0-9]{6}(?:-[0-9]{6}){7}(?![0-9-])")
 
 
+_RECOVERY_KEY_LABEL = lazy(r"(?i:recovery[ _-]?(?:key|password)|bitlocker)")
+_RECOVERY_KEY_REACH = 120
+
+
 def recovery_keys(text: str) -> Iterator[Span]:
-    """A BitLocker recovery key by its checked shape, whatever names it."""
+    """A BitLocker recovery key by its checked shape, whatever names it, or in its shape under
+    its label ("Recovery key: X", a BitLocker note) when the groups do not check: a key retyped
+    by hand, a digit wrong, is still the key a person meant to keep."""
     if text.count("-") >= 7:
         for m in _BITLOCKER.finditer(text):
-            if all(int(g) % 11 == 0 and int(g) < 720896 for g in m.group().split("-")):
+            if all(int(g) % 11 == 0 and int(g) < 720896 for g in m.group().split("-")) \
+                    or _RECOVERY_KEY_LABEL.search(text, max(0, m.start() - _RECOVERY_KEY_REACH), m.start()):
                 yield "recovery key", m.start(), m.end()
 
 
@@ -704,11 +715,13 @@ def sentence_passwords(text: str) -> Iterator[Span]:
 
 # A call named for signing in, or requests' `auth=(...)` tuple: `NetworkCredential("svc", "X")`,
 # `PasswordAuthenticator('app', 'X')`, `authenticate("svc", "X")`, `DBI->connect(dsn, "u", "X")`
-_CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect)[a-z_]{0,20}"
+# (a database client's constructor or connect call takes host, user, password: PHP's `new mysqli(...)`,
+# `mysqli_connect(...)`, `new PDO($dsn, "u", "X")`, `pg_connect` takes one string)
+_CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect|mysqli|pdo)[a-z_]{0,20}"
                   # (or applied to its arguments with spaces: Haskell's and Elm's `basicAuth "u" "X"`)
                   r"(?:[ \t]{0,4}=?[ \t]{0,4}\(|[ \t]{1,4}(?=[\"']))")
 _SPACED_ARG = lazy(r"[ \t]{0,4}(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)(?P<sep>[ \t]|\)|$)", re.MULTILINE)
-_CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect")
+_CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect", "mysqli", "pdo")
 _LITERAL_ARG = lazy(r"[ \t]{0,4}(?:[A-Za-z_]\w{0,30}[ \t]{0,2}=[ \t]{0,2})?(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)"
                     r"[ \t]{0,4}(?P<sep>[,)])")
 _HOST_OR_MAIL = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+(?::[0-9]{1,5})?")
@@ -743,7 +756,7 @@ def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
                 at = arg.end()
                 if arg.group("sep") in (")", ""):
                     break
-            if len(literals) < (3 if m.group().startswith("connect") else 2):
+            if len(literals) < (3 if m.group().startswith(("connect", "mysqli")) else 2):
                 continue
             for arg in literals[1:]:
                 value = arg.group("value")
@@ -916,7 +929,8 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                     yield "password given to a command", at, at + len(value)
             elif _TOKEN_FLAG.fullmatch(word):
                 value = nxt.strip("\"'")
-                if _random_flag_value(value):
+                # (or a UUID after `-t`: the token of the CLIs whose tokens are UUIDs, Codecov's, Heroku's)
+                if _random_flag_value(value) or (word == "-t" and UUID.fullmatch(value) is not None):
                     at = tokens[i + 1].start() + nxt.find(value)
                     yield "token given to a command", at, at + len(value)
             elif word in ("-u", "--user") and nxt.rstrip("'\"").endswith(":"):
@@ -1009,6 +1023,38 @@ _PROTOCOL_PASS = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?USER[ \t]{1,4}[^\s]{1
                       r"[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?PASS[ \t]{1,4}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
 _IMAP_LOGIN = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?[A-Za-z0-9.]{1,12}[ \t]{1,4}LOGIN[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}"
                    r"(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+
+
+# A server's config directive that takes a user and a password in the clear: HAProxy's `stats auth
+# user:X` and a userlist's `user name insecure-password X` (its `password` takes a hash: passes)
+_DIRECTIVE_LOGIN = lazy(r"^[ \t]{0,24}(?:stats[ \t]{1,4}auth[ \t]{1,4}[^\s:]{1,64}:|user[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}insecure-password[ \t]{1,4})"
+                        r"(?P<value>[^\s]{1,200})", re.MULTILINE)
+
+
+# A command whose arguments are keyword/value pairs, a network's password among them: NetworkManager's
+# `nmcli dev wifi connect SSID password X`, `nmcli con modify c wifi-sec.psk X`, wpa_cli's `set_network 0
+# psk` with the value quoted twice. Any literal of 8 characters or more counts there (WPA's shortest).
+_KEYWORD_COMMAND = lazy(r"^[ \t$#>]{0,8}(?:sudo[ \t]{1,4})?(?:nmcli|wpa_cli)(?=[ \t])[^\n]{0,400}?(?<![\w.-])"
+                        r"(?:password|psk|wifi-sec\.psk|802-1x\.password|wep-key0)[ \t]{1,4}['\"]{0,2}"
+                        r"(?P<value>[^\s\"']{8,200})['\"]{0,2}(?![^\s])", re.MULTILINE)
+
+
+def keyword_credentials(text: str) -> Iterator[Span]:
+    """A network's password as a keyword argument's value (see :data:`_KEYWORD_COMMAND`)."""
+    if "nmcli" in text or "wpa_cli" in text:
+        for m in _KEYWORD_COMMAND.finditer(text):
+            value = m.group("value")
+            if not is_placeholder(value, quoted=True):
+                yield "password given to a command", m.start("value"), m.end("value")
+
+
+def directive_logins(text: str) -> Iterator[Span]:
+    """The password of a server's user given in a config directive (see :data:`_DIRECTIVE_LOGIN`)."""
+    if "stats" in text or "insecure-password" in text:
+        for m in _DIRECTIVE_LOGIN.finditer(text):
+            value = m.group("value").strip("\"'")
+            if len(value) >= 4 and not is_placeholder(value, quoted=True):
+                yield "password in a config directive", m.start("value"), m.end("value")
 
 
 def protocol_logins(text: str) -> Iterator[Span]:
@@ -1154,7 +1200,7 @@ def credential_files(text: str) -> Iterator[Span]:
 # word naming them an id, a digest or a fingerprint. (A hex dump's lines start with an offset.)
 _HEX_GROUPS = lazy(r"(?<![\w:./-])[0-9a-fA-F]{4,8}(?:[ \t][0-9a-fA-F]{4,8}){3,31}(?![\w:./-])")
 _GROUPS_NAMED = lazy(r"(?<![a-z])(?:ids?|identifier|fingerprint|hash(?:es)?|digest|checksum|sha-?[0-9]{0,3}|md5|commit"
-                     r"|uuid|guid|serial|public|pub|address|example|sample)(?![a-z])")  # what hex groups are when no secret
+                     r"|uuid|guid|serial|public|pub|address|example|sample|hint)(?![a-z])")  # what hex groups are when no secret
 _GROUPS_REACH = 200  # how far before the groups, on their line and the line above, their name may stand
 _HEX_DUMP_LINE = lazy(r"[ \t]*[0-9a-fA-F]{4,16}:")
 # A password spelled out one character at a time ("letter by letter: M o s a i c 2 ..."): eight
@@ -1168,7 +1214,11 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
     for m in _HEX_GROUPS.finditer(text):
         groups = m.group().split()
         joined = "".join(groups)
-        if len({len(g) for g in groups}) != 1 or len(joined) < 32 or len(joined) == 40 or not random_hex(joined, min_len=32):
+        # (or decimal groups, as Signal prints its 30-digit backup passphrase: five groups or more,
+        # 24 digits or more, of many digits; no phone, card or account number is that long in groups)
+        digits = joined.isdigit() and len(groups) >= 5 and len(joined) >= 24 and len(set(joined)) >= 7
+        if len({len(g) for g in groups}) != 1 or len(joined) == 40 or not (
+                digits or (len(joined) >= 32 and random_hex(joined, min_len=32))):
             continue
         # (within reach: a line of 80 KB of groups is not read back once per run)
         line = max(text.rfind("\n", max(0, m.start() - _GROUPS_REACH), m.start()) + 1, m.start() - _GROUPS_REACH)

@@ -60,6 +60,7 @@ from urllib.parse import unquote
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import long_words
 from vault_mem.model.secret_values import (
+    der_key,
     documented_example,
     is_placeholder,
     looks_fake,
@@ -68,11 +69,12 @@ from vault_mem.model.secret_values import (
     random_token,
     shannon_entropy,
     spoken,
+    UUID,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.seed_words_other import LANGUAGES, other_lists
 
-__all__ = ["PHRASE_LABEL", "Words", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
+__all__ = ["PHRASE_LABEL", "Words", "bearer_blobs", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
            "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls",
            "word_phrase"]
 
@@ -427,6 +429,24 @@ _TOKEN_PART = lazy(r"/(?i:t|tokens?|api[_-]?keys?|secrets?|keys?|auth|push|invit
 _ID_SECRET_PART = lazy(r"/[A-Za-z]{0,8}[0-9]{5,20}:(?P<value>[A-Za-z0-9_-]{20,200})(?=[/?#]|$)")
 
 
+# A hook's URL (its path names a webhook or a deploy hook: WeCom's `/cgi-bin/webhook/send?key=`,
+# Render's `/deploy/srv-...?key=`) whose `key=` or `token=` is the hook's secret: a UUID there, or
+# a short key of both cases no word could be (no digit needed), counts
+_HOOK_PATH = lazy(r"(?i:/[\w-]{0,20}(?:web)?hooks?[\w-]{0,20}/|/deploy/)")
+_HOOK_KEY = lazy(r"[?&](?i:key|token|secret)=(?P<value>[^&#\s\"'<>`]{10,200})")
+
+
+_CASE_CHUNK = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _hook_key(value: str) -> bool:
+    """A hook's key: a UUID, a short key (:func:`_short_key`), or letters whose case changes every
+    few characters (no run of four: a camelCase name's words are longer, `productionDeploy`)."""
+    return UUID.fullmatch(value) is not None or _short_key(value) or (
+        value.isalpha() and sum(c.isupper() for c in value) >= 3 and any(c.islower() for c in value)
+        and max(map(len, _CASE_CHUNK.findall(value))) <= 3 and shannon_entropy(value) >= 3.0 and not looks_fake(value))
+
+
 def signed_urls(text: str) -> Iterator[Span]:
     """A URL whose query names its signature or token with a random value (a Power Automate or
     Logic Apps workflow's ``&sig=``, a presigned object URL), or whose path holds a secret
@@ -438,6 +458,10 @@ def signed_urls(text: str) -> Iterator[Span]:
         url = m.group()
         if "{" in url or "xxxx" in url.lower():
             continue  # a template
+        hook_key = _HOOK_KEY.search(url) if _HOOK_PATH.search(url) else None
+        if hook_key and _hook_key(unquote(hook_key.group("value"))):
+            yield "secret URL", m.start(), m.end()
+            continue
         parts = itertools.chain(_AUTH_PARAM.finditer(url), _PRIVATE_PART.finditer(url), _ID_SECRET_PART.finditer(url))
         named = ((p, True) for p in _TOKEN_PART.finditer(url))
         for p, after_word in itertools.chain(((p, False) for p in parts), named):
@@ -489,6 +513,18 @@ def wallet_keys(text: str) -> Iterator[Span]:
     if "prv" in text:
         for m in _XPRV.finditer(text):
             yield "wallet extended private key", m.start(), m.end()
+    if "accounts" in text:
+        for m in _ACCOUNT_KEYS.finditer(text):
+            key = m.group("key")
+            if random_hex(key.removeprefix("0x"), min_len=64):
+                yield "wallet private key", m.start("key"), m.end("key")
+
+
+# An Ethereum network's `accounts: ["<64 hex>", ...]` in a Hardhat or Truffle config: the list
+# takes private keys (an account's address is 40 hex; a mnemonic is an object there)
+_ACCOUNT_KEYS = lazy(r"(?<![\w-])[\"']?accounts[\"']?[ \t]{0,4}[:=][ \t]{0,4}\[[ \t\r\n]{0,40}"
+                     r"(?:[\"'](?:0x)?[0-9a-fA-F]{64}[\"'][ \t]{0,4},[ \t\r\n]{0,40}){0,20}"
+                     r"[\"'](?P<key>(?:0x)?[0-9a-fA-F]{64})[\"']")
 
 
 # --- three-part bot tokens -----------------------------------------------------------------
@@ -567,24 +603,11 @@ def _keytab(run: str) -> bool:
 
 
 # An unarmoured private key in base64 DER (the armour lines lost in a paste, a key in a JSON
-# field): an ASN.1 SEQUENCE (0x30: base64 `M`) whose first member is a version INTEGER of 0
-# followed by an INTEGER (PKCS#1 RSA, DSA) or an algorithm SEQUENCE (PKCS#8), 1 followed by an
-# OCTET STRING (SEC1 EC) or a SEQUENCE (PKCS#8 v2), or 3 (a PKCS#12 bundle). Public keys,
-# certificates and requests start with a SEQUENCE, not a version: they pass.
+# field or after `NAME=`): what the blob is, read from its ASN.1 structure, is
+# secret_values.der_key's (PKCS#1, PKCS#8, SEC1, PKCS#12 are private; public keys, certificates
+# and requests pass, and a DKIM record's public key is no secret whatever its label).
 _DER = lazy(r"M[A-Za-z0-9+/]{42,}")
-_DER_VERSIONS = ((b"\x02\x01\x00", (0x02, 0x30)), (b"\x02\x01\x01", (0x04, 0x30)), (b"\x02\x01\x03", (0x30,)))
-
-
-def _der_private(run: str) -> bool:
-    try:
-        raw = base64.b64decode(run[:32])
-    except (binascii.Error, ValueError):
-        return False
-    if len(raw) < 8 or raw[0] != 0x30:
-        return False
-    at = 2 + (raw[1] & 0x7F if raw[1] & 0x80 else 0)
-    return any(raw[at:at + 3] == version and raw[at + 3:at + 4] and raw[at + 3] in after
-               for version, after in _DER_VERSIONS)
+_DER_SIGNS = "=:"  # (inside a word, the value starts after a name's sign: `SIGNING_KEY_DER=MII...`)
 
 
 def der_private_keys(text: str, words: Words) -> Iterator[Span]:
@@ -593,10 +616,70 @@ def der_private_keys(text: str, words: Words) -> Iterator[Span]:
         at = start
         while at < end and text[at] in "\"'`([{=:,":
             at += 1
-        if text.startswith("M", at) and end - at >= 43 and _der_private(text[at:at + 32]):
-            run = _DER.match(text, at)
-            if run:
-                yield "private key (base64 DER)", at, run.end()
+        starts = [at]
+        for sign in _DER_SIGNS:
+            inner = text.find(sign, at, end)
+            while inner >= 0:
+                starts.append(inner + 1 + (text[inner + 1:inner + 2] in ("\"", "'")))
+                inner = text.find(sign, inner + 1, end)
+        for at in starts:
+            if text.startswith("M", at) and end - at >= 43 and der_key(text[at:at + 96]) == "private":
+                run = _DER.match(text, at)
+                if run:
+                    yield "private key (base64 DER)", at, run.end()
+                    break
+
+
+# Bearer blobs known by their binary structure rather than a prefix:
+# - a macaroon (LND's admin.macaroon, any service's): v2 in hex (`0201...`) or base64 (`AgE...`) is
+#   the version byte 2, an optional location field (type 1, a length, the bytes) and then its
+#   identifier field (type 2); v1 in base64 is text packets, four hex digits of length and
+#   `location ` or `identifier `. Whoever holds one is its holder's caveats' bearer.
+# - a Tor onion service's private key as ADD_ONION and its control port take it:
+#   `ED25519-V3:<base64 of 64 bytes>`, `RSA1024:<base64 DER>`.
+_MACAROON_HEX = lazy(r"0201[0-9a-fA-F]{60,}")
+_MACAROON_B64 = lazy(r"(?:AgE|MDA)[A-Za-z0-9+/_-]{40,}={0,2}")
+_ONION_KEY = lazy(r"(?:ED25519-V3:[A-Za-z0-9+/]{86}={0,2}|RSA1024:M[A-Za-z0-9+/]{100,}={0,2})(?![A-Za-z0-9+/=])")
+
+
+def _macaroon(raw: bytes) -> bool:
+    """Do ``raw``'s first bytes frame a macaroon, v2 binary or v1 text packets (see above)?"""
+    if raw[:1] == b"\x02":
+        at = 1
+        if raw[at:at + 1] == b"\x01":  # the location: a one-byte length (a varint below 128)
+            if at + 1 >= len(raw) or raw[at + 1] >= 0x80:
+                return False
+            at += 2 + raw[at + 1]
+        return raw[at:at + 1] == b"\x02" and at + 1 < len(raw) and raw[at + 1] > 0  # the identifier, not empty
+    head = raw[:15]
+    return all(c in b"0123456789abcdef" for c in head[:4]) and (head[4:13] == b"location " or head[4:15] == b"identifier ")
+
+
+def bearer_blobs(text: str, words: Words) -> Iterator[Span]:
+    """Macaroons by their structure and Tor onion service keys by their form (see above)."""
+    for start, end in words:
+        at = start
+        while at < end and not text[at].isalnum():
+            at += 1
+        begins = [at] + [sign + 1 for sign in (text.find(":", at, end), text.find("=", at, end)) if sign >= 0]
+        for begin in begins:
+            onion = _ONION_KEY.match(text, begin, end) if text.startswith(("ED25519-V3:", "RSA1024:"), begin) else None
+            if onion:
+                yield "onion service private key", onion.start(), onion.end()
+                break
+            hexed = _MACAROON_HEX.match(text, begin, end) if text.startswith("0201", begin) else None
+            b64 = _MACAROON_B64.match(text, begin, end) if text.startswith(("AgE", "MDA"), begin) else None
+            run = hexed or b64
+            if run is None:
+                continue
+            try:
+                raw = bytes.fromhex(run.group()[:64]) if hexed else base64.urlsafe_b64decode(
+                    run.group()[:64].replace("+", "-").replace("/", "_"))
+            except (binascii.Error, ValueError):
+                continue
+            if _macaroon(raw):
+                yield "macaroon", run.start(), run.end()
+                break
 
 
 def _public_jwk_member(text: str, start: int) -> bool:

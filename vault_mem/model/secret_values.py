@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 
-__all__ = ["ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "public_by_design", "sample_jwt", "UUID", "credential_like",
+__all__ = ["ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "der_key", "public_by_design", "sample_jwt", "script_prose", "UUID", "credential_like",
            "has_symbol", "high_entropy", "identifier_like", "in_web_config", "is_placeholder", "is_wordy", "looks_fake", "random_hex",
            "shannon_entropy", "spoken", "type_name", "unguessable"]
 
@@ -104,9 +104,78 @@ _EC_POINT = lazy(r"B[A-P][A-Za-z0-9_-]{85}=?|04[0-9a-fA-F]{128}|0[23][0-9a-fA-F]
 
 def public_by_design(value: str) -> bool:
     """Is ``value`` a key its vendor publishes to browsers and apps (see :data:`PUBLIC_PREFIXES`),
-    or an elliptic-curve public key by its shape (:data:`_EC_POINT`)?"""
+    an elliptic-curve public key by its shape (:data:`_EC_POINT`), or a public key or certificate
+    in base64 DER by its ASN.1 structure (:func:`der_key`: a DKIM record's ``p=``)?"""
     return value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value) is not None \
-        or _EC_POINT.fullmatch(value) is not None
+        or _EC_POINT.fullmatch(value) is not None or der_key(value) == "public"
+
+
+# --- what a DER blob is -----------------------------------------------------------------------
+# A key or certificate in base64 DER without its armour (a DKIM record's `p=`, a key in a JSON
+# field or an env var) is an ASN.1 SEQUENCE (0x30: base64 `M`); its first members say what it is:
+#   INTEGER 0, then an AlgorithmIdentifier SEQUENCE and an OCTET STRING: PKCS#8 PrivateKeyInfo
+#   INTEGER 0, then INTEGER (the modulus; DSA's p): PKCS#1 RSAPrivateKey, a DSA private key
+#   INTEGER 1, then OCTET STRING (SEC1 ECPrivateKey) or SEQUENCE (PKCS#8 v2 OneAsymmetricKey)
+#   INTEGER 3, then SEQUENCE: a PKCS#12 bundle (its key inside)
+#   SEQUENCE{AlgorithmIdentifier (an OID first), BIT STRING}: SubjectPublicKeyInfo, public
+#   SEQUENCE{TBSCertificate ([0] version), ...}: a certificate, public
+#   INTEGER of a modulus's length, then INTEGER: PKCS#1 RSAPublicKey, public
+# An EncryptedPrivateKeyInfo (SEQUENCE{AlgorithmIdentifier, OCTET STRING}) is a ciphertext: neither.
+_B64_RUN = lazy(r"[A-Za-z0-9+/]*")
+# the password-based encryption OIDs (PKCS#5 1.2.840.113549.1.5.*, PKCS#12 1.2.840.113549.1.12.*)
+_PBE_OIDS = (bytes.fromhex("2a864886f70d0105"), bytes.fromhex("2a864886f70d010c"))
+_DER_READ = 96  # base64 characters decoded (72 bytes: past an EC key's AlgorithmIdentifier)
+
+
+def _der_head(raw: bytes, at: int) -> tuple[int, int, int] | None:
+    """(tag, start of contents, length) of the DER element at ``at``, or None past ``raw``."""
+    if at + 2 > len(raw):
+        return None
+    tag, size = raw[at], raw[at + 1]
+    if size < 0x80:
+        return tag, at + 2, size
+    n = size & 0x7F
+    if not 1 <= n <= 3 or at + 2 + n > len(raw):
+        return None
+    return tag, at + 2 + n, int.from_bytes(raw[at + 2:at + 2 + n], "big")
+
+
+def der_key(value: str) -> str | None:
+    """``"private"`` or ``"public"`` when ``value`` starts with the base64 of a DER key or
+    certificate of that kind (see the table above), else None. Reads the first
+    :data:`_DER_READ` characters only."""
+    if not value.startswith("M") or len(value) < 43:
+        return None
+    run = _B64_RUN.match(value, 0, _DER_READ).group()
+    try:
+        raw = base64.b64decode(run[:len(run) - len(run) % 4])
+    except (binascii.Error, ValueError):
+        return None
+    outer = _der_head(raw, 0)
+    first = _der_head(raw, outer[1]) if outer and outer[0] == 0x30 else None
+    if first is None:
+        return None
+    tag, at, size = first
+    after = _der_head(raw, at + size)
+    if tag == 0x02 and size == 1:
+        version, nxt = raw[at], (after[0] if after else None)
+        if version == 0 and nxt == 0x30:
+            # (PKCS#8: the OCTET STRING after the algorithm; past what was read, the version says enough)
+            behind = _der_head(raw, after[1] + after[2])
+            return "private" if behind is None or behind[0] == 0x04 else None
+        if (version, nxt) in ((0, 0x02), (1, 0x04), (1, 0x30), (3, 0x30)):
+            return "private"
+        return None
+    if tag == 0x02 and size >= 64 and (after is None or after[0] == 0x02):
+        return "public"  # (RSAPublicKey: the modulus, then the exponent, past what was read)
+    if tag == 0x30:
+        inner = _der_head(raw, at)
+        if inner and inner[0] == 0x06 and (after is None or after[0] == 0x03) \
+                and not raw[inner[1]:inner[1] + inner[2]].startswith(_PBE_OIDS):
+            return "public"  # SubjectPublicKeyInfo (DSA's parameters run past what was read)
+        if inner and inner[0] == 0xA0 and size >= 64:
+            return "public"  # a certificate: its TBSCertificate starts with [0] version
+    return None
 
 
 #: what a Firebase web config (``authDomain`` ...) or an app's ``google-services.json``
@@ -297,9 +366,24 @@ def is_wordy(value: str) -> bool:
     return all(p.isdigit() or (p.isalpha() and (p.islower() or p.istitle())) for p in parts)
 
 
+# Prose in a script written without spaces (Chinese, Japanese, Thai) is one "word" to a split on
+# white space: a sentence's punctuation (、。，！？；：「」) or a run of four letters of such a
+# script in it makes it text, not a value ("パスワードは12文字以上、..." states a policy), unless
+# it holds a run of 8 Latin letters, digits or symbols: the value the sentence wraps
+# ("DBのパスワードは「X」です", "APIキー：X（本番用）").
+_SCRIPT_PROSE = lazy(r"[\u3001\u3002\u300c\u300d\u300e\u300f\uff01\uff0c\uff1a\uff1b\uff1f]"
+                     r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]{4}")
+_LATIN_RUN = lazy(r"[!-~]{8}")
+
+
+def script_prose(value: str) -> bool:
+    """Is ``value`` text in a script written without spaces, not a value (see :data:`_SCRIPT_PROSE`)?"""
+    return not value.isascii() and _SCRIPT_PROSE.search(value) is not None and _LATIN_RUN.search(value) is None
+
+
 def credential_like(value: str) -> bool:
     """Does a free-text value look made to be hard to guess, rather than like a word?"""
-    if len(value) < 6 or is_wordy(value) or UUID.fullmatch(value) or _VERSION.fullmatch(value):
+    if len(value) < 6 or is_wordy(value) or UUID.fullmatch(value) or _VERSION.fullmatch(value) or script_prose(value):
         return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
@@ -316,7 +400,7 @@ def unguessable(value: str) -> bool:
     classes = sum(map(any, ((c.isupper() for c in value), (c.islower() for c in value),
                             (c.isdigit() for c in value), (not c.isalnum() for c in value))))
     return (len(value) >= 8 and classes >= 3 and (len(value) >= 12 or has_symbol(value))
-            and not identifier_like(value))
+            and not identifier_like(value) and not script_prose(value))
 
 
 #: the entropy bar of a random-looking string, per character: 3.5 bits for mixed alphabets;
@@ -365,6 +449,7 @@ def high_entropy(value: str) -> bool:
         and any(c.isalpha() for c in value)
         and not is_wordy(value)
         and not UUID.fullmatch(value)
+        and not script_prose(value)
     )
 
 

@@ -93,6 +93,8 @@ from vault_mem.model.secret_places import (
     named_values,
     pin_codes,
     protocol_logins,
+    directive_logins,
+    keyword_credentials,
     recovery_keys,
     split_parts,
     request_headers,
@@ -107,6 +109,7 @@ from vault_mem.model.secret_shapes import (
     byte_arrays,
     cipher_keys,
     der_private_keys,
+    bearer_blobs,
     dotted_tokens,
     hex_prefixed_tokens,
     key_blocks,
@@ -450,6 +453,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from byte_arrays(text)
         yield from cipher_keys(text)
         yield from der_private_keys(text, words)
+        yield from bearer_blobs(text, words)
         yield from dotted_tokens(text, words)
         yield from webhook_urls(text)
         yield from signed_urls(text)
@@ -476,6 +480,8 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from command_credentials(text, low)
         yield from flag_credentials(text, low)
         yield from protocol_logins(text)
+        yield from directive_logins(text)
+        yield from keyword_credentials(text)
         yield from values_below(text, low)
         yield from grouped_values(text, low)
         yield from written_credentials(text, low)
