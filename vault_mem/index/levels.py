@@ -25,7 +25,8 @@ decides, in order (:func:`levels`):
    vault of one subject every memory clears an absolute bar, so strong slots filled with
    look-alikes of the answer; relative to the first hit, they stay candidates, shown in place.
 
-Between the floor and the answer check, one step raises (questions only): the stand-out
+Between the floor and the answer check, one step raises (questions; any prompt in a small vault,
+below): the stand-out
 (:func:`stand_out`). A paraphrase shares no word with its memory, and its cosine sits just under
 the strong bar as often as a wrong hit's; the first hit is made strong there when three readings
 agree: its cosine clears the relevance floor, it stands out from the next candidates
@@ -34,6 +35,26 @@ very query), and the question's words, weighted by their salience, find their me
 words (:func:`meaning_match` at least the model's word bar). The answer check and the focus
 check then read it as any strong hit. Every other step only demotes or drops: nothing here
 reorders the hits.
+
+A small vault (fewer than STANDOUT_NEXT other candidates: a new user's first memories) has no
+next cosines to stand out from, and its floor is the model's prior, not its own (too few
+vectors: :mod:`vault_mem.index.floor`), so a plain answer under the prior's strong bar stayed a
+candidate and the prompt hook injected nothing ("open the config file in my editor" against
+"Uses Helix as the main editor": cosine 0.25 under 0.28). There the stand-out completes the
+sample with the query's cosines with the probe questions (texts unrelated to any vault, already
+embedded for the floor): the next best of the vault's others and those, as if the vault held
+unrelated memories beside its few (:func:`stands_out`). There it reads every prompt, an
+instruction too (what the hook sees most; the meaning match still needs the prompt's words in
+the hit; in a larger vault instructions are not measured, and left as they were). And a small vault's first hit that stands out, for a question that names no focus
+word ("where do our CI jobs run?": the asked place is none of its words, so its words only name
+its subject), is held to the answer check's looser word bar, as a ``sure`` hit is: "jobs"
+matched nothing of "CI runs on GitHub Actions with self-hosted runners" at the match bar, so
+the answer was demoted. A near miss names a focus ("how many CI *runners*", "Jonas's phone
+*number*") and keeps the strict bar. Measured on eight new vaults of 1-6 memories
+(``bench/data/smallvaults.json``, written before tuning; docs/benchmarks.md "Small vaults"):
+hook coverage 43.8 -> 68.8% on the tune half, 57.1 -> 66.7% on the held-out half, no unrelated
+prompt or near miss strong on either; the larger sets do not move (a vault of STANDOUT_NEXT
+others or more is read as before).
 """
 
 from __future__ import annotations
@@ -98,6 +119,8 @@ LEAD_SPREADS = 1.0
 # unchanged, LoCoMo unchanged (its first hits clear the bar already).
 STANDOUT_SDS = 2.0
 STANDOUT_NEXT = 9
+# With fewer other candidates (a small vault), the query's cosines with the probe questions
+# complete the sample (:func:`stands_out`; the module's last paragraph).
 
 #: The stage that left a hit a candidate, per hit (``levels(..., why=...)``, kept by recall as
 #: ``RecallResult.demoted``): what ``bench/bench_verdict.py`` counts to say where hook coverage is
@@ -236,11 +259,18 @@ def meaning_match(terms: Sequence[str], have: set[str], near: Sequence[str], vec
     return sum(best[t] * x for t, x in sal.items()) / sum(sal.values())
 
 
-def stands_out(i: int, sims: dict[int, float]) -> bool:
+def stands_out(i: int, sims: dict[int, float], null: Callable[[], Sequence[float]] | None = None) -> bool:
     """Whether candidate ``i``'s cosine lies STANDOUT_SDS standard deviations over the mean of
-    the STANDOUT_NEXT best cosines of the other candidates (False with fewer of them)."""
+    the STANDOUT_NEXT best cosines of the other candidates. With fewer of them (a small vault),
+    ``null()``, the query's cosines with texts unrelated to any vault (the probe questions),
+    fills the sample: the next best of the vault's others and those, as if the vault held
+    unrelated memories beside its few; without ``null``, False."""
     rest = sorted((x for j, x in sims.items() if j != i), reverse=True)[:STANDOUT_NEXT]
-    if len(rest) < STANDOUT_NEXT or i not in sims:
+    if i not in sims:
+        return False
+    if len(rest) < STANDOUT_NEXT and null is not None:
+        rest = sorted([*rest, *(float(x) for x in null())], reverse=True)[:STANDOUT_NEXT]
+    if len(rest) < STANDOUT_NEXT:
         return False
     spread = float(np.std(rest))
     return spread > 0 and (sims[i] - float(np.mean(rest))) / spread >= STANDOUT_SDS
@@ -270,6 +300,13 @@ class AnswerWords:
     qvec: np.ndarray
     bars: Callable[[], WordBars]
     vectors: Callable[[Sequence[str]], dict[str, np.ndarray]]
+    #: the probe questions' vectors, one row each (texts unrelated to any vault): a small
+    #: vault's stand-out is measured against the query's cosines with them (:func:`stands_out`)
+    probes: Callable[[], np.ndarray] | None = None
+
+    def null(self) -> list[float]:
+        """The query's cosines with the probe questions (empty without ``probes``)."""
+        return [] if self.probes is None else [float(x) for x in np.asarray(self.probes()) @ self.qvec]
 
 
 def check_answers(db, words: AnswerWords, terms: Sequence[str], ev: Evidence, passing: dict[int, str], *,
@@ -324,29 +361,35 @@ def check_focus(db, words: AnswerWords, focus: Sequence[Focus], ev: Evidence, pa
     return {**passing, **{i: CANDIDATE for i in failed}}
 
 
-def stand_out(db, words: AnswerWords, terms: Sequence[str], ev: Evidence, passing: dict[int, str], *,
-              floor: Floor) -> dict[int, str]:
-    """``passing`` with its first hit (rank order) made strong when it is a candidate whose
-    cosine clears the relevance floor (``floor.min_sim``), that stands out from the other
-    candidates (:func:`stands_out`) and whose words hold the question's meaning
-    (:func:`meaning_match` at least ``WordBars.match``); see the module. An embedder failure
-    leaves ``passing`` as it is. Cost, only when the first hit is such a candidate: one indexed
-    read of its words and their single-word vectors (cached)."""
+def outstanding(db, words: AnswerWords, terms: Sequence[str], ev: Evidence, passing: dict[int, str], *,
+                floor: Floor) -> int | None:
+    """The first hit (rank order) when it stands out (see the module): its cosine clears the
+    relevance floor (``floor.min_sim``), it stands out from the other candidates
+    (:func:`stands_out`; in a small vault, from the query's cosines with unrelated texts too)
+    and its words hold the question's meaning (:func:`meaning_match` at least
+    ``WordBars.match``); else None, also on an embedder failure. Cost: one indexed read of its
+    words and their single-word vectors (cached), and in a small vault one product with the
+    probe vectors (cached)."""
     if not passing or not terms:
-        return passing
+        return None
     first = ev.ranked(passing)[0]
-    if passing[first] != CANDIDATE or ev.sims.get(first, -1.0) < floor.min_sim or not stands_out(first, ev.sims):
-        return passing
-    found = hit_words(db, [first])
-    if first not in found:
-        return passing
-    have, near = found[first]
     try:
+        if ev.sims.get(first, -1.0) < floor.min_sim or not stands_out(first, ev.sims, words.null):
+            return None
+        found = hit_words(db, [first])
+        if first not in found:
+            return None
+        have, near = found[first]
         bars = words.bars()
         share = meaning_match(terms, have, near, words.vectors([*terms, *near]), words.qvec, bars.unrelated)
     except EmbedderError:
-        return passing
-    return {**passing, first: STRONG} if share >= bars.match else passing
+        return None
+    return first if share >= bars.match else None
+
+
+def stand_out(passing: dict[int, str], first: int | None) -> dict[int, str]:
+    """``passing`` with the :func:`outstanding` first hit made strong (a candidate under the bar)."""
+    return passing if first is None or passing.get(first) != CANDIDATE else {**passing, first: STRONG}
 
 
 def lead(passing: dict[int, str], ev: Evidence, floor: Floor) -> dict[int, str]:
@@ -373,17 +416,28 @@ def levels(db, query: str, terms: Sequence[str], ev: Evidence, *, floor: Floor |
     passing = _demoted({}, apply_floor(ev.scores, ev.sims, ev.coverage, floor=floor), UNDER_BAR, note)
     if floor is None or not passing:
         return passing
-    if words is not None and is_question(query):  # an instruction asks for nothing a memory must hold
-        raised = stand_out(db, words, terms, ev, passing, floor=floor)
+    small = len(ev.sims) <= STANDOUT_NEXT  # fewer other candidates than the stand-out reads: see the module
+    question = is_question(query)
+    if words is not None and (question or small):
+        top = ev.ranked(passing)[0]
+        # read only where it can change a level: a candidate first hit, or a small vault's question
+        first = outstanding(db, words, terms, ev, passing, floor=floor) \
+            if passing[top] == CANDIDATE or (small and question) else None
+        raised = stand_out(passing, first)
         for i in raised:
             if raised[i] != passing[i]:
                 note.pop(i, None)  # strong now: no stage left it a candidate (the checks below may)
         passing = raised
-        sure = {i for i, x in ev.sims.items() if x >= floor.sure}
-        passing = _demoted(passing, check_answers(db, words, terms, ev, passing, k=k, sure=sure), ANSWER_CHECK, note)
-        focus = foci(query, rewordings)
-        if focus is not None:
-            passing = _demoted(passing, check_focus(db, words, focus, ev, passing, k=k, sure=sure), FOCUS_CHECK, note)
+        if question:  # an instruction asks for nothing a memory must hold
+            focus = foci(query, rewordings)
+            sure = {i for i, x in ev.sims.items() if x >= floor.sure}
+            if first is not None and small and not any(f.words for f in focus or ()):
+                sure.add(first)  # a small vault's stand-out, asked for no focus word: see the module
+            passing = _demoted(passing, check_answers(db, words, terms, ev, passing, k=k, sure=sure), ANSWER_CHECK,
+                               note)
+            if focus is not None:
+                passing = _demoted(passing, check_focus(db, words, focus, ev, passing, k=k, sure=sure), FOCUS_CHECK,
+                                   note)
     return _demoted(passing, lead(passing, ev, floor), LEAD, note)
 
 
