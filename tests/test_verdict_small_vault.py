@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from conftest import real_embedder
 
@@ -35,6 +36,32 @@ def test_a_small_vault_stands_out_against_unrelated_texts() -> None:
     # a vault of STANDOUT_NEXT others or more never reads the unrelated texts
     crowd = {i: 0.2 for i in range(2, 2 + levels.STANDOUT_NEXT)}
     assert not levels.stands_out(1, {1: 0.25, **crowd}, lambda: pytest.fail("read unrelated texts"))
+
+
+def probes_at(cosines: list[float]) -> levels.AnswerWords:
+    """Answer words whose query has exactly these ``cosines`` with the probe texts (the query is
+    the first axis; each probe a unit vector at that cosine to it)."""
+    qvec = np.asarray([1.0, 0.0], dtype=np.float32)
+    rows = np.asarray([[c, (1 - c * c) ** 0.5] for c in cosines], dtype=np.float32)
+
+    def untouched(*_a):
+        raise AssertionError("the small vault's bar reads no words")
+
+    return levels.AnswerWords(qvec=qvec, bars=untouched, vectors=untouched, probes=lambda: rows)
+
+
+def test_a_small_vaults_strong_bar_needs_a_hit_that_stands_out_from_unrelated_texts() -> None:
+    """On a compressed scale (e5: every pair ~0.8) the prior's bar is cleared by unrelated
+    prompts; in a small vault a strong hit must also stand out from the query's cosines with
+    unrelated texts, unless it holds 3/4 of the query's words."""
+    unrelated = probes_at([0.78, 0.79, 0.80, 0.77, 0.81, 0.79, 0.78, 0.80, 0.76, 0.79])
+    ev = levels.Evidence(scores={1: 3.0, 2: 2.0, 3: 1.0}, sims={1: 0.815, 2: 0.79, 3: 0.86}, coverage={2: 0.75})
+    passing = {1: "strong", 2: "strong", 3: "strong"}
+    # 1 is one of the crowd of unrelated texts; 2 too, but it holds 3/4 of the words; 3 stands out
+    assert levels.small_vault_bar(passing, ev, unrelated) == {1: "candidate", 2: "strong", 3: "strong"}
+    # no probes to read (an embedder failure): left as the floor set it
+    assert levels.small_vault_bar(passing, ev, levels.AnswerWords(qvec=unrelated.qvec, bars=None, vectors=None)) \
+        == passing
 
 
 def hook(root, prompt: str) -> str:
