@@ -72,6 +72,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError
@@ -314,8 +315,10 @@ class AnswerWords:
     #: vault's stand-out is measured against the query's cosines with them (:func:`stands_out`)
     probes: Callable[[], np.ndarray] | None = None
 
+    @cached_property
     def null(self) -> list[float]:
-        """The query's cosines with the probe questions (empty without ``probes``)."""
+        """The query's cosines with the probe questions (empty without ``probes``); read once
+        per recall (the small vault's bar and the stand-out both read it)."""
         return [] if self.probes is None else [float(x) for x in np.asarray(self.probes()) @ self.qvec]
 
 
@@ -384,7 +387,7 @@ def outstanding(db, words: AnswerWords, terms: Sequence[str], ev: Evidence, pass
         return None
     first = ev.ranked(passing)[0]
     try:
-        if ev.sims.get(first, -1.0) < floor.min_sim or not stands_out(first, ev.sims, words.null):
+        if ev.sims.get(first, -1.0) < floor.min_sim or not stands_out(first, ev.sims, lambda: words.null):
             return None
         found = hit_words(db, [first])
         if first not in found:
@@ -408,7 +411,7 @@ def small_vault_bar(passing: dict[int, str], ev: Evidence, words: AnswerWords) -
     the query's cosines with unrelated texts (:func:`stands_out`) made a candidate. Without the
     probes (an embedder failure) ``passing`` is left as it is."""
     try:
-        null = words.null()
+        null = words.null
     except EmbedderError:
         return passing
     if not null:
