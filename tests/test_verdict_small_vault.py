@@ -24,6 +24,16 @@ FOUR = (("editor-choice", "Uses Helix as the main editor (switched from Neovim, 
         ("release-steps", "How to cut a release: git pull, make release", "procedure"),
         ("ci-runner", "CI runs on GitHub Actions with self-hosted runners", "fact"))
 
+MORE = (("py-version", "The service targets Python 3.12", "fact"),
+        ("deps-uv", "Python dependencies are managed with uv", "decision"),
+        ("lint-ruff", "Ruff formats and lints all Python code", "decision"),
+        ("tabs-spaces", "Indent with four spaces, never tabs", "preference"),
+        ("fe-stack", "The dashboard is React with TypeScript and Vite", "decision"),
+        ("css-tailwind", "Styling uses Tailwind CSS", "decision"),
+        ("node-22", "The frontend builds with Node 22 LTS", "fact"),
+        ("designer-mei", "Mei Lin designs the web dashboard", "fact"),
+        ("e2e-playwright", "End-to-end tests use Playwright against staging", "fact"))
+
 
 def test_a_small_vault_stands_out_against_unrelated_texts() -> None:
     # the 4-memory vault's cosines for "open the config file in my editor" (MiniLM)
@@ -94,4 +104,13 @@ def test_a_new_users_four_memories_reach_the_prompt_hook(vault, monkeypatch) -> 
     assert 'key="ci-runner"' in context and "editor-choice" not in context
     for prompt in ("what's the weather in Paris?", "write a haiku about autumn", "fix the off-by-one in this loop",
                    "how many CI runners are in the cloud?", "which Helix theme do I use?"):
+        assert hook(vault.root, prompt) == "", prompt
+    # thirteen memories: past the stand-out's 9 others, still under the 20 vectors of a vault's own
+    # floor calibration (the prior's bar): the same prompts, the same answers
+    with Vault(vault.root) as v:
+        for key, desc, kind in MORE:
+            v.remember(key, desc, type=kind, source="user")
+    assert 'key="editor-choice"' in hook(vault.root, "open the config file in my editor")
+    assert 'key="ci-runner"' in hook(vault.root, "where do our CI jobs run?")
+    for prompt in ("what's the weather in Paris?", "write a haiku about autumn", "fix the off-by-one in this loop"):
         assert hook(vault.root, prompt) == "", prompt

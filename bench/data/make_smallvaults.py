@@ -8,7 +8,9 @@ and unrelated prompts (expected: nothing strong). Written for vault-mem's recall
     python bench/data/make_smallvaults.py   # regenerates the JSON next to this file
 
 Eight groups, so ``bench_verdict.py --half`` splits by vault: v1-v4 are the tune half, v5-v8 the
-held-out half (not tuned on). v1 is issue 24's own four-memory vault.
+held-out half (not tuned on). v1 is issue 24's own four-memory vault. ``smallvaults-joined.json``
+holds the same memories and prompts in two vaults, v1-v4 (13 memories) and v5-v8 (18): still
+under the 20 vectors a vault's own floor calibration needs, but past the stand-out's 9 others.
 """
 
 import json
@@ -146,6 +148,12 @@ def main() -> None:
     out = Path(__file__).with_name("smallvaults.json")
     out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{out}: {n_mem} memories, {answerable} answerable, {len(queries) - answerable} near misses")
+    joined = {"meta": {**data["meta"], "name": "vault-mem small new vaults, joined in two"},
+              "memories": [{**m, "group": "v1-v4" if m["group"] < "v5" else "v5-v8"} for m in memories],
+              "queries": [{**q, "group": "v1-v4" if q["group"] < "v5" else "v5-v8"} for q in queries]}
+    out = Path(__file__).with_name("smallvaults-joined.json")
+    out.write_text(json.dumps(joined, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{out}: the same in two vaults")
 
 
 if __name__ == "__main__":

