@@ -22,6 +22,7 @@ from vault_mem.config import Config, parse_config
 from vault_mem.embed.base import normalise
 from vault_mem.errors import ConfigError, UsageError
 from vault_mem.index import floor as floormod
+from vault_mem.index import levels
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model import verdict
 from vault_mem.ops.eval import parse_questions
@@ -201,6 +202,7 @@ def test_cli_and_tools_say_how_strong_each_hit_is(known) -> None:
 
 def test_candidates_only_are_shown_as_the_closest_memories_never_denied(known, monkeypatch) -> None:
     monkeypatch.setattr(floormod, "STRONG_SPREADS", 50.0)  # no cosine is strong: candidates only
+    monkeypatch.setattr(levels, "STANDOUT_SDS", float("inf"))  # nor does a first hit stand out (8 memories: it reads unrelated texts)
     q = "which database engine for invoices and why"
     res = known.recall(q, k=5)
     assert res.hits[0].key == "billing-db" and all(h.match == "candidate" for h in res.hits)
@@ -220,6 +222,7 @@ def test_prompt_hook_injects_only_strong_matches(known, monkeypatch) -> None:
     assert prompt_context(known, {"prompt": "What is the capital of Peru?"}) is None
     # every hit a candidate: nothing injected, though recall has hits
     monkeypatch.setattr(floormod, "STRONG_SPREADS", 50.0)
+    monkeypatch.setattr(levels, "STANDOUT_SDS", float("inf"))  # nor does a first hit stand out
     res = known.recall("which database engine for invoices and why")
     assert res.hits and not res.answered
     assert prompt_context(known, {"prompt": "which database engine for invoices and why"}) is None

