@@ -9,7 +9,6 @@ transaction, recovery, history, creation) and the sync layer take a workspace, n
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 import time
@@ -35,6 +34,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.names import shell_word, shown
 from vault_mem.model.policy import WritePolicy
+from vault_mem.platform.logs import Logger
 from vault_mem.platform.programs import program, program_env
 from vault_mem.store.files import (
     PRIVATE_FILE,
@@ -63,7 +63,7 @@ from vault_mem.store.trust import approve_config, approved_config, seal, unseal
 HEAD_CHECKED = "checked-head"
 #: under .vault-mem/: which type folders git ignored, and the ignore files' state it was read at
 IGNORE_CHECKED = "checked-ignores"
-log = logging.getLogger("vault_mem.store.workspace")
+log = Logger("vault_mem.store.workspace")  # logging imported at the first message (start-up time)
 #: how long a write waits for a person's running git command (pull, checkout, ...) to end
 PERSON_GIT_WAIT_S = 5.0
 
