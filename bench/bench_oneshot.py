@@ -3,6 +3,8 @@ new processes without a daemon, alternating between two checkouts of vault-mem i
 
     python bench/bench_oneshot.py --vault /tmp/growth/vm-growth-10000 --old /path/to/old/checkout
     python bench/bench_oneshot.py --vault V --old OLD --kinds recall --rounds 10
+    python bench/bench_oneshot.py --vault V --old OLD --kinds remember --daemon
+    python bench/bench_oneshot.py --vault V --old-vault V2 --old OLD --kinds remember [--daemon]
 
 ``--vault``: a vault built by ``bench/bench_growth.py --base B --keep`` (``B/vm-growth-N``) or
 ``corpus.packed_vault``; each remember adds a new key to it. ``--old``: the other checkout
@@ -12,7 +14,14 @@ of each is not counted (byte-compiling, the page cache). Prints, per kind and ch
 time p50 (min-max) of the process and every process it waited for (git's), from
 ``getrusage(RUSAGE_CHILDREN)``, and the wall time p50, then the load average. Keyword-only
 (``VAULT_MEM_EMBEDDER=none``), no daemon; the person is the corpus's author (bench/corpus.py),
-as in bench_growth.py. Asserts nothing.
+as in bench_growth.py. ``--daemon``: this checkout's daemon runs on the vault (keyword-only too,
+started before the rounds and stopped after them; a copied vault's first start re-reads every
+file), and both checkouts' commands may ask it (a write its fence instead of ``git status``);
+the daemon's own CPU time is not counted. ``--old-vault``: a copy of the vault (``cp -a``)
+that the old checkout's commands use instead (with its own daemon under ``--daemon``): each
+checkout then finds the state its own last command left (a record of the HEAD it checked, the
+settings' blob), as one installed vault-mem does, instead of the other checkout's. Asserts
+nothing.
 """
 
 from __future__ import annotations
@@ -50,14 +59,37 @@ def main() -> None:
     ap.add_argument("--old", type=Path, required=True, help="the checkout to compare with (its top folder)")
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--kinds", default="remember,recall")
+    ap.add_argument("--daemon", action="store_true", help="with this checkout's daemon running on the vault")
+    ap.add_argument("--old-vault", type=Path, help="a copy of the vault for the old checkout's commands")
     args = ap.parse_args()
     codes = {"old": args.old.resolve(), "new": HERE.parent}
     for code in codes.values():  # as an install leaves them
         compileall.compile_dir(str(code / "vault_mem"), quiet=1)
-    env = {**os.environ, "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none",
+    env = {**os.environ, "VAULT_MEM_DAEMON": "on" if args.daemon else "off", "VAULT_MEM_EMBEDDER": "none",
            "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
     tag = f"{os.getpid()}-{int(time.time())}"
+    vaults = {"old": args.old_vault or args.vault, "new": args.vault}
+    daemons = []
+    try:
+        if args.daemon:
+            sys.path.insert(0, str(HERE))
+            sys.path.insert(0, str(HERE.parent))
+            from corpus import start_daemon
+
+            os.environ["VAULT_MEM_EMBEDDER"] = "none"
+            for i, vault in enumerate(dict.fromkeys(vaults.values())):
+                daemons.append(start_daemon(vault, Path(f"/tmp/bench-oneshot-{tag}-{i}.daemon.log")))
+        run(args, codes, vaults, env, tag)
+    finally:
+        for daemon in daemons:
+            daemon.terminate()
+            daemon.wait(timeout=60)
+    print("load average", " ".join(f"{x:.2f}" for x in os.getloadavg()), "(daemon running)" if args.daemon else "")
+
+
+def run(args: argparse.Namespace, codes: dict[str, Path], vaults: dict[str, Path], env: dict[str, str],
+        tag: str) -> None:
     for kind in args.kinds.split(","):
         cpu: dict[str, list[float]] = {k: [] for k in codes}
         wall: dict[str, list[float]] = {k: [] for k in codes}
@@ -66,7 +98,7 @@ def main() -> None:
                 argv = (["remember", f"oneshot-{name}-{tag}-{i}", "--description",
                          f"Nadia moved the {name} review to room {tag} {i}", "--body", f"round {i}"]
                         if kind == "remember" else ["recall", f"release train freeze {i}"])
-                c, w = one(code, args.vault, argv, env)
+                c, w = one(code, vaults[name], argv, env)
                 if i:
                     cpu[name].append(c)
                     wall[name].append(w)
@@ -74,7 +106,6 @@ def main() -> None:
             c = sorted(cpu[name])
             print(f"{kind:>8} {name}: CPU p50 {statistics.median(c):5.0f} ms ({c[0]:.0f}-{c[-1]:.0f}), "
                   f"wall p50 {statistics.median(wall[name]):5.0f} ms  [{codes[name]}]", flush=True)
-    print("load average", " ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
 if __name__ == "__main__":

@@ -399,7 +399,8 @@ def test_edit_never_starts_an_editor_from_a_relative_path_entry(vdir, tmp_path):
 
 def test_a_one_shot_write_imports_no_search_and_builds_only_its_own_parser(tmp_path):
     """A one-shot write (create, update, no-op, forget) imports none of the search modules, not
-    the daemon's protocol (it asks no daemon) and no ``socket``, and parses its line with its own parser only
+    the daemon's protocol (it asks no daemon), no ``socket``, no ``logging`` (nothing is logged),
+    no ``difflib`` and no history module, and parses its line with its own parser only
     (start-up time, issue 29); a recall afterwards in the same process imports what it needs.
     Checked in the process's ``sys.modules`` and the parser's commands, not by timing."""
     root = tmp_path / "v"
@@ -418,7 +419,9 @@ def test_a_one_shot_write_imports_no_search_and_builds_only_its_own_parser(tmp_p
         "             ['forget', 'other']):\n"
         "    assert cli.main(['--vault', v, *argv]) == 0, argv\n"
         "heavy = ('vault_mem.index.search', 'vault_mem.index.levels', 'vault_mem.index.floor',\n"
-        "         'vault_mem.store.daemon_socket', 'numpy', 'socket')\n"
+        "         'vault_mem.store.daemon_socket', 'numpy', 'socket',\n"
+        # imported only where used: a log message, a misspelt key or type, the history commands
+        "         'logging', 'difflib', 'vault_mem.vault.history')\n"
         "print('WRITE', [m for m in heavy if m in sys.modules], built)\n"
         "assert cli.main(['--vault', v, 'recall', 'Helix']) == 0\n"
         "print('READ', [m for m in heavy[:4] if m not in sys.modules])\n")

@@ -747,6 +747,50 @@ def test_a_tree_parses_as_gitpython_parses_it_and_a_bad_name_is_still_refused(tm
             ParsedTree.parse(_git_bytes(tmp_path, "cat-file", "tree", hostile))
 
 
+def test_a_folder_of_plain_names_parses_in_one_pass_as_entry_by_entry(tmp_path):
+    """A tree whose every name is plain (a type folder's: ``_plain_entries``, one regular
+    expression run in C) parses to the entries, git-order keys and sizes of the entry-by-entry
+    parse and of GitPython, whatever bytes the object ids hold (a NUL, a space, digits); a hidden
+    name that aliases .git, or a link named .gitmodules, among plain ones is still refused.
+    Trees made by real git."""
+    import stat
+
+    from git.objects.fun import tree_entries_from_data
+
+    from vault_mem.store import tree as treemod
+
+    git(tmp_path, "init", "-q")
+    files = []
+    for i in range(400):  # 400 ids: their bytes hold NULs, spaces and digits somewhere
+        files.append(tmp_path / f"b{i}")
+        files[-1].write_bytes(b"%d 100644 a\0 \n" % i)
+    blobs = _git_bytes(tmp_path, "hash-object", "-w", "--stdin-paths",
+                       input_bytes="".join(f"{f}\n" for f in files).encode()).decode().split()
+    inner = _git_bytes(tmp_path, "mktree", input_bytes=f"100644 blob {blobs[0]}\tx.md\n".encode()).decode().strip()
+    lines = [f"100644 blob {b}\tkey-{i}.md" for i, b in enumerate(blobs)]
+    lines += [f"100644 blob {blobs[1]}\t.gitkeep", f"100755 blob {blobs[2]}\trun.sh", f"040000 tree {inner}\tsub",
+              f"040000 tree {inner}\tsub.d", f"120000 blob {blobs[3]}\tlink", f"100644 blob {blobs[4]}\t.github_x"]
+    tree = _git_bytes(tmp_path, "mktree", input_bytes=("\n".join(lines) + "\n").encode()).decode().strip()
+    raw = _git_bytes(tmp_path, "cat-file", "tree", tree)
+    fast = treemod._plain_entries(raw)
+    assert fast is not None
+    entries, keys, sizes = fast
+    assert entries == treemod._entries(raw) == tree_entries_from_data(raw)
+    assert keys == [treemod._name_bytes(n) + (b"/" if stat.S_ISDIR(m) else b"") for _, m, n in entries]
+    assert keys == sorted(keys) and sum(sizes) == len(raw)
+    assert sizes == [len(b"%o" % m) + len(n) + 22 for _, m, n in entries]
+    parsed = treemod.ParsedTree.parse(raw)
+    assert (parsed.entries, parsed.keys, parsed.sizes) == (entries, keys, sizes)
+    for bad, mode in ((".git.", "100644"), (".GIT", "100644"), (".gitmodules", "120000")):
+        hostile = _git_bytes(tmp_path, "mktree", input_bytes=(
+            "\n".join([*lines, f"{mode} blob {blobs[5]}\t{bad}"]) + "\n").encode()).decode().strip()
+        hostile_raw = _git_bytes(tmp_path, "cat-file", "tree", hostile)
+        assert treemod._plain_entries(hostile_raw) is None
+        with pytest.raises(ValueError):
+            treemod.ParsedTree.parse(hostile_raw)
+    assert treemod._plain_entries(raw[:-1]) is None  # not whole entries
+
+
 @pytest.mark.parametrize("settings", [
     [("core.splitIndex", "true")],
     [("index.version", "4")],

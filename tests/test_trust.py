@@ -432,15 +432,17 @@ def test_a_good_clone_is_checked_once_per_head_then_on_what_changed(pair, tmp_pa
 def test_the_check_after_a_head_moved_is_one_git_process_and_a_gone_verdict_checks_the_whole_tree(tmp_path, monkeypatch):
     """Every command checks the tree HEAD moved to since the last verdict: a ``rev-parse`` of the
     verdict's commit, then a ``diff-tree``, two git processes for each one-shot command after a
-    write; now the diff-tree alone. A verdict whose commit is gone (reset away, then pruned) makes
-    the diff-tree fail: the whole tree is checked, and a link in it is still refused."""
+    commit; now the diff-tree alone (after a commit made by git: one made by vault-mem's own write
+    is checked as it lands, next test). A verdict whose commit is gone (reset away, then pruned)
+    makes the diff-tree fail: the whole tree is checked, and a link in it is still refused."""
     vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.remember("first", "a first fact")
     vault.close()
     Vault(root).close()  # the verdict is for HEAD now
-    with Vault(root) as v:
-        v.remember("second", "a second fact")
+    with (root / "README.md").open("a", encoding="utf-8") as fh:
+        fh.write("\nA line a person added.\n")
+    git(root, "commit", "-qam", "a person's commit")
     trace = tmp_path / "trace.json"
     monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
     Vault(root).close()
@@ -459,6 +461,62 @@ def test_the_check_after_a_head_moved_is_one_git_process_and_a_gone_verdict_chec
     git(root, "commit", "-q", "--no-verify", "-m", "a link")
     with pytest.raises(UnsafeTreeError):
         Vault(root)
+
+
+def test_a_commit_of_vault_mems_own_write_is_checked_as_it_lands(tmp_path, monkeypatch):
+    """A write's commit, made on the HEAD this process checked, is checked in process as it lands
+    (its paths, by the rule the next command's ``diff-tree`` would apply to them), and its
+    vault.toml is its parent's: the next command starts no git process to check HEAD or to find
+    its vault.toml, after a write through the API or the CLI. A HEAD
+    moved by anyone else after it is still checked (a link committed by hand is refused), and
+    so is one moved under the write."""
+    vault = new_vault(tmp_path / "vault")
+    root = vault.root
+    vault.remember("first", "a first fact")
+    vault.close()
+    trace = tmp_path / "trace"
+    trace.mkdir()
+
+    def checks_after(write) -> list[str]:
+        write()
+        for f in trace.iterdir():
+            f.unlink()
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        try:
+            Vault(root).close()  # what every command opens with
+        finally:
+            monkeypatch.delenv("GIT_TRACE2_EVENT")
+        return [json.loads(line)["name"] for f in trace.iterdir()
+                for line in f.read_text(encoding="utf-8").splitlines() if '"event":"cmd_name"' in line]
+
+    def api_write():
+        with Vault(root) as v:
+            v.remember("second", "a second fact")
+            v.forget("first")
+
+    def cli_write():
+        assert cli("--vault", str(root), "remember", "third", "--description", "a third fact").returncode == 0
+
+    for write in (api_write, cli_write):
+        names = checks_after(write)
+        # git is asked only where HEAD is: not for its tree's check, nor for its vault.toml's blob
+        assert names and not {"diff-tree", "ls-tree", "cat-file"} & set(names), (write.__name__, names)
+
+    def hand_commit():
+        with (root / "README.md").open("a", encoding="utf-8") as fh:
+            fh.write("\nA line a person added.\n")
+        git(root, "commit", "-qam", "a person's commit")
+
+    assert {"diff-tree", "cat-file"} <= set(checks_after(hand_commit))
+    # a write whose commit lands on a HEAD this process did not check leaves the check to the next
+    with Vault(root) as v:
+        (root / "facts/link.md").symlink_to("/etc/hostname")
+        git(root, "add", "facts/link.md")
+        git(root, "commit", "-q", "--no-verify", "-m", "a link")
+        v.remember("fourth", "a fourth fact")
+        (root / "facts/link.md").unlink()  # so that only the check of HEAD can refuse it
+    r = cli("--vault", str(root), "list")
+    assert r.returncode == 1 and "facts/link.md" in r.stderr, r.stderr
 
 
 def test_sync_refuses_a_peers_type_folder_replaced_by_a_symlink(pair, tmp_path):

@@ -32,11 +32,9 @@ import contextlib
 import dataclasses
 import datetime as dt
 import json
-import logging
 import os
 import sys
 import threading
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -567,6 +565,8 @@ def _root_arg(args) -> Path:
 
 @command("mcp")
 def cmd_mcp(args) -> int:
+    import logging  # lazy: a one-shot command logs nothing (start-up time, issue 29)
+
     from vault_mem.adapters.mcp_server import serve  # lazy: start-up time (module docstring)
 
     if not logging.getLogger().handlers:  # to stderr: stdout is the MCP protocol's alone
@@ -591,6 +591,8 @@ def end_process(code: int) -> int:
     wrote. The command has closed its vault: every write is committed, nothing is lost."""
     if not any(t.is_alive() for t in threading.enumerate() if t is not threading.main_thread()):
         return code  # the interpreter's own exit is safe
+    import logging  # lazy: only a long-lived command gets here
+
     logging.shutdown()  # flushes every handler (a log file too)
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -931,6 +933,8 @@ def _failed(args: argparse.Namespace, exc: BaseException, message: str, kind: st
         print(json.dumps({"error": message, "kind": kind}))
     print(f"error: {message}", file=sys.stderr)
     if os.environ.get(LOG_LEVEL_ENV, "").upper() == "DEBUG":
+        import traceback  # lazy: only a failure shown in full needs it
+
         traceback.print_exception(exc, file=sys.stderr)
     return 1
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import logging
 import os
 import sqlite3 as _stdlib_sqlite3
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 from types import ModuleType
 
 from vault_mem.errors import IndexStoreError
+from vault_mem.platform.logs import Logger
 from vault_mem.store.files import (
     PRIVATE_FILE,
     ensure_own_dir,
@@ -40,7 +40,7 @@ from vault_mem.store.files import (
 )
 from vault_mem.platform import locking
 
-log = logging.getLogger("vault_mem.index.sidecar")
+log = Logger("vault_mem.index.sidecar")  # logging imported at the first message (start-up time)
 
 BUSY_TIMEOUT_MS = 15_000
 MMAP_BYTES = 1 << 30

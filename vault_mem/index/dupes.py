@@ -31,7 +31,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import logging
 import math
 import re
 from collections import Counter, defaultdict
@@ -44,11 +43,12 @@ from vault_mem.errors import VaultMemError
 from vault_mem.index import db as dbmod
 from vault_mem.index import queries
 from vault_mem.model import terms
+from vault_mem.platform.logs import Logger
 
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
 
-log = logging.getLogger("vault_mem.index.dupes")
+log = Logger("vault_mem.index.dupes")  # logging imported at the first message (start-up time)
 
 __all__ = ["DUPLICATE_THRESHOLD", "MIN_COSINE", "duplicate_pairs", "duplicate_warnings",
            "lexical_similarity", "near_duplicates", "tokens"]

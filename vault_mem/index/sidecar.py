@@ -25,10 +25,8 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
-import logging
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,11 +42,12 @@ from vault_mem.model.indexmd import SECTIONS, IndexEntry, render_index
 from vault_mem.model.memory import is_memory_path, iso
 from vault_mem.model.names import shown
 from vault_mem.model.policy import QUARANTINE_MARK, WritePolicy
+from vault_mem.platform.logs import Logger
 
 if TYPE_CHECKING:
     from vault_mem.index.search import Hit, RecallResult
 
-log = logging.getLogger("vault_mem.index.sidecar")
+log = Logger("vault_mem.index.sidecar")  # logging imported at the first message (start-up time)
 
 TYPE_RANK = {t: i for i, t in enumerate(TYPE_FOLDERS)}  # preference 0 ... note 4
 BATCH_FILES = 256  # files per write transaction during reconcile
@@ -722,6 +721,8 @@ class Sidecar:
 
     def doctor(self) -> list[str]:
         """Differences between this sidecar and a fresh rebuild from the files ([] if none)."""
+        import tempfile  # lazy: only doctor needs it (start-up time, issue 29)
+
         tmp = Path(tempfile.mkdtemp(prefix="vault-mem-doctor-"))
         try:
             fresh = Sidecar(self.root, self.config, embedder=None, _db_path=tmp / "index.db")

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -43,11 +42,12 @@ from vault_mem.embed.numeric import np
 from vault_mem.errors import EmbedderError, IndexStoreError, VaultMemError
 from vault_mem.index import db as dbmod
 from vault_mem.model import terms
+from vault_mem.platform.logs import Logger
 
 if TYPE_CHECKING:
     from vault_mem.index import floor as floormod
 
-log = logging.getLogger("vault_mem.index.sidecar")
+log = Logger("vault_mem.index.sidecar")  # logging imported at the first message (start-up time)
 
 DEFAULT: object = object()  # "use embed.registry.get_embedder(config.embedder)" (built on first need)
 EMBED_RETRY_S = 60.0  # after an EmbedderError, do not retry filling vectors for this long

@@ -9,7 +9,6 @@ in order on every rewrite.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import fnmatch
 import re
 from dataclasses import dataclass, field
@@ -73,6 +72,8 @@ def validate_type(type_: object) -> str:
         return type_  # type: ignore[return-value]
     if isinstance(type_, str) and type_ in FOLDER_TYPES:  # "facts" -> "fact"
         return FOLDER_TYPES[type_]
+    import difflib  # lazy: only a wrong type needs it (start-up time, issue 29)
+
     close = difflib.get_close_matches(str(type_), list(TYPE_FOLDERS), n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     raise InvalidMemoryError(f"unknown type '{type_}'{hint}: use one of {', '.join(TYPE_FOLDERS)}")

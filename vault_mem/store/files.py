@@ -244,6 +244,24 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True,
     fsync_dir(path.parent)
 
 
+def replace_file(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+    """Temp file in the same folder, renamed over ``path`` (never written through a link), with no
+    fsync: for a cache that a crash may lose or leave empty, whose reader then works it out again
+    (a cache's fsyncs cost a write more than the work they spare the next command)."""
+    tmp = temp_path(path)
+    try:
+        fd = open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def _check(path: Path, expect: bytes | None, doing: str) -> None:
     if current_bytes(path) != expect:
         raise _changed(path, doing)

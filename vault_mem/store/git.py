@@ -34,7 +34,6 @@ afterwards).
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import subprocess
 import time
@@ -44,6 +43,7 @@ from typing import TYPE_CHECKING, Self
 
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, HistoryDamagedError, LockTimeoutError
 from vault_mem.model.trailers import AGENT
+from vault_mem.platform.logs import Logger
 from vault_mem.platform.programs import program, program_env
 from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
@@ -66,7 +66,7 @@ from vault_mem.store.locks import SAY_WAITING_AFTER_S, pid_exists, this_command
 if TYPE_CHECKING:
     import git
 
-log = logging.getLogger("vault_mem.store.git")
+log = Logger("vault_mem.store.git")  # logging imported at the first message (start-up time)
 #: how long a landed commit waits for a git gc/prune/repack, started before it landed, to end
 _MAINTENANCE_WAIT_S = 60.0
 class GitRepo(GitObjects, GitRefs, GitIndex):

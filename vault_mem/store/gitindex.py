@@ -11,7 +11,6 @@ another git holds ``index.lock``: vault-mem waits for it instead (``INDEX_LOCK_W
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from vault_mem.errors import GitError, LockTimeoutError
+from vault_mem.platform.logs import Logger
 from vault_mem.store import gitlocks
 from vault_mem.store.gitobjects import BLOB_MODE, ZERO_OID
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, this_command
@@ -38,7 +38,7 @@ _ONE_PROCESS_PATHS = 64
 _FOLDER_PRUNED = ("No such file or directory", "failed to insert into database")
 
 # the git store's one logger (shared by its modules)
-log = logging.getLogger("vault_mem.store.git")
+log = Logger("vault_mem.store.git")  # logging imported at the first message (start-up time)
 
 
 class _IndexLocked(Exception):

@@ -22,14 +22,14 @@ be recognised after a crash).
 from __future__ import annotations
 
 import itertools
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from vault_mem.platform.logs import Logger
 from vault_mem.store.locks import GONE, owner_gone, process_start, this_command, this_host
 
-log = logging.getLogger("vault_mem.store.gitlocks")
+log = Logger("vault_mem.store.gitlocks")  # logging imported at the first message (start-up time)
 
 #: in a git dir: the owner record of a git lock vault-mem holds (see the module docstring)
 RECORD_PREFIX = "vault-mem-lock."

@@ -10,12 +10,12 @@ old value), at the cost of a process start.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 from pathlib import Path
 
 from vault_mem.errors import GitError
+from vault_mem.platform.logs import Logger
 from vault_mem.store import gitlocks
 from vault_mem.store.files import checkpoint
 from vault_mem.store.gitobjects import ZERO_OID, Identity
@@ -27,7 +27,7 @@ from vault_mem.store.locks import pid_exists
 _OLD_OWNED_PREFIX = "vault-mem-locks."
 
 # the git store's one logger (shared by its modules)
-log = logging.getLogger("vault_mem.store.git")
+log = Logger("vault_mem.store.git")  # logging imported at the first message (start-up time)
 #: git's limit of symbolic refs in a chain (HEAD -> branch counts two), as GitPython kept it
 _MAX_SYMREF_DEPTH = 5
 #: the refs read from the per-worktree git dir; every other ref is the common dir's

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import logging
 import os
 import re
 import sys
@@ -22,6 +21,7 @@ from typing import Self
 
 from vault_mem.errors import LockTimeoutError, StateError, VaultMemError
 from vault_mem.platform import locking
+from vault_mem.platform.logs import Logger
 from vault_mem.platform.procs import GONE, process_start, same_start
 from vault_mem.platform.procs import pid_exists  # noqa: F401 - the store's modules ask here
 from vault_mem.store.files import PRIVATE_FILE, open_nofollow, read_own
@@ -31,7 +31,7 @@ DAEMON_LOCK = "daemon.lock"
 #: a wait for a lock longer than this is said (logged), with what holds it
 SAY_WAITING_AFTER_S = 2.0
 
-log = logging.getLogger("vault_mem.store.locks")
+log = Logger("vault_mem.store.locks")  # logging imported at the first message (start-up time)
 _command: str | None = None
 
 

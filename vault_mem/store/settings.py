@@ -42,7 +42,7 @@ from vault_mem.config import (
     setting_changes,
 )
 from vault_mem.errors import ConfigError, GitError, VaultMemError
-from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own, replace_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import log_entries, seen_elsewhere
 from vault_mem.store.trust import approve_config, approved_config, legacy_settings, seal, unseal
@@ -190,6 +190,31 @@ def _committed_blob(root: Path, repo: GitRepo, prefix: str, head: str | None, st
         except (OSError, VaultMemError):
             pass  # a read-only state folder: looked up again next time
     return blob
+
+
+def carry_committed_blob(root: Path, state_dir: Path, parent: str, commit: str, changed: set[str]) -> None:
+    """After a commit this process made on ``parent`` changing only the vault-relative paths
+    ``changed``: when the record of :func:`_committed_blob` is ``parent``'s and ``commit`` left
+    vault.toml alone, the same blob is ``commit``'s, so the record is moved to it and the next
+    command asks git nothing (a ``cat-file`` process and the record's two fsyncs). Written
+    without fsync: a record lost to a crash is looked up again."""
+    if CONFIG_FILE in changed:
+        return
+    record = state_dir / SETTINGS_CHECKED
+    try:
+        raw = read_own(record)
+    except VaultMemError:
+        return  # a link there: left to the next lookup
+    seen = unseal(root, "checked-settings", raw) if raw else None
+    if not seen or seen.get("head") != parent:
+        return
+    blob = seen.get("blob")
+    try:
+        replace_file(record, seal(root, "checked-settings", {"head": commit,
+                                                            "blob": blob if isinstance(blob, str) else None}),
+                     mode=PRIVATE_FILE)
+    except (OSError, VaultMemError):
+        pass  # a read-only state folder: looked up again next time
 
 
 def _legacy_approved(root: Path, cfg: Config) -> bool:

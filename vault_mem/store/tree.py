@@ -32,6 +32,8 @@ _PLAIN_NAME = re.compile(rb"[A-Za-z0-9_][A-Za-z0-9._-]*\Z")
 #: :func:`_plain`), or it is a link (one named ``.gitmodules`` is refused)
 _DOT_NAME = re.compile(rb"\.[A-Za-z0-9_][A-Za-z0-9._-]*\Z")
 _LINK_MODES = frozenset({0o120000})
+#: one entry with a plain or hidden plain name and a mode as git writes it (:func:`_plain_entries`)
+_ENTRY = re.compile(rb"(100644|100755|40000|120000|160000) (\.?[A-Za-z0-9_][A-Za-z0-9._-]*)\x00(.{20})", re.S)
 
 
 class ParsedTree:
@@ -55,6 +57,9 @@ class ParsedTree:
 
     @classmethod
     def parse(cls, raw: bytes) -> ParsedTree:
+        fast = _plain_entries(raw)
+        if fast is not None:
+            return cls(raw, *fast)
         entries = _entries(raw)
         keys, sizes = [], []
         for _, mode, name in entries:
@@ -177,6 +182,26 @@ def _tree_entries_from_data(raw: bytes) -> list:
     from git.objects.fun import tree_entries_from_data
 
     return tree_entries_from_data(raw)
+
+
+def _plain_entries(raw: bytes) -> tuple[list, list[bytes], list[int]] | None:
+    """(entries, keys, sizes) of a tree whose every entry has a plain name (:func:`_plain`) and
+    a mode as git writes it (a type folder's), found by one regular expression run in C: the
+    same as :func:`_entries` and the keys and sizes :meth:`ParsedTree.parse` makes of them, in
+    a third of the time (a one-shot write parses the folder it writes into: issue 29). None
+    for any other tree. The matches tile ``raw`` exactly (they never overlap, so their lengths
+    add up to ``len(raw)`` only when no byte lies outside them): each starts where an entry
+    starts, and its name ends at the first NUL, as :func:`_entries` reads it."""
+    found = _ENTRY.findall(raw)
+    sizes = [len(mode) + len(name) + 22 for mode, name, _ in found]
+    if sum(sizes) != len(raw):
+        return None
+    modes = _MODES
+    if any(name[:1] == b"." and not _plain(name, modes[mode]) for mode, name, _ in found):
+        return None
+    entries = [(binsha, modes[mode], name.decode("ascii")) for mode, name, binsha in found]
+    keys = [name + b"/" if mode == b"40000" else name for mode, name, _ in found]
+    return entries, keys, sizes
 
 
 def _entries(raw: bytes) -> list:

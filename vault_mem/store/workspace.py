@@ -9,7 +9,6 @@ transaction, recovery, history, creation) and the sync layer take a workspace, n
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 import time
@@ -35,6 +34,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.names import shell_word, shown
 from vault_mem.model.policy import WritePolicy
+from vault_mem.platform.logs import Logger
 from vault_mem.platform.programs import program, program_env
 from vault_mem.store.files import (
     PRIVATE_FILE,
@@ -44,6 +44,7 @@ from vault_mem.store.files import (
     ensure_own_dir,
     read_memory_bytes,
     read_own,
+    replace_file,
 )
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
@@ -56,14 +57,14 @@ from vault_mem.store.history import (
 )
 from vault_mem.store.hooks import unsafe_hooks_notice
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, WRITE_LOCK, FileLock, daemon_pid
-from vault_mem.store.settings import Settings, settings_in_force
+from vault_mem.store.settings import Settings, carry_committed_blob, settings_in_force
 from vault_mem.store.trust import approve_config, approved_config, seal, unseal
 
 #: under .vault-mem/: the last HEAD whose tree :meth:`Workspace.check_head_tree` found safe
 HEAD_CHECKED = "checked-head"
 #: under .vault-mem/: which type folders git ignored, and the ignore files' state it was read at
 IGNORE_CHECKED = "checked-ignores"
-log = logging.getLogger("vault_mem.store.workspace")
+log = Logger("vault_mem.store.workspace")  # logging imported at the first message (start-up time)
 #: how long a write waits for a person's running git command (pull, checkout, ...) to end
 PERSON_GIT_WAIT_S = 5.0
 
@@ -81,6 +82,10 @@ def init_repository(root: Path) -> None:
 
 class Workspace:
     """Root, prefix, state dir, repository, lock and settings of the vault at ``root``."""
+
+    #: the commit whose tree :meth:`check_head_tree` passed (or this process made on one it
+    #: passed: :meth:`own_commit_landed`), None before a check passed
+    _checked_head: str | None = None
 
     def __init__(self, root: str | Path, *, agent: str | None = None):
         root = Path(root).expanduser().resolve()
@@ -186,6 +191,7 @@ class Workspace:
             raw = None  # a link there: checked from scratch (and refused with the tree)
         seen = (unseal(self.root, "checked-head", raw) or {}).get("commit") if raw else None
         if seen == head:
+            self._checked_head = head
             return
         if not self.repo.has_object(head):
             # removed by a gc: nothing of it can be checked out or read; reads answer from the
@@ -224,11 +230,47 @@ class Workspace:
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
                 f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {shell_word(self.prefix + rel)}, "
                 "delete it, git commit), then retry; nothing was changed")
+        self._checked_head = head
+        self._record_checked_head(head, durable=True)
+
+    def _record_checked_head(self, head: str, *, durable: bool) -> None:
+        record = self.state_dir / HEAD_CHECKED
+        data = seal(self.root, "checked-head", {"commit": head})
         try:  # the verdict is a cache: on a full or read-only disk the next command checks again
             ensure_own_dir(self.state_dir)
-            atomic_write(record, seal(self.root, "checked-head", {"commit": head}), mode=PRIVATE_FILE)
+            if durable:
+                atomic_write(record, data, mode=PRIVATE_FILE)
+            else:
+                replace_file(record, data, mode=PRIVATE_FILE)
         except (OSError, StateError):
             pass
+
+    def own_commit_landed(self, parent: str | None, commit: str, changes: dict[str, bool]) -> None:
+        """Carry what the next command would ask git about HEAD over to ``commit``, which this
+        process made on ``parent`` changing the vault-relative ``changes`` ({path: written, or
+        False: deleted}; a written file is committed as a regular file, ``100644``):
+
+        - the verdict of :meth:`check_head_tree`, when ``parent`` is the commit this process
+          checked: the next command's check of the paths that changed since (one ``git
+          diff-tree``) would find exactly these, so they are checked here, in process, by the same
+          rule (the deleted paths need none);
+        - HEAD's vault.toml blob (:func:`~vault_mem.store.settings.carry_committed_blob`): the
+          same as ``parent``'s unless ``changes`` holds vault.toml.
+
+        So a one-shot command after a write starts no git process for either. A commit on any
+        other parent (HEAD moved under the write) is left to those checks. The records are
+        written without fsync: a record lost to a crash only means the next command asks git
+        (a record that does not unseal counts as none)."""
+        if parent is None:
+            return
+        carry_committed_blob(self.root, self.state_dir, parent, commit, set(changes))
+        if parent != self._checked_head:
+            return
+        if first_unsafe_entry({self.top(rel): "100644" for rel, written in changes.items() if written},
+                              self.prefix):
+            return  # the next command refuses HEAD with the reason, as it would have
+        self._checked_head = commit
+        self._record_checked_head(commit, durable=False)
 
     def exposure(self) -> str | None:
         """Whether other users of this machine can read this vault's memory (its folders and

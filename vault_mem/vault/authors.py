@@ -30,7 +30,6 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -40,6 +39,7 @@ from vault_mem.errors import HistoryDamagedError, IndexStoreError, VaultMemError
 from vault_mem.index import authors as rows
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
+from vault_mem.platform.logs import Logger
 from vault_mem.store import history
 from vault_mem.store.objectid import blob_id
 from vault_mem.store.provenance import made_by_clone, recorded
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
     from vault_mem.store.workspace import Workspace
 
-log = logging.getLogger(__name__)
+log = Logger(__name__)  # logging imported at the first message (start-up time)
 
 __all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "identities", "peer_memories", "pending_authors", "refresh"]
 

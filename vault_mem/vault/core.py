@@ -10,11 +10,10 @@ checked file write, commit, sidecar). The operations below only decide *what* to
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from vault_mem.config import find_vault_root, resolve_vault_root
 from vault_mem.errors import (
@@ -43,13 +42,24 @@ from vault_mem.model.views import body_excerpt
 from vault_mem.store.files import read_own
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
-from vault_mem.vault import authors, history, person
+from vault_mem.vault import authors, person
 from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import IndexWrite, index_owed, write_index
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
+if TYPE_CHECKING:
+    from vault_mem.vault.history import LogEntry
+
 __all__ = ["Vault", "WriteResult", "find_vault_root", "resolve_vault_root"]
+
+
+def _history():
+    """:mod:`vault_mem.vault.history`, imported at its first use: a one-shot write reads no
+    history (start-up time, issue 29)."""
+    from vault_mem.vault import history
+
+    return history
 
 
 class Vault:
@@ -62,7 +72,7 @@ class Vault:
         self.sidecar = Sidecar(self.ws.root, self.ws.config, **kwargs)
         # a hand edit that kept an old `updated:` dates from its commit or file time (git knows)
         ws = self.ws  # not self: the sidecar must not keep its vault alive (a reference cycle)
-        self.sidecar.change_dates = lambda files: history.change_dates(ws, files)
+        self.sidecar.change_dates = lambda files: _history().change_dates(ws, files)
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
@@ -386,6 +396,8 @@ class Vault:
         return text, legend, peers
 
     def _not_found(self, key: str) -> str:
+        import difflib  # lazy: only a missing key needs it (start-up time, issue 29)
+
         close = difflib.get_close_matches(key, self.sidecar.keys(), n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
             "; `vault-mem list` shows the keys"
@@ -510,10 +522,10 @@ class Vault:
         return "; ".join(recover(self.ws, self.sidecar)) or None
 
     # -- history (vault_mem/vault/history.py) -----------------------------------------------
-    def log(self, key: str | None = None, *, limit: int = 20) -> list[history.LogEntry]:
+    def log(self, key: str | None = None, *, limit: int = 20) -> list[LogEntry]:
         """Commits that touched the vault (or one key's file in any type folder), newest first."""
         try:
-            return history.log(self.ws, key, limit=limit)
+            return _history().log(self.ws, key, limit=limit)
         except GitError as exc:
             problem = self.ws.repository_problem()  # git's own words do not say how to fix it
             if problem:
@@ -524,7 +536,7 @@ class Vault:
         """Revert the last agent commit for key ``target`` (or the commit ``target``); see
         :func:`vault_mem.vault.history.undo`."""
         with self.transaction() as tx:
-            return history.undo(tx, target, agent=agent)
+            return _history().undo(tx, target, agent=agent)
 
     # -- bulk ------------------------------------------------------------------------------
     def import_memories(self, memories: Iterable[Memory], *, message: str) -> str | None:

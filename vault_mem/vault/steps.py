@@ -291,6 +291,9 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
     steps = [index_on_disk,  # when nothing was committed (a recovered write that had landed)
              lambda: _refresh_staging(ws, rels, commit, warnings),
              lambda: committed.after_commit(ws, sidecar, commit, parents[-1], files) if commit and parents else None,
+             # what the next command would ask git about HEAD (its tree's check, its vault.toml)
+             lambda: ws.own_commit_landed(parents[-1], commit, {**{r: d is not None for r, d in files.items()},
+                                                                INDEX_FILE: True}) if commit and parents else None,
              lambda: checkpoint("after-commit", ws.state_dir),
              lambda: sidecar.set_meta("head", commit) if commit else None,
              lambda: (ws.state_dir / JOURNAL).unlink(missing_ok=True)]
