@@ -54,6 +54,17 @@ def test_a_persons_strong_password_in_a_sentence_counts(seed: int, sentence: str
     assert refused(sentence.format(pw=pw)), pw
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_a_word_a_symbol_and_digits_is_a_password_unless_it_names_a_numbered_thing(seed: int, sentence: str) -> None:
+    """`Tangerine#9258` and `Nimbus@4675` are passwords as people make them; `Build#2041` and
+    `OpenSSL@3` are references (see test_examples_settings_and_code_in_sentences_pass)."""
+    rng = random.Random(f"{seed}{sentence}word")
+    word, digits = rng.choice(PEOPLE), "".join(rng.choice(string.digits) for _ in range(rng.randint(3, 5)))
+    for pw in (f"{word}#{digits}", f"{word}@{digits}", f"{word.lower()}{rng.randint(2, 9)}#{word[:3].upper()}"):
+        assert refused(sentence.format(pw=pw)), pw
+
+
 @pytest.mark.parametrize("text", [
     "Password rules: at least 12 characters, e.g. Falcon88!x would be fine but is now burned.",
     "The policy rejects things like Gopher2024! because they are too easy to guess.",
@@ -70,6 +81,15 @@ def test_a_persons_strong_password_in_a_sentence_counts(seed: int, sentence: str
     "We build the wheels with Python@3.12 from Homebrew on the macOS runners, not the system one.",
     "Link against OpenSSL@3.0.13 from Homebrew instead of the system LibreSSL on the Mac runners.",
     "The Ruby docs moved Digest#Sha256.hexdigest2 and the old name now warns when it is called.",
+    # references: a numbered thing, a package at a major version, a ticket's anchor, a class's method
+    "Build#2041 failed on the ARM runner; rerun it with the cache cleared.",
+    "The flaky step is Pipeline#88213 on the nightly schedule, not the merge queue.",
+    "See Issue#4411 and Ticket#99812 for the repro of the stuck migration.",
+    "brew install OpenSSL@3 then point CFLAGS at its prefix for the native gem.",
+    "We test against Postgres@16 and Node@20 in the matrix since the upgrade.",
+    "Ticket JIRA-4411#comment-9912 has the repro with the exact payload.",
+    "Call Vector3#Normalize before comparing directions in the physics step.",
+    "In Ruby, Base64#encode64 adds newlines every sixty characters, so use strict_encode64.",
 ])
 def test_examples_settings_and_code_in_sentences_pass(text: str) -> None:
     assert not found(text), text

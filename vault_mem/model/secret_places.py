@@ -68,6 +68,7 @@ from vault_mem.model.secret_values import (
     is_placeholder,
     is_wordy,
     looks_fake,
+    reference_token,
     random_hex,
     random_token,
     shannon_entropy,
@@ -691,7 +692,8 @@ def sentence_passwords(text: str) -> Iterator[Span]:
         value = m.group().rstrip(".,;:!?")
         if (not _person_password(value, inner=True) or "**" in value
                 or value[0] in "-_=+" + _PERSON_SYMBOLS or _SETTING.match(value) or _MAIL_HOST.search(value)
-                or _TEMPLATE.search(value) or is_placeholder(value, quoted=True) or stored_not_secret(value)):
+                or _TEMPLATE.search(value) or is_placeholder(value, quoted=True) or stored_not_secret(value)
+                or reference_token(value)):
             continue
         # (a value quoted on its own is a string spoken of, an example in a rule's or a tool's
         # docs: a label before it is what makes it a credential, read by the label rules)

@@ -439,6 +439,31 @@ def stored_not_secret(value: str) -> bool:
     return _STORED.match(value) is not None
 
 
+# A reference written with a symbol, not a password: a numbered thing (`Build#2041`, `Issue#4411`),
+# a package at a major version as Homebrew and npm name them (`OpenSSL@3`, `Node@20`), a ticket's
+# anchor (`JIRA-4411#comment-9912`), a class's method in Ruby's and Javadoc's notation with a
+# number in the class's name (`Vector3#Normalize`, `Base64#encode64`). A person's `Tangerine#9258`
+# or `Nimbus@4675` is none of these: its word numbers nothing and its digits are no major version.
+_NUMBERED = frozenset((
+    "build", "run", "job", "pr", "mr", "issue", "ticket", "bug", "task", "story", "case", "item", "step",
+    "release", "version", "commit", "change", "changeset", "order", "invoice", "incident", "test", "rule",
+    "page", "revision", "rev", "patch", "sprint", "milestone", "epic", "phase", "round", "iteration",
+    "attempt", "batch", "pipeline", "workflow", "deploy", "deployment", "node", "worker", "shard",
+    "replica", "pod", "room", "row", "line", "column", "slot", "port", "team", "group", "section",
+    "chapter", "part", "episode", "lesson", "exercise", "problem", "question", "comment", "note", "thread",
+    "post", "message", "reply", "request", "review", "check", "action", "discussion", "alert", "event",
+    "frame", "track", "block", "cell", "record", "entry", "ref", "host", "server", "rack", "vm", "device",
+))
+_REFERENCE = lazy(r"(?P<noun>[A-Za-z]{2,12})#[0-9]{1,9}|[A-Za-z][A-Za-z0-9+-]{1,30}@[0-9]{1,2}"
+                  r"|[A-Z][A-Z0-9]{1,9}-[0-9]{1,7}#[\w-]{1,40}|[A-Z][a-z]{1,15}[0-9]{1,3}#[a-z_]*[A-Za-z][a-z_]{5,30}[0-9]{0,3}")
+
+
+def reference_token(value: str) -> bool:
+    """Is ``value`` a reference written with a symbol (see :data:`_REFERENCE`), not a password?"""
+    m = _REFERENCE.fullmatch(value)
+    return m is not None and (m.group("noun") is None or m.group("noun").lower() in _NUMBERED)
+
+
 def high_entropy(value: str) -> bool:
     """A random-looking string of at least 20 characters (keys, not names or digests in prose)."""
     bar = _HEX_ENTROPY_BAR if all(c in "0123456789abcdefABCDEF" for c in value) else _ENTROPY_BAR
