@@ -1,0 +1,180 @@
+"""A sixth attack run on the trust boundary (issue 23): what a peer's push makes sync's git do.
+
+A real bare remote, the victim's vault pushed there, a peer writing objects into the remote as
+an attacker would (a pack written by hand, a plain push), and the victim's real ``vault-mem
+sync`` in a subprocess whose git children's peak memory is measured
+(``getrusage(RUSAGE_CHILDREN)`` in a wrapper process). A pack states each object's size and git
+allocates it whole, so a push of a few hundred bytes could make every clone's sync allocate any
+amount the peer names; now a fetch runs under a stated bound
+(:data:`vault_mem.store.network.FETCH_MEMORY_BYTES`) and what needs more is refused by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import subprocess
+import sys
+import textwrap
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import git, new_vault
+
+from vault_mem.store.network import FETCH_MEMORY_BYTES
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="the bound is a POSIX data limit")
+
+#: measures the peak RSS of the command's descendants (git's children included), in MB
+_WRAPPER = textwrap.dedent("""
+    import resource, subprocess, sys
+    proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+    sys.stderr.write(proc.stdout + proc.stderr)
+    print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+""")
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """A bare remote, the victim ``a`` (a vault pushed there) and the peer's plain git clone."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    a = new_vault(tmp_path / "a", agent="agent-a")
+    git(a.root, "remote", "add", "origin", str(bare))
+    git(a.root, "push", "-q", "-u", "origin", "main")
+    a.close()
+    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "peer"))
+    git(tmp_path / "peer", "config", "user.email", "mallory@peer.example")
+    git(tmp_path / "peer", "config", "user.name", "Mallory")
+    return bare, tmp_path / "a", tmp_path / "peer"
+
+
+def measured_sync(root: Path) -> tuple[int, int, str]:
+    """``vault-mem sync`` in ``root`` as a subprocess: (exit code, peak RSS of its descendants in
+    MB, its output)."""
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "vault_mem", "sync"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    code, peak = proc.stdout.split()
+    return int(code), int(peak), proc.stderr
+
+
+def _obj_header(kind: int, size: int) -> bytes:
+    byte, size, out = (kind << 4) | (size & 15), size >> 4, bytearray()
+    while size:
+        out.append(byte | 0x80)
+        byte, size = size & 0x7F, size >> 7
+    out.append(byte)
+    return bytes(out)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        if not n:
+            out.append(byte)
+            return bytes(out)
+        out.append(byte | 0x80)
+
+
+def _oid(kind: str, data: bytes) -> bytes:
+    return hashlib.sha1(f"{kind} {len(data)}\0".encode() + data).digest()
+
+
+def plant_delta_bomb(bare: Path, peer: Path, size: int) -> str:
+    """Write into the remote, as a peer with push access can, a pack of a few hundred bytes: a
+    64 KiB blob, a second blob stored as a delta on it whose instructions (one byte each) copy
+    the 64 KiB again and again up to ``size`` bytes, a tree and a commit on the peer's HEAD;
+    the pack's index is written here too (git's ``index-pack`` would expand the delta), and
+    the remote's branch moved to the commit. Returns the commit id."""
+    base = b"A" * 65536
+    copies, rest = divmod(size, 65536)
+    assert rest == 0
+    delta = _varint(len(base)) + _varint(size) + b"\x80" * copies  # 0x80: copy 0x10000 bytes from 0
+    h = hashlib.sha1(f"blob {size}\0".encode())
+    for _ in range(copies):
+        h.update(base)
+    bomb_oid, base_oid = h.digest(), _oid("blob", base)
+    root = dict(line.split("\t", 1)[::-1] for line in git(peer, "ls-tree", "HEAD").splitlines())
+    entries = {name: (meta.split()[0].lstrip("0") or "0", bytes.fromhex(meta.split()[2])) for name, meta in root.items()}
+    notes = b"100644 base.bin\0" + base_oid + b"100644 bomb.bin\0" + bomb_oid
+    entries["notes"] = ("40000", _oid("tree", notes))
+    order = sorted(entries, key=lambda n: n + ("/" if entries[n][0] == "40000" else ""))
+    tree = b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order)
+    parent = git(peer, "rev-parse", "HEAD").strip()
+    commit = (f"tree {_oid('tree', tree).hex()}\nparent {parent}\n"
+              "author Mallory <mallory@peer.example> 1700000000 +0000\n"
+              "committer Mallory <mallory@peer.example> 1700000000 +0000\n\nnotes\n").encode()
+    objects = [(base_oid, _obj_header(3, len(base)) + zlib.compress(base)),
+               (bomb_oid, _obj_header(7, len(delta)) + base_oid + zlib.compress(delta, 9)),
+               (_oid("tree", notes), _obj_header(2, len(notes)) + zlib.compress(notes)),
+               (_oid("tree", tree), _obj_header(2, len(tree)) + zlib.compress(tree)),
+               (_oid("commit", commit), _obj_header(1, len(commit)) + zlib.compress(commit))]
+    pack, offsets = bytearray(b"PACK" + struct.pack(">II", 2, len(objects))), {}
+    for oid, raw in objects:
+        offsets[oid] = (len(pack), zlib.crc32(raw))
+        pack += raw
+    checksum = hashlib.sha1(pack).digest()
+    pack += checksum
+    ids = sorted(offsets)
+    fanout = [sum(1 for i in ids if i[0] <= b) for b in range(256)]
+    idx = (b"\xfftOc" + struct.pack(">I", 2) + struct.pack(">256I", *fanout) + b"".join(ids)
+           + b"".join(struct.pack(">I", offsets[i][1]) for i in ids)
+           + b"".join(struct.pack(">I", offsets[i][0]) for i in ids) + checksum)
+    idx += hashlib.sha1(idx).digest()
+    name = bare / "objects" / "pack" / f"pack-{checksum.hex()}"
+    name.with_suffix(".pack").write_bytes(bytes(pack))
+    name.with_suffix(".idx").write_bytes(idx)
+    tip = _oid("commit", commit).hex()
+    assert git(bare, "cat-file", "-s", f"{tip}:notes/bomb.bin").strip() == str(size)
+    git(bare, "update-ref", "refs/heads/main", tip)
+    return tip
+
+
+@pytest.mark.slow
+def test_a_delta_that_expands_past_the_bound_is_refused_without_taking_the_memory(pair):
+    """A 700-byte push of a delta expanding to 600 MB: before, the victim's sync took 600 MB
+    (its ``index-pack`` held the object whole; any size the peer names), then refused the file
+    by size. Now git fetch runs under the stated bound, the sync is refused naming it, nothing
+    local changes, and once the peer's commit is gone the next sync works."""
+    bare, a, peer = pair
+    head = git(a, "rev-parse", "HEAD").strip()
+    size = (FETCH_MEMORY_BYTES // 65536 + 1600) * 65536  # about 100 MB past the bound
+    plant_delta_bomb(bare, peer, size)
+    assert sum(f.stat().st_size for f in (bare / "objects" / "pack").glob("*.pack")) < 64_000
+    code, peak, out = measured_sync(a)
+    assert code == 1, out
+    assert f"more than {FETCH_MEMORY_BYTES >> 20} MB of memory" in out and "Nothing local changed" in out, out
+    assert peak < (FETCH_MEMORY_BYTES >> 20) // 2, f"peak RSS {peak} MB"
+    assert git(a, "rev-parse", "HEAD").strip() == head
+    assert not (a / "notes" / "bomb.bin").exists()
+    # the peer's commit reverted on the remote (the branch put back): sync works again
+    git(bare, "update-ref", "refs/heads/main", head)
+    code, _, out = measured_sync(a)
+    assert code == 0, out
+
+
+@pytest.mark.slow
+def test_a_compressible_blob_in_a_remote_on_this_machine_is_streamed_not_held(pair, tmp_path):
+    """A plain push of 300 MB of zeros (300 KB on the wire, a loose object in the remote): before,
+    the victim's sync took 291 MB (the remote's ``pack-objects``, which runs here as the victim,
+    and its own ``index-pack`` each held the blob whole). Now both stream it; the sync refuses
+    the file by its size, as before, at a peak far under the bound."""
+    bare, a, peer = pair
+    big = tmp_path / "zeros.bin"
+    with open(big, "wb") as f:
+        f.truncate(300_000_000)
+    blob = git(peer, "hash-object", "-w", str(big)).strip()  # streamed: git's big-file path
+    big.unlink()
+    git(peer, "update-index", "--add", "--cacheinfo", f"100644,{blob},notes/zeros.bin")
+    git(peer, "commit", "-q", "-m", "zeros")
+    git(peer, "push", "-q", "origin", "HEAD:main")
+    head = git(a, "rev-parse", "HEAD").strip()
+    code, peak, out = measured_sync(a)
+    assert code == 1, out
+    assert "300000000 bytes" in out and "nothing changed" in out, out
+    assert peak < 100, f"peak RSS {peak} MB"
+    assert git(a, "rev-parse", "HEAD").strip() == head
