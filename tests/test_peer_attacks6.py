@@ -178,3 +178,35 @@ def test_a_compressible_blob_in_a_remote_on_this_machine_is_streamed_not_held(pa
     assert "300000000 bytes" in out and "nothing changed" in out, out
     assert peak < 100, f"peak RSS {peak} MB"
     assert git(a, "rev-parse", "HEAD").strip() == head
+
+
+def _memory(description: str) -> str:
+    return f"---\ndescription: {description}\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\nA peer's note.\n"
+
+
+@pytest.mark.parametrize("description", [
+    "a" * 5000 + " past the query's 4,000 characters",  # the word the query path cut was no word the index held
+    "x\ue000y kept whole by FTS5, split by Python's \\w",  # a private-use character: a token character to unicode61
+], ids=["one long word", "private-use character inside a word"])
+def test_a_peers_description_never_makes_a_recall_that_finds_no_keyword_fail(pair, description):
+    """A peer's memory, arriving by sync, became the newest indexed memory; the check that tells
+    an empty keyword answer from a damaged index asked for its first word as the query path
+    cuts words, which the index never held: every recall that matched no keyword (the prompt
+    hook's unrelated prompts) rebuilt the whole keyword index and then failed with an internal
+    error, on every clone. Now the probe is asked as FTS5 cuts it, and a probe still missing
+    after a rebuild answers instead of failing."""
+    bare, a, peer = pair
+    (peer / "facts" / "odd.md").write_text(_memory(description), encoding="utf-8")
+    git(peer, "add", "-A")
+    git(peer, "commit", "-q", "-m", "odd")
+    git(peer, "push", "-q", "origin", "HEAD:main")
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    run = {"cwd": a, "env": env, "capture_output": True, "text": True, "timeout": 120}
+    synced = subprocess.run([sys.executable, "-m", "vault_mem", "sync"], **run, check=False)
+    assert synced.returncode == 0, synced.stderr
+    for _ in range(2):  # the second: no rebuild left to hide behind
+        found = subprocess.run([sys.executable, "-m", "vault_mem", "recall", "zeppelin"], **run, check=False)
+        assert found.returncode == 0, found.stderr
+        assert "no memory matched the query" in found.stdout, found.stdout
+        assert "damaged" not in found.stderr and "internal error" not in found.stderr, found.stderr
+    assert subprocess.run([sys.executable, "-m", "vault_mem", "list"], **run, check=False).stdout.count("odd") == 1
