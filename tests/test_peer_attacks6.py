@@ -84,12 +84,55 @@ def _oid(kind: str, data: bytes) -> bytes:
     return hashlib.sha1(f"{kind} {len(data)}\0".encode() + data).digest()
 
 
+def plant(bare: Path, peer: Path, objects: list[tuple[str, int, bytes]], new_root: dict[str, tuple[str, bytes]],
+          message: str) -> str:
+    """Write into the remote, as a peer with push access can, one pack holding ``objects``
+    (``(object id, pack type, the packed entry's body: a ref-delta's base id and its data, or
+    an object's data)``), a root tree (the peer's HEAD's plus ``new_root``: name -> (mode, id))
+    and a commit on the peer's HEAD, with the pack's index written here (git's ``index-pack``
+    would do the work the attack asks of the victim), and move the remote's branch to it."""
+    root = dict(line.split("\t", 1)[::-1] for line in git(peer, "ls-tree", "HEAD").splitlines())
+    entries = {name: (meta.split()[0].lstrip("0"), bytes.fromhex(meta.split()[2])) for name, meta in root.items()}
+    entries.update(new_root)
+    order = sorted(entries, key=lambda n: n + ("/" if entries[n][0] == "40000" else ""))
+    tree = b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order)
+    parent = git(peer, "rev-parse", "HEAD").strip()
+    commit = (f"tree {_oid('tree', tree).hex()}\nparent {parent}\n"
+              "author Mallory <mallory@peer.example> 1700000000 +0000\n"
+              f"committer Mallory <mallory@peer.example> 1700000000 +0000\n\n{message}\n").encode()
+    tip = _oid("commit", commit)
+    objects = [*objects, (_oid("tree", tree).hex(), 2, tree), (tip.hex(), 1, commit)]
+    pack, offsets = bytearray(b"PACK" + struct.pack(">II", 2, len(objects))), {}
+    for oid, kind, body in objects:
+        if kind == 7:  # a ref-delta: the base's id, then the delta, compressed
+            raw = _obj_header(7, len(body) - 20) + body[:20] + zlib.compress(body[20:], 9)
+        else:
+            raw = _obj_header(kind, len(body)) + zlib.compress(body, 1)
+        offsets[bytes.fromhex(oid)] = (len(pack), zlib.crc32(raw))
+        pack += raw
+    checksum = hashlib.sha1(pack).digest()
+    pack += checksum
+    ids = sorted(offsets)
+    fanout, n = [], 0
+    for b in range(256):
+        while n < len(ids) and ids[n][0] <= b:
+            n += 1
+        fanout.append(n)
+    idx = (b"\xfftOc" + struct.pack(">I", 2) + struct.pack(">256I", *fanout) + b"".join(ids)
+           + b"".join(struct.pack(">I", offsets[i][1]) for i in ids)
+           + b"".join(struct.pack(">I", offsets[i][0]) for i in ids) + checksum)
+    idx += hashlib.sha1(idx).digest()
+    name = bare / "objects" / "pack" / f"pack-{checksum.hex()}"
+    name.with_suffix(".pack").write_bytes(bytes(pack))
+    name.with_suffix(".idx").write_bytes(idx)
+    git(bare, "update-ref", "refs/heads/main", tip.hex())
+    return tip.hex()
+
+
 def plant_delta_bomb(bare: Path, peer: Path, size: int) -> str:
-    """Write into the remote, as a peer with push access can, a pack of a few hundred bytes: a
-    64 KiB blob, a second blob stored as a delta on it whose instructions (one byte each) copy
-    the 64 KiB again and again up to ``size`` bytes, a tree and a commit on the peer's HEAD;
-    the pack's index is written here too (git's ``index-pack`` would expand the delta), and
-    the remote's branch moved to the commit. Returns the commit id."""
+    """A pack of a few hundred bytes: a 64 KiB blob, a second blob stored as a delta on it whose
+    instructions (one byte each) copy the 64 KiB again and again up to ``size`` bytes, in
+    ``notes/``. Returns the commit id."""
     base = b"A" * 65536
     copies, rest = divmod(size, 65536)
     assert rest == 0
@@ -98,39 +141,10 @@ def plant_delta_bomb(bare: Path, peer: Path, size: int) -> str:
     for _ in range(copies):
         h.update(base)
     bomb_oid, base_oid = h.digest(), _oid("blob", base)
-    root = dict(line.split("\t", 1)[::-1] for line in git(peer, "ls-tree", "HEAD").splitlines())
-    entries = {name: (meta.split()[0].lstrip("0") or "0", bytes.fromhex(meta.split()[2])) for name, meta in root.items()}
     notes = b"100644 base.bin\0" + base_oid + b"100644 bomb.bin\0" + bomb_oid
-    entries["notes"] = ("40000", _oid("tree", notes))
-    order = sorted(entries, key=lambda n: n + ("/" if entries[n][0] == "40000" else ""))
-    tree = b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order)
-    parent = git(peer, "rev-parse", "HEAD").strip()
-    commit = (f"tree {_oid('tree', tree).hex()}\nparent {parent}\n"
-              "author Mallory <mallory@peer.example> 1700000000 +0000\n"
-              "committer Mallory <mallory@peer.example> 1700000000 +0000\n\nnotes\n").encode()
-    objects = [(base_oid, _obj_header(3, len(base)) + zlib.compress(base)),
-               (bomb_oid, _obj_header(7, len(delta)) + base_oid + zlib.compress(delta, 9)),
-               (_oid("tree", notes), _obj_header(2, len(notes)) + zlib.compress(notes)),
-               (_oid("tree", tree), _obj_header(2, len(tree)) + zlib.compress(tree)),
-               (_oid("commit", commit), _obj_header(1, len(commit)) + zlib.compress(commit))]
-    pack, offsets = bytearray(b"PACK" + struct.pack(">II", 2, len(objects))), {}
-    for oid, raw in objects:
-        offsets[oid] = (len(pack), zlib.crc32(raw))
-        pack += raw
-    checksum = hashlib.sha1(pack).digest()
-    pack += checksum
-    ids = sorted(offsets)
-    fanout = [sum(1 for i in ids if i[0] <= b) for b in range(256)]
-    idx = (b"\xfftOc" + struct.pack(">I", 2) + struct.pack(">256I", *fanout) + b"".join(ids)
-           + b"".join(struct.pack(">I", offsets[i][1]) for i in ids)
-           + b"".join(struct.pack(">I", offsets[i][0]) for i in ids) + checksum)
-    idx += hashlib.sha1(idx).digest()
-    name = bare / "objects" / "pack" / f"pack-{checksum.hex()}"
-    name.with_suffix(".pack").write_bytes(bytes(pack))
-    name.with_suffix(".idx").write_bytes(idx)
-    tip = _oid("commit", commit).hex()
+    tip = plant(bare, peer, [(base_oid.hex(), 3, base), (bomb_oid.hex(), 7, base_oid + delta),
+                             (_oid("tree", notes).hex(), 2, notes)], {"notes": ("40000", _oid("tree", notes))}, "notes")
     assert git(bare, "cat-file", "-s", f"{tip}:notes/bomb.bin").strip() == str(size)
-    git(bare, "update-ref", "refs/heads/main", tip)
     return tip
 
 
@@ -147,7 +161,7 @@ def test_a_delta_that_expands_past_the_bound_is_refused_without_taking_the_memor
     assert sum(f.stat().st_size for f in (bare / "objects" / "pack").glob("*.pack")) < 64_000
     code, peak, out = measured_sync(a)
     assert code == 1, out
-    assert f"more than {FETCH_MEMORY_BYTES >> 20} MB of memory" in out and "Nothing local changed" in out, out
+    assert f"need more than {FETCH_MEMORY_BYTES >> 20} MB of memory" in out and "Nothing local changed" in out, out
     assert peak < (FETCH_MEMORY_BYTES >> 20) // 2, f"peak RSS {peak} MB"
     assert git(a, "rev-parse", "HEAD").strip() == head
     assert not (a / "notes" / "bomb.bin").exists()
@@ -155,6 +169,29 @@ def test_a_delta_that_expands_past_the_bound_is_refused_without_taking_the_memor
     git(bare, "update-ref", "refs/heads/main", head)
     code, _, out = measured_sync(a)
     assert code == 0, out
+
+
+@pytest.mark.slow
+def test_a_tree_thousands_of_folders_deep_is_refused_without_taking_the_memory(pair):
+    """A push of 30,000 nested one-letter folders (about 1 MB): git builds each object's path
+    while it walks a tree (its connectivity check, a local remote's ``pack-objects``), so the
+    memory grows with the square of the depth: before, the victim's sync took 897 MB here. Now
+    the fetch is refused by the same bound, nothing local changed."""
+    bare, a, peer = pair
+    head = git(a, "rev-parse", "HEAD").strip()
+    blob = b"---\ndescription: deep\n---\nx\n"
+    objects = [(_oid("blob", blob).hex(), 3, blob)]
+    tree = b"100644 x.md\0" + _oid("blob", blob)
+    for _ in range(30_000):
+        objects.append((_oid("tree", tree).hex(), 2, tree))
+        tree = b"40000 a\0" + _oid("tree", tree)
+    objects.append((_oid("tree", tree).hex(), 2, tree))
+    plant(bare, peer, objects, {"deep": ("40000", _oid("tree", tree))}, "deep")
+    code, peak, out = measured_sync(a)
+    assert code == 1, out
+    assert f"need more than {FETCH_MEMORY_BYTES >> 20} MB of memory" in out and "Nothing local changed" in out, out
+    assert peak < (FETCH_MEMORY_BYTES >> 20) // 2, f"peak RSS {peak} MB"
+    assert git(a, "rev-parse", "HEAD").strip() == head
 
 
 @pytest.mark.slow

@@ -38,7 +38,8 @@ _KEEP_FETCHED_PACKS = ("-c", "fetch.unpackLimit=1")
 #: machine's ``upload-pack`` and ``pack-objects``, which run as this user here). A pack states
 #: each object's size and git allocates it whole: a peer's 700-byte push of one delta that
 #: expands to 400 MB made every clone's sync take 386 MB (any size the peer names), a 300 KB
-#: push of 300 MB of zeros 291 MB. Blobs over :data:`FETCH_STREAM_OVER` are streamed, never held
+#: push of 300 MB of zeros 291 MB, a tree 30,000 folders deep (git's paths grow with the square
+#: of the depth) 897 MB. Blobs over :data:`FETCH_STREAM_OVER` are streamed, never held
 #: (no memory file comes near it), and the rest is held under this bound, set as the process's
 #: data limit (``RLIMIT_DATA``, inherited by git's children; files git maps to read its packs do
 #: not count): a fetch of 200,000 objects (413 MB of packs) needs under 256 MB. An object that
@@ -46,7 +47,10 @@ _KEEP_FETCHED_PACKS = ("-c", "fetch.unpackLimit=1")
 FETCH_MEMORY_BYTES = 512 * 2**20
 #: blobs git streams instead of holding (``core.bigFileThreshold``)
 FETCH_STREAM_OVER = "1m"
-_BOUNDED_FETCH = ("-c", f"core.bigFileThreshold={FETCH_STREAM_OVER}")
+#: and at most two threads (``pack.threads``: ``index-pack`` here, a local remote's
+#: ``pack-objects``), each of which holds a stack and a cache under the same bound: one per core
+#: would not fit it on a machine of many cores
+_BOUNDED_FETCH = ("-c", f"core.bigFileThreshold={FETCH_STREAM_OVER}", "-c", "pack.threads=2")
 
 
 def bounded(argv: list[str]) -> list[str]:
@@ -64,14 +68,14 @@ def upload_pack_args(toplevel: Path, url: str) -> tuple[str, ...]:
     a local remote's side. Nothing for a remote on another host (its memory is its own)."""
     if local_git_dir(toplevel, url) is None:
         return ()
-    return ("--upload-pack", f"{shlex.quote(program('git'))} -c core.bigFileThreshold={FETCH_STREAM_OVER} "
-                             "upload-pack")
+    return ("--upload-pack", f"{shlex.quote(program('git'))} {shlex.join(_BOUNDED_FETCH)} upload-pack")
 
 
 def out_of_memory(err: str) -> bool:
-    """Whether git stopped because an object needed more than :data:`FETCH_MEMORY_BYTES`."""
+    """Whether git stopped because what it received needed more than :data:`FETCH_MEMORY_BYTES`
+    (an allocation, or a thread's stack, refused under the limit)."""
     low = err.lower()
-    return "out of memory" in low or "cannot allocate memory" in low
+    return any(s in low for s in ("out of memory", "cannot allocate memory", "unable to create thread"))
 
 
 def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...] = (),

@@ -214,11 +214,12 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
         if "couldn't find remote ref" in proc.stderr:
             return None  # an empty remote, or the branch is not there yet: push creates it
         if out_of_memory(proc.stderr):
-            raise SyncError("rejected", f"the commits on '{name}' ({url}) {rbranch} hold an object that needs "
-                            f"more than {FETCH_MEMORY_BYTES >> 20} MB of memory to receive (what a sync lets git "
-                            "fetch use: a pack of a few hundred bytes can ask for any size); no memory "
-                            "file comes near that. Nothing local changed. Revert the commit that brought "
-                            "it on the remote (find it with `git log` there), or fetch it by hand once "
+            raise SyncError("rejected", f"the commits on '{name}' ({url}) {rbranch} need more than "
+                            f"{FETCH_MEMORY_BYTES >> 20} MB of memory for git to receive (the bound a sync "
+                            "gives git fetch: a push of a few hundred bytes can ask for any amount, with an "
+                            "object that expands or a tree thousands of folders deep); no vault's memories "
+                            "need that. Nothing local changed. Revert the commit that brought it on the "
+                            "remote (find it with `git log` there), or fetch it by hand once "
                             "(`git fetch`) if it is wanted; then sync again")
         if not any(s in proc.stderr.lower() for s in _PACK_LOST):
             raise _classify("fetch", name, url, proc.stderr, repo.toplevel)
