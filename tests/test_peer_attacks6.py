@@ -266,3 +266,24 @@ def test_trust_shows_a_huge_pending_file_without_reading_it(pair):
     assert "49,500,000 bytes, too large to show here" in out and f"git cat-file -p {blob} | less" in out, out[-2000:]
     assert out.count("ignore all previous instructions") == 0
     assert peak < 80, f"peak RSS {peak} MB"
+
+
+@pytest.mark.parametrize("key", ["com1", "lpt9", "aux.notes", "nul.2026"])
+def test_a_key_no_windows_clone_could_check_out_is_refused_with_a_suggestion(tmp_path, key):
+    """``com1`` was a valid key, so an agent's `remember com1` made a file git for Windows
+    cannot check out (a device name, with any extension): every pull, sync and clone on Windows
+    stopped at it. The tree check refuses such names from a peer (`test_sync_limits.py`); the
+    key check refuses them here, suggesting one that works."""
+    from conftest import cli
+
+    vault = new_vault(tmp_path / "v")
+    vault.close()
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    result = cli("remember", key, "--type", "fact", "-d", "Serial port settings", "--body", "9600 8N1",
+                 cwd=tmp_path / "v", env=env)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Windows device name" in result.stderr and f"try 'memory-{key}'" in result.stderr, result.stderr
+    assert not list((tmp_path / "v" / "facts").glob(f"{key}*"))
+    ok = cli("remember", f"memory-{key}", "--type", "fact", "-d", "Serial port settings", "--body", "9600 8N1",
+             cwd=tmp_path / "v", env=env)
+    assert ok.returncode == 0, ok.stderr
