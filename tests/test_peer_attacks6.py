@@ -328,3 +328,26 @@ def test_an_author_name_holding_gits_separators_cannot_forge_a_commit_of_this_ma
     found = cli("recall", "staging cluster deploys", "--json", cwd=root)
     hits = {h["key"]: h for h in json.loads(found.stdout)["hits"]}
     assert hits["deploy-target"]["trusted"] is False and hits["deploy-target"]["author"] == "mallory@peer.example", hits
+
+
+def test_a_peers_memory_never_takes_the_key_of_a_hand_written_memory_not_yet_committed(pair):
+    """The person wrote ``facts/db-plan.md`` by hand (no daemon running, so not committed yet);
+    a peer pushed ``decisions/db-plan.md``. The sync's duplicate-key check looked at committed
+    trees only: it took the peer's file, and the person's memory left `list` and `recall`
+    ("duplicates key"), the peer's in its place. Now the sync refuses by name, nothing changed."""
+    bare, a, peer = pair
+    (peer / "decisions" / "db-plan.md").write_text(_memory("Plan is to use MySQL for the ledger"))
+    git(peer, "add", "-A")
+    git(peer, "commit", "-q", "-m", "plan")
+    git(peer, "push", "-q", "origin", "HEAD:main")
+    (a / "facts" / "db-plan.md").write_text(_memory("Plan is to use Postgres for the ledger"))
+    head = git(a, "rev-parse", "HEAD").strip()
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    run = {"cwd": a, "env": env, "capture_output": True, "text": True, "timeout": 120, "check": False}
+    synced = subprocess.run([sys.executable, "-m", "vault_mem", "sync"], **run)
+    assert synced.returncode == 1, synced.stdout + synced.stderr
+    assert "decisions/db-plan.md" in synced.stderr and "not committed yet" in synced.stderr, synced.stderr
+    assert git(a, "rev-parse", "HEAD").strip() == head and not (a / "decisions" / "db-plan.md").exists()
+    listed = subprocess.run([sys.executable, "-m", "vault_mem", "list"], **run)
+    assert "Postgres" in listed.stdout and "MySQL" not in listed.stdout, listed.stdout
+    assert "duplicates key" not in listed.stderr, listed.stderr
