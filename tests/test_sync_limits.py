@@ -102,6 +102,11 @@ BAD_TREES = {
     "case-folding collision": ({"facts/Editor.md": MEMORY, "facts/editor.md": MEMORY},
                                "only in case", "facts/editor.md"),
     "case collision with a file already there": ({"README.MD": "x"}, "only in case", "README.MD"),
+    # a valid memory key, yet git for Windows refuses the path ("invalid path"): one such commit
+    # stopped every pull, sync and clone on Windows (issue 23's sixth attack run)
+    "Windows device name": ({"facts/com1.md": MEMORY}, "a Windows device name", "facts/com1.md"),
+    "Windows device name with an extension": ({"notes/lpt\u00b9.log.md": MEMORY}, "a Windows device name", "lpt"),
+    "character Windows forbids": ({"docs/notes:2026.txt": "x"}, "<>:", "docs/notes:2026.txt"),
 }
 
 

@@ -298,16 +298,36 @@ def keyword_index_lost_rows(db) -> bool:
     """True when the newest memory is not found by the first word of its own description: the
     FTS5 index lost rows (a damaged segment that reads as empty rather than failing). One point
     query, run only when a keyword search found nothing, so an empty answer is never silently
-    a damaged index, and no work proportional to the vault happens on the query path."""
+    a damaged index, and no work proportional to the vault happens on the query path.
+
+    The word is asked as FTS5 itself cuts it (:func:`_probe_phrase`): a word as the query path
+    cuts it may be no word the index holds (one past the query's 4,000 characters, ``x\\ue000y``,
+    which FTS5 keeps whole and Python's ``\\w`` splits), and a peer's memory whose description
+    began with one made every recall that found no keyword fail, after rebuilding the index."""
     r = db.execute("SELECT id, description FROM files WHERE has_content = 1 ORDER BY id DESC LIMIT 1").fetchone()
-    words = query_terms(r[1] or "") if r is not None else []
-    if not words:
+    phrase = _probe_phrase(r[1] or "") if r is not None else None
+    if phrase is None:
         return False
     try:
-        found = db.execute("SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?", (fts_query(words[:1]), r[0])).fetchone()
+        found = db.execute("SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?", (phrase, r[0])).fetchone()
     except dbmod.database_error():
         return True
     return found is None
+
+
+#: the longest run of a description the damage probe asks for
+_PROBE_CHARS = 200
+
+
+def _probe_phrase(text: str) -> str | None:
+    """The first whitespace-separated run of ``text`` holding a letter or digit, as an FTS5
+    phrase: FTS5 cuts the phrase into tokens with the index's own tokenizer, and a run between
+    spaces is cut the same way in the text and in the query, so an intact index always finds
+    it. None when there is no such run (nothing to ask)."""
+    for run in text.split():
+        if len(run) <= _PROBE_CHARS and any(c.isalnum() for c in run):
+            return '"' + run.replace('"', '""') + '"'
+    return None
 
 
 def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
@@ -506,7 +526,8 @@ def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing
     return None
 
 
-def search_phrasings(db, vectors: RecallVectors, ps: Sequence[Phrasing], filters: Filters) -> Any:
+def search_phrasings(db, vectors: RecallVectors, ps: Sequence[Phrasing], filters: Filters, *,
+                     check_index: bool = True) -> Any:
     """Candidates, second half: both searches for each phrasing, their top lists into ``p.kw``
     and ``p.vec`` (a phrasing without a vector, or with a zero one, gets no vector search).
     Returns the vector search used (None when none ran). A keyword search that finds nothing
@@ -514,7 +535,7 @@ def search_phrasings(db, vectors: RecallVectors, ps: Sequence[Phrasing], filters
     index = None
     for n, p in enumerate(ps):
         p.kw = keyword_search(db, p.terms, filters)
-        if n == 0 and p.terms and not p.kw and keyword_index_lost_rows(db):
+        if check_index and n == 0 and p.terms and not p.kw and keyword_index_lost_rows(db):
             raise KeywordIndexDamageError("the newest memory is not found by its own words")
         if p.qvec is not None and float(np.linalg.norm(p.qvec)) > 0:  # a zero vector has no direction
             index, p.vec = vectors.search_vectors(p.qvec, filters)
@@ -546,7 +567,7 @@ def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index,
 
 def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
                include_expired: bool, today: dt.date, distrusted: Collection[str] = (),
-               queries: Sequence[str] = ()) -> RecallResult:
+               queries: Sequence[str] = (), check_index: bool = True) -> RecallResult:
     """The whole recall, stage by stage: candidates (:func:`embed_phrasings`, then both
     searches by :func:`search_phrasings`, for the query and each alternative phrasing in
     ``queries``), fusion (:func:`fuse_phrasings`), the verdict
@@ -574,7 +595,7 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     if embedder is not None:
         reason = embed_phrasings(sc.vectors, embedder, ps) or reason
     qvec = ps[0].qvec
-    index = search_phrasings(db, sc.vectors, ps, filters)
+    index = search_phrasings(db, sc.vectors, ps, filters, check_index=check_index)
     if index is not None:
         missing = sc.vectors.vectors_missing()
         if missing:

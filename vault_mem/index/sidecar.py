@@ -672,7 +672,9 @@ class Sidecar:
                 return self._recall(query, **args)
             except KeywordIndexDamageError as again:
                 self.repair_fts(str(again), force=True)
-            return self._recall(query, **args)
+            # rebuilt from the files just now: a probe that still misses is a probe the index
+            # cannot answer, not damage; the answer stands (never an internal error)
+            return self._recall(query, **args, check_index=False)
         except dbmod.database_error() as exc:
             if not dbmod.is_damage(exc):
                 raise
@@ -682,12 +684,12 @@ class Sidecar:
 
     def _recall(self, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
                 include_expired: bool, today: dt.date | None, distrusted: Collection[str] = (),
-                queries: Sequence[str] = ()) -> RecallResult:
+                queries: Sequence[str] = (), check_index: bool = True) -> RecallResult:
         from vault_mem.index import search  # lazy: a write imports no search
 
         return search.run_recall(self, query, k=k, type=type, tags=tags, scope=scope,
                                  include_expired=include_expired, today=today or dt.date.today(),
-                                 distrusted=distrusted, queries=queries)
+                                 distrusted=distrusted, queries=queries, check_index=check_index)
 
     # -- the keyword index -----------------------------------------------------------------
 

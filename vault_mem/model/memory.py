@@ -19,6 +19,7 @@ import frontmatter
 
 from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import InvalidKeyError, InvalidMemoryError, MalformedFileError
+from vault_mem.model.names import windows_device
 from vault_mem.model.frontmatter_handler import (
     HANDLER,
     edit_fields,
@@ -38,8 +39,8 @@ def suggest_key(text: str) -> str:
     slug = re.sub(r"[^a-z0-9._-]+", "-", text.strip().lower().removesuffix(".md"))
     slug = re.sub(r"\.{2,}", ".", slug)
     slug = re.sub(r"-{2,}", "-", slug).strip("-._")[:MAX_KEY_LEN].strip("-._")
-    if not slug or slug in RESERVED_KEYS:
-        slug = f"memory-{slug}" if slug else "memory"
+    if not slug or slug in RESERVED_KEYS or windows_device(slug):
+        slug = f"memory-{slug}"[:MAX_KEY_LEN].strip("-._") if slug else "memory"
     return slug
 
 
@@ -58,6 +59,8 @@ def validate_key(key: object) -> str:
         problem = "must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
     elif key in RESERVED_KEYS or key.removesuffix(".md") in RESERVED_KEYS:
         problem = f"clashes with the vault's own file names ({', '.join(sorted(RESERVED_KEYS))})"
+    elif windows_device(key):
+        problem = "is a Windows device name (com1, lpt1, aux.notes, ...): no Windows clone could check it out"
     elif key.endswith(".md"):
         problem = "must not end in '.md' (the file extension is added for you)"
     if problem:

@@ -15,7 +15,7 @@ import unicodedata
 from vault_mem.config import disk_name
 
 __all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "hidden_in_prose", "name_trouble", "shell_word", "shown", "visible",
-           "visible_json"]
+           "visible_json", "windows_device"]
 
 #: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
 #: 255; vault-mem's atomic writes add a temp suffix (``.<name>.vault-mem-tmp-<pid>``, ~30 bytes)
@@ -119,10 +119,26 @@ def fold(path: str) -> str:
     return "/".join(disk_name(part) for part in path.split("/"))
 
 
+#: Windows' device names: a file so named, with any extension (``com1.md``, ``aux.tar.gz``),
+#: is the device, not a file (superscript digits count as digits there), and git for Windows
+#: refuses to check such a path out ("invalid path"): one in a commit stops every pull, sync and
+#: clone on Windows until it is gone.
+_WINDOWS_DEVICE = re.compile(r"(?:con|prn|aux|nul|conin\$|conout\$|(?:com|lpt)[0-9\u00b9\u00b2\u00b3])(?:[. ].*)?",
+                             re.IGNORECASE | re.DOTALL)
+#: characters a Windows file name cannot hold (git for Windows refuses the path)
+_WINDOWS_FORBIDDEN = frozenset('<>:"|?*')
+
+
+def windows_device(name: str) -> bool:
+    """Whether the path component ``name`` is a Windows device name (:data:`_WINDOWS_DEVICE`)."""
+    return _WINDOWS_DEVICE.fullmatch(name) is not None
+
+
 def name_trouble(name: str) -> str | None:
     """Why one path component ``name`` must not be taken from a peer, or None: longer than
     :data:`MAX_NAME_BYTES`, holding control or format characters, or one that git or a file
-    system treats specially (a backslash, Windows' reserved trailing dot or space)."""
+    system treats specially (a backslash, Windows' reserved trailing dot or space, device names
+    and characters)."""
     size = len(name.encode("utf-8", "surrogatepass"))
     if size > MAX_NAME_BYTES:
         return f"a name of {size} bytes (at most {MAX_NAME_BYTES})"
@@ -132,6 +148,10 @@ def name_trouble(name: str) -> str | None:
         return "a name holding a backslash (a folder separator on Windows)"
     if name.endswith((".", " ")):
         return "a name ending in a dot or a space (Windows drops them)"
+    if windows_device(name):
+        return "a Windows device name (git for Windows cannot check it out: every pull there would stop)"
+    if _WINDOWS_FORBIDDEN.intersection(name):
+        return "a name holding one of <>:\"|?* (git for Windows cannot check it out: every pull there would stop)"
     return None
 
 

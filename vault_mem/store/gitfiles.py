@@ -30,7 +30,7 @@ from vault_mem.errors import GitError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_name, is_memory_path, validate_key
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import changed_paths, merge_base
+from vault_mem.store.history import blob_sizes, changed_paths, merge_base
 from vault_mem.store.trust import approve_git_files, approved_git_files
 
 #: the names git reads from the work tree (matched case-insensitively: a case-insensitive file
@@ -160,6 +160,10 @@ def approve_incoming(root: Path, files: list[IncomingGitFile]) -> Path:
     return approve_git_files(root, [f.approval for f in files])
 
 
+#: the largest incoming file (either side of a change) whose text ``trust`` reads to show
+MAX_SHOWN_BLOB = 1 << 20
+
+
 def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
     """What approving ``f`` takes, for a person to read: the new file's text, the diff of a
     changed one (no external diff or text conversion: those are what is being vetted), or
@@ -167,6 +171,14 @@ def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
     all (approving takes the whole file: padding must not hide what follows the cut)."""
     if f.theirs is None:
         return "(deleted)"
+    sizes = blob_sizes(repo, [oid for oid in (f.ours, f.theirs) if oid])
+    if max(sizes.values(), default=0) > MAX_SHOWN_BLOB:
+        # never loaded: a peer's file is any size it likes (a 50 MB one took `trust` 125 MB and
+        # every byte was read and decoded to show 4,000 characters of it)
+        whole = (f"git cat-file -p {f.theirs}" if f.ours is None else
+                 f"git diff --no-ext-diff --no-textconv {f.ours[:12]} {f.theirs[:12]}")
+        return (f"(not shown: {sizes.get(f.theirs, 0):,} bytes, too large to show here; read it with\n"
+                f"`{whole} | less`\nbefore approving)")
     if f.ours is None:
         data = repo.read_object(f.theirs)[1]
         if b"\0" in data[:8000]:  # as git's own test for a binary file: its bytes escaped would be noise

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 from collections.abc import Iterable, Iterator
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
@@ -67,6 +68,18 @@ _TOP_FOLDERS = frozenset(TYPE_FOLDERS.values())
 _ZERO_OID = "0" * 40  # the blob side of a path that does not exist (deleted)
 
 
+
+def separators() -> tuple[str, str]:
+    """A record and a field separator for one ``git log --format``, never the same twice: ASCII
+    RS and US each followed by random hex. What git prints for a commit's author, email and
+    message is whatever its maker wrote, RS and US included (git keeps them inside a name):
+    with fixed separators a peer's author name ``M<RS><a commit of this machine><US>
+    person@example.com<US>Person`` made a record of its own, and the peer's pinned memory
+    passed as the person's (the sixth attack run). A peer cannot write what it cannot guess."""
+    nonce = secrets.token_hex(8)
+    return f"\x1e{nonce}", f"\x1f{nonce}"
+
+
 def _walk(repo: GitRepo, *args: str, **kwargs) -> str:
     """A history read (``git log``) that answers from what is there: when it meets a missing or
     corrupt object of an older commit, what git printed up to it (newest first), the damage kept
@@ -84,14 +97,15 @@ def blob_versions(repo: GitRepo, pathspec: str) -> Iterator[tuple[str, list[tupl
     each changed path holds after that commit. Deleted paths are left out; a merge is diffed
     against each parent (git's ``-m``), so it may come once per parent. An unborn branch (no
     commit yet) has no history: nothing is yielded."""
+    rs, _ = separators()
     try:
         raw = repo.run("log", "--all", "--reflog", "--topo-order", "-m", "--no-renames", "--raw",
-                       "--no-abbrev", "--format=%x1e%H", "--", pathspec, cwd=repo.toplevel)
+                       "--no-abbrev", f"--format={rs}%H", "--", pathspec, cwd=repo.toplevel)
     except GitError as exc:
         if "does not have any commits" in str(exc) or "bad default revision" in str(exc):
             return
         raise
-    for block in raw.split("\x1e"):
+    for block in raw.split(rs):
         lines = block.strip("\n").split("\n")
         if not lines or not lines[0]:
             continue
@@ -116,9 +130,10 @@ def commit_messages(repo: GitRepo, commits: list[str]) -> Iterator[tuple[str, st
     """``(commit, full message)`` for each of ``commits``, a few hundred per git process."""
     for i in range(0, len(commits), _MESSAGES_PER_CALL):
         part = commits[i:i + _MESSAGES_PER_CALL]
-        raw = repo.run("show", "-s", "--format=%x1e%H%x1f%B", *part, cwd=repo.toplevel)
-        for rec in raw.split("\x1e"):
-            commit, sep, message = rec.partition("\x1f")
+        rs, fs = separators()
+        raw = repo.run("show", "-s", f"--format={rs}%H{fs}%B", *part, cwd=repo.toplevel)
+        for rec in raw.split(rs):
+            commit, sep, message = rec.partition(fs)
             if sep:
                 yield commit.strip(), message
 
@@ -159,13 +174,14 @@ def head_ref(repo: GitRepo) -> str:
 def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[str, str, str, str, str]]:
     """``(commit, date, author, subject, trailers)`` of the last ``limit`` commits that touched
     ``paths`` (top-level relative), newest first; ``trailers`` is git's unfolded trailer block."""
-    fmt = "%H%x1f%as%x1f%an%x1f%s%x1f%(trailers:only,unfold)%x1e"
+    rs, fs = separators()
+    fmt = f"%H{fs}%as{fs}%an{fs}%s{fs}%(trailers:only,unfold){rs}"
     out = _walk(repo, "log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths, cwd=repo.toplevel)
     entries = []
-    for rec in out.split("\x1e"):
+    for rec in out.split(rs):
         rec = rec.strip("\n")
         if rec:
-            commit, date, author, subject, trailers = (rec.split("\x1f") + [""] * 5)[:5]
+            commit, date, author, subject, trailers = (rec.split(fs) + [""] * 5)[:5]
             entries.append((commit, date, author, subject, trailers))
     return entries
 
@@ -185,12 +201,13 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> 
         # the whole repository is asked without a pathspec: matching one against every entry of
         # every commit's diff tripled the time of a pass over a long history
         spec = [] if paths == ["."] else ["--", *paths[i:i + 2000]]
+        rs, fs = separators()
         out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
-                    "--no-abbrev", "--format=%x1e%H%x1f%ae%x1f%an", new, *([f"^{old}"] if old else []),
+                    "--no-abbrev", f"--format={rs}%H{fs}%ae{fs}%an", new, *([f"^{old}"] if old else []),
                     *spec, cwd=repo.toplevel)
-        for rec in out.split("\x1e"):
+        for rec in out.split(rs):
             lines = rec.strip("\n").split("\n")
-            head = lines[0].split("\x1f")
+            head = lines[0].split(fs)
             if len(head) != 3:
                 continue
             who = (head[0], head[1], head[2])
@@ -213,12 +230,13 @@ def deleted_by(repo: GitRepo, new: str, old: str, paths: list[str]) -> dict[str,
     per 2,000 paths."""
     found: dict[str, tuple[str, str]] = {}
     for i in range(0, len(paths), 2000):
+        rs, fs = separators()
         out = repo.run("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--diff-filter=D",
-                       "--name-only", "--format=%x1e%H%x1f%ae", new, f"^{old}", "--", *paths[i:i + 2000],
+                       "--name-only", f"--format={rs}%H{fs}%ae", new, f"^{old}", "--", *paths[i:i + 2000],
                        cwd=repo.toplevel)
-        for rec in out.split("\x1e"):
+        for rec in out.split(rs):
             lines = rec.strip("\n").split("\n")
-            head = lines[0].split("\x1f")
+            head = lines[0].split(fs)
             if len(head) == 2:
                 for path in lines[1:]:
                     if path:
@@ -354,13 +372,14 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple
             f"{c}\n" for c in seen).encode("ascii"), cwd=repo.toplevel)
         seen = [w[0] for w in (line.split() for line in present.splitlines()) if len(w) == 2 and w[1] == "commit"]
     revs = "".join(f"{c}\n" for c in tips) + "".join(f"^{c}\n" for c in seen)
+    rs, fs = separators()
     out = repo.run("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
                    "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
-                   "--format=%x1e%H%x1f%ae%x1f%an", input=revs.encode("ascii"), cwd=repo.toplevel)
+                   f"--format={rs}%H{fs}%ae{fs}%an", input=revs.encode("ascii"), cwd=repo.toplevel)
     found = []
-    for rec in out.split("\x1e"):
+    for rec in out.split(rs):
         lines = rec.strip("\n").split("\n")
-        head = lines[0].split("\x1f")
+        head = lines[0].split(fs)
         if len(head) != 3:
             continue
         blobs = []
@@ -419,10 +438,11 @@ def commits_with_parents(repo: GitRepo, tip: str, base: str) -> list[list[str]]:
 def paths_by_commit(repo: GitRepo, old: str | None, new: str, pathspec: str) -> list[tuple[str, list[str]]]:
     """``(commit, top-level paths it changed under pathspec)`` for each commit of ``new`` not in
     ``old`` (first parents; no rename detection), newest first: one git process for the range."""
-    out = repo.run("log", "--format=%x1e%H", "--name-only", "--no-renames", "--diff-merges=first-parent",
+    rs, _ = separators()
+    out = repo.run("log", f"--format={rs}%H", "--name-only", "--no-renames", "--diff-merges=first-parent",
                    new, *([f"^{old}"] if old else []), "--", pathspec, cwd=repo.toplevel)
     found = []
-    for rec in out.split("\x1e"):
+    for rec in out.split(rs):
         lines = [ln for ln in rec.split("\n") if ln]
         if lines:
             found.append((lines[0], lines[1:]))

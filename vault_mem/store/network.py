@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -33,6 +34,49 @@ from vault_mem.store.git import GitRepo
 #: git removes only after the ref is written.
 _KEEP_FETCHED_PACKS = ("-c", "fetch.unpackLimit=1")
 
+#: What a fetch's git may allocate (its helpers too: ``index-pack``, and a remote on this
+#: machine's ``upload-pack`` and ``pack-objects``, which run as this user here). A pack states
+#: each object's size and git allocates it whole: a peer's 700-byte push of one delta that
+#: expands to 400 MB made every clone's sync take 386 MB (any size the peer names), a 300 KB
+#: push of 300 MB of zeros 291 MB, a tree 30,000 folders deep (git's paths grow with the square
+#: of the depth) 897 MB. Blobs over :data:`FETCH_STREAM_OVER` are streamed, never held
+#: (no memory file comes near it), and the rest is held under this bound, set as the process's
+#: data limit (``RLIMIT_DATA``, inherited by git's children; files git maps to read its packs do
+#: not count): a fetch of 200,000 objects (413 MB of packs) needs under 256 MB. An object that
+#: needs more fails the fetch, which sync refuses by name (:func:`out_of_memory`).
+FETCH_MEMORY_BYTES = 512 * 2**20
+#: blobs git streams instead of holding (``core.bigFileThreshold``)
+FETCH_STREAM_OVER = "1m"
+#: and at most two threads (``pack.threads``: ``index-pack`` here, a local remote's
+#: ``pack-objects``), each of which holds a stack and a cache under the same bound: one per core
+#: would not fit it on a machine of many cores
+_BOUNDED_FETCH = ("-c", f"core.bigFileThreshold={FETCH_STREAM_OVER}", "-c", "pack.threads=2")
+
+
+def bounded(argv: list[str]) -> list[str]:
+    """``argv`` run under the data limit :data:`FETCH_MEMORY_BYTES` (POSIX: through ``sh``'s
+    ``ulimit -d``, which, unlike a ``preexec_fn``, is safe in the daemon's threads; the same
+    process id, as ``exec`` keeps it). Where the shell cannot set it, ``argv`` runs unbounded."""
+    if os.name != "posix":
+        return argv
+    return [program("sh"), "-c", f'ulimit -d {FETCH_MEMORY_BYTES // 1024} 2>/dev/null; exec "$@"', "git", *argv]
+
+
+def upload_pack_args(toplevel: Path, url: str) -> tuple[str, ...]:
+    """For a remote on this machine, the ``--upload-pack`` that streams big blobs there too: its
+    ``pack-objects`` runs here, as this user, and git does not pass a fetch's ``-c`` settings to
+    a local remote's side. Nothing for a remote on another host (its memory is its own)."""
+    if local_git_dir(toplevel, url) is None:
+        return ()
+    return ("--upload-pack", f"{shlex.quote(program('git'))} {shlex.join(_BOUNDED_FETCH)} upload-pack")
+
+
+def out_of_memory(err: str) -> bool:
+    """Whether git stopped because what it received needed more than :data:`FETCH_MEMORY_BYTES`
+    (an allocation, or a thread's stack, refused under the limit)."""
+    low = err.lower()
+    return any(s in low for s in ("out of memory", "cannot allocate memory", "unable to create thread"))
+
 
 def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...] = (),
                remote_refs: tuple[Path, tuple[str, ...]] | None = None,
@@ -55,7 +99,10 @@ def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...
     env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})})
     started = time.time()
     try:
-        proc = subprocess.Popen([program("git"), *_KEEP_FETCHED_PACKS, *args], cwd=repo.toplevel, env=env,
+        argv = [program("git"), *_KEEP_FETCHED_PACKS, *args]
+        if args and args[0] == "fetch":
+            argv = bounded([argv[0], *_BOUNDED_FETCH, *argv[1:]])
+        proc = subprocess.Popen(argv, cwd=repo.toplevel, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, **_OWN_GROUP)
     except FileNotFoundError as exc:

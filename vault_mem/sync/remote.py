@@ -65,7 +65,14 @@ from vault_mem.store.history import (
     remote_url,
     update_ref,
 )
-from vault_mem.store.network import FetchQuarantine, local_git_dir, run_remote
+from vault_mem.store.network import (
+    FETCH_MEMORY_BYTES,
+    FetchQuarantine,
+    local_git_dir,
+    out_of_memory,
+    run_remote,
+    upload_pack_args,
+)
 from vault_mem.store.worktree import ensure_upstream
 from vault_mem.sync.replay import Replay
 from vault_mem.sync.report import SyncReport
@@ -194,8 +201,9 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
     for attempt in range(1, FETCH_TRIES + 1):
         until = time.monotonic() + timeout_s
         with FetchQuarantine(repo) as quarantine:
-            proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", "--refmap=", name,
-                              f"+refs/heads/{rbranch}", env=quarantine.env)
+            proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", "--refmap=",
+                              *upload_pack_args(repo.toplevel, url), name, f"+refs/heads/{rbranch}",
+                              env=quarantine.env)
             tip = quarantine.fetched(rbranch) if proc.returncode == 0 else None
             if tip is not None:
                 quarantine.land(tip, tracking, lambda ref, new: point(ref, new, until))
@@ -205,6 +213,14 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
             continue
         if "couldn't find remote ref" in proc.stderr:
             return None  # an empty remote, or the branch is not there yet: push creates it
+        if out_of_memory(proc.stderr):
+            raise SyncError("rejected", f"the commits on '{name}' ({url}) {rbranch} need more than "
+                            f"{FETCH_MEMORY_BYTES >> 20} MB of memory for git to receive (the bound a sync "
+                            "gives git fetch: a push of a few hundred bytes can ask for any amount, with an "
+                            "object that expands or a tree thousands of folders deep); no vault's memories "
+                            "need that. Nothing local changed. Revert the commit that brought it on the "
+                            "remote (find it with `git log` there), or fetch it by hand once "
+                            "(`git fetch`) if it is wanted; then sync again")
         if not any(s in proc.stderr.lower() for s in _PACK_LOST):
             raise _classify("fetch", name, url, proc.stderr, repo.toplevel)
         log.info("vault-mem: sync: the fetched pack was lost while git wrote it (try %d of %d): %s",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 from collections.abc import Iterable
 
 from vault_mem.config import CONFIG_FILE, TYPE_FOLDERS
@@ -159,21 +160,28 @@ class Replay:
 
     def duplicate_key(self, incoming: list[str]) -> tuple[str, str] | None:
         """(path, why) of an incoming memory file whose key the remote's tip holds in another
-        type folder too, where this side does not: of two files of one key all but one are
-        unusable, so a peer's ``facts/editor-choice.md`` took the person's
-        ``preferences/editor-choice.md`` out of recall and the session context. (A type change
-        moves the file: the old one is deleted in the same commits.)"""
+        type folder too, or this machine's work tree does in a file not committed yet, where this
+        side does not: of two files of one key all but one are unusable, so a peer's
+        ``facts/editor-choice.md`` took the person's ``preferences/editor-choice.md`` out of
+        recall and the session context, committed or only written by hand (the sixth attack run:
+        a hand-written memory not yet committed vanished from `list` and `recall` at the sync,
+        the peer's taking its key). (A type change moves the file: the old one is deleted in
+        the same commits, and a committed file is the remote's to move.)"""
         for rel in sorted(incoming):
             key = memory_key(rel)
             if key is None or self.blob(self.remote_tip, rel) is None:
                 continue
-            theirs = [f"{folder}/{key}.md" for folder in TYPE_FOLDERS.values()
-                      if self.blob(self.remote_tip, f"{folder}/{key}.md")]
-            ours = [p for p in theirs if self.blob(self.local, p)]
+            paths = [f"{folder}/{key}.md" for folder in TYPE_FOLDERS.values()]
+            # a file on disk that this side never committed: the person's, not the remote's to move
+            unsaved = [p for p in paths if p != rel and self.blob(self.local, p) is None
+                       and os.path.lexists(self.vault.root / p)]
+            theirs = [p for p in paths if self.blob(self.remote_tip, p)] + unsaved
+            ours = [p for p in theirs if self.blob(self.local, p)] + unsaved
             if len(theirs) > 1 and len(ours) < 2:  # a duplication this side did not have already
                 other = next(p for p in theirs if p != rel)
-                return rel, (f"a second memory of key '{key}' beside {shown(other)}: one key, one file (it would "
-                             f"make {shown(other)} unusable here)")
+                mine = " (this machine's, not committed yet)" if other in unsaved else ""
+                return rel, (f"a second memory of key '{key}' beside {shown(other)}{mine}: one key, one file "
+                             f"(it would make {shown(other)} unusable here)")
         return None
 
     def check_limits(self, blobs: dict[str, str]) -> None:
