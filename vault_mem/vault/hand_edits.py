@@ -17,12 +17,12 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path, parse_memory
 from vault_mem.model.policy import mask_secrets
 from vault_mem.model.trailers import memory_trailers
-from vault_mem.store.files import atomic_write, current_bytes
+from vault_mem.store.files import atomic_write
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import earlier_versions
 from vault_mem.store.worktree import ignored_paths, staged_blob
 from vault_mem.vault.core import Vault
-from vault_mem.vault.person import index_alone_message, user_identity
+from vault_mem.vault.person import commit_persons_index, user_identity
 from vault_mem.vault.recovery import put_back_failed, recover_rollback
 from vault_mem.vault.steps import commit_index
 
@@ -88,10 +88,13 @@ class HandEditCommit:
 
 
 def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, committer: Identity,
-                      note: str, index_only_message: str, keep_newest: bool = False) -> HandEditCommit:
-    """Commit the memory files ``paths`` (vault-relative) as they are on disk, and INDEX.md when
-    it differs from HEAD's, in the person's name. The caller holds the vault's write lock and
-    has checked that git is not mid-operation. A file that the sidecar cannot use, that the
+                      note: str, index_why: str, keep_newest: bool = False) -> HandEditCommit:
+    """Commit the memory files ``paths`` (vault-relative) as they are on disk, with INDEX.md
+    generated from the tree being committed, in the person's name. With no file to commit,
+    INDEX.md alone when a person's git operation left the committed one stale
+    (:func:`~vault_mem.vault.person.commit_persons_index`, the one rule; ``index_why`` is its
+    message's body). The caller holds the vault's write lock and has checked that git is not
+    mid-operation. A file that the sidecar cannot use, that the
     WritePolicy refuses, or that .gitignore excludes is left out (``skipped``), never changed.
     ConcurrentEditError (nothing committed) when a file no longer holds what was read when the
     commit would land (:meth:`~vault_mem.store.git.GitRepo.commit_paths`' ``on_disk``)."""
@@ -142,14 +145,12 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
         # listed), while the committed file is still the last good one: nothing to commit alone
         return out
     if not files:
-        try:
-            index = current_bytes(vault.root / INDEX_FILE)
-        except VaultMemError as exc:
-            out.skipped[INDEX_FILE] = str(exc)
-            return out
-        if index is None or repo.blob_at(head, vault.prefix + INDEX_FILE) == GitRepo.blob_id(index):
-            return out
-    message = edit_message(vault, kept, head, note=note) if kept else index_only_message
+        # INDEX.md alone, in the person's name, only by the one rule for that (a person's git
+        # operation left the committed INDEX.md stale): never for vault-mem's own catching up
+        # (a memory that expired), which the next agent commit carries
+        out.commit = commit_persons_index(vault.ws, vault.sidecar, index_why, mode="on")
+        return out
+    message = edit_message(vault, kept, head, note=note)
     # the one WritePolicy, as for an agent commit: the message and the identity
     vault.ws.policy.check_message(message, identity=(author.name, author.email))
     # INDEX.md as generated from the tree being committed (as for an agent commit), never the
@@ -258,4 +259,5 @@ def commit_edit(vault: Vault, rel: str, *, note: str) -> HandEditCommit:
     with vault.lock:
         vault.check_git_state()
         return commit_hand_edits(vault, [rel], author=author, committer=committer, note=note,
-                                 index_only_message=index_alone_message())
+                                 index_why="INDEX.md no longer matched the committed memory files after a git "
+                                           "operation of yours; committed by `vault-mem edit`.")

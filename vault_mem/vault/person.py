@@ -17,7 +17,7 @@ from vault_mem.errors import GitError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.store.git import GitRepo, Identity
-from vault_mem.store.history import changed_entries, head_branch
+from vault_mem.store.history import changed_entries, head_branch, merge_base
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import config_values
 from vault_mem.vault.steps import commit_index
@@ -71,14 +71,15 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     """Commit INDEX.md alone, in the person's name, when a person's own git operation left the
     committed INDEX.md stale: the one home of the rule "when may vault-mem commit INDEX.md in the
     person's name", asked by the next agent write before its commit, by the next command once a
-    person's operation that held INDEX.md back is over, and by the daemon at its start (one it
-    killed before its commit of INDEX.md).
+    person's operation that held INDEX.md back is over, by the daemon at its start (one it
+    killed before its commit of INDEX.md), and by the daemon's and ``vault-mem edit``'s commit
+    of hand edits when no file is left to commit (:func:`~vault_mem.vault.hand_edits.commit_hand_edits`).
 
     It fires when all of these hold, and never otherwise:
 
     - a person's git operation made HEAD: HEAD is not the commit vault-mem last made or saw
-      (the sidecar's ``head``), and the commits since it changed memory files but left INDEX.md
-      as it was. That is a ``git revert`` or ``cherry-pick`` (no pre-commit hook runs), a
+      (the sidecar's ``head``), and the commits since it (since the fork, for a checkout of a
+      branch that forked off before it) changed memory files but left INDEX.md as it was. That is a ``git revert`` or ``cherry-pick`` (no pre-commit hook runs), a
       ``git commit --no-verify``, a merge, or a pull that brought a peer's memory without its
       INDEX.md line. Never after an ordinary commit through the hook: the hook regenerates
       INDEX.md, so the commit changes it. Never for a change vault-mem made: its commits carry
@@ -103,10 +104,15 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     head, seen = repo.head(), sidecar.get_meta("head")
     if head is None or not seen or head == seen or not autocommit(ws, mode):
         return None  # seen None (a fresh clone, a rebuilt index): the agent commit carries it, as before
+    # the commits HEAD has that the one last seen has not: after a checkout of a branch that
+    # forked off before it, those of that branch since the fork, not the other branch's too
+    base = merge_base(repo, seen, head)
+    if not base:
+        return None  # the commit last seen is gone (a gc), or damaged history: as above
     try:
-        changed = changed_entries(repo, seen, head, ws.prefix or ".")
+        changed = changed_entries(repo, base, head, ws.prefix or ".")
     except GitError:
-        return None  # the commit last seen is gone (a gc): as above
+        return None  # damaged history (store.gitdamage): as above
     if ws.top(INDEX_FILE) in changed or not any(is_memory_path(p.removeprefix(ws.prefix)) for p in changed):
         return None
     if head_branch(repo) is None or repo.person_operation() is not None:
