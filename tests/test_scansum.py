@@ -15,7 +15,7 @@ from fakes import FakeEmbedder, write_memory
 
 from vault_mem.config import Config
 from vault_mem.index import scansum
-from vault_mem.index.scan import scan_folders
+from vault_mem.index.folderscan import scan_folders
 from vault_mem.index.sidecar import Sidecar
 
 #: the statement that reads every row's stat data (what the sum spares a read)

@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
 from vault_mem.index import queries, scansum
-from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_folders, state_from_bytes
+from vault_mem.index.folderscan import scan_folders, take_scan
+from vault_mem.index.scan import FileState, gate_fingerprint, read_file, state_from_bytes
 from vault_mem.index.vectors import DEFAULT, VectorStore
 from vault_mem.model import terms
 from vault_mem.model.indexmd import SECTIONS, IndexEntry, render_index
@@ -149,7 +150,9 @@ class Sidecar:
     # -- reading files ---------------------------------------------------------------------
 
     def _scan(self) -> dict[str, tuple[int, int]]:
-        return scan_folders(self.root)
+        # a one-shot read may have begun it while it imported (index/folderscan.py)
+        early = take_scan(self.root)
+        return early if early is not None else scan_folders(self.root)
 
     def _read(self, rel: str) -> FileState | None:
         return read_file(self.root, rel, max_bytes=self.config.max_file_bytes, policy=self.policy)
