@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,59 @@ def test_a_one_shot_read_sees_an_edit_in_place_made_before_it(tmp_path: Path, op
     assert [p.resolve() for p in begun] == [root.resolve()] * 2  # by the list before, and by this read
     assert folderscan._early is None  # taken by the read
     assert json.loads(got.stdout)
+
+
+class LoadingEmbedder(FakeEmbedder):
+    """A model that must be loaded before its first embed (as the local one): says on which
+    thread it was loaded, and refuses to embed before."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded_on: list[threading.Thread] = []
+        self.lock = threading.Lock()
+
+    def load(self) -> None:
+        with self.lock:
+            if not self.loaded_on:
+                self.loaded_on.append(threading.current_thread())
+
+    def embed_batch(self, texts, *, kind="document"):
+        self.load()  # what the local model does on its first use
+        return super().embed_batch(texts, kind=kind)
+
+
+def test_a_one_shot_recall_loads_the_model_on_a_thread_while_it_reconciles(tmp_path: Path) -> None:
+    """A recall without a watcher of its own (a one-shot command) begins the model's load on a
+    thread before its reconcile stats the files, and answers in full once it is in."""
+    from vault_mem.vault.core import Vault
+
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    write_memory(root, "editor", "Uses Helix as the main editor")
+    embedder = LoadingEmbedder()
+    with Vault(root, embedder=embedder) as vault:
+        got = vault.recall("which editor")
+    assert [h.key for h in got.hits][:1] == ["editor"] and not got.keyword_only
+    assert len(embedder.loaded_on) == 1 and embedder.loaded_on[0] is not threading.main_thread()
+
+
+def test_a_model_that_fails_to_load_on_the_thread_is_reported_by_the_recall(tmp_path: Path) -> None:
+    """The thread's failure is not lost nor raised there: the recall meets it on its own
+    thread, as without the early load, and answers keyword-only saying why."""
+    from vault_mem.errors import EmbedderError
+    from vault_mem.vault.core import Vault
+
+    class Broken(LoadingEmbedder):
+        def load(self) -> None:
+            self.loaded_on.append(threading.current_thread())
+            raise EmbedderError("the model file is damaged")
+
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    write_memory(root, "editor", "Uses Helix as the main editor")
+    embedder = Broken()
+    with Vault(root, embedder=embedder) as vault:
+        got = vault.recall("which editor")
+    assert got.keyword_only and "the model file is damaged" in (got.reason or "")
+    assert [h.key for h in got.hits][:1] == ["editor"]
+    assert embedder.loaded_on[0] is not threading.main_thread() and len(embedder.loaded_on) >= 2
