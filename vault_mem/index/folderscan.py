@@ -21,9 +21,9 @@ from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.model.memory import is_memory_name
-from vault_mem.platform.folders import folder_stats
+from vault_mem.platform.folders import Entry, folder_entries
 
-__all__ = ["begin_scan", "drop_scan", "path_sig", "scan_folders", "stat_sig", "take_scan"]
+__all__ = ["Scan", "begin_scan", "drop_scan", "path_sig", "scan", "scan_folders", "stat_sig", "take_scan"]
 
 
 def stat_sig(st: os.stat_result) -> tuple[int, int]:
@@ -42,23 +42,54 @@ def path_sig(path) -> tuple[int, int] | None:
             return None
 
 
-def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
-    """rel path -> (mtime_ns, size) for every candidate memory file (non-recursive).
+class Scan:
+    """What the type folders hold: per folder, ``(name, mtime_ns, size)`` of each memory file,
+    as the stat calls gave them (no path built per file: a read with nothing changed needs none,
+    :func:`vault_mem.index.scansum.scan_total`); :meth:`as_dict` by vault-relative path."""
+
+    __slots__ = ("_dict", "folders")
+
+    def __init__(self, folders: list[tuple[str, list[Entry]]]) -> None:
+        self.folders = folders
+        self._dict: dict[str, tuple[int, int]] | None = None
+
+    def __len__(self) -> int:
+        return sum(len(entries) for _, entries in self.folders)
+
+    def as_dict(self) -> dict[str, tuple[int, int]]:
+        """rel path -> (mtime_ns, size), built once."""
+        if self._dict is None:
+            self._dict = {f"{folder}/{name}": (mtime_ns, size)
+                          for folder, entries in self.folders for name, mtime_ns, size in entries}
+        return self._dict
+
+
+def scan(root: Path) -> Scan:
+    """Every candidate memory file of the type folders (non-recursive) with its stat data.
 
     One ``lstat`` per file is the floor of a read without a daemon (issue 29: ~2 us of kernel
     time each here, most of a 100k scan), so the loop around it does little else: names first,
     then each file stat'ed relative to its open folder where the system allows it, a big folder
     by several threads (:mod:`vault_mem.platform.folders`)."""
-    found: dict[str, tuple[int, int]] = {}
+    folders: list[tuple[str, list[Entry]]] = []
     for folder in FOLDER_TYPES:
         # a folder or a device named like a memory is stat'ed too: a problem to report
-        links = folder_stats(root / folder, is_memory_name, found, f"{folder}/")
+        got = folder_entries(root / folder, is_memory_name)
+        if got is None:
+            continue
+        entries, links = got
         base = os.path.join(root, folder, "")
-        for name in links or ():  # a memory-named symlink is followed
+        for name in links:  # a memory-named symlink is followed
             sig = path_sig(base + name)
             if sig is not None:
-                found[f"{folder}/{name}"] = sig
-    return found
+                entries.append((name, *sig))
+        folders.append((folder, entries))
+    return Scan(folders)
+
+
+def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
+    """rel path -> (mtime_ns, size) for every candidate memory file (:func:`scan`)."""
+    return scan(root).as_dict()
 
 
 class _Early:
@@ -68,7 +99,7 @@ class _Early:
 
     def __init__(self, key: str) -> None:
         self.key = key
-        self.found: dict[str, tuple[int, int]] | None = None
+        self.found: Scan | None = None
         self.thread: threading.Thread | None = None
 
 
@@ -76,14 +107,14 @@ _early: _Early | None = None
 
 
 def begin_scan(root: Path) -> None:
-    """Begin :func:`scan_folders` of ``root`` on a thread (replacing any scan begun before); the
+    """Begin :func:`scan` of ``root`` on a thread (replacing any scan begun before); the
     first :func:`take_scan` of the same vault in this process waits for it and takes it."""
     global _early
     early = _Early(os.path.realpath(root))
 
     def run() -> None:
         try:
-            early.found = scan_folders(Path(early.key))
+            early.found = scan(Path(early.key))
         except Exception:  # noqa: BLE001 - the reconcile scans again and meets it itself
             early.found = None
 
@@ -92,7 +123,7 @@ def begin_scan(root: Path) -> None:
     early.thread.start()
 
 
-def take_scan(root: Path) -> dict[str, tuple[int, int]] | None:
+def take_scan(root: Path) -> Scan | None:
     """The answer of the scan :func:`begin_scan` began for ``root``, once (waiting for it to
     end); None when none was begun for this vault, it was taken or dropped, or it failed."""
     global _early
