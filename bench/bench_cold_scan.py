@@ -6,7 +6,8 @@ to 4 threads per folder, and the local model's load alone, after the reconcile, 
 
 ``--vault``: a vault built by ``corpus.packed_vault`` (or ``bench_growth.py --keep``). Scan part
 (in this process, rounds alternating the thread counts, the first round not counted): per count
-of threads (``platform.folders.MAX_THREADS``), the CPU time of the process (user and system, every
+of threads per folder (forced: vault-mem itself splits only when the load leaves a core idle,
+``platform.folders.stat_threads``), the CPU time of the process (user and system, every
 thread) and the wall time, p50 (min-max). A stat lets go of the interpreter's lock while the
 kernel works, so on a machine with an idle core the threads' wall time drops while their CPU does
 not; on a saturated one neither moves. ``--overlap N``: N fresh processes per way, alternating,
@@ -47,7 +48,7 @@ def scan_rounds(root: Path, rounds: int) -> None:
     n = 0
     for r in range(rounds + 1):
         for k in counts:
-            folders.MAX_THREADS = k
+            folders.stat_threads = lambda count, k=k: max(1, min(k, count // folders.SPLIT_AT))  # whatever the load
             before, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
             n = len(scan_folders(root))
             wall, after = (time.perf_counter() - t) * 1000, resource.getrusage(resource.RUSAGE_SELF)

@@ -532,10 +532,13 @@ def test_folder_stats_split_over_threads_answer_as_one_thread(tmp_path, monkeypa
     assert len(again) == len(one) - 1
 
 
-def test_stat_threads_by_folder_size_and_cores():
+def test_stat_threads_by_folder_size_cores_and_load():
+    """Several threads only for a big folder and only for cores the load leaves idle."""
     from vault_mem.platform import folders
 
-    assert folders.stat_threads(0) == folders.stat_threads(2 * folders.SPLIT_AT - 1) == 1
-    many = folders.stat_threads(100_000)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    assert many == min(cores, folders.MAX_THREADS) >= 1
+    assert folders.stat_threads(0, load=0.0) == folders.stat_threads(2 * folders.SPLIT_AT - 1, load=0.0) == 1
+    assert folders.stat_threads(100_000, load=0.0) == min(cores, folders.MAX_THREADS)
+    assert folders.stat_threads(100_000, load=float(cores)) == 1  # every core busy: one thread
+    assert folders.stat_threads(100_000, load=cores + 10.0) == 1
+    assert folders.stat_threads(3 * folders.SPLIT_AT, load=0.0) == min(cores, folders.MAX_THREADS, 3)

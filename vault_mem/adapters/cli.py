@@ -95,10 +95,6 @@ def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
     return vault
 
 
-#: the reads that begin with a reconcile (a stat of every memory file) when no daemon answers
-SCANNING_READS = ("recall", "get", "list")
-
-
 def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     """``op(params)`` on the vault the command names: the daemon's answer when one answers
     (its notices printed), else the same function run here on the vault opened here."""
@@ -107,10 +103,6 @@ def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     root = resolve_vault_root(args.vault)
     answered = protocol.ask(root, op, params)
     if answered is None:
-        if op in SCANNING_READS:
-            from vault_mem.index.folderscan import begin_scan
-
-            begin_scan(root)  # its stat calls overlap the imports below (index/folderscan.py)
         from vault_mem.adapters.read_here import read_here  # lazy: start-up time (module docstring)
 
         return read_here(open_vault(args, str(root)), op, params)

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
 from vault_mem.index import queries, scansum
-from vault_mem.index.folderscan import Scan, scan, take_scan
+from vault_mem.index.folderscan import Scan, scan
 from vault_mem.index.scan import FileState, gate_fingerprint, read_file, state_from_bytes
 from vault_mem.index.vectors import DEFAULT, VectorStore
 from vault_mem.model import terms
@@ -150,9 +150,7 @@ class Sidecar:
     # -- reading files ---------------------------------------------------------------------
 
     def _scan(self) -> Scan:
-        # a one-shot read may have begun it while it imported (index/folderscan.py)
-        early = take_scan(self.root)
-        return early if early is not None else scan(self.root)
+        return scan(self.root)
 
     def _read(self, rel: str) -> FileState | None:
         return read_file(self.root, rel, max_bytes=self.config.max_file_bytes, policy=self.policy)

@@ -17,12 +17,12 @@ from vault_mem.platform.kind import portable
 
 __all__ = ["Entry", "folder_entries", "folder_stats", "folder_stats_native", "stat_threads"]
 
-#: a folder of at least this many names per thread is stat'ed by several threads: each ``stat``
-#: lets go of the interpreter's lock while the kernel looks the name up (about half of its cost
-#: at 100k files), so on two cores the threads' kernel time overlaps each other's Python. A
+#: a folder of at least this many names per thread is stat'ed by several threads when a core is
+#: idle: each ``stat`` lets go of the interpreter's lock while the kernel looks the name up (about
+#: half of its cost at 100k files), so one thread's kernel time can overlap another's Python. A
 #: smaller folder is not worth a thread's start.
 SPLIT_AT = 2048
-#: at most this many threads per folder (measured: 3 and 4 gave no more than 2 on 2 cores)
+#: at most this many threads per folder
 MAX_THREADS = 2
 
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -35,16 +35,26 @@ def folder_stats_native() -> bool:
     return _BY_FD and not portable()
 
 
-def stat_threads(count: int) -> int:
-    """How many threads stat ``count`` names: one per :data:`SPLIT_AT` names, no more than the
-    cores this process may run on, nor :data:`MAX_THREADS`."""
+def stat_threads(count: int, load: float | None = None) -> int:
+    """How many threads stat ``count`` names: one per :data:`SPLIT_AT` names, no more than
+    :data:`MAX_THREADS`, and more than one only for the cores the last minute's load (``load``,
+    else the system's) left idle besides this thread's. On a busy machine more threads only take
+    a bigger share of the same cores from other processes and pay their hand-offs of the
+    interpreter's lock (perf42, docs/benchmarks.md: 2 shared cores at load 3-5, CPU +2-6%, wall
+    no shorter)."""
     if count < 2 * SPLIT_AT:
         return 1
     try:
         cores = len(os.sched_getaffinity(0))  # honours taskset/cgroup pinning, unlike cpu_count
     except AttributeError:  # macOS, Windows
         cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_THREADS, count // SPLIT_AT))
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # Windows: no load average
+            load = float(cores)  # unknown: one thread, as before
+    idle = max(0, round(cores - 1 - load))
+    return max(1, min(1 + idle, MAX_THREADS, count // SPLIT_AT))
 
 
 #: what a folder's scan gives per file: (name, mtime_ns, size)

@@ -26,7 +26,6 @@ from vault_mem.errors import (
     VaultMemError,
 )
 from vault_mem.index import dupes
-from vault_mem.index.folderscan import drop_scan
 from vault_mem.index.sidecar import Progress, ReconcileReport, Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import (
@@ -214,8 +213,8 @@ class Vault:
             # its mtime no longer matching), and the writer rewrites INDEX.md and recovers.
             return self.sidecar.reconcile(progress=progress or self.progress)
         try:
-            if recover and self._can_recover() and self.recover():
-                drop_scan()  # it changed memory files: a scan begun before it is stale
+            if recover and self._can_recover():
+                self.recover()
             report = self.sidecar.reconcile(progress=progress or self.progress)
             if whole_index or report.changed or not (self.root / INDEX_FILE).exists() or index_owed(self.ws):
                 written = self.write_index(in_git_hook=not recover)
