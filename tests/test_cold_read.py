@@ -56,10 +56,12 @@ class LoadingEmbedder(FakeEmbedder):
     def __init__(self) -> None:
         super().__init__()
         self.loaded_on: list[threading.Thread] = []
+        self.asked_on: list[threading.Thread] = []
         self.lock = threading.Lock()
 
     def load(self) -> None:
         with self.lock:
+            self.asked_on.append(threading.current_thread())
             if not self.loaded_on:
                 self.loaded_on.append(threading.current_thread())
 
@@ -79,8 +81,12 @@ def test_a_one_shot_recall_loads_the_model_on_a_thread_while_it_reconciles(tmp_p
     embedder = LoadingEmbedder()
     with Vault(root, embedder=embedder) as vault:
         got = vault.recall("which editor")
-    assert [h.key for h in got.hits][:1] == ["editor"] and not got.keyword_only
+        again = vault.recall("which editor do I use")
+    assert [h.key for h in got.hits][:1] == [h.key for h in again.hits][:1] == ["editor"]
+    assert not got.keyword_only and not again.keyword_only
     assert len(embedder.loaded_on) == 1 and embedder.loaded_on[0] is not threading.main_thread()
+    # one thread for the process's first recall, none for the next: the model is in
+    assert [t for t in embedder.asked_on if t is not threading.main_thread()] == embedder.loaded_on
 
 
 def test_a_model_that_fails_to_load_on_the_thread_is_reported_by_the_recall(tmp_path: Path) -> None:
