@@ -109,3 +109,19 @@ def test_a_model_that_fails_to_load_on_the_thread_is_reported_by_the_recall(tmp_
     assert got.keyword_only and "the model file is damaged" in (got.reason or "")
     assert [h.key for h in got.hits][:1] == ["editor"]
     assert embedder.loaded_on[0] is not threading.main_thread() and len(embedder.loaded_on) >= 2
+
+
+def test_a_lock_file_says_exactly_its_last_holder_after_a_longer_one(tmp_path: Path, monkeypatch) -> None:
+    """Every command that reconciles takes the write lock and writes its pid and name into the
+    lock file: written over the old text, then cut to its own length (never cut to nothing
+    first: ext4 then flushes the file's blocks, 1-8 ms of waiting per command here), so no tail
+    of a longer name is left."""
+    from vault_mem.store import locks
+
+    path = tmp_path / "write.lock"
+    for command in ("a-very-long-command-name-of-32ch", "recall", "remember-longer", "get"):
+        monkeypatch.setattr(locks, "_command", command)
+        with locks.FileLock(path):
+            assert path.read_bytes() == f"{os.getpid()}\n{command}\n".encode()
+            assert locks.read_holder(path) == (os.getpid(), command)
+        assert locks.read_holder(path) == (os.getpid(), command)
