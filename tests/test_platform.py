@@ -493,3 +493,52 @@ def test_folder_stats_answer_the_same_relative_to_the_folder_and_by_full_path(tm
     named, links = answers[True]
     assert set(named) == {f"facts/note-{i}.md" for i in range(5)} | {"facts/sub.md"} and links == ["link.md"]
     assert named["facts/note-3.md"] == ((folder / "note-3.md").stat().st_mtime_ns, 3)
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_folder_stats_split_over_threads_answer_as_one_thread(tmp_path, monkeypatch, both_platforms, parts):
+    """A big folder is stat'ed by several threads (each ``stat`` lets go of the interpreter's
+    lock while the kernel works): the same names and (mtime, size) as one thread, in the same
+    order, a file rewritten in place between two scans seen by the second, a removed one gone."""
+    from vault_mem.platform import folders
+
+    folder = tmp_path / "facts"
+    folder.mkdir()
+    for i in range(61):
+        (folder / f"note-{i}.md").write_text("x" * i)
+    (folder / "link.md").symlink_to(folder / "note-1.md")
+
+    def wanted(name: str) -> bool:
+        return name.endswith(".md")
+
+    def scan(threads: int) -> tuple[dict[str, tuple[int, int]], list[str] | None]:
+        monkeypatch.setattr(folders, "stat_threads", lambda count: threads)
+        named: dict[str, tuple[int, int]] = {}
+        return named, folders.folder_stats(folder, wanted, named, "facts/")
+
+    one, links = scan(1)
+    split, split_links = scan(parts)
+    assert list(split.items()) == list(one.items()) and split_links == links == ["link.md"]
+    assert split == {f"facts/{p.name}": (p.lstat().st_mtime_ns, p.lstat().st_size)
+                     for p in folder.iterdir() if p.name != "link.md"}
+    last = folder / "note-60.md"  # in the last thread's share
+    st = last.stat()
+    with open(last, "r+b") as fh:  # rewritten in place: the folder's mtime does not move
+        fh.write(b"y" * 60)
+    os.utime(last, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    (folder / "note-0.md").unlink()
+    again, _ = scan(parts)
+    assert again["facts/note-60.md"] == (st.st_mtime_ns + 1, 60) and "facts/note-0.md" not in again
+    assert len(again) == len(one) - 1
+
+
+def test_stat_threads_by_folder_size_cores_and_load():
+    """Several threads only for a big folder and only for cores the load leaves idle."""
+    from vault_mem.platform import folders
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    assert folders.stat_threads(0, load=0.0) == folders.stat_threads(2 * folders.SPLIT_AT - 1, load=0.0) == 1
+    assert folders.stat_threads(100_000, load=0.0) == min(cores, folders.MAX_THREADS)
+    assert folders.stat_threads(100_000, load=float(cores)) == 1  # every core busy: one thread
+    assert folders.stat_threads(100_000, load=cores + 10.0) == 1
+    assert folders.stat_threads(3 * folders.SPLIT_AT, load=0.0) == min(cores, folders.MAX_THREADS, 3)

@@ -15,7 +15,7 @@ from fakes import FakeEmbedder, write_memory
 
 from vault_mem.config import Config
 from vault_mem.index import scansum
-from vault_mem.index.scan import scan_folders
+from vault_mem.index.folderscan import scan_folders
 from vault_mem.index.sidecar import Sidecar
 
 #: the statement that reads every row's stat data (what the sum spares a read)
@@ -177,3 +177,21 @@ def test_a_sum_recorded_before_a_row_changed_is_not_trusted(vault: Path) -> None
     assert not reads_every_row(one, one.reconcile)
     one.close()
     two.close()
+
+
+def test_the_sum_of_a_scan_by_folder_equals_the_sum_by_path(vault: Path) -> None:
+    """A read sums the scan folder by folder (no path string per file); the rows' sum, kept by
+    writes, is by path: the two must agree, a followed symbolic link and a non-ASCII name included."""
+    from vault_mem.index.folderscan import scan
+
+    write_memory(vault, "café-order", "Orders a flat white at the café")
+    (vault / "facts" / "link.md").symlink_to(vault / "facts" / "editor.md")
+    found = scan(vault)
+    by_path = scan_folders(vault)
+    assert found.as_dict() == by_path and len(found) == len(by_path) == 5
+    assert scansum.scan_total(found) == scansum.total(by_path)
+    assert scansum.scan_total(found) == sum(scansum.term(p, *sig) for p, sig in by_path.items()) % scansum.Q
+    sc = open_sidecar(vault)
+    sc.reconcile()
+    assert sum_is_current(sc) and not reads_every_row(sc, sc.reconcile)
+    sc.close()

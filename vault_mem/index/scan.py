@@ -11,12 +11,12 @@ problem, and none of its text reaches the sidecar.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
+from vault_mem.index.folderscan import path_sig, stat_sig
 from vault_mem.model import lazy_patterns as lazy_patterns_mod
 from vault_mem.model import policy as policy_mod
 from vault_mem.model import secret_labels as secret_labels_mod
@@ -29,10 +29,9 @@ from vault_mem.model import secret_words as secret_words_mod
 from vault_mem.model import secrets as secrets_mod
 from vault_mem.model import seed_words as seed_words_mod
 from vault_mem.model import seed_words_other as seed_words_other_mod
-from vault_mem.model.memory import is_memory_name, memory_from_bytes
+from vault_mem.model.memory import memory_from_bytes
 from vault_mem.model.names import shown
 from vault_mem.model.policy import WritePolicy
-from vault_mem.platform.folders import folder_stats
 from vault_mem.store.files import read_memory_bytes
 from vault_mem.store.objectid import blob_id
 
@@ -73,41 +72,6 @@ def gate_fingerprint() -> str:
         except OSError:
             h.update(mod.__name__.encode())
     return h.hexdigest()[:16]
-
-
-def stat_sig(st: os.stat_result) -> tuple[int, int]:
-    """The (mtime_ns, size) pair reconcile compares with the stored row."""
-    return st.st_mtime_ns, st.st_size
-
-
-def path_sig(path) -> tuple[int, int] | None:
-    """(mtime_ns, size) following symlinks; the link's own for a dangling one; None if gone."""
-    try:
-        return stat_sig(os.stat(path))
-    except FileNotFoundError:
-        try:
-            return stat_sig(os.lstat(path))
-        except FileNotFoundError:
-            return None
-
-
-def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
-    """rel path -> (mtime_ns, size) for every candidate memory file (non-recursive).
-
-    One ``lstat`` per file is the floor of a read without a daemon (issue 29: ~2 us of kernel
-    time each here, most of a 100k scan), so the loop around it does little else: names first,
-    then each file stat'ed relative to its open folder where the system allows it
-    (:mod:`vault_mem.platform.folders`: no walk of the vault's path per file)."""
-    found: dict[str, tuple[int, int]] = {}
-    for folder in FOLDER_TYPES:
-        # a folder or a device named like a memory is stat'ed too: a problem to report
-        links = folder_stats(root / folder, is_memory_name, found, f"{folder}/")
-        base = os.path.join(root, folder, "")
-        for name in links or ():  # a memory-named symlink is followed
-            sig = path_sig(base + name)
-            if sig is not None:
-                found[f"{folder}/{name}"] = sig
-    return found
 
 
 def read_file(root: Path, rel: str, *, max_bytes: int, policy: WritePolicy | None = None) -> FileState | None:

@@ -26,9 +26,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from vault_mem.errors import IndexStoreError
 from vault_mem.index.db import FILES_SCAN_GENERATION, Database, database_error
+
+if TYPE_CHECKING:
+    from vault_mem.index.folderscan import Scan
 
 #: a 127-bit prime (not of a special form, so paths' bytes do not fold onto each other)
 Q = 0x4C9CAADF58886F39137C56AF8C518817
@@ -52,6 +56,18 @@ def total(sigs: Mapping[str, Sig]) -> int:
     acc, frombytes, k1, k2, k3 = 0, int.from_bytes, K1, K2, K3
     for path, (mtime_ns, size) in sigs.items():
         acc += (frombytes(path.encode("utf-8", "surrogateescape")) + 1) * (mtime_ns * k1 + size * k2 + k3)
+    return acc % Q
+
+
+def scan_total(found: Scan) -> int:
+    """:func:`total` of a :class:`~vault_mem.index.folderscan.Scan`, folder by folder: each
+    path's bytes are its folder's and its name's, so no path string is built (at 100k files
+    this and the scan's plain tuples save ~60 ms of a read's ~500)."""
+    acc, frombytes, k1, k2, k3 = 0, int.from_bytes, K1, K2, K3
+    for folder, entries in found.folders:
+        prefix = folder.encode("utf-8", "surrogateescape") + b"/"
+        for name, mtime_ns, size in entries:
+            acc += (frombytes(prefix + name.encode("utf-8", "surrogateescape")) + 1) * (mtime_ns * k1 + size * k2 + k3)
     return acc % Q
 
 

@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
 from vault_mem.index import queries, scansum
-from vault_mem.index.scan import FileState, gate_fingerprint, read_file, scan_folders, state_from_bytes
+from vault_mem.index.folderscan import Scan, scan
+from vault_mem.index.scan import FileState, gate_fingerprint, read_file, state_from_bytes
 from vault_mem.index.vectors import DEFAULT, VectorStore
 from vault_mem.model import terms
 from vault_mem.model.indexmd import SECTIONS, IndexEntry, render_index
@@ -148,8 +149,8 @@ class Sidecar:
 
     # -- reading files ---------------------------------------------------------------------
 
-    def _scan(self) -> dict[str, tuple[int, int]]:
-        return scan_folders(self.root)
+    def _scan(self) -> Scan:
+        return scan(self.root)
 
     def _read(self, rel: str) -> FileState | None:
         return read_file(self.root, rel, max_bytes=self.config.max_file_bytes, policy=self.policy)
@@ -321,14 +322,14 @@ class Sidecar:
                 self.db.execute("UPDATE files SET mtime_ns = -1")
                 self.db.execute("INSERT INTO meta(name, value) VALUES ('secret_gate', ?) "
                                 "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (gate,))
-        on_disk = self._scan()
-        total = scansum.total(on_disk)
-        if scansum.matches(self.db, len(on_disk), total):
+        found = self._scan()
+        total, count = scansum.scan_total(found), len(found)
+        if scansum.matches(self.db, count, total):
             # the rows hold exactly these (path, mtime, size): nothing to read (index/scansum.py)
             todo, gone = [], []
         else:
-            todo, gone = self._differing(on_disk, total)
-        report.unchanged = len(on_disk) - len(todo)
+            todo, gone = self._differing(found.as_dict(), total)
+        report.unchanged = count - len(todo)
         self._process(sorted(todo), gone, report, progress)
         if self.vectors.embed_now(embed):
             report.embedded = self.vectors.embed_pending(progress=progress if report.changed else None)

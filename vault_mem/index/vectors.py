@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -553,6 +554,8 @@ class VectorStore:
         #: set while a long-lived process loads its model and vectors in the background: recall is
         #: keyword-only meanwhile and says so with this reason (see :meth:`vectors_reason`)
         self.warming: str | None = None
+        #: :meth:`begin_model_load` has begun the embedder's load (its thread is not begun again)
+        self._model_load_begun = False
         #: an index loaded by :meth:`preload_vectors` on another thread, adopted by the next search
         self._preloaded: VectorIndex | None = None
         #: set while that load runs (a long-lived process's start-up): searches read the ``vec0``
@@ -616,6 +619,26 @@ class VectorStore:
         """The embedder, built on first need; None when there is none (:meth:`vectors_reason`
         says why). What recall embeds its query with."""
         return self._get_embedder()
+
+    def begin_model_load(self) -> None:
+        """Begin loading the embedder's model on a thread (a one-shot recall: while its
+        reconcile stats the files, issue 29), when recall would use it and it has one to load.
+        A failure there is dropped: the first embed loads it again on its caller's thread and
+        meets the failure there, as without this. Once per store: a load is once per process."""
+        if self._model_load_begun or self.vectors_reason() is not None:
+            return
+        self._model_load_begun = True
+        load = getattr(self._get_embedder(), "load", None)
+        if load is None:
+            return
+
+        def run() -> None:
+            try:
+                load()
+            except Exception:  # noqa: BLE001 - met again by the first embed (docstring)
+                pass
+
+        threading.Thread(target=run, name="vault-mem-model", daemon=True).start()
 
     def vectors_reason(self) -> str | None:
         """Why recall would be keyword-only right now (None when vectors are on)."""

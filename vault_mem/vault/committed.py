@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from vault_mem.errors import VaultMemError
 from vault_mem.index import committed as view
-from vault_mem.index.scan import path_sig
+from vault_mem.index.folderscan import path_sig
 from vault_mem.model.memory import is_memory_path
 from vault_mem.store import history
 from vault_mem.store.objectid import blob_id

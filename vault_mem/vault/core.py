@@ -323,6 +323,8 @@ class Vault:
         type = validate_type(type) if type else None
         finish = self.kept_meanwhile() if self.kept_meanwhile is not None else None
         if finish is None:
+            if self.kept_current is None:  # no watcher: the model loads while the files are stat'ed
+                self.sidecar.vectors.begin_model_load()
             self.reconcile()
 
         def search():

@@ -1,0 +1,127 @@
+"""A read without a daemon (a one-shot command): it stats every memory file, so an edit made in
+place before it (no folder's mtime moves) is in its answer; and a recall loads the model on a
+thread while its reconcile stats the files. Real files, real SQLite, real git."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest import cli, new_vault
+from fakes import FakeEmbedder, write_memory
+
+
+def edit_in_place(path: Path, old: bytes, new: bytes) -> None:
+    """Rewrite ``path`` in place, same size, one nanosecond later: no folder's mtime moves."""
+    data = path.read_bytes()
+    assert len(old) == len(new) and old in data
+    st = path.stat()
+    with open(path, "r+b") as fh:
+        fh.write(data.replace(old, new))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+
+
+@pytest.mark.parametrize("op", ["recall", "list", "get"])
+def test_a_one_shot_read_sees_an_edit_in_place_made_before_it(tmp_path: Path, op: str, monkeypatch) -> None:
+    """The CLI's read without a daemon, a big folder stat'ed by two threads: an edit in place
+    made just before it (the folder's mtime unmoved, the size the same) is in its answer."""
+    from vault_mem.platform import folders
+
+    monkeypatch.setattr(folders, "stat_threads", lambda count: 2)
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    assert cli("--vault", str(root), "remember", "editor", "--description", "Uses Helix as the main editor",
+               "--body", "Switched from Neovim last spring.").returncode == 0
+    assert cli("--vault", str(root), "list", "--json").returncode == 0  # the scan sum is recorded
+    edit_in_place(root / "facts" / "editor.md", b"Helix", b"Xelih")
+    args = {"recall": ["recall", "which editor", "--json"], "list": ["list", "--json"],
+            "get": ["get", "editor", "--json"]}[op]
+    got = cli("--vault", str(root), *args)
+    assert got.returncode == 0, got.stderr
+    assert "Xelih" in got.stdout and "Helix" not in got.stdout
+    assert json.loads(got.stdout)
+
+
+class LoadingEmbedder(FakeEmbedder):
+    """A model that must be loaded before its first embed (as the local one): says on which
+    thread it was loaded, and refuses to embed before."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded_on: list[threading.Thread] = []
+        self.asked_on: list[threading.Thread] = []
+        self.lock = threading.Lock()
+
+    def load(self) -> None:
+        with self.lock:
+            self.asked_on.append(threading.current_thread())
+            if not self.loaded_on:
+                self.loaded_on.append(threading.current_thread())
+
+    def embed_batch(self, texts, *, kind="document"):
+        self.load()  # what the local model does on its first use
+        return super().embed_batch(texts, kind=kind)
+
+
+def test_a_one_shot_recall_loads_the_model_on_a_thread_while_it_reconciles(tmp_path: Path) -> None:
+    """A recall without a watcher of its own (a one-shot command) begins the model's load on a
+    thread before its reconcile stats the files, and answers in full once it is in."""
+    from vault_mem.vault.core import Vault
+
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    write_memory(root, "editor", "Uses Helix as the main editor")
+    embedder = LoadingEmbedder()
+    with Vault(root, embedder=embedder) as vault:
+        got = vault.recall("which editor")
+        again = vault.recall("which editor do I use")
+    assert [h.key for h in got.hits][:1] == [h.key for h in again.hits][:1] == ["editor"]
+    assert not got.keyword_only and not again.keyword_only
+    assert len(embedder.loaded_on) == 1 and embedder.loaded_on[0] is not threading.main_thread()
+    # one thread for the process's first recall, none for the next: the model is in
+    assert [t for t in embedder.asked_on if t is not threading.main_thread()] == embedder.loaded_on
+
+
+def test_a_model_that_fails_to_load_on_the_thread_is_reported_by_the_recall(tmp_path: Path) -> None:
+    """The thread's failure is not lost nor raised there: the recall meets it on its own
+    thread, as without the early load, and answers keyword-only saying why."""
+    from vault_mem.errors import EmbedderError
+    from vault_mem.vault.core import Vault
+
+    class Broken(LoadingEmbedder):
+        def load(self) -> None:
+            self.loaded_on.append(threading.current_thread())
+            raise EmbedderError("the model file is damaged")
+
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    write_memory(root, "editor", "Uses Helix as the main editor")
+    embedder = Broken()
+    with Vault(root, embedder=embedder) as vault:
+        got = vault.recall("which editor")
+    assert got.keyword_only and "the model file is damaged" in (got.reason or "")
+    assert [h.key for h in got.hits][:1] == ["editor"]
+    assert embedder.loaded_on[0] is not threading.main_thread() and len(embedder.loaded_on) >= 2
+
+
+def test_a_lock_file_says_exactly_its_last_holder_after_a_longer_one(tmp_path: Path, monkeypatch) -> None:
+    """Every command that reconciles takes the write lock and writes its pid and name into the
+    lock file: written over the old text, then cut to its own length (never cut to nothing
+    first: ext4 then flushes the file's blocks, 1-8 ms of waiting per command here), so no tail
+    of a longer name is left."""
+    from vault_mem.store import locks
+
+    path = tmp_path / "write.lock"
+    for command in ("a-very-long-command-name-of-32ch", "recall", "remember-longer", "get"):
+        monkeypatch.setattr(locks, "_command", command)
+        with locks.FileLock(path):
+            assert path.read_bytes() == f"{os.getpid()}\n{command}\n".encode()
+            assert locks.read_holder(path) == (os.getpid(), command)
+        assert locks.read_holder(path) == (os.getpid(), command)
