@@ -12,8 +12,11 @@ Three figures, on a new vault of its own in a temporary folder (keyword-only,
   answer to ``tools/list`` (after ``initialize``), then its exit when stdin closes; p50 (min-max),
   with the wall time to that answer;
 - ``sdk_import_cpu_ms``: a new interpreter that imports what ``mcp_server`` imports of the SDK
-  (``mcp.types``, ``mcp.server.lowlevel``, ``mcp.server.stdio``, ...), less a bare interpreter's
-  start; alternated with that bare start, so the load weighs on both alike. Both end with
+  (``mcp.types``, ``mcp.server.lowlevel``, ``mcp.server.stdio``, ...) as it imports them
+  (``vault_mem.adapters.mcp_sdk.lean_import`` first, itself included), less a bare interpreter's
+  start; alternated with that bare start, so the load weighs on both alike;
+  ``whole_sdk_import_cpu_ms`` the same imports without ``lean_import`` (the SDK's package
+  ``__init__`` files run: its client, ``MCPServer``). Both end with
   ``os._exit`` as the server does (``cli.end_process``): an interpreter's normal exit, freeing
   every module, would add ~0.1 s to the import;
 - ``sdk_import_by_package_ms``: that import under ``python -X importtime``, the time of each
@@ -39,10 +42,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: what vault_mem.adapters.mcp_server imports of the SDK (build_server, serve_async)
-SDK_IMPORT = ("import anyio; from mcp import types; from mcp.server.lowlevel import NotificationOptions, Server; "
-              "from mcp.server.subscriptions import ListenHandler; from mcp.shared.exceptions import MCPError; "
-              "from mcp.server.stdio import stdio_server")
+#: what vault_mem.adapters.mcp_server imports of the SDK (build_server, serve_async), as a plain
+#: import would (``mcp/__init__.py`` and ``mcp/server/__init__.py`` run: the client, MCPServer)
+WHOLE_SDK_IMPORT = ("import anyio; from mcp import types; from mcp.server.lowlevel import NotificationOptions, Server; "
+                    "from mcp.server.subscriptions import ListenHandler; from mcp.shared.exceptions import MCPError; "
+                    "from mcp.server.stdio import stdio_server")
+#: the same as the server imports it (vault_mem.adapters.mcp_sdk: those two ``__init__`` not run)
+SDK_IMPORT = "from vault_mem.adapters.mcp_sdk import lean_import; lean_import(); " + WHOLE_SDK_IMPORT
 
 
 def cpu_of(argv: list[str], env: dict[str, str], **kw) -> float:
@@ -114,15 +120,18 @@ def main() -> int:
                        capture_output=True)
         one_spawn(vault, env)  # not counted: the page cache, bytecode
         spawns = [one_spawn(vault, env) for _ in range(args.spawns)]
-        imports, bare = [], []
+        imports, whole, bare = [], [], []
         for _ in range(args.imports):
             imports.append(cpu_of([sys.executable, "-c", SDK_IMPORT + "; import os; os._exit(0)"], env))
+            whole.append(cpu_of([sys.executable, "-c", WHOLE_SDK_IMPORT + "; import os; os._exit(0)"], env))
             bare.append(cpu_of([sys.executable, "-c", "import os; os._exit(0)"], env))
         sdk = [max(0.0, i - b) for i, b in zip(imports, bare, strict=True)]
+        sdk_whole = [max(0.0, i - b) for i, b in zip(whole, bare, strict=True)]
         print(json.dumps({
             "spawn_cpu_ms": spread([c for c, _ in spawns]),
             "spawn_to_tools_list_wall_ms": spread([w for _, w in spawns]),
             "sdk_import_cpu_ms": spread(sdk),
+            "whole_sdk_import_cpu_ms": spread(sdk_whole),
             "sdk_import_by_package_ms": by_package(env),
         }, indent=1))
     print("load average", " ".join(f"{x:.2f}" for x in os.getloadavg()))

@@ -2,7 +2,9 @@
 --autostash`` or a ``git checkout`` is never made unfinishable, and stash/pop under the daemon
 keeps every version in history and the newest on disk.
 
-Real git, a real bare remote, agent writes in real processes.
+Real git, a real bare remote, agent writes in real processes. The one-off commands between a
+person's git steps (the next read, the next write) run in this process (conftest.cli): each
+opens the vault anew, as a new process does, and the separate process is not what they test.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import daemon_log, daemon_ready, git, new_vault, run_cli, spawn_daemon, wait_for
+from conftest import cli, daemon_log, daemon_ready, git, new_vault, run_cli, spawn_daemon, wait_for
 
 from vault_mem import Vault
 
@@ -385,7 +387,7 @@ def test_a_read_during_a_persons_autostash_rebase_leaves_index_md_alone(tmp_path
     vault.close()
     notes = root / "facts" / "person-notes.md"
     notes.write_text(notes.read_text().replace("Notes as committed", "The person's uncommitted notes"))
-    assert run_cli("--vault", str(root), "list").returncode == 0  # indexed: INDEX.md on disk lists the edit
+    assert cli("--vault", str(root), "list").returncode == 0  # indexed: INDEX.md on disk lists the edit
     gate = tmp_path / "gate"
     gate.write_text("")
     editor = tmp_path / "editor.sh"
@@ -433,18 +435,18 @@ def test_index_md_held_back_by_a_persons_merge_is_written_by_the_next_command_in
     _person_git(root, "checkout", "-q", "main")
     _person_git(root, "merge", "-q", "--no-ff", "--no-commit", "side")
     # a read while the merge is under way indexes the new file, and must leave INDEX.md alone
-    got = run_cli("--vault", str(root), "recall", "written by hand", "--json")
+    got = cli("--vault", str(root), "recall", "written by hand", "--json")
     assert got.returncode == 0, got.stderr
     assert "person-fact" in got.stdout and "person-fact" not in (root / "INDEX.md").read_text()
     _person_git(root, "commit", "-q", "--no-edit")  # the person concludes the merge (stale INDEX.md in it)
     assert "person-fact" not in git(root, "show", "HEAD:INDEX.md")
-    assert run_cli("--vault", str(root), "list").returncode == 0  # the next command, a read
+    assert cli("--vault", str(root), "list").returncode == 0  # the next command, a read
     assert "person-fact" in (root / "INDEX.md").read_text()
     assert "person-fact" in git(root, "show", "HEAD:INDEX.md")
     assert git(root, "log", "-1", "--format=%an %s").strip() == "Test Person index: regenerate INDEX.md"
     assert git(root, "status", "--porcelain").strip() == ""
     # the next agent commit carries its own line only
-    assert run_cli("--vault", str(root), "remember", "later", "-d", "A later agent memory").returncode == 0
+    assert cli("--vault", str(root), "remember", "later", "-d", "A later agent memory").returncode == 0
     added = [line for line in git(root, "show", "HEAD", "--", "INDEX.md").splitlines() if line.startswith("+")]
     assert not any("person-fact" in line for line in added), added
 
@@ -476,9 +478,9 @@ def test_an_owed_index_md_is_committed_from_the_committed_memories_not_from_disk
     _person_git(root, "commit", "-qm", "person: a fact on a branch")
     _person_git(root, "checkout", "-q", "main")
     _person_git(root, "merge", "-q", "--no-ff", "--no-commit", "side")
-    assert run_cli("--vault", str(root), "list").returncode == 0  # INDEX.md held back: owed
+    assert cli("--vault", str(root), "list").returncode == 0  # INDEX.md held back: owed
     _person_git(root, "commit", "-q", "--no-edit")
-    assert run_cli("--vault", str(root), "list").returncode == 0  # writes it, commits it alone
+    assert cli("--vault", str(root), "list").returncode == 0  # writes it, commits it alone
     assert git(root, "log", "-1", "--format=%an %s").strip() == "Test Person index: regenerate INDEX.md"
     committed = git(root, "show", "HEAD:INDEX.md")
     assert "person-fact" in committed
@@ -496,7 +498,7 @@ def test_the_daemons_index_md_commits_come_from_the_committed_memories(tmp_path)
     (root / "facts" / "person-fact.md").write_text("---\ndescription: Committed without INDEX.md\n---\n\nbody\n")
     _person_git(root, "add", "facts/person-fact.md")
     _person_git(root, "commit", "-qm", "person: a fact, INDEX.md not updated")
-    assert run_cli("--vault", str(root), "list").returncode == 0  # INDEX.md on disk lists both
+    assert cli("--vault", str(root), "list").returncode == 0  # INDEX.md on disk lists both
     head = git(root, "rev-parse", "HEAD").strip()
     env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_QUIET_SECONDS": "1"}
     daemon = spawn_daemon(root, env, tmp_path / "daemon.log")
@@ -530,12 +532,12 @@ def test_a_one_shot_read_while_gits_index_lock_is_held_leaves_index_md_to_the_ne
     lock = root / ".git" / "index.lock"
     lock.write_bytes(b"")  # a person's git command holds it
     try:
-        listed = run_cli("--vault", str(root), "list")
+        listed = cli("--vault", str(root), "list")
         assert listed.returncode == 0 and "draft" in listed.stdout, listed.stderr
         assert "A draft the person started" not in (root / "INDEX.md").read_text()
     finally:
         lock.unlink()
-    assert run_cli("--vault", str(root), "get", "agent-fact").returncode == 0  # any command
+    assert cli("--vault", str(root), "get", "agent-fact").returncode == 0  # any command
     assert "A draft the person started" in (root / "INDEX.md").read_text()
 
 
@@ -593,7 +595,7 @@ def test_an_interrupted_write_waits_for_a_persons_autostash_rebase(tmp_path):
     vault.remember("base-fact", "A fact both trees hold", "x")
     vault.close()
     _person_git(root, "branch", "upstream")  # the tip the person rebases onto: no later-fact
-    assert run_cli("remember", "later-fact", "-d", "A fact only main holds", cwd=root).returncode == 0
+    assert cli("remember", "later-fact", "-d", "A fact only main holds", cwd=root).returncode == 0
     env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_PAUSE_AT": "during-index"}
     writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "remember", "later-fact", "-d",
                                "A newer version of the later fact"], cwd=root, env=env,
@@ -612,7 +614,7 @@ def test_an_interrupted_write_waits_for_a_persons_autostash_rebase(tmp_path):
                              "rebase", "-i", "--autostash", "upstream")
     assert rebase.returncode == 0, rebase.stderr
     assert (root / ".git" / "rebase-merge").exists() and not (root / "facts" / "later-fact.md").exists()
-    listed = run_cli("list", cwd=root)  # any command: it used to finish the interrupted write now
+    listed = cli("list", cwd=root)  # any command: it used to finish the interrupted write now
     assert not (root / "facts" / "later-fact.md").exists(), "a command wrote into the person's rebase"
     assert listed.returncode == 0, listed.stderr  # it failed too, the commit refused on the detached HEAD
     assert "waits until a git rebase" in listed.stderr, listed.stderr
@@ -620,7 +622,7 @@ def test_an_interrupted_write_waits_for_a_persons_autostash_rebase(tmp_path):
     assert done.returncode == 0, done.stderr + git(root, "status", "--short")
     assert not (root / ".git" / "rebase-merge").exists()
     assert "newer version" in (root / "facts" / "later-fact.md").read_text()  # the autostash gave it back
-    assert run_cli("list", cwd=root).returncode == 0  # the rebase is over: the write is finished
+    assert cli("list", cwd=root).returncode == 0  # the rebase is over: the write is finished
     assert "newer version" in git(root, "show", "HEAD:facts/later-fact.md")
     assert git(root, "status", "--porcelain").strip() == ""
 
@@ -862,19 +864,19 @@ def test_an_index_md_a_persons_merge_left_stale_is_committed_beside_an_uncommitt
     vault.remember("agent-fact", "An agent's memory", "x")
     vault.close()
     _merge_a_persons_branch(root)
-    assert run_cli("--vault", str(root), "list").returncode == 0  # INDEX.md held back: owed
+    assert cli("--vault", str(root), "list").returncode == 0  # INDEX.md held back: owed
     _person_git(root, "commit", "-q", "--no-edit")  # concluded; the committed INDEX.md is stale
     merge = git(root, "rev-parse", "HEAD").strip()
     fact = root / "facts" / "agent-fact.md"
     fact.write_text(fact.read_text().replace("An agent's memory", "An agent's memory, fixed by hand"))
-    assert run_cli("--vault", str(root), "list").returncode == 0  # the next command
+    assert cli("--vault", str(root), "list").returncode == 0  # the next command
     assert git(root, "rev-parse", "HEAD~1").strip() == merge, git(root, "log", "-2", "--format=%an: %s")
     assert git(root, "log", "-1", "--format=%an %s").strip() == "Test Person index: regenerate INDEX.md"
     committed = git(root, "show", "HEAD:INDEX.md")
     assert "person-fact" in committed and "fixed by hand" not in committed
     assert "fixed by hand" in (root / "INDEX.md").read_text()
     assert git(root, "status", "--porcelain").split("\n")[0].strip() in ("M INDEX.md", "M facts/agent-fact.md")
-    assert run_cli("--vault", str(root), "remember", "later", "-d", "A later agent memory").returncode == 0
+    assert cli("--vault", str(root), "remember", "later", "-d", "A later agent memory").returncode == 0
     added = [line for line in git(root, "show", "HEAD", "--", "INDEX.md").splitlines() if line.startswith("+")]
     assert not any("person-fact" in line for line in added), added
 

@@ -7,13 +7,10 @@ candidates or nothing."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from conftest import real_embedder
+from conftest import cli, real_embedder
 
 from vault_mem import Vault
 from vault_mem.index import levels
@@ -75,13 +72,14 @@ def test_a_small_vaults_strong_bar_needs_a_hit_that_stands_out_from_unrelated_te
 
 
 def hook(root, prompt: str) -> str:
-    """The real prompt hook, as Claude Code runs it: a process reading the event on stdin."""
+    """The real prompt hook, as Claude Code runs it (``vault-mem hook user-prompt-submit``, the
+    event on stdin), in this process (:func:`conftest.cli`): what is tested is its verdict, and
+    a process of its own would load the model again for each of the 13 prompts."""
     event = {"session_id": "3f2a9c1e-0000-4000-8000-000000000002", "transcript_path": "/tmp/t.jsonl",
              "cwd": str(root), "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
              "prompt": prompt}
-    proc = subprocess.run([sys.executable, "-m", "vault_mem", "hook", "user-prompt-submit", "--vault", str(root)],
-                          input=json.dumps(event), capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "VAULT_MEM_EMBEDDER": "local"}, check=False)
+    proc = cli("hook", "user-prompt-submit", "--vault", str(root), input=json.dumps(event),
+               env={"VAULT_MEM_EMBEDDER": "local"})
     assert proc.returncode == 0, proc.stderr
     if not proc.stdout:
         return ""

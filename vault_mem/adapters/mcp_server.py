@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.adapters.mcp_notify import ChangeNotifier
+from vault_mem.adapters.mcp_sdk import lean_import
 from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
 from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
 from vault_mem.adapters.vaults import Vaults
@@ -254,8 +255,10 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
     A server lives as long as its client's session, so the vault's vectors are searched from an
     in-memory copy (loaded once, ~4 ms per search at 100k) rather than from ``vec0`` each time;
     ``startup`` loads it and the model in the background once ``initialize`` is answered."""
-    # the MCP SDK is imported here, not at the top: importing it takes about a second on this
-    # machine, which importing this module (for `instructions`, or in tests) should not cost
+    # the MCP SDK is imported here, not at the top: importing it takes about half a second on
+    # this machine, which importing this module (for `instructions`, or in tests) should not
+    # cost; and only the parts a stdio server uses (mcp_sdk.lean_import)
+    lean_import()
     from mcp import types
     from mcp.server.lowlevel import Server
     from mcp.server.subscriptions import ListenHandler
@@ -443,6 +446,8 @@ async def serve_async(vault: Vault | Vaults, startup: Startup | list[Startup] | 
     JSON-RPC error, never silence or a crash) and then :func:`screen_line`, before the SDK
     reads it."""
     import anyio
+
+    lean_import()
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server  # the SDK only when serving (see build_server)
 
