@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from vault_mem.config import Config
-from vault_mem.errors import HistoryDamagedError, IndexStoreError, VaultMemError
+from vault_mem.errors import GitError, HistoryDamagedError, IndexStoreError, VaultMemError
 from vault_mem.index import authors as rows
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
@@ -196,8 +196,13 @@ def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, 
     seen = repo.damage_seen
     found = _vault_relative(ws, history.last_authors(repo, head, None, paths))
     if repo.damage_seen != seen:
-        held = paths if rels is not None else list(history.tree_entries(repo, head, ws.prefix or "."))
-        unreached = _vault_relative(ws, {top: ("", "", "", blob) for top, blob in history.tree_blobs(repo, head, held).items()})
+        try:
+            held = paths if rels is not None else list(history.tree_entries(repo, head, ws.prefix or "."))
+            blobs = history.tree_blobs(repo, head, held)
+        except GitError:  # HEAD's own commit or tree is what is missing: the rows kept before it went stand
+            kept = rows.authors_of(sidecar.db, rels) if rels is not None else rows.all_authors(sidecar.db)
+            return {**kept, **found}
+        unreached = _vault_relative(ws, {top: ("", "", "", blob) for top, blob in blobs.items()})
         found = {**unreached, **found}
     return found
 
