@@ -31,7 +31,7 @@ watches again if the daemon stops.
 
 Start-up (:class:`Startup`): the model (:class:`~vault_mem.daemon.keeper.Warmup`) begins
 loading as soon as the vault is open (:meth:`Startup.preload`), while the MCP SDK is imported and
-``initialize`` answered: that import is ~1 s of one core holding the interpreter's lock, and the
+``initialize`` answered: that import is ~0.5 s of one core (the lean import of :mod:`vault_mem.adapters.mcp_sdk`; ~0.6 s whole) holding the interpreter's lock, and the
 model's load runs mostly outside that lock (onnxruntime), so on two cores they overlap instead of
 following each other. The in-memory vectors, on the same thread, wait for ``initialize`` to be
 answered: the first recall does not need them (see below), and loaded during the SDK's import
@@ -214,7 +214,7 @@ class Startup:
 
     def preload(self) -> None:
         """Begin loading the model and the vectors now, before ``initialize`` is answered: the
-        MCP SDK's import before it (~1 s of one core, holding the interpreter's lock) leaves
+        MCP SDK's import before it (~0.5 s of one core, holding the interpreter's lock) leaves
         the other core idle, and the loads run mostly outside that lock (SQLite, numpy,
         onnxruntime), so the first full answer comes that much sooner. The check of the files
         still waits for :meth:`begin` and for the loads. The vectors wait for :meth:`begin`
