@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 
-__all__ = ["program", "program_env", "safe_path", "which"]
+__all__ = ["program", "program_env", "safe_path", "which", "with_data_limit"]
 
 
 def safe_path(path: str | None = None) -> str:
@@ -46,3 +46,14 @@ def program_env(env: dict[str, str] | None = None) -> dict[str, str] | None:
     if raw is None or raw == safe_path(raw):
         return env
     return {**base, "PATH": safe_path(raw)}
+
+
+def with_data_limit(argv: list[str], limit_bytes: int) -> list[str]:
+    """``argv`` run with its data segment (and its children's: the limit is inherited) bounded to
+    ``limit_bytes`` (``RLIMIT_DATA``). POSIX: through ``sh``'s ``ulimit -d``, which, unlike a
+    ``preexec_fn``, is safe in a process with threads; ``exec`` keeps the process id. Where the
+    shell cannot set it, ``argv`` runs unbounded; elsewhere than POSIX it runs as it is."""
+    if os.name != "posix":
+        return argv
+    return [program("sh"), "-c", f'ulimit -d {limit_bytes // 1024} 2>/dev/null; exec "$@"',
+            os.path.basename(argv[0]), *argv]

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from vault_mem.errors import GitError, SyncError
 from vault_mem.platform import procs
-from vault_mem.platform.programs import program, program_env
+from vault_mem.platform.programs import program, program_env, with_data_limit
 from vault_mem.store import gitprocs
 from vault_mem.store.git import GitRepo
 
@@ -51,15 +51,6 @@ FETCH_STREAM_OVER = "1m"
 #: ``pack-objects``), each of which holds a stack and a cache under the same bound: one per core
 #: would not fit it on a machine of many cores
 _BOUNDED_FETCH = ("-c", f"core.bigFileThreshold={FETCH_STREAM_OVER}", "-c", "pack.threads=2")
-
-
-def bounded(argv: list[str]) -> list[str]:
-    """``argv`` run under the data limit :data:`FETCH_MEMORY_BYTES` (POSIX: through ``sh``'s
-    ``ulimit -d``, which, unlike a ``preexec_fn``, is safe in the daemon's threads; the same
-    process id, as ``exec`` keeps it). Where the shell cannot set it, ``argv`` runs unbounded."""
-    if os.name != "posix":
-        return argv
-    return [program("sh"), "-c", f'ulimit -d {FETCH_MEMORY_BYTES // 1024} 2>/dev/null; exec "$@"', "git", *argv]
 
 
 def upload_pack_args(toplevel: Path, url: str) -> tuple[str, ...]:
@@ -101,7 +92,7 @@ def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...
     try:
         argv = [program("git"), *_KEEP_FETCHED_PACKS, *args]
         if args and args[0] == "fetch":
-            argv = bounded([argv[0], *_BOUNDED_FETCH, *argv[1:]])
+            argv = with_data_limit([argv[0], *_BOUNDED_FETCH, *argv[1:]], FETCH_MEMORY_BYTES)
         proc = subprocess.Popen(argv, cwd=repo.toplevel, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, **_OWN_GROUP)
