@@ -179,6 +179,11 @@ def _vault_relative(ws: Workspace, found: dict[str, tuple[str, str, str, str]]) 
     return {top[n:]: who for top, who in found.items() if top.startswith(ws.prefix) and is_memory_path(top[n:])}
 
 
+def _rows_kept(sidecar: Sidecar, rels: list[str] | None) -> dict[str, tuple[str, str, str, str]]:
+    """The authors the sidecar kept for ``rels`` (None: for every memory)."""
+    return rows.authors_of(sidecar.db, rels) if rels is not None else rows.all_authors(sidecar.db)
+
+
 def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, tuple[str, str, str, str]]:
     """The authors of ``rels`` (None: of every memory) as of HEAD: from the sidecar, or worked
     out here from git when the sidecar cannot be written and is behind (never "unknown", which
@@ -189,7 +194,7 @@ def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, 
     repo = ws.repo
     head = repo.head()
     if head is None or rows.stored_head(sidecar.db) == head:
-        return rows.authors_of(sidecar.db, rels) if rels is not None else rows.all_authors(sidecar.db)
+        return _rows_kept(sidecar, rels)
     paths = [ws.prefix + r for r in rels] if rels is not None else [ws.prefix or "."]
     if not paths:
         return {}
@@ -200,8 +205,7 @@ def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, 
             held = paths if rels is not None else list(history.tree_entries(repo, head, ws.prefix or "."))
             blobs = history.tree_blobs(repo, head, held)
         except GitError:  # HEAD's own commit or tree is what is missing: the rows kept before it went stand
-            kept = rows.authors_of(sidecar.db, rels) if rels is not None else rows.all_authors(sidecar.db)
-            return {**kept, **found}
+            return {**_rows_kept(sidecar, rels), **found}
         unreached = _vault_relative(ws, {top: ("", "", "", blob) for top, blob in blobs.items()})
         found = {**unreached, **found}
     return found
