@@ -382,3 +382,33 @@ def test_every_relative_link_resolves(page: Path):
         elif anchor and (path.is_dir() or anchor not in _anchors(path)):
             broken.append(f"{target}: no heading with the anchor #{anchor}")
     assert not broken, f"{page.relative_to(ROOT)}: links that go nowhere: {broken}"
+
+
+# -- the code the docs point into --------------------------------------------------------------
+#: a file of the repository a page names in backticks: ``vault_mem/daemon/keeper.py``,
+#: ``index/levels.py`` (inside the package), ``tests/test_connect.py::test_name``, ``bench/x.py``
+_CODE_PATH = re.compile(r"`((?:[\w.-]+/)+[\w.-]+\.(?:py|json|in))(?:::(\w+))?`")
+_TOP = ("vault_mem", "tests", "bench", "hooks", "template_vault", ".ci")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_code_file_a_page_names_exists(page: Path):
+    """A page's ``vault_mem/...``, ``<layer>/...``, ``tests/...``, ``bench/...`` file (and a test
+    named as ``FILE::test``) is in the repository: a module split or renamed, a test renamed,
+    fails here naming the page. Paths inside a vault (``facts/x.md``) or a home are not the
+    repository's and are not read."""
+    layers = {p.name for p in (ROOT / "vault_mem").iterdir() if p.is_dir() and not p.name.startswith("_")}
+    gone = []
+    for rel, test in _CODE_PATH.findall(_text(page)):
+        top = rel.split("/", 1)[0]
+        if top in _TOP:
+            path = ROOT / rel
+        elif top in layers:
+            path = ROOT / "vault_mem" / rel
+        else:
+            continue
+        if not path.is_file():
+            gone.append(rel)
+        elif test and not re.search(rf"^(?:async )?def {test}\(", _text(path), re.M):
+            gone.append(f"{rel}::{test}")
+    assert not gone, f"{page.relative_to(ROOT)} names files or tests that are not there: {gone}"
