@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 import re
 import shlex
 import tomllib
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from vault_mem import config
-from vault_mem.adapters import cli_parser, tools
+from vault_mem.adapters import cli_parser, connect, tools
 from vault_mem.adapters.mcp_server import INDEX_URI, MEMORY_TEMPLATE, PROMPTS
 from vault_mem.vault.core import Vault
 
@@ -412,3 +413,30 @@ def test_every_code_file_a_page_names_exists(page: Path):
         elif test and not re.search(rf"^(?:async )?def {test}\(", _text(path), re.M):
             gone.append(f"{rel}::{test}")
     assert not gone, f"{page.relative_to(ROOT)} names files or tests that are not there: {gone}"
+
+
+# -- the agent integrations ---------------------------------------------------------------------
+@pytest.mark.parametrize("agent", connect.AGENTS)
+def test_each_agents_page_names_the_files_and_hooks_connect_writes(agent: str, tmp_path: Path):
+    """docs/integrations/AGENT.md shows `vault-mem connect AGENT` and names, for both scopes,
+    every file `connect` writes (``~/...`` for the user's, relative for a project's) and every
+    hook event it adds: connect run for real into a scratch home and project, no process."""
+    page_path = DOCS / "integrations" / f"{agent}.md"
+    assert page_path.is_file(), f"no page for `vault-mem connect {agent}`: {page_path.relative_to(ROOT)}"
+    page = _text(page_path)
+    assert re.search(rf"vault-mem (?:--vault \S+ )?connect {agent}\b", page)
+    missing = []
+    for scope in connect.SCOPES:
+        base = tmp_path / scope
+        base.mkdir()
+        changes = connect.connect(agent, None, scope=scope, home=base, project=base, exe="vault-mem")
+        assert changes and all(c.action == "created" for c in changes)
+        for change in changes:
+            rel = change.path.relative_to(base).as_posix()
+            shown = f"~/{rel}" if scope == "user" else rel
+            if not re.search(rf"(?<![\w./~-]){re.escape(shown)}(?![\w/-])", page):
+                missing.append(f"{scope} scope: {shown}")
+            if change.path.suffix == ".json":
+                events = json.loads(change.path.read_text(encoding="utf-8")).get("hooks", {})
+                missing += [f"the {event} hook" for event in events if f"`{event}`" not in page]
+    assert not missing, f"{page_path.relative_to(ROOT)} does not name what connect writes: {sorted(set(missing))}"
