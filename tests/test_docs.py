@@ -440,3 +440,12 @@ def test_each_agents_page_names_the_files_and_hooks_connect_writes(agent: str, t
                 events = json.loads(change.path.read_text(encoding="utf-8")).get("hooks", {})
                 missing += [f"the {event} hook" for event in events if f"`{event}`" not in page]
     assert not missing, f"{page_path.relative_to(ROOT)} does not name what connect writes: {sorted(set(missing))}"
+
+
+def test_the_template_vault_toml_shows_the_defaults_it_says_it_shows():
+    """template_vault/vault.toml, copied into every new vault, says "the values shown are the
+    defaults": each value it sets is the code's default, and it parses."""
+    raw = (ROOT / "template_vault" / "vault.toml").read_bytes()
+    assert b"the values shown are the defaults" in raw
+    shown, defaults = config.setting_values(config.parse_config(raw)), config.setting_values(config.parse_config(None))
+    assert shown == defaults, {k: (shown[k], defaults[k]) for k in shown if shown[k] != defaults[k]}
