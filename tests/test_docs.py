@@ -1,11 +1,14 @@
 """The docs against the code: what a person reads in README.md and docs/ is what the code does.
 
 Each test reads the code's own list of a thing (the settings :func:`vault_mem.config.parse_config`
-reads, the argparse parser, the MCP tools) and the Markdown, and fails naming every place where
-they part: a setting missing from docs/configuration.md or with another default there, a command
-no page mentions, a command line on a page that the parser refuses, a tool parameter named one way
-in MCP and another in the Python API or the CLI, a link to a file or heading that is not there.
-Nothing here starts a process or loads the model.
+reads, the environment variables the code names, the argparse parser, the MCP tools, what
+``vault-mem connect`` writes) and the Markdown (README.md, docs/, RELIABILITY.md, the Claude Code
+hooks' README), and fails naming every place where they part: a setting missing from
+docs/configuration.md or with another default there, a command no page mentions, a command line
+on a page that the parser refuses, a tool parameter named one way in MCP and another in the
+Python API or the CLI, an agent's file or hook its page does not name, a link to a file or heading
+that is not there, a module or test a page cites that is gone. Nothing here starts a process or
+loads the model.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import pytest
 
 from vault_mem import config
 from vault_mem.adapters import cli_parser, connect, tools
+from vault_mem.adapters.hooks import HOOK_NAMES
 from vault_mem.adapters.mcp_server import INDEX_URI, MEMORY_TEMPLATE, PROMPTS
 from vault_mem.vault.core import Vault
 
@@ -211,9 +215,8 @@ _PREFIX = r"vault-mem((?:\s+(?:--(?:vault|agent)(?:=|\s+)\S+|--json))*)"
 
 def _code(text: str) -> list[str]:
     """The code of a Markdown text: each fenced block, and each `inline` span outside them."""
-    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, re.S | re.M)
     rest = re.sub(r"^```[^\n]*\n.*?^```", "", text, flags=re.S | re.M)
-    return blocks + re.findall(r"`([^`\n]+)`", rest)
+    return _blocks(text) + re.findall(r"`([^`\n]+)`", rest)
 
 
 def test_every_command_is_shown_in_the_readme_or_docs():
@@ -273,7 +276,8 @@ def _open_quote(line: str) -> bool:
 def test_every_command_line_in_the_docs_parses():
     """Each ``vault-mem ...`` line a page shows is one the parser accepts: an option renamed or
     gone, a command renamed, a missing required argument all fail here, naming the page."""
-    failed = []
+    failed, hooks_named, readme_lines = [], set(), len(_command_lines(_text(README)))
+    assert readme_lines >= 15, f"only {readme_lines} command lines found in README.md: the extraction broke"
     parser = cli_parser.build_parser()  # parse_args keeps no state from one line to the next
     for p in (parser, *_subparsers_of(parser).values()):
         p.error = _refuse  # type: ignore[method-assign]  # argparse would print and exit
@@ -285,10 +289,17 @@ def test_every_command_line_in_the_docs_parses():
                 failed.append(f"{page.relative_to(ROOT)}: cannot split {line!r}")
                 continue
             try:
-                parser.parse_args(argv)
+                args = parser.parse_args(argv)
             except _ParseError as exc:
                 failed.append(f"{page.relative_to(ROOT)}: {line!r}: {exc}")
+            except SystemExit:  # --help, --version: printed, and fine
+                continue
+            else:
+                if args.command == "hook":
+                    hooks_named.add(args.name)
     assert not failed, "command lines the parser refuses:\n" + "\n".join(failed)
+    # `vault-mem hook NAME` takes any word; the pages name only hooks there are
+    assert hooks_named and hooks_named <= set(HOOK_NAMES), sorted(hooks_named - set(HOOK_NAMES))
 
 
 class _ParseError(Exception):
