@@ -168,6 +168,24 @@ def test_a_text_git_merged_in_an_operation_under_way_is_not_the_persons(tmp_path
     assert _recalled(mine, "editor-choice")["trusted"] is False
 
 
+def test_hooks_that_record_commits_by_older_lines_are_named_until_reinstalled(tmp_path):
+    """A vault whose post-commit and post-rewrite hooks an older vault-mem wrote (their record
+    lines took a merged text for the person's) hears so from every command, until `vault-mem
+    hooks install` rewrites them."""
+    from vault_mem.store.hooks import RECORD
+
+    mine, _ = person_and_peer(tmp_path)
+    older = {"post-commit": 'R=$(git rev-parse --git-common-dir) && echo "$(git rev-parse HEAD)" >> "$R/vault-mem/local-commits"',
+             "post-rewrite": 'while read -r OLD NEW REST; do echo "$NEW"; done'}
+    for name, lines in older.items():
+        hook = mine / ".git" / "hooks" / name
+        hook.write_text(hook.read_text().replace(RECORD[name], lines))
+    said = cli("list", "--vault", str(mine)).stderr
+    assert "post-commit, post-rewrite" in said and "hooks install" in said, said
+    assert cli("hooks", "install", "--vault", str(mine)).returncode == 0
+    assert "hooks install" not in cli("list", "--vault", str(mine)).stderr
+
+
 # -- the CLI's listings of a peer's memories and commits -----------------------------------------
 def test_list_and_log_mark_what_a_peer_wrote(tmp_path):
     """Before: `vault-mem list` printed a peer's memory as one of the person's, and `vault-mem

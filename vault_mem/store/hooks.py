@@ -177,14 +177,16 @@ def hooks_dir(vault: RepoFolder) -> Path:
 def unsafe_hooks(folder: Path) -> list[str]:
     """vault-mem's hooks in ``folder`` that an older vault-mem wrote: they start Python without
     :data:`LAUNCH` (``python -m vault_mem`` with the repository as the working folder), so a file
-    a peer commits to the vault can run in their place. A few small reads, no process."""
+    a peer commits to the vault can run in their place, or keep the record of commits made here
+    by older lines than :data:`RECORD`'s (which recorded a commit holding a text git merged from
+    a peer's change as made here). A few small reads, no process."""
     found = []
     for name in HOOK_NAMES:
         try:
             text = (folder / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if MARKER in text and LAUNCH not in text:
+        if MARKER in text and (LAUNCH not in text or RECORD.get(name, "") not in text):
             found.append(name)
     return found
 
@@ -219,8 +221,8 @@ def unsafe_hooks_notice(folder: Path) -> str | None:
     if not names:
         return None
     return (f"the git hooks {', '.join(names)} in {folder} are an older vault-mem's, which start Python so that a "
-            "file in the repository (a peer's vault_mem/ or yaml.py) runs in their place: rewrite them with "
-            "`vault-mem hooks install`")
+            "file in the repository (a peer's vault_mem/ or yaml.py) runs in their place, or take a text git merged "
+            "from a peer's change for one made here: rewrite them with `vault-mem hooks install`")
 
 
 def _home_dir() -> str:
