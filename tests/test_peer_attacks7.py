@@ -124,6 +124,28 @@ def test_the_persons_own_rebase_and_cherry_pick_stay_the_persons(tmp_path):
     assert next(h for h in found["hits"] if h["key"] == "shell")["trusted"] is True
 
 
+def _squash(mine, commit: bool) -> None:
+    _persons_edit(mine)
+    git(mine, "fetch", "-q", "origin")
+    git(mine, "merge", "-q", "--squash", "origin/main")
+    if commit:
+        git(mine, "commit", "-q", "-m", "take the peer's work")
+
+
+@pytest.mark.parametrize("commit", [False, True])
+def test_a_text_git_merged_by_a_squash_is_not_the_persons(tmp_path, commit):
+    """Before: `git merge --squash` of the peer's branch merged its instruction into the
+    person's edited memory; staged (no MERGE_HEAD: nothing under way) and once committed (a
+    plain commit, recorded), the text passed as the person's into the prompt hook."""
+    mine, peer = person_and_peer(tmp_path)
+    _peer_appends_to_the_pinned_memory(peer)
+    _squash(mine, commit)
+    text = (mine / PINNED).read_text()
+    assert MARK in text and "default keymap" in text, text
+    assert MARK not in _hook(mine, "user-prompt-submit", prompt=PROMPT)
+    assert _recalled(mine, "editor-choice")["trusted"] is False
+
+
 def _stopped_rebase(mine) -> None:
     """The person's `git pull --rebase` stops on another file both sides changed; the pinned
     memory, merged by git (the person's description, the peer's body), waits in the work tree."""

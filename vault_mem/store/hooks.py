@@ -84,21 +84,27 @@ _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.
 #: text it leaves (INDEX.md aside: generated) existed before it: for a rebase, in the commits it
 #: replayed (or the text the replay started from at that path is the one the old commit started
 #: from: nothing else came in, so an edit while the rebase stood is the person's); for a
-#: cherry-pick or revert, in any commit at that path. Otherwise it is not this
+#: cherry-pick, a revert or a ``git merge --squash`` concluded with ``git commit`` (pre-commit
+#: sees SQUASH_MSG and leaves a mark), in any commit at that path. Otherwise it is not this
 #: machine's, and its memories are judged as a peer's until edited here (tests/test_peer_attacks7.py).
 _RECORD_DIR = 'R=$(git rev-parse --git-common-dir 2>/dev/null) && R="$R/vault-mem" && (umask 077; mkdir -p "$R")'
 #: ``image C``: what commit C leaves, one line a path it changes ("MODE BLOB<tab>PATH"), INDEX.md aside
 _IMAGE = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --no-renames \"$1\" 2>/dev/null | "
           "awk -F'\\t' -v skip=\"${VAULT_PREFIX:+$VAULT_PREFIX/}INDEX.md\" "
           "'{ split($1, a, \" \"); if ($2 != skip) print a[2] \" \" a[4] \"\\t\" $2 }'; }\n")
+#: a squash (git leaves no trace of it once committed): pre-commit, which sees SQUASH_MSG, tells post-commit
+_SQUASH = '"$(git rev-parse --git-dir 2>/dev/null)/vault-mem-squash"'
 RECORD = {
+    "pre-commit": (f'if [ -f "$(git rev-parse --git-dir 2>/dev/null)/SQUASH_MSG" ]; then : > {_SQUASH} 2>/dev/null; '
+                   f'else rm -f {_SQUASH} 2>/dev/null; fi'),
     "post-commit": ('case "$(git reflog -1 --format=%gs HEAD 2>/dev/null)" in "commit (amend):"*) exit 0;; esac\n'
                     'G=$(git rev-parse --git-dir 2>/dev/null) || exit 0\n'
                     '# a rebase (or git am) under way: post-rewrite records what it replayed of this machine\'s\n'
                     'if [ -d "$G/rebase-merge" ] || [ -d "$G/rebase-apply" ]; then exit 0; fi\n'
                     'H=$(git rev-parse HEAD 2>/dev/null) || exit 0\n'
                     + _IMAGE +
-                    'case "$(git reflog -1 --format=%gs HEAD 2>/dev/null)" in *cherry-pick*|*revert*)\n'
+                    'S=; if [ -f "$G/vault-mem-squash" ]; then S=squash; rm -f "$G/vault-mem-squash"; fi\n'
+                    'case "$S $(git reflog -1 --format=%gs HEAD 2>/dev/null)" in squash*|*cherry-pick*|*revert*)\n'
                     '    # texts git merged are no text made here: each must have existed before, at its path\n'
                     '    image HEAD | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
                     '        B=${MB#* }\n'

@@ -25,9 +25,12 @@ Commits made here, and where they are recorded:
   were recorded, a rebased one only when it holds no text git merged (each text it leaves is
   one an old commit left, or the text it started from at that path is the old one's).
 
-Not told apart: a text git merges outside a commit (``git stash pop``, ``--autostash``,
-``git merge --squash`` of a peer's edit of a memory the person also changed, ``checkout -m``)
-is an edit here, and passes as the person's once committed (RELIABILITY.md).
+- a ``git merge --squash`` concluded with ``git commit``: as a cherry-pick (``pre-commit`` sees
+  ``SQUASH_MSG`` and leaves ``vault-mem-squash`` in the git folder for ``post-commit``).
+
+Not told apart: a text git merges with no trace left (``git stash pop``, ``--autostash`` over a
+peer's edit of a memory the person also changed, ``checkout -m``, a squash committed with
+``--no-verify``) is an edit here, and passes as the person's once committed (RELIABILITY.md).
 
 The record is ``vault-mem/local-commits`` in the repository's git folder (one id a line,
 appended): nothing a commit, a checkout or a clone brings can write there. A repository without
