@@ -234,3 +234,20 @@ def test_list_and_log_mark_what_a_peer_wrote(tmp_path):
     entries = json.loads(cli("log", "--vault", str(mine), "--json").stdout)
     assert [e["trusted"] for e in entries if MARK in e["subject"]] == [False]
     assert all(e["trusted"] for e in entries if MARK not in e["subject"]), entries
+
+
+def test_the_persons_own_squash_stays_the_persons(tmp_path):
+    """A squash of the person's own branch that merged nothing is recorded: its memory stays
+    trusted (the tip's texts are the commit's)."""
+    mine, _ = person_and_peer(tmp_path)
+    git(mine, "checkout", "-q", "-b", "side")
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "shell.md").write_text("---\ndescription: Uses fish as the login shell\n---\n")
+    git(mine, "add", "facts/shell.md")
+    git(mine, "commit", "-q", "-m", "my shell")
+    git(mine, "checkout", "-q", "-f", "main")
+    git(mine, "merge", "-q", "--squash", "side")
+    git(mine, "commit", "-q", "-m", "squash my branch")
+    found = json.loads(cli("recall", "--vault", str(mine), "--json", "fish login shell").stdout)
+    assert next(h for h in found["hits"] if h["key"] == "shell")["trusted"] is True
+    assert not (mine / ".git" / "vault-mem-squash").exists()

@@ -84,27 +84,36 @@ _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.
 #: text it leaves (INDEX.md aside: generated) existed before it: for a rebase, in the commits it
 #: replayed (or the text the replay started from at that path is the one the old commit started
 #: from: nothing else came in, so an edit while the rebase stood is the person's); for a
-#: cherry-pick, a revert or a ``git merge --squash`` concluded with ``git commit`` (pre-commit
-#: sees SQUASH_MSG and leaves a mark), in any commit at that path. Otherwise it is not this
+#: cherry-pick or a revert, in any commit at that path; for a ``git merge --squash`` concluded
+#: with ``git commit`` (git leaves no trace of it by post-commit: pre-commit, which sees
+#: SQUASH_MSG, leaves the squashed tip's id in ``vault-mem-squash``), in that tip. Otherwise it is not this
 #: machine's, and its memories are judged as a peer's until edited here (tests/test_peer_attacks7.py).
 _RECORD_DIR = 'R=$(git rev-parse --git-common-dir 2>/dev/null) && R="$R/vault-mem" && (umask 077; mkdir -p "$R")'
 #: ``image C``: what commit C leaves, one line a path it changes ("MODE BLOB<tab>PATH"), INDEX.md aside
 _IMAGE = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --no-renames \"$1\" 2>/dev/null | "
           "awk -F'\\t' -v skip=\"${VAULT_PREFIX:+$VAULT_PREFIX/}INDEX.md\" "
           "'{ split($1, a, \" \"); if ($2 != skip) print a[2] \" \" a[4] \"\\t\" $2 }'; }\n")
-#: a squash (git leaves no trace of it once committed): pre-commit, which sees SQUASH_MSG, tells post-commit
-_SQUASH = '"$(git rev-parse --git-dir 2>/dev/null)/vault-mem-squash"'
 RECORD = {
-    "pre-commit": (f'if [ -f "$(git rev-parse --git-dir 2>/dev/null)/SQUASH_MSG" ]; then : > {_SQUASH} 2>/dev/null; '
-                   f'else rm -f {_SQUASH} 2>/dev/null; fi'),
+    "pre-commit": ('G=$(git rev-parse --git-dir 2>/dev/null) && if [ -f "$G/SQUASH_MSG" ]; then '
+                   # the squashed branch's tip: the first "commit ID" line (commit messages are indented there)
+                   'sed -n "s/^commit \\([0-9a-f]\\{40,64\\}\\)\\$/\\1/p" "$G/SQUASH_MSG" | head -n 1 > "$G/vault-mem-squash"; '
+                   'else rm -f "$G/vault-mem-squash"; fi 2>/dev/null'),
     "post-commit": ('case "$(git reflog -1 --format=%gs HEAD 2>/dev/null)" in "commit (amend):"*) exit 0;; esac\n'
                     'G=$(git rev-parse --git-dir 2>/dev/null) || exit 0\n'
                     '# a rebase (or git am) under way: post-rewrite records what it replayed of this machine\'s\n'
                     'if [ -d "$G/rebase-merge" ] || [ -d "$G/rebase-apply" ]; then exit 0; fi\n'
                     'H=$(git rev-parse HEAD 2>/dev/null) || exit 0\n'
                     + _IMAGE +
-                    'S=; if [ -f "$G/vault-mem-squash" ]; then S=squash; rm -f "$G/vault-mem-squash"; fi\n'
-                    'case "$S $(git reflog -1 --format=%gs HEAD 2>/dev/null)" in squash*|*cherry-pick*|*revert*)\n'
+                    '# a squash: each text it leaves must be the squashed tip\'s (else git merged it with one here)\n'
+                    'if [ -f "$G/vault-mem-squash" ]; then\n'
+                    '    T=$(head -n 1 "$G/vault-mem-squash"); rm -f "$G/vault-mem-squash"\n'
+                    '    [ -n "$T" ] || exit 0\n'
+                    '    image HEAD | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
+                    '        case "${MB#* }" in *[!0]*) ;; *) continue ;; esac\n'
+                    '        [ "$(git rev-parse -q --verify "$T:$P" 2>/dev/null)" = "${MB#* }" ] || exit 1\n'
+                    '    done || exit 0\n'
+                    'fi\n'
+                    'case "$(git reflog -1 --format=%gs HEAD 2>/dev/null)" in *cherry-pick*|*revert*)\n'
                     '    # texts git merged are no text made here: each must have existed before, at its path\n'
                     '    image HEAD | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
                     '        B=${MB#* }\n'
