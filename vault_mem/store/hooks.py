@@ -98,7 +98,8 @@ RECORD = {
                    # the squashed branch's tip: the first "commit ID" line (commit messages are indented there)
                    'sed -n "s/^commit \\([0-9a-f]\\{40,64\\}\\)\\$/\\1/p" "$G/SQUASH_MSG" | head -n 1 > "$G/vault-mem-squash"; '
                    'else rm -f "$G/vault-mem-squash"; fi 2>/dev/null'),
-    "post-commit": ('case "$(git reflog -1 --format=%gs HEAD 2>/dev/null)" in "commit (amend):"*) exit 0;; esac\n'
+    "post-commit": ('L=$(git reflog -1 --format=%gs HEAD 2>/dev/null)\n'
+                    'case "$L" in "commit (amend):"*) exit 0;; esac\n'
                     'G=$(git rev-parse --git-dir 2>/dev/null) || exit 0\n'
                     '# a rebase (or git am) under way: post-rewrite records what it replayed of this machine\'s\n'
                     'if [ -d "$G/rebase-merge" ] || [ -d "$G/rebase-apply" ]; then exit 0; fi\n'
@@ -113,7 +114,7 @@ RECORD = {
                     '        [ "$(git rev-parse -q --verify "$T:$P" 2>/dev/null)" = "${MB#* }" ] || exit 1\n'
                     '    done || exit 0\n'
                     'fi\n'
-                    'case "$(git reflog -1 --format=%gs HEAD 2>/dev/null)" in *cherry-pick*|*revert*)\n'
+                    'case "$L" in *cherry-pick*|*revert*)\n'
                     '    # texts git merged are no text made here: each must have existed before, at its path\n'
                     '    image HEAD | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
                     '        B=${MB#* }\n'
