@@ -331,6 +331,24 @@ def _make_person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
     return mine, peer
 
 
+@pytest.fixture
+def pair(tmp_path):
+    """A real bare remote, the victim ``a`` (a vault with agent ``agent-a``, pushed there, closed)
+    and the peer's plain git clone committing as Mallory (:data:`PEER_EMAIL`): ``(bare, a, peer)``,
+    paths. The trust-boundary tests that push crafted commits start from it."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    a = new_vault(tmp_path / "a", agent="agent-a")
+    git(a.root, "remote", "add", "origin", str(bare))
+    git(a.root, "push", "-q", "-u", "origin", "main")
+    a.close()
+    peer = tmp_path / "peer"
+    git(tmp_path, "clone", "-q", str(bare), str(peer))
+    git(peer, "config", "user.email", PEER_EMAIL)
+    git(peer, "config", "user.name", "Mallory")
+    return bare, tmp_path / "a", peer
+
+
 def push_as_peer(peer: Path, message: str) -> None:
     """Commit everything in the peer's clone as the peer (no hooks) and push it."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL}

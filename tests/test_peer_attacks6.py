@@ -37,21 +37,6 @@ _WRAPPER = textwrap.dedent("""
 """)
 
 
-@pytest.fixture
-def pair(tmp_path):
-    """A bare remote, the victim ``a`` (a vault pushed there) and the peer's plain git clone."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    a = new_vault(tmp_path / "a", agent="agent-a")
-    git(a.root, "remote", "add", "origin", str(bare))
-    git(a.root, "push", "-q", "-u", "origin", "main")
-    a.close()
-    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "peer"))
-    git(tmp_path / "peer", "config", "user.email", "mallory@peer.example")
-    git(tmp_path / "peer", "config", "user.name", "Mallory")
-    return bare, tmp_path / "a", tmp_path / "peer"
-
-
 def measured_sync(root: Path, *args: str) -> tuple[int, int, str]:
     """``vault-mem ARGS`` (default ``sync``) in ``root`` as a subprocess: (exit code, peak RSS of
     it and its descendants in MB, its output)."""

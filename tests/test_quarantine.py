@@ -183,22 +183,18 @@ def test_the_daemons_commit_message_never_quotes_a_peers_credential(vault):
 
 # -- sync ----------------------------------------------------------------------------------------
 @pytest.fixture
-def pair(tmp_path):
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    a = new_vault(tmp_path / "a", agent="agent-a")
-    git(a.root, "remote", "add", "origin", str(bare))
-    git(a.root, "push", "-q", "-u", "origin", "main")
-    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "b"))
-    b = Vault(tmp_path / "b", agent="agent-b")
+def vaults(pair):
+    """conftest's ``pair`` opened: the victim ``a`` and the clone ``b`` (agent ``agent-b``) as vaults."""
+    _, a_root, peer = pair
+    a, b = Vault(a_root, agent="agent-a"), Vault(peer, agent="agent-b")
     yield a, b
     a.close()
     b.close()
 
 
 @pytest.mark.parametrize("local_write", [False, True])
-def test_a_credential_arriving_by_sync_is_quarantined_with_the_purge_recipe(pair, local_write):
-    a, b = pair
+def test_a_credential_arriving_by_sync_is_quarantined_with_the_purge_recipe(vaults, local_write):
+    a, b = vaults
     secret = aws_key()
     (a.root / "facts/uploads.md").write_text(memory_file(f"Upload key {secret}", "For the CDN bucket.\n"))
     git(a.root, "add", "facts/uploads.md")
@@ -384,10 +380,10 @@ def test_a_fresh_clone_never_serves_a_peers_credential_even_from_its_committed_i
 
 
 @pytest.mark.parametrize("remote_moved", [False, True])
-def test_sync_refuses_to_publish_a_local_commit_holding_a_credential(pair, remote_moved):
+def test_sync_refuses_to_publish_a_local_commit_holding_a_credential(vaults, remote_moved):
     """A person's commit made past the pre-commit hook is not replayed or pushed: it has not left
     this machine yet. Nothing is pushed and nothing local changes."""
-    a, b = pair
+    a, b = vaults
     secret = github_token()
     if remote_moved:  # the replay path: the remote has commits of its own
         a.remember("editor", "Uses Helix as the main editor")
@@ -406,10 +402,10 @@ def test_sync_refuses_to_publish_a_local_commit_holding_a_credential(pair, remot
     assert secret not in git(bare, "log", "--all", "-p")
 
 
-def test_sync_still_takes_a_peers_file_that_this_machine_then_edits(pair):
+def test_sync_still_takes_a_peers_file_that_this_machine_then_edits(vaults):
     """A file the remote holds a credential in already is a peer's leak, quarantined here; a
     local commit touching it does not stop the sync (it publishes nothing new)."""
-    a, b = pair
+    a, b = vaults
     secret = aws_key()
     _commit_past_the_hook(a.root, "facts/cdn.md", memory_file("CDN notes", f"key {secret}\n"))
     git(a.root, "push", "-q", "origin", "main")

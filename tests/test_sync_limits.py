@@ -23,19 +23,6 @@ from vault_mem.model.names import MAX_NAME_BYTES, shown
 from vault_mem.sync.replay import MAX_INCOMING_PATHS
 
 
-@pytest.fixture
-def pair(tmp_path):
-    """A bare remote, the victim ``a`` (a vault pushed there) and the peer's plain git clone."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    a = new_vault(tmp_path / "a", agent="agent-a")
-    git(a.root, "remote", "add", "origin", str(bare))
-    git(a.root, "push", "-q", "-u", "origin", "main")
-    a.close()
-    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "peer"))
-    return bare, tmp_path / "a", tmp_path / "peer"
-
-
 def git_bytes(cwd: Path, *args: str, input: bytes | None = None) -> str:
     return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True,
                           check=True).stdout.decode().strip()

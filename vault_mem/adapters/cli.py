@@ -322,6 +322,12 @@ def _get_text(view: dict) -> str:
     return "\n".join(lines)
 
 
+def _peer_mark(row: dict) -> str:
+    """What a listing line adds when a peer not approved here wrote it (nothing otherwise): a
+    peer picks its text, its name and its email, so the line says whose it is, as recall does."""
+    return "" if row.get("trusted", True) else f"  [by {author_label(row.get('author'), False)}]"
+
+
 @command("list")
 def cmd_list(args) -> int:
     params = {"type": args.type, "tags": _split_tags(args.tags)}
@@ -335,7 +341,7 @@ def cmd_list(args) -> int:
     else:
         rows = read(args, "list", params)
     text = "\n".join(f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
-                     + r["description"] for r in rows) or "(no memories)"
+                     + r["description"] + _peer_mark(r) for r in rows) or "(no memories)"
     emit(args, rows, text)
     return 0
 
@@ -344,7 +350,8 @@ def cmd_list(args) -> int:
 def cmd_log(args) -> int:
     vault, key, label = open_for_key(args, args.key, strict=False)
     entries = vault.log(key, limit=args.limit)
-    text = "\n".join(f"{e.commit[:10]} {e.date} {e.author:<18} {e.subject}" for e in entries) or "(no history)"
+    text = "\n".join(f"{e.commit[:10]} {e.date} {e.author:<18} {e.subject}"
+                     + _peer_mark({"author": e.email, "trusted": e.trusted}) for e in entries) or "(no history)"
     if label:  # the JSON stays a list of entries, each naming its vault
         text = f"{label.rstrip(', ')} {vault.root}:\n{text}"
     emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text)

@@ -193,8 +193,24 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         """The commits whose changes a merge, cherry-pick, revert or rebase under way has put in
         the work tree and git's index but not yet in a commit (``MERGE_HEAD``'s lines,
         ``CHERRY_PICK_HEAD``, ``REVERT_HEAD``, ``REBASE_HEAD``): those files were not changed on
-        this machine, whatever ``git status`` says. Read from the files, no git process."""
-        return self.head_files("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD")
+        this machine, whatever ``git status`` says; and a squash's tip (:meth:`squashed_tip`).
+        Read from the files, no git process."""
+        return self.head_files("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD") + self.squashed_tip()
+
+    def squashed_tip(self) -> list[str]:
+        """The tip of the branch a ``git merge --squash`` not committed yet brought into the work
+        tree (the first ``commit ID`` line of ``SQUASH_MSG``: the lines after it quote commit
+        messages, which a peer writes), or nothing. git leaves no ``MERGE_HEAD`` for a squash."""
+        try:
+            with open(self.git_dir / "SQUASH_MSG", encoding="utf-8", errors="replace") as fh:
+                for _ in range(8):
+                    words = fh.readline().split()
+                    if len(words) == 2 and words[0] == "commit" and len(words[1]) in (40, 64) \
+                            and all(c in "0123456789abcdef" for c in words[1]):
+                        return [words[1]]
+        except OSError:
+            pass
+        return []
 
     def head_files(self, *names: str) -> list[str]:
         """The commit ids the files ``names`` of the git folder hold (``FETCH_HEAD``, ...)."""

@@ -171,18 +171,19 @@ def head_ref(repo: GitRepo) -> str:
     return repo.head_said()
 
 
-def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[str, str, str, str, str]]:
-    """``(commit, date, author, subject, trailers)`` of the last ``limit`` commits that touched
-    ``paths`` (top-level relative), newest first; ``trailers`` is git's unfolded trailer block."""
+def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[str, str, str, str, str, str]]:
+    """``(commit, date, author, subject, trailers, author email)`` of the last ``limit`` commits
+    that touched ``paths`` (top-level relative), newest first; ``trailers`` is git's unfolded
+    trailer block."""
     rs, fs = separators()
-    fmt = f"%H{fs}%as{fs}%an{fs}%s{fs}%(trailers:only,unfold){rs}"
+    fmt = f"%H{fs}%as{fs}%an{fs}%s{fs}%(trailers:only,unfold){fs}%ae{rs}"
     out = _walk(repo, "log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths, cwd=repo.toplevel)
     entries = []
     for rec in out.split(rs):
         rec = rec.strip("\n")
         if rec:
-            commit, date, author, subject, trailers = (rec.split(fs) + [""] * 5)[:5]
-            entries.append((commit, date, author, subject, trailers))
+            commit, date, author, subject, trailers, email = (rec.split(fs) + [""] * 6)[:6]
+            entries.append((commit, date, author, subject, trailers, email))
     return entries
 
 

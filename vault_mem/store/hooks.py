@@ -73,18 +73,82 @@ _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.
 #: The record of commits made on this machine (vault_mem/store/provenance.py), kept by plain shell
 #: (per hook: the lines that keep it; the only part of a hook besides its name and purpose that differs)
 #: so that a person's commit costs no Python: post-commit adds HEAD, unless the commit is an amend
-#: (HEAD's reflog says so); post-rewrite adds each new commit whose old one was recorded (a peer's
-#: commit rebased or amended here stays a peer's: `git commit --amend` after a fast-forward pull
-#: keeps the peer's author and text, and post-commit once recorded it as made here).
+#: (HEAD's reflog says so) or a pick of a rebase (left to post-rewrite); post-rewrite adds each new
+#: commit whose old ones were recorded (a peer's commit rebased or amended here stays a peer's: `git
+#: commit --amend` after a fast-forward pull keeps the peer's author and text, and post-commit once
+#: recorded it as made here).
+#: A commit git makes by replaying a change onto other texts (a rebase's pick, a cherry-pick, a
+#: revert) holds texts git merged: the person's edit of a memory and a peer's edit of the same
+#: memory become one new text, which would be first seen in a commit recorded here and so pass as
+#: the person's (the peer's lines in the prompt hook). So such a commit is recorded only when every
+#: text it leaves (INDEX.md aside: generated) existed before it: for a rebase, in the commits it
+#: replayed (or the text the replay started from at that path is the one the old commit started
+#: from: nothing else came in, so an edit while the rebase stood is the person's); for a
+#: cherry-pick or a revert, in any commit at that path; for a ``git merge --squash`` concluded
+#: with ``git commit`` (git leaves no trace of it by post-commit: pre-commit, which sees
+#: SQUASH_MSG, leaves the squashed tip's id in ``vault-mem-squash``), in that tip. Otherwise it is not this
+#: machine's, and its memories are judged as a peer's until edited here (tests/test_peer_attacks7.py).
 _RECORD_DIR = 'R=$(git rev-parse --git-common-dir 2>/dev/null) && R="$R/vault-mem" && (umask 077; mkdir -p "$R")'
+#: ``image C``: what commit C leaves, one line a path it changes ("MODE BLOB<tab>PATH"), INDEX.md aside
+_IMAGE = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --no-renames \"$1\" 2>/dev/null | "
+          "awk -F'\\t' -v skip=\"${VAULT_PREFIX:+$VAULT_PREFIX/}INDEX.md\" "
+          "'{ split($1, a, \" \"); if ($2 != skip) print a[2] \" \" a[4] \"\\t\" $2 }'; }\n")
 RECORD = {
-    "post-commit": ('case "$(git reflog -1 --format=%gs HEAD 2>/dev/null)" in "commit (amend):"*) exit 0;; esac\n'
-                    f'{_RECORD_DIR} && H=$(git rev-parse HEAD 2>/dev/null) && echo "$H" >> "$R/local-commits"\n'
+    "pre-commit": ('G=$(git rev-parse --git-dir 2>/dev/null) && if [ -f "$G/SQUASH_MSG" ]; then '
+                   # the squashed branch's tip: the first "commit ID" line (commit messages are indented there)
+                   'sed -n "s/^commit \\([0-9a-f]\\{40,64\\}\\)\\$/\\1/p" "$G/SQUASH_MSG" | head -n 1 > "$G/vault-mem-squash"; '
+                   'else rm -f "$G/vault-mem-squash"; fi 2>/dev/null'),
+    "post-commit": ('L=$(git reflog -1 --format=%gs HEAD 2>/dev/null)\n'
+                    'case "$L" in "commit (amend):"*) exit 0;; esac\n'
+                    'G=$(git rev-parse --git-dir 2>/dev/null) || exit 0\n'
+                    '# a rebase (or git am) under way: post-rewrite records what it replayed of this machine\'s\n'
+                    'if [ -d "$G/rebase-merge" ] || [ -d "$G/rebase-apply" ]; then exit 0; fi\n'
+                    'H=$(git rev-parse HEAD 2>/dev/null) || exit 0\n'
+                    + _IMAGE +
+                    '# a squash: each text it leaves must be the squashed tip\'s (else git merged it with one here)\n'
+                    'if [ -f "$G/vault-mem-squash" ]; then\n'
+                    '    T=$(head -n 1 "$G/vault-mem-squash"); rm -f "$G/vault-mem-squash"\n'
+                    '    [ -n "$T" ] || exit 0\n'
+                    '    image HEAD | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
+                    '        case "${MB#* }" in *[!0]*) ;; *) continue ;; esac\n'
+                    '        [ "$(git rev-parse -q --verify "$T:$P" 2>/dev/null)" = "${MB#* }" ] || exit 1\n'
+                    '    done || exit 0\n'
+                    'fi\n'
+                    'case "$L" in *cherry-pick*|*revert*)\n'
+                    '    # texts git merged are no text made here: each must have existed before, at its path\n'
+                    '    image HEAD | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
+                    '        B=${MB#* }\n'
+                    '        case "$B" in *[!0]*) ;; *) continue ;; esac\n'
+                    '        git log --all --reflog --format=%H --find-object="$B" -- "$P" 2>/dev/null | grep -qvx "$H" || exit 1\n'
+                    '    done || exit 0 ;;\n'
+                    'esac\n'
+                    f'{_RECORD_DIR} && echo "$H" >> "$R/local-commits"\n'
                     "exit 0"),
-    "post-rewrite": (f'if {_RECORD_DIR}; then\n'
-                     '    while read -r OLD NEW REST; do\n'
-                     '        grep -qx "$OLD" "$R/local-commits" 2>/dev/null && echo "$NEW" >> "$R/local-commits"\n'
-                     '    done\nfi'),
+    "post-rewrite": (_IMAGE + f'if {_RECORD_DIR}; then\n'
+                     '    W="$R/rewritten.$$"\n'
+                     '    cat > "$W"\n'
+                     '    for NEW in $(cut -d " " -f 2 "$W" | sort -u); do\n'
+                     '        OK=1; : > "$W.old"; OLDS=$(awk -v n="$NEW" \'$2 == n { print $1 }\' "$W")\n'
+                     '        for OLD in $OLDS; do\n'
+                     '            grep -qx "$OLD" "$R/local-commits" 2>/dev/null || OK=\n'
+                     '            image "$OLD" >> "$W.old"\n'
+                     '        done\n'
+                     '        # a rebase that merged a text (a peer\'s edit of the same memory) leaves one no commit replayed\n'
+                     '        # held, at a path whose text the replay started from differs (an edit while stopped does not)\n'
+                     '        if [ -n "$OK" ] && [ "$1" = rebase ]; then\n'
+                     '            image "$NEW" | while IFS= read -r L; do\n'
+                     '                grep -qxF -- "$L" "$W.old" && continue\n'
+                     '                P=${L#*"$(printf \'\\t\')"}; B=$(git rev-parse -q --verify "$NEW^:$P" 2>/dev/null)\n'
+                     '                for OLD in $OLDS; do\n'
+                     '                    [ "$(git rev-parse -q --verify "$OLD^:$P" 2>/dev/null)" = "$B" ] && continue 2\n'
+                     '                done\n'
+                     '                exit 1\n'
+                     '            done || OK=\n'
+                     '        fi\n'
+                     '        if [ -n "$OK" ]; then echo "$NEW" >> "$R/local-commits"; fi\n'
+                     '    done\n'
+                     '    rm -f "$W" "$W.old"\n'
+                     'fi'),
 }
 #: What Python runs in a hook: ``sys.argv[1]`` is vault-mem's own folder (empty when installed),
 #: put on ``sys.path`` unless it is there already (never ahead of the standard library otherwise).
@@ -129,14 +193,16 @@ def hooks_dir(vault: RepoFolder) -> Path:
 def unsafe_hooks(folder: Path) -> list[str]:
     """vault-mem's hooks in ``folder`` that an older vault-mem wrote: they start Python without
     :data:`LAUNCH` (``python -m vault_mem`` with the repository as the working folder), so a file
-    a peer commits to the vault can run in their place. A few small reads, no process."""
+    a peer commits to the vault can run in their place, or keep the record of commits made here
+    by older lines than :data:`RECORD`'s (which recorded a commit holding a text git merged from
+    a peer's change as made here). A few small reads, no process."""
     found = []
     for name in HOOK_NAMES:
         try:
             text = (folder / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if MARKER in text and LAUNCH not in text:
+        if MARKER in text and (LAUNCH not in text or RECORD.get(name, "") not in text):
             found.append(name)
     return found
 
@@ -171,8 +237,8 @@ def unsafe_hooks_notice(folder: Path) -> str | None:
     if not names:
         return None
     return (f"the git hooks {', '.join(names)} in {folder} are an older vault-mem's, which start Python so that a "
-            "file in the repository (a peer's vault_mem/ or yaml.py) runs in their place: rewrite them with "
-            "`vault-mem hooks install`")
+            "file in the repository (a peer's vault_mem/ or yaml.py) runs in their place, or take a text git merged "
+            "from a peer's change for one made here: rewrite them with `vault-mem hooks install`")
 
 
 def _home_dir() -> str:

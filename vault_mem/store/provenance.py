@@ -12,13 +12,25 @@ Commits made here, and where they are recorded:
 - vault-mem's own (agent writes, the daemon's commits of hand edits, a new vault's first commit,
   sync's replays of local commits): :meth:`vault_mem.store.git.GitRepo.write_commit`, the one
   place vault-mem writes a commit object; a replay is recorded only when its original was;
-- the person's ``git commit`` (and ``revert``, ``cherry-pick``, ``am``, a merge concluded with
-  ``git commit``): the ``post-commit`` git hook (plain shell, no process). git runs no
-  post-commit for a merge commit it makes itself (a clean ``git merge``/``git pull``): that
-  commit stays unrecorded, and a text it makes (an automatic merge of a memory both sides
-  changed) is judged a peer's (:class:`vault_mem.vault.authors.Origins`) until edited here;
-- the person's amend or rebase: the ``post-rewrite`` hook records each new commit whose old one
-  was recorded.
+- the person's ``git commit`` (and a merge concluded with ``git commit``): the ``post-commit``
+  git hook (plain shell, no process). git runs no post-commit for a merge commit it makes
+  itself (a clean ``git merge``/``git pull``): that commit stays unrecorded, and a text it makes
+  (an automatic merge of a memory both sides changed) is judged a peer's
+  (:class:`vault_mem.vault.authors.Origins`) until edited here;
+- a ``cherry-pick`` or ``revert``: ``post-commit`` records it only when every text it leaves
+  existed before at its path: a text git merged (the person's change replayed onto a peer's
+  edit of the same memory) is no text made here. A ``git am`` is not recorded (its patch is
+  someone's);
+- the person's amend or rebase: the ``post-rewrite`` hook records each new commit whose old ones
+  were recorded, a rebased one only when it holds no text git merged (each text it leaves is
+  one an old commit left, or the text it started from at that path is the old one's).
+
+- a ``git merge --squash`` concluded with ``git commit``: as a cherry-pick (``pre-commit`` sees
+  ``SQUASH_MSG`` and leaves ``vault-mem-squash`` in the git folder for ``post-commit``).
+
+Not told apart: a text git merges with no trace left (``git stash pop``, ``--autostash`` over a
+peer's edit of a memory the person also changed, ``checkout -m``, a squash committed with
+``--no-verify``) is an edit here, and passes as the person's once committed (RELIABILITY.md).
 
 The record is ``vault-mem/local-commits`` in the repository's git folder (one id a line,
 appended): nothing a commit, a checkout or a clone brings can write there. A repository without

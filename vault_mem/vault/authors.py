@@ -320,6 +320,7 @@ class _Uncommitted:
                 who = found.get(prefix + rel)
                 # None: it deletes the file, or git cannot say: no one vouches for the text
                 out[rel] = Author(None, "peer") if who is None else Author(who[1], self.ids.standing(who[1], who[0]))
+            self._merged(commit, [rel for rel in brought if out[rel].trusted], theirs, ours, out)
             left = [rel for rel in left if rel not in out]
         # changed here, but maybe to a text a peer wrote (`git merge --squash`, a file copied)
         texts = {}
@@ -332,6 +333,35 @@ class _Uncommitted:
                 texts[rel] = (blob_id(data), None)
         mine = self.origins.first_authors({rel: Author(None, "local") for rel in left}, texts)
         return {**out, **mine}
+
+    def _merged(self, commit: str, rels: list[str], theirs: dict, ours: dict, out: dict[str, Author]) -> None:
+        """Of ``rels`` (brought by ``commit``, judged trusted in ``out``), those git merged: the
+        text on disk is neither ``commit``'s nor HEAD's but both sides' lines (a rebase or
+        cherry-pick of the person's own commit stopped over a peer's edit of the same memory).
+        Such a text is no more trusted than HEAD's author of it: a peer's there makes it the
+        peer's (``out`` changed in place)."""
+        prefix, merged = self.ws.prefix, []
+        for rel in rels:
+            if ours[prefix + rel] is None:
+                continue  # HEAD has no such file: the text is all the operation's
+            try:
+                data = self.ws.disk_bytes(rel)
+            except VaultMemError:
+                data = None
+            if data is None or blob_id(data) != theirs[prefix + rel]:
+                merged.append(rel)
+        if not merged:
+            return
+        try:
+            found = history.last_authors(self.ws.repo, self.head, None, [prefix + rel for rel in merged])
+        except VaultMemError:
+            found = {}
+        for rel in merged:
+            who = found.get(prefix + rel)
+            side = Author(None, "peer") if who is None else Author(who[1], self.ids.standing(who[1], who[0]))
+            side = self.origins.first_authors({rel: side}, {rel: (ours[prefix + rel], who[0] if who else None)})[rel]
+            if not side.trusted:
+                out[rel] = side
 
 
 def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None,

@@ -77,6 +77,11 @@ class LogEntry:
     key: str | None
     action: str | None
     agent: str | None
+    #: the author's email, and whether the commit counts as this machine's (made here by its
+    #: person or agents, or by an author approved here): a peer picks its name, its email and
+    #: its subject, so ``log`` marks what it made (as recall and get mark its memories)
+    email: str = ""
+    trusted: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -93,12 +98,15 @@ def log(ws: Workspace, key: str | None = None, *, limit: int = 20) -> list[LogEn
     if key is not None:
         validate_key(key)
     paths = _key_paths(ws, key) if key else [ws.prefix or "."]
-    entries = []
-    for commit, date, author, subject, trailers in log_entries(ws.repo, paths, limit=limit):
+    from vault_mem.vault.authors import identities  # lazy: log is the only reader here
+
+    ids, entries = identities(ws), []
+    for commit, date, author, subject, trailers, email in log_entries(ws.repo, paths, limit=limit):
         t = parse_trailers(trailers)
         agent = t.get(AGENT)
         entries.append(LogEntry(commit, date, mask_secrets(author), mask_secrets(subject), t.get(MEMORY_KEY),
-                                t.get(MEMORY_ACTION), mask_secrets(agent) if agent else agent))
+                                t.get(MEMORY_ACTION), mask_secrets(agent) if agent else agent,
+                                mask_secrets(email), ids.standing(email, commit) != "peer"))
     return entries
 
 def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> WriteResult:
