@@ -221,6 +221,44 @@ def config_values(repo: GitRepo, *names: str) -> dict[str, str]:
     return {n: found.get(_config_key(n), "") for n in names}
 
 
+def _bool_setting(repo: GitRepo, name: str) -> bool:
+    proc = repo.run("config", "--bool", "--get", name, check=False)
+    return proc.returncode == 0 and proc.stdout.strip() == b"true"
+
+
+def index_format_notice(repo: GitRepo) -> str | None:
+    """The line that says git's index of this repository is, or is set to be, split
+    (``core.splitIndex``) or version 4 (``index.version``, ``feature.manyFiles``), which other
+    programs that read a vault's index do not read (bench/bench_index_readers.py, git 2.39,
+    libgit2 1.9, GitPython 3.1, isomorphic-git 1): libgit2 refuses a split index, GitPython both,
+    and isomorphic-git (the git of Obsidian's git plugin on mobile) misreads a split index and
+    writes it back with every memory staged for deletion. For ``doctor``: vault-mem writes
+    under either (it keeps a person's choice) and sets neither; None when neither is in use."""
+    # the shared index the index links to; git names a full index that keeps the link with
+    # zeros ("sharedindex.000...")
+    shared = Path(repo.run("rev-parse", "--shared-index-path", check=False).stdout.decode("utf-8", "replace").strip())
+    split = _bool_setting(repo, "core.splitIndex") or shared.name.removeprefix("sharedindex.").strip("0") != ""
+    try:
+        with open(repo.git_dir / "index", "rb") as fh:
+            version = int.from_bytes(fh.read(12)[4:8], "big")
+    except OSError:
+        version = 0
+    v4 = (version == 4 or config_value(repo, "index.version") == "4"
+          or (_bool_setting(repo, "feature.manyFiles") and config_value(repo, "index.version") in ("", "4")))
+    what = " and ".join(w for w, on in (("split (core.splitIndex)", split), ("version 4 (index.version, "
+                                        "feature.manyFiles)", v4)) if on)
+    if not what:
+        return None
+    undo = " && ".join(c for c, on in (
+        ("git config --unset core.splitIndex && git update-index --no-split-index", split),
+        ("git config --unset index.version; git config --unset feature.manyFiles; git update-index --index-version 2",
+         v4)) if on)
+    return (f"git's index of this vault is, or is set to be, {what}: libgit2-based clients and GitPython cannot read such an "
+            "index, and isomorphic-git (Obsidian's git plugin on mobile) misreads a split one and writes it "
+            "back with every memory staged for deletion; if any of them reads this vault, run "
+            f"`{undo}` in {repo.toplevel}")
+
+
 def ensure_upstream(repo: GitRepo, branch: str, remote: str, remote_branch: str) -> bool:
     """Make ``remote``/``remote_branch`` the upstream of ``branch`` (``branch.<b>.remote`` and
     ``.merge``) unless it has one already, so a plain ``git pull`` or ``git push`` works; an
