@@ -53,8 +53,10 @@ def test_what_is_wrong_is_found_and_the_command_prints_it(vault):
     ([("feature.manyFiles", "true")], ["--index-version", "4"], "version 4"),
     ([("index.version", "4")], ["--index-version", "4"], "version 4"),
     ([("index.version", "4")], None, "version 4"),  # set for an index git makes anew: said too
+    ([("feature.manyFiles", "true"), ("core.splitIndex", "true")], ["--split-index"], "split (core.splitIndex) and version 4"),
 ])
-def test_an_index_other_readers_cannot_read_is_warned_about_and_its_fix_works(vault, settings, made_by, said):
+def test_an_index_other_readers_cannot_read_is_warned_about_and_its_fix_works(vault, monkeypatch, settings, made_by,
+                                                                              said):
     """A split or version 4 index (git's settings for big repositories, which a person may set
     and vault-mem keeps) is what libgit2, GitPython or isomorphic-git cannot read
     (bench/bench_index_readers.py): doctor says so as a warning (the vault stays healthy), with
@@ -63,8 +65,10 @@ def test_an_index_other_readers_cannot_read_is_warned_about_and_its_fix_works(va
 
     vault.remember("alpha", "Alpha is the first fact", "one\n")
     assert not [w for w in diagnose(vault).warnings if "git's index" in w]
+    # a person's global settings hold for every vault: the fix must hold against them too
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(vault.root.parent / "global.gitconfig"))
     for name, value in settings:
-        git(vault.root, "config", name, value)
+        git(vault.root, "config", "--global" if name == "feature.manyFiles" else "--local", name, value)
     if made_by:
         git(vault.root, "update-index", *made_by)
     vault.remember("beta", "Beta is written under the setting", "two\n")  # git rewrites the index under it

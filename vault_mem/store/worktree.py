@@ -249,9 +249,10 @@ def index_format_notice(repo: GitRepo) -> str | None:
                                         "feature.manyFiles)", v4)) if on)
     if not what:
         return None
+    # set off in the vault's own config, not unset: a person's global setting would still hold
     undo = " && ".join(c for c, on in (
-        ("git config --unset core.splitIndex && git update-index --no-split-index", split),
-        ("git config --unset index.version; git config --unset feature.manyFiles; git update-index --index-version 2",
+        ("git config core.splitIndex false && git update-index --no-split-index", split),
+        ("git config index.version 2 && git config feature.manyFiles false && git update-index --index-version 2",
          v4)) if on)
     return (f"git's index of this vault is, or is set to be, {what}: libgit2-based clients and GitPython cannot read such an "
             "index, and isomorphic-git (Obsidian's git plugin on mobile) misreads a split one and writes it "
