@@ -230,9 +230,9 @@ def index_format_notice(repo: GitRepo) -> str | None:
     """The line that says git's index of this repository is, or is set to be, split
     (``core.splitIndex``) or version 4 (``index.version``, ``feature.manyFiles``), which other
     programs that read a vault's index do not read (bench/bench_index_readers.py, git 2.39,
-    libgit2 1.9, GitPython 3.1, isomorphic-git 1): libgit2 refuses a split index, GitPython both,
-    and isomorphic-git (the git of Obsidian's git plugin on mobile) misreads a split index and
-    writes it back with every memory staged for deletion. For ``doctor``: vault-mem writes
+    libgit2 1.9, GitPython 3.2, isomorphic-git 1): libgit2 refuses a split index, GitPython both,
+    isomorphic-git (the git of Obsidian's git plugin on mobile) a v4 one, and it misreads a split
+    index and writes it back with every memory staged for deletion. For ``doctor``: vault-mem writes
     under either (it keeps a person's choice) and sets neither; None when neither is in use."""
     # the shared index the index links to; git names a full index that keeps the link with
     # zeros ("sharedindex.000...")
@@ -245,19 +245,21 @@ def index_format_notice(repo: GitRepo) -> str | None:
         version = 0
     v4 = (version == 4 or config_value(repo, "index.version") == "4"
           or (_bool_setting(repo, "feature.manyFiles") and config_value(repo, "index.version") in ("", "4")))
-    what = " and ".join(w for w, on in (("split (core.splitIndex)", split), ("version 4 (index.version, "
-                                        "feature.manyFiles)", v4)) if on)
-    if not what:
+    said = [(what, why, undo) for what, why, undo, on in (
+        ("split (core.splitIndex)",
+         "libgit2-based clients and GitPython cannot read a split index, and isomorphic-git (Obsidian's git "
+         "plugin on mobile) misreads one and writes it back with every memory staged for deletion",
+         "git config core.splitIndex false && git update-index --no-split-index", split),
+        ("version 4 (index.version, feature.manyFiles)",
+         "GitPython and isomorphic-git (Obsidian's git plugin on mobile) cannot read a version 4 index",
+         "git config index.version 2 && git config feature.manyFiles false && git update-index --index-version 2",
+         v4)) if on]
+    if not said:
         return None
     # set off in the vault's own config, not unset: a person's global setting would still hold
-    undo = " && ".join(c for c, on in (
-        ("git config core.splitIndex false && git update-index --no-split-index", split),
-        ("git config index.version 2 && git config feature.manyFiles false && git update-index --index-version 2",
-         v4)) if on)
-    return (f"git's index of this vault is, or is set to be, {what}: libgit2-based clients and GitPython cannot read such an "
-            "index, and isomorphic-git (Obsidian's git plugin on mobile) misreads a split one and writes it "
-            "back with every memory staged for deletion; if any of them reads this vault, run "
-            f"`{undo}` in {repo.toplevel}")
+    return (f"git's index of this vault is, or is set to be, {' and '.join(s[0] for s in said)}: "
+            f"{'; '.join(s[1] for s in said)}; if any of them reads this vault, run "
+            f"`{' && '.join(s[2] for s in said)}` in {repo.toplevel}")
 
 
 def ensure_upstream(repo: GitRepo, branch: str, remote: str, remote_branch: str) -> bool:
