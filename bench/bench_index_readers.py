@@ -6,11 +6,13 @@ repositories: the question behind "should vault-mem set ``core.splitIndex`` or `
     python bench/bench_index_readers.py --pygit2 /tmp/pylibs --node-modules /tmp/node/node_modules
 
 A small vault made by ``Vault.init`` and a few ``Vault.remember`` calls (the format does not
-depend on the size), copied once per format: ``v2`` (what git and vault-mem write by default),
-``v4`` (``git update-index --index-version 4``, path prefixes compressed), ``split``
-(``git update-index --split-index``: a small index with a mandatory ``link`` extension naming a
-shared index beside it), ``untracked-cache`` (``git update-index --untracked-cache``: an optional
-``UNTR`` extension). In each copy a ``Vault.remember`` runs first (vault-mem writes under the
+depend on the size), copied once per format, each set as a person sets it (``git config``, then the ``git
+update-index`` that rewrites the index at once): ``v2`` (what git and vault-mem write by
+default), ``v4`` (``index.version 4``: path prefixes compressed), ``split`` (``core.splitIndex``:
+a small index with a mandatory ``link`` extension naming a shared index beside it),
+``untracked-cache`` (``core.untrackedCache``: an optional ``UNTR`` extension). The vaults live
+in a temporary folder with a config folder of their own (``XDG_CONFIG_HOME``), so the
+machine's approvals file gains no entries. In each copy a ``Vault.remember`` runs first (vault-mem writes under the
 format, and keeps it), then every reader that is present reads the index as it left it:
 
 - ``git status``, ``git diff --cached`` and ``git stash`` (push of a hand edit, then pop) of this
@@ -151,6 +153,7 @@ def main() -> None:
     from vault_mem import Vault
 
     with tempfile.TemporaryDirectory(prefix="bench-index-readers-") as tmp:
+        os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")
         base = Path(tmp) / "base"
         v = Vault.init(base)
         try:
