@@ -8,8 +8,10 @@ exactly what the check computed.
 from __future__ import annotations
 
 import json
+import subprocess
 
-from conftest import cli
+import pytest
+from conftest import cli, git
 
 from vault_mem.ops.doctor import Diagnosis, diagnose
 from vault_mem.store.hooks import hooks_dir
@@ -44,3 +46,41 @@ def test_what_is_wrong_is_found_and_the_command_prints_it(vault):
     assert {k: shown[k] for k in data} == data
     text = cli("--vault", str(vault.root), "doctor").stdout
     assert "unusable file facts/broken.md" in text and "INDEX.md does not match the files" in text
+
+
+@pytest.mark.parametrize("settings, made_by, said", [
+    ([("core.splitIndex", "true")], ["--split-index"], "split (core.splitIndex)"),
+    ([("feature.manyFiles", "true")], ["--index-version", "4"], "version 4"),
+    ([("index.version", "4")], ["--index-version", "4"], "version 4"),
+    ([("index.version", "4")], None, "version 4"),  # set for an index git makes anew: said too
+    ([("feature.manyFiles", "true"), ("core.splitIndex", "true")], ["--split-index"], "split (core.splitIndex) and version 4"),
+])
+def test_an_index_other_readers_cannot_read_is_warned_about_and_its_fix_works(vault, monkeypatch, settings, made_by,
+                                                                              said):
+    """A split or version 4 index (git's settings for big repositories, which a person may set
+    and vault-mem keeps) is what libgit2, GitPython or isomorphic-git cannot read
+    (bench/bench_index_readers.py): doctor says so as a warning (the vault stays healthy), with
+    the commands that undo it; run as said, they leave a version 2 index that GitPython reads."""
+    import git as gitpython
+
+    vault.remember("alpha", "Alpha is the first fact", "one\n")
+    assert not [w for w in diagnose(vault).warnings if "git's index" in w]
+    # a person's global settings hold for every vault: the fix must hold against them too
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(vault.root.parent / "global.gitconfig"))
+    for name, value in settings:
+        git(vault.root, "config", "--global" if name == "feature.manyFiles" else "--local", name, value)
+    if made_by:
+        git(vault.root, "update-index", *made_by)
+    vault.remember("beta", "Beta is written under the setting", "two\n")  # git rewrites the index under it
+    found = diagnose(vault)
+    notes = [w for w in found.warnings if "git's index" in w]
+    assert len(notes) == 1 and said in notes[0] and found.ok, found.warnings
+    if made_by:
+        with pytest.raises(Exception):  # the reader the warning names refuses this index
+            gitpython.Repo(vault.root).index.entries  # noqa: B018
+    fix = notes[0].split("`")[1]
+    subprocess.run(["sh", "-c", fix], cwd=vault.root, check=True, capture_output=True)
+    assert not [w for w in diagnose(vault).warnings if "git's index" in w]
+    assert (vault.root / ".git" / "index").read_bytes()[4:8] == (2).to_bytes(4, "big")
+    assert {p for p, _ in gitpython.Repo(vault.root).index.entries} >= {"facts/alpha.md", "facts/beta.md"}
+    assert git(vault.root, "status", "--porcelain") == ""

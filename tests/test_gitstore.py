@@ -831,6 +831,38 @@ def test_writes_keep_git_settings_for_big_repositories(tmp_path, settings):
         v.close()
 
 
+def test_writes_leave_git_index_in_a_format_other_readers_read(tmp_path):
+    """vault-mem sets none of git's settings for big repositories itself (docs/benchmarks.md,
+    "git's settings"): a split index (its mandatory ``link`` extension) is refused by libgit2 and
+    GitPython and misread by isomorphic-git, which then rewrites the index with every memory
+    staged for deletion; a version 4 index is refused by GitPython and isomorphic-git
+    (bench/bench_index_readers.py). After writes, an update and a forget under the defaults, the
+    index is still version 2 and whole, none of those settings is in the vault's config, and
+    GitPython's index reader reads every entry git lists."""
+    import git as gitpython
+
+    from vault_mem import Vault
+
+    v = Vault.init(tmp_path / "vault")
+    root = v.root
+    try:
+        for i in range(30):
+            v.remember(f"plain-{i}", f"Memory {i} of a vault under git's defaults", f"Body {i}.")
+        v.remember("plain-0", "Memory 0, updated", "New body.")
+        v.forget("plain-1")
+    finally:
+        v.close()
+    config = git(root, "config", "--local", "--list")
+    for name in ("core.splitindex", "index.version", "feature.manyfiles", "index.skiphash"):
+        assert name not in config.lower()
+    assert git(root, "rev-parse", "--shared-index-path").strip() == ""
+    assert not [n for n in os.listdir(root / ".git") if n.startswith("sharedindex.")]
+    assert (root / ".git" / "index").read_bytes()[4:8] == (2).to_bytes(4, "big")
+    tracked = git(root, "ls-files", "-z").split("\0")[:-1]
+    read = sorted(path for path, _stage in gitpython.Repo(root).index.entries)
+    assert read == sorted(tracked) and "facts/plain-0.md" in read and "facts/plain-1.md" not in read
+
+
 def test_a_rebase_stopped_with_a_cherry_pick_inside_is_named_a_rebase(tmp_path):
     """A person's interactive rebase stopped at an `edit`, where they cherry-pick a commit that
     conflicts: git holds both markers. Writes are refused while it runs, and the refusal named "a

@@ -4,8 +4,9 @@
 rebuild can); the CLI only prints the :class:`Diagnosis`. A vault is not healthy while the
 sidecar differs from a fresh rebuild, INDEX.md is stale, a file is unusable or holds a
 credential, writes are refused, an acknowledged commit is missing, or git ignores new memory
-files. Warnings (git hooks missing or in an older, unsafe form; memory other users can read)
-are said but do not fail the check.
+files. Warnings (git hooks missing or in an older, unsafe form; memory other users can read; git's
+index split or in version 4, which libgit2, GitPython or isomorphic-git do not read) are said
+but do not fail the check.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from vault_mem.index.sidecar import Problem, Progress
 from vault_mem.ops.review import quarantined
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
+from vault_mem.store.worktree import index_format_notice
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -84,7 +86,8 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     hooks_note = unsafe_hooks_notice(vault.repo.hooks_dir) or missing_hooks_notice(vault.repo.hooks_dir)
     if hooks_note in vault.notices:
         vault.notices.remove(hooks_note)
-    warnings = [w for w in (hooks_note, vault.ws.exposure()) if w]
+    # and git's index in a format other programs that read the vault cannot read (its fix said)
+    warnings = [w for w in (hooks_note, vault.ws.exposure(), index_format_notice(vault.repo)) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
                      daemon_pid=daemon_pid(vault.state_dir))

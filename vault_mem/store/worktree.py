@@ -221,6 +221,47 @@ def config_values(repo: GitRepo, *names: str) -> dict[str, str]:
     return {n: found.get(_config_key(n), "") for n in names}
 
 
+def _bool_setting(repo: GitRepo, name: str) -> bool:
+    proc = repo.run("config", "--bool", "--get", name, check=False)
+    return proc.returncode == 0 and proc.stdout.strip() == b"true"
+
+
+def index_format_notice(repo: GitRepo) -> str | None:
+    """The line that says git's index of this repository is, or is set to be, split
+    (``core.splitIndex``) or version 4 (``index.version``, ``feature.manyFiles``), which other
+    programs that read a vault's index do not read (bench/bench_index_readers.py, git 2.39,
+    libgit2 1.9, GitPython 3.2, isomorphic-git 1): libgit2 refuses a split index, GitPython both,
+    isomorphic-git (the git of Obsidian's git plugin on mobile) a v4 one, and it misreads a split
+    index and writes it back with every memory staged for deletion. For ``doctor``: vault-mem writes
+    under either (it keeps a person's choice) and sets neither; None when neither is in use."""
+    # the shared index the index links to; git names a full index that keeps the link with
+    # zeros ("sharedindex.000...")
+    shared = Path(repo.run("rev-parse", "--shared-index-path", check=False).stdout.decode("utf-8", "replace").strip())
+    split = _bool_setting(repo, "core.splitIndex") or shared.name.removeprefix("sharedindex.").strip("0") != ""
+    try:
+        with open(repo.git_dir / "index", "rb") as fh:
+            version = int.from_bytes(fh.read(12)[4:8], "big")
+    except OSError:
+        version = 0
+    v4 = (version == 4 or config_value(repo, "index.version") == "4"
+          or (_bool_setting(repo, "feature.manyFiles") and config_value(repo, "index.version") in ("", "4")))
+    said = [(what, why, undo) for what, why, undo, on in (
+        ("split (core.splitIndex)",
+         "libgit2-based clients and GitPython cannot read a split index, and isomorphic-git (Obsidian's git "
+         "plugin on mobile) misreads one and writes it back with every memory staged for deletion",
+         "git config core.splitIndex false && git update-index --no-split-index", split),
+        ("version 4 (index.version, feature.manyFiles)",
+         "GitPython and isomorphic-git (Obsidian's git plugin on mobile) cannot read a version 4 index",
+         "git config index.version 2 && git config feature.manyFiles false && git update-index --index-version 2",
+         v4)) if on]
+    if not said:
+        return None
+    # set off in the vault's own config, not unset: a person's global setting would still hold
+    return (f"git's index of this vault is, or is set to be, {' and '.join(s[0] for s in said)}: "
+            f"{'; '.join(s[1] for s in said)}; if any of them reads this vault, run "
+            f"`{' && '.join(s[2] for s in said)}` in {repo.toplevel}")
+
+
 def ensure_upstream(repo: GitRepo, branch: str, remote: str, remote_branch: str) -> bool:
     """Make ``remote``/``remote_branch`` the upstream of ``branch`` (``branch.<b>.remote`` and
     ``.merge``) unless it has one already, so a plain ``git pull`` or ``git push`` works; an
