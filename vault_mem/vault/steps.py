@@ -308,7 +308,11 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
         # git status no longer reports)
         status = changed if changed is not None else changed_memory_paths(ws)
         others = {*status, *committed.differing(ws, sidecar, head)}
-    sidecar.refresh_paths([*rels, *sorted(p for p in others if p not in files)])
+    # no vectors here: made once the commit has landed (the last step below). Made here, with
+    # the model at hand (an MCP server, an API caller), they took about a quarter of the time
+    # the write's file stood changed on disk before its commit, and a person's `git checkout`
+    # of a branch holding another version of it was refused by git for that long
+    sidecar.refresh_paths([*rels, *sorted(p for p in others if p not in files)], embed=False)
     refuse_link(ws.root / INDEX_FILE)  # refused before the commit, as a write of it would be
     parents: list[str | None] = []
 
@@ -334,7 +338,10 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
                                                                 INDEX_FILE: True}) if commit and parents else None,
              lambda: checkpoint("after-commit", ws.state_dir),
              lambda: sidecar.set_meta("head", commit) if commit else None,
-             lambda: (ws.state_dir / JOURNAL).unlink(missing_ok=True)]
+             lambda: (ws.state_dir / JOURNAL).unlink(missing_ok=True),
+             # the vectors the refresh above left owed, when the model is at hand already (as
+             # refresh_paths would have made them): a recall right after finds them
+             lambda: sidecar.vectors.embed_pending() if sidecar.vectors.embed_now(None) else None]
     for step in steps:
         try:
             step()
