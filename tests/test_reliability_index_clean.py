@@ -147,3 +147,38 @@ def test_a_hand_edit_moving_a_memory_to_another_section_is_committed_with_its_in
     index = git(root, "show", "HEAD:INDEX.md")
     assert index.index("editor") > index.index("Preferences") and index.index("editor") < index.index("Facts")
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_index_md_a_persons_hookless_commit_left_stale_is_committed_at_once_not_after_the_quiet_period(tmp_path):
+    """INDEX.md a person's git operation left stale (here a commit without the hook that adds a
+    memory) was committed in their name only after the daemon's quiet period (30 s by default,
+    600 s here): until then it stood modified, and a `git checkout` of another branch right
+    after was refused for it (bench/chaos.py: 8 tries in a row after a pull). It is committed
+    as soon as the person's operation is over."""
+    from test_daemon import start_daemon, stop
+
+    vault = new_vault(tmp_path / "vault")
+    root = vault.root
+    vault.remember("agent-fact", "An agent's memory", "x")
+    vault.close()
+    git(root, "branch", "side")
+    daemon = start_daemon(root, VAULT_MEM_QUIET_SECONDS="600", VAULT_MEM_DEBOUNCE_MS="20")
+    try:
+        (root / "facts" / "person-fact.md").write_text("---\ndescription: Written by hand\n---\n\nbody\n")
+        subprocess.run(["git", "add", "facts/person-fact.md"], cwd=root, check=True)
+        subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-qm", "person: a fact, no hook"],
+                       cwd=root, check=True, capture_output=True)
+        person = git(root, "rev-parse", "HEAD").strip()
+        assert "person-fact" not in git(root, "show", "HEAD:INDEX.md")
+        wait_for(lambda: git(root, "rev-parse", "HEAD").strip() != person, 60,
+                 "INDEX.md committed alone in the person's name")  # a bound for a loaded machine
+        _caught_up(root)
+        co = subprocess.run(["git", "checkout", "-q", "side"], cwd=root, capture_output=True, text=True)
+        assert co.returncode == 0, co.stderr
+    finally:
+        rc, log = stop(daemon)
+    assert rc == 0 and "Traceback" not in log, log[-2000:]
+    assert git(root, "rev-parse", "main~1").strip() == person
+    assert git(root, "log", "-1", "--format=%an %s", "main").strip() == "Test Person index: regenerate INDEX.md"
+    assert "person-fact" in git(root, "show", "main:INDEX.md")
+    assert git(root, "status", "--porcelain") == ""
