@@ -182,3 +182,25 @@ def test_index_md_a_persons_hookless_commit_left_stale_is_committed_at_once_not_
     assert git(root, "log", "-1", "--format=%an %s", "main").strip() == "Test Person index: regenerate INDEX.md"
     assert "person-fact" in git(root, "show", "main:INDEX.md")
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_index_md_on_disk_shows_a_persons_hookless_commit_where_vault_mem_commits_nothing_for_them(tmp_path):
+    """Where vault-mem commits nothing in the person's name (``commit_external_edits = false``;
+    a vault inside a larger repository by default), INDEX.md on disk still follows a person's
+    commit that changed memory files without the hook: HEAD's INDEX.md is kept on disk only for
+    vault-mem's own catching up (an expired memory), never in place of the files' own change."""
+    vault = new_vault(tmp_path / "vault")
+    root = vault.root
+    vault.remember("old-port", "The proxy listens on port 8080", "x")
+    vault.remember("build-host", "The build host is ci-3", "y")
+    vault.close()
+    toml = root / "vault.toml"
+    toml.write_text(toml.read_text().replace('commit_external_edits = "auto"', "commit_external_edits = false"))
+    git(root, "commit", "-qam", "person: no commits in my name")
+    git(root, "rm", "-q", "facts/old-port.md")
+    git(root, "commit", "-q", "--no-verify", "-m", "person: drop the port note")
+    assert "old-port" in git(root, "show", "HEAD:INDEX.md")
+    with Vault(root) as v:
+        v.list()  # the next command reconciles and writes INDEX.md
+    assert "old-port" not in (root / "INDEX.md").read_text()
+    assert "old-port" in git(root, "show", "HEAD:INDEX.md")  # nothing committed for the person

@@ -26,7 +26,7 @@ from vault_mem.vault.steps import commit_index
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
 
-__all__ = ["autocommit", "commit_persons_index", "index_alone_message", "persons_operation_behind",
+__all__ = ["autocommit", "commit_persons_index", "index_alone_message", "persons_commits_left_index_stale",
            "user_identity"]
 
 
@@ -120,23 +120,20 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     return commit
 
 
-def persons_operation_behind(ws: Workspace, sidecar: Sidecar, *, mode: str | None = None) -> bool:
-    """Whether :func:`commit_persons_index` would commit INDEX.md, HEAD's INDEX.md being stale:
-    its conditions but the last (a person's git operation changed memory files or vault.toml
-    and left INDEX.md as it was; commits of outside changes are the person's; a branch, no
-    operation under way, a git identity). :func:`~vault_mem.vault.steps.write_index` asks it
-    before it keeps HEAD's INDEX.md on disk in place of vault-mem's own catching up."""
-    return _persons_operation_behind(ws, sidecar, mode) is not None
+def persons_commits_left_index_stale(ws: Workspace, sidecar: Sidecar) -> bool:
+    """Whether a person's commits made HEAD and changed what INDEX.md is made of (memory files,
+    vault.toml's budget) while leaving INDEX.md as it was: the first condition of
+    :func:`commit_persons_index`, whatever the vault's commit mode. INDEX.md on disk then shows
+    the catching up (:func:`~vault_mem.vault.steps.committed_index_kept` does not keep HEAD's),
+    and the one rule commits it in the person's name where it may."""
+    return _stale_by_persons_commits(ws, sidecar) is not None
 
 
-def _persons_operation_behind(ws: Workspace, sidecar: Sidecar,
-                              mode: str | None) -> tuple[str, tuple[Identity, Identity]] | None:
-    """(HEAD, the person's identity) when a person's git operation made HEAD and changed what
-    INDEX.md is made of (memory files, vault.toml's settings) without changing INDEX.md, and
-    vault-mem may commit in their name now; else None (see :func:`commit_persons_index`)."""
+def _stale_by_persons_commits(ws: Workspace, sidecar: Sidecar) -> str | None:
+    """HEAD, when :func:`persons_commits_left_index_stale`; else None."""
     repo = ws.repo
     head, seen = repo.head(), sidecar.get_meta("head")
-    if head is None or not seen or head == seen or not autocommit(ws, mode):
+    if head is None or not seen or head == seen:
         return None  # seen None (a fresh clone, a rebuilt index): the agent commit carries it, as before
     # the commits HEAD has that the one last seen has not: after a checkout of a branch that
     # forked off before it, those of that branch since the fork, not the other branch's too
@@ -149,6 +146,20 @@ def _persons_operation_behind(ws: Workspace, sidecar: Sidecar,
         return None  # damaged history (store.gitdamage): as above
     if ws.top(INDEX_FILE) in changed or not any(_shapes_index(ws, p) for p in changed):
         return None
+    return head
+
+
+def _persons_operation_behind(ws: Workspace, sidecar: Sidecar,
+                              mode: str | None) -> tuple[str, tuple[Identity, Identity]] | None:
+    """(HEAD, the person's identity) when a person's git operation made HEAD and changed what
+    INDEX.md is made of (memory files, vault.toml's settings) without changing INDEX.md, and
+    vault-mem may commit in their name now; else None (see :func:`commit_persons_index`)."""
+    if not autocommit(ws, mode):
+        return None
+    head = _stale_by_persons_commits(ws, sidecar)
+    if head is None:
+        return None
+    repo = ws.repo
     if head_branch(repo) is None or repo.person_operation() is not None:
         return None
     if isinstance(who := user_identity(repo), str):

@@ -196,14 +196,14 @@ def replace_index(ws: Workspace, sidecar: Sidecar, *,
 def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes | None:
     """HEAD's INDEX.md, to stay on disk in place of ``new`` (the files' INDEX.md today), when
     the two differ by vault-mem's own catching up alone: every memory file in the work tree is
-    HEAD's (the committed view), vault.toml is HEAD's, and no person's git operation left HEAD's
-    INDEX.md stale (:func:`~vault_mem.vault.person.persons_operation_behind`: that one is
-    shown on disk and committed alone in the person's name). What is left is a memory whose
+    HEAD's (the committed view), vault.toml is HEAD's, and no person's commit left HEAD's
+    INDEX.md stale (:func:`~vault_mem.vault.person.persons_commits_left_index_stale`: that one
+    is shown on disk, and committed alone in the person's name where the one rule may). What is left is a memory whose
     ``expires:`` passed, or the secret gate now holding one back: nobody's change, carried by
     the next agent commit (as the one rule says). Written to disk, it stood modified in the
     person's work tree until then: ``git status`` showed it, and a ``git checkout`` of a
     branch whose INDEX.md differs was refused for it. None: write ``new``."""
-    from vault_mem.vault.person import persons_operation_behind  # person builds on this module
+    from vault_mem.vault.person import persons_commits_left_index_stale  # person builds on this module
 
     repo = ws.repo
     head = repo.head()
@@ -216,7 +216,7 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
     on_disk = current_bytes(ws.root / CONFIG_FILE)
     if (config is None) != (on_disk is None) or (on_disk is not None and config != repo.blob_id(on_disk)):
         return None  # a setting not committed (a budget): the person's change, shown as it is
-    if persons_operation_behind(ws, sidecar):
+    if persons_commits_left_index_stale(ws, sidecar):
         return None
     kind, data = repo.read_object(oid)
     return data if kind == "blob" else None
