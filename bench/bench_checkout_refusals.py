@@ -2,10 +2,12 @@
 
     python bench/bench_checkout_refusals.py                 # 80 checkouts
     python bench/bench_checkout_refusals.py --checkouts 200
+    python bench/bench_checkout_refusals.py --api           # agents: 2 API processes, model loaded
 
 Two agent CLI processes write continuously (``vault-mem remember``, one process per write,
 five keys each) on a fresh vault; the person runs ``git checkout side`` and back, alternating,
-0.2 s apart. Each first try is classified by git's message: went through; refused for git's
+0.2 s apart (``--api``: two long-lived processes writing through the Python API with the
+vault's own embedder loaded, as an MCP server does, instead of a process per write). Each first try is classified by git's message: went through; refused for git's
 ``index.lock`` (vault-mem holds it while a commit lands); refused because INDEX.md or an
 agent's memory file is changed on disk (a write in flight). After a refusal HEAD must not have
 moved and the person retries every 0.1 s, up to 10 times, as a person would; a checkout still
@@ -33,9 +35,12 @@ PY = sys.executable
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--checkouts", type=int, default=80)
+    ap.add_argument("--api", action="store_true", help="agents are 2 API processes with the model loaded")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="vault-mem-checkouts-"))
     env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    if args.api:
+        env.pop("VAULT_MEM_EMBEDDER")  # the vault's own (vault.toml: the local model)
     root = work / "vault"
 
     def git(*a: str) -> subprocess.CompletedProcess:
@@ -57,10 +62,25 @@ def main() -> int:
             writes["acknowledged" if r.returncode == 0 else "refused"] += 1
             k += 1
 
-    agents = [threading.Thread(target=agent, args=(n,)) for n in range(2)]
+    def api_agent(n: int) -> None:
+        code = ("import sys; from pathlib import Path; from vault_mem import Vault\n"
+                "v = Vault(Path(sys.argv[1])); v.recall('warm up the model'); k = 0; ok = bad = 0\n"
+                "while not Path(sys.argv[2]).exists():\n"
+                "    try:\n"
+                f"        v.remember(f'a{n}-{{k % 5}}', f'agent {n} note {{k}}', f'b {{k}}'); ok += 1\n"
+                "    except Exception: bad += 1\n"
+                "    k += 1\n"
+                "print(ok, bad)\n")
+        r = subprocess.run([PY, "-c", code, str(root), str(work / "stop")], cwd=root, env=env,
+                           capture_output=True, text=True)
+        ok, bad = (int(x) for x in (r.stdout.split() or ["0", "0"])[:2])
+        writes["acknowledged"] += ok
+        writes["refused"] += bad
+
+    agents = [threading.Thread(target=api_agent if args.api else agent, args=(n,)) for n in range(2)]
     for t in agents:
         t.start()
-    time.sleep(2)
+    time.sleep(8 if args.api else 2)  # the API agents load the model first
     kinds: dict[str, int] = {}
     examples: dict[str, str] = {}
     broken: list[str] = []
@@ -94,6 +114,7 @@ def main() -> int:
             time.sleep(0.2)
     finally:
         stop.set()
+        (work / "stop").write_text("")
         for t in agents:
             t.join()
     if git("symbolic-ref", "--short", "HEAD").stdout.strip() != home:

@@ -213,6 +213,35 @@ def test_releasing_a_lock_a_person_removed_and_took_again_leaves_theirs(root):
     assert not lock.exists() and not record.exists()
 
 
+def test_a_lock_taken_without_hard_links_once_leaves_a_persons_lock_alone_later(root, monkeypatch):
+    """Whether a lock was made without hard links was one flag per process: once a lock was
+    taken on a file system without them (tests/test_gitstore.py's no-hard-links case ran first
+    in the same pytest worker: the test above then fails, as it did in a ``-n 2`` run here; a
+    long-lived process with a vault on a FAT or network disk), every later release took the
+    lock's name for its own on any disk, and removed a person's index.lock taken after they had
+    removed ours by hand. It is known per lock now."""
+    import errno
+
+    git_dir = root / ".git"
+    lock = git_dir / "index.lock"
+
+    def refuse(*a, **kw):
+        raise OSError(errno.EPERM, "Operation not permitted")
+    with monkeypatch.context() as m:  # a file system without hard links: an exclusive create
+        m.setattr(gitlocks.os, "link", refuse)
+        record = gitlocks.take(lock, git_dir, b"vault-mem's")
+        assert record is not None and lock.exists()
+        gitlocks.release(lock, record)  # ours, though not its record's file: removed
+        assert not lock.exists() and not record.exists()
+    record = gitlocks.take(lock, git_dir, b"vault-mem's")  # hard links again
+    lock.unlink()  # the person removes it by hand
+    lock.write_bytes(b"the person's git")  # and their git takes it
+    gitlocks.release(lock, record)
+    assert lock.read_bytes() == b"the person's git"
+    assert not record.exists()
+    lock.unlink()
+
+
 def test_the_process_scan_under_index_lock_reads_only_what_started_since_the_one_before(root, monkeypatch):
     """index.lock is held as briefly as it can be (issue 25): the scan for a person's git
     command made while the lock is held reads only the processes that started since the scan

@@ -334,3 +334,35 @@ def test_a_write_renders_index_md_once_when_no_file_differs_from_head_and_twice_
     # moves total_changes): only the other connection's commit (data_version) can say it changed
     assert "My fact, edited" in vault.sidecar.render_index(budget_tokens=budget)
     assert len(renders) == 1
+
+
+def test_a_writes_vectors_are_made_once_its_commit_landed_not_while_its_file_stands_changed(tmp_path):
+    """Issue 25 item 4 (a person's checkout refused while agents write): from the moment a
+    write's file lands on disk until its commit lands, git sees the file changed, and a person's
+    ``git checkout`` of a branch holding another version of it is refused. In a process with the
+    model at hand (an MCP server, an API caller), the new memory's vector was made in that
+    window (about a quarter of it). It is made once the commit has landed; a recall right after
+    the write still finds it by its vector."""
+    from fakes import FakeEmbedder
+
+    seen: list[tuple[str, bool]] = []
+    root = tmp_path / "vault"
+
+    class Watching(FakeEmbedder):
+        def embed_batch(self, texts, kind="document"):
+            if kind == "document" and (root / "facts" / "deploy-day.md").exists():
+                disk = git(root, "hash-object", "facts/deploy-day.md").strip()
+                committed = git(root, "rev-parse", "HEAD:facts/deploy-day.md").strip() \
+                    if "deploy-day" in git(root, "ls-tree", "-r", "--name-only", "HEAD") else None
+                seen.append((texts[0][:40], disk == committed))
+            return super().embed_batch(texts, kind=kind)
+
+    Vault.init(root).close()
+    with Vault(root, embedder=Watching()) as v:
+        v.remember("warm-up", "A memory that loads the model", "x")
+        seen.clear()
+        v.remember("deploy-day", "Deploys run on Fridays after the review", "y")
+        assert seen and all(committed for _, committed in seen), seen
+        hits = v.recall("deploys fridays review").hits
+        assert hits and hits[0].key == "deploy-day"
+        assert v.sidecar.vectors.vectors_missing() == 0

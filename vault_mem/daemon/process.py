@@ -69,6 +69,9 @@ GC_STOP_WAIT_S = 60.0  # on stop, let a running gc finish rather than orphan it
 #: after a person's git operation, the check for files no person wrote (:meth:`Daemon._put_back_stale`)
 #: is tried again this soon while git's index.lock is held
 PUT_BACK_RETRY_S = 0.5
+#: how many times INDEX.md a person's git operation left stale is tried at once while git is
+#: busy (:meth:`Daemon._commit_persons_index`), PUT_BACK_RETRY_S apart
+PERSON_INDEX_TRIES = 60
 WRITABLE_CHECK_S = 2.0  # a daemon started on a read-only disk asks this often whether it is writable
 #: the quiet period of a batch holding a git operation, a folder change or lost events (never
 #: shorter than ``debounce_ms``): a checkout's or pull's burst of events is applied in one full
@@ -125,6 +128,7 @@ class Daemon:
         self._index_stale = False
         self._edits: set[str] = set()
         self._index_commit = False
+        self._person_index_tries = 0
         self._scan_dirty = False
         self._timers: dict[str, float] = {}
         self._blocked: str | None = None
@@ -308,7 +312,7 @@ class Daemon:
                 batch.overflow = True
             if batch or fired:
                 self._step(batch, commit="commit" in fired, gc="gc" in fired, put_back="put-back" in fired,
-                           status=not self._reads_waiting())
+                           person_index="person-index" in fired, status=not self._reads_waiting())
             self._answer_reads()
             if not self.root.is_dir():
                 log.error("vault-mem: the vault folder %s is gone; stopping", self.root)
@@ -328,7 +332,7 @@ class Daemon:
         self._gc_thread.start()
 
     def _step(self, batch: Batch, *, why: str = "", commit: bool = False, embed: bool = True,
-              gc: bool = False, put_back: bool = False, status: bool = True) -> None:
+              gc: bool = False, put_back: bool = False, person_index: bool = False, status: bool = True) -> None:
         """Handle one batch and any due commit; errors are logged and retried, never fatal.
         ``status=False``: ``daemon.json`` is written after the waiting reads are answered."""
         try:
@@ -338,6 +342,8 @@ class Daemon:
                 self._flush_index()
             if put_back:
                 self._put_back_stale()
+            if person_index:
+                self._commit_persons_index()
             if commit:
                 self._commit_external()
             if gc:
@@ -411,6 +417,15 @@ class Daemon:
         if (report is not None and report.changed) or batch.index_file or why:
             self._index_stale = True
         self._flush_index()
+        if self.autocommit and git_changed and self._applier.token[0] != self.vault.sidecar.get_meta("head"):
+            # HEAD is no commit of vault-mem's: a person's commit of what INDEX.md is made of (a
+            # memory, vault.toml's budget) that left INDEX.md as it was is committed alone in
+            # their name, whether or not INDEX.md on disk changed now (it did when the file was
+            # saved, before the commit); the one rule decides (commit_persons_index). At once,
+            # not after the quiet period: see _commit_persons_index
+            self._index_commit = True
+            self._person_index_tries = 0
+            self._timers["person-index"] = time.monotonic() + self._batcher.bulk_debounce
         if self.autocommit:
             self._edits |= batch.paths
             # after a full pass, ask git which memory files are dirty, but only when committing:
@@ -535,6 +550,36 @@ class Daemon:
             log.info("vault-mem: %s %s", rel, what)
             self._edits.discard(rel)
 
+    def _commit_persons_index(self) -> None:
+        """Right after a person's git operation moved HEAD, commit INDEX.md alone in their name
+        when that operation left the committed one stale (the one rule,
+        :func:`~vault_mem.vault.person.commit_persons_index`), without waiting for the quiet
+        period that hand edits get: nobody types INDEX.md, and until it is committed it stands
+        modified in the work tree, so a `git checkout` of another branch right after a `git
+        pull` or a commit without the hook was refused for it (bench/chaos.py: 8 tries in a row;
+        30 s by default). Tried again soon (up to :data:`PERSON_INDEX_TRIES` times) while the
+        person's git command runs; the quiet period's commit stays the fallback."""
+        vault = self.vault
+        if self._git_busy():
+            self._person_index_tries += 1
+            if self._person_index_tries < PERSON_INDEX_TRIES:
+                self._timers["person-index"] = time.monotonic() + PUT_BACK_RETRY_S
+            return
+        with vault.lock:
+            if self._git_busy():
+                self._timers["person-index"] = time.monotonic() + PUT_BACK_RETRY_S
+                return
+            commit = commit_persons_index(
+                vault.ws, vault.sidecar,
+                "INDEX.md did not match the committed memory files (or vault.toml's budget) after a git "
+                "operation of yours (a merge, revert, pull or a commit without vault-mem's hook); regenerated "
+                "by `vault-mem daemon`.", mode="on")
+        if commit:
+            self._applier.token = git_token(vault)
+            self._status["last_commit"] = commit
+            log.info("vault-mem: committed %s alone as you (%s): your git operation left it stale",
+                     INDEX_FILE, commit[:10])
+
     def _commit_external(self) -> None:
         if not self.autocommit or not (self._edits or self._index_commit or self._scan_dirty):
             return
@@ -575,8 +620,9 @@ class Daemon:
                     vault, paths, author=author, committer=committer,
                     note=f"Edited outside vault-mem; committed by `vault-mem daemon` after {self.quiet:g} s "
                          "without changes.",
-                    index_why="INDEX.md did not match the committed memory files after a git operation of "
-                              "yours (a merge, revert or checkout); regenerated by `vault-mem daemon`.",
+                    index_why="INDEX.md did not match the committed memory files (or vault.toml's budget) "
+                              "after a git operation of yours (a merge, revert, checkout or a commit without "
+                              "vault-mem's hook); regenerated by `vault-mem daemon`.",
                     keep_newest=True)
             except ConcurrentEditError as exc:
                 # a person's git stash (reset, checkout) or a new save changed a file after it was

@@ -38,6 +38,12 @@ INDEX_COPY_PREFIX = "vault-mem-index."
 _counter = itertools.count()
 _identity: dict[int, str] = {}
 _no_links_said = False
+#: the owner records of the locks this process holds that were made by an exclusive create (no
+#: hard links where they were taken): such a lock is not its record's file, and is ours until
+#: released. Per lock, never per process: a process that once met a file system without links
+#: (a vault on a FAT or network disk) took every later lock's name for its own, on any disk, and
+#: removed a person's index.lock taken after they had removed ours by hand
+_made_exclusive: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,7 @@ def take(lock: Path, records: Path, content: bytes = b"") -> Path | None:
         os.write(fd, content)
     finally:
         os.close(fd)
+    _made_exclusive.add(str(record))
     return record
 
 
@@ -108,9 +115,11 @@ def release(lock: Path | None, record: Path) -> None:
     removed only while it is still ours (the record's other name): git's message for a held
     index.lock tells a person to remove the file by hand, and one who did while a commit of
     ours held it, and whose git then took index.lock, keeps that lock."""
+    exclusive = str(record) in _made_exclusive
+    _made_exclusive.discard(str(record))
     if lock is not None:
         try:
-            ours = _no_links_said or _same_file(os.lstat(record), lock)
+            ours = exclusive or _same_file(os.lstat(record), lock)
         except OSError:
             ours = True  # the record is unreadable: as before records, the name is taken for ours
         if ours:

@@ -270,12 +270,12 @@ class Vault:
         data = read_own(self.root / INDEX_FILE)
         return data.decode("utf-8", "replace") if data is not None else None
 
-    def write_index(self, *, in_git_hook: bool = False) -> IndexWrite:
+    def write_index(self, *, in_git_hook: bool = False, keep_committed: bool = True) -> IndexWrite:
         """Regenerate INDEX.md on disk, unless a person's git operation is under way or git's
         index.lock is held (``in_git_hook``: by the running git itself); says which
         (:class:`~vault_mem.vault.steps.IndexWrite`: the new bytes when they changed, or what held
-        the write back)."""
-        return write_index(self.ws, self.sidecar, in_git_hook=in_git_hook)
+        the write back). ``keep_committed``: see :func:`~vault_mem.vault.steps.write_index`."""
+        return write_index(self.ws, self.sidecar, in_git_hook=in_git_hook, keep_committed=keep_committed)
 
     def reindex(self, *, progress: Progress | None = None) -> ReconcileReport:
         """Rebuild the sidecar from the files (it holds nothing else) and regenerate INDEX.md,
@@ -560,11 +560,13 @@ class Vault:
             return tx.write(files, message)
 
     def regenerate_index(self, *, recover: bool = True) -> bool:
-        """Rewrite INDEX.md on disk from the files; True when it changed (not committed)."""
+        """Rewrite INDEX.md on disk from the files, today's date included (``vault-mem index
+        --write``, and the pre-commit hook, whose commit carries it); True when it changed (not
+        committed)."""
         with self.lock:
             before = self.index_md()
             self.reconcile(force=True, recover=recover)  # rewrites INDEX.md itself when files changed
-            self.write_index(in_git_hook=not recover)
+            self.write_index(in_git_hook=not recover, keep_committed=False)
             return self.index_md() != before
 
     def take_notices(self) -> list[str]:

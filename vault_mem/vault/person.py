@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from vault_mem.config import CONFIG_FILE
 from vault_mem.errors import GitError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
@@ -25,7 +26,8 @@ from vault_mem.vault.steps import commit_index
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
 
-__all__ = ["autocommit", "commit_persons_index", "index_alone_message", "user_identity"]
+__all__ = ["autocommit", "commit_persons_index", "index_alone_message", "persons_commits_left_index_stale",
+           "user_identity"]
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
@@ -79,13 +81,16 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
 
     - a person's git operation made HEAD: HEAD is not the commit vault-mem last made or saw
       (the sidecar's ``head``), and the commits since it (since the fork, for a checkout of a
-      branch that forked off before it) changed memory files but left INDEX.md as it was. That is a ``git revert`` or ``cherry-pick`` (no pre-commit hook runs), a
-      ``git commit --no-verify``, a merge, or a pull that brought a peer's memory without its
-      INDEX.md line. Never after an ordinary commit through the hook: the hook regenerates
-      INDEX.md, so the commit changes it. Never for a change vault-mem made: its commits carry
-      their own INDEX.md and move the sidecar's ``head``; and a change of INDEX.md with no such
-      commit behind it (a memory that expired, the secret gate now holding one back, a hand
-      edit of INDEX.md on disk) is vault-mem's own catching up, carried by the next agent commit;
+      branch that forked off before it) changed memory files, or vault.toml (its ``[index]``
+      budget), but left INDEX.md as it was. That is a ``git revert`` or ``cherry-pick`` (no
+      pre-commit hook runs), a ``git commit --no-verify``, a merge, or a pull that brought a
+      peer's memory without its INDEX.md line. Never after an ordinary commit through the hook:
+      the hook regenerates INDEX.md, so the commit changes it. Never for a change vault-mem
+      made: its commits carry their own INDEX.md and move the sidecar's ``head``; and a change
+      of INDEX.md with no such commit behind it (a memory that expired, the secret gate now
+      holding one back) is vault-mem's own catching up, carried by the next agent commit; until
+      then INDEX.md on disk stays HEAD's (:func:`~vault_mem.vault.steps.write_index`), so the
+      person's work tree is clean;
     - HEAD's INDEX.md is not the one HEAD's memory files give;
     - the vault's commits of outside changes are the person's (``commit_external_edits``, or
       ``mode``, the daemon's override: :func:`autocommit`), HEAD is on a branch, no person's git
@@ -100,9 +105,35 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     as it is; the sidecar's ``head`` moves to the new commit. ``why``: the message's body. The
     caller holds the vault's write lock. The commit, or None (nothing to commit, or the rule
     says no: the next agent commit then carries INDEX.md, as before)."""
+    found = _persons_operation_behind(ws, sidecar, mode)
+    if found is None:
+        return None
+    head, who = found
+    repo = ws.repo
+    oid = repo.blob_at(head, ws.top(INDEX_FILE))
+    if oid is not None and oid == GitRepo.blob_id(commit_index(ws, sidecar, [], head)):
+        return None
+    commit = repo.commit_paths({}, index_alone_message(why), author=who[0], committer=who[1],
+                               derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))
+    if commit:
+        sidecar.set_meta("head", commit)
+    return commit
+
+
+def persons_commits_left_index_stale(ws: Workspace, sidecar: Sidecar) -> bool:
+    """Whether a person's commits made HEAD and changed what INDEX.md is made of (memory files,
+    vault.toml's budget) while leaving INDEX.md as it was: the first condition of
+    :func:`commit_persons_index`, whatever the vault's commit mode. INDEX.md on disk then shows
+    the catching up (:func:`~vault_mem.vault.steps.committed_index_kept` does not keep HEAD's),
+    and the one rule commits it in the person's name where it may."""
+    return _stale_by_persons_commits(ws, sidecar) is not None
+
+
+def _stale_by_persons_commits(ws: Workspace, sidecar: Sidecar) -> str | None:
+    """HEAD, when :func:`persons_commits_left_index_stale`; else None."""
     repo = ws.repo
     head, seen = repo.head(), sidecar.get_meta("head")
-    if head is None or not seen or head == seen or not autocommit(ws, mode):
+    if head is None or not seen or head == seen:
         return None  # seen None (a fresh clone, a rebuilt index): the agent commit carries it, as before
     # the commits HEAD has that the one last seen has not: after a checkout of a branch that
     # forked off before it, those of that branch since the fork, not the other branch's too
@@ -113,17 +144,30 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
         changed = changed_entries(repo, base, head, ws.prefix or ".")
     except GitError:
         return None  # damaged history (store.gitdamage): as above
-    if ws.top(INDEX_FILE) in changed or not any(is_memory_path(p.removeprefix(ws.prefix)) for p in changed):
+    if ws.top(INDEX_FILE) in changed or not any(_shapes_index(ws, p) for p in changed):
         return None
+    return head
+
+
+def _persons_operation_behind(ws: Workspace, sidecar: Sidecar,
+                              mode: str | None) -> tuple[str, tuple[Identity, Identity]] | None:
+    """(HEAD, the person's identity) when a person's git operation made HEAD and changed what
+    INDEX.md is made of (memory files, vault.toml's settings) without changing INDEX.md, and
+    vault-mem may commit in their name now; else None (see :func:`commit_persons_index`)."""
+    if not autocommit(ws, mode):
+        return None
+    head = _stale_by_persons_commits(ws, sidecar)
+    if head is None:
+        return None
+    repo = ws.repo
     if head_branch(repo) is None or repo.person_operation() is not None:
         return None
     if isinstance(who := user_identity(repo), str):
         return None
-    oid = repo.blob_at(head, ws.top(INDEX_FILE))
-    if oid is not None and oid == GitRepo.blob_id(commit_index(ws, sidecar, [], head)):
-        return None
-    commit = repo.commit_paths({}, index_alone_message(why), author=who[0], committer=who[1],
-                               derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))
-    if commit:
-        sidecar.set_meta("head", commit)
-    return commit
+    return head, who
+
+
+def _shapes_index(ws: Workspace, top: str) -> bool:
+    """Whether the top-level path ``top`` is one INDEX.md is made of: a memory file, or
+    vault.toml (its ``[index] budget_tokens``)."""
+    return top == ws.top(CONFIG_FILE) or is_memory_path(top.removeprefix(ws.prefix))

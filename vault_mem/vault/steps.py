@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from vault_mem.config import FOLDER_TYPES
+from vault_mem.config import CONFIG_FILE, FOLDER_TYPES
 from vault_mem.errors import VaultMemError, WriteFailedError
 from vault_mem.index import committed as committed_view
 from vault_mem.index.sidecar import Sidecar
@@ -117,7 +117,8 @@ class IndexWrite:
     was_owed: bool = False
 
 
-def write_index(ws: Workspace, sidecar: Sidecar, *, in_git_hook: bool = False) -> IndexWrite:
+def write_index(ws: Workspace, sidecar: Sidecar, *, in_git_hook: bool = False,
+                keep_committed: bool = True) -> IndexWrite:
     """Regenerate INDEX.md on disk from the sidecar (the caller holds the write lock). Not while
     a person's git operation is under way (a rebase, pull, checkout or stash finds INDEX.md
     changed and stops half-way; an autostash rebase then leaves the person's edits in a stash),
@@ -128,14 +129,18 @@ def write_index(ws: Workspace, sidecar: Sidecar, *, in_git_hook: bool = False) -
     the next command of any process (a read finding no file changed, the daemon's retry, an
     MCP server's timer) writes it once git is done, instead of taking it for current. The one
     place INDEX.md on disk is regenerated outside a write, so every caller (a read that finds
-    files changed, the daemon, recovery) asks here, under the lock."""
+    files changed, the daemon, recovery, the post-checkout hook) asks here, under the lock.
+
+    ``keep_committed``: HEAD's INDEX.md stays on disk when the files' INDEX.md differs from it by
+    vault-mem's own catching up alone (:func:`committed_index_kept`: a memory that expired);
+    False for a commit that carries it (the pre-commit hook) and ``vault-mem index --write``."""
     busy = ws.repo.person_operation()
     if busy is None and not in_git_hook and ws.repo.index_locked():
         busy = "git's index.lock is held"
     if busy is not None:
         _owe_index(ws, busy)
         return IndexWrite(held_back=busy)
-    replaced = replace_index(ws, sidecar)
+    replaced = replace_index(ws, sidecar, keep_committed=keep_committed)
     return IndexWrite(new=replaced[1] if replaced else None, was_owed=_paid_index(ws))
 
 
@@ -171,17 +176,50 @@ def align_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
     return write_index(ws, sidecar)
 
 
-def replace_index(ws: Workspace, sidecar: Sidecar) -> tuple[bytes | None, bytes] | None:
+def replace_index(ws: Workspace, sidecar: Sidecar, *,
+                  keep_committed: bool = False) -> tuple[bytes | None, bytes] | None:
     """INDEX.md on disk rendered from the sidecar, with no check of git (:func:`write_index`
     makes them; a write, after its commit landed, needs none); (the bytes it replaced, None: no
-    file; the new bytes) when they changed."""
+    file; the new bytes) when they changed. ``keep_committed``: HEAD's INDEX.md instead when
+    the difference is vault-mem's own catching up (:func:`committed_index_kept`)."""
     new = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
+    if keep_committed:
+        new = committed_index_kept(ws, sidecar, new) or new
     path = ws.root / INDEX_FILE
     old = current_bytes(path)  # never through a link: a symlinked INDEX.md is refused by name
     if old == new:
         return None
     atomic_write(path, new)
     return old, new
+
+
+def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes | None:
+    """HEAD's INDEX.md, to stay on disk in place of ``new`` (the files' INDEX.md today), when
+    the two differ by vault-mem's own catching up alone: every memory file in the work tree is
+    HEAD's (the committed view), vault.toml is HEAD's, and no person's commit left HEAD's
+    INDEX.md stale (:func:`~vault_mem.vault.person.persons_commits_left_index_stale`: that one
+    is shown on disk, and committed alone in the person's name where the one rule may). What is left is a memory whose
+    ``expires:`` passed, or the secret gate now holding one back: nobody's change, carried by
+    the next agent commit (as the one rule says). Written to disk, it stood modified in the
+    person's work tree until then: ``git status`` showed it, and a ``git checkout`` of a
+    branch whose INDEX.md differs was refused for it. None: write ``new``."""
+    from vault_mem.vault.person import persons_commits_left_index_stale  # person builds on this module
+
+    repo = ws.repo
+    head = repo.head()
+    oid = repo.blob_at(head, ws.top(INDEX_FILE)) if head else None
+    if oid is None or oid == repo.blob_id(new):
+        return None
+    if committed.differing(ws, sidecar, head):
+        return None  # a person's edit, a new file: INDEX.md on disk reflects every file
+    config = repo.blob_at(head, ws.top(CONFIG_FILE))
+    on_disk = current_bytes(ws.root / CONFIG_FILE)
+    if (config is None) != (on_disk is None) or (on_disk is not None and config != repo.blob_id(on_disk)):
+        return None  # a setting not committed (a budget): the person's change, shown as it is
+    if persons_commits_left_index_stale(ws, sidecar):
+        return None
+    kind, data = repo.read_object(oid)
+    return data if kind == "blob" else None
 
 
 def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None) -> bytes:
@@ -270,7 +308,11 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
         # git status no longer reports)
         status = changed if changed is not None else changed_memory_paths(ws)
         others = {*status, *committed.differing(ws, sidecar, head)}
-    sidecar.refresh_paths([*rels, *sorted(p for p in others if p not in files)])
+    # no vectors here: made once the commit has landed (the last step below). Made here, with
+    # the model at hand (an MCP server, an API caller), they took about a quarter of the time
+    # the write's file stood changed on disk before its commit, and a person's `git checkout`
+    # of a branch holding another version of it was refused by git for that long
+    sidecar.refresh_paths([*rels, *sorted(p for p in others if p not in files)], embed=False)
     refuse_link(ws.root / INDEX_FILE)  # refused before the commit, as a write of it would be
     parents: list[str | None] = []
 
@@ -296,7 +338,10 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
                                                                 INDEX_FILE: True}) if commit and parents else None,
              lambda: checkpoint("after-commit", ws.state_dir),
              lambda: sidecar.set_meta("head", commit) if commit else None,
-             lambda: (ws.state_dir / JOURNAL).unlink(missing_ok=True)]
+             lambda: (ws.state_dir / JOURNAL).unlink(missing_ok=True),
+             # the vectors the refresh above left owed, when the model is at hand already (as
+             # refresh_paths would have made them): a recall right after finds them
+             lambda: sidecar.vectors.embed_pending() if sidecar.vectors.embed_now(None) else None]
     for step in steps:
         try:
             step()
