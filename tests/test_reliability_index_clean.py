@@ -204,3 +204,13 @@ def test_index_md_on_disk_shows_a_persons_hookless_commit_where_vault_mem_commit
         v.list()  # the next command reconciles and writes INDEX.md
     assert "old-port" not in (root / "INDEX.md").read_text()
     assert "old-port" in git(root, "show", "HEAD:INDEX.md")  # nothing committed for the person
+
+
+def test_doctor_finds_index_md_current_while_it_stays_heads_for_an_expiry(tmp_path, monkeypatch):
+    """INDEX.md on disk kept as HEAD's for vault-mem's own catching up (an expiry) is what the
+    vault should hold until the next commit carries the change: `doctor` calls it current."""
+    root = tmp_path / "vault"
+    _expired_memory_on_two_branches(root, monkeypatch)
+    r = run_cli("doctor", cwd=root)
+    assert git(root, "status", "--porcelain") == ""
+    assert r.returncode == 0, r.stdout + r.stderr

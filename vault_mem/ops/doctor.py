@@ -79,7 +79,7 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     # states outside the index that stop writes: each line says its fix
     blockers = [b for b in (vault.sidecar.read_only, vault.ws.repository_problem()) if b]
     history = vault.ws.history_problem()  # an acknowledged commit, or an object it needs, missing
-    index_ok = vault.index_md() == vault.render_index()
+    index_ok = vault.index_md_current()
     ignored = vault.ws.ignored_folders(fresh=True)  # new memories there would be in no commit and no sync
     # what the person should hear but does not make the index wrong: the git hooks in an older,
     # unsafe form (said here once, not also as a note) and memory other users can read

@@ -45,7 +45,7 @@ from vault_mem.store.workspace import Workspace
 from vault_mem.vault import authors, person
 from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
-from vault_mem.vault.steps import IndexWrite, index_owed, write_index
+from vault_mem.vault.steps import IndexWrite, index_due, index_owed, write_index
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
 if TYPE_CHECKING:
@@ -263,6 +263,12 @@ class Vault:
         ``budget_tokens``, within that budget instead of the vault's (a context of fixed size)."""
         budget = self.config.index_budget_tokens if budget_tokens is None else budget_tokens
         return self.sidecar.render_index(budget_tokens=budget, today=today)
+
+    def index_md_current(self) -> bool:
+        """INDEX.md on disk is the one that belongs there (:func:`~vault_mem.vault.steps.index_due`:
+        the files' today, or HEAD's while only vault-mem's own catching up, an expiry, differs)."""
+        data = read_own(self.root / INDEX_FILE)
+        return data == index_due(self.ws, self.sidecar)
 
     def index_md(self) -> str | None:
         """INDEX.md's text on disk (None: no file); a symlinked INDEX.md is refused, never served

@@ -176,15 +176,23 @@ def align_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
     return write_index(ws, sidecar)
 
 
+def index_due(ws: Workspace, sidecar: Sidecar, *, keep_committed: bool = True) -> bytes:
+    """The INDEX.md that belongs on disk now: rendered from the sidecar, or HEAD's where the two
+    differ by vault-mem's own catching up alone (``keep_committed``, :func:`committed_index_kept`).
+    One answer for the writer (:func:`replace_index`) and for ``doctor``'s check of the file."""
+    new = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
+    if keep_committed:
+        new = committed_index_kept(ws, sidecar, new) or new
+    return new
+
+
 def replace_index(ws: Workspace, sidecar: Sidecar, *,
                   keep_committed: bool = False) -> tuple[bytes | None, bytes] | None:
     """INDEX.md on disk rendered from the sidecar, with no check of git (:func:`write_index`
     makes them; a write, after its commit landed, needs none); (the bytes it replaced, None: no
     file; the new bytes) when they changed. ``keep_committed``: HEAD's INDEX.md instead when
     the difference is vault-mem's own catching up (:func:`committed_index_kept`)."""
-    new = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
-    if keep_committed:
-        new = committed_index_kept(ws, sidecar, new) or new
+    new = index_due(ws, sidecar, keep_committed=keep_committed)
     path = ws.root / INDEX_FILE
     old = current_bytes(path)  # never through a link: a symlinked INDEX.md is refused by name
     if old == new:
