@@ -121,8 +121,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--refs", help="comma-separated repository paths this memory is about")
     p.add_argument("--personal", action="store_true", help="write to the personal vault ($VAULT_MEM_PERSONAL "
                    "or personal in ~/.config/vault-mem/config.toml), not the project's")
-    p = add("edit", "open a memory in $VISUAL or $EDITOR, then commit your edit in your name (through the "
-            "same checks as an agent's write)")
+    p = add("edit", "open a memory in $VISUAL or $EDITOR, then commit it in your name when it differs from the "
+            "last commit (your edit, or one left uncommitted before), through the same checks as an agent's "
+            "write; your git identity (user.name, user.email) is checked before the editor opens")
     p.add_argument("key")
     p = add("forget", "delete a memory (one git commit; history keeps it)")
     p.add_argument("key")
