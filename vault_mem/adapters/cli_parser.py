@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from vault_mem.adapters.hook_names import HOOK_NAMES
 from vault_mem.config import VERSION
 
 # What shtab (``vault-mem completion``) completes a path argument with: shtab.DIRECTORY and
@@ -219,8 +220,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--jsonl", action="store_true", help="one memory per line (the default)")
     p.add_argument("--type", "-t", help="only memories of this type")
     _completes(p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout"), FILE)
-    p = add("hook", "entry points for Claude Code and git hooks (reads the event on stdin)")
-    p.add_argument("name", help="session-start, user-prompt-submit, pre-commit, post-merge, "
-                   "post-checkout or post-rewrite")
+    p = add("hook", "entry points for the agents' hooks and vault-mem's git hooks (reads the event on stdin)")
+    p.add_argument("name", help="one of " + ", ".join(HOOK_NAMES))
     p.add_argument("hook_args", nargs="*")
     return parser
