@@ -190,19 +190,26 @@ def cmd_init(args) -> int:
 
     target = args.path or args.vault or "."
     if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
-        from vault_mem.vault.create import ensure_gitignore  # lazy: start-up time (module docstring)
+        from vault_mem.store.health import CLOSE_COMMAND  # lazy: start-up time (module docstring)
+        from vault_mem.vault.create import ensure_gitignore
 
         vault = open_vault(args, target)
         notes = vault.install_hooks()
         changed = [n for n in notes if not n.endswith("already installed")]
         added = ensure_gitignore(vault.root)
-        lines = [f"{vault.root} is already a vault" + ("" if changed or added else "; nothing changed")]
+        # a clone is made under the umask (others may read it): taken on private, as init makes one
+        closed = vault.ws.make_private()
+        lines = [f"{vault.root} is already a vault" + ("" if changed or added or closed else "; nothing changed")]
+        if closed:
+            lines.append(f"made it private to you (other users of this machine could read its memory): "
+                         f"{CLOSE_COMMAND} {shell_word(str(vault.root))}")
         if changed:
             lines += ["its git hooks:", *(f"  {n}" for n in changed)]
         if added:
             lines.append(f"added to its .gitignore what editors leave behind: {' '.join(added)} "
                          "(review and commit it: git commit .gitignore)")
-        emit(args, {"vault": str(vault.root), "created": False, "hooks": notes, "gitignore_added": added},
+        emit(args, {"vault": str(vault.root), "created": False, "hooks": notes, "gitignore_added": added,
+                    "made_private": bool(closed)},
              "\n".join(lines))
         return 0
     vault = Vault.init(target, agent=args.agent)

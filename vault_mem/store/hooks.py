@@ -287,5 +287,7 @@ def install(vault: RepoFolder) -> list[str]:
 
 
 def _make_executable(path: Path) -> None:
+    """Executable by whoever may read it (``chmod +x`` under the file's own read bits): a hook of a
+    vault made private (``init``) stays this user's alone, every later install included."""
     mode = path.stat().st_mode
-    path.chmod(mode | 0o755)
+    path.chmod(mode | 0o100 | (mode & 0o044) >> 2)
