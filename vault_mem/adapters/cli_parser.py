@@ -151,13 +151,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--include-expired", action="store_true")
     p.add_argument("--full", action="store_true", help="whole bodies (default: a bounded excerpt; "
                    "a procedure whole or as a pointer)")
-    add("reindex", "rebuild the search index from the files")
-    add("doctor", "check the index against the files; exit 1 on any difference")
+    add("reindex", "rebuild the sidecar (the SQLite search index) from the files")
+    add("doctor", "check the sidecar and INDEX.md against the files; exit 1 on any difference")
     p = add("eval", "measure recall quality: a JSON benchmark, or your own 'question → key' file "
             "against the vault")
     _completes(p.add_argument("file", help="a benchmark JSON (run with --vault's embedder), or a text file of "
                    "'question → expected-key' / 'question → nothing' lines (run against the vault)"), FILE)
-    p = add("daemon", "keep the index and INDEX.md in line with the files (foreground)")
+    p = add("daemon", "keep the sidecar and INDEX.md in line with the files (foreground)")
     _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--status", action="store_true", help="tell whether a daemon runs for the vault")
     p = add("mcp", "serve the vault to MCP clients over stdio")
