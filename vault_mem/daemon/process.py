@@ -561,6 +561,9 @@ class Daemon:
                         ", ".join(sorted(self._edits)) or INDEX_FILE, exc)
             self._edits.clear()
             self._index_commit = False
+            # still owed: the next round after the person sets an identity (and changes anything)
+            # looks at every file differing from HEAD, so these edits are committed then too
+            self._scan_dirty = True
             return
         vault = self.vault
         with vault.lock:
