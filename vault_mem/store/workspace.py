@@ -295,13 +295,16 @@ class Workspace:
             close.append(self.repo.common_dir)
         return exposed_to_others(self.repo.toplevel.resolve(), paths, close)
 
-    def make_private(self) -> int:
+    def make_private(self) -> bool:
         """What ``init`` does to a vault it makes or takes on (a clone): the vault folder and
         everything in it this user's alone, whatever the umask (the fix :meth:`exposure` advises,
         one rule). A repository outside the vault folder (a project's, holding the vault in a
-        folder) is the person's and is left as it is; ``doctor`` names it. Returns how many
-        paths changed."""
-        return close_to_others(self.root)
+        folder) is the person's and is left as it is; ``doctor`` names it. Returns whether the
+        vault folder itself was open to others (what let them read its files; the files git
+        writes later under the umask sit behind it)."""
+        was_open = bool(os.lstat(self.root).st_mode & 0o077)
+        close_to_others(self.root)
+        return was_open
 
     # -- names -----------------------------------------------------------------------------
     def top(self, rel: str) -> str:
