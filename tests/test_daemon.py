@@ -316,7 +316,17 @@ def test_no_git_identity_means_no_commit_and_says_why(vault, tmp_path, monkeypat
     with running_daemon(vault.root, quiet_seconds=0.2):
         subprocess.run(["sed", "-i", "s/Helix/Vim/", "facts/editor.md"], cwd=vault.root, check=True)
         wait_for(lambda: "no git identity" in caplog.text, what="the log line saying why")
-    assert git(vault.root, "rev-parse", "HEAD") == before
+        assert git(vault.root, "rev-parse", "HEAD") == before
+        assert "git config --global user.email" in caplog.text  # how to set one
+        # the person sets one and edits another memory: the first edit is committed too, not
+        # left uncommitted for ever because it was met while there was no identity
+        git(vault.root, "config", "user.name", "Fresh Person")
+        git(vault.root, "config", "user.email", "fresh@example.com")
+        vault.remember("shell", "Uses fish")
+        subprocess.run(["sed", "-i", "s/fish/zsh/", "facts/shell.md"], cwd=vault.root, check=True)
+        wait_for(lambda: git(vault.root, "status", "--porcelain") == "", what="both hand edits committed")
+    assert "Vim" in git(vault.root, "show", "HEAD:facts/editor.md")
+    assert git(vault.root, "log", "-1", "--format=%an").strip() == "Fresh Person"
 
 
 def test_a_new_file_gitignore_excludes_is_never_auto_committed(vault):

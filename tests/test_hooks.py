@@ -32,7 +32,7 @@ from vault_mem.adapters.hooks import run_hook
 from vault_mem.adapters.tools import memory_preamble
 from vault_mem.errors import UsageError
 from vault_mem.store import provenance
-from vault_mem.store.hooks import HOOK_NAMES, HOOK_PURPOSES, RECORD, hooks_dir, install
+from vault_mem.store.hooks import HOOK_NAMES, HOOK_PURPOSES, LAUNCHED, RECORD, SHELL_ONLY, hooks_dir, install
 
 
 def claude_event(event: str, vault_root: Path, **fields) -> str:
@@ -164,6 +164,40 @@ def test_unknown_hook_name():
         run_hook("pre-push", "")
 
 
+def test_the_hook_names_are_one_list_for_the_help_the_dispatch_and_the_installed_hooks(filled, tmp_path):
+    """`vault-mem hook post-commit` said "unknown hook 'post-commit': use one of ..., post-commit":
+    the list named a hook nothing handled (post-commit is plain shell and starts nothing), and the
+    help left out `stop`. Now the help lists exactly the names handled, each of them runs, and
+    every installed git hook that starts vault-mem names one of them."""
+    from vault_mem.adapters.cli_parser import build_parser
+    from vault_mem.adapters.hook_names import HOOK_NAMES as NAMES
+
+    root = str(filled.root)
+    parser = build_parser("hook")
+    sub = next(a for a in parser._actions if a.dest == "command")
+    help_text = " ".join(sub.choices["hook"].format_help().split())
+    assert "one of " + ", ".join(NAMES) + " " in help_text, help_text
+    for name in NAMES:  # each name handled (pre-commit with nothing staged, the post-* refresh)
+        code, _, err = run_hook(name, claude_event("Stop", filled.root), vault=root)
+        assert code == 0, (name, err)
+    started = set()
+    for name in HOOK_NAMES:  # the installed git hooks
+        text = (hooks_dir(filled) / name).read_text()
+        found = re.findall(r'\bhook ([a-z-]+) "\$@"', text)
+        assert found == ([name, name] if name in LAUNCHED else []), (name, found)
+        started.update(found)
+    assert started == set(LAUNCHED) and started <= set(NAMES) and SHELL_ONLY.isdisjoint(NAMES)
+    for name in SHELL_ONLY:
+        with pytest.raises(UsageError, match=f"unknown hook '{name}'"):
+            run_hook(name, "", vault=root)
+    # a real commit runs them all quietly: post-commit records the commit and starts nothing
+    (filled.root / "facts" / "by-hand.md").write_text("---\ndescription: Written by hand\n---\n\nbody\n")
+    git(filled.root, "add", "facts/by-hand.md")
+    proc = subprocess.run(["git", "commit", "-m", "by hand"], cwd=filled.root, capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0 and "vault-mem" not in proc.stderr, proc.stderr
+
+
 # -- installing the git hooks ----------------------------------------------------------------
 def test_install_is_idempotent(vault):
     notes = install(vault)  # "installed", or "already installed" once `vault-mem init` installs them
@@ -259,9 +293,15 @@ def test_installed_hooks_differ_only_in_their_name_purpose_and_missing_tool_rule
         return head.replace(name, "NAME").replace(HOOK_PURPOSES[name], "PURPOSE")
     for name, text in texts.items():
         assert text.startswith(f"#!/bin/sh\n# vault-mem hook: {name} (installed by `vault-mem hooks install`")
-        assert f"hook {name} \"$@\"" in text and not re.search(r"@[A-Z_]+@", text)  # all filled in
-        assert common(name) == common("pre-commit")
+        assert not re.search(r"@[A-Z_]+@", text)  # all filled in
         assert text.rstrip().endswith("exit 1" if name == "pre-commit" else "exit 0")
+        if name in SHELL_ONLY:  # the record alone, then the end: the part that starts vault-mem left out
+            assert text.endswith(RECORD[name] + "\n") and "hook " + name not in text and "$PYTHON" not in text
+            assert common("pre-commit").startswith(text.replace(RECORD[name] + "\n", "\n")
+                                                   .replace(name, "NAME").replace(HOOK_PURPOSES[name], "PURPOSE"))
+            continue
+        assert f"hook {name} \"$@\"" in text
+        assert common(name) == common("pre-commit")
 
 
 def test_commits_made_here_by_hand_are_recorded_and_fetched_ones_are_not(vault, tmp_path):

@@ -83,6 +83,50 @@ def test_an_existing_open_state_folder_is_closed_on_open(tmp_path):
     assert stat.S_IMODE((state / "index.db").stat().st_mode) == 0o600
 
 
+def _open_to_others(folder: Path) -> dict[str, int]:
+    """What in ``folder`` (itself included) grants group or other users any access."""
+    return {name: mode for name, mode in modes(folder).items()
+            if mode & 0o077 and not (folder / name).is_symlink()}
+
+
+def test_init_makes_the_vault_private_whatever_the_umask(tmp_path):
+    """`init` under the usual umask made the vault folder 0755 and its files 0644, and `doctor`
+    then warned that other users can read the memory (issue 23 item 7). Now the vault that init
+    makes, and a clone it takes on, are this user's alone by the rule doctor checks, and stay so
+    as memories and hooks are added."""
+    root = tmp_path / "v"
+    with umask(0o022):
+        assert cli("init", root).returncode == 0
+    assert _open_to_others(root) == {}
+    with umask(0o022):  # a later write's files follow the umask, behind the closed folder
+        assert cli("--vault", root, "remember", "editor", "--description", "Uses Helix").returncode == 0
+        assert cli("hooks", "install", root).returncode == 0
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    assert json.loads(cli("--vault", root, "doctor", "--json").stdout)["warnings"] == []
+    # a clone that `init` takes on: git made it under the umask; init closes it and says so
+    clone = tmp_path / "clone"
+    with umask(0o022):
+        git(tmp_path, "clone", "-q", str(root), str(clone))
+        assert stat.S_IMODE(clone.stat().st_mode) == 0o755
+        r = cli("init", clone)
+    assert r.returncode == 0 and f"chmod -R go-rwx {clone}" in r.stdout, r.stdout
+    assert _open_to_others(clone) == {}
+    assert json.loads(cli("--vault", clone, "doctor", "--json").stdout)["warnings"] == []
+    with umask(0o022):
+        r = cli("init", clone)
+    assert r.returncode == 0 and r.stdout.strip().endswith("nothing changed"), r.stdout
+    # a vault folder in a project: the folder is closed, the project's own files are not touched
+    project = tmp_path / "project"
+    with umask(0o022):
+        project.mkdir()
+        git(project, "init", "-q")
+        (project / "README").write_text("the project\n")
+        assert cli("init", project / "memory").returncode == 0
+    assert _open_to_others(project / "memory") == {}
+    assert stat.S_IMODE((project / "README").stat().st_mode) == 0o644
+    assert stat.S_IMODE(project.stat().st_mode) == 0o755
+
+
 def test_doctor_warns_when_other_users_can_read_the_memory(tmp_path):
     root = tmp_path / "v"
     with umask(0o022):

@@ -39,7 +39,8 @@ def is_state_dir_name(name: str) -> bool:
 #: type -> folder, in INDEX.md section order (notes are searchable but not listed).
 #: embedder providers (vault.toml [embedder] provider, VAULT_MEM_EMBEDDER); vault_mem.embed.registry builds them
 PROVIDERS = ("local", "multilingual", "ollama", "openai", "none")
-_PROVIDER_LIST = ", ".join(PROVIDERS[:-1]) + " or " + PROVIDERS[-1]
+#: :data:`PROVIDERS` as a message says them ("local, ..., openai or none")
+PROVIDER_LIST = ", ".join(PROVIDERS[:-1]) + " or " + PROVIDERS[-1]
 TYPE_FOLDERS: dict[str, str] = {
     "preference": "preferences",
     "fact": "facts",
@@ -66,7 +67,8 @@ PREFIX_MODES = ("auto", "server", "none")
 
 @dataclass(frozen=True)
 class EmbedderConfig:
-    """Which embedder the sidecar uses (``local``, ``ollama``, ``openai`` or ``none``)."""
+    """Which embedder the sidecar uses: ``provider`` is one of :data:`PROVIDERS` (``local``,
+    ``multilingual``, ``ollama``, ``openai`` or ``none``)."""
 
     provider: str = "local"
     model: str = ""
@@ -223,7 +225,7 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
         )
     if cfg.embedder.provider not in PROVIDERS:
         raise ConfigError(
-            f"vault.toml: [embedder] provider {cfg.embedder.provider!r} is unknown; use {_PROVIDER_LIST}"
+            f"vault.toml: [embedder] provider {cfg.embedder.provider!r} is unknown; use {PROVIDER_LIST}"
         )
     return cfg
 
@@ -233,7 +235,7 @@ def with_environment(cfg: Config) -> Config:
     env_provider = os.environ.get("VAULT_MEM_EMBEDDER")
     if env_provider:
         if env_provider not in PROVIDERS:
-            raise ConfigError(f"VAULT_MEM_EMBEDDER={env_provider!r}: use {_PROVIDER_LIST}")
+            raise ConfigError(f"VAULT_MEM_EMBEDDER={env_provider!r}: use {PROVIDER_LIST}")
         cfg = _replace_embedder(cfg, provider=env_provider)
     return cfg
 

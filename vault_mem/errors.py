@@ -64,6 +64,13 @@ class SyncError(GitError):
         self.reason = reason
 
 
+class IdentityError(GitError):
+    """A commit in the person's name (``vault-mem edit``, the daemon's commit of hand edits,
+    INDEX.md committed alone after a person's git operation) with no git identity to make it:
+    neither ``user.name``/``user.email`` nor ``GIT_AUTHOR_*`` is set. The message says how to set
+    them for the vault or for every repository."""
+
+
 class LockTimeoutError(VaultMemError):
     """The vault's write lock (or git's index.lock) stayed held for too long."""
 

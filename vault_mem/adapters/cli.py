@@ -190,19 +190,26 @@ def cmd_init(args) -> int:
 
     target = args.path or args.vault or "."
     if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
-        from vault_mem.vault.create import ensure_gitignore  # lazy: start-up time (module docstring)
+        from vault_mem.store.health import CLOSE_COMMAND  # lazy: start-up time (module docstring)
+        from vault_mem.vault.create import ensure_gitignore
 
         vault = open_vault(args, target)
         notes = vault.install_hooks()
         changed = [n for n in notes if not n.endswith("already installed")]
         added = ensure_gitignore(vault.root)
-        lines = [f"{vault.root} is already a vault" + ("" if changed or added else "; nothing changed")]
+        # a clone is made under the umask (others may read it): taken on private, as init makes one
+        closed = vault.ws.make_private()
+        lines = [f"{vault.root} is already a vault" + ("" if changed or added or closed else "; nothing changed")]
+        if closed:
+            lines.append(f"made it private to you (other users of this machine could read its memory): "
+                         f"{CLOSE_COMMAND} {shell_word(str(vault.root))}")
         if changed:
             lines += ["its git hooks:", *(f"  {n}" for n in changed)]
         if added:
             lines.append(f"added to its .gitignore what editors leave behind: {' '.join(added)} "
                          "(review and commit it: git commit .gitignore)")
-        emit(args, {"vault": str(vault.root), "created": False, "hooks": notes, "gitignore_added": added},
+        emit(args, {"vault": str(vault.root), "created": False, "hooks": notes, "gitignore_added": added,
+                    "made_private": bool(closed)},
              "\n".join(lines))
         return 0
     vault = Vault.init(target, agent=args.agent)
@@ -266,7 +273,7 @@ def cmd_forget(args) -> int:
 @command("edit")
 def cmd_edit(args) -> int:
     from vault_mem.store.editor import run_editor  # lazy: start-up time (module docstring)
-    from vault_mem.vault.hand_edits import commit_edit
+    from vault_mem.vault.hand_edits import check_edit, commit_edit, differs_from_head
 
     vault, key, label = open_for_key(args, args.key)
     found = vault.find_file(key)
@@ -274,21 +281,29 @@ def cmd_edit(args) -> int:
         vault.get(key)  # raises the not-found error, with the close keys
     rel = found[1]
     path = vault.root / rel
+    # what the commit needs (the person's git identity, a branch to commit on) is asked before the
+    # editor opens: an edit made first and refused after stayed on disk, uncommitted
+    check_edit(vault)
     before = vault.ws.disk_bytes(rel)  # never through a link: a linked memory file is refused by name
     run_editor(path)
     where = f"{rel} ({label}{vault.root})" if label else rel
-    if vault.ws.disk_bytes(rel) == before:
-        emit(args, {"key": key, "path": rel, "commit": None, "changed": False, **_named(args, vault)},
-             f"{where}: not changed")
+    data = {"key": key, "path": rel, **_named(args, vault)}
+    # committed when it differs from HEAD, whoever changed it: an edit an earlier session left
+    # uncommitted (a refusal, an editor that crashed) is committed now, never reported "not changed"
+    if not differs_from_head(vault, rel):
+        same = vault.ws.disk_bytes(rel) == before
+        emit(args, {**data, "commit": None, "changed": not same},
+             f"{where}: not changed" if same else f"{where}: your edit is committed already (by the daemon?)")
         return 0
+    earlier = vault.ws.disk_bytes(rel) == before  # the difference from HEAD predates this session
     done = commit_edit(vault, rel, note="Edited by hand with `vault-mem edit`.")
-    data = {"key": key, "path": rel, "commit": done.commit, "changed": True, "skipped": done.skipped,
-            **_named(args, vault)}
+    data = {**data, "commit": done.commit, "changed": True, "skipped": done.skipped}
     if rel in done.skipped:
         emit(args, data, f"{where}: your edit is kept on disk but not committed: {done.skipped[rel]}; "
              f"fix it (`vault-mem edit {args.key}`) and it is committed then")
         return 1
-    emit(args, data, f"{where}: committed your edit ({(done.commit or '')[:10]})")
+    what = "the uncommitted changes it held from before" if earlier else "your edit"
+    emit(args, data, f"{where}: committed {what} ({(done.commit or '')[:10]})")
     return 0
 
 

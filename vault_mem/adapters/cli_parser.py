@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from vault_mem.adapters.hook_names import HOOK_NAMES
 from vault_mem.config import VERSION
 
 # What shtab (``vault-mem completion``) completes a path argument with: shtab.DIRECTORY and
@@ -121,8 +122,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--refs", help="comma-separated repository paths this memory is about")
     p.add_argument("--personal", action="store_true", help="write to the personal vault ($VAULT_MEM_PERSONAL "
                    "or personal in ~/.config/vault-mem/config.toml), not the project's")
-    p = add("edit", "open a memory in $VISUAL or $EDITOR, then commit your edit in your name (through the "
-            "same checks as an agent's write)")
+    p = add("edit", "open a memory in $VISUAL or $EDITOR, then commit it in your name when it differs from the "
+            "last commit (your edit, or one left uncommitted before), through the same checks as an agent's "
+            "write; your git identity (user.name, user.email) is checked before the editor opens")
     p.add_argument("key")
     p = add("forget", "delete a memory (one git commit; history keeps it)")
     p.add_argument("key")
@@ -149,13 +151,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--include-expired", action="store_true")
     p.add_argument("--full", action="store_true", help="whole bodies (default: a bounded excerpt; "
                    "a procedure whole or as a pointer)")
-    add("reindex", "rebuild the search index from the files")
-    add("doctor", "check the index against the files; exit 1 on any difference")
+    add("reindex", "rebuild the sidecar (the SQLite search index) from the files")
+    add("doctor", "check the sidecar and INDEX.md against the files; exit 1 on any difference")
     p = add("eval", "measure recall quality: a JSON benchmark, or your own 'question → key' file "
             "against the vault")
     _completes(p.add_argument("file", help="a benchmark JSON (run with --vault's embedder), or a text file of "
                    "'question → expected-key' / 'question → nothing' lines (run against the vault)"), FILE)
-    p = add("daemon", "keep the index and INDEX.md in line with the files (foreground)")
+    p = add("daemon", "keep the sidecar and INDEX.md in line with the files (foreground)")
     _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--status", action="store_true", help="tell whether a daemon runs for the vault")
     p = add("mcp", "serve the vault to MCP clients over stdio")
@@ -218,8 +220,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--jsonl", action="store_true", help="one memory per line (the default)")
     p.add_argument("--type", "-t", help="only memories of this type")
     _completes(p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout"), FILE)
-    p = add("hook", "entry points for Claude Code and git hooks (reads the event on stdin)")
-    p.add_argument("name", help="session-start, user-prompt-submit, pre-commit, post-merge, "
-                   "post-checkout or post-rewrite")
+    p = add("hook", "entry points for the agents' hooks and vault-mem's git hooks (reads the event on stdin)")
+    p.add_argument("name", help="one of " + ", ".join(HOOK_NAMES))
     p.add_argument("hook_args", nargs="*")
     return parser

@@ -73,7 +73,8 @@ def executable() -> str:
     if argv0.name == "vault-mem" and argv0.is_file():
         return str(argv0)
     raise UsageError("cannot find the vault-mem command to write into the agent's configuration; "
-                     "install vault-mem (pip install .) and run `vault-mem connect` from that install")
+                     "install vault-mem from its source folder (`pip install .` there, as README says) and run "
+                     "`vault-mem connect` from that install")
 
 
 def connect(agent: str, vault_root: Path | None, *, scope: str = "user", project: Path | None = None,

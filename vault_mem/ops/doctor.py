@@ -1,6 +1,6 @@
-"""``vault-mem doctor``: whether the index, INDEX.md and the repository hold what the files say.
+"""``vault-mem doctor``: whether the sidecar, INDEX.md and the repository hold what the files say.
 
-:func:`diagnose` computes it (it brings the index up to the files first, and repairs what a
+:func:`diagnose` computes it (it brings the sidecar up to the files first, and repairs what a
 rebuild can); the CLI only prints the :class:`Diagnosis`. A vault is not healthy while the
 sidecar differs from a fresh rebuild, INDEX.md is stale, a file is unusable or holds a
 credential, writes are refused, an acknowledged commit is missing, or git ignores new memory
@@ -71,7 +71,7 @@ class Diagnosis:
 
 
 def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
-    """Bring the index up to the files, then check the vault (see the module docstring)."""
+    """Bring the sidecar up to the files, then check the vault (see the module docstring)."""
     vault.reconcile(progress=progress)
     diffs = vault.sidecar.doctor()
     problems = [p for p in vault.sidecar.problems() if not p.quarantined]

@@ -168,6 +168,36 @@ def _index_problem(repo: GitRepo) -> str | None:
             "staged), then retry")
 
 
+#: What keeps the vault's memory from other users of this machine, for the folders ``close`` of
+#: :func:`exposed_to_others`: ``doctor`` advises it, :func:`close_to_others` does it (``init``).
+CLOSE_COMMAND = "chmod -R go-rwx"
+
+
+def close_to_others(folder: Path) -> int:
+    """Do :data:`CLOSE_COMMAND` on ``folder``: take group and other users' access away from it
+    and everything in it (this user's own files; links are neither changed nor followed), so a
+    vault ``init`` makes or takes on is private whatever the umask, and ``doctor`` finds nothing
+    to say. Returns how many paths changed."""
+    changed = 0
+
+    def close(path: Path) -> None:
+        nonlocal changed
+        try:
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode) or st.st_uid != os.geteuid() or not st.st_mode & 0o077:
+                return
+            os.chmod(path, stat.S_IMODE(st.st_mode) & 0o700)
+            changed += 1
+        except OSError:
+            pass  # gone meanwhile, or a read-only file system: doctor still names it
+
+    close(folder)
+    for base, dirs, files in os.walk(folder):  # never into a linked folder
+        for name in dirs + files:
+            close(Path(base) / name)
+    return changed
+
+
 def exposed_to_others(top: Path, paths: list[Path], close: list[Path]) -> str | None:
     """Whether users other than the owner can read any of ``paths`` (the vault's memory files
     and folders, the repository's objects, all inside the repository's top folder ``top``): the
@@ -200,7 +230,7 @@ def exposed_to_others(top: Path, paths: list[Path], close: list[Path]) -> str | 
     more = f" and {len(found) - 1} more" if len(found) > 1 else ""
     folders = " ".join(f"'{c}'" for c in close)
     return (f"the vault's memory is readable by other users of this machine ({found[0]} is mode {mode:04o}{more}); "
-            f"unless it is meant to be, run `chmod -R go-rwx {folders}`")
+            f"unless it is meant to be, run `{CLOSE_COMMAND} {folders}`")
 
 
 def _others(st: os.stat_result, bits: int) -> int:

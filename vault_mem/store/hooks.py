@@ -18,8 +18,11 @@ fallback, the ``vault-mem`` console script, puts its own ``bin/`` folder on ``sy
 working folder; the hook unsets ``PYTHONPATH`` for it and sets ``PYTHONSAFEPATH``. A hook of ours
 in an older form (:func:`unsafe_hooks`) is named by every command and rewritten by :func:`install`.
 
-When neither exists (the virtual environment moved or was deleted), the post-* hooks say so and
-do nothing: they only refresh derived state, and git ignores their exit status anyway. The
+``post-commit`` is plain shell alone (:data:`SHELL_ONLY`): it records the commit as made here
+and starts nothing, so a person's commit costs no Python.
+
+When neither exists (the virtual environment moved or was deleted), the other post-* hooks say
+so and do nothing: they only refresh derived state, and git ignores their exit status anyway. The
 pre-commit hook is the secret and format gate, so it does not pass silently: a commit that
 stages anything inside the vault is refused with a message naming ``vault-mem hooks install``
 (and ``--no-verify`` to skip the check once); a commit that touches nothing of the vault (a
@@ -61,6 +64,12 @@ HOOK_PURPOSES = {
                     "# index and INDEX.md up to date after an amend or rebase",
 }
 HOOK_NAMES = tuple(HOOK_PURPOSES)
+#: The hooks that are plain shell alone (recording a commit costs a person's ``git commit`` no
+#: Python): their script ends with their record (:data:`RECORD`) and never starts vault-mem.
+SHELL_ONLY = frozenset({"post-commit"})
+#: The hooks that start ``vault-mem hook NAME``: the git names that command handles
+#: (:data:`vault_mem.adapters.hook_names.HOOK_NAMES`).
+LAUNCHED = tuple(name for name in HOOK_NAMES if name not in SHELL_ONLY)
 TEMPLATE = "hook.in"
 #: First thing in pre-commit, before Python starts: tell agent writers which ``git commit``
 #: (the hook's parent) is under way, so that none moves the branch under it (see
@@ -202,7 +211,9 @@ def unsafe_hooks(folder: Path) -> list[str]:
             text = (folder / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if MARKER in text and (LAUNCH not in text or RECORD.get(name, "") not in text):
+        # a plain-shell hook of ours is unsafe only in a form that starts vault-mem another way
+        starts = name not in SHELL_ONLY or f"hook {name}" in text
+        if MARKER in text and ((starts and LAUNCH not in text) or RECORD.get(name, "") not in text):
             found.append(name)
     return found
 
@@ -281,6 +292,8 @@ def render(name: str, prefix: str) -> str:
         "MISSING": _missing(name),
     }
     text = template_path().read_text(encoding="utf-8")
+    if name in SHELL_ONLY:  # its record is all it does: the part that starts vault-mem is left out
+        text = text[:text.index("@RECORD@")] + "@RECORD@\n"
     # one pass: a path holding "@HOOK@" or the like is not expanded again
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
 
@@ -340,5 +353,7 @@ def install(vault: RepoFolder) -> list[str]:
 
 
 def _make_executable(path: Path) -> None:
+    """Executable by whoever may read it (``chmod +x`` under the file's own read bits): a hook of a
+    vault made private (``init``) stays this user's alone, every later install included."""
     mode = path.stat().st_mode
-    path.chmod(mode | 0o755)
+    path.chmod(mode | 0o100 | (mode & 0o044) >> 2)

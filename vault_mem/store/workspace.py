@@ -48,7 +48,13 @@ from vault_mem.store.files import (
 )
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
-from vault_mem.store.health import exposed_to_others, history_problem, repository_problem, state_dir_problem
+from vault_mem.store.health import (
+    close_to_others,
+    exposed_to_others,
+    history_problem,
+    repository_problem,
+    state_dir_problem,
+)
 from vault_mem.store.history import (
     changed_entries,
     first_unsafe_entry,
@@ -288,6 +294,17 @@ class Workspace:
         if not self.repo.common_dir.is_relative_to(self.root):
             close.append(self.repo.common_dir)
         return exposed_to_others(self.repo.toplevel.resolve(), paths, close)
+
+    def make_private(self) -> bool:
+        """What ``init`` does to a vault it makes or takes on (a clone): the vault folder and
+        everything in it this user's alone, whatever the umask (the fix :meth:`exposure` advises,
+        one rule). A repository outside the vault folder (a project's, holding the vault in a
+        folder) is the person's and is left as it is; ``doctor`` names it. Returns whether the
+        vault folder itself was open to others (what let them read its files; the files git
+        writes later under the umask sit behind it)."""
+        was_open = bool(os.lstat(self.root).st_mode & 0o077)
+        close_to_others(self.root)
+        return was_open
 
     # -- names -----------------------------------------------------------------------------
     def top(self, rel: str) -> str:

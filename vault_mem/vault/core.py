@@ -136,11 +136,14 @@ class Vault:
     def init(cls, path: str | Path, *, agent: str | None = None) -> Vault:
         """Create a vault from the template and make its first commit.
 
-        In a folder inside an existing repository only that folder's files are committed."""
+        In a folder inside an existing repository only that folder's files are committed. The
+        vault folder and everything in it are made this user's alone, whatever the umask
+        (:meth:`~vault_mem.store.workspace.Workspace.make_private`)."""
         root, created = create_files(path)
         vault = cls(root, agent=agent)
         vault.ws.approve_settings()  # the person who makes a vault approves its first settings
         vault.notices.extend(first_commit(vault.ws, vault.sidecar, created))
+        vault.ws.make_private()  # the memory is this user's alone, whatever the umask (doctor's rule)
         return vault
 
     def install_hooks(self) -> list[str]:

@@ -248,14 +248,33 @@ def _older_version(vault: Vault, head: str, rel: str, data: bytes, committed: st
             "(commit it yourself with `git commit` if the older one was meant)")
 
 
-def commit_edit(vault: Vault, rel: str, *, note: str) -> HandEditCommit:
-    """Commit the person's edit of memory file ``rel`` now (what ``vault-mem edit`` does when the
-    editor closes): their git identity, the vault's write lock, and the same refusals as an
-    agent write while git is mid-merge or HEAD is detached."""
+def check_edit(vault: Vault) -> tuple[Identity, Identity]:
+    """What committing a person's edit needs, asked before the editor opens (``vault-mem edit``):
+    their git identity (:class:`~vault_mem.errors.IdentityError` says how to set one) and a git
+    state a write may commit in (not mid-merge, HEAD on a branch). An edit made first and refused
+    after was left on disk uncommitted. Returns (author, committer)."""
     who = user_identity(vault.repo)
-    if isinstance(who, str):
-        raise VaultMemError(who)
-    author, committer = who
+    vault.check_git_state()
+    return who
+
+
+def differs_from_head(vault: Vault, rel: str) -> bool:
+    """Whether memory file ``rel`` (vault-relative) on disk is not what HEAD holds (changed,
+    added or deleted): what ``vault-mem edit`` commits, whoever changed it and when."""
+    repo = vault.repo
+    data = vault.ws.disk_bytes(rel)  # never through a link
+    committed = repo.blob_at(repo.head(), vault.prefix + rel)
+    if data is None:
+        return committed is not None
+    return committed != GitRepo.blob_id(data)
+
+
+def commit_edit(vault: Vault, rel: str, *, note: str) -> HandEditCommit:
+    """Commit memory file ``rel`` as it is on disk now, when it differs from HEAD (what ``vault-mem
+    edit`` does when the editor closes: the edit of this session, and one an earlier session left
+    uncommitted): their git identity, the vault's write lock, and the same refusals as an
+    agent write while git is mid-merge or HEAD is detached."""
+    author, committer = user_identity(vault.repo)
     with vault.lock:
         vault.check_git_state()
         return commit_hand_edits(vault, [rel], author=author, committer=committer, note=note,

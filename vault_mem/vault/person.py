@@ -14,9 +14,10 @@ import os
 from typing import TYPE_CHECKING
 
 from vault_mem.config import CONFIG_FILE
-from vault_mem.errors import GitError
+from vault_mem.errors import GitError, IdentityError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
+from vault_mem.model.names import shell_word
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import changed_entries, head_branch, merge_base
 from vault_mem.store.workspace import Workspace
@@ -30,16 +31,23 @@ __all__ = ["autocommit", "commit_persons_index", "index_alone_message", "persons
            "user_identity"]
 
 
-def user_identity(repo: GitRepo) -> tuple[Identity, Identity] | str:
-    """(author, committer) for external edits: GIT_AUTHOR_*/GIT_COMMITTER_* or the repository's
-    ``user.name``/``user.email``; or why there is none."""
+def user_identity(repo: GitRepo) -> tuple[Identity, Identity]:
+    """(author, committer) for a commit in the person's name: GIT_AUTHOR_*/GIT_COMMITTER_* or
+    git's ``user.name``/``user.email`` (the repository's, the person's global or the system's);
+    :class:`IdentityError` saying how to set them when there is none. Asked before anything is
+    done that such a commit would finish (``vault-mem edit`` asks before the editor opens)."""
     name, email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
     if not name or not email:  # both from one git process
         config = config_values(repo, "user.name", "user.email")
         name, email = name or config["user.name"], email or config["user.email"]
     if not name or not email:
-        return ("no git identity for committing a person's edits (user.name/user.email are not "
-                "set); run `git config user.name NAME` and `git config user.email EMAIL` in the vault")
+        missing = " and ".join(k for k, v in (("user.name", name), ("user.email", email)) if not v)
+        top = shell_word(str(repo.toplevel))
+        raise IdentityError(
+            f"no git identity to commit in your name: git's {missing} is not set. Set it for this vault "
+            f"with `git -C {top} config user.name 'Your Name'` and `git -C {top} config user.email "
+            "you@example.com`, or for every repository with `git config --global user.name 'Your Name'` and "
+            "`git config --global user.email you@example.com`, then retry")
     committer = Identity(os.environ.get("GIT_COMMITTER_NAME") or name,
                          os.environ.get("GIT_COMMITTER_EMAIL") or email)
     return Identity(name, email), committer
@@ -94,8 +102,10 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     - HEAD's INDEX.md is not the one HEAD's memory files give;
     - the vault's commits of outside changes are the person's (``commit_external_edits``, or
       ``mode``, the daemon's override: :func:`autocommit`), HEAD is on a branch, no person's git
-      operation is under way (a merge, rebase, pull, checkout, stash ...), and the person has a
-      git identity.
+      operation is under way (a merge, rebase, pull, checkout, stash ...).
+
+    When all hold and the person has no git identity, :class:`IdentityError` says how to set one
+    (the callers turn it into a warning or a notice; the next agent commit then carries INDEX.md).
 
     What is committed is INDEX.md generated from HEAD's memory files
     (:func:`~vault_mem.vault.steps.commit_index`), never the bytes on disk: a person's or a
@@ -105,14 +115,16 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     as it is; the sidecar's ``head`` moves to the new commit. ``why``: the message's body. The
     caller holds the vault's write lock. The commit, or None (nothing to commit, or the rule
     says no: the next agent commit then carries INDEX.md, as before)."""
-    found = _persons_operation_behind(ws, sidecar, mode)
-    if found is None:
+    head = _persons_operation_behind(ws, sidecar, mode)
+    if head is None:
         return None
-    head, who = found
     repo = ws.repo
     oid = repo.blob_at(head, ws.top(INDEX_FILE))
     if oid is not None and oid == GitRepo.blob_id(commit_index(ws, sidecar, [], head)):
         return None
+    # the rule says commit: without an identity that is said (IdentityError, how to set one),
+    # never skipped in silence, which left the next agent commit to carry the person's change
+    who = user_identity(repo)
     commit = repo.commit_paths({}, index_alone_message(why), author=who[0], committer=who[1],
                                derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))
     if commit:
@@ -149,11 +161,10 @@ def _stale_by_persons_commits(ws: Workspace, sidecar: Sidecar) -> str | None:
     return head
 
 
-def _persons_operation_behind(ws: Workspace, sidecar: Sidecar,
-                              mode: str | None) -> tuple[str, tuple[Identity, Identity]] | None:
-    """(HEAD, the person's identity) when a person's git operation made HEAD and changed what
-    INDEX.md is made of (memory files, vault.toml's settings) without changing INDEX.md, and
-    vault-mem may commit in their name now; else None (see :func:`commit_persons_index`)."""
+def _persons_operation_behind(ws: Workspace, sidecar: Sidecar, mode: str | None) -> str | None:
+    """HEAD when a person's git operation made HEAD and changed what INDEX.md is made of (memory
+    files, vault.toml's settings) without changing INDEX.md, and vault-mem may commit in their
+    name now (its identity is asked after); else None (see :func:`commit_persons_index`)."""
     if not autocommit(ws, mode):
         return None
     head = _stale_by_persons_commits(ws, sidecar)
@@ -162,9 +173,7 @@ def _persons_operation_behind(ws: Workspace, sidecar: Sidecar,
     repo = ws.repo
     if head_branch(repo) is None or repo.person_operation() is not None:
         return None
-    if isinstance(who := user_identity(repo), str):
-        return None
-    return head, who
+    return head
 
 
 def _shapes_index(ws: Workspace, top: str) -> bool:
