@@ -45,8 +45,7 @@ def test_a_peers_broken_frontmatter_puts_none_of_its_text_in_an_error(tmp_path):
     error an agent gets for `get` and `remember` of the key (outside any fence), and in sync's,
     doctor's and review's lines. Errors now say where (line, column), never what."""
     import anyio
-    from mcp import Client
-    from test_mcp_server import server_params
+    from test_mcp_server import in_process
 
     mine, peer = person_and_peer(tmp_path)
     (peer / "preferences" / "editor-choice.md").write_text(
@@ -60,7 +59,7 @@ def test_a_peers_broken_frontmatter_puts_none_of_its_text_in_an_error(tmp_path):
         assert "mark-9c1" not in (out.stdout + out.stderr).lower(), out.args
 
     async def agent() -> list[str]:
-        async with Client(server_params(mine), read_timeout_seconds=60) as client:
+        async with in_process(mine) as client:
             got = [await client.call_tool("get", {"key": key}) for key in ("editor-choice", "float-note")]
             got.append(await client.call_tool("remember", {
                 "key": "editor-choice", "type": "preference", "description": "Uses Helix 25"}))

@@ -225,11 +225,10 @@ def test_a_peers_vault_toml_taken_from_an_older_commit_is_not_the_persons_edit(t
 
 
 def test_the_mcp_server_names_a_cherry_picked_peer_text_as_the_peers(tmp_path):
-    """The agent's own tools (the real MCP server process, through the SDK's client) say whose a
-    re-committed text is: `recall` and `get` mark the cherry-picked memory a peer's."""
+    """The agent's own tools (the MCP server, through the SDK's client) say whose a re-committed
+    text is: `recall` and `get` mark the cherry-picked memory a peer's."""
     import anyio
-    from mcp import Client
-    from test_mcp_server import server_params
+    from test_mcp_server import in_process
 
     mine, peer = person_and_peer(tmp_path)
     assert cli("hooks", "install", "--vault", str(mine)).returncode == 0
@@ -239,7 +238,7 @@ def test_the_mcp_server_names_a_cherry_picked_peer_text_as_the_peers(tmp_path):
     _cherry_pick(mine)
 
     async def agent() -> None:
-        async with Client(server_params(mine), read_timeout_seconds=60) as client:
+        async with in_process(mine) as client:
             r = await client.call_tool("recall", {"query": f"deploy checklist staging {MARK}"})
             hit = next(h for h in r.structured_content["hits"] if h["key"] == "deploy-checklist")
             assert (hit["author"], hit["trusted"]) == (PERSON_EMAIL, False)

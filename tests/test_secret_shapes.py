@@ -369,12 +369,8 @@ def test_a_credential_split_across_description_body_and_tags() -> None:
 def test_api_cli_and_mcp_refuse_the_same_and_scan_finds_them(vault) -> None:
     """One rule everywhere: each form is refused by the API, the CLI and the MCP tool alike, and
     the same memory put in the vault as a file is what ``vault-mem scan`` reports."""
-    import os
-    import sys
-
     import anyio
-    from conftest import ROOT
-    from mcp import Client, StdioServerParameters
+    from test_mcp_server import in_process
 
     phrase = words(12).split()
     cases = [
@@ -402,13 +398,9 @@ def test_api_cli_and_mcp_refuse_the_same_and_scan_finds_them(vault) -> None:
             args += ["--tags", ",".join(tags)]
         res = cli(*args)
         assert res.returncode != 0 and "refused" in res.stderr, (key, res.stdout, res.stderr)
-    env = {"PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1", "VAULT_MEM_EMBEDDER": "none",
-           "HOME": os.environ["HOME"], "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp", str(root)], env=env,
-                                   cwd=str(ROOT))
 
     async def session() -> None:
-        async with Client(params, read_timeout_seconds=60) as client:
+        async with in_process(root) as client:
             for key, description, body, tags in cases:
                 res = await client.call_tool("remember", {"key": key, "description": description, "body": body,
                                                           "tags": tags})
