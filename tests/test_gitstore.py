@@ -113,9 +113,8 @@ def _no_hard_links(monkeypatch) -> None:
     def refuse(*a, **kw):
         raise OSError(errno.EPERM, "Operation not permitted")
     monkeypatch.setattr(gitindex.os, "link", refuse)
-    # what gitlocks learns of this file system (a lock made without links cannot be told from
-    # a person's) lasts for the process: put back after the test, or every later test of this
-    # worker releases a person's lock as its own (test_gitlocks.py failed after this file)
+    # gitlocks warns once per process of a file system without links: put back after the test
+    # (which locks were made without links is kept per lock, gitlocks._made_exclusive)
     monkeypatch.setattr(gitlocks, "_no_links_said", gitlocks._no_links_said)
 
 
