@@ -175,7 +175,9 @@ def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
 # "Das Passwort lautet X"): every one reads as the sign ``is``
-_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|là|este|ay|هي|هو|היא|הוא)"
+# (Catalan's "és"; Greek's "είναι" as the gate reads it, its Latin look-alikes folded)
+_COPULA = (r"(?:is|was|es|és|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|là|este|ay|هي|هو|היא|הוא|"
+           + secret_words.folded("είναι") + ")")
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
@@ -390,20 +392,33 @@ def plain_password(value: str) -> bool:
 # A password as people make one: a word, a joint, a number ("Juniper_4658", "Rhubarb-4904",
 # "Nimbus@4675", "Sparrow2927!"). is_wordy reads `Word-1234` as a name (`Release-2024`, `X-Access-Token`),
 # which it is anywhere but after a password's label.
-_WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14})(?P<joint>[-_.@#!$%&*+=]{0,2})[0-9]{3,8}[!?#@$%&*]{0,2}")
+# (or two words joined, then the number: "quartz.walnut29", "meadow-Lark482")
+_WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14}|[A-Za-z]{3,14}[-_.][A-Za-z]{3,14})(?P<joint>[-_.@#!$%&*+=]{0,2})(?P<number>[0-9]{2,8})[!?#@$%&*]{0,2}")
 
 
 def word_and_number(value: str, *, joined: bool = False) -> bool:
-    """A word of four letters or more and a number of three digits or more, as a person writes a
-    password (``Juniper_4658``); ``joined``: only with a joint or symbol between (``Rhubarb-4904``,
+    """A word of four letters or more and a number of three digits or more, or two words joined
+    and a number of two digits or more, as a person writes a password (``Juniper_4658``,
+    ``quartz.walnut29``); ``joined``: only with a joint or symbol between (``Rhubarb-4904``,
     not ``Summer2024``), where no sign before the value says it is one. A state word
     ("expired-2024") or an all-capital tag (``HTTP-404``) is no password."""
     m = _WORD_NUMBER.fullmatch(value)
     if not m:
         return False
-    word = m.group("word")
-    return (not word.isupper() and (word.islower() or word.istitle()) and word.lower() not in _STATE_WORDS
-            and (not joined or bool(m.group("joint")) or value[-1] in "!?#@$%&*"))
+    word, parts = m.group("word"), SEP.split(m.group("word"))
+    if len(m.group("number")) < (2 if len(parts) == 2 else 3):
+        return False  # (one word needs three digits: `Route66` is a name; two words and two digits are made)
+    return (not word.isupper() and all(p.islower() or p.istitle() for p in parts)
+            and not any(p.lower() in _STATE_WORDS for p in parts)
+            and (not joined or bool(m.group("joint")) or len(parts) == 2 or value[-1] in "!?#@$%&*"))
+
+
+def _two_words_number(value: str) -> bool:
+    """Two words joined and a number (``saffron.Orbit36``, ``meadow-lark482``): a password a person
+    made, which no sign needs to name (``password saffron.Orbit36``); one word and a number
+    (``password Reset2024``, ``pw Route66``) may be a name."""
+    value = value.rstrip(".,;:!?)")
+    return len(SEP.split(value)) == 2 and word_and_number(value) and not any(p.lower() in _CODE_PARTS for p in SEP.split(value))
 
 
 # A passphrase a generator or a person made of common words: joined by one separator
@@ -454,6 +469,12 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     """
     if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != ""):
         return "password assignment"  # words made into a password: a dotted run is no code reference here
+    if cls == "password" and op in ("is", ":", "", "--") and not code and "." in value and word_and_number(value, joined=op == "") \
+            and not any(p.lower() in _CODE_PARTS for p in SEP.split(value)):
+        # two words and a number joined by a dot after a password's label in prose or a `Label:`
+        # ("Heslo ... je quartz.walnut29"): a person's password, not a dotted name in code, which
+        # an `=` assigns (`password = settings.pass12`) and whose parts a program names (`self.`)
+        return "password assignment"
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
         return None  # (`creds = " --username=" + auth` builds a command line)
     if cls == "network":
@@ -482,6 +503,10 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     if op == "" and cls == "password":
         # `pw X` with no sign: only a value no word or name could be
         return "password assignment" if unguessable(value) or word_and_number(value, joined=True) else None
+    if op == "--" and cls == "secret" and not quoted and passphrase(value, signed=False):
+        # `--token <word>-<word>-<word>-<word>`: a token a generator made of common words, given
+        # to the flag that takes it (four words or more, every one common: no resource's name)
+        return "secret assignment"
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
         # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
@@ -600,7 +625,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
         flag = flag or bool(tail and op == "" and _directive(text, start, tail))
         if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)) \
-                and not (cls == "password" and passphrase(tail.group("value"), signed=False)):
+                and not (cls == "password" and passphrase(tail.group("value"), signed=False)) \
+                and not (cls == "password" and _two_words_number(tail.group("value"))):
             tail = None  # (words made into a password need no sign: "senha" then words run together)
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
@@ -620,8 +646,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = _judged(text, below, cls, flag=True) if below else None
             if found and (text[found[1]:found[2]].endswith(":") or "\n" in text[kw.end():below.start("value")].strip(" \t:\r\n")):
                 found = None  # a YAML mapping (`password:` then `secretKeyRef:`), or prose lines
-        if not found and start == kw.start() and cls != "key":
-            found = _value_before(text, start, cls)
+        if not found and (start == kw.start() or name.isalpha()) and cls != "key":
+            # (a label of one word, the credential's word run into it: "X <- ngrok authtoken")
+            found = _value_before(text, start, cls, kw.end())
         if cls == "key" and name.lower().endswith("encrypt") and not (tail and _op(tail) in ("=", ":", ":=")):
             continue  # "encrypt to X", "Encrypt backups to the recipient: X": a public key follows, not a secret
         if not found:  # (after `login` only a token: `quarryctl login X`; a user's name is no secret)
@@ -1014,16 +1041,39 @@ def _under_encrypted(text: str, at: int) -> bool:
     return False
 
 
-def _value_before(text: str, start: int, cls: str) -> Span | None:
-    """``X as the password``: the value named by a label that follows it."""
-    if text.find(" as ", max(0, start - 48), start) < 0:
-        return None  # (a plain search first: most labels have no "as" before them)
-    m = _AS_BEFORE.search(text, max(0, start - 260), start)
+# "X is the keystore password", "X <- ngrok authtoken": the value, then "is" and an article (or an
+# arrow pointing at it), then at most two words before the label
+_IS_BEFORE = lazy(r"(?<![^\s(:>])(?P<value>[^\s\"'`,;()]{6,200})[ \t]{1,4}(?:(?:is|was)[ \t]{1,4}(?:the|my|our|your|his|her|their)"
+                  r"|<-{1,2}|←)[ \t]{1,4}(?:[\w-]{1,20}[ \t]{1,4}){0,2}\Z")
+# what may follow a label named after its value: the sentence's end, or who or what it is for
+# ("X is the keystore password for the release build"), not a noun it qualifies ("X is the
+# password policy": the label is then "password policy", no credential's)
+_LABEL_THEN = lazy(r"[ \t]*(?:\r?$|\Z|[.,;:!?)(\]]|(?:for|of|on|to|at|in|we|you|i|that|which|and|from|—|-)(?![\w]))",
+                   re.IGNORECASE | re.MULTILINE)
+
+
+def _value_before(text: str, start: int, cls: str, end: int | None = None) -> Span | None:
+    """``X as the password``, ``X is the keystore password``, ``X <- api token``: the value named
+    by a label that follows it (``start``/``end``: the label's)."""
+    if text.find(" as ", max(0, start - 48), start) >= 0:  # (a plain search first: most labels have no "as" before them)
+        m = _AS_BEFORE.search(text, max(0, start - 260), start)
+        if m:
+            kind = judge(cls, "is", m.group("value"), quoted=False, code=False, ends=True)
+            if kind:
+                return kind, m.start("value"), m.end("value")
+    if end is None or not _LABEL_THEN.match(text, end):
+        return None
+    window = text[max(0, start - 48):start]
+    if " is " not in window and " was " not in window and "<-" not in window and "←" not in window:
+        return None
+    m = _IS_BEFORE.search(text, max(0, start - 260), start)
     if not m:
         return None
-    value = m.group("value")
-    kind = judge(cls, "is", value, quoted=False, code=False, ends=True)
-    return (kind, m.start("value"), m.end("value")) if kind else None
+    # (the value as "is" names it: words run together count only after "is", a value of one
+    # word only when it looks made to be hard to guess)
+    value = m.group("value").rstrip(".,;:!?")
+    kind = judge(cls, "is", value, quoted=False, code=False, ends=False)
+    return (kind, m.start("value"), m.start("value") + len(value)) if kind else None
 
 
 def _op(tail: re.Match[str]) -> str:
@@ -1041,6 +1091,14 @@ def _op(tail: re.Match[str]) -> str:
         return "="
     op = op.split()[0] if " " in op else op  # "is still": the adverb says nothing of the value
     return "is" if _COPULA_WORD.fullmatch(op) else op
+
+
+def _name_of(text: str, end: int) -> str:
+    """The name that ends at ``end`` (a variable's, before its tail)."""
+    start = end
+    while start > 0 and end - start < 64 and _is_key_char(text[start - 1]):
+        start -= 1
+    return text[start:end]
 
 
 def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> Span | None:
@@ -1107,7 +1165,10 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     )
     # the value ends its line or sentence: "my password: correcthorsebatterystaple."
     ends = len(raw) > len(value) or after[:1] in ("", "\n", "\r") or after in (". ", ".\n")
-    if op == "to" and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
+    # ("set SNYK_TOKEN to <uuid>": a variable named for a token set to a UUID, as `=` would)
+    env_uuid = op == "to" and cls == "secret" and UUID.fullmatch(value) is not None \
+        and ENV_NAME.fullmatch(_name_of(text, tail.start())) is not None
+    if op == "to" and not env_uuid and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
     if op in ("-", "–", "—") and not (high_entropy(value) or (_DASHED_VALUE.fullmatch(value) and credential_like(value))):
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)

@@ -53,6 +53,7 @@ from vault_mem.model.secret_labels import (
     judge,
     key_class,
     own_name,
+    passphrase,
     password_shaped,
     near_stop,
     gives_example,
@@ -77,7 +78,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["credential_pairs", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -277,6 +278,34 @@ def login_rows(text: str) -> Iterator[Span]:
                 at, line = lines[-1]
                 yield "logins in a table", start, at + line.rfind(rows[-1][1][j + 1]) + len(rows[-1][1][j + 1])
                 return
+
+
+# A user and a password given as a pair: under the letters that abbreviate them (`u: X p: Y`,
+# `usr=X pw=Y`), or after a label naming an account or a login, the user, then `/` or `,` and the
+# password to the end of the sentence ("bot account: jira-bot / X", "login to the NAS: admin, X")
+_LETTER_PAIR = lazy(r"(?<![\w-])(?:u|usr|user)[ \t]{0,2}[:=][ \t]{0,4}(?P<user>[^\s,;|]{1,64})[ \t]{0,4}[,;|/]?[ \t]{1,4}"
+                    r"(?:p|pw|pwd)[ \t]{0,2}[:=][ \t]{0,4}(?P<pw>[^\s,;|]{4,200})", re.IGNORECASE)
+_ACCOUNT_PAIR = lazy(r"(?<![\w-])(?:account|acct|login|log-?in|sign[ -]?in|creds|credentials)"
+                     r"(?:[ \t]{1,4}[\w.-]{1,30}){0,4}?[ \t]{0,2}(?::|->|→)[ \t]{1,4}(?P<user>[\w.@+-]{2,64})[ \t]{0,2}[/,][ \t]{1,4}"
+                     r"(?P<pw>[^\s,;]{6,200}?)[.,;]?(?=[ \t]*(?:\r?\n|\Z)|[ \t]{1,4}(?:[(\[]|--|—)|[ \t]{1,4}[A-Z])", re.IGNORECASE)
+
+
+def credential_pairs(text: str) -> Iterator[Span]:
+    """A user's name and a password given as a pair (see :data:`_LETTER_PAIR`): under ``u:`` and
+    ``p:`` the password is judged as after its label; after an account's or a login's label and a
+    user, only a value no word or name could be, a person's word and number, or words a generator
+    joined (`/` and `,` join names too: "account: billing, invoices")."""
+    low = text.lower()
+    if "p" in low and ("u:" in low or "u=" in low or "u :" in low or "usr" in low or "user" in low):
+        for m in _LETTER_PAIR.finditer(text):
+            pw = m.group("pw").rstrip(".,;:!?)]}>") if not m.group("pw")[-1:] in "!?" or len(m.group("pw")) < 5 else m.group("pw")
+            if m.group("user") != pw and judge("password", ":", pw, quoted=False, code=False, ends=True):
+                yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if "acc" in low or "log" in low or "sign" in low or "cred" in low:
+        for m in _ACCOUNT_PAIR.finditer(text):
+            pw = m.group("pw")
+            if pw != m.group("user") and (password_shaped(pw) or word_and_number(pw) or passphrase(pw)):
+                yield "password assignment", m.start("pw"), m.end("pw")
 
 
 # a key in groups of one length, one case (Apple's `Q9YS-OWKX-...`, a Microsoft account's)

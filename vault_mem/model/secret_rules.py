@@ -24,7 +24,7 @@ Pattern rules (what keeps a megabyte of near matches linear):
   without it costs one substring search, not a regex pass.
 
 ``check`` names a test the match must also pass (see ``secrets.CHECKS``): ``not_fake`` (default:
-no ``EXAMPLE``/``xxxxx``/words-only placeholders), ``has_digit``, ``jwt`` (the first part is a
+no ``EXAMPLE``/``xxxxx``/words-only placeholders), ``has_digit``, ``digit_or_letters`` (a digit, or a tail of random letters of both cases), ``jwt`` (the first part is a
 JSON header with ``alg``), ``value`` (group 1 is a literal, not a ``$VAR`` or placeholder),
 ``literal`` (group 1 also looks made to be hard to guess), ``token`` (literal, or a UUID),
 ``password`` (group 1 is a literal after an explicit password keyword: words count,
@@ -78,7 +78,7 @@ RULES: tuple[Rule, ...] = (
     Rule("Anthropic API key", r"s(?<![A-Za-z0-9_-]s)k-ant-[A-Za-z0-9_-]{20,}", "sk-ant-api03-<u93>AA"),
     Rule("OpenAI API key", r"s(?<![A-Za-z0-9_-]s)k-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-proj-<u64>",
          "has_digit"),
-    Rule("Hugging Face token", r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", "hf_<a34>", "has_digit"),
+    Rule("Hugging Face token", r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", "hf_<a34>", "digit_or_letters"),
     Rule("Google API key", r"A(?<![A-Za-z0-9_-]A)Iza[A-Za-z0-9_-]{35}" + _B, "AIza<u35>", "not_web_config"),
     Rule("Google OAuth client secret", r"G(?<![A-Za-z0-9_-]G)OCSPX-[A-Za-z0-9_-]{28}" + _B, "GOCSPX-<u28>"),
     Rule("Google OAuth token", r"y(?<![A-Za-z0-9_-]y)a29\.[A-Za-z0-9_-]{30,}", "ya29.<u60>", "has_digit"),

@@ -82,6 +82,7 @@ from vault_mem.model.secret_places import (
     command_credentials,
     credential_files,
     labelled_codes,
+    credential_pairs,
     login_rows,
     csv_exports,
     flag_credentials,
@@ -136,6 +137,7 @@ from vault_mem.model.secret_values import (
     is_placeholder,
     looks_fake,
     random_hex,
+    random_letters,
     random_token,
     shannon_entropy,
 )
@@ -171,6 +173,13 @@ def _not_fake(m: re.Match[str], text: str, group: int) -> bool:
 def _has_digit(m: re.Match[str], text: str, group: int) -> bool:
     value = _value(m, text, group)
     return any(c.isdigit() for c in value) and not looks_fake(value)
+
+
+def _digit_or_letters(m: re.Match[str], text: str, group: int) -> bool:
+    """:func:`_has_digit`, or a tail of random letters of both cases after the prefix (a vendor
+    whose tokens hold no digit: Hugging Face's ``hf_`` and 34 letters)."""
+    value = _value(m, text, group)
+    return _has_digit(m, text, group) or random_letters(value.split("_", 1)[-1])
 
 
 def _b64_text(part: str) -> str | None:
@@ -254,7 +263,7 @@ def _mixed(m: re.Match[str], text: str, group: int) -> bool:
 
 
 CHECKS: dict[str, Check] = {
-    "not_fake": _not_fake, "has_digit": _has_digit, "jwt": _jwt_header, "numeric_id": _numeric_id,
+    "not_fake": _not_fake, "has_digit": _has_digit, "digit_or_letters": _digit_or_letters, "jwt": _jwt_header, "numeric_id": _numeric_id,
     "value": _is_value, "password": _password_value, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
     "entropy": _entropy, "random_name": _random_name, "not_web_config": _not_web_config,
 }
@@ -468,6 +477,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from split_parts(text, low)
         if "\n" in text:
             yield from login_rows(text)
+        yield from credential_pairs(text)
         yield from named_values(text, low)
         yield from table_cells(text, low)
         yield from csv_exports(text, low)
