@@ -185,7 +185,12 @@ _SIGN_WORD = rf"(?:{_COPULA}|to)"
 _COMPOUND = lazy(r"[^\W\d_]{2,20}(?:-[^\W\d_]{2,20}){1,2}")  # "WLAN-Passwort", "wi-fi-password"
 # the words after a credential's label that say whose or which it is ("for", "of", "(", "on the")
 _OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|vom|der|des|du|de|del|della|di|da|do|dla"
-              r"|på|för|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é)(?![^\W\d_]))", re.IGNORECASE)
+              r"|på|för|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é"
+              # Czech and Slovak ("Heslo k serveru"), Greek ("του διακομιστή", its Latin look-alikes
+              # folded as the gate reads it)
+              r"|k|ke|ku|pro|na|za|" + "|".join(secret_words.folded(w) for w in ("του", "της", "των", "για", "στο", "στον")) +
+              # Hebrew writes "to", "in" and "of" against the noun ("הסיסמה לשרת": the server's password)
+              r")(?![^\W\d_])|(?:ל|ב|של)(?=[\u05d0-\u05ea]))", re.IGNORECASE)
 _ADVERB = r"(?:still|now|currently|always|also|just|again|actually|jetzt|noch|ahora|todav[ií]a|maintenant|toujours|ora|ancora|sekarang|nu|nog)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
@@ -368,7 +373,9 @@ def key_class(name: str) -> str | None:
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
-        if any(w in low for w in PUBLIC_KEY_NAMES) or _SITE_KEY_END.search(low):
+        # (a routing key is a queue's topic name, `orders.created`, or an alerting service's
+        # integration secret, PagerDuty's: the "key" class judges it by its value, random or not)
+        if any(w in low for w in PUBLIC_KEY_NAMES if w != "routing") or _SITE_KEY_END.search(low):
             # (a CAPTCHA's site key, reCAPTCHA's or Turnstile's, goes in every page; its secret does not)
             return None  # public keys, fingerprints and lookup keys are meant to be shared
         return "secret" if _SECRET_KEY_NAME.search(low) else "key"
@@ -733,11 +740,19 @@ def gives_example(low: str) -> bool:
     return _EXAMPLE_SAYING.search(low) is not None
 
 
+# an owner named after the label ("the key for the encrypted volume", "the password of an
+# encrypted archive"): the word before "encrypted" makes it the owner's, not the value's
+_OWNER_BEFORE = lazy(r"(?:for|of|on|to|unlocks?|opens?)[ \t]{1,4}(?:(?:the|my|our|this|that|an?|its|their)[ \t]{1,4})?\Z")
+
+
 def near_stop(low: str, start: int, end: int) -> bool:
     """Does a word between ``start`` and ``end`` of ``low`` name the value after it an id, a digest,
     a ciphertext or an example (:data:`NEAR_STOP`)? "like" and "such as" do only in an example's
-    sentence (see :data:`_EXAMPLE_LINE`)."""
+    sentence (see :data:`_EXAMPLE_LINE`); "encrypted" does not where it names the label's owner
+    ("the key for the encrypted volume is X": the volume is encrypted, X opens it)."""
     for m in NEAR_STOP.finditer(low, start, end):
+        if m.group().startswith("encrypt") and _OWNER_BEFORE.search(low, max(start, m.start() - 24), m.start()):
+            continue
         if m.group() not in _LIKE:
             return True
         # (the sentence around it, within reach: a line of 80 KB made of labels is not read once per label)
@@ -851,8 +866,33 @@ _TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "+/_.~!@#$%^&*?=
 _TOKEN_END = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 
 
+# An armour's first line (`-----BEGIN PGP MESSAGE-----`, `-----BEGIN CERTIFICATE-----`) and its
+# last: the lines between are its payload, which the armour names
+_ARMOUR_BEGIN = lazy(r"-{5} ?BEGIN (?P<label>[A-Z0-9 ]{1,40}?) ?-{5}")
+_ARMOUR_REACH = 64 * 1024  # larger than any armoured block a note holds
+
+
+def in_armour(text: str, at: int) -> bool:
+    """Is ``at`` on a payload line of an armoured block (between its ``-----BEGIN X-----`` and
+    ``-----END X-----`` lines)? The armour says what the payload is: a private key's armour is
+    refused as a key block (:mod:`vault_mem.model.secrets`), and any other (a PGP *message*, which
+    is ciphertext only its recipient's private key opens, a signature, a public key, a
+    certificate) holds no secret, so a label near it (the message "encrypted to Mira's key") does
+    not make its base64 one."""
+    line = text.rfind("\n", 0, at) + 1
+    if line == 0 or text[line:at].strip(" \t"):
+        return False  # (a payload line is the run alone; most values sit in a line of text)
+    begin = text.rfind("-----BEGIN", max(0, at - _ARMOUR_REACH), at)
+    if begin < 0:
+        return False
+    m = _ARMOUR_BEGIN.match(text, begin)
+    return m is not None and text.find("-----END", m.end(), at) < 0
+
+
 def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
     value = m.group().rstrip(".,;:!?*")
+    if in_armour(text, m.start()):
+        return None  # an armoured block's payload: judged by its armour (a PGP message is ciphertext)
     at_host = _TOKEN_AT_HOST.fullmatch(value)
     if at_host and random_token(at_host.group(1), min_len=20):
         # a token as the user of a host (`DENO_AUTH_TOKENS=<token>@esm.corp.dev`): the part before the `@`

@@ -166,6 +166,11 @@ RULES: tuple[Rule, ...] = (
     # before the header of any scheme, so a token known by its scheme is named for it
     Rule("Okta API token", r"s(?<![a-z0-9_-]s)sws[ \t]{1,8}([a-z0-9_-]{30,})", "Authorization: SSWS 00<u40>", "literal", 1,
          lower=True),
+    # a vendor's scheme named for what it carries, then the token, as a header's value is written
+    # (`GenieKey <uuid>`, `'ServiceToken <token>'`), with or without the header's name
+    Rule("authorization header", r"(?<![A-Za-z0-9_.-])([A-Z][a-z]{1,12}(?:Key|Token|Auth))[ \t]{1,4}"
+         r"([A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])", "GenieKey <h8>-<h4>-4<h3>-a<h3>-<h12>", "scheme_token", 2,
+         markers=("Key ", "Token ", "Auth ")),
     Rule("authorization header", r"a(?<![a-z0-9_-]a)uthorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
          r"[a-z][a-z0-9_-]{1,24}[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)", "Authorization: Splunk <h40>", "token", 1,
          lower=True),

@@ -76,7 +76,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_labels import assignments, labelled_value, says_not_secret, warned_values
+from vault_mem.model.secret_labels import PUBLIC_KEY_NAMES, assignments, labelled_value, says_not_secret, warned_values
 from vault_mem.model.secret_places import (
     call_credentials,
     command_credentials,
@@ -182,6 +182,18 @@ def _digit_or_letters(m: re.Match[str], text: str, group: int) -> bool:
     return _has_digit(m, text, group) or random_letters(value.split("_", 1)[-1])
 
 
+# what a scheme named `<Word>Key`/`<Word>Token` may name that is no credential: a public or
+# lookup key's kind, a page's or a sync's cursor
+_NOT_AUTH_SCHEMES = PUBLIC_KEY_NAMES + ("page", "next", "continuation", "cursor", "resume", "sync", "change", "csrf")
+
+
+def _scheme_token(m: re.Match[str], text: str, group: int) -> bool:
+    """A token after a scheme named for a key or a token (``GenieKey <uuid>``): :func:`_token`,
+    unless the scheme names a public or lookup key or a cursor (``PartitionKey``, ``NextToken``)."""
+    scheme = m.group(1).lower()
+    return not any(w in scheme for w in _NOT_AUTH_SCHEMES) and _token(m, text, group)
+
+
 def _b64_text(part: str) -> str | None:
     try:
         return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)).decode("utf-8")
@@ -264,7 +276,7 @@ def _mixed(m: re.Match[str], text: str, group: int) -> bool:
 
 CHECKS: dict[str, Check] = {
     "not_fake": _not_fake, "has_digit": _has_digit, "digit_or_letters": _digit_or_letters, "jwt": _jwt_header, "numeric_id": _numeric_id,
-    "value": _is_value, "password": _password_value, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
+    "value": _is_value, "password": _password_value, "scheme_token": _scheme_token, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
     "entropy": _entropy, "random_name": _random_name, "not_web_config": _not_web_config,
 }
 
