@@ -98,7 +98,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
-           "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
+           "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "key_named_value", "labelled_value",
            "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
 
 Span = tuple[str, int, int]
@@ -694,6 +694,8 @@ _NEAR_REACH = 80
 _NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 _NEAR_RUN = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 _NEAR_START = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}")
+# a label's line that points to the value below it ("password: see below", "the token follows:")
+_POINTS_BELOW = lazy(r"(?<![a-z])(?:below|beneath|underneath|follows|(?:on )?the next line)[ \t.:)\]*_]{0,8}\r?\Z")
 # the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
 _LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
 # What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
@@ -799,7 +801,8 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
         if found:
             return found
     if line_end > 0 and end == line_end and (text[at:line_end].rstrip(" \t\r")[-1:] in (":", "?")
-                                             or (kw_start is not None and _LABEL_LINE_END.fullmatch(text, at, line_end))):
+                                             or (kw_start is not None and _LABEL_LINE_END.fullmatch(text, at, line_end))
+                                             or _POINTS_BELOW.search(low, max(at, line_end - 40), line_end)):
         # the lines below (three at most, a fence or a speaker's name between) when the label
         # line ends in a sign or with the label (`expect "password:"`, "send me the admin pw"):
         # a random token, or after a password's word a value no word could be
@@ -1335,6 +1338,28 @@ def labelled_value(label: str, value: str) -> str | None:
             return "credential named by the memory's description"
         if cls == "network" and unguessable(first):
             return "credential named by the memory's description"  # "Office wifi" over `Xk9#mQ2vL8pR`
+    return None
+
+
+# a run of letters and digits in a memory's key (its file name) long enough to be a token
+_KEY_RUN = lazy(r"(?<![A-Za-z0-9])[A-Za-z0-9]{20,200}(?![A-Za-z0-9])")
+
+
+def key_named_value(key: str, description: str) -> str | None:
+    """The finding's kind when a memory's key (its file name) holds a random run and its
+    description is the name of a credential ("deploy hook token", "signing secret"): the
+    description's last word names a password or a secret, so the value in the name is it. A
+    description that only mentions one ("token refresh bug") ends on another word; a key's run
+    of hex (a commit's id) counts only under a word naming a password or a secret, not a "key"."""
+    words = description.strip().rstrip(".:").split()
+    cls = key_class(words[-1]) if words else None
+    if cls not in ("password", "secret", "key") or says_not_secret(description):
+        return None
+    for m in _KEY_RUN.finditer(key.rsplit("/", 1)[-1]):
+        run = m.group()
+        if random_token(run, min_len=20) or (cls != "key" and random_hex(run, min_len=32)):
+            if not looks_fake(run) and not UUID.fullmatch(run):
+                return "credential named by the memory's description"
     return None
 
 

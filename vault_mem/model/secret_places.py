@@ -78,7 +78,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["credential_pairs", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["credential_pairs", "listed_parts", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -242,6 +242,31 @@ def split_parts(text: str, low: str) -> Iterator[Span]:
     joined = "".join(values)
     if (random_token(joined, min_len=32) or random_hex(joined, min_len=32)) and not looks_fake(joined):
         yield "token split into parts", parts[0].start("value"), parts[-1].end("value")
+
+
+# A list of a value's parts under a name saying so (`"key_parts": ["zHAP8a5o", "scJy6QKG", ...]`,
+# `token_chunks = ['...', '...']`, YAML's flow list): three short strings or more that read together
+# make a random token
+_PARTS_LIST = lazy(r"(?i:(?:key|token|secret|password|passphrase|pass|pw|pwd|credential|api[_-]?key)s?[_ -]?"
+                   r"(?:half|halves|parts?|pieces?|chunks?|segments?|fragments?|shards?))[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\[(]"
+                   r"(?P<items>(?:[ \t\r\n]{0,8}[\"'][A-Za-z0-9+/_=.~!@#$%^&*-]{3,64}[\"'][ \t]{0,4},?){3,16})[ \t\r\n]{0,8}[\])]")
+_PART_ITEM = lazy(r"[\"']([^\"']{3,64})[\"']")
+
+
+def listed_parts(text: str, low: str) -> Iterator[Span]:
+    """A token given as a list of its parts under a name that says so (see :data:`_PARTS_LIST`)."""
+    if "[" not in text and "(" not in text:
+        return
+    if not any(w in low for w in ("half", "halves", "part", "piece", "chunk", "segment", "fragment", "shard")):
+        return
+    for m in _PARTS_LIST.finditer(text):
+        items = _PART_ITEM.findall(m.group("items"))
+        joined = "".join(items)
+        if any(UUID.fullmatch(v) or (len(v) == 40 and random_hex(v)) for v in items):
+            continue  # ids of parts, whole each
+        if (random_token(joined, min_len=24) or random_hex(joined, min_len=32) or _person_password(joined, inner=True)) \
+                and not looks_fake(joined):
+            yield "token split into parts", m.start("items"), m.end("items")
 
 
 # Rows of a header-less table, one login to a row: a user's name in a column, the password in the
@@ -1237,6 +1262,7 @@ _HEX_DUMP_LINE = lazy(r"[ \t]*[0-9a-fA-F]{4,16}:")
 # A password spelled out one character at a time ("letter by letter: M o s a i c 2 ..."): eight
 # characters or more, each alone between spaces, read together as a person's strong password
 _SPELLED = lazy(r"(?<![^\s:])(?:[^\s][ \t]){7,63}[^\s](?![^\s])")
+_SPELLED_REACH = 40  # how far before a spelled-out random token, on its line, the word naming it may stand
 
 
 def grouped_values(text: str, low: str) -> Iterator[Span]:
@@ -1263,6 +1289,11 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
         for m in _SPELLED.finditer(text):
             joined = m.group().replace(" ", "").replace("\t", "")
             if _person_password(joined, inner=False) and not is_placeholder(joined, quoted=True):
+                yield "password spelled out", m.start(), m.end()
+            elif random_token(joined, min_len=16) and _HEAD_WORD.search(low, max(text.rfind("\n", 0, m.start()) + 1,
+                                                                                  m.start() - _SPELLED_REACH), m.start()):
+                # a random token spelled out after a word naming it on its line ("pass = 9 y V j ..."):
+                # letters of both cases and digits, sixteen or more, no sentence is
                 yield "password spelled out", m.start(), m.end()
 
 

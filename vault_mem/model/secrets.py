@@ -76,13 +76,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_labels import PUBLIC_KEY_NAMES, assignments, labelled_value, says_not_secret, warned_values
+from vault_mem.model.secret_labels import PUBLIC_KEY_NAMES, assignments, key_named_value, labelled_value, says_not_secret, warned_values
 from vault_mem.model.secret_places import (
     call_credentials,
     command_credentials,
     credential_files,
     labelled_codes,
     credential_pairs,
+    listed_parts,
     login_rows,
     csv_exports,
     flag_credentials,
@@ -142,7 +143,7 @@ from vault_mem.model.secret_values import (
     shannon_entropy,
 )
 
-__all__ = ["SecretFinding", "find_secrets", "labelled_codes", "labelled_value", "says_not_secret", "scattered_phrase", "seam_secrets", "shannon_entropy"]
+__all__ = ["SecretFinding", "find_secrets", "key_named_value", "labelled_codes", "labelled_value", "says_not_secret", "scattered_phrase", "seam_secrets", "shannon_entropy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,6 +488,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from listed_codes(text, low)
         yield from recovery_keys(text)
         yield from split_parts(text, low)
+        yield from listed_parts(text, low)
         if "\n" in text:
             yield from login_rows(text)
         yield from credential_pairs(text)
