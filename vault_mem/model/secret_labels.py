@@ -460,7 +460,9 @@ def passphrase(value: str, *, signed: bool = True) -> bool:
         parts = value.split(m.group("sep"))
         # (with no sign before it, four words, every one common: `pw release-notes-draft` names a file)
         least, common = (4 if m.group("sep") == "." or not signed else 3), (len(parts) - 1 if signed else len(parts))
-        return (len(parts) >= least and not any(p in _STATE_WORDS for p in parts) and not any(p in _CODE_PARTS for p in parts)
+        # (a state word among five generated words or more is chance: "liberty-short-try-language-steel")
+        states = sum(p in _STATE_WORDS for p in parts)
+        return (len(parts) >= least and states <= (len(parts) >= 5) and not any(p in _CODE_PARTS for p in parts)
                 and not _sentence(parts) and sum(p in _COMMON_WORDS for p in parts) >= common)
     return 14 <= len(value) <= 60 and value.isascii() and value.isalpha() and value.islower() \
         and not NAMED.fullmatch(value) and _run_of_words(value, 3 if signed else 4)  # (not `currentpassword`)
@@ -653,8 +655,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = _judged(text, below, cls, flag=True) if below else None
             if found and (text[found[1]:found[2]].endswith(":") or "\n" in text[kw.end():below.start("value")].strip(" \t:\r\n")):
                 found = None  # a YAML mapping (`password:` then `secretKeyRef:`), or prose lines
-        if not found and (start == kw.start() or name.isalpha()) and cls != "key":
-            # (a label of one word, the credential's word run into it: "X <- ngrok authtoken")
+        if not found and (start == kw.start() or name.replace("_", "").replace("-", "").isalpha()) and cls != "key":
+            # (a label of one word, the credential's word run into it: "X <- ngrok authtoken",
+            # "X <- google refresh_token")
             found = _value_before(text, start, cls, kw.end())
         if cls == "key" and name.lower().endswith("encrypt") and not (tail and _op(tail) in ("=", ":", ":=")):
             continue  # "encrypt to X", "Encrypt backups to the recipient: X": a public key follows, not a secret

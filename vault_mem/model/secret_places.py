@@ -78,7 +78,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["credential_pairs", "listed_parts", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["credential_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -315,6 +315,16 @@ _ACCOUNT_PAIR = lazy(r"(?<![\w-])(?:account|acct|login|log-?in|sign[ -]?in|creds
                      r"(?P<pw>[^\s,;]{6,200}?)[.,;]?(?=[ \t]*(?:\r?\n|\Z)|[ \t]{1,4}(?:[(\[]|--|—)|[ \t]{1,4}[A-Z])", re.IGNORECASE)
 
 
+# An API key and an application key side by side under their short names (`api <hex> app <hex>`,
+# `api=<key>, app=<key>`): two random values, each after its word
+_API_APP_PAIR = lazy(r"(?<![\w-])api(?:[ _-]?key)?[ \t]{0,2}[:=]?[ \t]{0,4}(?P<api>[A-Za-z0-9_-]{20,100})[ \t]{0,2}[,;/|]?[ \t]{1,4}"
+                     r"(?:app|application)(?:[ _-]?key)?[ \t]{0,2}[:=]?[ \t]{0,4}(?P<app>[A-Za-z0-9_-]{20,100})(?![\w-])",
+                     re.IGNORECASE)
+
+
+_DEPLOY_WORDS = lazy(r"(?<![a-z])(?:deploy\w*|release\w*|rolled|rollout|ship\w*|tag\w*|image|versions?|pinned|built)(?![a-z])")
+
+
 def credential_pairs(text: str) -> Iterator[Span]:
     """A user's name and a password given as a pair (see :data:`_LETTER_PAIR`): under ``u:`` and
     ``p:`` the password is judged as after its label; after an account's or a login's label and a
@@ -326,11 +336,48 @@ def credential_pairs(text: str) -> Iterator[Span]:
             pw = m.group("pw").rstrip(".,;:!?)]}>") if not m.group("pw")[-1:] in "!?" or len(m.group("pw")) < 5 else m.group("pw")
             if m.group("user") != pw and judge("password", ":", pw, quoted=False, code=False, ends=True):
                 yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if "api" in low and "app" in low:
+        for m in _API_APP_PAIR.finditer(text):
+            api, app = m.group("api"), m.group("app")
+            if len(api) == len(app) and len(api) in (40, 64) and DIGEST.fullmatch(api.lower()):
+                continue  # two services' commits or image digests ("api <sha> app <sha>" in a deploy note)
+            line = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 80)
+            if near_stop(low, line, m.start()) or _DEPLOY_WORDS.search(low, line, m.start()):
+                continue
+            if all(random_hex(v, min_len=32) or random_token(v, min_len=20) for v in (api, app)):
+                yield "API key and application key", m.start("api"), m.end("app")
     if "acc" in low or "log" in low or "sign" in low or "cred" in low:
         for m in _ACCOUNT_PAIR.finditer(text):
             pw = m.group("pw")
             if pw != m.group("user") and (password_shaped(pw) or word_and_number(pw) or passphrase(pw)):
                 yield "password assignment", m.start("pw"), m.end("pw")
+
+
+# The value of a credential named before it in the sentence, introduced as its new or current
+# value ("Service account password rotated; new value X", "the token changed, current one: X")
+_NEW_VALUE = lazy(r"(?<![a-z])(?:new|current|updated|latest|rotated)[ \t]{1,4}(?:value|one)[ \t]{0,4}(?:is[ \t]{1,4}|[:=][ \t]{0,4}|[ \t])"
+                  r"[ \t]{0,4}[`'\"]?(?P<value>[^\s,;\"'`]{6,200})", re.IGNORECASE)
+_NEW_VALUE_REACH = 120  # how far before, on its line, the credential's word stands
+_CREDENTIAL_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[ _-]?key|credentials?)(?![a-z])")
+
+
+def new_values(text: str, low: str) -> Iterator[Span]:
+    """A value given as a credential's new or current value (see :data:`_NEW_VALUE`), judged as
+    after the credential's own label; a value no label names stays unjudged."""
+    if "value" not in low and "one" not in low:
+        return
+    for m in _NEW_VALUE.finditer(text):
+        line = max(text.rfind("\n", 0, m.start()) + 1, m.start() - _NEW_VALUE_REACH)
+        word = None
+        for word in _CREDENTIAL_WORD.finditer(low, line, m.start()):
+            pass  # (the nearest before the value)
+        if word is None:
+            continue
+        cls = key_class(word.group().replace(" ", "_"))
+        value = m.group("value").rstrip(".:!?)")
+        kind = judge(cls, "is", value, quoted=False, code=False, ends=False) if cls in ("password", "secret") else None
+        if kind:
+            yield kind, m.start("value"), m.start("value") + len(value)
 
 
 # a key in groups of one length, one case (Apple's `Q9YS-OWKX-...`, a Microsoft account's)

@@ -180,6 +180,12 @@ RULES: tuple[Rule, ...] = (
     Rule("Dynatrace token", r"d(?<![A-Za-z0-9_-]d)t0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}" + _B, "dt0c01.<A24>.<A64>"),
     Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{0,64}:([^\s\"'`]{1,200})",
          "curl -u admin:<a12> https://ci", "literal", 1, markers=("-u", "--user")),
+    # lftp's `-u user,password` (the password may be quoted on its own: `-u ops,'X'`)
+    Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{1,64},[\"']?([^\s\"'`,]{4,200})",
+         "lftp -u ops,<a12> sftp://files.corp", "literal", 1, markers=("-u", "--user")),
+    # OpenLDAP's tools take the bind password after `-w` (`ldapsearch -D <dn> -w X`)
+    Rule("password on a command line", r"l(?<![A-Za-z0-9_-]l)dap[a-z]{2,12}[ \t][^\n]{0,300}?(?<=[ \t])-w[ \t]{1,8}[\"']?"
+         r"([^\s\"'`]{4,200})", "ldapsearch -x -D cn=admin,dc=corp -w <a12> -b dc=corp", "password", 1),
     # Samba's tools (smbclient, rpcclient, smbcacls, net) take the password after a `%` in -U
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)(?:U|-user(?:name)?)(?:[ \t]{1,8}|=)[\"']?[\w.@\\-]{1,128}%"
          r"([^\s\"'`%]{4,200})", "smbclient //nas/share -U CORP\\svc%<a14>", "literal", 1, markers=("-U", "--user")),

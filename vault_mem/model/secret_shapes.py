@@ -211,8 +211,18 @@ _HEX_PREFIX_WORDS = frozenset(["hash", "git", "key", "tree", "blob", "node", "np
                                "web", "api", "repo", "pkg", "lib", "mod", "src", "dist", "bin", "tmp", "run"])
 
 
+# A capital prefix glued to a long hex tail (Trello's `ATTA` + 64 hex + an 8-digit check in capitals):
+# no separator, so the prefix is a vendor's mark, not a word; a digest's algorithm (`SHA256...`) is not
+_CAPS_HEX = lazy(r"(?<![A-Za-z0-9_+/=.-])(?P<prefix>[A-Z]{3,6})(?P<tail>[0-9a-f]{56,128})[0-9A-F]{0,8}(?![A-Za-z0-9_+/=.-])")
+_DIGEST_NAMES = ("SHA", "MD", "BLAKE", "HMAC", "CRC", "HEX", "KECCAK", "RIPEMD", "SUM", "XXH", "TIGER", "WHIRLPOOL")
+
+
 def hex_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
-    """``abbrev-`` or ``abbrev_kind_`` + 32 to 64 random hex digits: a vendor token with a hex tail."""
+    """``abbrev-`` or ``abbrev_kind_`` + 32 to 64 random hex digits: a vendor token with a hex
+    tail; or a capital prefix glued to 56 hex digits or more (see :data:`_CAPS_HEX`)."""
+    for m in _in_words(_CAPS_HEX, text, words):
+        if not m.group("prefix").startswith(_DIGEST_NAMES) and random_hex(m.group("tail"), min_len=56):
+            yield "API token", m.start(), m.end()
     for m in _in_words(_HEX_PREFIXED, text, words):
         token = m.group()
         first = re.split(r"[_-]", token, maxsplit=1)[0]

@@ -85,6 +85,7 @@ from vault_mem.model.secret_places import (
     credential_pairs,
     listed_parts,
     login_rows,
+    new_values,
     csv_exports,
     flag_credentials,
     grouped_values,
@@ -492,6 +493,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         if "\n" in text:
             yield from login_rows(text)
         yield from credential_pairs(text)
+        yield from new_values(text, low)
         yield from named_values(text, low)
         yield from table_cells(text, low)
         yield from csv_exports(text, low)
