@@ -526,14 +526,16 @@ def random_token(value: str, *, min_len: int = 20) -> bool:
 
 def random_letters(value: str, *, min_len: int = 30) -> bool:
     """A random token of letters alone, both cases mixed through it (a Hugging Face token's tail,
-    ``rLjaXDfrv...``: 34 letters, no digit by design), not words run together in CamelCase: its
-    case changes every two or three letters, so no chunk between capitals averages a word's length."""
+    ``rLjaXDfrv...``: 34 letters, no digit by design), not words run together in CamelCase, whose
+    chunks between capitals are words of a word's length."""
     if len(value) < min_len or not value.isascii() or not value.isalpha():
         return False
     upper = sum(c.isupper() for c in value)
     if 5 * upper < len(value) or 5 * (len(value) - upper) < len(value):
         return False
-    return shannon_entropy(value) >= 4.0 and not identifier_like(value) and not spoken(value) and not looks_fake(value)
+    # (words run together are both: chunks of a word's length, and words one could say; either
+    # alone holds for one random run of 34 letters in 13, both for one in 80)
+    return shannon_entropy(value) >= 4.0 and not (identifier_like(value) and spoken(value)) and not looks_fake(value)
 
 
 def _random_bar(n: int) -> float:
