@@ -286,3 +286,42 @@ LOOK_ALIKES_SPLIT = (
 @pytest.mark.parametrize(("body", "description", "key"), LOOK_ALIKES_SPLIT)
 def test_split_look_alikes_pass(body: str, description: str, key: str) -> None:
     assert not secret_findings(key=key, description=description, body=body, meta={}), body
+
+
+# --- a file printed by a command, a vendor's token as a variable's value -------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_value_printed_by_a_command_that_shows_a_credential_file(seed: int) -> None:
+    d = Draw(seed)
+    name = d.rng.choice([".vault_pass", "~/.config/app/api_token", "secrets/db.password", "C:\\keys\\deploy.secret"])
+    command = d.rng.choice(["cat", "type", "Get-Content"])
+    pw = d.r(14) + d.rng.choice("~.#") + d.r(5)
+    assert refused(f"{command} {name}\n{pw}\n", description="dotfiles"), (command, name)
+
+
+@pytest.mark.parametrize("body", (
+    "cat ~/.ssh/id_ed25519.pub\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG6xQ ana@laptop\n",
+    "cat token_count.txt\n1234567890123\n",
+    "head tokens.md\n# Tokens overview\n",
+    "cat .vault_pass\nsee the team vault\n",
+))
+def test_a_printed_file_that_holds_no_credential_passes(body: str) -> None:
+    assert not refused(body, description="dotfiles"), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_prefixed_hex_token_as_a_credential_variables_value(seed: int) -> None:
+    d = Draw(seed)
+    name = d.rng.choice(["SONAR_LOGIN", "SCAN_TOKEN", "REGISTRY_AUTH"])
+    prefix = d.rng.choice(["qzt_", "sqx_", "vkp_"])
+    body = f'withEnv(["{name}={prefix}{d.r(40, HEX)}"]) {{\n  sh \'./gradlew scan\'\n}}'
+    assert refused(body, description="Jenkinsfile snippet"), body
+
+
+@pytest.mark.parametrize("body", (
+    "CACHE_KEY=linux-3f9a1c7e5b2d8f4a6c0e9b1d3f5a7c2e4b6d8f0a",
+    "GIT_SHA=sha-3f9a1c7e5b2d8f4a6c0e9b1d3f5a7c2e4b6d8f0a",
+    "IMAGE_TAG=app-3f9a1c7e5b2d8f4a6c0e9b1d3f5a7c2e4b6d8f0a",
+))
+def test_a_prefixed_hex_value_of_another_variable_passes(body: str) -> None:
+    assert not refused(body, description="ci"), body

@@ -1348,8 +1348,10 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
 
 # A line that names a credential and ends in ":" ("config/master.key for billing (to edit X):"), or
 # a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
-# one random token and nothing else.
-_BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
+# one random token and nothing else. (A command that prints a file, `cat .vault_pass`, without a
+# prompt's sign: what it printed is the file's content.)
+_BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|(?i:cat|type|more|less|head|tail|bat|batcat|get-content|gc)"
+              r"[ \t]{1,4}[^\s|;&<>]{1,200}|[^\n]{1,300}:))[ \t]*\r?\n"
               r"[ \t]{0,8}(?P<value>[^\s]{12,8000})[ \t]*\r?$", re.MULTILINE)  # (a registry's login token: ~2 KB)
 _USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
                         r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")

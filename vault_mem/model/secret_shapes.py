@@ -203,8 +203,11 @@ def lower_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
 # random, but hex, so random_token's case test cannot judge it. The first part must be a short
 # abbreviation (not a word such as ``linux-node-`` or ``build-`` in a cache key or a digest's
 # label), and the token must stand alone (not inside a path, URL or file name).
-_HEX_PREFIXED = lazy(r"(?<![A-Za-z0-9_.+/:@#=-])[a-z][a-z0-9]{1,4}(?:_[a-z][a-z0-9]{0,3})?[_-]"
+# (after a variable's `NAME=` the token starts its value: `SONAR_LOGIN=squ_<40 hex>` in a CI step)
+_HEX_PREFIXED = lazy(r"(?:(?<=[A-Z0-9_]=)|(?<![A-Za-z0-9_.+/:@#=-]))[a-z][a-z0-9]{1,4}(?:_[a-z][a-z0-9]{0,3})?[_-]"
                            r"[0-9a-f]{32,64}(?:_[0-9a-f]{6,16})?(?![A-Za-z0-9_+/=.-])")
+_CREDENTIAL_VARIABLE = lazy(r"(?<![A-Za-z0-9])[A-Z0-9_]{0,40}(?:LOGIN|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PAT|AUTH|CREDENTIALS?"
+                            r"|API_?KEY|ACCESS_KEY|PRIVATE_KEY)=\Z")
 _HEX_PREFIX_WORDS = frozenset(["hash", "git", "key", "tree", "blob", "node", "npm", "pip", "go", "deb", "rpm",
                                "apt", "cache", "hex", "digest", "etag", "nix", "pr", "mr", "rev", "tag", "tx", "txid",
                                "block", "addr", "uuid", "guid", "dev", "prod", "main", "data", "img", "app",
@@ -224,6 +227,8 @@ def hex_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
         if not m.group("prefix").startswith(_DIGEST_NAMES) and random_hex(m.group("tail"), min_len=56):
             yield "API token", m.start(), m.end()
     for m in _in_words(_HEX_PREFIXED, text, words):
+        if text[m.start() - 1:m.start()] == "=" and not _CREDENTIAL_VARIABLE.search(text, max(0, m.start() - 64), m.start()):
+            continue  # `CACHE_KEY=linux-<hex>`: after `=` only a variable named for a credential gives a token
         token = m.group()
         first = re.split(r"[_-]", token, maxsplit=1)[0]
         tail = token[len(first) + 1:].rsplit("_", 1)[0] if token.count("_") > 1 else token[len(first) + 1:]
