@@ -325,3 +325,36 @@ def test_a_prefixed_hex_token_as_a_credential_variables_value(seed: int) -> None
 ))
 def test_a_prefixed_hex_value_of_another_variable_passes(body: str) -> None:
     assert not refused(body, description="ci"), body
+
+
+# --- an access key's id and its secret side by side ---------------------------------------------
+
+def _interleaved_id(rng: random.Random, n: int = 20) -> str:
+    """Capitals and digits interleaved, a letter first (an access key's id)."""
+    return "".join(rng.choice("0123456789" if i % 3 == 2 else "ABCDEFGHJKLMNPQRSTUVWXYZ") for i in range(n))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_access_key_id_beside_its_secret(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    cases = [
+        f"kafka:\n  sasl: {_interleaved_id(rng, 16)}:{d.r(40)}/{d.r(23)}\n  timeout: 30",
+        f'{{"cloud": {{"creds": "{_interleaved_id(rng)} {_uuid(rng)}"}}}}',
+        f'[tools]\nmodal = "ak-{d.r(22)} as-{d.r(22)}"',
+        f"cloud: AKID{d.r(32)} {d.r(32)}",
+    ]
+    for body in cases:
+        assert refused(body, description="cloud notes"), body
+
+
+@pytest.mark.parametrize("body", (
+    "INV2026120400123 9b2f4c1e-7a3d-4e8b-9c21-0d5e6f7a8b90",
+    "ORDER20261204001 9b2f4c1e-7a3d-4e8b-9c21-0d5e6f7a8b90",
+    "request req_011CUqA8B9yK3mZ7xQ2vWnPd 9b2f4c1e-7a3d-4e8b-9c21-0d5e6f7a8b90",
+    "msg_01XFDUDYJgAACzvnptvVoYEL toolu_01A09q90qw90lq917835lq9",
+    "release v2.14.3 4b6d8f0a1c3e5b7d9f2a4c6e8b0d1f3a9c2e7a41",
+    "DEADBEEF00112233 9b2f4c1e-7a3d-4e8b-9c21-0d5e6f7a8b90",
+))
+def test_an_id_beside_a_record_id_passes(body: str) -> None:
+    assert not refused(body, description="notes"), body

@@ -78,7 +78,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["credential_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["credential_pairs", "key_id_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -323,6 +323,41 @@ _API_APP_PAIR = lazy(r"(?<![\w-])api(?:[ _-]?key)?[ \t]{0,2}[:=]?[ \t]{0,4}(?P<a
 
 
 _DEPLOY_WORDS = lazy(r"(?<![a-z])(?:deploy\w*|release\w*|rolled|rollout|ship\w*|tag\w*|image|versions?|pinned|built)(?![a-z])")
+
+
+# An access key's id and its secret side by side, as a console shows them and a note keeps them
+# (`<ID> <secret>`, `<ID>:<secret>`): the id in capitals and digits (`SCWS7A2...`, a Kafka API key)
+# or a short prefix and a random tail (`ak-...`, `AKID...`), the secret a random token or a UUID (not the
+# parts of a stored hash after its `$`: `SCRAM-SHA-256$4096:<salt>$<key>:<key>`)
+_KEY_ID_SECRET = lazy(r"(?<![\w/+=.@:$*-])(?P<id>[A-Z][A-Z0-9]{15,35}|[A-Za-z]{2,5}[-_]?[A-Za-z0-9]{16,40})(?:[ \t]{1,2}|:)"
+                      r"(?P<secret>[A-Za-z0-9+/_-]{20,100}={0,2})(?![\w/+=.@:-])")
+
+
+def _key_id(value: str) -> bool:
+    """An access key's id: capitals and digits interleaved (four letters and two digits at least,
+    not hex), or a short prefix and a random tail."""
+    if value.isupper() or value.isdigit() or not any(c.islower() for c in value):
+        letters = sum(c.isalpha() for c in value)
+        # (letters and digits interleaved: `INV2026120400123`, a word then a number, is a reference)
+        changes = sum(a.isdigit() != b.isdigit() for a, b in zip(value, value[1:]))
+        return (letters >= 4 and sum(c.isdigit() for c in value) >= 2 and changes >= 4 and not DIGEST.fullmatch(value)
+                and any(c not in "ABCDEF" for c in value if c.isalpha()) and not looks_fake(value))
+    cut = next((i for i, c in enumerate(value[:6]) if c in "-_"), None)
+    if cut is not None and value[:cut].lower() in NEAR_ID_PREFIXES:
+        return False  # a request's, a message's or an event's id (`req_...`, `msg_...`): an id beside an id
+    return random_token(value[cut + 1:] if cut is not None else value[2:], min_len=16)
+
+
+def key_id_pairs(text: str) -> Iterator[Span]:
+    """An access key's id then its secret (see :data:`_KEY_ID_SECRET`): neither alone says what it
+    is, the pair does."""
+    for m in _KEY_ID_SECRET.finditer(text):
+        key_id, secret = m.group("id"), m.group("secret")
+        if key_id == secret or not _key_id(key_id):
+            continue
+        if UUID.fullmatch(secret) or random_token(secret.rstrip("="), min_len=20) or (
+                len(secret) >= 32 and ("+" in secret or "/" in secret) and high_entropy(secret)):
+            yield "access key id and secret", m.start("id"), m.end("secret")
 
 
 def credential_pairs(text: str) -> Iterator[Span]:

@@ -83,6 +83,7 @@ from vault_mem.model.secret_places import (
     credential_files,
     labelled_codes,
     credential_pairs,
+    key_id_pairs,
     listed_parts,
     login_rows,
     new_values,
@@ -493,6 +494,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         if "\n" in text:
             yield from login_rows(text)
         yield from credential_pairs(text)
+        yield from key_id_pairs(text)
         yield from new_values(text, low)
         yield from named_values(text, low)
         yield from table_cells(text, low)
