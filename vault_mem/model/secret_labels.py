@@ -422,7 +422,7 @@ def word_and_number(value: str, *, joined: bool = False) -> bool:
 
 def _two_words_number(value: str) -> bool:
     """Two words joined and a number (``saffron.Orbit36``, ``meadow-lark482``): a password a person
-    made, which no sign needs to name (``password saffron.Orbit36``); one word and a number
+    made, which no sign needs to name (``password <word>.<Word><digits>``); one word and a number
     (``password Reset2024``, ``pw Route66``) may be a name."""
     value = value.rstrip(".,;:!?)")
     return len(SEP.split(value)) == 2 and word_and_number(value) and not any(p.lower() in _CODE_PARTS for p in SEP.split(value))
@@ -481,7 +481,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     if cls == "password" and op in ("is", ":", "", "--") and not code and "." in value and word_and_number(value, joined=op == "") \
             and not any(p.lower() in _CODE_PARTS for p in SEP.split(value)):
         # two words and a number joined by a dot after a password's label in prose or a `Label:`
-        # ("Heslo ... je quartz.walnut29"): a person's password, not a dotted name in code, which
+        # ("Heslo ... je <word>.<word><digits>"): a person's password, not a dotted name in code, which
         # an `=` assigns (`password = settings.pass12`) and whose parts a program names (`self.`)
         return "password assignment"
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
@@ -1354,12 +1354,14 @@ def key_named_value(key: str, description: str) -> str | None:
     description's last word names a password or a secret, so the value in the name is it. A
     description that only mentions one ("token refresh bug") ends on another word; a key's run
     of hex (a commit's id) counts only under a word naming a password or a secret, not a "key"."""
+    runs = _KEY_RUN.findall(key.rsplit("/", 1)[-1])
+    if not runs:
+        return None  # (the common case, a name of words: no run to judge, no label to read)
     words = description.strip().rstrip(".:").split()
     cls = key_class(words[-1]) if words else None
     if cls not in ("password", "secret", "key") or says_not_secret(description):
         return None
-    for m in _KEY_RUN.finditer(key.rsplit("/", 1)[-1]):
-        run = m.group()
+    for run in runs:
         if random_token(run, min_len=20) or (cls != "key" and random_hex(run, min_len=32)):
             if not looks_fake(run) and not UUID.fullmatch(run):
                 return "credential named by the memory's description"

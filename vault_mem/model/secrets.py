@@ -31,8 +31,16 @@ Decisions a reader may look for:
   ("unlock code X"; "log in ... with X" and "use X to unlock" count when X has a symbol and
   three character classes), a plain dictionary word after ``password:`` in prose unless it ends
   the sentence and is not a state ("my password: correcthorsebatterystaple" counts), a numeric
-  PIN without its label (``PIN``/``PUK``/passcode/door code and four digits count), and a value
-  whose label comes after it ("X (that's the api secret)"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
+  PIN without its label (``PIN``/``PUK``/passcode/door code and four digits count). A value
+  whose label comes after it counts when the label follows a sign, an arrow or "is the"
+  ("X (that's the api secret)", "X <- ngrok authtoken", "X is the keystore password for ...");
+  not when the label goes on as a noun ("X is the password policy"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
+- An armoured block is judged by its armour: a private or secret key's armour is refused whole;
+  any other's payload (a PGP *message*, a signature, a public key, a certificate) passes, even
+  under a label naming a key ("encrypted to Mira's key:"). A PGP message is ciphertext that only
+  its recipient's private key (or, for ``gpg -c``, its passphrase) opens; the secret is that key
+  or passphrase, not the message, and refusing ciphertext would only teach people to paste it
+  elsewhere, as for SOPS and sealed secrets (``encryptedData``), which pass the same way.
 - A value that is a word of its own key's name (``POSTGRES_PASSWORD: postgres``, ``ADMIN_PASSWORD=admin``)
   is the default an image or template ships with, like ``guest:guest``. A Firebase web config's
   ``apiKey`` and ``appId`` ship in every page, and so do ``client-`` keys (Statsig's); RFC 7617's
