@@ -48,7 +48,7 @@ from vault_mem.model.memory import (
     validate_key,
     validate_type,
 )
-from vault_mem.model.secrets import SecretFinding, find_secrets, labelled_codes, labelled_value, says_not_secret, scattered_phrase, seam_secrets, shannon_entropy
+from vault_mem.model.secrets import SecretFinding, find_secrets, key_named_value, labelled_codes, labelled_value, says_not_secret, scattered_phrase, seam_secrets, shannon_entropy
 from vault_mem.model.trailers import caller_chosen_text
 
 __all__ = [
@@ -164,6 +164,10 @@ def _split_credentials(key: str, description: str, body: str,
         if kind:
             at = len(value) - len(value.lstrip())
             yield where, kind, _line_of(value, at) if where == "body" else None
+    if key and description and not unsaid:
+        kind = key_named_value(key, description)  # `deploy-hook-<token>` under "deploy hook token"
+        if kind:
+            yield "key", kind, None
     if description and body:
         for f in seam_secrets(description, body):
             yield "description and body", f.kind, None

@@ -98,7 +98,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
-           "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "labelled_value",
+           "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "key_named_value", "labelled_value",
            "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
 
 Span = tuple[str, int, int]
@@ -175,7 +175,9 @@ def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
 
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
 # "Das Passwort lautet X"): every one reads as the sign ``is``
-_COPULA = r"(?:is|was|es|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|là|este|ay|هي|هو|היא|הוא)"
+# (Catalan's "és"; Greek's "είναι" as the gate reads it, its Latin look-alikes folded)
+_COPULA = (r"(?:is|was|es|és|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|là|este|ay|هي|هو|היא|הוא|"
+           + secret_words.folded("είναι") + ")")
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
@@ -183,7 +185,12 @@ _SIGN_WORD = rf"(?:{_COPULA}|to)"
 _COMPOUND = lazy(r"[^\W\d_]{2,20}(?:-[^\W\d_]{2,20}){1,2}")  # "WLAN-Passwort", "wi-fi-password"
 # the words after a credential's label that say whose or which it is ("for", "of", "(", "on the")
 _OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|vom|der|des|du|de|del|della|di|da|do|dla"
-              r"|på|för|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é)(?![^\W\d_]))", re.IGNORECASE)
+              r"|på|för|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é"
+              # Czech and Slovak ("Heslo k serveru"), Greek ("του διακομιστή", its Latin look-alikes
+              # folded as the gate reads it)
+              r"|k|ke|ku|pro|na|za|" + "|".join(secret_words.folded(w) for w in ("του", "της", "των", "για", "στο", "στον")) +
+              # Hebrew writes "to", "in" and "of" against the noun ("הסיסמה לשרת": the server's password)
+              r")(?![^\W\d_])|(?:ל|ב|של)(?=[\u05d0-\u05ea]))", re.IGNORECASE)
 _ADVERB = r"(?:still|now|currently|always|also|just|again|actually|jetzt|noch|ahora|todav[ií]a|maintenant|toujours|ora|ancora|sekarang|nu|nog)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
@@ -366,7 +373,9 @@ def key_class(name: str) -> str | None:
             or _SCRIPT_KEY_END.search(low):
         return "key"  # a session cookie is a credential when its value is random
     if low.endswith("key"):
-        if any(w in low for w in PUBLIC_KEY_NAMES) or _SITE_KEY_END.search(low):
+        # (a routing key is a queue's topic name, `orders.created`, or an alerting service's
+        # integration secret, PagerDuty's: the "key" class judges it by its value, random or not)
+        if any(w in low for w in PUBLIC_KEY_NAMES if w != "routing") or _SITE_KEY_END.search(low):
             # (a CAPTCHA's site key, reCAPTCHA's or Turnstile's, goes in every page; its secret does not)
             return None  # public keys, fingerprints and lookup keys are meant to be shared
         return "secret" if _SECRET_KEY_NAME.search(low) else "key"
@@ -390,20 +399,33 @@ def plain_password(value: str) -> bool:
 # A password as people make one: a word, a joint, a number ("Juniper_4658", "Rhubarb-4904",
 # "Nimbus@4675", "Sparrow2927!"). is_wordy reads `Word-1234` as a name (`Release-2024`, `X-Access-Token`),
 # which it is anywhere but after a password's label.
-_WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14})(?P<joint>[-_.@#!$%&*+=]{0,2})[0-9]{3,8}[!?#@$%&*]{0,2}")
+# (or two words joined, then the number: "quartz.walnut29", "meadow-Lark482")
+_WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14}|[A-Za-z]{3,14}[-_.][A-Za-z]{3,14})(?P<joint>[-_.@#!$%&*+=]{0,2})(?P<number>[0-9]{2,8})[!?#@$%&*]{0,2}")
 
 
 def word_and_number(value: str, *, joined: bool = False) -> bool:
-    """A word of four letters or more and a number of three digits or more, as a person writes a
-    password (``Juniper_4658``); ``joined``: only with a joint or symbol between (``Rhubarb-4904``,
+    """A word of four letters or more and a number of three digits or more, or two words joined
+    and a number of two digits or more, as a person writes a password (``Juniper_4658``,
+    ``quartz.walnut29``); ``joined``: only with a joint or symbol between (``Rhubarb-4904``,
     not ``Summer2024``), where no sign before the value says it is one. A state word
     ("expired-2024") or an all-capital tag (``HTTP-404``) is no password."""
     m = _WORD_NUMBER.fullmatch(value)
     if not m:
         return False
-    word = m.group("word")
-    return (not word.isupper() and (word.islower() or word.istitle()) and word.lower() not in _STATE_WORDS
-            and (not joined or bool(m.group("joint")) or value[-1] in "!?#@$%&*"))
+    word, parts = m.group("word"), SEP.split(m.group("word"))
+    if len(m.group("number")) < (2 if len(parts) == 2 else 3):
+        return False  # (one word needs three digits: `Route66` is a name; two words and two digits are made)
+    return (not word.isupper() and all(p.islower() or p.istitle() for p in parts)
+            and not any(p.lower() in _STATE_WORDS for p in parts)
+            and (not joined or bool(m.group("joint")) or len(parts) == 2 or value[-1] in "!?#@$%&*"))
+
+
+def _two_words_number(value: str) -> bool:
+    """Two words joined and a number (``saffron.Orbit36``, ``meadow-lark482``): a password a person
+    made, which no sign needs to name (``password <word>.<Word><digits>``); one word and a number
+    (``password Reset2024``, ``pw Route66``) may be a name."""
+    value = value.rstrip(".,;:!?)")
+    return len(SEP.split(value)) == 2 and word_and_number(value) and not any(p.lower() in _CODE_PARTS for p in SEP.split(value))
 
 
 # A passphrase a generator or a person made of common words: joined by one separator
@@ -438,7 +460,9 @@ def passphrase(value: str, *, signed: bool = True) -> bool:
         parts = value.split(m.group("sep"))
         # (with no sign before it, four words, every one common: `pw release-notes-draft` names a file)
         least, common = (4 if m.group("sep") == "." or not signed else 3), (len(parts) - 1 if signed else len(parts))
-        return (len(parts) >= least and not any(p in _STATE_WORDS for p in parts) and not any(p in _CODE_PARTS for p in parts)
+        # (a state word among five generated words or more is chance: "liberty-short-try-language-steel")
+        states = sum(p in _STATE_WORDS for p in parts)
+        return (len(parts) >= least and states <= (len(parts) >= 5) and not any(p in _CODE_PARTS for p in parts)
                 and not _sentence(parts) and sum(p in _COMMON_WORDS for p in parts) >= common)
     return 14 <= len(value) <= 60 and value.isascii() and value.isalpha() and value.islower() \
         and not NAMED.fullmatch(value) and _run_of_words(value, 3 if signed else 4)  # (not `currentpassword`)
@@ -454,6 +478,12 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     """
     if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != ""):
         return "password assignment"  # words made into a password: a dotted run is no code reference here
+    if cls == "password" and op in ("is", ":", "", "--") and not code and "." in value and word_and_number(value, joined=op == "") \
+            and not any(p.lower() in _CODE_PARTS for p in SEP.split(value)):
+        # two words and a number joined by a dot after a password's label in prose or a `Label:`
+        # ("Heslo ... je <word>.<word><digits>"): a person's password, not a dotted name in code, which
+        # an `=` assigns (`password = settings.pass12`) and whose parts a program names (`self.`)
+        return "password assignment"
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
         return None  # (`creds = " --username=" + auth` builds a command line)
     if cls == "network":
@@ -482,6 +512,10 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     if op == "" and cls == "password":
         # `pw X` with no sign: only a value no word or name could be
         return "password assignment" if unguessable(value) or word_and_number(value, joined=True) else None
+    if op == "--" and cls == "secret" and not quoted and passphrase(value, signed=False):
+        # `--token <word>-<word>-<word>-<word>`: a token a generator made of common words, given
+        # to the flag that takes it (four words or more, every one common: no resource's name)
+        return "secret assignment"
     if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
         # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
         if cls != "password" and not quoted and _BARE_TOKEN.fullmatch(value) and high_entropy(value) \
@@ -600,7 +634,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
         flag = flag or bool(tail and op == "" and _directive(text, start, tail))
         if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)) \
-                and not (cls == "password" and passphrase(tail.group("value"), signed=False)):
+                and not (cls == "password" and passphrase(tail.group("value"), signed=False)) \
+                and not (cls == "password" and _two_words_number(tail.group("value"))):
             tail = None  # (words made into a password need no sign: "senha" then words run together)
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
@@ -620,8 +655,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = _judged(text, below, cls, flag=True) if below else None
             if found and (text[found[1]:found[2]].endswith(":") or "\n" in text[kw.end():below.start("value")].strip(" \t:\r\n")):
                 found = None  # a YAML mapping (`password:` then `secretKeyRef:`), or prose lines
-        if not found and start == kw.start() and cls != "key":
-            found = _value_before(text, start, cls)
+        if not found and (start == kw.start() or name.replace("_", "").replace("-", "").isalpha()) and cls != "key":
+            # (a label of one word, the credential's word run into it: "X <- ngrok authtoken",
+            # "X <- google refresh_token")
+            found = _value_before(text, start, cls, kw.end())
         if cls == "key" and name.lower().endswith("encrypt") and not (tail and _op(tail) in ("=", ":", ":=")):
             continue  # "encrypt to X", "Encrypt backups to the recipient: X": a public key follows, not a secret
         if not found:  # (after `login` only a token: `quarryctl login X`; a user's name is no secret)
@@ -660,6 +697,8 @@ _NEAR_REACH = 80
 _NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 _NEAR_RUN = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 _NEAR_START = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}")
+# a label's line that points to the value below it ("password: see below", "the token follows:")
+_POINTS_BELOW = lazy(r"(?<![a-z])(?:below|beneath|underneath|follows|(?:on )?the next line)[ \t.:)\]*_]{0,8}\r?\Z")
 # the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
 _LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
 # What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
@@ -706,11 +745,19 @@ def gives_example(low: str) -> bool:
     return _EXAMPLE_SAYING.search(low) is not None
 
 
+# an owner named after the label ("the key for the encrypted volume", "the password of an
+# encrypted archive"): the word before "encrypted" makes it the owner's, not the value's
+_OWNER_BEFORE = lazy(r"(?:for|of|on|to|unlocks?|opens?)[ \t]{1,4}(?:(?:the|my|our|this|that|an?|its|their)[ \t]{1,4})?\Z")
+
+
 def near_stop(low: str, start: int, end: int) -> bool:
     """Does a word between ``start`` and ``end`` of ``low`` name the value after it an id, a digest,
     a ciphertext or an example (:data:`NEAR_STOP`)? "like" and "such as" do only in an example's
-    sentence (see :data:`_EXAMPLE_LINE`)."""
+    sentence (see :data:`_EXAMPLE_LINE`); "encrypted" does not where it names the label's owner
+    ("the key for the encrypted volume is X": the volume is encrypted, X opens it)."""
     for m in NEAR_STOP.finditer(low, start, end):
+        if m.group().startswith("encrypt") and _OWNER_BEFORE.search(low, max(start, m.start() - 24), m.start()):
+            continue
         if m.group() not in _LIKE:
             return True
         # (the sentence around it, within reach: a line of 80 KB made of labels is not read once per label)
@@ -757,7 +804,8 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
         if found:
             return found
     if line_end > 0 and end == line_end and (text[at:line_end].rstrip(" \t\r")[-1:] in (":", "?")
-                                             or (kw_start is not None and _LABEL_LINE_END.fullmatch(text, at, line_end))):
+                                             or (kw_start is not None and _LABEL_LINE_END.fullmatch(text, at, line_end))
+                                             or _POINTS_BELOW.search(low, max(at, line_end - 40), line_end)):
         # the lines below (three at most, a fence or a speaker's name between) when the label
         # line ends in a sign or with the label (`expect "password:"`, "send me the admin pw"):
         # a random token, or after a password's word a value no word could be
@@ -824,8 +872,33 @@ _TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "+/_.~!@#$%^&*?=
 _TOKEN_END = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 
 
+# An armour's first line (`-----BEGIN PGP MESSAGE-----`, `-----BEGIN CERTIFICATE-----`) and its
+# last: the lines between are its payload, which the armour names
+_ARMOUR_BEGIN = lazy(r"-{5} ?BEGIN (?P<label>[A-Z0-9 ]{1,40}?) ?-{5}")
+_ARMOUR_REACH = 64 * 1024  # larger than any armoured block a note holds
+
+
+def in_armour(text: str, at: int) -> bool:
+    """Is ``at`` on a payload line of an armoured block (between its ``-----BEGIN X-----`` and
+    ``-----END X-----`` lines)? The armour says what the payload is: a private key's armour is
+    refused as a key block (:mod:`vault_mem.model.secrets`), and any other (a PGP *message*, which
+    is ciphertext only its recipient's private key opens, a signature, a public key, a
+    certificate) holds no secret, so a label near it (the message "encrypted to Mira's key") does
+    not make its base64 one."""
+    line = text.rfind("\n", 0, at) + 1
+    if line == 0 or text[line:at].strip(" \t"):
+        return False  # (a payload line is the run alone; most values sit in a line of text)
+    begin = text.rfind("-----BEGIN", max(0, at - _ARMOUR_REACH), at)
+    if begin < 0:
+        return False
+    m = _ARMOUR_BEGIN.match(text, begin)
+    return m is not None and text.find("-----END", m.end(), at) < 0
+
+
 def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
     value = m.group().rstrip(".,;:!?*")
+    if in_armour(text, m.start()):
+        return None  # an armoured block's payload: judged by its armour (a PGP message is ciphertext)
     at_host = _TOKEN_AT_HOST.fullmatch(value)
     if at_host and random_token(at_host.group(1), min_len=20):
         # a token as the user of a host (`DENO_AUTH_TOKENS=<token>@esm.corp.dev`): the part before the `@`
@@ -1014,16 +1087,39 @@ def _under_encrypted(text: str, at: int) -> bool:
     return False
 
 
-def _value_before(text: str, start: int, cls: str) -> Span | None:
-    """``X as the password``: the value named by a label that follows it."""
-    if text.find(" as ", max(0, start - 48), start) < 0:
-        return None  # (a plain search first: most labels have no "as" before them)
-    m = _AS_BEFORE.search(text, max(0, start - 260), start)
+# "X is the keystore password", "X <- ngrok authtoken": the value, then "is" and an article (or an
+# arrow pointing at it), then at most two words before the label
+_IS_BEFORE = lazy(r"(?<![^\s(:>])(?P<value>[^\s\"'`,;()]{6,200})[ \t]{1,4}(?:(?:is|was)[ \t]{1,4}(?:the|my|our|your|his|her|their)"
+                  r"|<-{1,2}|←)[ \t]{1,4}(?:[\w-]{1,20}[ \t]{1,4}){0,2}\Z")
+# what may follow a label named after its value: the sentence's end, or who or what it is for
+# ("X is the keystore password for the release build"), not a noun it qualifies ("X is the
+# password policy": the label is then "password policy", no credential's)
+_LABEL_THEN = lazy(r"[ \t]*(?:\r?$|\Z|[.,;:!?)(\]]|(?:for|of|on|to|at|in|we|you|i|that|which|and|from|—|-)(?![\w]))",
+                   re.IGNORECASE | re.MULTILINE)
+
+
+def _value_before(text: str, start: int, cls: str, end: int | None = None) -> Span | None:
+    """``X as the password``, ``X is the keystore password``, ``X <- api token``: the value named
+    by a label that follows it (``start``/``end``: the label's)."""
+    if text.find(" as ", max(0, start - 48), start) >= 0:  # (a plain search first: most labels have no "as" before them)
+        m = _AS_BEFORE.search(text, max(0, start - 260), start)
+        if m:
+            kind = judge(cls, "is", m.group("value"), quoted=False, code=False, ends=True)
+            if kind:
+                return kind, m.start("value"), m.end("value")
+    if end is None or not _LABEL_THEN.match(text, end):
+        return None
+    window = text[max(0, start - 48):start]
+    if " is " not in window and " was " not in window and "<-" not in window and "←" not in window:
+        return None
+    m = _IS_BEFORE.search(text, max(0, start - 260), start)
     if not m:
         return None
-    value = m.group("value")
-    kind = judge(cls, "is", value, quoted=False, code=False, ends=True)
-    return (kind, m.start("value"), m.end("value")) if kind else None
+    # (the value as "is" names it: words run together count only after "is", a value of one
+    # word only when it looks made to be hard to guess)
+    value = m.group("value").rstrip(".,;:!?")
+    kind = judge(cls, "is", value, quoted=False, code=False, ends=False)
+    return (kind, m.start("value"), m.start("value") + len(value)) if kind else None
 
 
 def _op(tail: re.Match[str]) -> str:
@@ -1041,6 +1137,14 @@ def _op(tail: re.Match[str]) -> str:
         return "="
     op = op.split()[0] if " " in op else op  # "is still": the adverb says nothing of the value
     return "is" if _COPULA_WORD.fullmatch(op) else op
+
+
+def _name_of(text: str, end: int) -> str:
+    """The name that ends at ``end`` (a variable's, before its tail)."""
+    start = end
+    while start > 0 and end - start < 64 and _is_key_char(text[start - 1]):
+        start -= 1
+    return text[start:end]
 
 
 def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> Span | None:
@@ -1107,7 +1211,10 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
     )
     # the value ends its line or sentence: "my password: correcthorsebatterystaple."
     ends = len(raw) > len(value) or after[:1] in ("", "\n", "\r") or after in (". ", ".\n")
-    if op == "to" and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
+    # ("set SNYK_TOKEN to <uuid>": a variable named for a token set to a UUID, as `=` would)
+    env_uuid = op == "to" and cls == "secret" and UUID.fullmatch(value) is not None \
+        and ENV_NAME.fullmatch(_name_of(text, tail.start())) is not None
+    if op == "to" and not env_uuid and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
     if op in ("-", "–", "—") and not (high_entropy(value) or (_DASHED_VALUE.fullmatch(value) and credential_like(value))):
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
@@ -1234,6 +1341,30 @@ def labelled_value(label: str, value: str) -> str | None:
             return "credential named by the memory's description"
         if cls == "network" and unguessable(first):
             return "credential named by the memory's description"  # "Office wifi" over `Xk9#mQ2vL8pR`
+    return None
+
+
+# a run of letters and digits in a memory's key (its file name) long enough to be a token
+_KEY_RUN = lazy(r"(?<![A-Za-z0-9])[A-Za-z0-9]{20,200}(?![A-Za-z0-9])")
+
+
+def key_named_value(key: str, description: str) -> str | None:
+    """The finding's kind when a memory's key (its file name) holds a random run and its
+    description is the name of a credential ("deploy hook token", "signing secret"): the
+    description's last word names a password or a secret, so the value in the name is it. A
+    description that only mentions one ("token refresh bug") ends on another word; a key's run
+    of hex (a commit's id) counts only under a word naming a password or a secret, not a "key"."""
+    runs = _KEY_RUN.findall(key.rsplit("/", 1)[-1])
+    if not runs:
+        return None  # (the common case, a name of words: no run to judge, no label to read)
+    words = description.strip().rstrip(".:").split()
+    cls = key_class(words[-1]) if words else None
+    if cls not in ("password", "secret", "key") or says_not_secret(description):
+        return None
+    for run in runs:
+        if random_token(run, min_len=20) or (cls != "key" and random_hex(run, min_len=32)):
+            if not looks_fake(run) and not UUID.fullmatch(run):
+                return "credential named by the memory's description"
     return None
 
 

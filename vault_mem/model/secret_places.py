@@ -53,6 +53,7 @@ from vault_mem.model.secret_labels import (
     judge,
     key_class,
     own_name,
+    passphrase,
     password_shaped,
     near_stop,
     gives_example,
@@ -77,7 +78,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["credential_pairs", "key_id_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -243,6 +244,31 @@ def split_parts(text: str, low: str) -> Iterator[Span]:
         yield "token split into parts", parts[0].start("value"), parts[-1].end("value")
 
 
+# A list of a value's parts under a name saying so (`"key_parts": ["zHAP8a5o", "scJy6QKG", ...]`,
+# `token_chunks = ['...', '...']`, YAML's flow list): three short strings or more that read together
+# make a random token
+_PARTS_LIST = lazy(r"(?i:(?:key|token|secret|password|passphrase|pass|pw|pwd|credential|api[_-]?key)s?[_ -]?"
+                   r"(?:half|halves|parts?|pieces?|chunks?|segments?|fragments?|shards?))[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\[(]"
+                   r"(?P<items>(?:[ \t\r\n]{0,8}[\"'][A-Za-z0-9+/_=.~!@#$%^&*-]{3,64}[\"'][ \t]{0,4},?){3,16})[ \t\r\n]{0,8}[\])]")
+_PART_ITEM = lazy(r"[\"']([^\"']{3,64})[\"']")
+
+
+def listed_parts(text: str, low: str) -> Iterator[Span]:
+    """A token given as a list of its parts under a name that says so (see :data:`_PARTS_LIST`)."""
+    if "[" not in text and "(" not in text:
+        return
+    if not any(w in low for w in ("half", "halves", "part", "piece", "chunk", "segment", "fragment", "shard")):
+        return
+    for m in _PARTS_LIST.finditer(text):
+        items = _PART_ITEM.findall(m.group("items"))
+        joined = "".join(items)
+        if any(UUID.fullmatch(v) or (len(v) == 40 and random_hex(v)) for v in items):
+            continue  # ids of parts, whole each
+        if (random_token(joined, min_len=24) or random_hex(joined, min_len=32) or _person_password(joined, inner=True)) \
+                and not looks_fake(joined):
+            yield "token split into parts", m.start("items"), m.end("items")
+
+
 # Rows of a header-less table, one login to a row: a user's name in a column, the password in the
 # next (`floor2<TAB>admin<TAB>!2GusUR7P4`); tabs, commas, semicolons or pipes between the cells
 # (an account's usual name, an e-mail address or a first.last name: not any word, since code's
@@ -277,6 +303,116 @@ def login_rows(text: str) -> Iterator[Span]:
                 at, line = lines[-1]
                 yield "logins in a table", start, at + line.rfind(rows[-1][1][j + 1]) + len(rows[-1][1][j + 1])
                 return
+
+
+# A user and a password given as a pair: under the letters that abbreviate them (`u: X p: Y`,
+# `usr=X pw=Y`), or after a label naming an account or a login, the user, then `/` or `,` and the
+# password to the end of the sentence ("bot account: jira-bot / X", "login to the NAS: admin, X")
+_LETTER_PAIR = lazy(r"(?<![\w-])(?:u|usr|user)[ \t]{0,2}[:=][ \t]{0,4}(?P<user>[^\s,;|]{1,64})[ \t]{0,4}[,;|/]?[ \t]{1,4}"
+                    r"(?:p|pw|pwd)[ \t]{0,2}[:=][ \t]{0,4}(?P<pw>[^\s,;|]{4,200})", re.IGNORECASE)
+_ACCOUNT_PAIR = lazy(r"(?<![\w-])(?:account|acct|login|log-?in|sign[ -]?in|creds|credentials)"
+                     r"(?:[ \t]{1,4}[\w.-]{1,30}){0,4}?[ \t]{0,2}(?::|->|→)[ \t]{1,4}(?P<user>[\w.@+-]{2,64})[ \t]{0,2}[/,][ \t]{1,4}"
+                     r"(?P<pw>[^\s,;]{6,200}?)[.,;]?(?=[ \t]*(?:\r?\n|\Z)|[ \t]{1,4}(?:[(\[]|--|—)|[ \t]{1,4}[A-Z])", re.IGNORECASE)
+
+
+# An API key and an application key side by side under their short names (`api <hex> app <hex>`,
+# `api=<key>, app=<key>`): two random values, each after its word
+_API_APP_PAIR = lazy(r"(?<![\w-])api(?:[ _-]?key)?[ \t]{0,2}[:=]?[ \t]{0,4}(?P<api>[A-Za-z0-9_-]{20,100})[ \t]{0,2}[,;/|]?[ \t]{1,4}"
+                     r"(?:app|application)(?:[ _-]?key)?[ \t]{0,2}[:=]?[ \t]{0,4}(?P<app>[A-Za-z0-9_-]{20,100})(?![\w-])",
+                     re.IGNORECASE)
+
+
+_DEPLOY_WORDS = lazy(r"(?<![a-z])(?:deploy\w*|release\w*|rolled|rollout|ship\w*|tag\w*|image|versions?|pinned|built)(?![a-z])")
+
+
+# An access key's id and its secret side by side, as a console shows them and a note keeps them
+# (`<ID> <secret>`, `<ID>:<secret>`): the id in capitals and digits (`SCWS7A2...`, a Kafka API key)
+# or a short prefix and a random tail (`ak-...`, `AKID...`), the secret a random token or a UUID (not the
+# parts of a stored hash after its `$`: `SCRAM-SHA-256$4096:<salt>$<key>:<key>`)
+_KEY_ID_SECRET = lazy(r"(?<![\w/+=.@:$*-])(?P<id>[A-Z][A-Z0-9]{15,35}|[A-Za-z]{2,5}[-_]?[A-Za-z0-9]{16,40})(?:[ \t]{1,2}|:)"
+                      r"(?P<secret>[A-Za-z0-9+/_-]{20,100}={0,2})(?![\w/+=.@:-])")
+
+
+def _key_id(value: str) -> bool:
+    """An access key's id: capitals and digits interleaved (four letters and two digits at least,
+    not hex), or a short prefix and a random tail."""
+    if value.isupper() or value.isdigit() or not any(c.islower() for c in value):
+        letters = sum(c.isalpha() for c in value)
+        # (letters and digits interleaved: `INV2026120400123`, a word then a number, is a reference)
+        changes = sum(a.isdigit() != b.isdigit() for a, b in zip(value, value[1:]))
+        return (letters >= 4 and sum(c.isdigit() for c in value) >= 2 and changes >= 4 and not DIGEST.fullmatch(value)
+                and any(c not in "ABCDEF" for c in value if c.isalpha()) and not looks_fake(value))
+    cut = next((i for i, c in enumerate(value[:6]) if c in "-_"), None)
+    if cut is not None and value[:cut].lower() in NEAR_ID_PREFIXES:
+        return False  # a request's, a message's or an event's id (`req_...`, `msg_...`): an id beside an id
+    return random_token(value[cut + 1:] if cut is not None else value[2:], min_len=16)
+
+
+def key_id_pairs(text: str) -> Iterator[Span]:
+    """An access key's id then its secret (see :data:`_KEY_ID_SECRET`): neither alone says what it
+    is, the pair does."""
+    for m in _KEY_ID_SECRET.finditer(text):
+        key_id, secret = m.group("id"), m.group("secret")
+        if key_id == secret or not _key_id(key_id):
+            continue
+        if UUID.fullmatch(secret) or random_token(secret.rstrip("="), min_len=20) or (
+                len(secret) >= 32 and ("+" in secret or "/" in secret) and high_entropy(secret)):
+            yield "access key id and secret", m.start("id"), m.end("secret")
+
+
+def credential_pairs(text: str) -> Iterator[Span]:
+    """A user's name and a password given as a pair (see :data:`_LETTER_PAIR`): under ``u:`` and
+    ``p:`` the password is judged as after its label; after an account's or a login's label and a
+    user, only a value no word or name could be, a person's word and number, or words a generator
+    joined (`/` and `,` join names too: "account: billing, invoices")."""
+    low = text.lower()
+    if "p" in low and ("u:" in low or "u=" in low or "u :" in low or "usr" in low or "user" in low):
+        for m in _LETTER_PAIR.finditer(text):
+            pw = m.group("pw").rstrip(".,;:!?)]}>") if not m.group("pw")[-1:] in "!?" or len(m.group("pw")) < 5 else m.group("pw")
+            if m.group("user") != pw and judge("password", ":", pw, quoted=False, code=False, ends=True):
+                yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if "api" in low and "app" in low:
+        for m in _API_APP_PAIR.finditer(text):
+            api, app = m.group("api"), m.group("app")
+            if len(api) == len(app) and len(api) in (40, 64) and DIGEST.fullmatch(api.lower()):
+                continue  # two services' commits or image digests ("api <sha> app <sha>" in a deploy note)
+            line = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 80)
+            if near_stop(low, line, m.start()) or _DEPLOY_WORDS.search(low, line, m.start()):
+                continue
+            if all(random_hex(v, min_len=32) or random_token(v, min_len=20) for v in (api, app)):
+                yield "API key and application key", m.start("api"), m.end("app")
+    if "acc" in low or "log" in low or "sign" in low or "cred" in low:
+        for m in _ACCOUNT_PAIR.finditer(text):
+            pw = m.group("pw")
+            if pw != m.group("user") and (password_shaped(pw) or word_and_number(pw) or passphrase(pw)):
+                yield "password assignment", m.start("pw"), m.end("pw")
+
+
+# The value of a credential named before it in the sentence, introduced as its new or current
+# value ("Service account password rotated; new value X", "the token changed, current one: X")
+_NEW_VALUE = lazy(r"(?<![a-z])(?:new|current|updated|latest|rotated)[ \t]{1,4}(?:value|one)[ \t]{0,4}(?:is[ \t]{1,4}|[:=][ \t]{0,4}|[ \t])"
+                  r"[ \t]{0,4}[`'\"]?(?P<value>[^\s,;\"'`]{6,200})", re.IGNORECASE)
+_NEW_VALUE_REACH = 120  # how far before, on its line, the credential's word stands
+_CREDENTIAL_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[ _-]?key|credentials?)(?![a-z])")
+
+
+def new_values(text: str, low: str) -> Iterator[Span]:
+    """A value given as a credential's new or current value (see :data:`_NEW_VALUE`), judged as
+    after the credential's own label; a value no label names stays unjudged."""
+    if "value" not in low and "one" not in low:
+        return
+    for m in _NEW_VALUE.finditer(text):
+        line = max(text.rfind("\n", 0, m.start()) + 1, m.start() - _NEW_VALUE_REACH)
+        word = None
+        for word in _CREDENTIAL_WORD.finditer(low, line, m.start()):
+            pass  # (the nearest before the value)
+        if word is None:
+            continue
+        cls = key_class(word.group().replace(" ", "_"))
+        value = m.group("value").rstrip(".:!?)")
+        kind = judge(cls, "is", value, quoted=False, code=False, ends=False) if cls in ("password", "secret") else None
+        if kind:
+            yield kind, m.start("value"), m.start("value") + len(value)
 
 
 # a key in groups of one length, one case (Apple's `Q9YS-OWKX-...`, a Microsoft account's)
@@ -1208,6 +1344,7 @@ _HEX_DUMP_LINE = lazy(r"[ \t]*[0-9a-fA-F]{4,16}:")
 # A password spelled out one character at a time ("letter by letter: M o s a i c 2 ..."): eight
 # characters or more, each alone between spaces, read together as a person's strong password
 _SPELLED = lazy(r"(?<![^\s:])(?:[^\s][ \t]){7,63}[^\s](?![^\s])")
+_SPELLED_REACH = 40  # how far before a spelled-out random token, on its line, the word naming it may stand
 
 
 def grouped_values(text: str, low: str) -> Iterator[Span]:
@@ -1235,14 +1372,21 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
             joined = m.group().replace(" ", "").replace("\t", "")
             if _person_password(joined, inner=False) and not is_placeholder(joined, quoted=True):
                 yield "password spelled out", m.start(), m.end()
+            elif random_token(joined, min_len=16) and _HEAD_WORD.search(low, max(text.rfind("\n", 0, m.start()) + 1,
+                                                                                  m.start() - _SPELLED_REACH), m.start()):
+                # a random token spelled out after a word naming it on its line ("pass = 9 y V j ..."):
+                # letters of both cases and digits, sixteen or more, no sentence is
+                yield "password spelled out", m.start(), m.end()
 
 
 # --- a value alone on the line below what names it -------------------------------------------
 
 # A line that names a credential and ends in ":" ("config/master.key for billing (to edit X):"), or
 # a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
-# one random token and nothing else.
-_BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
+# one random token and nothing else. (A command that prints a file, `cat .vault_pass`, without a
+# prompt's sign: what it printed is the file's content.)
+_BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|(?i:cat|type|more|less|head|tail|bat|batcat|get-content|gc)"
+              r"[ \t]{1,4}[^\s|;&<>]{1,200}|[^\n]{1,300}:))[ \t]*\r?\n"
               r"[ \t]{0,8}(?P<value>[^\s]{12,8000})[ \t]*\r?$", re.MULTILINE)  # (a registry's login token: ~2 KB)
 _USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
                         r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")

@@ -24,7 +24,7 @@ Pattern rules (what keeps a megabyte of near matches linear):
   without it costs one substring search, not a regex pass.
 
 ``check`` names a test the match must also pass (see ``secrets.CHECKS``): ``not_fake`` (default:
-no ``EXAMPLE``/``xxxxx``/words-only placeholders), ``has_digit``, ``jwt`` (the first part is a
+no ``EXAMPLE``/``xxxxx``/words-only placeholders), ``has_digit``, ``digit_or_letters`` (a digit, or a tail of random letters of both cases), ``jwt`` (the first part is a
 JSON header with ``alg``), ``value`` (group 1 is a literal, not a ``$VAR`` or placeholder),
 ``literal`` (group 1 also looks made to be hard to guess), ``token`` (literal, or a UUID),
 ``password`` (group 1 is a literal after an explicit password keyword: words count,
@@ -78,7 +78,7 @@ RULES: tuple[Rule, ...] = (
     Rule("Anthropic API key", r"s(?<![A-Za-z0-9_-]s)k-ant-[A-Za-z0-9_-]{20,}", "sk-ant-api03-<u93>AA"),
     Rule("OpenAI API key", r"s(?<![A-Za-z0-9_-]s)k-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-proj-<u64>",
          "has_digit"),
-    Rule("Hugging Face token", r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", "hf_<a34>", "has_digit"),
+    Rule("Hugging Face token", r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", "hf_<a34>", "digit_or_letters"),
     Rule("Google API key", r"A(?<![A-Za-z0-9_-]A)Iza[A-Za-z0-9_-]{35}" + _B, "AIza<u35>", "not_web_config"),
     Rule("Google OAuth client secret", r"G(?<![A-Za-z0-9_-]G)OCSPX-[A-Za-z0-9_-]{28}" + _B, "GOCSPX-<u28>"),
     Rule("Google OAuth token", r"y(?<![A-Za-z0-9_-]y)a29\.[A-Za-z0-9_-]{30,}", "ya29.<u60>", "has_digit"),
@@ -166,6 +166,11 @@ RULES: tuple[Rule, ...] = (
     # before the header of any scheme, so a token known by its scheme is named for it
     Rule("Okta API token", r"s(?<![a-z0-9_-]s)sws[ \t]{1,8}([a-z0-9_-]{30,})", "Authorization: SSWS 00<u40>", "literal", 1,
          lower=True),
+    # a vendor's scheme named for what it carries, then the token, as a header's value is written
+    # (`GenieKey <uuid>`, `'ServiceToken <token>'`), with or without the header's name
+    Rule("authorization header", r"(?<![A-Za-z0-9_.-])([A-Z][a-z]{1,12}(?:Key|Token|Auth))[ \t]{1,4}"
+         r"([A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])", "GenieKey <h8>-<h4>-4<h3>-a<h3>-<h12>", "scheme_token", 2,
+         markers=("Key ", "Token ", "Auth ")),
     Rule("authorization header", r"a(?<![a-z0-9_-]a)uthorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
          r"[a-z][a-z0-9_-]{1,24}[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)", "Authorization: Splunk <h40>", "token", 1,
          lower=True),
@@ -175,6 +180,12 @@ RULES: tuple[Rule, ...] = (
     Rule("Dynatrace token", r"d(?<![A-Za-z0-9_-]d)t0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}" + _B, "dt0c01.<A24>.<A64>"),
     Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{0,64}:([^\s\"'`]{1,200})",
          "curl -u admin:<a12> https://ci", "literal", 1, markers=("-u", "--user")),
+    # lftp's `-u user,password` (the password may be quoted on its own: `-u ops,'X'`)
+    Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{1,64},[\"']?([^\s\"'`,]{4,200})",
+         "lftp -u ops,<a12> sftp://files.corp", "literal", 1, markers=("-u", "--user")),
+    # OpenLDAP's tools take the bind password after `-w` (`ldapsearch -D <dn> -w X`)
+    Rule("password on a command line", r"l(?<![A-Za-z0-9_-]l)dap[a-z]{2,12}[ \t][^\n]{0,300}?(?<=[ \t])-w[ \t]{1,8}[\"']?"
+         r"([^\s\"'`]{4,200})", "ldapsearch -x -D cn=admin,dc=corp -w <a12> -b dc=corp", "password", 1),
     # Samba's tools (smbclient, rpcclient, smbcacls, net) take the password after a `%` in -U
     Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)(?:U|-user(?:name)?)(?:[ \t]{1,8}|=)[\"']?[\w.@\\-]{1,128}%"
          r"([^\s\"'`%]{4,200})", "smbclient //nas/share -U CORP\\svc%<a14>", "literal", 1, markers=("-U", "--user")),

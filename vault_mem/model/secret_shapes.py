@@ -203,17 +203,32 @@ def lower_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
 # random, but hex, so random_token's case test cannot judge it. The first part must be a short
 # abbreviation (not a word such as ``linux-node-`` or ``build-`` in a cache key or a digest's
 # label), and the token must stand alone (not inside a path, URL or file name).
-_HEX_PREFIXED = lazy(r"(?<![A-Za-z0-9_.+/:@#=-])[a-z][a-z0-9]{1,4}(?:_[a-z][a-z0-9]{0,3})?[_-]"
+# (after a variable's `NAME=` the token starts its value: `SONAR_LOGIN=squ_<40 hex>` in a CI step)
+_HEX_PREFIXED = lazy(r"(?:(?<=[A-Z0-9_]=)|(?<![A-Za-z0-9_.+/:@#=-]))[a-z][a-z0-9]{1,4}(?:_[a-z][a-z0-9]{0,3})?[_-]"
                            r"[0-9a-f]{32,64}(?:_[0-9a-f]{6,16})?(?![A-Za-z0-9_+/=.-])")
+_CREDENTIAL_VARIABLE = lazy(r"(?<![A-Za-z0-9])[A-Z0-9_]{0,40}(?:LOGIN|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PAT|AUTH|CREDENTIALS?"
+                            r"|API_?KEY|ACCESS_KEY|PRIVATE_KEY)=\Z")
 _HEX_PREFIX_WORDS = frozenset(["hash", "git", "key", "tree", "blob", "node", "npm", "pip", "go", "deb", "rpm",
                                "apt", "cache", "hex", "digest", "etag", "nix", "pr", "mr", "rev", "tag", "tx", "txid",
                                "block", "addr", "uuid", "guid", "dev", "prod", "main", "data", "img", "app",
                                "web", "api", "repo", "pkg", "lib", "mod", "src", "dist", "bin", "tmp", "run"])
 
 
+# A capital prefix glued to a long hex tail (Trello's `ATTA` + 64 hex + an 8-digit check in capitals):
+# no separator, so the prefix is a vendor's mark, not a word; a digest's algorithm (`SHA256...`) is not
+_CAPS_HEX = lazy(r"(?<![A-Za-z0-9_+/=.-])(?P<prefix>[A-Z]{3,6})(?P<tail>[0-9a-f]{56,128})[0-9A-F]{0,8}(?![A-Za-z0-9_+/=.-])")
+_DIGEST_NAMES = ("SHA", "MD", "BLAKE", "HMAC", "CRC", "HEX", "KECCAK", "RIPEMD", "SUM", "XXH", "TIGER", "WHIRLPOOL")
+
+
 def hex_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
-    """``abbrev-`` or ``abbrev_kind_`` + 32 to 64 random hex digits: a vendor token with a hex tail."""
+    """``abbrev-`` or ``abbrev_kind_`` + 32 to 64 random hex digits: a vendor token with a hex
+    tail; or a capital prefix glued to 56 hex digits or more (see :data:`_CAPS_HEX`)."""
+    for m in _in_words(_CAPS_HEX, text, words):
+        if not m.group("prefix").startswith(_DIGEST_NAMES) and random_hex(m.group("tail"), min_len=56):
+            yield "API token", m.start(), m.end()
     for m in _in_words(_HEX_PREFIXED, text, words):
+        if text[m.start() - 1:m.start()] == "=" and not _CREDENTIAL_VARIABLE.search(text, max(0, m.start() - 64), m.start()):
+            continue  # `CACHE_KEY=linux-<hex>`: after `=` only a variable named for a credential gives a token
         token = m.group()
         first = re.split(r"[_-]", token, maxsplit=1)[0]
         tail = token[len(first) + 1:].rsplit("_", 1)[0] if token.count("_") > 1 else token[len(first) + 1:]
@@ -313,10 +328,13 @@ def _secret_part(part: str, *, hook_host: bool) -> bool:
     if len(part) >= 20 and part.isalnum() and part.islower() and _base36_tail(part):
         return True
     if hook_host:
-        # letters and digits interleaved (`f1pa6v`), not a name with a number (`usedebounce2`)
+        # letters and digits interleaved (`f1pa6v`, `yy2mm70`), not a name with a number
+        # (`usedebounce2`); seven characters of which some repeat hold 2.2 bits each, so the
+        # interleaving, not the entropy, says it is made (a bar of 2.3 missed Zapier's catch keys)
         changes = sum(a.isdigit() != b.isdigit() for a, b in zip(part, part[1:]))
-        return (6 <= len(part) <= 64 and part.isalnum() and changes >= 3 and shannon_entropy(part) >= 2.3
-                and not looks_fake(part))
+        digits = sum(c.isdigit() for c in part)
+        return (6 <= len(part) <= 64 and part.isalnum() and changes >= 3 and 2 <= digits < len(part) - 1
+                and shannon_entropy(part) >= 2.0 and not looks_fake(part))
     return False
 
 

@@ -21,7 +21,7 @@ from vault_mem.model.lazy_patterns import lazy
 
 __all__ = ["ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "der_key", "public_by_design", "sample_jwt", "script_prose", "UUID", "credential_like",
            "has_symbol", "high_entropy", "identifier_like", "in_web_config", "is_placeholder", "is_wordy", "looks_fake", "random_hex",
-           "shannon_entropy", "spoken", "type_name", "unguessable"]
+           "random_letters", "shannon_entropy", "spoken", "type_name", "unguessable"]
 
 
 def shannon_entropy(value: str) -> float:
@@ -522,6 +522,20 @@ def random_token(value: str, *, min_len: int = 20) -> bool:
     if shannon_entropy(value) < _random_bar(len(value)) or identifier_like(value) or is_wordy(value):
         return False
     return not looks_fake(value)
+
+
+def random_letters(value: str, *, min_len: int = 30) -> bool:
+    """A random token of letters alone, both cases mixed through it (a Hugging Face token's tail,
+    ``rLjaXDfrv...``: 34 letters, no digit by design), not words run together in CamelCase, whose
+    chunks between capitals are words of a word's length."""
+    if len(value) < min_len or not value.isascii() or not value.isalpha():
+        return False
+    upper = sum(c.isupper() for c in value)
+    if 5 * upper < len(value) or 5 * (len(value) - upper) < len(value):
+        return False
+    # (words run together are both: chunks of a word's length, and words one could say; either
+    # alone holds for one random run of 34 letters in 13, both for one in 80)
+    return shannon_entropy(value) >= 4.0 and not (identifier_like(value) and spoken(value)) and not looks_fake(value)
 
 
 def _random_bar(n: int) -> float:

@@ -31,8 +31,16 @@ Decisions a reader may look for:
   ("unlock code X"; "log in ... with X" and "use X to unlock" count when X has a symbol and
   three character classes), a plain dictionary word after ``password:`` in prose unless it ends
   the sentence and is not a state ("my password: correcthorsebatterystaple" counts), a numeric
-  PIN without its label (``PIN``/``PUK``/passcode/door code and four digits count), and a value
-  whose label comes after it ("X (that's the api secret)"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
+  PIN without its label (``PIN``/``PUK``/passcode/door code and four digits count). A value
+  whose label comes after it counts when the label follows a sign, an arrow or "is the"
+  ("X (that's the api secret)", "X <- ngrok authtoken", "X is the keystore password for ...");
+  not when the label goes on as a noun ("X is the password policy"). A UUID alone on a hook host (``webhook.site/<uuid>``) is a public test inbox.
+- An armoured block is judged by its armour: a private or secret key's armour is refused whole;
+  any other's payload (a PGP *message*, a signature, a public key, a certificate) passes, even
+  under a label naming a key ("encrypted to Mira's key:"). A PGP message is ciphertext that only
+  its recipient's private key (or, for ``gpg -c``, its passphrase) opens; the secret is that key
+  or passphrase, not the message, and refusing ciphertext would only teach people to paste it
+  elsewhere, as for SOPS and sealed secrets (``encryptedData``), which pass the same way.
 - A value that is a word of its own key's name (``POSTGRES_PASSWORD: postgres``, ``ADMIN_PASSWORD=admin``)
   is the default an image or template ships with, like ``guest:guest``. A Firebase web config's
   ``apiKey`` and ``appId`` ship in every page, and so do ``client-`` keys (Statsig's); RFC 7617's
@@ -76,13 +84,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_labels import assignments, labelled_value, says_not_secret, warned_values
+from vault_mem.model.secret_labels import PUBLIC_KEY_NAMES, assignments, key_named_value, labelled_value, says_not_secret, warned_values
 from vault_mem.model.secret_places import (
     call_credentials,
     command_credentials,
     credential_files,
     labelled_codes,
+    credential_pairs,
+    key_id_pairs,
+    listed_parts,
     login_rows,
+    new_values,
     csv_exports,
     flag_credentials,
     grouped_values,
@@ -136,11 +148,12 @@ from vault_mem.model.secret_values import (
     is_placeholder,
     looks_fake,
     random_hex,
+    random_letters,
     random_token,
     shannon_entropy,
 )
 
-__all__ = ["SecretFinding", "find_secrets", "labelled_codes", "labelled_value", "says_not_secret", "scattered_phrase", "seam_secrets", "shannon_entropy"]
+__all__ = ["SecretFinding", "find_secrets", "key_named_value", "labelled_codes", "labelled_value", "says_not_secret", "scattered_phrase", "seam_secrets", "shannon_entropy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +184,25 @@ def _not_fake(m: re.Match[str], text: str, group: int) -> bool:
 def _has_digit(m: re.Match[str], text: str, group: int) -> bool:
     value = _value(m, text, group)
     return any(c.isdigit() for c in value) and not looks_fake(value)
+
+
+def _digit_or_letters(m: re.Match[str], text: str, group: int) -> bool:
+    """:func:`_has_digit`, or a tail of random letters of both cases after the prefix (a vendor
+    whose tokens hold no digit: Hugging Face's ``hf_`` and 34 letters)."""
+    value = _value(m, text, group)
+    return _has_digit(m, text, group) or random_letters(value.split("_", 1)[-1])
+
+
+# what a scheme named `<Word>Key`/`<Word>Token` may name that is no credential: a public or
+# lookup key's kind, a page's or a sync's cursor
+_NOT_AUTH_SCHEMES = PUBLIC_KEY_NAMES + ("page", "next", "continuation", "cursor", "resume", "sync", "change", "csrf")
+
+
+def _scheme_token(m: re.Match[str], text: str, group: int) -> bool:
+    """A token after a scheme named for a key or a token (``GenieKey <uuid>``): :func:`_token`,
+    unless the scheme names a public or lookup key or a cursor (``PartitionKey``, ``NextToken``)."""
+    scheme = m.group(1).lower()
+    return not any(w in scheme for w in _NOT_AUTH_SCHEMES) and _token(m, text, group)
 
 
 def _b64_text(part: str) -> str | None:
@@ -254,8 +286,8 @@ def _mixed(m: re.Match[str], text: str, group: int) -> bool:
 
 
 CHECKS: dict[str, Check] = {
-    "not_fake": _not_fake, "has_digit": _has_digit, "jwt": _jwt_header, "numeric_id": _numeric_id,
-    "value": _is_value, "password": _password_value, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
+    "not_fake": _not_fake, "has_digit": _has_digit, "digit_or_letters": _digit_or_letters, "jwt": _jwt_header, "numeric_id": _numeric_id,
+    "value": _is_value, "password": _password_value, "scheme_token": _scheme_token, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
     "entropy": _entropy, "random_name": _random_name, "not_web_config": _not_web_config,
 }
 
@@ -466,8 +498,12 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from listed_codes(text, low)
         yield from recovery_keys(text)
         yield from split_parts(text, low)
+        yield from listed_parts(text, low)
         if "\n" in text:
             yield from login_rows(text)
+        yield from credential_pairs(text)
+        yield from key_id_pairs(text)
+        yield from new_values(text, low)
         yield from named_values(text, low)
         yield from table_cells(text, low)
         yield from csv_exports(text, low)
