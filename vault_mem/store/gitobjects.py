@@ -343,6 +343,19 @@ class GitObjects:
             self._remember_commit(commit, tree)
         return tree
 
+    def committed_at(self, commit: str) -> int | None:
+        """The committer's time of ``commit`` (seconds since the epoch), read from the commit
+        object's ``committer`` line; None when it has none that parses."""
+        kind, data = self.read_object(commit)
+        if kind != "commit":
+            return None
+        head = data.split(b"\n\n", 1)[0]
+        for line in head.split(b"\n"):
+            if line.startswith(b"committer "):
+                parts = line.rsplit(b" ", 2)  # "... <email> <seconds> <offset>"
+                return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+        return None
+
     def commit_info(self, commit: str) -> CommitInfo:
         """Read a commit in process through GitPython (no ``git log`` per question)."""
         c = self._commit(commit)

@@ -268,10 +268,11 @@ class Vault:
         return self.sidecar.render_index(budget_tokens=budget, today=today)
 
     def index_md_current(self) -> bool:
-        """INDEX.md on disk is the one that belongs there (:func:`~vault_mem.vault.steps.index_due`:
-        the files' today, or HEAD's while only vault-mem's own catching up, an expiry, differs)."""
+        """INDEX.md on disk is one that belongs there: the files' today (what ``vault-mem index
+        --write`` and the pre-commit hook write), or HEAD's while only vault-mem's own catching
+        up, an expiry, differs (:func:`~vault_mem.vault.steps.index_due`, what reads keep)."""
         data = read_own(self.root / INDEX_FILE)
-        return data == index_due(self.ws, self.sidecar)
+        return data in (index_due(self.ws, self.sidecar, keep_committed=False), index_due(self.ws, self.sidecar))
 
     def index_md(self) -> str | None:
         """INDEX.md's text on disk (None: no file); a symlinked INDEX.md is refused, never served

@@ -6,6 +6,7 @@ Shared by the write transaction (:mod:`vault_mem.vault.transaction`) and crash r
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -210,7 +211,9 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
     ``expires:`` passed, or the secret gate now holding one back: nobody's change, carried by
     the next agent commit (as the one rule says). Written to disk, it stood modified in the
     person's work tree until then: ``git status`` showed it, and a ``git checkout`` of a
-    branch whose INDEX.md differs was refused for it. None: write ``new``."""
+    branch whose INDEX.md differs was refused for it. HEAD's is kept only when it is what these
+    files gave on the day of HEAD's commit (not a hand-made or a peer's INDEX.md committed
+    without the hook). None: write ``new``."""
     from vault_mem.vault.person import persons_commits_left_index_stale  # person builds on this module
 
     repo = ws.repo
@@ -227,7 +230,15 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
     if persons_commits_left_index_stale(ws, sidecar):
         return None
     kind, data = repo.read_object(oid)
-    return data if kind == "blob" else None
+    if kind != "blob":
+        return None
+    # only an INDEX.md these very files gave on the day it was committed: one edited by hand or
+    # crafted by a peer and committed without the hook is no catching up, and is written over
+    when = repo.committed_at(head)
+    if when is None:
+        return None
+    then = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens, today=dt.date.fromtimestamp(when))
+    return data if then.encode() == data else None
 
 
 def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None) -> bytes:
