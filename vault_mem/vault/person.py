@@ -13,22 +13,19 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from vault_mem.config import CONFIG_FILE
-from vault_mem.errors import GitError, IdentityError
+from vault_mem.errors import IdentityError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shell_word
 from vault_mem.store.git import GitRepo, Identity
-from vault_mem.store.history import changed_entries, head_branch, merge_base
+from vault_mem.store.history import head_branch
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import config_values
-from vault_mem.vault.steps import commit_index
+from vault_mem.vault.steps import commit_index, stale_by_persons_commits
 
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
 
-__all__ = ["autocommit", "commit_persons_index", "index_alone_message", "persons_commits_left_index_stale",
-           "user_identity"]
+__all__ = ["autocommit", "commit_persons_index", "index_alone_message", "user_identity"]
 
 
 def user_identity(repo: GitRepo) -> tuple[Identity, Identity]:
@@ -132,51 +129,16 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     return commit
 
 
-def persons_commits_left_index_stale(ws: Workspace, sidecar: Sidecar) -> bool:
-    """Whether a person's commits made HEAD and changed what INDEX.md is made of (memory files,
-    vault.toml's budget) while leaving INDEX.md as it was: the first condition of
-    :func:`commit_persons_index`, whatever the vault's commit mode. INDEX.md on disk then shows
-    the catching up (:func:`~vault_mem.vault.steps.committed_index_kept` does not keep HEAD's),
-    and the one rule commits it in the person's name where it may."""
-    return _stale_by_persons_commits(ws, sidecar) is not None
-
-
-def _stale_by_persons_commits(ws: Workspace, sidecar: Sidecar) -> str | None:
-    """HEAD, when :func:`persons_commits_left_index_stale`; else None."""
-    repo = ws.repo
-    head, seen = repo.head(), sidecar.get_meta("head")
-    if head is None or not seen or head == seen:
-        return None  # seen None (a fresh clone, a rebuilt index): the agent commit carries it, as before
-    # the commits HEAD has that the one last seen has not: after a checkout of a branch that
-    # forked off before it, those of that branch since the fork, not the other branch's too
-    base = merge_base(repo, seen, head)
-    if not base:
-        return None  # the commit last seen is gone (a gc), or damaged history: as above
-    try:
-        changed = changed_entries(repo, base, head, ws.prefix or ".")
-    except GitError:
-        return None  # damaged history (store.gitdamage): as above
-    if ws.top(INDEX_FILE) in changed or not any(_shapes_index(ws, p) for p in changed):
-        return None
-    return head
-
-
 def _persons_operation_behind(ws: Workspace, sidecar: Sidecar, mode: str | None) -> str | None:
     """HEAD when a person's git operation made HEAD and changed what INDEX.md is made of (memory
     files, vault.toml's settings) without changing INDEX.md, and vault-mem may commit in their
     name now (its identity is asked after); else None (see :func:`commit_persons_index`)."""
     if not autocommit(ws, mode):
         return None
-    head = _stale_by_persons_commits(ws, sidecar)
+    head = stale_by_persons_commits(ws, sidecar)
     if head is None:
         return None
     repo = ws.repo
     if head_branch(repo) is None or repo.person_operation() is not None:
         return None
     return head
-
-
-def _shapes_index(ws: Workspace, top: str) -> bool:
-    """Whether the top-level path ``top`` is one INDEX.md is made of: a memory file, or
-    vault.toml (its ``[index] budget_tokens``)."""
-    return top == ws.top(CONFIG_FILE) or is_memory_path(top.removeprefix(ws.prefix))

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from vault_mem.config import CONFIG_FILE, FOLDER_TYPES
-from vault_mem.errors import VaultMemError, WriteFailedError
+from vault_mem.errors import GitError, VaultMemError, WriteFailedError
 from vault_mem.index import committed as committed_view
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, read_own, refuse_link
+from vault_mem.store.history import changed_entries, merge_base
 from vault_mem.store.trust import seal, unseal
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import dirty_paths
@@ -206,7 +207,7 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
     """HEAD's INDEX.md, to stay on disk in place of ``new`` (the files' INDEX.md today), when
     the two differ by vault-mem's own catching up alone: every memory file in the work tree is
     HEAD's (the committed view), vault.toml is HEAD's, and no person's commit left HEAD's
-    INDEX.md stale (:func:`~vault_mem.vault.person.persons_commits_left_index_stale`: that one
+    INDEX.md stale (:func:`stale_by_persons_commits`: that one
     is shown on disk, and committed alone in the person's name where the one rule may). What is left is a memory whose
     ``expires:`` passed, or the secret gate now holding one back: nobody's change, carried by
     the next agent commit (as the one rule says). Written to disk, it stood modified in the
@@ -214,8 +215,6 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
     branch whose INDEX.md differs was refused for it. HEAD's is kept only when it is what these
     files gave on the day of HEAD's commit (not a hand-made or a peer's INDEX.md committed
     without the hook). None: write ``new``."""
-    from vault_mem.vault.person import persons_commits_left_index_stale  # person builds on this module
-
     repo = ws.repo
     head = repo.head()
     oid = repo.blob_at(head, ws.top(INDEX_FILE)) if head else None
@@ -227,7 +226,7 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
     on_disk = current_bytes(ws.root / CONFIG_FILE)
     if (config is None) != (on_disk is None) or (on_disk is not None and config != repo.blob_id(on_disk)):
         return None  # a setting not committed (a budget): the person's change, shown as it is
-    if persons_commits_left_index_stale(ws, sidecar):
+    if stale_by_persons_commits(ws, sidecar) is not None:
         return None
     kind, data = repo.read_object(oid)
     if kind != "blob":
@@ -239,6 +238,36 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
         return None
     then = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens, today=dt.date.fromtimestamp(when))
     return data if then.encode() == data else None
+
+
+def stale_by_persons_commits(ws: Workspace, sidecar: Sidecar) -> str | None:
+    """HEAD, when a person's commits made HEAD and changed what INDEX.md is made of (memory
+    files, vault.toml's budget) while leaving INDEX.md as it was; else None. The first condition
+    of :func:`~vault_mem.vault.person.commit_persons_index` (which commits it in the person's
+    name where the one rule may), whatever the vault's commit mode; INDEX.md on disk then shows
+    the catching up (:func:`committed_index_kept` does not keep HEAD's)."""
+    repo = ws.repo
+    head, seen = repo.head(), sidecar.get_meta("head")
+    if head is None or not seen or head == seen:
+        return None  # seen None (a fresh clone, a rebuilt index): the agent commit carries it, as before
+    # the commits HEAD has that the one last seen has not: after a checkout of a branch that
+    # forked off before it, those of that branch since the fork, not the other branch's too
+    base = merge_base(repo, seen, head)
+    if not base:
+        return None  # the commit last seen is gone (a gc), or damaged history: as above
+    try:
+        changed = changed_entries(repo, base, head, ws.prefix or ".")
+    except GitError:
+        return None  # damaged history (store.gitdamage): as above
+    if ws.top(INDEX_FILE) in changed or not any(_shapes_index(ws, p) for p in changed):
+        return None
+    return head
+
+
+def _shapes_index(ws: Workspace, top: str) -> bool:
+    """Whether the top-level path ``top`` is one INDEX.md is made of: a memory file, or
+    vault.toml (its ``[index] budget_tokens``)."""
+    return top == ws.top(CONFIG_FILE) or is_memory_path(top.removeprefix(ws.prefix))
 
 
 def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None) -> bytes:
