@@ -283,7 +283,7 @@ def cmd_edit(args) -> int:
     path = vault.root / rel
     # what the commit needs (the person's git identity, a branch to commit on) is asked before the
     # editor opens: an edit made first and refused after stayed on disk, uncommitted
-    check_edit(vault)
+    who = check_edit(vault)
     before = vault.ws.disk_bytes(rel)  # never through a link: a linked memory file is refused by name
     run_editor(path)
     where = f"{rel} ({label}{vault.root})" if label else rel
@@ -296,7 +296,7 @@ def cmd_edit(args) -> int:
              f"{where}: not changed" if same else f"{where}: your edit is committed already (by the daemon?)")
         return 0
     earlier = vault.ws.disk_bytes(rel) == before  # the difference from HEAD predates this session
-    done = commit_edit(vault, rel, note="Edited by hand with `vault-mem edit`.")
+    done = commit_edit(vault, rel, who=who, note="Edited by hand with `vault-mem edit`.")
     data = {**data, "commit": done.commit, "changed": True, "skipped": done.skipped}
     if rel in done.skipped:
         emit(args, data, f"{where}: your edit is kept on disk but not committed: {done.skipped[rel]}; "
