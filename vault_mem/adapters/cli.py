@@ -190,8 +190,7 @@ def cmd_init(args) -> int:
 
     target = args.path or args.vault or "."
     if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
-        from vault_mem.store.health import CLOSE_COMMAND  # lazy: start-up time (module docstring)
-        from vault_mem.vault.create import ensure_gitignore
+        from vault_mem.vault.create import ensure_gitignore  # lazy: start-up time (module docstring)
 
         vault = open_vault(args, target)
         notes = vault.install_hooks()
@@ -201,23 +200,38 @@ def cmd_init(args) -> int:
         closed = vault.ws.make_private()
         lines = [f"{vault.root} is already a vault" + ("" if changed or added or closed else "; nothing changed")]
         if closed:
-            lines.append(f"made it private to you (other users of this machine could read its memory): "
-                         f"{CLOSE_COMMAND} {shell_word(str(vault.root))}")
+            lines.append(_closed_line(vault.root, closed))
         if changed:
             lines += ["its git hooks:", *(f"  {n}" for n in changed)]
         if added:
             lines.append(f"added to its .gitignore what editors leave behind: {' '.join(added)} "
                          "(review and commit it: git commit .gitignore)")
         emit(args, {"vault": str(vault.root), "created": False, "hooks": notes, "gitignore_added": added,
-                    "made_private": bool(closed)},
+                    "made_private": [str(p) for p in closed]},
              "\n".join(lines))
         return 0
     vault = Vault.init(target, agent=args.agent)
     notes = vault.take_notices()
     _notices(vault, notes)
-    emit(args, {"vault": str(vault.root), "prefix": vault.prefix, "created": True, "notes": notes},
-         f"created vault at {vault.root}" + (f" (inside repository {vault.repo.toplevel})" if vault.prefix else ""))
+    closed = vault.made_private
+    emit(args, {"vault": str(vault.root), "prefix": vault.prefix, "created": True, "notes": notes,
+                "made_private": [str(p) for p in closed]},
+         f"created vault at {vault.root}" + (f" (inside repository {vault.repo.toplevel})" if vault.prefix else "")
+         + (f"\n{_closed_line(vault.root, closed)}" if closed else ""))
     return 0
+
+
+def _closed_line(root: Path, closed: list[Path]) -> str:
+    """What ``init`` closed to other users of this machine (``Workspace.make_private``), said
+    rather than done in silence: the folders by name, then how many paths in them."""
+    from vault_mem.store.health import CLOSE_COMMAND  # lazy: start-up time (module docstring)
+
+    named = [p for p in closed if p == root or p.parent == root and p.is_dir()]
+    shown_ = " ".join(shell_word(str(p)) for p in named[:4])
+    more = len(closed) - len(named[:4])
+    return (f"made it private to you (other users of this machine could read its memory): {CLOSE_COMMAND} "
+            f"{shown_}" + (f" and {more} more path{'s' if more != 1 else ''} vault-mem made" if more else "")
+            + "; nothing else in the folder was changed")
 
 
 def _split_tags(value: str | None) -> list[str] | None:
