@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
-from vault_mem.errors import VaultMemError
+from vault_mem.errors import IdentityError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path, parse_memory
 from vault_mem.model.policy import mask_secrets
@@ -261,7 +261,10 @@ def check_edit(vault: Vault) -> tuple[Identity, Identity]:
     their git identity (:class:`~vault_mem.errors.IdentityError` says how to set one) and a git
     state a write may commit in (not mid-merge, HEAD on a branch). An edit made first and refused
     after was left on disk uncommitted. Returns (author, committer)."""
-    who = user_identity(vault.repo)
+    try:
+        who = user_identity(vault.repo)
+    except IdentityError as exc:  # a refusal: what to do next is said here
+        raise IdentityError(f"{exc}; then run `vault-mem edit` again") from None
     vault.check_git_state()
     return who
 
