@@ -338,12 +338,20 @@ def cmd_get(args) -> int:
     return 0
 
 
+def _by(author: str | None, trusted: bool) -> str:
+    """Who wrote a memory, as a line or a list's mark says it: "by EMAIL", or for a peer's not
+    approved here :func:`~vault_mem.model.render.author_label`'s own phrase ("from a peer not
+    approved on this machine: EMAIL"), which reads alone ("by from a peer ..." did not)."""
+    label = author_label(author, trusted)
+    return f"by {label}" if trusted else label
+
+
 def _get_text(view: dict) -> str:
     flags = f"  [{', '.join(view['flags'])}]" if view["flags"] else ""
     age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
     where = f"{view['vault']} vault, " if view.get("vault") else ""
     lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) updated {view['updated']}, {age}{flags}",
-             view["description"], f"by {author_label(view.get('author'), view.get('trusted', True))}"]
+             view["description"], _by(view.get("author"), view.get("trusted", True))]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"]:
@@ -354,7 +362,7 @@ def _get_text(view: dict) -> str:
 def _peer_mark(row: dict) -> str:
     """What a listing line adds when a peer not approved here wrote it (nothing otherwise): a
     peer picks its text, its name and its email, so the line says whose it is, as recall does."""
-    return "" if row.get("trusted", True) else f"  [by {author_label(row.get('author'), False)}]"
+    return "" if row.get("trusted", True) else f"  [{_by(row.get('author'), False)}]"
 
 
 @command("list")
@@ -436,7 +444,7 @@ def cmd_recall(args) -> int:
         lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date']}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
         lines.append(f"   {hit['description']}")
-        lines.append(f"   by {author_label(hit.get('author'), hit.get('trusted', True))}")
+        lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")
         if hit["note"]:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():
