@@ -224,7 +224,7 @@ def test_list_and_log_mark_what_a_peer_wrote(tmp_path):
     assert cli("sync", "--vault", str(mine)).returncode == 0
     listed = cli("list", "--vault", str(mine)).stdout
     [line] = [ln for ln in listed.splitlines() if MARK in ln]
-    assert "from a peer not approved on this machine: person@example.com" in line, listed
+    assert "[from a peer not approved on this machine: person@example.com]" in line, listed  # not "by from"
     [own] = [ln for ln in listed.splitlines() if ln.startswith("editor-choice")]
     assert "peer" not in own, listed
     logged = cli("log", "--vault", str(mine)).stdout

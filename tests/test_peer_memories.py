@@ -92,8 +92,8 @@ def test_a_peers_memory_is_not_put_in_front_of_the_agent_until_its_author_is_app
     assert (rows["deploy-target"]["author"], rows["deploy-target"]["trusted"]) == (PEER, False)
     got = json.loads(cli("get", "--vault", str(root), "--json", "deploy-target").stdout)
     assert (got["author"], got["trusted"]) == (PEER, False)
-    assert f"by from a peer not approved on this machine: {PEER}" in cli("get", "--vault", str(root),
-                                                                         "deploy-target").stdout
+    shown = cli("get", "--vault", str(root), "deploy-target").stdout
+    assert f"\nfrom a peer not approved on this machine: {PEER}\n" in shown and "by from" not in shown, shown
 
     listed = cli("trust", str(root))
     assert f"{PEER}: 1 memory" in listed.stdout

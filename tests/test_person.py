@@ -48,8 +48,12 @@ def _editor(tmp_path: Path, script: str, name: str = "editor.sh") -> str:
     return str(exe)
 
 
-def _says_how_to_set_an_identity(text: str, root: Path) -> None:
+def _says_how_to_set_an_identity(text: str, root: Path, *, refused: bool = False) -> None:
+    """... and what happens next only where something was refused: "then retry" beside a write
+    that succeeded told the person to retry what needed no retrying."""
     assert "no git identity" in text, text
+    assert "git's user.name and user.email are not set (set them for this vault with" in text, text
+    assert ("run `vault-mem edit` again" in text) == refused and "retry" not in text, text
     assert f"git -C {root} config user.name" in text and f"git -C {root} config user.email" in text, text
     assert "git config --global user.name" in text and "git config --global user.email" in text, text
 
@@ -59,7 +63,7 @@ def test_edit_with_no_git_identity_says_how_to_set_one_before_the_editor_opens(v
     editor = _editor(tmp_path, 'sed -i "s/Jenkins/GitHub Actions/" "$1"')
     r = cli("--vault", str(vdir), "edit", "ci", env={"EDITOR": editor, "VISUAL": ""})
     assert r.returncode == 1, r.stdout + r.stderr
-    _says_how_to_set_an_identity(r.stderr, vdir)
+    _says_how_to_set_an_identity(r.stderr, vdir, refused=True)
     assert not (tmp_path / "ran").exists(), "the editor opened though the edit could not be committed"
     assert "Jenkins" in (vdir / "facts" / "ci.md").read_text()
     assert git(vdir, "rev-parse", "HEAD").strip() == head and git(vdir, "status", "--porcelain") == ""
@@ -108,3 +112,13 @@ def test_agent_commits_need_no_person_identity(vdir, no_identity):
         assert r.returncode == 0, (args, r.stderr)
         assert "no git identity" not in r.stderr
     assert git(vdir, "log", "-3", "--format=%an").split("\n")[:3] == ["vault-mem agent"] * 3
+
+
+def test_one_missing_half_of_the_identity_is_named_alone(vdir, no_identity):
+    from vault_mem.errors import IdentityError
+    from vault_mem.store.git import GitRepo
+    from vault_mem.vault.person import user_identity
+
+    git(vdir, "config", "user.name", "Fresh Person")
+    with pytest.raises(IdentityError, match=r"git's user\.email is not set \(set it for this vault with"):
+        user_identity(GitRepo(vdir))

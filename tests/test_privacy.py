@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -109,8 +110,11 @@ def test_init_makes_the_vault_private_whatever_the_umask(tmp_path):
         git(tmp_path, "clone", "-q", str(root), str(clone))
         assert stat.S_IMODE(clone.stat().st_mode) == 0o755
         r = cli("init", clone)
-    assert r.returncode == 0 and f"chmod -R go-rwx {clone}" in r.stdout, r.stdout
-    assert _open_to_others(clone) == {}
+    assert r.returncode == 0 and f"chmod go-rwx {clone} {clone / '.git'};" in r.stdout, r.stdout
+    assert json.loads(cli("init", clone, "--json").stdout)["made_private"] == []  # nothing left to close
+    assert stat.S_IMODE(clone.stat().st_mode) == 0o700 and stat.S_IMODE((clone / ".git").stat().st_mode) == 0o700
+    # what git made in it stays as git made it, behind the closed folder
+    assert stat.S_IMODE((clone / "facts" / "editor.md").stat().st_mode) == 0o644
     assert json.loads(cli("--vault", clone, "doctor", "--json").stdout)["warnings"] == []
     with umask(0o022):
         r = cli("init", clone)
@@ -127,6 +131,43 @@ def test_init_makes_the_vault_private_whatever_the_umask(tmp_path):
     assert stat.S_IMODE(project.stat().st_mode) == 0o755
 
 
+@pytest.mark.parametrize("where", ["site", "project", "home"])
+def test_init_in_a_folder_that_holds_files_closes_only_what_it_made(tmp_path, where):
+    """`init` in a folder that already held the person's files (a site whose public/ a web
+    server reads, the top of a project's repository, a home folder) ran `chmod -R go-rwx` over
+    all of it, silently. Now it closes the folder itself (which keeps the memory from other
+    users: doctor's rule), the repository's folder when it is the vault's own, its state folder
+    and the files it made; never what was there, and it says what it closed, in --json too."""
+    root = tmp_path / where
+    (root / "public").mkdir(parents=True)
+    (root / "public" / "index.html").write_text("hi\n")
+    (root / "public" / "index.html").chmod(0o644)
+    (root / "public").chmod(0o755)
+    if where == "project":
+        git(root, "init", "-q")
+        (root / ".git" / "description").chmod(0o644)
+    before = {name: mode for name, mode in modes(root).items() if name.split("/")[0] != ".git"}
+    with umask(0o022):
+        r = cli("init", root, "--json")
+    assert r.returncode == 0, r.stderr
+    closed = json.loads(r.stdout)["made_private"]
+    assert str(root) in closed and str(root / ".git") in closed  # .vault-mem is made private
+    assert str(root / "vault.toml") in closed and str(root / "INDEX.md") in closed
+    assert not [p for p in closed if "public" in p]
+    after = modes(root)
+    assert after["."] == 0o700 and after[".git"] == 0o700 and after[".vault-mem"] == 0o700
+    assert {name: after[name] for name in before if name != "."} == {n: m for n, m in before.items() if n != "."}
+    if where == "project":  # a repository that was there: its folder is closed, what is in it is git's
+        assert after[".git/description"] == 0o644
+    assert json.loads(cli("--vault", root, "doctor", "--json").stdout)["warnings"] == []
+    # said in words too, and the same answer from `init` on the vault it now is
+    root.chmod(0o755)
+    r = cli("init", root)
+    assert r.returncode == 0 and "made it private to you" in r.stdout and f"chmod go-rwx {root}" in r.stdout, r.stdout
+    assert json.loads(cli("init", root, "--json").stdout)["made_private"] == []
+    assert stat.S_IMODE((root / "public" / "index.html").stat().st_mode) == 0o644
+
+
 def test_doctor_warns_when_other_users_can_read_the_memory(tmp_path):
     root = tmp_path / "v"
     with umask(0o022):
@@ -136,13 +177,11 @@ def test_doctor_warns_when_other_users_can_read_the_memory(tmp_path):
     r = cli("--vault", root, "doctor")
     assert r.returncode == 0, r.stdout + r.stderr
     [line] = [x for x in r.stdout.splitlines() if "readable by other users" in x]
-    assert line.startswith("warning: ") and f"run `chmod -R go-rwx '{root}'`" in line
+    assert line.startswith("warning: ") and f"run `chmod go-rwx '{root}'`" in line
     data = json.loads(cli("--vault", root, "doctor", "--json").stdout)
     assert data["ok"] and any("readable by other users" in w for w in data["warnings"])
     # the advice works: after it, nothing to say
-    for path in [root, *root.rglob("*")]:
-        if not path.is_symlink():
-            path.chmod(stat.S_IMODE(path.lstat().st_mode) & 0o700)
+    subprocess.run(["chmod", "go-rwx", str(root)], check=True)
     assert "readable by other users" not in cli("--vault", root, "doctor").stdout
     # a memory written later under the usual umask stays unreachable: the vault folder is closed
     with umask(0o022):
@@ -161,7 +200,7 @@ def test_doctor_judges_a_vault_folder_in_a_shared_project(tmp_path):
     project.chmod(0o755)
     data = json.loads(cli("--vault", project / "memory", "doctor", "--json").stdout)
     [warning] = [w for w in data["warnings"] if "readable by other users" in w]
-    assert f"chmod -R go-rwx '{project / 'memory'}' '{project / '.git'}'" in warning
+    assert f"chmod go-rwx '{project / 'memory'}' '{project / '.git'}'" in warning
 
 
 @pytest.mark.parametrize("name", [".vault-mem", ".Vault-Mem", ".VAULT-MEM", ".vault-mem.", ".vault-mem ",

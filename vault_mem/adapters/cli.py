@@ -190,8 +190,7 @@ def cmd_init(args) -> int:
 
     target = args.path or args.vault or "."
     if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
-        from vault_mem.store.health import CLOSE_COMMAND  # lazy: start-up time (module docstring)
-        from vault_mem.vault.create import ensure_gitignore
+        from vault_mem.vault.create import ensure_gitignore  # lazy: start-up time (module docstring)
 
         vault = open_vault(args, target)
         notes = vault.install_hooks()
@@ -201,23 +200,38 @@ def cmd_init(args) -> int:
         closed = vault.ws.make_private()
         lines = [f"{vault.root} is already a vault" + ("" if changed or added or closed else "; nothing changed")]
         if closed:
-            lines.append(f"made it private to you (other users of this machine could read its memory): "
-                         f"{CLOSE_COMMAND} {shell_word(str(vault.root))}")
+            lines.append(_closed_line(vault.root, closed))
         if changed:
             lines += ["its git hooks:", *(f"  {n}" for n in changed)]
         if added:
             lines.append(f"added to its .gitignore what editors leave behind: {' '.join(added)} "
                          "(review and commit it: git commit .gitignore)")
         emit(args, {"vault": str(vault.root), "created": False, "hooks": notes, "gitignore_added": added,
-                    "made_private": bool(closed)},
+                    "made_private": [str(p) for p in closed]},
              "\n".join(lines))
         return 0
     vault = Vault.init(target, agent=args.agent)
     notes = vault.take_notices()
     _notices(vault, notes)
-    emit(args, {"vault": str(vault.root), "prefix": vault.prefix, "created": True, "notes": notes},
-         f"created vault at {vault.root}" + (f" (inside repository {vault.repo.toplevel})" if vault.prefix else ""))
+    closed = vault.made_private
+    emit(args, {"vault": str(vault.root), "prefix": vault.prefix, "created": True, "notes": notes,
+                "made_private": [str(p) for p in closed]},
+         f"created vault at {vault.root}" + (f" (inside repository {vault.repo.toplevel})" if vault.prefix else "")
+         + (f"\n{_closed_line(vault.root, closed)}" if closed else ""))
     return 0
+
+
+def _closed_line(root: Path, closed: list[Path]) -> str:
+    """What ``init`` closed to other users of this machine (``Workspace.make_private``), said
+    rather than done in silence: the folders by name, then how many paths in them."""
+    from vault_mem.store.health import CLOSE_COMMAND  # lazy: start-up time (module docstring)
+
+    named = [p for p in closed if p == root or p.parent == root and p.is_dir()]
+    shown_ = " ".join(shell_word(str(p)) for p in named[:4])
+    more = len(closed) - len(named[:4])
+    return (f"made it private to you (other users of this machine could read its memory): {CLOSE_COMMAND} "
+            f"{shown_}" + (f" and {more} more path{'s' if more != 1 else ''} vault-mem made" if more else "")
+            + "; nothing else in the folder was changed")
 
 
 def _split_tags(value: str | None) -> list[str] | None:
@@ -283,7 +297,7 @@ def cmd_edit(args) -> int:
     path = vault.root / rel
     # what the commit needs (the person's git identity, a branch to commit on) is asked before the
     # editor opens: an edit made first and refused after stayed on disk, uncommitted
-    check_edit(vault)
+    who = check_edit(vault)
     before = vault.ws.disk_bytes(rel)  # never through a link: a linked memory file is refused by name
     run_editor(path)
     where = f"{rel} ({label}{vault.root})" if label else rel
@@ -296,7 +310,7 @@ def cmd_edit(args) -> int:
              f"{where}: not changed" if same else f"{where}: your edit is committed already (by the daemon?)")
         return 0
     earlier = vault.ws.disk_bytes(rel) == before  # the difference from HEAD predates this session
-    done = commit_edit(vault, rel, note="Edited by hand with `vault-mem edit`.")
+    done = commit_edit(vault, rel, who=who, note="Edited by hand with `vault-mem edit`.")
     data = {**data, "commit": done.commit, "changed": True, "skipped": done.skipped}
     if rel in done.skipped:
         emit(args, data, f"{where}: your edit is kept on disk but not committed: {done.skipped[rel]}; "
@@ -324,12 +338,20 @@ def cmd_get(args) -> int:
     return 0
 
 
+def _by(author: str | None, trusted: bool) -> str:
+    """Who wrote a memory, as a line or a list's mark says it: "by EMAIL", or for a peer's not
+    approved here :func:`~vault_mem.model.render.author_label`'s own phrase ("from a peer not
+    approved on this machine: EMAIL"), which reads alone ("by from a peer ..." did not)."""
+    label = author_label(author, trusted)
+    return f"by {label}" if trusted else label
+
+
 def _get_text(view: dict) -> str:
     flags = f"  [{', '.join(view['flags'])}]" if view["flags"] else ""
     age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
     where = f"{view['vault']} vault, " if view.get("vault") else ""
     lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) updated {view['updated']}, {age}{flags}",
-             view["description"], f"by {author_label(view.get('author'), view.get('trusted', True))}"]
+             view["description"], _by(view.get("author"), view.get("trusted", True))]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"]:
@@ -340,7 +362,7 @@ def _get_text(view: dict) -> str:
 def _peer_mark(row: dict) -> str:
     """What a listing line adds when a peer not approved here wrote it (nothing otherwise): a
     peer picks its text, its name and its email, so the line says whose it is, as recall does."""
-    return "" if row.get("trusted", True) else f"  [by {author_label(row.get('author'), False)}]"
+    return "" if row.get("trusted", True) else f"  [{_by(row.get('author'), False)}]"
 
 
 @command("list")
@@ -422,7 +444,7 @@ def cmd_recall(args) -> int:
         lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date']}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
         lines.append(f"   {hit['description']}")
-        lines.append(f"   by {author_label(hit.get('author'), hit.get('trusted', True))}")
+        lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")
         if hit["note"]:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():

@@ -51,7 +51,7 @@ from vault_mem.store.worktree import gc_auto
 from vault_mem.sync.remote import run_schedule
 from vault_mem.vault.core import Vault
 from vault_mem.vault.hand_edits import commit_hand_edits, differing_paths, put_back_stale
-from vault_mem.vault.person import autocommit, commit_persons_index, user_identity
+from vault_mem.vault.person import autocommit, commit_persons_index
 from vault_mem.vault.steps import changed_memory_paths
 
 log = logging.getLogger("vault_mem.daemon.process")
@@ -130,6 +130,7 @@ class Daemon:
         self._index_commit = False
         self._person_index_tries = 0
         self._scan_dirty = False
+        self._identity_said = False  # the missing git identity was warned about (once, not per round)
         self._timers: dict[str, float] = {}
         self._blocked: str | None = None
         self._status: dict = {}
@@ -507,17 +508,14 @@ class Daemon:
             with vault.lock:
                 if self._git_busy():
                     return
-                commit = commit_persons_index(
-                    vault.ws, vault.sidecar,
+                commit = self._commit_index_alone(
                     "INDEX.md no longer matched the committed memory files after a git operation of yours "
                     "(a revert, merge or commit without vault-mem's hook) and a daemon stopped before "
-                    "committing it; committed by `vault-mem daemon` on start.", mode="on")
+                    "committing it; committed by `vault-mem daemon` on start.")
         except (VaultMemError, OSError) as exc:
             log.warning("vault-mem: not committing %s left uncommitted: %s", INDEX_FILE, exc)
             return
         if commit:
-            self._applier.token = git_token(self.vault)
-            self._status["last_commit"] = commit
             log.info("vault-mem: committed %s left uncommitted by an earlier daemon (%s)", INDEX_FILE, commit[:10])
 
     def _put_back_stale(self) -> None:
@@ -569,16 +567,45 @@ class Daemon:
             if self._git_busy():
                 self._timers["person-index"] = time.monotonic() + PUT_BACK_RETRY_S
                 return
-            commit = commit_persons_index(
-                vault.ws, vault.sidecar,
+            # decided here (committed, owed nothing, or no identity to commit it in: said once);
+            # the quiet period's commit need not ask again
+            self._index_commit = False
+            commit = self._commit_index_alone(
                 "INDEX.md did not match the committed memory files (or vault.toml's budget) after a git "
                 "operation of yours (a merge, revert, pull or a commit without vault-mem's hook); regenerated "
-                "by `vault-mem daemon`.", mode="on")
+                "by `vault-mem daemon`.")
         if commit:
-            self._applier.token = git_token(vault)
-            self._status["last_commit"] = commit
             log.info("vault-mem: committed %s alone as you (%s): your git operation left it stale",
                      INDEX_FILE, commit[:10])
+
+    def _commit_index_alone(self, why: str) -> str | None:
+        """INDEX.md committed alone in the person's name when the one rule says so
+        (:func:`~vault_mem.vault.person.commit_persons_index`; the caller holds the write lock and
+        checked git): the commit, or None. No git identity to commit in is said once, as for
+        hand edits (:meth:`_no_identity`), never a failed step: that was logged as an error,
+        forced full reconciles and refused agent writes' fence for :data:`RETRY_S`; the next
+        agent commit carries INDEX.md then."""
+        try:
+            commit = commit_persons_index(self.vault.ws, self.vault.sidecar, why, mode="on")
+        except IdentityError as exc:
+            self._no_identity(INDEX_FILE, exc)
+            return None
+        if commit:
+            self._committed(commit)
+        return commit
+
+    def _no_identity(self, what: str, exc: IdentityError) -> None:
+        """Say that ``what`` is not committed for want of a git identity: a warning the first
+        time, then at debug level until a commit in the person's name succeeds (every round
+        meets it again otherwise)."""
+        log.log(logging.DEBUG if self._identity_said else logging.WARNING,
+                "vault-mem: not committing %s: %s; committed once you set one (and change anything)", what, exc)
+        self._identity_said = True
+
+    def _committed(self, commit: str) -> None:
+        self._applier.token = git_token(self.vault)
+        self._status["last_commit"] = commit
+        self._identity_said = False
 
     def _commit_external(self) -> None:
         if not self.autocommit or not (self._edits or self._index_commit or self._scan_dirty):
@@ -599,17 +626,6 @@ class Daemon:
             self._scan_dirty = False
         if not (self._edits or self._index_commit):
             return
-        try:
-            author, committer = user_identity(repo)
-        except IdentityError as exc:
-            log.warning("vault-mem: not committing external edits to %s: %s",
-                        ", ".join(sorted(self._edits)) or INDEX_FILE, exc)
-            self._edits.clear()
-            self._index_commit = False
-            # still owed: the next round after the person sets an identity (and changes anything)
-            # looks at every file differing from HEAD, so these edits are committed then too
-            self._scan_dirty = True
-            return
         vault = self.vault
         with vault.lock:
             if self._git_busy():
@@ -619,8 +635,10 @@ class Daemon:
             self._edits.clear()
             self._index_commit = False
             try:
+                # the person's identity is asked only when there is something to commit: a HEAD
+                # move of theirs that owes nothing never says it is missing
                 done = commit_hand_edits(
-                    vault, paths, author=author, committer=committer,
+                    vault, paths,
                     note=f"Edited outside vault-mem; committed by `vault-mem daemon` after {self.quiet:g} s "
                          "without changes.",
                     index_why="INDEX.md did not match the committed memory files (or vault.toml's budget) "
@@ -635,15 +653,24 @@ class Daemon:
                 self._edits |= set(paths)
                 self._timers["commit"] = time.monotonic() + self.quiet
                 return
+            except IdentityError as exc:
+                self._no_identity(f"external edits to {', '.join(paths) or INDEX_FILE}", exc)
+                # still owed: the next round after the person sets an identity (and changes
+                # anything) looks at every file differing from HEAD, so these are committed then
+                self._scan_dirty = bool(paths)
+                return
             except VaultMemError as exc:
                 log.warning("vault-mem: not committing external edits: %s", exc)
                 return
             for rel, reason in sorted(done.skipped.items()):
                 log.warning("vault-mem: not committing %s: %s", rel, reason)
             if done.commit:
-                self._applier.token = git_token(self.vault)
-                self._status["last_commit"] = done.commit
-                log.info("vault-mem: committed %s as %s <%s>", done.commit[:10], author.name, author.email)
+                self._committed(done.commit)
+                if done.author is None:
+                    log.info("vault-mem: committed %s alone as you (%s)", INDEX_FILE, done.commit[:10])
+                else:
+                    log.info("vault-mem: committed %s as %s <%s>", done.commit[:10], done.author.name,
+                             done.author.email)
 
     def _write_status(self) -> None:
         self._status_owed = False

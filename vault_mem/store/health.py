@@ -15,6 +15,7 @@ import pwd
 import re
 import stat
 import struct
+from collections.abc import Iterable
 from pathlib import Path
 
 from vault_mem.errors import VaultMemError
@@ -170,31 +171,37 @@ def _index_problem(repo: GitRepo) -> str | None:
 
 #: What keeps the vault's memory from other users of this machine, for the folders ``close`` of
 #: :func:`exposed_to_others`: ``doctor`` advises it, :func:`close_to_others` does it (``init``).
-CLOSE_COMMAND = "chmod -R go-rwx"
+#: Not recursive: a closed folder keeps others from everything in it (the rule
+#: :func:`exposed_to_others` checks), and what the person keeps in it stays as they made it.
+CLOSE_COMMAND = "chmod go-rwx"
 
 
-def close_to_others(folder: Path) -> int:
-    """Do :data:`CLOSE_COMMAND` on ``folder``: take group and other users' access away from it
-    and everything in it (this user's own files; links are neither changed nor followed), so a
-    vault ``init`` makes or takes on is private whatever the umask, and ``doctor`` finds nothing
-    to say. Returns how many paths changed."""
-    changed = 0
+def close_to_others(paths: Iterable[Path], *, into: Iterable[Path] = ()) -> list[Path]:
+    """Do :data:`CLOSE_COMMAND` on each of ``paths`` (a folder, not what is in it) and on each
+    folder of ``into`` and everything in it (vault-mem's own: its state folder, a repository or
+    files ``init`` made): take group and other users' access away (this user's own paths; links
+    are neither changed nor followed), so a vault ``init`` makes or takes on is private whatever
+    the umask and ``doctor`` finds nothing to say, while what the person had in the folder is
+    never changed. Returns the paths changed, in order."""
+    changed: list[Path] = []
 
     def close(path: Path) -> None:
-        nonlocal changed
         try:
             st = os.lstat(path)
             if stat.S_ISLNK(st.st_mode) or st.st_uid != os.geteuid() or not st.st_mode & 0o077:
                 return
             os.chmod(path, stat.S_IMODE(st.st_mode) & 0o700)
-            changed += 1
+            changed.append(path)
         except OSError:
             pass  # gone meanwhile, or a read-only file system: doctor still names it
 
-    close(folder)
-    for base, dirs, files in os.walk(folder):  # never into a linked folder
-        for name in dirs + files:
-            close(Path(base) / name)
+    for path in paths:
+        close(path)
+    for folder in into:
+        close(folder)
+        for base, dirs, files in os.walk(folder):  # never into a linked folder
+            for name in dirs + files:
+                close(Path(base) / name)
     return changed
 
 

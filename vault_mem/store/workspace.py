@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from vault_mem.config import (
@@ -295,16 +296,20 @@ class Workspace:
             close.append(self.repo.common_dir)
         return exposed_to_others(self.repo.toplevel.resolve(), paths, close)
 
-    def make_private(self) -> bool:
-        """What ``init`` does to a vault it makes or takes on (a clone): the vault folder and
-        everything in it this user's alone, whatever the umask (the fix :meth:`exposure` advises,
-        one rule). A repository outside the vault folder (a project's, holding the vault in a
-        folder) is the person's and is left as it is; ``doctor`` names it. Returns whether the
-        vault folder itself was open to others (what let them read its files; the files git
-        writes later under the umask sit behind it)."""
-        was_open = bool(os.lstat(self.root).st_mode & 0o077)
-        close_to_others(self.root)
-        return was_open
+    def make_private(self, made: Iterable[Path] = ()) -> list[Path]:
+        """What ``init`` does to a vault it makes or takes on (a clone): close to other users of
+        this machine, whatever the umask, the vault folder (what keeps them from everything in
+        it: the rule :meth:`exposure` checks), the repository's folder when it is the vault's own,
+        vault-mem's state folder and everything in it, and ``made``: what ``init`` made (a folder
+        of them is closed with everything in it). Never anything else the folder held: a
+        person's own files (``init`` in a project or a site folder, or in ``~``) stay as they are.
+        A repository outside the vault folder (a project's, holding the vault in a folder) is the
+        person's and is left as it is; ``doctor`` names it. Returns the paths closed (that were
+        open to others)."""
+        root = self.root
+        git_dir = self.repo.common_dir
+        own_git = [git_dir] if git_dir.resolve().parent == root.resolve() else []
+        return close_to_others([root, *own_git], into=[self.state_dir, *made])
 
     # -- names -----------------------------------------------------------------------------
     def top(self, rel: str) -> str:

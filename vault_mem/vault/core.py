@@ -76,6 +76,7 @@ class Vault:
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
+        self.made_private: list[Path] = []  # what :meth:`init` closed to other users
         #: a long-lived process's own watcher (``daemon.keeper.Keeper.catch_up``): called by every
         #: read instead of a reconcile; True when it brought the sidecar up to every change
         self.kept_current: Callable[[], bool] | None = None
@@ -137,13 +138,21 @@ class Vault:
         """Create a vault from the template and make its first commit.
 
         In a folder inside an existing repository only that folder's files are committed. The
-        vault folder and everything in it are made this user's alone, whatever the umask
-        (:meth:`~vault_mem.store.workspace.Workspace.make_private`)."""
+        vault folder, its own repository, its state and what init made in it are made this
+        user's alone, whatever the umask; what the folder held before is left as it is
+        (:meth:`~vault_mem.store.workspace.Workspace.make_private`; ``made_private``: the paths
+        closed)."""
+        target = Path(path).expanduser().resolve()
+        fresh, had_git = not target.exists(), (target / ".git").exists()
         root, created = create_files(path)
         vault = cls(root, agent=agent)
         vault.ws.approve_settings()  # the person who makes a vault approves its first settings
         vault.notices.extend(first_commit(vault.ws, vault.sidecar, created))
-        vault.ws.make_private()  # the memory is this user's alone, whatever the umask (doctor's rule)
+        # what init made: a folder it made holds nothing else; in one that held files (a site's,
+        # a project's, a home folder) only the files and the repository init made
+        made = [root] if fresh else [*created, root / INDEX_FILE, *([] if had_git else [root / ".git"])]
+        # the memory is this user's alone, whatever the umask (doctor's rule)
+        vault.made_private = vault.ws.make_private([p for p in made if p.exists()])
         return vault
 
     def install_hooks(self) -> list[str]:

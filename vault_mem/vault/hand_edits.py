@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
-from vault_mem.errors import VaultMemError
+from vault_mem.errors import IdentityError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path, parse_memory
 from vault_mem.model.policy import mask_secrets
@@ -80,14 +80,15 @@ def edit_message(vault: Vault, changes: dict[str, bytes | None], head: str | Non
 @dataclass
 class HandEditCommit:
     """What :func:`commit_hand_edits` did: the commit (None: nothing to commit), the files it
-    committed, and each file it left out with the reason."""
+    committed, each file it left out with the reason, and the author of a commit of files."""
 
     commit: str | None = None
     committed: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    author: Identity | None = None
 
 
-def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, committer: Identity,
+def commit_hand_edits(vault: Vault, paths: list[str], *, who: tuple[Identity, Identity] | None = None,
                       note: str, index_why: str, keep_newest: bool = False) -> HandEditCommit:
     """Commit the memory files ``paths`` (vault-relative) as they are on disk, with INDEX.md
     generated from the tree being committed, in the person's name. With no file to commit,
@@ -97,7 +98,12 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
     mid-operation. A file that the sidecar cannot use, that the
     WritePolicy refuses, or that .gitignore excludes is left out (``skipped``), never changed.
     ConcurrentEditError (nothing committed) when a file no longer holds what was read when the
-    commit would land (:meth:`~vault_mem.store.git.GitRepo.commit_paths`' ``on_disk``)."""
+    commit would land (:meth:`~vault_mem.store.git.GitRepo.commit_paths`' ``on_disk``).
+
+    ``who``: (author, committer); without it the person's identity is asked only once there is
+    something to commit (:class:`~vault_mem.errors.IdentityError` then, nothing committed), so a
+    round that owes nothing never says an identity is missing. ``author`` of the result: whose
+    commit it is."""
     repo = vault.repo
     # a write reported failed whose files could not be put back (a full disk) is never
     # committed as a person's edit: its files are put back first
@@ -150,6 +156,8 @@ def commit_hand_edits(vault: Vault, paths: list[str], *, author: Identity, commi
         # (a memory that expired), which the next agent commit carries
         out.commit = commit_persons_index(vault.ws, vault.sidecar, index_why, mode="on")
         return out
+    author, committer = who or user_identity(repo)
+    out.author = author
     message = edit_message(vault, kept, head, note=note)
     # the one WritePolicy, as for an agent commit: the message and the identity
     vault.ws.policy.check_message(message, identity=(author.name, author.email))
@@ -253,7 +261,10 @@ def check_edit(vault: Vault) -> tuple[Identity, Identity]:
     their git identity (:class:`~vault_mem.errors.IdentityError` says how to set one) and a git
     state a write may commit in (not mid-merge, HEAD on a branch). An edit made first and refused
     after was left on disk uncommitted. Returns (author, committer)."""
-    who = user_identity(vault.repo)
+    try:
+        who = user_identity(vault.repo)
+    except IdentityError as exc:  # a refusal: what to do next is said here
+        raise IdentityError(f"{exc}; then run `vault-mem edit` again") from None
     vault.check_git_state()
     return who
 
@@ -269,14 +280,13 @@ def differs_from_head(vault: Vault, rel: str) -> bool:
     return committed != GitRepo.blob_id(data)
 
 
-def commit_edit(vault: Vault, rel: str, *, note: str) -> HandEditCommit:
+def commit_edit(vault: Vault, rel: str, *, who: tuple[Identity, Identity], note: str) -> HandEditCommit:
     """Commit memory file ``rel`` as it is on disk now, when it differs from HEAD (what ``vault-mem
     edit`` does when the editor closes: the edit of this session, and one an earlier session left
-    uncommitted): their git identity, the vault's write lock, and the same refusals as an
-    agent write while git is mid-merge or HEAD is detached."""
-    author, committer = user_identity(vault.repo)
+    uncommitted): in the name ``who`` (:func:`check_edit`'s answer), under the vault's write lock,
+    with the same refusals as an agent write while git is mid-merge or HEAD is detached."""
     with vault.lock:
         vault.check_git_state()
-        return commit_hand_edits(vault, [rel], author=author, committer=committer, note=note,
+        return commit_hand_edits(vault, [rel], who=who, note=note,
                                  index_why="INDEX.md no longer matched the committed memory files after a git "
                                            "operation of yours; committed by `vault-mem edit`.")

@@ -38,13 +38,16 @@ def user_identity(repo: GitRepo) -> tuple[Identity, Identity]:
         config = config_values(repo, "user.name", "user.email")
         name, email = name or config["user.name"], email or config["user.email"]
     if not name or not email:
-        missing = " and ".join(k for k, v in (("user.name", name), ("user.email", email)) if not v)
+        missing = [k for k, v in (("user.name", name), ("user.email", email)) if not v]
         top = shell_word(str(repo.toplevel))
+        # what happens next is the caller's to say (a refusal: retry; a warning beside a write that
+        # succeeded: the next commit carries it), so the message ends with how to set them
         raise IdentityError(
-            f"no git identity to commit in your name: git's {missing} is not set. Set it for this vault "
-            f"with `git -C {top} config user.name 'Your Name'` and `git -C {top} config user.email "
+            f"no git identity to commit in your name: git's {' and '.join(missing)} "
+            f"{'are' if len(missing) > 1 else 'is'} not set (set {'them' if len(missing) > 1 else 'it'} for this "
+            f"vault with `git -C {top} config user.name 'Your Name'` and `git -C {top} config user.email "
             "you@example.com`, or for every repository with `git config --global user.name 'Your Name'` and "
-            "`git config --global user.email you@example.com`, then retry")
+            "`git config --global user.email you@example.com`)")
     committer = Identity(os.environ.get("GIT_COMMITTER_NAME") or name,
                          os.environ.get("GIT_COMMITTER_EMAIL") or email)
     return Identity(name, email), committer
