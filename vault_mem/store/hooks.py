@@ -133,11 +133,14 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            'G=$(git rev-parse --git-dir 2>/dev/null); S=; X=\n'
            'marks() {\n'
            '    [ -n "$G" ] || return 0\n'
-           '    if [ "$(sed -n 1p "$G/vault-mem-squash" 2>/dev/null)" = "$PPID" ]; then\n'
-           '        S=$(sed -n 2p "$G/vault-mem-squash"); S=${S:--}\n'
+           '    if [ -f "$G/vault-mem-squash" ]; then\n'
+           '        [ "$(sed -n 1p "$G/vault-mem-squash")" = "$PPID" ] && { S=$(sed -n 2p "$G/vault-mem-squash"); S=${S:--}; }\n'
+           '        rm -f "$G/vault-mem-squash"\n'
            '    fi\n'
-           '    [ "$(sed -n 1p "$G/vault-mem-replay" 2>/dev/null)" = "$PPID" ] && X=1\n'
-           '    rm -f "$G/vault-mem-squash" "$G/vault-mem-replay"\n'
+           '    if [ -f "$G/vault-mem-replay" ]; then\n'
+           '        [ "$(sed -n 1p "$G/vault-mem-replay")" = "$PPID" ] && X=1\n'
+           '        rm -f "$G/vault-mem-replay"\n'
+           '    fi\n'
            '}\n')
 RECORD = {
     "pre-commit": ('G=$(git rev-parse --git-dir 2>/dev/null) && { rm -f "$G/vault-mem-squash" "$G/vault-mem-replay"\n'
