@@ -251,3 +251,138 @@ def test_the_persons_own_squash_stays_the_persons(tmp_path):
     found = json.loads(cli("recall", "--vault", str(mine), "--json", "fish login shell").stdout)
     assert next(h for h in found["hits"] if h["key"] == "shell")["trusted"] is True
     assert not (mine / ".git" / "vault-mem-squash").exists()
+
+
+# -- review 43: a pick or revert told by git's state, not by the words of its log line ---------
+def _conflicted_revert(mine, conclude: list[str]) -> None:
+    """The person's older edit of the pinned memory (and of another memory), reverted after the
+    peer's edit of both came in: the revert stops on the other memory, the person resolves it and
+    concludes with ``conclude`` (git logs that commit as ``commit: Revert "..."``), and the pinned
+    memory's text is the one git merged (the peer's line in it)."""
+    peer = mine.parent / "peer"
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "ci.md").write_text("---\ndescription: CI runs on Jenkins\n---\n")
+    git(mine, "add", "facts/ci.md")
+    git(mine, "commit", "-q", "-m", "ci")
+    path = mine / PINNED
+    path.write_text(path.read_text().replace("Uses Helix as the main editor",
+                                             "Uses Helix as the main editor, default keymap"))
+    (mine / "facts" / "ci.md").write_text("---\ndescription: CI runs on GitHub Actions\n---\n")
+    git(mine, "commit", "-q", "-am", "my editor and ci")
+    git(mine, "push", "-q", "origin", "main")
+    git(peer, "pull", "-q", "origin", "main")
+    (peer / "facts" / "ci.md").write_text("---\ndescription: CI runs on Buildkite\n---\n")
+    _peer_appends_to_the_pinned_memory(peer)
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    proc = subprocess.run(["git", "revert", "--no-edit", "HEAD~1"], cwd=mine, capture_output=True, text=True)
+    assert proc.returncode != 0 and (mine / ".git" / "REVERT_HEAD").exists(), proc.stdout + proc.stderr
+    (mine / "facts" / "ci.md").write_text("---\ndescription: CI runs on Jenkins again\n---\n")
+    git(mine, "add", "facts/ci.md")
+    proc = subprocess.run(["git", *conclude], cwd=mine, capture_output=True, text=True,
+                          env={**os.environ, "GIT_EDITOR": "true"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert git(mine, "reflog", "-1", "--format=%gs", "HEAD").startswith("commit: Revert")
+
+
+def _revert_no_commit(mine) -> None:
+    """`git revert -n` of the person's older edit after the peer's came in, then `git commit`."""
+    _persons_edit(mine)
+    git(mine, "push", "-q", "origin", "main")
+    peer = mine.parent / "peer"
+    git(peer, "pull", "-q", "origin", "main")
+    _peer_appends_to_the_pinned_memory(peer)
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    git(mine, "revert", "-n", "HEAD~1")
+    git(mine, "commit", "-q", "-m", "undo my keymap")
+
+
+def _cherry_pick_no_commit(mine) -> None:
+    """`git cherry-pick -n` of the person's edit onto the peer's, then `git commit` (git keeps
+    no CHERRY_PICK_HEAD for it: its MERGE_MSG is the trace)."""
+    git(mine, "checkout", "-q", "-b", "side")
+    _persons_edit(mine)
+    git(mine, "checkout", "-q", "main")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    git(mine, "reset", "-q", "--hard")  # INDEX.md as committed (the pull's hook regenerated it)
+    git(mine, "cherry-pick", "-n", "side")
+    git(mine, "commit", "-q", "-m", "my editor again")
+
+
+@pytest.mark.parametrize("operation", [
+    pytest.param(lambda mine: _conflicted_revert(mine, ["revert", "--continue"]), id="revert-continue"),
+    pytest.param(lambda mine: _conflicted_revert(mine, ["commit", "--no-edit"]), id="revert-commit"),
+    pytest.param(_revert_no_commit, id="revert-n"),
+    pytest.param(_cherry_pick_no_commit, id="cherry-pick-n"),
+])
+def test_a_pick_or_revert_git_logs_as_a_plain_commit_is_checked(tmp_path, operation):
+    """Before (review 43): post-commit looked for "cherry-pick" or "revert" in the words of the
+    commit's log line; a conflicted revert concluded with `--continue` or `git commit` is logged
+    `commit: Revert "..."` (and `revert -n` or `cherry-pick -n` then `git commit` as `commit:`),
+    so the text git merged (the peer's line) was recorded as made here and reached the prompt
+    hook as the person's."""
+    mine, peer = person_and_peer(tmp_path)
+    if operation is _cherry_pick_no_commit:
+        _peer_appends_to_the_pinned_memory(peer)
+    operation(mine)
+    text = (mine / PINNED).read_text()
+    assert MARK in text, text
+    assert _recalled(mine, "editor-choice")["trusted"] is False
+    assert MARK not in _hook(mine, "user-prompt-submit", prompt=PROMPT)
+    assert not [m for m in ("vault-mem-squash", "vault-mem-replay") if (mine / ".git" / m).exists()]  # none left
+
+
+def test_a_persons_commit_whose_message_says_revert_stays_the_persons(tmp_path):
+    """Before (review 43): a plain commit whose message held "revert" or "cherry-pick" was
+    checked as a pick (each text must have existed before), so the person's new text failed and
+    `vault-mem log` and recall showed the person's own commit as a peer's."""
+    mine, _ = person_and_peer(tmp_path)
+    path = mine / PINNED
+    path.write_text(path.read_text().replace("Uses Helix as the main editor",
+                                             "Uses Helix as the main editor, default keymap"))
+    git(mine, "commit", "-q", "-am", "revert my keymap choice; cherry-pick the old one later")
+    assert _recalled(mine, "editor-choice")["trusted"] is True
+    entries = json.loads(cli("log", "--vault", str(mine), "--json").stdout)
+    assert [e["trusted"] for e in entries if "keymap" in e["subject"]] == [True], entries
+    assert "default keymap" in _hook(mine, "user-prompt-submit", prompt=PROMPT)
+
+
+def test_a_squash_concluded_with_an_amend_is_not_the_persons(tmp_path):
+    """Before (review 43): `git merge --squash` then `git commit --amend`: post-commit stopped at
+    the amend before its squash check, and post-rewrite recorded the new commit as the amended
+    one was, so the peer's line git merged into the person's memory passed as the person's."""
+    mine, peer = person_and_peer(tmp_path)
+    _peer_appends_to_the_pinned_memory(peer)
+    _persons_edit(mine)
+    git(mine, "fetch", "-q", "origin")
+    git(mine, "merge", "-q", "--squash", "origin/main")
+    git(mine, "commit", "-q", "--amend", "--no-edit")
+    text = (mine / PINNED).read_text()
+    assert MARK in text and "default keymap" in text, text
+    assert _recalled(mine, "editor-choice")["trusted"] is False
+    assert MARK not in _hook(mine, "user-prompt-submit", prompt=PROMPT)
+    assert not (mine / ".git" / "vault-mem-squash").exists()
+
+
+def test_a_mark_of_a_commit_that_never_was_counts_for_nothing(tmp_path):
+    """Before (review 43): a squash whose commit stopped after pre-commit (an empty message)
+    left `vault-mem-squash`, and the person's next commit (`--no-verify`: no pre-commit to
+    clear it) was checked against that stale tip, its new text judged a peer's. A mark counts
+    only for the git process that left it."""
+    mine, _ = person_and_peer(tmp_path)
+    git(mine, "checkout", "-q", "-b", "side")
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "shell.md").write_text("---\ndescription: Uses fish as the login shell\n---\n")
+    git(mine, "add", "facts/shell.md")
+    git(mine, "commit", "-q", "-m", "my shell")
+    git(mine, "checkout", "-q", "-f", "main")
+    git(mine, "merge", "-q", "--squash", "side")
+    proc = subprocess.run(["git", "commit", "-q", "-e", "-m", "x"], cwd=mine, capture_output=True, text=True,
+                          env={**os.environ, "GIT_EDITOR": "false"})
+    assert proc.returncode != 0, proc.stdout  # the editor failed: no commit, after pre-commit ran
+    git(mine, "reset", "-q", "--hard")
+    path = mine / PINNED
+    path.write_text(path.read_text().replace("Uses Helix as the main editor",
+                                             "Uses Helix as the main editor, default keymap"))
+    git(mine, "commit", "-q", "--no-verify", "-am", "my editor")
+    assert _recalled(mine, "editor-choice")["trusted"] is True
+    assert "default keymap" in _hook(mine, "user-prompt-submit", prompt=PROMPT)

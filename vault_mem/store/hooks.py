@@ -94,46 +94,80 @@ _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.
 #: replayed (or the text the replay started from at that path is the one the old commit started
 #: from: nothing else came in, so an edit while the rebase stood is the person's); for a
 #: cherry-pick or a revert, in any commit at that path; for a ``git merge --squash`` concluded
-#: with ``git commit`` (git leaves no trace of it by post-commit: pre-commit, which sees
-#: SQUASH_MSG, leaves the squashed tip's id in ``vault-mem-squash``), in that tip. Otherwise it is not this
-#: machine's, and its memories are judged as a peer's until edited here (tests/test_peer_attacks7.py).
+#: with ``git commit``, in the squashed tip. Otherwise it is not this machine's, and its memories
+#: are judged as a peer's until edited here (tests/test_peer_attacks7.py).
+#: A pick or revert is told by git's state, never by the words of its log line (a conflicted
+#: revert concluded with ``--continue`` is logged ``commit: Revert "..."``; a person's message may
+#: say "revert"): git's own commits of one by their log line's exact start (``cherry-pick: ``,
+#: ``revert: ``, ``commit (cherry-pick): ``), and a ``git commit`` that concludes one (also after
+#: ``revert -n`` or ``cherry-pick -n``, which leave only ``MERGE_MSG``) by what pre-commit sees:
+#: ``CHERRY_PICK_HEAD``, ``REVERT_HEAD``, a ``sequencer`` folder, ``MERGE_MSG`` with no merge or
+#: rebase under way, and ``SQUASH_MSG`` (git removes them all before post-commit runs). pre-commit
+#: leaves its marks (``vault-mem-replay``; ``vault-mem-squash`` with the squashed tip's id) headed
+#: by its parent's process id, the ``git commit`` that runs post-commit and post-rewrite too: a
+#: mark counts only for that very commit (one left by a commit that never was counts for nothing)
+#: and goes at the next post-commit or post-rewrite. An amend's marks are checked by post-rewrite,
+#: which that ``git commit`` runs after post-commit.
 _RECORD_DIR = 'R=$(git rev-parse --git-common-dir 2>/dev/null) && R="$R/vault-mem" && (umask 077; mkdir -p "$R")'
-#: ``image C``: what commit C leaves, one line a path it changes ("MODE BLOB<tab>PATH"), INDEX.md aside
-_IMAGE = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --no-renames \"$1\" 2>/dev/null | "
-          "awk -F'\\t' -v skip=\"${VAULT_PREFIX:+$VAULT_PREFIX/}INDEX.md\" "
-          "'{ split($1, a, \" \"); if ($2 != skip) print a[2] \" \" a[4] \"\\t\" $2 }'; }\n")
+#: ``image C``: what commit C leaves, one line a path it changes ("MODE BLOB<tab>PATH"), INDEX.md aside;
+#: ``squashed C T``: each text C leaves is squashed tip T's; ``replayed C``: each existed before C at
+#: its path; ``S`` and ``X``: this commit's marks (the tip, else empty; 1 for a pick or revert).
+_CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --no-renames \"$1\" 2>/dev/null | "
+           "awk -F'\\t' -v skip=\"${VAULT_PREFIX:+$VAULT_PREFIX/}INDEX.md\" "
+           "'{ split($1, a, \" \"); if ($2 != skip) print a[2] \" \" a[4] \"\\t\" $2 }'; }\n"
+           'squashed() {\n'
+           '    [ "$2" != - ] || return 1\n'
+           '    image "$1" | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
+           '        case "${MB#* }" in *[!0]*) ;; *) continue ;; esac\n'
+           '        [ "$(git rev-parse -q --verify "$2:$P" 2>/dev/null)" = "${MB#* }" ] || exit 1\n'
+           '    done\n'
+           '}\n'
+           'replayed() {\n'
+           '    C=$(git rev-parse "$1" 2>/dev/null) || return 1\n'
+           '    image "$C" | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
+           '        B=${MB#* }\n'
+           '        case "$B" in *[!0]*) ;; *) continue ;; esac\n'
+           '        git log --all --reflog --format=%H --find-object="$B" -- "$P" 2>/dev/null | grep -qvx "$C" || exit 1\n'
+           '    done\n'
+           '}\n'
+           'G=$(git rev-parse --git-dir 2>/dev/null); S=; X=\n'
+           'marks() {\n'
+           '    [ -n "$G" ] || return 0\n'
+           '    if [ -f "$G/vault-mem-squash" ]; then\n'
+           '        [ "$(sed -n 1p "$G/vault-mem-squash")" = "$PPID" ] && { S=$(sed -n 2p "$G/vault-mem-squash"); S=${S:--}; }\n'
+           '        rm -f "$G/vault-mem-squash"\n'
+           '    fi\n'
+           '    if [ -f "$G/vault-mem-replay" ]; then\n'
+           '        [ "$(sed -n 1p "$G/vault-mem-replay")" = "$PPID" ] && X=1\n'
+           '        rm -f "$G/vault-mem-replay"\n'
+           '    fi\n'
+           '}\n')
 RECORD = {
-    "pre-commit": ('G=$(git rev-parse --git-dir 2>/dev/null) && if [ -f "$G/SQUASH_MSG" ]; then '
-                   # the squashed branch's tip: the first "commit ID" line (commit messages are indented there)
-                   'sed -n "s/^commit \\([0-9a-f]\\{40,64\\}\\)\\$/\\1/p" "$G/SQUASH_MSG" | head -n 1 > "$G/vault-mem-squash"; '
-                   'else rm -f "$G/vault-mem-squash"; fi 2>/dev/null'),
-    "post-commit": ('L=$(git reflog -1 --format=%gs HEAD 2>/dev/null)\n'
-                    'case "$L" in "commit (amend):"*) exit 0;; esac\n'
-                    'G=$(git rev-parse --git-dir 2>/dev/null) || exit 0\n'
+    "pre-commit": ('G=$(git rev-parse --git-dir 2>/dev/null) && { rm -f "$G/vault-mem-squash" "$G/vault-mem-replay"\n'
+                   '# a squash: its tip, the first "commit ID" line of SQUASH_MSG (commit messages are indented there)\n'
+                   'if [ -f "$G/SQUASH_MSG" ]; then { echo "$PPID"\n'
+                   '    sed -n "s/^commit \\([0-9a-f]\\{40,64\\}\\)\\$/\\1/p" "$G/SQUASH_MSG" | head -n 1; } > "$G/vault-mem-squash"\n'
+                   'fi\n'
+                   '# a cherry-pick or revert this commit concludes (git removes its trace before post-commit)\n'
+                   'if [ ! -d "$G/rebase-merge" ] && [ ! -d "$G/rebase-apply" ] && { [ -f "$G/CHERRY_PICK_HEAD" ] || '
+                   '[ -f "$G/REVERT_HEAD" ] || [ -d "$G/sequencer" ] || { [ -f "$G/MERGE_MSG" ] && [ ! -f "$G/MERGE_HEAD" ]; }; }; then\n'
+                   '    echo "$PPID" > "$G/vault-mem-replay"\n'
+                   'fi; } 2>/dev/null'),
+    "post-commit": (_CHECKS +
+                    '[ -n "$G" ] || exit 0\n'
+                    'L=$(git reflog -1 --format=%gs HEAD 2>/dev/null)\n'
+                    '# an amend: post-rewrite, which this git runs next, checks it with the marks and records it\n'
+                    'case "$L" in "commit (amend): "*) exit 0;; esac\n'
+                    'marks\n'
                     '# a rebase (or git am) under way: post-rewrite records what it replayed of this machine\'s\n'
                     'if [ -d "$G/rebase-merge" ] || [ -d "$G/rebase-apply" ]; then exit 0; fi\n'
                     'H=$(git rev-parse HEAD 2>/dev/null) || exit 0\n'
-                    + _IMAGE +
-                    '# a squash: each text it leaves must be the squashed tip\'s (else git merged it with one here)\n'
-                    'if [ -f "$G/vault-mem-squash" ]; then\n'
-                    '    T=$(head -n 1 "$G/vault-mem-squash"); rm -f "$G/vault-mem-squash"\n'
-                    '    [ -n "$T" ] || exit 0\n'
-                    '    image HEAD | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
-                    '        case "${MB#* }" in *[!0]*) ;; *) continue ;; esac\n'
-                    '        [ "$(git rev-parse -q --verify "$T:$P" 2>/dev/null)" = "${MB#* }" ] || exit 1\n'
-                    '    done || exit 0\n'
-                    'fi\n'
-                    'case "$L" in *cherry-pick*|*revert*)\n'
-                    '    # texts git merged are no text made here: each must have existed before, at its path\n'
-                    '    image HEAD | while IFS="$(printf \'\\t\')" read -r MB P; do\n'
-                    '        B=${MB#* }\n'
-                    '        case "$B" in *[!0]*) ;; *) continue ;; esac\n'
-                    '        git log --all --reflog --format=%H --find-object="$B" -- "$P" 2>/dev/null | grep -qvx "$H" || exit 1\n'
-                    '    done || exit 0 ;;\n'
-                    'esac\n'
+                    'case "$L" in "cherry-pick: "*|"revert: "*|"commit (cherry-pick): "*) X=1;; esac\n'
+                    'if [ -n "$S" ]; then squashed "$H" "$S" || exit 0; fi\n'
+                    'if [ -n "$X" ]; then replayed "$H" || exit 0; fi\n'
                     f'{_RECORD_DIR} && echo "$H" >> "$R/local-commits"\n'
                     "exit 0"),
-    "post-rewrite": (_IMAGE + f'if {_RECORD_DIR}; then\n'
+    "post-rewrite": (_CHECKS + 'marks\n' + f'if {_RECORD_DIR}; then\n'
                      '    W="$R/rewritten.$$"\n'
                      '    cat > "$W"\n'
                      '    for NEW in $(cut -d " " -f 2 "$W" | sort -u); do\n'
@@ -142,6 +176,11 @@ RECORD = {
                      '            grep -qx "$OLD" "$R/local-commits" 2>/dev/null || OK=\n'
                      '            image "$OLD" >> "$W.old"\n'
                      '        done\n'
+                     '        # an amend that concludes a squash, pick or revert: as post-commit checks one\n'
+                     '        if [ -n "$OK" ] && [ "$1" = amend ]; then\n'
+                     '            if [ -n "$S" ]; then squashed "$NEW" "$S" || OK=; fi\n'
+                     '            if [ -n "$X" ]; then replayed "$NEW" || OK=; fi\n'
+                     '        fi\n'
                      '        # a rebase that merged a text (a peer\'s edit of the same memory) leaves one no commit replayed\n'
                      '        # held, at a path whose text the replay started from differs (an edit while stopped does not)\n'
                      '        if [ -n "$OK" ] && [ "$1" = rebase ]; then\n'

@@ -26,7 +26,11 @@ Commits made here, and where they are recorded:
   one an old commit left, or the text it started from at that path is the old one's).
 
 - a ``git merge --squash`` concluded with ``git commit``: as a cherry-pick (``pre-commit`` sees
-  ``SQUASH_MSG`` and leaves ``vault-mem-squash`` in the git folder for ``post-commit``).
+  ``SQUASH_MSG`` and leaves ``vault-mem-squash`` in the git folder for ``post-commit``). A pick or
+  revert is told by git's state, never by its message: git's own commits by the log line's exact
+  start, a ``git commit`` concluding one by ``pre-commit``'s ``vault-mem-replay``; each mark counts
+  only for the ``git commit`` process that left it, and an amend concluding one is checked by
+  ``post-rewrite`` (``store/hooks.RECORD``).
 
 Not told apart: a text git merges with no trace left (``git stash pop``, ``--autostash`` over a
 peer's edit of a memory the person also changed, ``checkout -m``, a squash committed with
