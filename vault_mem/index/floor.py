@@ -77,6 +77,11 @@ RECALIBRATE_MIN = 8  # ...and at least this many
 PRIOR = {"all-minilm-l6-v2": (0.26, 0.08), "multilingual-e5-small": (0.805, 0.02)}
 DEFAULT_PRIOR = (0.30, 0.075)  # the fallback of a model with no prior whose probes fail
 CALIBRATION_MIN_VECTORS = 20
+# The reach (see the module): up to REACH_SAMPLE memories' descriptions asked as questions; the
+# bars above ``base`` scale by min(1, their median best cosine in spreads over base / REACH_SPREADS)
+REACH_SAMPLE = 40
+REACH_SPREADS = 8.0
+MIN_SCALE = 0.25
 _PROBE_TAG = "vault-mem probe v1\x00"
 WORD_NULL_SPAN = 3  # each probe word is set against the words of the next 3 probes
 WORD_QUANTILE = 0.9
@@ -98,11 +103,14 @@ class Floor:
     spread: float | None = None
 
     @classmethod
-    def from_spread(cls, base: float, spread: float, source: str) -> Floor:
+    def from_spread(cls, base: float, spread: float, source: str, scale: float = 1.0) -> Floor:
+        """The bars from ``base`` and ``spread``; ``scale`` (at most 1, the reach's) shrinks the
+        ones above ``base`` (strong, sure) for a model whose answers lie closer to it."""
         spread = max(spread, MIN_SPREAD)
-        return cls(min_sim=base - NONE_SPREADS * spread, strong=base + STRONG_SPREADS * spread,
+        up = spread * scale
+        return cls(min_sim=base - NONE_SPREADS * spread, strong=base + STRONG_SPREADS * up,
                    hit_bar=base - HIT_SPREADS * spread, source=source,
-                   sure=base + (STRONG_SPREADS + SURE_SPREADS) * spread, base=base, spread=spread)
+                   sure=base + (STRONG_SPREADS + SURE_SPREADS) * up, base=base, spread=spread)
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,8 @@ class Calibration:
     vectors: int
     null: tuple[float, ...]  # the probes' best cosines, sorted
     made: str
+    #: the reach sample: memories' descriptions asked as questions, their best cosines, sorted
+    reach: tuple[float, ...] = ()
 
     # both read once per calibration, not per recall (four quantiles cost ~0.5 ms each time)
     @cached_property
@@ -125,12 +135,23 @@ class Calibration:
         qhi = float(np.quantile(self.null, QUANTILE)) if self.null else 0.0
         return qhi + FLOOR_SPREADS * self.spread
 
+    @cached_property
+    def scale(self) -> float:
+        """How far this model's answers reach over ``base``, against the scale the bars above it
+        were set for: min(1, the reach sample's median in spreads over base / REACH_SPREADS), at
+        least MIN_SCALE; 1 without a sample."""
+        if not self.reach:
+            return 1.0
+        spreads = (float(np.median(self.reach)) - self.floor) / self.spread
+        return min(1.0, max(MIN_SCALE, spreads / REACH_SPREADS))
+
     def to_floor(self) -> Floor:
-        return Floor.from_spread(self.floor, self.spread, "calibrated")
+        return Floor.from_spread(self.floor, self.spread, "calibrated", self.scale)
 
     def due(self, *, model: str, epoch: str, seq: int) -> bool:
-        """Stale for this model / vector generation, or the vectors changed too much since."""
-        if model != self.model or epoch != self.epoch:
+        """Stale for this model / vector generation, made before the reach was measured, or the
+        vectors changed too much since."""
+        if model != self.model or epoch != self.epoch or not self.reach:
             return True
         return abs(seq - self.seq) > max(RECALIBRATE_MIN, RECALIBRATE_SHARE * self.vectors)
 
@@ -151,16 +172,22 @@ def load(db, model: str) -> Calibration | None:
     if r is None:
         return None
     try:
-        null = tuple(float(x) for x in json.loads(r[4]))
-    except (ValueError, TypeError):
+        sample = json.loads(r[4])  # {"null": [...], "reach": [...]}; a bare list before the reach
+        if isinstance(sample, list):
+            sample = {"null": sample}
+        null = tuple(float(x) for x in sample["null"])
+        reach = tuple(float(x) for x in sample.get("reach", ()))
+    except (ValueError, TypeError, KeyError, AttributeError):
         return None
-    return Calibration(model=r[0], epoch=r[1], seq=int(r[2]), vectors=int(r[3]), null=null, made=r[5])
+    return Calibration(model=r[0], epoch=r[1], seq=int(r[2]), vectors=int(r[3]), null=null, made=r[5],
+                       reach=reach)
 
 
 def store(db, cal: Calibration) -> None:
     db.execute("INSERT OR REPLACE INTO floor_calibration(model, epoch, seq, vectors, null_sims, made) "
                "VALUES (?, ?, ?, ?, ?, ?)",
-               (cal.model, cal.epoch, cal.seq, cal.vectors, json.dumps(list(cal.null)), cal.made))
+               (cal.model, cal.epoch, cal.seq, cal.vectors,
+                json.dumps({"null": list(cal.null), "reach": list(cal.reach)}), cal.made))
 
 
 def now() -> str:
