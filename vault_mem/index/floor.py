@@ -114,13 +114,14 @@ class Floor:
 
     @classmethod
     def from_spread(cls, base: float, spread: float, source: str, scale: float = 1.0) -> Floor:
-        """The bars from ``base`` and ``spread``; ``scale`` (at most 1, the reach's) shrinks the
-        ones above ``base`` (strong, sure) for a model whose answers lie closer to it."""
+        """The bars from ``base`` and ``spread``; ``scale`` (at most 1, the reach's) brings
+        ``sure`` closer to ``strong`` for a model whose answers lie closer to its off-topic
+        questions (``strong``, just over where those fall, stays)."""
         spread = max(spread, MIN_SPREAD)
-        up = spread * scale
-        return cls(min_sim=base - NONE_SPREADS * spread, strong=base + STRONG_SPREADS * up,
+        strong = base + STRONG_SPREADS * spread
+        return cls(min_sim=base - NONE_SPREADS * spread, strong=strong,
                    hit_bar=base - HIT_SPREADS * spread, source=source,
-                   sure=base + (STRONG_SPREADS + SURE_SPREADS) * up, base=base, spread=spread)
+                   sure=strong + SURE_SPREADS * spread * scale, base=base, spread=spread)
 
 
 @dataclass(frozen=True)
