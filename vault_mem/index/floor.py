@@ -30,11 +30,12 @@ model's: on the developer vault MiniLM's answers lie a median 5.3 spreads over `
 multilingual-e5's 2.3, so few of e5's reached ``sure`` and the strict word bar demoted them. The
 *reach* measures that distance in the vault itself: up to REACH_SAMPLE memories' descriptions are
 asked as questions (embedded as queries, cached like single words) and their best cosines kept
-beside the null sample (MiniLM 10.9 spreads over base there, e5 4.7). The bars above ``base``
-(strong, sure) are scaled by min(1, that median / REACH_SPREADS), at least MIN_SCALE: a model or
-vault whose answers lie closer to its off-topic questions gets them as much closer; the relevance
-floor and the hit bar, which are about off-topic questions, do not move (docs/benchmarks.md "The
-reach").
+beside the null sample (MiniLM 10.9 spreads over base there, e5 4.7). The ``sure`` bar's
+distance over ``strong`` is scaled by min(1, that median / REACH_SPREADS), at least MIN_SCALE: a
+model or vault whose answers lie closer to its off-topic questions gets it as much closer; the
+relevance floor, the hit bar and ``strong``, which are about off-topic questions, do not move
+(scaling ``strong`` too made e5 hits barely over ``base`` strong, all wrong; docs/benchmarks.md
+"The reach").
 The sample is stored per model in the sidecar (``floor_calibration``), made when vectors are
 built or the embedder changes, and made again when the vault's vectors changed by more than
 RECALIBRATE_SHARE since (cheap: the probe vectors are cached, one pass over the vectors).
@@ -88,7 +89,8 @@ PRIOR = {"all-minilm-l6-v2": (0.26, 0.08), "multilingual-e5-small": (0.805, 0.02
 DEFAULT_PRIOR = (0.30, 0.075)  # the fallback of a model with no prior whose probes fail
 CALIBRATION_MIN_VECTORS = 20
 # The reach (see the module): up to REACH_SAMPLE memories' descriptions asked as questions; the
-# bars above ``base`` scale by min(1, their median best cosine in spreads over base / REACH_SPREADS)
+# ``sure`` bar's distance over ``strong`` scales by min(1, their median best cosine in spreads over
+# base / REACH_SPREADS)
 REACH_SAMPLE = 40
 REACH_SPREADS = 8.0
 MIN_SCALE = 0.25
