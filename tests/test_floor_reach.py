@@ -145,6 +145,7 @@ def test_a_calibration_stored_before_the_reach_is_read_and_remade(tmp_path: Path
     old = floormod.load(sc.db, emb.model_id)
     assert old.null == cal.null and old.reach == () and old.scale == 1.0
     assert old.due(model=cal.model, epoch=cal.epoch, seq=cal.seq)
+    assert not cal.due(model=cal.model, epoch=cal.epoch, seq=cal.seq)  # measured: fresh, not remade per recall
     sc.vectors._calibration_cache.clear()
     sc.recall("editor", today=TODAY)
     assert floormod.load(sc.db, emb.model_id).reach == cal.reach

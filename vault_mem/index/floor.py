@@ -136,6 +136,8 @@ class Calibration:
     made: str
     #: the reach sample: memories' descriptions asked as questions, their best cosines, sorted
     reach: tuple[float, ...] = ()
+    #: False for a calibration stored before the reach was measured (remade when read)
+    reached: bool = True
 
     # both read once per calibration, not per recall (four quantiles cost ~0.5 ms each time)
     @cached_property
@@ -164,7 +166,7 @@ class Calibration:
     def due(self, *, model: str, epoch: str, seq: int) -> bool:
         """Stale for this model / vector generation, made before the reach was measured, or the
         vectors changed too much since."""
-        if model != self.model or epoch != self.epoch or not self.reach:
+        if model != self.model or epoch != self.epoch or not self.reached:
             return True
         return abs(seq - self.seq) > max(RECALIBRATE_MIN, RECALIBRATE_SHARE * self.vectors)
 
@@ -193,7 +195,7 @@ def load(db, model: str) -> Calibration | None:
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     return Calibration(model=r[0], epoch=r[1], seq=int(r[2]), vectors=int(r[3]), null=null, made=r[5],
-                       reach=reach)
+                       reach=reach, reached="reach" in sample)
 
 
 def store(db, cal: Calibration) -> None:

@@ -1059,7 +1059,7 @@ class VectorStore:
         from vault_mem.index import floor as floormod  # lazy: a write imports no search
 
         ids = [r[0] for r in self.db.execute("SELECT id FROM vector_log WHERE live = ? ORDER BY id", (LIVE,))]
-        step = max(1, len(ids) // floormod.REACH_SAMPLE)
+        step = max(1, len(ids) // max(1, floormod.REACH_SAMPLE))
         pick = ids[::step][:floormod.REACH_SAMPLE]
         texts = [r[0] for r in self.db.execute("SELECT description FROM fts WHERE rowid IN (SELECT value FROM json_each(?))",
                                                (_id_list(pick),)) if r[0] and r[0].strip()]
