@@ -156,10 +156,14 @@ def replay(records: list[dict], variant: Callable[[dict], list[str]] | None = No
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", type=Path, nargs="+")
+    ap.add_argument("--embedder", default="local", help="an embedder provider (local, multilingual) or an HTTP URL")
     ap.add_argument("--cache", type=Path, help="SQLite file caching vectors across runs (outside the repo)")
     ap.add_argument("--out", type=Path, required=True, help="the records, one JSON line per question (outside the repo)")
     args = ap.parse_args()
-    embedder = get_embedder(EmbedderConfig(provider="local"))
+    cfg = EmbedderConfig(provider=args.embedder)
+    if args.embedder.startswith("http"):
+        cfg = EmbedderConfig(provider="openai", url=args.embedder, model="multilingual-e5-small-q4", prefix="server")
+    embedder = get_embedder(cfg)
     if args.cache:
         embedder = CachedEmbedder(embedder, args.cache)
     with args.out.open("w", encoding="utf-8") as out:

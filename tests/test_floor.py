@@ -79,7 +79,7 @@ def test_real_model_floor_is_calibrated_stored_and_abstains_off_topic(tmp_path: 
     assert hit.floor["source"] == "calibrated"
     row = sc.db.execute("SELECT model, vectors, null_sims FROM floor_calibration").fetchone()
     assert row[0] == "local:all-MiniLM-L6-v2-int8" and row[1] == len(MEMORIES)
-    assert len(json.loads(row[2])) == len(floormod.PROBES)
+    assert len(json.loads(row[2])["null"]) == len(floormod.PROBES)
     for q in OFF_TOPIC:
         res = sc.recall(q, today=TODAY)
         assert res.verdict in ("none", "candidate"), (q, [(h.key, h.match) for h in res.hits])

@@ -25,6 +25,17 @@ this model. With its median ``q50`` and its ``QUANTILE`` point ``qhi``, ``spread
   alone when it holds none of the focus words.
 
 Spread units make the rule scale-free, so e5's compressed scores get a bar inside their range.
+They say where unrelated questions fall, not how far above them an answer lies, and that is the
+model's: on the developer vault MiniLM's answers lie a median 5.3 spreads over ``base``,
+multilingual-e5's 2.3, so few of e5's reached ``sure`` and the strict word bar demoted them. The
+*reach* measures that distance in the vault itself: up to REACH_SAMPLE memories' descriptions are
+asked as questions (embedded as queries, cached like single words) and their best cosines kept
+beside the null sample (MiniLM 10.9 spreads over base there, e5 4.7). The ``sure`` bar's
+distance over ``strong`` is scaled by min(1, that median / REACH_SPREADS), at least MIN_SCALE: a
+model or vault whose answers lie closer to its off-topic questions gets it as much closer; the
+relevance floor, the hit bar and ``strong``, which are about off-topic questions, do not move
+(scaling ``strong`` too made e5 hits barely over ``base`` strong, all wrong; docs/benchmarks.md
+"The reach").
 The sample is stored per model in the sidecar (``floor_calibration``), made when vectors are
 built or the embedder changes, and made again when the vault's vectors changed by more than
 RECALIBRATE_SHARE since (cheap: the probe vectors are cached, one pass over the vectors).
@@ -77,6 +88,12 @@ RECALIBRATE_MIN = 8  # ...and at least this many
 PRIOR = {"all-minilm-l6-v2": (0.26, 0.08), "multilingual-e5-small": (0.805, 0.02)}
 DEFAULT_PRIOR = (0.30, 0.075)  # the fallback of a model with no prior whose probes fail
 CALIBRATION_MIN_VECTORS = 20
+# The reach (see the module): up to REACH_SAMPLE memories' descriptions asked as questions; the
+# ``sure`` bar's distance over ``strong`` scales by min(1, their median best cosine in spreads over
+# base / REACH_SPREADS)
+REACH_SAMPLE = 40
+REACH_SPREADS = 8.0
+MIN_SCALE = 0.25
 _PROBE_TAG = "vault-mem probe v1\x00"
 WORD_NULL_SPAN = 3  # each probe word is set against the words of the next 3 probes
 WORD_QUANTILE = 0.9
@@ -98,11 +115,15 @@ class Floor:
     spread: float | None = None
 
     @classmethod
-    def from_spread(cls, base: float, spread: float, source: str) -> Floor:
+    def from_spread(cls, base: float, spread: float, source: str, scale: float = 1.0) -> Floor:
+        """The bars from ``base`` and ``spread``; ``scale`` (at most 1, the reach's) brings
+        ``sure`` closer to ``strong`` for a model whose answers lie closer to its off-topic
+        questions (``strong``, just over where those fall, stays)."""
         spread = max(spread, MIN_SPREAD)
-        return cls(min_sim=base - NONE_SPREADS * spread, strong=base + STRONG_SPREADS * spread,
+        strong = base + STRONG_SPREADS * spread
+        return cls(min_sim=base - NONE_SPREADS * spread, strong=strong,
                    hit_bar=base - HIT_SPREADS * spread, source=source,
-                   sure=base + (STRONG_SPREADS + SURE_SPREADS) * spread, base=base, spread=spread)
+                   sure=strong + SURE_SPREADS * spread * scale, base=base, spread=spread)
 
 
 @dataclass(frozen=True)
@@ -113,6 +134,10 @@ class Calibration:
     vectors: int
     null: tuple[float, ...]  # the probes' best cosines, sorted
     made: str
+    #: the reach sample: memories' descriptions asked as questions, their best cosines, sorted
+    reach: tuple[float, ...] = ()
+    #: False for a calibration stored before the reach was measured (remade when read)
+    reached: bool = True
 
     # both read once per calibration, not per recall (four quantiles cost ~0.5 ms each time)
     @cached_property
@@ -125,12 +150,23 @@ class Calibration:
         qhi = float(np.quantile(self.null, QUANTILE)) if self.null else 0.0
         return qhi + FLOOR_SPREADS * self.spread
 
+    @cached_property
+    def scale(self) -> float:
+        """How far this model's answers reach over ``base``, against the scale the bars above it
+        were set for: min(1, the reach sample's median in spreads over base / REACH_SPREADS), at
+        least MIN_SCALE; 1 without a sample."""
+        if not self.reach:
+            return 1.0
+        spreads = (float(np.median(self.reach)) - self.floor) / self.spread
+        return min(1.0, max(MIN_SCALE, spreads / REACH_SPREADS))
+
     def to_floor(self) -> Floor:
-        return Floor.from_spread(self.floor, self.spread, "calibrated")
+        return Floor.from_spread(self.floor, self.spread, "calibrated", self.scale)
 
     def due(self, *, model: str, epoch: str, seq: int) -> bool:
-        """Stale for this model / vector generation, or the vectors changed too much since."""
-        if model != self.model or epoch != self.epoch:
+        """Stale for this model / vector generation, made before the reach was measured, or the
+        vectors changed too much since."""
+        if model != self.model or epoch != self.epoch or not self.reached:
             return True
         return abs(seq - self.seq) > max(RECALIBRATE_MIN, RECALIBRATE_SHARE * self.vectors)
 
@@ -151,16 +187,22 @@ def load(db, model: str) -> Calibration | None:
     if r is None:
         return None
     try:
-        null = tuple(float(x) for x in json.loads(r[4]))
-    except (ValueError, TypeError):
+        sample = json.loads(r[4])  # {"null": [...], "reach": [...]}; a bare list before the reach
+        if isinstance(sample, list):
+            sample = {"null": sample}
+        null = tuple(float(x) for x in sample["null"])
+        reach = tuple(float(x) for x in sample.get("reach", ()))
+    except (ValueError, TypeError, KeyError, AttributeError):
         return None
-    return Calibration(model=r[0], epoch=r[1], seq=int(r[2]), vectors=int(r[3]), null=null, made=r[5])
+    return Calibration(model=r[0], epoch=r[1], seq=int(r[2]), vectors=int(r[3]), null=null, made=r[5],
+                       reach=reach, reached="reach" in sample)
 
 
 def store(db, cal: Calibration) -> None:
     db.execute("INSERT OR REPLACE INTO floor_calibration(model, epoch, seq, vectors, null_sims, made) "
                "VALUES (?, ?, ?, ?, ?, ?)",
-               (cal.model, cal.epoch, cal.seq, cal.vectors, json.dumps(list(cal.null)), cal.made))
+               (cal.model, cal.epoch, cal.seq, cal.vectors,
+                json.dumps({"null": list(cal.null), "reach": list(cal.reach)}), cal.made))
 
 
 def now() -> str:

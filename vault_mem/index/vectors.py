@@ -1041,12 +1041,31 @@ class VectorStore:
             return cal
         vectors = self.db.execute("SELECT count(*) FROM vector_log WHERE live = ?", (LIVE,)).fetchone()[0]
         null = floormod.null_sample(probes, self.vector_index().best_of)
+        try:
+            reach = floormod.null_sample(self._reach_vectors(embedder), self.vector_index().best_of)
+        except EmbedderError as exc:
+            log.warning("vault-mem: cannot measure the floor's reach (%s)", exc)
+            reach = ()
         cal = floormod.Calibration(model=model, epoch=epoch, seq=int(seq), vectors=int(vectors), null=null,
-                                   made=floormod.now())
+                                   made=floormod.now(), reach=reach)
         with self.db.write():
             floormod.store(self.db, cal)
         self._calibration_cache[model] = cal
         return cal
+
+    def _reach_vectors(self, embedder) -> np.ndarray:
+        """Up to ``floor.REACH_SAMPLE`` descriptions of memories with a vector (evenly spaced in id
+        order), each embedded as a query (cached as a word is): the floor's reach sample."""
+        from vault_mem.index import floor as floormod  # lazy: a write imports no search
+
+        ids = [r[0] for r in self.db.execute("SELECT id FROM vector_log WHERE live = ? ORDER BY id", (LIVE,))]
+        step = max(1, len(ids) // max(1, floormod.REACH_SAMPLE))
+        pick = ids[::step][:floormod.REACH_SAMPLE]
+        texts = [r[0] for r in self.db.execute("SELECT description FROM fts WHERE rowid IN (SELECT value FROM json_each(?))",
+                                               (_id_list(pick),)) if r[0] and r[0].strip()]
+        vecs = self.word_vectors(embedder, texts)
+        rows = [vecs[t] for t in dict.fromkeys(texts) if t in vecs]
+        return np.asarray(rows, dtype=np.float32) if rows else np.zeros((0, int(embedder.dimensions)), np.float32)
 
     def probe_vectors(self, embedder) -> np.ndarray:
         """The probe questions (:mod:`vault_mem.model.probes`) embedded by ``embedder`` as
