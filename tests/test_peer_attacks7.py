@@ -274,6 +274,9 @@ def _conflicted_revert(mine, conclude: list[str]) -> None:
     (peer / "facts" / "ci.md").write_text("---\ndescription: CI runs on Buildkite\n---\n")
     _peer_appends_to_the_pinned_memory(peer)
     git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    # the peer committed without the hook: the pull's hook regenerated INDEX.md on disk (HEAD's
+    # no longer matches HEAD's files), and git refuses a revert over it; as committed, as below
+    git(mine, "reset", "-q", "--hard")
     proc = subprocess.run(["git", "revert", "--no-edit", "HEAD~1"], cwd=mine, capture_output=True, text=True)
     assert proc.returncode != 0 and (mine / ".git" / "REVERT_HEAD").exists(), proc.stdout + proc.stderr
     (mine / "facts" / "ci.md").write_text("---\ndescription: CI runs on Jenkins again\n---\n")
