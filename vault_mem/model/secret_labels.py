@@ -77,6 +77,7 @@ from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_values import (
     ENV_NAME,
     NAMED,
+    key_chord,
     PASSWORD_SYMBOLS,
     UUID,
     credential_like,
@@ -484,7 +485,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         # ("Heslo ... je <word>.<word><digits>"): a person's password, not a dotted name in code, which
         # an `=` assigns (`password = settings.pass12`) and whose parts a program names (`self.`)
         return "password assignment"
-    if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
+    if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--") or key_chord(value):
         return None  # (`creds = " --username=" + auth` builds a command line)
     if cls == "network":
         # a network's name after its word is an SSID (`Office-5G`, `Linksys-0422`, `TP-Link_2354`):
@@ -831,7 +832,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
             while start > 0 and start > last.start() - 1000 and text[start - 1] in _TOKEN_CHARS:
                 start -= 1
             value = _NEAR_VALUE.match(text, start)
-            if value and value.end() == last.end():
+            if value and value.end() == last.end() and not _ID_LABEL_BEFORE.search(text, max(0, start - 32), start):
                 return _near_value(text, value, "before")
     return None
 
@@ -860,6 +861,10 @@ def warned_values(text: str, low: str) -> Iterator[Span]:
 
 
 _BEFORE_REACH = 48
+# A value's own label right before it that names it an id (Twilio's "account SID AC...", "account
+# id", "tenant ID:"): the label after it ("(the auth token is in the vault)") names something else
+_ID_LABEL_BEFORE = lazy(r"(?<![A-Za-z0-9])(?i:sid|id|uuid|guid|identifier|account|acct|tenant|client[ _-]?id|app[ _-]?id"
+                        r"|user[ _-]?id|project[ _-]?id)[ \t]{0,4}(?:[:=#][ \t]{0,4})?[\"'`]?\Z")
 # What stands between a value and the label after it: a sign or "is"/"as"/"that's", then up to
 # three words ("X (that's the api secret)", "X is the api token", "X = staging token"); not a
 # clause ("X and the token exchange failed" says what else happened, not what X is)
@@ -926,7 +931,7 @@ def _random_value(value: str, cls: str) -> bool:
         return False  # (the common case, words: a random token holds a digit; a password, a digit or a symbol)
     if len(value) < 20 and not (random_token(value, min_len=16) or (cls == "password" and password_shaped(value))):
         return False  # (before the slower tests of what it is not)
-    if is_placeholder(value, quoted=True) or looks_fake(value) or public_by_design(value) \
+    if is_placeholder(value, quoted=True) or looks_fake(value) or public_by_design(value) or key_chord(value) \
             or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or _EMAIL_LIKE.search(value):
         return False
     first = SEP.split(value, 1)[0].lower()

@@ -1,0 +1,94 @@
+"""The secret gate's classes from the sixteenth blind corpus (tuned on heldout16, whose strings none
+of these are): first its three false alarms, each fixed for its class (a crypt-format password
+hash passes as every stored hash does; a value right after its own id label, such as an account
+SID, is an id even with a secret's label after it; a keyboard shortcut is no password), then the
+credentials it missed by class. Beside each, the look-alikes that share its place and must pass.
+
+Each test draws its values afresh from generators seeded three ways (none is an item of a bench
+corpus).
+"""
+
+from __future__ import annotations
+
+
+import pytest
+
+from secret_probe import ALNUM, HEX, Draw, refused
+
+SEEDS = (20261204, 16, 5151)
+_B64CRYPT = "./" + ALNUM
+
+
+# --- crypt-format hashes pass as stored hashes ---------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_crypt_format_hash_passes_as_a_stored_hash(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    cases = [
+        f"Passwords are kept as bcrypt, cost {rng.choice([10, 11, 12, 13])}: e.g. $2b${rng.choice([10, 12])}${d.r(53, _B64CRYPT)}",
+        f"the shadow entry looks like $6${d.r(16, _B64CRYPT)}${d.r(86, _B64CRYPT)} (sha512-crypt)",
+        f"argon2 output: $argon2id$v=19$m=65536,t=3,p=4${d.r(22, ALNUM + '+/')}${d.r(43, ALNUM + '+/')}",
+        f"yescrypt is the default now: $y$j9T${d.r(22, _B64CRYPT)}${d.r(43, _B64CRYPT)}",
+    ]
+    for body in cases:
+        assert not refused(body, description="how we store passwords"), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_token_beside_a_crypt_hash_still_counts(seed: int) -> None:
+    d = Draw(seed)
+    body = (f"user hash $2b$12${d.r(53, _B64CRYPT)}\n"
+            f"and the API token: ghp_{d.r(36)}")
+    assert refused(body), body
+
+
+# --- a value right after its id label is an id ------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_id_after_its_label_passes_despite_a_secret_label_after_it(seed: int) -> None:
+    d = Draw(seed)
+    cases = [
+        f"Messaging account SID AC{d.r(32, HEX)} (its auth token lives in 1Password)",
+        f"tenant ID {d.r(8, HEX)}-{d.r(4, HEX)}-{d.r(4, HEX)}-{d.r(4, HEX)}-{d.r(12, HEX)} - the client secret is in the vault",
+        f"account: AC{d.r(32, HEX)} (the api key is rotated monthly)",
+    ]
+    for body in cases:
+        assert not refused(body, description="account notes"), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_auth_token_beside_an_account_sid_counts(seed: int) -> None:
+    d = Draw(seed)
+    cases = [
+        f"Twilio account SID AC{d.r(32, HEX)}, auth token {d.r(32, HEX)}",
+        f"SID AC{d.r(32, HEX)}\nTWILIO_AUTH_TOKEN={d.r(32, HEX)}",
+        f"{d.r(40)} is the api token",
+    ]
+    for body in cases:
+        assert refused(body, description="account notes"), body
+
+
+# --- a keyboard shortcut is no password --------------------------------------------------------
+
+@pytest.mark.parametrize("chord", ("Cmd+Shift+P", "Ctrl+Alt+T", "Alt+F4", "Ctrl+Shift+Enter", "Option+Cmd+I", "Ctrl+`"))
+def test_a_keyboard_shortcut_after_a_secret_word_passes(chord: str) -> None:
+    cases = [
+        f"The shortcut for 'reveal password' is {chord}.",
+        f"keybinding 'hide secrets': {chord}",
+        f"to copy the token press {chord}",
+    ]
+    for body in cases:
+        assert not refused(body, description="shortcuts"), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_with_a_plus_still_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    cases = [
+        f"The admin password is {d.r(6)}+{d.r(5)}{rng.randrange(10, 99)}!",
+        f'password = "Ctrl+{d.r(10)}"',
+    ]
+    for body in cases:
+        assert refused(body), body
