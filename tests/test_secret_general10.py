@@ -11,6 +11,9 @@ corpus).
 from __future__ import annotations
 
 
+
+import random
+
 import pytest
 
 from secret_probe import ALNUM, HEX, Draw, refused
@@ -92,3 +95,71 @@ def test_a_password_with_a_plus_still_counts(seed: int) -> None:
     ]
     for body in cases:
         assert refused(body), body
+
+
+# --- PINs and lock codes after a label, in the languages the gate reads ------------------------
+
+def _code(rng: random.Random, n: int) -> str:
+    while True:
+        digits = "".join(rng.choice("0123456789") for _ in range(n))
+        if len(set(digits)) > 1 and not digits.startswith(("19", "20")):
+            return digits
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_lock_or_alarm_code_after_its_label_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    c = _code(rng, rng.choice([4, 5, 6]))
+    cases = [
+        f"The disarm code for the depot alarm is {c}; keypad by the loading bay.",
+        f"security code at the back gate: {c}",
+        f"Código de la puerta del garaje: {c}",
+        f"el código de acceso del portal es {c}",
+        f"Der Türcode im Keller ist {c}",
+        f"Die PIN der Tankkarte lautet {c}",
+        f"kod do sejfu to {c}",
+        f"Kod dostępu: {c}",
+        f"le digicode de l'immeuble est {c}",
+        f"Portkod till huset: {c}",
+        f"padlock on the shed, combination {rng.randrange(10, 40)}-{rng.randrange(10, 40)}-{rng.randrange(10, 40)}",
+    ]
+    for body in cases:
+        assert refused(body, description="house notes"), body
+
+
+@pytest.mark.parametrize("body", (
+    "pin the version to 4.2.1 before the release",
+    "the door code policy requires six digits",
+    "The alarm code at the gate changed in 2024.",
+    "Kod pocztowy: 00-950 Warszawa",
+    "kod źródłowy jest w repo, wersja 2048",
+    "Código postal: 28013 Madrid",
+    "combination 2-3-4 of the flags fails",
+    "the lock combination must be changed by 2025",
+    "Der Türcode wird seit 2023 per App verteilt",
+))
+def test_a_code_look_alike_passes(body: str) -> None:
+    assert not refused(body, description="notes"), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_nordic_password_after_its_owner_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    a, b = rng.sample(["harbor", "thistle", "nimbus", "velvet", "walnut", "quartz", "meadow", "copper"], 2)
+    pw = f"{a}.{b.capitalize()}{rng.randrange(10, 99)}"
+    cases = [
+        f"Lösenordet till servern är {pw}",
+        f"Passordet til ruteren er {pw}",
+        f"Palvelimen salasana on {pw}",
+    ]
+    for body in cases:
+        assert refused(body, description="notes"), body
+
+
+@pytest.mark.parametrize("body", (
+    "the password on file is stale, ask IT",
+    "Lösenordet till servern är utgånget",
+    "Palvelimen salasana on vaihdettu eilen",
+))
+def test_a_nordic_password_sentence_without_one_passes(body: str) -> None:
+    assert not refused(body, description="notes"), body

@@ -177,7 +177,7 @@ def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
 # "Das Passwort lautet X"): every one reads as the sign ``is``
 # (Catalan's "és"; Greek's "είναι" as the gate reads it, its Latin look-alikes folded)
-_COPULA = (r"(?:is|was|es|és|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|là|este|ay|هي|هو|היא|הוא|"
+_COPULA = (r"(?:is|was|es|és|ist|lautet|est|era|war|é|è|är|er|je|jest|on|ni|adalah|là|este|ay|هي|هو|היא|הוא|"
            + secret_words.folded("είναι") + ")")
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
@@ -186,7 +186,7 @@ _SIGN_WORD = rf"(?:{_COPULA}|to)"
 _COMPOUND = lazy(r"[^\W\d_]{2,20}(?:-[^\W\d_]{2,20}){1,2}")  # "WLAN-Passwort", "wi-fi-password"
 # the words after a credential's label that say whose or which it is ("for", "of", "(", "on the")
 _OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|vom|der|des|du|de|del|della|di|da|do|dla"
-              r"|på|för|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é"
+              r"|på|för|till|til|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é|är|er|on"
               # Czech and Slovak ("Heslo k serveru"), Greek ("του διακομιστή", its Latin look-alikes
               # folded as the gate reads it)
               r"|k|ke|ku|pro|na|za|" + "|".join(secret_words.folded(w) for w in ("του", "της", "των", "για", "στο", "στον")) +

@@ -714,11 +714,28 @@ def xml_elements(text: str) -> Iterator[Span]:
 
 # A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
 # code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
-# upper-case PIN and PUK count, with four digits or more.
+# upper-case PIN and PUK count, with four digits or more. A lock's or an alarm's code in the
+# languages the gate reads (Spanish "código de la alarma", French "digicode", German "Türcode",
+# Polish "kod do drzwi", Swedish "portkod"), whose or which one after it ("der Firmenkarte", "at
+# the warehouse"), then "is" in those languages; a safe's combination written as a lock's dial
+# numbers (`12-34-56`).
+_CODE_OF = (r"alarm[ae]?|allarme|alarmu|puerta|porte|porta|portal|portail|acceso|acc[eè]s|accesso|seguridad|s[eé]curit[eé]"
+            r"|caja[ \t]fuerte|coffre|cassaforte|entrada|entr[eé]e|ingresso|candado|cadenas|garaje|garage|port[oó]n|cancello"
+            r"|drzwi|skrytki|sejfu|bramy|domofonu|furtki|szafki|gara[zż]u|dost[eę]pu|wej[sś]cia")
 _PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|(?:card|bank|debit|credit|atm|sim|phone|visa|mastercard)[ \t]{1,2}pin"
-                  r"|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
-                  r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
-                  r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
+            r"|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe|disarm|arming|security|building|lockbox|locker|padlock"
+            r"|lock|unlock|entry|access|garage)[ \t]code|digicode|portkod|d[oø]rkode"
+            r"|(?:t[üu]r|haust[üu]r|alarm|zugangs|tresor|tor|schloss|garagen)code"
+            rf"|(?:c[oó]digo|clave|code|codice|kod)[ \t]{{1,2}}(?:(?:de|del|de[ \t]la|de[ \t]l'|della|dell'|di|du|do|d')[ \t]?(?:la[ \t])?)?(?:{_CODE_OF})"
+            r"))(?:[ \t]{1,4}(?i:for|of|at|on|in|to|der|des|von|f[üu]r|am|im|de|del|da|do|dla|w|we|na|till|f[öo]r|p[åa]|di|du)"
+            r"[ \t]{1,4}[^\n:]{1,40}?)?"
+            r"[ \t]{0,4}(?::|=|is|was|-|(?i:es|ist|lautet|est|[eèé]|to|jest|[äa]r|er|on))?[ \t]{0,4}"
+            r"(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])"
+            # a safe's or a padlock's combination: its dial numbers, two digits apart by dashes
+            r"|(?<![A-Za-z])(?i:safe|padlock|lock|locker|tresor|caja[ \t]fuerte)(?![a-z])[^\n]{0,40}?(?i:combination|combo|kombination|combinaci[oó]n)"
+            r"[ \t]{0,4}(?::|=|is|-)?[ \t]{0,4}(?P<dial>[0-9]{1,2}(?:[ \t]?[-–][ \t]?[0-9]{1,2}){2,3})(?![\w.,:/-]?[0-9])")
+# a year or a count after a word that dates it ("door code at the gate changed in 2024")
+_DATED = lazy(r"(?<![^\W\d_])(?i:in|since|until|by|from|before|after|seit|desde|depuis|od|w)[ \t]{1,4}\Z")
 
 
 _FOUR_DIGITS = lazy(r"[0-9](?:[ \t-]?[0-9]){3}")
@@ -728,14 +745,18 @@ def pin_codes(text: str, low: str) -> Iterator[Span]:
     """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
     ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
     four digits are read (most memories say "code" somewhere, few beside a number)."""
-    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code", " pin ", " pin:", " pin="))))
+    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, (
+        "code", " pin ", " pin:", " pin=", "digo", "clave", "codice", "kod", "combin", "combo"))))
     for start, end in lines:
-        if not _FOUR_DIGITS.search(text, start, end):
+        if not _FOUR_DIGITS.search(text, start, end) and not ("comb" in low[start:end] and "-" in text[start:end]):
             continue
         for m in _PIN.finditer(text, start, end):
-            digits = re.sub(r"[ \t-]", "", m.group("value"))
+            group = "value" if m.group("value") else "dial"
+            if _DATED.search(text, max(0, m.start(group) - 12), m.start(group)):
+                continue
+            digits = re.sub(r"[ \t–-]", "", m.group(group))
             if len(set(digits)) > 1:  # `0000` is a default, a mask
-                yield "PIN or passcode", m.start("value"), m.end("value")
+                yield "PIN or passcode", m.start(group), m.end(group)
 
 
 # A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
