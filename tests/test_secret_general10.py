@@ -163,3 +163,37 @@ def test_a_nordic_password_after_its_owner_counts(seed: int) -> None:
 ))
 def test_a_nordic_password_sentence_without_one_passes(body: str) -> None:
     assert not refused(body, description="notes"), body
+
+
+# --- passwords on a command line ----------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_given_to_a_command_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    word = rng.choice(["Harbor", "Tulip", "Quartz", "Meadow"])
+    cases = [
+        f"xfreerdp /v:rds.example.lan /u:ops /p:'{d.r(6)}={d.r(8)}' /size:1920x1080",
+        f"wfreerdp /u:admin /p:{d.r(12)} /v:10.0.3.7",
+        f"7z x -p'{word}{rng.randrange(1000, 9999)}!' backup.7z",
+        f"zip -r -P {d.r(12)} out.zip ./docs",
+        f"htpasswd -bB /etc/apache2/.htpasswd deploy '{word.lower()}_{d.r(8)}'",
+        f"htpasswd -b -C 12 .htpasswd ci {d.r(14)}",
+        f"net use Y: \\\\nas01\\media {d.r(16)} /user:HOME\\kodi",
+        f"net use \\\\files\\scans {word}{rng.randrange(100, 999)}# /user:scanner",
+    ]
+    for body in cases:
+        assert refused(body, description="ops commands"), body
+
+
+@pytest.mark.parametrize("body", (
+    "msbuild app.sln /p:Configuration=Release /p:Platform=x64",
+    "net use Z: \\\\fs\\share * /user:CORP\\me",
+    "htpasswd -b .htpasswd admin \"$ADMIN_PASS\"",
+    "htpasswd -c /etc/nginx/.htpasswd admin",
+    "htpasswd -b .htpasswd admin <password>",
+    "7z a -p archive.7z ./docs",
+    "mysql -u root -p mydb",
+))
+def test_a_command_without_a_password_passes(body: str) -> None:
+    assert not refused(body, description="ops commands"), body

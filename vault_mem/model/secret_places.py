@@ -1062,10 +1062,19 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
             windows = _WINDOWS_P.fullmatch(word)
             m = _ATTACHED_P.fullmatch(word) or windows
             if m:
-                value = m.group("value").strip("\"'")
-                # (`/p:` names a password whatever the command: a person's `Pelican@9430` counts there)
-                shaped = password_shaped(value) or (windows is not None and word_and_number(value, joined=True))
-                if shaped and not NAME_EQUALS.match(value) and not _PATTERN.search(value):
+                raw = m.group("value")
+                value = raw.strip("\"'")
+                quoted = raw[:1] in ("'", '"') and raw[-1:] == raw[:1]
+                # (`/p:` names a password whatever the command: a person's `Pelican@9430` counts there,
+                # and a mixed run of letters and digits; so does `-p` attached to a command that takes
+                # a password, `7z a -p'Word2024!'`)
+                named = windows is not None or _command_named(tokens, i, _PASSWORD_COMMANDS)
+                shaped = password_shaped(value) or (named and (word_and_number(value, joined=True) or (
+                    len(value) >= 8 and credential_like(value) and not identifier_like(value)
+                    and not is_placeholder(value, quoted=True))))
+                # (a quoted value is the password even with a `=` in it; `/p:Configuration=Release`
+                # unquoted sets a property)
+                if shaped and not (NAME_EQUALS.match(value) and not quoted) and not _PATTERN.search(value):
                     at = t.start() + word.find(value)
                     yield "password given to a command", at, at + len(value)
                 continue
@@ -1103,6 +1112,31 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 if m and password_shaped(m.group("value")) and not _PATTERN.search(m.group("value")):
                     at = tokens[i + 1].start() + nxt.find(m.group("value"))
                     yield "password given to a command", at, at + len(m.group("value"))
+
+
+# Commands that take a password as a positional argument: `htpasswd -b[c] <file> <user> <password>`,
+# `net use <drive> <share> <password> /user:<name>` (the arguments that are not flags, counted)
+_POSITIONAL = lazy(r"(?<![\w-])(?:htpasswd[ \t]{1,4}-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}(?:[ \t]{1,4}-[a-zA-Z]{1,4})*"
+                   r"(?P<hargs>(?:[ \t]{1,4}[^\s-][^\s]{0,300}){3})"
+                   r"|(?i:net)[ \t]{1,4}(?i:use)(?P<nargs>(?:[ \t]{1,4}[^\s/][^\s]{0,300}){2,3})(?=[ \t]{1,4}/(?i:user|u):))")
+
+
+def positional_passwords(text: str) -> Iterator[Span]:
+    """The password a command takes as a positional argument (see :data:`_POSITIONAL`): the last
+    argument, a literal that is not a variable, a prompt's `*` or a placeholder."""
+    if "htpasswd" not in text and "net use" not in text.lower():
+        return
+    for m in _POSITIONAL.finditer(text):
+        group = "hargs" if m.group("hargs") else "nargs"
+        args = list(_SHELL_TOKEN.finditer(text, m.start(group), m.end(group)))
+        if group == "nargs" and (len(args) < 2 or not args[-2].group().startswith("\\\\")):
+            continue  # `net use Z: \\host\share <password>`: the password after the share
+        last = args[-1]
+        value = last.group().strip("\"'")
+        if len(value) >= 6 and not value.startswith(("$", "%", "*", "<", "{")) and not is_placeholder(value, quoted=True) \
+                and not looks_fake(value):
+            at = last.start() + last.group().find(value)
+            yield "password given to a command", at, at + len(value)
 
 
 def _random_flag_value(value: str) -> bool:

@@ -97,6 +97,7 @@ from vault_mem.model.secret_places import (
     new_values,
     csv_exports,
     flag_credentials,
+    positional_passwords,
     grouped_values,
     sentence_passwords,
     header_lists,
@@ -516,6 +517,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from call_credentials(text, low)
         yield from command_credentials(text, low)
         yield from flag_credentials(text, low)
+        yield from positional_passwords(text)
         yield from protocol_logins(text)
         yield from directive_logins(text)
         yield from keyword_credentials(text)
