@@ -197,3 +197,30 @@ def test_a_password_given_to_a_command_counts(seed: int) -> None:
 ))
 def test_a_command_without_a_password_passes(body: str) -> None:
     assert not refused(body, description="ops commands"), body
+
+
+# --- a credentials file's `password=` line --------------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_dotted_person_password_in_a_credentials_file_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    a, b = rng.sample(["harbor", "thistle", "nimbus", "velvet", "walnut", "quartz", "meadow", "copper"], 2)
+    pw = f"{a}.{b.capitalize()}{rng.randrange(10, 99)}"
+    cases = [
+        f"~/.smbcredentials\nusername=backup\npassword={pw}\ndomain=HOME",
+        f"password={pw}",
+        f"[nas]\nuser=ops\npass={pw}",
+    ]
+    for body in cases:
+        assert refused(body, description="mount notes"), body
+
+
+@pytest.mark.parametrize("body", (
+    "password=settings.pass12",
+    "    password=cfg.Pass12",
+    "password = config.Pass12",
+    "conn = connect(host=h, password=self.pw12)",
+    "password=os.environ12",
+))
+def test_a_dotted_reference_in_code_passes(body: str) -> None:
+    assert not refused(body, description="code"), body

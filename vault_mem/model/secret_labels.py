@@ -861,6 +861,7 @@ def warned_values(text: str, low: str) -> Iterator[Span]:
 
 
 _BEFORE_REACH = 48
+_FILE_LINE_KEY = lazy(r"[A-Za-z][A-Za-z0-9_.-]{0,40}")  # a key alone at a line's start, as a credentials file writes it
 # A value's own label right before it that names it an id (Twilio's "account SID AC...", "account
 # id", "tenant ID:"): the label after it ("(the auth token is in the vault)") names something else
 _ID_LABEL_BEFORE = lazy(r"(?<![A-Za-z0-9])(?i:sid|id|uuid|guid|identifier|account|acct|tenant|client[ _-]?id|app[ _-]?id"
@@ -1196,6 +1197,14 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
             and not _sentence(value.split()):
         # a passphrase in quotes ("passphrase is \"tape shop little opera foam\""): words, but no sentence
         at = tail.start("value") + raw.index(value)
+        return "password assignment", at, at + len(value)
+    if cls == "password" and not quoted and op == "=" and "." in value and _FILE_LINE_KEY.fullmatch(text, text.rfind("\n", 0, tail.start()) + 1, tail.start()) \
+            and text[tail.start():tail.start() + 1] == "=" and text[tail.start("value") + len(raw):][:1] in ("", "\n", "\r") \
+            and word_and_number(value, joined=False) and not any(p.lower() in _CODE_PARTS for p in SEP.split(value)):
+        # `password=walnut.Harbor99` as a line of a credentials file (Samba's `credentials=`, an .ini,
+        # a .env): the key at the line's start, `=` with no space, the value to the line's end; code
+        # writes `password = settings.pass12` spaced, indented or inside a call
+        at = tail.start("value")
         return "password assignment", at, at + len(value)
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
     if not pair and cls == "login" and op in ("is", ":", "=") and not quoted:
