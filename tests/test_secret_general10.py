@@ -224,3 +224,28 @@ def test_a_dotted_person_password_in_a_credentials_file_counts(seed: int) -> Non
 ))
 def test_a_dotted_reference_in_code_passes(body: str) -> None:
     assert not refused(body, description="code"), body
+
+
+# --- an XML value under a parent named for a password --------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_value_element_under_a_password_element_counts(seed: int) -> None:
+    d = Draw(seed)
+    cases = [
+        f"<UserAccounts>\n  <AdministratorPassword>\n    <Value>{d.r(14)}</Value>\n"
+        "    <PlainText>true</PlainText>\n  </AdministratorPassword>\n</UserAccounts>",
+        f"<LocalAccount>\n <Password>\n  <Value>{d.r(6)}+{d.r(8)}=</Value>\n </Password>\n</LocalAccount>",
+        f"<AutoLogon><Password><Value>{d.r(12)}</Value></Password></AutoLogon>",
+    ]
+    for body in cases:
+        assert refused(body, description="unattend"), body
+
+
+@pytest.mark.parametrize("body", (
+    "<Password>\n  <Value>$(AdminPassword)</Value>\n</Password>",
+    "<PasswordPolicy>\n  <Value>Strict12</Value>\n</PasswordPolicy>",
+    "<Timeout>\n  <Value>30000</Value>\n</Timeout>",
+    "<Password>\n  <Value>*SENSITIVE*DATA*DELETED*</Value>\n</Password>",
+))
+def test_a_value_element_without_a_password_passes(body: str) -> None:
+    assert not refused(body, description="unattend"), body

@@ -36,6 +36,7 @@ from __future__ import annotations
 import base64
 import binascii
 import csv
+import itertools
 import re
 from collections.abc import Iterator
 from urllib.parse import unquote
@@ -643,6 +644,10 @@ _HTML_CELL = lazy(r"<t(?P<h>[hd])(?:[ \t][^<>]{0,200})?>[ \t\r\n]{0,8}(?P<cell>[
 # (attributes allowed: FileZilla's `<Pass encoding="base64">` holds the password in base64)
 _XML_ELEMENT = lazy(r"<(?P<name>(?:[A-Za-z][\w.-]{0,30}:)?[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>"
                    r"(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
+# a value in a child element that says only "the value" (Windows unattend.xml's
+# `<AdministratorPassword><Value>X</Value>`): the parent's name labels it
+_XML_PARENT_VALUE = lazy(r"<(?P<name>(?:[A-Za-z][\w.-]{0,30}:)?[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>[ \t\r\n]{0,200}"
+                         r"<(?P<child>(?i:value|val|data|string|text))>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=child)>")
 
 
 def _cells(line: str) -> list[str]:
@@ -704,7 +709,7 @@ def xml_elements(text: str) -> Iterator[Span]:
     """``<password>X</password>``: an element named for a credential holding a literal."""
     if "</" not in text:
         return
-    for m in _XML_ELEMENT.finditer(text):
+    for m in itertools.chain(_XML_ELEMENT.finditer(text), _XML_PARENT_VALUE.finditer(text)):
         cls = key_class(m.group("name").rsplit(":", 1)[-1])  # (`wsse:Password`: the local name)
         if cls in ("password", "secret", "key"):
             kind = judge(cls, "=", m.group("value"), quoted=True, code=False, ends=True)
