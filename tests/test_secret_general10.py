@@ -249,3 +249,34 @@ def test_a_value_element_under_a_password_element_counts(seed: int) -> None:
 ))
 def test_a_value_element_without_a_password_passes(body: str) -> None:
     assert not refused(body, description="unattend"), body
+
+
+# --- a TOTP seed in a sentence ------------------------------------------------------------------
+
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_grouped_totp_seed_after_is_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    groups = " ".join(d.r(4, _B32) for _ in range(rng.choice([4, 6, 8])))
+    if not any(c.isdigit() for c in groups):
+        groups = "k7" + groups[2:]
+    cases = [
+        f"The ops vault's TOTP seed is {groups}",
+        f"our 2FA secret was {groups.upper()} until the reset",
+        f"MFA key = {groups}",
+    ]
+    for body in cases:
+        assert refused(body, description="auth notes"), body
+
+
+@pytest.mark.parametrize("body", (
+    "the 2fa setup is done via the app store page",
+    "the TOTP seed is kept with other store items here",
+    "MFA key is stored in the hardware token now",
+    "our 2FA secret was rotated last week after the audit",
+))
+def test_an_otp_sentence_without_a_seed_passes(body: str) -> None:
+    assert not refused(body, description="auth notes"), body

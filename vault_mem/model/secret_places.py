@@ -102,6 +102,8 @@ _CODE_LINE = lazy(r"[ \t]{0,8}(?:[-*•]|[0-9]{1,2}[.)])?[ \t]{0,4}(?P<code>[a-z
 _BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
 # a TOTP secret written whole (`totp_seed: 37NB...`, `oathtool --totp -b X`): base32 of 16 to 128
 _BASE32_RUN = lazy(r"(?<![a-z0-9+/_-])[a-z2-7]{16,128}={0,6}(?![a-z0-9+/_-])")
+# the sign between an OTP label and its seed, on the label's line: a colon, `=`, or "is"/"was"
+_OTP_SIGN = lazy(r"[^\n]{0,40}?(?::|=|(?<![a-z])(?:is|was)(?= ))")
 _OTP_REACH = 64  # the seed follows its label on its line within this many characters
 _CODES_SPAN = 400  # the codes follow their label within this many characters
 
@@ -499,8 +501,10 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
 
 
 def _grouped_seed(text: str, low: str, m: re.Match[str]) -> Iterator[Span]:
-    """A TOTP secret in groups after an OTP label and its colon ("2FA seed: k7ho 3pbx ...")."""
-    colon = low.find(":", m.end(), m.end() + 48)
+    """A TOTP secret in groups after an OTP label and its colon or "is" ("2FA seed: k7ho 3pbx ...",
+    "the TOTP seed is k7ho 3pbx ...")."""
+    sign = _OTP_SIGN.search(low, m.end(), min(len(low), m.end() + 48))
+    colon = sign.end() - 1 if sign else -1
     groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
     if groups and groups.start() - colon <= 4:
         joined = groups.group().replace(" ", "").replace("-", "")
