@@ -280,3 +280,35 @@ def test_a_grouped_totp_seed_after_is_counts(seed: int) -> None:
 ))
 def test_an_otp_sentence_without_a_seed_passes(body: str) -> None:
     assert not refused(body, description="auth notes"), body
+
+
+# --- recovery codes on the label's line with no word "codes" --------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_recovery_codes_after_a_bare_recovery_label_count(seed: int) -> None:
+    d = Draw(seed)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+    def code() -> str:
+        while True:
+            c = d.r(10, alphabet)
+            if any(ch.isdigit() for ch in c) and sum(ch.isalpha() for ch in c) >= 2:
+                return c
+
+    listed = ", ".join(code() for _ in range(5))
+    cases = [
+        f"GitHub org owner recovery: {listed}",
+        f"backup: {listed.lower()}",
+    ]
+    for body in cases:
+        assert refused(body, description="account notes"), body
+
+
+@pytest.mark.parametrize("body", (
+    "backup: db01, db02, db03, db04",
+    "backup: server01, server02, server03, server04",
+    "Disaster recovery: RTO 4h, RPO 15m, region2, tier3",
+    "recovery: see the runbook, step 4 and step 5",
+))
+def test_a_recovery_line_without_codes_passes(body: str) -> None:
+    assert not refused(body, description="ops notes"), body

@@ -104,6 +104,7 @@ _BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?!
 _BASE32_RUN = lazy(r"(?<![a-z0-9+/_-])[a-z2-7]{16,128}={0,6}(?![a-z0-9+/_-])")
 # the sign between an OTP label and its seed, on the label's line: a colon, `=`, or "is"/"was"
 _OTP_SIGN = lazy(r"[^\n]{0,40}?(?::|=|(?<![a-z])(?:is|was)(?= ))")
+_BARE_CODES_LABEL = lazy(r"(?<![a-z])(?:recovery|backup)[ \t]{0,2}:")  # "MFA recovery:", with no word "codes"
 _OTP_REACH = 64  # the seed follows its label on its line within this many characters
 _CODES_SPAN = 400  # the codes follow their label within this many characters
 
@@ -485,6 +486,16 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         one = _ONE_CODE.match(low, m.end())
         if one and _grouped_code(one.group("code")):
             yield "recovery code", one.start("code"), one.end("code")
+    for m in _BARE_CODES_LABEL.finditer(low) if "recover" in low or "backup" in low else ():
+        # "root recovery: X, Y, Z, W": no word "codes", so four codes or more on the label's line,
+        # of one shape, each eight long or more with letters and digits mixed, random (not `node01ab, node02ab`)
+        line_end = low.find("\n", m.end())
+        codes = [c.group() for c in _CODE.finditer(low, m.end(), len(low) if line_end < 0 else line_end)]
+        if len(set(codes)) >= 4 and len({_code_shape(c) for c in codes}) == 1 and all(
+                len(c) >= 8 and sum(ch.isalpha() for ch in c) >= 2 for c in codes) \
+                and shannon_entropy("".join(codes)) >= 4.0:
+            first = _CODE.search(low, m.end())
+            yield "recovery codes", first.start(), first.start() + low[first.start():].find(codes[-1]) + len(codes[-1])
     done = searched = 0
     for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
         if m.start() >= done:
