@@ -486,10 +486,14 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         one = _ONE_CODE.match(low, m.end())
         if one and _grouped_code(one.group("code")):
             yield "recovery code", one.start("code"), one.end("code")
+    read_to = 0
     for m in _BARE_CODES_LABEL.finditer(low) if "recover" in low or "backup" in low else ():
         # "root recovery: X, Y, Z, W": no word "codes", so four codes or more on the label's line,
         # of one shape, each eight long or more with letters and digits mixed, random (not `node01ab, node02ab`)
+        if m.start() < read_to:
+            continue  # (each line is read under its first label: a line of labels costs one pass)
         line_end = low.find("\n", m.end())
+        read_to = len(low) if line_end < 0 else line_end
         codes = [c.group() for c in _CODE.finditer(low, m.end(), len(low) if line_end < 0 else line_end)]
         if len(set(codes)) >= 4 and len({_code_shape(c) for c in codes}) == 1 and all(
                 len(c) >= 8 and sum(ch.isalpha() for ch in c) >= 2 for c in codes) \
@@ -1066,9 +1070,17 @@ _PASSPHRASE_FLAGS = ("-A", "-X")
 _PASSPHRASE_COMMANDS = lazy(r"snmp[a-z]{0,12}")
 
 
-def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str]) -> bool:
-    """Is a token before the ``i``-th one the name of a ``command`` (after `sudo`, a path)?"""
-    return any(command.fullmatch(t.group().rsplit("/", 1)[-1]) for t in tokens[:i])
+def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str],
+                   first: dict[int, int] | None = None) -> bool:
+    """Is a token before the ``i``-th one the name of a ``command`` (after `sudo`, a path)?
+    ``first`` caches, per command pattern, the index of its first token on the line (a line of
+    ten thousand flags is read once, not once per flag)."""
+    if first is None:
+        return any(command.fullmatch(t.group().rsplit("/", 1)[-1]) for t in tokens[:i])
+    key = id(command)
+    if key not in first:
+        first[key] = next((n for n, t in enumerate(tokens) if command.fullmatch(t.group().rsplit("/", 1)[-1])), len(tokens))
+    return first[key] < i
 
 
 def flag_credentials(text: str, low: str) -> Iterator[Span]:
@@ -1077,6 +1089,7 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
     token, after ``-u`` a random token with an empty password."""
     for start, end in lines_holding(low, _FLAG_WORDS):
         tokens = list(_SHELL_TOKEN.finditer(text, start, end))
+        first: dict[int, int] = {}
         for i, t in enumerate(tokens[1:], start=1):  # (a flag follows a command's name)
             word = t.group()
             windows = _WINDOWS_P.fullmatch(word)
@@ -1088,7 +1101,7 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 # (`/p:` names a password whatever the command: a person's `Pelican@9430` counts there,
                 # and a mixed run of letters and digits; so does `-p` attached to a command that takes
                 # a password, `7z a -p'Word2024!'`)
-                named = windows is not None or _command_named(tokens, i, _PASSWORD_COMMANDS)
+                named = windows is not None or _command_named(tokens, i, _PASSWORD_COMMANDS, first)
                 shaped = password_shaped(value) or (named and (word_and_number(value, joined=True) or (
                     len(value) >= 8 and credential_like(value) and not identifier_like(value)
                     and not is_placeholder(value, quoted=True))))
@@ -1101,9 +1114,9 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
             if i + 1 >= len(tokens):
                 continue
             nxt = tokens[i + 1].group()
-            passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS)
+            passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS, first)
             person = (word in ("-p", "-P", "--pass") or _OPENSSL_PASS.fullmatch(word) is not None) \
-                and _command_named(tokens, i, _PASSWORD_COMMANDS)
+                and _command_named(tokens, i, _PASSWORD_COMMANDS, first)
             if word in ("-p", "-P", "--pass") or passphrase or person:
                 value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
                 if person and value.startswith("pass:"):
