@@ -219,6 +219,14 @@ ADVERSARIAL = {
     "dotted prefixes": ("ab." + "aB1" * 20 + " ") * (_SIZE // 64),
     "foreign words": "clave токен 密钥 " * (_SIZE // 16),
     "pipes without a reader": "echo aB3dE5gH9kLm | " * (_SIZE // 20),
+    # heldout16's readers: attached flags on one line, bare recovery labels, <Value> children,
+    # OTP labels before "is", positional passwords, lock-code labels
+    "attached flags": "x -pAbcdefg1 " * (_SIZE // 13),
+    "bare recovery labels": "recovery: ab12cd34ef, " * (_SIZE // 22),
+    "value children": "<Password> <Value>" * (_SIZE // 18),
+    "otp labels before is": "TOTP seed is " * (_SIZE // 13),
+    "positional commands 2": "htpasswd -b a b " * (_SIZE // 16),
+    "lock code labels": "código de la alarma de " * (_SIZE // 23),
 }
 
 

@@ -77,6 +77,7 @@ from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_values import (
     ENV_NAME,
     NAMED,
+    key_chord,
     PASSWORD_SYMBOLS,
     UUID,
     credential_like,
@@ -176,7 +177,7 @@ def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
 # "Das Passwort lautet X"): every one reads as the sign ``is``
 # (Catalan's "és"; Greek's "είναι" as the gate reads it, its Latin look-alikes folded)
-_COPULA = (r"(?:is|was|es|és|ist|lautet|est|era|war|é|è|är|er|je|jest|ni|adalah|là|este|ay|هي|هو|היא|הוא|"
+_COPULA = (r"(?:is|was|es|és|ist|lautet|est|era|war|é|è|är|er|je|jest|on|ni|adalah|là|este|ay|هي|هو|היא|הוא|"
            + secret_words.folded("είναι") + ")")
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see _judged)
@@ -185,7 +186,7 @@ _SIGN_WORD = rf"(?:{_COPULA}|to)"
 _COMPOUND = lazy(r"[^\W\d_]{2,20}(?:-[^\W\d_]{2,20}){1,2}")  # "WLAN-Passwort", "wi-fi-password"
 # the words after a credential's label that say whose or which it is ("for", "of", "(", "on the")
 _OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|vom|der|des|du|de|del|della|di|da|do|dla"
-              r"|på|för|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é"
+              r"|på|för|till|til|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é|är|er|on"
               # Czech and Slovak ("Heslo k serveru"), Greek ("του διακομιστή", its Latin look-alikes
               # folded as the gate reads it)
               r"|k|ke|ku|pro|na|za|" + "|".join(secret_words.folded(w) for w in ("του", "της", "των", "για", "στο", "στον")) +
@@ -484,7 +485,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         # ("Heslo ... je <word>.<word><digits>"): a person's password, not a dotted name in code, which
         # an `=` assigns (`password = settings.pass12`) and whose parts a program names (`self.`)
         return "password assignment"
-    if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--"):
+    if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--") or key_chord(value):
         return None  # (`creds = " --username=" + auth` builds a command line)
     if cls == "network":
         # a network's name after its word is an SSID (`Office-5G`, `Linksys-0422`, `TP-Link_2354`):
@@ -831,7 +832,7 @@ def _near(text: str, low: str, at: int, cls: str, kw_start: int | None = None) -
             while start > 0 and start > last.start() - 1000 and text[start - 1] in _TOKEN_CHARS:
                 start -= 1
             value = _NEAR_VALUE.match(text, start)
-            if value and value.end() == last.end():
+            if value and value.end() == last.end() and not _ID_LABEL_BEFORE.search(text, max(0, start - 32), start):
                 return _near_value(text, value, "before")
     return None
 
@@ -860,6 +861,11 @@ def warned_values(text: str, low: str) -> Iterator[Span]:
 
 
 _BEFORE_REACH = 48
+_FILE_LINE_KEY = lazy(r"[A-Za-z][A-Za-z0-9_.-]{0,40}")  # a key alone at a line's start, as a credentials file writes it
+# A value's own label right before it that names it an id (Twilio's "account SID AC...", "account
+# id", "tenant ID:"): the label after it ("(the auth token is in the vault)") names something else
+_ID_LABEL_BEFORE = lazy(r"(?<![A-Za-z0-9])(?i:sid|id|uuid|guid|identifier|account|acct|tenant|client[ _-]?id|app[ _-]?id"
+                        r"|user[ _-]?id|project[ _-]?id)[ \t]{0,4}(?:[:=#][ \t]{0,4})?[\"'`]?\Z")
 # What stands between a value and the label after it: a sign or "is"/"as"/"that's", then up to
 # three words ("X (that's the api secret)", "X is the api token", "X = staging token"); not a
 # clause ("X and the token exchange failed" says what else happened, not what X is)
@@ -926,7 +932,7 @@ def _random_value(value: str, cls: str) -> bool:
         return False  # (the common case, words: a random token holds a digit; a password, a digit or a symbol)
     if len(value) < 20 and not (random_token(value, min_len=16) or (cls == "password" and password_shaped(value))):
         return False  # (before the slower tests of what it is not)
-    if is_placeholder(value, quoted=True) or looks_fake(value) or public_by_design(value) \
+    if is_placeholder(value, quoted=True) or looks_fake(value) or public_by_design(value) or key_chord(value) \
             or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or _EMAIL_LIKE.search(value):
         return False
     first = SEP.split(value, 1)[0].lower()
@@ -1191,6 +1197,14 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
             and not _sentence(value.split()):
         # a passphrase in quotes ("passphrase is \"tape shop little opera foam\""): words, but no sentence
         at = tail.start("value") + raw.index(value)
+        return "password assignment", at, at + len(value)
+    if cls == "password" and not quoted and op == "=" and "." in value and _FILE_LINE_KEY.fullmatch(text, text.rfind("\n", 0, tail.start()) + 1, tail.start()) \
+            and text[tail.start():tail.start() + 1] == "=" and text[tail.start("value") + len(raw):][:1] in ("", "\n", "\r") \
+            and word_and_number(value, joined=False) and not any(p.lower() in _CODE_PARTS for p in SEP.split(value)):
+        # `password=walnut.Harbor99` as a line of a credentials file (Samba's `credentials=`, an .ini,
+        # a .env): the key at the line's start, `=` with no space, the value to the line's end; code
+        # writes `password = settings.pass12` spaced, indented or inside a call
+        at = tail.start("value")
         return "password assignment", at, at + len(value)
     pair = _PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
     if not pair and cls == "login" and op in ("is", ":", "=") and not quoted:

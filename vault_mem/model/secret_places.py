@@ -36,6 +36,7 @@ from __future__ import annotations
 import base64
 import binascii
 import csv
+import itertools
 import re
 from collections.abc import Iterator
 from urllib.parse import unquote
@@ -101,6 +102,9 @@ _CODE_LINE = lazy(r"[ \t]{0,8}(?:[-*•]|[0-9]{1,2}[.)])?[ \t]{0,4}(?P<code>[a-z
 _BASE32_GROUPS = lazy(r"(?<![a-z0-9])[a-z2-7]{4,8}(?:[ -][a-z2-7]{4,8}){3,15}(?![a-z0-9])")
 # a TOTP secret written whole (`totp_seed: 37NB...`, `oathtool --totp -b X`): base32 of 16 to 128
 _BASE32_RUN = lazy(r"(?<![a-z0-9+/_-])[a-z2-7]{16,128}={0,6}(?![a-z0-9+/_-])")
+# the sign between an OTP label and its seed, on the label's line: a colon, `=`, or "is"/"was"
+_OTP_SIGN = lazy(r"[^\n]{0,40}?(?::|=|(?<![a-z])(?:is|was)(?= ))")
+_BARE_CODES_LABEL = lazy(r"(?<![a-z])(?:recovery|backup)[ \t]{0,2}:")  # "MFA recovery:", with no word "codes"
 _OTP_REACH = 64  # the seed follows its label on its line within this many characters
 _CODES_SPAN = 400  # the codes follow their label within this many characters
 
@@ -482,6 +486,20 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
         one = _ONE_CODE.match(low, m.end())
         if one and _grouped_code(one.group("code")):
             yield "recovery code", one.start("code"), one.end("code")
+    read_to = 0
+    for m in _BARE_CODES_LABEL.finditer(low) if "recover" in low or "backup" in low else ():
+        # "root recovery: X, Y, Z, W": no word "codes", so four codes or more on the label's line,
+        # of one shape, each eight long or more with letters and digits mixed, random (not `node01ab, node02ab`)
+        if m.start() < read_to:
+            continue  # (each line is read under its first label: a line of labels costs one pass)
+        line_end = low.find("\n", m.end())
+        read_to = len(low) if line_end < 0 else line_end
+        codes = [c.group() for c in _CODE.finditer(low, m.end(), len(low) if line_end < 0 else line_end)]
+        if len(set(codes)) >= 4 and len({_code_shape(c) for c in codes}) == 1 and all(
+                len(c) >= 8 and sum(ch.isalpha() for ch in c) >= 2 for c in codes) \
+                and shannon_entropy("".join(codes)) >= 4.0:
+            first = _CODE.search(low, m.end())
+            yield "recovery codes", first.start(), first.start() + low[first.start():].find(codes[-1]) + len(codes[-1])
     done = searched = 0
     for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
         if m.start() >= done:
@@ -498,8 +516,10 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
 
 
 def _grouped_seed(text: str, low: str, m: re.Match[str]) -> Iterator[Span]:
-    """A TOTP secret in groups after an OTP label and its colon ("2FA seed: k7ho 3pbx ...")."""
-    colon = low.find(":", m.end(), m.end() + 48)
+    """A TOTP secret in groups after an OTP label and its colon or "is" ("2FA seed: k7ho 3pbx ...",
+    "the TOTP seed is k7ho 3pbx ...")."""
+    sign = _OTP_SIGN.search(low, m.end(), min(len(low), m.end() + 48))
+    colon = sign.end() - 1 if sign else -1
     groups = _BASE32_GROUPS.search(low, colon + 1, colon + 200) if colon >= 0 else None
     if groups and groups.start() - colon <= 4:
         joined = groups.group().replace(" ", "").replace("-", "")
@@ -643,6 +663,10 @@ _HTML_CELL = lazy(r"<t(?P<h>[hd])(?:[ \t][^<>]{0,200})?>[ \t\r\n]{0,8}(?P<cell>[
 # (attributes allowed: FileZilla's `<Pass encoding="base64">` holds the password in base64)
 _XML_ELEMENT = lazy(r"<(?P<name>(?:[A-Za-z][\w.-]{0,30}:)?[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>"
                    r"(?P<value>[^<>\s][^<>\n]{0,199})</(?P=name)>")
+# a value in a child element that says only "the value" (Windows unattend.xml's
+# `<AdministratorPassword><Value>X</Value>`): the parent's name labels it
+_XML_PARENT_VALUE = lazy(r"<(?P<name>(?:[A-Za-z][\w.-]{0,30}:)?[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>[ \t\r\n]{0,200}"
+                         r"<(?P<child>(?i:value|val|data|string|text))>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=child)>")
 
 
 def _cells(line: str) -> list[str]:
@@ -704,7 +728,7 @@ def xml_elements(text: str) -> Iterator[Span]:
     """``<password>X</password>``: an element named for a credential holding a literal."""
     if "</" not in text:
         return
-    for m in _XML_ELEMENT.finditer(text):
+    for m in itertools.chain(_XML_ELEMENT.finditer(text), _XML_PARENT_VALUE.finditer(text)):
         cls = key_class(m.group("name").rsplit(":", 1)[-1])  # (`wsse:Password`: the local name)
         if cls in ("password", "secret", "key"):
             kind = judge(cls, "=", m.group("value"), quoted=True, code=False, ends=True)
@@ -714,11 +738,28 @@ def xml_elements(text: str) -> Iterator[Span]:
 
 # A PIN, PUK, passcode or door code and its digits (a YubiKey's PIN "is" six digits, a keypad
 # code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
-# upper-case PIN and PUK count, with four digits or more.
+# upper-case PIN and PUK count, with four digits or more. A lock's or an alarm's code in the
+# languages the gate reads (Spanish "código de la alarma", French "digicode", German "Türcode",
+# Polish "kod do drzwi", Swedish "portkod"), whose or which one after it ("der Firmenkarte", "at
+# the warehouse"), then "is" in those languages; a safe's combination written as a lock's dial
+# numbers (`12-34-56`).
+_CODE_OF = (r"alarm[ae]?|allarme|alarmu|puerta|porte|porta|portal|portail|acceso|acc[eè]s|accesso|seguridad|s[eé]curit[eé]"
+            r"|caja[ \t]fuerte|coffre|cassaforte|entrada|entr[eé]e|ingresso|candado|cadenas|garaje|garage|port[oó]n|cancello"
+            r"|drzwi|skrytki|sejfu|bramy|domofonu|furtki|szafki|gara[zż]u|dost[eę]pu|wej[sś]cia")
 _PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|(?:card|bank|debit|credit|atm|sim|phone|visa|mastercard)[ \t]{1,2}pin"
-                  r"|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe"
-                  r"|lock|unlock|entry|access|garage)[ \t]code))(?:[ \t]{1,4}(?i:for|of)[ \t]{1,4}[^\n:]{1,40}?)?"
-                  r"[ \t]{0,4}(?::|=|is|was|-)?[ \t]{0,4}(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])")
+            r"|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe|disarm|arming|security|building|lockbox|locker|padlock"
+            r"|lock|unlock|entry|access|garage)[ \t]code|digicode|portkod|d[oø]rkode"
+            r"|(?:t[üu]r|haust[üu]r|alarm|zugangs|tresor|tor|schloss|garagen)code"
+            rf"|(?:c[oó]digo|clave|code|codice|kod)[ \t]{{1,2}}(?:(?:de|del|de[ \t]la|de[ \t]l'|della|dell'|di|du|do|d')[ \t]?(?:la[ \t])?)?(?:{_CODE_OF})"
+            r"))(?:[ \t]{1,4}(?i:for|of|at|on|in|to|der|des|von|f[üu]r|am|im|de|del|da|do|dla|w|we|na|till|f[öo]r|p[åa]|di|du)"
+            r"[ \t]{1,4}[^\n:]{1,40}?)?"
+            r"[ \t]{0,4}(?::|=|is|was|-|(?i:es|ist|lautet|est|[eèé]|to|jest|[äa]r|er|on))?[ \t]{0,4}"
+            r"(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])"
+            # a safe's or a padlock's combination: its dial numbers, two digits apart by dashes
+            r"|(?<![A-Za-z])(?i:safe|padlock|lock|locker|tresor|caja[ \t]fuerte)(?![a-z])[^\n]{0,40}?(?i:combination|combo|kombination|combinaci[oó]n)"
+            r"[ \t]{0,4}(?::|=|is|-)?[ \t]{0,4}(?P<dial>[0-9]{1,2}(?:[ \t]?[-–][ \t]?[0-9]{1,2}){2,3})(?![\w.,:/-]?[0-9])")
+# a year or a count after a word that dates it ("door code at the gate changed in 2024")
+_DATED = lazy(r"(?<![^\W\d_])(?i:in|since|until|by|from|before|after|seit|desde|depuis|od|w)[ \t]{1,4}\Z")
 
 
 _FOUR_DIGITS = lazy(r"[0-9](?:[ \t-]?[0-9]){3}")
@@ -728,14 +769,18 @@ def pin_codes(text: str, low: str) -> Iterator[Span]:
     """A PIN, PUK or passcode named by its label and given as four to twelve digits (``low``:
     ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
     four digits are read (most memories say "code" somewhere, few beside a number)."""
-    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, ("code", " pin ", " pin:", " pin="))))
+    lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, (
+        "code", " pin ", " pin:", " pin=", "digo", "clave", "codice", "kod", "combin", "combo"))))
     for start, end in lines:
-        if not _FOUR_DIGITS.search(text, start, end):
+        if not _FOUR_DIGITS.search(text, start, end) and not ("comb" in low[start:end] and "-" in text[start:end]):
             continue
         for m in _PIN.finditer(text, start, end):
-            digits = re.sub(r"[ \t-]", "", m.group("value"))
+            group = "value" if m.group("value") else "dial"
+            if _DATED.search(text, max(0, m.start(group) - 12), m.start(group)):
+                continue
+            digits = re.sub(r"[ \t–-]", "", m.group(group))
             if len(set(digits)) > 1:  # `0000` is a default, a mask
-                yield "PIN or passcode", m.start("value"), m.end("value")
+                yield "PIN or passcode", m.start(group), m.end(group)
 
 
 # A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
@@ -1025,9 +1070,17 @@ _PASSPHRASE_FLAGS = ("-A", "-X")
 _PASSPHRASE_COMMANDS = lazy(r"snmp[a-z]{0,12}")
 
 
-def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str]) -> bool:
-    """Is a token before the ``i``-th one the name of a ``command`` (after `sudo`, a path)?"""
-    return any(command.fullmatch(t.group().rsplit("/", 1)[-1]) for t in tokens[:i])
+def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str],
+                   first: dict[int, int] | None = None) -> bool:
+    """Is a token before the ``i``-th one the name of a ``command`` (after `sudo`, a path)?
+    ``first`` caches, per command pattern, the index of its first token on the line (a line of
+    ten thousand flags is read once, not once per flag)."""
+    if first is None:
+        return any(command.fullmatch(t.group().rsplit("/", 1)[-1]) for t in tokens[:i])
+    key = id(command)
+    if key not in first:
+        first[key] = next((n for n, t in enumerate(tokens) if command.fullmatch(t.group().rsplit("/", 1)[-1])), len(tokens))
+    return first[key] < i
 
 
 def flag_credentials(text: str, low: str) -> Iterator[Span]:
@@ -1036,24 +1089,34 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
     token, after ``-u`` a random token with an empty password."""
     for start, end in lines_holding(low, _FLAG_WORDS):
         tokens = list(_SHELL_TOKEN.finditer(text, start, end))
+        first: dict[int, int] = {}
         for i, t in enumerate(tokens[1:], start=1):  # (a flag follows a command's name)
             word = t.group()
             windows = _WINDOWS_P.fullmatch(word)
             m = _ATTACHED_P.fullmatch(word) or windows
             if m:
-                value = m.group("value").strip("\"'")
-                # (`/p:` names a password whatever the command: a person's `Pelican@9430` counts there)
-                shaped = password_shaped(value) or (windows is not None and word_and_number(value, joined=True))
-                if shaped and not NAME_EQUALS.match(value) and not _PATTERN.search(value):
+                raw = m.group("value")
+                value = raw.strip("\"'")
+                quoted = raw[:1] in ("'", '"') and raw[-1:] == raw[:1]
+                # (`/p:` names a password whatever the command: a person's `Pelican@9430` counts there,
+                # and a mixed run of letters and digits; so does `-p` attached to a command that takes
+                # a password, `7z a -p'Word2024!'`)
+                named = windows is not None or _command_named(tokens, i, _PASSWORD_COMMANDS, first)
+                shaped = password_shaped(value) or (named and (word_and_number(value, joined=True) or (
+                    len(value) >= 8 and credential_like(value) and not identifier_like(value)
+                    and not is_placeholder(value, quoted=True))))
+                # (a quoted value is the password even with a `=` in it; `/p:Configuration=Release`
+                # unquoted sets a property)
+                if shaped and not (NAME_EQUALS.match(value) and not quoted) and not _PATTERN.search(value):
                     at = t.start() + word.find(value)
                     yield "password given to a command", at, at + len(value)
                 continue
             if i + 1 >= len(tokens):
                 continue
             nxt = tokens[i + 1].group()
-            passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS)
+            passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS, first)
             person = (word in ("-p", "-P", "--pass") or _OPENSSL_PASS.fullmatch(word) is not None) \
-                and _command_named(tokens, i, _PASSWORD_COMMANDS)
+                and _command_named(tokens, i, _PASSWORD_COMMANDS, first)
             if word in ("-p", "-P", "--pass") or passphrase or person:
                 value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
                 if person and value.startswith("pass:"):
@@ -1082,6 +1145,31 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 if m and password_shaped(m.group("value")) and not _PATTERN.search(m.group("value")):
                     at = tokens[i + 1].start() + nxt.find(m.group("value"))
                     yield "password given to a command", at, at + len(m.group("value"))
+
+
+# Commands that take a password as a positional argument: `htpasswd -b[c] <file> <user> <password>`,
+# `net use <drive> <share> <password> /user:<name>` (the arguments that are not flags, counted)
+_POSITIONAL = lazy(r"(?<![\w-])(?:htpasswd[ \t]{1,4}-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}(?:[ \t]{1,4}-[a-zA-Z]{1,4})*"
+                   r"(?P<hargs>(?:[ \t]{1,4}[^\s-][^\s]{0,300}){3})"
+                   r"|(?i:net)[ \t]{1,4}(?i:use)(?P<nargs>(?:[ \t]{1,4}[^\s/][^\s]{0,300}){2,3})(?=[ \t]{1,4}/(?i:user|u):))")
+
+
+def positional_passwords(text: str) -> Iterator[Span]:
+    """The password a command takes as a positional argument (see :data:`_POSITIONAL`): the last
+    argument, a literal that is not a variable, a prompt's `*` or a placeholder."""
+    if "htpasswd" not in text and "net use" not in text.lower():
+        return
+    for m in _POSITIONAL.finditer(text):
+        group = "hargs" if m.group("hargs") else "nargs"
+        args = list(_SHELL_TOKEN.finditer(text, m.start(group), m.end(group)))
+        if group == "nargs" and (len(args) < 2 or not args[-2].group().startswith("\\\\")):
+            continue  # `net use Z: \\host\share <password>`: the password after the share
+        last = args[-1]
+        value = last.group().strip("\"'")
+        if len(value) >= 6 and not value.startswith(("$", "%", "*", "<", "{")) and not is_placeholder(value, quoted=True) \
+                and not looks_fake(value):
+            at = last.start() + last.group().find(value)
+            yield "password given to a command", at, at + len(value)
 
 
 def _random_flag_value(value: str) -> bool:

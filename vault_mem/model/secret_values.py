@@ -439,6 +439,38 @@ def stored_not_secret(value: str) -> bool:
     return _STORED.match(value) is not None
 
 
+# A crypt(3)-format hash up to a point in it: `$2b$12$` (bcrypt), `$argon2id$v=19$m=65536,t=3,p=4$`,
+# `$6$<salt>$`, `$y$j9T$<salt>$`: its algorithm's id between `$` signs, then its parameters and salt
+_CRYPT_BEFORE = lazy(r"\$(?:2[abxy]?|1|5|6|7|y|gy|sha1|md5|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?)\$"
+                     r"[^\s$]{0,120}(?:\$[^\s$]{0,120}){0,4}\Z")
+
+
+def in_crypt_hash(text: str, at: int) -> bool:
+    """Does ``at`` fall in a crypt(3)-format password hash (``$2b$12$<53 characters>``, see
+    :data:`_CRYPT_BEFORE`), whose salt and digest parts look random?
+
+    Such a hash is not refused, as no stored hash is (:func:`stored_not_secret`): the gate refuses
+    what opens something as written, and a bcrypt, argon2 or sha512-crypt hash opens nothing; to
+    use it one must guess the password, at its cost factor per guess. The risk that remains (a
+    weak password guessed offline from its hash) is the same for the Django, Werkzeug and SCRAM
+    hashes this gate has always passed, and documentation shows these hashes often ("e.g.
+    `$2b$12$...`"); refusing them would refuse every note about how passwords are stored."""
+    return _CRYPT_BEFORE.search(text, max(0, at - 400), at) is not None
+
+
+# A keyboard shortcut (`Cmd+Shift+H`, `Ctrl+Alt+Del`, `Alt+F4`): modifier keys then one key,
+# joined by `+`; credential_like reads it as a symbol-holding value after a label ("the key
+# binding for 'toggle secret values' is Cmd+Shift+H")
+_KEY_CHORD = lazy(r"(?i:(?:cmd|command|ctrl|control|alt|option|opt|shift|meta|super|win|mod|hyper|fn|⌘|⌥|⇧|⌃)\+){1,4}"
+                  r"(?i:[a-z0-9]|f[0-9]{1,2}|enter|return|tab|space|esc|escape|del|delete|backspace|home|end|up|down"
+                  r"|left|right|pageup|pagedown|insert|ins|[`~,./;'\[\]\\=-])")
+
+
+def key_chord(value: str) -> bool:
+    """Is ``value`` a keyboard shortcut (see :data:`_KEY_CHORD`), not a password?"""
+    return _KEY_CHORD.fullmatch(value.strip("\"'`.,;")) is not None
+
+
 # A reference written with a symbol, not a password: a numbered thing (`Build#2041`, `Issue#4411`),
 # a package at a major version as Homebrew and npm name them (`OpenSSL@3`, `Node@20`), a ticket's
 # anchor (`JIRA-4411#comment-9912`), a class's method in Ruby's and Javadoc's notation with a

@@ -97,6 +97,7 @@ from vault_mem.model.secret_places import (
     new_values,
     csv_exports,
     flag_credentials,
+    positional_passwords,
     grouped_values,
     sentence_passwords,
     header_lists,
@@ -144,6 +145,7 @@ from vault_mem.model.secret_values import (
     credential_like,
     high_entropy,
     identifier_like,
+    in_crypt_hash,
     in_web_config,
     is_placeholder,
     looks_fake,
@@ -515,6 +517,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from call_credentials(text, low)
         yield from command_credentials(text, low)
         yield from flag_credentials(text, low)
+        yield from positional_passwords(text)
         yield from protocol_logins(text)
         yield from directive_logins(text)
         yield from keyword_credentials(text)
@@ -545,7 +548,8 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     found = list(_rule_findings(norm, low))
     found.extend((_AFTER_RULES, f) for f in _url_passwords(norm))
     found.extend((_AFTER_RULES, f) for f in _schemeless_passwords(norm))
-    found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low))
+    # (a shape's span inside a crypt-format hash is the hash's salt or digest: secret_values.in_crypt_hash)
+    found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low) if not in_crypt_hash(norm, span[1]))
     out = list(_mapped(view, iter(found)))
     # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
     # and prose joined across lines would read as values.
