@@ -90,6 +90,25 @@ def split_half(groups: dict[str, list], half: str | None) -> dict[str, list]:
     return out
 
 
+def group_vaults(mems: dict[str, list], qs: dict[str, list], embedder, prefix: str):
+    """Each group's vault in a temporary folder named ``prefix...``, its memories imported in one
+    commit and embedded: yields (group, vault, back), ``back`` mapping the vault's keys to the
+    benchmark's; each vault is closed before the next is built."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        for gi, group in enumerate(sorted(set(mems) | set(qs))):
+            root = Path(tmp) / f"g{gi}"
+            Vault.init(root, agent="bench").close()
+            vault = Vault(root, embedder=embedder)
+            try:
+                kmap = evalmod._key_map(m["key"] for m in mems[group])
+                vault.import_memories([evalmod._to_memory(m, kmap[m["key"]]) for m in mems[group]],
+                                      message="bench: import")
+                vault.sidecar.vectors.embed_pending()
+                yield group, vault, {v: k for k, v in kmap.items()}
+            finally:
+                vault.close()
+
+
 def measure(path: Path, embedder, dump=None, half: str | None = None) -> dict:
     """The figures of one benchmark file; ``dump`` (a text file) gets one JSON line per question:
     the question, its relevant keys and its top 5 hits (key, level, relevant, description, and
@@ -105,43 +124,31 @@ def measure(path: Path, embedder, dump=None, half: str | None = None) -> dict:
     rows = []
     cpu = 0.0  # process CPU of the recalls alone (ms), not the vaults' build
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="vault-mem-verdict-") as tmp:
-        for gi, group in enumerate(sorted(set(mems) | set(qs))):
-            root = Path(tmp) / f"g{gi}"
-            Vault.init(root, agent="bench").close()
-            vault = Vault(root, embedder=embedder)
-            try:
-                kmap = evalmod._key_map(m["key"] for m in mems[group])
-                back = {v: k for k, v in kmap.items()}
-                vault.import_memories([evalmod._to_memory(m, kmap[m["key"]]) for m in mems[group]],
-                                      message="bench: import")
-                vault.sidecar.vectors.embed_pending()
-                for q in qs[group]:
-                    c0 = time.process_time()
-                    res = vault.sidecar.recall(q["q"], k=10)
-                    cpu += (time.process_time() - c0) * 1000
-                    rel = {str(k) for k in q.get("relevant", [])}
-                    keys = [back.get(h.key, h.key) for h in res.hits]
-                    strong3 = [back.get(h.key, h.key) for h in res.hits[:3] if h.match == "strong"]
-                    demoted = getattr(res, "demoted", {})  # "?" from code older than RecallResult.demoted
-                    rel3 = [h for h in res.hits[:3] if back.get(h.key, h.key) in rel]
-                    lost = None if not rel or any(k in rel for k in strong3) else \
-                        demoted.get(rel3[0].key, "?") if rel3 else "ranking"
-                    rows.append({"cat": "near-miss" if not rel else str(q.get("category") or "-"),
-                                 "answerable": bool(rel), "denied": denied(res),
-                                 "denied_top_right": denied(res) and bool(keys) and keys[0] in rel,
-                                 "covered": any(k in rel for k in strong3),
-                                 "strong3": len(strong3), "strong3_rel": sum(k in rel for k in strong3),
-                                 "r5": len(rel & set(keys[:5])) / len(rel) if rel else 0.0,
-                                 "strong_any": bool(strong3), "keyword_only": res.keyword_only, "lost": lost})
-                    if dump is not None:
-                        dump.write(json.dumps({"file": path.name, "q": q["q"], "relevant": sorted(rel),
-                                               "category": rows[-1]["cat"],
-                                               "top5": [[k, h.match, k in rel, h.description[:120],
-                                                         demoted.get(h.key)]
-                                                        for k, h in zip(keys, res.hits[:5])]}) + "\n")
-            finally:
-                vault.close()
+    for group, vault, back in group_vaults(mems, qs, embedder, "vault-mem-verdict-"):
+        for q in qs[group]:
+            c0 = time.process_time()
+            res = vault.sidecar.recall(q["q"], k=10)
+            cpu += (time.process_time() - c0) * 1000
+            rel = {str(k) for k in q.get("relevant", [])}
+            keys = [back.get(h.key, h.key) for h in res.hits]
+            strong3 = [back.get(h.key, h.key) for h in res.hits[:3] if h.match == "strong"]
+            demoted = getattr(res, "demoted", {})  # "?" from code older than RecallResult.demoted
+            rel3 = [h for h in res.hits[:3] if back.get(h.key, h.key) in rel]
+            lost = None if not rel or any(k in rel for k in strong3) else \
+                demoted.get(rel3[0].key, "?") if rel3 else "ranking"
+            rows.append({"cat": "near-miss" if not rel else str(q.get("category") or "-"),
+                         "answerable": bool(rel), "denied": denied(res),
+                         "denied_top_right": denied(res) and bool(keys) and keys[0] in rel,
+                         "covered": any(k in rel for k in strong3),
+                         "strong3": len(strong3), "strong3_rel": sum(k in rel for k in strong3),
+                         "r5": len(rel & set(keys[:5])) / len(rel) if rel else 0.0,
+                         "strong_any": bool(strong3), "keyword_only": res.keyword_only, "lost": lost})
+            if dump is not None:
+                dump.write(json.dumps({"file": path.name, "q": q["q"], "relevant": sorted(rel),
+                                       "category": rows[-1]["cat"],
+                                       "top5": [[k, h.match, k in rel, h.description[:120],
+                                                 demoted.get(h.key)]
+                                                for k, h in zip(keys, res.hits[:5])]}) + "\n")
     out = {"file": path.name, **({"half": half} if half else {}), "seconds": round(time.perf_counter() - t0, 1),
            "cpu_ms_per_recall": round(cpu / len(rows), 2) if rows else None, **figures(rows)}
     out["by_category"] = {c: figures([r for r in rows if r["cat"] == c]) for c in sorted({r["cat"] for r in rows})}

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_verdict import HALVES, split_half  # bench/ is on sys.path when run as a script
+from bench_verdict import HALVES, group_vaults, split_half  # bench/ is on sys.path when run as a script
 from embed_cache import CachedEmbedder
 
 from vault_mem.config import EmbedderConfig
@@ -39,7 +38,6 @@ from vault_mem.embed.registry import get_embedder
 from vault_mem.index import levels as levels_mod
 from vault_mem.index import search as search_mod
 from vault_mem.ops import eval as evalmod
-from vault_mem.vault.core import Vault
 
 TOP = 10  # hits kept per question (recall's k)
 BEST_COSINES = 12  # the query's best cosines kept
@@ -79,33 +77,22 @@ def record(path: Path, embedder) -> list[dict]:
         qs[str(q.get("group", ""))].append({**q, "_n": n})
     tune = {q["_n"] for g in split_half(dict(qs), "tune").values() for q in g}
     out = []
-    with tempfile.TemporaryDirectory(prefix="vault-mem-records-") as tmp, capture() as seen:
-        for gi, group in enumerate(sorted(set(mems) | set(qs))):
-            root = Path(tmp) / f"g{gi}"
-            Vault.init(root, agent="bench").close()
-            vault = Vault(root, embedder=embedder)
-            try:
-                kmap = evalmod._key_map(m["key"] for m in mems[group])
-                back = {v: k for k, v in kmap.items()}
-                vault.import_memories([evalmod._to_memory(m, kmap[m["key"]]) for m in mems[group]],
-                                      message="bench: import")
-                vault.sidecar.vectors.embed_pending()
-                key_of = dict(vault.sidecar.db.execute("SELECT id, key FROM files").fetchall())
-                for q in qs[group]:
-                    seen.clear()
-                    res = vault.sidecar.recall(q["q"], k=TOP)
-                    rel = {str(k) for k in q.get("relevant", [])}
-                    rec = {"file": path.name, "group": group, "q": q["q"], "category": q.get("category"),
-                           "half": "tune" if q["_n"] in tune else "report", "rel": sorted(rel),
-                           "memories": len(mems[group]), "keys": [back.get(h.key, h.key) for h in res.hits],
-                           "floor": None, "best_cosines": [], "hits": []}
-                    if "ev" in seen:
-                        rec.update(_evidence(seen, back, key_of, rel))
-                        if [h["key"] for h in rec["hits"]] != rec["keys"]:
-                            raise AssertionError(f"records out of step with the recall for {q['q']!r}")
-                    out.append(rec)
-            finally:
-                vault.close()
+    with capture() as seen:
+        for group, vault, back in group_vaults(mems, qs, embedder, "vault-mem-records-"):
+            key_of = dict(vault.sidecar.db.execute("SELECT id, key FROM files").fetchall())
+            for q in qs[group]:
+                seen.clear()
+                res = vault.sidecar.recall(q["q"], k=TOP)
+                rel = {str(k) for k in q.get("relevant", [])}
+                rec = {"file": path.name, "group": group, "q": q["q"], "category": q.get("category"),
+                       "half": "tune" if q["_n"] in tune else "report", "rel": sorted(rel),
+                       "memories": len(mems[group]), "keys": [back.get(h.key, h.key) for h in res.hits],
+                       "floor": None, "best_cosines": [], "hits": []}
+                if "ev" in seen:
+                    rec.update(_evidence(seen, back, key_of, rel))
+                    if [h["key"] for h in rec["hits"]] != rec["keys"]:
+                        raise AssertionError(f"records out of step with the recall for {q['q']!r}")
+                out.append(rec)
     return out
 
 
