@@ -163,14 +163,17 @@ def test_a_write_s_checks_after_the_first_read_only_new_processes_yet_miss_no_gi
     to exec git when it was taken (the one a pid check alone would miss).
 
     The second case holds the process before its exec until the first listing is taken (a
-    gate, never a fixed sleep), and ``YOUNG_S`` is widened: with 0.1 s, a listing that a loaded
-    machine ran more than 0.1 s after the process started found it old, not young, and the
-    test failed (1 run in 20 at load 6) for the timing, not the rule. That it was young at
-    the listing is checked, not assumed."""
+    gate, never a fixed sleep), and ``YOUNG_S`` is widened to 10 s: with 0.1 s, a listing that
+    a loaded machine ran more than 0.1 s after the process started found it old, not young, and
+    the test failed (1 run in 20 at load 6) for the timing, not the rule. That it was young at
+    the listing is checked, not assumed, and so is that older processes stay out of the young
+    (a cut-off of 60 s had let every process count as young)."""
     from vault_mem.store import gitprocs
 
     monkeypatch.setattr(gitprocs, "REUSE_S", 60.0)  # no full listing by age: only the rule is tested
-    monkeypatch.setattr(procs, "YOUNG_S", 60.0)  # young at the first listing, however loaded the machine
+    # young at the first listing however loaded the machine, while older processes (pid 1, the
+    # test's own) stay old: the second check must still read fewer than every process
+    monkeypatch.setattr(procs, "YOUNG_S", 10.0)
     git(tmp_path, "init", "-q")
     toplevel = tmp_path.resolve()
     watch = gitprocs.GitWatch(toplevel)
@@ -186,6 +189,7 @@ def test_a_write_s_checks_after_the_first_read_only_new_processes_yet_miss_no_gi
         wait_for(lambda: procs.process_name(proc.pid) not in (None, "git"), 60, "the child before its exec")
         assert gitprocs.running_git_commit(toplevel, watch) is None  # it is python yet, and young
         assert str(proc.pid) in watch._last.young
+        assert watch._last.pids is None or len(watch._last.young) < len(watch._last.pids)  # the age cut-off cuts
         held.unlink()  # now it execs git
     try:
         wait_for(lambda: (tmp_path / ".git" / "COMMIT_EDITMSG").exists(), 60, "the commit at its editor")
