@@ -826,23 +826,35 @@ for t in ("preference", "fact", "decision", "procedure"):
         toml = root / "vault.toml"
         toml.write_text(re.sub(r"budget_tokens = \d+", f"budget_tokens = {budget}", toml.read_text()))
         subprocess.run([PY, "-m", "vault_mem", "index", "--write"], cwd=root, env=env, capture_output=True)
-        hook = subprocess.run([PY, "-m", "vault_mem", "hook", "session-start", "--vault", str(root)], cwd=root,
-                              env=env, capture_output=True, text=True,
-                              input=json.dumps({"hook_event_name": "SessionStart", "cwd": str(root)}))
-        try:
-            context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
-        except (ValueError, KeyError):
+        context, err = session_context(root, env)
+        if context is None:
             context = ""
-            bad.append(f"budget {budget}: the session-start hook gave no context ({hook.stderr.strip()[-200:]})")
+            bad.append(f"budget {budget}: the session-start hook gave no context ({err})")
         for name, text in (("INDEX.md", (root / "INDEX.md").read_text()), ("session context", context)):
             for _, title in SECTIONS:
-                part = text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0] if f"## {title}\n" in text else ""
-                lines = sum(1 for line in part.splitlines() if line.startswith("- "))
-                more = re.search(r"^\+(\d+) more", part, re.MULTILINE)
-                if lines == 0 or lines + (int(more.group(1)) if more else 0) != 100:
-                    bad.append(f"budget {budget}: {name} lists {lines} of {title}"
-                               f"{' +' + more.group(1) + ' more' if more else ''}")
+                lines, more = section_listing(text, title)
+                if lines == 0 or lines + more != 100:
+                    bad.append(f"budget {budget}: {name} lists {lines} of {title}{f' +{more} more' if more else ''}")
     return bad
+
+
+def session_context(root: Path, env: dict[str, str]) -> tuple[str | None, str]:
+    """(the context the session-start hook gives an agent in ``root``, None when it gave none;
+    the end of its stderr)."""
+    hook = subprocess.run([PY, "-m", "vault_mem", "hook", "session-start", "--vault", str(root)], cwd=root,
+                          env=env, capture_output=True, text=True,
+                          input=json.dumps({"hook_event_name": "SessionStart", "cwd": str(root)}))
+    try:
+        return json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"], hook.stderr.strip()[-200:]
+    except (ValueError, KeyError):
+        return None, hook.stderr.strip()[-200:]
+
+
+def section_listing(text: str, title: str) -> tuple[int, int]:
+    """(lines listed, N of its "+N more") under ``## title`` in an INDEX.md or a session context."""
+    part = text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0] if f"## {title}\n" in text else ""
+    more = re.search(r"^\+(\d+) more", part, re.MULTILINE)
+    return sum(1 for line in part.splitlines() if line.startswith("- ")), int(more.group(1)) if more else 0
 
 
 def main(argv: list[str] | None = None) -> int:

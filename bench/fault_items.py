@@ -43,6 +43,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from chaos import section_listing, session_context  # bench/ is on sys.path when run as a script
+
 HERE = Path(__file__).resolve().parent
 CODE = HERE.parent
 PY = sys.executable
@@ -425,25 +427,19 @@ def item_index400(work: Path, bad: list[str]) -> None:
         if budget is not None:
             toml.write_text(re.sub(r"budget_tokens = \d+", f"budget_tokens = {budget}", toml.read_text()))
             vm(root, env, "index", "--write")
-        hook, _ = vm(root, env, "hook", "session-start",
-                     input=json.dumps({"hook_event_name": "SessionStart", "cwd": str(root)}))
-        try:
-            context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
-        except (ValueError, KeyError):
+        context, err = session_context(root, env)
+        if context is None:
             context = ""
-            bad.append(f"index400: budget {budget}: no session-start context ({hook.stderr.strip()[-200:]})")
+            bad.append(f"index400: budget {budget}: no session-start context ({err})")
         shown = []
         for name, text in (("INDEX.md", (root / "INDEX.md").read_text()), ("context", context)):
             counts = []
             for title in SECTIONS:
-                part = text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0] if f"## {title}\n" in text else ""
-                lines = sum(1 for line in part.splitlines() if line.startswith("- "))
-                more = re.search(r"^\+(\d+) more", part, re.MULTILINE)
-                total = lines + (int(more.group(1)) if more else 0)
-                counts.append(f"{lines}+{int(more.group(1)) if more else 0}")
-                if lines == 0 or total != 100:
+                lines, more = section_listing(text, title)
+                counts.append(f"{lines}+{more}")
+                if lines == 0 or lines + more != 100:
                     bad.append(f"index400: budget {budget or 'default'}: {name} {title}: {lines} lines, "
-                               f"{'+' + more.group(1) + ' more' if more else 'no +N more'}")
+                               f"{f'+{more} more' if more else 'no +N more'}")
             shown.append(f"{name} {'/'.join(counts)} ({len(text)} chars)")
         print(f"index400: budget {budget or 'default (2000)'}: " + "; ".join(shown))
 
