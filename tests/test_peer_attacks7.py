@@ -236,10 +236,8 @@ def test_list_and_log_mark_what_a_peer_wrote(tmp_path):
     assert all(e["trusted"] for e in entries if MARK not in e["subject"]), entries
 
 
-def test_the_persons_own_squash_stays_the_persons(tmp_path):
-    """A squash of the person's own branch that merged nothing is recorded: its memory stays
-    trusted (the tip's texts are the commit's)."""
-    mine, _ = person_and_peer(tmp_path)
+def _squash_my_shell_branch(mine) -> None:
+    """The person's own branch (a new memory, `shell`) squashed onto main, not yet committed."""
     git(mine, "checkout", "-q", "-b", "side")
     (mine / "facts").mkdir(exist_ok=True)
     (mine / "facts" / "shell.md").write_text("---\ndescription: Uses fish as the login shell\n---\n")
@@ -247,6 +245,13 @@ def test_the_persons_own_squash_stays_the_persons(tmp_path):
     git(mine, "commit", "-q", "-m", "my shell")
     git(mine, "checkout", "-q", "-f", "main")
     git(mine, "merge", "-q", "--squash", "side")
+
+
+def test_the_persons_own_squash_stays_the_persons(tmp_path):
+    """A squash of the person's own branch that merged nothing is recorded: its memory stays
+    trusted (the tip's texts are the commit's)."""
+    mine, _ = person_and_peer(tmp_path)
+    _squash_my_shell_branch(mine)
     git(mine, "commit", "-q", "-m", "squash my branch")
     found = json.loads(cli("recall", "--vault", str(mine), "--json", "fish login shell").stdout)
     assert next(h for h in found["hits"] if h["key"] == "shell")["trusted"] is True
@@ -372,13 +377,7 @@ def test_a_mark_of_a_commit_that_never_was_counts_for_nothing(tmp_path):
     clear it) was checked against that stale tip, its new text judged a peer's. A mark counts
     only for the git process that left it."""
     mine, _ = person_and_peer(tmp_path)
-    git(mine, "checkout", "-q", "-b", "side")
-    (mine / "facts").mkdir(exist_ok=True)
-    (mine / "facts" / "shell.md").write_text("---\ndescription: Uses fish as the login shell\n---\n")
-    git(mine, "add", "facts/shell.md")
-    git(mine, "commit", "-q", "-m", "my shell")
-    git(mine, "checkout", "-q", "-f", "main")
-    git(mine, "merge", "-q", "--squash", "side")
+    _squash_my_shell_branch(mine)
     proc = subprocess.run(["git", "commit", "-q", "-e", "-m", "x"], cwd=mine, capture_output=True, text=True,
                           env={**os.environ, "GIT_EDITOR": "false"})
     assert proc.returncode != 0, proc.stdout  # the editor failed: no commit, after pre-commit ran
