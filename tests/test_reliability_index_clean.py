@@ -247,3 +247,59 @@ def test_a_committed_index_md_the_files_never_gave_is_not_kept_as_heads(tmp_path
     assert r.returncode == 1 and "INDEX.md does not match the files" in r.stdout + r.stderr, r.stdout + r.stderr
     assert run_cli("reindex", cwd=root).returncode == 0
     assert "evil.example" not in index.read_text()
+
+
+def test_a_checkout_seen_between_its_files_and_its_head_leaves_the_work_tree_clean(tmp_path, monkeypatch):
+    """git's checkout writes the work tree and the index first and moves HEAD last: a daemon that
+    catches the files in between finds them differing from HEAD (the old branch), writes the
+    files' INDEX.md (an expiry shown), and must look again once HEAD moved, where HEAD's is kept.
+    (Seen in CI as ' M INDEX.md' after a plain `git checkout main`; here the two halves of the
+    checkout are made by hand so the window is not left to timing.)"""
+    from test_daemon import start_daemon, stop
+
+    root = tmp_path / "vault"
+    _expired_memory_on_two_branches(root, monkeypatch)
+    daemon = start_daemon(root, VAULT_MEM_QUIET_SECONDS="60", VAULT_MEM_DEBOUNCE_MS="20")
+    try:
+        _caught_up(root)
+        assert git(root, "status", "--porcelain") == "", daemon_log(daemon)[-2000:]
+        git(root, "read-tree", "-u", "-m", "side")  # the files and the index of side; HEAD still main's
+        _caught_up(root)
+        git(root, "symbolic-ref", "HEAD", "refs/heads/side")  # then HEAD, as git's checkout does last
+        _caught_up(root)
+        assert git(root, "status", "--porcelain") == "", daemon_log(daemon)[-2000:]
+        git(root, "read-tree", "-u", "-m", "main")
+        _caught_up(root)
+        git(root, "symbolic-ref", "HEAD", "refs/heads/main")
+        _caught_up(root)
+        assert git(root, "status", "--porcelain") == "", daemon_log(daemon)[-2000:]
+    finally:
+        rc, log = stop(daemon)
+    assert rc == 0 and "Traceback" not in log, log[-2000:]
+    assert "temp-fact" in git(root, "show", "HEAD:INDEX.md")  # nobody committed the expiry
+
+
+def test_a_keeper_reading_between_a_checkouts_files_and_its_head_leaves_the_work_tree_clean(tmp_path, monkeypatch):
+    """The same window for a reader that keeps the vault with its own watcher (the MCP server
+    with no daemon): a read between the checkout's files and its HEAD writes the files'
+    INDEX.md, and the first read after HEAD moved puts HEAD's back."""
+    from vault_mem.daemon.keeper import Keeper
+
+    root = tmp_path / "vault"
+    _expired_memory_on_two_branches(root, monkeypatch)
+    vault = Vault(root)
+    keeper = Keeper(vault)
+    keeper.start_in_background(lambda: Vault(root))
+    vault.kept_current = keeper.catch_up
+    try:
+        vault.list()
+        assert keeper.mode == "watching"
+        assert git(root, "status", "--porcelain") == ""
+        git(root, "read-tree", "-u", "-m", "side")
+        vault.list()
+        git(root, "symbolic-ref", "HEAD", "refs/heads/side")
+        vault.list()
+        assert git(root, "status", "--porcelain") == ""
+    finally:
+        keeper.close()
+        vault.close()

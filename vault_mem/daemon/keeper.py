@@ -84,6 +84,7 @@ class Applied:
     report: ReconcileReport | None  # None: nothing was read
     full: bool                      # the whole vault was reconciled
     git_changed: bool               # HEAD, its branch or a git operation changed
+    moved: bool = False             # ... by something other than a vault-mem commit (a person's git)
 
 
 class BatchApplier:
@@ -101,13 +102,14 @@ class BatchApplier:
         full = bool(batch.folders) or batch.overflow or batch.config
         if batch.folders or batch.overflow:
             self.watcher.sync_folder_watches(batch.folders)
-        git_changed = False
+        git_changed = moved = False
         if batch.git:
             token = git_token(vault)
             if token != self.token:
                 git_changed = True
                 own_commit = token[0] == vault.sidecar.get_meta("head") and token[1:] == self.token[1:]
                 full |= not own_commit  # an agent write already refreshed its own files
+                moved = not own_commit
                 self.token = token
         with vault.lock:
             if not git_busy(vault):
@@ -119,7 +121,7 @@ class BatchApplier:
                 report = vault.sidecar.refresh_paths(sorted(batch.paths), embed=False)
             if full:
                 report = combined(report, vault.sidecar.reconcile(embed=False))
-        return Applied(report, full, git_changed)
+        return Applied(report, full, git_changed, moved)
 
 
 def changes_so_far(watcher: VaultWatcher, batcher: Batcher, timeout: float = FENCE_TIMEOUT_S) -> Batch:
@@ -327,8 +329,8 @@ class Keeper:
         self.stats["batches"] += 1
         self.stats["full"] += applied.full
         changed = applied.report is not None and applied.report.changed
-        if changed:
-            self._index_owed = True
+        if changed or applied.moved:  # moved: INDEX.md looked at again against the new HEAD
+            self._index_owed = True    # (written between a checkout's files and its HEAD, say)
         return bool(changed or applied.full or applied.git_changed)
 
     def _write_owed_index(self) -> None:

@@ -415,7 +415,11 @@ class Daemon:
                 log.info("vault-mem: %s%s: %d added, %d updated, %d removed, %d unchanged (%.0f ms)",
                          why or "reconciled", "" if full else f" {batch.describe()}", report.added,
                          report.updated, report.removed, report.unchanged, ms)
-        if (report is not None and report.changed) or batch.index_file or why:
+        if (report is not None and report.changed) or batch.index_file or why or applied.moved:
+            # applied.moved: a person's git operation moved HEAD, whether or not a file changed
+            # now. A checkout writes the files first and HEAD last: INDEX.md written in between
+            # (the files differing from the old HEAD) is looked at again against the new one
+            # (steps.committed_index_kept), or it stood modified
             self._index_stale = True
         self._flush_index()
         if self.autocommit and git_changed and self._applier.token[0] != self.vault.sidecar.get_meta("head"):
