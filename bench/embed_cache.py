@@ -22,11 +22,14 @@ from vault_mem.embed.base import Embedder, Kind
 
 
 class CachedEmbedder(Embedder):
-    """``inner`` with a (model, kind, text) -> vector cache in the SQLite file ``path``."""
+    """``inner`` with a (model, kind, text) -> vector cache in the SQLite file ``path``.
+    ``cache_id``: the model's name in the cache when its ``model_id`` names something that
+    changes from run to run (a server on a free port: ``openai:MODEL@http://127.0.0.1:PORT``)."""
 
-    def __init__(self, inner: Embedder, path: Path) -> None:
+    def __init__(self, inner: Embedder, path: Path, cache_id: str | None = None) -> None:
         self.inner = inner
         self.model_id = inner.model_id
+        self.cache_id = cache_id or inner.model_id
         self.dimensions = inner.dimensions
         self.batch_size = inner.batch_size
         for name in ("min_similarity",):
@@ -37,7 +40,7 @@ class CachedEmbedder(Embedder):
         self.conn.execute("CREATE TABLE IF NOT EXISTS v (h TEXT PRIMARY KEY, vec BLOB)")
 
     def _hash(self, text: str, kind: str) -> str:
-        return hashlib.sha256(f"{self.model_id}\x00{kind}\x00{text}".encode()).hexdigest()
+        return hashlib.sha256(f"{self.cache_id}\x00{kind}\x00{text}".encode()).hexdigest()
 
     def embed_batch(self, texts: Sequence[str], *, kind: Kind = "document") -> np.ndarray:
         hashes = [self._hash(t, kind) for t in texts]
