@@ -6,6 +6,7 @@ CLI and git with vault-mem's hooks. Each test fails on the code before its fix."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -153,3 +154,43 @@ def test_a_text_git_merged_into_the_persons_uncommitted_edit_is_not_the_persons(
         git(mine, "commit", "-q", "-am", "my editor")
     assert MARK not in _hook(mine, "user-prompt-submit", prompt=PROMPT)
     assert _recalled(mine, "Helix main editor", "editor-choice")["trusted"] is False
+
+
+def _join_by_pull(folder, remote) -> None:
+    git(folder.parent, "init", "-q", str(folder))
+    git(folder, "remote", "add", "origin", str(remote))
+    git(folder, "pull", "-q", "origin", "main")
+
+
+def _join_by_fetch_and_checkout(folder, remote) -> None:
+    git(folder.parent, "init", "-q", str(folder))
+    git(folder, "remote", "add", "origin", str(remote))
+    git(folder, "fetch", "-q", "origin")
+    git(folder, "reset", "-q", "--hard", "origin/main")
+
+
+@pytest.mark.parametrize("join", [_join_by_pull, _join_by_fetch_and_checkout], ids=["init-pull", "init-fetch-reset"])
+def test_a_repository_joined_without_git_clone_starts_with_no_commit_of_its_own(tmp_path, join):
+    """A person who joins a shared vault with `git init` and `git pull` (or a fetch and a reset)
+    instead of `git clone`: the record of commits made here was seeded as for a vault made here
+    before the record existed (git's log of HEAD did not begin with `clone:`), with every commit of
+    its history by this machine's emails, vault-mem's default agent email among them. A peer's
+    commit under `agent@vault-mem.local` then passed as this machine's agent: its pinned memory
+    reached the session context and the prompt hook."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "procedures").mkdir(exist_ok=True)
+    (peer / "procedures" / "deploy.md").write_text(PEER_TEXT)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "vault-mem agent", "GIT_AUTHOR_EMAIL": "agent@vault-mem.local"}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "remember: deploy"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
+    joined = tmp_path / "joined"
+    join(joined, tmp_path / "remote.git")
+    assert cli("hooks", "install", "--vault", str(joined)).returncode == 0
+    assert _recalled(joined, "release script deploys", "deploy")["trusted"] is False
+    start = _hook(joined, "session-start", source="startup")
+    assert "release script" not in start and "deploy" not in start.split("Left out above")[0], start
+    assert MARK not in _hook(joined, "user-prompt-submit", prompt="how do deploys go through the release script")
+    # what the person writes there is theirs
+    assert cli("--vault", str(joined), "remember", "shell-choice", "--type", "preference",
+               "-d", "Uses fish as the login shell").returncode == 0
+    assert _recalled(joined, "fish login shell", "shell-choice")["trusted"] is True
