@@ -130,11 +130,11 @@ def test_the_persons_edit_while_their_merge_stands_stays_the_persons(tmp_path):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "open: git's stash apply (`git pull --autostash`, `git stash pop`) merges the peer's change into "
-    "the person's uncommitted edit, and on disk that is the person's edit of a peer's text, which the "
-    "design makes the person's (test_peer_attacks5's test_the_persons_edit_of_a_squashed_peer_text_is_"
-    "the_persons); telling them apart needs the stash's trace, which git removes, or a new rule for "
-    "edits of a peer's text: a decision for the lead"))
+    "known limit (store/provenance.py, 'Not told apart'): git's stash apply (`git pull --autostash`, "
+    "`git stash pop`) merges the peer's change into the person's uncommitted edit, and on disk that is "
+    "the person's edit of a peer's text, which the design makes the person's (test_peer_attacks5's "
+    "test_the_persons_edit_of_a_squashed_peer_text_is_the_persons); telling them apart needs the "
+    "stash's trace, which git removes, or a new rule for edits of a peer's text: the lead's decision"))
 @pytest.mark.parametrize("commit", [False, True])
 def test_a_text_git_merged_into_the_persons_uncommitted_edit_is_not_the_persons(tmp_path, commit):
     """The person's `git pull --rebase --autostash` (or `rebase.autoStash`, or a `git stash pop`
