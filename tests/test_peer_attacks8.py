@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import cli, git, person_and_peer, push_as_peer
+from conftest import ROOT, cli, git, person_and_peer, push_as_peer
 
 MARK = "MARK-8e52"
 PEER_TEXT = ("---\ndescription: Deploys go through the release script\ntype: procedure\npinned: true\n---\n"
@@ -194,3 +196,48 @@ def test_a_repository_joined_without_git_clone_starts_with_no_commit_of_its_own(
     assert cli("--vault", str(joined), "remember", "shell-choice", "--type", "preference",
                "-d", "Uses fish as the login shell").returncode == 0
     assert _recalled(joined, "fish login shell", "shell-choice")["trusted"] is True
+
+
+#: the Claude Code plugin and the example settings this repository ships
+PLUGIN = ROOT / "hooks" / "claude-code" / "plugin"
+EXAMPLE_SETTINGS = ROOT / "hooks" / "claude-code" / "settings.json"
+
+
+def _commands(settings: dict) -> list[str]:
+    return [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
+
+
+def test_the_shipped_claude_code_plugin_runs_nothing_of_the_vault_under_an_empty_pythonpath_entry(tmp_path):
+    """The hook commands `vault-mem connect` writes drop PYTHONPATH (test_exec_boundary.py), but the
+    Claude Code plugin in hooks/claude-code/plugin (and the example settings beside it) ran a bare
+    `vault-mem hook ...` and `vault-mem mcp` with the person's environment, in the project: with an
+    empty PYTHONPATH entry (what `export PYTHONPATH=$PYTHONPATH:/x` leaves when it was unset)
+    Python put the vault ahead of its own modules, and a clone's `encodings/__init__.py` from a
+    peer ran at every session start, before any line of vault-mem."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    mine, peer = person_and_peer(tmp_path)
+    for rel in ("encodings/__init__.py", "json/__init__.py", "re.py", "sitecustomize.py"):
+        (peer / rel).parent.mkdir(parents=True, exist_ok=True)
+        (peer / rel).write_text(f"import posix\nposix.close(posix.open({str(markers / rel.split('/')[0])!r}, "
+                                "posix.O_CREAT | posix.O_WRONLY, 0o644))\n")
+    push_as_peer(peer, "a peer's modules")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(clone))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(PYTHONPATH=os.pathsep, PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
+               HOME=str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    commands = _commands(json.loads((PLUGIN / "hooks" / "hooks.json").read_text()))
+    commands += [c.replace('"$HOME/agent-memory"', str(clone))
+                 for c in _commands(json.loads(EXAMPLE_SETTINGS.read_text()))]
+    for command in commands:
+        payload = {"hook_event_name": "SessionStart", "cwd": str(clone), "prompt": "which editor", "source": "startup"}
+        proc = subprocess.run(["sh", "-c", command], cwd=clone, input=json.dumps(payload), env=env,
+                              capture_output=True, text=True, timeout=180, check=False)
+        assert sorted(p.name for p in markers.iterdir()) == [], command
+        assert proc.returncode == 0, (command, proc.stderr)
+    server = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]["vault-mem"]
+    subprocess.run([server["command"], *server["args"]], cwd=clone, input="", env={**env, **server.get("env", {})},
+                   capture_output=True, text=True, timeout=180, check=False)
+    assert sorted(p.name for p in markers.iterdir()) == []
