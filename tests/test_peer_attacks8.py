@@ -241,3 +241,33 @@ def test_the_shipped_claude_code_plugin_runs_nothing_of_the_vault_under_an_empty
     subprocess.run([server["command"], *server["args"]], cwd=clone, input="", env={**env, **server.get("env", {})},
                    capture_output=True, text=True, timeout=180, check=False)
     assert sorted(p.name for p in markers.iterdir()) == []
+
+
+def test_a_commit_over_the_bound_is_refused_by_sync_with_nothing_changed(tmp_path):
+    """A peer's commit of a 1.5 MB message (any size up to the fetch's 512 MB bound: git holds
+    the object whole): sync took it, then every command read it whole while it was the last to
+    change vault.toml (the pending-settings notice names that commit; a 19 MB message cost each
+    command 50 MB more) and `vault-mem log` took 12 s of CPU and 373 MB. Now sync refuses it by
+    id and size, and a memory the same push brings is not taken either."""
+    from vault_mem.sync.replay import MAX_COMMIT_BYTES
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "notes").mkdir(exist_ok=True)
+    (peer / "notes" / "peer-note.md").write_text("---\ndescription: a peer's note\ntype: note\n---\nNote.\n")
+    path = peer / "vault.toml"
+    path.write_text(path.read_text().replace("k = 5", "k = 6"))
+    message = tmp_path / "message.txt"
+    message.write_text("tidy\n\n" + "padding " * (MAX_COMMIT_BYTES // 8 + 1000))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@peer.example"}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-F", str(message)], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
+    big = git(peer, "rev-parse", "HEAD").strip()
+    head = git(mine, "rev-parse", "HEAD")
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert big[:10] in r.stderr and str(MAX_COMMIT_BYTES) in r.stderr and "nothing changed" in r.stderr, r.stderr
+    assert git(mine, "rev-parse", "HEAD") == head and not (mine / "notes" / "peer-note.md").exists()
+    # a person's plain `git pull` takes it anyway: the notice names the commit, read without its message
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    listed = cli("list", "--vault", str(mine))
+    assert listed.returncode == 0 and f"commit {big[:10]}" in listed.stderr, listed.stderr
