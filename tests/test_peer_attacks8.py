@@ -1,7 +1,12 @@
-"""An eighth attack run by a sync peer (issue 23): texts a peer wrote that come back into the
-vault through a commit made on this machine (an undo, a revert), and what else a push can do.
-Each through a real bare remote, a peer clone pushing with raw git, and the person using the real
-CLI and git with vault-mem's hooks. Each test fails on the code before its fix."""
+"""An eighth attack run by a sync peer (issue 23): each through a real bare remote, a peer clone
+pushing with raw git, and the person using the real CLI, plain git with vault-mem's hooks, the
+agent hooks as an agent runs them and the real Claude Code CLI against a stand-in model. What
+worked: a text git merged in the person's own conflicted merge, a repository joined with `git
+init` and `git pull`, the Claude Code plugin shipped here under an empty PYTHONPATH entry, the MCP
+server's structured content (which Claude Code hands the model in place of the fenced text), and
+a commit over any bound; each such test fails on the code before its fix. The autostash case is
+a known limit, pinned; the undo case and the person's own merge held or must keep holding.
+"""
 
 from __future__ import annotations
 
@@ -33,6 +38,8 @@ def _recalled(root, query: str, key: str) -> dict:
 
 
 def test_undo_of_an_agents_update_of_a_peers_memory_keeps_the_peers_text_the_peers(tmp_path):
+    """Held (a guard): the agent replaces a peer's memory, then `undo` puts the peer's text back
+    in a commit made here; the text stays the peer's (its first author), out of the context."""
     mine, peer = person_and_peer(tmp_path)
     (peer / "procedures").mkdir(exist_ok=True)
     (peer / "procedures" / "deploy.md").write_text(PEER_TEXT)
