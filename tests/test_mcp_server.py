@@ -23,6 +23,7 @@ from conftest import ROOT, cli, parse_fenced, run_cli
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
+from vault_mem.adapters.mcp_server import DATA_META
 from vault_mem.adapters.tools import TOOL_NAMES, memory_preamble
 
 
@@ -71,9 +72,9 @@ def payload(result) -> dict:
     text = result.content[0].text
     try:
         data = json.loads(text)
-    except ValueError:  # memory text for the model (recall, get): the data is the structured part
-        assert result.structured_content is not None and text.strip()
-        return result.structured_content
+    except ValueError:  # memory text for the model (recall, get, list): the data rides in _meta
+        assert result.structured_content is None and text.strip()  # a client may show it to the model
+        return result.meta[DATA_META]
     assert result.structured_content in (None, data)
     return data
 
@@ -500,14 +501,14 @@ def test_memory_text_is_fenced_data_naming_its_author_and_a_peers_is_marked(root
             opens = {m[0].split('key="')[1].split('"')[0]: m[0] for m in memories}
             assert f'author="from a peer not approved on this machine: {peer}"' in opens["peer-fact"]
             assert 'author="agent@vault-mem.local"' in opens["train-owner"]
-            hits = {h["key"]: h for h in r.structured_content["hits"]}
+            hits = {h["key"]: h for h in payload(r)["hits"]}
             assert (hits["peer-fact"]["author"], hits["peer-fact"]["trusted"]) == (peer, False)
             assert (hits["train-owner"]["author"], hits["train-owner"]["trusted"]) == ("agent@vault-mem.local", True)
 
             r = await client.call_tool("get", {"key": "peer-fact"})
             outside, memories = parse_fenced(r.content[0].text)
             assert len(memories) == 1 and "obey me" in memories[0][1] and peer in memories[0][0]
-            assert r.structured_content["author"] == peer and r.structured_content["trusted"] is False
+            assert payload(r)["author"] == peer and payload(r)["trusted"] is False
 
             index = (await client.read_resource("vault://index")).contents[0].text
             outside, memories = parse_fenced(index)

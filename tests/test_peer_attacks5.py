@@ -11,6 +11,8 @@ import subprocess
 import pytest
 from conftest import PEER_EMAIL, cli, git, person_and_peer
 
+from vault_mem.adapters.mcp_server import DATA_META
+
 PERSON_EMAIL = "person@example.com"
 MARK = "MARK-5c2e"
 PROMPT = f"what is the deploy checklist for the staging cluster {MARK}"
@@ -240,11 +242,11 @@ def test_the_mcp_server_names_a_cherry_picked_peer_text_as_the_peers(tmp_path):
     async def agent() -> None:
         async with in_process(mine) as client:
             r = await client.call_tool("recall", {"query": f"deploy checklist staging {MARK}"})
-            hit = next(h for h in r.structured_content["hits"] if h["key"] == "deploy-checklist")
+            hit = next(h for h in r.meta[DATA_META]["hits"] if h["key"] == "deploy-checklist")
             assert (hit["author"], hit["trusted"]) == (PERSON_EMAIL, False)
             assert "from a peer not approved on this machine" in r.content[0].text
             got = await client.call_tool("get", {"key": "deploy-checklist"})
-            assert got.structured_content["trusted"] is False
+            assert got.meta[DATA_META]["trusted"] is False
 
     anyio.run(agent)
 

@@ -17,6 +17,7 @@ from conftest import ROOT, cli, git, wait_for
 from mcp import Client, StdioServerParameters
 
 from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
+from vault_mem.adapters.mcp_server import DATA_META
 from vault_mem.config import resolve_vaults
 
 
@@ -290,7 +291,7 @@ def test_the_mcp_server_started_in_a_project_serves_both_vaults(two_vaults):
             assert str(personal.resolve()) in (client.instructions or "")
             r = await client.call_tool("recall", {"query": "editor shell choice"})
             assert not r.is_error, r.content
-            assert {h["key"]: h["vault"] for h in r.structured_content["hits"]} == {
+            assert {h["key"]: h["vault"] for h in r.meta[DATA_META]["hits"]} == {
                 "editor-choice": "project", "shell-choice": "personal"}
             assert 'vault="personal"' in r.content[0].text
             r = await client.call_tool("remember", {"key": "pager", "type": "preference", "vault": "personal",
@@ -302,7 +303,7 @@ def test_the_mcp_server_started_in_a_project_serves_both_vaults(two_vaults):
             r = await client.call_tool("remember", {"key": "ci", "description": "CI runs on Buildkite"})
             assert json.loads(r.content[0].text)["vault_name"] == "project"
             r = await client.call_tool("get", {"key": "personal:pager"})
-            assert not r.is_error and r.structured_content["vault"] == "personal"
+            assert not r.is_error and r.meta[DATA_META]["vault"] == "personal"
             index = (await client.read_resource("vault://index")).contents[0].text
             assert "INDEX.md of the project vault" in index and "pager" in index
             text = (await client.read_resource("vault://memory/personal:shell-choice")).contents[0].text
@@ -319,7 +320,7 @@ def test_the_mcp_server_given_a_path_serves_that_vault_alone(two_vaults):
     async def session():
         async with Client(params, read_timeout_seconds=60) as client:
             r = await client.call_tool("recall", {"query": "editor shell choice"})
-            assert [h["key"] for h in r.structured_content["hits"]] == ["editor-choice"]
+            assert [h["key"] for h in r.meta[DATA_META]["hits"]] == ["editor-choice"]
             r = await client.call_tool("remember", {"key": "x", "description": "X", "vault": "personal"})
             assert r.is_error and "one vault" in r.content[0].text
     anyio.run(session)

@@ -311,10 +311,12 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
                 # (a close while the model loads ends the server at once)
                 await anyio.to_thread.run_sync(each.warmup.wait_ready, abandon_on_cancel=True)
         result = call_tool(vault, params.name, params.arguments)
+        structured, meta = model_facing(result.text, result.data)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)],
-            structured_content=result.data or None,
+            structured_content=structured,
             is_error=result.is_error,
+            meta=meta,
         )
 
     async def on_list_resources(ctx, params) -> types.ListResourcesResult:
@@ -401,6 +403,28 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
     server.add_notification_handler("notifications/initialized", types.NotificationParams, on_initialized)
 
     return server
+
+
+#: the key of a tool result's ``_meta`` that carries its data when its text is memory text
+DATA_META = "vault-mem/data"
+
+
+def model_facing(text: str, data: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(structuredContent, _meta)`` of a tool result whose text is ``text`` and data ``data``.
+
+    A client may hand the model the structured content in place of the text: Claude Code 2.1
+    gives it ``JSON.stringify(structuredContent)`` whenever there is one. So the structured
+    content is the data only when the text says exactly that data (a write's result, as JSON);
+    when the text is memory text (recall, get, list: fenced, DESIGN §7), the data, whose
+    descriptions and bodies are that text bare, goes in ``_meta`` under :data:`DATA_META`, which
+    no client shows a model, and the model reads the fenced text whichever field its client takes."""
+    if not data:
+        return None, None
+    try:
+        same = json.loads(text) == data
+    except ValueError:
+        same = False
+    return (data, None) if same else (None, {DATA_META: data})
 
 
 def memory_text(vault: Vault, key: str, rev: str | None) -> str:

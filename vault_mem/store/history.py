@@ -171,6 +171,13 @@ def head_ref(repo: GitRepo) -> str:
     return repo.head_said()
 
 
+def last_commit(repo: GitRepo, paths: list[str]) -> str | None:
+    """The id of the last commit that touched ``paths`` (top-level relative), or None: its id
+    alone, never its message (a peer's may be megabytes, and this is asked by every command)."""
+    out = _walk(repo, "log", "-n1", "--format=%H", "--", *paths, cwd=repo.toplevel).strip()
+    return out or None
+
+
 def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[str, str, str, str, str, str]]:
     """``(commit, date, author, subject, trailers, author email)`` of the last ``limit`` commits
     that touched ``paths`` (top-level relative), newest first; ``trailers`` is git's unfolded

@@ -108,10 +108,18 @@ _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.
 #: mark counts only for that very commit (one left by a commit that never was counts for nothing)
 #: and goes at the next post-commit or post-rewrite. An amend's marks are checked by post-rewrite,
 #: which that ``git commit`` runs after post-commit.
+#: A merge the person concludes with ``git commit`` (a ``git pull`` or ``git merge`` stopped on a
+#: conflict; git's own merge commit runs no post-commit and is never recorded) holds the texts git
+#: merged too: the peer's line appended to a memory whose description the person edited is in
+#: neither parent. So a merge commit is recorded only when each text it leaves that no parent
+#: holds is at a path the other parents left as at their merge base (the person's own edit while
+#: the merge stood); otherwise it is not this machine's (tests/test_peer_attacks8.py).
 _RECORD_DIR = 'R=$(git rev-parse --git-common-dir 2>/dev/null) && R="$R/vault-mem" && (umask 077; mkdir -p "$R")'
 #: ``image C``: what commit C leaves, one line a path it changes ("MODE BLOB<tab>PATH"), INDEX.md aside;
 #: ``squashed C T``: each text C leaves is squashed tip T's; ``replayed C``: each existed before C at
-#: its path; ``S`` and ``X``: this commit's marks (the tip, else empty; 1 for a pick or revert).
+#: its path; ``merged M``: each text merge M leaves that no parent holds is at a path the other
+#: parents did not change since their merge base; ``S`` and ``X``: this commit's marks (the tip,
+#: else empty; 1 for a pick or revert).
 _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --no-renames \"$1\" 2>/dev/null | "
            "awk -F'\\t' -v skip=\"${VAULT_PREFIX:+$VAULT_PREFIX/}INDEX.md\" "
            "'{ split($1, a, \" \"); if ($2 != skip) print a[2] \" \" a[4] \"\\t\" $2 }'; }\n"
@@ -128,6 +136,22 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '        B=${MB#* }\n'
            '        case "$B" in *[!0]*) ;; *) continue ;; esac\n'
            '        git log --all --reflog --format=%H --find-object="$B" -- "$P" 2>/dev/null | grep -qvx "$C" || exit 1\n'
+           '    done\n'
+           '}\n'
+           'merged() {\n'
+           '    git -c core.quotePath=false diff-tree -r --no-renames "$1^1" "$1" 2>/dev/null | '
+           'awk -F\'\\t\' -v skip="${VAULT_PREFIX:+$VAULT_PREFIX/}INDEX.md" '
+           '\'{ split($1, a, " "); if ($2 != skip) print a[4] "\\t" $2 }\' | '
+           'while IFS="$(printf \'\\t\')" read -r B P; do\n'
+           '        case "$B" in *[!0]*) ;; *) continue ;; esac\n'
+           '        for Q in $(git rev-parse "$1^@"); do\n'
+           '            [ "$(git rev-parse -q --verify "$Q:$P" 2>/dev/null)" = "$B" ] && continue 2\n'
+           '        done\n'
+           '        for Q in $(git rev-parse "$1^@" | tail -n +2); do\n'
+           '            MB=$(git merge-base "$1^1" "$Q" 2>/dev/null) || exit 1\n'
+           '            [ "$(git rev-parse -q --verify "$MB:$P" 2>/dev/null)" = '
+           '"$(git rev-parse -q --verify "$Q:$P" 2>/dev/null)" ] || exit 1\n'
+           '        done\n'
            '    done\n'
            '}\n'
            'G=$(git rev-parse --git-dir 2>/dev/null); S=; X=\n'
@@ -165,6 +189,7 @@ RECORD = {
                     'case "$L" in "cherry-pick: "*|"revert: "*|"commit (cherry-pick): "*) X=1;; esac\n'
                     'if [ -n "$S" ]; then squashed "$H" "$S" || exit 0; fi\n'
                     'if [ -n "$X" ]; then replayed "$H" || exit 0; fi\n'
+                    'if git rev-parse -q --verify "$H^2" >/dev/null 2>&1; then merged "$H" || exit 0; fi\n'
                     f'{_RECORD_DIR} && echo "$H" >> "$R/local-commits"\n'
                     "exit 0"),
     "post-rewrite": (_CHECKS + 'marks\n' + f'if {_RECORD_DIR}; then\n'

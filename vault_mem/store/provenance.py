@@ -38,9 +38,10 @@ peer's edit of a memory the person also changed, ``checkout -m``, a squash commi
 
 The record is ``vault-mem/local-commits`` in the repository's git folder (one id a line,
 appended): nothing a commit, a checkout or a clone brings can write there. A repository without
-a record yet is given one the first time it is read: empty for a clone (git's log of HEAD begins
-with ``clone:``), and for a repository made here before the record existed, every commit of its
-history whose author is one of this machine's trusted emails (what counted before, so upgrading
+a record yet is given one the first time it is read: for a repository made here before the record
+existed (git's log of HEAD begins with a commit made here: :func:`made_here`), every commit of its
+history whose author is one of this machine's trusted emails; empty for any other (a clone, a
+``git init`` then ``git pull``, a log that is gone) (what counted before, so upgrading
 changes nothing that was already there; see RELIABILITY.md for what that leaves).
 
 Known limit: a peer who forges the email of an author the person approved with ``vault-mem trust
@@ -56,7 +57,7 @@ from pathlib import Path
 
 from vault_mem.store.files import ensure_own_dir
 
-__all__ = ["LOCAL_COMMITS", "local_commits", "made_by_clone", "record_file", "record_local", "recorded"]
+__all__ = ["LOCAL_COMMITS", "local_commits", "made_here", "record_file", "record_local", "recorded"]
 
 LOCAL_COMMITS = "local-commits"
 _FOLDER = "vault-mem"
@@ -115,12 +116,18 @@ def local_commits(common_dir: Path, seed: Callable[[], Iterable[str]]) -> frozen
     return recorded(common_dir)[1]
 
 
-def made_by_clone(git_dir: Path) -> bool:
-    """Was this repository made by ``git clone`` (its HEAD's log begins with ``clone:``)? Then
-    its history came from elsewhere. False when git keeps no such log."""
+def made_here(git_dir: Path) -> bool:
+    """Was this repository's history begun on this machine: does git's log of HEAD begin with a
+    commit made here (``commit (initial): ``, or ``commit: `` as vault-mem's own writes log it)?
+    Only then is a repository without a record one made here before the record existed.
+    Positive evidence, not the absence of ``clone:``: a repository joined with ``git init`` and
+    ``git pull`` (``initial pull``), a fetch and a ``reset`` or ``checkout``, or one whose log is
+    gone, holds a history that came from elsewhere, and seeding it by email took a peer's commit
+    under vault-mem's default agent email for this machine's agent (tests/test_peer_attacks8.py)."""
     try:
         with open(Path(git_dir) / "logs" / "HEAD", encoding="utf-8", errors="replace") as fh:
             first = fh.readline()
     except OSError:
         return False
-    return "\tclone: " in first
+    message = first.partition("\t")[2]
+    return message.startswith(("commit: ", "commit (initial): "))

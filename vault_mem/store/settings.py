@@ -44,7 +44,7 @@ from vault_mem.config import (
 from vault_mem.errors import ConfigError, GitError, VaultMemError
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own, replace_file
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import log_entries, seen_elsewhere
+from vault_mem.store.history import last_commit, seen_elsewhere
 from vault_mem.store.trust import approve_config, approved_config, legacy_settings, seal, unseal
 from vault_mem.store.worktree import same_as_committed
 
@@ -259,11 +259,11 @@ def _own_edit(repo: GitRepo, prefix: str, blob: str, state_dir: Path) -> bool:
 def _last_change(repo: GitRepo, prefix: str) -> str:
     """``commit abc1234567 by NAME`` of the last commit that changed vault.toml, for the notice."""
     try:
-        last = log_entries(repo, [prefix + CONFIG_FILE], limit=1)
+        last = last_commit(repo, [prefix + CONFIG_FILE])
     except GitError:
-        last = []
+        last = None
     if not last:
         return "in no commit"
     # the commit only, not its author's name: the notice reaches agents, and that name is text
     # its writer chose (`git show` names them to the person)
-    return f"commit {last[0][0][:10]}"
+    return f"commit {last[:10]}"

@@ -64,6 +64,12 @@ MAX_INCOMING_PATHS = 20_000
 #: bounds what one push makes a clone write to what a large real change needs (16,000 memories
 #: of 4 KB).
 MAX_INCOMING_BYTES = 64 * 1024 * 1024
+#: Largest commit object one sync takes (its message and author are nearly all of it). A peer's
+#: commit of a 19 MB message made every command read it while it was the last to change
+#: vault.toml (the pending-settings notice names that commit) and `vault-mem log` take 12 s of
+#: CPU and 373 MB; git would fetch one of up to the fetch's memory bound (512 MB). A person's
+#: commit message is a few KB; a squash of a long branch, a few hundred.
+MAX_COMMIT_BYTES = 1024 * 1024
 
 
 class Replay:
@@ -185,10 +191,17 @@ class Replay:
         return None
 
     def check_limits(self, blobs: dict[str, str]) -> None:
-        """Refuse a file (``{top-level path: blob id}``) over the vault's file size limit
-        (``[limits] max_body_bytes`` plus room for the frontmatter), and files over
-        :data:`MAX_INCOMING_BYTES` in all: sizes are read from git's object headers, so nothing
-        over it is loaded."""
+        """Refuse a commit over :data:`MAX_COMMIT_BYTES`, a file (``{top-level path: blob id}``)
+        over the vault's file size limit (``[limits] max_body_bytes`` plus room for the
+        frontmatter), and files over :data:`MAX_INCOMING_BYTES` in all: sizes are read from git's
+        object headers, so nothing over it is loaded."""
+        commits = self.repo.run("rev-list", self.remote_tip, f"^{self.local}", cwd=self.repo.toplevel).split()
+        for commit, size in sorted(blob_sizes(self.repo, commits).items()):
+            if size > MAX_COMMIT_BYTES:
+                raise SyncError("unsafe", f"the remote's commit {commit[:10]} (tip {self.remote_tip[:10]}) is "
+                                f"{size} bytes, more than a commit one sync takes ({MAX_COMMIT_BYTES} bytes: its "
+                                "message and author are that long); remove or reword it on the remote, and sync "
+                                "again; nothing changed")
         limit = self.vault.config.max_file_bytes
         sizes = blob_sizes(self.repo, sorted(set(blobs.values())))
         total = sum(sizes.get(blob, 0) for blob in blobs.values())

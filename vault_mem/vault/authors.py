@@ -42,7 +42,7 @@ from vault_mem.model.render import Author, Legend
 from vault_mem.platform.logs import Logger
 from vault_mem.store import history
 from vault_mem.store.objectid import blob_id
-from vault_mem.store.provenance import made_by_clone, recorded
+from vault_mem.store.provenance import made_here, recorded
 from vault_mem.store.trust import approved_authors, trust_file
 from vault_mem.store.worktree import config_value, dirty_paths, same_as_committed
 
@@ -113,11 +113,12 @@ def identities(ws: Workspace) -> Identities:
     emails = cached[1]
 
     def seed() -> list[str]:
-        """The first record of a repository that has none: nothing for a clone (its history came
-        from elsewhere); for one made here before the record was kept, the commits of its
-        history by the emails that counted then, so upgrading takes nothing away."""
+        """The first record of a repository that has none: for one made here before the record
+        was kept (:func:`~vault_mem.store.provenance.made_here`), the commits of its history by
+        the emails that counted then, so upgrading takes nothing away; nothing for any other (a
+        clone, a ``git init`` then ``git pull``: its history came from elsewhere)."""
         head = ws.repo.head()
-        if head is None or made_by_clone(ws.repo.git_dir):
+        if head is None or not made_here(ws.repo.git_dir):
             return []
         return history.commits_by(ws.repo, head, emails.person | emails.agents | {e.lower() for e in emails.approved})
 
