@@ -176,36 +176,40 @@ def test_keywords_count_only_in_a_candidate_whose_meaning_clears_the_floor() -> 
     assert plain[1] > plain[3] and gated[1] < gated[3]  # the word match no longer outranks the meaning
 
 
+#: one person's 22 memories (enough for the vault's own floor calibration), some of whose words
+#: have other senses
+HOMONYM_VAULT = {
+    "go-club": "Plays Go online on OGS, around 5 kyu",
+    "sleep": "Asleep by 22:30, up at 6:15",
+    "home-internet": "Home internet is 500 Mbit fibre from Community Fibre",
+    "home-city": "Lives in Bristol, in the Bedminster area",
+    "editor": "Uses Helix as the main editor",
+    "shell": "Interactive shell is fish; scripts stay POSIX sh",
+    "coffee": "Drinks flat whites, no sugar",
+    "cat": "Has a grey cat named Miso",
+    "bike": "Cycles to the office along the harbourside path",
+    "german": "Is learning German, around B1 level",
+    "podcast": "Favourite podcast is Oxide and Friends",
+    "dentist": "Dentist appointment every six months at the clinic on Gloucester Road",
+    "notes": "Keeps personal notes in Obsidian, synced with git",
+    "passwords": "Uses Bitwarden for passwords, with a hardware key",
+    "desk": "Uses a standing desk for half the day",
+    "allergy": "Allergic to peanuts",
+    "blog": "Writes a personal blog built with Zola",
+    "volunteer": "Volunteers at a repair cafe once a month",
+    "keyboard": "Types on a split ergonomic keyboard",
+    "laptop": "Work laptop is a ThinkPad X1 Carbon running Fedora",
+    "tea": "Has rooibos in the evening",
+    "partner": "Partner is called Ana and works as a paediatric nurse",
+}
+
+
 def test_a_homonym_keyword_match_no_longer_outranks_the_answer_in_other_words(tmp_path: Path) -> None:
     """With the bundled model: "when do I go to bed?" shares "go" with the game of Go, and
     "do I have any animals at home?" shares "home" with the home internet line; both ranked
     first, above the memory that answers in other words. Both are still shown, lower."""
     root = tmp_path / "v"
-    mems = {
-        "go-club": "Plays Go online on OGS, around 5 kyu",
-        "sleep": "Asleep by 22:30, up at 6:15",
-        "home-internet": "Home internet is 500 Mbit fibre from Community Fibre",
-        "home-city": "Lives in Bristol, in the Bedminster area",
-        "editor": "Uses Helix as the main editor",
-        "shell": "Interactive shell is fish; scripts stay POSIX sh",
-        "coffee": "Drinks flat whites, no sugar",
-        "cat": "Has a grey cat named Miso",
-        "bike": "Cycles to the office along the harbourside path",
-        "german": "Is learning German, around B1 level",
-        "podcast": "Favourite podcast is Oxide and Friends",
-        "dentist": "Dentist appointment every six months at the clinic on Gloucester Road",
-        "notes": "Keeps personal notes in Obsidian, synced with git",
-        "passwords": "Uses Bitwarden for passwords, with a hardware key",
-        "desk": "Uses a standing desk for half the day",
-        "allergy": "Allergic to peanuts",
-        "blog": "Writes a personal blog built with Zola",
-        "volunteer": "Volunteers at a repair cafe once a month",
-        "keyboard": "Types on a split ergonomic keyboard",
-        "laptop": "Work laptop is a ThinkPad X1 Carbon running Fedora",
-        "tea": "Has rooibos in the evening",
-        "partner": "Partner is called Ana and works as a paediatric nurse",
-    }
-    for key, desc in mems.items():
+    for key, desc in HOMONYM_VAULT.items():
         write_memory(root, key, desc)
     with Sidecar(root, Config(), embedder=real_embedder()) as sc:
         sc.reconcile()
@@ -218,11 +222,37 @@ def test_a_homonym_keyword_match_no_longer_outranks_the_answer_in_other_words(tm
             assert homonym in keys[1:], (query, keys)  # shown, not hidden: only its rank changed
 
 
+def test_a_hit_strong_by_its_words_alone_needs_a_meaning_over_the_relevance_floor(tmp_path: Path) -> None:
+    """With the bundled model: "how is the stay?" holds its one word in "scripts stay POSIX sh",
+    whose meaning lies as far from it as an off-topic question's best match (cosine under the
+    calibrated relevance floor). Holding the query's words made it strong, and the prompt hook
+    would have injected it; now it is a candidate, still shown first (never "none"). Words still
+    make a hit strong where its meaning clears the floor ("what are the six months?" against the
+    dentist line, under the strong bar by cosine)."""
+    root = tmp_path / "v"
+    for key, desc in HOMONYM_VAULT.items():
+        write_memory(root, key, desc)
+    with Sidecar(root, Config(), embedder=real_embedder()) as sc:
+        sc.reconcile()
+        sc.vectors.embed_pending()
+        res = sc.recall("how is the stay?", k=5, today=TODAY)
+        assert res.floor is not None and res.floor["source"] == "calibrated"
+        assert [h.key for h in res.hits][:1] == ["shell"] and res.hits[0].match == "candidate", \
+            [(h.key, h.match) for h in res.hits]
+        assert res.verdict != "none"  # shown: the agent reads it and judges
+        res = sc.recall("what are the six months?", k=5, today=TODAY)
+        assert res.hits[0].key == "dentist" and res.hits[0].match == "strong"
+
+
 def test_floor_gates_on_best_similarity_and_grades_hits() -> None:
     scores = {1: 0.9, 2: 0.5}
     bars = Floor(min_sim=0.4, strong=0.45, hit_bar=0.28, source="test")
     assert levels.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.5}, floor=bars) == {}
-    assert levels.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.75}, floor=bars) == {1: "strong"}
+    # 3/4 of the words: the query passes (never "none"), but the words make the hit strong only
+    # where its meaning clears the relevance floor, or where it has no vector yet to read
+    assert levels.apply_floor(scores, {1: 0.2, 2: 0.1}, {1: 0.75}, floor=bars) == {1: "candidate"}
+    assert levels.apply_floor(scores, {1: 0.41, 2: 0.1}, {1: 0.75}, floor=bars) == {1: "strong"}
+    assert levels.apply_floor(scores, {2: 0.1}, {1: 0.75}, floor=bars) == {1: "strong"}
     assert levels.apply_floor(scores, {1: 0.5, 2: 0.1}, {}, floor=bars) == {1: "strong"}
     assert levels.apply_floor(scores, {1: 0.42, 2: 0.3}, {}, floor=bars) == {1: "candidate", 2: "candidate"}
     assert levels.apply_floor(scores, {1: 0.5, 2: 0.1}, {2: 0.5}, floor=bars) == {1: "strong", 2: "candidate"}

@@ -9,7 +9,9 @@ decides, in order (:func:`levels`):
 
 1. the floor (:func:`apply_floor`): with no candidate over the relevance floor the verdict is
    ``none``; a hit must come close enough to be shown at all, and is strong when its cosine
-   clears the strong bar or it holds 3/4 of the query's words;
+   clears the strong bar or it holds 3/4 of the query's words and its cosine clears the
+   relevance floor (words alone, with a meaning as far from the query as an off-topic
+   question's, are another sense of them: "how is the stay?" against "scripts stay POSIX sh");
 2. the answer check (:func:`check_answers`, questions only): a strong hit that shares words with
    the question but holds nothing like one of its other salient words is a near miss, demoted to
    candidate in its place (a hit as close as ``sure`` is held to a looser word bar);
@@ -90,7 +92,12 @@ from vault_mem.model.verdict import CANDIDATE, STRONG
 # questions; vault.toml can override). Keyword rules, the same for every model:
 MIN_KEYWORD_COVERAGE = 0.5  # keyword-only: a hit holding half the query's words is strong
 STRONG_KEYWORD_COVERAGE = 0.75  # with vectors: a memory holding 3/4 of the words answers anyway
-# (short exact queries such as a name or an error code embed poorly but match exactly)
+# (short exact queries such as a name or an error code embed poorly but match exactly), unless its
+# cosine is under the relevance floor (Floor.min_sim: as far from the query as an off-topic
+# question's best match), where the words it holds are another sense of them, as fusion reads
+# them (search.KEYWORDS_NEED_MEANING); it is then a candidate, still shown in its place. A memory
+# without a vector yet keeps the words' say. Measured (docs/benchmarks.md "Words alone need
+# meaning for strong"): the dev sets unchanged, curated16 strong precision 67.4 -> 68.9%.
 # Answer check (near misses): a hit is strong only when it holds what the question asks. A near
 # miss names something stored ("what is Jess's phone number?" against "Jess Varga is the team's
 # SRE"): the stored name lifts the hit's cosine and word share, yet the memory holds no number.
@@ -150,7 +157,8 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
     With vectors (``floor`` set): the query needs one candidate with cosine >= ``floor.min_sim``
     (the relevance floor) or holding 3/4 of the query's words, else nothing passes (``none``); a
     hit then needs cosine >= ``floor.hit_bar`` or half the query's words. It is strong with
-    cosine >= ``floor.strong`` or 3/4 of the words, a candidate otherwise.
+    cosine >= ``floor.strong``, or with 3/4 of the words and cosine >= ``floor.min_sim`` (or no
+    vector yet), a candidate otherwise.
     Keyword-only: no floor (a downgraded search must not say that nothing is stored): every
     keyword match passes, strong when it holds half the query's words, a candidate otherwise.
     """
@@ -162,7 +170,9 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
     out: dict[int, str] = {}
     for i in scores:
         sim, cov = sims.get(i, -1.0), coverage.get(i, 0.0)
-        if sim >= floor.strong or cov >= STRONG_KEYWORD_COVERAGE:
+        # words make a hit strong only where its meaning clears the relevance floor (or it has no
+        # vector yet to read): see STRONG_KEYWORD_COVERAGE
+        if sim >= floor.strong or (cov >= STRONG_KEYWORD_COVERAGE and (sim >= floor.min_sim or i not in sims)):
             out[i] = STRONG
         elif sim >= floor.hit_bar or cov >= MIN_KEYWORD_COVERAGE:
             out[i] = CANDIDATE
