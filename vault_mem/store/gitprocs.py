@@ -82,10 +82,19 @@ def git_under_way(git_dir: Path, toplevel: Path, watch: GitWatch | None = None,
     the branch or changes the work tree is under way here (a ``git commit`` our pre-commit hook
     marked, a pull, rebase, checkout, stash, ...). The one statement of that rule.
     ``recheck``: the same question again right after a full answer (``watch``'s
-    :meth:`GitWatch.here`), reading only the processes started since."""
-    if marked_commit(git_dir) is not None:  # no listing needed to know a person goes first
+    :meth:`GitWatch.here`), reading only the processes started since.
+
+    The git command that runs this process as its hook (an ancestor) is left out: it waits for
+    the hook, so waiting for it ended only at the commit's timeout. vault-mem commits from a
+    git hook only in the post-* hooks, which git runs once its own commit or checkout is done
+    (a post-merge's INDEX.md committed in the person's name, tests/test_reliability_pull_index.py)."""
+    marked = marked_commit(git_dir)
+    if marked is not None and marked not in procs.ancestors():  # no listing needed: a person goes first
         return running_git(toplevel, MAINTENANCE, watch=watch), True
     maintenance, person = running_git_each(toplevel, (MAINTENANCE, PERSON_GIT), watch=watch, recheck=recheck)
+    if person:
+        mine = procs.ancestors()
+        person = [pid for pid in person if pid not in mine]
     return maintenance, bool(person)
 
 
