@@ -327,6 +327,7 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
         except NotAVaultError as exc:
             return 0, "", f"vault-mem {name}: {exc}\n"
         vault.lock.timeout = REFRESH_LOCK_WAIT_S  # never hold up a person's git command for long
+        vault.repo.in_post_hook = True  # its git command is done, and waits for this hook
         try:
             # skipped while a daemon runs (it commits INDEX.md at once itself); INDEX.md compared
             # even when the sidecar is in line: after a checkout it must match the files (or the
