@@ -725,6 +725,7 @@ def check(run: Run, daemon_log: Path) -> None:
                 run.note(f"{w.via} write {w.token} reported failed: its bytes are in {', '.join(on_disk)} "
                          "on disk, uncommitted")
     older_versions(run)
+    peer_lines_by_agents(run)
     for rel, line in run.person_lines:
         on_disk = (root / rel).exists() and line in (root / rel).read_text(errors="replace")
         if not on_disk and line not in kept_text:
@@ -792,6 +793,26 @@ def older_versions(run: Run) -> None:
                                       f"older version ({len(earlier) - earlier.index(blob) - 1} versions back)")
             if blob:
                 earlier.append(blob)
+
+
+def peer_lines_by_agents(run: Run) -> None:
+    """No agent commit is the first on main to list a peer's memory in INDEX.md: the peer
+    commits without vault-mem's hooks, and the catching up after the person's pull is committed
+    in the person's name (issue 25: "repair it in the person's name, not the agent's"); an
+    agent commit that carried it credited the agent with the person's pull. A rebase replays
+    an agent commit's INDEX.md as a diff, which never adds the peer's line by itself."""
+    log = git(run.root, "log", "--reverse", "-p", "--format=%x01%H%x00%B%x00", "main", "--", "INDEX.md").stdout
+    listed: set[str] = set()
+    for entry in log.split("\x01")[1:]:
+        commit, _, rest = entry.partition("\x00")
+        message, _, diff = rest.partition("\x00")
+        added = set(re.findall(r"^\+- (peer-[a-z0-9-]+) ", diff, re.MULTILINE)) - listed
+        listed |= added
+        if added and "\nMemory-Key: " in message:
+            run.violations.append(f"agent commit {commit[:10]} is the first to list the peer's "
+                                  f"{', '.join(sorted(added))} in INDEX.md (the person's pull left it stale)")
+        elif added:
+            run.count("peer memories first listed by a commit in the person's name")
 
 
 def index_at_400(work: Path, env: dict[str, str]) -> list[str]:

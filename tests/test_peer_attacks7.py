@@ -62,12 +62,13 @@ def _revert(mine) -> None:
     """The person's older edit of the memory, reverted after the peer's edit came in: git's
     revert merges the peer's lines into the text it makes."""
     _persons_edit(mine)
+    edit = git(mine, "rev-parse", "HEAD").strip()
     git(mine, "push", "-q", "origin", "main")
     peer = mine.parent / "peer"
     git(peer, "pull", "-q", "origin", "main")
     _peer_appends_to_the_pinned_memory(peer)
     git(mine, "pull", "-q", "--ff-only", "origin", "main")
-    git(mine, "revert", "--no-edit", "HEAD~1")
+    git(mine, "revert", "--no-edit", edit)
 
 
 @pytest.mark.parametrize("operation", [_pull_rebase, _cherry_pick, _revert])
@@ -274,15 +275,16 @@ def _conflicted_revert(mine, conclude: list[str]) -> None:
                                              "Uses Helix as the main editor, default keymap"))
     (mine / "facts" / "ci.md").write_text("---\ndescription: CI runs on GitHub Actions\n---\n")
     git(mine, "commit", "-q", "-am", "my editor and ci")
+    edit = git(mine, "rev-parse", "HEAD").strip()
     git(mine, "push", "-q", "origin", "main")
     git(peer, "pull", "-q", "origin", "main")
     (peer / "facts" / "ci.md").write_text("---\ndescription: CI runs on Buildkite\n---\n")
     _peer_appends_to_the_pinned_memory(peer)
     git(mine, "pull", "-q", "--ff-only", "origin", "main")
-    # the peer committed without the hook: the pull's hook regenerated INDEX.md on disk (HEAD's
-    # no longer matches HEAD's files), and git refuses a revert over it; as committed, as below
-    git(mine, "reset", "-q", "--hard")
-    proc = subprocess.run(["git", "revert", "--no-edit", "HEAD~1"], cwd=mine, capture_output=True, text=True)
+    # the peer committed without the hook: the pull's hook committed INDEX.md alone in the
+    # person's name (it used to leave it regenerated on disk, and git refused a revert over it)
+    assert git(mine, "status", "--porcelain") == ""
+    proc = subprocess.run(["git", "revert", "--no-edit", edit], cwd=mine, capture_output=True, text=True)
     assert proc.returncode != 0 and (mine / ".git" / "REVERT_HEAD").exists(), proc.stdout + proc.stderr
     (mine / "facts" / "ci.md").write_text("---\ndescription: CI runs on Jenkins again\n---\n")
     git(mine, "add", "facts/ci.md")
@@ -295,12 +297,13 @@ def _conflicted_revert(mine, conclude: list[str]) -> None:
 def _revert_no_commit(mine) -> None:
     """`git revert -n` of the person's older edit after the peer's came in, then `git commit`."""
     _persons_edit(mine)
+    edit = git(mine, "rev-parse", "HEAD").strip()
     git(mine, "push", "-q", "origin", "main")
     peer = mine.parent / "peer"
     git(peer, "pull", "-q", "origin", "main")
     _peer_appends_to_the_pinned_memory(peer)
     git(mine, "pull", "-q", "--ff-only", "origin", "main")
-    git(mine, "revert", "-n", "HEAD~1")
+    git(mine, "revert", "-n", edit)
     git(mine, "commit", "-q", "-m", "undo my keymap")
 
 

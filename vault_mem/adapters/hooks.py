@@ -25,8 +25,11 @@ git (installed by :mod:`vault_mem.store.hooks`):
   name, sit in a type folder, fit the size limit and hold no credential; otherwise the commit is
   refused (exit 1) naming each file and the reason. Then INDEX.md is regenerated and staged, so
   a hand commit keeps it true.
-- ``post-merge``, ``post-checkout``, ``post-rewrite``: bring the sidecar and INDEX.md up to date
-  (skipped while a daemon runs: it does that itself). They never fail the git command.
+- ``post-merge``, ``post-checkout``, ``post-rewrite``: bring the sidecar and INDEX.md up to date,
+  and commit INDEX.md alone in the person's name when the commits the git command brought in
+  left the committed one stale (a peer's hookless commit a pull fast-forwarded to), so the work
+  tree stays clean (skipped while a daemon runs: it does that itself). They never fail the git
+  command.
 - ``post-commit`` is installed too, but is plain shell (it records the commit as made on this
   machine) and never starts vault-mem: it is no name here (:mod:`vault_mem.adapters.hook_names`).
 
@@ -324,18 +327,46 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
         except NotAVaultError as exc:
             return 0, "", f"vault-mem {name}: {exc}\n"
         vault.lock.timeout = REFRESH_LOCK_WAIT_S  # never hold up a person's git command for long
+        vault.repo.in_post_hook = True  # its git command is done, and waits for this hook
         try:
-            # skipped while a daemon runs; no commits from a git hook; INDEX.md compared even when
-            # the sidecar is in line: after a checkout it must match the files (or the next refuses)
-            vault.reconcile(recover=False, whole_index=True)
+            # skipped while a daemon runs (it commits INDEX.md at once itself); INDEX.md compared
+            # even when the sidecar is in line: after a checkout it must match the files (or the
+            # next refuses); no interrupted agent write finished from a git hook
+            if vault.reconcile(recover=False, whole_index=True) is None:
+                return 0, "", ""
+            note = _commit_persons_index(vault, name)
         except LockTimeoutError:
             return 0, "", f"vault-mem {name}: agents are writing; they bring INDEX.md up to date\n"
         except VaultMemError as exc:
             return 0, "", f"vault-mem {name}: could not update the search index: {exc}\n"
         finally:
             vault.close()
-        return 0, "", ""
+        return 0, "", note
     return run
+
+
+def _commit_persons_index(vault: Vault, name: str) -> str:
+    """INDEX.md committed alone in the person's name, right in the hook, when the commits the
+    person's git command brought in (a peer's hookless commit a pull fast-forwarded to, a
+    branch checked out) left the committed one stale: the one rule,
+    :func:`~vault_mem.vault.person.commit_persons_index`, which says no while git's own
+    operation is still under way (a merge commit's post-merge still sees ``MERGE_HEAD``, a
+    rebase's post-rewrite its state folder: INDEX.md is then held back as HEAD's and the next
+    command commits it) or HEAD is detached. Written on disk and left uncommitted, it stood
+    modified until the next agent write, and git refused the person's `git revert` or `git
+    checkout` over it. What to say on stderr ("" when nothing was committed)."""
+    from vault_mem.errors import IdentityError
+    from vault_mem.vault.person import commit_persons_index
+
+    try:
+        with vault.lock:
+            commit = commit_persons_index(vault.ws, vault.sidecar)
+    except IdentityError as exc:
+        return f"vault-mem {name}: INDEX.md is left uncommitted: {exc}\n"
+    if not commit:
+        return ""
+    return (f"vault-mem {name}: committed INDEX.md alone in your name ({commit[:10]}): the commits this brought "
+            "in changed memory files without vault-mem's hook\n")
 
 
 #: a handler per name of :data:`HOOK_NAMES` (the one list), no other (tests/test_hooks.py checks)

@@ -97,6 +97,10 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         self.objects = self.common_dir / "objects"
         #: the git processes in this work tree, for the checks each write makes in turn
         self.git_watch = GitWatch(self.toplevel)
+        #: this process is a post-merge/-checkout/-rewrite hook: the git command that runs it has
+        #: done its own work and waits for it, so a commit made here does not wait for that command
+        #: (:func:`~vault_mem.store.gitprocs.git_under_way`); any other git command still goes first
+        self.in_post_hook = False
         self._repo: git.Repo | None = None
         self._init_objects()
 
@@ -469,7 +473,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         (:func:`~vault_mem.store.gitprocs.git_under_way`): vault-mem then neither lands a commit
         nor takes ``index.lock``. ``recheck``: asked again right after, only what started since
         is read (under ``index.lock``)."""
-        return git_under_way(self.git_dir, self.toplevel, self.git_watch, recheck)
+        return git_under_way(self.git_dir, self.toplevel, self.git_watch, recheck, hook_parent=self.in_post_hook)
 
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
               reflog: str, who: Identity, warnings: list[str] | None,

@@ -76,17 +76,26 @@ class GitWatch:
 
 
 def git_under_way(git_dir: Path, toplevel: Path, watch: GitWatch | None = None,
-                  recheck: bool = False) -> tuple[list[int], bool]:
+                  recheck: bool = False, *, hook_parent: bool = False) -> tuple[list[int], bool]:
     """What must go before vault-mem lands a commit, from one listing of the processes: the
     running ``git gc``/``prune``/``repack`` pids, and whether a person's git command that moves
     the branch or changes the work tree is under way here (a ``git commit`` our pre-commit hook
     marked, a pull, rebase, checkout, stash, ...). The one statement of that rule.
     ``recheck``: the same question again right after a full answer (``watch``'s
-    :meth:`GitWatch.here`), reading only the processes started since."""
-    if marked_commit(git_dir) is not None:  # no listing needed to know a person goes first
+    :meth:`GitWatch.here`), reading only the processes started since.
+
+    ``hook_parent``: this process is a post-* hook (post-merge, -checkout, -rewrite), run once
+    its git command's own commit or checkout is done; that command (an ancestor) waits for the
+    hook, so it is left out (waiting for it ended only at the commit's timeout: a post-merge's
+    INDEX.md committed in the person's name, tests/test_reliability_pull_index.py). Anywhere
+    else an ancestor counts: a person's own pre-commit hook that runs a vault-mem write must not
+    land a commit under the `git commit` that runs it."""
+    mine = procs.ancestors() if hook_parent else set()
+    marked = marked_commit(git_dir)
+    if marked is not None and marked not in mine:  # no listing needed to know a person goes first
         return running_git(toplevel, MAINTENANCE, watch=watch), True
     maintenance, person = running_git_each(toplevel, (MAINTENANCE, PERSON_GIT), watch=watch, recheck=recheck)
-    return maintenance, bool(person)
+    return maintenance, any(pid not in mine for pid in person)
 
 
 def running_git_commit(toplevel: Path, watch: GitWatch | None = None) -> int | None:

@@ -259,9 +259,27 @@ def stale_by_persons_commits(ws: Workspace, sidecar: Sidecar) -> str | None:
         changed = changed_entries(repo, base, head, ws.prefix or ".")
     except GitError:
         return None  # damaged history (store.gitdamage): as above
-    if ws.top(INDEX_FILE) in changed or not any(_shapes_index(ws, p) for p in changed):
+    if not any(_shapes_index(ws, p) for p in changed):
+        return None
+    if ws.top(INDEX_FILE) in changed and _index_as_committed(ws, sidecar, head):
         return None
     return head
+
+
+def _index_as_committed(ws: Workspace, sidecar: Sidecar, head: str) -> bool:
+    """Whether HEAD's INDEX.md is the one HEAD's memory files gave on the day of HEAD's commit:
+    a commit through the pre-commit hook (or vault-mem's own) made it so. A rebase or a
+    cherry-pick replays an agent commit's INDEX.md as a textual diff onto another tree (a
+    peer's memory that a hookless commit brought in): INDEX.md changed, yet it does not list
+    what HEAD holds; the one rule catches that up in the person's name too (it used to say no,
+    and the next agent commit carried the peer's line: tests/test_reliability_pull_index.py)."""
+    repo = ws.repo
+    oid = repo.blob_at(head, ws.top(INDEX_FILE))
+    when = repo.committed_at(head)
+    if oid is None or when is None:
+        return True  # no INDEX.md committed, or no date to render it for: as before
+    then = commit_index(ws, sidecar, [], head, today=dt.date.fromtimestamp(when))
+    return repo.blob_id(then) == oid
 
 
 def _shapes_index(ws: Workspace, top: str) -> bool:
@@ -270,7 +288,8 @@ def _shapes_index(ws: Workspace, top: str) -> bool:
     return top == ws.top(CONFIG_FILE) or is_memory_path(top.removeprefix(ws.prefix))
 
 
-def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None) -> bytes:
+def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str | None, *,
+                 today: dt.date | None = None) -> bytes:
     """INDEX.md for a commit of ``rels`` on ``parent``: generated from the tree being committed
     (``parent``'s tree plus this write), never from the work tree: every row that holds a
     version ``parent`` does not (the committed view, :mod:`vault_mem.vault.committed`: a
@@ -282,17 +301,19 @@ def commit_index(ws: Workspace, sidecar: Sidecar, rels: list[str], parent: str |
     committed.bring_to(ws, sidecar, parent)  # its git diff and blob fill before the render's transaction
     # inside it, only the table the triggers keep is read again (a read that indexed a file
     # meanwhile gave its row a blob id, and the triggers listed it)
-    return index_of(ws, sidecar, version, skip=set(rels), changed=lambda: committed_view.differing(sidecar.db))
+    return index_of(ws, sidecar, version, skip=set(rels), changed=lambda: committed_view.differing(sidecar.db),
+                    today=today)
 
 
 def index_of(ws: Workspace, sidecar: Sidecar, version: Callable[[str], bytes | None], *,
-             skip: set[str] = frozenset(), changed: Callable[[], list[str]] | None = None) -> bytes:  # type: ignore[assignment]
+             skip: set[str] = frozenset(), changed: Callable[[], list[str]] | None = None,  # type: ignore[assignment]
+             today: dt.date | None = None) -> bytes:
     """INDEX.md of a tree that holds what the work tree does, except for the memory files
     ``changed()`` names (default: those ``git status`` reports: a person's uncommitted, staged
     or new files): for those, ``version(top-level path)`` gives the tree's bytes (None: not in
     it). The sidecar holds the work tree's files; the differences are applied in a view it
     rolls back. ``skip``: the vault-relative paths whose work-tree version is the tree's (the
-    write being committed).
+    write being committed). ``today``: the day to render it for (the list's expiries and ages).
 
     ``changed()`` is asked again inside the render's transaction: another process's read may
     index a file between the first answer and the render (issue 25 item 6: a failed write's
@@ -310,7 +331,7 @@ def index_of(ws: Workspace, sidecar: Sidecar, version: Callable[[str], bytes | N
             if rel not in skip and rel not in known:
                 known[rel] = version(ws.top(rel))
         return known
-    return sidecar.render_index_with(overrides, budget_tokens=ws.config.index_budget_tokens).encode()
+    return sidecar.render_index_with(overrides, budget_tokens=ws.config.index_budget_tokens, today=today).encode()
 
 
 def changed_memory_paths(ws: Workspace) -> list[str]:
