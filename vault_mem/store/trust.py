@@ -150,7 +150,7 @@ def legacy_settings(root: Path) -> dict[str, object] | None:
     """The outbound settings (``"embedder.url"`` ...) an earlier vault-mem approved for the vault
     at ``root``, before whole files were approved; None when there are none."""
     got = _entry(root).get("settings")
-    return got if isinstance(got, dict) else None
+    return dict(got) if isinstance(got, dict) else None  # a copy: the parse is kept (_vaults)
 
 
 def approved_git_files(root: Path) -> set[str]:
