@@ -3,6 +3,7 @@ to 4 threads per folder, and the local model's load alone, after the reconcile, 
 
     python bench/bench_cold_scan.py --vault /tmp/growth/vm-growth-100000 --rounds 8
     python bench/bench_cold_scan.py --vault V --overlap 5     # the model's load and the reconcile
+    python bench/bench_cold_scan.py --vault V --phases 8 --old OLD [--old-vault V2]   # a cold CLI recall by phase
 
 ``--vault``: a vault built by ``corpus.packed_vault`` (or ``bench_growth.py --keep``). Scan part
 (in this process, rounds alternating the thread counts, the first round not counted): per count
@@ -13,13 +14,24 @@ kernel works, so on a machine with an idle core the threads' wall time drops whi
 not; on a saturated one neither moves. ``--overlap N``: N fresh processes per way, alternating,
 each timing a no-change reconcile of the vault (keyword-only) and the local model's load one
 after the other (``seq``, what a one-shot recall did) or the load on a thread meanwhile
-(``thread``, what it does now): wall and CPU ms p50 (min-max). Prints the load average.
-Asserts nothing.
+(``thread``, what it does now): wall and CPU ms p50 (min-max). ``--phases N``: N rounds of a
+cold ``vault-mem recall`` without a daemon (keyword-only), each a fresh process running the
+CLI's ``main`` with marks around its phases: the interpreter's start, the imports of the CLI
+and the read (``adapters.cli``, ``vault.core``, ``index.sidecar``, ``index.search``), opening the
+vault, the stat of every file (``folderscan.scan``), the scan sum and its check, reading the
+files that changed, and the rest (the search, the answer, closing); CPU ms p50 of each
+(``time.process_time``: every thread of the process) and wall, and the process's whole CPU from
+``getrusage(RUSAGE_CHILDREN)``. With ``--old OLD`` (a checkout's top folder, its ``vault_mem``
+put first on ``PYTHONPATH``) the old and this checkout alternate within each round, the first
+round of each not counted; ``--old-vault``: a copy of the vault for the old checkout's runs
+(two checkouts whose secret rules differ would each make the other re-read every file).
+Prints the load average. Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -83,6 +95,87 @@ def overlap_one(mode: str, root: Path) -> None:
     print((time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000)
 
 
+#: the child of ``--phases``: run by ``python -c`` so nothing of this file is imported before the marks
+PHASE_CHILD = r"""
+import time
+c0, w0 = time.process_time(), time.perf_counter()
+import io, json, sys
+from contextlib import redirect_stdout
+marks = {"start": [c0 * 1000, 0.0]}
+def mark(name, c, w):
+    got = marks.setdefault(name, [0.0, 0.0])
+    got[0] += (time.process_time() - c) * 1000
+    got[1] += (time.perf_counter() - w) * 1000
+c, w = time.process_time(), time.perf_counter()
+from vault_mem.adapters import cli
+import vault_mem.index.search, vault_mem.index.sidecar, vault_mem.vault.core
+from vault_mem.index import scansum, sidecar
+mark("imports", c, w)
+def timed(name, fn):
+    def run(*a, **k):
+        c, w = time.process_time(), time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            mark(name, c, w)
+    return run
+cli.open_vault = timed("open", cli.open_vault)
+sidecar.Sidecar._scan = timed("stat", sidecar.Sidecar._scan)
+scansum.scan_total = timed("sum", scansum.scan_total)
+scansum.matches = timed("sum", scansum.matches)
+sidecar.Sidecar._differing = timed("rows", sidecar.Sidecar._differing)
+sidecar.Sidecar._process = timed("read", sidecar.Sidecar._process)
+sys.argv = ["vault-mem", "--vault", sys.argv[1], "recall", sys.argv[2]]
+c, w = time.process_time(), time.perf_counter()
+with redirect_stdout(io.StringIO()):
+    try:
+        cli.main()
+    except SystemExit as exc:
+        if exc.code:
+            raise
+total = (time.process_time() - c) * 1000, (time.perf_counter() - w) * 1000
+marks["rest"] = [total[0] - sum(v[0] for k, v in marks.items() if k not in ("start", "imports")),
+                 total[1] - sum(v[1] for k, v in marks.items() if k not in ("start", "imports"))]
+print(json.dumps(marks))
+"""
+PHASES = ("start", "imports", "open", "stat", "sum", "rows", "read", "rest")
+
+
+def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None) -> None:
+    import compileall
+
+    codes = {"new": HERE.parent, **({"old": old.resolve()} if old else {})}
+    vaults = {"new": root, "old": old_vault or root}
+    for code in codes.values():  # as an install leaves them
+        compileall.compile_dir(str(code / "vault_mem"), quiet=1)
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none",
+           "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+    got = {name: {k: ([], []) for k in (*PHASES, "process")} for name in codes}
+    for i in range(rounds + 1):
+        for name, code in codes.items():
+            before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            done = subprocess.run([sys.executable, "-c", PHASE_CHILD, str(vaults[name]), f"release train freeze {i}"],
+                                  env={**env, "PYTHONPATH": str(code)}, capture_output=True, text=True, cwd="/")
+            wall, after = (time.perf_counter() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN)
+            if done.returncode:
+                raise SystemExit(f"{code}: the recall failed:\n{done.stderr}")
+            if not i:
+                continue  # byte-compiling, the page cache
+            marks = json.loads(done.stdout.strip().splitlines()[-1])
+            for k in PHASES:
+                cpu_ms, wall_ms = marks.get(k, (0.0, 0.0))
+                got[name][k][0].append(cpu_ms)
+                got[name][k][1].append(wall_ms)
+            cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+            got[name]["process"][0].append(cpu)
+            got[name]["process"][1].append(wall)
+    print(f"cold CLI recall by phase, {rounds} rounds, CPU ms p50 (min-max) / wall ms p50:")
+    for k in (*PHASES, "process"):
+        print(f"  {k:>8}: " + "   ".join(
+            f"{name} {p50(got[name][k][0])} / {statistics.median(got[name][k][1]):.0f}" for name in codes), flush=True)
+
+
 def overlap_rounds(root: Path, rounds: int) -> None:
     got: dict[str, tuple[list[float], list[float]]] = {"seq": ([], []), "thread": ([], [])}
     env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "PYTHONPATH": str(HERE.parent)}
@@ -101,13 +194,18 @@ def main() -> None:
     ap.add_argument("--vault", type=Path, required=True)
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--overlap", type=int, default=0, metavar="N")
+    ap.add_argument("--phases", type=int, default=0, metavar="N", help="N rounds of a cold CLI recall by phase")
+    ap.add_argument("--old", type=Path, help="with --phases: the checkout to alternate with")
+    ap.add_argument("--old-vault", type=Path, help="with --phases: a copy of the vault for --old's runs")
     ap.add_argument("--one", choices=["seq", "thread"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         overlap_one(args.one, args.vault)
         return
     print(load_line(), flush=True)
-    if args.overlap:
+    if args.phases:
+        phase_rounds(args.vault, args.phases, args.old, args.old_vault)
+    elif args.overlap:
         overlap_rounds(args.vault, args.overlap)
     else:
         scan_rounds(args.vault, args.rounds)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import cli, new_vault
+from conftest import cli, git, new_vault
 from fakes import FakeEmbedder, write_memory
 
 
@@ -47,6 +48,69 @@ def test_a_one_shot_read_sees_an_edit_in_place_made_before_it(tmp_path: Path, op
     assert got.returncode == 0, got.stderr
     assert "Xelih" in got.stdout and "Helix" not in got.stdout
     assert json.loads(got.stdout)
+
+
+@pytest.mark.parametrize("change", ["delete", "rename", "checkout", "new file"])
+def test_a_one_shot_read_finds_a_change_made_while_nothing_ran(tmp_path: Path, change: str) -> None:
+    """A delete, a rename, a new file or a ``git checkout`` of another branch made while no
+    vault-mem process ran, after a read recorded the scan sum (index/scansum.py): the next
+    one-shot read answers from the files as they are now, not from the rows."""
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    for key, desc in (("editor", "Uses Helix as the main editor"), ("shell", "Uses fish as the login shell")):
+        assert cli("--vault", str(root), "remember", key, "--description", desc, "--body", "b").returncode == 0
+    if change == "checkout":
+        git(root, "checkout", "-q", "-b", "other")
+        assert cli("--vault", str(root), "remember", "editor", "--description", "Uses Kakoune as the main editor",
+                   "--body", "b").returncode == 0
+        git(root, "checkout", "-q", "-")
+    assert "Helix" in cli("--vault", str(root), "list", "--json").stdout  # the scan sum is recorded
+    facts = root / "facts"
+    if change == "delete":
+        (facts / "editor.md").unlink()
+    elif change == "rename":
+        (facts / "editor.md").rename(facts / "editing.md")
+    elif change == "checkout":
+        git(root, "checkout", "-q", "other")
+    else:
+        (facts / "pager.md").write_text("---\ndescription: Uses less as the pager\n---\n\nb\n")
+    got = cli("--vault", str(root), "list", "--json")
+    assert got.returncode == 0, got.stderr
+    keys = {m["key"]: m["description"] for m in json.loads(got.stdout)}
+    want = {"delete": {"shell"}, "rename": {"editing", "shell"}, "checkout": {"editor", "shell"},
+            "new file": {"editor", "pager", "shell"}}[change]
+    assert set(keys) == want, keys
+    if change == "checkout":
+        assert keys["editor"] == "Uses Kakoune as the main editor"
+
+
+def test_a_read_that_finds_no_file_changed_imports_no_yaml_reader(tmp_path: Path) -> None:
+    """A one-shot read with nothing changed parses no file, so it imports no YAML reader
+    (python-frontmatter and vault-mem's handler: ~20 ms of a cold read's start-up, issue 29); a
+    read after an edit in place imports it and parses the file. Checked in ``sys.modules`` of a
+    fresh process, not by timing."""
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    assert cli("--vault", str(root), "remember", "editor", "--description", "Uses Helix as the main editor",
+               "--body", "Switched from Neovim last spring.").returncode == 0
+    assert cli("--vault", str(root), "list", "--json").returncode == 0  # the scan sum is recorded
+    code = ("import sys\n"
+            "from vault_mem.adapters import cli\n"
+            f"assert cli.main(['--vault', {str(root)!r}, 'recall', sys.argv[1], '--json']) == 0\n"
+            "print('YAML', [m for m in ('frontmatter', 'vault_mem.model.frontmatter_handler') if m in sys.modules])\n")
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none"}
+
+    def recall(query: str) -> tuple[str, str]:
+        done = subprocess.run([sys.executable, "-c", code, query], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split("YAML ")[0], done.stdout.split("YAML ")[1].strip()
+
+    answer, yaml_modules = recall("Helix")
+    assert "Helix" in answer and yaml_modules == "[]"
+    edit_in_place(root / "facts" / "editor.md", b"Helix", b"Xelih")
+    answer, yaml_modules = recall("Xelih")
+    assert "Xelih" in answer and "Helix" not in answer
+    assert yaml_modules == "['frontmatter', 'vault_mem.model.frontmatter_handler']"
 
 
 class LoadingEmbedder(FakeEmbedder):

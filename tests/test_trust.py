@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -651,3 +652,46 @@ def test_threads_making_the_machine_key_at_once_all_get_the_one_key(tmp_path, mo
         for t in threads:
             t.join(30)
         assert errors == [] and len(keys) == 6 and len(set(keys)) == 1
+
+
+def test_the_approvals_file_is_parsed_once_per_version_and_every_change_is_seen(tmp_path: Path, monkeypatch) -> None:
+    """A command asks for its vault's approvals several times; trusted.json (every vault ever
+    approved on the machine) is parsed once per version of the file in the process. An approval
+    written by this process, the file replaced by another (a new inode) or edited in place by
+    hand, and the file removed, are each seen by the next read."""
+    from vault_mem.store import trust
+
+    parses: list[int] = []
+    real = trust._load
+    monkeypatch.setattr(trust, "_load", lambda raw: parses.append(1) or real(raw))
+    monkeypatch.setattr(trust, "_parsed", None)
+    a, b = tmp_path / "a", tmp_path / "b"
+    trust.approve_authors(a, ["ann@example.org"])
+    trust.approve_authors(b, ["bob@example.org"])
+    time.sleep(trust.SETTLE_NS / 1e9 + 0.1)  # a file changed just now is parsed at every read
+    parses.clear()
+    for _ in range(3):
+        assert trust.approved_authors(a) == {"ann@example.org"}
+        assert trust.approved_authors(b) == {"bob@example.org"}
+    assert len(parses) == 1
+    trust.approve_authors(a, ["ann@example.org", "amy@example.org"])  # this process's write
+    assert trust.approved_authors(a) == {"ann@example.org", "amy@example.org"}
+    path = trust.trust_file()
+    data = json.loads(path.read_text())
+    data["vaults"][str(b.resolve())]["authors"] = ["bea@example.org"]
+    other = path.with_name("other.json")
+    other.write_text(json.dumps(data))
+    os.replace(other, path)  # another process's write
+    assert trust.approved_authors(b) == {"bea@example.org"}
+    time.sleep(trust.SETTLE_NS / 1e9 + 0.1)
+    parses.clear()
+    assert trust.approved_authors(b) == trust.approved_authors(b) == {"bea@example.org"}
+    assert len(parses) == 1  # kept
+    st = path.stat()
+    text = path.read_text().replace("bea@example.org", "bee@example.org")
+    with open(path, "r+", encoding="utf-8") as fh:  # by hand, in place, the same size and mtime
+        fh.write(text)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert trust.approved_authors(b) == {"bee@example.org"}  # its ctime moved
+    path.unlink()
+    assert trust.approved_authors(a) == set() and trust.approved_authors(b) == set()

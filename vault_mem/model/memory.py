@@ -4,6 +4,11 @@ A memory is ``<type folder>/<key>.md``: YAML frontmatter between ``---`` lines, 
 Markdown body. Parsing is strict where a silent guess would hide data (a second frontmatter
 block, YAML aliases, non-UTF-8 bytes) and lenient about fields it does not know, which are kept
 in order on every rewrite.
+
+The YAML reader (python-frontmatter, PyYAML, :mod:`~vault_mem.model.frontmatter_handler`) is
+imported by the first parse or render, not with this module: a read without a daemon that finds
+no file changed parses none, and at ~20 ms of start-up it was a share of every one-shot read
+(issue 29, perf45 in docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -15,17 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-import frontmatter
-
 from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import InvalidKeyError, InvalidMemoryError, MalformedFileError
 from vault_mem.model.names import windows_device
-from vault_mem.model.frontmatter_handler import (
-    HANDLER,
-    edit_fields,
-    same_value,
-    split_exact,
-)
 from vault_mem.model.names import shown as shown_name
 
 KEY_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")
@@ -337,6 +334,8 @@ def parse_memory(text: str, rel_path: str) -> Memory:
     key, type_ = key_type_from_path(rel_path)
     if "\x00" in text:
         raise MalformedFileError(f"{shown_name(rel_path)}: contains NUL bytes (binary file?)")
+    from vault_mem.model.frontmatter_handler import HANDLER  # YAML: see the note on the imports
+
     try:
         yaml_text, body = HANDLER.split(text)
         meta, comments = HANDLER.load_with_comments(yaml_text)
@@ -357,6 +356,10 @@ def parse_memory(text: str, rel_path: str) -> Memory:
 def render_memory(memory: Memory) -> str:
     """The file text for a new ``memory``: frontmatter in ``meta`` order (block mapping, short
     lists as ``[a, b]``, multi-line text as ``|``, no anchors), a blank line, the body."""
+    import frontmatter
+
+    from vault_mem.model.frontmatter_handler import HANDLER
+
     post = frontmatter.Post(memory.body, handler=HANDLER)
     post.metadata = dict(memory.meta)  # not Post(**meta): a field named 'content' would clash
     return frontmatter.dumps(post)
@@ -380,6 +383,8 @@ def rewrite_in_place(old_text: str, new: Memory) -> str | None:
     the field edit does not take (see :func:`frontmatter_handler.edit_fields`). A value YAML
     cannot represent raises ``yaml.YAMLError``, as in :func:`render_memory`.
     """
+    from vault_mem.model.frontmatter_handler import edit_fields, same_value, split_exact
+
     try:
         old = parse_memory(old_text, new.path)
         opening, yaml_text, closing, rest = split_exact(old_text)
