@@ -28,7 +28,10 @@ docs/benchmarks.md "Better candidates: six ideas, one run"):
 
 Per file and variant: bench_verdict's figures (hook coverage, strong precision, near misses
 given a strong hit, R@5, denied, what kept a relevant hit out of the strong top 3) with R@3,
-MRR@10 and process CPU per recall.
+MRR@10 and process CPU per recall. The landed row also says whether the memories that push an
+answer out of the top 3 are near-duplicates of it (``look_alikes``: over the questions the
+ranking loses, the answer's best cosine with the top 3, beside the median memory's nearest
+neighbour in its vault).
 """
 
 from __future__ import annotations
@@ -219,9 +222,20 @@ def measure(path: Path, embedder, names: list[str]) -> dict[str, dict]:
     landed_day = search.day_context
     rows: dict[str, list] = {n: [] for n in names}
     cpu = dict.fromkeys(names, 0.0)
+    crowd: list[float] = []  # per ranking loss of the landed code: the answer's best cosine with the top 3
+    nearest: list[float] = []  # per memory: its nearest other memory's cosine
     try:
         for group, vault, back in bv.group_vaults(mems, qs, embedder, "vault-mem-ranking-"):
             current[:] = [vault.sidecar]
+            db = vault.sidecar.db
+            ids = {k: i for i, k in db.execute("SELECT id, key FROM files")}
+            vecs = unit_vectors(db, ids.values())
+            if len(vecs) > 1:
+                matrix = np.asarray(list(vecs.values()))
+                sims = matrix @ matrix.T
+                np.fill_diagonal(sims, -1.0)
+                nearest += sims.max(axis=1).tolist()
+            mine = {v: k for k, v in back.items()}
             for q in qs[group]:
                 for name in names:
                     search.fuse_phrasings = fusions[name] if name not in days else landed
@@ -230,6 +244,11 @@ def measure(path: Path, embedder, names: list[str]) -> dict[str, dict]:
                     res = vault.sidecar.recall(q["q"], k=10)
                     cpu[name] += (time.process_time() - c0) * 1000
                     rows[name].append(row(res, q, back))
+                    if name == "landed" and rows[name][-1]["lost"] == "ranking":
+                        answers = [vecs[i] for k in q["relevant"] if (i := ids.get(mine.get(str(k)))) in vecs]
+                        top3 = [vecs[i] for h in res.hits[:3] if (i := ids.get(h.key)) in vecs]
+                        if answers and top3:
+                            crowd.append(max(float(a @ t) for a in answers for t in top3))
     finally:
         search.fuse_phrasings, search.day_context = landed, landed_day
     out = {}
@@ -239,6 +258,13 @@ def measure(path: Path, embedder, names: list[str]) -> dict[str, dict]:
                      "r3": round(sum(r["r3"] for r in ans) / len(ans), 4) if ans else None,
                      "mrr10": round(sum(r["rr"] for r in ans) / len(ans), 4) if ans else None,
                      "cpu_ms_per_recall": round(cpu[name] / len(rs), 2) if rs else None}
+    if crowd and nearest:
+        # are the memories that push an answer out of the top 3 near-duplicates of it?
+        out["landed"]["look_alikes"] = {"ranking_losses": len(crowd),
+                                        "answer_vs_top3_cosine_median": round(float(np.median(crowd)), 3),
+                                        "answer_vs_top3_cosine_max": round(max(crowd), 3),
+                                        "at_least_0.7": sum(c >= 0.7 for c in crowd),
+                                        "nearest_neighbour_median": round(float(np.median(nearest)), 3)}
     return out
 
 
