@@ -8,7 +8,7 @@ builds them) and each question is asked through ``Sidecar.recall`` (k=10) under 
 before the next question, so load and caches fall on all alike. A variant replaces recall's
 fusion stage (``index/search.py`` ``fuse_phrasings``) for the run by the landed one plus one
 idea of issue 24's "Better candidates" (none is in the recall pipeline: measured, not kept;
-docs/benchmarks.md "Better candidates: six ideas, one run"):
+docs/benchmarks.md "Better candidates: the ideas of issue 24 in one run"):
 
 - ``mmr=L``: maximal marginal relevance over the best MMR_TOP: each next slot goes to the
   candidate with the best L x its min-max normalised score - (1 - L) x its highest cosine with a
