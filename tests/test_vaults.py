@@ -170,6 +170,21 @@ def test_doctor_says_how_each_vault_was_found(two_vaults, tmp_path):
     assert "note: no personal vault: set VAULT_MEM_PERSONAL" in r.stdout
 
 
+def test_doctor_never_says_no_project_vault_next_to_the_vault_it_uses(two_vaults, tmp_path):
+    """Outside any project, with no personal vault, $VAULT_MEM_VAULT's vault stands in for the
+    project's: doctor named it "project vault: ... (from $VAULT_MEM_VAULT)" and then said "note: no
+    project vault"."""
+    proj, _, _ = two_vaults
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    env = {**_env_without_config(tmp_path), "VAULT_MEM_VAULT": str(proj / "memory")}
+    r = cli("doctor", cwd=outside, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"project vault: {(proj / 'memory').resolve()} (from $VAULT_MEM_VAULT)" in r.stdout
+    assert "no project vault" not in r.stdout, r.stdout
+    assert f"$VAULT_MEM_VAULT's vault is used, as no vault.toml at or above {outside.resolve()}" in r.stdout
+
+
 # -- the one-vault commands take personal:KEY ---------------------------------------------------
 def _editor(tmp_path, script: str) -> str:
     """A real editor process: a shell script that edits the file it is given."""

@@ -476,7 +476,8 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
     if problem:  # no project vault either: the broken personal vault is the thing to fix
         raise ConfigError(problem)
     fallback = os.environ.get(FALLBACK_ENV)
-    if fallback:
+    if fallback:  # it stands in for the project vault: "no project vault" would contradict the line naming it
+        notes[0] = notes[0].replace("no project vault: ", f"${FALLBACK_ENV}'s vault is used, as ", 1)
         return VaultSet((NamedVault(PROJECT, find_vault_root(Path(fallback)), f"${FALLBACK_ENV}"),), tuple(notes))
     here = Path(start or Path.cwd()).expanduser().resolve()
     raise NotAVaultError(
