@@ -143,6 +143,18 @@ def test_vault_found_from_cwd_and_env(vdir, tmp_path):
     assert "from-cwd" in r.stdout
 
 
+@pytest.mark.parametrize("where", ["notes.txt", "notes.txt/vault"])
+def test_init_on_a_file_says_it_is_a_file(tmp_path, where):
+    """`vault-mem init FILE` (or a path through a file) said "[Errno 17] File exists ...; check the
+    path, its permissions and the free disk space, then retry": a retry never helps."""
+    (tmp_path / "notes.txt").write_text("a person's file\n")
+    r = cli("init", str(tmp_path / where))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert f"{(tmp_path / 'notes.txt').resolve()} is a file, not a folder" in r.stderr, r.stderr
+    assert "Errno" not in r.stderr and "disk space" not in r.stderr
+    assert (tmp_path / "notes.txt").read_text() == "a person's file\n"
+
+
 def test_init_twice_changes_nothing(vdir):
     head = git(vdir, "rev-parse", "HEAD")
     r = cli("init", str(vdir))
