@@ -332,8 +332,10 @@ def cmd_get(args) -> int:
         finally:
             _notices(None, vaults.take_notices())
             vaults.close()
-    else:
-        view = read(args, "get", {"key": args.key})
+    else:  # one vault: a prefix still names it, or is refused as one naming no vault in use here
+        from vault_mem.model.fusion import split_key  # lazy: start-up time (module docstring)
+
+        view = read(args, "get", {"key": split_key(args.key, vaults.names)[1]})
     emit(args, view, _get_text(view))
     return 0
 
