@@ -143,6 +143,36 @@ def test_vault_found_from_cwd_and_env(vdir, tmp_path):
     assert "from-cwd" in r.stdout
 
 
+@pytest.mark.parametrize("where", ["notes.txt", "notes.txt/vault"])
+def test_init_on_a_file_says_it_is_a_file(tmp_path, where):
+    """`vault-mem init FILE` (or a path through a file) said "[Errno 17] File exists ...; check the
+    path, its permissions and the free disk space, then retry": a retry never helps."""
+    (tmp_path / "notes.txt").write_text("a person's file\n")
+    r = cli("init", str(tmp_path / where))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert f"{(tmp_path / 'notes.txt').resolve()} is a file, not a folder" in r.stderr, r.stderr
+    assert "Errno" not in r.stderr and "disk space" not in r.stderr
+    assert (tmp_path / "notes.txt").read_text() == "a person's file\n"
+
+
+def test_outside_any_vault_the_error_names_the_ways_to_reach_one_made_elsewhere(vdir, tmp_path, monkeypatch):
+    """After the set-up (a vault in ~/agent-memory), `vault-mem list` in another folder said only
+    "create one with `vault-mem init THIS-FOLDER` or pass --vault PATH": the person wanted the
+    vault they had made. Each way it names now reaches it."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.delenv("VAULT_MEM_VAULT", raising=False)
+    monkeypatch.delenv("VAULT_MEM_PERSONAL", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    r = cli("list", cwd=elsewhere)
+    assert r.returncode == 1, r.stderr
+    for way in ("--vault PATH", "$VAULT_MEM_VAULT=PATH", "VAULT_MEM_PERSONAL=PATH", f"`vault-mem init {elsewhere.resolve()}`"):
+        assert way in r.stderr, (way, r.stderr)
+    for env in ({"VAULT_MEM_VAULT": str(vdir)}, {"VAULT_MEM_PERSONAL": str(vdir)}):
+        r = cli("list", cwd=elsewhere, env=env)
+        assert r.returncode == 0, (env, r.stderr)
+
+
 def test_init_twice_changes_nothing(vdir):
     head = git(vdir, "rev-parse", "HEAD")
     r = cli("init", str(vdir))

@@ -124,7 +124,8 @@ def test_gemini_and_cursor(project):
     proj, home = project
     connect("gemini", proj / "memory", home=home, exe=EXE)
     data = json.loads((home / ".gemini" / "settings.json").read_text())
-    assert data["mcpServers"]["vault-mem"]["args"][0] == "mcp"
+    # Gemini ignores a server's env PYTHONPATH: the command line drops it (test_connect_outdated)
+    assert data["mcpServers"]["vault-mem"]["args"] == ["-u", "PYTHONPATH", EXE, "mcp", str(proj / "memory")]
     assert set(data["hooks"]) == {"SessionStart", "BeforeAgent", "AfterAgent"}
     assert data["hooks"]["BeforeAgent"][0]["hooks"][0]["command"].endswith("hook user-prompt-submit")
     connect("cursor", proj / "memory", scope="project", project=proj, exe=EXE)
@@ -295,6 +296,28 @@ def test_gemini_gets_the_hooks_context_and_round_trips_recall(project):
         assert said in sent, said
     results = [x for body in model.requests for x in tool_results(body)]
     assert any("editor-choice" in x for x in results), results
+
+
+@pytest.mark.slow
+def test_gemini_starts_the_server_without_the_persons_pythonpath(project, tmp_path):
+    """Gemini CLI drops an MCP server's ``env`` setting of PYTHONPATH ("Blocked dangerous
+    environment variable override") and passes the person's own on: the server connect writes
+    for Gemini drops it in its command line, so a module on the person's PYTHONPATH (here a
+    sitecustomize that leaves a mark) never runs in it, and `gemini mcp list` shows it connected."""
+    gemini = agent_cli("gemini")
+    proj, home = project
+    connect_cli(proj, home, agent="gemini")
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    mark = tmp_path / "ran"
+    (planted / "sitecustomize.py").write_text(f"open({str(mark)!r}, 'a').write('ran')\n")
+    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(planted), "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    r = subprocess.run(check=False, args=[gemini, "mcp", "list"], cwd=proj, env=env, capture_output=True,
+                       text=True, timeout=180, stdin=subprocess.DEVNULL)
+    said = r.stdout + r.stderr
+    assert "vault-mem" in said and "Connected" in said and "Disconnected" not in said, said
+    assert "Blocked dangerous environment variable" not in said, said
+    assert not mark.exists(), "the person's PYTHONPATH reached the vault-mem server Gemini started"
 
 
 @pytest.mark.slow

@@ -74,3 +74,20 @@ def test_what_connect_writes_today_is_never_called_outdated(project, tmp_path):
     # a file that does not parse is left to connect to name, not reported as ours
     (home / ".gemini" / "settings.json").write_text("{not json")
     assert outdated(home=home, project=proj) == []
+
+
+def test_a_gemini_server_that_empties_pythonpath_through_env_is_outdated(project):
+    """Gemini CLI ignores a server's ``env`` PYTHONPATH, so the form the other agents get is
+    outdated there: doctor names it, and connect rewrites it to drop PYTHONPATH in the command."""
+    proj, home = project
+    exe = executable()
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": {"vault-mem": {
+        "command": exe, "args": ["mcp"], "env": {"PYTHONPATH": ""}}}}))
+    found = outdated(home=home, project=proj)
+    assert [(o.agent, o.scope) for o in found] == [("gemini", "user")], found
+    assert "Gemini CLI ignores" in found[0].why and found[0].fix == "vault-mem connect gemini"
+    connect("gemini", None, home=home, exe=exe)
+    entry = json.loads((home / ".gemini" / "settings.json").read_text())["mcpServers"]["vault-mem"]
+    assert entry["args"][:3] == ["-u", "PYTHONPATH", exe] and "env" not in entry, entry
+    assert outdated(home=home, project=proj) == []

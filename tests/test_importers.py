@@ -458,6 +458,22 @@ def test_markdown_folder_one_file_one_memory(vdir, tmp_path):
     assert db.tags == ["db"] and db.body == "Body.\n" and db.source == "imported"
 
 
+def test_a_project_folder_with_a_vault_inside_is_read_as_that_vault(vdir, tmp_path):
+    """`vault-mem import ~/src/app` on a project without CLAUDE.md read its memory/ vault as loose
+    Markdown: the generated INDEX.md and the vault's README became notes, and a procedure became
+    a note keyed memory-procedures-KEY. The vault's own files keep their type and key."""
+    proj = tmp_path / "app"
+    assert cli("init", str(proj / "memory")).returncode == 0
+    assert cli("--vault", str(proj / "memory"), "remember", "build-cmd", "--type", "procedure",
+               "-d", "Build the app with make app").returncode == 0
+    write(proj / "docs" / "guide.md", "# How the app is laid out\n\nsrc/ holds the code.\n")
+    r, out = run_import(vdir, proj)
+    assert r.returncode == 0, r.stderr
+    assert out["kind"] == "markdown"
+    assert sorted(i["path"] for i in out["imported"]) == ["notes/docs-guide.md", "procedures/build-cmd.md"]
+    assert memory(vdir, "procedures/build-cmd.md").description == "Build the app with make app"
+
+
 # -- JSON / JSONL --------------------------------------------------------------------------------
 
 

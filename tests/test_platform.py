@@ -43,8 +43,12 @@ def test_doctor_json_names_each_mechanism_and_only_portable_ones_under_the_switc
                                          "close_events", "malloc_trim", "full_fsync", "folder_stats"}
     if sys.platform.startswith("linux"):
         assert native["mechanisms"]["checked_rename"] == "native" and not native["forced_portable"]
+    # the text names them too (README: "doctor says which mechanism is native or portable here")
+    said = [ln for ln in cli("doctor", "--vault", str(vault.root)).stdout.splitlines() if ln.startswith("OS mechanisms")]
+    assert len(said) == 1 and all(name in said[0] for name in native["mechanisms"]), said
     monkeypatch.setenv(PORTABLE_ENV, "1")
     got = cli("doctor", "--vault", str(vault.root))
+    assert f"forced by {PORTABLE_ENV}=1): portable: checked_rename" in got.stdout, got.stdout
     forced = json.loads(cli("doctor", "--json", "--vault", str(vault.root)).stdout)["platform"]
     assert set(forced["mechanisms"].values()) == {"portable"} and forced["forced_portable"]
     # the text says where a guarantee is weaker, one line each

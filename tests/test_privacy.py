@@ -8,6 +8,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import shlex
 import stat
 import subprocess
 from pathlib import Path
@@ -265,7 +267,8 @@ def test_hooks_of_an_older_unsafe_form_are_named_by_every_command_and_rewritten(
 
 def test_a_clone_without_the_git_hooks_is_told_so_by_any_command(tmp_path):
     """git does not clone hooks: a fresh clone's hand commits skip the secret gate, and every
-    command says so in one line until `vault-mem hooks install` (issue 28)."""
+    command says so in one line until `vault-mem init CLONE` (issue 28), the command the docs give
+    for a clone: the line names it with the clone's path, and it does what the line says."""
     from conftest import cli, git
 
     origin = tmp_path / "origin"
@@ -274,7 +277,10 @@ def test_a_clone_without_the_git_hooks_is_told_so_by_any_command(tmp_path):
     git(tmp_path, "clone", "-q", str(origin), str(clone))
     r = cli("--vault", str(clone), "list")
     assert r.returncode == 0, r.stderr
-    assert r.stderr.count("no vault-mem git hooks") == 1 and "vault-mem hooks install" in r.stderr
+    assert r.stderr.count("no vault-mem git hooks") == 1, r.stderr
+    fix = re.search(r"install them with `([^`]+)`", r.stderr)
+    assert fix and shlex.split(fix.group(1)) == ["vault-mem", "init", str(clone.resolve())], r.stderr
     assert "no vault-mem git hooks" in cli("--vault", str(clone), "doctor").stdout
-    assert cli("--vault", str(clone), "hooks", "install").returncode == 0
+    assert cli(*shlex.split(fix.group(1))[1:], cwd=tmp_path).returncode == 0  # the fix it names, as named
     assert "no vault-mem git hooks" not in cli("--vault", str(clone), "list").stderr
+    assert stat.S_IMODE(clone.stat().st_mode) & 0o077 == 0  # and the clone is private, as init makes it

@@ -13,6 +13,7 @@ import os
 import sys
 
 import anyio
+import pytest
 from conftest import ROOT, cli, git, wait_for
 from mcp import Client, StdioServerParameters
 
@@ -168,6 +169,37 @@ def test_doctor_says_how_each_vault_was_found(two_vaults, tmp_path):
     r = cli("doctor", cwd=proj, env=_env_without_config(tmp_path))
     assert f"project vault: {(proj / 'memory').resolve()} (from memory/ at the top of the git repository" in r.stdout
     assert "note: no personal vault: set VAULT_MEM_PERSONAL" in r.stdout
+
+
+def test_doctor_never_says_no_project_vault_next_to_the_vault_it_uses(two_vaults, tmp_path):
+    """Outside any project, with no personal vault, $VAULT_MEM_VAULT's vault stands in for the
+    project's: doctor named it "project vault: ... (from $VAULT_MEM_VAULT)" and then said "note: no
+    project vault"."""
+    proj, _, _ = two_vaults
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    env = {**_env_without_config(tmp_path), "VAULT_MEM_VAULT": str(proj / "memory")}
+    r = cli("doctor", cwd=outside, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"project vault: {(proj / 'memory').resolve()} (from $VAULT_MEM_VAULT)" in r.stdout
+    assert "no project vault" not in r.stdout, r.stdout
+    assert f"$VAULT_MEM_VAULT's vault is used, as no vault.toml at or above {outside.resolve()}" in r.stdout
+
+
+@pytest.mark.parametrize("command", ["get", "log", "forget", "undo"])
+def test_with_one_vault_a_prefix_naming_another_is_refused_as_such_by_every_command(project, tmp_path, command):
+    """With one vault in use, `get personal:KEY` said "invalid key 'personal:x' ... try
+    'personal-x'" where forget, log and undo say the prefix names no vault in use here; and
+    `get project:KEY` (what a list of two vaults shows) did not find the memory."""
+    proj, _ = project
+    env = _env_without_config(tmp_path)
+    r = cli(command, "personal:x", cwd=proj, env=env)
+    assert r.returncode == 2 and "'personal:' names no vault in use here" in r.stderr, r.stderr
+    if command == "get":
+        key = cli("list", "--json", cwd=proj, env=env)
+        first = json.loads(key.stdout)[0]["key"]
+        r = cli("get", f"project:{first}", cwd=proj, env=env)
+        assert r.returncode == 0 and r.stdout.startswith(first), r.stdout + r.stderr
 
 
 # -- the one-vault commands take personal:KEY ---------------------------------------------------

@@ -476,10 +476,14 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
     if problem:  # no project vault either: the broken personal vault is the thing to fix
         raise ConfigError(problem)
     fallback = os.environ.get(FALLBACK_ENV)
-    if fallback:
+    if fallback:  # it stands in for the project vault: "no project vault" would contradict the line naming it
+        notes[0] = notes[0].replace("no project vault: ", f"${FALLBACK_ENV}'s vault is used, as ", 1)
         return VaultSet((NamedVault(PROJECT, find_vault_root(Path(fallback)), f"${FALLBACK_ENV}"),), tuple(notes))
     here = Path(start or Path.cwd()).expanduser().resolve()
+    # the vault made elsewhere (the set-up's ~/agent-memory) is what a person in another folder
+    # most likely wants: the ways to name it come before making this folder a vault
     raise NotAVaultError(
         f"{here} is not a vault, nor inside one (no {CONFIG_FILE} here or above), and no personal vault "
-        f"is configured; create one with `vault-mem init {here}` or pass --vault PATH"
+        f"is configured: pass --vault PATH (or set ${FALLBACK_ENV}=PATH), use a personal vault from every "
+        f"folder ({personal_hint()}), or make this folder a vault with `vault-mem init {here}`"
     )

@@ -87,7 +87,7 @@ def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
     if getattr(args, "command", None) not in ("hooks", "init", "doctor"):  # those say it themselves
         from vault_mem.store.hooks import missing_hooks_notice
 
-        missing = missing_hooks_notice(vault.repo.hooks_dir)
+        missing = missing_hooks_notice(vault.repo.hooks_dir, vault.root)
         if missing:
             warn(f"warning: {missing}")
     vault.progress = _progress_bar("indexing")
@@ -332,8 +332,10 @@ def cmd_get(args) -> int:
         finally:
             _notices(None, vaults.take_notices())
             vaults.close()
-    else:
-        view = read(args, "get", {"key": args.key})
+    else:  # one vault: a prefix still names it, or is refused as one naming no vault in use here
+        from vault_mem.model.fusion import split_key  # lazy: start-up time (module docstring)
+
+        view = read(args, "get", {"key": split_key(args.key, vaults.names)[1]})
     emit(args, view, _get_text(view))
     return 0
 
@@ -487,7 +489,7 @@ def cmd_doctor(args) -> int:
     lines += [history] if history else []
     warned = [f"warning: {w}" for w in warnings]
     data["platform"], weaker = _platform_report()
-    warned += weaker
+    warned = [_mechanisms_line(data["platform"]), *warned, *weaker]
     data["agent_configs_outdated"], stale = _outdated_connections()
     warned += stale
     if not lines:
@@ -555,6 +557,16 @@ def _outdated_connections() -> tuple[list[dict[str, str]], list[str]]:
     rows = [{"agent": o.agent, "scope": o.scope, "path": str(o.path), "why": o.why, "fix": o.fix} for o in found]
     return rows, [f"warning: {o.agent}'s configuration {shown(str(o.path))}: {o.why}; run `{o.fix}` to rewrite it"
                   for o in found]
+
+
+def _mechanisms_line(report: dict) -> str:
+    """Doctor's line naming which OS-specific mechanisms are native here and which portable."""
+    by: dict[str, list[str]] = {}
+    for name, how in report["mechanisms"].items():
+        by.setdefault(how, []).append(name)
+    said = "; ".join(f"{how}: {', '.join(names)}" for how, names in sorted(by.items()))
+    forced = f", forced by {report['switch']}=1" if report["forced_portable"] else ""
+    return f"OS mechanisms on this system ({report['flavour']}{forced}): {said}"
 
 
 def _platform_report() -> tuple[dict, list[str]]:

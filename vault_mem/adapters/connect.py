@@ -120,11 +120,17 @@ class _Context:
         clean = (env, "-u", "PYTHONPATH") if env else ()
         return " ".join(shlex.quote(a) for a in (*clean, self.exe, *pinned, *args))
 
-    def server(self) -> dict[str, Any]:
+    def server(self, *, env_in_args: bool = False) -> dict[str, Any]:
         """The MCP server's entry. An empty ``PYTHONPATH`` is Python's "unset": whatever the
-        agent passes on, no entry of it can name the working folder (see :meth:`command`)."""
-        return {"command": self.exe, "args": ["mcp", self.vault] if self.vault else ["mcp"],
-                "env": {"PYTHONPATH": ""}}
+        agent passes on, no entry of it can name the working folder (see :meth:`command`).
+        ``env_in_args``: the agent ignores a server's ``PYTHONPATH`` (Gemini CLI drops it as a
+        "dangerous environment variable override" and passes the person's own on), so the
+        server starts through ``env -u PYTHONPATH`` as the hooks do."""
+        args = ["mcp", self.vault] if self.vault else ["mcp"]
+        env = which("env")
+        if env_in_args and env:
+            return {"command": env, "args": ["-u", "PYTHONPATH", self.exe, *args]}
+        return {"command": self.exe, "args": args, "env": {"PYTHONPATH": ""}}
 
 
 #: (path, old text or None, new text, what it holds)
@@ -294,7 +300,7 @@ def _gemini(ctx: _Context) -> _Plan:
     settings = ctx.base / ".gemini" / "settings.json"
 
     def edit(data: dict[str, Any]) -> None:
-        _table(data, "mcpServers", settings)[SERVER] = ctx.server()
+        _table(data, "mcpServers", settings)[SERVER] = ctx.server(env_in_args=True)
         _merge_hooks(data, settings, _GEMINI_EVENTS, ctx, matcher={},
                      extra={"name": "vault-mem", "timeout": 30000})
 
@@ -316,6 +322,10 @@ _FILES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "gemini": ((".gemini/settings.json",), (".gemini/settings.json",)),
     "cursor": ((), (".cursor/mcp.json",)),
 }
+
+
+#: agents that ignore an MCP server's ``env`` setting of ``PYTHONPATH`` (:meth:`_Context.server`)
+_ENV_IGNORED = frozenset({"gemini"})
 
 
 @dataclass(frozen=True)
@@ -361,9 +371,13 @@ def outdated(*, home: Path | None = None, project: Path | None = None) -> list[O
                     continue
                 argv = [str(entry.get("command", ""))] + [str(a) for a in entry.get("args") or []]
                 env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+                dropped = Path(argv[0]).name == "env" and argv[1:3] == ["-u", "PYTHONPATH"]
+                argv = argv[3:] if dropped else argv
                 why = _command_problem(argv, server=True)
-                if why is None and env.get("PYTHONPATH") != "":
-                    why = "starts vault-mem without emptying PYTHONPATH"
+                if why is None and not dropped and (agent in _ENV_IGNORED or env.get("PYTHONPATH") != ""):
+                    why = ("starts vault-mem with the person's PYTHONPATH (Gemini CLI ignores a server's "
+                           "PYTHONPATH setting)" if agent in _ENV_IGNORED
+                           else "starts vault-mem without emptying PYTHONPATH")
                 if why and not any(o.path == base / rel for o in found):
                     vault = argv[2] if len(argv) > 2 and argv[1] == "mcp" else ""
                     found.append(Outdated(agent, scope, base / rel, f"the MCP server {why}", vault))

@@ -296,14 +296,18 @@ def missing_hooks(folder: Path) -> list[str]:
     return found
 
 
-def missing_hooks_notice(folder: Path) -> str | None:
-    """The one line a command run in a clone without vault-mem's hooks says, or None."""
+def missing_hooks_notice(folder: Path, root: Path) -> str | None:
+    """The one line a command run in a clone without vault-mem's hooks says, or None. Its fix is
+    ``vault-mem init ROOT``, what a fresh clone needs (the hooks, INDEX.md's merge driver, the
+    clone made private to its person), with the vault's path: init with no path makes a vault
+    in the working folder."""
     absent = missing_hooks(folder)
     if not absent:
         return None
     return (f"no vault-mem git hooks here ({', '.join(absent)} missing from {folder}; git does not clone them), "
             "so a hand commit skips the check for credentials and broken memory files: install them with "
-            "`vault-mem hooks install`")
+            f"`vault-mem init {shlex.quote(str(root))}` (what a fresh clone needs: the hooks, INDEX.md's merge "
+            "driver, the folder made private to you)")
 
 
 def unsafe_hooks_notice(folder: Path) -> str | None:

@@ -36,6 +36,11 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
     root = Path(path).expanduser().resolve()
     if (root / CONFIG_FILE).exists():
         raise UsageError(f"{root} is already a vault ({CONFIG_FILE} exists)")
+    # mkdir says only "[Errno 17] File exists" of a file on the way, which a person reads as a retry
+    for folder in (root, *root.parents):
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"{folder} is a file, not a folder: give `vault-mem init` a folder for the vault "
+                             "(it is made when missing)")
     root.mkdir(parents=True, exist_ok=True)
     try:
         GitRepo(root)

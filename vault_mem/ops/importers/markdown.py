@@ -247,12 +247,11 @@ def markdown(root: Path, *, max_bytes: int) -> Found:
         read = read_file(root, root.name, max_bytes=max_bytes)
         files, problems = ([read], []) if isinstance(read, SourceFile) else ([], [read])
     else:
-        is_vault = (root / "vault.toml").is_file()
-        files, problems = walk(root, suffixes=(".md",), max_bytes=max_bytes,
-                               skip_top=frozenset({"INDEX.md", "README.md"}) if is_vault else frozenset())
+        files, problems = walk(root, suffixes=(".md",), max_bytes=max_bytes)
+        files = [f for f in files if _in_vault(root, f.rel) not in _VAULT_GENERATED]
     found: Found = []
     for file, meta, body in _with_frontmatter(files, found):
-        parts = file.rel.split("/")
+        parts = (_in_vault(root, file.rel) or file.rel).split("/")
         folder_type = FOLDER_TYPES.get(parts[0]) if len(parts) == 2 else None
         hint = key_from_path(parts[1]) if folder_type else key_from_path(file.rel)
         desc = _describe(meta.get("description"), meta.get("title"), first_heading(body), body,
@@ -261,3 +260,18 @@ def markdown(root: Path, *, max_bytes: int) -> Found:
         found.append(Candidate(str(file.path), hint, memory_type(meta.get("type"), folder_type or "note"),
                                desc, body, as_tags(meta.get("tags")), carried(meta), created, updated))
     return [*found, *problems]
+
+
+#: the files a vault holds that are no memory: its generated index and its README
+_VAULT_GENERATED = frozenset({"INDEX.md", "README.md"})
+
+
+def _in_vault(root: Path, rel: str) -> str | None:
+    """``rel``'s path inside the nearest vault (a folder holding vault.toml) at or under ``root``
+    that holds it, or None: a project's ``memory/`` read as its own vault, so its type folders
+    give the type and its INDEX.md and README.md are not imported as notes."""
+    parts = rel.split("/")
+    for depth in range(len(parts) - 1, -1, -1):
+        if (root.joinpath(*parts[:depth]) / "vault.toml").is_file():
+            return "/".join(parts[depth:])
+    return None

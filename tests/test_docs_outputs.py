@@ -1,0 +1,80 @@
+"""The output a page shows for a write is what the command prints (docs/sync.md showed
+``create: preferences/editor.md (commit ...)`` after the line had gained `` in VAULT``).
+
+So is the note about a peer's vault.toml change (it had lost "by NAME" and been reworded, and
+docs/sync.md still showed the old one). Each ``create:``, ``update:``, ``forgot:`` and ``undone:`` line of a session shown in README.md or
+docs/ (a fenced block of ``$ command`` lines) must have the shape the CLI prints for that
+verb, learned from a real run: the paths, keys and commit ids become wildcards, every other
+character must be the same.
+"""
+
+from __future__ import annotations
+
+import re
+
+from conftest import cli, push_as_peer
+from test_docs import PAGES, ROOT, _blocks, _text
+
+VERBS = ("create", "update", "forgot", "undone")
+
+
+def _shapes(root: str) -> dict[str, re.Pattern[str]]:
+    """``{verb: pattern}`` from what the commands print in a vault at ``root``."""
+    said = [
+        cli("--vault", root, "remember", "editor", "--type", "preference", "-d", "Uses Helix").stdout,
+        cli("--vault", root, "remember", "editor", "--type", "preference", "-d", "Uses Zed").stdout,
+        cli("--vault", root, "forget", "editor").stdout,
+        cli("--vault", root, "undo", "editor").stdout,
+    ]
+    shapes = {}
+    for out in said:
+        line = out.strip().splitlines()[-1]
+        pattern = re.escape(line)
+        pattern = pattern.replace(re.escape(root), r"\S+")
+        pattern = re.sub(r"[0-9a-f]{10}", "[0-9a-f]{10}", pattern)
+        pattern = pattern.replace(re.escape("preferences/editor.md"), r"\S+\.md").replace("editor", r"\S+")
+        shapes[line.split(":", 1)[0]] = re.compile(pattern)
+    assert set(shapes) == set(VERBS), said
+    return shapes
+
+
+def _shown(text: str) -> list[str]:
+    """The lines of the sessions a page shows that begin with one of :data:`VERBS`."""
+    return [line for block in _blocks(text) if any(r.startswith("$ ") for r in block.splitlines())
+            for line in block.splitlines() if line.split(":", 1)[0] in VERBS and ": " in line]
+
+
+def test_every_write_line_a_page_shows_is_what_the_cli_prints(tmp_path, monkeypatch):
+    monkeypatch.setenv("VAULT_MEM_EMBEDDER", "none")  # the line's shape, not the model, is the point
+    root = str(tmp_path / "vault")
+    assert cli("init", root).returncode == 0
+    shapes = _shapes(str((tmp_path / "vault").resolve()))
+    shown = [(page, line) for page in PAGES for line in _shown(_text(page))]
+    assert len(shown) >= 4, "the write lines of docs/sync.md were not found: the extraction broke"
+    wrong = [f"{page.relative_to(ROOT)}: {line!r} (the CLI prints the shape {shapes[line.split(':')[0]].pattern!r})"
+             for page, line in shown if not shapes[line.split(":", 1)[0]].fullmatch(line)]
+    assert not wrong, "write lines that are not what the CLI prints:\n" + "\n".join(wrong)
+
+
+PENDING = "note: vault.toml has changes this machine has not approved"
+
+
+def test_the_pending_settings_note_a_page_shows_is_what_the_cli_prints(pair, monkeypatch):
+    """The note of a peer's vault.toml change, learned from a real sync of one: the commit id and
+    the list of changes are wildcards, the rest must be the same."""
+    monkeypatch.setenv("VAULT_MEM_EMBEDDER", "none")
+    _, a, peer = pair
+    toml = peer / "vault.toml"
+    toml.write_text(re.sub(r"(?m)^k = 5$", "k = 3", toml.read_text()))
+    push_as_peer(peer, "fewer hits")
+    assert cli("--vault", str(a), "sync").returncode == 0
+    said = [ln for ln in cli("--vault", str(a), "list").stderr.splitlines() if ln.startswith(PENDING)]
+    assert len(said) == 1 and "[recall] k: 5 -> 3" in said[0], said
+    head, rest = said[0].split("): ", 1)
+    tail = rest[rest.index(". Until"):]
+    shape = re.compile(re.sub(r"[0-9a-f]{10}", "[0-9a-f]{10}", re.escape(head)) + r"\): .+?" + re.escape(tail))
+    shown = [(page, line) for page in PAGES for block in _blocks(_text(page)) for line in block.splitlines()
+             if line.startswith(PENDING)]
+    assert shown, "docs/sync.md shows the note: the extraction broke"
+    wrong = [f"{page.relative_to(ROOT)}: {line!r}" for page, line in shown if not shape.fullmatch(line)]
+    assert not wrong, f"the note as the CLI prints it:\n{said[0]}\nnot as shown:\n" + "\n".join(wrong)
