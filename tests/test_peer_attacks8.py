@@ -280,6 +280,35 @@ def test_a_commit_over_the_bound_is_refused_by_sync_with_nothing_changed(tmp_pat
     assert listed.returncode == 0 and f"commit {big[:10]}" in listed.stderr, listed.stderr
 
 
+def test_a_commit_over_the_bound_leaves_each_clone_a_way_on_of_its_own(tmp_path):
+    """The refusal is no dead end for a clone with work to push: a teammate's squash of a long
+    branch (its message every squashed commit's, over the bound) or a peer's padded commit is
+    in the remote's history for good, so "remove or reword it on the remote" needs a rewrite and
+    a force-push every clone must follow; until then every sync refused and this machine's
+    writes went nowhere. The error names what this clone can do alone (integrate it by hand
+    once, as for a large import), and after that sync takes and pushes this machine's work."""
+    from vault_mem.sync.replay import MAX_COMMIT_BYTES
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "notes").mkdir(exist_ok=True)
+    (peer / "notes" / "release.md").write_text("---\ndescription: the release branch, squashed\ntype: note\n---\nDone.\n")
+    message = tmp_path / "message.txt"
+    message.write_text("Squashed commit of the following:\n\n" + "commit 0123456789abcdef\n    a step\n\n"
+                       * (MAX_COMMIT_BYTES // 30))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Teammate", "GIT_AUTHOR_EMAIL": "teammate@example.com"}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-F", str(message)], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
+    assert cli("--vault", str(mine), "remember", "shell-choice", "--type", "preference",
+               "-d", "Uses fish as the login shell").returncode == 0
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode == 1 and "git pull --rebase" in r.stderr, r.stderr
+    git(mine, "pull", "-q", "--rebase", "origin", "main")
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "shell-choice" in git(tmp_path / "remote.git", "ls-tree", "-r", "--name-only", "main")
+    assert (mine / "notes" / "release.md").exists()
+
+
 @pytest.mark.slow
 def test_a_peers_memory_in_claude_codes_mcp_result_reaches_the_model_only_fenced(tmp_path):
     """Claude Code (2.1) hands the model `JSON.stringify(structuredContent)` in place of a tool
