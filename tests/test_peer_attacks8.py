@@ -244,6 +244,21 @@ def test_a_repository_joined_without_git_clone_starts_with_no_commit_of_its_own(
     assert _recalled(joined, "fish login shell", "shell-choice")["trusted"] is True
 
 
+def test_a_vault_made_here_read_first_from_a_linked_worktree_keeps_its_commits(tmp_path):
+    """A guard for the rule above: a repository made here before the record existed is seeded
+    from its own history whichever worktree reads it first. A linked worktree's log of HEAD
+    (`git worktree add`) begins with `reset: moving to HEAD`: read there, the repository looked
+    joined from elsewhere, and upgrading took every memory of this machine's person and agents
+    out of the session context. How the repository began is the main worktree's log."""
+    root = tmp_path / "vault"
+    assert cli("init", str(root)).returncode == 0
+    assert cli("--vault", str(root), "remember", "shell-choice", "--type", "preference", "--pinned",
+               "-d", "Uses fish as the login shell").returncode == 0
+    (root / ".git" / "vault-mem" / "local-commits").unlink()  # a vault from before the record
+    git(root, "worktree", "add", "-q", str(tmp_path / "linked"))
+    assert _recalled(tmp_path / "linked", "fish login shell", "shell-choice")["trusted"] is True
+
+
 #: the Claude Code plugin and the example settings this repository ships
 PLUGIN = ROOT / "hooks" / "claude-code" / "plugin"
 EXAMPLE_SETTINGS = ROOT / "hooks" / "claude-code" / "settings.json"
