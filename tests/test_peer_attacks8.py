@@ -304,6 +304,27 @@ def test_the_shipped_claude_code_plugin_runs_nothing_of_the_vault_under_an_empty
     assert sorted(p.name for p in markers.iterdir()) == []
 
 
+def test_the_claude_code_readmes_mcp_command_starts_the_server_with_pythonpath_empty(tmp_path):
+    """The by-hand setup beside the plugin: its `claude mcp add` line, run by the real Claude Code
+    CLI, writes a server entry whose environment empties PYTHONPATH, as the plugin's and
+    `vault-mem connect`'s do (it wrote a bare `vault-mem mcp`, which the person's PYTHONPATH
+    with an empty entry made run a peer's modules from the project)."""
+    from agent_clis import agent_cli, claude_env
+
+    claude = agent_cli("claude")
+    readme = (ROOT / "hooks" / "claude-code" / "README.md").read_text()
+    line = next(x.strip() for x in readme.splitlines() if x.strip().startswith("claude mcp add"))
+    home = tmp_path / "home"
+    home.mkdir()
+    args = [claude, *line.split()[1:]]
+    r = subprocess.run(args, env=claude_env(home), capture_output=True, text=True, timeout=120, check=False,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    server = json.loads((home / ".claude.json").read_text())["mcpServers"]["vault-mem"]
+    assert server["command"] == "vault-mem" and server["args"][0] == "mcp", server
+    assert server.get("env", {}).get("PYTHONPATH") == "", server
+
+
 def test_a_commit_over_the_bound_is_refused_by_sync_with_nothing_changed(tmp_path):
     """A peer's commit of a 1.5 MB message (any size up to the fetch's 512 MB bound: git holds
     the object whole): sync took it, then every command read it whole while it was the last to
