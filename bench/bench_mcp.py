@@ -237,7 +237,12 @@ async def session(root: Path, n_queries: int, edits: int, state: Path, profile: 
     from mcp import Client
 
     def payload(result) -> dict:
-        # recall's text is the memories fenced for the model; its data is the structured part
+        # recall's text is the memories fenced for the model; its data rides in the result's _meta
+        # (vault_mem.adapters.mcp_server.DATA_META), or, from a checkout before that (--code),
+        # in its structured content; an error's text is its data as JSON
+        data = (result.meta or {}).get("vault-mem/data")
+        if data is not None:
+            return data
         if result.structured_content is not None:
             return result.structured_content
         return json.loads(result.content[0].text)

@@ -501,3 +501,33 @@ def test_docstrings_that_name_the_vault_order_or_the_providers_say_all_of_it():
     assert stale == []
     doc = inspect.getdoc(config.EmbedderConfig) or ""
     assert [p for p in config.PROVIDERS if f"``{p}``" not in doc] == []
+
+
+def test_the_python_sdk_example_of_the_mcp_page_prints_what_it_says(tmp_path):
+    """The page's client example, run against a real server (this checkout's, on a vault that
+    holds its memory): it prints the lines its comments show. Written when recall's text was
+    JSON, it showed `{"hits": ...` long after the text became the fenced memories and the data
+    moved to the result's `_meta`."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import cli
+
+    page = _text(DOCS / "integrations" / "mcp.md")
+    code = page.split("With the official Python SDK:\n\n```python\n", 1)[1].split("```", 1)[0]
+    expected = [line[2:] for line in code.splitlines() if line.startswith("# ")]
+    program = "\n".join(line for line in code.splitlines() if not line.startswith("# "))
+    vault = tmp_path / "agent-memory"
+    assert cli("init", str(vault)).returncode == 0
+    assert cli("--vault", str(vault), "remember", "editor-choice", "--type", "preference",
+               "-d", "Uses Helix as the main editor").returncode == 0
+    env = {"PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none", "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}
+    for old, new in (('command="vault-mem", args=["mcp", ', f'command={sys.executable!r}, args=["-m", "vault_mem", "mcp", '),
+                     ('os.path.expanduser("~/agent-memory")', repr(str(vault))),
+                     ('env={"PYTHONPATH": ""}', f"env={env!r}")):
+        assert old in program, old
+        program = program.replace(old, new)
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[:len(expected)] == expected, proc.stdout

@@ -548,3 +548,26 @@ def test_the_prompt_hook_searches_what_the_person_typed_not_other_hooks_context(
                input=claude_event("UserPromptSubmit", filled.root, prompt=wrapped))
     assert "editor-choice" in check_output(proc, "UserPromptSubmit")
     assert prompt_context(filled, {"prompt": "<hook_context>only context</hook_context>"}) is None
+
+
+def test_pre_commit_reads_the_staged_files_in_a_batch_however_many_a_commit_holds(vault, tmp_path):
+    """pre-commit read each staged memory file through a `git cat-file` of its own, twice (its
+    checks, then the commit's INDEX.md): a person's commit of 1,000 hand-written memories ran
+    2,001 git processes and held `git commit` for 40 s (load ~17). Counted from GIT_TRACE, not
+    timed; the commit's INDEX.md still lists what it holds, and a bad file is still refused."""
+    root = vault.root
+    for i in range(150):
+        (root / "facts" / f"bulk-{i}.md").write_text(f"---\ndescription: bulk fact number {i}\n---\nBody {i}.\n")
+    git(root, "add", "facts")
+    trace = tmp_path / "trace.txt"
+    env = {**os.environ, "GIT_TRACE": str(trace)}
+    subprocess.run(["git", "commit", "-q", "-m", "bulk"], cwd=root, env=env, check=True, capture_output=True)
+    reads = [line for line in trace.read_text().splitlines() if "built-in: git cat-file" in line]
+    assert len(reads) < 10, f"{len(reads)} git cat-file"
+    index = git(root, "show", "HEAD:INDEX.md")
+    assert "bulk fact number 0" in index and "bulk fact number 149" in index
+    (root / "facts" / "bulk-7.md").write_text("---\ndescription: [unclosed\n---\nBody.\n")
+    (root / "facts" / "bulk-8.md").write_text("---\ndescription: bulk fact number 8, edited\n---\nBody 8.\n")
+    git(root, "add", "facts")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "bad"], cwd=root, capture_output=True, text=True)
+    assert proc.returncode != 0 and "bulk-7.md" in proc.stderr and "bulk-8.md" not in proc.stderr, proc.stderr

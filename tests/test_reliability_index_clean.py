@@ -297,9 +297,12 @@ def test_a_keeper_reading_between_a_checkouts_files_and_its_head_leaves_the_work
         assert git(root, "status", "--porcelain") == ""
         git(root, "read-tree", "-u", "-m", "side")
         vault.list()
+        side = git(root, "rev-parse", "side")
         git(root, "symbolic-ref", "HEAD", "refs/heads/side")
         vault.list()
         assert git(root, "status", "--porcelain") == ""
+        # HEAD's INDEX.md kept, not a new one committed over it
+        assert git(root, "rev-parse", "HEAD") == side and "temp-fact" in git(root, "show", "HEAD:INDEX.md")
     finally:
         keeper.close()
         vault.close()

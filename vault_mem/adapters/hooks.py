@@ -244,13 +244,16 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         problems = []
         keys = _staged_keys(vault)
         failed = set(failed_writes(vault.ws))
+        # read in one batch, not a git process a file (a merge or an import stages thousands)
+        contents = worktree.staged_blobs(vault.repo, [p for s, m, p in memory_changes if s != "D" and m != "120000"])
         for status, mode, path in memory_changes:
             rel = path[len(vault.prefix):]
             if status == "D" or "/" not in rel or rel.split("/", 1)[0] not in FOLDER_TYPES:
                 continue
             if not rel.endswith(".md") or rel.rsplit("/", 1)[-1].startswith((".", "#", "~")):
                 continue  # not a memory file (the sidecar ignores it too)
-            data = worktree.staged_blob(vault.repo, path) if mode != "120000" else b""
+            data = (contents[path] if path in contents else worktree.staged_blob(vault.repo, path)) \
+                if mode != "120000" else b""
             reason = check_staged_file(vault, rel, mode, data)
             others = [p for p in keys.get(rel.rsplit("/", 1)[-1][:-3], []) if p != path]
             if not reason and others:
@@ -303,7 +306,7 @@ def _stage_index(vault: Vault) -> None:
     or agent write brings it back in line."""
     from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
     from vault_mem.store import worktree
-    from vault_mem.vault.steps import index_of
+    from vault_mem.vault.steps import changed_memory_paths, index_of
 
     repo = vault.repo
     if vault.lock.acquire(blocking=False):
@@ -312,12 +315,23 @@ def _stage_index(vault: Vault) -> None:
         finally:
             vault.lock.release()
 
+    # the files git status reports, their staged versions read in one batch (index_of asks for each)
+    changed = changed_memory_paths(vault.ws)
+    tops = [vault.ws.top(rel) for rel in changed]
+    batch = worktree.staged_blobs(repo, tops)
+    asked = set(tops)
+
     def staged(top: str) -> bytes | None:
+        if top in batch:
+            return batch[top]
+        if top in asked:
+            return None  # not staged: not in the commit
         try:
             return worktree.staged_blob(repo, top)
         except VaultMemError:
-            return None  # not staged: not in the commit
-    worktree.stage_bytes(repo, f"{vault.prefix}{INDEX_FILE}", index_of(vault.ws, vault.sidecar, staged))
+            return None
+    worktree.stage_bytes(repo, f"{vault.prefix}{INDEX_FILE}",
+                         index_of(vault.ws, vault.sidecar, staged, changed=lambda: changed))
 
 
 def _refresh(name: str) -> Callable[..., HookOutput]:

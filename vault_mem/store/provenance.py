@@ -116,16 +116,18 @@ def local_commits(common_dir: Path, seed: Callable[[], Iterable[str]]) -> frozen
     return recorded(common_dir)[1]
 
 
-def made_here(git_dir: Path) -> bool:
+def made_here(common_dir: Path) -> bool:
     """Was this repository's history begun on this machine: does git's log of HEAD begin with a
     commit made here (``commit (initial): ``, or ``commit: `` as vault-mem's own writes log it)?
+    ``common_dir``: the main worktree's log, where the repository began (a linked worktree's
+    begins with ``reset: moving to HEAD``, whatever the repository's origin).
     Only then is a repository without a record one made here before the record existed.
     Positive evidence, not the absence of ``clone:``: a repository joined with ``git init`` and
     ``git pull`` (``initial pull``), a fetch and a ``reset`` or ``checkout``, or one whose log is
     gone, holds a history that came from elsewhere, and seeding it by email took a peer's commit
     under vault-mem's default agent email for this machine's agent (tests/test_peer_attacks8.py)."""
     try:
-        with open(Path(git_dir) / "logs" / "HEAD", encoding="utf-8", errors="replace") as fh:
+        with open(Path(common_dir) / "logs" / "HEAD", encoding="utf-8", errors="replace") as fh:
             first = fh.readline()
     except OSError:
         return False

@@ -21,7 +21,7 @@ from vault_mem.store.git import GitRepo
 
 __all__ = [
     "as_committed", "checkout_files", "checkout_staged", "config_value", "config_values", "dirty_paths", "same_as_committed", "gc_auto", "ignored_paths",
-    "stage_bytes", "stage_paths", "staged_blob", "staged_changes", "staged_files", "unstaged_paths",
+    "stage_bytes", "stage_paths", "staged_blob", "staged_blobs", "staged_changes", "staged_files", "unstaged_paths",
     "untracked_paths",
 ]
 
@@ -145,6 +145,30 @@ def staged_differs_from(repo: GitRepo, pathspec: str, commit: str) -> set[str]:
 def staged_blob(repo: GitRepo, path: str) -> bytes:
     """The staged content of ``path`` (``git cat-file blob :path``)."""
     return repo.run("cat-file", "blob", f":{path}", binary=True, cwd=repo.toplevel)
+
+
+def staged_blobs(repo: GitRepo, paths: Iterable[str]) -> dict[str, bytes]:
+    """The staged contents (stage 0) of ``paths`` (top-level relative), in two git processes
+    however many there are: a commit of 1,000 files (a merge stopped on a conflict, an import)
+    read each through a ``git cat-file`` of its own, twice, in pre-commit (40 s at load ~17).
+    A path not staged is left out."""
+    from vault_mem.store.history import read_blobs  # history's one batch reader
+
+    wanted = set(paths)
+    if not wanted:
+        return {}
+    folders = sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in wanted})
+    out = repo.run("ls-files", "-s", "-z", "--", *folders, binary=True, cwd=repo.toplevel,
+                   env={"GIT_LITERAL_PATHSPECS": "1"})
+    ids: dict[str, str] = {}
+    for entry in out.split(b"\x00"):
+        meta, _, raw = entry.partition(b"\t")
+        fields = meta.split()
+        path = raw.decode("utf-8", "surrogateescape")
+        if len(fields) == 3 and fields[2] == b"0" and path in wanted:
+            ids[path] = fields[1].decode()
+    contents = read_blobs(repo, sorted(set(ids.values())))
+    return {path: contents[oid] for path, oid in ids.items() if oid in contents}
 
 
 def staged_files(repo: GitRepo, pathspecs: list[str]) -> list[str]:

@@ -198,10 +198,13 @@ class Replay:
         commits = self.repo.run("rev-list", self.remote_tip, f"^{self.local}", cwd=self.repo.toplevel).split()
         for commit, size in sorted(blob_sizes(self.repo, commits).items()):
             if size > MAX_COMMIT_BYTES:
+                # a commit stays in the remote's history: removing it is a rewrite every clone must
+                # follow, so each clone is told what it can do alone (as for a large import)
                 raise SyncError("unsafe", f"the remote's commit {commit[:10]} (tip {self.remote_tip[:10]}) is "
-                                f"{size} bytes, more than a commit one sync takes ({MAX_COMMIT_BYTES} bytes: its "
-                                "message and author are that long); remove or reword it on the remote, and sync "
-                                "again; nothing changed")
+                                f"{size} bytes, more than a commit one sync takes ({MAX_COMMIT_BYTES} bytes; "
+                                "nearly all of it is its message); if that commit is wanted (a squash with a long "
+                                "message), integrate it by hand once (`git pull --rebase`, then `vault-mem "
+                                "doctor`), else remove it from the remote's history; then sync again; nothing changed")
         limit = self.vault.config.max_file_bytes
         sizes = blob_sizes(self.repo, sorted(set(blobs.values())))
         total = sum(sizes.get(blob, 0) for blob in blobs.values())

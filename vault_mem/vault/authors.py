@@ -118,7 +118,7 @@ def identities(ws: Workspace) -> Identities:
         the emails that counted then, so upgrading takes nothing away; nothing for any other (a
         clone, a ``git init`` then ``git pull``: its history came from elsewhere)."""
         head = ws.repo.head()
-        if head is None or not made_here(ws.repo.git_dir):
+        if head is None or not made_here(ws.repo.common_dir):
             return []
         return history.commits_by(ws.repo, head, emails.person | emails.agents | {e.lower() for e in emails.approved})
 
