@@ -45,13 +45,16 @@ async def in_process(root, **client_options) -> AsyncIterator[Client]:
     :func:`server_params`), built in this process as :func:`~vault_mem.adapters.mcp_server.serve`
     builds it (the vault, its :class:`~vault_mem.adapters.mcp_server.Startup`,
     :func:`~vault_mem.adapters.mcp_server.build_server`), connected through the SDK's in-memory
-    transport; everything is closed after."""
+    transport; everything is closed after. Its first read waits for the start-up check of the
+    files (up to 60 s, not the server's quarter of a second, which a loaded machine overran: the
+    first recall then answered from the index as it stood, as it should, and the test missed a
+    memory it was about; test_keeper has that wait's own tests)."""
     from vault_mem import Vault
     from vault_mem.adapters.mcp_server import Startup, build_server
 
     assert os.environ["VAULT_MEM_EMBEDDER"] == "none"  # conftest's: what server_params gives the process
     vault = Vault(root)
-    startup = Startup(vault, lambda: Vault(root))
+    startup = Startup(vault, lambda: Vault(root), wait_s=60.0)
     try:
         startup.preload()
         async with Client(build_server(vault, startup), read_timeout_seconds=60, **client_options) as client:
