@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import cli, git, run_cli
 
+from vault_mem.index import vectors
 from vault_mem.adapters.cli_parser import build_parser
 
 
@@ -331,6 +332,9 @@ def test_the_first_index_draws_both_passes_on_a_terminal_with_the_real_model(vdi
     _many_memories(vdir, 220)
     (vdir / ".vault-mem" / "index.db").unlink()
     monkeypatch.setenv("VAULT_MEM_EMBEDDER", "local")
+    # every vector in this one command (a read makes them for OWED_EMBED_S only: a loaded machine
+    # may take longer for 220; tests/test_first_index_recall.py has that bound)
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 600.0)
     rc, seen = _run_with_stderr_on_a_terminal(monkeypatch, "--vault", str(vdir), "recall", "owls", "--json")
     # the files read, then their vectors made: one bar each, each on its own line
     assert rc == 0 and seen.count("220/220") == 2 and "indexing [" in seen, seen

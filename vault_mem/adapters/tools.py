@@ -523,7 +523,7 @@ def _several_recall(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
     named = [(name, _recall(vaults.vault(name), a)) for name in vaults.names]
     data = merge_recall(named, a.get("k") or max(vaults.vault(n).config.recall_k for n in vaults.names))
     data["note"] = verdict.guidance(data["verdict"], keyword_only=bool(data.get("keyword_only")),
-                                    reason=data.get("reason"))
+                                    reason=data.get("reason"), unembedded=data.get("unembedded", 0))
     return data
 
 
@@ -568,8 +568,10 @@ def _recall(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
         hits.append(hit)
     data: dict[str, Any] = {"hits": hits, "verdict": result.verdict,
                             "note": verdict.guidance(result.verdict, keyword_only=result.keyword_only,
-                                                     reason=result.reason)
+                                                     reason=result.reason, unembedded=result.unembedded)
                             + (f" ({result.note})" if result.note else "")}
+    if result.unembedded:
+        data["unembedded"] = result.unembedded
     if result.keyword_only:
         data["keyword_only"] = True
         data["reason"] = result.reason

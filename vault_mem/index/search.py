@@ -141,6 +141,9 @@ class RecallResult:
     floor: dict[str, Any] | None = None  # the bars used: min_sim, strong, hit_bar, source
     stored: bool = True  # the vault holds memories (a keyword-only search that finds none of
     # them says so without claiming that nothing is stored)
+    #: memories the search by meaning could not see (no vector yet: found by keywords only); a
+    #: search that missed them never says nothing related is stored (model/verdict.py)
+    unembedded: int = 0
     #: key -> the verdict stage that made that hit a candidate (levels.UNDER_BAR, ANSWER_CHECK,
     #: FOCUS_CHECK, LEAD): diagnostics for benchmarks, in-process only (not in to_dict)
     demoted: dict[str, str] = field(default_factory=dict)
@@ -150,7 +153,8 @@ class RecallResult:
         """``strong`` (a strong hit), ``candidate`` (hits, none strong), ``none`` (nothing
         related is stored) or ``incomplete`` (no hits from a keyword-only search): see
         :mod:`vault_mem.model.verdict`."""
-        return verdict_of((h.match for h in self.hits), keyword_only=self.keyword_only, stored=self.stored)
+        return verdict_of((h.match for h in self.hits), keyword_only=self.keyword_only or self.unembedded > 0,
+                          stored=self.stored)
 
     @property
     def answered(self) -> bool:
@@ -163,6 +167,7 @@ class RecallResult:
             "verdict": self.verdict,
             "answered": self.answered,
             "keyword_only": self.keyword_only,
+            "unembedded": self.unembedded,
             "reason": self.reason,
             "embedder": self.embedder,
             "note": self.note,
@@ -467,7 +472,7 @@ class RecallVectors(Protocol):
 
     def vectors_reason(self) -> str | None: ...
     def get_embedder(self) -> Any: ...
-    def embed_pending(self) -> int: ...
+    def embed_owed(self) -> int: ...
     def vectors_missing(self) -> int: ...
     def search_vectors(self, qvec: np.ndarray, filters: Filters) -> tuple[Any, list[tuple[int, float]]]: ...
     def relevance_floor(self, embedder: Any) -> Floor: ...
@@ -513,10 +518,11 @@ class Phrasing:
 
 def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing]) -> str | None:
     """Candidates, first half: each phrasing's query vector (``p.qvec``), once the vectors still
-    owed are made. Returns why the embedder failed (every ``p.qvec`` is None then: the search is
-    keyword-only), or None."""
+    owed are made, for a bounded time (:meth:`~vault_mem.index.vectors.VectorStore.embed_owed`:
+    those left are found by keywords only, and the result says so). Returns why the embedder
+    failed (every ``p.qvec`` is None then: the search is keyword-only), or None."""
     try:
-        vectors.embed_pending()
+        vectors.embed_owed()
         for p, v in zip(ps, embedder.embed_batch([p.text[:MAX_QUERY_CHARS] for p in ps], kind="query")):
             p.qvec = np.asarray(v, dtype=np.float32)
     except EmbedderError as exc:
@@ -597,9 +603,10 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     qvec = ps[0].qvec
     index = search_phrasings(db, sc.vectors, ps, filters, check_index=check_index)
     if index is not None:
-        missing = sc.vectors.vectors_missing()
-        if missing:
-            result.note = f"{missing} memories have no vector yet; they are found by keywords only"
+        result.unembedded = sc.vectors.vectors_missing()
+        if result.unembedded:
+            result.note = (f"{result.unembedded} memories have no vector yet and are found by keywords only "
+                           f"(`vault-mem reindex` makes them now; a daemon or the next recalls make them meanwhile)")
     result.keyword_only = qvec is None
     result.reason = reason if qvec is None else None
     candidates = list(dict.fromkeys(i for p in ps for i, _ in [*p.kw, *p.vec]))
@@ -622,7 +629,7 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     passing = levels.levels(db, query, terms, ev, floor=floor, k=k, words=words,
                             rewordings=[p.text for p in ps[1:]], why=why)
     if not passing:
-        result.note = "no memory cleared the relevance floor"
+        result.note = "; ".join(n for n in (result.note, "no memory cleared the relevance floor") if n)
         return result
     hits, demoted = ranked_hits(db, passing, scores, why, k=k, today=today, include_expired=include_expired,
                                 stale_after=sc.config.stale_after_days, keyword_only=result.keyword_only)

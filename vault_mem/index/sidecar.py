@@ -331,8 +331,10 @@ class Sidecar:
             todo, gone = self._differing(found.as_dict(), total)
         report.unchanged = count - len(todo)
         self._process(sorted(todo), gone, report, progress)
-        if self.vectors.embed_now(embed):
+        if embed:  # reindex: every vector, with its progress
             report.embedded = self.vectors.embed_pending(progress=progress if report.changed else None)
+        elif self.vectors.embed_now(embed):  # the model at hand: a bounded share, the rest later
+            report.embedded = self.vectors.embed_owed(progress=progress if report.changed else None)
         report.problems = self.problems()
         return report
 
@@ -374,8 +376,10 @@ class Sidecar:
                 continue
             (todo if os.path.lexists(self.root / rel) else gone).append(rel)
         self._process(todo, gone, report, None)
-        if self.vectors.embed_now(embed):
+        if embed:
             report.embedded = self.vectors.embed_pending()
+        elif self.vectors.embed_now(embed):
+            report.embedded = self.vectors.embed_owed()
         report.problems = self.problems()
         return report
 

@@ -52,6 +52,11 @@ log = Logger("vault_mem.index.sidecar")  # logging imported at the first message
 
 DEFAULT: object = object()  # "use embed.registry.get_embedder(config.embedder)" (built on first need)
 EMBED_RETRY_S = 60.0  # after an EmbedderError, do not retry filling vectors for this long
+#: how long a read or a write makes the vectors still owed, in seconds (:meth:`VectorStore.embed_owed`):
+#: the few of a write or a hand edit take well under a second; a first index after a clone or
+#: an import of thousands takes minutes, more than an agent's hook may wait. Those left are found
+#: by keywords only (a recall says so) and made by the next calls, the daemon or `reindex`
+OWED_EMBED_S = 5.0
 TYPE_CODES = {t: i for i, t in enumerate(TYPE_FOLDERS)}
 VEC_TABLE = "vec_items"
 LIVE, DROPPED, STALE = 1, 0, -1  # vector_log.live: stored / gone / gone but still in vec_items
@@ -804,18 +809,26 @@ class VectorStore:
         """How many usable memories have no vector (yet): found by keywords only."""
         return self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
 
-    def embed_pending(self, *, progress: Progress | None = None) -> int:
-        """Give every usable memory without a vector one (cache first, then the embedder).
+    def embed_pending(self, *, progress: Progress | None = None, until: float | None = None) -> int:
+        """Give every usable memory without a vector one (cache first, then the embedder);
+        ``until``: a ``time.monotonic()`` after which no further batch goes to the embedder
+        (those left stay keyword-only, for a later call; one batch is always made).
 
         Returns how many rows got a vector. An EmbedderError leaves the rest keyword-searchable,
         is logged, and is retried by a later call (not before ``EMBED_RETRY_S``). A damaged
         vector table is rebuilt from the embedding cache (:meth:`reset_vectors`).
         """
         try:
-            return self._embed_pending(progress=progress)
+            return self._embed_pending(progress=progress, until=until)
         except dbmod.database_error() as exc:
             self._repair_vectors(exc, "storing vectors")
-            return self._embed_pending(progress=progress)
+            return self._embed_pending(progress=progress, until=until)
+
+    def embed_owed(self, *, progress: Progress | None = None) -> int:
+        """:meth:`embed_pending` for at most :data:`OWED_EMBED_S` (after its first batch): what a
+        recall, a write or a read's reconcile makes on the way. ``reindex`` and the daemon make
+        them all."""
+        return self.embed_pending(progress=progress, until=time.monotonic() + OWED_EMBED_S)
 
     def search_vectors(self, qvec: np.ndarray, filters) -> tuple[VectorIndex | StoredVectors, list[tuple[int, float]]]:
         """(the vector search used, :func:`vault_mem.index.search.vector_search`'s hits with it),
@@ -838,7 +851,7 @@ class VectorStore:
             raise exc
         self.reset_vectors(f"{what} failed: {exc}")
 
-    def _embed_pending(self, *, progress: Progress | None) -> int:
+    def _embed_pending(self, *, progress: Progress | None, until: float | None = None) -> int:
         if not self.db.vec_ok:
             return 0
         self.purge_stale_vectors()
@@ -914,6 +927,10 @@ class VectorStore:
             done += len(owners)
             if progress:
                 progress(done, total)
+            if until is not None and time.monotonic() >= until and start + group < len(hashes):
+                log.info("vault-mem: %d memories still have no vector (made by the next recall, the daemon "
+                         "or `vault-mem reindex`)", total - done)
+                break
         return stored
 
     def _vec_model_matches(self) -> bool:

@@ -37,6 +37,9 @@ def merge_recall(named: list[tuple[str, dict[str, Any]]], k: int) -> dict[str, A
     out: dict[str, Any] = {**named[0][1], "hits": hits, "verdict": verdict, "keyword_only": keyword_only,
                            "reason": "; ".join(reasons) or None, "note": "; ".join(notes) or None,
                            "vaults": [name for name, _ in named]}
+    unembedded = sum(int(data.get("unembedded") or 0) for _, data in named)
+    if unembedded:
+        out["unembedded"] = unembedded
     if "answered" in out:
         out["answered"] = any(h.get("match") == STRONG for h in hits)
     for per_vault in ("embedder", "floor"):

@@ -11,9 +11,10 @@ than any cosine whether one sentence answers a question. So:
   injects only these) or :data:`CANDIDATE` (one of the closest memories; it may not answer);
 - the result is :data:`NONE` ("nothing related is stored") only when no memory clears the
   relevance floor, which answerable questions essentially never fall below;
-- a downgraded (keyword-only) search never says :data:`NONE` in a vault holding memories: with no
-  hits its verdict is :data:`INCOMPLETE`, and every keyword-only result says why it may be
-  incomplete.
+- a downgraded search never says :data:`NONE` in a vault holding memories: with no hits its
+  verdict is :data:`INCOMPLETE`, and every such result says why it may be incomplete. Downgraded:
+  keyword-only (no model, an embedder down), or memories the search by meaning could not see
+  yet (no vector made: a first index after a clone or an import still under way).
 """
 
 from __future__ import annotations
@@ -38,13 +39,17 @@ NOTHING_RELATED = "nothing related is stored"
 #: what a keyword-only result with no hits means
 NOTHING_BY_KEYWORDS = ("no memory shares a word with the query, and search by meaning was not available, "
                        "so something related may still be stored: ask again in a moment or with other words")
+#: what a result with no hits means when some memories have no vector yet (searched by keywords only)
+NOT_ALL_BY_MEANING = ("nothing found cleared the relevance floor, but some memories are not yet searchable by "
+                      "meaning, so something related may still be stored: ask again in a moment or with other words")
 #: strong hits: what they are (and that they are still to be read, not trusted blindly)
 STRONG_HITS = "the strong hits are close to the query; check that one answers it before relying on it"
 
 
 def verdict_of(matches: Iterable[str], *, keyword_only: bool, stored: bool = True) -> str:
-    """The result's verdict from its hits' levels, whether the search was keyword-only, and
-    whether the vault holds any memory at all (``stored``: an empty vault is ``none`` anyway)."""
+    """The result's verdict from its hits' levels, whether the search was downgraded
+    (``keyword_only``: for every memory, or for those with no vector yet), and whether the vault
+    holds any memory at all (``stored``: an empty vault is ``none`` anyway)."""
     levels = list(matches)
     if STRONG in levels:
         return STRONG
@@ -59,10 +64,13 @@ def keyword_only_note(reason: str | None) -> str:
             + ": these are keyword matches only and may be incomplete")
 
 
-def guidance(verdict: str, *, keyword_only: bool = False, reason: str | None = None) -> str:
-    """The sentence an agent reads with a result of ``verdict`` (the CLI, the tools, MCP)."""
+def guidance(verdict: str, *, keyword_only: bool = False, reason: str | None = None, unembedded: int = 0) -> str:
+    """The sentence an agent reads with a result of ``verdict`` (the CLI, the tools, MCP);
+    ``unembedded``: how many memories the search by meaning could not see yet."""
     text = {STRONG: STRONG_HITS, CANDIDATE: CANDIDATES_ONLY, NONE: NOTHING_RELATED,
             INCOMPLETE: NOTHING_BY_KEYWORDS}[verdict]
+    if verdict == INCOMPLETE and not keyword_only and unembedded:
+        text = NOT_ALL_BY_MEANING
     if keyword_only and verdict in (STRONG, CANDIDATE):
         text = f"{text}; {keyword_only_note(reason)}"
     elif keyword_only and verdict == INCOMPLETE and reason:
@@ -96,7 +104,8 @@ RECALL_TOOL = (
     "their age; a hit flagged 'may be outdated' must be confirmed before you rely on it. Each "
     f"hit has match '{STRONG}' (close to the query) or '{CANDIDATE}' (one of the closest memories; "
     f"it may not answer). The result's verdict: '{STRONG}'; '{CANDIDATE}' ({CANDIDATES_ONLY}); "
-    f"'{INCOMPLETE}' (keyword search only, no match: something may still be stored); or "
+    f"'{INCOMPLETE}' (no match, but search by meaning was not available for every memory: something "
+    f"may still be stored); or "
     f"'{NONE}'; {NONE_INSTRUCTION}."
 )
 

@@ -1,0 +1,94 @@
+"""A recall in a vault whose memories have no vectors yet (a fresh clone, an import of thousands,
+the first index with the bundled model): the recall makes vectors for a bounded time only, finds
+the rest by keywords and says so, and never tells the agent that nothing related is stored while
+memories it could not search by meaning remain (DESIGN.md §4, "a downgraded search never produces
+none"). Measured before: a clone of 3,000 imported notes answered its first `vault-mem recall`
+after 82 s (29 s CPU) of embedding, with nothing said meanwhile; a prompt hook is killed long
+before that. The real bundled model throughout."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import new_vault, real_embedder
+from fakes import write_memory
+
+from vault_mem import Vault
+from vault_mem.index import vectors
+from vault_mem.model import verdict
+
+N = 200  # more than one batch of the bundled model (4 x its 16)
+
+
+@pytest.fixture(scope="module")
+def unindexed(tmp_path_factory):
+    """A vault of ``N`` memories written by hand, none of them with a vector yet."""
+    root = tmp_path_factory.mktemp("first-index") / "vault"
+    new_vault(root).close()
+    for n in range(N):
+        write_memory(root, f"build-step-{n:03}", f"Build step {n} runs the linter on module {n} before the tests")
+    return root
+
+
+@pytest.fixture(scope="module")
+def model():
+    return real_embedder()
+
+
+def _fresh_copy(unindexed, tmp_path):
+    import shutil
+
+    dest = tmp_path / "vault"
+    shutil.copytree(unindexed, dest, symlinks=True)
+    return dest
+
+
+def test_a_recall_makes_vectors_for_a_bounded_time_and_says_what_is_left(unindexed, model, tmp_path, monkeypatch):
+    root = _fresh_copy(unindexed, tmp_path)
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)  # one batch, then the search
+    with Vault(root, embedder=model) as vault:
+        result = vault.recall("which module does build step 7 lint?")
+        left = vault.sidecar.vectors.vectors_missing()
+        assert 0 < left < N, left  # one batch was made, not all of them
+        assert result.unembedded == left
+        assert result.hits and result.hits[0].key == "build-step-007"  # its words find it meanwhile
+        assert f"{left} memories have no vector yet" in (result.note or "")
+        # each later recall makes more, until none is left
+        seen = [left]
+        while seen[-1]:
+            vault.recall("which module does build step 7 lint?")
+            seen.append(vault.sidecar.vectors.vectors_missing())
+            assert seen[-1] < seen[-2], seen
+        assert vault.recall("which module does build step 7 lint?").unembedded == 0
+
+
+def test_no_hits_while_memories_have_no_vector_is_incomplete_never_none(unindexed, model, tmp_path, monkeypatch):
+    root = _fresh_copy(unindexed, tmp_path)
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)
+    with Vault(root, embedder=model) as vault:
+        result = vault.recall("what is my favourite pizza topping?")
+        assert result.unembedded > 0
+        assert not result.hits, [h.key for h in result.hits]
+        assert result.verdict == verdict.INCOMPLETE  # was "none": "nothing related is stored"
+        data = result.to_dict()
+        text = verdict.guidance(data["verdict"], keyword_only=data["keyword_only"], reason=data["reason"],
+                                unembedded=data["unembedded"])
+        assert text == verdict.NOT_ALL_BY_MEANING
+        assert verdict.deny_phrases(text) == []
+        # once every memory has its vector, the same question may be told that nothing is stored
+        vault.sidecar.vectors.embed_pending()
+        again = vault.recall("what is my favourite pizza topping?")
+        assert again.unembedded == 0 and again.verdict == verdict.NONE
+
+
+def test_the_recall_tool_says_it(unindexed, model, tmp_path, monkeypatch):
+    from vault_mem.adapters.tools import call_tool
+
+    root = _fresh_copy(unindexed, tmp_path)
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)
+    with Vault(root, embedder=model) as vault:
+        out = call_tool(vault, "recall", {"query": "what is my favourite pizza topping?"})
+    data = out.data
+    assert verdict.NOT_ALL_BY_MEANING in out.text
+    assert data["verdict"] == verdict.INCOMPLETE and data["unembedded"] > 0
+    assert data["note"].startswith(verdict.NOT_ALL_BY_MEANING)
+    assert verdict.deny_phrases(data["note"]) == []
