@@ -340,6 +340,22 @@ def test_the_first_index_draws_both_passes_on_a_terminal_with_the_real_model(vdi
     assert rc == 0 and seen.count("220/220") == 2 and "indexing [" in seen, seen
 
 
+@pytest.mark.slow
+def test_a_first_index_in_a_terminal_makes_vectors_for_a_bounded_time_and_says_what_is_left(vdir, monkeypatch,
+                                                                                          capsys):
+    """The bar's own path (a person's terminal) made every vector before answering: a fresh
+    clone of 3,000 notes waited 20-80 s for its first recall; one of 100k most of an hour."""
+    _many_memories(vdir, 220)
+    (vdir / ".vault-mem" / "index.db").unlink()
+    monkeypatch.setenv("VAULT_MEM_EMBEDDER", "local")
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)  # one batch of the model's, then the search
+    capsys.readouterr()
+    rc, seen = _run_with_stderr_on_a_terminal(monkeypatch, "--vault", str(vdir), "recall", "owls", "--json")
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0 and seen.count("220/220") == 1, seen  # the files read, not every vector made
+    assert 0 < data["unembedded"] < 220 and f"{data['unembedded']} memories have no vector yet" in data["note"]
+
+
 def _editor(tmp_path: Path, script: str) -> str:
     """A real editor process: a shell script that edits the file it is given, as a person would."""
     exe = tmp_path / "editor.sh"

@@ -361,8 +361,8 @@ class Vault:
     def _search(self, query: str, *, k: int | None, type: str | None, tags: list[str], scope: str | None,
                 include_expired: bool, full: bool, queries: list[str]):
         """:meth:`recall` on the sidecar as it is (caught up by the caller)."""
-        if self.progress is not None:
-            self.sidecar.vectors.embed_pending(progress=self.progress)  # else recall does it, silently
+        if self.progress is not None:  # the bar drawn for the share made now (else recall makes it, silently)
+            self.sidecar.vectors.embed_owed(progress=self.progress)
         # a peer's supersedes hides nothing: the authors of the memories that supersede one
         # (few), not of every memory (O(vault) per recall where a peer wrote most of them).
         # Who wrote what is read once for the recall: the identities and the texts' first
