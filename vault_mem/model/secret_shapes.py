@@ -379,8 +379,20 @@ def webhook_urls(text: str) -> Iterator[Span]:
         query = url.find("?", at)
         parts = list(_HOOK_PART.finditer(url, at, len(url) if query < 0 else query))
         key = _TRIGGER_KEY.search(url, at)
-        if any(_secret_part(p.group(), hook_host=hook_host) for p in parts) or (key and _short_key(key.group("value"))):
+        if any(_secret_part(p.group(), hook_host=hook_host) for p in parts) or (key and _short_key(key.group("value"))) \
+                or (not hook_host and _uuid_after_hook(url, path_at)):
             yield "webhook URL", m.start(), m.end()
+
+
+def _uuid_after_hook(url: str, path_at: int) -> bool:
+    """A UUID as the path part right after a segment named for one hook, ending the path (Feishu's
+    and Lark's ``/bot/v2/hook/<uuid>``, a ``/webhook/<uuid>`` trigger): the hook's only key. On a
+    host named for hooks a UUID is a public test inbox's (``webhook.site/<uuid>``, not read here);
+    after a plural (``/v1/webhooks/<uuid>``) it is a REST collection's record, and after another
+    segment a record too (``/hooks/subscriptions/<uuid>``)."""
+    query = url.find("?", path_at)
+    parts = url[path_at:len(url) if query < 0 else query].rstrip("/").split("/")
+    return len(parts) >= 3 and parts[-2].lower().endswith("hook") and UUID.fullmatch(parts[-1]) is not None
 
 
 # --- stream keys and credentials in a non-web scheme's authority ------------------------------
@@ -805,7 +817,9 @@ def _english_phrases(text: str) -> Iterator[Span]:
             yield "seed phrase", start, end
 
 
-_ASSIGNED = lazy(r"^[a-z_][a-z0-9_.-]{0,60}=")  # `mnemonic=` before a phrase's first word
+# `mnemonic=` before a phrase's first word, or a label written against it in a script that puts
+# no space after its colon ("シードフレーズ：word ...", read as `...:word` once normalised)
+_ASSIGNED = lazy(r"^(?:[a-z_][a-z0-9_.-]{0,60}=|[^\x00-\x7f][^\s:]{0,40}:)")
 
 
 # Monero's (and its forks') seeds: 25 words, the last a checksum that repeats one of the others,
