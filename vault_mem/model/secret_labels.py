@@ -641,8 +641,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # (an aside in parentheses between the label and its sign leaves the label where it was:
         # "master password (do not lose): X", "api token (staging): X")
         aside = _ASIDE.match(text, kw.end())
-        if aside and (near_stop(low, aside.start(), aside.end()) or says_not_secret(aside.group())):
-            aside = None  # "site key (public, goes in the HTML): X": the aside says what the value is not
+        if aside and (_ASIDE_STOP.search(low, aside.start(), aside.end()) or says_not_secret(aside.group())):
+            continue  # "site key (public, goes in the HTML): X", "api key (example): X": the aside says what it is
         tail = _ASSIGN_TAIL.match(text, aside.end() if aside else kw.end())
         op = _op(tail) if tail else ""
         if op == "," and not _TUPLE_OPEN.search(text, max(0, start - 3), start):
@@ -806,6 +806,9 @@ def near_stop(low: str, start: int, end: int) -> bool:
 # a flow mapping's or an object literal's first member (`{api_key: X}`), not a template's `{password}`
 _FLOW_MEMBER = lazy(r"[\"']?[ \t]{0,2}:[ \t]{1,4}[^\s{}]")
 _SIGIL_LITERAL = lazy(r"[ \t]{0,4}=(?![=~>])[ \t]{0,8}[\"']")
+# an aside that says the value is public or a sample, or names it an id or a digest
+_ASIDE_STOP = lazy(r"(?<![a-z])(?:public|published|pub|example|e\.g|sample|placeholder|dummy|fake|ids?|identifier|hash|digest"
+                   r"|fingerprint|checksum|uuid)(?![a-z])")
 _ASIDE = lazy(r"[ \t]{1,4}\([^()\n]{1,60}\)(?=[ \t]{0,4}:)")
 _TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
 _COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")

@@ -1399,15 +1399,39 @@ _COOKIE_LINE = lazy(r"^(?:#HttpOnly_)?[^\s#][^\t\n]{0,252}\t(?i:true|false)\t[^\
 _QUOTED_PAIR = lazy(r"^[ \t]{0,8}\"(?P<user>[^\"\s]{1,64})\"[ \t]{1,8}\"(?P<value>[^\"\n]{4,200})\"[ \t]*\r?$", re.MULTILINE)
 
 
+_COOKIE_MEMBER = lazy(r"[\"']?value[\"']?[ \t]{0,4}:[ \t]{0,4}[\"'](?P<value>[^\"'\s]{8,4000})[\"']")
+_MEMBER_NAME = lazy(r"[{,\s][\"']?([A-Za-z]{1,20})[\"']?[ \t]{0,4}:")
+_COOKIE_REACH = 1000  # an exported cookie's object, around its value
+_COOKIE_ATTRIBUTES = frozenset({"path", "expires", "expirationDate", "httpOnly", "secure", "sameSite", "hostOnly",
+                                "session", "storeId", "maxAge"})
+
+
+def _cookie_value(value: str) -> bool:
+    """A cookie's value that is a session's credential: a random run in it, or random as a whole."""
+    run = max(re.split(r"[^A-Za-z0-9_-]", value), key=len)
+    return (random_token(run, min_len=16) or random_hex(run, min_len=32) or high_entropy(value)) \
+        and not is_placeholder(value, quoted=True)
+
+
 def credential_files(text: str) -> Iterator[Span]:
     """A random value in a cookie jar's line, and a password no word could be in a user list's
     quoted pair (a stored hash there is not one: secret_values.stored_not_secret)."""
     if "\t" in text and text.count("\t") >= 6:
         for m in _COOKIE_LINE.finditer(text):
-            value = m.group("value")
-            run = max(re.split(r"[^A-Za-z0-9_-]", value), key=len)
-            if (random_token(run, min_len=16) or random_hex(run, min_len=32) or high_entropy(value)) \
-                    and not is_placeholder(value, quoted=True):
+            if _cookie_value(m.group("value")):
+                yield "session cookie", m.start("value"), m.end("value")
+    if "domain" in text and "value" in text:
+        # a cookie as an object (a browser extension's JSON export, Playwright's storage state,
+        # Puppeteer's `setCookie({name, value, domain, path})`): its `value` member, its object
+        # holding a `domain`, a `name` and a cookie's attribute (a DNS record's object, `name`,
+        # `value` and `domain` alone, holds a verification token that is published)
+        for m in _COOKIE_MEMBER.finditer(text):
+            opened = text.rfind("{", max(0, m.start() - _COOKIE_REACH), m.start())
+            closed = text.find("}", m.end(), m.end() + _COOKIE_REACH)
+            if opened < 0 or closed < 0 or text.find("}", opened, m.start()) >= 0:
+                continue
+            members = {k.group(1) for k in _MEMBER_NAME.finditer(text, opened, closed)}
+            if "domain" in members and "name" in members and members & _COOKIE_ATTRIBUTES and _cookie_value(m.group("value")):
                 yield "session cookie", m.start("value"), m.end("value")
     if '" "' in text or '"\t"' in text:
         for m in _QUOTED_PAIR.finditer(text):

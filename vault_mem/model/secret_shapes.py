@@ -58,7 +58,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_text import long_words
+from vault_mem.model.secret_text import long_words, separated_bytes
 from vault_mem.model.secret_values import (
     der_key,
     documented_example,
@@ -74,7 +74,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.seed_words_other import LANGUAGES, other_lists
 
-__all__ = ["PHRASE_LABEL", "Words", "bearer_blobs", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
+__all__ = ["PHRASE_LABEL", "Words", "bearer_blobs", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "named_bytes", "pgpass_lines", "prefixed_tokens",
            "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls",
            "word_phrase"]
 
@@ -286,6 +286,23 @@ def byte_arrays(text: str) -> Iterator[Span]:
             values = m.group().split("\\x")[1:]
             if len(set(values)) >= 3 * len(values) // 4 and _named_key_bytes(text, m.start()):
                 yield "key bytes", m.start(), m.end()
+
+
+# What bytes between dots or colons are when no key: a certificate's serial or fingerprint, a MAC
+_BYTES_NAMED = lazy(r"(?i:serial|fingerprint|thumbprint|mac|hw ?addr|ether|hash|digest|checksum|sha[0-9-]{0,4}|md5|ids?|uuid"
+                    r"|public|pub)(?![a-z])")
+
+
+def named_bytes(text: str) -> list[tuple[int, int, str]]:
+    """Edits (:mod:`vault_mem.model.secret_text`) that join a key's bytes written between dots,
+    colons or dashes (:func:`separated_bytes`) under a key's or a secret's name on their line
+    (:func:`_named_key_bytes`), none naming them a digest, a fingerprint, a serial or an address."""
+    edits = []
+    for start, end, joined in separated_bytes(text):
+        line = text[text.rfind("\n", 0, start) + 1:start]
+        if _named_key_bytes(text, start) and not _BYTES_NAMED.search(line):
+            edits.append((start, end, joined))
+    return edits
 
 
 # A literal handed to a cipher's or a MAC's constructor (`Fernet(b'...')`, `AESGCM(bytes.fromhex("..."))`,
