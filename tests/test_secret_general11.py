@@ -137,6 +137,7 @@ def test_a_label_with_an_aside_before_its_sign(seed: int) -> None:
         f"{phrase(rng, 4, ' ')} {rng.randrange(1900, 2030)}",
         f"api token ({rng.choice(['staging', 'eu', 'ops'])}): {d.r(24)}",
         f"vpn password (new, from {rng.choice(['Mon', 'today'])}): {person(rng)}",
+        f"{rng.choice(['Bitwarden', 'KeePass'])} master password — {phrase(rng, 4, ' ')} {rng.randrange(1900, 2030)}",
     ]
     for body in cases:
         assert refused(body), body
@@ -150,6 +151,8 @@ def test_an_aside_that_says_what_the_value_is_not(seed: int) -> None:
         "password (min 12 chars): must include a symbol",
         f"reCAPTCHA site key (public, goes in the HTML): 6L{d.r(38)}",
         f"api key (example): {d.r(24)}",
+        "password - see the vault entry",
+        "password – ask ops for it",
     ]
     for body in cases:
         assert not refused(body), body
@@ -237,12 +240,31 @@ def test_a_cookie_exported_as_an_object(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_a_cookie_in_a_header_a_command_a_yaml_list_or_a_devtools_row(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    value = d.r(rng.randrange(32, 96), ALNUM + "_-")
+    name = rng.choice(["li_at", "sid", "_gh_sess", "session"])
+    cases = [
+        f"Set-Cookie: {name}={value}; Path=/; HttpOnly; Secure",
+        f'curl -b "{name}={value}" https://app.corp.io/api/me',
+        f"cookies:\n- name: {name}\n  value: {value}\n  domain: .corp.io\n  path: /\n- name: lang\n  value: en-US",
+        f"{name}\t{value}\t.www.corp.io\t/\t2026-06-01T12:00:00.000Z\t{len(value)}\t✓\t✓\tNone",
+    ]
+    for body in cases:
+        assert refused(body), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_a_dns_record_or_a_plain_cookie_passes(seed: int) -> None:
     d = Draw(seed)
     cases = [
         f'{{"domain": "corp.io", "name": "_acme-challenge", "type": "TXT", "value": "{d.r(43, ALNUM + "_-")}"}}',
         '[{"domain": ".corp.io", "name": "theme", "value": "dark-mode-enabled", "path": "/"}]',
         '[{"domain": ".corp.io", "name": "_ga", "value": "GA1.2.1764327119.1701234567", "path": "/"}]',
+        f"records:\n- name: _acme-challenge\n  value: {d.r(43, ALNUM + '_-')}\n  domain: corp.io\n  type: TXT",
+        "Set-Cookie: theme=dark; Path=/",
+        "curl -b cookies.txt https://app.corp.io/",
     ]
     for body in cases:
         assert not refused(body), body

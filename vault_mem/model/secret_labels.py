@@ -1215,7 +1215,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
             return "password assignment", app.start(), app.end()
     phrase_named = text[max(0, tail.start() - 6):tail.start()].lower() == "phrase"
-    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→") and (tail.re is _ASSIGN_TAIL or phrase_named):
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", "-", "–", "—") and (tail.re is _ASSIGN_TAIL or phrase_named):
         # right after the label ("passphrase: amber crisp lotus violin"), not after prose
         # ("password manager: bitwarden vault entries" names a tool), except after a passphrase's
         # word, which names words ("the passphrase for ~/.ssh/id_work is salon shed dream 90")
