@@ -70,6 +70,21 @@ def test_an_access_private_or_api_key_whatever_names_its_host(seed: int) -> None
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_a_uuid_under_a_granting_key_in_any_frame(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    name = f"ACME_{rng.choice(['INTEGRATION', 'SERVICE', 'ADMIN', 'WRITE', 'INGEST', 'LICENSE', 'ACCESS'])}_KEY"
+    cases = [
+        f"env:\n  - name: {name}\n    value: \"{uuid4(rng)}\"",
+        f"set -gx {name} {uuid4(rng)}",
+        f"the acme {name[5:].lower().replace('_', ' ')} is {uuid4(rng)}",
+        f"set -gx {name} {d.r(40, ALNUM + '+/')}=",
+    ]
+    for body in cases:
+        assert refused(body), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_a_uuid_or_name_under_another_key_passes(seed: int) -> None:
     d = Draw(seed)
     rng = d.rng
@@ -80,6 +95,9 @@ def test_a_uuid_or_name_under_another_key_passes(seed: int) -> None:
         f"SSH_HOST_KEY_FINGERPRINT={d.r(64, HEX)}",
         "access_key: orders_reader_v2",
         f"ACCESS_KEY_ID={uuid4(rng)}",
+        f"env:\n  - name: CACHE_KEY\n    value: \"{uuid4(rng)}\"",
+        f"set -gx SORT_KEY {uuid4(rng)}",
+        "set -gx ACME_SERVICE_KEY orders-reader",
     ]
     for body in cases:
         assert not refused(body), body
@@ -93,6 +111,9 @@ def test_a_uuid_after_one_hook_segment_is_the_hooks_key(seed: int) -> None:
     cases = [
         f"alerts go to https://open.{rng.choice(['feishu.cn', 'larksuite.com'])}/open-apis/bot/v2/hook/{uuid4(rng)}",
         f"n8n trigger: https://n8n.{rng.choice(['corp.io', 'ops.dev'])}/webhook/{uuid4(rng)}",
+        f"https://hooks.{rng.choice(['glip.com', 'corp.io'])}/webhook/{uuid4(rng)}",
+        f"https://events.pagerduty.com/integration/{Draw(seed).r(32, HEX)}/enqueue",
+        f"https://oncall.corp.io/integrations/v1/grafana_alerting/{Draw(seed).r(25)}/",
     ]
     for body in cases:
         assert refused(body), body
@@ -105,6 +126,9 @@ def test_a_uuid_as_a_record_of_hooks_passes(seed: int) -> None:
         f"GET https://api.vendor.io/v1/webhooks/{uuid4(rng)}",
         f"test inbox: https://webhook.site/{uuid4(rng)}",
         f"https://dev.azure.com/org/_apis/hooks/subscriptions/{uuid4(rng)}",
+        "docs: https://developer.pagerduty.com/docs/integration/overview",
+        "https://docs.datadoghq.com/integrations/amazon_web_services/",
+        f"https://dev.azure.com/org/_apis/integrations/{uuid4(rng)}",
     ]
     for body in cases:
         assert not refused(body), body

@@ -98,7 +98,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "grants", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "key_named_value", "labelled_value",
            "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
 
@@ -276,7 +276,8 @@ PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", 
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
-                   "master", "hmac", "aes", "unseal", "wallet", "deploy", "service", "bot")
+                   "master", "hmac", "aes", "unseal", "wallet", "deploy", "service", "bot",
+                   "integration", "admin", "write", "ingest", "instrumentation", "management", "subscription")
 # A value after a spaced dash: one token of key characters, not starting with a digit.
 _DASHED_VALUE = lazy(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
@@ -327,7 +328,11 @@ _SESSION_ID = lazy(r"(?:session|sess)[_-]?id$")  # JSESSIONID, PHPSESSID, sessio
 _COOKIE_NAME = lazy(r"(?:^|[.])[a-z]{0,20}cookies?$|[.]sid$|^(?:__secure-|__host-)?[0-9]?(?:psid|sapisid|apisid|papisid)$")
 _AUTH_PAT_END = lazy(r"(?:^|[_.-])(?:auth|pat)$")
 _SITE_KEY_END = lazy(r"(?:^|[_.-])site[_-]?key$")
-_GRANTING_KEY_END = lazy(r"(?:api|access|private|master)[_.-]?key$")
+# a key named for what it grants (an API's, an account's access, an integration's or a service's
+# use, writes to an ingest endpoint, a licence): a credential whatever its value's shape; not a key
+# named for what it indexes (`CORRELATION_KEY`, `PARTITION_KEY`, `CACHE_KEY`)
+_GRANTING_KEY_END = lazy(r"(?:api|access|private|master|integration|service|admin|write|ingest|ingestion|instrumentation"
+                         r"|management|subscription|license|licence|enterprise|sdk|server|signing|auth)[_.-]?key$")
 _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 
 
@@ -543,6 +548,12 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     return "secret assignment" if hit else None
 
 
+def grants(name: str) -> bool:
+    """Is ``name`` a key's named for what it grants (:data:`_GRANTING_KEY_END`), so that a UUID
+    given to it is a credential (``SAUCE_ACCESS_KEY``, ``PD_INTEGRATION_KEY``)?"""
+    return _GRANTING_KEY_END.search(name.lower().replace(" ", "_")) is not None
+
+
 def _granted_uuid(tail: re.Match[str]) -> Span | None:
     """The UUID an assignment's tail gives, if that is all it gives and no placeholder."""
     raw = tail.group("value")
@@ -648,7 +659,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if op == "," and not _TUPLE_OPEN.search(text, max(0, start - 3), start):
             tail, op = None, ""  # a name and a literal after a comma are a tuple's only after its brace
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
-        flag = name.startswith("-") or (cls != "key" and ENV_NAME.fullmatch(name) is not None)
+        flag = name.startswith("-") or (ENV_NAME.fullmatch(name) is not None and (cls != "key" or _SET_VARIABLE.search(
+            text, max(0, start - 16), start) is not None))
         # `key_secret X`: a snake_case name is a field's name, so a bare value after it is its value
         # (`add-authtoken X`: a subcommand named for what it takes, the same)
         snake = ("_" in name.strip("_") or "-" in name.strip("-")) and name.islower()
@@ -669,8 +681,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
         found = _judged(text, tail, cls, flag=flag) if tail else None
-        if not found and cls == "key" and tail and _op(tail) in ("=", ":", ":=", "=>") \
-                and _GRANTING_KEY_END.search(name.lower()):
+        if not found and cls == "key" and tail and (_op(tail) in ("=", ":", ":=", "=>", "is") or (flag and _op(tail) == "")) \
+                and (grants(name) or (start == kw.start() and grants(low[max(0, start - 24):kw.end()]))):
             # an access, private or master key given a UUID (Sauce Labs' and MongoDB Atlas's keys
             # are UUIDs): a key that grants what it names is no record's id, as after "secret"
             found = _granted_uuid(tail)
@@ -684,6 +696,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             if prose and _names_a_property(text[kw.end():prose.start("op")].split(), prose.group("op")):
                 prose = None  # "the password hashing scheme is Argon2id": what the label's nouns name
             found = _judged(text, prose, cls) if prose else None
+            if not found and prose and cls == "key" and _op(prose) in (":", "is") and grants(low[max(0, start - 24):kw.end()]):
+                found = _granted_uuid(prose)  # "the acme integration key is <uuid>"
         if not found and (cls != "key" or _prose_key(text, start, cls)):
             below = _NEXT_LINE.match(text, kw.end())
             found = _judged(text, below, cls, flag=True) if below else None
@@ -807,6 +821,8 @@ def near_stop(low: str, start: int, end: int) -> bool:
 _FLOW_MEMBER = lazy(r"[\"']?[ \t]{0,2}:[ \t]{1,4}[^\s{}]")
 _SIGIL_LITERAL = lazy(r"[ \t]{0,4}=(?![=~>])[ \t]{0,8}[\"']")
 # an aside that says the value is public or a sample, or names it an id or a digest
+# a shell's command that gives a variable its value with no sign (fish's `set -gx NAME X`, csh's `setenv NAME X`)
+_SET_VARIABLE = lazy(r"(?:(?<![\w-])set[ \t]{1,4}(?:-[a-zA-Z]{1,4}[ \t]{1,4}){1,3}|(?<![\w-])setenv[ \t]{1,4})\Z")
 _ASIDE_STOP = lazy(r"(?<![a-z])(?:public|published|pub|example|e\.g|sample|placeholder|dummy|fake|ids?|identifier|hash|digest"
                    r"|fingerprint|checksum|uuid)(?![a-z])")
 _ASIDE = lazy(r"[ \t]{1,4}\([^()\n]{1,60}\)(?=[ \t]{0,4}:)")

@@ -58,6 +58,7 @@ from vault_mem.model.secret_labels import (
     password_shaped,
     near_stop,
     gives_example,
+    grants,
     strong_unlabelled,
     word_and_number,
 )
@@ -643,6 +644,8 @@ def _named(text: str, name: str, at: int, raw: str, op: str, offset: int = 0) ->
     value = raw[1:-1] if quoted else raw
     # (a call's literal pair is judged by the value's look: `("passwd", "passphrase")` is a tuple of names)
     kind = judge(cls, op if quoted else ":", value, quoted=quoted, code=False, ends=op != "(")
+    if not kind and cls == "key" and op != "(" and grants(name) and UUID.fullmatch(value) and not is_placeholder(value, quoted=True):
+        kind = "secret assignment"  # a UUID given to a key named for what it grants (`- name: SAUCE_ACCESS_KEY`)
     if kind and not own_name(value, name):
         vstart = at + (1 if quoted else 0) + offset
         yield kind, vstart, vstart + len(value)

@@ -357,7 +357,8 @@ def _secret_part(part: str, *, hook_host: bool) -> bool:
 
 # A path segment that says the rest of the path triggers something (a deploy hook's `/deploy/<id>/<key>`,
 # an automation's `/trigger/<event>/with/key/<key>`): whoever has the URL can run it
-_TRIGGER_SEGMENT = lazy(r"/(?:deploy|deploys|trigger|triggers|build_hooks|deploy_hooks)/")
+# (an alerting service's `/integration/<key>/enqueue`, `/integrations/v1/<kind>/<key>/`: the integration's key)
+_TRIGGER_SEGMENT = lazy(r"/(?:deploy|deploys|trigger|triggers|build_hooks|deploy_hooks|integration|integrations)/")
 # the key in such a URL's query may be short (a deploy hook's `?key=` is 11 characters)
 _TRIGGER_KEY = lazy(r"[?&](?i:key|token|secret|sig)=(?P<value>[A-Za-z0-9_-]{10,200})(?![A-Za-z0-9_-])")
 
@@ -376,7 +377,8 @@ def webhook_urls(text: str) -> Iterator[Span]:
     or trigger), and a part after that is secret (:func:`_secret_part`; a key in its query of
     10 characters or more). Documentation URLs (``/webhooks/creating``), numeric ids
     (``/settings/hooks/412``) and templates (``/hooks/{id}``) have no such part."""
-    if "hook" not in text and "Hook" not in text and "/deploy" not in text and "/trigger" not in text:
+    if "hook" not in text and "Hook" not in text and "/deploy" not in text and "/trigger" not in text \
+            and "/integration" not in text:
         return
     for m in _URL_RUN.finditer(text):
         url = m.group()
@@ -397,15 +399,14 @@ def webhook_urls(text: str) -> Iterator[Span]:
         parts = list(_HOOK_PART.finditer(url, at, len(url) if query < 0 else query))
         key = _TRIGGER_KEY.search(url, at)
         if any(_secret_part(p.group(), hook_host=hook_host) for p in parts) or (key and _short_key(key.group("value"))) \
-                or (not hook_host and _uuid_after_hook(url, path_at)):
+                or _uuid_after_hook(url, path_at):
             yield "webhook URL", m.start(), m.end()
 
 
 def _uuid_after_hook(url: str, path_at: int) -> bool:
     """A UUID as the path part right after a segment named for one hook, ending the path (Feishu's
-    and Lark's ``/bot/v2/hook/<uuid>``, a ``/webhook/<uuid>`` trigger): the hook's only key. On a
-    host named for hooks a UUID is a public test inbox's (``webhook.site/<uuid>``, not read here);
-    after a plural (``/v1/webhooks/<uuid>``) it is a REST collection's record, and after another
+    and Lark's ``/bot/v2/hook/<uuid>``, a ``/webhook/<uuid>`` trigger): the hook's only key. A
+    UUID alone on a host named for hooks is a public test inbox's (``webhook.site/<uuid>``); after a plural (``/v1/webhooks/<uuid>``) it is a REST collection's record, and after another
     segment a record too (``/hooks/subscriptions/<uuid>``)."""
     query = url.find("?", path_at)
     parts = url[path_at:len(url) if query < 0 else query].rstrip("/").split("/")
