@@ -314,6 +314,7 @@ def test_a_value_spelled_out_or_in_character_codes(seed: int) -> None:
         f"password spelled: {' '.join(pw)}",
         f"String.fromCharCode({codes})  // db password",
         "token = " + "+".join(f"chr({ord(c)})" for c in _stripe(d)),
+        "slack = \"" + "".join(f"\\u{ord(c):04x}" for c in _slack(d)) + "\"",
     ]
     for body in cases:
         assert refused(body), body
@@ -324,6 +325,7 @@ def test_a_value_spelled_out_or_in_character_codes(seed: int) -> None:
     "S E C R E T   N O T E S",
     "greeting = String.fromCharCode(72,101,108,108,111,44,32,87,111,114,108,100)",
     "ports = [80, 443, 8080, 8443, 9000, 9090, 3000, 5432]",
+    'msg = "\\x48\\x65\\x6c\\x6c\\x6f\\x20\\x57\\x6f\\x72\\x6c\\x64"',
 ])
 def test_spaced_letters_and_small_numbers_pass(body: str) -> None:
     assert not refused(body), body
@@ -358,6 +360,8 @@ def test_a_value_built_from_literals_defined_beside_it(seed: int) -> None:
         f"prefix: &p 'dop_v1_'\nrest: &r '{d.r(64, HEX)}'\ntoken: [*p, *r]",
         f"a = 'sk_live_'\nb = '{d.r(40)}'\nstripe.api_key = a + b",
         f'P1="{d.r(16)}"\nP2="{d.r(16)}"\nexport DB_PASSWORD="${{P1}}${{P2}}"',
+        f"a = 'ghp_'\nb = '{d.r(36)}'\ntoken = f'{{a}}{{b}}'",
+        f"a = 'sk_live_'\nb = '{d.r(40)}'\nkey = ''.join([a, b])",
     ]
     for body in cases:
         assert refused(body), body
@@ -367,6 +371,8 @@ def test_a_value_built_from_literals_defined_beside_it(seed: int) -> None:
     "BASE=/opt/app\nSUFFIX=releases\nTARGET=$BASE$SUFFIX",
     "defaults: &d 'eu-west-1'\nother: &o 'us-east-1'\nregions: [*d, *o]",
     "a = 'hello'\nb = 'world'\ngreeting = a + b",
+    "host = 'api.corp.io'\npath = 'v1'\nurl = f'https://{host}/{path}'",
+    "first = 'Ada'\nlast = 'Lovelace'\nname = ' '.join([first, last])",
 ])
 def test_values_built_from_names_and_paths_pass(body: str) -> None:
     assert not refused(body), body

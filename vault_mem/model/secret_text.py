@@ -468,13 +468,27 @@ _CHR_CALLS = lazy(r"chr\([0-9]{2,3}\)(?:[ \t]{0,2}\+[ \t]{0,2}chr\([0-9]{2,3}\))
 _CODE_NUMBER = lazy(r"[0-9]{2,3}")
 
 
+# the same in hex: `0x67, 0x68, ...`, and a string of escapes (`"\x67\x68..."`, `"\u0067\u0068..."`)
+_HEX_CODES = lazy(r"(?<![\w.])(?:0x[0-9a-fA-F]{2}[ \t]{0,2},[ \t]{0,2}){7,255}0x[0-9a-fA-F]{2}(?![\w.])")
+_ESCAPES = lazy(r"(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}){8,256}")
+_HEX_NUMBER = lazy(r"(?:0x|\\x|\\u00)([0-9a-fA-F]{2})")
+
+
 def char_code_runs(text: str) -> list[Edit]:
-    """Lists of eight numbers or more, each a printable ASCII character's code (32 to 126), as the
-    quoted string they spell (a list of small numbers, sizes or ports, spells control characters
-    and digits, not a token of letters and digits: the caller judges the string)."""
-    if text.count(",") < 7 and "chr(" not in text:
+    """Lists of eight numbers or more (decimal, ``0x`` hex, or ``\\x``/``\\u`` escapes in a
+    string), each a printable ASCII character's code (33 to 126), as the quoted string they spell
+    (a list of small numbers, sizes or ports, spells control characters and digits, not a token of
+    letters and digits: the caller judges the string)."""
+    if text.count(",") < 7 and "chr(" not in text and "\\x" not in text and "\\u00" not in text:
         return []
     edits = []
+    hexes = (*_HEX_CODES.finditer(text), *_ESCAPES.finditer(text)) if "0x" in text or "\\" in text else ()
+    for m in hexes:
+        codes = [int(v, 16) for v in _HEX_NUMBER.findall(m.group())]
+        if all(32 < c < 127 for c in codes):
+            word = "".join(map(chr, codes))
+            if any(c.isalpha() for c in word) and any(c.isdigit() for c in word):
+                edits.append((m.start(), m.end(), '"' + word.replace('"', "'") + '"'))
     for m in (*_CHAR_CODES.finditer(text), *(_CHR_CALLS.finditer(text) if "chr(" in text else ())):
         codes = [int(v) for v in _CODE_NUMBER.findall(m.group())]
         if all(32 < c < 127 for c in codes):
@@ -507,6 +521,11 @@ _ALIAS_LIST = lazy(r"\[[ \t]{0,4}\*[\w-]{1,40}(?:[ \t]{0,4},[ \t]{0,4}\*[\w-]{1,
 _ALIAS = lazy(r"\*([\w-]{1,40})")
 _SUM = lazy(r"(?<![\w.$\"'])[A-Za-z_]\w{0,40}(?:[ \t]{0,4}\+[ \t]{0,4}[A-Za-z_]\w{0,40}){1,8}(?![\w(\"'])")
 _SUMMAND = lazy(r"[A-Za-z_]\w{0,40}")
+_BRACE_REFS = lazy(r"(?<!\$)(?:\{[A-Za-z_]\w{0,40}\}){2,8}")  # an f-string's `{a}{b}`
+_BRACE_REF = lazy(r"\{([A-Za-z_]\w{0,40})\}")
+# `"".join([a, b])`, `[a, b].join("")`, `strings.Join([]string{a, b}, "")`
+_JOIN_CALL = lazy(r"join\([ \t]{0,4}(?:\[\]string\{|[\[(])?[ \t]{0,4}(?P<names>[A-Za-z_]\w{0,40}(?:[ \t]{0,4},[ \t]{0,4}[A-Za-z_]\w{0,40}){1,8})"
+                  r"[ \t]{0,4}[\])}]?")
 
 
 def composed_values(text: str) -> list[Edit]:
@@ -534,6 +553,16 @@ def composed_values(text: str) -> list[Edit]:
             names = _ALIAS.findall(m.group())
             if all(n in anchors for n in names):
                 edits.append((m.start(), m.end(), "".join(anchors[n] for n in names)))
+    if "{" in text:
+        for m in _BRACE_REFS.finditer(text):
+            names = _BRACE_REF.findall(m.group())
+            if all(n in literals for n in names):
+                edits.append((m.start(), m.end(), "".join(literals[n] for n in names)))
+    if "join(" in text:
+        for m in _JOIN_CALL.finditer(text):
+            names = _SUMMAND.findall(m.group("names"))
+            if all(n in literals for n in names):
+                edits.append((m.start(), m.end(), '"' + "".join(literals[n] for n in names) + '"'))
     if "+" in text:
         for m in _SUM.finditer(text):
             names = _SUMMAND.findall(m.group())
