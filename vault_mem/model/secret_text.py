@@ -445,12 +445,13 @@ def substituted(text: str, edits: list[Edit]) -> tuple[View, list[tuple[int, int
 # A value spelled out a character at a time ("s a f f r o n - F a l c o n 5 5"): eight single
 # characters or more, each alone between single spaces
 _SPELLED = lazy(r"(?<!\S)\S(?: \S){7,199}(?!\S)")
+_SPELLED_HINT = lazy(r" \S \S \S \S ")  # (a search for a space first: the pattern above has no literal to skip to)
 
 
 def spelled_out(text: str) -> list[Edit]:
     """Each run of single characters between spaces, as the word it spells; not a run of one
     kind of character alone (``1 2 3 4 5 6 7 8``, ``a b c d e f g h``: a list, a scale)."""
-    if text.count(" ") < 7:
+    if text.count(" ") < 7 or not _SPELLED_HINT.search(text):
         return []
     edits = []
     for m in _SPELLED.finditer(text):
@@ -586,10 +587,20 @@ def joined_lists(text: str) -> list[Edit]:
     return [(m.start(), m.end(), '"' + "".join(_LIST_ITEM.findall(m.group())) + '"') for m in _STRING_LIST.finditer(text)]
 
 
+# a word a token could be written backwards in: token characters, a letter and a digit among them
+# (three changes between letters and digits at least: a random token's, not a slug's `notes-2024`)
+_TOKEN_WORD = lazy(r"(?=[^0-9]*[0-9])(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9_=-]+")
+_CLASS_CHANGE = lazy(r"[0-9][A-Za-z]|[A-Za-z][0-9]")
+
+
 def reversed_words(text: str, min_len: int = 20) -> View | None:
-    """The words of ``text`` of ``min_len`` characters or more, each written backwards, one to a
-    line (a Slack token reversed ends in ``bxox``); a span in a word maps to the whole word."""
-    spans = long_words(text, min_len)
+    """The words of ``text`` of ``min_len`` characters or more made of token characters, each
+    written backwards, one to a line (a Slack token reversed ends in ``bxox``); a span in a word
+    maps to the whole word."""
+    if len(text) < min_len:
+        return None
+    spans = [(start, end) for start, end in long_words(text, min_len)
+             if _TOKEN_WORD.fullmatch(text, start, end) and len(_CLASS_CHANGE.findall(text, start, end)) >= 3]
     if not spans:
         return None
     view = View("")
@@ -615,6 +626,9 @@ _ROT13_WORDS = tuple(w.translate(_ROT13) for w in ("passw", "passphrase", "secre
 def rot13(text: str) -> View | None:
     """``text`` in rot13 when it holds a credential's word in rot13 (the view maps one to one)."""
     low = text.lower()
-    if not any(w in low for w in _ROT13_WORDS):
+    for w in _ROT13_WORDS:  # (a plain loop: this runs on every text the gate reads)
+        if w in low:
+            break
+    else:
         return None
     return View(text.translate(_ROT13))

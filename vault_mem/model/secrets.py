@@ -595,6 +595,8 @@ def _disguised(norm: str, view: View, budget: list[int]) -> Iterator[tuple[int, 
     in the root text: every rule reads a value spelled out, given as character codes, as bytes
     between dots under a key's name or built from literals defined around it; the provider formats
     read a list of strings joined and the long words reversed; the label rules read rot13."""
+    if len(norm) < 16:
+        return  # (shorter than any disguise: most keys, tags and field values stop here)
     edits = sorted(spelled_out(norm) + char_code_runs(norm) + named_bytes(norm) + composed_values(norm))
     if edits:
         sub, placed = substituted(norm, edits)
@@ -677,10 +679,15 @@ def find_secrets(text: str) -> list[SecretFinding]:
     return _resolve(_candidates(text, 0, [_DECODE_BUDGET]))
 
 
+_SLUG_TOKEN = _r(r"[A-Za-z]{0,40}[0-9][A-Za-z0-9]{0,40}[A-Za-z]|[A-Za-z][0-9]")  # letters and digits side by side
+
+
 def slug_secrets(key: str) -> list[SecretFinding]:
     """Provider tokens in a memory's key read as a slug: words joined by ``-``, ``_`` and ``/``,
     which a token's own look-behind takes for part of a longer name (``notes/gitlab-glpat-<token>``).
     Each part from a separator on is read by the provider formats (spans in ``key``)."""
+    if not _SLUG_TOKEN.search(key):
+        return []  # (a slug of words: every token holds a run of letters and digits mixed)
     cuts = [i + 1 for i, c in enumerate(key) if c in "-_/"][:64]
     if not cuts:
         return []
