@@ -362,6 +362,8 @@ def test_a_value_built_from_literals_defined_beside_it(seed: int) -> None:
         f'P1="{d.r(16)}"\nP2="{d.r(16)}"\nexport DB_PASSWORD="${{P1}}${{P2}}"',
         f"a = 'ghp_'\nb = '{d.r(36)}'\ntoken = f'{{a}}{{b}}'",
         f"a = 'sk_live_'\nb = '{d.r(40)}'\nkey = ''.join([a, b])",
+        f'PW = "".join(["{d.r(4)}", "{d.r(5)}", "{person(d.rng)}"])\nconn = connect(user="etl", password=PW)',
+        f"- prefix: `glpat-`\n- body: `{d.r(20)}`\n(join them for the gitlab token)",
     ]
     for body in cases:
         assert refused(body), body
@@ -373,6 +375,8 @@ def test_a_value_built_from_literals_defined_beside_it(seed: int) -> None:
     "a = 'hello'\nb = 'world'\ngreeting = a + b",
     "host = 'api.corp.io'\npath = 'v1'\nurl = f'https://{host}/{path}'",
     "first = 'Ada'\nlast = 'Lovelace'\nname = ' '.join([first, last])",
+    'label = "".join(["release", "-", "notes"])',
+    "host: db.corp.io\nport: 5432\nuser: app\ndatabase: orders",
 ])
 def test_values_built_from_names_and_paths_pass(body: str) -> None:
     assert not refused(body), body
@@ -413,6 +417,21 @@ def test_a_token_in_a_memorys_key_slug(seed: int) -> None:
     assert any(label == "key" for label, _, _ in secret_findings(key=key, description="stored by key",
                                                                  body="placeholder note", meta={})), key
     assert found(f"glpat-{d.r(20)}")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_random_run_of_both_cases_in_a_key(seed: int) -> None:
+    d = Draw(seed)
+    key = f"creds/api-{d.r(40)}"
+    assert any(label == "key" for label, _, _ in secret_findings(key=key, description="key holds it",
+                                                                 body="see description", meta={})), key
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_hash_or_uuid_in_a_key_passes(seed: int) -> None:
+    d = Draw(seed)
+    for key in (f"notes/commit-{d.r(40, HEX)}", f"notes/page-{d.r(32, HEX)}", f"notes/run-{uuid4(d.rng)}"):
+        assert not secret_findings(key=key, description="notes", body="what happened", meta={}), key
 
 
 @pytest.mark.parametrize("key", [

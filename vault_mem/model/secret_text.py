@@ -533,8 +533,13 @@ def composed_values(text: str) -> list[Edit]:
     """Each value a line builds from two literals or more defined on lines of their own above
     or below it (``API_TOKEN=$PART_A$PART_B``, YAML's ``token: [*prefix, *rest]``, ``key = a + b``),
     as the literal it makes; every name it reads must be such a literal."""
+    edits = []
+    if "join(" in text:
+        # a literal list joined in place (`"".join(["ab", "cd"])`, `["ab", "cd"].join("")`): the string it makes
+        edits.extend((m.start(), m.end(), '"' + "".join(_LIST_ITEM.findall(m.group("items"))) + '"')
+                     for pattern in _JOINED_LITERALS for m in pattern.finditer(text))
     if text.count("\n") < 2:
-        return []
+        return sorted(edits)
     literals: dict[str, str] = {}
     anchors: dict[str, str] = {}
     for m in _DEFINED.finditer(text):
@@ -542,8 +547,7 @@ def composed_values(text: str) -> list[Edit]:
         if m.group("anchor"):
             anchors.setdefault(m.group("anchor"), m.group("value"))
     if len(literals) < 2:
-        return []
-    edits = []
+        return sorted(edits)
     if "$" in text:
         for m in _SHELL_REFS.finditer(text):
             names = _SHELL_REF.findall(m.group())
@@ -573,18 +577,31 @@ def composed_values(text: str) -> list[Edit]:
 
 
 # A list of three strings or more, each a piece of a token (no blank in it)
+_PIECE_LINE = (r"[ \t]{0,8}(?:[-*][ \t]{1,4})?[A-Za-z][\w .-]{0,30}:[ \t]{1,4}(?:&[\w-]{1,40}[ \t]{1,4})?[`\"']?"
+               r"[A-Za-z0-9+/_=.~-]{2,200}[`\"']?[ \t]{0,4}")
+_PIECE_LINES = lazy(r"(?m)^" + _PIECE_LINE + r"(?:\r?\n" + _PIECE_LINE + r"){1,7}$")
+_PIECE_VALUE = lazy(r":[ \t]{1,4}(?:&[\w-]{1,40}[ \t]{1,4})?[`\"']?([A-Za-z0-9+/_=.~-]{2,200})")
 _STRING_LIST = lazy(r"\[(?:[ \t\r\n]{0,8}(?P<q>[\"'])[A-Za-z0-9+/_=.~-]{2,64}(?P=q)[ \t]{0,4},){2,31}"
                     r"[ \t\r\n]{0,8}[\"'][A-Za-z0-9+/_=.~-]{2,64}[\"'][ \t\r\n]{0,8},?[ \t\r\n]{0,8}\]")
-_LIST_ITEM = lazy(r"[\"']([A-Za-z0-9+/_=.~-]{2,64})[\"']")
+_LIST_ITEM = lazy(r"[\"']([^\"'\s]{1,64})[\"']")
+_ITEMS = r"(?P<items>(?:[ \t]{0,4}[\"'][^\"'\s]{1,64}[\"'][ \t]{0,4},){1,31}[ \t]{0,4}[\"'][^\"'\s]{1,64}[\"'][ \t]{0,4},?[ \t]{0,4})"
+_JOINED_LITERALS = (lazy(r"[\"']{2}[ \t]{0,2}\.join\([ \t]{0,4}[\[(]" + _ITEMS + r"[\])][ \t]{0,4}\)"),
+                    lazy(r"\[" + _ITEMS + r"\]\.join\([ \t]{0,4}(?:[\"']{2})?[ \t]{0,4}\)"))
 
 
 def joined_lists(text: str) -> list[Edit]:
     """Each list of three short strings or more, as the strings joined: the caller reads the join
     with the provider formats only (a list of names or ids joined is no credential, a Stripe key
     cut into pieces is one)."""
-    if "[" not in text or text.count(",") < 2:
-        return []
-    return [(m.start(), m.end(), '"' + "".join(_LIST_ITEM.findall(m.group())) + '"') for m in _STRING_LIST.finditer(text)]
+    edits = []
+    if "[" in text and text.count(",") >= 2:
+        edits = [(m.start(), m.end(), '"' + "".join(_LIST_ITEM.findall(m.group())) + '"') for m in _STRING_LIST.finditer(text)]
+    if text.count("\n") >= 1 and text.count(":") >= 2:
+        # the values of labelled lines in a row, each one token (`- prefix: `glpat-`` then `- body: `...``)
+        for m in _PIECE_LINES.finditer(text):
+            values = _PIECE_VALUE.findall(m.group())
+            edits.append((m.start(), m.end(), "".join(values)))
+    return sorted(edits)
 
 
 # a word a token could be written backwards in: token characters, a letter and a digit among them

@@ -679,6 +679,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
     return _resolve(_candidates(text, 0, [_DECODE_BUDGET]))
 
 
+_SLUG_RUN = _r(r"(?<![A-Za-z0-9])[A-Za-z0-9]{32,200}(?![A-Za-z0-9])")
 _SLUG_TOKEN = _r(r"[A-Za-z]{0,40}[0-9][A-Za-z0-9]{0,40}[A-Za-z]|[A-Za-z][0-9]")  # letters and digits side by side
 
 
@@ -698,6 +699,12 @@ def slug_secrets(key: str) -> list[SecretFinding]:
     for _, f in _rule_findings(text, _ascii_lower(text)):
         i = bisect.bisect_right(starts, f.start) - 1
         out.append(SecretFinding(f.kind, cuts[i] + f.start - starts[i], cuts[i] + f.end - starts[i]))
+    for m in _SLUG_RUN.finditer(key):
+        # a random run of both cases and digits, 32 long or more: no name is written so (a hash is
+        # hex of one case, an id a UUID); the credential itself, put in the key to pass the gate
+        run = m.group()
+        if random_token(run, min_len=32) and run != run.lower() and run != run.upper() and not looks_fake(run):
+            out.append(SecretFinding("random token", m.start(), m.end()))
     return _resolve([(0, f) for f in out])
 
 
