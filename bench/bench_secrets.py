@@ -27,7 +27,8 @@ Each corpus item is a memory (key, description, body, frontmatter) put through t
 ``vault_mem.model.policy.check_write``, the rule every write path runs: "refused" means it raised
 ``SecretError``. Prints refused/forms (recall), refused/look-alikes (false-positive rate) and the
 precision those give, overall and per class. ``--timing`` also times ``secret_findings`` over the
-5,000 memories of the first-index bench (``bench/corpus.py``), the gate's cost at a first index.
+5,000 memories of the first-index bench (``bench/corpus.py``), the gate's cost at a first index,
+and over 64 KB bodies made of what the disguise finders read (each must stay far under a second).
 Asserts nothing.
 """
 
@@ -35,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
+import string
 import sys
 import time
 from collections import defaultdict
@@ -113,6 +116,25 @@ def main() -> None:
         secret_findings(key="flood", description="labels", body=flood, meta={})
         print(f"gate over one 80 KB body of `key=`: {time.process_time() - t0:.2f} s CPU, "
               f"load {os.getloadavg()[0]:.1f}")
+        # 64 KB bodies made of what each disguise finder reads (model/secret_text: spelled-out
+        # characters, character codes, bytes between dots, values built from literals, string lists,
+        # rot13 labels) and of random text: each must stay linear, far under a second
+        rng = random.Random(64)
+        alnum = string.ascii_letters + string.digits
+        bodies = {
+            "random printable": "".join(rng.choice(string.printable) for _ in range(65536)),
+            "spaced characters": " ".join(rng.choice(alnum) for _ in range(32768)),
+            "character codes": ",".join(str(rng.randint(33, 126)) for _ in range(20000))[:65536],
+            "bytes between dots": "key: " + ".".join(f"{rng.randrange(256):02x}" for _ in range(21000)),
+            "shell references": "A=abc\nB=def\nX=" + "$A$B" * 16000,
+            "YAML aliases": "a: &p 'x1'\nb: &q 'y2'\n" + "t: [*p, *q]\n" * 5000,
+            "string lists": '["ab","cd","ef"],' * 3800,
+            "rot13 labels": "cnffjbeq=" * 7000,
+        }
+        for name, body in bodies.items():
+            t0 = time.process_time()
+            secret_findings(key="flood", description="disguises", body=body, meta={})
+            print(f"gate over one {len(body) // 1024} KB body of {name}: {time.process_time() - t0:.2f} s CPU")
 
 
 if __name__ == "__main__":

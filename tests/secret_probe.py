@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import random
 import string
+import uuid
 
 from vault_mem.errors import SecretError
 from vault_mem.model.policy import check_write
 from vault_mem.model.secrets import find_secrets
+from vault_mem.model.seed_words import BIP39_ENGLISH
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -27,6 +29,29 @@ class Draw:
             if alphabet != ALNUM or (any(c.isupper() for c in s) and any(c.islower() for c in s)
                                      and any(c.isdigit() for c in s)):
                 return s
+
+
+# (words a generator draws from, none a state word or a word a program names its parts with)
+WORDS = [w for w in BIP39_ENGLISH if 4 <= len(w) <= 7 and w not in (
+    "expire", "wrong", "empty", "correct", "unknown", "reset", "same", "secure", "long", "short", "simple",
+    "random", "hidden", "shared", "saved", "locked", "unique", "known", "stored", "config", "token", "secret",
+    "vault", "value", "prod", "local", "example", "this", "self")]
+
+
+def phrase(rng: random.Random, n: int = 4, sep: str = "-") -> str:
+    """``n`` common words joined by ``sep``, as a generator makes a passphrase."""
+    return sep.join(rng.sample(WORDS, n))
+
+
+def person(rng: random.Random) -> str:
+    """Two words and a number, as a person makes a password (``quartz.walnut29``)."""
+    a, b = rng.sample([w for w in WORDS if len(w) >= 4], 2)
+    return f"{a}{rng.choice('.-_')}{b}{rng.randrange(10, 99)}"
+
+
+def uuid4(rng: random.Random) -> str:
+    """A random version-4 UUID."""
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
 def found(text: str) -> bool:

@@ -13,36 +13,17 @@ corpus). The decision on an armoured PGP *message* (it passes) is tested here to
 from __future__ import annotations
 
 import random
-import uuid
 
 import pytest
 
 from secret_probe import ALNUM, HEX, Draw, refused
+from secret_probe import person as _person
+from secret_probe import phrase as _phrase
+from secret_probe import WORDS as _WORDS
+from secret_probe import uuid4 as _uuid
 from vault_mem.model.policy import secret_findings
-from vault_mem.model.seed_words import BIP39_ENGLISH
 
 SEEDS = (20261204, 15, 4343)
-# (words a generator draws from, none a state word or a word a program names its parts with)
-_WORDS = [w for w in BIP39_ENGLISH if 4 <= len(w) <= 7 and w not in (
-    "expire", "wrong", "empty", "correct", "unknown", "reset", "same", "secure", "long", "short", "simple",
-    "random", "hidden", "shared", "saved", "locked", "unique", "known", "stored", "config", "token", "secret",
-    "vault", "value", "prod", "local", "example", "this", "self")]
-
-
-def _phrase(rng: random.Random, n: int = 4, sep: str = "-") -> str:
-    return sep.join(rng.sample(_WORDS, n))
-
-
-def _person(rng: random.Random) -> str:
-    """Two words and a number, as a person makes a password (``quartz.walnut29``)."""
-    a, b = rng.sample([w for w in _WORDS if len(w) >= 4], 2)
-    return f"{a}{rng.choice('.-_')}{b}{rng.randrange(10, 99)}"
-
-
-def _uuid(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-
-
 # --- the value before its label ---------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -48,7 +48,18 @@ from vault_mem.model.memory import (
     validate_key,
     validate_type,
 )
-from vault_mem.model.secrets import SecretFinding, find_secrets, key_named_value, labelled_codes, labelled_value, says_not_secret, scattered_phrase, seam_secrets, shannon_entropy
+from vault_mem.model.secrets import (
+    SecretFinding,
+    find_secrets,
+    key_named_value,
+    labelled_codes,
+    labelled_value,
+    says_not_secret,
+    scattered_phrase,
+    seam_secrets,
+    shannon_entropy,
+    slug_secrets,
+)
 from vault_mem.model.trailers import caller_chosen_text
 
 __all__ = [
@@ -138,6 +149,9 @@ def secret_findings(*, key: str, description: str, body: str, meta: Mapping[str,
             found = (label, finding.kind, _line_of(text, finding.start) if label == "body" else None)
             if found not in out:
                 out.append(found)
+    if key and not any(label == "key" for label, _, _ in out):
+        # a token in the key's slug, after a `-` or `/` its own rule takes for part of a name
+        out.extend(found for f in slug_secrets(key) if (found := ("key", f.kind, None)) not in out)
     out.extend(f for f in _split_credentials(key, description, body, meta) if f not in out)
     return out
 

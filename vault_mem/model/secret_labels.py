@@ -98,7 +98,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "grants", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "key_named_value", "labelled_value",
            "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
 
@@ -225,16 +225,18 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
                           + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
-# Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed.
+# Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed, and an
+# abbreviation inflected after a colon as Swedish and Finnish write it ("Lösenordet till NAS:en är X").
 # (up to seven words, paths among them: "the root password on the old build box (10.0.3.14) is X",
 # "the passphrase for ~/.ssh/id_work is X"; an adverb may
 # follow the sign word: "is still X", "lautet jetzt X")
-_PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?(?:[^\W_]|[~/.](?=[\w/.]))[\w@/.+'’~-]{0,30}[)\]]?){1,7}?"
+_PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?(?:[^\W_]|[~/.](?=[\w/.]))[\w@/.+'’~-]{0,30}(?::[^\W\d_]{1,3}(?![\w:]))?[)\]]?){1,7}?"
                          r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD
                          + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 _NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
                         r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
+_DIGIT_GROUPS = lazy(r"[0-9]{4,8}(?:[ \t]{1,2}[0-9]{4,8}){3,11}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 _APP_PASSWORD = lazy(r"[a-z]{4}(?:[ -][a-z]{4}){3}(?![\w-])")
 # A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
 # (a number may stand among the words: "glacier harbor falcon orbit 99")
@@ -274,7 +276,8 @@ PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", 
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 _KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
                    "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
-                   "master", "hmac", "aes", "unseal", "wallet", "deploy", "service", "bot")
+                   "master", "hmac", "aes", "unseal", "wallet", "deploy", "service", "bot",
+                   "integration", "admin", "write", "ingest", "instrumentation", "management", "subscription")
 # A value after a spaced dash: one token of key characters, not starting with a digit.
 _DASHED_VALUE = lazy(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 _PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
@@ -325,6 +328,11 @@ _SESSION_ID = lazy(r"(?:session|sess)[_-]?id$")  # JSESSIONID, PHPSESSID, sessio
 _COOKIE_NAME = lazy(r"(?:^|[.])[a-z]{0,20}cookies?$|[.]sid$|^(?:__secure-|__host-)?[0-9]?(?:psid|sapisid|apisid|papisid)$")
 _AUTH_PAT_END = lazy(r"(?:^|[_.-])(?:auth|pat)$")
 _SITE_KEY_END = lazy(r"(?:^|[_.-])site[_-]?key$")
+# a key named for what it grants (an API's, an account's access, an integration's or a service's
+# use, writes to an ingest endpoint, a licence): a credential whatever its value's shape; not a key
+# named for what it indexes (`CORRELATION_KEY`, `PARTITION_KEY`, `CACHE_KEY`)
+_GRANTING_KEY_END = lazy(r"(?:api|access|private|master|integration|service|admin|write|ingest|ingestion|instrumentation"
+                         r"|management|subscription|license|licence|enterprise|sdk|server|signing|auth)[_.-]?key$")
 _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 
 
@@ -376,7 +384,10 @@ def key_class(name: str) -> str | None:
     if low.endswith("key"):
         # (a routing key is a queue's topic name, `orders.created`, or an alerting service's
         # integration secret, PagerDuty's: the "key" class judges it by its value, random or not)
-        if any(w in low for w in PUBLIC_KEY_NAMES if w != "routing") or _SITE_KEY_END.search(low):
+        # (the word right before "key" says what it is: `GEM_HOST_API_KEY` is an API key whatever
+        # names its host, `SSH_PRIVATE_KEY` a private one; `SSH_HOST_KEY` a public one)
+        granted = _GRANTING_KEY_END.search(low)
+        if not granted and (any(w in low for w in PUBLIC_KEY_NAMES if w != "routing") or _SITE_KEY_END.search(low)):
             # (a CAPTCHA's site key, reCAPTCHA's or Turnstile's, goes in every page; its secret does not)
             return None  # public keys, fingerprints and lookup keys are meant to be shared
         return "secret" if _SECRET_KEY_NAME.search(low) else "key"
@@ -537,6 +548,28 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     return "secret assignment" if hit else None
 
 
+def grants(name: str) -> bool:
+    """Is ``name`` a key's named for what it grants (:data:`_GRANTING_KEY_END`), so that a UUID
+    given to it is a credential (``SAUCE_ACCESS_KEY``, ``PD_INTEGRATION_KEY``)?"""
+    return _GRANTING_KEY_END.search(name.lower().replace(" ", "_")) is not None
+
+
+def _granted_uuid(tail: re.Match[str]) -> Span | None:
+    """The UUID an assignment's tail gives, if that is all it gives and no placeholder."""
+    raw = tail.group("value")
+    value = raw.strip("\"'`")
+    if not UUID.fullmatch(value) or is_placeholder(value, quoted=True):
+        return None
+    at = tail.start("value") + raw.index(value)
+    return "secret assignment", at, at + len(value)
+
+
+def _random_groups(groups: list[str]) -> bool:
+    """Number groups drawn, not listed: neither a series (years, versions, ids in order) nor repeats."""
+    numbers = [int(g) for g in groups]
+    return len(set(groups)) == len(groups) and numbers != sorted(numbers) and numbers != sorted(numbers, reverse=True)
+
+
 def _name_before(text: str, at: int) -> int | None:
     """Where the key name ending at ``at`` starts; None for a name longer than any real one."""
     start, limit = at, max(0, at - 42)
@@ -551,7 +584,8 @@ def _public_word_before(low: str, start: int) -> bool:
     """Does the word before a bare ``key`` say it is a public or lookup key ("cache key")?"""
     before = low[max(0, start - 16):start].rstrip(" \t-_")
     word = re.split(r"[^a-z0-9]", before)[-1] if before else ""
-    return bool(word) and word.startswith(PUBLIC_KEY_NAMES)
+    # (a routing key is a queue's topic or an alerting service's integration secret: its value says which)
+    return bool(word) and word.startswith(PUBLIC_KEY_NAMES) and word != "routing"
 
 
 def _prose_key(text: str, start: int, cls: str, qualifiers: tuple[str, ...] = _KEY_QUALIFIERS) -> bool:
@@ -615,12 +649,18 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%, {password}: a reference to a variable, a template's field
         if text[max(0, start - 1):start] == ":" and _in_arn(text, start):
             continue  # `arn:aws:secretsmanager:...:secret:prod/db`: a resource type, not a label
-        tail = _ASSIGN_TAIL.match(text, kw.end())
+        # (an aside in parentheses between the label and its sign leaves the label where it was:
+        # "master password (do not lose): X", "api token (staging): X")
+        aside = _ASIDE.match(text, kw.end())
+        if aside and (_ASIDE_STOP.search(low, aside.start(), aside.end()) or says_not_secret(aside.group())):
+            continue  # "site key (public, goes in the HTML): X", "api key (example): X": the aside says what it is
+        tail = _ASSIGN_TAIL.match(text, aside.end() if aside else kw.end())
         op = _op(tail) if tail else ""
         if op == "," and not _TUPLE_OPEN.search(text, max(0, start - 3), start):
             tail, op = None, ""  # a name and a literal after a comma are a tuple's only after its brace
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag
-        flag = name.startswith("-") or (cls != "key" and ENV_NAME.fullmatch(name) is not None)
+        flag = name.startswith("-") or (ENV_NAME.fullmatch(name) is not None and (cls != "key" or _SET_VARIABLE.search(
+            text, max(0, start - 16), start) is not None))
         # `key_secret X`: a snake_case name is a field's name, so a bare value after it is its value
         # (`add-authtoken X`: a subcommand named for what it takes, the same)
         snake = ("_" in name.strip("_") or "-" in name.strip("-")) and name.islower()
@@ -641,6 +681,11 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
             tail = None
         found = _judged(text, tail, cls, flag=flag) if tail else None
+        if not found and cls == "key" and tail and (_op(tail) in ("=", ":", ":=", "=>", "is") or (flag and _op(tail) == "")) \
+                and (grants(name) or (start == kw.start() and grants(low[max(0, start - 24):kw.end()]))):
+            # an access, private or master key given a UUID (Sauce Labs' and MongoDB Atlas's keys
+            # are UUIDs): a key that grants what it names is no record's id, as after "secret"
+            found = _granted_uuid(tail)
         # (a compound written as prose writes it, "the WLAN-Passwort im Büro lautet X", "wifi-password
         # in the office is X", is read as prose too)
         spoken_name = start == kw.start() or (cls != "key" and _COMPOUND.fullmatch(name) is not None)
@@ -651,6 +696,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             if prose and _names_a_property(text[kw.end():prose.start("op")].split(), prose.group("op")):
                 prose = None  # "the password hashing scheme is Argon2id": what the label's nouns name
             found = _judged(text, prose, cls) if prose else None
+            if not found and prose and cls == "key" and _op(prose) in (":", "is") and grants(low[max(0, start - 24):kw.end()]):
+                found = _granted_uuid(prose)  # "the acme integration key is <uuid>"
         if not found and (cls != "key" or _prose_key(text, start, cls)):
             below = _NEXT_LINE.match(text, kw.end())
             found = _judged(text, below, cls, flag=True) if below else None
@@ -773,6 +820,12 @@ def near_stop(low: str, start: int, end: int) -> bool:
 # a flow mapping's or an object literal's first member (`{api_key: X}`), not a template's `{password}`
 _FLOW_MEMBER = lazy(r"[\"']?[ \t]{0,2}:[ \t]{1,4}[^\s{}]")
 _SIGIL_LITERAL = lazy(r"[ \t]{0,4}=(?![=~>])[ \t]{0,8}[\"']")
+# an aside that says the value is public or a sample, or names it an id or a digest
+# a shell's command that gives a variable its value with no sign (fish's `set -gx NAME X`, csh's `setenv NAME X`)
+_SET_VARIABLE = lazy(r"(?:(?<![\w-])set[ \t]{1,4}(?:-[a-zA-Z]{1,4}[ \t]{1,4}){1,3}|(?<![\w-])setenv[ \t]{1,4})\Z")
+_ASIDE_STOP = lazy(r"(?<![a-z])(?:public|published|pub|example|e\.g|sample|placeholder|dummy|fake|ids?|identifier|hash|digest"
+                   r"|fingerprint|checksum|uuid)(?![a-z])")
+_ASIDE = lazy(r"[ \t]{1,4}\([^()\n]{1,60}\)(?=[ \t]{0,4}:)")
 _TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
 _COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")
 NAME_EQUALS = lazy(r"[A-Za-z_][\w.-]{0,40}=(?!=)")
@@ -1178,7 +1231,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
             return "password assignment", app.start(), app.end()
     phrase_named = text[max(0, tail.start() - 6):tail.start()].lower() == "phrase"
-    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→") and (tail.re is _ASSIGN_TAIL or phrase_named):
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", "-", "–", "—") and (tail.re is _ASSIGN_TAIL or phrase_named):
         # right after the label ("passphrase: amber crisp lotus violin"), not after prose
         # ("password manager: bitwarden vault entries" names a tool), except after a passphrase's
         # word, which names words ("the passphrase for ~/.ssh/id_work is salon shed dream 90")
@@ -1186,6 +1239,12 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         said = phrase.group().split() if phrase else []
         if said and not _sentence(said):
             return "password assignment", phrase.start(), phrase.start() + len(phrase.group().rstrip(" \t."))
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→"):
+        # a passphrase of number groups (diceware's rolls, "35152 16152 24464 15246", or a numeric
+        # passphrase in fours) to the end of its line: four groups or more, no year or size among words
+        groups = _DIGIT_GROUPS.match(text, tail.start("value"))
+        if groups and _random_groups(groups.group().split()):
+            return "password assignment", groups.start(), groups.start() + len(groups.group().rstrip(" \t."))
     if cls == "password" and not quoted and op == "" and tail.re is _ASSIGN_TAIL:
         # no sign, the words to the end of the line ("cms admin: bakery, pass next exotic embark digital"):
         # four or more, every one of them a generator's common word and no sentence
@@ -1234,6 +1293,12 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
     kind = judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
                   hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))
+    if not kind and cls == "password" and not quoted and raw[len(value):len(value) + 1] == "!" \
+            and any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+        # a `!` after letters and digits may be the value's last character, put there to meet a
+        # policy ("login admin, password Marble8510!"); after a word it ends a sentence ("is wrong!")
+        value += "!"
+        kind = judge(cls, "--" if flag and op == "" else op, value, quoted=False, code=code, ends=ends, hint=False)
     if not kind:
         return None
     if tail.re is not _ASSIGN_TAIL and not quoted and not credential_like(value) and not _OWNER.match(text, tail.start()):

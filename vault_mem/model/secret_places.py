@@ -58,6 +58,7 @@ from vault_mem.model.secret_labels import (
     password_shaped,
     near_stop,
     gives_example,
+    grants,
     strong_unlabelled,
     word_and_number,
 )
@@ -643,6 +644,8 @@ def _named(text: str, name: str, at: int, raw: str, op: str, offset: int = 0) ->
     value = raw[1:-1] if quoted else raw
     # (a call's literal pair is judged by the value's look: `("passwd", "passphrase")` is a tuple of names)
     kind = judge(cls, op if quoted else ":", value, quoted=quoted, code=False, ends=op != "(")
+    if not kind and cls == "key" and op != "(" and grants(name) and UUID.fullmatch(value) and not is_placeholder(value, quoted=True):
+        kind = "secret assignment"  # a UUID given to a key named for what it grants (`- name: SAUCE_ACCESS_KEY`)
     if kind and not own_name(value, name):
         vstart = at + (1 if quoted else 0) + offset
         yield kind, vstart, vstart + len(value)
@@ -1399,15 +1402,66 @@ _COOKIE_LINE = lazy(r"^(?:#HttpOnly_)?[^\s#][^\t\n]{0,252}\t(?i:true|false)\t[^\
 _QUOTED_PAIR = lazy(r"^[ \t]{0,8}\"(?P<user>[^\"\s]{1,64})\"[ \t]{1,8}\"(?P<value>[^\"\n]{4,200})\"[ \t]*\r?$", re.MULTILINE)
 
 
+_COOKIE_MEMBER = lazy(r"[\"']?value[\"']?[ \t]{0,4}:[ \t]{0,4}[\"']?(?P<value>[^\"'\s,{}]{8,4000})")
+_MEMBER_NAME = lazy(r"[{,\s][\"']?([A-Za-z]{1,20})[\"']?[ \t]{0,4}:")
+_COOKIE_REACH = 1000  # an exported cookie's object, around its value
+_COOKIE_ATTRIBUTES = frozenset({"path", "expires", "expirationDate", "httpOnly", "secure", "sameSite", "hostOnly",
+                                "session", "storeId", "maxAge"})
+
+
+def _object_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the object a member at ``start:end`` sits in: its braces (JSON, a JS literal),
+    else its YAML list item (from the line that opens it with ``-`` to the next item or a blank
+    line), within :data:`_COOKIE_REACH`; an empty span when neither holds it."""
+    opened = text.rfind("{", max(0, start - _COOKIE_REACH), start)
+    if opened >= 0 and text.find("}", opened, start) < 0:
+        closed = text.find("}", end, end + _COOKIE_REACH)
+        return (opened, closed) if closed >= 0 else (0, 0)
+    last = None
+    for last in _YAML_ITEM.finditer(text, max(0, start - _COOKIE_REACH), start):
+        pass  # (the item that opens last before the member)
+    if not last or text.find("\n\n", last.start(), start) >= 0:
+        return 0, 0
+    nxt = _YAML_ITEM.search(text, end, end + _COOKIE_REACH)
+    blank = text.find("\n\n", end, end + _COOKIE_REACH)
+    stops = [p for p in ((nxt.start() if nxt else -1), blank) if p >= 0]
+    return last.start(), min(stops) if stops else min(len(text), end + _COOKIE_REACH)
+
+
+# A cookie as a browser's developer tools copy its row: name, value, domain, path, then its expiry
+# ("Session", a date or an epoch), tab-separated
+_COOKIE_ROW = lazy(r"^(?P<name>[^\t\n]{1,200})\t(?P<value>[^\t\n]{8,4000})\t\.?[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+"
+                   r"\t/[^\t\n]{0,200}\t(?:Session|[0-9]{4}-[0-9]{2}-[0-9]{2}[^\t\n]{0,30}|[0-9]{9,13})(?:\t|\r?$)", re.MULTILINE)
+_YAML_ITEM = lazy(r"(?m)^[ \t]{0,16}-[ \t]")
+
+
+def _cookie_value(value: str) -> bool:
+    """A cookie's value that is a session's credential: a random run in it, or random as a whole."""
+    run = max(re.split(r"[^A-Za-z0-9_-]", value), key=len)
+    return (random_token(run, min_len=16) or random_hex(run, min_len=32) or high_entropy(value)) \
+        and not is_placeholder(value, quoted=True)
+
+
 def credential_files(text: str) -> Iterator[Span]:
     """A random value in a cookie jar's line, and a password no word could be in a user list's
     quoted pair (a stored hash there is not one: secret_values.stored_not_secret)."""
     if "\t" in text and text.count("\t") >= 6:
         for m in _COOKIE_LINE.finditer(text):
-            value = m.group("value")
-            run = max(re.split(r"[^A-Za-z0-9_-]", value), key=len)
-            if (random_token(run, min_len=16) or random_hex(run, min_len=32) or high_entropy(value)) \
-                    and not is_placeholder(value, quoted=True):
+            if _cookie_value(m.group("value")):
+                yield "session cookie", m.start("value"), m.end("value")
+    if text.count("\t") >= 4:
+        for m in _COOKIE_ROW.finditer(text):
+            if _cookie_value(m.group("value")):
+                yield "session cookie", m.start("value"), m.end("value")
+    if "domain" in text and "value" in text:
+        # a cookie as an object (a browser extension's JSON export, Playwright's storage state in
+        # JSON or YAML, Puppeteer's `setCookie({name, value, domain, path})`): its `value` member, its object
+        # holding a `domain`, a `name` and a cookie's attribute (a DNS record's object, `name`,
+        # `value` and `domain` alone, holds a verification token that is published)
+        for m in _COOKIE_MEMBER.finditer(text):
+            opened, closed = _object_around(text, m.start(), m.end())
+            members = {k.group(1) for k in _MEMBER_NAME.finditer(text, opened, closed)}
+            if "domain" in members and "name" in members and members & _COOKIE_ATTRIBUTES and _cookie_value(m.group("value")):
                 yield "session cookie", m.start("value"), m.end("value")
     if '" "' in text or '"\t"' in text:
         for m in _QUOTED_PAIR.finditer(text):

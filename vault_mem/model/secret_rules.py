@@ -227,6 +227,12 @@ RULES: tuple[Rule, ...] = (
          "sqlcmd -S db -U sa -P <a14>", "literal", 1, markers=("-P",)),
     # NuGet's API keys (`dotnet nuget push -k X`): `oy2` and 43 lower-case letters and digits
     Rule("NuGet API key", r"o(?<![A-Za-z0-9_]o)y2[a-z0-9]{43}" + _B, "dotnet nuget push a.nupkg -k oy2<l43>", "has_digit"),
+    # a cookie handed to curl (`-b "name=value"`, `--cookie`), or set by a response's header
+    # (`Set-Cookie: name=value; Path=/`): the value, when random
+    Rule("session cookie", r"c(?<![A-Za-z0-9_-]c)url[ \t][^\n]{0,300}?(?<=[ \t])-b[ \t]{1,8}[\"']?[^=\s\"';]{1,64}="
+         r"([^\s\"';]{16,4000})", 'curl -b "sid=<a32>" https://app.example', "entropy", 1),
+    Rule("session cookie", r"s(?<![a-z0-9_-]s)et-cookie[\"']?[ \t]{0,4}:[ \t]{0,4}[^=\s\"';]{1,64}=([^\s\"';]{16,4000})",
+         "Set-Cookie: sid=<a32>; Path=/; HttpOnly", "entropy", 1, lower=True),
     # a signed session cookie (Express's `connect.sid`, cookie-signature): `s:` then the session
     # id, a dot and the HMAC, URL-encoded or not
     Rule("signed session cookie", r"s(?<![A-Za-z0-9_]s)(?:%3[Aa]|:)([A-Za-z0-9_-]{24,64}\.[A-Za-z0-9+/]{27,60}(?:%2[BbFf][A-Za-z0-9+/]{0,20}){0,4})"

@@ -58,7 +58,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_text import long_words
+from vault_mem.model.secret_text import long_words, separated_bytes
 from vault_mem.model.secret_values import (
     der_key,
     documented_example,
@@ -74,7 +74,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.seed_words_other import LANGUAGES, other_lists
 
-__all__ = ["PHRASE_LABEL", "Words", "bearer_blobs", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "pgpass_lines", "prefixed_tokens",
+__all__ = ["PHRASE_LABEL", "Words", "bearer_blobs", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "named_bytes", "pgpass_lines", "prefixed_tokens",
            "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls",
            "word_phrase"]
 
@@ -288,6 +288,23 @@ def byte_arrays(text: str) -> Iterator[Span]:
                 yield "key bytes", m.start(), m.end()
 
 
+# What bytes between dots or colons are when no key: a certificate's serial or fingerprint, a MAC
+_BYTES_NAMED = lazy(r"(?i:serial|fingerprint|thumbprint|mac|hw ?addr|ether|hash|digest|checksum|sha[0-9-]{0,4}|md5|ids?|uuid"
+                    r"|public|pub)(?![a-z])")
+
+
+def named_bytes(text: str) -> list[tuple[int, int, str]]:
+    """Edits (:mod:`vault_mem.model.secret_text`) that join a key's bytes written between dots,
+    colons or dashes (:func:`separated_bytes`) under a key's or a secret's name on their line
+    (:func:`_named_key_bytes`), none naming them a digest, a fingerprint, a serial or an address."""
+    edits = []
+    for start, end, joined in separated_bytes(text):
+        line = text[text.rfind("\n", 0, start) + 1:start]
+        if _named_key_bytes(text, start) and not _BYTES_NAMED.search(line):
+            edits.append((start, end, joined))
+    return edits
+
+
 # A literal handed to a cipher's or a MAC's constructor (`Fernet(b'...')`, `AESGCM(bytes.fromhex("..."))`,
 # `SecretBox(base64.b64decode("..."))`, `crypto.createCipheriv("aes-256-gcm", "...", iv)`): its key
 _CIPHER_CALL = lazy(r"(?<![\w])(?:Fernet|MultiFernet|AESGCM|AESCCM|AESSIV|AESOCB3|ChaCha20Poly1305|XChaCha20Poly1305"
@@ -340,7 +357,8 @@ def _secret_part(part: str, *, hook_host: bool) -> bool:
 
 # A path segment that says the rest of the path triggers something (a deploy hook's `/deploy/<id>/<key>`,
 # an automation's `/trigger/<event>/with/key/<key>`): whoever has the URL can run it
-_TRIGGER_SEGMENT = lazy(r"/(?:deploy|deploys|trigger|triggers|build_hooks|deploy_hooks)/")
+# (an alerting service's `/integration/<key>/enqueue`, `/integrations/v1/<kind>/<key>/`: the integration's key)
+_TRIGGER_SEGMENT = lazy(r"/(?:deploy|deploys|trigger|triggers|build_hooks|deploy_hooks|integration|integrations)/")
 # the key in such a URL's query may be short (a deploy hook's `?key=` is 11 characters)
 _TRIGGER_KEY = lazy(r"[?&](?i:key|token|secret|sig)=(?P<value>[A-Za-z0-9_-]{10,200})(?![A-Za-z0-9_-])")
 
@@ -359,7 +377,8 @@ def webhook_urls(text: str) -> Iterator[Span]:
     or trigger), and a part after that is secret (:func:`_secret_part`; a key in its query of
     10 characters or more). Documentation URLs (``/webhooks/creating``), numeric ids
     (``/settings/hooks/412``) and templates (``/hooks/{id}``) have no such part."""
-    if "hook" not in text and "Hook" not in text and "/deploy" not in text and "/trigger" not in text:
+    if "hook" not in text and "Hook" not in text and "/deploy" not in text and "/trigger" not in text \
+            and "/integration" not in text:
         return
     for m in _URL_RUN.finditer(text):
         url = m.group()
@@ -379,8 +398,19 @@ def webhook_urls(text: str) -> Iterator[Span]:
         query = url.find("?", at)
         parts = list(_HOOK_PART.finditer(url, at, len(url) if query < 0 else query))
         key = _TRIGGER_KEY.search(url, at)
-        if any(_secret_part(p.group(), hook_host=hook_host) for p in parts) or (key and _short_key(key.group("value"))):
+        if any(_secret_part(p.group(), hook_host=hook_host) for p in parts) or (key and _short_key(key.group("value"))) \
+                or _uuid_after_hook(url, path_at):
             yield "webhook URL", m.start(), m.end()
+
+
+def _uuid_after_hook(url: str, path_at: int) -> bool:
+    """A UUID as the path part right after a segment named for one hook, ending the path (Feishu's
+    and Lark's ``/bot/v2/hook/<uuid>``, a ``/webhook/<uuid>`` trigger): the hook's only key. A
+    UUID alone on a host named for hooks is a public test inbox's (``webhook.site/<uuid>``); after a plural (``/v1/webhooks/<uuid>``) it is a REST collection's record, and after another
+    segment a record too (``/hooks/subscriptions/<uuid>``)."""
+    query = url.find("?", path_at)
+    parts = url[path_at:len(url) if query < 0 else query].rstrip("/").split("/")
+    return len(parts) >= 3 and parts[-2].lower().endswith("hook") and UUID.fullmatch(parts[-1]) is not None
 
 
 # --- stream keys and credentials in a non-web scheme's authority ------------------------------
@@ -805,7 +835,9 @@ def _english_phrases(text: str) -> Iterator[Span]:
             yield "seed phrase", start, end
 
 
-_ASSIGNED = lazy(r"^[a-z_][a-z0-9_.-]{0,60}=")  # `mnemonic=` before a phrase's first word
+# `mnemonic=` before a phrase's first word, or a label written against it in a script that puts
+# no space after its colon ("シードフレーズ：word ...", read as `...:word` once normalised)
+_ASSIGNED = lazy(r"^(?:[a-z_][a-z0-9_.-]{0,60}=|[^\x00-\x7f][^\s:]{0,40}:)")
 
 
 # Monero's (and its forks') seeds: 25 words, the last a checksum that repeats one of the others,

@@ -294,7 +294,7 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         # a format string: '%s:%s', '{password}', 'pass_%d'; a password that holds `%d` by
         # chance ('r!%d7Gv3IWTx') keeps a random rest once its "directives" are gone
         return True
-    if any(w in low for w in _PLACEHOLDER_WORDS) or any(w in low for w in _REFERENCE_WORDS):
+    if _placeholder_word(value, low) or any(w in low for w in _REFERENCE_WORDS):
         return True
     if "%" in value and is_wordy(unquote(value)):
         return True  # words URL-encoded: `username%3Apassword` in a doc's example
@@ -316,6 +316,21 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         # random letters and digits of both cases) makes it a value with a dot in it
         return not any(_random_part(p) for p in value.split("."))
     return not quoted and _IDENT_REF.fullmatch(value) is not None
+
+
+def _placeholder_word(value: str, low: str) -> bool:
+    """Does ``value`` hold a placeholder's word (:data:`_PLACEHOLDER_WORDS`) as a person writes one,
+    in one case or capitalised (``your-token``, ``YOUR_KEY``, ``InsertKeyHere``)? Drawn by chance
+    inside a random token it comes in mixed case (``...2wyoUr48...``): four letters of a 62-letter
+    alphabet fall into one case one time in eight."""
+    for w in _PLACEHOLDER_WORDS:
+        at = low.find(w)
+        while at >= 0:
+            written = value[at:at + len(w)]
+            if written.islower() or written.isupper() or written.istitle():
+                return True
+            at = low.find(w, at + 1)
+    return False
 
 
 def _random_part(part: str) -> bool:

@@ -133,13 +133,27 @@ from vault_mem.model.secret_shapes import (
     prefixed_tokens,
     scheme_urls,
     seed_phrases,
+    named_bytes,
     seed_word,
     signed_urls,
     token_words,
     wallet_keys,
     webhook_urls,
 )
-from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, lines_holding, normalise
+from vault_mem.model.secret_text import (
+    View,
+    char_code_runs,
+    composed_values,
+    encoded_runs,
+    join_wrapped,
+    joined_lists,
+    lines_holding,
+    normalise,
+    reversed_words,
+    rot13,
+    spelled_out,
+    substituted,
+)
 from vault_mem.model.secret_values import (
     UUID,
     credential_like,
@@ -153,9 +167,11 @@ from vault_mem.model.secret_values import (
     random_letters,
     random_token,
     shannon_entropy,
+    unguessable,
 )
 
-__all__ = ["SecretFinding", "find_secrets", "key_named_value", "labelled_codes", "labelled_value", "says_not_secret", "scattered_phrase", "seam_secrets", "shannon_entropy"]
+__all__ = ["SecretFinding", "find_secrets", "key_named_value", "labelled_codes", "labelled_value", "says_not_secret", "scattered_phrase", "seam_secrets",
+           "shannon_entropy", "slug_secrets"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -557,6 +573,8 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     if joined:
         joined.parent = view
         out.extend(_mapped(joined, _rule_findings(joined.text, _ascii_lower(joined.text))))
+    if depth == 0:
+        out.extend(_disguised(norm, view, budget))
     if depth < _MAX_DEPTH:
         source = joined or view
         for start, end, decoded, encoding in encoded_runs(source.text):
@@ -570,6 +588,44 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
                 span = source.span(start, end)
                 out.append((_AFTER_RULES + 2, SecretFinding(f"{encoding}-encoded {inner[0].kind}", *span)))
     return out
+
+
+def _disguised(norm: str, view: View, budget: list[int]) -> Iterator[tuple[int, SecretFinding]]:
+    """Findings in the text's disguises undone (:mod:`vault_mem.model.secret_text`), with spans
+    in the root text: every rule reads a value spelled out, given as character codes, as bytes
+    between dots under a key's name or built from literals defined around it; the provider formats
+    read a list of strings joined and the long words reversed; the label rules read rot13."""
+    if len(norm) < 16:
+        return  # (shorter than any disguise: most keys, tags and field values stop here)
+    edits = sorted(spelled_out(norm) + char_code_runs(norm) + named_bytes(norm) + composed_values(norm))
+    if edits:
+        sub, placed = substituted(norm, edits)
+        sub.parent = view
+        for prio, f in _candidates(sub.text, 1, budget):
+            if any(f.start < end and f.end > start for start, end in placed):
+                yield _AFTER_RULES + 2, SecretFinding(f.kind, *sub.span(f.start, f.end))
+        for start, end, replacement in edits:
+            word = replacement.strip('"')
+            if replacement[:1] == '"' and norm[start:end].count(",") >= 7 and (random_token(word, min_len=12) or unguessable(word)):
+                # (a random string written as character codes: nothing but hiding it makes anyone write one so)
+                yield _AFTER_RULES + 2, SecretFinding("secret in character codes", *view.span(start, end))
+    lists = joined_lists(norm)
+    if lists:
+        sub, placed = substituted(norm, lists)
+        sub.parent = view
+        for _, f in _rule_findings(sub.text, _ascii_lower(sub.text)):
+            if any(f.start < end and f.end > start for start, end in placed):
+                yield _AFTER_RULES + 2, SecretFinding(f"{f.kind} cut into a list", *sub.span(f.start, f.end))
+    backwards = reversed_words(norm)
+    if backwards:
+        backwards.parent = view
+        for _, f in _rule_findings(backwards.text, _ascii_lower(backwards.text)):
+            yield _AFTER_RULES + 2, SecretFinding(f"{f.kind} written backwards", *backwards.span(f.start, f.end))
+    rotated = rot13(norm)
+    if rotated:
+        rotated.parent = view
+        for kind, start, end in assignments(rotated.text, _ascii_lower(rotated.text)):
+            yield _AFTER_RULES + 2, SecretFinding(f"{kind} in rot13", *rotated.span(start, end))
 
 
 # The members of a JSON object that name an id, a digest or a public part, not a secret
@@ -621,6 +677,35 @@ def find_secrets(text: str) -> list[SecretFinding]:
     if not text:
         return []
     return _resolve(_candidates(text, 0, [_DECODE_BUDGET]))
+
+
+_SLUG_RUN = _r(r"(?<![A-Za-z0-9])[A-Za-z0-9]{32,200}(?![A-Za-z0-9])")
+_SLUG_TOKEN = _r(r"[A-Za-z]{0,40}[0-9][A-Za-z0-9]{0,40}[A-Za-z]|[A-Za-z][0-9]")  # letters and digits side by side
+
+
+def slug_secrets(key: str) -> list[SecretFinding]:
+    """Provider tokens in a memory's key read as a slug: words joined by ``-``, ``_`` and ``/``,
+    which a token's own look-behind takes for part of a longer name (``notes/gitlab-glpat-<token>``).
+    Each part from a separator on is read by the provider formats (spans in ``key``)."""
+    if not _SLUG_TOKEN.search(key):
+        return []  # (a slug of words: every token holds a run of letters and digits mixed)
+    cuts = [i + 1 for i, c in enumerate(key) if c in "-_/"][:64]
+    if not cuts:
+        return []
+    pieces = [key[i:] for i in cuts]
+    text = "\n".join(pieces)
+    starts = list(itertools.accumulate([0] + [len(p) + 1 for p in pieces[:-1]]))
+    out = []
+    for _, f in _rule_findings(text, _ascii_lower(text)):
+        i = bisect.bisect_right(starts, f.start) - 1
+        out.append(SecretFinding(f.kind, cuts[i] + f.start - starts[i], cuts[i] + f.end - starts[i]))
+    for m in _SLUG_RUN.finditer(key):
+        # a random run of both cases and digits, 32 long or more: no name is written so (a hash is
+        # hex of one case, an id a UUID); the credential itself, put in the key to pass the gate
+        run = m.group()
+        if random_token(run, min_len=32) and run != run.lower() and run != run.upper() and not looks_fake(run):
+            out.append(SecretFinding("random token", m.start(), m.end()))
+    return _resolve([(0, f) for f in out])
 
 
 _SEAM = 240  # a credential split between two fields sits where they meet (half a 24-word phrase: ~100)
