@@ -38,6 +38,7 @@ from vault_mem.store.history import (
     case_collision,
     changed_entries,
     changed_paths,
+    commits_with_parents,
     first_unsafe_entry,
     log_entries,
     staged_against,
@@ -195,7 +196,7 @@ class Replay:
         over the vault's file size limit (``[limits] max_body_bytes`` plus room for the
         frontmatter), and files over :data:`MAX_INCOMING_BYTES` in all: sizes are read from git's
         object headers, so nothing over it is loaded."""
-        commits = self.repo.run("rev-list", self.remote_tip, f"^{self.local}", cwd=self.repo.toplevel).split()
+        commits = [c[0] for c in commits_with_parents(self.repo, self.remote_tip, self.local)]
         for commit, size in sorted(blob_sizes(self.repo, commits).items()):
             if size > MAX_COMMIT_BYTES:
                 # a commit stays in the remote's history: removing it is a rewrite every clone must
