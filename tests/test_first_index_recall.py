@@ -92,3 +92,26 @@ def test_the_recall_tool_says_it(unindexed, model, tmp_path, monkeypatch):
     assert data["verdict"] == verdict.INCOMPLETE and data["unembedded"] > 0
     assert data["note"].startswith(verdict.NOT_ALL_BY_MEANING)
     assert verdict.deny_phrases(data["note"]) == []
+
+
+def test_memories_a_filter_excludes_never_make_the_verdict_incomplete(unindexed, model, tmp_path, monkeypatch):
+    """``unembedded`` counts the memories the search could have found: a recall for one type or
+    tag is not downgraded by memories of other types or tags still waiting for a vector (it was:
+    every filtered no-hit recall said 'incomplete' until the whole vault had its vectors)."""
+    root = _fresh_copy(unindexed, tmp_path)
+    # shorter than every build step: the first batch (shortest first) makes its vector
+    write_memory(root, "deploy-day", "Deploy on Tuesdays", type_="decision", tags=["release"])
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)
+    monkeypatch.setattr(model, "batch_size", 8)  # batches of 32: a recall (two batches) leaves most owed
+    with Vault(root, embedder=model) as vault:
+        for filters in ({"type": "decision"}, {"tags": ["release"]}):
+            result = vault.recall("what is my favourite pizza topping?", **filters)
+            assert vault.sidecar.vectors.vectors_missing() > 0  # the build steps still owe vectors
+            assert vault.sidecar.db.execute("SELECT vec_model FROM files WHERE key = 'deploy-day'").fetchone()[0]
+            assert not result.hits, (filters, [h.key for h in result.hits])
+            assert result.unembedded == 0, filters
+            assert result.verdict == verdict.NONE, filters
+        # a filter the waiting memories pass still says so
+        result = vault.recall("what is my favourite pizza topping?", type="fact")
+        assert result.unembedded == vault.sidecar.vectors.vectors_missing() > 0
+        assert result.verdict == verdict.INCOMPLETE

@@ -805,9 +805,15 @@ class VectorStore:
     def _has_table(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
 
-    def vectors_missing(self) -> int:
-        """How many usable memories have no vector (yet): found by keywords only."""
-        return self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+    def vectors_missing(self, filters=None) -> int:
+        """How many usable memories have no vector (yet): found by keywords only; with
+        ``filters`` (:class:`~vault_mem.index.search.Filters`), only those a search so restricted
+        could find (memories of another type or tag waiting for theirs downgrade no recall)."""
+        if filters is None:
+            return self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+        where, params = filters.sql()
+        return self.db.execute(f"SELECT count(*) FROM files AS f WHERE {where} AND f.vec_model IS NULL",
+                               params).fetchone()[0]
 
     def embed_pending(self, *, progress: Progress | None = None, until: float | None = None) -> int:
         """Give every usable memory without a vector one (cache first, then the embedder);
