@@ -115,3 +115,21 @@ def test_memories_a_filter_excludes_never_make_the_verdict_incomplete(unindexed,
         result = vault.recall("what is my favourite pizza topping?", type="fact")
         assert result.unembedded == vault.sidecar.vectors.vectors_missing() > 0
         assert result.verdict == verdict.INCOMPLETE
+
+
+def test_a_bounded_share_does_not_tokenize_the_whole_backlog(unindexed, model, tmp_path, monkeypatch):
+    """Ordering the owed texts by token count tokenized every one of them before the share's
+    first batch: ~8 s CPU for 20,000 owed notes, paid again by each one-shot recall or hook, so
+    the bound held for the model's batches only. A bounded share orders by characters; reindex
+    and the daemon (every vector) keep the token order."""
+    root = _fresh_copy(unindexed, tmp_path)
+    tokenized: list[int] = []
+    real = model.token_counts
+    monkeypatch.setattr(model, "token_counts", lambda texts: (tokenized.append(len(texts)), real(texts))[1])
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)
+    with Vault(root, embedder=model) as vault:
+        result = vault.recall("which module does build step 7 lint?")
+        assert result.unembedded > 0 and result.hits and result.hits[0].key == "build-step-007"
+        assert sum(tokenized) == 0, tokenized  # was N: the whole backlog, for two batches
+        vault.sidecar.vectors.embed_pending()  # every vector: in token order
+        assert sum(tokenized) > 0 and vault.sidecar.vectors.vectors_missing() == 0

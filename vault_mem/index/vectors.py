@@ -84,12 +84,15 @@ def _id_list(ids) -> str:
     return json.dumps([int(i) for i in ids])
 
 
-def _by_length(embedder, texts: dict[str, str], known: dict[str, int]) -> list[str]:
+def _by_length(embedder, texts: dict[str, str], known: dict[str, int], *, exact: bool = True) -> list[str]:
     """The keys (text hashes) of ``texts`` ordered by their text's length to the model: its
     token count when it can say (kept in ``known``, so a backlog resumed after an interruption
-    is not tokenized again), else characters; ties in the given order."""
+    is not tokenized again), else characters; ties in the given order. Not ``exact`` (a bounded
+    share, :meth:`VectorStore.embed_owed`): characters unless every count is known already, as
+    tokenizing a whole backlog costs more than the share (~8 s CPU for 20,000 notes, paid again
+    by each one-shot command) and its order matters little to a few batches."""
     counts = getattr(embedder, "token_counts", None)
-    if not callable(counts):
+    if not callable(counts) or (not exact and any(h not in known for h in texts)):
         return sorted(texts, key=lambda h: len(texts[h]))
     new = [h for h in texts if h not in known]
     for i in range(0, len(new), 1000):  # a thousand at a time: a tokenizer's encodings add up
@@ -907,7 +910,7 @@ class VectorStore:
         for h in [h for h in known if h not in todo]:  # edited or gone before their turn
             del known[h]
         try:
-            hashes = _by_length(embedder, todo, known)  # the local model loads here
+            hashes = _by_length(embedder, todo, known, exact=until is None)  # the local model loads here
         except EmbedderError as exc:
             self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
             log.warning("vault-mem: embedder unavailable (%s); %d memories stay keyword-only until it is back",
