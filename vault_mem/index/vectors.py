@@ -57,6 +57,7 @@ EMBED_RETRY_S = 60.0  # after an EmbedderError, do not retry filling vectors for
 #: an import of thousands takes minutes, more than an agent's hook may wait. Those left are found
 #: by keywords only (a recall says so) and made by the next calls, the daemon or `reindex`
 OWED_EMBED_S = 5.0
+TOKENIZE_CHUNK = 1000  # texts tokenized at once to order a backlog (:func:`_by_length`)
 TYPE_CODES = {t: i for i, t in enumerate(TYPE_FOLDERS)}
 VEC_TABLE = "vec_items"
 LIVE, DROPPED, STALE = 1, 0, -1  # vector_log.live: stored / gone / gone but still in vec_items
@@ -84,20 +85,25 @@ def _id_list(ids) -> str:
     return json.dumps([int(i) for i in ids])
 
 
-def _by_length(embedder, texts: dict[str, str], known: dict[str, int], *, exact: bool = True) -> list[str]:
+def _by_length(embedder, texts: dict[str, str], known: dict[str, int], *, exact: bool = True,
+               tick: Callable[[], None] | None = None) -> list[str]:
     """The keys (text hashes) of ``texts`` ordered by their text's length to the model: its
     token count when it can say (kept in ``known``, so a backlog resumed after an interruption
     is not tokenized again), else characters; ties in the given order. Not ``exact`` (a bounded
     share, :meth:`VectorStore.embed_owed`): characters unless every count is known already, as
     tokenizing a whole backlog costs more than the share (~8 s CPU for 20,000 notes, paid again
-    by each one-shot command) and its order matters little to a few batches."""
+    by each one-shot command) and its order matters little to a few batches. ``tick()`` after
+    each chunk tokenized: the daemon's progress callback, which hands the loop back to a read
+    waiting (tokenizing 20,000 notes held every read ~8 s CPU before the first batch's call)."""
     counts = getattr(embedder, "token_counts", None)
     if not callable(counts) or (not exact and any(h not in known for h in texts)):
         return sorted(texts, key=lambda h: len(texts[h]))
     new = [h for h in texts if h not in known]
-    for i in range(0, len(new), 1000):  # a thousand at a time: a tokenizer's encodings add up
-        part = new[i:i + 1000]
+    for i in range(0, len(new), TOKENIZE_CHUNK):  # a chunk at a time: a tokenizer's encodings add up
+        part = new[i:i + TOKENIZE_CHUNK]
         known.update(zip(part, counts([texts[h] for h in part])))
+        if tick is not None:
+            tick()
     return sorted(texts, key=known.__getitem__)
 
 
@@ -910,7 +916,8 @@ class VectorStore:
         for h in [h for h in known if h not in todo]:  # edited or gone before their turn
             del known[h]
         try:
-            hashes = _by_length(embedder, todo, known, exact=until is None)  # the local model loads here
+            hashes = _by_length(embedder, todo, known, exact=until is None,  # the local model loads here
+                                tick=(lambda: progress(done, total)) if progress else None)
         except EmbedderError as exc:
             self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
             log.warning("vault-mem: embedder unavailable (%s); %d memories stay keyword-only until it is back",
