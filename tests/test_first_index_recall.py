@@ -160,3 +160,29 @@ def test_a_backlog_being_tokenized_can_be_interrupted(unindexed, model, tmp_path
         assert len(store._token_counts[1]) == 50  # one chunk tokenized, kept
         store.embed_pending()
         assert store.vectors_missing() == 0
+
+
+@pytest.mark.parametrize("bar", [False, True], ids=["quiet", "terminal"])
+def test_a_recall_makes_one_bounded_share_not_one_per_step(unindexed, model, tmp_path, monkeypatch, bar):
+    """A recall reconciles, then searches (and a terminal's draws its bar first): each step made
+    a bounded share of its own, so a recall spent two or three times OWED_EMBED_S making vectors.
+    They share one now: with no time at all, one batch."""
+    root = _fresh_copy(unindexed, tmp_path)
+    batches: list[int] = []
+    real = model.embed_batch
+
+    def counted(texts, *, kind="document"):
+        if kind == "document":
+            batches.append(len(texts))
+        return real(texts, kind=kind)
+
+    monkeypatch.setattr(model, "embed_batch", counted)
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)
+    with Vault(root, embedder=model) as vault:
+        if bar:
+            vault.progress = lambda done, total: None
+        result = vault.recall("which module does build step 7 lint?")
+        assert len(batches) == 1, batches  # was 2 (3 with a bar)
+        assert result.unembedded == N - batches[0]
+        vault.recall("which module does build step 7 lint?")  # the next recall has a share of its own
+        assert len(batches) == 2, batches

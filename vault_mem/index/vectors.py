@@ -30,12 +30,13 @@ from the embedding cache (:meth:`VectorStore.reset_vectors`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from vault_mem.config import TYPE_FOLDERS, EmbedderConfig
@@ -562,6 +563,7 @@ class VectorStore:
         self._embedder_ready = False
         self._embedder_reason: str | None = None
         self._embed_retry_at = 0.0
+        self._share = threading.local()  # owed_share's [deadline, a batch made], per thread
         self._vindex = VectorIndex()
         self._calibration_cache: dict = {}
         self._keep_vectors_in_memory = False
@@ -842,8 +844,28 @@ class VectorStore:
     def embed_owed(self, *, progress: Progress | None = None) -> int:
         """:meth:`embed_pending` for at most :data:`OWED_EMBED_S` (after its first batch): what a
         recall, a write or a read's reconcile makes on the way. ``reindex`` and the daemon make
-        them all."""
-        return self.embed_pending(progress=progress, until=time.monotonic() + OWED_EMBED_S)
+        them all. Within :meth:`owed_share`, every call shares one such time (and one first
+        batch): nothing once it is spent."""
+        share = getattr(self._share, "value", None)
+        if share is None:
+            return self.embed_pending(progress=progress, until=time.monotonic() + OWED_EMBED_S)
+        if share[1] and time.monotonic() >= share[0]:
+            return 0
+        share[1] = True
+        return self.embed_pending(progress=progress, until=share[0])
+
+    @contextlib.contextmanager
+    def owed_share(self) -> Iterator[None]:
+        """The calls to :meth:`embed_owed` made inside (on this thread) share one bounded time:
+        one read's (a recall reconciles, then searches; each made a share of its own)."""
+        if getattr(self._share, "value", None) is not None:  # an outer share holds
+            yield
+            return
+        self._share.value = [time.monotonic() + OWED_EMBED_S, False]
+        try:
+            yield
+        finally:
+            self._share.value = None
 
     def search_vectors(self, qvec: np.ndarray, filters) -> tuple[VectorIndex | StoredVectors, list[tuple[int, float]]]:
         """(the vector search used, :func:`vault_mem.index.search.vector_search`'s hits with it),
