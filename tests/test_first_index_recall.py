@@ -92,3 +92,97 @@ def test_the_recall_tool_says_it(unindexed, model, tmp_path, monkeypatch):
     assert data["verdict"] == verdict.INCOMPLETE and data["unembedded"] > 0
     assert data["note"].startswith(verdict.NOT_ALL_BY_MEANING)
     assert verdict.deny_phrases(data["note"]) == []
+
+
+def test_memories_a_filter_excludes_never_make_the_verdict_incomplete(unindexed, model, tmp_path, monkeypatch):
+    """``unembedded`` counts the memories the search could have found: a recall for one type or
+    tag is not downgraded by memories of other types or tags still waiting for a vector (it was:
+    every filtered no-hit recall said 'incomplete' until the whole vault had its vectors)."""
+    root = _fresh_copy(unindexed, tmp_path)
+    # shorter than every build step: the first batch (shortest first) makes its vector
+    write_memory(root, "deploy-day", "Deploy on Tuesdays", type_="decision", tags=["release"])
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)
+    monkeypatch.setattr(model, "batch_size", 8)  # batches of 32: a recall (two batches) leaves most owed
+    with Vault(root, embedder=model) as vault:
+        for filters in ({"type": "decision"}, {"tags": ["release"]}):
+            result = vault.recall("what is my favourite pizza topping?", **filters)
+            assert vault.sidecar.vectors.vectors_missing() > 0  # the build steps still owe vectors
+            assert vault.sidecar.db.execute("SELECT vec_model FROM files WHERE key = 'deploy-day'").fetchone()[0]
+            assert not result.hits, (filters, [h.key for h in result.hits])
+            assert result.unembedded == 0, filters
+            assert result.verdict == verdict.NONE, filters
+        # a filter the waiting memories pass still says so
+        result = vault.recall("what is my favourite pizza topping?", type="fact")
+        assert result.unembedded == vault.sidecar.vectors.vectors_missing() > 0
+        assert result.verdict == verdict.INCOMPLETE
+
+
+def test_a_bounded_share_does_not_tokenize_the_whole_backlog(unindexed, model, tmp_path, monkeypatch):
+    """Ordering the owed texts by token count tokenized every one of them before the share's
+    first batch: ~8 s CPU for 20,000 owed notes, paid again by each one-shot recall or hook, so
+    the bound held for the model's batches only. A bounded share orders by characters; reindex
+    and the daemon (every vector) keep the token order."""
+    root = _fresh_copy(unindexed, tmp_path)
+    tokenized: list[int] = []
+    real = model.token_counts
+    monkeypatch.setattr(model, "token_counts", lambda texts: (tokenized.append(len(texts)), real(texts))[1])
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)
+    with Vault(root, embedder=model) as vault:
+        result = vault.recall("which module does build step 7 lint?")
+        assert result.unembedded > 0 and result.hits and result.hits[0].key == "build-step-007"
+        assert sum(tokenized) == 0, tokenized  # was N: the whole backlog, for two batches
+        vault.sidecar.vectors.embed_pending()  # every vector: in token order
+        assert sum(tokenized) > 0 and vault.sidecar.vectors.vectors_missing() == 0
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def test_a_backlog_being_tokenized_can_be_interrupted(unindexed, model, tmp_path, monkeypatch):
+    """The daemon makes every owed vector with a progress callback that hands its loop back to a
+    read waiting; ordering the backlog tokenized it whole before the first call (~8 s CPU for
+    20,000 notes, each read held meanwhile). The callback now runs after each chunk tokenized,
+    and the counts made before an interruption are kept for the next call."""
+    root = _fresh_copy(unindexed, tmp_path)
+    monkeypatch.setattr(vectors, "TOKENIZE_CHUNK", 50)
+
+    def interrupt(done: int, total: int) -> None:
+        raise _Interrupted
+
+    with Vault(root, embedder=model) as vault:
+        vault.sidecar.reconcile(embed=False)  # indexed, no vector made
+        store = vault.sidecar.vectors
+        assert store.vectors_missing() == N
+        with pytest.raises(_Interrupted):
+            store.embed_pending(progress=interrupt)
+        assert store.vectors_missing() == N  # stopped before the model's first batch
+        assert len(store._token_counts[1]) == 50  # one chunk tokenized, kept
+        store.embed_pending()
+        assert store.vectors_missing() == 0
+
+
+@pytest.mark.parametrize("bar", [False, True], ids=["quiet", "terminal"])
+def test_a_recall_makes_one_bounded_share_not_one_per_step(unindexed, model, tmp_path, monkeypatch, bar):
+    """A recall reconciles, then searches (and a terminal's draws its bar first): each step made
+    a bounded share of its own, so a recall spent two or three times OWED_EMBED_S making vectors.
+    They share one now: with no time at all, one batch."""
+    root = _fresh_copy(unindexed, tmp_path)
+    batches: list[int] = []
+    real = model.embed_batch
+
+    def counted(texts, *, kind="document"):
+        if kind == "document":
+            batches.append(len(texts))
+        return real(texts, kind=kind)
+
+    monkeypatch.setattr(model, "embed_batch", counted)
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)
+    with Vault(root, embedder=model) as vault:
+        if bar:
+            vault.progress = lambda done, total: None
+        result = vault.recall("which module does build step 7 lint?")
+        assert len(batches) == 1, batches  # was 2 (3 with a bar)
+        assert result.unembedded == N - batches[0]
+        vault.recall("which module does build step 7 lint?")  # the next recall has a share of its own
+        assert len(batches) == 2, batches

@@ -470,7 +470,10 @@ def test_an_interrupted_backlog_resumes_without_counting_its_tokens_again(tmp_pa
     with Sidecar(root, Config(), embedder=emb) as sc:
         sc.reconcile(embed=False)
         with pytest.raises(Stop):
-            sc.vectors.embed_pending(progress=stop)
+            sc.vectors.embed_pending(progress=stop)  # once the backlog's tokens are counted
+        assert emb.counted == 200 and not emb.batches
+        with pytest.raises(Stop):
+            sc.vectors.embed_pending(progress=stop)  # after the model's first batch
         first = sum(len(b) for b in emb.batches)
         assert 0 < first < 200 and emb.counted == 200
         assert sc.vectors.embed_pending() == 200 - first

@@ -30,12 +30,13 @@ from the embedding cache (:meth:`VectorStore.reset_vectors`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from vault_mem.config import TYPE_FOLDERS, EmbedderConfig
@@ -57,6 +58,7 @@ EMBED_RETRY_S = 60.0  # after an EmbedderError, do not retry filling vectors for
 #: an import of thousands takes minutes, more than an agent's hook may wait. Those left are found
 #: by keywords only (a recall says so) and made by the next calls, the daemon or `reindex`
 OWED_EMBED_S = 5.0
+TOKENIZE_CHUNK = 1000  # texts tokenized at once to order a backlog (:func:`_by_length`)
 TYPE_CODES = {t: i for i, t in enumerate(TYPE_FOLDERS)}
 VEC_TABLE = "vec_items"
 LIVE, DROPPED, STALE = 1, 0, -1  # vector_log.live: stored / gone / gone but still in vec_items
@@ -84,17 +86,25 @@ def _id_list(ids) -> str:
     return json.dumps([int(i) for i in ids])
 
 
-def _by_length(embedder, texts: dict[str, str], known: dict[str, int]) -> list[str]:
+def _by_length(embedder, texts: dict[str, str], known: dict[str, int], *, exact: bool = True,
+               tick: Callable[[], None] | None = None) -> list[str]:
     """The keys (text hashes) of ``texts`` ordered by their text's length to the model: its
     token count when it can say (kept in ``known``, so a backlog resumed after an interruption
-    is not tokenized again), else characters; ties in the given order."""
+    is not tokenized again), else characters; ties in the given order. Not ``exact`` (a bounded
+    share, :meth:`VectorStore.embed_owed`): characters unless every count is known already, as
+    tokenizing a whole backlog costs more than the share (~8 s CPU for 20,000 notes, paid again
+    by each one-shot command) and its order matters little to a few batches. ``tick()`` after
+    each chunk tokenized: the daemon's progress callback, which hands the loop back to a read
+    waiting (tokenizing 20,000 notes held every read ~8 s CPU before the first batch's call)."""
     counts = getattr(embedder, "token_counts", None)
-    if not callable(counts):
+    if not callable(counts) or (not exact and any(h not in known for h in texts)):
         return sorted(texts, key=lambda h: len(texts[h]))
     new = [h for h in texts if h not in known]
-    for i in range(0, len(new), 1000):  # a thousand at a time: a tokenizer's encodings add up
-        part = new[i:i + 1000]
+    for i in range(0, len(new), TOKENIZE_CHUNK):  # a chunk at a time: a tokenizer's encodings add up
+        part = new[i:i + TOKENIZE_CHUNK]
         known.update(zip(part, counts([texts[h] for h in part])))
+        if tick is not None:
+            tick()
     return sorted(texts, key=known.__getitem__)
 
 
@@ -553,6 +563,7 @@ class VectorStore:
         self._embedder_ready = False
         self._embedder_reason: str | None = None
         self._embed_retry_at = 0.0
+        self._share = threading.local()  # owed_share's [deadline, a batch made], per thread
         self._vindex = VectorIndex()
         self._calibration_cache: dict = {}
         self._keep_vectors_in_memory = False
@@ -805,9 +816,15 @@ class VectorStore:
     def _has_table(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
 
-    def vectors_missing(self) -> int:
-        """How many usable memories have no vector (yet): found by keywords only."""
-        return self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+    def vectors_missing(self, filters=None) -> int:
+        """How many usable memories have no vector (yet): found by keywords only; with
+        ``filters`` (:class:`~vault_mem.index.search.Filters`), only those a search so restricted
+        could find (memories of another type or tag waiting for theirs downgrade no recall)."""
+        if filters is None:
+            return self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
+        where, params = filters.sql()
+        return self.db.execute(f"SELECT count(*) FROM files AS f WHERE {where} AND f.vec_model IS NULL",
+                               params).fetchone()[0]
 
     def embed_pending(self, *, progress: Progress | None = None, until: float | None = None) -> int:
         """Give every usable memory without a vector one (cache first, then the embedder);
@@ -827,8 +844,28 @@ class VectorStore:
     def embed_owed(self, *, progress: Progress | None = None) -> int:
         """:meth:`embed_pending` for at most :data:`OWED_EMBED_S` (after its first batch): what a
         recall, a write or a read's reconcile makes on the way. ``reindex`` and the daemon make
-        them all."""
-        return self.embed_pending(progress=progress, until=time.monotonic() + OWED_EMBED_S)
+        them all. Within :meth:`owed_share`, every call shares one such time (and one first
+        batch): nothing once it is spent."""
+        share = getattr(self._share, "value", None)
+        if share is None:
+            return self.embed_pending(progress=progress, until=time.monotonic() + OWED_EMBED_S)
+        if share[1] and time.monotonic() >= share[0]:
+            return 0
+        share[1] = True
+        return self.embed_pending(progress=progress, until=share[0])
+
+    @contextlib.contextmanager
+    def owed_share(self) -> Iterator[None]:
+        """The calls to :meth:`embed_owed` made inside (on this thread) share one bounded time:
+        one read's (a recall reconciles, then searches; each made a share of its own)."""
+        if getattr(self._share, "value", None) is not None:  # an outer share holds
+            yield
+            return
+        self._share.value = [time.monotonic() + OWED_EMBED_S, False]
+        try:
+            yield
+        finally:
+            self._share.value = None
 
     def search_vectors(self, qvec: np.ndarray, filters) -> tuple[VectorIndex | StoredVectors, list[tuple[int, float]]]:
         """(the vector search used, :func:`vault_mem.index.search.vector_search`'s hits with it),
@@ -901,7 +938,8 @@ class VectorStore:
         for h in [h for h in known if h not in todo]:  # edited or gone before their turn
             del known[h]
         try:
-            hashes = _by_length(embedder, todo, known)  # the local model loads here
+            hashes = _by_length(embedder, todo, known, exact=until is None,  # the local model loads here
+                                tick=(lambda: progress(done, total)) if progress else None)
         except EmbedderError as exc:
             self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
             log.warning("vault-mem: embedder unavailable (%s); %d memories stay keyword-only until it is back",

@@ -340,23 +340,25 @@ class Vault:
         if k is not None and (not isinstance(k, int) or k < 1 or k > 100):
             raise UsageError("k must be a whole number from 1 to 100")
         type = validate_type(type) if type else None
-        finish = self.kept_meanwhile() if self.kept_meanwhile is not None else None
-        if finish is None:
-            if self.kept_current is None:  # no watcher: the model loads while the files are stat'ed
-                self.sidecar.vectors.begin_model_load()
-            self.reconcile()
-
         def search():
             return self._search(query, k=k, type=type, tags=tags, scope=scope,
                                 include_expired=include_expired, full=full, queries=queries)
 
-        try:
-            result = search()
-        finally:
-            changed = finish() if finish is not None else False
-        # a change made before this call whose events came in while it searched: the answer
-        # must hold it (never stale), so the search runs again on the sidecar that now does
-        return search() if changed else result
+        # one share of owed vectors for the whole recall (its reconcile, the bar's, the search's
+        # each made one: 10 to 15 s where 5 were meant)
+        with self.sidecar.vectors.owed_share():
+            finish = self.kept_meanwhile() if self.kept_meanwhile is not None else None
+            if finish is None:
+                if self.kept_current is None:  # no watcher: the model loads while the files are stat'ed
+                    self.sidecar.vectors.begin_model_load()
+                self.reconcile()
+            try:
+                result = search()
+            finally:
+                changed = finish() if finish is not None else False
+            # a change made before this call whose events came in while it searched: the answer
+            # must hold it (never stale), so the search runs again on the sidecar that now does
+            return search() if changed else result
 
     def _search(self, query: str, *, k: int | None, type: str | None, tags: list[str], scope: str | None,
                 include_expired: bool, full: bool, queries: list[str]):
