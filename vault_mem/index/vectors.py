@@ -5,7 +5,8 @@ table is dropped and re-made with the new dimension (vectors of two models are n
 Embeddings are cached by (model id, sha256 of the embedded text), so a revert, a rebuild or a
 model round trip re-embeds nothing it has seen. Embedding runs outside write transactions, so
 other processes are not held up by a slow model or server; an EmbedderError leaves memories
-keyword-searchable and is retried later.
+keyword-searchable and is retried later; a text the server refuses (:data:`REFUSED`) is found
+by halving its batch and recorded, so it holds up no other memory.
 
 Store: ``vec_items``, a sqlite-vec ``vec0`` table (rowid = ``files.id``, a ``type`` metadata
 column, ``embedding float[dims] distance_metric=cosine``), plus ``vector_log`` (id, seq, live):
