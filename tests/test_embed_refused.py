@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from conftest import new_vault, real_embedder
+from conftest import cli, new_vault, real_embedder
 from fakes import write_memory
 
 from vault_mem import Vault
@@ -154,6 +154,14 @@ def test_a_text_the_server_refuses_holds_up_no_other_and_is_not_sent_again(tmp_p
         notes = [w for w in found.warnings if "refused" in w]
         assert len(notes) == 1 and "1 memory" in notes[0] and "shorter body" in notes[0], found.warnings
         assert not [d for d in found.differences if d.startswith("vectors:")], found.differences
+        # and `vault-mem doctor` prints it, with this server in vault.toml
+        toml = root / "vault.toml"
+        assert 'provider = "local"' in toml.read_text()
+        toml.write_text(toml.read_text().replace(
+            'provider = "local"', f'provider = "openai"\nmodel = "{MODEL}"\nurl = "{server.url}"\nbatch_size = 2', 1))
+        shown = cli("--vault", str(root), "doctor")
+        assert f"warning: {notes[0]}" in shown.stdout, shown.stdout + shown.stderr
+        assert server.sent("def step(x)") == sent  # that process did not send it either
         # an edited text is a new text: tried anew, and given its vector when the server takes it
         write_memory(root, "doubling-step", "The doubling build step in code", "def step(x): return x * 2\n")
         vault.reconcile()
