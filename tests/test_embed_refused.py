@@ -185,6 +185,26 @@ def test_another_model_is_asked_anew(tmp_path, make_server):
         assert vault.sidecar.vectors.vectors_missing() == 0 == vault.sidecar.vectors.vectors_refused()
 
 
+def test_a_reindex_asks_again(tmp_path, make_server):
+    """Under the same model id the server's limit may have been raised: `vault-mem reindex` (the
+    fix doctor names) sends the refused text again; nothing else does."""
+    server = make_server()
+    root = _vault_root(tmp_path)
+    with Vault(root, embedder=_embedder(server)) as vault:
+        vault.reconcile()
+        vault.sidecar.vectors.embed_pending()
+        assert vault.sidecar.vectors.vectors_refused() == 1 and "reindex" in diagnose(vault).warnings[0]
+        sent = server.sent("def step(x)")
+        server.limit = 10_000
+        vault.sidecar.vectors.embed_pending()
+        assert server.sent("def step(x)") == sent
+        vault.reindex()
+        assert server.sent("def step(x)") == sent + 1
+        assert vault.sidecar.vectors.vectors_missing() == 0 == vault.sidecar.vectors.vectors_refused()
+        assert vault.sidecar.db.execute("SELECT count(*) FROM files WHERE vec_model IS NOT NULL").fetchone()[0] \
+            == SHORT + 1
+
+
 @pytest.mark.parametrize("kind", ["refuses every text", "answers 503"])
 def test_a_server_that_takes_nothing_is_down_and_is_retried_later(tmp_path, make_server, kind):
     """Refusing even the shortest text (a wrong model name, a proxy's error page as 400) says

@@ -748,7 +748,9 @@ class VectorStore:
     def drop_vectors_for_rebuild(self, kept_sql: str) -> None:
         """A rebuild's vectors: with sqlite-vec at hand the table is made anew (and refilled from
         the cache); without it, every vector but those of the file ids ``kept_sql`` selects is
-        marked for the next process that can delete it."""
+        marked for the next process that can delete it. The texts an embedder refused are asked
+        again (:data:`REFUSED`: its server's limit may have been raised since, under the same model id)."""
+        self.db.execute("DELETE FROM embed_cache WHERE vector = ?", (REFUSED,))
         if self.db.vec_loaded:
             self.reset_vectors()
         else:
@@ -844,7 +846,8 @@ class VectorStore:
             return None
         return (f"vectors: the embedder {self.db.get_meta('vec_model')} refused the text of {refused} "
                 f"{'memory' if refused == 1 else 'memories'} (too long for its model, most often): found by "
-                "keywords only; give them a shorter body, or use an embedder that takes them ([embedder] in vault.toml)")
+                "keywords only; give them a shorter body, or use an embedder that takes them ([embedder] in vault.toml; "
+                "after raising its server's input limit, `vault-mem reindex` asks it again)")
 
     def vectors_refused(self) -> int:
         """How many usable memories have no vector because the current model's server refused
