@@ -88,6 +88,12 @@ class EmbedderError(VaultMemError):
     """The embedding provider is unavailable or answered wrongly."""
 
 
+class EmbedderRefusedInput(EmbedderError):
+    """The embedding server is up but refused the request's input (HTTP 400, 413 or 422: a
+    text over the model's token limit, say): a fault of the texts sent, not of the server, so
+    the texts it does take can still be embedded (``index/vectors.py`` finds the refused ones)."""
+
+
 class SecretError(VaultMemError):
     """A write held something that looks like a credential; nothing was written (a refusal of
     the operation, exit 1: the call itself was well formed)."""

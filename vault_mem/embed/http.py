@@ -17,7 +17,7 @@ import numpy as np
 
 from vault_mem.config import PREFIX_MODES
 from vault_mem.embed.base import Embedder, Kind, normalise
-from vault_mem.errors import EmbedderError
+from vault_mem.errors import EmbedderError, EmbedderRefusedInput
 from vault_mem.platform.packages import install_command
 
 if TYPE_CHECKING:
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_OLLAMA_MODEL = "nomic-embed-text"
 DEFAULT_OPENAI_URL = "http://127.0.0.1:8080"
+#: HTTP statuses that refuse a request's input rather than say the server cannot serve
+REFUSED_INPUT_STATUSES = (400, 413, 422)
 
 #: Task prefixes some embedding models were trained with; without them query/document
 #: similarity is measurably worse. Regexes searched in the lower-cased model name.
@@ -174,7 +176,10 @@ class _HTTPEmbedder(Embedder):
                 advice = "check the API key in the variable named by [embedder] api_key_env"
             elif response.status_code == 404 and self.provider == "ollama":
                 advice = f"run: ollama pull {self.model}"
-            raise EmbedderError(
+            # 400/413/422: the server read the request and refused what it holds (a text too
+            # long for the model, most often); the caller may send the texts it takes again
+            error = EmbedderRefusedInput if response.status_code in REFUSED_INPUT_STATUSES else EmbedderError
+            raise error(
                 f"{self.provider} at {where} answered HTTP {response.status_code}: {message}; {advice}"
             )
         try:

@@ -5,7 +5,8 @@ table is dropped and re-made with the new dimension (vectors of two models are n
 Embeddings are cached by (model id, sha256 of the embedded text), so a revert, a rebuild or a
 model round trip re-embeds nothing it has seen. Embedding runs outside write transactions, so
 other processes are not held up by a slow model or server; an EmbedderError leaves memories
-keyword-searchable and is retried later.
+keyword-searchable and is retried later; a text the server refuses (:data:`REFUSED`) is found
+by halving its batch and recorded, so it holds up no other memory.
 
 Store: ``vec_items``, a sqlite-vec ``vec0`` table (rowid = ``files.id``, a ``type`` metadata
 column, ``embedding float[dims] distance_metric=cosine``), plus ``vector_log`` (id, seq, live):
@@ -41,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from vault_mem.config import TYPE_FOLDERS, EmbedderConfig
 from vault_mem.embed.numeric import np
-from vault_mem.errors import EmbedderError, IndexStoreError, VaultMemError
+from vault_mem.errors import EmbedderError, EmbedderRefusedInput, IndexStoreError, VaultMemError
 from vault_mem.index import db as dbmod
 from vault_mem.model import terms
 from vault_mem.platform.logs import Logger
@@ -65,6 +66,15 @@ LIVE, DROPPED, STALE = 1, 0, -1  # vector_log.live: stored / gone / gone but sti
 
 Progress = Callable[[int, int], None]
 
+
+#: An embedding-cache row with this (empty) vector: the model's server refused the text (HTTP
+#: 400/413/422, e.g. over its token limit). Such a text is not sent again to that model and is
+#: not owed a vector (found by keywords only); an edited text (a new hash) or another model is
+#: tried anew. Every reader of the cache takes only vectors of the model's dimension.
+REFUSED = b""
+#: ``f`` (a ``files`` row) has no refusal recorded for the model bound to the next ``?``
+NOT_REFUSED_SQL = ("NOT EXISTS (SELECT 1 FROM embed_cache r WHERE r.model = ? "
+                   "AND r.text_sha256 = f.embed_sha256 AND r.vector = x'')")
 
 WORD_TAG = "vault-mem word v1\x00"  # cache keys of single words (never equal to a document's)
 
@@ -738,7 +748,9 @@ class VectorStore:
     def drop_vectors_for_rebuild(self, kept_sql: str) -> None:
         """A rebuild's vectors: with sqlite-vec at hand the table is made anew (and refilled from
         the cache); without it, every vector but those of the file ids ``kept_sql`` selects is
-        marked for the next process that can delete it."""
+        marked for the next process that can delete it. The texts an embedder refused are asked
+        again (:data:`REFUSED`: its server's limit may have been raised since, under the same model id)."""
+        self.db.execute("DELETE FROM embed_cache WHERE vector = ?", (REFUSED,))
         if self.db.vec_loaded:
             self.reset_vectors()
         else:
@@ -819,12 +831,32 @@ class VectorStore:
     def vectors_missing(self, filters=None) -> int:
         """How many usable memories have no vector (yet): found by keywords only; with
         ``filters`` (:class:`~vault_mem.index.search.Filters`), only those a search so restricted
-        could find (memories of another type or tag waiting for theirs downgrade no recall)."""
-        if filters is None:
-            return self.db.execute("SELECT count(*) FROM files WHERE usable = 1 AND vec_model IS NULL").fetchone()[0]
-        where, params = filters.sql()
-        return self.db.execute(f"SELECT count(*) FROM files AS f WHERE {where} AND f.vec_model IS NULL",
-                               params).fetchone()[0]
+        could find (memories of another type or tag waiting for theirs downgrade no recall).
+        Memories whose text the embedder refused (:data:`REFUSED`) are not owed one: counted by
+        :meth:`vectors_refused` instead, as no later call would make theirs."""
+        where, params = filters.sql() if filters is not None else ("f.usable = 1", [])
+        return self.db.execute(f"SELECT count(*) FROM files AS f WHERE {where} AND f.vec_model IS NULL "
+                               f"AND {NOT_REFUSED_SQL}", [*params, self.db.get_meta("vec_model") or ""]).fetchone()[0]
+
+    def refused_notice(self) -> str | None:
+        """What `vault-mem doctor` warns of memories the embedder refused (None if none): no
+        drift (a rebuild refuses them again), but what the person can change."""
+        refused = self.vectors_refused()
+        if not refused:
+            return None
+        return (f"vectors: the embedder {self.db.get_meta('vec_model')} refused the text of {refused} "
+                f"{'memory' if refused == 1 else 'memories'} (too long for its model, most often): found by "
+                "keywords only; give them a shorter body, or use an embedder that takes them ([embedder] in vault.toml; "
+                "after raising its server's input limit, `vault-mem reindex` asks it again)")
+
+    def vectors_refused(self) -> int:
+        """How many usable memories have no vector because the current model's server refused
+        their text (:data:`REFUSED`): found by keywords only until edited or another embedder."""
+        model = self.db.get_meta("vec_model")
+        if not model:
+            return 0
+        return self.db.execute("SELECT count(*) FROM files AS f WHERE f.usable = 1 AND f.vec_model IS NULL "
+                               f"AND NOT {NOT_REFUSED_SQL}", (model,)).fetchone()[0]
 
     def embed_pending(self, *, progress: Progress | None = None, until: float | None = None) -> int:
         """Give every usable memory without a vector one (cache first, then the embedder);
@@ -892,7 +924,8 @@ class VectorStore:
         if not self.db.vec_ok:
             return 0
         self.purge_stale_vectors()
-        if self.db.execute("SELECT 1 FROM files WHERE usable = 1 AND vec_model IS NULL LIMIT 1").fetchone() is None \
+        if self.db.execute(f"SELECT 1 FROM files AS f WHERE f.usable = 1 AND f.vec_model IS NULL AND {NOT_REFUSED_SQL} "
+                           "LIMIT 1", (self.db.get_meta("vec_model") or "",)).fetchone() is None \
                 and self._vec_model_matches():
             return 0
         if time.monotonic() < self._embed_retry_at:
@@ -908,8 +941,8 @@ class VectorStore:
             return 0
         model = str(embedder.model_id)
         rows = self.db.execute(
-            "SELECT id, type, description, body, sort_date, embed_sha256 FROM files "
-            "WHERE usable = 1 AND vec_model IS NULL ORDER BY id"
+            "SELECT id, type, description, body, sort_date, embed_sha256 FROM files AS f "
+            f"WHERE usable = 1 AND vec_model IS NULL AND {NOT_REFUSED_SQL} ORDER BY id", (model,)
         ).fetchall()
         if not rows:
             return 0
@@ -918,7 +951,7 @@ class VectorStore:
         by_hash: dict[str, list] = {}
         for r in rows:
             by_hash.setdefault(r["embed_sha256"], []).append(r)
-        cached = self.cached_vectors(model, list(by_hash))
+        cached = self.cached_vectors(model, list(by_hash))  # no refusal: those rows were left out
         done = stored = 0
         # first what the cache holds (a rebuild, a revert, a model round trip): no model run
         hits = [r for r in rows if r["embed_sha256"] in cached]
@@ -945,21 +978,30 @@ class VectorStore:
             log.warning("vault-mem: embedder unavailable (%s); %d memories stay keyword-only until it is back",
                         exc, total - done)
             return stored
+        # the server has embedded for this model before: a text it refuses is the text's fault
+        proven = [self.db.execute("SELECT 1 FROM files WHERE vec_model = ? LIMIT 1", (model,)).fetchone() is not None]
         for start in range(0, len(hashes), group):
             part = hashes[start:start + group]
+            refused: list[str] = []
             try:
-                vecs = np.asarray(embedder.embed_batch([todo[h] for h in part], kind="document"), dtype=np.float32)
+                try:
+                    made = self._embed_texts(embedder, part, todo)
+                except EmbedderRefusedInput:
+                    made, refused = self._find_refused(embedder, part, todo, proven)
             except EmbedderError as exc:
                 self._embed_retry_at = time.monotonic() + EMBED_RETRY_S
                 log.warning("vault-mem: embedding failed (%s); %d memories stay keyword-only until "
                             "the embedder is back", exc, total - done)
                 return stored
-            if vecs.shape != (len(part), int(embedder.dimensions)):
-                raise EmbedderError(
-                    f"embedder {model} returned shape {vecs.shape}, expected ({len(part)}, {embedder.dimensions})"
-                )
+            proven[0] = proven[0] or bool(made)
             owners = [r for h in part for r in by_hash[h]]
-            stored += self._store_vectors(model, owners, {h: v.tobytes() for h, v in zip(part, vecs)})
+            if refused:
+                self._store_refused(model, refused)
+                log.warning("vault-mem: the embedder %s refused the text of %d memories (%s); they are found by "
+                            "keywords only (a shorter body or another embedder gives them a vector)", model,
+                            sum(len(by_hash[h]) for h in refused),
+                            "ids " + ", ".join(str(by_hash[h][0]["id"]) for h in refused[:5]))
+            stored += self._store_vectors(model, owners, made)
             for h in part:
                 known.pop(h, None)
             done += len(owners)
@@ -970,6 +1012,58 @@ class VectorStore:
                          "or `vault-mem reindex`)", total - done)
                 break
         return stored
+
+    def _embed_texts(self, embedder, part: list[str], todo: dict[str, str]) -> dict[str, bytes]:
+        """The vectors of the texts ``todo[h]`` for ``h`` in ``part``, as float32 bytes by hash."""
+        vecs = np.asarray(embedder.embed_batch([todo[h] for h in part], kind="document"), dtype=np.float32)
+        if vecs.shape != (len(part), int(embedder.dimensions)):
+            raise EmbedderError(
+                f"embedder {embedder.model_id} returned shape {vecs.shape}, expected ({len(part)}, {embedder.dimensions})"
+            )
+        return {h: v.tobytes() for h, v in zip(part, vecs)}
+
+    def _find_refused(self, embedder, part: list[str], todo: dict[str, str],
+                      proven: list[bool]) -> tuple[dict[str, bytes], list[str]]:
+        """``part`` was refused (:class:`EmbedderRefusedInput`): embed its halves, and theirs,
+        down to single texts, so one text the server will not take (too long for its model)
+        holds up no other. Returns (the vectors made, the hashes refused alone). Raises
+        EmbedderError (the embedder counts as down, retried later) when a piece fails otherwise,
+        or when the first text refused alone is refused before the server embedded anything for
+        this model (``proven[0]``, this call or an earlier one): a server that refuses even the
+        shortest text refuses everything (a wrong model name, say), and its refusals say
+        nothing of the texts. Costs about two requests per refused text and halving."""
+        made: dict[str, bytes] = {}
+        refused: list[str] = []
+
+        def run(piece: list[str]) -> None:
+            try:
+                made.update(self._embed_texts(embedder, piece, todo))
+                proven[0] = True
+                return
+            except EmbedderRefusedInput:
+                if len(piece) > 1:
+                    halves(piece)
+                    return
+                if not proven[0]:
+                    raise
+                refused.append(piece[0])
+
+        def halves(piece: list[str]) -> None:
+            mid = len(piece) // 2  # the shorter texts first: they prove the server takes some
+            run(piece[:mid])
+            run(piece[mid:])
+
+        if len(part) == 1:
+            run(part)  # a lone text's refusal was only seen as a batch's
+        else:
+            halves(part)
+        return made, refused
+
+    def _store_refused(self, model: str, hashes: list[str]) -> None:
+        """Record that ``model`` refused these texts (:data:`REFUSED`), so they are not sent again."""
+        with self.db.write():
+            self.db.executemany("INSERT OR IGNORE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
+                                [(model, h, REFUSED) for h in hashes])
 
     def _vec_model_matches(self) -> bool:
         """True when the stored vectors belong to the configured embedder (cheap, no model load)."""
@@ -1014,7 +1108,7 @@ class VectorStore:
             )
             for r in rows:
                 vec = vectors.get(r["embed_sha256"])
-                if vec is None:
+                if not vec:  # none made, or a refusal (REFUSED): nothing to store
                     continue
                 # Re-check inside the transaction: another process may have changed the row.
                 cur = self.db.execute(

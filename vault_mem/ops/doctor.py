@@ -87,7 +87,9 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     if hooks_note in vault.notices:
         vault.notices.remove(hooks_note)
     # and git's index in a format other programs that read the vault cannot read (its fix said)
-    warnings = [w for w in (hooks_note, vault.ws.exposure(), index_format_notice(vault.repo)) if w]
+    # and memories the embedder refused (too long for its model): found by keywords only
+    warnings = [w for w in (hooks_note, vault.ws.exposure(), index_format_notice(vault.repo),
+                            vault.sidecar.vectors.refused_notice()) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
                      daemon_pid=daemon_pid(vault.state_dir))
