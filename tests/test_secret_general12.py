@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from secret_probe import refused
+from secret_probe import WORDS, Draw, refused
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.secret_shapes import valid_mnemonic
 
@@ -48,3 +48,67 @@ def test_a_bulleted_seed_phrase_is_still_refused(seed: int) -> None:
         words = _words(rng, 12, valid="list" in label)
         body = (label + "\n" if label else "") + "\n".join("- " + w for w in words)
         assert refused(body, description="note"), body
+
+
+# --- a password after its word with no sign: a word, a number and a symbol ---------------------
+
+def _made(rng: random.Random) -> str:
+    """A word, a number and a symbol before or after them, as a person makes a password."""
+    word = rng.choice([w for w in WORDS if len(w) >= 4])
+    word = word.title() if rng.random() < 0.5 else word
+    symbol = rng.choice("!#%&*@")  # (`$word` is a variable)
+    number = str(rng.randrange(10, 9999))
+    return symbol + word + number if rng.random() < 0.5 else word + number + symbol
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_made_password_after_its_word_with_no_sign_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    for label in ("senha", "パスワード", "密码", "hasło", "lösenord", "contraseña", "password"):
+        body = f"{rng.choice(['Portal', 'NAS', 'Router'])} {label} {_made(rng)}"
+        assert refused(body, description="note"), body
+
+
+LOOK_ALIKES_NO_SIGN = (
+    "password #4521 tracks the reset flow",
+    "the password step (#issue42) is done",
+    "senha FAQ2024 no portal",
+    "the password Policy2024 document is in the wiki",
+    "password ERROR42! in the log means the vault timed out",
+)
+
+
+@pytest.mark.parametrize("body", LOOK_ALIKES_NO_SIGN)
+def test_a_reference_after_a_password_word_passes(body: str) -> None:
+    assert not refused(body, description="notes"), body
+
+
+# --- a user's word and name, then a password's word and its value, in several languages -------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_named_user_and_password_pair_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    word, number = rng.choice([w for w in WORDS if len(w) >= 5]), rng.randrange(1950, 2030)
+    cases = [
+        f"Acesso ao sistema: usuário {rng.choice(['financeiro', 'ops'])}, senha {word.title()}{rng.choice(WORDS)}{number}",
+        f"Inloggning: användare {rng.choice(['ekonomi', 'drift'])}, lösenord {word.title()}{number}",
+        f"Panel: login admin, hasło {word.title()}{rng.choice(WORDS)}{number}",
+        f"relay smtp.{rng.choice(WORDS)}.io:587, user alerts@{rng.choice(WORDS)}.io, app password {d.r(16, 'abcdefghijklmnopqrstuvwxyz')}",
+        f"benutzer {rng.choice(WORDS)} / passwort {d.r(12)}",
+    ]
+    for body in cases:
+        assert refused(body, description="access"), body
+
+
+LOOK_ALIKES_PAIR = (
+    "Read the user guide, password policy applies to everyone.",
+    "user management / password reset.",
+    "Fixed: user profile, password expired banner shows twice",
+    "login page, password field is now masked",
+)
+
+
+@pytest.mark.parametrize("body", LOOK_ALIKES_PAIR)
+def test_user_and_password_words_in_prose_pass(body: str) -> None:
+    assert not refused(body, description="notes"), body

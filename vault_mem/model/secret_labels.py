@@ -432,6 +432,19 @@ def word_and_number(value: str, *, joined: bool = False) -> bool:
             and (not joined or bool(m.group("joint")) or len(parts) == 2 or value[-1] in "!?#@$%&*"))
 
 
+# A word, a number and a symbol at either end ("!Lantern52", "#quokka13", "Marmot95*"): a password a
+# person made, where a name or an issue reference has no symbol after its number or before its word
+_SYMBOL_WORD_NUMBER = lazy(r"(?P<lead>[!#$%&*?@^~+=]{1,2})?(?P<word>[A-Za-z]{4,14})[0-9]{2,6}(?P<tail>[!#$%&*?@^~+=]{1,2})?")
+
+
+def symbol_word_number(value: str) -> bool:
+    """A word of four letters or more, a number of two digits or more, and a symbol before or after
+    them (``!Lantern52``, ``Marmot95*``), not a state word: a password after its word with no sign."""
+    m = _SYMBOL_WORD_NUMBER.fullmatch(value)
+    return bool(m and (m.group("lead") or m.group("tail")) and not m.group("word").isupper()
+                and m.group("word").lower() not in _STATE_WORDS)
+
+
 def _two_words_number(value: str) -> bool:
     """Two words joined and a number (``saffron.Orbit36``, ``meadow-lark482``): a password a person
     made, which no sign needs to name (``password <word>.<Word><digits>``); one word and a number
@@ -523,7 +536,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "" and cls == "password":
         # `pw X` with no sign: only a value no word or name could be
-        return "password assignment" if unguessable(value) or word_and_number(value, joined=True) else None
+        return "password assignment" if unguessable(value) or word_and_number(value, joined=True) \
+            or symbol_word_number(value) else None
     if op == "--" and cls == "secret" and not quoted and passphrase(value, signed=False):
         # `--token <word>-<word>-<word>-<word>`: a token a generator made of common words, given
         # to the flag that takes it (four words or more, every one common: no resource's name)

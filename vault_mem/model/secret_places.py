@@ -62,6 +62,7 @@ from vault_mem.model.secret_labels import (
     strong_unlabelled,
     word_and_number,
 )
+from vault_mem.model import secret_words
 from vault_mem.model.secret_shapes import PHRASE_LABEL, word_phrase
 from vault_mem.model.secret_text import last_match_start, lines_holding
 from vault_mem.model.secret_values import (
@@ -365,6 +366,18 @@ def key_id_pairs(text: str) -> Iterator[Span]:
             yield "access key id and secret", m.start("id"), m.end("secret")
 
 
+# A user's word and name, then a password's word and its value, no sign needed in any of them
+# ("user kim, password X", "användare ekonomi, lösenord X", "login admin, hasło X", "user a@b.io,
+# app password X"): the pair says what the value is, so it is judged as after a `Password:` label.
+_USER_WORDS = (r"user(?:[ _-]?name)?|login|usu[áa]rio|usuario|utilisateur|benutzer(?:name)?|anv[äa]ndar(?:e|namn)"
+               r"|u[żz]ytkownik|gebruiker(?:snaam)?|utente|brukernavn|brugernavn|k[äa]ytt[äa]j[äa](?:tunnus)?|kullan[ıi]c[ıi]"
+               r"|ユーザー?名?|用户名?|用戶名?|사용자|아이디|логин|пользователь")
+_NAMED_PAIR = lazy(rf"(?<![\w-])(?:{_USER_WORDS})[ \t]{{0,2}}[:=]?[ \t]{{0,4}}(?P<user>[\w.@+\\-]{{1,64}})[ \t]{{0,2}}[,;/、][ \t]{{0,4}}"
+                   rf"(?:[a-z]{{2,12}}[ \t]{{1,2}})?(?:pass(?:word|wd|phrase)?|pwd|pw|{secret_words.PASSWORD}|{secret_words.SCRIPT_PASSWORD})"
+                   rf"[ \t]{{0,2}}(?:[:=][ \t]{{0,4}}|[ \t]{{1,4}})(?P<pw>[^\s,;、。，]{{4,200}})(?P<end>[.;]?[ \t]*(?:\r?\n|\Z))?",
+                   re.IGNORECASE)
+
+
 def credential_pairs(text: str) -> Iterator[Span]:
     """A user's name and a password given as a pair (see :data:`_LETTER_PAIR`): under ``u:`` and
     ``p:`` the password is judged as after its label; after an account's or a login's label and a
@@ -375,6 +388,12 @@ def credential_pairs(text: str) -> Iterator[Span]:
         for m in _LETTER_PAIR.finditer(text):
             pw = m.group("pw").rstrip(".,;:!?)]}>") if not m.group("pw")[-1:] in "!?" or len(m.group("pw")) < 5 else m.group("pw")
             if m.group("user") != pw and judge("password", ":", pw, quoted=False, code=False, ends=True):
+                yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if "p" in low or not low.isascii():
+        for m in _NAMED_PAIR.finditer(text):
+            pw = m.group("pw").rstrip(".)")
+            if pw.lower() != m.group("user").lower() and judge("password", ":", pw, quoted=False, code=False,
+                                                             ends=m.group("end") is not None):
                 yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
     if "api" in low and "app" in low:
         for m in _API_APP_PAIR.finditer(text):
