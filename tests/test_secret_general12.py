@@ -10,11 +10,12 @@ corpus).
 
 from __future__ import annotations
 
+import base64
 import random
 
 import pytest
 
-from secret_probe import WORDS, Draw, refused
+from secret_probe import ALNUM, WORDS, Draw, refused
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.secret_shapes import valid_mnemonic
 
@@ -112,3 +113,67 @@ LOOK_ALIKES_PAIR = (
 @pytest.mark.parametrize("body", LOOK_ALIKES_PAIR)
 def test_user_and_password_words_in_prose_pass(body: str) -> None:
     assert not refused(body, description="notes"), body
+
+
+# --- connection credentials: a quoted .pgpass line, a Go DSN, `net use` -----------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_connection_credentials_in_their_own_syntax_count(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    host = f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}"
+    db, user = rng.sample([w for w in WORDS if len(w) >= 4], 2)
+    cases = [
+        f"put `{host}:{rng.choice([5432, 6432])}:{db}:{user}:{d.r(22)}` in ~/.pgpass for the sync job",
+        f"wrote '{rng.choice(['db1.internal', '*'])}:5432:{db}:{user}:{d.r(14)}' to .pgpass",
+        f'db, err := sql.Open("mysql", "{user}:{d.r(12, ALNUM + "+.?#$")}@tcp({host}:3306)/{db}?parseTime=true")',
+        f'dsn := "{user}:{d.r(16)}@unix(/var/run/mysqld/mysqld.sock)/{db}"',
+        f"net use Y: \\\\fs{rng.randrange(10)}\\{db} /user:CORP\\{user} *{d.r(11)} /persistent:no",
+    ]
+    for body in cases:
+        assert refused(body, description="ops"), body
+
+
+LOOK_ALIKES_CONNECTION = (
+    "the .pgpass format is `hostname:port:database:username:password`",
+    "each .pgpass line reads `*:*:*:postgres:<password>`",
+    "timestamps like '10:30:00:12:4512' are not in .pgpass",
+    'dsn := fmt.Sprintf("%s:%s@tcp(%s)/%s", user, pass, host, db)',
+    'dsn := "root:${DB_PASSWORD}@tcp(db:3306)/app"',
+    "net use Z: \\\\fs01\\finance /user:CORP\\svc_scan * /persistent:yes",
+    "net use Z: \\\\fs01\\finance /user:CORP\\svc_scan ******** /persistent:yes",
+)
+
+
+@pytest.mark.parametrize("body", LOOK_ALIKES_CONNECTION)
+def test_connection_templates_and_prompts_pass(body: str) -> None:
+    assert not refused(body, description="ops"), body
+
+
+# --- base64 of user:password where its line decodes it or calls it credentials -----------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_base64_of_a_user_and_password_counts_where_decoded(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    for line in ("echo {} | base64 -d", "creds for the job: {}", "const login = atob('{}');", "{}  # base64 --decode gives the auth"):
+        pair = f"{rng.choice(['svc', 'ci', 'deploy'])}-{rng.choice(WORDS)}:{d.r(13)}{rng.choice('=+!')}"
+        body = line.format(base64.b64encode(pair.encode()).decode())
+        assert refused(body, description="ops"), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_base64_of_a_pair_without_a_cue_or_a_password_passes(seed: int) -> None:
+    rng = random.Random(seed)
+    a, b = rng.sample(WORDS, 2)
+    for body in (f"artifact id {base64.b64encode(f'{a}:{b}-{rng.randrange(99)}x'.encode()).decode()} in the cache",
+                 f"echo {base64.b64encode(f'{a}:{b}'.encode()).decode()} | base64 -d",  # (a word is no password)
+                 f"echo {base64.b64encode(f'{a}-{b}:v2.14.{rng.randrange(9)}'.encode()).decode()} | base64 -d"):
+        assert not refused(body, description="notes"), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_korean_short_word_for_password_counts(seed: int) -> None:
+    d = Draw(seed)
+    assert refused(f"{d.rng.choice(['NAS', '공유기', '서버'])} 비번 {d.r(13)}{d.rng.choice('#@!')}", description="memo")
+    assert not refused("비번 변경은 다음 주에 합니다", description="memo")
