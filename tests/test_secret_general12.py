@@ -177,3 +177,27 @@ def test_the_korean_short_word_for_password_counts(seed: int) -> None:
     d = Draw(seed)
     assert refused(f"{d.rng.choice(['NAS', '공유기', '서버'])} 비번 {d.r(13)}{d.rng.choice('#@!')}", description="memo")
     assert not refused("비번 변경은 다음 주에 합니다", description="memo")
+
+
+# --- prose: "the X password, which is Y" ---------------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_given_in_a_relative_clause_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    for value in (f"{rng.choice(WORDS).title()}{rng.choice(WORDS)}{rng.randrange(1000, 9999)}", d.r(14), _made(rng)):
+        body = f"{rng.choice(['ssh', 'sudo', 'the portal'])} asks for the {rng.choice(['deploy', 'admin'])} user's password, which is {value}."
+        assert refused(body, description="note"), body
+
+
+LOOK_ALIKES_CLAUSE = (
+    "Rotate the admin password, which is rotated monthly anyway.",
+    "Reset the password, which was expired.",
+    "the password, which is stored in the vault, works",
+    "the password, which is 12 characters long, is fine",
+)
+
+
+@pytest.mark.parametrize("body", LOOK_ALIKES_CLAUSE)
+def test_a_relative_clause_about_a_password_passes(body: str) -> None:
+    assert not refused(body, description="notes"), body

@@ -221,6 +221,8 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a tuple's name and its literal (Erlang's `{db_password, "X"}`, `<<"X">>`; Elixir's
                           # `{:api_secret, "X"}`): only after a tuple's opening brace (see assignments)
                           + r"|[ \t]{0,2},[ \t]{0,8}(?:<<)?(?=[\"'])"
+                          # a relative clause as the sign ("the deploy user's password, which is X")
+                          + r"|[ \t]{0,2},[ \t]{1,4}which[ \t]{1,4}(?:is|was)[ \t]{1,8}"
                           + r"|[ \t]{1,8})"
                           # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
                           + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
@@ -1204,6 +1206,8 @@ def _op(tail: re.Match[str]) -> str:
         return "("
     if op.endswith("VALUE"):
         return "="  # COBOL: `PIC X(16) VALUE 'X'` gives the data item its value
+    if op.startswith(",") and op.endswith(("is", "was")):
+        return "is"  # ", which is X": the clause's "is" is the sign
     if op.startswith(","):
         return ","
     if op.endswith("=") and any(c.isalpha() for c in op):
