@@ -201,3 +201,28 @@ LOOK_ALIKES_CLAUSE = (
 @pytest.mark.parametrize("body", LOOK_ALIKES_CLAUSE)
 def test_a_relative_clause_about_a_password_passes(body: str) -> None:
     assert not refused(body, description="notes"), body
+
+
+# --- a passphrase of words quoted after its label, with no sign ---------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_quoted_words_after_a_passphrase_label_count(seed: int) -> None:
+    rng = random.Random(seed)
+    for n in (4, 5, 6):
+        words = " ".join(rng.sample(WORDS, n))
+        body = f'{rng.choice(["Use", "Type"])} {rng.choice(["passphrase", "password"])} "{words}" to unlock the {rng.choice(["Borg repo", "disk", "vault"])}.'
+        assert refused(body, description="note"), body
+
+
+LOOK_ALIKES_QUOTED = (
+    'the password "must have eight characters" rule',
+    'password "never share with anyone" is the rule',
+    'the passphrase "something long and memorable" is advice',
+    'password "please enter your password" is the prompt',
+    'the password field says "change it after the first login"',
+)
+
+
+@pytest.mark.parametrize("body", LOOK_ALIKES_QUOTED)
+def test_a_quoted_sentence_after_a_password_word_passes(body: str) -> None:
+    assert not refused(body, description="notes"), body

@@ -495,6 +495,16 @@ def passphrase(value: str, *, signed: bool = True) -> bool:
         and not NAMED.fullmatch(value) and _run_of_words(value, 3 if signed else 4)  # (not `currentpassword`)
 
 
+def _quoted_words(value: str) -> bool:
+    """Four to eight words of lower-case letters, all but one of them common words, quoted after a
+    password's label: a passphrase, not a sentence (no word of prose, a state word at most one of five)."""
+    parts = value.strip("\"'`").split(" ")
+    return (4 <= len(parts) <= 8 and all(p.isalpha() and p.islower() and 3 <= len(p) <= 12 for p in parts)
+            and sum(p in _COMMON_WORDS for p in parts) >= len(parts) - 1 and len(set(parts)) == len(parts)
+            and not _sentence(parts) and sum(p in _STATE_WORDS for p in parts) <= len(parts) // 5
+            and not any(p in _CODE_PARTS for p in parts))
+
+
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
@@ -503,6 +513,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     or line (a plain password after a label, not the first word of a clause). ``hint``: the
     value could be a type hint; one written with a ``!`` or ``?`` right after it is not.
     """
+    if cls == "password" and quoted and op != "(" and _quoted_words(value):
+        return "password assignment"  # `passphrase "<word> <word> <word> <word> <word>"`: words quoted as the value
     if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != ""):
         return "password assignment"  # words made into a password: a dotted run is no code reference here
     if cls == "password" and op in ("is", ":", "", "--") and not code and "." in value and word_and_number(value, joined=op == "") \
