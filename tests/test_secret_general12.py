@@ -226,3 +226,46 @@ LOOK_ALIKES_QUOTED = (
 @pytest.mark.parametrize("body", LOOK_ALIKES_QUOTED)
 def test_a_quoted_sentence_after_a_password_word_passes(body: str) -> None:
     assert not refused(body, description="notes"), body
+
+
+# --- a generator's password after its word with no sign; a secret as a placeholder's default ------
+
+def _scrambled(d: Draw) -> str:
+    """Letters and digits whose kind changes at nearly every character, as a generator draws them."""
+    while True:
+        v = d.r(d.rng.choice([9, 10, 12]))
+        runs = sum(1 for i, c in enumerate(v) if i == 0 or (c.isupper(), c.islower()) != (v[i - 1].isupper(), v[i - 1].islower()))
+        if 10 * runs >= 8 * len(v):
+            return v
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_generated_password_after_its_word_mid_sentence_counts(seed: int) -> None:
+    d = Draw(seed)
+    body = f"{d.rng.choice(['HR', 'IT', 'The portal'])} gave me a temporary password {_scrambled(d)} - change it at first login."
+    assert refused(body, description="note"), body
+
+
+LOOK_ALIKES_NAMES = (
+    "the password OAuth2Flow docs are outdated",
+    "password iPhone15Pro app crashed",
+    "the password GPT4oMini generated was weak",
+    "password SHA256sum mismatch on upload",
+)
+
+
+@pytest.mark.parametrize("body", LOOK_ALIKES_NAMES)
+def test_a_name_after_a_password_word_mid_sentence_passes(body: str) -> None:
+    assert not refused(body, description="notes"), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_secret_as_a_placeholders_default_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    for name in ("payments.secret", "app.jwt-secret", "stripe.api-key", "db.password", "slack.token"):
+        body = f'@Value("${{{name}:{d.r(rng.choice([24, 32, 40]))}}}")\nprivate String {rng.choice(WORDS)};'
+        assert refused(body, description="code"), body
+    for body in ('@Value("${app.jwt.secret:changeme}")', '@Value("${db.password:}")', '@Value("${app.token.ttl:3600000000000}")',
+                 '@Value("${app.token-header:Authorization-Header}")', '@Value("${app.secret-file:/etc/app/secret.key}")'):
+        assert not refused(body, description="code"), body

@@ -447,6 +447,20 @@ def symbol_word_number(value: str) -> bool:
                 and m.group("word").lower() not in _STATE_WORDS)
 
 
+_KIND_RUN = lazy(r"[A-Z]+|[a-z]+|[0-9]+")
+
+
+def scrambled(value: str) -> bool:
+    """Eight letters and digits or more of both cases whose kind changes at most characters
+    (``REb7C6ZgWF``: eight runs in ten), as a generator draws them; names and models change
+    kind a few times (``iPhone15Pro``, ``OAuth2Flow``: five or six runs in ten or eleven)."""
+    if not 8 <= len(value) <= 64 or not value.isascii() or not value.isalnum():
+        return False
+    runs = _KIND_RUN.findall(value)
+    return (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+            and 10 * len(runs) >= 7 * len(value))
+
+
 def _two_words_number(value: str) -> bool:
     """Two words joined and a number (``saffron.Orbit36``, ``meadow-lark482``): a password a person
     made, which no sign needs to name (``password <word>.<Word><digits>``); one word and a number
@@ -525,6 +539,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return "password assignment"
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--") or key_chord(value):
         return None  # (`creds = " --username=" + auth` builds a command line)
+    if cls == "password" and op == "" and scrambled(value):
+        return "password assignment"  # (before the type-name test: `O2R8UziJdi` is no type a hint names)
     if cls == "network":
         # a network's name after its word is an SSID (`Office-5G`, `Linksys-0422`, `TP-Link_2354`):
         # only a value no name could be, three kinds of character and a symbol or twelve long
