@@ -269,3 +269,16 @@ def test_a_secret_as_a_placeholders_default_counts(seed: int) -> None:
     for body in ('@Value("${app.jwt.secret:changeme}")', '@Value("${db.password:}")', '@Value("${app.token.ttl:3600000000000}")',
                  '@Value("${app.token-header:Authorization-Header}")', '@Value("${app.secret-file:/etc/app/secret.key}")'):
         assert not refused(body, description="code"), body
+
+
+# --- a note in full-width brackets right after a value in Japanese or Chinese -----------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_value_before_a_full_width_bracket_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    for label in ("サーバーのパスワード：", "ルーターのパスワードは", "数据库密码："):
+        body = f"{label}{rng.choice(WORDS).title()}{rng.randrange(10, 99)}{rng.choice('_!#')}（{rng.choice(['共有しないこと', '不要外传'])}）"
+        assert refused(body, description="memo"), body
+    for body in ("パスワードは（別紙参照）", "パスワード：（なし）", "密码：（见附件）"):
+        assert not refused(body, description="memo"), body

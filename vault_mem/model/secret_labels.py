@@ -1268,6 +1268,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
             return None  # `{password}`, `{db_pass}`, f"{password!r}": a template's field
     if not quoted and _CJK.search(value):
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
+        value = value.rstrip("([,") if value[-1:] in "([," else value  # "X（共有しないこと）": a note in brackets after it
     if not value:
         return None
     if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", ""):
