@@ -282,3 +282,31 @@ def test_a_value_before_a_full_width_bracket_counts(seed: int) -> None:
         assert refused(body, description="memo"), body
     for body in ("パスワードは（別紙参照）", "パスワード：（なし）", "密码：（见附件）"):
         assert not refused(body, description="memo"), body
+
+
+# --- a user's name and its password on the two lines below a line naming a login ---------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_user_and_password_on_two_lines_under_a_login_line_count(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    a, b = rng.sample([w for w in WORDS if len(w) >= 6], 2)
+    for label, pw in (("vpn/creds.txt read by auth-user-pass:", f"{a}{b}{rng.randrange(1950, 2030)}"),
+                      (f"login for the {rng.choice(['label printer', 'NAS'])} web UI", f"{d.r(5)}@{d.r(4)}!"),
+                      ("Credentials of the staging box", d.r(16))):
+        body = f"{label}\n{rng.choice(['admin', 'j.doe', 'svc-build'])}\n{pw}\n"
+        assert refused(body, description="note"), body
+
+
+LOOK_ALIKES_TWO_LINES = (
+    "Login page changes\nheader\nfooter2024",
+    "Account settings\nprofile\nnotifications",
+    "login flow:\nredirect\nhttps://example.com/callback",
+    "Sign-in steps\n1.\nOpen the portal",
+    "credentials rotation\nowner\nplatform-team",
+)
+
+
+@pytest.mark.parametrize("body", LOOK_ALIKES_TWO_LINES)
+def test_two_plain_lines_under_a_login_line_pass(body: str) -> None:
+    assert not refused(body, description="notes"), body

@@ -81,7 +81,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["credential_pairs", "key_id_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["credential_pairs", "key_id_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "two_line_logins", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -286,6 +286,35 @@ _ROW_CELL = lazy(r"[^\s()\[\]{}<>\"'`=,;|\\]{1,64}")
 
 
 _LINE = lazy(r"[^\n]+")
+
+
+# A line that says a login follows ("login for the label printer", "vpn/auth.txt used by
+# auth-user-pass:"), then a user's name alone on its line, then the password alone on the next
+_LOGIN_LINE = lazy(r"(?i:(?<![\w-])(?:log-?in|sign-?in|credentials|creds|auth-user-pass|account)(?![\w-]))")
+_USER_LINE = lazy(r"[ \t]*[\w.@+\\-]{2,64}[ \t]*")
+_PW_LINE = lazy(r"[ \t]*(?P<pw>[^\s]{6,200})[ \t]*")
+
+
+def two_line_logins(text: str) -> Iterator[Span]:
+    """The password on the line below a user's name, both alone under a line that names a login:
+    a value no word or name could be, or letters and a number of four digits or more."""
+    if not _LOGIN_LINE.search(text):
+        return
+    lines = text.split("\n")
+    offset = 0
+    for i, line in enumerate(lines):
+        if i + 2 < len(lines) and len(line) <= 240 and _LOGIN_LINE.search(line):
+            user, pw_line = lines[i + 1].rstrip("\r"), lines[i + 2].rstrip("\r")
+            m = _PW_LINE.fullmatch(pw_line)
+            if m and _USER_LINE.fullmatch(user) and m.group("pw") != user.strip():
+                pw = m.group("pw")
+                # (letters run together and a year: twelve long at least, so `footer2024` is a name)
+                made = unguessable(pw) or (len(pw) >= 12 and pw.isalnum() and pw.rstrip("0123456789").isalpha()
+                                           and len(pw) - len(pw.rstrip("0123456789")) >= 4)
+                if made and not is_placeholder(pw, quoted=False) and not _LOGIN_LINE.search(pw):
+                    start = offset + len(line) + 1 + len(lines[i + 1]) + 1 + m.start("pw")
+                    yield "password assignment", start, start + len(pw)
+        offset += len(line) + 1
 
 
 def login_rows(text: str) -> Iterator[Span]:

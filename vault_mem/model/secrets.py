@@ -94,6 +94,7 @@ from vault_mem.model.secret_places import (
     key_id_pairs,
     listed_parts,
     login_rows,
+    two_line_logins,
     new_values,
     csv_exports,
     flag_credentials,
@@ -521,6 +522,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from listed_parts(text, low)
         if "\n" in text:
             yield from login_rows(text)
+            yield from two_line_logins(text)
         yield from credential_pairs(text)
         yield from key_id_pairs(text)
         yield from new_values(text, low)
