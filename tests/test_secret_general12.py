@@ -310,3 +310,17 @@ LOOK_ALIKES_TWO_LINES = (
 @pytest.mark.parametrize("body", LOOK_ALIKES_TWO_LINES)
 def test_two_plain_lines_under_a_login_line_pass(body: str) -> None:
     assert not refused(body, description="notes"), body
+
+
+# --- a network's name and its password after a Wi-Fi label, split by a slash -------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_network_and_its_password_split_by_a_slash_count(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    for pw in (_made(rng), d.r(14), "-".join(rng.sample(WORDS, 4))):
+        body = f"Guest info:\n- {rng.choice(['wifi', 'Wi-Fi', 'WLAN'])}: {rng.choice(WORDS).title()}-{rng.choice(['Guest', '5G'])} / {pw}\n- check-in after 15:00"
+        assert refused(body, description="offsite"), body
+    for body in ("wifi: Office-5G / Office-5G-Guest", "wifi: Office / 2.4GHz", "WLAN: HomeNet / see the router sticker",
+                 "ssid: corp / 802.11ax", "wifi: Guest / Guest-Portal"):
+        assert not refused(body, description="offsite"), body

@@ -100,7 +100,7 @@ from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "grants", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "key_named_value", "labelled_value",
-           "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
+           "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "symbol_word_number", "warned_values"]
 
 Span = tuple[str, int, int]
 

@@ -60,6 +60,7 @@ from vault_mem.model.secret_labels import (
     gives_example,
     grants,
     strong_unlabelled,
+    symbol_word_number,
     word_and_number,
 )
 from vault_mem.model import secret_words
@@ -407,6 +408,11 @@ _NAMED_PAIR = lazy(rf"(?<![\w-])(?:{_USER_WORDS})[ \t]{{0,2}}[:=]?[ \t]{{0,4}}(?
                    re.IGNORECASE)
 
 
+# A network's name and its password after a Wi-Fi label, split by a slash ("wifi: Office-5G / X")
+_NETWORK_PAIR = lazy(r"(?<![\w-])(?:wi-?fi|wlan|wireless|ssid)[ \t]{0,2}:[ \t]{0,4}[^\s/]{1,64}[ \t]{0,2}/[ \t]{0,2}"
+                     r"(?P<pw>[^\s/]{8,63})(?![^\s])", re.IGNORECASE)
+
+
 def credential_pairs(text: str) -> Iterator[Span]:
     """A user's name and a password given as a pair (see :data:`_LETTER_PAIR`): under ``u:`` and
     ``p:`` the password is judged as after its label; after an account's or a login's label and a
@@ -417,6 +423,12 @@ def credential_pairs(text: str) -> Iterator[Span]:
         for m in _LETTER_PAIR.finditer(text):
             pw = m.group("pw").rstrip(".,;:!?)]}>") if not m.group("pw")[-1:] in "!?" or len(m.group("pw")) < 5 else m.group("pw")
             if m.group("user") != pw and judge("password", ":", pw, quoted=False, code=False, ends=True):
+                yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if "/" in low and ("wi" in low or "wlan" in low or "ssid" in low):
+        for m in _NETWORK_PAIR.finditer(text):
+            pw = m.group("pw").rstrip(".,;)")
+            if judge("network", ":", pw, quoted=False, code=False, ends=True) or word_and_number(pw) or passphrase(pw) \
+                    or symbol_word_number(pw):
                 yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
     if "p" in low or not low.isascii():
         for m in _NAMED_PAIR.finditer(text):
