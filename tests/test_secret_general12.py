@@ -324,3 +324,29 @@ def test_a_network_and_its_password_split_by_a_slash_count(seed: int) -> None:
     for body in ("wifi: Office-5G / Office-5G-Guest", "wifi: Office / 2.4GHz", "WLAN: HomeNet / see the router sticker",
                  "ssid: corp / 802.11ax", "wifi: Guest / Guest-Portal"):
         assert not refused(body, description="offsite"), body
+
+
+# --- Google's app password after its label, words between ---------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_app_password_after_its_label_with_words_between_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    lower = "abcdefghijklmnopqrstuvwxyz"
+    for sep in (" ", "-", ""):
+        value = sep.join(d.r(4, lower) for _ in range(4))
+        body = f"App password for the {rng.choice(['scanner', 'backup job', 'CI'])} to send mail: {value}"
+        assert refused(body, description="mail"), body
+
+
+LOOK_ALIKES_APP = (
+    "the app password page will show once more",
+    "app passwords: turn them off when mail flow ends soon",
+    "App password used when sent mail from home",
+    "Application passwords need more care with sync jobs",
+)
+
+
+@pytest.mark.parametrize("body", LOOK_ALIKES_APP)
+def test_words_after_an_app_password_label_pass(body: str) -> None:
+    assert not refused(body, description="notes"), body

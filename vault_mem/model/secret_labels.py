@@ -100,7 +100,7 @@ from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "grants", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "key_named_value", "labelled_value",
-           "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "symbol_word_number", "warned_values"]
+           "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "symbol_word_number", "app_passwords", "warned_values"]
 
 Span = tuple[str, int, int]
 
@@ -517,6 +517,27 @@ def _quoted_words(value: str) -> bool:
             and sum(p in _COMMON_WORDS for p in parts) >= len(parts) - 1 and len(set(parts)) == len(parts)
             and not _sentence(parts) and sum(p in _STATE_WORDS for p in parts) <= len(parts) // 5
             and not any(p in _CODE_PARTS for p in parts))
+
+
+# Google's app password (four groups of four lower-case letters) after an app password's label on
+# its line, whatever words stand between ("App password for the scanner to send mail: X")
+_APP_LABEL = lazy(r"(?i:(?<![\w-])app(?:lication)?[ _-]?passwords?(?![\w-]))")
+_APP_GROUPS = lazy(r"(?<![\w-])[a-z]{4}(?:[ -]?[a-z]{4}){3}(?![\w-])")
+
+
+def app_passwords(text: str) -> Iterator[Span]:
+    """Four groups of four lower-case letters within 120 characters after an app password's label
+    on its line, three groups at least no common or prose word."""
+    if "pass" not in text and "PASS" not in text and "Pass" not in text:
+        return
+    for m in _APP_LABEL.finditer(text):
+        end = text.find("\n", m.end())
+        g = _APP_GROUPS.search(text, m.end(), min(m.end() + 120, len(text) if end < 0 else end))
+        if g is None:
+            continue
+        groups = [g.group().replace(" ", "").replace("-", "")[i:i + 4] for i in range(0, 16, 4)]
+        if sum(w not in _COMMON_WORDS and w not in _PROSE_WORDS for w in groups) >= 3:
+            yield "app password", g.start(), g.end()
 
 
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:

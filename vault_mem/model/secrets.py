@@ -84,7 +84,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_labels import PUBLIC_KEY_NAMES, assignments, key_named_value, labelled_value, says_not_secret, warned_values
+from vault_mem.model.secret_labels import PUBLIC_KEY_NAMES, app_passwords, assignments, key_named_value, labelled_value, says_not_secret, warned_values
 from vault_mem.model.secret_places import (
     call_credentials,
     command_credentials,
@@ -524,6 +524,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
             yield from login_rows(text)
             yield from two_line_logins(text)
         yield from credential_pairs(text)
+        yield from app_passwords(text)
         yield from key_id_pairs(text)
         yield from new_values(text, low)
         yield from named_values(text, low)
