@@ -350,3 +350,47 @@ LOOK_ALIKES_APP = (
 @pytest.mark.parametrize("body", LOOK_ALIKES_APP)
 def test_words_after_an_app_password_label_pass(body: str) -> None:
     assert not refused(body, description="notes"), body
+
+
+# --- one recovery code or one-time password seed on its label's line ------------------------------
+
+B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+def _base32(d: Draw, n: int) -> str:
+    """Base32 as a TOTP setup key is drawn (a vowel in under a quarter of it, as most draws hold)."""
+    while True:
+        v = "".join(d.rng.choice(B32) for _ in range(n))
+        if 4 * sum(c in "AEIOU" for c in v) < n and len(set(v)) * 2 >= n:
+            return v
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_one_code_on_a_recovery_or_seed_labels_line_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    cases = [
+        f"{rng.choice(['Bitwarden', 'Proton', 'Okta'])} 2FA recovery code: {d.r(32, upper)}",
+        f"TOTP seed: {_base32(d, rng.choice([16, 32]))}",
+        f"Seed for the shared Authenticator entry is {_base32(d, 16)} - add it for the on-call.",
+        f"backup code {d.r(24, upper)} (keep offline)",
+    ]
+    for body in cases:
+        if sum(c.isdigit() for c in body.split()[-1]) < 4 and "recovery" in body:
+            continue  # (a draw of too few digits is no mixed code)
+        assert refused(body, description="2fa"), body
+
+
+LOOK_ALIKES_ONE_CODE = (
+    "2FA rollout: ticket INFRASTRUCTUREOPS blocked",
+    "TOTP RFC6238 compliant AUTHENTICATIONFLOW",
+    "OTP service build 4F2A9C0B7E1D3A5C6B8D9E0F1A2B3C4D",
+    "MFA enforcement shipped in 20240612123456789",
+    "recovery code rotation is tracked in JIRA as SECURITYREVIEWS",
+)
+
+
+@pytest.mark.parametrize("body", LOOK_ALIKES_ONE_CODE)
+def test_names_and_digests_beside_a_code_label_pass(body: str) -> None:
+    assert not refused(body, description="notes"), body

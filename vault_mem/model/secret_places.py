@@ -82,7 +82,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["credential_pairs", "key_id_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "two_line_logins", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["credential_pairs", "key_id_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "two_line_logins", "one_codes", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -411,6 +411,38 @@ _NAMED_PAIR = lazy(rf"(?<![\w-])(?:{_USER_WORDS})[ \t]{{0,2}}[:=]?[ \t]{{0,4}}(?
 # A network's name and its password after a Wi-Fi label, split by a slash ("wifi: Office-5G / X")
 _NETWORK_PAIR = lazy(r"(?<![\w-])(?:wi-?fi|wlan|wireless|ssid)[ \t]{0,2}:[ \t]{0,4}[^\s/]{1,64}[ \t]{0,2}/[ \t]{0,2}"
                      r"(?P<pw>[^\s/]{8,63})(?![^\s])", re.IGNORECASE)
+
+
+# One code on the line of a recovery code's or a one-time password seed's label ("Bitwarden 2FA recovery
+# code: X", "TOTP seed: X", "seed for the Authenticator entry is X"): base32 of sixteen characters or
+# more, or upper-case letters and digits of twenty or more; hex is left to the digest rules
+_ONE_CODE_LABEL = lazy(r"(?i:(?<![\w-])(?:(?:recovery|backup|emergency)[ _-]?(?:code|key)|totp|otp|2fa|mfa|authenticator"
+                       r"|setup[ _-]?key)(?![\w-]))")
+_SEED_RUN_UPPER = lazy(r"(?<![\w-])[A-Z0-9]{16,64}(?![\w-])")
+_HEX_UPPER = lazy(r"[0-9A-F]+")
+
+
+def one_codes(text: str) -> Iterator[Span]:
+    """A single recovery code or one-time password seed on its label's line (see above)."""
+    for m in _ONE_CODE_LABEL.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        if end - start > 400:
+            continue
+        for c in _SEED_RUN_UPPER.finditer(text, start, end):
+            code = c.group()
+            letters, digits = sum(ch.isalpha() for ch in code), sum(ch.isdigit() for ch in code)
+            # (a random draw of base32 holds a vowel one time in six, words in capitals near half the time)
+            base32 = all(ch.isalpha() or ch in "234567" for ch in code) and len(set(code)) * 2 >= len(code) \
+                and 4 * sum(ch in "AEIOU" for ch in code) < len(code)
+            mixed = len(code) >= 20 and letters >= 6 and digits >= 4
+            steps = [ord(b) - ord(a) for a, b in zip(code, code[1:])]
+            counted = any(steps[i:i + 3] == [1, 1, 1] for i in range(len(steps) - 2))  # `ABCDEFG...`: an alphabet
+            if (base32 or mixed) and not counted and not _HEX_UPPER.fullmatch(code) and not code.isdigit() \
+                    and not looks_fake(code):
+                yield "one-time password seed or recovery code", c.start(), c.end()
+                return
 
 
 def credential_pairs(text: str) -> Iterator[Span]:

@@ -95,6 +95,7 @@ from vault_mem.model.secret_places import (
     listed_parts,
     login_rows,
     two_line_logins,
+    one_codes,
     new_values,
     csv_exports,
     flag_credentials,
@@ -524,6 +525,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
             yield from login_rows(text)
             yield from two_line_logins(text)
         yield from credential_pairs(text)
+        yield from one_codes(text)
         yield from app_passwords(text)
         yield from key_id_pairs(text)
         yield from new_values(text, low)
