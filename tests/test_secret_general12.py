@@ -394,3 +394,16 @@ LOOK_ALIKES_ONE_CODE = (
 @pytest.mark.parametrize("body", LOOK_ALIKES_ONE_CODE)
 def test_names_and_digests_beside_a_code_label_pass(body: str) -> None:
     assert not refused(body, description="notes"), body
+
+
+# --- a CJK word for password written against a word, mid-line, then the value with no sign -------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_cjk_password_word_against_a_name_mid_line_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    for head in ("服务器", "NAS的", "生产环境 "):
+        body = f"{head}{rng.choice(['root', 'admin', 'db'])}密码 {_made(rng)}，{rng.choice(['下周更换', '勿外传'])}"
+        assert refused(body, description="memo"), body
+    for body in ("数据库admin密码 已经 更换", "请修改root密码 然后重启", "服务器root密码 rotation 2024"):
+        assert not refused(body, description="memo"), body

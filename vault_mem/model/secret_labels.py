@@ -739,7 +739,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # a config file's `Directive value` line (redis.conf `requirepass X`, msmtprc `password X`,
         # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
         flag = flag or bool(tail and op == "" and _directive(text, start, tail))
-        if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)) \
+        # (a CJK word for password written against a word, "root密码 X", is a prose label as the word alone is)
+        script = cls == "password" and _SCRIPT_PASSWORD_END.search(name.lower()) is not None
+        if tail and op == "" and not flag and not snake and not script and not (start == kw.start() and _prose_key(text, start, cls)) \
                 and not (cls == "password" and passphrase(tail.group("value"), signed=False)) \
                 and not (cls == "password" and _two_words_number(tail.group("value"))):
             tail = None  # (words made into a password need no sign: "senha" then words run together)
