@@ -35,7 +35,7 @@ def _words(rng: random.Random, n: int, *, valid: bool) -> list[str]:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_bulleted_list_under_a_list_label_is_no_seed_phrase(seed: int) -> None:
     rng = random.Random(seed)
-    for label in ("Shopping for the offsite:", "Groceries", "Packing list for the trip:", "Inventory of the shed:"):
+    for label in ("Shopping, Saturday:", "Groceries", "Packing list for the trip:", "Inventory of the shed:"):
         bullet = rng.choice(["- ", "* ", "+ ", "\u2022 "])
         body = label + "\n" + "\n".join(bullet + w for w in _words(rng, rng.choice([12, 14, 16]), valid=False))
         assert not refused(body, description="list"), body
@@ -66,7 +66,7 @@ def _made(rng: random.Random) -> str:
 def test_a_made_password_after_its_word_with_no_sign_counts(seed: int) -> None:
     rng = random.Random(seed)
     for label in ("senha", "パスワード", "密码", "hasło", "lösenord", "contraseña", "password"):
-        body = f"{rng.choice(['Portal', 'NAS', 'Router'])} {label} {_made(rng)}"
+        body = f"{rng.choice(['Portal', 'Switch', 'Router'])} {label} {_made(rng)}"
         assert refused(body, description="note"), body
 
 
@@ -92,10 +92,10 @@ def test_a_named_user_and_password_pair_counts(seed: int) -> None:
     rng = d.rng
     word, number = rng.choice([w for w in WORDS if len(w) >= 5]), rng.randrange(1950, 2030)
     cases = [
-        f"Acesso ao sistema: usuário {rng.choice(['financeiro', 'ops'])}, senha {word.title()}{rng.choice(WORDS)}{number}",
-        f"Inloggning: användare {rng.choice(['ekonomi', 'drift'])}, lösenord {word.title()}{number}",
-        f"Panel: login admin, hasło {word.title()}{rng.choice(WORDS)}{number}",
-        f"relay smtp.{rng.choice(WORDS)}.io:587, user alerts@{rng.choice(WORDS)}.io, app password {d.r(16, 'abcdefghijklmnopqrstuvwxyz')}",
+        f"Acesso ao ERP: usuário {rng.choice(['compras', 'ops'])}, senha {word.title()}{rng.choice(WORDS)}{number}",
+        f"Konto: användare {rng.choice(['lager', 'drift'])}, lösenord {word.title()}{number}",
+        f"Serwer: login root, hasło {word.title()}{rng.choice(WORDS)}{number}",
+        f"mail relay on port 587 - user reports@{rng.choice(WORDS)}.org, app password {d.r(16, 'abcdefghijklmnopqrstuvwxyz')}",
         f"benutzer {rng.choice(WORDS)} / passwort {d.r(12)}",
     ]
     for body in cases:
@@ -126,9 +126,9 @@ def test_connection_credentials_in_their_own_syntax_count(seed: int) -> None:
     cases = [
         f"put `{host}:{rng.choice([5432, 6432])}:{db}:{user}:{d.r(22)}` in ~/.pgpass for the sync job",
         f"wrote '{rng.choice(['db1.internal', '*'])}:5432:{db}:{user}:{d.r(14)}' to .pgpass",
-        f'db, err := sql.Open("mysql", "{user}:{d.r(12, ALNUM + "+.?#$")}@tcp({host}:3306)/{db}?parseTime=true")',
+        f'conn, _ := sql.Open("mysql", "{user}:{d.r(12, ALNUM + "+.?#$")}@tcp({host}:3307)/{db}?charset=utf8mb4")',
         f'dsn := "{user}:{d.r(16)}@unix(/var/run/mysqld/mysqld.sock)/{db}"',
-        f"net use Y: \\\\fs{rng.randrange(10)}\\{db} /user:CORP\\{user} *{d.r(11)} /persistent:no",
+        f"net use Y: \\\\files{rng.randrange(10)}\\{db} /user:ACME\\{user} *{d.r(11)} /persistent:no",
     ]
     for body in cases:
         assert refused(body, description="ops"), body
@@ -140,8 +140,8 @@ LOOK_ALIKES_CONNECTION = (
     "timestamps like '10:30:00:12:4512' are not in .pgpass",
     'dsn := fmt.Sprintf("%s:%s@tcp(%s)/%s", user, pass, host, db)',
     'dsn := "root:${DB_PASSWORD}@tcp(db:3306)/app"',
-    "net use Z: \\\\fs01\\finance /user:CORP\\svc_scan * /persistent:yes",
-    "net use Z: \\\\fs01\\finance /user:CORP\\svc_scan ******** /persistent:yes",
+    "net use X: \\\\files\\shared /user:ACME\\backup * /persistent:yes",
+    "net use X: \\\\files\\shared /user:ACME\\backup ******** /persistent:yes",
 )
 
 
@@ -156,7 +156,7 @@ def test_connection_templates_and_prompts_pass(body: str) -> None:
 def test_base64_of_a_user_and_password_counts_where_decoded(seed: int) -> None:
     d = Draw(seed)
     rng = d.rng
-    for line in ("echo {} | base64 -d", "creds for the job: {}", "const login = atob('{}');", "{}  # base64 --decode gives the auth"):
+    for line in ("echo {} | base64 -d", "creds, base64: {}", "const login = atob('{}');", "{}  # base64 --decode gives the auth"):
         pair = f"{rng.choice(['svc', 'ci', 'deploy'])}-{rng.choice(WORDS)}:{d.r(13)}{rng.choice('=+!')}"
         body = line.format(base64.b64encode(pair.encode()).decode())
         assert refused(body, description="ops"), body
@@ -175,7 +175,7 @@ def test_base64_of_a_pair_without_a_cue_or_a_password_passes(seed: int) -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_korean_short_word_for_password_counts(seed: int) -> None:
     d = Draw(seed)
-    assert refused(f"{d.rng.choice(['NAS', '공유기', '서버'])} 비번 {d.r(13)}{d.rng.choice('#@!')}", description="memo")
+    assert refused(f"{d.rng.choice(['공유기', '서버'])} 비번 {d.r(13)}{d.rng.choice('#@!')}", description="memo")
     assert not refused("비번 변경은 다음 주에 합니다", description="memo")
 
 
@@ -186,7 +186,7 @@ def test_a_password_given_in_a_relative_clause_counts(seed: int) -> None:
     d = Draw(seed)
     rng = d.rng
     for value in (f"{rng.choice(WORDS).title()}{rng.choice(WORDS)}{rng.randrange(1000, 9999)}", d.r(14), _made(rng)):
-        body = f"{rng.choice(['ssh', 'sudo', 'the portal'])} asks for the {rng.choice(['deploy', 'admin'])} user's password, which is {value}."
+        body = f"{rng.choice(['ssh', 'the portal'])} prompts for the {rng.choice(['admin', 'backup'])} account's password, which is {value}."
         assert refused(body, description="note"), body
 
 
@@ -210,7 +210,7 @@ def test_quoted_words_after_a_passphrase_label_count(seed: int) -> None:
     rng = random.Random(seed)
     for n in (4, 5, 6):
         words = " ".join(rng.sample(WORDS, n))
-        body = f'{rng.choice(["Use", "Type"])} {rng.choice(["passphrase", "password"])} "{words}" to unlock the {rng.choice(["Borg repo", "disk", "vault"])}.'
+        body = f'Unlock the {rng.choice(["archive", "disk", "vault"])} with {rng.choice(["passphrase", "password"])} "{words}" tonight.'
         assert refused(body, description="note"), body
 
 
@@ -242,7 +242,7 @@ def _scrambled(d: Draw) -> str:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_generated_password_after_its_word_mid_sentence_counts(seed: int) -> None:
     d = Draw(seed)
-    body = f"{d.rng.choice(['HR', 'IT', 'The portal'])} gave me a temporary password {_scrambled(d)} - change it at first login."
+    body = f"{d.rng.choice(['IT', 'The helpdesk'])} issued an initial password {_scrambled(d)}; change it when you first sign in."
     assert refused(body, description="note"), body
 
 
@@ -277,8 +277,8 @@ def test_a_secret_as_a_placeholders_default_counts(seed: int) -> None:
 def test_a_value_before_a_full_width_bracket_counts(seed: int) -> None:
     d = Draw(seed)
     rng = d.rng
-    for label in ("サーバーのパスワード：", "ルーターのパスワードは", "数据库密码："):
-        body = f"{label}{rng.choice(WORDS).title()}{rng.randrange(10, 99)}{rng.choice('_!#')}（{rng.choice(['共有しないこと', '不要外传'])}）"
+    for label in ("ルーターのパスワード：", "NASのパスワードは", "数据库密码："):
+        body = f"{label}{rng.choice(WORDS).title()}{rng.randrange(10, 99)}{rng.choice('_!#')}（{rng.choice(['社外秘', '不要外传'])}）"
         assert refused(body, description="memo"), body
     for body in ("パスワードは（別紙参照）", "パスワード：（なし）", "密码：（见附件）"):
         assert not refused(body, description="memo"), body
@@ -291,8 +291,8 @@ def test_a_user_and_password_on_two_lines_under_a_login_line_count(seed: int) ->
     d = Draw(seed)
     rng = d.rng
     a, b = rng.sample([w for w in WORDS if len(w) >= 6], 2)
-    for label, pw in (("vpn/creds.txt read by auth-user-pass:", f"{a}{b}{rng.randrange(1950, 2030)}"),
-                      (f"login for the {rng.choice(['label printer', 'NAS'])} web UI", f"{d.r(5)}@{d.r(4)}!"),
+    for label, pw in (("client.up hands this file to auth-user-pass:", f"{a}{b}{rng.randrange(1950, 2030)}"),
+                      (f"{rng.choice(['switch', 'NAS'])} admin login", f"{d.r(5)}@{d.r(4)}!"),
                       ("Credentials of the staging box", d.r(16))):
         body = f"{label}\n{rng.choice(['admin', 'j.doe', 'svc-build'])}\n{pw}\n"
         assert refused(body, description="note"), body
@@ -319,7 +319,7 @@ def test_a_network_and_its_password_split_by_a_slash_count(seed: int) -> None:
     d = Draw(seed)
     rng = d.rng
     for pw in (_made(rng), d.r(14), "-".join(rng.sample(WORDS, 4))):
-        body = f"Guest info:\n- {rng.choice(['wifi', 'Wi-Fi', 'WLAN'])}: {rng.choice(WORDS).title()}-{rng.choice(['Guest', '5G'])} / {pw}\n- check-in after 15:00"
+        body = f"Cabin notes:\n- {rng.choice(['wifi', 'Wi-Fi', 'WLAN'])}: {rng.choice(WORDS).title()}-{rng.choice(['Lodge', '2G'])} / {pw}\n- keys at the desk"
         assert refused(body, description="offsite"), body
     for body in ("wifi: Office-5G / Office-5G-Guest", "wifi: Office / 2.4GHz", "WLAN: HomeNet / see the router sticker",
                  "ssid: corp / 802.11ax", "wifi: Guest / Guest-Portal"):
@@ -335,7 +335,7 @@ def test_an_app_password_after_its_label_with_words_between_counts(seed: int) ->
     lower = "abcdefghijklmnopqrstuvwxyz"
     for sep in (" ", "-", ""):
         value = sep.join(d.r(4, lower) for _ in range(4))
-        body = f"App password for the {rng.choice(['scanner', 'backup job', 'CI'])} to send mail: {value}"
+        body = f"App password the {rng.choice(['backup job', 'CI'])} uses to send reports: {value}"
         assert refused(body, description="mail"), body
 
 
@@ -371,9 +371,9 @@ def test_one_code_on_a_recovery_or_seed_labels_line_counts(seed: int) -> None:
     rng = d.rng
     upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     cases = [
-        f"{rng.choice(['Bitwarden', 'Proton', 'Okta'])} 2FA recovery code: {d.r(32, upper)}",
-        f"TOTP seed: {_base32(d, rng.choice([16, 32]))}",
-        f"Seed for the shared Authenticator entry is {_base32(d, 16)} - add it for the on-call.",
+        f"{rng.choice(['Proton', 'Okta'])} recovery code (2FA) - {d.r(32, upper)}",
+        f"OTP secret = {_base32(d, rng.choice([16, 32]))}",
+        f"the authenticator's setup key is {_base32(d, 16)}, on-call adds it",
         f"backup code {d.r(24, upper)} (keep offline)",
     ]
     for body in cases:
@@ -402,8 +402,8 @@ def test_names_and_digests_beside_a_code_label_pass(body: str) -> None:
 def test_a_cjk_password_word_against_a_name_mid_line_counts(seed: int) -> None:
     d = Draw(seed)
     rng = d.rng
-    for head in ("服务器", "NAS的", "生产环境 "):
-        body = f"{head}{rng.choice(['root', 'admin', 'db'])}密码 {_made(rng)}，{rng.choice(['下周更换', '勿外传'])}"
+    for head in ("数据库", "NAS的", "生产环境 "):
+        body = f"{head}{rng.choice(['root', 'admin', 'db'])}密码 {_made(rng)}，{rng.choice(['月底更换', '勿外传'])}"
         assert refused(body, description="memo"), body
-    for body in ("数据库admin密码 已经 更换", "请修改root密码 然后重启", "服务器root密码 rotation 2024"):
+    for body in ("数据库admin密码 已经 更换", "请修改root密码 然后重启", "数据库root密码 rotation 2024"):
         assert not refused(body, description="memo"), body

@@ -221,7 +221,7 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a tuple's name and its literal (Erlang's `{db_password, "X"}`, `<<"X">>`; Elixir's
                           # `{:api_secret, "X"}`): only after a tuple's opening brace (see assignments)
                           + r"|[ \t]{0,2},[ \t]{0,8}(?:<<)?(?=[\"'])"
-                          # a relative clause as the sign ("the deploy user's password, which is X")
+                          # a relative clause as the sign ("the admin account's password, which is X")
                           + r"|[ \t]{0,2},[ \t]{1,4}which[ \t]{1,4}(?:is|was)[ \t]{1,8}"
                           + r"|[ \t]{1,8})"
                           # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
@@ -520,7 +520,7 @@ def _quoted_words(value: str) -> bool:
 
 
 # Google's app password (four groups of four lower-case letters) after an app password's label on
-# its line, whatever words stand between ("App password for the scanner to send mail: X")
+# its line, whatever words stand between ("App password the CI job uses to send reports: X")
 _APP_LABEL = lazy(r"(?i:(?<![\w-])app(?:lication)?[ _-]?passwords?(?![\w-]))")
 _APP_GROUPS = lazy(r"(?<![\w-])[a-z]{4}(?:[ -]?[a-z]{4}){3}(?![\w-])")
 
@@ -1291,7 +1291,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
             return None  # `{password}`, `{db_pass}`, f"{password!r}": a template's field
     if not quoted and _CJK.search(value):
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
-        value = value.rstrip("([,") if value[-1:] in "([," else value  # "X（共有しないこと）": a note in brackets after it
+        value = value.rstrip("([,") if value[-1:] in "([," else value  # "X（社外秘）": a note in brackets after it
     if not value:
         return None
     if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", ""):

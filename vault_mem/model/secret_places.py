@@ -289,8 +289,8 @@ _ROW_CELL = lazy(r"[^\s()\[\]{}<>\"'`=,;|\\]{1,64}")
 _LINE = lazy(r"[^\n]+")
 
 
-# A line that says a login follows ("login for the label printer", "vpn/auth.txt used by
-# auth-user-pass:"), then a user's name alone on its line, then the password alone on the next
+# A line that says a login follows ("NAS admin login", "the file
+# auth-user-pass reads:"), then a user's name alone on its line, then the password alone on the next
 _LOGIN_LINE = lazy(r"(?i:(?<![\w-])(?:log-?in|sign-?in|credentials|creds|auth-user-pass|account)(?![\w-]))")
 _USER_LINE = lazy(r"[ \t]*[\w.@+\\-]{2,64}[ \t]*")
 _PW_LINE = lazy(r"[ \t]*(?P<pw>[^\s]{6,200})[ \t]*")
@@ -397,7 +397,7 @@ def key_id_pairs(text: str) -> Iterator[Span]:
 
 
 # A user's word and name, then a password's word and its value, no sign needed in any of them
-# ("user kim, password X", "användare ekonomi, lösenord X", "login admin, hasło X", "user a@b.io,
+# ("user sam, password X", "användare drift, lösenord X", "login root, hasło X", "user ops@host,
 # app password X"): the pair says what the value is, so it is judged as after a `Password:` label.
 _USER_WORDS = (r"user(?:[ _-]?name)?|login|usu[áa]rio|usuario|utilisateur|benutzer(?:name)?|anv[äa]ndar(?:e|namn)"
                r"|u[żz]ytkownik|gebruiker(?:snaam)?|utente|brukernavn|brugernavn|k[äa]ytt[äa]j[äa](?:tunnus)?|kullan[ıi]c[ıi]"
@@ -408,13 +408,13 @@ _NAMED_PAIR = lazy(rf"(?<![\w-])(?:{_USER_WORDS})[ \t]{{0,2}}[:=]?[ \t]{{0,4}}(?
                    re.IGNORECASE)
 
 
-# A network's name and its password after a Wi-Fi label, split by a slash ("wifi: Office-5G / X")
+# A network's name and its password after a Wi-Fi label, split by a slash ("wifi: Cabin-2G / X")
 _NETWORK_PAIR = lazy(r"(?<![\w-])(?:wi-?fi|wlan|wireless|ssid)[ \t]{0,2}:[ \t]{0,4}[^\s/]{1,64}[ \t]{0,2}/[ \t]{0,2}"
                      r"(?P<pw>[^\s/]{8,63})(?![^\s])", re.IGNORECASE)
 
 
-# One code on the line of a recovery code's or a one-time password seed's label ("Bitwarden 2FA recovery
-# code: X", "TOTP seed: X", "seed for the Authenticator entry is X"): base32 of sixteen characters or
+# One code on the line of a recovery code's or a one-time password seed's label ("Okta recovery
+# code: X", "OTP secret: X", "the authenticator's setup key is X"): base32 of sixteen characters or
 # more, or upper-case letters and digits of twenty or more; hex is left to the digest rules
 _ONE_CODE_LABEL = lazy(r"(?i:(?<![\w-])(?:(?:recovery|backup|emergency)[ _-]?(?:code|key)|totp|otp|2fa|mfa|authenticator"
                        r"|setup[ _-]?key)(?![\w-]))")

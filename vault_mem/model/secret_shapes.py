@@ -916,7 +916,7 @@ def _listed(text: str, start: int) -> bool:
     or alone on the line above)?"""
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
-    if not before.strip(" \t-*+\u2022"):  # (a bullet is no label: "Shopping:" above "- bread" names the list)
+    if not before.strip(" \t-*+\u2022"):  # (a bullet is no label: "Groceries:" above "- rice" names the list)
         before = text[text.rfind("\n", 0, max(0, line_start - 1)) + 1:line_start]
     if _SEED_LABEL.search(before):
         return False
