@@ -100,7 +100,7 @@ from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "DIGEST", "MAX_LABELS", "gives_example", "grants", "NAME_EQUALS", "NEAR_ID_PREFIXES", "NEAR_STOP", "near_stop",
            "PUBLIC_KEY_NAMES", "SEP", "Span", "TOO_MANY_LABELS", "assignments", "judge", "key_class", "key_named_value", "labelled_value",
-           "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "warned_values"]
+           "own_name", "password_shaped", "plain_password", "word_and_number", "strong_unlabelled", "symbol_word_number", "app_passwords", "warned_values"]
 
 Span = tuple[str, int, int]
 
@@ -221,6 +221,8 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a tuple's name and its literal (Erlang's `{db_password, "X"}`, `<<"X">>`; Elixir's
                           # `{:api_secret, "X"}`): only after a tuple's opening brace (see assignments)
                           + r"|[ \t]{0,2},[ \t]{0,8}(?:<<)?(?=[\"'])"
+                          # a relative clause as the sign ("the admin account's password, which is X")
+                          + r"|[ \t]{0,2},[ \t]{1,4}which[ \t]{1,4}(?:is|was)[ \t]{1,8}"
                           + r"|[ \t]{1,8})"
                           # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
                           + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
@@ -432,6 +434,33 @@ def word_and_number(value: str, *, joined: bool = False) -> bool:
             and (not joined or bool(m.group("joint")) or len(parts) == 2 or value[-1] in "!?#@$%&*"))
 
 
+# A word, a number and a symbol at either end ("!Lantern52", "#quokka13", "Marmot95*"): a password a
+# person made, where a name or an issue reference has no symbol after its number or before its word
+_SYMBOL_WORD_NUMBER = lazy(r"(?P<lead>[!#$%&*?@^~+=]{1,2})?(?P<word>[A-Za-z]{4,14})[0-9]{2,6}(?P<tail>[!#$%&*?@^~+=]{1,2})?")
+
+
+def symbol_word_number(value: str) -> bool:
+    """A word of four letters or more, a number of two digits or more, and a symbol before or after
+    them (``!Lantern52``, ``Marmot95*``), not a state word: a password after its word with no sign."""
+    m = _SYMBOL_WORD_NUMBER.fullmatch(value)
+    return bool(m and (m.group("lead") or m.group("tail")) and not m.group("word").isupper()
+                and m.group("word").lower() not in _STATE_WORDS)
+
+
+_KIND_RUN = lazy(r"[A-Z]+|[a-z]+|[0-9]+")
+
+
+def scrambled(value: str) -> bool:
+    """Eight letters and digits or more of both cases whose kind changes at most characters
+    (``REb7C6ZgWF``: eight runs in ten), as a generator draws them; names and models change
+    kind a few times (``iPhone15Pro``, ``OAuth2Flow``: five or six runs in ten or eleven)."""
+    if not 8 <= len(value) <= 64 or not value.isascii() or not value.isalnum():
+        return False
+    runs = _KIND_RUN.findall(value)
+    return (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+            and 10 * len(runs) >= 7 * len(value))
+
+
 def _two_words_number(value: str) -> bool:
     """Two words joined and a number (``saffron.Orbit36``, ``meadow-lark482``): a password a person
     made, which no sign needs to name (``password <word>.<Word><digits>``); one word and a number
@@ -480,6 +509,37 @@ def passphrase(value: str, *, signed: bool = True) -> bool:
         and not NAMED.fullmatch(value) and _run_of_words(value, 3 if signed else 4)  # (not `currentpassword`)
 
 
+def _quoted_words(value: str) -> bool:
+    """Four to eight words of lower-case letters, all but one of them common words, quoted after a
+    password's label: a passphrase, not a sentence (no word of prose, a state word at most one of five)."""
+    parts = value.strip("\"'`").split(" ")
+    return (4 <= len(parts) <= 8 and all(p.isalpha() and p.islower() and 3 <= len(p) <= 12 for p in parts)
+            and sum(p in _COMMON_WORDS for p in parts) >= len(parts) - 1 and len(set(parts)) == len(parts)
+            and not _sentence(parts) and sum(p in _STATE_WORDS for p in parts) <= len(parts) // 5
+            and not any(p in _CODE_PARTS for p in parts))
+
+
+# Google's app password (four groups of four lower-case letters) after an app password's label on
+# its line, whatever words stand between ("App password the CI job uses to send reports: X")
+_APP_LABEL = lazy(r"(?i:(?<![\w-])app(?:lication)?[ _-]?passwords?(?![\w-]))")
+_APP_GROUPS = lazy(r"(?<![\w-])[a-z]{4}(?:[ -]?[a-z]{4}){3}(?![\w-])")
+
+
+def app_passwords(text: str) -> Iterator[Span]:
+    """Four groups of four lower-case letters within 120 characters after an app password's label
+    on its line, three groups at least no common or prose word."""
+    if "pass" not in text and "PASS" not in text and "Pass" not in text:
+        return
+    for m in _APP_LABEL.finditer(text):
+        end = text.find("\n", m.end())
+        g = _APP_GROUPS.search(text, m.end(), min(m.end() + 120, len(text) if end < 0 else end))
+        if g is None:
+            continue
+        groups = [g.group().replace(" ", "").replace("-", "")[i:i + 4] for i in range(0, 16, 4)]
+        if sum(w not in _COMMON_WORDS and w not in _PROSE_WORDS for w in groups) >= 3:
+            yield "app password", g.start(), g.end()
+
+
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
@@ -488,6 +548,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     or line (a plain password after a label, not the first word of a clause). ``hint``: the
     value could be a type hint; one written with a ``!`` or ``?`` right after it is not.
     """
+    if cls == "password" and quoted and op != "(" and _quoted_words(value):
+        return "password assignment"  # `passphrase "<word> <word> <word> <word> <word>"`: words quoted as the value
     if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != ""):
         return "password assignment"  # words made into a password: a dotted run is no code reference here
     if cls == "password" and op in ("is", ":", "", "--") and not code and "." in value and word_and_number(value, joined=op == "") \
@@ -498,6 +560,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return "password assignment"
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--") or key_chord(value):
         return None  # (`creds = " --username=" + auth` builds a command line)
+    if cls == "password" and op == "" and scrambled(value):
+        return "password assignment"  # (before the type-name test: `O2R8UziJdi` is no type a hint names)
     if cls == "network":
         # a network's name after its word is an SSID (`Office-5G`, `Linksys-0422`, `TP-Link_2354`):
         # only a value no name could be, three kinds of character and a symbol or twelve long
@@ -523,7 +587,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "" and cls == "password":
         # `pw X` with no sign: only a value no word or name could be
-        return "password assignment" if unguessable(value) or word_and_number(value, joined=True) else None
+        return "password assignment" if unguessable(value) or word_and_number(value, joined=True) \
+            or symbol_word_number(value) else None
     if op == "--" and cls == "secret" and not quoted and passphrase(value, signed=False):
         # `--token <word>-<word>-<word>-<word>`: a token a generator made of common words, given
         # to the flag that takes it (four words or more, every one common: no resource's name)
@@ -674,7 +739,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # a config file's `Directive value` line (redis.conf `requirepass X`, msmtprc `password X`,
         # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
         flag = flag or bool(tail and op == "" and _directive(text, start, tail))
-        if tail and op == "" and not flag and not snake and not (start == kw.start() and _prose_key(text, start, cls)) \
+        # (a CJK word for password written against a word, "root密码 X", is a prose label as the word alone is)
+        script = cls == "password" and _SCRIPT_PASSWORD_END.search(name.lower()) is not None
+        if tail and op == "" and not flag and not snake and not script and not (start == kw.start() and _prose_key(text, start, cls)) \
                 and not (cls == "password" and passphrase(tail.group("value"), signed=False)) \
                 and not (cls == "password" and _two_words_number(tail.group("value"))):
             tail = None  # (words made into a password need no sign: "senha" then words run together)
@@ -1190,6 +1257,8 @@ def _op(tail: re.Match[str]) -> str:
         return "("
     if op.endswith("VALUE"):
         return "="  # COBOL: `PIC X(16) VALUE 'X'` gives the data item its value
+    if op.startswith(",") and op.endswith(("is", "was")):
+        return "is"  # ", which is X": the clause's "is" is the sign
     if op.startswith(","):
         return ","
     if op.endswith("=") and any(c.isalpha() for c in op):
@@ -1222,6 +1291,7 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
             return None  # `{password}`, `{db_pass}`, f"{password!r}": a template's field
     if not quoted and _CJK.search(value):
         value = _CJK.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
+        value = value.rstrip("([,") if value[-1:] in "([," else value  # "X（社外秘）": a note in brackets after it
     if not value:
         return None
     if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", ""):

@@ -60,8 +60,10 @@ from vault_mem.model.secret_labels import (
     gives_example,
     grants,
     strong_unlabelled,
+    symbol_word_number,
     word_and_number,
 )
+from vault_mem.model import secret_words
 from vault_mem.model.secret_shapes import PHRASE_LABEL, word_phrase
 from vault_mem.model.secret_text import last_match_start, lines_holding
 from vault_mem.model.secret_values import (
@@ -80,7 +82,7 @@ from vault_mem.model.secret_values import (
     unguessable,
 )
 
-__all__ = ["credential_pairs", "key_id_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
+__all__ = ["credential_pairs", "key_id_pairs", "listed_parts", "new_values", "grouped_values", "sentence_passwords", "call_credentials", "code_list", "command_credentials", "labelled_codes", "login_rows", "two_line_logins", "one_codes", "credential_files", "csv_exports", "directive_logins", "keyword_credentials", "flag_credentials", "header_lists", "listed_codes",
            "named_values", "pin_codes", "protocol_logins", "recovery_keys", "request_headers", "split_parts", "mail_pairs", "table_cells", "unlabelled_passwords", "written_credentials",
            "values_below", "xml_elements"]
 
@@ -287,6 +289,35 @@ _ROW_CELL = lazy(r"[^\s()\[\]{}<>\"'`=,;|\\]{1,64}")
 _LINE = lazy(r"[^\n]+")
 
 
+# A line that says a login follows ("NAS admin login", "the file
+# auth-user-pass reads:"), then a user's name alone on its line, then the password alone on the next
+_LOGIN_LINE = lazy(r"(?i:(?<![\w-])(?:log-?in|sign-?in|credentials|creds|auth-user-pass|account)(?![\w-]))")
+_USER_LINE = lazy(r"[ \t]*[\w.@+\\-]{2,64}[ \t]*")
+_PW_LINE = lazy(r"[ \t]*(?P<pw>[^\s]{6,200})[ \t]*")
+
+
+def two_line_logins(text: str) -> Iterator[Span]:
+    """The password on the line below a user's name, both alone under a line that names a login:
+    a value no word or name could be, or letters and a number of four digits or more."""
+    if not _LOGIN_LINE.search(text):
+        return
+    lines = text.split("\n")
+    offset = 0
+    for i, line in enumerate(lines):
+        if i + 2 < len(lines) and len(line) <= 240 and _LOGIN_LINE.search(line):
+            user, pw_line = lines[i + 1].rstrip("\r"), lines[i + 2].rstrip("\r")
+            m = _PW_LINE.fullmatch(pw_line)
+            if m and _USER_LINE.fullmatch(user) and m.group("pw") != user.strip():
+                pw = m.group("pw")
+                # (letters run together and a year: twelve long at least, so `footer2024` is a name)
+                made = unguessable(pw) or (len(pw) >= 12 and pw.isalnum() and pw.rstrip("0123456789").isalpha()
+                                           and len(pw) - len(pw.rstrip("0123456789")) >= 4)
+                if made and not is_placeholder(pw, quoted=False) and not _LOGIN_LINE.search(pw):
+                    start = offset + len(line) + 1 + len(lines[i + 1]) + 1 + m.start("pw")
+                    yield "password assignment", start, start + len(pw)
+        offset += len(line) + 1
+
+
 def login_rows(text: str) -> Iterator[Span]:
     """Two rows or more of a table without a header whose cells in one column are user names and
     in the next a value no word or name could be (:func:`password_shaped`), on every row."""
@@ -365,6 +396,55 @@ def key_id_pairs(text: str) -> Iterator[Span]:
             yield "access key id and secret", m.start("id"), m.end("secret")
 
 
+# A user's word and name, then a password's word and its value, no sign needed in any of them
+# ("user sam, password X", "användare drift, lösenord X", "login root, hasło X", "user ops@host,
+# app password X"): the pair says what the value is, so it is judged as after a `Password:` label.
+_USER_WORDS = (r"user(?:[ _-]?name)?|login|usu[áa]rio|usuario|utilisateur|benutzer(?:name)?|anv[äa]ndar(?:e|namn)"
+               r"|u[żz]ytkownik|gebruiker(?:snaam)?|utente|brukernavn|brugernavn|k[äa]ytt[äa]j[äa](?:tunnus)?|kullan[ıi]c[ıi]"
+               r"|ユーザー?名?|用户名?|用戶名?|사용자|아이디|логин|пользователь")
+_NAMED_PAIR = lazy(rf"(?<![\w-])(?:{_USER_WORDS})[ \t]{{0,2}}[:=]?[ \t]{{0,4}}(?P<user>[\w.@+\\-]{{1,64}})[ \t]{{0,2}}[,;/、][ \t]{{0,4}}"
+                   rf"(?:[a-z]{{2,12}}[ \t]{{1,2}})?(?:pass(?:word|wd|phrase)?|pwd|pw|{secret_words.PASSWORD}|{secret_words.SCRIPT_PASSWORD})"
+                   rf"[ \t]{{0,2}}(?:[:=][ \t]{{0,4}}|[ \t]{{1,4}})(?P<pw>[^\s,;、。，]{{4,200}})(?P<end>[.;]?[ \t]*(?:\r?\n|\Z))?",
+                   re.IGNORECASE)
+
+
+# A network's name and its password after a Wi-Fi label, split by a slash ("wifi: Cabin-2G / X")
+_NETWORK_PAIR = lazy(r"(?<![\w-])(?:wi-?fi|wlan|wireless|ssid)[ \t]{0,2}:[ \t]{0,4}[^\s/]{1,64}[ \t]{0,2}/[ \t]{0,2}"
+                     r"(?P<pw>[^\s/]{8,63})(?![^\s])", re.IGNORECASE)
+
+
+# One code on the line of a recovery code's or a one-time password seed's label ("Okta recovery
+# code: X", "OTP secret: X", "the authenticator's setup key is X"): base32 of sixteen characters or
+# more, or upper-case letters and digits of twenty or more; hex is left to the digest rules
+_ONE_CODE_LABEL = lazy(r"(?i:(?<![\w-])(?:(?:recovery|backup|emergency)[ _-]?(?:code|key)|totp|otp|2fa|mfa|authenticator"
+                       r"|setup[ _-]?key)(?![\w-]))")
+_SEED_RUN_UPPER = lazy(r"(?<![\w-])[A-Z0-9]{16,64}(?![\w-])")
+_HEX_UPPER = lazy(r"[0-9A-F]+")
+
+
+def one_codes(text: str) -> Iterator[Span]:
+    """A single recovery code or one-time password seed on its label's line (see above)."""
+    for m in _ONE_CODE_LABEL.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        if end - start > 400:
+            continue
+        for c in _SEED_RUN_UPPER.finditer(text, start, end):
+            code = c.group()
+            letters, digits = sum(ch.isalpha() for ch in code), sum(ch.isdigit() for ch in code)
+            # (a random draw of base32 holds a vowel one time in six, words in capitals near half the time)
+            base32 = all(ch.isalpha() or ch in "234567" for ch in code) and len(set(code)) * 2 >= len(code) \
+                and 4 * sum(ch in "AEIOU" for ch in code) < len(code)
+            mixed = len(code) >= 20 and letters >= 6 and digits >= 4
+            steps = [ord(b) - ord(a) for a, b in zip(code, code[1:])]
+            counted = any(steps[i:i + 3] == [1, 1, 1] for i in range(len(steps) - 2))  # `ABCDEFG...`: an alphabet
+            if (base32 or mixed) and not counted and not _HEX_UPPER.fullmatch(code) and not code.isdigit() \
+                    and not looks_fake(code):
+                yield "one-time password seed or recovery code", c.start(), c.end()
+                return
+
+
 def credential_pairs(text: str) -> Iterator[Span]:
     """A user's name and a password given as a pair (see :data:`_LETTER_PAIR`): under ``u:`` and
     ``p:`` the password is judged as after its label; after an account's or a login's label and a
@@ -375,6 +455,18 @@ def credential_pairs(text: str) -> Iterator[Span]:
         for m in _LETTER_PAIR.finditer(text):
             pw = m.group("pw").rstrip(".,;:!?)]}>") if not m.group("pw")[-1:] in "!?" or len(m.group("pw")) < 5 else m.group("pw")
             if m.group("user") != pw and judge("password", ":", pw, quoted=False, code=False, ends=True):
+                yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if "/" in low and ("wi" in low or "wlan" in low or "ssid" in low):
+        for m in _NETWORK_PAIR.finditer(text):
+            pw = m.group("pw").rstrip(".,;)")
+            if judge("network", ":", pw, quoted=False, code=False, ends=True) or word_and_number(pw) or passphrase(pw) \
+                    or symbol_word_number(pw):
+                yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if "p" in low or not low.isascii():
+        for m in _NAMED_PAIR.finditer(text):
+            pw = m.group("pw").rstrip(".)")
+            if pw.lower() != m.group("user").lower() and judge("password", ":", pw, quoted=False, code=False,
+                                                             ends=m.group("end") is not None):
                 yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
     if "api" in low and "app" in low:
         for m in _API_APP_PAIR.finditer(text):

@@ -157,8 +157,14 @@ RULES: tuple[Rule, ...] = (
     Rule("password on a command line", r"c(?<![a-z0-9_-]c)onvertto-securestring[ \t]{1,8}(?:-string[ \t]{1,8})?[\"']"
          r"([^\"'\n]{4,200})[\"'][^\n]{0,60}?-asplaintext", 'ConvertTo-SecureString "<a14>" -AsPlainText -Force',
          "value", 1, lower=True),
+    # a Spring (or Quarkus, Micronaut) property placeholder's default, for a property named for a
+    # secret: `@Value("${payments.secret:X}")` gives X when the property is unset (`${X:-d}` is a shell's)
+    Rule("secret in a placeholder's default", r"\$\{(?i:[a-z0-9_.-]{0,80}(?:secret|password|passwd|token|api[_.-]?key"
+         r"|private[_.-]?key)[a-z0-9_.-]{0,20}):([^\s}:\"'$-][^\s}\"'$]{11,199})\}",
+         '@Value("${payments.secret:<a32>}")', "literal", 1, markers=("${",)),
     Rule("password on a command line", r"n(?<![A-Za-z0-9_-]n)et[ \t]{1,8}use[ \t][^\n]{0,200}?/user:[^\s]{1,100}[ \t]{1,8}"
-         r"([^\s/\"'*][^\s\"']{3,199})", "net use Z: \\\\fs01\\share /user:CORP\\svc <a14>", "literal", 1),
+         # (a lone `*` asks for the password; one that starts with `*` is one)
+         r"([^\s/\"'][^\s\"']{3,199})", "net use Z: \\\\fs01\\share /user:CORP\\svc <a14>", "literal", 1),
     Rule("password on a command line", r"m(?<![A-Za-z0-9_-]m)ysql(?:dump|admin|import|check|sh)?[ \t][^\n]{0,200}?"
          r"(?<=[ \t])-p[\"']?([^\s\"']{1,200})", "mysql -u root -p<a12> shop", "value", 1),
     Rule("authorization header", r"b(?<![a-z]b)(?:earer|asic)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)",

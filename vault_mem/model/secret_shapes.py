@@ -74,7 +74,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.seed_words_other import LANGUAGES, other_lists
 
-__all__ = ["PHRASE_LABEL", "Words", "bearer_blobs", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "named_bytes", "pgpass_lines", "prefixed_tokens",
+__all__ = ["PHRASE_LABEL", "Words", "bearer_blobs", "byte_arrays", "cipher_keys", "der_private_keys", "dotted_tokens", "hex_prefixed_tokens", "key_blocks", "labelled_phrases", "lower_prefixed_tokens", "named_bytes", "pgpass_lines", "driver_dsns", "prefixed_tokens",
            "monero_seeds", "scheme_urls", "seed_phrases", "seed_word", "token_words", "valid_mnemonic", "signed_urls", "wallet_keys", "webhook_urls",
            "word_phrase"]
 
@@ -771,14 +771,38 @@ _PGPASS = lazy(r"^[ \t]*[^\s:#][^\s:]{0,252}:(?:[0-9]{1,5}|\*):[^\s:]{1,63}:[^\s
                      r"((?:[^\s:\\]|\\.){1,200})[ \t]*\r?$", re.MULTILINE)
 
 
+# one line of it quoted in a sentence that names the file ("added `host:5432:db:user:X` to .pgpass"):
+# the host a name or an address, the port a number or `*`
+_PGPASS_QUOTED = lazy(r"(?P<q>[`'\"])[ \t]{0,2}(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\*):(?:[0-9]{1,5}|\*):[^\s:`'\"]{1,63}:"
+                      r"[^\s:`'\"]{1,63}:((?:[^\s:\\`'\"]|\\.){1,200})[ \t]{0,2}(?P=q)")
+
+
 def pgpass_lines(text: str) -> Iterator[Span]:
-    """``hostname:port:database:username:password`` with a literal password (not a template)."""
+    """``hostname:port:database:username:password`` with a literal password (not a template), on
+    its own line or quoted in a sentence that names ``.pgpass``."""
     if text.count(":") < 4:
         return
-    for m in _PGPASS.finditer(text):
-        pw = m.group(1)
+    quoted = _PGPASS_QUOTED.finditer(text) if "pgpass" in text.lower() else iter(())
+    for m in itertools.chain(_PGPASS.finditer(text), quoted):
+        g = m.re.groups  # (the password is the last group: the quoted form's first is its quote)
+        pw = m.group(g)
         if len(pw) >= 4 and not pw.isdigit() and not is_placeholder(pw, quoted=True):
-            yield "pgpass password", m.start(1), m.end(1)
+            yield "pgpass password", m.start(g), m.end(g)
+
+
+# Go's MySQL driver's DSN (`user:password@tcp(host:port)/db`, `@unix(/path)`): no scheme before it,
+# so the URL finders do not read it
+_GO_DSN = lazy(r"(?<![\w.:/@-])[\w.-]{1,64}:(?P<pw>[^\s\"'`:@]{1,200}(?:@[^\s\"'`:@]{1,100}){0,3})@(?:tcp6?|unix|udp)\(")
+
+
+def driver_dsns(text: str) -> Iterator[Span]:
+    """The password of a DSN in Go's MySQL driver's form, not a template or a placeholder."""
+    if "@tcp" not in text and "@unix(" not in text and "@udp(" not in text:
+        return
+    for m in _GO_DSN.finditer(text):
+        pw = m.group("pw")
+        if len(pw) >= 4 and not pw.isdigit() and not is_placeholder(pw, quoted=True) and not pw.startswith(("$", "%", "{")):
+            yield "connection string password", m.start("pw"), m.end("pw")
 
 
 # --- seed phrases --------------------------------------------------------------------------
@@ -892,7 +916,7 @@ def _listed(text: str, start: int) -> bool:
     or alone on the line above)?"""
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
-    if not before.strip():
+    if not before.strip(" \t-*+\u2022"):  # (a bullet is no label: "Groceries:" above "- rice" names the list)
         before = text[text.rfind("\n", 0, max(0, line_start - 1)) + 1:line_start]
     if _SEED_LABEL.search(before):
         return False

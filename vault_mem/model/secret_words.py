@@ -57,7 +57,7 @@ _PASSWORD_ROWS = {
     "Bengali": r"পাসওয়ার্ড",
     "Tamil": r"கடவுச்சொல்",
     "Telugu": r"పాస్‌వర్డ్|పాస్వర్డ్",
-    "Korean": r"비밀번호|암호",
+    "Korean": r"비밀번호|비번|암호",  # (`비번`: as people shorten it)
     "Georgian": r"პაროლი",
     "Armenian": r"գաղտնաբառ",
     "Tagalog": r"kontrasenyas?",

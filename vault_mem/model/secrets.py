@@ -84,7 +84,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_labels import PUBLIC_KEY_NAMES, assignments, key_named_value, labelled_value, says_not_secret, warned_values
+from vault_mem.model.secret_labels import PUBLIC_KEY_NAMES, app_passwords, assignments, key_named_value, labelled_value, says_not_secret, warned_values
 from vault_mem.model.secret_places import (
     call_credentials,
     command_credentials,
@@ -94,6 +94,8 @@ from vault_mem.model.secret_places import (
     key_id_pairs,
     listed_parts,
     login_rows,
+    two_line_logins,
+    one_codes,
     new_values,
     csv_exports,
     flag_credentials,
@@ -129,6 +131,7 @@ from vault_mem.model.secret_shapes import (
     labelled_phrases,
     lower_prefixed_tokens,
     monero_seeds,
+    driver_dsns,
     pgpass_lines,
     prefixed_tokens,
     scheme_urls,
@@ -496,6 +499,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
     if len(text) >= 16:  # shorter than any key block, .pgpass line, token or phrase
         yield from key_blocks(text)
         yield from pgpass_lines(text)
+        yield from driver_dsns(text)
         words = token_words(text)  # (the token finders read only these)
         yield from prefixed_tokens(text, words)
         yield from hex_prefixed_tokens(text, words)
@@ -519,7 +523,10 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from listed_parts(text, low)
         if "\n" in text:
             yield from login_rows(text)
+            yield from two_line_logins(text)
         yield from credential_pairs(text)
+        yield from one_codes(text)
+        yield from app_passwords(text)
         yield from key_id_pairs(text)
         yield from new_values(text, low)
         yield from named_values(text, low)
@@ -584,6 +591,8 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
             inner = _resolve(_candidates(decoded, depth + 1, budget))
             if not inner and decoded[:1] == "{" and source.text[end:end + 1] != "." and source.text[start - 1:start] != ".":
                 inner = _json_secrets(decoded)
+            if not inner and ":" in decoded:
+                inner = _user_pass(decoded, source.text, start, end)
             if inner:
                 span = source.span(start, end)
                 out.append((_AFTER_RULES + 2, SecretFinding(f"{encoding}-encoded {inner[0].kind}", *span)))
@@ -631,6 +640,22 @@ def _disguised(norm: str, view: View, budget: list[int]) -> Iterator[tuple[int, 
 # The members of a JSON object that name an id, a digest or a public part, not a secret
 _JSON_PUBLIC_MEMBER = _r(r"(?i:(?:id|uuid|guid|hash|sha|md5|digest|etag|integrity|checksum|nonce|iv|salt|pub|public|sig"
                          r"|signature|thumbprint|fingerprint|kid|x5t)(?:[_-]?[a-z0-9]{0,12})?|n|e|x|y)")
+
+
+# `user:password` in base64 (a Basic credential's value) where its line says it is decoded or used
+# as one ("echo X | base64 -d  # creds", `atob("X")` for the login): the pair alone, no label in it
+_USER_PASS = _r(r"[\w.@+-]{1,64}:(?P<pw>[^\s:]{6,200})")
+_DECODE_CUE = _r(r"(?i:base64[ \t]{1,4}(?:-d|-D|--decode)|b64decode|atob|from_?base64|frombase64string|cred|auth|login|passw)")
+
+
+def _user_pass(decoded: str, text: str, start: int, end: int) -> list[SecretFinding]:
+    """``user:password`` decoded from a run whose line tells it is decoded or used as credentials,
+    with a password no word or name could be (:func:`unguessable`)."""
+    m = _USER_PASS.fullmatch(decoded)
+    if m is None or not unguessable(m.group("pw")) or looks_fake(m.group("pw")):
+        return []
+    line = text[text.rfind("\n", 0, start) + 1:(text.find("\n", end) + 1 or len(text) + 1) - 1]
+    return [SecretFinding("user and password", 0, len(decoded))] if _DECODE_CUE.search(line[:400]) else []
 
 
 def _json_secrets(decoded: str) -> list[SecretFinding]:
