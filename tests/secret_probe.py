@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import string
 import uuid
+from collections.abc import Iterable
 
 from vault_mem.errors import SecretError
 from vault_mem.model.policy import check_write
@@ -66,3 +67,17 @@ def refused(body: str, description: str = "notes", key: str = "probe") -> bool:
     except SecretError:
         return True
     return False
+
+
+def all_refused(bodies: Iterable[str], description: str = "notes") -> None:
+    """Each of ``bodies`` is refused by the write policy (the failure names the first that is not)."""
+    for body in bodies:
+        if not refused(body, description=description):
+            raise AssertionError(f"not refused: {body!r}")
+
+
+def all_pass(bodies: Iterable[str], description: str = "notes") -> None:
+    """Each of ``bodies`` passes the write policy (the failure names the first that is refused)."""
+    for body in bodies:
+        if refused(body, description=description):
+            raise AssertionError(f"refused: {body!r}")

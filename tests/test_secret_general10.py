@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from secret_probe import ALNUM, HEX, Draw, refused
+from secret_probe import ALNUM, HEX, Draw, all_pass, all_refused, refused
 
 SEEDS = (20261204, 16, 5151)
 _B64CRYPT = "./" + ALNUM
@@ -34,8 +34,7 @@ def test_a_crypt_format_hash_passes_as_a_stored_hash(seed: int) -> None:
         f"argon2 output: $argon2id$v=19$m=65536,t=3,p=4${d.r(22, ALNUM + '+/')}${d.r(43, ALNUM + '+/')}",
         f"yescrypt is the default now: $y$j9T${d.r(22, _B64CRYPT)}${d.r(43, _B64CRYPT)}",
     ]
-    for body in cases:
-        assert not refused(body, description="how we store passwords"), body
+    all_pass(cases, description="how we store passwords")
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -56,8 +55,7 @@ def test_an_id_after_its_label_passes_despite_a_secret_label_after_it(seed: int)
         f"tenant ID {d.r(8, HEX)}-{d.r(4, HEX)}-{d.r(4, HEX)}-{d.r(4, HEX)}-{d.r(12, HEX)} - the client secret is in the vault",
         f"account: AC{d.r(32, HEX)} (the api key is rotated monthly)",
     ]
-    for body in cases:
-        assert not refused(body, description="account notes"), body
+    all_pass(cases, description="account notes")
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -68,8 +66,7 @@ def test_the_auth_token_beside_an_account_sid_counts(seed: int) -> None:
         f"SID AC{d.r(32, HEX)}\nTWILIO_AUTH_TOKEN={d.r(32, HEX)}",
         f"{d.r(40)} is the api token",
     ]
-    for body in cases:
-        assert refused(body, description="account notes"), body
+    all_refused(cases, description="account notes")
 
 
 # --- a keyboard shortcut is no password --------------------------------------------------------
@@ -81,8 +78,7 @@ def test_a_keyboard_shortcut_after_a_secret_word_passes(chord: str) -> None:
         f"keybinding 'hide secrets': {chord}",
         f"to copy the token press {chord}",
     ]
-    for body in cases:
-        assert not refused(body, description="shortcuts"), body
+    all_pass(cases, description="shortcuts")
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -93,8 +89,7 @@ def test_a_password_with_a_plus_still_counts(seed: int) -> None:
         f"The admin password is {d.r(6)}+{d.r(5)}{rng.randrange(10, 99)}!",
         f'password = "Ctrl+{d.r(10)}"',
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 # --- PINs and lock codes after a label, in the languages the gate reads ------------------------
@@ -123,8 +118,7 @@ def test_a_lock_or_alarm_code_after_its_label_counts(seed: int) -> None:
         f"Portkod till huset: {c}",
         f"padlock on the shed, combination {rng.randrange(10, 40)}-{rng.randrange(10, 40)}-{rng.randrange(10, 40)}",
     ]
-    for body in cases:
-        assert refused(body, description="house notes"), body
+    all_refused(cases, description="house notes")
 
 
 @pytest.mark.parametrize("body", (
@@ -152,8 +146,7 @@ def test_a_nordic_password_after_its_owner_counts(seed: int) -> None:
         f"Passordet til ruteren er {pw}",
         f"Palvelimen salasana on {pw}",
     ]
-    for body in cases:
-        assert refused(body, description="notes"), body
+    all_refused(cases, description="notes")
 
 
 @pytest.mark.parametrize("body", (
@@ -182,8 +175,7 @@ def test_a_password_given_to_a_command_counts(seed: int) -> None:
         f"net use Y: \\\\nas01\\media {d.r(16)} /user:HOME\\kodi",
         f"net use \\\\files\\scans {word}{rng.randrange(100, 999)}# /user:scanner",
     ]
-    for body in cases:
-        assert refused(body, description="ops commands"), body
+    all_refused(cases, description="ops commands")
 
 
 @pytest.mark.parametrize("body", (
@@ -211,8 +203,7 @@ def test_a_dotted_person_password_in_a_credentials_file_counts(seed: int) -> Non
         f"password={pw}",
         f"[nas]\nuser=ops\npass={pw}",
     ]
-    for body in cases:
-        assert refused(body, description="mount notes"), body
+    all_refused(cases, description="mount notes")
 
 
 @pytest.mark.parametrize("body", (
@@ -237,8 +228,7 @@ def test_a_value_element_under_a_password_element_counts(seed: int) -> None:
         f"<LocalAccount>\n <Password>\n  <Value>{d.r(6)}+{d.r(8)}=</Value>\n </Password>\n</LocalAccount>",
         f"<AutoLogon><Password><Value>{d.r(12)}</Value></Password></AutoLogon>",
     ]
-    for body in cases:
-        assert refused(body, description="unattend"), body
+    all_refused(cases, description="unattend")
 
 
 @pytest.mark.parametrize("body", (
@@ -268,8 +258,7 @@ def test_a_grouped_totp_seed_after_is_counts(seed: int) -> None:
         f"our 2FA secret was {groups.upper()} until the reset",
         f"MFA key = {groups}",
     ]
-    for body in cases:
-        assert refused(body, description="auth notes"), body
+    all_refused(cases, description="auth notes")
 
 
 @pytest.mark.parametrize("body", (
@@ -300,8 +289,7 @@ def test_recovery_codes_after_a_bare_recovery_label_count(seed: int) -> None:
         f"GitHub org owner recovery: {listed}",
         f"backup: {listed.lower()}",
     ]
-    for body in cases:
-        assert refused(body, description="account notes"), body
+    all_refused(cases, description="account notes")
 
 
 @pytest.mark.parametrize("body", (

@@ -18,7 +18,7 @@ import codecs
 
 import pytest
 
-from secret_probe import ALNUM, HEX, WORDS, Draw, found, person, phrase, refused, uuid4
+from secret_probe import ALNUM, HEX, WORDS, Draw, all_pass, all_refused, found, person, phrase, refused, uuid4
 from vault_mem.model.policy import secret_findings
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
@@ -65,8 +65,7 @@ def test_an_access_private_or_api_key_whatever_names_its_host(seed: int) -> None
         f'withEnv(["{rng.choice(["MONGODB_ATLAS", "CLOUD", "PARTNER"])}_PRIVATE_KEY={uuid4(rng)}"]) {{\n  sh "make"\n}}',
         f"export LICENSE_MASTER_KEY={uuid4(rng)}",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -80,8 +79,7 @@ def test_a_uuid_under_a_granting_key_in_any_frame(seed: int) -> None:
         f"the acme {name[5:].lower().replace('_', ' ')} is {uuid4(rng)}",
         f"set -gx {name} {d.r(40, ALNUM + '+/')}=",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -99,8 +97,7 @@ def test_a_uuid_or_name_under_another_key_passes(seed: int) -> None:
         f"set -gx SORT_KEY {uuid4(rng)}",
         "set -gx ACME_SERVICE_KEY orders-reader",
     ]
-    for body in cases:
-        assert not refused(body), body
+    all_pass(cases)
 
 
 # --- a hook's key as a UUID, a routing key by its value ----------------------------------------
@@ -115,8 +112,7 @@ def test_a_uuid_after_one_hook_segment_is_the_hooks_key(seed: int) -> None:
         f"https://events.pagerduty.com/integration/{Draw(seed).r(32, HEX)}/enqueue",
         f"https://oncall.corp.io/integrations/v1/grafana_alerting/{Draw(seed).r(25)}/",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -130,8 +126,7 @@ def test_a_uuid_as_a_record_of_hooks_passes(seed: int) -> None:
         "https://docs.datadoghq.com/integrations/amazon_web_services/",
         f"https://dev.azure.com/org/_apis/integrations/{uuid4(rng)}",
     ]
-    for body in cases:
-        assert not refused(body), body
+    all_pass(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -163,8 +158,7 @@ def test_a_label_with_an_aside_before_its_sign(seed: int) -> None:
         f"vpn password (new, from {rng.choice(['Mon', 'today'])}): {person(rng)}",
         f"{rng.choice(['Bitwarden', 'KeePass'])} master password — {phrase(rng, 4, ' ')} {rng.randrange(1900, 2030)}",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -178,8 +172,7 @@ def test_an_aside_that_says_what_the_value_is_not(seed: int) -> None:
         "password - see the vault entry",
         "password – ask ops for it",
     ]
-    for body in cases:
-        assert not refused(body), body
+    all_pass(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -205,8 +198,7 @@ def test_a_nordic_password_after_an_inflected_abbreviation(seed: int) -> None:
         f"Lösenordet till {rng.choice(['NAS', 'VPN', 'SSH'])}:en är {person(rng)}",
         f"Salasana {rng.choice(['NAS', 'VPN'])}:iin on {person(rng)}",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("body", [
@@ -259,8 +251,7 @@ def test_a_cookie_exported_as_an_object(seed: int) -> None:
         f'  "value": "{value}",\n  "httpOnly": true\n }}\n]',
         f"await page.setCookie({{name: 'session', value: '{d.r(32)}', domain: 'app.corp.io', path: '/'}})",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -275,8 +266,7 @@ def test_a_cookie_in_a_header_a_command_a_yaml_list_or_a_devtools_row(seed: int)
         f"cookies:\n- name: {name}\n  value: {value}\n  domain: .corp.io\n  path: /\n- name: lang\n  value: en-US",
         f"{name}\t{value}\t.www.corp.io\t/\t2026-06-01T12:00:00.000Z\t{len(value)}\t✓\t✓\tNone",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -290,8 +280,7 @@ def test_a_dns_record_or_a_plain_cookie_passes(seed: int) -> None:
         "Set-Cookie: theme=dark; Path=/",
         "curl -b cookies.txt https://app.corp.io/",
     ]
-    for body in cases:
-        assert not refused(body), body
+    all_pass(cases)
 
 
 # --- disguises -------------------------------------------------------------------------------
@@ -316,8 +305,7 @@ def test_a_value_spelled_out_or_in_character_codes(seed: int) -> None:
         "token = " + "+".join(f"chr({ord(c)})" for c in _stripe(d)),
         "slack = \"" + "".join(f"\\u{ord(c):04x}" for c in _slack(d)) + "\"",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("body", [
@@ -348,8 +336,7 @@ def test_serials_fingerprints_and_macs_between_colons_pass(seed: int) -> None:
         "host key fingerprint is " + ":".join(d.r(2, HEX) for _ in range(16)),
         "interfaces: " + " ".join(":".join(d.r(2, HEX) for _ in range(6)) for _ in range(3)),
     ]
-    for body in cases:
-        assert not refused(body), body
+    all_pass(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -365,8 +352,7 @@ def test_a_value_built_from_literals_defined_beside_it(seed: int) -> None:
         f'PW = "".join(["{d.r(4)}", "{d.r(5)}", "{person(d.rng)}"])\nconn = connect(user="etl", password=PW)',
         f"- prefix: `glpat-`\n- body: `{d.r(20)}`\n(join them for the gitlab token)",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("body", [
@@ -393,8 +379,7 @@ def test_a_token_cut_into_a_list_or_written_backwards_or_in_rot13(seed: int) -> 
         f"rot13'd so it's not plain: {codecs.encode('password=' + person(d.rng) + '!', 'rot13')}",
         f"rot13: {codecs.encode('API_TOKEN=' + d.r(32), 'rot13')}",
     ]
-    for body in cases:
-        assert refused(body), body
+    all_refused(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -406,8 +391,7 @@ def test_lists_of_ids_and_reversed_words_pass(seed: int) -> None:
         "commit " + d.r(40, HEX)[::-1],
         "the word unconstitutionally, written backwards: " + "unconstitutionally"[::-1] + "xyzxyz",
     ]
-    for body in cases:
-        assert not refused(body), body
+    all_pass(cases)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from secret_probe import ALNUM, WORDS, Draw, refused
+from secret_probe import ALNUM, WORDS, Draw, all_pass, all_refused, refused
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.secret_shapes import valid_mnemonic
 
@@ -98,8 +98,7 @@ def test_a_named_user_and_password_pair_counts(seed: int) -> None:
         f"mail relay on port 587 - user reports@{rng.choice(WORDS)}.org, app password {d.r(16, 'abcdefghijklmnopqrstuvwxyz')}",
         f"benutzer {rng.choice(WORDS)} / passwort {d.r(12)}",
     ]
-    for body in cases:
-        assert refused(body, description="access"), body
+    all_refused(cases, description="access")
 
 
 LOOK_ALIKES_PAIR = (
@@ -130,8 +129,7 @@ def test_connection_credentials_in_their_own_syntax_count(seed: int) -> None:
         f'dsn := "{user}:{d.r(16)}@unix(/var/run/mysqld/mysqld.sock)/{db}"',
         f"net use Y: \\\\files{rng.randrange(10)}\\{db} /user:ACME\\{user} *{d.r(11)} /persistent:no",
     ]
-    for body in cases:
-        assert refused(body, description="ops"), body
+    all_refused(cases, description="ops")
 
 
 LOOK_ALIKES_CONNECTION = (
@@ -166,10 +164,9 @@ def test_base64_of_a_user_and_password_counts_where_decoded(seed: int) -> None:
 def test_base64_of_a_pair_without_a_cue_or_a_password_passes(seed: int) -> None:
     rng = random.Random(seed)
     a, b = rng.sample(WORDS, 2)
-    for body in (f"artifact id {base64.b64encode(f'{a}:{b}-{rng.randrange(99)}x'.encode()).decode()} in the cache",
-                 f"echo {base64.b64encode(f'{a}:{b}'.encode()).decode()} | base64 -d",  # (a word is no password)
-                 f"echo {base64.b64encode(f'{a}-{b}:v2.14.{rng.randrange(9)}'.encode()).decode()} | base64 -d"):
-        assert not refused(body, description="notes"), body
+    all_pass((f"artifact id {base64.b64encode(f'{a}:{b}-{rng.randrange(99)}x'.encode()).decode()} in the cache",
+              f"echo {base64.b64encode(f'{a}:{b}'.encode()).decode()} | base64 -d",  # (a word is no password)
+              f"echo {base64.b64encode(f'{a}-{b}:v2.14.{rng.randrange(9)}'.encode()).decode()} | base64 -d"), description="notes")
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -266,9 +263,8 @@ def test_a_secret_as_a_placeholders_default_counts(seed: int) -> None:
     for name in ("payments.secret", "app.jwt-secret", "stripe.api-key", "db.password", "slack.token"):
         body = f'@Value("${{{name}:{d.r(rng.choice([24, 32, 40]))}}}")\nprivate String {rng.choice(WORDS)};'
         assert refused(body, description="code"), body
-    for body in ('@Value("${app.jwt.secret:changeme}")', '@Value("${db.password:}")', '@Value("${app.token.ttl:3600000000000}")',
-                 '@Value("${app.token-header:Authorization-Header}")', '@Value("${app.secret-file:/etc/app/secret.key}")'):
-        assert not refused(body, description="code"), body
+    all_pass(('@Value("${app.jwt.secret:changeme}")', '@Value("${db.password:}")', '@Value("${app.token.ttl:3600000000000}")',
+              '@Value("${app.token-header:Authorization-Header}")', '@Value("${app.secret-file:/etc/app/secret.key}")'), description="code")
 
 
 # --- a note in full-width brackets right after a value in Japanese or Chinese -----------------
@@ -280,8 +276,7 @@ def test_a_value_before_a_full_width_bracket_counts(seed: int) -> None:
     for label in ("ルーターのパスワード：", "NASのパスワードは", "数据库密码："):
         body = f"{label}{rng.choice(WORDS).title()}{rng.randrange(10, 99)}{rng.choice('_!#')}（{rng.choice(['社外秘', '不要外传'])}）"
         assert refused(body, description="memo"), body
-    for body in ("パスワードは（別紙参照）", "パスワード：（なし）", "密码：（见附件）"):
-        assert not refused(body, description="memo"), body
+    all_pass(("パスワードは（別紙参照）", "パスワード：（なし）", "密码：（见附件）"), description="memo")
 
 
 # --- a user's name and its password on the two lines below a line naming a login ---------------
@@ -321,9 +316,8 @@ def test_a_network_and_its_password_split_by_a_slash_count(seed: int) -> None:
     for pw in (_made(rng), d.r(14), "-".join(rng.sample(WORDS, 4))):
         body = f"Cabin notes:\n- {rng.choice(['wifi', 'Wi-Fi', 'WLAN'])}: {rng.choice(WORDS).title()}-{rng.choice(['Lodge', '2G'])} / {pw}\n- keys at the desk"
         assert refused(body, description="offsite"), body
-    for body in ("wifi: Office-5G / Office-5G-Guest", "wifi: Office / 2.4GHz", "WLAN: HomeNet / see the router sticker",
-                 "ssid: corp / 802.11ax", "wifi: Guest / Guest-Portal"):
-        assert not refused(body, description="offsite"), body
+    all_pass(("wifi: Office-5G / Office-5G-Guest", "wifi: Office / 2.4GHz", "WLAN: HomeNet / see the router sticker",
+              "ssid: corp / 802.11ax", "wifi: Guest / Guest-Portal"), description="offsite")
 
 
 # --- Google's app password after its label, words between ---------------------------------------
@@ -405,5 +399,4 @@ def test_a_cjk_password_word_against_a_name_mid_line_counts(seed: int) -> None:
     for head in ("数据库", "NAS的", "生产环境 "):
         body = f"{head}{rng.choice(['root', 'admin', 'db'])}密码 {_made(rng)}，{rng.choice(['月底更换', '勿外传'])}"
         assert refused(body, description="memo"), body
-    for body in ("数据库admin密码 已经 更换", "请修改root密码 然后重启", "数据库root密码 rotation 2024"):
-        assert not refused(body, description="memo"), body
+    all_pass(("数据库admin密码 已经 更换", "请修改root密码 然后重启", "数据库root密码 rotation 2024"), description="memo")

@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from secret_probe import ALNUM, HEX, Draw, refused
+from secret_probe import ALNUM, HEX, Draw, all_refused, refused
 from secret_probe import person as _person
 from secret_probe import phrase as _phrase
 from secret_probe import WORDS as _WORDS
@@ -37,8 +37,7 @@ def test_a_value_before_the_label_that_names_it_counts(seed: int) -> None:
         f"1//0{d.r(60, ALNUM + '_-')}  <- {rng.choice(['google', 'gmail', 'drive'])} refresh_token",
         f"{d.r(32)} is the {rng.choice(['bot', 'deploy'])} token, rotate it monthly",
     ]
-    for body in cases:
-        assert refused(body, description="quick note"), body
+    all_refused(cases, description="quick note")
 
 
 LOOK_ALIKES_BEFORE = (
@@ -69,8 +68,7 @@ def test_a_password_after_its_word_in_czech_catalan_greek_and_hebrew(seed: int) 
         f"the wifi password for the attic is {_person(rng)}",
         f"password {_person(rng)}",
     ]
-    for body in cases:
-        assert refused(body, description="server access"), body
+    all_refused(cases, description="server access")
 
 
 LOOK_ALIKES_WORDS = (
@@ -101,8 +99,7 @@ def test_a_user_and_a_password_as_a_pair(seed: int) -> None:
         f"{rng.choice(['Grafana', 'Jira', 'Sentry'])} bot account: bot-{rng.randrange(10, 99)} / {pw}",
         f"login to the {rng.choice(['NAS', 'router', 'printer'])}: admin, {_phrase(rng, 4)}",
     ]
-    for body in cases:
-        assert refused(body, description="misc"), body
+    all_refused(cases, description="misc")
 
 
 LOOK_ALIKES_PAIRS = (
@@ -130,8 +127,7 @@ def test_flags_and_commands_that_take_a_credential(seed: int) -> None:
         f"lftp -u backup,'{d.r(18)}' sftp://files.example.net",
         f"ldapmodify -H ldap://dir.example -D 'cn=svc,dc=ex' -w '{_phrase(rng, 4)}' -f change.ldif",
     ]
-    for body in cases:
-        assert refused(body, description="cli notes"), body
+    all_refused(cases, description="cli notes")
 
 
 LOOK_ALIKES_FLAGS = (
@@ -163,8 +159,7 @@ def test_vendor_shapes_without_a_label(seed: int) -> None:
         f"datadog = \"api {d.r(32, HEX)} app {d.r(40, HEX)}\"",
         f"routing_key: {d.r(32)}",
     ]
-    for body in cases:
-        assert refused(body, description="integration"), body
+    all_refused(cases, description="integration")
 
 
 LOOK_ALIKES_VENDOR = (
@@ -325,8 +320,7 @@ def test_an_access_key_id_beside_its_secret(seed: int) -> None:
         f'[tools]\nmodal = "ak-{d.r(22)} as-{d.r(22)}"',
         f"cloud: AKID{d.r(32)} {d.r(32)}",
     ]
-    for body in cases:
-        assert refused(body, description="cloud notes"), body
+    all_refused(cases, description="cloud notes")
 
 
 @pytest.mark.parametrize("body", (
