@@ -288,9 +288,10 @@ class Sidecar:
         and again while vectors are made (two passes, each from 0 to its total).
 
         New rows are keyword-searchable at once. Their vectors are made here when ``embed`` is
-        True, or (the default, None) when the embedder is already loaded in this process or was
-        passed in; otherwise by the next :meth:`recall` or ``vectors.embed_pending()``. So ``list``,
-        ``get`` and INDEX.md never load the model.
+        True, or (the default, None) a bounded share of them when the embedder is already loaded
+        in this process or was passed in (:meth:`VectorStore.make_owed`, the one rule); otherwise
+        by the next :meth:`recall` or ``vectors.embed_pending()``. So ``list``, ``get`` and INDEX.md
+        never load the model.
         """
         try:
             return self._reconcile(progress=progress, embed=embed)
@@ -331,10 +332,7 @@ class Sidecar:
             todo, gone = self._differing(found.as_dict(), total)
         report.unchanged = count - len(todo)
         self._process(sorted(todo), gone, report, progress)
-        if embed:  # reindex: every vector, with its progress
-            report.embedded = self.vectors.embed_pending(progress=progress if report.changed else None)
-        elif self.vectors.embed_now(embed):  # the model at hand: a bounded share, the rest later
-            report.embedded = self.vectors.embed_owed(progress=progress if report.changed else None)
+        report.embedded = self.vectors.make_owed(embed, progress=progress if report.changed else None)
         report.problems = self.problems()
         return report
 
@@ -376,10 +374,7 @@ class Sidecar:
                 continue
             (todo if os.path.lexists(self.root / rel) else gone).append(rel)
         self._process(todo, gone, report, None)
-        if embed:
-            report.embedded = self.vectors.embed_pending()
-        elif self.vectors.embed_now(embed):
-            report.embedded = self.vectors.embed_owed()
+        report.embedded = self.vectors.make_owed(embed)
         report.problems = self.problems()
         return report
 

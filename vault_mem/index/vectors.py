@@ -1284,17 +1284,26 @@ class VectorStore:
 
         Never builds one: a write must not load a model for a side check (duplicates)."""
         try:
-            if not self.embed_now(None) or self.vectors_reason() is not None:
+            if not self._model_at_hand() or self.vectors_reason() is not None:
                 return None
             return self._get_embedder()
         except VaultMemError:
             return None
 
-    def embed_now(self, embed: bool | None) -> bool:
-        """``embed=None`` (auto): make vectors now only if the embedder is at hand already."""
-        if embed is not None:
-            return embed
+    def _model_at_hand(self) -> bool:
+        """Whether the embedder was passed in or is loaded already (no model load to ask)."""
         return self._embedder_arg is not DEFAULT or (self._embedder_ready and self._embedder is not None)
+
+    def make_owed(self, embed: bool | None, *, progress: Progress | None = None) -> int:
+        """The vectors a reconcile or a write makes on its way: every one (``embed=True``:
+        ``reindex``, with its progress), none (False), or (None, auto) a bounded share
+        (:meth:`embed_owed`) when the embedder is at hand already, none otherwise (``list``,
+        ``get`` and INDEX.md never load the model; the next recall makes them)."""
+        if embed:
+            return self.embed_pending(progress=progress)
+        if embed is None and self._model_at_hand():
+            return self.embed_owed(progress=progress)
+        return 0
 
     def doctor(self) -> list[str]:
         """What ``Sidecar.doctor`` reports of the vectors: memories still owed one, a table that

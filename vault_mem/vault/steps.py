@@ -410,7 +410,7 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
              lambda: (ws.state_dir / JOURNAL).unlink(missing_ok=True),
              # the vectors the refresh above left owed, when the model is at hand already (as
              # refresh_paths would have made them): a recall right after finds them
-             lambda: sidecar.vectors.embed_owed() if sidecar.vectors.embed_now(None) else None]
+             lambda: sidecar.vectors.make_owed(None)]
     for step in steps:
         try:
             step()
