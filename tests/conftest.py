@@ -389,6 +389,17 @@ def push_as_peer(peer: Path, message: str) -> None:
         subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
 
 
+def share_ci_memory(mine: Path, peer: Path) -> None:
+    """A memory both sides hold: the person commits ``facts/ci.md`` ("CI runs on every push")
+    and pushes it; the peer pulls it (what each side then changes merges, or conflicts, there)."""
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "ci.md").write_text("---\ndescription: CI runs on every push\n---\n")
+    git(mine, "add", "facts/ci.md")
+    git(mine, "commit", "-q", "-m", "ci")
+    git(mine, "push", "-q", "origin", "main")
+    git(peer, "pull", "-q", "origin", "main")
+
+
 def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None):
     """Run the real ``vault-mem`` CLI as a subprocess (python -m vault_mem).
 

@@ -9,7 +9,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import cli, git, person_and_peer, push_as_peer
+from conftest import cli, git, person_and_peer, push_as_peer, share_ci_memory
 
 MARK = "MARK-7d41"
 PROMPT = "which editor do I use as the main editor"
@@ -175,12 +175,7 @@ def test_a_text_git_merged_in_an_operation_under_way_is_not_the_persons(tmp_path
     the memory git had merged (the peer's instruction in it) counted as brought by the person's
     own commit being replayed, and reached the prompt hook as the person's."""
     mine, peer = person_and_peer(tmp_path)
-    (mine / "facts").mkdir(exist_ok=True)
-    (mine / "facts" / "ci.md").write_text("---\ndescription: CI runs on every push\n---\n")
-    git(mine, "add", "facts/ci.md")
-    git(mine, "commit", "-q", "-m", "ci")
-    git(mine, "push", "-q", "origin", "main")
-    git(peer, "pull", "-q", "origin", "main")
+    share_ci_memory(mine, peer)
     path = peer / "facts" / "ci.md"
     path.write_text(path.read_text().replace("every push", "every push, peer"))
     _peer_appends_to_the_pinned_memory(peer)
