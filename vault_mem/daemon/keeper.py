@@ -421,7 +421,7 @@ WARMING = ("the model and the vectors are still loading (the server just started
 #: How long after start-up a recall waits for the model rather than answer keyword-only
 #: (:attr:`Warmup.ready_by`): a keyword-only answer can miss a paraphrase of what is stored, so
 #: the first recall of a process waits for it, up to this. The local model is in within ~1 s on
-#: 2 busy cores (README "MCP server"); the vectors need not be (see :class:`Warmup`).
+#: 2 busy cores (docs/benchmarks.md, "Recall, hooks and the MCP server"); the vectors need not be (see :class:`Warmup`).
 MODEL_WAIT_S = 10.0
 
 

@@ -74,7 +74,7 @@ from vault_mem.model.probes import PROBES
 from vault_mem.model.terms import query_terms, stem
 
 QUANTILE = 0.9
-FLOOR_SPREADS = 0.0  # 0.5 before the answer check (README "Relevance floor")
+FLOOR_SPREADS = 0.0  # 0.5 before the answer check (docs/benchmarks.md "Relevance floor")
 NONE_SPREADS = 1.5  # the floor for ``none``, under ``base`` (see the module docstring)
 STRONG_SPREADS = 0.25  # 0.5 before the lead rule (index/levels.py) kept look-alikes of the answer back
 HIT_SPREADS = 2.5
@@ -84,7 +84,7 @@ RECALIBRATE_SHARE = 0.25  # recalibrate once this share of the vectors changed..
 RECALIBRATE_MIN = 8  # ...and at least this many
 # (base, spread) per model, matched by a part of the model id (an HTTP server's id holds its URL):
 # used while the vault has fewer than CALIBRATION_MIN_VECTORS vectors, and when the probes cannot
-# be embedded (README "Relevance floor").
+# be embedded (docs/benchmarks.md "Relevance floor").
 PRIOR = {"all-minilm-l6-v2": (0.26, 0.08), "multilingual-e5-small": (0.805, 0.02)}
 DEFAULT_PRIOR = (0.30, 0.075)  # the fallback of a model with no prior whose probes fail
 CALIBRATION_MIN_VECTORS = 20

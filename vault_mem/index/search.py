@@ -14,8 +14,8 @@ over-fetch by the number of rows they can hide, so filtering never empties the t
 Fusion over the union of both top-50 lists: min-max normalised bm25 and cosine, weighted 0.4/0.6,
 plus a bonus for the share of the query's words a memory contains (bm25 all but ignores a word
 found in half the memories, such as the person's name). Measured with ``vault-mem eval`` above
-reciprocal-rank fusion, which ignores score gaps (README "Design notes"). A candidate whose
-meaning is as far from the query as an off-topic question's (its cosine under the relevance
+reciprocal-rank fusion, which ignores score gaps (docs/benchmarks.md "Search and ranking"). A
+candidate whose meaning is as far from the query as an off-topic question's (its cosine under the relevance
 floor) gets no keyword score: the words it shares are another sense of them or generic ones
 (see KEYWORDS_NEED_MEANING).
 Then a memory is lifted by the best top candidate of its own day (day context), and a memory
