@@ -67,6 +67,8 @@ versions and user agents; configs that name secrets without holding one; colours
 numbers, coupon codes already used, ordinary words that are all BIP-39 words; code that handles secrets;
 logs; sops, ansible-vault and age ciphertext.
 Classes and counts: look-git 5, look-digest 14, look-uuid-ids 15, look-public-key 15, look-placeholder 18, look-talk-about 12, look-talk-i18n 6, look-encoded-data 6, look-version 4, look-config-nosecret 12, look-misc-random 20, look-wordlist 4, look-code 7, look-logs 3, look-cipher 3.
+Blind figure (measured after this file was committed, code unchanged from 8471348): 294/323 forms
+refused (91.0%), 4/144 look-alikes refused (2.8%).
 Left out as ambiguous: Stripe publishable keys, PostHog ``phc_`` project keys, Firebase web ``apiKey``s,
 Sentry DSNs, password hashes, the famous ``hunter2``.
 """
