@@ -56,6 +56,7 @@ def test_a_diceware_passphrase_of_uncommon_words_counts_after_a_sign(seed: int) 
         f"Password: {_dice(rng)}",
         f"the netflix password is {_dice(rng, 5)} dont share it",
         f"VPN user mara, password \"{_dice(rng, 4, '_')}\"",
+        f"VPN :: user \"mara.k\" :: password \"{_dice(rng)}\"",  # (quotes sign a value as `:` does)
         f"xfreerdp /v:10.0.2.15 /u:Administrator /p:'{_dice(rng)}'",
         f"$pw = ConvertTo-SecureString '{_dice(rng)}' -AsPlainText -Force",
     ], description="access")
@@ -64,6 +65,7 @@ def test_a_diceware_passphrase_of_uncommon_words_counts_after_a_sign(seed: int) 
 @pytest.mark.parametrize("body", [
     "Password: not-a-real-password", "password = fake-password-for-tests", "TEST_PASSWORD = \"mock-secret-value\"",
     "PASSWORD = \"dummy-pass\"", "password: bogus-value-for-the-fixture",
+    'the password "reset-link-expired" email', 'see the password "forgot-your-password" page',
 ])
 def test_values_that_say_they_are_fake_pass(body: str) -> None:
     assert not refused(body, description="notes"), body

@@ -589,8 +589,10 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     """
     if cls == "password" and quoted and op != "(" and _quoted_words(value):
         return "password assignment"  # `passphrase "<word> <word> <word> <word> <word>"`: words quoted as the value
-    if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != ""):
-        return "password assignment"  # words made into a password: a dotted run is no code reference here
+    if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != "" or quoted):
+        # words made into a password: a dotted run is no code reference here (quotes sign it as a
+        # value as a sign does: `password "<word>-<word>-<word>-<word>"`)
+        return "password assignment"
     if cls == "password" and op in ("is", ":", "", "--") and not code and "." in value and word_and_number(value, joined=op == "") \
             and not any(p.lower() in _CODE_PARTS for p in SEP.split(value)):
         # two words and a number joined by a dot after a password's label in prose or a `Label:`
@@ -791,7 +793,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # (a CJK word for password written against a word, "root密码 X", is a prose label as the word alone is)
         script = cls == "password" and _SCRIPT_PASSWORD_END.search(name.lower()) is not None
         if tail and op == "" and not flag and not snake and not script and not (start == kw.start() and _prose_key(text, start, cls)) \
-                and not (cls == "password" and passphrase(tail.group("value"), signed=False)) \
+                and not (cls == "password" and passphrase(tail.group("value"), signed=tail.group("value")[:1] in "\"'")) \
                 and not (cls == "password" and _two_words_number(tail.group("value"))):
             tail = None  # (words made into a password need no sign: "senha" then words run together)
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
