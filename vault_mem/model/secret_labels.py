@@ -66,6 +66,7 @@ transcripts, request headers, cookie jars, PINs, passwords named by their use) a
 
 from __future__ import annotations
 
+import base64
 import heapq
 import re
 import string
@@ -224,6 +225,8 @@ _ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                           # a relative clause as the sign ("the admin account's password, which is X")
                           + r"|[ \t]{0,2},[ \t]{1,4}which[ \t]{1,4}(?:is|was)[ \t]{1,8}"
                           + r"|[ \t]{1,8})"
+                          # Markdown's bold closed after the colon (`**Password:** X`, `__pw:__ X`)
+                          + r"(?:(?<=:)(?:\*\*|__)[ \t]{1,4})?"
                           # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
                           + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
@@ -314,7 +317,9 @@ _PASS_END = lazy(r"[_.-]pass$")
 # `adminpass`, `requirepass` (redis.conf), `smtppass`: a word that says whose password, run
 # together with "pass" (not "bypass", "compass", "surpass")
 _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sftp|ssh|require|master|store|key|app|api"
-                   r"|web|sql|ldap|bind|proxy|redis|vnc|rcon|wifi|login|sasl|sa)pass$|(?:^|[_.-])masterauth$")
+                   r"|web|sql|ldap|bind|proxy|redis|vnc|rcon|wifi|login|sasl|sa"
+                   # (Java's and TLS stores': Tomcat's `keystorePass`, `truststorePass`, `pfxPass`)
+                   r"|keystore|truststore|trust|pfx|p12|jks|cert|ssl|tls|signing|sudo|vpn)pass$|(?:^|[_.-])masterauth$")
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
 _PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
@@ -491,10 +496,23 @@ def _run_of_words(value: str, least: int) -> bool:
     return best[n] >= least
 
 
+_DICE_VOWEL = lazy(r"[aeiouy]")
+_DICE_CLUSTER = lazy(r"[b-df-hj-np-tv-xz]{4}")
+
+
+def _dice_word(part: str) -> bool:
+    """A word a diceware list could hold (EFF's 7,776 reach past BIP-39's 2,048: ``thistle``,
+    ``tundra``): 3 to 9 letters with a vowel and no run of four consonants, so a syllable, not an
+    abbreviation or a random run."""
+    return 3 <= len(part) <= 9 and _DICE_VOWEL.search(part) is not None and _DICE_CLUSTER.search(part) is None
+
+
 def passphrase(value: str, *, signed: bool = True) -> bool:
     """Common words made into a password (see above): three or more joined by ``-`` or ``_``,
     four or more by ``.``, or run together; with no sign before it (``signed=False``), four or
-    more, every one common."""
+    more, every one common. After a sign, four to eight different words joined by ``-`` or ``_``
+    count as well when every one reads as a word (:func:`_dice_word`): a diceware passphrase drawn
+    from a longer list than BIP-39's."""
     value = value.strip("\"'`").rstrip(".,;:!?)")
     m = _JOINED_WORDS.fullmatch(value)
     if m:
@@ -503,10 +521,31 @@ def passphrase(value: str, *, signed: bool = True) -> bool:
         least, common = (4 if m.group("sep") == "." or not signed else 3), (len(parts) - 1 if signed else len(parts))
         # (a state word among five generated words or more is chance: "liberty-short-try-language-steel")
         states = sum(p in _STATE_WORDS for p in parts)
-        return (len(parts) >= least and states <= (len(parts) >= 5) and not any(p in _CODE_PARTS for p in parts)
-                and not _sentence(parts) and sum(p in _COMMON_WORDS for p in parts) >= common)
+        if len(parts) < least or states > (len(parts) >= 5) or any(p in _CODE_PARTS for p in parts) or _sentence(parts):
+            return False
+        n_common = sum(p in _COMMON_WORDS for p in parts)
+        return n_common >= common or (
+            signed and m.group("sep") != "." and 4 <= len(parts) <= 8 and len(set(parts)) == len(parts)
+            and all(map(_dice_word, parts)))
     return 14 <= len(value) <= 60 and value.isascii() and value.isalpha() and value.islower() \
         and not NAMED.fullmatch(value) and _run_of_words(value, 3 if signed else 4)  # (not `currentpassword`)
+
+
+_CASE_DIGIT_CASE = lazy(r"(?<![A-Za-z])[a-z][A-Z]{1,2}[a-z]?[0-9]|[0-9][a-z]+[A-Z]|[A-Z][0-9]+[a-z]{2}")
+
+
+def _letter_noise(value: str) -> bool:
+    """Twelve to 64 lower-case ASCII letters with a run of four consonants (no English syllable
+    has one; ``strengths`` has three) that are not common words run together."""
+    return 12 <= len(value) <= 64 and value.isascii() and value.isalpha() and value.islower() \
+        and _DICE_CLUSTER.search(value.replace("y", "a")) is not None and not _run_of_words(value, 2)
+
+
+def _scrambled_part(value: str) -> bool:
+    """Does one part of a dotted value change case next to digits as no name does: a lone lower-case
+    letter starting a run of capitals and digits (``iL03tcha``, ``mWq9``), digits then lower case then a capital, or a
+    capital, digits and lower case (names write ``V2Async``, ``s3Bucket``, ``ec2``)?"""
+    return any(_CASE_DIGIT_CASE.search(p) and not identifier_like(p) for p in value.rstrip(".,;)").split("."))
 
 
 def _quoted_words(value: str) -> bool:
@@ -550,13 +589,25 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     """
     if cls == "password" and quoted and op != "(" and _quoted_words(value):
         return "password assignment"  # `passphrase "<word> <word> <word> <word> <word>"`: words quoted as the value
-    if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != ""):
-        return "password assignment"  # words made into a password: a dotted run is no code reference here
+    if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != "" or quoted):
+        # words made into a password: a dotted run is no code reference here (quotes sign it as a
+        # value as a sign does: `password "<word>-<word>-<word>-<word>"`)
+        return "password assignment"
     if cls == "password" and op in ("is", ":", "", "--") and not code and "." in value and word_and_number(value, joined=op == "") \
             and not any(p.lower() in _CODE_PARTS for p in SEP.split(value)):
         # two words and a number joined by a dot after a password's label in prose or a `Label:`
         # ("Heslo ... je <word>.<word><digits>"): a person's password, not a dotted name in code, which
         # an `=` assigns (`password = settings.pass12`) and whose parts a program names (`self.`)
+        return "password assignment"
+    if cls == "password" and (op == "--" or (op in (":", "=", "is") and not code)) and _letter_noise(value):
+        # twelve lower-case letters or more that no words make (`vdmiezgdejwjkioy`, a generated app
+        # password written whole): after a password's name in a config line, a directive or prose
+        return "password assignment"
+    if cls in ("password", "network") and op == "is" and not code and "." in value.strip(".") and unguessable(value) \
+            and _scrambled_part(value):
+        # a dotted value after "the wifi password ... is" whose part mixes cases around digits no name
+        # mixes so (`IIH.iL03tcha`): a password with a dot in it; a program's dotted name keeps each
+        # part an identifier (`settings.dbPass2`, `AppConfig.V2`)
         return "password assignment"
     if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--") or key_chord(value):
         return None  # (`creds = " --username=" + auth` builds a command line)
@@ -742,7 +793,7 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # (a CJK word for password written against a word, "root密码 X", is a prose label as the word alone is)
         script = cls == "password" and _SCRIPT_PASSWORD_END.search(name.lower()) is not None
         if tail and op == "" and not flag and not snake and not script and not (start == kw.start() and _prose_key(text, start, cls)) \
-                and not (cls == "password" and passphrase(tail.group("value"), signed=False)) \
+                and not (cls == "password" and passphrase(tail.group("value"), signed=tail.group("value")[:1] in "\"'")) \
                 and not (cls == "password" and _two_words_number(tail.group("value"))):
             tail = None  # (words made into a password need no sign: "senha" then words run together)
         if tail and op == "is" and cls == "key" and not _prose_key(text, start, cls):
@@ -1124,6 +1175,15 @@ _SECRET_NOUNS = frozenset({"password", "passwd", "pw", "pwd", "pass", "passphras
                            "pin", "code", "credential", "credentials", "cookie", "otp", "seed", "phrase"})
 
 
+# Nouns that make "<password> <noun>" a property or a tool of passwords, not the password: what
+# "to" then reaches is that property's new value ("password hashing ... to argon2id", "password
+# manager to Bitwarden", "password policy to 14 characters")
+_PROPERTY_NOUNS = frozenset({"hashing", "hash", "hashes", "policy", "policies", "manager", "managers", "storage",
+                             "algorithm", "scheme", "format", "length", "rules", "rotation", "requirements",
+                             "complexity", "strength", "expiry", "expiration", "history", "field", "column",
+                             "encoding", "encryption", "derivation", "kdf", "prompt", "validation", "validator"})
+
+
 def _names_a_property(words: list[str], op: str) -> bool:
     """Is "<label> <words> is X" a property of the secret named in English, not the secret:
     "the password hashing scheme is Argon2id", "the password policy is Policy_v2", "password
@@ -1359,6 +1419,9 @@ def _judged(text: str, tail: re.Match[str], cls: str, *, flag: bool = False) -> 
         and ENV_NAME.fullmatch(_name_of(text, tail.start())) is not None
     if op == "to" and not env_uuid and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
+    if op == "to" and text[tail.start():tail.start("op")].split()[:1] and \
+            text[tail.start():tail.start("op")].split()[0].lower() in _PROPERTY_NOUNS:
+        return None  # "we moved password hashing from bcrypt to argon2id": the label names the hashing
     if op in ("-", "–", "—") and not (high_entropy(value) or (_DASHED_VALUE.fullmatch(value) and credential_like(value))):
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
     kind = judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
@@ -1436,6 +1499,12 @@ def labelled_value(label: str, value: str) -> str | None:
     parts = first.split()
     said = _SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
     lines = first.split("\n")
+    cookie = _COOKIE_ROW.fullmatch(first) if len(lines) == 1 and "cookie" in label.lower() else None
+    if cookie and (random_token(cookie.group(1), min_len=40) or random_hex(cookie.group(1), min_len=64)) \
+            and not looks_fake(cookie.group(1)) and not _plain_json_b64(cookie.group(1)):
+        # one cookie, `name=value` or `name: value`, under a description naming a cookie: a long
+        # random value is the session it carries (`.ASPXAUTH=<hex>`, `li_at: <token>`)
+        return "session cookie named by the memory's description"
     if len(lines) == 2 and len(parts) == 2 and _USER_NAME.fullmatch(parts[0]) and parts[1] != parts[0] \
             and credential_like(parts[1]) and len(parts[1]) >= 8 and not is_placeholder(parts[1], quoted=False):
         # a user on the first line and a password on the second, as OpenVPN's `auth-user-pass`
@@ -1461,6 +1530,8 @@ def labelled_value(label: str, value: str) -> str | None:
     elif not first or len(parts) != 1 or len(first) > 200:
         return None
     low = label.lower()
+    if _account_password(low, first):
+        return "password of the login the description names"
     if CODES_LABEL.search(low):
         low += " password"  # a 2FA recovery or backup code is a password by another name
     classes = []
@@ -1477,6 +1548,8 @@ def labelled_value(label: str, value: str) -> str | None:
     named = NAME_EQUALS.match(first)
     if public_by_design(first[named.end():].strip("\"'") if named else first):
         return None  # a public key under its name (`DKIM_KEY=<SubjectPublicKeyInfo>`): no credential
+    if _plain_json_b64(first[named.end():].strip("\"'") if named else first):
+        return None  # settings in base64 (a `prefs` cookie's `{"theme":"dark"}`): what it decodes to is read as text
     for cls in dict.fromkeys(classes):
         if is_placeholder(first, quoted=False) or NAMED.fullmatch(first):
             return None
@@ -1491,6 +1564,53 @@ def labelled_value(label: str, value: str) -> str | None:
         if cls == "network" and unguessable(first):
             return "credential named by the memory's description"  # "Office wifi" over `Xk9#mQ2vL8pR`
     return None
+
+
+# A login named by a memory's description, its password the body's one token: the user given
+# ("NAS admin account (user: kim)", "login for user admin", "signed in as mara") or an account or a
+# login as the noun ("router login", "Jira account"); a label naming what identifies the account
+# ("username for the NAS", "account id", "login email") names the body as that, not a password.
+_GIVEN_USER = lazy(r"(?<![a-z])(?:user(?:name)?|login|as)[ \t]*[:=]?[ \t]+([a-z][\w.@\\-]{1,40})")
+_ACCOUNT_NOUN = lazy(r"(?<![a-z])(?:log[ -]?in|sign[ -]?in|account)s?(?![a-z])")
+_ACCOUNT_IDENTITY = lazy(r"(?<![a-z])(?:user[ _-]?name|user[ _-]?id|account[ _-]?(?:id|number|no|name)|e-?mail|handle|"
+                         r"login[ _-]?(?:name|id|email)|uid|sid|arn|owner)(?![a-z])")
+
+
+def _account_password(low: str, value: str) -> bool:
+    """Is ``value`` (a body's one token) the password of the login ``low`` (a memory's key and
+    description, lower case) names: a login's noun or a user given, no word naming the account's
+    identifier, and a value made as a password (:func:`password_shaped`, or a word and a number of
+    ten characters or more), not the user's own name, an id, hex or a placeholder?"""
+    given = _GIVEN_USER.search(low)
+    if not given and not _ACCOUNT_NOUN.search(low):
+        return False
+    if _ACCOUNT_IDENTITY.search(low) or value.lower() in low or UUID.fullmatch(value) or random_hex(value, min_len=16):
+        return False
+    if is_placeholder(value, quoted=False) or looks_fake(value) or len(value) > 64:
+        return False
+    if len(value) >= 10 and word_and_number(value):
+        return True  # (`Winterorage1960`: a word and a year, which a name has too, but the user is given)
+    # (lower case, digits and `_-.` alone are an id's alphabet: `u_8f3a9b2c1d`)
+    idish = value.islower() and all(c.isalnum() or c in "_-." for c in value)
+    return password_shaped(value) and not idish and not identifier_like(value)
+
+
+_COOKIE_ROW = lazy(r"[.A-Za-z_][\w.-]{0,40}[ \t]{0,2}[:=][ \t]{0,2}(\S{40,4096})")
+_JSON_CREDENTIAL_NAME = lazy(r"(?i)pass|secret|token|key|auth|sess|sid|jwt|cred|sig|nonce|\"sub\"|\"iat\"|\"exp\"")
+
+
+def _plain_json_b64(value: str) -> bool:
+    """Is ``value`` base64 of a JSON object of settings: printable, and no member named for a
+    credential or a token's claims (``{"theme":"dark","lang":"de"}``, not ``{"sub":..,"exp":..}``)?"""
+    if not value.startswith("eyJ") or len(value) > 4096 or "." in value:
+        return False
+    try:
+        raw = base64.urlsafe_b64decode(value.replace("+", "-").replace("/", "_") + "=" * (-len(value) % 4))
+        decoded = raw.decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return decoded.startswith("{") and decoded.rstrip().endswith("}") and decoded.isprintable() \
+        and _JSON_CREDENTIAL_NAME.search(decoded) is None
 
 
 # a run of letters and digits in a memory's key (its file name) long enough to be a token

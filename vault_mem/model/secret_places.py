@@ -73,6 +73,7 @@ from vault_mem.model.secret_values import (
     is_placeholder,
     is_wordy,
     looks_fake,
+    public_by_design,
     reference_token,
     random_hex,
     random_token,
@@ -153,7 +154,9 @@ _ONE_CODE = lazy(r"(?:[ \t]{0,4}\([^()\n]{1,40}\))?[ \t]{0,4}(?:[:=]|is|was)?[ \
 # semicolons, runs of two spaces or more, or line breaks (`50542207, 85845438, ...`, Google's
 # `9187 8931  9124 7460`, GitHub's `64734-d7d01` one to a line)
 _CODE_SPLIT = lazy(r"[ \t]*[,;|][ \t]*|[ \t]{2,}|[ \t]*\r?\n[ \t]*(?:[-*•][ \t]{1,4}|[0-9]{1,2}[.)][ \t]{1,4})?")
-_ONE_OF_CODES = lazy(r"[a-z0-9]{4,12}(?:[- ][a-z0-9]{3,12})?")
+# (or hex of 16 to 64 digits alone: npm's and GitLab's codes)
+_ONE_OF_CODES = lazy(r"[a-z0-9]{4,12}(?:[- ][a-z0-9]{3,12})?|[0-9a-f]{16,64}")
+_FIRST_BULLET = lazy(r"\A(?:[-*•][ \t]{1,4}|[0-9]{1,2}[.)][ \t]{1,4})")
 _CODES_HEAD = lazy(r"[ \t]{0,4}(?:[:=]|are|were)?[ \t]{0,4}(?:\r?\n[ \t]{0,8})?")
 
 
@@ -161,9 +164,14 @@ def code_list(value: str) -> bool:
     """Is ``value`` (lowercased, trimmed) three codes or more of one layout and nothing else, random
     ones (see :func:`_random_codes`)? Codes are judged by their lengths, not by their letters: a
     hex code's groups are digits in one and letters in the next."""
-    codes = [c for c in _CODE_SPLIT.split(value.strip(" \t\r\n.")) if c]
+    value = _FIRST_BULLET.sub("", value.strip(" \t\r\n."))  # (the list's first bullet: "- 7nvd-vadz\n- ...")
+    codes = [c for c in _CODE_SPLIT.split(value) if c]
     if len(codes) < 3 or not all(_ONE_OF_CODES.fullmatch(c) for c in codes):
-        return False
+        # (codes of one length apart by single spaces, "1369106d7363a2cc b55c2f58001d7358 ...")
+        codes = value.split()
+        if len(codes) < 4 or len({len(c) for c in codes}) != 1 or len(codes[0]) < 8 \
+                or not all(_ONE_OF_CODES.fullmatch(c) for c in codes):
+            return False
     layout = {tuple(len(g) for g in re.split(r"[- ]", c)) for c in codes}
     if len(layout) != 1:
         return False
@@ -205,6 +213,9 @@ def labelled_codes(label: str, value: str) -> str | None:
     if codes and code_list(first.lower()):
         return "recovery codes named by the memory's description"
     if key and _KEY_GROUPS.fullmatch(first) and _grouped_key(first):
+        return "recovery key named by the memory's description"
+    if key and _DIGIT_KEY.fullmatch(first) and len(set(first.split("-"))) >= 6:
+        # BitLocker's recovery key: eight groups of six digits (a date or a phone number has no six groups)
         return "recovery key named by the memory's description"
     if phrase and word_phrase(first):
         return "seed phrase named by the memory's description"
@@ -514,6 +525,9 @@ def new_values(text: str, low: str) -> Iterator[Span]:
 
 # a key in groups of one length, one case (Apple's `Q9YS-OWKX-...`, a Microsoft account's)
 _KEY_GROUPS = lazy(r"[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,11}|[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){3,11}")
+
+
+_DIGIT_KEY = lazy(r"[0-9]{6}(?:-[0-9]{6}){5,7}")
 
 
 def _grouped_key(key: str) -> bool:
@@ -895,7 +909,8 @@ _TAKES = lazy(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-
 # pattern stays on one line): the first group, and one of the second if there is one.
 _SIGN_IN_WORDS = ("log", "sign")
 # "grafana: admin / X", "wifi: MyHome / X": a name, a spaced slash, a value no word could be
-_USER_SLASH = lazy(r"(?<![^\s:(,])[A-Za-z0-9][\w.@+-]{0,63}[ \t]{1,3}/[ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
+# (or a spaced em or en dash, as notes set a user apart from its password: "admin — X")
+_USER_SLASH = lazy(r"(?<![^\s:(,])[A-Za-z0-9][\w.@+-]{0,63}[ \t]{1,3}[/—–][ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
 # `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
 _DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin"
                         r"|superuser|guest|operator|support):(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
@@ -909,7 +924,7 @@ _PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"'
 _ENCODED_PAIR = lazy(r"(?:(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?(?:[ \t]{1,4}'%s')?[ \t]{1,4}|(?i:btoa|b64encode|base64_encode"
                      r"|encodetostring|tobase64string|base64\.encode|buffer\.from|tobase64)[ \t]{0,4}\([^\"'\n]{0,60}?b?)"
                      r"[\"'][^\"'\s:$]{1,64}:(?P<value>[^\"'\s$]{8,200})[\"']")
-_UNLABELLED = ((_USER_SLASH, (" / ",), ()),
+_UNLABELLED = ((_USER_SLASH, (" / ", " — ", " – "), ()),
                (_ENCODED_PAIR, ("base64", "btoa", "b64encode", "encodetostring"), ()),
                (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
                (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
@@ -1178,6 +1193,9 @@ def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str]
     return first[key] < i
 
 
+joined_words = passphrase  # (flag_credentials names a flag's kind `passphrase`)
+
+
 def flag_credentials(text: str, low: str) -> Iterator[Span]:
     """A password or token given to a command's flag for one (see above): after ``-p`` or
     ``/p:`` a value that looks like a password, after ``-t``/``-k``/``-a``/``-s`` a long random
@@ -1197,7 +1215,7 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 # and a mixed run of letters and digits; so does `-p` attached to a command that takes
                 # a password, `7z a -p'Word2024!'`)
                 named = windows is not None or _command_named(tokens, i, _PASSWORD_COMMANDS, first)
-                shaped = password_shaped(value) or (named and (word_and_number(value, joined=True) or (
+                shaped = password_shaped(value) or (named and (word_and_number(value, joined=True) or joined_words(value) or (
                     len(value) >= 8 and credential_like(value) and not identifier_like(value)
                     and not is_placeholder(value, quoted=True))))
                 # (a quoted value is the password even with a `=` in it; `/p:Configuration=Release`
@@ -1220,7 +1238,8 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 shaped = password_shaped(value) or (passphrase and len(value) >= 8 and credential_like(value)
                                                     and not is_placeholder(value, quoted=True))
                 shaped = shaped or (person and word_and_number(value, joined=True))
-                if shaped and not _PATTERN.search(value):
+                # (`minisign -Vm file -P <key>`, `signify -p <key>`: a public key, which verifies)
+                if shaped and not _PATTERN.search(value) and not public_by_design(value):
                     at = tokens[i + 1].start() + nxt.find(value)
                     yield "password given to a command", at, at + len(value)
             elif _TOKEN_FLAG.fullmatch(word):

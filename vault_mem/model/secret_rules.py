@@ -156,7 +156,7 @@ RULES: tuple[Rule, ...] = (
          "value", 1),
     Rule("password on a command line", r"c(?<![a-z0-9_-]c)onvertto-securestring[ \t]{1,8}(?:-string[ \t]{1,8})?[\"']"
          r"([^\"'\n]{4,200})[\"'][^\n]{0,60}?-asplaintext", 'ConvertTo-SecureString "<a14>" -AsPlainText -Force',
-         "value", 1, lower=True),
+         "password", 1, lower=True),  # (any literal made a SecureString is one: words too)
     # a Spring (or Quarkus, Micronaut) property placeholder's default, for a property named for a
     # secret: `@Value("${payments.secret:X}")` gives X when the property is unset (`${X:-d}` is a shell's)
     Rule("secret in a placeholder's default", r"\$\{(?i:[a-z0-9_.-]{0,80}(?:secret|password|passwd|token|api[_.-]?key"

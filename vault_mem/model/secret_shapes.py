@@ -836,11 +836,15 @@ def _english_phrases(text: str) -> Iterator[Span]:
         low = low.replace('"', " ").replace("'", " ").replace("`", " ")
     tokens = low.split()
     # C-speed pre-check: too few distinct list words for any phrase (most texts stop here)
-    if len(tokens) < _SEED_MIN or len(_SEED_WORDS.intersection(tokens)) < 8:
+    if len(tokens) < _SEED_MIN:
+        return
+    if len(_SEED_WORDS.intersection(tokens)) < 8 and (
+            ")" not in low and "." not in low or len(_SEED_WORDS.intersection(_NUMBERED.sub("", t) for t in tokens)) < 8):
         return
     # "word:" is a label, not part of a phrase; a phrase may be quoted and assigned to any name
     # (`MNEMONIC="word ... word"`, `seed: 'word ...'`): the name and the quotes are not its words
-    stripped = [_ASSIGNED.sub("", t).strip("\"'`;").rstrip(".,;") for t in tokens]
+    # (a number written against its word, "1.addict" / "12)snap", numbers a list as "1. addict" does)
+    stripped = [_NUMBERED.sub("", _ASSIGNED.sub("", t)).strip("\"'`;").rstrip(".,;") for t in tokens]
     marks = "".join(["1" if t in _SEED_WORDS else "n" if len(t) <= 3 and t.rstrip(".):").isdigit() else "0"
                      for t in stripped])
     runs = [(m.start(), m.end() - 1) for m in _SEED_RUN.finditer(marks)]
@@ -857,6 +861,9 @@ def _english_phrases(text: str) -> Iterator[Span]:
             if listed and not valid_mnemonic([t for t in stripped[first:last + 1] if t in _SEED_WORDS]):
                 continue
             yield "seed phrase", start, end
+
+
+_NUMBERED = lazy(r"^[0-9]{1,2}[.)](?=[a-z])")
 
 
 # `mnemonic=` before a phrase's first word, or a label written against it in a script that puts

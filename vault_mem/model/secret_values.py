@@ -51,6 +51,8 @@ tbd todo fixme default env changeme change_me changeit letmein test dummy
 _NON_VALUES = frozenset(_NON_VALUE_WORDS.split())
 _PLACEHOLDER_WORDS = ("your", "placeholder", "example", "redacted", "changeme", "dummy", "replace_me",
                       "replace-me", "insert", "sample")
+# words a test fixture's value says itself with (a passphrase of random words has none of them)
+_DENIAL_WORDS = frozenset({"fake", "not", "dummy", "mock", "bogus", "fixture", "notreal", "invalid", "wrong"})
 # Pointers to where a secret lives are exactly what a memory should hold instead of the value.
 _REFERENCE_WORDS = ("os.environ", "getenv", "process.env", "env(", "env[", "secrets.", "op://",
                     "1password", "keychain", "bitwarden", "lastpass", "keepass", "vault:", "ssm:",
@@ -107,7 +109,18 @@ def public_by_design(value: str) -> bool:
     an elliptic-curve public key by its shape (:data:`_EC_POINT`), or a public key or certificate
     in base64 DER by its ASN.1 structure (:func:`der_key`: a DKIM record's ``p=``)?"""
     return value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value) is not None \
-        or _EC_POINT.fullmatch(value) is not None or der_key(value) == "public"
+        or _EC_POINT.fullmatch(value) is not None or der_key(value) == "public" or _signify_public(value)
+
+
+# A minisign or signify public key (`minisign -P X`, a release page's "verify with X"): base64 of 42
+# bytes, `Ed` (the algorithm), an 8-byte key id and the 32-byte Ed25519 public key; 56 characters
+# starting `RWQ`, `RWR` or `RWS`. A secret key is longer (104 bytes and more) and starts `RWRTY0Iy`
+# (minisign, `EdScB2`) or `RWRCSw` (signify, `EdBK`).
+_SIGNIFY_PUBLIC = lazy(r"RW[Q-T][A-Za-z0-9+/]{53}")
+
+
+def _signify_public(value: str) -> bool:
+    return _SIGNIFY_PUBLIC.fullmatch(value) is not None
 
 
 # --- what a DER blob is -----------------------------------------------------------------------
@@ -296,6 +309,8 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True
     if _placeholder_word(value, low) or any(w in low for w in _REFERENCE_WORDS):
         return True
+    if is_wordy(value) and not _DENIAL_WORDS.isdisjoint(p for p in _SEGMENTS.split(low) if p):
+        return True  # words that say the value is not real: `not-a-real-password`, `fake_secret`, `mock-token`
     if "%" in value and is_wordy(unquote(value)):
         return True  # words URL-encoded: `username%3Apassword` in a doc's example
     if value.startswith("eyJ") and "." not in value and _jwt_header(value):

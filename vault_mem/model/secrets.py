@@ -166,6 +166,7 @@ from vault_mem.model.secret_values import (
     in_web_config,
     is_placeholder,
     looks_fake,
+    public_by_design,
     random_hex,
     random_letters,
     random_token,
@@ -263,7 +264,8 @@ def _password_value(m: re.Match[str], text: str, group: int) -> bool:
 
 def _literal_credential(m: re.Match[str], text: str, group: int) -> bool:
     value = _value(m, text, group)
-    return credential_like(value) and not is_placeholder(value, quoted=True)
+    # (a public key given by flag is no password: `minisign -Vm file -P <public key>`)
+    return credential_like(value) and not is_placeholder(value, quoted=True) and not public_by_design(value)
 
 
 def _token(m: re.Match[str], text: str, group: int) -> bool:
@@ -763,6 +765,8 @@ def scattered_phrase(fields: list[str]) -> bool:
     field): the fields made only of list words, three or more each, read together in order as
     :func:`seed_phrases` reads one text. A field that is anything else is not a piece."""
     # (a piece is 3 to 21 words of eight letters at most: a longer field is no piece, and is not split)
+    # (a piece may follow its own label on its field's line: "words 1-6: <six words>", "rest: ...")
+    fields = [f.split(":", 1)[1] if 0 < f.find(":") <= 40 and "\n" not in f[:f.find(":")] else f for f in fields]
     pieces = [f.strip() for f in fields if len(f) <= 220 and 3 <= len(f.split()) and all(seed_word(w) for w in f.split())]
     if len(pieces) < 2:
         return False

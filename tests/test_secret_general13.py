@@ -1,0 +1,272 @@
+"""The secret gate's classes from the eighteenth blind corpus (tuned on heldout18, whose strings none
+of these are): passphrases of words outside BIP-39's list, a dotted password in prose, a login named
+in the description over its bare password, seed phrases numbered against their words or halved under
+labels, recovery-code lists and digit recovery keys under their description, a cookie under a
+description naming one, Java store passwords, letters no words make, Markdown's bold labels, a user
+and password apart by a dash, words given to ``/p:`` and ``ConvertTo-SecureString``. Beside each, the
+look-alikes that share its place and must pass; and the four false alarms of the corpus as classes
+(a minisign public key after ``-P``, a fixture's value that says it is fake, a property of passwords
+changed "to" a value, settings in base64 under a cookie's name).
+
+Each test draws its values afresh from generators seeded three ways (none is an item of a bench
+corpus).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+
+import pytest
+
+from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, refused
+from vault_mem.model.seed_words import BIP39_ENGLISH
+from vault_mem.model.secret_shapes import valid_mnemonic
+
+SEEDS = (20261218, 18, 4747)
+_BIP39 = frozenset(BIP39_ENGLISH)
+
+
+def _word(rng: random.Random) -> str:
+    """A word a diceware list could hold and BIP-39's does not: syllables of a consonant and a vowel."""
+    while True:
+        w = "".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(rng.choice([2, 3])))
+        w += rng.choice(["", "n", "r", "l", "s"])
+        if w not in _BIP39:
+            return w
+
+
+def _dice(rng: random.Random, n: int = 4, sep: str = "-") -> str:
+    return sep.join(_word(rng) for _ in range(n))
+
+
+def _pw(d: Draw) -> str:
+    """A password no word could be: letters of both cases, digits and a symbol."""
+    return f"{d.r(5)}{d.rng.choice('!#%&*')}{d.r(6)}"
+
+
+# --- a passphrase of words outside BIP-39's list -------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_diceware_passphrase_of_uncommon_words_counts_after_a_sign(seed: int) -> None:
+    rng = random.Random(seed)
+    all_refused([
+        f"Password: {_dice(rng)}",
+        f"the netflix password is {_dice(rng, 5)} dont share it",
+        f"VPN user mara, password \"{_dice(rng, 4, '_')}\"",
+        f"VPN :: user \"mara.k\" :: password \"{_dice(rng)}\"",  # (quotes sign a value as `:` does)
+        f"xfreerdp /v:10.0.2.15 /u:Administrator /p:'{_dice(rng)}'",
+        f"$pw = ConvertTo-SecureString '{_dice(rng)}' -AsPlainText -Force",
+    ], description="access")
+
+
+@pytest.mark.parametrize("body", [
+    "Password: not-a-real-password", "password = fake-password-for-tests", "TEST_PASSWORD = \"mock-secret-value\"",
+    "PASSWORD = \"dummy-pass\"", "password: bogus-value-for-the-fixture",
+    'the password "reset-link-expired" email', 'see the password "forgot-your-password" page',
+])
+def test_values_that_say_they_are_fake_pass(body: str) -> None:
+    assert not refused(body, description="notes"), body
+
+
+# --- a dotted password in prose -----------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_dotted_password_in_prose_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    cases = []
+    for _ in range(3):
+        head = d.r(3, "ABCDEFGHJKLMNPQRSTUVWXYZ")
+        tail = f"{rng.choice('abcdefghkmnpqrstuvwxyz')}{d.r(1, 'ABCDEFGHJKLMNPQRSTUVWXYZ')}{rng.randrange(10, 99)}" \
+               f"{d.r(4, 'abcdefghijkmnopqrstuvwxyz')}"
+        cases.append(f"The wifi password at the {rng.choice(['Porto', 'Graz', 'Leeds'])} office is {head}.{tail} "
+                     f"(network: {rng.choice(WORDS).title()}-Guest).")
+    all_refused(cases, description="wifi")
+
+
+@pytest.mark.parametrize("body", [
+    "the password is settings.dbPass2", "the wifi password is config.wifi.secretValue",
+    "the password is s3Bucket.ec2Instance", "the password is AppConfig.V2Async",
+])
+def test_dotted_names_in_prose_pass(body: str) -> None:
+    assert not refused(body, description="notes"), body
+
+
+# --- a login named in the description, its password the body ------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_login_in_the_description_over_a_bare_password_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    user = rng.choice(["kim", "admin", "ops", "mara"])
+    cases = [
+        (f"NAS admin account (user: {user})", f"{rng.choice(WORDS).title()}{rng.choice(WORDS)}{rng.randrange(1950, 2030)}"),
+        (f"{rng.choice(['NAS', 'router', 'printer'])} login for user {user}", _pw(d)),
+        ("Jira account", _pw(d)),
+        (f"signed in as {user} on the switch", _pw(d)),
+    ]
+    for description, body in cases:
+        assert refused(body, description=description), (description, body)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_what_identifies_an_account_under_its_description_passes(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    word = rng.choice(WORDS).title()
+    cases = [
+        ("username for the NAS", f"{word}{rng.randrange(1950, 2030)}"),
+        ("service account for the CI", f"u_{d.r(10, HEX)}"),
+        ("account id for prod", d.r(12, HEX)),
+        (f"Jira account for {word}", f"{word.upper()}-{rng.randrange(100, 9999)}"),
+        ("login page bug", f"TypeError{rng.randrange(100, 999)}"),
+        ("login email", f"{word.lower()}@example.org"),
+    ]
+    for description, body in cases:
+        assert not refused(body, description=description), (description, body)
+
+
+# --- seed phrases: numbered against their words, halved under labels ------------------------------
+
+def _mnemonic(rng: random.Random, n: int = 12) -> list[str]:
+    while True:
+        words = rng.sample(BIP39_ENGLISH, n)
+        if valid_mnemonic(words):
+            return words
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_seed_phrase_numbered_against_its_words_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    for mark in (".", ")"):
+        words = rng.sample(BIP39_ENGLISH, 12)
+        body = "\n".join(f"{i + 1}{mark}{w}" for i, w in enumerate(words))
+        assert refused(body, description="cold storage"), body
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_seed_phrase_halves_under_their_own_labels_count(seed: int) -> None:
+    rng = random.Random(seed)
+    words = _mnemonic(rng)
+    description = f"seed phrase words 1-6: {' '.join(words[:6])}"
+    body = f"words 7-12: {' '.join(words[6:])}"
+    assert refused(body, description=description)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_labelled_lists_of_everyday_words_in_two_fields_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    assert not refused("pantry: rice flour sugar salt olive", description="fridge: milk butter cheese apple lemon")
+    assert not refused(f"tags: {' '.join(rng.sample(WORDS, 4))}", description=f"topics: {' '.join(rng.sample(WORDS, 4))}")
+
+
+# --- recovery codes and keys under a description naming them --------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_recovery_code_lists_under_their_description_count(seed: int) -> None:
+    d = Draw(seed)
+    low = "abcdefghijklmnopqrstuvwxyz0123456789"
+    cases = [
+        ("Discord backup codes", "\n".join(f"- {d.r(4, low)}-{d.r(4, low)}" for _ in range(8))),
+        ("npm 2FA recovery codes", "\n".join(d.r(64, HEX) for _ in range(5))),
+        ("GitLab recovery codes", " ".join(d.r(16, HEX) for _ in range(10))),
+        ("BitLocker recovery key for the laptop", "-".join(f"{d.rng.randrange(10 ** 6):06d}" for _ in range(8))),
+    ]
+    for description, body in cases:
+        assert refused(body, description=description), (description, body)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_checksums_and_numbers_under_other_descriptions_pass(seed: int) -> None:
+    d = Draw(seed)
+    cases = [
+        ("release checksums", "\n".join(d.r(64, HEX) for _ in range(5))),
+        ("commits in the release", " ".join(d.r(16, HEX) for _ in range(10))),
+        ("phone numbers of the team", "-".join(f"{d.rng.randrange(10 ** 6):06d}" for _ in range(3))),
+    ]
+    for description, body in cases:
+        assert not refused(body, description=description), (description, body)
+
+
+# --- a cookie under a description naming one -----------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_session_cookie_named_by_the_description_counts(seed: int) -> None:
+    d = Draw(seed)
+    cases = [
+        ("legacy portal cookie", f".ASPXAUTH={d.r(256, HEX).upper()}"),
+        ("cookie for the scraping job", f"li_at: AQED{d.r(140)}"),
+        ("session cookie from devtools", f"sid={d.r(48)}"),
+    ]
+    for description, body in cases:
+        assert refused(body, description=description), (description, body)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_settings_cookies_under_a_cookie_description_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    prefs = {"theme": rng.choice(["dark", "light"]), "lang": rng.choice(["de", "fr", "en"]), "density": "compact"}
+    all_pass([
+        "prefs=" + base64.b64encode(json.dumps(prefs).encode()).decode().rstrip("="),
+        "prefs=" + base64.urlsafe_b64encode(json.dumps(dict(prefs, tz="Europe/Berlin")).encode()).decode(),
+        "cookie_consent=accepted",
+    ], description="prefs cookie")
+
+
+# --- names, places and values the gate did not read ------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_store_passwords_lines_and_labels_count(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    noise = ""
+    while not re.search("[b-df-hj-np-tv-xz]{4}", noise):  # (16 letters drawn whole nearly always have one)
+        noise = d.r(16, "abcdefghijklmnopqrstuvwxyz")
+    all_refused([
+        f'<Connector port="8443" keystoreFile="conf/.keystore" keystorePass="{d.r(14)}" />',
+        f'<Connector truststorePass="{d.r(14)}" />',
+        f"account gmail\nhost smtp.gmail.com\nuser me@gmail.com\npassword {noise}",
+        f"**Password:** `{_dice(rng)}`",
+        f"**Server:** 10.0.4.2\n**User:** root\n**Password:** {_pw(d)}",
+        f"{rng.choice(['admin', 'root', 'ops'])} — {_pw(d)}",
+        f"{rng.choice(['admin', 'root', 'ops'])} – {_pw(d)}",
+    ], description="config")
+
+
+@pytest.mark.parametrize("body", [
+    "**Password:** see the vault entry", "**Password:** rotated quarterly",
+    'keystoreType="PKCS12" keystorePass="${KEYSTORE_PASSWORD}"',
+    "Release — 2024-05-01", "the build — green since Monday", "docs / getting-started",
+])
+def test_their_look_alikes_pass(body: str) -> None:
+    assert not refused(body, description="notes"), body
+
+
+# --- the corpus's false alarms, as classes ---------------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_public_signing_keys_fake_fixtures_and_password_properties_pass(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    minisign_pub = base64.b64encode(b"Ed" + bytes(rng.randrange(256) for _ in range(40))).decode()
+    all_pass([
+        f"minisign -Vm release.tar.gz -P {minisign_pub}",
+        f"signify -V -p {minisign_pub} -m SHA256",
+        f'FAKE_PASSWORD = "not-a-real-{rng.choice(["password", "one", "secret"])}"',
+        f'PASSWORD = "{rng.choice(["fake", "dummy", "mock"])}-password"',
+        f"We moved password hashing from bcrypt to argon2id (m={rng.choice([64, 128])}MiB, t=3, p=1).",
+        "We switched the password manager from LastPass to Bitwarden2024 last year.",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_their_credentials_still_count(seed: int) -> None:
+    d = Draw(seed)
+    all_refused([
+        f"minisign -S -s key.sec -m file -P {d.r(12)}!{d.r(4)}",  # (not a public key's shape)
+        f"I changed the admin password to {_pw(d)} yesterday",
+        f'PASSWORD = "{_pw(d)}"',
+    ])
