@@ -264,3 +264,32 @@ def pause_again(proc: subprocess.Popen, paused: Path, seen: tuple | None) -> tup
     wait_for(lambda: proc.poll() is not None or which() not in (None, seen), timeout=60, what="the daemon to pause")
     assert proc.poll() is None, daemon_log(proc)
     return which()
+
+
+#: what a write made in-process needs and a write the daemon makes must not import
+IN_PROCESS_ONLY = ("vault_mem.vault.core", "vault_mem.vault.transaction", "vault_mem.index.sidecar",
+                   "vault_mem.store.git", "vault_mem.store.workspace", "vault_mem.model.secrets",
+                   "vault_mem.model.policy", "git", "yaml", "frontmatter", "sqlite3", "numpy")
+
+
+def test_a_write_the_daemon_makes_imports_only_its_client(twins):
+    """``python -X importtime -m vault_mem remember`` and ``forget`` with the daemon running import
+    none of the vault, index, git, secret-gate, YAML or SQLite modules (the daemon made the
+    write: its log says so); the same write with no daemon imports them (the list is real)."""
+    a, b, proc = twins
+
+    def imported(root: Path, *args: str, env: dict | None = None) -> set[str]:
+        r = subprocess.run([sys.executable, "-X", "importtime", "-m", "vault_mem", "--vault", str(root), *args],
+                           capture_output=True, text=True, timeout=120, check=False,
+                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+        assert r.returncode == 0, r.stderr[-2000:]
+        return {line.rpartition("|")[2].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+
+    write = ["remember", "light", "-d", "A write with nothing heavy", "--body", "Just the socket."]
+    for args in (write, ["forget", "light"]):
+        mods = imported(a, *args)
+        assert "vault_mem.store.daemon_socket" in mods
+        assert not {m for m in mods if m in IN_PROCESS_ONLY or m.startswith(("numpy.", "yaml.", "git."))}, args
+    assert done_by_daemon(proc, "remember", "light") == 1 and done_by_daemon(proc, "forget", "light") == 1
+    heavy = imported(b, *write, env={protocol.USE_ENV: "off"})
+    assert set(IN_PROCESS_ONLY) - {"numpy", "git"} <= heavy, set(IN_PROCESS_ONLY) - heavy

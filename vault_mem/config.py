@@ -24,6 +24,20 @@ from vault_mem.platform.names import disk_name
 VERSION = "0.1.0"
 CONFIG_FILE = "vault.toml"
 STATE_DIR = ".vault-mem"
+#: the daemon's socket in STATE_DIR (:mod:`vault_mem.store.daemon_socket`)
+DAEMON_SOCKET = "daemon.sock"
+#: ``VAULT_MEM_DAEMON=off``: never ask the daemon (the in-process path, as without one)
+DAEMON_ENV = "VAULT_MEM_DAEMON"
+
+
+def daemon_may_answer(root: Path) -> bool:
+    """Whether a command should ask the vault at ``root``'s daemon at all: not turned off by
+    :data:`DAEMON_ENV` and something at the socket's path (looked at without following a link;
+    what it is, :mod:`vault_mem.store.daemon_socket` checks before talking to it). A command with
+    no daemon to ask then never imports the socket's client (start-up time)."""
+    if os.environ.get(DAEMON_ENV, "").lower() in ("off", "0", "no", "false"):
+        return False
+    return os.path.lexists(os.path.join(root, STATE_DIR, DAEMON_SOCKET))
 
 def is_state_dir_name(name: str) -> bool:
     """Whether the path component ``name`` is, on some file system, the state folder

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
 from vault_mem.adapters.cli_parser import build_parser, command_named
-from vault_mem.config import CONFIG_FILE, PERSONAL, resolve_vault_root
+from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer, resolve_vault_root
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
 from vault_mem.model.names import shell_word, shown, shown_text
 from vault_mem.model.render import author_label
@@ -308,6 +308,8 @@ def _written_by_daemon(args: argparse.Namespace, root: Path, op: str, params: di
     notices said as the command says its own; None when no daemon took it (the command then
     writes itself: nothing was done). A write the daemon took and whose answer was lost is
     never made again: :class:`WriteOutcomeUnknownError` says how to tell whether it was made."""
+    if not daemon_may_answer(root):
+        return None  # no daemon to ask: not even its client is imported (start-up time)
     from vault_mem.store import daemon_socket as protocol  # lazy: start-up time (module docstring)
 
     status, got = protocol.submit(root, op, params, protocol.writer(getattr(args, "agent", None)))

@@ -40,11 +40,11 @@ import struct
 from pathlib import Path
 from typing import Any, NoReturn
 
-from vault_mem.config import STATE_DIR, VERSION
+from vault_mem.config import DAEMON_ENV, DAEMON_SOCKET, STATE_DIR, VERSION, daemon_may_answer
 from vault_mem.errors import VaultMemError
 from vault_mem.platform import peers
 
-SOCKET_FILE = "daemon.sock"
+SOCKET_FILE = DAEMON_SOCKET
 #: 2: writes (``remember``, ``forget``) with a ``writer``; a daemon of protocol 1 answers that it
 #: speaks another protocol, before anything is done, and the command writes itself
 PROTOCOL = 2
@@ -54,7 +54,7 @@ MAX_REPLY_BYTES = 64 << 20     # k=100 whole bodies at the largest body size, wi
 TIMEOUT_ENV = "VAULT_MEM_DAEMON_TIMEOUT"
 DEFAULT_TIMEOUT_S = 10.0
 #: ``VAULT_MEM_DAEMON=off``: never ask the daemon (the in-process path, as without one)
-USE_ENV = "VAULT_MEM_DAEMON"
+USE_ENV = DAEMON_ENV
 #: the ``kind`` of an error reply that means "not now" (busy, stopping, not for you): the client
 #: does the work itself instead of showing it
 UNAVAILABLE = "DaemonUnavailable"
@@ -267,8 +267,8 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
     ``(ANSWERED, (result, notices))``, or the :class:`VaultMemError` (or ``OSError``) the write
     raised there, raised here. ``(UNKNOWN, why)``: the request went out and no answer came back
     (the daemon stopped or was killed meanwhile): it may have written it; never write again."""
-    if os.environ.get(USE_ENV, "").lower() in ("off", "0", "no", "false"):
-        return NOT_TAKEN, f"{USE_ENV} is off"
+    if not daemon_may_answer(root):
+        return NOT_TAKEN, f"no daemon socket, or {USE_ENV} is off"
     request = {"v": PROTOCOL, "version": VERSION, "op": op, "args": args, "writer": who}
     data = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8")
     if len(data) > MAX_REQUEST_BYTES:
