@@ -293,3 +293,70 @@ def test_a_write_the_daemon_makes_imports_only_its_client(twins):
     assert done_by_daemon(proc, "remember", "light") == 1 and done_by_daemon(proc, "forget", "light") == 1
     heavy = imported(b, *write, env={protocol.USE_ENV: "off"})
     assert set(IN_PROCESS_ONLY) - {"numpy", "git"} <= heavy, set(IN_PROCESS_ONLY) - heavy
+
+
+def test_a_command_interrupted_while_the_daemon_has_its_write_says_so_and_the_daemon_finishes_it(tmp_path):
+    """Ctrl-C on a command whose write the daemon has started: the command exits 3 saying the
+    daemon finishes it (not "interrupted", which read as "not done"); the daemon makes it, once."""
+    root = new_vault(tmp_path / "v").root
+    env = {"VAULT_MEM_PAUSE_AT": "before-write"}
+    proc = start(root, **env)
+    paused = root / ".vault-mem" / "paused-before-write"
+    cmd = subprocess.Popen([sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", "ctrl-c",
+                            "-d", "Interrupted by the person"],
+                           env={**os.environ, "PYTHONPATH": str(ROOT), **env}, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: paused.exists() or cmd.poll() is not None, timeout=60, what="the write to pause")
+        assert paused.read_text() == str(proc.pid)
+        cmd.send_signal(signal.SIGINT)
+        _, err = cmd.communicate(timeout=60)
+        assert cmd.returncode == 3, err
+        assert "the daemon finishes it" in err and "not made again here" in err
+        (root / ".vault-mem" / "resume-before-write").write_text("")
+        wait_for(lambda: done_by_daemon(proc, "remember", "ctrl-c") == 1, timeout=60,
+                 what="the daemon to finish the write")
+        assert commits_for(root, "ctrl-c") == ["remember: ctrl-c — Interrupted by the person"]
+    finally:
+        if cmd.poll() is None:
+            cmd.kill()
+        stop(proc)
+
+
+def test_reads_waiting_are_answered_before_writes_waiting(tmp_path):
+    """The server's queue (a real socket, the real client functions): a write queued first and a
+    read queued after it, both waiting for the main thread; the read is answered first, so a
+    read waits for at most the write running. A write from another environment is answered at
+    once, without a turn on the main thread."""
+    import threading
+
+    from vault_mem.daemon.serve import ReadServer
+
+    vault = new_vault(tmp_path / "v")
+    vault.take_notices()  # its creation's: said by init
+    root = vault.root
+    order: list[str] = []
+    woken = threading.Semaphore(0)
+    server = ReadServer(root, {"list": lambda vault, args: order.append("read") or []}, wake=woken.release,
+                        writes={"remember": lambda who, args: (order.append("write") or {"ok": who["agent"]}, [])})
+    assert server.start()
+    try:
+        answers: dict[str, object] = {}
+        writer = threading.Thread(target=lambda: answers.update(
+            write=protocol.submit(root, "remember", {}, protocol.writer("me"))))
+        writer.start()
+        assert woken.acquire(timeout=30)
+        reader = threading.Thread(target=lambda: answers.update(read=protocol.ask(root, "list", {})))
+        reader.start()
+        assert woken.acquire(timeout=30)
+        server.answer_pending(lambda: vault, lambda: None)
+        writer.join(30)
+        reader.join(30)
+        assert order == ["read", "write"]
+        assert answers == {"read": ([], []), "write": (protocol.ANSWERED, ({"ok": "me"}, []))}
+        other = {**protocol.writer("me"), "umask": protocol.umask() ^ 0o002}
+        assert protocol.submit(root, "remember", {}, other)[0] == protocol.NOT_TAKEN
+        assert order == ["read", "write"]
+    finally:
+        server.stop()
+        vault.close()

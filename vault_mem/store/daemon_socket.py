@@ -301,6 +301,10 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
             return NOT_TAKEN, f"no daemon answered ({exc})"
         why = "no answer in time" if isinstance(exc, TimeoutError) else f"the connection was lost ({exc})"
         return UNKNOWN, why
+    except KeyboardInterrupt:
+        if not sent:
+            raise
+        return UNKNOWN, "the command was interrupted while the daemon had it (the daemon finishes it)"
     finally:
         if sock is not None:
             sock.close()
