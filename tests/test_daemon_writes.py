@@ -338,7 +338,7 @@ def test_reads_waiting_are_answered_before_writes_waiting(tmp_path):
     order: list[str] = []
     woken = threading.Semaphore(0)
     server = ReadServer(root, {"list": lambda vault, args: order.append("read") or []}, wake=woken.release,
-                        writes={"remember": lambda who, args: (order.append("write") or {"ok": who["agent"]}, [])})
+                        writes={"remember": lambda who, args: (order.append("write") or {"ok": who["agent"]}, [], [])})
     assert server.start()
     try:
         answers: dict[str, object] = {}
@@ -353,10 +353,57 @@ def test_reads_waiting_are_answered_before_writes_waiting(tmp_path):
         writer.join(30)
         reader.join(30)
         assert order == ["read", "write"]
-        assert answers == {"read": ([], []), "write": (protocol.ANSWERED, ({"ok": "me"}, []))}
+        assert answers == {"read": ([], []), "write": (protocol.ANSWERED, ({"ok": "me"}, [], []))}
         other = {**protocol.writer("me"), "umask": protocol.umask() ^ 0o002}
         assert protocol.submit(root, "remember", {}, other)[0] == protocol.NOT_TAKEN
         assert order == ["read", "write"]
     finally:
         server.stop()
         vault.close()
+
+
+def test_what_a_write_logs_in_the_daemon_reaches_the_commands_stderr(tmp_path):
+    """A warning logged by the write on the daemon's main thread is printed by the command, as
+    its own process prints a logged warning (the bare message); one logged meanwhile on another
+    thread of the daemon is not the command's. A daemon in this process (same environment)."""
+    import logging
+    import threading
+
+    from conftest import cli
+
+    from vault_mem.adapters.writes import WRITES
+    from vault_mem.daemon.process import Daemon
+
+    root = new_vault(tmp_path / "v").root
+
+    def remember(vault, args):
+        logging.getLogger("vault_mem.index.dupes").warning("vault-mem: duplicate check skipped (by the test)")
+        other = threading.Thread(target=lambda: logging.getLogger("vault_mem.daemon").warning("not the command's"))
+        other.start()
+        other.join()
+        return WRITES["remember"](vault, args)
+
+    # the daemon's own logging, as run_daemon sets it: its log, nothing through the root logger
+    logger = logging.getLogger("vault_mem")
+    own = logging.FileHandler(tmp_path / "daemon.log")
+    logger.addHandler(own)
+    logger.propagate = False
+    daemon = Daemon(root, reads={}, writes={"remember": remember})
+    ready, rc = threading.Event(), []
+    thread = threading.Thread(target=lambda: rc.append(daemon.run(on_ready=ready.set)), daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(60), "the daemon did not start"
+        r = cli("--vault", str(root), "remember", "logged", "-d", "A write that logs")
+        assert r.returncode == 0, r.stderr
+        assert r.stderr.splitlines().count("vault-mem: duplicate check skipped (by the test)") == 1, r.stderr
+        assert "not the command's" not in r.stderr
+        assert commits_for(root, "logged") == ["remember: logged — A write that logs"]
+    finally:
+        daemon.stop()
+        thread.join(60)
+        logger.removeHandler(own)
+        logger.propagate = True
+        own.close()
+    assert rc == [0]
+    assert "not the command's" in (tmp_path / "daemon.log").read_text()

@@ -323,11 +323,13 @@ def _written_by_daemon(args: argparse.Namespace, root: Path, op: str, params: di
             f"not made again here. See whether it was: `vault-mem --vault {shell_word(str(root))} log {key}` or "
             f"`git -C {shell_word(str(root))} log -1 --format='%h %s'` (a commit '{op}: {key} — ...'); "
             "`vault-mem daemon --status` says whether the daemon still runs")
-    answer, args.daemon_notices = got
+    answer, args.daemon_notices, logged = got
     for line in answer["before"]:
         warn(line)
     if note:
         warn(f"note: {note}")
+    for line in logged:  # as this process's logging would have said them (Python's last resort)
+        warn(line)
     if "error" in answer:
         protocol.raise_as(answer["kind"], answer["error"])
     return answer["result"]

@@ -303,14 +303,16 @@ class Daemon:
         and the write asks ``git status`` itself)."""
         return "retry" not in self._timers and self._watcher is not None
 
-    def _write(self, op: str, handler: Handler, writer: dict[str, Any], args: dict[str, Any]) -> tuple[Any, list[str]]:
+    def _write(self, op: str, handler: Handler, writer: dict[str, Any],
+               args: dict[str, Any]) -> tuple[Any, list[str], list[str]]:
         """A one-shot command's write (main thread, right after :meth:`_catch_up`): ``handler``
         run on a vault opened here as the command opens its own (``Vault(root, agent=...)``: the
         settings in force read afresh, the vault's own embedder, never loaded for a write; the
         serve layer checked that the command's environment is this process's), so its policy,
         secret gate, commit, author and trailers are the command's. The catch-up just made is
         the write's fence (:meth:`_fence`: no ``git status``), for its one commit. Returns the
-        handler's result and the notices the command would have printed. The file events of
+        handler's result, the notices the command would have printed at its end and the
+        warnings it would have logged on stderr meanwhile (:class:`_Said`). The file events of
         the write reach this daemon's watcher as a command's do."""
         fenced = self._fence(self.vault, {})
         vault = Vault(self.root, agent=writer.get("agent"))
@@ -321,11 +323,14 @@ class Daemon:
             return fenced and len(asked) == 1
 
         vault.kept_exactly = fence_once
+        said = _Said(threading.get_ident())
+        logging.getLogger("vault_mem").addHandler(said)
         t0 = time.perf_counter()
         try:
             result = handler(vault, args)
-            return result, vault.take_notices()
+            return result, vault.take_notices(), said.lines
         finally:
+            logging.getLogger("vault_mem").removeHandler(said)
             vault.close()
             log.info("vault-mem: %s of %s done for a command (%d ms)", op, shown(str(args.get("key"))),
                      round((time.perf_counter() - t0) * 1000))
@@ -716,6 +721,21 @@ class Daemon:
             atomic_write(self.state_dir / STATUS_FILE, json.dumps(self._status).encode(), mode=PRIVATE_FILE)
         except (OSError, VaultMemError) as exc:
             log.debug("vault-mem: cannot write %s: %s", STATUS_FILE, exc)
+
+
+class _Said(logging.Handler):
+    """The warnings a command's write logs on the daemon's main thread (thread ``ident``), as the
+    command's own process would have printed them on stderr (Python's last resort: the bare
+    message); they go to the daemon's log as well."""
+
+    def __init__(self, ident: int) -> None:
+        super().__init__(logging.WARNING)
+        self.ident = ident
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread == self.ident:
+            self.lines.append(record.getMessage())
 
 
 def _warm_up(sidecar) -> None:

@@ -16,7 +16,7 @@ What each operation computes is not decided here: the daemon is given ``handlers
 name -> ``fn(vault, args)``) by the command that starts it, the same functions the CLI runs
 in-process when no daemon answers, so both paths give the same JSON.
 
-Writes (``writes``: operation -> ``fn(writer, args) -> (result, notices)``, the daemon's) come
+Writes (``writes``: operation -> ``fn(writer, args) -> (result, notices, logged)``, the daemon's) come
 through the same queue, on the same main thread, with two differences. A write is started only
 for a writer whose environment is this daemon's (:func:`~vault_mem.store.daemon_socket.writer`:
 the variables that can change a commit, the umask): another is answered "not here" at once and
@@ -77,8 +77,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("vault_mem.daemon.process")
 
 Handler = Callable[["Vault", dict[str, Any]], Any]
-#: a write: ``fn(writer, args) -> (result, notices)`` (the daemon opens the vault as the writer)
-WriteHandler = Callable[[dict[str, Any], dict[str, Any]], tuple[Any, list[str]]]
+#: a write: ``fn(writer, args) -> (result, notices, logged)`` (the daemon opens the vault as the
+#: writer; ``logged``: the warnings the command's own process would have printed on stderr)
+WriteHandler = Callable[[dict[str, Any], dict[str, Any]], tuple[Any, list[str], list[str]]]
 
 REQUEST_READ_S = 5.0     # a client sends its request at once; a silent one is dropped after this
 ANSWER_WAIT_S = 120.0    # a connection gives up on the main thread after this (client long gone)
@@ -232,7 +233,7 @@ class ReadServer:
 
     def _write(self, req: _Request) -> dict[str, Any]:
         try:
-            result, notices = self.writes[req.op](req.writer, req.args)
+            result, notices, logged = self.writes[req.op](req.writer, req.args)
         except VaultMemError as exc:
             return _error(str(exc), type(exc).__name__)
         except OSError as exc:  # the machine refused (disk full, permissions): said as the CLI says it
@@ -242,7 +243,8 @@ class ReadServer:
             return _error(f"internal error in vault-mem ({type(exc).__name__}: {exc}); this is a bug: please "
                           "report it with the command you ran; `vault-mem log` lists any commit it made",
                           "InternalError")
-        return {"v": PROTOCOL, "version": VERSION, "ok": True, "result": result, "notices": notices}
+        return {"v": PROTOCOL, "version": VERSION, "ok": True, "result": result, "notices": notices,
+                "logged": logged}
 
     def _answer(self, vault: Vault, req: _Request) -> dict[str, Any]:
         try:

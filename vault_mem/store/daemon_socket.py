@@ -264,8 +264,9 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
 
     ``(NOT_TAKEN, why)``: the daemon certainly did not start it (none runs, refused, another
     version, its environment differs, busy past :data:`WRITE_START_WAIT_S`): do it here.
-    ``(ANSWERED, (result, notices))``, or the :class:`VaultMemError` (or ``OSError``) the write
-    raised there, raised here. ``(UNKNOWN, why)``: the request went out and no answer came back
+    ``(ANSWERED, (result, notices, logged))`` (``logged``: the warnings the write logged there,
+    which the command prints on stderr as its own process would have), or the
+    :class:`VaultMemError` (or ``OSError``) the write raised there, raised here. ``(UNKNOWN, why)``: the request went out and no answer came back
     (the daemon stopped or was killed meanwhile): it may have written it; never write again."""
     if not daemon_may_answer(root):
         return NOT_TAKEN, f"no daemon socket, or {USE_ENV} is off"
@@ -318,8 +319,9 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
     if reply.get("v") != PROTOCOL or reply.get("version") != VERSION:
         return UNKNOWN, "the daemon's answer is not one this vault-mem reads"
     if reply.get("ok") is True:
-        notices = reply.get("notices")
-        return ANSWERED, (reply.get("result"), [str(n) for n in notices] if isinstance(notices, list) else [])
+        notices, logged = reply.get("notices"), reply.get("logged")
+        return ANSWERED, (reply.get("result"), [str(n) for n in notices] if isinstance(notices, list) else [],
+                          [str(n) for n in logged] if isinstance(logged, list) else [])
     if not isinstance(reply.get("error"), str):
         return UNKNOWN, "the daemon's answer is not one this vault-mem reads"
     raise_as(str(reply.get("kind")), reply["error"])
