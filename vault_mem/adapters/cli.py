@@ -1,6 +1,7 @@
 """``vault-mem``: a thin command line over :class:`vault_mem.Vault`.
 
-Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error.
+Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 a
+write the daemon had whose answer was lost (it may or may not have been made; never made again).
 Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (that vault
 alone). Without it, a command uses the vaults :func:`vault_mem.config.resolve_vaults` finds from
 the working folder: ``recall``, ``get``, ``list`` and ``review`` both the project vault and the
@@ -17,7 +18,9 @@ that says what to try, with the stack trace only when ``VAULT_MEM_LOG_LEVEL=DEBU
 ``recall``, ``get``, ``list`` and the Claude Code hooks are answered by the vault's daemon when
 one runs (its model and vectors warm, over ``.vault-mem/daemon.sock``: :mod:`vault_mem.store.daemon_socket`),
 else worked out here by the same functions (:mod:`vault_mem.adapters.reads`); either way they
-print the same. Asking the daemon imports nothing heavy.
+print the same. ``remember`` and ``forget`` are made by the daemon too when one runs for a
+command of its own environment (:mod:`vault_mem.adapters.writes`, :func:`_written_by_daemon`),
+else here, by the same ``Vault`` call. Asking the daemon imports nothing heavy.
 
 Each command imports the module that does its work inside its function: the vault, the index
 and what they pull in (numpy, SQLite with sqlite-vec, httpx, watchdog, the MCP SDK) take about
