@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -184,6 +183,8 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
     sane range (a limit of 0 would refuse every write): a :class:`ConfigError` names the first
     bad one. Which file is in force on this machine is :mod:`vault_mem.store.settings`'s call;
     the caller reads the file (never through a link: :func:`vault_mem.store.files.read_own`)."""
+    import tomllib  # lazy: a command its daemon answers reads no settings (start-up time)
+
     try:
         data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -408,6 +409,8 @@ def personal_vault() -> NamedVault | None:
     else None. A path that is not a vault is a :class:`ConfigError` naming where it came from."""
     raw, how = os.environ.get(PERSONAL_ENV, ""), f"${PERSONAL_ENV}"
     if not raw:
+        import tomllib  # lazy: as parse_config
+
         path = user_config_file()
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -267,6 +267,7 @@ def cmd_remember(args) -> int:
         if done is not None:
             _say_remembered(args, done, done.pop("root"), target.name, label)
             return 0
+    _name_this_process("remember")
     vault = open_vault(args, str(target.root))
     body, note = body_text(raw, vault.config.max_body_bytes), raw.note
     if note:
@@ -362,6 +363,7 @@ def cmd_forget(args) -> int:
     name, key, _ = vaults.locate(args.key, strict=True)
     done = _written_by_daemon(args, vaults.root(name), "forget", {"key": key})
     if done is None:
+        _name_this_process("forget")
         vault = open_vault(args, str(vaults.root(name)))
         done = {**vault.forget(key).to_dict(), "root": str(vault.root)}
     root = done.pop("root")
@@ -1120,10 +1122,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return 2
-    if args.command != "hook":  # a hook the daemon answers never loads the store (start-up time)
-        from vault_mem.store.locks import name_this_process  # lazy: start-up time (module docstring)
-
-        name_this_process(args.command)  # lock files and "waiting for ..." messages name it
+    if args.command not in _NAMED_WHEN_LOCKING:
+        _name_this_process(args.command)
     # what a command prints reaches a terminal escaped (adapters/cli_output.py); a hook's and the
     # MCP server's output is a protocol an agent reads, fenced and escaped by their own rendering
     streams = contextlib.nullcontext() if args.command in _PROTOCOL_COMMANDS else escaping_streams()
@@ -1133,6 +1133,15 @@ def main(argv: list[str] | None = None) -> int:
 
 #: commands whose stdout is a protocol for a program, not text for a terminal
 _PROTOCOL_COMMANDS = frozenset({"hook", "mcp", "completion"})
+#: commands that name their process (for lock files) only when they go on to lock something
+#: themselves: what the daemon answers or makes for them never loads the store (start-up time)
+_NAMED_WHEN_LOCKING = frozenset({"hook", "remember", "forget"})
+
+
+def _name_this_process(command: str) -> None:
+    from vault_mem.store.locks import name_this_process  # lazy: start-up time (module docstring)
+
+    name_this_process(command)  # lock files and "waiting for ..." messages name it
 
 
 def _run(args: argparse.Namespace) -> int:
