@@ -25,14 +25,20 @@ also happens after the command returned). ``--old-vault``: a copy of the vault (
 the old checkout's commands use instead, with a daemon of the old checkout's code under
 ``--daemon`` (the new one's otherwise, which an old command cannot ask anything: another
 protocol): each checkout then finds the state its own last command left (a record of the HEAD
-it checked, the settings' blob), as one installed vault-mem does. Asserts nothing.
+it checked, the settings' blob), as one installed vault-mem does. ``--reads`` (with
+``--daemon``): meanwhile a reader per checkout (its own code) asks its daemon for a ``recall``
+every 50 ms and the line gives their latency p50 / p95 / max: what the writes cost the reads
+waiting behind them on the daemon's main thread (the daemon's CPU per command then counts the
+reads' too). Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import os
+import signal
 import resource
 import statistics
 import subprocess
@@ -65,6 +71,7 @@ def main() -> None:
     ap.add_argument("--kinds", default="remember,recall")
     ap.add_argument("--daemon", action="store_true", help="with this checkout's daemon running on the vault")
     ap.add_argument("--old-vault", type=Path, help="a copy of the vault for the old checkout's commands")
+    ap.add_argument("--reads", action="store_true", help="with --daemon: time recalls asked of each daemon meanwhile")
     args = ap.parse_args()
     codes = {"old": args.old.resolve(), "new": HERE.parent}
     for code in codes.values():  # as an install leaves them
@@ -82,7 +89,15 @@ def main() -> None:
                 if vault not in [vaults[n] for n in daemons]:
                     code = codes[name] if args.old_vault else codes["new"]
                     daemons[name] = start_daemon(code, vault, env, Path(f"/tmp/bench-oneshot-{tag}-{name}.daemon.log"))
+        readers = {name: start_reader(code, vaults[name], env) for name, code in codes.items()} \
+            if args.daemon and args.reads else {}
         run(args, codes, vaults, env, tag, {n: daemons.get(n) or daemons.get("new") for n in codes} if daemons else {})
+        for name, reader in readers.items():
+            reader.send_signal(signal.SIGTERM)
+            lat = sorted(json.loads(reader.communicate(timeout=60)[0] or "[]"))
+            if lat:
+                print(f"    reads {name}: {len(lat)} recalls of its daemon meanwhile, p50 {statistics.median(lat):.0f} ms, "
+                      f"p95 {lat[int(0.95 * (len(lat) - 1))]:.0f}, max {lat[-1]:.0f}", flush=True)
     finally:
         for daemon in daemons.values():
             daemon.terminate()
@@ -105,6 +120,30 @@ def start_daemon(code: Path, root: Path, env: dict[str, str], log: Path) -> subp
             raise SystemExit(f"the daemon did not start: see {log}")
         time.sleep(0.5)
     return proc
+
+
+READER = r"""
+import json, signal, sys, time
+from pathlib import Path
+from vault_mem.store import daemon_socket as protocol
+stop = []
+signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+root, out = Path(sys.argv[1]), []
+while not stop:
+    t = time.perf_counter()
+    answered = protocol.ask(root, "recall", {"query": "release train freeze"})
+    if answered is not None and not stop:
+        out.append((time.perf_counter() - t) * 1000)
+    time.sleep(0.05)
+print(json.dumps(out))
+"""
+
+
+def start_reader(code: Path, root: Path, env: dict[str, str]) -> subprocess.Popen:
+    """A process of ``code``'s vault_mem asking the daemon of ``root`` for a recall every 50 ms
+    until SIGTERM, then printing the latencies (ms) of those it answered as JSON."""
+    return subprocess.Popen([sys.executable, "-c", READER, str(root)], env={**env, "PYTHONPATH": str(code)},
+                            stdout=subprocess.PIPE, text=True, cwd="/")
 
 
 def daemon_cpu(proc: subprocess.Popen | None) -> float:
