@@ -407,3 +407,15 @@ def test_what_a_write_logs_in_the_daemon_reaches_the_commands_stderr(tmp_path):
         own.close()
     assert rc == [0]
     assert "not the command's" in (tmp_path / "daemon.log").read_text()
+
+
+def test_arguments_that_are_not_text_are_refused_as_without_a_daemon(twins):
+    """A description or key holding bytes of no encoding (argv's surrogates) cannot travel as
+    JSON: the command does the write itself and refuses it as without a daemon (same exit code
+    and message), instead of failing on the socket."""
+    a, b, proc = twins
+    bad = os.fsdecode(b"caf\xe9 menu")
+    ra = same_answer(a, b, ["remember", "menu", "-d", bad, "--json"])
+    assert ra.returncode != 0 and "internal error" not in ra.stderr, ra.stderr
+    assert done_by_daemon(proc, "remember", "menu") == 0
+    assert commits_for(a, "menu") == []

@@ -271,7 +271,10 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
     if not daemon_may_answer(root):
         return NOT_TAKEN, f"no daemon socket, or {USE_ENV} is off"
     request = {"v": PROTOCOL, "version": VERSION, "op": op, "args": args, "writer": who}
-    data = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8")
+    try:
+        data = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:  # an argument that is not text (bytes of no encoding, from argv)
+        return NOT_TAKEN, "an argument is not UTF-8 text"
     if len(data) > MAX_REQUEST_BYTES:
         return NOT_TAKEN, "the request is over the socket's size limit"
     try:
