@@ -15,6 +15,7 @@ as the in-process write would have.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -68,8 +69,12 @@ def remember(vault: Vault, args: dict[str, Any]) -> dict[str, Any]:
         body = a["body"]
         if a["body_from"] is not None:  # read by the command from stdin or a file: the vault's limit
             body = body_text(RawBody(body.encode("utf-8"), a["body_from"], None), vault.config.max_body_bytes)
+        try:  # a date, as the command passes it (sent as YYYY-MM-DD, checked there)
+            expires = dt.date.fromisoformat(a["expires"]) if a["expires"] else None
+        except ValueError:
+            raise UsageError(f"--expires takes a date as YYYY-MM-DD, got '{a['expires']}'") from None
         result = vault.remember(a["key"], a["description"], body, type=a["type"], tags=a["tags"],
-                                source=a["source"], pinned=a["pinned"], expires=a["expires"],
+                                source=a["source"], pinned=a["pinned"], expires=expires,
                                 supersedes=a["supersedes"], scope=a["scope"], refs=a["refs"])
         return {**result.to_dict(), "root": str(vault.root)}
 
