@@ -326,7 +326,7 @@ def _written_by_daemon(args: argparse.Namespace, root: Path, op: str, params: di
             f"the vault's daemon took this {op} of '{key}' but {why}: it may or may not have been made, and it was "
             f"not made again here. See whether it was: `vault-mem --vault {shell_word(str(root))} log {key}` or "
             f"`git -C {shell_word(str(root))} log -1 --format='%h %s'` (a commit '{op}: {key} — ...'); "
-            "`vault-mem daemon --status` says whether the daemon still runs")
+            f"`vault-mem daemon --status {shell_word(str(root))}` says whether the daemon still runs")
     answer, args.daemon_notices, logged = got
     for line in answer["before"]:
         warn(line)
