@@ -322,7 +322,7 @@ class ReadServer:
         (its reply says so: the command writes itself), else until it is done."""
         if not req.done.wait(WRITE_START_WAIT_S):
             with self._lock:
-                if not req.started:
+                if not req.started and not req.done.is_set():  # (stop() may have failed it meanwhile)
                     self._queue.remove(req)
                     req.reply = _error(f"the daemon did not start the write within {WRITE_START_WAIT_S:g} s "
                                        "(busy with a batch of changes); not done there", UNAVAILABLE)
