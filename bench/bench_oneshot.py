@@ -14,21 +14,31 @@ of each is not counted (byte-compiling, the page cache). Prints, per kind and ch
 time p50 (min-max) of the process and every process it waited for (git's), from
 ``getrusage(RUSAGE_CHILDREN)``, and the wall time p50, then the load average. Keyword-only
 (``VAULT_MEM_EMBEDDER=none``), no daemon; the person is the corpus's author (bench/corpus.py),
-as in bench_growth.py. ``--daemon``: this checkout's daemon runs on the vault (keyword-only too,
-started before the rounds and stopped after them; a copied vault's first start re-reads every
-file), and both checkouts' commands may ask it (a write its fence instead of ``git status``);
-the daemon's own CPU time is not counted. ``--old-vault``: a copy of the vault (``cp -a``)
-that the old checkout's commands use instead (with its own daemon under ``--daemon``): each
-checkout then finds the state its own last command left (a record of the HEAD it checked, the
-settings' blob), as one installed vault-mem does, instead of the other checkout's. Asserts
-nothing.
+as in bench_growth.py. ``--daemon``: a daemon runs on the vault (keyword-only too, in the
+commands' own environment, so that it may make their writes; started before the rounds and
+stopped after them; a copied vault's first start re-reads every file), and the commands may ask
+it (a write its fence instead of ``git status``, or, since the daemon makes one-shot writes, the
+whole write). Under ``--daemon`` the line also gives the daemon's CPU time per command: its
+process and the git processes it waited for (``/proc/PID/stat``), from the first counted round
+to the end, divided by the commands counted (its work for a command, its watcher's included,
+also happens after the command returned). ``--old-vault``: a copy of the vault (``cp -a``) that
+the old checkout's commands use instead, with a daemon of the old checkout's code under
+``--daemon`` (the new one's otherwise, which an old command cannot ask anything: another
+protocol): each checkout then finds the state its own last command left (a record of the HEAD
+it checked, the settings' blob), as one installed vault-mem does. ``--reads`` (with
+``--daemon``): meanwhile a reader per checkout (its own code) asks its daemon for a ``recall``
+every 50 ms and the line gives their latency p50 / p95 / max: what the writes cost the reads
+waiting behind them on the daemon's main thread (the daemon's CPU per command then counts the
+reads' too). Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import os
+import signal
 import resource
 import statistics
 import subprocess
@@ -61,6 +71,7 @@ def main() -> None:
     ap.add_argument("--kinds", default="remember,recall")
     ap.add_argument("--daemon", action="store_true", help="with this checkout's daemon running on the vault")
     ap.add_argument("--old-vault", type=Path, help="a copy of the vault for the old checkout's commands")
+    ap.add_argument("--reads", action="store_true", help="with --daemon: time recalls asked of each daemon meanwhile")
     args = ap.parse_args()
     codes = {"old": args.old.resolve(), "new": HERE.parent}
     for code in codes.values():  # as an install leaves them
@@ -68,44 +79,107 @@ def main() -> None:
     env = {**os.environ, "VAULT_MEM_DAEMON": "on" if args.daemon else "off", "VAULT_MEM_EMBEDDER": "none",
            "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+    env.pop("PYTHONPATH", None)  # each process gets its checkout's
     tag = f"{os.getpid()}-{int(time.time())}"
     vaults = {"old": args.old_vault or args.vault, "new": args.vault}
-    daemons = []
+    daemons: dict[str, subprocess.Popen] = {}
     try:
         if args.daemon:
-            sys.path.insert(0, str(HERE))
-            sys.path.insert(0, str(HERE.parent))
-            from corpus import start_daemon
-
-            os.environ["VAULT_MEM_EMBEDDER"] = "none"
-            for i, vault in enumerate(dict.fromkeys(vaults.values())):
-                daemons.append(start_daemon(vault, Path(f"/tmp/bench-oneshot-{tag}-{i}.daemon.log")))
-        run(args, codes, vaults, env, tag)
+            for name, vault in vaults.items():
+                if vault not in [vaults[n] for n in daemons]:
+                    code = codes[name] if args.old_vault else codes["new"]
+                    daemons[name] = start_daemon(code, vault, env, Path(f"/tmp/bench-oneshot-{tag}-{name}.daemon.log"))
+        readers = {name: start_reader(code, vaults[name], env) for name, code in codes.items()} \
+            if args.daemon and args.reads else {}
+        run(args, codes, vaults, env, tag, {n: daemons.get(n) or daemons.get("new") for n in codes} if daemons else {})
+        for name, reader in readers.items():
+            reader.send_signal(signal.SIGTERM)
+            lat = sorted(json.loads(reader.communicate(timeout=60)[0] or "[]"))
+            if lat:
+                print(f"    reads {name}: {len(lat)} recalls of its daemon meanwhile, p50 {statistics.median(lat):.0f} ms, "
+                      f"p95 {lat[int(0.95 * (len(lat) - 1))]:.0f}, max {lat[-1]:.0f}", flush=True)
     finally:
-        for daemon in daemons:
+        for daemon in daemons.values():
             daemon.terminate()
             daemon.wait(timeout=60)
     print("load average", " ".join(f"{x:.2f}" for x in os.getloadavg()), "(daemon running)" if args.daemon else "")
 
 
+def start_daemon(code: Path, root: Path, env: dict[str, str], log: Path) -> subprocess.Popen:
+    """``python -m vault_mem daemon ROOT`` of ``code``'s vault_mem in the commands' environment
+    ``env``, once it answers on its socket; stop it with SIGTERM. Its stderr goes to ``log``."""
+    err = open(log, "wb")  # noqa: SIM115 - kept open for the daemon's life
+    full = {**env, "PYTHONPATH": str(code)}
+    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], stdout=subprocess.DEVNULL,
+                            stderr=err, cwd="/", env=full)
+    ask = [sys.executable, "-c", "import sys; from vault_mem.store import daemon_socket as p; "
+           "sys.exit(p.ask(__import__('pathlib').Path(sys.argv[1]), 'list', {'type': 'decision'}) is None)", str(root)]
+    deadline = time.monotonic() + 900
+    while subprocess.run(ask, env=full, capture_output=True, check=False).returncode != 0:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the daemon did not start: see {log}")
+        time.sleep(0.5)
+    return proc
+
+
+READER = r"""
+import json, signal, sys, time
+from pathlib import Path
+from vault_mem.store import daemon_socket as protocol
+stop = []
+signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+root, out = Path(sys.argv[1]), []
+while not stop:
+    t = time.perf_counter()
+    answered = protocol.ask(root, "recall", {"query": "release train freeze"})
+    if answered is not None and not stop:
+        out.append((time.perf_counter() - t) * 1000)
+    time.sleep(0.05)
+print(json.dumps(out))
+"""
+
+
+def start_reader(code: Path, root: Path, env: dict[str, str]) -> subprocess.Popen:
+    """A process of ``code``'s vault_mem asking the daemon of ``root`` for a recall every 50 ms
+    until SIGTERM, then printing the latencies (ms) of those it answered as JSON."""
+    return subprocess.Popen([sys.executable, "-c", READER, str(root)], env={**env, "PYTHONPATH": str(code)},
+                            stdout=subprocess.PIPE, text=True, cwd="/")
+
+
+def daemon_cpu(proc: subprocess.Popen | None) -> float:
+    """CPU ms of the daemon ``proc`` and the processes it waited for, so far (0 without one)."""
+    if proc is None:
+        return 0.0
+    fields = Path(f"/proc/{proc.pid}/stat").read_text().rpartition(")")[2].split()
+    return sum(int(x) for x in fields[11:15]) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def run(args: argparse.Namespace, codes: dict[str, Path], vaults: dict[str, Path], env: dict[str, str],
-        tag: str) -> None:
+        tag: str, daemons: dict[str, subprocess.Popen]) -> None:
+    shared = len(set(daemons.values())) < len(daemons)  # one daemon for both: its time is not told apart
     for kind in args.kinds.split(","):
         cpu: dict[str, list[float]] = {k: [] for k in codes}
         wall: dict[str, list[float]] = {k: [] for k in codes}
+        spent: dict[str, float] = {k: 0.0 for k in codes}
         for i in range(args.rounds + 1):
             for name, code in codes.items():
                 argv = (["remember", f"oneshot-{name}-{tag}-{i}", "--description",
                          f"Nadia moved the {name} review to room {tag} {i}", "--body", f"round {i}"]
                         if kind == "remember" else ["recall", f"release train freeze {i}"])
+                if i == 1:
+                    spent[name] -= daemon_cpu(daemons.get(name))
                 c, w = one(code, vaults[name], argv, env)
                 if i:
                     cpu[name].append(c)
                     wall[name].append(w)
+        time.sleep(1.0)  # the daemons' work for the last commands (their watchers' batches)
+        for name in codes:
+            spent[name] += daemon_cpu(daemons.get(name))
         for name in codes:
             c = sorted(cpu[name])
+            extra = "" if not daemons or shared else f", daemon {spent[name] / len(c):4.0f} ms CPU per command"
             print(f"{kind:>8} {name}: CPU p50 {statistics.median(c):5.0f} ms ({c[0]:.0f}-{c[-1]:.0f}), "
-                  f"wall p50 {statistics.median(wall[name]):5.0f} ms  [{codes[name]}]", flush=True)
+                  f"wall p50 {statistics.median(wall[name]):5.0f} ms{extra}  [{codes[name]}]", flush=True)
 
 
 if __name__ == "__main__":

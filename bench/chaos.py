@@ -58,6 +58,8 @@ PY = sys.executable
 TEMP_MARK = ".vault-mem-tmp-"
 #: a command silent on stderr for longer than this counts as a wait without a message
 SILENT_LIMIT_S = 5.0
+#: a write's exit code when the daemon had it and was killed (vault_mem.errors.WriteOutcomeUnknownError)
+UNKNOWN_EXIT = 3
 SECTIONS = (("preference", "Preferences"), ("fact", "Facts"), ("decision", "Decisions"),
             ("procedure", "Procedures"))
 
@@ -243,7 +245,8 @@ def cli_agent(run: Run, n: int, live: dict[int, str]) -> None:
         live[t.proc.pid] = "cli writer"
         rc, _, err, w.seconds, w.silent = t.wait()
         live.pop(t.proc.pid, None)
-        if rc == -signal.SIGKILL:
+        if rc == -signal.SIGKILL or rc == UNKNOWN_EXIT:
+            # killed, or its write made by the daemon, killed meanwhile: it may or may not have landed
             w.outcome = "killed"
         else:
             judge(run, w, rc == 0, err)

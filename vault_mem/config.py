@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +23,20 @@ from vault_mem.platform.names import disk_name
 VERSION = "0.1.0"
 CONFIG_FILE = "vault.toml"
 STATE_DIR = ".vault-mem"
+#: the daemon's socket in STATE_DIR (:mod:`vault_mem.store.daemon_socket`)
+DAEMON_SOCKET = "daemon.sock"
+#: ``VAULT_MEM_DAEMON=off``: never ask the daemon (the in-process path, as without one)
+DAEMON_ENV = "VAULT_MEM_DAEMON"
+
+
+def daemon_may_answer(root: Path) -> bool:
+    """Whether a command should ask the vault at ``root``'s daemon at all: not turned off by
+    :data:`DAEMON_ENV` and something at the socket's path (looked at without following a link;
+    what it is, :mod:`vault_mem.store.daemon_socket` checks before talking to it). A command with
+    no daemon to ask then never imports the socket's client (start-up time)."""
+    if os.environ.get(DAEMON_ENV, "").lower() in ("off", "0", "no", "false"):
+        return False
+    return os.path.lexists(os.path.join(root, STATE_DIR, DAEMON_SOCKET))
 
 def is_state_dir_name(name: str) -> bool:
     """Whether the path component ``name`` is, on some file system, the state folder
@@ -170,6 +183,8 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
     sane range (a limit of 0 would refuse every write): a :class:`ConfigError` names the first
     bad one. Which file is in force on this machine is :mod:`vault_mem.store.settings`'s call;
     the caller reads the file (never through a link: :func:`vault_mem.store.files.read_own`)."""
+    import tomllib  # lazy: a command its daemon answers reads no settings (start-up time)
+
     try:
         data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -394,6 +409,8 @@ def personal_vault() -> NamedVault | None:
     else None. A path that is not a vault is a :class:`ConfigError` naming where it came from."""
     raw, how = os.environ.get(PERSONAL_ENV, ""), f"${PERSONAL_ENV}"
     if not raw:
+        import tomllib  # lazy: as parse_config
+
         path = user_config_file()
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))

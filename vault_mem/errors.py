@@ -140,3 +140,12 @@ class HistoryDamagedError(GitError):
 class HeadMovedError(GitError):
     """HEAD left the branch a write started on (a ``git checkout`` meanwhile); the write was not
     made and its files were put back."""
+
+
+class WriteOutcomeUnknownError(VaultMemError):
+    """A write handed to the vault's daemon whose answer was lost (the daemon stopped or was
+    killed while it had the write): it may or may not have been made, and it is never made a
+    second time by the command. The message says how to tell (``vault-mem get``, ``git log``).
+    Exit code 3: neither done nor failed for sure."""
+
+    exit_code = 3

@@ -1,6 +1,7 @@
 """``vault-mem``: a thin command line over :class:`vault_mem.Vault`.
 
-Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error.
+Only this module prints or exits. Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 a
+write the daemon had whose answer was lost (it may or may not have been made; never made again).
 Every command takes ``--json`` (one JSON document on stdout) and ``--vault PATH`` (that vault
 alone). Without it, a command uses the vaults :func:`vault_mem.config.resolve_vaults` finds from
 the working folder: ``recall``, ``get``, ``list`` and ``review`` both the project vault and the
@@ -17,7 +18,9 @@ that says what to try, with the stack trace only when ``VAULT_MEM_LOG_LEVEL=DEBU
 ``recall``, ``get``, ``list`` and the Claude Code hooks are answered by the vault's daemon when
 one runs (its model and vectors warm, over ``.vault-mem/daemon.sock``: :mod:`vault_mem.store.daemon_socket`),
 else worked out here by the same functions (:mod:`vault_mem.adapters.reads`); either way they
-print the same. Asking the daemon imports nothing heavy.
+print the same. ``remember`` and ``forget`` are made by the daemon too when one runs for a
+command of its own environment (:mod:`vault_mem.adapters.writes`, :func:`_written_by_daemon`),
+else here, by the same ``Vault`` call. Asking the daemon imports nothing heavy.
 
 Each command imports the module that does its work inside its function: the vault, the index
 and what they pull in (numpy, SQLite with sqlite-vec, httpx, watchdog, the MCP SDK) take about
@@ -41,8 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
 from vault_mem.adapters.cli_parser import build_parser, command_named
-from vault_mem.config import CONFIG_FILE, PERSONAL, resolve_vault_root
-from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer, resolve_vault_root
+from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
 from vault_mem.model.names import shell_word, shown, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
@@ -240,14 +243,33 @@ def _split_tags(value: str | None) -> list[str] | None:
     return [t.strip() for t in value.split(",") if t.strip()]
 
 
+#: the largest body a write sends to the daemon (over it, or not UTF-8: the command writes itself)
+DAEMON_BODY_BYTES = 512 * 1024
+
+
 @command("remember")
 def cmd_remember(args) -> int:
-    from vault_mem.adapters.cli_input import body_from  # lazy: start-up time (module docstring)
+    from vault_mem.adapters.cli_input import body_text, read_body  # lazy: start-up time (module docstring)
 
     vaults = vaults_of(args)
     target = vaults.for_write(PERSONAL if args.personal else None)
+    label = _vault_label(target.name, vaults.several)
+    raw = read_body(args.body, args.body_file, DAEMON_BODY_BYTES)
+    expires = _date_or_none(args.expires)
+    fits = raw.stream is None and (raw.where is None or _utf8(raw.data)) and (expires is not None or not args.expires)
+    if fits:  # the vault's daemon does it when it runs (no vault opened here: start-up time)
+        body = raw.data if raw.where is None else raw.data.decode("utf-8")
+        done = _written_by_daemon(args, target.root, "remember", {
+            "key": args.key, "description": args.description, "body": body, "body_from": raw.where,
+            "type": args.type, "tags": _split_tags(args.tags), "source": args.source, "pinned": args.pinned,
+            "expires": expires.isoformat() if expires else None, "supersedes": _split_tags(args.supersedes),
+            "scope": args.scope, "refs": _split_tags(args.refs)}, raw.note)
+        if done is not None:
+            _say_remembered(args, done, done.pop("root"), target.name, label)
+            return 0
+    _name_this_process("remember")
     vault = open_vault(args, str(target.root))
-    body, note = body_from(args.body, args.body_file, vault.config.max_body_bytes)
+    body, note = body_text(raw, vault.config.max_body_bytes), raw.note
     if note:
         warn(f"note: {note}")
     result = vault.remember(args.key, args.description, body, type=args.type,
@@ -255,15 +277,77 @@ def cmd_remember(args) -> int:
                             expires=_date_arg(args.expires, "--expires") if args.expires else None,
                             supersedes=_split_tags(args.supersedes), scope=args.scope,
                             refs=_split_tags(args.refs))
-    for w in result.warnings:
-        warn(f"warning: {w}")
-    short = (result.commit or "")[:10]
-    # every write names the vault and the file: no write lands anywhere silently (DESIGN §8)
-    label = _vault_label(target.name, vaults.several)
-    text = (f"unchanged: {result.path} in {vault.root} ({label}identical content, no commit)"
-            if result.action == "unchanged" else f"{result.action}: {result.path} in {vault.root} ({label}commit {short})")
-    emit(args, {**result.to_dict(), "vault": str(vault.root), "vault_name": target.name}, text)
+    _say_remembered(args, result.to_dict(), str(vault.root), target.name, label)
     return 0
+
+
+def _say_remembered(args: argparse.Namespace, result: dict[str, Any], root: str, name: str, label: str) -> None:
+    for w in result["warnings"]:
+        warn(f"warning: {w}")
+    short = (result["commit"] or "")[:10]
+    # every write names the vault and the file: no write lands anywhere silently (DESIGN §8)
+    text = (f"unchanged: {result['path']} in {root} ({label}identical content, no commit)"
+            if result["action"] == "unchanged" else f"{result['action']}: {result['path']} in {root} ({label}commit {short})")
+    emit(args, {**result, "vault": root, "vault_name": name}, text)
+
+
+def _utf8(data: str | bytes) -> bool:
+    try:
+        data.decode("utf-8") if isinstance(data, bytes) else data.encode("utf-8")
+    except UnicodeError:
+        return False
+    return True
+
+
+def _date_or_none(value: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        return None  # refused by the write done here, in its turn (after the vault's warnings)
+
+
+def _written_by_daemon(args: argparse.Namespace, root: Path, op: str, params: dict[str, Any],
+                       note: str | None = None) -> dict[str, Any] | None:
+    """The result of the write ``op(params)`` done by the vault's daemon, its warnings, note and
+    notices said as the command says its own; None when no daemon took it (the command then
+    writes itself: nothing was done). A write the daemon took and whose answer was lost is
+    never made again: :class:`WriteOutcomeUnknownError` says how to tell whether it was made."""
+    if not daemon_may_answer(root):
+        return None  # no daemon to ask: not even its client is imported (start-up time)
+    from vault_mem.store import daemon_socket as protocol  # lazy: start-up time (module docstring)
+
+    status, got = protocol.submit(root, op, params, protocol.writer(getattr(args, "agent", None)))
+    if status == protocol.NOT_TAKEN:
+        return None
+    if status == protocol.UNKNOWN or not _an_answer(got[0]):
+        why = got if status == protocol.UNKNOWN else "its answer could not be read"
+        key = params["key"]
+        raise WriteOutcomeUnknownError(
+            f"the vault's daemon took this {op} of '{key}' but {why}: it may or may not have been made, and it was "
+            f"not made again here. See whether it was: `vault-mem --vault {shell_word(str(root))} log {key}` or "
+            f"`git -C {shell_word(str(root))} log -1 --format='%h %s'` (a commit '{op}: {key} — ...'); "
+            f"`vault-mem daemon --status {shell_word(str(root))}` says whether the daemon still runs")
+    answer, args.daemon_notices, logged = got
+    for line in answer["before"]:
+        warn(line)
+    if note:
+        warn(f"note: {note}")
+    for line in logged:  # as this process's logging would have said them (Python's last resort)
+        warn(line)
+    if "error" in answer:
+        protocol.raise_as(answer["kind"], answer["error"])
+    return answer["result"]
+
+
+def _an_answer(answer: Any) -> bool:
+    """Whether ``answer`` has the shape :mod:`vault_mem.adapters.writes` gives."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("before"), list):
+        return False
+    if "error" in answer:
+        return isinstance(answer["error"], str) and isinstance(answer.get("kind"), str)
+    result = answer.get("result")
+    return isinstance(result, dict) and isinstance(result.get("root"), str) and \
+        all(k in result for k in ("key", "type", "path", "action", "commit", "warnings"))
 
 
 def _date_arg(value: str, flag: str) -> dt.date:
@@ -277,10 +361,14 @@ def _date_arg(value: str, flag: str) -> dt.date:
 def cmd_forget(args) -> int:
     vaults = vaults_of(args)
     name, key, _ = vaults.locate(args.key, strict=True)
-    vault = open_vault(args, str(vaults.root(name)))
-    result = vault.forget(key)
-    emit(args, {**result.to_dict(), "vault": str(vault.root), "vault_name": name},
-         f"forgot: {result.path} in {vault.root} ({_vault_label(name, vaults.several)}commit {(result.commit or '')[:10]})")
+    done = _written_by_daemon(args, vaults.root(name), "forget", {"key": key})
+    if done is None:
+        _name_this_process("forget")
+        vault = open_vault(args, str(vaults.root(name)))
+        done = {**vault.forget(key).to_dict(), "root": str(vault.root)}
+    root = done.pop("root")
+    emit(args, {**done, "vault": root, "vault_name": name},
+         f"forgot: {done['path']} in {root} ({_vault_label(name, vaults.several)}commit {(done['commit'] or '')[:10]})")
     return 0
 
 
@@ -602,6 +690,7 @@ def cmd_eval(args) -> int:
 @command("daemon")
 def cmd_daemon(args) -> int:
     from vault_mem.adapters.reads import READS  # lazy: start-up time (module docstring)
+    from vault_mem.adapters.writes import WRITES  # lazy: start-up time (module docstring)
     from vault_mem.daemon.main import run_daemon  # lazy: start-up time (module docstring)
     from vault_mem.daemon.process import daemon_status  # lazy: start-up time (module docstring)
 
@@ -612,7 +701,7 @@ def cmd_daemon(args) -> int:
                 else f"no daemon running for {root}")
         emit(args, status, text)
         return 0 if status.get("running") else 1
-    return run_daemon(root, reads=READS)
+    return run_daemon(root, reads=READS, writes=WRITES)
 
 
 def _root_arg(args) -> Path:
@@ -1033,10 +1122,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return 2
-    if args.command != "hook":  # a hook the daemon answers never loads the store (start-up time)
-        from vault_mem.store.locks import name_this_process  # lazy: start-up time (module docstring)
-
-        name_this_process(args.command)  # lock files and "waiting for ..." messages name it
+    if args.command not in _NAMED_WHEN_LOCKING:
+        _name_this_process(args.command)
     # what a command prints reaches a terminal escaped (adapters/cli_output.py); a hook's and the
     # MCP server's output is a protocol an agent reads, fenced and escaped by their own rendering
     streams = contextlib.nullcontext() if args.command in _PROTOCOL_COMMANDS else escaping_streams()
@@ -1046,6 +1133,15 @@ def main(argv: list[str] | None = None) -> int:
 
 #: commands whose stdout is a protocol for a program, not text for a terminal
 _PROTOCOL_COMMANDS = frozenset({"hook", "mcp", "completion"})
+#: commands that name their process (for lock files) only when they go on to lock something
+#: themselves: what the daemon answers or makes for them never loads the store (start-up time)
+_NAMED_WHEN_LOCKING = frozenset({"hook", "remember", "forget"})
+
+
+def _name_this_process(command: str) -> None:
+    from vault_mem.store.locks import name_this_process  # lazy: start-up time (module docstring)
+
+    name_this_process(command)  # lock files and "waiting for ..." messages name it
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -1073,6 +1169,8 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         if getattr(args, "opened_vault", None) is not None:
             _notices(args.opened_vault)
+        if getattr(args, "daemon_notices", None):  # a write the daemon made: its vault's notices
+            _notices(None, args.daemon_notices)
 
 
 if __name__ == "__main__":

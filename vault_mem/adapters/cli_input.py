@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import select
 import sys
+from dataclasses import dataclass
 from typing import IO
 
 from vault_mem.errors import SizeLimitError, UsageError
@@ -43,42 +44,85 @@ def body_from(body: str | None, body_file: str | None, limit: int) -> tuple[str,
     either, stdin is read only when it is not a terminal and has data at once. Reads at most
     ``limit`` + 1 bytes: a body over the vault's limit is refused as soon as that is known.
     Unreadable or non-UTF-8 input is an error, never silently an empty body."""
+    raw = read_body(body, body_file, limit)
+    return body_text(raw, limit), raw.note
+
+
+@dataclass
+class RawBody:
+    """A body as read (:func:`read_body`), before the vault's limit and UTF-8 are checked
+    (:func:`body_text`): a command that does not know the vault's limit yet (its write goes to
+    the daemon) reads first and checks, or has the daemon check, once it does."""
+
+    data: str | bytes  # text from --body, else the bytes read
+    where: str | None  # "stdin" or the file (None: --body's text, which the write policy checks)
+    note: str | None
+    stream: IO[bytes] | None = None  # still open when the read stopped at its limit
+
+    def more(self, limit: int) -> RawBody:
+        """This body read on up to ``limit`` + 1 bytes in all (a larger vault limit than the
+        first read's)."""
+        if self.stream is None or len(self.data) > limit:
+            return self
+        with self.stream:
+            data = self.data + self.stream.read(limit + 1 - len(self.data))
+        return RawBody(data, self.where, self.note, None)
+
+
+def read_body(body: str | None, body_file: str | None, limit: int) -> RawBody:
+    """The body as :func:`body_from` reads it, up to ``limit`` + 1 bytes, unchecked."""
     if body is not None and body != "-":
-        return body, None
+        return RawBody(body, None, None)
     source = "-" if body == "-" else body_file
     stdin = sys.stdin
     if source is None:
         if stdin is None or stdin.isatty():
-            return "", None
+            return RawBody("", None, None)
         ready = stdin_has_data(stdin)
         if ready is False:
-            return "", SILENT_STDIN_NOTE
+            return RawBody("", None, SILENT_STDIN_NOTE)
     if source in (None, "-"):
         if stdin is None:
             raise UsageError("--body -: there is no stdin to read the body from")
         stream, where = getattr(stdin, "buffer", stdin), "stdin"
     else:
         try:
-            stream, where = open(source, "rb"), source  # noqa: SIM115 - closed by the `with` below
+            stream, where = open(source, "rb"), source  # noqa: SIM115 - closed below or by RawBody.more
         except OSError as exc:
             raise UsageError(f"--body-file {source}: {exc.strerror or exc}") from None
     try:
-        with stream:
-            data = stream.read(limit + 1)
+        data = stream.read(limit + 1)
     except OSError as exc:
+        stream.close()
         if source is None:  # not asked for (pytest's captured stdin, say): no body
-            return "", None
+            return RawBody("", None, None)
         raise UsageError(f"cannot read the body from {where}: {exc.strerror or exc}") from None
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if len(data) <= limit:
+        stream.close()
+        return RawBody(data, where, None)
+    return RawBody(data, where, None, stream)
+
+
+def body_text(raw: RawBody, limit: int) -> str:
+    """The text of ``raw`` once the vault's ``limit`` is known: over it (SizeLimitError) or
+    not UTF-8 (UsageError) is refused, in that order."""
+    data = raw.more(limit).data
+    if raw.where is None:
+        return data  # --body's text
+    if raw.stream is not None:
+        raw.stream.close()  # read to the limit: the rest is refused unread
     if isinstance(data, str):
         data = data.encode("utf-8")
     if len(data) > limit:
         raise SizeLimitError(
-            f"the body from {where} is over the vault's limit of {limit} bytes ([limits] max_body_bytes "
+            f"the body from {raw.where} is over the vault's limit of {limit} bytes ([limits] max_body_bytes "
             "in vault.toml); store a summary and a pointer instead"
         )
     try:
-        return data.decode("utf-8"), None
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(
-            f"the body from {where} is not UTF-8 text (bad byte at offset {exc.start})"
+            f"the body from {raw.where} is not UTF-8 text (bad byte at offset {exc.start})"
         ) from None

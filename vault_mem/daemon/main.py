@@ -25,16 +25,18 @@ from vault_mem.errors import NotAVaultError
 from vault_mem.store.files import PRIVATE_FILE, ensure_own_dir, make_private, open_nofollow, refuse_link
 
 
-def run_daemon(root: Path, *, reads: Mapping[str, Handler] | None = None) -> int:
+def run_daemon(root: Path, *, reads: Mapping[str, Handler] | None = None,
+               writes: Mapping[str, Handler] | None = None) -> int:
     """Foreground entry point of ``vault-mem daemon``: logging, signals, then :meth:`Daemon.run`;
-    ``reads`` are the operations it answers on its socket (:mod:`vault_mem.daemon.serve`).
+    ``reads`` are the operations it answers on its socket (:mod:`vault_mem.daemon.serve`),
+    ``writes`` the one-shot commands' writes it runs there.
 
     Blocks until SIGTERM/SIGINT; returns the exit code (0 after a clean stop, 1 when another
     daemon already runs for this vault or start-up failed)."""
     root = Path(root).resolve()
     if not (root / CONFIG_FILE).is_file():
         raise NotAVaultError(f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`")
-    daemon = Daemon(root, reads=reads)
+    daemon = Daemon(root, reads=reads, writes=writes)
     restore = _stop_on_signals(daemon) if threading.current_thread() is threading.main_thread() else None
     handlers = _configure_logging(None)  # stderr first: a disk mounted read-only is said there
     try:

@@ -27,6 +27,7 @@ folders), and INDEX.md when it differs from HEAD.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import logging
 import os
@@ -34,6 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from vault_mem.config import STATE_DIR
 from vault_mem.daemon.keeper import BatchApplier, changes_so_far, git_busy, git_token
@@ -104,14 +106,17 @@ class Daemon:
     ``quiet_seconds``, ``debounce_ms`` and ``commit_external_edits`` override vault.toml (and the
     ``VAULT_MEM_QUIET_SECONDS``/``VAULT_MEM_DEBOUNCE_MS`` environment variables). ``reads``
     (operation -> ``fn(vault, args)``) are answered on ``.vault-mem/daemon.sock``
-    (:mod:`vault_mem.daemon.serve`); without them the daemon serves no reads."""
+    (:mod:`vault_mem.daemon.serve`); without them the daemon serves no reads. ``writes``
+    (operation -> ``fn(vault, args)``) are one-shot commands' writes run there too
+    (:meth:`_write`), each on a vault opened as the command would open it."""
 
     def __init__(self, root: Path, *, quiet_seconds: float | None = None, debounce_ms: int | None = None,
                  commit_external_edits: str | None = None, embedder: object = None,
-                 reads: Mapping[str, Handler] | None = None) -> None:
+                 reads: Mapping[str, Handler] | None = None, writes: Mapping[str, Handler] | None = None) -> None:
         self.root = Path(root).resolve()
         self._embedder = embedder  # None: the vault's own (vault.toml); tests pass a fake one
         self._read_handlers = reads
+        self._write_handlers = dict(writes or {})
         self._reads: ReadServer | None = None
         self._open_notes: list[str] = []
         self.state_dir = self.root / STATE_DIR
@@ -263,8 +268,9 @@ class Daemon:
         if self._read_handlers is None:
             return
         handlers = {**self._read_handlers, FENCE_OP: self._fence}
+        writes = {op: functools.partial(self._write, op, fn) for op, fn in self._write_handlers.items()}
         self._reads = ReadServer(self.root, handlers, wake=self._batcher.wake,
-                                 notices=lambda: list(self._open_notes))
+                                 notices=lambda: list(self._open_notes), writes=writes)
         if not self._reads.start():
             self._reads = None
             return
@@ -296,6 +302,38 @@ class Daemon:
         unless a step failed since (its retry timer is set: only a full pass can be trusted,
         and the write asks ``git status`` itself)."""
         return "retry" not in self._timers and self._watcher is not None
+
+    def _write(self, op: str, handler: Handler, writer: dict[str, Any],
+               args: dict[str, Any]) -> tuple[Any, list[str], list[str]]:
+        """A one-shot command's write (main thread, right after :meth:`_catch_up`): ``handler``
+        run on a vault opened here as the command opens its own (``Vault(root, agent=...)``: the
+        settings in force read afresh, the vault's own embedder, never loaded for a write; the
+        serve layer checked that the command's environment is this process's), so its policy,
+        secret gate, commit, author and trailers are the command's. The catch-up just made is
+        the write's fence (:meth:`_fence`: no ``git status``), for its one commit. Returns the
+        handler's result, the notices the command would have printed at its end and the
+        warnings it would have logged on stderr meanwhile (:class:`_Said`). The file events of
+        the write reach this daemon's watcher as a command's do."""
+        fenced = self._fence(self.vault, {})
+        vault = Vault(self.root, agent=writer.get("agent"))
+        asked: list[bool] = []
+
+        def fence_once() -> bool:  # one write's, as a command's fence: a second commit asks git status
+            asked.append(True)
+            return fenced and len(asked) == 1
+
+        vault.kept_exactly = fence_once
+        said = _Said(threading.get_ident())
+        logging.getLogger("vault_mem").addHandler(said)
+        t0 = time.perf_counter()
+        try:
+            result = handler(vault, args)
+            return result, vault.take_notices(), said.lines
+        finally:
+            logging.getLogger("vault_mem").removeHandler(said)
+            vault.close()
+            log.info("vault-mem: %s of %s done for a command (%d ms)", op, shown(str(args.get("key"))),
+                     round((time.perf_counter() - t0) * 1000))
 
     def _loop(self) -> bool:
         """Until stopped (True) or the vault folder is gone (False)."""
@@ -683,6 +721,21 @@ class Daemon:
             atomic_write(self.state_dir / STATUS_FILE, json.dumps(self._status).encode(), mode=PRIVATE_FILE)
         except (OSError, VaultMemError) as exc:
             log.debug("vault-mem: cannot write %s: %s", STATUS_FILE, exc)
+
+
+class _Said(logging.Handler):
+    """The warnings a command's write logs on the daemon's main thread (thread ``ident``), as the
+    command's own process would have printed them on stderr (Python's last resort: the bare
+    message); they go to the daemon's log as well."""
+
+    def __init__(self, ident: int) -> None:
+        super().__init__(logging.WARNING)
+        self.ident = ident
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread == self.ident:
+            self.lines.append(record.getMessage())
 
 
 def _warm_up(sidecar) -> None:

@@ -1,4 +1,5 @@
-"""The daemon's read server: ``recall``, ``get``, ``list`` and the hooks' reads on a Unix socket.
+"""The daemon's read server: ``recall``, ``get``, ``list`` and the hooks' reads on a Unix socket,
+and one-shot commands' writes (``remember``, ``forget``).
 
 Threads: one accepts connections (blocked in ``select``, so idle costs nothing), one per
 connection reads and checks the request (peer uid, size, shape) and hands it to the daemon's
@@ -14,6 +15,17 @@ finds the new text even when the kernel's events lag under load.
 What each operation computes is not decided here: the daemon is given ``handlers`` (operation
 name -> ``fn(vault, args)``) by the command that starts it, the same functions the CLI runs
 in-process when no daemon answers, so both paths give the same JSON.
+
+Writes (``writes``: operation -> ``fn(writer, args) -> (result, notices, logged)``, the daemon's) come
+through the same queue, on the same main thread, with two differences. A write is started only
+for a writer whose environment is this daemon's (:func:`~vault_mem.store.daemon_socket.writer`:
+the variables that can change a commit, the umask): another is answered "not here" at once and
+the command writes itself. And a write is run at most once: it waits to start at most
+:data:`~vault_mem.store.daemon_socket.WRITE_START_WAIT_S` (then it is taken back from the queue,
+unstarted, and said so), and once started its connection waits for its end, however long.
+Every ``DaemonUnavailable`` reply is sent before its request started (the client writes itself
+on it). Reads waiting go before writes waiting, so a read waits for at most the one write
+running.
 
 The socket (DESIGN §7): created in ``.vault-mem/`` through a descriptor of that folder opened
 without following links; a stale socket of ours (a killed daemon's) is replaced, and anything
@@ -44,6 +56,7 @@ from vault_mem.store.daemon_socket import (
     PROTOCOL,
     SOCKET_FILE,
     UNAVAILABLE,
+    WRITE_START_WAIT_S,
     ProtocolError,
     drain_message,
     open_state_dir,
@@ -51,6 +64,8 @@ from vault_mem.store.daemon_socket import (
     read_message,
     send_message,
     socket_address,
+    umask,
+    writer_env,
 )
 from vault_mem.errors import VaultMemError
 from vault_mem.platform import peers
@@ -62,6 +77,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("vault_mem.daemon.process")
 
 Handler = Callable[["Vault", dict[str, Any]], Any]
+#: a write: ``fn(writer, args) -> (result, notices, logged)`` (the daemon opens the vault as the
+#: writer; ``logged``: the warnings the command's own process would have printed on stderr)
+WriteHandler = Callable[[dict[str, Any], dict[str, Any]], tuple[Any, list[str], list[str]]]
 
 REQUEST_READ_S = 5.0     # a client sends its request at once; a silent one is dropped after this
 ANSWER_WAIT_S = 120.0    # a connection gives up on the main thread after this (client long gone)
@@ -74,8 +92,10 @@ __all__ = ["ReadServer"]
 class _Request:
     op: str
     args: dict[str, Any]
+    writer: dict[str, Any] | None = None  # a write's (None: a read)
     done: threading.Event = field(default_factory=threading.Event)
     reply: dict[str, Any] | None = None
+    started: bool = False  # taken from the queue by the main thread (under the server's lock)
 
 
 class ReadServer:
@@ -84,9 +104,11 @@ class ReadServer:
     (settings of vault.toml waiting for approval: every command says so)."""
 
     def __init__(self, root: Path, handlers: Mapping[str, Handler], *, wake: Callable[[], None],
-                 notices: Callable[[], list[str]] = list) -> None:
+                 notices: Callable[[], list[str]] = list, writes: Mapping[str, WriteHandler] | None = None) -> None:
         self.root = Path(root)
         self.handlers = dict(handlers)
+        self.writes = dict(writes or {})
+        self._umask = umask()
         self._wake = wake
         self._notices = notices
         self._queue: collections.deque[_Request] = collections.deque()
@@ -199,12 +221,30 @@ class ReadServer:
             with self._lock:
                 if not self._queue:
                     return
-                req = self._queue.popleft()
+                # reads first: a read waits for at most the one write running
+                req = next((r for r in self._queue if r.writer is None), self._queue[0])
+                self._queue.remove(req)
+                req.started = True
             try:
                 catch_up()
-                req.reply = self._answer(vault(), req)
+                req.reply = self._answer(vault(), req) if req.writer is None else self._write(req)
             finally:
                 req.done.set()
+
+    def _write(self, req: _Request) -> dict[str, Any]:
+        try:
+            result, notices, logged = self.writes[req.op](req.writer, req.args)
+        except VaultMemError as exc:
+            return _error(str(exc), type(exc).__name__)
+        except OSError as exc:  # the machine refused (disk full, permissions): said as the CLI says it
+            return _error(str(exc), "OSError")
+        except Exception as exc:  # a bug in one write must not stop the daemon
+            log.exception("vault-mem: write %s failed", req.op)
+            return _error(f"internal error in vault-mem ({type(exc).__name__}: {exc}); this is a bug: please "
+                          "report it with the command you ran; `vault-mem log` lists any commit it made",
+                          "InternalError")
+        return {"v": PROTOCOL, "version": VERSION, "ok": True, "result": result, "notices": notices,
+                "logged": logged}
 
     def _answer(self, vault: Vault, req: _Request) -> dict[str, Any]:
         try:
@@ -267,13 +307,43 @@ class ReadServer:
                     return
                 self._queue.append(req)
             self._wake()
-            if not req.done.wait(ANSWER_WAIT_S):
+            if req.writer is not None:
+                self._await_write(req)
+            elif not req.done.wait(ANSWER_WAIT_S):
                 return
             conn.settimeout(ANSWER_WAIT_S)
             self._reply(conn, req.reply)
         finally:
             conn.close()
             self._slots.release()
+
+    def _await_write(self, req: _Request) -> None:
+        """Wait for the write ``req``: taken back unstarted after :data:`WRITE_START_WAIT_S`
+        (its reply says so: the command writes itself), else until it is done."""
+        if not req.done.wait(WRITE_START_WAIT_S):
+            with self._lock:
+                if not req.started and not req.done.is_set():  # (stop() may have failed it meanwhile)
+                    self._queue.remove(req)
+                    req.reply = _error(f"the daemon did not start the write within {WRITE_START_WAIT_S:g} s "
+                                       "(busy with a batch of changes); not done there", UNAVAILABLE)
+                    req.done.set()
+        req.done.wait()
+
+    def _writer(self, op: str, message: dict[str, Any]) -> dict[str, Any] | str:
+        """The checked writer of the write ``op``, or why this daemon does not run it."""
+        who = message.get("writer")
+        if not isinstance(who, dict) or not isinstance(who.get("env"), dict) or \
+                not isinstance(who.get("umask"), int) or not isinstance(who.get("agent"), str | None):
+            return f"the write {op} names no writer"
+        mine = writer_env()
+        if who["env"] != mine:
+            differ = sorted(k for k in {*who["env"], *mine} if who["env"].get(k) != mine.get(k))
+            return f"the command's environment differs from the daemon's ({', '.join(differ)})"
+        if who["umask"] != self._umask:
+            return f"the command's umask ({who['umask']:03o}) differs from the daemon's ({self._umask:03o})"
+        if who["agent"] is None and os.environ.get("VAULT_MEM_AGENT"):
+            return "the daemon's VAULT_MEM_AGENT would name the command's agent"
+        return who
 
     def _request(self, message: Any) -> _Request | dict[str, Any]:
         """The request in ``message``, or the error reply saying what is wrong with it."""
@@ -282,6 +352,14 @@ class ReadServer:
         if message.get("v") != PROTOCOL or message.get("version") != VERSION:
             return _error(f"this daemon speaks protocol {PROTOCOL} of vault-mem {VERSION}", UNAVAILABLE)
         op, args = message.get("op"), message.get("args", {})
+        if isinstance(op, str) and op in self.writes:
+            if not isinstance(args, dict):
+                return _error(f"the arguments of {op} must be a JSON object", "UsageError")
+            who = self._writer(op, message)
+            if isinstance(who, str):
+                log.info("vault-mem: a %s is left to the command: %s", op, who)
+                return _error(f"{who}; not done there", UNAVAILABLE)
+            return _Request(op, args, who)
         if not isinstance(op, str) or op not in self.handlers:
             return _error(f"unknown operation {op!r}: this daemon answers {', '.join(sorted(self.handlers))}",
                           "UsageError")

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
 import socket
 import stat
@@ -22,6 +21,8 @@ _getpeereid: list = []
 
 
 def _bsd_getpeereid():
+    import ctypes  # lazy: the BSDs' only (start-up time of a command asking the daemon)
+
     if not _getpeereid:
         try:
             fn = ctypes.CDLL(None, use_errno=True).getpeereid
@@ -49,6 +50,8 @@ def peer_uid(sock: socket.socket) -> int | None:
     if flavour() == LINUX:
         _pid, uid, _gid = _UCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size))
         return uid
+    import ctypes  # lazy: as _bsd_getpeereid
+
     uid, gid = ctypes.c_uint32(), ctypes.c_uint32()
     if _bsd_getpeereid()(sock.fileno(), ctypes.byref(uid), ctypes.byref(gid)) != 0:
         err = ctypes.get_errno()

@@ -15,6 +15,14 @@ standard library and the lowest layers only (no numpy, SQLite, git or model), so
 running daemon costs a process start and one round trip. :func:`ask` returns None whenever no daemon answers for sure (no socket, refused, a
 timeout, another version, a socket that is not ours): the caller then does the work itself.
 
+Writes (``remember``, ``forget``): :func:`submit` sends the command's write with what identifies
+its writer (:func:`writer`: the agent name, the environment variables that can change a commit,
+the umask), and the daemon runs the same :class:`~vault_mem.vault.core.Vault` operation. Unlike a
+read, a write is never done twice: :func:`submit` says :data:`NOT_TAKEN` only when the daemon
+certainly did not start it (no socket, refused, a reply saying so before it started), and
+:data:`UNKNOWN` when the connection was lost after the request went out (the daemon may have
+written it): the caller then reports that, and never writes again itself.
+
 Trust (DESIGN §7): the socket's folder is opened without following a link and the socket is
 reached through that folder's descriptor; a link, or anything but a socket owned by us, at the
 socket's path is never connected to; the peer must be ours on both ends
@@ -30,21 +38,23 @@ import socket
 import stat
 import struct
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from vault_mem.config import STATE_DIR, VERSION
+from vault_mem.config import DAEMON_ENV, DAEMON_SOCKET, STATE_DIR, VERSION, daemon_may_answer
 from vault_mem.errors import VaultMemError
 from vault_mem.platform import peers
 
-SOCKET_FILE = "daemon.sock"
-PROTOCOL = 1
+SOCKET_FILE = DAEMON_SOCKET
+#: 2: writes (``remember``, ``forget``) with a ``writer``; a daemon of protocol 1 answers that it
+#: speaks another protocol, before anything is done, and the command writes itself
+PROTOCOL = 2
 MAX_REQUEST_BYTES = 1 << 20    # a pasted prompt fits; anything longer is done in-process
 MAX_REPLY_BYTES = 64 << 20     # k=100 whole bodies at the largest body size, with room to spare
 #: how long a client waits for a reply before doing the work itself (seconds)
 TIMEOUT_ENV = "VAULT_MEM_DAEMON_TIMEOUT"
 DEFAULT_TIMEOUT_S = 10.0
 #: ``VAULT_MEM_DAEMON=off``: never ask the daemon (the in-process path, as without one)
-USE_ENV = "VAULT_MEM_DAEMON"
+USE_ENV = DAEMON_ENV
 #: the ``kind`` of an error reply that means "not now" (busy, stopping, not for you): the client
 #: does the work itself instead of showing it
 UNAVAILABLE = "DaemonUnavailable"
@@ -57,9 +67,28 @@ FENCE_OP = "fence"
 #: than ``git status`` at 100k memories), so a fence that is not back by then is not waited for
 FENCE_WAIT_S = 0.8
 
-__all__ = ["FENCE_OP", "FENCE_WAIT_S", "MAX_REPLY_BYTES", "MAX_REQUEST_BYTES", "PROTOCOL", "SOCKET_FILE",
+#: the writes a daemon runs for a one-shot command (:func:`submit`)
+WRITE_OPS = ("remember", "forget")
+#: a write not started by the daemon within this many seconds (a long batch ahead of it) is taken
+#: back from its queue, unstarted, and the command writes itself
+WRITE_START_WAIT_S = 10.0
+#: how long a command waits for a write's answer once the daemon has it; past it the outcome is
+#: unknown (never waited for by a write of the daemon's own: it answers when done)
+WRITE_ANSWER_WAIT_S = 600.0
+#: what :func:`submit` says: not taken (write here), answered, or unknown (the daemon may have written it)
+NOT_TAKEN, ANSWERED, UNKNOWN = "not-taken", "answered", "unknown"
+#: the environment variables a write's outcome depends on besides these prefixes: where git and
+#: vault-mem read the person's settings (HOME, XDG_CONFIG_HOME, EMAIL), the commit's time zone
+#: (TZ), the language of git's messages
+_WRITER_ENV = ("HOME", "XDG_CONFIG_HOME", "EMAIL", "TZ", "LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES")
+_WRITER_PREFIXES = ("GIT_", "VAULT_MEM_")
+#: variables of those prefixes that only say how a command reaches the daemon or prints (the
+#: agent's name is sent as such: ``writer()["agent"]``)
+_CLIENT_ONLY = frozenset({USE_ENV, TIMEOUT_ENV, "VAULT_MEM_LOG_LEVEL", "VAULT_MEM_PROGRESS", "VAULT_MEM_AGENT"})
+
+__all__ = ["ANSWERED", "NOT_TAKEN", "UNKNOWN", "WRITE_OPS", "FENCE_OP", "FENCE_WAIT_S", "MAX_REPLY_BYTES", "MAX_REQUEST_BYTES", "PROTOCOL", "SOCKET_FILE",
            "UNAVAILABLE", "ProtocolError", "ask", "fence", "open_state_dir", "peer_is_owner", "read_message",
-           "send_message", "socket_address"]
+           "send_message", "socket_address", "raise_as", "submit", "umask", "writer", "writer_env"]
 
 
 class ProtocolError(Exception):
@@ -187,10 +216,115 @@ def fence(root: Path, *, timeout: float = FENCE_WAIT_S) -> bool:
 
 
 def _raise(reply: dict[str, Any]) -> None:
-    kind = str(reply.get("kind"))
-    raise next((c for c in _error_classes(VaultMemError) if c.__name__ == kind), VaultMemError)(reply["error"])
+    raise_as(str(reply.get("kind")), reply["error"])
+
+
+def raise_as(kind: str, message: str) -> NoReturn:
+    """Raise the error called ``kind`` (a :class:`VaultMemError` subclass, or ``OSError``) with
+    ``message``, as the process that met it would have."""
+    if kind == "OSError":
+        raise OSError(message)
+    raise next((c for c in _error_classes(VaultMemError) if c.__name__ == kind), VaultMemError)(message)
 
 
 def _error_classes(cls: type[VaultMemError]) -> list[type[VaultMemError]]:
     return [cls, *(c for sub in cls.__subclasses__() for c in _error_classes(sub))]
 
+
+
+def umask() -> int:
+    """This process's umask (the mode of the files a write makes), read without changing it where
+    the system says (``/proc/self/status``), else set and put back."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def writer_env() -> dict[str, str]:
+    """The environment variables of this process that can change what a write does or commits."""
+    return {k: v for k, v in os.environ.items()
+            if (k in _WRITER_ENV or k.startswith(_WRITER_PREFIXES)) and k not in _CLIENT_ONLY}
+
+
+def writer(agent: str | None) -> dict[str, Any]:
+    """What identifies this command as a writer: the agent named (``--agent``, else
+    ``$VAULT_MEM_AGENT``; None: the vault's own), :func:`writer_env` and :func:`umask`."""
+    return {"agent": agent or os.environ.get("VAULT_MEM_AGENT") or None, "env": writer_env(), "umask": umask()}
+
+
+def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tuple[str, Any]:
+    """Have the vault's daemon run the write ``op(args)`` as the writer ``who`` (:func:`writer`).
+
+    ``(NOT_TAKEN, why)``: the daemon certainly did not start it (none runs, refused, another
+    version, its environment differs, busy past :data:`WRITE_START_WAIT_S`): do it here.
+    ``(ANSWERED, (result, notices, logged))`` (``logged``: the warnings the write logged there,
+    which the command prints on stderr as its own process would have), or the
+    :class:`VaultMemError` (or ``OSError``) the write raised there, raised here. ``(UNKNOWN, why)``: the request went out and no answer came back
+    (the daemon stopped or was killed meanwhile): it may have written it; never write again."""
+    if not daemon_may_answer(root):
+        return NOT_TAKEN, f"no daemon socket, or {USE_ENV} is off"
+    request = {"v": PROTOCOL, "version": VERSION, "op": op, "args": args, "writer": who}
+    try:
+        data = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:  # an argument that is not text (bytes of no encoding, from argv)
+        return NOT_TAKEN, "an argument is not UTF-8 text"
+    if len(data) > MAX_REQUEST_BYTES:
+        return NOT_TAKEN, "the request is over the socket's size limit"
+    try:
+        dir_fd = open_state_dir(root)
+    except OSError:
+        return NOT_TAKEN, "no state folder"
+    sock = None
+    sent = False
+    try:
+        st = os.stat(SOCKET_FILE, dir_fd=dir_fd, follow_symlinks=False)
+        if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
+            return NOT_TAKEN, "no socket of ours"
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(DEFAULT_TIMEOUT_S)
+        sock.connect(socket_address(dir_fd, root))
+        if not peer_is_owner(sock, dir_fd):
+            return NOT_TAKEN, "the socket's peer is not ours"
+        try:
+            sock.sendall(_HEADER.pack(len(data)) + data)
+        except OSError as exc:
+            # the daemon reads a request whole before queueing it: a send cut short never ran
+            return NOT_TAKEN, f"the request could not be sent ({exc})"
+        sent = True
+        sock.settimeout(WRITE_START_WAIT_S + WRITE_ANSWER_WAIT_S)
+        reply = read_message(sock, MAX_REPLY_BYTES)
+    except (OSError, ProtocolError, struct.error) as exc:
+        if not sent:
+            return NOT_TAKEN, f"no daemon answered ({exc})"
+        why = "no answer in time" if isinstance(exc, TimeoutError) else f"the connection was lost ({exc})"
+        return UNKNOWN, why
+    except KeyboardInterrupt:
+        if not sent:
+            raise
+        return UNKNOWN, "the command was interrupted while the daemon had it (the daemon finishes it)"
+    finally:
+        if sock is not None:
+            sock.close()
+        os.close(dir_fd)
+    if not isinstance(reply, dict):
+        return UNKNOWN, "the daemon's answer is not one this vault-mem reads"
+    if reply.get("ok") is False and reply.get("kind") == UNAVAILABLE:
+        # every daemon (this protocol's or an earlier one's) says UNAVAILABLE only before it
+        # starts a request: busy, stopping, another version, not this writer's environment
+        return NOT_TAKEN, str(reply.get("error"))
+    if reply.get("v") != PROTOCOL or reply.get("version") != VERSION:
+        return UNKNOWN, "the daemon's answer is not one this vault-mem reads"
+    if reply.get("ok") is True:
+        notices, logged = reply.get("notices"), reply.get("logged")
+        return ANSWERED, (reply.get("result"), [str(n) for n in notices] if isinstance(notices, list) else [],
+                          [str(n) for n in logged] if isinstance(logged, list) else [])
+    if not isinstance(reply.get("error"), str):
+        return UNKNOWN, "the daemon's answer is not one this vault-mem reads"
+    raise_as(str(reply.get("kind")), reply["error"])
