@@ -5,6 +5,7 @@ they would. Each test fails on the code before its fix."""
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -108,3 +109,44 @@ def test_a_peers_look_alike_memories_never_push_the_persons_own_out_of_the_promp
     assert cli("sync", "--vault", str(mine)).returncode == 0
     context = _prompt_context(mine)
     assert "editor-choice" in context and "editor-0" not in context, context
+
+
+def _tree(peer, entries: list[tuple[str, str, str]]) -> str:
+    """A tree object written as given (``(mode, name, object id)``, in that order, names
+    repeated if so): what a peer's own tool can push, and no git command makes."""
+    raw = b"".join(f"{mode} {name}".encode() + b"\0" + bytes.fromhex(oid) for mode, name, oid in entries)
+    return subprocess.run(["git", "hash-object", "-w", "-t", "tree", "--literally", "--stdin"], cwd=peer,
+                          input=raw, capture_output=True, check=True).stdout.decode().strip()
+
+
+def _push_twice_named_memory(peer) -> None:
+    """The peer's commit whose ``preferences`` folder names ``editor-choice.md`` twice: a
+    symlink to a file outside the vault, then the person's own blob."""
+    link = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=peer, input=b"/etc/hostname",
+                          capture_output=True, check=True).stdout.decode().strip()
+    mine = git(peer, "rev-parse", "HEAD:preferences/editor-choice.md").strip()
+    prefs = _tree(peer, [("120000", "editor-choice.md", link), ("100644", "editor-choice.md", mine)])
+    top = [(meta.split(), name) for meta, name in (line.split("\t") for line in git(peer, "ls-tree", "HEAD").splitlines())]
+    root = _tree(peer, [(meta[0].lstrip("0"), name, prefs if name == "preferences" else meta[2]) for meta, name in top])
+    commit = git(peer, "commit-tree", root, "-p", "HEAD", "-m", "editor notes").strip()
+    git(peer, "push", "-q", "origin", f"{commit}:refs/heads/main")
+
+
+def test_a_tree_naming_a_file_twice_is_refused_by_sync_and_in_a_clone(tmp_path):
+    """Before: git lists both entries of a malformed tree, and the check kept the last one it
+    read (the person's regular file) while sync wrote the first (the symlink's target as the
+    memory's text) and git's index took the symlink: sync said only that the peer changed the
+    memory, `git status` showed a change for good, and `git reset --hard` then dropped
+    vault.toml from git's index. Now sync refuses it by name, changing nothing, and a clone's
+    first command refuses it as it refuses a symlink."""
+    mine, peer = person_and_peer(tmp_path)
+    head = git(mine, "rev-parse", "HEAD").strip()
+    _push_twice_named_memory(peer)
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode != 0 and "preferences/editor-choice.md" in r.stderr, r.stderr
+    assert "two entries of this name" in r.stderr, r.stderr
+    assert git(mine, "rev-parse", "HEAD").strip() == head and git(mine, "status", "--porcelain") == ""
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(clone))
+    r = cli("--vault", str(clone), "list")
+    assert r.returncode == 1 and "two entries of this name" in r.stderr, r.stderr

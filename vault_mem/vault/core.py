@@ -325,13 +325,17 @@ class Vault:
 
     def recall(self, query: str, *, k: int | None = None, type: str | None = None,
                tags: Iterable[str] | None = None, scope: str | None = None,
-               include_expired: bool = False, full: bool = False, queries: Iterable[str] | None = None):
+               include_expired: bool = False, full: bool = False, queries: Iterable[str] | None = None,
+               trusted_only: bool = False):
         """Hybrid search; see :meth:`Sidecar.recall`. Each hit carries a bounded excerpt of its
         body (:func:`~vault_mem.model.views.body_excerpt`: cut at a line, a procedure whole or
         as a pointer, ``hit.excerpt`` set when cut); ``full=True`` gives the whole bodies.
         ``queries``: up to MAX_QUERIES other phrasings of the same request (the calling agent's
         rewordings: other words a memory may use), searched with ``query``; each memory is
-        scored by the phrasing that matches it best, and the verdict still reads ``query``."""
+        scored by the phrasing that matches it best, and the verdict still reads ``query``.
+        ``trusted_only`` (what reaches an agent unasked: the prompt hook): the memories of authors
+        not trusted here are left out of the search itself, not dropped from its top ``k``, so
+        a peer's look-alikes cannot push the person's own memories out."""
         tags = list(tags or [])
         queries = [queries] if isinstance(queries, str) else list(queries or [])
         if len(queries) > MAX_QUERIES or not all(isinstance(q, str) for q in queries):
@@ -342,7 +346,8 @@ class Vault:
         type = validate_type(type) if type else None
         def search():
             return self._search(query, k=k, type=type, tags=tags, scope=scope,
-                                include_expired=include_expired, full=full, queries=queries)
+                                include_expired=include_expired, full=full, queries=queries,
+                                trusted_only=trusted_only)
 
         # one share of owed vectors for the whole recall (its reconcile, the bar's, the search's
         # each made one: 10 to 15 s where 5 were meant)
@@ -361,7 +366,7 @@ class Vault:
             return search() if changed else result
 
     def _search(self, query: str, *, k: int | None, type: str | None, tags: list[str], scope: str | None,
-                include_expired: bool, full: bool, queries: list[str]):
+                include_expired: bool, full: bool, queries: list[str], trusted_only: bool = False):
         """:meth:`recall` on the sidecar as it is (caught up by the caller)."""
         if self.progress is not None:  # the bar drawn for the share made now (else recall makes it, silently)
             self.sidecar.vectors.embed_owed(progress=self.progress)
@@ -379,10 +384,17 @@ class Vault:
             return authors.authors_of(self.ws, self.sidecar, rels, ids, origins=origins)
 
         superseders = who_made(self.sidecar.superseder_paths())
+        if trusted_only:
+            if origins is None:
+                origins = authors.Origins(self.ws, self.sidecar, ids)
+            excluded = set(authors.peer_memories(self.ws, self.sidecar, ids, origins))
+        else:
+            excluded = set()
         result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=type,
             tags=tags or None, scope=scope, include_expired=include_expired,
             distrusted={path for path, who in superseders.items() if not who.trusted}, queries=queries,
+            excluded=excluded,
         )
         if not full:
             for hit in result.hits:
