@@ -608,7 +608,8 @@ def unsafe_entry(rel: str, mode: str | None) -> str | None:
         return f"a path of {size} bytes (at most {MAX_PATH_BYTES})"
     if mode is not None and mode not in ("100644", "100755"):
         return {"120000": "a symlink", "160000": "a submodule",
-                DUPLICATE: "two entries of this name in one folder (a malformed tree, which `git fsck` refuses)"
+                DUPLICATE: "two entries of this name in one folder, or names out of git's order (a malformed "
+                           "tree, which `git fsck` refuses)"
                 }.get(mode, f"an entry of mode {mode}")
     if len(parts) > 1 and parts[0] in _TOP_FILES:
         return f"a folder named {parts[0]}, where vault-mem keeps a file"
