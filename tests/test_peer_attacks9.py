@@ -1,6 +1,8 @@
 """A ninth attack run by a sync peer (issue 23): each through a real bare remote, a peer clone
-pushing with raw git, and the person using the real CLI and plain git with vault-mem's hooks as
-they would. Each test fails on the code before its fix."""
+pushing with raw git (or objects written by hand, or files in the shared remote itself), and the
+person using the real CLI and plain git with vault-mem's hooks as they would. Each attack's test
+fails on the code before its fix; `test_the_persons_own_edits_of_vault_toml_stay_in_force_at_once`
+is the guard that the settings rule leaves the person's own edits alone."""
 
 from __future__ import annotations
 
