@@ -76,7 +76,7 @@ SETTING_CASES = {
     "recall-floor": ("k = 5\n", "k = 5\nmin_similarity = -1.0\n", "recall_min_similarity", None,
                      "[recall] min_similarity: None -> -1.0"),
     "agent-identity": ('email = "agent@vault-mem.local"', 'email = "person@example.com"', "agent_email",
-                       "agent@vault-mem.local", "[agent] email: 'agent@vault-mem.local' -> 'person@example.com'"),
+                       "agent@vault-mem.local", "[agent] email: 'agent@vault-mem.local' -> a new text of 18 characters"),
     "limit": ("max_body_bytes = 65536", "max_body_bytes = 2048", "max_body_bytes", 65536,
               "[limits] max_body_bytes: 65536 -> 2048"),
     "index-budget": ("budget_tokens = 2000", "budget_tokens = 60", "index_budget_tokens", 2000,

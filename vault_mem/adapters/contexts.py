@@ -58,7 +58,10 @@ def prompt_context(vault: Vault, event: dict[str, Any]) -> str | None:
     if not isinstance(prompt, str) or not person_prompt(prompt):
         return None
     prompt = person_prompt(prompt)
-    return prompt_hits_context([h.to_dict() for h in vault.recall(prompt, k=PROMPT_HITS, full=True).hits])
+    # a peer's memories are left out of the search, not only of its hits: look-alikes of theirs
+    # would otherwise take every place and keep the person's own memory out of the prompt
+    hits = vault.recall(prompt, k=PROMPT_HITS, full=True, trusted_only=True).hits
+    return prompt_hits_context([h.to_dict() for h in hits])
 
 
 def prompt_hits_context(hits: list[dict[str, Any]]) -> str | None:

@@ -146,7 +146,7 @@ def several_prompt_context(vaults: Vaults, event: dict[str, Any]) -> str | None:
         return None
     from vault_mem.model.fusion import merge_recall  # lazy: the hooks' start-up time
 
-    params = {"query": person_prompt(prompt), "k": PROMPT_HITS, "full": True}
+    params = {"query": person_prompt(prompt), "k": PROMPT_HITS, "full": True, "trusted_only": True}
     named = [(name, vaults.read(name, "recall", params)) for name in vaults.names]
     return prompt_hits_context(merge_recall(named, PROMPT_HITS * len(named))["hits"])
 

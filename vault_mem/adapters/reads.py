@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 _STR, _INT, _BOOL, _LIST, _DICT = (str,), (int,), (bool,), (list,), (dict,)
 _ARGS: dict[str, dict[str, tuple[type, ...]]] = {
     "recall": {"query": _STR, "queries": _LIST, "k": _INT, "type": _STR, "tags": _LIST, "scope": _STR,
-               "include_expired": _BOOL, "full": _BOOL},
+               "include_expired": _BOOL, "full": _BOOL, "trusted_only": _BOOL},
     "get": {"key": _STR},
     "list": {"type": _STR, "tags": _LIST},
     "hook": {"name": _STR, "event": _DICT},
@@ -55,7 +55,8 @@ def recall(vault: Vault, args: dict[str, Any]) -> dict[str, Any]:
     a = checked("recall", args)
     result = vault.recall(a["query"], k=a.get("k"), type=a.get("type"), tags=a.get("tags"),
                           scope=a.get("scope"), include_expired=a.get("include_expired", False),
-                          full=a.get("full", False), queries=a.get("queries"))
+                          full=a.get("full", False), queries=a.get("queries"),
+                          trusted_only=a.get("trusted_only", False))
     return result.to_dict()
 
 

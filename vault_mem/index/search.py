@@ -186,6 +186,9 @@ class Filters:
     today: str = ""
     #: paths of memories whose ``supersedes`` hides nothing (peers' memories: TRUSTED_SUPERSEDED_KEYS_SQL)
     distrusted: tuple[str, ...] = ()
+    #: paths of memories left out of this search (a peer's, for what reaches an agent unasked:
+    #: so many look-alikes cannot push the person's own memories out of the top list)
+    excluded: tuple[str, ...] = ()
     #: :func:`hidden_rows` for this search, counted once (both searches and every FTS5 query
     #: of the common-words cascade over-fetch by it)
     hidden_count: int | None = field(default=None, repr=False, compare=False)
@@ -214,6 +217,9 @@ class Filters:
             else:
                 clauses.append(f"f.key NOT IN ({SUPERSEDED_KEYS_SQL})")
                 params.append(self.today)
+        if self.excluded:
+            clauses.append("f.path NOT IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(list(self.excluded)))
         return " AND ".join(clauses), params
 
     @property
@@ -259,13 +265,14 @@ def keyword_search(db, terms: Sequence[str], filters: Filters, limit: int = CAND
 
 
 def hidden_rows(db, filters: Filters) -> int:
-    """At most how many memories the default rules hide (expired, superseded, duplicates): what
-    a search over-fetches so that its filtered top list is exact. Counted once per ``filters``."""
+    """At most how many memories the default rules hide (expired, superseded, duplicates) and
+    ``filters`` leaves out (:attr:`Filters.excluded`): what a search over-fetches so that its
+    filtered top list is exact. Counted once per ``filters``."""
     if filters.hidden_count is None:
         filters.hidden_count = db.execute(
             "SELECT (SELECT count(*) FROM files WHERE expires IS NOT NULL AND expires < ?)"
             " + (SELECT count(*) FROM supersedes) + (SELECT count(*) FROM files WHERE duplicate_of IS NOT NULL)",
-            (filters.today,)).fetchone()[0]
+            (filters.today,)).fetchone()[0] + len(filters.excluded)
     return filters.hidden_count
 
 
@@ -573,19 +580,20 @@ def fuse_phrasings(db, ps: Sequence[Phrasing], candidates: Sequence[int], index,
 
 def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
                include_expired: bool, today: dt.date, distrusted: Collection[str] = (),
-               queries: Sequence[str] = (), check_index: bool = True) -> RecallResult:
+               queries: Sequence[str] = (), check_index: bool = True, excluded: Collection[str] = ()) -> RecallResult:
     """The whole recall, stage by stage: candidates (:func:`embed_phrasings`, then both
     searches by :func:`search_phrasings`, for the query and each alternative phrasing in
     ``queries``), fusion (:func:`fuse_phrasings`), the verdict
     (:func:`vault_mem.index.levels.levels`, which reads the query itself), the hits in rank
-    order (:func:`ranked_hits`). ``distrusted``: paths whose ``supersedes`` hides nothing (:class:`Filters`)."""
+    order (:func:`ranked_hits`). ``distrusted``: paths whose ``supersedes`` hides nothing;
+    ``excluded``: paths left out of the search (:class:`Filters`)."""
     if type is not None:
         type = validate_type(type)
     k = max(1, min(int(k), 200))
     db = sc.db
     filters = Filters(type=type, tags=[t for t in (tags or []) if t], scope=scope or None,
                       include_expired=include_expired, today=today.isoformat(),
-                      distrusted=tuple(sorted(distrusted)))
+                      distrusted=tuple(sorted(distrusted)), excluded=tuple(sorted(excluded)))
     result = RecallResult()
     terms = query_terms(query)
     reason = sc.vectors.vectors_reason()

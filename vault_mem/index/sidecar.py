@@ -654,14 +654,16 @@ class Sidecar:
 
     def recall(self, query: str, *, k: int = 5, type: str | None = None, tags: list[str] | None = None,
                scope: str | None = None, include_expired: bool = False, today: dt.date | None = None,
-               distrusted: Collection[str] = (), queries: Sequence[str] = ()) -> RecallResult:
+               distrusted: Collection[str] = (), queries: Sequence[str] = (),
+               excluded: Collection[str] = ()) -> RecallResult:
         """Hybrid search (see :mod:`vault_mem.index.search`); never raises on the query text.
-        ``distrusted``: paths whose ``supersedes`` hides nothing (peers' memories); ``queries``:
+        ``distrusted``: paths whose ``supersedes`` hides nothing (peers' memories); ``excluded``:
+        paths left out of the search (peers' memories, for the prompt hook); ``queries``:
         alternative phrasings searched with the query (:func:`~vault_mem.index.search.run_recall`)."""
         from vault_mem.index.search import KeywordIndexDamageError  # lazy: a write imports no search
 
         args = {"k": k, "type": type, "tags": tags, "scope": scope, "include_expired": include_expired,
-                "today": today, "distrusted": distrusted, "queries": queries}
+                "today": today, "distrusted": distrusted, "queries": queries, "excluded": excluded}
         try:
             return self._recall(query, **args)
         except KeywordIndexDamageError as exc:
@@ -684,12 +686,14 @@ class Sidecar:
 
     def _recall(self, query: str, *, k: int, type: str | None, tags: list[str] | None, scope: str | None,
                 include_expired: bool, today: dt.date | None, distrusted: Collection[str] = (),
-                queries: Sequence[str] = (), check_index: bool = True) -> RecallResult:
+                queries: Sequence[str] = (), check_index: bool = True,
+                excluded: Collection[str] = ()) -> RecallResult:
         from vault_mem.index import search  # lazy: a write imports no search
 
         return search.run_recall(self, query, k=k, type=type, tags=tags, scope=scope,
                                  include_expired=include_expired, today=today or dt.date.today(),
-                                 distrusted=distrusted, queries=queries, check_index=check_index)
+                                 distrusted=distrusted, queries=queries, check_index=check_index,
+                                 excluded=excluded)
 
     # -- the keyword index -----------------------------------------------------------------
 

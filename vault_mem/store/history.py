@@ -66,6 +66,11 @@ _PATH_BYTES_PER_CALL = 64 * 1024
 _TOP_FILES = frozenset({INDEX_FILE, "vault.toml"})
 _TOP_FOLDERS = frozenset(TYPE_FOLDERS.values())
 _ZERO_OID = "0" * 40  # the blob side of a path that does not exist (deleted)
+#: the mode :func:`changed_entries` and :func:`tree_entries` give a path that a tree names twice
+#: (a malformed tree, which ``git fsck`` refuses and no git command makes): git's index takes one
+#: entry and a checkout another, so the check of one (a regular file) let the other (a symlink)
+#: in, and the person's git status showed a change for good
+DUPLICATE = "duplicate"
 
 
 
@@ -539,7 +544,10 @@ def changed_entries(repo: GitRepo, old: str | None, new: str, pathspec: str) -> 
         meta, path = parts[i], parts[i + 1]
         fields = meta.lstrip(":").split()  # old-mode new-mode old-id new-id status
         if len(fields) == 5:
+            seen = path in found
             found[path] = None if fields[4].startswith("D") else (fields[1], fields[3])
+            if seen:
+                found[path] = (DUPLICATE, fields[3])
     return found
 
 
@@ -572,14 +580,14 @@ def _ls_tree_modes(out: str) -> dict[str, str]:
     for rec in out.split("\x00"):
         meta, sep, path = rec.partition("\t")
         if sep:
-            modes[path] = meta.split(" ", 1)[0]
+            modes[path] = DUPLICATE if path in modes else meta.split(" ", 1)[0]
     return modes
 
 
 def unsafe_entry(rel: str, mode: str | None) -> str | None:
     """Why the vault-relative tree entry ``rel`` (of ``mode``) must not be taken from a commit
     vault-mem did not make, or None when it may (DESIGN §7): only regular files inside the vault,
-    no ``..``/``.git``/absolute names, no symlinks or submodules, nothing under ``.vault-mem/``,
+    no ``..``/``.git``/absolute names, no symlinks, submodules or names a tree holds twice, nothing under ``.vault-mem/``,
     no folder where vault-mem keeps a file (INDEX.md, vault.toml) nor a file where it keeps a
     folder (``facts``, ...), no ``vault.toml`` below the top (a vault of its own there), no name over :data:`~vault_mem.model.names.MAX_NAME_BYTES` or
     holding control characters, backslashes or Windows' trailing dots and spaces. The one home
@@ -599,7 +607,10 @@ def unsafe_entry(rel: str, mode: str | None) -> str | None:
     if size > MAX_PATH_BYTES:
         return f"a path of {size} bytes (at most {MAX_PATH_BYTES})"
     if mode is not None and mode not in ("100644", "100755"):
-        return {"120000": "a symlink", "160000": "a submodule"}.get(mode, f"an entry of mode {mode}")
+        return {"120000": "a symlink", "160000": "a submodule",
+                DUPLICATE: "two entries of this name in one folder, or names out of git's order (a malformed "
+                           "tree, which `git fsck` refuses)"
+                }.get(mode, f"an entry of mode {mode}")
     if len(parts) > 1 and parts[0] in _TOP_FILES:
         return f"a folder named {parts[0]}, where vault-mem keeps a file"
     if len(parts) > 1 and disk_name(parts[-1]) == CONFIG_FILE:

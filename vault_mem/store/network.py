@@ -62,6 +62,26 @@ def upload_pack_args(toplevel: Path, url: str) -> tuple[str, ...]:
     return ("--upload-pack", f"{shlex.quote(program('git'))} {shlex.join(_BOUNDED_FETCH)} upload-pack")
 
 
+#: what a push gives a remote on this machine's ``receive-pack``, which runs here, as this user,
+#: in a repository whoever shares it can write (a bare repository on a shared disk: ``git init
+#: --shared=group`` makes its ``hooks/`` and ``config`` writable by the group): none of its hooks
+#: (a peer's ``pre-receive`` ran as the person at every sync), none of the commands its config
+#: names (``core.alternateRefsCommand``; a smudge filter or ``core.fsmonitor`` of a checked-out
+#: branch that ``receive.denyCurrentBranch=updateInstead`` would update), no ``gc --auto``
+_SAFE_RECEIVE = ("-c", f"core.hooksPath={os.devnull}", "-c", "core.alternateRefsCommand=true",
+                 "-c", "receive.denyCurrentBranch=refuse", "-c", "receive.autogc=false")
+
+
+def receive_pack_args(toplevel: Path, url: str) -> tuple[str, ...]:
+    """For a remote on this machine, the ``--receive-pack`` that runs nothing of that repository
+    (:data:`_SAFE_RECEIVE`): git does not pass a push's ``-c`` settings to a local remote's side,
+    and runs its hooks as the user who pushes. Nothing for a remote on another host (its hooks
+    run there, as its own user)."""
+    if local_git_dir(toplevel, url) is None:
+        return ()
+    return ("--receive-pack", f"{shlex.quote(program('git'))} {shlex.join(_SAFE_RECEIVE)} receive-pack")
+
+
 def out_of_memory(err: str) -> bool:
     """Whether git stopped because what it received needed more than :data:`FETCH_MEMORY_BYTES`
     (an allocation, or a thread's stack, refused under the limit)."""

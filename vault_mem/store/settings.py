@@ -127,6 +127,9 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
     # HEAD's file, not an edit made here
     own = (committed != blob and not same_as_committed(repo, raw, committed)
            and _own_edit(repo, prefix, blob, state_dir))
+    if own and out.requested is not None and _keeps_unapproved(repo, committed, fallback, fallback_blob,
+                                                               history, out.requested):
+        own = False  # the edit vouches for the lines it changed, not for HEAD's it left as they were
     if out.requested is None:
         whose = "your uncommitted edit of it" if own else "as committed"
         why = out.problem if own else _named_problem(out.problem or "")
@@ -232,6 +235,29 @@ def _legacy_approved(root: Path, cfg: Config) -> bool:
         "sync.after_write": cfg.sync_after_write, **({"embedder.model": e.model} if remote else {})}
     offline = not remote and not cfg.sync_remote and not cfg.sync_interval_s and not cfg.sync_after_write
     return offline or all(legacy.get(k) == v for k, v in wanted.items())
+
+
+def _keeps_unapproved(repo: GitRepo, committed: str | None, fallback: Config, fallback_blob: str | None,
+                      history: list[str], requested: Config) -> bool:
+    """Whether the person's edit (``requested``) of HEAD's vault.toml (blob ``committed``) keeps a
+    setting of HEAD's that was never approved here: one that differs from the settings in force
+    (``fallback``) and that the edit left as HEAD has it. A peer's pending change stays pending
+    when the person edits another line (a comment, another setting) or git merges it into the
+    person's uncommitted edit (``git pull --autostash``): the edit is the person's word for what
+    it changes only. HEAD's file approved here (now or before) keeps nothing unapproved; one that
+    does not parse is not told apart line by line, so every change from the settings in force
+    counts as kept."""
+    if committed is None or committed == fallback_blob or committed in history:
+        return False
+    changes = setting_changes(fallback, requested)
+    if not changes:
+        return False
+    try:
+        head = parse_config(repo.read_object(committed)[1])
+    except (ConfigError, GitError, VaultMemError):
+        return True
+    edited = setting_changes(head, requested)
+    return any(key not in edited for key in changes)
 
 
 def _own_edit(repo: GitRepo, prefix: str, blob: str, state_dir: Path) -> bool:

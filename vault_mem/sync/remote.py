@@ -70,6 +70,7 @@ from vault_mem.store.network import (
     FetchQuarantine,
     local_git_dir,
     out_of_memory,
+    receive_pack_args,
     run_remote,
     upload_pack_args,
 )
@@ -236,7 +237,8 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
 def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) -> str | None:
     """None when pushed; the error text when the remote moved meanwhile (retry); raises otherwise."""
     local = local_git_dir(repo.toplevel, url)
-    proc = run_remote(repo, timeout_s, "push", "--quiet", "--porcelain", name, f"{head}:refs/heads/{rbranch}",
+    proc = run_remote(repo, timeout_s, "push", "--quiet", "--porcelain", *receive_pack_args(repo.toplevel, url),
+                      name, f"{head}:refs/heads/{rbranch}",
                       remote_refs=(local, ((f"refs/heads/{rbranch}", head),)) if local is not None else None)
     if proc.returncode == 0:
         return None

@@ -325,13 +325,17 @@ class Vault:
 
     def recall(self, query: str, *, k: int | None = None, type: str | None = None,
                tags: Iterable[str] | None = None, scope: str | None = None,
-               include_expired: bool = False, full: bool = False, queries: Iterable[str] | None = None):
+               include_expired: bool = False, full: bool = False, queries: Iterable[str] | None = None,
+               trusted_only: bool = False):
         """Hybrid search; see :meth:`Sidecar.recall`. Each hit carries a bounded excerpt of its
         body (:func:`~vault_mem.model.views.body_excerpt`: cut at a line, a procedure whole or
         as a pointer, ``hit.excerpt`` set when cut); ``full=True`` gives the whole bodies.
         ``queries``: up to MAX_QUERIES other phrasings of the same request (the calling agent's
         rewordings: other words a memory may use), searched with ``query``; each memory is
-        scored by the phrasing that matches it best, and the verdict still reads ``query``."""
+        scored by the phrasing that matches it best, and the verdict still reads ``query``.
+        ``trusted_only`` (what reaches an agent unasked: the prompt hook): the memories of authors
+        not trusted here are left out of the search itself, not dropped from its top ``k``, so
+        a peer's look-alikes cannot push the person's own memories out."""
         tags = list(tags or [])
         queries = [queries] if isinstance(queries, str) else list(queries or [])
         if len(queries) > MAX_QUERIES or not all(isinstance(q, str) for q in queries):
@@ -340,9 +344,18 @@ class Vault:
         if k is not None and (not isinstance(k, int) or k < 1 or k > 100):
             raise UsageError("k must be a whole number from 1 to 100")
         type = validate_type(type) if type else None
-        def search():
+        def search(only_trusted: bool = trusted_only):
             return self._search(query, k=k, type=type, tags=tags, scope=scope,
-                                include_expired=include_expired, full=full, queries=queries)
+                                include_expired=include_expired, full=full, queries=queries,
+                                trusted_only=only_trusted)
+
+        def answer():
+            result = search()
+            if trusted_only or all(h.trusted for h in result.hits):
+                return result
+            # a peer's hits never take the places of the person's own: a recall they reach is
+            # asked again without them (recall on request still finds them, marked)
+            return _trusted_kept(result, search(True).hits, k or self.config.recall_k)
 
         # one share of owed vectors for the whole recall (its reconcile, the bar's, the search's
         # each made one: 10 to 15 s where 5 were meant)
@@ -353,15 +366,15 @@ class Vault:
                     self.sidecar.vectors.begin_model_load()
                 self.reconcile()
             try:
-                result = search()
+                result = answer()
             finally:
                 changed = finish() if finish is not None else False
             # a change made before this call whose events came in while it searched: the answer
             # must hold it (never stale), so the search runs again on the sidecar that now does
-            return search() if changed else result
+            return answer() if changed else result
 
     def _search(self, query: str, *, k: int | None, type: str | None, tags: list[str], scope: str | None,
-                include_expired: bool, full: bool, queries: list[str]):
+                include_expired: bool, full: bool, queries: list[str], trusted_only: bool = False):
         """:meth:`recall` on the sidecar as it is (caught up by the caller)."""
         if self.progress is not None:  # the bar drawn for the share made now (else recall makes it, silently)
             self.sidecar.vectors.embed_owed(progress=self.progress)
@@ -379,10 +392,17 @@ class Vault:
             return authors.authors_of(self.ws, self.sidecar, rels, ids, origins=origins)
 
         superseders = who_made(self.sidecar.superseder_paths())
+        if trusted_only:
+            if origins is None:
+                origins = authors.Origins(self.ws, self.sidecar, ids)
+            excluded = set(authors.peer_memories(self.ws, self.sidecar, ids, origins))
+        else:
+            excluded = set()
         result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=type,
             tags=tags or None, scope=scope, include_expired=include_expired,
             distrusted={path for path, who in superseders.items() if not who.trusted}, queries=queries,
+            excluded=excluded,
         )
         if not full:
             for hit in result.hits:
@@ -631,3 +651,18 @@ def _fields(extra: dict[str, Any] | None, **named: Any) -> dict[str, Any] | None
         raise UsageError(f"remember: {', '.join(both)} given both as an argument and in extra=; pass it once")
     merged = {**(extra or {}), **given}
     return merged or None
+
+
+def _trusted_kept(result, trusted: list, k: int):
+    """``result`` (a recall's top ``k``, some hits a peer's) holding the memories trusted here
+    that a recall without the peers' memories finds (``trusted``, its hits): the lowest-ranked
+    of the peers' hits make room for any it lacks, so look-alikes a peer pushes cannot hide the
+    person's own memories from a recall on request."""
+    have = {h.path for h in result.hits}
+    mine = [h for h in result.hits if h.trusted] + [h for h in trusted if h.path not in have]
+    if len(mine) == sum(h.trusted for h in result.hits):
+        return result
+    peers = [h for h in result.hits if not h.trusted][:max(0, k - len(mine))]
+    result.hits = sorted(mine + peers, key=lambda h: -h.score)[:max(k, len(mine))]
+    return result
+
