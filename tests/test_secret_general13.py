@@ -23,7 +23,7 @@ import pytest
 
 from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, refused
 from vault_mem.model.seed_words import BIP39_ENGLISH
-from vault_mem.model.secret_shapes import valid_mnemonic
+from vault_mem.model.secret_phrases import valid_mnemonic
 
 SEEDS = (20261218, 18, 4747)
 _BIP39 = frozenset(BIP39_ENGLISH)

@@ -19,9 +19,11 @@ from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 
-__all__ = ["ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "der_key", "public_by_design", "sample_jwt", "script_prose", "UUID", "credential_like",
-           "has_symbol", "high_entropy", "identifier_like", "in_web_config", "is_placeholder", "is_wordy", "looks_fake", "random_hex",
-           "random_letters", "shannon_entropy", "spoken", "type_name", "unguessable"]
+__all__ = ["ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "UUID", "credential_like", "der_key",
+           "documented_example", "has_symbol", "high_entropy", "identifier_like", "in_crypt_hash",
+           "in_web_config", "is_placeholder", "is_wordy", "key_chord", "looks_fake", "public_by_design",
+           "random_hex", "random_letters", "random_token", "reference_token", "sample_jwt", "script_prose",
+           "shannon_entropy", "spoken", "stored_not_secret", "type_name", "unguessable"]
 
 
 def shannon_entropy(value: str) -> float:
