@@ -1,6 +1,6 @@
 """What a value looks like: placeholder, word, or something made to be hard to guess.
 
-The secret rules (:mod:`vault_mem.model.secrets` and :mod:`vault_mem.model.secret_shapes`) find
+The secret rules (:mod:`vault_mem.model.secrets` and the finders of shapes, labels and places) find
 a value by its place (after ``password=``, in a URL's password, in a ``.pgpass`` line) and then
 judge it here by its shape: its length, its character classes and its entropy. The decisions
 about what is *not* a secret (``changeme``, ``$VAR``, ``<your-token>``, paths, versions, UUIDs,

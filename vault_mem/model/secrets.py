@@ -163,8 +163,7 @@ def _rule_findings(text: str, low: str) -> Iterator[tuple[int, SecretFinding]]:
 def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
     """Credentials known by shape and place, not by a vendor's prefix: key blocks that are not
     PEM, ``.pgpass`` lines, prefixed and three-part tokens, seed phrases, then labelled values
-    (:mod:`vault_mem.model.secret_shapes`, :mod:`vault_mem.model.secret_labels`,
-    :mod:`vault_mem.model.secret_places`)."""
+    (the finders of shapes, labels and places: see the module's map)."""
     if len(text) >= 16:  # shorter than any key block, .pgpass line, token or phrase
         yield from key_blocks(text)
         yield from pgpass_lines(text)
