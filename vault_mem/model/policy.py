@@ -55,24 +55,10 @@ from vault_mem.model.secret_values import shannon_entropy
 from vault_mem.model.secrets import find_secrets, scattered_phrase, seam_secrets, slug_secrets
 from vault_mem.model.trailers import caller_chosen_text
 
-__all__ = [
-    "MAX_DESCRIPTION_CHARS",
-    "QUARANTINE_MARK",
-    "SecretFinding",
-    "WritePolicy",
-    "check_description_policy",
-    "check_text",
-    "check_write",
-    "describe_secrets",
-    "file_secrets",
-    "find_secrets",
-    "fix_recipe",
-    "lint_write",
-    "mask_secrets",
-    "purge_recipe",
-    "quarantine_reason",
-    "shannon_entropy",
-]
+__all__ = ["MAX_DESCRIPTION_CHARS", "QUARANTINE_MARK", "SecretFinding", "WritePolicy",
+           "check_description_policy", "check_text", "check_write", "describe_secrets", "file_secrets",
+           "find_secrets", "fix_recipe", "lint_write", "mask_secrets", "purge_recipe", "quarantine_reason",
+           "shannon_entropy"]
 
 MAX_DESCRIPTION_CHARS = 200
 

@@ -19,9 +19,9 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_commands import HOST_OR_MAIL
-from vault_mem.model.secret_judge import CODES_LABEL, CODE_KINDS
+from vault_mem.model.secret_judge import CODES_LABEL, CODE_KINDS, near_stop
 from vault_mem.model.secret_names import Span
-from vault_mem.model.secret_near import near_stop
+
 from vault_mem.model.secret_phrases import PHRASE_LABEL, word_phrase
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import is_wordy, looks_fake, shannon_entropy

@@ -20,10 +20,10 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    judge, passphrase, password_shaped, strong_unlabelled, word_and_number,
+    judge, near_stop, passphrase, password_shaped, strong_unlabelled, word_and_number,
 )
 from vault_mem.model.secret_names import DIGEST, Span
-from vault_mem.model.secret_near import NAME_EQUALS, near_stop
+from vault_mem.model.secret_near import NAME_EQUALS
 from vault_mem.model.secret_text import last_match_start, lines_holding
 from vault_mem.model.secret_values import (
     UUID, credential_like, high_entropy, identifier_like, is_placeholder, looks_fake, public_by_design,

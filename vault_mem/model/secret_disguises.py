@@ -18,10 +18,8 @@ import string
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_text import View, long_words
 
-__all__ = [
-    "char_code_runs", "composed_values", "joined_lists", "reversed_words", "rot13", "separated_bytes",
-    "spelled_out", "substituted",
-]
+__all__ = ["char_code_runs", "composed_values", "joined_lists", "reversed_words", "rot13", "separated_bytes",
+           "spelled_out", "substituted"]
 
 # --- disguises ------------------------------------------------------------------------------
 #

@@ -32,10 +32,8 @@ from vault_mem.model.secret_values import (
     UUID, high_entropy, is_placeholder, looks_fake, random_hex, random_token, stored_not_secret,
 )
 
-__all__ = [
-    "credential_files", "csv_exports", "header_lists", "named_values", "request_headers", "table_cells",
-    "xml_elements",
-]
+__all__ = ["credential_files", "csv_exports", "header_lists", "named_values", "request_headers",
+           "table_cells", "xml_elements"]
 
 # `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env
 # entry (`- name: API_TOKEN` / `value: ...`): the label is one field's value, the secret the next's.

@@ -6,8 +6,10 @@ in :mod:`vault_mem.model.secret_labels`' docstring. The shapes of a password a p
 here too, so every finder asks the same questions: :func:`plain_password`,
 :func:`word_and_number`, :func:`symbol_word_number`, :func:`scrambled`, :func:`passphrase`,
 :func:`password_shaped` and :func:`strong_unlabelled` (a value no word could be, for passwords
-named by their use alone). What a value looks like whatever its label (placeholder, word,
-random) is :mod:`vault_mem.model.secret_values`.
+named by their use alone). :func:`near_stop` and :func:`gives_example` say when a word between a
+label and a value, or the sentence around it, names the value an id, a digest or an example.
+What a value looks like whatever its label (placeholder, word, random) is
+:mod:`vault_mem.model.secret_values`.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ import re
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_names import (
-    DIGEST, PUBLIC_KEY_NAMES, SEP, Span, BARE_TOKEN, GRANTING_KEY_END, KEY_QUALIFIERS, SHORT_ID,
-    STATE_SUFFIXES, STATE_WORDS, is_key_char, is_sentence,
+    BARE_TOKEN, DIGEST, GRANTING_KEY_END, KEY_QUALIFIERS, PUBLIC_KEY_NAMES, SEP, SHORT_ID, STATE_SUFFIXES,
+    STATE_WORDS, Span, is_key_char, is_sentence,
 )
 from vault_mem.model.secret_values import (
-    NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy, key_chord,
-    public_by_design, type_name, unguessable,
+    CONSONANT_RUN, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
+    key_chord, public_by_design, sayable, type_name, unguessable,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
@@ -125,15 +127,11 @@ def _run_of_words(value: str, least: int) -> bool:
     return best[n] >= least
 
 
-_DICE_VOWEL = lazy(r"[aeiouy]")
-_DICE_CLUSTER = lazy(r"[b-df-hj-np-tv-xz]{4}")
-
-
 def _dice_word(part: str) -> bool:
     """A word a diceware list could hold (EFF's 7,776 reach past BIP-39's 2,048: ``thistle``,
     ``tundra``): 3 to 9 letters with a vowel and no run of four consonants, so a syllable, not an
     abbreviation or a random run."""
-    return 3 <= len(part) <= 9 and _DICE_VOWEL.search(part) is not None and _DICE_CLUSTER.search(part) is None
+    return 3 <= len(part) <= 9 and sayable(part)
 
 
 def passphrase(value: str, *, signed: bool = True) -> bool:
@@ -167,7 +165,7 @@ def _letter_noise(value: str) -> bool:
     """Twelve to 64 lower-case ASCII letters with a run of four consonants (no English syllable
     has one; ``strengths`` has three) that are not common words run together."""
     return 12 <= len(value) <= 64 and value.isascii() and value.isalpha() and value.islower() \
-        and _DICE_CLUSTER.search(value.replace("y", "a")) is not None and not _run_of_words(value, 2)
+        and CONSONANT_RUN.search(value.replace("y", "a")) is not None and not _run_of_words(value, 2)
 
 
 def _scrambled_part(value: str) -> bool:
@@ -354,3 +352,73 @@ _LAST_SYMBOLS = "$^%*~#&"
 _WORD_DIGITS = lazy(r"[A-Za-z]{3,}[0-9]{2,}[A-Za-z]*|[0-9]{2,}[A-Za-z]{3,}[0-9]*")
 _PERSON_SYMBOLS = "!#%^&*~?"  # (not `@`, `$`, `=`, `+`: addresses, variables, settings, sums)
 _DOLLAR_DIGIT = lazy(r"[A-Za-z]\$[0-9]")  # `Harbor$0407`: a `$` before a digit names no variable
+
+
+# --- what stops a value: a word naming it an id, a digest, an example -----------------------
+
+# What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
+# public key ("fixed in commit X", "key id X", "token sha256: X", "secret: ENC[...]", "ssh-ed25519 X")
+NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:ed|es)?|digest|checksum|fingerprint"
+                  r"|integrity|etag|nonce|txid|tx|rev|revision|build|version|uuid|guid|trace|request|req|object|names?"
+                  r"|file|path|url|link|public|pub|salt|iv|encrypt[a-z]*|enc|cipher[a-z]*|sealed[a-z]*|signature|sig|hint|length"
+                  r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
+                  r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
+                  r"|kty|e\.g|example|for instance|such as|like|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40}"
+                  # "example" in the languages of secret_words (a policy's sample is no password)
+                  r"|ejemplo|p\.ej|exemplo|exemple|beispiel|z\.b|esempio|voorbeeld|bijvoorbeeld|przyk[łl]ad|örnek|ornek"
+                  r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])"
+                  # (a word naming a machine it runs on is no id: "the token for the build server X")
+                  r"(?![- ](?:server|host|box|machine|agent|node|vm|runner|bot)s?(?![a-z]))")
+
+
+# "like" and "such as" compare: "a password like 'hunter2' is weak" gives an example, as "for example"
+# does, but "password like Xk9#mQ2vL8pR for staging" gives the value. They stop the value only in an
+# example's sentence: a general label (an article, "any", a plural: "a password like", "passwords such
+# as") or words that judge or rule on passwords ("weak", "avoid", "policy", "never use").
+_LIKE = frozenset(("like", "such as"))
+_EXAMPLE_REACH = 160
+_EXAMPLE_LINE = lazy(r"(?<![\w])(?:an?|any|some|every|e\.g|eg|weak|strong|bad|good|poor|easy|easily|hard|guess\w*|common"
+                     r"|obvious|simple|trivial|insecure|secure|polic(?:y|ies)|rules?|guidelines?|requirements?|avoid|never"
+                     r"|don'?t|do not|choose|pick|should|example|instance|crack\w*|brute[ -]?forc\w*|dictionary"
+                     r"|rejects?|accepts?|allows?|forbids?|blocks?|fields?|forms?|formats?|valid\w*)(?![\w])")
+# a plural before "like" speaks of a kind ("values like X", "strings such as X")
+_LABEL_PLURAL = lazy(r"[a-z]{2,}[^s\W]s[ \t]{1,4}\Z")
+
+
+# A sentence that gives a sample value or rules on what one may be ("e.g. X is weak", "por ejemplo
+# X", "z.B. X", "the policy rejects X", "never use X"): the value in it is a sample, no credential.
+_EXAMPLE_SAYING = lazy(r"(?<![\w])(?:e\.g|eg|z\.b|p\.ej|i\.e|example|exemple|ejemplo|exemplo|beispiel|esempio|voorbeeld"
+                       r"|bijvoorbeeld|przyk[łl]ad|örnek|příklad|пример|例えば|例如|예시|예를|for instance|such as|weak|strong"
+                       r"|guess\w*|obvious|insecure|polic(?:y|ies)|rules?|requirements?|avoid|never|don'?t|do not|crack\w*"
+                       r"|brute[ -]?forc\w*|dictionary|rejects?|forbids?|must|muss|debe|doit|deve|sample|dummy|fake|made[ -]up"
+                       r"|format|pattern|regex|pick|choose|like)(?![\w])")
+
+
+def gives_example(low: str) -> bool:
+    """Does the sentence ``low`` (lowercased) give a password as an example or rule on passwords
+    (:data:`_EXAMPLE_SAYING`)? A value in it is a sample, where no label names it."""
+    return _EXAMPLE_SAYING.search(low) is not None
+
+
+# an owner named after the label ("the key for the encrypted volume", "the password of an
+# encrypted archive"): the word before "encrypted" makes it the owner's, not the value's
+_OWNER_BEFORE = lazy(r"(?:for|of|on|to|unlocks?|opens?)[ \t]{1,4}(?:(?:the|my|our|this|that|an?|its|their)[ \t]{1,4})?\Z")
+
+
+def near_stop(low: str, start: int, end: int) -> bool:
+    """Does a word between ``start`` and ``end`` of ``low`` name the value after it an id, a digest,
+    a ciphertext or an example (:data:`NEAR_STOP`)? "like" and "such as" do only in an example's
+    sentence (see :data:`_EXAMPLE_LINE`); "encrypted" does not where it names the label's owner
+    ("the key for the encrypted volume is X": the volume is encrypted, X opens it)."""
+    for m in NEAR_STOP.finditer(low, start, end):
+        if m.group().startswith("encrypt") and _OWNER_BEFORE.search(low, max(start, m.start() - 24), m.start()):
+            continue
+        if m.group() not in _LIKE:
+            return True
+        # (the sentence around it, within reach: a line of 80 KB made of labels is not read once per label)
+        line_start = max(low.rfind("\n", max(0, m.start() - _EXAMPLE_REACH), m.start()) + 1, m.start() - _EXAMPLE_REACH)
+        line_end = low.find("\n", m.end(), m.end() + _EXAMPLE_REACH)
+        line = low[line_start:min(len(low), m.end() + _EXAMPLE_REACH) if line_end < 0 else line_end]
+        if _EXAMPLE_LINE.search(line) or _LABEL_PLURAL.search(low, max(line_start, m.start() - 16), m.start()):
+            return True
+    return False

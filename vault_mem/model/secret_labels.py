@@ -62,27 +62,25 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    CODES_LABEL, COMMON_WORDS, granted_uuid, name_before, prose_key, public_word_before,
-    two_words_number, grants, passphrase, password_shaped, plain_password, strong_unlabelled,
-    word_and_number,
+    CODES_LABEL, COMMON_WORDS, granted_uuid, grants, name_before, passphrase, password_shaped, plain_password,
+    prose_key, public_word_before, strong_unlabelled, two_words_number, word_and_number,
 )
 from vault_mem.model.secret_names import (
-    Span, ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS,
-    SCRIPT_PASSWORD_END, WIFI, WIFI_REACH, label_keywords, key_class,
+    ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS,
+    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords,
 )
 from vault_mem.model.secret_near import (
-    NAME_EQUALS, ASIDE, ASIDE_STOP, COMMA_LITERAL, FLOW_MEMBER, ID_WORDS, LOGIN_NOUN, SAID_LAST,
-    SET_VARIABLE, SIGIL_LITERAL, TUPLE_OPEN, config_directive, in_arn, judged_value, names_a_property, near_value, label_sign,
-    stated_default, under_encrypted, value_before, own_name,
+    ASIDE, ASIDE_STOP, COMMA_LITERAL, FLOW_MEMBER, ID_WORDS, LOGIN_NOUN, NAME_EQUALS, SAID_LAST, SET_VARIABLE,
+    SIGIL_LITERAL, TUPLE_OPEN, config_directive, in_arn, judged_value, label_sign, names_a_property,
+    near_value, own_name, stated_default, under_encrypted, value_before,
 )
 from vault_mem.model.secret_values import (
     ENV_NAME, NAMED, UUID, credential_like, high_entropy, identifier_like, in_web_config, is_placeholder,
     looks_fake, public_by_design, random_hex, random_token, unguessable,
 )
 
-__all__ = [
-    "MAX_LABELS", "TOO_MANY_LABELS", "app_passwords", "assignments", "key_named_value", "labelled_value",
-]
+__all__ = ["MAX_LABELS", "TOO_MANY_LABELS", "app_passwords", "assignments", "key_named_value",
+           "labelled_value"]
 
 # Google's app password (four groups of four lower-case letters) after an app password's label on
 # its line, whatever words stand between ("App password the CI job uses to send reports: X")

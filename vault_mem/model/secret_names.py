@@ -114,12 +114,12 @@ _SIGN_WORD = rf"(?:{_COPULA}|to)"
 COMPOUND = lazy(r"[^\W\d_]{2,20}(?:-[^\W\d_]{2,20}){1,2}")  # "WLAN-Passwort", "wi-fi-password"
 # the words after a credential's label that say whose or which it is ("for", "of", "(", "on the")
 OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|vom|der|des|du|de|del|della|di|da|do|dla"
-              r"|på|för|till|til|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é|är|er|on"
-              # Czech and Slovak ("Heslo k serveru"), Greek ("του διακομιστή", its Latin look-alikes
-              # folded as the gate reads it)
-              r"|k|ke|ku|pro|na|za|" + "|".join(secret_words.folded(w) for w in ("του", "της", "των", "για", "στο", "στον")) +
-              # Hebrew writes "to", "in" and "of" against the noun ("הסיסמה לשרת": the server's password)
-              r")(?![^\W\d_])|(?:ל|ב|של)(?=[\u05d0-\u05ea]))", re.IGNORECASE)
+             r"|på|för|till|til|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é|är|er|on"
+             # Czech and Slovak ("Heslo k serveru"), Greek ("του διακομιστή", its Latin look-alikes
+             # folded as the gate reads it)
+             r"|k|ke|ku|pro|na|za|" + "|".join(secret_words.folded(w) for w in ("του", "της", "των", "για", "στο", "στον")) +
+             # Hebrew writes "to", "in" and "of" against the noun ("הסיסמה לשרת": the server's password)
+             r")(?![^\W\d_])|(?:ל|ב|של)(?=[\u05d0-\u05ea]))", re.IGNORECASE)
 _ADVERB = r"(?:still|now|currently|always|also|just|again|actually|jetzt|noch|ahora|todav[ií]a|maintenant|toujours|ora|ancora|sekarang|nu|nog)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
@@ -135,27 +135,27 @@ _TYPED_SIGN = (r"|[ \t]{0,4}:?[ \t]{0,4}(?:&(?:'static[ \t]{1,2})?)?(?:str|strin
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
 # compiled now: a match's ``.re`` is compared with it (``tail.re is ASSIGN_TAIL``)
 ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
-                          # a YAML block scalar (`k: >-`, the value on the next line), then signs
-                          r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
-                          # a string type between the name and the sign (`password: str = "X"`,
-                          # Bicep's `param adminPassword string = 'X'`, Rust's `KEY: &str = "X"`)
-                          + _TYPED_SIGN +
-                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{9,40}:[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
-                          + r"[ \t]{0,8}|" + _THAI_COPULA + r"[ \t]{0,8}"
-                          # a call named for the credential, given a literal (`.bearer_auth("X")`)
-                          + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}"
-                          # COBOL's picture clause between a data item and its value (`PIC X(16) VALUE 'X'`)
-                          + r"|[ \t]{1,8}PIC(?:TURE)?[ \t]{1,4}[XA9](?:\([0-9]{1,4}\))?[ \t]{1,8}VALUE[ \t]{1,8}"
-                          # a tuple's name and its literal (Erlang's `{db_password, "X"}`, `<<"X">>`; Elixir's
-                          # `{:api_secret, "X"}`): only after a tuple's opening brace (see assignments)
-                          + r"|[ \t]{0,2},[ \t]{0,8}(?:<<)?(?=[\"'])"
-                          # a relative clause as the sign ("the admin account's password, which is X")
-                          + r"|[ \t]{0,2},[ \t]{1,4}which[ \t]{1,4}(?:is|was)[ \t]{1,8}"
-                          + r"|[ \t]{1,8})"
-                          # Markdown's bold closed after the colon (`**Password:** X`, `__pw:__ X`)
-                          + r"(?:(?<=:)(?:\*\*|__)[ \t]{1,4})?"
-                          # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
-                          + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
+                         # a YAML block scalar (`k: >-`, the value on the next line), then signs
+                         r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
+                         # a string type between the name and the sign (`password: str = "X"`,
+                         # Bicep's `param adminPassword string = 'X'`, Rust's `KEY: &str = "X"`)
+                         + _TYPED_SIGN +
+                         r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{9,40}:[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                         + r"[ \t]{0,8}|" + _THAI_COPULA + r"[ \t]{0,8}"
+                         # a call named for the credential, given a literal (`.bearer_auth("X")`)
+                         + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}"
+                         # COBOL's picture clause between a data item and its value (`PIC X(16) VALUE 'X'`)
+                         + r"|[ \t]{1,8}PIC(?:TURE)?[ \t]{1,4}[XA9](?:\([0-9]{1,4}\))?[ \t]{1,8}VALUE[ \t]{1,8}"
+                         # a tuple's name and its literal (Erlang's `{db_password, "X"}`, `<<"X">>`; Elixir's
+                         # `{:api_secret, "X"}`): only after a tuple's opening brace (see assignments)
+                         + r"|[ \t]{0,2},[ \t]{0,8}(?:<<)?(?=[\"'])"
+                         # a relative clause as the sign ("the admin account's password, which is X")
+                         + r"|[ \t]{0,2},[ \t]{1,4}which[ \t]{1,4}(?:is|was)[ \t]{1,8}"
+                         + r"|[ \t]{1,8})"
+                         # Markdown's bold closed after the colon (`**Password:** X`, `__pw:__ X`)
+                         + r"(?:(?<=:)(?:\*\*|__)[ \t]{1,4})?"
+                         # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
+                         + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed, and an
 # abbreviation inflected after a colon as Swedish and Finnish write it ("Lösenordet till NAS:en är X").
@@ -173,7 +173,7 @@ APP_PASSWORD = lazy(r"[a-z]{4}(?:[ -][a-z]{4}){3}(?![\w-])")
 # A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
 # (a number may stand among the words: "glacier harbor falcon orbit 99")
 QUOTED_WORDS = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}(?:[ \t]{1,2}[0-9]{1,6})?"
-                     r"|[a-z]{3,12}(?:[ \t]{1,2}(?:[a-z]{3,12}|[0-9]{1,6})){3,8}")
+                    r"|[a-z]{3,12}(?:[ \t]{1,2}(?:[a-z]{3,12}|[0-9]{1,6})){3,8}")
 WORD_RUN = lazy(r"[a-z]{3,12}(?:[ \t]{1,2}[a-z]{3,12}){2,7}(?:[ \t]{1,2}[0-9]{1,6})?[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 # Words of sentences, not of a random passphrase: "password: see the vault entry", "use any four words".
 PROSE_WORDS = frozenset("""
@@ -207,9 +207,9 @@ PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", 
                      "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row", "verif")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
-                   "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
-                   "master", "hmac", "aes", "unseal", "wallet", "deploy", "service", "bot",
-                   "integration", "admin", "write", "ingest", "instrumentation", "management", "subscription")
+                  "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
+                  "master", "hmac", "aes", "unseal", "wallet", "deploy", "service", "bot",
+                  "integration", "admin", "write", "ingest", "instrumentation", "management", "subscription")
 # A value after a spaced dash: one token of key characters, not starting with a digit.
 DASHED_VALUE = lazy(rf"[A-Za-z{re.escape(PASSWORD_SYMBOLS)}_][A-Za-z0-9{re.escape(PASSWORD_SYMBOLS)}_.-]{{7,199}}")
 PASSWORD_KEYS = ("wifi", "wi-fi", "wpa", "wpa2", "wlan", "network")
@@ -266,7 +266,7 @@ _SITE_KEY_END = lazy(r"(?:^|[_.-])site[_-]?key$")
 # use, writes to an ingest endpoint, a licence): a credential whatever its value's shape; not a key
 # named for what it indexes (`CORRELATION_KEY`, `PARTITION_KEY`, `CACHE_KEY`)
 GRANTING_KEY_END = lazy(r"(?:api|access|private|master|integration|service|admin|write|ingest|ingestion|instrumentation"
-                         r"|management|subscription|license|licence|enterprise|sdk|server|signing|auth)[_.-]?key$")
+                        r"|management|subscription|license|licence|enterprise|sdk|server|signing|auth)[_.-]?key$")
 _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 
 

@@ -11,9 +11,10 @@ for password, key, token and secret in ~40 languages are one table
 (:mod:`vault_mem.model.secret_words`).
 
 Also here: a value before its label ("use X as the password", "X is the keystore password"),
-a config file's directive and its value (:func:`config_directive`), what stops a value (:func:`near_stop`:
-an id, a digest, an example's sentence, :func:`gives_example`), and :func:`judged_value`, which reads the
-sign after a label and hands its value to :func:`vault_mem.model.secret_judge.judge`.
+a config file's directive and its value (:func:`config_directive`), and :func:`judged_value`, which
+reads the sign after a label and hands its value to :func:`vault_mem.model.secret_judge.judge`.
+What stops a value (a word naming it an id, a digest, an example) is
+:func:`vault_mem.model.secret_judge.near_stop`.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    CODE_PARTS, COMMON_WORDS, random_groups, judge, password_shaped, word_and_number,
+    CODE_PARTS, COMMON_WORDS, NEAR_STOP, gives_example, judge, near_stop, password_shaped, random_groups,
+    word_and_number,
 )
 from vault_mem.model.secret_names import (
-    SEP, Span, AND_PAIR, APP_PASSWORD, ASSIGN_TAIL, CALL_END, CJK_CHAR, COPULA_WORD, DASHED_VALUE,
-    DIGIT_GROUPS, FSTRING_FIELD, OWNER, PAIR, PAIR_AFTER_WORD, QUOTED_WORDS, WORD_RUN, is_key_char,
-    is_sentence,
+    AND_PAIR, APP_PASSWORD, ASSIGN_TAIL, CALL_END, CJK_CHAR, COPULA_WORD, DASHED_VALUE, DIGIT_GROUPS,
+    FSTRING_FIELD, OWNER, PAIR, PAIR_AFTER_WORD, QUOTED_WORDS, SEP, Span, WORD_RUN, is_key_char, is_sentence,
 )
 from vault_mem.model.secret_values import (
     ENV_NAME, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy, key_chord,
@@ -60,74 +61,6 @@ _NEAR_START = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-
 _POINTS_BELOW = lazy(r"(?<![a-z])(?:below|beneath|underneath|follows|(?:on )?the next line)[ \t.:)\]*_]{0,8}\r?\Z")
 # the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
 _LABEL_LINE_END = lazy(r"[ \t\"'`*_)\]>]{0,8}[:?]?[ \t\"'`*_)\]>]{0,8}\r?")
-# What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
-# public key ("fixed in commit X", "key id X", "token sha256: X", "secret: ENC[...]", "ssh-ed25519 X")
-NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:ed|es)?|digest|checksum|fingerprint"
-                  r"|integrity|etag|nonce|txid|tx|rev|revision|build|version|uuid|guid|trace|request|req|object|names?"
-                  r"|file|path|url|link|public|pub|salt|iv|encrypt[a-z]*|enc|cipher[a-z]*|sealed[a-z]*|signature|sig|hint|length"
-                  r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
-                  r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
-                  r"|kty|e\.g|example|for instance|such as|like|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40}"
-                  # "example" in the languages of secret_words (a policy's sample is no password)
-                  r"|ejemplo|p\.ej|exemplo|exemple|beispiel|z\.b|esempio|voorbeeld|bijvoorbeeld|przyk[łl]ad|örnek|ornek"
-                  r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])"
-                  # (a word naming a machine it runs on is no id: "the token for the build server X")
-                  r"(?![- ](?:server|host|box|machine|agent|node|vm|runner|bot)s?(?![a-z]))")
-
-
-# "like" and "such as" compare: "a password like 'hunter2' is weak" gives an example, as "for example"
-# does, but "password like Xk9#mQ2vL8pR for staging" gives the value. They stop the value only in an
-# example's sentence: a general label (an article, "any", a plural: "a password like", "passwords such
-# as") or words that judge or rule on passwords ("weak", "avoid", "policy", "never use").
-_LIKE = frozenset(("like", "such as"))
-_EXAMPLE_REACH = 160
-_EXAMPLE_LINE = lazy(r"(?<![\w])(?:an?|any|some|every|e\.g|eg|weak|strong|bad|good|poor|easy|easily|hard|guess\w*|common"
-                     r"|obvious|simple|trivial|insecure|secure|polic(?:y|ies)|rules?|guidelines?|requirements?|avoid|never"
-                     r"|don'?t|do not|choose|pick|should|example|instance|crack\w*|brute[ -]?forc\w*|dictionary"
-                     r"|rejects?|accepts?|allows?|forbids?|blocks?|fields?|forms?|formats?|valid\w*)(?![\w])")
-# a plural before "like" speaks of a kind ("values like X", "strings such as X")
-_LABEL_PLURAL = lazy(r"[a-z]{2,}[^s\W]s[ \t]{1,4}\Z")
-
-
-# A sentence that gives a sample value or rules on what one may be ("e.g. X is weak", "por ejemplo
-# X", "z.B. X", "the policy rejects X", "never use X"): the value in it is a sample, no credential.
-_EXAMPLE_SAYING = lazy(r"(?<![\w])(?:e\.g|eg|z\.b|p\.ej|i\.e|example|exemple|ejemplo|exemplo|beispiel|esempio|voorbeeld"
-                       r"|bijvoorbeeld|przyk[łl]ad|örnek|příklad|пример|例えば|例如|예시|예를|for instance|such as|weak|strong"
-                       r"|guess\w*|obvious|insecure|polic(?:y|ies)|rules?|requirements?|avoid|never|don'?t|do not|crack\w*"
-                       r"|brute[ -]?forc\w*|dictionary|rejects?|forbids?|must|muss|debe|doit|deve|sample|dummy|fake|made[ -]up"
-                       r"|format|pattern|regex|pick|choose|like)(?![\w])")
-
-
-def gives_example(low: str) -> bool:
-    """Does the sentence ``low`` (lowercased) give a password as an example or rule on passwords
-    (:data:`_EXAMPLE_SAYING`)? A value in it is a sample, where no label names it."""
-    return _EXAMPLE_SAYING.search(low) is not None
-
-
-# an owner named after the label ("the key for the encrypted volume", "the password of an
-# encrypted archive"): the word before "encrypted" makes it the owner's, not the value's
-_OWNER_BEFORE = lazy(r"(?:for|of|on|to|unlocks?|opens?)[ \t]{1,4}(?:(?:the|my|our|this|that|an?|its|their)[ \t]{1,4})?\Z")
-
-
-def near_stop(low: str, start: int, end: int) -> bool:
-    """Does a word between ``start`` and ``end`` of ``low`` name the value after it an id, a digest,
-    a ciphertext or an example (:data:`NEAR_STOP`)? "like" and "such as" do only in an example's
-    sentence (see :data:`_EXAMPLE_LINE`); "encrypted" does not where it names the label's owner
-    ("the key for the encrypted volume is X": the volume is encrypted, X opens it)."""
-    for m in NEAR_STOP.finditer(low, start, end):
-        if m.group().startswith("encrypt") and _OWNER_BEFORE.search(low, max(start, m.start() - 24), m.start()):
-            continue
-        if m.group() not in _LIKE:
-            return True
-        # (the sentence around it, within reach: a line of 80 KB made of labels is not read once per label)
-        line_start = max(low.rfind("\n", max(0, m.start() - _EXAMPLE_REACH), m.start()) + 1, m.start() - _EXAMPLE_REACH)
-        line_end = low.find("\n", m.end(), m.end() + _EXAMPLE_REACH)
-        line = low[line_start:min(len(low), m.end() + _EXAMPLE_REACH) if line_end < 0 else line_end]
-        if _EXAMPLE_LINE.search(line) or _LABEL_PLURAL.search(low, max(line_start, m.start() - 16), m.start()):
-            return True
-    return False
-
-
 # a flow mapping's or an object literal's first member (`{api_key: X}`), not a template's `{password}`
 FLOW_MEMBER = lazy(r"[\"']?[ \t]{0,2}:[ \t]{1,4}[^\s{}]")
 SIGIL_LITERAL = lazy(r"[ \t]{0,4}=(?![=~>])[ \t]{0,8}[\"']")
@@ -135,7 +68,7 @@ SIGIL_LITERAL = lazy(r"[ \t]{0,4}=(?![=~>])[ \t]{0,8}[\"']")
 # a shell's command that gives a variable its value with no sign (fish's `set -gx NAME X`, csh's `setenv NAME X`)
 SET_VARIABLE = lazy(r"(?:(?<![\w-])set[ \t]{1,4}(?:-[a-zA-Z]{1,4}[ \t]{1,4}){1,3}|(?<![\w-])setenv[ \t]{1,4})\Z")
 ASIDE_STOP = lazy(r"(?<![a-z])(?:public|published|pub|example|e\.g|sample|placeholder|dummy|fake|ids?|identifier|hash|digest"
-                   r"|fingerprint|checksum|uuid)(?![a-z])")
+                  r"|fingerprint|checksum|uuid)(?![a-z])")
 ASIDE = lazy(r"[ \t]{1,4}\([^()\n]{1,60}\)(?=[ \t]{0,4}:)")
 TUPLE_OPEN = lazy(r"[{(][ \t]{0,1}:?\Z")
 COMMA_LITERAL = lazy(r"[ \t]{0,2},[ \t]{0,8}(?:<<)?[\"']")

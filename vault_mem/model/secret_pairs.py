@@ -20,10 +20,11 @@ from collections.abc import Iterator
 from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    judge, passphrase, password_shaped, strong_unlabelled, symbol_word_number, word_and_number,
+    gives_example, judge, near_stop, passphrase, password_shaped, strong_unlabelled, symbol_word_number,
+    word_and_number,
 )
 from vault_mem.model.secret_names import DIGEST, SEP, Span
-from vault_mem.model.secret_near import NEAR_ID_PREFIXES, gives_example, near_stop
+from vault_mem.model.secret_near import NEAR_ID_PREFIXES
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     UUID, high_entropy, is_placeholder, looks_fake, random_hex, random_token, reference_token,

@@ -24,10 +24,8 @@ from vault_mem.model.secret_tokens import Span
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.seed_words_other import LANGUAGES, other_lists
 
-__all__ = [
-    "PHRASE_LABEL", "labelled_phrases", "monero_seeds", "seed_phrases", "seed_word", "valid_mnemonic",
-    "word_phrase",
-]
+__all__ = ["PHRASE_LABEL", "labelled_phrases", "monero_seeds", "seed_phrases", "seed_word", "valid_mnemonic",
+           "word_phrase"]
 
 # --- seed phrases --------------------------------------------------------------------------
 

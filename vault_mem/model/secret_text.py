@@ -31,9 +31,8 @@ from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 
-__all__ = [
-    "View", "encoded_runs", "join_wrapped", "last_match_start", "lines_holding", "long_words", "normalise",
-]
+__all__ = ["View", "encoded_runs", "join_wrapped", "last_match_start", "lines_holding", "long_words",
+           "normalise"]
 
 class View:
     """A text derived from another, with the map from its offsets to the other's.

@@ -19,11 +19,12 @@ from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 
-__all__ = ["ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "UUID", "credential_like", "der_key",
-           "documented_example", "has_symbol", "high_entropy", "identifier_like", "in_crypt_hash",
-           "in_web_config", "is_placeholder", "is_wordy", "key_chord", "looks_fake", "public_by_design",
-           "random_hex", "random_letters", "random_token", "reference_token", "sample_jwt", "script_prose",
-           "shannon_entropy", "spoken", "stored_not_secret", "type_name", "unguessable"]
+__all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "UUID",
+           "credential_like", "der_key", "documented_example", "has_symbol", "high_entropy",
+           "identifier_like", "in_crypt_hash", "in_web_config", "is_placeholder", "is_wordy", "key_chord",
+           "looks_fake", "public_by_design", "random_hex", "random_letters", "random_token",
+           "reference_token", "sample_jwt", "sayable", "script_prose", "shannon_entropy", "spoken",
+           "stored_not_secret", "type_name", "unguessable"]
 
 
 def shannon_entropy(value: str) -> float:
@@ -81,7 +82,7 @@ _TYPE_NAME = lazy(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
 # A word one could say: a vowel and no four consonants in a row ("Client", "password"; not "Hqs",
 # "Jheidqwf", "Pmmfp")
 _VOWEL = lazy(r"[aeiouy]")
-_CONSONANTS = lazy(r"[b-df-hj-np-tv-xz]{4}")
+CONSONANT_RUN = lazy(r"[b-df-hj-np-tv-xz]{4}")
 # An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
 NAMED = lazy(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
 _FORMAT = lazy(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
@@ -285,8 +286,14 @@ def spoken(name: str) -> bool:
     a random value of letters and digits has short chunks or ones no one could say between its
     capitals and digits (``FllyrPmmfp072z``)."""
     words = [c for c in _CHUNK.findall(name)  # (a run of capitals is an acronym or chance, no word)
-             if len(c) >= 3 and c[-1].islower() and _VOWEL.search(low := c.lower()) and not _CONSONANTS.search(low)]
+             if len(c) >= 3 and c[-1].islower() and sayable(c.lower())]
     return 2 * sum(map(len, words)) >= len(name)
+
+
+def sayable(word: str) -> bool:
+    """Could one say ``word`` (lower case): a vowel and no four consonants in a row (a syllable,
+    not an abbreviation or a random run)?"""
+    return _VOWEL.search(word) is not None and CONSONANT_RUN.search(word) is None
 
 
 def is_placeholder(value: str, *, quoted: bool) -> bool:

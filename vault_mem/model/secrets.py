@@ -93,7 +93,7 @@ import string
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_checks import SecretFinding, COMPILED_RULES
+from vault_mem.model.secret_checks import COMPILED_RULES, SecretFinding
 from vault_mem.model.secret_codes import listed_codes, one_codes, pin_codes, recovery_keys
 from vault_mem.model.secret_commands import (
     call_credentials, command_credentials, directive_logins, flag_credentials, keyword_credentials,
@@ -105,7 +105,7 @@ from vault_mem.model.secret_disguises import (
 from vault_mem.model.secret_fields import (
     credential_files, csv_exports, header_lists, named_values, request_headers, table_cells, xml_elements,
 )
-from vault_mem.model.secret_keys import private_keys, bearer_blobs, der_private_keys, key_blocks, wallet_keys
+from vault_mem.model.secret_keys import bearer_blobs, der_private_keys, key_blocks, private_keys, wallet_keys
 from vault_mem.model.secret_labels import app_passwords, assignments
 from vault_mem.model.secret_near import warned_values
 from vault_mem.model.secret_pairs import (
@@ -119,7 +119,7 @@ from vault_mem.model.secret_tokens import (
     prefixed_tokens, token_words,
 )
 from vault_mem.model.secret_urls import (
-    schemeless_passwords, url_passwords, driver_dsns, pgpass_lines, scheme_urls, signed_urls, webhook_urls,
+    driver_dsns, pgpass_lines, scheme_urls, schemeless_passwords, signed_urls, url_passwords, webhook_urls,
 )
 from vault_mem.model.secret_values import (
     UUID, high_entropy, in_crypt_hash, is_placeholder, looks_fake, random_token, unguessable,
