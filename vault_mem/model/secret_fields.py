@@ -29,7 +29,8 @@ from vault_mem.model.secret_names import Span, key_class
 from vault_mem.model.secret_near import own_name
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
-    UUID, high_entropy, is_placeholder, looks_fake, random_hex, random_token, stored_not_secret,
+    UUID, analytics_cookies, high_entropy, is_placeholder, looks_fake, random_hex, random_token,
+    stored_not_secret,
 )
 
 __all__ = ["credential_files", "csv_exports", "header_lists", "named_values", "request_headers",
@@ -247,7 +248,7 @@ def request_headers(text: str) -> Iterator[Span]:
     if "-H" not in text and "--header" not in text:
         return
     for m in _REQUEST_HEADER.finditer(text):
-        if _NOT_SECRET_HEADER.search(m.group("name")):
+        if _NOT_SECRET_HEADER.search(m.group("name")) or ("=" in m.group("value") and analytics_cookies(m.group("value"))):
             continue
         value = m.group("value").split()[-1] if m.group("value").split() else ""
         if (random_token(value, min_len=20) or random_hex(value, min_len=32) or (len(value) >= 32 and high_entropy(value))) \

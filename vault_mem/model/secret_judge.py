@@ -22,8 +22,8 @@ from vault_mem.model.secret_names import (
     STATE_WORDS, Span, is_key_char, is_sentence,
 )
 from vault_mem.model.secret_values import (
-    CONSONANT_RUN, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
-    key_chord, public_by_design, sayable, type_name, unguessable,
+    CONSONANT_RUN, NAMED, UUID, analytics_cookies, credential_like, high_entropy, identifier_like,
+    is_placeholder, is_wordy, key_chord, public_by_design, sayable, type_name, unguessable,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
@@ -193,6 +193,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     or line (a plain password after a label, not the first word of a clause). ``hint``: the
     value could be a type hint; one written with a ``!`` or ``?`` right after it is not.
     """
+    if "=" in value and analytics_cookies(value):
+        return None  # `Cookie: _ga=GA1.2...`: a page's analytics cookie, whatever names it
     if cls == "password" and quoted and op != "(" and _quoted_words(value):
         return "password assignment"  # `passphrase "<word> <word> <word> <word> <word>"`: words quoted as the value
     if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != "" or quoted):

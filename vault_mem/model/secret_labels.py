@@ -75,8 +75,8 @@ from vault_mem.model.secret_near import (
     near_value, own_name, stated_default, under_encrypted, value_before,
 )
 from vault_mem.model.secret_values import (
-    ENV_NAME, NAMED, UUID, credential_like, high_entropy, identifier_like, in_web_config, is_placeholder,
-    looks_fake, public_by_design, random_hex, random_token, unguessable,
+    ENV_NAME, NAMED, UUID, analytics_cookies, credential_like, high_entropy, identifier_like, in_web_config,
+    is_placeholder, looks_fake, public_by_design, random_hex, random_token, unguessable,
 )
 
 __all__ = ["MAX_LABELS", "TOO_MANY_LABELS", "app_passwords", "assignments", "key_named_value",
@@ -277,6 +277,8 @@ def labelled_value(label: str, value: str) -> str | None:
         one = _PLURAL_LABEL.sub(lambda m: m.group(1), label)
         kinds = [labelled_value(one, _NAMED_ROW.fullmatch(r.strip()).group(1)) for r in rows]
         return kinds[0] if all(kinds) else None
+    if "=" in first and analytics_cookies(first):
+        return None  # a page's analytics or consent cookies under "cookie": a visitor id, no session
     parts = first.split()
     said = SAID_LAST.search(first) if len(parts) > 1 and "\n" not in first and len(first) <= 200 else None
     lines = first.split("\n")

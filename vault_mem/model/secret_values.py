@@ -20,9 +20,9 @@ from urllib.parse import unquote
 from vault_mem.model.lazy_patterns import lazy
 
 __all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "UUID",
-           "credential_like", "der_key", "documented_example", "has_symbol", "high_entropy",
-           "identifier_like", "in_crypt_hash", "in_web_config", "is_placeholder", "is_wordy", "key_chord",
-           "looks_fake", "public_by_design", "random_hex", "random_letters", "random_token",
+           "analytics_cookies", "credential_like", "der_key", "documented_example", "has_symbol",
+           "high_entropy", "identifier_like", "in_crypt_hash", "in_web_config", "is_placeholder", "is_wordy",
+           "key_chord", "looks_fake", "public_by_design", "random_hex", "random_letters", "random_token",
            "reference_token", "sample_jwt", "sayable", "script_prose", "shannon_entropy", "spoken",
            "stored_not_secret", "type_name", "unguessable"]
 
@@ -105,6 +105,30 @@ _PUBLIC_TOKEN = lazy(r"pub[0-9a-f]{32}")
 # or 0x03, then X; secp256k1's, dotenvx's DOTENV_PUBLIC_KEY) as 66 hex. A private scalar is 32
 # bytes: 43 base64url characters or 64 hex, never these lengths with this first byte.
 _EC_POINT = lazy(r"B[A-P][A-Za-z0-9_-]{85}=?|04[0-9a-fA-F]{128}|0[23][0-9a-fA-F]{64}")
+
+# Cookies a page's scripts set for analytics, ad attribution and consent (Google Analytics' `_ga`,
+# `_gid`, `_ga_<id>`, `__utma`; Google Ads' `_gcl_au`; Meta's `_fbp`; Matomo's `_pk_id.*`;
+# Hotjar's `_hj*`; Clarity's `_clck`; Bing's `_uetsid`; HubSpot's `__hstc`; Segment's `ajs_*`;
+# OneTrust's and Cookiebot's consent records): a visitor id, timestamps and counts, or the
+# choices made, readable by every script on the page and sent to the vendor. Nothing signs in
+# with them, so one under a "cookie" label is no session. Their values have public shapes: short
+# fields between dots, `$`, `|` or `&` (`GA1.2.<random int>.<timestamp>`, `fb.1.<ms>.<int>`), a
+# UUID, a 16-hex visitor id; a run longer than a UUID's 32 characters is no shape of theirs.
+_ANALYTICS_COOKIE = lazy(r"(?:_ga(?:_[A-Za-z0-9]{4,16})?|_gid|_gat(?:_[\w-]{1,40})?|_gac_[\w-]{1,60}|_gcl_[a-z]{2,4}"
+                         r"|__utm[a-z]|_fbp|_fbc|_pk_(?:id|ses|ref|cvar|hsr)(?:\.[\w-]{1,20}){0,2}|_hj[A-Za-z_0-9]{1,60}"
+                         r"|_clck|_clsk|_uetsid|_uetvid|__hstc|__hssc|__hssrc|hubspotutk|ajs_(?:anonymous|user)_id|_ttp"
+                         r"|_scid|_rdt_uuid|_pin_unauth|mp_[0-9a-f]{32}_mixpanel|optanonconsent|optanonalertboxclosed"
+                         r"|cookieconsent|cookieconsent_status|euconsent(?:-v2)?)", re.IGNORECASE)
+_COOKIE_PAIR = lazy(r"[ \t]*(?P<name>[^\s=;]{1,80})[ \t]*=(?P<value>[^;]*)")
+_LONG_RUN = lazy(r"[A-Za-z0-9+/_-]{33}")
+
+
+def analytics_cookies(value: str) -> bool:
+    """Is ``value`` one cookie or several (``name=value``, joined by ``;``), each of them one a
+    page's scripts set for analytics or consent, of its public shape (see above), not a session?"""
+    pairs = value.strip().rstrip(";").split(";")
+    return all((m := _COOKIE_PAIR.fullmatch(p)) is not None and _ANALYTICS_COOKIE.fullmatch(m.group("name")) is not None
+               and _LONG_RUN.search(UUID.sub("", unquote(m.group("value")))) is None for p in pairs)
 
 
 def public_by_design(value: str) -> bool:
