@@ -31,6 +31,7 @@ from vault_mem.model import secret_names as secret_names_mod
 from vault_mem.model import secret_near as secret_near_mod
 from vault_mem.model import secret_pairs as secret_pairs_mod
 from vault_mem.model import secret_phrases as secret_phrases_mod
+from vault_mem.model import secret_public as secret_public_mod
 from vault_mem.model import secret_places as secret_places_mod
 from vault_mem.model import secret_rules as secret_rules_mod
 from vault_mem.model import secret_text as secret_text_mod
@@ -81,6 +82,7 @@ GATE_MODULES = (policy_mod, secrets_mod,
                 secret_near_mod,
                 secret_pairs_mod,
                 secret_phrases_mod,
+                secret_public_mod,
                 secret_places_mod,
                 secret_rules_mod,
                 secret_text_mod,

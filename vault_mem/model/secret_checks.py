@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_names import PUBLIC_KEY_NAMES
 from vault_mem.model.secret_rules import RULES, Rule
+from vault_mem.model.secret_public import in_web_config, public_by_design
 from vault_mem.model.secret_values import (
-    UUID, credential_like, high_entropy, identifier_like, in_web_config, is_placeholder, looks_fake,
-    public_by_design, random_letters, random_token,
+    UUID, credential_like, high_entropy, identifier_like, is_placeholder, looks_fake, random_letters,
+    random_token,
 )
 
 __all__ = ["COMPILED_RULES", "SecretFinding"]

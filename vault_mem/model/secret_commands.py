@@ -25,9 +25,10 @@ from vault_mem.model.secret_judge import (
 from vault_mem.model.secret_names import DIGEST, Span
 from vault_mem.model.secret_near import NAME_EQUALS
 from vault_mem.model.secret_text import last_match_start, lines_holding
+from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_values import (
-    UUID, credential_like, high_entropy, identifier_like, is_placeholder, looks_fake, public_by_design,
-    random_hex, random_token,
+    UUID, credential_like, high_entropy, identifier_like, is_placeholder, looks_fake, random_hex,
+    random_token,
 )
 
 __all__ = ["HOST_OR_MAIL", "call_credentials", "command_credentials", "directive_logins", "flag_credentials",

@@ -28,9 +28,9 @@ from vault_mem.model.secret_judge import grants, judge, strong_unlabelled
 from vault_mem.model.secret_names import Span, key_class
 from vault_mem.model.secret_near import own_name
 from vault_mem.model.secret_text import lines_holding
+from vault_mem.model.secret_public import analytics_cookies
 from vault_mem.model.secret_values import (
-    UUID, analytics_cookies, high_entropy, is_placeholder, looks_fake, random_hex, random_token,
-    stored_not_secret,
+    UUID, high_entropy, is_placeholder, looks_fake, random_hex, random_token, stored_not_secret,
 )
 
 __all__ = ["credential_files", "csv_exports", "header_lists", "named_values", "request_headers",

@@ -21,9 +21,10 @@ from vault_mem.model.secret_names import (
     BARE_TOKEN, DIGEST, GRANTING_KEY_END, KEY_QUALIFIERS, PUBLIC_KEY_NAMES, SEP, SHORT_ID, STATE_SUFFIXES,
     STATE_WORDS, Span, is_key_char, is_sentence,
 )
+from vault_mem.model.secret_public import analytics_cookies, public_by_design
 from vault_mem.model.secret_values import (
-    CONSONANT_RUN, NAMED, UUID, analytics_cookies, credential_like, high_entropy, identifier_like,
-    is_placeholder, is_wordy, key_chord, public_by_design, sayable, type_name, unguessable,
+    CONSONANT_RUN, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
+    key_chord, sayable, type_name, unguessable,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 

@@ -28,7 +28,8 @@ from collections.abc import Iterator
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_checks import SecretFinding
 from vault_mem.model.secret_tokens import Span, Words
-from vault_mem.model.secret_values import der_key, is_placeholder, random_hex, shannon_entropy
+from vault_mem.model.secret_public import der_key
+from vault_mem.model.secret_values import is_placeholder, random_hex, shannon_entropy
 
 __all__ = ["bearer_blobs", "der_private_keys", "key_blocks", "private_keys", "wallet_keys"]
 

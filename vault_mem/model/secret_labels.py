@@ -74,9 +74,10 @@ from vault_mem.model.secret_near import (
     SIGIL_LITERAL, TUPLE_OPEN, config_directive, in_arn, judged_value, label_sign, names_a_property,
     near_value, own_name, stated_default, under_encrypted, value_before,
 )
+from vault_mem.model.secret_public import analytics_cookies, in_web_config, public_by_design
 from vault_mem.model.secret_values import (
-    ENV_NAME, NAMED, UUID, analytics_cookies, credential_like, high_entropy, identifier_like, in_web_config,
-    is_placeholder, looks_fake, public_by_design, random_hex, random_token, unguessable,
+    ENV_NAME, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, looks_fake,
+    random_hex, random_token, unguessable,
 )
 
 __all__ = ["MAX_LABELS", "TOO_MANY_LABELS", "app_passwords", "assignments", "key_named_value",

@@ -32,9 +32,10 @@ from vault_mem.model.secret_names import (
     AND_PAIR, APP_PASSWORD, ASSIGN_TAIL, CALL_END, CJK_CHAR, COPULA_WORD, DASHED_VALUE, DIGIT_GROUPS,
     FSTRING_FIELD, OWNER, PAIR, PAIR_AFTER_WORD, QUOTED_WORDS, SEP, Span, WORD_RUN, is_key_char, is_sentence,
 )
+from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_values import (
     ENV_NAME, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy, key_chord,
-    looks_fake, public_by_design, random_hex, random_token, shannon_entropy, spoken, stored_not_secret,
+    looks_fake, random_hex, random_token, shannon_entropy, spoken, stored_not_secret,
 )
 
 __all__ = ["ASIDE", "ASIDE_STOP", "COMMA_LITERAL", "FLOW_MEMBER", "ID_WORDS", "LOGIN_NOUN", "NAME_EQUALS",

@@ -31,8 +31,9 @@ from collections.abc import Iterator
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_disguises import separated_bytes
 from vault_mem.model.secret_text import long_words
+from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_values import (
-    documented_example, looks_fake, public_by_design, random_hex, random_token, shannon_entropy,
+    documented_example, looks_fake, random_hex, random_token, shannon_entropy,
 )
 
 __all__ = ["Span", "Words", "base36_tail", "byte_arrays", "cipher_keys", "dotted_tokens",

@@ -20,6 +20,9 @@ Decisions a reader may look for:
   secret lives (``$VAR``, ``${{ secrets.X }}``, ``os.environ[...]``, ``op://...``, "1Password").
 - Publishable keys (Stripe ``pk_``, Mapbox ``pk.``, PostHog ``phc_``), public keys and
   certificates are public by design and pass, and so does the jwt.io documentation JWT.
+- A page's analytics and consent cookies (``_ga=GA1.2...``, ``_fbp``, ``OptanonConsent``) pass in
+  their public shapes, under a "cookie" label too: a visitor number and timestamps nothing signs in
+  with. A session cookie beside them, or a long random run under their name, still counts.
 - A quoted value or ``=`` assigns a literal, so any non-placeholder counts (``PASSWORD=sunshine``),
   except a bare lowercase word in code position (``user, password = split``, ``f(password=pw)``).
   After a bare ``Key:`` (prose, YAML, type hints), ``is`` or a ``--flag``, the value must look like
@@ -72,7 +75,8 @@ The map of the gate, one home a kind of credential:
   pairs and passwords named by their use (:mod:`~vault_mem.model.secret_pairs`), calls and
   commands (:mod:`~vault_mem.model.secret_commands`), codes, seeds and PINs
   (:mod:`~vault_mem.model.secret_codes`), the page's layout (:mod:`~vault_mem.model.secret_places`);
-- what a value looks like: :mod:`~vault_mem.model.secret_values`; the text's forms
+- what a value looks like: :mod:`~vault_mem.model.secret_values`, and what is public by design
+  (publishable and public keys, analytics cookies): :mod:`~vault_mem.model.secret_public`; the text's forms
   (normalised, re-joined, decoded): :mod:`~vault_mem.model.secret_text`, and its disguises:
   :mod:`~vault_mem.model.secret_disguises`.
 
