@@ -28,7 +28,7 @@ from vault_mem.model.secret_values import is_wordy, looks_fake, shannon_entropy
 
 __all__ = ["code_list", "labelled_codes", "listed_codes", "one_codes", "pin_codes", "recovery_keys"]
 
-# --- codes listed under their label, and values named by a sibling field ----------------------
+# --- codes listed under their label -----------------------------------------------------------
 
 # "Recovery codes:" then codes; "2FA seed: abcd efgh ..." (a TOTP secret in base32, grouped).
 # In a memory's description, the label makes its body a password by another name.

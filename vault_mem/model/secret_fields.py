@@ -119,7 +119,7 @@ def _named(text: str, name: str, at: int, raw: str, op: str, offset: int = 0) ->
         yield kind, vstart, vstart + len(value)
 
 
-# --- values in a column or an element named for them, PINs, and passwords given by their use ----
+# --- values in a column or an element named for them ------------------------------------------
 
 #: matched against a line stripped of its blanks: blank runs side by side at its ends made a
 #: long line of spaces cost time quadratic in its length (85 s for one 80 KB line)

@@ -319,7 +319,7 @@ def prose_key(text: str, start: int, cls: str, qualifiers: tuple[str, ...] = KEY
     return cls != "key" or before.endswith(qualifiers)
 
 
-# --- shared with the finders of places (secret_places) ---------------------------------------
+# --- the label of codes, and passwords named by their use alone ------------------------------
 
 #: the kinds of codes that are a password by another name (a 2FA recovery code under its label)
 CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
