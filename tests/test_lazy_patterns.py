@@ -20,7 +20,7 @@ def test_importing_the_secret_gate_compiles_none_of_its_patterns() -> None:
         "from vault_mem.model.lazy_patterns import _LazyPattern\n"
         "stand_ins = [v for n, m in list(sys.modules.items()) if n.startswith('vault_mem.model.')\n"
         "             for v in vars(m).values() if isinstance(v, _LazyPattern)]\n"
-        "rules = [r.pattern for r in sys.modules['vault_mem.model.secrets']._RULES]\n"
+        "rules = [r.pattern for r in sys.modules['vault_mem.model.secret_checks'].COMPILED_RULES]\n"
         "stand_ins += [r for r in rules if isinstance(r, _LazyPattern)]\n"
         "print(len(stand_ins), sum('search' in vars(v) for v in stand_ins))\n"
     )
@@ -58,7 +58,7 @@ def test_every_pattern_of_the_secret_gate_compiles() -> None:
         "from vault_mem.model.lazy_patterns import _LazyPattern\n"
         "found = [v for n, m in list(sys.modules.items()) if n.startswith('vault_mem.model.')\n"
         "         for v in vars(m).values() if isinstance(v, _LazyPattern)]\n"
-        "found += [r.pattern for r in sys.modules['vault_mem.model.secrets']._RULES if isinstance(r.pattern, _LazyPattern)]\n"
+        "found += [r.pattern for r in sys.modules['vault_mem.model.secret_checks'].COMPILED_RULES if isinstance(r.pattern, _LazyPattern)]\n"
         "for p in found:\n"
         "    p.search('')\n"
         "print(len(found))\n"

@@ -17,7 +17,7 @@ import pytest
 
 from secret_probe import ALNUM, WORDS, Draw, all_pass, all_refused, refused
 from vault_mem.model.seed_words import BIP39_ENGLISH
-from vault_mem.model.secret_shapes import valid_mnemonic
+from vault_mem.model.secret_phrases import valid_mnemonic
 
 SEEDS = (20261204, 17, 4646)
 

@@ -6,7 +6,8 @@ description naming one, Java store passwords, letters no words make, Markdown's 
 and password apart by a dash, words given to ``/p:`` and ``ConvertTo-SecureString``. Beside each, the
 look-alikes that share its place and must pass; and the four false alarms of the corpus as classes
 (a minisign public key after ``-P``, a fixture's value that says it is fake, a property of passwords
-changed "to" a value, settings in base64 under a cookie's name).
+changed "to" a value, settings in base64 under a cookie's name); and a page's analytics and
+consent cookies (``_ga=GA1.2...``) under a cookie's description, a false alarm on main.
 
 Each test draws its values afresh from generators seeded three ways (none is an item of a bench
 corpus).
@@ -23,7 +24,7 @@ import pytest
 
 from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, refused
 from vault_mem.model.seed_words import BIP39_ENGLISH
-from vault_mem.model.secret_shapes import valid_mnemonic
+from vault_mem.model.secret_phrases import valid_mnemonic
 
 SEEDS = (20261218, 18, 4747)
 _BIP39 = frozenset(BIP39_ENGLISH)
@@ -215,6 +216,56 @@ def test_settings_cookies_under_a_cookie_description_pass(seed: int) -> None:
         "cookie_consent=accepted",
     ], description="prefs cookie")
 
+
+
+def _analytics_cookies(d: Draw) -> list[str]:
+    """Cookies a page's scripts set for analytics, ad attribution and consent, in their public
+    shapes: a random visitor number, timestamps, counts, a UUID, the choices made."""
+    rng = d.rng
+    ts = str(rng.randrange(1_600_000_000, 1_800_000_000))
+    num = str(rng.randrange(10**8, 10**10))
+    uuid = "-".join(d.r(n, HEX) for n in (8, 4, 4, 4, 12))
+    return [
+        f"_ga=GA1.{rng.choice([1, 2, 3])}.{num}.{ts}",
+        f"_gid=GA1.2.{rng.randrange(10**8, 10**10)}.{ts}",
+        f"_ga_{d.r(10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}=GS1.1.{ts}.{rng.randrange(1, 40)}.1.{ts}.0.0.0",
+        f"_ga_{d.r(8, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}=GS2.1.s{ts}$o{rng.randrange(1, 40)}$g1$t{ts}$j60$l0$h0",
+        f"_gcl_au=1.1.{num}.{ts}",
+        f"_fbp=fb.1.{ts}{rng.randrange(100, 999)}.{num}",
+        f"__utma={rng.randrange(10**8, 10**9)}.{num}.{ts}.{ts}.{ts}.{rng.randrange(1, 9)}",
+        f"_pk_id.{rng.randrange(1, 9)}.{d.r(4, HEX)}={d.r(16, HEX)}.{ts}.",
+        f"ajs_anonymous_id=%22{uuid}%22",
+        f"OptanonConsent=isGpcEnabled=0&datestamp=Thu+Dec+04+2026&version=202310.1.0&consentId={uuid}",
+    ]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_analytics_and_consent_cookies_under_a_cookie_description_pass(seed: int) -> None:
+    """A page's analytics and consent cookies carry a visitor id and timestamps that nothing signs
+    in with: alone, several together, in a ``Cookie:`` header or a request's header, they pass."""
+    d = Draw(seed)
+    cookies = _analytics_cookies(d)
+    for description in ("prefs cookie", "analytics cookie", "site cookies", "notes"):
+        all_pass(cookies, description=description)
+        all_pass([
+            "; ".join(cookies[:4]),
+            f"Cookie: {cookies[0]}; theme=dark",
+            f"curl -H 'Cookie: {'; '.join(cookies[:3])}' https://shop.example.com/cart",
+            f"{cookies[0]}\n\nset by the shop's analytics script",
+        ], description=description)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_session_among_analytics_cookies_or_in_their_name_counts(seed: int) -> None:
+    """The analytics cookies pass, not what stands beside them or a token under their name."""
+    d = Draw(seed)
+    ga = _analytics_cookies(d)[0]
+    all_refused([
+        f"Cookie: {ga}; sessionid={d.r(40)}",
+        f"curl -H 'Cookie: {ga}; connect.sid=s%3A{d.r(32)}.{d.r(43)}' https://shop.example.com/",
+    ], description="prefs cookie")
+    assert refused(f"_ga={d.r(48)}", description="prefs cookie")  # (no shape of an analytics cookie)
+    assert refused(f"sessionid={d.r(44)}", description="session cookie")
 
 # --- names, places and values the gate did not read ------------------------------------------------
 

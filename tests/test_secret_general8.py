@@ -17,7 +17,7 @@ import random
 import pytest
 
 from secret_probe import found, refused
-from vault_mem.model.secret_values import der_key
+from vault_mem.model.secret_public import der_key
 
 SEEDS = (20261204, 11, 909090)
 

@@ -20,7 +20,7 @@ from fakes import write_memory
 
 from vault_mem.errors import SecretError
 from vault_mem.model.policy import check_write, secret_findings
-from vault_mem.model.secret_shapes import valid_mnemonic
+from vault_mem.model.secret_phrases import valid_mnemonic
 from vault_mem.model.secrets import find_secrets
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.ops import review as hygiene

@@ -23,10 +23,12 @@ from secret_corpus import FORMS, GH, LOOK_ALIKES, SK, ZWSP, b64, jwt, pw, r, wra
 from vault_mem.errors import SecretError
 from vault_mem.model.policy import check_write
 from vault_mem.model.secret_rules import RULES, expand_example
-from vault_mem.model.secret_shapes import signed_urls
+from vault_mem.model.secret_urls import signed_urls
 from vault_mem.model.secret_text import lines_holding, long_words
 from vault_mem.model.secret_values import random_hex
-from vault_mem.model.secrets import CHECKS, find_secrets, labelled_value
+from vault_mem.model.secret_checks import CHECKS
+from vault_mem.model.secret_labels import labelled_value
+from vault_mem.model.secrets import find_secrets
 
 
 def _kinds(text: str) -> list[str]:
@@ -781,7 +783,7 @@ def test_the_last_flag_start_answers_every_search_from_a_later_pipe(text: str, t
     """written_credentials asks, for each pipe on a line, whether a credential flag follows it: one
     pass finds where the line's last flag starts (a search to the line's end from each pipe was
     quadratic in a long line of pipes). The answer for every start is the search's own."""
-    from vault_mem.model.secret_places import _CREDENTIAL_FLAG
+    from vault_mem.model.secret_commands import _CREDENTIAL_FLAG
     from vault_mem.model.secret_text import last_match_start
 
     end = max(0, len(text) - trim)

@@ -19,11 +19,24 @@ from vault_mem.errors import VaultMemError
 from vault_mem.index.folderscan import path_sig, stat_sig
 from vault_mem.model import lazy_patterns as lazy_patterns_mod
 from vault_mem.model import policy as policy_mod
+from vault_mem.model import secret_checks as secret_checks_mod
+from vault_mem.model import secret_codes as secret_codes_mod
+from vault_mem.model import secret_commands as secret_commands_mod
+from vault_mem.model import secret_disguises as secret_disguises_mod
+from vault_mem.model import secret_fields as secret_fields_mod
+from vault_mem.model import secret_judge as secret_judge_mod
+from vault_mem.model import secret_keys as secret_keys_mod
 from vault_mem.model import secret_labels as secret_labels_mod
+from vault_mem.model import secret_names as secret_names_mod
+from vault_mem.model import secret_near as secret_near_mod
+from vault_mem.model import secret_pairs as secret_pairs_mod
+from vault_mem.model import secret_phrases as secret_phrases_mod
+from vault_mem.model import secret_public as secret_public_mod
 from vault_mem.model import secret_places as secret_places_mod
 from vault_mem.model import secret_rules as secret_rules_mod
-from vault_mem.model import secret_shapes as secret_shapes_mod
 from vault_mem.model import secret_text as secret_text_mod
+from vault_mem.model import secret_tokens as secret_tokens_mod
+from vault_mem.model import secret_urls as secret_urls_mod
 from vault_mem.model import secret_values as secret_values_mod
 from vault_mem.model import secret_words as secret_words_mod
 from vault_mem.model import secrets as secrets_mod
@@ -56,9 +69,28 @@ class FileState:
 
 
 #: the modules whose code decides what the secret gate refuses (tests check none is missing)
-GATE_MODULES = (policy_mod, secrets_mod, secret_rules_mod, secret_text_mod, secret_values_mod, secret_labels_mod,
-                secret_places_mod, secret_shapes_mod, secret_words_mod, seed_words_mod,
-                seed_words_other_mod, lazy_patterns_mod)
+GATE_MODULES = (policy_mod, secrets_mod,
+                secret_checks_mod,
+                secret_codes_mod,
+                secret_commands_mod,
+                secret_disguises_mod,
+                secret_fields_mod,
+                secret_judge_mod,
+                secret_keys_mod,
+                secret_labels_mod,
+                secret_names_mod,
+                secret_near_mod,
+                secret_pairs_mod,
+                secret_phrases_mod,
+                secret_public_mod,
+                secret_places_mod,
+                secret_rules_mod,
+                secret_text_mod,
+                secret_tokens_mod,
+                secret_urls_mod,
+                secret_values_mod,
+                secret_words_mod,
+                seed_words_mod, seed_words_other_mod, lazy_patterns_mod)
 
 
 def gate_fingerprint() -> str:

@@ -48,38 +48,17 @@ from vault_mem.model.memory import (
     validate_key,
     validate_type,
 )
-from vault_mem.model.secrets import (
-    SecretFinding,
-    find_secrets,
-    key_named_value,
-    labelled_codes,
-    labelled_value,
-    says_not_secret,
-    scattered_phrase,
-    seam_secrets,
-    shannon_entropy,
-    slug_secrets,
-)
+from vault_mem.model.secret_checks import SecretFinding
+from vault_mem.model.secret_codes import labelled_codes
+from vault_mem.model.secret_labels import key_named_value, labelled_value, says_not_secret
+from vault_mem.model.secret_values import shannon_entropy
+from vault_mem.model.secrets import find_secrets, scattered_phrase, seam_secrets, slug_secrets
 from vault_mem.model.trailers import caller_chosen_text
 
-__all__ = [
-    "MAX_DESCRIPTION_CHARS",
-    "QUARANTINE_MARK",
-    "SecretFinding",
-    "WritePolicy",
-    "check_description_policy",
-    "check_text",
-    "check_write",
-    "describe_secrets",
-    "file_secrets",
-    "find_secrets",
-    "fix_recipe",
-    "lint_write",
-    "mask_secrets",
-    "purge_recipe",
-    "quarantine_reason",
-    "shannon_entropy",
-]
+__all__ = ["MAX_DESCRIPTION_CHARS", "QUARANTINE_MARK", "SecretFinding", "WritePolicy",
+           "check_description_policy", "check_text", "check_write", "describe_secrets", "file_secrets",
+           "find_secrets", "fix_recipe", "lint_write", "mask_secrets", "purge_recipe", "quarantine_reason",
+           "shannon_entropy"]
 
 MAX_DESCRIPTION_CHARS = 200
 

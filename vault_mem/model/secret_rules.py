@@ -1,7 +1,7 @@
 r"""The provider formats the secret gate knows, as data: one row per credential format.
 
 A row is ``Rule(name, pattern, example, check, ...)``. ``name`` is the kind a refusal names,
-``pattern`` a regular expression (compiled once by :mod:`vault_mem.model.secrets`), ``example``
+``pattern`` a regular expression (compiled once by :mod:`vault_mem.model.secret_checks`), ``example``
 a template of a value the rule must catch (``tests/test_secrets.py`` expands and checks every
 row's example, and that no look-alike trips any row). A new format is one row here plus a look-alike
 in the test corpus if it has a harmless cousin.
@@ -23,7 +23,7 @@ Pattern rules (what keeps a megabyte of near matches linear):
   starts with is the marker (``hooks\.slack\.com/`` gives ``hooks.slack.com/``), so a text
   without it costs one substring search, not a regex pass.
 
-``check`` names a test the match must also pass (see ``secrets.CHECKS``): ``not_fake`` (default:
+``check`` names a test the match must also pass (see ``secret_checks.CHECKS``): ``not_fake`` (default:
 no ``EXAMPLE``/``xxxxx``/words-only placeholders), ``has_digit``, ``digit_or_letters`` (a digit, or a tail of random letters of both cases), ``jwt`` (the first part is a
 JSON header with ``alg``), ``value`` (group 1 is a literal, not a ``$VAR`` or placeholder),
 ``literal`` (group 1 also looks made to be hard to guess), ``token`` (literal, or a UUID),

@@ -1,10 +1,12 @@
 """What a value looks like: placeholder, word, or something made to be hard to guess.
 
-The secret rules (:mod:`vault_mem.model.secrets` and :mod:`vault_mem.model.secret_shapes`) find
+The secret rules (:mod:`vault_mem.model.secrets` and the finders of shapes, labels and places) find
 a value by its place (after ``password=``, in a URL's password, in a ``.pgpass`` line) and then
 judge it here by its shape: its length, its character classes and its entropy. The decisions
 about what is *not* a secret (``changeme``, ``$VAR``, ``<your-token>``, paths, versions, UUIDs,
 type names) are recorded in the docstring of :mod:`vault_mem.model.secrets`.
+Values public by design (publishable and public keys, a web app's config, analytics cookies) are
+:mod:`vault_mem.model.secret_public`.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 
-__all__ = ["ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "PUBLIC_PREFIXES", "der_key", "public_by_design", "sample_jwt", "script_prose", "UUID", "credential_like",
-           "has_symbol", "high_entropy", "identifier_like", "in_web_config", "is_placeholder", "is_wordy", "looks_fake", "random_hex",
-           "random_letters", "shannon_entropy", "spoken", "type_name", "unguessable"]
-
+__all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "UUID", "credential_like",
+           "documented_example", "has_symbol", "high_entropy", "identifier_like", "in_crypt_hash",
+           "is_placeholder", "is_wordy", "key_chord", "looks_fake", "random_hex", "random_letters",
+           "random_token", "reference_token", "sample_jwt", "sayable", "script_prose", "shannon_entropy",
+           "spoken", "stored_not_secret", "type_name", "unguessable"]
 
 def shannon_entropy(value: str) -> float:
     """Bits per character of ``value`` (0 for an empty string)."""
@@ -79,137 +82,12 @@ _TYPE_NAME = lazy(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
 # A word one could say: a vowel and no four consonants in a row ("Client", "password"; not "Hqs",
 # "Jheidqwf", "Pmmfp")
 _VOWEL = lazy(r"[aeiouy]")
-_CONSONANTS = lazy(r"[b-df-hj-np-tv-xz]{4}")
+CONSONANT_RUN = lazy(r"[b-df-hj-np-tv-xz]{4}")
 # An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
 NAMED = lazy(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
 _FORMAT = lazy(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
 _VERSION = lazy(r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.-]+)?")
 _SEGMENTS = lazy(r"[_.\-/: ]+")
-
-
-# Keys public by design, meant to ship in a web page or an app bundle: Stripe publishable keys,
-# Mapbox public tokens (``pk.``), PostHog project keys (``phc_``), LaunchDarkly mobile keys.
-# Razorpay's ``rzp_live_``/``rzp_test_`` is the key *id* sent to every checkout page (its key
-# secret has no prefix).
-# Statsig's and others' ``client-`` keys go in the page too (their server keys are ``secret-``).
-PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "rzp_test_", "client-")
-# Datadog's RUM and browser-logs client tokens: ``pub`` and 32 hex, shipped in every page.
-_PUBLIC_TOKEN = lazy(r"pub[0-9a-f]{32}")
-
-
-# An elliptic-curve public key by its shape: an uncompressed point (0x04, then X and Y; a Web
-# Push VAPID key, a P-256 JWK's point) as 65 bytes of base64url or 130 hex, a compressed one (0x02
-# or 0x03, then X; secp256k1's, dotenvx's DOTENV_PUBLIC_KEY) as 66 hex. A private scalar is 32
-# bytes: 43 base64url characters or 64 hex, never these lengths with this first byte.
-_EC_POINT = lazy(r"B[A-P][A-Za-z0-9_-]{85}=?|04[0-9a-fA-F]{128}|0[23][0-9a-fA-F]{64}")
-
-
-def public_by_design(value: str) -> bool:
-    """Is ``value`` a key its vendor publishes to browsers and apps (see :data:`PUBLIC_PREFIXES`),
-    an elliptic-curve public key by its shape (:data:`_EC_POINT`), or a public key or certificate
-    in base64 DER by its ASN.1 structure (:func:`der_key`: a DKIM record's ``p=``)?"""
-    return value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value) is not None \
-        or _EC_POINT.fullmatch(value) is not None or der_key(value) == "public" or _signify_public(value)
-
-
-# A minisign or signify public key (`minisign -P X`, a release page's "verify with X"): base64 of 42
-# bytes, `Ed` (the algorithm), an 8-byte key id and the 32-byte Ed25519 public key; 56 characters
-# starting `RWQ`, `RWR` or `RWS`. A secret key is longer (104 bytes and more) and starts `RWRTY0Iy`
-# (minisign, `EdScB2`) or `RWRCSw` (signify, `EdBK`).
-_SIGNIFY_PUBLIC = lazy(r"RW[Q-T][A-Za-z0-9+/]{53}")
-
-
-def _signify_public(value: str) -> bool:
-    return _SIGNIFY_PUBLIC.fullmatch(value) is not None
-
-
-# --- what a DER blob is -----------------------------------------------------------------------
-# A key or certificate in base64 DER without its armour (a DKIM record's `p=`, a key in a JSON
-# field or an env var) is an ASN.1 SEQUENCE (0x30: base64 `M`); its first members say what it is:
-#   INTEGER 0, then an AlgorithmIdentifier SEQUENCE and an OCTET STRING: PKCS#8 PrivateKeyInfo
-#   INTEGER 0, then INTEGER (the modulus; DSA's p): PKCS#1 RSAPrivateKey, a DSA private key
-#   INTEGER 1, then OCTET STRING (SEC1 ECPrivateKey) or SEQUENCE (PKCS#8 v2 OneAsymmetricKey)
-#   INTEGER 3, then SEQUENCE: a PKCS#12 bundle (its key inside)
-#   SEQUENCE{AlgorithmIdentifier (an OID first), BIT STRING}: SubjectPublicKeyInfo, public
-#   SEQUENCE{TBSCertificate ([0] version), ...}: a certificate, public
-#   INTEGER of a modulus's length, then INTEGER: PKCS#1 RSAPublicKey, public
-# An EncryptedPrivateKeyInfo (SEQUENCE{AlgorithmIdentifier, OCTET STRING}) is a ciphertext: neither.
-_B64_RUN = lazy(r"[A-Za-z0-9+/]*")
-# the password-based encryption OIDs (PKCS#5 1.2.840.113549.1.5.*, PKCS#12 1.2.840.113549.1.12.*)
-_PBE_OIDS = (bytes.fromhex("2a864886f70d0105"), bytes.fromhex("2a864886f70d010c"))
-_DER_READ = 96  # base64 characters decoded (72 bytes: past an EC key's AlgorithmIdentifier)
-
-
-def _der_head(raw: bytes, at: int) -> tuple[int, int, int] | None:
-    """(tag, start of contents, length) of the DER element at ``at``, or None past ``raw``."""
-    if at + 2 > len(raw):
-        return None
-    tag, size = raw[at], raw[at + 1]
-    if size < 0x80:
-        return tag, at + 2, size
-    n = size & 0x7F
-    if not 1 <= n <= 3 or at + 2 + n > len(raw):
-        return None
-    return tag, at + 2 + n, int.from_bytes(raw[at + 2:at + 2 + n], "big")
-
-
-def der_key(value: str) -> str | None:
-    """``"private"`` or ``"public"`` when ``value`` starts with the base64 of a DER key or
-    certificate of that kind (see the table above), else None. Reads the first
-    :data:`_DER_READ` characters only."""
-    if not value.startswith("M") or len(value) < 43:
-        return None
-    run = _B64_RUN.match(value, 0, _DER_READ).group()
-    try:
-        raw = base64.b64decode(run[:len(run) - len(run) % 4])
-    except (binascii.Error, ValueError):
-        return None
-    outer = _der_head(raw, 0)
-    first = _der_head(raw, outer[1]) if outer and outer[0] == 0x30 else None
-    if first is None:
-        return None
-    tag, at, size = first
-    after = _der_head(raw, at + size)
-    if tag == 0x02 and size == 1:
-        version, nxt = raw[at], (after[0] if after else None)
-        if version == 0 and nxt == 0x30:
-            # (PKCS#8: the OCTET STRING after the algorithm; past what was read, the version says enough)
-            behind = _der_head(raw, after[1] + after[2])
-            return "private" if behind is None or behind[0] == 0x04 else None
-        if (version, nxt) in ((0, 0x02), (1, 0x04), (1, 0x30), (3, 0x30)):
-            return "private"
-        return None
-    if tag == 0x02 and size >= 64 and (after is None or after[0] == 0x02):
-        return "public"  # (RSAPublicKey: the modulus, then the exponent, past what was read)
-    if tag == 0x30:
-        inner = _der_head(raw, at)
-        if inner and inner[0] == 0x06 and (after is None or after[0] == 0x03) \
-                and not raw[inner[1]:inner[1] + inner[2]].startswith(_PBE_OIDS):
-            return "public"  # SubjectPublicKeyInfo (DSA's parameters run past what was read)
-        if inner and inner[0] == 0xA0 and size >= 64:
-            return "public"  # a certificate: its TBSCertificate starts with [0] version
-    return None
-
-
-#: what a Firebase web config (``authDomain`` ...) or an app's ``google-services.json``
-#: (``project_number`` ...) holds beside its ``apiKey``/``current_key`` and ``appId``
-_WEB_CONFIG = ("authDomain", "firebaseapp.com", "messagingSenderId", "storageBucket", "storage_bucket",
-               "projectId", "project_number", "mobilesdk_app_id", "measurementId")
-_WEB_CONFIG_REACH = 400
-#: the value is a config object's own ``apiKey``/``appId``/``current_key`` member, not a key
-#: merely written near one
-_CONFIG_MEMBER = lazy(r"""["']?(?:apiKey|appId|current_key|mobilesdk_app_id)["']?\s*[:=]\s*["']?\Z""")
-
-
-def in_web_config(text: str, start: int, end: int) -> bool:
-    """Is ``text[start:end]`` the ``apiKey``/``appId`` member of a Firebase web or app config
-    (named so right before it, two of the config's other members within reach)? These ship in
-    every page and app by design (their safety is in the key's restrictions); a key written
-    near a config, or under another name, is judged as any."""
-    if _CONFIG_MEMBER.search(text[max(0, start - 40):start]) is None:
-        return False
-    near = text[max(0, start - _WEB_CONFIG_REACH):end + _WEB_CONFIG_REACH]
-    return sum(w in near for w in _WEB_CONFIG) >= 2
 
 
 # Keys their vendors print in their own documentation and tools, the same for everyone: Stripe's
@@ -283,8 +161,14 @@ def spoken(name: str) -> bool:
     a random value of letters and digits has short chunks or ones no one could say between its
     capitals and digits (``FllyrPmmfp072z``)."""
     words = [c for c in _CHUNK.findall(name)  # (a run of capitals is an acronym or chance, no word)
-             if len(c) >= 3 and c[-1].islower() and _VOWEL.search(low := c.lower()) and not _CONSONANTS.search(low)]
+             if len(c) >= 3 and c[-1].islower() and sayable(c.lower())]
     return 2 * sum(map(len, words)) >= len(name)
+
+
+def sayable(word: str) -> bool:
+    """Could one say ``word`` (lower case): a vowel and no four consonants in a row (a syllable,
+    not an abbreviation or a random run)?"""
+    return _VOWEL.search(word) is not None and CONSONANT_RUN.search(word) is None
 
 
 def is_placeholder(value: str, *, quoted: bool) -> bool:

@@ -1,5 +1,5 @@
 """The words for a credential in the languages people write notes in: one table, read by the label
-finders (:mod:`vault_mem.model.secret_labels`).
+finders (:mod:`vault_mem.model.secret_names`).
 
 A credential is named in the writer's language ("la clave de la API es X", "Ключ API: X",
 "本番のトークン：X"). Each row below is a language and its words, in two kinds: ``PASSWORD``

@@ -20,6 +20,9 @@ Decisions a reader may look for:
   secret lives (``$VAR``, ``${{ secrets.X }}``, ``os.environ[...]``, ``op://...``, "1Password").
 - Publishable keys (Stripe ``pk_``, Mapbox ``pk.``, PostHog ``phc_``), public keys and
   certificates are public by design and pass, and so does the jwt.io documentation JWT.
+- A page's analytics and consent cookies (``_ga=GA1.2...``, ``_fbp``, ``OptanonConsent``) pass in
+  their public shapes, under a "cookie" label too: a visitor number and timestamps nothing signs in
+  with. A session cookie beside them, or a long random run under their name, still counts.
 - A quoted value or ``=`` assigns a literal, so any non-placeholder counts (``PASSWORD=sunshine``),
   except a bare lowercase word in code position (``user, password = split``, ``f(password=pw)``).
   After a bare ``Key:`` (prose, YAML, type hints), ``is`` or a ``--flag``, the value must look like
@@ -51,20 +54,34 @@ Decisions a reader may look for:
   ``Cookie("JSESSIONID", "X")``), the literals after the first of a sign-in call
   (``NetworkCredential("svc", "X")``, ``auth=("admin", "X")``).
 - A random-looking value near a credential word counts in any syntax or language (secret_labels'
-  ``_near``), so a new tool's positional argument or a new language's word needs no row; what stops
+  ``near_value``), so a new tool's positional argument or a new language's word needs no row; what stops
   it is a word between naming the value an id, digest, ciphertext or example, or the value's own
   shape (UUID, ``0x`` hex, digest lengths, base58/bech32 addresses, dotted code names).
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
-The provider formats are one table, :data:`vault_mem.model.secret_rules.RULES`; the URL and PEM
-rules below are code because they judge values; credentials known by shape (prefixed tokens,
-key blocks that are not PEM, ``.pgpass``, seed phrases, webhook URLs, wallet keys) are
-:mod:`vault_mem.model.secret_shapes`,
-values named by a label (assignments, prose, split fields) :mod:`vault_mem.model.secret_labels`,
-values named by their place (tables, sibling fields, calls, commands, cookie jars) :mod:`vault_mem.model.secret_places`,
-and what a value looks like :mod:`vault_mem.model.secret_values`. Every text is also read in
-its disguised forms (:mod:`vault_mem.model.secret_text`): normalised, re-joined, decoded.
+The map of the gate, one home a kind of credential:
+
+- provider formats: one row each in :data:`vault_mem.model.secret_rules.RULES` (checks and
+  compilation: :mod:`~vault_mem.model.secret_checks`);
+- tokens by shape: :mod:`~vault_mem.model.secret_tokens`; URLs and connection strings:
+  :mod:`~vault_mem.model.secret_urls`; private keys and key material:
+  :mod:`~vault_mem.model.secret_keys`; seed phrases: :mod:`~vault_mem.model.secret_phrases`;
+- values named by a label: :mod:`~vault_mem.model.secret_labels` (what a label is:
+  :mod:`~vault_mem.model.secret_names`; judging its value: :mod:`~vault_mem.model.secret_judge`;
+  a value near its label: :mod:`~vault_mem.model.secret_near`; other languages' words:
+  :mod:`~vault_mem.model.secret_words`);
+- values named by their place: fields, columns and files (:mod:`~vault_mem.model.secret_fields`),
+  pairs and passwords named by their use (:mod:`~vault_mem.model.secret_pairs`), calls and
+  commands (:mod:`~vault_mem.model.secret_commands`), codes, seeds and PINs
+  (:mod:`~vault_mem.model.secret_codes`), the page's layout (:mod:`~vault_mem.model.secret_places`);
+- what a value looks like: :mod:`~vault_mem.model.secret_values`, and what is public by design
+  (publishable and public keys, analytics cookies): :mod:`~vault_mem.model.secret_public`; the text's forms
+  (normalised, re-joined, decoded): :mod:`~vault_mem.model.secret_text`, and its disguises:
+  :mod:`~vault_mem.model.secret_disguises`.
+
+This module runs them all over a text and its forms (:func:`find_secrets`), and over a memory's
+key and split fields (:func:`slug_secrets`, :func:`seam_secrets`).
 
 Every pattern is linear-time. Matches start only at the start of a token (a look-behind), and each
 repeat is a single character class, bounded where a later part could fail. So a megabyte of near
@@ -73,392 +90,46 @@ matches costs one pass, not a backtracking storm.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 import itertools
 import json
-import re
 import string
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_labels import PUBLIC_KEY_NAMES, app_passwords, assignments, key_named_value, labelled_value, says_not_secret, warned_values
-from vault_mem.model.secret_places import (
-    call_credentials,
-    command_credentials,
-    credential_files,
-    labelled_codes,
-    credential_pairs,
-    key_id_pairs,
-    listed_parts,
-    login_rows,
-    two_line_logins,
-    one_codes,
-    new_values,
-    csv_exports,
-    flag_credentials,
-    positional_passwords,
-    grouped_values,
-    sentence_passwords,
-    header_lists,
-    listed_codes,
-    mail_pairs,
-    named_values,
-    pin_codes,
-    protocol_logins,
-    directive_logins,
-    keyword_credentials,
-    recovery_keys,
-    split_parts,
-    request_headers,
-    table_cells,
-    unlabelled_passwords,
-    values_below,
-    written_credentials,
-    xml_elements,
+from vault_mem.model.secret_checks import COMPILED_RULES, SecretFinding
+from vault_mem.model.secret_codes import listed_codes, one_codes, pin_codes, recovery_keys
+from vault_mem.model.secret_commands import (
+    call_credentials, command_credentials, directive_logins, flag_credentials, keyword_credentials,
+    mail_pairs, positional_passwords, protocol_logins, written_credentials,
 )
-from vault_mem.model.secret_rules import RULES, Rule
-from vault_mem.model.secret_shapes import (
-    byte_arrays,
-    cipher_keys,
-    der_private_keys,
-    bearer_blobs,
-    dotted_tokens,
-    hex_prefixed_tokens,
-    key_blocks,
-    labelled_phrases,
-    lower_prefixed_tokens,
-    monero_seeds,
-    driver_dsns,
-    pgpass_lines,
-    prefixed_tokens,
-    scheme_urls,
-    seed_phrases,
-    named_bytes,
-    seed_word,
-    signed_urls,
-    token_words,
-    wallet_keys,
-    webhook_urls,
+from vault_mem.model.secret_disguises import (
+    char_code_runs, composed_values, joined_lists, reversed_words, rot13, spelled_out, substituted,
 )
-from vault_mem.model.secret_text import (
-    View,
-    char_code_runs,
-    composed_values,
-    encoded_runs,
-    join_wrapped,
-    joined_lists,
-    lines_holding,
-    normalise,
-    reversed_words,
-    rot13,
-    spelled_out,
-    substituted,
+from vault_mem.model.secret_fields import (
+    credential_files, csv_exports, header_lists, named_values, request_headers, table_cells, xml_elements,
+)
+from vault_mem.model.secret_keys import bearer_blobs, der_private_keys, key_blocks, private_keys, wallet_keys
+from vault_mem.model.secret_labels import app_passwords, assignments
+from vault_mem.model.secret_near import warned_values
+from vault_mem.model.secret_pairs import (
+    credential_pairs, key_id_pairs, login_rows, sentence_passwords, two_line_logins, unlabelled_passwords,
+)
+from vault_mem.model.secret_phrases import labelled_phrases, monero_seeds, seed_phrases, seed_word
+from vault_mem.model.secret_places import grouped_values, listed_parts, new_values, split_parts, values_below
+from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
+from vault_mem.model.secret_tokens import (
+    byte_arrays, cipher_keys, dotted_tokens, hex_prefixed_tokens, lower_prefixed_tokens, named_bytes,
+    prefixed_tokens, token_words,
+)
+from vault_mem.model.secret_urls import (
+    driver_dsns, pgpass_lines, scheme_urls, schemeless_passwords, signed_urls, url_passwords, webhook_urls,
 )
 from vault_mem.model.secret_values import (
-    UUID,
-    credential_like,
-    high_entropy,
-    identifier_like,
-    in_crypt_hash,
-    in_web_config,
-    is_placeholder,
-    looks_fake,
-    public_by_design,
-    random_hex,
-    random_letters,
-    random_token,
-    shannon_entropy,
-    unguessable,
+    UUID, high_entropy, in_crypt_hash, is_placeholder, looks_fake, random_token, unguessable,
 )
 
-__all__ = ["SecretFinding", "find_secrets", "key_named_value", "labelled_codes", "labelled_value", "says_not_secret", "scattered_phrase", "seam_secrets",
-           "shannon_entropy", "slug_secrets"]
-
-
-@dataclass(frozen=True, slots=True)
-class SecretFinding:
-    """One suspected credential: what kind, and where (``text[start:end]``); never the value."""
-
-    kind: str
-    start: int
-    end: int
-
-
-# --- the rules -----------------------------------------------------------------------------
-# The provider formats are data (vault_mem.model.secret_rules.RULES); here each row's ``check``
-# name is given its meaning and its pattern is compiled once.
-
-Check = Callable[[re.Match[str], str, int], bool]
-
-
-def _value(m: re.Match[str], text: str, group: int = 0) -> str:
-    """The original characters of a match group (rules that ran on lowercased text see these)."""
-    return text[m.start(group):m.end(group)]
-
-
-def _not_fake(m: re.Match[str], text: str, group: int) -> bool:
-    return not looks_fake(_value(m, text, group))
-
-
-def _has_digit(m: re.Match[str], text: str, group: int) -> bool:
-    value = _value(m, text, group)
-    return any(c.isdigit() for c in value) and not looks_fake(value)
-
-
-def _digit_or_letters(m: re.Match[str], text: str, group: int) -> bool:
-    """:func:`_has_digit`, or a tail of random letters of both cases after the prefix (a vendor
-    whose tokens hold no digit: Hugging Face's ``hf_`` and 34 letters)."""
-    value = _value(m, text, group)
-    return _has_digit(m, text, group) or random_letters(value.split("_", 1)[-1])
-
-
-# what a scheme named `<Word>Key`/`<Word>Token` may name that is no credential: a public or
-# lookup key's kind, a page's or a sync's cursor
-_NOT_AUTH_SCHEMES = PUBLIC_KEY_NAMES + ("page", "next", "continuation", "cursor", "resume", "sync", "change", "csrf")
-
-
-def _scheme_token(m: re.Match[str], text: str, group: int) -> bool:
-    """A token after a scheme named for a key or a token (``GenieKey <uuid>``): :func:`_token`,
-    unless the scheme names a public or lookup key or a cursor (``PartitionKey``, ``NextToken``)."""
-    scheme = m.group(1).lower()
-    return not any(w in scheme for w in _NOT_AUTH_SCHEMES) and _token(m, text, group)
-
-
-def _b64_text(part: str) -> str | None:
-    try:
-        return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return None
-
-
-def _jwt_header(m: re.Match[str], text: str, group: int) -> bool:
-    """A JWT's first part is base64url JSON naming its algorithm; other dotted triples are not."""
-    header = _b64_text(m.group(0).split(".", 1)[0])
-    try:
-        parsed = json.loads(header) if header else None
-    except ValueError:
-        return False
-    return isinstance(parsed, dict) and "alg" in parsed and not looks_fake(m.group(0))
-
-
-def _numeric_id(m: re.Match[str], text: str, group: int) -> bool:
-    """Discord: the first part of a bot token is the base64 of the bot's numeric id."""
-    first = _b64_text(m.group(0).split(".", 1)[0])
-    return bool(first) and first.isdigit() and not looks_fake(m.group(0))
-
-
-def _is_value(m: re.Match[str], text: str, group: int) -> bool:
-    value = _value(m, text, group).strip("\"'")
-    return bool(value) and not is_placeholder(value, quoted=True) and not looks_fake(value)
-
-
-def _password_value(m: re.Match[str], text: str, group: int) -> bool:
-    """After an explicit ``password`` keyword any literal of 4 characters or more is one, words
-    included (``.netrc``'s ``password marmalade-engine-river``)."""
-    value = _value(m, text, group).strip("\"'")
-    return len(value) >= 4 and not is_placeholder(value, quoted=True)
-
-
-def _literal_credential(m: re.Match[str], text: str, group: int) -> bool:
-    value = _value(m, text, group)
-    # (a public key given by flag is no password: `minisign -Vm file -P <public key>`)
-    return credential_like(value) and not is_placeholder(value, quoted=True) and not public_by_design(value)
-
-
-def _token(m: re.Match[str], text: str, group: int) -> bool:
-    """A token after its scheme: a literal credential, or a UUID (Splunk HEC, Postmark, Heroku
-    tokens are UUIDs; after ``Authorization: <Scheme>`` a UUID is no object's id)."""
-    if UUID.fullmatch(_value(m, text, group)):
-        return not is_placeholder(_value(m, text, group), quoted=True)
-    return _literal_credential(m, text, group)
-
-
-def _entropy(m: re.Match[str], text: str, group: int) -> bool:
-    """A random-looking literal (:func:`high_entropy`): for places a name could stand too."""
-    value = _value(m, text, group)
-    return high_entropy(value) and not is_placeholder(value, quoted=True) and not looks_fake(value)
-
-
-def _random_name(m: re.Match[str], text: str, group: int) -> bool:
-    """:func:`_entropy`, and not a name made of words and numbers (``data-platform-staging-eu1``,
-    ``orders_service_v2``): where a resource's name stands as often as a key."""
-    return _entropy(m, text, group) and not identifier_like(_value(m, text, group))
-
-
-def _not_web_config(m: re.Match[str], text: str, group: int) -> bool:
-    """A Google API key, unless it sits in a Firebase web or app config (:func:`in_web_config`)."""
-    return _not_fake(m, text, group) and not in_web_config(text, m.start(), m.end())
-
-
-def _basic_auth(m: re.Match[str], text: str, group: int) -> bool:
-    """Docker's ``"auth"``: the base64 of ``user:password`` with a real password."""
-    decoded = _b64_text(_value(m, text, group).replace("+", "-").replace("/", "_").rstrip("="))
-    if not decoded or ":" not in decoded:
-        return False
-    user, _, pw = decoded.partition(":")
-    return bool(pw) and pw != user and not is_placeholder(pw, quoted=True)
-
-
-def _mixed(m: re.Match[str], text: str, group: int) -> bool:
-    """Random-looking (:func:`random_token`), for prefixes short enough to occur by chance."""
-    value = _value(m, text, group)
-    return random_token(value.split(".", 1)[-1], min_len=0) and not looks_fake(value)
-
-
-CHECKS: dict[str, Check] = {
-    "not_fake": _not_fake, "has_digit": _has_digit, "digit_or_letters": _digit_or_letters, "jwt": _jwt_header, "numeric_id": _numeric_id,
-    "value": _is_value, "password": _password_value, "scheme_token": _scheme_token, "literal": _literal_credential, "token": _token, "basic_auth": _basic_auth, "mixed": _mixed,
-    "entropy": _entropy, "random_name": _random_name, "not_web_config": _not_web_config,
-}
-
-
-@dataclass(frozen=True)
-class _Compiled:
-    kind: str
-    pattern: re.Pattern[str]
-    check: Check
-    group: int
-    lower: bool
-    markers: tuple[str, ...]
-
-
-def _r(pattern: str) -> re.Pattern[str]:
-    return lazy(pattern)
-
-
-def _leading_literal(pattern: str) -> str:
-    """The literal a pattern starts with, look-behinds skipped: ``g(?<![a-z]g)lpat-`` gives
-    ``gl`` (the alternation stops it). A rule is skipped on a text without it."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith(("(?<!", "(?<="), i):
-            in_class = False
-            while i < len(pattern) and (in_class or pattern[i] != ")"):
-                in_class = (pattern[i] == "[") or (in_class and pattern[i] != "]")
-                i += 1
-            i += 1
-            continue
-        ch, nxt = pattern[i], pattern[i + 1:i + 2]
-        if ch == "\\" and nxt and not nxt.isalnum():
-            ch, i = nxt, i + 1
-        elif not (ch.isalnum() or ch in "_-:\"'= "):
-            break
-        if pattern[i + 1:i + 2] in ("*", "+", "?", "{"):
-            break  # a repeated character is not a required literal
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _compile(rule: Rule) -> _Compiled:
-    literal = _leading_literal(rule.pattern)
-    markers = rule.markers or ((literal,) if len(literal) >= 2 else ())
-    # compiled at its first use: most rules wait behind a marker a typical text does not hold
-    return _Compiled(rule.name, lazy(rule.pattern), CHECKS[rule.check], rule.group, rule.lower, markers)
-
-
-_RULES: tuple[_Compiled, ...] = tuple(_compile(rule) for rule in RULES)
-
-_DB_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "mongodb", "redis", "rediss",
-                         "amqp", "amqps", "mssql", "sqlserver", "oracle", "cockroachdb", "clickhouse",
-                         "couchdb", "neo4j", "cassandra", "memcached", "sqlalchemy", "db2"})
-# (a user may hold an `@`: vSphere's and Windows' `administrator@vsphere.local`, an e-mail address)
-_URL_CREDS = _r(r"://(?P<user>[^\s:/?#\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,256})@(?=[A-Za-z0-9\[])")
-_SCHEME = _r(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}\Z")
-
-_PRIVATE_KEY = _r(r"-{4,5} ?BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")  # PEM, PGP, SSH2 (4 dashes)
-_KEY_BODY = _r(r"[A-Za-z0-9+/=]{20,}")
-_KEY_END = _r(r"-{4,5} ?END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")
-_MAX_KEY_CHARS = 64 * 1024  # larger than any armoured private key
-# Any other armour that names a key (`-----BEGIN OpenVPN Static key V1-----`, a tool's `SECRET KEY`,
-# `SYMMETRIC KEY`): a key that is not said to be public is a secret, whoever's format it is
-# (certificates, signatures, messages and parameters name no key)
-_ARMOURED_KEY = _r(r"-{5} ?BEGIN (?P<label>[A-Za-z0-9 -]{0,40}?(?i:key)(?![a-z])[A-Za-z0-9 -]{0,20}?) ?-{5}")
-
-# `admin:<password>@10.0.0.5`: userinfo without a scheme, before an IP address or a dotted host name
-# (`node:20-alpine@sha256:...` has no dot after its `@`; `git@github.com:org/repo` no colon before).
-_BARE_USERINFO = _r(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z0-9][\w.-]{0,63}):(?P<pw>[^\s:/@\"'<>`]{4,128})@"
-                    r"(?=(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])|[A-Za-z0-9-]{1,63}\.[A-Za-z][A-Za-z0-9.-]{1,200}(?![\w.-]*:[0-9a-f]{32}))")
-
-
-# Oracle's `user/password@//host:1521/service` (EZConnect) and `user/password@host:1521/SID`: the
-# `@//` or the port before the service says it is a connect string, not a path with an `@` in it.
-# (in a JDBC URL too: `jdbc:oracle:thin:user/password@//host:1521/service`)
-_ORACLE_CONNECT = _r(r"(?:(?<=:thin:)|(?<=:oci:)|(?<=:oci8:)|(?<![\w/:.@%+-]))(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\s/@\"'<>`]{4,128})@"
-                     r"(?://[A-Za-z0-9.-]{1,200}|[A-Za-z0-9.-]{1,200}:[0-9]{2,5}/)")
-
-
-#: userinfo written without a scheme, the sign its line must hold beside the ``@``, and the kind
-_SCHEMELESS = ((_BARE_USERINFO, ":", "URL with password"), (_ORACLE_CONNECT, "/", "database URL with password"))
-
-
-def _schemeless_passwords(text: str) -> Iterator[SecretFinding]:
-    """``user:password@host`` written without a scheme (a note of how to reach a box) and
-    ``user/password@//host/service`` (an Oracle connect string): the password, unless it is the
-    user's name again or a placeholder. Both patterns stay on one line and start with a
-    look-behind, so only the lines holding an ``@`` and the sign are read."""
-    for pattern, sign, kind in _SCHEMELESS:
-        for start, end in lines_holding(text, ("@",), (sign,)):
-            for m in pattern.finditer(text, start, end):
-                pw = m.group("pw")
-                if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
-                    yield SecretFinding(kind, m.start("pw"), m.end("pw"))
-
-
-# a token as a URL's user, no password after it (`https://<token>@git.corp.example/team/app.git`)
-_URL_TOKEN_USER = _r(r"://(?P<token>[A-Za-z0-9_~-]{20,400})@(?=[A-Za-z0-9\[])")
-_DSN_PATH = _r(r"@[^\s/@\"'<>`]{1,253}/[0-9]{1,20}(?![^\s\"'<>`])")  # Sentry's `key@host/<project number>`
-
-
-def _url_passwords(text: str) -> Iterator[SecretFinding]:
-    """``scheme://user:password@host``; database schemes get their own kind. A random token as
-    the user, with no password, is the credential itself (a forge's ``https://<token>@host``)."""
-    if "@" in text:
-        for m in _URL_TOKEN_USER.finditer(text):
-            token = m.group("token")
-            # (hex as the user is a Sentry DSN's public key, sent from every page: a DSN's path is its
-            # project's number alone; before any other path, hex is a forge's or an API's token)
-            hex_token = random_hex(token, min_len=32) and not _DSN_PATH.match(text, m.end("token"))
-            if (random_token(token, min_len=20) or hex_token) and not is_placeholder(token, quoted=True):
-                yield SecretFinding("URL with token", m.start("token"), m.end("token"))
-    for m in _URL_CREDS.finditer(text):
-        scheme = _SCHEME.search(text, max(0, m.start() - 31), m.start())
-        pw = m.group("pw")
-        if not scheme or pw == m.group("user") or pw.lower() in ("pass", "pwd", "pw"):
-            continue  # user == password (guest:guest) is a published default, not a secret
-        if is_placeholder(pw, quoted=True):
-            continue
-        db = scheme.group(0).lower().split("+")[0].removeprefix("jdbc:") in _DB_SCHEMES
-        kind = "database URL with password" if db else "URL with password"
-        yield SecretFinding(kind, m.start("pw"), m.end("pw"))
-
-
-def _private_keys(text: str) -> Iterator[SecretFinding]:
-    """Armoured private key blocks, from BEGIN to END (or to the end of the key material), and
-    armour of any other name that says it holds a key and not a public one."""
-    if "BEGIN" in text:
-        for m in _ARMOURED_KEY.finditer(text):
-            label = m.group("label").upper()
-            if "PRIVATE KEY" in label or "PUBLIC" in label or "PUB " in label + " ":
-                continue
-            body = _KEY_BODY.search(text, m.end(), m.end() + 400)
-            if body and shannon_entropy(body.group()) >= 3.0:
-                yield SecretFinding("secret key block", m.start(), body.end())
-    if "PRIVATE KEY" not in text:
-        return
-    ends = [m.end() for m in _KEY_END.finditer(text)]
-    for m in _PRIVATE_KEY.finditer(text):
-        body = _KEY_BODY.search(text, m.end(), m.end() + 400)
-        if not body:
-            continue  # a header named in prose leaks nothing
-        i = bisect.bisect_left(ends, m.end())
-        end = ends[i] if i < len(ends) and ends[i] - m.start() <= _MAX_KEY_CHARS else body.end()
-        yield SecretFinding("private key block", m.start(), end)
-
+__all__ = ["find_secrets", "scattered_phrase", "seam_secrets", "slug_secrets"]
 
 def _ascii_lower(text: str) -> str:
     """Lowercase without changing length, so offsets found in it are offsets in ``text``."""
@@ -471,13 +142,13 @@ _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 _MAX_DEPTH = 2  # base64 inside base64 inside the text; deeper nesting is not a way people write keys
 _DECODE_BUDGET = 256 * 1024  # decoded characters scanned per call: bounds a text made of runs
-_AFTER_RULES = len(_RULES) + 1
+_AFTER_RULES = len(COMPILED_RULES) + 1
 
 
 def _rule_findings(text: str, low: str) -> Iterator[tuple[int, SecretFinding]]:
     """(priority, finding) for the private-key blocks and every provider format in ``text``."""
-    yield from ((0, f) for f in _private_keys(text))
-    for prio, rule in enumerate(_RULES, start=1):
+    yield from ((0, f) for f in private_keys(text))
+    for prio, rule in enumerate(COMPILED_RULES, start=1):
         subject = low if rule.lower else text
         if rule.markers:
             # a plain loop, not any(genexpr): this runs for every rule on every text read;
@@ -496,8 +167,7 @@ def _rule_findings(text: str, low: str) -> Iterator[tuple[int, SecretFinding]]:
 def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
     """Credentials known by shape and place, not by a vendor's prefix: key blocks that are not
     PEM, ``.pgpass`` lines, prefixed and three-part tokens, seed phrases, then labelled values
-    (:mod:`vault_mem.model.secret_shapes`, :mod:`vault_mem.model.secret_labels`,
-    :mod:`vault_mem.model.secret_places`)."""
+    (the finders of shapes, labels and places: see the module's map)."""
     if len(text) >= 16:  # shorter than any key block, .pgpass line, token or phrase
         yield from key_blocks(text)
         yield from pgpass_lines(text)
@@ -571,8 +241,8 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     norm = view.text
     low = _ascii_lower(norm)
     found = list(_rule_findings(norm, low))
-    found.extend((_AFTER_RULES, f) for f in _url_passwords(norm))
-    found.extend((_AFTER_RULES, f) for f in _schemeless_passwords(norm))
+    found.extend((_AFTER_RULES, f) for f in url_passwords(norm))
+    found.extend((_AFTER_RULES, f) for f in schemeless_passwords(norm))
     # (a shape's span inside a crypt-format hash is the hash's salt or digest: secret_values.in_crypt_hash)
     found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low) if not in_crypt_hash(norm, span[1]))
     out = list(_mapped(view, iter(found)))
@@ -640,14 +310,14 @@ def _disguised(norm: str, view: View, budget: list[int]) -> Iterator[tuple[int, 
 
 
 # The members of a JSON object that name an id, a digest or a public part, not a secret
-_JSON_PUBLIC_MEMBER = _r(r"(?i:(?:id|uuid|guid|hash|sha|md5|digest|etag|integrity|checksum|nonce|iv|salt|pub|public|sig"
+_JSON_PUBLIC_MEMBER = lazy(r"(?i:(?:id|uuid|guid|hash|sha|md5|digest|etag|integrity|checksum|nonce|iv|salt|pub|public|sig"
                          r"|signature|thumbprint|fingerprint|kid|x5t)(?:[_-]?[a-z0-9]{0,12})?|n|e|x|y)")
 
 
 # `user:password` in base64 (a Basic credential's value) where its line says it is decoded or used
 # as one ("echo X | base64 -d  # creds", `atob("X")` for the login): the pair alone, no label in it
-_USER_PASS = _r(r"[\w.@+-]{1,64}:(?P<pw>[^\s:]{6,200})")
-_DECODE_CUE = _r(r"(?i:base64[ \t]{1,4}(?:-d|-D|--decode)|b64decode|atob|from_?base64|frombase64string|cred|auth|login|passw)")
+_USER_PASS = lazy(r"[\w.@+-]{1,64}:(?P<pw>[^\s:]{6,200})")
+_DECODE_CUE = lazy(r"(?i:base64[ \t]{1,4}(?:-d|-D|--decode)|b64decode|atob|from_?base64|frombase64string|cred|auth|login|passw)")
 
 
 def _user_pass(decoded: str, text: str, start: int, end: int) -> list[SecretFinding]:
@@ -706,8 +376,8 @@ def find_secrets(text: str) -> list[SecretFinding]:
     return _resolve(_candidates(text, 0, [_DECODE_BUDGET]))
 
 
-_SLUG_RUN = _r(r"(?<![A-Za-z0-9])[A-Za-z0-9]{32,200}(?![A-Za-z0-9])")
-_SLUG_TOKEN = _r(r"[A-Za-z]{0,40}[0-9][A-Za-z0-9]{0,40}[A-Za-z]|[A-Za-z][0-9]")  # letters and digits side by side
+_SLUG_RUN = lazy(r"(?<![A-Za-z0-9])[A-Za-z0-9]{32,200}(?![A-Za-z0-9])")
+_SLUG_TOKEN = lazy(r"[A-Za-z]{0,40}[0-9][A-Za-z0-9]{0,40}[A-Za-z]|[A-Za-z][0-9]")  # letters and digits side by side
 
 
 def slug_secrets(key: str) -> list[SecretFinding]:

@@ -1,6 +1,6 @@
 """The BIP-39 English word list: the 2,048 words a wallet's recovery phrase is made of.
 
-The secret gate refuses a run of 12 or more of these words (:func:`vault_mem.model.secret_shapes.seed_phrases`).
+The secret gate refuses a run of 12 or more of these words (:func:`vault_mem.model.secret_phrases.seed_phrases`).
 The list is BIP-39's ("Mnemonic code for generating deterministic keys",
 https://github.com/bitcoin/bips/blob/master/bip-0039.mediawiki) as published by its reference
 implementation, trezor/python-mnemonic (https://github.com/trezor/python-mnemonic, file

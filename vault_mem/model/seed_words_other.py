@@ -2,7 +2,7 @@
 Czech, Japanese, Korean or Chinese (simplified and traditional).
 
 A wallet's recovery phrase in one of these languages is twelve to twenty-four words of its list,
-with the same checksum as an English one (:func:`vault_mem.model.secret_shapes.seed_phrases`). The
+with the same checksum as an English one (:func:`vault_mem.model.secret_phrases.seed_phrases`). The
 lists are BIP-39's own (https://github.com/bitcoin/bips/tree/master/bip-0039, published there for
 anyone to use; the same files ship in trezor/python-mnemonic 0.21, ``mnemonic/wordlist/``, MIT
 licence, see :mod:`vault_mem.model.seed_words`). Kept here compressed (zlib, then base64: about 80 KB

@@ -1,0 +1,438 @@
+"""Credentials given to a call or a command: arguments, flags, transcripts, files written.
+
+- :func:`call_credentials`: a password among a sign-in call's or a constructor's literals.
+- :func:`command_credentials`: a password given to a command after its user;
+  :func:`flag_credentials` and :func:`positional_passwords`: after a flag or in a command's
+  place for one (``-p``, ``/p:``, ``-storepass``, ``htpasswd -b``).
+- :func:`protocol_logins`, :func:`keyword_credentials` and :func:`directive_logins`:
+  ``USER``/``PASS`` and IMAP ``LOGIN`` transcripts, a command's keyword arguments, a
+  config directive's user and password.
+- :func:`written_credentials`: a value ``echo``'d into a file named for a key, secret or token, or
+  into a command's flag for one; :func:`mail_pairs`: an e-mail address, a slash and a password.
+
+Each finder yields ``(kind, start, end)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from vault_mem.model.lazy_patterns import lazy
+from vault_mem.model.secret_judge import (
+    judge, near_stop, passphrase, password_shaped, strong_unlabelled, word_and_number,
+)
+from vault_mem.model.secret_names import DIGEST, Span
+from vault_mem.model.secret_near import NAME_EQUALS
+from vault_mem.model.secret_text import last_match_start, lines_holding
+from vault_mem.model.secret_public import public_by_design
+from vault_mem.model.secret_values import (
+    UUID, credential_like, high_entropy, identifier_like, is_placeholder, looks_fake, random_hex,
+    random_token,
+)
+
+__all__ = ["HOST_OR_MAIL", "call_credentials", "command_credentials", "directive_logins", "flag_credentials",
+           "keyword_credentials", "mail_pairs", "positional_passwords", "protocol_logins",
+           "written_credentials"]
+
+# --- a user and a password passed to a call -------------------------------------------------
+
+# A call named for signing in, or requests' `auth=(...)` tuple: `NetworkCredential("svc", "X")`,
+# `PasswordAuthenticator('app', 'X')`, `authenticate("svc", "X")`, `DBI->connect(dsn, "u", "X")`
+# (a database client's constructor or connect call takes host, user, password: PHP's `new mysqli(...)`,
+# `mysqli_connect(...)`, `new PDO($dsn, "u", "X")`, `pg_connect` takes one string)
+_CRED_CALL = lazy(r"(?:credentials?|authenticat[a-z]{0,8}|auth|login|logon|sign_?in|connect|mysqli|pdo)[a-z_]{0,20}"
+                  # (or applied to its arguments with spaces: Haskell's and Elm's `basicAuth "u" "X"`)
+                  r"(?:[ \t]{0,4}=?[ \t]{0,4}\(|[ \t]{1,4}(?=[\"']))")
+_SPACED_ARG = lazy(r"[ \t]{0,4}(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)(?P<sep>[ \t]|\)|$)", re.MULTILINE)
+_CALL_WORDS = ("credential", "auth", "login", "logon", "signin", "sign_in", "connect", "mysqli", "pdo")
+_LITERAL_ARG = lazy(r"[ \t]{0,4}(?:[A-Za-z_]\w{0,30}[ \t]{0,2}=[ \t]{0,2})?(?P<q>[\"'])(?P<value>[^\"'\n]{0,200})(?P=q)"
+                    r"[ \t]{0,4}(?P<sep>[,)])")
+HOST_OR_MAIL = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+|[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+(?::[0-9]{1,5})?")
+
+
+def call_credentials(text: str, low: str) -> Iterator[Span]:
+    """A password among the literal arguments of a call that signs in (``low``: ``text``
+    lowercased): every literal after the first (the user or the data source) that looks made to
+    be hard to guess, and is not a host name or an e-mail address. A ``connect`` needs three
+    literals (source, user, password), since ``connect("db", "shop")`` names a database. Only the
+    lines holding a call word and a quote are read (the pattern stays on one line). A function
+    named so may take its literals with spaces (``basicAuth "u" "X"``); a constructor's literals
+    hold a secret after the first with no sign-in word (:func:`_constructor_secrets`)."""
+    parens = "(" in text and ('",' in text or "'," in text)  # (two literals at least)
+    if parens:
+        yield from _constructor_secrets(text, low)
+    if parens or '" "' in text or "' '" in text:
+        yield from _sign_in_calls(text, low)
+
+
+def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
+    for start, end in lines_holding(low, _CALL_WORDS, ("\"", "'")):
+        for m in _CRED_CALL.finditer(low, start, end):
+            literals = []
+            at = m.end()
+            spaced = not m.group().endswith("(")
+            while len(literals) < 5:
+                arg = (_SPACED_ARG if spaced else _LITERAL_ARG).match(text, at, end)
+                if not arg:
+                    break
+                literals.append(arg)
+                at = arg.end()
+                if arg.group("sep") in (")", ""):
+                    break
+            if len(literals) < (3 if m.group().startswith(("connect", "mysqli")) else 2):
+                continue
+            for arg in literals[1:]:
+                value = arg.group("value")
+                if (credential_like(value) and not is_placeholder(value, quoted=True)
+                        and not HOST_OR_MAIL.fullmatch(value) and " " not in value):
+                    yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
+                    break
+
+
+# A constructor given a service's literals positionally, one of them made to be hard to guess:
+# `new Sequelize('shop', 'shop_app', 'X', {...})`, `new BraintreeGateway(Environment.PRODUCTION,
+# "merchant", "public", "X")`: a client built with its account, its user and its secret
+_CONSTRUCTOR = lazy(r"(?:(?<![\w.])new[ \t]{1,4}[A-Za-z_][\w.]{0,60}|(?<![\w.])[A-Z][A-Za-z0-9]{2,60})[ \t]{0,4}\(")
+_CALL_LITERAL = lazy(r"(?P<q>[\"'])(?P<value>[^\"'\n]{1,200})(?P=q)")
+_ARGS_REACH = 400
+
+
+def _constructor_secrets(text: str, low: str) -> Iterator[Span]:
+    """A literal after a constructor's first that is random hex of a key's length or no word
+    could be, among one-word literals, with no word between naming it an id or a digest."""
+    for m in _CONSTRUCTOR.finditer(text):
+        stop = len(text)
+        for ch in ")({":
+            i = text.find(ch, m.end(), m.end() + _ARGS_REACH)
+            stop = min(stop, i if i >= 0 else stop)
+        stop = min(stop, m.end() + _ARGS_REACH)
+        literals = list(_CALL_LITERAL.finditer(text, m.end(), stop))
+        if len(literals) < 2 or not all(_PLAIN_ARG.fullmatch(a.group("value")) for a in literals):
+            continue
+        for arg in literals[1:]:
+            value = arg.group("value")
+            # (hex of a git object's length is a commit: `new Release("app", "2026.12.1", "<sha>")`)
+            if ((random_hex(value, min_len=32) and len(value) != 40) or (len(value) >= 12 and strong_unlabelled(value))) \
+                    and not HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) \
+                    and not near_stop(between := HOST_OR_MAIL.sub("", low[m.start():arg.start()]), 0, len(between)):  # (`smtp.corp.example`: a host)
+                yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
+                break
+
+
+_PLAIN_ARG = lazy(r"[\w.@+/=:!#%&*^~?-]{1,200}")  # one word each: names, ids, keys (no sentence, no template)
+
+
+# --- a user and a password as a command's arguments, or a protocol's ---------------------------
+
+# A command that names a user takes the password positionally: right after the user
+# (`rabbitmqctl add_user deploy X`, `net user svc X /add`, `htpasswd -b file admin X`,
+# `poetry config http-basic.corp deployer X`), anywhere on a line with a Windows `/user:` flag
+# (`net use Z: \\fs\share X /user:CORP\svc`), or after `-p` once `-u` gave the user
+# (`docker login -u ci -p X`, `altool -u me -p X`, `mysql -u root -pX`).
+_USER_VERB = lazy(r"(?i:(?:[a-z0-9]+[_-])?(?:add|del|change|set|create|update|new)?[_-]?users?(?:[_-]?(?:add|mod|new|create|password))?"
+                  # (a command named for passwords: htpasswd, mosquitto_passwd, change_password; not the word)
+                  r"|[a-z0-9]{1,20}[_-]?passwd|(?:change|set|reset|update)[_-]password|http-basic(?:\.[\w-]{1,40})?|basic-auth)")
+_USER_FLAG = lazy(r"(?i:-u|-U|--user(?:name)?|--login|--apple-id|--email|/u(?:ser)?:.{0,64})")
+_PASSWORD_FLAG = lazy(r"-p(?P<attached>.{0,200})")
+_COMMAND_WORDS = ("user", "passwd", "password", "http-basic", "basic-auth", "-u", "/user:")
+_SHELL_TOKEN = lazy(r"[^\s]+")
+
+
+def _positional(token: str) -> bool:
+    """Is ``token`` a command's positional argument (not a flag, a path, a share or a setting)?"""
+    return not token.startswith(("-", "/", "\\", "\"", "'", "$", "%", "<", "|", ">", "&", "(")) and not NAME_EQUALS.match(token) \
+        and not token.endswith(":") and "/" not in token and "\\" not in token and "`" not in token \
+        and not HOST_OR_MAIL.fullmatch(token.rstrip(".,;)"))
+
+
+def command_credentials(text: str, low: str) -> Iterator[Span]:
+    """A password given to a command as an argument after the user it is for (see above): a
+    value that looks like a password (after ``-p``), or no word or name could be (positional)."""
+    for start, end in lines_holding(low, _COMMAND_WORDS):
+        tokens = list(_SHELL_TOKEN.finditer(text, start, end))
+        words = [t.group() for t in tokens]
+        user_flag = -1
+        for i, word in enumerate(words):
+            if _USER_FLAG.fullmatch(word) and user_flag < 0:
+                user_flag = i
+                if word.lower().startswith(("/user:", "/u:")):
+                    # Windows: the password is a positional argument anywhere on the line
+                    for t in tokens[1:i]:
+                        if _positional(t.group()) and password_shaped(t.group()):
+                            yield "password given to a command", t.start(), t.end()
+                            return
+                continue
+            flag = _PASSWORD_FLAG.fullmatch(word)
+            if flag and user_flag >= 0:
+                value, at = flag.group("attached"), tokens[i].start() + 2
+                if not value and i + 1 < len(tokens):
+                    value, at = words[i + 1], tokens[i + 1].start()
+                value = value.strip("\"'")
+                at += words[i + 1 if not flag.group("attached") else i].find(value) if value else 0
+                if value and judge("password", "--", value, quoted=False, code=False, ends=True):
+                    yield "password given to a command", at, at + len(value)
+                    return
+            if _USER_VERB.fullmatch(word) and i + 2 < len(words):
+                j = i + 1
+                while j < len(words) and (words[j].startswith("-") or "/" in words[j] or "\\" in words[j]):
+                    j += 1  # flags and the file or share it works on (`htpasswd -b /etc/.htpasswd`)
+                # (a command named for passwords, `htpasswd -b file ops X`, takes nothing but one
+                # there: a person's `Juniper_4658` counts, as after a password's label)
+                named = "passw" in word.lower()
+                if j + 1 < len(words) and _positional(words[j]) and _positional(words[j + 1]) \
+                        and (strong_unlabelled(words[j + 1]) or (named and word_and_number(words[j + 1], joined=True))) \
+                        and words[j + 1] != words[j]:
+                    yield "password given to a command", tokens[j + 1].start(), tokens[j + 1].end()
+                    return
+
+
+# A password or token as the value of any command's flag for one, whatever the command: attached
+# to `-p` (`7z x a.7z -pX`, `unrar x -pX`, `mysql -pX`), Windows' `/p:X` and `/password:X`
+# (`xfreerdp /p:X`, `rdesktop`, `psexec`), or after `-p`/`-P` (`zip -P X`, `sshpass -p X`), or after a one-letter flag for a token, key, secret or
+# auth (`influx ... -t X`, `-k X`, `-a X`: a long random token only), and a token as `-u`'s user
+# with the password left empty (`curl -u <key>:`: an API key sent as basic auth's user).
+_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user", " -x")
+_ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
+_WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
+_TOKEN_FLAG = lazy(r"-[tkasTKAS]")
+# Commands whose every password flag takes a password a person made (`sshpass -p X`, `openssl enc -k X`,
+# `openssl ... -pass pass:X`): there a person's `Juniper_4658` counts, as after a password's label
+_PASSWORD_COMMANDS = lazy(r"sshpass|openssl|htpasswd|[a-z0-9_-]{0,20}passwd|7za?|zip|unzip|unrar|rar|gpg2?")
+_OPENSSL_PASS = lazy(r"-(?:pass|passin|passout|k)")
+_PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
+_USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,](?P<value>[^\s'\"]{6,200})")
+_KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
+
+
+# Commands whose one-letter flags other than `-p` take passphrases: net-snmp's v3 tools (`-A` the
+# authentication passphrase, `-X` the privacy one); elsewhere `-A` and `-X` are an agent or a method
+_PASSPHRASE_FLAGS = ("-A", "-X")
+_PASSPHRASE_COMMANDS = lazy(r"snmp[a-z]{0,12}")
+
+
+def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str],
+                   first: dict[int, int] | None = None) -> bool:
+    """Is a token before the ``i``-th one the name of a ``command`` (after `sudo`, a path)?
+    ``first`` caches, per command pattern, the index of its first token on the line (a line of
+    ten thousand flags is read once, not once per flag)."""
+    if first is None:
+        return any(command.fullmatch(t.group().rsplit("/", 1)[-1]) for t in tokens[:i])
+    key = id(command)
+    if key not in first:
+        first[key] = next((n for n, t in enumerate(tokens) if command.fullmatch(t.group().rsplit("/", 1)[-1])), len(tokens))
+    return first[key] < i
+
+
+joined_words = passphrase  # (flag_credentials names a flag's kind `passphrase`)
+
+
+def flag_credentials(text: str, low: str) -> Iterator[Span]:
+    """A password or token given to a command's flag for one (see above): after ``-p`` or
+    ``/p:`` a value that looks like a password, after ``-t``/``-k``/``-a``/``-s`` a long random
+    token, after ``-u`` a random token with an empty password."""
+    for start, end in lines_holding(low, _FLAG_WORDS):
+        tokens = list(_SHELL_TOKEN.finditer(text, start, end))
+        first: dict[int, int] = {}
+        for i, t in enumerate(tokens[1:], start=1):  # (a flag follows a command's name)
+            word = t.group()
+            windows = _WINDOWS_P.fullmatch(word)
+            m = _ATTACHED_P.fullmatch(word) or windows
+            if m:
+                raw = m.group("value")
+                value = raw.strip("\"'")
+                quoted = raw[:1] in ("'", '"') and raw[-1:] == raw[:1]
+                # (`/p:` names a password whatever the command: a person's `Pelican@9430` counts there,
+                # and a mixed run of letters and digits; so does `-p` attached to a command that takes
+                # a password, `7z a -p'Word2024!'`)
+                named = windows is not None or _command_named(tokens, i, _PASSWORD_COMMANDS, first)
+                shaped = password_shaped(value) or (named and (word_and_number(value, joined=True) or joined_words(value) or (
+                    len(value) >= 8 and credential_like(value) and not identifier_like(value)
+                    and not is_placeholder(value, quoted=True))))
+                # (a quoted value is the password even with a `=` in it; `/p:Configuration=Release`
+                # unquoted sets a property)
+                if shaped and not (NAME_EQUALS.match(value) and not quoted) and not _PATTERN.search(value):
+                    at = t.start() + word.find(value)
+                    yield "password given to a command", at, at + len(value)
+                continue
+            if i + 1 >= len(tokens):
+                continue
+            nxt = tokens[i + 1].group()
+            passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS, first)
+            person = (word in ("-p", "-P", "--pass") or _OPENSSL_PASS.fullmatch(word) is not None) \
+                and _command_named(tokens, i, _PASSWORD_COMMANDS, first)
+            if word in ("-p", "-P", "--pass") or passphrase or person:
+                value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
+                if person and value.startswith("pass:"):
+                    value = value[5:]  # openssl's `-pass pass:X`; `env:NAME` and `file:path` name where it lives
+                # (snmp's `-A`/`-X` take nothing but a passphrase: any literal of its minimum length, 8)
+                shaped = password_shaped(value) or (passphrase and len(value) >= 8 and credential_like(value)
+                                                    and not is_placeholder(value, quoted=True))
+                shaped = shaped or (person and word_and_number(value, joined=True))
+                # (`minisign -Vm file -P <key>`, `signify -p <key>`: a public key, which verifies)
+                if shaped and not _PATTERN.search(value) and not public_by_design(value):
+                    at = tokens[i + 1].start() + nxt.find(value)
+                    yield "password given to a command", at, at + len(value)
+            elif _TOKEN_FLAG.fullmatch(word):
+                value = nxt.strip("\"'")
+                # (or a UUID after `-t`: the token of the CLIs whose tokens are UUIDs, Codecov's, Heroku's)
+                if _random_flag_value(value) or (word == "-t" and UUID.fullmatch(value) is not None):
+                    at = tokens[i + 1].start() + nxt.find(value)
+                    yield "token given to a command", at, at + len(value)
+            elif word in ("-u", "--user") and nxt.rstrip("'\"").endswith(":"):
+                m = _KEY_AS_USER.fullmatch(nxt.strip("'\""))
+                if m and _random_flag_value(m.group("value")):
+                    at = tokens[i + 1].start() + nxt.find(m.group("value"))
+                    yield "token given to a command", at, at + len(m.group("value"))
+            elif word in ("-u", "--user", "-U"):
+                # the user and the password in one argument (`curl -u ops:X`, `lftp -u ops,X`)
+                m = _USER_AND_PASSWORD.fullmatch(nxt.strip("'\""))
+                if m and password_shaped(m.group("value")) and not _PATTERN.search(m.group("value")):
+                    at = tokens[i + 1].start() + nxt.find(m.group("value"))
+                    yield "password given to a command", at, at + len(m.group("value"))
+
+
+# Commands that take a password as a positional argument: `htpasswd -b[c] <file> <user> <password>`,
+# `net use <drive> <share> <password> /user:<name>` (the arguments that are not flags, counted)
+_POSITIONAL = lazy(r"(?<![\w-])(?:htpasswd[ \t]{1,4}-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}(?:[ \t]{1,4}-[a-zA-Z]{1,4})*"
+                   r"(?P<hargs>(?:[ \t]{1,4}[^\s-][^\s]{0,300}){3})"
+                   r"|(?i:net)[ \t]{1,4}(?i:use)(?P<nargs>(?:[ \t]{1,4}[^\s/][^\s]{0,300}){2,3})(?=[ \t]{1,4}/(?i:user|u):))")
+
+
+def positional_passwords(text: str) -> Iterator[Span]:
+    """The password a command takes as a positional argument (see :data:`_POSITIONAL`): the last
+    argument, a literal that is not a variable, a prompt's `*` or a placeholder."""
+    if "htpasswd" not in text and "net use" not in text.lower():
+        return
+    for m in _POSITIONAL.finditer(text):
+        group = "hargs" if m.group("hargs") else "nargs"
+        args = list(_SHELL_TOKEN.finditer(text, m.start(group), m.end(group)))
+        if group == "nargs" and (len(args) < 2 or not args[-2].group().startswith("\\\\")):
+            continue  # `net use Z: \\host\share <password>`: the password after the share
+        last = args[-1]
+        value = last.group().strip("\"'")
+        if len(value) >= 6 and not value.startswith(("$", "%", "*", "<", "{")) and not is_placeholder(value, quoted=True) \
+                and not looks_fake(value):
+            at = last.start() + last.group().find(value)
+            yield "password given to a command", at, at + len(value)
+
+
+def _random_flag_value(value: str) -> bool:
+    """A token after a bare one-letter flag: random enough that no name, path or id could be it."""
+    return (random_token(value, min_len=24) or random_hex(value, min_len=32) or (len(value) >= 32 and high_entropy(value)
+            and not identifier_like(value))) and not DIGEST.fullmatch(value) and not is_placeholder(value, quoted=True) \
+        and not looks_fake(value) and not value.lower().startswith(("sha", "md5", "0x")) and "/" not in value.rstrip("=")
+
+
+# A value written into a file named for a credential (`echo 'X' > /etc/wireguard/private.key`,
+# `printf %s X | sudo tee ~/.config/app/token`): the file's name labels what goes into it
+_WRITTEN = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
+                r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;]{8,400})(?P=q)[ \t]{0,4}"
+                r"(?:>{1,2}|\|[ \t]{0,4}(?:sudo[ \t]{1,4})?tee(?:[ \t]{1,4}-a)?)[ \t]{0,4}[\"']?(?P<path>[^\s\"';&|]{1,300})")
+_FILE_WORDS = lazy(r"(?i:key|secret|token|pass|pwd|cred|psk|auth|cookie)")
+_PUBLIC_FILE = lazy(r"(?i:pub|public|cert|\.crt|\.pem\.pub|known_hosts|authorized)")
+
+
+# ... or handed to a command's flag for one through a pipe or a process substitution
+# (`echo X | docker login --password-stdin`, `--vault-password-file <(echo X)`, restic's
+# `--password-command "echo X"`)
+_ECHOED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
+               r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;()]{8,400})(?P=q)[ \t]{0,4}(?P<to>\||\)|[\"'](?=[ \t]|$))")
+_CREDENTIAL_FLAG = lazy(r"(?i:--?[\w-]{0,30}(?:pass|secret|token|key|cred)[\w-]{0,30}|chpasswd|passwd)")
+
+
+def _written_value(value: str) -> bool:
+    return (random_token(value, min_len=16) or random_hex(value, min_len=32) or (len(value) >= 20 and high_entropy(value))
+            or password_shaped(value)) and not is_placeholder(value, quoted=True) and not looks_fake(value)
+
+
+def written_credentials(text: str, low: str) -> Iterator[Span]:
+    """A value ``echo``'d or ``printf``'d into a file whose name says it holds a key, a secret, a
+    token or a password, or into a command's flag for one: random, or a person's password
+    (:func:`password_shaped`)."""
+    for start, end in lines_holding(low, ("echo", "printf"), (">", "tee", "|", "<(", "\"echo", "'echo")):
+        last_flag: int | None = None  # where the line's last credential flag starts, found once per line
+        for m in _WRITTEN.finditer(text, start, end):
+            name = m.group("path").rstrip("/").rsplit("/", 1)[-1]
+            value = m.group("value")
+            if not _FILE_WORDS.search(name) or _PUBLIC_FILE.search(name) or value.startswith(("$", "-", "/")):
+                continue
+            if _written_value(value):
+                yield "secret written to a key file", m.start("value"), m.end("value")
+        for m in _ECHOED.finditer(text, start, end):
+            value = m.group("value")
+            # (a pipe hands it to the flag after it; a process substitution to the flag before it)
+            if m.group("to") == "|":
+                # a flag anywhere after the pipe on the line: found once per line (a search to the
+                # line's end from each pipe took time quadratic in a long line of pipes)
+                if last_flag is None:
+                    last_flag = last_match_start(_CREDENTIAL_FLAG, text, start, end)
+                flag = last_flag >= m.end()
+            else:
+                flag = _CREDENTIAL_FLAG.search(text, max(start, m.start() - 80), m.start()) is not None
+            if flag and not value.startswith(("$", "-", "/")) and _written_value(value):
+                yield "secret handed to a command", m.start("value"), m.end("value")
+
+
+# An account's e-mail address, a slash and its password ("Netflix: ana@mail.example / X"): a login
+# written as a pair, wherever it stands
+_MAIL_PAIR = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+[ \t]{0,4}(?:/|\||::)[ \t]{0,4}(?P<pw>[^\s\"'`,;|]{6,200})")
+
+
+def mail_pairs(text: str) -> Iterator[Span]:
+    """The password after an e-mail address and a slash, when it looks like a password by itself."""
+    for start, end in lines_holding(text, ("@",), ("/", "|", "::")):
+        for m in _MAIL_PAIR.finditer(text, start, end):
+            pw = m.group("pw").rstrip(".,;:!?)")
+            if password_shaped(pw) and "@" not in pw:
+                yield "password after its login", m.start("pw"), m.start("pw") + len(pw)
+
+
+# FTP's and POP3's `USER name` then `PASS X`, IMAP's `a1 LOGIN name X`: a protocol's sign-in, as a
+# transcript, a packet capture or a debug log shows it
+_PROTOCOL_PASS = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?USER[ \t]{1,4}[^\s]{1,64}[ \t]*\r?\n(?:[^\n]{0,200}\n){0,3}?"
+                      r"[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?PASS[ \t]{1,4}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+_IMAP_LOGIN = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?[A-Za-z0-9.]{1,12}[ \t]{1,4}LOGIN[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}"
+                   r"(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+
+
+# A server's config directive that takes a user and a password in the clear: HAProxy's `stats auth
+# user:X` and a userlist's `user name insecure-password X` (its `password` takes a hash: passes)
+_DIRECTIVE_LOGIN = lazy(r"^[ \t]{0,24}(?:stats[ \t]{1,4}auth[ \t]{1,4}[^\s:]{1,64}:|user[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}insecure-password[ \t]{1,4})"
+                        r"(?P<value>[^\s]{1,200})", re.MULTILINE)
+
+
+# A command whose arguments are keyword/value pairs, a network's password among them: NetworkManager's
+# `nmcli dev wifi connect SSID password X`, `nmcli con modify c wifi-sec.psk X`, wpa_cli's `set_network 0
+# psk` with the value quoted twice. Any literal of 8 characters or more counts there (WPA's shortest).
+_KEYWORD_COMMAND = lazy(r"^[ \t$#>]{0,8}(?:sudo[ \t]{1,4})?(?:nmcli|wpa_cli)(?=[ \t])[^\n]{0,400}?(?<![\w.-])"
+                        r"(?:password|psk|wifi-sec\.psk|802-1x\.password|wep-key0)[ \t]{1,4}['\"]{0,2}"
+                        r"(?P<value>[^\s\"']{8,200})['\"]{0,2}(?![^\s])", re.MULTILINE)
+
+
+def keyword_credentials(text: str) -> Iterator[Span]:
+    """A network's password as a keyword argument's value (see :data:`_KEYWORD_COMMAND`)."""
+    if "nmcli" in text or "wpa_cli" in text:
+        for m in _KEYWORD_COMMAND.finditer(text):
+            value = m.group("value")
+            if not is_placeholder(value, quoted=True):
+                yield "password given to a command", m.start("value"), m.end("value")
+
+
+def directive_logins(text: str) -> Iterator[Span]:
+    """The password of a server's user given in a config directive (see :data:`_DIRECTIVE_LOGIN`)."""
+    if "stats" in text or "insecure-password" in text:
+        for m in _DIRECTIVE_LOGIN.finditer(text):
+            value = m.group("value").strip("\"'")
+            if len(value) >= 4 and not is_placeholder(value, quoted=True):
+                yield "password in a config directive", m.start("value"), m.end("value")
+
+
+def protocol_logins(text: str) -> Iterator[Span]:
+    """The password of a protocol's sign-in in a transcript (``USER`` then ``PASS``; IMAP ``LOGIN``)."""
+    for pattern, word in ((_PROTOCOL_PASS, "PASS "), (_IMAP_LOGIN, " LOGIN ")):
+        if word in text:
+            for m in pattern.finditer(text):
+                value = m.group("value").strip("\"")
+                if not is_placeholder(value, quoted=True) and not value.isdigit():
+                    yield "password in a sign-in transcript", m.start("value"), m.end("value")

@@ -1,0 +1,427 @@
+"""Judging a value found after a label: does it look like the credential its label names?
+
+:func:`judge` takes a label's class (``password``, ``secret``, ``key``; see
+:func:`vault_mem.model.secret_names.key_class`), its sign and the value, and decides by the rules
+in :mod:`vault_mem.model.secret_labels`' docstring. The shapes of a password a person chose live
+here too, so every finder asks the same questions: :func:`plain_password`,
+:func:`word_and_number`, :func:`symbol_word_number`, :func:`scrambled`, :func:`passphrase`,
+:func:`password_shaped` and :func:`strong_unlabelled` (a value no word could be, for passwords
+named by their use alone). :func:`near_stop` and :func:`gives_example` say when a word between a
+label and a value, or the sentence around it, names the value an id, a digest or an example.
+What a value looks like whatever its label (placeholder, word, random) is
+:mod:`vault_mem.model.secret_values`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vault_mem.model.lazy_patterns import lazy
+from vault_mem.model.secret_names import (
+    BARE_TOKEN, DIGEST, GRANTING_KEY_END, KEY_QUALIFIERS, PUBLIC_KEY_NAMES, SEP, SHORT_ID, STATE_SUFFIXES,
+    STATE_WORDS, Span, is_key_char, is_sentence,
+)
+from vault_mem.model.secret_public import analytics_cookies, public_by_design
+from vault_mem.model.secret_values import (
+    CONSONANT_RUN, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
+    key_chord, sayable, type_name, unguessable,
+)
+from vault_mem.model.seed_words import BIP39_ENGLISH
+
+__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "granted_uuid", "grants", "judge",
+           "name_before", "passphrase", "password_shaped", "plain_password", "prose_key",
+           "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
+           "two_words_number", "word_and_number"]
+
+def plain_password(value: str) -> bool:
+    """A password with no digits or symbols that still reads as one after a password label: a
+    lowercase word of 8 letters or more that is not a state ("expired", "incorrect"), or a
+    passphrase of three words or more joined by ``-``, ``_`` or ``.``."""
+    if value.isalpha() and value.islower():
+        # a long run of letters is words run together (a state word is rarely 14 letters long)
+        return (len(value) >= 8 and value not in STATE_WORDS
+                and (len(value) >= 14 or not value.endswith(STATE_SUFFIXES)))
+    parts = [p for p in SEP.split(value) if p]
+    alpha = sum(p.isalpha() and len(p) >= 3 for p in parts)
+    return (len(parts) >= 3 and len(value) >= 12 and (alpha >= 3 or (alpha == 2 and any(p.isdigit() for p in parts)))
+            and all(p.isalnum() for p in parts) and not any(p.lower() in STATE_WORDS for p in parts))
+
+
+# A password as people make one: a word, a joint, a number ("Juniper_4658", "Rhubarb-4904",
+# "Nimbus@4675", "Sparrow2927!"). is_wordy reads `Word-1234` as a name (`Release-2024`, `X-Access-Token`),
+# which it is anywhere but after a password's label.
+# (or two words joined, then the number: "quartz.walnut29", "meadow-Lark482")
+_WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14}|[A-Za-z]{3,14}[-_.][A-Za-z]{3,14})(?P<joint>[-_.@#!$%&*+=]{0,2})(?P<number>[0-9]{2,8})[!?#@$%&*]{0,2}")
+
+
+def word_and_number(value: str, *, joined: bool = False) -> bool:
+    """A word of four letters or more and a number of three digits or more, or two words joined
+    and a number of two digits or more, as a person writes a password (``Juniper_4658``,
+    ``quartz.walnut29``); ``joined``: only with a joint or symbol between (``Rhubarb-4904``,
+    not ``Summer2024``), where no sign before the value says it is one. A state word
+    ("expired-2024") or an all-capital tag (``HTTP-404``) is no password."""
+    m = _WORD_NUMBER.fullmatch(value)
+    if not m:
+        return False
+    word, parts = m.group("word"), SEP.split(m.group("word"))
+    if len(m.group("number")) < (2 if len(parts) == 2 else 3):
+        return False  # (one word needs three digits: `Route66` is a name; two words and two digits are made)
+    return (not word.isupper() and all(p.islower() or p.istitle() for p in parts)
+            and not any(p.lower() in STATE_WORDS for p in parts)
+            and (not joined or bool(m.group("joint")) or len(parts) == 2 or value[-1] in "!?#@$%&*"))
+
+
+# A word, a number and a symbol at either end ("!Lantern52", "#quokka13", "Marmot95*"): a password a
+# person made, where a name or an issue reference has no symbol after its number or before its word
+_SYMBOL_WORD_NUMBER = lazy(r"(?P<lead>[!#$%&*?@^~+=]{1,2})?(?P<word>[A-Za-z]{4,14})[0-9]{2,6}(?P<tail>[!#$%&*?@^~+=]{1,2})?")
+
+
+def symbol_word_number(value: str) -> bool:
+    """A word of four letters or more, a number of two digits or more, and a symbol before or after
+    them (``!Lantern52``, ``Marmot95*``), not a state word: a password after its word with no sign."""
+    m = _SYMBOL_WORD_NUMBER.fullmatch(value)
+    return bool(m and (m.group("lead") or m.group("tail")) and not m.group("word").isupper()
+                and m.group("word").lower() not in STATE_WORDS)
+
+
+_KIND_RUN = lazy(r"[A-Z]+|[a-z]+|[0-9]+")
+
+
+def scrambled(value: str) -> bool:
+    """Eight letters and digits or more of both cases whose kind changes at most characters
+    (``REb7C6ZgWF``: eight runs in ten), as a generator draws them; names and models change
+    kind a few times (``iPhone15Pro``, ``OAuth2Flow``: five or six runs in ten or eleven)."""
+    if not 8 <= len(value) <= 64 or not value.isascii() or not value.isalnum():
+        return False
+    runs = _KIND_RUN.findall(value)
+    return (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+            and 10 * len(runs) >= 7 * len(value))
+
+
+def two_words_number(value: str) -> bool:
+    """Two words joined and a number (``saffron.Orbit36``, ``meadow-lark482``): a password a person
+    made, which no sign needs to name (``password <word>.<Word><digits>``); one word and a number
+    (``password Reset2024``, ``pw Route66``) may be a name."""
+    value = value.rstrip(".,;:!?)")
+    return len(SEP.split(value)) == 2 and word_and_number(value) and not any(p.lower() in CODE_PARTS for p in SEP.split(value))
+
+
+# A passphrase a generator or a person made of common words: joined by one separator
+# (`<word>-<word>-<word>`, `<word>.<word>.<word>.<word>`), or run together (`<word><word><word>`).
+# The words are BIP-39's English list (2,048 common words, the one the gate ships); a run of them
+# is no state ("expired"), name or code reference in any language, so it counts after a password's
+# label in any language and with no sign between ("password" then four words joined by dashes).
+COMMON_WORDS = frozenset(w for w in BIP39_ENGLISH if len(w) >= 3)
+_JOINED_WORDS = lazy(r"[a-z]{3,12}(?P<sep>[-._])[a-z]{3,12}(?:(?P=sep)[a-z]{3,12}){1,9}")
+CODE_PARTS = frozenset(["self", "this", "env", "config", "settings", "secrets", "vault", "com", "org", "net", "io", "dev",
+                         "local", "internal", "example", "password", "passwd", "secret", "token", "key", "value", "prod"])
+
+
+def _run_of_words(value: str, least: int) -> bool:
+    """Is ``value`` (lowercase letters) ``least`` or more common words run together?"""
+    n = len(value)
+    best = [0] + [-1] * n  # best[i]: most words covering value[:i] (-1: no cover)
+    for i in range(3, n + 1):
+        for j in range(max(0, i - 8), i - 2):
+            if best[j] >= 0 and value[j:i] in COMMON_WORDS:
+                best[i] = max(best[i], best[j] + 1)
+    return best[n] >= least
+
+
+def _dice_word(part: str) -> bool:
+    """A word a diceware list could hold (EFF's 7,776 reach past BIP-39's 2,048: ``thistle``,
+    ``tundra``): 3 to 9 letters with a vowel and no run of four consonants, so a syllable, not an
+    abbreviation or a random run."""
+    return 3 <= len(part) <= 9 and sayable(part)
+
+
+def passphrase(value: str, *, signed: bool = True) -> bool:
+    """Common words made into a password (see above): three or more joined by ``-`` or ``_``,
+    four or more by ``.``, or run together; with no sign before it (``signed=False``), four or
+    more, every one common. After a sign, four to eight different words joined by ``-`` or ``_``
+    count as well when every one reads as a word (:func:`_dice_word`): a diceware passphrase drawn
+    from a longer list than BIP-39's."""
+    value = value.strip("\"'`").rstrip(".,;:!?)")
+    m = _JOINED_WORDS.fullmatch(value)
+    if m:
+        parts = value.split(m.group("sep"))
+        # (with no sign before it, four words, every one common: `pw release-notes-draft` names a file)
+        least, common = (4 if m.group("sep") == "." or not signed else 3), (len(parts) - 1 if signed else len(parts))
+        # (a state word among five generated words or more is chance: "liberty-short-try-language-steel")
+        states = sum(p in STATE_WORDS for p in parts)
+        if len(parts) < least or states > (len(parts) >= 5) or any(p in CODE_PARTS for p in parts) or is_sentence(parts):
+            return False
+        n_common = sum(p in COMMON_WORDS for p in parts)
+        return n_common >= common or (
+            signed and m.group("sep") != "." and 4 <= len(parts) <= 8 and len(set(parts)) == len(parts)
+            and all(map(_dice_word, parts)))
+    return 14 <= len(value) <= 60 and value.isascii() and value.isalpha() and value.islower() \
+        and not NAMED.fullmatch(value) and _run_of_words(value, 3 if signed else 4)  # (not `currentpassword`)
+
+
+_CASE_DIGIT_CASE = lazy(r"(?<![A-Za-z])[a-z][A-Z]{1,2}[a-z]?[0-9]|[0-9][a-z]+[A-Z]|[A-Z][0-9]+[a-z]{2}")
+
+
+def _letter_noise(value: str) -> bool:
+    """Twelve to 64 lower-case ASCII letters with a run of four consonants (no English syllable
+    has one; ``strengths`` has three) that are not common words run together."""
+    return 12 <= len(value) <= 64 and value.isascii() and value.isalpha() and value.islower() \
+        and CONSONANT_RUN.search(value.replace("y", "a")) is not None and not _run_of_words(value, 2)
+
+
+def _scrambled_part(value: str) -> bool:
+    """Does one part of a dotted value change case next to digits as no name does: a lone lower-case
+    letter starting a run of capitals and digits (``iL03tcha``, ``mWq9``), digits then lower case then a capital, or a
+    capital, digits and lower case (names write ``V2Async``, ``s3Bucket``, ``ec2``)?"""
+    return any(_CASE_DIGIT_CASE.search(p) and not identifier_like(p) for p in value.rstrip(".,;)").split("."))
+
+
+def _quoted_words(value: str) -> bool:
+    """Four to eight words of lower-case letters, all but one of them common words, quoted after a
+    password's label: a passphrase, not a sentence (no word of prose, a state word at most one of five)."""
+    parts = value.strip("\"'`").split(" ")
+    return (4 <= len(parts) <= 8 and all(p.isalpha() and p.islower() and 3 <= len(p) <= 12 for p in parts)
+            and sum(p in COMMON_WORDS for p in parts) >= len(parts) - 1 and len(set(parts)) == len(parts)
+            and not is_sentence(parts) and sum(p in STATE_WORDS for p in parts) <= len(parts) // 5
+            and not any(p in CODE_PARTS for p in parts))
+
+
+def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
+    """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
+
+    ``code`` marks an unquoted lowercase word in code position (``user, password = split``,
+    ``connect(password=pw)``): a variable, not a value. ``ends``: the value ends its sentence
+    or line (a plain password after a label, not the first word of a clause). ``hint``: the
+    value could be a type hint; one written with a ``!`` or ``?`` right after it is not.
+    """
+    if "=" in value and analytics_cookies(value):
+        return None  # `Cookie: _ga=GA1.2...`: a page's analytics cookie, whatever names it
+    if cls == "password" and quoted and op != "(" and _quoted_words(value):
+        return "password assignment"  # `passphrase "<word> <word> <word> <word> <word>"`: words quoted as the value
+    if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != "" or quoted):
+        # words made into a password: a dotted run is no code reference here (quotes sign it as a
+        # value as a sign does: `password "<word>-<word>-<word>-<word>"`)
+        return "password assignment"
+    if cls == "password" and op in ("is", ":", "", "--") and not code and "." in value and word_and_number(value, joined=op == "") \
+            and not any(p.lower() in CODE_PARTS for p in SEP.split(value)):
+        # two words and a number joined by a dot after a password's label in prose or a `Label:`
+        # ("Heslo ... je <word>.<word><digits>"): a person's password, not a dotted name in code, which
+        # an `=` assigns (`password = settings.pass12`) and whose parts a program names (`self.`)
+        return "password assignment"
+    if cls == "password" and (op == "--" or (op in (":", "=", "is") and not code)) and _letter_noise(value):
+        # twelve lower-case letters or more that no words make (`vdmiezgdejwjkioy`, a generated app
+        # password written whole): after a password's name in a config line, a directive or prose
+        return "password assignment"
+    if cls in ("password", "network") and op == "is" and not code and "." in value.strip(".") and unguessable(value) \
+            and _scrambled_part(value):
+        # a dotted value after "the wifi password ... is" whose part mixes cases around digits no name
+        # mixes so (`IIH.iL03tcha`): a password with a dot in it; a program's dotted name keeps each
+        # part an identifier (`settings.dbPass2`, `AppConfig.V2`)
+        return "password assignment"
+    if code or is_placeholder(value, quoted=quoted) or NAMED.fullmatch(value) or value.startswith("--") or key_chord(value):
+        return None  # (`creds = " --username=" + auth` builds a command line)
+    if cls == "password" and op == "" and scrambled(value):
+        return "password assignment"  # (before the type-name test: `O2R8UziJdi` is no type a hint names)
+    if cls == "network":
+        # a network's name after its word is an SSID (`Office-5G`, `Linksys-0422`, `TP-Link_2354`):
+        # only a value no name could be, three kinds of character and a symbol or twelve long
+        return "password assignment" if op != "(" and " " not in value.strip() and unguessable(value) else None
+    if public_by_design(value) and cls != "password" and not (cls == "secret" and value.startswith("client-")):
+        # a public key's prefix under a password's label proves nothing, and `client-` (a common
+        # word) proves nothing under a secret's: `API_SECRET=client-...` is judged as any value
+        return None
+    # A quoted value or `=` assigns a literal; after a bare `Word:` (prose, YAML, type hints),
+    # `is` or a --flag, the value must look like a credential by itself.
+    if op == "(" and " " in value.strip():
+        return None  # a literal passed to a call with a space in it is a prompt: `getpass("DB password: ")`
+    # (a literal passed to a call is judged by its look alone)
+    strong = (quoted and op != "(") or op in ("=", ":=", "=>", "==")
+    if not strong and hint and type_name(value):
+        return None
+    words = len(value.split())
+    if cls != "password" and words == 2 and (quoted or strong):
+        # a scheme and a token, as an Authorization value is written: "Bearer X", "FlyV1 fm2_X"
+        scheme, token = value.split()
+        return "secret assignment" if len(scheme) <= 12 and scheme.isalnum() and high_entropy(token) else None
+    if (cls != "password" and words > 1) or words >= 5:
+        return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
+    if op == "" and cls == "password":
+        # `pw X` with no sign: only a value no word or name could be
+        return "password assignment" if unguessable(value) or word_and_number(value, joined=True) \
+            or symbol_word_number(value) else None
+    if op == "--" and cls == "secret" and not quoted and passphrase(value, signed=False):
+        # `--token <word>-<word>-<word>-<word>`: a token a generator made of common words, given
+        # to the flag that takes it (four words or more, every one common: no resource's name)
+        return "secret assignment"
+    if op == "":  # `token X`, `api key X`: no sign, so the value must be unmistakable
+        # a digest's hex after a bare "key" is a fingerprint; after "secret" or "token", a secret
+        if cls != "password" and not quoted and BARE_TOKEN.fullmatch(value) and high_entropy(value) \
+                and not (cls == "key" and DIGEST.fullmatch(value)):
+            return "secret assignment" if cls != "key" else "high-entropy string in assignment"
+        return None
+    if cls == "key":
+        return "high-entropy string in assignment" if high_entropy(value) else None
+    if cls == "password":
+        hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
+        hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and word_and_number(value))
+        return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
+    if not strong and SHORT_ID.fullmatch(value):
+        return None  # `--apiKey 2X9R4HUZ3L`: a key's id, no sign or quote that assigns a secret
+    hit = credential_like(value) and len(value) >= 8
+    hit = hit or (strong and len(value) >= 16 and not is_wordy(value))
+    hit = hit or UUID.fullmatch(value) is not None  # tokens that are UUIDs: Postmark, Consul, Heroku, Railway
+    return "secret assignment" if hit else None
+
+
+def grants(name: str) -> bool:
+    """Is ``name`` a key's named for what it grants (:data:`GRANTING_KEY_END`), so that a UUID
+    given to it is a credential (``SAUCE_ACCESS_KEY``, ``PD_INTEGRATION_KEY``)?"""
+    return GRANTING_KEY_END.search(name.lower().replace(" ", "_")) is not None
+
+
+def granted_uuid(tail: re.Match[str]) -> Span | None:
+    """The UUID an assignment's tail gives, if that is all it gives and no placeholder."""
+    raw = tail.group("value")
+    value = raw.strip("\"'`")
+    if not UUID.fullmatch(value) or is_placeholder(value, quoted=True):
+        return None
+    at = tail.start("value") + raw.index(value)
+    return "secret assignment", at, at + len(value)
+
+
+def random_groups(groups: list[str]) -> bool:
+    """Number groups drawn, not listed: neither a series (years, versions, ids in order) nor repeats."""
+    numbers = [int(g) for g in groups]
+    return len(set(groups)) == len(groups) and numbers != sorted(numbers) and numbers != sorted(numbers, reverse=True)
+
+
+def name_before(text: str, at: int) -> int | None:
+    """Where the key name ending at ``at`` starts; None for a name longer than any real one."""
+    start, limit = at, max(0, at - 42)
+    while start > limit and is_key_char(text[start - 1]):
+        start -= 1
+    if start == limit and start > 0 and is_key_char(text[start - 1]):
+        return None
+    return start
+
+
+def public_word_before(low: str, start: int) -> bool:
+    """Does the word before a bare ``key`` say it is a public or lookup key ("cache key")?"""
+    before = low[max(0, start - 16):start].rstrip(" \t-_")
+    word = re.split(r"[^a-z0-9]", before)[-1] if before else ""
+    # (a routing key is a queue's topic or an alerting service's integration secret: its value says which)
+    return bool(word) and word.startswith(PUBLIC_KEY_NAMES) and word != "routing"
+
+
+def prose_key(text: str, start: int, cls: str, qualifiers: tuple[str, ...] = KEY_QUALIFIERS) -> bool:
+    """Is a bare ``key`` (class 'key') here the end of "api key", "secret key", ...?"""
+    before = text[max(0, start - 12):start].rstrip(" \t-_").lower()
+    return cls != "key" or before.endswith(qualifiers)
+
+
+# --- the label of codes, and passwords named by their use alone ------------------------------
+
+#: the kinds of codes that are a password by another name (a 2FA recovery code under its label)
+CODE_KINDS = ("recovery", "backup", "2fa", "mfa", "otp", "scratch", "emergency")
+# (Google prints its list under "BACKUP VERIFICATION CODES")
+CODES_LABEL = lazy(rf"(?:{'|'.join(CODE_KINDS)})[ _-]?(?:verification[ _-])?codes?(?![a-z])")
+
+
+def strong_unlabelled(value: str) -> bool:
+    """A value that needs no label to be a password (:func:`unguessable`), not a path, flag or
+    placeholder."""
+    value = value.rstrip(".,;:!?)")
+    return (unguessable(value) and not value.startswith(("-", "/", ".", "~"))
+            and "/" not in value and not is_placeholder(value, quoted=True))
+
+
+def password_shaped(value: str) -> bool:
+    """A value no word or name could be (:func:`strong_unlabelled`), or a person's password made
+    of a word, a symbol and digits (``Quartz!2023map``): a symbol between letters and digits is
+    no identifier's, path's or address's."""
+    if strong_unlabelled(value):
+        return True
+    core = value.rstrip(".,;)")
+    symbol = any(c in _PERSON_SYMBOLS for c in core[1:-1]) or _DOLLAR_DIGIT.search(core) is not None \
+        or (core[-1:] in _LAST_SYMBOLS and _WORD_DIGITS.fullmatch(core[:-1]) is not None)
+    return (len(core) >= 8 and symbol and any(c.isdigit() for c in core)
+            and any(c.isalpha() for c in core) and not is_placeholder(core, quoted=True) and "/" not in core
+            and "\\" not in core)
+
+
+# a word and digits and then a symbol no sentence ends with (`Copper6285$`, `TULI7336mango^`): the
+# symbol put last to meet a policy (`!` and `?` end sentences; `Gopher2024!` in prose is spoken of)
+_LAST_SYMBOLS = "$^%*~#&"
+_WORD_DIGITS = lazy(r"[A-Za-z]{3,}[0-9]{2,}[A-Za-z]*|[0-9]{2,}[A-Za-z]{3,}[0-9]*")
+_PERSON_SYMBOLS = "!#%^&*~?"  # (not `@`, `$`, `=`, `+`: addresses, variables, settings, sums)
+_DOLLAR_DIGIT = lazy(r"[A-Za-z]\$[0-9]")  # `Harbor$0407`: a `$` before a digit names no variable
+
+
+# --- what stops a value: a word naming it an id, a digest, an example -----------------------
+
+# What the value between is named as, when not the credential: an id, a digest, a ciphertext, a
+# public key ("fixed in commit X", "key id X", "token sha256: X", "secret: ENC[...]", "ssh-ed25519 X")
+NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:ed|es)?|digest|checksum|fingerprint"
+                  r"|integrity|etag|nonce|txid|tx|rev|revision|build|version|uuid|guid|trace|request|req|object|names?"
+                  r"|file|path|url|link|public|pub|salt|iv|encrypt[a-z]*|enc|cipher[a-z]*|sealed[a-z]*|signature|sig|hint|length"
+                  r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
+                  r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
+                  r"|kty|e\.g|example|for instance|such as|like|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40}"
+                  # "example" in the languages of secret_words (a policy's sample is no password)
+                  r"|ejemplo|p\.ej|exemplo|exemple|beispiel|z\.b|esempio|voorbeeld|bijvoorbeeld|przyk[łl]ad|örnek|ornek"
+                  r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])"
+                  # (a word naming a machine it runs on is no id: "the token for the build server X")
+                  r"(?![- ](?:server|host|box|machine|agent|node|vm|runner|bot)s?(?![a-z]))")
+
+
+# "like" and "such as" compare: "a password like 'hunter2' is weak" gives an example, as "for example"
+# does, but "password like Xk9#mQ2vL8pR for staging" gives the value. They stop the value only in an
+# example's sentence: a general label (an article, "any", a plural: "a password like", "passwords such
+# as") or words that judge or rule on passwords ("weak", "avoid", "policy", "never use").
+_LIKE = frozenset(("like", "such as"))
+_EXAMPLE_REACH = 160
+_EXAMPLE_LINE = lazy(r"(?<![\w])(?:an?|any|some|every|e\.g|eg|weak|strong|bad|good|poor|easy|easily|hard|guess\w*|common"
+                     r"|obvious|simple|trivial|insecure|secure|polic(?:y|ies)|rules?|guidelines?|requirements?|avoid|never"
+                     r"|don'?t|do not|choose|pick|should|example|instance|crack\w*|brute[ -]?forc\w*|dictionary"
+                     r"|rejects?|accepts?|allows?|forbids?|blocks?|fields?|forms?|formats?|valid\w*)(?![\w])")
+# a plural before "like" speaks of a kind ("values like X", "strings such as X")
+_LABEL_PLURAL = lazy(r"[a-z]{2,}[^s\W]s[ \t]{1,4}\Z")
+
+
+# A sentence that gives a sample value or rules on what one may be ("e.g. X is weak", "por ejemplo
+# X", "z.B. X", "the policy rejects X", "never use X"): the value in it is a sample, no credential.
+_EXAMPLE_SAYING = lazy(r"(?<![\w])(?:e\.g|eg|z\.b|p\.ej|i\.e|example|exemple|ejemplo|exemplo|beispiel|esempio|voorbeeld"
+                       r"|bijvoorbeeld|przyk[łl]ad|örnek|příklad|пример|例えば|例如|예시|예를|for instance|such as|weak|strong"
+                       r"|guess\w*|obvious|insecure|polic(?:y|ies)|rules?|requirements?|avoid|never|don'?t|do not|crack\w*"
+                       r"|brute[ -]?forc\w*|dictionary|rejects?|forbids?|must|muss|debe|doit|deve|sample|dummy|fake|made[ -]up"
+                       r"|format|pattern|regex|pick|choose|like)(?![\w])")
+
+
+def gives_example(low: str) -> bool:
+    """Does the sentence ``low`` (lowercased) give a password as an example or rule on passwords
+    (:data:`_EXAMPLE_SAYING`)? A value in it is a sample, where no label names it."""
+    return _EXAMPLE_SAYING.search(low) is not None
+
+
+# an owner named after the label ("the key for the encrypted volume", "the password of an
+# encrypted archive"): the word before "encrypted" makes it the owner's, not the value's
+_OWNER_BEFORE = lazy(r"(?:for|of|on|to|unlocks?|opens?)[ \t]{1,4}(?:(?:the|my|our|this|that|an?|its|their)[ \t]{1,4})?\Z")
+
+
+def near_stop(low: str, start: int, end: int) -> bool:
+    """Does a word between ``start`` and ``end`` of ``low`` name the value after it an id, a digest,
+    a ciphertext or an example (:data:`NEAR_STOP`)? "like" and "such as" do only in an example's
+    sentence (see :data:`_EXAMPLE_LINE`); "encrypted" does not where it names the label's owner
+    ("the key for the encrypted volume is X": the volume is encrypted, X opens it)."""
+    for m in NEAR_STOP.finditer(low, start, end):
+        if m.group().startswith("encrypt") and _OWNER_BEFORE.search(low, max(start, m.start() - 24), m.start()):
+            continue
+        if m.group() not in _LIKE:
+            return True
+        # (the sentence around it, within reach: a line of 80 KB made of labels is not read once per label)
+        line_start = max(low.rfind("\n", max(0, m.start() - _EXAMPLE_REACH), m.start()) + 1, m.start() - _EXAMPLE_REACH)
+        line_end = low.find("\n", m.end(), m.end() + _EXAMPLE_REACH)
+        line = low[line_start:min(len(low), m.end() + _EXAMPLE_REACH) if line_end < 0 else line_end]
+        if _EXAMPLE_LINE.search(line) or _LABEL_PLURAL.search(low, max(line_start, m.start() - 16), m.start()):
+            return True
+    return False
