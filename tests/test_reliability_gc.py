@@ -176,6 +176,48 @@ def test_a_fetched_commit_is_never_a_loose_object_a_prune_can_take_before_its_re
     assert not list((objects / "pack").glob("*.keep")), "a fetch's .keep was left behind"
 
 
+def test_a_fetched_loose_object_lands_when_git_prune_removes_its_empty_folder_as_it_is_found(tmp_path, monkeypatch):
+    """A loose object a fetch left in its quarantine moves into the repository even when a real
+    ``git prune`` removes the (empty) fan-out folder it goes in right as the move finds it there:
+    Path.mkdir(exist_ok=True) raised FileExistsError then (as the store's own object writes did,
+    test_gitstore's test_an_object_is_stored_when_git_prune_removes_its_empty_folder_as_it_is_found)."""
+    import os
+
+    from vault_mem.store.git import GitRepo
+    from vault_mem.store.network import FetchQuarantine
+
+    vault = new_vault(tmp_path / "vault")
+    root = vault.root
+    vault.close()
+    repo = GitRepo(root)
+    data = b"a peer's note, fetched loose\n"
+    with FetchQuarantine(repo) as q:
+        oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=data, capture_output=True,
+                             check=True, env={**os.environ, **q.env}).stdout.decode().strip()
+        assert (q.path / oid[:2] / oid[2:]).is_file()
+        folder = root / ".git" / "objects" / oid[:2]
+        if not folder.exists():
+            os.mkdir(folder)
+        assert not any(folder.iterdir())
+        real_mkdir, pruned, updated = os.mkdir, [], []
+
+        def mkdir_while_git_prunes(path, *args, **kwargs):
+            try:
+                return real_mkdir(path, *args, **kwargs)
+            except FileExistsError:
+                if Path(path) == folder and not pruned:  # found there: git prune takes it now
+                    git(root, "prune", "--expire=now")
+                    pruned.append(folder.exists())
+                raise
+
+        monkeypatch.setattr(os, "mkdir", mkdir_while_git_prunes)
+        q.land(oid, "refs/remotes/origin/loose", lambda ref, tip: updated.append((ref, tip)))
+        monkeypatch.undo()
+    assert pruned == [False], "git prune did not remove the empty folder: the race never happened"
+    assert updated == [("refs/remotes/origin/loose", oid)]
+    assert subprocess.run(["git", "cat-file", "blob", oid], cwd=root, capture_output=True, check=True).stdout == data
+
+
 def test_a_fetch_stopped_by_its_time_out_leaves_no_keep_file_and_no_helper_running(tmp_path):
     """A sync's fetch that times out after its pack was written and before its ref was (here a
     ``reference-transaction`` hook holds the ref update) left the pack's ``.keep`` behind, which

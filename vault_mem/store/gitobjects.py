@@ -243,7 +243,13 @@ class GitObjects:
         try:
             with open(fd, "wb") as fh:
                 fh.write(raw)
-            os.makedirs(path.parent, exist_ok=True)
+            try:
+                os.mkdir(path.parent)
+            except FileExistsError:
+                # there, or there an instant ago: `git prune` removes an empty fan-out folder, and
+                # os.makedirs(exist_ok=True) raised FileExistsError when it went between its mkdir
+                # and its check; gone, the rename below fails FileNotFoundError and is retried
+                pass
             if os.path.isfile(path):
                 os.unlink(tmp)
             else:

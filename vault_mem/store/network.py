@@ -345,9 +345,20 @@ class FetchQuarantine:
                         os.replace(src, dst)
             for loose in self.path.glob("[0-9a-f][0-9a-f]/*"):  # a fetch small enough to unpack
                 dst = self.objects / loose.parent.name / loose.name
-                dst.parent.mkdir(exist_ok=True)
-                if not dst.exists():
-                    os.replace(loose, dst)
+                for attempt in range(5):
+                    # a `git prune` removes an empty fan-out folder at any instant: one there when
+                    # mkdir looked may be gone by the rename (Path.mkdir(exist_ok=True) raised
+                    # FileExistsError when it went between its mkdir and its check)
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(dst.parent)
+                    if dst.exists():
+                        break
+                    try:
+                        os.replace(loose, dst)
+                        break
+                    except FileNotFoundError:
+                        if attempt == 4 or not loose.exists():
+                            raise
             update(ref, tip)
         finally:
             for keep in keeps:
