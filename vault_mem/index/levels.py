@@ -194,25 +194,28 @@ def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict
     return out
 
 
-def hit_words(db, ids: Sequence[int]) -> dict[int, tuple[set[str], list[str]]]:
+def hit_words(db, ids: Sequence[int], *, stems: bool = True) -> dict[int, tuple[set[str], list[str]]]:
     """Per hit: the stems of all its words (description, first 4000 characters of body, key
     words, tags, date: what keyword_coverage reads) and the content words compared by meaning
     (description, key words, tags, the body's first ANSWER_BODY_CHARS; not the date's words,
-    whose digits would pass for "number" or "how many")."""
+    whose digits would pass for "number" or "how many"). ``stems`` False: the second only (the
+    first empty), read from the body's first ANSWER_BODY_CHARS alone."""
     if not ids:
         return {}
     out: dict[int, tuple[set[str], list[str]]] = {}
-    rows = db.execute(f"SELECT f.id, f.key, f.tags, x.description, substr(x.body, 1, 4000), x.extra FROM files f "
-                      f"JOIN fts x ON x.rowid = f.id WHERE f.id IN {ID_LIST}", [id_list(ids)])
+    body_chars = 4000 if stems else ANSWER_BODY_CHARS
+    rows = db.execute(f"SELECT f.id, f.key, f.tags, x.description, substr(x.body, 1, {body_chars}), x.extra "
+                      f"FROM files f JOIN fts x ON x.rowid = f.id WHERE f.id IN {ID_LIST}", [id_list(ids)])
     for rowid, key, tags, desc, body, extra in rows:
-        stems = {stem(w) for w in WORD.findall(" ".join(x for x in (desc, body, extra) if x).lower())}
+        have = {stem(w) for w in WORD.findall(" ".join(x for x in (desc, body, extra) if x).lower())} if stems \
+            else set()
         try:
             tag_words = " ".join(str(t) for t in json.loads(tags or "[]"))
         except ValueError:
             tag_words = ""
         near = " ".join(x for x in (desc, key, tag_words, (body or "")[:ANSWER_BODY_CHARS]) if x).lower()
-        out[rowid] = (stems, [w for w in dict.fromkeys(WORD.findall(near.replace("-", " ")))
-                              if w not in STOPWORDS and not w.isdigit()])
+        out[rowid] = (have, [w for w in dict.fromkeys(WORD.findall(near.replace("-", " ")))
+                             if w not in STOPWORDS and not w.isdigit()])
     return out
 
 
@@ -252,7 +255,7 @@ class VaultAliases:
             ids = [r[0] for r in self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?",
                                                  [fts_query([word]), ALIAS_SAMPLE + 1])]
             self._holders[word] = [] if len(ids) > ALIAS_SAMPLE else \
-                [{stem(w) for w in near} for _, near in hit_words(self.db, ids).values()]
+                [{stem(w) for w in near} for _, near in hit_words(self.db, ids, stems=False).values()]
         return self._holders[word]
 
     def tied(self, word: str, near: Sequence[str]) -> bool:
