@@ -13,8 +13,9 @@ decides, in order (:func:`levels`):
    relevance floor (words alone, with a meaning as far from the query as an off-topic
    question's, are another sense of them: "how is the stay?" against "scripts stay POSIX sh");
 2. the answer check (:func:`check_answers`, questions only): a strong hit that shares words with
-   the question but holds nothing like one of its other salient words is a near miss, demoted to
-   candidate in its place (a hit as close as ``sure`` is held to a looser word bar);
+   the question but holds nothing like one of its other salient words (neither by meaning nor
+   as the vault's own alias of it, :class:`VaultAliases`) is a near miss, demoted to candidate in
+   its place (a hit as close as ``sure`` is held to a looser word bar);
 3. the focus check (:func:`check_focus`, questions only): a strong hit must hold what the
    question asks for (its focus, read from its grammar by :mod:`vault_mem.model.focus`: "which
    Helix *theme*", "Jonas's phone *number*"; or a rewording's, :func:`foci`), literally or by a
