@@ -145,6 +145,16 @@ def test_words_are_aliases_only_when_the_vault_ties_them(tmp_path: Path, memorie
         assert _check(sc, "who leads the billing team?", ["ledger-lead"], Words({}), aliases=True) == {"ledger-lead"}
 
 
+def test_a_word_held_by_more_memories_than_the_sample_is_not_read_as_an_alias(tmp_path: Path, monkeypatch) -> None:
+    """A word that many memories hold names the vault's topic, not one thing: its holders are not
+    read (ALIAS_SAMPLE bounds the reading, whatever the vault's size)."""
+    with _vault(tmp_path, "v", CODE_NAME) as sc:
+        monkeypatch.setattr(levels, "ALIAS_SAMPLE", 2)  # "billing" is in 3
+        assert _check(sc, "who leads the billing team?", ["ledger-lead"], Words({}), aliases=True) == {"ledger-lead"}
+        monkeypatch.setattr(levels, "ALIAS_SAMPLE", 3)
+        assert _check(sc, "who leads the billing team?", ["ledger-lead"], Words({}), aliases=True) == set()
+
+
 def test_word_bars_follow_the_model_scale() -> None:
     """The same word geometry squeezed towards one direction (an e5-like scale, every pair
     ~0.8) gets a bar inside the squeezed range, still between unrelated and related words."""
