@@ -60,14 +60,14 @@ def small(tmp_path: Path):
         yield sc
 
 
-def _check(sc, query: str, hits: list[str], words: Words, *, qvec_words=None) -> set[str]:
+def _check(sc, query: str, hits: list[str], words: Words, *, qvec_words=None, aliases: bool = False) -> set[str]:
     ids = _ids(sc)
     terms = search.query_terms(query)
     wv = words([*terms])
     # the query vector: the sum of its words' (every word salient unless told otherwise)
     qv = normalise(np.sum([wv[t] for t in (qvec_words or terms)], axis=0)[None, :])[0]
     failed = levels.answer_check(sc.db, terms, [ids[k] for k in hits], word_vectors=words, word_bar=0.8,
-                                 qvec=qv, unrelated=0.0)
+                                 qvec=qv, unrelated=0.0, aliases=levels.VaultAliases(sc.db) if aliases else None)
     back = {v: k for k, v in ids.items()}
     return {back[i] for i in failed}
 
@@ -97,6 +97,62 @@ def test_only_salient_words_must_match(small) -> None:
     assert failed == set()
     failed = _check(small, "what coding font usually?", ["font"], Words({}))
     assert failed == {"font"}
+
+
+# A project under its code name: the memories that say "billing" all say "ledger" (the vault's own
+# alias), while most memories say neither.
+CODE_NAME = [("ledger-lead", "Ana Ruiz leads the ledger team"),
+             ("ledger-role", "Ledger is the billing service"),
+             ("ledger-invoices", "The billing service ledger sends the invoices"),
+             ("ledger-deploys", "Billing deploys of ledger run on Tuesdays"),
+             ("font", "Coding font is Iosevka Term"), ("coffee", "Drinks flat whites, no sugar"),
+             ("plants", "Grows tomatoes on the balcony"), ("jess", "Jess Varga is the team's SRE"),
+             ("bike", "Cycles to work on a steel bike"), ("keyboard", "Types on a split keyboard"),
+             ("books", "Reads science fiction at night"), ("music", "Listens to jazz while coding"),
+             ("shell", "Interactive shell is fish")]
+
+
+def _vault(tmp_path: Path, name: str, memories) -> Sidecar:
+    root = tmp_path / name
+    for key, desc in memories:
+        write_memory(root, key, desc)
+    sc = Sidecar(root, Config(), embedder=None)
+    sc.reconcile()
+    return sc
+
+
+def test_a_word_the_vault_always_uses_with_the_hits_word_is_matched_by_it(tmp_path: Path) -> None:
+    """"billing" is asked, "ledger" is stored: no single-word vector ties them (no synonym here,
+    0.46 with MiniLM against its 0.49 bar), the vault's memories do."""
+    with _vault(tmp_path, "v", CODE_NAME) as sc:
+        assert _check(sc, "who leads the billing team?", ["ledger-lead"], Words({})) == {"ledger-lead"}
+        assert _check(sc, "who leads the billing team?", ["ledger-lead"], Words({}), aliases=True) == set()
+        # a word the vault never ties to the hit's words is still missing
+        assert _check(sc, "who leads the payroll team?", ["ledger-lead"], Words({}), aliases=True) == {"ledger-lead"}
+
+
+@pytest.mark.parametrize("memories", [
+    # two memories say both: too few to show a habit (ALIAS_MIN)
+    [m for m in CODE_NAME if m[0] != "ledger-invoices"],
+    # "billing" said as often without "ledger" as with it (ALIAS_SHARE)
+    [*CODE_NAME, ("billing-cycle", "The billing cycle is monthly"), ("billing-mail", "Billing emails go out at 9")],
+    # "ledger" in nearly every memory, like a chat's speaker name: no more common beside "billing"
+    # than anywhere (ALIAS_LIFT)
+    [(k, d if "ledger" in d.lower() else d + " (ledger)") for k, d in CODE_NAME],
+], ids=["one-witness", "often-apart", "everywhere"])
+def test_words_are_aliases_only_when_the_vault_ties_them(tmp_path: Path, memories) -> None:
+    with _vault(tmp_path, "v", memories) as sc:
+        assert _check(sc, "who leads the billing team?", ["ledger-lead"], Words({}), aliases=True) == {"ledger-lead"}
+
+
+def test_a_word_held_by_more_memories_than_the_sample_is_not_read_as_an_alias(tmp_path: Path, monkeypatch) -> None:
+    """A word that many memories hold names the vault's topic, not one thing: its holders are not
+    read (ALIAS_SAMPLE bounds the reading, whatever the vault's size)."""
+    with _vault(tmp_path, "v", CODE_NAME) as sc:
+        monkeypatch.setattr(levels, "ALIAS_SAMPLE", 2)  # "billing" is in 3
+        assert _check(sc, "who leads the billing team?", ["ledger-lead"], Words({}), aliases=True) == {"ledger-lead"}
+        monkeypatch.setattr(levels, "ALIAS_SAMPLE", 3)
+        assert _check(sc, "who leads the billing team?", ["ledger-lead"], Words({}), aliases=True) == set()
 
 
 def test_word_bars_follow_the_model_scale() -> None:
@@ -204,3 +260,61 @@ def test_word_vectors_never_wait_for_a_writer_to_fill_the_cache(tmp_path: Path) 
         assert sc.db.execute("PRAGMA busy_timeout").fetchone()[0] == timeout
         sc.vectors.word_vectors(emb, ["beverage", "drinks"])  # no writer now: cached
         assert sc.db.execute("SELECT count(*) FROM embed_cache").fetchone()[0] == before + 2
+
+
+# A developer's vault that names its services by code name ("ledger" is the billing service), large
+# enough for its own calibration (floor.CALIBRATION_MIN_VECTORS).
+CODE_NAME_VAULT = {
+    "ledger-role": ("Ledger is the billing service, written in Go", "It issues invoices and talks to the payment provider."),
+    "ledger-tech-lead": ("Omar Haddad is the tech lead for ledger", ""),
+    "ledger-db": ("Ledger keeps its data in PostgreSQL 16", "Chosen over DynamoDB for transactions."),
+    "ledger-api": ("The billing API is served by ledger on port 8081", ""),
+    "ledger-deploy": ("Ledger deploys through Argo CD on merge to main", ""),
+    "ledger-oncall": ("Billing incidents page the ledger on-call", ""),
+    "beacon-role": ("Beacon is the notifications service, written in Kotlin", "It sends push and email notifications."),
+    "beacon-queue": ("Beacon reads its jobs from RabbitMQ", "Notification sends are retried three times."),
+    "beacon-owner": ("Priya Nair owns beacon", "Notification templates need her approval."),
+    "editor": ("Main editor is Neovim with LazyVim", ""),
+    "shell": ("Interactive shell is zsh; scripts stay POSIX sh", ""),
+    "terminal": ("Terminal emulator is WezTerm", ""),
+    "commit-style": ("Commit messages are imperative, body says why", ""),
+    "python-deps": ("Python dependencies are managed with uv", ""),
+    "formatter": ("Ruff formats and lints all Python code", ""),
+    "ci": ("CI runs on Buildkite with autoscaled agents", ""),
+    "staging": ("Staging lives at staging.fernhill.dev", ""),
+    "secrets": ("Secrets live in 1Password, never in .env files", ""),
+    "k8s": ("Services run on EKS with Helm charts", ""),
+    "docstrings": ("Docstrings follow the Google style", ""),
+    "coffee": ("Drinks flat whites, no sugar", ""),
+    "metrics": ("Metrics go to Prometheus and Grafana", ""),
+    "vpn": ("The office network is reached through Tailscale", ""),
+    "laptop": ("Work laptop is a MacBook Pro with 32 GB", ""),
+    "standup": ("Daily standup is at 9:45 in the Payments channel", ""),
+}
+
+
+def test_real_model_an_answer_under_its_code_name_is_strong_and_near_misses_stay_candidates(
+        tmp_path: Path, monkeypatch) -> None:
+    """"how does billing get deployed?" against "Ledger deploys through Argo CD": "billing" and
+    "ledger" are apart as single words, and the vault's memories that say "billing" say "ledger"."""
+    root = tmp_path / "v"
+    for key, (desc, body) in CODE_NAME_VAULT.items():
+        write_memory(root, key, desc, body)
+    emb = real_embedder()
+    with Sidecar(root, Config(), embedder=emb) as sc:
+        sc.reconcile()
+        sc.vectors.embed_pending()
+        words = sc.vectors.word_vectors(emb, ["billing", "ledger"])
+        assert float(words["billing"] @ words["ledger"]) < sc.vectors.word_bars(emb).match
+        ask = "how does billing get deployed?"
+        res = sc.recall(ask, k=5, today=TODAY)
+        assert res.floor["source"] == "calibrated"
+        assert (res.hits[0].key, res.hits[0].match) == ("ledger-deploy", "strong"), [(h.key, h.match) for h in res.hits]
+        # a near miss under the same code name: nothing stored holds a latency, the alias does not add one
+        near = "what is the billing service's p99 latency?"
+        assert sc.recall(near, k=5, today=TODAY).verdict == "candidate"
+        # without the vault's aliases the answer fails the answer check on "billing"
+        monkeypatch.setattr(levels, "ALIAS_SHARE", 2.0)
+        res = sc.recall(ask, k=5, today=TODAY)
+        assert (res.hits[0].key, res.hits[0].match) == ("ledger-deploy", "candidate")
+        assert res.demoted["ledger-deploy"] == levels.ANSWER_CHECK
