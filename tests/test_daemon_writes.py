@@ -419,3 +419,28 @@ def test_arguments_that_are_not_text_are_refused_as_without_a_daemon(twins):
     assert ra.returncode != 0 and "internal error" not in ra.stderr, ra.stderr
     assert done_by_daemon(proc, "remember", "menu") == 0
     assert commits_for(a, "menu") == []
+
+
+def test_a_socket_that_reaches_another_vaults_daemon_never_writes_there(tmp_path):
+    """``.vault-mem/daemon.sock`` of vault B a hard link to vault A's (a ``cp -al`` copy of A
+    while its daemon ran; the folder then moved): a socket of this user's, reached through B's
+    folder, whose daemon serves A. A write for B is made in B, by the command, once; A's daemon
+    makes nothing and A gets no commit; a read of B is B's."""
+    a, b = new_vault(tmp_path / "a").root, new_vault(tmp_path / "b").root
+    proc = start(a)
+    try:
+        os.link(a / ".vault-mem" / protocol.SOCKET_FILE, b / ".vault-mem" / protocol.SOCKET_FILE)
+        before = git(a, "rev-parse", "HEAD")
+        r = run_cli("--vault", str(b), "remember", "mine", "-d", "Belongs to vault B", "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["vault"] == str(b)
+        assert commits_for(b, "mine") == ["remember: mine — Belongs to vault B"]
+        assert git(a, "rev-parse", "HEAD") == before and not list(a.glob("*/mine.md"))
+        assert done_by_daemon(proc, "remember", "mine") == 0, daemon_log(proc)
+        r = run_cli("--vault", str(b), "forget", "mine")
+        assert r.returncode == 0, r.stderr
+        assert done_by_daemon(proc, "forget", "mine") == 0 and not list(b.glob("*/mine.md"))
+        got = run_cli("--vault", str(b), "list", "--json")
+        assert got.returncode == 0 and json.loads(got.stdout) == [], got.stdout
+    finally:
+        stop(proc)

@@ -32,7 +32,8 @@ without following links; a stale socket of ours (a killed daemon's) is replaced,
 else at its path (a symlink, a file) is refused and left untouched: the daemon then serves no
 reads and says why (clients do the work themselves). Mode 0600 before it listens; a peer whose
 uid is not ours is refused; a request is bounded in size and time; a malformed one gets an
-error reply, never a crash.
+error reply, never a crash. A request names its vault (a write must): one reached through
+another vault's folder (a hard link to this socket) is answered "not here" before anything.
 """
 
 from __future__ import annotations
@@ -329,6 +330,17 @@ class ReadServer:
                     req.done.set()
         req.done.wait()
 
+    def serves(self, named: Any) -> bool:
+        """Whether the vault a request names (its absolute path: a client of this version always
+        names it; a write must) is this daemon's: the same folder as the root it watches, by
+        that root's path now (a folder moved away since is not this daemon's any more)."""
+        if not isinstance(named, str) or not os.path.isabs(named):
+            return False
+        try:
+            return os.path.samefile(named, self.root)
+        except (OSError, ValueError):
+            return False
+
     def _writer(self, op: str, message: dict[str, Any]) -> dict[str, Any] | str:
         """The checked writer of the write ``op``, or why this daemon does not run it."""
         who = message.get("writer")
@@ -352,6 +364,10 @@ class ReadServer:
         if message.get("v") != PROTOCOL or message.get("version") != VERSION:
             return _error(f"this daemon speaks protocol {PROTOCOL} of vault-mem {VERSION}", UNAVAILABLE)
         op, args = message.get("op"), message.get("args", {})
+        named = message.get("root")
+        if (named is not None or isinstance(op, str) and op in self.writes) and not self.serves(named):
+            # reached through another vault's folder: never answered, fenced or written for it
+            return _error(f"this daemon serves {self.root}, not {str(named)[:300]}", UNAVAILABLE)
         if isinstance(op, str) and op in self.writes:
             if not isinstance(args, dict):
                 return _error(f"the arguments of {op} must be a JSON object", "UsageError")
