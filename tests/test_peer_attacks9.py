@@ -212,3 +212,28 @@ def test_a_remote_on_this_machine_runs_none_of_its_hooks_or_commands_at_sync(tmp
     git(mine, "commit", "-q", "--allow-empty", "--no-verify", "-m", "by hand")
     git(mine, "push", "-q", "origin", "main")
     assert "pre-receive" in ran.read_text()  # the files are hooks git runs
+
+
+def _hit(key: str, score: float, trusted: bool):
+    from vault_mem.index.search import Hit
+
+    return Hit(key=key, type="fact", description=key, date=None, age_days=None, flags=[], path=f"facts/{key}.md",
+               score=score, body="", keyword_only=False, trusted=trusted)
+
+
+def test_a_recall_that_makes_room_for_the_persons_memories_still_gives_at_most_k():
+    """A recall's top ``k`` holding a peer's hits is asked again without them, and the person's
+    memories found then take the places of the lowest of the peer's. The two searches rank apart
+    (fused ranks move when the peer's hits leave the lists), so a memory of the person's in the
+    first top ``k`` may be missing from the second's: the answer still holds at most ``k`` hits
+    (before: the person's from both, 4 for ``-k 3``), the best of them, none of the peer's left."""
+    from vault_mem.index.search import RecallResult
+    from vault_mem.vault.core import _trusted_kept
+
+    first = RecallResult(hits=[_hit("p1", 0.9, False), _hit("t1", 0.8, True), _hit("p2", 0.7, False)])
+    again = [_hit("t2", 0.95, True), _hit("t3", 0.85, True), _hit("t4", 0.6, True)]
+    kept = _trusted_kept(first, again, 3)
+    assert [h.key for h in kept.hits] == ["t2", "t3", "t1"]
+    first = RecallResult(hits=[_hit("p1", 0.9, False), _hit("t1", 0.8, True), _hit("p2", 0.7, False)])
+    kept = _trusted_kept(first, [_hit("t1", 0.9, True), _hit("t2", 0.5, True)], 3)
+    assert [h.key for h in kept.hits] == ["p1", "t1", "t2"]  # room made by the lowest of the peer's
