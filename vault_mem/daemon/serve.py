@@ -46,6 +46,7 @@ import socket
 import stat
 import struct
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,9 @@ WriteHandler = Callable[[dict[str, Any], dict[str, Any]], tuple[Any, list[str], 
 REQUEST_READ_S = 5.0     # a client sends its request at once; a silent one is dropped after this
 ANSWER_WAIT_S = 120.0    # a connection gives up on the main thread after this (client long gone)
 MAX_CONNECTIONS = 16     # connections handled at once; more get a "busy" error reply
+#: how long a stop waits for the connections' replies (one still sending its request is read
+#: for at most REQUEST_READ_S, then told the daemon is stopping)
+STOP_REPLY_WAIT_S = REQUEST_READ_S + 1.0
 
 __all__ = ["ReadServer"]
 
@@ -178,7 +182,8 @@ class ReadServer:
 
     def stop(self) -> None:
         """Stop accepting, fail what is still queued (clients then do it themselves), remove the
-        socket (only if it is still ours) and join the accept thread."""
+        socket (only if it is still ours), join the accept thread and return once every
+        connection has its reply (at most :data:`STOP_REPLY_WAIT_S`)."""
         self._stopping = True
         if self._stop_w >= 0:
             os.write(self._stop_w, b"x")
@@ -202,6 +207,15 @@ class ReadServer:
                 req = self._queue.popleft()
                 req.reply = _error("the daemon is stopping; retry", UNAVAILABLE)
                 req.done.set()
+        # every connection's reply sent before this returns: the daemon's process exits right
+        # after, with the connections' threads, and a write's client that got no reply says its
+        # write "may or may not have been made" (exit 3) and does not make it
+        deadline = time.monotonic() + STOP_REPLY_WAIT_S
+        held = 0
+        while held < MAX_CONNECTIONS and self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            held += 1
+        for _ in range(held):
+            self._slots.release()
 
     def _close_dir(self) -> None:
         if self._dir_fd is not None:
