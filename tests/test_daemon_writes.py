@@ -419,3 +419,66 @@ def test_arguments_that_are_not_text_are_refused_as_without_a_daemon(twins):
     assert ra.returncode != 0 and "internal error" not in ra.stderr, ra.stderr
     assert done_by_daemon(proc, "remember", "menu") == 0
     assert commits_for(a, "menu") == []
+
+
+def test_a_socket_that_reaches_another_vaults_daemon_never_writes_there(tmp_path):
+    """``.vault-mem/daemon.sock`` of vault B a hard link to vault A's (a ``cp -al`` copy of A
+    while its daemon ran; the folder then moved): a socket of this user's, reached through B's
+    folder, whose daemon serves A. A write for B is made in B, by the command, once; A's daemon
+    makes nothing and A gets no commit; a read of B is B's."""
+    a, b = new_vault(tmp_path / "a").root, new_vault(tmp_path / "b").root
+    proc = start(a)
+    try:
+        os.link(a / ".vault-mem" / protocol.SOCKET_FILE, b / ".vault-mem" / protocol.SOCKET_FILE)
+        before = git(a, "rev-parse", "HEAD")
+        r = run_cli("--vault", str(b), "remember", "mine", "-d", "Belongs to vault B", "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["vault"] == str(b)
+        assert commits_for(b, "mine") == ["remember: mine — Belongs to vault B"]
+        assert git(a, "rev-parse", "HEAD") == before and not list(a.glob("*/mine.md"))
+        assert done_by_daemon(proc, "remember", "mine") == 0, daemon_log(proc)
+        r = run_cli("--vault", str(b), "forget", "mine")
+        assert r.returncode == 0, r.stderr
+        assert done_by_daemon(proc, "forget", "mine") == 0 and not list(b.glob("*/mine.md"))
+        got = run_cli("--vault", str(b), "list", "--json")
+        assert got.returncode == 0 and json.loads(got.stdout) == [], got.stdout
+    finally:
+        stop(proc)
+
+
+#: a daemon's read server in a process of its own that stops while a write waits in its queue
+#: and then exits at once, as the daemon's process does once its loop is over
+_STOP_THEN_EXIT = """
+import os, sys, threading
+from pathlib import Path
+from vault_mem.daemon.serve import ReadServer
+queued = threading.Semaphore(0)
+server = ReadServer(Path(sys.argv[1]), {}, wake=queued.release,
+                    writes={"remember": lambda who, args: ({"made": True}, [], [])})
+assert server.start()
+print("serving", flush=True)
+assert queued.acquire(timeout=60)
+server.stop()
+os._exit(0)
+"""
+
+
+def test_a_write_still_queued_when_the_daemon_stops_is_answered_not_taken_before_it_exits(tmp_path):
+    """The daemon stopping while a write waits for its turn fails it in the queue, unstarted, so
+    the command makes it itself. Before: the reply was left to the connection's thread, and a
+    daemon that exited right after its stop never sent it: the command, having sent its write,
+    said it "may or may not have been made" (exit 3) and did not make it. The stop now returns
+    once every connection has its reply."""
+    vault = new_vault(tmp_path / "v")
+    vault.close()
+    proc = subprocess.Popen([sys.executable, "-c", _STOP_THEN_EXIT, str(vault.root)],
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "serving"
+        status, why = protocol.submit(vault.root, "remember", {}, protocol.writer(None))
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert status == protocol.NOT_TAKEN, why
+    assert "stopping" in why

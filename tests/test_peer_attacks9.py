@@ -212,3 +212,71 @@ def test_a_remote_on_this_machine_runs_none_of_its_hooks_or_commands_at_sync(tmp
     git(mine, "commit", "-q", "--allow-empty", "--no-verify", "-m", "by hand")
     git(mine, "push", "-q", "origin", "main")
     assert "pre-receive" in ran.read_text()  # the files are hooks git runs
+
+
+def _hit(key: str, score: float, trusted: bool):
+    from vault_mem.index.search import Hit
+
+    return Hit(key=key, type="fact", description=key, date=None, age_days=None, flags=[], path=f"facts/{key}.md",
+               score=score, body="", keyword_only=False, trusted=trusted)
+
+
+def test_a_recall_that_makes_room_for_the_persons_memories_still_gives_at_most_k():
+    """A recall's top ``k`` holding a peer's hits is asked again without them, and the person's
+    memories found then take the places of the lowest of the peer's. The two searches rank apart
+    (fused ranks move when the peer's hits leave the lists), so a memory of the person's in the
+    first top ``k`` may be missing from the second's: the answer still holds at most ``k`` hits
+    (before: the person's from both, 4 for ``-k 3``), the best of them, none of the peer's left."""
+    from vault_mem.index.search import RecallResult
+    from vault_mem.vault.core import _trusted_kept
+
+    first = RecallResult(hits=[_hit("p1", 0.9, False), _hit("t1", 0.8, True), _hit("p2", 0.7, False)])
+    again = [_hit("t2", 0.95, True), _hit("t3", 0.85, True), _hit("t4", 0.6, True)]
+    kept = _trusted_kept(first, again, 3)
+    assert [h.key for h in kept.hits] == ["t2", "t3", "t1"]
+    first = RecallResult(hits=[_hit("p1", 0.9, False), _hit("t1", 0.8, True), _hit("p2", 0.7, False)])
+    kept = _trusted_kept(first, [_hit("t1", 0.9, True), _hit("t2", 0.5, True)], 3)
+    assert [h.key for h in kept.hits] == ["p1", "t1", "t2"]  # room made by the lowest of the peer's
+
+
+def test_the_daemon_served_and_the_several_vaults_prompt_hooks_leave_the_peers_look_alikes_out(tmp_path):
+    """The same attack as above with the prompt hook answered by the vault's daemon (its reads
+    on the socket, asked directly: the daemon answers) and with a personal vault configured
+    beside the project vault (the hook then merges both vaults' recalls, each asked of the
+    daemon or worked out here): the person's `editor-choice` is in the prompt's context and no
+    look-alike of the peer's is."""
+    import os
+    import signal
+
+    from conftest import ROOT, daemon_log, daemon_ready, new_vault, run_cli, spawn_daemon, wait_for
+
+    from vault_mem.store import daemon_socket as protocol
+
+    mine, peer = person_and_peer(tmp_path)
+    for i in range(30):
+        (peer / "preferences" / f"editor-{i:02d}.md").write_text(
+            f"---\ndescription: Uses which editor as the main editor {i}\n---\n"
+            "which editor do I use as the main editor: main editor editor editor\n")
+    push_as_peer(peer, "editor notes")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    personal = new_vault(tmp_path / "personal")
+    personal.close()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none"}
+    proc = spawn_daemon(mine, env, tmp_path / "daemon.log")
+    try:
+        wait_for(lambda: proc.poll() is not None or (daemon_ready(mine, proc.pid) and
+                                                      protocol.ask(mine, "list", {}) is not None),
+                 timeout=60, what="the daemon to serve")
+        assert proc.poll() is None, daemon_log(proc)
+        event = {"hook_event_name": "UserPromptSubmit", "prompt": PROMPT, "cwd": str(mine)}
+        served = protocol.ask(mine, "hook", {"name": "user-prompt-submit", "event": event})
+        assert served is not None
+        assert "editor-choice" in json.dumps(served) and "editor-0" not in json.dumps(served), served
+        for extra, args in (({}, ["--vault", str(mine)]), ({"VAULT_MEM_PERSONAL": str(personal.root)}, [])):
+            r = run_cli("hook", "user-prompt-submit", *args, cwd=mine, input=json.dumps(event), env=extra)
+            assert r.returncode == 0, r.stderr
+            context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+            assert "editor-choice" in context and "editor-0" not in context, (extra, context)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)

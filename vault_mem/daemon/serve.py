@@ -32,7 +32,8 @@ without following links; a stale socket of ours (a killed daemon's) is replaced,
 else at its path (a symlink, a file) is refused and left untouched: the daemon then serves no
 reads and says why (clients do the work themselves). Mode 0600 before it listens; a peer whose
 uid is not ours is refused; a request is bounded in size and time; a malformed one gets an
-error reply, never a crash.
+error reply, never a crash. A request names its vault (a write must): one reached through
+another vault's folder (a hard link to this socket) is answered "not here" before anything.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import socket
 import stat
 import struct
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +86,9 @@ WriteHandler = Callable[[dict[str, Any], dict[str, Any]], tuple[Any, list[str], 
 REQUEST_READ_S = 5.0     # a client sends its request at once; a silent one is dropped after this
 ANSWER_WAIT_S = 120.0    # a connection gives up on the main thread after this (client long gone)
 MAX_CONNECTIONS = 16     # connections handled at once; more get a "busy" error reply
+#: how long a stop waits for the connections' replies (one still sending its request is read
+#: for at most REQUEST_READ_S, then told the daemon is stopping)
+STOP_REPLY_WAIT_S = REQUEST_READ_S + 1.0
 
 __all__ = ["ReadServer"]
 
@@ -177,7 +182,8 @@ class ReadServer:
 
     def stop(self) -> None:
         """Stop accepting, fail what is still queued (clients then do it themselves), remove the
-        socket (only if it is still ours) and join the accept thread."""
+        socket (only if it is still ours), join the accept thread and return once every
+        connection has its reply (at most :data:`STOP_REPLY_WAIT_S`)."""
         self._stopping = True
         if self._stop_w >= 0:
             os.write(self._stop_w, b"x")
@@ -201,6 +207,15 @@ class ReadServer:
                 req = self._queue.popleft()
                 req.reply = _error("the daemon is stopping; retry", UNAVAILABLE)
                 req.done.set()
+        # every connection's reply sent before this returns: the daemon's process exits right
+        # after, with the connections' threads, and a write's client that got no reply says its
+        # write "may or may not have been made" (exit 3) and does not make it
+        deadline = time.monotonic() + STOP_REPLY_WAIT_S
+        held = 0
+        while held < MAX_CONNECTIONS and self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            held += 1
+        for _ in range(held):
+            self._slots.release()
 
     def _close_dir(self) -> None:
         if self._dir_fd is not None:
@@ -329,6 +344,17 @@ class ReadServer:
                     req.done.set()
         req.done.wait()
 
+    def serves(self, named: Any) -> bool:
+        """Whether the vault a request names (its absolute path: a client of this version always
+        names it; a write must) is this daemon's: the same folder as the root it watches, by
+        that root's path now (a folder moved away since is not this daemon's any more)."""
+        if not isinstance(named, str) or not os.path.isabs(named):
+            return False
+        try:
+            return os.path.samefile(named, self.root)
+        except (OSError, ValueError):
+            return False
+
     def _writer(self, op: str, message: dict[str, Any]) -> dict[str, Any] | str:
         """The checked writer of the write ``op``, or why this daemon does not run it."""
         who = message.get("writer")
@@ -352,6 +378,10 @@ class ReadServer:
         if message.get("v") != PROTOCOL or message.get("version") != VERSION:
             return _error(f"this daemon speaks protocol {PROTOCOL} of vault-mem {VERSION}", UNAVAILABLE)
         op, args = message.get("op"), message.get("args", {})
+        named = message.get("root")
+        if (named is not None or isinstance(op, str) and op in self.writes) and not self.serves(named):
+            # reached through another vault's folder: never answered, fenced or written for it
+            return _error(f"this daemon serves {self.root}, not {str(named)[:300]}", UNAVAILABLE)
         if isinstance(op, str) and op in self.writes:
             if not isinstance(args, dict):
                 return _error(f"the arguments of {op} must be a JSON object", "UsageError")

@@ -88,7 +88,7 @@ _CLIENT_ONLY = frozenset({USE_ENV, TIMEOUT_ENV, "VAULT_MEM_LOG_LEVEL", "VAULT_ME
 
 __all__ = ["ANSWERED", "NOT_TAKEN", "UNKNOWN", "WRITE_OPS", "FENCE_OP", "FENCE_WAIT_S", "MAX_REPLY_BYTES", "MAX_REQUEST_BYTES", "PROTOCOL", "SOCKET_FILE",
            "UNAVAILABLE", "ProtocolError", "ask", "fence", "open_state_dir", "peer_is_owner", "read_message",
-           "send_message", "socket_address", "raise_as", "submit", "umask", "writer", "writer_env"]
+           "send_message", "socket_address", "raise_as", "submit", "umask", "vault_named", "writer", "writer_env"]
 
 
 class ProtocolError(Exception):
@@ -144,6 +144,15 @@ def peer_is_owner(sock: socket.socket, dir_fd: int) -> bool:
     return uid == os.getuid()
 
 
+def vault_named(root: Path) -> str:
+    """The vault a request is for, as its absolute path: the daemon answers only for its own
+    (:meth:`vault_mem.daemon.serve.ReadServer.serves`). The socket a command reaches through the
+    vault's folder can be another vault's daemon's (a hard link: a ``cp -al`` copy of a vault
+    whose daemon ran; a vault folder moved or replaced while its daemon ran), which would
+    otherwise answer, fence or write for its own vault."""
+    return os.path.abspath(root)
+
+
 def open_state_dir(root: Path) -> int:
     """A descriptor of the vault's ``.vault-mem/`` folder, opened without following a link."""
     return os.open(Path(root) / STATE_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -168,7 +177,7 @@ def ask(root: Path, op: str, args: dict[str, Any], *,
             timeout = float(os.environ.get(TIMEOUT_ENV) or DEFAULT_TIMEOUT_S)
         except ValueError:
             timeout = DEFAULT_TIMEOUT_S
-    request = {"v": PROTOCOL, "version": VERSION, "op": op, "args": args}
+    request = {"v": PROTOCOL, "version": VERSION, "op": op, "args": args, "root": vault_named(root)}
     try:
         dir_fd = open_state_dir(root)
     except OSError:
@@ -270,7 +279,8 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
     (the daemon stopped or was killed meanwhile): it may have written it; never write again."""
     if not daemon_may_answer(root):
         return NOT_TAKEN, f"no daemon socket, or {USE_ENV} is off"
-    request = {"v": PROTOCOL, "version": VERSION, "op": op, "args": args, "writer": who}
+    request = {"v": PROTOCOL, "version": VERSION, "op": op, "args": args, "writer": who,
+               "root": vault_named(root)}
     try:
         data = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8")
     except UnicodeEncodeError:  # an argument that is not text (bytes of no encoding, from argv)

@@ -663,6 +663,8 @@ def _trusted_kept(result, trusted: list, k: int):
     if len(mine) == sum(h.trusted for h in result.hits):
         return result
     peers = [h for h in result.hits if not h.trusted][:max(0, k - len(mine))]
-    result.hits = sorted(mine + peers, key=lambda h: -h.score)[:max(k, len(mine))]
+    # at most k: the two searches rank apart (fused ranks move when the peers' hits leave), so
+    # a memory of the person's in the first top k can be missing from the second's
+    result.hits = sorted(mine + peers, key=lambda h: -h.score)[:k]
     return result
 
