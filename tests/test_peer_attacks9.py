@@ -280,3 +280,22 @@ def test_the_daemon_served_and_the_several_vaults_prompt_hooks_leave_the_peers_l
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def test_a_remote_with_a_checked_out_branch_is_named_with_what_to_do(tmp_path):
+    """Sync's push to a remote on this machine runs none of its settings (above), so a remote
+    with a work tree and `receive.denyCurrentBranch=updateInstead` refuses the push. Before:
+    "check the branch's protection or the server's hooks; ... the next sync pushes them", which
+    no sync ever did. Now the message names the cause and the two ways out."""
+    mine, _peer = person_and_peer(tmp_path)
+    tree = tmp_path / "tree"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(tree))
+    git(tree, "config", "receive.denyCurrentBranch", "updateInstead")
+    git(mine, "remote", "set-url", "origin", str(tree))
+    assert cli("--vault", str(mine), "remember", "boiler", "-d", "The boiler is serviced in May").returncode == 0
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode != 0
+    assert "work tree" in r.stderr and "git clone --bare" in r.stderr, r.stderr
+    assert "the next sync pushes them" not in r.stderr
+    git(mine, "push", "-q", "origin", "HEAD:main")  # the way out by hand: git's own push applies the setting
+    assert git(tree, "rev-parse", "HEAD").strip() == git(mine, "rev-parse", "HEAD").strip()

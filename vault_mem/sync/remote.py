@@ -178,6 +178,16 @@ def _classify(stage: str, name: str, url: str, err: str, root) -> SyncError:
         # the remote's refusal
         return SyncError("damaged", f"git {stage} with '{name}' failed: {damaged_history_message(root, said)}; "
                          f"{after}")
+    if stage == "push" and "refusing to update checked out branch" in low:
+        # a remote with a work tree on this machine: sync's receive-pack runs none of its settings
+        # (receive_pack_args), so its `receive.denyCurrentBranch=updateInstead` does not apply
+        return SyncError("rejected", f"remote '{name}' ({url}) is a repository with a work tree whose "
+                         "checked-out branch is the one sync pushes to; vault-mem pushes to a repository on "
+                         "this machine without running its settings or hooks, so git refuses to change the "
+                         "files checked out there. Use a bare repository as the remote (`git clone --bare "
+                         f"{url} PATH.git`, then `git remote set-url {name} PATH.git` in both vaults), or "
+                         "push by hand (`git push`); your writes are committed locally and integrated, and no "
+                         "sync pushes them until the remote is changed")
     if stage == "push" and "rejected" in low:
         return SyncError("rejected", f"remote '{name}' rejected the push ({said}); check the branch's "
                          f"protection or the server's hooks; {after}")
