@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import socket
 import subprocess
+import sys
+from pathlib import Path
 
 from conftest import cli, git, push_as_peer
 from test_docs import PAGES, ROOT, _blocks, _text
@@ -152,3 +154,17 @@ def test_the_unreachable_remote_error_a_page_shows_is_what_sync_prints(tmp_path,
         line for block in _blocks(_text(ROOT / "docs/sync.md")) for line in block.splitlines()
         if line.startswith("error: cannot reach remote")]
     assert len(shown) == 1 and _as_shape(said, nowhere).fullmatch(shown[0]), (shown, said)
+
+
+def test_the_readmes_python_example_runs_and_prints_a_hit(tmp_path):
+    """README.md's Python block, run as it stands in a fresh process against ``~/agent-memory``
+    (this test's own HOME) made with `vault-mem init`: it writes, and its recall prints the memory
+    it wrote as a hit, in the fields the block names (keyword search: the model is not the point)."""
+    blocks = [b for b in re.findall(r"^```python\n(.*?)^```", _text(ROOT / "README.md"), re.S | re.M)]
+    assert len(blocks) == 1 and 'Vault("~/agent-memory")' in blocks[0], "README.md's Python example was not found"
+    assert cli("init", str(Path.home() / "agent-memory")).returncode == 0
+    proc = subprocess.run([sys.executable, "-c", blocks[0]], capture_output=True, text=True, check=False,
+                          cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    first = proc.stdout.splitlines()[0]
+    assert first == "editor-choice strong Uses Helix as the main editor 0", proc.stdout
