@@ -257,10 +257,12 @@ def _command_lines(text: str) -> list[str]:
             line = re.sub(r"^\$\s+", "", line)
             inner = re.findall(r"[<$]\(([^()]*)\)", line)  # <(vault-mem completion bash), $(...)
             line = re.sub(r"[<$]\(([^()]*)\)", "X", line)
-            for part in (p for piece in (line, *inner) for p in re.split(r"\s(?:\||&&|;|\|\|)\s", piece)):
+            for part in (p for piece in (line, *inner) for p in re.split(r"\s(?:\||&&|;|\|\|)(?:\s|$)", piece)):
                 part = re.sub(r"\s+#\s.*$", "", part).strip()
                 m = re.search(_PREFIX + r"\s+[a-z].*$", part, re.S)
-                if m and (m.start() == 0 or part[m.start() - 1] in " (\"'"):
+                # the set-up's .venv/bin/vault-mem is the same command
+                if m and (m.start() == 0 or part[m.start() - 1] in " (\"'" or part[:m.start()].endswith(" .venv/bin/")
+                          or part[:m.start()] == ".venv/bin/"):
                     lines.append(m.group(0))
     return lines
 
