@@ -429,8 +429,9 @@ def test_every_code_file_a_page_names_exists(page: Path):
 
 
 def _bench_commands(text: str) -> list[str]:
-    """Each ``python bench/....py ARGS`` command of a page: a fenced line (joined with the next
-    after a trailing backslash, cut at a comment) or an inline code span (which may wrap)."""
+    """Each ``python bench/....py ARGS`` command of a page: a fenced or indented code line (a fenced
+    one joined with the next after a trailing backslash; cut at a comment) or an inline code span
+    (which may wrap)."""
     found = []
     for block in _blocks(text):
         for line in block.replace("\\\n", " ").splitlines():
@@ -439,6 +440,8 @@ def _bench_commands(text: str) -> list[str]:
                 found.append(re.sub(r"\s+#\s.*$", "", m.group(0)))
     prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
     found += [" ".join(m.split()) for m in re.findall(r"`(python3? bench/[^`]+\.py(?:\s[^`]*)?)`", prose)]
+    # an indented code block's lines (RELIABILITY.md's opening commands)
+    found += [re.sub(r"\s+#\s.*$", "", m) for m in re.findall(r"^ {4}(python3? bench/\S+\.py.*)$", prose, re.M)]
     return found
 
 
