@@ -257,10 +257,12 @@ def _command_lines(text: str) -> list[str]:
             line = re.sub(r"^\$\s+", "", line)
             inner = re.findall(r"[<$]\(([^()]*)\)", line)  # <(vault-mem completion bash), $(...)
             line = re.sub(r"[<$]\(([^()]*)\)", "X", line)
-            for part in (p for piece in (line, *inner) for p in re.split(r"\s(?:\||&&|;|\|\|)\s", piece)):
+            for part in (p for piece in (line, *inner) for p in re.split(r"\s(?:\||&&|;|\|\|)(?:\s|$)", piece)):
                 part = re.sub(r"\s+#\s.*$", "", part).strip()
                 m = re.search(_PREFIX + r"\s+[a-z].*$", part, re.S)
-                if m and (m.start() == 0 or part[m.start() - 1] in " (\"'"):
+                # the set-up's .venv/bin/vault-mem is the same command
+                if m and (m.start() == 0 or part[m.start() - 1] in " (\"'" or part[:m.start()].endswith(" .venv/bin/")
+                          or part[:m.start()] == ".venv/bin/"):
                     lines.append(m.group(0))
     return lines
 
@@ -424,6 +426,69 @@ def test_every_code_file_a_page_names_exists(page: Path):
         elif test and not re.search(rf"^(?:async )?def {test}\(", _text(path), re.M):
             gone.append(f"{rel}::{test}")
     assert not gone, f"{page.relative_to(ROOT)} names files or tests that are not there: {gone}"
+
+
+def _bench_commands(text: str) -> list[str]:
+    """Each ``python bench/....py ARGS`` command of a page: a fenced or indented code line (a fenced
+    one joined with the next after a trailing backslash; cut at a comment) or an inline code span
+    (which may wrap)."""
+    found = []
+    for block in _blocks(text):
+        for line in block.replace("\\\n", " ").splitlines():
+            m = re.search(r"python3? bench/\S+\.py.*$", line)
+            if m:
+                found.append(re.sub(r"\s+#\s.*$", "", m.group(0)))
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    found += [" ".join(m.split()) for m in re.findall(r"`(python3? bench/[^`]+\.py(?:\s[^`]*)?)`", prose)]
+    # an indented code block's lines (RELIABILITY.md's opening commands)
+    found += [re.sub(r"\s+#\s.*$", "", m) for m in re.findall(r"^ {4}(python3? bench/\S+\.py.*)$", prose, re.M)]
+    return found
+
+
+def _script_options(script: Path) -> tuple[set[str], set[str]]:
+    """The ``--options`` ``script`` knows (every ``"--x"`` string in it and in the modules of its
+    own folder it imports, as ``make_curated16.py`` hands its arguments to ``make_curated.py``)
+    and those its parser requires (``add_argument(..., required=True)``)."""
+    known: set[str] = set()
+    required: set[str] = set()
+    todo, seen = [script], set()
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        tree = ast.parse(_text(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"--[a-z][\w-]*", node.value):
+                known.add(node.value)
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument" and any(
+                    k.arg == "required" and isinstance(k.value, ast.Constant) and k.value.value is True
+                    for k in node.keywords):
+                required.update(a.value for a in node.args if isinstance(a, ast.Constant) and a.value.startswith("--"))
+            elif isinstance(node, ast.Import):
+                todo += [path.parent / f"{a.name}.py" for a in node.names]
+    return known, required
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_bench_command_a_page_shows_has_the_scripts_options(page: Path):
+    """A ``python bench/X.py ...`` command a page shows names a script that is there, only options
+    that script reads, and every option its parser requires (hand-edits-and-daemon.md showed
+    ``bench_oneshot.py --daemon``, which its parser refuses without ``--vault`` and ``--old``).
+    Words in capitals (``--vault V``) and ``[--optional ...]`` are the page's placeholders."""
+    wrong = []
+    for command in _bench_commands(_text(page)):
+        script = ROOT / command.split()[1]
+        if not script.is_file():
+            wrong.append(f"{command!r}: no {script.relative_to(ROOT)}")
+            continue
+        known, required = _script_options(script)
+        given = set(re.findall(r"(?<![\w-])(--[a-z][\w-]*)", command))
+        if given - known:
+            wrong.append(f"{command!r}: {script.name} has no {sorted(given - known)}")
+        if required - given and "--help" not in given:
+            wrong.append(f"{command!r}: {script.name} requires {sorted(required - given)}")
+    assert not wrong, f"{page.relative_to(ROOT)}: bench commands the scripts refuse:\n" + "\n".join(wrong)
 
 
 # -- the agent integrations ---------------------------------------------------------------------

@@ -145,7 +145,7 @@ class HeadMovedError(GitError):
 class WriteOutcomeUnknownError(VaultMemError):
     """A write handed to the vault's daemon whose answer was lost (the daemon stopped or was
     killed while it had the write): it may or may not have been made, and it is never made a
-    second time by the command. The message says how to tell (``vault-mem get``, ``git log``).
+    second time by the command. The message says how to tell (``vault-mem log KEY``, ``git log -1``).
     Exit code 3: neither done nor failed for sure."""
 
     exit_code = 3

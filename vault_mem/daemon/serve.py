@@ -30,7 +30,7 @@ running.
 The socket (DESIGN §7): created in ``.vault-mem/`` through a descriptor of that folder opened
 without following links; a stale socket of ours (a killed daemon's) is replaced, and anything
 else at its path (a symlink, a file) is refused and left untouched: the daemon then serves no
-reads and says why (clients do the work themselves). Mode 0600 before it listens; a peer whose
+reads or writes and says why (clients do the work themselves). Mode 0600 before it listens; a peer whose
 uid is not ours is refused; a request is bounded in size and time; a malformed one gets an
 error reply, never a crash. A request names its vault (a write must): one reached through
 another vault's folder (a hard link to this socket) is answered "not here" before anything.
