@@ -257,3 +257,6 @@ def test_question_files_report_the_verdict_figures(tmp_path: Path) -> None:
     assert summary["recall@1"] == round(1 / 3, 4)  # the one found of three (nothing expected and strong: 0)
     text = format_questions(report)
     assert "hook@3" in text and "R@5" in text
+    # each category's whole name heads its rows (it was cut to 14 characters: "expects nothin")
+    rows = [line for line in text.splitlines() if line.startswith("expects nothing ")]
+    assert len(rows) == 2, text

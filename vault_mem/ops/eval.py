@@ -324,11 +324,17 @@ def format_figures(report: dict[str, Any]) -> list[str]:
     """R@k and MRR, then the verdict figures (:func:`format_verdicts`), for the whole file and
     each category: table lines."""
     cols = ["recall@1", "recall@3", "recall@5", "recall@10", "mrr@10"]
-    lines = [f"{'':14}{'R@1':>7}{'R@3':>7}{'R@5':>7}{'R@10':>7}{'MRR@10':>8}{'n':>6}{'no-hit':>8}"]
+    w = _name_width(report)
+    lines = [f"{'':{w}}{'R@1':>7}{'R@3':>7}{'R@5':>7}{'R@10':>7}{'MRR@10':>8}{'n':>6}{'no-hit':>8}"]
     for name, r in [("all", report), *report.get("by_category", {}).items()]:
         vals = "".join(f"{r[c]:>7.3f}" if c != "mrr@10" else f"{r[c]:>8.3f}" for c in cols)
-        lines.append(f"{name[:14]:14}{vals}{r['n_queries']:>6}{r['no_hit_rate']:>8.1%}")
+        lines.append(f"{name:{w}}{vals}{r['n_queries']:>6}{r['no_hit_rate']:>8.1%}")
     return lines + format_verdicts(report)
+
+
+def _name_width(report: dict[str, Any]) -> int:
+    """The first column's width: every category's whole name ("expects nothing"), 14 at least."""
+    return max(14, *(len(name) + 1 for name in report.get("by_category", {})))
 
 
 #: the verdict table's columns: figure, heading, width
@@ -349,9 +355,10 @@ def format_verdicts(report: dict[str, Any]) -> list[str]:
             return f"{'-':>{width}}"
         return f"{value:>{width}}" if name.startswith("n_") else f"{value:>{width}.1%}"
 
-    lines = [f"verdict       {''.join(f'{head:>{width}}' for _, head, width in _VERDICT_COLUMNS)}"]
+    w = _name_width(report)
+    lines = [f"{'verdict':{w}}{''.join(f'{head:>{width}}' for _, head, width in _VERDICT_COLUMNS)}"]
     for name, r in [("all", report), *report.get("by_category", {}).items()]:
-        lines.append(f"{name[:14]:14}{''.join(cell(r, n, width) for n, _, width in _VERDICT_COLUMNS)}")
+        lines.append(f"{name:{w}}{''.join(cell(r, n, width) for n, _, width in _VERDICT_COLUMNS)}")
     return lines
 
 
