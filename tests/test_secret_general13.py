@@ -22,7 +22,7 @@ import re
 
 import pytest
 
-from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, refused
+from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, refused, uuid4
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.secret_phrases import valid_mnemonic
 
@@ -320,4 +320,108 @@ def test_their_credentials_still_count(seed: int) -> None:
         f"minisign -S -s key.sec -m file -P {d.r(12)}!{d.r(4)}",  # (not a public key's shape)
         f"I changed the admin password to {_pw(d)} yesterday",
         f'PASSWORD = "{_pw(d)}"',
+    ])
+
+
+# --- tokens by shape the rule table has no row for (heldout18's second pass) ----------------------
+
+ALNUM_DASH = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+def _b64_tail(d: Draw, n: int) -> str:
+    """Standard base64 with a `+` and a `/` inside it, as a key's bytes encode."""
+    s = list(d.r(n))
+    s[d.rng.randrange(2, n // 2)] = "+"
+    s[d.rng.randrange(n // 2, n - 2)] = "/"
+    return "".join(s)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_upper_case_vendor_prefix_before_a_uuid_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    prefix = "".join(rng.choice("BCDFGHJKLMNPQRSTVWXZ") for _ in range(rng.choice([3, 4, 5])))
+    all_refused([
+        f"the cli printed {prefix}-{uuid4(rng)} for the pipeline",
+        f"export ACME_TOKEN={prefix}_{uuid4(rng)}",
+        f"{prefix}-{uuid4(rng).upper()}",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ids_that_carry_a_uuid_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    all_pass([
+        f"kubectl describe pv pvc-{uuid4(rng)}",
+        f"see INC-{uuid4(rng)} and CASE-{uuid4(rng)}",
+        f"request id: RQST-{uuid4(rng)}",
+        f"urn:uuid:{uuid4(rng)}",
+        f"trace {uuid4(rng)} took 40 ms",
+        "HRKU-00000000-0000-0000-0000-000000000000",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_prefix_before_a_standard_base64_tail_counts(seed: int) -> None:
+    d = Draw(seed)
+    prefix = d.rng.choice(["whsec", "hooksk", "sig", "ep"])
+    all_refused([
+        f"wh = Webhook('{prefix}_{_b64_tail(d, 32)}')",
+        f"SIGNING_SECRET={prefix}_{_b64_tail(d, 40)}==",
+        f"the endpoint's secret is {prefix}_{_b64_tail(d, 28)}",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_paths_digests_and_sri_hashes_pass(seed: int) -> None:
+    d = Draw(seed)
+    all_pass([
+        f"see src_dir/{d.rng.choice(['Module', 'Core'])}/handler/router/views.py",
+        f"integrity=\"sha384-{_b64_tail(d, 64)}\"",
+        f"sha_{_b64_tail(d, 40)}=",
+        f"cp my_notes/{d.rng.choice(['drafts', 'inbox'])}/today+tomorrow/plan.md out/",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_dotted_key_name_and_its_secret_after_a_colon_count(seed: int) -> None:
+    d = Draw(seed)
+    name = f"{d.r(6)}.{d.r(6)}"
+    all_refused([
+        f"new Realtime('{name}:{d.r(43, ALNUM_DASH)}')",
+        f"ABLY_KEY={d.r(6)}.{d.r(7)}:{d.r(40)}",
+        f"client key {d.r(5)}.{d.r(8)}:{d.r(36)}",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hosts_images_and_tags_with_a_colon_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    all_pass([
+        f"db.internal.example:{rng.randrange(1024, 65535)}",
+        "registry.k8s.io/kube-proxy:v1.29.3",
+        f"node.js:{''.join(rng.choice(HEX) for _ in range(40))}",
+        "Python.h:SomeLongFunctionNameThatIsReallyLong",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_snmp_clients_community_string_counts(seed: int) -> None:
+    d = Draw(seed)
+    tool = d.rng.choice(["snmpwalk", "snmpget", "snmpbulkwalk", "snmptable", "snmpset"])
+    all_refused([
+        f"{tool} -v2c -c {d.r(12)} 10.0.{d.rng.randrange(256)}.2 ifDescr",
+        f"sudo /usr/bin/{tool} -v1 -c {d.r(6)}#{d.r(4)} switch-{d.rng.randrange(9)}.lan sysName.0",
+    ])
+
+
+def test_default_communities_and_other_commands_c_flags_pass() -> None:
+    all_pass([
+        "snmpwalk -v2c -c public 10.0.0.2 ifDescr",
+        "snmpget -v1 -c private router sysUpTime.0",
+        "snmpd -c /etc/snmp/snmpd.conf -f",
+        "snmptrapd -c snmptrapd.conf",
+        "gcc -c main.c -o main.o",
+        "bash -c Xk3abcdEfg12",
+        "grep -c ERROR app.log",
     ])
