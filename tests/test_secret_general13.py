@@ -425,3 +425,72 @@ def test_default_communities_and_other_commands_c_flags_pass() -> None:
         "bash -c Xk3abcdEfg12",
         "grep -c ERROR app.log",
     ])
+
+
+# --- passwords named by their place: a network's, an account's -----------------------------------
+
+_NETWORK_LABELS = [("Red", "clave"), ("Réseau", "clé"), ("WLAN", "WPA-Schlüssel"), ("Rede", "senha"),
+                   ("wifi", "password"), ("Sieć", "hasło")]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_wifi_password_after_its_network_in_any_language_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    net, key = rng.choice(_NETWORK_LABELS)
+    all_refused([
+        f"{net}: {rng.choice(['Oficina', 'Bureau', 'Cabin'])}-{rng.choice(['2G', '5G'])} / {key}: {_dice(rng)}",
+        f"{rng.choice(['Guest', 'Office', 'Lab'])} {rng.choice(['network', 'wifi', 'WLAN'])} -> {_dice(rng)}",
+        f"home wifi => {_dice(rng, 5)}",
+    ], description="wifi")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_networks_other_settings_and_kinds_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    net, _ = rng.choice(_NETWORK_LABELS)
+    all_pass([
+        f"{net}: Oficina-2G / banda: 5ghz-canal-{rng.randrange(1, 165)}",
+        f"{net}: Lab / vlan: {rng.randrange(2, 4000)}",
+        "network -> docker-compose-default-bridge",
+        "Network -> bridge",
+        f"network: 10.{rng.randrange(256)}.0.0/16 / gateway: 10.0.0.1",
+    ], description="network notes")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_passphrase_after_a_default_account_and_a_slash_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    account = rng.choice(["admin", "root", "administrator", "postgres", "guest"])
+    all_refused([
+        f"<ops> anyone have the login?\n<kim> {account} / {_dice(rng)}\n<ops> thx",
+        f"{account} — {_dice(rng, 5)}",
+    ], description="chat log")
+
+
+def test_other_names_and_slashes_pass() -> None:
+    all_pass([
+        "read / write-access-control-list",
+        "admin / user-guide-and-faq",
+        "docs / getting-started-with-the-cli",
+        "admin / settings-page-layout-draft",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_account_named_after_the_password_noun_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    account = rng.choice(["root", "admin", "sudo"])
+    all_refused([
+        f"Le mot de passe {account} du serveur de {rng.choice(['test', 'prod', 'dev'])} est {_dice(rng)}",
+        f"La contraseña {account} del router es {_dice(rng)}",
+        f"A senha {account} do banco é {_dice(rng)}",
+    ], description="accès")
+
+
+def test_where_an_accounts_password_lives_passes() -> None:
+    all_pass([
+        "Le mot de passe root est dans le coffre",
+        "La contraseña admin está en el gestor",
+        "the root password is in the shared vault",
+        "Le mot de passe root expire dans 90 jours",
+    ])
