@@ -188,7 +188,8 @@ _HEX_UPPER = lazy(r"[0-9A-F]+")
 
 # one lower-case code of letters and digits after its label, whose account may stand between
 # ("backup code for @acme_ops: 26lfh6o4mu1s", X's and Dropbox's twelve characters): after a sign, alone
-# to the sentence's end, letters and digits mixed through it, not hex (a commit's short id)
+# to the sentence's end, letters and digits mixed through it, not hex (a commit's short id); the words
+# between may name only its account ("for @x", "(personal)")
 _LOWER_CODE = lazy(r"(?:[ \t]{1,4}(?:for|of|on|at|to)[ \t]{1,4}[^\s:]{1,40}|[ \t]{0,4}\([^()\n]{1,40}\))?"
                    r"[ \t]{0,4}(?:[:=]|(?<![a-z])(?:is|was)(?![a-z]))[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{8,16})[`'\"]?"
                    r"(?=[ \t]*(?:[.,;)]|\r?$|\Z)|[ \t]{1,4}\()", re.MULTILINE)
@@ -207,8 +208,9 @@ def one_codes(text: str) -> Iterator[Span]:
         if low:
             code = low.group("code")
             letters, digits = sum(ch.isalpha() for ch in code), sum(ch.isdigit() for ch in code)
-            runs = re.findall(r"[a-z]+", code)
-            if letters >= 3 and digits >= 3 and max(map(len, runs)) <= 5 and not _HEX_LOWER.fullmatch(code) \
+            # (letters and digits mixed through it, not a word and a number: `release2024`)
+            mixed = len(re.findall(r"[a-z]+", code)) >= 2 and len(re.findall(r"[0-9]+", code)) >= 2
+            if letters >= 3 and digits >= 3 and mixed and not _HEX_LOWER.fullmatch(code) \
                     and not looks_fake(code):
                 yield "one-time password seed or recovery code", low.start("code"), low.end("code")
                 return
