@@ -9,6 +9,12 @@ look-alikes that share its place and must pass; and the four false alarms of the
 changed "to" a value, settings in base64 under a cookie's name); and a page's analytics and
 consent cookies (``_ga=GA1.2...``) under a cookie's description, a false alarm on main.
 
+A second pass took the corpus's last twelve misses as classes, below the first: an upper-case vendor
+prefix before a UUID, a prefix before standard base64, a dotted key name and its secret after a colon,
+an SNMP client's community, a file named for a password with its content, a lower-case recovery code,
+a panel's code read out, a Wi-Fi password after its network in any language, an account after a
+password's noun, a passphrase after a default account's slash, words run together in a sentence.
+
 Each test draws its values afresh from generators seeded three ways (none is an item of a bench
 corpus).
 """
@@ -22,7 +28,7 @@ import re
 
 import pytest
 
-from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, refused
+from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, refused, uuid4
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.secret_phrases import valid_mnemonic
 
@@ -320,4 +326,273 @@ def test_their_credentials_still_count(seed: int) -> None:
         f"minisign -S -s key.sec -m file -P {d.r(12)}!{d.r(4)}",  # (not a public key's shape)
         f"I changed the admin password to {_pw(d)} yesterday",
         f'PASSWORD = "{_pw(d)}"',
+    ])
+
+
+# --- tokens by shape the rule table has no row for (heldout18's second pass) ----------------------
+
+ALNUM_DASH = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+def _b64_tail(d: Draw, n: int) -> str:
+    """Standard base64 with a `+` and a `/` inside it, as a key's bytes encode."""
+    s = list(d.r(n))
+    s[d.rng.randrange(2, n // 2)] = "+"
+    s[d.rng.randrange(n // 2, n - 2)] = "/"
+    return "".join(s)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_upper_case_vendor_prefix_before_a_uuid_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    prefix = "".join(rng.choice("BCDFGHJKLMNPQRSTVWXZ") for _ in range(rng.choice([3, 4, 5])))
+    all_refused([
+        f"the cli printed {prefix}-{uuid4(rng)} for the pipeline",
+        f"export ACME_TOKEN={prefix}_{uuid4(rng)}",
+        f"{prefix}-{uuid4(rng).upper()}",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ids_that_carry_a_uuid_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    all_pass([
+        f"kubectl describe pv pvc-{uuid4(rng)}",
+        f"see INC-{uuid4(rng)} and CASE-{uuid4(rng)}",
+        f"request id: RQST-{uuid4(rng)}",
+        f"urn:uuid:{uuid4(rng)}",
+        f"trace {uuid4(rng)} took 40 ms",
+        "HRKU-00000000-0000-0000-0000-000000000000",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_prefix_before_a_standard_base64_tail_counts(seed: int) -> None:
+    d = Draw(seed)
+    prefix = d.rng.choice(["whsec", "hooksk", "sig", "ep"])
+    all_refused([
+        f"wh = Webhook('{prefix}_{_b64_tail(d, 32)}')",
+        f"SIGNING_SECRET={prefix}_{_b64_tail(d, 40)}==",
+        f"the endpoint's secret is {prefix}_{_b64_tail(d, 28)}",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_paths_digests_and_sri_hashes_pass(seed: int) -> None:
+    d = Draw(seed)
+    all_pass([
+        f"see src_dir/{d.rng.choice(['Module', 'Core'])}/handler/router/views.py",
+        f"integrity=\"sha384-{_b64_tail(d, 64)}\"",
+        f"sha_{_b64_tail(d, 40)}=",
+        f"cp my_notes/{d.rng.choice(['drafts', 'inbox'])}/today+tomorrow/plan.md out/",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_dotted_key_name_and_its_secret_after_a_colon_count(seed: int) -> None:
+    d = Draw(seed)
+    name = f"{d.r(6)}.{d.r(6)}"
+    all_refused([
+        f"new Realtime('{name}:{d.r(43, ALNUM_DASH)}')",
+        f"ABLY_KEY={d.r(6)}.{d.r(7)}:{d.r(40)}",
+        f"client key {d.r(5)}.{d.r(8)}:{d.r(36)}",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hosts_images_and_tags_with_a_colon_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    all_pass([
+        f"db.internal.example:{rng.randrange(1024, 65535)}",
+        "registry.k8s.io/kube-proxy:v1.29.3",
+        f"node.js:{''.join(rng.choice(HEX) for _ in range(40))}",
+        "Python.h:SomeLongFunctionNameThatIsReallyLong",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_snmp_clients_community_string_counts(seed: int) -> None:
+    d = Draw(seed)
+    tool = d.rng.choice(["snmpwalk", "snmpget", "snmpbulkwalk", "snmptable", "snmpset"])
+    all_refused([
+        f"{tool} -v2c -c {d.r(12)} 10.0.{d.rng.randrange(256)}.2 ifDescr",
+        f"sudo /usr/bin/{tool} -v1 -c {d.r(6)}#{d.r(4)} switch-{d.rng.randrange(9)}.lan sysName.0",
+    ])
+
+
+def test_default_communities_and_other_commands_c_flags_pass() -> None:
+    all_pass([
+        "snmpwalk -v2c -c public 10.0.0.2 ifDescr",
+        "snmpget -v1 -c private router sysUpTime.0",
+        "snmpd -c /etc/snmp/snmpd.conf -f",
+        "snmptrapd -c snmptrapd.conf",
+        "gcc -c main.c -o main.o",
+        "bash -c Xk3abcdEfg12",
+        "grep -c ERROR app.log",
+    ])
+
+
+# --- passwords named by their place: a network's, an account's -----------------------------------
+
+_NETWORK_LABELS = [("Red", "clave"), ("Réseau", "clé"), ("WLAN", "WPA-Schlüssel"), ("Rede", "senha"),
+                   ("wifi", "password"), ("Sieć", "hasło")]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_wifi_password_after_its_network_in_any_language_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    net, key = rng.choice(_NETWORK_LABELS)
+    all_refused([
+        f"{net}: {rng.choice(['Oficina', 'Bureau', 'Cabin'])}-{rng.choice(['2G', '5G'])} / {key}: {_dice(rng)}",
+        f"{rng.choice(['Guest', 'Office', 'Lab'])} {rng.choice(['network', 'wifi', 'WLAN'])} -> {_dice(rng)}",
+        f"home wifi => {_dice(rng, 5)}",
+    ], description="wifi")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_networks_other_settings_and_kinds_pass(seed: int) -> None:
+    rng = random.Random(seed)
+    net, _ = rng.choice(_NETWORK_LABELS)
+    all_pass([
+        f"{net}: Oficina-2G / banda: 5ghz-canal-{rng.randrange(1, 165)}",
+        f"{net}: Lab / vlan: {rng.randrange(2, 4000)}",
+        "network -> docker-compose-default-bridge",
+        "Network -> bridge",
+        f"network: 10.{rng.randrange(256)}.0.0/16 / gateway: 10.0.0.1",
+    ], description="network notes")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_passphrase_after_a_default_account_and_a_slash_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    account = rng.choice(["admin", "root", "administrator", "postgres", "guest"])
+    all_refused([
+        f"<ops> anyone have the login?\n<kim> {account} / {_dice(rng)}\n<ops> thx",
+        f"{account} — {_dice(rng, 5)}",
+    ], description="chat log")
+
+
+def test_other_names_and_slashes_pass() -> None:
+    all_pass([
+        "read / write-access-control-list",
+        "admin / user-guide-and-faq",
+        "docs / getting-started-with-the-cli",
+        "admin / settings-page-layout-draft",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_account_named_after_the_password_noun_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    account = rng.choice(["root", "admin", "sudo"])
+    all_refused([
+        f"Le mot de passe {account} du serveur de {rng.choice(['test', 'prod', 'dev'])} est {_dice(rng)}",
+        f"La contraseña {account} del router es {_dice(rng)}",
+        f"A senha {account} do banco é {_dice(rng)}",
+    ], description="accès")
+
+
+def test_where_an_accounts_password_lives_passes() -> None:
+    all_pass([
+        "Le mot de passe root est dans le coffre",
+        "La contraseña admin está en el gestor",
+        "the root password is in the shared vault",
+        "Le mot de passe root expire dans 90 jours",
+    ])
+
+
+# --- files, codes and run-together words -----------------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_file_named_for_a_credential_and_its_content_count(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+    name = rng.choice(["password.txt", "node-pass.txt", "wallet_passphrase.txt", "vault.pw", "db_pwd.txt"])
+    all_refused([
+        f'{{"address":"{"".join(rng.choice(HEX) for _ in range(40))}","version":3}}\n{name}: {_dice(rng)}',
+        f"/home/ops/keystore/{name}: {_pw(d)}",
+        f"api_token.txt: {d.r(36)}",
+    ], description="wallet")
+
+
+def test_files_about_passwords_and_empty_ones_pass() -> None:
+    all_pass([
+        "password_policy.txt: min-length-fourteen-chars",
+        "password.txt: ~/.config/acme/password.txt",
+        "password.txt: (empty)",
+        "passwords.txt: 644",
+        "token-format.txt: base64url-with-a-prefix",
+        "README.txt: copper-granite-mosaic-ember",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_lower_case_recovery_code_after_its_label_and_account_counts(seed: int) -> None:
+    d = Draw(seed)
+    rng = d.rng
+
+    def code() -> str:
+        while True:
+            c = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(12))
+            if sum(ch.isdigit() for ch in c) >= 3 and sum(ch.isalpha() for ch in c) >= 3 and not set(c) <= set(HEX):
+                return c
+    all_refused([
+        f"backup code for @{rng.choice(['acme_ops', 'mira', 'ci-bot'])}: {code()}",
+        f"{rng.choice(['Dropbox', 'X', 'Bitwarden'])} recovery code: {code()}",
+        f"recovery code (personal account) is {code()}.",
+    ], description="account recovery")
+
+
+def test_recovery_settings_and_versions_pass() -> None:
+    all_pass([
+        "the backup key rotation job is cron2024v3",
+        "backup code for v2: release2024",
+        "backup code: abc123def456",
+        "backup key: 4f3a9c2e1b7d",
+        "backup code was regenerated in 2024",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_panels_admin_code_read_out_with_its_occasion_counts(seed: int) -> None:
+    rng = random.Random(seed)
+    digits = "".join(rng.choice("0123456789") for _ in range(rng.choice([4, 6, 8])))
+    who = rng.choice(["admin", "master", "installer"])
+    all_refused([
+        f"Jo read out the {who} code during the call: {digits} (for the panel at HQ)",
+        f"the {who} code for the alarm panel is {digits}",
+    ], description="note from the call")
+
+
+def test_codes_that_are_no_secret_pass() -> None:
+    all_pass([
+        "admin code review during the sprint: 2024",
+        "the user code at line 4021 is wrong",
+        "error code: 4031",
+        "master code freeze during the release: 2025",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_words_run_together_after_a_password_count_when_the_sentence_goes_on(seed: int) -> None:
+    rng = random.Random(seed)
+
+    def run() -> str:
+        while True:
+            w = "".join(_word(rng) for _ in range(3))
+            if len(w) >= 14 and not w.endswith(("ed", "ing", "ly", "less", "ful", "ous", "ive")):
+                return w
+    all_refused([
+        f"my old {rng.choice(['yahoo', 'hotmail', 'router'])} password was {run()} and it still works",
+        f"the wifi password is {run()} but ask first",
+    ])
+
+
+def test_states_and_names_run_together_pass() -> None:
+    all_pass([
+        "my password was incorrectlytyped and it locked me out",
+        "the password is autogenerated and rotated weekly",
+        "the password field is passwordconfirmation in the form",
+        "the password hashing is argonidwithpepper in prod",
     ])

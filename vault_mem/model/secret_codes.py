@@ -186,6 +186,16 @@ _SEED_RUN_UPPER = lazy(r"(?<![\w-])[A-Z0-9]{16,64}(?![\w-])")
 _HEX_UPPER = lazy(r"[0-9A-F]+")
 
 
+# one lower-case code of letters and digits after its label, whose account may stand between
+# ("backup code for @acme_ops: 26lfh6o4mu1s", X's and Dropbox's twelve characters): after a sign, alone
+# to the sentence's end, letters and digits mixed through it, not hex (a commit's short id); the words
+# between may name only its account ("for @x", "(personal)")
+_LOWER_CODE = lazy(r"(?:[ \t]{1,4}(?:for|of|on|at|to)[ \t]{1,4}[^\s:]{1,40}|[ \t]{0,4}\([^()\n]{1,40}\))?"
+                   r"[ \t]{0,4}(?:[:=]|(?<![a-z])(?:is|was)(?![a-z]))[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{8,16})[`'\"]?"
+                   r"(?=[ \t]*(?:[.,;)]|\r?$|\Z)|[ \t]{1,4}\()", re.MULTILINE)
+_HEX_LOWER = lazy(r"[0-9a-f]+")
+
+
 def one_codes(text: str) -> Iterator[Span]:
     """A single recovery code or one-time password seed on its label's line (see above)."""
     for m in _ONE_CODE_LABEL.finditer(text):
@@ -194,6 +204,16 @@ def one_codes(text: str) -> Iterator[Span]:
         end = len(text) if end < 0 else end
         if end - start > 400:
             continue
+        low = _LOWER_CODE.match(text, m.end(), end)
+        if low:
+            code = low.group("code")
+            letters, digits = sum(ch.isalpha() for ch in code), sum(ch.isdigit() for ch in code)
+            # (letters and digits mixed through it, not a word and a number: `release2024`)
+            mixed = len(re.findall(r"[a-z]+", code)) >= 2 and len(re.findall(r"[0-9]+", code)) >= 2
+            if letters >= 3 and digits >= 3 and mixed and not _HEX_LOWER.fullmatch(code) \
+                    and not looks_fake(code):
+                yield "one-time password seed or recovery code", low.start("code"), low.end("code")
+                return
         for c in _SEED_RUN_UPPER.finditer(text, start, end):
             code = c.group()
             letters, digits = sum(ch.isalpha() for ch in code), sum(ch.isdigit() for ch in code)
@@ -364,18 +384,19 @@ def recovery_keys(text: str) -> Iterator[Span]:
 # code written with spaces between the digits). "pin" in lower case is a hardware pin ("pin 13", "GPIO pin 4"), so only the
 # upper-case PIN and PUK count, with four digits or more. A lock's or an alarm's code in the
 # languages the gate reads (Spanish "código de la alarma", French "digicode", German "Türcode",
-# Polish "kod do drzwi", Swedish "portkod"), whose or which one after it ("der Firmenkarte", "at
-# the warehouse"), then "is" in those languages; a safe's combination written as a lock's dial
+# Polish "kod do drzwi", Swedish "portkod"; an alarm panel's "master", "installer" or "admin" code),
+# whose or which one after it ("der Firmenkarte", "at the warehouse", "during the call"), then "is"
+# in those languages; a safe's combination written as a lock's dial
 # numbers (`12-34-56`).
 _CODE_OF = (r"alarm[ae]?|allarme|alarmu|puerta|porte|porta|portal|portail|acceso|acc[eè]s|accesso|seguridad|s[eé]curit[eé]"
             r"|caja[ \t]fuerte|coffre|cassaforte|entrada|entr[eé]e|ingresso|candado|cadenas|garaje|garage|port[oó]n|cancello"
             r"|drzwi|skrytki|sejfu|bramy|domofonu|furtki|szafki|gara[zż]u|dost[eę]pu|wej[sś]cia")
 _PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|(?:card|bank|debit|credit|atm|sim|phone|visa|mastercard)[ \t]{1,2}pin"
             r"|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe|disarm|arming|security|building|lockbox|locker|padlock"
-            r"|lock|unlock|entry|access|garage)[ \t]code|digicode|portkod|d[oø]rkode"
+            r"|lock|unlock|entry|access|garage|admin|master|installer|staff)[ \t]code|digicode|portkod|d[oø]rkode"
             r"|(?:t[üu]r|haust[üu]r|alarm|zugangs|tresor|tor|schloss|garagen)code"
             rf"|(?:c[oó]digo|clave|code|codice|kod)[ \t]{{1,2}}(?:(?:de|del|de[ \t]la|de[ \t]l'|della|dell'|di|du|do|d')[ \t]?(?:la[ \t])?)?(?:{_CODE_OF})"
-            r"))(?:[ \t]{1,4}(?i:for|of|at|on|in|to|der|des|von|f[üu]r|am|im|de|del|da|do|dla|w|we|na|till|f[öo]r|p[åa]|di|du)"
+            r"))(?:[ \t]{1,4}(?i:for|of|at|on|in|to|during|der|des|von|f[üu]r|am|im|de|del|da|do|dla|w|we|na|till|f[öo]r|p[åa]|di|du)"
             r"[ \t]{1,4}[^\n:]{1,40}?)?"
             r"[ \t]{0,4}(?::|=|is|was|-|(?i:es|ist|lautet|est|[eèé]|to|jest|[äa]r|er|on))?[ \t]{0,4}"
             r"(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])"

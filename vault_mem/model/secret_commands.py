@@ -192,7 +192,7 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
 # (`xfreerdp /p:X`, `rdesktop`, `psexec`), or after `-p`/`-P` (`zip -P X`, `sshpass -p X`), or after a one-letter flag for a token, key, secret or
 # auth (`influx ... -t X`, `-k X`, `-a X`: a long random token only), and a token as `-u`'s user
 # with the password left empty (`curl -u <key>:`: an API key sent as basic auth's user).
-_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user", " -x")
+_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user", " -x", " -c")
 _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
@@ -206,9 +206,12 @@ _KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
 
 
 # Commands whose one-letter flags other than `-p` take passphrases: net-snmp's v3 tools (`-A` the
-# authentication passphrase, `-X` the privacy one); elsewhere `-A` and `-X` are an agent or a method
+# authentication passphrase, `-X` the privacy one), and its v1/v2c clients' `-c`, the community
+# string that is their password (the daemons' `-c` names a config file: `snmpd`, `snmptrapd`);
+# elsewhere `-A`, `-X` and `-c` are an agent, a method, a command or a count
 _PASSPHRASE_FLAGS = ("-A", "-X")
 _PASSPHRASE_COMMANDS = lazy(r"snmp[a-z]{0,12}")
+_COMMUNITY_COMMANDS = lazy(r"snmp(?!d\Z|trapd\Z)[a-z]{0,12}")
 
 
 def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str],
@@ -258,7 +261,8 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
             if i + 1 >= len(tokens):
                 continue
             nxt = tokens[i + 1].group()
-            passphrase = word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS, first)
+            passphrase = (word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS, first)) or (
+                word == "-c" and _command_named(tokens, i, _COMMUNITY_COMMANDS, first))
             person = (word in ("-p", "-P", "--pass") or _OPENSSL_PASS.fullmatch(word) is not None) \
                 and _command_named(tokens, i, _PASSWORD_COMMANDS, first)
             if word in ("-p", "-P", "--pass") or passphrase or person:

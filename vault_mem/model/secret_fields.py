@@ -353,9 +353,30 @@ def _cookie_value(value: str) -> bool:
         and not is_placeholder(value, quoted=True)
 
 
+# A file named for a password or a token, a colon, and its content to the line's end, as `grep -H`,
+# `head` or a note writes it ("password.txt: X", "~/.geth/pass.pwd: X"): the content is the value
+# the file's name labels (a `.key` file holds a key block, judged by its armour)
+_NAMED_FILE_LINE = lazy(r"^[ \t]{0,8}(?:[\w.~-]{0,64}/){0,8}(?P<name>[\w.-]{0,24}(?<![a-z])(?:password|passwd|passphrase|pass|pwd|pw"
+                        r"|secret|token|api[_-]?key|pin)s?(?![a-z])[\w.-]{0,24}\.(?:txt|pwd|pw|pass|secret|token|dat|cred))"
+                        r"[ \t]{0,2}:[ \t]{0,4}(?P<value>[^\s`'\"]{6,200})[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
+
+_FILE_ABOUT = frozenset(["policy", "policies", "rules", "requirements", "manager", "hash", "hashes", "hashing", "reset",
+                         "hint", "hints", "example", "examples", "sample", "template", "length", "format", "expiry",
+                         "rotation", "readme", "notes", "docs", "help", "changelog", "spec"])
+
+
 def credential_files(text: str) -> Iterator[Span]:
-    """A random value in a cookie jar's line, and a password no word could be in a user list's
-    quoted pair (a stored hash there is not one: secret_values.stored_not_secret)."""
+    """A random value in a cookie jar's line, a password no word could be in a user list's
+    quoted pair (a stored hash there is not one: secret_values.stored_not_secret), and a file
+    named for a credential with its content (:data:`_NAMED_FILE_LINE`)."""
+    if "." in text and ":" in text:
+        for m in _NAMED_FILE_LINE.finditer(text):
+            cls = "password" if m.group("name").lower().startswith(("pass", "pw", "pin")) or "pass" in m.group("name").lower() \
+                else "secret"
+            if _FILE_ABOUT.intersection(re.split(r"[._-]", m.group("name").lower())):
+                continue  # `password_policy.txt`, `token-format.txt`: a file about the credential, not one
+            if judge(cls, ":", m.group("value"), quoted=False, code=False, ends=True):
+                yield "password assignment" if cls == "password" else "secret assignment", m.start("value"), m.end("value")
     if "\t" in text and text.count("\t") >= 6:
         for m in _COOKIE_LINE.finditer(text):
             if _cookie_value(m.group("value")):

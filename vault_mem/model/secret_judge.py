@@ -33,6 +33,10 @@ __all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "granted_u
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
            "two_words_number", "word_and_number"]
 
+_RUN_TOGETHER = lazy(r"[a-z]{14,40}")
+_NAMED_IN_RUN = ("pass", "word", "secret", "token", "key", "auth", "login", "user", "config", "default", "change", "reset")
+
+
 def plain_password(value: str) -> bool:
     """A password with no digits or symbols that still reads as one after a password label: a
     lowercase word of 8 letters or more that is not a state ("expired", "incorrect"), or a
@@ -264,6 +268,11 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
         hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and word_and_number(value))
+        # (words run together read as a password wherever the sentence goes on: "my password was
+        # harbortundracandle and it still works"; fourteen letters or more, ending as no state or
+        # manner does, "incorrectlytyped", and naming no credential, "passwordconfirmation")
+        hit = hit or (words == 1 and _RUN_TOGETHER.fullmatch(value) is not None and not value.endswith(STATE_SUFFIXES)
+                      and not any(w in value for w in _NAMED_IN_RUN))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
     if not strong and SHORT_ID.fullmatch(value):
         return None  # `--apiKey 2X9R4HUZ3L`: a key's id, no sign or quote that assigns a secret

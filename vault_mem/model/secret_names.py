@@ -112,8 +112,11 @@ _COPULA = (r"(?:is|was|es|és|ist|lautet|est|era|war|é|è|är|er|je|jest|on|ni|
 _SIGN_WORD = rf"(?:{_COPULA}|to)"
 # the words that may stand between the sign word and the value ("is still X", "is now X")
 COMPOUND = lazy(r"[^\W\d_]{2,20}(?:-[^\W\d_]{2,20}){1,2}")  # "WLAN-Passwort", "wi-fi-password"
-# the words after a credential's label that say whose or which it is ("for", "of", "(", "on the")
+# the words after a credential's label that say whose or which it is ("for", "of", "(", "on the"),
+# and an account's name put after the noun, as Romance languages do ("le mot de passe root du
+# serveur est X", "la contraseña admin es X", "a senha do sudo")
 OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|vom|der|des|du|de|del|della|di|da|do|dla"
+             r"|root|admin|administra(?:tor|teur|tore|dor)|superuser|sudo"
              r"|på|för|till|til|van|voor|akun|untuk|ของ|is|was|es|ist|lautet|est|è|é|är|er|on"
              # Czech and Slovak ("Heslo k serveru"), Greek ("του διακομιστή", its Latin look-alikes
              # folded as the gate reads it)

@@ -166,9 +166,23 @@ _NAMED_PAIR = lazy(rf"(?<![\w-])(?:{_USER_WORDS})[ \t]{{0,2}}[:=]?[ \t]{{0,4}}(?
                    re.IGNORECASE)
 
 
-# A network's name and its password after a Wi-Fi label, split by a slash ("wifi: Cabin-2G / X")
-_NETWORK_PAIR = lazy(r"(?<![\w-])(?:wi-?fi|wlan|wireless|ssid)[ \t]{0,2}:[ \t]{0,4}[^\s/]{1,64}[ \t]{0,2}/[ \t]{0,2}"
-                     r"(?P<pw>[^\s/]{8,63})(?![^\s])", re.IGNORECASE)
+# A network's name and its password after a Wi-Fi label, split by a slash ("wifi: Cabin-2G / X"), in
+# any language ("Red: Oficina-2G / clave: X", "Réseau : Bureau / clé : X"): a one-word label before the
+# password may stand after the slash
+_NETWORK_WORDS = r"wi-?fi|wlan|wireless|ssid|network|red|r[ée]seau|rede|netz(?:werk)?|rete|sie[ćc]|netwerk|n[äa]tverk"
+_NETWORK_PAIR = lazy(rf"(?<![\w-])(?:{_NETWORK_WORDS})[ \t]{{0,2}}:[ \t]{{0,4}}[^\s/]{{1,64}}[ \t]{{0,2}}/[ \t]{{0,2}}"
+                     r"(?:(?P<label>[^\W\d_]{2,20}(?:[- ][^\W\d_]{2,12}){0,2})[ \t]{0,2}:[ \t]{0,4})?(?P<pw>[^\s/]{8,63})(?![^\s])",
+                     re.IGNORECASE)
+# (the label after the slash names the password or the network's key, in any language)
+_NETWORK_KEY = lazy(rf"(?i:(?:[^\W\d_]{{2,6}}[- ])?(?:pass\w*|pw|pwd|psk|wpa\w*|keys?|code|{secret_words.PASSWORD}|{secret_words.SECRET}))")
+# (words that name a network's kind or part, never a passphrase's: "network -> docker-default-bridge")
+_NETWORK_PARTS = frozenset(["default", "bridge", "host", "overlay", "net", "network", "vlan", "lan", "wan", "subnet",
+                            "docker", "compose", "internal", "external", "public", "private", "guest", "wifi", "office",
+                            "home", "mesh", "band", "channel", "local"])
+# A network's label, an arrow and a generator's words ("Guest network -> X", "office wifi => X"): what
+# an arrow gives a network is its password; a network's name is not four words joined
+_NETWORK_ARROW = lazy(rf"(?<![\w-])(?:{_NETWORK_WORDS})[ \t]{{0,2}}(?:->|=>|→|⇒)[ \t]{{0,4}}(?P<pw>[^\s/]{{8,63}})(?![^\s])",
+                      re.IGNORECASE)
 
 
 def credential_pairs(text: str) -> Iterator[Span]:
@@ -182,11 +196,19 @@ def credential_pairs(text: str) -> Iterator[Span]:
             pw = m.group("pw").rstrip(".,;:!?)]}>") if not m.group("pw")[-1:] in "!?" or len(m.group("pw")) < 5 else m.group("pw")
             if m.group("user") != pw and judge("password", ":", pw, quoted=False, code=False, ends=True):
                 yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
-    if "/" in low and ("wi" in low or "wlan" in low or "ssid" in low):
+    if "/" in low:
         for m in _NETWORK_PAIR.finditer(text):
             pw = m.group("pw").rstrip(".,;)")
+            if m.group("label") and not _NETWORK_KEY.fullmatch(m.group("label")):
+                continue
             if judge("network", ":", pw, quoted=False, code=False, ends=True) or word_and_number(pw) or passphrase(pw) \
                     or symbol_word_number(pw):
+                yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if ">" in text or "→" in text or "⇒" in text:
+        for m in _NETWORK_ARROW.finditer(text):
+            pw = m.group("pw").rstrip(".,;)")
+            parts = SEP.split(pw.lower())
+            if len(parts) >= 4 and passphrase(pw) and not _NETWORK_PARTS.intersection(parts):
                 yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
     if "p" in low or not low.isascii():
         for m in _NAMED_PAIR.finditer(text):
@@ -229,7 +251,9 @@ _TAKES = lazy(r"(?<![a-z])(?i:sudo|su|root|login|ssh|admin|console|prompt)(?![a-
 _SIGN_IN_WORDS = ("log", "sign")
 # "grafana: admin / X", "wifi: MyHome / X": a name, a spaced slash, a value no word could be
 # (or a spaced em or en dash, as notes set a user apart from its password: "admin — X")
-_USER_SLASH = lazy(r"(?<![^\s:(,])[A-Za-z0-9][\w.@+-]{0,63}[ \t]{1,3}[/—–][ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
+_USER_SLASH = lazy(r"(?<![^\s:(,])(?P<user>[A-Za-z0-9][\w.@+-]{0,63})[ \t]{1,3}[/—–][ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
+_ACCOUNT_NAME = lazy(r"(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin|superuser"
+                    r"|guest|operator|support)")
 # `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
 _DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin"
                         r"|superuser|guest|operator|support):(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
@@ -263,6 +287,10 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
             for m in pattern.finditer(text, start, end):
                 value = m.group("value").rstrip(".,;:!?)")
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
+                elif pattern is _USER_SLASH and _ACCOUNT_NAME.fullmatch(m.group("user")) and passphrase(value):
+                    # an account every box has, then a generator's words ("admin / ember-cobalt-saffron-orbit"
+                    # in a chat log): a slash after a user's name, as a login is read out
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
 
 

@@ -33,7 +33,7 @@ from vault_mem.model.secret_disguises import separated_bytes
 from vault_mem.model.secret_text import long_words
 from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_values import (
-    documented_example, looks_fake, random_hex, random_token, shannon_entropy,
+    UUID, documented_example, looks_fake, random_hex, random_token, shannon_entropy,
 )
 
 __all__ = ["Span", "Words", "base36_tail", "byte_arrays", "cipher_keys", "dotted_tokens",
@@ -69,6 +69,10 @@ def _in_words(pattern: re.Pattern[str], text: str, words: Words) -> Iterator[re.
 _PREFIXED = lazy(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-](?=[a-z0-9_-]{0,250}[A-Z])"
                        r"[A-Za-z0-9_-]{20,250}(?![A-Za-z0-9_+/=-])")
 _SECRET_WORD = lazy(r"pat|key|sk|tok|secret|pw|pass|api|auth|cred")
+# A prefix before a standard-base64 tail (Svix's ``whsec_<base64>``: `+` and `/` in it, `=` padding):
+# a path or a URL has words between its slashes, a key's base64 has random runs
+_PREFIXED_BASE64 = lazy(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}_(?=[A-Za-z0-9]{0,250}[+/])"
+                        r"[A-Za-z0-9+/]{24,250}={0,2}(?![A-Za-z0-9_+/=.-])")
 _SEGMENT = lazy(r"[a-z][a-z0-9]{0,11}[_-]")
 # Public identifiers that share the shape: agent and API object ids, digests, build names (in
 # either case: ``SHA256-``, ``UUID_`` and ``msg_`` alike).
@@ -78,6 +82,16 @@ _ID_PREFIXES = frozenset(["msg", "toolu", "call", "chatcmpl", "cmpl", "run", "th
 # Upper-case prefixes (``HRKU-``, ``NRAK-``, ``CCIPAT_``): the tail must be long, since upper-case
 # abbreviations before a dash start many ids (``JIRA-``, ``INC-``) and those tails are short.
 _PREFIXED_UPPER = lazy(r"(?<![A-Za-z0-9_.+/-])[A-Z][A-Z0-9]{1,9}[_-][A-Za-z0-9_-]{30,250}(?![A-Za-z0-9_+/=-])")
+# A UUID after an upper-case vendor prefix (``HRKU-<uuid>``, ``RGAPI-<uuid>``): the prefix says a
+# vendor minted it as a key, since ids that carry a UUID are bare or lower-case (``pvc-<uuid>``,
+# ``urn:uuid:``); unless the prefix names a kind of record (``INC-``, ``ORDER-``) or an id's label
+# stands before it on its line ("request id REQX-<uuid>").
+_RECORD_PREFIXES = frozenset(["inc", "case", "bug", "ticket", "tkt", "issue", "pvc", "pv", "vol", "vm", "pod", "dev",
+                              "device", "host", "evt", "event", "log", "tx", "corr", "cid", "rid", "tid", "sid",
+                              "urn", "tenant", "tnt", "acc", "account", "client", "app", "env", "ns", "pr", "mr",
+                              "ws", "lic", "license", "sn", "serial", "ord", "po", "rma", "tr", "trc", "x"])
+_ID_WORD_BEFORE = lazy(r"(?i:(?<![a-z])(?:ids?|identifier|uuid|guid|ticket|trace|request|correlation|reference|ref|order"
+                       r"|serial|case|record|incident|number|no\.?)(?![a-z]))")
 # A credential word before a token on its line: the place that makes a short tail a secret.
 _CREDENTIAL_WORD = lazy(r"(?i:(?<![a-z])(?:api|keys?|tokens?|secrets?|pat|passwords?|passwd|pw|auth|creds?"
                               r"|credentials?|apikey|access)(?![a-z]))")
@@ -107,9 +121,23 @@ def prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
     for m in _in_words(_PREFIXED_UPPER, text, words):
         token = m.group()
         first = re.split(r"[_-]", token, maxsplit=1)[0]
+        if UUID.fullmatch(token[len(first) + 1:]):
+            line_start = text.rfind("\n", max(0, m.start() - _CONTEXT), m.start()) + 1
+            if (first.isalpha() and first.lower() not in _ID_PREFIXES and first.lower() not in _RECORD_PREFIXES
+                    and not looks_fake(token)
+                    and _ID_WORD_BEFORE.search(text, max(line_start, m.start() - _CONTEXT), m.start()) is None):
+                yield "API token", m.start(), m.end()
+            continue
         if (first.lower() not in _ID_PREFIXES and random_token(token[len(first) + 1:], min_len=30) and not looks_fake(token)
                 and not _public_jwk_member(text, m.start()) and not public_by_design(token)):
             yield "API token", m.start(), m.end()  # (a public key's base64url may hold a `_` or `-` early)
+    for m in _in_words(_PREFIXED_BASE64, text, words):
+        first, tail = m.group().split("_", 1)
+        parts = tail.rstrip("=").replace("+", "/").split("/")
+        if (first not in _ID_PREFIXES and random_token(tail.rstrip("="), min_len=24) and max(map(len, parts)) >= 8
+                and not any(p.isalpha() and p.islower() and len(p) >= 3 for p in parts)
+                and not public_by_design(m.group()) and not looks_fake(m.group())):
+            yield "API token", m.start(), m.end()
     for m in _in_words(_PREFIXED, text, words):
         token = m.group()
         first = token[:_SEGMENT.match(token).end() - 1]
@@ -298,6 +326,10 @@ _DOTTED = lazy(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A
 # inner capitals), so file names, host names and ``main.<hash>.js`` bundles pass.
 _DOTTED_PAIR = lazy(r"(?<![A-Za-z0-9_.:/@#=+-])[A-Za-z0-9_-]{6,100}(?:\.[A-Za-z0-9_-]{6,100}){1,2}"
                           r"(?![A-Za-z0-9_.+/=-])")
+# A dotted key name, a colon and its secret (Ably's ``<app>.<key id>:<secret>``): both name parts
+# token-like and the secret long and random, so `host.name:port` and `image.tag:digest` pass
+_DOTTED_NAMED = lazy(r"(?<![A-Za-z0-9_.:/@#=+-])(?P<name>[A-Za-z0-9_-]{4,16}\.[A-Za-z0-9_-]{4,16}):"
+                     r"(?P<secret>[A-Za-z0-9_-]{30,100})(?![A-Za-z0-9_.:+/=@-])")
 _HEX = lazy(r"[0-9a-f]{32,}")
 # Kubernetes' bootstrap token (`kubeadm join --token`, a kubeconfig's `token:`): `<6>.<16>` lower-case
 # letters and digits, the format the API server checks; kubeadm's documented sample passes (secret_values._DOCUMENTED)
@@ -317,6 +349,10 @@ def dotted_tokens(text: str, words: Words) -> Iterator[Span]:
         first, _, last = m.group().split(".")
         if random_token(first, min_len=20) and random_token(last, min_len=20):
             yield "bot token", m.start(), m.end()
+    for m in _in_words(_DOTTED_NAMED, text, words):
+        if all(_token_part(p) for p in m.group("name").split(".")) and random_token(m.group("secret"), min_len=30) \
+                and not looks_fake(m.group()):
+            yield "API token", m.start(), m.end()
     for m in _in_words(_DOTTED_PAIR, text, words):
         parts = m.group().split(".")
         # (the id part with a digit, or right after a token's label: `models.resnet50backbone` is a name)
