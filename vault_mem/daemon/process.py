@@ -69,6 +69,8 @@ GC_STOP_WAIT_S = 60.0  # on stop, let a running gc finish rather than orphan it
 #: after a person's git operation, the check for files no person wrote (:meth:`Daemon._put_back_stale`)
 #: is tried again this soon while git's index.lock is held
 PUT_BACK_RETRY_S = 0.5
+#: a commit of the daemon's put off while a write waits for git beside it is tried again this soon
+BESIDE_RETRY_S = 1.0
 #: how many times INDEX.md a person's git operation left stale is tried at once while git is
 #: busy (:meth:`Daemon._commit_persons_index`), PUT_BACK_RETRY_S apart
 PERSON_INDEX_TRIES = 60
@@ -449,8 +451,8 @@ class Daemon:
         if not self._index_stale:
             return
         checkpoint("index-flush", self.state_dir)  # tests: a git operation that starts just before
-        with self.vault.lock:
-            written = self.vault.write_index()  # which checks git (one home: steps.write_index)
+        with self.vault.locked_or_beside() as held:  # beside a write waiting for git: its files as HEAD's
+            written = self.vault.write_index(held=held or frozenset())  # which checks git (steps.write_index)
         if written.held_back:
             # still stale (nothing else writes INDEX.md until some other file changes): retried
             self._timers.setdefault("flush", time.monotonic() + RETRY_S)
@@ -541,13 +543,22 @@ class Daemon:
             self._put_back = set(differing_paths(vault, self._put_back))
             if not self._put_back:
                 return
-        with vault.lock:
+        # beside a write that waits for a person's git command, not after it: that write held the
+        # whole lock until the person's git commands ended, and the person's checkout, retried
+        # meanwhile, was refused for the file this puts back (RELIABILITY.md: 7 times in a row).
+        # The write's own files (its journal's) are left to it; INDEX.md shows them as HEAD does
+        with vault.locked_or_beside() as held:
             if self._git_busy():
                 self._timers["put-back"] = time.monotonic() + PUT_BACK_RETRY_S
                 return
             paths = changed_memory_paths(vault.ws) if self._put_back_all else sorted(self._put_back)
             self._put_back, self._put_back_all = set(), False
-            done = put_back_stale(vault, paths) if paths else {}
+            if held:
+                self._put_back |= {rel for rel in paths if rel in held}  # looked at again once it is done
+                paths = [rel for rel in paths if rel not in held]
+                if self._put_back:
+                    self._timers["put-back"] = time.monotonic() + PUT_BACK_RETRY_S
+            done = put_back_stale(vault, paths, held=held or frozenset()) if paths else {}
         for rel, what in sorted(done.items()):
             log.info("vault-mem: %s %s", rel, what)
             self._edits.discard(rel)
@@ -567,8 +578,8 @@ class Daemon:
             if self._person_index_tries < PERSON_INDEX_TRIES:
                 self._timers["person-index"] = time.monotonic() + PUT_BACK_RETRY_S
             return
-        with vault.lock:
-            if self._git_busy():
+        with vault.locked_or_beside() as beside:
+            if beside is not None or self._git_busy():  # beside: a write waits for git, and commits first
                 self._timers["person-index"] = time.monotonic() + PUT_BACK_RETRY_S
                 return
             # decided here (committed, owed nothing, or no identity to commit it in: said once);
@@ -631,9 +642,11 @@ class Daemon:
         if not (self._edits or self._index_commit):
             return
         vault = self.vault
-        with vault.lock:
-            if self._git_busy():
-                self._timers["commit"] = time.monotonic() + RETRY_S
+        # not beside a write that waits for git (its files would look like hand edits): after it;
+        # meanwhile the loop goes on (a put-back, INDEX.md), rather than wait here for the person
+        with vault.locked_or_beside() as beside:
+            if beside is not None or self._git_busy():
+                self._timers["commit"] = time.monotonic() + (BESIDE_RETRY_S if beside is not None else RETRY_S)
                 return
             paths = sorted(self._edits)
             self._edits.clear()

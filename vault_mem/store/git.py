@@ -298,6 +298,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         warnings: list[str] | None = None,
         landed: Callable[[], None] | None = None,
         on_disk: Callable[[], bool] | None = None,
+        aside: Callable[[], contextlib.AbstractContextManager] | None = None,
     ) -> str | None:
         """Commit exactly ``files`` ({top-level-relative path: bytes, or None to delete}) on top
         of ``branch`` (``refs/heads/...``; default: the one HEAD is on now). Returns the new
@@ -323,14 +324,20 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         tree still holds the committed files (a person's edits, read before a wait): False raises
         ConcurrentEditError and nothing lands. A person's ``git stash`` that ran meanwhile put
         HEAD's older version back on disk; a commit of the stashed bytes landing then makes the
-        stash's pop change nothing, and the file kept the older version (the person's lines lost)."""
+        stash's pop change nothing, and the file kept the older version (the person's lines lost).
+
+        ``aside()``: a context in which the caller's write lock lets the daemon work on the other
+        files (:meth:`~vault_mem.store.locks.WriteLock.stepped_aside`), entered for each pause
+        while the commit waits for a person's git command or a gc; everything is checked again
+        after it (the branch, HEAD, git's index), as after any pause."""
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
         outer = getattr(self._local, "written", None)
         self._local.written = {}
         try:
-            return self._commit_paths(branch, files, message, author, committer, derived, warnings, landed, on_disk)
+            return self._commit_paths(branch, files, message, author, committer, derived, warnings, landed, on_disk,
+                                      aside)
         finally:
             if outer is not None:  # inside objects_before_refs: its record keeps these too
                 outer.update(self._local.written)
@@ -356,7 +363,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                       committer: Identity | None,
                       derived: tuple[str, Callable[[str | None], bytes | None]] | None,
                       warnings: list[str] | None, landed: Callable[[], None] | None = None,
-                      on_disk: Callable[[], bool] | None = None) -> str | None:
+                      on_disk: Callable[[], bool] | None = None,
+                      aside: Callable[[], contextlib.AbstractContextManager] | None = None) -> str | None:
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
         start = time.monotonic()
@@ -436,7 +444,14 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                             gitindex.INDEX_LOCK_WAIT_S)
                 said = True
             said = self._say_waiting(start, said)
-            time.sleep(delay)
+            if staged is None and aside is not None:
+                # waiting for a person's git command (or a gc): the daemon may put back what a
+                # stash pop brought back meanwhile, whose files then stop refusing the person's
+                # checkout; the next pass checks everything again
+                with aside():
+                    time.sleep(delay)
+            else:
+                time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
     def _check_not_changed(self, files: dict[str, bytes | None], blobs: dict[str, str | None],
