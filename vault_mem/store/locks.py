@@ -33,6 +33,8 @@ WRITE_LOCK = "write.lock"
 #: (:class:`WriteLock`): the daemon's work on the other files then runs beside it
 WORK_LOCK = "write-work.lock"
 DAEMON_LOCK = "daemon.lock"
+#: the third line of ``write.lock`` while its holder waits for git with the work part given up
+ASIDE = "aside"
 #: a wait for a lock longer than this is said (logged), with what holds it
 SAY_WAITING_AFTER_S = 2.0
 
@@ -178,12 +180,20 @@ class WriteLock(FileLock):
             yield
             return
         self._aside = True
+        self._say(ASIDE)  # before the part is free: the daemon works beside only a holder that says so
         self.work.release()
         try:
             yield
         finally:
             self.work.acquire()
             self._aside = False
+            self._say()
+
+    def _say(self, *more: str) -> None:
+        """Write who holds the lock (and ``more`` lines) into its file, as :meth:`acquire` does."""
+        said_now = "".join(f"{line}\n" for line in (str(os.getpid()), this_command(), *more)).encode()
+        os.pwrite(self._fd, said_now, 0)
+        os.ftruncate(self._fd, len(said_now))
 
     def acquire_or_beside(self) -> bool:
         """Take the whole lock (True), or, while its holder waits for git with the work part
@@ -197,11 +207,11 @@ class WriteLock(FileLock):
             if self.acquire(blocking=False):
                 return True
             if self.work.acquire(blocking=False):
-                # write.lock held, the work part not: its holder waits for git, or has yet to take
-                # the work part (and waits for us): either way it touches nothing until we are done
-                if lock_holder(self.path) is not None:
+                # write.lock held, the work part not, and its holder says it waits for git (a
+                # holder between its two parts, or of an older vault-mem, says nothing: waited for)
+                if lock_holder(self.path) is not None and _said_aside(self.path):
                     return False
-                self.work.release()  # it ended meanwhile: the whole lock, then
+                self.work.release()
             if time.monotonic() - start >= self.timeout:
                 raise LockTimeoutError(
                     f"{self.what} stayed held for {self.timeout:.0f} s{self._holder()}; "
@@ -211,6 +221,15 @@ class WriteLock(FileLock):
                 log.warning("vault-mem: waiting for %s%s (up to %.0f s)", self.what, self._holder(), self.timeout)
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+
+def _said_aside(path: Path) -> bool:
+    """Whether the holder of the write lock at ``path`` says it waits with the work part given up."""
+    try:
+        lines = (read_own(Path(path), max_bytes=256) or b"").decode().splitlines()
+    except (OSError, UnicodeDecodeError, VaultMemError):
+        return False
+    return len(lines) > 2 and lines[2].strip() == ASIDE
 
 
 def read_pid(path: Path) -> int | None:
