@@ -21,8 +21,8 @@ before each checkout the person edits a file of their own, ``git stash``es it an
 and not yet committed takes that write's version with it, and once the write has landed, the
 older version stands on disk until the daemon puts HEAD's back. The person's retries are then
 0.4 s apart (bench/chaos.py's), up to 10, and the most refusals in a row are printed, with the
-daemon's put-backs counted from its log. (RELIABILITY.md: "The checkout refused 7 or 8 times
-in a row".)
+daemon's put-backs and its waits of over 2 s for the write lock counted from its log
+(RELIABILITY.md: "The checkout refused 7 or 8 times in a row").
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--checkouts", type=int, default=80)
     ap.add_argument("--api", action="store_true", help="agents are 2 API processes with the model loaded")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder (the vault, the daemon's log)")
     ap.add_argument("--stash", action="store_true",
                     help="the daemon runs, and the person stashes and pops an edit before each checkout")
     args = ap.parse_args()
@@ -176,8 +177,14 @@ def main() -> int:
         extra = {"stash/pop": stash,
                  "put back by the daemon": {"older version": log.count("held an older version"),
                                             "a failed write's bytes": log.count("reported as not written")},
+                 # the daemon's catching up held up by a writer (RELIABILITY.md: a write waiting
+                 # for the person's git commands held the whole lock, and the put-back with it)
+                 "daemon waited over 2 s for the write lock": log.count("waiting for the vault's write lock"),
                  "daemon log: tracebacks": log.count("Traceback")}
-    shutil.rmtree(work, ignore_errors=True)
+    if args.keep:
+        extra["kept"] = str(work)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     print(json.dumps({"checkouts (first tries)": kinds, "most refusals in a row": in_a_row,
                       "files named by the refusals": dict(sorted(named.items(), key=lambda kv: -kv[1])[:8]),
                       **extra, "agent writes": writes, "refused 11 times or HEAD moved": broken,

@@ -553,11 +553,9 @@ class Daemon:
                 return
             paths = changed_memory_paths(vault.ws) if self._put_back_all else sorted(self._put_back)
             self._put_back, self._put_back_all = set(), False
-            if held:
-                self._put_back |= {rel for rel in paths if rel in held}  # looked at again once it is done
+            if held:  # looked at again after that write (its commit's or rollback's events)
+                self._put_back |= {rel for rel in paths if rel in held}
                 paths = [rel for rel in paths if rel not in held]
-                if self._put_back:
-                    self._timers["put-back"] = time.monotonic() + PUT_BACK_RETRY_S
             done = put_back_stale(vault, paths, held=held or frozenset()) if paths else {}
         for rel, what in sorted(done.items()):
             log.info("vault-mem: %s %s", rel, what)

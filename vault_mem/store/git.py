@@ -437,22 +437,39 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                         f"{busy} is under way; nothing was written: retry when it is done" if busy else
                         f"{branch} kept moving, or git's index.lock in {self.git_dir} stayed held, "
                         f"{self._index_lock_holder()}; nothing was written"))
-            if staged is None and not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
-                log.warning("vault-mem: waiting for %s in %s to finish before committing (up to %.0f s)",
-                            f"`git {command_of(maintenance[0]) or 'gc'}` (pid {maintenance[0]})" if maintenance
-                            else self.person_git_command() or "a person's git commit", self.toplevel,
-                            gitindex.INDEX_LOCK_WAIT_S)
-                said = True
+            if staged is None:
+                said = self._say_git_wait(start, said, maintenance)
             said = self._say_waiting(start, said)
             if staged is None and aside is not None:
-                # waiting for a person's git command (or a gc): the daemon may put back what a
-                # stash pop brought back meanwhile, whose files then stop refusing the person's
-                # checkout; the next pass checks everything again
+                # waiting for a person's git command (or a gc), with the work-tree part of the
+                # write lock given up until it looks done: the daemon may put back what a stash
+                # pop brought back meanwhile, whose file then stops refusing the person's
+                # checkout. Taken back once, when git looks done; the next pass checks
+                # everything again under it (given up every 50 ms, the writer's gaps to land in,
+                # between the person's commands, went on taking it back)
                 with aside():
-                    time.sleep(delay)
-            else:
-                time.sleep(delay)
+                    while time.monotonic() <= deadline:
+                        time.sleep(delay)
+                        delay = min(delay * 2, 0.05)
+                        maintenance, person = self._git_running()
+                        if not (maintenance or person):
+                            break
+                        self._check_head(branch)  # a write whose HEAD moved fails now
+                        gc_seen = gc_seen or bool(maintenance)
+                        said = self._say_git_wait(start, said, maintenance)
+                continue
+            time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _say_git_wait(self, start: float, said: bool, maintenance: list[int]) -> bool:
+        """Say, once the wait passes SAY_WAITING_AFTER_S, which git command a commit waits for."""
+        if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
+            log.warning("vault-mem: waiting for %s in %s to finish before committing (up to %.0f s)",
+                        f"`git {command_of(maintenance[0]) or 'gc'}` (pid {maintenance[0]})" if maintenance
+                        else self.person_git_command() or "a person's git commit", self.toplevel,
+                        gitindex.INDEX_LOCK_WAIT_S)
+            said = True
+        return said
 
     def _check_not_changed(self, files: dict[str, bytes | None], blobs: dict[str, str | None],
                            first_parent: str | None, parent: str | None) -> None:
