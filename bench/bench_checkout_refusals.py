@@ -110,6 +110,7 @@ def main() -> int:
     broken: list[str] = []
     stash = {"stashed": 0, "pop refused": 0, "pop failed": 0}
     in_a_row = 0
+    streaks: list[dict] = []
     named: dict[str, int] = {}
     rnd = random.Random(46)
     try:
@@ -156,6 +157,8 @@ def main() -> int:
                     if co.returncode == 0:
                         break
                     refused += 1
+                    if refused == 5:  # a long streak: what holds the file, for the report
+                        streaks.append(_what_holds(root, co.stderr))
                 else:
                     broken.append(f"checkout {target} refused 11 times: {co.stderr.strip()[:200]}")
                 in_a_row = max(in_a_row, refused)
@@ -186,6 +189,7 @@ def main() -> int:
     else:
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps({"checkouts (first tries)": kinds, "most refusals in a row": in_a_row,
+                      "5 refusals in a row: what held the files": streaks,
                       "files named by the refusals": dict(sorted(named.items(), key=lambda kv: -kv[1])[:8]),
                       **extra, "agent writes": writes, "refused 11 times or HEAD moved": broken,
                       "git fsck ok": fsck_ok, "git status at the end": status[:5],
@@ -194,6 +198,21 @@ def main() -> int:
         if kind != "went through":
             print(f"{kind}: {text}")
     return 1 if broken else 0
+
+
+def _what_holds(root: Path, stderr: str) -> dict:
+    """At the fifth refusal in a row: the files named, how each differs from HEAD (an older
+    version in history, or bytes no commit has), the write lock's holder and the journal."""
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout.strip()
+    out: dict = {"write.lock": (root / ".vault-mem/write.lock").read_text(errors="replace").split("\n")[:3],
+                 "journal": (root / ".vault-mem/pending.json").exists()}
+    for name in re.findall(r"^\t(\S+)$", stderr, re.MULTILINE):
+        blob = git("hash-object", name)
+        seen = git("log", "--format=%h", f"--find-object={blob}", "-1", "--all")
+        out[name] = ("HEAD's" if blob == git("rev-parse", f"HEAD:{name}") else
+                     f"an older version (from {seen})" if seen else "bytes no commit has (a write in flight?)")
+    return out
 
 
 if __name__ == "__main__":

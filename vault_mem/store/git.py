@@ -327,9 +327,9 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         stash's pop change nothing, and the file kept the older version (the person's lines lost).
 
         ``aside()``: a context in which the caller's write lock lets the daemon work on the other
-        files (:meth:`~vault_mem.store.locks.WriteLock.stepped_aside`), entered for each pause
-        while the commit waits for a person's git command or a gc; everything is checked again
-        after it (the branch, HEAD, git's index), as after any pause."""
+        files (:meth:`~vault_mem.store.locks.WriteLock.stepped_aside`), entered while the commit
+        waits for a person's git command or a gc and left once git looks done; everything is
+        checked again after it (the branch, HEAD, git's index), as after any pause."""
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
@@ -444,9 +444,9 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 # waiting for a person's git command (or a gc), with the work-tree part of the
                 # write lock given up until it looks done: the daemon may put back what a stash
                 # pop brought back meanwhile, whose file then stops refusing the person's
-                # checkout. Taken back once, when git looks done; the next pass checks
-                # everything again under it (given up every 50 ms, the writer's gaps to land in,
-                # between the person's commands, went on taking it back)
+                # checkout. Taken back once, when git looks done, and the next pass checks
+                # everything again under it (given up and taken back on every 50 ms pass, the
+                # writer competed with the daemon for the gaps between the person's commands)
                 with aside():
                     while time.monotonic() <= deadline:
                         time.sleep(delay)

@@ -157,7 +157,7 @@ class WriteLock(FileLock):
             return False
         if self._depth == 1:
             try:
-                # a daemon working beside a write that waits for git holds it for milliseconds
+                # held by the daemon only while it catches up beside a write that waits for git
                 self.work.acquire()
             except BaseException:
                 super().release()

@@ -305,14 +305,18 @@ class Vault:
         alone: yields that write's files, which the block leaves alone, and it finishes no
         interrupted write (the journal is that write's). The daemon's catching up with a stash
         pop, a checkout: what it puts back then stops refusing the person's next checkout."""
-        if self.lock.acquire_or_beside():
+        held = None if self.lock.acquire_or_beside() else files_in_flight(self.ws)
+        if held is None:
+            if not self.lock.held:  # beside a holder whose journal cannot be read: not beside, then
+                self.lock.work.release()
+                self.lock.acquire()
             try:
                 yield None
             finally:
                 self.lock.release()
             return
         try:
-            yield files_in_flight(self.ws)
+            yield held
         finally:
             self.lock.work.release()
 

@@ -96,12 +96,17 @@ def read_journal(ws: Workspace, name: str, *, sealed_as: str | None = None) -> d
     return entry
 
 
-def files_in_flight(ws: Workspace) -> frozenset[str]:
+def files_in_flight(ws: Workspace) -> frozenset[str] | None:
     """The files of the write whose journal is on disk (vault-relative): the daemon's work beside
-    a write that waits for git leaves them to it. Nothing when no journal of this machine's is there."""
-    journal = read_journal(ws, JOURNAL)
+    a write that waits for git leaves them to it. None when no journal of this machine's can be
+    read (that work then waits for the whole lock)."""
+    try:  # read as read_journal does, but never removed: a foreign one is that write's to see
+        raw = read_own(ws.state_dir / JOURNAL)
+        journal = unseal(ws.root, JOURNAL, raw) if raw else None
+    except (OSError, VaultMemError):
+        return None
     if not isinstance(journal, dict) or not isinstance(journal.get("files"), dict):
-        return frozenset()
+        return None
     return frozenset(rel for rel in journal["files"] if isinstance(rel, str))
 
 
