@@ -454,8 +454,12 @@ class Daemon:
         with self.vault.locked_or_beside() as held:  # beside a write waiting for git: its files as HEAD's
             written = self.vault.write_index(held=held or frozenset())  # which checks git (steps.write_index)
         if written.held_back:
-            # still stale (nothing else writes INDEX.md until some other file changes): retried
-            self._timers.setdefault("flush", time.monotonic() + RETRY_S)
+            # still stale (nothing else writes INDEX.md until some other file changes): retried,
+            # soon after a person's git command (it ends in moments, and a checkout they retry
+            # meanwhile is refused for INDEX.md), slowly during a merge or rebase left to them
+            soon = self.vault.repo.operation_in_progress() is None
+            at = time.monotonic() + (PUT_BACK_RETRY_S if soon else RETRY_S)
+            self._timers["flush"] = min(self._timers.get("flush", at), at)
             log.debug("vault-mem: INDEX.md update waits for git (%s)", written.held_back)
             return
         self._index_stale = False
@@ -560,6 +564,9 @@ class Daemon:
         for rel, what in sorted(done.items()):
             log.info("vault-mem: %s %s", rel, what)
             self._edits.discard(rel)
+        if done:  # INDEX.md was rewritten with it, unless a git command that began meanwhile held it back
+            self._index_stale = True
+            self._timers["flush"] = time.monotonic()
 
     def _commit_persons_index(self) -> None:
         """Right after a person's git operation moved HEAD, commit INDEX.md alone in their name
