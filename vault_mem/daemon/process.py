@@ -404,7 +404,11 @@ class Daemon:
             self._put_back |= batch.paths
             self._put_back_all |= full
             if batch.git or full:
-                self._timers["put-back"] = time.monotonic()
+                # before INDEX.md is rendered below: rendered first, it listed the older version
+                # a pop brought back, the put-back rendered it again, and the person's checkout
+                # in between was refused for INDEX.md (for longer, when a git command of theirs
+                # held that second render back)
+                self._put_back_stale()
         if git_changed:
             # agent writes are plumbing commits, which never run git's own `gc --auto`:
             # the daemon runs it once commits stop coming, so loose objects don't pile up
