@@ -117,6 +117,7 @@ class Run:
     doing: str = ""  # the person's operation now (or the last one)
     counter: int = 0
     silent_sync: float = 0.0  # the longest wait without a word of a `sync` or `undo`
+    in_a_row: dict[str, int] = field(default_factory=dict)  # the most refusals in a row, per git command
 
     def count(self, what: str, n: int = 1) -> None:
         with self.lock:
@@ -390,6 +391,10 @@ def retried(run: Run, what: str, argv: list[str], tries: int = 5) -> subprocess.
     """A git command as a person runs it: retried (up to ``tries``) when git refuses to start."""
     for attempt in range(tries):
         proc = git(run.root, *argv, env=run.env)
+        with run.lock:
+            name = what.removeprefix("git ").split(" -")[0]  # "checkout side": "checkout"
+            name = "checkout" if name.startswith("checkout ") else name
+            run.in_a_row[name] = max(run.in_a_row.get(name, 0), attempt + (proc.returncode != 0))
         if proc.returncode == 0:
             if attempt:
                 run.count(f"{what}: went through after {attempt} refusal(s)")
@@ -629,7 +634,8 @@ def chaos(run: Run, peer: Path, mnt: Path | None, ops: int, daemon: Daemon, log:
                 person_op(run, "edit", peer, [])
                 with run.lock:
                     acked = sorted({w.key for w in run.writes if w.outcome == "ok"})
-                person_op(run, only, peer, acked)
+                for op in only.split("+"):  # stash+checkout: a pop, then a checkout at once
+                    person_op(run, op, peer, acked)
                 person_ops += 1
                 daemon.ensure()
                 time.sleep(run.rnd.uniform(0.3, 1.0))
@@ -888,9 +894,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dir", type=Path, help="work folder (default: a new temp folder)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     ap.add_argument("--no-disk-faults", action="store_true", help="no tmpfs: skip the full and read-only disk")
-    ap.add_argument("--only", choices=("pull", "stash", "checkout", "gc", "repack", "commit", "sync", "undo"),
+    ap.add_argument("--only", choices=("pull", "stash", "checkout", "gc", "repack", "commit", "sync", "undo",
+                                       "stash+checkout"),
                     help="a focused run: the person does only this (after an edit each time), no kill, "
-                         "no disk fault, for --rounds rounds")
+                         "no disk fault, for --rounds rounds (stash+checkout: a stash and its pop, "
+                         "then a checkout of the other branch and back)")
     ap.add_argument("--rounds", type=int, default=30, help="rounds of --only (default 30)")
     args = ap.parse_args(argv)
     if args.only:
@@ -950,6 +958,8 @@ def report(run: Run, args, chaos_s: float, wall: float, usage, load0, disk_fault
     for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:12]:
         print(f"    refused x{n}: {reason}")
     print(f"person lines added: {len(run.person_lines)}")
+    if run.in_a_row:
+        print("  most refusals in a row: " + ", ".join(f"{k} {v}" for k, v in sorted(run.in_a_row.items())))
     for what, n in sorted(run.events.items()):
         print(f"  {what}: {n}")
     for text in run.notes[:40]:

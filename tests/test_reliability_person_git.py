@@ -970,3 +970,103 @@ def test_an_index_md_a_persons_branch_left_stale_is_committed_in_their_name_afte
     assert "person-fact" in git(root, "show", "HEAD~1:INDEX.md")
     added = [line for line in git(root, "show", "HEAD", "--", "INDEX.md").splitlines() if line.startswith("+")]
     assert not any("person-fact" in line for line in added), added
+
+
+@pytest.mark.parametrize("then", ["checkout", "commit lands"])
+def test_a_write_waiting_for_a_persons_git_command_lets_the_daemon_put_back_what_a_pop_brought(tmp_path, then):
+    """RELIABILITY.md, "the checkout refused 7 or 8 times in a row" (bench/chaos.py --seed 46):
+    a person's `git stash pop` brought an older version of an agent's memory back on disk; the
+    daemon's put-back of HEAD's version waited for the vault's write lock, held by another
+    process's write whose commit was waiting for the person's git commands to end; the person's
+    `git checkout` was refused for that file (and INDEX.md) all that time. Deterministic here:
+    the git command the write waits for is a person's `git commit` whose message editor waits
+    on a fifo (a real git process, in the vault, holding no index.lock); the write is a real
+    `vault-mem remember` process, the daemon a real one, the stash, pop and checkout real git.
+
+    The daemon now puts the file back (and renders INDEX.md, the waiting write's file shown as
+    HEAD holds it) beside the waiting write, which gives up the work-tree part of the lock while
+    it waits: the put-back comes while the write still waits, and the checkout goes through at
+    the first try. ``commit lands``: the person's commit is given up instead, and the write,
+    which checks everything again after its wait, lands whole beside what was put back."""
+    from conftest import ROOT
+    from test_daemon import start_daemon, stop
+
+    vault = new_vault(tmp_path / "vault")
+    root = vault.root
+    vault.remember("first", "The first memory", "x")
+    vault.remember("busy", "agent version one", "v1")
+    older = (root / "facts" / "busy.md").read_bytes()
+    vault.remember("busy", "agent version two", "v2")
+    vault.close()
+    git(root, "branch", "side", "HEAD~2")  # no busy.md there, and an INDEX.md without it
+    main = git(root, "symbolic-ref", "--short", "HEAD").strip()
+    head = git(root, "rev-parse", "HEAD").strip()
+    head_blob = git(root, "rev-parse", "HEAD:facts/busy.md").strip()
+    (root / "facts" / "busy.md").write_bytes(older)  # what a stash taken mid-write holds
+    git(root, "stash", "-q")
+    assert git(root, "status", "--porcelain").strip() == ""
+    fifo = tmp_path / "editor.fifo"
+    os.mkfifo(fifo)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none"}
+    daemon = start_daemon(root, VAULT_MEM_QUIET_SECONDS="600", VAULT_MEM_DEBOUNCE_MS="20")
+    commit = writer = None
+    lines: list[str] = []
+    try:
+        (root / "notes.txt").write_text("the person's notes\n")
+        git(root, "add", "notes.txt")
+        # the person's `git commit`, its message editor open (it waits on the fifo; an empty
+        # message then gives the commit up)
+        commit = subprocess.Popen(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q"], cwd=root,
+                                  env={**os.environ, "GIT_EDITOR": f"sh -c 'cat {fifo} >/dev/null; : >\"$1\"' e"},
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: (root / ".git" / "COMMIT_EDITMSG").exists(), 30, "the person's commit editor")
+        writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "remember", "waiting", "-d",
+                                   "written while a person's commit is open"], cwd=root, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        reader = threading.Thread(target=lambda: lines.extend(writer.stderr), daemon=True)
+        reader.start()
+        wait_for(lambda: any("waiting for" in line for line in lines) or writer.poll() is not None, 60,
+                 "the write to wait for the person's commit")
+        assert writer.poll() is None, lines
+        assert (root / "facts" / "waiting.md").exists()  # its file is on disk, its commit waits
+        pop = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "stash", "pop", "-q"], cwd=root,
+                             capture_output=True, text=True)
+        assert pop.returncode == 0, pop.stderr
+        wait_for(lambda: git(root, "hash-object", "facts/busy.md").strip() == head_blob
+                 or writer.poll() is not None, 60, "HEAD's version back on disk, or the write to end")
+        # before: the put-back came only once the write gave up (its 30 s wait for git), the
+        # person's checkout refused until then
+        assert writer.poll() is None, "the daemon put back the popped file only after the waiting write ended"
+        wait_for(lambda: git(root, "status", "--porcelain", "INDEX.md").strip() == "", 30,
+                 "INDEX.md as HEAD's, the waiting write's file shown as HEAD holds it")
+        if then == "checkout":
+            co = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "checkout", "-q", "side"], cwd=root,
+                                capture_output=True, text=True)
+            assert co.returncode == 0, co.stderr + git(root, "status", "--short")
+        with open(fifo, "w") as fh:  # the person gives their commit up (an empty message)
+            fh.write("\n")
+        commit.communicate(timeout=60)
+        writer.wait(timeout=120)
+        reader.join(10)
+    finally:
+        for proc in (commit, writer):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        rc, log = stop(daemon)
+    assert "Traceback" not in log + "".join(lines), log[-2000:] + "".join(lines)
+    assert any("facts/busy.md" in line and "older version" in line for line in log.splitlines()), log[-2000:]
+    if then == "checkout":
+        # the write's branch is no longer checked out: refused cleanly, its file taken back
+        assert writer.returncode != 0 and "nothing was written" in "".join(lines), lines
+        assert git(root, "symbolic-ref", "--short", "HEAD").strip() == "side"
+        assert git(root, "status", "--porcelain").splitlines() == ["A  notes.txt"]
+        assert git(root, "rev-parse", main).strip() == head
+    else:
+        # the write landed on HEAD after its wait: its memory and INDEX.md listing it, busy.md
+        # HEAD's newest version; nothing on disk differs but the person's staged notes
+        assert writer.returncode == 0, lines
+        assert git(root, "rev-parse", "HEAD~1").strip() == head
+        assert "waiting" in git(root, "show", "HEAD:INDEX.md")
+        assert git(root, "rev-parse", "HEAD:facts/busy.md").strip() == head_blob
+        assert git(root, "status", "--porcelain").splitlines() == ["A  notes.txt"]

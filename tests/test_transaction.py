@@ -366,3 +366,38 @@ def test_a_writes_vectors_are_made_once_its_commit_landed_not_while_its_file_sta
         hits = v.recall("deploys fridays review").hits
         assert hits and hits[0].key == "deploy-day"
         assert v.sidecar.vectors.vectors_missing() == 0
+
+
+def test_the_daemon_works_beside_a_write_only_while_that_write_says_it_waits_for_git(tmp_path):
+    """The write lock's work-tree part (store.locks.WriteLock): the daemon's catching up takes it
+    alone only from a holder that gave it up and says so (a write whose commit waits for a
+    person's git command); that holder takes it back only once the daemon is done. A holder
+    that says nothing (any other holder, or an older vault-mem's, which takes ``write.lock``
+    alone) is waited for: its files and INDEX.md are never worked on beside it. Real flock
+    locks on separate open files, as between processes."""
+    from vault_mem.errors import LockTimeoutError
+    from vault_mem.store.locks import FileLock, WriteLock
+
+    path = tmp_path / "write.lock"
+    writer, daemon = WriteLock(path, timeout=5), WriteLock(path, timeout=0.3)
+    writer.acquire()
+    with pytest.raises(LockTimeoutError):
+        daemon.acquire_or_beside()  # a holder at work: waited for
+    with writer.stepped_aside():
+        assert daemon.acquire_or_beside() is False  # beside it
+        assert not writer.work.acquire(blocking=False)  # its part is the daemon's until it is done
+        assert not daemon.acquire(blocking=False)  # write.lock stays the writer's
+        daemon.work.release()
+    assert writer.work.held  # taken back at the end of the wait
+    with pytest.raises(LockTimeoutError):
+        daemon.acquire_or_beside()
+    writer.release()
+    assert daemon.acquire_or_beside() is True  # nobody holds it: the whole lock
+    daemon.release()
+    older = FileLock(path)  # write.lock alone, nothing said: never worked beside
+    older.acquire()
+    try:
+        with pytest.raises(LockTimeoutError):
+            daemon.acquire_or_beside()
+    finally:
+        older.release()

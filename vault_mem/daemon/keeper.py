@@ -111,8 +111,10 @@ class BatchApplier:
                 full |= not own_commit  # an agent write already refreshed its own files
                 moved = not own_commit
                 self.token = token
-        with vault.lock:
-            if not git_busy(vault):
+        # beside a write that waits for a person's git command (its files and journal are its
+        # own): the rows are brought up to date, nothing is finished or put back
+        with vault.locked_or_beside() as beside:
+            if beside is None and not git_busy(vault):
                 note = vault.recover()
                 if note:
                     log.warning("vault-mem: %s", note)

@@ -71,6 +71,8 @@ GC_STOP_WAIT_S = 60.0  # on stop, let a running gc finish rather than orphan it
 #: after a person's git operation, the check for files no person wrote (:meth:`Daemon._put_back_stale`)
 #: is tried again this soon while git's index.lock is held
 PUT_BACK_RETRY_S = 0.5
+#: a commit of the daemon's put off while a write waits for git beside it is tried again this soon
+BESIDE_RETRY_S = 1.0
 #: how many times INDEX.md a person's git operation left stale is tried at once while git is
 #: busy (:meth:`Daemon._commit_persons_index`), PUT_BACK_RETRY_S apart
 PERSON_INDEX_TRIES = 60
@@ -440,7 +442,11 @@ class Daemon:
             self._put_back |= batch.paths
             self._put_back_all |= full
             if batch.git or full:
-                self._timers["put-back"] = time.monotonic()
+                # before INDEX.md is rendered below: rendered first, it listed the older version
+                # a pop brought back, the put-back rendered it again, and the person's checkout
+                # in between was refused for INDEX.md (for longer, when a git command of theirs
+                # held that second render back)
+                self._put_back_stale()
         if git_changed:
             # agent writes are plumbing commits, which never run git's own `gc --auto`:
             # the daemon runs it once commits stop coming, so loose objects don't pile up
@@ -487,11 +493,15 @@ class Daemon:
         if not self._index_stale:
             return
         checkpoint("index-flush", self.state_dir)  # tests: a git operation that starts just before
-        with self.vault.lock:
-            written = self.vault.write_index()  # which checks git (one home: steps.write_index)
+        with self.vault.locked_or_beside() as held:  # beside a write waiting for git: its files as HEAD's
+            written = self.vault.write_index(held=held or frozenset())  # which checks git (steps.write_index)
         if written.held_back:
-            # still stale (nothing else writes INDEX.md until some other file changes): retried
-            self._timers.setdefault("flush", time.monotonic() + RETRY_S)
+            # still stale (nothing else writes INDEX.md until some other file changes): retried,
+            # soon after a person's git command (it ends in moments, and a checkout they retry
+            # meanwhile is refused for INDEX.md), slowly during a merge or rebase left to them
+            soon = self.vault.repo.operation_in_progress() is None
+            at = time.monotonic() + (PUT_BACK_RETRY_S if soon else RETRY_S)
+            self._timers["flush"] = min(self._timers.get("flush", at), at)
             log.debug("vault-mem: INDEX.md update waits for git (%s)", written.held_back)
             return
         self._index_stale = False
@@ -579,16 +589,26 @@ class Daemon:
             self._put_back = set(differing_paths(vault, self._put_back))
             if not self._put_back:
                 return
-        with vault.lock:
+        # beside a write that waits for a person's git command, not after it: that write held the
+        # whole lock until the person's git commands ended, and the person's checkout, retried
+        # meanwhile, was refused for the file this puts back (RELIABILITY.md: 7 times in a row).
+        # The write's own files (its journal's) are left to it; INDEX.md shows them as HEAD does
+        with vault.locked_or_beside() as held:
             if self._git_busy():
                 self._timers["put-back"] = time.monotonic() + PUT_BACK_RETRY_S
                 return
             paths = changed_memory_paths(vault.ws) if self._put_back_all else sorted(self._put_back)
             self._put_back, self._put_back_all = set(), False
-            done = put_back_stale(vault, paths) if paths else {}
+            if held:  # looked at again after that write (its commit's or rollback's events)
+                self._put_back |= {rel for rel in paths if rel in held}
+                paths = [rel for rel in paths if rel not in held]
+            done = put_back_stale(vault, paths, held=held or frozenset()) if paths else {}
         for rel, what in sorted(done.items()):
             log.info("vault-mem: %s %s", rel, what)
             self._edits.discard(rel)
+        if done:  # INDEX.md was rewritten with it, unless a git command that began meanwhile held it back
+            self._index_stale = True
+            self._timers["flush"] = time.monotonic()
 
     def _commit_persons_index(self) -> None:
         """Right after a person's git operation moved HEAD, commit INDEX.md alone in their name
@@ -605,8 +625,8 @@ class Daemon:
             if self._person_index_tries < PERSON_INDEX_TRIES:
                 self._timers["person-index"] = time.monotonic() + PUT_BACK_RETRY_S
             return
-        with vault.lock:
-            if self._git_busy():
+        with vault.locked_or_beside() as beside:
+            if beside is not None or self._git_busy():  # beside: a write waits for git, and commits first
                 self._timers["person-index"] = time.monotonic() + PUT_BACK_RETRY_S
                 return
             # decided here (committed, owed nothing, or no identity to commit it in: said once);
@@ -669,9 +689,11 @@ class Daemon:
         if not (self._edits or self._index_commit):
             return
         vault = self.vault
-        with vault.lock:
-            if self._git_busy():
-                self._timers["commit"] = time.monotonic() + RETRY_S
+        # not beside a write that waits for git (its files would look like hand edits): after it;
+        # meanwhile the loop goes on (a put-back, INDEX.md), rather than wait here for the person
+        with vault.locked_or_beside() as beside:
+            if beside is not None or self._git_busy():
+                self._timers["commit"] = time.monotonic() + (BESIDE_RETRY_S if beside is not None else RETRY_S)
                 return
             paths = sorted(self._edits)
             self._edits.clear()

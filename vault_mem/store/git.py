@@ -298,6 +298,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         warnings: list[str] | None = None,
         landed: Callable[[], None] | None = None,
         on_disk: Callable[[], bool] | None = None,
+        aside: Callable[[], contextlib.AbstractContextManager] | None = None,
     ) -> str | None:
         """Commit exactly ``files`` ({top-level-relative path: bytes, or None to delete}) on top
         of ``branch`` (``refs/heads/...``; default: the one HEAD is on now). Returns the new
@@ -323,14 +324,20 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         tree still holds the committed files (a person's edits, read before a wait): False raises
         ConcurrentEditError and nothing lands. A person's ``git stash`` that ran meanwhile put
         HEAD's older version back on disk; a commit of the stashed bytes landing then makes the
-        stash's pop change nothing, and the file kept the older version (the person's lines lost)."""
+        stash's pop change nothing, and the file kept the older version (the person's lines lost).
+
+        ``aside()``: a context in which the caller's write lock lets the daemon work on the other
+        files (:meth:`~vault_mem.store.locks.WriteLock.stepped_aside`), entered while the commit
+        waits for a person's git command or a gc and left once git looks done; everything is
+        checked again after it (the branch, HEAD, git's index), as after any pause."""
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
         outer = getattr(self._local, "written", None)
         self._local.written = {}
         try:
-            return self._commit_paths(branch, files, message, author, committer, derived, warnings, landed, on_disk)
+            return self._commit_paths(branch, files, message, author, committer, derived, warnings, landed, on_disk,
+                                      aside)
         finally:
             if outer is not None:  # inside objects_before_refs: its record keeps these too
                 outer.update(self._local.written)
@@ -356,7 +363,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                       committer: Identity | None,
                       derived: tuple[str, Callable[[str | None], bytes | None]] | None,
                       warnings: list[str] | None, landed: Callable[[], None] | None = None,
-                      on_disk: Callable[[], bool] | None = None) -> str | None:
+                      on_disk: Callable[[], bool] | None = None,
+                      aside: Callable[[], contextlib.AbstractContextManager] | None = None) -> str | None:
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
         start = time.monotonic()
@@ -429,15 +437,39 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                         f"{busy} is under way; nothing was written: retry when it is done" if busy else
                         f"{branch} kept moving, or git's index.lock in {self.git_dir} stayed held, "
                         f"{self._index_lock_holder()}; nothing was written"))
-            if staged is None and not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
-                log.warning("vault-mem: waiting for %s in %s to finish before committing (up to %.0f s)",
-                            f"`git {command_of(maintenance[0]) or 'gc'}` (pid {maintenance[0]})" if maintenance
-                            else self.person_git_command() or "a person's git commit", self.toplevel,
-                            gitindex.INDEX_LOCK_WAIT_S)
-                said = True
+            if staged is None:
+                said = self._say_git_wait(start, said, maintenance)
             said = self._say_waiting(start, said)
+            if staged is None and aside is not None:
+                # waiting for a person's git command (or a gc), with the work-tree part of the
+                # write lock given up until it looks done: the daemon may put back what a stash
+                # pop brought back meanwhile, whose file then stops refusing the person's
+                # checkout. Taken back once, when git looks done, and the next pass checks
+                # everything again under it (given up and taken back on every 50 ms pass, the
+                # writer competed with the daemon for the gaps between the person's commands)
+                with aside():
+                    while time.monotonic() <= deadline:
+                        time.sleep(delay)
+                        delay = min(delay * 2, 0.05)
+                        maintenance, person = self._git_running()
+                        if not (maintenance or person):
+                            break
+                        self._check_head(branch)  # a write whose HEAD moved fails now
+                        gc_seen = gc_seen or bool(maintenance)
+                        said = self._say_git_wait(start, said, maintenance)
+                continue
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _say_git_wait(self, start: float, said: bool, maintenance: list[int]) -> bool:
+        """Say, once the wait passes SAY_WAITING_AFTER_S, which git command a commit waits for."""
+        if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
+            log.warning("vault-mem: waiting for %s in %s to finish before committing (up to %.0f s)",
+                        f"`git {command_of(maintenance[0]) or 'gc'}` (pid {maintenance[0]})" if maintenance
+                        else self.person_git_command() or "a person's git commit", self.toplevel,
+                        gitindex.INDEX_LOCK_WAIT_S)
+            said = True
+        return said
 
     def _check_not_changed(self, files: dict[str, bytes | None], blobs: dict[str, str | None],
                            first_parent: str | None, parent: str | None) -> None:

@@ -10,12 +10,14 @@ is logged as "waiting for ... held by pid N (command)".
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
 import re
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Self
 
@@ -27,7 +29,12 @@ from vault_mem.platform.procs import pid_exists  # noqa: F401 - the store's modu
 from vault_mem.store.files import PRIVATE_FILE, open_nofollow, read_own
 
 WRITE_LOCK = "write.lock"
+#: held with the write lock, except while its holder's write waits for a person's git command
+#: (:class:`WriteLock`): the daemon's work on the other files then runs beside it
+WORK_LOCK = "write-work.lock"
 DAEMON_LOCK = "daemon.lock"
+#: the third line of ``write.lock`` while its holder waits for git with the work part given up
+ASIDE = "aside"
 #: a wait for a lock longer than this is said (logged), with what holds it
 SAY_WAITING_AFTER_S = 2.0
 
@@ -126,6 +133,103 @@ class FileLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+class WriteLock(FileLock):
+    """The vault's write lock, in two parts: ``write.lock``, held for a whole write, and
+    ``write-work.lock`` (the work tree and INDEX.md), taken with it and given up only while the
+    write waits for a person's git command to end before its commit lands
+    (:meth:`stepped_aside`). Meanwhile the daemon may take the work part alone
+    (:meth:`acquire_or_beside`) to catch up with the other files: put back what a person's
+    ``git stash pop`` brought back, re-render INDEX.md. Waiting for the whole lock there, the
+    daemon waited for the person's git command too, and the person's ``git checkout`` was
+    refused for those files for as long as they retried (RELIABILITY.md). No other writer
+    gets in meanwhile: ``write.lock`` stays held."""
+
+    def __init__(self, path: Path, *, timeout: float = 60.0, what: str = "the vault's write lock"):
+        super().__init__(path, timeout=timeout, what=what)
+        self.work = FileLock(Path(path).with_name(WORK_LOCK), timeout=timeout,
+                             what=f"{what} (its work-tree part, held by the daemon's catching up)")
+        self._aside = False
+
+    def acquire(self, *, blocking: bool = True) -> bool:
+        if not super().acquire(blocking=blocking):
+            return False
+        if self._depth == 1:
+            try:
+                # held by the daemon only while it catches up beside a write that waits for git
+                self.work.acquire()
+            except BaseException:
+                super().release()
+                raise
+        return True
+
+    def release(self) -> None:
+        if self._fd is not None and self._depth == 1:
+            self.work.release()
+            self._aside = False
+        super().release()
+
+    @contextlib.contextmanager
+    def stepped_aside(self) -> Iterator[None]:
+        """For a holder that waits for a person's git command and touches no file meanwhile:
+        the work part is given up for the block and taken back at its end (the daemon's catching
+        up, if under way, finishes first); ``write.lock`` stays held. The holder checks again
+        afterwards what it relies on (HEAD, git's index, the files)."""
+        if self._fd is None or self._aside:
+            yield
+            return
+        self._aside = True
+        self._say(ASIDE)  # before the part is free: the daemon works beside only a holder that says so
+        self.work.release()
+        try:
+            yield
+        finally:
+            self.work.acquire()
+            self._aside = False
+            self._say()
+
+    def _say(self, *more: str) -> None:
+        """Write who holds the lock (and ``more`` lines) into its file, as :meth:`acquire` does."""
+        said_now = "".join(f"{line}\n" for line in (str(os.getpid()), this_command(), *more)).encode()
+        os.pwrite(self._fd, said_now, 0)
+        os.ftruncate(self._fd, len(said_now))
+
+    def acquire_or_beside(self) -> bool:
+        """Take the whole lock (True), or, while its holder waits for git with the work part
+        given up (:meth:`stepped_aside`), that part alone (False: release it with
+        ``self.work.release()``; the holder's files are its own, named in its journal). Waits,
+        saying so after :data:`SAY_WAITING_AFTER_S`, up to the timeout."""
+        start = time.monotonic()
+        said = False
+        delay = 0.002
+        while True:
+            if self.acquire(blocking=False):
+                return True
+            if self.work.acquire(blocking=False):
+                # write.lock held, the work part not, and its holder says it waits for git (a
+                # holder between its two parts, or of an older vault-mem, says nothing: waited for)
+                if lock_holder(self.path) is not None and _said_aside(self.path):
+                    return False
+                self.work.release()
+            if time.monotonic() - start >= self.timeout:
+                raise LockTimeoutError(
+                    f"{self.what} stayed held for {self.timeout:.0f} s{self._holder()}; "
+                    "another vault-mem process is busy: retry, or stop it if it hangs")
+            if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
+                said = True
+                log.warning("vault-mem: waiting for %s%s (up to %.0f s)", self.what, self._holder(), self.timeout)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+
+def _said_aside(path: Path) -> bool:
+    """Whether the holder of the write lock at ``path`` says it waits with the work part given up."""
+    try:
+        lines = (read_own(Path(path), max_bytes=256) or b"").decode().splitlines()
+    except (OSError, UnicodeDecodeError, VaultMemError):
+        return False
+    return len(lines) > 2 and lines[2].strip() == ASIDE
 
 
 def read_pid(path: Path) -> int | None:

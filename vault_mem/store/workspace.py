@@ -63,7 +63,7 @@ from vault_mem.store.history import (
     tree_entries,
 )
 from vault_mem.store.hooks import unsafe_hooks_notice
-from vault_mem.store.locks import SAY_WAITING_AFTER_S, WRITE_LOCK, FileLock, daemon_pid
+from vault_mem.store.locks import SAY_WAITING_AFTER_S, WRITE_LOCK, WriteLock, daemon_pid
 from vault_mem.store.settings import Settings, carry_committed_blob, settings_in_force
 from vault_mem.store.trust import approve_config, approved_config, seal, unseal
 
@@ -132,7 +132,7 @@ class Workspace:
         except OSError as exc:
             raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
                              "for you, or create that folder, and retry") from exc
-        self.lock = FileLock(self.state_dir / WRITE_LOCK)
+        self.lock = WriteLock(self.state_dir / WRITE_LOCK)
         ignored = self.ignored_folders()
         if ignored:
             self.notices.append(

@@ -9,9 +9,10 @@ checked file write, commit, sidecar). The operations below only decide *what* to
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -45,7 +46,7 @@ from vault_mem.store.workspace import Workspace
 from vault_mem.vault import authors, person
 from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
-from vault_mem.vault.steps import IndexWrite, index_due, index_owed, write_index
+from vault_mem.vault.steps import IndexWrite, files_in_flight, index_due, index_owed, write_index
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
 if TYPE_CHECKING:
@@ -289,12 +290,35 @@ class Vault:
         data = read_own(self.root / INDEX_FILE)
         return data.decode("utf-8", "replace") if data is not None else None
 
-    def write_index(self, *, in_git_hook: bool = False, keep_committed: bool = True) -> IndexWrite:
+    def write_index(self, *, in_git_hook: bool = False, keep_committed: bool = True,
+                    held: frozenset[str] = frozenset()) -> IndexWrite:
         """Regenerate INDEX.md on disk, unless a person's git operation is under way or git's
         index.lock is held (``in_git_hook``: by the running git itself); says which
         (:class:`~vault_mem.vault.steps.IndexWrite`: the new bytes when they changed, or what held
-        the write back). ``keep_committed``: see :func:`~vault_mem.vault.steps.write_index`."""
-        return write_index(self.ws, self.sidecar, in_git_hook=in_git_hook, keep_committed=keep_committed)
+        the write back). ``keep_committed``, ``held``: see :func:`~vault_mem.vault.steps.write_index`."""
+        return write_index(self.ws, self.sidecar, in_git_hook=in_git_hook, keep_committed=keep_committed, held=held)
+
+    @contextlib.contextmanager
+    def locked_or_beside(self) -> Iterator[frozenset[str] | None]:
+        """The write lock (yields None), or, while its holder's write waits for a person's git
+        command (:meth:`~vault_mem.store.locks.WriteLock.acquire_or_beside`), its work-tree part
+        alone: yields that write's files, which the block leaves alone, and it finishes no
+        interrupted write (the journal is that write's). The daemon's catching up with a stash
+        pop, a checkout: what it puts back then stops refusing the person's next checkout."""
+        held = None if self.lock.acquire_or_beside() else files_in_flight(self.ws)
+        if held is None:
+            if not self.lock.held:  # beside a holder whose journal cannot be read: not beside, then
+                self.lock.work.release()
+                self.lock.acquire()
+            try:
+                yield None
+            finally:
+                self.lock.release()
+            return
+        try:
+            yield held
+        finally:
+            self.lock.work.release()
 
     def reindex(self, *, progress: Progress | None = None) -> ReconcileReport:
         """Rebuild the sidecar from the files (it holds nothing else) and regenerate INDEX.md,

@@ -198,14 +198,16 @@ def differing_paths(vault: Vault, paths: set[str]) -> list[str]:
     return out
 
 
-def put_back_stale(vault: Vault, paths: list[str]) -> dict[str, str]:
+def put_back_stale(vault: Vault, paths: list[str], *, held: frozenset[str] = frozenset()) -> dict[str, str]:
     """Of the memory files ``paths`` (vault-relative, differing from HEAD), put HEAD's version
     back in place of what no person wrote: the bytes of an agent write reported failed, and an
     unstaged older version of the branch's (what a ``git stash pop``, ``reset`` or ``checkout``
     brings back). The same two checks :func:`commit_hand_edits` makes before committing, made
     at once after a person's git operation: a person's ``git checkout`` of another branch was
     refused for such a file ("would be overwritten") until the daemon's quiet period, behind
-    busy agents, was over. Returns {path: what was done}; the caller holds the write lock."""
+    busy agents, was over. Returns {path: what was done}; the caller holds the write lock, or
+    its work-tree part beside a write that waits for git, whose files (``held``, none of
+    ``paths``) INDEX.md shows as HEAD holds them."""
     repo = vault.repo
     head = repo.head()
     out: dict[str, str] = {}
@@ -221,15 +223,16 @@ def put_back_stale(vault: Vault, paths: list[str]) -> dict[str, str]:
         if failed:
             out.update(failed)
             vault.sidecar.refresh_paths([rel], embed=False)
-            vault.write_index()
+            vault.write_index(held=held)
         elif committed is not None:
-            older = _older_version(vault, head, rel, data, committed)
+            older = _older_version(vault, head, rel, data, committed, held)
             if older:
                 out[rel] = older
     return out
 
 
-def _older_version(vault: Vault, head: str, rel: str, data: bytes, committed: str) -> str | None:
+def _older_version(vault: Vault, head: str, rel: str, data: bytes, committed: str,
+                   held: frozenset[str] = frozenset()) -> str | None:
     """When the file on disk holds, unstaged, a version the branch had before HEAD's (what a
     ``git stash`` taken while an agent's write was landing, a ``reset`` or a ``checkout`` of an
     older state leaves), put HEAD's newer version back on disk and say so; else None. Committing
@@ -250,7 +253,7 @@ def _older_version(vault: Vault, head: str, rel: str, data: bytes, committed: st
     except (VaultMemError, OSError):
         return None  # changed again meanwhile: looked at on the next round
     vault.sidecar.refresh_paths([rel], embed=False)
-    vault.write_index()
+    vault.write_index(held=held)
     return (f"held an older version (from commit {was[:10]}) than the branch's, brought back by a git "
             "operation (stash, reset, checkout?); the newest version, HEAD's, is back on disk "
             "(commit it yourself with `git commit` if the older one was meant)")

@@ -6,6 +6,7 @@ Shared by the write transaction (:mod:`vault_mem.vault.transaction`) and crash r
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 from collections.abc import Callable
@@ -95,6 +96,20 @@ def read_journal(ws: Workspace, name: str, *, sealed_as: str | None = None) -> d
     return entry
 
 
+def files_in_flight(ws: Workspace) -> frozenset[str] | None:
+    """The files of the write whose journal is on disk (vault-relative): the daemon's work beside
+    a write that waits for git leaves them to it. None when no journal of this machine's can be
+    read (that work then waits for the whole lock)."""
+    try:  # read as read_journal does, but never removed: a foreign one is that write's to see
+        raw = read_own(ws.state_dir / JOURNAL)
+        journal = unseal(ws.root, JOURNAL, raw) if raw else None
+    except (OSError, VaultMemError):
+        return None
+    if not isinstance(journal, dict) or not isinstance(journal.get("files"), dict):
+        return None
+    return frozenset(rel for rel in journal["files"] if isinstance(rel, str))
+
+
 def commit_message(subject: str, *, key: str, action: str, type_: str, agent: str,
                    extra_trailers: str = "") -> str:
     """The message of an agent commit: the subject, then the Memory-* and Agent trailers."""
@@ -120,7 +135,7 @@ class IndexWrite:
 
 
 def write_index(ws: Workspace, sidecar: Sidecar, *, in_git_hook: bool = False,
-                keep_committed: bool = True) -> IndexWrite:
+                keep_committed: bool = True, held: frozenset[str] = frozenset()) -> IndexWrite:
     """Regenerate INDEX.md on disk from the sidecar (the caller holds the write lock). Not while
     a person's git operation is under way (a rebase, pull, checkout or stash finds INDEX.md
     changed and stops half-way; an autostash rebase then leaves the person's edits in a stash),
@@ -135,14 +150,18 @@ def write_index(ws: Workspace, sidecar: Sidecar, *, in_git_hook: bool = False,
 
     ``keep_committed``: HEAD's INDEX.md stays on disk when the files' INDEX.md differs from it by
     vault-mem's own catching up alone (:func:`committed_index_kept`: a memory that expired);
-    False for a commit that carries it (the pre-commit hook) and ``vault-mem index --write``."""
+    False for a commit that carries it (the pre-commit hook) and ``vault-mem index --write``.
+
+    ``held``: the files of a write in flight that waits for git (the daemon working beside it,
+    :meth:`~vault_mem.store.locks.WriteLock.acquire_or_beside`): listed as HEAD holds them, as
+    INDEX.md on disk shows a write only once its commit has landed."""
     busy = ws.repo.person_operation()
     if busy is None and not in_git_hook and ws.repo.index_locked():
         busy = "git's index.lock is held"
     if busy is not None:
         _owe_index(ws, busy)
         return IndexWrite(held_back=busy)
-    replaced = replace_index(ws, sidecar, keep_committed=keep_committed)
+    replaced = replace_index(ws, sidecar, keep_committed=keep_committed, held=held)
     return IndexWrite(new=replaced[1] if replaced else None, was_owed=_paid_index(ws))
 
 
@@ -178,23 +197,34 @@ def align_index(ws: Workspace, sidecar: Sidecar) -> IndexWrite:
     return write_index(ws, sidecar)
 
 
-def index_due(ws: Workspace, sidecar: Sidecar, *, keep_committed: bool = True) -> bytes:
+def index_due(ws: Workspace, sidecar: Sidecar, *, keep_committed: bool = True,
+              held: frozenset[str] = frozenset()) -> bytes:
     """The INDEX.md that belongs on disk now: rendered from the sidecar, or HEAD's where the two
     differ by vault-mem's own catching up alone (``keep_committed``, :func:`committed_index_kept`).
-    One answer for the writer (:func:`replace_index`) and for ``doctor``'s check of the file."""
-    new = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
+    One answer for the writer (:func:`replace_index`) and for ``doctor``'s check of the file.
+    ``held``: memory files of a write in flight, shown as HEAD holds them (see :func:`write_index`)."""
+    held_memories = sorted(rel for rel in held if is_memory_path(rel))
+    if held_memories:
+        head = ws.repo.head()
+
+        def version(top: str) -> bytes | None:
+            oid = ws.repo.blob_at(head, top) if head else None
+            return ws.repo.read_object(oid)[1] if oid else None
+        new = index_of(ws, sidecar, version, changed=lambda: held_memories)
+    else:
+        new = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens).encode()
     if keep_committed:
         new = committed_index_kept(ws, sidecar, new) or new
     return new
 
 
-def replace_index(ws: Workspace, sidecar: Sidecar, *,
-                  keep_committed: bool = False) -> tuple[bytes | None, bytes] | None:
+def replace_index(ws: Workspace, sidecar: Sidecar, *, keep_committed: bool = False,
+                  held: frozenset[str] = frozenset()) -> tuple[bytes | None, bytes] | None:
     """INDEX.md on disk rendered from the sidecar, with no check of git (:func:`write_index`
     makes them; a write, after its commit landed, needs none); (the bytes it replaced, None: no
     file; the new bytes) when they changed. ``keep_committed``: HEAD's INDEX.md instead when
     the difference is vault-mem's own catching up (:func:`committed_index_kept`)."""
-    new = index_due(ws, sidecar, keep_committed=keep_committed)
+    new = index_due(ws, sidecar, keep_committed=keep_committed, held=held)
     path = ws.root / INDEX_FILE
     old = current_bytes(path)  # never through a link: a symlinked INDEX.md is refused by name
     if old == new:
@@ -347,7 +377,8 @@ def changed_memory_paths(ws: Workspace) -> list[str]:
 
 def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None], message: str, who: str,
                  *, branch: str | None = None, warnings: list[str] | None = None,
-                 caught_up: bool = False, changed: list[str] | None = None) -> str | None:
+                 caught_up: bool = False, changed: list[str] | None = None,
+                 aside: Callable[[], contextlib.AbstractContextManager] | None = None) -> str | None:
     """Sidecar + commit + INDEX.md for files already on disk; clears the journal.
 
     The commit holds ``files`` as given (the bytes the write checked and wrote, never re-read
@@ -364,7 +395,10 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
     one made just after ``git status`` ran is the next read's.
 
     ``changed``: what ``git status`` said, asked by the caller before the files landed (a
-    write); None asks it here (recovery, whose files are on disk already)."""
+    write); None asks it here (recovery, whose files are on disk already).
+
+    ``aside``: the write lock's :meth:`~vault_mem.store.locks.WriteLock.stepped_aside`, for a
+    commit that waits for a person's git command (the write's journal names its files)."""
     rels = list(files)
     checkpoint("during-index", ws.state_dir)
     head = ws.repo.head()
@@ -396,7 +430,8 @@ def finish_write(ws: Workspace, sidecar: Sidecar, files: dict[str, bytes | None]
             _index_after_commit(ws, sidecar)
     commit = ws.repo.commit_paths(
         {ws.top(rel): data for rel, data in files.items()}, message, author=ws.identity(who),
-        branch=branch, derived=(ws.top(INDEX_FILE), index_for), warnings=warnings, landed=index_on_disk)
+        branch=branch, derived=(ws.top(INDEX_FILE), index_for), warnings=warnings, landed=index_on_disk,
+        aside=aside)
     # From here on the write has landed (or had nothing to commit): nothing may fail it any more,
     # or a caller told "failed" would find it committed; what goes wrong is a warning.
     steps = [index_on_disk,  # when nothing was committed (a recovered write that had landed)

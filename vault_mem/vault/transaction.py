@@ -11,7 +11,10 @@ through :class:`WriteTransaction`, in this order:
 6. journal the intent (``.vault-mem/pending.json``), then write each file atomically and only
    over the bytes that were checked (an editor's save that lands meanwhile aborts the write and
    puts back what was already written);
-7. bring the sidecar and INDEX.md up to date and commit exactly those paths as one commit.
+7. bring the sidecar and INDEX.md up to date and commit exactly those paths as one commit; a
+   commit that waits for a person's git command gives up the lock's work-tree part meanwhile
+   (:meth:`~vault_mem.store.locks.WriteLock.stepped_aside`: the daemon may catch up with the
+   other files) and checks everything again once it has it back.
 
 A crash at any point leaves either the old file or the new one; the journal lets the next writer
 finish the write (:func:`vault_mem.vault.recovery.recover_journal`) or report it.
@@ -193,9 +196,13 @@ class WriteTransaction:
                 written.append(rel)
             checkpoint("after-write", ws.state_dir)
             # finish_write raises only while nothing has landed (after the commit, a warning)
+            # a commit that waits for a person's git command gives up the work-tree part of the
+            # write lock while it waits: the daemon then puts back what a stash pop brought back
+            # beside it (its files, named in the journal, stay the write's), and the person's
+            # checkout is not refused for those files all that time (RELIABILITY.md)
             return finish_write(ws, self.sidecar, changes, message, who, branch=self.branch,
                                 warnings=self.warnings,
-                                caught_up=caught_up, changed=changed)
+                                caught_up=caught_up, changed=changed, aside=ws.lock.stepped_aside)
         except BaseException as exc:
             # One rule: a write whose caller is told it failed never lands, not now and not
             # later; only a write whose process died without answering is finished by recovery.
