@@ -482,3 +482,31 @@ def test_a_write_still_queued_when_the_daemon_stops_is_answered_not_taken_before
             proc.kill()
     assert status == protocol.NOT_TAKEN, why
     assert "stopping" in why
+
+
+def test_a_write_while_a_persons_git_command_holds_the_index_is_made_by_the_command(tmp_path):
+    """A person's git command under way (its `index.lock` held): the daemon hands the write back
+    unstarted, so the wait for git happens in the command's own process and the daemon's main
+    thread goes on answering reads (and putting back what a `stash pop` brought, which the
+    person's next checkout needs). Before: the daemon made the write, waiting on its main thread
+    until the lock went, and answered nothing meanwhile."""
+    root = new_vault(tmp_path / "v").root
+    proc = start(root)
+    lock = root / ".git" / "index.lock"
+    try:
+        lock.write_text("")  # a person's git command, as git leaves its lock while it runs
+        cmd = subprocess.Popen([sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", "waited",
+                                "-d", "Written while git held the index"],
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: "waited" in daemon_log(proc) or cmd.poll() is not None, timeout=30,
+                 what="the daemon to hand the write back")
+        assert protocol.ask(root, "list", {}) is not None  # the daemon answers while the write waits
+        lock.unlink()
+        out, err = cmd.communicate(timeout=120)
+        assert cmd.returncode == 0, err
+        assert commits_for(root, "waited") == ["remember: waited — Written while git held the index"]
+        assert done_by_daemon(proc, "remember", "waited") == 0, daemon_log(proc)
+    finally:
+        lock.unlink(missing_ok=True)
+        stop(proc)

@@ -39,7 +39,7 @@ from typing import Any
 
 from vault_mem.config import STATE_DIR
 from vault_mem.daemon.keeper import BatchApplier, changes_so_far, git_busy, git_token
-from vault_mem.daemon.serve import Handler, ReadServer
+from vault_mem.daemon.serve import Handler, NotStarted, ReadServer
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
 from vault_mem.errors import ConcurrentEditError, ConfigError, IdentityError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
@@ -316,6 +316,14 @@ class Daemon:
         handler's result, the notices the command would have printed at its end and the
         warnings it would have logged on stderr meanwhile (:class:`_Said`). The file events of
         the write reach this daemon's watcher as a command's do."""
+        busy = self._git_busy()
+        if busy:
+            # a write here would wait for the person's git command on this (the main) thread,
+            # and nothing else of the daemon's would run meanwhile: the put-back of what a
+            # `stash pop` brought, which the person's next checkout needs, among them. The
+            # command's own process waits instead, beside which the daemon goes on working
+            # (`Vault.locked_or_beside`).
+            raise NotStarted(f"{busy} in the vault")
         fenced = self._fence(self.vault, {})
         vault = Vault(self.root, agent=writer.get("agent"))
         asked: list[bool] = []

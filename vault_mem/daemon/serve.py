@@ -72,6 +72,7 @@ from vault_mem.store.daemon_socket import (
 from vault_mem.errors import VaultMemError
 from vault_mem.platform import peers
 from vault_mem.store.files import link_message
+from vault_mem.model.names import shown
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -249,6 +250,9 @@ class ReadServer:
     def _write(self, req: _Request) -> dict[str, Any]:
         try:
             result, notices, logged = self.writes[req.op](req.writer, req.args)
+        except NotStarted as exc:  # handed back before anything was done: the command writes itself
+            log.info("vault-mem: %s of %s left to the command: %s", req.op, shown(str(req.args.get("key"))), exc)
+            return _error(f"{exc}; not done there", UNAVAILABLE)
         except VaultMemError as exc:
             return _error(str(exc), type(exc).__name__)
         except OSError as exc:  # the machine refused (disk full, permissions): said as the CLI says it
@@ -414,6 +418,11 @@ def _peer_uid(conn: socket.socket) -> int | str:
     except OSError:
         uid = None
     return "unknown" if uid is None else uid
+
+
+class NotStarted(Exception):
+    """Raised by a write handler before it changes anything, when the command should make the
+    write itself (its reply is :data:`UNAVAILABLE`, which a command reads as "not taken")."""
 
 
 def _error(message: str, kind: str) -> dict[str, Any]:
