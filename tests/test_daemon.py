@@ -457,11 +457,12 @@ def stop(proc: subprocess.Popen, sig=signal.SIGTERM) -> tuple[int, str]:
 def test_lifecycle_one_daemon_per_vault_status_and_clean_stop(vault, sig):
     first = start_daemon(vault.root)
     try:
-        t0 = time.monotonic()
         # a subprocess on purpose: one daemon per vault is a rule between processes, and a second
-        # daemon that wrongly started must not run inside the test process
+        # daemon that wrongly started must not run inside the test process. It refuses at once
+        # (one that waited for the first to stop, or ran beside it, would meet run_cli's time-out;
+        # a wall-clock bound here failed under load: 5.9 s at load 12)
         second = run_cli("daemon", str(vault.root))
-        assert second.returncode == 1 and time.monotonic() - t0 < 5
+        assert second.returncode == 1
         assert f"pid {first.pid}" in second.stderr
         status = cli("daemon", str(vault.root), "--status", "--json")
         data = json.loads(status.stdout)

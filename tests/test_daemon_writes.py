@@ -20,6 +20,7 @@ import pytest
 from conftest import ROOT, daemon_log, daemon_ready, git, new_vault, run_cli, spawn_daemon, wait_for
 
 from vault_mem.model.secret_rules import expand_example
+from vault_mem.platform import peers
 from vault_mem.store import daemon_socket as protocol
 
 SECRET = expand_example("ghp_<a36>", seed="daemon-writes")
@@ -354,7 +355,7 @@ def test_reads_waiting_are_answered_before_writes_waiting(tmp_path):
         reader.join(30)
         assert order == ["read", "write"]
         assert answers == {"read": ([], []), "write": (protocol.ANSWERED, ({"ok": "me"}, [], []))}
-        other = {**protocol.writer("me"), "umask": protocol.umask() ^ 0o002}
+        other = {**protocol.writer("me"), "umask": peers.own_umask() ^ 0o002}
         assert protocol.submit(root, "remember", {}, other)[0] == protocol.NOT_TAKEN
         assert order == ["read", "write"]
     finally:

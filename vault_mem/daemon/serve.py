@@ -66,7 +66,6 @@ from vault_mem.store.daemon_socket import (
     read_message,
     send_message,
     socket_address,
-    umask,
     writer_env,
 )
 from vault_mem.errors import VaultMemError
@@ -114,7 +113,7 @@ class ReadServer:
         self.root = Path(root)
         self.handlers = dict(handlers)
         self.writes = dict(writes or {})
-        self._umask = umask()
+        self._umask = peers.own_umask()
         self._wake = wake
         self._notices = notices
         self._queue: collections.deque[_Request] = collections.deque()

@@ -7,7 +7,7 @@ brought to the form a person would read or a program would use:
   characters dropped (zero-width space and joiner, word joiner, BOM, soft hyphen, bidi marks) and
   Cyrillic and Greek letters that look like Latin ones folded to them.
 - :func:`join_wrapped`: a token wrapped over lines (a JWT broken every 64 characters, a key split
-  into ``"abc" +`` / ``"def"`` string pieces, a ``\`` line continuation) joined back. Only breaks
+  into ``"abc" +`` / ``"def"`` string pieces, a ``\\`` line continuation) joined back. Only breaks
   between token-like runs are joined, so prose keeps its lines.
 - :func:`encoded_runs`: base64 (gzipped or not) and URL-encoded runs that decode to mostly
   printable text, for the caller to scan again (bounded in depth and size by the caller).

@@ -74,3 +74,19 @@ def socket_address(dir_fd: int, folder: Path, name: str) -> str:
     if flavour() == LINUX:
         return f"/proc/self/fd/{dir_fd}/{name}"
     return str(Path(folder) / name)
+
+
+def own_umask() -> int:
+    """This process's umask (the mode of the files a write makes: a write the daemon makes for a
+    command must be made under the command's), read without changing it where
+    the system says (``/proc/self/status``), else set and put back."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask

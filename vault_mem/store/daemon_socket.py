@@ -88,7 +88,7 @@ _CLIENT_ONLY = frozenset({USE_ENV, TIMEOUT_ENV, "VAULT_MEM_LOG_LEVEL", "VAULT_ME
 
 __all__ = ["ANSWERED", "NOT_TAKEN", "UNKNOWN", "WRITE_OPS", "FENCE_OP", "FENCE_WAIT_S", "MAX_REPLY_BYTES", "MAX_REQUEST_BYTES", "PROTOCOL", "SOCKET_FILE",
            "UNAVAILABLE", "ProtocolError", "ask", "fence", "open_state_dir", "peer_is_owner", "read_message",
-           "send_message", "socket_address", "raise_as", "submit", "umask", "vault_named", "writer", "writer_env"]
+           "send_message", "socket_address", "raise_as", "submit", "vault_named", "writer", "writer_env"]
 
 
 class ProtocolError(Exception):
@@ -241,21 +241,6 @@ def _error_classes(cls: type[VaultMemError]) -> list[type[VaultMemError]]:
 
 
 
-def umask() -> int:
-    """This process's umask (the mode of the files a write makes), read without changing it where
-    the system says (``/proc/self/status``), else set and put back."""
-    try:
-        with open("/proc/self/status", "rb") as f:
-            for line in f:
-                if line.startswith(b"Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o077)
-    os.umask(mask)
-    return mask
-
-
 def writer_env() -> dict[str, str]:
     """The environment variables of this process that can change what a write does or commits."""
     return {k: v for k, v in os.environ.items()
@@ -265,7 +250,7 @@ def writer_env() -> dict[str, str]:
 def writer(agent: str | None) -> dict[str, Any]:
     """What identifies this command as a writer: the agent named (``--agent``, else
     ``$VAULT_MEM_AGENT``; None: the vault's own), :func:`writer_env` and :func:`umask`."""
-    return {"agent": agent or os.environ.get("VAULT_MEM_AGENT") or None, "env": writer_env(), "umask": umask()}
+    return {"agent": agent or os.environ.get("VAULT_MEM_AGENT") or None, "env": writer_env(), "umask": peers.own_umask()}
 
 
 def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tuple[str, Any]:
