@@ -341,3 +341,15 @@ def test_init_on_an_existing_vault_adds_the_missing_editor_patterns(vault):
         (vault.root / rel).parent.mkdir(exist_ok=True)
         (vault.root / rel).write_bytes(b"x")
     assert git(vault.root, "status", "--porcelain", "--untracked-files=all") == " M .gitignore\n"
+
+
+@pytest.mark.parametrize("configured", [None, "trunk"])
+def test_a_new_vault_is_on_main_unless_the_person_chose_a_default_branch(tmp_path, configured):
+    """git's own default without `init.defaultBranch` is still `master`; a new vault is on `main`
+    then (the branch remotes and the docs name), and on the person's choice when they made one."""
+    gitconfig = Path(os.environ["HOME"]) / ".gitconfig"
+    text = gitconfig.read_text().replace("\tdefaultBranch = main\n", f"\tdefaultBranch = {configured}\n"
+                                         if configured else "")
+    gitconfig.write_text(text)
+    Vault.init(tmp_path / "v").close()
+    assert git(tmp_path / "v", "symbolic-ref", "--short", "HEAD").strip() == (configured or "main")

@@ -76,11 +76,20 @@ log = Logger("vault_mem.store.workspace")  # logging imported at the first messa
 PERSON_GIT_WAIT_S = 5.0
 
 
+#: a new vault's branch when the person set no ``init.defaultBranch`` (git's own default is still
+#: ``master``, with a hint; the remotes people sync through, and these docs, name ``main``)
+DEFAULT_BRANCH = "main"
+
+
 def init_repository(root: Path) -> None:
-    """``git init`` a new repository at ``root``."""
+    """``git init`` a new repository at ``root``: on the person's ``init.defaultBranch``, else
+    :data:`DEFAULT_BRANCH`."""
     try:
-        proc = subprocess.run([program("git"), "init", "-q", str(root)], capture_output=True, text=True, check=False,
-                              env=program_env())
+        chosen = subprocess.run([program("git"), "config", "--get", "init.defaultBranch"], capture_output=True,
+                                text=True, check=False, env=program_env()).stdout.strip()
+        branch = () if chosen else (f"--initial-branch={DEFAULT_BRANCH}",)
+        proc = subprocess.run([program("git"), "init", "-q", *branch, str(root)], capture_output=True, text=True,
+                              check=False, env=program_env())
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH; install git and retry") from exc
     if proc.returncode != 0:
