@@ -157,8 +157,12 @@ class WriteLock(FileLock):
             return False
         if self._depth == 1:
             try:
-                # held by the daemon only while it catches up beside a write that waits for git
-                self.work.acquire()
+                # held by the daemon only while it catches up beside a write that waits for git;
+                # that write killed or given up meanwhile leaves write.lock free and this part
+                # held: a caller that must not wait (a read, the pre-commit hook) is told no
+                if not self.work.acquire(blocking=blocking):
+                    super().release()
+                    return False
             except BaseException:
                 super().release()
                 raise
