@@ -450,3 +450,47 @@ def test_a_writer_killed_while_the_daemon_works_beside_it_never_makes_a_read_wai
         if writer.poll() is None:
             writer.kill()
             writer.wait()
+
+
+def test_the_words_of_a_writer_killed_aside_never_let_the_daemon_work_beside_the_next_holder(tmp_path):
+    """A write killed (kill -9) while it waited aside for git leaves ``aside`` in ``write.lock``.
+    The next holder to take ``write.lock`` before it has written its own words (an older
+    vault-mem, which never takes the work-tree part, between its ``flock`` and its write; here a
+    process holding the same real ``flock`` and writing nothing) is waited for, never worked
+    beside: the daemon would have put back and rendered INDEX.md beside a writer at work.
+    Before: ``acquire_or_beside`` read the dead writer's words and said "beside"."""
+    import signal
+    import subprocess
+    import sys
+
+    from vault_mem.errors import LockTimeoutError
+    from vault_mem.store.locks import WriteLock
+
+    path = tmp_path / "write.lock"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "import time\nfrom vault_mem.store.locks import WriteLock\n"
+         f"lock = WriteLock({str(path)!r})\nlock.acquire()\n"
+         "with lock.stepped_aside():\n    print('aside', flush=True)\n    time.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True, env=env)
+    older = None
+    try:
+        assert writer.stdout.readline().strip() == "aside"
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+        assert path.read_text().splitlines()[2] == "aside"
+        older = subprocess.Popen(
+            [sys.executable, "-c", "import fcntl, os, time\n"
+             f"fd = os.open({str(path)!r}, os.O_RDWR)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
+             "print('held', flush=True)\ntime.sleep(600)\n"],
+            stdout=subprocess.PIPE, text=True, env=env)
+        assert older.stdout.readline().strip() == "held"
+        daemon = WriteLock(path, timeout=0.5)
+        with pytest.raises(LockTimeoutError):
+            daemon.acquire_or_beside()
+        assert not daemon.work.held
+    finally:
+        for proc in (writer, older):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
