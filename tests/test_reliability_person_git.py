@@ -1070,3 +1070,66 @@ def test_a_write_waiting_for_a_persons_git_command_lets_the_daemon_put_back_what
         assert "waiting" in git(root, "show", "HEAD:INDEX.md")
         assert git(root, "rev-parse", "HEAD:facts/busy.md").strip() == head_blob
         assert git(root, "status", "--porcelain").splitlines() == ["A  notes.txt"]
+
+
+def test_a_write_killed_while_it_waits_aside_for_a_persons_commit_is_finished_by_the_next_command(tmp_path):
+    """A `remember` whose commit waits for a person's `git commit` (its editor open on a fifo)
+    has given up the work-tree part of the write lock and written ``aside`` into ``write.lock``;
+    it is killed there (kill -9) beside a running daemon. The marker stays in the file, but
+    the kernel let ``write.lock`` go with the process: nothing works "beside" a dead writer. Once
+    the person's commit is over, the next command takes the whole lock, finishes the write from
+    its journal (one commit, its file and INDEX.md) and then makes its own."""
+    import signal
+
+    from conftest import ROOT
+    from test_daemon import start_daemon, stop
+
+    from vault_mem.store.locks import lock_holder
+
+    vault = new_vault(tmp_path / "vault")
+    root = vault.root
+    vault.remember("first", "The first memory", "x")
+    vault.close()
+    fifo = tmp_path / "editor.fifo"
+    os.mkfifo(fifo)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VAULT_MEM_EMBEDDER": "none"}
+    lock = root / ".vault-mem" / "write.lock"
+    daemon = start_daemon(root, VAULT_MEM_QUIET_SECONDS="600", VAULT_MEM_DEBOUNCE_MS="20")
+    commit = writer = None
+    try:
+        (root / "notes.txt").write_text("the person's notes\n")
+        git(root, "add", "notes.txt")
+        commit = subprocess.Popen(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q"], cwd=root,
+                                  env={**os.environ, "GIT_EDITOR": f"sh -c 'cat {fifo} >/dev/null; : >\"$1\"' e"},
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: (root / ".git" / "COMMIT_EDITMSG").exists(), 30, "the person's commit editor")
+        # the write in this process of its own (a command's write would be the daemon's)
+        writer = subprocess.Popen([sys.executable, "-c", "import sys\nfrom vault_mem import Vault\n"
+                                   "Vault(sys.argv[1]).remember('killed', 'killed while its commit waited aside', 'k')",
+                                   str(root)], cwd=root, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: lock.read_text().splitlines()[2:3] == ["aside"] or writer.poll() is not None, 60,
+                 "the write to wait aside for the person's commit")
+        assert writer.poll() is None, writer.communicate()
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+        assert lock.read_text().splitlines()[2:3] == ["aside"]  # the stale marker
+        assert lock_holder(lock) is None  # but nobody holds the lock
+        with open(fifo, "w") as fh:  # the person gives their commit up (an empty message)
+            fh.write("\n")
+        commit.communicate(timeout=60)
+        nxt = run_cli("--vault", str(root), "remember", "after", "-d", "made after the killed write", env=env)
+        assert nxt.returncode == 0, nxt.stderr
+    finally:
+        for proc in (commit, writer):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        rc, log = stop(daemon)
+    assert "Traceback" not in log, log[-2000:]
+    subjects = git(root, "log", "--format=%s", "-3").splitlines()
+    assert subjects[:2] == ["remember: after — made after the killed write",
+                            "remember: killed — killed while its commit waited aside"], subjects
+    assert "killed" in git(root, "show", "HEAD~1:INDEX.md")
+    assert git(root, "status", "--porcelain").splitlines() == ["A  notes.txt"]
+    assert not (root / ".vault-mem" / "pending.json").exists()

@@ -401,3 +401,96 @@ def test_the_daemon_works_beside_a_write_only_while_that_write_says_it_waits_for
             daemon.acquire_or_beside()
     finally:
         older.release()
+
+
+def test_a_writer_killed_while_the_daemon_works_beside_it_never_makes_a_read_wait(tmp_path):
+    """A write waiting for git with the work-tree part given up, the daemon working beside it,
+    and the writer killed (kill -9): ``write.lock`` is free, the work part still the daemon's.
+    A caller that must not wait (a read's reconcile, the pre-commit hook under the person's
+    `git commit`: ``acquire(blocking=False)``) is told no at once. Before: it took
+    ``write.lock`` and then waited for the work part until the daemon was done (up to the
+    lock's timeout). The next writer still takes the whole lock once the daemon is done (and
+    runs recovery under it). Real processes and flock locks."""
+    import signal
+    import subprocess
+    import sys
+
+    from vault_mem.store.locks import WriteLock, lock_holder
+
+    path = tmp_path / "write.lock"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "import sys,time\nfrom vault_mem.store.locks import WriteLock\n"
+         f"lock = WriteLock({str(path)!r})\nlock.acquire()\n"
+         "with lock.stepped_aside():\n    print('aside', flush=True)\n    time.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert writer.stdout.readline().strip() == "aside"
+        daemon = WriteLock(path, timeout=5)
+        assert daemon.acquire_or_beside() is False  # beside the waiting write
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+        assert lock_holder(path) is None  # the kernel let write.lock go with the writer
+        reader = subprocess.Popen(
+            [sys.executable, "-c", "from vault_mem.store.locks import WriteLock\n"
+             f"print(WriteLock({str(path)!r}, timeout=120).acquire(blocking=False))"],
+            stdout=subprocess.PIPE, text=True, env=env)
+        try:
+            said, _ = reader.communicate(timeout=20)
+        except subprocess.TimeoutExpired:  # it waits for the daemon's part: let it go to see
+            daemon.work.release()
+            said, _ = reader.communicate(timeout=60)
+        assert said.strip() == "False"
+        assert not WriteLock(path).acquire(blocking=False)  # nor left write.lock taken
+        daemon.work.release()
+        nxt = WriteLock(path, timeout=5)
+        assert nxt.acquire(blocking=False) and nxt.work.held  # the daemon done: the whole lock
+        nxt.release()
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+
+
+def test_the_words_of_a_writer_killed_aside_never_let_the_daemon_work_beside_the_next_holder(tmp_path):
+    """A write killed (kill -9) while it waited aside for git leaves ``aside`` in ``write.lock``.
+    The next holder to take ``write.lock`` before it has written its own words (an older
+    vault-mem, which never takes the work-tree part, between its ``flock`` and its write; here a
+    process holding the same real ``flock`` and writing nothing) is waited for, never worked
+    beside: the daemon would have put back and rendered INDEX.md beside a writer at work.
+    Before: ``acquire_or_beside`` read the dead writer's words and said "beside"."""
+    import signal
+    import subprocess
+    import sys
+
+    from vault_mem.errors import LockTimeoutError
+    from vault_mem.store.locks import WriteLock
+
+    path = tmp_path / "write.lock"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "import time\nfrom vault_mem.store.locks import WriteLock\n"
+         f"lock = WriteLock({str(path)!r})\nlock.acquire()\n"
+         "with lock.stepped_aside():\n    print('aside', flush=True)\n    time.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True, env=env)
+    older = None
+    try:
+        assert writer.stdout.readline().strip() == "aside"
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+        assert path.read_text().splitlines()[2] == "aside"
+        older = subprocess.Popen(
+            [sys.executable, "-c", "import fcntl, os, time\n"
+             f"fd = os.open({str(path)!r}, os.O_RDWR)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
+             "print('held', flush=True)\ntime.sleep(600)\n"],
+            stdout=subprocess.PIPE, text=True, env=env)
+        assert older.stdout.readline().strip() == "held"
+        daemon = WriteLock(path, timeout=0.5)
+        with pytest.raises(LockTimeoutError):
+            daemon.acquire_or_beside()
+        assert not daemon.work.held
+    finally:
+        for proc in (writer, older):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()

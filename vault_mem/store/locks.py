@@ -25,7 +25,7 @@ from vault_mem.errors import LockTimeoutError, StateError, VaultMemError
 from vault_mem.platform import locking
 from vault_mem.platform.logs import Logger
 from vault_mem.platform.procs import GONE, process_start, same_start
-from vault_mem.platform.procs import pid_exists  # noqa: F401 - the store's modules ask here
+from vault_mem.platform.procs import pid_exists  # the store's modules ask here too
 from vault_mem.store.files import PRIVATE_FILE, open_nofollow, read_own
 
 WRITE_LOCK = "write.lock"
@@ -157,8 +157,12 @@ class WriteLock(FileLock):
             return False
         if self._depth == 1:
             try:
-                # held by the daemon only while it catches up beside a write that waits for git
-                self.work.acquire()
+                # held by the daemon only while it catches up beside a write that waits for git;
+                # that write killed or given up meanwhile leaves write.lock free and this part
+                # held: a caller that must not wait (a read, the pre-commit hook) is told no
+                if not self.work.acquire(blocking=blocking):
+                    super().release()
+                    return False
             except BaseException:
                 super().release()
                 raise
@@ -224,12 +228,16 @@ class WriteLock(FileLock):
 
 
 def _said_aside(path: Path) -> bool:
-    """Whether the holder of the write lock at ``path`` says it waits with the work part given up."""
+    """Whether the holder of the write lock at ``path`` says it waits with the work part given up.
+    The words of a writer killed while it waited stay in the file until the next holder writes
+    its own: one that took the lock and has not yet (an older vault-mem, which never takes the
+    work part, between its ``flock`` and its write) is not worked beside, the pid said being gone."""
     try:
         lines = (read_own(Path(path), max_bytes=256) or b"").decode().splitlines()
-    except (OSError, UnicodeDecodeError, VaultMemError):
+        pid = int(lines[0]) if lines else 0
+    except (OSError, ValueError, UnicodeDecodeError, VaultMemError):
         return False
-    return len(lines) > 2 and lines[2].strip() == ASIDE
+    return len(lines) > 2 and lines[2].strip() == ASIDE and pid > 0 and pid_exists(pid)
 
 
 def read_pid(path: Path) -> int | None:
