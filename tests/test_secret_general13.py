@@ -666,3 +666,20 @@ def test_a_short_revocation_or_recovery_code_after_its_label_counts(seed: int) -
         "recovery code R2 is the second one",
         "backup code list was regenerated on 2024-05-01",
     ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_given_positionally_to_a_class_method_counts(seed: int) -> None:
+    d = Draw(seed)
+    all_refused([
+        f"Net::FTP.open('files.{d.r(5).lower()}.net', 'deploy', '{_pw(d)}')",
+        f'Mail::IMAP.connect("imap.corp.example", 993, "inbox-bot", "{_pw(d)}")',
+        f"Sftp.Connect(\"10.0.3.7\", \"backup\", \"{_pw(d)}\", 22);",
+    ])
+    all_pass([
+        f'UUID.parse("ab", "{uuid4(d.rng)}")',
+        f'Checksum.verify("pkg", "{d.r(64, HEX)}")',
+        'Release.tag("app", "v2.4.1")',
+        'Rails.logger.info("user", "Deploy finished at 12:00")',
+        'Net::HTTP.get("example.com", "/index.html")',
+    ])
