@@ -683,3 +683,22 @@ def test_a_password_given_positionally_to_a_class_method_counts(seed: int) -> No
         'Rails.logger.info("user", "Deploy finished at 12:00")',
         'Net::HTTP.get("example.com", "/index.html")',
     ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_network_then_its_key_after_a_comma_counts_in_any_language(seed: int) -> None:
+    rng = random.Random(seed)
+    d = Draw(seed)
+    all_refused([
+        f"visitor network Lobby{rng.randrange(2, 9)}G, key {_dice(rng, 3)}{rng.randrange(10, 99)}",
+        f"WLAN Werkstatt; Schlüssel: {_dice(rng, 3)}-{rng.randrange(10, 99)}",
+        f"red Oficina, clave {_dice(rng, 4)}",
+        f"ssid cabin5g, psk {_pw(d)}",
+    ])
+    all_pass([
+        "network prod, key management-service-v2",
+        "wifi Attic-5G, key rotation every 90 days",
+        "network vlan20, key rotation-schedule-monthly",
+        "the wifi HomeNet, password printed on the router",
+        "network docker0, key docker-compose-network-2",
+    ])

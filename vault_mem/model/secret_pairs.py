@@ -173,6 +173,11 @@ _NETWORK_WORDS = r"wi-?fi|wlan|wireless|ssid|network|red|r[ée]seau|rede|netz(?:
 _NETWORK_PAIR = lazy(rf"(?<![\w-])(?:{_NETWORK_WORDS})[ \t]{{0,2}}:[ \t]{{0,4}}[^\s/]{{1,64}}[ \t]{{0,2}}/[ \t]{{0,2}}"
                      r"(?:(?P<label>[^\W\d_]{2,20}(?:[- ][^\W\d_]{2,12}){0,2})[ \t]{0,2}:[ \t]{0,4})?(?P<pw>[^\s/]{8,63})(?![^\s])",
                      re.IGNORECASE)
+# ... or by a comma, the password's label then standing before it with or without a colon ("guest
+# network OfficeGuest, key X", "WLAN Werkstatt; Schlüssel X", "ssid cabin5g, psk: X")
+_NETWORK_LISTED = lazy(rf"(?<![\w-])(?:{_NETWORK_WORDS})[ \t]{{0,2}}:?[ \t]{{1,4}}[^\s/,;]{{1,64}}[ \t]{{0,2}}[,;][ \t]{{0,4}}"
+                       r"(?P<label>[^\W\d_]{2,20}(?:[- ][^\W\d_]{2,12}){0,1})[ \t]{0,2}(?::[ \t]{0,4}|[ \t]{1,4})(?P<pw>[^\s/]{8,63})(?![^\s])",
+                       re.IGNORECASE)
 # (the label after the slash names the password or the network's key, in any language)
 _NETWORK_KEY = lazy(rf"(?i:(?:[^\W\d_]{{2,6}}[- ])?(?:pass\w*|pw|pwd|psk|wpa\w*|keys?|code|{secret_words.PASSWORD}|{secret_words.SECRET}))")
 # (words that name a network's kind or part, never a passphrase's: "network -> docker-default-bridge")
@@ -203,6 +208,15 @@ def credential_pairs(text: str) -> Iterator[Span]:
                 continue
             if judge("network", ":", pw, quoted=False, code=False, ends=True) or word_and_number(pw) or passphrase(pw) \
                     or symbol_word_number(pw):
+                yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if "," in text or ";" in text:
+        for m in _NETWORK_LISTED.finditer(text):
+            pw = m.group("pw").rstrip(".,;)")
+            if _NETWORK_KEY.fullmatch(m.group("label")) and (
+                    judge("network", ":", pw, quoted=False, code=False, ends=True) or word_and_number(pw)
+                    or passphrase(pw) or symbol_word_number(pw)
+                    or (pw[-1:].isdigit() and passphrase(pw.rstrip("0123456789").rstrip("-_.")))):
+                # (words and a number: EFF's generator's `saddle-meadow-harbor47`)
                 yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
     if ">" in text or "→" in text or "⇒" in text:
         for m in _NETWORK_ARROW.finditer(text):
