@@ -33,7 +33,7 @@ import re
 
 import pytest
 
-from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, refused, uuid4
+from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, phrase, refused, uuid4
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.secret_phrases import valid_mnemonic
 
@@ -690,8 +690,8 @@ def test_a_network_then_its_key_after_a_comma_counts_in_any_language(seed: int) 
     rng = random.Random(seed)
     d = Draw(seed)
     all_refused([
-        f"visitor network Lobby{rng.randrange(2, 9)}G, key {_dice(rng, 3)}{rng.randrange(10, 99)}",
-        f"WLAN Werkstatt; Schlüssel: {_dice(rng, 3)}-{rng.randrange(10, 99)}",
+        f"visitor network Lobby{rng.randrange(2, 9)}G, key {phrase(rng, 3)}{rng.randrange(10, 99)}",
+        f"WLAN Werkstatt; Schlüssel: {phrase(rng, 3)}-{rng.randrange(10, 99)}",
         f"red Oficina, clave {_dice(rng, 4)}",
         f"ssid cabin5g, psk {_pw(d)}",
     ])
