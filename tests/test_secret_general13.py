@@ -702,3 +702,21 @@ def test_a_network_then_its_key_after_a_comma_counts_in_any_language(seed: int) 
         "the wifi HomeNet, password printed on the router",
         "network docker0, key docker-compose-network-2",
     ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_japanese_labels_written_in_latin_letters_count(seed: int) -> None:
+    rng = random.Random(seed)
+    d = Draw(seed)
+    all_refused([
+        f"jikka no wifi no angou kii: {phrase(rng, 3)}{rng.randrange(10, 99)}",
+        f"pasuwaado: {_pw(d)}",
+        f"honban no akusesu kii wa {d.r(32)}",
+        f"staging-you no API kii: {d.r(40)}",
+    ])
+    all_pass([
+        "ango kii no settei wa router no kanri gamen de",
+        "API kii wa kankyou hensuu ni aru (MY_API_KEY)",
+        "akusesu kii wo rotate shita",
+        f"pasuwaado wo wasureta node reset shita ({rng.randrange(2, 9)} kaime)",
+    ])
