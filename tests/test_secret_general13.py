@@ -720,3 +720,20 @@ def test_japanese_labels_written_in_latin_letters_count(seed: int) -> None:
         "akusesu kii wo rotate shita",
         f"pasuwaado wo wasureta node reset shita ({rng.randrange(2, 9)} kaime)",
     ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_header_less_rows_of_host_user_and_password_count(seed: int) -> None:
+    d = Draw(seed)
+    user = d.rng.choice(["kiosk", "scanner", "frontdesk", "lab"])
+    for sep in ("\t", ",", ";"):
+        all_refused([
+            "\n".join(f"{user}-{i:02d}{sep}{user}{sep}{_pw(d)}" for i in range(1, 4)),
+            "\n".join(f"10.{d.rng.randrange(1, 200)}.0.{i}{sep}{user}{sep}{_pw(d)}" for i in range(2, 5)),
+        ])
+        all_pass([
+            f"web-01{sep}nginx{sep}1.25.3-alpine\nweb-02{sep}nginx{sep}1.25.3-alpine",
+            f"node1.lan{sep}redis{sep}7.2.4\nnode2.lan{sep}redis{sep}7.2.5",
+            f"host-1{sep}app{sep}sha256:{d.r(24, HEX)}\nhost-2{sep}app{sep}sha256:{d.r(24, HEX)}",
+            f"srv-01{sep}nginx{sep}v1.25.3+build.7\nsrv-02{sep}nginx{sep}v1.25.4+build.9",
+        ])

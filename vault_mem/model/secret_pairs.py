@@ -42,6 +42,12 @@ _ROW_USER = lazy(r"(?:admin|administrator|root|sa|ops|user|guest|operator|servic
                  r"|postgres|mysql|oracle|ubnt|pi|monitor|manager|supervisor|tech|install|maint|readonly|viewer)[0-9]{0,3}"
                  r"|[a-z0-9][a-z0-9._-]{0,40}@[a-z0-9.-]{1,60}|[a-z]{2,20}[._][a-z]{2,20}[0-9]{0,3}", re.IGNORECASE)
 _ROW_CELL = lazy(r"[^\s()\[\]{}<>\"'`=,;|\\]{1,64}")
+# (or any lower-case name in the column after a host's, `kiosk-01<TAB>kiosk<TAB>X`: a host, its user,
+# its password, when the password is a value no word or name could be on every row)
+_ROW_HOST = lazy(r"(?=[^\s]*[0-9.])[a-z0-9][a-z0-9.-]{0,62}", re.IGNORECASE)
+_ROW_NAME = lazy(r"[a-z][a-z0-9._-]{1,30}")
+# (a value that names its kind, `sha256:...`, or a version, `1.25.3-alpine`, `v2.4.1+build.7`)
+_TYPED = lazy(r"[a-z0-9-]{2,12}:|v?[0-9]{1,4}\.[0-9]", re.IGNORECASE)
 
 
 _LINE = lazy(r"[^\n]+")
@@ -92,6 +98,14 @@ def login_rows(text: str) -> Iterator[Span]:
         for j in range(width - 1):
             if all(_ROW_USER.fullmatch(cells[j]) and not password_shaped(cells[j]) and password_shaped(cells[j + 1])
                    for _, cells in rows):
+                at, line = lines[0]
+                start = at + line.find(rows[0][1][j + 1])
+                at, line = lines[-1]
+                yield "logins in a table", start, at + line.rfind(rows[-1][1][j + 1]) + len(rows[-1][1][j + 1])
+                return
+        for j in range(1, width - 1):
+            if all(_ROW_HOST.fullmatch(cells[j - 1]) and _ROW_NAME.fullmatch(cells[j]) and strong_unlabelled(cells[j + 1]) and password_shaped(cells[j + 1])
+                   and not _TYPED.match(cells[j + 1]) and not is_placeholder(cells[j + 1], quoted=False) for _, cells in rows):
                 at, line = lines[0]
                 start = at + line.find(rows[0][1][j + 1])
                 at, line = lines[-1]
