@@ -737,3 +737,19 @@ def test_header_less_rows_of_host_user_and_password_count(seed: int) -> None:
             f"host-1{sep}app{sep}sha256:{d.r(24, HEX)}\nhost-2{sep}app{sep}sha256:{d.r(24, HEX)}",
             f"srv-01{sep}nginx{sep}v1.25.3+build.7\nsrv-02{sep}nginx{sep}v1.25.4+build.9",
         ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_userinfo_after_a_scheme_with_no_slashes_counts(seed: int) -> None:
+    d = Draw(seed)
+    all_refused([
+        f"sips:desk{d.rng.randrange(10, 99)}:{_pw(d)}@pbx.{d.r(5).lower()}.example",
+        f"trunk: iax2:trunk-b:{d.r(12)}@10.{d.rng.randrange(1, 250)}.2.3",
+        f"Contact sip:reception:{_pw(d)}@voip.hotel.example:5061",
+    ])
+    all_pass([
+        f"sip:+1555{d.rng.randrange(1000000, 9999999)}@sip.carrier.example;user=phone",
+        "sip:alice@atlanta.example.com",
+        "sip:bob:bob@pbx.example.com",
+        "urn:isbn:0451450523@library.example",
+    ])
