@@ -753,3 +753,34 @@ def test_userinfo_after_a_scheme_with_no_slashes_counts(seed: int) -> None:
         "sip:bob:bob@pbx.example.com",
         "urn:isbn:0451450523@library.example",
     ])
+
+
+def _b64(rng: random.Random, n: int) -> str:
+    return base64.b64encode(bytes(rng.getrandbits(8) for _ in range(n))).decode()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_dotnet_xml_private_key_counts_and_its_public_half_passes(seed: int) -> None:
+    rng = random.Random(seed)
+    mod, pub = _b64(rng, 128), "<Exponent>AQAB</Exponent>"
+    all_refused([
+        f"<RSAKeyValue><Modulus>{mod}</Modulus>{pub}<P>{_b64(rng, 64)}</P><Q>{_b64(rng, 64)}</Q></RSAKeyValue>",
+        f"<RSAKeyValue>\n  <Modulus>{mod}</Modulus>\n  {pub}\n  <D>\n{_b64(rng, 128)}\n</D>\n</RSAKeyValue>",
+        f"<DSAKeyValue><P>{_b64(rng, 128)}</P><X>{_b64(rng, 20)}</X></DSAKeyValue>",
+    ])
+    all_pass([
+        f"<RSAKeyValue><Modulus>{mod}</Modulus>{pub}</RSAKeyValue>",  # the public key alone
+        "<RSAKeyValue><Modulus>...</Modulus><Exponent>AQAB</Exponent><D>...</D></RSAKeyValue> is the format",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_keytab_in_base64_counts_under_its_name(seed: int) -> None:
+    rng = random.Random(seed)
+    run = base64.b64encode(b"\x05\x02" + bytes(rng.getrandbits(8) for _ in range(70))).decode()
+    all_refused([
+        f"base64 -d > svc.keytab <<'EOF'\n{run}\nEOF",
+        f"KRB5_KEYTAB_B64={run}",
+    ])
+    other = base64.b64encode(b"\x05\x03" + bytes(rng.getrandbits(8) for _ in range(70))).decode()
+    all_pass([f"keytab rotation notes; the blob id is {other[:12]}", "keytab is in the vault at kv/krb5/http"])
