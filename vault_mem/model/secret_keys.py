@@ -104,7 +104,8 @@ _JWK_PRIVATE = lazy(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9
 _SIGNING_KEY_FILE = lazy(r"\"type\"[ \t]{0,8}:[ \t]{0,8}\"[A-Za-z0-9_]{0,40}SigningKey[A-Za-z0-9_]{0,40}\"")
 _CBOR_HEX = lazy(r"\"cborHex\"[ \t]{0,8}:[ \t]{0,8}\"(5820[0-9a-fA-F]{64,}|5840[0-9a-fA-F]{128,})\"")
 # A Kerberos keytab in base64: the file starts with 0x0502 (base64 `BQI`), then an entry's length
-_KEYTAB = lazy(r"(?<![A-Za-z0-9+/])BQI[A-Za-z0-9+/]{60,}={0,2}")
+# (0x05 0x02 and the first entry's size: base64 `BQI`..`BQL`, by the size's top bits)
+_KEYTAB = lazy(r"(?<![A-Za-z0-9+/])BQ[IJKL][A-Za-z0-9+/]{60,}={0,2}")
 _KEYTAB_REACH = 200
 # .NET's `<RSAKeyValue>` (and `<DSAKeyValue>`) XML: `<Modulus>` and `<Exponent>` are the public key, the
 # private exponent `<D>`, the primes `<P>`/`<Q>`, `<DP>`, `<DQ>`, `<InverseQ>` (DSA's `<X>`) the private one
@@ -226,7 +227,7 @@ def key_blocks(text: str) -> Iterator[Span]:
     if "SigningKey" in text and "cborHex" in text and _SIGNING_KEY_FILE.search(text):
         for m in _CBOR_HEX.finditer(text):
             yield "signing key file", m.start(1), m.end(1)
-    if "BQI" in text:
+    if "BQ" in text:
         for m in _KEYTAB.finditer(text):
             # (a keytab's magic, and its first entry's size or the word "keytab" before it: a
             # hand-cut or redacted entry has a size no parser would take, the name still says it)
