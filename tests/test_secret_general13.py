@@ -784,3 +784,20 @@ def test_a_keytab_in_base64_counts_under_its_name(seed: int) -> None:
     ])
     other = base64.b64encode(b"\x05\x03" + bytes(rng.getrandbits(8) for _ in range(70))).decode()
     all_pass([f"keytab rotation notes; the blob id is {other[:12]}", "keytab is in the vault at kv/krb5/http"])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_member_of_a_block_named_for_credentials_counts(seed: int) -> None:
+    d = Draw(seed)
+    all_refused([
+        f'acl {{\n  enabled = true\n  tokens {{\n    default = "{uuid4(d.rng)}"\n  }}\n}}',
+        f'tokens {{ replication = "{uuid4(d.rng)}" }}',
+        f'secrets = {{\n  github = "{d.r(36)}"\n}}',
+        f'"credentials": {{ "ci": "{d.r(40, HEX)}" }}',
+    ])
+    all_pass([
+        f'tokens {{\n  accessor_id = "{uuid4(d.rng)}"\n  ttl = "30m"\n}}',
+        'secrets {\n  path = "kv/data/app"\n  engine = "kv-v2"\n}',
+        f'acl {{ default_policy = "deny"\n  down_policy = "extend-cache" }}\nnode_id = "{uuid4(d.rng)}"',
+        'credentials { provider = "aws" region = "eu-west-1" }',
+    ])

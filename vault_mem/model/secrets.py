@@ -107,7 +107,7 @@ from vault_mem.model.secret_disguises import (
     char_code_runs, composed_values, joined_lists, reversed_words, rot13, spelled_out, substituted,
 )
 from vault_mem.model.secret_fields import (
-    credential_files, csv_exports, header_lists, named_values, request_headers, table_cells, xml_elements,
+    block_values, credential_files, csv_exports, header_lists, named_values, request_headers, table_cells, xml_elements,
 )
 from vault_mem.model.secret_keys import bearer_blobs, der_private_keys, key_blocks, private_keys, wallet_keys
 from vault_mem.model.secret_labels import app_passwords, assignments
@@ -207,6 +207,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from header_lists(text, low)
         yield from request_headers(text)
         yield from credential_files(text)
+        yield from block_values(text)
         yield from xml_elements(text)
         yield from unlabelled_passwords(text, low)
         yield from call_credentials(text, low)
