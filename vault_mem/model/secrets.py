@@ -14,7 +14,8 @@ Decisions a reader may look for:
 - ``changeme``, ``password``, ``secret`` and the like as *values* are placeholders. They are what
   templates and docs put where a value goes. A well-known default is public knowledge, and
   refusing it would only teach agents to dodge the gate. For the same reason a URL whose password
-  equals its user (``guest:guest``) or is ``pass`` passes.
+  equals its user (``guest:guest``) or is ``pass`` passes, and so does such a word with a counter
+  (``password123``, ``Test1!``): the first guess of every word list, what fixtures seed.
 - Values containing ``EXAMPLE`` (AWS's documented sample keys), ``xxxxx`` or ``REDACTED``, or made
   of words only (``xoxb-your-token-here``) are placeholders too, and so are references to where a
   secret lives (``$VAR``, ``${{ secrets.X }}``, ``os.environ[...]``, ``op://...``, "1Password").
