@@ -418,9 +418,13 @@ def block_values(text: str) -> Iterator[Span]:
     """A member of a block named for credentials whose value is a UUID, a random token or random hex."""
     if "{" not in text:
         return
+    scanned = 0
     for m in _CRED_BLOCK.finditer(text):
+        if m.start() < scanned:
+            continue  # (inside the block read last: each character is read once)
         close = text.find("}", m.end(), m.end() + _BLOCK_REACH)
         end = close if close >= 0 else min(len(text), m.end() + _BLOCK_REACH)
+        scanned = end
         for member in _BLOCK_MEMBER.finditer(text, m.end(), end):
             value = member.group("value")
             if _ID_NAME.fullmatch(member.group("name")) or is_placeholder(value, quoted=True) or looks_fake(value):
