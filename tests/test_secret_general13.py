@@ -682,6 +682,7 @@ def test_a_password_given_positionally_to_a_class_method_counts(seed: int) -> No
         'Release.tag("app", "v2.4.1")',
         'Rails.logger.info("user", "Deploy finished at 12:00")',
         'Net::HTTP.get("example.com", "/index.html")',
+        f'Base64.strict_encode64("note", "{base64.b64encode(d.r(10).encode()).decode()}")',
     ])
 
 

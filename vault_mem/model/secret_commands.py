@@ -15,6 +15,8 @@ Each finder yields ``(kind, start, end)``.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator
 
@@ -118,12 +120,24 @@ def _constructor_secrets(text: str, low: str) -> Iterator[Span]:
             value = arg.group("value")
             # (hex of a git object's length is a commit: `new Release("app", "2026.12.1", "<sha>")`)
             if ((random_hex(value, min_len=32) and len(value) != 40) or (len(value) >= 12 and strong_unlabelled(value))) \
-                    and not HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) \
+                    and not HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) and not _encoded_text(value) \
                     and not near_stop(between := low[m.start():m.end()].replace(":", " ").replace(".", " ")
                                       + HOST_OR_MAIL.sub("", low[m.end():arg.start()]), 0, len(between)):
                 # (`smtp.corp.example`: a host; the call's own name is read as words: `UUID.parse(`)
                 yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
                 break
+
+
+def _encoded_text(value: str) -> bool:
+    """Is ``value`` padded base64 of printable text (``Base64.encode64("hi", "aGVsbG8gd29ybGQ=")``)?
+    What it encodes is read as text on its own; the encoding is no secret."""
+    if not value.endswith("=") or len(value) % 4:
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    return decoded.isprintable()
 
 
 _PLAIN_ARG = lazy(r"[\w.@+/=:!#%&*^~?-]{1,200}")  # one word each: names, ids, keys (no sentence, no template)
