@@ -636,20 +636,18 @@ def test_a_password_under_its_description_still_counts_beside_a_type(seed: int) 
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_the_credential_word_and_a_counter_is_a_fixture_value(seed: int) -> None:
+def test_the_credential_word_and_a_counter_still_counts(seed: int) -> None:
+    """A decision (the lead's): `password123` or `Admin2024!` is guessable, but people use such
+    values as real passwords; a fixture refused costs a rephrase, a password stored is synced to
+    every clone. The bare word (`changeme`, `password`) stays a placeholder."""
     rng = random.Random(seed)
     n = rng.randrange(1, 9999)
-    all_pass([
+    all_refused([
         f"user: qa@example.org\npassword: password{n}\n(created by the seed task)",
         f"login alice / Password{n}! on the local docker stack",
-        f"TEST_USER=bob\nTEST_PASS=test{n}",
-        f"DB_PASSWORD=changeme{n % 10}",
+        f"user: qa@corp.io\npassword: {rng.choice(WORDS)}{n}{rng.choice('!#%')}",
     ])
-    d = Draw(seed)
-    all_refused([  # a word with a counter that is not the credential's own word is a person's password
-        f"user: qa@corp.io\npassword: {rng.choice(WORDS)}{n}{d.rng.choice('!#%')}",
-        f"password: passw0rd{d.r(6)}",
-    ])
+    all_pass(["DB_PASSWORD=changeme", "password: password"])
 
 
 @pytest.mark.parametrize("seed", SEEDS)

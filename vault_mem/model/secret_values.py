@@ -52,7 +52,6 @@ secret secrets password passwd pass pwd passphrase token key apikey api_key stri
 tbd todo fixme default env changeme change_me changeit letmein test dummy
 """
 _NON_VALUES = frozenset(_NON_VALUE_WORDS.split())
-_COUNTED = lazy(r"([a-z_]{3,12}?)[0-9]{1,4}!?")
 _PLACEHOLDER_WORDS = ("your", "placeholder", "example", "redacted", "changeme", "dummy", "replace_me",
                       "replace-me", "insert", "sample")
 # words a test fixture's value says itself with (a passphrase of random words has none of them)
@@ -179,11 +178,6 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return is_placeholder(default.group(1), quoted=quoted)
     low = value.lower()
     if not value or value[0] in "$<[{(" or low in _NON_VALUES or (value[0] == value[-1] == "%"):
-        return True
-    counted = _COUNTED.fullmatch(low)
-    if counted and counted.group(1) in _NON_VALUES and (value[0].isupper() or value.islower()):
-        # the word itself and a counter (`password123`, `Test1!`, `changeme2`): the first guess of
-        # every word list and a fixture's habit, public knowledge like `changeme`; no secret to keep
         return True
     if value[0] == "*" and (value[-1] == "*" or value[1:2] in ("", "*", ".", "/", " ") or _MYSQL_HASH.fullmatch(value)):
         return True  # `*required*`, `**`, `*.corp.example`, `*/5`, MySQL's `*<hash>`; a password may start with a `*`

@@ -14,8 +14,9 @@ Decisions a reader may look for:
 - ``changeme``, ``password``, ``secret`` and the like as *values* are placeholders. They are what
   templates and docs put where a value goes. A well-known default is public knowledge, and
   refusing it would only teach agents to dodge the gate. For the same reason a URL whose password
-  equals its user (``guest:guest``) or is ``pass`` passes, and so does such a word with a counter
-  (``password123``, ``Test1!``): the first guess of every word list, what fixtures seed.
+  equals its user (``guest:guest``) or is ``pass`` passes. Such a word with a counter
+  (``password123``, ``Admin2024!``) is refused: it is guessable, but people use it as a real
+  password, and a fixture refused costs a rephrase where a password stored is synced everywhere.
 - Values containing ``EXAMPLE`` (AWS's documented sample keys), ``xxxxx`` or ``REDACTED``, or made
   of words only (``xoxb-your-token-here``) are placeholders too, and so are references to where a
   secret lives (``$VAR``, ``${{ secrets.X }}``, ``os.environ[...]``, ``op://...``, "1Password").
