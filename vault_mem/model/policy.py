@@ -135,6 +135,9 @@ def secret_findings(*, key: str, description: str, body: str, meta: Mapping[str,
     return out
 
 
+_KIND_FIELDS = frozenset({"type", "source"})
+
+
 def _split_credentials(key: str, description: str, body: str,
                        meta: Mapping[str, Any] | None) -> Iterator[tuple[str, str, int | None]]:
     """A credential split across fields: the key, description or tags name it ("Staging DB
@@ -147,9 +150,12 @@ def _split_credentials(key: str, description: str, body: str,
     tags = " ".join(v for name, v in strings if isinstance(meta[name], (list, tuple)))
     label = f"{(key or '').replace('-', ' ')} {description or ''} {tags}"
     # a tag is a word by nature, so a tag counts as the value only when it has digits and length
+    # the schema's own fields (`type: procedure`, `source: user`) hold a kind, never the credential
+    # a label names: "password policy" over `type: reference` is a memory about passwords
     values = [("body", body or "")] + [(f"frontmatter field '{name}'", v) for name, v in strings
-                                       if not isinstance(meta[name], (list, tuple))
-                                       or (len(v) >= 12 and any(c.isdigit() for c in v))]
+                                       if name not in _KIND_FIELDS
+                                       and (not isinstance(meta[name], (list, tuple))
+                                            or (len(v) >= 12 and any(c.isdigit() for c in v)))]
     # each part read alone: "mongo url, no password" then the tag "reference" is no "password reference"
     unsaid = any(says_not_secret(part) for part in ((key or "").replace("-", " "), description or "", tags))
     for where, value in values:

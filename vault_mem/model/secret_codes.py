@@ -180,7 +180,7 @@ _RECOVERY_KEY = lazy(r"(?:recovery|rescue|backup|restore|wiederherstellung\w{0,1
 # One code on the line of a recovery code's or a one-time password seed's label ("Okta recovery
 # code: X", "OTP secret: X", "the authenticator's setup key is X"): base32 of sixteen characters or
 # more, or upper-case letters and digits of twenty or more; hex is left to the digest rules
-_ONE_CODE_LABEL = lazy(r"(?i:(?<![\w-])(?:(?:recovery|backup|emergency)[ _-]?(?:code|key)|totp|otp|2fa|mfa|authenticator"
+_ONE_CODE_LABEL = lazy(r"(?i:(?<![\w-])(?:(?:recovery|backup|emergency|revocation|rescue)[ _-]?(?:code|key)|totp|otp|2fa|mfa|authenticator"
                        r"|setup[ _-]?key)(?![\w-]))")
 _SEED_RUN_UPPER = lazy(r"(?<![\w-])[A-Z0-9]{16,64}(?![\w-])")
 _HEX_UPPER = lazy(r"[0-9A-F]+")
@@ -194,6 +194,9 @@ _LOWER_CODE = lazy(r"(?:[ \t]{1,4}(?:for|of|on|at|to)[ \t]{1,4}[^\s:]{1,40}|[ \t
                    r"[ \t]{0,4}(?:[:=]|(?<![a-z])(?:is|was)(?![a-z]))[ \t]{0,4}[`'\"]?(?P<code>[a-z0-9]{8,16})[`'\"]?"
                    r"(?=[ \t]*(?:[.,;)]|\r?$|\Z)|[ \t]{1,4}\()", re.MULTILINE)
 _HEX_LOWER = lazy(r"[0-9a-f]+")
+# one short code of capitals and digits straight after a recovery or revocation code's label, sign or
+# none ("Steam Guard revocation code R19002 — needed to remove it"): a letter and four digits at least
+_SHORT_CODE = lazy(r"[ \t]{0,4}(?:[:=]|is(?![a-z]))?[ \t]{0,4}[`'\"]?(?P<code>[A-Z0-9]{5,12})(?![\w-])")
 
 
 def one_codes(text: str) -> Iterator[Span]:
@@ -204,6 +207,12 @@ def one_codes(text: str) -> Iterator[Span]:
         end = len(text) if end < 0 else end
         if end - start > 400:
             continue
+        short = _SHORT_CODE.match(text, m.end(), end)
+        if short and "code" in m.group().lower():
+            code = short.group("code")
+            if sum(ch.isdigit() for ch in code) >= 4 and any(ch.isalpha() for ch in code) and not looks_fake(code):
+                yield "one-time password seed or recovery code", short.start("code"), short.end("code")
+                return
         low = _LOWER_CODE.match(text, m.end(), end)
         if low:
             code = low.group("code")

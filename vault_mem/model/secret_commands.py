@@ -15,6 +15,8 @@ Each finder yields ``(kind, start, end)``.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator
 
@@ -93,7 +95,11 @@ def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
 # A constructor given a service's literals positionally, one of them made to be hard to guess:
 # `new Sequelize('shop', 'shop_app', 'X', {...})`, `new BraintreeGateway(Environment.PRODUCTION,
 # "merchant", "public", "X")`: a client built with its account, its user and its secret
-_CONSTRUCTOR = lazy(r"(?:(?<![\w.])new[ \t]{1,4}[A-Za-z_][\w.]{0,60}|(?<![\w.])[A-Z][A-Za-z0-9]{2,60})[ \t]{0,4}\(")
+# (or a class's factory method, which takes them the same way: Ruby's `Net::SMTP.start(host, port,
+# domain, 'user', 'X', :login)`, `Ftp.Connect("h", "u", "X")`, `Mysql::Client::open('h', 'u', 'X')`)
+_CONSTRUCTOR = lazy(r"(?:(?<![\w.])new[ \t]{1,4}[A-Za-z_][\w.]{0,60}|(?<![\w.:])[A-Z][A-Za-z0-9]{2,60}"
+                    r"|(?<![\w.:])[A-Z][A-Za-z0-9]{1,60}(?:(?:::|\.)[A-Z][A-Za-z0-9]{0,60}){0,4}(?:::|\.)[A-Za-z_][a-z0-9_]{1,30}[!?]?)"
+                    r"[ \t]{0,4}\(")
 _CALL_LITERAL = lazy(r"(?P<q>[\"'])(?P<value>[^\"'\n]{1,200})(?P=q)")
 _ARGS_REACH = 400
 
@@ -114,10 +120,24 @@ def _constructor_secrets(text: str, low: str) -> Iterator[Span]:
             value = arg.group("value")
             # (hex of a git object's length is a commit: `new Release("app", "2026.12.1", "<sha>")`)
             if ((random_hex(value, min_len=32) and len(value) != 40) or (len(value) >= 12 and strong_unlabelled(value))) \
-                    and not HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) \
-                    and not near_stop(between := HOST_OR_MAIL.sub("", low[m.start():arg.start()]), 0, len(between)):  # (`smtp.corp.example`: a host)
+                    and not HOST_OR_MAIL.fullmatch(value) and not is_placeholder(value, quoted=True) and not _encoded_text(value) \
+                    and not near_stop(between := low[m.start():m.end()].replace(":", " ").replace(".", " ")
+                                      + HOST_OR_MAIL.sub("", low[m.end():arg.start()]), 0, len(between)):
+                # (`smtp.corp.example`: a host; the call's own name is read as words: `UUID.parse(`)
                 yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
                 break
+
+
+def _encoded_text(value: str) -> bool:
+    """Is ``value`` padded base64 of printable text (``Base64.encode64("hi", "aGVsbG8gd29ybGQ=")``)?
+    What it encodes is read as text on its own; the encoding is no secret."""
+    if not value.endswith("=") or len(value) % 4:
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    return decoded.isprintable()
 
 
 _PLAIN_ARG = lazy(r"[\w.@+/=:!#%&*^~?-]{1,200}")  # one word each: names, ids, keys (no sentence, no template)

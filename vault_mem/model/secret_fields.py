@@ -10,6 +10,7 @@
 - :func:`header_lists` and :func:`request_headers`: random values in a ``*_HEADERS`` setting and in
   a request header of any name.
 - :func:`credential_files`: cookie jars and quoted user lists.
+- :func:`block_values`: the members of a block named for credentials (Consul's ``tokens { agent = X }``).
 
 The field's name is judged by :func:`vault_mem.model.secret_names.key_class` and its value by
 :func:`vault_mem.model.secret_judge.judge`. Each finder yields ``(kind, start, end)``.
@@ -33,7 +34,7 @@ from vault_mem.model.secret_values import (
     UUID, high_entropy, is_placeholder, looks_fake, random_hex, random_token, stored_not_secret,
 )
 
-__all__ = ["credential_files", "csv_exports", "header_lists", "named_values", "request_headers",
+__all__ = ["block_values", "credential_files", "csv_exports", "header_lists", "named_values", "request_headers",
            "table_cells", "xml_elements"]
 
 # `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env
@@ -401,3 +402,32 @@ def credential_files(text: str) -> Iterator[Span]:
             if value != m.group("user") and (strong_unlabelled(value) or random_token(value, min_len=16)) \
                     and not stored_not_secret(value):
                 yield "password in a user list", m.start("value"), m.end("value")
+
+
+# A block named for credentials (HCL's `tokens { agent = "<uuid>" }` in Consul's `acl`, `secrets {`,
+# `credentials = {`): each member's name says what the token is for, not that it is one, so the
+# block's name labels them; a UUID (Consul's tokens are UUIDs), a random token or random hex counts.
+# A member named for an id (`accessor_id`, `agent_id`) names the token, and passes.
+_CRED_BLOCK = lazy(r"(?<![\w-])(?i:tokens|secrets|credentials|passwords|api[_-]?keys)[ \t]{0,4}(?:[=:][ \t]{0,4})?\{")
+_BLOCK_MEMBER = lazy(r"(?P<name>[A-Za-z_][\w-]{0,40})[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"'](?P<value>[^\"'\s]{8,400})[\"']")
+_BLOCK_REACH = 800
+_ID_NAME = lazy(r"(?i:.*(?:[_-]id|accessor|name|path|ttl|type|policy|policies|role|file|url|host)s?)")
+
+
+def block_values(text: str) -> Iterator[Span]:
+    """A member of a block named for credentials whose value is a UUID, a random token or random hex."""
+    if "{" not in text:
+        return
+    scanned = 0
+    for m in _CRED_BLOCK.finditer(text):
+        if m.start() < scanned:
+            continue  # (inside the block read last: each character is read once)
+        close = text.find("}", m.end(), m.end() + _BLOCK_REACH)
+        end = close if close >= 0 else min(len(text), m.end() + _BLOCK_REACH)
+        scanned = end
+        for member in _BLOCK_MEMBER.finditer(text, m.end(), end):
+            value = member.group("value")
+            if _ID_NAME.fullmatch(member.group("name")) or is_placeholder(value, quoted=True) or looks_fake(value):
+                continue
+            if UUID.fullmatch(value) or random_token(value, min_len=20) or random_hex(value, min_len=32):
+                yield "token in a credentials block", member.start("value"), member.end("value")

@@ -104,7 +104,12 @@ _JWK_PRIVATE = lazy(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9
 _SIGNING_KEY_FILE = lazy(r"\"type\"[ \t]{0,8}:[ \t]{0,8}\"[A-Za-z0-9_]{0,40}SigningKey[A-Za-z0-9_]{0,40}\"")
 _CBOR_HEX = lazy(r"\"cborHex\"[ \t]{0,8}:[ \t]{0,8}\"(5820[0-9a-fA-F]{64,}|5840[0-9a-fA-F]{128,})\"")
 # A Kerberos keytab in base64: the file starts with 0x0502 (base64 `BQI`), then an entry's length
-_KEYTAB = lazy(r"(?<![A-Za-z0-9+/])BQI[A-Za-z0-9+/]{60,}={0,2}")
+# (0x05 0x02 and the first entry's size: base64 `BQI`..`BQL`, by the size's top bits)
+_KEYTAB = lazy(r"(?<![A-Za-z0-9+/])BQ[IJKL][A-Za-z0-9+/]{60,}={0,2}")
+_KEYTAB_REACH = 200
+# .NET's `<RSAKeyValue>` (and `<DSAKeyValue>`) XML: `<Modulus>` and `<Exponent>` are the public key, the
+# private exponent `<D>`, the primes `<P>`/`<Q>`, `<DP>`, `<DQ>`, `<InverseQ>` (DSA's `<X>`) the private one
+_XML_PRIVATE = lazy(r"<(?P<tag>D|P|Q|DP|DQ|InverseQ|X)>[ \t\r\n]{0,4}(?P<value>[A-Za-z0-9+/]{16,4096}={0,2})[ \t\r\n]{0,4}</(?P=tag)>")
 
 
 def _keytab(run: str) -> bool:
@@ -222,10 +227,16 @@ def key_blocks(text: str) -> Iterator[Span]:
     if "SigningKey" in text and "cborHex" in text and _SIGNING_KEY_FILE.search(text):
         for m in _CBOR_HEX.finditer(text):
             yield "signing key file", m.start(1), m.end(1)
-    if "BQI" in text:
+    if "BQ" in text:
         for m in _KEYTAB.finditer(text):
-            if _keytab(m.group()):
+            # (a keytab's magic, and its first entry's size or the word "keytab" before it: a
+            # hand-cut or redacted entry has a size no parser would take, the name still says it)
+            if _keytab(m.group()) or "keytab" in text[max(0, m.start() - _KEYTAB_REACH):m.start()].lower():
                 yield "Kerberos keytab", m.start(), m.end()
+    if "<RSAKeyValue" in text or "<DSAKeyValue" in text:
+        for m in _XML_PRIVATE.finditer(text):
+            if shannon_entropy(m.group("value")) >= 4.0:
+                yield ".NET XML private key", m.start("value"), m.end("value")
 
 
 _PRIVATE_KEY = lazy(r"-{4,5} ?BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}")  # PEM, PGP, SSH2 (4 dashes)

@@ -311,6 +311,8 @@ def labelled_value(label: str, value: str) -> str | None:
             if cls in ("password", "secret") or (cls == "login" and LOGIN_NOUN.match(low, kw.end())):
                 return "credential named by the memory's description"
         return None
+    elif len(parts) >= 3 and parts[1] in ("...", "\u2026", "\u2014", "\u2013", "--") and len(first) <= 200:
+        first = parts[0]  # "jvF9I88N ... second half is in the chat": the value, then where the rest is
     elif not first or len(parts) != 1 or len(first) > 200:
         return None
     low = label.lower()

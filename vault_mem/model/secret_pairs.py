@@ -42,6 +42,12 @@ _ROW_USER = lazy(r"(?:admin|administrator|root|sa|ops|user|guest|operator|servic
                  r"|postgres|mysql|oracle|ubnt|pi|monitor|manager|supervisor|tech|install|maint|readonly|viewer)[0-9]{0,3}"
                  r"|[a-z0-9][a-z0-9._-]{0,40}@[a-z0-9.-]{1,60}|[a-z]{2,20}[._][a-z]{2,20}[0-9]{0,3}", re.IGNORECASE)
 _ROW_CELL = lazy(r"[^\s()\[\]{}<>\"'`=,;|\\]{1,64}")
+# (or any lower-case name in the column after a host's, `kiosk-01<TAB>kiosk<TAB>X`: a host, its user,
+# its password, when the password is a value no word or name could be on every row)
+_ROW_HOST = lazy(r"(?=[^\s]*[0-9.])[a-z0-9][a-z0-9.-]{0,62}", re.IGNORECASE)
+_ROW_NAME = lazy(r"[a-z][a-z0-9._-]{1,30}")
+# (a value that names its kind, `sha256:...`, or a version, `1.25.3-alpine`, `v2.4.1+build.7`)
+_TYPED = lazy(r"[a-z0-9-]{2,12}:|v?[0-9]{1,4}\.[0-9]", re.IGNORECASE)
 
 
 _LINE = lazy(r"[^\n]+")
@@ -92,6 +98,14 @@ def login_rows(text: str) -> Iterator[Span]:
         for j in range(width - 1):
             if all(_ROW_USER.fullmatch(cells[j]) and not password_shaped(cells[j]) and password_shaped(cells[j + 1])
                    for _, cells in rows):
+                at, line = lines[0]
+                start = at + line.find(rows[0][1][j + 1])
+                at, line = lines[-1]
+                yield "logins in a table", start, at + line.rfind(rows[-1][1][j + 1]) + len(rows[-1][1][j + 1])
+                return
+        for j in range(1, width - 1):
+            if all(_ROW_HOST.fullmatch(cells[j - 1]) and _ROW_NAME.fullmatch(cells[j]) and strong_unlabelled(cells[j + 1]) and password_shaped(cells[j + 1])
+                   and not _TYPED.match(cells[j + 1]) and not is_placeholder(cells[j + 1], quoted=False) for _, cells in rows):
                 at, line = lines[0]
                 start = at + line.find(rows[0][1][j + 1])
                 at, line = lines[-1]
@@ -173,6 +187,11 @@ _NETWORK_WORDS = r"wi-?fi|wlan|wireless|ssid|network|red|r[ée]seau|rede|netz(?:
 _NETWORK_PAIR = lazy(rf"(?<![\w-])(?:{_NETWORK_WORDS})[ \t]{{0,2}}:[ \t]{{0,4}}[^\s/]{{1,64}}[ \t]{{0,2}}/[ \t]{{0,2}}"
                      r"(?:(?P<label>[^\W\d_]{2,20}(?:[- ][^\W\d_]{2,12}){0,2})[ \t]{0,2}:[ \t]{0,4})?(?P<pw>[^\s/]{8,63})(?![^\s])",
                      re.IGNORECASE)
+# ... or by a comma, the password's label then standing before it with or without a colon ("guest
+# network OfficeGuest, key X", "WLAN Werkstatt; Schlüssel X", "ssid cabin5g, psk: X")
+_NETWORK_LISTED = lazy(rf"(?<![\w-])(?:{_NETWORK_WORDS})[ \t]{{0,2}}:?[ \t]{{1,4}}[^\s/,;]{{1,64}}[ \t]{{0,2}}[,;][ \t]{{0,4}}"
+                       r"(?P<label>[^\W\d_]{2,20}(?:[- ][^\W\d_]{2,12}){0,1})[ \t]{0,2}(?::[ \t]{0,4}|[ \t]{1,4})(?P<pw>[^\s/]{8,63})(?![^\s])",
+                       re.IGNORECASE)
 # (the label after the slash names the password or the network's key, in any language)
 _NETWORK_KEY = lazy(rf"(?i:(?:[^\W\d_]{{2,6}}[- ])?(?:pass\w*|pw|pwd|psk|wpa\w*|keys?|code|{secret_words.PASSWORD}|{secret_words.SECRET}))")
 # (words that name a network's kind or part, never a passphrase's: "network -> docker-default-bridge")
@@ -203,6 +222,15 @@ def credential_pairs(text: str) -> Iterator[Span]:
                 continue
             if judge("network", ":", pw, quoted=False, code=False, ends=True) or word_and_number(pw) or passphrase(pw) \
                     or symbol_word_number(pw):
+                yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
+    if "," in text or ";" in text:
+        for m in _NETWORK_LISTED.finditer(text):
+            pw = m.group("pw").rstrip(".,;)")
+            if _NETWORK_KEY.fullmatch(m.group("label")) and (
+                    judge("network", ":", pw, quoted=False, code=False, ends=True) or word_and_number(pw)
+                    or passphrase(pw) or symbol_word_number(pw)
+                    or (pw[-1:].isdigit() and passphrase(pw.rstrip("0123456789").rstrip("-_.")))):
+                # (words and a number: EFF's generator's `saddle-meadow-harbor47`)
                 yield "password assignment", m.start("pw"), m.start("pw") + len(pw)
     if ">" in text or "→" in text or "⇒" in text:
         for m in _NETWORK_ARROW.finditer(text):

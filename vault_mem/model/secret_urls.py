@@ -288,8 +288,18 @@ _ORACLE_CONNECT = lazy(r"(?:(?<=:thin:)|(?<=:oci:)|(?<=:oci8:)|(?<![\w/:.@%+-]))
                      r"(?://[A-Za-z0-9.-]{1,200}|[A-Za-z0-9.-]{1,200}:[0-9]{2,5}/)")
 
 
+# A scheme with no `//` whose URI holds userinfo (RFC 3261's `sip:user:password@host`, `sips:`, IAX's
+# `iax2:user:password@host`): the same userinfo after an opaque scheme's colon
+_OPAQUE_USERINFO = lazy(r"(?<![\w/:.@%+-])(?i:[a-z][a-z0-9+.-]{1,15}):(?P<user>[A-Za-z0-9][\w.+-]{0,63}):(?P<pw>[^\s:/@\"'<>`]{4,128})@"
+                        r"(?=(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])|[A-Za-z0-9-]{1,63}\.[A-Za-z][A-Za-z0-9.-]{1,200}(?![\w.-]*:[0-9a-f]{32}))")
+
+
+_OPAQUE_SCHEMES = frozenset({"sip", "sips", "tel", "iax", "iax2", "h323", "xmpp", "mailto", "im", "pres"})
+
+
 #: userinfo written without a scheme, the sign its line must hold beside the ``@``, and the kind
-_SCHEMELESS = ((_BARE_USERINFO, ":", "URL with password"), (_ORACLE_CONNECT, "/", "database URL with password"))
+_SCHEMELESS = ((_BARE_USERINFO, ":", "URL with password"), (_ORACLE_CONNECT, "/", "database URL with password"),
+               (_OPAQUE_USERINFO, ":", "URL with password"))
 
 
 def schemeless_passwords(text: str) -> Iterator[SecretFinding]:
@@ -301,6 +311,8 @@ def schemeless_passwords(text: str) -> Iterator[SecretFinding]:
         for start, end in lines_holding(text, ("@",), (sign,)):
             for m in pattern.finditer(text, start, end):
                 pw = m.group("pw")
+                if pattern is _BARE_USERINFO and m.group("user").lower() in _OPAQUE_SCHEMES:
+                    continue  # `sip:+15551234567@carrier.example`: the scheme, then its user (a phone number)
                 if pw != m.group("user") and credential_like(pw) and not is_placeholder(pw, quoted=True):
                     yield SecretFinding(kind, m.start("pw"), m.end("pw"))
 

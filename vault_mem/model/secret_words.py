@@ -69,6 +69,9 @@ _PASSWORD_ROWS = {
     "Albanian": r"fjal[ëe]kalim(?:i)?",
     "Russian/Ukrainian written in Latin letters": r"parol'?|parolʹ",
     "Kazakh/Uzbek": r"құпия сөз|parolingiz",
+    # (a Wi-Fi's "ango kii", 暗号キー, is its passphrase; "anshou bangou", 暗証番号, a PIN; each word's
+    # stem, :func:`stems`, is long enough not to be in every text: not `ango` of "django", `to`, `api`)
+    "Japanese written in Latin letters": r"pasuwaa?do|pasuwādo|angou ?kii|ango kii|angouka ?kii|anshou ?bangou|ansho bango",
     # an access code is a password by another name, in every language
     "Access code": (r"access[ _-]?code|code d'acc[èe]s|c[óo]digo de acce?sso?|zugangscode|codice (?:di |d')accesso"
                     r"|kod dost[ęe]pu|eri[şs]im kodu|m[ãa] truy c[ậa]p|toegangscode|kode akses|adgangskode"),
@@ -101,6 +104,7 @@ _SECRET_ROWS = {
     "Korean": r"토큰|시크릿|api ?키|액세스 ?키",
     "Catalan": r"clau secreta",
     "Russian/Ukrainian written in Latin letters": r"klyuch|kliuch",
+    "Japanese written in Latin letters": r"api kii|apikii|akusesu ?kii|himitsu ?kagi|tookun|tōkun|shiikuretto",
 }
 # scripts written without spaces: words for password, and for a token, a key or a secret
 _SCRIPT_PASSWORD_WORDS = r"密码|密碼|口令|パスワード|暗証番号|รหัสผ่าน"

@@ -14,7 +14,9 @@ Decisions a reader may look for:
 - ``changeme``, ``password``, ``secret`` and the like as *values* are placeholders. They are what
   templates and docs put where a value goes. A well-known default is public knowledge, and
   refusing it would only teach agents to dodge the gate. For the same reason a URL whose password
-  equals its user (``guest:guest``) or is ``pass`` passes.
+  equals its user (``guest:guest``) or is ``pass`` passes. Such a word with a counter
+  (``password123``, ``Admin2024!``) is refused: it is guessable, but people use it as a real
+  password, and a fixture refused costs a rephrase where a password stored is synced everywhere.
 - Values containing ``EXAMPLE`` (AWS's documented sample keys), ``xxxxx`` or ``REDACTED``, or made
   of words only (``xoxb-your-token-here``) are placeholders too, and so are references to where a
   secret lives (``$VAR``, ``${{ secrets.X }}``, ``os.environ[...]``, ``op://...``, "1Password").
@@ -107,7 +109,7 @@ from vault_mem.model.secret_disguises import (
     char_code_runs, composed_values, joined_lists, reversed_words, rot13, spelled_out, substituted,
 )
 from vault_mem.model.secret_fields import (
-    credential_files, csv_exports, header_lists, named_values, request_headers, table_cells, xml_elements,
+    block_values, credential_files, csv_exports, header_lists, named_values, request_headers, table_cells, xml_elements,
 )
 from vault_mem.model.secret_keys import bearer_blobs, der_private_keys, key_blocks, private_keys, wallet_keys
 from vault_mem.model.secret_labels import app_passwords, assignments
@@ -207,6 +209,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from header_lists(text, low)
         yield from request_headers(text)
         yield from credential_files(text)
+        yield from block_values(text)
         yield from xml_elements(text)
         yield from unlabelled_passwords(text, low)
         yield from call_credentials(text, low)
