@@ -669,3 +669,27 @@ def parse_fenced(text: str) -> tuple[list[str], list[tuple[str, str]]]:
         else:
             outside.append(line)
     return outside, memories
+
+
+def prune_when_found(monkeypatch, root: Path, folder: Path) -> list[bool]:
+    """Make ``folder`` (an object fan-out folder of ``root``'s repository) exist, empty, and have
+    a real ``git prune`` remove it the instant vault-mem's ``os.mkdir`` finds it there: the race
+    of a write against a looping ``git gc``/``prune``. Returns the list that records, once the
+    race happened, whether the folder was still there after the prune (``[False]``: it was not).
+    Undo with ``monkeypatch.undo()``."""
+    if not folder.exists():
+        os.mkdir(folder)
+    assert not any(folder.iterdir())
+    real_mkdir, pruned = os.mkdir, []
+
+    def mkdir_while_git_prunes(path, *args, **kwargs):
+        try:
+            return real_mkdir(path, *args, **kwargs)
+        except FileExistsError:
+            if Path(path) == folder and not pruned:  # found there: git prune takes it now
+                git(root, "prune", "--expire=now")
+                pruned.append(folder.exists())
+            raise
+
+    monkeypatch.setattr(os, "mkdir", mkdir_while_git_prunes)
+    return pruned

@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import git
+from conftest import git, prune_when_found
 
 from vault_mem.store.git import GitRepo, Identity
 
@@ -405,22 +405,7 @@ def test_an_object_is_stored_when_git_prune_removes_its_empty_folder_as_it_is_fo
     repo = GitRepo(root)
     data = b"a memory written while git prunes\n"
     oid = GitRepo.blob_id(data)
-    folder = root / ".git" / "objects" / oid[:2]
-    if not folder.exists():
-        os.mkdir(folder)
-    assert not any(folder.iterdir())
-    real_mkdir, pruned = os.mkdir, []
-
-    def mkdir_while_git_prunes(path, *args, **kwargs):
-        try:
-            return real_mkdir(path, *args, **kwargs)
-        except FileExistsError:
-            if Path(path) == folder and not pruned:  # found there: git prune takes it now
-                git(root, "prune", "--expire=now")
-                pruned.append(folder.exists())
-            raise
-
-    monkeypatch.setattr(os, "mkdir", mkdir_while_git_prunes)
+    pruned = prune_when_found(monkeypatch, root, root / ".git" / "objects" / oid[:2])
     assert repo.write_object("blob", data) == oid
     monkeypatch.undo()
     assert pruned == [False], "git prune did not remove the empty folder: the race never happened"

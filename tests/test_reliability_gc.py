@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, new_vault, person_and_peer, run_cli
+from conftest import cli, git, new_vault, person_and_peer, prune_when_found, run_cli
 
 from vault_mem import Vault
 
@@ -195,22 +195,8 @@ def test_a_fetched_loose_object_lands_when_git_prune_removes_its_empty_folder_as
         oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=data, capture_output=True,
                              check=True, env={**os.environ, **q.env}).stdout.decode().strip()
         assert (q.path / oid[:2] / oid[2:]).is_file()
-        folder = root / ".git" / "objects" / oid[:2]
-        if not folder.exists():
-            os.mkdir(folder)
-        assert not any(folder.iterdir())
-        real_mkdir, pruned, updated = os.mkdir, [], []
-
-        def mkdir_while_git_prunes(path, *args, **kwargs):
-            try:
-                return real_mkdir(path, *args, **kwargs)
-            except FileExistsError:
-                if Path(path) == folder and not pruned:  # found there: git prune takes it now
-                    git(root, "prune", "--expire=now")
-                    pruned.append(folder.exists())
-                raise
-
-        monkeypatch.setattr(os, "mkdir", mkdir_while_git_prunes)
+        updated = []
+        pruned = prune_when_found(monkeypatch, root, root / ".git" / "objects" / oid[:2])
         q.land(oid, "refs/remotes/origin/loose", lambda ref, tip: updated.append((ref, tip)))
         monkeypatch.undo()
     assert pruned == [False], "git prune did not remove the empty folder: the race never happened"

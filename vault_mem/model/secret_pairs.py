@@ -280,11 +280,12 @@ _SIGN_IN_WORDS = ("log", "sign")
 # "grafana: admin / X", "wifi: MyHome / X": a name, a spaced slash, a value no word could be
 # (or a spaced em or en dash, as notes set a user apart from its password: "admin — X")
 _USER_SLASH = lazy(r"(?<![^\s:(,])(?P<user>[A-Za-z0-9][\w.@+-]{0,63})[ \t]{1,3}[/—–][ \t]{1,3}(?P<value>[^\s/`'\"]{8,64})(?=[\s.,;)]|\Z)")
-_ACCOUNT_NAME = lazy(r"(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin|superuser"
-                    r"|guest|operator|support)")
+# the accounts every box or service has (one list: a name alone, and `NAME:value`)
+_ACCOUNTS = ("(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin|superuser"
+             "|guest|operator|support)")
+_ACCOUNT_NAME = lazy(_ACCOUNTS)
 # `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
-_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|ec2-user|sysadmin"
-                        r"|superuser|guest|operator|support):(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
+_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])" + _ACCOUNTS + r":(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
 # `echo X | docker login --password-stdin`, `echo X | sudo -S ...`, `echo 'u:X' | chpasswd`: a value
 # piped into a command that reads a password from its input
 _PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"

@@ -275,10 +275,15 @@ _URL_CREDS = lazy(r"://(?P<user>[^\s:/?#\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,2
 _SCHEME = lazy(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}\Z")
 
 
+# what follows userinfo's `@`: an IP address or a dotted host name (not an image digest's `:<hex>`)
+_HOST_AHEAD = (r"(?=(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])|[A-Za-z0-9-]{1,63}\.[A-Za-z][A-Za-z0-9.-]{1,200}"
+               r"(?![\w.-]*:[0-9a-f]{32}))")
+
+
 # `admin:<password>@10.0.0.5`: userinfo without a scheme, before an IP address or a dotted host name
 # (`node:20-alpine@sha256:...` has no dot after its `@`; `git@github.com:org/repo` no colon before).
 _BARE_USERINFO = lazy(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z0-9][\w.-]{0,63}):(?P<pw>[^\s:/@\"'<>`]{4,128})@"
-                    r"(?=(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])|[A-Za-z0-9-]{1,63}\.[A-Za-z][A-Za-z0-9.-]{1,200}(?![\w.-]*:[0-9a-f]{32}))")
+                      + _HOST_AHEAD)
 
 
 # Oracle's `user/password@//host:1521/service` (EZConnect) and `user/password@host:1521/SID`: the
@@ -291,7 +296,7 @@ _ORACLE_CONNECT = lazy(r"(?:(?<=:thin:)|(?<=:oci:)|(?<=:oci8:)|(?<![\w/:.@%+-]))
 # A scheme with no `//` whose URI holds userinfo (RFC 3261's `sip:user:password@host`, `sips:`, IAX's
 # `iax2:user:password@host`): the same userinfo after an opaque scheme's colon
 _OPAQUE_USERINFO = lazy(r"(?<![\w/:.@%+-])(?i:[a-z][a-z0-9+.-]{1,15}):(?P<user>[A-Za-z0-9][\w.+-]{0,63}):(?P<pw>[^\s:/@\"'<>`]{4,128})@"
-                        r"(?=(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])|[A-Za-z0-9-]{1,63}\.[A-Za-z][A-Za-z0-9.-]{1,200}(?![\w.-]*:[0-9a-f]{32}))")
+                        + _HOST_AHEAD)
 
 
 _OPAQUE_SCHEMES = frozenset({"sip", "sips", "tel", "iax", "iax2", "h323", "xmpp", "mailto", "im", "pres"})
