@@ -80,3 +80,41 @@ def test_a_write_sent_to_the_daemon_with_a_forged_agent_name_commits_nothing(tmp
         proc.wait(timeout=30)
     assert _trailer_keys(root) == []
     assert not (root / "facts/tea.md").exists()
+
+
+def test_connections_that_send_a_byte_at_a_time_do_not_keep_the_daemon_from_answering(tmp_path):
+    """Every connection slot held by a client that sends its request a byte every second (each
+    ``recv`` gets data before the socket's timeout): the daemon drops them once the request's
+    whole time is up, and answers again while they go on sending."""
+    from vault_mem.daemon.serve import MAX_CONNECTIONS, REQUEST_READ_S
+
+    root = tmp_path / "v"
+    new_vault(root).close()
+    proc = _start(root)
+    slow = []
+    try:
+        data = json.dumps({"v": protocol.PROTOCOL, "version": VERSION, "op": "list", "args": {},
+                           "root": str(root)}).encode()
+        frame = struct.pack(">I", len(data)) + data
+        for _ in range(MAX_CONNECTIONS + 2):
+            sock = socket.socket(socket.AF_UNIX)
+            sock.connect(str(root / ".vault-mem/daemon.sock"))
+            slow.append(sock)
+        wait_for(lambda: protocol.ask(root, "list", {}, timeout=2) is None, what="every slot to be taken")
+        answered, start, sent = False, time.monotonic(), 0
+        while not answered and time.monotonic() - start < 4 * REQUEST_READ_S:
+            for sock in slow:
+                try:
+                    sock.send(frame[sent:sent + 1])
+                except OSError:
+                    pass
+            sent += 1
+            time.sleep(1)
+            answered = protocol.ask(root, "list", {}, timeout=2) is not None
+        assert sent < len(frame), "the attack sent whole requests: make the frame longer"
+        assert answered, "the daemon answered nobody while slow clients held every connection"
+    finally:
+        for sock in slow:
+            sock.close()
+        proc.terminate()
+        proc.wait(timeout=30)
