@@ -146,12 +146,21 @@ _REMOTE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]{0,99}$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 
 
+def usable_agent_text(value: str) -> bool:
+    """Whether ``value`` may name the agent (or its email) in a commit: printable text only, no
+    ``<`` or ``>``. Any line break (``\\n``, ``\\r``, U+0085, U+2028, ...) would end the ``Agent:``
+    trailer and write others (a ``Memory-Key`` of another memory, which ``log`` and ``undo`` read);
+    ``<``/``>`` would end git's author name. The one rule for vault.toml's ``[agent]``,
+    ``--agent``, ``$VAULT_MEM_AGENT`` (also as a daemon's write receives them) and an MCP client's name."""
+    return len(value) <= 500 and value.isprintable() and "<" not in value and ">" not in value
+
+
 def _text(table: dict, key: str, default: str, *, section: str, pattern: re.Pattern | None = None,
           required: bool = False, what: str = "") -> str:
     value = _get(table, key, str, default, section=section)
     bad = (len(value) > 500 or _CONTROL.search(value) or (required and not value.strip())
            or (pattern is not None and value and not pattern.match(value))
-           or (section == "agent" and ("<" in value or ">" in value)))
+           or (section == "agent" and not usable_agent_text(value)))
     if bad:
         raise ConfigError(f"vault.toml: [{section}] {key} = {value!r} is not usable{what}; fix or remove "
                           "the line (defaults apply when it is absent)")

@@ -72,7 +72,7 @@ from vault_mem.adapters.mcp_sdk import lean_import
 from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
 from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
 from vault_mem.adapters.vaults import Vaults
-from vault_mem.config import PROJECT, VERSION, Config, NamedVault, VaultSet
+from vault_mem.config import PROJECT, VERSION, Config, NamedVault, VaultSet, usable_agent_text
 from vault_mem.daemon.keeper import INDEX_RETRY_S, MODEL_WAIT_S, Keeper, Warmup
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.vault.core import Vault
@@ -459,7 +459,7 @@ def attribute_to_client(vault: Vault, ctx) -> None:
     params = getattr(ctx.session, "client_params", None)
     info = getattr(params, "client_info", None)
     name = str(getattr(info, "name", "") or "").strip()
-    if name and name.isprintable() and "<" not in name and ">" not in name:
+    if name and usable_agent_text(name[:64]):
         vault.ws.agent = name[:64]
 
 

@@ -83,7 +83,7 @@ Handler = Callable[["Vault", dict[str, Any]], Any]
 #: writer; ``logged``: the warnings the command's own process would have printed on stderr)
 WriteHandler = Callable[[dict[str, Any], dict[str, Any]], tuple[Any, list[str], list[str]]]
 
-REQUEST_READ_S = 5.0     # a client sends its request at once; a silent one is dropped after this
+REQUEST_READ_S = 5.0     # a client sends its whole request at once; one not in by then is dropped
 ANSWER_WAIT_S = 120.0    # a connection gives up on the main thread after this (client long gone)
 MAX_CONNECTIONS = 16     # connections handled at once; more get a "busy" error reply
 #: how long a stop waits for the connections' replies (one still sending its request is read
@@ -303,13 +303,13 @@ class ReadServer:
             if self._dir_fd is None or not peer_is_owner(conn, self._dir_fd):
                 log.warning("vault-mem: refused a read from uid %s on %s", _peer_uid(conn), self.path)
                 try:  # take the request first (bounded as any, never parsed), so the reply
-                    drain_message(conn, MAX_REQUEST_BYTES)  # reaches a client still sending
+                    drain_message(conn, MAX_REQUEST_BYTES, within=REQUEST_READ_S)  # reaches a client still sending
                 except (ProtocolError, OSError, struct.error):
                     pass
                 self._reply(conn, _error("refused: this socket serves its owner only", UNAVAILABLE))
                 return
             try:
-                message = read_message(conn, MAX_REQUEST_BYTES)
+                message = read_message(conn, MAX_REQUEST_BYTES, within=REQUEST_READ_S)
             except (ProtocolError, ValueError) as exc:
                 self._reply(conn, _error(f"malformed request: {exc}", "UsageError"))
                 return

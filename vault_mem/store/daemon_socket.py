@@ -37,6 +37,7 @@ import os
 import socket
 import stat
 import struct
+import time
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -100,29 +101,39 @@ def send_message(sock: socket.socket, obj: Any) -> None:
     sock.sendall(_HEADER.pack(len(data)) + data)
 
 
-def read_message(sock: socket.socket, limit: int) -> Any:
+def read_message(sock: socket.socket, limit: int, *, within: float | None = None) -> Any:
     """One framed JSON value from ``sock``; :class:`ProtocolError` on a short read, a length past
-    ``limit`` or bytes that are not JSON."""
-    (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size))
+    ``limit`` or bytes that are not JSON. ``within``: the whole message must arrive in that many
+    seconds (``TimeoutError`` otherwise): a socket's own timeout bounds each ``recv`` only, so a
+    peer sending a byte at a time would hold the reader for as long as it likes."""
+    deadline = None if within is None else time.monotonic() + within
+    (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size, deadline))
     if size > limit:
         raise ProtocolError(f"message of {size} bytes is over the limit of {limit}")
     try:
-        return json.loads(_read_exactly(sock, size).decode("utf-8"))
+        return json.loads(_read_exactly(sock, size, deadline).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: "[[[[..."
         raise ProtocolError(f"not a JSON message ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
-def drain_message(sock: socket.socket, limit: int) -> None:
-    """Read one framed message from ``sock`` and throw it away, unparsed (a refused peer's)."""
-    (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size))
+def drain_message(sock: socket.socket, limit: int, *, within: float | None = None) -> None:
+    """Read one framed message from ``sock`` and throw it away, unparsed (a refused peer's);
+    ``within`` as :func:`read_message`'s."""
+    deadline = None if within is None else time.monotonic() + within
+    (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size, deadline))
     if size > limit:
         raise ProtocolError(f"message of {size} bytes is over the limit of {limit}")
-    _read_exactly(sock, size)
+    _read_exactly(sock, size, deadline)
 
 
-def _read_exactly(sock: socket.socket, n: int) -> bytes:
+def _read_exactly(sock: socket.socket, n: int, deadline: float | None = None) -> bytes:
     chunks, got = [], 0
     while got < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{got} of {n} bytes came in the time allowed")
+            sock.settimeout(left)
         chunk = sock.recv(min(n - got, 1 << 20))
         if not chunk:
             raise ProtocolError(f"connection closed after {got} of {n} bytes")

@@ -20,6 +20,7 @@ from vault_mem.config import (
     STATE_DIR,
     TYPE_FOLDERS,
     Config,
+    usable_agent_text,
     with_environment,
 )
 from vault_mem.errors import (
@@ -29,6 +30,7 @@ from vault_mem.errors import (
     NotAVaultError,
     StateError,
     UnsafeTreeError,
+    UsageError,
     VaultMemError,
 )
 from vault_mem.model.indexmd import INDEX_FILE
@@ -131,7 +133,11 @@ class Workspace:
         #: a vault.toml waiting for approval or not usable)
         self.notices: list[str] = list(self.settings.notices)
         self.config: Config = with_environment(self.settings.config)
-        self.agent = agent or os.environ.get("VAULT_MEM_AGENT") or self.config.agent_name
+        named = agent or os.environ.get("VAULT_MEM_AGENT")
+        if named and not usable_agent_text(named):
+            raise UsageError(f"the agent name {named[:80]!r} is not usable: printable text without '<' or '>', "
+                             "at most 500 characters (--agent, $VAULT_MEM_AGENT)")
+        self.agent = named or self.config.agent_name
         self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
         hooks_note = unsafe_hooks_notice(self.repo.hooks_dir)
         if hooks_note:
