@@ -800,3 +800,43 @@ def test_a_member_of_a_block_named_for_credentials_counts(seed: int) -> None:
         f'acl {{ default_policy = "deny"\n  down_policy = "extend-cache" }}\nnode_id = "{uuid4(d.rng)}"',
         'credentials { provider = "aws" region = "eu-west-1" }',
     ])
+
+
+# --- heldout20: a value read at run time (from the environment, from a command) is no secret ----
+
+def _pw(d: Draw) -> str:
+    return d.r(10) + d.rng.choice("#!%&")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_read_from_the_environment_by_a_call_passes(seed: int) -> None:
+    d = Draw(seed)
+    var = d.rng.choice(["DB_PASSWORD", "SMTP_PASS", "API_SECRET"])
+    all_pass([
+        f'config :shop, Shop.Repo,\n  username: "shop",\n  password: System.fetch_env!("{var}")',
+        f'password: System.get_env("{var}")',
+        f'password = ENV.fetch!("{var}")',
+        f"secret_key_base: System.fetch_env!(\"{var}\"),\n  token = ENV['{var}']",
+        f'password: os.environ["{var}"]',
+        f"password: process.env.{var}",
+    ])
+    # the same settings given a literal still count
+    all_refused([f'config :shop, Shop.Repo,\n  username: "shop",\n  password: "{_pw(d)}"',
+                 f'password = ENV.fetch("{var}", "{_pw(d)}")', f"password: '{_pw(d)}'"])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_a_command_prints_passes(seed: int) -> None:
+    d = Draw(seed)
+    entry = f"{d.rng.choice(['mail', 'work', 'acct'])}/{d.rng.choice(['corp', 'fastmail', 'imap'])}"
+    all_pass([
+        f'set imap_user = "me@corp.example"\nset imap_pass = "`pass show {entry}`"',
+        f"set smtp_pass = `gopass show -o {entry}`",
+        f"set imap_pass = '`~/bin/getpw {entry}`'",
+        f'password = "`security find-generic-password -s {entry} -w`"',
+        f'password = "$(pass show {entry})"',
+        f'passwordeval "gpg -q --for-your-eyes-only -d ~/.{entry.split("/")[0]}.gpg"',
+        f'PassCmd "pass show {entry}"',
+    ])
+    # a literal in backticks (Markdown's code) is the value itself
+    all_refused([f"set imap_pass = \"`{_pw(d)}`\"", f"the mail password: `{_pw(d)}`", f"password = `{_pw(d)}`"])
