@@ -840,3 +840,25 @@ def test_a_password_a_command_prints_passes(seed: int) -> None:
     ])
     # a literal in backticks (Markdown's code) is the value itself
     all_refused([f"set imap_pass = \"`{_pw(d)}`\"", f"the mail password: `{_pw(d)}`", f"password = `{_pw(d)}`"])
+
+
+def _syllables(rng: random.Random) -> str:
+    """Letters of both cases around a symbol no name holds, and no digit (``KelanDVPt*vypw``)."""
+    head = _word(rng).capitalize() + "".join(rng.choice("BDFGKLMNPRSTVZ") for _ in range(3))
+    return head + rng.choice("!%^&*~") + _word(rng)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_of_letters_and_a_symbol_counts_in_a_user_list(seed: int) -> None:
+    rng = random.Random(seed)
+    all_refused([
+        f'"app" "{_syllables(rng)}"\n"stats" "{_syllables(rng)}"',
+        f'"{_word(rng)}" "{_syllables(rng)}"',
+        f"userlist.txt:\n\"admin\" \"{_syllables(rng)}\"",
+    ])
+    # names run together (with a dash, a dot or a case change) are a list of names, not passwords
+    all_pass([
+        f'"app" "{_word(rng).capitalize()}{_word(rng).capitalize()}-{_word(rng).capitalize()}"',
+        '"pgbouncer" "pgbouncer_stats"\n"app" "AppReadOnly"',
+        f'"{_word(rng)}" "{_word(rng)}.{_word(rng)}"',
+    ])
