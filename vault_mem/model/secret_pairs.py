@@ -51,6 +51,11 @@ _TYPED = lazy(r"[a-z0-9-]{2,12}:|v?[0-9]{1,4}\.[0-9]", re.IGNORECASE)
 
 
 _LINE = lazy(r"[^\n]+")
+# One row is enough when its value is strong by itself (secret_judge.strong_unlabelled): names
+# and then a password, with no header (`pg | ledger | X`) or an arrow from the user (`svc-etl => X`)
+_NAMES_ROW = lazy(r"^[ \t]{0,8}\|?[ \t]{0,4}[\w.@-]{1,64}(?:[ \t]{1,4}\|[ \t]{1,4}[\w.@-]{1,64}){0,3}"
+                  r"[ \t]{1,4}(?:\||=>|->|→)[ \t]{1,4}(?P<value>[^\s|\"'`]{8,200})[ \t]{0,4}\|?[ \t]*\r?$", re.MULTILINE)
+_HEADER_RULE = lazy(r"^[ \t|:+-]{0,8}-{3,}", re.MULTILINE)
 
 
 # A line that says a login follows ("NAS admin login", "the file
@@ -111,6 +116,11 @@ def login_rows(text: str) -> Iterator[Span]:
                 at, line = lines[-1]
                 yield "logins in a table", start, at + line.rfind(rows[-1][1][j + 1]) + len(rows[-1][1][j + 1])
                 return
+    if ("|" in text or "=>" in text or "->" in text or "→" in text) and not _HEADER_RULE.search(text):
+        for m in _NAMES_ROW.finditer(text):  # (a table with a header is judged by its column: table_cells)
+            value = m.group("value")
+            if strong_unlabelled(value) and not stored_not_secret(value) and not _TYPED.match(value):
+                yield "logins in a table", m.start("value"), m.end("value")
 
 
 # A user and a password given as a pair: under the letters that abbreviate them (`u: X p: Y`,

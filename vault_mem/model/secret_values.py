@@ -453,13 +453,13 @@ _CHUNK = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SEPARATOR = lazy(r"[-_]")
 
 
-_NAMELESS_SYMBOL = lazy(r"[A-Za-z][!%^&*~][A-Za-z]")
+_NAMELESS_SYMBOL = lazy(r"[A-Za-z][!%^*~][A-Za-z]")  # (not `&`: a query string joins names with it)
 
 
 def identifier_like(value: str) -> bool:
     """Words run together (``TIFFClampDoubleToUInt32``, ``EVHTTP_CON_READ_ON_WRITE``) or a slug of
     words (``adjust-for-new-path-in-run``): a name, not a random token. A symbol no name holds
-    (``!%^&*~``) between letters makes it a password of syllables (``KelanDVPt*vypw``), not a name."""
+    (``!%^*~``) between letters makes it a password of syllables (``KelanDVPt*vypw``), not a name."""
     if _NAMELESS_SYMBOL.search(value):
         return False
     # (a number counts as two characters at most, as a size in a name does (`UInt32`): a long one
