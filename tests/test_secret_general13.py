@@ -882,3 +882,21 @@ def test_a_password_at_the_end_of_a_header_less_row_of_names_counts(seed: int) -
         ":adapter => postgresql\n:pool => ConnectionPoolV2",
         f"| host | user | note |\n|---|---|---|\n| {host} | {user} | rotated monthly |",
     ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_address_used_with_a_strong_value_counts(seed: int) -> None:
+    d = Draw(seed)
+    who = f"{_word(d.rng)}@corp.example"
+    all_refused([
+        f"for tomorrow's demo use {who} with {_strong(d)} so we don't create new users",
+        f"Use {who} with `{_strong(d)}` on the staging portal.",
+        f"to test checkout, use {who} with the password {_strong(d)}",
+    ])
+    # an address used with a method, a word or a name is no login
+    all_pass([
+        f"use {who} with the SSO button",
+        f"use {who} with care, it forwards to the whole team",
+        f"use {who} with SAML2Okta_Flow enabled",
+        f"use {who} with {_word(d.rng)} as the display name",
+    ])

@@ -274,8 +274,10 @@ def credential_pairs(text: str) -> Iterator[Span]:
 # A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
 # keystore". Only a value no word or name could be counts (see strong_unlabelled).
 _SIGN_IN = r"log[ \t]?in|log[ \t]on|sign[ \t]?in"
-_USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
-                        r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
+# (or an account named by its address, "use demo@corp.example with X": the address signs in)
+_USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect|(?<![a-z])use[ \t]{{1,4}}[\w.+-]{{1,64}}@[\w-]{{1,63}}(?:\.[\w-]{{1,63}})+)"
+                  r"(?![a-z])[^\n]{0,60}?[ \t]with"
+                  r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
 _USE_TO = lazy(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
                      rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo|get[ \t]in(?:to)?|enter)(?![a-z])")
 # "X gets you in", "X lets you into the NAS": a value named by what it opens
@@ -311,7 +313,7 @@ _UNLABELLED = ((_USER_SLASH, (" / ", " — ", " – "), ()),
                (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
                (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
                                    "superuser:", "guest:", "operator:", "support:"), ()),
-               (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
+               (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect", "use")),
                (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo", "get in",
                                                  "enter")),
                (_TAKES, ("takes", "accepts", "wants"), ()),
