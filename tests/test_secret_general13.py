@@ -900,3 +900,20 @@ def test_an_address_used_with_a_strong_value_counts(seed: int) -> None:
         f"use {who} with SAML2Okta_Flow enabled",
         f"use {who} with {_word(d.rng)} as the display name",
     ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_under_a_site_and_its_address_counts(seed: int) -> None:
+    d = Draw(seed)
+    site = f"https://{_word(d.rng)}.vendor.example"
+    who = f"{_word(d.rng)}@corp.example"
+    all_refused([
+        f"{site}\n{who}\n{_strong(d)}",
+        f"{site}/login\n  {who}\n  {_strong(d)}\n",
+    ])
+    # a site, an address and a link or a word below, or a site over a bare name, pass
+    all_pass([
+        f"{site}\n{who}\n{site}/docs/{_word(d.rng)}",
+        f"{site}\n{who}\nrotated-{_word(d.rng)}",
+        f"{site}\n{_word(d.rng)}\n{d.r(12, HEX)}",
+    ])

@@ -61,22 +61,26 @@ _HEADER_RULE = lazy(r"^[ \t|:+-]{0,8}-{3,}", re.MULTILINE)
 # A line that says a login follows ("NAS admin login", "the file
 # auth-user-pass reads:"), then a user's name alone on its line, then the password alone on the next
 _LOGIN_LINE = lazy(r"(?i:(?<![\w-])(?:log-?in|sign-?in|credentials|creds|auth-user-pass|account)(?![\w-]))")
+_SITE_LINE = lazy(r"[ \t]*https?://[^\s/]{3,200}(?:/[^\s]{0,300})?[ \t]*")
 _USER_LINE = lazy(r"[ \t]*[\w.@+\\-]{2,64}[ \t]*")
 _PW_LINE = lazy(r"[ \t]*(?P<pw>[^\s]{6,200})[ \t]*")
 
 
 def two_line_logins(text: str) -> Iterator[Span]:
     """The password on the line below a user's name, both alone under a line that names a login:
-    a value no word or name could be, or letters and a number of four digits or more."""
-    if not _LOGIN_LINE.search(text):
+    a value no word or name could be, or letters and a number of four digits or more. A site's
+    address alone on its line names a login too when the user's line is an e-mail address (a
+    password manager's entry copied out: the site, the address, the password)."""
+    if not _LOGIN_LINE.search(text) and "://" not in text:
         return
     lines = text.split("\n")
     offset = 0
     for i, line in enumerate(lines):
-        if i + 2 < len(lines) and len(line) <= 240 and _LOGIN_LINE.search(line):
+        site = _SITE_LINE.fullmatch(line.rstrip("\r")) is not None
+        if i + 2 < len(lines) and len(line) <= 240 and (site or _LOGIN_LINE.search(line)):
             user, pw_line = lines[i + 1].rstrip("\r"), lines[i + 2].rstrip("\r")
             m = _PW_LINE.fullmatch(pw_line)
-            if m and _USER_LINE.fullmatch(user) and m.group("pw") != user.strip():
+            if m and _USER_LINE.fullmatch(user) and m.group("pw") != user.strip() and (not site or "@" in user):
                 pw = m.group("pw")
                 # (letters run together and a year: twelve long at least, so `footer2024` is a name)
                 made = unguessable(pw) or (len(pw) >= 12 and pw.isalnum() and pw.rstrip("0123456789").isalpha()
