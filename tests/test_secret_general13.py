@@ -800,3 +800,120 @@ def test_a_member_of_a_block_named_for_credentials_counts(seed: int) -> None:
         f'acl {{ default_policy = "deny"\n  down_policy = "extend-cache" }}\nnode_id = "{uuid4(d.rng)}"',
         'credentials { provider = "aws" region = "eu-west-1" }',
     ])
+
+
+# --- heldout20: a value read at run time (from the environment, from a command) is no secret ----
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_read_from_the_environment_by_a_call_passes(seed: int) -> None:
+    d = Draw(seed)
+    var = d.rng.choice(["DB_PASSWORD", "SMTP_PASS", "API_SECRET"])
+    all_pass([
+        f'config :shop, Shop.Repo,\n  username: "shop",\n  password: System.fetch_env!("{var}")',
+        f'password: System.get_env("{var}")',
+        f'password = ENV.fetch!("{var}")',
+        f"secret_key_base: System.fetch_env!(\"{var}\"),\n  token = ENV['{var}']",
+        f'password: os.environ["{var}"]',
+        f"password: process.env.{var}",
+    ])
+    # the same settings given a literal still count
+    all_refused([f'config :shop, Shop.Repo,\n  username: "shop",\n  password: "{_pw(d)}"',
+                 f'password = ENV.fetch("{var}", "{_pw(d)}")', f"password: '{_pw(d)}'"])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_a_command_prints_passes(seed: int) -> None:
+    d = Draw(seed)
+    entry = f"{d.rng.choice(['mail', 'work', 'acct'])}/{d.rng.choice(['corp', 'fastmail', 'imap'])}"
+    all_pass([
+        f'set imap_user = "me@corp.example"\nset imap_pass = "`pass show {entry}`"',
+        f"set smtp_pass = `gopass show -o {entry}`",
+        f"set imap_pass = '`~/bin/getpw {entry}`'",
+        f'password = "`security find-generic-password -s {entry} -w`"',
+        f'password = "$(pass show {entry})"',
+        f'passwordeval "gpg -q --for-your-eyes-only -d ~/.{entry.split("/")[0]}.gpg"',
+        f'PassCmd "pass show {entry}"',
+    ])
+    # a literal in backticks (Markdown's code) is the value itself
+    all_refused([f"set imap_pass = \"`{_pw(d)}`\"", f"the mail password: `{_pw(d)}`", f"password = `{_pw(d)}`"])
+
+
+def _syllables(rng: random.Random) -> str:
+    """Letters of both cases around a symbol no name holds, and no digit (``KelanDVPt*vypw``)."""
+    head = _word(rng).capitalize() + "".join(rng.choice("BDFGKLMNPRSTVZ") for _ in range(3))
+    return head + rng.choice("!%^*~") + _word(rng)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_of_letters_and_a_symbol_counts_in_a_user_list(seed: int) -> None:
+    rng = random.Random(seed)
+    all_refused([
+        f'"app" "{_syllables(rng)}"\n"stats" "{_syllables(rng)}"',
+        f'"{_word(rng)}" "{_syllables(rng)}"',
+        f"userlist.txt:\n\"admin\" \"{_syllables(rng)}\"",
+    ])
+    # names run together (with a dash, a dot or a case change) are a list of names, not passwords
+    all_pass([
+        f'"app" "{_word(rng).capitalize()}{_word(rng).capitalize()}-{_word(rng).capitalize()}"',
+        '"pgbouncer" "pgbouncer_stats"\n"app" "AppReadOnly"',
+        f'"{_word(rng)}" "{_word(rng)}.{_word(rng)}"',
+    ])
+
+
+def _strong(d: Draw) -> str:
+    return d.r(8) + d.rng.choice("!%#*") + d.r(4)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_at_the_end_of_a_header_less_row_of_names_counts(seed: int) -> None:
+    d = Draw(seed)
+    host, user = d.rng.choice(["pg", "db01.corp", "mysql-eu"]), _word(d.rng)
+    all_refused([
+        f"{host} | {user} | {_strong(d)}",
+        f"| {host} | {user} | {_strong(d)} |",
+        f"svc-{user} => {_strong(d)}\nsvc-etl => {_strong(d)}",
+        f"{user}@corp.example -> {_strong(d)}",
+    ])
+    # rows of names, versions, hashes and hosts, and a Ruby hash's constants, pass
+    all_pass([
+        f"{host} | {user} | v1.25.{d.rng.randint(0, 9)}",
+        f"main | build | {d.r(12, HEX)}",
+        f"api => api.corp.example\n{user} -> staging-eu-{d.rng.randint(1, 4)}",
+        ":adapter => postgresql\n:pool => ConnectionPoolV2",
+        f"| host | user | note |\n|---|---|---|\n| {host} | {user} | rotated monthly |",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_address_used_with_a_strong_value_counts(seed: int) -> None:
+    d = Draw(seed)
+    who = f"{_word(d.rng)}@corp.example"
+    all_refused([
+        f"for tomorrow's demo use {who} with {_strong(d)} so we don't create new users",
+        f"Use {who} with `{_strong(d)}` on the staging portal.",
+        f"to test checkout, use {who} with the password {_strong(d)}",
+    ])
+    # an address used with a method, a word or a name is no login
+    all_pass([
+        f"use {who} with the SSO button",
+        f"use {who} with care, it forwards to the whole team",
+        f"use {who} with SAML2Okta_Flow enabled",
+        f"use {who} with {_word(d.rng)} as the display name",
+    ])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_password_under_a_site_and_its_address_counts(seed: int) -> None:
+    d = Draw(seed)
+    site = f"https://{_word(d.rng)}.vendor.example"
+    who = f"{_word(d.rng)}@corp.example"
+    all_refused([
+        f"{site}\n{who}\n{_strong(d)}",
+        f"{site}/login\n  {who}\n  {_strong(d)}\n",
+    ])
+    # a site, an address and a link or a word below, or a site over a bare name, pass
+    all_pass([
+        f"{site}\n{who}\n{site}/docs/{_word(d.rng)}",
+        f"{site}\n{who}\nrotated-{_word(d.rng)}",
+        f"{site}\n{_word(d.rng)}\n{d.r(12, HEX)}",
+    ])

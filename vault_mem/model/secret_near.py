@@ -35,7 +35,7 @@ from vault_mem.model.secret_names import (
 from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_values import (
     ENV_NAME, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy, key_chord,
-    looks_fake, random_hex, random_token, shannon_entropy, spoken, stored_not_secret,
+    looks_fake, random_hex, random_token, run_at_read, shannon_entropy, spoken, stored_not_secret,
 )
 
 __all__ = ["ASIDE", "ASIDE_STOP", "COMMA_LITERAL", "FLOW_MEMBER", "ID_WORDS", "LOGIN_NOUN", "NAME_EQUALS",
@@ -469,6 +469,8 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         op = "="  # `key: >-` then the value on the next line: a YAML literal
     raw = tail.group("value")
     quoted = raw[0] in "\"'`"
+    if run_at_read(raw):
+        return None  # `` `pass show mail/corp` ``: a command's output, read at run time
     if op == "(" and not CALL_END.match(text, tail.end()):
         return None  # a literal among a call's arguments is judged by the call (call_credentials)
     value = raw[1:-1].strip().strip("\"'") if quoted else _value_end(raw)  # `"X"` in Markdown is X

@@ -51,27 +51,36 @@ _TYPED = lazy(r"[a-z0-9-]{2,12}:|v?[0-9]{1,4}\.[0-9]", re.IGNORECASE)
 
 
 _LINE = lazy(r"[^\n]+")
+# One row is enough when its value is strong by itself (secret_judge.strong_unlabelled): names
+# and then a password, with no header (`pg | ledger | X`) or an arrow from the user (`svc-etl => X`)
+_NAMES_ROW = lazy(r"^[ \t]{0,8}\|?[ \t]{0,4}[\w.@-]{1,64}(?:[ \t]{1,4}\|[ \t]{1,4}[\w.@-]{1,64}){0,3}"
+                  r"[ \t]{1,4}(?:\||=>|->|→)[ \t]{1,4}(?P<value>[^\s|\"'`]{8,200})[ \t]{0,4}\|?[ \t]*\r?$", re.MULTILINE)
+_HEADER_RULE = lazy(r"^[ \t|:+-]{0,8}-{3,}", re.MULTILINE)
 
 
 # A line that says a login follows ("NAS admin login", "the file
 # auth-user-pass reads:"), then a user's name alone on its line, then the password alone on the next
 _LOGIN_LINE = lazy(r"(?i:(?<![\w-])(?:log-?in|sign-?in|credentials|creds|auth-user-pass|account)(?![\w-]))")
+_SITE_LINE = lazy(r"[ \t]*https?://[^\s/]{3,200}(?:/[^\s]{0,300})?[ \t]*")
 _USER_LINE = lazy(r"[ \t]*[\w.@+\\-]{2,64}[ \t]*")
 _PW_LINE = lazy(r"[ \t]*(?P<pw>[^\s]{6,200})[ \t]*")
 
 
 def two_line_logins(text: str) -> Iterator[Span]:
     """The password on the line below a user's name, both alone under a line that names a login:
-    a value no word or name could be, or letters and a number of four digits or more."""
-    if not _LOGIN_LINE.search(text):
+    a value no word or name could be, or letters and a number of four digits or more. A site's
+    address alone on its line names a login too when the user's line is an e-mail address (a
+    password manager's entry copied out: the site, the address, the password)."""
+    if not _LOGIN_LINE.search(text) and "://" not in text:
         return
     lines = text.split("\n")
     offset = 0
     for i, line in enumerate(lines):
-        if i + 2 < len(lines) and len(line) <= 240 and _LOGIN_LINE.search(line):
+        site = _SITE_LINE.fullmatch(line.rstrip("\r")) is not None
+        if i + 2 < len(lines) and len(line) <= 240 and (site or _LOGIN_LINE.search(line)):
             user, pw_line = lines[i + 1].rstrip("\r"), lines[i + 2].rstrip("\r")
             m = _PW_LINE.fullmatch(pw_line)
-            if m and _USER_LINE.fullmatch(user) and m.group("pw") != user.strip():
+            if m and _USER_LINE.fullmatch(user) and m.group("pw") != user.strip() and (not site or "@" in user):
                 pw = m.group("pw")
                 # (letters run together and a year: twelve long at least, so `footer2024` is a name)
                 made = unguessable(pw) or (len(pw) >= 12 and pw.isalnum() and pw.rstrip("0123456789").isalpha()
@@ -111,6 +120,11 @@ def login_rows(text: str) -> Iterator[Span]:
                 at, line = lines[-1]
                 yield "logins in a table", start, at + line.rfind(rows[-1][1][j + 1]) + len(rows[-1][1][j + 1])
                 return
+    if ("|" in text or "=>" in text or "->" in text or "→" in text) and not _HEADER_RULE.search(text):
+        for m in _NAMES_ROW.finditer(text):  # (a table with a header is judged by its column: table_cells)
+            value = m.group("value")
+            if strong_unlabelled(value) and not stored_not_secret(value) and not _TYPED.match(value):
+                yield "logins in a table", m.start("value"), m.end("value")
 
 
 # A user and a password given as a pair: under the letters that abbreviate them (`u: X p: Y`,
@@ -264,8 +278,10 @@ def credential_pairs(text: str) -> Iterator[Span]:
 # A password given by its use, with no label: "log in as deploy with X", "use X to unlock the
 # keystore". Only a value no word or name could be counts (see strong_unlabelled).
 _SIGN_IN = r"log[ \t]?in|log[ \t]on|sign[ \t]?in"
-_USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect)(?![a-z])[^\n]{{0,60}}?[ \t]with"
-                        r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
+# (or an account named by its address, "use demo@corp.example with X": the address signs in)
+_USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect|(?<![a-z])use[ \t]{{1,4}}[\w.+-]{{1,64}}@[\w-]{{1,63}}(?:\.[\w-]{{1,63}})+)"
+                  r"(?![a-z])[^\n]{0,60}?[ \t]with"
+                  r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
 _USE_TO = lazy(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
                      rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo|get[ \t]in(?:to)?|enter)(?![a-z])")
 # "X gets you in", "X lets you into the NAS": a value named by what it opens
@@ -301,7 +317,7 @@ _UNLABELLED = ((_USER_SLASH, (" / ", " — ", " – "), ()),
                (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
                (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
                                    "superuser:", "guest:", "operator:", "support:"), ()),
-               (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect")),
+               (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect", "use")),
                (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo", "get in",
                                                  "enter")),
                (_TAKES, ("takes", "accepts", "wants"), ()),

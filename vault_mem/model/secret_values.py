@@ -24,7 +24,7 @@ from vault_mem.model.lazy_patterns import lazy
 __all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "UUID", "credential_like",
            "documented_example", "has_symbol", "high_entropy", "identifier_like", "in_crypt_hash",
            "is_placeholder", "is_wordy", "key_chord", "looks_fake", "random_hex", "random_letters",
-           "random_token", "reference_token", "sample_jwt", "sayable", "script_prose", "shannon_entropy",
+           "random_token", "reference_token", "run_at_read", "sample_jwt", "sayable", "script_prose", "shannon_entropy",
            "spoken", "stored_not_secret", "type_name", "unguessable"]
 
 def shannon_entropy(value: str) -> float:
@@ -68,7 +68,13 @@ _MASK = lazy(r"\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}")
 #: x's stand for characters left out (`sk_live_xxxx`, `abcd-XXX-efgh`) at an edge of the value or
 #: of one of its parts, or four and more in a row; three inside a random tail are chance
 _X_RUN = lazy(r"x{3,}|X{3,}")
-_CALL = lazy(r"[A-Za-z_]\(")
+# (Ruby's and Elixir's names end in `!` or `?`: `System.fetch_env!("DB_PASSWORD")`, `ENV.fetch!(...)`)
+_CALL = lazy(r"[A-Za-z_][!?]?\(")
+#: a command run for its output in backticks (mutt's `` `pass show mail/corp` ``, like `$(...)`): a program
+#: that hands out a secret, or a script named by its path, then its arguments
+_COMMAND_OUTPUT = lazy(r"`[ \t]{0,4}(?:(?:pass|gopass|gpg2?|security|secret-tool|op|bw|rbw|lpass|keepassxc-cli|kpcli|vault"
+                       r"|aws|gcloud|az|cat|head|sops|age|doppler|pass-cli|kwallet-query|systemd-creds|sudo|sh|bash)"
+                       r"|(?:~|\.{1,2})?/[\w.@/-]{1,200})(?:[ \t]{1,4}[^`\n]{1,300})?`")
 _DOTTED_REF = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[.*)?")
 #: an environment variable's name (`DB_PASSWORD`): a reference, not a value
 ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -199,7 +205,7 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True  # words URL-encoded: `username%3Apassword` in a doc's example
     if value.startswith("eyJ") and "." not in value and _jwt_header(value):
         return True  # a JWT's header alone, as docs cut a token short: no token
-    if _CALL.search(value) or _URL.match(value) or sample_jwt(value) or documented_example(value):
+    if _CALL.search(value) or run_at_read(value) or _URL.match(value) or sample_jwt(value) or documented_example(value):
         return True
     if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"
                                    or (value[0] == "/" and value[1:].isalpha() and value[1:].islower())):
@@ -215,6 +221,12 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         # random letters and digits of both cases) makes it a value with a dot in it
         return not any(_random_part(p) for p in value.split("."))
     return not quoted and _IDENT_REF.fullmatch(value) is not None
+
+
+def run_at_read(value: str) -> bool:
+    """Is ``value`` a command in backticks (:data:`_COMMAND_OUTPUT`), whose output is read when the
+    program runs? The secret is in the store it reads, as behind `$(pass ...)` and `os.environ`."""
+    return _COMMAND_OUTPUT.fullmatch(value.strip()) is not None
 
 
 def _placeholder_word(value: str, low: str) -> bool:
@@ -441,9 +453,15 @@ _CHUNK = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SEPARATOR = lazy(r"[-_]")
 
 
+_NAMELESS_SYMBOL = lazy(r"[A-Za-z][!%^*~][A-Za-z]")  # (not `&`: a query string joins names with it)
+
+
 def identifier_like(value: str) -> bool:
     """Words run together (``TIFFClampDoubleToUInt32``, ``EVHTTP_CON_READ_ON_WRITE``) or a slug of
-    words (``adjust-for-new-path-in-run``): a name, not a random token."""
+    words (``adjust-for-new-path-in-run``): a name, not a random token. A symbol no name holds
+    (``!%^*~``) between letters makes it a password of syllables (``KelanDVPt*vypw``), not a name."""
+    if _NAMELESS_SYMBOL.search(value):
+        return False
     # (a number counts as two characters at most, as a size in a name does (`UInt32`): a long one
     # is an id, such as the one that starts a Notion token's random tail, and no word)
     chunks = [min(len(c), 2) if c.isdigit() else len(c) for c in _CHUNK.findall(value)]

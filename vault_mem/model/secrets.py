@@ -195,7 +195,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from recovery_keys(text)
         yield from split_parts(text, low)
         yield from listed_parts(text, low)
-        if "\n" in text:
+        if "\n" in text or "|" in text or ">" in text or "→" in text:  # (one row of names: `pg | db | X`)
             yield from login_rows(text)
             yield from two_line_logins(text)
         yield from credential_pairs(text)
