@@ -972,6 +972,18 @@ def test_an_index_md_a_persons_branch_left_stale_is_committed_in_their_name_afte
     assert not any("person-fact" in line for line in added), added
 
 
+def _persons_commit_held_open(root: Path, fifo: Path) -> subprocess.Popen:
+    """The person's `git commit` of a staged notes.txt, its message editor open: it waits on
+    ``fifo`` (a write to it ends the editor; the empty message then gives the commit up)."""
+    (root / "notes.txt").write_text("the person's notes\n")
+    git(root, "add", "notes.txt")
+    commit = subprocess.Popen(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q"], cwd=root,
+                              env={**os.environ, "GIT_EDITOR": f"sh -c 'cat {fifo} >/dev/null; : >\"$1\"' e"},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: (root / ".git" / "COMMIT_EDITMSG").exists(), 30, "the person's commit editor")
+    return commit
+
+
 @pytest.mark.parametrize("then", ["checkout", "commit lands"])
 def test_a_write_waiting_for_a_persons_git_command_lets_the_daemon_put_back_what_a_pop_brought(tmp_path, then):
     """RELIABILITY.md, "the checkout refused 7 or 8 times in a row" (bench/chaos.py --seed 46):
@@ -1012,14 +1024,7 @@ def test_a_write_waiting_for_a_persons_git_command_lets_the_daemon_put_back_what
     commit = writer = None
     lines: list[str] = []
     try:
-        (root / "notes.txt").write_text("the person's notes\n")
-        git(root, "add", "notes.txt")
-        # the person's `git commit`, its message editor open (it waits on the fifo; an empty
-        # message then gives the commit up)
-        commit = subprocess.Popen(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q"], cwd=root,
-                                  env={**os.environ, "GIT_EDITOR": f"sh -c 'cat {fifo} >/dev/null; : >\"$1\"' e"},
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_for(lambda: (root / ".git" / "COMMIT_EDITMSG").exists(), 30, "the person's commit editor")
+        commit = _persons_commit_held_open(root, fifo)
         writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "remember", "waiting", "-d",
                                    "written while a person's commit is open"], cwd=root, env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -1097,12 +1102,7 @@ def test_a_write_killed_while_it_waits_aside_for_a_persons_commit_is_finished_by
     daemon = start_daemon(root, VAULT_MEM_QUIET_SECONDS="600", VAULT_MEM_DEBOUNCE_MS="20")
     commit = writer = None
     try:
-        (root / "notes.txt").write_text("the person's notes\n")
-        git(root, "add", "notes.txt")
-        commit = subprocess.Popen(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q"], cwd=root,
-                                  env={**os.environ, "GIT_EDITOR": f"sh -c 'cat {fifo} >/dev/null; : >\"$1\"' e"},
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_for(lambda: (root / ".git" / "COMMIT_EDITMSG").exists(), 30, "the person's commit editor")
+        commit = _persons_commit_held_open(root, fifo)
         # the write in this process of its own (a command's write would be the daemon's)
         writer = subprocess.Popen([sys.executable, "-c", "import sys\nfrom vault_mem import Vault\n"
                                    "Vault(sys.argv[1]).remember('killed', 'killed while its commit waited aside', 'k')",
