@@ -1,6 +1,7 @@
 """Each question's top 10 with what the verdict reads, to try verdict rules offline in seconds.
 
     python bench/verdict_records.py FILE [...] --cache /tmp/me/embed.sqlite --out /tmp/me/records.jsonl
+    python bench/verdict_records.py FILE [...] --cache C --out R --words   # + what the word rules read
 
 Builds each file's vaults and asks every question through ``Sidecar.recall`` (k=10) as
 ``bench_verdict.measure`` does, and writes one JSON line per question: the file, group, half
@@ -37,16 +38,57 @@ from vault_mem.config import EmbedderConfig
 from vault_mem.embed.registry import get_embedder
 from vault_mem.index import levels as levels_mod
 from vault_mem.index import search as search_mod
+from vault_mem.embed.numeric import np
+from vault_mem.index.queries import common_bar, term_counts
+from vault_mem.model.focus import focus_of
+from vault_mem.model.terms import is_question, stem
 from vault_mem.ops import eval as evalmod
 
 TOP = 10  # hits kept per question (recall's k)
 BEST_COSINES = 12  # the query's best cosines kept
 
 
+WORD_HITS = 3  # hits given word features with --words (what the hook injects)
+
+
+def word_features(db, query: str, terms, ev, passing: dict[int, str], words) -> dict[int, dict]:
+    """What the word-level checks read about each of the top WORD_HITS hits (see the module);
+    empty without an embedder or query words."""
+    if words is None or not terms or not passing:
+        return {}
+    bars = words.bars()
+    top = ev.ranked(passing)[:WORD_HITS]
+    found = levels_mod.hit_words(db, top)
+    focus = focus_of(query) if is_question(query) else None
+    focus_words = list(focus.words) if focus is not None else []
+    counts = dict(zip(terms, term_counts(db, list(terms), 1 << 30), strict=True))
+    n = common_bar(db)[0]
+    out = {}
+    for i in top:
+        if i not in found:
+            continue
+        have, near = found[i]
+        vecs = words.vectors([*terms, *near, *focus_words])
+        matrix = np.asarray([vecs[w] for w in near if w in vecs], dtype=np.float32)
+
+        def best(t: str) -> float:
+            if stem(t) in have:
+                return 1.0
+            return float((matrix @ vecs[t]).max()) if len(matrix) and t in vecs else 0.0
+
+        out[i] = {"match": bars.match, "loose": bars.loose, "n": n,
+                  "mm": levels_mod.meaning_match(terms, have, near, vecs, words.qvec, bars.unrelated),
+                  "terms": {t: [float(vecs[t] @ words.qvec) - bars.unrelated if t in vecs else 0.0, best(t),
+                                counts[t]] for t in terms},
+                  "focus": {w: best(w) for w in focus_words}}
+    return out
+
+
 @contextmanager
-def capture() -> Iterator[dict]:
+def capture(with_words: bool = False) -> Iterator[dict]:
     """While open, each recall's phrasings, evidence, floor, levels and verdict stages land in the
-    yielded dict (the recall stages wrapped, not changed)."""
+    yielded dict (the recall stages wrapped, not changed); ``with_words``: and the top hits' word
+    features (:func:`word_features`)."""
     seen: dict = {}
     fuse, verdict = search_mod.fuse_phrasings, levels_mod.levels
 
@@ -58,6 +100,8 @@ def capture() -> Iterator[dict]:
         why = {} if why is None else why
         out = verdict(db, query, terms, ev, floor=floor, k=k, words=words, rewordings=rewordings, why=why)
         seen.update(ev=ev, floor=floor, passing=out, why=dict(why))
+        if with_words and floor is not None:
+            seen["words"] = word_features(db, query, terms, ev, out, words)
         return out
 
     search_mod.fuse_phrasings, levels_mod.levels = fuse_phrasings, levels
@@ -67,8 +111,8 @@ def capture() -> Iterator[dict]:
         search_mod.fuse_phrasings, levels_mod.levels = fuse, verdict
 
 
-def record(path: Path, embedder) -> list[dict]:
-    """The records of one benchmark file (see the module)."""
+def record(path: Path, embedder, with_words: bool = False) -> list[dict]:
+    """The records of one benchmark file (see the module; ``with_words``: ``--words``)."""
     data = evalmod.load_benchmark(path)
     mems, qs = defaultdict(list), defaultdict(list)
     for m in data["memories"]:
@@ -77,7 +121,7 @@ def record(path: Path, embedder) -> list[dict]:
         qs[str(q.get("group", ""))].append({**q, "_n": n})
     tune = {q["_n"] for g in split_half(dict(qs), "tune").values() for q in g}
     out = []
-    with capture() as seen:
+    with capture(with_words) as seen:
         for group, vault, back in group_vaults(mems, qs, embedder, "vault-mem-records-"):
             key_of = dict(vault.sidecar.db.execute("SELECT id, key FROM files").fetchall())
             for q in qs[group]:
@@ -109,6 +153,8 @@ def _evidence(seen: dict, back: dict, key_of: dict, rel: set[str]) -> dict:
         hits.append({"key": key, "rel": key in rel, "level": seen["passing"][i], "why": seen["why"].get(i),
                      "cosine": ev.sims.get(i), "coverage": ev.coverage.get(i), "score": ev.scores[i],
                      "kw_rank": kw_rank.get(i), "vec_rank": vec_rank.get(i)})
+        if i in seen.get("words", {}):
+            hits[-1]["words"] = seen["words"][i]
     return {"floor": None if floor is None else {
                 "base": floor.base, "spread": floor.spread, "strong": floor.strong, "sure": floor.sure,
                 "min_sim": floor.min_sim, "source": floor.source},
@@ -146,6 +192,7 @@ def main() -> int:
     ap.add_argument("--embedder", default="local", help="an embedder provider (local, multilingual) or an HTTP URL")
     ap.add_argument("--cache", type=Path, help="SQLite file caching vectors across runs (outside the repo)")
     ap.add_argument("--out", type=Path, required=True, help="the records, one JSON line per question (outside the repo)")
+    ap.add_argument("--words", action="store_true", help="record what the word-level checks read for the top 3 hits")
     args = ap.parse_args()
     cfg = EmbedderConfig(provider=args.embedder)
     if args.embedder.startswith("http"):
@@ -155,7 +202,7 @@ def main() -> int:
         embedder = CachedEmbedder(embedder, args.cache)
     with args.out.open("w", encoding="utf-8") as out:
         for path in args.files:
-            recs = record(path, embedder)
+            recs = record(path, embedder, args.words)
             out.writelines(json.dumps(r) + "\n" for r in recs)
             for half in HALVES:
                 print(json.dumps({"file": path.name, "half": half,
