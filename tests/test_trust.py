@@ -696,3 +696,35 @@ def test_the_approvals_file_is_parsed_once_per_version_and_every_change_is_seen(
     assert trust.approved_authors(b) == {"bee@example.org"}  # its ctime moved
     path.unlink()
     assert trust.approved_authors(a) == set() and trust.approved_authors(b) == set()
+
+
+def test_the_approvals_of_gone_temporary_vaults_are_dropped_and_a_persons_are_kept(tmp_path: Path) -> None:
+    """Every vault's first command records its vault.toml as approved: ``vault-mem eval`` and
+    benchmarks make and remove such vaults by the thousand, and trusted.json (parsed by every
+    command) grew to 2,135 entries on the bench machine, 100 of them live. The next write drops
+    the entries of gone folders whose file asked for the defaults alone; an approval of other
+    settings, of authors, and any entry of a folder still there stays."""
+    import shutil
+
+    from vault_mem.store import trust
+
+    gone, live, edited = tmp_path / "gone", tmp_path / "live", tmp_path / "edited"
+    for root in (gone, live, edited):
+        Vault.init(root, agent="t").close()
+    toml = edited / "vault.toml"
+    toml.write_text(toml.read_text().replace("budget_tokens = 2000", "budget_tokens = 3000"))
+    Vault(edited).close()  # the person's own edit, approved as theirs
+    persons = tmp_path / "persons"
+    trust.approve_authors(persons, ["ann@example.org"])
+    entries = json.loads(trust.trust_file().read_text())["vaults"]
+    assert entries[str(gone.resolve())]["config"]["defaults"] is True
+    assert "defaults" not in entries[str(edited.resolve())]["config"]
+    shutil.rmtree(gone)
+    shutil.rmtree(edited)
+    trust.approve_authors(tmp_path / "other", ["bob@example.org"])  # any later write
+    entries = json.loads(trust.trust_file().read_text())["vaults"]
+    assert str(gone.resolve()) not in entries
+    assert {str(p.resolve()) for p in (live, edited, persons)} <= set(entries)
+    assert trust.approved_authors(persons) == {"ann@example.org"}
+    Vault.init(gone, agent="t").close()  # a vault made there again gets its approval back
+    assert json.loads(trust.trust_file().read_text())["vaults"][str(gone.resolve())]["config"]["defaults"] is True

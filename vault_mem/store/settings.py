@@ -116,11 +116,12 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
     if head is not None and committed is None and _last_change(repo, prefix) != "in no commit":
         out.notices.append(_deleted_notice())
     if blob in history and out.requested is not None:  # put back to a version approved before
-        approve_config(root, raw, blob, how="approved before")
+        approve_config(root, raw, blob, how="approved before", defaults=out.requested == Config())
         out.config = out.requested
         return out
     if approved is None and committed == blob and out.requested is not None and _legacy_approved(root, out.requested):
-        approve_config(root, raw, blob, how="approved before (its outbound settings)")
+        approve_config(root, raw, blob, how="approved before (its outbound settings)",
+                       defaults=out.requested == Config())
         out.config = out.requested
         return out
     # HEAD's file as a checkout converted it (line ends a peer's .gitattributes asked for) is
@@ -138,7 +139,7 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
         return out
     changes = setting_changes(fallback, out.requested)
     if own or not changes:
-        approve_config(root, raw, blob, how="own edit" if own else "no change")
+        approve_config(root, raw, blob, how="own edit" if own else "no change", defaults=out.requested == Config())
         out.config = out.requested
         return out
     out.pending_raw, out.pending_blob, out.changes = raw, blob, changes

@@ -109,10 +109,23 @@ def _update_entry(root: Path, change) -> Path:
         entry = vaults.get(key)
         entry = dict(entry) if isinstance(entry, dict) else {}
         change(entry)
+        vaults = {k: v for k, v in vaults.items() if k == key or not _only_defaults_of_a_gone_vault(k, v)}
         vaults[key] = entry
         atomic_write(path, json.dumps({"version": 1, "vaults": vaults}, indent=1, sort_keys=True).encode(),
                      mode=0o600)
     return path
+
+
+def _only_defaults_of_a_gone_vault(key: str, entry: object) -> bool:
+    """True for an entry that holds nothing but the approval of a vault.toml asking for the
+    defaults alone, of a vault whose folder is gone: a temporary vault (``vault-mem eval``'s, a
+    benchmark's) that would otherwise stay in the file every command parses (2,135 entries on
+    the project's bench machine, 100 of them live). Dropping it loses nothing: the defaults need
+    no approval, and a folder that comes back gets its file approved as before."""
+    if not isinstance(entry, dict) or set(entry) != {"config"}:
+        return False
+    config = entry["config"]
+    return isinstance(config, dict) and config.get("defaults") is True and not os.path.isdir(key)
 
 
 def _entry(root: Path) -> dict:
@@ -131,10 +144,11 @@ def approved_config(root: Path) -> tuple[bytes, list[str]] | None:
     return got["text"].encode("utf-8"), past
 
 
-def approve_config(root: Path, raw: bytes, blob_id: str, *, how: str) -> Path:
+def approve_config(root: Path, raw: bytes, blob_id: str, *, how: str, defaults: bool = False) -> Path:
     """Record the vault.toml bytes ``raw`` (git blob id ``blob_id``) as the approved settings of
-    the vault at ``root`` (``how``: who approved it: ``trust``, ``init``, ``own edit``); the one
-    approved before goes to the history. Returns the file written."""
+    the vault at ``root`` (``how``: who approved it: ``trust``, ``init``, ``own edit``;
+    ``defaults``: the file asks for the defaults alone); the one approved before goes to the
+    history. Returns the file written."""
     text = raw.decode("utf-8")  # only a file that parsed is approved, so it is UTF-8
 
     def change(entry: dict) -> None:
@@ -142,6 +156,8 @@ def approve_config(root: Path, raw: bytes, blob_id: str, *, how: str) -> Path:
         past = [h for h in [old.get("blob"), *(old.get("history") or [])] if isinstance(h, str) and h != blob_id]
         entry["config"] = {"blob": blob_id, "text": text, "history": past[:APPROVED_HISTORY], "how": how,
                            "approved_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+        if defaults:
+            entry["config"]["defaults"] = True
 
     return _update_entry(root, change)
 

@@ -174,7 +174,8 @@ class Workspace:
             if s.requested is None and s.problem:
                 raise ConfigError(f"{s.problem}; nothing approved")
             return None
-        return approve_config(self.root, s.pending_raw, s.pending_blob or "", how="trust")
+        return approve_config(self.root, s.pending_raw, s.pending_blob or "", how="trust",
+                              defaults=s.requested == Config())
 
     def ignored_folders(self, *, fresh: bool = False) -> list[str]:
         """The type folders where git ignores a new memory file
