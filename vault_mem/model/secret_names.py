@@ -64,6 +64,8 @@ _CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes|hex|b64|base64|base3
 _CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|sess|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
+                      # the secret half of an AK/SK pair (Volcengine's `--sk`, Huawei's `HUAWEICLOUD_SDK_SK`)
+                      r"|sk"
                       # a session cookie by its name (`.AspNetCore.Cookies`, `sid`, Google's `__Secure-3PSID`)
                       r"|cookies?|sid|[0-9]?psid|sapisid|apisid"
                       # a network named for its password ("the wifi is X", "guest wlan: X"; see key_class)
@@ -251,6 +253,7 @@ _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sft
                    # (Java's and TLS stores': Tomcat's `keystorePass`, `truststorePass`, `pfxPass`)
                    r"|keystore|truststore|trust|pfx|p12|jks|cert|ssl|tls|signing|sudo|vpn)pass$|(?:^|[_.-])masterauth$")
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
+_SK_END = lazy(r"(?:^|[_.-])sk$")
 _PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
 # a CJK or Thai word for password or token written against the word before it ("root密码")
@@ -291,6 +294,10 @@ def key_class(name: str) -> str | None:
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
             or _PASS_END.search(low) or _WHOSE_PASS.search(low):
         return "password"  # (`PWD=/home/x`, the shell's directory, is a path: a placeholder)
+    if _SK_END.search(low):
+        # `--sk X`, `SK=X`, `OBS_SK`: the secret key of a cloud's AK/SK pair, counted with a random
+        # value only (a DynamoDB sort key, `SK: ORDER#2026-12-04`, names a row)
+        return "key"
     if _PSK_END.search(low):
         return "password"  # a Wi-Fi pre-shared key (wpa_supplicant `psk=`, `WIFI_PSK`): the network's password
     if name.startswith("-") and low.endswith("pass"):

@@ -1,0 +1,95 @@
+"""The secret gate's classes from the twenty-first blind corpus (tuned on heldout21, whose strings none
+of these are), one table: each case a memory's description and body, and whether the write policy
+must refuse it. Beside each class, the look-alikes that share its place and must pass.
+
+- The secret half of a cloud's AK/SK pair named by its abbreviation (``--sk X``, ``HUAWEICLOUD_SDK_SK=X``,
+  ``sk: X``), a random value only; what a key names when it names a record passes under any key's
+  name: a ULID, a single-table design's composite key (DynamoDB's ``SK: ORDER#...``).
+- A password among the literals of a Go constructor called through its package
+  (``gomail.NewDialer(host, port, "user", "X")``, ``minio.New(...)``); ``strings.NewReplacer``,
+  ``errors.New``, ``semver.NewVersion`` pass.
+- A person's password of a capitalised word, ``#``/``&``/``$``, a word and digits (``Saffron#glade976?``)
+  is no identifier: alone in the body under a login the description names, or as a constructor's
+  literal; ``String#format`` in prose passes.
+- A TOTP seed in pam_google_authenticator's file (the seed, then ``" TOTP_AUTH`` option lines); the
+  RFC 6238 test seed in the same layout, and a vimrc's ``"`` comments, pass.
+
+Values are drawn from one seeded generator (none is an item of a bench corpus).
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+
+from secret_probe import HEX, WORDS, Draw, refused
+
+_D = Draw(20261221)
+_RNG = _D.rng
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+def _b64(n: int) -> str:
+    return base64.b64encode(bytes(_RNG.randrange(256) for _ in range(n))).decode()
+
+
+def _ulid() -> str:
+    return _RNG.choice("01") + "".join(_RNG.choice(_CROCKFORD) for _ in range(25))
+
+
+def _person(rng: random.Random) -> str:
+    """A person's password: a capitalised word, a symbol, a word, digits and maybe a mark."""
+    a, b = rng.sample(WORDS, 2)
+    return f"{a.title()}{rng.choice('#&$')}{b}{rng.randrange(10, 999)}{rng.choice(['', '?', '!', '.'])}"
+
+
+def _seed32(n: int = 32) -> str:
+    while True:
+        s = "".join(_RNG.choice(_B32) for _ in range(n))
+        if 2 <= sum(c.isdigit() for c in s) <= n - 8:
+            return s
+
+
+_REFUSED = True
+_PASSES = False
+
+# (case id, description, body, refused?)
+CASES: list[tuple[str, str, str, bool]] = [
+    # --- the secret half of an AK/SK pair, by its abbreviation
+    ("sk-flag", "volcengine CLI", f"volc configure --ak AKLT{_D.r(42)} --sk {_b64(42)}", _REFUSED),
+    ("sk-env-suffix", "huawei cloud sdk", f"HUAWEICLOUD_SDK_AK={_D.r(20, _CROCKFORD)}\nHUAWEICLOUD_SDK_SK={_D.r(40)}", _REFUSED),
+    ("sk-export", "obs upload job", f'export OBS_SK="{_D.r(40)}"', _REFUSED),
+    ("sk-yaml", "baidu bce config", f"bce:\n  ak: {_D.r(32, HEX)}\n  sk: {_D.r(32)}", _REFUSED),
+    ("sk-dynamo-composite", "single-table keys", f"PK: USER#{_D.r(6, HEX)}\nSK: ORDER#2026-12-04#{_ulid()}", _PASSES),
+    ("sk-dynamo-json", "item shape", f'{{"PK": "TENANT#acme", "SK": "INVOICE#{_ulid()}", "total": 120}}', _PASSES),
+    ("sk-ulid", "sort key of the last row", f"sk: {_ulid()}", _PASSES),
+    ("ulid-idempotency", "retry header", f"idempotency_key: {_ulid()}", _PASSES),
+    ("sk-locale", "translations", "locales:\n  sk: Slovenčina\n  cs: Čeština", _PASSES),
+    # --- a Go constructor called through its package
+    ("go-dialer", "smtp dialer", f'd := gomail.NewDialer("smtp.{_RNG.choice(WORDS)}.io", 587, "notify@acme.io", "{_person(_RNG)}")', _REFUSED),
+    ("go-minio", "minio client", f'c, err := minio.New("s3.lan:9000", "{_D.r(20, _CROCKFORD)}", "{_D.r(40)}", true)', _REFUSED),
+    ("go-replacer", "escaping", 's := strings.NewReplacer("<", "&lt;", ">", "&gt;")', _PASSES),
+    ("go-errors", "error text", f'return errors.New("cannot open {_RNG.choice(WORDS)}: permission denied")', _PASSES),
+    ("go-semver", "version check", f'v := semver.NewVersion("1.{_RNG.randrange(30)}.3-rc.1+build.{_D.r(7, HEX)}")', _PASSES),
+    ("go-logger", "logger", 'l := log.New(os.Stderr, "[sync] ", log.LstdFlags|log.Lshortfile)', _PASSES),
+    # --- a person's password of a word, a symbol, a word and digits
+    ("person-bare", "Grafana admin user: ops-admin", _person(_RNG), _REFUSED),
+    ("person-bare-login", "router login (user admin)", _person(_RNG), _REFUSED),
+    ("person-javadoc", "formatting notes", "use String#format, or see Parser#parse12 and README#install2", _PASSES),
+    ("person-ticket", "jira account for the team", f"OPS-{_RNG.randrange(100, 9999)}", _PASSES),
+    # --- a TOTP seed in its authenticator file
+    ("seed-file", ".google_authenticator on the bastion",
+     f'{_seed32(26)}\n" RATE_LIMIT 3 30\n" WINDOW_SIZE 3\n" TOTP_AUTH\n{_RNG.randrange(10**7, 10**8)}\n{_RNG.randrange(10**7, 10**8)}',
+     _REFUSED),
+    ("seed-file-hotp", "copied from the old box", f'{_seed32(32)}\n" DISALLOW_REUSE\n" HOTP_COUNTER 1', _REFUSED),
+    ("seed-file-rfc", "the RFC 6238 test seed", 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n" TOTP_AUTH', _PASSES),
+    ("vimrc", "my vimrc", 'set nocompatible\n" PLUGINS\nPlug \'tpope/vim-fugitive\'\n" KEYS\nnnoremap <leader>w :w<CR>', _PASSES),
+]
+
+
+@pytest.mark.parametrize(("description", "body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_heldout21_classes(description: str, body: str, expected: bool) -> None:
+    assert refused(body, description=description) is expected, (description, body)
