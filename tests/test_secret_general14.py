@@ -14,6 +14,15 @@ must refuse it. Beside each class, the look-alikes that share its place and must
 - A TOTP seed in pam_google_authenticator's file (the seed, then ``" TOTP_AUTH`` option lines); the
   RFC 6238 test seed in the same layout, and a vimrc's ``"`` comments, pass.
 
+A second pass, on probes written after the blind run (not held out): a TACACS+/RADIUS server's
+``key 7``/``key 0`` and Junos' ``set snmp community``; a settings table's row updated by its name
+(``SET value = 'X' WHERE key = 'smtp_password'``); and the false-alarm classes those probes found:
+a listing's cursor (``next_page_token``, ``NextToken``), an error's name (``InvalidToken:``), the
+vendor Auth0, a device's push address (FCM registration, APNs device tokens), a value under its own
+name after a credential word (``key=..., plaintext=X``), a setting after a label (``auth ok:
+user=dana``), an item's UUID after ``get password``, a label that goes on to name an id ("X (the
+signing key id)"), GitHub's ``public-key`` answer, a search-only key.
+
 Values are drawn from one seeded generator (none is an item of a bench corpus).
 """
 
@@ -24,16 +33,21 @@ import random
 
 import pytest
 
-from secret_probe import HEX, WORDS, Draw, refused
+from secret_probe import ALNUM, HEX, WORDS, Draw, refused, uuid4
 
 _D = Draw(20261221)
 _RNG = _D.rng
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+ALNUM_ = ALNUM + "-_"
 
 
 def _b64(n: int) -> str:
     return base64.b64encode(bytes(_RNG.randrange(256) for _ in range(n))).decode()
+
+
+def _uuid() -> str:
+    return uuid4(_RNG)
 
 
 def _ulid() -> str:
@@ -87,6 +101,38 @@ CASES: list[tuple[str, str, str, bool]] = [
     ("seed-file-hotp", "copied from the old box", f'{_seed32(32)}\n" DISALLOW_REUSE\n" HOTP_COUNTER 1', _REFUSED),
     ("seed-file-rfc", "the RFC 6238 test seed", 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n" TOTP_AUTH', _PASSES),
     ("vimrc", "my vimrc", 'set nocompatible\n" PLUGINS\nPlug \'tpope/vim-fugitive\'\n" KEYS\nnnoremap <leader>w :w<CR>', _PASSES),
+    # --- (second pass, probes written after the blind run) network gear's keys and communities
+    ("tacacs-key7", "core switch aaa", f"tacacs-server host 10.0.0.5 key 7 {_D.r(18, '0123456789ABCDEF')}", _REFUSED),
+    ("radius-key0", "radius on the wlc", f"radius-server key 0 {_D.r(14)}", _REFUSED),
+    ("junos-community", "junos snmp", f"set snmp community {_D.r(12)} authorization read-write", _REFUSED),
+    ("community-public", "snmp defaults", "set snmp community public authorization read-only", _PASSES),
+    ("radius-prose", "wifi auth", "the radius key 7 times out when the controller reboots", _PASSES),
+    # --- a settings table's row updated by its name
+    ("sql-setting", "mail settings in the db",
+     f"UPDATE settings SET value = '{_D.r(32)}' WHERE key = 'smtp_password';", _REFUSED),
+    ("sql-option", "wordpress mail", f"update wp_options set option_value = '{_person(_RNG)}' where option_name = 'mailserver_pass';",
+     _REFUSED),
+    ("sql-setting-flag", "feature flags", "UPDATE settings SET value = 'true' WHERE key = 'password_reset_enabled';", _PASSES),
+    ("sql-setting-cache", "cache bust", f"UPDATE config SET value = '{_D.r(32)}' WHERE name = 'cache_version';", _PASSES),
+    # --- names that hold no credential: a listing's cursor, an error, Auth0, a device's push address
+    ("cursor", "pagination", f'{{"next_page_token": "{_D.r(36)}", "items": []}}', _PASSES),
+    ("cursor-aws", "listing", f"NextToken: {_D.r(40)}", _PASSES),
+    ("page-token-fb", "Meta page access token", f'FB_PAGE_TOKEN="EAA{_D.r(120)}"', _REFUSED),
+    ("error-name", "stack trace",
+     f"Traceback (most recent call last):\n  File \"auth.py\", line 88\nacme.errors.InvalidToken: tok_{_ulid()}", _PASSES),
+    ("auth0-vendor", "auth0 ids", f"Auth0 tenant acme-prod, connection con_{_D.r(16)}, client id {_D.r(32)}", _PASSES),
+    ("fcm-token", "push test", f"FCM registration token from the test device: {_D.r(11)}:APA91b{_D.r(134, ALNUM_)}", _PASSES),
+    ("apns-token", "push test", f"APNs device token {_D.r(64, HEX)}", _PASSES),
+    ("runner-registration", "gitlab runner", f"runner registration token: {_D.r(24)}", _REFUSED),
+    # --- a value owned by another name, a setting, an item's id, a public key's answer
+    ("own-name", "AES test vector", f"test vector: key={''.join(f'{i:02x}' for i in range(16))}, plaintext={_D.r(32, HEX)}", _PASSES),
+    ("setting-after-label", "sshd log", f"auth ok: user=dana key_fingerprint=SHA256:{_D.r(43)}", _PASSES),
+    ("item-id", "bitwarden cli", f"bw get password {_uuid()}", _PASSES),
+    ("key-id-after", "jwks", f'kid: "{_D.r(54)}" (the signing key id in the JWKS)', _PASSES),
+    ("gh-public-key", "actions secrets key",
+     f'gh api repos/acme/api/actions/secrets/public-key -> {{"key_id": "{_RNG.randrange(10**17, 10**18)}", "key": "{_b64(32)}"}}',
+     _PASSES),
+    ("search-only", "algolia frontend key", f"ALGOLIA_SEARCH_ONLY_KEY={_D.r(32, HEX)}", _PASSES),
 ]
 
 

@@ -28,12 +28,13 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "granted_uuid", "grants", "judge",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "granted_uuid", "grants", "judge",
            "name_before", "passphrase", "password_shaped", "plain_password", "prose_key",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
            "two_words_number", "word_and_number"]
 
 _RUN_TOGETHER = lazy(r"[a-z]{14,40}")
+_SETTING = lazy(r"[a-z][a-z_]{1,20}=[a-z]{1,20}")
 _NAMED_IN_RUN = ("pass", "word", "secret", "token", "key", "auth", "login", "user", "config", "default", "change", "reset")
 
 
@@ -250,9 +251,10 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     if (cls != "password" and words > 1) or words >= 5:
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "" and cls == "password":
-        # `pw X` with no sign: only a value no word or name could be
-        return "password assignment" if unguessable(value) or word_and_number(value, joined=True) \
-            or symbol_word_number(value) else None
+        # `pw X` with no sign: only a value no word or name could be (a UUID with no sign is an
+        # item's id: `bw get password <uuid>`, "password <uuid> in the vault")
+        return "password assignment" if (unguessable(value) or word_and_number(value, joined=True)
+                                         or symbol_word_number(value)) and not UUID.fullmatch(value) else None
     if op == "--" and cls == "secret" and not quoted and passphrase(value, signed=False):
         # `--token <word>-<word>-<word>-<word>`: a token a generator made of common words, given
         # to the flag that takes it (four words or more, every one common: no resource's name)
@@ -274,6 +276,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         hit = hit or (words == 1 and _RUN_TOGETHER.fullmatch(value) is not None and not value.endswith(STATE_SUFFIXES)
                       and not any(w in value for w in _NAMED_IN_RUN))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
+    if _SETTING.fullmatch(value):
+        return None  # a setting after the label (a log's "auth ok: user=dana"): a name and a word, no secret
     if not strong and SHORT_ID.fullmatch(value):
         return None  # `--apiKey 2X9R4HUZ3L`: a key's id, no sign or quote that assigns a secret
     hit = credential_like(value) and len(value) >= 8
@@ -320,6 +324,17 @@ def public_word_before(low: str, start: int) -> bool:
     word = re.split(r"[^a-z0-9]", before)[-1] if before else ""
     # (a routing key is a queue's topic or an alerting service's integration secret: its value says which)
     return bool(word) and word.startswith(PUBLIC_KEY_NAMES) and word != "routing"
+
+
+_ADDRESS_WORDS = frozenset({"device", "push", "fcm", "apns", "gcm"})
+
+
+def address_word_before(low: str, start: int) -> bool:
+    """Do the two words before a bare ``token`` say it is a device's address for push messages
+    ("FCM registration token: X", "APNs device token X"), which a sender is given, not a credential?
+    (A runner's "registration token" alone is GitLab's credential.)"""
+    words = re.split(r"[^a-z0-9]+", low[max(0, start - 32):start].strip(" \t-_"))
+    return any(w in _ADDRESS_WORDS for w in words[-2:])
 
 
 def prose_key(text: str, start: int, cls: str, qualifiers: tuple[str, ...] = KEY_QUALIFIERS) -> bool:

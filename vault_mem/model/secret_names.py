@@ -65,7 +65,7 @@ _CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|sess|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
                       # the secret half of an AK/SK pair (Volcengine's `--sk`, Huawei's `HUAWEICLOUD_SDK_SK`)
-                      r"|sk"
+                      r"|(?<![a-z0-9])sk"
                       # a session cookie by its name (`.AspNetCore.Cookies`, `sid`, Google's `__Secure-3PSID`)
                       r"|cookies?|sid|[0-9]?psid|sapisid|apisid"
                       # a network named for its password ("the wifi is X", "guest wlan: X"; see key_class)
@@ -209,7 +209,9 @@ def is_sentence(said: list[str]) -> bool:
 
 PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
-                     "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row", "verif")
+                     "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row", "verif",
+                     # (a search-only key goes in the page that searches: Algolia's, Typesense's)
+                     "search_only", "searchonly", "search-only")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
                   "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
@@ -254,6 +256,11 @@ _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sft
                    r"|keystore|truststore|trust|pfx|p12|jks|cert|ssl|tls|signing|sudo|vpn)pass$|(?:^|[_.-])masterauth$")
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
 _SK_END = lazy(r"(?:^|[_.-])sk$")
+_NOT_A_CREDENTIAL = lazy(r"(?:next|prev|previous|continuation|pagination|cursor|resume|sync)[_.-]?(?:page[_.-]?)?token$"
+                         r"|^(?:[a-z0-9_.]{0,40}[_.])?(?:invalid|expired|missing|bad|wrong|revoked|unknown|malformed)[_-]?"
+                         r"(?:token|password|passwd|secret|credentials?|api[_-]?key|key|auth)$|^auth0$"
+                         # a device's address for push messages (FCM's registration token, APNs' device token)
+                         r"|(?:device|push|fcm|apns|gcm)[_-]?token$")
 _PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
 # a CJK or Thai word for password or token written against the word before it ("root密码")
@@ -283,6 +290,11 @@ def key_class(name: str) -> str | None:
         # authenticator when its value is random (`requireAuth: true`, `useAuth = isProd` pass)
         return "key"
     low = name.lower().lstrip("-")
+    if _NOT_A_CREDENTIAL.search(low):
+        # a listing's cursor (`next_page_token`, `NextToken`: where it resumes; a `PAGE_TOKEN` is Facebook's credential), an error's name
+        # (`InvalidToken:`, `expired_password` in a stack trace), the vendor Auth0, a device's push
+        # address (`device_token`, `fcm_token`): none holds one
+        return None
     if "_" in low.rstrip("_").rsplit("_", 1)[0]:
         low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
     content = _CONTENT_END.search(low)
