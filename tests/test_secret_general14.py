@@ -21,7 +21,11 @@ a listing's cursor (``next_page_token``, ``NextToken``), an error's name (``Inva
 vendor Auth0, a device's push address (FCM registration, APNs device tokens), a value under its own
 name after a credential word (``key=..., plaintext=X``), a setting after a label (``auth ok:
 user=dana``), an item's UUID after ``get password``, a label that goes on to name an id ("X (the
-signing key id)"), GitHub's ``public-key`` answer, a search-only key.
+signing key id)"), GitHub's ``public-key`` answer, a search-only key. A third pass, the same way: a
+credential's word named as a digest's input ("SHA-256 of \"password\" is X", ``HMAC(key="key", ...) =
+X``), a YAML tag with an underscore (``!env_var``), a password manager's item after its name
+("1Password: \"AWS prod\""), Tailscale's ``nodekey:``, ``hashed_secret``, a shared link's ``rlkey``;
+and 1Password's Secret Key by its shape (``A3-`` and six groups).
 
 Values are drawn from one seeded generator (none is an item of a bench corpus).
 """
@@ -133,6 +137,24 @@ CASES: list[tuple[str, str, str, bool]] = [
      f'gh api repos/acme/api/actions/secrets/public-key -> {{"key_id": "{_RNG.randrange(10**17, 10**18)}", "key": "{_b64(32)}"}}',
      _PASSES),
     ("search-only", "algolia frontend key", f"ALGOLIA_SEARCH_ONLY_KEY={_D.r(32, HEX)}", _PASSES),
+    # --- (third pass) a digest's input, a YAML tag, a password manager's item, Tailscale's public keys,
+    # a secret's hash by its name, a shared link's key, 1Password's Secret Key by its shape
+    ("digest-of", "hash notes", f'SHA-256 of "password" is {_D.r(64, HEX)} (never store it unsalted)', _PASSES),
+    ("digest-of-my", "hash notes", f"the md5 of my password is {_D.r(32, HEX)}", _PASSES),
+    ("hmac-call", "hmac test", f'HMAC-SHA256(key="key", msg="The quick brown fox") = {_D.r(64, HEX)}', _PASSES),
+    ("hash-call-literal", "hashing code", f'sha256(password="{_person(_RNG)}")', _REFUSED),
+    ("yaml-env-tag", "home assistant", "password: !env_var DB_PASSWORD", _PASSES),
+    ("manager-item", "where the aws key lives", 'AWS_SECRET_ACCESS_KEY=(stored in 1Password: "AWS prod")', _PASSES),
+    ("manager-password", "vault login", f"1Password: {_D.r(5)}!{_D.r(8)}", _REFUSED),
+    ("tailscale-nodekey", "tailnet", f"laptop 100.101.102.103, node key nodekey:{_D.r(64, HEX)}", _PASSES),
+    ("tailscale-privkey", "tailscale state", f"node private key privkey:{_D.r(64, HEX)}", _REFUSED),
+    ("hashed-secret", "detect-secrets baseline",
+     f'{{"type": "Secret Keyword", "hashed_secret": "{_D.r(40, HEX)}", "line_number": 12}}', _PASSES),
+    ("share-link", "the report",
+     f"https://www.dropbox.com/scl/fi/{_D.r(21, HEX)}/report.pdf?rlkey={_D.r(25, 'abcdefghijklmnopqrstuvwxyz0123456789')}&dl=0",
+     _PASSES),
+    ("1p-secret-key", "Emergency Kit",
+     "account key A3-" + "-".join(_D.r(n, "ABCDEFGHJKLMNPQRSTVWXYZ23456789") for n in (6, 6, 5, 5, 5, 5)), _REFUSED),
 ]
 
 

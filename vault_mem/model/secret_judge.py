@@ -28,7 +28,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "granted_uuid", "grants", "judge",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "digest_input", "granted_uuid", "grants", "judge",
            "name_before", "passphrase", "password_shaped", "plain_password", "prose_key",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
            "two_words_number", "word_and_number"]
@@ -326,6 +326,23 @@ def public_word_before(low: str, start: int) -> bool:
     return bool(word) and word.startswith(PUBLIC_KEY_NAMES) and word != "routing"
 
 
+# a digest or MAC named before a credential's word, which is its input: "SHA-256 of \"password\" is <hex>",
+# `HMAC-SHA256(key="key", msg=...) = <hex>`, `md5("admin")`
+_DIGEST_OF = lazy(r"(?:sha-?(?:1|224|256|384|512)|sha3[\w-]{0,8}|md5|hmac[\w-]{0,12}|blake[23]\w{0,3}|hash(?:ed)?|digest|checksum"
+                  r"|pbkdf2[\w-]{0,12}|bcrypt|argon2\w{0,3}|scrypt)(?:(?P<of>[ \t]{1,4}of[ \t]{1,4}(?:(?:the|my|our|your|a)[ \t]{1,4})?[\"'`]?)"
+                  r"|[ \t]{0,2}\([^()\n]{0,60})\Z")
+
+
+def digest_input(low: str, start: int) -> str | None:
+    """Is the credential word at ``start`` the input a digest or a MAC is named for on its line:
+    ``"of"`` after "SHA-256 of" ("SHA-256 of \"password\" is X": what follows is the digest), ``"call"``
+    inside a digest's call (``HMAC-SHA256(key="key", ...) = X``: a value far after it is the digest;
+    one given to the word, ``sha256(password="X")``, is still judged)."""
+    line = low.rfind("\n", 0, start) + 1
+    m = _DIGEST_OF.search(low, max(line, start - 80), start)
+    return None if m is None else "of" if m.group("of") else "call"
+
+
 _ADDRESS_WORDS = frozenset({"device", "push", "fcm", "apns", "gcm"})
 
 
@@ -391,6 +408,8 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
                   r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
                   r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
                   r"|kty|e\.g|example|for instance|such as|like|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40}"
+                  # Tailscale's public keys by their prefix (`nodekey:`, `mkey:`, `discokey:`; `privkey:` is a secret)
+                  r"|nodekey|mkey|discokey|nlpub"
                   # "example" in the languages of secret_words (a policy's sample is no password)
                   r"|ejemplo|p\.ej|exemplo|exemple|beispiel|z\.b|esempio|voorbeeld|bijvoorbeeld|przyk[łl]ad|örnek|ornek"
                   r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])"

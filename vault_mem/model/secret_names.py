@@ -260,7 +260,13 @@ _NOT_A_CREDENTIAL = lazy(r"(?:next|prev|previous|continuation|pagination|cursor|
                          r"|^(?:[a-z0-9_.]{0,40}[_.])?(?:invalid|expired|missing|bad|wrong|revoked|unknown|malformed)[_-]?"
                          r"(?:token|password|passwd|secret|credentials?|api[_-]?key|key|auth)$|^auth0$"
                          # a device's address for push messages (FCM's registration token, APNs' device token)
-                         r"|(?:device|push|fcm|apns|gcm)[_-]?token$")
+                         r"|(?:device|push|fcm|apns|gcm)[_-]?token$"
+                         # a shared link's own key, which the link is made to hand out (Dropbox's `rlkey=`, Drive's `resourcekey=`)
+                         r"|^(?:rlkey|resourcekey)$"
+                         # a secret's digest or mask by its name (detect-secrets' `hashed_secret`, `password_hash`)
+                         r"|^(?:hashed|hash|salted|masked|redacted|obfuscated)[_-]?(?:secret|password|passwd|token|key|credentials?)$"
+                         r"|^(?:nodekey|mkey|discokey)$")  # (Tailscale's public keys, `nodekey:<hex>`)
+_MANAGER_NAME = lazy(r"1password|lastpass|keepass(?:xc)?|nordpass")
 _PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
 # a CJK or Thai word for password or token written against the word before it ("root密码")
@@ -293,8 +299,12 @@ def key_class(name: str) -> str | None:
     if _NOT_A_CREDENTIAL.search(low):
         # a listing's cursor (`next_page_token`, `NextToken`: where it resumes; a `PAGE_TOKEN` is Facebook's credential), an error's name
         # (`InvalidToken:`, `expired_password` in a stack trace), the vendor Auth0, a device's push
-        # address (`device_token`, `fcm_token`): none holds one
+        # address (`device_token`, `fcm_token`), a shared link's key, a secret's hash by its name: none holds one
         return None
+    if _MANAGER_NAME.fullmatch(low):
+        # a password manager's name ("stored in 1Password: \"AWS prod\"", "KeePass: ops.kdbx") names where
+        # one lives: judged as a network's word is, a password only when no item's name could be it
+        return "network"
     if "_" in low.rstrip("_").rsplit("_", 1)[0]:
         low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
     content = _CONTENT_END.search(low)

@@ -79,6 +79,10 @@ RULES: tuple[Rule, ...] = (
     Rule("OpenAI API key", r"s(?<![A-Za-z0-9_-]s)k-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-proj-<u64>",
          "has_digit"),
     Rule("Hugging Face token", r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", "hf_<a34>", "digit_or_letters"),
+    # 1Password's Secret Key (its Emergency Kit's "Secret Key"/"account key"): `A3-`, the account's six
+    # characters, then 26 in groups of 6 and 5
+    Rule("1Password secret key", r"A(?<![A-Za-z0-9_-]A)3-[A-Z0-9]{6}-[A-Z0-9]{6}(?:-[A-Z0-9]{5}){4}(?![A-Za-z0-9_-])",
+         "A3-<A6>-<A6>-<A5>-<A5>-<A5>-<A5>", "has_digit"),
     Rule("Google API key", r"A(?<![A-Za-z0-9_-]A)Iza[A-Za-z0-9_-]{35}" + _B, "AIza<u35>", "not_web_config"),
     Rule("Google OAuth client secret", r"G(?<![A-Za-z0-9_-]G)OCSPX-[A-Za-z0-9_-]{28}" + _B, "GOCSPX-<u28>"),
     Rule("Google OAuth token", r"y(?<![A-Za-z0-9_-]y)a29\.[A-Za-z0-9_-]{30,}", "ya29.<u60>", "has_digit"),

@@ -193,8 +193,8 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True  # `*required*`, `**`, `*.corp.example`, `*/5`, MySQL's `*<hash>`; a password may start with a `*`
     if stored_not_secret(value):
         return True  # a password's stored hash or a ciphertext: what a server or a file keeps instead of it
-    if value[0] == "!" and value[1:].isalpha():
-        return True  # a YAML tag: `!vault |` (Ansible's ciphertext follows), `!secret db_pw`, `!Ref DbPassword`
+    if value[0] == "!" and value[1:].replace("_", "").isalpha():
+        return True  # a YAML tag: `!vault |` (Ansible's ciphertext follows), `!secret db_pw`, `!env_var DB_PW`
     if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _masked(value):
         return True
     if _FORMAT.search(value) and not _random_rest(_FORMAT.sub("", value)):
