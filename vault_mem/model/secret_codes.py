@@ -1,6 +1,6 @@
 """Recovery codes, one-time password seeds, recovery keys and PINs.
 
-- :func:`listed_codes`: recovery codes listed under their label, a TOTP seed in groups.
+- :func:`listed_codes`: recovery codes listed under their label, a TOTP seed in groups or in its file.
 - :func:`one_codes`: one code or seed on its label's line ("Okta recovery code: X").
 - :func:`labelled_codes` and :func:`code_list`: a memory whose description names codes, its body the codes.
 - :func:`recovery_keys`: BitLocker's recovery key (by its checksum) and other recovery keys.
@@ -49,6 +49,8 @@ _BASE32_RUN = lazy(r"(?<![a-z0-9+/_-])[a-z2-7]{16,128}={0,6}(?![a-z0-9+/_-])")
 # the sign between an OTP label and its seed, on the label's line: a colon, `=`, or "is"/"was"
 _OTP_SIGN = lazy(r"[^\n]{0,40}?(?::|=|(?<![a-z])(?:is|was)(?= ))")
 _BARE_CODES_LABEL = lazy(r"(?<![a-z])(?:recovery|backup)[ \t]{0,2}:")  # "MFA recovery:", with no word "codes"
+# a seed alone on its line, and on the next an authenticator's option behind `" ` (a seed file's layout)
+_SEED_FILE = lazy(r'(?m)^(?P<seed>[A-Z2-7]{16,128})[ \t]*\r?\n" [A-Z_]{4,30}(?![A-Za-z])')
 _OTP_REACH = 64  # the seed follows its label on its line within this many characters
 _CODES_SPAN = 400  # the codes follow their label within this many characters
 
@@ -322,6 +324,11 @@ def listed_codes(text: str, low: str) -> Iterator[Span]:
                 and shannon_entropy("".join(codes)) >= 4.0:
             first = _CODE.search(low, m.end())
             yield "recovery codes", first.start(), first.start() + low[first.start():].find(codes[-1]) + len(codes[-1])
+    for m in _SEED_FILE.finditer(text) if '\n" ' in text else ():
+        # pam_google_authenticator's `~/.google_authenticator`: the seed on the first line, then the
+        # options each behind `" ` (`" TOTP_AUTH`, `" RATE_LIMIT 3 30`) and the scratch codes
+        if _base32_secret(m.group("seed")):
+            yield "TOTP secret", m.start("seed"), m.end("seed")
     done = searched = 0
     for m in _OTP_LABEL.finditer(low) if any(w in low for w in _OTP_WORDS) else ():
         if m.start() >= done:

@@ -97,7 +97,9 @@ def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
 # "merchant", "public", "X")`: a client built with its account, its user and its secret
 # (or a class's factory method, which takes them the same way: Ruby's `Net::SMTP.start(host, port,
 # domain, 'user', 'X', :login)`, `Ftp.Connect("h", "u", "X")`, `Mysql::Client::open('h', 'u', 'X')`)
+# (and Go's, called through its package: `gomail.NewDialer(host, port, "user", "X")`, `minio.New(...)`)
 _CONSTRUCTOR = lazy(r"(?:(?<![\w.])new[ \t]{1,4}[A-Za-z_][\w.]{0,60}|(?<![\w.:])[A-Z][A-Za-z0-9]{2,60}"
+                    r"|(?<![\w.:])[a-z][a-z0-9]{0,30}\.New(?:[A-Z][A-Za-z0-9]{0,60})?"
                     r"|(?<![\w.:])[A-Z][A-Za-z0-9]{1,60}(?:(?:::|\.)[A-Z][A-Za-z0-9]{0,60}){0,4}(?:::|\.)[A-Za-z_][a-z0-9_]{1,30}[!?]?)"
                     r"[ \t]{0,4}\(")
 _CALL_LITERAL = lazy(r"(?P<q>[\"'])(?P<value>[^\"'\n]{1,200})(?P=q)")

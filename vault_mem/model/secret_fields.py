@@ -68,12 +68,17 @@ _HCL_DEFAULT = lazy(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^
 _TYPED_RESOURCE = lazy(r"\"(?:type|name)\"[ \t]{0,4}:[ \t]{0,4}\"(?P<type>[\w.-]{0,40}(?:password|secret|token|key)[\w.-]{0,20})\"")
 _RESULT = lazy(r"\"(?:result|value|plaintext|secret)\"[ \t]{0,4}:[ \t]{0,4}\"(?P<value>[^\"\n]{6,400})\"")
 _RESOURCE_REACH = 800
+# A settings table's row updated by its name: `UPDATE settings SET value = 'X' WHERE key = 'smtp_password'`
+# (the value before the name that says what it is, in the statement's WHERE)
+_SQL_SETTING = lazy(r"(?i:\bset[ \t]{1,4}[\w.]{0,40}value[ \t]{0,4}=[ \t]{0,4})(?P<value>'[^'\n]{1,2000}')[^;\n]{0,200}?"
+                    r"(?i:\bwhere[ \t])[^;\n]{0,100}?(?i:key|name|setting|option_name)[ \t]{0,4}=[ \t]{0,4}'(?P<name>[\w.-]{1,64})'")
 
 
 def named_values(text: str, low: str) -> Iterator[Span]:
     """A value whose name is in the field beside it: judged as ``name=value`` would be (a call's
     literal pair as ``name("value")``: by the value's look); a generated value under a resource
-    whose type names a credential (:data:`_TYPED_RESOURCE`)."""
+    whose type names a credential (:data:`_TYPED_RESOURCE`); a settings row updated by its name
+    (:data:`_SQL_SETTING`)."""
     if ('"type"' in text or '"name"' in text) and ('"result"' in text or '"value"' in text):
         for m in _TYPED_RESOURCE.finditer(text):
             res = _RESULT.search(text, m.end(), m.end() + _RESOURCE_REACH)
@@ -90,6 +95,9 @@ def named_values(text: str, low: str) -> Iterator[Span]:
             if name == "value" and "apikey" in low[max(0, m.start() - 200):m.start()]:
                 name = "apikey"  # Postman's API-key auth: `{"key": "value", "value": "<the key>"}`
             yield from _named(text, name, m.start("value"), m.group("value"), "=")
+    if "where" in low and "value" in low:
+        for m in _SQL_SETTING.finditer(text):
+            yield from _named(text, m.group("name"), m.start("value"), m.group("value"), "=")
     if "</key>" in text or "</entry>" in text or '"value"' in text:
         for m in _NAME_THEN_VALUE.finditer(text):
             n = next(i for i in ("", "2", "3") if m.group("name" + i))

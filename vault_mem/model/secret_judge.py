@@ -23,17 +23,18 @@ from vault_mem.model.secret_names import (
 )
 from vault_mem.model.secret_public import analytics_cookies, public_by_design
 from vault_mem.model.secret_values import (
-    CONSONANT_RUN, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
+    CONSONANT_RUN, NAMED, RECORD_ID, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
     key_chord, sayable, type_name, unguessable,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "granted_uuid", "grants", "judge",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "digest_input", "granted_uuid", "grants", "judge",
            "name_before", "passphrase", "password_shaped", "plain_password", "prose_key",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
            "two_words_number", "word_and_number"]
 
 _RUN_TOGETHER = lazy(r"[a-z]{14,40}")
+_SETTING = lazy(r"[a-z][a-z_]{1,20}=[a-z]{1,20}")
 _NAMED_IN_RUN = ("pass", "word", "secret", "token", "key", "auth", "login", "user", "config", "default", "change", "reset")
 
 
@@ -250,9 +251,10 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     if (cls != "password" and words > 1) or words >= 5:
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "" and cls == "password":
-        # `pw X` with no sign: only a value no word or name could be
-        return "password assignment" if unguessable(value) or word_and_number(value, joined=True) \
-            or symbol_word_number(value) else None
+        # `pw X` with no sign: only a value no word or name could be (a UUID with no sign is an
+        # item's id: `bw get password <uuid>`, "password <uuid> in the vault")
+        return "password assignment" if (unguessable(value) or word_and_number(value, joined=True)
+                                         or symbol_word_number(value)) and not UUID.fullmatch(value) else None
     if op == "--" and cls == "secret" and not quoted and passphrase(value, signed=False):
         # `--token <word>-<word>-<word>-<word>`: a token a generator made of common words, given
         # to the flag that takes it (four words or more, every one common: no resource's name)
@@ -264,7 +266,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
             return "secret assignment" if cls != "key" else "high-entropy string in assignment"
         return None
     if cls == "key":
-        return "high-entropy string in assignment" if high_entropy(value) else None
+        return "high-entropy string in assignment" if high_entropy(value) and not RECORD_ID.fullmatch(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
         hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and word_and_number(value))
@@ -274,6 +276,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         hit = hit or (words == 1 and _RUN_TOGETHER.fullmatch(value) is not None and not value.endswith(STATE_SUFFIXES)
                       and not any(w in value for w in _NAMED_IN_RUN))
         return "password assignment" if hit or (strong and value.isdigit() and len(value) >= 6) else None
+    if _SETTING.fullmatch(value):
+        return None  # a setting after the label (a log's "auth ok: user=dana"): a name and a word, no secret
     if not strong and SHORT_ID.fullmatch(value):
         return None  # `--apiKey 2X9R4HUZ3L`: a key's id, no sign or quote that assigns a secret
     hit = credential_like(value) and len(value) >= 8
@@ -320,6 +324,34 @@ def public_word_before(low: str, start: int) -> bool:
     word = re.split(r"[^a-z0-9]", before)[-1] if before else ""
     # (a routing key is a queue's topic or an alerting service's integration secret: its value says which)
     return bool(word) and word.startswith(PUBLIC_KEY_NAMES) and word != "routing"
+
+
+# a digest or MAC named before a credential's word, which is its input: "SHA-256 of \"password\" is <hex>",
+# `HMAC-SHA256(key="key", msg=...) = <hex>`, `md5("admin")`
+_DIGEST_OF = lazy(r"(?:sha-?(?:1|224|256|384|512)|sha3[\w-]{0,8}|md5|hmac[\w-]{0,12}|blake[23]\w{0,3}|hash(?:ed)?|digest|checksum"
+                  r"|pbkdf2[\w-]{0,12}|bcrypt|argon2\w{0,3}|scrypt)(?:(?P<of>[ \t]{1,4}of[ \t]{1,4}(?:(?:the|my|our|your|a)[ \t]{1,4})?[\"'`]?)"
+                  r"|[ \t]{0,2}\([^()\n]{0,60})\Z")
+
+
+def digest_input(low: str, start: int) -> str | None:
+    """Is the credential word at ``start`` the input a digest or a MAC is named for on its line:
+    ``"of"`` after "SHA-256 of" ("SHA-256 of \"password\" is X": what follows is the digest), ``"call"``
+    inside a digest's call (``HMAC-SHA256(key="key", ...) = X``: a value far after it is the digest;
+    one given to the word, ``sha256(password="X")``, is still judged)."""
+    line = low.rfind("\n", 0, start) + 1
+    m = _DIGEST_OF.search(low, max(line, start - 80), start)
+    return None if m is None else "of" if m.group("of") else "call"
+
+
+_ADDRESS_WORDS = frozenset({"device", "push", "fcm", "apns", "gcm"})
+
+
+def address_word_before(low: str, start: int) -> bool:
+    """Do the two words before a bare ``token`` say it is a device's address for push messages
+    ("FCM registration token: X", "APNs device token X"), which a sender is given, not a credential?
+    (A runner's "registration token" alone is GitLab's credential.)"""
+    words = re.split(r"[^a-z0-9]+", low[max(0, start - 32):start].strip(" \t-_"))
+    return any(w in _ADDRESS_WORDS for w in words[-2:])
 
 
 def prose_key(text: str, start: int, cls: str, qualifiers: tuple[str, ...] = KEY_QUALIFIERS) -> bool:
@@ -376,6 +408,8 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
                   r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
                   r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
                   r"|kty|e\.g|example|for instance|such as|like|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40}"
+                  # Tailscale's public keys by their prefix (`nodekey:`, `mkey:`, `discokey:`; `privkey:` is a secret)
+                  r"|nodekey|mkey|discokey|nlpub"
                   # "example" in the languages of secret_words (a policy's sample is no password)
                   r"|ejemplo|p\.ej|exemplo|exemple|beispiel|z\.b|esempio|voorbeeld|bijvoorbeeld|przyk[łl]ad|örnek|ornek"
                   r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])"

@@ -62,7 +62,7 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    CODES_LABEL, COMMON_WORDS, granted_uuid, grants, name_before, passphrase, password_shaped, plain_password,
+    CODES_LABEL, COMMON_WORDS, address_word_before, digest_input, granted_uuid, grants, name_before, passphrase, password_shaped, plain_password,
     prose_key, public_word_before, strong_unlabelled, two_words_number, word_and_number,
 )
 from vault_mem.model.secret_names import (
@@ -108,6 +108,7 @@ def app_passwords(text: str) -> Iterator[Span]:
 # in an 80 KB file) would cost seconds per file, and a peer's push of such files hours of CPU on
 # every clone. A memory is a short note: one with more labels than this is refused whole as one
 # that cannot be checked (the person splits it), which bounds the gate's work per file.
+_PUBLIC_ON_LINE = lazy(r"public[ _-]?key")
 MAX_LABELS = 1000
 TOO_MANY_LABELS = "too many credential labels to check"
 
@@ -133,6 +134,13 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one
         if cls == "key" and start == kw.start() and public_word_before(low, start):
             continue  # "cache key: linux-<hash>", "S3 object key: ...": names the key's use, a public one
+        hashed = digest_input(low, start)
+        if hashed == "of":
+            continue  # "SHA-256 of \"password\" is X": the word is what was hashed, X its digest
+        if cls == "secret" and start == kw.start() and kw.group() == "token" and address_word_before(low, start):
+            continue  # "FCM registration token: X", "APNs device token X": where a push is sent, no credential
+        if cls == "key" and name.lower() == "key" and _PUBLIC_ON_LINE.search(low, low.rfind("\n", 0, start) + 1, start):
+            continue  # GitHub's `.../secrets/public-key` answer, `{"key_id": ..., "key": X}`: the line names it public
         if name.lower().endswith(("license", "licence", "serial")):
             # a licence or serial key: only a random or grouped value near it ("License: MIT" and
             # SPDX names are names), read by the value-near-its-label rule alone
@@ -221,7 +229,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = value_before(text, start, cls, kw.end())
         if cls == "key" and name.lower().endswith("encrypt") and not (tail and label_sign(tail) in ("=", ":", ":=")):
             continue  # "encrypt to X", "Encrypt backups to the recipient: X": a public key follows, not a secret
-        if not found:  # (after `login` only a token: `quarryctl login X`; a user's name is no secret)
+        if not found and hashed != "call":  # (after `login` only a token: `quarryctl login X`; a user's name is no secret)
+            # (`HMAC-SHA256(key="key", msg=...) = X`: a value far after a word inside a digest's call is the digest)
             found = near_value(text, low, kw.end(), "secret" if cls == "login" else cls,
                           kw.start() if start == kw.start() else None)
         if found and FOREIGN_PASSWORD_LABEL.match(kw.group()) and text[found[1]:found[2]].isalpha() and not passphrase(text[found[1]:found[2]]):

@@ -64,6 +64,8 @@ _CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes|hex|b64|base64|base3
 _CONTENT_END = lazy(_CONTENT + "$")
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|sess|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
+                      # the secret half of an AK/SK pair (Volcengine's `--sk`, Huawei's `HUAWEICLOUD_SDK_SK`)
+                      r"|(?<![a-z0-9])sk"
                       # a session cookie by its name (`.AspNetCore.Cookies`, `sid`, Google's `__Secure-3PSID`)
                       r"|cookies?|sid|[0-9]?psid|sapisid|apisid"
                       # a network named for its password ("the wifi is X", "guest wlan: X"; see key_class)
@@ -207,7 +209,9 @@ def is_sentence(said: list[str]) -> bool:
 
 PUBLIC_KEY_NAMES = ("public", "pub", "primary", "foreign", "partition", "sort", "cache", "idempot",
                      "dedup", "lookup", "fingerprint", "checksum", "hash", "host", "ssh", "authorized",
-                     "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row", "verif")
+                     "gpg", "pgp", "publishable", "object", "routing", "index", "unique", "row", "verif",
+                     # (a search-only key goes in the page that searches: Algolia's, Typesense's)
+                     "search_only", "searchonly", "search-only")
 # Words before "key" that make a bare "key <value>" in prose a credential's label.
 KEY_QUALIFIERS = ("api", "access", "secret", "private", "auth", "encryption", "decryption", "signing", "wifi", "wi-fi",
                   "wpa", "wpa2", "wlan", "network", "license", "licence", "activation",
@@ -251,6 +255,18 @@ _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sft
                    # (Java's and TLS stores': Tomcat's `keystorePass`, `truststorePass`, `pfxPass`)
                    r"|keystore|truststore|trust|pfx|p12|jks|cert|ssl|tls|signing|sudo|vpn)pass$|(?:^|[_.-])masterauth$")
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
+_SK_END = lazy(r"(?:^|[_.-])sk$")
+_NOT_A_CREDENTIAL = lazy(r"(?:next|prev|previous|continuation|pagination|cursor|resume|sync)[_.-]?(?:page[_.-]?)?token$"
+                         r"|^(?:[a-z0-9_.]{0,40}[_.])?(?:invalid|expired|missing|bad|wrong|revoked|unknown|malformed)[_-]?"
+                         r"(?:token|password|passwd|secret|credentials?|api[_-]?key|key|auth)$|^auth0$"
+                         # a device's address for push messages (FCM's registration token, APNs' device token)
+                         r"|(?:device|push|fcm|apns|gcm)[_-]?token$"
+                         # a shared link's own key, which the link is made to hand out (Dropbox's `rlkey=`, Drive's `resourcekey=`)
+                         r"|^(?:rlkey|resourcekey)$"
+                         # a secret's digest or mask by its name (detect-secrets' `hashed_secret`, `password_hash`)
+                         r"|^(?:hashed|hash|salted|masked|redacted|obfuscated)[_-]?(?:secret|password|passwd|token|key|credentials?)$"
+                         r"|^(?:nodekey|mkey|discokey)$")  # (Tailscale's public keys, `nodekey:<hex>`)
+_MANAGER_NAME = lazy(r"1password|lastpass|keepass(?:xc)?|nordpass")
 _PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
 # a CJK or Thai word for password or token written against the word before it ("root密码")
@@ -280,6 +296,15 @@ def key_class(name: str) -> str | None:
         # authenticator when its value is random (`requireAuth: true`, `useAuth = isProd` pass)
         return "key"
     low = name.lower().lstrip("-")
+    if _NOT_A_CREDENTIAL.search(low):
+        # a listing's cursor (`next_page_token`, `NextToken`: where it resumes; a `PAGE_TOKEN` is Facebook's credential), an error's name
+        # (`InvalidToken:`, `expired_password` in a stack trace), the vendor Auth0, a device's push
+        # address (`device_token`, `fcm_token`), a shared link's key, a secret's hash by its name: none holds one
+        return None
+    if _MANAGER_NAME.fullmatch(low):
+        # a password manager's name ("stored in 1Password: \"AWS prod\"", "KeePass: ops.kdbx") names where
+        # one lives: judged as a network's word is, a password only when no item's name could be it
+        return "network"
     if "_" in low.rstrip("_").rsplit("_", 1)[0]:
         low = _QUALIFIER_END.sub("", low)  # `DB_PASSWORD_STAGING`: the password's name, for one environment
     content = _CONTENT_END.search(low)
@@ -291,6 +316,10 @@ def key_class(name: str) -> str | None:
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
             or _PASS_END.search(low) or _WHOSE_PASS.search(low):
         return "password"  # (`PWD=/home/x`, the shell's directory, is a path: a placeholder)
+    if _SK_END.search(low):
+        # `--sk X`, `SK=X`, `OBS_SK`: the secret key of a cloud's AK/SK pair, counted with a random
+        # value only (a DynamoDB sort key, `SK: ORDER#2026-12-04`, names a row)
+        return "key"
     if _PSK_END.search(low):
         return "password"  # a Wi-Fi pre-shared key (wpa_supplicant `psk=`, `WIFI_PSK`): the network's password
     if name.startswith("-") and low.endswith("pass"):

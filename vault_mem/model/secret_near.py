@@ -30,11 +30,11 @@ from vault_mem.model.secret_judge import (
 )
 from vault_mem.model.secret_names import (
     AND_PAIR, APP_PASSWORD, ASSIGN_TAIL, CALL_END, CJK_CHAR, COPULA_WORD, DASHED_VALUE, DIGIT_GROUPS,
-    FSTRING_FIELD, OWNER, PAIR, PAIR_AFTER_WORD, QUOTED_WORDS, SEP, Span, WORD_RUN, is_key_char, is_sentence,
+    FSTRING_FIELD, OWNER, PAIR, PAIR_AFTER_WORD, QUOTED_WORDS, SEP, Span, WORD_RUN, is_key_char, is_sentence, key_class,
 )
 from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_values import (
-    ENV_NAME, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy, key_chord,
+    ENV_NAME, RECORD_ID, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy, key_chord,
     looks_fake, random_hex, random_token, run_at_read, shannon_entropy, spoken, stored_not_secret,
 )
 
@@ -119,7 +119,9 @@ def near_value(text: str, low: str, at: int, cls: str, kw_start: int | None = No
             found = _near_value(text, m, "password" if cls == "password" else "token")
             if found:
                 return found
-    if kw_start is not None and _DIGIT.search(text, max(0, kw_start - _BEFORE_REACH), kw_start):
+    if kw_start is not None and _DIGIT.search(text, max(0, kw_start - _BEFORE_REACH), kw_start) \
+            and not _ID_AFTER_LABEL.match(low, at):
+        # (not when the label goes on to name an id: "X (the signing key id in the JWKS)")
         # before the label, on its line, ending within reach of it: a random token only (a value
         # before a word is as often an id the sentence goes on to describe: "3f9a... fixes the token")
         last = None
@@ -159,6 +161,9 @@ def warned_values(text: str, low: str) -> Iterator[Span]:
 
 
 _BEFORE_REACH = 48
+_ID_AFTER_LABEL = lazy(r"[ \t_-]{1,2}(?:ids?|identifier|fingerprint|hash|digest|prefix|name|version|number)(?![a-z])")
+# the names that hold a value for whatever names them (`secret: value=X`): any other name's value is its own
+_HOLDER_NAMES = frozenset({"value", "val", "v", "data", "content", "text", "str", "string", "raw", "literal"})
 _FILE_LINE_KEY = lazy(r"[A-Za-z][A-Za-z0-9_.-]{0,40}")  # a key alone at a line's start, as a credentials file writes it
 # A value's own label right before it that names it an id (Twilio's "account SID AC...", "account
 # id", "tenant ID:"): the label after it ("(the auth token is in the vault)") names something else
@@ -208,6 +213,11 @@ def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
         # a token as the user of a host (`DENO_AUTH_TOKENS=<token>@esm.corp.dev`): the part before the `@`
         return "secret near its label", m.start(), m.start() + len(at_host.group(1))
     named = NAME_EQUALS.match(value)  # `AccountKey=X` within the reach: the value is X
+    # a value under its own name (`plaintext=X` after "key=Y,") is that name's, not the label's; a short
+    # name is a cookie's own under a cookie's label (Slack's `d=xoxd-...`), whose value the label names
+    own = value[:named.end() - 1] if named else ""
+    if len(own) >= 4 and key_class(own) is None and own.lower() not in _HOLDER_NAMES:
+        return None
     at_value = m.start() + (named.end() if named else 0)
     value = value[named.end():] if named else value
     if text[at_value + len(value):at_value + len(value) + 1] == "<":
@@ -234,7 +244,7 @@ def _random_value(value: str, cls: str) -> bool:
             or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or _EMAIL_LIKE.search(value):
         return False
     first = SEP.split(value, 1)[0].lower()
-    if first in NEAR_ID_PREFIXES or UUID.fullmatch(value) or _DIGEST_SHAPE.fullmatch(value):
+    if first in NEAR_ID_PREFIXES or UUID.fullmatch(value) or RECORD_ID.fullmatch(value) or _DIGEST_SHAPE.fullmatch(value):
         return False
     bech = _BECH32.fullmatch(value)
     if bech and not any(w in bech.group(1) for w in ("sec", "priv", "prv", "sk")):

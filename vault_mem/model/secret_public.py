@@ -29,7 +29,9 @@ __all__ = ["PUBLIC_PREFIXES", "analytics_cookies", "der_key", "in_web_config", "
 # Razorpay's ``rzp_live_``/``rzp_test_`` is the key *id* sent to every checkout page (its key
 # secret has no prefix).
 # Statsig's and others' ``client-`` keys go in the page too (their server keys are ``secret-``).
-PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "rzp_test_", "client-")
+PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "rzp_test_", "client-",
+                   # Tailscale's node, machine and disco public keys
+                   "nodekey:", "mkey:", "discokey:")
 # Datadog's RUM and browser-logs client tokens: ``pub`` and 32 hex, shipped in every page.
 _PUBLIC_TOKEN = lazy(r"pub[0-9a-f]{32}")
 

@@ -79,6 +79,10 @@ RULES: tuple[Rule, ...] = (
     Rule("OpenAI API key", r"s(?<![A-Za-z0-9_-]s)k-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-proj-<u64>",
          "has_digit"),
     Rule("Hugging Face token", r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", "hf_<a34>", "digit_or_letters"),
+    # 1Password's Secret Key (its Emergency Kit's "Secret Key"/"account key"): `A3-`, the account's six
+    # characters, then 26 in groups of 6 and 5
+    Rule("1Password secret key", r"A(?<![A-Za-z0-9_-]A)3-[A-Z0-9]{6}-[A-Z0-9]{6}(?:-[A-Z0-9]{5}){4}(?![A-Za-z0-9_-])",
+         "A3-<A6>-<A6>-<A5>-<A5>-<A5>-<A5>", "has_digit"),
     Rule("Google API key", r"A(?<![A-Za-z0-9_-]A)Iza[A-Za-z0-9_-]{35}" + _B, "AIza<u35>", "not_web_config"),
     Rule("Google OAuth client secret", r"G(?<![A-Za-z0-9_-]G)OCSPX-[A-Za-z0-9_-]{28}" + _B, "GOCSPX-<u28>"),
     Rule("Google OAuth token", r"y(?<![A-Za-z0-9_-]y)a29\.[A-Za-z0-9_-]{30,}", "ya29.<u60>", "has_digit"),
@@ -212,11 +216,14 @@ RULES: tuple[Rule, ...] = (
          r"[ \t]{0,4}[\"']?([^\s\"'-][^\s\"']{3,199})",
          "snyk auth <h8>-<h4>-<h4>-<h4>-<h12>", "token", 1, lower=True,
          markers=("snyk", "wandb", "b2 ", "mc ", "hdbuserstore", "bundle")),
-    # network gear: a type-0 (plain) or type-7 (reversible) password, an SNMP community
+    # network gear: a type-0 (plain) or type-7 (reversible) password, an SNMP community (IOS's
+    # `snmp-server community X`, Junos' `set snmp community X`), a TACACS+ or RADIUS server's key
+    # (`tacacs-server host 10.0.0.5 key 7 X`, `radius-server key 0 X`)
     Rule("password assignment", r"(?<![a-z0-9_-])(?:password[ \t]{1,4}[07]|secret[ \t]{1,4}[07]|key-string[ \t]{1,4}7"
-         r"|snmp-server[ \t]{1,4}community|r[ow]community6?)[ \t]{1,4}([^\s]{4,200})",
+         r"|(?:tacacs|radius)(?:-server)?(?:[ \t]{1,4}(?:host|server)[ \t]{1,4}[^\s]{1,100})?[ \t]{1,4}key[ \t]{1,4}[07]"
+         r"|snmp(?:-server)?[ \t]{1,4}community|r[ow]community6?)[ \t]{1,4}([^\s]{4,200})",
          "username netops privilege 15 password 0 <a12>", "literal", 1, lower=True,
-         markers=("password 0", "password 7", "secret 0", "secret 7", "key-string 7", "community")),
+         markers=("password 0", "password 7", "secret 0", "secret 7", "key-string 7", "community", "key 7", "key 0")),
     # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle); `BY PASSWORD '*HASH'` is a hash
     Rule("password assignment", r"(?:create|alter)[ \t]{1,4}(?:user|role)[ \t][^\n;]{1,200}?[ \t]identified[ \t]{1,4}"
          r"(?:with[ \t]{1,4}[a-z0-9_]{1,40}[ \t]{1,4})?by[ \t]{1,4}(?!password[ \t]|values[ \t])[\"']?([^\s'\";]{4,200})",

@@ -21,7 +21,7 @@ from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 
-__all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "UUID", "credential_like",
+__all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "RECORD_ID", "UUID", "credential_like",
            "documented_example", "has_symbol", "high_entropy", "identifier_like", "in_crypt_hash",
            "is_placeholder", "is_wordy", "key_chord", "looks_fake", "random_hex", "random_letters",
            "random_token", "reference_token", "run_at_read", "sample_jwt", "sayable", "script_prose", "shannon_entropy",
@@ -82,6 +82,10 @@ _IDENT_REF = lazy(r"_?[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Za-z_]\w*\[.*
 _PATH = lazy(r"(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*|[A-Za-z]:\\.*")
 _URL = lazy(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 UUID = lazy(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
+# What names a record, not a secret, under a key's name: a ULID (`idempotency_key: 01J8ZK4M...`, a time and
+# randomness in Crockford's base32, an id as a UUID is) and a single-table design's composite key
+# (DynamoDB's `SK: ORDER#2026-12-04#01HZX...`: an entity's name in capitals, `#`, its parts)
+RECORD_ID = lazy(r"[0-7][0-9A-HJKMNP-TV-Z]{25}|[A-Z][A-Z0-9_]{1,30}#[^\s]{1,200}")
 # CamelCase type names after a colon are type hints (`token: TokenOpt`, `password: SecretStr`).
 # (bounded runs of capitals and digits: "HTTPClient", "TokenV2"; "EzaRH6KK7UGD" is random, not a name)
 _TYPE_NAME = lazy(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
@@ -189,8 +193,8 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True  # `*required*`, `**`, `*.corp.example`, `*/5`, MySQL's `*<hash>`; a password may start with a `*`
     if stored_not_secret(value):
         return True  # a password's stored hash or a ciphertext: what a server or a file keeps instead of it
-    if value[0] == "!" and value[1:].isalpha():
-        return True  # a YAML tag: `!vault |` (Ansible's ciphertext follows), `!secret db_pw`, `!Ref DbPassword`
+    if value[0] == "!" and value[1:].replace("_", "").isalpha():
+        return True  # a YAML tag: `!vault |` (Ansible's ciphertext follows), `!secret db_pw`, `!env_var DB_PW`
     if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _masked(value):
         return True
     if _FORMAT.search(value) and not _random_rest(_FORMAT.sub("", value)):
@@ -454,13 +458,16 @@ _SEPARATOR = lazy(r"[-_]")
 
 
 _NAMELESS_SYMBOL = lazy(r"[A-Za-z][!%^*~][A-Za-z]")  # (not `&`: a query string joins names with it)
+# a person's password: a capitalised word, a symbol, a word and digits (`Saffron#glade976?`, `Maple&stone42`);
+# a name joins words with `#` or `&` (`String#format`, `a=1&b=2`), but not a capital's word to a word and a number
+_PERSON_PASSWORD = lazy(r"[A-Z][a-z]{2,15}[#$&][A-Za-z]{2,15}[0-9]{2,6}[!?.#$%&*]?")
 
 
 def identifier_like(value: str) -> bool:
     """Words run together (``TIFFClampDoubleToUInt32``, ``EVHTTP_CON_READ_ON_WRITE``) or a slug of
     words (``adjust-for-new-path-in-run``): a name, not a random token. A symbol no name holds
     (``!%^*~``) between letters makes it a password of syllables (``KelanDVPt*vypw``), not a name."""
-    if _NAMELESS_SYMBOL.search(value):
+    if _NAMELESS_SYMBOL.search(value) or _PERSON_PASSWORD.fullmatch(value):
         return False
     # (a number counts as two characters at most, as a size in a name does (`UInt32`): a long one
     # is an id, such as the one that starts a Notion token's random tail, and no word)
