@@ -4,6 +4,7 @@ to 4 threads per folder, and the local model's load alone, after the reconcile, 
     python bench/bench_cold_scan.py --vault /tmp/growth/vm-growth-100000 --rounds 8
     python bench/bench_cold_scan.py --vault V --overlap 5     # the model's load and the reconcile
     python bench/bench_cold_scan.py --vault V --phases 8 --old OLD [--old-vault V2]   # a cold CLI recall by phase
+    python bench/bench_cold_scan.py --vault V1K --vault V10K --vault V100K --phases 10 --old OLD   # the same per size
 
 ``--vault``: a vault built by ``corpus.packed_vault`` (or ``bench_growth.py --keep``). Scan part
 (in this process, rounds alternating the thread counts, the first round not counted): per count
@@ -18,13 +19,18 @@ after the other (``seq``, what a one-shot recall did) or the load on a thread me
 cold ``vault-mem recall`` without a daemon (keyword-only), each a fresh process running the
 CLI's ``main`` with marks around its phases: the interpreter's start, the imports of the CLI
 and the read (``adapters.cli``, ``vault.core``, ``index.sidecar``, ``index.search``), opening the
-vault, the stat of every file (``folderscan.scan``), the scan sum and its check, reading the
-files that changed, and the rest (the search, the answer, closing); CPU ms p50 of each
-(``time.process_time``: every thread of the process) and wall, and the process's whole CPU from
-``getrusage(RUSAGE_CHILDREN)``. With ``--old OLD`` (a checkout's top folder, its ``vault_mem``
+vault, the stat of every file (``folderscan.scan`` in Python, or GNU find's listing,
+``listing.list_folders``), the scan sum and its check (with the listing: reading the last one
+kept and comparing), the rows compared, reading the files that changed, and the rest (the
+search, the answer, closing); CPU ms p50 of each (every thread of the process and the programs
+it waited for: find) and wall, and the process's whole CPU from ``getrusage(RUSAGE_CHILDREN)``.
+``--vault`` given several times (1k, 10k, 100k): the rounds of each vault in turn, the load
+printed after each. With ``--old OLD`` (a checkout's top folder, its ``vault_mem``
 put first on ``PYTHONPATH``) the old and this checkout alternate within each round, the first
 round of each not counted; ``--old-vault``: a copy of the vault for the old checkout's runs
-(two checkouts whose secret rules differ would each make the other re-read every file).
+(two checkouts whose secret rules differ would each make the other re-read every file), once
+per ``--vault``. ``--edit``: before each round a different file of ``facts/`` is edited by hand
+in place (a line appended) in each checkout's vault, so each read finds one change.
 Prints the load average. Asserts nothing.
 """
 
@@ -155,7 +161,15 @@ print(json.dumps(marks))
 PHASES = ("start", "imports", "open", "stat", "sum", "rows", "read", "rest")
 
 
-def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None) -> None:
+def edit_one(root: Path, name: str, i: int) -> None:
+    """A hand edit in place of ``facts/NAME`` (its body grows by a line): what ``--edit`` makes
+    before each round, in each checkout's vault."""
+    path = root / "facts" / name
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(f"Edited by hand, round {i}.\n")
+
+
+def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None, edit: bool = False) -> None:
     import compileall
 
     codes = {"new": HERE.parent, **({"old": old.resolve()} if old else {})}
@@ -166,8 +180,13 @@ def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | No
            "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
     got = {name: {k: ([], []) for k in (*PHASES, "process")} for name in codes}
+    if edit and old and vaults["old"] == root:
+        raise SystemExit("--edit with --old needs --old-vault: each checkout reads its own vault's edits")
+    names = sorted(e.name for e in os.scandir(root / "facts") if e.name.endswith(".md"))[:rounds + 1] if edit else []
     for i in range(rounds + 1):
         for name, code in codes.items():
+            if edit:
+                edit_one(vaults[name], names[i], i)
             before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
             done = subprocess.run([sys.executable, "-c", PHASE_CHILD, str(vaults[name]), f"release train freeze {i}"],
                                   env={**env, "PYTHONPATH": str(code)}, capture_output=True, text=True, cwd="/")
@@ -212,7 +231,10 @@ def main() -> None:
     ap.add_argument("--overlap", type=int, default=0, metavar="N")
     ap.add_argument("--phases", type=int, default=0, metavar="N", help="N rounds of a cold CLI recall by phase")
     ap.add_argument("--old", type=Path, help="with --phases: the checkout to alternate with")
-    ap.add_argument("--old-vault", type=Path, help="with --phases: a copy of the vault for --old's runs")
+    ap.add_argument("--old-vault", type=Path, action="append",
+                    help="with --phases: a copy of the vault for --old's runs (once per --vault, in order)")
+    ap.add_argument("--edit", action="store_true",
+                    help="with --phases: a file edited by hand in place before each round (needs --old-vault)")
     ap.add_argument("--one", choices=["seq", "thread"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -220,9 +242,9 @@ def main() -> None:
         return
     print(load_line(), flush=True)
     if args.phases:
-        for vault in args.vault:
-            print(f"{vault}:", flush=True)
-            phase_rounds(vault, args.phases, args.old, args.old_vault)
+        for n, vault in enumerate(args.vault):
+            print(f"{vault}{', a file edited in place before each round' if args.edit else ''}:", flush=True)
+            phase_rounds(vault, args.phases, args.old, args.old_vault[n] if args.old_vault else None, args.edit)
             print(load_line(), flush=True)
         return
     if args.overlap:

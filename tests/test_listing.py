@@ -274,3 +274,20 @@ def test_a_find_that_fails_leaves_the_read_to_stat_the_files(vault: Path, monkey
     write_memory(vault, "shell", "Uses fish as the login shell")
     assert sc.reconcile().added == 1 and "shell" in sc.keys()
     sc.close()
+
+
+def test_a_bulk_change_parses_the_whole_listing_and_sees_every_change(vault: Path, monkeypatch) -> None:
+    """Past :data:`listing.BULK_SHARE` of the records differing (a checkout, a copy) the read
+    parses the whole listing instead of the difference, and compares every row: the same answers."""
+    monkeypatch.setattr(listing, "BULK_MIN", 0)
+    sc = opened(vault)
+    facts = vault / "facts"
+    (facts / "editor.md").rename(facts / "editing.md")
+    write_memory(vault, "shell", "Uses fish as the login shell")
+    (vault / "notes" / "trip.md").unlink()
+    assert listing.list_folders(vault).moved_from(listing.Snapshot.read(vault / ".vault-mem")) is None
+    _, every = traced(sc, sc.reconcile)
+    assert every and set(sc.keys()) == {"coffee", "editing", "shell"}
+    _, every = traced(sc, sc.reconcile)  # the listing kept is this one: nothing compared again
+    assert not every
+    sc.close()

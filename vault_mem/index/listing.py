@@ -53,6 +53,9 @@ HEAD = b"vault-mem listing 1"
 #: the kept listing's file in ``.vault-mem/``
 FILE_NAME = "listing"
 
+#: past this share of records (and this many) differing from the last listing, the whole
+#: listing is parsed instead
+BULK_SHARE, BULK_MIN = 0.25, 1024
 #: at most this many files are read again for a moved ctime alone (:class:`Moved`)
 TOUCHED_MAX = 256
 
@@ -186,10 +189,13 @@ class Listed:
 
     def moved_from(self, last: Snapshot) -> Moved | None:
         """This listing counted and summed from ``last`` and the records that differ from it
-        (:class:`Moved`); None when one of those cannot be read."""
+        (:class:`Moved`); None when one of those cannot be read, or more than
+        :data:`BULK_SHARE` of them differ."""
         if self.raw == last.raw:
             return Moved(last.count, last.total, {}, {})
         new, old = set(self.raw.split(b"\0")), set(last.raw.split(b"\0"))
+        if len(new ^ old) > max(BULK_MIN, BULK_SHARE * len(new)):
+            return None  # a checkout, a copy: parsing the whole listing once costs less
         count, total = last.count, last.total
         was: dict[str, Sig] = {}
         now: dict[str, Sig] = {}
