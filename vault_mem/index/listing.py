@@ -10,8 +10,10 @@ path``, NUL-ended. The listing is read as bytes and compared with the last one a
 holds that listing's scan sum (:mod:`vault_mem.index.scansum`) beside it:
 
 - the same bytes: the same sum, nothing parsed;
-- other bytes: the records that differ (a set difference, in C) move the sum by their terms
-  alone, so a read after a few changes parses only those records.
+- other bytes: the records that differ (between the head and the tail both listings share,
+  found a 64 KiB block at a time: a listing's order stays put where nothing changed) move the
+  sum by their terms alone, so a read after a few changes parses only those records; past a
+  quarter of the records (a checkout, a copy) the whole listing is parsed once instead.
 
 Either way the sum is then checked against the rows' own sum as before; only when they differ
 (files changed that no row reflects) is the whole listing parsed into a :class:`Scan` and every
@@ -108,6 +110,31 @@ def _record(rec: bytes) -> tuple[str, str, int, int, int]:
     return folder, name, _ns(mtime), int(size), _ns(ctime)
 
 
+def _middles(a: bytes, b: bytes, block: int = 1 << 16) -> tuple[bytes, bytes]:
+    """The records of ``a`` and of ``b`` between the whole records both begin with and both end
+    with (found a block at a time, compared in C): a listing's order is its folders' and stays
+    put where nothing changed, so an edit leaves a block or two to split and compare."""
+    short = min(len(a), len(b))
+    head = 0
+    while head < short and a[head:head + block] == b[head:head + block]:
+        head += block
+    head = min(head, short)
+    tail = 0  # bytes equal at both ends, never into the head's
+    while tail < short - head:
+        step = min(block, short - head - tail)
+        if a[len(a) - tail - step:len(a) - tail] != b[len(b) - tail - step:len(b) - tail]:
+            break
+        tail += step
+    start = a.rfind(b"\0", 0, head) + 1  # the first record not wholly in the common head
+    if tail:  # the first record wholly in the common tail begins after a NUL in it
+        cut = a.find(b"\0", len(a) - tail - 1) + 1
+        back = len(a) - cut if cut > 0 else 0
+    else:
+        back = 0
+    back = min(back, len(a) - start, len(b) - start)
+    return a[start:len(a) - back], b[start:len(b) - back]
+
+
 class Snapshot:
     """The listing a read saw last, with its memory files' count and scan sum."""
 
@@ -193,8 +220,9 @@ class Listed:
         :data:`BULK_SHARE` of them differ."""
         if self.raw == last.raw:
             return Moved(last.count, last.total, {}, {})
-        new, old = set(self.raw.split(b"\0")), set(last.raw.split(b"\0"))
-        if len(new ^ old) > max(BULK_MIN, BULK_SHARE * len(new)):
+        mid_new, mid_old = _middles(self.raw, last.raw)
+        new, old = set(mid_new.split(b"\0")), set(mid_old.split(b"\0"))
+        if len(new ^ old) > max(BULK_MIN, BULK_SHARE * self.raw.count(b"\0")):
             return None  # a checkout, a copy: parsing the whole listing once costs less
         count, total = last.count, last.total
         was: dict[str, Sig] = {}
