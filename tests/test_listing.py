@@ -318,3 +318,23 @@ def test_the_records_that_differ_are_found_between_the_common_head_and_tail() ->
         assert mid_b == b"" or mid_b.endswith(b"\0")
         in_a, in_b = set(mid_a.split(b"\0")[:-1]), set(mid_b.split(b"\0")[:-1])
         assert (in_a - in_b, in_b - in_a) == (set(new) - set(old), set(old) - set(new))
+
+
+def test_a_one_shot_read_sees_an_edit_whose_mtime_was_set_back(tmp_path: Path) -> None:
+    """Through the CLI, as a person's editor and a sync tool can leave it: the file rewritten in
+    place, same size, its mtime put back; the next one-shot read answers with the new text."""
+    import json
+
+    from conftest import cli, new_vault
+
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    assert cli("--vault", str(root), "remember", "editor", "--description", "Uses Helix as the main editor",
+               "--body", "Switched from Neovim last spring.").returncode == 0
+    assert cli("--vault", str(root), "list", "--json").returncode == 0  # the listing is kept
+    assert cli("--vault", str(root), "list", "--json").returncode == 0
+    p = root / "facts" / "editor.md"
+    rewrite_in_place(p, b"Helix", b"Xelih", mtime_ns=p.stat().st_mtime_ns)
+    got = cli("--vault", str(root), "list", "--json")  # descriptions from the index
+    assert got.returncode == 0, got.stderr
+    assert [m["description"] for m in json.loads(got.stdout)] == ["Uses Xelih as the main editor"]
