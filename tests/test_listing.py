@@ -117,6 +117,39 @@ def test_an_edit_in_place_whose_mtime_is_set_back_is_seen(vault: Path) -> None:
     sc.close()
 
 
+def test_an_edit_whose_mtime_is_set_back_to_a_write_s_is_seen(vault: Path) -> None:
+    """A write between two reads (its file, then its row, as ``remember`` does) moves the file's
+    record away from the kept listing's; a hand edit then puts the mtime back to the write's
+    (same size). The record's (mtime, size) differ from the kept listing's, so its ctime alone
+    is no sign, and they equal the row the write made: only reading the files whose record moved
+    since the last listing, the row included, sees the edit."""
+    sc = opened(vault)
+    p = vault / "facts" / "editor.md"
+    rewrite_in_place(p, b"Helix", b"Kakou", mtime_ns=p.stat().st_mtime_ns + 1_000_000)
+    sc.refresh_paths(["facts/editor.md"])  # the write's own row
+    assert description(sc, "editor") == "Uses Kakou as the main editor"
+    rewrite_in_place(p, b"Kakou", b"Xelih", mtime_ns=p.stat().st_mtime_ns)
+    r, every = traced(sc, sc.reconcile)
+    assert r.updated == 1 and not every
+    assert description(sc, "editor") == "Uses Xelih as the main editor"
+    r = sc.reconcile()  # read once: not again
+    assert (r.updated, r.unchanged) == (0, 3)
+    sc.close()
+
+
+def test_an_edit_whose_mtime_is_set_back_is_seen_when_every_row_is_compared(vault: Path) -> None:
+    """A row changed behind the sum's back makes the read compare every row (the listing's own
+    check cannot be trusted); the file whose mtime was set back is read again all the same."""
+    sc = opened(vault)
+    p = vault / "facts" / "editor.md"
+    rewrite_in_place(p, b"Helix", b"Xelih", mtime_ns=p.stat().st_mtime_ns)
+    with sc.db.write():
+        sc.db.execute("UPDATE files SET mtime_ns = 1 WHERE path = 'notes/trip.md'")
+    r, every = traced(sc, sc.reconcile)
+    assert every and description(sc, "editor") == "Uses Xelih as the main editor"
+    sc.close()
+
+
 @pytest.mark.parametrize("change", ["added", "removed", "renamed", "renamed over another", "swapped"])
 def test_a_file_added_removed_or_renamed_is_seen(vault: Path, change: str) -> None:
     sc = opened(vault)

@@ -17,8 +17,10 @@ holds that listing's scan sum (:mod:`vault_mem.index.scansum`) beside it:
 
 Either way the sum is then checked against the rows' own sum as before; only when they differ
 (files changed that no row reflects) is the whole listing parsed into a :class:`Scan` and every
-row compared. A record whose (mtime, size) stayed while its ctime moved (a file rewritten and its
-mtime set back, ``os.utime``, which no (mtime, size) comparison sees) is named to be read again.
+row compared. A record that moved since the last listing while the row already holds its (mtime,
+size) is named to be read again (:meth:`Moved.again`): its ctime moved with nothing else (a file
+rewritten and its mtime set back, ``os.utime``, which no (mtime, size) comparison sees), or a write
+made the row after the last listing and a hand edit then set the mtime back to the write's.
 
 Where there is no GNU find (macOS, the BSDs, BusyBox without ``-printf``), or it fails (a file
 vanishing mid-listing, an unreadable folder, a time before 1970), or ``VAULT_MEM_PORTABLE=1``,
@@ -58,7 +60,8 @@ FILE_NAME = "listing"
 #: past this share of records (and this many) differing from the last listing, the whole
 #: listing is parsed instead
 BULK_SHARE, BULK_MIN = 0.25, 1024
-#: at most this many files are read again for a moved ctime alone (:class:`Moved`)
+#: at most this many files are read again though their row holds their (mtime, size)
+#: (:meth:`Moved.again`)
 TOUCHED_MAX = 256
 
 _find: list[str | None] = []
@@ -184,6 +187,19 @@ class Moved:
         #: more than a few such records is a copy or a permission change of the folders (``cp
         #: -a``, ``chmod -R``: the ctime of every file moves), not edits: nothing re-read then
         self.touched = touched if len(touched) <= TOUCHED_MAX else []
+
+    def again(self, todo: list[str]) -> list[str]:
+        """``todo`` (the paths whose row differs from the listing) and the other paths whose
+        record moved since the last listing: their row holds the listing's (mtime, size), yet
+        that proves nothing. The row may be a write's, made after the last listing, and a hand
+        edit since may have put the mtime back to the write's (the record's ctime moved, its
+        (mtime, size) too since the last listing: :attr:`touched` cannot tell). Past
+        :data:`TOUCHED_MAX` such paths (a copy, ``chmod -R``, many writes) only :attr:`touched`."""
+        seen = set(todo)
+        extra = [p for p in self.now if p not in seen]
+        if len(extra) > TOUCHED_MAX:
+            extra = [p for p in self.touched if p not in seen]
+        return todo + extra
 
     def paths(self) -> set[str]:
         """Every memory path whose record differs from the last listing."""

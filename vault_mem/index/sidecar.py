@@ -342,9 +342,8 @@ class Sidecar:
                 todo, gone = [], []
             else:
                 todo, gone = self._differing(found.as_dict(), total)
-            if moved is not None:  # rewritten with their mtime set back: read again
-                seen = set(todo)
-                todo += [p for p in moved.touched if p not in seen]
+            if moved is not None:  # moved since the last listing, the row as the record: read again
+                todo = moved.again(todo)
             kept = listing.Snapshot(listed.raw, count, total) if listed is not None else None
         report.unchanged = count - len(todo)
         self._process(sorted(todo), gone, report, progress)
@@ -372,8 +371,7 @@ class Sidecar:
         files_rest = moved.total - sum(scansum.term(p, *sig) for p, sig in moved.now.items())
         if stored[1] - len(rows) != moved.count - len(moved.now) or (rows_rest - files_rest) % scansum.Q:
             return None
-        touched = set(moved.touched)
-        todo = [p for p, sig in moved.now.items() if rows.get(p) != sig or p in touched]
+        todo = moved.again([p for p, sig in moved.now.items() if rows.get(p) != sig])
         return todo, [p for p in rows if p not in moved.now]
 
     def _differing(self, on_disk: dict[str, tuple[int, int]], total: int) -> tuple[list[str], list[str]]:
