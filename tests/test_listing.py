@@ -353,6 +353,20 @@ def test_the_records_that_differ_are_found_between_the_common_head_and_tail() ->
         assert (in_a - in_b, in_b - in_a) == (set(new) - set(old), set(old) - set(new))
 
 
+@pytest.mark.parametrize("block", [1, 3, 1 << 16])
+def test_a_record_that_ends_another_one_is_not_cut_from_it(block: int) -> None:
+    """A record whose bytes end another's (the same file, its size grown from 3 to 123 bytes, the
+    same times) puts the common tail's start inside the other listing's record: the records left
+    between are still whole on both sides, never a size's first digits."""
+    same = b" 1700000000.0000000000 1700000000.0000000000 facts/x.md\0"
+    head = b"5 1700000000.0000000000 1700000000.0000000000 facts/a.md\0"
+    a, b = head + b"3" + same, head + b"123" + same
+    mid_a, mid_b = listing._middles(a, b, block)
+    assert mid_a.endswith(b"\0") and mid_b.endswith(b"\0")
+    assert (set(mid_a.split(b"\0")) - set(mid_b.split(b"\0")), set(mid_b.split(b"\0")) - set(mid_a.split(b"\0"))) \
+        == ({b"3" + same[:-1]}, {b"123" + same[:-1]})
+
+
 def test_a_one_shot_read_sees_an_edit_whose_mtime_was_set_back(tmp_path: Path) -> None:
     """Through the CLI, as a person's editor and a sync tool can leave it: the file rewritten in
     place, same size, its mtime put back; the next one-shot read answers with the new text."""

@@ -129,8 +129,9 @@ def _middles(a: bytes, b: bytes, block: int = 1 << 16) -> tuple[bytes, bytes]:
             break
         tail += step
     start = a.rfind(b"\0", 0, head) + 1  # the first record not wholly in the common head
-    if tail:  # the first record wholly in the common tail begins after a NUL in it
-        cut = a.find(b"\0", len(a) - tail - 1) + 1
+    if tail:  # the first record wholly in the common tail begins after a NUL in it: in it, as
+        # the NUL just before the tail is ``a``'s alone (``b``'s record may run on into the tail)
+        cut = a.find(b"\0", len(a) - tail) + 1
         back = len(a) - cut if cut > 0 else 0
     else:
         back = 0
