@@ -21,6 +21,11 @@ row compared. A record that moved since the last listing while the row already h
 size) is named to be read again (:meth:`Moved.again`): its ctime moved with nothing else (a file
 rewritten and its mtime set back, ``os.utime``, which no (mtime, size) comparison sees), or a write
 made the row after the last listing and a hand edit then set the mtime back to the write's.
+Not seen so (nor by any (mtime, size) comparison): a file rewritten with its mtime set back
+before the listing kept (none kept yet: a first read, a cache lost or damaged), within a bulk
+change, or among more than :data:`TOUCHED_MAX` such files; and on a kernel whose file times
+move by the clock's tick (before Linux 6.13's fine-grained ctimes, or a coarse file system) an
+edit of the same size in the tick of the listing, or of the read that indexed the file.
 
 Where there is no GNU find (macOS, the BSDs, BusyBox without ``-printf``), or it fails (a file
 vanishing mid-listing, an unreadable folder, a time before 1970), or ``VAULT_MEM_PORTABLE=1``,
