@@ -4,6 +4,7 @@ to 4 threads per folder, and the local model's load alone, after the reconcile, 
     python bench/bench_cold_scan.py --vault /tmp/growth/vm-growth-100000 --rounds 8
     python bench/bench_cold_scan.py --vault V --overlap 5     # the model's load and the reconcile
     python bench/bench_cold_scan.py --vault V --phases 8 --old OLD [--old-vault V2]   # a cold CLI recall by phase
+    python bench/bench_cold_scan.py --vault V1K --vault V10K --vault V100K --phases 10 --old OLD   # the same per size
 
 ``--vault``: a vault built by ``corpus.packed_vault`` (or ``bench_growth.py --keep``). Scan part
 (in this process, rounds alternating the thread counts, the first round not counted): per count
@@ -18,13 +19,18 @@ after the other (``seq``, what a one-shot recall did) or the load on a thread me
 cold ``vault-mem recall`` without a daemon (keyword-only), each a fresh process running the
 CLI's ``main`` with marks around its phases: the interpreter's start, the imports of the CLI
 and the read (``adapters.cli``, ``vault.core``, ``index.sidecar``, ``index.search``), opening the
-vault, the stat of every file (``folderscan.scan``), the scan sum and its check, reading the
-files that changed, and the rest (the search, the answer, closing); CPU ms p50 of each
-(``time.process_time``: every thread of the process) and wall, and the process's whole CPU from
-``getrusage(RUSAGE_CHILDREN)``. With ``--old OLD`` (a checkout's top folder, its ``vault_mem``
+vault, the stat of every file (``folderscan.scan`` in Python, or GNU find's listing,
+``listing.list_folders``), the scan sum and its check (with the listing: reading the last one
+kept and comparing), the rows compared, reading the files that changed, and the rest (the
+search, the answer, closing); CPU ms p50 of each (every thread of the process and the programs
+it waited for: find) and wall, and the process's whole CPU from ``getrusage(RUSAGE_CHILDREN)``.
+``--vault`` given several times (1k, 10k, 100k): the rounds of each vault in turn, the load
+printed after each. With ``--old OLD`` (a checkout's top folder, its ``vault_mem``
 put first on ``PYTHONPATH``) the old and this checkout alternate within each round, the first
 round of each not counted; ``--old-vault``: a copy of the vault for the old checkout's runs
-(two checkouts whose secret rules differ would each make the other re-read every file).
+(two checkouts whose secret rules differ would each make the other re-read every file), once
+per ``--vault``. ``--edit``: before each round a different file of ``facts/`` is edited by hand
+in place (a line appended) in each checkout's vault, so each read finds one change.
 Prints the load average. Asserts nothing.
 """
 
@@ -97,23 +103,26 @@ def overlap_one(mode: str, root: Path) -> None:
 
 #: the child of ``--phases``: run by ``python -c`` so nothing of this file is imported before the marks
 PHASE_CHILD = r"""
-import time
-c0, w0 = time.process_time(), time.perf_counter()
+import time, resource
+def cpu():  # this process and the programs it ran and waited for (GNU find)
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+c0, w0 = cpu(), time.perf_counter()
 import io, json, sys
 from contextlib import redirect_stdout
 marks = {"start": [c0 * 1000, 0.0]}
 def mark(name, c, w):
     got = marks.setdefault(name, [0.0, 0.0])
-    got[0] += (time.process_time() - c) * 1000
+    got[0] += (cpu() - c) * 1000
     got[1] += (time.perf_counter() - w) * 1000
-c, w = time.process_time(), time.perf_counter()
+c, w = cpu(), time.perf_counter()
 from vault_mem.adapters import cli
 import vault_mem.index.search, vault_mem.index.sidecar, vault_mem.vault.core
 from vault_mem.index import scansum, sidecar
 mark("imports", c, w)
 def timed(name, fn):
     def run(*a, **k):
-        c, w = time.process_time(), time.perf_counter()
+        c, w = cpu(), time.perf_counter()
         try:
             return fn(*a, **k)
         finally:
@@ -125,15 +134,26 @@ scansum.scan_total = timed("sum", scansum.scan_total)
 scansum.matches = timed("sum", scansum.matches)
 sidecar.Sidecar._differing = timed("rows", sidecar.Sidecar._differing)
 sidecar.Sidecar._process = timed("read", sidecar.Sidecar._process)
+try:  # GNU find's listing (perf51): the listing is the stat, its comparison with the last one the sum
+    from vault_mem.index import listing
+except ImportError:
+    pass
+else:
+    listing.list_folders = timed("stat", listing.list_folders)
+    listing.Snapshot.read = classmethod(timed("sum", listing.Snapshot.read.__func__))
+    listing.Snapshot.write = timed("sum", listing.Snapshot.write)
+    listing.Listed.moved_from = timed("sum", listing.Listed.moved_from)
+    listing.Listed.scan = timed("sum", listing.Listed.scan)
+    sidecar.Sidecar._within = timed("rows", sidecar.Sidecar._within)
 sys.argv = ["vault-mem", "--vault", sys.argv[1], "recall", sys.argv[2]]
-c, w = time.process_time(), time.perf_counter()
+c, w = cpu(), time.perf_counter()
 with redirect_stdout(io.StringIO()):
     try:
         cli.main()
     except SystemExit as exc:
         if exc.code:
             raise
-total = (time.process_time() - c) * 1000, (time.perf_counter() - w) * 1000
+total = (cpu() - c) * 1000, (time.perf_counter() - w) * 1000
 marks["rest"] = [total[0] - sum(v[0] for k, v in marks.items() if k not in ("start", "imports")),
                  total[1] - sum(v[1] for k, v in marks.items() if k not in ("start", "imports"))]
 print(json.dumps(marks))
@@ -141,7 +161,15 @@ print(json.dumps(marks))
 PHASES = ("start", "imports", "open", "stat", "sum", "rows", "read", "rest")
 
 
-def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None) -> None:
+def edit_one(root: Path, name: str, i: int) -> None:
+    """A hand edit in place of ``facts/NAME`` (its body grows by a line): what ``--edit`` makes
+    before each round, in each checkout's vault."""
+    path = root / "facts" / name
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(f"Edited by hand, round {i}.\n")
+
+
+def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None, edit: bool = False) -> None:
     import compileall
 
     codes = {"new": HERE.parent, **({"old": old.resolve()} if old else {})}
@@ -152,8 +180,13 @@ def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | No
            "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
     got = {name: {k: ([], []) for k in (*PHASES, "process")} for name in codes}
+    if edit and old and vaults["old"] == root:
+        raise SystemExit("--edit with --old needs --old-vault: each checkout reads its own vault's edits")
+    names = sorted(e.name for e in os.scandir(root / "facts") if e.name.endswith(".md"))[:rounds + 1] if edit else []
     for i in range(rounds + 1):
         for name, code in codes.items():
+            if edit:
+                edit_one(vaults[name], names[i], i)
             before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
             done = subprocess.run([sys.executable, "-c", PHASE_CHILD, str(vaults[name]), f"release train freeze {i}"],
                                   env={**env, "PYTHONPATH": str(code)}, capture_output=True, text=True, cwd="/")
@@ -170,7 +203,8 @@ def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | No
             cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
             got[name]["process"][0].append(cpu)
             got[name]["process"][1].append(wall)
-    print(f"cold CLI recall by phase, {rounds} rounds, CPU ms p50 (min-max) / wall ms p50:")
+    print(f"cold CLI recall by phase, {rounds} rounds, CPU ms p50 (min-max) / wall ms p50 (CPU: the process and "
+          "the programs it waited for):")
     for k in (*PHASES, "process"):
         print(f"  {k:>8}: " + "   ".join(
             f"{name} {p50(got[name][k][0])} / {statistics.median(got[name][k][1]):.0f}" for name in codes), flush=True)
@@ -191,24 +225,32 @@ def overlap_rounds(root: Path, rounds: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--vault", type=Path, required=True)
+    ap.add_argument("--vault", type=Path, required=True, action="append",
+                    help="with --phases: once per vault (1k, 10k, 100k), each timed in turn")
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--overlap", type=int, default=0, metavar="N")
     ap.add_argument("--phases", type=int, default=0, metavar="N", help="N rounds of a cold CLI recall by phase")
     ap.add_argument("--old", type=Path, help="with --phases: the checkout to alternate with")
-    ap.add_argument("--old-vault", type=Path, help="with --phases: a copy of the vault for --old's runs")
+    ap.add_argument("--old-vault", type=Path, action="append",
+                    help="with --phases: a copy of the vault for --old's runs (once per --vault, in order)")
+    ap.add_argument("--edit", action="store_true",
+                    help="with --phases: a file edited by hand in place before each round (needs --old-vault)")
     ap.add_argument("--one", choices=["seq", "thread"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        overlap_one(args.one, args.vault)
+        overlap_one(args.one, args.vault[0])
         return
     print(load_line(), flush=True)
     if args.phases:
-        phase_rounds(args.vault, args.phases, args.old, args.old_vault)
-    elif args.overlap:
-        overlap_rounds(args.vault, args.overlap)
+        for n, vault in enumerate(args.vault):
+            print(f"{vault}{', a file edited in place before each round' if args.edit else ''}:", flush=True)
+            phase_rounds(vault, args.phases, args.old, args.old_vault[n] if args.old_vault else None, args.edit)
+            print(load_line(), flush=True)
+        return
+    if args.overlap:
+        overlap_rounds(args.vault[0], args.overlap)
     else:
-        scan_rounds(args.vault, args.rounds)
+        scan_rounds(args.vault[0], args.rounds)
     print(load_line())
 
 

@@ -37,14 +37,14 @@ def open_sidecar(root: Path) -> Sidecar:
 
 
 def reads_every_row(sc: Sidecar, fn) -> bool:
-    """Whether ``fn()`` asked SQLite for every row's stat data."""
+    """Whether ``fn()`` asked SQLite for every row's stat data (not just named rows' ``WHERE path IN``)."""
     seen: list[str] = []
     sc.db.conn.set_trace_callback(seen.append)
     try:
         fn()
     finally:
         sc.db.conn.set_trace_callback(None)
-    return any(EVERY_ROW in s for s in seen)
+    return any(EVERY_ROW in s and "WHERE" not in s.split(EVERY_ROW, 1)[1] for s in seen)
 
 
 def description(sc: Sidecar, key: str) -> str:

@@ -92,6 +92,12 @@ def generation(db: Database) -> int | None:
     return _state(db)[0]
 
 
+def current(db: Database) -> tuple[int, int, int] | None:
+    """(counter value, row count, sum) of the rows when the stored sum is current, else None."""
+    now, stored = _state(db)
+    return stored if now is not None and stored is not None and stored[0] == now else None
+
+
 def matches(db: Database, count: int, value: int | None = None, sigs: Mapping[str, Sig] | None = None) -> bool:
     """Whether the rows hold exactly a scan of ``count`` files summing to ``value`` (or to the
     sum of ``sigs``, computed only when the stored sum is current)."""
@@ -120,7 +126,8 @@ def _store(db: Database, gen: int, count: int, value: int) -> None:
                (META_NAME, f"{gen} {count} {value % Q}"))
 
 
-def _sigs(db: Database, paths: Iterable[str]) -> dict[str, Sig]:
+def sigs(db: Database, paths: Iterable[str]) -> dict[str, Sig]:
+    """{path: (mtime_ns, size)} of the rows of ``paths`` that exist."""
     return {p: (m, s) for p, m, s in db.tuples(
         "SELECT path, mtime_ns, size FROM files WHERE path IN (SELECT value FROM json_each(?))",
         (json.dumps(list(paths)),))}
@@ -142,7 +149,7 @@ def before(db: Database, paths: Iterable[str]) -> Kept | None:
     if now is None or stored is None or stored[0] != now:
         return None
     paths = list(dict.fromkeys(paths))
-    return Kept(now, stored[1], stored[2], paths, _sigs(db, paths))
+    return Kept(now, stored[1], stored[2], paths, sigs(db, paths))
 
 
 def after(db: Database, kept: Kept | None) -> None:
@@ -152,7 +159,7 @@ def after(db: Database, kept: Kept | None) -> None:
     if kept is None:
         return
     now = generation(db)
-    new = _sigs(db, kept.paths)
+    new = sigs(db, kept.paths)
     changed = [p for p in kept.paths if kept.sigs.get(p) != new.get(p)]
     if now is None or now - kept.gen != len(changed):
         return

@@ -6,8 +6,9 @@ that left its ``updated:`` behind changed a memory (see :attr:`Sidecar.change_da
 keeps it, and an uncommitted edit indexed before the database was deleted dates from its
 ``updated:`` again until it is committed. The sidecar never writes to a memory file.
 
-Reconcile is cheap when nothing changed: one ``scandir`` per type folder and one query, comparing
-(mtime_ns, size) with the stored row; a file is read and hashed only when they differ. A file
+Reconcile is cheap when nothing changed: every file's (mtime_ns, size), from GNU find's listing
+compared with the last one (:mod:`vault_mem.index.listing`) or a stat per file, checked against the
+rows' scan sum (:mod:`vault_mem.index.scansum`); a file is read and hashed only when they differ. A file
 that cannot be used is recorded as a problem with its reason; if an earlier good version of the
 same path was indexed, that version stays searchable until the file is fixed. A file holding a
 credential is the exception: it is *quarantined* (``model/policy.py``), and its row keeps no text
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
-from vault_mem.index import queries, scansum
+from vault_mem.index import listing, queries, scansum
 from vault_mem.index.folderscan import Scan, scan
 from vault_mem.index.scan import FileState, gate_fingerprint, read_file, state_from_bytes
 from vault_mem.index.vectors import DEFAULT, VectorStore
@@ -323,18 +324,55 @@ class Sidecar:
                 self.db.execute("UPDATE files SET mtime_ns = -1")
                 self.db.execute("INSERT INTO meta(name, value) VALUES ('secret_gate', ?) "
                                 "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (gate,))
-        found = self._scan()
-        total, count = scansum.scan_total(found), len(found)
-        if scansum.matches(self.db, count, total):
-            # the rows hold exactly these (path, mtime, size): nothing to read (index/scansum.py)
-            todo, gone = [], []
+        # the no-change check: GNU find's listing against the last one where it can, else a stat
+        # of every file here (index/listing.py); then the rows' scan sum (index/scansum.py)
+        listed = listing.list_folders(self.root)
+        last = listing.Snapshot.read(self._db_path.parent) if listed is not None else None
+        moved = listed.moved_from(last) if listed is not None and last is not None else None
+        within = self._within(moved) if moved is not None else None
+        if moved is not None and within is not None:
+            (todo, gone), count, kept = within, moved.count, listing.Snapshot(listed.raw, moved.count, moved.total)
         else:
-            todo, gone = self._differing(found.as_dict(), total)
+            found = listed.scan() if listed is not None else None
+            if found is None:
+                listed, found = None, self._scan()
+            total, count = scansum.scan_total(found), len(found)
+            if scansum.matches(self.db, count, total):
+                # the rows hold exactly these (path, mtime, size): nothing to read (index/scansum.py)
+                todo, gone = [], []
+            else:
+                todo, gone = self._differing(found.as_dict(), total)
+            if moved is not None:  # moved since the last listing, the row as the record: read again
+                todo = moved.again(todo)
+            kept = listing.Snapshot(listed.raw, count, total) if listed is not None else None
         report.unchanged = count - len(todo)
         self._process(sorted(todo), gone, report, progress)
+        if kept is not None and (last is None or last.raw != kept.raw or (last.count, last.total) != (
+                kept.count, kept.total)):
+            kept.write(self._db_path.parent)  # for the next read: after the files it named were read
         report.embedded = self.vectors.make_owed(embed, progress=progress if report.changed else None)
         report.problems = self.problems()
         return report
+
+    def _within(self, moved: listing.Moved) -> tuple[list[str], list[str]] | None:
+        """(paths to read, paths gone) when the rows differ from the listing only at the paths
+        whose record changed since the last listing (``moved``): the rows' stored sum, less those
+        rows' terms, equals the listing's sum less its terms for the same paths (the argument of
+        index/scansum.py, on all other rows at once); None when it does not, or the stored sum is
+        not current (the caller compares every row)."""
+        stored = scansum.current(self.db)
+        if stored is None:
+            return None
+        paths = moved.paths()
+        rows = scansum.sigs(self.db, paths) if paths else {}
+        if scansum.generation(self.db) != stored[0]:
+            return None  # a row changed meanwhile: the two reads are not of one state
+        rows_rest = stored[2] - sum(scansum.term(p, *sig) for p, sig in rows.items())
+        files_rest = moved.total - sum(scansum.term(p, *sig) for p, sig in moved.now.items())
+        if stored[1] - len(rows) != moved.count - len(moved.now) or (rows_rest - files_rest) % scansum.Q:
+            return None
+        todo = moved.again([p for p, sig in moved.now.items() if rows.get(p) != sig])
+        return todo, [p for p in rows if p not in moved.now]
 
     def _differing(self, on_disk: dict[str, tuple[int, int]], total: int) -> tuple[list[str], list[str]]:
         """(paths on disk whose row is missing or differs, paths whose file is gone), by one
