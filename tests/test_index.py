@@ -236,6 +236,26 @@ def _bad(root: Path, rel: str, data: bytes) -> None:
     (root / rel).write_bytes(data)
 
 
+@pytest.mark.parametrize("portable", [False, True])
+def test_a_loop_of_links_is_refused_by_name_and_every_other_memory_read(vault: Path, monkeypatch,
+                                                                        portable: bool) -> None:
+    """A memory-named link in a loop of links (``facts/loop.md -> loop.md``, a person's slip):
+    the read refuses it by name, as any link, and answers from the rest; it made every read and
+    ``doctor`` fail with "Too many levels of symbolic links" (GNU find's listing fails on it, and
+    the stat of each file that stands in for it raised)."""
+    if portable:
+        monkeypatch.setenv("VAULT_MEM_PORTABLE", "1")
+    os.symlink("loop.md", vault / "facts" / "loop.md")
+    os.symlink("ping.md", vault / "notes" / "pong.md")
+    os.symlink("pong.md", vault / "notes" / "ping.md")
+    sc = open_sidecar(vault)
+    reasons = {p.path: p.reason for p in sc.reconcile().problems}
+    assert set(reasons) == {"facts/loop.md", "notes/ping.md", "notes/pong.md"}
+    assert all("loop of links" in why for why in reasons.values()), reasons
+    assert sc.lookup("editor") == ("fact", "facts/editor.md")
+    sc.close()
+
+
 def test_problems_recorded_with_reasons(vault: Path, tmp_path: Path) -> None:
     good = b"---\ndescription: ok\n---\nbody\n"
     _bad(vault, "facts/Bad Name.md", good)

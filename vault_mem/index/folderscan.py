@@ -13,6 +13,7 @@ interval (5 ms): the scan hardly moved until the imports were done, and the read
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -29,10 +30,13 @@ def stat_sig(st: os.stat_result) -> tuple[int, int]:
 
 
 def path_sig(path) -> tuple[int, int] | None:
-    """(mtime_ns, size) following symlinks; the link's own for a dangling one; None if gone."""
+    """(mtime_ns, size) following symlinks; the link's own for a dangling one or a loop (the read
+    then refuses the link by name, as any); None if gone."""
     try:
         return stat_sig(os.stat(path))
-    except FileNotFoundError:
+    except OSError as exc:
+        if exc.errno not in (errno.ENOENT, errno.ELOOP):
+            raise
         try:
             return stat_sig(os.lstat(path))
         except FileNotFoundError:

@@ -404,7 +404,14 @@ def describe_link(root: Path, path: Path) -> str:
     inside the vault (it is refused either way)."""
     target = os.path.realpath(path)
     real_root = os.path.realpath(root)
-    if not os.path.exists(path):
+    try:
+        os.stat(path)
+        gone = None
+    except OSError as exc:
+        gone = exc.errno
+    if gone == errno.ELOOP:
+        where = "a symlink in a loop of links"
+    elif gone is not None:
         where = "a dangling symlink"
     elif os.path.commonpath([target, real_root]) == real_root:
         where = f"a symlink to {target}, inside the vault"
