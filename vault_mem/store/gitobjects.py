@@ -67,7 +67,8 @@ _DEFLATE_LIMIT = 65536
 #: minutes at 100k memories
 _PARSE_FOR = 32
 #: from this many objects, :meth:`GitObjects.read_objects` reads them through a process of their own
-_STREAM_FROM = 32
+#: (fewer: a round trip each to the running one costs less than starting a git)
+STREAM_FROM = 32
 #: What the object reads and writes raise for a missing or unreadable object or a failed git
 #: command (a :class:`~vault_mem.store.catfile.CatFileError` is an ``OSError``).
 GIT_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError)
@@ -190,11 +191,11 @@ class GitObjects:
 
     def read_objects(self, oids: list[str]) -> Iterator[tuple[str, bytes]]:
         """(type, content) of each of ``oids`` in turn, one held at a time. Past
-        :data:`_STREAM_FROM` objects through a ``git cat-file --batch`` of their own that reads
+        :data:`STREAM_FROM` objects through a ``git cat-file --batch`` of their own that reads
         ahead (:func:`~vault_mem.store.catfile.stream`: a sync of 19,000 files spent a quarter of
         its time waiting on one round trip per file); fewer ask the running one. A missing or
         unreadable object: :class:`HistoryDamagedError`, as :meth:`read_object` raises."""
-        if len(oids) < _STREAM_FROM:
+        if len(oids) < STREAM_FROM:
             for oid in oids:
                 yield self.read_object(oid)
             return
@@ -573,11 +574,17 @@ class GitObjects:
     def object_kind(self, oid: str) -> str | None:
         """The type of object ``oid`` (``commit``, ``tree``, ``blob``, ``tag``), or None when the
         repository lacks it: asked of the running ``git cat-file --batch-check``."""
+        found = self.object_header(oid)
+        return found[0] if found is not None else None
+
+    def object_header(self, oid: str) -> tuple[str, int] | None:
+        """(type, size) of object ``oid`` from its header (nothing loaded), or None when the
+        repository lacks it: asked of the running ``git cat-file --batch-check``."""
         with self._lock:
             for _attempt in range(2):
                 try:
                     found = self._cat.header(oid)
-                    return found[1] if found is not None else None
+                    return (found[1], found[2]) if found is not None else None
                 except GIT_ERRORS:
                     self._cat.close()  # a cat-file that still reads a removed pack
         return None

@@ -21,6 +21,7 @@ from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
 from vault_mem.store.git import GitRepo
+from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded
 
 __all__ = [
@@ -610,6 +611,9 @@ def blob_sizes(repo: GitRepo, oids: list[str]) -> dict[str, int]:
     ids on stdin): nothing is loaded, however big; a missing object is left out."""
     if not oids:
         return {}
+    if len(oids) < STREAM_FROM:  # a few: asked of the running reader, no git started
+        heads = {oid: repo.object_header(oid) for oid in oids}
+        return {oid: h[1] for oid, h in heads.items() if h is not None}
     out = repo.run("cat-file", "--batch-check=%(objectname) %(objectsize)", input="\n".join(oids).encode() + b"\n",
                    cwd=repo.toplevel)
     sizes: dict[str, int] = {}
