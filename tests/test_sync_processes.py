@@ -106,6 +106,11 @@ def test_a_sync_that_takes_one_commit_starts_a_bounded_number_of_git_processes(p
     for kind in ("diff-tree", "merge-base", "rev-list", "rev-parse"):
         assert sum(line.startswith(kind) for line in found) <= 1, "\n".join(found)
     assert git(mine.root, "status", "--porcelain") == ""
+    starts(logged_git)
+    # the new HEAD's tree passed the sync's checks: the next command asks git nothing about it
+    assert cli("list", "--vault", str(mine.root)).returncode == 0
+    after = starts(logged_git)
+    assert not any(line.startswith("diff-tree") for line in after), "\n".join(after)
 
 
 def test_the_git_processes_of_a_sync_do_not_grow_with_the_files_it_takes(pair, logged_git):

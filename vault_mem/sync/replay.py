@@ -286,9 +286,6 @@ class Replay:
                 if not update_ref(self.repo, "HEAD", head, self.local, message="vault-mem sync"):
                     raise SyncError("dirty", "HEAD moved during the sync (a commit made by hand?); "
                                     "sync again; nothing changed")
-                # every entry the new HEAD holds beyond the local one's passed check_incoming or was
-                # written here: the next command's check of HEAD's tree needs no git process
-                self.vault.ws.own_commit_landed(self.local, head, dict.fromkeys(paths, True))
             except BaseException:
                 put_back(self.vault.ws, self.vault.sidecar, self.local, self.touched)
                 journal.unlink(missing_ok=True)
@@ -297,6 +294,9 @@ class Replay:
             keep_objects(warnings)
             for line in warnings:
                 log.warning("vault-mem: sync %s", line)
+        # every entry the new HEAD holds beyond the local one's passed check_incoming or was
+        # written here: the next command's check of HEAD's tree needs no git process
+        self.vault.ws.own_commit_landed(self.local, head, dict.fromkeys(paths, True))
         self.repo.sync_index(sorted(self.prefix + rel for rel in paths))
         journal.unlink(missing_ok=True)
         self._report_quarantined(incoming)
