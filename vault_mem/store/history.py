@@ -459,14 +459,14 @@ def changed_paths(repo: GitRepo, old: str | None, new: str, pathspec: str) -> li
     return [p for p in out.split("\x00") if p]
 
 
-def _raw_diff(repo: GitRepo, old: str | None, new: str, pathspec: str) -> list[tuple[bytes, bytes]]:
-    """``(meta, path)`` of each record of ``git diff-tree --raw`` between ``old`` and ``new``."""
-    def answer() -> list[tuple[bytes, bytes]]:
-        out = repo.run("diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-commit-id", "--no-abbrev",
-                       *([old] if old else ["--root"]), new, "--", pathspec, binary=True, cwd=repo.toplevel)
-        parts = out.split(b"\x00")
-        return [(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
-    return _once(repo, ("diff", old, new, pathspec), (old, new), answer)
+def _raw_diff(repo: GitRepo, old: str | None, new: str, pathspec: str) -> Iterator[tuple[bytes, bytes]]:
+    """``(meta, path)`` of each record of ``git diff-tree --raw`` between ``old`` and ``new``
+    (its output is what a sync keeps: one bytes object, not a list of 40,000)."""
+    out = _once(repo, ("diff", old, new, pathspec), (old, new), lambda: repo.run(
+        "diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-commit-id", "--no-abbrev",
+        *([old] if old else ["--root"]), new, "--", pathspec, binary=True, cwd=repo.toplevel))
+    parts = out.split(b"\x00")
+    return ((parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2))
 
 
 def resolve_commit(repo: GitRepo, rev: str) -> str | None:
