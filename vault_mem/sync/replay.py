@@ -178,14 +178,16 @@ class Replay:
         a hand-written memory not yet committed vanished from `list` and `recall` at the sync,
         the peer's taking its key). (A type change moves the file: the old one is deleted in
         the same commits, and a committed file is the remote's to move.)"""
+        root = str(self.vault.root)
         for rel in sorted(incoming):
             key = memory_key(rel)
-            if key is None or self.blob(self.remote_tip, rel) is None:
+            if key is None or self._incoming_blob(rel) is None:
                 continue
             paths = [f"{folder}/{key}.md" for folder in TYPE_FOLDERS.values()]
             # a file on disk that this side never committed: the person's, not the remote's to move
-            unsaved = [p for p in paths if p != rel and self.blob(self.local, p) is None
-                       and os.path.lexists(self.vault.root / p)]
+            # (the disk asked first: most keys are in no other folder, and a stat costs less)
+            unsaved = [p for p in paths if p != rel and os.path.lexists(os.path.join(root, p))
+                       and self.blob(self.local, p) is None]
             theirs = [p for p in paths if self.blob(self.remote_tip, p)] + unsaved
             ours = [p for p in theirs if self.blob(self.local, p)] + unsaved
             if len(theirs) > 1 and len(ours) < 2:  # a duplication this side did not have already
@@ -294,9 +296,11 @@ class Replay:
             keep_objects(warnings)
             for line in warnings:
                 log.warning("vault-mem: sync %s", line)
-        # every entry the new HEAD holds beyond the local one's passed check_incoming or was
-        # written here: the next command's check of HEAD's tree needs no git process
-        self.vault.ws.own_commit_landed(self.local, head, dict.fromkeys(paths, True))
+        # every entry the new HEAD holds beyond the local one's passed check_incoming (by the
+        # same rule: marked False, as a deletion, so it is not checked twice) or was written
+        # here: the next command's check of HEAD's tree needs no git process
+        taken = set(incoming)
+        self.vault.ws.own_commit_landed(self.local, head, {rel: rel not in taken for rel in paths})
         self.repo.sync_index(sorted(self.prefix + rel for rel in paths))
         journal.unlink(missing_ok=True)
         self._report_quarantined(incoming)
@@ -373,15 +377,20 @@ class Replay:
                                    today=self.today)
         return True, edits
 
+    def _incoming_blob(self, rel: str) -> str | None:
+        """The remote tip's blob at ``rel``, one of the paths its commits changed: from
+        check_incoming's listing (a name it spelled otherwise is looked up)."""
+        top = self.prefix + rel
+        if top in self.entries:
+            entry = self.entries[top]
+            return entry[1] if entry is not None else None
+        return self.blob(self.remote_tip, rel)
+
     def _theirs(self, rels: list[str]) -> Iterator[tuple[str, bytes | None]]:
         """``(path, the remote tip's bytes or None)`` for each of ``rels``, read one at a time
         through one reader that reads ahead (:meth:`GitObjects.read_objects`); the ids are the
         ones check_incoming listed (no lookup per file)."""
-        ids: dict[str, str | None] = {}
-        for rel in rels:
-            top = self.prefix + rel
-            # (a name the listing spelled otherwise is looked up as before)
-            ids[rel] = (self.entries[top] or (None, None))[1] if top in self.entries else self.blob(self.remote_tip, rel)
+        ids = {rel: self._incoming_blob(rel) for rel in rels}
         wanted = [oid for oid in (ids[rel] for rel in rels) if oid is not None]
         with contextlib.closing(self.repo.read_objects(wanted)) as contents:
             for rel in rels:
