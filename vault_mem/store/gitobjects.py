@@ -193,24 +193,28 @@ class GitObjects:
         """(type, content) of each of ``oids`` in turn, one held at a time. Past
         :data:`STREAM_FROM` objects through a ``git cat-file --batch`` of their own that reads
         ahead (:func:`~vault_mem.store.catfile.stream`: a sync of 19,000 files spent a quarter of
-        its time waiting on one round trip per file); fewer ask the running one. A missing or
-        unreadable object: :class:`HistoryDamagedError`, as :meth:`read_object` raises."""
+        its time waiting on one round trip per file); fewer ask the running one. Past an object
+        that reader could not give, the rest are read as :meth:`read_object` reads them (a
+        missing or unreadable one: :class:`HistoryDamagedError`)."""
         if len(oids) < STREAM_FROM:
             for oid in oids:
                 yield self.read_object(oid)
             return
         contents = stream(self.toplevel, oids)
         try:
-            for oid in oids:
+            for i, oid in enumerate(oids):
                 try:
                     found = next(contents)
-                except (CatFileError, StopIteration) as exc:
-                    found, why = None, exc
-                else:
-                    why = f"object {oid} is missing"
+                except (CatFileError, StopIteration):
+                    found = None
                 if found is None:
-                    raise HistoryDamagedError(damaged_history_message(
-                        self.toplevel, f"cannot read git object {oid} ({why})"))
+                    # a pack that a `git repack -ad` removed under the reader, or a missing
+                    # object: the rest asked one at a time, as read_object asks them (a new
+                    # reader once, then HistoryDamagedError)
+                    contents.close()
+                    for rest in oids[i:]:
+                        yield self.read_object(rest)
+                    return
                 yield found
         finally:
             contents.close()
