@@ -833,8 +833,7 @@ def cmd_sync(args) -> int:
     if report.received:  # a vault.toml or ignore rule from the remote: said now, not at the next command
         from vault_mem.store.workspace import Workspace  # lazy: start-up time (module docstring)
 
-        fresh = Workspace(vault.root)
-        fresh.repo.close()
+        fresh = Workspace(vault.root, repo=vault.repo)  # the same repository: no git process to find it
         vault.notices.extend(n for n in fresh.notices if n not in vault.notices)
     return 0
 

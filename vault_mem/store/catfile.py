@@ -12,7 +12,10 @@ The caller serialises questions (the git store's lock): the pipe protocol is one
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from vault_mem.platform.programs import program, program_env
@@ -112,3 +115,47 @@ class CatFile:
                 proc.kill()
                 proc.wait()
             proc.stdout.close()
+
+
+def stream(cwd: Path, oids: list[str]) -> Iterator[tuple[str, bytes] | None]:
+    """(type, content) of each of ``oids`` in turn (None for a missing one), through one ``git
+    cat-file --batch`` of its own whose questions a thread writes all at once: git reads ahead
+    while the caller handles each object (no round trip per object), and only the object being
+    handed over is held here. Stopped early (an exception in the caller), git is stopped too."""
+    if any("\n" in oid for oid in oids):
+        raise ValueError("an object name with a newline")
+    try:
+        proc = subprocess.Popen([program("git"), "cat-file", "--batch"], cwd=cwd, env=program_env(None),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except FileNotFoundError as exc:
+        raise CatFileError(f"git is not installed or not on PATH ({exc})") from exc
+
+    def ask() -> None:
+        with contextlib.suppress(OSError, ValueError):  # git stopped: the reader says why
+            for oid in oids:
+                proc.stdin.write(oid.encode("utf-8", "surrogateescape") + b"\n")
+            proc.stdin.close()
+
+    writer = threading.Thread(target=ask, name="cat-file-questions", daemon=True)
+    writer.start()
+    try:
+        for oid in oids:
+            words = proc.stdout.readline().split()
+            if len(words) >= 2 and words[-1] == b"missing":
+                yield None
+                continue
+            if len(words) != 3 or not words[2].isdigit():
+                raise CatFileError(f"git cat-file --batch answered {b' '.join(words)!r} for {oid}")
+            size = int(words[2])
+            data = proc.stdout.read(size + 1)
+            if len(data) != size + 1 or data[-1:] != b"\n":
+                raise CatFileError(f"git cat-file --batch ended within object {oid}")
+            yield words[1].decode(), data[:-1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        writer.join()
+        proc.stdout.close()
+        with contextlib.suppress(OSError):
+            proc.stdin.close()

@@ -165,8 +165,14 @@ def current_bytes(path: Path) -> bytes | None:
         return fh.read()
 
 
-def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True, mode: int = 0o644) -> None:
+def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True, mode: int = 0o644,
+                 sync_folder: bool = True) -> None:
     """Temp file in the same folder, fsync, rename, fsync the folder: all or nothing.
+
+    ``sync_folder=False`` (with ``expect=True``) leaves the folder's fsync to the caller, who
+    writes many files and then fsyncs each folder once, before anything depends on the new
+    names (a sync: before HEAD moves). A crash before that leaves each name the old file or the
+    new one, never a half-written file: the bytes are fsynced before the rename either way.
 
     ``expect`` (the bytes the writer checked, or None for "no file") makes the write refuse with
     :class:`ConcurrentEditError` when the target changed since it was read, so an editor's save
@@ -211,7 +217,8 @@ def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True,
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        fsync_dir(path.parent)
+        if sync_folder:
+            fsync_dir(path.parent)
         return
     try:
         _check(path, expect, "writing")

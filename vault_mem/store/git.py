@@ -81,6 +81,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     damage: str | None = None
     #: how many times a read met damaged history (a caller compares before and after its read)
     damage_seen = 0
+    #: answers about fixed commits kept while a sync runs (:func:`vault_mem.store.history.remembered`)
+    history_memo: dict | None = None
 
     def __init__(self, path: Path):
         self.cwd = Path(path)

@@ -32,14 +32,14 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.store import provenance
-from vault_mem.store.catfile import CatFile, CatFileError
+from vault_mem.store.catfile import CatFile, CatFileError, stream
 from vault_mem.store.gitdamage import damaged_history_message
 from vault_mem.store.objectid import blob_id
 from vault_mem.store.tree import ParsedTree
@@ -66,6 +66,9 @@ _DEFLATE_LIMIT = 65536
 #: folder (a few ms at 50k entries), so a lookup per file of a fresh clone's first index took
 #: minutes at 100k memories
 _PARSE_FOR = 32
+#: from this many objects, :meth:`GitObjects.read_objects` reads them through a process of their own
+#: (fewer: a round trip each to the running one costs less than starting a git)
+STREAM_FROM = 32
 #: What the object reads and writes raise for a missing or unreadable object or a failed git
 #: command (a :class:`~vault_mem.store.catfile.CatFileError` is an ``OSError``).
 GIT_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError)
@@ -185,6 +188,36 @@ class GitObjects:
                     raise HistoryDamagedError(damaged_history_message(
                         self.toplevel, f"cannot read git object {oid} ({exc})")) from exc
         return kind, data
+
+    def read_objects(self, oids: list[str]) -> Iterator[tuple[str, bytes]]:
+        """(type, content) of each of ``oids`` in turn, one held at a time. Past
+        :data:`STREAM_FROM` objects through a ``git cat-file --batch`` of their own that reads
+        ahead (:func:`~vault_mem.store.catfile.stream`: a sync of 19,000 files spent a quarter of
+        its time waiting on one round trip per file); fewer ask the running one. Past an object
+        that reader could not give, the rest are read as :meth:`read_object` reads them (a
+        missing or unreadable one: :class:`HistoryDamagedError`)."""
+        if len(oids) < STREAM_FROM:
+            for oid in oids:
+                yield self.read_object(oid)
+            return
+        contents = stream(self.toplevel, oids)
+        try:
+            for i, oid in enumerate(oids):
+                try:
+                    found = next(contents)
+                except (CatFileError, StopIteration):
+                    found = None
+                if found is None:
+                    # a pack that a `git repack -ad` removed under the reader, or a missing
+                    # object: the rest asked one at a time, as read_object asks them (a new
+                    # reader once, then HistoryDamagedError)
+                    contents.close()
+                    for rest in oids[i:]:
+                        yield self.read_object(rest)
+                    return
+                yield found
+        finally:
+            contents.close()
 
     def _read(self, oid: str) -> tuple[str, bytes]:
         found = self._cat.read(oid)
@@ -541,6 +574,24 @@ class GitObjects:
         except (OSError, zlib.error):
             return b""
         return raw[raw.index(b"\0") + 1:]
+
+    def object_kind(self, oid: str) -> str | None:
+        """The type of object ``oid`` (``commit``, ``tree``, ``blob``, ``tag``), or None when the
+        repository lacks it: asked of the running ``git cat-file --batch-check``."""
+        found = self.object_header(oid)
+        return found[0] if found is not None else None
+
+    def object_header(self, oid: str) -> tuple[str, int] | None:
+        """(type, size) of object ``oid`` from its header (nothing loaded), or None when the
+        repository lacks it: asked of the running ``git cat-file --batch-check``."""
+        with self._lock:
+            for _attempt in range(2):
+                try:
+                    found = self._cat.header(oid)
+                    return (found[1], found[2]) if found is not None else None
+                except GIT_ERRORS:
+                    self._cat.close()  # a cat-file that still reads a removed pack
+        return None
 
     def has_object(self, oid: str) -> bool:
         """Whether the object database holds ``oid`` (loose, or in a pack, found again after a

@@ -76,6 +76,11 @@ class GitRefs:
             return words[0] if _OID.fullmatch(words[0]) else None
         return None
 
+    def ref_in_files(self, ref: str) -> str | None:
+        """The commit id ``ref`` leads to, read from the ref files in process; None where that
+        takes git (a missing ref, a reftable, an odd name): for a check that may ask again."""
+        return self._dereference(ref)
+
     def _packed_refs(self) -> list[tuple[str, str]]:
         """(id, name) of each ref ``packed-refs`` lists (not the peeled ``^`` lines)."""
         try:

@@ -8,16 +8,20 @@ touches the work tree.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
 from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
 from vault_mem.store.git import GitRepo
+from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded
 
 __all__ = [
@@ -46,6 +50,7 @@ __all__ = [
     "merge_base",
     "paths_in_range",
     "read_blobs",
+    "remembered",
     "remote_url",
     "resolve_commit",
     "seen_elsewhere",
@@ -71,6 +76,37 @@ _ZERO_OID = "0" * 40  # the blob side of a path that does not exist (deleted)
 #: entry and a checkout another, so the check of one (a regular file) let the other (a symlink)
 #: in, and the person's git status showed a change for good
 DUPLICATE = "duplicate"
+
+_T = TypeVar("_T")
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+@contextlib.contextmanager
+def remembered(repo: GitRepo) -> Iterator[None]:
+    """Within the block, answer each question about fixed commits (named by their full ids) once:
+    what changed between two commits, their merge base, the commits of one not in the other.
+    Such an answer never changes (the objects are content-addressed), so a sync that asks the
+    same question from several checks starts one git process for it, not one per check. Shared
+    by the repository's threads meanwhile (it holds only those answers); nested blocks share
+    the outer one's."""
+    if repo.history_memo is not None:
+        yield
+        return
+    repo.history_memo = {}
+    try:
+        yield
+    finally:
+        repo.history_memo = None
+
+
+def _once(repo: GitRepo, key: tuple, ids: tuple[str | None, ...], answer: Callable[[], _T]) -> _T:
+    """``answer()``, kept within :func:`remembered` when every one of ``ids`` is a full commit id."""
+    memo = repo.history_memo
+    if memo is None or not all(i is None or _OID.fullmatch(i) for i in ids):
+        return answer()
+    if key not in memo:
+        memo[key] = answer()
+    return memo[key]
 
 
 
@@ -415,9 +451,22 @@ def is_ancestor(repo: GitRepo, old: str, new: str) -> bool:
 def changed_paths(repo: GitRepo, old: str | None, new: str, pathspec: str) -> list[str]:
     """Top-level paths under ``pathspec`` that differ between commits ``old`` and ``new`` (no
     rename detection); ``old`` None: every path ``new`` holds (a root commit)."""
+    if repo.history_memo is not None and _OID.fullmatch(new) and (old is None or _OID.fullmatch(old)):
+        # within a sync: the paths of the one raw diff that changed_entries reads too
+        return [path.decode("utf-8", "replace") for _, path in _raw_diff(repo, old, new, pathspec)]
     out = repo.run("diff-tree", "-r", "--no-commit-id", "--no-renames", "--name-only", "-z",
                    *([old] if old else ["--root"]), new, "--", pathspec, cwd=repo.toplevel)
     return [p for p in out.split("\x00") if p]
+
+
+def _raw_diff(repo: GitRepo, old: str | None, new: str, pathspec: str) -> Iterator[tuple[bytes, bytes]]:
+    """``(meta, path)`` of each record of ``git diff-tree --raw`` between ``old`` and ``new``
+    (its output is what a sync keeps: one bytes object, not a list of 40,000)."""
+    out = _once(repo, ("diff", old, new, pathspec), (old, new), lambda: repo.run(
+        "diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-commit-id", "--no-abbrev",
+        *([old] if old else ["--root"]), new, "--", pathspec, binary=True, cwd=repo.toplevel))
+    parts = out.split(b"\x00")
+    return ((parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2))
 
 
 def resolve_commit(repo: GitRepo, rev: str) -> str | None:
@@ -433,19 +482,28 @@ def commit_trailers(repo: GitRepo, commit: str) -> str:
 
 def merge_base(repo: GitRepo, a: str, b: str) -> str:
     """The best common ancestor of ``a`` and ``b``; "" when they share no history."""
-    proc = repo.run("merge-base", a, b, check=False)
-    return proc.stdout.decode().strip() if proc.returncode == 0 else ""
+    def answer() -> str:
+        proc = repo.run("merge-base", a, b, check=False)
+        return proc.stdout.decode().strip() if proc.returncode == 0 else ""
+    return _once(repo, ("merge-base", a, b), (a, b), answer)
 
 
 def count_commits(repo: GitRepo, tip: str, exclude: str | None = None) -> int:
     """How many commits ``tip`` has that ``exclude`` (when given) does not."""
+    if exclude is not None and repo.history_memo is not None:
+        return len(commits_with_parents(repo, tip, exclude))  # the list a sync asks for anyway
     return int(repo.run("rev-list", "--count", tip, *([f"^{exclude}"] if exclude else [])))
 
 
 def commits_with_parents(repo: GitRepo, tip: str, base: str) -> list[list[str]]:
     """``[commit, parent, ...]`` for each commit of ``tip`` not in ``base``, oldest first."""
-    out = repo.run("rev-list", "--reverse", "--topo-order", "--parents", tip, f"^{base}")
-    return [line.split() for line in out.split("\n") if line.split()]
+    if tip == base:
+        return []
+
+    def answer() -> list[list[str]]:
+        out = repo.run("rev-list", "--reverse", "--topo-order", "--parents", tip, f"^{base}")
+        return [line.split() for line in out.split("\n") if line.split()]
+    return [list(ids) for ids in _once(repo, ("rev-list", tip, base), (tip, base), answer)]
 
 
 def paths_by_commit(repo: GitRepo, old: str | None, new: str, pathspec: str) -> list[tuple[str, list[str]]]:
@@ -536,12 +594,9 @@ def changed_entries(repo: GitRepo, old: str | None, new: str, pathspec: str) -> 
     path under ``pathspec`` that differs between commits ``old`` and ``new`` (``old`` None:
     everything ``new`` holds). One ``git diff-tree`` for any number of paths: linear, where
     asking ``ls-tree`` about each path matched every pathspec against every entry."""
-    out = repo.run("diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-commit-id", "--no-abbrev",
-                   *([old] if old else ["--root"]), new, "--", pathspec, binary=True, cwd=repo.toplevel)
-    parts = out.decode("utf-8", "surrogateescape").split("\x00")
     found: dict[str, tuple[str, str] | None] = {}
-    for i in range(0, len(parts) - 1, 2):
-        meta, path = parts[i], parts[i + 1]
+    for raw_meta, raw_path in _raw_diff(repo, old, new, pathspec):
+        meta, path = raw_meta.decode("utf-8", "surrogateescape"), raw_path.decode("utf-8", "surrogateescape")
         fields = meta.lstrip(":").split()  # old-mode new-mode old-id new-id status
         if len(fields) == 5:
             seen = path in found
@@ -556,6 +611,9 @@ def blob_sizes(repo: GitRepo, oids: list[str]) -> dict[str, int]:
     ids on stdin): nothing is loaded, however big; a missing object is left out."""
     if not oids:
         return {}
+    if len(oids) < STREAM_FROM:  # a few: asked of the running reader, no git started
+        heads = {oid: repo.object_header(oid) for oid in oids}
+        return {oid: h[1] for oid, h in heads.items() if h is not None}
     out = repo.run("cat-file", "--batch-check=%(objectname) %(objectsize)", input="\n".join(oids).encode() + b"\n",
                    cwd=repo.toplevel)
     sizes: dict[str, int] = {}

@@ -323,6 +323,8 @@ class FetchQuarantine:
         for line in lines:
             oid, _, said = line.partition("\t")
             if f"branch '{branch}' of " in said and len(oid) in (40, 64):
+                if self.repo.object_kind(oid) == "commit":
+                    return oid  # had already (nothing new on the remote): no git process to ask
                 proc = self.repo.run("cat-file", "-t", oid, check=False, env=self.env)
                 if proc.returncode == 0 and proc.stdout.decode().strip() == "commit":
                     return oid
@@ -359,7 +361,8 @@ class FetchQuarantine:
                     except FileNotFoundError:
                         if attempt == 4 or not loose.exists():
                             raise
-            update(ref, tip)
+            if keeps or self.repo.ref_in_files(ref) != tip:  # (a sync with nothing new moves nothing)
+                update(ref, tip)
         finally:
             for keep in keeps:
                 keep.unlink(missing_ok=True)

@@ -105,7 +105,7 @@ class Workspace:
     #: passed: :meth:`own_commit_landed`), None before a check passed
     _checked_head: str | None = None
 
-    def __init__(self, root: str | Path, *, agent: str | None = None):
+    def __init__(self, root: str | Path, *, agent: str | None = None, repo: GitRepo | None = None):
         root = Path(root).expanduser().resolve()
         raw = read_own(root / CONFIG_FILE) if os.path.lexists(root / CONFIG_FILE) else None
         if raw is None and approved_config(root) is None:
@@ -118,7 +118,8 @@ class Workspace:
         if problem:
             raise StateError(problem)
         try:
-            self.repo = GitRepo(root)
+            # ``repo``: the repository another Workspace of this vault opened (it answers the same)
+            self.repo = repo if repo is not None else GitRepo(root)
         except GitError as exc:
             raise NotAVaultError(
                 f"{root} has a {CONFIG_FILE} but is not in a git repository; run `git init` there "

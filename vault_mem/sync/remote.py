@@ -62,6 +62,7 @@ from vault_mem.store.history import (
     merge_base,
     paths_by_commit,
     paths_in_range,
+    remembered,
     remote_url,
     update_ref,
 )
@@ -127,6 +128,16 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
         rbranch = merge[len("refs/heads/"):]
     tracking = f"refs/remotes/{name}/{rbranch}"
     report = SyncReport(remote=name, branch=rbranch)
+    # the checks ask git the same questions of the same commits (what changed, their merge
+    # base, the commits of each side): one git process per question for the whole sync
+    with remembered(repo):
+        return _attempts(vault, name, url, branch, rbranch, tracking, had_upstream, report, timeout_s)
+
+
+def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, tracking: str, had_upstream: bool,
+              report: SyncReport, timeout_s: float) -> SyncReport:
+    """:func:`sync`'s fetch, integrate and push, again while the remote moves meanwhile."""
+    repo = vault.repo
     for attempt in range(1, ATTEMPTS + 1):
         report.attempts = attempt
         remote_tip = _fetch(repo, name, url, rbranch, tracking, timeout_s)
@@ -311,6 +322,9 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
     if local is None or local == remote_tip:
         return
     repo, prefix, policy = vault.repo, vault.prefix, vault.ws.policy
+    if remote_tip is not None and merge_base(repo, local, remote_tip) == local:
+        return  # the remote holds every local commit: nothing of this side is published
+
     seen: set[str] = set()
     for commit, tops in paths_by_commit(repo, remote_tip, local, prefix or "."):
         message = repo.commit_message(commit)  # a damaged commit: HistoryDamagedError, with its fix

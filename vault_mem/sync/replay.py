@@ -18,10 +18,12 @@ until history is rewritten.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE, TYPE_FOLDERS
 from vault_mem.errors import SyncError, VaultMemError
@@ -31,7 +33,7 @@ from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shown
 from vault_mem.model.policy import fix_recipe, mask_secrets
 from vault_mem.model.trailers import SYNC_CONFLICT, add_trailers, trailer
-from vault_mem.store.files import atomic_write, checkpoint, current_bytes
+from vault_mem.store.files import atomic_write, checkpoint, current_bytes, fsync_dir
 from vault_mem.store.gitfiles import unapproved_git_files
 from vault_mem.store.history import (
     blob_sizes,
@@ -82,6 +84,8 @@ class Replay:
         self.base, self.local, self.remote_tip, self.commits = base, local, remote_tip, commits
         self.report = report
         self.touched: set[str] = set()
+        #: ``{top-level path: (mode, id) or None}`` of what the remote's commits changed (check_incoming)
+        self.entries: dict[str, tuple[str, str] | None] = {}
         self.today = dt.date.today()
 
     def changed(self, a: str, b: str) -> list[str]:
@@ -147,7 +151,7 @@ class Replay:
                             f"files, more than one sync takes ({MAX_INCOMING_PATHS}); if that change is "
                             "wanted (a large import), integrate it by hand once (`git pull --rebase`, then "
                             "`vault-mem doctor`), else revert it on the remote; then sync again; nothing changed")
-        entries = changed_entries(self.repo, self.local, self.remote_tip, self.prefix or ".")
+        entries = self.entries = changed_entries(self.repo, self.local, self.remote_tip, self.prefix or ".")
         found = first_unsafe_entry({self.prefix + rel: (e := entries.get(self.prefix + rel)) and e[0]
                                     for rel in incoming}, self.prefix)
         if found is None:
@@ -174,14 +178,16 @@ class Replay:
         a hand-written memory not yet committed vanished from `list` and `recall` at the sync,
         the peer's taking its key). (A type change moves the file: the old one is deleted in
         the same commits, and a committed file is the remote's to move.)"""
+        root = str(self.vault.root)
         for rel in sorted(incoming):
             key = memory_key(rel)
-            if key is None or self.blob(self.remote_tip, rel) is None:
+            if key is None or self._incoming_blob(rel) is None:
                 continue
             paths = [f"{folder}/{key}.md" for folder in TYPE_FOLDERS.values()]
             # a file on disk that this side never committed: the person's, not the remote's to move
-            unsaved = [p for p in paths if p != rel and self.blob(self.local, p) is None
-                       and os.path.lexists(self.vault.root / p)]
+            # (the disk asked first: most keys are in no other folder, and a stat costs less)
+            unsaved = [p for p in paths if p != rel and os.path.lexists(os.path.join(root, p))
+                       and self.blob(self.local, p) is None]
             theirs = [p for p in paths if self.blob(self.remote_tip, p)] + unsaved
             ours = [p for p in theirs if self.blob(self.local, p)] + unsaved
             if len(theirs) > 1 and len(ours) < 2:  # a duplication this side did not have already
@@ -197,7 +203,9 @@ class Replay:
         frontmatter), and files over :data:`MAX_INCOMING_BYTES` in all: sizes are read from git's
         object headers, so nothing over it is loaded."""
         commits = [c[0] for c in commits_with_parents(self.repo, self.remote_tip, self.local)]
-        for commit, size in sorted(blob_sizes(self.repo, commits).items()):
+        # the commits' and the files' sizes from one git process
+        sizes = blob_sizes(self.repo, sorted(set(commits) | set(blobs.values())))
+        for commit, size in sorted((c, sizes[c]) for c in set(commits) if c in sizes):
             if size > MAX_COMMIT_BYTES:
                 # a commit stays in the remote's history: removing it is a rewrite every clone must
                 # follow, so each clone is told what it can do alone (as for a large import)
@@ -207,7 +215,6 @@ class Replay:
                                 "message), integrate it by hand once (`git pull --rebase`, then `vault-mem "
                                 "doctor`), else remove it from the remote's history; then sync again; nothing changed")
         limit = self.vault.config.max_file_bytes
-        sizes = blob_sizes(self.repo, sorted(set(blobs.values())))
         total = sum(sizes.get(blob, 0) for blob in blobs.values())
         if total > MAX_INCOMING_BYTES:
             raise SyncError("unsafe", f"the remote's commits (tip {self.remote_tip[:10]}) bring {len(blobs)} files "
@@ -289,6 +296,11 @@ class Replay:
             keep_objects(warnings)
             for line in warnings:
                 log.warning("vault-mem: sync %s", line)
+        # every entry the new HEAD holds beyond the local one's passed check_incoming (by the
+        # same rule: marked False, as a deletion, so it is not checked twice) or was written
+        # here: the next command's check of HEAD's tree needs no git process
+        taken = set(incoming)
+        self.vault.ws.own_commit_landed(self.local, head, {rel: rel not in taken for rel in paths})
         self.repo.sync_index(sorted(self.prefix + rel for rel in paths))
         journal.unlink(missing_ok=True)
         self._report_quarantined(incoming)
@@ -315,8 +327,8 @@ class Replay:
         # deletion of vault.toml is taken in git but not on disk: without the file the folder is
         # no vault at all, and the settings approved here stay in force from the copy kept
         # (vault_mem.store.settings says so at every command until it is committed back)
-        theirs = ((rel, self._bytes(self.blob(self.remote_tip, rel))) for rel in incoming if rel != INDEX_FILE)
-        self._write((rel, d) for rel, d in theirs if d is not None or rel != CONFIG_FILE)
+        with contextlib.closing(self._theirs([rel for rel in incoming if rel != INDEX_FILE])) as theirs:
+            self._write((rel, d) for rel, d in theirs if d is not None or rel != CONFIG_FILE)
         parent, tree = self.remote_tip, repo.commit_tree(self.remote_tip)
         for commit, _parent, changed in per_commit:
             edits: dict[str, bytes | None] = {}
@@ -365,6 +377,25 @@ class Replay:
                                    today=self.today)
         return True, edits
 
+    def _incoming_blob(self, rel: str) -> str | None:
+        """The remote tip's blob at ``rel``, one of the paths its commits changed: from
+        check_incoming's listing (a name it spelled otherwise is looked up)."""
+        top = self.prefix + rel
+        if top in self.entries:
+            entry = self.entries[top]
+            return entry[1] if entry is not None else None
+        return self.blob(self.remote_tip, rel)
+
+    def _theirs(self, rels: list[str]) -> Iterator[tuple[str, bytes | None]]:
+        """``(path, the remote tip's bytes or None)`` for each of ``rels``, read one at a time
+        through one reader that reads ahead (:meth:`GitObjects.read_objects`); the ids are the
+        ones check_incoming listed (no lookup per file)."""
+        ids = {rel: self._incoming_blob(rel) for rel in rels}
+        wanted = [oid for oid in (ids[rel] for rel in rels) if oid is not None]
+        with contextlib.closing(self.repo.read_objects(wanted)) as contents:
+            for rel in rels:
+                yield rel, (next(contents)[1] if ids[rel] is not None else None)
+
     def _bytes(self, oid: str | None) -> bytes | None:
         return self.repo.read_object(oid)[1] if oid else None
 
@@ -374,6 +405,7 @@ class Replay:
         # a memory file holding a credential is written and quarantined by the sidecar's
         # refresh below (the write gate's rule): INDEX.md, rendered from the sidecar, leaves it out
         written: list[str] = []
+        folders: set[Path] = set()
         for rel, data in files:
             written.append(rel)
             path = self.vault.root / rel
@@ -381,7 +413,12 @@ class Replay:
             if data is None:
                 path.unlink(missing_ok=True)
             elif _bytes_at(path) != data:
-                atomic_write(path, data)  # replaces a link itself, never writes through it
+                # replaces a link itself, never writes through it; each file's bytes are on disk
+                # before its rename, the new names once per folder below (before HEAD can move)
+                atomic_write(path, data, sync_folder=False)
+                folders.add(path.parent)
+        for folder in sorted(folders):
+            fsync_dir(folder)
         if set(written) - {INDEX_FILE}:
             self.vault.sidecar.refresh_paths(written)
 

@@ -1,0 +1,124 @@
+"""How many git processes one ``vault-mem sync`` starts: a contract on the product, not a timing.
+
+A sync asked git the same questions of the same commits from several checks, re-opened the
+repository for its notices and made a round trip to git per incoming file (31 git processes for
+one file that arrives; issue 28: the suite's syncs paid them all). Counted here through a ``git``
+on PATH that logs each start and runs the real one: every git that vault-mem starts goes through
+it (``platform.programs.program`` finds git on PATH at each start; the fetch's ``upload-pack`` is
+started by that path too). Real remote, real clones, real git.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import cli, git, new_vault
+
+from vault_mem import Vault
+
+#: what a sync that finds nothing new starts: the repository found (rev-parse), its object
+#: reader, the remote's URL, the settings read once, the fetch and its upload-pack (it was 7)
+NOTHING_NEW = 6
+#: and with one commit of the peer (its memory and INDEX.md) to take: the fetch's commit checked
+#: and its ref moved, one merge base, one commit list, one diff, the new tip's names (case
+#: clashes), what is staged, the object reader, HEAD moved, git's index (it was 31)
+ONE_COMMIT = 17
+#: and with 200 files in that commit: the files stream through one reader of their own and
+#: their sizes come from one more, the folders' trees are parsed (the same key in two type
+#: folders), INDEX.md staged as committed; nothing per file (it was 31)
+MANY_FILES = 20
+
+
+@pytest.fixture
+def logged_git(tmp_path, monkeypatch) -> Path:
+    """A ``git`` first on PATH that appends each start to the returned log and runs the real git."""
+    real = shutil.which("git")
+    assert real is not None
+    shim, log = tmp_path / "shim", tmp_path / "git-starts.log"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\necho "$1 $2 $3" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    return log
+
+
+def starts(log: Path) -> list[str]:
+    lines = log.read_text().splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return lines
+
+
+def peer_writes(peer: Vault, count: int) -> None:
+    """The peer commits ``count`` memories in one commit and pushes it (its own sync)."""
+    if count == 1:
+        peer.remember("peer-note", "a peer's note", "deploys go through staging")
+    else:
+        for i in range(count):
+            (peer.root / "facts" / f"bulk-{i:04d}.md").write_text(
+                f"---\ndescription: bulk note {i}\ncreated: 2026-01-01\nupdated: 2026-01-01\nsource: user\n"
+                f"---\nbody {i}\n")
+        git(peer.root, "add", "facts")
+        git(peer.root, "commit", "-q", "--no-verify", "-m", "bulk import")
+    git(peer.root, "push", "-q", "origin", "HEAD:main")
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """A vault published to a bare remote (its upstream set by a first sync), and a peer's clone."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    mine = new_vault(tmp_path / "mine", agent="agent-mine")
+    git(mine.root, "remote", "add", "origin", str(bare))
+    assert cli("sync", "--vault", str(mine.root)).returncode == 0
+    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "peer"))
+    peer = Vault(tmp_path / "peer", agent="agent-peer")
+    yield mine, peer
+    for v in (mine, peer):
+        v.close()
+
+
+def synced(mine: Vault, log: Path) -> list[str]:
+    result = cli("sync", "--vault", str(mine.root))
+    assert result.returncode == 0, result.stderr
+    return starts(log)
+
+
+def test_a_sync_with_nothing_new_starts_few_git_processes(pair, logged_git):
+    mine, _ = pair
+    synced(mine, logged_git)  # the first sync after the vault's own: its checks recorded
+    found = synced(mine, logged_git)
+    assert len(found) <= NOTHING_NEW, "\n".join(found)
+    assert not any(line.startswith(("update-ref", "diff-tree", "ls-tree")) for line in found), found
+
+
+def test_a_sync_that_takes_one_commit_starts_a_bounded_number_of_git_processes(pair, logged_git):
+    mine, peer = pair
+    synced(mine, logged_git)
+    peer_writes(peer, 1)
+    starts(logged_git)  # the peer's own
+    found = synced(mine, logged_git)
+    assert (mine.root / "facts" / "peer-note.md").exists()
+    assert len(found) <= ONE_COMMIT, "\n".join(found)
+    # each question once: the same diff, merge base or commit list is never asked twice
+    for kind in ("diff-tree", "merge-base", "rev-list", "rev-parse"):
+        assert sum(line.startswith(kind) for line in found) <= 1, "\n".join(found)
+    assert git(mine.root, "status", "--porcelain") == ""
+    starts(logged_git)
+    # the new HEAD's tree passed the sync's checks: the next command asks git nothing about it
+    assert cli("list", "--vault", str(mine.root)).returncode == 0
+    after = starts(logged_git)
+    assert not any(line.startswith("diff-tree") for line in after), "\n".join(after)
+
+
+def test_the_git_processes_of_a_sync_do_not_grow_with_the_files_it_takes(pair, logged_git):
+    mine, peer = pair
+    synced(mine, logged_git)
+    peer_writes(peer, 200)
+    starts(logged_git)
+    found = synced(mine, logged_git)
+    assert len(list((mine.root / "facts").glob("bulk-*.md"))) == 200
+    assert len(found) <= MANY_FILES, "\n".join(found)
+    assert sum(line.startswith("cat-file") for line in found) <= 5, "\n".join(found)
