@@ -17,6 +17,7 @@ from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is
 from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
+from vault_mem.store.arrivals import log_files
 from vault_mem.store.git import GitRepo
 from vault_mem.store.provenance import recorded
 
@@ -338,11 +339,7 @@ def known_tips(repo: GitRepo) -> list[str]:
         oid, _, ref = line.partition(" ")
         if ref != "refs/stash":
             names.append(oid)
-    logs = [os.path.join(repo.git_dir, "logs", "HEAD")]
-    for folder, _dirs, files in os.walk(os.path.join(repo.common_dir, "logs", "refs")):
-        logs += [os.path.join(folder, f) for f in files
-                 if os.path.join(folder, f) != os.path.join(repo.common_dir, "logs", "refs", "stash")]
-    for path in logs:
+    for path in log_files(repo):
         try:
             with open(path, encoding="ascii", errors="replace") as fh:
                 for line in fh:
@@ -373,11 +370,11 @@ def seen_elsewhere(repo: GitRepo, blob: str) -> bool:
     return any(c not in local for c in out.split())
 
 
-def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple[str, str, str, list[str]]]:
-    """``(commit, author email, author name, blobs)`` for each commit reachable from ``tips`` and
-    not from ``seen``, parents before children: the blobs it gives any path (a merge: compared
-    with its first parent; INDEX.md, which is generated, left out). One ``git log``; ids of
-    ``seen`` no longer in the repository are dropped (a pruned reflog)."""
+def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple[str, str, str, int, list[str]]]:
+    """``(commit, author email, author name, committer time, blobs)`` for each commit reachable
+    from ``tips`` and not from ``seen``, parents before children: the blobs it gives any path (a
+    merge: compared with its first parent; INDEX.md, which is generated, left out). One ``git
+    log``; ids of ``seen`` no longer in the repository are dropped (a pruned reflog)."""
     if not tips:
         return []
     if seen:
@@ -388,12 +385,12 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple
     rs, fs = separators()
     out = repo.run("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
                    "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
-                   f"--format={rs}%H{fs}%ae{fs}%an", input=revs.encode("ascii"), cwd=repo.toplevel)
+                   f"--format={rs}%H{fs}%ae{fs}%ct{fs}%an", input=revs.encode("ascii"), cwd=repo.toplevel)
     found = []
     for rec in out.split(rs):
         lines = rec.strip("\n").split("\n")
         head = lines[0].split(fs)
-        if len(head) != 3:
+        if len(head) != 4:
             continue
         blobs = []
         for line in lines[1:]:
@@ -403,7 +400,7 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple
                 continue
             if path.rsplit("/", 1)[-1] != INDEX_FILE:
                 blobs.append(parts[3])
-        found.append((head[0], head[1], head[2], blobs))
+        found.append((head[0], head[1], head[3], int(head[2]) if head[2].isdigit() else 0, blobs))
     return found
 
 
