@@ -444,9 +444,15 @@ def _get_text(view: dict) -> str:
              view["description"], _by(view.get("author"), view.get("trusted", True))]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
-    if view["body"]:
-        lines += ["", view["body"].rstrip("\n")]
+    if view["body"].strip():
+        lines += ["", *_quoted(view["body"])]
     return "\n".join(lines)
+
+
+def _quoted(body: str, indent: str = "") -> list[str]:
+    """A memory's body as the CLI prints it: each line after ``| ``, so no line of it reads as
+    one of ours (a hit, an author, a note); its writer may be a peer, its reader an agent."""
+    return [f"{indent}| {ln}" for ln in body.strip("\n").splitlines()]
 
 
 def _peer_mark(row: dict) -> str:
@@ -538,7 +544,7 @@ def cmd_recall(args) -> int:
         if hit["note"]:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():
-            lines.extend(f"   | {ln}" for ln in hit["body"].strip("\n").splitlines())
+            lines.extend(_quoted(hit["body"], "   "))
     print("\n".join(lines))
     return 0
 
