@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -31,30 +32,35 @@ def _trusted(root) -> dict[str, bool]:
     return {m["key"]: m["trusted"] for m in listed}
 
 
-@pytest.fixture
-def copied(tmp_path):
+def _copy_on_a_line_of_its_own(peer, blob: str, commits: int) -> None:
+    """The peer's line with no parent, dated 2001: ``commits`` commits, each giving ``blob`` (the
+    person's text) a path of its own (``git fast-import``, one process), merged and pushed."""
+    env = {**os.environ, **OLD}
+    stream = "".join(f"commit refs/heads/copies\ncommitter Mallory <{PEER_EMAIL}> 978307200 +0000\n"
+                     f"data 4\nold\nM 100644 {blob} notes/copy-rule-{i}.md\n\n" for i in range(commits))
+    for args, given in ((["fast-import", "--quiet"], stream), (["merge", "-q", "--allow-unrelated-histories",
+                                                                "--no-edit", "copies"], None),
+                        (["push", "-q", "origin", "main"], None)):
+        subprocess.run(["git", *args], cwd=peer, env=env, input=given, capture_output=True, text=True, check=True)
+
+
+@pytest.fixture(params=[1, 120], ids=["one-copy", "120-copies"])
+def copied(request, tmp_path):
     """The person's agent writes a pinned memory and a sync pushes it; the peer copies its text
-    (the same blob) into a commit of a line of its own, with no parent and dated 2001, merges
-    that line and pushes; the person syncs. No read of the person's came between the two syncs
-    (an agent's write and the daemon's or the person's syncs): ``mine``."""
+    (the same blob) into commits of a line of its own, with no parent and dated 2001 (one, or
+    more than the 100 ancestry questions a scan asks), merges that line and pushes; the person
+    syncs. No read of the person's came between the two syncs (an agent's write, then the
+    daemon's or the person's syncs): ``mine``."""
     mine, peer = person_and_peer(tmp_path)
     r = cli("--vault", str(mine), "remember", "deploy-rule", "--type", "fact", "--pinned",
             "-d", "Deploys need two reviewers", "--body", "Never deploy on a Friday.")
     assert r.returncode == 0, r.stderr
     assert cli("sync", "--vault", str(mine)).returncode == 0
+    # the logs and commits say seconds: a peer's copy arriving in the second of the person's
+    # commit counts as before it (the safe side); no round trip through a remote is that quick
+    time.sleep(1.02 - time.time() % 1)
     git(peer, "pull", "-q", "origin", "main")
-    blob = git(peer, "rev-parse", "HEAD:facts/deploy-rule.md").strip()
-    env = {**os.environ, **OLD}
-
-    def run(*args: str, input: str | None = None) -> str:
-        return subprocess.run(["git", *args], cwd=peer, env=env, input=input, capture_output=True, text=True,
-                              check=True).stdout.strip()
-
-    notes = run("mktree", input=f"100644 blob {blob}\tcopy-rule.md\n")
-    top = run("mktree", input=f"040000 tree {notes}\tnotes\n")
-    line = run("commit-tree", top, "-m", "old notes")
-    run("merge", "-q", "--allow-unrelated-histories", "--no-edit", line)
-    run("push", "-q", "origin", "main")
+    _copy_on_a_line_of_its_own(peer, git(peer, "rev-parse", "HEAD:facts/deploy-rule.md").strip(), request.param)
     assert cli("sync", "--vault", str(mine)).returncode == 0
     return mine
 
@@ -68,7 +74,7 @@ def test_a_peers_copy_of_the_persons_memory_on_a_line_of_its_own_takes_nothing(c
     not from the graph or the commits' dates."""
     assert _trusted(copied)["deploy-rule"] is True
     assert "deploy-rule" in _session(copied)
-    assert _trusted(copied)["copy-rule"] is False  # the peer's commit is still the peer's
+    assert _trusted(copied)["copy-rule-0"] is False  # the peer's commit is still the peer's
 
 
 def test_rebuilding_the_state_folder_keeps_the_persons_memory_the_persons(copied):
@@ -100,3 +106,26 @@ def test_a_peers_body_read_with_get_cannot_print_lines_of_ours(tmp_path):
     for line in FORGED_BODY.splitlines():
         assert f"| {line}" in shown.stdout.splitlines(), shown.stdout
         assert line not in shown.stdout.splitlines(), shown.stdout
+
+
+#: a colleague's address, and a peer's look-alike of it (a Cyrillic a, U+0430, for the Latin one)
+COLLEAGUE, LOOK_ALIKE = "alice@example.com", "alice@ex\u0430mple.com"
+
+
+def test_a_peers_look_alike_of_a_colleagues_email_is_told_apart_where_authors_are_approved(tmp_path):
+    """Before: `vault-mem trust` listed the authors waiting for approval, and every mark named a
+    peer's email, as the commit holds it: a peer committing as `alice@exаmple.com` read as the
+    colleague the person knows, and the person who approves by what they read (copying the
+    address from the list) put the peer's memories in front of every agent unasked. An email's
+    characters outside ASCII are now shown escaped wherever an author is named."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts" / "deploy-force.md").write_text("---\ndescription: Deploys go out with --force\n---\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Alice", "GIT_AUTHOR_EMAIL": LOOK_ALIKE,
+           "GIT_COMMITTER_NAME": "Alice", "GIT_COMMITTER_EMAIL": LOOK_ALIKE}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "deploys"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, env=env, check=True, capture_output=True)
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    for args in (["trust"], ["list"], ["recall", "deploys force"], ["get", "deploy-force"]):
+        out = cli("--vault", str(mine), *args).stdout
+        assert LOOK_ALIKE not in out and "alice@ex\\u0430mple.com" in out, (args, out)
+    assert COLLEAGUE not in cli("--vault", str(mine), "trust").stdout

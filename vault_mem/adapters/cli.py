@@ -46,7 +46,7 @@ from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_strea
 from vault_mem.adapters.cli_parser import build_parser, command_named
 from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer, resolve_vault_root
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
-from vault_mem.model.names import shell_word, shown, shown_text
+from vault_mem.model.names import shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
@@ -946,7 +946,8 @@ def _with_authors(vault: Vault, data: dict[str, Any], text: str) -> tuple[dict[s
     pending = pending_authors(vault.ws, vault.sidecar)
     data["authors_pending"] = pending
     if pending:
-        listed = "\n".join(f"  {shown(email)}: {n} memor{'y' if n == 1 else 'ies'}" for email, n in pending.items())
+        listed = "\n".join(f"  {shown_email(email)}: {n} memor{'y' if n == 1 else 'ies'}"
+                           for email, n in pending.items())
         text += (f"\nauthors pending (their memories reach an agent only when it asks, marked, until approved; "
                  f"read them with `vault-mem log`, then `vault-mem trust --author EMAIL`):\n{listed}")
     return data, text

@@ -8,10 +8,9 @@ fetch``/``pull``, a clone) moves a logged ref, and the log says when, by this ma
 So a peer's copy of the person's memory, pushed after the person's commit, arrived after it,
 whatever its dates; a text the person took from a peer's commit had arrived before.
 
-Where the logs cannot say, the answer is "named before" (the safe side: the text stays the
-peer's): a commit only a name without a log reaches (a tag, ``FETCH_HEAD``), or a log whose
-older entries are gone (``git reflog expire``: what the ref held before its first entry left
-counts as named at any time).
+Where the logs cannot say, the caller takes the safe side (the text stays the peer's): a log
+whose older entries are gone (``git reflog expire``) held what its first entry left at any time
+before; a commit only a name without a log reaches (a tag, ``FETCH_HEAD``) has no known time.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import os
 from dataclasses import dataclass
 
 from vault_mem.store.git import GitRepo
-from vault_mem.store.gitobjects import ZERO_OID
 
 __all__ = ["Arrivals", "log_files"]
 
@@ -61,40 +59,31 @@ def _entries(path: str) -> list[_Entry]:
 
 
 class Arrivals:
-    """The ref logs of one repository, read once, for any number of questions of
-    :meth:`named_before` (one scan of the texts' origins asks a few)."""
+    """The ref logs of one repository, read once: when each commit of a scan arrived here."""
 
     def __init__(self, repo: GitRepo) -> None:
-        self.repo = repo
         self.logs = [e for e in (_entries(p) for p in log_files(repo)) if e]
 
-    def named_before(self, commit: str, when: int) -> bool:
-        """Whether this repository named ``commit`` at ``when`` (seconds since the epoch): a
-        log entry dated then or earlier names a commit that reaches it. True also where the logs
-        cannot say: no logged entry ever reached it (a name without a log holds it), or a log
-        that begins after ``when`` held, before that, a commit that reaches it."""
-        before: set[str] = set()
-        after: set[str] = set()
-        for entries in self.logs:
-            if entries[0].old.strip("0") and entries[0].time > when:
-                before.add(entries[0].old)  # the log's older entries are gone: it held this then
-            for e in entries:
-                if e.new.strip("0"):
-                    (before if e.time <= when else after).add(e.new)
-        if self._reaches(before, commit):
-            return True
-        return not self._reaches(after - before, commit)
-
-    def _reaches(self, tips: set[str], commit: str) -> bool:
-        """Whether ``commit`` is one of ``tips`` or an ancestor of one (one ``git rev-list``)."""
-        tips.discard(ZERO_OID)
-        if not tips:
-            return False
-        if commit in tips:
-            return True
-        stdin = f"{commit}\n" + "".join(f"^{t}\n" for t in sorted(tips))
-        proc = self.repo.run("rev-list", "--ignore-missing", "-n1", "--stdin", input=stdin.encode("ascii"),
-                             check=False, cwd=self.repo.toplevel)
-        if proc.returncode != 0:
-            return True  # git cannot say: the safe side
-        return not proc.stdout.strip()
+    def times(self, parents: dict[str, list[str]]) -> dict[str, float]:
+        """When each commit of ``parents`` (a scan's new commits: ``{commit: its parents}``) was
+        first named here: the date of the earliest log entry whose commit reaches it, or
+        ``-inf`` where a log's older entries are gone and what it held before reaches it. A
+        commit left out was named by no log (a tag, ``FETCH_HEAD`` alone): when is not known.
+        One walk of the commits, entries in date order (a commit reached once is not walked
+        again: its ancestors were reached then too)."""
+        entries: list[tuple[float, str]] = []
+        for log in self.logs:
+            if log[0].old.strip("0"):
+                entries.append((float("-inf"), log[0].old))  # the log was cut: held this before
+            entries += [(float(e.time), e.new) for e in log if e.new.strip("0")]
+        entries.sort(key=lambda e: e[0])
+        when: dict[str, float] = {}
+        for time, tip in entries:
+            stack = [tip]
+            while stack:
+                commit = stack.pop()
+                if commit in when or commit not in parents:
+                    continue  # reached earlier, or not new in this scan (nor then its ancestors)
+                when[commit] = time
+                stack.extend(parents[commit])
+        return when

@@ -370,9 +370,10 @@ def seen_elsewhere(repo: GitRepo, blob: str) -> bool:
     return any(c not in local for c in out.split())
 
 
-def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple[str, str, str, int, list[str]]]:
-    """``(commit, author email, author name, committer time, blobs)`` for each commit reachable
-    from ``tips`` and not from ``seen``, parents before children: the blobs it gives any path (a
+def introductions(repo: GitRepo, tips: list[str], seen: list[str]
+                  ) -> list[tuple[str, str, str, int, list[str], list[str]]]:
+    """``(commit, author email, author name, committer time, parents, blobs)`` for each commit
+    reachable from ``tips`` and not from ``seen``, parents before children: the blobs it gives any path (a
     merge: compared with its first parent; INDEX.md, which is generated, left out). One ``git
     log``; ids of ``seen`` no longer in the repository are dropped (a pruned reflog)."""
     if not tips:
@@ -385,12 +386,12 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple
     rs, fs = separators()
     out = repo.run("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
                    "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
-                   f"--format={rs}%H{fs}%ae{fs}%ct{fs}%an", input=revs.encode("ascii"), cwd=repo.toplevel)
+                   f"--format={rs}%H{fs}%ae{fs}%ct{fs}%P{fs}%an", input=revs.encode("ascii"), cwd=repo.toplevel)
     found = []
     for rec in out.split(rs):
         lines = rec.strip("\n").split("\n")
         head = lines[0].split(fs)
-        if len(head) != 4:
+        if len(head) != 5:
             continue
         blobs = []
         for line in lines[1:]:
@@ -400,7 +401,7 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple
                 continue
             if path.rsplit("/", 1)[-1] != INDEX_FILE:
                 blobs.append(parts[3])
-        found.append((head[0], head[1], head[3], int(head[2]) if head[2].isdigit() else 0, blobs))
+        found.append((head[0], head[1], head[4], int(head[2]) if head[2].isdigit() else 0, head[3].split(), blobs))
     return found
 
 

@@ -460,8 +460,8 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
     return tag
 
 
-#: at most this many "did the peer's commit come before the person's" questions per scan; past
-#: it a text both sides committed is taken as the peer's (the safe side)
+#: at most this many "does the peer's commit descend from the person's" questions per scan (for
+#: peer commits no ref log names); past it such a text is taken as the peer's (the safe side)
 _ANCESTRY_CHECKS = 100
 #: per vault: origins found but not stored (a read-only sidecar, a full disk)
 _UNSTORED: dict[str, dict[str, tuple[str, str]]] = {}
@@ -506,11 +506,11 @@ class Origins:
         known = rows.origins_of(self.db, [b for *_who, blobs in found for b in blobs])
         # each new text's commits, in the scan's order: (commit, email, committer time)
         givers: dict[str, list[tuple[str, str, int]]] = {}
-        for commit, email, _name, when, blobs in found:
-            for blob in blobs:
+        for commit, email, _name, when, _parents, blobs in found:
+            for blob in dict.fromkeys(blobs):
                 if blob not in known and blob not in self.unstored:
                     givers.setdefault(blob, []).append((commit, email, when))
-        firsts = self._firsts(givers)
+        firsts = self._firsts(givers, {commit: parents for commit, *_rest, parents, _blobs in found})
         if sidecar.read_only:
             self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
             self.unstored.update(firsts)
@@ -521,34 +521,35 @@ class Origins:
             self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
             self.unstored.update(firsts)
 
-    def _firsts(self, givers: dict[str, list[tuple[str, str, int]]]) -> dict[str, tuple[str, str]]:
-        """The first commit of each text (``givers``: its commits in the scan's order). Where
-        this machine and a peer both gave it, this machine's earliest commit is first unless
-        one of the peer's commits had arrived here when it was made (:mod:`vault_mem.store.arrivals`:
-        the ref logs' dates, this machine's clock) and does not descend from it: the person
+    def _firsts(self, givers: dict[str, list[tuple[str, str, int]]],
+                parents: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
+        """The first commit of each text (``givers``: its commits in the scan's order; ``parents``:
+        the scan's commits). Where this machine and a peer both gave it, this machine's earliest
+        commit is first unless one of the peer's had arrived here by the time it was made (the
+        ref logs' dates, this machine's clock: :mod:`vault_mem.store.arrivals`): the person
         copying a peer's text takes nothing, and neither does a peer copying the person's, on a
-        line of its own with any dates. Past :data:`_ANCESTRY_CHECKS` questions, the peer's."""
+        line of its own with any dates. A peer's commit no log names (its arrival unknown) counts
+        as arrived before, unless it descends from ours (at most :data:`_ANCESTRY_CHECKS` such
+        questions a scan; past them, the peer's)."""
         firsts: dict[str, tuple[str, str]] = {}
-        arrivals: Arrivals | None = None
+        arrived: dict[str, float] | None = None
         checks = 0
         for blob, commits in givers.items():
+            firsts[blob] = commits[0][:2]
             ours = [c for c in commits if c[0] in self.ids.local]
             theirs = [c for c in commits if c[0] not in self.ids.local]
-            firsts[blob] = commits[0][:2]
             if not ours or not theirs:
                 continue
             mine = min(ours, key=lambda c: c[2])
+            arrived = Arrivals(self.ws.repo).times(parents) if arrived is None else arrived
             kept = True
             for peer, _email, _when in theirs:
-                checks += 1
-                if checks > _ANCESTRY_CHECKS:
-                    kept = False
-                    break
-                if history.is_ancestor(self.ws.repo, mine[0], peer):
-                    continue  # built on ours: a copy made after it
-                arrivals = arrivals or Arrivals(self.ws.repo)
-                if arrivals.named_before(peer, mine[2]):
-                    kept = False
+                if peer in arrived:
+                    kept = arrived[peer] > mine[2]
+                else:
+                    checks += 1
+                    kept = checks <= _ANCESTRY_CHECKS and history.is_ancestor(self.ws.repo, mine[0], peer)
+                if not kept:
                     break
             firsts[blob] = mine[:2] if kept else theirs[0][:2]
         return firsts
