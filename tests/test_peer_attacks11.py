@@ -129,3 +129,22 @@ def test_a_peers_look_alike_of_a_colleagues_email_is_told_apart_where_authors_ar
         out = cli("--vault", str(mine), *args).stdout
         assert LOOK_ALIKE not in out and "alice@ex\\u0430mple.com" in out, (args, out)
     assert COLLEAGUE not in cli("--vault", str(mine), "trust").stdout
+
+
+def test_a_peers_look_alike_in_dupes_is_marked_as_the_peers(tmp_path):
+    """Before: `vault-mem dupes` listed a peer's look-alike of the person's pinned memory as a
+    plain pair (`editor-choice ~ editor-main`), the one listing a cleanup (an agent asked to
+    merge duplicates) chooses from, with nothing saying which side a peer wrote: forgetting the
+    "older" one deleted the person's. Each side now says whose it is, as list and recall do."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "preferences" / "editor-main.md").write_text(
+        "---\ndescription: Uses Helix as the main editor\ncreated: 2099-01-01\nupdated: 2099-01-01\n---\n"
+        "Helix is the main editor.\n")
+    push_as_peer(peer, "editor")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    pairs = json.loads(cli("--vault", str(mine), "dupes", "--json").stdout)
+    pair = next(p for p in pairs if {p["a"], p["b"]} == {"editor-choice", "editor-main"})
+    side = {pair["a"]: (pair["a_trusted"], pair["a_author"]), pair["b"]: (pair["b_trusted"], pair["b_author"])}
+    assert side == {"editor-choice": (True, None), "editor-main": (False, PEER_EMAIL)}, pair
+    text = cli("--vault", str(mine), "dupes").stdout
+    assert f"editor-main  [from a peer not approved on this machine: {PEER_EMAIL}]" in text, text

@@ -1074,7 +1074,10 @@ def cmd_dupes(args) -> int:
 
     vault = open_vault(args)
     pairs = dupes(vault)
-    text = "\n".join(f"{p['a']} ~ {p['b']} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
+    def side(p: dict, name: str) -> str:
+        return p[name] + _peer_mark({"trusted": p[f"{name}_trusted"], "author": p[f"{name}_author"]})
+
+    text = "\n".join(f"{side(p, 'a')} ~ {side(p, 'b')} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
     emit(args, pairs, text)
     return 0
 
