@@ -148,3 +148,37 @@ def test_a_peers_look_alike_in_dupes_is_marked_as_the_peers(tmp_path):
     assert side == {"editor-choice": (True, None), "editor-main": (False, PEER_EMAIL)}, pair
     text = cli("--vault", str(mine), "dupes").stdout
     assert f"editor-main  [from a peer not approved on this machine: {PEER_EMAIL}]" in text, text
+
+
+def _hook(folder, name: str, marker) -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(f"#!/bin/sh\necho ran >> '{marker}'\n")
+    (folder / name).chmod(0o755)
+
+
+def test_hooks_are_never_installed_in_a_folder_of_the_vault_where_a_peer_can_write(tmp_path):
+    """Before: with `core.hooksPath` naming a folder of the work tree (`.githooks`, set globally
+    or by a tool like husky), `vault-mem hooks install` wrote vault-mem's hooks there and doctor
+    said all was well; a peer pushed `.githooks/reference-transaction` and the person's next
+    plain `git pull` checked it out and ran it (the push waited for approval at `vault-mem
+    sync`, but git reads that folder at every command). The install now points core.hooksPath
+    at the git folder's hooks for this repository, and says so; a vault whose hooks git runs
+    from a folder of its own is named by every command."""
+    mine, peer = person_and_peer(tmp_path)
+    marker = tmp_path / "ran"
+    git(mine, "config", "core.hooksPath", ".githooks")
+    # as an older install left it: vault-mem's hooks in that folder, named by every command
+    for name in ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite"):
+        (mine / ".githooks").mkdir(exist_ok=True)
+        (mine / ".githooks" / name).write_bytes((mine / ".git" / "hooks" / name).read_bytes())
+    listed = cli("--vault", str(mine), "list")
+    assert "a folder of the vault (core.hooksPath)" in listed.stderr, listed.stderr
+    installed = cli("--vault", str(mine), "hooks", "install")
+    assert installed.returncode == 0 and "a folder of the vault" in installed.stdout, installed.stdout
+    assert git(mine, "rev-parse", "--git-path", "hooks").strip() == str((mine / ".git" / "hooks").resolve())
+    assert "a folder of the vault" not in cli("--vault", str(mine), "list").stderr
+    for name in ("reference-transaction", "post-merge"):
+        _hook(peer / ".githooks", name, marker)
+    push_as_peer(peer, "hooks")
+    git(mine, "pull", "-q", "--no-rebase", "origin", "main")
+    assert not marker.exists(), marker.read_text()
