@@ -108,6 +108,9 @@ def test_a_peers_body_read_with_get_cannot_print_lines_of_ours(tmp_path):
         assert line not in shown.stdout.splitlines(), shown.stdout
 
 
+#: the most characters of a subject `log` shows (store/history.LOG_FIELD_CHARS, the bound stated)
+LOG_CUT = 1000
+
 #: a colleague's address, and a peer's look-alike of it (a Cyrillic a, U+0430, for the Latin one)
 COLLEAGUE, LOOK_ALIKE = "alice@example.com", "alice@ex\u0430mple.com"
 
@@ -182,3 +185,26 @@ def test_hooks_are_never_installed_in_a_folder_of_the_vault_where_a_peer_can_wri
     push_as_peer(peer, "hooks")
     git(mine, "pull", "-q", "--no-rebase", "origin", "main")
     assert not marker.exists(), marker.read_text()
+
+
+def test_a_peers_megabyte_subjects_cost_log_no_more_than_their_first_characters(tmp_path):
+    """Before: a commit's subject is one line of up to the commit's size (1 MiB is sync's bound),
+    and `vault-mem log` (and `undo KEY`, which reads up to 200 entries) read, masked and printed
+    each whole: 20 such commits made `log` print 20 MB after 16 s of CPU, to a person or an agent
+    reading it. git now cuts each subject, author and email at 1,000 characters."""
+    mine, peer = person_and_peer(tmp_path)
+    subject = ("deploy " * 50_000)[:300_000]
+    head = git(peer, "rev-parse", "HEAD").strip()
+    stream = "".join(
+        f"commit refs/heads/main\ncommitter Mallory <{PEER_EMAIL}> {1_700_000_000 + i} +0000\n"
+        f"data {len(subject) + 1}\n{subject}\n" + (f"from {head}\n" if i == 0 else "")
+        + f"M 100644 inline facts/f{i}.md\ndata <<EOT\n---\ndescription: Fact {i}\n---\nbody\nEOT\n\n"
+        for i in range(25))
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=peer, input=stream, text=True, check=True)
+    git(peer, "push", "-q", "-f", "origin", "main")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    shown = cli("log", "--vault", str(mine), "--json")
+    entries = json.loads(shown.stdout)
+    assert len(entries) == 20 and all(len(e["subject"]) <= LOG_CUT for e in entries), len(shown.stdout)
+    assert entries[0]["subject"].startswith("deploy deploy") and entries[0]["subject"].endswith("..")
+    assert len(cli("log", "--vault", str(mine)).stdout) < 25 * LOG_CUT

@@ -184,19 +184,32 @@ def last_commit(repo: GitRepo, paths: list[str]) -> str | None:
     return out or None
 
 
+#: the most characters of a commit's subject, author or email a history listing reads (git cuts
+#: them, ending in ".."): a peer's subject is one line of up to a commit's size (1 MiB), and
+#: `vault-mem log` read, masked and printed twenty of them whole (20 MB, 16 s of CPU)
+LOG_FIELD_CHARS = 1000
+#: ... and of its trailer block (vault-mem's own trailers take a few hundred)
+LOG_TRAILER_CHARS = 4000
+
+
 def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[str, str, str, str, str, str]]:
     """``(commit, date, author, subject, trailers, author email)`` of the last ``limit`` commits
     that touched ``paths`` (top-level relative), newest first; ``trailers`` is git's unfolded
-    trailer block."""
+    trailer block. Each text is cut by git at :data:`LOG_FIELD_CHARS` (the trailers at
+    :data:`LOG_TRAILER_CHARS`)."""
     rs, fs = separators()
-    fmt = f"%H{fs}%as{fs}%an{fs}%s{fs}%(trailers:only,unfold){fs}%ae{rs}"
+    n, t = LOG_FIELD_CHARS, LOG_TRAILER_CHARS
+    fmt = (f"%H{fs}%as{fs}%<({n},trunc)%an{fs}%<({n},trunc)%s{fs}%<({t},trunc)%(trailers:only,unfold)"
+           f"{fs}%<({n},trunc)%ae{rs}")
     out = _walk(repo, "log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths, cwd=repo.toplevel)
     entries = []
     for rec in out.split(rs):
         rec = rec.strip("\n")
         if rec:
             commit, date, author, subject, trailers, email = (rec.split(fs) + [""] * 6)[:6]
-            entries.append((commit, date, author, subject, trailers, email))
+            # git pads what it may cut to that width: the padding goes
+            entries.append((commit, date, author.rstrip(" "), subject.rstrip(" "), trailers.rstrip(" "),
+                            email.rstrip(" ")))
     return entries
 
 
