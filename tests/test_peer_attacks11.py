@@ -208,3 +208,28 @@ def test_a_peers_megabyte_subjects_cost_log_no_more_than_their_first_characters(
     assert len(entries) == 20 and all(len(e["subject"]) <= LOG_CUT for e in entries), len(shown.stdout)
     assert entries[0]["subject"].startswith("deploy deploy") and entries[0]["subject"].endswith("..")
     assert len(cli("log", "--vault", str(mine)).stdout) < 25 * LOG_CUT
+
+
+def test_a_peers_megabyte_author_emails_are_read_cut_by_every_scan_of_history(tmp_path):
+    """Before: every read of history took an author's name and email whole (the authors of the
+    memories, the texts' first authors, what a peer deleted, log): 200 peer commits whose emails
+    were 1 MB each (a commit is up to 1 MiB: sync's bound) made `list` after the sync hold 1 GB
+    and print 200 MB. git now cuts a name or email at 254 characters (the longest address
+    RFC 5321 allows) wherever history is read, and a cut one approves nothing."""
+    mine, peer = person_and_peer(tmp_path)
+    email = "x" * 300_000 + "@peer.example"
+    head = git(peer, "rev-parse", "HEAD").strip()
+    stream = "".join(
+        f"commit refs/heads/main\nauthor Mallory <{email}> {1_700_000_000 + i} +0000\n"
+        f"committer Mallory <{email}> {1_700_000_000 + i} +0000\ndata 4\nnew\n" + (f"from {head}\n" if i == 0 else "")
+        + f"M 100644 inline facts/f{i}.md\ndata <<EOT\n---\ndescription: Fact {i}\n---\nbody\nEOT\n\n"
+        for i in range(20))
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=peer, input=stream, text=True, check=True)
+    git(peer, "push", "-q", "-f", "origin", "main")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    listed = json.loads(cli("list", "--vault", str(mine), "--json").stdout)
+    peers = [m["author"] for m in listed if not m["trusted"]]
+    assert len(peers) == 20 and all(len(a) <= 256 and a.startswith("xxx") for a in peers), [len(a) for a in peers]
+    pending = json.loads(cli("trust", "--vault", str(mine), "--json").stdout)["authors_pending"]
+    assert all(len(a) <= 256 for a in pending), [len(a) for a in pending]
+    assert all(len(e["email"]) <= 256 for e in json.loads(cli("log", "--vault", str(mine), "--json").stdout))

@@ -184,23 +184,33 @@ def last_commit(repo: GitRepo, paths: list[str]) -> str | None:
     return out or None
 
 
-#: the most characters of a commit's subject, author or email a history listing reads (git cuts
-#: them, ending in ".."): a peer's subject is one line of up to a commit's size (1 MiB), and
-#: `vault-mem log` read, masked and printed twenty of them whole (20 MB, 16 s of CPU)
+#: the most characters of a commit's subject a history listing reads (git cuts it, ending in
+#: ".."): a peer's subject is one line of up to a commit's size (1 MiB), and `vault-mem log`
+#: read, masked and printed twenty of them whole (20 MB, 16 s of CPU)
 LOG_FIELD_CHARS = 1000
 #: ... and of its trailer block (vault-mem's own trailers take a few hundred)
 LOG_TRAILER_CHARS = 4000
+#: the most characters of an author's name or email any read of history takes (the longest
+#: address RFC 5321 allows): a peer's commit holds up to 1 MiB of either, and 200 such commits
+#: made the authors' scan of every command hold 1 GB (``list`` after a sync)
+AUTHOR_CHARS = 254
+
+
+def _who(placeholder: str) -> str:
+    """An author's name or email (``%an``, ``%ae``) in a git format, cut at :data:`AUTHOR_CHARS`
+    by git, which pads it to that width: its reader takes the padding off (``rstrip(" ")``)."""
+    return f"%<({AUTHOR_CHARS},trunc){placeholder}"
 
 
 def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[str, str, str, str, str, str]]:
     """``(commit, date, author, subject, trailers, author email)`` of the last ``limit`` commits
     that touched ``paths`` (top-level relative), newest first; ``trailers`` is git's unfolded
-    trailer block. Each text is cut by git at :data:`LOG_FIELD_CHARS` (the trailers at
-    :data:`LOG_TRAILER_CHARS`)."""
+    trailer block. Each text is cut by git: the subject at :data:`LOG_FIELD_CHARS`, the trailers at
+    :data:`LOG_TRAILER_CHARS`, the author and email at :data:`AUTHOR_CHARS`."""
     rs, fs = separators()
     n, t = LOG_FIELD_CHARS, LOG_TRAILER_CHARS
-    fmt = (f"%H{fs}%as{fs}%<({n},trunc)%an{fs}%<({n},trunc)%s{fs}%<({t},trunc)%(trailers:only,unfold)"
-           f"{fs}%<({n},trunc)%ae{rs}")
+    fmt = (f"%H{fs}%as{fs}{_who('%an')}{fs}%<({n},trunc)%s{fs}%<({t},trunc)%(trailers:only,unfold)"
+           f"{fs}{_who('%ae')}{rs}")
     out = _walk(repo, "log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths, cwd=repo.toplevel)
     entries = []
     for rec in out.split(rs):
@@ -230,14 +240,14 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> 
         spec = [] if paths == ["."] else ["--", *paths[i:i + 2000]]
         rs, fs = separators()
         out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
-                    "--no-abbrev", f"--format={rs}%H{fs}%ae{fs}%an", new, *([f"^{old}"] if old else []),
+                    "--no-abbrev", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}", new, *([f"^{old}"] if old else []),
                     *spec, cwd=repo.toplevel)
         for rec in out.split(rs):
             lines = rec.strip("\n").split("\n")
             head = lines[0].split(fs)
             if len(head) != 3:
                 continue
-            who = (head[0], head[1], head[2])
+            who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
             for line in lines[1:]:
                 meta, _, path = line.partition("\t")
                 parts = meta.split()  # :old-mode new-mode old-blob new-blob status
@@ -259,7 +269,7 @@ def deleted_by(repo: GitRepo, new: str, old: str, paths: list[str]) -> dict[str,
     for i in range(0, len(paths), 2000):
         rs, fs = separators()
         out = repo.run("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--diff-filter=D",
-                       "--name-only", f"--format={rs}%H{fs}%ae", new, f"^{old}", "--", *paths[i:i + 2000],
+                       "--name-only", f"--format={rs}%H{fs}{_who('%ae')}", new, f"^{old}", "--", *paths[i:i + 2000],
                        cwd=repo.toplevel)
         for rec in out.split(rs):
             lines = rec.strip("\n").split("\n")
@@ -267,7 +277,7 @@ def deleted_by(repo: GitRepo, new: str, old: str, paths: list[str]) -> dict[str,
             if len(head) == 2:
                 for path in lines[1:]:
                     if path:
-                        found.setdefault(path, (head[0], head[1]))
+                        found.setdefault(path, (head[0], head[1].rstrip(" ")))
     return found
 
 
@@ -292,8 +302,8 @@ def tree_blobs(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
 
 def commits_by(repo: GitRepo, tip: str, emails: set[str]) -> list[str]:
     """The commits of ``tip``'s history whose author email is one of ``emails`` (lowercase)."""
-    out = repo.run("log", "--format=%H%x1f%ae", tip, cwd=repo.toplevel)
-    return [c for c, _, e in (line.partition("\x1f") for line in out.splitlines()) if e.lower() in emails]
+    out = repo.run("log", f"--format=%H%x1f{_who('%ae')}", tip, cwd=repo.toplevel)
+    return [c for c, _, e in (line.partition("\x1f") for line in out.splitlines()) if e.rstrip(" ").lower() in emails]
 
 
 #: the files that hold a commit id outside refs (what a fetch, merge, cherry-pick or revert left)
@@ -399,7 +409,8 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]
     rs, fs = separators()
     out = repo.run("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
                    "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
-                   f"--format={rs}%H{fs}%ae{fs}%ct{fs}%P{fs}%an", input=revs.encode("ascii"), cwd=repo.toplevel)
+                   f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}", input=revs.encode("ascii"),
+                   cwd=repo.toplevel)
     found = []
     for rec in out.split(rs):
         lines = rec.strip("\n").split("\n")
@@ -414,7 +425,8 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]
                 continue
             if path.rsplit("/", 1)[-1] != INDEX_FILE:
                 blobs.append(parts[3])
-        found.append((head[0], head[1], head[4], int(head[2]) if head[2].isdigit() else 0, head[3].split(), blobs))
+        found.append((head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
+                      head[3].split(), blobs))
     return found
 
 
