@@ -46,7 +46,7 @@ from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_strea
 from vault_mem.adapters.cli_parser import build_parser, command_named
 from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer, resolve_vault_root
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
-from vault_mem.model.names import shell_word, shown, shown_text
+from vault_mem.model.names import shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
@@ -444,9 +444,15 @@ def _get_text(view: dict) -> str:
              view["description"], _by(view.get("author"), view.get("trusted", True))]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
-    if view["body"]:
-        lines += ["", view["body"].rstrip("\n")]
+    if view["body"].strip():
+        lines += ["", *_quoted(view["body"])]
     return "\n".join(lines)
+
+
+def _quoted(body: str, indent: str = "") -> list[str]:
+    """A memory's body as the CLI prints it: each line after ``| ``, so no line of it reads as
+    one of ours (a hit, an author, a note); its writer may be a peer, its reader an agent."""
+    return [f"{indent}| {ln}" for ln in body.strip("\n").splitlines()]
 
 
 def _peer_mark(row: dict) -> str:
@@ -538,7 +544,7 @@ def cmd_recall(args) -> int:
         if hit["note"]:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():
-            lines.extend(f"   | {ln}" for ln in hit["body"].strip("\n").splitlines())
+            lines.extend(_quoted(hit["body"], "   "))
     print("\n".join(lines))
     return 0
 
@@ -939,7 +945,8 @@ def _with_authors(vault: Vault, data: dict[str, Any], text: str) -> tuple[dict[s
     pending = pending_authors(vault.ws, vault.sidecar)
     data["authors_pending"] = pending
     if pending:
-        listed = "\n".join(f"  {shown(email)}: {n} memor{'y' if n == 1 else 'ies'}" for email, n in pending.items())
+        listed = "\n".join(f"  {shown_email(email)}: {n} memor{'y' if n == 1 else 'ies'}"
+                           for email, n in pending.items())
         text += (f"\nauthors pending (their memories reach an agent only when it asks, marked, until approved; "
                  f"read them with `vault-mem log`, then `vault-mem trust --author EMAIL`):\n{listed}")
     return data, text
@@ -1066,7 +1073,10 @@ def cmd_dupes(args) -> int:
 
     vault = open_vault(args)
     pairs = dupes(vault)
-    text = "\n".join(f"{p['a']} ~ {p['b']} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
+    def side(p: dict, name: str) -> str:
+        return p[name] + _peer_mark({"trusted": p[f"{name}_trusted"], "author": p[f"{name}_author"]})
+
+    text = "\n".join(f"{side(p, 'a')} ~ {side(p, 'b')} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
     emit(args, pairs, text)
     return 0
 

@@ -14,8 +14,8 @@ import unicodedata
 
 from vault_mem.config import disk_name
 
-__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "hidden_in_prose", "name_trouble", "shell_word", "shown", "visible",
-           "visible_json", "windows_device"]
+__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "hidden_in_prose", "name_trouble", "shell_word", "shown",
+           "shown_email", "visible", "visible_json", "windows_device"]
 
 #: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
 #: 255; vault-mem's atomic writes add a temp suffix (``.<name>.vault-mem-tmp-<pid>``, ~30 bytes)
@@ -100,6 +100,16 @@ def shown(name: str) -> str:
     """``name`` (a path, an email, any one-line name from elsewhere) as it may be printed: see
     :func:`visible`. Printable text (any script) is kept as it is."""
     return visible(name)
+
+
+def shown_email(email: str) -> str:
+    """A commit author's ``email`` as it may be printed (who wrote a memory, an author waiting
+    for approval): :func:`shown`, and every character outside ASCII escaped too. An email is
+    whatever its author typed, so a peer's ``alice@ex\u0430mple.com`` (a Cyrillic a) looks
+    like a colleague's in any font; the person approves authors by what they read. (An address
+    in another script, rare in commits, reads escaped.)"""
+    text = shown(email)
+    return text if text.isascii() else "".join(ch if ch.isascii() else _escape(ch) for ch in text)
 
 
 def shell_word(name: str) -> str:

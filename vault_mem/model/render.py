@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from vault_mem.model.names import visible
+from vault_mem.model.names import shown_email, visible
 
 __all__ = ["Author", "Legend", "Quote", "author_label", "cut", "fence", "memory_quote", "new_nonce", "notice"]
 
@@ -59,7 +59,7 @@ class Author:
     @property
     def label(self) -> str:
         """The author as an agent reads it (``from a peer not approved on this machine: EMAIL``)."""
-        return _STANDINGS[self.standing][1].format(email=self.email or "unknown")
+        return _STANDINGS[self.standing][1].format(email=shown_email(self.email) if self.email else "unknown")
 
 
 class Legend:
@@ -94,8 +94,8 @@ class Quote:
 def author_label(email: str | None, trusted: bool) -> str:
     """How a memory's author is named from the data a result carries (``author``, ``trusted``)."""
     if not trusted:
-        return _STANDINGS["peer"][1].format(email=email or "unknown")
-    return email if email else _STANDINGS["local"][1]
+        return _STANDINGS["peer"][1].format(email=shown_email(email) if email else "unknown")
+    return shown_email(email) if email else _STANDINGS["local"][1]
 
 
 def memory_quote(*, key: str, type_: str, text: str, author: str | None, trusted: bool,

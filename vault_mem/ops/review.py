@@ -441,6 +441,16 @@ class _Tree:
 
 def dupes(vault: Vault, *, today: dt.date | None = None) -> list[dict[str, Any]]:
     """Likely duplicate pairs across the vault (see :mod:`vault_mem.index.dupes`): ``a``, ``b``,
-    ``similarity``, ``cosine`` and both descriptions, most similar first."""
+    ``similarity``, ``cosine`` and both descriptions, most similar first; and whose each side is
+    (``a_trusted``, ``a_author``: the email of a peer not approved here, else None): a peer's
+    look-alike of the person's memory is one of a pair, and the side a cleanup forgets must not
+    be chosen blind."""
     vault.reconcile()
-    return dupes_mod.duplicate_pairs(vault.sidecar, today=today)
+    pairs = dupes_mod.duplicate_pairs(vault.sidecar, today=today)
+    if pairs:
+        peers = {PurePosixPath(rel).stem: who for rel, who in vault.peer_memories().items()}
+        for pair in pairs:
+            for side in ("a", "b"):
+                who = peers.get(pair[side])
+                pair[f"{side}_trusted"], pair[f"{side}_author"] = who is None, who.email if who else None
+    return pairs

@@ -20,6 +20,7 @@ from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is
 from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
+from vault_mem.store.arrivals import log_files
 from vault_mem.store.git import GitRepo
 from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded
@@ -219,19 +220,42 @@ def last_commit(repo: GitRepo, paths: list[str]) -> str | None:
     return out or None
 
 
+#: the most characters of a commit's subject a history listing reads (git cuts it, ending in
+#: ".."): a peer's subject is one line of up to a commit's size (1 MiB), and `vault-mem log`
+#: read, masked and printed twenty of them whole (20 MB, 16 s of CPU)
+LOG_FIELD_CHARS = 1000
+#: ... and of its trailer block (vault-mem's own trailers take a few hundred)
+LOG_TRAILER_CHARS = 4000
+#: the most characters of an author's name or email any read of history takes (the longest
+#: address RFC 5321 allows): a peer's commit holds up to 1 MiB of either, and 200 such commits
+#: made the authors' scan of every command hold 1 GB (``list`` after a sync)
+AUTHOR_CHARS = 254
+
+
+def _who(placeholder: str) -> str:
+    """An author's name or email (``%an``, ``%ae``) in a git format, cut at :data:`AUTHOR_CHARS`
+    by git, which pads it to that width: its reader takes the padding off (``rstrip(" ")``)."""
+    return f"%<({AUTHOR_CHARS},trunc){placeholder}"
+
+
 def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[str, str, str, str, str, str]]:
     """``(commit, date, author, subject, trailers, author email)`` of the last ``limit`` commits
     that touched ``paths`` (top-level relative), newest first; ``trailers`` is git's unfolded
-    trailer block."""
+    trailer block. Each text is cut by git: the subject at :data:`LOG_FIELD_CHARS`, the trailers at
+    :data:`LOG_TRAILER_CHARS`, the author and email at :data:`AUTHOR_CHARS`."""
     rs, fs = separators()
-    fmt = f"%H{fs}%as{fs}%an{fs}%s{fs}%(trailers:only,unfold){fs}%ae{rs}"
+    n, t = LOG_FIELD_CHARS, LOG_TRAILER_CHARS
+    fmt = (f"%H{fs}%as{fs}{_who('%an')}{fs}%<({n},trunc)%s{fs}%<({t},trunc)%(trailers:only,unfold)"
+           f"{fs}{_who('%ae')}{rs}")
     out = _walk(repo, "log", f"-n{int(limit)}", f"--format={fmt}", "--", *paths, cwd=repo.toplevel)
     entries = []
     for rec in out.split(rs):
         rec = rec.strip("\n")
         if rec:
             commit, date, author, subject, trailers, email = (rec.split(fs) + [""] * 6)[:6]
-            entries.append((commit, date, author, subject, trailers, email))
+            # git pads what it may cut to that width: the padding goes
+            entries.append((commit, date, author.rstrip(" "), subject.rstrip(" "), trailers.rstrip(" "),
+                            email.rstrip(" ")))
     return entries
 
 
@@ -252,14 +276,14 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> 
         spec = [] if paths == ["."] else ["--", *paths[i:i + 2000]]
         rs, fs = separators()
         out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
-                    "--no-abbrev", f"--format={rs}%H{fs}%ae{fs}%an", new, *([f"^{old}"] if old else []),
+                    "--no-abbrev", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}", new, *([f"^{old}"] if old else []),
                     *spec, cwd=repo.toplevel)
         for rec in out.split(rs):
             lines = rec.strip("\n").split("\n")
             head = lines[0].split(fs)
             if len(head) != 3:
                 continue
-            who = (head[0], head[1], head[2])
+            who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
             for line in lines[1:]:
                 meta, _, path = line.partition("\t")
                 parts = meta.split()  # :old-mode new-mode old-blob new-blob status
@@ -281,7 +305,7 @@ def deleted_by(repo: GitRepo, new: str, old: str, paths: list[str]) -> dict[str,
     for i in range(0, len(paths), 2000):
         rs, fs = separators()
         out = repo.run("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--diff-filter=D",
-                       "--name-only", f"--format={rs}%H{fs}%ae", new, f"^{old}", "--", *paths[i:i + 2000],
+                       "--name-only", f"--format={rs}%H{fs}{_who('%ae')}", new, f"^{old}", "--", *paths[i:i + 2000],
                        cwd=repo.toplevel)
         for rec in out.split(rs):
             lines = rec.strip("\n").split("\n")
@@ -289,7 +313,7 @@ def deleted_by(repo: GitRepo, new: str, old: str, paths: list[str]) -> dict[str,
             if len(head) == 2:
                 for path in lines[1:]:
                     if path:
-                        found.setdefault(path, (head[0], head[1]))
+                        found.setdefault(path, (head[0], head[1].rstrip(" ")))
     return found
 
 
@@ -314,8 +338,8 @@ def tree_blobs(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
 
 def commits_by(repo: GitRepo, tip: str, emails: set[str]) -> list[str]:
     """The commits of ``tip``'s history whose author email is one of ``emails`` (lowercase)."""
-    out = repo.run("log", "--format=%H%x1f%ae", tip, cwd=repo.toplevel)
-    return [c for c, _, e in (line.partition("\x1f") for line in out.splitlines()) if e.lower() in emails]
+    out = repo.run("log", f"--format=%H%x1f{_who('%ae')}", tip, cwd=repo.toplevel)
+    return [c for c, _, e in (line.partition("\x1f") for line in out.splitlines()) if e.rstrip(" ").lower() in emails]
 
 
 #: the files that hold a commit id outside refs (what a fetch, merge, cherry-pick or revert left)
@@ -374,11 +398,7 @@ def known_tips(repo: GitRepo) -> list[str]:
         oid, _, ref = line.partition(" ")
         if ref != "refs/stash":
             names.append(oid)
-    logs = [os.path.join(repo.git_dir, "logs", "HEAD")]
-    for folder, _dirs, files in os.walk(os.path.join(repo.common_dir, "logs", "refs")):
-        logs += [os.path.join(folder, f) for f in files
-                 if os.path.join(folder, f) != os.path.join(repo.common_dir, "logs", "refs", "stash")]
-    for path in logs:
+    for path in log_files(repo):
         try:
             with open(path, encoding="ascii", errors="replace") as fh:
                 for line in fh:
@@ -409,11 +429,12 @@ def seen_elsewhere(repo: GitRepo, blob: str) -> bool:
     return any(c not in local for c in out.split())
 
 
-def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple[str, str, str, list[str]]]:
-    """``(commit, author email, author name, blobs)`` for each commit reachable from ``tips`` and
-    not from ``seen``, parents before children: the blobs it gives any path (a merge: compared
-    with its first parent; INDEX.md, which is generated, left out). One ``git log``; ids of
-    ``seen`` no longer in the repository are dropped (a pruned reflog)."""
+def introductions(repo: GitRepo, tips: list[str], seen: list[str]
+                  ) -> list[tuple[str, str, str, int, list[str], list[str]]]:
+    """``(commit, author email, author name, committer time, parents, blobs)`` for each commit
+    reachable from ``tips`` and not from ``seen``, parents before children: the blobs it gives any path (a
+    merge: compared with its first parent; INDEX.md, which is generated, left out). One ``git
+    log``; ids of ``seen`` no longer in the repository are dropped (a pruned reflog)."""
     if not tips:
         return []
     if seen:
@@ -424,12 +445,13 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple
     rs, fs = separators()
     out = repo.run("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
                    "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
-                   f"--format={rs}%H{fs}%ae{fs}%an", input=revs.encode("ascii"), cwd=repo.toplevel)
+                   f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}", input=revs.encode("ascii"),
+                   cwd=repo.toplevel)
     found = []
     for rec in out.split(rs):
         lines = rec.strip("\n").split("\n")
         head = lines[0].split(fs)
-        if len(head) != 3:
+        if len(head) != 5:
             continue
         blobs = []
         for line in lines[1:]:
@@ -439,7 +461,8 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]) -> list[tuple
                 continue
             if path.rsplit("/", 1)[-1] != INDEX_FILE:
                 blobs.append(parts[3])
-        found.append((head[0], head[1], head[2], blobs))
+        found.append((head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
+                      head[3].split(), blobs))
     return found
 
 

@@ -309,8 +309,25 @@ def missing_hooks_notice(folder: Path, root: Path) -> str | None:
             "driver, the folder made private to you)")
 
 
-def unsafe_hooks_notice(folder: Path) -> str | None:
-    """The one line that names :func:`unsafe_hooks` of ``folder`` and the fix, or None."""
+def in_vault(folder: Path, root: Path, git_dir: Path) -> bool:
+    """Whether the hooks folder ``folder`` lies in the vault's folder ``root``, outside the git
+    folder ``git_dir``: ``core.hooksPath`` set to a folder of the work tree (``.githooks``, in the
+    person's global configuration or the repository's). Git runs as the person whatever a
+    peer's commit puts there (a ``reference-transaction`` or ``post-merge`` that a plain ``git
+    pull`` checks out and then runs): files of a vault never run (DESIGN §7). A project's own
+    hooks folder (``.husky`` beside ``memory/``) is the project's, not the vault's."""
+    folder, root, git_dir = (Path(os.path.abspath(p)) for p in (folder, root, git_dir))
+    return folder.is_relative_to(root) and not folder.is_relative_to(git_dir)
+
+
+def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | None = None) -> str | None:
+    """The one line that names :func:`unsafe_hooks` of ``folder``, or a hooks folder inside the
+    vault at ``root`` (:func:`in_vault`), and the fix; or None."""
+    if root is not None and git_dir is not None and in_vault(folder, root, git_dir):
+        return (f"git runs this repository's hooks from {folder}, a folder of the vault (core.hooksPath): a "
+                "peer's commit that puts a file there runs as you at your next git command; run `vault-mem "
+                "hooks install`, which moves vault-mem's hooks to the git folder and points core.hooksPath there "
+                "for this repository")
     names = unsafe_hooks(folder)
     if not names:
         return None
@@ -378,11 +395,25 @@ def install(vault: RepoFolder) -> list[str]:
     """Write or repair the hooks in the repository's hooks folder; one note per hook saying what
     changed (``installed``, ``updated``, ``already installed``, a chained or skipped hook)."""
     target = hooks_dir(vault)
-    target.mkdir(parents=True, exist_ok=True)
     prefix = str(getattr(vault, "prefix", "") or "")
     folder = prefix.rstrip("/")
     toplevel = Path(vault.repo.toplevel)
     notes: list[str] = []
+    common = Path(vault.repo.common_dir)
+    if in_vault(target, toplevel / folder, common):
+        own = common / "hooks"
+        vault.repo.run("config", "--local", "core.hooksPath", str(own))
+        vault.repo.hooks_dir = own
+        for name in HOOK_NAMES:  # ours, left there by an earlier install: gone (a pull would trip on them)
+            try:
+                if MARKER in (target / name).read_text(encoding="utf-8", errors="replace"):
+                    (target / name).unlink()
+            except OSError:
+                continue
+        notes.append(f"core.hooksPath named {target}, a folder of the vault, where git runs what a peer's commit "
+                     f"puts: set to {own} for this repository (hooks of yours there no longer run; move them)")
+        target = own
+    target.mkdir(parents=True, exist_ok=True)
     for name in HOOK_NAMES:
         path = target / name
         text = render(name, prefix)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from vault_mem.model.names import shell_word, shown
+from vault_mem.model.names import shell_word, shown, shown_email
 
 __all__ = ["SyncReport"]
 
@@ -50,7 +50,7 @@ class SyncReport:
         out = []
         for d in self.displaced:
             c, back = d["commit"][:10], d["base"][:10]
-            out.append(f"{shown(d['path'])}, a memory of this machine's, was {d['what']} by {shown(d['by'])} "
+            out.append(f"{shown(d['path'])}, a memory of this machine's, was {d['what']} by {shown_email(d['by'])} "
                        f"(commit {c}), an author not approved here, so the agent no longer sees your version: "
                        f"bring it back with `git checkout {back} -- {shell_word(d['path'])}` and commit, or approve "
                        f"that author with `vault-mem trust --author {shell_word(d['by'])}`")

@@ -41,6 +41,7 @@ from vault_mem.model.memory import is_memory_path
 from vault_mem.model.render import Author, Legend
 from vault_mem.platform.logs import Logger
 from vault_mem.store import history
+from vault_mem.store.arrivals import Arrivals
 from vault_mem.store.objectid import blob_id
 from vault_mem.store.provenance import made_here, recorded
 from vault_mem.store.trust import approved_authors, trust_file
@@ -459,8 +460,8 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
     return tag
 
 
-#: at most this many "is the person's commit an ancestor of the peer's" questions per scan; past
-#: it a text both sides committed on unrelated lines is taken as the peer's (the safe side)
+#: at most this many "does the peer's commit descend from the person's" questions per scan (for
+#: peer commits no ref log names); past it such a text is taken as the peer's (the safe side)
 _ANCESTRY_CHECKS = 100
 #: per vault: origins found but not stored (a read-only sidecar, a full disk)
 _UNSTORED: dict[str, dict[str, tuple[str, str]]] = {}
@@ -477,9 +478,10 @@ class Origins:
     first author (`vault-mem trust --author`) lets the text in.
 
     "First": across reads, the order the texts were seen; within one scan, parents before
-    children, and a text this machine committed first counts as its own only when its commit
-    is an ancestor of every peer commit with the same text (a peer copying the person's memory
-    takes nothing; a peer's commit on an unrelated line dated to come later still wins).
+    children, and a text both this machine and a peer committed is this machine's when its
+    commit was made before any of the peer's arrived here (by the ref logs' dates, not the
+    commits': :meth:`_firsts`). A peer copying the person's memory takes nothing, however it
+    dates its copy; the person copying a peer's takes nothing either.
     Brought up to date when the refs change (one ``git rev-list`` and one ``git log`` over the
     new commits); kept in the sidecar (:mod:`vault_mem.index.authors`)."""
 
@@ -502,19 +504,13 @@ class Origins:
         tips = history.known_tips(repo)
         found = history.introductions(repo, tips, seen)
         known = rows.origins_of(self.db, [b for *_who, blobs in found for b in blobs])
-        firsts: dict[str, tuple[str, str]] = {}
-        checks = 0
-        for commit, email, _name, blobs in found:
-            for blob in blobs:
-                if blob in known or blob in self.unstored:
-                    continue
-                first = firsts.get(blob)
-                if first is None:
-                    firsts[blob] = (commit, email)
-                elif first[0] in self.ids.local and commit not in self.ids.local:
-                    checks += 1  # made here first, by the scan's order: only an ancestor's copy counts so
-                    if checks > _ANCESTRY_CHECKS or not history.is_ancestor(repo, first[0], commit):
-                        firsts[blob] = (commit, email)
+        # each new text's commits, in the scan's order: (commit, email, committer time)
+        givers: dict[str, list[tuple[str, str, int]]] = {}
+        for commit, email, _name, when, _parents, blobs in found:
+            for blob in dict.fromkeys(blobs):
+                if blob not in known and blob not in self.unstored:
+                    givers.setdefault(blob, []).append((commit, email, when))
+        firsts = self._firsts(givers, {commit: parents for commit, *_rest, parents, _blobs in found})
         if sidecar.read_only:
             self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
             self.unstored.update(firsts)
@@ -524,6 +520,39 @@ class Origins:
         except IndexStoreError:
             self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
             self.unstored.update(firsts)
+
+    def _firsts(self, givers: dict[str, list[tuple[str, str, int]]],
+                parents: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
+        """The first commit of each text (``givers``: its commits in the scan's order; ``parents``:
+        the scan's commits). Where this machine and a peer both gave it, this machine's earliest
+        commit is first unless one of the peer's had arrived here by the time it was made (the
+        ref logs' dates, this machine's clock: :mod:`vault_mem.store.arrivals`): the person
+        copying a peer's text takes nothing, and neither does a peer copying the person's, on a
+        line of its own with any dates. A peer's commit no log names (its arrival unknown) counts
+        as arrived before, unless it descends from ours (at most :data:`_ANCESTRY_CHECKS` such
+        questions a scan; past them, the peer's)."""
+        firsts: dict[str, tuple[str, str]] = {}
+        arrived: dict[str, float] | None = None
+        checks = 0
+        for blob, commits in givers.items():
+            firsts[blob] = commits[0][:2]
+            ours = [c for c in commits if c[0] in self.ids.local]
+            theirs = [c for c in commits if c[0] not in self.ids.local]
+            if not ours or not theirs:
+                continue
+            mine = min(ours, key=lambda c: c[2])
+            arrived = Arrivals(self.ws.repo).times(parents) if arrived is None else arrived
+            kept = True
+            for peer, _email, _when in theirs:
+                if peer in arrived:
+                    kept = arrived[peer] > mine[2]
+                else:
+                    checks += 1
+                    kept = checks <= _ANCESTRY_CHECKS and history.is_ancestor(self.ws.repo, mine[0], peer)
+                if not kept:
+                    break
+            firsts[blob] = mine[:2] if kept else theirs[0][:2]
+        return firsts
 
     def first_authors(self, judged: dict[str, Author], texts: dict[str, tuple[str, str | None]]) -> dict[str, Author]:
         """``judged`` (``{path: Author}``), where a trusted one whose text (``texts``: ``{path:

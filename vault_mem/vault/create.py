@@ -17,7 +17,7 @@ from vault_mem.model.memory import EDITOR_FILES_HEADING, missing_editor_patterns
 from vault_mem.store.attributes import protect
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo
-from vault_mem.store.hooks import install
+from vault_mem.store.hooks import install, unsafe_hooks_notice
 from vault_mem.store.workspace import Workspace, init_repository
 
 
@@ -82,9 +82,14 @@ def first_commit(ws: Workspace, sidecar: Sidecar, created: list[Path]) -> list[s
 
 def install_hooks(ws: Workspace) -> list[str]:
     """The git hooks, the INDEX.md merge driver and the vault's attributes of an existing vault (a
-    clone has none of them)."""
+    clone has none of them). A notice about the hooks said when the vault was opened is dropped:
+    it said what this repairs."""
     protect(ws.repo, ws.prefix)
-    return install(ws)
+    said = unsafe_hooks_notice(ws.repo.hooks_dir, ws.root, ws.repo.common_dir)
+    notes = install(ws)
+    if said in ws.notices:
+        ws.notices.remove(said)
+    return notes
 
 
 GITIGNORE = ".gitignore"

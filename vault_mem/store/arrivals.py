@@ -1,0 +1,89 @@
+"""When this repository first named a commit: git's ref logs, read as a record of arrivals.
+
+A text two commits give, one made here and one a peer's on an unrelated line, is whoever's
+came first to this repository (:class:`vault_mem.vault.authors.Origins`). The commit graph cannot
+say (a peer dates a commit as it likes, and a copy on a line of its own descends from nothing of
+ours); this repository's own logs can: every way a commit comes in (a sync's fetch, ``git
+fetch``/``pull``, a clone) moves a logged ref, and the log says when, by this machine's clock.
+So a peer's copy of the person's memory, pushed after the person's commit, arrived after it,
+whatever its dates; a text the person took from a peer's commit had arrived before.
+
+Where the logs cannot say, the caller takes the safe side (the text stays the peer's): a log
+whose older entries are gone (``git reflog expire``) held what its first entry left at any time
+before; a commit only a name without a log reaches (a tag, ``FETCH_HEAD``) has no known time.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from vault_mem.store.git import GitRepo
+
+__all__ = ["Arrivals", "log_files"]
+
+
+def log_files(repo: GitRepo) -> list[str]:
+    """The ref logs whose commits this repository names: HEAD's and every ref's, except the
+    stash's (a stash holds the person's own edits in commits no hook records)."""
+    stash = os.path.join(repo.common_dir, "logs", "refs", "stash")
+    logs = [os.path.join(repo.git_dir, "logs", "HEAD")]
+    for folder, _dirs, files in os.walk(os.path.join(repo.common_dir, "logs", "refs")):
+        logs += [os.path.join(folder, f) for f in files if os.path.join(folder, f) != stash]
+    return logs
+
+
+@dataclass(frozen=True)
+class _Entry:
+    old: str
+    new: str
+    time: int
+
+
+def _entries(path: str) -> list[_Entry]:
+    """One log's entries in its order (``old new who <email> TIME ZONE\\tmessage``)."""
+    out = []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                head = line.partition("\t")[0].split(" ")
+                if len(head) < 4 or len(head[0]) not in (40, 64) or len(head[1]) not in (40, 64):
+                    continue
+                try:
+                    out.append(_Entry(head[0], head[1], int(head[-2])))
+                except ValueError:
+                    continue
+    except OSError:
+        return []
+    return out
+
+
+class Arrivals:
+    """The ref logs of one repository, read once: when each commit of a scan arrived here."""
+
+    def __init__(self, repo: GitRepo) -> None:
+        self.logs = [e for e in (_entries(p) for p in log_files(repo)) if e]
+
+    def times(self, parents: dict[str, list[str]]) -> dict[str, float]:
+        """When each commit of ``parents`` (a scan's new commits: ``{commit: its parents}``) was
+        first named here: the date of the earliest log entry whose commit reaches it, or
+        ``-inf`` where a log's older entries are gone and what it held before reaches it. A
+        commit left out was named by no log (a tag, ``FETCH_HEAD`` alone): when is not known.
+        One walk of the commits, entries in date order (a commit reached once is not walked
+        again: its ancestors were reached then too)."""
+        entries: list[tuple[float, str]] = []
+        for log in self.logs:
+            if log[0].old.strip("0"):
+                entries.append((float("-inf"), log[0].old))  # the log was cut: held this before
+            entries += [(float(e.time), e.new) for e in log if e.new.strip("0")]
+        entries.sort(key=lambda e: e[0])
+        when: dict[str, float] = {}
+        for time, tip in entries:
+            stack = [tip]
+            while stack:
+                commit = stack.pop()
+                if commit in when or commit not in parents:
+                    continue  # reached earlier, or not new in this scan (nor then its ancestors)
+                when[commit] = time
+                stack.extend(parents[commit])
+        return when
