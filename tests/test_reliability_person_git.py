@@ -353,7 +353,7 @@ def test_an_edit_a_read_indexes_while_a_commit_makes_its_index_md_is_never_in_th
         assert writer.poll() is None, writer.communicate()
         notes = root / "facts" / "person-notes.md"
         notes.write_text(notes.read_text().replace("Notes as committed", "UNCOMMITTED edit of the notes"))
-        listed = run_cli("--vault", str(root), "list")  # a read: it indexes the edit
+        listed = cli("--vault", str(root), "list")  # a read: it indexes the edit
         assert listed.returncode == 0 and "UNCOMMITTED edit" in listed.stdout, listed.stderr
         (root / ".vault-mem" / "resume-index-overrides").write_text("")
         out, err = writer.communicate(timeout=120)
@@ -408,7 +408,7 @@ def test_a_read_during_a_persons_autostash_rebase_leaves_index_md_alone(tmp_path
         assert rebase.poll() is None, rebase.communicate()
         # a new file (an autostash leaves untracked files): a read indexes it
         (root / "facts" / "draft.md").write_text("---\ndescription: A draft the person started\n---\n\nbody\n")
-        listed = run_cli("--vault", str(root), "list")
+        listed = cli("--vault", str(root), "list")
         assert listed.returncode == 0, listed.stderr
     finally:
         gate.unlink()
@@ -960,10 +960,10 @@ def test_an_index_md_a_persons_branch_left_stale_is_committed_in_their_name_afte
     _person_git(root, "commit", "-qm", "person: a fact on a branch, INDEX.md not updated")
     person_commit = git(root, "rev-parse", "HEAD").strip()
     _person_git(root, "checkout", "-q", "main")
-    assert run_cli("remember", "main-fact", "-d", "An agent's memory on main", cwd=root).returncode == 0
+    assert cli("remember", "main-fact", "-d", "An agent's memory on main", cwd=root).returncode == 0
     _person_git(root, "checkout", "-q", "side")
-    assert run_cli("list", cwd=root).returncode == 0  # INDEX.md on disk catches up; no commit
-    r = run_cli("remember", "side-fact", "-d", "An agent's memory on the branch", cwd=root)
+    assert cli("list", cwd=root).returncode == 0  # INDEX.md on disk catches up; no commit
+    r = cli("remember", "side-fact", "-d", "An agent's memory on the branch", cwd=root)
     assert r.returncode == 0, r.stderr
     assert git(root, "rev-parse", "HEAD~2").strip() == person_commit, git(root, "log", "-3", "--format=%an: %s")
     assert git(root, "log", "-1", "--format=%an %s", "HEAD~1").strip() == "Test Person index: regenerate INDEX.md"
