@@ -10,6 +10,7 @@ opens the vault anew, as a new process does, and the separate process is not wha
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -979,9 +980,23 @@ def _persons_commit_held_open(root: Path, fifo: Path) -> subprocess.Popen:
     git(root, "add", "notes.txt")
     commit = subprocess.Popen(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q"], cwd=root,
                               env={**os.environ, "GIT_EDITOR": f"sh -c 'cat {fifo} >/dev/null; : >\"$1\"' e"},
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)  # its editor with it, for _end_persons_commit
     wait_for(lambda: (root / ".git" / "COMMIT_EDITMSG").exists(), 30, "the person's commit editor")
     return commit
+
+
+def _end_persons_commit(commit: subprocess.Popen | None) -> None:
+    """Kill what is left of :func:`_persons_commit_held_open`'s commit, its editor included: a
+    test that failed before writing to the fifo killed git alone, and the editor's sh and cat
+    stayed blocked on the fifo after the suite ended."""
+    if commit is None:
+        return
+    try:
+        os.killpg(commit.pid, signal.SIGKILL)
+    except ProcessLookupError:  # the commit and its editor are over
+        pass
+    commit.wait()
 
 
 @pytest.mark.parametrize("then", ["checkout", "commit lands"])
@@ -1054,10 +1069,10 @@ def test_a_write_waiting_for_a_persons_git_command_lets_the_daemon_put_back_what
         writer.wait(timeout=120)
         reader.join(10)
     finally:
-        for proc in (commit, writer):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        _end_persons_commit(commit)
+        if writer is not None and writer.poll() is None:
+            writer.kill()
+            writer.wait()
         rc, log = stop(daemon)
     assert "Traceback" not in log + "".join(lines), log[-2000:] + "".join(lines)
     assert any("facts/busy.md" in line and "older version" in line for line in log.splitlines()), log[-2000:]
@@ -1084,7 +1099,6 @@ def test_a_write_killed_while_it_waits_aside_for_a_persons_commit_is_finished_by
     the kernel let ``write.lock`` go with the process: nothing works "beside" a dead writer. Once
     the person's commit is over, the next command takes the whole lock, finishes the write from
     its journal (one commit, its file and INDEX.md) and then makes its own."""
-    import signal
 
     from conftest import ROOT
     from test_daemon import start_daemon, stop
@@ -1121,10 +1135,10 @@ def test_a_write_killed_while_it_waits_aside_for_a_persons_commit_is_finished_by
         nxt = run_cli("--vault", str(root), "remember", "after", "-d", "made after the killed write", env=env)
         assert nxt.returncode == 0, nxt.stderr
     finally:
-        for proc in (commit, writer):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        _end_persons_commit(commit)
+        if writer is not None and writer.poll() is None:
+            writer.kill()
+            writer.wait()
         rc, log = stop(daemon)
     assert "Traceback" not in log, log[-2000:]
     subjects = git(root, "log", "--format=%s", "-3").splitlines()
