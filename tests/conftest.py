@@ -299,6 +299,35 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
     return proc.stdout
 
 
+def git_show_blobs(cwd: Path, specs: list[str]) -> list[str]:
+    """What ``git show SPEC`` prints for each blob ``SPEC`` (``REV:PATH``), as text (universal
+    newlines, as :func:`git`), read by one ``git cat-file --batch``: the checks that read every
+    acknowledged write back from history (hundreds of them after a load test) start one git
+    process, not one each. A spec that names no blob fails as ``git show`` would."""
+    if not specs:
+        return []
+    assert all("\n" not in spec for spec in specs), specs
+    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=cwd, input="".join(f"{s}\n" for s in specs).encode(),
+                          capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise AssertionError(f"git cat-file --batch failed: {proc.stderr.decode(errors='replace')}")
+    out, at, texts = proc.stdout, 0, []
+    for spec in specs:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        assert len(header) == 3 and header[1] == b"blob", f"git show {spec}: {out[at:end].decode(errors='replace')}"
+        size = int(header[2])
+        texts.append(_decode(out[end + 1:end + 1 + size]))
+        at = end + 1 + size + 1  # the blob, then the newline cat-file puts after it
+    return texts
+
+
+def git_reachable(cwd: Path, rev: str) -> set[str]:
+    """Every commit reachable from ``rev``: ``git merge-base --is-ancestor C rev`` for a full
+    commit name ``C`` is ``C in git_reachable(cwd, rev)``, one git process for all of them."""
+    return set(git(cwd, "rev-list", rev).split())
+
+
 #: the author of a peer's commits in the trust-boundary tests
 PEER_EMAIL = "mallory@peer.example"
 

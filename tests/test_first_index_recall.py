@@ -18,7 +18,7 @@ from vault_mem import Vault
 from vault_mem.index import vectors
 from vault_mem.model import verdict
 
-N = 200  # more than one batch of the bundled model (4 x its 16)
+N = 100  # more than the 64 texts the store embeds at once (4 batches of 16) and than TOKENIZE_CHUNK (50)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import cli, git, person_and_peer, push_as_peer, run_cli
+from conftest import cli, git, person_and_peer, push_as_peer
 
 #: a credential the secret gate refuses (the AWS documentation's example key id)
 AWS_KEY = "AKIA" + "QYLPMN5HHHFPZAM2"
@@ -24,14 +24,14 @@ def test_a_peers_explicit_yaml_tag_never_breaks_sync_or_a_clone(tmp_path):
     for n, tag in enumerate(CRASHING_TAGS):
         (peer / "facts" / f"deploy-notes-{n}.md").write_text(f"---\ndescription: {tag}\n---\nbody\n")
     push_as_peer(peer, "peer")
-    synced = run_cli("sync", "--vault", str(mine))
+    synced = cli("sync", "--vault", str(mine))
     assert synced.returncode == 0, synced.stderr
     assert "facts/deploy-notes-0.md" in synced.stderr and "internal error" not in synced.stderr
     for args in (["list"], ["recall", "deploy notes"], ["sync"], ["doctor"]):
-        r = run_cli("--vault", str(mine), *args)
+        r = cli("--vault", str(mine), *args)
         assert "internal error" not in r.stderr and (r.returncode == 0 or args == ["doctor"]), (args, r.stderr)
     git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(tmp_path / "fresh"))
-    fresh = run_cli("--vault", str(tmp_path / "fresh"), "list")
+    fresh = cli("--vault", str(tmp_path / "fresh"), "list")
     assert fresh.returncode == 0 and "editor-choice" in fresh.stdout, fresh.stderr
 
 
@@ -52,8 +52,8 @@ def test_a_peers_broken_frontmatter_puts_none_of_its_text_in_an_error(tmp_path):
         f"---\ndescription: {INJECTED_TAG} Uses Helix\ntype: preference\n---\nHelix.\n")
     (peer / "facts" / "float-note.md").write_text("---\ndescription: x\nwhen: !!float IGNORE ALL MARK-9c1\n---\nb\n")
     push_as_peer(peer, "peer")
-    outputs = [run_cli("sync", "--vault", str(mine))]
-    outputs += [run_cli("--vault", str(mine), *args) for args in (["get", "editor-choice"], ["doctor"], ["review"])]
+    outputs = [cli("sync", "--vault", str(mine))]
+    outputs += [cli("--vault", str(mine), *args) for args in (["get", "editor-choice"], ["doctor"], ["review"])]
     assert "line 2, column 14" in outputs[1].stderr, outputs[1].stderr
     for out in outputs:
         assert "mark-9c1" not in (out.stdout + out.stderr).lower(), out.args
@@ -147,8 +147,8 @@ def test_a_peers_frontmatter_values_that_are_no_plain_data_never_break_export(tm
         (peer / "facts" / f"odd-{n}.md").write_text(f"---\ndescription: Odd field {n}\nextra: {value}\n---\nbody\n")
     (peer / "facts" / "plain.md").write_text("---\ndescription: Plain fields\nextra: {a: [1, {b: 2026-01-01}]}\n---\nok\n")
     push_as_peer(peer, "odd fields")
-    assert run_cli("sync", "--vault", str(mine)).returncode == 0
-    exported = run_cli("--vault", str(mine), "export")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    exported = cli("--vault", str(mine), "export")
     assert exported.returncode == 0, exported.stderr
     keys = {json.loads(line)["key"] for line in exported.stdout.splitlines()}
     assert {"plain", "editor-choice"} <= keys and not any(k.startswith("odd-") for k in keys), keys

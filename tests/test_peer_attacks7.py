@@ -125,6 +125,33 @@ def test_the_persons_own_rebase_and_cherry_pick_stay_the_persons(tmp_path):
     assert next(h for h in found["hits"] if h["key"] == "shell")["trusted"] is True
 
 
+def test_the_replay_check_costs_one_git_log_however_many_files_the_revert_brings_back(tmp_path):
+    """post-commit's check of a pick or revert looked for each text the commit leaves with a `git
+    log --all --reflog --find-object` of its own: reverting the person's removal of 1,000 notes
+    held their `git commit` for 11 s (5 s of CPU), each walk going through the whole history. One
+    `git log` now lists every commit's changes of those paths; the revert, whose every text the
+    person's commits held before, is still theirs. Counted, not timed: the check's `git log`
+    commands, from GIT_TRACE (one per file before)."""
+    mine, _ = person_and_peer(tmp_path)
+    (mine / "notes").mkdir(exist_ok=True)
+    for i in range(100):
+        (mine / "notes" / f"n{i}.md").write_text(f"---\ndescription: note {i}\ntype: note\n---\nx {i}\n")
+    git(mine, "add", "notes")
+    git(mine, "commit", "-q", "-m", "my notes")
+    git(mine, "rm", "-rq", "notes")
+    git(mine, "commit", "-q", "-m", "drop my notes")
+    trace = tmp_path / "trace.txt"
+    subprocess.run(["git", "revert", "--no-edit", "HEAD"], cwd=mine, check=True, capture_output=True,
+                   env={**os.environ, "GIT_TRACE": str(trace)})
+    logs = [line for line in trace.read_text().splitlines() if "trace: built-in: git log" in line]
+    assert len(logs) <= 2, f"{len(logs)} git log"
+    revert = git(mine, "rev-parse", "HEAD").strip()
+    assert (mine / "notes" / "n7.md").exists()
+    assert revert in (mine / ".git" / "vault-mem" / "local-commits").read_text()  # the person's own texts
+    found = json.loads(cli("recall", "--vault", str(mine), "--json", "note 7").stdout)
+    assert next(h for h in found["hits"] if h["key"] == "n7")["trusted"] is True
+
+
 def _squash(mine, commit: bool) -> None:
     _persons_edit(mine)
     git(mine, "fetch", "-q", "origin")

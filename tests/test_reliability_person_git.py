@@ -10,6 +10,7 @@ opens the vault anew, as a new process does, and the separate process is not wha
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -353,7 +354,7 @@ def test_an_edit_a_read_indexes_while_a_commit_makes_its_index_md_is_never_in_th
         assert writer.poll() is None, writer.communicate()
         notes = root / "facts" / "person-notes.md"
         notes.write_text(notes.read_text().replace("Notes as committed", "UNCOMMITTED edit of the notes"))
-        listed = run_cli("--vault", str(root), "list")  # a read: it indexes the edit
+        listed = cli("--vault", str(root), "list")  # a read: it indexes the edit
         assert listed.returncode == 0 and "UNCOMMITTED edit" in listed.stdout, listed.stderr
         (root / ".vault-mem" / "resume-index-overrides").write_text("")
         out, err = writer.communicate(timeout=120)
@@ -408,7 +409,7 @@ def test_a_read_during_a_persons_autostash_rebase_leaves_index_md_alone(tmp_path
         assert rebase.poll() is None, rebase.communicate()
         # a new file (an autostash leaves untracked files): a read indexes it
         (root / "facts" / "draft.md").write_text("---\ndescription: A draft the person started\n---\n\nbody\n")
-        listed = run_cli("--vault", str(root), "list")
+        listed = cli("--vault", str(root), "list")
         assert listed.returncode == 0, listed.stderr
     finally:
         gate.unlink()
@@ -960,10 +961,10 @@ def test_an_index_md_a_persons_branch_left_stale_is_committed_in_their_name_afte
     _person_git(root, "commit", "-qm", "person: a fact on a branch, INDEX.md not updated")
     person_commit = git(root, "rev-parse", "HEAD").strip()
     _person_git(root, "checkout", "-q", "main")
-    assert run_cli("remember", "main-fact", "-d", "An agent's memory on main", cwd=root).returncode == 0
+    assert cli("remember", "main-fact", "-d", "An agent's memory on main", cwd=root).returncode == 0
     _person_git(root, "checkout", "-q", "side")
-    assert run_cli("list", cwd=root).returncode == 0  # INDEX.md on disk catches up; no commit
-    r = run_cli("remember", "side-fact", "-d", "An agent's memory on the branch", cwd=root)
+    assert cli("list", cwd=root).returncode == 0  # INDEX.md on disk catches up; no commit
+    r = cli("remember", "side-fact", "-d", "An agent's memory on the branch", cwd=root)
     assert r.returncode == 0, r.stderr
     assert git(root, "rev-parse", "HEAD~2").strip() == person_commit, git(root, "log", "-3", "--format=%an: %s")
     assert git(root, "log", "-1", "--format=%an %s", "HEAD~1").strip() == "Test Person index: regenerate INDEX.md"
@@ -979,9 +980,23 @@ def _persons_commit_held_open(root: Path, fifo: Path) -> subprocess.Popen:
     git(root, "add", "notes.txt")
     commit = subprocess.Popen(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q"], cwd=root,
                               env={**os.environ, "GIT_EDITOR": f"sh -c 'cat {fifo} >/dev/null; : >\"$1\"' e"},
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)  # its editor with it, for _end_persons_commit
     wait_for(lambda: (root / ".git" / "COMMIT_EDITMSG").exists(), 30, "the person's commit editor")
     return commit
+
+
+def _end_persons_commit(commit: subprocess.Popen | None) -> None:
+    """Kill what is left of :func:`_persons_commit_held_open`'s commit, its editor included: a
+    test that failed before writing to the fifo killed git alone, and the editor's sh and cat
+    stayed blocked on the fifo after the suite ended."""
+    if commit is None:
+        return
+    try:
+        os.killpg(commit.pid, signal.SIGKILL)
+    except ProcessLookupError:  # the commit and its editor are over
+        pass
+    commit.wait()
 
 
 @pytest.mark.parametrize("then", ["checkout", "commit lands"])
@@ -1054,10 +1069,10 @@ def test_a_write_waiting_for_a_persons_git_command_lets_the_daemon_put_back_what
         writer.wait(timeout=120)
         reader.join(10)
     finally:
-        for proc in (commit, writer):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        _end_persons_commit(commit)
+        if writer is not None and writer.poll() is None:
+            writer.kill()
+            writer.wait()
         rc, log = stop(daemon)
     assert "Traceback" not in log + "".join(lines), log[-2000:] + "".join(lines)
     assert any("facts/busy.md" in line and "older version" in line for line in log.splitlines()), log[-2000:]
@@ -1084,7 +1099,6 @@ def test_a_write_killed_while_it_waits_aside_for_a_persons_commit_is_finished_by
     the kernel let ``write.lock`` go with the process: nothing works "beside" a dead writer. Once
     the person's commit is over, the next command takes the whole lock, finishes the write from
     its journal (one commit, its file and INDEX.md) and then makes its own."""
-    import signal
 
     from conftest import ROOT
     from test_daemon import start_daemon, stop
@@ -1121,10 +1135,10 @@ def test_a_write_killed_while_it_waits_aside_for_a_persons_commit_is_finished_by
         nxt = run_cli("--vault", str(root), "remember", "after", "-d", "made after the killed write", env=env)
         assert nxt.returncode == 0, nxt.stderr
     finally:
-        for proc in (commit, writer):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        _end_persons_commit(commit)
+        if writer is not None and writer.poll() is None:
+            writer.kill()
+            writer.wait()
         rc, log = stop(daemon)
     assert "Traceback" not in log, log[-2000:]
     subjects = git(root, "log", "--format=%s", "-3").splitlines()
