@@ -19,6 +19,7 @@ from fakes import FakeEmbedder, write_memory
 
 from vault_mem.config import Config
 from vault_mem.index import listing, scansum
+from vault_mem.platform import folders
 from vault_mem.index.folderscan import scan
 from vault_mem.index.sidecar import Sidecar
 
@@ -300,7 +301,7 @@ def test_without_gnu_find_the_read_stats_the_files_itself(vault: Path, monkeypat
 def test_a_find_that_fails_leaves_the_read_to_stat_the_files(vault: Path, monkeypatch) -> None:
     """A find that exits with an error (here: not a find at all) lists nothing: the read stats the
     files in Python and answers from them."""
-    monkeypatch.setattr(listing, "_find", [shutil.which("false")])
+    monkeypatch.setattr(folders, "_find", [shutil.which("false")])
     assert listing.list_folders(vault) is None
     sc = Sidecar(vault, Config(), embedder=FakeEmbedder())
     sc.reconcile()

@@ -9,11 +9,13 @@ macOS, the BSDs) the kernel does not walk the vault's path again for each file; 
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from vault_mem.platform.kind import portable
+from vault_mem.platform.kind import LINUX, flavour, portable
+from vault_mem.platform.programs import program_env, which
 
 __all__ = ["Entry", "folder_entries", "folder_stats", "folder_stats_native", "stat_threads"]
 
@@ -146,3 +148,36 @@ def folder_entries(folder: Path, wanted: Callable[[str], bool]) -> tuple[list[En
     finally:
         if fd is not None:
             os.close(fd)
+
+
+#: GNU find's path, looked up once (``[None]``: none)
+_find: list[str | None] = []
+
+
+def gnu_find() -> str | None:
+    """The GNU find that :func:`find_printf` runs: on Linux (not ``VAULT_MEM_PORTABLE``) only,
+    where ``find`` is GNU's (``-printf``; macOS's and the BSDs' have none)."""
+    if flavour() != LINUX:
+        return None
+    if not _find:
+        _find.append(which("find"))
+    return _find[0]
+
+
+def find_printf(root: Path, names: list[str], fmt: str) -> bytes | None:
+    """What ``find -L NAMES -mindepth 1 -maxdepth 1 -printf FMT`` prints, run in ``root`` (the
+    entries of those folders, links followed, each with the stat data ``fmt`` asks for, in one C
+    pass): None where there is no GNU find or it failed (a file gone mid-listing, an unreadable
+    folder, a link loop). stdout alone is a pipe: read whole, not polled beside stderr (~10 ms
+    less at 100k entries)."""
+    exe = gnu_find()
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run([exe, "-L", *names, "-mindepth", "1", "-maxdepth", "1", "-printf", fmt],
+                              cwd=root, env=program_env({**os.environ, "LC_ALL": "C"}),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              check=False)
+    except OSError:
+        return None
+    return None if done.returncode else done.stdout
