@@ -1127,8 +1127,11 @@ def test_a_write_killed_while_it_waits_aside_for_a_persons_commit_is_finished_by
         assert writer.poll() is None, writer.communicate()
         writer.send_signal(signal.SIGKILL)
         writer.wait(timeout=30)
-        assert lock.read_text().splitlines()[2:3] == ["aside"]  # the stale marker
-        assert lock_holder(lock) is None  # but nobody holds the lock
+        # the kernel let the dead writer's lock go: nobody holds it, or the daemon, which may take
+        # it for a pass at once under load (then its own lines replace the stale ``aside`` marker)
+        held = lock_holder(lock)
+        assert held in (None, daemon.pid), (held, lock.read_text())
+        assert held == daemon.pid or lock.read_text().splitlines()[2:3] in (["aside"], []), lock.read_text()
         with open(fifo, "w") as fh:  # the person gives their commit up (an empty message)
             fh.write("\n")
         commit.communicate(timeout=60)
