@@ -30,6 +30,7 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -544,9 +545,11 @@ class Origins:
             arrived = Arrivals(self.ws.repo).times(parents) if arrived is None else arrived
             kept = True
             for peer, _email, _when in theirs:
-                if peer in arrived:
+                if arrived.get(peer, -math.inf) > -math.inf:
                     kept = arrived[peer] > mine[2]
                 else:
+                    # no log names it, or a cut log (a gc's expiry) hides when: asked whether
+                    # it descends from ours (then it was made after), else it came before
                     checks += 1
                     kept = checks <= _ANCESTRY_CHECKS and history.is_ancestor(self.ws.repo, mine[0], peer)
                 if not kept:
