@@ -529,8 +529,9 @@ class Origins:
         commit is first unless one of the peer's had arrived here by the time it was made (the
         ref logs' dates, this machine's clock: :mod:`vault_mem.store.arrivals`): the person
         copying a peer's text takes nothing, and neither does a peer copying the person's, on a
-        line of its own with any dates. A peer's commit no log names (its arrival unknown) counts
-        as arrived before, unless it descends from ours (at most :data:`_ANCESTRY_CHECKS` such
+        line of its own with any dates. A peer's commit no log names, or only a log whose older
+        entries are gone (a gc's expiry), has no known arrival: it counts as arrived before, unless
+        it descends from ours (at most :data:`_ANCESTRY_CHECKS` such
         questions a scan; past them, the peer's)."""
         firsts: dict[str, tuple[str, str]] = {}
         arrived: dict[str, float] | None = None
