@@ -52,3 +52,39 @@ def test_a_peers_copy_descending_from_the_persons_commit_stays_the_persons_after
     shutil.rmtree(mine / ".vault-mem")
     assert _trusted(mine)["deploy-rule"] is True
     assert _trusted(mine)["copy-rule"] is False
+
+
+def test_a_sync_makes_a_peers_deletion_durable_before_head_moves(tmp_path, monkeypatch):
+    """A sync writes each incoming file without its folder's fsync and fsyncs each folder it
+    wrote once, before HEAD moves: a folder where the sync only deleted (a peer's `git rm` of the
+    person's memory) was never fsynced. A power loss after HEAD moved brought the file back
+    beside a HEAD without it: the next command found "finished a sync that was interrupted" and
+    the file as the person's new, uncommitted memory (committed back by the daemon: the peer's
+    deletion undone). Each folder of a deletion is fsynced with the written ones."""
+    import vault_mem.sync.replay as replay
+    from vault_mem.platform import durable
+
+    mine, peer = person_and_peer(tmp_path)
+    git(peer, "rm", "-q", "preferences/editor-choice.md")
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "drop"], cwd=peer, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL})
+    git(peer, "push", "-q", "origin", "main")
+    events: list[str] = []
+    real_fsync_dir, real_update_ref = durable.fsync_dir, replay.update_ref
+
+    def fsync_dir(folder):
+        events.append(os.path.realpath(folder))
+        return real_fsync_dir(folder)
+
+    def update_ref(repo, ref, *args, **kwargs):
+        events.append(f"ref {ref}")
+        return real_update_ref(repo, ref, *args, **kwargs)
+
+    monkeypatch.setattr(durable, "fsync_dir", fsync_dir)
+    monkeypatch.setattr(replay, "update_ref", update_ref)
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode == 0, r.stderr
+    assert not (mine / "preferences" / "editor-choice.md").exists()
+    assert "ref HEAD" in events
+    before_head = events[:events.index("ref HEAD")]
+    assert os.path.realpath(mine / "preferences") in before_head

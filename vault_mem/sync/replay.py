@@ -411,10 +411,16 @@ class Replay:
             path = self.vault.root / rel
             self.touched.add(rel)
             if data is None:
-                path.unlink(missing_ok=True)
+                try:
+                    path.unlink()
+                    folders.add(path.parent)  # a deletion is made durable with the new names
+                except FileNotFoundError:
+                    pass
             elif _bytes_at(path) != data:
                 # replaces a link itself, never writes through it; each file's bytes are on disk
-                # before its rename, the new names once per folder below (before HEAD can move)
+                # before its rename, the new names and the deletions once per folder below
+                # (before HEAD can move: a file a power loss brought back beside a HEAD without it
+                # was the person's new memory to the next command)
                 atomic_write(path, data, sync_folder=False)
                 folders.add(path.parent)
         for folder in sorted(folders):
