@@ -88,3 +88,26 @@ def test_a_sync_makes_a_peers_deletion_durable_before_head_moves(tmp_path, monke
     assert "ref HEAD" in events
     before_head = events[:events.index("ref HEAD")]
     assert os.path.realpath(mine / "preferences") in before_head
+
+
+def test_a_peers_symlink_under_a_name_that_is_not_utf8_is_refused_by_the_sync_or_the_next_command(tmp_path):
+    """A sync checks the remote's new entries by the names git lists; a name that is not UTF-8
+    read as U+FFFD (a printable character) matched no entry of the listing, so the symlink under
+    it was taken for a deletion and passed. The next command's check of HEAD's tree (names read
+    with their bytes kept) refused it, until sync51 carried that check over to the sync's new
+    HEAD: then nothing ever refused the peer's symlink in the person's HEAD."""
+    mine, peer = person_and_peer(tmp_path)
+    os.symlink("/etc/passwd", os.path.join(os.fsencode(peer), b"facts", b"\xff-secret.md"))
+    subprocess.run(["git", "add", "-A"], cwd=peer, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "link"], cwd=peer, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL})
+    git(peer, "push", "-q", "origin", "main")
+    head = git(mine, "rev-parse", "HEAD").strip()
+    synced = cli("sync", "--vault", str(mine))
+    if synced.returncode == 0:  # taken: then the next command refuses HEAD, naming the entry
+        assert git(mine, "rev-parse", "HEAD").strip() != head
+        listed = cli("list", "--vault", str(mine))
+        assert listed.returncode != 0 and "symlink" in listed.stderr, (listed.stdout, listed.stderr)
+    else:
+        assert git(mine, "rev-parse", "HEAD").strip() == head
+        assert "unsafe" in synced.stderr or "symlink" in synced.stderr or "control" in synced.stderr, synced.stderr
