@@ -111,3 +111,36 @@ def test_a_peers_symlink_under_a_name_that_is_not_utf8_is_refused_by_the_sync_or
     else:
         assert git(mine, "rev-parse", "HEAD").strip() == head
         assert "unsafe" in synced.stderr or "symlink" in synced.stderr or "control" in synced.stderr, synced.stderr
+
+
+def test_a_commit_whose_log_entry_is_gone_from_the_middle_counts_as_arrived_no_later_than_the_entry_before(tmp_path):
+    """`git reflog expire` removes the entries whose commits are no longer reachable from the
+    ref (30 days by default) wherever they are in the log, and `git reflog delete` any entry; the
+    entry after such a gap keeps its old value, which the gone entry brought. Only the first
+    entry's old value counted (as arrived at any time): a commit the gone entry brought counted
+    as arrived when a later entry reached it, after the person's commit that copied its text,
+    so the peer's text was the person's. It counts as arrived by the entry kept before the gap."""
+    from vault_mem.store.arrivals import Arrivals
+    from vault_mem.store.git import GitRepo
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    ids = []
+    for name in ("a", "b", "c"):
+        (tmp_path / name).write_text(name)
+        git(tmp_path, "add", name)
+        git(tmp_path, "commit", "-q", "-m", name)
+        ids.append(git(tmp_path, "rev-parse", "HEAD").strip())
+        time.sleep(1.02 - time.time() % 1)
+    log = (tmp_path / ".git" / "logs" / "HEAD").read_text().splitlines()
+    when = [int(line.split("\t")[0].split(" ")[-2]) for line in log]
+    for ref in ("HEAD", "main"):  # b's entry gone from each log, c's still names b as its old value
+        git(tmp_path, "reflog", "delete", f"{ref}@{{1}}")
+    assert [line.split(" ")[1] for line in (tmp_path / ".git" / "logs" / "HEAD").read_text().splitlines()] \
+        == [ids[0], ids[2]]
+    repo = GitRepo(tmp_path)
+    try:
+        arrived = Arrivals(repo).times({ids[0]: [], ids[1]: [ids[0]], ids[2]: [ids[1]]})
+    finally:
+        repo.close()
+    assert arrived[ids[0]] == when[0] and arrived[ids[2]] == when[2]
+    assert arrived[ids[1]] <= when[1]  # it was: when[2], after it came
