@@ -10,7 +10,8 @@ whatever its dates; a text the person took from a peer's commit had arrived befo
 
 Where the logs cannot say, the caller takes the safe side (the text stays the peer's): a log
 whose older entries are gone (``git reflog expire``) held what its first entry left at any time
-before; a commit only a name without a log reaches (a tag, ``FETCH_HEAD``) has no known time.
+before, and one whose entries in the middle are gone (an expiry of unreachable ones, ``git
+reflog delete``) held what the next entry kept left since the entry kept before it; a commit only a name without a log reaches (a tag, ``FETCH_HEAD``) has no known time.
 """
 
 from __future__ import annotations
@@ -66,16 +67,26 @@ class Arrivals:
 
     def times(self, parents: dict[str, list[str]]) -> dict[str, float]:
         """When each commit of ``parents`` (a scan's new commits: ``{commit: its parents}``) was
-        first named here: the date of the earliest log entry whose commit reaches it, or
-        ``-inf`` where a log's older entries are gone and what it held before reaches it. A
+        first named here: the date of the earliest log entry whose commit reaches it (or whose
+        old value does: the date of the entry before it, ``-inf`` for a log's first entry, whose
+        older entries are gone). A
         commit left out was named by no log (a tag, ``FETCH_HEAD`` alone): when is not known.
         One walk of the commits, entries in date order (a commit reached once is not walked
         again: its ancestors were reached then too)."""
         entries: list[tuple[float, str]] = []
         for log in self.logs:
-            if log[0].old.strip("0"):
-                entries.append((float("-inf"), log[0].old))  # the log was cut: held this before
-            entries += [(float(e.time), e.new) for e in log if e.new.strip("0")]
+            # what each entry's ref held before it, as of the entry before it (before the first
+            # entry kept: any time). Where the log is whole that is the entry before's own
+            # commit; where entries are gone (`git reflog expire`: the first ones, or ones in the
+            # middle whose commits are no longer reachable; `git reflog delete`), what the gone
+            # ones brought counts as arrived by the last entry kept before them, never later
+            before = float("-inf")
+            for e in log:
+                if e.old.strip("0"):
+                    entries.append((before, e.old))
+                if e.new.strip("0"):
+                    entries.append((float(e.time), e.new))
+                before = float(e.time)
         entries.sort(key=lambda e: e[0])
         when: dict[str, float] = {}
         for time, tip in entries:

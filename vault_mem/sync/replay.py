@@ -152,8 +152,12 @@ class Replay:
                             "wanted (a large import), integrate it by hand once (`git pull --rebase`, then "
                             "`vault-mem doctor`), else revert it on the remote; then sync again; nothing changed")
         entries = self.entries = changed_entries(self.repo, self.local, self.remote_tip, self.prefix or ".")
-        found = first_unsafe_entry({self.prefix + rel: (e := entries.get(self.prefix + rel)) and e[0]
-                                    for rel in incoming}, self.prefix)
+        # every entry of the listing too, its name with its bytes kept: a name that is not UTF-8
+        # is in ``incoming`` as U+FFFD (a printable character) and matched no entry, so a peer's
+        # symlink under it passed as a deletion, into HEAD
+        found = first_unsafe_entry({**{self.prefix + rel: (e := entries.get(self.prefix + rel)) and e[0]
+                                       for rel in incoming},
+                                    **{top: e and e[0] for top, e in entries.items()}}, self.prefix)
         if found is None:
             found = self.duplicate_key(incoming)
         if found is None:
@@ -411,10 +415,16 @@ class Replay:
             path = self.vault.root / rel
             self.touched.add(rel)
             if data is None:
-                path.unlink(missing_ok=True)
+                try:
+                    path.unlink()
+                    folders.add(path.parent)  # a deletion is made durable with the new names
+                except FileNotFoundError:
+                    pass
             elif _bytes_at(path) != data:
                 # replaces a link itself, never writes through it; each file's bytes are on disk
-                # before its rename, the new names once per folder below (before HEAD can move)
+                # before its rename, the new names and the deletions once per folder below
+                # (before HEAD can move: a file a power loss brought back beside a HEAD without it
+                # was the person's new memory to the next command)
                 atomic_write(path, data, sync_folder=False)
                 folders.add(path.parent)
         for folder in sorted(folders):

@@ -30,6 +30,7 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -528,8 +529,9 @@ class Origins:
         commit is first unless one of the peer's had arrived here by the time it was made (the
         ref logs' dates, this machine's clock: :mod:`vault_mem.store.arrivals`): the person
         copying a peer's text takes nothing, and neither does a peer copying the person's, on a
-        line of its own with any dates. A peer's commit no log names (its arrival unknown) counts
-        as arrived before, unless it descends from ours (at most :data:`_ANCESTRY_CHECKS` such
+        line of its own with any dates. A peer's commit no log names, or only a log whose older
+        entries are gone (a gc's expiry), has no known arrival: it counts as arrived before, unless
+        it descends from ours (at most :data:`_ANCESTRY_CHECKS` such
         questions a scan; past them, the peer's)."""
         firsts: dict[str, tuple[str, str]] = {}
         arrived: dict[str, float] | None = None
@@ -544,9 +546,11 @@ class Origins:
             arrived = Arrivals(self.ws.repo).times(parents) if arrived is None else arrived
             kept = True
             for peer, _email, _when in theirs:
-                if peer in arrived:
+                if arrived.get(peer, -math.inf) > -math.inf:
                     kept = arrived[peer] > mine[2]
                 else:
+                    # no log names it, or a cut log (a gc's expiry) hides when: asked whether
+                    # it descends from ours (then it was made after), else it came before
                     checks += 1
                     kept = checks <= _ANCESTRY_CHECKS and history.is_ancestor(self.ws.repo, mine[0], peer)
                 if not kept:
