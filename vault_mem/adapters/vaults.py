@@ -9,7 +9,8 @@ and says where a key or a write goes:
   and row names its ``vault``;
 - every command taking a key (``get``, ``forget``, ``edit``, ``log``, ``undo``, ``resolve``)
   takes ``personal:KEY`` (or ``project:KEY``) through :meth:`Vaults.locate`; a bare key is the
-  vault that holds it; held by both, a read takes the project's (saying the other exists) and a
+  vault that holds it; held by both, a read takes the project's (saying the other exists) unless
+  the project's copy is an unapproved peer's and the other is not (:meth:`Vaults.locate_read`), and a
   write refuses until told which;
 - ``remember`` writes to the project vault unless told ``personal``; with no project vault, to
   the personal one.
@@ -133,6 +134,19 @@ class Vaults:
             return self.names[0], key, []
         return held[0], key, held[1:]
 
+    def locate_read(self, text: str, trusted: Callable[[str, str], bool]) -> tuple[str, str, list[str]]:
+        """:meth:`locate` for a read (get, a memory resource): a bare key held by several vaults
+        whose first holder's copy is an unapproved peer's (``trusted(name, key)`` False: a
+        project teammate not approved here) is the first holder's whose copy is trusted. The
+        session context lists the person's copy and leaves the teammate's out, so a teammate's
+        memory cannot shadow a personal key by taking its name."""
+        name, key, others = self.locate(text)
+        if others and not trusted(name, key):
+            for other in others:
+                if trusted(other, key):
+                    return other, key, [name] + [o for o in others if o != other]
+        return name, key, others
+
     def close(self) -> None:
         for vault in self.opened.values():
             vault.close()
@@ -142,9 +156,15 @@ class Vaults:
 def get_view(vaults: Vaults, text: str, read: Any) -> dict[str, Any]:
     """``get`` of ``KEY`` or ``personal:KEY`` through ``read(name, key)`` (a vault's get view),
     naming its vault when several are in use and saying when another vault has the key too."""
-    name, key, others = vaults.locate(text)
+    views: dict[str, dict[str, Any]] = {}
+
+    def trusted(name: str, key: str) -> bool:
+        views[name] = views.get(name) or read(name, key)
+        return bool(views[name].get("trusted", True))
+
     try:
-        view = read(name, key)
+        name, key, others = vaults.locate_read(text, trusted)
+        view = views.get(name) or read(name, key)
     except MemoryNotFoundError as exc:
         if vaults.several:
             raise MemoryNotFoundError(f"{exc} (looked in the {' and the '.join(vaults.names)} vault)") from None
