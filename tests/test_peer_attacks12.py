@@ -78,3 +78,29 @@ def test_a_teammates_project_memory_does_not_shadow_the_persons_personal_key(two
             text = (await client.read_resource("vault://memory/shell-choice")).contents[0].text
             assert "fish" in text and "mate.example" not in text
     anyio.run(session)
+
+
+def test_connect_never_names_a_vault_mem_program_from_the_projects_folder(two_vaults, tmp_path, monkeypatch):
+    """Before: where no ``vault-mem`` sits beside the running Python (a ``pip install --user``,
+    ``python -m vault_mem``), ``connect`` found it with ``shutil.which`` on the whole PATH, and
+    a relative entry (``.`` or an empty one) found a teammate's executable ``vault-mem``
+    committed at the project's top: the hooks and MCP server ``connect`` wrote named that file,
+    so every later session ran the teammate's program. Programs are found on PATH's absolute
+    folders only (``platform/programs.which``, the one rule)."""
+    proj, home, _ = two_vaults
+    planted = proj / "vault-mem"
+    planted.write_text("#!/bin/sh\necho ran > /tmp/never\n")
+    planted.chmod(0o755)
+    bindir = tmp_path / "bin"  # the person's real vault-mem, on an absolute PATH folder, after '.'
+    bindir.mkdir()
+    real = bindir / "vault-mem"
+    real.write_text(f"#!/bin/sh\nexec {sys.executable} -m vault_mem \"$@\"\n")
+    real.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python-elsewhere" / "python"))
+    monkeypatch.setenv("PATH", f".:{bindir}:{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(home))
+    r = cli("connect", "claude-code", "--scope", "user", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    written = (home / ".claude" / "settings.json").read_text() + (home / ".claude.json").read_text()
+    assert str(planted) not in written
+    assert str(real) in written
