@@ -104,3 +104,24 @@ def test_connect_never_names_a_vault_mem_program_from_the_projects_folder(two_va
     written = (home / ".claude" / "settings.json").read_text() + (home / ".claude.json").read_text()
     assert str(planted) not in written
     assert str(real) in written
+
+
+def test_a_teammates_look_alikes_in_the_project_vault_do_not_push_the_persons_personal_memory_out_of_recall(
+        two_vaults, tmp_path):
+    """Before: in one vault a peer's look-alikes make room for the person's own memories
+    (``Vault._trusted_kept``), but several vaults' hits were merged by level and score and cut
+    at ``k``: a teammate's eight memories on "the interactive shell" in the project vault took
+    every place of a recall on request (CLI and MCP), and the person's personal
+    ``shell-choice`` was not in it. The lowest of the peers' hits now make room across vaults
+    too (``model/fusion.keep_trusted``, the one rule for both)."""
+    proj, _, _ = two_vaults
+    files = {f"memory/preferences/shell-{i}.md":
+             f"---\ndescription: Uses fish as the interactive shell on machine {i}\n---\nThe interactive shell is fish {i}.\n"
+             for i in range(8)}
+    _teammate_pushes(proj, tmp_path, files)
+    r = cli("recall", "--json", "-k", "3", "which interactive shell", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)["hits"]
+    assert len(hits) == 3
+    assert ("shell-choice", "personal", True) in {(h["key"], h["vault"], h["trusted"]) for h in hits}, hits
+    assert sum(not h["trusted"] for h in hits) == 2  # the teammate's are still found, marked
