@@ -35,7 +35,7 @@ def _teammate_pushes(proj, tmp_path, files: dict[str, str]) -> None:
         (mate / rel).parent.mkdir(parents=True, exist_ok=True)
         (mate / rel).write_text(text, encoding="utf-8")
     env = {**os.environ, **MATE}
-    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "team notes"], ["push", "-q", "origin", "main"]):
+    for args in (["add", "-A"], ["commit", "-q", "--allow-empty", "--no-verify", "-m", "team notes"], ["push", "-q", "origin", "main"]):
         subprocess.run(["git", *args], cwd=mate, env=env, check=True, capture_output=True)
     git(proj, "pull", "-q", "--no-rebase", "origin", "main")
 
@@ -125,3 +125,37 @@ def test_a_teammates_look_alikes_in_the_project_vault_do_not_push_the_persons_pe
     assert len(hits) == 3
     assert ("shell-choice", "personal", True) in {(h["key"], h["vault"], h["trusted"]) for h in hits}, hits
     assert sum(not h["trusted"] for h in hits) == 2  # the teammate's are still found, marked
+
+
+def test_a_teammates_refused_entry_in_the_project_vault_hides_nothing_of_the_personal_vault(two_vaults, tmp_path):
+    """Before: a teammate committed a symlink in ``memory/`` (any entry the tree rule refuses:
+    a symlink, a control character, a 201-byte name); the person's plain ``git pull`` of the
+    project brought it, and from then on every read there refused: ``recall`` and ``list``
+    exited 1, the session-start and prompt hooks failed, so no session in the project had the
+    person's personal memories either. The project vault is refused as before, named in a
+    notice, and the personal vault still answers (``Vaults.each``)."""
+    proj, _, _ = two_vaults
+    _teammate_pushes(proj, tmp_path, {})  # the remote and the teammate's clone
+    mate = tmp_path / "mate"
+    (mate / "memory" / "facts").mkdir(parents=True, exist_ok=True)
+    os.symlink("/etc/hostname", mate / "memory" / "facts" / "host.md")
+    env = {**os.environ, **MATE}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "link"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=mate, env=env, check=True, capture_output=True)
+    git(proj, "pull", "-q", "--no-rebase", "origin", "main")
+
+    r = cli("recall", "--json", "which interactive shell", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    assert [(h["key"], h["vault"]) for h in json.loads(r.stdout)["hits"]] == [("shell-choice", "personal")]
+    assert "the project vault is skipped" in r.stderr and "facts/host.md" in r.stderr and "symlink" in r.stderr
+    r = cli("list", "--json", cwd=proj)
+    assert r.returncode == 0 and [m["key"] for m in json.loads(r.stdout)] == ["shell-choice"], r.stderr
+    for hook, event in (("session-start", {"cwd": str(proj)}),
+                        ("user-prompt-submit", {"cwd": str(proj), "prompt": "which interactive shell do I use"})):
+        r = cli("hook", hook, input=json.dumps(event), cwd=proj)
+        assert r.returncode == 0, (hook, r.stderr)
+        assert "Uses fish" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"], hook
+        assert "the project vault is skipped" in r.stderr
+    # the project vault alone still refuses, by name: nothing of it is read
+    r = cli("--vault", str(proj / "memory"), "recall", "shell", cwd=proj)
+    assert r.returncode == 1 and "symlink" in r.stderr

@@ -22,16 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vault_mem.config import PERSONAL, PROJECT, TYPE_FOLDERS, NamedVault, VaultSet, resolve_vaults
-from vault_mem.errors import MemoryNotFoundError, UsageError
+from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.fusion import split_key
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
 
 VAULT_NAMES = (PROJECT, PERSONAL)
+T = TypeVar("T")
 
 #: ``here(vault, op, params)``: a read answered in this process (no daemon answered); the callers
 #: pass :func:`vault_mem.adapters.read_here.read_here`, which this module must not import (the
@@ -92,6 +93,27 @@ class Vaults:
         if self.here is None:
             raise UsageError(f"no daemon answered {op} for the {name} vault, and this process reads no vault itself")
         return self.here(self.vault(name), op, params)
+
+    def each(self, work: Callable[[str], T]) -> list[tuple[str, T]]:
+        """``(name, work(name))`` for every vault in use. When several are, a vault that refuses
+        (a tree its rule refuses, which a teammate's commit and a plain ``git pull`` put in a
+        project's ``memory/``; a damaged repository) is skipped, named in a notice with why, and
+        the others answer: one vault's refusal never hides the other's memories from a read or
+        a hook. Every vault refusing: the first refusal."""
+        out: list[tuple[str, T]] = []
+        refused: list[VaultMemError] = []
+        for name in self.names:
+            try:
+                out.append((name, work(name)))
+            except VaultMemError as exc:
+                if not self.several:
+                    raise
+                refused.append(exc)
+                self.notices.append(f"the {name} vault is skipped: {exc}")
+        if refused and not out:
+            self.notices.clear()
+            raise refused[0]
+        return out
 
     def _named(self, name: str, note: str) -> str:
         return f"{name} vault: {note}" if self.several else note
