@@ -131,9 +131,9 @@ def test_a_teammates_refused_entry_in_the_project_vault_hides_nothing_of_the_per
     """Before: a teammate committed a symlink in ``memory/`` (any entry the tree rule refuses:
     a symlink, a control character, a 201-byte name); the person's plain ``git pull`` of the
     project brought it, and from then on every read there refused: ``recall`` and ``list``
-    exited 1, the session-start and prompt hooks failed, so no session in the project had the
-    person's personal memories either. The project vault is refused as before, named in a
-    notice, and the personal vault still answers (``Vaults.each``)."""
+    exited 1, the session-start and prompt hooks failed, and the MCP server did not start, so
+    no session in the project had the person's personal memories either. The project vault is
+    refused as before, named in a notice, and the personal vault still answers (``Vaults.each``)."""
     proj, _, _ = two_vaults
     _teammate_pushes(proj, tmp_path, {})  # the remote and the teammate's clone
     mate = tmp_path / "mate"
@@ -159,3 +159,18 @@ def test_a_teammates_refused_entry_in_the_project_vault_hides_nothing_of_the_per
     # the project vault alone still refuses, by name: nothing of it is read
     r = cli("--vault", str(proj / "memory"), "recall", "shell", cwd=proj)
     assert r.returncode == 1 and "symlink" in r.stderr
+    server = StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp"], cwd=str(proj), env={
+        "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.environ["HOME"],
+        "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "VAULT_MEM_EMBEDDER": "none"})
+
+    async def session():
+        async with Client(server, read_timeout_seconds=60) as client:
+            r = await client.call_tool("recall", {"query": "which interactive shell"})
+            assert not r.is_error, r.content
+            assert [h["key"] for h in r.meta[DATA_META]["hits"]] == ["shell-choice"]
+            assert any("the project vault is skipped" in n for n in r.meta[DATA_META].get("notices", []))
+            r = await client.call_tool("list", {})
+            assert not r.is_error and [m["key"] for m in r.meta[DATA_META]["memories"]] == ["shell-choice"]
+            index = (await client.read_resource("vault://index")).contents[0].text
+            assert "Uses fish" in index
+    anyio.run(session)

@@ -109,7 +109,9 @@ class Vaults:
                 if not self.several:
                     raise
                 refused.append(exc)
-                self.notices.append(f"the {name} vault is skipped: {exc}")
+                note = f"the {name} vault is skipped: {exc}"
+                if note not in self.notices:
+                    self.notices.append(note)
         if refused and not out:
             self.notices.clear()
             raise refused[0]
