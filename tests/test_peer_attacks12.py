@@ -135,7 +135,7 @@ def test_a_teammates_refused_entry_in_the_project_vault_hides_nothing_of_the_per
     no session in the project had the person's personal memories either. The project vault is
     refused as before, named in a notice, and the personal vault still answers (``Vaults.each``)."""
     proj, _, _ = two_vaults
-    _teammate_pushes(proj, tmp_path, {})  # the remote and the teammate's clone
+    _teammate_pushes(proj, tmp_path, {"memory/preferences/shell-choice.md": SHADOW})  # the key of the personal one
     mate = tmp_path / "mate"
     (mate / "memory" / "facts").mkdir(parents=True, exist_ok=True)
     os.symlink("/etc/hostname", mate / "memory" / "facts" / "host.md")
@@ -150,6 +150,8 @@ def test_a_teammates_refused_entry_in_the_project_vault_hides_nothing_of_the_per
     assert "the project vault is skipped" in r.stderr and "facts/host.md" in r.stderr and "symlink" in r.stderr
     r = cli("list", "--json", cwd=proj)
     assert r.returncode == 0 and [m["key"] for m in json.loads(r.stdout)] == ["shell-choice"], r.stderr
+    r = cli("get", "shell-choice", cwd=proj)  # the key the session context shows reads the personal copy
+    assert r.returncode == 0 and "Uses fish" in r.stdout, r.stderr
     for hook, event in (("session-start", {"cwd": str(proj)}),
                         ("user-prompt-submit", {"cwd": str(proj), "prompt": "which interactive shell do I use"})):
         r = cli("hook", hook, input=json.dumps(event), cwd=proj)

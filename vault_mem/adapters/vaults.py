@@ -163,11 +163,19 @@ class Vaults:
         whose first holder's copy is an unapproved peer's (``trusted(name, key)`` False: a
         project teammate not approved here) is the first holder's whose copy is trusted. The
         session context lists the person's copy and leaves the teammate's out, so a teammate's
-        memory cannot shadow a personal key by taking its name."""
+        memory cannot shadow a personal key by taking its name; nor can a copy that refuses
+        (a project vault refused by name) keep the other from being read."""
         name, key, others = self.locate(text)
-        if others and not trusted(name, key):
+
+        def sure(vault_name: str) -> bool:
+            try:
+                return trusted(vault_name, key)
+            except VaultMemError:  # a vault that refuses (its tree, its copy quarantined): not this one
+                return False
+
+        if others and not sure(name):
             for other in others:
-                if trusted(other, key):
+                if sure(other):
                     return other, key, [name] + [o for o in others if o != other]
         return name, key, others
 
