@@ -467,7 +467,8 @@ def cmd_list(args) -> int:
     vaults = vaults_of(args)
     if vaults.several:
         try:
-            rows = [{**r, "vault": name} for name in vaults.names for r in vaults.read(name, "list", params)]
+            rows = [{**r, "vault": name} for name, got in vaults.each(lambda n: vaults.read(n, "list", params))
+                    for r in got]
         finally:
             _notices(None, vaults.take_notices())
             vaults.close()
@@ -518,8 +519,7 @@ def cmd_recall(args) -> int:
         from vault_mem.model.fusion import merge_recall  # lazy: start-up time (module docstring)
 
         try:
-            data = merge_recall([(name, vaults.read(name, "recall", params)) for name in vaults.names],
-                                args.k or DEFAULT_K)
+            data = merge_recall(vaults.each(lambda n: vaults.read(n, "recall", params)), args.k or DEFAULT_K)
         finally:
             _notices(None, vaults.take_notices())
             vaults.close()

@@ -26,7 +26,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import sys
 import tomllib
 from collections.abc import Callable
@@ -62,11 +61,12 @@ class Change:
 
 def executable() -> str:
     """vault-mem's entry point by absolute path: beside this Python (a virtual environment),
-    else on PATH, else the one running now."""
+    else on PATH's absolute folders (:func:`~vault_mem.platform.programs.which`: a relative
+    entry would find a teammate's ``vault-mem`` in the project), else the one running now."""
     beside = Path(sys.executable).parent / "vault-mem"
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
-    found = shutil.which("vault-mem")
+    found = which("vault-mem")
     if found:
         return str(Path(found).resolve())
     argv0 = Path(sys.argv[0]).resolve()

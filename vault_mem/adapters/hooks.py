@@ -147,7 +147,7 @@ def several_prompt_context(vaults: Vaults, event: dict[str, Any]) -> str | None:
     from vault_mem.model.fusion import merge_recall  # lazy: the hooks' start-up time
 
     params = {"query": person_prompt(prompt), "k": PROMPT_HITS, "full": True, "trusted_only": True}
-    named = [(name, vaults.read(name, "recall", params)) for name in vaults.names]
+    named = vaults.each(lambda n: vaults.read(n, "recall", params))
     return prompt_hits_context(merge_recall(named, PROMPT_HITS * len(named))["hits"])
 
 
@@ -170,7 +170,9 @@ def index_contexts(vaults: Vaults, room: int) -> list[str]:
         return str(reply.get("context") or "")
 
     share = room // len(names)
-    texts = {name: render(name, share) for name in names}
+    # a vault that refuses is skipped, named (Vaults.each): its share goes to the others below
+    texts = dict(vaults.each(lambda n: render(n, share)))
+    names = tuple(texts)
     # the largest is re-rendered within what the others left: a small personal INDEX.md leaves
     # its unused share to a large project one, and the other way round
     largest = max(names, key=lambda n: len(texts[n]))

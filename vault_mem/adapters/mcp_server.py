@@ -240,8 +240,8 @@ class Startup:
 
 def _members(served: Vault | Vaults) -> dict[str, Vault]:
     """The open vaults a server serves, by name."""
-    if isinstance(served, Vaults):
-        return {name: served.vault(name) for name in served.names}
+    if isinstance(served, Vaults):  # a vault that refuses is left out, named (Vaults.each)
+        return dict(served.each(served.vault))
     return {PROJECT: served}
 
 
@@ -358,8 +358,8 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
             try:
                 owner = next(iter(members.values()))
                 if several:
-                    name, key, _ = served.locate(key)
-                    owner = members[name]
+                    name, key, _ = served.locate_read(key, lambda n, k: _is_trusted(served.vault(n), k))
+                    owner = members.get(name) or served.vault(name)  # a skipped vault: its refusal
                 text = memory_text(owner, key, rev or None)
             except VaultMemError as exc:
                 raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
@@ -425,6 +425,13 @@ def model_facing(text: str, data: dict[str, Any]) -> tuple[dict[str, Any] | None
     except ValueError:
         same = False
     return (data, None) if same else (None, {DATA_META: data})
+
+
+def _is_trusted(vault: Vault, key: str) -> bool:
+    """Whether memory ``key``'s author is trusted here (True when the file is not found: the
+    read that follows says so)."""
+    found = vault.find_file(key)
+    return True if found is None else vault.authors([found[1]])[found[1]].trusted
 
 
 def memory_text(vault: Vault, key: str, rev: str | None) -> str:
@@ -558,10 +565,18 @@ def serve(found: VaultSet | Path, agent: str | None = None, *, embedder: Any = N
     def opener(root: Path) -> Callable[[], Vault]:
         return lambda: Vault(root, agent=agent, embedder=embedder)
 
-    opened = {v.name: opener(v.root)() for v in found.vaults}
-    startups = [Startup(opened[v.name], opener(v.root)) for v in found.vaults]
+    # several: a vault that refuses to open (a teammate's symlink a `git pull` brought into the
+    # project's memory/) is skipped, named, and the others are served (Vaults.each)
+    probe = Vaults(found, agent=agent, daemon=False)
+    opened = dict(probe.each(lambda name: opener(found.named(name).root)()))
+    skipped = probe.take_notices()
+    for note in skipped:
+        log.warning("%s", note)
+    startups = [Startup(opened[v.name], opener(v.root)) for v in found.vaults if v.name in opened]
     served: Vault | Vaults = (Vaults(found, agent=agent, daemon=False, opened=opened) if found.several
                               else opened[found.vaults[0].name])
+    if isinstance(served, Vaults):
+        served.notices += skipped  # the first tool result says it too
     try:
         for startup in startups:
             startup.preload()  # while the SDK is imported (see Startup.preload)

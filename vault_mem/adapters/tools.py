@@ -520,16 +520,16 @@ def _several_get(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _several_recall(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
-    named = [(name, _recall(vaults.vault(name), a)) for name in vaults.names]
-    data = merge_recall(named, a.get("k") or max(vaults.vault(n).config.recall_k for n in vaults.names))
+    named = vaults.each(lambda n: _recall(vaults.vault(n), a))
+    data = merge_recall(named, a.get("k") or max(vaults.vault(n).config.recall_k for n, _ in named))
     data["note"] = verdict.guidance(data["verdict"], keyword_only=bool(data.get("keyword_only")),
                                     reason=data.get("reason"), unembedded=data.get("unembedded", 0))
     return data
 
 
 def _several_list(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
-    rows = [{**r, "vault": name} for name in vaults.names
-            for r in list_rows(vaults.vault(name), type=a.get("type"), tags=a.get("tags"))]
+    rows = [{**r, "vault": name} for name, got in vaults.each(
+        lambda n: list_rows(vaults.vault(n), type=a.get("type"), tags=a.get("tags"))) for r in got]
     return {"memories": rows, "count": len(rows)}
 
 

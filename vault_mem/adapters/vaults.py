@@ -9,7 +9,8 @@ and says where a key or a write goes:
   and row names its ``vault``;
 - every command taking a key (``get``, ``forget``, ``edit``, ``log``, ``undo``, ``resolve``)
   takes ``personal:KEY`` (or ``project:KEY``) through :meth:`Vaults.locate`; a bare key is the
-  vault that holds it; held by both, a read takes the project's (saying the other exists) and a
+  vault that holds it; held by both, a read takes the project's (saying the other exists) unless
+  the project's copy is an unapproved peer's and the other is not (:meth:`Vaults.locate_read`), and a
   write refuses until told which;
 - ``remember`` writes to the project vault unless told ``personal``; with no project vault, to
   the personal one.
@@ -21,16 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vault_mem.config import PERSONAL, PROJECT, TYPE_FOLDERS, NamedVault, VaultSet, resolve_vaults
-from vault_mem.errors import MemoryNotFoundError, UsageError
+from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.fusion import split_key
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
 
 VAULT_NAMES = (PROJECT, PERSONAL)
+T = TypeVar("T")
 
 #: ``here(vault, op, params)``: a read answered in this process (no daemon answered); the callers
 #: pass :func:`vault_mem.adapters.read_here.read_here`, which this module must not import (the
@@ -92,6 +94,29 @@ class Vaults:
             raise UsageError(f"no daemon answered {op} for the {name} vault, and this process reads no vault itself")
         return self.here(self.vault(name), op, params)
 
+    def each(self, work: Callable[[str], T]) -> list[tuple[str, T]]:
+        """``(name, work(name))`` for every vault in use. When several are, a vault that refuses
+        (a tree its rule refuses, which a teammate's commit and a plain ``git pull`` put in a
+        project's ``memory/``; a damaged repository) is skipped, named in a notice with why, and
+        the others answer: one vault's refusal never hides the other's memories from a read or
+        a hook. Every vault refusing: the first refusal."""
+        out: list[tuple[str, T]] = []
+        refused: list[VaultMemError] = []
+        for name in self.names:
+            try:
+                out.append((name, work(name)))
+            except VaultMemError as exc:
+                if not self.several:
+                    raise
+                refused.append(exc)
+                note = f"the {name} vault is skipped: {exc}"
+                if note not in self.notices:
+                    self.notices.append(note)
+        if refused and not out:
+            self.notices.clear()
+            raise refused[0]
+        return out
+
     def _named(self, name: str, note: str) -> str:
         return f"{name} vault: {note}" if self.several else note
 
@@ -133,6 +158,27 @@ class Vaults:
             return self.names[0], key, []
         return held[0], key, held[1:]
 
+    def locate_read(self, text: str, trusted: Callable[[str, str], bool]) -> tuple[str, str, list[str]]:
+        """:meth:`locate` for a read (get, a memory resource): a bare key held by several vaults
+        whose first holder's copy is an unapproved peer's (``trusted(name, key)`` False: a
+        project teammate not approved here) is the first holder's whose copy is trusted. The
+        session context lists the person's copy and leaves the teammate's out, so a teammate's
+        memory cannot shadow a personal key by taking its name; nor can a copy that refuses
+        (a project vault refused by name) keep the other from being read."""
+        name, key, others = self.locate(text)
+
+        def sure(vault_name: str) -> bool:
+            try:
+                return trusted(vault_name, key)
+            except VaultMemError:  # a vault that refuses (its tree, its copy quarantined): not this one
+                return False
+
+        if others and not sure(name):
+            for other in others:
+                if sure(other):
+                    return other, key, [name] + [o for o in others if o != other]
+        return name, key, others
+
     def close(self) -> None:
         for vault in self.opened.values():
             vault.close()
@@ -142,9 +188,15 @@ class Vaults:
 def get_view(vaults: Vaults, text: str, read: Any) -> dict[str, Any]:
     """``get`` of ``KEY`` or ``personal:KEY`` through ``read(name, key)`` (a vault's get view),
     naming its vault when several are in use and saying when another vault has the key too."""
-    name, key, others = vaults.locate(text)
+    views: dict[str, dict[str, Any]] = {}
+
+    def trusted(name: str, key: str) -> bool:
+        views[name] = views.get(name) or read(name, key)
+        return bool(views[name].get("trusted", True))
+
     try:
-        view = read(name, key)
+        name, key, others = vaults.locate_read(text, trusted)
+        view = views.get(name) or read(name, key)
     except MemoryNotFoundError as exc:
         if vaults.several:
             raise MemoryNotFoundError(f"{exc} (looked in the {' and the '.join(vaults.names)} vault)") from None

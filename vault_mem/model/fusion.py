@@ -10,7 +10,8 @@ result (from its daemon or in-process) and hand the JSON over.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 from vault_mem.errors import UsageError
 from vault_mem.model.verdict import CANDIDATE, INCOMPLETE, NONE, STRONG, verdict_of
@@ -18,14 +19,39 @@ from vault_mem.model.verdict import CANDIDATE, INCOMPLETE, NONE, STRONG, verdict
 #: the order hits are merged in: a vault's strong hit before any candidate of another vault
 _LEVEL = {STRONG: 0, CANDIDATE: 1}
 
+H = TypeVar("H")
+
+
+def keep_trusted(ranked: list[H], more: list[H], k: int, *, ident: Callable[[H], Hashable],
+                 trusted: Callable[[H], bool], order: Callable[[H], Any]) -> list[H]:
+    """``ranked`` (a recall's top ``k``, some hits a peer's, an author not approved here)
+    holding the person's memories (``trusted``) that ``more`` has beyond it: the lowest-ranked
+    of the peers' hits make room for them, so look-alikes a peer pushes cannot hide the
+    person's own memories from a recall on request (one vault: ``more`` is a search without
+    the peers; several: every vault's trusted hits the merge cut). At most ``k``, by ``order``."""
+    have = {ident(h) for h in ranked}
+    mine = [h for h in ranked if trusted(h)] + [h for h in more if trusted(h) and ident(h) not in have]
+    if len(mine) == sum(1 for h in ranked if trusted(h)):
+        return ranked
+    peers = [h for h in ranked if not trusted(h)][:max(0, k - len(mine))]
+    return sorted(mine + peers, key=order)[:k]
+
 
 def merge_recall(named: list[tuple[str, dict[str, Any]]], k: int) -> dict[str, Any]:
     """One recall result from each vault's (``[(vault name, result JSON), ...]``): each hit
-    named by its ``vault``, ordered by match level then score, the first ``k`` kept. Whether
+    named by its ``vault``, ordered by match level then score, the first ``k`` kept, where the
+    lowest of the peers' hits make room for the person's (:func:`keep_trusted`). Whether
     the search was keyword-only, why, and each vault's note are kept, named by vault."""
     hits = [{**h, "vault": name} for name, data in named for h in data.get("hits") or []]
-    hits.sort(key=lambda h: (_LEVEL.get(h.get("match"), 2), -float(h.get("score") or 0.0)))
-    hits = hits[:k]
+
+    def order(h: dict[str, Any]) -> tuple[int, float]:
+        return _LEVEL.get(h.get("match"), 2), -float(h.get("score") or 0.0)
+
+    hits.sort(key=order)
+    # a teammate's look-alikes in one vault do not take the places of the person's memories
+    # in the other (each vault's own result already keeps them: Vault.recall)
+    hits = keep_trusted(hits[:k], hits[k:], k, ident=lambda h: (h["vault"], h.get("key")),
+                        trusted=lambda h: h.get("trusted", True) is not False, order=order)
     keyword_only = any(data.get("keyword_only") for _, data in named)
     verdicts = [data.get("verdict") for _, data in named]
     if hits:

@@ -28,6 +28,7 @@ from vault_mem.errors import (
 )
 from vault_mem.index import dupes
 from vault_mem.index.sidecar import Progress, ReconcileReport, Sidecar
+from vault_mem.model.fusion import keep_trusted
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import (
     Memory,
@@ -680,15 +681,11 @@ def _fields(extra: dict[str, Any] | None, **named: Any) -> dict[str, Any] | None
 def _trusted_kept(result, trusted: list, k: int):
     """``result`` (a recall's top ``k``, some hits a peer's) holding the memories trusted here
     that a recall without the peers' memories finds (``trusted``, its hits): the lowest-ranked
-    of the peers' hits make room for any it lacks, so look-alikes a peer pushes cannot hide the
-    person's own memories from a recall on request."""
-    have = {h.path for h in result.hits}
-    mine = [h for h in result.hits if h.trusted] + [h for h in trusted if h.path not in have]
-    if len(mine) == sum(h.trusted for h in result.hits):
-        return result
-    peers = [h for h in result.hits if not h.trusted][:max(0, k - len(mine))]
-    # at most k: the two searches rank apart (fused ranks move when the peers' hits leave), so
-    # a memory of the person's in the first top k can be missing from the second's
-    result.hits = sorted(mine + peers, key=lambda h: -h.score)[:k]
+    of the peers' hits make room for any it lacks (:func:`~vault_mem.model.fusion.keep_trusted`,
+    the one rule, also across vaults). At most k: the two searches rank apart (fused ranks move
+    when the peers' hits leave), so a memory of the person's in the first top k can be missing
+    from the second's."""
+    result.hits = keep_trusted(result.hits, trusted, k, ident=lambda h: h.path, trusted=lambda h: h.trusted,
+                               order=lambda h: -h.score)
     return result
 
