@@ -92,6 +92,15 @@ def test_version_prints_the_package_version_without_a_vault(tmp_path):
     assert r.stdout.strip() == f"vault-mem {VERSION}"
 
 
+def test_get_of_a_hand_written_memory_with_no_updated_field_says_undated(vdir):
+    """A memory written by hand without ``updated:`` is shown "undated" (never "updated None")."""
+    (vdir / "facts" / "handmade.md").write_text("---\ndescription: Written by hand, no date\n---\nbody\n")
+    r = cli("get", "handmade", "--vault", str(vdir))
+    assert r.returncode == 0, r.stderr
+    head = r.stdout.splitlines()[0]
+    assert "None" not in head and "undated" in head, head
+
+
 def test_remember_get_list_log_forget_round_trip(vdir):
     r = cli("--vault", str(vdir), "remember", "db-choice", "--type", "decision",
             "-d", "Use Postgres for the ledger", "--tags", "db,infra", "--json",

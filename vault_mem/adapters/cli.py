@@ -440,7 +440,8 @@ def _get_text(view: dict) -> str:
     flags = f"  [{', '.join(view['flags'])}]" if view["flags"] else ""
     age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
     where = f"{view['vault']} vault, " if view.get("vault") else ""
-    lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) updated {view['updated']}, {age}{flags}",
+    when = f"updated {view['updated']}, {age}" if view.get("updated") else age  # no `updated:`: "undated"
+    lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
              view["description"], _by(view.get("author"), view.get("trusted", True))]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
