@@ -1,0 +1,58 @@
+"""Review of the post-commit replay check's one `git log` (dd647fc): each case through a real
+bare remote, a peer's clone pushing with raw git, and the person's real `git revert` with
+vault-mem's hooks installed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from conftest import git, person_and_peer
+
+PEER = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@peer.example",
+        "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": "mallory@peer.example"}
+
+
+def _note(root, name: str, body: str) -> None:
+    (root / "notes").mkdir(exist_ok=True)
+    (root / "notes" / f"{name}.md").write_text(f"---\ndescription: note {name}\ntype: note\n---\n{body}\n")
+
+
+def _peer_commit(peer, message: str) -> str:
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", message]):
+        subprocess.run(["git", *args], cwd=peer, check=True, env=PEER, capture_output=True)
+    return git(peer, "rev-parse", "HEAD").strip()
+
+
+def test_a_revert_whose_texts_a_merged_side_held_is_recorded_whatever_parent_the_walk_follows(tmp_path):
+    """Before: the one `git log` over every path the revert changes simplified history with all
+    of them at once: at a merge that leaves p.md as both parents do and q.md as its second
+    parent does, it followed the second parent only, so the first parent's commits, the only
+    ones holding the text the revert brings back to p.md, were never looked at, and the
+    person's revert of two commits (`git revert -n L2 R2`), whose every text existed before at
+    its path, was refused (the path by path walk followed the first parent for p.md and found
+    them). The walk now keeps every commit (--full-history): any commit at that path counts."""
+    mine, peer = person_and_peer(tmp_path)
+    _note(peer, "p", "p0")
+    _note(peer, "q", "q0")
+    _peer_commit(peer, "base")
+    git(peer, "checkout", "-q", "-b", "left")
+    _note(peer, "p", "B")
+    _peer_commit(peer, "L1")
+    _note(peer, "p", "p0")
+    left2 = _peer_commit(peer, "L2")
+    git(peer, "checkout", "-q", "main")
+    _note(peer, "q", "q2")
+    _peer_commit(peer, "R1")
+    _note(peer, "q", "q3")
+    right2 = _peer_commit(peer, "R2")
+    git(peer, "checkout", "-q", "left")
+    subprocess.run(["git", "merge", "-q", "--no-edit", "main"], cwd=peer, check=True, env=PEER, capture_output=True)
+    git(peer, "push", "-q", "origin", "HEAD:main")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    git(mine, "revert", "--no-commit", left2, right2)
+    git(mine, "commit", "-q", "-m", "back to B and q2")
+    assert (mine / "notes" / "p.md").read_text().endswith("\nB\n")
+    assert (mine / "notes" / "q.md").read_text().endswith("\nq2\n")
+    revert = git(mine, "rev-parse", "HEAD").strip()
+    assert revert in (mine / ".git" / "vault-mem" / "local-commits").read_text()
