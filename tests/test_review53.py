@@ -56,3 +56,29 @@ def test_a_revert_whose_texts_a_merged_side_held_is_recorded_whatever_parent_the
     assert (mine / "notes" / "q.md").read_text().endswith("\nq2\n")
     revert = git(mine, "rev-parse", "HEAD").strip()
     assert revert in (mine / ".git" / "vault-mem" / "local-commits").read_text()
+
+
+def test_a_text_only_another_path_held_is_refused_with_the_persons_log_follow(tmp_path):
+    """Before: with `log.follow = true` in the person's git configuration (a common setting),
+    the one `git log` given one path followed renames despite --no-renames, and its raw line for
+    the peer's rename (`R\tS\tQ`, the new text at the old path's column) read as that text at S:
+    the person's revert of the rename, with Q's text then put at S by hand, passed as every text
+    existing before at its path, which only Q ever held (the path by path walk did the same).
+    The check's walk is now the same whatever the person's configuration."""
+    mine, peer = person_and_peer(tmp_path)
+    _note(peer, "s", "e1\ne2\ne3\ne4\ne5\ne6")
+    _peer_commit(peer, "s")
+    git(peer, "mv", "notes/s.md", "notes/q.md")
+    (peer / "notes" / "q.md").write_text((peer / "notes" / "q.md").read_text().replace("e6", "peer line"))
+    rename = _peer_commit(peer, "s to q")
+    git(peer, "push", "-q", "origin", "main")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    git(mine, "config", "log.follow", "true")
+    git(mine, "revert", "--no-commit", rename)
+    (mine / "notes" / "s.md").write_text(git(mine, "show", f"{rename}:notes/q.md"))
+    git(mine, "add", "notes/s.md")
+    git(mine, "commit", "-q", "-m", "q's text back at s")
+    changed = git(mine, "diff-tree", "-r", "--no-commit-id", "--name-status", "HEAD").split("\n")
+    assert "A\tnotes/s.md" in changed and "D\tnotes/q.md" in changed  # one text left, at s
+    commit = git(mine, "rev-parse", "HEAD").strip()
+    assert commit not in (mine / ".git" / "vault-mem" / "local-commits").read_text()
