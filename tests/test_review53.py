@@ -82,3 +82,22 @@ def test_a_text_only_another_path_held_is_refused_with_the_persons_log_follow(tm
     assert "A\tnotes/s.md" in changed and "D\tnotes/q.md" in changed  # one text left, at s
     commit = git(mine, "rev-parse", "HEAD").strip()
     assert commit not in (mine / ".git" / "vault-mem" / "local-commits").read_text()
+
+
+def test_the_persons_pick_of_a_memory_whose_name_starts_with_a_colon_is_theirs(tmp_path):
+    """Before: the check handed git each path as a pathspec, and a top-level name starting
+    with `:` reads as pathspec magic (`:x.md` is `x.md`, `:(glob)...` a pattern), so the commit
+    that held the text at that very path was never listed and the person's clean cherry-pick of
+    their own memory was refused (the path by path check did the same). Paths are now literal."""
+    mine, _ = person_and_peer(tmp_path)
+    git(mine, "checkout", "-q", "-b", "side")
+    for name in (":shell.md", ":(glob)editor.md"):
+        (mine / name).write_text(f"---\ndescription: my own {name}\ntype: note\n---\nmine\n")
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "-m", "my notes")
+    git(mine, "checkout", "-q", "main")
+    git(mine, "cherry-pick", "side")
+    assert (mine / ":shell.md").exists()
+    pick = git(mine, "rev-parse", "HEAD").strip()
+    assert pick != git(mine, "rev-parse", "side").strip()
+    assert pick in (mine / ".git" / "vault-mem" / "local-commits").read_text()

@@ -137,12 +137,13 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '    # path that the path alone would walk (any commit at that path counts, whatever parent a merge keeps)\n'
            "    # log.follow=false and one path a line: a person's log.follow makes a one-path log follow renames,\n"
            "    # whose line pairs the new text with the old path\n"
+           "    # --literal-pathspecs: a top-level name starting with ':' is no pathspec magic\n"
            '    C=$(git rev-parse "$1" 2>/dev/null) || return 1\n'
            '    W=$(image "$C" | awk -F\'\\t\' \'{ split($1, m, " "); if (m[2] ~ /[^0]/) print m[2] "\\t" $2 }\')\n'
            '    [ -n "$W" ] || return 0\n'
            '    { printf \'%s\\n--\\n\' "$W"\n'
            '      { echo --; printf \'%s\\n\' "$W" | cut -f2; } |\n'
-           "          git -c core.quotePath=false -c log.follow=false log --all --reflog --stdin --full-history --no-renames --no-abbrev --format='commit %H' --raw 2>/dev/null\n"
+           "          git --literal-pathspecs -c core.quotePath=false -c log.follow=false log --all --reflog --stdin --full-history --no-renames --no-abbrev --format='commit %H' --raw 2>/dev/null\n"
            '    } | awk -F\'\\t\' -v c="$C" \'\n'
            '        !inlog { if ($0 == "--") { inlog = 1; next }\n'
            '               if (substr($2, 1, 1) == "\\"") bad = 1\n'
