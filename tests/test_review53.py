@@ -96,8 +96,39 @@ def test_the_persons_pick_of_a_memory_whose_name_starts_with_a_colon_is_theirs(t
     git(mine, "add", "-A")
     git(mine, "commit", "-q", "-m", "my notes")
     git(mine, "checkout", "-q", "main")
+    _note(mine, "other", "main moves on")  # the pick is a commit of its own, never side's tip again
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "-m", "other")
     git(mine, "cherry-pick", "side")
     assert (mine / ":shell.md").exists()
     pick = git(mine, "rev-parse", "HEAD").strip()
     assert pick != git(mine, "rev-parse", "side").strip()
     assert pick in (mine / ".git" / "vault-mem" / "local-commits").read_text()
+
+
+def test_a_merged_text_only_a_stash_held_is_not_the_persons(tmp_path):
+    """Before: the person's `git cherry-pick -n` merged the peer's appended line into their own
+    edit of the pinned memory, and they stashed it (`git stash`); the later `git cherry-pick` of
+    the same commit made that text again, and the replay check found it in the stash's index
+    commit (`git log --all --reflog` walks refs/stash) and recorded the pick as made here. The
+    texts' origins leave the stash out (it holds the person's edits in commits no hook
+    records), so the merged text was first seen in the recorded pick: the person's, and the
+    peer's instruction reached the prompt hook. The stash's commits no longer count as before."""
+    from test_peer_attacks7 import MARK, PINNED, PROMPT, _hook, _peer_appends_to_the_pinned_memory, _persons_edit, \
+        _recalled
+    mine, peer = person_and_peer(tmp_path)
+    _peer_appends_to_the_pinned_memory(peer)
+    git(mine, "checkout", "-q", "-b", "side")
+    _persons_edit(mine)
+    git(mine, "checkout", "-q", "main")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    git(mine, "cherry-pick", "--no-commit", "side")
+    assert MARK in (mine / PINNED).read_text() and "default keymap" in (mine / PINNED).read_text()
+    git(mine, "stash", "-q")
+    git(mine, "cherry-pick", "side")
+    assert MARK in (mine / PINNED).read_text() and "default keymap" in (mine / PINNED).read_text()
+    assert git(mine, "stash", "list").strip()
+    assert _recalled(mine, "editor-choice")["trusted"] is False
+    assert MARK not in _hook(mine, "user-prompt-submit", prompt=PROMPT)
+    pick = git(mine, "rev-parse", "HEAD").strip()
+    assert pick not in (mine / ".git" / "vault-mem" / "local-commits").read_text()
