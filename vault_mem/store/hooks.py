@@ -132,19 +132,28 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '}\n'
            'replayed() {\n'
            '    # one git log for every text C leaves (a path by path look, one `git log --all` each, held a\n'
-           "    # revert of 1,000 memories for 11 s, 5 s of CPU): each (blob, path) must be in another commit's change\n"
+           "    # revert of 1,000 memories for 11 s, 5 s of CPU): each (blob, path) must be in another commit's change;\n"
+           "    # --full-history: simplified with all the paths at once, a merge's first parent went unwalked for one\n"
+           '    # path that the path alone would walk (any commit at that path counts, whatever parent a merge keeps)\n'
+           "    # log.follow=false and one path a line: a person's log.follow makes a one-path log follow renames,\n"
+           "    # whose line pairs the new text with the old path\n"
+           "    # --literal-pathspecs: a top-level name starting with ':' is no pathspec magic\n"
            '    C=$(git rev-parse "$1" 2>/dev/null) || return 1\n'
            '    W=$(image "$C" | awk -F\'\\t\' \'{ split($1, m, " "); if (m[2] ~ /[^0]/) print m[2] "\\t" $2 }\')\n'
            '    [ -n "$W" ] || return 0\n'
+           "    # the stash's own commits (each entry's and its index's and untracked files'): a text only they hold\n"
+           "    # is no text's before (vault/authors.Origins leaves the stash out: no hook records its commits)\n"
+           '    Z=$(git log -g --format=\'%H %P\' refs/stash 2>/dev/null | awk \'{ print $1; if (NF > 2) print $3; if (NF > 3) print $4 }\')\n'
            '    { printf \'%s\\n--\\n\' "$W"\n'
            '      { echo --; printf \'%s\\n\' "$W" | cut -f2; } |\n'
-           "          git -c core.quotePath=false log --all --reflog --stdin --no-renames --no-abbrev --format='commit %H' --raw 2>/dev/null\n"
-           '    } | awk -F\'\\t\' -v c="$C" \'\n'
+           "          git --literal-pathspecs -c core.quotePath=false -c log.follow=false log --all --reflog --stdin --full-history --no-renames --no-abbrev --format='commit %H' --raw 2>/dev/null\n"
+           '    } | awk -F\'\\t\' -v c="$C" -v z="$(printf \'%s \' $Z)" \'\n'
+           '        BEGIN { n = split(z, zs, " "); for (i = 1; i <= n; i++) stash[zs[i]] = 1 }\n'
            '        !inlog { if ($0 == "--") { inlog = 1; next }\n'
            '               if (substr($2, 1, 1) == "\\"") bad = 1\n'
            '               need[$0] = 1; next }\n'
            '        /^commit / { h = substr($0, 8); next }\n'
-           '        /^:/ && h != c { split($1, f, " "); if ((f[3] "\\t" $2) in need) seen[f[3] "\\t" $2] = 1\n'
+           '        /^:/ && NF == 2 && h != c && !(h in stash) { split($1, f, " "); if ((f[3] "\\t" $2) in need) seen[f[3] "\\t" $2] = 1\n'
            '                         if ((f[4] "\\t" $2) in need) seen[f[4] "\\t" $2] = 1 }\n'
            "        END { if (bad) exit 1; for (k in need) if (!(k in seen)) exit 1 }'\n"
            '}\n'
