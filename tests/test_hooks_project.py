@@ -213,3 +213,8 @@ def test_a_hooks_folder_outside_the_work_tree_gets_vault_mems_hooks_as_before(tm
     assert (outside / ("pre-commit" + CHAINED_SUFFIX)).read_text() == PROJECT_PRE_COMMIT
     assert not (root / ".git" / "vault-mem" / "hooks").exists()
     assert "hooks" not in cli("--vault", str(root / "memory"), "list").stderr
+
+
+def test_the_documented_line_is_the_one_vault_mem_prints():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "hand-edits-and-daemon.md").read_text()
+    assert f"```\n{project_line('pre-commit')}\n```" in page
