@@ -140,6 +140,8 @@ def check_project_folder(tmp_path: Path, make) -> None:
 
     paste(folder)
     assert "hooks" not in cli("--vault", str(memory), "list").stderr
+    again = cli("init", str(memory))  # all in place: a repeated init has nothing to say of the hooks
+    assert again.returncode == 0 and "nothing changed" in again.stdout and "core.hooksPath" not in again.stderr, again
     doctor = cli("--vault", str(memory), "doctor")
     assert "core.hooksPath" not in doctor.stdout + doctor.stderr
     common = root / ".git"

@@ -588,8 +588,6 @@ def install(vault: RepoFolder) -> list[str]:
     if project:
         notes += _take_out(target)
         shown, target = target, own_hooks_dir(common)
-        notes.append(f"core.hooksPath names {shown}, the project's own hooks folder: vault-mem writes nothing "
-                     f"there; its hooks go to {target} (the git folder: never in a commit)")
     target.mkdir(parents=True, exist_ok=True)
     for name in HOOK_NAMES:
         path = target / name
@@ -624,10 +622,11 @@ def install(vault: RepoFolder) -> list[str]:
         _make_executable(tmp)
         os.replace(tmp, path)
         notes.append(f"{name}: {verb} {path}")
-    if project:
-        missing = lines_missing(shown)
-        notes.append(snippet(shown, missing) if missing else
-                     f"the project's hooks in {paste_folder(shown)} run vault-mem's: nothing to add")
+    missing = lines_missing(shown) if project else []
+    if missing:  # said while a line is missing (once all are there, a repeated install changes nothing)
+        notes.append(f"core.hooksPath names {shown}, the project's own hooks folder: vault-mem writes nothing "
+                     f"there; its hooks went to {target} (the git folder: never in a commit), which the "
+                     "project's hooks run once they hold these lines\n" + snippet(shown, missing))
     return notes
 
 
