@@ -139,6 +139,10 @@ def check_project_folder(tmp_path: Path, make) -> None:
     assert project_line("post-commit") in doctor.stdout + doctor.stderr
 
     paste(folder)
+    if folder.name == ".githooks":  # a hook file git would not run (not executable) does not count
+        (folder / "post-merge").chmod(0o644)
+        assert "do not run vault-mem's post-merge:" in cli("--vault", str(memory), "list").stderr
+        (folder / "post-merge").chmod(0o755)
     assert "hooks" not in cli("--vault", str(memory), "list").stderr
     again = cli("init", str(memory))  # all in place: a repeated init has nothing to say of the hooks
     assert again.returncode == 0 and "nothing changed" in again.stdout and "core.hooksPath" not in again.stderr, again

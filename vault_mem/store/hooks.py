@@ -415,7 +415,8 @@ def paste_folder(folder: Path) -> Path:
 
 
 def lines_missing(folder: Path) -> list[str]:
-    """The hooks whose file in the project's hooks folder lacks :func:`project_line` (a few reads)."""
+    """The hooks whose file in the project's hooks folder lacks :func:`project_line`, or that git
+    would not run (not executable: husky's runner reads its files through ``sh``) (a few reads)."""
     where = paste_folder(folder)
     found = []
     for name in HOOK_NAMES:
@@ -423,7 +424,7 @@ def lines_missing(folder: Path) -> list[str]:
             text = (where / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             text = ""
-        if project_line(name) not in text:
+        if project_line(name) not in text or where == Path(folder) and not os.access(where / name, os.X_OK):
             found.append(name)
     return found
 
