@@ -90,7 +90,7 @@ def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
     if getattr(args, "command", None) not in ("hooks", "init", "doctor"):  # those say it themselves
         from vault_mem.store.hooks import missing_hooks_notice
 
-        missing = missing_hooks_notice(vault.repo.hooks_dir, vault.root)
+        missing = missing_hooks_notice(vault.repo.hooks_dir, vault.root, vault.repo.toplevel, vault.repo.common_dir)
         if missing:
             warn(f"warning: {missing}")
     vault.progress = _progress_bar("indexing")

@@ -52,7 +52,7 @@ def _answered(vault: Vault, write: Callable[[], dict[str, Any]]) -> dict[str, An
     """``write()``'s result, or what it refused, after the warnings the command gives first."""
     from vault_mem.store.hooks import missing_hooks_notice  # lazy: as the CLI's open_vault
 
-    missing = missing_hooks_notice(vault.repo.hooks_dir, vault.root)
+    missing = missing_hooks_notice(vault.repo.hooks_dir, vault.root, vault.repo.toplevel, vault.repo.common_dir)
     before = [f"warning: {missing}"] if missing else []
     try:
         return {"before": before, "result": write()}

@@ -83,8 +83,9 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     ignored = vault.ws.ignored_folders(fresh=True)  # new memories there would be in no commit and no sync
     # what the person should hear but does not make the index wrong: the git hooks in an older,
     # unsafe form (said here once, not also as a note) and memory other users can read
-    hooks_note = (unsafe_hooks_notice(vault.repo.hooks_dir, vault.root, vault.repo.common_dir)
-                  or missing_hooks_notice(vault.repo.hooks_dir, vault.root))
+    repo = vault.repo
+    hooks_note = (unsafe_hooks_notice(repo.hooks_dir, vault.root, repo.common_dir, repo.toplevel)
+                  or missing_hooks_notice(repo.hooks_dir, vault.root, repo.toplevel, repo.common_dir, full=True))
     if hooks_note in vault.notices:
         vault.notices.remove(hooks_note)
     # and git's index in a format other programs that read the vault cannot read (its fix said)

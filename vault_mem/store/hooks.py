@@ -34,6 +34,17 @@ one refused commit that says exactly how to fix it.
 is never overwritten: it is moved to ``NAME.before-vault-mem`` and ours runs it first with the
 same arguments (its exit status still stops the commit), so a person's own hook keeps working.
 A hook of an older vault-mem (an absolute vault path, ``python -m vault_mem``) is rewritten.
+
+A hooks folder the project owns (``core.hooksPath`` naming a folder of the repository's work tree
+outside the vault: husky's ``.husky/``, lefthook's, a ``.githooks/``) gets nothing from vault-mem:
+its files are the team's, a ``git commit -a`` would publish anything written there (with this
+machine's Python path), and a teammate's change to them would replace the hook that records this
+machine's commits. The hooks then go to the git folder (:func:`own_hooks_dir`, never cloned, never
+in a commit), rendered to find the ``git`` that runs them among their ancestors (the project's
+hook runner stands between), and the person adds to each of the project's hook files one line
+(:func:`project_line`) that runs ours when it is there: the same line on every teammate's machine,
+naming no path of this one, doing nothing where vault-mem is not installed. :func:`install` and
+``doctor`` print the lines; every command names the hooks whose line is missing.
 """
 
 from __future__ import annotations
@@ -281,7 +292,13 @@ def hooks_dir(vault: RepoFolder) -> Path:
     return Path(vault.repo.hooks_dir)
 
 
-def unsafe_hooks(folder: Path) -> list[str]:
+def _record(name: str, wrapped: bool = False) -> str:
+    """Hook ``name``'s record lines (:data:`RECORD`), as a wrapped hook holds them (:func:`render`)."""
+    text = RECORD.get(name, "")
+    return text.replace("$PPID", "$VM_GIT_PID") if wrapped else text
+
+
+def unsafe_hooks(folder: Path, wrapped: bool = False) -> list[str]:
     """vault-mem's hooks in ``folder`` that an older vault-mem wrote: they start Python without
     :data:`LAUNCH` (``python -m vault_mem`` with the repository as the working folder), so a file
     a peer commits to the vault can run in their place, or keep the record of commits made here
@@ -295,7 +312,7 @@ def unsafe_hooks(folder: Path) -> list[str]:
             continue
         # a plain-shell hook of ours is unsafe only in a form that starts vault-mem another way
         starts = name not in SHELL_ONLY or f"hook {name}" in text
-        if MARKER in text and ((starts and LAUNCH not in text) or RECORD.get(name, "") not in text):
+        if MARKER in text and ((starts and LAUNCH not in text) or _record(name, wrapped) not in text):
             found.append(name)
     return found
 
@@ -314,11 +331,15 @@ def missing_hooks(folder: Path) -> list[str]:
     return found
 
 
-def missing_hooks_notice(folder: Path, root: Path) -> str | None:
+def missing_hooks_notice(folder: Path, root: Path, toplevel: Path | None = None, git_dir: Path | None = None,
+                         *, full: bool = False) -> str | None:
     """The one line a command run in a clone without vault-mem's hooks says, or None. Its fix is
     ``vault-mem init ROOT``, what a fresh clone needs (the hooks, INDEX.md's merge driver, the
     clone made private to its person), with the vault's path: init with no path makes a vault
-    in the working folder."""
+    in the working folder. A hooks folder of the project's (``toplevel`` and ``git_dir`` given):
+    :func:`project_hooks_notice` (``full``: with the lines to add)."""
+    if toplevel is not None and git_dir is not None and project_owned(folder, toplevel, root, git_dir):
+        return project_hooks_notice(folder, root, toplevel, git_dir, full=full)
     absent = missing_hooks(folder)
     if not absent:
         return None
@@ -339,9 +360,127 @@ def in_vault(folder: Path, root: Path, git_dir: Path) -> bool:
     return folder.is_relative_to(root) and not folder.is_relative_to(git_dir)
 
 
-def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | None = None) -> str | None:
+#: In the git folder: vault-mem's hooks for a repository whose hooks folder is the project's
+#: (:func:`project_owned`), run by a line in each of the project's hook files (:func:`project_line`).
+OWN_HOOKS = "vault-mem/hooks"
+#: The start of what a wrapped hook runs first (:func:`render` with ``wrapped``): the pid of the
+#: ``git`` that runs the hooks, an ancestor (husky runs ``.husky/_/NAME``, which runs
+#: ``sh -e .husky/NAME``, which runs ours), in place of ``$PPID`` everywhere the hook uses it.
+_FIND_GIT = (
+    "# run by a line in the project's own hook: the git that runs the hooks is an ancestor, not the parent\n"
+    "VM_GIT_PID=$PPID; VM_N=0\n"
+    'while [ "$VM_GIT_PID" -gt 1 ] 2>/dev/null && [ "$VM_N" -lt 16 ]; do\n'
+    '    if [ -r "/proc/$VM_GIT_PID/stat" ]; then\n'
+    '        read -r VM_S < "/proc/$VM_GIT_PID/stat"; VM_C=${VM_S#*(}; VM_C=${VM_C%)*}\n'
+    '        VM_S=${VM_S##*) }; VM_S=${VM_S#* }; VM_P=${VM_S%% *}\n'
+    '    else\n'
+    '        VM_C=$(ps -o comm= -p "$VM_GIT_PID" 2>/dev/null); VM_C=${VM_C##*/}\n'
+    '        VM_P=$(ps -o ppid= -p "$VM_GIT_PID" 2>/dev/null | tr -d \' \')\n'
+    '    fi\n'
+    '    [ "$VM_C" = git ] && break\n'
+    '    VM_GIT_PID=${VM_P:-0}; VM_N=$((VM_N + 1))\n'
+    'done\n'
+    '[ "$VM_C" = git ] || VM_GIT_PID=0')
+
+
+def own_hooks_dir(git_dir: Path) -> Path:
+    """Where vault-mem's hooks go when the repository's hooks folder is the project's."""
+    return Path(git_dir) / OWN_HOOKS
+
+
+def project_owned(folder: Path, toplevel: Path, root: Path, git_dir: Path) -> bool:
+    """Whether the hooks folder ``folder`` is the project's: in the repository's work tree
+    ``toplevel``, outside the git folder and outside the vault ``root`` (:func:`in_vault`: the
+    vault's own folder is moved to the git folder's hooks). Tracked or not, its files are the
+    project's (a ``.githooks/`` may be committed any day): vault-mem writes nothing there."""
+    folder, toplevel = (Path(os.path.abspath(p)) for p in (folder, toplevel))
+    return (folder.is_relative_to(toplevel) and not folder.is_relative_to(Path(os.path.abspath(git_dir)))
+            and not in_vault(folder, root, git_dir))
+
+
+def project_line(name: str) -> str:
+    """The line that runs vault-mem's hook ``name`` from the project's own hook file: the script
+    in the git folder (:func:`own_hooks_dir`), when there, with git's arguments; its failure
+    (pre-commit's refusal) stops the commit. It names no path of this machine."""
+    return (f'vault_mem_hook="$(git rev-parse --git-common-dir 2>/dev/null)/{OWN_HOOKS}/{name}"; '
+            'if [ -x "$vault_mem_hook" ]; then "$vault_mem_hook" "$@" || exit $?; fi')
+
+
+def paste_folder(folder: Path) -> Path:
+    """Where the person's hook files are for the hooks folder git runs: husky 9 points
+    ``core.hooksPath`` at ``.husky/_`` (its generated runners, git-ignored), which run
+    ``.husky/NAME``; any other folder holds the hooks themselves."""
+    folder = Path(folder)
+    return folder.parent if folder.name == "_" and (folder / "h").is_file() else folder
+
+
+def lines_missing(folder: Path) -> list[str]:
+    """The hooks whose file in the project's hooks folder lacks :func:`project_line`, or that git
+    would not run (not executable: husky's runner reads its files through ``sh``) (a few reads)."""
+    where = paste_folder(folder)
+    found = []
+    for name in HOOK_NAMES:
+        try:
+            text = (where / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if project_line(name) not in text or where == Path(folder) and not os.access(where / name, os.X_OK):
+            found.append(name)
+    return found
+
+
+def snippet(folder: Path, names: list[str] | tuple[str, ...] = HOOK_NAMES) -> str:
+    """What the person adds to the project's hook files: for each hook, its file and its two lines."""
+    where = paste_folder(folder)
+    parts = [f"add to the project's git hooks in {where} these lines (plain shell; a file that is not there: "
+             "create it with `#!/bin/sh` as its first line and make it executable; every teammate may keep "
+             "them, they run vault-mem only where it is installed):"]
+    for name in names:
+        parts.append(f"  {where / name}:\n    # vault-mem: {name} (its hook in the git folder, "
+                     f"kept by `vault-mem hooks install`)\n    {project_line(name)}")
+    return "\n".join(parts)
+
+
+def project_hooks_notice(folder: Path, root: Path, toplevel: Path, git_dir: Path, *, full: bool = False) -> str | None:
+    """For a project's hooks folder (:func:`project_owned`): the one line naming what is missing
+    (vault-mem's hooks in the git folder, or their lines in the project's hook files), else None.
+    ``full``: with the lines to add (``doctor``)."""
+    own = own_hooks_dir(git_dir)
+    absent = missing_hooks(own)
+    lines = lines_missing(folder)
+    if not absent and not lines:
+        return None
+    text = (f"git runs this repository's hooks from {folder}, the project's own folder (core.hooksPath), where "
+            "vault-mem writes nothing")
+    if absent:
+        text += (f"; vault-mem's hooks are not in the git folder ({', '.join(absent)} missing from {own}), so a hand "
+                 "commit skips the check for credentials and broken memory files: install them with "
+                 f"`vault-mem init {shlex.quote(str(root))}`, which prints the lines to add to the project's hooks")
+    else:
+        text += (f"; the project's hooks do not run vault-mem's {', '.join(lines)}"
+                 + (", so a hand commit skips the check for credentials and broken memory files" if "pre-commit" in lines
+                    else "") + ": `vault-mem hooks install` or `vault-mem doctor` prints the lines to add")
+    return text + ("\n" + snippet(folder, lines) if full and lines else "")
+
+
+def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | None = None,
+                        toplevel: Path | None = None) -> str | None:
     """The one line that names :func:`unsafe_hooks` of ``folder``, or a hooks folder inside the
-    vault at ``root`` (:func:`in_vault`), and the fix; or None."""
+    vault at ``root`` (:func:`in_vault`), and the fix; or None. A hooks folder of the project's
+    (``toplevel`` given, :func:`project_owned`): hooks an earlier vault-mem wrote there, or
+    unsafe ones of :func:`own_hooks_dir`."""
+    if (root is not None and git_dir is not None and toplevel is not None
+            and project_owned(folder, toplevel, root, git_dir)):
+        ours = [name for name in HOOK_NAMES if MARKER in _read(folder / name)]
+        if ours:
+            return (f"an earlier vault-mem wrote its git hooks {', '.join(ours)} into {folder}, the project's own "
+                    "folder (core.hooksPath), where a `git commit -a` publishes them to the team: run `vault-mem "
+                    "hooks install`, which takes them out, puts back the project's hooks it had moved aside and "
+                    "prints the lines to add instead")
+        folder = own_hooks_dir(git_dir)
+        names = unsafe_hooks(folder, wrapped=True)
+        return (f"the git hooks {', '.join(names)} in {folder} are an older vault-mem's: rewrite them with "
+                "`vault-mem hooks install`") if names else None
     if root is not None and git_dir is not None and in_vault(folder, root, git_dir):
         return (f"git runs this repository's hooks from {folder}, a folder of the vault (core.hooksPath): a "
                 "peer's commit that puts a file there runs as you at your next git command; run `vault-mem "
@@ -353,6 +492,13 @@ def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | 
     return (f"the git hooks {', '.join(names)} in {folder} are an older vault-mem's, which start Python so that a "
             "file in the repository (a peer's vault_mem/ or yaml.py) runs in their place, or take a text git merged "
             "from a peer's change for one made here: rewrite them with `vault-mem hooks install`")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _home_dir() -> str:
@@ -378,9 +524,11 @@ def _missing(name: str) -> str:
     )
 
 
-def render(name: str, prefix: str) -> str:
+def render(name: str, prefix: str, wrapped: bool = False) -> str:
     """The text of hook ``name`` (one of :data:`HOOK_NAMES`) for the vault at ``prefix`` (its
-    folder in the repository, ``""`` at the top, else like ``memory/``)."""
+    folder in the repository, ``""`` at the top, else like ``memory/``). ``wrapped``: run by a
+    line in the project's own hook (:func:`project_line`), so git is an ancestor rather than the
+    parent: the hook finds its pid first and uses it where it would use ``$PPID``."""
     folder = prefix.rstrip("/")
     values = {
         "HOOK": name,
@@ -398,7 +546,12 @@ def render(name: str, prefix: str) -> str:
     if name in SHELL_ONLY:  # its record is all it does: the part that starts vault-mem is left out
         text = text[:text.index("@RECORD@")] + "@RECORD@\n"
     # one pass: a path holding "@HOOK@" or the like is not expanded again
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+    text = _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+    if wrapped:
+        head, sep, rest = text.partition("\nVAULT_MEM_HOME=")
+        line, _, rest = rest.partition("\n")
+        text = head + sep + line + "\n" + _FIND_GIT + "\n" + rest.replace("$PPID", "$VM_GIT_PID")
+    return text
 
 
 def _hook_prefix(text: str) -> str | None:
@@ -432,10 +585,14 @@ def install(vault: RepoFolder) -> list[str]:
         notes.append(f"core.hooksPath named {target}, a folder of the vault, where git runs what a peer's commit "
                      f"puts: set to {own} for this repository (hooks of yours there no longer run; move them)")
         target = own
+    project = project_owned(target, toplevel, toplevel / folder, common)
+    if project:
+        notes += _take_out(target)
+        shown, target = target, own_hooks_dir(common)
     target.mkdir(parents=True, exist_ok=True)
     for name in HOOK_NAMES:
         path = target / name
-        text = render(name, prefix)
+        text = render(name, prefix, wrapped=project)
         verb = "installed"
         if path.exists() or path.is_symlink():
             try:
@@ -466,6 +623,28 @@ def install(vault: RepoFolder) -> list[str]:
         _make_executable(tmp)
         os.replace(tmp, path)
         notes.append(f"{name}: {verb} {path}")
+    missing = lines_missing(shown) if project else []
+    if missing:  # said while a line is missing (once all are there, a repeated install changes nothing)
+        notes.append(f"core.hooksPath names {shown}, the project's own hooks folder: vault-mem writes nothing "
+                     f"there; its hooks went to {target} (the git folder: never in a commit), which the "
+                     "project's hooks run once they hold these lines\n" + snippet(shown, missing))
+    return notes
+
+
+def _take_out(folder: Path) -> list[str]:
+    """Undo what an earlier vault-mem did in the project's hooks folder ``folder``: its hooks out,
+    the project's hooks it moved aside (``NAME.before-vault-mem``) back in their place."""
+    notes = []
+    for name in HOOK_NAMES:
+        path, chained = folder / name, folder / (name + CHAINED_SUFFIX)
+        if MARKER not in _read(path):
+            continue
+        if chained.exists() or chained.is_symlink():
+            os.replace(chained, path)
+            notes.append(f"{name}: the project's hook put back in {path} (an earlier vault-mem had moved it aside)")
+        else:
+            path.unlink()
+            notes.append(f"{name}: an earlier vault-mem's hook taken out of {path}")
     return notes
 
 

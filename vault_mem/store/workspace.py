@@ -140,7 +140,7 @@ class Workspace:
                              "at most 500 characters (--agent, $VAULT_MEM_AGENT)")
         self.agent = named or self.config.agent_name
         self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
-        hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, root, self.repo.common_dir)
+        hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, root, self.repo.common_dir, self.repo.toplevel)
         if hooks_note:
             self.notices.append(hooks_note)
         try:

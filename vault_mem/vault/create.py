@@ -85,7 +85,7 @@ def install_hooks(ws: Workspace) -> list[str]:
     clone has none of them). A notice about the hooks said when the vault was opened is dropped:
     it said what this repairs."""
     protect(ws.repo, ws.prefix)
-    said = unsafe_hooks_notice(ws.repo.hooks_dir, ws.root, ws.repo.common_dir)
+    said = unsafe_hooks_notice(ws.repo.hooks_dir, ws.root, ws.repo.common_dir, ws.repo.toplevel)
     notes = install(ws)
     if said in ws.notices:
         ws.notices.remove(said)

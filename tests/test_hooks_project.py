@@ -1,0 +1,226 @@
+"""A project vault (``memory/`` in a project's repository) whose repository runs its git hooks
+from a folder the project owns (``core.hooksPath``: husky's ``.husky/_``, a ``.githooks/``).
+
+vault-mem writes nothing there: its hooks go to the git folder and the person adds one line per
+hook to the project's hook files, which init, ``hooks install`` and ``doctor`` print. These run
+real git, whose real hook runners (a husky 9 layout, a plain folder) run the pasted lines.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import string
+import subprocess
+from pathlib import Path
+
+from conftest import cli, git
+from fakes import write_memory
+
+from vault_mem.store import provenance
+from vault_mem.store.hooks import CHAINED_SUFFIX, HOOK_NAMES, MARKER, project_line, render
+
+#: husky 9's runner, as `husky` writes it to .husky/_/h (each .husky/_/NAME sources it)
+HUSKY_H = """#!/usr/bin/env sh
+[ "$HUSKY" = "2" ] && set -x
+n=$(basename "$0")
+s=$(dirname "$(dirname "$0")")/$n
+
+[ ! -f "$s" ] && exit 0
+
+i="${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh"
+[ -f "$i" ] && . "$i"
+
+[ "${HUSKY-}" = "0" ] && exit 0
+
+export PATH="node_modules/.bin:$PATH"
+sh -e "$s" "$@"
+c=$?
+
+[ $c != 0 ] && echo "husky - $n script failed (code $c)"
+[ $c = 127 ] && echo "husky - command not found in PATH=$PATH"
+exit $c
+"""
+#: the project's own pre-commit: it leaves a trace in the git folder each time it runs
+PROJECT_PRE_COMMIT = '#!/usr/bin/env sh\necho ran >> "$(git rev-parse --git-dir)/project-pre-commit-ran"\n'
+
+
+def fake_token() -> str:
+    rng = random.Random(7)  # built at run time: no literal for secret scanners to flag
+    return "gh" + "p_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
+
+
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "app.py").write_text("print('hi')\n")
+    git(root, "add", "app.py")
+    git(root, "commit", "-qm", "app")
+    return root
+
+
+def husky(root: Path) -> Path:
+    """husky 9 as `npx husky init` leaves it: .husky/pre-commit tracked, .husky/_ generated and
+    ignored, core.hooksPath = .husky/_."""
+    runners = root / ".husky" / "_"
+    runners.mkdir(parents=True)
+    (runners / "h").write_text(HUSKY_H)
+    (runners / ".gitignore").write_text("*\n")
+    for name in (*HOOK_NAMES, "pre-push", "commit-msg"):
+        (runners / name).write_text('#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n')
+        (runners / name).chmod(0o755)
+    (root / ".husky" / "pre-commit").write_text(PROJECT_PRE_COMMIT)
+    git(root, "add", ".husky/pre-commit")
+    git(root, "commit", "-qm", "husky", "--no-verify")
+    git(root, "config", "core.hooksPath", ".husky/_")
+    return root / ".husky"
+
+
+def githooks(root: Path) -> Path:
+    """A .githooks/ folder of the work tree, not tracked, with a pre-commit of the person's."""
+    folder = root / ".githooks"
+    folder.mkdir()
+    (folder / "pre-commit").write_text(PROJECT_PRE_COMMIT)
+    (folder / "pre-commit").chmod(0o755)
+    git(root, "config", "core.hooksPath", ".githooks")
+    return folder
+
+
+def work_tree(root: Path) -> dict[str, bytes]:
+    """Every file of the work tree outside .git and the vault, by path, with its bytes."""
+    files = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if rel.parts[0] in (".git", "memory") or path.is_dir():
+            continue
+        files[rel.as_posix()] = path.read_bytes()
+    return files
+
+
+def paste(folder: Path) -> None:
+    """What the person does with the printed lines: append them to each hook file (created when missing)."""
+    for name in HOOK_NAMES:
+        path = folder / name
+        text = path.read_text() if path.exists() else "#!/bin/sh\n"
+        path.write_text(text + f"# vault-mem: {name}\n{project_line(name)}\n")
+        path.chmod(0o755)
+
+
+def commit(root: Path, *paths: str, message: str) -> tuple[subprocess.CompletedProcess, int]:
+    git(root, "add", "--", *paths)
+    proc = subprocess.Popen(["git", "commit", "-m", message], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), proc.pid
+
+
+def check_project_folder(tmp_path: Path, make) -> None:
+    root = project(tmp_path)
+    folder = make(root)
+    before = work_tree(root)
+    memory = root / "memory"
+    made = cli("init", str(memory))
+    assert made.returncode == 0, made.stderr
+    said = made.stdout + made.stderr
+    assert "vault-mem writes nothing there" in said and project_line("pre-commit") in said, said
+    assert work_tree(root) == before  # every project file byte for byte, and not one more
+    installed = cli("--vault", str(memory), "hooks", "install")
+    assert installed.returncode == 0, installed.stderr
+    for name in HOOK_NAMES:
+        assert f"{folder / name}:\n" in installed.stdout and project_line(name) in installed.stdout
+    assert work_tree(root) == before
+    assert git(root, "status", "--porcelain").strip() == ("" if folder.name == ".husky" else "?? .githooks/")
+    # every command names the case and where the lines are; doctor prints them
+    listed = cli("--vault", str(memory), "list")
+    assert "the project's own folder (core.hooksPath)" in listed.stderr, listed.stderr
+    assert "`vault-mem hooks install` or `vault-mem doctor` prints the lines" in listed.stderr
+    doctor = cli("--vault", str(memory), "doctor")
+    assert project_line("post-commit") in doctor.stdout + doctor.stderr
+
+    paste(folder)
+    if folder.name == ".githooks":  # a hook file git would not run (not executable) does not count
+        (folder / "post-merge").chmod(0o644)
+        assert "do not run vault-mem's post-merge:" in cli("--vault", str(memory), "list").stderr
+        (folder / "post-merge").chmod(0o755)
+    assert "hooks" not in cli("--vault", str(memory), "list").stderr
+    again = cli("init", str(memory))  # all in place: a repeated init has nothing to say of the hooks
+    assert again.returncode == 0 and "nothing changed" in again.stdout and "core.hooksPath" not in again.stderr, again
+    doctor = cli("--vault", str(memory), "doctor")
+    assert "core.hooksPath" not in doctor.stdout + doctor.stderr
+    common = root / ".git"
+    # the pre-commit gate: a memory holding a credential is refused (the project's hook still runs)
+    (memory / "facts" / "ci-token.md").write_text(f"---\ndescription: CI bot access\n---\ntoken: {fake_token()}\n")
+    refused, _ = commit(root, "memory/facts/ci-token.md", message="token")
+    assert refused.returncode != 0 and "looks like a" in refused.stderr, refused.stderr
+    assert (common / "project-pre-commit-ran").read_text() == "ran\n"
+    git(root, "rm", "-q", "--cached", "memory/facts/ci-token.md")
+    (memory / "facts" / "ci-token.md").unlink()
+    # a person's commit: INDEX.md regenerated by pre-commit, the commit recorded as made here
+    write_memory(memory, "lint-rule", "The project lints with ruff")
+    done, pid = commit(root, "memory/facts/lint-rule.md", message="a memory by hand")
+    assert done.returncode == 0, done.stderr
+    assert "lint-rule" in git(root, "show", "HEAD:memory/INDEX.md")
+    assert git(root, "rev-parse", "HEAD").strip() in provenance.recorded(common)[1]
+    # what pre-commit told agents: the very `git commit` under way, found above the project's runner
+    assert (common / "vault-mem-commit").read_text().strip() == str(pid)
+    # an amend: post-rewrite, run through its pasted line, records the new commit as well
+    git(root, "commit", "-q", "--amend", "-m", "a memory by hand, reworded")
+    assert git(root, "rev-parse", "HEAD").strip() in provenance.recorded(common)[1]
+
+
+def test_a_husky_folder_is_left_as_it_is_and_its_pasted_lines_run_vault_mems_hooks(tmp_path):
+    """Before: init and `hooks install` wrote vault-mem's five hooks into husky's folder and moved
+    the project's tracked pre-commit aside (a `git commit -a` published them with this machine's
+    Python path). Now they stay byte for byte; the hooks go to the git folder and the lines the
+    person pastes into .husky/NAME run them: the credential gate, INDEX.md, the record."""
+    check_project_folder(tmp_path, husky)
+
+
+def test_an_untracked_githooks_folder_of_the_work_tree_is_the_projects_too(tmp_path):
+    check_project_folder(tmp_path, githooks)
+
+
+def test_hooks_an_earlier_vault_mem_wrote_into_the_projects_folder_are_taken_out(tmp_path):
+    """An install of before left its hooks in .husky/ and the project's pre-commit moved aside:
+    every command says so, and `hooks install` puts the project's files back as they were."""
+    root = project(tmp_path)
+    folder = githooks(root)
+    git(root, "add", ".githooks")
+    git(root, "commit", "-qm", "hooks", "--no-verify")
+    before = work_tree(root)
+    memory = root / "memory"
+    assert cli("init", str(memory)).returncode == 0
+    # as the earlier install left it
+    os.replace(folder / "pre-commit", folder / ("pre-commit" + CHAINED_SUFFIX))
+    for name in HOOK_NAMES:
+        (folder / name).write_text(render(name, "memory/"))
+    listed = cli("--vault", str(memory), "list")
+    assert "an earlier vault-mem wrote its git hooks" in listed.stderr, listed.stderr
+    installed = cli("--vault", str(memory), "hooks", "install")
+    assert installed.returncode == 0, installed.stderr
+    assert "the project's hook put back" in installed.stdout
+    assert work_tree(root) == before
+    assert git(root, "status", "--porcelain").strip() == ""
+    assert "an earlier vault-mem" not in cli("--vault", str(memory), "list").stderr
+
+
+def test_a_hooks_folder_outside_the_work_tree_gets_vault_mems_hooks_as_before(tmp_path):
+    """A global hooks folder (core.hooksPath outside the repository) is the person's own: vault-mem
+    writes its hooks there, a hook already there moved aside and run first, as it always did."""
+    root = project(tmp_path)
+    outside = tmp_path / "global-hooks"
+    outside.mkdir()
+    (outside / "pre-commit").write_text(PROJECT_PRE_COMMIT)
+    (outside / "pre-commit").chmod(0o755)
+    git(root, "config", "core.hooksPath", str(outside))
+    assert cli("init", str(root / "memory")).returncode == 0
+    assert all(MARKER in (outside / name).read_text() for name in HOOK_NAMES)
+    assert (outside / ("pre-commit" + CHAINED_SUFFIX)).read_text() == PROJECT_PRE_COMMIT
+    assert not (root / ".git" / "vault-mem" / "hooks").exists()
+    assert "hooks" not in cli("--vault", str(root / "memory"), "list").stderr
+
+
+def test_the_documented_line_is_the_one_vault_mem_prints():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "hand-edits-and-daemon.md").read_text()
+    assert f"```\n{project_line('pre-commit')}\n```" in page
