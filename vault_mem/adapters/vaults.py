@@ -170,7 +170,11 @@ class Vaults:
         def sure(vault_name: str) -> bool:
             try:
                 return trusted(vault_name, key)
-            except VaultMemError:  # a vault that refuses (its tree, its copy quarantined): not this one
+            except VaultMemError as exc:  # a vault that refuses (its tree, its copy quarantined): not this
+                # one, but said: the refusal (a credential in the project's repository) is the person's to see
+                note = f"the {vault_name} vault's '{key}' is not read: {exc}"
+                if note not in self.notices:
+                    self.notices.append(note)
                 return False
 
         if others and not sure(name):

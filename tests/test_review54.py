@@ -1,0 +1,55 @@
+"""Review of attack52 (several vaults): what its bare-key read and its skipping of a refusing
+vault must still show the person. Real CLI, real git, real vaults (DESIGN §8, §7)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import anyio
+from conftest import ROOT, cli
+from fakes import aws_key
+from mcp import Client, StdioServerParameters
+
+from vault_mem.adapters.mcp_server import DATA_META
+
+
+def test_a_bare_get_that_reads_the_other_copy_still_names_the_refused_one(two_vaults):
+    """Before: ``get KEY`` of a key both vaults hold, whose project copy the person saved with a
+    credential in it (quarantined, DESIGN §7: ``get`` refuses it naming the file and the fix),
+    printed the personal copy, exit 0, with only "the project vault has a memory too" (CLI and
+    MCP): once the vault had first noticed the file, the quarantine, a credential sitting in
+    the project's git repository, was never said again (``Vaults.locate_read`` took the
+    refusal for "not this one" and dropped it). Before attack52 the same command refused by
+    name. The personal copy is still read; the refusal is said with it, as a notice."""
+    proj, _, _ = two_vaults
+    r = cli("--vault", str(proj / "memory"), "remember", "shell-choice", "--type", "preference",
+            "-d", "Uses bash inside this project's build container")
+    assert r.returncode == 0, r.stderr
+    secret = aws_key()
+    path = proj / "memory" / "preferences" / "shell-choice.md"
+    path.write_text(path.read_text() + f"\nThe registry key is {secret}.\n")
+
+    assert "quarantined" in cli("list", cwd=proj).stderr  # said once, as the vault first sees it
+
+    r = cli("get", "shell-choice", cwd=proj)
+    assert r.returncode == 0 and "Uses fish" in r.stdout, r.stderr
+    assert "quarantined" in r.stderr and "preferences/shell-choice.md" in r.stderr, r.stderr
+    assert secret not in r.stdout + r.stderr
+    r = cli("get", "shell-choice", "--json", cwd=proj)
+    assert json.loads(r.stdout)["vault"] == "personal" and "quarantined" in r.stderr
+    r = cli("get", "project:shell-choice", cwd=proj)  # named, it still refuses
+    assert r.returncode == 1 and "quarantined" in r.stderr
+
+    env = {"PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.environ["HOME"],
+           "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "VAULT_MEM_EMBEDDER": "none"}
+    server = StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp"], env=env, cwd=str(proj))
+
+    async def session():
+        async with Client(server, read_timeout_seconds=60) as client:
+            r = await client.call_tool("get", {"key": "shell-choice"})
+            assert not r.is_error, r.content
+            assert r.meta[DATA_META]["vault"] == "personal"
+            assert "quarantined" in r.content[0].text and secret not in r.content[0].text
+    anyio.run(session)
