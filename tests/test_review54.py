@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 import anyio
-from conftest import ROOT, cli
+from conftest import ROOT, cli, git
 from fakes import aws_key
 from mcp import Client, StdioServerParameters
 
@@ -53,3 +54,33 @@ def test_a_bare_get_that_reads_the_other_copy_still_names_the_refused_one(two_va
             assert r.meta[DATA_META]["vault"] == "personal"
             assert "quarantined" in r.content[0].text and secret not in r.content[0].text
     anyio.run(session)
+
+
+def test_a_skipped_vault_is_said_in_the_session_context(two_vaults, tmp_path):
+    """Before: a project vault that refuses (a teammate's symlink a plain ``git pull`` brought
+    into ``memory/``) made the session-start hook exit 0 with the personal vault's context and
+    the refusal on stderr only, which Claude Code does not show for a hook that succeeds: no
+    one in the session learnt that the project's memories were missing, where before attack52
+    the hook failed and Claude Code showed why. The context now says which vault was skipped,
+    in fixed words (the refusal's text names files a teammate chose)."""
+    from test_peer_attacks12 import MATE, SHADOW, _teammate_pushes
+
+    proj, _, _ = two_vaults
+    _teammate_pushes(proj, tmp_path, {"memory/preferences/shell-choice.md": SHADOW})
+    mate = tmp_path / "mate"
+    (mate / "memory" / "facts").mkdir(parents=True, exist_ok=True)
+    os.symlink("/etc/hostname", mate / "memory" / "facts" / "host.md")
+    env = {**os.environ, **MATE}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "link"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=mate, env=env, check=True, capture_output=True)
+    git(proj, "pull", "-q", "--no-rebase", "origin", "main")
+
+    r = cli("hook", "session-start", input=json.dumps({"cwd": str(proj)}), cwd=proj)
+    assert r.returncode == 0, r.stderr
+    context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Uses fish" in context
+    assert f"The project vault ({proj / 'memory'}) was skipped" in context, context
+    assert "host.md" not in context and "mate.example" not in context
+    # nothing skipped, nothing said
+    r = cli("hook", "session-start", input=json.dumps({"cwd": str(tmp_path / "personal")}), cwd=tmp_path)
+    assert "was skipped" not in r.stdout

@@ -54,6 +54,8 @@ class Vaults:
         self.here = here
         self.opened: dict[str, Vault] = dict(opened or {})
         self.notices: list[str] = []
+        #: the vaults :meth:`each` skipped because they refused, by name
+        self.skipped: list[str] = []
 
     @classmethod
     def resolve(cls, explicit: str | Path | None = None, *, start: Path | None = None, **kw: Any) -> Vaults:
@@ -109,6 +111,8 @@ class Vaults:
                 if not self.several:
                     raise
                 refused.append(exc)
+                if name not in self.skipped:
+                    self.skipped.append(name)
                 note = f"the {name} vault is skipped: {exc}"
                 if note not in self.notices:
                     self.notices.append(note)
