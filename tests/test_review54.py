@@ -84,3 +84,50 @@ def test_a_skipped_vault_is_said_in_the_session_context(two_vaults, tmp_path):
     # nothing skipped, nothing said
     r = cli("hook", "session-start", input=json.dumps({"cwd": str(tmp_path / "personal")}), cwd=tmp_path)
     assert "was skipped" not in r.stdout
+
+
+def test_a_bare_remember_of_a_key_whose_get_reads_the_other_vault_says_which(two_vaults, tmp_path):
+    """Before: a teammate (not approved here) committed ``memory/preferences/shell-choice.md``,
+    the key of the person's personal preference. Since attack52 a bare ``get shell-choice``
+    reads the person's personal copy, but a bare ``remember shell-choice`` (the agent updating
+    the memory it was just shown, CLI or MCP) still wrote to the project vault: it replaced the
+    teammate's file with the person's preference, committed in the person's name into the
+    project's shared repository, and left the personal copy as it was. Where a bare get and a
+    bare write would take different vaults, the write now says which is meant, as ``forget``
+    does; named (``--personal``, ``vault``, ``--vault``) it goes where it is told."""
+    from test_peer_attacks12 import SHADOW, _teammate_pushes
+
+    proj, _, personal = two_vaults
+    _teammate_pushes(proj, tmp_path, {"memory/preferences/shell-choice.md": SHADOW})
+    theirs = (proj / "memory" / "preferences" / "shell-choice.md").read_bytes()
+    head = git(proj, "rev-parse", "HEAD")
+
+    r = cli("remember", "shell-choice", "--type", "preference", "-d", "Uses fish with the starship prompt", cwd=proj)
+    assert r.returncode == 2 and "--personal" in r.stderr and "shell-choice" in r.stderr, (r.stdout, r.stderr)
+    assert (proj / "memory" / "preferences" / "shell-choice.md").read_bytes() == theirs
+    assert git(proj, "rev-parse", "HEAD") == head
+
+    env = {"PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.environ["HOME"],
+           "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "VAULT_MEM_EMBEDDER": "none"}
+    server = StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp"], env=env, cwd=str(proj))
+
+    async def session():
+        async with Client(server, read_timeout_seconds=60) as client:
+            r = await client.call_tool("remember", {"key": "shell-choice", "type": "preference",
+                                                    "description": "Uses fish with the starship prompt"})
+            assert r.is_error and "vault" in r.content[0].text, r.content
+            assert (proj / "memory" / "preferences" / "shell-choice.md").read_bytes() == theirs
+            r = await client.call_tool("remember", {"key": "shell-choice", "type": "preference", "vault": "personal",
+                                                    "description": "Uses fish with the starship prompt"})
+            assert not r.is_error, r.content
+    anyio.run(session)
+    assert "starship" in (personal / "preferences" / "shell-choice.md").read_text()
+    assert (proj / "memory" / "preferences" / "shell-choice.md").read_bytes() == theirs
+    # a key the project's copy of which a bare get reads is written there, as before
+    r = cli("remember", "editor-choice", "--type", "preference", "-d", "Uses Helix 25.07", cwd=proj)
+    assert r.returncode == 0 and "project vault" in r.stdout, r.stderr
+    # a key only the personal vault holds: a bare remember creates the project's, as DESIGN §8 says
+    r = cli("--vault", str(personal), "remember", "tabs", "--type", "preference", "-d", "Indents with tabs")
+    assert r.returncode == 0, r.stderr
+    r = cli("remember", "tabs", "--type", "preference", "-d", "Indents with two spaces here", cwd=proj)
+    assert r.returncode == 0 and "project vault" in r.stdout, r.stderr
