@@ -252,7 +252,10 @@ def cmd_remember(args) -> int:
     from vault_mem.adapters.cli_input import body_text, read_body  # lazy: start-up time (module docstring)
 
     vaults = vaults_of(args)
-    target = vaults.for_write(PERSONAL if args.personal else None)
+    try:
+        target = vaults.for_write_key(args.key, PERSONAL if args.personal else None)
+    finally:
+        vaults.close()  # a key both vaults hold was looked up in them: the write opens its own
     label = _vault_label(target.name, vaults.several)
     raw = read_body(args.body, args.body_file, DAEMON_BODY_BYTES)
     expires = _date_or_none(args.expires)

@@ -192,7 +192,14 @@ def several_session_context(vaults: Vaults, event: dict[str, Any]) -> str:
             + "\n\nremember writes to the project vault; pass vault: personal for what holds across "
             "projects (the person's own preferences). get and forget take personal:KEY where both vaults "
             "have the key.\n\n")
-    return head + _BETWEEN.join(index_contexts(vaults, MAX_CONTEXT_CHARS - len(head)))
+    indexes = index_contexts(vaults, MAX_CONTEXT_CHARS - len(head))
+    # a skipped vault is said here too: on exit 0 Claude Code shows the person no stderr, so the
+    # refusal (a teammate's hostile tree in memory/, the personal vault's own) reached no one.
+    # Fixed words only: the refusal's text names files a teammate chose
+    skipped = "".join(f"The {name} vault ({vaults.root(name)}) was skipped: it refuses to be read, so its "
+                      "memories are not here. Tell the person; `vault-mem doctor` there says why.\n\n"
+                      for name in vaults.skipped)
+    return head + skipped + _BETWEEN.join(indexes)
 
 
 # -- git -------------------------------------------------------------------------------------

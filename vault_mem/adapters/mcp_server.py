@@ -358,7 +358,7 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
             try:
                 owner = next(iter(members.values()))
                 if several:
-                    name, key, _ = served.locate_read(key, lambda n, k: _is_trusted(served.vault(n), k))
+                    name, key, _ = served.locate_read(key, served.trusted_copy)
                     owner = members.get(name) or served.vault(name)  # a skipped vault: its refusal
                 text = memory_text(owner, key, rev or None)
             except VaultMemError as exc:
@@ -425,13 +425,6 @@ def model_facing(text: str, data: dict[str, Any]) -> tuple[dict[str, Any] | None
     except ValueError:
         same = False
     return (data, None) if same else (None, {DATA_META: data})
-
-
-def _is_trusted(vault: Vault, key: str) -> bool:
-    """Whether memory ``key``'s author is trusted here (True when the file is not found: the
-    read that follows says so)."""
-    found = vault.find_file(key)
-    return True if found is None else vault.authors([found[1]])[found[1]].trusted
 
 
 def memory_text(vault: Vault, key: str, rev: str | None) -> str:

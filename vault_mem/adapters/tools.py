@@ -507,7 +507,7 @@ def _target(vault: Vault | Vaults, name: str, args: dict[str, Any]) -> tuple[Vau
             raise UsageError(f"only one vault is served here ({vault.root}): leave out vault and give bare keys")
         return vault, {k: v for k, v in args.items() if k != "vault"}, None
     if name == "remember":
-        target = vault.for_write(args.get("vault")).name
+        target = vault.for_write_key(str(args.get("key", "")), args.get("vault")).name
         return vault.vault(target), {k: v for k, v in args.items() if k != "vault"}, target
     if name in ("get", "forget"):
         target, key, _ = vault.locate(args["key"], strict=name == "forget")

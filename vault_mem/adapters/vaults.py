@@ -13,7 +13,8 @@ and says where a key or a write goes:
   the project's copy is an unapproved peer's and the other is not (:meth:`Vaults.locate_read`), and a
   write refuses until told which;
 - ``remember`` writes to the project vault unless told ``personal``; with no project vault, to
-  the personal one.
+  the personal one; a key both hold whose copy a bare read takes from the personal vault is
+  refused until told which (:meth:`Vaults.for_write_key`).
 
 Each vault stays separate: its own repository, sidecar, embedder, daemon and trust approvals.
 """
@@ -54,6 +55,8 @@ class Vaults:
         self.here = here
         self.opened: dict[str, Vault] = dict(opened or {})
         self.notices: list[str] = []
+        #: the vaults :meth:`each` skipped because they refused, by name
+        self.skipped: list[str] = []
 
     @classmethod
     def resolve(cls, explicit: str | Path | None = None, *, start: Path | None = None, **kw: Any) -> Vaults:
@@ -109,6 +112,8 @@ class Vaults:
                 if not self.several:
                     raise
                 refused.append(exc)
+                if name not in self.skipped:
+                    self.skipped.append(name)
                 note = f"the {name} vault is skipped: {exc}"
                 if note not in self.notices:
                     self.notices.append(note)
@@ -137,6 +142,31 @@ class Vaults:
         if not self.several and name == PROJECT:
             return self.found.vaults[0]
         return self.found.named(name)
+
+    def for_write_key(self, key: str, name: str | None = None) -> NamedVault:
+        """:meth:`for_write` for a write of ``key`` (remember): a bare key both vaults hold whose
+        copy a bare read takes elsewhere (:meth:`locate_read`: the project's copy is an
+        unapproved peer's, the person's is in the personal vault) is refused until told which.
+        The agent updating the memory ``get`` showed it would otherwise replace the teammate's
+        file with the person's text, committed in the person's name into the project's shared
+        repository, and leave the person's own copy as it was."""
+        target = self.for_write(name)
+        if name is not None or not self.several or len(self.holders(key)) < 2:
+            return target
+        read, _, _ = self.locate_read(key, self.trusted_copy)
+        if read != target.name:
+            raise UsageError(f"'{key}' is in the {target.name} and the {read} vault, and a bare get reads the {read} "
+                             f"vault's (the {target.name} vault's copy is a peer's not approved here, or refused); say "
+                             f"which: --personal (the MCP tool: vault: personal), or vault: {target.name} "
+                             f"(--vault {self.root(target.name)})")
+        return target
+
+    def trusted_copy(self, name: str, key: str) -> bool:
+        """Whether the vault ``name``'s memory ``key`` is by an author trusted here (True when it
+        holds no such file: what reads it next says so)."""
+        vault = self.vault(name)
+        found = vault.find_file(key)
+        return True if found is None else vault.authors([found[1]])[found[1]].trusted
 
     def holders(self, key: str) -> list[str]:
         """The vaults holding a memory file with ``key`` (a look at the type folders on disk)."""
@@ -170,7 +200,11 @@ class Vaults:
         def sure(vault_name: str) -> bool:
             try:
                 return trusted(vault_name, key)
-            except VaultMemError:  # a vault that refuses (its tree, its copy quarantined): not this one
+            except VaultMemError as exc:  # a vault that refuses (its tree, its copy quarantined): not this
+                # one, but said: the refusal (a credential in the project's repository) is the person's to see
+                note = f"the {vault_name} vault's '{key}' is not read: {exc}"
+                if note not in self.notices:
+                    self.notices.append(note)
                 return False
 
         if others and not sure(name):
