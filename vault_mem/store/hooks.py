@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from vault_mem.errors import VaultMemError
+from vault_mem.store.arrivals import PER_WORKTREE
 
 if TYPE_CHECKING:
     from vault_mem.store.git import GitRepo
@@ -120,6 +121,9 @@ _RECORD_DIR = 'R=$(git rev-parse --git-common-dir 2>/dev/null) && R="$R/vault-me
 #: its path; ``merged M``: each text merge M leaves that no parent holds is at a path the other
 #: parents did not change since their merge base; ``S`` and ``X``: this commit's marks (the tip,
 #: else empty; 1 for a pick or revert).
+#: a worktree's own refs (store/arrivals.PER_WORKTREE), as the replay check's awk and find leave them out
+_OWN = "|".join(PER_WORKTREE)
+_OWN_LOGS = " ".join(f"! -path 'refs/{name}/*'" for name in PER_WORKTREE)
 _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --no-renames \"$1\" 2>/dev/null | "
            "awk -F'\\t' -v skip=\"${VAULT_PREFIX:+$VAULT_PREFIX/}INDEX.md\" "
            "'{ split($1, a, \" \"); if ($2 != skip) print a[2] \" \" a[4] \"\\t\" $2 }'; }\n"
@@ -129,6 +133,21 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '        case "${MB#* }" in *[!0]*) ;; *) continue ;; esac\n'
            '        [ "$(git rev-parse -q --verify "$2:$P" 2>/dev/null)" = "${MB#* }" ] || exit 1\n'
            '    done\n'
+           '}\n'
+           'tips() {\n'
+           "    # the commits whose texts count as existing before, read as store/history.shared_tips reads them:\n"
+           "    # the shared refs but the stash and a worktree's own, the main worktree's HEAD, their logs; never\n"
+           "    # a linked worktree's HEAD or log (vault/authors.Origins reads those only in that worktree, and\n"
+           "    # `git worktree remove` deletes them): a text only they held would be the pick's, made here\n"
+           '    K=$(git rev-parse --git-common-dir 2>/dev/null) || return 0\n'
+           "    { git for-each-ref --format='%(objectname) %(refname)' 2>/dev/null |\n"
+           f"          awk '$2 != \"refs/stash\" && $2 !~ /^refs\\/({_OWN})\\// {{ print $1 }}'\n"
+           '      cat "$K/HEAD" 2>/dev/null\n'
+           '      ( cd "$K/logs" 2>/dev/null || exit 0; cat HEAD 2>/dev/null\n'
+           f"        find refs -type f ! -path refs/stash {_OWN_LOGS} -exec cat {{}} + 2>/dev/null ) |\n"
+           "          awk -F'[ ]' '{ if (NF >= 2) print $1; if (NF >= 3) print $2 }'\n"
+           "    } | awk '/^[0-9a-f]+$/ && /[^0]/ && (length($0) == 40 || length($0) == 64) { print $0 \"^{commit}\" }' |\n"
+           "        git cat-file --batch-check='%(objectname) %(objecttype)' 2>/dev/null | awk '$2 == \"commit\" { print $1 }'\n"
            '}\n'
            'replayed() {\n'
            '    # one git log for every text C leaves (a path by path look, one `git log --all` each, held a\n'
@@ -141,19 +160,17 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '    C=$(git rev-parse "$1" 2>/dev/null) || return 1\n'
            '    W=$(image "$C" | awk -F\'\\t\' \'{ split($1, m, " "); if (m[2] ~ /[^0]/) print m[2] "\\t" $2 }\')\n'
            '    [ -n "$W" ] || return 0\n'
-           "    # the stash's own commits (each entry's and its index's and untracked files'): a text only they hold\n"
-           "    # is no text's before (vault/authors.Origins leaves the stash out: no hook records its commits)\n"
-           '    Z=$(git log -g --format=\'%H %P\' refs/stash 2>/dev/null | awk \'{ print $1; if (NF > 2) print $3; if (NF > 3) print $4 }\')\n'
+           '    T=$(tips)\n'
+           '    [ -n "$T" ] || return 1\n'
            '    { printf \'%s\\n--\\n\' "$W"\n'
-           '      { echo --; printf \'%s\\n\' "$W" | cut -f2; } |\n'
-           "          git --literal-pathspecs -c core.quotePath=false -c log.follow=false log --all --reflog --stdin --full-history --no-renames --no-abbrev --format='commit %H' --raw 2>/dev/null\n"
-           '    } | awk -F\'\\t\' -v c="$C" -v z="$(printf \'%s \' $Z)" \'\n'
-           '        BEGIN { n = split(z, zs, " "); for (i = 1; i <= n; i++) stash[zs[i]] = 1 }\n'
+           '      { printf \'%s\\n--\\n\' "$T"; printf \'%s\\n\' "$W" | cut -f2; } |\n'
+           "          git --literal-pathspecs -c core.quotePath=false -c log.follow=false log --stdin --full-history --no-renames --no-abbrev --format='commit %H' --raw 2>/dev/null\n"
+           '    } | awk -F\'\\t\' -v c="$C" \'\n'
            '        !inlog { if ($0 == "--") { inlog = 1; next }\n'
            '               if (substr($2, 1, 1) == "\\"") bad = 1\n'
            '               need[$0] = 1; next }\n'
            '        /^commit / { h = substr($0, 8); next }\n'
-           '        /^:/ && NF == 2 && h != c && !(h in stash) { split($1, f, " "); if ((f[3] "\\t" $2) in need) seen[f[3] "\\t" $2] = 1\n'
+           '        /^:/ && NF == 2 && h != c { split($1, f, " "); if ((f[3] "\\t" $2) in need) seen[f[3] "\\t" $2] = 1\n'
            '                         if ((f[4] "\\t" $2) in need) seen[f[4] "\\t" $2] = 1 }\n'
            "        END { if (bad) exit 1; for (k in need) if (!(k in seen)) exit 1 }'\n"
            '}\n'
