@@ -183,3 +183,30 @@ def test_the_replay_check_reads_the_commits_the_origins_read(tmp_path):
         assert {base, on_branch, main_detached, on_main_head} <= listed
         assert alone not in listed and stash not in listed
     assert alone in history.known_tips(GitRepo(detached))  # what the vault read there sees
+    # a commit the check found a recorded pick's texts in stays in both, whatever named it then
+    (main / ".git" / "vault-mem").mkdir(exist_ok=True)
+    (main / ".git" / "vault-mem" / "replayed-from").write_text(f"{alone}\n")
+    proc = subprocess.run(["sh", "-c", f"{tips}\ntips"], cwd=branch, capture_output=True, text=True, check=True)
+    assert alone in proc.stdout.split()
+    assert set(proc.stdout.split()) == set(history.shared_tips(GitRepo(branch)))
+
+
+def test_a_merged_text_whose_branch_went_before_any_read_is_not_the_persons(tmp_path):
+    """The first pick committed on a branch of another worktree (a shared ref: the check counts
+    it), the pick again in the main worktree recorded, then the worktree removed and the branch
+    deleted before anything of vault-mem read the repository: nothing names the first pick any
+    more, and the merged text would be first seen in the recorded pick."""
+    mine, peer = person_and_peer(tmp_path)
+    _peer_appends_to_the_pinned_memory(peer)
+    git(mine, "checkout", "-q", "-b", "side")
+    _persons_edit(mine)
+    git(mine, "checkout", "-q", "main")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    other = tmp_path / "other"
+    git(mine, "worktree", "add", "-q", "-b", "tried", str(other), "main")
+    git(other, "cherry-pick", "--no-commit", "side")
+    git(other, "commit", "-q", "-m", "tried in the other worktree")
+    git(mine, "cherry-pick", "side")
+    git(mine, "worktree", "remove", "--force", str(other))
+    git(mine, "branch", "-D", "tried")
+    _not_the_persons(mine)

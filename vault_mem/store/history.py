@@ -23,7 +23,7 @@ from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
 from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
 from vault_mem.store.git import GitRepo
 from vault_mem.store.gitobjects import STREAM_FROM
-from vault_mem.store.provenance import recorded
+from vault_mem.store.provenance import recorded, replayed_file, replayed_from
 
 __all__ = [
     "commits_by",
@@ -367,6 +367,9 @@ def refs_stamp(repo: GitRepo) -> str:
         skip |= {os.path.join(repo.common_dir, *branch.split("/")),
                  os.path.join(repo.common_dir, "logs", *branch.split("/"))}
     parts: list[str] = [head]
+    with contextlib.suppress(OSError):  # the commits the replay check kept named (shared_tips)
+        st = os.stat(replayed_file(repo.common_dir))
+        parts.append(f"{replayed_file(repo.common_dir)}:{st.st_mtime_ns}:{st.st_size}")
     for base in dict.fromkeys([repo.git_dir, repo.common_dir]):
         for name in ("packed-refs", *HEAD_FILES):
             try:
@@ -436,7 +439,10 @@ def shared_tips(repo: GitRepo) -> list[str]:
     """The commits every worktree names alike: the shared refs (remote-tracking ones included,
     tags peeled; not ``refs/stash``, nor a worktree's own ``refs/bisect/``...), the main
     worktree's HEAD, and the logs of both (:func:`~vault_mem.store.arrivals.shared_log_files`).
-    The one home of "a commit whose texts existed before": post-commit's replay check
+    And the commits the replay check found a recorded pick's texts in, not made here
+    (:data:`~vault_mem.store.provenance.REPLAYED_FROM`): a branch deleted, or a worktree removed,
+    before the origins read the repository would otherwise leave those texts first seen in the
+    pick. The one home of "a commit whose texts existed before": post-commit's replay check
     (:data:`vault_mem.store.hooks.RECORD`) counts a text a pick or revert leaves as existing
     before it only in these commits, and the texts' origins (:func:`known_tips`) read every one
     of them, from whichever worktree the vault is read. A linked worktree's HEAD, its log and
@@ -444,7 +450,7 @@ def shared_tips(repo: GitRepo) -> list[str]:
     vault is read there, and ``git worktree remove`` deletes them, so a text only they held
     would be no one's first there and become the pick's, made here."""
     shared, _own = _refs(repo)
-    return _commits(repo, shared + _main_head(repo) + _logged(shared_log_files(repo)))
+    return _commits(repo, shared + _main_head(repo) + _logged(shared_log_files(repo)) + replayed_from(repo.common_dir))
 
 
 def known_tips(repo: GitRepo) -> list[str]:
@@ -455,7 +461,8 @@ def known_tips(repo: GitRepo) -> list[str]:
     edits in commits no hook records, which would then pass for someone else's. Anything that
     is not a commit (a tag of a tree or a blob) is left out."""
     shared, own = _refs(repo)
-    names = shared + own + _main_head(repo) + _logged(log_files(repo)) + repo.head_files(*HEAD_FILES)
+    names = shared + own + _main_head(repo) + _logged(log_files(repo)) + replayed_from(repo.common_dir) + \
+        repo.head_files(*HEAD_FILES)
     return _commits(repo, names)
 
 

@@ -142,7 +142,7 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '    K=$(git rev-parse --git-common-dir 2>/dev/null) || return 0\n'
            "    { git for-each-ref --format='%(objectname) %(refname)' 2>/dev/null |\n"
            f"          awk '$2 != \"refs/stash\" && $2 !~ /^refs\\/({_OWN})\\// {{ print $1 }}'\n"
-           '      cat "$K/HEAD" 2>/dev/null\n'
+           '      cat "$K/HEAD" "$K/vault-mem/replayed-from" 2>/dev/null\n'
            '      ( cd "$K/logs" 2>/dev/null || exit 0; cat HEAD 2>/dev/null\n'
            f"        find refs -type f ! -path refs/stash {_OWN_LOGS} -exec cat {{}} + 2>/dev/null ) |\n"
            "          awk -F'[ ]' '{ if (NF >= 2) print $1; if (NF >= 3) print $2 }'\n"
@@ -162,7 +162,7 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '    [ -n "$W" ] || return 0\n'
            '    T=$(tips)\n'
            '    [ -n "$T" ] || return 1\n'
-           '    { printf \'%s\\n--\\n\' "$W"\n'
+           '    F=$({ printf \'%s\\n--\\n\' "$W"\n'
            '      { printf \'%s\\n--\\n\' "$T"; printf \'%s\\n\' "$W" | cut -f2; } |\n'
            "          git --literal-pathspecs -c core.quotePath=false -c log.follow=false log --stdin --full-history --no-renames --no-abbrev --format='commit %H' --raw 2>/dev/null\n"
            '    } | awk -F\'\\t\' -v c="$C" \'\n'
@@ -170,9 +170,17 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '               if (substr($2, 1, 1) == "\\"") bad = 1\n'
            '               need[$0] = 1; next }\n'
            '        /^commit / { h = substr($0, 8); next }\n'
-           '        /^:/ && NF == 2 && h != c { split($1, f, " "); if ((f[3] "\\t" $2) in need) seen[f[3] "\\t" $2] = 1\n'
-           '                         if ((f[4] "\\t" $2) in need) seen[f[4] "\\t" $2] = 1 }\n'
-           "        END { if (bad) exit 1; for (k in need) if (!(k in seen)) exit 1 }'\n"
+           '        /^:/ && NF == 2 && h != c { split($1, f, " ")\n'
+           '                         if ((f[3] "\\t" $2) in need && !((f[3] "\\t" $2) in seen)) seen[f[3] "\\t" $2] = h\n'
+           '                         if ((f[4] "\\t" $2) in need && !((f[4] "\\t" $2) in seen)) seen[f[4] "\\t" $2] = h }\n'
+           "        END { if (bad) exit 1; for (k in need) if (!(k in seen)) exit 1\n"
+           "              for (k in need) if (!(seen[k] in out)) { out[seen[k]] = 1; print seen[k] } }') || return 1\n"
+           "    # the commits that held them, not made here, stay named for the origins (history.shared_tips reads\n"
+           "    # them): a branch deleted or a worktree removed before vault-mem reads the repository would leave\n"
+           "    # the texts first seen in this commit, made here\n"
+           '    K=$(git rev-parse --git-common-dir 2>/dev/null) || return 1\n'
+           '    [ -f "$K/vault-mem/local-commits" ] && F=$(printf \'%s\\n\' "$F" | grep -vxF -f "$K/vault-mem/local-commits")\n'
+           '    [ -z "$F" ] || { (umask 077; mkdir -p "$K/vault-mem") && printf \'%s\\n\' "$F" >> "$K/vault-mem/replayed-from"; }\n'
            '}\n'
            'merged() {\n'
            '    # git lists the paths whose text differs from every parent\'s (-c): one process, however many\n'
