@@ -175,11 +175,13 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '                         if ((f[4] "\\t" $2) in need && !((f[4] "\\t" $2) in seen)) seen[f[4] "\\t" $2] = h }\n'
            "        END { if (bad) exit 1; for (k in need) if (!(k in seen)) exit 1\n"
            "              for (k in need) if (!(seen[k] in out)) { out[seen[k]] = 1; print seen[k] } }') || return 1\n"
-           "    # the commits that held them, not made here, stay named for the origins (history.shared_tips reads\n"
+           "    # the commits that held them, not made here (nor kept already), stay named for the origins (history.shared_tips reads\n"
            "    # them): a branch deleted or a worktree removed before vault-mem reads the repository would leave\n"
            "    # the texts first seen in this commit, made here\n"
            '    K=$(git rev-parse --git-common-dir 2>/dev/null) || return 1\n'
-           '    [ -f "$K/vault-mem/local-commits" ] && F=$(printf \'%s\\n\' "$F" | grep -vxF -f "$K/vault-mem/local-commits")\n'
+           '    for E in "$K/vault-mem/local-commits" "$K/vault-mem/replayed-from"; do\n'
+           '        [ -f "$E" ] && F=$(printf \'%s\\n\' "$F" | grep -vxF -f "$E")\n'
+           '    done\n'
            '    [ -z "$F" ] || { (umask 077; mkdir -p "$K/vault-mem") && printf \'%s\\n\' "$F" >> "$K/vault-mem/replayed-from"; }\n'
            '}\n'
            'merged() {\n'
