@@ -94,8 +94,9 @@ _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.
 #: text it leaves (INDEX.md aside: generated) existed before it: for a rebase, in the commits it
 #: replayed (or the text the replay started from at that path is the one the old commit started
 #: from: nothing else came in, so an edit while the rebase stood is the person's); for a
-#: cherry-pick or a revert, in any commit at that path; for a ``git merge --squash`` concluded
-#: with ``git commit``, in the squashed tip. Otherwise it is not this machine's, and its memories
+#: cherry-pick or a revert, in any commit at that path that the texts' origins read from any worktree
+#: (:func:`vault_mem.store.history.shared_tips`: never another worktree's HEAD, nor the stash); for a
+#: ``git merge --squash`` concluded with ``git commit``, in the squashed tip. Otherwise it is not this machine's, and its memories
 #: are judged as a peer's until edited here (tests/test_peer_attacks7.py).
 #: A pick or revert is told by git's state, never by the words of its log line (a conflicted
 #: revert concluded with ``--continue`` is logged ``commit: Revert "..."``; a person's message may
