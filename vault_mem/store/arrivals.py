@@ -21,17 +21,39 @@ from dataclasses import dataclass
 
 from vault_mem.store.git import GitRepo
 
-__all__ = ["Arrivals", "log_files"]
+__all__ = ["PER_WORKTREE", "Arrivals", "log_files", "shared_log_files"]
+
+#: git's refs that each worktree keeps of its own (``git bisect``'s, ``refs/worktree/``, a
+#: rebase's ``refs/rewritten/``): the folders of ``refs/`` (and ``logs/refs/``) that differ per worktree
+PER_WORKTREE = ("bisect", "worktree", "rewritten")
+
+
+def shared_log_files(repo: GitRepo) -> list[str]:
+    """The ref logs every worktree of the repository reads alike, whichever it is and whatever
+    worktrees come and go: the main worktree's log of HEAD and the logs of the shared refs,
+    except the stash's (a stash holds the person's own edits in commits no hook records). A
+    linked worktree's log of HEAD is not one: it is read only in that worktree, and ``git
+    worktree remove`` or ``prune`` deletes it. post-commit's replay check reads these very files
+    (:data:`vault_mem.store.hooks.RECORD`)."""
+    logs = os.path.join(repo.common_dir, "logs")
+    skip = {os.path.join(logs, "refs", "stash")}
+    own = tuple(os.path.join(logs, "refs", name) + os.sep for name in PER_WORKTREE)
+    found = [os.path.join(logs, "HEAD")]
+    for folder, _dirs, files in os.walk(os.path.join(logs, "refs")):
+        found += [os.path.join(folder, f) for f in files
+                  if os.path.join(folder, f) not in skip and not os.path.join(folder, f).startswith(own)]
+    return found
 
 
 def log_files(repo: GitRepo) -> list[str]:
-    """The ref logs whose commits this repository names: HEAD's and every ref's, except the
-    stash's (a stash holds the person's own edits in commits no hook records)."""
-    stash = os.path.join(repo.common_dir, "logs", "refs", "stash")
-    logs = [os.path.join(repo.git_dir, "logs", "HEAD")]
-    for folder, _dirs, files in os.walk(os.path.join(repo.common_dir, "logs", "refs")):
-        logs += [os.path.join(folder, f) for f in files if os.path.join(folder, f) != stash]
-    return logs
+    """The ref logs whose commits this repository names, read from this worktree: the shared
+    ones (:func:`shared_log_files`), and this worktree's own (its log of HEAD, its per-worktree
+    refs')."""
+    logs = shared_log_files(repo) + [os.path.join(repo.git_dir, "logs", "HEAD")]
+    for name in PER_WORKTREE:
+        for folder, _dirs, files in os.walk(os.path.join(repo.git_dir, "logs", "refs", name)):
+            logs += [os.path.join(folder, f) for f in files]
+    return list(dict.fromkeys(os.path.normpath(p) for p in logs))
 
 
 @dataclass(frozen=True)

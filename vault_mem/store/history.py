@@ -20,10 +20,10 @@ from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is
 from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
-from vault_mem.store.arrivals import log_files
+from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
 from vault_mem.store.git import GitRepo
 from vault_mem.store.gitobjects import STREAM_FROM
-from vault_mem.store.provenance import recorded
+from vault_mem.store.provenance import recorded, replayed_file, replayed_from
 
 __all__ = [
     "commits_by",
@@ -55,6 +55,7 @@ __all__ = [
     "remote_url",
     "resolve_commit",
     "seen_elsewhere",
+    "shared_tips",
     "staged_against",
     "tree_blobs",
     "tree_entries",
@@ -366,6 +367,9 @@ def refs_stamp(repo: GitRepo) -> str:
         skip |= {os.path.join(repo.common_dir, *branch.split("/")),
                  os.path.join(repo.common_dir, "logs", *branch.split("/"))}
     parts: list[str] = [head]
+    with contextlib.suppress(OSError):  # the commits the replay check kept named (shared_tips)
+        st = os.stat(replayed_file(repo.common_dir))
+        parts.append(f"{replayed_file(repo.common_dir)}:{st.st_mtime_ns}:{st.st_size}")
     for base in dict.fromkeys([repo.git_dir, repo.common_dir]):
         for name in ("packed-refs", *HEAD_FILES):
             try:
@@ -386,26 +390,21 @@ def refs_stamp(repo: GitRepo) -> str:
     return hashlib.sha256("\n".join(sorted(parts)).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def known_tips(repo: GitRepo) -> list[str]:
-    """Every commit this repository names: the refs (remote-tracking ones included, tags peeled),
-    their reflogs (a force-pushed-away commit stays named there) and what a fetch or an operation
-    under way left in the git folder (``FETCH_HEAD``, ...): the commits a person can take text
-    from with git. Not ``refs/stash`` and its log: a stash holds the person's own edits in
-    commits no hook records, which would then pass for someone else's. Anything that is not a
-    commit (a tag of a tree or a blob) is left out."""
+def _logged(paths: list[str]) -> list[str]:
+    """Every commit id the ref logs ``paths`` name (each entry's old and new value)."""
     names: list[str] = []
-    for line in repo.run("for-each-ref", "--format=%(objectname) %(refname)", cwd=repo.toplevel).splitlines():
-        oid, _, ref = line.partition(" ")
-        if ref != "refs/stash":
-            names.append(oid)
-    for path in log_files(repo):
+    for path in paths:
         try:
             with open(path, encoding="ascii", errors="replace") as fh:
                 for line in fh:
                     names += [w for w in line.split(" ", 2)[:2] if w.strip("0")]
         except OSError:
             continue
-    names += repo.head_files(*HEAD_FILES)
+    return names
+
+
+def _commits(repo: GitRepo, names: list[str]) -> list[str]:
+    """The commits ``names`` are (tags peeled; ids of anything else, or of nothing here, left out)."""
     wanted = [n for n in dict.fromkeys(names) if len(n) in (40, 64) and all(c in "0123456789abcdef" for c in n)]
     if not wanted:
         return []
@@ -413,6 +412,58 @@ def known_tips(repo: GitRepo) -> list[str]:
                    input="".join(f"{n}^{{commit}}\n" for n in wanted).encode("ascii"))
     return list(dict.fromkeys(w[0] for w in (line.split() for line in out.splitlines())
                               if len(w) == 2 and w[1] == "commit"))
+
+
+def _refs(repo: GitRepo) -> tuple[list[str], list[str]]:
+    """The refs' commits (or tags): (the shared refs', this worktree's own refs'); never the stash's."""
+    shared: list[str] = []
+    own: list[str] = []
+    for line in repo.run("for-each-ref", "--format=%(objectname) %(refname)", cwd=repo.toplevel).splitlines():
+        oid, _, ref = line.partition(" ")
+        if ref != "refs/stash":
+            (own if ref.startswith(tuple(f"refs/{name}/" for name in PER_WORKTREE)) else shared).append(oid)
+    return shared, own
+
+
+def _main_head(repo: GitRepo) -> list[str]:
+    """The main worktree's HEAD when it names a commit itself (detached)."""
+    try:
+        with open(os.path.join(repo.common_dir, "HEAD"), encoding="ascii", errors="replace") as fh:
+            head = fh.read().strip()
+    except OSError:
+        return []
+    return [head]
+
+
+def shared_tips(repo: GitRepo) -> list[str]:
+    """The commits every worktree names alike: the shared refs (remote-tracking ones included,
+    tags peeled; not ``refs/stash``, nor a worktree's own ``refs/bisect/``...), the main
+    worktree's HEAD, and the logs of both (:func:`~vault_mem.store.arrivals.shared_log_files`).
+    And the commits the replay check found a recorded pick's texts in, not made here
+    (:data:`~vault_mem.store.provenance.REPLAYED_FROM`): a branch deleted, or a worktree removed,
+    before the origins read the repository would otherwise leave those texts first seen in the
+    pick. The one home of "a commit whose texts existed before": post-commit's replay check
+    (:data:`vault_mem.store.hooks.RECORD`) counts a text a pick or revert leaves as existing
+    before it only in these commits, and the texts' origins (:func:`known_tips`) read every one
+    of them, from whichever worktree the vault is read. A linked worktree's HEAD, its log and
+    its ``FETCH_HEAD`` are not among them: the origins read a linked worktree's only when the
+    vault is read there, and ``git worktree remove`` deletes them, so a text only they held
+    would be no one's first there and become the pick's, made here."""
+    shared, _own = _refs(repo)
+    return _commits(repo, shared + _main_head(repo) + _logged(shared_log_files(repo)) + replayed_from(repo.common_dir))
+
+
+def known_tips(repo: GitRepo) -> list[str]:
+    """Every commit this repository names, read from this worktree: :func:`shared_tips`, and this
+    worktree's own (its log of HEAD, its ``refs/bisect/``... and their logs, what a fetch or an
+    operation under way left in its git folder: ``FETCH_HEAD``, ...): the commits a person can
+    take text from with git. Not ``refs/stash`` and its log: a stash holds the person's own
+    edits in commits no hook records, which would then pass for someone else's. Anything that
+    is not a commit (a tag of a tree or a blob) is left out."""
+    shared, own = _refs(repo)
+    names = shared + own + _main_head(repo) + _logged(log_files(repo)) + replayed_from(repo.common_dir) + \
+        repo.head_files(*HEAD_FILES)
+    return _commits(repo, names)
 
 
 def seen_elsewhere(repo: GitRepo, blob: str) -> bool:

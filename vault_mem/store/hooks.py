@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from vault_mem.errors import VaultMemError
+from vault_mem.store.arrivals import PER_WORKTREE
 
 if TYPE_CHECKING:
     from vault_mem.store.git import GitRepo
@@ -104,8 +105,9 @@ _MARK_LINE = ('if [ -n "$GIT_DIR" ]; then D=$GIT_DIR; elif [ -d .git ]; then D=.
 #: text it leaves (INDEX.md aside: generated) existed before it: for a rebase, in the commits it
 #: replayed (or the text the replay started from at that path is the one the old commit started
 #: from: nothing else came in, so an edit while the rebase stood is the person's); for a
-#: cherry-pick or a revert, in any commit at that path; for a ``git merge --squash`` concluded
-#: with ``git commit``, in the squashed tip. Otherwise it is not this machine's, and its memories
+#: cherry-pick or a revert, in any commit at that path that the texts' origins read from any worktree
+#: (:func:`vault_mem.store.history.shared_tips`: never another worktree's HEAD, nor the stash); for a
+#: ``git merge --squash`` concluded with ``git commit``, in the squashed tip. Otherwise it is not this machine's, and its memories
 #: are judged as a peer's until edited here (tests/test_peer_attacks7.py).
 #: A pick or revert is told by git's state, never by the words of its log line (a conflicted
 #: revert concluded with ``--continue`` is logged ``commit: Revert "..."``; a person's message may
@@ -131,6 +133,9 @@ _RECORD_DIR = 'R=$(git rev-parse --git-common-dir 2>/dev/null) && R="$R/vault-me
 #: its path; ``merged M``: each text merge M leaves that no parent holds is at a path the other
 #: parents did not change since their merge base; ``S`` and ``X``: this commit's marks (the tip,
 #: else empty; 1 for a pick or revert).
+#: a worktree's own refs (store/arrivals.PER_WORKTREE), as the replay check's awk and find leave them out
+_OWN = "|".join(PER_WORKTREE)
+_OWN_LOGS = " ".join(f"! -path 'refs/{name}/*'" for name in PER_WORKTREE)
 _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --no-renames \"$1\" 2>/dev/null | "
            "awk -F'\\t' -v skip=\"${VAULT_PREFIX:+$VAULT_PREFIX/}INDEX.md\" "
            "'{ split($1, a, \" \"); if ($2 != skip) print a[2] \" \" a[4] \"\\t\" $2 }'; }\n"
@@ -140,6 +145,21 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '        case "${MB#* }" in *[!0]*) ;; *) continue ;; esac\n'
            '        [ "$(git rev-parse -q --verify "$2:$P" 2>/dev/null)" = "${MB#* }" ] || exit 1\n'
            '    done\n'
+           '}\n'
+           'tips() {\n'
+           "    # the commits whose texts count as existing before, read as store/history.shared_tips reads them:\n"
+           "    # the shared refs but the stash and a worktree's own, the main worktree's HEAD, their logs; never\n"
+           "    # a linked worktree's HEAD or log (vault/authors.Origins reads those only in that worktree, and\n"
+           "    # `git worktree remove` deletes them): a text only they held would be the pick's, made here\n"
+           '    K=$(git rev-parse --git-common-dir 2>/dev/null) || return 0\n'
+           "    { git for-each-ref --format='%(objectname) %(refname)' 2>/dev/null |\n"
+           f"          awk '$2 != \"refs/stash\" && $2 !~ /^refs\\/({_OWN})\\// {{ print $1 }}'\n"
+           '      cat "$K/HEAD" "$K/vault-mem/replayed-from" 2>/dev/null\n'
+           '      ( cd "$K/logs" 2>/dev/null || exit 0; cat HEAD 2>/dev/null\n'
+           f"        find refs -type f ! -path refs/stash {_OWN_LOGS} -exec cat {{}} + 2>/dev/null ) |\n"
+           "          awk -F'[ ]' '{ if (NF >= 2) print $1; if (NF >= 3) print $2 }'\n"
+           "    } | awk '/^[0-9a-f]+$/ && /[^0]/ && (length($0) == 40 || length($0) == 64) { print $0 \"^{commit}\" }' |\n"
+           "        git cat-file --batch-check='%(objectname) %(objecttype)' 2>/dev/null | awk '$2 == \"commit\" { print $1 }'\n"
            '}\n'
            'replayed() {\n'
            '    # one git log for every text C leaves (a path by path look, one `git log --all` each, held a\n'
@@ -152,21 +172,29 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '    C=$(git rev-parse "$1" 2>/dev/null) || return 1\n'
            '    W=$(image "$C" | awk -F\'\\t\' \'{ split($1, m, " "); if (m[2] ~ /[^0]/) print m[2] "\\t" $2 }\')\n'
            '    [ -n "$W" ] || return 0\n'
-           "    # the stash's own commits (each entry's and its index's and untracked files'): a text only they hold\n"
-           "    # is no text's before (vault/authors.Origins leaves the stash out: no hook records its commits)\n"
-           '    Z=$(git log -g --format=\'%H %P\' refs/stash 2>/dev/null | awk \'{ print $1; if (NF > 2) print $3; if (NF > 3) print $4 }\')\n'
-           '    { printf \'%s\\n--\\n\' "$W"\n'
-           '      { echo --; printf \'%s\\n\' "$W" | cut -f2; } |\n'
-           "          git --literal-pathspecs -c core.quotePath=false -c log.follow=false log --all --reflog --stdin --full-history --no-renames --no-abbrev --format='commit %H' --raw 2>/dev/null\n"
-           '    } | awk -F\'\\t\' -v c="$C" -v z="$(printf \'%s \' $Z)" \'\n'
-           '        BEGIN { n = split(z, zs, " "); for (i = 1; i <= n; i++) stash[zs[i]] = 1 }\n'
+           '    T=$(tips)\n'
+           '    [ -n "$T" ] || return 1\n'
+           '    F=$({ printf \'%s\\n--\\n\' "$W"\n'
+           '      { printf \'%s\\n--\\n\' "$T"; printf \'%s\\n\' "$W" | cut -f2; } |\n'
+           "          git --literal-pathspecs -c core.quotePath=false -c log.follow=false log --stdin --full-history --no-renames --no-abbrev --format='commit %H' --raw 2>/dev/null\n"
+           '    } | awk -F\'\\t\' -v c="$C" \'\n'
            '        !inlog { if ($0 == "--") { inlog = 1; next }\n'
            '               if (substr($2, 1, 1) == "\\"") bad = 1\n'
            '               need[$0] = 1; next }\n'
            '        /^commit / { h = substr($0, 8); next }\n'
-           '        /^:/ && NF == 2 && h != c && !(h in stash) { split($1, f, " "); if ((f[3] "\\t" $2) in need) seen[f[3] "\\t" $2] = 1\n'
-           '                         if ((f[4] "\\t" $2) in need) seen[f[4] "\\t" $2] = 1 }\n'
-           "        END { if (bad) exit 1; for (k in need) if (!(k in seen)) exit 1 }'\n"
+           '        /^:/ && NF == 2 && h != c { split($1, f, " ")\n'
+           '                         if ((f[3] "\\t" $2) in need && !((f[3] "\\t" $2) in seen)) seen[f[3] "\\t" $2] = h\n'
+           '                         if ((f[4] "\\t" $2) in need && !((f[4] "\\t" $2) in seen)) seen[f[4] "\\t" $2] = h }\n'
+           "        END { if (bad) exit 1; for (k in need) if (!(k in seen)) exit 1\n"
+           "              for (k in need) if (!(seen[k] in out)) { out[seen[k]] = 1; print seen[k] } }') || return 1\n"
+           "    # the commits that held them, not made here (nor kept already), stay named for the origins (history.shared_tips reads\n"
+           "    # them): a branch deleted or a worktree removed before vault-mem reads the repository would leave\n"
+           "    # the texts first seen in this commit, made here\n"
+           '    K=$(git rev-parse --git-common-dir 2>/dev/null) || return 1\n'
+           '    for E in "$K/vault-mem/local-commits" "$K/vault-mem/replayed-from"; do\n'
+           '        [ -f "$E" ] && F=$(printf \'%s\\n\' "$F" | grep -vxF -f "$E")\n'
+           '    done\n'
+           '    [ -z "$F" ] || { (umask 077; mkdir -p "$K/vault-mem") && printf \'%s\\n\' "$F" >> "$K/vault-mem/replayed-from"; }\n'
            '}\n'
            'merged() {\n'
            '    # git lists the paths whose text differs from every parent\'s (-c): one process, however many\n'

@@ -57,9 +57,12 @@ from pathlib import Path
 
 from vault_mem.store.files import ensure_own_dir
 
-__all__ = ["LOCAL_COMMITS", "local_commits", "made_here", "record_file", "record_local", "recorded"]
+__all__ = ["LOCAL_COMMITS", "REPLAYED_FROM", "local_commits", "made_here", "record_file", "record_local", "recorded", "replayed_file", "replayed_from"]
 
 LOCAL_COMMITS = "local-commits"
+#: the commits not made here whose texts a pick or revert recorded as made here left (post-commit's
+#: replay check appends them): they stay named for the texts' origins whatever refs go
+REPLAYED_FROM = "replayed-from"
 _FOLDER = "vault-mem"
 #: per record file: (size, mtime) and the ids read then (a recall reads it without re-parsing)
 _CACHE: dict[str, tuple[tuple[int, int], tuple[bool, frozenset[str]]]] = {}
@@ -68,6 +71,21 @@ _CACHE: dict[str, tuple[tuple[int, int], tuple[bool, frozenset[str]]]] = {}
 def record_file(common_dir: Path) -> Path:
     """Where the record of the repository whose (common) git folder is ``common_dir`` lives."""
     return Path(common_dir) / _FOLDER / LOCAL_COMMITS
+
+
+def replayed_file(common_dir: Path) -> Path:
+    """Where :data:`REPLAYED_FROM` lives (beside the record)."""
+    return Path(common_dir) / _FOLDER / REPLAYED_FROM
+
+
+def replayed_from(common_dir: Path) -> list[str]:
+    """The commits :data:`REPLAYED_FROM` names (what the replay check found the texts of a pick
+    or revert it recorded in, not made here), one id a line as written."""
+    try:
+        with open(replayed_file(common_dir), encoding="ascii", errors="replace") as fh:
+            return [line.strip() for line in fh]
+    except OSError:
+        return []
 
 
 def record_local(common_dir: Path, commits: Iterable[str]) -> None:
