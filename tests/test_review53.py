@@ -132,3 +132,29 @@ def test_a_merged_text_only_a_stash_held_is_not_the_persons(tmp_path):
     assert MARK not in _hook(mine, "user-prompt-submit", prompt=PROMPT)
     pick = git(mine, "rev-parse", "HEAD").strip()
     assert pick not in (mine / ".git" / "vault-mem" / "local-commits").read_text()
+
+
+def test_an_amend_that_concludes_a_pick_leaves_no_temporary_file_of_post_rewrite(tmp_path):
+    """post-rewrite keeps git's list of rewritten commits in ``rewritten.PID`` and removes it at
+    the end; an amend that concludes a cherry-pick runs the replay check, whose ``W`` (the shell
+    has one scope) replaced the file's name: the files piled up in ``.git/vault-mem/`` (found by
+    origins54). The person's pick (``-n``, conflicted, resolved by hand) concluded with
+    ``--amend`` leaves none and is still checked."""
+    mine, _ = person_and_peer(tmp_path)
+    git(mine, "checkout", "-q", "-b", "side")
+    _note(mine, "c", "side text")
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "-m", "side")
+    picked = git(mine, "rev-parse", "HEAD").strip()
+    git(mine, "checkout", "-q", "main")
+    _note(mine, "c", "main text")
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "-m", "main")
+    subprocess.run(["git", "cherry-pick", "-n", picked], cwd=mine, capture_output=True)  # conflicts
+    _note(mine, "c", "both texts")
+    git(mine, "add", "notes/c.md")
+    git(mine, "commit", "-q", "--amend", "--no-edit")  # (git writes MERGE_MSG for a pick -n: a pick)
+    state = mine / ".git" / "vault-mem"
+    assert not list(state.glob("rewritten.*")), sorted(p.name for p in state.iterdir())
+    # the merged text existed in no commit before: the amend is not recorded as made here
+    assert git(mine, "rev-parse", "HEAD").strip() not in (state / "local-commits").read_text()

@@ -250,13 +250,13 @@ RECORD = {
                     f'{_RECORD_DIR} && echo "$H" >> "$R/local-commits"\n'
                     "exit 0"),
     "post-rewrite": (_CHECKS + 'marks\n' + f'if {_RECORD_DIR}; then\n'
-                     '    W="$R/rewritten.$$"\n'
-                     '    cat > "$W"\n'
-                     '    for NEW in $(cut -d " " -f 2 "$W" | sort -u); do\n'
-                     '        OK=1; : > "$W.old"; OLDS=$(awk -v n="$NEW" \'$2 == n { print $1 }\' "$W")\n'
+                     '    RW="$R/rewritten.$$"  # (not W: replayed() sets W; the shell has one scope)\n'
+                     '    cat > "$RW"\n'
+                     '    for NEW in $(cut -d " " -f 2 "$RW" | sort -u); do\n'
+                     '        OK=1; : > "$RW.old"; OLDS=$(awk -v n="$NEW" \'$2 == n { print $1 }\' "$RW")\n'
                      '        for OLD in $OLDS; do\n'
                      '            grep -qx "$OLD" "$R/local-commits" 2>/dev/null || OK=\n'
-                     '            image "$OLD" >> "$W.old"\n'
+                     '            image "$OLD" >> "$RW.old"\n'
                      '        done\n'
                      '        # an amend that concludes a squash, pick or revert: as post-commit checks one\n'
                      '        if [ -n "$OK" ] && [ "$1" = amend ]; then\n'
@@ -267,7 +267,7 @@ RECORD = {
                      '        # held, at a path whose text the replay started from differs (an edit while stopped does not)\n'
                      '        if [ -n "$OK" ] && [ "$1" = rebase ]; then\n'
                      '            image "$NEW" | while IFS= read -r L; do\n'
-                     '                grep -qxF -- "$L" "$W.old" && continue\n'
+                     '                grep -qxF -- "$L" "$RW.old" && continue\n'
                      '                P=${L#*"$(printf \'\\t\')"}; B=$(git rev-parse -q --verify "$NEW^:$P" 2>/dev/null)\n'
                      '                for OLD in $OLDS; do\n'
                      '                    [ "$(git rev-parse -q --verify "$OLD^:$P" 2>/dev/null)" = "$B" ] && continue 2\n'
@@ -277,7 +277,7 @@ RECORD = {
                      '        fi\n'
                      '        if [ -n "$OK" ]; then echo "$NEW" >> "$R/local-commits"; fi\n'
                      '    done\n'
-                     '    rm -f "$W" "$W.old"\n'
+                     '    rm -f "$RW" "$RW.old"\n'
                      'fi'),
 }
 #: What Python runs in a hook: ``sys.argv[1]`` is vault-mem's own folder (empty when installed),
