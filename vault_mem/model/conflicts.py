@@ -41,6 +41,12 @@ def conflict_key(key: str, blob: str) -> str:
     return key[: MAX_KEY_LEN - len(suffix)].rstrip("-._") + suffix
 
 
+def copy_of(copy: str, key: str) -> bool:
+    """True when ``copy`` is a conflict copy of ``key`` (:func:`conflict_key` of it, whatever blob)."""
+    m = CONFLICT_RE.search(copy)
+    return m is not None and conflict_key(key, m.group(1)) == copy
+
+
 def _with_conflict_fields(data: bytes, rel: str, fields: dict[str, object]) -> bytes:
     """``data`` with its conflict fields removed and ``fields`` (maybe none) added, through the
     in-place field edit of :func:`~vault_mem.model.memory.rewrite_in_place`: the rest of the
