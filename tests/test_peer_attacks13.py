@@ -5,8 +5,11 @@ fails on the code before its fix."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+
+import pytest
 
 from conftest import PEER_EMAIL, cli, git, person_and_peer
 
@@ -102,3 +105,27 @@ def test_an_import_from_a_teammates_files_neither_pins_nor_hides_the_persons_mem
     assert cli("--vault", str(mine), "review", "--json").stdout.count("superseded") == 0
     assert "the source pinned it; not pinned here" in folder.stdout and "supersedes editor-choice" in folder.stdout
     assert "pinned, as exported" in record.stdout and "supersedes editor-choice" in record.stdout
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open: a memory's author is the last commit that changed its path (vault/authors), and Origins "
+    "only ever makes a trusted commit's text a peer's, never the reverse (a symmetric rule would "
+    "hand back a text the person forgot); the rule needs 'this machine's last commit at the path "
+    "left this very blob', and sync's displaced_by_peers reads net changes only, so says nothing"))
+def test_a_peer_deleting_and_putting_back_the_persons_memory_takes_nothing(tmp_path):
+    """The peer deletes the person's pinned ``editor-choice`` in one commit and puts the same
+    bytes back in the next; after the sync nothing differs from before, yet the memory counts
+    as the peer's: it leaves the session context, and the sync names nothing."""
+    mine, peer = person_and_peer(tmp_path)
+    person = (peer / "preferences" / "editor-choice.md").read_bytes()
+    _peer_git(peer, "rm", "-q", "preferences/editor-choice.md")
+    _peer_git(peer, "commit", "-q", "--no-verify", message="tidy")
+    (peer / "preferences" / "editor-choice.md").write_bytes(person)
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", message="put back")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode == 0, r.stderr
+    assert (mine / "preferences" / "editor-choice.md").read_bytes() == person
+    listed = {m["key"]: m["trusted"] for m in json.loads(cli("--vault", str(mine), "list", "--json").stdout)}
+    assert listed["editor-choice"] is True or "editor-choice" in r.stdout
