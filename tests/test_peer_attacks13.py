@@ -129,3 +129,27 @@ def test_a_peer_deleting_and_putting_back_the_persons_memory_takes_nothing(tmp_p
     assert (mine / "preferences" / "editor-choice.md").read_bytes() == person
     listed = {m["key"]: m["trusted"] for m in json.loads(cli("--vault", str(mine), "list", "--json").stdout)}
     assert listed["editor-choice"] is True or "editor-choice" in r.stdout
+
+
+def test_a_peers_pinned_memory_exported_and_imported_elsewhere_is_not_the_persons_pinned_one(tmp_path):
+    """Before: ``export`` wrote no author, and its records are restored as they were: a peer's
+    pinned memory in the shared vault (kept out of the session context here), exported by the
+    person as a backup and imported into a fresh vault (a new machine, the personal vault),
+    came back as the person's own pinned memory, in every session's context. The export now
+    says who wrote each memory and whether it is trusted; a record marked as a peer's is
+    restored with its author named and without its ``pinned``."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "preferences" / "team-editor.md").write_text(TEAM_NOTE.replace("supersedes: [editor-choice]\n", ""))
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", message="team editor")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    dump = tmp_path / "backup.jsonl"
+    assert cli("--vault", str(mine), "export", "-o", str(dump)).returncode == 0
+    fresh = tmp_path / "fresh"
+    assert cli("init", str(fresh)).returncode == 0
+    r = cli("--vault", str(fresh), "import", str(dump))
+    assert r.returncode == 0, r.stderr
+    assert "pinned: true" not in (fresh / "preferences" / "team-editor.md").read_text()
+    assert "pinned: true" in (fresh / "preferences" / "editor-choice.md").read_text()
+    assert f"written by {PEER_EMAIL}, a peer not approved" in r.stdout

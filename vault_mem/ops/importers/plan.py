@@ -18,7 +18,8 @@ What happens to each memory a source holds, in source order (sorted paths, then 
    import's commit is this machine's, so whatever it writes is the person's, in front of the
    agent; the source is a file from elsewhere (a repository's notes, a teammate's folder). A
    source's ``pinned: true`` (every session's context, unasked) is dropped, except in a record
-   of ``vault-mem export`` (a backup coming home), where it is kept and named; a ``supersedes``
+   of ``vault-mem export`` (a backup coming home) that the export did not mark as a peer's,
+   where it is kept and named; a ``supersedes``
    item naming a memory the vault already holds (hidden from recall and INDEX.md) is dropped in
    every source. Each is named in the report, with how to set it.
 
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault_mem.errors import MalformedFileError, SecretError, UsageError, VaultMemError
 from vault_mem.model.memory import MAX_KEY_LEN, Memory, as_str_list, build_meta, suggest_key, validate_key
-from vault_mem.model.names import shown
+from vault_mem.model.names import shown, shown_email
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.ops.importers import claude_md, codex, markdown, records
 from vault_mem.ops.importers.sources import Candidate, Found, Problem, SourceFile, read_file
@@ -254,8 +255,12 @@ def _vet(vault: Vault, found: Found, today: dt.date, progress: Callable[[int, in
         except VaultMemError as exc:
             out.append((ImportItem(c.origin, "refuse", reason=str(exc)), None))
             continue
-        out.append((ImportItem(c.origin, "import", mem.key, mem.type, mem.path, warnings=warnings,
-                               restored=c.restore is not None), mem))
+        item = ImportItem(c.origin, "import", mem.key, mem.type, mem.path, warnings=warnings,
+                          restored=c.restore is not None and c.peer is None)
+        if c.peer is not None:
+            item.standing.append(f"written by {shown_email(c.peer)}, a peer not approved where it was exported; "
+                                 "imported as yours")
+        out.append((item, mem))
     return out
 
 
@@ -287,7 +292,7 @@ def _assign(vault: Vault, vetted: list) -> tuple[list[ImportItem], list[Memory]]
             if key != mem.key:
                 mem.key = key
                 item.warnings = _check(vault, mem)  # the key is part of what the gate reads
-            item.standing = _standing(vault, mem, restored=item.restored)
+            item.standing += _standing(vault, mem, restored=item.restored)
         except VaultMemError as exc:
             items.append(ImportItem(item.origin, "refuse", reason=str(exc)))
             continue
