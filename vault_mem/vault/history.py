@@ -16,7 +16,7 @@ from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import rel_path_for, validate_key
 from vault_mem.model.policy import check_text, mask_secrets
-from vault_mem.model.conflicts import copy_of, memory_key
+from vault_mem.model.conflicts import CONFLICT_RE, copy_of, memory_key
 from vault_mem.model.names import shown
 from vault_mem.model.trailers import AGENT, MEMORY_ACTION, MEMORY_KEY, RESOLVES, REVERTS, parse_trailers, trailer
 from vault_mem.store.git import GitRepo
@@ -176,8 +176,10 @@ def _of_named_key(rel: str, trailers: dict[str, str]) -> bool:
     key = memory_key(rel)
     if key is None:
         return False
-    named = [trailers[t] for t in (MEMORY_KEY, RESOLVES) if trailers.get(t)]
-    return any(key == n or copy_of(key, n) for n in named)
+    named = trailers.get(MEMORY_KEY)
+    settled = trailers.get(RESOLVES)  # a conflict copy, never a memory of its own: the trailer is text too
+    return bool(named) and (key == named or copy_of(key, named)) or \
+        bool(settled) and key == settled and CONFLICT_RE.search(settled) is not None
 
 
 def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
