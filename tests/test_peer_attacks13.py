@@ -154,3 +154,35 @@ def test_a_peers_pinned_memory_exported_and_imported_elsewhere_is_not_the_person
     assert "pinned: true" not in (fresh / "preferences" / "team-editor.md").read_text()
     assert "pinned: true" in (fresh / "preferences" / "editor-choice.md").read_text()
     assert f"written by {PEER_EMAIL}, a peer not approved" in r.stdout
+
+
+def test_undo_of_a_key_never_reads_a_peers_tag_of_that_name(tmp_path):
+    """Before: ``undo KEY`` for a key with no vault-mem commit (a memory the person wrote by
+    hand) read KEY as a git revision, and a plain ``git pull`` brings the peer's tags. The peer
+    tagged ``deploy-rule`` a commit of its own that put the person's ``editor-choice`` back
+    after deleting it, under ``Memory-Key: editor-choice``: the person's ``undo deploy-rule``
+    deleted ``editor-choice``. A valid key is never a ref name now: a commit only by its id."""
+    mine, peer = person_and_peer(tmp_path)
+    (mine / "facts" / "deploy-rule.md").write_text("---\ndescription: Deploys need two reviewers\n---\n")
+    git(mine, "add", "facts/deploy-rule.md")
+    git(mine, "commit", "-q", "-m", "deploy rule")
+    git(mine, "push", "-q", "origin", "main")
+    git(peer, "pull", "-q", "origin", "main")
+    person = (peer / "preferences" / "editor-choice.md").read_bytes()
+    _peer_git(peer, "rm", "-q", "preferences/editor-choice.md")
+    _peer_git(peer, "commit", "-q", "--no-verify", message="tidy")
+    (peer / "preferences" / "editor-choice.md").write_bytes(person)
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify",
+              message=FORGED.replace("agent-note", "editor-choice").replace("Memory-Type: note", "Memory-Type: preference"))
+    _peer_git(peer, "tag", "deploy-rule")
+    _peer_git(peer, "push", "-q", "origin", "main", "deploy-rule")
+    git(mine, "pull", "-q", "--no-rebase")  # plain: the tags pointing into what it fetched come too
+    assert git(mine, "tag", "--list").split() == ["deploy-rule"]
+
+    r = cli("--vault", str(mine), "undo", "deploy-rule")
+    assert r.returncode == 1
+    assert (mine / "preferences" / "editor-choice.md").read_bytes() == person
+    assert "deploy-rule" in r.stderr and "log deploy-rule" in r.stderr
+    r = cli("--vault", str(mine), "undo", "HEAD~5")  # revisions that are no key still name commits
+    assert "is not an agent write" in r.stderr or "neither a key" in r.stderr, r.stderr

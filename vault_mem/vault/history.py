@@ -7,6 +7,7 @@ INDEX.md regenerated rather than patched (so it never conflicts: every write cha
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,6 +183,10 @@ def _of_named_key(rel: str, trailers: dict[str, str]) -> bool:
         bool(settled) and key == settled and CONFLICT_RE.search(settled) is not None
 
 
+#: an abbreviated or full commit id, the only revision a target that is also a valid key can be
+_COMMIT_ID = re.compile(r"[0-9a-f]{4,64}")
+
+
 def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
     check_text("undo's target", target)
     if not target or target.startswith("-"):
@@ -195,7 +200,14 @@ def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
         for entry in log(ws, target, limit=200):
             if entry.key == target and entry.action:
                 return entry.commit, parse_trailers(commit_trailers(ws.repo, entry.commit))
+        # a key is never a ref name: a plain `git pull` brings a peer's tags, and a tag named
+        # like the person's hand-written memory made `undo KEY` revert the peer's commit
+        if not _COMMIT_ID.fullmatch(target):
+            raise MemoryNotFoundError(f"'{target}' has no vault-mem commit to undo (a memory written by hand "
+                                      f"is changed back with git); see `vault-mem log {target}`")
     commit = resolve_commit(ws.repo, target)
+    if commit is not None and is_key and not commit.startswith(target):
+        commit = None  # a ref of that name, not the commit of that id
     if commit is None:
         raise MemoryNotFoundError(
             f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
