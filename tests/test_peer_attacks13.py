@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 
 import pytest
@@ -186,3 +187,20 @@ def test_undo_of_a_key_never_reads_a_peers_tag_of_that_name(tmp_path):
     assert "deploy-rule" in r.stderr and "log deploy-rule" in r.stderr
     r = cli("--vault", str(mine), "undo", "HEAD~5")  # revisions that are no key still name commits
     assert "is not an agent write" in r.stderr or "neither a key" in r.stderr, r.stderr
+
+
+def test_an_export_to_a_file_is_readable_by_this_user_alone(tmp_path):
+    """Before: ``export -o FILE`` wrote every memory's text with the umask's mode (0644 under the
+    usual 022): the vault's folder is closed to other users, the backup in ``/tmp`` was not (user
+    ``nobody`` read it). It is 0600 now, replacing a file or not."""
+    mine, _ = person_and_peer(tmp_path)
+    dest = tmp_path / "backup.jsonl"
+    old = os.umask(0o022)
+    try:
+        for _ in range(2):  # a new file, then one replaced
+            r = cli("--vault", str(mine), "export", "-o", str(dest))
+            assert r.returncode == 0, r.stderr
+            assert stat.S_IMODE(os.stat(dest).st_mode) == 0o600
+    finally:
+        os.umask(old)
+    assert "editor-choice" in dest.read_text()

@@ -57,9 +57,12 @@ def render(records: list[dict[str, Any]], fmt: str) -> str:
 
 
 def write_export(text: str, dest: str | Path) -> Path:
-    """Write the export to ``dest`` atomically (a reader never sees half of it); returns the path."""
+    """Write the export to ``dest`` atomically (a reader never sees half of it), readable by
+    this user alone whatever the umask: it holds every memory's text, which the vault keeps in a
+    folder closed to other users (``init``), and ``-o /tmp/backup.jsonl`` under the usual umask
+    let any local user read it. Returns the path."""
     path = Path(dest).expanduser()
     if path.is_dir():
         raise UsageError(f"{dest} is a folder; give a file name for the export (-o FILE)")
-    atomic_write(path, text.encode("utf-8"))
+    atomic_write(path, text.encode("utf-8"), mode=0o600)
     return path.resolve()
