@@ -23,6 +23,9 @@ from vault_mem.model.memory import (
 
 CONFLICT_FIELDS = ("conflict_of", "conflict_author", "conflict_date")
 CONFLICT_RE = re.compile(r"\.conflict-([0-9a-f]{7})$")
+#: what a file name holds to be read as a conflict copy (``vault/conflicts.list_conflicts``); a
+#: key no import may take (``ops/importers/plan._base_key``)
+COPY_MARK = ".conflict-"
 
 
 def memory_key(rel: str) -> str | None:
@@ -37,7 +40,7 @@ def memory_key(rel: str) -> str | None:
 
 def conflict_key(key: str, blob: str) -> str:
     """``<key>.conflict-<7 hex>``, shortened to stay a valid key."""
-    suffix = f".conflict-{blob[:7]}"
+    suffix = f"{COPY_MARK}{blob[:7]}"
     return key[: MAX_KEY_LEN - len(suffix)].rstrip("-._") + suffix
 
 

@@ -21,7 +21,8 @@ What happens to each memory a source holds, in source order (sorted paths, then 
    of ``vault-mem export`` (a backup coming home) that the export did not mark as a peer's,
    where it is kept and named; a ``supersedes``
    item naming a memory the vault already holds (hidden from recall and INDEX.md) is dropped in
-   every source. Each is named in the report, with how to set it.
+   every source; nothing imported is a sync conflict copy (``.conflict-`` in a key becomes
+   ``-conflict-``, the ``conflict_*`` fields are dropped). Each is named in the report.
 
 Steps 1, 3 and 4 run first, without the write lock (the policy is most of an import's time, and
 an agent's write must not wait behind it); step 2 runs under the write lock, which is held until
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.errors import MalformedFileError, SecretError, UsageError, VaultMemError
+from vault_mem.model.conflicts import CONFLICT_FIELDS, COPY_MARK
 from vault_mem.model.memory import MAX_KEY_LEN, Memory, as_str_list, build_meta, suggest_key, validate_key
 from vault_mem.model.names import shown, shown_email
 from vault_mem.model.trailers import memory_trailers
@@ -308,8 +310,15 @@ def _standing(vault: Vault, mem: Memory, *, restored: bool) -> list[str]:
     was dropped or kept, said for the report. Run under the write lock, with ``mem``'s final
     key: a source's ``pinned``, and ``supersedes`` naming a memory already here, made a
     teammate's file imported from a repository the person's pinned memory (in every session's
-    context) hiding the person's own ``deploy-rule`` from recall, and the report said neither."""
+    context) hiding the person's own ``deploy-rule`` from recall, and the report said neither; a
+    file named ``KEY.conflict-1234567.md`` with ``conflict_of: KEY`` became "this machine's
+    version" of the person's KEY, which ``resolve KEY --keep mine`` replaced with its text."""
     notes: list[str] = []
+    claimed = [f for f in CONFLICT_FIELDS if f in mem.meta]
+    if claimed:  # only a sync makes a conflict copy, of the person's own version
+        for f in claimed:
+            mem.meta.pop(f)
+        notes.append(f"the source marked it a sync conflict copy ({', '.join(claimed)}): imported as a memory of its own")
     if mem.pinned:
         if restored:
             notes.append(f"pinned, as exported: in every session's context (unpin: `vault-mem edit {mem.key}`)")
@@ -330,11 +339,15 @@ def _standing(vault: Vault, mem: Memory, *, restored: bool) -> list[str]:
 
 
 def _base_key(c: Candidate) -> str:
+    """The key ``c`` asks for, made valid; never a sync conflict copy's (``KEY.conflict-...``):
+    a copy is what a sync made here of the person's version, and ``resolve KEY --keep mine``
+    puts its text in KEY's place (step 5)."""
     try:
         validate_key(c.key_hint)
-        return c.key_hint if c.restore is not None else c.key_hint[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
+        key = c.key_hint if c.restore is not None else c.key_hint[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
     except VaultMemError:
-        return suggest_key(c.key_hint)[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
+        key = suggest_key(c.key_hint)[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
+    return key.replace(COPY_MARK, "-conflict-")
 
 
 def _memory(c: Candidate, key: str, today: dt.date) -> Memory:
