@@ -235,3 +235,23 @@ def test_an_imported_file_is_never_a_sync_conflict_copy_of_the_persons_memory(tm
     assert sorted(p.name for p in (mine / "preferences").glob("editor-choice*")) == [
         "editor-choice-conflict-1234567.md", "editor-choice-conflict-7654321.md", "editor-choice.md"]
     assert said.count("imported as a memory of its own") == 2
+
+
+def test_a_peers_description_reaches_the_generated_index_file_escaped(tmp_path):
+    """Before: INDEX.md, the file vault-mem generates and commits, took each description raw:
+    a peer's ``description: "\\e]0;pwned\\a \\u202e gnp.exe"`` put an OSC sequence (a window
+    title; the clipboard in some terminals) and a bidi override into it, which ran in the
+    person's terminal at ``cat INDEX.md``, ``git show`` or ``git log -p``. Its lines follow the
+    rule of memory text anywhere now (``model/names.visible``)."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts" / "release-name.md").write_text(
+        '---\ndescription: "Release \\e]0;pwned\\a \\u202e gnp.exe \\u200b name"\n---\nThe release name.\n')
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", message="release name")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    assert cli("--vault", str(mine), "index", "--write").returncode == 0
+    text = (mine / "INDEX.md").read_text(encoding="utf-8")
+    line = next(ln for ln in text.splitlines() if ln.startswith("- release-name"))
+    assert not any(ch in line for ch in "\x1b\x07\u202e\u200b"), repr(line)
+    assert "\\x1b]0;pwned\\x07 \\u202e gnp.exe" in line
