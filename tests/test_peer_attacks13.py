@@ -255,3 +255,26 @@ def test_a_peers_description_reaches_the_generated_index_file_escaped(tmp_path):
     line = next(ln for ln in text.splitlines() if ln.startswith("- release-name"))
     assert not any(ch in line for ch in "\x1b\x07\u202e\u200b"), repr(line)
     assert "\\x1b]0;pwned\\x07 \\u202e gnp.exe" in line
+
+
+def test_this_machines_commit_messages_quote_a_peers_words_escaped(tmp_path):
+    """Before: ``forget`` of a peer's memory wrote its description, and ``undo`` of a peer's
+    commit its subject, raw into the subject of a commit of this machine's: an OSC sequence and
+    U+202E from the peer reached every terminal that printed the history (``git log`` without a
+    pager, ``tig``) and every forge page. The subject vault-mem writes is escaped as memory text."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts" / "release-name.md").write_text('---\ndescription: "Release \\e]0;pwned\\a \\u202e gnp.exe"\n---\n')
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", message="release")
+    (peer / "notes").mkdir(exist_ok=True)
+    (peer / "notes" / "agent-note.md").write_text("---\ndescription: Agent note\n---\n")
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", message=FORGED.replace("v3", "\x1b]0;pwned\x07 \u202e"))
+    _peer_git(peer, "push", "-q", "origin", "main")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    for args in (("forget", "release-name"), ("undo", "agent-note")):
+        r = cli("--vault", str(mine), *args)
+        assert r.returncode == 0, r.stderr
+        subject = git(mine, "log", "-1", "--format=%s")
+        assert not any(ch in subject for ch in "\x1b\x07\u202e"), repr(subject)
+        assert "\\x1b]0;pwned\\x07 \\u202e" in subject
