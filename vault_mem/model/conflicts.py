@@ -23,6 +23,9 @@ from vault_mem.model.memory import (
 
 CONFLICT_FIELDS = ("conflict_of", "conflict_author", "conflict_date")
 CONFLICT_RE = re.compile(r"\.conflict-([0-9a-f]{7})$")
+#: what a file name holds to be read as a conflict copy (``vault/conflicts.list_conflicts``); a
+#: key no import may take (``ops/importers/plan._base_key``)
+COPY_MARK = ".conflict-"
 
 
 def memory_key(rel: str) -> str | None:
@@ -37,8 +40,14 @@ def memory_key(rel: str) -> str | None:
 
 def conflict_key(key: str, blob: str) -> str:
     """``<key>.conflict-<7 hex>``, shortened to stay a valid key."""
-    suffix = f".conflict-{blob[:7]}"
+    suffix = f"{COPY_MARK}{blob[:7]}"
     return key[: MAX_KEY_LEN - len(suffix)].rstrip("-._") + suffix
+
+
+def copy_of(copy: str, key: str) -> bool:
+    """True when ``copy`` is a conflict copy of ``key`` (:func:`conflict_key` of it, whatever blob)."""
+    m = CONFLICT_RE.search(copy)
+    return m is not None and conflict_key(key, m.group(1)) == copy
 
 
 def _with_conflict_fields(data: bytes, rel: str, fields: dict[str, object]) -> bytes:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from vault_mem.model.names import visible
+
 INDEX_FILE = "INDEX.md"
 CHARS_PER_TOKEN = 4
 HEADER = (
@@ -44,10 +46,14 @@ class IndexEntry:
 
 
 def entry_line(entry: IndexEntry) -> str:
-    """``- key (date): description``, plus a link to the file for decisions and procedures."""
+    """``- key (date): description``, plus a link to the file for decisions and procedures. The
+    description as memory text is shown anywhere (:func:`~vault_mem.model.names.visible`): a
+    peer's ``"\\e]0;...\\a"`` or U+202E in it was written raw into the INDEX.md file that
+    vault-mem generates and commits, and ran in the terminal of whoever printed it (``cat``,
+    ``git show``, ``git log -p``)."""
     tags = ", ".join(x for x in (entry.date, "pinned" if entry.pinned else None,
                                  f"by {entry.author}" if entry.author else None) if x)
-    line = f"- {entry.key}{f' ({tags})' if tags else ''}: {' '.join(entry.description.split())}"
+    line = f"- {entry.key}{f' ({tags})' if tags else ''}: {visible(' '.join(entry.description.split()), prose=True)}"
     if entry.type in POINTER_TYPES:
         line += f" → [{entry.path}]({entry.path})"
     return line + "\n"

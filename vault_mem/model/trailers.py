@@ -51,7 +51,7 @@ SYNC_CONFLICT = "Sync-Conflict"
 #: the trailers vault-mem writes itself, whose values are keys, actions, types and commit ids
 STRUCTURAL = (MEMORY_KEY, MEMORY_ACTION, MEMORY_TYPE, REVERTS, RESOLVES, SYNC_CONFLICT)
 #: the trailers :func:`parse_trailers` reads back
-READ = (MEMORY_KEY, MEMORY_ACTION, MEMORY_TYPE, AGENT, REVERTS)
+READ = (MEMORY_KEY, MEMORY_ACTION, MEMORY_TYPE, AGENT, REVERTS, RESOLVES)
 
 # a line of a trailer block, as git recognises one: a token, a colon, a space
 _TRAILER_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: ")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import VaultMemError
-from vault_mem.model.conflicts import CONFLICT_RE, memory_key
+from vault_mem.model.conflicts import CONFLICT_RE, COPY_MARK, memory_key
 from vault_mem.model.names import shown
 from vault_mem.store.workspace import Workspace
 
@@ -34,7 +34,7 @@ def list_conflicts(vault: Workspace, authors: Callable[[list[str]], dict[str, Au
         except OSError:
             continue
         for name in names:
-            if ".conflict-" not in name or not name.endswith(".md"):
+            if COPY_MARK not in name or not name.endswith(".md"):
                 continue
             rel, ck = f"{folder}/{name}", name[:-3]
             meta: dict[str, Any] = {}

@@ -1,12 +1,13 @@
 """History from git: ``log`` of the vault or one key, and ``undo`` of an agent write.
 
-``undo`` is ``git revert`` of that commit restricted to its memory files, with INDEX.md
-regenerated rather than patched (so it never conflicts: every write changes INDEX.md).
+``undo`` is ``git revert`` of that commit restricted to the files of the key it names, with
+INDEX.md regenerated rather than patched (so it never conflicts: every write changes INDEX.md).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,9 @@ from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import rel_path_for, validate_key
 from vault_mem.model.policy import check_text, mask_secrets
-from vault_mem.model.trailers import AGENT, MEMORY_ACTION, MEMORY_KEY, REVERTS, parse_trailers, trailer
+from vault_mem.model.conflicts import CONFLICT_RE, copy_of, memory_key
+from vault_mem.model.names import shown
+from vault_mem.model.trailers import AGENT, MEMORY_ACTION, MEMORY_KEY, RESOLVES, REVERTS, parse_trailers, trailer
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import changed_paths, commit_trailers, log_entries, resolve_commit
 from vault_mem.store.workspace import Workspace
@@ -113,19 +116,24 @@ def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> Writ
     """Revert the last agent commit for key ``target`` (or the commit ``target``), inside the
     open write transaction ``tx``.
 
-    Like ``git revert`` of that commit, restricted to its memory files, with INDEX.md
-    regenerated rather than patched (so it never conflicts). A file changed since that
-    commit is not overwritten: the undo is refused and says so. What it restores passes the
-    write policy like any write (an old version holding a credential is not put back)."""
+    Like ``git revert`` of that commit, restricted to the files of the key its trailers name
+    (:func:`_of_named_key`), with INDEX.md regenerated rather than patched (so it never
+    conflicts). A file changed since that commit is not overwritten: the undo is refused and
+    says so. What it restores passes the write policy like any write (an old version holding a
+    credential is not put back)."""
     ws = tx.ws
     commit, trailers = _undo_target(ws, target)
     info = ws.repo.commit_info(commit)
     parent = info.parents[0] if info.parents else None
     names = changed_paths(ws.repo, parent, commit, ws.prefix or ".")
     changes: dict[str, bytes | None] = {}
+    left: list[str] = []
     for top in names:
         rel = top[len(ws.prefix):]
-        if rel == INDEX_FILE or "/" not in rel:
+        if rel == INDEX_FILE:
+            continue
+        if not _of_named_key(rel, trailers):
+            left.append(rel)
             continue
         before = ws.repo.blob_at(parent, top)
         after = ws.repo.blob_at(commit, top)
@@ -153,7 +161,30 @@ def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> Writ
         changes, subject, key=key, action=action, type_=type_, agent=agent,
         extra_trailers=trailer(REVERTS, commit),
     )
-    return WriteResult(key, type_, rel_new, "undo", result)
+    warnings = [f"{commit[:10]} also changed {', '.join(shown(r) for r in left[:5])}"
+                f"{f' and {len(left) - 5} more' if len(left) > 5 else ''}, not of '{key}': left as they are"] \
+        if left else []
+    return WriteResult(key, type_, rel_new, "undo", result, [*warnings, *tx.warnings])
+
+
+def _of_named_key(rel: str, trailers: dict[str, str]) -> bool:
+    """True when ``rel`` is a file of the key the commit's trailers name (``Memory-Key``, and a
+    resolve's ``Resolves`` copy), in any type folder, or a sync conflict copy of it: the only
+    files a vault-mem write of that key changes. Trailers are text a commit's author writes, so a
+    peer's commit claiming ``Memory-Key: notes-x`` that also deleted (or put back) the person's
+    ``facts/deploy.md`` made the person's ``undo notes-x`` revert that file too, in a commit of
+    this machine's, saying only "undone: notes-x"."""
+    key = memory_key(rel)
+    if key is None:
+        return False
+    named = trailers.get(MEMORY_KEY)
+    settled = trailers.get(RESOLVES)  # a conflict copy, never a memory of its own: the trailer is text too
+    return bool(named) and (key == named or copy_of(key, named)) or \
+        bool(settled) and key == settled and CONFLICT_RE.search(settled) is not None
+
+
+#: an abbreviated or full commit id, the only revision a target that is also a valid key can be
+_COMMIT_ID = re.compile(r"[0-9a-f]{4,64}")
 
 
 def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
@@ -168,9 +199,15 @@ def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
     if is_key:
         for entry in log(ws, target, limit=200):
             if entry.key == target and entry.action:
-                trailers = {MEMORY_KEY: entry.key, MEMORY_ACTION: entry.action}
-                return entry.commit, trailers
+                return entry.commit, parse_trailers(commit_trailers(ws.repo, entry.commit))
+        # a key is never a ref name: a plain `git pull` brings a peer's tags, and a tag named
+        # like the person's hand-written memory made `undo KEY` revert the peer's commit
+        if not _COMMIT_ID.fullmatch(target):
+            raise MemoryNotFoundError(f"'{target}' has no vault-mem commit to undo (a memory written by hand "
+                                      f"is changed back with git); see `vault-mem log {target}`")
     commit = resolve_commit(ws.repo, target)
+    if commit is not None and is_key and not commit.startswith(target):
+        commit = None  # a ref of that name, not the commit of that id
     if commit is None:
         raise MemoryNotFoundError(
             f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"

@@ -14,6 +14,15 @@ What happens to each memory a source holds, in source order (sorted paths, then 
    back as written). A refusal is listed with its reason; the others are imported.
 4. **Provenance**: ``source: imported`` and ``origin: <file>``, ``<file>:<line>`` or
    ``<file>#<id>`` in the frontmatter (a record of ``vault-mem export`` is restored as it was).
+5. **Standing**: an import brings text, never standing over the vault (:func:`_standing`). The
+   import's commit is this machine's, so whatever it writes is the person's, in front of the
+   agent; the source is a file from elsewhere (a repository's notes, a teammate's folder). A
+   source's ``pinned: true`` (every session's context, unasked) is dropped, except in a record
+   of ``vault-mem export`` (a backup coming home) that the export did not mark as a peer's,
+   where it is kept and named; a ``supersedes``
+   item naming a memory the vault already holds (hidden from recall and INDEX.md) is dropped in
+   every source; nothing imported is a sync conflict copy (``.conflict-`` in a key becomes
+   ``-conflict-``, the ``conflict_*`` fields are dropped). Each is named in the report.
 
 Steps 1, 3 and 4 run first, without the write lock (the policy is most of an import's time, and
 an agent's write must not wait behind it); step 2 runs under the write lock, which is held until
@@ -32,7 +41,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.errors import MalformedFileError, SecretError, UsageError, VaultMemError
-from vault_mem.model.memory import MAX_KEY_LEN, Memory, build_meta, suggest_key, validate_key
+from vault_mem.model.conflicts import CONFLICT_FIELDS, COPY_MARK
+from vault_mem.model.memory import MAX_KEY_LEN, Memory, as_str_list, build_meta, suggest_key, validate_key
+from vault_mem.model.names import shown, shown_email
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.ops.importers import claude_md, codex, markdown, records
 from vault_mem.ops.importers.sources import Candidate, Found, Problem, SourceFile, read_file
@@ -60,9 +71,13 @@ class ImportItem:
     path: str | None = None
     reason: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: what the source asked of the vault that the import did not do, or did and names (step 5)
+    standing: list[str] = field(default_factory=list)
+    #: a record of ``vault-mem export``, restored as it was
+    restored: bool = field(default=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
+        return {k: v for k, v in self.__dict__.items() if v not in (None, []) and k != "restored"}
 
 
 @dataclass
@@ -93,7 +108,10 @@ class ImportReport:
             head += f" (commit {self.commit[:10]})"
         elif self.dry_run:
             head += " (dry run: nothing written)"
-        out = [head, *(f"  + {i.path}  <- {i.origin}" for i in new)]
+        out = [head]
+        for i in new:
+            out.append(f"  + {i.path}  <- {i.origin}")
+            out.extend(f"      note: {n}" for n in i.standing)
         for action, label, mark in (("skip", "skipped", "="), ("refuse", "refused", "!")):
             group = self.of(action)
             if group:
@@ -239,7 +257,12 @@ def _vet(vault: Vault, found: Found, today: dt.date, progress: Callable[[int, in
         except VaultMemError as exc:
             out.append((ImportItem(c.origin, "refuse", reason=str(exc)), None))
             continue
-        out.append((ImportItem(c.origin, "import", mem.key, mem.type, mem.path, warnings=warnings), mem))
+        item = ImportItem(c.origin, "import", mem.key, mem.type, mem.path, warnings=warnings,
+                          restored=c.restore is not None and c.peer is None)
+        if c.peer is not None:
+            item.standing.append(f"written by {shown_email(c.peer)}, a peer not approved where it was exported; "
+                                 "imported as yours")
+        out.append((item, mem))
     return out
 
 
@@ -271,6 +294,7 @@ def _assign(vault: Vault, vetted: list) -> tuple[list[ImportItem], list[Memory]]
             if key != mem.key:
                 mem.key = key
                 item.warnings = _check(vault, mem)  # the key is part of what the gate reads
+            item.standing += _standing(vault, mem, restored=item.restored)
         except VaultMemError as exc:
             items.append(ImportItem(item.origin, "refuse", reason=str(exc)))
             continue
@@ -281,12 +305,49 @@ def _assign(vault: Vault, vetted: list) -> tuple[list[ImportItem], list[Memory]]
     return items, memories
 
 
+def _standing(vault: Vault, mem: Memory, *, restored: bool) -> list[str]:
+    """Step 5 (module docstring): ``mem`` without the standing its source asked for, and what
+    was dropped or kept, said for the report. Run under the write lock, with ``mem``'s final
+    key: a source's ``pinned``, and ``supersedes`` naming a memory already here, made a
+    teammate's file imported from a repository the person's pinned memory (in every session's
+    context) hiding the person's own ``deploy-rule`` from recall, and the report said neither; a
+    file named ``KEY.conflict-1234567.md`` with ``conflict_of: KEY`` became "this machine's
+    version" of the person's KEY, which ``resolve KEY --keep mine`` replaced with its text."""
+    notes: list[str] = []
+    claimed = [f for f in CONFLICT_FIELDS if f in mem.meta]
+    if claimed:  # only a sync makes a conflict copy, of the person's own version
+        for f in claimed:
+            mem.meta.pop(f)
+        notes.append(f"the source marked it a sync conflict copy ({', '.join(claimed)}): imported as a memory of its own")
+    if mem.pinned:
+        if restored:
+            notes.append(f"pinned, as exported: in every session's context (unpin: `vault-mem edit {mem.key}`)")
+        else:
+            mem.meta.pop("pinned", None)
+            notes.append(f"the source pinned it; not pinned here (pin it: `vault-mem edit {mem.key}`)")
+    named = as_str_list(mem.meta.get("supersedes"))
+    held = [k for k in named if vault.find_file(k.strip()) is not None]
+    if held:
+        kept = [k for k in named if k not in held]
+        if kept:
+            mem.meta["supersedes"] = kept
+        else:
+            mem.meta.pop("supersedes", None)
+        notes.append(f"the source said it supersedes {', '.join(shown(k) for k in held[:5])}, which this vault "
+                     f"holds: not done (nothing is hidden; `vault-mem edit {mem.key}` to add it)")
+    return notes
+
+
 def _base_key(c: Candidate) -> str:
+    """The key ``c`` asks for, made valid; never a sync conflict copy's (``KEY.conflict-...``):
+    a copy is what a sync made here of the person's version, and ``resolve KEY --keep mine``
+    puts its text in KEY's place (step 5)."""
     try:
         validate_key(c.key_hint)
-        return c.key_hint if c.restore is not None else c.key_hint[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
+        key = c.key_hint if c.restore is not None else c.key_hint[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
     except VaultMemError:
-        return suggest_key(c.key_hint)[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
+        key = suggest_key(c.key_hint)[:MAX_KEY_LEN - 4].rstrip("-._") or "memory"
+    return key.replace(COPY_MARK, "-conflict-")
 
 
 def _memory(c: Candidate, key: str, today: dt.date) -> Memory:

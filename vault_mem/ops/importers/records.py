@@ -7,7 +7,9 @@ line that is not JSON is refused with its number, the others imported). A record
 - **vault-mem's export** (``key``, ``type``, ``meta`` with ``description``, ``body``): restored
   as it was, every frontmatter field included (text that is exactly ``YYYY-MM-DD`` becomes a
   date again, as YAML wrote it). It is a backup coming home, so no ``source``/``origin`` is
-  added: export, then import into a fresh vault, gives the same memories.
+  added: export, then import into a fresh vault, gives the same memories. A record the export
+  marked ``"trusted": false`` (a peer's memory, not approved where it was exported) is read as
+  any other tool's record: its author is named and its ``pinned`` dropped (plan.py, step 5).
 - **mem0-style** or generic: the text is ``memory`` (else ``text``, ``content``, ``body``); the
   description is ``description``/``title``/``name``, else the text's first line (the whole
   text becomes the body when it does not fit in one description line); the type is ``type``
@@ -86,8 +88,10 @@ def record_candidate(rec: dict[str, Any], origin: str) -> Candidate | Problem:
     meta = rec.get("meta")
     if isinstance(rec.get("key"), str) and isinstance(meta, dict) and isinstance(meta.get("description"), str):
         restored = {str(k): _restore_dates(v) for k, v in meta.items()}
+        peer = rec.get("trusted") is False
         return Candidate(origin, rec["key"], memory_type(rec.get("type"), "note"), restored["description"],
-                         str(rec.get("body") or ""), restore=restored)
+                         str(rec.get("body") or ""), restore=restored,
+                         peer=(str(rec.get("author") or "unknown")[:254] if peer else None))
     text = next((rec[k] for k in _TEXT_FIELDS if isinstance(rec.get(k), str) and rec[k].strip()), None)
     given = next((rec[k] for k in ("description", "title", "name") if isinstance(rec.get(k), str)
                   and rec[k].strip()), None)

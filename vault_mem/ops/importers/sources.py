@@ -53,6 +53,8 @@ class Candidate:
     created: dt.date | None = None
     updated: dt.date | None = None
     restore: dict[str, Any] | None = None
+    #: the author an export named for a peer's memory not approved where it was exported
+    peer: str | None = None
 
 
 @dataclass
