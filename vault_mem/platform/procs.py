@@ -366,3 +366,24 @@ def _ps(*args: str) -> str | None:
     return proc.stdout if proc.returncode == 0 else ""
 
 
+
+
+#: A POSIX shell snippet (for a git hook) that sets ``VM_GIT_PID`` to the pid of the nearest
+#: ``git`` among the shell's ancestors, at most 16 up, or 0 when none is found: ``/proc``'s stat
+#: where it is readable, else ``ps``. A hook that a project's own hook script runs (husky: git
+#: runs ``.husky/_/NAME``, which runs ``sh -e .husky/NAME``, which runs ours) has no git as its
+#: parent (``$PPID``).
+GIT_ANCESTOR_SH = (
+    "VM_GIT_PID=$PPID; VM_N=0\n"
+    'while [ "$VM_GIT_PID" -gt 1 ] 2>/dev/null && [ "$VM_N" -lt 16 ]; do\n'
+    '    if [ -r "/proc/$VM_GIT_PID/stat" ]; then\n'
+    '        read -r VM_S < "/proc/$VM_GIT_PID/stat"; VM_C=${VM_S#*(}; VM_C=${VM_C%)*}\n'
+    '        VM_S=${VM_S##*) }; VM_S=${VM_S#* }; VM_P=${VM_S%% *}\n'
+    '    else\n'
+    '        VM_C=$(ps -o comm= -p "$VM_GIT_PID" 2>/dev/null); VM_C=${VM_C##*/}\n'
+    '        VM_P=$(ps -o ppid= -p "$VM_GIT_PID" 2>/dev/null | tr -d \' \')\n'
+    '    fi\n'
+    '    [ "$VM_C" = git ] && break\n'
+    '    VM_GIT_PID=${VM_P:-0}; VM_N=$((VM_N + 1))\n'
+    'done\n'
+    '[ "$VM_C" = git ] || VM_GIT_PID=0')

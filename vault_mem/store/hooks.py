@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from vault_mem.errors import VaultMemError
+from vault_mem.platform import procs
 from vault_mem.store.arrivals import PER_WORKTREE
 
 if TYPE_CHECKING:
@@ -394,21 +395,8 @@ OWN_HOOKS = "vault-mem/hooks"
 #: The start of what a wrapped hook runs first (:func:`render` with ``wrapped``): the pid of the
 #: ``git`` that runs the hooks, an ancestor (husky runs ``.husky/_/NAME``, which runs
 #: ``sh -e .husky/NAME``, which runs ours), in place of ``$PPID`` everywhere the hook uses it.
-_FIND_GIT = (
-    "# run by a line in the project's own hook: the git that runs the hooks is an ancestor, not the parent\n"
-    "VM_GIT_PID=$PPID; VM_N=0\n"
-    'while [ "$VM_GIT_PID" -gt 1 ] 2>/dev/null && [ "$VM_N" -lt 16 ]; do\n'
-    '    if [ -r "/proc/$VM_GIT_PID/stat" ]; then\n'
-    '        read -r VM_S < "/proc/$VM_GIT_PID/stat"; VM_C=${VM_S#*(}; VM_C=${VM_C%)*}\n'
-    '        VM_S=${VM_S##*) }; VM_S=${VM_S#* }; VM_P=${VM_S%% *}\n'
-    '    else\n'
-    '        VM_C=$(ps -o comm= -p "$VM_GIT_PID" 2>/dev/null); VM_C=${VM_C##*/}\n'
-    '        VM_P=$(ps -o ppid= -p "$VM_GIT_PID" 2>/dev/null | tr -d \' \')\n'
-    '    fi\n'
-    '    [ "$VM_C" = git ] && break\n'
-    '    VM_GIT_PID=${VM_P:-0}; VM_N=$((VM_N + 1))\n'
-    'done\n'
-    '[ "$VM_C" = git ] || VM_GIT_PID=0')
+_FIND_GIT = "# run by a line in the project's own hook: the git that runs the hooks is an ancestor, not the parent\n" + \
+    procs.GIT_ANCESTOR_SH
 
 
 def own_hooks_dir(git_dir: Path) -> Path:
