@@ -54,6 +54,36 @@ def test_a_session_that_changed_things_is_asked_once_to_save_what_it_learned(vau
     assert mode == 0o600
 
 
+@pytest.mark.parametrize("last", ["Write", "mcp__vault-mem__remember"])
+def test_the_lines_the_agent_writes_after_the_hook_started_count(vault, tmp_path, last):
+    """Claude Code runs its Stop hook before the session's last lines reach the transcript (the
+    real session below read 2 of its 3 writes in 7 runs of 8): the hook waits for the transcript
+    to stop growing, so a change written late makes the session asked, and a ``remember``
+    written late keeps it from being asked."""
+    import threading
+    import time
+
+    # one change short of being asked, or enough changes and then the save
+    transcript = _claude_transcript(tmp_path / "t.jsonl", ["Write"] * (MIN_CHANGES - (last == "Write")))
+    late = {"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "late", "name": last, "input": {}}]}}
+
+    def write_late() -> None:
+        time.sleep(0.2)
+        with transcript.open("a") as f:
+            f.write(json.dumps(late) + "\n")
+
+    writer = threading.Thread(target=write_late)
+    writer.start()
+    code, out, err = _stop(vault, transcript)
+    writer.join()
+    assert code == 0, err
+    if last == "Write":
+        assert json.loads(out)["decision"] == "block"
+    else:
+        assert out == ""
+
+
 @pytest.mark.parametrize("tools", [[], ["Read", "Grep", "Read"], ["Edit"] * (MIN_CHANGES - 1)])
 def test_a_trivial_session_is_left_alone(vault, tmp_path, tools):
     assert _stop(vault, _claude_transcript(tmp_path / "t.jsonl", tools)) == (0, "", "")

@@ -69,9 +69,11 @@ def stop_hook(stdin_text: str, vault_path: str | None, extra: list[str]) -> tupl
     except NotAVaultError as exc:
         return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
     counts = tool_uses(Path(transcript))
-    if counts is None or any(name.endswith("remember") for name in counts):
+    if counts is not None and not _remembered(counts) and _changes(counts) and _settled(Path(transcript)):
+        counts = tool_uses(Path(transcript))  # what the agent wrote to it after the hook started
+    if counts is None or _remembered(counts):
         return 0, "", ""
-    changes = {name: n for name, n in counts.items() if name in CHANGING_TOOLS}
+    changes = _changes(counts)
     if sum(changes.values()) < MIN_CHANGES:
         return 0, "", ""
     try:
@@ -82,6 +84,47 @@ def stop_hook(stdin_text: str, vault_path: str | None, extra: list[str]) -> tupl
     shown = ", ".join(f"{n} {name}" for name, n in sorted(changes.items(), key=lambda kv: -kv[1]))
     reply = {"decision": "block", "reason": REASON.format(changes=shown)}
     return 0, json.dumps(reply, ensure_ascii=False) + "\n", ""
+
+
+def _remembered(counts: dict[str, int]) -> bool:
+    return any(name.endswith("remember") for name in counts)
+
+
+def _changes(counts: dict[str, int]) -> dict[str, int]:
+    return {name: n for name, n in counts.items() if name in CHANGING_TOOLS}
+
+
+#: the transcript has caught up once its size stays put this long ...
+SETTLE_QUIET_S = 0.3
+#: ... waiting at most this long in all
+SETTLE_MAX_S = 2.0
+
+
+def _settled(transcript: Path) -> bool:
+    """Wait until the agent has finished writing ``transcript``; True when it grew meanwhile.
+
+    Claude Code runs its Stop hook before the session's last lines reach the transcript: 7 runs
+    of 8 of a session of three writes (tests/test_distill.py) read two, so the session was not
+    asked (and a ``remember`` called last would be missed the same way, and the session asked
+    again). Only sessions that changed things wait, at most :data:`SETTLE_MAX_S`."""
+    import time  # lazy: the hook's start-up time
+
+    def size() -> int:
+        try:
+            return os.stat(transcript).st_size
+        except OSError:
+            return -1
+
+    start = last_change = time.monotonic()
+    first = last = size()
+    while time.monotonic() - start < SETTLE_MAX_S:
+        time.sleep(0.05)
+        now, current = time.monotonic(), size()
+        if current != last:
+            last, last_change = current, now
+        elif now - last_change >= SETTLE_QUIET_S:
+            break
+    return last != first
 
 
 def tool_uses(transcript: Path) -> dict[str, int] | None:
