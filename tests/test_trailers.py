@@ -8,6 +8,8 @@ expression of git's trailer line in sync, prefixes in the secret gate, a key lis
 
 from __future__ import annotations
 
+import pytest
+
 import ast
 from pathlib import Path
 
@@ -100,3 +102,25 @@ def test_a_vault_write_and_its_undo_read_back_through_log(vault):
     assert [(e.key, e.action) for e in entries] == [("k", "update"), ("k", "update"), ("k", "create")]
     body = git(vault.root, "log", "-1", "--format=%B", undone.commit)
     assert tr.parse_trailers(body)[tr.REVERTS] == entries[1].commit
+
+
+def test_the_gate_reads_an_escaped_subject_as_the_text_it_came_from(tmp_path) -> None:
+    """A commit subject vault-mem escapes (a control character in a description, attack54) is read
+    by the secret gate as the text it came from: ``x\\x1b[2Jsource`` after ``remember: KEY —``
+    looked like a password given by its use, so a memory whose description held an escape
+    sequence could be written but not committed, and a peer's such memory not forgotten. A
+    credential is refused whether escaped or not."""
+    from conftest import new_vault
+
+    from vault_mem.errors import SecretError
+    from vault_mem.model.names import visible
+    from vault_mem.model.trailers import caller_chosen_text
+
+    raw = "x\x1b[2Jsource \u202eevil"
+    assert caller_chosen_text(f"remember: k — {visible(raw, prose=True)}\n\nMemory-Key: k\n") == f"remember: k — {raw}\n"
+    vault = new_vault(tmp_path / "v")
+    vault.remember("inj", raw, "body")
+    vault.forget("inj")
+    with pytest.raises(SecretError):
+        vault.remember("db", "password=\x1bhunter2Xq9!zz", "body")
+    vault.close()

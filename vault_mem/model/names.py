@@ -86,6 +86,21 @@ def visible(text: str, *, prose: bool = False) -> str:
     return "".join(out)
 
 
+#: one escape :func:`_escape` writes
+_ESCAPED = re.compile(r"\\(?:x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8}))")
+
+
+def unescaped(text: str) -> str:
+    """``text`` with every escape :func:`visible` writes read back as its character: what the
+    writer chose, for a check of it (the secret gate reads a commit subject vault-mem escaped as
+    the text it came from: ``\\x1b[2Jsource`` after ``remember: KEY —`` looked like a password
+    given by its use, where the text itself did not). A backslash :func:`visible` doubled in a
+    name is left doubled; prose keeps its backslashes."""
+    if "\\" not in text:
+        return text
+    return _ESCAPED.sub(lambda m: chr(int(next(g for g in m.groups() if g), 16)), text)
+
+
 def visible_json(text: str) -> str:
     """A JSON document ``text`` with every character :func:`hidden_in_prose` written as JSON's own
     ``\\uNNNN`` escape (a surrogate pair beyond the BMP): the same data for a JSON reader, and

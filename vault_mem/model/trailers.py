@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from vault_mem.model.names import unescaped
+
 __all__ = [
     "AGENT",
     "MEMORY_ACTION",
@@ -92,9 +94,10 @@ def add_trailers(message: str, lines: list[str]) -> str:
 
 def caller_chosen_text(message: str) -> str:
     """What of a commit message its writer chose, for the secret gate: every line but the
-    :data:`STRUCTURAL` trailers, and of an ``Agent:`` line only its value."""
+    :data:`STRUCTURAL` trailers, and of an ``Agent:`` line only its value; with vault-mem's
+    escapes of characters that could hide something read back (:func:`~vault_mem.model.names.unescaped`)."""
     own = tuple(f"{name}:" for name in STRUCTURAL)
     agent = f"{AGENT}:"
     kept = [line.partition(":")[2] if line.startswith(agent) else line
             for line in message.splitlines() if not line.startswith(own)]
-    return "\n".join(kept)
+    return unescaped("\n".join(kept))

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from vault_mem.store.git import GitRepo
+if TYPE_CHECKING:  # light to import: store/hooks.py reads PER_WORKTREE, and a one-shot write imports it
+    from vault_mem.store.git import GitRepo
 
 __all__ = ["PER_WORKTREE", "Arrivals", "log_files", "shared_log_files"]
 
