@@ -20,6 +20,16 @@ LONG_AGO = TODAY - dt.timedelta(days=400)
 RECENT = TODAY - dt.timedelta(days=10)
 
 
+@pytest.fixture(autouse=True)
+def _today() -> None:
+    """Today as each test starts, not as the module was imported: a run that crosses midnight
+    (a CI run started at 23:57 UTC) made every age one day more than the test expected."""
+    global TODAY, LONG_AGO, RECENT
+    TODAY = dt.date.today()
+    LONG_AGO = TODAY - dt.timedelta(days=400)
+    RECENT = TODAY - dt.timedelta(days=10)
+
+
 def view(vault, key, **kw):
     return get_view(vault, key, **kw)
 
