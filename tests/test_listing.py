@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes import FakeEmbedder, write_memory
 
+from test_scansum import EVERY_ROW  # the statement that reads every row's stat data
+
 from vault_mem.config import Config
 from vault_mem.index import listing, scansum
 from vault_mem.platform import folders
@@ -26,8 +28,6 @@ from vault_mem.index.sidecar import Sidecar
 pytestmark = pytest.mark.skipif(listing.list_folders(Path(__file__).parent) is None,
                                 reason="no GNU find here: reads stat the files themselves")
 
-#: the statement that reads every row's stat data (what the listing and the sum spare a read)
-EVERY_ROW = "SELECT path, mtime_ns, size FROM files"
 
 
 @pytest.fixture
