@@ -477,6 +477,23 @@ def share_ci_memory(mine: Path, peer: Path) -> None:
     git(peer, "pull", "-q", "origin", "main")
 
 
+def persons_pinned_rule_pulled_by_the_peer(mine: Path, peer: Path) -> None:
+    """The person's agent writes the pinned memory ``deploy-rule`` (``facts/deploy-rule.md``)
+    and a sync pushes it; the peer pulls it in a later second (the logs and commits say
+    seconds: a peer's copy arriving in the second of the person's commit counts as before it,
+    the safe side, and no round trip through a remote is that quick)."""
+    r = cli("--vault", str(mine), "remember", "deploy-rule", "--type", "fact", "--pinned",
+            "-d", "Deploys need two reviewers", "--body", "Never deploy on a Friday.")
+    assert r.returncode == 0, r.stderr
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    time.sleep(1.02 - time.time() % 1)
+    git(peer, "pull", "-q", "origin", "main")
+
+
+def trusted_by_key(root: Path) -> dict[str, bool]:
+    """``vault-mem list --json``: each memory's key and whether it is trusted here."""
+    return {m["key"]: m["trusted"] for m in json.loads(cli("list", "--vault", str(root), "--json").stdout)}
+
 def agent_hook(root: Path, name: str, **event) -> str:
     """The agent hook ``vault-mem hook NAME --vault ROOT`` run as Claude Code runs it (the event
     on stdin, ``cwd`` ROOT): the context it adds, "" when it printed nothing."""
