@@ -249,6 +249,19 @@ def vault(tmp_path):
 
 
 @pytest.fixture
+def three_memories(tmp_path) -> Path:
+    """A folder of three memory files (a fact, a preference, a note) and nothing else: no git,
+    no ``.vault-mem/``, for the tests of a sidecar's reads over plain files."""
+    from fakes import write_memory
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    write_memory(root, "editor", "Uses Helix as the main editor", "Switched from Neovim.")
+    write_memory(root, "coffee", "Takes oat milk in coffee", type_="preference")
+    write_memory(root, "trip", "Trip to Lisbon in May", "Flights booked.", type_="note")
+    return root
+
+@pytest.fixture
 def project(tmp_path):
     """A project repository with its vault in memory/, one memory in it, and a home of its own."""
     proj = tmp_path / "proj"
