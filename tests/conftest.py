@@ -342,6 +342,15 @@ def mcp_server_in(folder: Path, *args: str):
                                  cwd=str(folder))
 
 
+def app_repository(folder: Path) -> Path:
+    """``folder`` made a project's git repository with one commit (``app.py``) and no vault."""
+    folder.mkdir(parents=True, exist_ok=True)
+    git(folder, "init", "-q", "-b", "main")
+    (folder / "app.py").write_text("print('hi')\n")
+    git(folder, "add", "app.py")
+    git(folder, "commit", "-q", "-m", "app")
+    return folder
+
 def real_embedder():
     """The bundled local model (it ships in the wheel: a test that needs it fails without it)."""
     from vault_mem.config import EmbedderConfig

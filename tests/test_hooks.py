@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, parse_fenced
+from conftest import app_repository, cli, git, parse_fenced
 from fakes import write_memory
 
 from vault_mem import Vault
@@ -455,12 +455,7 @@ def test_other_files_in_the_vault_pass_untouched(hooked):
 
 
 def test_vault_inside_a_project_repository(tmp_path):
-    project = tmp_path / "project"
-    project.mkdir()
-    git(project, "init", "-q")
-    (project / "app.py").write_text("print('hi')\n")
-    git(project, "add", "app.py")
-    git(project, "commit", "-qm", "app")
+    project = app_repository(tmp_path / "project")
     vault = Vault.init(project / "memory")
     try:
         install(vault)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import at_terminal, cli, git, new_vault
+from conftest import app_repository, at_terminal, cli, git, new_vault
 
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
@@ -473,11 +473,7 @@ def test_uncommitted_edit_that_the_remote_changes_is_refused(net):
 def test_vault_inside_a_larger_repository(tmp_path):
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
-    proj = tmp_path / "proj"
-    git(tmp_path, "init", "-q", str(proj))
-    (proj / "app.py").write_text("print('hi')\n")
-    git(proj, "add", "app.py")
-    git(proj, "commit", "-q", "-m", "app")
+    proj = app_repository(tmp_path / "proj")
     a = Vault.init(proj / "memory")
     git(proj, "remote", "add", "origin", str(bare))
     git(proj, "push", "-q", "-u", "origin", "main")
