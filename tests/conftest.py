@@ -261,6 +261,7 @@ def three_memories(tmp_path) -> Path:
     write_memory(root, "trip", "Trip to Lisbon in May", "Flights booked.", type_="note")
     return root
 
+
 @pytest.fixture
 def project(tmp_path):
     """A project repository with its vault in memory/, one memory in it, and a home of its own."""
@@ -351,6 +352,7 @@ def app_repository(folder: Path) -> Path:
     git(folder, "commit", "-q", "-m", "app")
     return folder
 
+
 def real_embedder():
     """The bundled local model (it ships in the wheel: a test that needs it fails without it)."""
     from vault_mem.config import EmbedderConfig
@@ -402,6 +404,19 @@ def git_reachable(cwd: Path, rev: str) -> set[str]:
 PEER_EMAIL = "mallory@peer.example"
 
 
+def publish(root: Path, tmp_path: Path, clone: str | None = "peer") -> Path:
+    """The repository at ``root`` pushed to a new bare remote ``tmp_path / "remote.git"`` (its
+    ``origin``, ``main``'s upstream), then cloned by plain git to ``tmp_path / clone`` (a peer's
+    clone; None: none). Returns the remote."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(root, "remote", "add", "origin", str(bare))
+    git(root, "push", "-q", "-u", "origin", "main")
+    if clone is not None:
+        git(tmp_path, "clone", "-q", str(bare), str(tmp_path / clone))
+    return bare
+
+
 def person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
     """The person's vault (one pinned memory, ``editor-choice``) pushed to a real bare remote,
     and a peer's clone of that remote: ``(mine, peer)``.
@@ -449,18 +464,13 @@ def _person_and_peer_template() -> _TemplateVault:
 
 def _make_person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
     """What :func:`person_and_peer` gives, made: ``vault-mem init``, a remember, a push, a clone."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
     mine = tmp_path / "mine"
     assert cli("init", str(mine)).returncode == 0
     r = cli("--vault", str(mine), "remember", "editor-choice", "--type", "preference", "--pinned",
             "-d", "Uses Helix as the main editor")
     assert r.returncode == 0, r.stderr
-    git(mine, "remote", "add", "origin", str(bare))
-    git(mine, "push", "-q", "-u", "origin", "main")
-    peer = tmp_path / "peer"
-    git(tmp_path, "clone", "-q", str(bare), str(peer))
-    return mine, peer
+    publish(mine, tmp_path)
+    return mine, tmp_path / "peer"
 
 
 @pytest.fixture
@@ -468,14 +478,10 @@ def pair(tmp_path):
     """A real bare remote, the victim ``a`` (a vault with agent ``agent-a``, pushed there, closed)
     and the peer's plain git clone committing as Mallory (:data:`PEER_EMAIL`): ``(bare, a, peer)``,
     paths. The trust-boundary tests that push crafted commits start from it."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
     a = new_vault(tmp_path / "a", agent="agent-a")
-    git(a.root, "remote", "add", "origin", str(bare))
-    git(a.root, "push", "-q", "-u", "origin", "main")
+    bare = publish(a.root, tmp_path)
     a.close()
     peer = tmp_path / "peer"
-    git(tmp_path, "clone", "-q", str(bare), str(peer))
     git(peer, "config", "user.email", PEER_EMAIL)
     git(peer, "config", "user.name", "Mallory")
     return bare, tmp_path / "a", peer
@@ -515,6 +521,7 @@ def persons_pinned_rule_pulled_by_the_peer(mine: Path, peer: Path) -> None:
 def trusted_by_key(root: Path) -> dict[str, bool]:
     """``vault-mem list --json``: each memory's key and whether it is trusted here."""
     return {m["key"]: m["trusted"] for m in json.loads(cli("list", "--vault", str(root), "--json").stdout)}
+
 
 def agent_hook(root: Path, name: str, **event) -> str:
     """The agent hook ``vault-mem hook NAME --vault ROOT`` run as Claude Code runs it (the event

@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from conftest import agent_hook, at_terminal, cli, git, new_vault, parse_fenced
+from conftest import agent_hook, at_terminal, cli, git, new_vault, parse_fenced, publish
 
 from vault_mem import Vault
 from vault_mem.adapters.tools import call_tool
@@ -32,14 +32,10 @@ def synced(tmp_path):
     """The person's vault, and a peer's memory (pinned, ``source: user``, a body that tries to
     leave the fence) committed by another identity in a clone, pushed to a bare remote and
     brought in with `vault-mem sync`."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
     mine = new_vault(tmp_path / "mine")
     mine.remember("deploy-window", "Deploys happen on Tuesdays", "Never on Fridays.", source="user")
-    git(mine.root, "remote", "add", "origin", str(bare))
-    git(mine.root, "push", "-q", "-u", "origin", "main")
+    publish(mine.root, tmp_path)
     peer = tmp_path / "peer"
-    git(tmp_path, "clone", "-q", str(bare), str(peer))
     (peer / "facts" / "deploy-target.md").write_text(PEER_FILE)
     env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER,
            "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER}
