@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import cli, daemon_log, daemon_ready, git, new_vault, run_cli, spawn_daemon, wait_for
+from conftest import cli, daemon_log, daemon_ready, git, new_vault, publish, run_cli, spawn_daemon, wait_for
 
 from vault_mem import Vault
 
@@ -40,15 +40,11 @@ def _agents(root: Path, stop: threading.Event, done: list[str], prefix: str) -> 
 
 @pytest.mark.slow
 def test_pull_rebase_autostash_and_checkout_finish_while_agents_write(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
     vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.close()
-    git(root, "remote", "add", "origin", str(remote))
-    git(root, "push", "-q", "-u", "origin", "main")
+    publish(root, tmp_path, clone="other")
     other = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(remote), str(other))
     (root / "notes.txt").write_text("a person's file\n")
     git(root, "add", "notes.txt")
     git(root, "commit", "-qm", "person: notes")
@@ -280,18 +276,14 @@ def test_a_commit_waiting_for_a_persons_pull_never_takes_index_lock(tmp_path):
     lands after it, on the pulled tip."""
     from vault_mem.store.git import GitRepo, Identity
 
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
     root = tmp_path / "work"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     (root / "notes.txt").write_text("a person's file\n")
     git(root, "add", "notes.txt")
     git(root, "commit", "-qm", "first")
-    git(root, "remote", "add", "origin", str(remote))
-    git(root, "push", "-q", "-u", "origin", "main")
+    publish(root, tmp_path, clone="other")
     other = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(remote), str(other))
     (other / "peer.txt").write_text("peer\n")
     git(other, "add", ".")
     git(other, "commit", "-qm", "peer")
