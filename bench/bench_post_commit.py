@@ -12,11 +12,13 @@ one memory; then a copy per case, each with its commit made by git with no hook
 (``-c core.hooksPath=/dev/null``): ``commit``, an edit committed by hand; ``cherry-pick``, the
 person's edit of ``--files`` memories on a side branch picked onto main, which moved on; and
 ``revert``, an older commit's edit of ``--files`` memories reverted; ``merged pick``, a pick of
-the person's edit of the memories main's last edit changed too, which git merges into texts no
-commit held (the check refuses it: not recorded). The hook installed in the copy
+the person's edit of the description of memories main changed since the side branch left it,
+which git merges into texts no commit held (the check refuses it: not recorded). The hook
+installed in the copy
 (plain shell: no Python) is then run by hand as git runs it after that commit (in the work
 tree; HEAD's log says what the commit was, so a pick and a revert take the replay check); each run
-records the commit again, which changes nothing of what the next run reads. ``--old``: a checkout
+appends the commit to the record again (the first also keeps in ``vault-mem/replayed-from`` the
+commits the texts were found in), which changes nothing of what the next run reads. ``--old``: a checkout
 of another vault-mem (its top folder) installs its own hooks in copies of the same cases, and the
 two trees' hooks alternate case by case. Per round every case runs once, in turn; the first round
 is not counted. Same-run baseline: one ``git rev-parse HEAD`` (a git process's floor on this
