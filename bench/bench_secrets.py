@@ -32,13 +32,15 @@ Each corpus item is a memory (key, description, body, frontmatter) put through t
 ``SecretError``. Prints refused/forms (recall), refused/look-alikes (false-positive rate) and the
 precision those give, overall and per class. ``--timing`` also times ``secret_findings`` over the
 5,000 memories of the first-index bench (``bench/corpus.py``), the gate's cost at a first index,
-and over 64 KB bodies made of what the disguise finders read (each must stay far under a second).
+next to a reconcile's read of the same memories as files with the gate and without it (the
+same-run baseline), and over 64 KB bodies made of what the disguise finders read (each must stay far under a second).
 Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import os
 import random
 import string
@@ -113,6 +115,32 @@ def main() -> None:
             best = min(best, time.process_time() - t0)
         print(f"gate over {len(mems)} first-index memories: {best:.2f} s CPU (best of 5), "
               f"{1e6 * best / len(mems):.0f} us each")
+        # the same-run baseline: what a reconcile does to each changed file it reads (hash, parse),
+        # without the gate and with it (a new policy each round: it keeps what it vetted)
+        import datetime as dt
+
+        from vault_mem.config import TYPE_FOLDERS, Config
+        from vault_mem.index.scan import state_from_bytes
+        from vault_mem.model.memory import Memory, render_memory
+        from vault_mem.model.policy import WritePolicy
+
+        cfg = Config()
+        files = [(f"{TYPE_FOLDERS[m['type']]}/{m['key']}.md", render_memory(Memory(
+            key=m["key"], type=m["type"], body=m["body"],
+            meta={"description": m["description"], "created": dt.date(2026, 1, 5), "tags": m.get("tags", [])},
+        )).encode()) for m in mems]
+        read = {False: float("inf"), True: float("inf")}
+        for _ in range(5):
+            for gated in (False, True):
+                policy = WritePolicy(max_body_bytes=cfg.max_body_bytes, max_file_bytes=cfg.max_file_bytes) \
+                    if gated else None
+                t0 = time.process_time()
+                for rel, data in files:
+                    state_from_bytes(rel, data, max_bytes=cfg.max_file_bytes, policy=policy)
+                read[gated] = min(read[gated], time.process_time() - t0)
+        print(f"a reconcile's read of the same {len(files)} files as files (index.scan.state_from_bytes, best of 5, "
+              f"alternating): {1e6 * read[False] / len(files):.0f} us each without the gate, "
+              f"{1e6 * read[True] / len(files):.0f} with it")
         # the worst case a peer can push: a body made of credential labels, at the file size limit
         # (model/secret_labels.MAX_LABELS bounds it; RELIABILITY.md "Limits on what a peer can make us do")
         flood = "key=" * 20_000
@@ -134,6 +162,8 @@ def main() -> None:
             "YAML aliases": "a: &p 'x1'\nb: &q 'y2'\n" + "t: [*p, *q]\n" * 5000,
             "string lists": '["ab","cd","ef"],' * 3800,
             "rot13 labels": "cnffjbeq=" * 7000,
+            # tests/test_secrets.py's adversarial input RELIABILITY.md names: text base64-encoded twice
+            "base64 of text, nested": base64.b64encode(base64.b64encode(b"password=S3cr3t!x " * 4000)).decode(),
         }
         for name, body in bodies.items():
             t0 = time.process_time()

@@ -3,6 +3,7 @@ SQL statements per ``remember``, with its CPU time next to ``git add && git comm
 
     python bench/bench_write_parts.py --base /tmp/growth            # 10k, native and portable
     python bench/bench_write_parts.py --n 1000 --writes 10 --modes native
+    python bench/bench_write_parts.py --listings 200     # one process check's read of /proc alone
 
 The vault and its plain-git twin are ``bench_growth.py``'s (``--base``: reused when built there).
 Per mode (``native``; ``portable``: ``VAULT_MEM_PORTABLE=1``, process facts from ``ps``/``lsof``),
@@ -13,7 +14,10 @@ process checks of the write (:class:`vault_mem.store.gitprocs.GitWatch`): ``full
 process, ``partial`` only those started since the last one (Linux). CPU is the timing thread's
 plus its waited-for children's (git's, ps's), p50, which a loaded machine inflates less than
 wall time. ``sql`` counts the statements the write runs on the vault's connection;
-``sql (fts5)`` the ones SQLite's full-text module runs inside them. Asserts nothing.
+``sql (fts5)`` the ones SQLite's full-text module runs inside them. ``--listings N``: no vault;
+N rounds of a full read of every process (``procs.list_program`` as ``GitWatch`` calls it, no
+earlier listing) and a partial one (only what started since the listing before it), alternating:
+the processes read, and the CPU ms of each kind p50 (max), then the load average. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -124,13 +128,46 @@ def run(root: Path, twin: Path, counts: Counts, writes: int, mode: str) -> dict:
     return {"per": per, "git": statistics.median(cpu["git"]), "kept": statistics.median(cpu["kept"])}
 
 
+def listings(rounds: int) -> None:
+    """A write's process check alone (RELIABILITY.md guarantee 7, docs/benchmarks.md): a full read
+    of /proc and a partial one, alternating, CPU of this thread (the check reads in one)."""
+    from vault_mem.store.gitprocs import _asked
+
+    if not procs.proc_native():
+        print("no /proc here: a process check runs ps (see --modes portable)")
+        return
+    print(load_line(), flush=True)
+    full, partial, seen = [], [], []
+    for i in range(rounds + 1):
+        t = time.thread_time()
+        last = procs.list_program("git", _asked)
+        spent = (time.thread_time() - t) * 1000
+        t = time.thread_time()
+        procs.list_program("git", _asked, since=last, max_age=60)
+        again = (time.thread_time() - t) * 1000
+        if i:  # the first round warms the caches
+            full.append(spent)
+            partial.append(again)
+            seen.append(len(last.pids or ()))
+    print(f"{rounds} rounds; processes read by a full listing p50 {statistics.median(seen):.0f}; CPU ms p50 (max): "
+          f"full {statistics.median(full):.2f} ({max(full):.2f}), partial {statistics.median(partial):.2f} "
+          f"({max(partial):.2f})")
+    print(load_line())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=10000)
     ap.add_argument("--writes", type=int, default=20)
     ap.add_argument("--modes", default="native,portable")
-    ap.add_argument("--base", type=Path, required=True, help="where bench_growth.py builds (or built) its vaults")
+    ap.add_argument("--base", type=Path, help="where bench_growth.py builds (or built) its vaults")
+    ap.add_argument("--listings", type=int, default=0, help="time N process listings alone, no vault")
     args = ap.parse_args()
+    if args.listings:
+        listings(args.listings)
+        return
+    if args.base is None:
+        ap.error("--base is needed (or --listings N)")
     for env, val in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
                      ("GIT_COMMITTER_NAME", "bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid"),
                      ("VAULT_MEM_EMBEDDER", "none"), ("VAULT_MEM_DAEMON", "off")):

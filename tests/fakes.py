@@ -79,6 +79,23 @@ def vm_steps(sc, fn) -> int:
     return steps
 
 
+
+#: the statement a sidecar's read runs to compare every row's stat data (what the scan sum and
+#: the kept listing spare a read that finds nothing changed)
+EVERY_ROW = "SELECT path, mtime_ns, size FROM files"
+
+
+def every_row_read(sc, fn):
+    """``fn()``'s result, and whether it asked the sidecar ``sc``'s SQLite for every row's stat
+    data (:data:`EVERY_ROW` with no ``WHERE``: a read of named rows, ``WHERE path IN``, is not)."""
+    seen: list[str] = []
+    sc.db.conn.set_trace_callback(seen.append)
+    try:
+        got = fn()
+    finally:
+        sc.db.conn.set_trace_callback(None)
+    return got, any(EVERY_ROW in s and "WHERE" not in s.split(EVERY_ROW, 1)[1] for s in seen)
+
 # -- credentials of the right shape, made at run time (no literal credential in the source) ----
 _RNG = random.Random(88)
 

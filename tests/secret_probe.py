@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from vault_mem.errors import SecretError
 from vault_mem.model.policy import check_write
 from vault_mem.model.secrets import find_secrets
+from vault_mem.model.secret_phrases import valid_mnemonic
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 ALNUM = string.ascii_letters + string.digits
@@ -48,6 +49,14 @@ def person(rng: random.Random) -> str:
     """Two words and a number, as a person makes a password (``quartz.walnut29``)."""
     a, b = rng.sample([w for w in WORDS if len(w) >= 4], 2)
     return f"{a}{rng.choice('.-_')}{b}{rng.randrange(10, 99)}"
+
+
+def bip39_words(rng: random.Random, n: int = 12, *, valid: bool = True) -> list[str]:
+    """``n`` distinct BIP-39 words whose checksum is (or, ``valid`` False, is not) a wallet's."""
+    while True:
+        words = rng.sample(BIP39_ENGLISH, n)
+        if valid_mnemonic(words) == valid:
+            return words
 
 
 def uuid4(rng: random.Random) -> str:

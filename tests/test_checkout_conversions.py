@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import cli, git, publish
 
 from vault_mem import Vault
 
@@ -39,14 +39,10 @@ def fresh_clone(request, tmp_path):
     """The person's fresh clone of a remote to which a peer pushed a pinned memory and a
     vault.toml change, checked out with CRLF line ends: by the peer's ``.gitattributes`` or by
     the person's ``core.autocrlf``."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
     first = Vault.init(tmp_path / "first")
-    git(first.root, "remote", "add", "origin", str(bare))
-    git(first.root, "push", "-q", "-u", "origin", "main")
+    bare = publish(first.root, tmp_path)
     first.close()
     peer = tmp_path / "peer"
-    git(tmp_path, "clone", "-q", str(bare), str(peer))
     (peer / "facts" / "deploy-target.md").write_text(PEER_MEMORY)
     toml = peer / "vault.toml"
     toml.write_text(toml.read_text().replace("k = 5\n", "k = 5\nmin_similarity = -1.0\n", 1))

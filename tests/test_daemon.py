@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cli, daemon_log, git, run_cli, spawn_daemon
+from conftest import ROOT, app_repository, cli, daemon_log, git, run_cli, spawn_daemon
 from fakes import FakeEmbedder
 
 from vault_mem import Vault
@@ -275,12 +275,7 @@ def test_the_daemon_makes_the_vectors_of_an_edit_not_the_next_recall(tmp_path):
 def test_vault_inside_a_larger_repository(tmp_path, caplog):
     """git dir outside the vault folder: still watched; external edits not committed by default."""
     caplog.set_level(logging.INFO, logger="vault_mem")
-    project = tmp_path / "project"
-    project.mkdir()
-    git(project, "init", "-q")
-    (project / "app.py").write_text("print('hi')\n")
-    git(project, "add", "app.py")
-    git(project, "commit", "-q", "-m", "app")
+    project = app_repository(tmp_path / "project")
     with Vault.init(project / "memory") as v:
         v.remember("build", "Builds with make")
         v.remember("deploy", "Deploys with rsync")

@@ -84,7 +84,10 @@ def test_delete_and_packed_objects(tmp_path):
     git(root, "fsck", "--strict")
 
 
-def test_user_staged_and_unstaged_work_elsewhere_is_untouched(tmp_path):
+
+def _persons_work_in_progress(tmp_path):
+    """:func:`_repo` with the person's work under way outside the vault's files: ``src.py``
+    committed, then a change staged, another unstaged on top, and an untracked ``new.txt``."""
     root = _repo(tmp_path)
     (root / "src.py").write_text("v1\n")
     git(root, "add", "src.py")
@@ -93,6 +96,10 @@ def test_user_staged_and_unstaged_work_elsewhere_is_untouched(tmp_path):
     git(root, "add", "src.py")
     (root / "src.py").write_text("unstaged v3\n")
     (root / "new.txt").write_text("untracked\n")
+    return root
+
+def test_user_staged_and_unstaged_work_elsewhere_is_untouched(tmp_path):
+    root = _persons_work_in_progress(tmp_path)
     before = (git(root, "diff", "--cached"), git(root, "diff"), git(root, "status", "--porcelain"))
     repo = GitRepo(root / ".")
     (root / "mem").mkdir()
@@ -515,14 +522,7 @@ def test_author_committer_and_trailers_are_written_as_git_would(tmp_path, monkey
 def test_a_vault_in_a_subfolder_never_stages_or_commits_outside_it(tmp_path):
     from vault_mem import Vault
 
-    root = _repo(tmp_path)
-    (root / "src.py").write_text("v1\n")
-    git(root, "add", "src.py")
-    git(root, "commit", "-qm", "src")
-    (root / "src.py").write_text("staged v2\n")
-    git(root, "add", "src.py")
-    (root / "src.py").write_text("unstaged v3\n")
-    (root / "new.txt").write_text("untracked\n")
+    root = _persons_work_in_progress(tmp_path)
     (root / "README.md").unlink()  # an unstaged delete outside the vault
     outside = lambda: (git(root, "diff", "--cached", "--", ":!memory"), git(root, "diff", "--", ":!memory"),
                        git(root, "status", "--porcelain", "--", ":!memory"))

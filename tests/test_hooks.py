@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, parse_fenced
+from conftest import app_repository, cli, git, parse_fenced, publish
 from fakes import write_memory
 
 from vault_mem import Vault
@@ -319,12 +319,8 @@ def test_commits_made_here_by_hand_are_recorded_and_fetched_ones_are_not(vault, 
     git(root, "commit", "-q", "--amend", "-m", "by hand, reworded")
     amended = git(root, "rev-parse", "HEAD").strip()
     assert amended != first and amended in provenance.recorded(common)[1]
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    git(root, "remote", "add", "origin", str(bare))
-    git(root, "push", "-q", "-u", "origin", "main")
+    publish(root, tmp_path)
     peer = tmp_path / "peer"
-    git(tmp_path, "clone", "-q", str(bare), str(peer))
     (peer / "facts" / "peer.md").write_text("---\ndescription: A peer's\n---\nText.\n")
     git(peer, "add", "-A")
     git(peer, "commit", "-q", "--no-verify", "-m", "peer")
@@ -455,12 +451,7 @@ def test_other_files_in_the_vault_pass_untouched(hooked):
 
 
 def test_vault_inside_a_project_repository(tmp_path):
-    project = tmp_path / "project"
-    project.mkdir()
-    git(project, "init", "-q")
-    (project / "app.py").write_text("print('hi')\n")
-    git(project, "add", "app.py")
-    git(project, "commit", "-qm", "app")
+    project = app_repository(tmp_path / "project")
     vault = Vault.init(project / "memory")
     try:
         install(vault)

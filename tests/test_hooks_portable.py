@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import app_repository, cli, git
 from fakes import write_memory
 
 from vault_mem import Vault
@@ -84,12 +84,7 @@ def test_a_clone_gets_its_hooks_from_init(tmp_path):
 
 
 def test_a_vault_folder_of_a_moved_project_repository(tmp_path):
-    project = tmp_path / "project"
-    project.mkdir()
-    git(project, "init", "-q")
-    (project / "app.py").write_text("print('hi')\n")
-    git(project, "add", "app.py")
-    git(project, "commit", "-qm", "app")
+    project = app_repository(tmp_path / "project")
     make_vault(project / "memory")
     moved = tmp_path / "moved-project"
     shutil.move(project, moved)
@@ -118,12 +113,7 @@ def test_without_vault_mem_a_project_commit_outside_the_vault_still_goes_through
     """The pre-commit gate refuses only commits that stage something inside the vault."""
     import sys
 
-    project = tmp_path / "project"
-    project.mkdir()
-    git(project, "init", "-q")
-    (project / "app.py").write_text("print('hi')\n")
-    git(project, "add", "app.py")
-    git(project, "commit", "-qm", "app")
+    project = app_repository(tmp_path / "project")
     with monkeypatch.context() as m:
         m.setattr(sys, "executable", str(tmp_path / "gone" / "python3"))
         make_vault(project / "memory")

@@ -14,7 +14,7 @@ import string
 import subprocess
 from pathlib import Path
 
-from conftest import cli, git
+from conftest import app_repository, cli, git
 from fakes import write_memory
 
 from vault_mem.store import provenance
@@ -51,13 +51,7 @@ def fake_token() -> str:
 
 
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "app.py").write_text("print('hi')\n")
-    git(root, "add", "app.py")
-    git(root, "commit", "-qm", "app")
-    return root
+    return app_repository(tmp_path / "project")
 
 
 def husky(root: Path) -> Path:

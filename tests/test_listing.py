@@ -15,9 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fakes import FakeEmbedder, write_memory
-
-from test_scansum import EVERY_ROW  # the statement that reads every row's stat data
+from fakes import FakeEmbedder, every_row_read, write_memory
 
 from vault_mem.config import Config
 from vault_mem.index import listing, scansum
@@ -30,16 +28,6 @@ pytestmark = pytest.mark.skipif(listing.list_folders(Path(__file__).parent) is N
 
 
 
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    root.mkdir()
-    write_memory(root, "editor", "Uses Helix as the main editor", "Switched from Neovim.")
-    write_memory(root, "coffee", "Takes oat milk in coffee", type_="preference")
-    write_memory(root, "trip", "Trip to Lisbon in May", "Flights booked.", type_="note")
-    return root
-
-
 def opened(root: Path) -> Sidecar:
     """A sidecar brought in line twice: the second read keeps the listing it saw."""
     sc = Sidecar(root, Config(), embedder=FakeEmbedder())
@@ -47,17 +35,6 @@ def opened(root: Path) -> Sidecar:
     sc.reconcile()
     assert listing.Snapshot.read(root / ".vault-mem") is not None
     return sc
-
-
-def traced(sc: Sidecar, fn):
-    """``fn()``'s result, and whether it asked SQLite for every row's stat data."""
-    seen: list[str] = []
-    sc.db.conn.set_trace_callback(seen.append)
-    try:
-        got = fn()
-    finally:
-        sc.db.conn.set_trace_callback(None)
-    return got, any(EVERY_ROW in s and "WHERE" not in s.split(EVERY_ROW, 1)[1] for s in seen)
 
 
 def description(sc: Sidecar, key: str) -> str | None:
@@ -84,90 +61,91 @@ def rewrite_in_place(path: Path, old: bytes, new: bytes, *, mtime_ns: int) -> No
     assert after.st_ctime_ns != before.st_ctime_ns
 
 
-def test_nothing_changed_reads_no_row_and_parses_nothing(vault: Path, monkeypatch) -> None:
-    sc = opened(vault)
+
+def the_edit_is_read_once(sc: Sidecar) -> None:
+    """The next read takes the edit of ``editor`` (its text now says Xelih) reading that row
+    alone, never every row, and the read after it reads nothing again; ``sc`` is closed."""
+    r, every = every_row_read(sc, sc.reconcile)
+    assert r.updated == 1 and not every
+    assert description(sc, "editor") == "Uses Xelih as the main editor"
+    r = sc.reconcile()  # read once: not again
+    assert (r.updated, r.unchanged) == (0, 3)
+    sc.close()
+
+def test_nothing_changed_reads_no_row_and_parses_nothing(three_memories: Path, monkeypatch) -> None:
+    sc = opened(three_memories)
     monkeypatch.setattr(listing.Listed, "scan", lambda self: pytest.fail("the listing was parsed"))
     monkeypatch.setattr(Sidecar, "_scan", lambda self: pytest.fail("the files were stat'ed in Python"))
-    r, every = traced(sc, sc.reconcile)
+    r, every = every_row_read(sc, sc.reconcile)
     assert not every and (r.added, r.updated, r.removed, r.unchanged) == (0, 0, 0, 3)
     sc.close()
 
 
-def test_an_edit_in_place_of_the_same_size_a_nanosecond_later_is_seen(vault: Path) -> None:
-    sc = opened(vault)
-    p = vault / "facts" / "editor.md"
+def test_an_edit_in_place_of_the_same_size_a_nanosecond_later_is_seen(three_memories: Path) -> None:
+    sc = opened(three_memories)
+    p = three_memories / "facts" / "editor.md"
     rewrite_in_place(p, b"Helix", b"Xelih", mtime_ns=p.stat().st_mtime_ns + 1)
-    r, every = traced(sc, sc.reconcile)
+    r, every = every_row_read(sc, sc.reconcile)
     assert r.updated == 1 and not every  # only that row was read
     assert description(sc, "editor") == "Uses Xelih as the main editor"
     sc.close()
 
 
-def test_an_edit_in_place_whose_mtime_is_set_back_is_seen(vault: Path) -> None:
+def test_an_edit_in_place_whose_mtime_is_set_back_is_seen(three_memories: Path) -> None:
     """Same inode, same size, the mtime put back to the very nanosecond it had (``os.utime``): no
     (mtime, size) comparison sees it (the Python scan does not, nor did any read before the
     listing), but its ctime moved, and the listing names it to be read again."""
-    sc = opened(vault)
-    p = vault / "facts" / "editor.md"
+    sc = opened(three_memories)
+    p = three_memories / "facts" / "editor.md"
     rewrite_in_place(p, b"Helix", b"Xelih", mtime_ns=p.stat().st_mtime_ns)
-    r, every = traced(sc, sc.reconcile)
-    assert r.updated == 1 and not every
-    assert description(sc, "editor") == "Uses Xelih as the main editor"
-    r = sc.reconcile()  # read once: not again
-    assert (r.updated, r.unchanged) == (0, 3)
-    sc.close()
+    the_edit_is_read_once(sc)
 
 
-def test_an_edit_whose_mtime_is_set_back_to_a_write_s_is_seen(vault: Path) -> None:
+def test_an_edit_whose_mtime_is_set_back_to_a_write_s_is_seen(three_memories: Path) -> None:
     """A write between two reads (its file, then its row, as ``remember`` does) moves the file's
     record away from the kept listing's; a hand edit then puts the mtime back to the write's
     (same size). The record's (mtime, size) differ from the kept listing's, so its ctime alone
     is no sign, and they equal the row the write made: only reading the files whose record moved
     since the last listing, the row included, sees the edit."""
-    sc = opened(vault)
-    p = vault / "facts" / "editor.md"
+    sc = opened(three_memories)
+    p = three_memories / "facts" / "editor.md"
     rewrite_in_place(p, b"Helix", b"Kakou", mtime_ns=p.stat().st_mtime_ns + 1_000_000)
     sc.refresh_paths(["facts/editor.md"])  # the write's own row
     assert description(sc, "editor") == "Uses Kakou as the main editor"
     rewrite_in_place(p, b"Kakou", b"Xelih", mtime_ns=p.stat().st_mtime_ns)
-    r, every = traced(sc, sc.reconcile)
-    assert r.updated == 1 and not every
-    assert description(sc, "editor") == "Uses Xelih as the main editor"
-    r = sc.reconcile()  # read once: not again
-    assert (r.updated, r.unchanged) == (0, 3)
-    sc.close()
+    the_edit_is_read_once(sc)
 
 
-def test_an_edit_whose_mtime_is_set_back_is_seen_when_every_row_is_compared(vault: Path) -> None:
+def test_an_edit_whose_mtime_is_set_back_is_seen_when_every_row_is_compared(three_memories: Path) -> None:
     """A row changed behind the sum's back makes the read compare every row (the listing's own
     check cannot be trusted); the file whose mtime was set back is read again all the same."""
-    sc = opened(vault)
-    p = vault / "facts" / "editor.md"
+    sc = opened(three_memories)
+    p = three_memories / "facts" / "editor.md"
     rewrite_in_place(p, b"Helix", b"Xelih", mtime_ns=p.stat().st_mtime_ns)
     with sc.db.write():
         sc.db.execute("UPDATE files SET mtime_ns = 1 WHERE path = 'notes/trip.md'")
-    r, every = traced(sc, sc.reconcile)
+    r, every = every_row_read(sc, sc.reconcile)
     assert every and description(sc, "editor") == "Uses Xelih as the main editor"
     sc.close()
 
 
 @pytest.mark.parametrize("change", ["added", "removed", "renamed", "renamed over another", "swapped"])
-def test_a_file_added_removed_or_renamed_is_seen(vault: Path, change: str) -> None:
-    sc = opened(vault)
-    facts = vault / "facts"
+def test_a_file_added_removed_or_renamed_is_seen(three_memories: Path, change: str) -> None:
+    sc = opened(three_memories)
+    facts = three_memories / "facts"
     if change == "added":
-        write_memory(vault, "shell", "Uses fish as the login shell")
+        write_memory(three_memories, "shell", "Uses fish as the login shell")
     elif change == "removed":
         (facts / "editor.md").unlink()
     elif change == "renamed":
         (facts / "editor.md").rename(facts / "editing.md")
     elif change == "renamed over another":
-        write_memory(vault, "shell", "Uses fish as the login shell")
+        write_memory(three_memories, "shell", "Uses fish as the login shell")
         sc.reconcile()
         (facts / "shell.md").rename(facts / "editor.md")
     else:  # two files of the same size and mtime swap names: only their ctimes say so
-        write_memory(vault, "alpha", "Alpha fact, first of two")
-        write_memory(vault, "bravo", "Bravo fact, other of two")
+        write_memory(three_memories, "alpha", "Alpha fact, first of two")
+        write_memory(three_memories, "bravo", "Bravo fact, other of two")
         for name in ("alpha.md", "bravo.md"):
             os.utime(facts / name, ns=(1_700_000_000_000_000_000,) * 2)
         sc.reconcile()
@@ -175,7 +153,7 @@ def test_a_file_added_removed_or_renamed_is_seen(vault: Path, change: str) -> No
         os.rename(facts / "alpha.md", facts / "swap.tmp")
         os.rename(facts / "bravo.md", facts / "alpha.md")
         os.rename(facts / "swap.tmp", facts / "bravo.md")
-    _, every = traced(sc, sc.reconcile)
+    _, every = every_row_read(sc, sc.reconcile)
     assert not every
     want = {"added": ({"coffee", "editor", "shell", "trip"}, {}),
             "removed": ({"coffee", "trip"}, {}),
@@ -186,93 +164,93 @@ def test_a_file_added_removed_or_renamed_is_seen(vault: Path, change: str) -> No
     assert set(sc.keys()) == want[0]
     for key, desc in want[1].items():
         assert description(sc, key) == desc
-    found = scan(vault)
+    found = scan(three_memories)
     assert scansum.matches(sc.db, len(found), scansum.scan_total(found))  # the rows' sum is the files'
     sc.close()
 
 
-def test_a_write_between_two_reads_leaves_the_next_one_reading_no_row(vault: Path) -> None:
+def test_a_write_between_two_reads_leaves_the_next_one_reading_no_row(three_memories: Path) -> None:
     """What a write does (its file, then its row with the sum brought along): the next read finds
     the listing moved by that file alone, and the rows moved the same way."""
-    sc = opened(vault)
-    rel = write_memory(vault, "shell", "Uses fish as the login shell")
+    sc = opened(three_memories)
+    rel = write_memory(three_memories, "shell", "Uses fish as the login shell")
     sc.refresh_paths([rel])
-    (vault / "notes" / "trip.md").unlink()
+    (three_memories / "notes" / "trip.md").unlink()
     sc.refresh_paths(["notes/trip.md"])
-    r, every = traced(sc, sc.reconcile)
+    r, every = every_row_read(sc, sc.reconcile)
     assert not every and (r.added, r.updated, r.removed) == (0, 0, 0)
     assert set(sc.keys()) == {"coffee", "editor", "shell"}
     sc.close()
 
 
-def test_a_row_changed_behind_the_sums_back_makes_the_read_compare_every_row(vault: Path) -> None:
-    sc = opened(vault)
+def test_a_row_changed_behind_the_sums_back_makes_the_read_compare_every_row(three_memories: Path) -> None:
+    sc = opened(three_memories)
     with sc.db.write():
         sc.db.execute("UPDATE files SET mtime_ns = 1 WHERE path = 'facts/editor.md'")
-    _, every = traced(sc, sc.reconcile)
+    _, every = every_row_read(sc, sc.reconcile)
     assert every
     row = sc.db.execute("SELECT mtime_ns FROM files WHERE path = 'facts/editor.md'").fetchone()
-    assert row[0] == (vault / "facts" / "editor.md").stat().st_mtime_ns
+    assert row[0] == (three_memories / "facts" / "editor.md").stat().st_mtime_ns
     sc.close()
 
 
 @pytest.mark.parametrize("damage", ["garbage", "cut short", "wrong sum", "a link"])
-def test_a_kept_listing_that_is_wrong_is_never_trusted(vault: Path, damage: str) -> None:
+def test_a_kept_listing_that_is_wrong_is_never_trusted(three_memories: Path, damage: str) -> None:
     """The kept listing is a cache: damaged, cut short, or naming a sum that is not its
     listing's, a read still sees an edit made meanwhile (it compares the rows) and keeps a right
     one again; a link there is replaced, its target untouched."""
-    sc = opened(vault)
-    kept = vault / ".vault-mem" / listing.FILE_NAME
-    last = listing.Snapshot.read(vault / ".vault-mem")
-    p = vault / "facts" / "editor.md"
+    sc = opened(three_memories)
+    kept = three_memories / ".vault-mem" / listing.FILE_NAME
+    last = listing.Snapshot.read(three_memories / ".vault-mem")
+    p = three_memories / "facts" / "editor.md"
     rewrite_in_place(p, b"Helix", b"Xelih", mtime_ns=p.stat().st_mtime_ns + 1)
     if damage == "garbage":
         kept.write_bytes(b"\x00\xff" * 100)
     elif damage == "wrong sum":
-        listing.Snapshot(last.raw, last.count, (last.total + 1) % scansum.Q).write(vault / ".vault-mem")
+        listing.Snapshot(last.raw, last.count, (last.total + 1) % scansum.Q).write(three_memories / ".vault-mem")
     elif damage == "cut short":  # a record and a half lost
         data = kept.read_bytes()
         kept.write_bytes(data[:data.rindex(b"\0", 0, len(data) - 1) - 7])
     else:
         kept.unlink()
-        kept.symlink_to(vault / "facts" / "editor.md")
+        kept.symlink_to(three_memories / "facts" / "editor.md")
     r = sc.reconcile()
     assert r.updated == 1 and description(sc, "editor") == "Uses Xelih as the main editor"
     if damage == "a link":
         assert not kept.is_symlink() and b"Xelih" in p.read_bytes() and b"vault-mem listing" not in p.read_bytes()
-    fresh = listing.Snapshot.read(vault / ".vault-mem")
-    found = scan(vault)
+    fresh = listing.Snapshot.read(three_memories / ".vault-mem")
+    found = scan(three_memories)
     assert (fresh.count, fresh.total) == (len(found), scansum.scan_total(found))
     sc.close()
 
 
-def test_the_listing_parses_to_what_the_python_scan_finds(vault: Path) -> None:
+def test_the_listing_parses_to_what_the_python_scan_finds(three_memories: Path) -> None:
     """Followed links (to a file, to a folder, dangling), a folder named like a memory, non-ASCII
     and spaced names, and names that are no memory's: the same (name, mtime, size) either way."""
-    facts = vault / "facts"
-    write_memory(vault, "café-order", "Orders a flat white at the café")
+    facts = three_memories / "facts"
+    write_memory(three_memories, "café-order", "Orders a flat white at the café")
     (facts / "with space.md").write_text("---\ndescription: A name with a space\n---\n\nb\n")
     (facts / "link.md").symlink_to(facts / "editor.md")
     (facts / "dangling.md").symlink_to(facts / "nothing-there.md")
     (facts / "folder.md").mkdir()
-    (facts / "dirlink.md").symlink_to(vault / "notes")
+    (facts / "dirlink.md").symlink_to(three_memories / "notes")
     (facts / ".editor.md.swp").write_bytes(b"swap")
     (facts / "readme.txt").write_text("not a memory")
-    listed = listing.list_folders(vault)
+    listed = listing.list_folders(three_memories)
     assert listed is not None
-    assert listed.scan().as_dict() == scan(vault).as_dict()
-    assert len(scan(vault).as_dict()) == 9
+    assert listed.scan().as_dict() == scan(three_memories).as_dict()
+    assert len(scan(three_memories).as_dict()) == 9
 
 
-def test_a_copy_of_the_vault_is_not_read_again_file_by_file(vault: Path, monkeypatch) -> None:
+def test_a_copy_of_the_vault_is_not_read_again_file_by_file(three_memories: Path, monkeypatch) -> None:
     """``cp -a`` (or ``chmod -R``) moves every file's ctime and nothing else: past
     :data:`listing.TOUCHED_MAX` such files nothing is read again for its ctime alone."""
     monkeypatch.setattr(listing, "TOUCHED_MAX", 1)
-    sc = opened(vault)
+    sc = opened(three_memories)
     sc.close()
     time.sleep(0.02)
-    copy = vault.parent / "copy"
-    shutil.copytree(vault, copy, symlinks=True, copy_function=shutil.copy2)  # times kept, ctimes new
+    copy = three_memories.parent / "copy"
+    shutil.copytree(three_memories, copy, symlinks=True, copy_function=shutil.copy2)  # times kept, ctimes new
     sc = Sidecar(copy, Config(), embedder=FakeEmbedder())
     reads: list[str] = []
     real = Sidecar._read
@@ -282,47 +260,47 @@ def test_a_copy_of_the_vault_is_not_read_again_file_by_file(vault: Path, monkeyp
     sc.close()
 
 
-def test_without_gnu_find_the_read_stats_the_files_itself(vault: Path, monkeypatch) -> None:
+def test_without_gnu_find_the_read_stats_the_files_itself(three_memories: Path, monkeypatch) -> None:
     """``VAULT_MEM_PORTABLE=1`` (as on a system without GNU find): the read stats every file in
     Python and sees each change as before; no listing is kept."""
     monkeypatch.setenv("VAULT_MEM_PORTABLE", "1")
-    assert listing.list_folders(vault) is None
-    sc = Sidecar(vault, Config(), embedder=FakeEmbedder())
+    assert listing.list_folders(three_memories) is None
+    sc = Sidecar(three_memories, Config(), embedder=FakeEmbedder())
     sc.reconcile()
-    p = vault / "facts" / "editor.md"
+    p = three_memories / "facts" / "editor.md"
     rewrite_in_place(p, b"Helix", b"Xelih", mtime_ns=p.stat().st_mtime_ns + 1)
-    (vault / "notes" / "trip.md").unlink()
+    (three_memories / "notes" / "trip.md").unlink()
     r = sc.reconcile()
     assert (r.updated, r.removed) == (1, 1)
-    assert not (vault / ".vault-mem" / listing.FILE_NAME).exists()
+    assert not (three_memories / ".vault-mem" / listing.FILE_NAME).exists()
     sc.close()
 
 
-def test_a_find_that_fails_leaves_the_read_to_stat_the_files(vault: Path, monkeypatch) -> None:
+def test_a_find_that_fails_leaves_the_read_to_stat_the_files(three_memories: Path, monkeypatch) -> None:
     """A find that exits with an error (here: not a find at all) lists nothing: the read stats the
     files in Python and answers from them."""
     monkeypatch.setattr(folders, "_find", [shutil.which("false")])
-    assert listing.list_folders(vault) is None
-    sc = Sidecar(vault, Config(), embedder=FakeEmbedder())
+    assert listing.list_folders(three_memories) is None
+    sc = Sidecar(three_memories, Config(), embedder=FakeEmbedder())
     sc.reconcile()
-    write_memory(vault, "shell", "Uses fish as the login shell")
+    write_memory(three_memories, "shell", "Uses fish as the login shell")
     assert sc.reconcile().added == 1 and "shell" in sc.keys()
     sc.close()
 
 
-def test_a_bulk_change_parses_the_whole_listing_and_sees_every_change(vault: Path, monkeypatch) -> None:
+def test_a_bulk_change_parses_the_whole_listing_and_sees_every_change(three_memories: Path, monkeypatch) -> None:
     """Past :data:`listing.BULK_SHARE` of the records differing (a checkout, a copy) the read
     parses the whole listing instead of the difference, and compares every row: the same answers."""
     monkeypatch.setattr(listing, "BULK_MIN", 0)
-    sc = opened(vault)
-    facts = vault / "facts"
+    sc = opened(three_memories)
+    facts = three_memories / "facts"
     (facts / "editor.md").rename(facts / "editing.md")
-    write_memory(vault, "shell", "Uses fish as the login shell")
-    (vault / "notes" / "trip.md").unlink()
-    assert listing.list_folders(vault).moved_from(listing.Snapshot.read(vault / ".vault-mem")) is None
-    _, every = traced(sc, sc.reconcile)
+    write_memory(three_memories, "shell", "Uses fish as the login shell")
+    (three_memories / "notes" / "trip.md").unlink()
+    assert listing.list_folders(three_memories).moved_from(listing.Snapshot.read(three_memories / ".vault-mem")) is None
+    _, every = every_row_read(sc, sc.reconcile)
     assert every and set(sc.keys()) == {"coffee", "editing", "shell"}
-    _, every = traced(sc, sc.reconcile)  # the listing kept is this one: nothing compared again
+    _, every = every_row_read(sc, sc.reconcile)  # the listing kept is this one: nothing compared again
     assert not every
     sc.close()
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import subprocess
 
-from conftest import git, person_and_peer
-from test_peer_attacks7 import MARK, PINNED, PROMPT, _hook, _peer_appends_to_the_pinned_memory, _persons_edit, \
-    _recalled
+from conftest import PEERS_MARK, PINNED, PINNED_PROMPT, agent_hook, git, peer_appends_to_the_pinned_memory, \
+    person_and_peer, persons_edit_on_a_side_branch, recalled
 
 
 def _recorded(mine, commit: str) -> bool:
@@ -19,21 +18,19 @@ def _recorded(mine, commit: str) -> bool:
 
 def _merged_in(root) -> bool:
     text = (root / PINNED).read_text()
-    return MARK in text and "default keymap" in text
+    return PEERS_MARK in text and "default keymap" in text
 
 
-def _first_pick_in_another_worktree(tmp_path):
+def _first_pick_in_another_worktree(tmp_path, branch: str | None = None):
     """The person's edit of the pinned memory on `side`, the peer's appended line pulled into
-    main, and the person's `git cherry-pick -n side` in a second worktree (detached): git merges
-    the peer's line into the person's text, and that commit is refused (not recorded)."""
+    main, and the person's `git cherry-pick -n side` in a second worktree (on a new ``branch``,
+    detached when None): git merges the peer's line into the person's text, and that commit is
+    refused (not recorded)."""
     mine, peer = person_and_peer(tmp_path)
-    _peer_appends_to_the_pinned_memory(peer)
-    git(mine, "checkout", "-q", "-b", "side")
-    _persons_edit(mine)
-    git(mine, "checkout", "-q", "main")
-    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    peer_appends_to_the_pinned_memory(peer)
+    persons_edit_on_a_side_branch(mine)
     other = tmp_path / "other"
-    git(mine, "worktree", "add", "-q", "--detach", str(other), "main")
+    git(mine, "worktree", "add", "-q", *(["-b", branch] if branch else ["--detach"]), str(other), "main")
     git(other, "cherry-pick", "--no-commit", "side")
     assert _merged_in(other)
     git(other, "commit", "-q", "-m", "tried in the other worktree")
@@ -44,8 +41,8 @@ def _first_pick_in_another_worktree(tmp_path):
 
 def _not_the_persons(mine) -> None:
     assert _merged_in(mine)
-    assert _recalled(mine, "editor-choice")["trusted"] is False
-    assert MARK not in _hook(mine, "user-prompt-submit", prompt=PROMPT)
+    assert recalled(mine, "Helix main editor", "editor-choice")["trusted"] is False
+    assert PEERS_MARK not in agent_hook(mine, "user-prompt-submit", prompt=PINNED_PROMPT)
 
 
 def test_a_merged_text_only_another_worktrees_head_held_is_not_the_persons(tmp_path):
@@ -81,11 +78,8 @@ def test_a_merged_text_the_main_worktrees_head_held_is_not_the_persons_read_from
     the merged text was first seen there, the person's. The origins now read the main
     worktree's HEAD and its log from every worktree, as the check does."""
     mine, peer = person_and_peer(tmp_path)
-    _peer_appends_to_the_pinned_memory(peer)
-    git(mine, "checkout", "-q", "-b", "side")
-    _persons_edit(mine)
-    git(mine, "checkout", "-q", "main")
-    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    peer_appends_to_the_pinned_memory(peer)
+    persons_edit_on_a_side_branch(mine)
     linked = tmp_path / "linked"
     git(mine, "worktree", "add", "-q", "-b", "work", str(linked), "main")
     git(mine, "checkout", "-q", "--detach")
@@ -111,13 +105,10 @@ def test_the_persons_pick_from_a_branch_checked_out_only_in_another_worktree_sta
     git(other, "commit", "-q", "-m", "my shell")
     git(mine, "cherry-pick", "mine-there")
     assert _recorded(mine, git(mine, "rev-parse", "HEAD").strip())
-    assert _recalled_key(mine, "fish login shell", "shell")["trusted"] is True
+    assert recalled(mine, "fish login shell", "shell")["trusted"] is True
     # the merged text, on a branch of the other worktree
-    _peer_appends_to_the_pinned_memory(peer)
-    git(mine, "checkout", "-q", "-b", "side")
-    _persons_edit(mine)
-    git(mine, "checkout", "-q", "main")
-    git(mine, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    peer_appends_to_the_pinned_memory(peer)
+    persons_edit_on_a_side_branch(mine, "--no-rebase", "--no-edit")
     git(other, "checkout", "-q", "-b", "tried", "main")
     git(other, "cherry-pick", "--no-commit", "side")
     git(other, "commit", "-q", "-m", "tried in the other worktree")
@@ -127,14 +118,6 @@ def test_the_persons_pick_from_a_branch_checked_out_only_in_another_worktree_sta
     git(mine, "worktree", "remove", "--force", str(other))
     git(mine, "branch", "-D", "tried")
     _not_the_persons(mine)
-
-
-def _recalled_key(root, query: str, key: str) -> dict:
-    import json
-
-    from conftest import cli
-    found = json.loads(cli("recall", "--vault", str(root), "--json", query).stdout)
-    return next(h for h in found["hits"] if h["key"] == key)
 
 
 def test_the_replay_check_reads_the_commits_the_origins_read(tmp_path):
@@ -196,16 +179,7 @@ def test_a_merged_text_whose_branch_went_before_any_read_is_not_the_persons(tmp_
     it), the pick again in the main worktree recorded, then the worktree removed and the branch
     deleted before anything of vault-mem read the repository: nothing names the first pick any
     more, and the merged text would be first seen in the recorded pick."""
-    mine, peer = person_and_peer(tmp_path)
-    _peer_appends_to_the_pinned_memory(peer)
-    git(mine, "checkout", "-q", "-b", "side")
-    _persons_edit(mine)
-    git(mine, "checkout", "-q", "main")
-    git(mine, "pull", "-q", "--ff-only", "origin", "main")
-    other = tmp_path / "other"
-    git(mine, "worktree", "add", "-q", "-b", "tried", str(other), "main")
-    git(other, "cherry-pick", "--no-commit", "side")
-    git(other, "commit", "-q", "-m", "tried in the other worktree")
+    mine, other, _first = _first_pick_in_another_worktree(tmp_path, branch="tried")
     git(mine, "cherry-pick", "side")
     git(mine, "worktree", "remove", "--force", str(other))
     git(mine, "branch", "-D", "tried")

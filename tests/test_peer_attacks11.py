@@ -8,11 +8,11 @@ import json
 import os
 import shutil
 import subprocess
-import time
 
 import pytest
 
-from conftest import PEER_EMAIL, cli, git, person_and_peer, push_as_peer
+from conftest import PEER_EMAIL, cli, git, person_and_peer, persons_pinned_rule_pulled_by_the_peer, push_as_peer, \
+    trusted_by_key
 
 #: the peer's commit dates: long before anything the person wrote
 OLD = {"GIT_AUTHOR_DATE": "2001-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2001-01-01T00:00:00Z",
@@ -25,11 +25,6 @@ def _session(root) -> str:
     proc = cli("hook", "session-start", "--vault", str(root), input=json.dumps(event))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
-
-
-def _trusted(root) -> dict[str, bool]:
-    listed = json.loads(cli("list", "--vault", str(root), "--json").stdout)
-    return {m["key"]: m["trusted"] for m in listed}
 
 
 def _copy_on_a_line_of_its_own(peer, blob: str, commits: int) -> None:
@@ -52,14 +47,7 @@ def copied(request, tmp_path):
     syncs. No read of the person's came between the two syncs (an agent's write, then the
     daemon's or the person's syncs): ``mine``."""
     mine, peer = person_and_peer(tmp_path)
-    r = cli("--vault", str(mine), "remember", "deploy-rule", "--type", "fact", "--pinned",
-            "-d", "Deploys need two reviewers", "--body", "Never deploy on a Friday.")
-    assert r.returncode == 0, r.stderr
-    assert cli("sync", "--vault", str(mine)).returncode == 0
-    # the logs and commits say seconds: a peer's copy arriving in the second of the person's
-    # commit counts as before it (the safe side); no round trip through a remote is that quick
-    time.sleep(1.02 - time.time() % 1)
-    git(peer, "pull", "-q", "origin", "main")
+    persons_pinned_rule_pulled_by_the_peer(mine, peer)
     _copy_on_a_line_of_its_own(peer, git(peer, "rev-parse", "HEAD:facts/deploy-rule.md").strip(), request.param)
     assert cli("sync", "--vault", str(mine)).returncode == 0
     return mine
@@ -72,18 +60,18 @@ def test_a_peers_copy_of_the_persons_memory_on_a_line_of_its_own_takes_nothing(c
     the session context and the prompt hook, marked as Mallory's in recall and list. Whose
     text came first is read from this repository's ref logs (when each commit arrived here),
     not from the graph or the commits' dates."""
-    assert _trusted(copied)["deploy-rule"] is True
+    assert trusted_by_key(copied)["deploy-rule"] is True
     assert "deploy-rule" in _session(copied)
-    assert _trusted(copied)["copy-rule-0"] is False  # the peer's commit is still the peer's
+    assert trusted_by_key(copied)["copy-rule-0"] is False  # the peer's commit is still the peer's
 
 
 def test_rebuilding_the_state_folder_keeps_the_persons_memory_the_persons(copied):
     """Before: once read between the syncs the text was the person's, but the derived state is
     rebuilt from the repository (`.vault-mem/` removed, a new machine's copy of the folder):
     the full scan then gave it to the peer's copy dated 2001."""
-    assert _trusted(copied)["deploy-rule"] is True
+    assert trusted_by_key(copied)["deploy-rule"] is True
     shutil.rmtree(copied / ".vault-mem")
-    assert _trusted(copied)["deploy-rule"] is True
+    assert trusted_by_key(copied)["deploy-rule"] is True
     assert "deploy-rule" in _session(copied)
 
 
@@ -187,6 +175,21 @@ def test_hooks_are_never_installed_in_a_folder_of_the_vault_where_a_peer_can_wri
     assert not marker.exists(), marker.read_text()
 
 
+def _peers_facts_synced(mine, peer, count: int, people, message: str) -> None:
+    """``count`` commits of the peer on main, the I-th adding ``facts/fI.md`` with the lines
+    ``people(I)`` (its ``author``/``committer``) and the subject ``message``: one ``git
+    fast-import``, force-pushed; the person syncs."""
+    head = git(peer, "rev-parse", "HEAD").strip()
+    stream = "".join(
+        f"commit refs/heads/main\n{people(i)}data {len(message.encode()) + 1}\n{message}\n"
+        + (f"from {head}\n" if i == 0 else "")
+        + f"M 100644 inline facts/f{i}.md\ndata <<EOT\n---\ndescription: Fact {i}\n---\nbody\nEOT\n\n"
+        for i in range(count))
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=peer, input=stream, text=True, check=True)
+    git(peer, "push", "-q", "-f", "origin", "main")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+
+
 def test_a_peers_megabyte_subjects_cost_log_no_more_than_their_first_characters(tmp_path):
     """Before: a commit's subject is one line of up to the commit's size (1 MiB is sync's bound),
     and `vault-mem log` (and `undo KEY`, which reads up to 200 entries) read, masked and printed
@@ -194,15 +197,8 @@ def test_a_peers_megabyte_subjects_cost_log_no_more_than_their_first_characters(
     reading it. git now cuts each subject, author and email at 1,000 characters."""
     mine, peer = person_and_peer(tmp_path)
     subject = ("deploy " * 50_000)[:300_000]
-    head = git(peer, "rev-parse", "HEAD").strip()
-    stream = "".join(
-        f"commit refs/heads/main\ncommitter Mallory <{PEER_EMAIL}> {1_700_000_000 + i} +0000\n"
-        f"data {len(subject) + 1}\n{subject}\n" + (f"from {head}\n" if i == 0 else "")
-        + f"M 100644 inline facts/f{i}.md\ndata <<EOT\n---\ndescription: Fact {i}\n---\nbody\nEOT\n\n"
-        for i in range(25))
-    subprocess.run(["git", "fast-import", "--quiet"], cwd=peer, input=stream, text=True, check=True)
-    git(peer, "push", "-q", "-f", "origin", "main")
-    assert cli("sync", "--vault", str(mine)).returncode == 0
+    _peers_facts_synced(mine, peer, 25, lambda i: f"committer Mallory <{PEER_EMAIL}> {1_700_000_000 + i} +0000\n",
+                        subject)
     shown = cli("log", "--vault", str(mine), "--json")
     entries = json.loads(shown.stdout)
     assert len(entries) == 20 and all(len(e["subject"]) <= LOG_CUT for e in entries), len(shown.stdout)
@@ -218,15 +214,8 @@ def test_a_peers_megabyte_author_emails_are_read_cut_by_every_scan_of_history(tm
     RFC 5321 allows) wherever history is read, and a cut one approves nothing."""
     mine, peer = person_and_peer(tmp_path)
     email = "x" * 300_000 + "@peer.example"
-    head = git(peer, "rev-parse", "HEAD").strip()
-    stream = "".join(
-        f"commit refs/heads/main\nauthor Mallory <{email}> {1_700_000_000 + i} +0000\n"
-        f"committer Mallory <{email}> {1_700_000_000 + i} +0000\ndata 4\nnew\n" + (f"from {head}\n" if i == 0 else "")
-        + f"M 100644 inline facts/f{i}.md\ndata <<EOT\n---\ndescription: Fact {i}\n---\nbody\nEOT\n\n"
-        for i in range(20))
-    subprocess.run(["git", "fast-import", "--quiet"], cwd=peer, input=stream, text=True, check=True)
-    git(peer, "push", "-q", "-f", "origin", "main")
-    assert cli("sync", "--vault", str(mine)).returncode == 0
+    _peers_facts_synced(mine, peer, 20, lambda i: f"author Mallory <{email}> {1_700_000_000 + i} +0000\n"
+                                                  f"committer Mallory <{email}> {1_700_000_000 + i} +0000\n", "new")
     listed = json.loads(cli("list", "--vault", str(mine), "--json").stdout)
     peers = [m["author"] for m in listed if not m["trusted"]]
     assert len(peers) == 20 and all(len(a) <= 256 and a.startswith("xxx") for a in peers), [len(a) for a in peers]

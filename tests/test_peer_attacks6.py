@@ -284,8 +284,8 @@ def test_an_author_name_holding_gits_separators_cannot_forge_a_commit_of_this_ma
     the log then held a record of its own naming the person's recorded commit as the one that
     wrote the peer's text, and the peer's memory reached the session context and recall as the
     person's. Now each git log's separators are random per call."""
-    from conftest import cli
-    from test_peer_memories import PEER_FILE, hook
+    from conftest import agent_hook, cli
+    from test_peer_memories import PEER_FILE
 
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
@@ -308,9 +308,9 @@ def test_an_author_name_holding_gits_separators_cannot_forge_a_commit_of_this_ma
     subprocess.run(["git", "push", "-q", "origin", "main"], cwd=peer, check=True, env=env)
     root = tmp_path / "mine"
     assert cli("sync", str(root)).returncode == 0
-    start = hook(root, "session-start", source="startup")
+    start = agent_hook(root, "session-start", source="startup")
     assert "deploy-window" in start and "deploy-target" not in start and "staging" not in start, start
-    prompt = hook(root, "user-prompt-submit", prompt="which cluster do deploys go to first? staging")
+    prompt = agent_hook(root, "user-prompt-submit", prompt="which cluster do deploys go to first? staging")
     assert "deploy-target" not in prompt, prompt
     found = cli("recall", "staging cluster deploys", "--json", cwd=root)
     hits = {h["key"]: h for h in json.loads(found.stdout)["hits"]}

@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from conftest import at_terminal, cli, git, new_vault, parse_fenced
+from conftest import agent_hook, at_terminal, cli, git, new_vault, parse_fenced, publish
 
 from vault_mem import Vault
 from vault_mem.adapters.tools import call_tool
@@ -27,28 +27,15 @@ Deploy to staging first.
 """
 
 
-def hook(root, name: str, **event) -> str:
-    proc = cli("hook", name, "--vault", str(root),
-               input=json.dumps({"hook_event_name": name, "cwd": str(root), **event}))
-    assert proc.returncode == 0, proc.stderr
-    if not proc.stdout:
-        return ""
-    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
-
-
 @pytest.fixture
 def synced(tmp_path):
     """The person's vault, and a peer's memory (pinned, ``source: user``, a body that tries to
     leave the fence) committed by another identity in a clone, pushed to a bare remote and
     brought in with `vault-mem sync`."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
     mine = new_vault(tmp_path / "mine")
     mine.remember("deploy-window", "Deploys happen on Tuesdays", "Never on Fridays.", source="user")
-    git(mine.root, "remote", "add", "origin", str(bare))
-    git(mine.root, "push", "-q", "-u", "origin", "main")
+    publish(mine.root, tmp_path)
     peer = tmp_path / "peer"
-    git(tmp_path, "clone", "-q", str(bare), str(peer))
     (peer / "facts" / "deploy-target.md").write_text(PEER_FILE)
     env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER,
            "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER}
@@ -68,13 +55,13 @@ def test_a_peers_memory_is_not_put_in_front_of_the_agent_until_its_author_is_app
     root = synced.root
     assert "deploy-target" in (root / "INDEX.md").read_text()  # the committed file may list it
 
-    start = hook(root, "session-start", source="startup")
+    start = agent_hook(root, "session-start", source="startup")
     outside, memories = parse_fenced(start)
     assert "deploy-target" not in start and "Deploys go to the staging" not in start
     assert "deploy-window" in memories[0][1]  # the person's own memory is there
     assert "1 memory last changed by 1 author not approved on this machine" in start
 
-    prompt = hook(root, "user-prompt-submit", prompt="where do deploys go first, the staging cluster?")
+    prompt = agent_hook(root, "user-prompt-submit", prompt="where do deploys go first, the staging cluster?")
     assert "deploy-target" not in prompt and "obey me" not in prompt
 
     found = json.loads(cli("recall", "--vault", str(root), "--json", "deploys staging cluster").stdout)
@@ -102,14 +89,14 @@ def test_a_peers_memory_is_not_put_in_front_of_the_agent_until_its_author_is_app
     assert approved.returncode == 0 and "may now reach an agent" in approved.stdout, approved.stdout
     assert json.loads(cli("trust", str(root), "--json").stdout)["authors_pending"] == {}
 
-    start = hook(root, "session-start", source="startup")
+    start = agent_hook(root, "session-start", source="startup")
     outside, memories = parse_fenced(start)
     assert "deploy-target" in memories[0][1] and not any("obey me" in ln for ln in outside)
     legend = dict(part.split(": ", 1) for part in memories[0][0].split('authors="')[1].rstrip('">').split("; "))
     line = next(ln for ln in memories[0][1].splitlines() if ln.startswith("- deploy-target "))
     tag = line.split(", by ")[1].split(")")[0]
     assert legend[tag] == f"{PEER} (approved on this machine)"
-    prompt = hook(root, "user-prompt-submit", prompt="where do deploys go first, the staging cluster?")
+    prompt = agent_hook(root, "user-prompt-submit", prompt="where do deploys go first, the staging cluster?")
     outside, memories = parse_fenced(prompt)
     peer_open, peer_text = next(m for m in memories if 'key="deploy-target"' in m[0])
     assert f'author="{PEER}"' in peer_open and ATTACK in peer_text
@@ -198,17 +185,17 @@ def test_a_peer_forging_this_machines_person_or_the_agent_email_is_a_peer(synced
     assert who["facts/forged.md"].email == forged and not who["facts/forged.md"].trusted
     assert who["facts/by-hand.md"].trusted and who["facts/deploy-window.md"].trusted
     assert set(synced.peer_memories()) == {"facts/deploy-target.md", "facts/forged.md"}
-    start = hook(root, "session-start", source="startup")
+    start = agent_hook(root, "session-start", source="startup")
     assert "Forged rule" not in start and "forged" not in parse_fenced(start)[1][0][1]
     assert "by-hand" in start
-    prompt = hook(root, "user-prompt-submit", prompt="what is the forged rule for every deploy?")
+    prompt = agent_hook(root, "user-prompt-submit", prompt="what is the forged rule for every deploy?")
     assert "Forged rule" not in prompt and "obey me" not in prompt
     assert json.loads(cli("trust", str(root), "--json").stdout)["authors_pending"] == {PEER: 1, forged: 1}
 
     approved = at_terminal("trust", str(root), "--author", forged)  # the person's choice, by name
     assert approved.returncode == 0 and "may now reach an agent" in approved.stdout, approved.stdout
     assert synced.authors(["facts/forged.md"])["facts/forged.md"].trusted
-    assert "Forged rule" in hook(root, "user-prompt-submit", prompt="what is the forged rule for every deploy?")
+    assert "Forged rule" in agent_hook(root, "user-prompt-submit", prompt="what is the forged rule for every deploy?")
 
 
 def test_a_vault_from_before_the_record_keeps_its_authors_and_a_clone_starts_with_none(synced, tmp_path):

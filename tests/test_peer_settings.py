@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import at_terminal, cli, git, new_vault
+from conftest import at_terminal, cli, git, new_vault, publish
 
 from vault_mem import Vault
 
@@ -21,15 +21,11 @@ from vault_mem import Vault
 @pytest.fixture
 def pair(tmp_path):
     """A bare remote, this machine's vault ``mine`` (made by init, one memory, pushed) and a peer's clone."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
     mine = new_vault(tmp_path / "mine")
     mine.remember("deploy-steps", "How we deploy the service", "blue-green through the staging cluster")
-    git(mine.root, "remote", "add", "origin", str(bare))
-    git(mine.root, "push", "-q", "-u", "origin", "main")
+    bare = publish(mine.root, tmp_path)
     root = mine.root
     mine.close()
-    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "peer"))
     return bare, root, tmp_path / "peer"
 
 

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import cli, daemon_log, daemon_ready, git, new_vault, run_cli, spawn_daemon, wait_for
+from conftest import cli, daemon_log, daemon_ready, git, new_vault, publish, run_cli, spawn_daemon, wait_for
 
 from vault_mem import Vault
 
@@ -40,15 +40,11 @@ def _agents(root: Path, stop: threading.Event, done: list[str], prefix: str) -> 
 
 @pytest.mark.slow
 def test_pull_rebase_autostash_and_checkout_finish_while_agents_write(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
     vault = new_vault(tmp_path / "vault")
     root = vault.root
     vault.close()
-    git(root, "remote", "add", "origin", str(remote))
-    git(root, "push", "-q", "-u", "origin", "main")
+    publish(root, tmp_path, clone="other")
     other = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(remote), str(other))
     (root / "notes.txt").write_text("a person's file\n")
     git(root, "add", "notes.txt")
     git(root, "commit", "-qm", "person: notes")
@@ -280,18 +276,14 @@ def test_a_commit_waiting_for_a_persons_pull_never_takes_index_lock(tmp_path):
     lands after it, on the pulled tip."""
     from vault_mem.store.git import GitRepo, Identity
 
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
     root = tmp_path / "work"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     (root / "notes.txt").write_text("a person's file\n")
     git(root, "add", "notes.txt")
     git(root, "commit", "-qm", "first")
-    git(root, "remote", "add", "origin", str(remote))
-    git(root, "push", "-q", "-u", "origin", "main")
+    publish(root, tmp_path, clone="other")
     other = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(remote), str(other))
     (other / "peer.txt").write_text("peer\n")
     git(other, "add", ".")
     git(other, "commit", "-qm", "peer")
@@ -762,6 +754,39 @@ def test_an_index_md_a_persons_commit_left_stale_is_committed_in_their_name_not_
     assert git(root, "status", "--porcelain") == ""
 
 
+
+def _a_fact_expiring_today(tmp_path: Path) -> Path:
+    """A vault (its root returned) with ``temp-fact``, valid until today, and ``keep-fact``: the
+    INDEX.md committed with them lists a line that tomorrow (:func:`_tomorrow`) drops."""
+    import datetime as dt
+
+    root = tmp_path / "vault"
+    vault = new_vault(root)
+    vault.remember("temp-fact", "A fact valid until today", "x", expires=dt.date.today())
+    vault.remember("keep-fact", "A lasting fact", "y")
+    vault.close()
+    return root
+
+
+def _tomorrow(monkeypatch) -> None:
+    """The sidecar's clock (what INDEX.md's expired lines go by) a day ahead, in this process."""
+    import datetime as dt
+
+    import vault_mem.index.sidecar as sidecar_module
+
+    tomorrow = dt.date.today() + dt.timedelta(days=1)
+
+    class NextDay(dt.date):
+        @classmethod
+        def today(cls):
+            return tomorrow
+
+    class Clock:
+        date, datetime, timedelta = NextDay, dt.datetime, dt.timedelta
+
+    monkeypatch.setattr(sidecar_module, "dt", Clock)
+
+
 def test_a_memory_that_expired_after_a_persons_hooked_commit_is_no_commit_in_their_name(tmp_path, monkeypatch):
     """The catch-up above fired whenever HEAD was not vault-mem's and its INDEX.md differed from
     a fresh render: after a person's ordinary commit (the pre-commit hook ran), a memory that
@@ -769,30 +794,12 @@ def test_a_memory_that_expired_after_a_persons_hooked_commit_is_no_commit_in_the
     message blaming a hook-less commit. Only commits that changed memory files and left
     INDEX.md as it was are caught up in the person's name; vault-mem's own catching up (an
     expired line) goes into the agent commit."""
-    import datetime as dt
-
-    import vault_mem.index.sidecar as sidecar_module
-
-    root = tmp_path / "vault"
-    vault = new_vault(root)
-    today = dt.date.today()
-    vault.remember("temp-fact", "A fact valid until today", "x", expires=today)
-    vault.remember("keep-fact", "A lasting fact", "y")
-    vault.close()
+    root = _a_fact_expiring_today(tmp_path)
     (root / "person-note.txt").write_text("hi\n")
     git(root, "add", "person-note.txt")
     git(root, "commit", "-qm", "person: a note")  # the pre-commit hook runs
     person_commit = git(root, "rev-parse", "HEAD").strip()
-
-    class NextDay(dt.date):
-        @classmethod
-        def today(cls):
-            return today + dt.timedelta(days=1)
-
-    class Clock:
-        date, datetime, timedelta = NextDay, dt.datetime, dt.timedelta
-
-    monkeypatch.setattr(sidecar_module, "dt", Clock)
+    _tomorrow(monkeypatch)
     vault = Vault(root)
     try:
         vault.remember("new-fact", "An agent fact the next day", "z")
@@ -827,32 +834,14 @@ def test_an_index_md_owed_after_an_aborted_merge_is_no_commit_in_the_persons_nam
     person ("index: regenerate INDEX.md", "held back while a git operation of yours was under
     way"), though no commit of the person's changed anything: the expired line is vault-mem's
     own catching up, which the next agent commit carries."""
-    import datetime as dt
-
-    import vault_mem.index.sidecar as sidecar_module
-
-    root = tmp_path / "vault"
-    vault = new_vault(root)
-    today = dt.date.today()
-    vault.remember("temp-fact", "A fact valid until today", "x", expires=today)
-    vault.remember("keep-fact", "A lasting fact", "y")
-    vault.close()
+    root = _a_fact_expiring_today(tmp_path)
     _merge_a_persons_branch(root)
     with Vault(root) as v:
         v.list()  # a read during the merge: INDEX.md is held back, owed
     assert (root / ".vault-mem" / "index-owed").exists()
     _person_git(root, "merge", "--abort")
     head = git(root, "rev-parse", "HEAD").strip()
-
-    class NextDay(dt.date):
-        @classmethod
-        def today(cls):
-            return today + dt.timedelta(days=1)
-
-    class Clock:
-        date, datetime, timedelta = NextDay, dt.datetime, dt.timedelta
-
-    monkeypatch.setattr(sidecar_module, "dt", Clock)
+    _tomorrow(monkeypatch)
     with Vault(root) as v:
         v.list()  # writes the owed INDEX.md: HEAD's, since only the expired line would differ
         assert not (root / ".vault-mem" / "index-owed").exists()
@@ -902,33 +891,16 @@ def test_the_daemons_index_md_only_commit_follows_the_one_rule(tmp_path, monkeyp
     A memory that expired made it commit "index: regenerate INDEX.md" in the person's name,
     saying "after a merge, revert or checkout", though no git operation of theirs was behind
     it: vault-mem's own catching up, which the next agent commit carries (as without a daemon)."""
-    import datetime as dt
-
-    import vault_mem.index.sidecar as sidecar_module
     from vault_mem.store.git import Identity
     from vault_mem.vault.hand_edits import commit_hand_edits
 
-    root = tmp_path / "vault"
-    vault = new_vault(root)
-    today = dt.date.today()
-    vault.remember("temp-fact", "A fact valid until today", "x", expires=today)
-    vault.remember("keep-fact", "A lasting fact", "y")
-    vault.close()
+    root = _a_fact_expiring_today(tmp_path)
     if head == "a persons hooked commit":
         (root / "person-note.txt").write_text("hi\n")
         git(root, "add", "person-note.txt")
         git(root, "commit", "-qm", "person: a note")  # the pre-commit hook runs
     before = git(root, "rev-parse", "HEAD").strip()
-
-    class NextDay(dt.date):
-        @classmethod
-        def today(cls):
-            return today + dt.timedelta(days=1)
-
-    class Clock:
-        date, datetime, timedelta = NextDay, dt.datetime, dt.timedelta
-
-    monkeypatch.setattr(sidecar_module, "dt", Clock)
+    _tomorrow(monkeypatch)
     person = Identity("Test Person", "person@example.com")
     with Vault(root) as v:
         with v.lock:

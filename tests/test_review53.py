@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 import subprocess
 
-from conftest import git, person_and_peer
+from conftest import PEERS_MARK, PINNED, PINNED_PROMPT, agent_hook, git, peer_appends_to_the_pinned_memory, \
+    person_and_peer, persons_edit_on_a_side_branch, recalled
 
 PEER = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@peer.example",
         "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": "mallory@peer.example"}
@@ -114,22 +115,17 @@ def test_a_merged_text_only_a_stash_held_is_not_the_persons(tmp_path):
     texts' origins leave the stash out (it holds the person's edits in commits no hook
     records), so the merged text was first seen in the recorded pick: the person's, and the
     peer's instruction reached the prompt hook. The stash's commits no longer count as before."""
-    from test_peer_attacks7 import MARK, PINNED, PROMPT, _hook, _peer_appends_to_the_pinned_memory, _persons_edit, \
-        _recalled
     mine, peer = person_and_peer(tmp_path)
-    _peer_appends_to_the_pinned_memory(peer)
-    git(mine, "checkout", "-q", "-b", "side")
-    _persons_edit(mine)
-    git(mine, "checkout", "-q", "main")
-    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    peer_appends_to_the_pinned_memory(peer)
+    persons_edit_on_a_side_branch(mine)
     git(mine, "cherry-pick", "--no-commit", "side")
-    assert MARK in (mine / PINNED).read_text() and "default keymap" in (mine / PINNED).read_text()
+    assert PEERS_MARK in (mine / PINNED).read_text() and "default keymap" in (mine / PINNED).read_text()
     git(mine, "stash", "-q")
     git(mine, "cherry-pick", "side")
-    assert MARK in (mine / PINNED).read_text() and "default keymap" in (mine / PINNED).read_text()
+    assert PEERS_MARK in (mine / PINNED).read_text() and "default keymap" in (mine / PINNED).read_text()
     assert git(mine, "stash", "list").strip()
-    assert _recalled(mine, "editor-choice")["trusted"] is False
-    assert MARK not in _hook(mine, "user-prompt-submit", prompt=PROMPT)
+    assert recalled(mine, "Helix main editor", "editor-choice")["trusted"] is False
+    assert PEERS_MARK not in agent_hook(mine, "user-prompt-submit", prompt=PINNED_PROMPT)
     pick = git(mine, "rev-parse", "HEAD").strip()
     assert pick not in (mine / ".git" / "vault-mem" / "local-commits").read_text()
 

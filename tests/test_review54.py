@@ -4,14 +4,11 @@ vault must still show the person. Real CLI, real git, real vaults (DESIGN ยง8, ย
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import anyio
-from conftest import ROOT, cli, git
+from conftest import TEAMMATES_SHELL_CHOICE, cli, git, mcp_server_in, teammate_pushes
 from fakes import aws_key
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from vault_mem.adapters.mcp_server import DATA_META
 
@@ -43,12 +40,8 @@ def test_a_bare_get_that_reads_the_other_copy_still_names_the_refused_one(two_va
     r = cli("get", "project:shell-choice", cwd=proj)  # named, it still refuses
     assert r.returncode == 1 and "quarantined" in r.stderr
 
-    env = {"PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.environ["HOME"],
-           "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "VAULT_MEM_EMBEDDER": "none"}
-    server = StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp"], env=env, cwd=str(proj))
-
     async def session():
-        async with Client(server, read_timeout_seconds=60) as client:
+        async with Client(mcp_server_in(proj), read_timeout_seconds=60) as client:
             r = await client.call_tool("get", {"key": "shell-choice"})
             assert not r.is_error, r.content
             assert r.meta[DATA_META]["vault"] == "personal"
@@ -63,17 +56,9 @@ def test_a_skipped_vault_is_said_in_the_session_context(two_vaults, tmp_path):
     one in the session learnt that the project's memories were missing, where before attack52
     the hook failed and Claude Code showed why. The context now says which vault was skipped,
     in fixed words (the refusal's text names files a teammate chose)."""
-    from test_peer_attacks12 import MATE, SHADOW, _teammate_pushes
-
     proj, _, _ = two_vaults
-    _teammate_pushes(proj, tmp_path, {"memory/preferences/shell-choice.md": SHADOW})
-    mate = tmp_path / "mate"
-    (mate / "memory" / "facts").mkdir(parents=True, exist_ok=True)
-    os.symlink("/etc/hostname", mate / "memory" / "facts" / "host.md")
-    env = {**os.environ, **MATE}
-    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "link"], ["push", "-q", "origin", "main"]):
-        subprocess.run(["git", *args], cwd=mate, env=env, check=True, capture_output=True)
-    git(proj, "pull", "-q", "--no-rebase", "origin", "main")
+    teammate_pushes(proj, tmp_path, {"memory/preferences/shell-choice.md": TEAMMATES_SHELL_CHOICE})
+    teammate_pushes(proj, tmp_path, links={"memory/facts/host.md": "/etc/hostname"})
 
     r = cli("hook", "session-start", input=json.dumps({"cwd": str(proj)}), cwd=proj)
     assert r.returncode == 0, r.stderr
@@ -95,10 +80,8 @@ def test_a_bare_remember_of_a_key_whose_get_reads_the_other_vault_says_which(two
     project's shared repository, and left the personal copy as it was. Where a bare get and a
     bare write would take different vaults, the write now says which is meant, as ``forget``
     does; named (``--personal``, ``vault``, ``--vault``) it goes where it is told."""
-    from test_peer_attacks12 import SHADOW, _teammate_pushes
-
     proj, _, personal = two_vaults
-    _teammate_pushes(proj, tmp_path, {"memory/preferences/shell-choice.md": SHADOW})
+    teammate_pushes(proj, tmp_path, {"memory/preferences/shell-choice.md": TEAMMATES_SHELL_CHOICE})
     theirs = (proj / "memory" / "preferences" / "shell-choice.md").read_bytes()
     head = git(proj, "rev-parse", "HEAD")
 
@@ -107,12 +90,8 @@ def test_a_bare_remember_of_a_key_whose_get_reads_the_other_vault_says_which(two
     assert (proj / "memory" / "preferences" / "shell-choice.md").read_bytes() == theirs
     assert git(proj, "rev-parse", "HEAD") == head
 
-    env = {"PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.environ["HOME"],
-           "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "VAULT_MEM_EMBEDDER": "none"}
-    server = StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp"], env=env, cwd=str(proj))
-
     async def session():
-        async with Client(server, read_timeout_seconds=60) as client:
+        async with Client(mcp_server_in(proj), read_timeout_seconds=60) as client:
             r = await client.call_tool("remember", {"key": "shell-choice", "type": "preference",
                                                     "description": "Uses fish with the starship prompt"})
             assert r.is_error and "vault" in r.content[0].text, r.content

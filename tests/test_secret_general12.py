@@ -15,29 +15,19 @@ import random
 
 import pytest
 
-from secret_probe import ALNUM, WORDS, Draw, all_pass, all_refused, refused
-from vault_mem.model.seed_words import BIP39_ENGLISH
-from vault_mem.model.secret_phrases import valid_mnemonic
+from secret_probe import ALNUM, WORDS, Draw, all_pass, all_refused, bip39_words, refused
 
 SEEDS = (20261204, 17, 4646)
 
 
 # --- a bulleted list of list words under a list's label --------------------------------------
 
-def _words(rng: random.Random, n: int, *, valid: bool) -> list[str]:
-    """``n`` distinct BIP-39 words whose checksum is (or is not) a wallet's."""
-    while True:
-        words = rng.sample(BIP39_ENGLISH, n)
-        if valid_mnemonic(words) == valid:
-            return words
-
-
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_bulleted_list_under_a_list_label_is_no_seed_phrase(seed: int) -> None:
     rng = random.Random(seed)
     for label in ("Shopping, Saturday:", "Groceries", "Packing list for the trip:", "Inventory of the shed:"):
         bullet = rng.choice(["- ", "* ", "+ ", "\u2022 "])
-        body = label + "\n" + "\n".join(bullet + w for w in _words(rng, rng.choice([12, 14, 16]), valid=False))
+        body = label + "\n" + "\n".join(bullet + w for w in bip39_words(rng, rng.choice([12, 14, 16]), valid=False))
         assert not refused(body, description="list"), body
 
 
@@ -46,7 +36,7 @@ def test_a_bulleted_seed_phrase_is_still_refused(seed: int) -> None:
     rng = random.Random(seed)
     for label in ("Recovery phrase:", "Ledger seed", "", "Shopping list:"):
         # (under a list's label only a valid checksum makes the words a phrase)
-        words = _words(rng, 12, valid="list" in label)
+        words = bip39_words(rng, 12, valid="list" in label)
         body = (label + "\n" if label else "") + "\n".join("- " + w for w in words)
         assert refused(body, description="note"), body
 

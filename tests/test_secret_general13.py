@@ -33,9 +33,8 @@ import re
 
 import pytest
 
-from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, phrase, refused, uuid4
+from secret_probe import HEX, WORDS, Draw, all_pass, all_refused, bip39_words, phrase, refused, uuid4
 from vault_mem.model.seed_words import BIP39_ENGLISH
-from vault_mem.model.secret_phrases import valid_mnemonic
 
 SEEDS = (20261218, 18, 4747)
 _BIP39 = frozenset(BIP39_ENGLISH)
@@ -143,13 +142,6 @@ def test_what_identifies_an_account_under_its_description_passes(seed: int) -> N
 
 # --- seed phrases: numbered against their words, halved under labels ------------------------------
 
-def _mnemonic(rng: random.Random, n: int = 12) -> list[str]:
-    while True:
-        words = rng.sample(BIP39_ENGLISH, n)
-        if valid_mnemonic(words):
-            return words
-
-
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_seed_phrase_numbered_against_its_words_counts(seed: int) -> None:
     rng = random.Random(seed)
@@ -162,7 +154,7 @@ def test_a_seed_phrase_numbered_against_its_words_counts(seed: int) -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_seed_phrase_halves_under_their_own_labels_count(seed: int) -> None:
     rng = random.Random(seed)
-    words = _mnemonic(rng)
+    words = bip39_words(rng)
     description = f"seed phrase words 1-6: {' '.join(words[:6])}"
     body = f"words 7-12: {' '.join(words[6:])}"
     assert refused(body, description=description)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import at_terminal, cli, git, new_vault
+from conftest import app_repository, at_terminal, cli, git, new_vault, publish
 
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
@@ -26,11 +26,8 @@ from vault_mem.vault.conflicts import list_conflicts
 @pytest.fixture
 def net(tmp_path):
     """A bare remote and three clones: a (made by Vault.init, pushed), b and c (git clone)."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
     a = new_vault(tmp_path / "a", agent="agent-a")
-    git(a.root, "remote", "add", "origin", str(bare))
-    git(a.root, "push", "-q", "-u", "origin", "main")
+    bare = publish(a.root, tmp_path, clone=None)
     vaults = [a]
     for name in ("b", "c"):
         git(tmp_path, "clone", "-q", str(bare), str(tmp_path / name))
@@ -471,17 +468,9 @@ def test_uncommitted_edit_that_the_remote_changes_is_refused(net):
 
 
 def test_vault_inside_a_larger_repository(tmp_path):
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    proj = tmp_path / "proj"
-    git(tmp_path, "init", "-q", str(proj))
-    (proj / "app.py").write_text("print('hi')\n")
-    git(proj, "add", "app.py")
-    git(proj, "commit", "-q", "-m", "app")
+    proj = app_repository(tmp_path / "proj")
     a = Vault.init(proj / "memory")
-    git(proj, "remote", "add", "origin", str(bare))
-    git(proj, "push", "-q", "-u", "origin", "main")
-    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "proj2"))
+    bare = publish(proj, tmp_path, clone="proj2")
     b = Vault(tmp_path / "proj2" / "memory")
     (proj / "scratch.txt").write_text("a person's untracked work\n")
     (proj / "app.py").write_text("print('edited, not committed')\n")

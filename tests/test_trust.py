@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, at_terminal, cli, git, new_vault
+from conftest import ROOT, at_terminal, cli, git, new_vault, publish
 
 from vault_mem import Vault
 from vault_mem.errors import LinkError, SyncError, UnsafeTreeError
@@ -67,12 +67,8 @@ def recorder():
 @pytest.fixture
 def pair(tmp_path):
     """A bare remote, this machine's vault ``mine`` (made by init, pushed) and a peer's clone."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
     mine = new_vault(tmp_path / "mine")
-    git(mine.root, "remote", "add", "origin", str(bare))
-    git(mine.root, "push", "-q", "-u", "origin", "main")
-    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "peer"))
+    bare = publish(mine.root, tmp_path)
     yield bare, mine, tmp_path / "peer"
     mine.close()
 

@@ -9,13 +9,11 @@ MCP SDK client against the real server process.
 from __future__ import annotations
 
 import json
-import os
-import sys
 
 import anyio
 import pytest
-from conftest import ROOT, cli, git, wait_for
-from mcp import Client, StdioServerParameters
+from conftest import cli, git, mcp_server_in, wait_for
+from mcp import Client
 
 from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
 from vault_mem.adapters.mcp_server import DATA_META
@@ -309,17 +307,11 @@ def test_the_prompt_hook_names_the_vault_of_each_memory(two_vaults):
 
 
 # -- the MCP server ----------------------------------------------------------------------------
-def _server(cwd) -> StdioServerParameters:
-    env = {"PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.environ["HOME"],
-           "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "VAULT_MEM_EMBEDDER": "none"}
-    return StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp"], env=env, cwd=str(cwd))
-
-
 def test_the_mcp_server_started_in_a_project_serves_both_vaults(two_vaults):
     proj, _, personal = two_vaults
 
     async def session():
-        async with Client(_server(proj), read_timeout_seconds=60) as client:
+        async with Client(mcp_server_in(proj), read_timeout_seconds=60) as client:
             assert str(personal.resolve()) in (client.instructions or "")
             r = await client.call_tool("recall", {"query": "editor shell choice"})
             assert not r.is_error, r.content
@@ -346,8 +338,7 @@ def test_the_mcp_server_started_in_a_project_serves_both_vaults(two_vaults):
 
 def test_the_mcp_server_given_a_path_serves_that_vault_alone(two_vaults):
     proj, _, _ = two_vaults
-    params = _server(proj)
-    params.args.append(str(proj / "memory"))
+    params = mcp_server_in(proj, str(proj / "memory"))
 
     async def session():
         async with Client(params, read_timeout_seconds=60) as client:
