@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
 from vault_mem.adapters.cli_parser import build_parser, command_named
-from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer, resolve_vault_root
+from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
+from vault_mem.store.trust import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
 from vault_mem.model.names import shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
@@ -86,7 +87,9 @@ def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
     """The vault the command names (``path``, else --vault, else found from here), opened."""
     from vault_mem.vault.core import Vault  # lazy: start-up time (module docstring)
 
-    vault = Vault(resolve_vault_root(path or args.vault), agent=getattr(args, "agent", None))
+    found = resolve_vaults(path or args.vault)
+    vault = Vault(found.vaults[0].root, agent=getattr(args, "agent", None))
+    _passed_over(args, found.passed_notices)
     if getattr(args, "command", None) not in ("hooks", "init", "doctor"):  # those say it themselves
         from vault_mem.store.hooks import missing_hooks_notice
 
@@ -103,13 +106,15 @@ def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     (its notices printed), else the same function run here on the vault opened here."""
     from vault_mem.store import daemon_socket as protocol  # lazy: a write asks no daemon (start-up time)
 
-    root = resolve_vault_root(args.vault)
+    found = resolve_vaults(args.vault)
+    root = found.vaults[0].root
     answered = protocol.ask(root, op, params)
     if answered is None:
         from vault_mem.adapters.read_here import read_here  # lazy: start-up time (module docstring)
 
         return read_here(open_vault(args, str(root)), op, params)
     result, notices = answered
+    _passed_over(args, found.passed_notices)
     _notices(None, notices)
     return result
 
@@ -120,7 +125,17 @@ def vaults_of(args: argparse.Namespace):
     from vault_mem.adapters.read_here import read_here  # lazy: start-up time (module docstring)
     from vault_mem.adapters.vaults import Vaults  # lazy: start-up time (module docstring)
 
-    return Vaults.resolve(args.vault, agent=getattr(args, "agent", None), here=read_here)
+    vaults = Vaults.resolve(args.vault, agent=getattr(args, "agent", None), here=read_here)
+    _passed_over(args, vaults.found.passed_notices)
+    vaults.notices = [n for n in vaults.notices if n not in vaults.found.passed_notices]  # main() says them
+    return vaults
+
+
+def _passed_over(args: argparse.Namespace, notes: tuple[str, ...]) -> None:
+    """Keep what finding the vault said about a vault.toml it passed over (a teammate's that
+    would have taken over as the vault) for main() to say once, whichever way the command went."""
+    kept = args.__dict__.setdefault("passed_over", [])
+    kept += [n for n in notes if n not in kept]
 
 
 def open_for_key(args: argparse.Namespace, text: str | None, *, strict: bool = True):
@@ -609,7 +624,6 @@ def cmd_doctor(args) -> int:
 def vault_resolution(args: argparse.Namespace) -> tuple[list[dict[str, str | None]], list[str]]:
     """How the vaults of a command run here were found (DESIGN §8), for ``doctor``: the JSON
     (``[{"name", "root", "how"}]``) and its lines, the notes on a vault not found included."""
-    from vault_mem.config import resolve_vaults  # lazy, as the rest
 
     found = resolve_vaults(args.vault)
     rows = [{"name": v.name, "root": str(v.root), "how": v.how} for v in found.vaults]
@@ -729,7 +743,6 @@ def cmd_mcp(args) -> int:
     if not logging.getLogger().handlers:  # to stderr: stdout is the MCP protocol's alone
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                             format="vault-mem mcp: %(levelname)s %(message)s")
-    from vault_mem.config import resolve_vaults  # lazy, as the rest
 
     serve(resolve_vaults(getattr(args, "path", None) or args.vault), agent=args.agent)
     return end_process(0)
@@ -852,57 +865,224 @@ def cmd_sync(args) -> int:
 
 @command("trust")
 def cmd_trust(args) -> int:
-    from vault_mem.config import describe_changes, setting_values  # lazy, as the rest
-    from vault_mem.store.gitfiles import approve_incoming, is_git_file, pending_git_files
+    """``vault-mem trust [PATH...] [--all]``: each pending change shown (which file, whose commit,
+    what it changes) and approved only as the person answers on the terminal: one by one, or the
+    files they named (``PATH...``), or ``--all`` (asked once, each listed). A vault.toml named
+    outside the vault asks whether its folder may be a vault of this machine."""
+    from vault_mem.config import setting_values  # lazy, as the rest
+    from vault_mem.store.gitfiles import approve_incoming, pending_git_files
 
-    vault = open_vault(args, getattr(args, "path", None))
+    folders = [p for p in args.paths if os.path.isdir(p)]
+    names = [p for p in args.paths if not os.path.isdir(p)]
+    if len(folders) > 1 or (folders and args.vault):
+        raise UsageError("trust takes one vault (a folder, or --vault PATH); the other PATHs name pending files")
+    args.path = folders[0] if folders else None
+    if names and args.approve_all:
+        raise UsageError("--all approves every pending file; name files or give --all, not both")
+    places = [n for n in names if _vault_place(n) is not None]
+    if places:
+        if len(places) != len(names) or args.author:
+            raise UsageError("a vault.toml that would make its folder a vault is approved alone: run "
+                             f"`vault-mem trust {shell_word(places[0])}` by itself")
+        return _trust_places(args, [_vault_place(n) for n in places])  # type: ignore[misc]
+    vault = open_vault(args, args.path)
     if args.author:
+        if names or args.approve_all:
+            raise UsageError("--author approves authors; approve files in a command of their own")
         return _trust_authors(args, vault)
     ws = vault.ws
     vault.take_notices()  # the pending notices: this command says them in full below
     s = ws.settings
     files = pending_git_files(ws.root, ws.repo, ws.prefix)
+    shown_texts = _git_files_shown(ws.repo, [f for _, f in files])
+    items = _pending_items(ws, s, files, shown_texts)
     data: dict[str, Any] = {
         "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
         "settings_pending": s.pending_raw is not None, "problem": s.problem,
-        "in_force": setting_values(s.config), "approved": False, "trust_file": None,
+        "in_force": setting_values(s.config), "approved": False, "approved_files": [], "trust_file": None,
+        "items": [{k: v for k, v in item.items() if k != "text"} for item in items],
         "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours, "shown": text}
-                      for (ref, f), text in zip(files, _git_files_shown(ws.repo, [f for _, f in files]), strict=True)]}
-    lines = []
-    if s.problem:
-        lines.append(f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)")
-    if s.pending_raw is not None:
-        lines.append(f"vault.toml in {ws.root} changes these settings, not approved on this machine: "
-                     f"{describe_changes(s.changes)}")
-    for (ref, f), item in zip(files, data["git_files"], strict=True):
-        what = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
-        kind = "a file git itself interprets" if is_git_file(f.path) else \
-            "a file vault-mem does not read (other programs may: settings, hooks, instructions, scripts)"
-        lines.append(f"{ref} {what} {shown(f.path)}, {kind} "
-                     f"({(f.theirs or 'deleted')[:10]}):\n{_indent(item['shown'])}")
-    if s.pending_raw is None and not files:
+                      for (ref, f), text in zip(files, shown_texts, strict=True)]}
+    head = [f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)"] if s.problem else []
+    if not items:
+        if names:
+            raise UsageError(f"nothing waits for approval in {ws.root}, so {', '.join(map(shown, names))} "
+                             "cannot be approved")
         done = ("nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
                 "commit brings a file git interprets or vault-mem does not read")
-        emit(args, *_with_authors(vault, data, "\n".join([*lines, done])))
+        emit(args, *_with_authors(vault, data, "\n".join([*head, done])))
         return 0
-    asked = "\n".join(lines)
-    approve, why_not = _person_approves(args, asked, "approve them for this vault on this machine?")
-    if not approve:
-        who = [f"git log -p -- {CONFIG_FILE}"] if s.pending_raw is not None else []
-        who += [f"git log -p {shell_word(ref)} -- {shell_word(f.path)}" for ref, f in files]
-        emit(args, *_with_authors(vault, data, f"{asked}\nnot approved ({why_not}); check who changed them "
-                                  f"({'; '.join(f'`{w}`' for w in who)}), then run `vault-mem trust` in a "
-                                  "terminal and answer y"))
+    if names:
+        chosen = _named_items(ws, items, names)
+        asked = "\n".join([*head, *(item["text"] for item in chosen)])
+        yes, why_not = _person_approves(args, asked, f"approve {_these(chosen)} for this vault on this machine?")
+        approved = chosen if yes else []
+    elif args.approve_all:
+        asked = "\n".join([*head, *(item["text"] for item in items)])
+        yes, why_not = _person_approves(args, asked, f"approve all {_these(items)} for this vault on this machine?")
+        approved = items if yes else []
+    else:
+        approved, why_not = _ask_each(args, head, items)
+    if not approved:
+        listing = "\n".join([*head, *(item["text"] for item in items)]) if not _asked_on_terminal(why_not) else ""
+        who = "; ".join(f"`{item['check']}`" for item in items)
+        emit(args, *_with_authors(vault, data, f"{listing}\nnot approved ({why_not}); check who changed them ({who}), "
+                                  "then run `vault-mem trust` in a terminal and answer y to each you approve, or "
+                                  "`vault-mem trust PATH...` naming them".lstrip("\n")))
         return 0
-    written = ws.approve_settings() if s.pending_raw is not None else None
-    if files:
-        written = approve_incoming(ws.root, [f for _, f in files])
+    written = None
+    if any(item["kind"] == "settings" for item in approved):
+        written = ws.approve_settings()
+    picked = [files[item["index"]][1] for item in approved if item["kind"] != "settings"]
+    if picked:
+        written = approve_incoming(ws.root, picked)
     data["trust_file"], data["approved"] = str(written), True
-    what = ([f"the vault.toml shown ({describe_changes(s.changes)})"] if s.pending_raw is not None else []) + \
-        ([(f"{len(files)} incoming file{'s' if len(files) != 1 else ''} ({', '.join(shown(f.path) for _, f in files[:5])}"
-           f"{f' and {len(files) - 5} more' if len(files) > 5 else ''})")] if files else [])
-    emit(args, *_with_authors(vault, data, f"approved for {ws.root} on this machine: {'; '.join(what)}; kept in {written}; "
-                              "in force from the next command" + ("; `vault-mem sync` takes the files now" if files else "")))
+    data["approved_files"] = [item["name"] for item in approved]
+    left = [item["name"] for item in items if item not in approved]
+    lines = [f"approved for {ws.root} on this machine, in force from the next command (kept in {written}):",
+             *(f"  {shown(item['name'])} ({item['what']})" for item in approved)]
+    if left:
+        lines.append(f"not approved, still pending: {', '.join(shown(n) for n in left)}")
+    if picked:
+        lines.append("`vault-mem sync` takes the approved files now")
+    emit(args, *_with_authors(vault, data, "\n".join(lines)))
+    return 0
+
+
+def _these(items: list[dict[str, Any]]) -> str:
+    return f"these {len(items)} files" if len(items) != 1 else shown(items[0]["name"])
+
+
+def _asked_on_terminal(why_not: str) -> bool:
+    return why_not.startswith("the person")
+
+
+def _pending_items(ws, s, files, texts: list[str]) -> list[dict[str, Any]]:
+    """Each change waiting for approval, as ``trust`` shows and asks about it: its ``name`` (the
+    vault-relative file, what ``trust PATH`` takes), whose commit brought it, what it changes, and
+    the ``text`` shown (escaped: every part but vault-mem's words is text a peer chose)."""
+    from vault_mem.config import describe_changes
+    from vault_mem.store.gitfiles import is_git_file
+    from vault_mem.store.history import last_change_by
+
+    items: list[dict[str, Any]] = []
+
+    def whose(rev: str, rel: str) -> tuple[str | None, str | None, str]:
+        try:
+            got = last_change_by(ws.repo, rev, [ws.prefix + rel])
+        except VaultMemError:
+            got = None
+        if got is None:
+            return None, None, "a commit not found (git log names it)"
+        commit, name, email = got
+        return commit, email, f"commit {commit[:10]} by {shown(name)} <{shown_email(email)}>"
+
+    if s.pending_raw is not None:
+        commit, email, by = whose("HEAD", CONFIG_FILE)
+        what = f"changes settings: {describe_changes(s.changes)}"
+        items.append({"name": CONFIG_FILE, "kind": "settings", "commit": commit, "author": email, "what": what,
+                      "check": f"git log -p -- {CONFIG_FILE}",
+                      "text": f"{CONFIG_FILE} in {ws.root}, {by}, {what}"})
+    for index, ((ref, f), text) in enumerate(zip(files, texts, strict=True)):
+        commit, email, by = whose(ref, f.path)
+        verb = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
+        kind = "a file git itself interprets" if is_git_file(f.path) else \
+            "a file vault-mem does not read (other programs may: settings, hooks, instructions, scripts)"
+        what = f"{verb} {kind}"
+        items.append({"name": f.path, "kind": "git file", "index": index, "remote": ref, "commit": commit,
+                      "author": email, "what": what, "check": f"git log -p {shell_word(ref)} -- {shell_word(f.path)}",
+                      "text": f"{shown(f.path)} from {ref}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):\n"
+                              f"{_indent(text)}"})
+    return items
+
+
+def _named_items(ws, items: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
+    """The pending items the person named: each name a vault-relative path (``vault.toml``,
+    ``facts/.gitignore``), or a path from here into the vault; one naming nothing pending is
+    refused with what is pending (a typo approves nothing, and nothing else)."""
+    chosen: list[dict[str, Any]] = []
+    for name in names:
+        rel = name
+        full = Path(name).expanduser()
+        full = full if full.is_absolute() else Path.cwd() / full
+        try:
+            rel = os.path.relpath(os.path.abspath(full), ws.root).replace(os.sep, "/")
+        except ValueError:
+            pass
+        hits = [item for item in items if item["name"] in (name, rel)]
+        if not hits:
+            raise UsageError(f"{shown(name)} is not waiting for approval in {ws.root}; what waits: "
+                             f"{', '.join(shown(item['name']) for item in items)} (run `vault-mem trust` to see each)")
+        chosen += [item for item in hits if item not in chosen]
+    return chosen
+
+
+def _ask_each(args, head: list[str], items: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """Ask the person about each pending item on the terminal, one question each; the items
+    answered y, and why the rest were not approved."""
+    approved: list[dict[str, Any]] = []
+    why_not = "the person did not answer y"
+    for n, item in enumerate(items, 1):
+        lead = "\n".join([*head, ""]) if n == 1 and head else ""
+        yes, why = _person_approves(args, f"{lead}[{n}/{len(items)}] {item['text']}",
+                                    f"approve {shown(item['name'])} for this vault on this machine?")
+        if yes:
+            approved.append(item)
+        elif not _asked_on_terminal(why):
+            return [], why  # no terminal (or --json): nothing asked, nothing approved
+    return approved, why_not
+
+
+def _vault_place(name: str) -> Path | None:
+    """The folder of ``name`` when it names a vault.toml of a folder that is no vault of this
+    machine (:func:`vault_mem.store.trust.known_vault`): what ``trust PATH`` approves as a vault."""
+    from vault_mem.config import choose_vault
+    from vault_mem.store.trust import known_vault
+
+    path = Path(name).expanduser()
+    if path.name != CONFIG_FILE or not path.is_file():
+        return None
+    folder = path.resolve().parent
+    # the vault found there anyway (a fresh clone's): its vault.toml is a settings file to approve
+    return None if known_vault(folder) or choose_vault(folder, known_vault).root == folder else folder
+
+
+def _trust_places(args, folders: list[Path]) -> int:
+    """``vault-mem trust FOLDER/vault.toml``: make these folders vaults of this machine, so that
+    commands at or below them use them (a teammate's vault.toml is otherwise ignored there)."""
+    from vault_mem.config import choose_vault
+    from vault_mem.store.history import last_change_by
+    from vault_mem.store.git import GitRepo
+    from vault_mem.store.trust import known_vault, record_vault
+
+    lines = []
+    for folder in folders:
+        now = choose_vault(folder, known_vault).root
+        try:
+            repo = GitRepo(folder)
+            rel = os.path.relpath(folder / CONFIG_FILE, repo.toplevel.resolve()).replace(os.sep, "/")
+            got = last_change_by(repo, "HEAD", [rel])
+            by = f"commit {got[0][:10]} by {shown(got[1])} <{shown_email(got[2])}>" if got else "in no commit"
+        except VaultMemError:
+            by = "in no git repository"
+        instead = f" in place of {shown(str(now))}" if now is not None and now != folder else ""
+        lines.append(f"{shown(str(folder / CONFIG_FILE))} ({by}): approving makes {shown(str(folder))} a vault of "
+                     f"this machine, the vault of commands and agent sessions at or below it{instead}; its settings "
+                     "are then shown by `vault-mem trust` run there")
+    asked = "\n".join(lines)
+    data: dict[str, Any] = {"vaults": [str(f) for f in folders], "approved": False, "approved_files": [],
+                            "trust_file": None}
+    yes, why_not = _person_approves(args, asked, "approve these folders as vaults on this machine?"
+                                    if len(folders) > 1 else "approve this folder as a vault on this machine?")
+    if not yes:
+        emit(args, data, f"{asked}\nnot approved ({why_not}); the vault found as before stays in use")
+        return 0
+    written = None
+    for folder in folders:
+        written = record_vault(folder, "trust")
+    data.update(approved=True, approved_files=[str(f / CONFIG_FILE) for f in folders], trust_file=str(written))
+    emit(args, data, f"approved as vaults on this machine: {', '.join(shown(str(f)) for f in folders)} (kept in "
+                     f"{written}); commands at or below them use them from the next command")
     return 0
 
 
@@ -1182,6 +1362,8 @@ def _run(args: argparse.Namespace) -> int:
                        f"please report it with the command you ran ({LOG_LEVEL_ENV}=DEBUG shows where it "
                        "happened); `vault-mem log` lists any commit the command made", "InternalError")
     finally:
+        if getattr(args, "passed_over", None):
+            _notices(None, args.passed_over)
         if getattr(args, "opened_vault", None) is not None:
             _notices(args.opened_vault)
         if getattr(args, "daemon_notices", None):  # a write the daemon made: its vault's notices

@@ -7,7 +7,9 @@ no commit, clone or peer can write (DESIGN §7):
   (``vault-mem trust``): the whole vault.toml last approved, as its bytes (with the blob ids of a
   few versions approved before), the blob ids of files git interprets (``.gitattributes``,
   ``.gitignore`` ...) a sync may take, and the commit author emails whose memories may be put in
-  front of an agent unasked (``vault-mem trust --author``). Bytes, not a yes/no: a vault moved or
+  front of an agent unasked (``vault-mem trust --author``), and whether the folder is a vault this
+  machine made, used or approved (``vault``: which folder of a project is its vault is decided by
+  these records, never by where a committed vault.toml stands: :func:`resolve_vaults`). Bytes, not a yes/no: a vault moved or
   copied elsewhere has no approval at its new path and falls back to the defaults with a pending
   notice; a different vault cloned later to the same path gets only the exact file approved there.
 - ``machine.key`` (0600): 32 random bytes, the HMAC key that :func:`seal` signs this machine's
@@ -25,9 +27,13 @@ import os
 import secrets
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
+from vault_mem import config
+from vault_mem.config import CONFIG_FILE, PROJECT, VaultSet
 from vault_mem.errors import VaultMemError
+from vault_mem.model.names import shell_word, shown
 from vault_mem.store.files import atomic_write, open_nofollow, read_own, refuse_link
 from vault_mem.store.locks import FileLock
 from vault_mem.platform import durable
@@ -122,9 +128,9 @@ def _only_defaults_of_a_gone_vault(key: str, entry: object) -> bool:
     benchmark's) that would otherwise stay in the file every command parses (2,135 entries on
     the project's bench machine, 100 of them live). Dropping it loses nothing: the defaults need
     no approval, and a folder that comes back gets its file approved as before."""
-    if not isinstance(entry, dict) or set(entry) != {"config"}:
+    if not isinstance(entry, dict) or not entry or not set(entry) <= {"config", "vault"}:
         return False
-    config = entry["config"]
+    config = entry.get("config", {"defaults": True})  # only the record of its use: nothing approved
     return isinstance(config, dict) and config.get("defaults") is True and not os.path.isdir(key)
 
 
@@ -206,6 +212,67 @@ def approve_authors(root: Path, emails: list[str]) -> Path:
                                    *(e.strip().lower() for e in emails if e.strip())})
 
     return _update_entry(root, change)
+
+
+def known_vault(root: Path) -> bool:
+    """Whether the folder ``root`` is a vault this machine's person made (``init``), used (a
+    fresh clone's vault, the first time a command found it), or approved (``vault-mem trust``, of
+    its vault.toml or of anything else of it): trusted.json holds an entry for it. What decides
+    which folder of a project is its vault (:func:`resolve_vaults`)."""
+    entry = _vaults().get(str(Path(root).resolve()))
+    return isinstance(entry, dict) and bool(entry)
+
+
+def record_vault(root: Path, how: str) -> Path:
+    """Record the folder ``root`` as a vault of this machine (``how``: ``init``, ``first use``,
+    ``trust``); returns the file written. The other approvals of the vault stay as they are."""
+
+    def change(entry: dict) -> None:
+        if not isinstance(entry.get("vault"), dict):
+            entry["vault"] = {"how": how, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+
+    return _update_entry(root, change)
+
+
+def passed_over_notice(folder: Path, chosen: Path) -> str:
+    """What a command says about a vault folder :func:`vault_mem.config.choose_vault` passed over:
+    its vault.toml would have made ``folder`` the vault in place of ``chosen``, and nothing of this
+    machine approved it. Paths escaped: a folder's name is text whoever committed it chose."""
+    toml = folder / CONFIG_FILE
+    return (f"{shown(str(toml))} is ignored: this machine never approved {shown(str(folder))} as a vault, and a "
+            f"vault.toml there (anyone who commits to the repository can put one) would make it the vault in place "
+            f"of {shown(str(chosen))}, which stays the vault. If the person wants {shown(str(folder))} as the vault "
+            f"here, they run `vault-mem trust {shell_word(str(toml))}` in a terminal; if not, remove the file "
+            f"(`git log -- {shell_word(str(toml))}` shows whose commit added it)")
+
+
+def _with_passed_over(found: VaultSet) -> VaultSet:
+    """``found`` with its first-used vaults recorded and its passed-over folders said."""
+    notes: list[str] = []
+    for v in found.vaults:
+        if v.first and v.name == PROJECT:
+            try:
+                record_vault(v.root, "first use")
+            except (OSError, VaultMemError):
+                pass  # a read-only config folder: chosen the same way next time, nothing recorded
+        notes += [passed_over_notice(f, v.root) for f in v.passed_over]
+    return replace(found, passed_notices=tuple(notes)) if notes else found
+
+
+def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = None) -> VaultSet:
+    """:func:`vault_mem.config.resolve_vaults` decided by this machine's records
+    (:func:`known_vault`): the one way every command, hook and server finds its vaults."""
+    return _with_passed_over(config.resolve_vaults(explicit, start=start, known=known_vault))
+
+
+def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
+    """The first vault of :func:`resolve_vaults`: the one a one-vault command means."""
+    return resolve_vaults(explicit, start=start).vaults[0].root
+
+
+def find_vault_root(start: str | Path | None = None) -> Path:
+    """The vault the folder ``start`` (default: the working folder) names, as --vault does."""
+    return resolve_vault_root(Path(start) if start else Path.cwd())
 
 
 def machine_key() -> bytes:
