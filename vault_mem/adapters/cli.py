@@ -912,20 +912,17 @@ def cmd_trust(args) -> int:
                 "commit brings a file git interprets or vault-mem does not read")
         emit(args, *_with_authors(vault, data, "\n".join([*head, done])))
         return 0
-    if names:
-        chosen = _named_items(ws, items, names)
-        asked = "\n".join([*head, *(item["text"] for item in chosen)])
-        yes, why_not = _person_approves(args, asked, f"approve {_these(chosen)} for this vault on this machine?")
-        approved = chosen if yes else []
-    elif args.approve_all:
-        asked = "\n".join([*head, *(item["text"] for item in items)])
-        yes, why_not = _person_approves(args, asked, f"approve all {_these(items)} for this vault on this machine?")
-        approved = items if yes else []
+    asking = _named_items(ws, items, names) if names else items
+    if names or args.approve_all:  # one question, after every file it approves
+        asked = "\n".join([*head, *(item["text"] for item in asking)])
+        yes, why_not = _person_approves(args, asked, f"approve {'all ' if args.approve_all else ''}"
+                                                     f"{_these(asking)} for this vault on this machine?")
+        approved = asking if yes else []
     else:
         approved, why_not = _ask_each(args, head, items)
     if not approved:
-        listing = "\n".join([*head, *(item["text"] for item in items)]) if not _asked_on_terminal(why_not) else ""
-        who = "; ".join(f"`{item['check']}`" for item in items)
+        listing = "\n".join([*head, *(item["text"] for item in asking)]) if not _asked_on_terminal(why_not) else ""
+        who = "; ".join(f"`{item['check']}`" for item in asking)
         emit(args, *_with_authors(vault, data, f"{listing}\nnot approved ({why_not}); check who changed them ({who}), "
                                   "then run `vault-mem trust` in a terminal and answer y to each you approve, or "
                                   "`vault-mem trust PATH...` naming them".lstrip("\n")))
