@@ -211,3 +211,32 @@ def test_the_person_can_make_a_teammates_folder_the_vault_with_trust_at_the_term
     # memory/ stays the vault from everywhere else
     assert "editor-choice" in cli("list", cwd=proj / "memory").stdout
     shutil.rmtree(below)
+
+
+def test_a_folder_opened_once_by_name_or_approved_before_the_records_never_outranks_the_persons_vault(project):
+    """Opening a folder names it in trusted.json (its settings approved as read): an agent's
+    ``--vault src`` once, or a teammate's top-level vault opened before these records. Such an
+    entry is no record of a vault made or used here: the person's ``memory/`` still wins, and a
+    ``memory/`` from before the records (an entry without one) wins over it too, then is recorded."""
+    from vault_mem.store import trust
+
+    proj, _ = project
+    _teammate_adds(proj, "src/vault.toml", "")  # the defaults: opening it approves it silently
+    for name in ("facts", "preferences", "decisions", "procedures", "notes"):
+        (proj / "src" / name).mkdir()
+    assert cli("--vault", str(proj / "src"), "list").returncode == 0  # an agent named it once
+    src, memory = (proj / "src").resolve(), (proj / "memory").resolve()
+    assert trust.vault_standing(src) == 1 and not trust.known_vault(src)
+    # memory/ as a vault made before these records: an approval entry only
+    path = trust.trust_file()
+    data = json.loads(path.read_text())
+    del data["vaults"][str(memory)]["vault"]
+    path.write_text(json.dumps(data))
+    os.utime(path, (1, 1))  # an old file: read again, not the parse kept from before
+    below = proj / "src" / "app"
+    below.mkdir()
+    r = cli("list", cwd=below)
+    assert r.returncode == 0 and "editor-choice" in r.stdout, (r.stdout, r.stderr)
+    assert _ignored(r.stderr, src / "vault.toml"), r.stderr
+    assert trust.known_vault(memory)  # recorded now: it is the vault used here
+

@@ -317,10 +317,13 @@ def describe_changes(changes: dict[str, tuple[object, object]], *, new_text: boo
                      for k, (old, new) in changes.items()) or "no setting changes (comments or layout only)"
 
 
-#: ``known(folder)``: whether this machine's person made, used or approved the vault at ``folder``
-#: (:func:`vault_mem.store.trust.known_vault` answers; this layer cannot read the approvals, which
-#: live in the store layer above it, so the finder asks the function it is given)
-Known = Callable[[Path], bool]
+#: ``known(folder)``: how far the folder is a vault of this machine: :data:`RECORDED` (made by
+#: ``init``, used first here, or approved as a vault with ``vault-mem trust``), :data:`APPROVED`
+#: (something of it approved here, its settings say, as every vault before these records), or
+#: 0. :func:`vault_mem.store.trust.vault_standing` answers; this layer cannot read the approvals,
+#: which live in the store layer above it, so the finder asks the function it is given.
+Known = Callable[[Path], int]
+APPROVED, RECORDED = 1, 2
 
 
 def _holds_vault(folder: Path) -> bool:
@@ -336,7 +339,8 @@ class Found:
     """What :func:`choose_vault` decided from a folder: the vault's ``root`` (None: none), ``how``
     it was chosen, the vault folders it ``passed_over`` (each holding a vault.toml this machine
     never approved as a vault, that would have changed which folder is the vault), and whether
-    ``root`` itself is used for the ``first`` time here (a fresh clone's: the caller records it)."""
+    ``root`` itself is chosen over another candidate without being recorded here (a fresh
+    clone's: the caller records it)."""
 
     root: Path | None
     how: str = ""
@@ -347,20 +351,23 @@ class Found:
 def choose_vault(start: Path, known: Known, *, explicit: bool = False) -> Found:
     """The vault a command run in ``start`` means (``explicit``: ``start`` was named by --vault or
     a PATH, so the project's ``memory/`` beside it is no candidate), decided by what this machine
-    approved, never by where a committed file stands (DESIGN §7, §8).
+    approved, never by where a committed file stands (DESIGN §7, §8). A single candidate is the
+    vault without asking ``known`` (the approvals are read only where there is a choice, and a
+    vault is recorded as used here only when it was chosen over another).
 
     The candidates are the folders at or above ``start`` up to the top of its git repository that
     hold a vault (:func:`_holds_vault`), and ``memory/`` at that top. Any teammate can commit a
     vault.toml at the project's top or beside ``memory/`` (``src/vault.toml``): by place alone it
     took over as the vault (commands in ``memory/`` refused, sessions in ``src/`` wrote there). So:
 
-    - the candidates ``known`` (made, used or approved here) win: the outermost of them at or above
-      ``start`` (a vault.toml below a vault's top is a file of that vault, never a vault of its
-      own), else ``memory/``;
+    - the candidates ``known`` best win: of those recorded as this machine's vaults, the outermost
+      at or above ``start`` (a vault.toml below a vault's top is a file of that vault, never a
+      vault of its own), else ``memory/``; of those merely approved (vaults from before the
+      records; a folder an agent once named with --vault), ``memory/`` first;
     - none known (a fresh clone: every file came with it): ``memory/`` when it is a vault, else the
       nearest and then outermost in the repository, as a fresh clone always found it;
-    - the unknown candidates at or above ``start`` that were not chosen are ``passed_over``: the
-      caller names them, with `vault-mem trust PATH` for a person who wants one.
+    - the candidates at or above ``start`` not chosen and not recorded as vaults here are
+      ``passed_over``: the caller names them, with `vault-mem trust PATH` for a person who wants one.
 
     Outside a repository, or with no candidate in it, the nearest vault above (another
     repository's) is the vault, outermost in its own repository, as before."""
@@ -382,26 +389,30 @@ def choose_vault(start: Path, known: Known, *, explicit: bool = False) -> Found:
         for folder in above:
             if _holds_vault(folder):
                 outer = _outermost_in_repository(folder)
-                return Found(outer, f"the nearest {CONFIG_FILE} above {here}", first=not known(outer))
+                return Found(outer, f"the nearest {CONFIG_FILE} above {here}")
         return Found(None)
     pool = [*path, *([memory] if memory is not None else [])]
-    approved = [f for f in pool if known(f)]
-    if approved:
-        on_path = [f for f in path if f in approved]
-        chosen = on_path[-1] if on_path else memory
-        how = (f"the {CONFIG_FILE} at or above {here} of a vault made, used or approved on this machine" if on_path
-               else f"{PROJECT_FOLDER}/ at the top of the git repository {top}")
+    if len(pool) == 1:  # nothing to choose between: no approvals read (a read its daemon answers)
+        how = (f"{PROJECT_FOLDER}/ at the top of the git repository {top}" if top is not None
+               and pool[0] == top / PROJECT_FOLDER else f"the nearest {CONFIG_FILE} at or above {here}")
+        return Found(pool[0], how)
+    rank = {f: known(f) for f in pool}
+    best = max(rank.values())
+    conventional = top / PROJECT_FOLDER if top is not None else None
+    if conventional not in pool or rank[conventional] != best:
+        conventional = None
+    on_path = [f for f in path if rank[f] == best]
+    if best >= RECORDED and on_path:
+        chosen = on_path[-1]
+    elif conventional is not None:
+        chosen = conventional  # a recorded memory/ beside, or the place every project's vault is
     else:
-        conventional = top / PROJECT_FOLDER if top is not None else None
-        if conventional is not None and (conventional in pool):
-            chosen = conventional
-            how = f"{PROJECT_FOLDER}/ at the top of the git repository {top}"
-        else:
-            chosen = path[-1]
-            how = f"the nearest {CONFIG_FILE} at or above {here}"
-    assert chosen is not None
-    passed = tuple(f for f in path if f != chosen and not known(f) and not f.is_relative_to(chosen))
-    return Found(chosen, how, passed, first=not known(chosen))
+        chosen = on_path[-1] if best else path[-1]
+    how = (f"{PROJECT_FOLDER}/ at the top of the git repository {top}" if chosen == conventional else
+           f"the {CONFIG_FILE} at or above {here} of a vault made, used or approved on this machine" if best
+           else f"the nearest {CONFIG_FILE} at or above {here}")
+    passed = tuple(f for f in path if f != chosen and rank[f] < RECORDED and not f.is_relative_to(chosen))
+    return Found(chosen, how, passed, first=rank[chosen] < RECORDED)
 
 
 def find_vault_root(start: Path | None = None, *, known: Known) -> Path:
@@ -468,7 +479,7 @@ class VaultSet:
     personal_problem: str | None = None
     #: what every command using these vaults says about the vault folders passed over (a
     #: teammate's vault.toml that would have taken over as the vault): filled by the store layer,
-    #: which can word it from the approvals (:func:`vault_mem.store.trust.resolve_vaults`)
+    #: which can word it from the approvals (:func:`vault_mem.store.finder.resolve_vaults`)
     passed_notices: tuple[str, ...] = ()
 
     @property
@@ -567,7 +578,7 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
     and how to fix it) while the project vault is there; with no project vault it is the error.
 
     ``known``: whether this machine made, used or approved the vault at a folder
-    (:func:`choose_vault`); :func:`vault_mem.store.trust.resolve_vaults` passes the approvals'.
+    (:func:`choose_vault`); :func:`vault_mem.store.finder.resolve_vaults` passes the approvals'.
 
     :class:`NotAVaultError` when there is none, saying how to make one."""
     if explicit:

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
 from vault_mem.adapters.cli_parser import build_parser, command_named
 from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
-from vault_mem.store.trust import resolve_vault_root, resolve_vaults
+from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
 from vault_mem.model.names import shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
@@ -626,7 +626,9 @@ def vault_resolution(args: argparse.Namespace) -> tuple[list[dict[str, str | Non
     (``[{"name", "root", "how"}]``) and its lines, the notes on a vault not found included."""
 
     found = resolve_vaults(args.vault)
-    rows = [{"name": v.name, "root": str(v.root), "how": v.how} for v in found.vaults]
+    # passed_over: a vault.toml this machine never approved that would have made its folder the vault
+    rows = [{"name": v.name, "root": str(v.root), "how": v.how, "passed_over": [str(p) for p in v.passed_over]}
+            for v in found.vaults]
     lines = [f"{v.name} vault: {v.root} (from {v.how})" for v in found.vaults]
     if found.personal_problem:
         rows.append({"name": PERSONAL, "root": None, "how": None, "error": found.personal_problem})
@@ -1034,27 +1036,27 @@ def _vault_place(name: str) -> Path | None:
     """The folder of ``name`` when it names a vault.toml of a folder that is no vault of this
     machine (:func:`vault_mem.store.trust.known_vault`): what ``trust PATH`` approves as a vault."""
     from vault_mem.config import choose_vault
-    from vault_mem.store.trust import known_vault
+    from vault_mem.store.trust import known_vault, vault_standing
 
     path = Path(name).expanduser()
     if path.name != CONFIG_FILE or not path.is_file():
         return None
     folder = path.resolve().parent
     # the vault found there anyway (a fresh clone's): its vault.toml is a settings file to approve
-    return None if known_vault(folder) or choose_vault(folder, known_vault).root == folder else folder
+    return None if known_vault(folder) or choose_vault(folder, vault_standing).root == folder else folder
 
 
 def _trust_places(args, folders: list[Path]) -> int:
     """``vault-mem trust FOLDER/vault.toml``: make these folders vaults of this machine, so that
     commands at or below them use them (a teammate's vault.toml is otherwise ignored there)."""
     from vault_mem.config import choose_vault
-    from vault_mem.store.history import last_change_by
     from vault_mem.store.git import GitRepo
-    from vault_mem.store.trust import known_vault, record_vault
+    from vault_mem.store.history import last_change_by
+    from vault_mem.store.trust import record_vault, vault_standing
 
     lines = []
     for folder in folders:
-        now = choose_vault(folder, known_vault).root
+        now = choose_vault(folder, vault_standing).root
         try:
             repo = GitRepo(folder)
             rel = os.path.relpath(folder / CONFIG_FILE, repo.toplevel.resolve()).replace(os.sep, "/")

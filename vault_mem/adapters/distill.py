@@ -26,7 +26,7 @@ from typing import Any
 from vault_mem.config import STATE_DIR
 from vault_mem.errors import NotAVaultError, VaultMemError
 from vault_mem.store.files import open_nofollow
-from vault_mem.store.trust import resolve_vault_root
+from vault_mem.store.finder import resolve_vault_root
 
 #: edits, writes and commands a session must have made before it is asked to save anything
 MIN_CHANGES = 3

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from vault_mem.config import PERSONAL, PROJECT, TYPE_FOLDERS, NamedVault, VaultSet
 from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.fusion import split_key
-from vault_mem.store.trust import resolve_vaults
+from vault_mem.store.finder import resolve_vaults
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault

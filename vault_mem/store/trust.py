@@ -9,7 +9,7 @@ no commit, clone or peer can write (DESIGN §7):
   ``.gitignore`` ...) a sync may take, and the commit author emails whose memories may be put in
   front of an agent unasked (``vault-mem trust --author``), and whether the folder is a vault this
   machine made, used or approved (``vault``: which folder of a project is its vault is decided by
-  these records, never by where a committed vault.toml stands: :func:`resolve_vaults`). Bytes, not a yes/no: a vault moved or
+  these records, never by where a committed vault.toml stands: :mod:`vault_mem.store.finder`). Bytes, not a yes/no: a vault moved or
   copied elsewhere has no approval at its new path and falls back to the defaults with a pending
   notice; a different vault cloned later to the same path gets only the exact file approved there.
 - ``machine.key`` (0600): 32 random bytes, the HMAC key that :func:`seal` signs this machine's
@@ -27,13 +27,10 @@ import os
 import secrets
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
-from vault_mem import config
-from vault_mem.config import CONFIG_FILE, PROJECT, VaultSet
+from vault_mem.config import APPROVED, RECORDED
 from vault_mem.errors import VaultMemError
-from vault_mem.model.names import shell_word, shown
 from vault_mem.store.files import atomic_write, open_nofollow, read_own, refuse_link
 from vault_mem.store.locks import FileLock
 from vault_mem.platform import durable
@@ -214,13 +211,22 @@ def approve_authors(root: Path, emails: list[str]) -> Path:
     return _update_entry(root, change)
 
 
-def known_vault(root: Path) -> bool:
-    """Whether the folder ``root`` is a vault this machine's person made (``init``), used (a
-    fresh clone's vault, the first time a command found it), or approved (``vault-mem trust``, of
-    its vault.toml or of anything else of it): trusted.json holds an entry for it. What decides
-    which folder of a project is its vault (:func:`resolve_vaults`)."""
+def vault_standing(root: Path) -> int:
+    """How far the folder ``root`` is a vault of this machine (what decides which folder of a
+    project is its vault, :mod:`vault_mem.store.finder`): :data:`~vault_mem.config.RECORDED` when it is
+    recorded as one (made by ``init``, used first here, approved with ``vault-mem trust
+    PATH/vault.toml``: :func:`record_vault`); :data:`~vault_mem.config.APPROVED` when only
+    something of it was approved here (its settings: every vault before these records, and a
+    folder once opened by ``--vault``); 0 otherwise."""
     entry = _vaults().get(str(Path(root).resolve()))
-    return isinstance(entry, dict) and bool(entry)
+    if not isinstance(entry, dict) or not entry:
+        return 0
+    return RECORDED if isinstance(entry.get("vault"), dict) else APPROVED
+
+
+def known_vault(root: Path) -> bool:
+    """Whether the folder ``root`` is recorded as a vault of this machine (:func:`vault_standing`)."""
+    return vault_standing(root) >= RECORDED
 
 
 def record_vault(root: Path, how: str) -> Path:
@@ -232,47 +238,6 @@ def record_vault(root: Path, how: str) -> Path:
             entry["vault"] = {"how": how, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
 
     return _update_entry(root, change)
-
-
-def passed_over_notice(folder: Path, chosen: Path) -> str:
-    """What a command says about a vault folder :func:`vault_mem.config.choose_vault` passed over:
-    its vault.toml would have made ``folder`` the vault in place of ``chosen``, and nothing of this
-    machine approved it. Paths escaped: a folder's name is text whoever committed it chose."""
-    toml = folder / CONFIG_FILE
-    return (f"{shown(str(toml))} is ignored: this machine never approved {shown(str(folder))} as a vault, and a "
-            f"vault.toml there (anyone who commits to the repository can put one) would make it the vault in place "
-            f"of {shown(str(chosen))}, which stays the vault. If the person wants {shown(str(folder))} as the vault "
-            f"here, they run `vault-mem trust {shell_word(str(toml))}` in a terminal; if not, remove the file "
-            f"(`git log -- {shell_word(str(toml))}` shows whose commit added it)")
-
-
-def _with_passed_over(found: VaultSet) -> VaultSet:
-    """``found`` with its first-used vaults recorded and its passed-over folders said."""
-    notes: list[str] = []
-    for v in found.vaults:
-        if v.first and v.name == PROJECT:
-            try:
-                record_vault(v.root, "first use")
-            except (OSError, VaultMemError):
-                pass  # a read-only config folder: chosen the same way next time, nothing recorded
-        notes += [passed_over_notice(f, v.root) for f in v.passed_over]
-    return replace(found, passed_notices=tuple(notes)) if notes else found
-
-
-def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = None) -> VaultSet:
-    """:func:`vault_mem.config.resolve_vaults` decided by this machine's records
-    (:func:`known_vault`): the one way every command, hook and server finds its vaults."""
-    return _with_passed_over(config.resolve_vaults(explicit, start=start, known=known_vault))
-
-
-def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
-    """The first vault of :func:`resolve_vaults`: the one a one-vault command means."""
-    return resolve_vaults(explicit, start=start).vaults[0].root
-
-
-def find_vault_root(start: str | Path | None = None) -> Path:
-    """The vault the folder ``start`` (default: the working folder) names, as --vault does."""
-    return resolve_vault_root(Path(start) if start else Path.cwd())
 
 
 def machine_key() -> bytes:

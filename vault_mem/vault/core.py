@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from vault_mem.store.trust import find_vault_root, record_vault, resolve_vault_root
+from vault_mem.store.finder import find_vault_root, resolve_vault_root
+from vault_mem.store.trust import record_vault
 from vault_mem.errors import (
     GitError,
     IndexStoreError,
