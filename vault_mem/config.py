@@ -611,7 +611,8 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
 
 
 def _named_explicit(path: Path, known: Known, how: str) -> NamedVault:
-    """The vault a named folder means (--vault, $VAULT_MEM_VAULT): :func:`choose_vault`."""
+    """The vault a named folder means (--vault, or with no project or personal vault
+    $VAULT_MEM_VAULT): :func:`choose_vault`."""
     here = path.expanduser().resolve()
     found = choose_vault(here, known, explicit=True)
     if found.root is None:

@@ -38,7 +38,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -872,7 +872,7 @@ def cmd_trust(args) -> int:
     files they named (``PATH...``), or ``--all`` (asked once, each listed). A vault.toml named
     outside the vault asks whether its folder may be a vault of this machine."""
     from vault_mem.config import setting_values  # lazy, as the rest
-    from vault_mem.store.gitfiles import approve_incoming, pending_git_files
+    from vault_mem.store.gitfiles import approve_incoming, git_file_text, pending_git_files
 
     folders = [p for p in args.paths if os.path.isdir(p)]
     names = [p for p in args.paths if not os.path.isdir(p)]
@@ -902,7 +902,7 @@ def cmd_trust(args) -> int:
         "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
         "settings_pending": s.pending_raw is not None, "problem": s.problem,
         "in_force": setting_values(s.config), "approved": False, "approved_files": [], "trust_file": None,
-        "items": [{k: v for k, v in item.items() if k != "text"} for item in items],
+        "items": [{k: v for k, v in item.items() if k not in ("text", "head")} for item in items],
         "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours, "shown": text}
                       for (ref, f), text in zip(files, shown_texts, strict=True)]}
     head = [f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)"] if s.problem else []
@@ -916,14 +916,15 @@ def cmd_trust(args) -> int:
         return 0
     asking = _named_items(ws, items, names) if names else items
     if names or args.approve_all:  # one question, after every file it approves
-        asked = "\n".join([*head, *(item["text"] for item in asking)])
+        asked = "\n".join([*head, *_once(item["text"] for item in asking)])
         yes, why_not = _person_approves(args, asked, f"approve {'all ' if args.approve_all else ''}"
                                                      f"{_these(asking)} for this vault on this machine?")
         approved = asking if yes else []
     else:
-        approved, why_not = _ask_each(args, head, items)
+        approved, why_not = _ask_each(args, head, items, lambda item: _indent(shown_text(
+            git_file_text(ws.repo, files[item["index"]][1]))))
     if not approved:
-        listing = "\n".join([*head, *(item["text"] for item in asking)]) if not _asked_on_terminal(why_not) else ""
+        listing = "\n".join([*head, *_once(item["text"] for item in asking)]) if not _asked_on_terminal(why_not) else ""
         who = "; ".join(f"`{item['check']}`" for item in asking)
         emit(args, *_with_authors(vault, data, f"{listing}\nnot approved ({why_not}); check who changed them ({who}), "
                                   "then run `vault-mem trust` in a terminal and answer y to each you approve, or "
@@ -939,13 +940,25 @@ def cmd_trust(args) -> int:
     data["approved_files"] = [item["name"] for item in approved]
     left = [item["name"] for item in items if item not in approved]
     lines = [f"approved for {ws.root} on this machine, in force from the next command (kept in {written}):",
-             *(f"  {shown(item['name'])} ({item['what']})" for item in approved)]
+             *_once(f"  {shown(item['name'])} ({item['what']})" for item in approved)]
     if left:
         lines.append(f"not approved, still pending: {', '.join(shown(n) for n in left)}")
     if picked:
         lines.append("`vault-mem sync` takes the approved files now")
     emit(args, *_with_authors(vault, data, "\n".join(lines)))
     return 0
+
+
+def _once(texts: Iterable[str]) -> list[str]:
+    """``texts`` with :data:`_OTHERS` said in the first that holds it only (a thousand files of
+    one kind: one explanation, not a thousand)."""
+    out, said = [], False
+    for text in texts:
+        if said:
+            text = text.replace(_OTHERS, "", 1)
+        said = said or _OTHERS in text
+        out.append(text)
+    return out
 
 
 def _these(items: list[dict[str, Any]]) -> str:
@@ -985,14 +998,17 @@ def _pending_items(ws, s, files, texts: list[str]) -> list[dict[str, Any]]:
     for index, ((ref, f), text) in enumerate(zip(files, texts, strict=True)):
         commit, email, by = whose(ref, f.path)
         verb = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
-        kind = "a file git itself interprets" if is_git_file(f.path) else \
-            "a file vault-mem does not read (other programs may: settings, hooks, instructions, scripts)"
+        kind = "a file git itself interprets" if is_git_file(f.path) else f"a file vault-mem does not read{_OTHERS}"
         what = f"{verb} {kind}"
+        head = f"{shown(f.path)} from {ref}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
         items.append({"name": f.path, "kind": "git file", "index": index, "remote": ref, "commit": commit,
                       "author": email, "what": what, "check": f"git log -p {shell_word(ref)} -- {shell_word(f.path)}",
-                      "text": f"{shown(f.path)} from {ref}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):\n"
-                              f"{_indent(text)}"})
+                      "head": head, "text": f"{head}\n{_indent(text)}"})
     return items
+
+
+#: after "a file vault-mem does not read": who reads it (the first time a listing says it)
+_OTHERS = " (other programs may: settings, hooks, instructions, scripts)"
 
 
 def _named_items(ws, items: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
@@ -1016,14 +1032,18 @@ def _named_items(ws, items: list[dict[str, Any]], names: list[str]) -> list[dict
     return chosen
 
 
-def _ask_each(args, head: list[str], items: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
-    """Ask the person about each pending item on the terminal, one question each; the items
-    answered y, and why the rest were not approved."""
+def _ask_each(args, head: list[str], items: list[dict[str, Any]],
+              body: Callable[[dict[str, Any]], str]) -> tuple[list[dict[str, Any]], str]:
+    """Ask the person about each pending item on the terminal, one question each, a file shown
+    whole (``body``: its text, cut at :func:`~vault_mem.store.gitfiles.git_file_text`'s limit, not
+    at the listing's budget: each question is about the file it shows); the items answered y, and
+    why the rest were not approved."""
     approved: list[dict[str, Any]] = []
     why_not = "the person did not answer y"
     for n, item in enumerate(items, 1):
         lead = "\n".join([*head, ""]) if n == 1 and head else ""
-        yes, why = _person_approves(args, f"{lead}[{n}/{len(items)}] {item['text']}",
+        text = f"{item['head']}\n{body(item)}" if "head" in item else item["text"]
+        yes, why = _person_approves(args, f"{lead}[{n}/{len(items)}] {text}",
                                     f"approve {shown(item['name'])} for this vault on this machine?")
         if yes:
             approved.append(item)
