@@ -38,7 +38,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,8 +52,6 @@ from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
 if TYPE_CHECKING:
-    from vault_mem.store.git import GitRepo
-    from vault_mem.store.gitfiles import IncomingGitFile
     from vault_mem.vault.core import Vault
 
 #: The environment variable that turns on debug output (the daemon's log level too).
@@ -871,6 +869,7 @@ def cmd_trust(args) -> int:
     what it changes) and approved only as the person answers on the terminal: one by one, or the
     files they named (``PATH...``), or ``--all`` (asked once, each listed). A vault.toml named
     outside the vault asks whether its folder may be a vault of this machine."""
+    from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
     from vault_mem.config import setting_values  # lazy, as the rest
     from vault_mem.store.gitfiles import approve_incoming, git_file_text, pending_git_files
 
@@ -881,12 +880,12 @@ def cmd_trust(args) -> int:
     args.path = folders[0] if folders else None
     if names and args.approve_all:
         raise UsageError("--all approves every pending file; name files or give --all, not both")
-    places = [n for n in names if _vault_place(n) is not None]
+    places = [n for n in names if trust_items.vault_place(n) is not None]
     if places:
         if len(places) != len(names) or args.author:
             raise UsageError("a vault.toml that would make its folder a vault is approved alone: run "
                              f"`vault-mem trust {shell_word(places[0])}` by itself")
-        return _trust_places(args, [_vault_place(n) for n in places])  # type: ignore[misc]
+        return _trust_places(args, [trust_items.vault_place(n) for n in places])  # type: ignore[misc]
     vault = open_vault(args, args.path)
     if args.author:
         if names or args.approve_all:
@@ -896,8 +895,8 @@ def cmd_trust(args) -> int:
     vault.take_notices()  # the pending notices: this command says them in full below
     s = ws.settings
     files = pending_git_files(ws.root, ws.repo, ws.prefix)
-    shown_texts = _git_files_shown(ws.repo, [f for _, f in files])
-    items = _pending_items(ws, s, files, shown_texts)
+    shown_texts = trust_items.git_files_shown(ws.repo, [f for _, f in files])
+    items = trust_items.pending_items(ws, s, files, shown_texts)
     data: dict[str, Any] = {
         "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
         "settings_pending": s.pending_raw is not None, "problem": s.problem,
@@ -914,17 +913,18 @@ def cmd_trust(args) -> int:
                 "commit brings a file git interprets or vault-mem does not read")
         emit(args, *_with_authors(vault, data, "\n".join([*head, done])))
         return 0
-    asking = _named_items(ws, items, names) if names else items
+    asking = trust_items.named_items(ws, items, names) if names else items
     if names or args.approve_all:  # one question, after every file it approves
-        asked = "\n".join([*head, *_once(item["text"] for item in asking)])
+        asked = "\n".join([*head, *trust_items.said_once(item["text"] for item in asking)])
         yes, why_not = _person_approves(args, asked, f"approve {'all ' if args.approve_all else ''}"
-                                                     f"{_these(asking)} for this vault on this machine?")
+                                                     f"{trust_items.these(asking)} for this vault on this machine?")
         approved = asking if yes else []
     else:
-        approved, why_not = _ask_each(args, head, items, lambda item: _indent(shown_text(
+        approved, why_not = _ask_each(args, head, items, lambda item: trust_items.indented(shown_text(
             git_file_text(ws.repo, files[item["index"]][1]))))
     if not approved:
-        listing = "\n".join([*head, *_once(item["text"] for item in asking)]) if not _asked_on_terminal(why_not) else ""
+        shown_all = not trust_items.asked_on_terminal(why_not)  # asked: the person saw each already
+        listing = "\n".join([*head, *trust_items.said_once(item["text"] for item in asking)]) if shown_all else ""
         who = "; ".join(f"`{item['check']}`" for item in asking)
         emit(args, *_with_authors(vault, data, f"{listing}\nnot approved ({why_not}); check who changed them ({who}), "
                                   "then run `vault-mem trust` in a terminal and answer y to each you approve, or "
@@ -940,7 +940,7 @@ def cmd_trust(args) -> int:
     data["approved_files"] = [item["name"] for item in approved]
     left = [item["name"] for item in items if item not in approved]
     lines = [f"approved for {ws.root} on this machine, in force from the next command (kept in {written}):",
-             *_once(f"  {shown(item['name'])} ({item['what']})" for item in approved)]
+             *trust_items.said_once(f"  {shown(item['name'])} ({item['what']})" for item in approved)]
     if left:
         lines.append(f"not approved, still pending: {', '.join(shown(n) for n in left)}")
     if picked:
@@ -949,95 +949,13 @@ def cmd_trust(args) -> int:
     return 0
 
 
-def _once(texts: Iterable[str]) -> list[str]:
-    """``texts`` with :data:`_OTHERS` said in the first that holds it only (a thousand files of
-    one kind: one explanation, not a thousand)."""
-    out, said = [], False
-    for text in texts:
-        if said:
-            text = text.replace(_OTHERS, "", 1)
-        said = said or _OTHERS in text
-        out.append(text)
-    return out
-
-
-def _these(items: list[dict[str, Any]]) -> str:
-    return f"these {len(items)} files" if len(items) != 1 else shown(items[0]["name"])
-
-
-def _asked_on_terminal(why_not: str) -> bool:
-    return why_not.startswith("the person")
-
-
-def _pending_items(ws, s, files, texts: list[str]) -> list[dict[str, Any]]:
-    """Each change waiting for approval, as ``trust`` shows and asks about it: its ``name`` (the
-    vault-relative file, what ``trust PATH`` takes), whose commit brought it, what it changes, and
-    the ``text`` shown (escaped: every part but vault-mem's words is text a peer chose)."""
-    from vault_mem.config import describe_changes
-    from vault_mem.store.gitfiles import is_git_file
-    from vault_mem.store.history import last_change_by
-
-    items: list[dict[str, Any]] = []
-
-    def whose(rev: str, rel: str) -> tuple[str | None, str | None, str]:
-        try:
-            got = last_change_by(ws.repo, rev, [ws.prefix + rel])
-        except VaultMemError:
-            got = None
-        if got is None:
-            return None, None, "a commit not found (git log names it)"
-        commit, name, email = got
-        return commit, email, f"commit {commit[:10]} by {shown(name)} <{shown_email(email)}>"
-
-    if s.pending_raw is not None:
-        commit, email, by = whose("HEAD", CONFIG_FILE)
-        what = f"changes settings: {describe_changes(s.changes)}"
-        items.append({"name": CONFIG_FILE, "kind": "settings", "commit": commit, "author": email, "what": what,
-                      "check": f"git log -p -- {CONFIG_FILE}",
-                      "text": f"{CONFIG_FILE} in {ws.root}, {by}, {what}"})
-    for index, ((ref, f), text) in enumerate(zip(files, texts, strict=True)):
-        commit, email, by = whose(ref, f.path)
-        verb = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
-        kind = "a file git itself interprets" if is_git_file(f.path) else f"a file vault-mem does not read{_OTHERS}"
-        what = f"{verb} {kind}"
-        head = f"{shown(f.path)} from {ref}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
-        items.append({"name": f.path, "kind": "git file", "index": index, "remote": ref, "commit": commit,
-                      "author": email, "what": what, "check": f"git log -p {shell_word(ref)} -- {shell_word(f.path)}",
-                      "head": head, "text": f"{head}\n{_indent(text)}"})
-    return items
-
-
-#: after "a file vault-mem does not read": who reads it (the first time a listing says it)
-_OTHERS = " (other programs may: settings, hooks, instructions, scripts)"
-
-
-def _named_items(ws, items: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
-    """The pending items the person named: each name a vault-relative path (``vault.toml``,
-    ``facts/.gitignore``), or a path from here into the vault; one naming nothing pending is
-    refused with what is pending (a typo approves nothing, and nothing else)."""
-    chosen: list[dict[str, Any]] = []
-    for name in names:
-        rel = name
-        full = Path(name).expanduser()
-        full = full if full.is_absolute() else Path.cwd() / full
-        try:
-            rel = os.path.relpath(os.path.abspath(full), ws.root).replace(os.sep, "/")
-        except ValueError:
-            pass
-        hits = [item for item in items if item["name"] in (name, rel)]
-        if not hits:
-            raise UsageError(f"{shown(name)} is not waiting for approval in {ws.root}; what waits: "
-                             f"{', '.join(shown(item['name']) for item in items)} (run `vault-mem trust` to see each)")
-        chosen += [item for item in hits if item not in chosen]
-    return chosen
-
-
 def _ask_each(args, head: list[str], items: list[dict[str, Any]],
               body: Callable[[dict[str, Any]], str]) -> tuple[list[dict[str, Any]], str]:
     """Ask the person about each pending item on the terminal, one question each, a file shown
     whole (``body``: its text, cut at :func:`~vault_mem.store.gitfiles.git_file_text`'s limit, not
     at the listing's budget: each question is about the file it shows); the items answered y, and
     why the rest were not approved."""
+    from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
     approved: list[dict[str, Any]] = []
     why_not = "the person did not answer y"
     for n, item in enumerate(items, 1):
@@ -1047,23 +965,9 @@ def _ask_each(args, head: list[str], items: list[dict[str, Any]],
                                     f"approve {shown(item['name'])} for this vault on this machine?")
         if yes:
             approved.append(item)
-        elif not _asked_on_terminal(why):
+        elif not trust_items.asked_on_terminal(why):
             return [], why  # no terminal (or --json): nothing asked, nothing approved
     return approved, why_not
-
-
-def _vault_place(name: str) -> Path | None:
-    """The folder of ``name`` when it names a vault.toml of a folder that is no vault of this
-    machine (:func:`vault_mem.store.trust.known_vault`): what ``trust PATH`` approves as a vault."""
-    from vault_mem.config import choose_vault
-    from vault_mem.store.trust import known_vault, vault_standing
-
-    path = Path(name).expanduser()
-    if path.name != CONFIG_FILE or not path.is_file():
-        return None
-    folder = path.resolve().parent
-    # the vault found there anyway (a fresh clone's): its vault.toml is a settings file to approve
-    return None if known_vault(folder) or choose_vault(folder, vault_standing).root == folder else folder
 
 
 def _trust_places(args, folders: list[Path]) -> int:
@@ -1103,23 +1007,6 @@ def _trust_places(args, folders: list[Path]) -> int:
     emit(args, data, f"approved as vaults on this machine: {', '.join(shown(str(f)) for f in folders)} (kept in "
                      f"{written}); commands at or below them use them from the next command")
     return 0
-
-
-def _git_files_shown(repo: GitRepo, files: list[IncomingGitFile]) -> list[str]:
-    """Each incoming file's text for ``trust`` to show (:func:`git_file_text`, escaped), within one
-    budget for them all: a push of a thousand files must not flood the person's terminal (nor a
-    JSON reader); past the budget a file is named with the command that shows it."""
-    from vault_mem.store.gitfiles import git_file_text
-
-    out, room = [], 40_000
-    for f in files:
-        if room <= 0:
-            out.append("(not shown: the files above filled this listing; read it with "
-                       + (f"`git cat-file -p {f.theirs}`" if f.theirs else "`git log -p -- PATH`") + " before approving)")
-            continue
-        out.append(shown_text(git_file_text(repo, f)))
-        room -= len(out[-1])
-    return out
 
 
 def _person_approves(args, text: str, question: str) -> tuple[bool, str]:
@@ -1183,34 +1070,6 @@ def _trust_authors(args, vault: Vault) -> int:
          + ", ".join(f"{e} ({before.get(e, 0)} memories)" for e in emails)
          + f"; their memories may now reach an agent unasked (kept in {path})")
     return 0
-
-
-#: columns of a peer's file text per shown line, its indentation and a continuation mark included
-_SHOWN_WIDTH = 76
-
-
-def _indent(text: str) -> str:
-    """A peer's file text (escaped already) as ``trust`` shows it under the file's name: every
-    line indented, and cut into pieces that fit :data:`_SHOWN_WIDTH` columns, each continuation
-    marked. A line longer than the terminal was wrapped by the terminal to column 0, outside the
-    indentation, so a peer could pad a line with spaces to print its own "approved" or "[y/N]"
-    lines where vault-mem's own stand."""
-    import unicodedata
-
-    def width(ch: str) -> int:
-        return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-    out = []
-    for line in text.splitlines():
-        piece, used, first = "", 0, True
-        for ch in line:
-            if used + width(ch) > _SHOWN_WIDTH - 6:
-                out.append(("    " if first else "    > ") + piece)
-                piece, used, first = "", 0, False
-            piece += ch
-            used += width(ch)
-        out.append(("    " if first else "    > ") + piece)
-    return "\n".join(out) or "    (empty)"
 
 
 @command("resolve")
