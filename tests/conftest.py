@@ -597,11 +597,13 @@ def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: 
                           capture_output=True, text=True, env=full_env, timeout=120, check=False)
 
 
-def at_terminal(*args: str, answer: str | None = "y", stdin: str | None = None, cwd: Path | None = None,
+def at_terminal(*args: str, answer: str | list[str | None] | None = "y", stdin: str | None = None,
+                cwd: Path | None = None,
                 env: dict | None = None, timeout: float = 120, raw: bool = False) -> subprocess.CompletedProcess:
     """Run the real CLI as a subprocess whose controlling terminal is a new pseudo-terminal, as a
-    person runs it in theirs, and type ``answer`` there (with Enter) when it asks ``[y/N]``;
-    None types nothing (Ctrl-D ends its input). ``stdin``: text on a pipe as standard input
+    person runs it in theirs, and type ``answer`` there (with Enter) each time it asks ``[y/N]``
+    (a list: one answer per question, in order; none left: Ctrl-D); None types nothing (Ctrl-D
+    ends its input). ``stdin``: text on a pipe as standard input
     instead of the terminal (what an agent's shell gives). ``stdout`` is everything the terminal
     showed (the command's stdout and stderr, and the question), with ``\r\n`` made ``\n``.
     ``raw``: the terminal starts raw, as a full-screen agent interface keeps it (Enter is then a
@@ -630,7 +632,8 @@ def at_terminal(*args: str, answer: str | None = "y", stdin: str | None = None, 
     if stdin is not None:
         proc.stdin.write(stdin.encode())
         proc.stdin.close()
-    shown, typed, deadline = b"", False, time.monotonic() + timeout
+    answers = list(answer) if isinstance(answer, list) else None
+    shown, typed, deadline = b"", 0, time.monotonic() + timeout
     try:
         while True:
             ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
@@ -645,9 +648,11 @@ def at_terminal(*args: str, answer: str | None = "y", stdin: str | None = None, 
             if not chunk:
                 break
             shown += chunk
-            if not typed and b"[y/N]" in shown:
-                typed = True
-                os.write(master, f"{answer}{chr(13) if raw else chr(10)}".encode() if answer is not None else b"\x04")
+            # a question waits at the end of what was shown: answered once each
+            if shown.rstrip().endswith(b"[y/N]") and shown.count(b"[y/N]") > typed:
+                typed = shown.count(b"[y/N]")
+                said = (answers.pop(0) if answers else None) if answers is not None else answer
+                os.write(master, f"{said}{chr(13) if raw else chr(10)}".encode() if said is not None else b"\x04")
         raw_after = not termios.tcgetattr(master)[3] & termios.ICANON
     finally:
         os.close(master)

@@ -206,7 +206,7 @@ def test_a_peers_file_shown_for_approval_cannot_print_at_the_start_of_a_line(tmp
     asked = at_terminal("trust", "--vault", str(mine), answer="n")
     assert "not approved" in asked.stdout, asked.stdout
     shown = asked.stdout.split("(other programs may: settings, hooks, instructions, scripts)", 1)[1]
-    shown = shown.split("approve them for this vault on this machine?", 1)[0]
+    shown = shown.split("approve .editorconfig for this vault on this machine?", 1)[0]  # asked about it alone
     lines = shown.strip("\n").split("\n")[1:]
     assert len(lines) > 4 and all(ln.startswith("    ") for ln in lines), lines
     assert all(sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in ln) <= 76 for ln in lines), lines

@@ -17,7 +17,7 @@ from mcp import Client
 
 from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
 from vault_mem.adapters.mcp_server import DATA_META
-from vault_mem.config import resolve_vaults
+from vault_mem.store.finder import resolve_vaults
 
 
 def _env_without_config(tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -316,30 +317,113 @@ def describe_changes(changes: dict[str, tuple[object, object]], *, new_text: boo
                      for k, (old, new) in changes.items()) or "no setting changes (comments or layout only)"
 
 
-def find_vault_root(start: Path | None = None) -> Path:
-    """``start`` or its nearest parent holding a vault.toml (as git finds .git), unless a folder
-    above it in the same git repository holds one too: then that outer folder is the vault (see
-    :func:`_outermost_in_repository`)."""
-    here = Path(start or Path.cwd()).expanduser().resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / CONFIG_FILE).is_file():
-            return _outermost_in_repository(candidate)
-        if (candidate / STATE_DIR / "index.db").is_file() and not os.path.lexists(candidate / CONFIG_FILE):
-            # a vault whose vault.toml a commit deleted (a peer's, by a plain `git pull`): it opens
-            # on the settings approved on this machine, and says so (vault_mem.store.settings)
-            return candidate
-    raise NotAVaultError(
-        f"{here} is not a vault, nor inside one (no {CONFIG_FILE} here or above); "
-        f"create one with `vault-mem init {here}` or pass --vault PATH"
-    )
+#: ``known(folder)``: how far the folder is a vault of this machine: :data:`RECORDED` (made by
+#: ``init``, used first here, or approved as a vault with ``vault-mem trust``), :data:`APPROVED`
+#: (something of it approved here, its settings say, as every vault before these records), or
+#: 0. :func:`vault_mem.store.trust.vault_standing` answers; this layer cannot read the approvals,
+#: which live in the store layer above it, so the finder asks the function it is given.
+Known = Callable[[Path], int]
+APPROVED, RECORDED = 1, 2
+
+
+def _holds_vault(folder: Path) -> bool:
+    """A vault.toml there, or the state of a vault whose vault.toml a commit deleted (a peer's, by
+    a plain `git pull`): it opens on the settings approved on this machine, and says so
+    (vault_mem.store.settings)."""
+    return (folder / CONFIG_FILE).is_file() or (
+        (folder / STATE_DIR / "index.db").is_file() and not os.path.lexists(folder / CONFIG_FILE))
+
+
+@dataclass(frozen=True)
+class Found:
+    """What :func:`choose_vault` decided from a folder: the vault's ``root`` (None: none), ``how``
+    it was chosen, the vault folders it ``passed_over`` (each holding a vault.toml this machine
+    never approved as a vault, that would have changed which folder is the vault), and whether
+    ``root`` itself is chosen over another candidate without being recorded here (a fresh
+    clone's: the caller records it)."""
+
+    root: Path | None
+    how: str = ""
+    passed_over: tuple[Path, ...] = ()
+    first: bool = False
+
+
+def choose_vault(start: Path, known: Known, *, explicit: bool = False) -> Found:
+    """The vault a command run in ``start`` means (``explicit``: ``start`` was named by --vault or
+    a PATH, so the project's ``memory/`` beside it is no candidate), decided by what this machine
+    approved, never by where a committed file stands (DESIGN §7, §8). A single candidate is the
+    vault without asking ``known`` (the approvals are read only where there is a choice, and a
+    vault is recorded as used here only when it was chosen over another).
+
+    The candidates are the folders at or above ``start`` up to the top of its git repository that
+    hold a vault (:func:`_holds_vault`), and ``memory/`` at that top. Any teammate can commit a
+    vault.toml at the project's top or beside ``memory/`` (``src/vault.toml``): by place alone it
+    took over as the vault (commands in ``memory/`` refused, sessions in ``src/`` wrote there). So:
+
+    - the candidates ``known`` best win: of those recorded as this machine's vaults, the outermost
+      at or above ``start`` (a vault.toml below a vault's top is a file of that vault, never a
+      vault of its own), else ``memory/``; of those merely approved (vaults from before the
+      records; a folder an agent once named with --vault), ``memory/`` first;
+    - none known (a fresh clone: every file came with it): ``memory/`` when it is a vault, else the
+      nearest and then outermost in the repository, as a fresh clone always found it;
+    - the candidates at or above ``start`` not chosen and not recorded as vaults here are
+      ``passed_over``: the caller names them, with `vault-mem trust PATH` for a person who wants one.
+
+    Outside a repository, or with no candidate in it, the nearest vault above (another
+    repository's) is the vault, outermost in its own repository, as before."""
+    here = Path(start).expanduser().resolve()
+    top = git_top(here)
+    path: list[Path] = []
+    for folder in (here, *here.parents):
+        if _holds_vault(folder):
+            path.append(folder)
+            if top is None:
+                break  # in no repository: the nearest, as before (a vault is a repository's folder)
+        if folder == top:
+            break
+    memory = top / PROJECT_FOLDER if top is not None else None
+    if memory is not None and (explicit or memory in path or not (memory / CONFIG_FILE).is_file()):
+        memory = None  # named explicitly elsewhere, already a candidate, or no vault there
+    if not path and memory is None:
+        above = top.parents if top is not None else ()
+        for folder in above:
+            if _holds_vault(folder):
+                outer = _outermost_in_repository(folder)
+                return Found(outer, f"the nearest {CONFIG_FILE} above {here}")
+        return Found(None)
+    pool = [*path, *([memory] if memory is not None else [])]
+    if len(pool) == 1:  # nothing to choose between: no approvals read (a read its daemon answers)
+        how = (f"{PROJECT_FOLDER}/ at the top of the git repository {top}" if top is not None
+               and pool[0] == top / PROJECT_FOLDER else f"the nearest {CONFIG_FILE} at or above {here}")
+        return Found(pool[0], how)
+    rank = {f: known(f) for f in pool}
+    best = max(rank.values())
+    conventional = top / PROJECT_FOLDER if top is not None else None
+    if conventional not in pool or rank[conventional] != best:
+        conventional = None
+    on_path = [f for f in path if rank[f] == best]
+    if best >= RECORDED and on_path:
+        chosen = on_path[-1]
+    elif conventional is not None:
+        chosen = conventional  # a recorded memory/ beside, or the place every project's vault is
+    else:
+        chosen = on_path[-1] if best else path[-1]
+    how = (f"{PROJECT_FOLDER}/ at the top of the git repository {top}" if chosen == conventional else
+           f"the {CONFIG_FILE} at or above {here} of a vault made, used or approved on this machine" if best
+           else f"the nearest {CONFIG_FILE} at or above {here}")
+    passed = tuple(f for f in path if f != chosen and rank[f] < RECORDED and not f.is_relative_to(chosen))
+    return Found(chosen, how, passed, first=rank[chosen] < RECORDED)
+
+
+def find_vault_root(start: Path | None = None, *, known: Known) -> Path:
+    """The vault ``start`` (a folder named by --vault or a PATH) means: :func:`choose_vault`."""
+    return _named_explicit(Path(start or Path.cwd()), known, "PATH").root
 
 
 def _outermost_in_repository(found: Path) -> Path:
     """The vault that holds ``found``'s vault.toml: ``found``, or the outermost folder above it,
-    up to the top of its git repository, that holds a vault.toml too. A vault.toml below a
-    vault's top is a file in that vault (one a peer's commit or a plain `git pull` can bring,
-    which the tree check refuses by name), never a vault of its own: opening it made ``facts/``
-    a vault with no memories, whose writes landed where the real vault never looks."""
+    up to the top of its git repository, that holds a vault.toml too (a vault of another
+    repository than the working folder's, found above it: none of its files is this project's)."""
     outer = found
     for folder in (found, *found.parents):
         if folder != found and (folder / CONFIG_FILE).is_file():
@@ -349,7 +433,7 @@ def _outermost_in_repository(found: Path) -> Path:
     return outer
 
 
-def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
+def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None, known: Known) -> Path:
     """The one vault a command means: ``explicit`` (--vault or a PATH argument), else the vault
     writes go to from ``start`` (default: the working directory): its project vault, else the
     personal vault, else $VAULT_MEM_VAULT (:func:`resolve_vaults`, whose first vault this is).
@@ -358,7 +442,7 @@ def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None
     $VAULT_MEM_VAULT is the fallback for a working folder in no vault: it never overrides the
     vault you stand in (DESIGN §8), which it did, so a `remember` run in a project's vault landed
     in the exported one."""
-    return resolve_vaults(explicit, start=start).vaults[0].root
+    return resolve_vaults(explicit, start=start, known=known).vaults[0].root
 
 
 # -- several vaults: the personal vault and the project vault (DESIGN §8) -------------------
@@ -377,6 +461,10 @@ class NamedVault:
     name: str
     root: Path
     how: str
+    #: vault folders passed over (:attr:`Found.passed_over`): their vault.toml waits for approval
+    passed_over: tuple[Path, ...] = ()
+    #: ``root`` is used here for the first time (:attr:`Found.first`)
+    first: bool = False
 
 
 @dataclass(frozen=True)
@@ -389,6 +477,10 @@ class VaultSet:
     #: why a configured personal vault is left out (its path is not a vault), with the fix;
     #: the commands go on with the project vault and say this once (``doctor``: an error)
     personal_problem: str | None = None
+    #: what every command using these vaults says about the vault folders passed over (a
+    #: teammate's vault.toml that would have taken over as the vault): filled by the store layer,
+    #: which can word it from the approvals (:func:`vault_mem.store.finder.resolve_vaults`)
+    passed_notices: tuple[str, ...] = ()
 
     @property
     def several(self) -> bool:
@@ -463,22 +555,17 @@ def git_top(start: Path) -> Path | None:
     return None
 
 
-def project_vault(start: Path | None = None) -> NamedVault | None:
-    """The project vault of ``start`` (default: the working folder): the nearest folder holding
-    a vault.toml at or above it, else ``memory/`` at the top of its git repository when that is
-    a vault; None outside both."""
+def project_vault(start: Path | None = None, *, known: Known) -> NamedVault | None:
+    """The project vault of ``start`` (default: the working folder), as :func:`choose_vault`
+    decides it; None outside any."""
     here = Path(start or Path.cwd()).expanduser().resolve()
-    try:
-        return NamedVault(PROJECT, find_vault_root(here), f"the nearest {CONFIG_FILE} at or above {here}")
-    except NotAVaultError:
-        pass
-    top = git_top(here)
-    if top is not None and (top / PROJECT_FOLDER / CONFIG_FILE).is_file():
-        return NamedVault(PROJECT, top / PROJECT_FOLDER, f"{PROJECT_FOLDER}/ at the top of the git repository {top}")
-    return None
+    found = choose_vault(here, known)
+    if found.root is None:
+        return None
+    return NamedVault(PROJECT, found.root, found.how, found.passed_over, found.first)
 
 
-def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = None) -> VaultSet:
+def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = None, known: Known) -> VaultSet:
     """Every vault a command run in ``start`` uses, the one writes go to first (DESIGN §8):
 
     - ``explicit`` (--vault PATH): that vault alone, as before;
@@ -490,11 +577,13 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
     A configured personal vault that is not a vault is left out (``personal_problem`` says why
     and how to fix it) while the project vault is there; with no project vault it is the error.
 
+    ``known``: whether this machine made, used or approved the vault at a folder
+    (:func:`choose_vault`); :func:`vault_mem.store.finder.resolve_vaults` passes the approvals'.
+
     :class:`NotAVaultError` when there is none, saying how to make one."""
     if explicit:
-        root = find_vault_root(Path(explicit))
-        return VaultSet((NamedVault(PROJECT, root, "--vault"),))
-    project, (personal, problem) = project_vault(start), personal_vault_or_problem()
+        return VaultSet((_named_explicit(Path(explicit), known, "--vault"),))
+    project, (personal, problem) = project_vault(start, known=known), personal_vault_or_problem()
     notes = [] if personal or problem else [f"no personal vault: {personal_hint()}"]
     if project is None:
         here = Path(start or Path.cwd()).expanduser().resolve()
@@ -510,7 +599,7 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
     fallback = os.environ.get(FALLBACK_ENV)
     if fallback:  # it stands in for the project vault: "no project vault" would contradict the line naming it
         notes[0] = notes[0].replace("no project vault: ", f"${FALLBACK_ENV}'s vault is used, as ", 1)
-        return VaultSet((NamedVault(PROJECT, find_vault_root(Path(fallback)), f"${FALLBACK_ENV}"),), tuple(notes))
+        return VaultSet((_named_explicit(Path(fallback), known, f"${FALLBACK_ENV}"),), tuple(notes))
     here = Path(start or Path.cwd()).expanduser().resolve()
     # the vault made elsewhere (the set-up's ~/agent-memory) is what a person in another folder
     # most likely wants: the ways to name it come before making this folder a vault
@@ -519,3 +608,18 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
         f"is configured: pass --vault PATH (or set ${FALLBACK_ENV}=PATH), use a personal vault from every "
         f"folder ({personal_hint()}), or make this folder a vault with `vault-mem init {here}`"
     )
+
+
+def _named_explicit(path: Path, known: Known, how: str) -> NamedVault:
+    """The vault a named folder means (--vault, or with no project or personal vault
+    $VAULT_MEM_VAULT): :func:`choose_vault`."""
+    here = path.expanduser().resolve()
+    found = choose_vault(here, known, explicit=True)
+    if found.root is None:
+        raise NotAVaultError(
+            f"{here} is not a vault, nor inside one (no {CONFIG_FILE} here or above); "
+            f"create one with `vault-mem init {here}` or pass --vault PATH"
+        )
+    # never recorded as used (``first``): a folder named once, by an agent's --vault too, is no
+    # vault of this machine's that a later session finds by place
+    return NamedVault(PROJECT, found.root, how, found.passed_over)

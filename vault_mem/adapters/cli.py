@@ -44,15 +44,14 @@ from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
 from vault_mem.adapters.cli_parser import build_parser, command_named
-from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer, resolve_vault_root
+from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
+from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
 from vault_mem.model.names import shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
 if TYPE_CHECKING:
-    from vault_mem.store.git import GitRepo
-    from vault_mem.store.gitfiles import IncomingGitFile
     from vault_mem.vault.core import Vault
 
 #: The environment variable that turns on debug output (the daemon's log level too).
@@ -86,7 +85,9 @@ def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
     """The vault the command names (``path``, else --vault, else found from here), opened."""
     from vault_mem.vault.core import Vault  # lazy: start-up time (module docstring)
 
-    vault = Vault(resolve_vault_root(path or args.vault), agent=getattr(args, "agent", None))
+    found = resolve_vaults(path or args.vault)
+    vault = Vault(found.vaults[0].root, agent=getattr(args, "agent", None))
+    _passed_over(args, found.passed_notices)
     if getattr(args, "command", None) not in ("hooks", "init", "doctor"):  # those say it themselves
         from vault_mem.store.hooks import missing_hooks_notice
 
@@ -103,13 +104,15 @@ def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     (its notices printed), else the same function run here on the vault opened here."""
     from vault_mem.store import daemon_socket as protocol  # lazy: a write asks no daemon (start-up time)
 
-    root = resolve_vault_root(args.vault)
+    found = resolve_vaults(args.vault)
+    root = found.vaults[0].root
     answered = protocol.ask(root, op, params)
     if answered is None:
         from vault_mem.adapters.read_here import read_here  # lazy: start-up time (module docstring)
 
         return read_here(open_vault(args, str(root)), op, params)
     result, notices = answered
+    _passed_over(args, found.passed_notices)
     _notices(None, notices)
     return result
 
@@ -120,7 +123,17 @@ def vaults_of(args: argparse.Namespace):
     from vault_mem.adapters.read_here import read_here  # lazy: start-up time (module docstring)
     from vault_mem.adapters.vaults import Vaults  # lazy: start-up time (module docstring)
 
-    return Vaults.resolve(args.vault, agent=getattr(args, "agent", None), here=read_here)
+    vaults = Vaults.resolve(args.vault, agent=getattr(args, "agent", None), here=read_here)
+    _passed_over(args, vaults.found.passed_notices)
+    vaults.notices = [n for n in vaults.notices if n not in vaults.found.passed_notices]  # main() says them
+    return vaults
+
+
+def _passed_over(args: argparse.Namespace, notes: tuple[str, ...]) -> None:
+    """Keep what finding the vault said about a vault.toml it passed over (a teammate's that
+    would have taken over as the vault) for main() to say once, whichever way the command went."""
+    kept = args.__dict__.setdefault("passed_over", [])
+    kept += [n for n in notes if n not in kept]
 
 
 def open_for_key(args: argparse.Namespace, text: str | None, *, strict: bool = True):
@@ -609,10 +622,11 @@ def cmd_doctor(args) -> int:
 def vault_resolution(args: argparse.Namespace) -> tuple[list[dict[str, str | None]], list[str]]:
     """How the vaults of a command run here were found (DESIGN §8), for ``doctor``: the JSON
     (``[{"name", "root", "how"}]``) and its lines, the notes on a vault not found included."""
-    from vault_mem.config import resolve_vaults  # lazy, as the rest
 
     found = resolve_vaults(args.vault)
-    rows = [{"name": v.name, "root": str(v.root), "how": v.how} for v in found.vaults]
+    # passed_over: a vault.toml this machine never approved that would have made its folder the vault
+    rows = [{"name": v.name, "root": str(v.root), "how": v.how, "passed_over": [str(p) for p in v.passed_over]}
+            for v in found.vaults]
     lines = [f"{v.name} vault: {v.root} (from {v.how})" for v in found.vaults]
     if found.personal_problem:
         rows.append({"name": PERSONAL, "root": None, "how": None, "error": found.personal_problem})
@@ -729,7 +743,6 @@ def cmd_mcp(args) -> int:
     if not logging.getLogger().handlers:  # to stderr: stdout is the MCP protocol's alone
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                             format="vault-mem mcp: %(levelname)s %(message)s")
-    from vault_mem.config import resolve_vaults  # lazy, as the rest
 
     serve(resolve_vaults(getattr(args, "path", None) or args.vault), agent=args.agent)
     return end_process(0)
@@ -852,75 +865,148 @@ def cmd_sync(args) -> int:
 
 @command("trust")
 def cmd_trust(args) -> int:
-    from vault_mem.config import describe_changes, setting_values  # lazy, as the rest
-    from vault_mem.store.gitfiles import approve_incoming, is_git_file, pending_git_files
+    """``vault-mem trust [PATH...] [--all]``: each pending change shown (which file, whose commit,
+    what it changes) and approved only as the person answers on the terminal: one by one, or the
+    files they named (``PATH...``), or ``--all`` (asked once, each listed). A vault.toml named
+    outside the vault asks whether its folder may be a vault of this machine."""
+    from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
+    from vault_mem.config import setting_values  # lazy, as the rest
+    from vault_mem.store.gitfiles import approve_incoming, git_file_text, pending_git_files
 
-    vault = open_vault(args, getattr(args, "path", None))
+    folders = [p for p in args.paths if os.path.isdir(p)]
+    names = [p for p in args.paths if not os.path.isdir(p)]
+    if len(folders) > 1 or (folders and args.vault):
+        raise UsageError("trust takes one vault (a folder, or --vault PATH); the other PATHs name pending files")
+    args.path = folders[0] if folders else None
+    if names and args.approve_all:
+        raise UsageError("--all approves every pending file; name files or give --all, not both")
+    places = [n for n in names if trust_items.vault_place(n) is not None]
+    if places:
+        if len(places) != len(names) or args.author:
+            raise UsageError("a vault.toml that would make its folder a vault is approved alone: run "
+                             f"`vault-mem trust {shell_word(places[0])}` by itself")
+        return _trust_places(args, [trust_items.vault_place(n) for n in places])  # type: ignore[misc]
+    vault = open_vault(args, args.path)
     if args.author:
+        if names or args.approve_all:
+            raise UsageError("--author approves authors; approve files in a command of their own")
         return _trust_authors(args, vault)
     ws = vault.ws
     vault.take_notices()  # the pending notices: this command says them in full below
     s = ws.settings
     files = pending_git_files(ws.root, ws.repo, ws.prefix)
+    shown_texts = trust_items.git_files_shown(ws.repo, [f for _, f in files])
+    items = trust_items.pending_items(ws, s, files, shown_texts)
     data: dict[str, Any] = {
         "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
         "settings_pending": s.pending_raw is not None, "problem": s.problem,
-        "in_force": setting_values(s.config), "approved": False, "trust_file": None,
+        "in_force": setting_values(s.config), "approved": False, "approved_files": [], "trust_file": None,
+        "items": [{k: v for k, v in item.items() if k not in ("text", "head")} for item in items],
         "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours, "shown": text}
-                      for (ref, f), text in zip(files, _git_files_shown(ws.repo, [f for _, f in files]), strict=True)]}
-    lines = []
-    if s.problem:
-        lines.append(f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)")
-    if s.pending_raw is not None:
-        lines.append(f"vault.toml in {ws.root} changes these settings, not approved on this machine: "
-                     f"{describe_changes(s.changes)}")
-    for (ref, f), item in zip(files, data["git_files"], strict=True):
-        what = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
-        kind = "a file git itself interprets" if is_git_file(f.path) else \
-            "a file vault-mem does not read (other programs may: settings, hooks, instructions, scripts)"
-        lines.append(f"{ref} {what} {shown(f.path)}, {kind} "
-                     f"({(f.theirs or 'deleted')[:10]}):\n{_indent(item['shown'])}")
-    if s.pending_raw is None and not files:
+                      for (ref, f), text in zip(files, shown_texts, strict=True)]}
+    head = [f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)"] if s.problem else []
+    if not items:
+        if names:
+            raise UsageError(f"nothing waits for approval in {ws.root}, so {', '.join(map(shown, names))} "
+                             "cannot be approved")
         done = ("nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
                 "commit brings a file git interprets or vault-mem does not read")
-        emit(args, *_with_authors(vault, data, "\n".join([*lines, done])))
+        emit(args, *_with_authors(vault, data, "\n".join([*head, done])))
         return 0
-    asked = "\n".join(lines)
-    approve, why_not = _person_approves(args, asked, "approve them for this vault on this machine?")
-    if not approve:
-        who = [f"git log -p -- {CONFIG_FILE}"] if s.pending_raw is not None else []
-        who += [f"git log -p {shell_word(ref)} -- {shell_word(f.path)}" for ref, f in files]
-        emit(args, *_with_authors(vault, data, f"{asked}\nnot approved ({why_not}); check who changed them "
-                                  f"({'; '.join(f'`{w}`' for w in who)}), then run `vault-mem trust` in a "
-                                  "terminal and answer y"))
+    asking = trust_items.named_items(ws, items, names) if names else items
+    if names or args.approve_all:  # one question, after every file it approves
+        asked = "\n".join([*head, *trust_items.said_once(item["text"] for item in asking)])
+        yes, why_not = _person_approves(args, asked, f"approve {'all ' if args.approve_all else ''}"
+                                                     f"{trust_items.these(asking)} for this vault on this machine?")
+        approved = asking if yes else []
+    else:
+        approved, why_not = _ask_each(args, head, items, lambda item: trust_items.indented(shown_text(
+            git_file_text(ws.repo, files[item["index"]][1]))))
+    if not approved:
+        shown_all = not trust_items.asked_on_terminal(why_not)  # asked: the person saw each already
+        listing = "\n".join([*head, *trust_items.said_once(item["text"] for item in asking)]) if shown_all else ""
+        who = "; ".join(f"`{item['check']}`" for item in asking)
+        emit(args, *_with_authors(vault, data, f"{listing}\nnot approved ({why_not}); check who changed them ({who}), "
+                                  "then run `vault-mem trust` in a terminal and answer y to each you approve, or "
+                                  "`vault-mem trust PATH...` naming them".lstrip("\n")))
         return 0
-    written = ws.approve_settings() if s.pending_raw is not None else None
-    if files:
-        written = approve_incoming(ws.root, [f for _, f in files])
+    written = None
+    if any(item["kind"] == "settings" for item in approved):
+        written = ws.approve_settings()
+    picked = [files[item["index"]][1] for item in approved if item["kind"] != "settings"]
+    if picked:
+        written = approve_incoming(ws.root, picked)
     data["trust_file"], data["approved"] = str(written), True
-    what = ([f"the vault.toml shown ({describe_changes(s.changes)})"] if s.pending_raw is not None else []) + \
-        ([(f"{len(files)} incoming file{'s' if len(files) != 1 else ''} ({', '.join(shown(f.path) for _, f in files[:5])}"
-           f"{f' and {len(files) - 5} more' if len(files) > 5 else ''})")] if files else [])
-    emit(args, *_with_authors(vault, data, f"approved for {ws.root} on this machine: {'; '.join(what)}; kept in {written}; "
-                              "in force from the next command" + ("; `vault-mem sync` takes the files now" if files else "")))
+    data["approved_files"] = [item["name"] for item in approved]
+    left = [item["name"] for item in items if item not in approved]
+    lines = [f"approved for {ws.root} on this machine, in force from the next command (kept in {written}):",
+             *trust_items.said_once(f"  {shown(item['name'])} ({item['what']})" for item in approved)]
+    if left:
+        lines.append(f"not approved, still pending: {', '.join(shown(n) for n in left)}")
+    if picked:
+        lines.append("`vault-mem sync` takes the approved files now")
+    emit(args, *_with_authors(vault, data, "\n".join(lines)))
     return 0
 
 
-def _git_files_shown(repo: GitRepo, files: list[IncomingGitFile]) -> list[str]:
-    """Each incoming file's text for ``trust`` to show (:func:`git_file_text`, escaped), within one
-    budget for them all: a push of a thousand files must not flood the person's terminal (nor a
-    JSON reader); past the budget a file is named with the command that shows it."""
-    from vault_mem.store.gitfiles import git_file_text
+def _ask_each(args, head: list[str], items: list[dict[str, Any]],
+              body: Callable[[dict[str, Any]], str]) -> tuple[list[dict[str, Any]], str]:
+    """Ask the person about each pending item on the terminal, one question each, a file shown
+    whole (``body``: its text, cut at :func:`~vault_mem.store.gitfiles.git_file_text`'s limit, not
+    at the listing's budget: each question is about the file it shows); the items answered y, and
+    why the rest were not approved."""
+    from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
+    approved: list[dict[str, Any]] = []
+    why_not = "the person did not answer y"
+    for n, item in enumerate(items, 1):
+        lead = "\n".join([*head, ""]) if n == 1 and head else ""
+        text = f"{item['head']}\n{body(item)}" if "head" in item else item["text"]
+        yes, why = _person_approves(args, f"{lead}[{n}/{len(items)}] {text}",
+                                    f"approve {shown(item['name'])} for this vault on this machine?")
+        if yes:
+            approved.append(item)
+        elif not trust_items.asked_on_terminal(why):
+            return [], why  # no terminal (or --json): nothing asked, nothing approved
+    return approved, why_not
 
-    out, room = [], 40_000
-    for f in files:
-        if room <= 0:
-            out.append("(not shown: the files above filled this listing; read it with "
-                       + (f"`git cat-file -p {f.theirs}`" if f.theirs else "`git log -p -- PATH`") + " before approving)")
-            continue
-        out.append(shown_text(git_file_text(repo, f)))
-        room -= len(out[-1])
-    return out
+
+def _trust_places(args, folders: list[Path]) -> int:
+    """``vault-mem trust FOLDER/vault.toml``: make these folders vaults of this machine, so that
+    commands at or below them use them (a teammate's vault.toml is otherwise ignored there)."""
+    from vault_mem.config import choose_vault
+    from vault_mem.store.git import GitRepo
+    from vault_mem.store.history import last_change_by
+    from vault_mem.store.trust import record_vault, vault_standing
+
+    lines = []
+    for folder in folders:
+        now = choose_vault(folder, vault_standing).root
+        try:
+            repo = GitRepo(folder)
+            rel = os.path.relpath(folder / CONFIG_FILE, repo.toplevel.resolve()).replace(os.sep, "/")
+            got = last_change_by(repo, "HEAD", [rel])
+            by = f"commit {got[0][:10]} by {shown(got[1])} <{shown_email(got[2])}>" if got else "in no commit"
+        except VaultMemError:
+            by = "in no git repository"
+        instead = f" in place of {shown(str(now))}" if now is not None and now != folder else ""
+        lines.append(f"{shown(str(folder / CONFIG_FILE))} ({by}): approving makes {shown(str(folder))} a vault of "
+                     f"this machine, the vault of commands and agent sessions at or below it{instead}; its settings "
+                     "are then shown by `vault-mem trust` run there")
+    asked = "\n".join(lines)
+    data: dict[str, Any] = {"vaults": [str(f) for f in folders], "approved": False, "approved_files": [],
+                            "trust_file": None}
+    yes, why_not = _person_approves(args, asked, "approve these folders as vaults on this machine?"
+                                    if len(folders) > 1 else "approve this folder as a vault on this machine?")
+    if not yes:
+        emit(args, data, f"{asked}\nnot approved ({why_not}); the vault found as before stays in use")
+        return 0
+    written = None
+    for folder in folders:
+        written = record_vault(folder, "trust")
+    data.update(approved=True, approved_files=[str(f / CONFIG_FILE) for f in folders], trust_file=str(written))
+    emit(args, data, f"approved as vaults on this machine: {', '.join(shown(str(f)) for f in folders)} (kept in "
+                     f"{written}); commands at or below them use them from the next command")
+    return 0
 
 
 def _person_approves(args, text: str, question: str) -> tuple[bool, str]:
@@ -984,34 +1070,6 @@ def _trust_authors(args, vault: Vault) -> int:
          + ", ".join(f"{e} ({before.get(e, 0)} memories)" for e in emails)
          + f"; their memories may now reach an agent unasked (kept in {path})")
     return 0
-
-
-#: columns of a peer's file text per shown line, its indentation and a continuation mark included
-_SHOWN_WIDTH = 76
-
-
-def _indent(text: str) -> str:
-    """A peer's file text (escaped already) as ``trust`` shows it under the file's name: every
-    line indented, and cut into pieces that fit :data:`_SHOWN_WIDTH` columns, each continuation
-    marked. A line longer than the terminal was wrapped by the terminal to column 0, outside the
-    indentation, so a peer could pad a line with spaces to print its own "approved" or "[y/N]"
-    lines where vault-mem's own stand."""
-    import unicodedata
-
-    def width(ch: str) -> int:
-        return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-    out = []
-    for line in text.splitlines():
-        piece, used, first = "", 0, True
-        for ch in line:
-            if used + width(ch) > _SHOWN_WIDTH - 6:
-                out.append(("    " if first else "    > ") + piece)
-                piece, used, first = "", 0, False
-            piece += ch
-            used += width(ch)
-        out.append(("    " if first else "    > ") + piece)
-    return "\n".join(out) or "    (empty)"
 
 
 @command("resolve")
@@ -1182,6 +1240,8 @@ def _run(args: argparse.Namespace) -> int:
                        f"please report it with the command you ran ({LOG_LEVEL_ENV}=DEBUG shows where it "
                        "happened); `vault-mem log` lists any commit the command made", "InternalError")
     finally:
+        if getattr(args, "passed_over", None):
+            _notices(None, args.passed_over)
         if getattr(args, "opened_vault", None) is not None:
             _notices(args.opened_vault)
         if getattr(args, "daemon_notices", None):  # a write the daemon made: its vault's notices

@@ -174,9 +174,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = add("sync", "fetch, integrate and push the vault through a git remote")
     _completes(p.add_argument("path", nargs="?"), DIRECTORY)
     p.add_argument("--remote", default=None, help="git remote name (default: vault.toml [sync] remote, else origin)")
-    p = add("trust", "show what waits for approval on this machine (a vault.toml changed elsewhere, key by "
-            "key; .gitattributes, .gitignore ... a sync refused) and ask the person, on the terminal, to approve it")
-    p.add_argument("path", nargs="?")
+    p = add("trust", "show each change that waits for approval on this machine (a vault.toml changed elsewhere, "
+            "key by key; .gitattributes, .gitignore ... a sync refused; a vault.toml that would make its folder "
+            "the vault) and ask the person, on the terminal, about each one")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="approve only these pending files (vault.toml, .gitattributes, ...; a vault.toml outside "
+                        "the vault: its folder as a vault), asked once; a folder: the vault (as --vault)")
+    p.add_argument("--all", action="store_true", dest="approve_all",
+                   help="ask once about every pending file, listing each, instead of one by one")
     # gone: an approval is the person's answer on the terminal; kept to say so rather than "unrecognized"
     p.add_argument("--yes", "-y", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--author", action="append", default=[], metavar="EMAIL",

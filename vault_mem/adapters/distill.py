@@ -23,9 +23,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from vault_mem.config import STATE_DIR, resolve_vault_root
+from vault_mem.config import STATE_DIR
 from vault_mem.errors import NotAVaultError, VaultMemError
 from vault_mem.store.files import open_nofollow
+from vault_mem.store.finder import resolve_vault_root
 
 #: edits, writes and commands a session must have made before it is asked to save anything
 MIN_CHANGES = 3

@@ -53,8 +53,9 @@ from vault_mem.adapters.contexts import (
 from vault_mem.adapters.distill import stop_hook
 from vault_mem.adapters.read_here import read_here
 from vault_mem.adapters.vaults import Vaults
-from vault_mem.config import FOLDER_TYPES, resolve_vault_root, resolve_vaults
+from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
+from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.model.names import shell_word, shown
 from vault_mem.adapters.hook_names import CLAUDE_HOOKS, HOOK_NAMES, STOP_HOOK
 

@@ -25,9 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vault_mem.config import PERSONAL, PROJECT, TYPE_FOLDERS, NamedVault, VaultSet, resolve_vaults
+from vault_mem.config import PERSONAL, PROJECT, TYPE_FOLDERS, NamedVault, VaultSet
 from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
 from vault_mem.model.fusion import split_key
+from vault_mem.store.finder import resolve_vaults
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -54,7 +55,8 @@ class Vaults:
         self.daemon = daemon
         self.here = here
         self.opened: dict[str, Vault] = dict(opened or {})
-        self.notices: list[str] = []
+        #: a teammate's vault.toml passed over in finding them is said by the first answer
+        self.notices: list[str] = list(found.passed_notices)
         #: the vaults :meth:`each` skipped because they refused, by name
         self.skipped: list[str] = []
 

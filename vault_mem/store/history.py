@@ -221,6 +221,18 @@ def last_commit(repo: GitRepo, paths: list[str]) -> str | None:
     return out or None
 
 
+def last_change_by(repo: GitRepo, rev: str, paths: list[str]) -> tuple[str, str, str] | None:
+    """``(commit id, author name, author email)`` of the last commit reachable from ``rev`` that
+    changed ``paths`` (top-level relative), or None: whose change ``vault-mem trust`` asks about.
+    Name and email are cut at :data:`AUTHOR_CHARS` (a peer's may be megabytes)."""
+    out = _walk(repo, "log", "-n1", f"--format=%H%x00{_who('%an')}%x00{_who('%ae')}", rev, "--", *paths,
+                cwd=repo.toplevel).strip("\n")
+    parts = out.split("\0")
+    if len(parts) != 3 or not parts[0]:
+        return None
+    return parts[0], parts[1].rstrip(" "), parts[2].rstrip(" ")
+
+
 #: the most characters of a commit's subject a history listing reads (git cuts it, ending in
 #: ".."): a peer's subject is one line of up to a commit's size (1 MiB), and `vault-mem log`
 #: read, masked and printed twenty of them whole (20 MB, 16 s of CPU)

@@ -7,7 +7,9 @@ no commit, clone or peer can write (DESIGN §7):
   (``vault-mem trust``): the whole vault.toml last approved, as its bytes (with the blob ids of a
   few versions approved before), the blob ids of files git interprets (``.gitattributes``,
   ``.gitignore`` ...) a sync may take, and the commit author emails whose memories may be put in
-  front of an agent unasked (``vault-mem trust --author``). Bytes, not a yes/no: a vault moved or
+  front of an agent unasked (``vault-mem trust --author``), and whether the folder is a vault this
+  machine made, used or approved (``vault``: which folder of a project is its vault is decided by
+  these records, never by where a committed vault.toml stands: :mod:`vault_mem.store.finder`). Bytes, not a yes/no: a vault moved or
   copied elsewhere has no approval at its new path and falls back to the defaults with a pending
   notice; a different vault cloned later to the same path gets only the exact file approved there.
 - ``machine.key`` (0600): 32 random bytes, the HMAC key that :func:`seal` signs this machine's
@@ -27,6 +29,7 @@ import threading
 import time
 from pathlib import Path
 
+from vault_mem.config import APPROVED, RECORDED
 from vault_mem.errors import VaultMemError
 from vault_mem.store.files import atomic_write, open_nofollow, read_own, refuse_link
 from vault_mem.store.locks import FileLock
@@ -122,9 +125,9 @@ def _only_defaults_of_a_gone_vault(key: str, entry: object) -> bool:
     benchmark's) that would otherwise stay in the file every command parses (2,135 entries on
     the project's bench machine, 100 of them live). Dropping it loses nothing: the defaults need
     no approval, and a folder that comes back gets its file approved as before."""
-    if not isinstance(entry, dict) or set(entry) != {"config"}:
+    if not isinstance(entry, dict) or not entry or not set(entry) <= {"config", "vault"}:
         return False
-    config = entry["config"]
+    config = entry.get("config", {"defaults": True})  # only the record of its use: nothing approved
     return isinstance(config, dict) and config.get("defaults") is True and not os.path.isdir(key)
 
 
@@ -204,6 +207,35 @@ def approve_authors(root: Path, emails: list[str]) -> Path:
         have = entry.get("authors") if isinstance(entry.get("authors"), list) else []
         entry["authors"] = sorted({*(a.lower() for a in have if isinstance(a, str)),
                                    *(e.strip().lower() for e in emails if e.strip())})
+
+    return _update_entry(root, change)
+
+
+def vault_standing(root: Path) -> int:
+    """How far the folder ``root`` is a vault of this machine (what decides which folder of a
+    project is its vault, :mod:`vault_mem.store.finder`): :data:`~vault_mem.config.RECORDED` when it is
+    recorded as one (made by ``init``, used first here, approved with ``vault-mem trust
+    PATH/vault.toml``: :func:`record_vault`); :data:`~vault_mem.config.APPROVED` when only
+    something of it was approved here (its settings: every vault before these records, and a
+    folder once opened by ``--vault``); 0 otherwise."""
+    entry = _vaults().get(str(Path(root).resolve()))
+    if not isinstance(entry, dict) or not entry:
+        return 0
+    return RECORDED if isinstance(entry.get("vault"), dict) else APPROVED
+
+
+def known_vault(root: Path) -> bool:
+    """Whether the folder ``root`` is recorded as a vault of this machine (:func:`vault_standing`)."""
+    return vault_standing(root) >= RECORDED
+
+
+def record_vault(root: Path, how: str) -> Path:
+    """Record the folder ``root`` as a vault of this machine (``how``: ``init``, ``first use``,
+    ``trust``); returns the file written. The other approvals of the vault stay as they are."""
+
+    def change(entry: dict) -> None:
+        if not isinstance(entry.get("vault"), dict):
+            entry["vault"] = {"how": how, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
 
     return _update_entry(root, change)
 

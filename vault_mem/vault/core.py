@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from vault_mem.config import find_vault_root, resolve_vault_root
+from vault_mem.store.finder import find_vault_root, resolve_vault_root
+from vault_mem.store.trust import record_vault
 from vault_mem.errors import (
     GitError,
     IndexStoreError,
@@ -149,6 +150,7 @@ class Vault:
         root, created = create_files(path)
         vault = cls(root, agent=agent)
         vault.ws.approve_settings()  # the person who makes a vault approves its first settings
+        record_vault(vault.root, "init")  # and it is this machine's vault wherever a vault.toml appears later
         vault.notices.extend(first_commit(vault.ws, vault.sidecar, created))
         # what init made: a folder it made holds nothing else; in one that held files (a site's,
         # a project's, a home folder) only the files and the repository init made

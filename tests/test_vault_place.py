@@ -1,0 +1,242 @@
+"""Which folder of a project is its vault is decided by this machine's records, never by where a
+committed vault.toml stands (issue 23, ninth and twelfth attack runs; DESIGN §7, §8).
+
+A project vault is ``memory/`` in the project's repository. A teammate who commits a vault.toml
+at the project's top, beside ``memory/`` (``src/vault.toml``) or deeper made that folder the
+vault: commands in ``memory/`` refused (naming the person's own ``memory/vault.toml`` as the file
+to remove), ``--vault memory`` and the git hooks were taken to the top, and sessions below
+``src/`` used ``src/`` (the person's memories out of the agent's context, its ``remember`` in
+``src/facts/``). Now the vault made, used or approved on this machine is used, the teammate's
+file is named with what to do (``vault-mem trust PATH``), and a fresh clone still finds the one
+vault it came with.
+
+Real git repositories (the teammate's commit comes through a real ``git pull`` of their clone),
+the real CLI, the Claude Code hook and the git hooks as real processes, the real MCP server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import anyio
+import pytest
+from conftest import ROOT, at_terminal, cli, git, run_cli
+from mcp import Client, StdioServerParameters
+
+from vault_mem.adapters.mcp_server import DATA_META
+
+MATE = ("-c", "user.name=Mallory Mate", "-c", "user.email=mallory@example.com")
+TEAMMATE_TOML = '[agent]\nname = "mate-agent"\n'
+
+
+def _teammate_adds(proj, rel: str, text: str = TEAMMATE_TOML) -> None:
+    """A teammate clones the project, commits ``rel`` and the person pulls it with plain git."""
+    mate = proj.parent / "mate"
+    if not mate.exists():
+        git(proj.parent, "clone", "-q", str(proj), str(mate))
+    else:
+        git(mate, "pull", "-q", "--no-rebase", "origin", "HEAD")
+    (mate / rel).parent.mkdir(parents=True, exist_ok=True)
+    (mate / rel).write_text(text, encoding="utf-8")
+    git(mate, "add", rel)
+    git(mate, *MATE, "commit", "-q", "-m", f"add {rel}")
+    git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+    assert (proj / rel).is_file()
+
+
+def _ignored(stderr: str, toml) -> bool:
+    """Whether a command's notes name the teammate's vault.toml as ignored, with what to do."""
+    lines = [ln for ln in stderr.splitlines() if str(toml) in ln and "is ignored" in ln]
+    return len(lines) == 1 and f"vault-mem trust {toml}" in lines[0]
+
+
+def _session_start(cwd) -> subprocess.CompletedProcess:
+    """The Claude Code SessionStart hook as Claude Code runs it: a process, the event on stdin."""
+    return run_cli("hook", "session-start", input=json.dumps({"cwd": str(cwd), "hook_event_name": "SessionStart"}),
+                   cwd=cwd)
+
+
+def _context(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] if done.stdout.strip() else ""
+
+
+@pytest.mark.parametrize("where", ["vault.toml", "src/vault.toml", "src/pkg/deep/vault.toml"])
+def test_a_teammates_vault_toml_never_takes_over_as_the_project_vault(project, where):
+    proj, _ = project
+    memory = (proj / "memory").resolve()
+    _teammate_adds(proj, where)
+    toml = (proj / where).resolve()
+    below = toml.parent / "app"
+    below.mkdir(parents=True, exist_ok=True)
+    for cwd in {memory, below, proj.resolve()}:
+        r = cli("list", cwd=cwd)
+        assert r.returncode == 0, (cwd, r.stderr)
+        assert "editor-choice" in r.stdout, (cwd, r.stdout)
+        # named where it would have changed the vault (at or above the working folder)
+        assert _ignored(r.stderr, toml) == cwd.is_relative_to(toml.parent), (cwd, r.stderr)
+    # the agent's remember from below the teammate's folder lands in the person's memory/
+    r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=below)
+    assert r.returncode == 0, r.stderr
+    assert (memory / "facts" / "deploy-day.md").is_file()
+    assert not (toml.parent / "facts").exists()
+    # --vault memory means memory/, as the git hooks pass it
+    r = cli("--vault", "memory", "get", "deploy-day", cwd=proj)
+    assert r.returncode == 0 and "Tuesdays" in r.stdout, r.stderr
+    # the Claude Code SessionStart hook, run as Claude Code runs it, from below the teammate's folder
+    done = _session_start(below)
+    context = _context(done)
+    assert "editor-choice" in context and "deploy-day" in context, context
+    assert _ignored(done.stderr, toml), done.stderr
+
+
+def test_the_git_hooks_keep_checking_memory_when_a_teammate_commits_a_vault_toml_at_the_top(project):
+    """The hooks pass ``--vault TOP/memory``: that was taken to the teammate's top-level vault, so
+    the pre-commit secret gate judged the wrong vault (and refused every commit for its nested
+    vault.toml). A real ``git commit`` runs the real hook."""
+    proj, _ = project
+    _teammate_adds(proj, "vault.toml")
+    memory = proj / "memory"
+    (memory / "facts" / "ci.md").write_text("---\ndescription: CI runs on every push\n---\n", encoding="utf-8")
+    git(proj, "add", "memory/facts/ci.md")
+    done = subprocess.run(["git", "commit", "-q", "-m", "ci"], cwd=proj, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "memory/vault.toml" not in done.stderr, done.stderr
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    (memory / "facts" / "aws.md").write_text(f"---\ndescription: the deploy key\n---\naws key {key}\n", encoding="utf-8")
+    git(proj, "add", "memory/facts/aws.md")
+    refused = subprocess.run(["git", "commit", "-q", "-m", "aws"], cwd=proj, capture_output=True, text=True)
+    assert refused.returncode != 0 and "facts/aws.md" in refused.stderr, refused.stderr
+
+
+def test_the_mcp_server_started_below_a_teammates_folder_serves_the_persons_vault(project):
+    proj, _ = project
+    _teammate_adds(proj, "src/vault.toml")
+    below = proj / "src" / "app"
+    below.mkdir(parents=True)
+    env = {"PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.environ["HOME"],
+           "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "VAULT_MEM_EMBEDDER": "none"}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "vault_mem", "mcp"], env=env, cwd=str(below))
+
+    async def session():
+        async with Client(params, read_timeout_seconds=60) as client:
+            r = await client.call_tool("recall", {"query": "editor choice"})
+            assert not r.is_error, r.content
+            assert [h["key"] for h in r.meta[DATA_META]["hits"]] == ["editor-choice"]
+            said = json.dumps(r.meta[DATA_META]) + " ".join(c.text for c in r.content)
+            assert "src/vault.toml" in said and "is ignored" in said, said
+            r = await client.call_tool("remember", {"key": "ci", "description": "CI runs on Buildkite"})
+            assert not r.is_error, r.content
+    anyio.run(session)
+    assert (proj / "memory" / "facts" / "ci.md").is_file() and not (proj / "src" / "facts").exists()
+
+
+def _fresh_machine(tmp_path, name: str) -> dict[str, str]:
+    """Another machine's config folder (no approvals, no records), as a fresh clone has."""
+    xdg = tmp_path / name
+    xdg.mkdir()
+    return {"XDG_CONFIG_HOME": str(xdg)}
+
+
+def test_a_fresh_clone_uses_the_vault_it_came_with_and_keeps_it_when_a_teammate_adds_one(project, tmp_path):
+    proj, _ = project
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(proj), str(clone))
+    env = _fresh_machine(tmp_path, "new-machine")
+    for cwd in (clone, clone / "memory"):
+        r = cli("list", cwd=cwd, env=env)
+        assert r.returncode == 0 and "editor-choice" in r.stdout, r.stderr
+        assert "is ignored" not in r.stderr
+    # the teammate's top-level file arrives later: the clone's vault stays, the file is named
+    mate = tmp_path / "mate2"
+    git(tmp_path, "clone", "-q", str(proj), str(mate))
+    (mate / "vault.toml").write_text(TEAMMATE_TOML, encoding="utf-8")
+    git(mate, "add", "vault.toml")
+    git(mate, *MATE, "commit", "-q", "-m", "top vault")
+    git(clone, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+    r = cli("list", cwd=clone / "memory", env=env)
+    assert r.returncode == 0 and "editor-choice" in r.stdout, r.stderr
+    assert _ignored(r.stderr, (clone / "vault.toml").resolve()), r.stderr
+
+
+def test_a_fresh_clone_holding_a_teammates_vault_toml_already_uses_memory(project, tmp_path):
+    """Both files came with the clone: the place every project's vault is (``memory/``) wins
+    over a vault.toml elsewhere, which is named."""
+    proj, _ = project
+    _teammate_adds(proj, "src/vault.toml")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(proj), str(clone))
+    env = _fresh_machine(tmp_path, "new-machine")
+    (clone / "src" / "app").mkdir()
+    r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=clone / "src" / "app", env=env)
+    assert r.returncode == 0, r.stderr
+    assert (clone / "memory" / "facts" / "deploy-day.md").is_file() and not (clone / "src" / "facts").exists()
+    assert _ignored(r.stderr, (clone / "src" / "vault.toml").resolve()), r.stderr
+
+
+def test_a_fresh_clone_of_a_standalone_vault_is_a_vault_at_its_top(tmp_path):
+    mine = tmp_path / "mine"
+    assert cli("init", str(mine)).returncode == 0
+    assert cli("--vault", str(mine), "remember", "editor-choice", "-t", "preference", "-d", "Uses Helix").returncode == 0
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(mine), str(clone))
+    env = _fresh_machine(tmp_path, "new-machine")
+    (clone / "facts" / "x").mkdir(parents=True)
+    for cwd in (clone, clone / "facts" / "x"):
+        r = cli("list", cwd=cwd, env=env)
+        assert r.returncode == 0 and "editor-choice" in r.stdout, r.stderr
+
+
+def test_the_person_can_make_a_teammates_folder_the_vault_with_trust_at_the_terminal(project):
+    proj, _ = project
+    _teammate_adds(proj, "src/vault.toml", "")
+    for name in ("facts", "preferences", "decisions", "procedures", "notes"):
+        (proj / "src" / name).mkdir()
+    toml = (proj / "src" / "vault.toml").resolve()
+    below = proj / "src" / "app"
+    below.mkdir()
+    # an agent's shell (no terminal) approves nothing
+    r = cli("trust", str(toml), cwd=below)
+    assert "not approved" in r.stdout, (r.stdout, r.stderr)
+    assert cli("list", cwd=below).stdout.count("editor-choice") == 1
+    asked = at_terminal("trust", str(toml), cwd=below)
+    assert asked.returncode == 0, asked.stdout
+    assert f"{toml.parent}" in asked.stdout and "approved" in asked.stdout
+    r = cli("list", cwd=below)
+    assert r.returncode == 0 and "editor-choice" not in r.stdout and "is ignored" not in r.stderr, (r.stdout, r.stderr)
+    # memory/ stays the vault from everywhere else
+    assert "editor-choice" in cli("list", cwd=proj / "memory").stdout
+    shutil.rmtree(below)
+
+
+def test_a_folder_opened_once_by_name_or_approved_before_the_records_never_outranks_the_persons_vault(project):
+    """Opening a folder names it in trusted.json (its settings approved as read): an agent's
+    ``--vault src`` once, or a teammate's top-level vault opened before these records. Such an
+    entry is no record of a vault made or used here: the person's ``memory/`` still wins, and a
+    ``memory/`` from before the records (an entry without one) wins over it too, then is recorded."""
+    from vault_mem.store import trust
+
+    proj, _ = project
+    _teammate_adds(proj, "src/vault.toml", "")  # the defaults: opening it approves it silently
+    for name in ("facts", "preferences", "decisions", "procedures", "notes"):
+        (proj / "src" / name).mkdir()
+    assert cli("--vault", str(proj / "src"), "list").returncode == 0  # an agent named it once
+    src, memory = (proj / "src").resolve(), (proj / "memory").resolve()
+    assert trust.vault_standing(src) == 1 and not trust.known_vault(src)
+    # memory/ as a vault made before these records: an approval entry only
+    path = trust.trust_file()
+    data = json.loads(path.read_text())
+    del data["vaults"][str(memory)]["vault"]
+    path.write_text(json.dumps(data))
+    os.utime(path, (1, 1))  # an old file: read again, not the parse kept from before
+    below = proj / "src" / "app"
+    below.mkdir()
+    r = cli("list", cwd=below)
+    assert r.returncode == 0 and "editor-choice" in r.stdout, (r.stdout, r.stderr)
+    assert _ignored(r.stderr, src / "vault.toml"), r.stderr
+    assert trust.known_vault(memory)  # recorded now: it is the vault used here
+

@@ -1,0 +1,165 @@
+"""What ``vault-mem trust`` shows and asks about: each change waiting for approval on this
+machine, as the person reads it (which file, whose commit, what it changes), the files a person
+names, and a vault.toml that would make its folder a vault (DESIGN §7). Every part of a text
+but vault-mem's own words is escaped: it is text a peer chose. The command itself, which asks
+the person and prints, is :func:`vault_mem.adapters.cli.cmd_trust`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vault_mem.config import CONFIG_FILE
+from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.model.names import shell_word, shown, shown_email, shown_text
+
+if TYPE_CHECKING:
+    from vault_mem.store.git import GitRepo
+    from vault_mem.store.gitfiles import IncomingGitFile
+
+
+def said_once(texts: Iterable[str]) -> list[str]:
+    """``texts`` with :data:`OTHERS` said in the first that holds it only (a thousand files of
+    one kind: one explanation, not a thousand)."""
+    out, said = [], False
+    for text in texts:
+        if said:
+            text = text.replace(OTHERS, "", 1)
+        said = said or OTHERS in text
+        out.append(text)
+    return out
+
+
+def these(items: list[dict[str, Any]]) -> str:
+    """The files of a question: ``these 3 files``, or the one file's name."""
+    return f"these {len(items)} files" if len(items) != 1 else shown(items[0]["name"])
+
+
+def asked_on_terminal(why_not: str) -> bool:
+    """Whether a "not approved" reason (:func:`vault_mem.adapters.cli._person_approves`) is the
+    person's own answer, not a missing terminal or ``--json``."""
+    return why_not.startswith("the person")
+
+
+def pending_items(ws, s, files, texts: list[str]) -> list[dict[str, Any]]:
+    """Each change waiting for approval, as ``trust`` shows and asks about it: its ``name`` (the
+    vault-relative file, what ``trust PATH`` takes), whose commit brought it, what it changes, and
+    the ``text`` shown (escaped: every part but vault-mem's words is text a peer chose)."""
+    from vault_mem.config import describe_changes
+    from vault_mem.store.gitfiles import is_git_file
+    from vault_mem.store.history import last_change_by
+
+    items: list[dict[str, Any]] = []
+
+    def whose(rev: str, rel: str) -> tuple[str | None, str | None, str]:
+        try:
+            got = last_change_by(ws.repo, rev, [ws.prefix + rel])
+        except VaultMemError:
+            got = None
+        if got is None:
+            return None, None, "a commit not found (git log names it)"
+        commit, name, email = got
+        return commit, email, f"commit {commit[:10]} by {shown(name)} <{shown_email(email)}>"
+
+    if s.pending_raw is not None:
+        commit, email, by = whose("HEAD", CONFIG_FILE)
+        what = f"changes settings: {describe_changes(s.changes)}"
+        items.append({"name": CONFIG_FILE, "kind": "settings", "commit": commit, "author": email, "what": what,
+                      "check": f"git log -p -- {CONFIG_FILE}",
+                      "text": f"{CONFIG_FILE} in {ws.root}, {by}, {what}"})
+    for index, ((ref, f), text) in enumerate(zip(files, texts, strict=True)):
+        commit, email, by = whose(ref, f.path)
+        verb = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
+        kind = "a file git itself interprets" if is_git_file(f.path) else f"a file vault-mem does not read{OTHERS}"
+        what = f"{verb} {kind}"
+        head = f"{shown(f.path)} from {ref}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
+        items.append({"name": f.path, "kind": "git file", "index": index, "remote": ref, "commit": commit,
+                      "author": email, "what": what, "check": f"git log -p {shell_word(ref)} -- {shell_word(f.path)}",
+                      "head": head, "text": f"{head}\n{indented(text)}"})
+    return items
+
+
+#: after "a file vault-mem does not read": who reads it (the first time a listing says it)
+OTHERS = " (other programs may: settings, hooks, instructions, scripts)"
+
+
+def named_items(ws, items: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
+    """The pending items the person named: each name a vault-relative path (``vault.toml``,
+    ``facts/.gitignore``), or a path from here into the vault; one naming nothing pending is
+    refused with what is pending (a typo approves nothing, and nothing else)."""
+    chosen: list[dict[str, Any]] = []
+    for name in names:
+        rel = name
+        full = Path(name).expanduser()
+        full = full if full.is_absolute() else Path.cwd() / full
+        try:
+            rel = os.path.relpath(os.path.abspath(full), ws.root).replace(os.sep, "/")
+        except ValueError:
+            pass
+        hits = [item for item in items if item["name"] in (name, rel)]
+        if not hits:
+            raise UsageError(f"{shown(name)} is not waiting for approval in {ws.root}; what waits: "
+                             f"{', '.join(shown(item['name']) for item in items)} (run `vault-mem trust` to see each)")
+        chosen += [item for item in hits if item not in chosen]
+    return chosen
+
+
+def vault_place(name: str) -> Path | None:
+    """The folder of ``name`` when it names a vault.toml of a folder that is no vault of this
+    machine (:func:`vault_mem.store.trust.known_vault`): what ``trust PATH`` approves as a vault."""
+    from vault_mem.config import choose_vault
+    from vault_mem.store.trust import known_vault, vault_standing
+
+    path = Path(name).expanduser()
+    if path.name != CONFIG_FILE or not path.is_file():
+        return None
+    folder = path.resolve().parent
+    # the vault found there anyway (a fresh clone's): its vault.toml is a settings file to approve
+    return None if known_vault(folder) or choose_vault(folder, vault_standing).root == folder else folder
+
+
+def git_files_shown(repo: GitRepo, files: list[IncomingGitFile]) -> list[str]:
+    """Each incoming file's text for ``trust`` to show (:func:`git_file_text`, escaped), within one
+    budget for them all: a push of a thousand files must not flood the person's terminal (nor a
+    JSON reader); past the budget a file is named with the command that shows it."""
+    from vault_mem.store.gitfiles import git_file_text
+
+    out, room = [], 40_000
+    for f in files:
+        if room <= 0:
+            out.append("(not shown: the files above filled this listing; read it with "
+                       + (f"`git cat-file -p {f.theirs}`" if f.theirs else "`git log -p -- PATH`") + " before approving)")
+            continue
+        out.append(shown_text(git_file_text(repo, f)))
+        room -= len(out[-1])
+    return out
+
+
+#: columns of a peer's file text per shown line, its indentation and a continuation mark included
+_SHOWN_WIDTH = 76
+
+
+def indented(text: str) -> str:
+    """A peer's file text (escaped already) as ``trust`` shows it under the file's name: every
+    line indented, and cut into pieces that fit :data:`_SHOWN_WIDTH` columns, each continuation
+    marked. A line longer than the terminal was wrapped by the terminal to column 0, outside the
+    indentation, so a peer could pad a line with spaces to print its own "approved" or "[y/N]"
+    lines where vault-mem's own stand."""
+    import unicodedata
+
+    def width(ch: str) -> int:
+        return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+    out = []
+    for line in text.splitlines():
+        piece, used, first = "", 0, True
+        for ch in line:
+            if used + width(ch) > _SHOWN_WIDTH - 6:
+                out.append(("    " if first else "    > ") + piece)
+                piece, used, first = "", 0, False
+            piece += ch
+            used += width(ch)
+        out.append(("    " if first else "    > ") + piece)
+    return "\n".join(out) or "    (empty)"

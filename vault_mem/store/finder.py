@@ -1,0 +1,70 @@
+"""Which vaults a command means: :func:`vault_mem.config.resolve_vaults` decided by this machine's
+records (DESIGN §7, §8).
+
+The config layer finds the candidates and chooses among them (:func:`vault_mem.config.choose_vault`),
+but which of them are this machine's vaults is in the approvals (trusted.json,
+:mod:`vault_mem.store.trust`), which that layer, below the store, cannot read: so it asks the
+function it is given, and every command, hook and server finds its vaults here. The approvals
+are read only where there is a choice (a teammate's vault.toml beside the vault), so a read its
+daemon answers parses nothing more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from vault_mem import config
+from vault_mem.config import CONFIG_FILE, PROJECT, VaultSet
+from vault_mem.errors import VaultMemError
+
+
+def _standing(root: Path) -> int:
+    from vault_mem.store.trust import vault_standing  # lazy: read only where there is a choice (start-up time)
+
+    return vault_standing(root)
+
+
+def passed_over_notice(folder: Path, chosen: Path) -> str:
+    """What a command says about a vault folder :func:`vault_mem.config.choose_vault` passed over:
+    its vault.toml would have made ``folder`` the vault in place of ``chosen``, and nothing of this
+    machine approved it. Paths escaped: a folder's name is text whoever committed it chose."""
+    from vault_mem.model.names import shell_word, shown  # lazy: said only when a folder is passed over
+
+    toml = folder / CONFIG_FILE
+    return (f"{shown(str(toml))} is ignored: this machine never approved {shown(str(folder))} as a vault, and a "
+            f"vault.toml there (anyone who commits to the repository can put one) would make it the vault in place "
+            f"of {shown(str(chosen))}, which stays the vault. If the person wants {shown(str(folder))} as the vault "
+            f"here, they run `vault-mem trust {shell_word(str(toml))}` in a terminal; if not, remove the file "
+            f"(`git log -- {shell_word(str(toml))}` shows whose commit added it)")
+
+
+def _with_passed_over(found: VaultSet) -> VaultSet:
+    """``found`` with its first-used vaults recorded and its passed-over folders said."""
+    notes: list[str] = []
+    for v in found.vaults:
+        if v.first and v.name == PROJECT:
+            from vault_mem.store.trust import record_vault  # lazy, as _standing
+
+            try:
+                record_vault(v.root, "first use")
+            except (OSError, VaultMemError):
+                pass  # a read-only config folder: chosen the same way next time, nothing recorded
+        notes += [passed_over_notice(f, v.root) for f in v.passed_over]
+    return replace(found, passed_notices=tuple(notes)) if notes else found
+
+
+def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = None) -> VaultSet:
+    """:func:`vault_mem.config.resolve_vaults` decided by this machine's records
+    (:func:`vault_mem.store.trust.vault_standing`): the one way every command, hook and server finds its vaults."""
+    return _with_passed_over(config.resolve_vaults(explicit, start=start, known=_standing))
+
+
+def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
+    """The first vault of :func:`resolve_vaults`: the one a one-vault command means."""
+    return resolve_vaults(explicit, start=start).vaults[0].root
+
+
+def find_vault_root(start: str | Path | None = None) -> Path:
+    """The vault the folder ``start`` (default: the working folder) names, as --vault does."""
+    return resolve_vault_root(Path(start) if start else Path.cwd())
