@@ -1,0 +1,80 @@
+"""review56: defects found by a review of attack54, hooks54 and sec51, each with the test that
+failed on the code before its fix. Real git, real CLI, real files; nothing mocked."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from conftest import PEER_EMAIL, cli, git, person_and_peer
+
+PEER = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL,
+        "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER_EMAIL}
+#: what a terminal runs (an OSC title, BEL) or shows reversed (U+202E), as a peer's description holds them
+HOSTILE = "Release \\e]0;pwned\\a \\u202e gnp.exe"
+RAW = "\x1b\x07\u202e"
+
+
+def _peer_git(peer, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=peer, env={**os.environ, **PEER}, check=True, capture_output=True)
+
+
+def test_an_imported_supersedes_never_hides_a_memory_written_after_the_import(tmp_path):
+    """attack54 dropped an imported ``supersedes`` item only when the vault held that key at the
+    import: a teammate's note naming ``deploy-rule`` before the person had one lay in wait, and
+    the ``deploy-rule`` written later (by the person's agent) was hidden from recall and
+    INDEX.md by the import's trusted commit. An import's ``supersedes`` keeps only the keys that
+    same import brings."""
+    root = tmp_path / "v"
+    assert cli("init", str(root)).returncode == 0
+    source = tmp_path / "team" / "decisions"
+    source.mkdir(parents=True)
+    (source / "team-deploys.md").write_text(
+        "---\ndescription: Deploys go through the team script\nsupersedes: [deploy-rule, old-team-deploys]\n---\n"
+        "Run ./deploy.sh from the team repo.\n")
+    (source / "old-team-deploys.md").write_text("---\ndescription: Deploys went through make deploy\n---\nOld.\n")
+    imported = cli("--vault", str(root), "import", str(tmp_path / "team"))
+    assert imported.returncode == 0, imported.stderr
+    assert "supersedes deploy-rule" in imported.stdout
+    note = (root / "decisions" / "team-deploys.md").read_text()
+    assert "deploy-rule" not in note and "old-team-deploys" in note  # the source's own chain is kept
+    wrote = cli("--vault", str(root), "remember", "deploy-rule", "--type", "decision",
+                "-d", "Deploys need a second person's review", "--body", "Agreed in the Nov retro.")
+    assert wrote.returncode == 0, wrote.stderr
+    assert "- deploy-rule" in (root / "INDEX.md").read_text()
+    assert "- old-team-deploys" not in (root / "INDEX.md").read_text()
+    assert '"deploy-rule"' in cli("--vault", str(root), "recall", "deploys", "review", "--json").stdout
+
+
+def test_a_hand_edit_commit_quotes_a_peers_description_escaped(tmp_path):
+    """attack54 escaped the subject of commits made through ``steps.commit_message`` alone; the
+    commits of hand edits (the daemon's, ``vault-mem edit``'s) build their message elsewhere and
+    quoted a peer's description raw: the person deleting a peer's memory by hand put its OSC
+    sequence and U+202E into a commit of this machine's, run by every terminal that printed the
+    history. Every message vault-mem commits is escaped where commits are made."""
+    from vault_mem.store.git import Identity
+    from vault_mem.vault.core import Vault
+    from vault_mem.vault.hand_edits import commit_hand_edits
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts" / "release-name.md").write_text(f'---\ndescription: "{HOSTILE}"\n---\nThe release name.\n')
+    (peer / "facts" / "release-date.md").write_text(f'---\ndescription: "{HOSTILE} date"\n---\nThe release date.\n')
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", "release")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    person = Identity("Test Person", "person@example.com")
+    vault = Vault(mine)
+    try:
+        # one memory deleted (its description in the subject), then two (each in the body's list)
+        for paths in (["facts/release-name.md"], ["facts/release-date.md", "preferences/editor-choice.md"]):
+            for rel in paths:
+                (mine / rel).unlink()
+            with vault.lock:
+                done = commit_hand_edits(vault, paths, who=(person, person), note="test", index_why="test")
+            assert done.commit
+            message = git(mine, "log", "-1", "--format=%B")
+            assert not any(ch in message for ch in RAW), repr(message)
+            assert "\\x1b]0;pwned\\x07 \\u202e" in message
+    finally:
+        vault.close()
