@@ -78,3 +78,19 @@ def test_a_hand_edit_commit_quotes_a_peers_description_escaped(tmp_path):
             assert "\\x1b]0;pwned\\x07 \\u202e" in message
     finally:
         vault.close()
+
+
+def test_a_random_secret_under_a_composite_record_key_is_still_refused():
+    """sec51 passed any value shaped ``NAME#...`` under a key's name as a single-table design's
+    composite key (``SK: ORDER#2026-12-04``), whatever followed the ``#``:
+    ``encryption_key=ENC#<random hex>`` and "signing key: SK#<random token>" went into history,
+    where the gate before sec51 refused them. The record's parts name things (dates, numbers,
+    words, UUIDs, ULIDs); a random token or random hex among them is a secret."""
+    from secret_probe import HEX, Draw, all_pass, all_refused, uuid4
+
+    d = Draw(5656)
+    all_refused([f"encryption_key=ENC#{d.r(32, HEX)}", f"signing key: SK#{d.r(28)}",
+                 f"api_key = 'TENANT#acme#{d.r(40)}'", f"secret_key: KEY#{d.r(24)}"])
+    all_pass([f"SK: ORDER#2026-12-04#{d.rng.choice('01')}{d.r(25, '0123456789ABCDEFGHJKMNPQRSTVWXYZ')}",
+              "SK: PROFILE#2026-12-04", "sort key: USER#1234#SETTINGS", f"partition key: TENANT#{uuid4(d.rng)}",
+              "cache key: PAGE#home#en-US"])

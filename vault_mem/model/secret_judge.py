@@ -23,8 +23,8 @@ from vault_mem.model.secret_names import (
 )
 from vault_mem.model.secret_public import analytics_cookies, public_by_design
 from vault_mem.model.secret_values import (
-    CONSONANT_RUN, NAMED, RECORD_ID, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
-    key_chord, sayable, type_name, unguessable,
+    CONSONANT_RUN, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
+    key_chord, record_id, sayable, type_name, unguessable,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
@@ -266,7 +266,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
             return "secret assignment" if cls != "key" else "high-entropy string in assignment"
         return None
     if cls == "key":
-        return "high-entropy string in assignment" if high_entropy(value) and not RECORD_ID.fullmatch(value) else None
+        return "high-entropy string in assignment" if high_entropy(value) and not record_id(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
         hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and word_and_number(value))
