@@ -94,3 +94,24 @@ def test_a_random_secret_under_a_composite_record_key_is_still_refused():
     all_pass([f"SK: ORDER#2026-12-04#{d.rng.choice('01')}{d.r(25, '0123456789ABCDEFGHJKMNPQRSTVWXYZ')}",
               "SK: PROFILE#2026-12-04", "sort key: USER#1234#SETTINGS", f"partition key: TENANT#{uuid4(d.rng)}",
               "cache key: PAGE#home#en-US"])
+
+
+def test_a_short_random_token_under_a_push_address_name_is_still_refused():
+    """sec51 passed every value under a push address's name (``device_token``, ``FCM_TOKEN``, "APNs
+    device token: X") as where a push goes, by the name alone: an IoT platform's device access
+    token (``THINGSBOARD_DEVICE_TOKEN=<20 random>``, a credential the device signs in with) and
+    Pushover's 30-character app token ("Pushover push token: X") went into history, where the
+    gate before sec51 refused them. A push address has its platform's shape (FCM's and
+    Huawei's long tokens, APNs' 64 hex, a UUID, ``ExponentPushToken[...]``); a short random
+    token under such a name is judged as any token."""
+    from secret_probe import ALNUM, HEX, Draw, all_pass, all_refused, uuid4
+
+    d = Draw(5657)
+    low36 = "abcdefghijklmnopqrstuvwxyz0123456789"
+    all_refused([f"THINGSBOARD_DEVICE_TOKEN={d.r(20)}", f"Pushover push token: {d.r(30, low36)}",
+                 f'{{"device_token": "{d.r(24)}"}}', f"gcm_token = {d.r(32, HEX)}"])
+    fcm = f"{d.r(22, ALNUM + '-_')}:APA91b{d.r(134, ALNUM + '-_')}"
+    all_pass([f"FCM registration token: {fcm}", f'{{"fcm_token": "{fcm}"}}', f"APNs device token {d.r(64, HEX)}",
+              f"device_token: {d.r(64, HEX)}", f"push token: ExponentPushToken[{d.r(22)}]",
+              f"OneSignal push token: {uuid4(d.rng)}", "DEVICE_TOKEN=<your device token>",
+              "device_token: null (the app has not registered yet)"])

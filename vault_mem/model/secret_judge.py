@@ -18,8 +18,8 @@ import re
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_names import (
-    BARE_TOKEN, DIGEST, GRANTING_KEY_END, KEY_QUALIFIERS, PUBLIC_KEY_NAMES, SEP, SHORT_ID, STATE_SUFFIXES,
-    STATE_WORDS, Span, is_key_char, is_sentence,
+    BARE_TOKEN, DIGEST, GRANTING_KEY_END, KEY_QUALIFIERS, PUBLIC_KEY_NAMES, PUSH_WORDS, SEP, SHORT_ID,
+    STATE_SUFFIXES, STATE_WORDS, Span, is_key_char, is_sentence,
 )
 from vault_mem.model.secret_public import analytics_cookies, public_by_design
 from vault_mem.model.secret_values import (
@@ -343,7 +343,7 @@ def digest_input(low: str, start: int) -> str | None:
     return None if m is None else "of" if m.group("of") else "call"
 
 
-_ADDRESS_WORDS = frozenset({"device", "push", "fcm", "apns", "gcm"})
+_ADDRESS_WORDS = frozenset(PUSH_WORDS)
 
 
 def address_word_before(low: str, start: int) -> bool:

@@ -26,7 +26,7 @@ from vault_mem.model.seed_words import BIP39_ENGLISH
 __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "BARE_TOKEN", "CALL_END", "CJK_CHAR", "COMPOUND",
            "COPULA_WORD", "DASHED_VALUE", "DIGEST", "DIGIT_GROUPS", "FOREIGN_PASSWORD_LABEL", "FSTRING_FIELD",
            "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD",
-           "PASSWORD_KEYS", "PROSE_TAIL", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
+           "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
            "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords"]
 
@@ -256,11 +256,16 @@ _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sft
                    r"|keystore|truststore|trust|pfx|p12|jks|cert|ssl|tls|signing|sudo|vpn)pass$|(?:^|[_.-])masterauth$")
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
 _SK_END = lazy(r"(?:^|[_.-])sk$")
+#: The words that make a token a device's address for push messages (FCM's registration token, APNs'
+#: device token): such a name is no credential's (:func:`key_class`), nor a bare "token" after them
+#: (``secret_judge.address_word_before``); what its value may be is ``secret_values.push_address``,
+#: and ``secret_labels.push_addresses`` judges a value of another shape under it.
+PUSH_WORDS = ("device", "push", "fcm", "apns", "gcm")
 _NOT_A_CREDENTIAL = lazy(r"(?:next|prev|previous|continuation|pagination|cursor|resume|sync)[_.-]?(?:page[_.-]?)?token$"
                          r"|^(?:[a-z0-9_.]{0,40}[_.])?(?:invalid|expired|missing|bad|wrong|revoked|unknown|malformed)[_-]?"
                          r"(?:token|password|passwd|secret|credentials?|api[_-]?key|key|auth)$|^auth0$"
                          # a device's address for push messages (FCM's registration token, APNs' device token)
-                         r"|(?:device|push|fcm|apns|gcm)[_-]?token$"
+                         rf"|(?:{'|'.join(PUSH_WORDS)})[_-]?token$"
                          # a shared link's own key, which the link is made to hand out (Dropbox's `rlkey=`, Drive's `resourcekey=`)
                          r"|^(?:rlkey|resourcekey)$"
                          # a secret's digest or mask by its name (detect-secrets' `hashed_secret`, `password_hash`)

@@ -23,7 +23,7 @@ from vault_mem.model.lazy_patterns import lazy
 
 __all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "UUID", "credential_like",
            "documented_example", "has_symbol", "high_entropy", "identifier_like", "in_crypt_hash",
-           "is_placeholder", "is_wordy", "key_chord", "looks_fake", "random_hex", "random_letters",
+           "is_placeholder", "is_wordy", "key_chord", "looks_fake", "push_address", "random_hex", "random_letters",
            "random_token", "record_id", "reference_token", "run_at_read", "sample_jwt", "sayable", "script_prose", "shannon_entropy",
            "spoken", "stored_not_secret", "type_name", "unguessable"]
 
@@ -339,6 +339,16 @@ def unguessable(value: str) -> bool:
 #: hex has 16 symbols, and 1 random 32-character hex string in 5 scores under 3.5 (under 3.0:
 #: 1 in 1,000 at 24 characters), so a hex key after its label passed by the luck of its draw
 _ENTROPY_BAR, _HEX_ENTROPY_BAR = 3.5, 3.0
+
+
+_PUSH_SHAPE = lazy(r"[0-9a-fA-F]{64}|Expo(?:nent)?PushToken\[[^\]\s]{1,200}\]")
+
+
+def push_address(value: str) -> bool:
+    """Has ``value`` a push address's shape: a platform's long token (FCM's ``<id>:APA91b...``,
+    Huawei's, 60 characters or more), APNs' 64 hex, a UUID (OneSignal's subscription id) or Expo's
+    ``ExponentPushToken[...]``? A short random token is none of them (a device's access token)."""
+    return len(value) >= 60 or _PUSH_SHAPE.fullmatch(value) is not None or UUID.fullmatch(value) is not None
 
 
 def record_id(value: str) -> bool:
