@@ -294,3 +294,25 @@ def test_a_global_hooks_folder_keeps_each_repositorys_gate(tmp_path):
     (other / "app.py").write_text("print('bye')\n")
     done, _ = commit(other, "app.py", message="bye")
     assert done.returncode == 0 and "vault-mem" not in done.stderr, done.stderr
+
+
+def test_the_pasted_post_rewrite_line_leaves_the_rewritten_list_to_the_projects_hook(tmp_path):
+    """review56: git gives post-rewrite the rewritten commits on its input, once. The pasted line
+    ran vault-mem's hook on it, which read it all: a project's own post-rewrite below the line
+    read nothing (and above it, vault-mem's record read nothing, so the person's amended commit
+    was a peer's). The line keeps a copy and gives the rest of the script the same input."""
+    root = project(tmp_path)
+    folder = githooks(root)
+    memory = root / "memory"
+    assert cli("init", str(memory)).returncode == 0
+    paste(folder)
+    hook = folder / "post-rewrite"
+    hook.write_text(hook.read_text() + 'cat > "$(git rev-parse --git-dir)/project-rewritten"\n')
+    write_memory(memory, "lint-rule", "The project lints with ruff")
+    done, _ = commit(root, "memory/facts/lint-rule.md", message="a memory by hand")
+    assert done.returncode == 0, done.stderr
+    old = git(root, "rev-parse", "HEAD").strip()
+    git(root, "commit", "-q", "--amend", "-m", "a memory by hand, reworded")
+    new = git(root, "rev-parse", "HEAD").strip()
+    assert (root / ".git" / "project-rewritten").read_text().split() == [old, new]
+    assert new in provenance.recorded(root / ".git")[1]

@@ -339,10 +339,7 @@ def unsafe_hooks(folder: Path, wrapped: bool = False) -> list[str]:
     a peer's change as made here). A few small reads, no process."""
     found = []
     for name in HOOK_NAMES:
-        try:
-            text = (folder / name).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+        text = _read(folder / name)
         # a plain-shell hook of ours is unsafe only in a form that starts vault-mem another way
         starts = name not in SHELL_ONLY or f"hook {name}" in text
         if MARKER in text and ((starts and LAUNCH not in text) or _record(name, wrapped) not in text):
@@ -353,15 +350,7 @@ def unsafe_hooks(folder: Path, wrapped: bool = False) -> list[str]:
 def missing_hooks(folder: Path) -> list[str]:
     """vault-mem's hooks that are not in ``folder`` at all (a fresh clone: git does not clone
     hooks), so hand commits skip the secret and format gate. A few stats, no process."""
-    found = []
-    for name in HOOK_NAMES:
-        try:
-            text = (folder / name).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            text = ""
-        if MARKER not in text:
-            found.append(name)
-    return found
+    return [name for name in HOOK_NAMES if MARKER not in _read(folder / name)]
 
 
 def missing_hooks_notice(folder: Path, root: Path, toplevel: Path | None = None, git_dir: Path | None = None,
@@ -429,9 +418,17 @@ def _whose(folder: Path, toplevel: Path) -> str:
 def project_line(name: str) -> str:
     """The line that runs vault-mem's hook ``name`` from the project's own hook file: the script
     in the git folder (:func:`own_hooks_dir`), when there, with git's arguments; its failure
-    (pre-commit's refusal) stops the commit. It names no path of this machine."""
-    return (f'vault_mem_hook="$(git rev-parse --git-common-dir 2>/dev/null)/{OWN_HOOKS}/{name}"; '
-            'if [ -x "$vault_mem_hook" ]; then "$vault_mem_hook" "$@" || exit $?; fi')
+    (pre-commit's refusal) stops the commit. It names no path of this machine.
+
+    post-rewrite reads the rewritten commits on its input, which git gives once: the line keeps a
+    copy, runs ours on it and gives the rest of the script the same input (``exec <``), whose
+    own post-rewrite read nothing after ours (and ours nothing after it: the person's amended
+    commit went unrecorded, a peer's); git ignores post-rewrite's status, so ours never stops it."""
+    find = f'vault_mem_hook="$(git rev-parse --git-common-dir 2>/dev/null)/{OWN_HOOKS}/{name}"; '
+    if name == "post-rewrite":
+        return find + ('if [ -x "$vault_mem_hook" ] && vault_mem_in=$(mktemp 2>/dev/null); then cat > "$vault_mem_in"; '
+                       '"$vault_mem_hook" "$@" < "$vault_mem_in" || :; exec < "$vault_mem_in"; rm -f "$vault_mem_in"; fi')
+    return find + 'if [ -x "$vault_mem_hook" ]; then "$vault_mem_hook" "$@" || exit $?; fi'
 
 
 def paste_folder(folder: Path) -> Path:
@@ -466,11 +463,7 @@ def lines_missing(folder: Path) -> list[str]:
     where = paste_folder(folder)
     found = []
     for name in HOOK_NAMES:
-        try:
-            text = (where / name).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            text = ""
-        if not runs_line(text, project_line(name)) or where == Path(folder) and not os.access(where / name, os.X_OK):
+        if not runs_line(_read(where / name), project_line(name)) or where == Path(folder) and not os.access(where / name, os.X_OK):
             found.append(name)
     return found
 
@@ -480,6 +473,7 @@ def snippet(folder: Path, names: list[str] | tuple[str, ...] = HOOK_NAMES) -> st
     file and its two lines."""
     where = paste_folder(folder)
     parts = [f"add to the git hooks in {where} these lines, above any line that ends the script (`exit`, `exec`) "
+             "or reads its input (post-rewrite's) "
              "(plain shell; a file that is not there: create it with `#!/bin/sh` as its first line and make it "
              "executable; every teammate and every repository may keep them, they run vault-mem only where it "
              "is installed):"]
@@ -543,6 +537,7 @@ def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | 
 
 
 def _read(path: Path) -> str:
+    """The text of hook file ``path``, or "" when it cannot be read (missing: no hook)."""
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
