@@ -115,3 +115,18 @@ def test_a_short_random_token_under_a_push_address_name_is_still_refused():
               f"device_token: {d.r(64, HEX)}", f"push token: ExponentPushToken[{d.r(22)}]",
               f"OneSignal push token: {uuid4(d.rng)}", "DEVICE_TOKEN=<your device token>",
               "device_token: null (the app has not registered yet)"])
+
+
+def test_every_tailscale_public_key_passes_by_every_rule_that_names_them():
+    """sec51 wrote Tailscale's public key names in three rules (a value's prefix, a field's name,
+    a word before a value), each with its own list: the tailnet lock's ``nlpub:`` was in one of
+    them, so "the signing key is nlpub:<hex>" (``tailscale lock status``'s public key) was refused
+    where ``nodekey:<hex>`` passed. One list now, read by the three; a private key still refused."""
+    from secret_probe import HEX, Draw, all_pass, all_refused
+
+    d = Draw(5658)
+    for name in ("nodekey", "mkey", "discokey", "nlpub"):
+        value = f"{name}:{d.r(64, HEX)}"
+        all_pass([f"the signing key is {value} (public, share it)", f"key: {value}", f"{name}: {value}",
+                  f"Trusted signing keys: {value} 1 (self)"])
+    all_refused([f"the node's private key is privkey:{d.r(64, HEX)}", f"key: nlpriv:{d.r(64, HEX)}"])

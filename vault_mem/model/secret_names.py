@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
+from vault_mem.model.secret_public import TAILSCALE_PUBLIC_KEYS
 from vault_mem.model.secret_values import PASSWORD_SYMBOLS
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
@@ -270,7 +271,7 @@ _NOT_A_CREDENTIAL = lazy(r"(?:next|prev|previous|continuation|pagination|cursor|
                          r"|^(?:rlkey|resourcekey)$"
                          # a secret's digest or mask by its name (detect-secrets' `hashed_secret`, `password_hash`)
                          r"|^(?:hashed|hash|salted|masked|redacted|obfuscated)[_-]?(?:secret|password|passwd|token|key|credentials?)$"
-                         r"|^(?:nodekey|mkey|discokey)$")  # (Tailscale's public keys, `nodekey:<hex>`)
+                         rf"|^(?:{'|'.join(TAILSCALE_PUBLIC_KEYS)})$")  # (Tailscale's public keys, `nodekey:<hex>`)
 _MANAGER_NAME = lazy(r"1password|lastpass|keepass(?:xc)?|nordpass")
 _PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
