@@ -130,3 +130,18 @@ def test_every_tailscale_public_key_passes_by_every_rule_that_names_them():
         all_pass([f"the signing key is {value} (public, share it)", f"key: {value}", f"{name}: {value}",
                   f"Trusted signing keys: {value} 1 (self)"])
     all_refused([f"the node's private key is privkey:{d.r(64, HEX)}", f"key: nlpriv:{d.r(64, HEX)}"])
+
+
+def test_an_item_named_after_a_password_manager_of_two_words_passes():
+    """sec51 passed an item's name after a password manager's name ("1Password: \\"AWS prod\\"",
+    "KeePass: ops.kdbx") for the managers named in one word; "Proton Pass: AWS-prod-db" and
+    "Google Password Manager: AWS-prod-db" (where a secret lives: what a memory should hold
+    instead of it) were still refused as a password. One list of the managers' names now, of any
+    number of words; a password given after the manager's name is still refused."""
+    from secret_probe import Draw, all_pass, all_refused, person
+
+    d = Draw(5659)
+    all_pass(["Proton Pass: AWS-prod-db", "The staging login is saved in Proton Pass: AWS-prod-db",
+              "Google Password Manager: AWS-prod-db", "1Password: AWS-prod-db"])
+    all_refused([f"Proton Pass password: {person(d.rng)}", f"Google Password Manager master password: {d.r(14)}!",
+                 f"Proton Pass: {d.r(16)}#"])

@@ -67,7 +67,7 @@ from vault_mem.model.secret_judge import (
 )
 from vault_mem.model.secret_names import (
     ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS, PUSH_WORDS,
-    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords,
+    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords, manager_label,
 )
 from vault_mem.model.secret_near import (
     ASIDE, ASIDE_STOP, COMMA_LITERAL, FLOW_MEMBER, ID_WORDS, LOGIN_NOUN, NAME_EQUALS, SAID_LAST, SET_VARIABLE,
@@ -149,6 +149,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = key_class(name)
+        if cls == "password" and manager_label(low, start, kw.end()):
+            cls = "network"  # "Proton Pass: X", "Google Password Manager: X": an item's name follows (key_class)
         if cls == "key" and start == kw.start() and (prose_key(text, start, "key", PASSWORD_KEYS)
                                                      or WIFI.search(low, max(0, start - WIFI_REACH), start)):
             cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one

@@ -29,7 +29,7 @@ __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "BARE_TOKEN", "CALL_END", 
            "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD",
            "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
-           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords"]
+           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label"]
 
 Span = tuple[str, int, int]
 
@@ -272,7 +272,20 @@ _NOT_A_CREDENTIAL = lazy(r"(?:next|prev|previous|continuation|pagination|cursor|
                          # a secret's digest or mask by its name (detect-secrets' `hashed_secret`, `password_hash`)
                          r"|^(?:hashed|hash|salted|masked|redacted|obfuscated)[_-]?(?:secret|password|passwd|token|key|credentials?)$"
                          rf"|^(?:{'|'.join(TAILSCALE_PUBLIC_KEYS)})$")  # (Tailscale's public keys, `nodekey:<hex>`)
-_MANAGER_NAME = lazy(r"1password|lastpass|keepass(?:xc)?|nordpass")
+#: Password managers whose names hold a password word: after such a name comes an item's name
+#: ("stored in 1Password: \"AWS prod\"", "Proton Pass: ops/db"), judged as a network's word is: one
+#: word (:func:`key_class`) or more (:func:`manager_label`, for ``secret_labels.assignments``)
+_MANAGERS = ("1password", "lastpass", "keepass", "keepassxc", "nordpass", "proton pass", "password manager")
+_MANAGER_NAME = lazy("|".join(m for m in _MANAGERS if " " not in m))
+_MANAGER_PHRASE = lazy("(?<![a-z0-9])(?:" + "|".join(m.replace(" ", r"[ \t]") for m in _MANAGERS if " " in m)
+                       + ")(?![a-z0-9])")
+
+
+def manager_label(low: str, start: int, end: int) -> bool:
+    """Is the label ``low[start:end]`` a word of a password manager's name of two words or more
+    ("Proton Pass:", "Google Password Manager:")? ``low``: the text lowercased."""
+    return any(m.start() <= start and end <= m.end()
+               for m in _MANAGER_PHRASE.finditer(low, max(0, start - 24), min(len(low), end + 24)))
 _PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
 # a CJK or Thai word for password or token written against the word before it ("root密码")
