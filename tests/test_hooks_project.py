@@ -199,22 +199,114 @@ def test_hooks_an_earlier_vault_mem_wrote_into_the_projects_folder_are_taken_out
     assert "an earlier vault-mem" not in cli("--vault", str(memory), "list").stderr
 
 
-def test_a_hooks_folder_outside_the_work_tree_gets_vault_mems_hooks_as_before(tmp_path):
-    """A global hooks folder (core.hooksPath outside the repository) is the person's own: vault-mem
-    writes its hooks there, a hook already there moved aside and run first, as it always did."""
+def test_a_hooks_folder_outside_the_work_tree_is_left_as_it_is(tmp_path):
+    """A hooks folder outside the repository (core.hooksPath naming the person's folder) runs for
+    every repository of theirs: vault-mem writes nothing there (hooks54 wrote its hooks there, a
+    hook already there moved aside; review56: a second vault's init rewrote them for its own
+    folder, test_a_global_hooks_folder_keeps_each_repositorys_gate). Its hooks go to the git
+    folder, and the person's hook keeps running, with the pasted lines."""
     root = project(tmp_path)
     outside = tmp_path / "global-hooks"
     outside.mkdir()
     (outside / "pre-commit").write_text(PROJECT_PRE_COMMIT)
     (outside / "pre-commit").chmod(0o755)
     git(root, "config", "core.hooksPath", str(outside))
-    assert cli("init", str(root / "memory")).returncode == 0
-    assert all(MARKER in (outside / name).read_text() for name in HOOK_NAMES)
-    assert (outside / ("pre-commit" + CHAINED_SUFFIX)).read_text() == PROJECT_PRE_COMMIT
-    assert not (root / ".git" / "vault-mem" / "hooks").exists()
+    made = cli("init", str(root / "memory"))
+    assert made.returncode == 0, made.stderr
+    assert "a folder your other repositories run too" in made.stdout + made.stderr
+    assert sorted(p.name for p in outside.iterdir()) == ["pre-commit"]
+    assert (outside / "pre-commit").read_text() == PROJECT_PRE_COMMIT
+    assert all(MARKER in (root / ".git" / "vault-mem" / "hooks" / name).read_text() for name in HOOK_NAMES)
+    assert "pre-commit" in cli("--vault", str(root / "memory"), "list").stderr
+    paste(outside)
     assert "hooks" not in cli("--vault", str(root / "memory"), "list").stderr
+    write_memory(root / "memory", "lint-rule", "The project lints with ruff")
+    done, _ = commit(root, "memory/facts/lint-rule.md", message="a memory by hand")
+    assert done.returncode == 0, done.stderr
+    assert (root / ".git" / "project-pre-commit-ran").read_text() == "ran\n"
+    assert "lint-rule" in git(root, "show", "HEAD:memory/INDEX.md")
+
+
+def test_a_line_pasted_below_the_end_of_a_hook_counts_as_missing(tmp_path):
+    """review56: a line pasted below a hook's ``exit 0`` (or ``exec npx lint-staged``) never runs,
+    yet counted as there: commands stopped naming the hook and a credential went into a commit
+    by hand with nothing said. It counts only above such a line (``exec < /dev/tty`` only
+    redirects: a line after it runs)."""
+    root = project(tmp_path)
+    folder = githooks(root)
+    memory = root / "memory"
+    assert cli("init", str(memory)).returncode == 0
+    paste(folder)
+    body = PROJECT_PRE_COMMIT + "exit 0\n"
+    (folder / "pre-commit").write_text(body + f"# vault-mem: pre-commit\n{project_line('pre-commit')}\n")
+    said = cli("--vault", str(memory), "list").stderr
+    assert "do not run vault-mem's pre-commit, so a hand commit skips the check" in said, said
+    (memory / "facts" / "ci-token.md").write_text(f"---\ndescription: CI bot access\n---\ntoken: {fake_token()}\n")
+    passed, _ = commit(root, "memory/facts/ci-token.md", message="token")
+    assert passed.returncode == 0  # what the warning is about: git never reached the line
+    git(root, "reset", "-q", "--hard", "HEAD~1")
+    for head in (PROJECT_PRE_COMMIT + "exec < /dev/tty\n", PROJECT_PRE_COMMIT + "if false; then\n    exit 1\nfi\n"):
+        (folder / "pre-commit").write_text(head + f"{project_line('pre-commit')}\n")
+        assert "hooks" not in cli("--vault", str(memory), "list").stderr
+    (memory / "facts" / "ci-token.md").write_text(f"---\ndescription: CI bot access\n---\ntoken: {fake_token()}\n")
+    refused, _ = commit(root, "memory/facts/ci-token.md", message="token")
+    assert refused.returncode != 0 and "looks like a" in refused.stderr, refused.stderr
 
 
 def test_the_documented_line_is_the_one_vault_mem_prints():
     page = (Path(__file__).resolve().parent.parent / "docs" / "hand-edits-and-daemon.md").read_text()
     assert f"```\n{project_line('pre-commit')}\n```" in page
+
+
+def test_a_global_hooks_folder_keeps_each_repositorys_gate(tmp_path):
+    """review56: a hooks folder outside the work tree (``core.hooksPath`` in the person's global
+    configuration) serves every repository of the person. vault-mem wrote its hooks there with
+    the first vault's folder baked in; a second project's init rewrote them for its own folder,
+    and the first project's pre-commit then found "no vault" and let a credential in, while every
+    command there said nothing was missing (the hooks held vault-mem's mark). Such a folder is
+    treated as a project's: each repository's hooks go to its own git folder, and the one line
+    per hook pasted into the shared folder runs them where they are, and nothing elsewhere."""
+    shared = tmp_path / "global-hooks"
+    shared.mkdir()
+    git(tmp_path, "config", "--global", "core.hooksPath", str(shared))
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+    first, second, other = (project(tmp_path / name) for name in ("a", "b", "c"))
+    for vault in (first / "memory", second / "notes"):
+        made = cli("init", str(vault))
+        assert made.returncode == 0, made.stderr
+        assert project_line("pre-commit") in made.stdout + made.stderr
+    assert sorted(p.name for p in shared.iterdir()) == []  # nothing written into the person's folder
+    paste(shared)
+    for root, folder in ((first, "memory"), (second, "notes")):
+        assert "hooks" not in cli("--vault", str(root / folder), "list").stderr
+        (root / folder / "facts" / "ci-token.md").write_text(
+            f"---\ndescription: CI bot access\n---\ntoken: {fake_token()}\n")
+        refused, _ = commit(root, f"{folder}/facts/ci-token.md", message="token")
+        assert refused.returncode != 0 and "looks like a" in refused.stderr, (root, refused.stderr)
+    # a repository with no vault: its commits go through, and nothing is said
+    (other / "app.py").write_text("print('bye')\n")
+    done, _ = commit(other, "app.py", message="bye")
+    assert done.returncode == 0 and "vault-mem" not in done.stderr, done.stderr
+
+
+def test_the_pasted_post_rewrite_line_leaves_the_rewritten_list_to_the_projects_hook(tmp_path):
+    """review56: git gives post-rewrite the rewritten commits on its input, once. The pasted line
+    ran vault-mem's hook on it, which read it all: a project's own post-rewrite below the line
+    read nothing (and above it, vault-mem's record read nothing, so the person's amended commit
+    was a peer's). The line keeps a copy and gives the rest of the script the same input."""
+    root = project(tmp_path)
+    folder = githooks(root)
+    memory = root / "memory"
+    assert cli("init", str(memory)).returncode == 0
+    paste(folder)
+    hook = folder / "post-rewrite"
+    hook.write_text(hook.read_text() + 'cat > "$(git rev-parse --git-dir)/project-rewritten"\n')
+    write_memory(memory, "lint-rule", "The project lints with ruff")
+    done, _ = commit(root, "memory/facts/lint-rule.md", message="a memory by hand")
+    assert done.returncode == 0, done.stderr
+    old = git(root, "rev-parse", "HEAD").strip()
+    git(root, "commit", "-q", "--amend", "-m", "a memory by hand, reworded")
+    new = git(root, "rev-parse", "HEAD").strip()
+    assert (root / ".git" / "project-rewritten").read_text().split() == [old, new]
+    assert new in provenance.recorded(root / ".git")[1]

@@ -78,3 +78,27 @@ def test_pinned_first_within_a_section_and_a_small_section_shown_whole():
     procedures = text.split("## Procedures\n", 1)[1]
     assert procedures.count("- procedure-") == 3 and "more:" not in procedures
     assert len(text) <= 1000 * 4
+
+
+def test_a_scripts_own_joiners_reach_index_md_as_written():
+    """review56: attack54 renders INDEX.md's descriptions by the rule of memory text anywhere
+    (``model/names.visible``), which escaped every zero-width joiner: a Persian description
+    (می‌خواهم: a ZWNJ inside the word, as Persian spells it), a Devanagari conjunct (क्‍ष) and an
+    emoji ZWJ sequence (a family) came out as ``\\u200c``/``\\u200d`` in the file the person
+    reads and the agent loads. A joiner between two letters of a script that spells with it, or
+    ZWJ between two emoji, is kept; anywhere else (inside a Latin word or a marker, at an edge) it
+    is escaped as before, and so is every other format character."""
+    from vault_mem.model.indexmd import entry_line
+    from vault_mem.model.names import visible
+
+    kept = ["می\u200cخواهم از Helix استفاده کنم", "क्\u200dष परीक्षा", "family \U0001f468\u200d\U0001f469\u200d\U0001f467 chat",
+            "\U0001f3f3\ufe0f\u200d\U0001f308 pride", "\U0001f469\U0001f3fd\u200d\U0001f4bb laptop"]
+    for text in kept:
+        line = entry_line(IndexEntry(key="k", type="fact", path="facts/k.md", description=text, date="2026-12-05"))
+        assert text in line, (text, line)
+        assert visible(text, prose=True) == text
+    escaped = {"pay\u200dpal": "pay\\u200dpal", "</mem\u200cory-1>": "</mem\\u200cory-1>",
+               "\u200cمی": "\\u200cمی", "می\u200c": "می\\u200c", "a \u202egnp.exe": "a \\u202egnp.exe",
+               "می\u200bخواهم": "می\\u200bخواهم", "\U0001f468\u200da": "\U0001f468\\u200da"}
+    for text, shown in escaped.items():
+        assert visible(text, prose=True) == shown, text

@@ -59,6 +59,38 @@ def hidden_in_prose(ch: str) -> bool:
     return ch not in "\n\t" and unicodedata.category(ch) in _HIDDEN_IN_PROSE
 
 
+#: The zero-width non-joiner and joiner: format characters, but part of how some scripts are spelled
+_JOINERS = "\u200c\u200d"
+#: The blocks of the scripts that spell with them between letters: Arabic (Persian's می‌خواهم),
+#: Syriac, Thaana, NKo, the Indic scripts and Sinhala (a virama, then ZWJ or ZWNJ), Myanmar, Khmer,
+#: Mongolian, Phags-pa, and the Arabic presentation forms
+_JOINING_BLOCKS = ((0x0600, 0x08FF), (0x0900, 0x0DFF), (0x1000, 0x109F), (0x1780, 0x18AF), (0xA840, 0xA87F),
+                   (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))
+
+
+def _joining(ch: str) -> bool:
+    return any(lo <= ord(ch) <= hi for lo, hi in _JOINING_BLOCKS)
+
+
+def _emoji_part(ch: str) -> bool:
+    """A pictograph, or what follows one in a sequence (VS16, a skin tone)."""
+    code = ord(ch)
+    return ch == "\ufe0f" or 0x1F3FB <= code <= 0x1F3FF or (code >= 0x2190 and unicodedata.category(ch) == "So")
+
+
+def _spelled_joiner(text: str, i: int) -> bool:
+    """Whether the joiner ``text[i]`` is part of the text's spelling, kept in prose: between two
+    characters of a script that spells with it (:data:`_JOINING_BLOCKS`), or a ZWJ between two
+    emoji (a family, a flag, a profession). Anywhere else (inside a Latin word or a marker, at an
+    edge) it hides or forges, and is escaped."""
+    if i == 0 or i + 1 >= len(text):
+        return False
+    before, after = text[i - 1], text[i + 1]
+    if _joining(before) and _joining(after):
+        return True
+    return text[i] == "\u200d" and _emoji_part(before) and _emoji_part(after)
+
+
 def visible(text: str, *, prose: bool = False) -> str:
     """``text`` from elsewhere with every character that could hide or forge something made a
     visible ``\\xNN``/``\\uNNNN``/``\\UNNNNNNNN`` escape: the one rule for names and for prose.
@@ -68,11 +100,14 @@ def visible(text: str, *, prose: bool = False) -> str:
     and unpaired surrogates; a backslash is doubled, so an escape cannot be forged in a line of
     output. Prose (``prose=True``, a memory's text in front of an agent): line breaks, tabs,
     spaces of any script and backslashes (code, paths) are kept; controls, format characters,
-    line/paragraph separators, private-use and unassigned characters are escaped."""
+    line/paragraph separators, private-use and unassigned characters are escaped, but for a
+    zero-width joiner that is part of the text's spelling (:func:`_spelled_joiner`: Persian's
+    ZWNJ, an Indic conjunct's ZWJ, an emoji ZWJ sequence)."""
     if prose:
         if _plain_prose(text):
             return text
-        return "".join(_escape(ch) if hidden_in_prose(ch) else ch for ch in text)
+        return "".join(_escape(ch) if hidden_in_prose(ch) and not (ch in _JOINERS and _spelled_joiner(text, i)) else ch
+                       for i, ch in enumerate(text))
     if text.isprintable() and "\\" not in text:
         return text
     out = []

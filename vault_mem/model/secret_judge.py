@@ -18,13 +18,13 @@ import re
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_names import (
-    BARE_TOKEN, DIGEST, GRANTING_KEY_END, KEY_QUALIFIERS, PUBLIC_KEY_NAMES, SEP, SHORT_ID, STATE_SUFFIXES,
-    STATE_WORDS, Span, is_key_char, is_sentence,
+    BARE_TOKEN, DIGEST, GRANTING_KEY_END, KEY_QUALIFIERS, PUBLIC_KEY_NAMES, PUSH_WORDS, SEP, SHORT_ID,
+    STATE_SUFFIXES, STATE_WORDS, Span, is_key_char, is_sentence,
 )
-from vault_mem.model.secret_public import analytics_cookies, public_by_design
+from vault_mem.model.secret_public import TAILSCALE_PUBLIC_KEYS, analytics_cookies, public_by_design
 from vault_mem.model.secret_values import (
-    CONSONANT_RUN, NAMED, RECORD_ID, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
-    key_chord, sayable, type_name, unguessable,
+    CONSONANT_RUN, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
+    key_chord, record_id, sayable, type_name, unguessable,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
@@ -266,7 +266,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
             return "secret assignment" if cls != "key" else "high-entropy string in assignment"
         return None
     if cls == "key":
-        return "high-entropy string in assignment" if high_entropy(value) and not RECORD_ID.fullmatch(value) else None
+        return "high-entropy string in assignment" if high_entropy(value) and not record_id(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
         hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and word_and_number(value))
@@ -343,7 +343,7 @@ def digest_input(low: str, start: int) -> str | None:
     return None if m is None else "of" if m.group("of") else "call"
 
 
-_ADDRESS_WORDS = frozenset({"device", "push", "fcm", "apns", "gcm"})
+_ADDRESS_WORDS = frozenset(PUSH_WORDS)
 
 
 def address_word_before(low: str, start: int) -> bool:
@@ -408,8 +408,8 @@ NEAR_STOP = lazy(r"(?<![a-z])(?:ids?|identifier|commit|sha[0-9]{0,3}|md5|hash(?:
                   r"|count|ref|arn|published|documented|sample|well-known|dummy|fake|cache|primary|foreign|partition|sort"
                   r"|idempotency|dedup|lookup|index|routing|ssh-[a-z0-9-]+|ecdsa-[a-z0-9-]+|vault|secure|kms|hmac-sha[0-9]+|sha-?[0-9]+"
                   r"|kty|e\.g|example|for instance|such as|like|data:[a-z-]{1,30}/[a-z0-9.+-]{1,40}"
-                  # Tailscale's public keys by their prefix (`nodekey:`, `mkey:`, `discokey:`; `privkey:` is a secret)
-                  r"|nodekey|mkey|discokey|nlpub"
+                  # Tailscale's public keys by their prefix (secret_public.TAILSCALE_PUBLIC_KEYS; `privkey:` is a secret)
+                  rf"|{'|'.join(TAILSCALE_PUBLIC_KEYS)}"
                   # "example" in the languages of secret_words (a policy's sample is no password)
                   r"|ejemplo|p\.ej|exemplo|exemple|beispiel|z\.b|esempio|voorbeeld|bijvoorbeeld|przyk[łl]ad|örnek|ornek"
                   r"|ví dụ|vi du|contoh|misalnya|exempel|esimerkki|příklad|priklad|példa|exemplu|пример|例えば|例如|예시|예를)(?![a-z])"

@@ -66,8 +66,8 @@ from vault_mem.model.secret_judge import (
     prose_key, public_word_before, strong_unlabelled, two_words_number, word_and_number,
 )
 from vault_mem.model.secret_names import (
-    ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS,
-    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords,
+    ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS, PUSH_WORDS,
+    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords, manager_label,
 )
 from vault_mem.model.secret_near import (
     ASIDE, ASIDE_STOP, COMMA_LITERAL, FLOW_MEMBER, ID_WORDS, LOGIN_NOUN, NAME_EQUALS, SAID_LAST, SET_VARIABLE,
@@ -77,16 +77,36 @@ from vault_mem.model.secret_near import (
 from vault_mem.model.secret_public import analytics_cookies, in_web_config, public_by_design
 from vault_mem.model.secret_values import (
     ENV_NAME, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, looks_fake,
-    random_hex, random_token, unguessable,
+    push_address, random_hex, random_token, unguessable,
 )
 
 __all__ = ["MAX_LABELS", "TOO_MANY_LABELS", "app_passwords", "assignments", "key_named_value",
-           "labelled_value"]
+           "labelled_value", "push_addresses"]
 
 # Google's app password (four groups of four lower-case letters) after an app password's label on
 # its line, whatever words stand between ("App password the CI job uses to send reports: X")
 _APP_LABEL = lazy(r"(?i:(?<![\w-])app(?:lication)?[ _-]?passwords?(?![\w-]))")
 _APP_GROUPS = lazy(r"(?<![\w-])[a-z]{4}(?:[ -]?[a-z]{4}){3}(?![\w-])")
+
+
+# a push address's name and its value (`device_token=X`, `"fcm_token": "X"`, "APNs device token: X",
+# `THINGSBOARD_DEVICE_TOKEN=X`), read on the lower-cased text
+_PUSH_NAMED = lazy(rf"(?<![a-z0-9])(?:{'|'.join(PUSH_WORDS)})(?:[ _-]?registration)?[ _-]?token[\"'`]?[ \t]{{0,4}}"
+                   r"(?::|=>?|is)[ \t]{0,4}[\"'`]?(?P<value>[^\s\"'`,;)]{8,400})")
+
+
+def push_addresses(text: str, low: str) -> Iterator[Span]:
+    """A random value under a push address's name that has no push address's shape
+    (:func:`~vault_mem.model.secret_values.push_address`): the name passes a value elsewhere
+    (``key_class``, ``address_word_before``), so FCM's and APNs' tokens raise no alarm; a
+    device's access token (``THINGSBOARD_DEVICE_TOKEN=<20 random>``) or Pushover's app token
+    ("Pushover push token: X") is a credential all the same (sec51 passed them by the name)."""
+    if "token" not in low or not any(w in low for w in PUSH_WORDS):
+        return
+    for m in _PUSH_NAMED.finditer(low):
+        value = text[m.start("value"):m.end("value")]
+        if high_entropy(value) and not push_address(value) and not is_placeholder(value, quoted=False):
+            yield "secret assignment", m.start("value"), m.end("value")
 
 
 def app_passwords(text: str) -> Iterator[Span]:
@@ -129,6 +149,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = key_class(name)
+        if cls == "password" and manager_label(low, start, kw.end()):
+            cls = "network"  # "Proton Pass: X", "Google Password Manager: X": an item's name follows (key_class)
         if cls == "key" and start == kw.start() and (prose_key(text, start, "key", PASSWORD_KEYS)
                                                      or WIFI.search(low, max(0, start - WIFI_REACH), start)):
             cls = "password"  # a Wi-Fi or network key is a password a person chose, judged as one

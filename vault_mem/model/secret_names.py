@@ -20,15 +20,16 @@ from functools import lru_cache
 
 from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
+from vault_mem.model.secret_public import TAILSCALE_PUBLIC_KEYS
 from vault_mem.model.secret_values import PASSWORD_SYMBOLS
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "BARE_TOKEN", "CALL_END", "CJK_CHAR", "COMPOUND",
            "COPULA_WORD", "DASHED_VALUE", "DIGEST", "DIGIT_GROUPS", "FOREIGN_PASSWORD_LABEL", "FSTRING_FIELD",
            "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD",
-           "PASSWORD_KEYS", "PROSE_TAIL", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
+           "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
-           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords"]
+           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label"]
 
 Span = tuple[str, int, int]
 
@@ -256,17 +257,35 @@ _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sft
                    r"|keystore|truststore|trust|pfx|p12|jks|cert|ssl|tls|signing|sudo|vpn)pass$|(?:^|[_.-])masterauth$")
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
 _SK_END = lazy(r"(?:^|[_.-])sk$")
+#: The words that make a token a device's address for push messages (FCM's registration token, APNs'
+#: device token): such a name is no credential's (:func:`key_class`), nor a bare "token" after them
+#: (``secret_judge.address_word_before``); what its value may be is ``secret_values.push_address``,
+#: and ``secret_labels.push_addresses`` judges a value of another shape under it.
+PUSH_WORDS = ("device", "push", "fcm", "apns", "gcm")
 _NOT_A_CREDENTIAL = lazy(r"(?:next|prev|previous|continuation|pagination|cursor|resume|sync)[_.-]?(?:page[_.-]?)?token$"
                          r"|^(?:[a-z0-9_.]{0,40}[_.])?(?:invalid|expired|missing|bad|wrong|revoked|unknown|malformed)[_-]?"
                          r"(?:token|password|passwd|secret|credentials?|api[_-]?key|key|auth)$|^auth0$"
                          # a device's address for push messages (FCM's registration token, APNs' device token)
-                         r"|(?:device|push|fcm|apns|gcm)[_-]?token$"
+                         rf"|(?:{'|'.join(PUSH_WORDS)})[_-]?token$"
                          # a shared link's own key, which the link is made to hand out (Dropbox's `rlkey=`, Drive's `resourcekey=`)
                          r"|^(?:rlkey|resourcekey)$"
                          # a secret's digest or mask by its name (detect-secrets' `hashed_secret`, `password_hash`)
                          r"|^(?:hashed|hash|salted|masked|redacted|obfuscated)[_-]?(?:secret|password|passwd|token|key|credentials?)$"
-                         r"|^(?:nodekey|mkey|discokey)$")  # (Tailscale's public keys, `nodekey:<hex>`)
-_MANAGER_NAME = lazy(r"1password|lastpass|keepass(?:xc)?|nordpass")
+                         rf"|^(?:{'|'.join(TAILSCALE_PUBLIC_KEYS)})$")  # (Tailscale's public keys, `nodekey:<hex>`)
+#: Password managers whose names hold a password word: after such a name comes an item's name
+#: ("stored in 1Password: \"AWS prod\"", "Proton Pass: ops/db"), judged as a network's word is: one
+#: word (:func:`key_class`) or more (:func:`manager_label`, for ``secret_labels.assignments``)
+_MANAGERS = ("1password", "lastpass", "keepass", "keepassxc", "nordpass", "proton pass", "password manager")
+_MANAGER_NAME = lazy("|".join(m for m in _MANAGERS if " " not in m))
+_MANAGER_PHRASE = lazy("(?<![a-z0-9])(?:" + "|".join(m.replace(" ", r"[ \t]") for m in _MANAGERS if " " in m)
+                       + ")(?![a-z0-9])")
+
+
+def manager_label(low: str, start: int, end: int) -> bool:
+    """Is the label ``low[start:end]`` a word of a password manager's name of two words or more
+    ("Proton Pass:", "Google Password Manager:")? ``low``: the text lowercased."""
+    return any(m.start() <= start and end <= m.end()
+               for m in _MANAGER_PHRASE.finditer(low, max(0, start - 24), min(len(low), end + 24)))
 _PW_END = lazy(r"(?:^|[_.-]|bind|root|admin|master|ldap|db|smtp|mail|ftp|vnc)pw$")  # `bindpw`, `rootpw` (ldap.conf, slapd.conf): whose pw
 _FOREIGN_END = lazy(rf"[_.-](?:{_FOREIGN_PASSWORD})$")
 # a CJK or Thai word for password or token written against the word before it ("root密码")

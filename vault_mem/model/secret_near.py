@@ -34,8 +34,8 @@ from vault_mem.model.secret_names import (
 )
 from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_values import (
-    ENV_NAME, RECORD_ID, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy, key_chord,
-    looks_fake, random_hex, random_token, run_at_read, shannon_entropy, spoken, stored_not_secret,
+    ENV_NAME, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy, key_chord,
+    looks_fake, random_hex, random_token, record_id, run_at_read, shannon_entropy, spoken, stored_not_secret,
 )
 
 __all__ = ["ASIDE", "ASIDE_STOP", "COMMA_LITERAL", "FLOW_MEMBER", "ID_WORDS", "LOGIN_NOUN", "NAME_EQUALS",
@@ -244,7 +244,7 @@ def _random_value(value: str, cls: str) -> bool:
             or value.startswith(("0x", "-", "$", "/", "sha", "SHA", "AAAA")) or _EMAIL_LIKE.search(value):
         return False
     first = SEP.split(value, 1)[0].lower()
-    if first in NEAR_ID_PREFIXES or UUID.fullmatch(value) or RECORD_ID.fullmatch(value) or _DIGEST_SHAPE.fullmatch(value):
+    if first in NEAR_ID_PREFIXES or UUID.fullmatch(value) or record_id(value) or _DIGEST_SHAPE.fullmatch(value):
         return False
     bech = _BECH32.fullmatch(value)
     if bech and not any(w in bech.group(1) for w in ("sec", "priv", "prv", "sk")):

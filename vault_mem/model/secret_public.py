@@ -22,16 +22,20 @@ from urllib.parse import unquote
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_values import UUID
 
-__all__ = ["PUBLIC_PREFIXES", "analytics_cookies", "der_key", "in_web_config", "public_by_design"]
+__all__ = ["PUBLIC_PREFIXES", "TAILSCALE_PUBLIC_KEYS", "analytics_cookies", "der_key", "in_web_config", "public_by_design"]
 
 # Keys public by design, meant to ship in a web page or an app bundle: Stripe publishable keys,
 # Mapbox public tokens (``pk.``), PostHog project keys (``phc_``), LaunchDarkly mobile keys.
 # Razorpay's ``rzp_live_``/``rzp_test_`` is the key *id* sent to every checkout page (its key
 # secret has no prefix).
 # Statsig's and others' ``client-`` keys go in the page too (their server keys are ``secret-``).
+#: Tailscale's public keys by the name it writes before them (`nodekey:<hex>`, the machine's `mkey:`, the
+#: disco key, the tailnet lock's `nlpub:`; `privkey:` and `nlpriv:` are secrets): the one list a value's
+#: prefix (:data:`PUBLIC_PREFIXES`), a field's name (``secret_names.key_class``) and a word before a value
+#: (``secret_judge.NEAR_STOP``) read
+TAILSCALE_PUBLIC_KEYS = ("nodekey", "mkey", "discokey", "nlpub")
 PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "rzp_test_", "client-",
-                   # Tailscale's node, machine and disco public keys
-                   "nodekey:", "mkey:", "discokey:")
+                   *(f"{name}:" for name in TAILSCALE_PUBLIC_KEYS))
 # Datadog's RUM and browser-logs client tokens: ``pub`` and 32 hex, shipped in every page.
 _PUBLIC_TOKEN = lazy(r"pub[0-9a-f]{32}")
 

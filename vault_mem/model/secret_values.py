@@ -21,10 +21,10 @@ from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 
-__all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "RECORD_ID", "UUID", "credential_like",
+__all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "UUID", "credential_like",
            "documented_example", "has_symbol", "high_entropy", "identifier_like", "in_crypt_hash",
-           "is_placeholder", "is_wordy", "key_chord", "looks_fake", "random_hex", "random_letters",
-           "random_token", "reference_token", "run_at_read", "sample_jwt", "sayable", "script_prose", "shannon_entropy",
+           "is_placeholder", "is_wordy", "key_chord", "looks_fake", "push_address", "random_hex", "random_letters",
+           "random_token", "record_id", "reference_token", "run_at_read", "sample_jwt", "sayable", "script_prose", "shannon_entropy",
            "spoken", "stored_not_secret", "type_name", "unguessable"]
 
 def shannon_entropy(value: str) -> float:
@@ -82,10 +82,12 @@ _IDENT_REF = lazy(r"_?[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Za-z_]\w*\[.*
 _PATH = lazy(r"(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*|[A-Za-z]:\\.*")
 _URL = lazy(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 UUID = lazy(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
-# What names a record, not a secret, under a key's name: a ULID (`idempotency_key: 01J8ZK4M...`, a time and
-# randomness in Crockford's base32, an id as a UUID is) and a single-table design's composite key
-# (DynamoDB's `SK: ORDER#2026-12-04#01HZX...`: an entity's name in capitals, `#`, its parts)
-RECORD_ID = lazy(r"[0-7][0-9A-HJKMNP-TV-Z]{25}|[A-Z][A-Z0-9_]{1,30}#[^\s]{1,200}")
+# What names a record, not a secret, under a key's name (:func:`record_id`): a ULID
+# (`idempotency_key: 01J8ZK4M...`, a time and randomness in Crockford's base32, an id as a UUID is)
+# and a single-table design's composite key (DynamoDB's `SK: ORDER#2026-12-04#01HZX...`: an
+# entity's name in capitals, `#`, its parts)
+_ULID = lazy(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_COMPOSITE = lazy(r"[A-Z][A-Z0-9_]{1,30}#[^\s]{1,200}")
 # CamelCase type names after a colon are type hints (`token: TokenOpt`, `password: SecretStr`).
 # (bounded runs of capitals and digits: "HTTPClient", "TokenV2"; "EzaRH6KK7UGD" is random, not a name)
 _TYPE_NAME = lazy(r"[A-Z0-9]{0,6}(?:[A-Z][a-z]{2,})+[A-Z0-9]{0,4}(?:\[.*)?")
@@ -337,6 +339,28 @@ def unguessable(value: str) -> bool:
 #: hex has 16 symbols, and 1 random 32-character hex string in 5 scores under 3.5 (under 3.0:
 #: 1 in 1,000 at 24 characters), so a hex key after its label passed by the luck of its draw
 _ENTROPY_BAR, _HEX_ENTROPY_BAR = 3.5, 3.0
+
+
+_PUSH_SHAPE = lazy(r"[0-9a-fA-F]{64}|Expo(?:nent)?PushToken\[[^\]\s]{1,200}\]")
+
+
+def push_address(value: str) -> bool:
+    """Has ``value`` a push address's shape: a platform's long token (FCM's ``<id>:APA91b...``,
+    Huawei's, 60 characters or more), APNs' 64 hex, a UUID (OneSignal's subscription id) or Expo's
+    ``ExponentPushToken[...]``? A short random token is none of them (a device's access token)."""
+    return len(value) >= 60 or _PUSH_SHAPE.fullmatch(value) is not None or UUID.fullmatch(value) is not None
+
+
+def record_id(value: str) -> bool:
+    """A value that names a record, not a secret, under a key's name: a ULID, or a composite key
+    (``ORDER#2026-12-04#<ULID>``) whose parts after the entity's name name things: no part is a
+    random token or random hex (``ENC#<random hex>``, ``SK#<random token>`` are a secret behind a
+    name; sec51 passed them)."""
+    if _ULID.fullmatch(value):
+        return True
+    if not _COMPOSITE.fullmatch(value):
+        return False
+    return not any(random_token(part) or random_hex(part) for part in value.split("#")[1:])
 
 
 def random_hex(value: str, *, min_len: int = 32) -> bool:

@@ -112,7 +112,7 @@ from vault_mem.model.secret_fields import (
     block_values, credential_files, csv_exports, header_lists, named_values, request_headers, table_cells, xml_elements,
 )
 from vault_mem.model.secret_keys import bearer_blobs, der_private_keys, key_blocks, private_keys, wallet_keys
-from vault_mem.model.secret_labels import app_passwords, assignments
+from vault_mem.model.secret_labels import app_passwords, assignments, push_addresses
 from vault_mem.model.secret_near import warned_values
 from vault_mem.model.secret_pairs import (
     credential_pairs, key_id_pairs, login_rows, sentence_passwords, two_line_logins, unlabelled_passwords,
@@ -201,6 +201,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from credential_pairs(text)
         yield from one_codes(text)
         yield from app_passwords(text)
+        yield from push_addresses(text, low)
         yield from key_id_pairs(text)
         yield from new_values(text, low)
         yield from named_values(text, low)

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, HistoryDamagedError, LockTimeoutError
+from vault_mem.model.names import visible
 from vault_mem.model.trailers import AGENT
 from vault_mem.platform.logs import Logger
 from vault_mem.platform.programs import program, program_env
@@ -331,7 +332,16 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         ``aside()``: a context in which the caller's write lock lets the daemon work on the other
         files (:meth:`~vault_mem.store.locks.WriteLock.stepped_aside`), entered while the commit
         waits for a person's git command or a gc and left once git looks done; everything is
-        checked again after it (the branch, HEAD, git's index), as after any pause."""
+        checked again after it (the branch, HEAD, git's index), as after any pause.
+
+        ``message`` is committed as memory text is shown anywhere
+        (:func:`~vault_mem.model.names.visible`): it quotes descriptions and subjects a peer
+        wrote (``forget`` or a hand deletion of a peer's memory, ``undo`` of a peer's commit), and
+        an OSC sequence or U+202E in it ran in every terminal that printed this machine's history
+        (``git log`` without a pager, ``git reflog``, ``tig``) and showed on forge pages. One
+        place for every commit vault-mem makes: attack54 escaped the agent writes' subjects
+        alone, and the commits of hand edits kept a peer's description raw."""
+        message = visible(message, prose=True)
         branch = branch or self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")

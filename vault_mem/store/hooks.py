@@ -39,7 +39,11 @@ A hooks folder the project owns (``core.hooksPath`` naming a folder of the repos
 outside the vault: husky's ``.husky/``, lefthook's, a ``.githooks/``) gets nothing from vault-mem:
 its files are the team's, a ``git commit -a`` would publish anything written there (with this
 machine's Python path), and a teammate's change to them would replace the hook that records this
-machine's commits. The hooks then go to the git folder (:func:`own_hooks_dir`, never cloned, never
+machine's commits. Nor does a hooks folder outside the repository (``core.hooksPath`` in the
+person's global configuration): every repository of the person runs it, and hooks rendered for one
+vault's folder found "no vault" in every other (a second project's init rewrote them for its own
+folder, and the first project's pre-commit let a credential in, while its commands said nothing was
+missing). :func:`shared_hooks` tells both. The hooks then go to the git folder (:func:`own_hooks_dir`, never cloned, never
 in a commit), rendered to find the ``git`` that runs them among their ancestors (the project's
 hook runner stands between), and the person adds to each of the project's hook files one line
 (:func:`project_line`) that runs ours when it is there: the same line on every teammate's machine,
@@ -335,10 +339,7 @@ def unsafe_hooks(folder: Path, wrapped: bool = False) -> list[str]:
     a peer's change as made here). A few small reads, no process."""
     found = []
     for name in HOOK_NAMES:
-        try:
-            text = (folder / name).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+        text = _read(folder / name)
         # a plain-shell hook of ours is unsafe only in a form that starts vault-mem another way
         starts = name not in SHELL_ONLY or f"hook {name}" in text
         if MARKER in text and ((starts and LAUNCH not in text) or _record(name, wrapped) not in text):
@@ -349,15 +350,7 @@ def unsafe_hooks(folder: Path, wrapped: bool = False) -> list[str]:
 def missing_hooks(folder: Path) -> list[str]:
     """vault-mem's hooks that are not in ``folder`` at all (a fresh clone: git does not clone
     hooks), so hand commits skip the secret and format gate. A few stats, no process."""
-    found = []
-    for name in HOOK_NAMES:
-        try:
-            text = (folder / name).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            text = ""
-        if MARKER not in text:
-            found.append(name)
-    return found
+    return [name for name in HOOK_NAMES if MARKER not in _read(folder / name)]
 
 
 def missing_hooks_notice(folder: Path, root: Path, toplevel: Path | None = None, git_dir: Path | None = None,
@@ -365,9 +358,9 @@ def missing_hooks_notice(folder: Path, root: Path, toplevel: Path | None = None,
     """The one line a command run in a clone without vault-mem's hooks says, or None. Its fix is
     ``vault-mem init ROOT``, what a fresh clone needs (the hooks, INDEX.md's merge driver, the
     clone made private to its person), with the vault's path: init with no path makes a vault
-    in the working folder. A hooks folder of the project's (``toplevel`` and ``git_dir`` given):
-    :func:`project_hooks_notice` (``full``: with the lines to add)."""
-    if toplevel is not None and git_dir is not None and project_owned(folder, toplevel, root, git_dir):
+    in the working folder. A hooks folder not the repository's own (``toplevel`` and ``git_dir``
+    given, :func:`shared_hooks`): :func:`project_hooks_notice` (``full``: with the lines to add)."""
+    if toplevel is not None and git_dir is not None and shared_hooks(folder, root, git_dir):
         return project_hooks_notice(folder, root, toplevel, git_dir, full=full)
     absent = missing_hooks(folder)
     if not absent:
@@ -390,7 +383,7 @@ def in_vault(folder: Path, root: Path, git_dir: Path) -> bool:
 
 
 #: In the git folder: vault-mem's hooks for a repository whose hooks folder is the project's
-#: (:func:`project_owned`), run by a line in each of the project's hook files (:func:`project_line`).
+#: (:func:`shared_hooks`), run by a line in each of the project's hook files (:func:`project_line`).
 OWN_HOOKS = "vault-mem/hooks"
 #: The start of what a wrapped hook runs first (:func:`render` with ``wrapped``): the pid of the
 #: ``git`` that runs the hooks, an ancestor (husky runs ``.husky/_/NAME``, which runs
@@ -404,22 +397,38 @@ def own_hooks_dir(git_dir: Path) -> Path:
     return Path(git_dir) / OWN_HOOKS
 
 
-def project_owned(folder: Path, toplevel: Path, root: Path, git_dir: Path) -> bool:
-    """Whether the hooks folder ``folder`` is the project's: in the repository's work tree
-    ``toplevel``, outside the git folder and outside the vault ``root`` (:func:`in_vault`: the
-    vault's own folder is moved to the git folder's hooks). Tracked or not, its files are the
-    project's (a ``.githooks/`` may be committed any day): vault-mem writes nothing there."""
-    folder, toplevel = (Path(os.path.abspath(p)) for p in (folder, toplevel))
-    return (folder.is_relative_to(toplevel) and not folder.is_relative_to(Path(os.path.abspath(git_dir)))
-            and not in_vault(folder, root, git_dir))
+def shared_hooks(folder: Path, root: Path, git_dir: Path) -> bool:
+    """Whether the hooks folder ``folder`` is not this repository's own: outside the git folder
+    ``git_dir`` and outside the vault ``root`` (:func:`in_vault`: the vault's own folder is moved
+    to the git folder's hooks). In the work tree it is the project's (tracked or not, its files
+    are the team's: a ``.githooks/`` may be committed any day); outside the repository it is the
+    person's, run by every repository of theirs. vault-mem writes nothing there."""
+    folder = Path(os.path.abspath(folder))
+    return not folder.is_relative_to(Path(os.path.abspath(git_dir))) and not in_vault(folder, root, git_dir)
+
+
+def _whose(folder: Path, toplevel: Path) -> str:
+    """A :func:`shared_hooks` folder in words: the project's (in the work tree ``toplevel``), else
+    the person's, shared by their repositories."""
+    if Path(os.path.abspath(folder)).is_relative_to(Path(os.path.abspath(toplevel))):
+        return "the project's own folder (core.hooksPath)"
+    return "a folder your other repositories run too (core.hooksPath)"
 
 
 def project_line(name: str) -> str:
     """The line that runs vault-mem's hook ``name`` from the project's own hook file: the script
     in the git folder (:func:`own_hooks_dir`), when there, with git's arguments; its failure
-    (pre-commit's refusal) stops the commit. It names no path of this machine."""
-    return (f'vault_mem_hook="$(git rev-parse --git-common-dir 2>/dev/null)/{OWN_HOOKS}/{name}"; '
-            'if [ -x "$vault_mem_hook" ]; then "$vault_mem_hook" "$@" || exit $?; fi')
+    (pre-commit's refusal) stops the commit. It names no path of this machine.
+
+    post-rewrite reads the rewritten commits on its input, which git gives once: the line keeps a
+    copy, runs ours on it and gives the rest of the script the same input (``exec <``), whose
+    own post-rewrite read nothing after ours (and ours nothing after it: the person's amended
+    commit went unrecorded, a peer's); git ignores post-rewrite's status, so ours never stops it."""
+    find = f'vault_mem_hook="$(git rev-parse --git-common-dir 2>/dev/null)/{OWN_HOOKS}/{name}"; '
+    if name == "post-rewrite":
+        return find + ('if [ -x "$vault_mem_hook" ] && vault_mem_in=$(mktemp 2>/dev/null); then cat > "$vault_mem_in"; '
+                       '"$vault_mem_hook" "$@" < "$vault_mem_in" || :; exec < "$vault_mem_in"; rm -f "$vault_mem_in"; fi')
+    return find + 'if [ -x "$vault_mem_hook" ]; then "$vault_mem_hook" "$@" || exit $?; fi'
 
 
 def paste_folder(folder: Path) -> Path:
@@ -430,27 +439,44 @@ def paste_folder(folder: Path) -> Path:
     return folder.parent if folder.name == "_" and (folder / "h").is_file() else folder
 
 
+#: A line that ends a hook script whatever happened before it: ``exit``, or ``exec`` of a command
+#: (``exec < /dev/tty`` only redirects), at the top level of the script (not indented: not in an
+#: ``if`` or a function). A line after it never runs.
+_SCRIPT_END = re.compile(r"^(?:exit(?![\w-])|exec[ \t]+(?![0-9]*[<>]))", re.MULTILINE)
+
+
+def runs_line(text: str, line: str) -> bool:
+    """Whether the hook script ``text`` holds ``line`` where it runs: before any line that ends
+    the script (:data:`_SCRIPT_END`). A line pasted below a hook's ``exit 0`` or ``exec
+    npx lint-staged`` counted as there, and the credential check never ran, with nothing said."""
+    at = text.find(line)
+    if at < 0:
+        return False
+    end = _SCRIPT_END.search(text, 0, at)
+    return end is None
+
+
 def lines_missing(folder: Path) -> list[str]:
-    """The hooks whose file in the project's hooks folder lacks :func:`project_line`, or that git
-    would not run (not executable: husky's runner reads its files through ``sh``) (a few reads)."""
+    """The hooks whose file in the hooks folder (:func:`shared_hooks`) does not run
+    :func:`project_line` (:func:`runs_line`), or that git would not run (not executable:
+    husky's runner reads its files through ``sh``) (a few reads)."""
     where = paste_folder(folder)
     found = []
     for name in HOOK_NAMES:
-        try:
-            text = (where / name).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            text = ""
-        if project_line(name) not in text or where == Path(folder) and not os.access(where / name, os.X_OK):
+        if not runs_line(_read(where / name), project_line(name)) or where == Path(folder) and not os.access(where / name, os.X_OK):
             found.append(name)
     return found
 
 
 def snippet(folder: Path, names: list[str] | tuple[str, ...] = HOOK_NAMES) -> str:
-    """What the person adds to the project's hook files: for each hook, its file and its two lines."""
+    """What the person adds to the hook files of a :func:`shared_hooks` folder: for each hook, its
+    file and its two lines."""
     where = paste_folder(folder)
-    parts = [f"add to the project's git hooks in {where} these lines (plain shell; a file that is not there: "
-             "create it with `#!/bin/sh` as its first line and make it executable; every teammate may keep "
-             "them, they run vault-mem only where it is installed):"]
+    parts = [f"add to the git hooks in {where} these lines, above any line that ends the script (`exit`, `exec`) "
+             "or reads its input (post-rewrite's) "
+             "(plain shell; a file that is not there: create it with `#!/bin/sh` as its first line and make it "
+             "executable; every teammate and every repository may keep them, they run vault-mem only where it "
+             "is installed):"]
     for name in names:
         parts.append(f"  {where / name}:\n    # vault-mem: {name} (its hook in the git folder, "
                      f"kept by `vault-mem hooks install`)\n    {project_line(name)}")
@@ -458,22 +484,21 @@ def snippet(folder: Path, names: list[str] | tuple[str, ...] = HOOK_NAMES) -> st
 
 
 def project_hooks_notice(folder: Path, root: Path, toplevel: Path, git_dir: Path, *, full: bool = False) -> str | None:
-    """For a project's hooks folder (:func:`project_owned`): the one line naming what is missing
-    (vault-mem's hooks in the git folder, or their lines in the project's hook files), else None.
-    ``full``: with the lines to add (``doctor``)."""
+    """For a hooks folder not the repository's own (:func:`shared_hooks`): the one line naming
+    what is missing (vault-mem's hooks in the git folder, or their lines in the folder's hook
+    files), else None. ``full``: with the lines to add (``doctor``)."""
     own = own_hooks_dir(git_dir)
     absent = missing_hooks(own)
     lines = lines_missing(folder)
     if not absent and not lines:
         return None
-    text = (f"git runs this repository's hooks from {folder}, the project's own folder (core.hooksPath), where "
-            "vault-mem writes nothing")
+    text = f"git runs this repository's hooks from {folder}, {_whose(folder, toplevel)}, where vault-mem writes nothing"
     if absent:
         text += (f"; vault-mem's hooks are not in the git folder ({', '.join(absent)} missing from {own}), so a hand "
                  "commit skips the check for credentials and broken memory files: install them with "
-                 f"`vault-mem init {shlex.quote(str(root))}`, which prints the lines to add to the project's hooks")
+                 f"`vault-mem init {shlex.quote(str(root))}`, which prints the lines to add to the hooks there")
     else:
-        text += (f"; the project's hooks do not run vault-mem's {', '.join(lines)}"
+        text += (f"; the hooks there do not run vault-mem's {', '.join(lines)}"
                  + (", so a hand commit skips the check for credentials and broken memory files" if "pre-commit" in lines
                     else "") + ": `vault-mem hooks install` or `vault-mem doctor` prints the lines to add")
     return text + ("\n" + snippet(folder, lines) if full and lines else "")
@@ -482,17 +507,18 @@ def project_hooks_notice(folder: Path, root: Path, toplevel: Path, git_dir: Path
 def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | None = None,
                         toplevel: Path | None = None) -> str | None:
     """The one line that names :func:`unsafe_hooks` of ``folder``, or a hooks folder inside the
-    vault at ``root`` (:func:`in_vault`), and the fix; or None. A hooks folder of the project's
-    (``toplevel`` given, :func:`project_owned`): hooks an earlier vault-mem wrote there, or
-    unsafe ones of :func:`own_hooks_dir`."""
-    if (root is not None and git_dir is not None and toplevel is not None
-            and project_owned(folder, toplevel, root, git_dir)):
+    vault at ``root`` (:func:`in_vault`), and the fix; or None. A hooks folder not the
+    repository's own (``toplevel`` given, :func:`shared_hooks`): hooks an earlier vault-mem wrote
+    there, or unsafe ones of :func:`own_hooks_dir`."""
+    if root is not None and git_dir is not None and toplevel is not None and shared_hooks(folder, root, git_dir):
         ours = [name for name in HOOK_NAMES if MARKER in _read(folder / name)]
         if ours:
-            return (f"an earlier vault-mem wrote its git hooks {', '.join(ours)} into {folder}, the project's own "
-                    "folder (core.hooksPath), where a `git commit -a` publishes them to the team: run `vault-mem "
-                    "hooks install`, which takes them out, puts back the project's hooks it had moved aside and "
-                    "prints the lines to add instead")
+            project = Path(os.path.abspath(folder)).is_relative_to(Path(os.path.abspath(toplevel)))
+            why = ("where a `git commit -a` publishes them to the team" if project else
+                   "where they check one vault's folder in every repository that runs them")
+            return (f"an earlier vault-mem wrote its git hooks {', '.join(ours)} into {folder}, "
+                    f"{_whose(folder, toplevel)}, {why}: run `vault-mem hooks install`, which takes them out, puts "
+                    "back the hooks it had moved aside and prints the lines to add instead")
         folder = own_hooks_dir(git_dir)
         names = unsafe_hooks(folder, wrapped=True)
         return (f"the git hooks {', '.join(names)} in {folder} are an older vault-mem's: rewrite them with "
@@ -511,6 +537,7 @@ def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | 
 
 
 def _read(path: Path) -> str:
+    """The text of hook file ``path``, or "" when it cannot be read (missing: no hook)."""
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -601,7 +628,7 @@ def install(vault: RepoFolder) -> list[str]:
         notes.append(f"core.hooksPath named {target}, a folder of the vault, where git runs what a peer's commit "
                      f"puts: set to {own} for this repository (hooks of yours there no longer run; move them)")
         target = own
-    project = project_owned(target, toplevel, toplevel / folder, common)
+    project = shared_hooks(target, toplevel / folder, common)
     if project:
         notes += _take_out(target)
         shown, target = target, own_hooks_dir(common)
@@ -641,15 +668,15 @@ def install(vault: RepoFolder) -> list[str]:
         notes.append(f"{name}: {verb} {path}")
     missing = lines_missing(shown) if project else []
     if missing:  # said while a line is missing (once all are there, a repeated install changes nothing)
-        notes.append(f"core.hooksPath names {shown}, the project's own hooks folder: vault-mem writes nothing "
+        notes.append(f"core.hooksPath names {shown}, {_whose(shown, toplevel)}: vault-mem writes nothing "
                      f"there; its hooks went to {target} (the git folder: never in a commit), which the "
-                     "project's hooks run once they hold these lines\n" + snippet(shown, missing))
+                     "hooks there run once they hold these lines\n" + snippet(shown, missing))
     return notes
 
 
 def _take_out(folder: Path) -> list[str]:
-    """Undo what an earlier vault-mem did in the project's hooks folder ``folder``: its hooks out,
-    the project's hooks it moved aside (``NAME.before-vault-mem``) back in their place."""
+    """Undo what an earlier vault-mem did in the hooks folder ``folder`` (:func:`shared_hooks`): its
+    hooks out, the hooks it moved aside (``NAME.before-vault-mem``) back in their place."""
     notes = []
     for name in HOOK_NAMES:
         path, chained = folder / name, folder / (name + CHAINED_SUFFIX)

@@ -18,7 +18,6 @@ from vault_mem.index import committed as committed_view
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
-from vault_mem.model.names import visible
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, read_own, refuse_link
 from vault_mem.store.history import changed_entries, merge_base
@@ -113,12 +112,9 @@ def files_in_flight(ws: Workspace) -> frozenset[str] | None:
 
 def commit_message(subject: str, *, key: str, action: str, type_: str, agent: str,
                    extra_trailers: str = "") -> str:
-    """The message of an agent commit: the subject, then the Memory-* and Agent trailers. The
-    subject as memory text is shown anywhere (:func:`~vault_mem.model.names.visible`): it quotes
-    a description or a commit's subject, which a peer wrote (``forget`` of a peer's memory,
-    ``undo`` of a peer's commit), and an OSC sequence or U+202E in it reached every terminal
-    that printed this machine's history (``git log`` without a pager, ``tig``, a forge's page)."""
-    return f"{visible(subject, prose=True)}\n\n{memory_trailers(key=key, action=action, type_=type_, agent=agent)}{extra_trailers}"
+    """The message of an agent commit: the subject, then the Memory-* and Agent trailers (the
+    commit escapes what could drive a terminal: :meth:`~vault_mem.store.git.GitRepo.commit_paths`)."""
+    return f"{subject}\n\n{memory_trailers(key=key, action=action, type_=type_, agent=agent)}{extra_trailers}"
 
 
 #: under .vault-mem/: INDEX.md was held back by a person's git operation and is owed (its words

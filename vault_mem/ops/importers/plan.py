@@ -20,8 +20,9 @@ What happens to each memory a source holds, in source order (sorted paths, then 
    source's ``pinned: true`` (every session's context, unasked) is dropped, except in a record
    of ``vault-mem export`` (a backup coming home) that the export did not mark as a peer's,
    where it is kept and named; a ``supersedes``
-   item naming a memory the vault already holds (hidden from recall and INDEX.md) is dropped in
-   every source; nothing imported is a sync conflict copy (``.conflict-`` in a key becomes
+   item naming any key but one this import writes is dropped in every source (a key the vault
+   holds would be hidden from recall and INDEX.md at once, one it does not hold yet as soon as it
+   is written); nothing imported is a sync conflict copy (``.conflict-`` in a key becomes
    ``-conflict-``, the ``conflict_*`` fields are dropped). Each is named in the report.
 
 Steps 1, 3 and 4 run first, without the write lock (the policy is most of an import's time, and
@@ -294,7 +295,7 @@ def _assign(vault: Vault, vetted: list) -> tuple[list[ImportItem], list[Memory]]
             if key != mem.key:
                 mem.key = key
                 item.warnings = _check(vault, mem)  # the key is part of what the gate reads
-            item.standing += _standing(vault, mem, restored=item.restored)
+            item.standing += _standing(mem, restored=item.restored)
         except VaultMemError as exc:
             items.append(ImportItem(item.origin, "refuse", reason=str(exc)))
             continue
@@ -302,12 +303,17 @@ def _assign(vault: Vault, vetted: list) -> tuple[list[ImportItem], list[Memory]]
         taken[key] = (mem, item.origin)
         memories.append(mem)
         items.append(item)
+    brought = set(taken)
+    for item in items:
+        if item.action == "import":
+            item.standing += _supersedes_brought(taken[item.key][0], brought)
     return items, memories
 
 
-def _standing(vault: Vault, mem: Memory, *, restored: bool) -> list[str]:
+def _standing(mem: Memory, *, restored: bool) -> list[str]:
     """Step 5 (module docstring): ``mem`` without the standing its source asked for, and what
-    was dropped or kept, said for the report. Run under the write lock, with ``mem``'s final
+    was dropped or kept, said for the report (its ``supersedes``: :func:`_supersedes_brought`,
+    once every key is known). Run under the write lock, with ``mem``'s final
     key: a source's ``pinned``, and ``supersedes`` naming a memory already here, made a
     teammate's file imported from a repository the person's pinned memory (in every session's
     context) hiding the person's own ``deploy-rule`` from recall, and the report said neither; a
@@ -325,17 +331,26 @@ def _standing(vault: Vault, mem: Memory, *, restored: bool) -> list[str]:
         else:
             mem.meta.pop("pinned", None)
             notes.append(f"the source pinned it; not pinned here (pin it: `vault-mem edit {mem.key}`)")
-    named = as_str_list(mem.meta.get("supersedes"))
-    held = [k for k in named if vault.find_file(k.strip()) is not None]
-    if held:
-        kept = [k for k in named if k not in held]
-        if kept:
-            mem.meta["supersedes"] = kept
-        else:
-            mem.meta.pop("supersedes", None)
-        notes.append(f"the source said it supersedes {', '.join(shown(k) for k in held[:5])}, which this vault "
-                     f"holds: not done (nothing is hidden; `vault-mem edit {mem.key}` to add it)")
     return notes
+
+
+def _supersedes_brought(mem: Memory, brought: set[str]) -> list[str]:
+    """Step 5's ``supersedes``: ``mem``'s items naming a key this import writes (``brought``,
+    final keys) are kept, the rest dropped and said. A superseded key is hidden from recall and
+    INDEX.md whenever it exists, so an item naming a key the vault held was dropped at once, and
+    one naming a key it did not hold yet lay in wait: the person's ``deploy-rule`` written after a
+    teammate's note naming it was hidden by the import's commit, which is this machine's."""
+    named = as_str_list(mem.meta.get("supersedes"))
+    dropped = [k for k in named if k.strip() not in brought or k.strip() == mem.key]
+    if not dropped:
+        return []
+    kept = [k for k in named if k not in dropped]
+    if kept:
+        mem.meta["supersedes"] = kept
+    else:
+        mem.meta.pop("supersedes", None)
+    return [f"the source said it supersedes {', '.join(shown(k) for k in dropped[:5])}, which this import does not "
+            f"bring: not done (nothing is hidden; `vault-mem edit {mem.key}` to add it)"]
 
 
 def _base_key(c: Candidate) -> str:
