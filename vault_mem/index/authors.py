@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "origins_of",
-           "origins_state", "paths_by", "replace", "stored_head", "update"]
+__all__ = ["HEAD_META", "add_origins", "add_path_histories", "all_authors", "author_pairs", "authors_of", "foreign_changes",
+           "foreign_paths", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
 HEAD_META = "authors_head"
 
@@ -143,3 +143,33 @@ def foreign_changes(db: Database) -> list[str]:
     return [r[0] for r in db.execute(
         "SELECT f.path FROM differs d JOIN files f ON f.path = d.path JOIN origins o ON o.blob = f.blob "
         "WHERE f.usable = 1")]
+
+
+#: the ``meta`` rows of :func:`path_histories`, one per (commit, path): ``PATH_HISTORY`` + commit + " " + path
+PATH_HISTORY = "path_history "
+
+
+def path_histories(db: Database, keys: list[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str, str]]]:
+    """``{(commit, path): [(commit, email, name, blob), ...]}``: the history of the file ``path``
+    from ``commit`` back that :func:`add_path_histories` kept, for those of ``keys`` it kept (a
+    commit's history never changes: the rows are never out of date)."""
+    if not keys:
+        return {}
+    names = {f"{PATH_HISTORY}{c} {p}": (c, p) for c, p in keys}
+    rows = db.execute("SELECT name, value FROM meta WHERE name IN (SELECT value FROM json_each(?))",
+                      (json.dumps(sorted(names)),))
+    out = {}
+    for name, value in rows:
+        try:
+            found = json.loads(value)
+            out[names[name]] = [(str(c), str(e), str(n), str(b)) for c, e, n, b in found]
+        except (ValueError, TypeError):
+            continue  # a damaged row: read again from git
+    return out
+
+
+def add_path_histories(db: Database, found: dict[tuple[str, str], list[tuple[str, str, str, str]]]) -> None:
+    """Keep ``found`` (as :func:`path_histories` gives it)."""
+    with db.write():
+        db.executemany("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                       [(f"{PATH_HISTORY}{c} {p}", json.dumps(walk)) for (c, p), walk in found.items()])

@@ -298,6 +298,33 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> 
     return {path: (*by_blob.get((path, blob), newest[path]), blob) for path, blob in held.items()}
 
 
+def path_history(repo: GitRepo, tip: str, path: str, depth: int) -> list[tuple[str, str, str, str]]:
+    """``(commit, author email, author name, blob or "" where it deleted the file)`` of the last
+    ``depth`` commits of ``tip``'s history that changed the file ``path`` (top-level, literally),
+    newest first, children always before their parents (``--topo-order``: the commits' dates,
+    which their authors write, order nothing). git's path history skips a merge that kept one
+    side's file; a merge that kept neither counts with what it changed against its first parent
+    (the side it was made on). One ``git log``; from what is there when an older object is
+    missing (:func:`_walk`)."""
+    rs, fs = separators()
+    out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--topo-order", "--no-renames",
+                "--diff-merges=first-parent", "--raw", "--no-abbrev", f"-n{int(depth)}",
+                f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}", tip, "--", path, cwd=repo.toplevel)
+    found = []
+    for rec in out.split(rs):
+        lines = rec.strip("\n").split("\n")
+        head = lines[0].split(fs)
+        if len(head) != 3:
+            continue
+        for line in lines[1:]:
+            meta, _, name = line.partition("\t")
+            parts = meta.split()  # :old-mode new-mode old-blob new-blob status
+            if line.startswith(":") and len(parts) >= 5 and name == path:
+                blob = "" if parts[4].startswith("D") else parts[3]
+                found.append((head[0], head[1].rstrip(" "), head[2].rstrip(" "), blob))
+    return found
+
+
 def deleted_by(repo: GitRepo, new: str, old: str, paths: list[str]) -> dict[str, tuple[str, str]]:
     """``{top-level path: (commit, author email)}``: for each of ``paths`` (files, literally) that
     ``new`` lacks, the newest commit of ``new`` not in ``old`` that deleted it. One ``git log``

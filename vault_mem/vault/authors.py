@@ -276,9 +276,50 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
             out[rel] = Author(None, "peer")  # its commit lies beyond damaged history: no one vouches
         else:
             out[rel] = Author(who[1], ids.standing(who[1], who[0]))
+    back = _given_back(ws, ids, origins, known, out)
+    if back:  # judged as the commit of this machine's whose text the peer's put back
+        known = {**known, **back}
+        out.update({rel: Author(who[1], ids.standing(who[1], who[0])) for rel, who in back.items()})
     out = origins.first_authors(out, {rel: (who[3], who[0]) for rel, who in known.items() if rel in out})
     if changed:
         out.update((uncommitted or _Uncommitted(ws, ids, origins)).authors(changed))
+    return out
+
+
+def _given_back(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
+                judged: dict[str, Author]) -> dict[str, tuple[str, str, str, str]]:
+    """Of the committed files ``judged`` a peer's (``known``: their last commit's ``(commit, email,
+    name, blob)``), those whose text a commit of this machine's last left at that very path:
+    ``{path: that commit's (commit, email, name, blob)}``, the author they are judged as.
+
+    A peer's commit that puts back at a path the text this machine last left there adds nothing:
+    a peer who deleted (or moved away) the person's memory and put the same bytes back in a later
+    commit made it the peer's (its last commit), out of the session context, and the sync, which
+    compares net changes, named nothing. Only where the newest commit at the path that a trusted
+    author made (this machine's person or agents, or an approved author; children before parents)
+    left that blob: where it deleted the file (``vault-mem forget``, the person's ``git rm``) or
+    left another text (the person's edit that the peer's revert undoes), the peer's commit puts
+    back what the person took away, and is the peer's. Only the same path: a text moved to another
+    key is the peer's there (the key, and what ``supersedes`` named, is the peer's choice), and the
+    sync names the person's memory it deleted (:func:`displaced_by_peers`). Asked only of the
+    texts first seen in a trusted commit other than the last one (:class:`Origins`): most peer
+    memories start no git process. Past :data:`_PATH_DEPTH` commits at the path, the peer's."""
+    peers = {rel: known[rel] for rel, author in judged.items() if not author.trusted and known[rel][0]}
+    if not peers:
+        return {}
+    first = origins.first_seen([who[3] for who in peers.values()])
+    asked = {rel: who for rel, who in peers.items()
+             if (f := first.get(who[3])) is not None and f[0] != who[0] and ids.standing(f[1], f[0]) != "peer"}
+    if not asked:
+        return {}
+    walks = origins.path_histories({(who[0], ws.prefix + rel) for rel, who in asked.items()})
+    out = {}
+    for rel, who in asked.items():
+        for commit, email, name, blob in walks.get((who[0], ws.prefix + rel), []):
+            if ids.standing(email, commit) != "peer":
+                if blob == who[3]:
+                    out[rel] = (commit, email, name, blob)
+                break
     return out
 
 
@@ -466,6 +507,8 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
 _ANCESTRY_CHECKS = 100
 #: per vault: origins found but not stored (a read-only sidecar, a full disk)
 _UNSTORED: dict[str, dict[str, tuple[str, str]]] = {}
+#: how many commits of a path's history :func:`_given_back` reads back for this machine's last one
+_PATH_DEPTH = 200
 
 
 class Origins:
@@ -487,7 +530,7 @@ class Origins:
     new commits); kept in the sidecar (:mod:`vault_mem.index.authors`)."""
 
     def __init__(self, ws: Workspace, sidecar: Sidecar, ids: Identities):
-        self.ws, self.db, self.ids = ws, sidecar.db, ids
+        self.ws, self.db, self.ids, self.read_only = ws, sidecar.db, ids, sidecar.read_only
         self.unstored = _UNSTORED.get(str(ws.root), {})
         try:
             self._scan(sidecar)
@@ -558,6 +601,34 @@ class Origins:
             firsts[blob] = mine[:2] if kept else theirs[0][:2]
         return firsts
 
+    def first_seen(self, blobs: list[str]) -> dict[str, tuple[str, str]]:
+        """``{blob: (commit, email)}``: where each of ``blobs`` was first seen, for those seen."""
+        origin = rows.origins_of(self.db, blobs)
+        origin.update({b: self.unstored[b] for b in blobs if b in self.unstored and b not in origin})
+        return origin
+
+    def path_histories(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str, str]]]:
+        """``{(commit, path): history}``: :func:`~vault_mem.store.history.path_history` of the file
+        ``path`` (top-level) from ``commit``, the last :data:`_PATH_DEPTH` changes. A commit's
+        history never changes: kept in the sidecar once read, so a prompt hook asks git once."""
+        found = rows.path_histories(self.db, sorted(keys))
+        new = {}
+        for commit, path in sorted(keys - found.keys()):
+            seen = self.ws.repo.damage_seen
+            try:
+                walk = history.path_history(self.ws.repo, commit, path, _PATH_DEPTH)
+            except VaultMemError:  # git cannot say now: the peer's commit stands
+                continue
+            found[(commit, path)] = walk
+            if self.ws.repo.damage_seen == seen:  # a history cut by damage is no answer to keep
+                new[(commit, path)] = walk
+        if new and not self.read_only:
+            try:
+                rows.add_path_histories(self.db, new)
+            except IndexStoreError:
+                pass  # read again next time (a full disk)
+        return found
+
     def first_authors(self, judged: dict[str, Author], texts: dict[str, tuple[str, str | None]]) -> dict[str, Author]:
         """``judged`` (``{path: Author}``), where a trusted one whose text (``texts``: ``{path:
         (blob, the commit that gave the path that blob, or None for a change not committed)}``)
@@ -565,9 +636,7 @@ class Origins:
         asked = {rel: texts[rel] for rel, author in judged.items() if author.trusted and rel in texts}
         if not asked:
             return judged
-        blobs = [blob for blob, _c in asked.values()]
-        origin = rows.origins_of(self.db, blobs)
-        origin.update({b: self.unstored[b] for b in blobs if b in self.unstored and b not in origin})
+        origin = self.first_seen([blob for blob, _c in asked.values()])
         out = dict(judged)
         for rel, (blob, commit) in asked.items():
             first = origin.get(blob)

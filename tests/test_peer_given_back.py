@@ -1,0 +1,203 @@
+"""A peer's commit that gives a path back the very text this machine last left there (issue 23,
+the hole pinned by test_peer_attacks13): a memory's author is the last commit that changed its
+path, so the peer's delete then re-add (a move away and back, a re-add across a merge) made
+the person's memory the peer's: out of the session context, and the sync, which compares net
+changes, named nothing. The rule (``vault/authors._given_back``): a peer's commit that puts at
+a path the text this machine's own last commit at that path left there adds nothing; the text
+stays that commit's. Where this machine's last word at the path was something else (the
+person's ``forget`` or ``git rm``, the person's later edit the peer reverts), or the bytes
+differ by one, or the text moves to another key, the peer's commit is the peer's, and the sync
+names the person's memory it took. Each case: a real bare remote, a peer clone committing with
+raw git, the person's real ``vault-mem sync``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import PEER_EMAIL, cli, git, person_and_peer
+
+PEER = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL,
+        "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER_EMAIL}
+PATH = "preferences/editor-choice.md"
+DESCRIPTION = "Uses Helix as the main editor"
+
+
+def _peer_git(peer, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=peer, env={**os.environ, **PEER}, check=True,
+                          capture_output=True, text=True).stdout
+
+
+def _peer_commit(peer, message: str) -> None:
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", message)
+
+
+def _sync(mine) -> str:
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def _trusted(mine) -> dict[str, bool]:
+    listed = json.loads(cli("--vault", str(mine), "list", "--json").stdout)
+    return {m["key"]: m["trusted"] for m in listed}
+
+
+def _context(mine) -> str:
+    proc = cli("hook", "session-start", "--vault", str(mine),
+               input=json.dumps({"hook_event_name": "SessionStart", "cwd": str(mine), "source": "startup"}))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
+
+
+def _assert_the_persons(mine, person: bytes) -> None:
+    assert (mine / PATH).read_bytes() == person
+    assert _trusted(mine)["editor-choice"] is True
+    assert "editor-choice" in _context(mine)
+    hits = json.loads(cli("recall", "--vault", str(mine), "--json", "Helix", "editor").stdout)["hits"]
+    assert next(h for h in hits if h["key"] == "editor-choice")["trusted"] is True
+
+
+def _assert_the_peers(mine) -> None:
+    assert _trusted(mine)["editor-choice"] is False
+    assert "editor-choice" not in _context(mine)
+
+
+def _move_away_and_back(peer) -> None:
+    _peer_git(peer, "mv", PATH, "preferences/editor.md")
+    _peer_commit(peer, "rename")
+    _peer_git(peer, "mv", "preferences/editor.md", PATH)
+    _peer_commit(peer, "rename back")
+
+
+def _delete_then_put_back(peer) -> None:
+    person = (peer / PATH).read_bytes()
+    _peer_git(peer, "rm", "-q", PATH)
+    _peer_commit(peer, "tidy")
+    (peer / PATH).write_bytes(person)
+    _peer_commit(peer, "put back")
+
+
+def _put_back_in_a_merge(peer) -> None:
+    """Deleted on one line of the peer's, given back by the peer's merge of another line."""
+    _peer_git(peer, "checkout", "-q", "-b", "side")
+    (peer / "notes").mkdir(exist_ok=True)
+    (peer / "notes" / "side.md").write_text("---\ndescription: Side note\n---\n")
+    _peer_commit(peer, "side")
+    _peer_git(peer, "checkout", "-q", "main")
+    _peer_git(peer, "rm", "-q", PATH)
+    _peer_commit(peer, "tidy")
+    _peer_git(peer, "merge", "-q", "--no-commit", "--no-ff", "side")
+    _peer_git(peer, "checkout", "side", "--", PATH)
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", "merge side")
+
+
+@pytest.mark.parametrize("attack", [_delete_then_put_back, _move_away_and_back, _put_back_in_a_merge])
+def test_a_peer_giving_back_the_persons_text_at_its_path_takes_nothing(tmp_path, attack):
+    """Before: the delete then put back, and the move away then back, made the pinned memory the
+    peer's (its last commit), so it left the session context and the sync named nothing. (The
+    put back in the peer's merge was held already: git's path history skips a merge that kept
+    one side's file, a guard here.)"""
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    attack(peer)
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    _assert_the_persons(mine, person)
+
+
+def test_a_put_back_the_person_synced_in_between_stays_the_persons(tmp_path):
+    """The peer's deletion arrives first (the sync names it, and the person goes on: a memory of
+    their own, synced, a merge or replay made here); the peer's put back of the same bytes then
+    gives the person's text back, not the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    _peer_git(peer, "rm", "-q", PATH)
+    _peer_commit(peer, "tidy")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    assert cli("--vault", str(mine), "remember", "shell-choice", "--type", "preference",
+               "-d", "Uses fish as the shell").returncode == 0
+    said = _sync(mine)
+    assert f"{PATH}, a memory of this machine's, was deleted by {PEER_EMAIL}" in said
+    _peer_git(peer, "pull", "-q", "--no-rebase", "origin", "main")
+    (peer / PATH).write_bytes(person)
+    _peer_commit(peer, "put back")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    _assert_the_persons(mine, person)
+
+
+@pytest.mark.parametrize("how", ["forget", "git rm"])
+def test_a_text_the_person_deleted_does_not_come_back_as_theirs_through_a_peer(tmp_path, how):
+    """Guard (held before; a rule that trusted any blob the person once committed would break
+    it): the person deleted the memory (``vault-mem forget``, or their own ``git rm`` and
+    commit); the peer's commit of the same bytes at the same path is the peer's, out of the
+    session context."""
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    if how == "forget":
+        assert cli("--vault", str(mine), "forget", "editor-choice").returncode == 0
+    else:
+        git(mine, "rm", "-q", PATH)
+        git(mine, "commit", "-q", "-m", "drop the editor note")
+    _sync(mine)
+    _peer_git(peer, "pull", "-q", "origin", "main")
+    (peer / PATH).write_bytes(person)
+    _peer_commit(peer, "put back")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    assert (mine / PATH).read_bytes() == person
+    _assert_the_peers(mine)
+
+
+def test_a_peers_revert_of_the_persons_edit_is_the_peers_and_named(tmp_path):
+    """Guard: the person edited the memory and synced; the peer's ``git revert`` puts back the
+    person's older text. The person's last word at the path is the edit: the reverted text is
+    the peer's choice, out of the context, and the sync names the change with the way back."""
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("--vault", str(mine), "remember", "editor-choice", "--type", "preference", "--pinned",
+               "-d", "Uses Helix with the default keymap").returncode == 0
+    _sync(mine)
+    _peer_git(peer, "pull", "-q", "origin", "main")
+    _peer_git(peer, "revert", "--no-edit", "HEAD")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    said = _sync(mine)
+    assert DESCRIPTION in (mine / PATH).read_text()
+    _assert_the_peers(mine)
+    assert f"{PATH}, a memory of this machine's, was changed by {PEER_EMAIL}" in said
+
+
+def test_a_put_back_with_one_byte_changed_is_the_peers_and_named(tmp_path):
+    """Guard: deleted, then put back one byte different: the peer's text (the peer wrote that
+    byte); the sync names the person's memory it replaced, with the way back to it."""
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    _peer_git(peer, "rm", "-q", PATH)
+    _peer_commit(peer, "tidy")
+    (peer / PATH).write_bytes(person.replace(b"Helix", b"Helyx"))
+    _peer_commit(peer, "put back")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    said = _sync(mine)
+    assert _trusted(mine)["editor-choice"] is False
+    assert "editor-choice" not in _context(mine)
+    assert f"{PATH}, a memory of this machine's, was changed by {PEER_EMAIL}" in said
+    back = said.split(f"{PATH}, a memory of this machine's")[1].split("git checkout ")[1].split(" ")[0]
+    assert git(mine, "show", f"{back}:{PATH}").encode() == person
+
+
+def test_a_peers_move_to_another_key_names_the_persons_memory_it_took(tmp_path):
+    """The text moves to a key the peer chose (what ``supersedes`` and ``refs`` named now points
+    nowhere): that memory is the peer's, and the sync names the person's it deleted. Only the
+    same path gives a text back."""
+    mine, peer = person_and_peer(tmp_path)
+    _peer_git(peer, "mv", PATH, "preferences/editor.md")
+    _peer_commit(peer, "rename")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    said = _sync(mine)
+    assert f"{PATH}, a memory of this machine's, was deleted by {PEER_EMAIL}" in said
+    assert _trusted(mine)["editor"] is False
+    assert "Uses Helix as the main editor (" not in _context(mine)
