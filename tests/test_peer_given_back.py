@@ -82,6 +82,12 @@ def _delete_then_put_back(peer) -> None:
     _peer_commit(peer, "put back")
 
 
+def _make_executable(peer) -> None:
+    """A commit that changes the file's mode only: git counts it as a change of the path."""
+    _peer_git(peer, "update-index", "--chmod=+x", PATH)
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", "mode")
+
+
 def _put_back_in_a_merge(peer) -> None:
     """Deleted on one line of the peer's, given back by the peer's merge of another line."""
     _peer_git(peer, "checkout", "-q", "-b", "side")
@@ -96,10 +102,11 @@ def _put_back_in_a_merge(peer) -> None:
     _peer_git(peer, "commit", "-q", "--no-verify", "-m", "merge side")
 
 
-@pytest.mark.parametrize("attack", [_delete_then_put_back, _move_away_and_back, _put_back_in_a_merge])
+@pytest.mark.parametrize("attack", [_delete_then_put_back, _move_away_and_back, _make_executable, _put_back_in_a_merge])
 def test_a_peer_giving_back_the_persons_text_at_its_path_takes_nothing(tmp_path, attack):
-    """Before: the delete then put back, and the move away then back, made the pinned memory the
-    peer's (its last commit), so it left the session context and the sync named nothing. (The
+    """Before: the delete then put back, the move away then back, and a commit changing the
+    file's mode alone made the pinned memory the peer's (its last commit), so it left the
+    session context and the sync named nothing. (The
     put back in the peer's merge was held already: git's path history skips a merge that kept
     one side's file, a guard here.)"""
     mine, peer = person_and_peer(tmp_path)
@@ -201,3 +208,32 @@ def test_a_peers_move_to_another_key_names_the_persons_memory_it_took(tmp_path):
     assert f"{PATH}, a memory of this machine's, was deleted by {PEER_EMAIL}" in said
     assert _trusted(mine)["editor"] is False
     assert "Uses Helix as the main editor (" not in _context(mine)
+
+
+@pytest.mark.parametrize("put_back", [False, True])
+def test_a_peers_merge_that_drops_the_persons_forget_gives_nothing_back_as_theirs(tmp_path, put_back):
+    """The person forgot the memory and synced; the peer, on a line that never had the forget
+    (and, ``put_back``, on which it deleted and put back the same bytes), merges the remote
+    keeping its own tree (``git merge -s ours``): the memory is back at its path. git's path
+    history skips a merge that kept one side's file, so the path's last change was the
+    person's own first commit (or, put back, the newest commit of the peer's line, whose
+    history never had the forget): before, the forgotten text came back as the person's, in
+    the session context. The person's forget is their last word at the path: the text is the
+    peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    assert cli("--vault", str(mine), "forget", "editor-choice").returncode == 0
+    _sync(mine)
+    if put_back:
+        _peer_git(peer, "rm", "-q", PATH)
+        _peer_commit(peer, "tidy")
+        (peer / PATH).write_bytes(person)
+    (peer / "notes").mkdir(exist_ok=True)
+    (peer / "notes" / "peer.md").write_text("---\ndescription: A note of the peer's\n---\n")
+    _peer_commit(peer, "notes")
+    _peer_git(peer, "fetch", "-q", "origin")
+    _peer_git(peer, "merge", "-q", "-s", "ours", "-m", "merge", "origin/main")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    assert (mine / PATH).read_bytes() == person
+    _assert_the_peers(mine)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "add_origins", "add_path_histories", "all_authors", "author_pairs", "authors_of", "foreign_changes",
-           "foreign_paths", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
+__all__ = ["HEAD_META", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths",
+           "keep_path_histories", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
 HEAD_META = "authors_head"
 
@@ -145,31 +145,28 @@ def foreign_changes(db: Database) -> list[str]:
         "WHERE f.usable = 1")]
 
 
-#: the ``meta`` rows of :func:`path_histories`, one per (commit, path): ``PATH_HISTORY`` + commit + " " + path
-PATH_HISTORY = "path_history "
+
+#: the ``meta`` row of :func:`path_histories`: ``{"head": commit, "paths": {path: history}}``
+PATH_HISTORIES = "path_histories"
 
 
-def path_histories(db: Database, keys: list[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str, str]]]:
-    """``{(commit, path): [(commit, email, name, blob), ...]}``: the history of the file ``path``
-    from ``commit`` back that :func:`add_path_histories` kept, for those of ``keys`` it kept (a
-    commit's history never changes: the rows are never out of date)."""
-    if not keys:
+def path_histories(db: Database, head: str) -> dict[str, list]:
+    """``{path: history}`` that :func:`keep_path_histories` kept for the commit ``head`` (empty
+    when it kept them for another): each history as :mod:`vault_mem.vault.authors` made it."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (PATH_HISTORIES,)).fetchone()
+    try:
+        kept = json.loads(row[0]) if row else {}
+    except ValueError:
+        return {}  # a damaged row: read again from git
+    if not isinstance(kept, dict) or kept.get("head") != head or not isinstance(kept.get("paths"), dict):
         return {}
-    names = {f"{PATH_HISTORY}{c} {p}": (c, p) for c, p in keys}
-    rows = db.execute("SELECT name, value FROM meta WHERE name IN (SELECT value FROM json_each(?))",
-                      (json.dumps(sorted(names)),))
-    out = {}
-    for name, value in rows:
-        try:
-            found = json.loads(value)
-            out[names[name]] = [(str(c), str(e), str(n), str(b)) for c, e, n, b in found]
-        except (ValueError, TypeError):
-            continue  # a damaged row: read again from git
-    return out
+    return kept["paths"]
 
 
-def add_path_histories(db: Database, found: dict[tuple[str, str], list[tuple[str, str, str, str]]]) -> None:
-    """Keep ``found`` (as :func:`path_histories` gives it)."""
+def keep_path_histories(db: Database, head: str, histories: dict[str, list]) -> None:
+    """Keep ``histories`` (``{path: history}``) for the commit ``head``, in place of any kept
+    for another commit: one row, which a new commit makes out of date."""
+    value = json.dumps({"head": head, "paths": histories})
     with db.write():
-        db.executemany("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                       [(f"{PATH_HISTORY}{c} {p}", json.dumps(walk)) for (c, p), walk in found.items()])
+        db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                   (PATH_HISTORIES, value))

@@ -161,16 +161,22 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
     base = None
     if stored and history.resolve_commit(repo, stored) == stored:
         base = stored if history.is_ancestor(repo, stored, head) else (history.merge_base(repo, stored, head) or None)
+    # a text a merge brought back (no commit gave it since one deleted or changed it): no commit
+    # vouches for it, _given_back reads whose last word it is (a peer's merge that kept its own
+    # tree over the person's `forget` gave the forgotten text back as the person's first commit's)
     if base is None:
-        found = history.last_authors(repo, head, None, [spec])
+        found = history.last_authors(repo, head, None, [spec], given_only=True)
         if not damaged():
             rows.replace(db, head, _vault_relative(ws, found))
         return
     changed = history.changed_paths(repo, stored, head, spec)  # what differs from what the rows reflect
-    found = history.last_authors(repo, head, base, [spec])
+    found = history.last_authors(repo, head, base, [spec], given_only=True)
     missing = [p for p in changed if p not in found]
     if missing:  # back to a version older than the common ancestor: its author is further back
-        found.update(history.last_authors(repo, head, None, missing))
+        older = history.last_authors(repo, head, None, missing)
+        # unless this side's commits since then changed it, and none of them gave it: a merge did
+        at_base = repo.blobs_at(base, sorted(older))
+        found.update({p: who if at_base[p] == who[3] else ("", "", "", who[3]) for p, who in older.items()})
     gone = sorted(_vault_relative(ws, {p: ("", "", "", "") for p in changed if p not in found}))
     if not damaged():
         rows.update(db, head, _vault_relative(ws, found), gone)
@@ -286,25 +292,50 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
     return out
 
 
+def _with_ancestry(walk: list[tuple[str, str, str, str]], parents: dict[str, list[str]]
+                   ) -> list[tuple[str, str, str, str, list[int]]]:
+    """``walk`` (one path's commits, children first), each with the indexes of those of its
+    entries it descends from (``parents``: the commits' rewritten parents)."""
+    at = {entry[0]: i for i, entry in enumerate(walk)}
+    out = []
+    for commit, email, name, blob in walk:
+        below, stack, seen = set(), list(parents.get(commit, [])), set()
+        while stack:
+            c = stack.pop()
+            if c in seen:
+                continue
+            seen.add(c)
+            if c in at:
+                below.add(at[c])
+            stack.extend(parents.get(c, []))
+        out.append((commit, email, name, blob, sorted(below)))
+    return out
+
+
 def _given_back(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
                 judged: dict[str, Author]) -> dict[str, tuple[str, str, str, str]]:
     """Of the committed files ``judged`` a peer's (``known``: their last commit's ``(commit, email,
-    name, blob)``), those whose text a commit of this machine's last left at that very path:
-    ``{path: that commit's (commit, email, name, blob)}``, the author they are judged as.
+    name, blob)``, or ``("", "", "", blob)`` where no commit gave the path that blob: a merge
+    brought it back, see :func:`_refresh`), those whose text is the last word at that path of the
+    commits trusted here: ``{path: the newest such commit's (commit, email, name, blob)}``, the
+    author they are judged as.
 
-    A peer's commit that puts back at a path the text this machine last left there adds nothing:
-    a peer who deleted (or moved away) the person's memory and put the same bytes back in a later
-    commit made it the peer's (its last commit), out of the session context, and the sync, which
-    compares net changes, named nothing. Only where the newest commit at the path that a trusted
-    author made (this machine's person or agents, or an approved author; children before parents)
-    left that blob: where it deleted the file (``vault-mem forget``, the person's ``git rm``) or
-    left another text (the person's edit that the peer's revert undoes), the peer's commit puts
-    back what the person took away, and is the peer's. Only the same path: a text moved to another
-    key is the peer's there (the key, and what ``supersedes`` named, is the peer's choice), and the
-    sync names the person's memory it deleted (:func:`displaced_by_peers`). Asked only of the
-    texts first seen in a trusted commit other than the last one (:class:`Origins`): most peer
-    memories start no git process. Past :data:`_PATH_DEPTH` commits at the path, the peer's."""
-    peers = {rel: known[rel] for rel, author in judged.items() if not author.trusted and known[rel][0]}
+    A peer's commit that puts back at a path the text the trusted commits last left there adds
+    nothing: a peer who deleted (or moved away, or changed the mode of) the person's memory and
+    put the same bytes back in a later commit made it the peer's (its last commit), out of the
+    session context, and the sync, which compares net changes, named nothing. The last word:
+    of the commits of HEAD's history by this machine's person or agents or an approved author
+    that changed the path, each that left another text (deleted it: ``vault-mem forget``, the
+    person's ``git rm``; or changed it: the person's edit a peer's revert undoes) has a trusted
+    commit that left this very blob among its descendants; where one does not, the peer puts
+    back what the person took away, and the text is the peer's. Read from the graph, never
+    from dates, and across merges: a peer's merge that kept its own tree over the person's
+    ``forget`` gives nothing back as the person's. Only the same path: a text moved to another
+    key is the peer's there (the key, and what ``supersedes`` named, is the peer's choice), and
+    the sync names the person's memory it deleted (:func:`displaced_by_peers`). Asked only of
+    the texts first seen in a trusted commit other than the last one (:class:`Origins`): most
+    peer memories start no git process."""
+    peers = {rel: known[rel] for rel, author in judged.items() if not author.trusted and rel in known}
     if not peers:
         return {}
     first = origins.first_seen([who[3] for who in peers.values()])
@@ -312,14 +343,14 @@ def _given_back(ws: Workspace, ids: Identities, origins: Origins, known: dict[st
              if (f := first.get(who[3])) is not None and f[0] != who[0] and ids.standing(f[1], f[0]) != "peer"}
     if not asked:
         return {}
-    walks = origins.path_histories({(who[0], ws.prefix + rel) for rel, who in asked.items()})
+    walks = origins.path_histories(sorted(ws.prefix + rel for rel in asked))
     out = {}
     for rel, who in asked.items():
-        for commit, email, name, blob in walks.get((who[0], ws.prefix + rel), []):
-            if ids.standing(email, commit) != "peer":
-                if blob == who[3]:
-                    out[rel] = (commit, email, name, blob)
-                break
+        walk = walks.get(ws.prefix + rel, [])
+        trusted = [i for i, (commit, email, *_rest) in enumerate(walk) if ids.standing(email, commit) != "peer"]
+        left = [i for i in trusted if walk[i][3] == who[3]]
+        if left and all(any(i in walk[g][4] for g in left) for i in trusted if walk[i][3] != who[3]):
+            out[rel] = walk[left[0]][:4]
     return out
 
 
@@ -507,8 +538,6 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
 _ANCESTRY_CHECKS = 100
 #: per vault: origins found but not stored (a read-only sidecar, a full disk)
 _UNSTORED: dict[str, dict[str, tuple[str, str]]] = {}
-#: how many commits of a path's history :func:`_given_back` reads back for this machine's last one
-_PATH_DEPTH = 200
 
 
 class Origins:
@@ -607,24 +636,33 @@ class Origins:
         origin.update({b: self.unstored[b] for b in blobs if b in self.unstored and b not in origin})
         return origin
 
-    def path_histories(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str, str]]]:
-        """``{(commit, path): history}``: :func:`~vault_mem.store.history.path_history` of the file
-        ``path`` (top-level) from ``commit``, the last :data:`_PATH_DEPTH` changes. A commit's
-        history never changes: kept in the sidecar once read, so a prompt hook asks git once."""
-        found = rows.path_histories(self.db, sorted(keys))
-        new = {}
-        for commit, path in sorted(keys - found.keys()):
-            seen = self.ws.repo.damage_seen
+    def path_histories(self, paths: list[str]) -> dict[str, list[tuple[str, str, str, str, list[int]]]]:
+        """``{path: [(commit, email, name, blob or "", [the indexes of the entries it descends
+        from]), ...]}``: every commit of HEAD's history that changed each of ``paths``
+        (top-level), children before parents (:func:`~vault_mem.store.history.path_histories`).
+        Kept in the sidecar for HEAD (one row), so a prompt hook asks git once per commit."""
+        repo = self.ws.repo
+        head = repo.head()
+        if head is None or not paths:
+            return {}
+        kept = rows.path_histories(self.db, head)
+        found = {p: [(str(c), str(e), str(n), str(b), [int(i) for i in a]) for c, e, n, b, a in kept[p]]
+                 for p in paths if p in kept}
+        asked = [p for p in paths if p not in found]
+        if not asked:
+            return found
+        seen = repo.damage_seen
+        try:
+            walks, parents = history.path_histories(repo, head, asked)
+        except VaultMemError:  # git cannot say now: the last commits stand
+            return found
+        if repo.damage_seen != seen:
+            return found  # a history cut by damage may lack the person's last word: no answer
+        for path in asked:
+            found[path] = _with_ancestry(walks.get(path, []), parents)
+        if not self.read_only:
             try:
-                walk = history.path_history(self.ws.repo, commit, path, _PATH_DEPTH)
-            except VaultMemError:  # git cannot say now: the peer's commit stands
-                continue
-            found[(commit, path)] = walk
-            if self.ws.repo.damage_seen == seen:  # a history cut by damage is no answer to keep
-                new[(commit, path)] = walk
-        if new and not self.read_only:
-            try:
-                rows.add_path_histories(self.db, new)
+                rows.keep_path_histories(self.db, head, {**kept, **{p: found[p] for p in asked}})
             except IndexStoreError:
                 pass  # read again next time (a full disk)
         return found
