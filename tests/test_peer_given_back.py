@@ -237,3 +237,37 @@ def test_a_peers_merge_that_drops_the_persons_forget_gives_nothing_back_as_their
     _sync(mine)
     assert (mine / PATH).read_bytes() == person
     _assert_the_peers(mine)
+
+
+def test_the_answers_stand_after_the_sidecar_is_rebuilt(tmp_path):
+    """The authors a rebuilt sidecar works out from all of history at once (``vault-mem
+    reindex``: one ``git log`` of every commit, not the commits a sync added) give the same
+    answers: the text the peer put back is the person's; the text a peer's merge brought back
+    over the person's ``forget`` is the peer's (before, the rebuild made it the person's first
+    commit's, whatever the sync had found)."""
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    (mine / "notes").mkdir(exist_ok=True)
+    (mine / "notes" / "kept.md").write_text("---\ndescription: Kept note of the person's\n---\n")
+    git(mine, "add", "notes/kept.md")
+    git(mine, "commit", "-q", "-m", "kept")
+    _sync(mine)
+    _peer_git(peer, "pull", "-q", "origin", "main")
+    kept = (peer / "notes" / "kept.md").read_bytes()
+    _peer_git(peer, "rm", "-q", "notes/kept.md")
+    _peer_commit(peer, "tidy")
+    (peer / "notes" / "kept.md").write_bytes(kept)
+    _peer_commit(peer, "put back")
+    assert cli("--vault", str(mine), "forget", "editor-choice").returncode == 0
+    _sync(mine)
+    _peer_git(peer, "fetch", "-q", "origin")
+    _peer_git(peer, "merge", "-q", "-s", "ours", "-m", "merge", "origin/main")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    assert (mine / PATH).read_bytes() == person
+    for rebuilt in (False, True):
+        if rebuilt:
+            r = cli("--vault", str(mine), "reindex")
+            assert r.returncode == 0, r.stderr
+        trusted = _trusted(mine)
+        assert (trusted["kept"], trusted["editor-choice"]) == (True, False), rebuilt
