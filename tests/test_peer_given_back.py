@@ -271,3 +271,23 @@ def test_the_answers_stand_after_the_sidecar_is_rebuilt(tmp_path):
             assert r.returncode == 0, r.stderr
         trusted = _trusted(mine)
         assert (trusted["kept"], trusted["editor-choice"]) == (True, False), rebuilt
+
+
+@pytest.mark.parametrize("row", ['{"head": "%s", "paths": {"%s": [[1]]}}', '{"head": "%s", "paths": {"%s": 7}}',
+                                 'not json %s %s'])
+def test_a_damaged_kept_history_is_read_again_from_git(tmp_path, row):
+    """The path histories kept in the sidecar (one ``meta`` row, for HEAD) are derived state: a
+    damaged row is read again from git, never an error and never another answer."""
+    import sqlite3
+
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    _delete_then_put_back(peer)
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    assert _trusted(mine)["editor-choice"] is True
+    head = git(mine, "rev-parse", "HEAD").strip()
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        assert db.execute("SELECT count(*) FROM meta WHERE name = 'path_histories'").fetchone()[0] == 1
+        db.execute("UPDATE meta SET value = ? WHERE name = 'path_histories'", (row % (head, PATH),))
+    _assert_the_persons(mine, person)

@@ -145,7 +145,6 @@ def foreign_changes(db: Database) -> list[str]:
         "WHERE f.usable = 1")]
 
 
-
 #: the ``meta`` row of :func:`path_histories`: ``{"head": commit, "paths": {path: history}}``
 PATH_HISTORIES = "path_histories"
 

@@ -283,7 +283,7 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
         else:
             out[rel] = Author(who[1], ids.standing(who[1], who[0]))
     back = _given_back(ws, ids, origins, known, out)
-    if back:  # judged as the commit of this machine's whose text the peer's put back
+    if back:  # judged as the trusted commit whose text the peer's put back
         known = {**known, **back}
         out.update({rel: Author(who[1], ids.standing(who[1], who[0])) for rel, who in back.items()})
     out = origins.first_authors(out, {rel: (who[3], who[0]) for rel, who in known.items() if rel in out})
@@ -646,8 +646,11 @@ class Origins:
         if head is None or not paths:
             return {}
         kept = rows.path_histories(self.db, head)
-        found = {p: [(str(c), str(e), str(n), str(b), [int(i) for i in a]) for c, e, n, b, a in kept[p]]
-                 for p in paths if p in kept}
+        try:
+            found = {p: [(str(c), str(e), str(n), str(b), [int(i) for i in a]) for c, e, n, b, a in kept[p]]
+                     for p in paths if p in kept}
+        except (TypeError, ValueError):  # a damaged row: read again from git
+            kept, found = {}, {}
         asked = [p for p in paths if p not in found]
         if not asked:
             return found
