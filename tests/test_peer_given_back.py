@@ -291,3 +291,41 @@ def test_a_damaged_kept_history_is_read_again_from_git(tmp_path, row):
         assert db.execute("SELECT count(*) FROM meta WHERE name = 'path_histories'").fetchone()[0] == 1
         db.execute("UPDATE meta SET value = ? WHERE name = 'path_histories'", (row % (head, PATH),))
     _assert_the_persons(mine, person)
+
+
+def _kept_for(mine) -> str:
+    import sqlite3
+
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        return json.loads(db.execute("SELECT value FROM meta WHERE name = 'path_histories'").fetchone()[0])["head"]
+
+
+def test_a_kept_history_outlives_commits_that_leave_its_path_alone_and_no_other(tmp_path):
+    """The path histories are kept for HEAD: an agent's write elsewhere keeps them (no walk of
+    all history on the next read: the first read after each write paid it, ~2.4 s of CPU over
+    20,000 commits); a commit that changes the path does not (the person's ``forget``, then a
+    peer's merge over it: with the history kept from before, the forgotten text came back as
+    the person's)."""
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    _delete_then_put_back(peer)
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    _assert_the_persons(mine, person)
+    assert cli("--vault", str(mine), "remember", "shell-choice", "--type", "preference",
+               "-d", "Uses fish as the shell").returncode == 0
+    trace = tmp_path / "trace.txt"
+    listed = cli("--vault", str(mine), "list", "--json", env={**os.environ, "GIT_TRACE": str(trace)})
+    assert {m["key"]: m["trusted"] for m in json.loads(listed.stdout)}["editor-choice"] is True
+    assert "rev-list --full-history" in trace.read_text()  # asked whether the path changed since
+    assert "log --full-history" not in trace.read_text()  # not walked again
+    assert _kept_for(mine) == git(mine, "rev-parse", "HEAD").strip()
+
+    assert cli("--vault", str(mine), "forget", "editor-choice").returncode == 0
+    _sync(mine)
+    _peer_git(peer, "fetch", "-q", "origin")
+    _peer_git(peer, "merge", "-q", "-s", "ours", "-m", "merge", "origin/main")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    assert (mine / PATH).read_bytes() == person
+    _assert_the_peers(mine)

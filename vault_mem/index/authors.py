@@ -149,17 +149,17 @@ def foreign_changes(db: Database) -> list[str]:
 PATH_HISTORIES = "path_histories"
 
 
-def path_histories(db: Database, head: str) -> dict[str, list]:
-    """``{path: history}`` that :func:`keep_path_histories` kept for the commit ``head`` (empty
-    when it kept them for another): each history as :mod:`vault_mem.vault.authors` made it."""
+def path_histories(db: Database) -> tuple[str | None, dict[str, list]]:
+    """``(commit, {path: history})`` that :func:`keep_path_histories` kept (``(None, {})``: none,
+    or a damaged row): each history as :mod:`vault_mem.vault.authors` made it for that commit."""
     row = db.execute("SELECT value FROM meta WHERE name = ?", (PATH_HISTORIES,)).fetchone()
     try:
         kept = json.loads(row[0]) if row else {}
     except ValueError:
-        return {}  # a damaged row: read again from git
-    if not isinstance(kept, dict) or kept.get("head") != head or not isinstance(kept.get("paths"), dict):
-        return {}
-    return kept["paths"]
+        return None, {}  # a damaged row: read again from git
+    if not isinstance(kept, dict) or not isinstance(kept.get("head"), str) or not isinstance(kept.get("paths"), dict):
+        return None, {}
+    return kept["head"], kept["paths"]
 
 
 def keep_path_histories(db: Database, head: str, histories: dict[str, list]) -> None:

@@ -343,6 +343,16 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
     return found, parents
 
 
+def touched_since(repo: GitRepo, old: str, new: str, paths: list[str]) -> bool:
+    """True unless ``old`` is ``new``'s ancestor and no commit of ``new`` since changed any of
+    the files ``paths`` (top-level, literally; every line of history, ``--full-history``)."""
+    if not is_ancestor(repo, old, new):
+        return True
+    out = repo.run("--literal-pathspecs", "rev-list", "--full-history", "-n1", new, f"^{old}", "--", *paths,
+                   cwd=repo.toplevel)
+    return bool(out.strip())
+
+
 def deleted_by(repo: GitRepo, new: str, old: str, paths: list[str]) -> dict[str, tuple[str, str]]:
     """``{top-level path: (commit, author email)}``: for each of ``paths`` (files, literally) that
     ``new`` lacks, the newest commit of ``new`` not in ``old`` that deleted it. One ``git log``
