@@ -1,6 +1,8 @@
 """What the "put back adds nothing" rule (``vault/authors._given_back``) costs the reads an agent
 pays on every session and prompt: CPU of one ``vault-mem hook session-start`` (the session
-context) and one ``vault-mem recall`` (keyword index), each a new process.
+context), one ``vault-mem recall`` (keyword index), and one session start right after an
+agent's ``remember`` (``after-write``: HEAD moved, the kept path histories asked whether they
+still hold), each a new process.
 
     python bench/bench_given_back.py --old /tmp/old          # interleaved with another checkout
     git archive main | tar -x -C /tmp/old                    # (how to make that checkout)
@@ -97,8 +99,15 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None) -
 
 def commands(vault: Path) -> dict[str, tuple[list[str], bytes | None]]:
     event = json.dumps({"hook_event_name": "SessionStart", "cwd": str(vault), "source": "startup"}).encode()
-    return {"session-start": ([sys.executable, "-m", "vault_mem", "hook", "session-start", "--vault", str(vault)], event),
-            "recall": ([sys.executable, "-m", "vault_mem", "recall", "--vault", str(vault), "staging", "deploy"], None)}
+    start = ([sys.executable, "-m", "vault_mem", "hook", "session-start", "--vault", str(vault)], event)
+    return {"session-start": start,
+            "recall": ([sys.executable, "-m", "vault_mem", "recall", "--vault", str(vault), "staging", "deploy"], None),
+            "after-write": start}  # the session context right after an agent's write (untimed)
+
+
+def agent_write(vault: Path, env: dict[str, str], i: int) -> None:
+    run([sys.executable, "-m", "vault_mem", "--vault", str(vault), "remember", f"agent-{i}", "--type", "note",
+         "-d", f"Agent note {i}"], vault, env)
 
 
 def main() -> None:
@@ -127,16 +136,18 @@ def main() -> None:
                 (tmp / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n[user]\n\tname = Bench\n"
                                                 "\temail = bench@example.com\n")
                 vault = make(tmp, code, kind, args, home)
-                for cmd, stdin in commands(vault).values():  # the sidecar made, the histories kept
+                for cmd, stdin in list(commands(vault).values())[:2]:  # the sidecar made, the histories kept
                     timed(cmd, vault, home, stdin)
                 vaults[label] = (vault, home)
                 listed = json.loads(run([sys.executable, "-m", "vault_mem", "--vault", str(vault), "list", "--json"],
                                         vault, home))
                 print(f"{kind:<9} {label:<4} memories {len(listed)}, a peer's {sum(not m['trusted'] for m in listed)}")
             figures: dict[tuple[str, str], list[float]] = {}
-            for _ in range(args.calls):
+            for call in range(args.calls):
                 for label, (vault, home) in vaults.items():
                     for name, (cmd, stdin) in commands(vault).items():
+                        if name == "after-write":
+                            agent_write(vault, home, call)
                         figures.setdefault((label, name), []).append(timed(cmd, vault, home, stdin) * 1000)
             for (label, name), cpu in figures.items():
                 print(f"{kind:<9} {label:<4} {name:<14} {statistics.median(cpu):>10.1f} {min(cpu):>6.1f} {max(cpu):>6.1f}",
