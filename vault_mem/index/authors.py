@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "origins_of",
-           "origins_state", "paths_by", "replace", "stored_head", "update"]
+__all__ = ["HEAD_META", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths",
+           "keep_path_histories", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
 HEAD_META = "authors_head"
 
@@ -143,3 +143,29 @@ def foreign_changes(db: Database) -> list[str]:
     return [r[0] for r in db.execute(
         "SELECT f.path FROM differs d JOIN files f ON f.path = d.path JOIN origins o ON o.blob = f.blob "
         "WHERE f.usable = 1")]
+
+
+#: the ``meta`` row of :func:`path_histories`: ``{"head": commit, "paths": {path: history}}``
+PATH_HISTORIES = "path_histories"
+
+
+def path_histories(db: Database) -> tuple[str | None, dict[str, list]]:
+    """``(commit, {path: history})`` that :func:`keep_path_histories` kept (``(None, {})``: none,
+    or a damaged row): each history as :mod:`vault_mem.vault.authors` made it for that commit."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (PATH_HISTORIES,)).fetchone()
+    try:
+        kept = json.loads(row[0]) if row else {}
+    except ValueError:
+        return None, {}  # a damaged row: read again from git
+    if not isinstance(kept, dict) or not isinstance(kept.get("head"), str) or not isinstance(kept.get("paths"), dict):
+        return None, {}
+    return kept["head"], kept["paths"]
+
+
+def keep_path_histories(db: Database, head: str, histories: dict[str, list]) -> None:
+    """Keep ``histories`` (``{path: history}``) for the commit ``head``, in place of any kept
+    for another commit: one row, which a new commit makes out of date."""
+    value = json.dumps({"head": head, "paths": histories})
+    with db.write():
+        db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                   (PATH_HISTORIES, value))

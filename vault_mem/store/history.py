@@ -272,7 +272,8 @@ def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[st
     return entries
 
 
-def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> dict[str, tuple[str, str, str, str]]:
+def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *,
+                 given_only: bool = False) -> dict[str, tuple[str, str, str, str]]:
     """``{top-level path: (commit, author email, author name, blob)}`` for each file under ``paths``
     (folders or files, taken literally) that ``new`` holds and the commits of ``new`` not in
     ``old`` (all, when ``old`` is None) changed: the newest of those commits that gave the path
@@ -280,7 +281,10 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> 
     side that wrote the blob is found), else the newest that touched the path at all. One
     ``git log`` for the range (per 2,000 paths) and one ``git ls-tree`` per 2,000 files. With an
     older commit's object missing or corrupt, from the commits git read before it: a path whose
-    last change lies beyond the damage is left out (:attr:`GitRepo.damage` says so)."""
+    last change lies beyond the damage is left out (:attr:`GitRepo.damage` says so).
+    ``given_only``: a path whose blob no commit gave, or whose newest giver is not the newest
+    commit that touched it (a merge brought back a text a later commit had deleted or changed),
+    gets ``("", "", "", blob)``: no commit vouches for it."""
     by_blob: dict[tuple[str, str], tuple[str, str, str]] = {}
     newest: dict[str, tuple[str, str, str]] = {}
     for i in range(0, len(paths), 2000):
@@ -307,7 +311,58 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str]) -> 
     if not newest:
         return {}
     held = tree_blobs(repo, new, sorted(newest))
+    if given_only:
+        return {path: (*by_blob[(path, blob)], blob) if by_blob.get((path, blob)) == newest[path] else ("", "", "", blob)
+                for path, blob in held.items()}
     return {path: (*by_blob.get((path, blob), newest[path]), blob) for path, blob in held.items()}
+
+
+def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str, list[tuple[str, str, str, str]]],
+                                                                         dict[str, list[str]]]:
+    """Every commit of ``tip``'s whole history that changed one of the files ``paths`` (top-level,
+    literally): ``({path: [(commit, author email, author name, blob or "" where it deleted the
+    file), ...]}, {commit: parents})``, each path's commits children before parents
+    (``--topo-order``: the commits' dates, which their authors write, order nothing). A merge
+    counts where it differs from any of its parents (``-m``): a merge that kept one side's file
+    changed it against the other side. The parents are the nearest commits of the answer
+    (git's parent rewriting), so which of them descends from which is read from the answer
+    alone. One ``git log``; from what is there when an older object is missing (:func:`_walk`)."""
+    rs, fs = separators()
+    out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--full-history", "--topo-order",
+                "--parents", "-m", "--no-renames", "--raw", "--no-abbrev",
+                f"--format={rs}%H %P{fs}{_who('%ae')}{fs}{_who('%an')}", tip, "--", *paths, cwd=repo.toplevel)
+    wanted = set(paths)
+    found: dict[str, list[tuple[str, str, str, str]]] = {}
+    parents: dict[str, list[str]] = {}
+    seen: set[tuple[str, str]] = set()
+    for rec in out.split(rs):
+        lines = rec.strip("\n").split("\n")
+        head = lines[0].split(fs)
+        if len(head) != 3:
+            continue
+        ids = head[0].split()
+        if not ids:
+            continue
+        commit = ids[0]
+        parents[commit] = ids[1:]
+        for line in lines[1:]:
+            meta, _, name = line.partition("\t")
+            parts = meta.split()  # :old-mode new-mode old-blob new-blob status
+            if line.startswith(":") and len(parts) >= 5 and name in wanted and (commit, name) not in seen:
+                seen.add((commit, name))  # a merge: once, whichever parent it differs from
+                blob = "" if parts[4].startswith("D") else parts[3]
+                found.setdefault(name, []).append((commit, head[1].rstrip(" "), head[2].rstrip(" "), blob))
+    return found, parents
+
+
+def touched_since(repo: GitRepo, old: str, new: str, paths: list[str]) -> bool:
+    """True unless ``old`` is ``new``'s ancestor and no commit of ``new`` since changed any of
+    the files ``paths`` (top-level, literally; every line of history, ``--full-history``)."""
+    if not is_ancestor(repo, old, new):
+        return True
+    out = repo.run("--literal-pathspecs", "rev-list", "--full-history", "-n1", new, f"^{old}", "--", *paths,
+                   cwd=repo.toplevel)
+    return bool(out.strip())
 
 
 def deleted_by(repo: GitRepo, new: str, old: str, paths: list[str]) -> dict[str, tuple[str, str]]:

@@ -6,7 +6,9 @@ that gave it the blob HEAD holds), worked out from git at index time and kept in
 only over the commits added since (an agent write adds one). A file whose content differs from
 HEAD's (a hand edit not committed yet, a new file) can only have been changed on this machine:
 its author is this machine's person. The file's ``source:`` field plays no part: its writer
-controls it.
+controls it. A peer's commit that only gives a path back the text the trusted commits last left
+there (a delete then put back, a move away and back, a mode change) is no author of it
+(:func:`_given_back`).
 
 Trusted authors ("this machine's person and agents"): the repository's ``git config user.email``
 (and ``GIT_AUTHOR_EMAIL``, which the daemon commits hand edits with), the vault's agent email and
@@ -161,16 +163,22 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
     base = None
     if stored and history.resolve_commit(repo, stored) == stored:
         base = stored if history.is_ancestor(repo, stored, head) else (history.merge_base(repo, stored, head) or None)
+    # a text a merge brought back (no commit gave it since one deleted or changed it): no commit
+    # vouches for it, _given_back reads whose last word it is (a peer's merge that kept its own
+    # tree over the person's `forget` gave the forgotten text back as the person's first commit's)
     if base is None:
-        found = history.last_authors(repo, head, None, [spec])
+        found = history.last_authors(repo, head, None, [spec], given_only=True)
         if not damaged():
             rows.replace(db, head, _vault_relative(ws, found))
         return
     changed = history.changed_paths(repo, stored, head, spec)  # what differs from what the rows reflect
-    found = history.last_authors(repo, head, base, [spec])
+    found = history.last_authors(repo, head, base, [spec], given_only=True)
     missing = [p for p in changed if p not in found]
     if missing:  # back to a version older than the common ancestor: its author is further back
-        found.update(history.last_authors(repo, head, None, missing))
+        older = history.last_authors(repo, head, None, missing)
+        # unless this side's commits since then changed it, and none of them gave it: a merge did
+        at_base = repo.blobs_at(base, sorted(older))
+        found.update({p: who if at_base[p] == who[3] else ("", "", "", who[3]) for p, who in older.items()})
     gone = sorted(_vault_relative(ws, {p: ("", "", "", "") for p in changed if p not in found}))
     if not damaged():
         rows.update(db, head, _vault_relative(ws, found), gone)
@@ -259,7 +267,9 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
     HEAD's last author of each path) judged as that commit, unless the file on disk differs from
     what that commit holds; then :class:`_Uncommitted` says who made the change. Either way a
     text first seen in a commit of an author not trusted here stays that author's
-    (:class:`Origins`): committing it again here makes it no one else's. ``dirty`` (the
+    (:class:`Origins`): committing it again here makes it no one else's; and a peer's commit
+    that gave the path back the text the trusted commits last left there is no author of it
+    (:func:`_given_back`). ``dirty`` (the
     vault-relative paths that differ from HEAD, from one ``git status``) replaces reading each
     file; past ``_FILE_CHECKS`` files it is asked of git here. ``check_disk=False`` trusts the
     committed author without looking."""
@@ -276,9 +286,75 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
             out[rel] = Author(None, "peer")  # its commit lies beyond damaged history: no one vouches
         else:
             out[rel] = Author(who[1], ids.standing(who[1], who[0]))
+    back = _given_back(ws, ids, origins, known, out)
+    if back:  # judged as the trusted commit whose text the peer's put back
+        known = {**known, **back}
+        out.update({rel: Author(who[1], ids.standing(who[1], who[0])) for rel, who in back.items()})
     out = origins.first_authors(out, {rel: (who[3], who[0]) for rel, who in known.items() if rel in out})
     if changed:
         out.update((uncommitted or _Uncommitted(ws, ids, origins)).authors(changed))
+    return out
+
+
+def _with_ancestry(walk: list[tuple[str, str, str, str]], parents: dict[str, list[str]]
+                   ) -> list[tuple[str, str, str, str, list[int]]]:
+    """``walk`` (one path's commits, children first), each with the indexes of those of its
+    entries it descends from (``parents``: the commits' rewritten parents)."""
+    at = {entry[0]: i for i, entry in enumerate(walk)}
+    out = []
+    for commit, email, name, blob in walk:
+        below, stack, seen = set(), list(parents.get(commit, [])), set()
+        while stack:
+            c = stack.pop()
+            if c in seen:
+                continue
+            seen.add(c)
+            if c in at:
+                below.add(at[c])
+            stack.extend(parents.get(c, []))
+        out.append((commit, email, name, blob, sorted(below)))
+    return out
+
+
+def _given_back(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
+                judged: dict[str, Author]) -> dict[str, tuple[str, str, str, str]]:
+    """Of the committed files ``judged`` a peer's (``known``: their last commit's ``(commit, email,
+    name, blob)``, or ``("", "", "", blob)`` where no commit gave the path that blob: a merge
+    brought it back, see :func:`_refresh`), those whose text is the last word at that path of the
+    commits trusted here: ``{path: the newest such commit's (commit, email, name, blob)}``, the
+    author they are judged as.
+
+    A peer's commit that puts back at a path the text the trusted commits last left there adds
+    nothing: a peer who deleted (or moved away, or changed the mode of) the person's memory and
+    put the same bytes back in a later commit made it the peer's (its last commit), out of the
+    session context, and the sync, which compares net changes, named nothing. The last word:
+    of the commits of HEAD's history by this machine's person or agents or an approved author
+    that changed the path, each that left another text (deleted it: ``vault-mem forget``, the
+    person's ``git rm``; or changed it: the person's edit a peer's revert undoes) has a trusted
+    commit that left this very blob among its descendants; where one does not, the peer puts
+    back what the person took away, and the text is the peer's. Read from the graph, never
+    from dates, and across merges: a peer's merge that kept its own tree over the person's
+    ``forget`` gives nothing back as the person's. Only the same path: a text moved to another
+    key is the peer's there (the key, and what ``supersedes`` named, is the peer's choice), and
+    the sync names the person's memory it deleted (:func:`displaced_by_peers`). Asked only of
+    the texts first seen in a trusted commit other than the last one (:class:`Origins`): most
+    peer memories start no git process."""
+    peers = {rel: known[rel] for rel, author in judged.items() if not author.trusted and rel in known}
+    if not peers:
+        return {}
+    first = origins.first_seen([who[3] for who in peers.values()])
+    asked = {rel: who for rel, who in peers.items()
+             if (f := first.get(who[3])) is not None and f[0] != who[0] and ids.standing(f[1], f[0]) != "peer"}
+    if not asked:
+        return {}
+    walks = origins.path_histories(sorted(ws.prefix + rel for rel in asked))
+    out = {}
+    for rel, who in asked.items():
+        walk = walks.get(ws.prefix + rel, [])
+        trusted = [i for i, (commit, email, *_rest) in enumerate(walk) if ids.standing(email, commit) != "peer"]
+        left = [i for i in trusted if walk[i][3] == who[3]]
+        if left and all(any(i in walk[g][4] for g in left) for i in trusted if walk[i][3] != who[3]):
+            out[rel] = walk[left[0]][:4]
     return out
 
 
@@ -487,7 +563,7 @@ class Origins:
     new commits); kept in the sidecar (:mod:`vault_mem.index.authors`)."""
 
     def __init__(self, ws: Workspace, sidecar: Sidecar, ids: Identities):
-        self.ws, self.db, self.ids = ws, sidecar.db, ids
+        self.ws, self.db, self.ids, self.read_only = ws, sidecar.db, ids, sidecar.read_only
         self.unstored = _UNSTORED.get(str(ws.root), {})
         try:
             self._scan(sidecar)
@@ -558,6 +634,62 @@ class Origins:
             firsts[blob] = mine[:2] if kept else theirs[0][:2]
         return firsts
 
+    def first_seen(self, blobs: list[str]) -> dict[str, tuple[str, str]]:
+        """``{blob: (commit, email)}``: where each of ``blobs`` was first seen, for those seen."""
+        origin = rows.origins_of(self.db, blobs)
+        origin.update({b: self.unstored[b] for b in blobs if b in self.unstored and b not in origin})
+        return origin
+
+    def path_histories(self, paths: list[str]) -> dict[str, list[tuple[str, str, str, str, list[int]]]]:
+        """``{path: [(commit, email, name, blob or "", [the indexes of the entries it descends
+        from]), ...]}``: every commit of HEAD's history that changed each of ``paths``
+        (top-level), children before parents (:func:`~vault_mem.store.history.path_histories`).
+        Kept in the sidecar for HEAD (one row), so a prompt hook asks git nothing; a HEAD that
+        moved on from it by commits that changed none of those files (an agent's write) keeps
+        them for two small git processes, not a walk of all history (~2.4 s of CPU over 20,000
+        commits). A merge that brought in no change of those files is missed: one that gave a
+        text back (never one that took it away), so the answer errs to the peer's side."""
+        repo = self.ws.repo
+        head = repo.head()
+        if head is None or not paths:
+            return {}
+        at, kept = rows.path_histories(self.db)
+        moved = at != head
+        if moved:  # kept for an older HEAD: all still right, or none asked again
+            try:
+                same = bool(set(paths) & kept.keys()) and not history.touched_since(repo, str(at), head, sorted(kept))
+            except VaultMemError:
+                same = False
+            kept = kept if same else {}
+        try:
+            found = {p: [(str(c), str(e), str(n), str(b), [int(i) for i in a]) for c, e, n, b, a in kept[p]]
+                     for p in paths if p in kept}
+        except (TypeError, ValueError):  # a damaged row: read again from git
+            kept, found = {}, {}
+        asked = [p for p in paths if p not in found]
+        if not asked:
+            if moved:
+                self._keep(head, kept)
+            return found
+        seen = repo.damage_seen
+        try:
+            walks, parents = history.path_histories(repo, head, asked)
+        except VaultMemError:  # git cannot say now: the last commits stand
+            return found
+        if repo.damage_seen != seen:
+            return found  # a history cut by damage may lack the person's last word: no answer
+        for path in asked:
+            found[path] = _with_ancestry(walks.get(path, []), parents)
+        self._keep(head, {**kept, **{p: found[p] for p in asked}})
+        return found
+
+    def _keep(self, head: str, histories: dict[str, list]) -> None:
+        if not self.read_only:
+            try:
+                rows.keep_path_histories(self.db, head, histories)
+            except IndexStoreError:
+                pass  # read again next time (a full disk)
+
     def first_authors(self, judged: dict[str, Author], texts: dict[str, tuple[str, str | None]]) -> dict[str, Author]:
         """``judged`` (``{path: Author}``), where a trusted one whose text (``texts``: ``{path:
         (blob, the commit that gave the path that blob, or None for a change not committed)}``)
@@ -565,9 +697,7 @@ class Origins:
         asked = {rel: texts[rel] for rel, author in judged.items() if author.trusted and rel in texts}
         if not asked:
             return judged
-        blobs = [blob for blob, _c in asked.values()]
-        origin = rows.origins_of(self.db, blobs)
-        origin.update({b: self.unstored[b] for b in blobs if b in self.unstored and b not in origin})
+        origin = self.first_seen([blob for blob, _c in asked.values()])
         out = dict(judged)
         for rel, (blob, commit) in asked.items():
             first = origin.get(blob)
