@@ -21,12 +21,13 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from conftest import git_reachable, git_show_blobs, new_vault
+from conftest import git_reachable, git_show_blobs, new_vault, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -678,6 +679,82 @@ def test_a_git_commit_is_seen_before_its_hook_runs(both_platforms, root, tmp_pat
     assert proc.returncode == 0, err
     subjects = _git(root, "log", "--format=%s").splitlines()
     assert subjects[:2] == ["remember: agent-fact — Written while a person commits", "hand note"]
+
+
+def test_a_commit_whose_fork_waited_past_a_writes_listing_still_stops_the_write_moving_the_branch(root, tmp_path,
+                                                                                                  monkeypatch):
+    """The editor test's lost save (1 CI run in 8 at load 3.5): a person's `git commit` whose
+    process, on a loaded machine, waited longer than 0.1 s between its fork and its exec. An
+    agent write's listing met it then, not yet git and no longer young; the write's later
+    checks (the one under index.lock too) read only processes new since, so once it was `git
+    commit` and had read HEAD, the write moved the branch under it, and the commit died with
+    "cannot lock ref 'HEAD'" (the editor's next save then replaced the file it was committing).
+
+    Deterministic: the commit's child is held before its exec at a gate until it is 3x YOUNG_S
+    old; an agent write lists the processes then; the child execs a real `git commit`, which
+    reads HEAD and is held, before it takes index.lock, in its fsmonitor hook (git asks it
+    while reading the index); a second write of the same Vault runs meanwhile. It must wait
+    for the commit and land after it, both commits then on the branch."""
+    from vault_mem import Vault
+    from vault_mem.platform import procs
+    from vault_mem.store import gitprocs
+
+    monkeypatch.setattr(gitprocs, "REUSE_S", 60.0)  # no full listing by age: only the rule is tested
+    (root / "notes").mkdir(exist_ok=True)
+    (root / "notes/hand.md").write_text(_memory_text("hand", "My hand note", "hand\n"))
+    _git(root, "add", "notes/hand.md")
+    _git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "my note")
+    (root / "notes/hand.md").write_text(_memory_text("hand", "My hand note, saved again", "hand again\n"))
+    held, paused, go = tmp_path / "before-exec", tmp_path / "paused", tmp_path / "go"
+    held.write_text("")
+    hook = tmp_path / "fsmonitor.sh"
+    hook.write_text(f"#!/bin/sh\ntouch '{paused}'\nwhile [ ! -e '{go}' ]; do sleep 0.02; done\nexit 1\n")
+    hook.chmod(0o755)
+    pid_file = tmp_path / "child.pid"
+    launcher = textwrap.dedent(f"""\
+        import os, sys, time
+        pid = os.fork()
+        if pid == 0:
+            while os.path.exists({str(held)!r}):
+                time.sleep(0.01)
+            os.execvp("git", sys.argv[1:])
+        open({str(pid_file)!r} + ".tmp", "w").write(str(pid))
+        os.replace({str(pid_file)!r} + ".tmp", {str(pid_file)!r})
+        sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        """)
+    proc = subprocess.Popen([sys.executable, "-c", launcher, "git", "-c", "core.hooksPath=/dev/null",
+                             "-c", f"core.fsmonitor={hook}", "commit", "-q", "-m", "hand note", "--",
+                             "notes/hand.md"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    timer = threading.Timer(1.0, go.touch)
+    try:
+        wait_for(pid_file.exists, 60, "the forked child's pid")
+        child = int(pid_file.read_text())
+        if procs.proc_native():
+            wait_for(lambda: _age(child) > 3 * procs.YOUNG_S, 60, "the child older than YOUNG_S, before its exec")
+        with Vault(root) as v:
+            assert v.remember("first", "Written while the commit's child waits for its exec", "one\n").commit
+            held.unlink()  # it execs `git commit`, which reads HEAD and waits in its fsmonitor hook
+            wait_for(paused.exists, 60, "the commit past its read of HEAD, before index.lock")
+            timer.start()
+            assert v.remember("second", "Written while the person's commit is under way", "two\n").commit
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        timer.cancel()
+        held.unlink(missing_ok=True)
+        go.touch()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    subjects = _git(root, "log", "--format=%s").splitlines()
+    assert subjects[:2] == ["remember: second — Written while the person's commit is under way", "hand note"], subjects
+
+
+def _age(pid: int) -> float:
+    """How long ago process ``pid`` started, in seconds (/proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        start = int(fh.read().rpartition(")")[2].split()[19])
+    return time.clock_gettime(time.CLOCK_BOOTTIME) - start / os.sysconf("SC_CLK_TCK")
 
 
 @pytest.mark.slow
