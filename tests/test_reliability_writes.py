@@ -98,10 +98,11 @@ def _git_retry(root: str, *args: str) -> subprocess.CompletedProcess:
 def _editor(root: str, rel: str, n: int, out: str) -> None:
     """Save ``rel`` ``n`` times (in place, then by write-temp-then-rename, alternately), each a
     new description, and commit each save that is still on disk (no hooks: an editor plugin).
-    Records every save's bytes."""
+    Records every save's bytes, and git's words for each add or commit that failed (a save whose
+    commit failed is replaced by the next save: the test then names why it was lost)."""
     path = Path(root) / rel
     key = Path(rel).stem
-    saves = []
+    saves, failed = [], []
     for i in range(n):
         data = _memory_text(key, f"Editor save {i}", f"editor save {i} {time.time_ns()}\n").encode()
         if i % 2:
@@ -114,10 +115,12 @@ def _editor(root: str, rel: str, n: int, out: str) -> None:
                 fh.write(data)
         saves.append(data.decode())
         time.sleep(0.005)
-        _git_retry(root, "add", "--", rel)
-        _git_retry(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"editor save {i}", "--", rel)
+        add = _git_retry(root, "add", "--", rel)
+        commit = _git_retry(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"editor save {i}", "--", rel)
+        failed += [f"save {i}: git {what} exit {proc.returncode}: {proc.stderr.strip()}"
+                   for what, proc in (("add", add), ("commit", commit)) if proc.returncode != 0]
         time.sleep(0.01)
-    Path(out).write_text(json.dumps({"saves": saves}))
+    Path(out).write_text(json.dumps({"saves": saves, "failed": failed}))
 
 
 def _refused_for_index_lock(argv: list[str], root: str) -> tuple[subprocess.CompletedProcess, int]:
@@ -535,7 +538,8 @@ def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, rec
     _wait([editor])
     stop.write_text("")
     _wait(agents)
-    saves = json.loads((tmp_path / "ed.json").read_text())["saves"]
+    edited = json.loads((tmp_path / "ed.json").read_text())
+    saves = edited["saves"]
     history = set(_git(root, "log", "--all", "--format=", "--raw", "--no-abbrev", "--", "facts/shared.md")
                   .split())
     on_disk = (root / "facts/shared.md").read_text()
@@ -546,7 +550,8 @@ def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, rec
     counts = _check_agent_records(root, records)
     record_property("editor_saves", len(saves))
     record_property("agent_writes", counts)
-    assert not lost, f"{len(lost)} of {len(saves)} editor saves lost"
+    assert not lost, (f"{len(lost)} of {len(saves)} editor saves lost "
+                      f"({[s.splitlines()[2] for s in lost]}; the editor's git failures: {edited['failed']})")
     assert counts["ok"] > 0
 
 
