@@ -755,6 +755,71 @@ def test_a_commit_whose_fork_waited_past_a_writes_listing_still_stops_the_write_
     assert subjects[:2] == ["remember: second — Written while the person's commit is under way", "hand note"], subjects
 
 
+def test_a_commit_that_reads_head_while_a_write_moves_the_branch_is_refused_before_its_work(root, tmp_path,
+                                                                                              monkeypatch):
+    """The window left after a write's last look at the processes (under index.lock): a person's
+    `git commit` that starts after it and reads HEAD before the write's ref swap, a few system
+    calls later (longer when the writer is preempted there, as under load). It takes index.lock
+    only after the write released it, so it went on to its ref update and died there with
+    "cannot lock ref 'HEAD'": its work done and lost, the editor test's save replaced by the
+    next. The write now keeps index.lock until such a commit has ended: it is refused at
+    index.lock, before doing anything (git says so plainly), and runs again.
+
+    Deterministic: the write pauses holding the ref lock (past its check, before the swap); the
+    person's commit starts, reads HEAD and is held in its fsmonitor hook (before index.lock);
+    the write goes on; the commit is let go 0.5 s later."""
+    from vault_mem import Vault
+
+    (root / "notes").mkdir(exist_ok=True)
+    note = root / "notes/hand.md"
+    note.write_text(_memory_text("hand", "My hand note", "hand\n"))
+    _git(root, "add", "notes/hand.md")
+    _git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "my note")
+    note.write_text(_memory_text("hand", "My hand note, saved again", "hand again\n"))
+    paused, go = tmp_path / "paused", tmp_path / "go"
+    hook = tmp_path / "fsmonitor.sh"
+    hook.write_text(f"#!/bin/sh\ntouch '{paused}'\nwhile [ ! -e '{go}' ]; do sleep 0.02; done\nexit 1\n")
+    hook.chmod(0o755)
+    commit = ["git", "-c", "core.hooksPath=/dev/null", "-c", f"core.fsmonitor={hook}", "commit", "-q", "-m",
+              "hand note", "--", "notes/hand.md"]
+    git_dir = root / ".git"
+    result: dict = {}
+
+    def write() -> None:
+        with Vault(root) as v:
+            result["commit"] = v.remember("agent-fact", "Written while a person's commit starts", "agent\n").commit
+
+    monkeypatch.setenv("VAULT_MEM_PAUSE_AT", "holding-ref-lock")
+    writer = threading.Thread(target=write)
+    writer.start()
+    proc = None
+    timer = threading.Timer(0.5, go.touch)
+    try:
+        wait_for((git_dir / "paused-holding-ref-lock").exists, 60, "the write at its ref swap")
+        proc = subprocess.Popen(commit, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(paused.exists, 60, "the person's commit past its read of HEAD, before index.lock")
+        (git_dir / "resume-holding-ref-lock").write_text("")
+        timer.start()
+        _out, err = proc.communicate(timeout=60)
+        writer.join(60)
+    finally:
+        timer.cancel()
+        go.touch()
+        (git_dir / "resume-holding-ref-lock").write_text("")
+        writer.join(60)
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert result.get("commit"), "the write did not land"
+    assert "cannot lock ref" not in err, err
+    if proc.returncode != 0:  # refused before it did anything: a person runs it again
+        assert "index.lock': File exists" in err, err
+        again = subprocess.run(commit, cwd=root, capture_output=True, text=True, check=False)
+        assert again.returncode == 0, again.stderr
+    subjects = _git(root, "log", "--format=%s").splitlines()
+    assert subjects[:2] == ["hand note", "remember: agent-fact — Written while a person's commit starts"], subjects
+
+
 def _age(pid: int) -> float:
     """How long ago process ``pid`` started, in seconds (/proc)."""
     with open(f"/proc/{pid}/stat") as fh:

@@ -56,6 +56,7 @@ from vault_mem.store.gitprocs import (
     command_of,
     git_under_way,
     marked_commit,
+    outlast_started_meanwhile,
     person_git_command,
     running_git,
     running_git_commit,
@@ -543,6 +544,9 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 if warnings is not None:
                     warnings.append(f"committed, but git's staging area was not updated ({exc}); "
                                     "`git status` may show the write as a change: run `git reset -q`")
+            # a person's `git commit` that started since the check above may have read the old
+            # HEAD: it meets index.lock held, not a moved branch after its work
+            outlast_started_meanwhile(self.toplevel, self.git_watch, hook_parent=self.in_post_hook)
             return True
         finally:
             gitlocks.release(lock, record)
