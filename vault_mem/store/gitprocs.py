@@ -46,8 +46,9 @@ def _asked(argv: list[str], exact: bool) -> bool:
 class GitWatch:
     """The git processes of one work tree, for the checks a write makes one after another (the
     wait before it, the check before its files, the one before ``index.lock``, the one under it,
-    the gc check after landing). Each check lists them, but on Linux reads only the processes
-    that started since the last listing and those that were too young then to have exec'd
+    the one after the branch moved, the gc check after landing). Each check lists them, but on
+    Linux reads only the processes that started since the last listing and those that had not
+    exec'd since their fork then, or were younger than ``procs.YOUNG_S``
     (:func:`~vault_mem.platform.procs.list_program`); every process at least every
     :data:`REUSE_S`. ``full``/``partial``: how many listings read every process / only those
     (for the benches)."""
