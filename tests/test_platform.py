@@ -143,19 +143,116 @@ def test_process_facts_come_from_ps_and_lsof_without_proc(tmp_path, both_platfor
     assert procs.process_start(proc.pid) == procs.GONE
     assert procs.same_start("123@abc", "t1700000000") is None  # the other implementation's: unknown
 
-def _held_commit(repo: Path, gate: Path, *, before_exec: Path | None = None) -> subprocess.Popen:
+def _held_commit(repo: Path, gate: Path, *, before_exec: Path | None = None, fork: bool = False) -> subprocess.Popen:
     """A real ``git commit`` in ``repo`` held at its message editor while ``gate`` exists;
     ``before_exec``: started by a process that waits while that file exists, then execs git (a
-    shell's child between its fork and its exec, stretched for as long as the test needs)."""
+    shell's child between its fork and its exec, stretched for as long as the test needs).
+    ``fork``: that process forks first and its child waits and execs (the parent waits for it,
+    exits with its status, and writes its pid to ``before_exec`` + ``.pid``): a child between
+    its fork and its exec as the kernel sees it, as a loaded machine holds a subprocess's child."""
     editor = repo / "editor.sh"
     editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\necho 'a person commits' > \"$1\"\n")
     editor.chmod(0o755)
     argv = ["git", "-c", f"core.editor={editor}", "commit", "--allow-empty"]
-    if before_exec is not None:
+    if before_exec is not None and fork:
+        argv = [sys.executable, "-c", _fork_then_exec(before_exec), *argv]
+    elif before_exec is not None:
         argv = [sys.executable, "-c",
                 f"import os, sys, time\nwhile os.path.exists({str(before_exec)!r}): time.sleep(0.01)\n"
                 "os.execvp('git', sys.argv[1:])", *argv]
     return subprocess.Popen(argv, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _fork_then_exec(before_exec: Path) -> str:
+    """Python code that forks; the child waits while ``before_exec`` exists, then execs its
+    arguments; the parent writes the child's pid to ``before_exec`` + ``.pid`` and exits with
+    the child's status."""
+    pid_file = str(before_exec) + ".pid"
+    return textwrap.dedent(f"""\
+        import os, sys, time
+        pid = os.fork()
+        if pid == 0:
+            while os.path.exists({str(before_exec)!r}):
+                time.sleep(0.01)
+            os.execvp(sys.argv[1], sys.argv[1:])
+        open({pid_file!r} + ".tmp", "w").write(str(pid))
+        os.replace({pid_file!r} + ".tmp", {pid_file!r})
+        sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        """)
+
+
+def _held_checkout(repo: Path, gate: Path, *, before_exec: Path) -> tuple[subprocess.Popen, Path]:
+    """A real ``git checkout -b side`` in ``repo``, held in its post-checkout hook while ``gate``
+    exists, started as :func:`_held_commit` with ``fork``; and the file its hook makes once it
+    runs."""
+    hooks, hooked = repo / "held-hooks", repo / "hooked"
+    hooks.mkdir()
+    hook = hooks / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch '{hooked}'\nwhile [ -e '{gate}' ]; do sleep 0.05; done\n")
+    hook.chmod(0o755)
+    argv = [sys.executable, "-c", _fork_then_exec(before_exec), "git", "-c", f"core.hooksPath={hooks}", "checkout", "-q", "-b", "side"]
+    return subprocess.Popen(argv, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), hooked
+
+
+def _age(pid: int) -> float:
+    """How long ago process ``pid`` started, in seconds (/proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        start = int(fh.read().rpartition(")")[2].split()[19])
+    return time.clock_gettime(time.CLOCK_BOOTTIME) - start / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not procs.proc_native(), reason="only a /proc listing reads just what changed; ps reads all")
+@pytest.mark.parametrize("command", ["commit", "checkout"])
+def test_a_child_that_waits_past_young_s_for_its_exec_is_still_read_by_every_later_check(tmp_path, monkeypatch,
+                                                                                         command):
+    """A write's checks after its first listing read only new processes and those that may still
+    exec git. "May still" was "started within YOUNG_S (0.1 s)": on a loaded machine a
+    subprocess's child waits longer than that between its fork and its exec, so a listing that
+    met it then found it old, and no later check of the write (nor the one under index.lock)
+    read it again once it was ``git commit``: the write moved the branch under that commit,
+    which died with "cannot lock ref 'HEAD'" (the editor test then lost the save it was
+    committing, 1 CI run in 8). A child that has not exec'd since its fork is read again
+    whatever its age. Here the child waits at a gate until it is 3 times YOUNG_S old, as the
+    kernel reports its start: the listing meets it old, deterministically. The same rule keeps
+    a person's ``git checkout`` (a write's check before its files land) from going unseen."""
+    from vault_mem.store import gitprocs
+
+    monkeypatch.setattr(gitprocs, "REUSE_S", 60.0)  # no full listing by age: only the rule is tested
+    git(tmp_path, "init", "-q")
+    toplevel = tmp_path.resolve()
+    watch = gitprocs.GitWatch(toplevel)
+    gate, held = tmp_path / "gate", tmp_path / "before-exec"
+    gate.write_text("")
+    held.write_text("")
+    if command == "commit":
+        proc = _held_commit(tmp_path, gate, before_exec=held, fork=True)
+        at_work = tmp_path / ".git" / "COMMIT_EDITMSG"  # at its message editor
+    else:
+        git(tmp_path, "commit", "-q", "--allow-empty", "-m", "first")
+        proc, at_work = _held_checkout(tmp_path, gate, before_exec=held)
+    try:
+        pid_file = Path(f"{held}.pid")
+        wait_for(pid_file.exists, 60, "the forked child's pid")
+        child = int(pid_file.read_text())
+        wait_for(lambda: _age(child) > 3 * procs.YOUNG_S, 60, "the child older than YOUNG_S, before its exec")
+        assert procs.process_name(child) != "git"
+        # not git yet, and old
+        assert gitprocs.running_git_commit(toplevel, watch) is None
+        assert gitprocs.person_git_command(toplevel, watch) is None
+        held.unlink()  # now it execs git
+        wait_for(at_work.exists, 60, f"the {command} at work")
+        if command == "commit":
+            assert gitprocs.running_git_commit(toplevel, watch) == child
+        else:
+            assert gitprocs.person_git_command(toplevel, watch) == f"a person's `git checkout` (pid {child})"
+        # and the check under index.lock, which reads only what started since the one before it
+        assert gitprocs.git_under_way(toplevel / ".git", toplevel, watch, recheck=True)[1]
+        assert (watch.full, watch.partial) == (1, 3)  # read without reading every process again
+    finally:
+        gate.unlink()
+        held.unlink(missing_ok=True)
+        proc.wait(30)
+    assert proc.returncode == 0
 
 
 @pytest.mark.parametrize("how", ["started after the listing", "between its fork and its exec at the listing"])

@@ -21,12 +21,13 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from conftest import git_reachable, git_show_blobs, new_vault
+from conftest import git_reachable, git_show_blobs, new_vault, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,10 +98,11 @@ def _git_retry(root: str, *args: str) -> subprocess.CompletedProcess:
 def _editor(root: str, rel: str, n: int, out: str) -> None:
     """Save ``rel`` ``n`` times (in place, then by write-temp-then-rename, alternately), each a
     new description, and commit each save that is still on disk (no hooks: an editor plugin).
-    Records every save's bytes."""
+    Records every save's bytes, and git's words for each add or commit that failed (a save whose
+    commit failed is replaced by the next save: the test then names why it was lost)."""
     path = Path(root) / rel
     key = Path(rel).stem
-    saves = []
+    saves, failed = [], []
     for i in range(n):
         data = _memory_text(key, f"Editor save {i}", f"editor save {i} {time.time_ns()}\n").encode()
         if i % 2:
@@ -113,10 +115,12 @@ def _editor(root: str, rel: str, n: int, out: str) -> None:
                 fh.write(data)
         saves.append(data.decode())
         time.sleep(0.005)
-        _git_retry(root, "add", "--", rel)
-        _git_retry(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"editor save {i}", "--", rel)
+        add = _git_retry(root, "add", "--", rel)
+        commit = _git_retry(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"editor save {i}", "--", rel)
+        failed += [f"save {i}: git {what} exit {proc.returncode}: {proc.stderr.strip()}"
+                   for what, proc in (("add", add), ("commit", commit)) if proc.returncode != 0]
         time.sleep(0.01)
-    Path(out).write_text(json.dumps({"saves": saves}))
+    Path(out).write_text(json.dumps({"saves": saves, "failed": failed}))
 
 
 def _refused_for_index_lock(argv: list[str], root: str) -> tuple[subprocess.CompletedProcess, int]:
@@ -534,7 +538,8 @@ def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, rec
     _wait([editor])
     stop.write_text("")
     _wait(agents)
-    saves = json.loads((tmp_path / "ed.json").read_text())["saves"]
+    edited = json.loads((tmp_path / "ed.json").read_text())
+    saves = edited["saves"]
     history = set(_git(root, "log", "--all", "--format=", "--raw", "--no-abbrev", "--", "facts/shared.md")
                   .split())
     on_disk = (root / "facts/shared.md").read_text()
@@ -545,7 +550,8 @@ def test_editor_saving_the_memory_agents_write_loses_no_save(tmp_path, root, rec
     counts = _check_agent_records(root, records)
     record_property("editor_saves", len(saves))
     record_property("agent_writes", counts)
-    assert not lost, f"{len(lost)} of {len(saves)} editor saves lost"
+    assert not lost, (f"{len(lost)} of {len(saves)} editor saves lost "
+                      f"({[s.splitlines()[2] for s in lost]}; the editor's git failures: {edited['failed']})")
     assert counts["ok"] > 0
 
 
@@ -678,6 +684,147 @@ def test_a_git_commit_is_seen_before_its_hook_runs(both_platforms, root, tmp_pat
     assert proc.returncode == 0, err
     subjects = _git(root, "log", "--format=%s").splitlines()
     assert subjects[:2] == ["remember: agent-fact — Written while a person commits", "hand note"]
+
+
+def test_a_commit_whose_fork_waited_past_a_writes_listing_still_stops_the_write_moving_the_branch(root, tmp_path,
+                                                                                                  monkeypatch):
+    """The editor test's lost save (1 CI run in 8 at load 3.5): a person's `git commit` whose
+    process, on a loaded machine, waited longer than 0.1 s between its fork and its exec. An
+    agent write's listing met it then, not yet git and no longer young; the write's later
+    checks (the one under index.lock too) read only processes new since, so once it was `git
+    commit` and had read HEAD, the write moved the branch under it, and the commit died with
+    "cannot lock ref 'HEAD'" (the editor's next save then replaced the file it was committing).
+
+    Deterministic: the commit's child is held before its exec at a gate until it is 3x YOUNG_S
+    old; an agent write lists the processes then; the child execs a real `git commit`, which
+    reads HEAD and is held, before it takes index.lock, in its fsmonitor hook (git asks it
+    while reading the index); a second write of the same Vault runs meanwhile. It must wait
+    for the commit and land after it, both commits then on the branch."""
+    from vault_mem import Vault
+    from vault_mem.platform import procs
+    from vault_mem.store import gitprocs
+
+    monkeypatch.setattr(gitprocs, "REUSE_S", 60.0)  # no full listing by age: only the rule is tested
+    (root / "notes").mkdir(exist_ok=True)
+    (root / "notes/hand.md").write_text(_memory_text("hand", "My hand note", "hand\n"))
+    _git(root, "add", "notes/hand.md")
+    _git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "my note")
+    (root / "notes/hand.md").write_text(_memory_text("hand", "My hand note, saved again", "hand again\n"))
+    held, paused, go = tmp_path / "before-exec", tmp_path / "paused", tmp_path / "go"
+    held.write_text("")
+    hook = tmp_path / "fsmonitor.sh"
+    hook.write_text(f"#!/bin/sh\ntouch '{paused}'\nwhile [ ! -e '{go}' ]; do sleep 0.02; done\nexit 1\n")
+    hook.chmod(0o755)
+    pid_file = tmp_path / "child.pid"
+    launcher = textwrap.dedent(f"""\
+        import os, sys, time
+        pid = os.fork()
+        if pid == 0:
+            while os.path.exists({str(held)!r}):
+                time.sleep(0.01)
+            os.execvp("git", sys.argv[1:])
+        open({str(pid_file)!r} + ".tmp", "w").write(str(pid))
+        os.replace({str(pid_file)!r} + ".tmp", {str(pid_file)!r})
+        sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        """)
+    proc = subprocess.Popen([sys.executable, "-c", launcher, "git", "-c", "core.hooksPath=/dev/null",
+                             "-c", f"core.fsmonitor={hook}", "commit", "-q", "-m", "hand note", "--",
+                             "notes/hand.md"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    timer = threading.Timer(1.0, go.touch)
+    try:
+        wait_for(pid_file.exists, 60, "the forked child's pid")
+        child = int(pid_file.read_text())
+        if procs.proc_native():
+            wait_for(lambda: _age(child) > 3 * procs.YOUNG_S, 60, "the child older than YOUNG_S, before its exec")
+        with Vault(root) as v:
+            assert v.remember("first", "Written while the commit's child waits for its exec", "one\n").commit
+            held.unlink()  # it execs `git commit`, which reads HEAD and waits in its fsmonitor hook
+            wait_for(paused.exists, 60, "the commit past its read of HEAD, before index.lock")
+            timer.start()
+            assert v.remember("second", "Written while the person's commit is under way", "two\n").commit
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        timer.cancel()
+        held.unlink(missing_ok=True)
+        go.touch()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    subjects = _git(root, "log", "--format=%s").splitlines()
+    assert subjects[:2] == ["remember: second — Written while the person's commit is under way", "hand note"], subjects
+
+
+def test_a_commit_that_reads_head_while_a_write_moves_the_branch_is_refused_before_its_work(root, tmp_path,
+                                                                                              monkeypatch):
+    """The window left after a write's last look at the processes (under index.lock): a person's
+    `git commit` that starts after it and reads HEAD before the write's ref swap, a few system
+    calls later (longer when the writer is preempted there, as under load). It takes index.lock
+    only after the write released it, so it went on to its ref update and died there with
+    "cannot lock ref 'HEAD'": its work done and lost, the editor test's save replaced by the
+    next. The write now keeps index.lock until such a commit has ended: it is refused at
+    index.lock, before doing anything (git says so plainly), and runs again.
+
+    Deterministic: the write pauses holding the ref lock (past its check, before the swap); the
+    person's commit starts, reads HEAD and is held in its fsmonitor hook (before index.lock);
+    the write goes on; the commit is let go 0.5 s later."""
+    from vault_mem import Vault
+
+    (root / "notes").mkdir(exist_ok=True)
+    note = root / "notes/hand.md"
+    note.write_text(_memory_text("hand", "My hand note", "hand\n"))
+    _git(root, "add", "notes/hand.md")
+    _git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "my note")
+    note.write_text(_memory_text("hand", "My hand note, saved again", "hand again\n"))
+    paused, go = tmp_path / "paused", tmp_path / "go"
+    hook = tmp_path / "fsmonitor.sh"
+    hook.write_text(f"#!/bin/sh\ntouch '{paused}'\nwhile [ ! -e '{go}' ]; do sleep 0.02; done\nexit 1\n")
+    hook.chmod(0o755)
+    commit = ["git", "-c", "core.hooksPath=/dev/null", "-c", f"core.fsmonitor={hook}", "commit", "-q", "-m",
+              "hand note", "--", "notes/hand.md"]
+    git_dir = root / ".git"
+    result: dict = {}
+
+    def write() -> None:
+        with Vault(root) as v:
+            result["commit"] = v.remember("agent-fact", "Written while a person's commit starts", "agent\n").commit
+
+    monkeypatch.setenv("VAULT_MEM_PAUSE_AT", "holding-ref-lock")
+    writer = threading.Thread(target=write)
+    writer.start()
+    proc = None
+    timer = threading.Timer(0.5, go.touch)
+    try:
+        wait_for((git_dir / "paused-holding-ref-lock").exists, 60, "the write at its ref swap")
+        proc = subprocess.Popen(commit, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(paused.exists, 60, "the person's commit past its read of HEAD, before index.lock")
+        (git_dir / "resume-holding-ref-lock").write_text("")
+        timer.start()
+        _out, err = proc.communicate(timeout=60)
+        writer.join(60)
+    finally:
+        timer.cancel()
+        go.touch()
+        (git_dir / "resume-holding-ref-lock").write_text("")
+        writer.join(60)
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert result.get("commit"), "the write did not land"
+    assert "cannot lock ref" not in err, err
+    if proc.returncode != 0:  # refused before it did anything: a person runs it again
+        assert "index.lock': File exists" in err, err
+        again = subprocess.run(commit, cwd=root, capture_output=True, text=True, check=False)
+        assert again.returncode == 0, again.stderr
+    subjects = _git(root, "log", "--format=%s").splitlines()
+    assert subjects[:2] == ["hand note", "remember: agent-fact — Written while a person's commit starts"], subjects
+
+
+def _age(pid: int) -> float:
+    """How long ago process ``pid`` started, in seconds (/proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        start = int(fh.read().rpartition(")")[2].split()[19])
+    return time.clock_gettime(time.CLOCK_BOOTTIME) - start / os.sysconf("SC_CLK_TCK")
 
 
 @pytest.mark.slow

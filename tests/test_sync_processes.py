@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,42 @@ def test_the_git_processes_of_a_sync_do_not_grow_with_the_files_it_takes(pair, l
     assert len(list((mine.root / "facts").glob("bulk-*.md"))) == 200
     assert len(found) <= MANY_FILES, "\n".join(found)
     assert sum(line.startswith("cat-file") for line in found) <= 5, "\n".join(found)
+
+
+def test_a_sync_never_moves_the_branch_under_a_persons_git_commit(pair, tmp_path):
+    """A sync moves HEAD once, at its end, by a compare-and-swap: a person's `git commit` that
+    read HEAD before (here at its message editor, holding git's index.lock) died at its own ref
+    update with "cannot lock ref 'HEAD'" when the sync moved the branch under it. The sync now
+    moves it as an agent commit does: not while a person's git command that moves the branch
+    runs, under index.lock; the person's commit lands, and the sync says HEAD moved."""
+    import subprocess
+    import threading
+
+    mine, peer = pair
+    peer_writes(peer, 1)
+    note = mine.root / "notes" / "hand.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text("---\ndescription: my hand note\ncreated: 2026-01-01\nupdated: 2026-01-01\nsource: user\n---\nmine\n")
+    git(mine.root, "add", "notes/hand.md")
+    go = tmp_path / "go"
+    editor = f"sh -c 'while [ ! -e {go} ]; do sleep 0.05; done; echo \"hand note\" > \"$1\"' -"
+    proc = subprocess.Popen(["git", "-c", "core.hooksPath=/dev/null", "-c", f"core.editor={editor}", "commit"],
+                            cwd=mine.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    timer = threading.Timer(1.5, go.touch)
+    try:
+        for _ in range(2400):
+            if (mine.root / ".git" / "COMMIT_EDITMSG").exists():
+                break
+            time.sleep(0.025)
+        timer.start()
+        result = cli("sync", "--vault", str(mine.root))
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        timer.cancel()
+        go.touch()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "hand note" in git(mine.root, "log", "--format=%s")
+    assert result.returncode == 0 or "sync again" in result.stderr, result.stderr

@@ -25,10 +25,14 @@ from vault_mem.platform.programs import which
 #: :func:`process_start` of a process that has ended (or is a zombie: it holds nothing)
 GONE = "gone"
 _PS_TIMEOUT_S = 5.0
-#: a process started this recently may be between its fork and its exec (a shell's child that
-#: becomes ``git`` a moment later): the next listing since this one reads it again
+#: a process started this recently may still exec another program with no fork (``sh -c 'git
+#: commit'``, ``env git ...``): the next listing since this one reads it again
 YOUNG_S = 0.1
 _PF_KTHREAD = 0x00200000  # /proc/PID/stat flags: a kernel thread (never execs a program)
+#: /proc/PID/stat flags: forked and not exec'd since. Such a process may become any program at
+#: its exec, however long it has waited for it (a loaded machine stretches a subprocess's fork
+#: to exec past any age cut-off): the next listing reads it again, whatever its age
+_PF_FORKNOEXEC = 0x00000040
 
 
 @dataclass(frozen=True)
@@ -46,10 +50,10 @@ class Process:
 @dataclass(frozen=True)
 class Listing:
     """The running processes of one program (:func:`list_program`). On Linux also every pid
-    seen (``pids``) and those of other processes so young that they may still exec the program
-    (``young``: a shell's child between its fork and its exec), for a later listing that reads
-    only what may have changed since; ``full_at``: ``time.monotonic()`` of the last listing
-    that read every process."""
+    seen (``pids``) and those of other processes that may still exec the program (``young``:
+    a child between its fork and its exec, of any age, and any process started within
+    :data:`YOUNG_S`), for a later listing that reads only what may have changed since;
+    ``full_at``: ``time.monotonic()`` of the last listing that read every process."""
 
     program: str
     processes: list[Process]
@@ -66,10 +70,14 @@ def list_program(program: str, keep: Callable[[list[str], bool], bool] = lambda 
     ``since``: an earlier listing of ``program`` whose full read is at most ``max_age`` seconds
     old. On Linux only the processes that started since it and those it saw young are read
     (a pid it did not see, or one it saw young: a write that asks five times reads its ~200
-    processes once), and its processes of ``program`` again (one may have ended). What this cannot
-    see is a process that was running already, not young, and execs ``program`` with no fork
-    since (a script's ``exec git ...``): ``max_age`` bounds how long that stays unseen. A
-    ``since`` must come from a call with the same ``keep``."""
+    processes once), and its processes of ``program`` again (one may have ended). A child that
+    had not exec'd yet when ``since`` was taken counts as young at any age (a ``git commit``
+    whose fork took longer than :data:`YOUNG_S` to reach its exec, under load, went unseen by
+    every later check of a write, which then moved the branch under it: "cannot lock ref
+    'HEAD'"). What this cannot see is a process that had exec'd already, was older than
+    :data:`YOUNG_S`, and execs ``program`` with no fork since (a script's ``exec git ...``):
+    ``max_age`` bounds how long that stays unseen. A ``since`` must come from a call with the
+    same ``keep``."""
     if not proc_native():
         found = processes_of(program, keep)
         return None if found is None else Listing(program, found, full_at=time.monotonic())
@@ -278,7 +286,7 @@ def _proc_listing(program: str, names: list[str], keep: Callable[[list[str], boo
                   ) -> tuple[list[Process], frozenset[str]]:
     """The processes of ``program`` among the pids ``names`` (from /proc) whose command line
     ``keep`` accepts, and the pids of the other programs' processes (kernel threads aside)
-    that started within :data:`YOUNG_S` of now."""
+    that may still exec it: not exec'd since their fork, or started within :data:`YOUNG_S` of now."""
     found: list[Process] = []
     young: list[str] = []
     want = program.encode()
@@ -294,7 +302,8 @@ def _proc_listing(program: str, names: list[str], keep: Callable[[list[str], boo
             fields = rest.split(None, 20)
             if head.partition(b"(")[2] != want:
                 # starttime: clock ticks since boot (the clock /proc/uptime counts); flags
-                if len(fields) > 19 and int(fields[19]) >= recent and not int(fields[6]) & _PF_KTHREAD:
+                if len(fields) > 19 and not int(fields[6]) & _PF_KTHREAD and \
+                        (int(fields[6]) & _PF_FORKNOEXEC or int(fields[19]) >= recent):
                     young.append(name)
                 continue
             if fields[:1] in ([b"Z"], [b"X"]):

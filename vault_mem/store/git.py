@@ -57,6 +57,7 @@ from vault_mem.store.gitprocs import (
     command_of,
     git_under_way,
     marked_commit,
+    outlast_started_meanwhile,
     person_git_command,
     running_git,
     running_git_commit,
@@ -519,21 +520,50 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         is read (under ``index.lock``)."""
         return git_under_way(self.git_dir, self.toplevel, self.git_watch, recheck, hook_parent=self.in_post_hook)
 
-    def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None],
+    def land_ref(self, new: str, old: str | None, *, reflog: str, who: Identity) -> bool:
+        """Move HEAD's branch from ``old`` to ``new``, commits its caller made (a sync's), as
+        :meth:`commit_paths` lands one: never while a person's git command that moves the branch
+        (or a gc) runs, which goes first (waited for, up to ``INDEX_LOCK_WAIT_S``); under git's
+        ``index.lock``; keeping it for a person's commit that started meanwhile. A sync's plain
+        ``git update-ref`` moved the branch under a person's ``git commit`` at its message
+        editor, which then died with "cannot lock ref 'HEAD'". False: the branch is not at
+        ``old`` (a person's commit landed first); HeadMovedError: HEAD left its branch."""
+        branch = self.head_branch()
+        if branch is None:
+            raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
+        start = time.monotonic()
+        said, delay = False, 0.002
+        while self.ref_value(branch) == old:
+            maintenance, person = self._git_running()
+            if person or maintenance:
+                self._check_head(branch)
+                said = self._say_git_wait(start, said, maintenance)
+            elif self._land(branch, new, old, None, reflog, who, None):
+                return True
+            if time.monotonic() > start + gitindex.INDEX_LOCK_WAIT_S:
+                raise LockTimeoutError(f"could not move {branch} for {gitindex.INDEX_LOCK_WAIT_S:.0f} s: "
+                                       f"{self.person_git_command() or 'a git command'} kept it busy, or git's "
+                                       f"index.lock in {self.git_dir} stayed held, {self._index_lock_holder()}")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        return False
+
+    def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None] | None,
               reflog: str, who: Identity, warnings: list[str] | None,
               on_disk: Callable[[], bool] | None = None) -> bool:
         """Under git's index.lock: check HEAD and the index, move ``branch`` from ``parent`` to
-        ``commit``, install the prepared index. False: not landed, try again (index.lock held,
-        the index or the branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
+        ``commit``, install the prepared index (``staged``; None: the caller brings git's index
+        up to date itself). False: not landed, try again (index.lock held, the index or the
+        branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
         lock = self.git_dir / "index.lock"
-        tmp, sig = staged
+        tmp, sig = staged or (None, None)
         record = self._take_lock(lock, self.git_dir, f"vault-mem pid {os.getpid()} ({this_command()})\n".encode())
         if record is None:
             return False  # a person's git command is under way: it finishes first
         try:
             checkpoint("holding-index-lock", self.git_dir)
             self._check_head(branch)
-            if self._index_signature() != sig:
+            if staged is not None and self._index_signature() != sig:
                 return False  # someone wrote the index since it was copied: copy it again
             # a person's git commit (or checkout, pull, ...) started since the scan before the lock:
             # it goes first. Only the processes started since are read: the lock is held for a
@@ -547,12 +577,15 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write
-                if Path(tmp).exists():
+                if tmp is not None and Path(tmp).exists():
                     os.replace(tmp, self.git_dir / "index")  # while index.lock is held: git's rule
             except OSError as exc:
                 if warnings is not None:
                     warnings.append(f"committed, but git's staging area was not updated ({exc}); "
                                     "`git status` may show the write as a change: run `git reset -q`")
+            # a person's `git commit` that started since the check above may have read the old
+            # HEAD: it meets index.lock held, not a moved branch after its work
+            outlast_started_meanwhile(self.toplevel, self.git_watch, hook_parent=self.in_post_hook)
             return True
         finally:
             gitlocks.release(lock, record)

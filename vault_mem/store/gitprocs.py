@@ -9,6 +9,7 @@ checkout that changes the work tree, or a gc/prune that may delete objects no re
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from vault_mem.platform import procs
@@ -28,6 +29,10 @@ MAINTENANCE = frozenset({"gc", "repack", "prune", "prune-packed", "maintenance"}
 PERSON_GIT = BRANCH_MOVING | WORKTREE_CHANGING
 
 
+#: how long vault-mem keeps ``index.lock`` after moving a branch, for a person's git command that
+#: started while it moved it (:func:`outlast_started_meanwhile`)
+STARTED_MEANWHILE_WAIT_S = 5.0
+
 #: every git command some check here asks about
 _ASKED = PERSON_GIT | MAINTENANCE
 #: how long the processes that ran already are not read again (:func:`~vault_mem.platform.procs.list_program`)
@@ -41,8 +46,9 @@ def _asked(argv: list[str], exact: bool) -> bool:
 class GitWatch:
     """The git processes of one work tree, for the checks a write makes one after another (the
     wait before it, the check before its files, the one before ``index.lock``, the one under it,
-    the gc check after landing). Each check lists them, but on Linux reads only the processes
-    that started since the last listing and those that were too young then to have exec'd
+    the one after the branch moved, the gc check after landing). Each check lists them, but on
+    Linux reads only the processes that started since the last listing and those that had not
+    exec'd since their fork then, or were younger than ``procs.YOUNG_S``
     (:func:`~vault_mem.platform.procs.list_program`); every process at least every
     :data:`REUSE_S`. ``full``/``partial``: how many listings read every process / only those
     (for the benches)."""
@@ -96,6 +102,31 @@ def git_under_way(git_dir: Path, toplevel: Path, watch: GitWatch | None = None,
         return running_git(toplevel, MAINTENANCE, watch=watch), True
     maintenance, person = running_git_each(toplevel, (MAINTENANCE, PERSON_GIT), watch=watch, recheck=recheck)
     return maintenance, any(pid not in mine for pid in person)
+
+
+def outlast_started_meanwhile(toplevel: Path, watch: GitWatch | None = None, *, hook_parent: bool = False) -> list[int]:
+    """Called under ``index.lock`` right after vault-mem moved a branch, following a
+    :func:`git_under_way` check (``recheck``) that found no person's git command: wait (at most
+    :data:`STARTED_MEANWHILE_WAIT_S`) until each person's git command that moves a branch and
+    started since that check has ended. Returns those still running then.
+
+    A ``git commit`` reads HEAD first and takes ``index.lock`` a few milliseconds later; one that
+    exec'd between that check and the branch's move (a few system calls, or as long as this
+    process was preempted there) may have read the old HEAD. Once ``index.lock`` was free it
+    went on to its ref update and died there, after its work, with "cannot lock ref 'HEAD'"
+    (an editor plugin then lost the save it was committing). Kept out until it has ended, it
+    dies at ``index.lock`` instead, before it did anything, with the refusal git says plainly
+    and a person runs again ("Unable to create '.git/index.lock': File exists"): the one
+    residual window a person meets (RELIABILITY.md). ``hook_parent``: as for
+    :func:`git_under_way`."""
+    mine = procs.ancestors() if hook_parent else set()
+    started = {pid: procs.process_start(pid) for pid in
+               running_git_each(toplevel, (BRANCH_MOVING,), watch=watch, recheck=True)[0] if pid not in mine}
+    deadline = time.monotonic() + STARTED_MEANWHILE_WAIT_S
+    while started and time.monotonic() < deadline:
+        time.sleep(0.005)
+        started = {pid: start for pid, start in started.items() if procs.process_start(pid) == start}
+    return list(started)
 
 
 def running_git_commit(toplevel: Path, watch: GitWatch | None = None) -> int | None:

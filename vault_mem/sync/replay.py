@@ -45,7 +45,6 @@ from vault_mem.store.history import (
     log_entries,
     staged_against,
     tree_entries,
-    update_ref,
 )
 from vault_mem.store.trust import approved_config
 from vault_mem.sync.report import SyncReport
@@ -289,7 +288,8 @@ class Replay:
                 head = self._replay(incoming, modes, copies, plain, per_commit)
                 write_journal(self.vault.ws, SYNC_JOURNAL, {**entry, "new": head})
                 checkpoint("sync-before-ref", self.vault.state_dir)
-                if not update_ref(self.repo, "HEAD", head, self.local, message="vault-mem sync"):
+                # as an agent commit lands: never under a person's git commit (it read HEAD)
+                if not self.repo.land_ref(head, self.local, reflog="vault-mem sync", who=self.vault.ws.identity()):
                     raise SyncError("dirty", "HEAD moved during the sync (a commit made by hand?); "
                                     "sync again; nothing changed")
             except BaseException:
