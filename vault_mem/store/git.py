@@ -558,11 +558,18 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         """Objects before refs: the branch now names ``written``, but a ``git gc --prune=now``
         (or ``git prune``, ``git repack -ad``) that walked the refs before it moved may still
         delete them. Wait for those that were running (bounded), then store again any object
-        that went missing, so the acknowledged commit is whole. Never raises: the commit landed."""
+        that went missing, so the acknowledged commit is whole. Never raises: the commit landed.
+
+        Every process is read for it (``fresh``), never only those started since the write's
+        last listing: a `git prune` that a loaded machine exec'd from a fork older than
+        :data:`~vault_mem.platform.procs.YOUNG_S` was no git to that listing and stayed unread,
+        walked the refs before the branch moved and deleted the new commit after (CI: a branch on
+        a missing commit after a sync, 1 run in 7). A git that is not one yet, now, reads the
+        refs after they moved: one full listing after landing sees every gc that can matter."""
         running: list[int] = []
         try:
             start = time.monotonic()
-            running = running_git(self.toplevel, MAINTENANCE, watch=self.git_watch)
+            running = running_git(self.toplevel, MAINTENANCE, watch=self.git_watch, fresh=True)
             said = False
             while running and time.monotonic() < start + _MAINTENANCE_WAIT_S:
                 if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
