@@ -342,6 +342,58 @@ def test_a_sync_waits_for_a_prune_that_a_process_already_listed_became(tmp_path,
     assert "peer body" in git(root, "show", "main:facts/peer-note.md")
 
 
+def test_a_fetched_loose_object_is_kept_from_a_prune_that_read_the_refs_before_its_ref_moved(tmp_path):
+    """Loose objects a fetch left in its quarantine (a transport that fetches objects one by one,
+    as git's dumb HTTP does) were moved in and the remote-tracking ref pointed at them with no
+    wait for a prune: one that read the refs before the ref moved removed them after, and the
+    ref named a missing object. They are kept as a write keeps its objects now: the prune is
+    waited for, and what it removed is linked in again from the quarantine's copy."""
+    import os
+
+    from vault_mem.store.git import GitRepo
+    from vault_mem.store.network import FetchQuarantine
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("hello\n")
+    git(root, "add", "README.md")
+    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    _history_packed_tip_loose(root)
+    repo = GitRepo(root)
+    data = b"a peer's note, fetched loose\n"
+    prune = _HeldPrune(root, tmp_path)
+    warnings: list[str] = []
+    landed: list[bool] = []
+    try:
+        with FetchQuarantine(repo) as q:
+            oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=data, capture_output=True,
+                                 check=True, env={**os.environ, **q.env}).stdout.decode().strip()
+            assert (q.path / oid[:2] / oid[2:]).is_file()
+            prune.go()  # it has read the refs: none names the object yet
+
+            def land() -> None:
+                q.land(oid, "refs/remotes/origin/loose",
+                       lambda ref, tip: git(root, "update-ref", ref, tip), warnings)
+                landed.append(True)
+            lander = threading.Thread(target=land)
+            lander.start()
+            lander.join(5)
+            waited = lander.is_alive()
+            removed = prune.release()
+            lander.join(120)
+    finally:
+        prune.release()
+        repo.close()
+    assert landed == [True]
+    assert git(root, "rev-parse", "refs/remotes/origin/loose").strip() == oid
+    shown = subprocess.run(["git", "cat-file", "blob", oid], cwd=root, capture_output=True)
+    assert shown.returncode == 0 and shown.stdout == data, shown.stderr
+    assert oid in removed, f"the prune did not remove the fetched object: the race never happened ({removed})"
+    assert waited, "the fetch's ref moved and it returned while a prune that read the refs before still ran"
+    assert warnings == []
+
+
 def test_a_fetched_commit_is_never_a_loose_object_a_prune_can_take_before_its_ref(tmp_path):
     """CI found ``refs/remotes/origin/main`` naming a missing commit after a sync under a looping
     ``git prune --expire=now``: git unpacks a small fetch (under ``fetch.unpackLimit``, 100 objects)
