@@ -265,6 +265,21 @@ def _drop_stopped_ref_locks(repo: GitRepo, refs: tuple[str, ...], started: float
         lock.unlink(missing_ok=True)
 
 
+def _link_or_copy(src: Path, dst: Path, tmp: Path) -> None:
+    """Hard-link ``src`` at ``dst`` (one there already is kept); where the file system has no
+    hard links, copy it to ``tmp`` and rename that into place. ``FileNotFoundError``: a folder
+    went meanwhile."""
+    try:
+        os.link(src, dst)
+    except FileExistsError:
+        pass  # there already
+    except FileNotFoundError:
+        raise
+    except OSError:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+
+
 #: the prefix of a fetch's quarantine folder in the git folder (``<prefix><pid>-<random>``)
 QUARANTINE_PREFIX = "vault-mem-fetch-"
 
@@ -326,17 +341,10 @@ class FetchQuarantine:
                 os.mkdir(dst.parent)
             if dst.exists():
                 return
+            # a name git prune removes if it is left (``tmp_*``)
             tmp = self.objects / f"tmp_vault_mem_{os.getpid()}_{loose.name}"
             try:
-                try:
-                    os.link(loose, dst)
-                except FileExistsError:
-                    return
-                except FileNotFoundError:
-                    raise
-                except OSError:  # no hard links on this file system: a copy, renamed into place
-                    shutil.copyfile(loose, tmp)
-                    os.replace(tmp, dst)
+                _link_or_copy(loose, dst, tmp)
                 return
             except FileNotFoundError:
                 tmp.unlink(missing_ok=True)
