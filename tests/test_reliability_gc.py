@@ -196,15 +196,35 @@ class _HeldPrune:
         raise AssertionError(f"the prune never reached its first pack read (comm {comm!r}, wchan {wchan!r})")
 
     def release(self) -> set[str]:
-        """Let the prune go on (its trace read and dropped) and end; the ids it removed."""
+        """Let the prune go on (its trace read and dropped) and end, told to go first if it was
+        not (a test stopped early); the ids it removed."""
+        import os
+
+        from vault_mem.platform import procs
+
         def drain() -> None:
             with open(self.trace, "rb") as fh:
                 while fh.read(65536):
                     pass
-        if self._drain is None and self.proc.poll() is None:
+        if self._drain is None:
             self._drain = threading.Thread(target=drain, daemon=True)
             self._drain.start()
+            deadline = time.monotonic() + 10
+            while self.proc.poll() is None and time.monotonic() < deadline:
+                try:  # a shell still waiting to exec: let it (ENXIO: none waits, it went already)
+                    os.close(os.open(self.go_fifo, os.O_WRONLY | os.O_NONBLOCK))
+                    break
+                except OSError:
+                    if procs.process_name(self.proc.pid) != "sh":
+                        break
+                    time.sleep(0.01)
         self.proc.wait(120)
+        if self._drain.is_alive():  # a prune that never read a pack: the reader ends too
+            try:
+                os.close(os.open(self.trace, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+            self._drain.join(10)
         return {line.split()[0] for line in self.out.read_text().splitlines() if line.strip()}
 
 
