@@ -152,6 +152,270 @@ def test_sync_and_undo_under_git_gc_lose_no_object(tmp_path):
     assert cli("doctor", cwd=root).returncode == 0
 
 
+class _HeldPrune:
+    """A real ``git prune --expire=now -v`` held between its reading of the refs and its
+    deletions: the window a prune that read the refs just before a branch moved has.
+
+    A shell waits (it is no git, and stops being young for a process listing) until :meth:`go`,
+    then execs the prune, with no fork between: as a loaded machine's fork whose exec came late.
+    git opens ``GIT_TRACE_PACK_ACCESS`` (a FIFO here) at its first read from a pack and waits
+    there for a reader. With the commits that the refs name loose, the history packed and no
+    reflogs, that first read comes after the index, the refs and HEAD are read and before
+    anything is deleted; :meth:`release` lets it go on."""
+
+    def __init__(self, root: Path, tmp_path: Path) -> None:
+        import os
+
+        if not Path("/proc/self/wchan").exists():
+            pytest.skip("telling that the prune waits at the FIFO needs Linux's /proc/PID/wchan")
+        self.go_fifo, self.trace = tmp_path / "prune-go", tmp_path / "prune-trace"
+        os.mkfifo(self.go_fifo)
+        os.mkfifo(self.trace)
+        self.out = tmp_path / "prune.out"
+        with open(self.out, "wb") as out:
+            self.proc = subprocess.Popen(["sh", "-c", 'read _ < "$1"; exec git prune --expire=now -v', "sh",
+                                          str(self.go_fifo)], cwd=root, stdout=out, stderr=subprocess.STDOUT,
+                                         env={**os.environ, "GIT_TRACE_PACK_ACCESS": str(self.trace)})
+        self._drain: threading.Thread | None = None
+
+    def go(self) -> None:
+        """Let the shell exec the prune; returns once the prune waits at the FIFO."""
+        with open(self.go_fifo, "wb"):
+            pass
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                comm = Path(f"/proc/{self.proc.pid}/comm").read_text().strip()
+                wchan = Path(f"/proc/{self.proc.pid}/wchan").read_text().strip()
+            except OSError:
+                comm = wchan = ""
+            if comm == "git" and wchan == "wait_for_partner":
+                return
+            assert self.proc.poll() is None, self.out.read_text()
+            time.sleep(0.01)
+        raise AssertionError(f"the prune never reached its first pack read (comm {comm!r}, wchan {wchan!r})")
+
+    def release(self) -> set[str]:
+        """Let the prune go on (its trace read and dropped) and end, told to go first if it was
+        not (a test stopped early); the ids it removed."""
+        import os
+
+        from vault_mem.platform import procs
+
+        def drain() -> None:
+            with open(self.trace, "rb") as fh:
+                while fh.read(65536):
+                    pass
+        if self._drain is None:
+            self._drain = threading.Thread(target=drain, daemon=True)
+            self._drain.start()
+            deadline = time.monotonic() + 10
+            while self.proc.poll() is None and time.monotonic() < deadline:
+                try:  # a shell still waiting to exec: let it (ENXIO: none waits, it went already)
+                    os.close(os.open(self.go_fifo, os.O_WRONLY | os.O_NONBLOCK))
+                    break
+                except OSError:
+                    if procs.process_name(self.proc.pid) != "sh":
+                        break
+                    time.sleep(0.01)
+        self.proc.wait(120)
+        if self._drain.is_alive():  # a prune that never read a pack: the reader ends too
+            try:
+                os.close(os.open(self.trace, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+            self._drain.join(10)
+        return {line.split()[0] for line in self.out.read_text().splitlines() if line.strip()}
+
+
+def _history_packed_tip_loose(root: Path) -> None:
+    """Pack every object, then make one commit (loose, as every commit vault-mem makes), and
+    drop the reflogs: a prune's first pack read then comes after its read of the refs."""
+    import shutil
+
+    git(root, "repack", "-adq")
+    (root / "facts").mkdir(exist_ok=True)
+    (root / "facts" / "loose-tip.md").write_text("---\ndescription: a commit not packed yet\n---\n\nx\n")
+    git(root, "add", "facts/loose-tip.md")
+    git(root, "-c", "gc.auto=0", "commit", "-qm", "a loose tip", "--no-verify")
+    shutil.rmtree(root / ".git" / "logs")
+
+
+def test_a_write_waits_for_a_prune_that_a_process_already_listed_became(tmp_path, monkeypatch):
+    """CI (load 3.5, 2 cores), 1 run in 7 of test_sync_and_undo_under_git_gc_lose_no_object: the
+    branch named a commit a looping `git prune --expire=now` removed. After its commit landed, a
+    write waits for the gc/prune running then and stores again what it removed; but it listed
+    the processes reading only those started since its last listing, and a prune whose fork had
+    been listed as no git (its exec came more than 0.1 s later on the loaded machine) was not
+    read again: not waited for, it deleted the commit after. Here the write's first listing sees
+    a shell that then execs a real prune, held after its read of the refs until the write landed;
+    the write now waits for it and stores the commit again."""
+    from vault_mem.platform import procs
+    from vault_mem.store import gitprocs
+    from vault_mem.store.git import GitRepo, Identity
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("hello\n")
+    git(root, "add", "README.md")
+    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    _history_packed_tip_loose(root)
+    before = git(root, "rev-parse", "main").strip()
+    prune = _HeldPrune(root, tmp_path)
+    repo = GitRepo(root)
+    landed: list[str | None] = []
+    warnings: list[str] = []
+    writer = threading.Thread(target=lambda: landed.append(repo.commit_paths(
+        {"facts/new.md": b"---\ndescription: a new fact\n---\n\nbody\n"}, "remember: new",
+        author=Identity("agent", "agent@example.com"), warnings=warnings)))
+    try:
+        time.sleep(procs.YOUNG_S * 3)  # the shell is no young process when the write lists them
+        # every listing within REUSE_S of a full one reads only what is new: here all of them
+        monkeypatch.setattr(gitprocs, "REUSE_S", 3600.0)
+        monkeypatch.setenv("VAULT_MEM_PAUSE_AT", "holding-index-lock")
+        writer.start()
+        paused = root / ".git" / "paused-holding-index-lock"
+        deadline = time.monotonic() + 30
+        while not paused.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert paused.exists(), "the write never reached its landing"
+        monkeypatch.delenv("VAULT_MEM_PAUSE_AT")
+        prune.go()  # it has read the refs: main is still `before`
+        (root / ".git" / "resume-holding-index-lock").write_text("")
+        writer.join(5)
+        waited = writer.is_alive()
+    finally:
+        removed = prune.release()
+        writer.join(120)
+        repo.close()
+    head = git(root, "rev-parse", "main").strip()
+    assert landed and landed[0] == head != before, (landed, head, before)
+    fsck = subprocess.run(["git", "fsck", "--no-progress", "--no-dangling"], cwd=root, capture_output=True, text=True)
+    assert fsck.returncode == 0 and not fsck.stdout, fsck.stdout + fsck.stderr
+    assert head in removed, f"the prune did not remove the new commit: the race never happened ({removed})"
+    assert waited, "the write returned while a prune that read the refs before its commit landed still ran"
+    assert warnings == []
+    assert git(root, "show", "main:facts/new.md").endswith("body\n")
+
+
+def test_a_sync_waits_for_a_prune_that_a_process_already_listed_became(tmp_path, monkeypatch):
+    """The same window for the sync's replayed commits (moved onto by ``git update-ref``), the
+    writer CI caught: a prune the sync listed as a shell before, held after its read of the refs
+    until HEAD moved, removes the replayed commits; the sync waits for it and stores them again."""
+    import shutil
+
+    from vault_mem.platform import procs
+    from vault_mem.store import gitprocs
+    from vault_mem.sync.remote import sync
+
+    root, peer = person_and_peer(tmp_path)
+    vault = Vault(root, embedder=None)
+    vault.remember("mine-1", "A note made here", "body one")
+    git(root, "repack", "-adq")
+    vault.remember("mine-2", "Another note made here", "body two")  # the local tip: loose
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "peer-note.md").write_text("---\ndescription: a peer's note\n---\n\npeer body\n")
+    git(peer, "add", "-A")
+    git(peer, "commit", "-qm", "peer", "--no-verify")
+    git(peer, "push", "-q")
+    packs = root / ".git" / "objects" / "pack"
+    ours = set(packs.glob("pack-*.pack"))
+    prune = _HeldPrune(root, tmp_path)
+    done: list = []
+    syncer = threading.Thread(target=lambda: done.append(sync(vault)))
+    try:
+        time.sleep(procs.YOUNG_S * 3)
+        monkeypatch.setattr(gitprocs, "REUSE_S", 3600.0)
+        monkeypatch.setenv("VAULT_MEM_PAUSE_AT", "sync-before-ref")
+        syncer.start()
+        paused = vault.state_dir / "paused-sync-before-ref"
+        deadline = time.monotonic() + 60
+        while not paused.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert paused.exists(), "the sync never reached its update-ref"
+        monkeypatch.delenv("VAULT_MEM_PAUSE_AT")
+        before = git(root, "rev-parse", "main").strip()
+        # the fetched commits as loose objects, and no reflogs: the prune's first pack read comes
+        # after it read every ref (see _HeldPrune)
+        for pack in set(packs.glob("pack-*.pack")) - ours:
+            moved = tmp_path / pack.name
+            shutil.move(pack, moved)
+            for ext in (".idx", ".rev"):
+                pack.with_suffix(ext).unlink(missing_ok=True)
+            with open(moved, "rb") as fh:
+                subprocess.run(["git", "unpack-objects", "-q"], cwd=root, stdin=fh, check=True)
+        shutil.rmtree(root / ".git" / "logs")
+        prune.go()
+        (vault.state_dir / "resume-sync-before-ref").write_text("")
+        syncer.join(5)
+        waited = syncer.is_alive()
+    finally:
+        removed = prune.release()
+        syncer.join(120)
+        vault.close()
+    head = git(root, "rev-parse", "main").strip()
+    assert done and done[0].head == head != before, (done, head, before)
+    fsck = subprocess.run(["git", "fsck", "--no-progress", "--no-dangling"], cwd=root, capture_output=True, text=True)
+    assert fsck.returncode == 0 and not fsck.stdout, fsck.stdout + fsck.stderr
+    assert head in removed, f"the prune did not remove the replayed tip: the race never happened ({removed})"
+    assert waited, "the sync returned while a prune that read the refs before HEAD moved still ran"
+    assert "body two" in git(root, "show", "main:facts/mine-2.md")
+    assert "peer body" in git(root, "show", "main:facts/peer-note.md")
+
+
+def test_a_fetched_loose_object_is_kept_from_a_prune_that_read_the_refs_before_its_ref_moved(tmp_path):
+    """Loose objects a fetch left in its quarantine (a transport that fetches objects one by one,
+    as git's dumb HTTP does) were moved in and the remote-tracking ref pointed at them with no
+    wait for a prune: one that read the refs before the ref moved removed them after, and the
+    ref named a missing object. They are kept as a write keeps its objects now: the prune is
+    waited for, and what it removed is linked in again from the quarantine's copy."""
+    import os
+
+    from vault_mem.store.git import GitRepo
+    from vault_mem.store.network import FetchQuarantine
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("hello\n")
+    git(root, "add", "README.md")
+    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    _history_packed_tip_loose(root)
+    repo = GitRepo(root)
+    data = b"a peer's note, fetched loose\n"
+    prune = _HeldPrune(root, tmp_path)
+    warnings: list[str] = []
+    landed: list[bool] = []
+    try:
+        with FetchQuarantine(repo) as q:
+            oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=data, capture_output=True,
+                                 check=True, env={**os.environ, **q.env}).stdout.decode().strip()
+            assert (q.path / oid[:2] / oid[2:]).is_file()
+            prune.go()  # it has read the refs: none names the object yet
+
+            def land() -> None:
+                q.land(oid, "refs/remotes/origin/loose",
+                       lambda ref, tip: git(root, "update-ref", ref, tip), warnings)
+                landed.append(True)
+            lander = threading.Thread(target=land)
+            lander.start()
+            lander.join(5)
+            waited = lander.is_alive()
+            removed = prune.release()
+            lander.join(120)
+    finally:
+        prune.release()
+        repo.close()
+    assert landed == [True]
+    assert git(root, "rev-parse", "refs/remotes/origin/loose").strip() == oid
+    shown = subprocess.run(["git", "cat-file", "blob", oid], cwd=root, capture_output=True)
+    assert shown.returncode == 0 and shown.stdout == data, shown.stderr
+    assert oid in removed, f"the prune did not remove the fetched object: the race never happened ({removed})"
+    assert waited, "the fetch's ref moved and it returned while a prune that read the refs before still ran"
+    assert warnings == []
+
+
 def test_a_fetched_commit_is_never_a_loose_object_a_prune_can_take_before_its_ref(tmp_path):
     """CI found ``refs/remotes/origin/main`` naming a missing commit after a sync under a looping
     ``git prune --expire=now``: git unpacks a small fetch (under ``fetch.unpackLimit``, 100 objects)

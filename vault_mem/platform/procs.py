@@ -51,8 +51,9 @@ class Process:
 class Listing:
     """The running processes of one program (:func:`list_program`). On Linux also every pid
     seen (``pids``) and those of other processes that may still exec the program (``young``:
-    a child between its fork and its exec, of any age, and any process started within
-    :data:`YOUNG_S`), for a later listing that reads only what may have changed since;
+    a child between its fork and its exec, of any age, any process started within
+    :data:`YOUNG_S`, and the program's own met in the middle of its exec, whose command line is
+    not set up yet), for a later listing that reads only what may have changed since;
     ``full_at``: ``time.monotonic()`` of the last listing that read every process."""
 
     program: str
@@ -285,8 +286,10 @@ def _proc_processes(program: str) -> list[Process]:
 def _proc_listing(program: str, names: list[str], keep: Callable[[list[str], bool], bool] = lambda argv, exact: True
                   ) -> tuple[list[Process], frozenset[str]]:
     """The processes of ``program`` among the pids ``names`` (from /proc) whose command line
-    ``keep`` accepts, and the pids of the other programs' processes (kernel threads aside)
-    that may still exec it: not exec'd since their fork, or started within :data:`YOUNG_S` of now."""
+    ``keep`` accepts, and the pids to read again at the next listing: the other programs'
+    processes (kernel threads aside) that may still exec it (not exec'd since their fork, or
+    started within :data:`YOUNG_S` of now), and those of ``program`` met in their exec (no
+    command line yet)."""
     found: list[Process] = []
     young: list[str] = []
     want = program.encode()
@@ -311,6 +314,10 @@ def _proc_listing(program: str, names: list[str], keep: Callable[[list[str], boo
             cmdline = _read_head(f"/proc/{name}/cmdline", 4096)
             argv = [a.decode("utf-8", "replace") for a in cmdline.split(b"\0")]
             if not keep(argv, True):
+                if not cmdline.strip(b"\0"):
+                    # in its exec: named already, its arguments not set up yet; what it runs
+                    # is known at the next listing, which reads it again (as a young one)
+                    young.append(name)
                 continue
             cwd = Path(os.readlink(f"/proc/{name}/cwd"))
         except (OSError, ValueError):

@@ -598,14 +598,26 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 "(a git checkout?); nothing was written: retry on a branch")
 
     def _keep_objects(self, written: dict[str, tuple[str, bytes]], warnings: list[str] | None) -> None:
-        """Objects before refs: the branch now names ``written``, but a ``git gc --prune=now``
-        (or ``git prune``, ``git repack -ad``) that walked the refs before it moved may still
-        delete them. Wait for those that were running (bounded), then store again any object
-        that went missing, so the acknowledged commit is whole. Never raises: the commit landed."""
+        """:meth:`keep_after_ref` for the objects a write stored itself (``written``)."""
+        self.keep_after_ref(lambda: self._store_missing(written), warnings)
+
+    def keep_after_ref(self, store_again: Callable[[], list[str]], warnings: list[str] | None) -> None:
+        """Objects before refs: a ref now names new objects, but a ``git gc --prune=now`` (or
+        ``git prune``, ``git repack -ad``) that walked the refs before it moved may still delete
+        them. Wait for those that were running (bounded), then ``store_again()`` stores again
+        any object that went missing (it returns those it could not), so the acknowledged commit
+        is whole. Never raises: the ref moved.
+
+        Every process is read for it (``fresh``), never only those started since the write's
+        last listing: a `git prune` that a loaded machine exec'd from a fork older than
+        :data:`~vault_mem.platform.procs.YOUNG_S` was no git to that listing and stayed unread,
+        walked the refs before the branch moved and deleted the new commit after (CI: a branch on
+        a missing commit after a sync, 1 run in 7). A git that is not one yet, now, reads the
+        refs after they moved: one full listing after landing sees every gc that can matter."""
         running: list[int] = []
         try:
             start = time.monotonic()
-            running = running_git(self.toplevel, MAINTENANCE, watch=self.git_watch)
+            running = running_git(self.toplevel, MAINTENANCE, watch=self.git_watch, fresh=True)
             said = False
             while running and time.monotonic() < start + _MAINTENANCE_WAIT_S:
                 if not said and time.monotonic() - start >= SAY_WAITING_AFTER_S:
@@ -615,7 +627,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                                 command_of(running[0]) or "gc", running[0], _MAINTENANCE_WAIT_S)
                 time.sleep(0.01)
                 running = [pid for pid in running if pid_exists(pid)]
-            missing = self._store_missing(written)
+            missing = store_again()
             if warnings is None:
                 return
             if missing:

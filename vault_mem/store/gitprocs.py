@@ -51,7 +51,13 @@ class GitWatch:
     exec'd since their fork then, or were younger than ``procs.YOUNG_S``
     (:func:`~vault_mem.platform.procs.list_program`); every process at least every
     :data:`REUSE_S`. ``full``/``partial``: how many listings read every process / only those
-    (for the benches)."""
+    (for the benches).
+
+    A listing that reads only those can miss a git that was running: a process it saw as no
+    git and no longer young (a fork whose exec a loaded machine delayed past
+    :data:`~vault_mem.platform.procs.YOUNG_S`, a script's ``exec git``) that has become one
+    since. The gc check after landing is what keeps a commit's objects, so it reads every
+    process (``fresh``)."""
 
     def __init__(self, toplevel: Path) -> None:
         self.toplevel = toplevel
@@ -59,15 +65,16 @@ class GitWatch:
         self._last: procs.Listing | None = None
         self._lock = threading.Lock()
 
-    def here(self, recheck: bool = False) -> list[procs.Process]:
+    def here(self, recheck: bool = False, *, fresh: bool = False) -> list[procs.Process]:
         """The git processes here that run one of the commands any check asks about.
         ``recheck``: only what started since the last listing is read, however old its full
         read (the check under ``index.lock``, made right after one before it: git's lock is
-        held for a read of the few new processes, never of every one)."""
+        held for a read of the few new processes, never of every one). ``fresh``: every
+        process is read, however recent the last listing."""
         with self._lock:
             last = self._last
             age = float("inf") if recheck else REUSE_S
-            listing = self._last = procs.list_program("git", _asked, since=last, max_age=age)
+            listing = self._last = procs.list_program("git", _asked, since=None if fresh else last, max_age=age)
             if listing is None:
                 return []
             if last is not None and listing.full_at == last.full_at:
@@ -76,8 +83,9 @@ class GitWatch:
                 self.full += 1
             return [p for p in listing.processes if _inside(p, self.toplevel)]
 
-    def each(self, kinds: tuple[frozenset[str], ...], recheck: bool = False) -> list[list[int]]:
-        here = self.here(recheck)
+    def each(self, kinds: tuple[frozenset[str], ...], recheck: bool = False, *,
+             fresh: bool = False) -> list[list[int]]:
+        here = self.here(recheck, fresh=fresh)
         return [[p.pid for p in here if _runs(p.argv, p.exact, kind)] for kind in kinds]
 
 
@@ -137,23 +145,25 @@ def running_git_commit(toplevel: Path, watch: GitWatch | None = None) -> int | N
 
 
 def running_git(toplevel: Path, commands: frozenset[str], *, first: bool = False,
-                watch: GitWatch | None = None) -> list[int]:
+                watch: GitWatch | None = None, fresh: bool = False) -> list[int]:
     """The pids of running git processes whose command is one of ``commands`` and whose working
     directory is inside ``toplevel`` ([] where processes cannot be listed); ``first``: stop at
     one. A process whose working folder this system cannot tell (no /proc, no lsof) counts: a
-    wait for a git command elsewhere costs time, a branch moved under one here fails it."""
-    found = running_git_each(toplevel, (commands,), watch=watch)[0]
+    wait for a git command elsewhere costs time, a branch moved under one here fails it.
+    ``fresh``: ``watch`` reads every process (:meth:`GitWatch.here`)."""
+    found = running_git_each(toplevel, (commands,), watch=watch, fresh=fresh)[0]
     return found[:1] if first else found
 
 
 def running_git_each(toplevel: Path, kinds: tuple[frozenset[str], ...],
-                     watch: GitWatch | None = None, recheck: bool = False) -> list[list[int]]:
+                     watch: GitWatch | None = None, recheck: bool = False,
+                     fresh: bool = False) -> list[list[int]]:
     """:func:`running_git` for several sets of commands from one listing of the processes (a
     writer waiting for git asks which gc and which person's command run on every pass): for
     each of ``kinds``, the pids of the git processes here that run one of its commands.
     ``watch``: the work tree's :class:`GitWatch` (it may answer from its last listing)."""
     if watch is not None:
-        return watch.each(kinds, recheck)
+        return watch.each(kinds, recheck, fresh=fresh)
     every = frozenset().union(*kinds)
     listed = procs.processes_of("git", keep=lambda argv, exact: _runs(argv, exact, every)) or []
     here = [p for p in listed if _inside(p, toplevel)]

@@ -265,6 +265,21 @@ def _drop_stopped_ref_locks(repo: GitRepo, refs: tuple[str, ...], started: float
         lock.unlink(missing_ok=True)
 
 
+def _link_or_copy(src: Path, dst: Path, tmp: Path) -> None:
+    """Hard-link ``src`` at ``dst`` (one there already is kept); where the file system has no
+    hard links, copy it to ``tmp`` and rename that into place. ``FileNotFoundError``: a folder
+    went meanwhile."""
+    try:
+        os.link(src, dst)
+    except FileExistsError:
+        pass  # there already
+    except FileNotFoundError:
+        raise
+    except OSError:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+
+
 #: the prefix of a fetch's quarantine folder in the git folder (``<prefix><pid>-<random>``)
 QUARANTINE_PREFIX = "vault-mem-fetch-"
 
@@ -277,7 +292,8 @@ class FetchQuarantine:
     (``fetch.unpackLimit=1`` kept a finished pack safe, not the one being written). The fetch
     writes no ref (``--refmap=``: nothing names objects the repository has not got yet);
     :meth:`land` moves its packs in under a ``.keep`` of ours (no repack drops a kept pack),
-    points the ref at the fetched commit, then removes the ``.keep``.
+    points the ref at the fetched commit, then removes the ``.keep`` (loose objects are linked
+    in and kept as a commit's objects are).
 
     >>> with FetchQuarantine(repo) as q:
     ...     run_remote(repo, t, "fetch", "--refmap=", name, "+refs/heads/main", env=q.env)
@@ -313,6 +329,40 @@ class FetchQuarantine:
                 if pid.isdigit() and not procs.pid_exists(int(pid)):
                     shutil.rmtree(old, ignore_errors=True)
 
+    def _link_in(self, loose: Path) -> None:
+        """Link the quarantine's loose object ``loose`` into the repository (its copy stays in
+        the quarantine, for :meth:`_link_again`); copied where the file system has no links."""
+        dst = self.objects / loose.parent.name / loose.name
+        for attempt in range(5):
+            # a `git prune` removes an empty fan-out folder at any instant: one there when mkdir
+            # looked may be gone by the link (Path.mkdir(exist_ok=True) raised FileExistsError
+            # when it went between its mkdir and its check)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(dst.parent)
+            if dst.exists():
+                return
+            # a name git prune removes if it is left (``tmp_*``)
+            tmp = self.objects / f"tmp_vault_mem_{os.getpid()}_{loose.name}"
+            try:
+                _link_or_copy(loose, dst, tmp)
+                return
+            except FileNotFoundError:
+                tmp.unlink(missing_ok=True)
+                if attempt == 4 or not loose.exists():
+                    raise
+
+    def _link_again(self, loose_in: dict[str, Path]) -> list[str]:
+        """Link in again each of ``loose_in`` ({id: quarantine copy}) that the repository lacks
+        (three rounds, for a prune that keeps removing them); the ids still missing after."""
+        missing: list[str] = []
+        for _ in range(3):
+            missing = [oid for oid in loose_in if not self.repo.has_object(oid)]
+            for oid in missing:
+                self._link_in(loose_in[oid])
+            if not missing:
+                break
+        return missing
+
     def fetched(self, branch: str) -> str | None:
         """The commit the fetch brought for the remote's ``branch`` (its line in FETCH_HEAD,
         when that commit is in the quarantine or the repository), else None."""
@@ -330,11 +380,17 @@ class FetchQuarantine:
                     return oid
         return None
 
-    def land(self, tip: str, ref: str, update: Callable[[str, str], object]) -> None:
+    def land(self, tip: str, ref: str, update: Callable[[str, str], object],
+             warnings: list[str] | None = None) -> None:
         """Move the fetched objects into the repository and point ``ref`` at ``tip`` with
-        ``update(ref, tip)``: each pack under a ``.keep`` of ours until the ref names it."""
+        ``update(ref, tip)``: each pack under a ``.keep`` of ours until the ref names it; loose
+        objects (a transport that fetches them so) linked in, and kept as a write keeps its
+        objects (:meth:`~vault_mem.store.git.GitRepo.keep_after_ref`): a prune that read the
+        refs before ``ref`` moved is waited for, and what it removed is linked in again from
+        the quarantine's copy. ``warnings``: what keeping them could not do."""
         packs = self.objects / "pack"
         keeps: list[Path] = []
+        loose_in: dict[str, Path] = {}
         try:
             for pack in sorted((self.path / "pack").glob("pack-*.pack")):
                 keep = packs / f"{pack.stem}.keep"
@@ -346,23 +402,12 @@ class FetchQuarantine:
                     if src.exists() and not dst.exists():
                         os.replace(src, dst)
             for loose in self.path.glob("[0-9a-f][0-9a-f]/*"):  # a fetch small enough to unpack
-                dst = self.objects / loose.parent.name / loose.name
-                for attempt in range(5):
-                    # a `git prune` removes an empty fan-out folder at any instant: one there when
-                    # mkdir looked may be gone by the rename (Path.mkdir(exist_ok=True) raised
-                    # FileExistsError when it went between its mkdir and its check)
-                    with contextlib.suppress(FileExistsError):
-                        os.mkdir(dst.parent)
-                    if dst.exists():
-                        break
-                    try:
-                        os.replace(loose, dst)
-                        break
-                    except FileNotFoundError:
-                        if attempt == 4 or not loose.exists():
-                            raise
+                self._link_in(loose)
+                loose_in[loose.parent.name + loose.name] = loose
             if keeps or self.repo.ref_in_files(ref) != tip:  # (a sync with nothing new moves nothing)
                 update(ref, tip)
+            if loose_in:  # named by nothing until the ref moved: a prune may have taken them since
+                self.repo.keep_after_ref(lambda: self._link_again(loose_in), warnings)
         finally:
             for keep in keeps:
                 keep.unlink(missing_ok=True)

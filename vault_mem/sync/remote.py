@@ -228,7 +228,10 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
                               env=quarantine.env)
             tip = quarantine.fetched(rbranch) if proc.returncode == 0 else None
             if tip is not None:
-                quarantine.land(tip, tracking, lambda ref, new: point(ref, new, until))
+                warnings: list[str] = []
+                quarantine.land(tip, tracking, lambda ref, new: point(ref, new, until), warnings)
+                for line in warnings:
+                    log.warning("vault-mem: sync: keeping the fetched objects: %s", line)
                 return tip
         if proc.returncode == 0:  # FETCH_HEAD rewritten by another fetch meanwhile: fetch again
             log.info("vault-mem: sync: the fetched commit could not be told (try %d of %d)", attempt, FETCH_TRIES)
