@@ -27,8 +27,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from vault_mem.errors import (
     InvalidMemoryError,
     QuarantinedFileError,
@@ -505,6 +503,12 @@ class WritePolicy:
         ``old`` (the file's bytes now), an in-place rewrite of it: only the fields the write
         changes are re-emitted (see :func:`~vault_mem.model.memory.rewrite_memory`); the whole
         result, a person's comments that survive included, then passes :meth:`check_file`."""
+        # YAML here, not at the module's top: rendering a file imports it anyway, and every
+        # command that opens a vault imports this module (a read or a git hook that parses no
+        # file would pay ~20 ms of CPU for the import, most of it PyYAML compiling its reader's
+        # pattern)
+        import yaml
+
         try:
             text = render_memory(memory) if old is None else rewrite_memory(old.decode("utf-8"), memory)
             back = parse_memory(text, memory.path)
