@@ -84,33 +84,52 @@ def test_a_one_shot_read_finds_a_change_made_while_nothing_ran(tmp_path: Path, c
         assert keys["editor"] == "Uses Kakoune as the main editor"
 
 
-def test_a_read_that_finds_no_file_changed_imports_no_yaml_reader(tmp_path: Path) -> None:
-    """A one-shot read with nothing changed parses no file, so it imports no YAML reader
-    (python-frontmatter and vault-mem's handler: ~20 ms of a cold read's start-up, issue 29); a
-    read after an edit in place imports it and parses the file. Checked in ``sys.modules`` of a
-    fresh process, not by timing."""
+def test_a_read_that_finds_no_file_changed_imports_no_yaml_and_no_secret_rules(tmp_path: Path) -> None:
+    """A one-shot read with nothing changed parses no file and checks no text, so it imports no
+    YAML at all (python-frontmatter and vault-mem's handler: ~20 ms of a cold read's start-up,
+    issue 29; PyYAML itself, which the write policy named at its top: ~11 ms more) and none of
+    the secret gate's rules (~20 ms: index/scan.py imported them all for their fingerprint); nor
+    does the post-checkout hook git runs after a checkout that changed no memory (every command
+    and git hook that opens a vault paid both, issue 28). A read after an edit in place imports
+    them, parses the file and checks it. Checked in ``sys.modules`` of a fresh process, not by
+    timing."""
     root = tmp_path / "vault"
     new_vault(root).close()
     assert cli("--vault", str(root), "remember", "editor", "--description", "Uses Helix as the main editor",
                "--body", "Switched from Neovim last spring.").returncode == 0
     assert cli("--vault", str(root), "list", "--json").returncode == 0  # the scan sum is recorded
+    yaml_modules = "('yaml', 'frontmatter', 'vault_mem.model.frontmatter_handler')"
     code = ("import sys\n"
             "from vault_mem.adapters import cli\n"
-            f"assert cli.main(['--vault', {str(root)!r}, 'recall', sys.argv[1], '--json']) == 0\n"
-            "print('YAML', [m for m in ('frontmatter', 'vault_mem.model.frontmatter_handler') if m in sys.modules])\n")
+            f"assert cli.main(['--vault', {str(root)!r}, *sys.argv[1:]]) == 0\n"
+            # the secret gate's rules (~20 ms more): imported by the first text checked, and
+            # checked here by its ``secrets`` module, the one every check goes through
+            "print('GATE', 'vault_mem.model.secrets' in sys.modules)\n"
+            f"print('YAML', [m for m in {yaml_modules} if m in sys.modules])\n")
     env = {**os.environ, "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none"}
 
-    def recall(query: str) -> tuple[str, str]:
-        done = subprocess.run([sys.executable, "-c", code, query], capture_output=True, text=True, env=env, timeout=120)
-        assert done.returncode == 0, done.stderr
-        return done.stdout.split("YAML ")[0], done.stdout.split("YAML ")[1].strip()
+    gate: list[str] = []
 
-    answer, yaml_modules = recall("Helix")
-    assert "Helix" in answer and yaml_modules == "[]"
+    def run(*args: str) -> tuple[str, str]:
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+                              timeout=120, cwd=root)
+        assert done.returncode == 0, done.stderr
+        answer, _, rest = done.stdout.partition("GATE ")
+        gate.append(rest.split()[0])
+        return answer, done.stdout.split("YAML ")[1].strip()
+
+    answer, loaded = run("recall", "Helix", "--json")
+    assert "Helix" in answer and loaded == "[]"
+    answer, loaded = run("list", "--json")
+    assert "Helix" in answer and loaded == "[]"
+    head = git(root, "rev-parse", "HEAD").strip()
+    assert run("hook", "post-checkout", head, head, "1")[1] == "[]"
+    assert gate == ["False", "False", "False"]  # nothing read, no text checked
     edit_in_place(root / "facts" / "editor.md", b"Helix", b"Xelih")
-    answer, yaml_modules = recall("Xelih")
+    answer, loaded = run("recall", "Xelih", "--json")
     assert "Xelih" in answer and "Helix" not in answer
-    assert yaml_modules == "['frontmatter', 'vault_mem.model.frontmatter_handler']"
+    assert loaded == "['yaml', 'frontmatter', 'vault_mem.model.frontmatter_handler']"
+    assert gate[-1] == "True"  # the edited file was read, and checked
 
 
 class LoadingEmbedder(FakeEmbedder):

@@ -10,6 +10,8 @@ this file holds no literal that a secret scanner would flag.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -417,6 +419,24 @@ def test_sync_still_takes_a_peers_file_that_this_machine_then_edits(vaults):
     assert git(b.root, "rev-parse", "HEAD") == git(b.root.parent / "remote.git", "rev-parse", "main")
 
 
+def test_the_gate_fingerprint_is_the_same_before_and_after_the_gate_is_imported():
+    """The fingerprint reads the rules' files without importing them (a process that checks no
+    text never imports the gate): in a fresh process, the digest taken before the gate's
+    modules are imported equals the one taken after, and the modules were not imported by it."""
+    code = ("import sys\n"
+            "from vault_mem.index import scan\n"
+            "before = scan.gate_fingerprint()\n"
+            "names = [getattr(m, '__name__', m) for m in scan.GATE_MODULES]\n"
+            "unimported = [n for n in names if n not in sys.modules]\n"
+            "import vault_mem.model.secrets, vault_mem.model.policy as p\n"
+            "p.check_text('a field', 'plain words')\n"
+            "print(before, scan.gate_fingerprint(), len(unimported), all(n in sys.modules for n in names))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    before, after, unimported, all_loaded = out
+    assert before == after
+    assert int(unimported) >= 20 and all_loaded == "True"
+
+
 def test_gate_fingerprint_covers_every_module_of_the_secret_rules():
     """A rule added to the table or a change to the normaliser must make old sidecars re-check
     their files: every vault_mem.model module the detection imports is in the fingerprint."""
@@ -425,7 +445,7 @@ def test_gate_fingerprint_covers_every_module_of_the_secret_rules():
 
     from vault_mem.index import scan
 
-    hashed = {m.__name__ for m in scan.GATE_MODULES}
+    hashed = set(scan.GATE_MODULES)  # by name: the fingerprint reads their files unimported
     todo, seen = ["vault_mem.model.secrets"], set()
     while todo:
         name = todo.pop()

@@ -25,9 +25,7 @@ import shlex
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from vault_mem.errors import (
     InvalidMemoryError,
@@ -48,12 +46,28 @@ from vault_mem.model.memory import (
     validate_key,
     validate_type,
 )
-from vault_mem.model.secret_checks import SecretFinding
-from vault_mem.model.secret_codes import labelled_codes
-from vault_mem.model.secret_labels import key_named_value, labelled_value, says_not_secret
-from vault_mem.model.secret_values import shannon_entropy
-from vault_mem.model.secrets import find_secrets, scattered_phrase, seam_secrets, slug_secrets
 from vault_mem.model.trailers import caller_chosen_text
+
+if TYPE_CHECKING:
+    from vault_mem.model.secret_checks import SecretFinding
+    from vault_mem.model.secret_values import shannon_entropy
+    from vault_mem.model.secrets import find_secrets
+
+# The secret gate's own modules (vault_mem.model.secret_*: its rules, ~20 ms of CPU to import)
+# are imported by the first check that scans a text, not with this module: every command and
+# git hook that opens a vault imports this module, and most of them scan nothing (a read or a
+# post-checkout hook with no file changed). index/scan.py's fingerprint of the rules reads their
+# files without importing them.
+_LAZY = {"SecretFinding": "vault_mem.model.secret_checks", "find_secrets": "vault_mem.model.secrets",
+         "shannon_entropy": "vault_mem.model.secret_values"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["MAX_DESCRIPTION_CHARS", "QUARANTINE_MARK", "SecretFinding", "WritePolicy",
            "check_description_policy", "check_text", "check_write", "describe_secrets", "file_secrets",
@@ -114,6 +128,8 @@ def secret_findings(*, key: str, description: str, body: str, meta: Mapping[str,
     only for the body. What the write gate refuses and what ``vault-mem scan`` reports.
     ``comments`` is the text of a file's frontmatter comments (``Memory.comments``): a rewrite
     keeps them, so they are read like the fields."""
+    from vault_mem.model.secrets import find_secrets, slug_secrets  # lazy: see _LAZY
+
     fields: list[tuple[str, str]] = [
         ("key", key or ""),
         ("description", description or ""),
@@ -144,6 +160,10 @@ def _split_credentials(key: str, description: str, body: str,
     password", tag ``unseal-key``) and the body, or another field or tag, holds the value alone;
     or one credential runs from the end of the description into the body (half a seed phrase
     in each)."""
+    from vault_mem.model.secret_codes import labelled_codes  # lazy: see _LAZY
+    from vault_mem.model.secret_labels import key_named_value, labelled_value, says_not_secret
+    from vault_mem.model.secrets import scattered_phrase, seam_secrets
+
     meta = meta or {}
     strings = [(name, v) for name, value in meta.items() if name != "description"
                for v in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(v, str)]
@@ -215,6 +235,8 @@ def file_secrets(rel: str, data: bytes, memory: Memory | None = None) -> list[tu
     what is found here; one that does not parse is scanned as plain text (field ``file``). The
     line is counted from the top of the file (None where no line can be named: the key, which
     is the file name). Never any part of a value."""
+    from vault_mem.model.secrets import find_secrets  # lazy: see _LAZY
+
     text = data.decode("utf-8", "replace")
     if memory is None:
         try:
@@ -300,6 +322,8 @@ def fix_recipe(rel: str, *, top: str | None = None, in_history: bool = False) ->
 def mask_secrets(text: str) -> str:
     """``text`` with each suspected credential replaced by ``[<kind> removed]``: for naming an
     untrusted string (a key from a journal, a description from a peer's file) in a message."""
+    from vault_mem.model.secrets import find_secrets  # lazy: see _LAZY
+
     out, at = [], 0
     for f in find_secrets(text):
         out.append(text[at:f.start])
@@ -505,6 +529,12 @@ class WritePolicy:
         ``old`` (the file's bytes now), an in-place rewrite of it: only the fields the write
         changes are re-emitted (see :func:`~vault_mem.model.memory.rewrite_memory`); the whole
         result, a person's comments that survive included, then passes :meth:`check_file`."""
+        # YAML here, not at the module's top: rendering a file imports it anyway, and every
+        # command that opens a vault imports this module (a read or a git hook that parses no
+        # file would pay ~20 ms of CPU for the import, most of it PyYAML compiling its reader's
+        # pattern)
+        import yaml
+
         try:
             text = render_memory(memory) if old is None else rewrite_memory(old.decode("utf-8"), memory)
             back = parse_memory(text, memory.path)
@@ -589,6 +619,8 @@ class WritePolicy:
         like a random token. ``identity``: the commit's (name, email), which a caller chooses
         too (``--agent``, ``VAULT_MEM_AGENT``, vault.toml, a journal) and which git keeps as
         plainly as the message."""
+        from vault_mem.model.secrets import find_secrets  # lazy: see _LAZY
+
         kinds = sorted({f.kind for f in find_secrets(caller_chosen_text(message))})
         if kinds:
             raise SecretError(f"refused: the commit message holds what looks like {', '.join(kinds)}. "
