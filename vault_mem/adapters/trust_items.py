@@ -120,6 +120,18 @@ def vault_place(name: str) -> Path | None:
     return None if known_vault(folder) or choose_vault(folder, vault_standing).root == folder else folder
 
 
+def vault_holding(folder: Path) -> Path | None:
+    """The vault that stays the vault at ``folder`` even if the person approved ``folder`` as one
+    (a recorded vault above it in its repository: a vault.toml below a vault's top is a file of
+    that vault, :func:`vault_mem.config.choose_vault`), or None when approving makes ``folder``
+    the vault there. ``trust`` asks only about an approval that does what it says."""
+    from vault_mem.config import RECORDED, choose_vault
+    from vault_mem.store.trust import vault_standing
+
+    chosen = choose_vault(folder, lambda f: RECORDED if f == folder else vault_standing(f)).root
+    return None if chosen == folder else chosen
+
+
 def git_files_shown(repo: GitRepo, files: list[IncomingGitFile]) -> list[str]:
     """Each incoming file's text for ``trust`` to show (:func:`git_file_text`, escaped), within one
     budget for them all: a push of a thousand files must not flood the person's terminal (nor a
