@@ -356,3 +356,29 @@ def test_trust_refuses_a_vault_toml_that_approving_would_not_make_the_vault(proj
     assert asked.returncode != 0 and "approved as vaults" not in asked.stdout, asked.stdout
     assert str((proj / "memory").resolve()) in asked.stdout, asked.stdout
     assert str(toml.parent) not in _recorded({"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]})
+
+
+def test_memorys_vault_toml_made_a_dangling_link_never_hands_the_vault_to_a_teammate(project):
+    """The same commit, with ``memory/vault.toml`` made a link to nothing instead of deleted: the
+    person's ``memory/`` was no vault at all (not even from inside it), so the teammate's
+    ``src/`` was the only candidate below ``src/`` and took the agent's ``remember``. Now
+    ``memory/`` stays the vault and refuses, naming the link (vault-mem never follows one)."""
+    proj, _ = project
+    mate = proj.parent / "mate"
+    git(proj.parent, "clone", "-q", str(proj), str(mate))
+    (mate / "memory" / "vault.toml").unlink()
+    (mate / "memory" / "vault.toml").symlink_to("nowhere")
+    (mate / "src").mkdir()
+    (mate / "src" / "vault.toml").write_text("", encoding="utf-8")
+    _stray_vault(mate / "src")
+    (mate / "src" / "facts" / ".keep").write_text("", encoding="utf-8")
+    git(mate, "add", "-A")
+    git(mate, *MATE, "commit", "-q", "-m", "teammate's commit")
+    git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+    assert (proj / "memory" / "vault.toml").is_symlink()
+    below = proj / "src" / "app"
+    below.mkdir()
+    for cwd in (below, proj / "memory"):
+        r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=cwd)
+        assert r.returncode != 0 and "memory/vault.toml is a symlink" in r.stderr, (cwd, r.stdout, r.stderr)
+    assert not (proj / "src" / "facts" / "deploy-day.md").exists()

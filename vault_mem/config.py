@@ -327,11 +327,12 @@ APPROVED, RECORDED = 1, 2
 
 
 def _holds_vault(folder: Path) -> bool:
-    """A vault.toml there, or the state of a vault whose vault.toml a commit deleted (a peer's, by
-    a plain `git pull`): it opens on the settings approved on this machine, and says so
-    (vault_mem.store.settings)."""
-    return (folder / CONFIG_FILE).is_file() or (
-        (folder / STATE_DIR / "index.db").is_file() and not os.path.lexists(folder / CONFIG_FILE))
+    """A vault.toml there, or the state of a vault whose vault.toml a commit deleted or made
+    something else (a link, dangling or not, a folder: a peer's, by a plain `git pull`): it opens
+    on the settings approved on this machine, and says so (vault_mem.store.settings). Its
+    vault.toml made a dangling link, the person's ``memory/`` was no vault at all, and a teammate's
+    vault.toml beside it the only candidate."""
+    return (folder / CONFIG_FILE).is_file() or (folder / STATE_DIR / "index.db").is_file()
 
 
 @dataclass(frozen=True)
