@@ -382,3 +382,24 @@ def test_memorys_vault_toml_made_a_dangling_link_never_hands_the_vault_to_a_team
         r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=cwd)
         assert r.returncode != 0 and "memory/vault.toml is a symlink" in r.stderr, (cwd, r.stdout, r.stderr)
     assert not (proj / "src" / "facts" / "deploy-day.md").exists()
+
+
+def test_a_committed_vault_state_without_a_vault_toml_is_named_as_what_it_is(project):
+    """A teammate's commit of ``src/.vault-mem/index.db`` alone (what a vault whose vault.toml was
+    deleted looks like) is passed over, but the note said ``src/vault.toml is ignored`` and told
+    the person to run ``vault-mem trust src/vault.toml``, a file that is not there."""
+    proj, _ = project
+    mate = proj.parent / "mate"
+    git(proj.parent, "clone", "-q", str(proj), str(mate))
+    (mate / "src" / ".vault-mem").mkdir(parents=True)
+    (mate / "src" / ".vault-mem" / "index.db").write_bytes(b"")
+    git(mate, "add", "-f", "src/.vault-mem/index.db")
+    git(mate, *MATE, "commit", "-q", "-m", "teammate's state")
+    git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+    below = proj / "src" / "app"
+    below.mkdir()
+    r = cli("list", cwd=below)
+    assert r.returncode == 0 and "editor-choice" in r.stdout, (r.stdout, r.stderr)
+    state = (proj / "src" / ".vault-mem").resolve()
+    assert "vault.toml is ignored" not in r.stderr and "vault-mem trust" not in r.stderr, r.stderr
+    assert f"{state} is ignored" in r.stderr, r.stderr
