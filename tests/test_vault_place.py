@@ -403,3 +403,26 @@ def test_a_committed_vault_state_without_a_vault_toml_is_named_as_what_it_is(pro
     state = (proj / "src" / ".vault-mem").resolve()
     assert "vault.toml is ignored" not in r.stderr and "vault-mem trust" not in r.stderr, r.stderr
     assert f"{state} is ignored" in r.stderr, r.stderr
+
+
+def test_trust_of_a_linked_vault_toml_approves_no_folder(project):
+    """A teammate's ``src/vault.toml`` that is a link to ``other/vault.toml``: the note names
+    ``src/vault.toml`` with `vault-mem trust` for it, and ``trust src/vault.toml`` answered y
+    recorded ``other/`` (the link's target's folder), a folder the person never named. A
+    vault.toml that is a link is never read, so its folder is no vault: refused, nothing recorded."""
+    proj, _ = project
+    mate = proj.parent / "mate"
+    git(proj.parent, "clone", "-q", str(proj), str(mate))
+    for name in ("src", "other"):
+        _stray_vault(mate / name)
+        (mate / name / "facts" / ".keep").write_text("", encoding="utf-8")
+    (mate / "other" / "vault.toml").write_text("", encoding="utf-8")
+    (mate / "src" / "vault.toml").symlink_to("../other/vault.toml")
+    git(mate, "add", "-A")
+    git(mate, *MATE, "commit", "-q", "-m", "teammate's folders")
+    git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+    link = proj / "src" / "vault.toml"
+    asked = at_terminal("trust", str(link), cwd=proj)
+    assert asked.returncode != 0 and "symlink" in asked.stdout, asked.stdout
+    recorded = _recorded({"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]})
+    assert not any(k.endswith(("/src", "/other")) for k in recorded), recorded

@@ -980,6 +980,9 @@ def _trust_places(args, folders: list[Path]) -> int:
     from vault_mem.store.trust import record_vault, vault_standing
 
     for folder in folders:
+        if (folder / CONFIG_FILE).is_symlink():
+            raise UsageError(f"{shown(str(folder / CONFIG_FILE))} is a symlink: vault-mem never follows links for its "
+                             f"own files, so {shown(str(folder))} cannot be a vault; nothing approved")
         holder = trust_items.vault_holding(folder)
         if holder is not None:  # approving would change nothing: refused rather than said "approved"
             raise UsageError(f"{shown(str(folder / CONFIG_FILE))} is a file of the vault {shown(str(holder))}, "

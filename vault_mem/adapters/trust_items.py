@@ -115,7 +115,9 @@ def vault_place(name: str) -> Path | None:
     path = Path(name).expanduser()
     if path.name != CONFIG_FILE or not path.is_file():
         return None
-    folder = path.resolve().parent
+    # the folder holding the name, not its target's: a vault.toml linked to another folder's
+    # approved that other folder while the person named this one (and a link is never read)
+    folder = path.absolute().parent.resolve()
     # the vault found there anyway (a fresh clone's): its vault.toml is a settings file to approve
     return None if known_vault(folder) or choose_vault(folder, vault_standing).root == folder else folder
 
