@@ -358,16 +358,23 @@ def test_trust_refuses_a_vault_toml_that_approving_would_not_make_the_vault(proj
     assert str(toml.parent) not in _recorded({"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]})
 
 
-def test_memorys_vault_toml_made_a_dangling_link_never_hands_the_vault_to_a_teammate(project):
-    """The same commit, with ``memory/vault.toml`` made a link to nothing instead of deleted: the
-    person's ``memory/`` was no vault at all (not even from inside it), so the teammate's
-    ``src/`` was the only candidate below ``src/`` and took the agent's ``remember``. Now
-    ``memory/`` stays the vault and refuses, naming the link (vault-mem never follows one)."""
+@pytest.mark.parametrize("made", ["a dangling link", "a folder"])
+def test_memorys_vault_toml_made_a_link_or_a_folder_never_hands_the_vault_to_a_teammate(project, made):
+    """The same commit, with ``memory/vault.toml`` made a link to nothing, or a folder, instead of
+    deleted: the person's ``memory/`` was no vault at all (not even from inside it), so the
+    teammate's ``src/`` was the only candidate below ``src/`` and took the agent's ``remember``.
+    Now ``memory/`` stays the vault and refuses in one line, naming its vault.toml (vault-mem
+    never follows a link, nor reads a folder as its file)."""
     proj, _ = project
     mate = proj.parent / "mate"
     git(proj.parent, "clone", "-q", str(proj), str(mate))
-    (mate / "memory" / "vault.toml").unlink()
-    (mate / "memory" / "vault.toml").symlink_to("nowhere")
+    toml = mate / "memory" / "vault.toml"
+    toml.unlink()
+    if made == "a folder":
+        toml.mkdir()
+        (toml / "x").write_text("", encoding="utf-8")
+    else:
+        toml.symlink_to("nowhere")
     (mate / "src").mkdir()
     (mate / "src" / "vault.toml").write_text("", encoding="utf-8")
     _stray_vault(mate / "src")
@@ -375,12 +382,13 @@ def test_memorys_vault_toml_made_a_dangling_link_never_hands_the_vault_to_a_team
     git(mate, "add", "-A")
     git(mate, *MATE, "commit", "-q", "-m", "teammate's commit")
     git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
-    assert (proj / "memory" / "vault.toml").is_symlink()
+    said = "memory/vault.toml is a symlink" if made == "a dangling link" else "memory/vault.toml is not a regular file"
     below = proj / "src" / "app"
     below.mkdir()
     for cwd in (below, proj / "memory"):
         r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=cwd)
-        assert r.returncode != 0 and "memory/vault.toml is a symlink" in r.stderr, (cwd, r.stdout, r.stderr)
+        errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+        assert r.returncode != 0 and len(errors) == 1 and said in errors[0], (cwd, r.stdout, r.stderr)
     assert not (proj / "src" / "facts" / "deploy-day.md").exists()
 
 
