@@ -240,3 +240,197 @@ def test_a_folder_opened_once_by_name_or_approved_before_the_records_never_outra
     assert _ignored(r.stderr, src / "vault.toml"), r.stderr
     assert trust.known_vault(memory)  # recorded now: it is the vault used here
 
+
+
+# -- review rev57: the person's memory/ still hidden, and a fresh clone's guess made permanent ---
+def _teammate_commits(proj, add: dict[str, str], delete: tuple[str, ...] = ()) -> None:
+    """A teammate's one commit adding the files ``add`` and deleting ``delete``, pulled by the
+    person with plain git (as :func:`_teammate_adds`)."""
+    mate = proj.parent / "mate"
+    if not mate.exists():
+        git(proj.parent, "clone", "-q", str(proj), str(mate))
+    for rel, text in add.items():
+        (mate / rel).parent.mkdir(parents=True, exist_ok=True)
+        (mate / rel).write_text(text, encoding="utf-8")
+        git(mate, "add", rel)
+    for rel in delete:
+        git(mate, "rm", "-q", rel)
+    git(mate, *MATE, "commit", "-q", "-m", "teammate's commit")
+    git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+
+
+@pytest.mark.parametrize("where", ["vault.toml", "src/vault.toml"])
+def test_deleting_memorys_vault_toml_in_the_same_commit_never_hands_the_vault_to_a_teammate(project, where):
+    """memory/ counted as a candidate only while its vault.toml stood: a teammate's one commit
+    deleting ``memory/vault.toml`` and adding theirs left theirs the single candidate, taken
+    without asking this machine's records, so sessions at the top or below ``src/`` used the
+    teammate's folder (the person's memories out of the context, ``remember`` into it). A vault
+    whose vault.toml a commit deleted is still a vault (it opens on the approved settings)."""
+    proj, _ = project
+    memory = (proj / "memory").resolve()
+    _teammate_commits(proj, {where: TEAMMATE_TOML}, delete=("memory/vault.toml",))
+    toml = (proj / where).resolve()
+    below = toml.parent / "app"
+    below.mkdir(parents=True, exist_ok=True)
+    for cwd in (below, proj):
+        r = cli("list", cwd=cwd)
+        assert r.returncode == 0 and "editor-choice" in r.stdout, (cwd, r.stdout, r.stderr)
+        assert _ignored(r.stderr, toml) == cwd.resolve().is_relative_to(toml.parent), (cwd, r.stderr)
+    r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=below)
+    assert r.returncode == 0, r.stderr
+    assert (memory / "facts" / "deploy-day.md").is_file() and not (toml.parent / "facts").exists()
+
+
+def _stray_vault(folder) -> None:
+    """A teammate's vault in ``folder``: an empty vault.toml (the defaults) and the type folders."""
+    for name in ("facts", "preferences", "decisions", "procedures", "notes"):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+
+
+def _recorded(env: dict[str, str]) -> dict[str, dict]:
+    """The folders the machine of ``env`` records as its vaults (trusted.json's ``vault`` entries)."""
+    path = os.path.join(env["XDG_CONFIG_HOME"], "vault-mem", "trusted.json")
+    vaults = json.loads(open(path, encoding="utf-8").read())["vaults"] if os.path.exists(path) else {}
+    return {k: v["vault"] for k, v in vaults.items() if isinstance(v, dict) and "vault" in v}
+
+
+def test_a_folder_named_once_in_a_fresh_clone_never_becomes_the_vault_nor_is_recorded(project, tmp_path):
+    """A fresh clone: the first command names the teammate's folder (an agent's ``--vault src``,
+    as a README in ``src/`` asks). That opening approved its default settings (an entry in
+    trusted.json), which outranked ``memory/`` (nothing of it approved here yet), so every
+    session below ``src/`` used ``src/``, and recorded it as this machine's vault ("first use"),
+    for good: no later approval of ``memory/`` won it back."""
+    proj, _ = project
+    _teammate_adds(proj, "src/vault.toml", "")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(proj), str(clone))
+    _stray_vault(clone / "src")
+    env = _fresh_machine(tmp_path, "new-machine")
+    assert cli("--vault", str(clone / "src"), "list", env=env).returncode == 0
+    below = clone / "src" / "app"
+    below.mkdir()
+    r = cli("list", cwd=below, env=env)
+    assert r.returncode == 0 and "editor-choice" in r.stdout, (r.stdout, r.stderr)
+    assert _ignored(r.stderr, (clone / "src" / "vault.toml").resolve()), r.stderr
+    assert str((clone / "src").resolve()) not in _recorded(env)
+
+
+def test_a_fresh_clones_guess_is_not_recorded_so_the_persons_trust_decides(tmp_path):
+    """A project whose vault is not ``memory/`` (``docs/mem``) cloned where nothing of it is known,
+    a teammate's vault.toml at the top already in it: the outermost is used, as a fresh clone
+    always chose (the documented limit), but it was recorded as this machine's vault on that
+    first command, so ``vault-mem trust docs/mem/vault.toml`` answered y at the terminal
+    changed nothing (the outermost recorded vault wins) while saying it was approved."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    git(proj, "init", "-q")
+    vault = proj / "docs" / "mem"
+    assert cli("init", str(vault)).returncode == 0
+    assert cli("--vault", str(vault), "remember", "editor-choice", "-t", "preference", "-d", "Uses Helix").returncode == 0
+    (proj / "vault.toml").write_text("", encoding="utf-8")
+    _stray_vault(proj)
+    git(proj, "add", "-A")
+    git(proj, *MATE, "commit", "-q", "-m", "teammate's top vault")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(proj), str(clone))
+    env = _fresh_machine(tmp_path, "new-machine")
+    mem = clone / "docs" / "mem"
+    r = cli("list", cwd=mem, env=env)  # the limit: the top is the vault (it refuses the nested vault.toml)
+    assert "editor-choice" not in r.stdout, (r.stdout, r.stderr)
+    assert str(clone.resolve()) not in _recorded(env)
+    asked = at_terminal("trust", str(mem / "vault.toml"), cwd=mem, env=env)
+    assert asked.returncode == 0 and "approved as vaults" in asked.stdout, asked.stdout
+    r = cli("list", cwd=mem, env=env)
+    assert r.returncode == 0 and "editor-choice" in r.stdout, (r.stdout, r.stderr)
+
+
+def test_trust_refuses_a_vault_toml_that_approving_would_not_make_the_vault(project):
+    """A teammate's vault.toml inside the person's vault (``memory/facts/vault.toml``) is a file of
+    that vault: approving its folder as a vault changed nothing (the outermost recorded vault at
+    or above wins), yet ``trust`` asked and said "approved as vaults". Now it refuses, naming the
+    vault that holds it, and records nothing."""
+    proj, _ = project
+    _teammate_adds(proj, "memory/facts/vault.toml", "")
+    toml = (proj / "memory" / "facts" / "vault.toml").resolve()
+    asked = at_terminal("trust", str(toml), cwd=proj)
+    assert asked.returncode != 0 and "approved as vaults" not in asked.stdout, asked.stdout
+    assert str((proj / "memory").resolve()) in asked.stdout, asked.stdout
+    assert str(toml.parent) not in _recorded({"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]})
+
+
+@pytest.mark.parametrize("made", ["a dangling link", "a folder"])
+def test_memorys_vault_toml_made_a_link_or_a_folder_never_hands_the_vault_to_a_teammate(project, made):
+    """The same commit, with ``memory/vault.toml`` made a link to nothing, or a folder, instead of
+    deleted: the person's ``memory/`` was no vault at all (not even from inside it), so the
+    teammate's ``src/`` was the only candidate below ``src/`` and took the agent's ``remember``.
+    Now ``memory/`` stays the vault and refuses in one line, naming its vault.toml (vault-mem
+    never follows a link, nor reads a folder as its file)."""
+    proj, _ = project
+    mate = proj.parent / "mate"
+    git(proj.parent, "clone", "-q", str(proj), str(mate))
+    toml = mate / "memory" / "vault.toml"
+    toml.unlink()
+    if made == "a folder":
+        toml.mkdir()
+        (toml / "x").write_text("", encoding="utf-8")
+    else:
+        toml.symlink_to("nowhere")
+    (mate / "src").mkdir()
+    (mate / "src" / "vault.toml").write_text("", encoding="utf-8")
+    _stray_vault(mate / "src")
+    (mate / "src" / "facts" / ".keep").write_text("", encoding="utf-8")
+    git(mate, "add", "-A")
+    git(mate, *MATE, "commit", "-q", "-m", "teammate's commit")
+    git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+    said = "memory/vault.toml is a symlink" if made == "a dangling link" else "memory/vault.toml is not a regular file"
+    below = proj / "src" / "app"
+    below.mkdir()
+    for cwd in (below, proj / "memory"):
+        r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=cwd)
+        errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+        assert r.returncode != 0 and len(errors) == 1 and said in errors[0], (cwd, r.stdout, r.stderr)
+    assert not (proj / "src" / "facts" / "deploy-day.md").exists()
+
+
+def test_a_committed_vault_state_without_a_vault_toml_is_named_as_what_it_is(project):
+    """A teammate's commit of ``src/.vault-mem/index.db`` alone (what a vault whose vault.toml was
+    deleted looks like) is passed over, but the note said ``src/vault.toml is ignored`` and told
+    the person to run ``vault-mem trust src/vault.toml``, a file that is not there."""
+    proj, _ = project
+    mate = proj.parent / "mate"
+    git(proj.parent, "clone", "-q", str(proj), str(mate))
+    (mate / "src" / ".vault-mem").mkdir(parents=True)
+    (mate / "src" / ".vault-mem" / "index.db").write_bytes(b"")
+    git(mate, "add", "-f", "src/.vault-mem/index.db")
+    git(mate, *MATE, "commit", "-q", "-m", "teammate's state")
+    git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+    below = proj / "src" / "app"
+    below.mkdir()
+    r = cli("list", cwd=below)
+    assert r.returncode == 0 and "editor-choice" in r.stdout, (r.stdout, r.stderr)
+    state = (proj / "src" / ".vault-mem").resolve()
+    assert "vault.toml is ignored" not in r.stderr and "vault-mem trust" not in r.stderr, r.stderr
+    assert f"{state} is ignored" in r.stderr, r.stderr
+
+
+def test_trust_of_a_linked_vault_toml_approves_no_folder(project):
+    """A teammate's ``src/vault.toml`` that is a link to ``other/vault.toml``: the note names
+    ``src/vault.toml`` with `vault-mem trust` for it, and ``trust src/vault.toml`` answered y
+    recorded ``other/`` (the link's target's folder), a folder the person never named. A
+    vault.toml that is a link is never read, so its folder is no vault: refused, nothing recorded."""
+    proj, _ = project
+    mate = proj.parent / "mate"
+    git(proj.parent, "clone", "-q", str(proj), str(mate))
+    for name in ("src", "other"):
+        _stray_vault(mate / name)
+        (mate / name / "facts" / ".keep").write_text("", encoding="utf-8")
+    (mate / "other" / "vault.toml").write_text("", encoding="utf-8")
+    (mate / "src" / "vault.toml").symlink_to("../other/vault.toml")
+    git(mate, "add", "-A")
+    git(mate, *MATE, "commit", "-q", "-m", "teammate's folders")
+    git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+    link = proj / "src" / "vault.toml"
+    asked = at_terminal("trust", str(link), cwd=proj)
+    assert asked.returncode != 0 and "symlink" in asked.stdout, asked.stdout
+    recorded = _recorded({"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]})
+    assert not any(k.endswith(("/src", "/other")) for k in recorded), recorded

@@ -327,11 +327,12 @@ APPROVED, RECORDED = 1, 2
 
 
 def _holds_vault(folder: Path) -> bool:
-    """A vault.toml there, or the state of a vault whose vault.toml a commit deleted (a peer's, by
-    a plain `git pull`): it opens on the settings approved on this machine, and says so
-    (vault_mem.store.settings)."""
-    return (folder / CONFIG_FILE).is_file() or (
-        (folder / STATE_DIR / "index.db").is_file() and not os.path.lexists(folder / CONFIG_FILE))
+    """A vault.toml there, or the state of a vault whose vault.toml a commit deleted or made
+    something else (a link, dangling or not, a folder: a peer's, by a plain `git pull`): it opens
+    on the settings approved on this machine, and says so (vault_mem.store.settings). Its
+    vault.toml made a dangling link, the person's ``memory/`` was no vault at all, and a teammate's
+    vault.toml beside it the only candidate."""
+    return (folder / CONFIG_FILE).is_file() or (folder / STATE_DIR / "index.db").is_file()
 
 
 @dataclass(frozen=True)
@@ -352,22 +353,31 @@ def choose_vault(start: Path, known: Known, *, explicit: bool = False) -> Found:
     """The vault a command run in ``start`` means (``explicit``: ``start`` was named by --vault or
     a PATH, so the project's ``memory/`` beside it is no candidate), decided by what this machine
     approved, never by where a committed file stands (DESIGN §7, §8). A single candidate is the
-    vault without asking ``known`` (the approvals are read only where there is a choice, and a
-    vault is recorded as used here only when it was chosen over another).
+    vault without asking ``known`` (the approvals are read only where there is a choice).
 
     The candidates are the folders at or above ``start`` up to the top of its git repository that
-    hold a vault (:func:`_holds_vault`), and ``memory/`` at that top. Any teammate can commit a
-    vault.toml at the project's top or beside ``memory/`` (``src/vault.toml``): by place alone it
-    took over as the vault (commands in ``memory/`` refused, sessions in ``src/`` wrote there). So:
+    hold a vault (:func:`_holds_vault`), and ``memory/`` at that top when it holds one (its
+    vault.toml deleted by a commit too: a teammate's one commit deleting it and adding theirs
+    must not leave theirs the single candidate). Any teammate can commit a vault.toml at the
+    project's top or beside ``memory/`` (``src/vault.toml``): by place alone it took over as the
+    vault (commands in ``memory/`` refused, sessions in ``src/`` wrote there). So:
 
-    - the candidates ``known`` best win: of those recorded as this machine's vaults, the outermost
-      at or above ``start`` (a vault.toml below a vault's top is a file of that vault, never a
-      vault of its own), else ``memory/``; of those merely approved (vaults from before the
-      records; a folder an agent once named with --vault), ``memory/`` first;
-    - none known (a fresh clone: every file came with it): ``memory/`` when it is a vault, else the
-      nearest and then outermost in the repository, as a fresh clone always found it;
+    - of the candidates at or above ``start`` recorded as this machine's vaults (``known``:
+      :data:`RECORDED`), the outermost (a vault.toml below a vault's top is a file of that vault,
+      never a vault of its own);
+    - else ``memory/``, the place every project's vault is, whatever else of it or of the others
+      was approved here: an entry merely approved (:data:`APPROVED`: a folder an agent once named
+      with --vault, whose default settings that approved) is no sign of the person's vault, and
+      outranked ``memory/`` in a fresh clone, where nothing of ``memory/`` is approved yet;
+    - else (no ``memory/`` vault) the outermost of those approved best, as a fresh clone found it;
     - the candidates at or above ``start`` not chosen and not recorded as vaults here are
       ``passed_over``: the caller names them, with `vault-mem trust PATH` for a person who wants one.
+
+    ``first`` (the caller records the vault as used here) only for ``memory/`` chosen unrecorded:
+    another folder chosen where nothing is recorded is a guess from a fresh clone's files (data,
+    DESIGN §7), perhaps a teammate's top-level vault.toml, which a record would make this
+    machine's vault for good (the outermost recorded wins, so no later `vault-mem trust` of the
+    person's own folder would count).
 
     Outside a repository, or with no candidate in it, the nearest vault above (another
     repository's) is the vault, outermost in its own repository, as before."""
@@ -382,7 +392,7 @@ def choose_vault(start: Path, known: Known, *, explicit: bool = False) -> Found:
         if folder == top:
             break
     memory = top / PROJECT_FOLDER if top is not None else None
-    if memory is not None and (explicit or memory in path or not (memory / CONFIG_FILE).is_file()):
+    if memory is not None and (explicit or memory in path or not _holds_vault(memory)):
         memory = None  # named explicitly elsewhere, already a candidate, or no vault there
     if not path and memory is None:
         above = top.parents if top is not None else ()
@@ -392,27 +402,23 @@ def choose_vault(start: Path, known: Known, *, explicit: bool = False) -> Found:
                 return Found(outer, f"the nearest {CONFIG_FILE} above {here}")
         return Found(None)
     pool = [*path, *([memory] if memory is not None else [])]
+    conventional = top / PROJECT_FOLDER if top is not None and top / PROJECT_FOLDER in pool else None
+    conventional_how = f"{PROJECT_FOLDER}/ at the top of the git repository {top}"
     if len(pool) == 1:  # nothing to choose between: no approvals read (a read its daemon answers)
-        how = (f"{PROJECT_FOLDER}/ at the top of the git repository {top}" if top is not None
-               and pool[0] == top / PROJECT_FOLDER else f"the nearest {CONFIG_FILE} at or above {here}")
+        how = conventional_how if pool[0] == conventional else f"the nearest {CONFIG_FILE} at or above {here}"
         return Found(pool[0], how)
     rank = {f: known(f) for f in pool}
-    best = max(rank.values())
-    conventional = top / PROJECT_FOLDER if top is not None else None
-    if conventional not in pool or rank[conventional] != best:
-        conventional = None
-    on_path = [f for f in path if rank[f] == best]
-    if best >= RECORDED and on_path:
-        chosen = on_path[-1]
+    recorded = [f for f in path if rank[f] >= RECORDED]
+    if recorded:
+        chosen, how = recorded[-1], f"the {CONFIG_FILE} at or above {here} of a vault made or approved on this machine"
     elif conventional is not None:
-        chosen = conventional  # a recorded memory/ beside, or the place every project's vault is
+        chosen, how = conventional, conventional_how
     else:
-        chosen = on_path[-1] if best else path[-1]
-    how = (f"{PROJECT_FOLDER}/ at the top of the git repository {top}" if chosen == conventional else
-           f"the {CONFIG_FILE} at or above {here} of a vault made, used or approved on this machine" if best
-           else f"the nearest {CONFIG_FILE} at or above {here}")
+        best = max(rank[f] for f in path)
+        chosen = [f for f in path if rank[f] == best][-1]
+        how = f"the outermost {CONFIG_FILE} at or above {here}" + (" approved on this machine" if best else "")
     passed = tuple(f for f in path if f != chosen and rank[f] < RECORDED and not f.is_relative_to(chosen))
-    return Found(chosen, how, passed, first=rank[chosen] < RECORDED)
+    return Found(chosen, how, passed, first=chosen == conventional and rank[chosen] < RECORDED)
 
 
 def find_vault_root(start: Path | None = None, *, known: Known) -> Path:

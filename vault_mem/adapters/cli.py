@@ -973,11 +973,23 @@ def _ask_each(args, head: list[str], items: list[dict[str, Any]],
 def _trust_places(args, folders: list[Path]) -> int:
     """``vault-mem trust FOLDER/vault.toml``: make these folders vaults of this machine, so that
     commands at or below them use them (a teammate's vault.toml is otherwise ignored there)."""
+    from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
     from vault_mem.config import choose_vault
     from vault_mem.store.git import GitRepo
     from vault_mem.store.history import last_change_by
     from vault_mem.store.trust import record_vault, vault_standing
 
+    for folder in folders:
+        if (folder / CONFIG_FILE).is_symlink():
+            raise UsageError(f"{shown(str(folder / CONFIG_FILE))} is a symlink: vault-mem never follows links for its "
+                             f"own files, so {shown(str(folder))} cannot be a vault; nothing approved")
+        holder = trust_items.vault_holding(folder)
+        if holder is not None:  # approving would change nothing: refused rather than said "approved"
+            raise UsageError(f"{shown(str(folder / CONFIG_FILE))} is a file of the vault {shown(str(holder))}, "
+                             f"which stays the vault at {shown(str(folder))} whatever is approved (a vault.toml "
+                             f"below a vault's top is a file of that vault); nothing approved. If it is not "
+                             f"yours, remove it (`git log -- {shell_word(str(folder / CONFIG_FILE))}` shows "
+                             "whose commit added it)")
     lines = []
     for folder in folders:
         now = choose_vault(folder, vault_standing).root

@@ -115,9 +115,23 @@ def vault_place(name: str) -> Path | None:
     path = Path(name).expanduser()
     if path.name != CONFIG_FILE or not path.is_file():
         return None
-    folder = path.resolve().parent
+    # the folder holding the name, not its target's: a vault.toml linked to another folder's
+    # approved that other folder while the person named this one (and a link is never read)
+    folder = path.absolute().parent.resolve()
     # the vault found there anyway (a fresh clone's): its vault.toml is a settings file to approve
     return None if known_vault(folder) or choose_vault(folder, vault_standing).root == folder else folder
+
+
+def vault_holding(folder: Path) -> Path | None:
+    """The vault that stays the vault at ``folder`` even if the person approved ``folder`` as one
+    (a recorded vault above it in its repository: a vault.toml below a vault's top is a file of
+    that vault, :func:`vault_mem.config.choose_vault`), or None when approving makes ``folder``
+    the vault there. ``trust`` asks only about an approval that does what it says."""
+    from vault_mem.config import RECORDED, choose_vault
+    from vault_mem.store.trust import vault_standing
+
+    chosen = choose_vault(folder, lambda f: RECORDED if f == folder else vault_standing(f)).root
+    return None if chosen == folder else chosen
 
 
 def git_files_shown(repo: GitRepo, files: list[IncomingGitFile]) -> list[str]:

@@ -86,9 +86,10 @@ def read_own(path: Path, *, max_bytes: int | None = None) -> bytes | None:
         fd = open_nofollow(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder with a bare errno
+        os.close(fd)
+        raise VaultMemError(f"{path} is not a regular file; remove it and retry")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise VaultMemError(f"{path} is not a regular file; remove it and retry")
         return fh.read() if max_bytes is None else fh.read(max_bytes)
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vault_mem import config
-from vault_mem.config import CONFIG_FILE, PROJECT, VaultSet
+from vault_mem.config import CONFIG_FILE, PROJECT, STATE_DIR, VaultSet
 from vault_mem.errors import VaultMemError
 
 
@@ -32,6 +32,12 @@ def passed_over_notice(folder: Path, chosen: Path) -> str:
     from vault_mem.model.names import shell_word, shown  # lazy: said only when a folder is passed over
 
     toml = folder / CONFIG_FILE
+    if not toml.is_file():  # only a vault's state (a committed .vault-mem/index.db): nothing to approve
+        state = folder / STATE_DIR
+        return (f"{shown(str(state))} is ignored: it holds a vault's state with no {CONFIG_FILE} beside it, which "
+                f"would make {shown(str(folder))} the vault in place of {shown(str(chosen))}, which stays the vault; "
+                f"this machine never used {shown(str(folder))} as a vault. If it is not yours, remove it "
+                f"(`git log -- {shell_word(str(state))}` shows whether a commit added it)")
     return (f"{shown(str(toml))} is ignored: this machine never approved {shown(str(folder))} as a vault, and a "
             f"vault.toml there (anyone who commits to the repository can put one) would make it the vault in place "
             f"of {shown(str(chosen))}, which stays the vault. If the person wants {shown(str(folder))} as the vault "
