@@ -17,6 +17,7 @@ from vault_mem.model.names import shell_word, shown, shown_email, shown_text
 
 if TYPE_CHECKING:
     from vault_mem.store.git import GitRepo
+    from vault_mem.store.workspace import Workspace
     from vault_mem.store.gitfiles import IncomingGitFile
 
 
@@ -43,7 +44,7 @@ def asked_on_terminal(why_not: str) -> bool:
     return why_not.startswith("the person")
 
 
-def pending_items(ws, s, files, texts: list[str]) -> list[dict[str, Any]]:
+def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, Any]]:
     """Each change waiting for approval, as ``trust`` shows and asks about it: its ``name`` (the
     vault-relative file, what ``trust PATH`` takes), whose commit brought it, what it changes, and
     the ``text`` shown (escaped: every part but vault-mem's words is text a peer chose)."""
@@ -85,7 +86,7 @@ def pending_items(ws, s, files, texts: list[str]) -> list[dict[str, Any]]:
 OTHERS = " (other programs may: settings, hooks, instructions, scripts)"
 
 
-def named_items(ws, items: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
+def named_items(ws: Workspace, items: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
     """The pending items the person named: each name a vault-relative path (``vault.toml``,
     ``facts/.gitignore``), or a path from here into the vault; one naming nothing pending is
     refused with what is pending (a typo approves nothing, and nothing else)."""
