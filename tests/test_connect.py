@@ -126,6 +126,8 @@ def test_gemini_and_cursor(project):
     data = json.loads((home / ".gemini" / "settings.json").read_text())
     # Gemini ignores a server's env PYTHONPATH: the command line drops it (test_connect_outdated)
     assert data["mcpServers"]["vault-mem"]["args"] == ["-u", "PYTHONPATH", EXE, "mcp", str(proj / "memory")]
+    # Gemini's own 5 s to connect showed a server starting on a loaded machine as "Disconnected"
+    assert data["mcpServers"]["vault-mem"]["timeout"] == 60000
     assert set(data["hooks"]) == {"SessionStart", "BeforeAgent", "AfterAgent"}
     assert data["hooks"]["BeforeAgent"][0]["hooks"][0]["command"].endswith("hook user-prompt-submit")
     connect("cursor", proj / "memory", scope="project", project=proj, exe=EXE)

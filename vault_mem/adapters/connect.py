@@ -296,11 +296,18 @@ def _toml_set_table(text: str, name: str, block: str) -> str:
 
 
 # -- Gemini CLI --------------------------------------------------------------------------------
+#: the server entry's ``timeout`` (ms): Gemini's for connecting, listing and each tool call
+GEMINI_TIMEOUT_MS = 60000
+
+
 def _gemini(ctx: _Context) -> _Plan:
     settings = ctx.base / ".gemini" / "settings.json"
 
     def edit(data: dict[str, Any]) -> None:
-        _table(data, "mcpServers", settings)[SERVER] = ctx.server(env_in_args=True)
+        # timeout: Gemini gives a server 5 s to answer `gemini mcp list` unless its entry says
+        # (a start on a loaded machine showed "Disconnected"); tool calls get this long too, more
+        # than a write's 30 s wait for a person's git command
+        _table(data, "mcpServers", settings)[SERVER] = {**ctx.server(env_in_args=True), "timeout": GEMINI_TIMEOUT_MS}
         _merge_hooks(data, settings, _GEMINI_EVENTS, ctx, matcher={},
                      extra={"name": "vault-mem", "timeout": 30000})
 
