@@ -6,6 +6,7 @@ Real git maintenance loops in a thread against real agent writes in processes.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -803,6 +804,11 @@ def test_a_push_stopped_by_its_time_out_leaves_nothing_in_a_local_remote(tmp_pat
     vault = Vault(root)
     try:
         vault.remember("pushed-note", "A note the stopped push carries", "body")
+        # it stands for a lock made while the push ran (the product removes only those): dated
+        # ahead, as the write and the sync's fetch before the push may take seconds under load
+        # (it failed 2 of 2 at load ~20 when dated before them)
+        ahead = time.time() + 120
+        os.utime(lock, (ahead, ahead))
         with pytest.raises(SyncError, match="gave no answer"):
             sync(vault, timeout_s=10)
     finally:
