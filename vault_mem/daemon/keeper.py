@@ -435,7 +435,7 @@ class Keeper:
                 log.warning("vault-mem: INDEX.md is still owed (%s); retrying in %g s", exc, INDEX_RETRY_S)
                 self.index_retry_at = time.monotonic() + INDEX_RETRY_S
             return
-        if not index_written_before(self._index_written_at, git_token(self.vault)):
+        if self._index_written_at is None or not index_written_before(self._index_written_at, git_token(self.vault)):
             return
         self._index_owed = True  # looked at again against git as it is now; held back: retried
         try:
