@@ -432,3 +432,55 @@ def test_a_daemons_read_before_heads_event_arrives_puts_heads_index_md_back(tmp_
     assert not thread.is_alive()
     assert git(root, "status", "--porcelain") == ""
     assert "temp-fact" in git(root, "show", "HEAD:INDEX.md")
+
+
+def test_a_daemons_read_writes_index_md_a_persons_git_command_held_back_once_it_is_over(tmp_path, monkeypatch):
+    """INDEX.md a person's git command held back (here its index.lock) waited for the daemon's
+    retry timer, and a read right after the command ended was answered with it stale: the end
+    of a git command brings no event of its own (a process exiting; the lock's removal is in
+    the git dir's queue, which may come after the read's fence, held back here). Seen as
+    ' M INDEX.md' right after a `git checkout` whose post-checkout hook outlived the daemon's
+    flush, clean a moment later."""
+    import threading
+
+    from fakes import write_memory
+
+    from vault_mem.adapters.reads import READS
+    from vault_mem.daemon import process
+    from vault_mem.daemon.process import Daemon
+    from vault_mem.store import daemon_socket as protocol
+
+    monkeypatch.setattr(process, "PUT_BACK_RETRY_S", 600.0)  # the retry comes after the read
+    vault = new_vault(tmp_path / "vault")
+    root = vault.root
+    vault.remember("agent-fact", "An agent's memory", "x")
+    vault.close()
+    seen: list[str] = []
+
+    def list_seeing_index_md(v, args):  # on the daemon's main thread, after its catch-up
+        seen.append((root / "INDEX.md").read_text())  # as the reader finds it when answered
+        return READS["list"](v, args)
+
+    daemon = Daemon(root, quiet_seconds=600, debounce_ms=20, reads={**READS, "list": list_seeing_index_md})
+    ready = threading.Event()
+    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(60), "the daemon did not start"
+        wait_for(lambda: protocol.ask(root, "list", {}) is not None, 60, "the socket")
+        lock = root / ".git" / "index.lock"
+        with git_events_held(daemon._watcher):
+            lock.write_text("")  # a person's git command between its steps
+            write_memory(root, "draft", "A draft the person started")
+            assert protocol.ask(root, "list", {}) is not None
+            assert "A draft the person started" not in seen[-1]  # held back
+            # the loop's own rounds after the read over (their flush held back too): only the
+            # retry timer, at 600 s, or the next read are left to write it
+            wait_for(lambda: "flush" in daemon._timers and "embed" not in daemon._timers, 60, "the daemon idle")
+            lock.unlink()  # the command is over
+            assert protocol.ask(root, "list", {}) is not None
+            assert "A draft the person started" in seen[-1]
+    finally:
+        daemon.stop()
+        thread.join(60)
+    assert not thread.is_alive()

@@ -304,7 +304,10 @@ class Daemon:
         (the watcher's fence first, as a :class:`~vault_mem.daemon.keeper.Keeper` does: an
         event still in the kernel's queue under load would be missed otherwise)."""
         batch = changes_so_far(self._watcher, self._batcher, applier=self._applier)
-        if batch:
+        if batch or self._index_stale:
+            # stale: INDEX.md a person's git command held back is written before the read is
+            # answered, not at the retry timer's next round: the command's end (a process
+            # exiting, its index.lock's removal in the git dir's late queue) may bring no event
             self._step(batch, embed=False, status=False)
 
     def _fence(self, vault: Vault, args: dict) -> bool:
