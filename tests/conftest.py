@@ -10,6 +10,7 @@ interpreter).
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import logging
@@ -19,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping
@@ -369,6 +371,44 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
     return proc.stdout
+
+
+@contextlib.contextmanager
+def git_events_held(watcher) -> Iterator[list]:
+    """The events of ``watcher``'s (a real :class:`~vault_mem.daemon.watcher.VaultWatcher`'s)
+    watches of the git dir and ``refs/`` held back for the block and delivered at its end, in
+    their order: each watch is a queue of its own, and under load the git dir's lags behind the
+    work tree's (a checkout's HEAD seen after a read's fence). Yields the events held so far.
+    Through watchdog's own emitters (``observer.emitters``, ``EventEmitter.queue_event``)."""
+    git_dirs = [os.path.realpath(g) for g in watcher.git_dirs]
+
+    def in_git_dir(path: str) -> bool:
+        path = os.path.realpath(path)
+        return any(path == g or path.startswith(g + os.sep) for g in git_dirs)
+    emitters = [e for e in list(watcher.observer.emitters) if in_git_dir(e.watch.path)]
+    assert emitters, "no watch of the git dir to hold"
+    deliver = {emitter: emitter.queue_event for emitter in emitters}
+    holding = set(emitters)
+    held: list = []
+    lock = threading.Lock()
+
+    def hold(emitter, event) -> None:
+        with lock:
+            if emitter in holding:
+                held.append((emitter, event))
+                return
+        deliver[emitter](event)
+    for emitter in emitters:
+        emitter.queue_event = functools.partial(hold, emitter)
+    try:
+        yield held
+    finally:
+        with lock:  # the held ones first: one that comes meanwhile waits for the lock
+            holding.clear()
+            for emitter, event in held:
+                deliver[emitter](event)
+        for emitter in emitters:
+            del emitter.queue_event  # the class's own again
 
 
 def git_show_blobs(cwd: Path, specs: list[str]) -> list[str]:

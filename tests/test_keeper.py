@@ -11,12 +11,13 @@ import time
 
 import numpy as np
 import pytest
-from conftest import git, wait_for
+from conftest import git, git_events_held, wait_for
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem import Vault
 from vault_mem.daemon.keeper import (
     CHECKING,
+    BatchApplier,
     START_WAIT_S,
     WARMING,
     Keeper,
@@ -25,7 +26,7 @@ from vault_mem.daemon.keeper import (
     changes_so_far,
 )
 from vault_mem.daemon.process import Daemon
-from vault_mem.daemon.watcher import Batcher, VaultWatcher
+from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.index.vectors import VectorIndex
 
 
@@ -114,6 +115,40 @@ def test_the_catch_up_of_every_reader_holds_each_change_made_just_before_it(vaul
             assert f"facts/note-{i}.md" in changes_so_far(watcher, batcher, 10.0).paths
     finally:
         watcher.stop()
+
+
+def test_the_catch_up_of_every_reader_holds_a_git_operation_whose_events_are_still_on_their_way(vault):
+    """The fence's markers pass through the work tree's watches, not the git dir's (queues of
+    their own): a commit made before the catch-up, its events held back, is in the batch."""
+    vault.remember("alpha", "Alpha as committed", "a")
+    batcher = Batcher(debounce=60.0, max_delay=60.0)
+    watcher = VaultWatcher(vault.root, [vault.repo.git_dir], batcher)
+    watcher.start()
+    try:
+        applier = BatchApplier(vault, watcher)
+        with git_events_held(watcher) as held:
+            git(vault.root, "commit", "-q", "--allow-empty", "--no-verify", "-m", "person: a commit of theirs")
+            wait_for(lambda: held, what="the commit's events, held")
+            batch = changes_so_far(watcher, batcher, 10.0, applier=applier)
+            assert batch.git
+            applied = applier.apply(batch)
+            assert applied.git_changed and applied.moved and applied.full
+            assert not changes_so_far(watcher, batcher, 10.0, applier=applier)  # seen once, not again
+    finally:
+        watcher.stop()
+
+
+def test_a_full_pass_for_lost_events_looks_at_head_too(vault):
+    """Lost events (a kernel queue's overflow) ask for a full pass, and the git dir's may be
+    among them: the pass looks at HEAD too (INDEX.md is rendered against the new one, and the
+    daemon commits what a person's commit left stale), not only at the files."""
+    vault.remember("alpha", "Alpha as committed", "a")
+    watcher = VaultWatcher(vault.root, [vault.repo.git_dir], Batcher(debounce=60.0, max_delay=60.0))
+    applier = BatchApplier(vault, watcher)
+    git(vault.root, "commit", "-q", "--allow-empty", "--no-verify", "-m", "person: a commit of theirs")
+    applied = applier.apply(Batch(overflow=True))
+    assert applied.full and applied.git_changed and applied.moved
+    assert not applier.apply(Batch(overflow=True)).git_changed
 
 
 def test_a_fence_begun_before_other_work_still_holds_each_change_made_before_it(vault):

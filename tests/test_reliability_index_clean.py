@@ -21,7 +21,8 @@ import datetime as dt
 import subprocess
 from pathlib import Path
 
-from conftest import cli, daemon_log, git, new_vault, wait_for
+import pytest
+from conftest import cli, daemon_log, git, git_events_held, new_vault, wait_for
 
 from vault_mem import Vault
 
@@ -306,3 +307,180 @@ def test_a_keeper_reading_between_a_checkouts_files_and_its_head_leaves_the_work
     finally:
         keeper.close()
         vault.close()
+
+
+#: A person's git operations that write the work tree and git's index first and move HEAD (or
+#: the branch it names) last, once index.lock is released, in their two halves made by hand:
+#: a checkout (or switch) names the other branch; a reset --hard, a fast-forward merge and a
+#: pull (a fetch, then that merge) move the branch itself.
+TWO_HALVES = {
+    "checkout": (("read-tree", "-u", "-m", "side"), ("symbolic-ref", "HEAD", "refs/heads/side")),
+    "reset --hard": (("read-tree", "-u", "--reset", "side"), ("update-ref", "refs/heads/main", "side")),
+    "merge --ff-only": (("read-tree", "-u", "-m", "HEAD", "side"), ("update-ref", "refs/heads/main", "side")),
+}
+
+
+def _kept(root: Path):
+    """A vault kept by a :class:`Keeper` as the MCP server keeps it (no daemon), watching."""
+    from vault_mem.daemon.keeper import Keeper
+
+    vault = Vault(root)
+    keeper = Keeper(vault)
+    keeper.start_in_background(lambda: Vault(root))
+    vault.kept_current = keeper.catch_up
+    vault.list()
+    assert keeper.mode == "watching"
+    assert git(root, "status", "--porcelain") == ""
+    return vault, keeper
+
+
+def _read_between_the_halves(root: Path, read, files_first) -> None:
+    git(root, *files_first)
+    read()
+    # the read saw the files of side against HEAD main: the files' INDEX.md, the expiry shown
+    index = (root / "INDEX.md").read_text()
+    assert "side-fact" in index and "temp-fact" not in index
+    # and a second read takes in the events of that INDEX.md's write: the daemon renders INDEX.md
+    # again for them, which, if they came only after HEAD moved, would hide what is tested
+    read()
+
+
+@pytest.mark.parametrize("operation", sorted(TWO_HALVES))
+def test_a_keeper_reading_before_heads_event_arrives_puts_heads_index_md_back(tmp_path, monkeypatch, operation):
+    """The git dir's watches are queues of their own: under load, HEAD's event came after the
+    fence of the read that followed the operation (in 1 of 14-25 runs of the test above), that
+    read saw no git change, and INDEX.md rendered between the halves stood modified. Here every
+    event of the git dir is held back until the reads are done, as if it came late."""
+    files_first, head_last = TWO_HALVES[operation]
+    root = tmp_path / "vault"
+    _expired_memory_on_two_branches(root, monkeypatch)
+    vault, keeper = _kept(root)
+    try:
+        with git_events_held(keeper._watcher) as held:
+            _read_between_the_halves(root, vault.list, files_first)
+            git(root, *head_last)
+            wait_for(lambda: any(e.dest_path.endswith(("HEAD", "main")) for _, e in held
+                                 if getattr(e, "dest_path", "")), 60, "the event of the ref's move, held")
+            vault.list()
+            assert git(root, "status", "--porcelain") == ""
+        vault.list()  # the held events now come: nothing else to do
+        assert git(root, "status", "--porcelain") == ""
+        assert git(root, "rev-parse", "HEAD") == git(root, "rev-parse", "side")
+        assert "temp-fact" in git(root, "show", "HEAD:INDEX.md")  # HEAD's kept, nothing committed over it
+    finally:
+        keeper.close()
+        vault.close()
+
+
+@pytest.mark.parametrize("operation", sorted(TWO_HALVES))
+def test_a_keeper_puts_heads_index_md_back_after_the_operation_without_a_read(tmp_path, monkeypatch, operation):
+    """With no read after the operation (an agent's next call may come hours later), INDEX.md
+    rendered between the halves stood modified, and the person's next checkout of a branch
+    whose INDEX.md differs was refused for it. The owner's timer (the MCP server's, every
+    INDEX_RETRY_S) puts HEAD's back."""
+    files_first, head_last = TWO_HALVES[operation]
+    root = tmp_path / "vault"
+    _expired_memory_on_two_branches(root, monkeypatch)
+    before = git(root, "rev-parse", "main").strip()
+    vault, keeper = _kept(root)
+    try:
+        _read_between_the_halves(root, vault.list, files_first)
+        keeper.retry_index()  # a round of the timer before the operation ended: nothing to do yet
+        assert "temp-fact" not in (root / "INDEX.md").read_text()
+        git(root, *head_last)
+        keeper.retry_index()  # the timer's next round, no read
+        assert git(root, "status", "--porcelain") == ""
+        co = subprocess.run(["git", "checkout", "-q", "--detach", before], cwd=root, capture_output=True, text=True)
+        assert co.returncode == 0, co.stderr  # INDEX.md differs there: refused while it stood modified
+    finally:
+        keeper.close()
+        vault.close()
+
+
+@pytest.mark.parametrize("operation", sorted(TWO_HALVES))
+def test_a_daemons_read_before_heads_event_arrives_puts_heads_index_md_back(tmp_path, monkeypatch, operation):
+    """The daemon's socket reads catch up as a keeper's do (the same fence): the first read
+    after the operation, HEAD's event still on its way, puts HEAD's INDEX.md back."""
+    import threading
+
+    from vault_mem.adapters.reads import READS
+    from vault_mem.daemon.process import Daemon
+    from vault_mem.store import daemon_socket as protocol
+
+    files_first, head_last = TWO_HALVES[operation]
+    root = tmp_path / "vault"
+    _expired_memory_on_two_branches(root, monkeypatch)
+    daemon = Daemon(root, quiet_seconds=60, debounce_ms=20, reads=READS)
+
+    def read() -> None:  # answered by the daemon, after its catch-up
+        assert protocol.ask(root, "list", {}) is not None
+    ready = threading.Event()
+    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(60), "the daemon did not start"
+        wait_for(lambda: protocol.ask(root, "list", {}) is not None, 60, "the socket")
+        assert git(root, "status", "--porcelain") == ""
+        with git_events_held(daemon._watcher):
+            _read_between_the_halves(root, read, files_first)
+            git(root, *head_last)
+            read()
+            assert git(root, "status", "--porcelain") == ""
+    finally:
+        daemon.stop()
+        thread.join(60)
+    assert not thread.is_alive()
+    assert git(root, "status", "--porcelain") == ""
+    assert "temp-fact" in git(root, "show", "HEAD:INDEX.md")
+
+
+def test_a_daemons_read_writes_index_md_a_persons_git_command_held_back_once_it_is_over(tmp_path, monkeypatch):
+    """INDEX.md a person's git command held back (here its index.lock) waited for the daemon's
+    retry timer, and a read right after the command ended was answered with it stale: the end
+    of a git command brings no event of its own (a process exiting; the lock's removal is in
+    the git dir's queue, which may come after the read's fence, held back here). Seen as
+    ' M INDEX.md' right after a `git checkout` whose post-checkout hook outlived the daemon's
+    flush, clean a moment later."""
+    import threading
+
+    from fakes import write_memory
+
+    from vault_mem.adapters.reads import READS
+    from vault_mem.daemon import process
+    from vault_mem.daemon.process import Daemon
+    from vault_mem.store import daemon_socket as protocol
+
+    monkeypatch.setattr(process, "PUT_BACK_RETRY_S", 600.0)  # the retry comes after the read
+    vault = new_vault(tmp_path / "vault")
+    root = vault.root
+    vault.remember("agent-fact", "An agent's memory", "x")
+    vault.close()
+    seen: list[str] = []
+
+    def list_seeing_index_md(v, args):  # on the daemon's main thread, after its catch-up
+        seen.append((root / "INDEX.md").read_text())  # as the reader finds it when answered
+        return READS["list"](v, args)
+
+    daemon = Daemon(root, quiet_seconds=600, debounce_ms=20, reads={**READS, "list": list_seeing_index_md})
+    ready = threading.Event()
+    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(60), "the daemon did not start"
+        wait_for(lambda: protocol.ask(root, "list", {}) is not None, 60, "the socket")
+        lock = root / ".git" / "index.lock"
+        with git_events_held(daemon._watcher):
+            lock.write_text("")  # a person's git command between its steps
+            write_memory(root, "draft", "A draft the person started")
+            assert protocol.ask(root, "list", {}) is not None
+            assert "A draft the person started" not in seen[-1]  # held back
+            # the loop's own rounds after the read over (their flush held back too): only the
+            # retry timer, at 600 s, or the next read are left to write it
+            wait_for(lambda: "flush" in daemon._timers and "embed" not in daemon._timers, 60, "the daemon idle")
+            lock.unlink()  # the command is over
+            assert protocol.ask(root, "list", {}) is not None
+            assert "A draft the person started" in seen[-1]
+    finally:
+        daemon.stop()
+        thread.join(60)
+    assert not thread.is_alive()

@@ -36,6 +36,8 @@ from vault_mem.daemon.watcher import Activity, Batch, Batcher, Fence, VaultWatch
 from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import ReconcileReport
 from vault_mem.index.vectors import VectorStore
+from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.store.files import read_own
 from vault_mem.store.history import head_ref
 from vault_mem.store.locks import daemon_pid
 from vault_mem.vault.core import Vault
@@ -95,22 +97,32 @@ class BatchApplier:
         self.watcher = watcher
         self.token = token if token is not None else git_token(vault)
 
+    def git_moved(self) -> bool:
+        """HEAD, its branch or the git operation under way differs from what was last applied,
+        read from git's files (a few small reads, no git process)."""
+        return git_token(self.vault) != self.token
+
     def apply(self, batch: Batch) -> Applied:
         """Re-read what ``batch`` names, or everything when only a full pass can be trusted.
-        Vectors are not made here (``embed=False``): callers make them outside the write lock."""
+        Vectors are not made here (``embed=False``): callers make them outside the write lock.
+
+        Whether git moved is read from git's files on every batch, not only on one that holds a
+        git event: the git dir's watches are queues of their own, whose events may come after
+        the work tree's (a checkout's files before its HEAD, to a reader's fence) or be lost
+        with the rest (``overflow``); a full pass that did not look at HEAD left INDEX.md as
+        rendered against the old one."""
         vault = self.vault
         full = bool(batch.folders) or batch.overflow or batch.config
         if batch.folders or batch.overflow:
             self.watcher.sync_folder_watches(batch.folders)
         git_changed = moved = False
-        if batch.git:
-            token = git_token(vault)
-            if token != self.token:
-                git_changed = True
-                own_commit = token[0] == vault.sidecar.get_meta("head") and token[1:] == self.token[1:]
-                full |= not own_commit  # an agent write already refreshed its own files
-                moved = not own_commit
-                self.token = token
+        token = git_token(vault)
+        if token != self.token:
+            git_changed = True
+            own_commit = token[0] == vault.sidecar.get_meta("head") and token[1:] == self.token[1:]
+            full |= not own_commit  # an agent write already refreshed its own files
+            moved = not own_commit
+            self.token = token
         # beside a write that waits for a person's git command (its files and journal are its
         # own): the rows are brought up to date, nothing is finished or put back
         with vault.locked_or_beside() as beside:
@@ -126,18 +138,28 @@ class BatchApplier:
         return Applied(report, full, git_changed, moved)
 
 
-def changes_so_far(watcher: VaultWatcher, batcher: Batcher, timeout: float = FENCE_TIMEOUT_S) -> Batch:
+def changes_so_far(watcher: VaultWatcher, batcher: Batcher, timeout: float = FENCE_TIMEOUT_S, *,
+                   applier: BatchApplier | None = None) -> Batch:
     """Every change made to the vault before this call, as one batch, for a read that must not
     be stale: waits (up to ``timeout``) until the watcher has delivered the events of every
     earlier change (:meth:`VaultWatcher.fence`), then takes all that is pending, debounced or
     not. When the events are slow to arrive (the fence timed out), the batch asks for a full
     reconcile (``overflow``): never stale, only slower. The one catch-up of every reader: the
-    daemon's socket reads and a :class:`Keeper`'s reads alike."""
-    return changes_before(watcher, watcher.fence_start(), batcher, timeout)
+    daemon's socket reads and a :class:`Keeper`'s reads alike.
+
+    The fence's markers pass through the vault folder's and the type folders' watches, not the
+    git dir's (each watch is a queue of its own, and a marker file in ``.git`` or ``refs/``
+    would be a write into git's own folders on every read): a git command that ended before
+    this call may not have said so yet. ``applier`` (every reader passes its own) reads git's
+    state instead, and the batch says ``git`` when HEAD, its branch or the operation under
+    way moved since it last applied one (:meth:`BatchApplier.git_moved`): a read between a
+    checkout's files and its HEAD rendered INDEX.md against the old HEAD, and the first read
+    after HEAD moved did not put HEAD's back, its event still on the way."""
+    return changes_before(watcher, watcher.fence_start(), batcher, timeout, applier=applier)
 
 
 def changes_before(watcher: VaultWatcher, fence: Fence, batcher: Batcher,
-                   timeout: float = FENCE_TIMEOUT_S) -> Batch:
+                   timeout: float = FENCE_TIMEOUT_S, *, applier: BatchApplier | None = None) -> Batch:
     """:func:`changes_so_far` for a fence begun earlier (:meth:`VaultWatcher.fence_start`):
     every change made before that, as one batch."""
     fenced = watcher.fence_wait(fence, timeout)
@@ -145,7 +167,35 @@ def changes_before(watcher: VaultWatcher, fence: Fence, batcher: Batcher,
     if not fenced:
         log.info("vault-mem: file events are slow to arrive; reconciling the whole vault")
         batch.overflow = True
+    if applier is not None and not batch.git and applier.git_moved():
+        batch.git = True
     return batch
+
+
+def index_mark(vault: Vault, token: tuple) -> tuple | None:
+    """What a reader (the daemon, a :class:`Keeper`) keeps after it wrote INDEX.md, or found it
+    current, under git's state ``token`` (:func:`git_token`, read just before): ``token`` while
+    INDEX.md on disk is not HEAD's, None once it is. Not HEAD's, it stands modified in the work
+    tree, and is right for this state of git only: what is due depends on HEAD
+    (:func:`~vault_mem.vault.steps.committed_index_kept`), and a git operation writes the
+    files first and HEAD last, so one rendered in between is the old HEAD's answer. Costs a
+    read of INDEX.md and one lookup in git's object store."""
+    repo = vault.repo
+    try:
+        data = read_own(vault.root / INDEX_FILE)
+        head = repo.head()
+        committed = repo.blob_at(head, vault.ws.top(INDEX_FILE)) if head else None
+    except (VaultMemError, OSError):
+        return token  # looked at again when git moves
+    if data is not None and committed is not None and committed == repo.blob_id(data):
+        return None
+    return token
+
+
+def index_written_before(mark: tuple | None, token: tuple) -> bool:
+    """Whether INDEX.md a reader left on disk (:func:`index_mark`) is to be looked at again now
+    that git's state is ``token``: git moved past the state it was written under."""
+    return mark is not None and mark != token
 
 
 def combined(first: ReconcileReport | None, second: ReconcileReport) -> ReconcileReport:
@@ -182,6 +232,11 @@ class Keeper:
         self._index_owed = False
         #: when :meth:`retry_index` writes an owed INDEX.md again (``time.monotonic()``)
         self.index_retry_at: float | None = None
+        #: git's state (:func:`git_token`) under which this keeper last wrote INDEX.md, or found
+        #: it current, while that INDEX.md is not HEAD's (:func:`index_mark`): once git differs
+        #: from it, INDEX.md may be one rendered in the middle of a person's git operation
+        #: (see :meth:`retry_index`); None when none of its own stands in the work tree
+        self._index_written_at: tuple | None = None
         #: when set (a ``time.monotonic()`` value), a read that comes before the start-up
         #: reconcile is done waits for it only until then, and is then answered from the index
         #: as it is, with the notice :data:`CHECKING`; unset, it waits START_WAIT_S
@@ -279,7 +334,7 @@ class Keeper:
                 log.warning("vault-mem: could not watch %s (%s); reads reconcile instead", self.vault.root, exc)
                 return False
             return True
-        self._apply(changes_so_far(self._watcher, self._batcher, self.fence_timeout))
+        self._apply(changes_so_far(self._watcher, self._batcher, self.fence_timeout, applier=self._applier))
         self._write_owed_index()
         return True
 
@@ -312,12 +367,12 @@ class Keeper:
             return None
         if self._daemon_runs():
             return None  # catch_up leaves the watching to it
-        watcher, batcher = self._watcher, self._batcher
+        watcher, batcher, applier = self._watcher, self._batcher, self._applier
         self._apply(batcher.take_now())  # delivered already: in before the work, not after it
         fence = watcher.fence_start()
 
         def finish() -> bool:
-            changed = self._apply(changes_before(watcher, fence, batcher, self.fence_timeout))
+            changed = self._apply(changes_before(watcher, fence, batcher, self.fence_timeout, applier=applier))
             self._write_owed_index()
             return changed
 
@@ -331,8 +386,12 @@ class Keeper:
         self.stats["batches"] += 1
         self.stats["full"] += applied.full
         changed = applied.report is not None and applied.report.changed
-        if changed or applied.moved:  # moved: INDEX.md looked at again against the new HEAD
-            self._index_owed = True    # (written between a checkout's files and its HEAD, say)
+        # moved: INDEX.md looked at again against the new HEAD (written between a checkout's files
+        # and its HEAD, say); and so is one this keeper wrote whenever git moved past the state it
+        # was written under, even by what looks like an agent's commit: a fast-forward (or reset)
+        # to the commit of the last agent write leaves HEAD's branch as it was
+        if changed or applied.moved or index_written_before(self._index_written_at, self._applier.token):
+            self._index_owed = True
         return bool(changed or applied.full or applied.git_changed)
 
     def _write_owed_index(self) -> None:
@@ -342,26 +401,47 @@ class Keeper:
         if not self._index_owed:
             return
         with self.vault.lock:
+            # read before the write: a git operation that moves HEAD meanwhile makes it differ
+            token = git_token(self.vault)
             written = self.vault.write_index()
             self._index_owed = written.held_back is not None
+            if written.held_back is None:
+                self._index_written_at = index_mark(self.vault, token)
             if written.was_owed:
                 self.vault.commit_owed_index()
         self.index_retry_at = time.monotonic() + INDEX_RETRY_S if self._index_owed else None
 
     def retry_index(self) -> None:
-        """The retry timer of an owed INDEX.md, for the thread that uses the vault (the MCP
-        server's event loop calls it every :data:`INDEX_RETRY_S`): without it, INDEX.md held back
-        by a person's git operation waited for the next call of an agent. Cheap when nothing is
-        owed or the retry is not due (no git, no file)."""
-        if not self._index_owed or self.index_retry_at is None or time.monotonic() < self.index_retry_at:
-            return
+        """The retry timer of INDEX.md, for the thread that uses the vault (the MCP server's
+        event loop calls it every :data:`INDEX_RETRY_S`), so that neither of these waits for the
+        next call of an agent (hours, maybe):
+
+        - INDEX.md held back by a person's git operation is written once it is over;
+        - INDEX.md this keeper wrote, when git moved since (HEAD, its branch, an operation
+          ending): a read between a person's checkout (or reset, or fast-forward) writing the
+          files and moving HEAD renders it from those files against the old HEAD, which then
+          stood modified in the work tree, and the person's next checkout was refused for it.
+          Caught up with here as a read would (the whole vault, INDEX.md against the new HEAD).
+
+        Cheap when neither is due (a few small reads of git's files, no git process)."""
         if self._watcher is None:
             return  # a daemon keeps INDEX.md now, or watching failed (the reads reconcile)
+        if self._index_owed:
+            if self.index_retry_at is None or time.monotonic() < self.index_retry_at:
+                return
+            try:
+                self._write_owed_index()
+            except (VaultMemError, OSError) as exc:
+                log.warning("vault-mem: INDEX.md is still owed (%s); retrying in %g s", exc, INDEX_RETRY_S)
+                self.index_retry_at = time.monotonic() + INDEX_RETRY_S
+            return
+        if self._index_written_at is None or not index_written_before(self._index_written_at, git_token(self.vault)):
+            return
+        self._index_owed = True  # looked at again against git as it is now; held back: retried
         try:
-            self._write_owed_index()
+            self.catch_up()
         except (VaultMemError, OSError) as exc:
-            log.warning("vault-mem: INDEX.md is still owed (%s); retrying in %g s", exc, INDEX_RETRY_S)
-            self.index_retry_at = time.monotonic() + INDEX_RETRY_S
+            log.warning("vault-mem: could not catch up with a git operation (%s); the next read does", exc)
 
     def activity(self) -> Activity | None:
         """What its watcher has seen so far (:class:`~vault_mem.daemon.watcher.Activity`; a new

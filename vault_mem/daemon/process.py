@@ -38,7 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.config import STATE_DIR
-from vault_mem.daemon.keeper import BatchApplier, changes_so_far, git_busy, git_token
+from vault_mem.daemon.keeper import (
+    BatchApplier,
+    changes_so_far,
+    git_busy,
+    git_token,
+    index_mark,
+    index_written_before,
+)
 from vault_mem.daemon.serve import Handler, NotStarted, ReadServer
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
 from vault_mem.errors import ConcurrentEditError, ConfigError, IdentityError, VaultMemError
@@ -133,6 +140,8 @@ class Daemon:
         self._applier: BatchApplier | None = None
         self._problems: dict[str, str] = {}
         self._index_stale = False
+        #: git's state under which INDEX.md on disk, not HEAD's, was last written or found current (keeper.index_mark)
+        self._index_written_at: tuple | None = None
         self._edits: set[str] = set()
         self._index_commit = False
         self._person_index_tries = 0
@@ -294,8 +303,11 @@ class Daemon:
         """Index every change made before the read, debounced or not: a read must see them
         (the watcher's fence first, as a :class:`~vault_mem.daemon.keeper.Keeper` does: an
         event still in the kernel's queue under load would be missed otherwise)."""
-        batch = changes_so_far(self._watcher, self._batcher)
-        if batch:
+        batch = changes_so_far(self._watcher, self._batcher, applier=self._applier)
+        if batch or self._index_stale:
+            # stale: INDEX.md a person's git command held back is written before the read is
+            # answered, not at the retry timer's next round: the command's end (a process
+            # exiting, its index.lock's removal in the git dir's late queue) may bring no event
             self._step(batch, embed=False, status=False)
 
     def _fence(self, vault: Vault, args: dict) -> bool:
@@ -467,11 +479,14 @@ class Daemon:
                 log.info("vault-mem: %s%s: %d added, %d updated, %d removed, %d unchanged (%.0f ms)",
                          why or "reconciled", "" if full else f" {batch.describe()}", report.added,
                          report.updated, report.removed, report.unchanged, ms)
-        if (report is not None and report.changed) or batch.index_file or why or applied.moved:
+        if ((report is not None and report.changed) or batch.index_file or why or applied.moved
+                or index_written_before(self._index_written_at, self._applier.token)):
             # applied.moved: a person's git operation moved HEAD, whether or not a file changed
             # now. A checkout writes the files first and HEAD last: INDEX.md written in between
             # (the files differing from the old HEAD) is looked at again against the new one
-            # (steps.committed_index_kept), or it stood modified
+            # (steps.committed_index_kept), or it stood modified; and so is one written here
+            # whenever git moved past the state it was written under, even by what looks like
+            # an agent's commit (a fast-forward to the last agent write's commit)
             self._index_stale = True
         self._flush_index()
         if self.autocommit and git_changed and self._applier.token[0] != self.vault.sidecar.get_meta("head"):
@@ -502,7 +517,10 @@ class Daemon:
             return
         checkpoint("index-flush", self.state_dir)  # tests: a git operation that starts just before
         with self.vault.locked_or_beside() as held:  # beside a write waiting for git: its files as HEAD's
+            token = git_token(self.vault)  # before the write: a HEAD moved meanwhile makes it differ
             written = self.vault.write_index(held=held or frozenset())  # which checks git (steps.write_index)
+            if written.held_back is None:
+                self._index_written_at = index_mark(self.vault, token)
         if written.held_back:
             # still stale (nothing else writes INDEX.md until some other file changes): retried,
             # soon after a person's git command (it ends in moments, and a checkout they retry
