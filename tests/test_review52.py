@@ -50,8 +50,8 @@ def test_a_sync_makes_a_peers_deletion_durable_before_head_moves(tmp_path, monke
     beside a HEAD without it: the next command found "finished a sync that was interrupted" and
     the file as the person's new, uncommitted memory (committed back by the daemon: the peer's
     deletion undone). Each folder of a deletion is fsynced with the written ones."""
-    import vault_mem.sync.replay as replay
     from vault_mem.platform import durable
+    from vault_mem.store.git import GitRepo
 
     mine, peer = person_and_peer(tmp_path)
     git(peer, "rm", "-q", "preferences/editor-choice.md")
@@ -59,18 +59,18 @@ def test_a_sync_makes_a_peers_deletion_durable_before_head_moves(tmp_path, monke
                    env={**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL})
     git(peer, "push", "-q", "origin", "main")
     events: list[str] = []
-    real_fsync_dir, real_update_ref = durable.fsync_dir, replay.update_ref
+    real_fsync_dir, real_land_ref = durable.fsync_dir, GitRepo.land_ref
 
     def fsync_dir(folder):
         events.append(os.path.realpath(folder))
         return real_fsync_dir(folder)
 
-    def update_ref(repo, ref, *args, **kwargs):
-        events.append(f"ref {ref}")
-        return real_update_ref(repo, ref, *args, **kwargs)
+    def land_ref(repo, *args, **kwargs):  # the sync moves HEAD's branch here (flakesave)
+        events.append("ref HEAD")
+        return real_land_ref(repo, *args, **kwargs)
 
     monkeypatch.setattr(durable, "fsync_dir", fsync_dir)
-    monkeypatch.setattr(replay, "update_ref", update_ref)
+    monkeypatch.setattr(GitRepo, "land_ref", land_ref)
     r = cli("sync", "--vault", str(mine))
     assert r.returncode == 0, r.stderr
     assert not (mine / "preferences" / "editor-choice.md").exists()
