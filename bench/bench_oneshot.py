@@ -3,6 +3,7 @@ new processes without a daemon, alternating between two checkouts of vault-mem i
 
     python bench/bench_oneshot.py --vault /tmp/growth/vm-growth-10000 --old /path/to/old/checkout
     python bench/bench_oneshot.py --vault V --old OLD --kinds recall --rounds 10
+    python bench/bench_oneshot.py --vault V --old-vault V2 --old OLD --kinds list --rounds 10
     python bench/bench_oneshot.py --vault V --old OLD --kinds remember --daemon
     python bench/bench_oneshot.py --vault V --old-vault V2 --old OLD --kinds remember [--daemon]
 
@@ -68,7 +69,7 @@ def main() -> None:
     ap.add_argument("--vault", type=Path, required=True)
     ap.add_argument("--old", type=Path, required=True, help="the checkout to compare with (its top folder)")
     ap.add_argument("--rounds", type=int, default=8)
-    ap.add_argument("--kinds", default="remember,recall")
+    ap.add_argument("--kinds", default="remember,recall", help="of remember, recall, list (a read that parses no file)")
     ap.add_argument("--daemon", action="store_true", help="with this checkout's daemon running on the vault")
     ap.add_argument("--old-vault", type=Path, help="a copy of the vault for the old checkout's commands")
     ap.add_argument("--reads", action="store_true", help="with --daemon: time recalls asked of each daemon meanwhile")
@@ -165,7 +166,8 @@ def run(args: argparse.Namespace, codes: dict[str, Path], vaults: dict[str, Path
             for name, code in codes.items():
                 argv = (["remember", f"oneshot-{name}-{tag}-{i}", "--description",
                          f"Nadia moved the {name} review to room {tag} {i}", "--body", f"round {i}"]
-                        if kind == "remember" else ["recall", f"release train freeze {i}"])
+                        if kind == "remember" else ["list", "--type", "decision"] if kind == "list"
+                        else ["recall", f"release train freeze {i}"])
                 if i == 1:
                     spent[name] -= daemon_cpu(daemons.get(name))
                 c, w = one(code, vaults[name], argv, env)
