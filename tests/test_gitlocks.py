@@ -9,6 +9,7 @@ read never waits for the vault's write lock.
 
 from __future__ import annotations
 
+import logging
 import os
 import select
 import signal
@@ -283,3 +284,52 @@ def test_this_host_is_the_mark_of_socket_gethostname():
     import socket
 
     assert this_host() == hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def test_a_sync_landing_its_commits_says_whose_index_lock_it_waits_for(tmp_path, caplog):
+    """A sync moves its branch through GitRepo.land_ref (flakesave), under git's index.lock as a
+    write lands: behind a person's index.lock (or one a crashed git left) it waits up to 30 s. A
+    write says within SAY_WAITING_AFTER_S whose lock it waits for and what to do; the sync said
+    nothing until its 30 s were up. Here the lock goes after the saying, and the branch moves."""
+    import threading
+
+    from vault_mem.store.git import GitRepo
+    from vault_mem.store.gitobjects import Identity
+    from vault_mem.store.locks import SAY_WAITING_AFTER_S
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+    old = git(repo, "rev-parse", "HEAD").strip()
+    new = git(repo, "commit-tree", "-p", old, "-m", "synced", f"{old}^{{tree}}").strip()
+    lock = repo / ".git" / "index.lock"
+    lock.write_bytes(b"DIRC person")
+    said = threading.Event()
+
+    def person_ends() -> None:  # once the wait was said (or 25 s): the person's git command ends
+        said.wait(25)
+        lock.unlink()
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "waiting for git's index.lock" in record.getMessage():
+                said.set()
+
+    handler = Said(logging.WARNING)
+    logging.getLogger("vault_mem").addHandler(handler)
+    ender = threading.Thread(target=person_ends)
+    ender.start()
+    try:
+        with caplog.at_level(logging.WARNING, logger="vault_mem"):
+            began = time.monotonic()
+            assert GitRepo(repo).land_ref(new, old, reflog="vault-mem sync", who=Identity("a", "a@example.org"))
+            waited = time.monotonic() - began
+    finally:
+        said.set()
+        ender.join()
+        logging.getLogger("vault_mem").removeHandler(handler)
+    assert git(repo, "rev-parse", "HEAD").strip() == new
+    text = caplog.text
+    assert "waiting for git's index.lock" in text and f"not by vault-mem ({lock})" in text, text
+    assert SAY_WAITING_AFTER_S <= waited < 25, waited

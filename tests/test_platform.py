@@ -201,6 +201,51 @@ def _age(pid: int) -> float:
     return time.clock_gettime(time.CLOCK_BOOTTIME) - start / os.sysconf("SC_CLK_TCK")
 
 
+def test_without_proc_the_wait_for_a_commit_started_meanwhile_runs_ps_a_few_times_a_second(tmp_path, monkeypatch):
+    """After moving a branch a write keeps index.lock until each person's git command that
+    started meanwhile has ended (gitprocs.outlast_started_meanwhile, up to 5 s). Without /proc
+    each look at such a pid was a `ps` run, every 5 ms: tens of `ps` a second, index.lock held,
+    on a machine the write shares. Whether it ended is a signal 0 away; its start time (a
+    reused pid) is read a few times a second. The real `ps` runs, through a script that counts."""
+    import shutil
+    import threading
+
+    from vault_mem.store import gitprocs
+
+    monkeypatch.setenv(PORTABLE_ENV, "1")
+    repo = (tmp_path / "repo").resolve()
+    repo.mkdir()
+    git(repo, "init", "-q")
+    runs, shim = tmp_path / "ps-runs", tmp_path / "bin"
+    shim.mkdir()
+    (shim / "ps").write_text(f"#!/bin/sh\necho run >> '{runs}'\nexec '{shutil.which('ps')}' \"$@\"\n")
+    (shim / "ps").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    gate = tmp_path / "gate"
+    gate.touch()
+    commit = _held_commit(repo, gate)
+    reaper = threading.Thread(target=commit.wait)  # reaped as it ends: no zombie to wait for
+    reaper.start()
+    try:
+        wait_for(lambda: gitprocs.running_git(repo, gitprocs.BRANCH_MOVING), what="the commit listed by ps")
+        runs.unlink(missing_ok=True)
+        timer = threading.Timer(1.5, gate.unlink)  # the commit ends 1.5 s into the wait
+        timer.start()
+        began = time.monotonic()
+        left = gitprocs.outlast_started_meanwhile(repo)
+        waited = time.monotonic() - began
+        timer.join()
+    finally:
+        gate.unlink(missing_ok=True)
+        reaper.join(30)
+        if commit.poll() is None:
+            commit.kill()
+    assert left == [] and 1.4 < waited < gitprocs.STARTED_MEANWHILE_WAIT_S, (left, waited)
+    ps_runs = len(runs.read_text().splitlines())
+    # one listing (ps -A), the start time read first, then one read per STARTED_MEANWHILE_PS_S
+    assert ps_runs <= 3 + waited / gitprocs.STARTED_MEANWHILE_PS_S, (ps_runs, waited)
+
+
 @pytest.mark.skipif(not procs.proc_native(), reason="only a /proc listing reads just what changed; ps reads all")
 @pytest.mark.parametrize("command", ["commit", "checkout"])
 def test_a_child_that_waits_past_young_s_for_its_exec_is_still_read_by_every_later_check(tmp_path, monkeypatch,

@@ -540,6 +540,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 said = self._say_git_wait(start, said, maintenance)
             elif self._land(branch, new, old, None, reflog, who, None):
                 return True
+            else:  # index.lock held (a person's git, or one a crashed git left): said as a write says it
+                said = self._say_waiting(start, said)
             if time.monotonic() > start + gitindex.INDEX_LOCK_WAIT_S:
                 raise LockTimeoutError(f"could not move {branch} for {gitindex.INDEX_LOCK_WAIT_S:.0f} s: "
                                        f"{self.person_git_command() or 'a git command'} kept it busy, or git's "

@@ -32,6 +32,9 @@ PERSON_GIT = BRANCH_MOVING | WORKTREE_CHANGING
 #: how long vault-mem keeps ``index.lock`` after moving a branch, for a person's git command that
 #: started while it moved it (:func:`outlast_started_meanwhile`)
 STARTED_MEANWHILE_WAIT_S = 5.0
+#: without /proc, how often that wait reads the start times of those commands again (a `ps`
+#: run each); whether one has ended is asked every 5 ms with no process
+STARTED_MEANWHILE_PS_S = 0.25
 
 #: every git command some check here asks about
 _ASKED = PERSON_GIT | MAINTENANCE
@@ -131,9 +134,17 @@ def outlast_started_meanwhile(toplevel: Path, watch: GitWatch | None = None, *, 
     started = {pid: procs.process_start(pid) for pid in
                running_git_each(toplevel, (BRANCH_MOVING,), watch=watch, recheck=True)[0] if pid not in mine}
     deadline = time.monotonic() + STARTED_MEANWHILE_WAIT_S
+    native = procs.proc_native()
+    starts_at = 0.0  # when the start times are read again
     while started and time.monotonic() < deadline:
         time.sleep(0.005)
-        started = {pid: start for pid, start in started.items() if procs.process_start(pid) == start}
+        # a pid that is gone is a signal 0 away; a start time (a reused pid, a zombie) is a read
+        # of /proc, but without it a `ps` run: read every STARTED_MEANWHILE_PS_S there (a `ps`
+        # every 5 ms, under index.lock, was tens a second for as long as the wait lasted)
+        started = {pid: start for pid, start in started.items() if procs.pid_exists(pid)}
+        if started and (native or time.monotonic() >= starts_at):
+            started = {pid: start for pid, start in started.items() if procs.process_start(pid) == start}
+            starts_at = time.monotonic() + STARTED_MEANWHILE_PS_S
     return list(started)
 
 
