@@ -329,3 +329,33 @@ def test_a_kept_history_outlives_commits_that_leave_its_path_alone_and_no_other(
     _sync(mine)
     assert (mine / PATH).read_bytes() == person
     _assert_the_peers(mine)
+
+
+def test_the_persons_git_pull_of_a_peers_revert_does_not_make_the_old_text_theirs(tmp_path):
+    """The person edited the memory and synced; the peer's ``git revert`` puts back the person's
+    older text; the person, with a commit of their own the remote lacks, integrates with ``git
+    pull`` (a merge, as the sync itself advises after a refusal), concluded with ``git commit``. The merge takes the peer's side
+    at the path without writing anything there; its diff against the person's parent changes
+    the path, so it was counted as the person's own commit leaving the old text after the
+    edit: the peer's revert came back as the person's, in the session context (before the
+    rule, the side that wrote the blob was its author: the peer's). A merge that keeps one of
+    its parents' text at a path is no author there: that parent's line is."""
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("--vault", str(mine), "remember", "editor-choice", "--type", "preference", "--pinned",
+               "-d", "Uses Helix with the default keymap").returncode == 0
+    _sync(mine)
+    edited = (mine / PATH).read_bytes()
+    _peer_git(peer, "pull", "-q", "origin", "main")
+    _peer_git(peer, "revert", "--no-edit", "HEAD")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    assert cli("--vault", str(mine), "remember", "shell-choice", "--type", "preference",
+               "-d", "Uses fish as the shell").returncode == 0
+    # concluded with the person's `git commit` (as after settling a conflict in another file):
+    # recorded as made here by post-commit, which a merge git commits itself is not
+    git(mine, "pull", "-q", "--no-rebase", "--no-commit", "origin", "main")
+    git(mine, "commit", "-q", "--no-edit")
+    assert len(git(mine, "rev-parse", "HEAD^@").split()) == 2  # a merge made here, by the person
+    assert git(mine, "rev-parse", "HEAD").strip() in (mine / ".git" / "vault-mem" / "local-commits").read_text()
+    assert DESCRIPTION in (mine / PATH).read_text() and (mine / PATH).read_bytes() != edited
+    _sync(mine)
+    _assert_the_peers(mine)

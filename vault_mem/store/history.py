@@ -323,10 +323,14 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
     literally): ``({path: [(commit, author email, author name, blob or "" where it deleted the
     file), ...]}, {commit: parents})``, each path's commits children before parents
     (``--topo-order``: the commits' dates, which their authors write, order nothing). A merge
-    counts where it differs from any of its parents (``-m``): a merge that kept one side's file
-    changed it against the other side. The parents are the nearest commits of the answer
-    (git's parent rewriting), so which of them descends from which is read from the answer
-    alone. One ``git log``; from what is there when an older object is missing (:func:`_walk`)."""
+    counts only where it differs from every one of its parents: a merge that kept one side's file
+    wrote nothing there, that side's commits did (a person's merge of a peer's revert of their
+    edit, concluded with ``git commit``, is no word of the person's at the path: counted, it
+    gave the peer's revert back as the person's). The parents are the nearest commits of the
+    answer (git's parent rewriting), so which of them descends from which is read from the
+    answer alone. One ``git log`` (``-m``: once per parent a merge differs from), and one ``git
+    rev-list`` for how many parents each merge has; from what is there when an older object is
+    missing (:func:`_walk`)."""
     rs, fs = separators()
     out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--full-history", "--topo-order",
                 "--parents", "-m", "--no-renames", "--raw", "--no-abbrev",
@@ -334,7 +338,7 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
     wanted = set(paths)
     found: dict[str, list[tuple[str, str, str, str]]] = {}
     parents: dict[str, list[str]] = {}
-    seen: set[tuple[str, str]] = set()
+    differs: dict[tuple[str, str], int] = {}  # (commit, path): how many of its parents it differs from
     for rec in out.split(rs):
         lines = rec.strip("\n").split("\n")
         head = lines[0].split(fs)
@@ -348,10 +352,19 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
         for line in lines[1:]:
             meta, _, name = line.partition("\t")
             parts = meta.split()  # :old-mode new-mode old-blob new-blob status
-            if line.startswith(":") and len(parts) >= 5 and name in wanted and (commit, name) not in seen:
-                seen.add((commit, name))  # a merge: once, whichever parent it differs from
-                blob = "" if parts[4].startswith("D") else parts[3]
-                found.setdefault(name, []).append((commit, head[1].rstrip(" "), head[2].rstrip(" "), blob))
+            if line.startswith(":") and len(parts) >= 5 and name in wanted:
+                differs[(commit, name)] = differs.get((commit, name), 0) + 1
+                if differs[(commit, name)] == 1:  # a merge: once, whichever parent it differs from
+                    blob = "" if parts[4].startswith("D") else parts[3]
+                    found.setdefault(name, []).append((commit, head[1].rstrip(" "), head[2].rstrip(" "), blob))
+    # the parents each commit really has (the rewritten ones may be fewer: a side line that never
+    # had the file drops out): a merge that differs from fewer kept a parent's text
+    listed = {c for (c, _p) in differs}
+    if listed:
+        out = repo.run("rev-list", "--no-walk=unsorted", "--parents", "--stdin",
+                       input="\n".join(sorted(listed)).encode() + b"\n", cwd=repo.toplevel)
+        real = {ids[0]: len(ids) - 1 for ids in (ln.split() for ln in out.splitlines()) if ids}
+        found = {name: [e for e in walk if differs[(e[0], name)] >= real.get(e[0], 1)] for name, walk in found.items()}
     return found, parents
 
 
