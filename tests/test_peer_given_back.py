@@ -359,3 +359,35 @@ def test_the_persons_git_pull_of_a_peers_revert_does_not_make_the_old_text_their
     assert DESCRIPTION in (mine / PATH).read_text() and (mine / PATH).read_bytes() != edited
     _sync(mine)
     _assert_the_peers(mine)
+
+
+def test_a_peers_many_commits_at_one_path_keep_a_history_that_grows_with_them_not_their_square(tmp_path):
+    """A peer pushes 1,500 commits that each change the person's memory, the last one putting
+    back the person's text (one ``git fast-import``, one push). Each commit of the path's kept
+    history listed every commit of it that it descends from: 1,500 commits kept ~1.1 million
+    indexes (~13 MB in the sidecar's one row, ~75 MB at 5,000 commits), worked out with a walk of
+    the graph per commit, and every session start and prompt hook after parsed it again (~2.3 s
+    of CPU each at 5,000, quadratic: one push of the peer's slowed every read of the person's).
+    Each keeps its nearest ones only: as many indexes as the history has parents."""
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    n, stream = 1500, []
+    for i in range(n):
+        text = person if i == n - 1 else person + f"edit {i}\n".encode()
+        stream.append(f"commit refs/heads/main\nauthor Mallory <{PEER_EMAIL}> {1_700_000_000 + i} +0000\n"
+                      f"committer Mallory <{PEER_EMAIL}> {1_700_000_000 + i} +0000\ndata 5\nedit\n".encode())
+        if i == 0:
+            stream.append(b"from refs/heads/main^0\n")
+        stream.append(f"M 100644 inline {PATH}\ndata {len(text)}\n".encode() + text + b"\n")
+    subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=peer, input=b"".join(stream), check=True,
+                   capture_output=True)
+    _peer_git(peer, "reset", "-q", "--hard")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    _assert_the_persons(mine, person)  # the rule's answer stands: the person's last word is this text
+    import sqlite3
+
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        kept = json.loads(db.execute("SELECT value FROM meta WHERE name = 'path_histories'").fetchone()[0])["paths"][PATH]
+    assert len(kept) == n + 1  # the peer's commits and the person's first
+    assert sum(len(entry[4]) for entry in kept) <= len(kept)
