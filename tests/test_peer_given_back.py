@@ -391,3 +391,25 @@ def test_a_peers_many_commits_at_one_path_keep_a_history_that_grows_with_them_no
         kept = json.loads(db.execute("SELECT value FROM meta WHERE name = 'path_histories'").fetchone()[0])["paths"][PATH]
     assert len(kept) == n + 1  # the peer's commits and the person's first
     assert sum(len(entry[4]) for entry in kept) <= len(kept)
+
+
+def test_a_peers_merge_of_the_persons_old_commit_does_not_bring_its_text_back_as_theirs(tmp_path):
+    """The person edited the memory and synced; the peer makes a merge (``git commit-tree``: any
+    parents it likes) of the tip and the person's first commit, holding that commit's text at
+    the path. git's simplified path history follows the parent the merge is the same as there:
+    the person's first commit, past their edit."""
+    mine, peer = person_and_peer(tmp_path)
+    first = git(mine, "log", "-1", "--format=%H", "--", PATH).strip()
+    assert cli("--vault", str(mine), "remember", "editor-choice", "--type", "preference", "--pinned",
+               "-d", "Uses Helix with the default keymap").returncode == 0
+    _sync(mine)
+    _peer_git(peer, "pull", "-q", "origin", "main")
+    _peer_git(peer, "checkout", "-q", first, "--", PATH)
+    tree = _peer_git(peer, "write-tree").strip()
+    merge = _peer_git(peer, "commit-tree", tree, "-p", "HEAD", "-p", first, "-m", "merge").strip()
+    _peer_git(peer, "reset", "-q", "--hard", merge)
+    _peer_git(peer, "push", "-q", "origin", "main")
+    said = _sync(mine)
+    assert DESCRIPTION in (mine / PATH).read_text()
+    _assert_the_peers(mine)
+    assert f"{PATH}, a memory of this machine's, was changed by {PEER_EMAIL}" in said

@@ -27,6 +27,7 @@ from vault_mem.store.provenance import recorded, replayed_file, replayed_from
 
 __all__ = [
     "commits_by",
+    "newest_touch",
     "all_commits",
     "blob_sizes",
     "blob_versions",
@@ -231,6 +232,18 @@ def last_change_by(repo: GitRepo, rev: str, paths: list[str]) -> tuple[str, str,
     if len(parts) != 3 or not parts[0]:
         return None
     return parts[0], parts[1].rstrip(" "), parts[2].rstrip(" ")
+
+
+def newest_touch(repo: GitRepo, new: str, old: str, path: str) -> tuple[str, str] | None:
+    """``(commit, author email)`` of the newest commit of ``new`` not in ``old`` that changed the
+    file ``path`` (top-level, literally) on any line of history (``--full-history``: a merge that
+    took one parent's text there counts, which git's simplified history skips), or None."""
+    out = _walk(repo, "--literal-pathspecs", "log", "--full-history", "-n1", f"--format=%H%x00{_who('%ae')}",
+                new, f"^{old}", "--", path, cwd=repo.toplevel).strip("\n")
+    parts = out.split("\0")
+    if len(parts) != 2 or not parts[0]:
+        return None
+    return parts[0], parts[1].rstrip(" ")
 
 
 #: the most characters of a commit's subject a history listing reads (git cuts it, ending in

@@ -515,6 +515,12 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
     kept = [prefix + rel for rel in rels if there[prefix + rel] is not None]
     whose = {top: (c, e) for top, (c, e, _n, _b) in history.last_authors(ws.repo, tip, base, kept).items()} if kept else {}
     whose.update(history.deleted_by(ws.repo, tip, base, gone) if gone else {})
+    # changed, yet no commit since base gave it its text: a merge took it from a parent git's
+    # simplified history follows instead (a peer's merge of the person's older commit brings
+    # that commit's text back past the person's edit): the merge is who changed it
+    for top in kept:
+        if top not in whose and (touch := history.newest_touch(ws.repo, tip, base, top)):
+            whose[top] = touch
     out = []
     for rel in rels:
         commit, email = whose.get(prefix + rel, ("", ""))
