@@ -341,9 +341,8 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
     edit, concluded with ``git commit``, is no word of the person's at the path: counted, it
     gave the peer's revert back as the person's). The parents are the nearest commits of the
     answer (git's parent rewriting), so which of them descends from which is read from the
-    answer alone. One ``git log`` (``-m``: once per parent a merge differs from), and one ``git
-    rev-list`` for how many parents each merge has; from what is there when an older object is
-    missing (:func:`_walk`)."""
+    answer alone. One ``git log`` (``-m``: once per rewritten parent a merge differs from); from
+    what is there when an older object is missing (:func:`_walk`)."""
     rs, fs = separators()
     out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--full-history", "--topo-order",
                 "--parents", "-m", "--no-renames", "--raw", "--no-abbrev",
@@ -370,14 +369,9 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
                 if differs[(commit, name)] == 1:  # a merge: once, whichever parent it differs from
                     blob = "" if parts[4].startswith("D") else parts[3]
                     found.setdefault(name, []).append((commit, head[1].rstrip(" "), head[2].rstrip(" "), blob))
-    # the parents each commit really has (the rewritten ones may be fewer: a side line that never
-    # had the file drops out): a merge that differs from fewer kept a parent's text
-    listed = {c for (c, _p) in differs}
-    if listed:
-        out = repo.run("rev-list", "--no-walk=unsorted", "--parents", "--stdin",
-                       input="\n".join(sorted(listed)).encode() + b"\n", cwd=repo.toplevel)
-        real = {ids[0]: len(ids) - 1 for ids in (ln.split() for ln in out.splitlines()) if ids}
-        found = {name: [e for e in walk if differs[(e[0], name)] >= real.get(e[0], 1)] for name, walk in found.items()}
+    # git diffs a merge against its rewritten parents (two that rewrite to one commit: once; a
+    # line that never had the file: none): one that differs from fewer kept a parent's text
+    found = {name: [e for e in walk if differs[(e[0], name)] >= len(parents.get(e[0], []))] for name, walk in found.items()}
     return found, parents
 
 
