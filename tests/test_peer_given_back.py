@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -413,3 +414,26 @@ def test_a_peers_merge_of_the_persons_old_commit_does_not_bring_its_text_back_as
     assert DESCRIPTION in (mine / PATH).read_text()
     _assert_the_peers(mine)
     assert f"{PATH}, a memory of this machine's, was changed by {PEER_EMAIL}" in said
+
+
+def test_a_put_back_descending_from_the_persons_commit_is_never_first_whatever_the_clock(tmp_path):
+    """Which commit first gave a text weighed the peer's commit's arrival (the ref log, this
+    machine's clock, in seconds) against the person's commit's time: a peer's commit that
+    arrived in the same second as the person's commit was made, or before it by a clock set
+    back since, counted as first, so the put back the rule holds was the peer's text (this
+    file's first cases failed about one run in three, on a machine that made the person's
+    vault the same second). A commit that descends from the person's was made after it,
+    whatever any clock says. Here the person's commit is dated an hour ahead."""
+    mine, peer = person_and_peer(tmp_path)
+    path = mine / PATH
+    path.write_text(path.read_text().replace(DESCRIPTION, DESCRIPTION + ", always"))
+    git(mine, "add", PATH)
+    subprocess.run(["git", "commit", "-q", "-m", "editor"], cwd=mine, check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": f"{int(time.time()) + 3600} +0000"})
+    person = path.read_bytes()
+    _sync(mine)
+    _peer_git(peer, "pull", "-q", "origin", "main")
+    _delete_then_put_back(peer)
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    _assert_the_persons(mine, person)

@@ -629,7 +629,8 @@ class Origins:
         """The first commit of each text (``givers``: its commits in the scan's order; ``parents``:
         the scan's commits). Where this machine and a peer both gave it, this machine's earliest
         commit is first unless one of the peer's had arrived here by the time it was made (the
-        ref logs' dates, this machine's clock: :mod:`vault_mem.store.arrivals`): the person
+        ref logs' dates, this machine's clock: :mod:`vault_mem.store.arrivals`) and does not
+        descend from it (a tie in seconds, a clock set back: the graph settles it): the person
         copying a peer's text takes nothing, and neither does a peer copying the person's, on a
         line of its own with any dates. A peer's commit no log names, or only a log whose older
         entries are gone (a gc's expiry), has no known arrival: it counts as arrived before, unless
@@ -649,7 +650,13 @@ class Origins:
             kept = True
             for peer, _email, _when in theirs:
                 if arrived.get(peer, -math.inf) > -math.inf:
+                    # a peer's commit that descends from ours was made after it, whatever the
+                    # clocks say: one that arrived the same second (or before, by a clock set
+                    # back since) is asked so, within the same budget
                     kept = arrived[peer] > mine[2]
+                    if not kept:
+                        checks += 1
+                        kept = checks <= _ANCESTRY_CHECKS and history.is_ancestor(self.ws.repo, mine[0], peer)
                 else:
                     # no log names it, or a cut log (a gc's expiry) hides when: asked whether
                     # it descends from ours (then it was made after), else it came before
