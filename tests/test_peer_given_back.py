@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -329,3 +330,110 @@ def test_a_kept_history_outlives_commits_that_leave_its_path_alone_and_no_other(
     _sync(mine)
     assert (mine / PATH).read_bytes() == person
     _assert_the_peers(mine)
+
+
+def test_the_persons_git_pull_of_a_peers_revert_does_not_make_the_old_text_theirs(tmp_path):
+    """The person edited the memory and synced; the peer's ``git revert`` puts back the person's
+    older text; the person, with a commit of their own the remote lacks, integrates with ``git
+    pull`` (a merge, as the sync itself advises after a refusal), concluded with ``git commit``. The merge takes the peer's side
+    at the path without writing anything there; its diff against the person's parent changes
+    the path, so it was counted as the person's own commit leaving the old text after the
+    edit: the peer's revert came back as the person's, in the session context (before the
+    rule, the side that wrote the blob was its author: the peer's). A merge that keeps one of
+    its parents' text at a path is no author there: that parent's line is."""
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("--vault", str(mine), "remember", "editor-choice", "--type", "preference", "--pinned",
+               "-d", "Uses Helix with the default keymap").returncode == 0
+    _sync(mine)
+    edited = (mine / PATH).read_bytes()
+    _peer_git(peer, "pull", "-q", "origin", "main")
+    _peer_git(peer, "revert", "--no-edit", "HEAD")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    assert cli("--vault", str(mine), "remember", "shell-choice", "--type", "preference",
+               "-d", "Uses fish as the shell").returncode == 0
+    # concluded with the person's `git commit` (as after settling a conflict in another file):
+    # recorded as made here by post-commit, which a merge git commits itself is not
+    git(mine, "pull", "-q", "--no-rebase", "--no-commit", "origin", "main")
+    git(mine, "commit", "-q", "--no-edit")
+    assert len(git(mine, "rev-parse", "HEAD^@").split()) == 2  # a merge made here, by the person
+    assert git(mine, "rev-parse", "HEAD").strip() in (mine / ".git" / "vault-mem" / "local-commits").read_text()
+    assert DESCRIPTION in (mine / PATH).read_text() and (mine / PATH).read_bytes() != edited
+    _sync(mine)
+    _assert_the_peers(mine)
+
+
+def test_a_peers_many_commits_at_one_path_keep_a_history_that_grows_with_them_not_their_square(tmp_path):
+    """A peer pushes 1,500 commits that each change the person's memory, the last one putting
+    back the person's text (one ``git fast-import``, one push). Each commit of the path's kept
+    history listed every commit of it that it descends from: 1,500 commits kept ~1.1 million
+    indexes (~13 MB in the sidecar's one row, ~75 MB at 5,000 commits), worked out with a walk of
+    the graph per commit, and every session start and prompt hook after parsed it again (~2.3 s
+    of CPU each at 5,000, quadratic: one push of the peer's slowed every read of the person's).
+    Each keeps its nearest ones only: as many indexes as the history has parents."""
+    mine, peer = person_and_peer(tmp_path)
+    person = (mine / PATH).read_bytes()
+    n, stream = 1500, []
+    for i in range(n):
+        text = person if i == n - 1 else person + f"edit {i}\n".encode()
+        stream.append(f"commit refs/heads/main\nauthor Mallory <{PEER_EMAIL}> {1_700_000_000 + i} +0000\n"
+                      f"committer Mallory <{PEER_EMAIL}> {1_700_000_000 + i} +0000\ndata 5\nedit\n".encode())
+        if i == 0:
+            stream.append(b"from refs/heads/main^0\n")
+        stream.append(f"M 100644 inline {PATH}\ndata {len(text)}\n".encode() + text + b"\n")
+    subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=peer, input=b"".join(stream), check=True,
+                   capture_output=True)
+    _peer_git(peer, "reset", "-q", "--hard")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    _assert_the_persons(mine, person)  # the rule's answer stands: the person's last word is this text
+    import sqlite3
+
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        kept = json.loads(db.execute("SELECT value FROM meta WHERE name = 'path_histories'").fetchone()[0])["paths"][PATH]
+    assert len(kept) == n + 1  # the peer's commits and the person's first
+    assert sum(len(entry[4]) for entry in kept) <= len(kept)
+
+
+def test_a_peers_merge_of_the_persons_old_commit_does_not_bring_its_text_back_as_theirs(tmp_path):
+    """The person edited the memory and synced; the peer makes a merge (``git commit-tree``: any
+    parents it likes) of the tip and the person's first commit, holding that commit's text at
+    the path. git's simplified path history follows the parent the merge is the same as there:
+    the person's first commit, past their edit."""
+    mine, peer = person_and_peer(tmp_path)
+    first = git(mine, "log", "-1", "--format=%H", "--", PATH).strip()
+    assert cli("--vault", str(mine), "remember", "editor-choice", "--type", "preference", "--pinned",
+               "-d", "Uses Helix with the default keymap").returncode == 0
+    _sync(mine)
+    _peer_git(peer, "pull", "-q", "origin", "main")
+    _peer_git(peer, "checkout", "-q", first, "--", PATH)
+    tree = _peer_git(peer, "write-tree").strip()
+    merge = _peer_git(peer, "commit-tree", tree, "-p", "HEAD", "-p", first, "-m", "merge").strip()
+    _peer_git(peer, "reset", "-q", "--hard", merge)
+    _peer_git(peer, "push", "-q", "origin", "main")
+    said = _sync(mine)
+    assert DESCRIPTION in (mine / PATH).read_text()
+    _assert_the_peers(mine)
+    assert f"{PATH}, a memory of this machine's, was changed by {PEER_EMAIL}" in said
+
+
+def test_a_put_back_descending_from_the_persons_commit_is_never_first_whatever_the_clock(tmp_path):
+    """Which commit first gave a text weighed the peer's commit's arrival (the ref log, this
+    machine's clock, in seconds) against the person's commit's time: a peer's commit that
+    arrived in the same second as the person's commit was made, or before it by a clock set
+    back since, counted as first, so the put back the rule holds was the peer's text (this
+    file's first cases failed about one run in three, on a machine that made the person's
+    vault the same second). A commit that descends from the person's was made after it,
+    whatever any clock says. Here the person's commit is dated an hour ahead."""
+    mine, peer = person_and_peer(tmp_path)
+    path = mine / PATH
+    path.write_text(path.read_text().replace(DESCRIPTION, DESCRIPTION + ", always"))
+    git(mine, "add", PATH)
+    subprocess.run(["git", "commit", "-q", "-m", "editor"], cwd=mine, check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": f"{int(time.time()) + 3600} +0000"})
+    person = path.read_bytes()
+    _sync(mine)
+    _peer_git(peer, "pull", "-q", "origin", "main")
+    _delete_then_put_back(peer)
+    _peer_git(peer, "push", "-q", "origin", "main")
+    _sync(mine)
+    _assert_the_persons(mine, person)

@@ -27,6 +27,7 @@ from vault_mem.store.provenance import recorded, replayed_file, replayed_from
 
 __all__ = [
     "commits_by",
+    "newest_touch",
     "all_commits",
     "blob_sizes",
     "blob_versions",
@@ -233,6 +234,18 @@ def last_change_by(repo: GitRepo, rev: str, paths: list[str]) -> tuple[str, str,
     return parts[0], parts[1].rstrip(" "), parts[2].rstrip(" ")
 
 
+def newest_touch(repo: GitRepo, new: str, old: str, path: str) -> tuple[str, str] | None:
+    """``(commit, author email)`` of the newest commit of ``new`` not in ``old`` that changed the
+    file ``path`` (top-level, literally) on any line of history (``--full-history``: a merge that
+    took one parent's text there counts, which git's simplified history skips), or None."""
+    out = _walk(repo, "--literal-pathspecs", "log", "--full-history", "-n1", f"--format=%H%x00{_who('%ae')}",
+                new, f"^{old}", "--", path, cwd=repo.toplevel).strip("\n")
+    parts = out.split("\0")
+    if len(parts) != 2 or not parts[0]:
+        return None
+    return parts[0], parts[1].rstrip(" ")
+
+
 #: the most characters of a commit's subject a history listing reads (git cuts it, ending in
 #: ".."): a peer's subject is one line of up to a commit's size (1 MiB), and `vault-mem log`
 #: read, masked and printed twenty of them whole (20 MB, 16 s of CPU)
@@ -323,10 +336,13 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
     literally): ``({path: [(commit, author email, author name, blob or "" where it deleted the
     file), ...]}, {commit: parents})``, each path's commits children before parents
     (``--topo-order``: the commits' dates, which their authors write, order nothing). A merge
-    counts where it differs from any of its parents (``-m``): a merge that kept one side's file
-    changed it against the other side. The parents are the nearest commits of the answer
-    (git's parent rewriting), so which of them descends from which is read from the answer
-    alone. One ``git log``; from what is there when an older object is missing (:func:`_walk`)."""
+    counts only where it differs from every one of its parents: a merge that kept one side's file
+    wrote nothing there, that side's commits did (a person's merge of a peer's revert of their
+    edit, concluded with ``git commit``, is no word of the person's at the path: counted, it
+    gave the peer's revert back as the person's). The parents are the nearest commits of the
+    answer (git's parent rewriting), so which of them descends from which is read from the
+    answer alone. One ``git log`` (``-m``: once per rewritten parent a merge differs from); from
+    what is there when an older object is missing (:func:`_walk`)."""
     rs, fs = separators()
     out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--full-history", "--topo-order",
                 "--parents", "-m", "--no-renames", "--raw", "--no-abbrev",
@@ -334,7 +350,7 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
     wanted = set(paths)
     found: dict[str, list[tuple[str, str, str, str]]] = {}
     parents: dict[str, list[str]] = {}
-    seen: set[tuple[str, str]] = set()
+    differs: dict[tuple[str, str], int] = {}  # (commit, path): how many of its parents it differs from
     for rec in out.split(rs):
         lines = rec.strip("\n").split("\n")
         head = lines[0].split(fs)
@@ -348,10 +364,14 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
         for line in lines[1:]:
             meta, _, name = line.partition("\t")
             parts = meta.split()  # :old-mode new-mode old-blob new-blob status
-            if line.startswith(":") and len(parts) >= 5 and name in wanted and (commit, name) not in seen:
-                seen.add((commit, name))  # a merge: once, whichever parent it differs from
-                blob = "" if parts[4].startswith("D") else parts[3]
-                found.setdefault(name, []).append((commit, head[1].rstrip(" "), head[2].rstrip(" "), blob))
+            if line.startswith(":") and len(parts) >= 5 and name in wanted:
+                differs[(commit, name)] = differs.get((commit, name), 0) + 1
+                if differs[(commit, name)] == 1:  # a merge: once, whichever parent it differs from
+                    blob = "" if parts[4].startswith("D") else parts[3]
+                    found.setdefault(name, []).append((commit, head[1].rstrip(" "), head[2].rstrip(" "), blob))
+    # git diffs a merge against its rewritten parents (two that rewrite to one commit: once; a
+    # line that never had the file: none): one that differs from fewer kept a parent's text
+    found = {name: [e for e in walk if differs[(e[0], name)] >= len(parents.get(e[0], []))] for name, walk in found.items()}
     return found, parents
 
 

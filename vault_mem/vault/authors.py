@@ -298,21 +298,40 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
 
 def _with_ancestry(walk: list[tuple[str, str, str, str]], parents: dict[str, list[str]]
                    ) -> list[tuple[str, str, str, str, list[int]]]:
-    """``walk`` (one path's commits, children first), each with the indexes of those of its
-    entries it descends from (``parents``: the commits' rewritten parents)."""
+    """``walk`` (one path's commits, children first), each with the indexes of the nearest of
+    its entries it descends from (``parents``: the commits' rewritten parents; a commit of the
+    answer that is no entry of this path is passed through). Only the nearest: listing every
+    entry each descends from grew with the square of the path's commits (a peer's 5,000 commits
+    at one path kept ~12 million indexes, parsed again by every read); what descends from what
+    is the walk down these (:func:`_descends`). Each commit of the graph is looked at once."""
     at = {entry[0]: i for i, entry in enumerate(walk)}
-    out = []
-    for commit, email, name, blob in walk:
-        below, stack, seen = set(), list(parents.get(commit, [])), set()
+    nearest: dict[str, frozenset[int]] = {}  # commit (no entry): the nearest entries below it
+
+    def below(commit: str) -> frozenset[int]:
+        stack = [commit]
         while stack:
-            c = stack.pop()
-            if c in seen:
+            c = stack[-1]
+            todo = [p for p in parents.get(c, []) if p not in at and p not in nearest]
+            if todo:
+                stack.extend(todo)
                 continue
-            seen.add(c)
-            if c in at:
-                below.add(at[c])
-            stack.extend(parents.get(c, []))
-        out.append((commit, email, name, blob, sorted(below)))
+            stack.pop()
+            nearest[c] = frozenset().union(*({at[p]} if p in at else nearest[p] for p in parents.get(c, [])))
+        return nearest.pop(commit) if commit in at else nearest[commit]
+
+    return [(commit, email, name, blob, sorted(below(commit))) for commit, email, name, blob in walk]
+
+
+def _descends(walk: list[tuple[str, str, str, str, list[int]]], tops: list[int]) -> set[int]:
+    """The indexes of the entries of ``walk`` (:func:`_with_ancestry`'s) that one of ``tops``
+    descends from."""
+    out: set[int] = set()
+    stack = list(tops)
+    while stack:
+        for i in walk[stack.pop()][4]:
+            if i not in out:
+                out.add(i)
+                stack.append(i)
     return out
 
 
@@ -353,7 +372,8 @@ def _given_back(ws: Workspace, ids: Identities, origins: Origins, known: dict[st
         walk = walks.get(ws.prefix + rel, [])
         trusted = [i for i, (commit, email, *_rest) in enumerate(walk) if ids.standing(email, commit) != "peer"]
         left = [i for i in trusted if walk[i][3] == who[3]]
-        if left and all(any(i in walk[g][4] for g in left) for i in trusted if walk[i][3] != who[3]):
+        below = _descends(walk, left) if left else set()
+        if left and all(i in below for i in trusted if walk[i][3] != who[3]):
             out[rel] = walk[left[0]][:4]
     return out
 
@@ -495,6 +515,12 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
     kept = [prefix + rel for rel in rels if there[prefix + rel] is not None]
     whose = {top: (c, e) for top, (c, e, _n, _b) in history.last_authors(ws.repo, tip, base, kept).items()} if kept else {}
     whose.update(history.deleted_by(ws.repo, tip, base, gone) if gone else {})
+    # changed, yet no commit since base gave it its text: a merge took it from a parent git's
+    # simplified history follows instead (a peer's merge of the person's older commit brings
+    # that commit's text back past the person's edit): the merge is who changed it
+    for top in kept:
+        if top not in whose and (touch := history.newest_touch(ws.repo, tip, base, top)):
+            whose[top] = touch
     out = []
     for rel in rels:
         commit, email = whose.get(prefix + rel, ("", ""))
@@ -603,7 +629,8 @@ class Origins:
         """The first commit of each text (``givers``: its commits in the scan's order; ``parents``:
         the scan's commits). Where this machine and a peer both gave it, this machine's earliest
         commit is first unless one of the peer's had arrived here by the time it was made (the
-        ref logs' dates, this machine's clock: :mod:`vault_mem.store.arrivals`): the person
+        ref logs' dates, this machine's clock: :mod:`vault_mem.store.arrivals`) and does not
+        descend from it (a tie in seconds, a clock set back: the graph settles it): the person
         copying a peer's text takes nothing, and neither does a peer copying the person's, on a
         line of its own with any dates. A peer's commit no log names, or only a log whose older
         entries are gone (a gc's expiry), has no known arrival: it counts as arrived before, unless
@@ -623,7 +650,13 @@ class Origins:
             kept = True
             for peer, _email, _when in theirs:
                 if arrived.get(peer, -math.inf) > -math.inf:
+                    # a peer's commit that descends from ours was made after it, whatever the
+                    # clocks say: one that arrived the same second (or before, by a clock set
+                    # back since) is asked so, within the same budget
                     kept = arrived[peer] > mine[2]
+                    if not kept:
+                        checks += 1
+                        kept = checks <= _ANCESTRY_CHECKS and history.is_ancestor(self.ws.repo, mine[0], peer)
                 else:
                     # no log names it, or a cut log (a gc's expiry) hides when: asked whether
                     # it descends from ours (then it was made after), else it came before
@@ -641,8 +674,8 @@ class Origins:
         return origin
 
     def path_histories(self, paths: list[str]) -> dict[str, list[tuple[str, str, str, str, list[int]]]]:
-        """``{path: [(commit, email, name, blob or "", [the indexes of the entries it descends
-        from]), ...]}``: every commit of HEAD's history that changed each of ``paths``
+        """``{path: [(commit, email, name, blob or "", [the indexes of the nearest entries it
+        descends from]), ...]}``: every commit of HEAD's history that changed each of ``paths``
         (top-level), children before parents (:func:`~vault_mem.store.history.path_histories`).
         Kept in the sidecar for HEAD (one row), so a prompt hook asks git nothing; a HEAD that
         moved on from it by commits that changed none of those files (an agent's write) keeps
