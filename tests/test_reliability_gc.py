@@ -229,6 +229,17 @@ class _HeldPrune:
         return {line.split()[0] for line in self.out.read_text().splitlines() if line.strip()}
 
 
+def _one_commit_repository(tmp_path: Path) -> Path:
+    """A git repository at ``tmp_path/repo`` holding one commit (a README), no auto gc."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("hello\n")
+    git(root, "add", "README.md")
+    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    return root
+
+
 def _history_packed_tip_loose(root: Path) -> None:
     """Pack every object, then make one commit (loose, as every commit vault-mem makes), and
     drop the reflogs: a prune's first pack read then comes after its read of the refs."""
@@ -255,12 +266,7 @@ def test_a_write_waits_for_a_prune_that_a_process_already_listed_became(tmp_path
     from vault_mem.store import gitprocs
     from vault_mem.store.git import GitRepo, Identity
 
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "README.md").write_text("hello\n")
-    git(root, "add", "README.md")
-    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    root = _one_commit_repository(tmp_path)
     _history_packed_tip_loose(root)
     before = git(root, "rev-parse", "main").strip()
     prune = _HeldPrune(root, tmp_path)
@@ -376,12 +382,7 @@ def test_a_fetched_loose_object_is_kept_from_a_prune_that_read_the_refs_before_i
     from vault_mem.store.git import GitRepo
     from vault_mem.store.network import FetchQuarantine
 
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "README.md").write_text("hello\n")
-    git(root, "add", "README.md")
-    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    root = _one_commit_repository(tmp_path)
     _history_packed_tip_loose(root)
     repo = GitRepo(root)
     data = b"a peer's note, fetched loose\n"
@@ -635,12 +636,7 @@ def _land_with_a_gc_starting_meanwhile(tmp_path, monkeypatch):
 
     from vault_mem.store.git import GitRepo, Identity
 
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "README.md").write_text("hello\n")
-    git(root, "add", "README.md")
-    git(root, "-c", "gc.auto=0", "commit", "-qm", "first")
+    root = _one_commit_repository(tmp_path)
     before = git(root, "rev-parse", "main").strip()
     repo = GitRepo(root)
     said = threading.Event()
