@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -232,12 +233,18 @@ def test_a_peers_merge_that_drops_the_persons_forget_gives_nothing_back_as_their
     (peer / "notes").mkdir(exist_ok=True)
     (peer / "notes" / "peer.md").write_text("---\ndescription: A note of the peer's\n---\n")
     _peer_commit(peer, "notes")
+    _merge_ours_over_the_persons_side(mine, peer, person)
+    _assert_the_peers(mine)
+
+
+def _merge_ours_over_the_persons_side(mine: Path, peer: Path, person: bytes) -> None:
+    """The peer merges the remote (the person's forget) with ``-s ours``, keeping its own side,
+    and pushes; the person syncs: the person's text is back at the path."""
     _peer_git(peer, "fetch", "-q", "origin")
     _peer_git(peer, "merge", "-q", "-s", "ours", "-m", "merge", "origin/main")
     _peer_git(peer, "push", "-q", "origin", "main")
     _sync(mine)
     assert (mine / PATH).read_bytes() == person
-    _assert_the_peers(mine)
 
 
 def test_the_answers_stand_after_the_sidecar_is_rebuilt(tmp_path):
@@ -261,11 +268,7 @@ def test_the_answers_stand_after_the_sidecar_is_rebuilt(tmp_path):
     _peer_commit(peer, "put back")
     assert cli("--vault", str(mine), "forget", "editor-choice").returncode == 0
     _sync(mine)
-    _peer_git(peer, "fetch", "-q", "origin")
-    _peer_git(peer, "merge", "-q", "-s", "ours", "-m", "merge", "origin/main")
-    _peer_git(peer, "push", "-q", "origin", "main")
-    _sync(mine)
-    assert (mine / PATH).read_bytes() == person
+    _merge_ours_over_the_persons_side(mine, peer, person)
     for rebuilt in (False, True):
         if rebuilt:
             r = cli("--vault", str(mine), "reindex")
@@ -324,11 +327,7 @@ def test_a_kept_history_outlives_commits_that_leave_its_path_alone_and_no_other(
 
     assert cli("--vault", str(mine), "forget", "editor-choice").returncode == 0
     _sync(mine)
-    _peer_git(peer, "fetch", "-q", "origin")
-    _peer_git(peer, "merge", "-q", "-s", "ours", "-m", "merge", "origin/main")
-    _peer_git(peer, "push", "-q", "origin", "main")
-    _sync(mine)
-    assert (mine / PATH).read_bytes() == person
+    _merge_ours_over_the_persons_side(mine, peer, person)
     _assert_the_peers(mine)
 
 
