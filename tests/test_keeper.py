@@ -19,13 +19,12 @@ from vault_mem.daemon.keeper import (
     CHECKING,
     BatchApplier,
     START_WAIT_S,
-    WARMING,
     Keeper,
-    Warmup,
     changes_before,
     changes_so_far,
 )
 from vault_mem.daemon.process import Daemon
+from vault_mem.daemon.warmup import WARMING, Warmup
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher
 from vault_mem.index.vectors import VectorIndex
 

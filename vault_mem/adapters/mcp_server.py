@@ -29,7 +29,7 @@ watcher (:class:`vault_mem.daemon.keeper.Keeper`) applies the changes before eac
 call right after a hand edit sees it; while a daemon runs, it leaves that to the daemon, and it
 watches again if the daemon stops.
 
-Start-up (:class:`Startup`): the model (:class:`~vault_mem.daemon.keeper.Warmup`) begins
+Start-up (:class:`Startup`): the model (:class:`~vault_mem.daemon.warmup.Warmup`) begins
 loading as soon as the vault is open (:meth:`Startup.preload`), while the MCP SDK is imported and
 ``initialize`` answered: that import is ~0.5 s of one core (the lean import of :mod:`vault_mem.adapters.mcp_sdk`; ~0.6 s whole) holding the interpreter's lock, and the
 model's load runs mostly outside that lock (onnxruntime), so on two cores they overlap instead of
@@ -40,10 +40,10 @@ and the first reconcile (:class:`~vault_mem.daemon.keeper.Keeper`) begin only on
 ``initialize`` is answered (on the client's ``notifications/initialized``, or its first call)
 and the loads are in: run together with them on 2 cores, each took about twice as long.
 A recall that comes before the model is in waits for it until
-:data:`~vault_mem.daemon.keeper.MODEL_WAIT_S` (10 s) after ``initialize``: a keyword-only answer
+:data:`~vault_mem.daemon.warmup.MODEL_WAIT_S` (10 s) after ``initialize``: a keyword-only answer
 can miss a paraphrase of what is stored, so the first recall of a session is a full one. It
 does not wait for the in-memory vectors: until they are in, it searches the vector table as a
-one-shot command does (:class:`~vault_mem.daemon.keeper.Warmup`). Only when the model is still
+one-shot command does (:class:`~vault_mem.daemon.warmup.Warmup`). Only when the model is still
 not in is it answered with keyword results (``keyword_only`` with the
 reason; never the verdict ``none``, see :mod:`vault_mem.model.verdict`). A call waits for the
 start-up check of the files until :data:`READY_WAIT_S` after ``initialize``, then is answered
@@ -73,7 +73,8 @@ from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
 from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
 from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import PROJECT, VERSION, Config, NamedVault, VaultSet, usable_agent_text
-from vault_mem.daemon.keeper import INDEX_RETRY_S, MODEL_WAIT_S, Keeper, Warmup
+from vault_mem.daemon.keeper import INDEX_RETRY_S, Keeper
+from vault_mem.daemon.warmup import MODEL_WAIT_S, Warmup
 from vault_mem.errors import UsageError, VaultMemError
 from vault_mem.vault.core import Vault
 from vault_mem.vault.history import memory_file
