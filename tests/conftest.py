@@ -868,6 +868,22 @@ def wait_for(predicate, timeout: float = 10.0, what: str = "condition") -> None:
         time.sleep(0.02)
 
 
+@contextlib.contextmanager
+def daemon_thread(daemon, timeout: float = 60.0):
+    """Run ``daemon`` (a :class:`~vault_mem.daemon.process.Daemon`) on a thread of this process
+    for the block, entered once it is ready; stopped after it, and its thread must end."""
+    ready = threading.Event()
+    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(timeout), "the daemon did not start"
+        yield thread
+    finally:
+        daemon.stop()
+        thread.join(60)
+    assert not thread.is_alive()
+
+
 def daemon_ready(root: Path, pid: int) -> bool:
     """The daemon ``pid`` reported ready (a killed daemon leaves its old status file behind)."""
     try:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cli, daemon_log, daemon_ready, spawn_daemon, wait_for
+from conftest import ROOT, cli, daemon_log, daemon_ready, daemon_thread, spawn_daemon, wait_for
 
 from vault_mem.store import daemon_socket as protocol
 
@@ -350,7 +350,6 @@ def test_a_read_waits_for_the_events_of_a_save_still_on_their_way(vault, monkeyp
     """The daemon's read fences the watcher: a save whose events have not reached the daemon
     yet (its observer thread is behind, as on a loaded machine) is still seen by the next read,
     not only by a later one. Real watchdog and files; the observer is slowed for memory files."""
-    import threading
 
     from vault_mem.adapters.reads import READS
     from vault_mem.daemon.process import Daemon
@@ -366,16 +365,8 @@ def test_a_read_waits_for_the_events_of_a_save_still_on_their_way(vault, monkeyp
     monkeypatch.setattr(EventHandler, "on_any_event", slow)
     root = vault.root
     daemon = Daemon(root, commit_external_edits="off", debounce_ms=5000, reads=READS)
-    ready = threading.Event()
-    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
-    thread.start()
-    try:
-        assert ready.wait(60), "the daemon did not start"
+    with daemon_thread(daemon, 60):
         wait_for(lambda: serving(root), what="the socket")
         (root / "facts" / "kite.md").write_text("---\ndescription: Flies a kite called Zephyrine\n---\n")
         result, _ = protocol.ask(root, "recall", {"query": "Zephyrine"})
         assert [h["key"] for h in result["hits"]] == ["kite"]
-    finally:
-        daemon.stop()
-        thread.join(30)
-    assert not thread.is_alive()

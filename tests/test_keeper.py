@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import git, git_events_held, wait_for
+from conftest import daemon_thread, git, git_events_held, wait_for
 from fakes import FakeEmbedder, write_memory
 
 from vault_mem import Vault
@@ -389,19 +389,11 @@ def test_defers_to_a_daemon_started_later_and_takes_over_when_it_stops(kept):
     assert top_keys(vault, "Pebble") == ["bike"] and keeper.mode == "watching"
 
     daemon = Daemon(vault.root, commit_external_edits="off", debounce_ms=20)
-    ready = threading.Event()
-    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
-    thread.start()
-    try:
-        assert ready.wait(30), "daemon did not start"
+    with daemon_thread(daemon, 30):
         assert top_keys(vault, "Pebble") == ["bike"]
         assert keeper.mode == "daemon" and keeper._watcher is None  # our watcher is stopped
         write_memory(vault.root, "kayak", "Paddles a red kayak named Ferrous")
         wait_for(lambda: top_keys(vault, "Ferrous") == ["kayak"], what="the daemon to index the edit")
-    finally:
-        daemon.stop()
-        thread.join(30)
-    assert not thread.is_alive()
 
     write_memory(vault.root, "skis", "Skis on a pair named Tundra")  # no daemon, not watched yet
     assert top_keys(vault, "Tundra") == ["skis"]  # the take-over reconciles in full first

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, new_vault, person_and_peer, prune_when_found, run_cli
+from conftest import cli, git, new_vault, person_and_peer, prune_when_found, run_cli, wait_for
 
 from vault_mem import Vault
 
@@ -283,10 +283,7 @@ def test_a_write_waits_for_a_prune_that_a_process_already_listed_became(tmp_path
         monkeypatch.setenv("VAULT_MEM_PAUSE_AT", "holding-index-lock")
         writer.start()
         paused = root / ".git" / "paused-holding-index-lock"
-        deadline = time.monotonic() + 30
-        while not paused.exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert paused.exists(), "the write never reached its landing"
+        wait_for(paused.exists, 30, "the write reaching its landing")
         monkeypatch.delenv("VAULT_MEM_PAUSE_AT")
         prune.go()  # it has read the refs: main is still `before`
         (root / ".git" / "resume-holding-index-lock").write_text("")
@@ -337,10 +334,7 @@ def test_a_sync_waits_for_a_prune_that_a_process_already_listed_became(tmp_path,
         monkeypatch.setenv("VAULT_MEM_PAUSE_AT", "sync-before-ref")
         syncer.start()
         paused = vault.state_dir / "paused-sync-before-ref"
-        deadline = time.monotonic() + 60
-        while not paused.exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert paused.exists(), "the sync never reached its update-ref"
+        wait_for(paused.exists, 60, "the sync reaching its update-ref")
         monkeypatch.delenv("VAULT_MEM_PAUSE_AT")
         before = git(root, "rev-parse", "main").strip()
         # the fetched commits as loose objects, and no reflogs: the prune's first pack read comes
@@ -657,10 +651,7 @@ def _land_with_a_gc_starting_meanwhile(tmp_path, monkeypatch):
         warnings=warnings)))
     writer.start()
     paused = root / ".git" / "paused-holding-index-lock"
-    deadline = time.monotonic() + 20
-    while not paused.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert paused.exists(), "the write never reached its landing"
+    wait_for(paused.exists, 20, "the write reaching its landing")
     monkeypatch.delenv("VAULT_MEM_PAUSE_AT")
     gc = subprocess.Popen(["git", "gc", "-q", "--prune=now"], cwd=root)
     os.kill(gc.pid, signal.SIGSTOP)

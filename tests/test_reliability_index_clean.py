@@ -22,7 +22,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import cli, daemon_log, git, git_events_held, new_vault, wait_for
+from conftest import cli, daemon_log, daemon_thread, git, git_events_held, new_vault, wait_for
 
 from vault_mem import Vault
 
@@ -401,7 +401,6 @@ def test_a_keeper_puts_heads_index_md_back_after_the_operation_without_a_read(tm
 def test_a_daemons_read_before_heads_event_arrives_puts_heads_index_md_back(tmp_path, monkeypatch, operation):
     """The daemon's socket reads catch up as a keeper's do (the same fence): the first read
     after the operation, HEAD's event still on its way, puts HEAD's INDEX.md back."""
-    import threading
 
     from vault_mem.adapters.reads import READS
     from vault_mem.daemon.process import Daemon
@@ -414,11 +413,7 @@ def test_a_daemons_read_before_heads_event_arrives_puts_heads_index_md_back(tmp_
 
     def read() -> None:  # answered by the daemon, after its catch-up
         assert protocol.ask(root, "list", {}) is not None
-    ready = threading.Event()
-    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
-    thread.start()
-    try:
-        assert ready.wait(60), "the daemon did not start"
+    with daemon_thread(daemon, 60):
         wait_for(lambda: protocol.ask(root, "list", {}) is not None, 60, "the socket")
         assert git(root, "status", "--porcelain") == ""
         with git_events_held(daemon._watcher):
@@ -426,10 +421,6 @@ def test_a_daemons_read_before_heads_event_arrives_puts_heads_index_md_back(tmp_
             git(root, *head_last)
             read()
             assert git(root, "status", "--porcelain") == ""
-    finally:
-        daemon.stop()
-        thread.join(60)
-    assert not thread.is_alive()
     assert git(root, "status", "--porcelain") == ""
     assert "temp-fact" in git(root, "show", "HEAD:INDEX.md")
 
@@ -441,7 +432,6 @@ def test_a_daemons_read_writes_index_md_a_persons_git_command_held_back_once_it_
     the git dir's queue, which may come after the read's fence, held back here). Seen as
     ' M INDEX.md' right after a `git checkout` whose post-checkout hook outlived the daemon's
     flush, clean a moment later."""
-    import threading
 
     from fakes import write_memory
 
@@ -462,11 +452,7 @@ def test_a_daemons_read_writes_index_md_a_persons_git_command_held_back_once_it_
         return READS["list"](v, args)
 
     daemon = Daemon(root, quiet_seconds=600, debounce_ms=20, reads={**READS, "list": list_seeing_index_md})
-    ready = threading.Event()
-    thread = threading.Thread(target=daemon.run, kwargs={"on_ready": ready.set}, daemon=True)
-    thread.start()
-    try:
-        assert ready.wait(60), "the daemon did not start"
+    with daemon_thread(daemon, 60):
         wait_for(lambda: protocol.ask(root, "list", {}) is not None, 60, "the socket")
         lock = root / ".git" / "index.lock"
         with git_events_held(daemon._watcher):
@@ -480,7 +466,3 @@ def test_a_daemons_read_writes_index_md_a_persons_git_command_held_back_once_it_
             lock.unlink()  # the command is over
             assert protocol.ask(root, "list", {}) is not None
             assert "A draft the person started" in seen[-1]
-    finally:
-        daemon.stop()
-        thread.join(60)
-    assert not thread.is_alive()
