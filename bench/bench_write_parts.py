@@ -131,7 +131,7 @@ def run(root: Path, twin: Path, counts: Counts, writes: int, mode: str) -> dict:
 def listings(rounds: int) -> None:
     """A write's process check alone (RELIABILITY.md guarantee 7, docs/benchmarks.md): a full read
     of /proc and a partial one, alternating, CPU of this thread (the check reads in one)."""
-    from vault_mem.store.gitprocs import _asked
+    from vault_mem.store.gitprocs import asked
 
     if not procs.proc_native():
         print("no /proc here: a process check runs ps (see --modes portable)")
@@ -140,10 +140,10 @@ def listings(rounds: int) -> None:
     full, partial, seen = [], [], []
     for i in range(rounds + 1):
         t = time.thread_time()
-        last = procs.list_program("git", _asked)
+        last = procs.list_program("git", asked)
         spent = (time.thread_time() - t) * 1000
         t = time.thread_time()
-        procs.list_program("git", _asked, since=last, max_age=60)
+        procs.list_program("git", asked, since=last, max_age=60)
         again = (time.thread_time() - t) * 1000
         if i:  # the first round warms the caches
             full.append(spent)

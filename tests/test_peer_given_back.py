@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PEER_EMAIL, cli, git, person_and_peer
+from conftest import PEER_EMAIL, agent_hook, cli, git, person_and_peer, trusted_by_key
 
 PEER = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL,
         "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER_EMAIL}
@@ -44,29 +44,17 @@ def _sync(mine) -> str:
     return r.stdout
 
 
-def _trusted(mine) -> dict[str, bool]:
-    listed = json.loads(cli("--vault", str(mine), "list", "--json").stdout)
-    return {m["key"]: m["trusted"] for m in listed}
-
-
-def _context(mine) -> str:
-    proc = cli("hook", "session-start", "--vault", str(mine),
-               input=json.dumps({"hook_event_name": "SessionStart", "cwd": str(mine), "source": "startup"}))
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
-
-
 def _assert_the_persons(mine, person: bytes) -> None:
     assert (mine / PATH).read_bytes() == person
-    assert _trusted(mine)["editor-choice"] is True
-    assert "editor-choice" in _context(mine)
+    assert trusted_by_key(mine)["editor-choice"] is True
+    assert "editor-choice" in agent_hook(mine, "session-start", source="startup")
     hits = json.loads(cli("recall", "--vault", str(mine), "--json", "Helix", "editor").stdout)["hits"]
     assert next(h for h in hits if h["key"] == "editor-choice")["trusted"] is True
 
 
 def _assert_the_peers(mine) -> None:
-    assert _trusted(mine)["editor-choice"] is False
-    assert "editor-choice" not in _context(mine)
+    assert trusted_by_key(mine)["editor-choice"] is False
+    assert "editor-choice" not in agent_hook(mine, "session-start", source="startup")
 
 
 def _move_away_and_back(peer) -> None:
@@ -191,8 +179,8 @@ def test_a_put_back_with_one_byte_changed_is_the_peers_and_named(tmp_path):
     _peer_commit(peer, "put back")
     _peer_git(peer, "push", "-q", "origin", "main")
     said = _sync(mine)
-    assert _trusted(mine)["editor-choice"] is False
-    assert "editor-choice" not in _context(mine)
+    assert trusted_by_key(mine)["editor-choice"] is False
+    assert "editor-choice" not in agent_hook(mine, "session-start", source="startup")
     assert f"{PATH}, a memory of this machine's, was changed by {PEER_EMAIL}" in said
     back = said.split(f"{PATH}, a memory of this machine's")[1].split("git checkout ")[1].split(" ")[0]
     assert git(mine, "show", f"{back}:{PATH}").encode() == person
@@ -208,8 +196,8 @@ def test_a_peers_move_to_another_key_names_the_persons_memory_it_took(tmp_path):
     _peer_git(peer, "push", "-q", "origin", "main")
     said = _sync(mine)
     assert f"{PATH}, a memory of this machine's, was deleted by {PEER_EMAIL}" in said
-    assert _trusted(mine)["editor"] is False
-    assert "Uses Helix as the main editor (" not in _context(mine)
+    assert trusted_by_key(mine)["editor"] is False
+    assert "Uses Helix as the main editor (" not in agent_hook(mine, "session-start", source="startup")
 
 
 @pytest.mark.parametrize("put_back", [False, True])
@@ -273,7 +261,7 @@ def test_the_answers_stand_after_the_sidecar_is_rebuilt(tmp_path):
         if rebuilt:
             r = cli("--vault", str(mine), "reindex")
             assert r.returncode == 0, r.stderr
-        trusted = _trusted(mine)
+        trusted = trusted_by_key(mine)
         assert (trusted["kept"], trusted["editor-choice"]) == (True, False), rebuilt
 
 
@@ -289,7 +277,7 @@ def test_a_damaged_kept_history_is_read_again_from_git(tmp_path, row):
     _delete_then_put_back(peer)
     _peer_git(peer, "push", "-q", "origin", "main")
     _sync(mine)
-    assert _trusted(mine)["editor-choice"] is True
+    assert trusted_by_key(mine)["editor-choice"] is True
     head = git(mine, "rev-parse", "HEAD").strip()
     with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
         assert db.execute("SELECT count(*) FROM meta WHERE name = 'path_histories'").fetchone()[0] == 1

@@ -421,11 +421,6 @@ def choose_vault(start: Path, known: Known, *, explicit: bool = False) -> Found:
     return Found(chosen, how, passed, first=chosen == conventional and rank[chosen] < RECORDED)
 
 
-def find_vault_root(start: Path | None = None, *, known: Known) -> Path:
-    """The vault ``start`` (a folder named by --vault or a PATH) means: :func:`choose_vault`."""
-    return _named_explicit(Path(start or Path.cwd()), known, "PATH").root
-
-
 def _outermost_in_repository(found: Path) -> Path:
     """The vault that holds ``found``'s vault.toml: ``found``, or the outermost folder above it,
     up to the top of its git repository, that holds a vault.toml too (a vault of another
@@ -437,18 +432,6 @@ def _outermost_in_repository(found: Path) -> Path:
         if os.path.lexists(folder / ".git"):  # the repository's top: a vault above is another repo's
             break
     return outer
-
-
-def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None, known: Known) -> Path:
-    """The one vault a command means: ``explicit`` (--vault or a PATH argument), else the vault
-    writes go to from ``start`` (default: the working directory): its project vault, else the
-    personal vault, else $VAULT_MEM_VAULT (:func:`resolve_vaults`, whose first vault this is).
-    ``~`` is expanded.
-
-    $VAULT_MEM_VAULT is the fallback for a working folder in no vault: it never overrides the
-    vault you stand in (DESIGN §8), which it did, so a `remember` run in a project's vault landed
-    in the exported one."""
-    return resolve_vaults(explicit, start=start, known=known).vaults[0].root
 
 
 # -- several vaults: the personal vault and the project vault (DESIGN §8) -------------------

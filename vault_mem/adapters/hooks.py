@@ -89,7 +89,7 @@ def _event(stdin_text: str) -> dict[str, Any]:
 
 
 def _root(explicit: str | None, cwd: str | None = None) -> Path:
-    """The vault a git hook or a one-vault read means (:func:`~vault_mem.config.resolve_vault_root`,
+    """The vault a git hook or a one-vault read means (:func:`~vault_mem.store.finder.resolve_vault_root`,
     the one rule): --vault, else the vault writes go to from the event's cwd (or ours): its
     project vault, else the personal vault, else $VAULT_MEM_VAULT."""
     return resolve_vault_root(explicit, start=Path(cwd) if cwd else None)

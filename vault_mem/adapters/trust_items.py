@@ -75,7 +75,7 @@ def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, A
         verb = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
         kind = "a file git itself interprets" if is_git_file(f.path) else f"a file vault-mem does not read{OTHERS}"
         what = f"{verb} {kind}"
-        head = f"{shown(f.path)} from {ref}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
+        head = f"{shown(f.path)} from {shown(ref)}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
         items.append({"name": f.path, "kind": "git file", "index": index, "remote": ref, "commit": commit,
                       "author": email, "what": what, "check": f"git log -p {shell_word(ref)} -- {shell_word(f.path)}",
                       "head": head, "text": f"{head}\n{indented(text)}"})

@@ -88,7 +88,7 @@ def read_own(path: Path, *, max_bytes: int | None = None) -> bytes | None:
         return None
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder with a bare errno
         os.close(fd)
-        raise VaultMemError(f"{path} is not a regular file; remove it and retry")
+        raise VaultMemError(f"{shown(str(path))} is not a regular file; remove it and retry")
     with os.fdopen(fd, "rb") as fh:
         return fh.read() if max_bytes is None else fh.read(max_bytes)
 
@@ -160,7 +160,7 @@ def current_bytes(path: Path) -> bytes | None:
         raise
     if stat.S_ISDIR(os.fstat(fd).st_mode):
         os.close(fd)
-        raise MalformedFileError(f"{path} is a folder where vault-mem expects a file; move what it "
+        raise MalformedFileError(f"{shown(str(path))} is a folder where vault-mem expects a file; move what it "
                                  "holds out, remove it and retry")
     with os.fdopen(fd, "rb") as fh:
         return fh.read()

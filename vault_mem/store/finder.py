@@ -67,7 +67,9 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
 
 
 def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:
-    """The first vault of :func:`resolve_vaults`: the one a one-vault command means."""
+    """The first vault of :func:`resolve_vaults`: the one a one-vault command means (``explicit``,
+    else the vault writes go to from ``start``: its project vault, else the personal vault, else
+    $VAULT_MEM_VAULT, which never overrides the vault you stand in: DESIGN §8)."""
     return resolve_vaults(explicit, start=start).vaults[0].root
 
 

@@ -42,7 +42,7 @@ _ASKED = PERSON_GIT | MAINTENANCE
 REUSE_S = 0.5
 
 
-def _asked(argv: list[str], exact: bool) -> bool:
+def asked(argv: list[str], exact: bool) -> bool:
     return _runs(argv, exact, _ASKED)
 
 
@@ -77,7 +77,7 @@ class GitWatch:
         with self._lock:
             last = self._last
             age = float("inf") if recheck else REUSE_S
-            listing = self._last = procs.list_program("git", _asked, since=None if fresh else last, max_age=age)
+            listing = self._last = procs.list_program("git", asked, since=None if fresh else last, max_age=age)
             if listing is None:
                 return []
             if last is not None and listing.full_at == last.full_at:

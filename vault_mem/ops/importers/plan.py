@@ -111,13 +111,13 @@ class ImportReport:
             head += " (dry run: nothing written)"
         out = [head]
         for i in new:
-            out.append(f"  + {i.path}  <- {i.origin}")
+            out.append(f"  + {i.path}  <- {shown(i.origin)}")
             out.extend(f"      note: {n}" for n in i.standing)
         for action, label, mark in (("skip", "skipped", "="), ("refuse", "refused", "!")):
             group = self.of(action)
             if group:
                 out.append(f"{label} {len(group)}:")
-                out.extend(f"  {mark} {i.origin}: {i.reason}" for i in group)
+                out.extend(f"  {mark} {shown(i.origin)}: {i.reason}" for i in group)
         return out
 
 
