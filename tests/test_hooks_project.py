@@ -199,6 +199,28 @@ def test_hooks_an_earlier_vault_mem_wrote_into_the_projects_folder_are_taken_out
     assert "an earlier vault-mem" not in cli("--vault", str(memory), "list").stderr
 
 
+def test_a_committed_project_hook_holding_vault_mems_mark_is_named_not_deleted(tmp_path):
+    """Last read: vault-mem's mark in a hook file was all `hooks install` needed to delete it from
+    the project's folder; a teammate's committed hook holding that text (a copied comment, an
+    earlier vault-mem's hook someone published) vanished from each person's work tree at their
+    next install, a deletion their next `git commit -a` published. A committed file with nothing
+    moved aside beside it is now named and left; an untracked one of ours still goes."""
+    root = project(tmp_path)
+    folder = githooks(root)
+    (folder / "pre-commit").write_text(PROJECT_PRE_COMMIT + f"# {MARKER}\n")
+    git(root, "add", ".githooks")
+    git(root, "commit", "-qm", "the team's hooks", "--no-verify")
+    (folder / "post-commit").write_text(render("post-commit", "memory/"))  # an earlier install's, untracked
+    memory = root / "memory"
+    assert cli("init", str(memory)).returncode == 0
+    installed = cli("--vault", str(memory), "hooks", "install")
+    assert installed.returncode == 0, installed.stderr
+    assert (folder / "pre-commit").read_text() == PROJECT_PRE_COMMIT + f"# {MARKER}\n"
+    assert "is the project's committed file and holds vault-mem's mark; left as it is" in installed.stdout
+    assert not (folder / "post-commit").exists()
+    assert git(root, "status", "--porcelain", "--", ".githooks").strip() == ""
+
+
 def test_a_hooks_folder_outside_the_work_tree_is_left_as_it_is(tmp_path):
     """A hooks folder outside the repository (core.hooksPath naming the person's folder) runs for
     every repository of theirs: vault-mem writes nothing there (hooks54 wrote its hooks there, a

@@ -630,7 +630,7 @@ def install(vault: RepoFolder) -> list[str]:
         target = own
     project = shared_hooks(target, toplevel / folder, common)
     if project:
-        notes += _take_out(target)
+        notes += _take_out(target, _tracked(vault, target))
         shown, target = target, own_hooks_dir(common)
     target.mkdir(parents=True, exist_ok=True)
     for name in HOOK_NAMES:
@@ -674,9 +674,23 @@ def install(vault: RepoFolder) -> list[str]:
     return notes
 
 
-def _take_out(folder: Path) -> list[str]:
+def _tracked(vault: RepoFolder, folder: Path) -> set[str]:
+    """The names of the files in ``folder`` that the repository's HEAD or index holds (none for a
+    folder outside its work tree): the project's committed hooks."""
+    top = Path(vault.repo.toplevel)
+    if not Path(os.path.abspath(folder)).is_relative_to(top):
+        return set()
+    out = vault.repo.run("ls-files", "-z", "--", os.path.relpath(folder, top), binary=True, cwd=top,
+                         env={"GIT_LITERAL_PATHSPECS": "1"})
+    return {os.path.basename(p.decode("utf-8", "surrogateescape")) for p in out.split(b"\0") if p}
+
+
+def _take_out(folder: Path, tracked: set[str]) -> list[str]:
     """Undo what an earlier vault-mem did in the hooks folder ``folder`` (:func:`shared_hooks`): its
-    hooks out, the hooks it moved aside (``NAME.before-vault-mem``) back in their place."""
+    hooks out, the hooks it moved aside (``NAME.before-vault-mem``) back in their place. A file the
+    project committed (``tracked``) with nothing moved aside beside it is only named: vault-mem's
+    mark in it is text any teammate can commit, and a mark alone once made every install delete
+    the team's hook from the person's work tree."""
     notes = []
     for name in HOOK_NAMES:
         path, chained = folder / name, folder / (name + CHAINED_SUFFIX)
@@ -685,6 +699,9 @@ def _take_out(folder: Path) -> list[str]:
         if chained.exists() or chained.is_symlink():
             os.replace(chained, path)
             notes.append(f"{name}: the project's hook put back in {path} (an earlier vault-mem had moved it aside)")
+        elif name in tracked:
+            notes.append(f"{name}: {path} is the project's committed file and holds vault-mem's mark; left as it "
+                         "is: if an earlier vault-mem wrote it, `git rm` it (or restore the project's own)")
         else:
             path.unlink()
             notes.append(f"{name}: an earlier vault-mem's hook taken out of {path}")
