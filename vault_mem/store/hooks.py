@@ -517,8 +517,9 @@ def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | 
             why = ("where a `git commit -a` publishes them to the team" if project else
                    "where they check one vault's folder in every repository that runs them")
             return (f"an earlier vault-mem wrote its git hooks {', '.join(ours)} into {folder}, "
-                    f"{_whose(folder, toplevel)}, {why}: run `vault-mem hooks install`, which takes them out, puts "
-                    "back the hooks it had moved aside and prints the lines to add instead")
+                    f"{_whose(folder, toplevel)}, {why}: run `vault-mem hooks install`, which takes them out (a "
+                    "file the project committed it only names, for you to `git rm`), puts back the hooks it had "
+                    "moved aside and prints the lines to add instead")
         folder = own_hooks_dir(git_dir)
         names = unsafe_hooks(folder, wrapped=True)
         return (f"the git hooks {', '.join(names)} in {folder} are an older vault-mem's: rewrite them with "
