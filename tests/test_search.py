@@ -131,8 +131,8 @@ def test_hits_carry_fields_and_flags(tmp_path: Path) -> None:
     flagged = {h.key: h.flags for h in sc.recall("uses editor", include_expired=True, today=TODAY).hits}
     assert flagged == {"neovim": ["superseded"], "helix": []}
     d = sc.recall("thinkpad", today=TODAY).to_dict()
-    assert set(d) == {"hits", "verdict", "answered", "keyword_only", "unembedded", "reason", "embedder", "note",
-                      "floor"}
+    assert set(d) == {"hits", "verdict", "answered", "keyword_only", "unembedded", "unchecked", "reason", "embedder",
+                      "note", "floor"}
     assert set(d["hits"][0]) == {"key", "type", "description", "date", "age_days", "flags", "path", "score",
                                  "body", "keyword_only", "note", "match", "excerpt", "author", "trusted"}
     assert "may be outdated" in (hit.note or "")  # the stale hit says so, for every reader alike

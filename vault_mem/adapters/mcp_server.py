@@ -46,10 +46,14 @@ does not wait for the in-memory vectors: until they are in, it searches the vect
 one-shot command does (:class:`~vault_mem.daemon.warmup.Warmup`). Only when the model is still
 not in is it answered with keyword results (``keyword_only`` with the
 reason; never the verdict ``none``, see :mod:`vault_mem.model.verdict`). A call waits for the
-start-up check of the files until :data:`READY_WAIT_S` after ``initialize``, then is answered
+start-up check of the files until :data:`READY_WAIT_S` after ``initialize`` (until
+:data:`~vault_mem.daemon.warmup.MODEL_WAIT_S` when the index holds no memory yet: a fresh clone's
+or a deleted sidecar's, which has nothing to answer from), then is answered
 from the index with the notice :data:`~vault_mem.daemon.keeper.CHECKING` (it may miss a change
 made before the start); a recall searches during that wait, and again if the check ended in it
-(:meth:`~vault_mem.daemon.keeper.Keeper.catch_up_meanwhile`). Never silently worse or stale.
+(:meth:`~vault_mem.daemon.keeper.Keeper.catch_up_meanwhile`); a recall answered before the
+check that finds nothing has the verdict ``incomplete``, never ``none`` (the files may hold what
+the index does not yet). Never silently worse or stale.
 
 The server ends when its client closes stdin, at any moment, loads included: :func:`serve`
 returns with the vault closed, the start-up work perhaps still running on its threads (a model
@@ -227,7 +231,10 @@ class Startup:
         if self.begun is not None:
             return
         self.begun = time.monotonic()
-        self.keeper.ready_by = self.begun + self.wait_s
+        # an index that holds no memory yet (a fresh clone, a deleted sidecar) has nothing to
+        # answer from before the check: a call waits for that as a recall waits for the model
+        wait_s = self.wait_s if self.vault.sidecar.holds_memories() else max(self.wait_s, self.model_wait_s)
+        self.keeper.ready_by = self.begun + wait_s
         self.warmup.ready_by = self.begun + max(self.wait_s, self.model_wait_s)
         self.warmup.start()
         # the check of the files after the loads: run together on 2 cores, each took twice as

@@ -144,6 +144,10 @@ class RecallResult:
     #: memories the search by meaning could not see (no vector yet: found by keywords only); a
     #: search that missed them never says nothing related is stored (model/verdict.py)
     unembedded: int = 0
+    #: the index searched was not yet checked against the files (a long-lived reader's start-up
+    #: check still running, :attr:`Vault.index_unchecked`): memories may be missing from it, so a
+    #: search that found nothing never says nothing related is stored (model/verdict.py)
+    unchecked: bool = False
     #: key -> the verdict stage that made that hit a candidate (levels.UNDER_BAR, ANSWER_CHECK,
     #: FOCUS_CHECK, LEAD): diagnostics for benchmarks, in-process only (not in to_dict)
     demoted: dict[str, str] = field(default_factory=dict)
@@ -154,7 +158,7 @@ class RecallResult:
         related is stored) or ``incomplete`` (no hits from a keyword-only search): see
         :mod:`vault_mem.model.verdict`."""
         return verdict_of((h.match for h in self.hits), keyword_only=self.keyword_only or self.unembedded > 0,
-                          stored=self.stored)
+                          stored=self.stored, unchecked=self.unchecked)
 
     @property
     def answered(self) -> bool:
@@ -168,6 +172,7 @@ class RecallResult:
             "answered": self.answered,
             "keyword_only": self.keyword_only,
             "unembedded": self.unembedded,
+            "unchecked": self.unchecked,
             "reason": self.reason,
             "embedder": self.embedder,
             "note": self.note,
