@@ -58,7 +58,15 @@ from vault_mem.index.queries import (  # the rules a write shares with recall li
 )
 from vault_mem.model import views
 from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
-from vault_mem.model.terms import MAX_QUERIES, MAX_QUERY_CHARS, fts_query, plausible_words, query_terms, stem
+from vault_mem.model.terms import (
+    MAX_QUERIES,
+    MAX_QUERY_CHARS,
+    fts_query,
+    plausible_words,
+    query_terms,
+    stem,
+    without_courtesies,
+)
 from vault_mem.model.verdict import STRONG, verdict_of
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
@@ -535,7 +543,8 @@ def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing
     failed (every ``p.qvec`` is None then: the search is keyword-only), or None."""
     try:
         vectors.embed_owed()
-        for p, v in zip(ps, embedder.embed_batch([p.text[:MAX_QUERY_CHARS] for p in ps], kind="query")):
+        texts = [without_courtesies(p.text[:MAX_QUERY_CHARS]) for p in ps]
+        for p, v in zip(ps, embedder.embed_batch(texts, kind="query")):
             p.qvec = np.asarray(v, dtype=np.float32)
     except EmbedderError as exc:
         for p in ps:
