@@ -336,6 +336,18 @@ class Keeper:
         self._write_owed_index()
         return True
 
+    def checked(self) -> bool:
+        """Whether no start-up check of the files is under way (done, or none begun)."""
+        return self._thread is None or self._started.is_set()
+
+    def wait_checked(self) -> bool:
+        """Wait for the start-up check of the files until :attr:`ready_by` (not at all when it is
+        unset); True when it is done. The MCP server waits so on a worker thread before a read,
+        whose own :meth:`catch_up` then waits no more."""
+        if self.checked() or self.ready_by is None:
+            return self.checked()
+        return self._started.wait(max(0.0, self.ready_by - time.monotonic()))
+
     def _unchecked(self) -> None:
         """A read answers from the index before the start-up check is done: it says so
         (:data:`CHECKING`), and a recall that finds nothing says something may still be stored
