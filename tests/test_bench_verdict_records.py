@@ -119,3 +119,28 @@ def test_a_word_rule_demotes_only_what_it_names() -> None:
     assert rule(rec(best=0.37, cosine=0.55)) == ["candidate"]
     assert rule(rec(best=0.52, cosine=0.55)) == ["strong"]  # "phone" matched by meaning
     assert rule(rec(best=0.37, cosine=0.40)) == ["strong"]  # not sure: the answer check's own bar
+
+
+def test_the_learned_demotion_reads_every_feature_and_only_demotes(tmp_path: Path) -> None:
+    """bench/verdict_learned.py (recall24): a row per strong top-3 hit with words, one value per
+    named feature; its rule never raises a level, leaves the recorded ones at threshold 0 and
+    demotes every strong top-3 hit at a threshold over 1."""
+    records, learned = load("verdict_records"), load("verdict_learned")
+    mems = [{"key": "editor", "description": "Uses Helix as the main editor"},
+            {"key": "ci", "description": "CI runs on GitHub Actions with self-hosted runners"},
+            {"key": "shell", "description": "Interactive shell is fish"}]
+    queries = [{"id": "1", "q": "which editor do I use?", "relevant": ["editor"]},
+               {"id": "2", "q": "where do our CI jobs run?", "relevant": ["ci"]},
+               {"id": "3", "q": "which editor theme do I use?", "relevant": []}]
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps({"meta": {}, "memories": mems, "queries": queries}), encoding="utf-8")
+    recs = records.record(path, real_embedder(), True)
+    x, y, w = learned.rows(recs)
+    assert len(x) and x.shape[1] == len(learned.NAMES) and abs(w.sum() - 1.0) < 1e-9
+    model = learned.fit(x, y, w, steps=50)
+    for r in recs:
+        levels = [h["level"] for h in r["hits"]]
+        assert learned.rule(model, 0.0)(r) == levels
+        demoted = learned.rule(model, 1.01)(r)
+        assert all(d == "candidate" or (d == lv and (j >= 3 or "words" not in r["hits"][j]))
+                   for j, (d, lv) in enumerate(zip(demoted, levels, strict=True)))

@@ -249,6 +249,42 @@ def test_a_read_before_the_start_up_check_is_done_answers_from_the_index_and_say
         keeper.close()
 
 
+def test_a_recall_before_the_start_up_check_never_says_nothing_is_stored(vault):
+    """A fresh clone (or a deleted sidecar) served by the MCP server: its first recall comes
+    before the start-up check of the files has indexed them and searches an index that holds
+    none of them. Nothing found there is not "nothing related is stored" (the agent would deny
+    what is stored): the verdict is ``incomplete``, saying the files are still being checked,
+    in the result and in what the recall tool tells the agent. Once checked, the memory is found."""
+    from vault_mem.adapters.tools import call_tool
+    from vault_mem.model.verdict import INCOMPLETE, deny_phrases
+
+    write_memory(vault.root, "van", "Parks the van at the harbour")  # made while nothing watched
+    gate = threading.Event()
+
+    def slow_open() -> Vault:
+        assert gate.wait(30)
+        return Vault(vault.root)
+
+    keeper = Keeper(vault)
+    keeper.ready_by = time.monotonic()  # the server's deadline has passed: no waiting
+    keeper.start_in_background(slow_open)
+    vault.kept_current = keeper.catch_up
+    vault.kept_meanwhile = keeper.catch_up_meanwhile
+    try:
+        result = vault.recall("where is the van parked?")
+        assert result.hits == [] and result.verdict == INCOMPLETE and result.to_dict()["unchecked"]
+        data = call_tool(vault, "recall", {"query": "where is the van parked?"})
+        assert data.data["verdict"] == INCOMPLETE, data.data
+        assert "still being checked" in data.data["note"] and not deny_phrases(data.text), data.text
+        gate.set()
+        keeper._thread.join(timeout=30)
+        after = vault.recall("where is the van parked?")
+        assert [h.key for h in after.hits] == ["van"] and not after.to_dict()["unchecked"]
+    finally:
+        gate.set()
+        keeper.close()
+
+
 def test_the_first_recall_searches_while_it_waits_for_the_start_up_check(vault, monkeypatch):
     """A recall during the start-up check searches during its wait for the check (until
     ``ready_by``), not after it: the MCP server's first answer costs the longer of the two.
@@ -542,6 +578,26 @@ def test_the_model_loads_before_initialize_is_answered_and_only_once(vault):
         assert embedder.loads == 1
     finally:
         embedder.gate.set()
+        startup.close()
+        v.close()
+
+
+def test_a_fresh_clones_first_recall_waits_for_the_check_of_the_files(vault):
+    """An index that holds no memory yet (a fresh clone, a deleted sidecar) cannot answer a
+    recall before the start-up check of the files: the first recall waits for that check as it
+    waits for the model (up to MODEL_WAIT_S after initialize), not the server's quarter of a
+    second, and finds the memory, where it answered "nothing" from the empty index."""
+    from vault_mem.adapters.mcp_server import Startup
+
+    write_memory(vault.root, "van", "Parks the van at the harbour")  # on disk, not in the index
+    v = Vault(vault.root)
+    startup = Startup(v, lambda: Vault(vault.root), wait_s=0.0, model_wait_s=60.0)
+    try:
+        startup.preload()
+        startup.begin()
+        result = v.recall("where is the van at the harbour?")
+        assert [h.key for h in result.hits] == ["van"] and not result.unchecked
+    finally:
         startup.close()
         v.close()
 

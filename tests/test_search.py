@@ -131,8 +131,8 @@ def test_hits_carry_fields_and_flags(tmp_path: Path) -> None:
     flagged = {h.key: h.flags for h in sc.recall("uses editor", include_expired=True, today=TODAY).hits}
     assert flagged == {"neovim": ["superseded"], "helix": []}
     d = sc.recall("thinkpad", today=TODAY).to_dict()
-    assert set(d) == {"hits", "verdict", "answered", "keyword_only", "unembedded", "reason", "embedder", "note",
-                      "floor"}
+    assert set(d) == {"hits", "verdict", "answered", "keyword_only", "unembedded", "unchecked", "reason", "embedder",
+                      "note", "floor"}
     assert set(d["hits"][0]) == {"key", "type", "description", "date", "age_days", "flags", "path", "score",
                                  "body", "keyword_only", "note", "match", "excerpt", "author", "trusted"}
     assert "may be outdated" in (hit.note or "")  # the stale hit says so, for every reader alike
@@ -466,3 +466,18 @@ def test_recall_takes_at_most_five_alternative_phrasings(vault) -> None:
     with pytest.raises(UsageError, match="at most 5"):
         vault.recall("editor", queries=[f"editor {i}" for i in range(6)])
     assert vault.recall("editor", queries="main editor").hits == []  # one string is one phrasing
+
+
+def test_the_courtesies_of_a_request_are_no_part_of_the_query() -> None:
+    """"please" (and "pls", "kindly") is neither a query word nor read by the query's vector: it
+    drew a new user's "open the config in my editor please" under the strong bar (the hook test in
+    test_verdict_small_vault). A text without one is embedded to the byte as written."""
+    from vault_mem.model.terms import query_terms, without_courtesies
+
+    assert query_terms("open the config in my editor please") == ["open", "config", "editor"]
+    assert without_courtesies("Could you, please, open the config in my editor?") == \
+        "Could you open the config in my editor?"
+    assert without_courtesies("Open it, please.") == "Open it"
+    assert without_courtesies("please") == "please" and query_terms("please") == ["please"]
+    for text in ("which editor do I use?\n\n  twice", "the pleased customer", "please-me band"):
+        assert without_courtesies(text) == text

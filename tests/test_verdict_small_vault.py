@@ -100,6 +100,10 @@ def test_a_new_users_four_memories_reach_the_prompt_hook(vault, monkeypatch) -> 
     assert "db-choice" not in context and "ci-runner" not in context
     context = hook(vault.root, "where do our CI jobs run?")
     assert 'key="ci-runner"' in context and "editor-choice" not in context
+    # a polite prompt asks the same (recall24: "please" read as a content word the memory lacks
+    # left the stand-out's meaning match just under its bar, and nothing was injected)
+    for prompt in ("open the config in my editor please", "please open the config file in my editor"):
+        assert 'key="editor-choice"' in hook(vault.root, prompt), prompt
     for prompt in ("what's the weather in Paris?", "write a haiku about autumn", "fix the off-by-one in this loop",
                    "how many CI runners are in the cloud?", "which Helix theme do I use?"):
         assert hook(vault.root, prompt) == "", prompt

@@ -550,7 +550,8 @@ def cmd_recall(args) -> int:
     from vault_mem.model import verdict  # lazy: start-up time (module docstring)
 
     lines = [f"{data['verdict']}: " + verdict.guidance(data["verdict"], keyword_only=data["keyword_only"],
-                                                        reason=data["reason"], unembedded=data.get("unembedded", 0))
+                                                        reason=data["reason"], unembedded=data.get("unembedded", 0),
+                                                        unchecked=bool(data.get("unchecked")))
              + (f" ({data['note']})" if data.get("note") else "")]
     for i, hit in enumerate(data["hits"], 1):
         flags = f" [{', '.join(hit['flags'])}]" if hit["flags"] else ""

@@ -46,10 +46,15 @@ does not wait for the in-memory vectors: until they are in, it searches the vect
 one-shot command does (:class:`~vault_mem.daemon.warmup.Warmup`). Only when the model is still
 not in is it answered with keyword results (``keyword_only`` with the
 reason; never the verdict ``none``, see :mod:`vault_mem.model.verdict`). A call waits for the
-start-up check of the files until :data:`READY_WAIT_S` after ``initialize``, then is answered
+start-up check of the files until :data:`READY_WAIT_S` after ``initialize`` (until
+:data:`~vault_mem.daemon.warmup.MODEL_WAIT_S` when the index holds no memory yet: a fresh clone's
+or a deleted sidecar's, which has nothing to answer from; waited on a worker thread, as the
+model is, so a close meanwhile ends the server at once), then is answered
 from the index with the notice :data:`~vault_mem.daemon.keeper.CHECKING` (it may miss a change
 made before the start); a recall searches during that wait, and again if the check ended in it
-(:meth:`~vault_mem.daemon.keeper.Keeper.catch_up_meanwhile`). Never silently worse or stale.
+(:meth:`~vault_mem.daemon.keeper.Keeper.catch_up_meanwhile`); a recall answered before the
+check that finds nothing has the verdict ``incomplete``, never ``none`` (the files may hold what
+the index does not yet). Never silently worse or stale.
 
 The server ends when its client closes stdin, at any moment, loads included: :func:`serve`
 returns with the vault closed, the start-up work perhaps still running on its threads (a model
@@ -212,6 +217,8 @@ class Startup:
         vault.kept_meanwhile = self.keeper.catch_up_meanwhile
         self.warmup = Warmup(vault)
         self.begun: float | None = None
+        #: the index held no memory when the start-up began (see :meth:`begin`)
+        self.empty_index = False
 
     def preload(self) -> None:
         """Begin loading the model and the vectors now, before ``initialize`` is answered: the
@@ -227,7 +234,11 @@ class Startup:
         if self.begun is not None:
             return
         self.begun = time.monotonic()
-        self.keeper.ready_by = self.begun + self.wait_s
+        # an index that holds no memory yet (a fresh clone, a deleted sidecar) has nothing to
+        # answer from before the check: a call waits for that as a recall waits for the model
+        self.empty_index = not self.vault.sidecar.holds_memories()
+        wait_s = max(self.wait_s, self.model_wait_s) if self.empty_index else self.wait_s
+        self.keeper.ready_by = self.begun + wait_s
         self.warmup.ready_by = self.begun + max(self.wait_s, self.model_wait_s)
         self.warmup.start()
         # the check of the files after the loads: run together on 2 cores, each took twice as
@@ -276,6 +287,17 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
         for each in startups:
             each.begin()
 
+    async def checked() -> None:
+        # an index that held no memory waits for the start-up check of the files up to
+        # MODEL_WAIT_S before a read: on a worker thread, so the loop still reads the client
+        # meanwhile (a close while the check runs ends the server at once). The usual wait (a
+        # quarter of a second) stays the read's own, which searches meanwhile (Keeper.catch_up_meanwhile)
+        for each in startups:
+            if each.empty_index and not each.keeper.checked():
+                import anyio  # comes with the MCP SDK
+
+                await anyio.to_thread.run_sync(each.keeper.wait_checked, abandon_on_cancel=True)
+
     tools = [types.Tool.model_validate(t) for t in schemas("mcp")]
 
     async def on_initialized(ctx, params) -> None:
@@ -311,6 +333,8 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
                 # up to MODEL_WAIT_S: waited on a worker thread, so the loop still reads the client
                 # (a close while the model loads ends the server at once)
                 await anyio.to_thread.run_sync(each.warmup.wait_ready, abandon_on_cancel=True)
+        if params.name in ("recall", "get", "list"):
+            await checked()
         result = call_tool(vault, params.name, params.arguments)
         structured, meta = model_facing(result.text, result.data)
         return types.CallToolResult(
@@ -355,6 +379,7 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
             raise MCPError(code=types.INVALID_PARAMS, message=str(meta.get("error", "invalid text")))
         if uri.startswith(MEMORY_PREFIX):
             begin()
+            await checked()
             key, _, rev = uri[len(MEMORY_PREFIX):].partition("@")
             try:
                 owner = next(iter(members.values()))
@@ -371,6 +396,7 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
                            message=f"unknown resource '{params.uri}'; this server has {INDEX_URI} and "
                                    f"{MEMORY_TEMPLATE}")
         begin()
+        await checked()
         try:
             text = "\n\n".join(context_index(member, heading=(
                 f"INDEX.md of the {name} vault ({member.root}), what is remembered there now (recall searches "

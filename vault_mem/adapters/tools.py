@@ -523,7 +523,8 @@ def _several_recall(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
     named = vaults.each(lambda n: _recall(vaults.vault(n), a))
     data = merge_recall(named, a.get("k") or max(vaults.vault(n).config.recall_k for n, _ in named))
     data["note"] = verdict.guidance(data["verdict"], keyword_only=bool(data.get("keyword_only")),
-                                    reason=data.get("reason"), unembedded=data.get("unembedded", 0))
+                                    reason=data.get("reason"), unembedded=data.get("unembedded", 0),
+                                    unchecked=bool(data.get("unchecked")))
     return data
 
 
@@ -568,10 +569,13 @@ def _recall(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
         hits.append(hit)
     data: dict[str, Any] = {"hits": hits, "verdict": result.verdict,
                             "note": verdict.guidance(result.verdict, keyword_only=result.keyword_only,
-                                                     reason=result.reason, unembedded=result.unembedded)
+                                                     reason=result.reason, unembedded=result.unembedded,
+                                                     unchecked=result.unchecked)
                             + (f" ({result.note})" if result.note else "")}
     if result.unembedded:
         data["unembedded"] = result.unembedded
+    if result.unchecked:
+        data["unchecked"] = True
     if result.keyword_only:
         data["keyword_only"] = True
         data["reason"] = result.reason

@@ -310,8 +310,7 @@ class Keeper:
         if self._thread is not None:
             if self.ready_by is not None:
                 if not self._started.wait(max(0.0, self.ready_by - time.monotonic())):
-                    if CHECKING not in self.vault.notices:
-                        self.vault.notices.append(CHECKING)
+                    self._unchecked()
                     return True  # from the index as it is, saying so (no reconcile of its own)
             elif not self._started.wait(START_WAIT_S):
                 log.warning("vault-mem: the start-up reconcile is still running; this read reconciles itself")
@@ -337,6 +336,26 @@ class Keeper:
         self._write_owed_index()
         return True
 
+    def checked(self) -> bool:
+        """Whether no start-up check of the files is under way (done, or none begun)."""
+        return self._thread is None or self._started.is_set()
+
+    def wait_checked(self) -> bool:
+        """Wait for the start-up check of the files until :attr:`ready_by` (not at all when it is
+        unset); True when it is done. The MCP server waits so on a worker thread before a read,
+        whose own :meth:`catch_up` then waits no more."""
+        if self.checked() or self.ready_by is None:
+            return self.checked()
+        return self._started.wait(max(0.0, self.ready_by - time.monotonic()))
+
+    def _unchecked(self) -> None:
+        """A read answers from the index before the start-up check is done: it says so
+        (:data:`CHECKING`), and a recall that finds nothing says something may still be stored
+        (:attr:`Vault.index_unchecked`: a fresh clone's index holds no memory yet)."""
+        if CHECKING not in self.vault.notices:
+            self.vault.notices.append(CHECKING)
+        self.vault.index_unchecked = True
+
     def catch_up_meanwhile(self) -> Callable[[], bool] | None:
         """:meth:`catch_up` in two halves, for a read that can work while the watcher's events
         arrive (a recall: its search takes longer than the events): applies what the watcher
@@ -357,8 +376,7 @@ class Keeper:
                 if self._started.wait(max(0.0, self.ready_by - time.monotonic())):
                     self.vault.reconcile()  # the check ended: catch up (or reconcile) as any read
                     return True
-                if CHECKING not in self.vault.notices:
-                    self.vault.notices.append(CHECKING)
+                self._unchecked()
                 return False
 
             return finish_start

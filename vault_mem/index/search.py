@@ -58,7 +58,15 @@ from vault_mem.index.queries import (  # the rules a write shares with recall li
 )
 from vault_mem.model import views
 from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
-from vault_mem.model.terms import MAX_QUERIES, MAX_QUERY_CHARS, fts_query, plausible_words, query_terms, stem
+from vault_mem.model.terms import (
+    MAX_QUERIES,
+    MAX_QUERY_CHARS,
+    fts_query,
+    plausible_words,
+    query_terms,
+    stem,
+    without_courtesies,
+)
 from vault_mem.model.verdict import STRONG, verdict_of
 
 # Retrieval settings, measured with `vault-mem eval` on the development benchmark (README
@@ -144,6 +152,10 @@ class RecallResult:
     #: memories the search by meaning could not see (no vector yet: found by keywords only); a
     #: search that missed them never says nothing related is stored (model/verdict.py)
     unembedded: int = 0
+    #: the index searched was not yet checked against the files (a long-lived reader's start-up
+    #: check still running, :attr:`Vault.index_unchecked`): memories may be missing from it, so a
+    #: search that found nothing never says nothing related is stored (model/verdict.py)
+    unchecked: bool = False
     #: key -> the verdict stage that made that hit a candidate (levels.UNDER_BAR, ANSWER_CHECK,
     #: FOCUS_CHECK, LEAD): diagnostics for benchmarks, in-process only (not in to_dict)
     demoted: dict[str, str] = field(default_factory=dict)
@@ -154,7 +166,7 @@ class RecallResult:
         related is stored) or ``incomplete`` (no hits from a keyword-only search): see
         :mod:`vault_mem.model.verdict`."""
         return verdict_of((h.match for h in self.hits), keyword_only=self.keyword_only or self.unembedded > 0,
-                          stored=self.stored)
+                          stored=self.stored, unchecked=self.unchecked)
 
     @property
     def answered(self) -> bool:
@@ -168,6 +180,7 @@ class RecallResult:
             "answered": self.answered,
             "keyword_only": self.keyword_only,
             "unembedded": self.unembedded,
+            "unchecked": self.unchecked,
             "reason": self.reason,
             "embedder": self.embedder,
             "note": self.note,
@@ -530,7 +543,8 @@ def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing
     failed (every ``p.qvec`` is None then: the search is keyword-only), or None."""
     try:
         vectors.embed_owed()
-        for p, v in zip(ps, embedder.embed_batch([p.text[:MAX_QUERY_CHARS] for p in ps], kind="query")):
+        texts = [without_courtesies(p.text[:MAX_QUERY_CHARS]) for p in ps]
+        for p, v in zip(ps, embedder.embed_batch(texts, kind="query")):
             p.qvec = np.asarray(v, dtype=np.float32)
     except EmbedderError as exc:
         for p in ps:

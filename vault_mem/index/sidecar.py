@@ -662,6 +662,11 @@ class Sidecar:
         r = self.db.execute("SELECT type, path FROM files WHERE key = ? AND usable = 1", (key,)).fetchone()
         return (r[0], r[1]) if r else None
 
+    def holds_memories(self) -> bool:
+        """Whether any file is indexed at all (False for a fresh clone's or a deleted sidecar
+        before its first reconcile, and for a vault with no memory)."""
+        return self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
+
     def keys(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT key FROM files WHERE usable = 1 ORDER BY key")]
 

@@ -66,6 +66,10 @@ def merge_recall(named: list[tuple[str, dict[str, Any]]], k: int) -> dict[str, A
     unembedded = sum(int(data.get("unembedded") or 0) for _, data in named)
     if unembedded:
         out["unembedded"] = unembedded
+    if any(data.get("unchecked") for _, data in named):
+        out["unchecked"] = True
+    elif "unchecked" in out:
+        out["unchecked"] = False
     if "answered" in out:
         out["answered"] = any(h.get("match") == STRONG for h in hits)
     for per_vault in ("embedder", "floor"):

@@ -13,8 +13,10 @@ than any cosine whether one sentence answers a question. So:
   relevance floor, which answerable questions essentially never fall below;
 - a downgraded search never says :data:`NONE` in a vault holding memories: with no hits its
   verdict is :data:`INCOMPLETE`, and every such result says why it may be incomplete. Downgraded:
-  keyword-only (no model, an embedder down), or memories the search by meaning could not see
-  yet (no vector made: a first index after a clone or an import still under way).
+  keyword-only (no model, an embedder down), memories the search by meaning could not see
+  yet (no vector made: a first index after a clone or an import still under way), or an index
+  not yet checked against the files (a long-lived reader's start-up check still running: a
+  fresh clone's first recall searched an index that held none of its memories).
 """
 
 from __future__ import annotations
@@ -42,20 +44,25 @@ NOTHING_BY_KEYWORDS = ("no memory shares a word with the query, and search by me
 #: what a result with no hits means when some memories have no vector yet (searched by keywords only)
 NOT_ALL_BY_MEANING = ("nothing found cleared the relevance floor, but some memories are not yet searchable by "
                       "meaning, so something related may still be stored: ask again in a moment or with other words")
+#: what a result with no hits means when the index was not yet checked against the files
+NOT_CHECKED_YET = ("nothing found in the index as it is, but the files are still being checked against it (the "
+                   "server just started), so something related may still be stored: ask again in a moment")
 #: strong hits: what they are (and that they are still to be read, not trusted blindly)
 STRONG_HITS = "the strong hits are close to the query; check that one answers it before relying on it"
 
 
-def verdict_of(matches: Iterable[str], *, keyword_only: bool, stored: bool = True) -> str:
+def verdict_of(matches: Iterable[str], *, keyword_only: bool, stored: bool = True, unchecked: bool = False) -> str:
     """The result's verdict from its hits' levels, whether the search was downgraded
     (``keyword_only``: for every memory, or for those with no vector yet), and whether the vault
-    holds any memory at all (``stored``: an empty vault is ``none`` anyway)."""
+    holds any memory at all (``stored``: an empty vault is ``none`` anyway). ``unchecked``: the
+    index searched was not yet checked against the files, so whether any memory is stored is
+    not known from it either."""
     levels = list(matches)
     if STRONG in levels:
         return STRONG
     if levels:
         return CANDIDATE
-    return INCOMPLETE if keyword_only and stored else NONE
+    return INCOMPLETE if (keyword_only and stored) or unchecked else NONE
 
 
 def keyword_only_note(reason: str | None) -> str:
@@ -64,12 +71,16 @@ def keyword_only_note(reason: str | None) -> str:
             + ": these are keyword matches only and may be incomplete")
 
 
-def guidance(verdict: str, *, keyword_only: bool = False, reason: str | None = None, unembedded: int = 0) -> str:
+def guidance(verdict: str, *, keyword_only: bool = False, reason: str | None = None, unembedded: int = 0,
+             unchecked: bool = False) -> str:
     """The sentence an agent reads with a result of ``verdict`` (the CLI, the tools, MCP);
-    ``unembedded``: how many memories the search by meaning could not see yet."""
+    ``unembedded``: how many memories the search by meaning could not see yet; ``unchecked``:
+    the index was not yet checked against the files."""
     text = {STRONG: STRONG_HITS, CANDIDATE: CANDIDATES_ONLY, NONE: NOTHING_RELATED,
             INCOMPLETE: NOTHING_BY_KEYWORDS}[verdict]
-    if verdict == INCOMPLETE and not keyword_only and unembedded:
+    if verdict == INCOMPLETE and unchecked:
+        text = NOT_CHECKED_YET
+    elif verdict == INCOMPLETE and not keyword_only and unembedded:
         text = NOT_ALL_BY_MEANING
     if keyword_only and verdict in (STRONG, CANDIDATE):
         text = f"{text}; {keyword_only_note(reason)}"
@@ -104,8 +115,8 @@ RECALL_TOOL = (
     "their age; a hit flagged 'may be outdated' must be confirmed before you rely on it. Each "
     f"hit has match '{STRONG}' (close to the query) or '{CANDIDATE}' (one of the closest memories; "
     f"it may not answer). The result's verdict: '{STRONG}'; '{CANDIDATE}' ({CANDIDATES_ONLY}); "
-    f"'{INCOMPLETE}' (no match, but search by meaning was not available for every memory: something "
-    f"may still be stored); or "
+    f"'{INCOMPLETE}' (no match, but the search could not see every memory: search by meaning was not "
+    f"available for all, or the files were still being checked; something may still be stored); or "
     f"'{NONE}'; {NONE_INSTRUCTION}."
 )
 

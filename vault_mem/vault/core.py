@@ -91,6 +91,10 @@ class Vault:
         #: ``finish``, called after the search: True when it applied a change the search may have
         #: missed, and the recall searches again (the watcher's events arrive while it searches)
         self.kept_meanwhile: Callable[[], Callable[[], bool] | None] | None = None
+        #: set by that watcher when it lets a read answer from the index before its start-up check
+        #: of the files is done (it may lack memories: a fresh clone's index holds none): a recall
+        #: then never says that nothing is stored (``RecallResult.unchecked``). Reset by each recall.
+        self.index_unchecked = False
         #: called (once each) by :meth:`close`: a watcher installed on this vault stops with it
         #: (``daemon.keeper.keep_current``)
         self.closers: list[Callable[[], None]] = []
@@ -387,6 +391,7 @@ class Vault:
         # one share of owed vectors for the whole recall (its reconcile, the bar's, the search's
         # each made one: 10 to 15 s where 5 were meant)
         with self.sidecar.vectors.owed_share():
+            self.index_unchecked = False
             finish = self.kept_meanwhile() if self.kept_meanwhile is not None else None
             if finish is None:
                 if self.kept_current is None:  # no watcher: the model loads while the files are stat'ed
@@ -398,7 +403,10 @@ class Vault:
                 changed = finish() if finish is not None else False
             # a change made before this call whose events came in while it searched: the answer
             # must hold it (never stale), so the search runs again on the sidecar that now does
-            return answer() if changed else result
+            if changed:
+                result = answer()
+            result.unchecked = self.index_unchecked
+            return result
 
     def _search(self, query: str, *, k: int | None, type: str | None, tags: list[str], scope: str | None,
                 include_expired: bool, full: bool, queries: list[str], trusted_only: bool = False):
