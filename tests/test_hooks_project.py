@@ -12,6 +12,7 @@ import os
 import random
 import string
 import subprocess
+import sys
 from pathlib import Path
 
 from conftest import app_repository, cli, git
@@ -332,3 +333,27 @@ def test_the_pasted_post_rewrite_line_leaves_the_rewritten_list_to_the_projects_
     new = git(root, "rev-parse", "HEAD").strip()
     assert (root / ".git" / "project-rewritten").read_text().split() == [old, new]
     assert new in provenance.recorded(root / ".git")[1]
+
+
+def test_a_linked_hook_file_in_the_projects_folder_is_not_read(tmp_path):
+    """Every command reads the project's hook files (are vault-mem's lines in them?), and read
+    them through links: a teammate's committed ``.githooks/post-rewrite`` linking to
+    ``/dev/zero`` or ``/dev/stdin`` made every vault-mem command in the project read forever or
+    wait for input (here: a FIFO nobody writes). The hook files are read as vault-mem reads its
+    own (:func:`vault_mem.store.files.read_own`: no link, no FIFO or device, bounded): a link
+    counts as a hook without vault-mem's line, and the command answers."""
+    root = project(tmp_path)
+    folder = githooks(root)
+    memory = root / "memory"
+    assert cli("init", str(memory)).returncode == 0
+    paste(folder)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (folder / "post-rewrite").unlink()
+    (folder / "post-rewrite").symlink_to(fifo)
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    # the timeout only ends the hang of the old reader; the command itself takes a second
+    done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(memory), "list"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "do not run vault-mem's post-rewrite" in done.stderr, done.stderr
