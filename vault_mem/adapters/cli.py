@@ -125,7 +125,6 @@ def vaults_of(args: argparse.Namespace):
 
     vaults = Vaults.resolve(args.vault, agent=getattr(args, "agent", None), here=read_here)
     _passed_over(args, vaults.found.passed_notices)
-    vaults.notices = [n for n in vaults.notices if n not in vaults.found.passed_notices]  # main() says them
     return vaults
 
 
