@@ -975,7 +975,6 @@ def _trust_places(args, folders: list[Path]) -> int:
     from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
     from vault_mem.config import choose_vault
     from vault_mem.store.git import GitRepo
-    from vault_mem.store.history import last_change_by
     from vault_mem.store.trust import record_vault, vault_standing
 
     for folder in folders:
@@ -995,8 +994,8 @@ def _trust_places(args, folders: list[Path]) -> int:
         try:
             repo = GitRepo(folder)
             rel = os.path.relpath(folder / CONFIG_FILE, repo.toplevel.resolve()).replace(os.sep, "/")
-            got = last_change_by(repo, "HEAD", [rel])
-            by = f"commit {got[0][:10]} by {shown(got[1])} <{shown_email(got[2])}>" if got else "in no commit"
+            got = trust_items.change_by(repo, "HEAD", rel)
+            by = got[2] if got else "in no commit"
         except VaultMemError:
             by = "in no git repository"
         instead = f" in place of {shown(str(now))}" if now is not None and now != folder else ""
