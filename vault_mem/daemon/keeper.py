@@ -97,10 +97,11 @@ class BatchApplier:
         self.watcher = watcher
         self.token = token if token is not None else git_token(vault)
 
-    def git_moved(self) -> bool:
-        """HEAD, its branch or the git operation under way differs from what was last applied,
-        read from git's files (a few small reads, no git process)."""
-        return git_token(self.vault) != self.token
+    def git_moved(self, batch: Batch) -> bool:
+        """HEAD, its branch or the git operation under way differs from what was last applied:
+        read from git's files (no git process) into ``batch``, which :meth:`apply` uses."""
+        batch.token = git_token(self.vault)
+        return batch.token != self.token
 
     def apply(self, batch: Batch) -> Applied:
         """Re-read what ``batch`` names, or everything when only a full pass can be trusted.
@@ -116,7 +117,7 @@ class BatchApplier:
         if batch.folders or batch.overflow:
             self.watcher.sync_folder_watches(batch.folders)
         git_changed = moved = False
-        token = git_token(vault)
+        token = batch.token if batch.token is not None else git_token(vault)
         if token != self.token:
             git_changed = True
             own_commit = token[0] == vault.sidecar.get_meta("head") and token[1:] == self.token[1:]
@@ -167,7 +168,7 @@ def changes_before(watcher: VaultWatcher, fence: Fence, batcher: Batcher,
     if not fenced:
         log.info("vault-mem: file events are slow to arrive; reconciling the whole vault")
         batch.overflow = True
-    if applier is not None and not batch.git and applier.git_moved():
+    if applier is not None and applier.git_moved(batch):
         batch.git = True
     return batch
 
