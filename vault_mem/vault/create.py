@@ -54,9 +54,12 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
         rel = src.relative_to(template)
         # dot-files ship as dot-NAME so that packaging never drops them
         dest = root / rel.parent / (("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name)
+        # a link, even dangling, on the way or at the name is left as it is: its target is not the vault's
+        if any(os.path.islink(p) for p in (*(root / rel).parents, dest) if p.is_relative_to(root) and p != root):
+            continue
         if src.is_dir():
             dest.mkdir(exist_ok=True)
-        elif src.suffix != ".pyc" and not os.path.lexists(dest):  # a link, even dangling, is left as it is
+        elif src.suffix != ".pyc" and not os.path.exists(dest):
             shutil.copyfile(src, dest)
             created.append(dest)
     return root, created
