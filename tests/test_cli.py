@@ -165,6 +165,33 @@ def test_init_on_a_file_says_it_is_a_file(tmp_path, where):
     assert (tmp_path / "notes.txt").read_text() == "a person's file\n"
 
 
+@pytest.mark.parametrize("name", ["vault.toml", "README.md", ".gitignore", "facts"])
+def test_init_never_writes_the_template_through_a_link(tmp_path, name):
+    """`vault-mem init memory/` in a project where a teammate committed ``memory/NAME`` as a link
+    to a file that does not exist yet: init's probe (``exists()``, which follows links) took the
+    dangling link for no file and copied the template through it, creating the link's target
+    outside the vault (DESIGN §7: vault-mem never follows a link for a file it writes). Now a
+    linked vault.toml is refused by name and any other linked template file is left as it is; so
+    is a linked type folder (its ``.gitkeep`` was written into the link's target folder)."""
+    proj = tmp_path / "proj"
+    (proj / "memory").mkdir(parents=True)
+    git(proj, "init", "-q")
+    if name == "facts":
+        (proj / f"planted-{name}").mkdir()
+    (proj / "memory" / name).symlink_to(f"../planted-{name}")
+    r = cli("init", str(proj / "memory"))
+    if name == "facts":
+        assert list((proj / f"planted-{name}").iterdir()) == [], (r.stdout, r.stderr)
+    else:
+        assert not (proj / f"planted-{name}").exists(), (r.stdout, r.stderr)
+    assert (proj / "memory" / name).is_symlink()
+    if name == "vault.toml":
+        assert r.returncode != 0 and "is a symlink" in r.stderr, (r.stdout, r.stderr)
+    elif name != "facts":  # (a linked type folder: the vault's reads refuse it by name afterwards)
+        assert r.returncode == 0, r.stderr
+        assert name not in git(proj, "ls-files", "memory").split(), git(proj, "ls-files")
+
+
 def test_outside_any_vault_the_error_names_the_ways_to_reach_one_made_elsewhere(vdir, tmp_path, monkeypatch):
     """After the set-up (a vault in ~/agent-memory), `vault-mem list` in another folder said only
     "create one with `vault-mem init THIS-FOLDER` or pass --vault PATH": the person wanted the

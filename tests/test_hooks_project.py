@@ -12,6 +12,7 @@ import os
 import random
 import string
 import subprocess
+import sys
 from pathlib import Path
 
 from conftest import app_repository, cli, git
@@ -249,16 +250,23 @@ def test_a_hooks_folder_outside_the_work_tree_is_left_as_it_is(tmp_path):
     assert "lint-rule" in git(root, "show", "HEAD:memory/INDEX.md")
 
 
-def test_a_line_pasted_below_the_end_of_a_hook_counts_as_missing(tmp_path):
-    """review56: a line pasted below a hook's ``exit 0`` (or ``exec npx lint-staged``) never runs,
-    yet counted as there: commands stopped naming the hook and a credential went into a commit
-    by hand with nothing said. It counts only above such a line (``exec < /dev/tty`` only
-    redirects: a line after it runs)."""
+def pasted_githooks(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A project with a .githooks/ folder, its vault in memory/ and vault-mem's lines pasted
+    into every hook file: (the project, .githooks/, memory/)."""
     root = project(tmp_path)
     folder = githooks(root)
     memory = root / "memory"
     assert cli("init", str(memory)).returncode == 0
     paste(folder)
+    return root, folder, memory
+
+
+def test_a_line_pasted_below_the_end_of_a_hook_counts_as_missing(tmp_path):
+    """review56: a line pasted below a hook's ``exit 0`` (or ``exec npx lint-staged``) never runs,
+    yet counted as there: commands stopped naming the hook and a credential went into a commit
+    by hand with nothing said. It counts only above such a line (``exec < /dev/tty`` only
+    redirects: a line after it runs)."""
+    root, folder, memory = pasted_githooks(tmp_path)
     body = PROJECT_PRE_COMMIT + "exit 0\n"
     (folder / "pre-commit").write_text(body + f"# vault-mem: pre-commit\n{project_line('pre-commit')}\n")
     said = cli("--vault", str(memory), "list").stderr
@@ -317,11 +325,7 @@ def test_the_pasted_post_rewrite_line_leaves_the_rewritten_list_to_the_projects_
     ran vault-mem's hook on it, which read it all: a project's own post-rewrite below the line
     read nothing (and above it, vault-mem's record read nothing, so the person's amended commit
     was a peer's). The line keeps a copy and gives the rest of the script the same input."""
-    root = project(tmp_path)
-    folder = githooks(root)
-    memory = root / "memory"
-    assert cli("init", str(memory)).returncode == 0
-    paste(folder)
+    root, folder, memory = pasted_githooks(tmp_path)
     hook = folder / "post-rewrite"
     hook.write_text(hook.read_text() + 'cat > "$(git rev-parse --git-dir)/project-rewritten"\n')
     write_memory(memory, "lint-rule", "The project lints with ruff")
@@ -332,3 +336,23 @@ def test_the_pasted_post_rewrite_line_leaves_the_rewritten_list_to_the_projects_
     new = git(root, "rev-parse", "HEAD").strip()
     assert (root / ".git" / "project-rewritten").read_text().split() == [old, new]
     assert new in provenance.recorded(root / ".git")[1]
+
+
+def test_a_linked_hook_file_in_the_projects_folder_is_not_read(tmp_path):
+    """Every command reads the project's hook files (are vault-mem's lines in them?), and read
+    them through links: a teammate's committed ``.githooks/post-rewrite`` linking to
+    ``/dev/zero`` or ``/dev/stdin`` made every vault-mem command in the project read forever or
+    wait for input (here: a FIFO nobody writes). The hook files are read as vault-mem reads its
+    own (:func:`vault_mem.store.files.read_own`: no link, no FIFO or device, bounded): a link
+    counts as a hook without vault-mem's line, and the command answers."""
+    root, folder, memory = pasted_githooks(tmp_path)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (folder / "post-rewrite").unlink()
+    (folder / "post-rewrite").symlink_to(fifo)
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    # the timeout only ends the hang of the old reader; the command itself takes a second
+    done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(memory), "list"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "do not run vault-mem's post-rewrite" in done.stderr, done.stderr

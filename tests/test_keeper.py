@@ -137,6 +137,36 @@ def test_the_catch_up_of_every_reader_holds_a_git_operation_whose_events_are_sti
         watcher.stop()
 
 
+def test_a_readers_catch_up_reads_gits_state_once(vault, monkeypatch):
+    """A read's catch-up read git's state (HEAD, its branch, an operation under way: ~0.3 ms
+    under load) after the fence, and applying the batch read it again: twice for every read
+    that found a change. The batch carries what the fence's read found; the next read after a
+    git operation still sees it (the real function is counted, not replaced)."""
+    from vault_mem.daemon import keeper
+
+    reads = []
+    real = keeper.git_token
+    monkeypatch.setattr(keeper, "git_token", lambda v: reads.append(1) or real(v))
+    batcher = Batcher(debounce=60.0, max_delay=60.0)
+    watcher = VaultWatcher(vault.root, [vault.repo.git_dir], batcher)
+    watcher.start()
+    try:
+        applier = BatchApplier(vault, watcher)
+        write_memory(vault.root, "boat", "Keeps a sailboat at the marina")
+        reads.clear()
+        batch = changes_so_far(watcher, batcher, 10.0, applier=applier)
+        assert "facts/boat.md" in batch.paths and not applier.apply(batch).git_changed
+        assert len(reads) == 1
+        git(vault.root, "add", "facts/boat.md")
+        git(vault.root, "commit", "-q", "--no-verify", "-m", "person: the boat")
+        reads.clear()
+        batch = changes_so_far(watcher, batcher, 10.0, applier=applier)
+        applied = applier.apply(batch)
+        assert batch.git and applied.git_changed and applied.moved and len(reads) == 1
+    finally:
+        watcher.stop()
+
+
 def test_a_full_pass_for_lost_events_looks_at_head_too(vault):
     """Lost events (a kernel queue's overflow) ask for a full pass, and the git dir's may be
     among them: the pass looks at HEAD too (INDEX.md is rendered against the new one, and the

@@ -128,3 +128,22 @@ def test_entry_modes_takes_any_number_of_paths(tmp_path):
     entries = history.changed_entries(repo, "HEAD~1", "HEAD", ".")
     assert entries["a.md"] is None and entries["b.md"][0] == "100644"
     assert history.blob_sizes(repo, [entries["b.md"][1], "0" * 40]) == {entries["b.md"][1]: 2}
+
+
+def test_whose_change_reads_the_path_literally(tmp_path):
+    """``trust`` names the commit that last changed a file a peer sent (``last_change_by``); a
+    name is text the peer chose, and git read ``facts/[ab].gitignore`` as a pattern, so the
+    commit named for it was the later one of ``facts/a.gitignore``, a file nobody asked about.
+    The one history read of "who changed this path last" (``newest_touch`` is that read over a
+    range of commits, on every line of history) takes paths literally."""
+    root, repo = _repo(tmp_path)
+    (root / "facts").mkdir()
+    (root / "facts" / "[ab].gitignore").write_text("*.tmp\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--author=Pat Peer <pat@example.com>", "-m", "bracketed")
+    bracketed = git(root, "rev-parse", "HEAD").strip()
+    (root / "facts" / "a.gitignore").write_text("*.bak\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--author=Other One <other@example.com>", "-m", "plain")
+    assert history.last_change_by(repo, "HEAD", ["facts/[ab].gitignore"]) == (bracketed, "Pat Peer", "pat@example.com")
+    assert history.newest_touch(repo, "HEAD", bracketed, "facts/[ab].gitignore") is None  # not since then

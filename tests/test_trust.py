@@ -263,6 +263,30 @@ def test_a_link_in_the_state_folder_is_never_followed(vault, tmp_path, name):
         assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.parametrize("name", ["local-commits", "replayed-from"])
+def test_a_link_for_the_record_of_commits_made_here_is_refused_by_name(vault, tmp_path, name):
+    """The record of the commits made here (``.git/vault-mem/``) was written without following a
+    link (a bare "Too many levels of symbolic links" error) but read through one: a link there
+    made another file the record of this machine's commits (the authors every read trusts).
+    Both ways refuse it by name now, as every file of vault-mem's own (DESIGN §7)."""
+    from vault_mem.store import provenance
+
+    common = vault.repo.common_dir
+    path = common / "vault-mem" / name
+    target = tmp_path / "elsewhere"
+    target.write_text(path.read_text() if path.exists() else "", encoding="ascii")
+    path.unlink(missing_ok=True)
+    path.parent.mkdir(exist_ok=True)
+    path.symlink_to(target)
+    read = provenance.recorded if name == "local-commits" else provenance.replayed_from
+    with pytest.raises(LinkError, match=f"{name} is a symlink"):
+        read(common)
+    if name == "local-commits":
+        with pytest.raises(LinkError, match=f"{name} is a symlink"):
+            provenance.record_local(common, ["0" * 40])
+    assert target.read_text(encoding="ascii").count("0" * 40) == 0
+
+
 def test_the_state_folder_itself_and_vault_toml_are_never_followed(vault, tmp_path):
     root = vault.root
     vault.close()

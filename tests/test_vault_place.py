@@ -434,3 +434,32 @@ def test_trust_of_a_linked_vault_toml_approves_no_folder(project):
     assert asked.returncode != 0 and "symlink" in asked.stdout, asked.stdout
     recorded = _recorded({"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]})
     assert not any(k.endswith(("/src", "/other")) for k in recorded), recorded
+
+
+@pytest.mark.parametrize("target", ["../memory/vault.toml", "../README.md"])
+def test_a_linked_vault_toml_is_no_vault_so_no_note_asks_to_trust_it(project, target):
+    """A teammate's ``src/vault.toml`` that is a link to a regular file counted as a vault (the
+    finder's probe followed links): commands below ``src/`` said it was ignored and told the person
+    to run ``vault-mem trust src/vault.toml``, which refuses it (a link is never read, so its folder
+    cannot be a vault). vault-mem never follows a link for a file of its own (DESIGN §7): the
+    finder does not either, so the link makes no candidate, and nothing asks for a futile trust."""
+    proj, _ = project
+    mate = proj.parent / "mate"
+    git(proj.parent, "clone", "-q", str(proj), str(mate))
+    (mate / "README.md").write_text("the project\n", encoding="utf-8")
+    _stray_vault(mate / "src")
+    (mate / "src" / "facts" / ".keep").write_text("", encoding="utf-8")
+    (mate / "src" / "vault.toml").symlink_to(target)
+    git(mate, "add", "-A")
+    git(mate, *MATE, "commit", "-q", "-m", "teammate's linked vault.toml")
+    git(proj, "pull", "-q", "--no-rebase", "--no-edit", str(mate), "HEAD")
+    below = proj / "src" / "app"
+    below.mkdir()
+    for cwd in (below, proj / "src"):
+        r = cli("list", cwd=cwd)
+        assert r.returncode == 0 and "editor-choice" in r.stdout, (cwd, r.stdout, r.stderr)
+        assert "vault.toml is ignored" not in r.stderr and "vault-mem trust" not in r.stderr, (cwd, r.stderr)
+    found = json.loads(cli("doctor", "--json", cwd=below).stdout)["vaults"]
+    assert [(v["root"], v["passed_over"]) for v in found] == [(str((proj / "memory").resolve()), [])], found
+    named = cli("--vault", str(proj / "src"), "list", cwd=proj)  # named: the link is refused by name
+    assert named.returncode != 0 and "src/vault.toml is a symlink" in named.stderr, named.stderr

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -326,13 +327,32 @@ Known = Callable[[Path], int]
 APPROVED, RECORDED = 1, 2
 
 
+def _regular_file(path: Path) -> bool:
+    """Whether ``path`` itself is a regular file: a link is not, whatever it points at."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def holds_config(folder: Path) -> bool:
+    """Whether ``folder`` holds a vault.toml: a regular file, never a link (vault-mem never
+    follows one for a file of its own, DESIGN §7, so a linked vault.toml is never read and
+    cannot make its folder a vault: a teammate's ``src/vault.toml`` linked to any file was a
+    candidate, and the note that named it asked for a ``vault-mem trust`` that refuses links).
+    The one probe of every place that asks whether a folder holds a vault's settings file."""
+    return _regular_file(folder / CONFIG_FILE)
+
+
 def _holds_vault(folder: Path) -> bool:
-    """A vault.toml there, or the state of a vault whose vault.toml a commit deleted or made
-    something else (a link, dangling or not, a folder: a peer's, by a plain `git pull`): it opens
-    on the settings approved on this machine, and says so (vault_mem.store.settings). Its
-    vault.toml made a dangling link, the person's ``memory/`` was no vault at all, and a teammate's
-    vault.toml beside it the only candidate."""
-    return (folder / CONFIG_FILE).is_file() or (folder / STATE_DIR / "index.db").is_file()
+    """A vault.toml there (:func:`holds_config`), or the state of a vault whose vault.toml a
+    commit deleted or made something else (a link, dangling or not, a folder: a peer's, by a
+    plain `git pull`): it opens on the settings approved on this machine, and says so
+    (vault_mem.store.settings). Its vault.toml made a dangling link, the person's ``memory/`` was
+    no vault at all, and a teammate's vault.toml beside it the only candidate. The state folder
+    is not looked through when it is a link either."""
+    state = folder / STATE_DIR
+    return holds_config(folder) or (not os.path.islink(state) and _regular_file(state / "index.db"))
 
 
 @dataclass(frozen=True)
@@ -427,7 +447,7 @@ def _outermost_in_repository(found: Path) -> Path:
     repository than the working folder's, found above it: none of its files is this project's)."""
     outer = found
     for folder in (found, *found.parents):
-        if folder != found and (folder / CONFIG_FILE).is_file():
+        if folder != found and holds_config(folder):
             outer = folder
         if os.path.lexists(folder / ".git"):  # the repository's top: a vault above is another repo's
             break
@@ -603,6 +623,10 @@ def _named_explicit(path: Path, known: Known, how: str) -> NamedVault:
     """The vault a named folder means (--vault, or with no project or personal vault
     $VAULT_MEM_VAULT): :func:`choose_vault`."""
     here = path.expanduser().resolve()
+    if os.path.islink(here / CONFIG_FILE) and not _holds_vault(here):
+        # the folder named, whose vault.toml is a link: opening it refuses the link by name
+        # (vault_mem.store.files.read_own), not a vault above it the person did not name
+        return NamedVault(PROJECT, here, how)
     found = choose_vault(here, known, explicit=True)
     if found.root is None:
         raise NotAVaultError(

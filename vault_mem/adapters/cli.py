@@ -125,7 +125,6 @@ def vaults_of(args: argparse.Namespace):
 
     vaults = Vaults.resolve(args.vault, agent=getattr(args, "agent", None), here=read_here)
     _passed_over(args, vaults.found.passed_notices)
-    vaults.notices = [n for n in vaults.notices if n not in vaults.found.passed_notices]  # main() says them
     return vaults
 
 
@@ -977,7 +976,6 @@ def _trust_places(args, folders: list[Path]) -> int:
     from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
     from vault_mem.config import choose_vault
     from vault_mem.store.git import GitRepo
-    from vault_mem.store.history import last_change_by
     from vault_mem.store.trust import record_vault, vault_standing
 
     for folder in folders:
@@ -997,8 +995,8 @@ def _trust_places(args, folders: list[Path]) -> int:
         try:
             repo = GitRepo(folder)
             rel = os.path.relpath(folder / CONFIG_FILE, repo.toplevel.resolve()).replace(os.sep, "/")
-            got = last_change_by(repo, "HEAD", [rel])
-            by = f"commit {got[0][:10]} by {shown(got[1])} <{shown_email(got[2])}>" if got else "in no commit"
+            got = trust_items.change_by(repo, "HEAD", rel)
+            by = got[2] if got else "in no commit"
         except VaultMemError:
             by = "in no git repository"
         instead = f" in place of {shown(str(now))}" if now is not None and now != folder else ""

@@ -119,7 +119,7 @@ def _claude_hook(name: str) -> Callable[..., HookOutput]:
                 else:  # the vault's daemon answers when one runs, else this process (adapters/reads.py)
                     reply = vaults.read(vaults.names[0], "hook", {"name": name, "event": event})
                     context = reply.get("context") if isinstance(reply, dict) else None
-                notices = vaults.take_notices()
+                notices = [*vaults.found.passed_notices, *vaults.take_notices()]
             finally:
                 vaults.close()
         except NotAVaultError as exc:

@@ -589,14 +589,13 @@ def serve(found: VaultSet | Path, agent: str | None = None, *, embedder: Any = N
     # project's memory/) is skipped, named, and the others are served (Vaults.each)
     probe = Vaults(found, agent=agent, daemon=False)
     opened = dict(probe.each(lambda name: opener(found.named(name).root)()))
-    skipped = [n for n in probe.take_notices() if n not in found.passed_notices]  # those: the served vaults say
+    skipped = probe.take_notices()
     for note in skipped:
         log.warning("%s", note)
     startups = [Startup(opened[v.name], opener(v.root)) for v in found.vaults if v.name in opened]
     served: Vault | Vaults = (Vaults(found, agent=agent, daemon=False, opened=opened) if found.several
                               else opened[found.vaults[0].name])
-    if isinstance(served, Vault):
-        served.notices.extend(found.passed_notices)  # a teammate's vault.toml passed over in finding it
+    served.notices.extend(found.passed_notices)  # a teammate's vault.toml passed over in finding them
     if isinstance(served, Vaults):
         served.notices += skipped  # the first tool result says it too
     try:

@@ -44,25 +44,34 @@ def asked_on_terminal(why_not: str) -> bool:
     return why_not.startswith("the person")
 
 
+def change_by(repo: GitRepo, rev: str, top: str) -> tuple[str, str, str] | None:
+    """``(commit, author email, the text naming them)`` of the last commit reachable from
+    ``rev`` that changed the top-level path ``top``, or None (no such commit, or no history to
+    read): how ``trust`` names whose change it asks about, escaped (a peer chose the name and
+    email)."""
+    from vault_mem.store.history import last_change_by
+
+    try:
+        got = last_change_by(repo, rev, [top])
+    except VaultMemError:
+        return None
+    if got is None:
+        return None
+    commit, name, email = got
+    return commit, email, f"commit {commit[:10]} by {shown(name)} <{shown_email(email)}>"
+
+
 def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, Any]]:
     """Each change waiting for approval, as ``trust`` shows and asks about it: its ``name`` (the
     vault-relative file, what ``trust PATH`` takes), whose commit brought it, what it changes, and
     the ``text`` shown (escaped: every part but vault-mem's words is text a peer chose)."""
     from vault_mem.config import describe_changes
     from vault_mem.store.gitfiles import is_git_file
-    from vault_mem.store.history import last_change_by
 
     items: list[dict[str, Any]] = []
 
     def whose(rev: str, rel: str) -> tuple[str | None, str | None, str]:
-        try:
-            got = last_change_by(ws.repo, rev, [ws.prefix + rel])
-        except VaultMemError:
-            got = None
-        if got is None:
-            return None, None, "a commit not found (git log names it)"
-        commit, name, email = got
-        return commit, email, f"commit {commit[:10]} by {shown(name)} <{shown_email(email)}>"
+        return change_by(ws.repo, rev, ws.prefix + rel) or (None, None, "a commit not found (git log names it)")
 
     if s.pending_raw is not None:
         commit, email, by = whose("HEAD", CONFIG_FILE)

@@ -55,8 +55,10 @@ class Vaults:
         self.daemon = daemon
         self.here = here
         self.opened: dict[str, Vault] = dict(opened or {})
-        #: a teammate's vault.toml passed over in finding them is said by the first answer
-        self.notices: list[str] = list(found.passed_notices)
+        #: what the vaults noticed (a daemon's notices, a vault skipped), for the next answer.
+        #: Not the folders passed over in finding them (``found.passed_notices``): those are
+        #: the finding's, said once by the adapter that reports to the person or the agent
+        self.notices: list[str] = []
         #: the vaults :meth:`each` skipped because they refused, by name
         self.skipped: list[str] = []
 

@@ -40,6 +40,7 @@ from vault_mem.store.files import read_own
 from vault_mem.store.history import head_ref
 from vault_mem.store.locks import daemon_pid
 from vault_mem.vault.core import Vault
+from vault_mem.vault.steps import IndexWrite
 from vault_mem.platform.heap import trim_heap
 
 log = logging.getLogger("vault_mem.daemon.keeper")
@@ -96,10 +97,11 @@ class BatchApplier:
         self.watcher = watcher
         self.token = token if token is not None else git_token(vault)
 
-    def git_moved(self) -> bool:
-        """HEAD, its branch or the git operation under way differs from what was last applied,
-        read from git's files (a few small reads, no git process)."""
-        return git_token(self.vault) != self.token
+    def git_moved(self, batch: Batch) -> bool:
+        """HEAD, its branch or the git operation under way differs from what was last applied:
+        read from git's files (no git process) into ``batch``, which :meth:`apply` uses."""
+        batch.token = git_token(self.vault)
+        return batch.token != self.token
 
     def apply(self, batch: Batch) -> Applied:
         """Re-read what ``batch`` names, or everything when only a full pass can be trusted.
@@ -115,7 +117,7 @@ class BatchApplier:
         if batch.folders or batch.overflow:
             self.watcher.sync_folder_watches(batch.folders)
         git_changed = moved = False
-        token = git_token(vault)
+        token = batch.token if batch.token is not None else git_token(vault)
         if token != self.token:
             git_changed = True
             own_commit = token[0] == vault.sidecar.get_meta("head") and token[1:] == self.token[1:]
@@ -166,33 +168,39 @@ def changes_before(watcher: VaultWatcher, fence: Fence, batcher: Batcher,
     if not fenced:
         log.info("vault-mem: file events are slow to arrive; reconciling the whole vault")
         batch.overflow = True
-    if applier is not None and not batch.git and applier.git_moved():
+    if applier is not None and applier.git_moved(batch):
         batch.git = True
     return batch
 
 
-def index_mark(vault: Vault, token: tuple) -> tuple | None:
-    """What a reader (the daemon, a :class:`Keeper`) keeps after it wrote INDEX.md, or found it
-    current, under git's state ``token`` (:func:`git_token`, read just before): ``token`` while
-    INDEX.md on disk is not HEAD's, None once it is. Not HEAD's, it stands modified in the work
-    tree, and is right for this state of git only: what is due depends on HEAD
-    (:func:`~vault_mem.vault.steps.committed_index_kept`), and a git operation writes the
-    files first and HEAD last, so one rendered in between is the old HEAD's answer. Costs a
-    read of INDEX.md and one lookup in git's object store."""
+def write_index_marked(vault: Vault, mark: tuple | None, *, held: frozenset[str] = frozenset()
+                       ) -> tuple[IndexWrite, tuple | None]:
+    """Write INDEX.md (:meth:`Vault.write_index`; ``held``: the files of a write waiting beside)
+    and the mark a reader (the daemon, a :class:`Keeper`) keeps of it, the one bookkeeping of
+    both: git's state (:func:`git_token`, read just before the write: a HEAD moved meanwhile
+    makes it differ) while INDEX.md on disk is not HEAD's, None once it is; ``mark`` unchanged
+    when the write was held back. Not HEAD's, it stands modified in the work tree, and is right
+    for this state of git only: what is due depends on HEAD
+    (:func:`~vault_mem.vault.steps.committed_index_kept`), and a git operation writes the files
+    first and HEAD last, so one rendered in between is the old HEAD's answer. Costs a read of
+    INDEX.md and one lookup in git's object store."""
+    token = git_token(vault)
+    written = vault.write_index(held=held)
+    if written.held_back is not None:
+        return written, mark
     repo = vault.repo
     try:
         data = read_own(vault.root / INDEX_FILE)
         head = repo.head()
         committed = repo.blob_at(head, vault.ws.top(INDEX_FILE)) if head else None
     except (VaultMemError, OSError):
-        return token  # looked at again when git moves
-    if data is not None and committed is not None and committed == repo.blob_id(data):
-        return None
-    return token
+        return written, token  # looked at again when git moves
+    return written, (None if data is not None and committed is not None and committed == repo.blob_id(data)
+                     else token)
 
 
 def index_written_before(mark: tuple | None, token: tuple) -> bool:
-    """Whether INDEX.md a reader left on disk (:func:`index_mark`) is to be looked at again now
+    """Whether INDEX.md a reader left on disk (:func:`write_index_marked`) is to be looked at again now
     that git's state is ``token``: git moved past the state it was written under."""
     return mark is not None and mark != token
 
@@ -232,7 +240,7 @@ class Keeper:
         #: when :meth:`retry_index` writes an owed INDEX.md again (``time.monotonic()``)
         self.index_retry_at: float | None = None
         #: git's state (:func:`git_token`) under which this keeper last wrote INDEX.md, or found
-        #: it current, while that INDEX.md is not HEAD's (:func:`index_mark`): once git differs
+        #: it current, while that INDEX.md is not HEAD's (:func:`write_index_marked`): once git differs
         #: from it, INDEX.md may be one rendered in the middle of a person's git operation
         #: (see :meth:`retry_index`); None when none of its own stands in the work tree
         self._index_written_at: tuple | None = None
@@ -418,12 +426,8 @@ class Keeper:
         if not self._index_owed:
             return
         with self.vault.lock:
-            # read before the write: a git operation that moves HEAD meanwhile makes it differ
-            token = git_token(self.vault)
-            written = self.vault.write_index()
+            written, self._index_written_at = write_index_marked(self.vault, self._index_written_at)
             self._index_owed = written.held_back is not None
-            if written.held_back is None:
-                self._index_written_at = index_mark(self.vault, token)
             if written.was_owed:
                 self.vault.commit_owed_index()
         self.index_retry_at = time.monotonic() + INDEX_RETRY_S if self._index_owed else None

@@ -43,8 +43,8 @@ from vault_mem.daemon.keeper import (
     changes_so_far,
     git_busy,
     git_token,
-    index_mark,
     index_written_before,
+    write_index_marked,
 )
 from vault_mem.daemon.serve import Handler, NotStarted, ReadServer
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
@@ -140,7 +140,7 @@ class Daemon:
         self._applier: BatchApplier | None = None
         self._problems: dict[str, str] = {}
         self._index_stale = False
-        #: git's state under which INDEX.md on disk, not HEAD's, was last written or found current (keeper.index_mark)
+        #: git's state under which INDEX.md on disk, not HEAD's, was last written or found current (keeper.write_index_marked)
         self._index_written_at: tuple | None = None
         self._edits: set[str] = set()
         self._index_commit = False
@@ -517,10 +517,9 @@ class Daemon:
             return
         checkpoint("index-flush", self.state_dir)  # tests: a git operation that starts just before
         with self.vault.locked_or_beside() as held:  # beside a write waiting for git: its files as HEAD's
-            token = git_token(self.vault)  # before the write: a HEAD moved meanwhile makes it differ
-            written = self.vault.write_index(held=held or frozenset())  # which checks git (steps.write_index)
-            if written.held_back is None:
-                self._index_written_at = index_mark(self.vault, token)
+            # which checks git (steps.write_index)
+            written, self._index_written_at = write_index_marked(self.vault, self._index_written_at,
+                                                                 held=held or frozenset())
         if written.held_back:
             # still stale (nothing else writes INDEX.md until some other file changes): retried,
             # soon after a person's git command (it ends in moments, and a checkout they retry

@@ -100,6 +100,10 @@ class Batch:
     index_file: bool = False  # INDEX.md was touched (by us, git, or a person)
     config: bool = False     # vault.toml changed
     overflow: bool = False   # the kernel dropped events: only a full reconcile is safe
+    #: git's state read for a reader's batch after its fence (:func:`~vault_mem.daemon.keeper.changes_before`),
+    #: which applying it uses rather than read it again; None: read when applied (never kept
+    #: through a merge: it may be older than what merged in)
+    token: tuple | None = None
 
     def __bool__(self) -> bool:
         return bool(self.paths or self.git or self.folders or self.index_file or self.config
@@ -117,6 +121,7 @@ class Batch:
         self.index_file |= other.index_file
         self.config |= other.config
         self.overflow |= other.overflow
+        self.token = None
 
     def describe(self) -> str:
         parts = []

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vault_mem import config
-from vault_mem.config import CONFIG_FILE, PROJECT, STATE_DIR, VaultSet
+from vault_mem.config import CONFIG_FILE, PROJECT, STATE_DIR, VaultSet, holds_config
 from vault_mem.errors import VaultMemError
 
 
@@ -32,7 +32,7 @@ def passed_over_notice(folder: Path, chosen: Path) -> str:
     from vault_mem.model.names import shell_word, shown  # lazy: said only when a folder is passed over
 
     toml = folder / CONFIG_FILE
-    if not toml.is_file():  # only a vault's state (a committed .vault-mem/index.db): nothing to approve
+    if not holds_config(folder):  # only a vault's state (a committed .vault-mem/index.db): nothing to approve
         state = folder / STATE_DIR
         return (f"{shown(str(state))} is ignored: it holds a vault's state with no {CONFIG_FILE} beside it, which "
                 f"would make {shown(str(folder))} the vault in place of {shown(str(chosen))}, which stays the vault; "

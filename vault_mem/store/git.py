@@ -71,6 +71,36 @@ if TYPE_CHECKING:
 log = Logger("vault_mem.store.git")  # logging imported at the first message (start-up time)
 #: how long a landed commit waits for a git gc/prune/repack, started before it landed, to end
 _MAINTENANCE_WAIT_S = 60.0
+
+
+class _Wait:
+    """One wait before a branch moves (:meth:`GitRepo.commit_paths`, :meth:`GitRepo.land_ref`):
+    its deadline (``INDEX_LOCK_WAIT_S``), its pace (2 ms doubling to 50 ms) and the one warning
+    it says once it lasts (what it waits for: a person's git command, a gc, index.lock)."""
+
+    def __init__(self, repo: GitRepo, branch: str) -> None:
+        self.repo, self.branch = repo, branch
+        self.start = time.monotonic()
+        self.deadline = self.start + gitindex.INDEX_LOCK_WAIT_S
+        self.said, self.delay = False, 0.002
+
+    def for_git(self, maintenance: list[int]) -> None:
+        """A person's git command (or a gc) goes first: HEAD must still be on the branch."""
+        self.repo._check_head(self.branch)  # a write whose HEAD moved fails now, not after the command
+        self.said = self.repo._say_git_wait(self.start, self.said, maintenance)
+
+    def for_lock(self) -> None:
+        """index.lock was held, or the branch or the index moved under the attempt."""
+        self.said = self.repo._say_waiting(self.start, self.said)
+
+    def expired(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def pause(self) -> None:
+        time.sleep(self.delay)
+        self.delay = min(self.delay * 2, 0.05)
+
+
 class GitRepo(GitObjects, GitRefs, GitIndex):
     """The repository that holds a vault (found from any path inside its work tree).
 
@@ -380,13 +410,10 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                       aside: Callable[[], contextlib.AbstractContextManager] | None = None) -> str | None:
         blobs = {p: (self.write_object("blob", d) if d is not None else None) for p, d in files.items()}
         first_line = message.splitlines()[0] if message else "commit"
-        start = time.monotonic()
-        deadline = start + gitindex.INDEX_LOCK_WAIT_S
-        said = False
+        wait = _Wait(self, branch)
         first_parent: str | None | bool = False
         built: tuple[str | None, str, dict[str, str | None]] | None = None
         gc_seen = False
-        delay = 0.002
         while True:
             parent = self.ref_value(branch)
             if built is None or built[0] != parent:
@@ -411,9 +438,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             if maintenance or person:
                 # it goes first, and index.lock is not even taken meanwhile: git dies on a held
                 # one, and a `git pull --rebase --autostash` that dies between its stash and its
-                # reset leaves a rebase half-way (this loop polled index.lock every 50 ms). A
-                # write whose HEAD moved already fails now, not after the command.
-                self._check_head(branch)
+                # reset leaves a rebase half-way (this loop polled index.lock every 50 ms)
+                wait.for_git(maintenance)
                 gc_seen = gc_seen or bool(maintenance)
                 staged = None
             else:
@@ -438,7 +464,9 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                                             "the next command finishes it")
                 self._keep_objects(self._local.written, warnings)
                 return commit
-            if time.monotonic() > deadline:
+            if staged is not None:
+                wait.for_lock()
+            if wait.expired():
                 who = self.person_commit()
                 busy = None if who else self.person_git_command()
                 if not who and not busy and maintenance:
@@ -450,9 +478,6 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                         f"{busy} is under way; nothing was written: retry when it is done" if busy else
                         f"{branch} kept moving, or git's index.lock in {self.git_dir} stayed held, "
                         f"{self._index_lock_holder()}; nothing was written"))
-            if staged is None:
-                said = self._say_git_wait(start, said, maintenance)
-            said = self._say_waiting(start, said)
             if staged is None and aside is not None:
                 # waiting for a person's git command (or a gc), with the work-tree part of the
                 # write lock given up until it looks done: the daemon may put back what a stash
@@ -461,18 +486,15 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 # everything again under it (given up and taken back on every 50 ms pass, the
                 # writer competed with the daemon for the gaps between the person's commands)
                 with aside():
-                    while time.monotonic() <= deadline:
-                        time.sleep(delay)
-                        delay = min(delay * 2, 0.05)
+                    while not wait.expired():
+                        wait.pause()
                         maintenance, person = self._git_running()
                         if not (maintenance or person):
                             break
-                        self._check_head(branch)  # a write whose HEAD moved fails now
+                        wait.for_git(maintenance)
                         gc_seen = gc_seen or bool(maintenance)
-                        said = self._say_git_wait(start, said, maintenance)
                 continue
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+            wait.pause()
 
     def _say_git_wait(self, start: float, said: bool, maintenance: list[int]) -> bool:
         """Say, once the wait passes SAY_WAITING_AFTER_S, which git command a commit waits for."""
@@ -531,23 +553,20 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         branch = self.head_branch()
         if branch is None:
             raise HeadMovedError(f"HEAD is detached in {self.toplevel}; `git switch <branch>` and retry")
-        start = time.monotonic()
-        said, delay = False, 0.002
+        wait = _Wait(self, branch)
         while self.ref_value(branch) == old:
             maintenance, person = self._git_running()
             if person or maintenance:
-                self._check_head(branch)
-                said = self._say_git_wait(start, said, maintenance)
+                wait.for_git(maintenance)
             elif self._land(branch, new, old, None, reflog, who, None):
                 return True
             else:  # index.lock held (a person's git, or one a crashed git left): said as a write says it
-                said = self._say_waiting(start, said)
-            if time.monotonic() > start + gitindex.INDEX_LOCK_WAIT_S:
+                wait.for_lock()
+            if wait.expired():
                 raise LockTimeoutError(f"could not move {branch} for {gitindex.INDEX_LOCK_WAIT_S:.0f} s: "
                                        f"{self.person_git_command() or 'a git command'} kept it busy, or git's "
                                        f"index.lock in {self.git_dir} stayed held, {self._index_lock_holder()}")
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+            wait.pause()
         return False
 
     def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None] | None,

@@ -222,12 +222,18 @@ def last_commit(repo: GitRepo, paths: list[str]) -> str | None:
     return out or None
 
 
-def last_change_by(repo: GitRepo, rev: str, paths: list[str]) -> tuple[str, str, str] | None:
-    """``(commit id, author name, author email)`` of the last commit reachable from ``rev`` that
-    changed ``paths`` (top-level relative), or None: whose change ``vault-mem trust`` asks about.
-    Name and email are cut at :data:`AUTHOR_CHARS` (a peer's may be megabytes)."""
-    out = _walk(repo, "log", "-n1", f"--format=%H%x00{_who('%an')}%x00{_who('%ae')}", rev, "--", *paths,
-                cwd=repo.toplevel).strip("\n")
+def last_change_by(repo: GitRepo, rev: str, paths: list[str], *, since: str | None = None,
+                   full_history: bool = False) -> tuple[str, str, str] | None:
+    """``(commit id, author name, author email)`` of the last commit reachable from ``rev`` (and
+    not from ``since``) that changed ``paths`` (top-level relative, taken literally: a name is
+    text a peer chose, and ``[ab]`` read as a pattern named another file's commit), or None:
+    whose change ``vault-mem trust`` asks about. ``full_history``: on any line of history (a
+    merge that took one parent's text there counts, which git's simplified history skips).
+    Name and email are cut at :data:`AUTHOR_CHARS` (a peer's may be megabytes). The one read of
+    who changed a path last."""
+    out = _walk(repo, "--literal-pathspecs", "log", *(["--full-history"] if full_history else []), "-n1",
+                f"--format=%H%x00{_who('%an')}%x00{_who('%ae')}", rev, *([f"^{since}"] if since else []),
+                "--", *paths, cwd=repo.toplevel).strip("\n")
     parts = out.split("\0")
     if len(parts) != 3 or not parts[0]:
         return None
@@ -236,14 +242,9 @@ def last_change_by(repo: GitRepo, rev: str, paths: list[str]) -> tuple[str, str,
 
 def newest_touch(repo: GitRepo, new: str, old: str, path: str) -> tuple[str, str] | None:
     """``(commit, author email)`` of the newest commit of ``new`` not in ``old`` that changed the
-    file ``path`` (top-level, literally) on any line of history (``--full-history``: a merge that
-    took one parent's text there counts, which git's simplified history skips), or None."""
-    out = _walk(repo, "--literal-pathspecs", "log", "--full-history", "-n1", f"--format=%H%x00{_who('%ae')}",
-                new, f"^{old}", "--", path, cwd=repo.toplevel).strip("\n")
-    parts = out.split("\0")
-    if len(parts) != 2 or not parts[0]:
-        return None
-    return parts[0], parts[1].rstrip(" ")
+    file ``path`` on any line of history (:func:`last_change_by`), or None."""
+    got = last_change_by(repo, new, [path], since=old, full_history=True)
+    return (got[0], got[2]) if got else None
 
 
 #: the most characters of a commit's subject a history listing reads (git cuts it, ending in
@@ -522,6 +523,15 @@ def _main_head(repo: GitRepo) -> list[str]:
     return [head]
 
 
+def _tip_names(repo: GitRepo, *, own: bool) -> list[str]:
+    """What :func:`shared_tips` (``own=False``) and :func:`known_tips` (``own=True``: this
+    worktree's own refs, logs and head files too) read, in that order: the names, not yet commits."""
+    shared, mine = _refs(repo)
+    names = shared + (mine if own else []) + _main_head(repo) + \
+        _logged(log_files(repo) if own else shared_log_files(repo)) + replayed_from(repo.common_dir)
+    return names + (repo.head_files(*HEAD_FILES) if own else [])
+
+
 def shared_tips(repo: GitRepo) -> list[str]:
     """The commits every worktree names alike: the shared refs (remote-tracking ones included,
     tags peeled; not ``refs/stash``, nor a worktree's own ``refs/bisect/``...), the main
@@ -536,8 +546,7 @@ def shared_tips(repo: GitRepo) -> list[str]:
     its ``FETCH_HEAD`` are not among them: the origins read a linked worktree's only when the
     vault is read there, and ``git worktree remove`` deletes them, so a text only they held
     would be no one's first there and become the pick's, made here."""
-    shared, _own = _refs(repo)
-    return _commits(repo, shared + _main_head(repo) + _logged(shared_log_files(repo)) + replayed_from(repo.common_dir))
+    return _commits(repo, _tip_names(repo, own=False))
 
 
 def known_tips(repo: GitRepo) -> list[str]:
@@ -547,10 +556,7 @@ def known_tips(repo: GitRepo) -> list[str]:
     take text from with git. Not ``refs/stash`` and its log: a stash holds the person's own
     edits in commits no hook records, which would then pass for someone else's. Anything that
     is not a commit (a tag of a tree or a blob) is left out."""
-    shared, own = _refs(repo)
-    names = shared + own + _main_head(repo) + _logged(log_files(repo)) + replayed_from(repo.common_dir) + \
-        repo.head_files(*HEAD_FILES)
-    return _commits(repo, names)
+    return _commits(repo, _tip_names(repo, own=True))
 
 
 def seen_elsewhere(repo: GitRepo, blob: str) -> bool:

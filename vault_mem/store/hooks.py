@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Protocol
 from vault_mem.errors import VaultMemError
 from vault_mem.platform import procs
 from vault_mem.store.arrivals import PER_WORKTREE
+from vault_mem.store.files import read_own
 
 if TYPE_CHECKING:
     from vault_mem.store.git import GitRepo
@@ -537,12 +538,22 @@ def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | 
             "from a peer's change for one made here: rewrite them with `vault-mem hooks install`")
 
 
+#: the most of a hook file read: a hook is a script of a few lines (vault-mem's a few KB)
+HOOK_READ_BYTES = 1 << 20
+
+
 def _read(path: Path) -> str:
-    """The text of hook file ``path``, or "" when it cannot be read (missing: no hook)."""
+    """The text of hook file ``path``, or "" when it cannot be read (missing: no hook). Read as
+    vault-mem reads its own files (:func:`~vault_mem.store.files.read_own`): never through a
+    link, a regular file only, bounded. A project's hooks folder holds what any teammate
+    commits, and every command reads it: a committed link to ``/dev/zero`` or ``/dev/stdin``
+    made each one read forever or wait for input. A link counts as a hook without vault-mem's
+    mark or line."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        data = read_own(path, max_bytes=HOOK_READ_BYTES)
+    except (OSError, VaultMemError):  # a link (LinkError), a folder, a FIFO, a device
         return ""
+    return data.decode("utf-8", errors="replace") if data is not None else ""
 
 
 def _home_dir() -> str:

@@ -55,7 +55,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from vault_mem.store.files import ensure_own_dir
+from vault_mem.store.files import ensure_own_dir, open_nofollow, read_own
 
 __all__ = ["LOCAL_COMMITS", "REPLAYED_FROM", "local_commits", "made_here", "record_file", "record_local", "recorded", "replayed_file", "replayed_from"]
 
@@ -80,12 +80,24 @@ def replayed_file(common_dir: Path) -> Path:
 
 def replayed_from(common_dir: Path) -> list[str]:
     """The commits :data:`REPLAYED_FROM` names (what the replay check found the texts of a pick
-    or revert it recorded in, not made here), one id a line as written."""
+    or revert it recorded in, not made here), one id a line as written. Read as the record is
+    (:func:`_read`): a link there is refused by name."""
     try:
-        with open(replayed_file(common_dir), encoding="ascii", errors="replace") as fh:
-            return [line.strip() for line in fh]
+        data = _read(replayed_file(common_dir))
     except OSError:
         return []
+    return [line.strip() for line in data.splitlines()]
+
+
+def _read(path: Path) -> str:
+    """The text of one of the records (:data:`LOCAL_COMMITS`, :data:`REPLAYED_FROM`), "" when there
+    is none. vault-mem's own files, read as every one of them is
+    (:func:`~vault_mem.store.files.read_own`): never through a link (a
+    :class:`~vault_mem.errors.LinkError` names it), which :func:`record_local` never writes
+    through either. Only this machine's user (or a group sharing the git folder) can put one
+    there: no commit, checkout or clone writes in the git folder."""
+    data = read_own(path)
+    return data.decode("ascii", errors="replace") if data is not None else ""
 
 
 def record_local(common_dir: Path, commits: Iterable[str]) -> None:
@@ -95,7 +107,7 @@ def record_local(common_dir: Path, commits: Iterable[str]) -> None:
         return
     path = record_file(common_dir)
     ensure_own_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, "".join(f"{c}\n" for c in ids).encode("ascii"))  # one write: appends do not interleave
     finally:
@@ -109,15 +121,14 @@ def recorded(common_dir: Path) -> tuple[bool, frozenset[str]]:
     """(whether the first record was made, the ids recorded so far), without seeding."""
     path = record_file(common_dir)
     try:
-        st = path.stat()
+        st = path.lstat()  # a link's own stamp: it is refused below, never cached as the record
     except FileNotFoundError:
         return False, frozenset()
     stamp = (st.st_size, st.st_mtime_ns)
     cached = _CACHE.get(str(path))
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    with open(path, encoding="ascii", errors="replace") as fh:
-        lines = {line.strip() for line in fh}
+    lines = {line.strip() for line in _read(path).splitlines()}
     found = (_SEEDED in lines, frozenset(x for x in lines if len(x) >= 40))
     _CACHE[str(path)] = (stamp, found)
     return found

@@ -6,6 +6,7 @@ Kept apart from core.py, which holds what an open vault does; this runs once per
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import EDITOR_FILES_HEADING, missing_editor_patterns
 from vault_mem.store.attributes import protect
-from vault_mem.store.files import atomic_write, current_bytes
+from vault_mem.store.files import atomic_write, current_bytes, refuse_link
 from vault_mem.store.git import GitRepo
 from vault_mem.store.hooks import install, unsafe_hooks_notice
 from vault_mem.store.workspace import Workspace, init_repository
@@ -41,6 +42,7 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
         if folder.exists() and not folder.is_dir():
             raise UsageError(f"{folder} is a file, not a folder: give `vault-mem init` a folder for the vault "
                              "(it is made when missing)")
+    refuse_link(root / CONFIG_FILE)  # a dangling one: the template was copied through it, outside the vault
     root.mkdir(parents=True, exist_ok=True)
     try:
         GitRepo(root)
@@ -52,9 +54,12 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
         rel = src.relative_to(template)
         # dot-files ship as dot-NAME so that packaging never drops them
         dest = root / rel.parent / (("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name)
+        # a link, even dangling, on the way or at the name is left as it is: its target is not the vault's
+        if any(os.path.islink(p) for p in (*(root / rel).parents, dest) if p.is_relative_to(root) and p != root):
+            continue
         if src.is_dir():
             dest.mkdir(exist_ok=True)
-        elif src.suffix != ".pyc" and not dest.exists():
+        elif src.suffix != ".pyc" and not os.path.exists(dest):
             shutil.copyfile(src, dest)
             created.append(dest)
     return root, created
