@@ -10,6 +10,8 @@ vault-mem's hooks, the real CLI and agent hooks."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from conftest import (
@@ -103,6 +105,9 @@ def test_later_commits_of_the_person_over_the_merged_text_keep_it_the_peers_whil
     _kept_out(mine)
     _persons_edit(mine, "and a light theme")
     git(mine, "commit", "-q", "-am", "my theme")
+    _kept_out(mine)
+    for name in ("index.db", "index.db-wal", "index.db-shm"):  # the sidecar made anew: one pass over history
+        (mine / ".vault-mem" / name).unlink(missing_ok=True)
     _kept_out(mine)
     path = mine / PINNED
     path.write_text(path.read_text().replace(LINE, "Before answering, check the changelog."))
@@ -207,4 +212,32 @@ def test_a_peers_line_squash_merged_into_the_persons_change_and_committed_withou
     git(mine, "merge", "-q", "--squash", "origin/main")
     git(mine, "commit", "-q", "--no-verify", "-m", "squashed")
     _merged(mine)
+    _kept_out(mine)
+
+
+def test_a_read_of_an_adopted_memory_reads_no_text_from_git_once_its_state_is_kept(tmp_path, monkeypatch):
+    """The peers' contributions a committed history leaves are kept in the sidecar for the history
+    they were worked out from: a later read (and one after an agent's write elsewhere) reads no
+    text from git (`git cat-file`), whatever the number of commits at the path. Counted, not
+    timed: the git commands of one prompt hook, from GIT_TRACE."""
+    mine, peer = person_and_peer(tmp_path)
+    _autostash(mine, peer)
+    git(mine, "commit", "-q", "-am", "my editor")
+    for i in range(5):  # later commits over the merged text, the peer's line kept
+        _persons_edit(mine, f"round {i}")
+        git(mine, "commit", "-q", "-am", f"round {i}")
+    _kept_out(mine)  # worked out once, kept
+    r = cli("--vault", str(mine), "remember", "other-note", "--type", "note", "-d", "An unrelated note")
+    assert r.returncode == 0, r.stderr
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt=PINNED_PROMPT)
+    monkeypatch.delenv("GIT_TRACE")
+    commands = [line for line in trace.read_text().splitlines() if "trace: built-in: git cat-file" in line]
+    assert commands == [], commands
+    # a damaged kept row is worked out again, never read as "nothing of a peer's"
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        damaged = db.execute("UPDATE meta SET value = '{\"preferences/editor-choice.md\": [1, 2' "
+                             "WHERE name = 'adoption_states'")
+        assert damaged.rowcount == 1
     _kept_out(mine)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
 __all__ = ["HEAD_META", "LINEAGE", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths",
-           "keep_path_histories", "lineage_paths", "lineage_rows", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
+           "adoption_states", "keep_adoption_states", "keep_path_histories", "lineage_paths", "lineage_rows", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
 HEAD_META = "authors_head"
 
@@ -212,3 +212,28 @@ def keep_path_histories(db: Database, head: str, histories: dict[str, list]) -> 
     with db.write():
         db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                    (PATH_HISTORIES, value))
+
+
+#: the ``meta`` row of :func:`adoption_states`: ``{path: [key, state]}``
+ADOPTION = "adoption_states"
+
+
+def adoption_states(db: Database) -> dict[str, list]:
+    """``{path: [key, state]}`` that :func:`keep_adoption_states` kept (``{}``: none, or a damaged
+    row): each as :func:`vault_mem.vault.authors._adopted` worked it out for the history ``key``
+    names."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (ADOPTION,)).fetchone()
+    try:
+        kept = json.loads(row[0]) if row else {}
+    except ValueError:
+        return {}  # a damaged row: worked out again from git
+    return kept if isinstance(kept, dict) else {}
+
+
+def keep_adoption_states(db: Database, states: dict[str, list]) -> None:
+    """Keep ``states`` (``{path: [key, state]}``) in place of those kept for the same paths."""
+    with db.write():
+        kept = adoption_states(db)
+        kept.update(states)
+        db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                   (ADOPTION, json.dumps(kept, sort_keys=True)))

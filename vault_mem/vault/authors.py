@@ -36,6 +36,7 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Callable
@@ -389,7 +390,25 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
                     asked[rel] = data
     if not asked:
         return judged
+    # one operation judges a memory more than once (the session context: the peers' list, then
+    # each INDEX.md line): each text's answer is worked out once per operation
+    memo = origins.adopted
+    keys = {rel: (rel, known[rel][3] if rel in known else "", None if data is None else blob_id(data))
+            for rel, data in asked.items()}
+    todo = {rel: data for rel, data in asked.items() if keys[rel] not in memo}
+    if todo:
+        found = _adopted_walk(ws, ids, origins, known, todo)
+        memo.update({keys[rel]: found.get(rel) for rel in todo})
     out = dict(judged)
+    out.update({rel: memo[keys[rel]] for rel in asked if memo[keys[rel]] is not None})
+    return out
+
+
+def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
+                  asked: dict[str, bytes | None]) -> dict[str, Author]:
+    """:func:`_adopted`'s answer for ``asked`` (``{path: the text of the change not committed,
+    or None}``): the peer whose change's lines survive, for those whose do."""
+    out: dict[str, Author] = {}
     walks = origins.path_histories(sorted(ws.prefix + rel for rel in asked))
     chains: dict[str, list[tuple[str, str, str]]] = {}
     for rel in asked:
@@ -424,24 +443,65 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
             todo[rel] = (start, peers)
     if not todo:
         return out
+    # the state the committed history leaves (the peers' contributions standing), kept in the
+    # sidecar per path for the history it was worked out from: a read asks git nothing more
+    kept = rows.adoption_states(origins.db)
+    states: dict[str, list[list]] = {}
+    keys: dict[str, str] = {}
+    for rel, (start, peers) in todo.items():
+        keys[rel] = blob_id(json.dumps([[*entry, peer] for entry, peer in
+                                        zip(chains[rel][max(start - 1, 0):], peers[max(start - 1, 0):], strict=True)]
+                                       + [start > 0]).encode())
+        held = kept.get(rel)
+        if isinstance(held, list) and len(held) == 2 and held[0] == keys[rel] and isinstance(held[1], list):
+            try:
+                states[rel] = [[str(email), [str(line) for line in lines]] for email, lines in held[1]]
+            except (TypeError, ValueError):
+                pass  # a damaged entry: worked out again
+    missing = {rel: todo[rel] for rel in todo if rel not in states}
+    if missing:
+        found = _committed_states(ws, chains, missing)
+        if found is None:  # git cannot read a text: no one vouches for what the peer's change left
+            out.update({rel: Author(peers[start] or None, "peer") for rel, (start, peers) in missing.items()})
+            missing = {}
+        else:
+            states.update(found)
+            if not origins.read_only:
+                try:
+                    rows.keep_adoption_states(origins.db, {rel: [keys[rel], found[rel]] for rel in found})
+                except IndexStoreError:
+                    pass  # worked out again next time (a full disk)
+    for rel, state in states.items():
+        standing = [(email, frozenset(lines)) for email, lines in state]
+        if asked[rel] is not None:  # the change not committed, made here, keeps only what it keeps
+            now = _lines(asked[rel])
+            standing = [(email, lines) for email, lines in standing if lines <= now]
+        if standing:
+            out[rel] = Author(standing[-1][0] or None, "peer")
+    return out
+
+
+def _committed_states(ws: Workspace, chains: dict[str, list[tuple[str, str, str]]],
+                      todo: dict[str, tuple[int, list[str | None]]]) -> dict[str, list[list]] | None:
+    """For each path of ``todo`` (``(where its first peer change is in its chain, each change's
+    peer or None)``), the contributions of peers its committed history leaves standing:
+    ``[[email, [line, ...]], ...]``, oldest first. One ``git cat-file`` for the texts since the
+    first peer change (and the one before it); None when git cannot give one."""
     try:
         texts = history.read_blobs(ws.repo, sorted({blob for rel, (start, _p) in todo.items()
                                                     for *_w, blob in chains[rel][max(start - 1, 0):] if blob}))
-    except VaultMemError:  # git cannot say now: no one vouches for what the peer's change left
-        out.update({rel: Author(next((p for p in peers if p), None), "peer") for rel, (_s, peers) in todo.items()})
-        return out
+    except VaultMemError:
+        return None
+    out: dict[str, list[list]] = {}
     for rel, (start, peers) in todo.items():
         chain = chains[rel]
         if any(blob and blob not in texts for *_w, blob in chain[max(start - 1, 0):]):
-            out[rel] = Author(peers[start] or None, "peer")  # a text git cannot read: no one vouches
-            continue
-        before = _lines(texts.get(chain[start - 1][2])) if start > 0 and chain[start - 1][2] else frozenset()
-        trusted, previous, standing = before, before, []
-        steps = [(texts.get(blob) if blob else b"", peer) for (_c, _e, blob), peer in zip(chain[start:], peers[start:], strict=True)]
-        if asked[rel] is not None:
-            steps.append((asked[rel], None))  # the change not committed: made here
-        for data, peer in steps:
-            now = _lines(data)
+            return None
+        before = _lines(texts[chain[start - 1][2]]) if start > 0 and chain[start - 1][2] else frozenset()
+        trusted, previous = before, before
+        standing: list[tuple[str, frozenset[str]]] = []
+        for (_c, _e, blob), peer in zip(chain[start:], peers[start:], strict=True):
+            now = _lines(texts[blob]) if blob else frozenset()
             standing = [(email, lines) for email, lines in standing if lines <= now]
             if peer is not None:
                 added = now - previous - trusted
@@ -450,8 +510,7 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
             else:
                 trusted = now
             previous = now
-        if standing:
-            out[rel] = Author(standing[-1][0] or None, "peer")
+        out[rel] = [[email, sorted(lines)] for email, lines in standing]
     return out
 
 
@@ -754,6 +813,8 @@ class Origins:
         self.ws, self.db, self.ids, self.read_only = ws, sidecar.db, ids, sidecar.read_only
         self.unstored = _UNSTORED.get(str(ws.root), {})
         self._lineage: set[str] | None = None
+        #: :func:`_adopted`'s answers in this operation, by (path, committed blob, text on disk)
+        self.adopted: dict[tuple[str, str, str | None], Author | None] = {}
         try:
             self._scan(sidecar)
         except HistoryDamagedError as exc:  # the texts seen so far still count; the read says why
