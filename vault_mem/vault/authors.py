@@ -6,13 +6,13 @@ that gave it the blob HEAD holds), worked out from git at index time and kept in
 only over the commits added since (an agent write adds one). A file whose content differs from
 HEAD's (a hand edit not committed yet, a new file) can only have been changed on this machine:
 its author is this machine's person, unless it keeps a peer's lines (below). The file's
-``source:`` field plays no part: its writer controls it. A peer's commit that only gives a path back the text the trusted commits last left
-there (a delete then put back, a move away and back, a mode change) is no author of it
-(:func:`_given_back`). A change made here adopts only what it changes (:func:`_adopted`): an
-uncommitted edit, or a commit made here, over a memory whose previous text was a peer's leaves
-it the peer's while every line the peer's change added is still in it (git merges a peer's change
-into the person's own edit without a trace: ``git pull --rebase --autostash``, ``git stash pop``
-after a pull, ``git checkout -m``).
+``source:`` field plays no part: its writer controls it. A peer's commit that only gives a path
+back the text the trusted commits last left there (a delete then put back, a move away and
+back, a mode change) is no author of it (:func:`_given_back`). A change made here adopts only
+what it changes (:func:`_adopted`): an uncommitted edit, or a commit made here, over a memory
+whose previous text was a peer's leaves it the peer's while every line the peer's change added
+is still in it (git merges a peer's change into the person's own edit without a trace: ``git
+pull --rebase --autostash``, ``git stash pop`` after a pull, ``git checkout -m``).
 
 Trusted authors ("this machine's person and agents"): the repository's ``git config user.email``
 (and ``GIT_AUTHOR_EMAIL``, which the daemon commits hand edits with), the vault's agent email and
@@ -363,7 +363,11 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
     :func:`~vault_mem.index.authors.lineage_paths` names. A memory only this machine ever
     changed asks nothing (the person's own vault: one small ``meta`` row read). Per memory
     asked: its path's history (:meth:`Origins.path_histories`, kept in the sidecar for HEAD) and
-    one ``git cat-file`` for the texts since the first peer change in it."""
+    the peers' contributions that history leaves standing, worked out once from one ``git
+    cat-file`` of the texts since its first peer change and kept in the sidecar for that history
+    (:func:`~vault_mem.index.authors.adoption_states`); a change not committed is then one set
+    comparison. A merge in the path's history is followed along its newest side that changed
+    the path."""
     lineage = origins.lineage()
     asked: dict[str, bytes | None] = {}
     heads: dict[str, Author] = {}
