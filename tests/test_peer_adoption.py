@@ -241,3 +241,10 @@ def test_a_read_of_an_adopted_memory_reads_no_text_from_git_once_its_state_is_ke
                              "WHERE name = 'adoption_states'")
         assert damaged.rowcount == 1
     _kept_out(mine)
+    # a deleted memory's kept state goes with its row
+    git(mine, "rm", "-q", PINNED)
+    git(mine, "commit", "-q", "-m", "gone")
+    assert "editor-choice" not in agent_hook(mine, "session-start", source="startup")
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        row = db.execute("SELECT value FROM meta WHERE name = 'adoption_states'").fetchone()
+    assert row is None or PINNED not in row[0], row

@@ -55,6 +55,8 @@ def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], 
         kept = lineage_paths(db)
         if lineage - kept or kept & set(gone):
             _set_lineage(db, (kept | lineage) - set(gone))
+        if gone and (states := adoption_states(db)) and states.keys() & set(gone):
+            _set_adoption_states(db, {p: state for p, state in states.items() if p not in set(gone)})
 
 
 #: the ``meta`` row of :func:`lineage_paths` (a JSON list; absent: none)
@@ -235,5 +237,11 @@ def keep_adoption_states(db: Database, states: dict[str, list]) -> None:
     with db.write():
         kept = adoption_states(db)
         kept.update(states)
-        db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                   (ADOPTION, json.dumps(kept, sort_keys=True)))
+        _set_adoption_states(db, kept)
+
+
+def _set_adoption_states(db: Database, states: dict[str, list]) -> None:
+    """The :func:`adoption_states` row made ``states`` (a deleted path's state goes with its row:
+    :func:`update`)."""
+    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+               (ADOPTION, json.dumps(states, sort_keys=True)))
