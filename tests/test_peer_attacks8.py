@@ -4,8 +4,10 @@ agent hooks as an agent runs them and the real Claude Code CLI against a stand-i
 worked: a text git merged in the person's own conflicted merge, a repository joined with `git
 init` and `git pull`, the Claude Code plugin shipped here under an empty PYTHONPATH entry, the MCP
 server's structured content (which Claude Code hands the model in place of the fenced text), and
-a commit over any bound; each such test fails on the code before its fix. The autostash case is
-a known limit, pinned; the undo case and the person's own merge held or must keep holding.
+a commit over any bound, and a text git merged into the person's uncommitted edit (autostash; the
+lead's rule "a change made here adopts only what it changes", ``vault/authors._adopted``); each
+such test fails on the code before its fix. The undo case and the person's own merge held or
+must keep holding.
 """
 
 from __future__ import annotations
@@ -145,12 +147,6 @@ def test_the_merge_check_costs_a_few_git_processes_however_many_files_the_merge_
     assert recalled(mine, "note 7", "n7")["trusted"] is False  # what it brought: the peer's
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known limit (store/provenance.py, 'Not told apart'): git's stash apply (`git pull --autostash`, "
-    "`git stash pop`) merges the peer's change into the person's uncommitted edit, and on disk that is "
-    "the person's edit of a peer's text, which the design makes the person's (test_peer_attacks5's "
-    "test_the_persons_edit_of_a_squashed_peer_text_is_the_persons); telling them apart needs the "
-    "stash's trace, which git removes, or a new rule for edits of a peer's text: the lead's decision"))
 @pytest.mark.parametrize("commit", [False, True])
 def test_a_text_git_merged_into_the_persons_uncommitted_edit_is_not_the_persons(tmp_path, commit):
     """The person's `git pull --rebase --autostash` (or `rebase.autoStash`, or a `git stash pop`

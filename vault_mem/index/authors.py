@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths",
-           "keep_path_histories", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
+__all__ = ["HEAD_META", "LINEAGE", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths",
+           "adoption_states", "keep_adoption_states", "keep_path_histories", "lineage_paths", "lineage_rows", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
 HEAD_META = "authors_head"
 
@@ -32,23 +32,68 @@ def _set_head(db: Database, head: str) -> None:
                (HEAD_META, head))
 
 
-def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]]) -> None:
-    """All rows anew for ``head``: ``{vault-relative path: (commit, email, name, blob)}``."""
+def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], lineage: set[str] = frozenset()) -> None:
+    """All rows anew for ``head``: ``{vault-relative path: (commit, email, name, blob)}``;
+    ``lineage``: the paths :func:`lineage_paths` names, anew."""
     with db.write():
         db.execute("DELETE FROM authors")
         db.executemany("INSERT INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
                        [(p, *who) for p, who in rows.items()])
         _set_head(db, head)
+        _set_lineage(db, set(lineage))
 
 
-def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], gone: list[str]) -> None:
+def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], gone: list[str],
+           lineage: set[str] = frozenset()) -> None:
     """Rows for the paths the commits since :func:`stored_head` changed, now at ``head``;
-    ``gone``: paths those commits deleted."""
+    ``gone``: paths those commits deleted; ``lineage``: paths to add to :func:`lineage_paths`."""
     with db.write():
         db.executemany("DELETE FROM authors WHERE path = ?", [(p,) for p in gone])
         db.executemany("INSERT OR REPLACE INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
                        [(p, *who) for p, who in rows.items()])
         _set_head(db, head)
+        kept = lineage_paths(db)
+        if lineage - kept or kept & set(gone):
+            _set_lineage(db, (kept | lineage) - set(gone))
+        if gone and (states := adoption_states(db)) and states.keys() & set(gone):
+            _set_adoption_states(db, {p: state for p, state in states.items() if p not in set(gone)})
+
+
+#: the ``meta`` row of :func:`lineage_paths` (a JSON list; absent: none)
+LINEAGE = "peer_lineage"
+
+
+def lineage_paths(db: Database) -> set[str]:
+    """The committed memory paths last changed by a commit made here whose history at that path
+    holds a commit not made here (kept as the rows are brought up to HEAD): the only committed
+    files, besides those last changed elsewhere, whose lines a peer may have added and the
+    person kept (:func:`vault_mem.vault.authors._adopted` asks git about these alone). A
+    person's own vault has none: one small row read."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (LINEAGE,)).fetchone()
+    try:
+        found = json.loads(row[0]) if row else []
+    except ValueError:
+        return set()
+    return {p for p in found if isinstance(p, str)} if isinstance(found, list) else set()
+
+
+def lineage_rows(db: Database) -> dict[str, tuple[str, str, str, str]]:
+    """``{path: (commit, email, name, blob)}`` of the usable memories :func:`lineage_paths` names."""
+    paths = lineage_paths(db)
+    if not paths:
+        return {}
+    rows = db.execute(
+        "SELECT a.path, a.commit_id, a.email, a.name, a.blob FROM authors a JOIN files f ON f.path = a.path "
+        "WHERE f.usable = 1 AND a.path IN (SELECT value FROM json_each(?))", (json.dumps(sorted(paths)),))
+    return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+
+
+def _set_lineage(db: Database, paths: set[str]) -> None:
+    if not paths:
+        db.execute("DELETE FROM meta WHERE name = ?", (LINEAGE,))
+        return
+    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+               (LINEAGE, json.dumps(sorted(paths))))
 
 
 def authors_of(db: Database, paths: list[str]) -> dict[str, tuple[str, str, str, str]]:
@@ -169,3 +214,34 @@ def keep_path_histories(db: Database, head: str, histories: dict[str, list]) -> 
     with db.write():
         db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                    (PATH_HISTORIES, value))
+
+
+#: the ``meta`` row of :func:`adoption_states`: ``{path: [key, state]}``
+ADOPTION = "adoption_states"
+
+
+def adoption_states(db: Database) -> dict[str, list]:
+    """``{path: [key, state]}`` that :func:`keep_adoption_states` kept (``{}``: none, or a damaged
+    row): each as :func:`vault_mem.vault.authors._adopted` worked it out for the history ``key``
+    names."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (ADOPTION,)).fetchone()
+    try:
+        kept = json.loads(row[0]) if row else {}
+    except ValueError:
+        return {}  # a damaged row: worked out again from git
+    return kept if isinstance(kept, dict) else {}
+
+
+def keep_adoption_states(db: Database, states: dict[str, list]) -> None:
+    """Keep ``states`` (``{path: [key, state]}``) in place of those kept for the same paths."""
+    with db.write():
+        kept = adoption_states(db)
+        kept.update(states)
+        _set_adoption_states(db, kept)
+
+
+def _set_adoption_states(db: Database, states: dict[str, list]) -> None:
+    """The :func:`adoption_states` row made ``states`` (a deleted path's state goes with its row:
+    :func:`update`)."""
+    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+               (ADOPTION, json.dumps(states, sort_keys=True)))

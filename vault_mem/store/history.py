@@ -286,8 +286,8 @@ def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[st
     return entries
 
 
-def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *,
-                 given_only: bool = False) -> dict[str, tuple[str, str, str, str]]:
+def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, given_only: bool = False,
+                 touched: dict[str, set[str]] | None = None) -> dict[str, tuple[str, str, str, str]]:
     """``{top-level path: (commit, author email, author name, blob)}`` for each file under ``paths``
     (folders or files, taken literally) that ``new`` holds and the commits of ``new`` not in
     ``old`` (all, when ``old`` is None) changed: the newest of those commits that gave the path
@@ -298,7 +298,8 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *,
     last change lies beyond the damage is left out (:attr:`GitRepo.damage` says so).
     ``given_only``: a path whose blob no commit gave, or whose newest giver is not the newest
     commit that touched it (a merge brought back a text a later commit had deleted or changed),
-    gets ``("", "", "", blob)``: no commit vouches for it."""
+    gets ``("", "", "", blob)``: no commit vouches for it. ``touched`` (filled in when given):
+    ``{top-level path: the ids of every commit of the range that changed it}``, from the same walk."""
     by_blob: dict[tuple[str, str], tuple[str, str, str]] = {}
     newest: dict[str, tuple[str, str, str]] = {}
     for i in range(0, len(paths), 2000):
@@ -322,6 +323,8 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *,
                     continue
                 newest.setdefault(path, who)
                 by_blob.setdefault((path, parts[3]), who)
+                if touched is not None:
+                    touched.setdefault(path, set()).add(who[0])
     if not newest:
         return {}
     held = tree_blobs(repo, new, sorted(newest))

@@ -32,9 +32,13 @@ Commits made here, and where they are recorded:
   only for the ``git commit`` process that left it, and an amend concluding one is checked by
   ``post-rewrite`` (``store/hooks.RECORD``).
 
-Not told apart: a text git merges with no trace left (``git stash pop``, ``--autostash`` over a
-peer's edit of a memory the person also changed, ``checkout -m``, a squash committed with
-``--no-verify``) is an edit here, and passes as the person's once committed (RELIABILITY.md).
+Not told apart here: a text git merges with no trace left (``git stash pop``, ``--autostash`` over
+a peer's edit of a memory the person also changed, ``checkout -m``, a squash committed with
+``--no-verify``) is an edit made here, and its commit one made here. Who it is by is decided where
+authors are (:func:`vault_mem.vault.authors._adopted`): a change made here adopts only what it
+changes, so while the lines the peer's change added survive in it, the memory stays the peer's.
+What that rule cannot see (a peer's commit absent from the path's history, as a squash's) is in
+RELIABILITY.md's known limits.
 
 The record is ``vault-mem/local-commits`` in the repository's git folder (one id a line,
 appended): nothing a commit, a checkout or a clone brings can write there. A repository without

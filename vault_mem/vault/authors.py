@@ -5,10 +5,14 @@ that gave it the blob HEAD holds), worked out from git at index time and kept in
 (:mod:`vault_mem.index.authors`): one ``git log`` over the whole history the first time, then
 only over the commits added since (an agent write adds one). A file whose content differs from
 HEAD's (a hand edit not committed yet, a new file) can only have been changed on this machine:
-its author is this machine's person. The file's ``source:`` field plays no part: its writer
-controls it. A peer's commit that only gives a path back the text the trusted commits last left
-there (a delete then put back, a move away and back, a mode change) is no author of it
-(:func:`_given_back`).
+its author is this machine's person, unless it keeps a peer's lines (below). The file's
+``source:`` field plays no part: its writer controls it. A peer's commit that only gives a path
+back the text the trusted commits last left there (a delete then put back, a move away and
+back, a mode change) is no author of it (:func:`_given_back`). A change made here adopts only
+what it changes (:func:`_adopted`): an uncommitted edit, or a commit made here, over a memory
+whose previous text was a peer's leaves it the peer's while every line the peer's change added
+is still in it (git merges a peer's change into the person's own edit without a trace: ``git
+pull --rebase --autostash``, ``git stash pop`` after a pull, ``git checkout -m``).
 
 Trusted authors ("this machine's person and agents"): the repository's ``git config user.email``
 (and ``GIT_AUTHOR_EMAIL``, which the daemon commits hand edits with), the vault's agent email and
@@ -32,6 +36,7 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Callable
@@ -163,16 +168,19 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
     base = None
     if stored and history.resolve_commit(repo, stored) == stored:
         base = stored if history.is_ancestor(repo, stored, head) else (history.merge_base(repo, stored, head) or None)
+    local = identities(ws).local
+    touched: dict[str, set[str]] = {}  # every commit of the range that changed each path (see _lineage)
     # a text a merge brought back (no commit gave it since one deleted or changed it): no commit
     # vouches for it, _given_back reads whose last word it is (a peer's merge that kept its own
     # tree over the person's `forget` gave the forgotten text back as the person's first commit's)
     if base is None:
-        found = history.last_authors(repo, head, None, [spec], given_only=True)
+        found = history.last_authors(repo, head, None, [spec], given_only=True, touched=touched)
         if not damaged():
-            rows.replace(db, head, _vault_relative(ws, found))
+            found = _vault_relative(ws, found)
+            rows.replace(db, head, found, _lineage(ws, found, touched, local, {}, set()))
         return
     changed = history.changed_paths(repo, stored, head, spec)  # what differs from what the rows reflect
-    found = history.last_authors(repo, head, base, [spec], given_only=True)
+    found = history.last_authors(repo, head, base, [spec], given_only=True, touched=touched)
     missing = [p for p in changed if p not in found]
     if missing:  # back to a version older than the common ancestor: its author is further back
         older = history.last_authors(repo, head, None, missing)
@@ -181,7 +189,28 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
         found.update({p: who if at_base[p] == who[3] else ("", "", "", who[3]) for p, who in older.items()})
     gone = sorted(_vault_relative(ws, {p: ("", "", "", "") for p in changed if p not in found}))
     if not damaged():
-        rows.update(db, head, _vault_relative(ws, found), gone)
+        found = _vault_relative(ws, found)
+        before = rows.authors_of(db, sorted(found))
+        lineage = _lineage(ws, found, touched, local, before, set(rows.foreign_paths(db)))
+        rows.update(db, head, found, gone, lineage)
+
+
+def _lineage(ws: Workspace, found: dict[str, tuple[str, str, str, str]], touched: dict[str, set[str]],
+             local: frozenset[str], before: dict[str, tuple[str, str, str, str]], foreign: set[str]) -> set[str]:
+    """Of ``found`` (the rows the commits being taken in give), the paths :func:`_adopted` must
+    ask about (:func:`~vault_mem.index.authors.lineage_paths`): last changed by a commit made
+    here, where a commit not made here changed it too (``touched``: each path's commits of the
+    range), or its row ``before`` was one not made here, or a text first seen elsewhere
+    (``foreign``). Read from the walk the rows came from: no git process of its own."""
+    out = set()
+    for rel, who in found.items():
+        if who[0] not in local:
+            continue  # last changed elsewhere: judged a peer's by its row already
+        old = before.get(rel)
+        if (any(c not in local for c in touched.get(ws.prefix + rel, ()))
+                or (old is not None and (old[0] not in local)) or rel in foreign):
+            out.add(rel)
+    return out
 
 
 def _vault_relative(ws: Workspace, found: dict[str, tuple[str, str, str, str]]) -> dict[str, tuple[str, str, str, str]]:
@@ -293,6 +322,199 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
     out = origins.first_authors(out, {rel: (who[3], who[0]) for rel, who in known.items() if rel in out})
     if changed:
         out.update((uncommitted or _Uncommitted(ws, ids, origins)).authors(changed))
+    return _adopted(ws, ids, origins, known, out, set(changed))
+
+
+def _lines(data: bytes | None) -> frozenset[str]:
+    """The lines of a text that count for :func:`_adopted`: each verbatim, blank and
+    whitespace-only ones left out."""
+    if not data:
+        return frozenset()
+    return frozenset(line for line in data.decode("utf-8", "replace").splitlines() if line.strip())
+
+
+def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
+             judged: dict[str, Author], changed: set[str]) -> dict[str, Author]:
+    """``judged``, where a memory judged this machine's (a commit made here, or a change not
+    committed) keeps lines a peer's change added: then it is that peer's.
+
+    The rule: **a change made on this machine adopts only what it changes.** A change made here
+    (an uncommitted edit, a commit made here: the person's, the agent's, the daemon's) to a
+    memory whose previous text was a peer's makes it the person's only if the peer's
+    contribution did not survive it. A peer's contribution is the lines its change added: those
+    of its text that are neither in the text just before it at that path nor in the last text
+    of trusted authorship there (nothing, for a memory the peer created), blank and
+    whitespace-only lines ignored, each compared verbatim. While every line of a peer's change
+    is still in the text, through any number of later changes made here, the memory is that
+    peer's (marked in recall, not put in front of the agent unasked); a change (anyone's) that
+    rewrites or removes one of them ends that contribution, and a change made here that leaves
+    none standing makes the text this machine's, as before. Why: git merges a peer's change into
+    the person's own edit with no trace left (`git pull --rebase --autostash`, `git stash pop`
+    after a pull, `git checkout -m`, a squash committed with ``--no-verify``); on disk that is
+    an edit made here, and the peer's line would reach the prompt hook as the person's. A
+    person who keeps a peer's lines and wants the memory in context approves the author
+    (`vault-mem trust --author`: an approved author's change is no peer's) or rewrites them. A
+    text first seen in a peer's commit (:class:`Origins`) counts as that peer's change wherever
+    it is committed again. A peer's change that only removes lines adds none: nothing of it
+    needs to survive.
+
+    Asked only of the memories whose history holds a peer's change: a change not committed over
+    a text a peer committed (or first wrote), and the committed paths
+    :func:`~vault_mem.index.authors.lineage_paths` names. A memory only this machine ever
+    changed asks nothing (the person's own vault: one small ``meta`` row read). Per memory
+    asked: its path's history (:meth:`Origins.path_histories`, kept in the sidecar for HEAD) and
+    the peers' contributions that history leaves standing, worked out once from one ``git
+    cat-file`` of the texts since its first peer change and kept in the sidecar for that history
+    (:func:`~vault_mem.index.authors.adoption_states`); a change not committed is then one set
+    comparison. A merge in the path's history is followed along its newest side that changed
+    the path."""
+    lineage = origins.lineage()
+    asked: dict[str, bytes | None] = {}
+    heads: dict[str, Author] = {}
+    for rel, author in judged.items():
+        if not author.trusted:
+            continue
+        if rel not in changed:
+            if rel in lineage:
+                asked[rel] = None
+            continue
+        who = known.get(rel)
+        if who is None:
+            continue  # a new file: no text was at its path before here
+        heads[rel] = Author(None, "peer") if not who[0] else Author(who[1], ids.standing(who[1], who[0]))
+    if heads:
+        heads = origins.first_authors(heads, {rel: (known[rel][3], known[rel][0] or None) for rel in heads})
+        for rel, head in heads.items():
+            if not head.trusted or rel in lineage:
+                try:
+                    data = ws.disk_bytes(rel)
+                except VaultMemError:
+                    data = None
+                if data is not None:
+                    asked[rel] = data
+    if not asked:
+        return judged
+    # one operation judges a memory more than once (the session context: the peers' list, then
+    # each INDEX.md line): each text's answer is worked out once per operation
+    memo = origins.adopted
+    keys = {rel: (rel, known[rel][3] if rel in known else "", None if data is None else blob_id(data))
+            for rel, data in asked.items()}
+    todo = {rel: data for rel, data in asked.items() if keys[rel] not in memo}
+    if todo:
+        found = _adopted_walk(ws, ids, origins, known, todo)
+        memo.update({keys[rel]: found.get(rel) for rel in todo})
+    out = dict(judged)
+    out.update({rel: memo[keys[rel]] for rel in asked if memo[keys[rel]] is not None})
+    return out
+
+
+def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
+                  asked: dict[str, bytes | None]) -> dict[str, Author]:
+    """:func:`_adopted`'s answer for ``asked`` (``{path: the text of the change not committed,
+    or None}``): the peer whose change's lines survive, for those whose do."""
+    out: dict[str, Author] = {}
+    walks = origins.path_histories(sorted(ws.prefix + rel for rel in asked))
+    chains: dict[str, list[tuple[str, str, str]]] = {}
+    for rel in asked:
+        walk, chain, i, seen = walks.get(ws.prefix + rel, []), [], 0, set()
+        while walk and i not in seen:  # the nearest line back from the newest change
+            seen.add(i)
+            chain.append((walk[i][0], walk[i][1], walk[i][3]))
+            i = min(walk[i][4]) if walk[i][4] else -1
+            if i < 0:
+                break
+        chain.reverse()  # oldest first
+        who = known.get(rel)
+        if who is not None and (not chain or chain[-1][2] != who[3]):
+            # the history cut short (damage), or the commit HEAD's row names missing from it:
+            # that commit's change at least (a row no commit vouches for: no one's, a peer's)
+            chain.append((who[0], who[1], who[3]))
+        chains[rel] = chain
+    first = origins.first_seen(sorted({blob for chain in chains.values() for *_w, blob in chain if blob}))
+
+    def peer_of(commit: str, email: str, blob: str) -> str | None:
+        """The email of the peer whose change this is, or None for a trusted one."""
+        if ids.standing(email, commit) == "peer":
+            return email
+        f = first.get(blob) if blob else None
+        return f[1] if f is not None and f[0] != commit and ids.standing(f[1], f[0]) == "peer" else None
+
+    todo: dict[str, tuple[int, list[str | None]]] = {}
+    for rel, chain in chains.items():
+        peers = [peer_of(*entry) for entry in chain]
+        start = next((k for k, p in enumerate(peers) if p is not None), None)
+        if start is not None:
+            todo[rel] = (start, peers)
+    if not todo:
+        return out
+    # the state the committed history leaves (the peers' contributions standing), kept in the
+    # sidecar per path for the history it was worked out from: a read asks git nothing more
+    kept = rows.adoption_states(origins.db)
+    states: dict[str, list[list]] = {}
+    keys: dict[str, str] = {}
+    for rel, (start, peers) in todo.items():
+        keys[rel] = blob_id(json.dumps([[*entry, peer] for entry, peer in
+                                        zip(chains[rel][max(start - 1, 0):], peers[max(start - 1, 0):], strict=True)]
+                                       + [start > 0]).encode())
+        held = kept.get(rel)
+        if isinstance(held, list) and len(held) == 2 and held[0] == keys[rel] and isinstance(held[1], list):
+            try:
+                states[rel] = [[str(email), [str(line) for line in lines]] for email, lines in held[1]]
+            except (TypeError, ValueError):
+                pass  # a damaged entry: worked out again
+    missing = {rel: todo[rel] for rel in todo if rel not in states}
+    if missing:
+        found = _committed_states(ws, chains, missing)
+        if found is None:  # git cannot read a text: no one vouches for what the peer's change left
+            out.update({rel: Author(peers[start] or None, "peer") for rel, (start, peers) in missing.items()})
+            missing = {}
+        else:
+            states.update(found)
+            if not origins.read_only:
+                try:
+                    rows.keep_adoption_states(origins.db, {rel: [keys[rel], found[rel]] for rel in found})
+                except IndexStoreError:
+                    pass  # worked out again next time (a full disk)
+    for rel, state in states.items():
+        standing = [(email, frozenset(lines)) for email, lines in state]
+        if asked[rel] is not None:  # the change not committed, made here, keeps only what it keeps
+            now = _lines(asked[rel])
+            standing = [(email, lines) for email, lines in standing if lines <= now]
+        if standing:
+            out[rel] = Author(standing[-1][0] or None, "peer")
+    return out
+
+
+def _committed_states(ws: Workspace, chains: dict[str, list[tuple[str, str, str]]],
+                      todo: dict[str, tuple[int, list[str | None]]]) -> dict[str, list[list]] | None:
+    """For each path of ``todo`` (``(where its first peer change is in its chain, each change's
+    peer or None)``), the contributions of peers its committed history leaves standing:
+    ``[[email, [line, ...]], ...]``, oldest first. One ``git cat-file`` for the texts since the
+    first peer change (and the one before it); None when git cannot give one."""
+    try:
+        texts = history.read_blobs(ws.repo, sorted({blob for rel, (start, _p) in todo.items()
+                                                    for *_w, blob in chains[rel][max(start - 1, 0):] if blob}))
+    except VaultMemError:
+        return None
+    out: dict[str, list[list]] = {}
+    for rel, (start, peers) in todo.items():
+        chain = chains[rel]
+        if any(blob and blob not in texts for *_w, blob in chain[max(start - 1, 0):]):
+            return None
+        before = _lines(texts[chain[start - 1][2]]) if start > 0 and chain[start - 1][2] else frozenset()
+        trusted, previous = before, before
+        standing: list[tuple[str, frozenset[str]]] = []
+        for (_c, _e, blob), peer in zip(chain[start:], peers[start:], strict=True):
+            now = _lines(texts[blob]) if blob else frozenset()
+            standing = [(email, lines) for email, lines in standing if lines <= now]
+            if peer is not None:
+                added = now - previous - trusted
+                if added:
+                    standing.append((peer, added))
+            else:
+                trusted = now
+            previous = now
+        out[rel] = [[email, sorted(lines)] for email, lines in standing]
     return out
 
 
@@ -475,8 +697,11 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
         peers = [(e, c) for e, c in rows.author_pairs(sidecar.db, ids.approved) if ids.standing(e, c) == "peer"]
         found = rows.paths_by(sidecar.db, peers)
         found.update(rows.foreign_paths(sidecar.db))  # texts committed again: judged by their first author
+        found.update({rel: who for rel, who in rows.lineage_rows(sidecar.db).items() if rel not in found})  # see _adopted
     else:  # a read-only sidecar behind HEAD (see _kept)
-        found = {rel: who for rel, who in _kept(ws, sidecar, None).items() if ids.standing(who[1], who[0]) == "peer"}
+        kept = _kept(ws, sidecar, None)
+        lineage = rows.lineage_paths(sidecar.db)
+        found = {rel: who for rel, who in kept.items() if ids.standing(who[1], who[0]) == "peer" or rel in lineage}
     origins = origins or Origins(ws, sidecar, ids)
     uncommitted = _Uncommitted(ws, ids, origins)
     rels, dirty = list(found), None
@@ -591,6 +816,9 @@ class Origins:
     def __init__(self, ws: Workspace, sidecar: Sidecar, ids: Identities):
         self.ws, self.db, self.ids, self.read_only = ws, sidecar.db, ids, sidecar.read_only
         self.unstored = _UNSTORED.get(str(ws.root), {})
+        self._lineage: set[str] | None = None
+        #: :func:`_adopted`'s answers in this operation, by (path, committed blob, text on disk)
+        self.adopted: dict[tuple[str, str, str | None], Author | None] = {}
         try:
             self._scan(sidecar)
         except HistoryDamagedError as exc:  # the texts seen so far still count; the read says why
@@ -666,6 +894,12 @@ class Origins:
                     break
             firsts[blob] = mine[:2] if kept else theirs[0][:2]
         return firsts
+
+    def lineage(self) -> set[str]:
+        """:func:`~vault_mem.index.authors.lineage_paths`, read once per operation."""
+        if self._lineage is None:
+            self._lineage = rows.lineage_paths(self.db)
+        return self._lineage
 
     def first_seen(self, blobs: list[str]) -> dict[str, tuple[str, str]]:
         """``{blob: (commit, email)}``: where each of ``blobs`` was first seen, for those seen."""
