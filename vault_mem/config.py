@@ -335,6 +335,16 @@ def _holds_vault(folder: Path) -> bool:
     return (folder / CONFIG_FILE).is_file() or (folder / STATE_DIR / "index.db").is_file()
 
 
+def project_link(path: Path) -> bool:
+    """Whether ``path`` (absolute, as named: never resolved) is a repository's ``memory/`` that is
+    a symlink. A commit can make it one (a teammate's ``memory -> docs/mem``, which a plain ``git
+    pull`` takes, deleting the state in ``memory/``), so where it points is data, and the folder
+    it names is kept as named for the vault to refuse when it opens
+    (:func:`vault_mem.store.workspace.committed_link`): resolved here, the teammate's folder was
+    the project vault of every command, agent session and git hook (DESIGN §7, §8)."""
+    return path.name == PROJECT_FOLDER and os.path.islink(path) and os.path.lexists(path.parent / ".git")
+
+
 @dataclass(frozen=True)
 class Found:
     """What :func:`choose_vault` decided from a folder: the vault's ``root`` (None: none), ``how``
@@ -392,7 +402,7 @@ def choose_vault(start: Path, known: Known, *, explicit: bool = False) -> Found:
         if folder == top:
             break
     memory = top / PROJECT_FOLDER if top is not None else None
-    if memory is not None and (explicit or memory in path or not _holds_vault(memory)):
+    if memory is not None and (explicit or memory in path or not (_holds_vault(memory) or project_link(memory))):
         memory = None  # named explicitly elsewhere, already a candidate, or no vault there
     if not path and memory is None:
         above = top.parents if top is not None else ()
@@ -602,7 +612,10 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
 def _named_explicit(path: Path, known: Known, how: str) -> NamedVault:
     """The vault a named folder means (--vault, or with no project or personal vault
     $VAULT_MEM_VAULT): :func:`choose_vault`."""
-    here = path.expanduser().resolve()
+    named = Path(os.path.abspath(path.expanduser()))
+    if project_link(named):  # kept as named: the vault refuses it when a commit made it (project_link)
+        return NamedVault(PROJECT, named, how)
+    here = named.resolve()
     found = choose_vault(here, known, explicit=True)
     if found.root is None:
         raise NotAVaultError(

@@ -20,12 +20,14 @@ from vault_mem.config import (
     STATE_DIR,
     TYPE_FOLDERS,
     Config,
+    project_link,
     usable_agent_text,
     with_environment,
 )
 from vault_mem.errors import (
     ConfigError,
     GitError,
+    LinkError,
     MalformedFileError,
     NotAVaultError,
     StateError,
@@ -98,6 +100,32 @@ def init_repository(root: Path) -> None:
         raise GitError(f"git init failed: {proc.stderr.strip()}; check that {root} is writable")
 
 
+def committed_link(named: Path) -> str | None:
+    """Why the vault named ``named`` (as named, not resolved) is refused, or None: a project's
+    ``memory/`` that is a symlink its repository holds (:func:`vault_mem.config.project_link`),
+    which any commit can point at a folder of its author's choosing. A link of this machine's
+    own that no commit holds (``memory -> ../notes``) is followed as before."""
+    named = Path(os.path.abspath(named))
+    if not project_link(named):
+        return None
+    try:
+        held = subprocess.run([program("git"), "ls-files", "-s", "--", named.name], cwd=named.parent,
+                              capture_output=True, check=False, env=program_env()).stdout
+    except (FileNotFoundError, OSError):
+        held = b"?"  # git cannot say: refused, as a committed link would be
+    if not held.strip():
+        return None
+    try:
+        target = shown(os.readlink(named))
+    except OSError:
+        target = "?"
+    return (f"{shown(str(named))} is a symlink (to {target}) that the repository holds: a commit made it, so "
+            f"where it points is anyone's choice, and vault-mem never takes a committed link as the project's "
+            f"vault; nothing was read or written through it. See whose commit made it (`git log -- "
+            f"{shell_word(str(named))}`), then restore the folder (`git checkout <commit before> -- "
+            f"{shell_word(named.name)}` in {shell_word(str(named.parent))}) or name a vault with --vault PATH")
+
+
 class Workspace:
     """Root, prefix, state dir, repository, lock and settings of the vault at ``root``."""
 
@@ -106,6 +134,9 @@ class Workspace:
     _checked_head: str | None = None
 
     def __init__(self, root: str | Path, *, agent: str | None = None, repo: GitRepo | None = None):
+        linked = committed_link(Path(root).expanduser())
+        if linked:
+            raise LinkError(linked)
         root = Path(root).expanduser().resolve()
         raw = read_own(root / CONFIG_FILE) if os.path.lexists(root / CONFIG_FILE) else None
         if raw is None and approved_config(root) is None:
