@@ -86,3 +86,25 @@ def test_a_teammates_link_at_memory_never_makes_another_folder_the_project_vault
     git(proj, "add", "app.py")
     git(proj, "commit", "-q", "-m", "app")
     assert not index.exists()
+
+
+def test_init_never_makes_a_vault_through_a_teammates_link_at_memory(tmp_path):
+    """Before: in a project whose ``memory`` a teammate committed as a symlink to a folder
+    outside it (``../outside``; ``..`` would be the person's folder of projects), the person's
+    ``vault-mem init memory`` (README's step for a project) ran ``git init`` there, wrote the
+    template's files, closed the folder to other users and recorded it as this machine's vault.
+    Now it is refused by name, nothing made."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    git(proj, "init", "-q")
+    os.symlink("../outside", proj / "memory")
+    git(proj, "add", "memory")
+    subprocess.run(["git", "commit", "-q", "-m", "memory"], cwd=proj, check=True, env={**os.environ, **TEAMMATE},
+                   capture_output=True)
+
+    r = cli("init", "memory", cwd=proj)
+    assert r.returncode == 1 and "memory is a symlink" in r.stderr, r.stderr
+    assert os.listdir(outside) == []
+    assert oct(outside.stat().st_mode & 0o777) != "0o700"

@@ -115,8 +115,9 @@ def committed_link(named: Path) -> str | None:
         held = b"?"  # git cannot say: refused, as a committed link would be
     if not held.strip():
         return None
-    try:
-        target = shown(os.readlink(named))
+    try:  # text its committer chose, in a note an agent reads: escaped, and cut
+        target = os.readlink(named)
+        target = shell_word(target if len(target) <= 60 else target[:60] + "...")
     except OSError:
         target = "?"
     return (f"{shown(str(named))} is a symlink (to {target}) that the repository holds: a commit made it, so "
