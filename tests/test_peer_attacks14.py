@@ -136,3 +136,30 @@ def test_undo_of_a_commit_id_never_reads_a_peers_tag_of_that_name(tmp_path):
     assert r.returncode == 0 and "undone: deploy-day" in r.stdout, r.stderr
     assert not (mine / "facts" / "deploy-day.md").exists()
     assert (mine / "notes" / "team.md").exists()
+
+
+def test_a_teammates_deleted_ignore_file_never_gets_the_state_folder_committed(project, tmp_path):
+    """Before: a teammate's commit deleted ``memory/.gitignore`` (the line that ignores
+    ``.vault-mem/``); after the person's plain ``git pull``, their next ``git add -A && git commit``
+    of project work committed ``memory/.vault-mem/index.db`` (every memory's text, the personal
+    notes of the project vault included) and the signed records beside it, for the next push to
+    publish, and every clone then refused the vault (a committed state folder is a hostile tree).
+    vault-mem keeps the state folder in ``info/exclude`` whatever the vault's ignore files say, and
+    the pre-commit hook refuses a staged file of it by name."""
+    proj, _ = project
+    assert cli("--vault", str(proj / "memory"), "hooks", "install").returncode == 0
+    teammate_pushes(proj, tmp_path)
+    mate = tmp_path / "mate"
+    git(mate, "rm", "-q", "memory/.gitignore")
+    teammate_pushes(proj, tmp_path)
+    assert not (proj / "memory" / ".gitignore").exists() and (proj / "memory" / ".vault-mem" / "index.db").exists()
+
+    (proj / "app.py").write_text("print('hi')\n", encoding="utf-8")
+    git(proj, "add", "-A")
+    git(proj, "commit", "-q", "-m", "app")
+    assert ".vault-mem" not in git(proj, "ls-files")
+    git(proj, "add", "-f", "memory/.vault-mem")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "state"], cwd=proj, capture_output=True, text=True)
+    assert proc.returncode != 0 and "memory/.vault-mem/index.db" in proc.stderr, proc.stderr
+    assert "git rm -r -q --cached memory/.vault-mem" in proc.stderr
+    assert ".vault-mem" not in git(proj, "ls-tree", "-r", "--name-only", "HEAD")

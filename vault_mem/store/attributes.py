@@ -30,6 +30,7 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
+from vault_mem.config import STATE_DIR
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo
@@ -133,10 +134,40 @@ def attributes_block(prefix: str) -> str:
     ]) + "\n"
 
 
+def exclude_block(prefix: str) -> str:
+    """The lines vault-mem keeps in ``info/exclude`` for the vault at ``prefix``: its state folder,
+    so git never offers it to a commit whatever the vault's ``.gitignore`` says (a teammate's
+    commit deleting ``memory/.gitignore`` made the person's ``git add -A`` stage index.db, every
+    memory's text). "" for a folder name no ignore pattern can hold (a line end)."""
+    folder = prefix.rstrip("/")
+    if "\n" in folder or "\r" in folder:
+        return ""
+    escaped = "".join("\\" + c if c in "\\*?[" else c for c in folder)
+    pattern = f"/{escaped}/{STATE_DIR}/" if folder else f"/{STATE_DIR}/"
+    return "\n".join([
+        f"{_BEGIN} {_tag(prefix)} (written by vault-mem, rewritten by `vault-mem hooks install`):",
+        "# vault-mem's derived state is never committed, whatever a .gitignore says",
+        pattern,
+        f"{_END} {_tag(prefix)}",
+    ]) + "\n"
+
+
 def protect_attributes(repo: GitRepo, prefix: str) -> bool:
     """Write or refresh the vault's block in ``info/attributes`` (at the end: later lines win),
     keeping every other line; True when the file changed."""
-    path = Path(repo.info_attributes)
+    return _keep_block(Path(repo.info_attributes), prefix, attributes_block(prefix))
+
+
+def protect_exclude(repo: GitRepo, prefix: str) -> bool:
+    """Write or refresh the vault's block in ``info/exclude`` (:func:`exclude_block`), beside
+    ``info/attributes``; True when the file changed."""
+    block = exclude_block(prefix)
+    return _keep_block(Path(repo.info_attributes).with_name("exclude"), prefix, block) if block else False
+
+
+def _keep_block(path: Path, prefix: str, block: str) -> bool:
+    """Write ``block`` (the vault at ``prefix``'s) at the end of the git file ``path``, in place of
+    the one written before, keeping every other line; True when the file changed."""
     data = current_bytes(path)
     text = data.decode("utf-8", "replace") if data is not None else ""
     tag = _tag(prefix)
@@ -151,7 +182,7 @@ def protect_attributes(repo: GitRepo, prefix: str) -> bool:
     own = "".join(kept)
     if own and not own.endswith("\n"):
         own += "\n"
-    new = own + attributes_block(prefix)
+    new = own + block
     if new == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -164,4 +195,5 @@ def protect(repo: GitRepo, prefix: str, *also: str) -> dict[str, str]:
     the git config values of the names ``also``, read with the driver's (one git process)."""
     values = ensure_index_merge_driver(repo, *also, prefix=prefix)
     protect_attributes(repo, prefix)
+    protect_exclude(repo, prefix)
     return values
