@@ -16,6 +16,11 @@ from vault_mem import Vault
 from vault_mem.store.attributes import attributes_block
 
 
+#: the INDEX.md merge driver vault-mem wrote before it named each vault's INDEX.md by path
+OLDER_DRIVER = ("case %P in INDEX.md|*/INDEX.md) exit 0;; esac; "
+                "exec git merge-file --marker-size=%L -L ours -L base -L theirs %A %O %B")
+
+
 def run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=120)
 
@@ -160,6 +165,10 @@ def test_a_teammates_merge_attribute_never_drops_the_persons_commit_to_a_project
     git(proj, "add", "-A")
     git(proj, "commit", "-q", "-m", "app")
     assert cli("init", proj / "memory").returncode == 0  # commits the vault's files
+    # a clone set up by an earlier vault-mem: its driver is rewritten by the next command there
+    git(proj, "config", "merge.vault-mem-index.driver", OLDER_DRIVER)
+    assert cli("--vault", proj / "memory", "list").returncode == 0
+    assert git(proj, "config", "merge.vault-mem-index.driver").strip() != OLDER_DRIVER
     bare = tmp_path / "project.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(proj, "remote", "add", "origin", str(bare))

@@ -59,6 +59,25 @@ def merge_driver(paths: Iterable[str]) -> str:
 MERGE_DRIVER = merge_driver([INDEX_FILE])
 
 
+#: the driver earlier vault-mem wrote, which kept a side of any file named INDEX.md
+_ANY_INDEX = f"case %P in {INDEX_FILE}|*/{INDEX_FILE})"
+
+
+def replace_older_driver(repo: GitRepo, prefix: str) -> bool:
+    """Rewrite the driver of an earlier vault-mem (:data:`_ANY_INDEX`) as :func:`protect` writes it;
+    True when it did. A read of ``.git/config``'s text per opening; git runs only for an older
+    driver, once: a clone made before kept it until ``hooks install``, and in a project (no sync
+    calls :func:`protect` there) that was for good."""
+    try:
+        text = (repo.common_dir / "config").read_bytes()
+    except OSError:
+        return False
+    if _ANY_INDEX.encode() not in text:
+        return False
+    protect(repo, prefix)
+    return True
+
+
 def _driver_paths(value: str | None) -> list[str]:
     """The paths an existing driver of :func:`merge_driver`'s form keeps a side of (another vault
     of the same repository); none for any other value (an older driver's ``*/INDEX.md``)."""
