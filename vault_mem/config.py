@@ -402,7 +402,7 @@ def choose_vault(start: Path, known: Known, *, explicit: bool = False) -> Found:
         if folder == top:
             break
     memory = top / PROJECT_FOLDER if top is not None else None
-    if memory is not None and (explicit or memory in path or not (_holds_vault(memory) or project_link(memory))):
+    if memory is not None and (explicit or memory in path or not _holds_vault(memory)):
         memory = None  # named explicitly elsewhere, already a candidate, or no vault there
     if not path and memory is None:
         above = top.parents if top is not None else ()
