@@ -16,6 +16,11 @@ from vault_mem import Vault
 from vault_mem.store.attributes import attributes_block
 
 
+#: the INDEX.md merge driver vault-mem wrote before it named each vault's INDEX.md by path
+OLDER_DRIVER = ("case %P in INDEX.md|*/INDEX.md) exit 0;; esac; "
+                "exec git merge-file --marker-size=%L -L ours -L base -L theirs %A %O %B")
+
+
 def run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=120)
 
@@ -143,3 +148,50 @@ def test_only_the_vault_folder_of_a_bigger_repository_is_affected(tmp_path):
     before = info.read_bytes()
     r = cli("--vault", project / "memory", "hooks", "install")  # idempotent: the same bytes
     assert r.returncode == 0 and info.read_bytes() == before
+
+
+def test_a_teammates_merge_attribute_never_drops_the_persons_commit_to_a_project_file_named_index_md(tmp_path):
+    """Before: vault-mem's driver kept one side of any file named INDEX.md, and its block in
+    ``info/attributes`` covers the vault's folder alone. In a project whose own top-level
+    INDEX.md (a table of contents) a teammate named in ``.gitattributes``
+    (``INDEX.md merge=vault-mem-index``), the person's ``git pull --rebase`` of their conflicting
+    change said "dropping ... patch contents already upstream" and exited 0: their line gone, no
+    conflict shown. The driver now keeps a side of each vault's INDEX.md alone, by exact path;
+    the vault's INDEX.md still merges by keeping a side."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    git(proj, "init", "-q", "-b", "main")
+    (proj / "INDEX.md").write_text("# Project index\n\n- one\n")
+    git(proj, "add", "-A")
+    git(proj, "commit", "-q", "-m", "app")
+    assert cli("init", proj / "memory").returncode == 0  # commits the vault's files
+    # a clone set up by an earlier vault-mem: its driver is rewritten by the next command there
+    git(proj, "config", "merge.vault-mem-index.driver", OLDER_DRIVER)
+    assert cli("--vault", proj / "memory", "list").returncode == 0
+    assert git(proj, "config", "merge.vault-mem-index.driver").strip() != OLDER_DRIVER
+    bare = tmp_path / "project.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(proj, "remote", "add", "origin", str(bare))
+    git(proj, "push", "-q", "-u", "origin", "main")
+    mate = tmp_path / "mate"
+    git(tmp_path, "clone", "-q", str(bare), str(mate))
+    (mate / ".gitattributes").write_text("INDEX.md merge=vault-mem-index\n")
+    (mate / "INDEX.md").write_text("# Project index\n\n- one\n- the teammate's line\n")
+    (mate / "memory" / "INDEX.md").write_text("the teammate's index\n")
+    git(mate, "add", "-A")
+    git(mate, "commit", "-q", "--no-verify", "-m", "team")
+    git(mate, "push", "-q", "origin", "main")
+    (proj / "INDEX.md").write_text("# Project index\n\n- one\n- the person's line\n")
+    git(proj, "commit", "-q", "-am", "my own line")
+
+    proc = run_git(proj, "pull", "--rebase", "origin", "main")
+    assert proc.returncode != 0 and "CONFLICT" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert "the person's line" in (proj / "INDEX.md").read_text()
+    assert run_git(proj, "rebase", "--abort").returncode == 0
+    # the vault's own INDEX.md, changed on both sides, still merges by keeping a side
+    (proj / "INDEX.md").write_text("# Project index\n\n- one\n")
+    (proj / "memory" / "INDEX.md").write_text("my index\n")
+    git(proj, "add", "-A")
+    assert run_git(proj, "commit", "-q", "--no-verify", "-m", "mine").returncode == 0
+    proc = run_git(proj, "pull", "--no-rebase", "--no-edit", "origin", "main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr

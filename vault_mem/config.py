@@ -355,6 +355,16 @@ def _holds_vault(folder: Path) -> bool:
     return holds_config(folder) or (not os.path.islink(state) and _regular_file(state / "index.db"))
 
 
+def project_link(path: Path) -> bool:
+    """Whether ``path`` (absolute, as named: never resolved) is a repository's ``memory/`` that is
+    a symlink. A commit can make it one (a teammate's ``memory -> docs/mem``, which a plain ``git
+    pull`` takes, deleting the state in ``memory/``), so where it points is data, and the folder
+    it names is kept as named for the vault to refuse when it opens
+    (:func:`vault_mem.store.workspace.committed_link`): resolved here, the teammate's folder was
+    the project vault of every command, agent session and git hook (DESIGN §7, §8)."""
+    return path.name == PROJECT_FOLDER and os.path.islink(path) and os.path.lexists(path.parent / ".git")
+
+
 @dataclass(frozen=True)
 class Found:
     """What :func:`choose_vault` decided from a folder: the vault's ``root`` (None: none), ``how``
@@ -622,7 +632,10 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
 def _named_explicit(path: Path, known: Known, how: str) -> NamedVault:
     """The vault a named folder means (--vault, or with no project or personal vault
     $VAULT_MEM_VAULT): :func:`choose_vault`."""
-    here = path.expanduser().resolve()
+    named = Path(os.path.abspath(path.expanduser()))
+    if project_link(named):  # kept as named: the vault refuses it when a commit made it (project_link)
+        return NamedVault(PROJECT, named, how)
+    here = named.resolve()
     if os.path.islink(here / CONFIG_FILE) and not _holds_vault(here):
         # the folder named, whose vault.toml is a link: opening it refuses the link by name
         # (vault_mem.store.files.read_own), not a vault above it the person did not name

@@ -25,7 +25,7 @@ from typing import Any
 
 from vault_mem.config import STATE_DIR
 from vault_mem.errors import NotAVaultError, VaultMemError
-from vault_mem.store.files import open_nofollow
+from vault_mem.store.files import ensure_own_dir, open_nofollow
 from vault_mem.store.finder import resolve_vault_root
 
 #: edits, writes and commands a session must have made before it is asked to save anything
@@ -184,7 +184,9 @@ def _count(node: Any, counts: dict[str, int], *, depth: int) -> None:
 def first_ask(state_dir: Path, session: str) -> bool:
     """Record that ``session`` was asked; False when it had been already."""
     digest = hashlib.sha256(session.encode()).hexdigest()[:32]
-    state_dir.mkdir(mode=0o700, exist_ok=True)
+    # never through a link (DESIGN §7): this hook opens no Workspace, whose check refuses one, and
+    # a teammate's commit of a `.vault-mem` symlink reaches a fresh clone before any command ran
+    ensure_own_dir(state_dir)
     fd = open_nofollow(state_dir / ASKED_FILE, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "r+", encoding="ascii", errors="replace") as f:
         if digest in f.read().split():

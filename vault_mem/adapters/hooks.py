@@ -53,7 +53,7 @@ from vault_mem.adapters.contexts import (
 from vault_mem.adapters.distill import stop_hook
 from vault_mem.adapters.read_here import read_here
 from vault_mem.adapters.vaults import Vaults
-from vault_mem.config import FOLDER_TYPES
+from vault_mem.config import FOLDER_TYPES, STATE_DIR, is_state_dir_name
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.model.names import shell_word, shown
@@ -233,6 +233,11 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
     from vault_mem.store import worktree
     from vault_mem.vault.steps import failed_writes
 
+    from vault_mem.store.workspace import committed_link
+
+    linked = committed_link(Path(vault_path)) if vault_path else None
+    if linked:  # git stages nothing beyond a link: the commit holds nothing of a vault to check
+        return 0, "", f"vault-mem pre-commit: no vault checked: {linked}\n"
     try:
         vault = _open_vault(vault_path)
     except NotAVaultError as exc:
@@ -246,6 +251,20 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         # and the sidecar quarantines or skips them as it would after a sync. The gate is for what
         # this commit writes (a conflict's resolution, the person's own edits), so a peer's broken
         # or credential-holding file cannot refuse the person's merge for ever.
+        # vault-mem's derived state (index.db holds every memory's text) is never committed,
+        # whatever an ignore file says: a teammate's commit deleting memory/.gitignore made the
+        # person's next `git add -A && git commit` publish it (and every clone then refused the
+        # vault: a committed state folder is a hostile tree)
+        state = sorted({p for status, _, p in changes if status != "D" and any(
+            is_state_dir_name(part) for part in p[len(vault.prefix):].split("/")[:-1])})
+        if state:
+            shown_state = ", ".join(shown(p) for p in state[:5]) + (f" and {len(state) - 5} more" if len(state) > 5 else "")
+            top = shell_word(f"{vault.prefix}{STATE_DIR}") if vault.prefix else STATE_DIR
+            return 1, "", (f"vault-mem: commit refused: {shown_state} {'is' if len(state) == 1 else 'are'} vault-mem's "
+                           f"own state (the search index holds every memory's text), never committed; take "
+                           f"{'it' if len(state) == 1 else 'them'} out with `git rm -r -q --cached {top}` and "
+                           f"commit again (an ignore file that stopped ignoring {STATE_DIR}/ is named by "
+                           "`git log -p -- '*.gitignore'`)\n")
         staged = {path for _, _, path in changes}
         theirs: set[str] = set()
         for head in vault.repo.merge_heads():

@@ -13,9 +13,12 @@ command fail. Two layers stop that:
   false, which means something else for ``text`` and ``diff``), then INDEX.md gets vault-mem's
   merge driver. The person's own lines in that file are kept; only the vault's folder is
   touched (a vault in a project's ``memory/`` leaves the project's files alone).
-- The driver itself (:data:`MERGE_DRIVER`) is path-safe: git passes it the path (``%P``), and for
-  anything but INDEX.md it does git's own three-way merge (``git merge-file``), conflicts reported
-  as conflicts, so a stray attribute can never make it drop one side.
+- The driver itself (:func:`merge_driver`) is path-safe: git passes it the path (``%P``), and for
+  anything but the INDEX.md of a vault of the repository (each named exactly) it does git's own
+  three-way merge (``git merge-file``), conflicts reported as conflicts, so a stray attribute can
+  never make it drop one side. Any file named INDEX.md once counted: a teammate's
+  ``INDEX.md merge=vault-mem-index`` made the person's ``git pull --rebase`` drop their commit to
+  the project's own top-level INDEX.md, which no block of the vault's covers.
 
 Git config and ``info/`` are not cloned, so init, ``vault-mem hooks install`` and every sync
 call :func:`protect`; each is idempotent.
@@ -23,19 +26,68 @@ call :func:`protect`; each is idempotent.
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Iterable
 from pathlib import Path
 
+from vault_mem.config import STATE_DIR
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo
 from vault_mem.store.worktree import config_values
 
 DRIVER = "vault-mem-index"
-#: The driver's command (git substitutes %P shell-quoted, %A/%O/%B as plain temp-file names):
-#: INDEX.md keeps either side, since it is regenerated after every merge; any other path is
-#: merged as git merges text, with its conflicts.
-MERGE_DRIVER = (f"case %P in {INDEX_FILE}|*/{INDEX_FILE}) exit 0;; esac; "
-                "exec git merge-file --marker-size=%L -L ours -L base -L theirs %A %O %B")
+_CASE = "case %P in "
+_KEEP = ") exit 0;; esac; "
+_MERGE = "exec git merge-file --marker-size=%L -L ours -L base -L theirs %A %O %B"
+
+
+def _sq(text: str) -> str:
+    """``text`` single-quoted for sh, always (a case pattern matching it literally)."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def merge_driver(paths: Iterable[str]) -> str:
+    """The driver's command (git substitutes %P shell-quoted, %A/%O/%B as plain temp-file names):
+    the files at exactly ``paths`` (each vault's INDEX.md, from the repository's top) keep either
+    side, since INDEX.md is regenerated after every merge; any other path is merged as git merges
+    text, with its conflicts."""
+    return _CASE + "|".join(_sq(p) for p in sorted(set(paths))) + _KEEP + _MERGE
+
+
+#: the driver of a vault at the top of its repository (the usual standalone vault)
+MERGE_DRIVER = merge_driver([INDEX_FILE])
+
+
+#: the driver earlier vault-mem wrote, which kept a side of any file named INDEX.md
+_ANY_INDEX = f"case %P in {INDEX_FILE}|*/{INDEX_FILE})"
+
+
+def replace_older_driver(repo: GitRepo, prefix: str) -> bool:
+    """Rewrite the driver of an earlier vault-mem (:data:`_ANY_INDEX`) as :func:`protect` writes it;
+    True when it did. A read of ``.git/config``'s text per opening; git runs only for an older
+    driver, once: a clone made before kept it until ``hooks install``, and in a project (no sync
+    calls :func:`protect` there) that was for good."""
+    try:
+        text = (repo.common_dir / "config").read_bytes()
+    except OSError:
+        return False
+    if _ANY_INDEX.encode() not in text:
+        return False
+    protect(repo, prefix)
+    return True
+
+
+def _driver_paths(value: str | None) -> list[str]:
+    """The paths an existing driver of :func:`merge_driver`'s form keeps a side of (another vault
+    of the same repository); none for any other value (an older driver's ``*/INDEX.md``)."""
+    if not value or not value.startswith(_CASE + "'") or _KEEP not in value:
+        return []
+    lexer = shlex.shlex(value[len(_CASE):value.index(_KEEP)], posix=True, punctuation_chars="|")
+    try:
+        return [word for word in lexer if word != "|"]
+    except ValueError:
+        return []
 #: Attributes that make git run a command or change bytes between the repository and the work
 #: tree (``crlf`` is ``text``'s old name, still read), unset for the vault's files.
 NEUTRAL = ("merge", "filter", "diff", "working-tree-encoding", "ident", "export-subst", "text", "eol",
@@ -44,14 +96,16 @@ _BEGIN = "# >>> vault-mem"
 _END = "# <<< vault-mem"
 
 
-def ensure_index_merge_driver(repo: GitRepo, *also: str) -> dict[str, str]:
-    """Define (or bring up to date) the merge driver that INDEX.md's attribute names. Returns
+def ensure_index_merge_driver(repo: GitRepo, *also: str, prefix: str = "") -> dict[str, str]:
+    """Define (or bring up to date) the merge driver that INDEX.md's attribute names, for the
+    vault at ``prefix`` (its folder in the repository) and the vaults it named already. Returns
     the git config values of the names ``also``, read by the same git process (as
     :func:`~vault_mem.store.worktree.config_values`)."""
-    want = {f"merge.{DRIVER}.name": "vault-mem: keep INDEX.md, it is regenerated; merge anything else",
-            f"merge.{DRIVER}.driver": MERGE_DRIVER}
+    name_key, driver_key = f"merge.{DRIVER}.name", f"merge.{DRIVER}.driver"
     # one git process reads them all; a setting is written only when it does not hold its value
-    have = config_values(repo, *want, *also)
+    have = config_values(repo, name_key, driver_key, *also)
+    want = {name_key: "vault-mem: keep INDEX.md, it is regenerated; merge anything else",
+            driver_key: merge_driver([*_driver_paths(have[driver_key]), prefix + INDEX_FILE])}
     for name, value in want.items():
         if have[name] != value:
             repo.run("config", name, value)
@@ -99,10 +153,40 @@ def attributes_block(prefix: str) -> str:
     ]) + "\n"
 
 
+def exclude_block(prefix: str) -> str:
+    """The lines vault-mem keeps in ``info/exclude`` for the vault at ``prefix``: its state folder,
+    so git never offers it to a commit whatever the vault's ``.gitignore`` says (a teammate's
+    commit deleting ``memory/.gitignore`` made the person's ``git add -A`` stage index.db, every
+    memory's text). "" for a folder name no ignore pattern can hold (a line end)."""
+    folder = prefix.rstrip("/")
+    if "\n" in folder or "\r" in folder:
+        return ""
+    escaped = "".join("\\" + c if c in "\\*?[" else c for c in folder)
+    pattern = f"/{escaped}/{STATE_DIR}/" if folder else f"/{STATE_DIR}/"
+    return "\n".join([
+        f"{_BEGIN} {_tag(prefix)} (written by vault-mem, rewritten by `vault-mem hooks install`):",
+        "# vault-mem's derived state is never committed, whatever a .gitignore says",
+        pattern,
+        f"{_END} {_tag(prefix)}",
+    ]) + "\n"
+
+
 def protect_attributes(repo: GitRepo, prefix: str) -> bool:
     """Write or refresh the vault's block in ``info/attributes`` (at the end: later lines win),
     keeping every other line; True when the file changed."""
-    path = Path(repo.info_attributes)
+    return _keep_block(Path(repo.info_attributes), prefix, attributes_block(prefix))
+
+
+def protect_exclude(repo: GitRepo, prefix: str) -> bool:
+    """Write or refresh the vault's block in ``info/exclude`` (:func:`exclude_block`), beside
+    ``info/attributes``; True when the file changed."""
+    block = exclude_block(prefix)
+    return _keep_block(Path(repo.info_attributes).with_name("exclude"), prefix, block) if block else False
+
+
+def _keep_block(path: Path, prefix: str, block: str) -> bool:
+    """Write ``block`` (the vault at ``prefix``'s) at the end of the git file ``path``, in place of
+    the one written before, keeping every other line; True when the file changed."""
     data = current_bytes(path)
     text = data.decode("utf-8", "replace") if data is not None else ""
     tag = _tag(prefix)
@@ -117,7 +201,7 @@ def protect_attributes(repo: GitRepo, prefix: str) -> bool:
     own = "".join(kept)
     if own and not own.endswith("\n"):
         own += "\n"
-    new = own + attributes_block(prefix)
+    new = own + block
     if new == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,6 +212,7 @@ def protect_attributes(repo: GitRepo, prefix: str) -> bool:
 def protect(repo: GitRepo, prefix: str, *also: str) -> dict[str, str]:
     """Both layers (module docstring): the path-safe driver and the attributes block. Returns
     the git config values of the names ``also``, read with the driver's (one git process)."""
-    values = ensure_index_merge_driver(repo, *also)
+    values = ensure_index_merge_driver(repo, *also, prefix=prefix)
     protect_attributes(repo, prefix)
+    protect_exclude(repo, prefix)
     return values

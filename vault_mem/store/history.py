@@ -645,6 +645,21 @@ def resolve_commit(repo: GitRepo, rev: str) -> str | None:
     return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
 
 
+def commit_by_id(repo: GitRepo, prefix: str) -> str | None:
+    """The one commit whose id starts with the hex ``prefix``, or None (none, or several):
+    looked up among objects only. ``rev-parse PREFIX`` takes a ref of that name first, and a
+    plain ``git pull`` brings a peer's tags: one named like the id ``vault-mem log`` shows made
+    ``undo ID`` refuse the person's own commit."""
+    proc = repo.run("rev-parse", f"--disambiguate={prefix}", check=False)
+    ids = proc.stdout.decode().split() if proc.returncode == 0 else []
+    if not ids or len(ids) > 64:
+        return None
+    kinds = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)",
+                     input="".join(f"{i}\n" for i in ids).encode("ascii")).split("\n")
+    commits = [line.split()[0] for line in kinds if line.endswith(" commit")]
+    return commits[0] if len(commits) == 1 else None
+
+
 def commit_trailers(repo: GitRepo, commit: str) -> str:
     """The unfolded trailer block of ``commit``'s message (``Name: value`` lines)."""
     return repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)

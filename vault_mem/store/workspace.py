@@ -20,12 +20,14 @@ from vault_mem.config import (
     STATE_DIR,
     TYPE_FOLDERS,
     Config,
+    project_link,
     usable_agent_text,
     with_environment,
 )
 from vault_mem.errors import (
     ConfigError,
     GitError,
+    LinkError,
     MalformedFileError,
     NotAVaultError,
     StateError,
@@ -49,6 +51,7 @@ from vault_mem.store.files import (
     read_own,
     replace_file,
 )
+from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
 from vault_mem.store.health import (
@@ -98,6 +101,33 @@ def init_repository(root: Path) -> None:
         raise GitError(f"git init failed: {proc.stderr.strip()}; check that {root} is writable")
 
 
+def committed_link(named: Path) -> str | None:
+    """Why the vault named ``named`` (as named, not resolved) is refused, or None: a project's
+    ``memory/`` that is a symlink its repository holds (:func:`vault_mem.config.project_link`),
+    which any commit can point at a folder of its author's choosing. A link of this machine's
+    own that no commit holds (``memory -> ../notes``) is followed as before."""
+    named = Path(os.path.abspath(named))
+    if not project_link(named):
+        return None
+    try:
+        held = subprocess.run([program("git"), "ls-files", "-s", "--", named.name], cwd=named.parent,
+                              capture_output=True, check=False, env=program_env()).stdout
+    except (FileNotFoundError, OSError):
+        held = b"?"  # git cannot say: refused, as a committed link would be
+    if not held.strip():
+        return None
+    try:  # text its committer chose, in a note an agent reads: escaped, and cut
+        target = os.readlink(named)
+        target = shell_word(target if len(target) <= 60 else target[:60] + "...")
+    except OSError:
+        target = "?"
+    return (f"{shown(str(named))} is a symlink (to {target}) that the repository holds: a commit made it, so "
+            f"where it points is anyone's choice, and vault-mem never takes a committed link as the project's "
+            f"vault; nothing was read or written through it. See whose commit made it (`git log -- "
+            f"{shell_word(str(named))}`), then restore the folder (`git checkout <commit before> -- "
+            f"{shell_word(named.name)}` in {shell_word(str(named.parent))}) or name a vault with --vault PATH")
+
+
 class Workspace:
     """Root, prefix, state dir, repository, lock and settings of the vault at ``root``."""
 
@@ -106,6 +136,9 @@ class Workspace:
     _checked_head: str | None = None
 
     def __init__(self, root: str | Path, *, agent: str | None = None, repo: GitRepo | None = None):
+        linked = committed_link(Path(root).expanduser())
+        if linked:
+            raise LinkError(linked)
         root = Path(root).expanduser().resolve()
         raw = read_own(root / CONFIG_FILE) if os.path.lexists(root / CONFIG_FILE) else None
         if raw is None and approved_config(root) is None:
@@ -140,6 +173,10 @@ class Workspace:
                              "at most 500 characters (--agent, $VAULT_MEM_AGENT)")
         self.agent = named or self.config.agent_name
         self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
+        try:
+            replace_older_driver(self.repo, self.prefix)
+        except (OSError, VaultMemError):
+            pass  # a read-only git folder: `hooks install` says what fails
         hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, root, self.repo.common_dir, self.repo.toplevel)
         if hooks_note:
             self.notices.append(hooks_note)

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE
-from vault_mem.errors import GitError, UsageError, VaultMemError
+from vault_mem.errors import GitError, LinkError, UsageError, VaultMemError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import EDITOR_FILES_HEADING, missing_editor_patterns
@@ -19,7 +19,7 @@ from vault_mem.store.attributes import protect
 from vault_mem.store.files import atomic_write, current_bytes, refuse_link
 from vault_mem.store.git import GitRepo
 from vault_mem.store.hooks import install, unsafe_hooks_notice
-from vault_mem.store.workspace import Workspace, init_repository
+from vault_mem.store.workspace import Workspace, committed_link, init_repository
 
 
 def _template_dir() -> Path:
@@ -34,6 +34,9 @@ def _template_dir() -> Path:
 def create_files(path: str | Path) -> tuple[Path, list[Path]]:
     """Make ``path`` a vault on disk: ``git init`` unless it is inside a repository already, then
     the template's files (none that exists is overwritten). Returns the root and the files made."""
+    linked = committed_link(Path(path).expanduser())
+    if linked:  # a teammate's `memory -> ..` would have had init make a repository where they chose
+        raise LinkError(linked)
     root = Path(path).expanduser().resolve()
     if (root / CONFIG_FILE).exists():
         raise UsageError(f"{root} is already a vault ({CONFIG_FILE} exists)")

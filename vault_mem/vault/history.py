@@ -21,7 +21,7 @@ from vault_mem.model.conflicts import CONFLICT_RE, copy_of, memory_key
 from vault_mem.model.names import shown
 from vault_mem.model.trailers import AGENT, MEMORY_ACTION, MEMORY_KEY, RESOLVES, REVERTS, parse_trailers, trailer
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import changed_paths, commit_trailers, log_entries, resolve_commit
+from vault_mem.store.history import changed_paths, commit_by_id, commit_trailers, log_entries, resolve_commit
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
@@ -205,9 +205,9 @@ def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
         if not _COMMIT_ID.fullmatch(target):
             raise MemoryNotFoundError(f"'{target}' has no vault-mem commit to undo (a memory written by hand "
                                       f"is changed back with git); see `vault-mem log {target}`")
-    commit = resolve_commit(ws.repo, target)
-    if commit is not None and is_key and not commit.startswith(target):
-        commit = None  # a ref of that name, not the commit of that id
+    # an id that is a valid key is looked up among objects alone: a ref of that name (a peer's
+    # tag named like the id `log` shows) is never the commit of that id
+    commit = commit_by_id(ws.repo, target) if is_key else resolve_commit(ws.repo, target)
     if commit is None:
         raise MemoryNotFoundError(
             f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
