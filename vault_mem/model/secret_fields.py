@@ -320,6 +320,10 @@ _COOKIE_LINE = lazy(r"^(?:#HttpOnly_)?[^\s#][^\t\n]{0,252}\t(?i:true|false)\t[^\
                     r"\t(?P<name>[^\t\n]{1,200})\t(?P<value>[^\t\r\n]{8,4000})\r?$", re.MULTILINE)
 # A user list of quoted pairs (pgbouncer's ``userlist.txt``: ``"user" "password"``), a line each
 _QUOTED_PAIR = lazy(r"^[ \t]{0,8}\"(?P<user>[^\"\s]{1,64})\"[ \t]{1,8}\"(?P<value>[^\"\n]{4,200})\"[ \t]*\r?$", re.MULTILINE)
+# ppp's ``chap-secrets`` and ``pap-secrets`` (``client server secret [addresses]``): the server a
+# name or ``*``, the secret quoted, the addresses ``*`` or a list
+_PPP_ROW = lazy(r"^[ \t]{0,8}\"?(?P<user>[^\"\s#]{1,64})\"?[ \t]{1,8}(?:\*|\"[^\"\s]{1,64}\")[ \t]{1,8}"
+                r"\"(?P<value>[^\"\n]{4,200})\"(?:[ \t]{1,8}(?:\*|\"\*\"|-|[0-9a-fA-F.:/,]{1,64}))?[ \t]*\r?$", re.MULTILINE)
 
 
 _COOKIE_MEMBER = lazy(r"[\"']?value[\"']?[ \t]{0,4}:[ \t]{0,4}[\"']?(?P<value>[^\"'\s,{}]{8,4000})")
@@ -376,7 +380,7 @@ _FILE_ABOUT = frozenset(["policy", "policies", "rules", "requirements", "manager
 
 def credential_files(text: str) -> Iterator[Span]:
     """A random value in a cookie jar's line, a password no word could be in a user list's
-    quoted pair (a stored hash there is not one: secret_values.stored_not_secret), and a file
+    quoted pair or a ppp secrets file's row (a stored hash there is not one: secret_values.stored_not_secret), and a file
     named for a credential with its content (:data:`_NAMED_FILE_LINE`)."""
     if "." in text and ":" in text:
         for m in _NAMED_FILE_LINE.finditer(text):
@@ -404,6 +408,12 @@ def credential_files(text: str) -> Iterator[Span]:
             members = {k.group(1) for k in _MEMBER_NAME.finditer(text, opened, closed)}
             if "domain" in members and "name" in members and members & _COOKIE_ATTRIBUTES and _cookie_value(m.group("value")):
                 yield "session cookie", m.start("value"), m.end("value")
+    if text.count('"') >= 2:
+        for m in _PPP_ROW.finditer(text):
+            value = m.group("value")
+            if value != m.group("user") and (strong_unlabelled(value) or random_token(value, min_len=12)) \
+                    and not stored_not_secret(value) and not is_placeholder(value, quoted=True):
+                yield "password in a user list", m.start("value"), m.end("value")
     if '" "' in text or '"\t"' in text:
         for m in _QUOTED_PAIR.finditer(text):
             value = m.group("value")

@@ -224,8 +224,10 @@ RULES: tuple[Rule, ...] = (
          r"|snmp(?:-server)?[ \t]{1,4}community|r[ow]community6?)[ \t]{1,4}([^\s]{4,200})",
          "username netops privilege 15 password 0 <a12>", "literal", 1, lower=True,
          markers=("password 0", "password 7", "secret 0", "secret 7", "key-string 7", "community", "key 7", "key 0")),
-    # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle); `BY PASSWORD '*HASH'` is a hash
-    Rule("password assignment", r"(?:create|alter)[ \t]{1,4}(?:user|role)[ \t][^\n;]{1,200}?[ \t]identified[ \t]{1,4}"
+    # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle); `BY PASSWORD '*HASH'` is a hash; Oracle's
+    # database link signs in to the other database as `CONNECT TO user IDENTIFIED BY X`
+    Rule("password assignment", r"(?:create|alter)[ \t]{1,4}(?:user|role|(?:shared[ \t]{1,4})?(?:public[ \t]{1,4})?database[ \t]{1,4}link)"
+         r"[ \t][^\n;]{1,200}?[ \t]identified[ \t]{1,4}"
          r"(?:with[ \t]{1,4}[a-z0-9_]{1,40}[ \t]{1,4})?by[ \t]{1,4}(?!password[ \t]|values[ \t])[\"']?([^\s'\";]{4,200})",
          "alter user etl identified by '<a16>';", "password", 1, lower=True, markers=("identified by", "identified with")),
     # AWS CDK's `SecretValue.unsafePlainText('X')`: a secret written into the template
