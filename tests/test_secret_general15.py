@@ -21,6 +21,13 @@ write policy must refuse it. Beside each class, the look-alikes that share its p
   the same layout saying "use SSO" passes.
 - An uncompressed elliptic-curve point (a VAPID public key) passes under any name.
 
+From fresh61's held-out half (``secrets_fresh61b.py``), after its one measurement (in-sample now):
+Redis ACL's ``>password``; an expect script's ``send`` after a password prompt; a literal typed by
+``xdotool``/``ydotool``/``wtype``; a TLS key log's secrets; the rows of a file named for secrets
+(davfs2, rsyncd); a PIN's label with a parenthesis before its digits. Beside each, what must pass:
+``nopass`` and ``#<sha256>``, a variable sent, ordinary typed text, the key log named in prose, a
+comment row, ``kubectl get secrets`` output, a PIN without digits.
+
 Values are drawn from one seeded generator; the SLIP-39 shares were made by the reference
 implementation (``shamir-mnemonic``) from random secrets, for these tests only.
 """
@@ -130,6 +137,32 @@ CASES: list[tuple[str, str, str, bool]] = [
     ("account-host-sso", "Jira account", "jira.acme.example\nuse SSO with the work account", _PASSES),
     ("described-as", "fixture described as base64 of lorem", f"Fixture: base64 of 'lorem ipsum dolor' = {_b64(b'lorem ipsum dolor')}",
      _PASSES),
+    # --- (fresh61b's held-out half, after its one measurement: in-sample) Redis ACL passwords
+    ("redis-acl", "redis.conf", f"user default off\nuser app on >{_pw(16)} ~app:* +@all", _REFUSED),
+    ("redis-setuser", "redis-cli", f"ACL SETUSER reporting on >{_pw(14)} ~reports:* +get", _REFUSED),
+    ("redis-nopass", "redis.conf", f"user worker on nopass ~jobs:* +@list\nuser app on #{_D.r(64, HEX)} ~app:*", _PASSES),
+    ("redis-prose", "query notes", "select * from orders where user_id > 5000 and total > 100", _PASSES),
+    # --- an expect script's answer to a password prompt
+    ("expect-send", "switch backup", f'spawn ssh admin@10.0.9.2\nexpect "assword:"\nsend "{_pw(12)}\\r"', _REFUSED),
+    ("expect-env", "switch backup", 'expect "Password:"\nsend "$env(SWITCH_PW)\\r"', _PASSES),
+    ("expect-yes", "first connect", 'expect "(yes/no)?"\nsend "yes\\r"', _PASSES),
+    # --- a typing tool's literal
+    ("xdotool", "hotkey", f"xdotool type --delay 40 '{_pw(15)}'", _REFUSED),
+    ("wtype", "sway binding", f"bindsym $mod+p exec wtype '{_pw(14)}'", _REFUSED),
+    ("xdotool-text", "hotkey", "xdotool type 'Kind regards, Jo'", _PASSES),
+    ("xdotool-cmd", "hotkey", "xdotool type \"$(pass show web/forum)\"", _PASSES),
+    # --- a TLS key log
+    ("sslkeylog", "capture", f"CLIENT_HANDSHAKE_TRAFFIC_SECRET {_D.r(64, HEX)} {_D.r(64, HEX)}", _REFUSED),
+    ("sslkeylog-random", "capture", f"CLIENT_RANDOM {_D.r(64, HEX)} {_D.r(96, HEX)}", _REFUSED),
+    ("sslkeylog-prose", "debugging TLS", "SSLKEYLOGFILE=/tmp/keys.log makes curl write CLIENT_RANDOM lines for Wireshark", _PASSES),
+    # --- a secrets file's rows
+    ("davfs-secrets", "nextcloud mount", f"/etc/davfs2/secrets\nhttps://cloud.example.org/remote.php/dav  jo  {_pw(14)}", _REFUSED),
+    ("rsyncd-secrets", "backup target", f"/etc/rsyncd.secrets:\nbackup:{_pw(14)}", _REFUSED),
+    ("secrets-comment", "nextcloud mount", "/etc/davfs2/secrets\n# URL  user  password\n/mnt/cloud  jo  \"password\"", _PASSES),
+    ("secrets-listing", "k8s", "kubectl get secrets\nNAME  TYPE  DATA  AGE\ndb-creds  Opaque  2  41d", _PASSES),
+    # --- a PIN's label, a parenthesis, its digits
+    ("pin-paren", "printer", f"WPS PIN (label on the back): {_RNG.randrange(10**7, 10**8)}", _REFUSED),
+    ("pin-paren-none", "letters", "The PIN (sent by post) arrives in 3-5 days.", _PASSES),
     # --- an uncompressed EC point
     ("vapid-public", "web push", f"applicationServerKey = '{_POINT}'",
      _PASSES),

@@ -3,7 +3,11 @@ on 2026-12-05 after the fixes the first half (``secrets_fresh61a.py``) led to, a
 on that code, untuned. Not blind in the strict sense: its writer had by then read the rules it
 fixed (card numbers, PIN names, SLIP-39, keystores, ppp rows, multi-segment prefixes, one-letter
 pairs, a login under its host); it kept to forms and places none of those rules was written for,
-and grepped the older corpora only to keep every item new. Values come from a seeded generator at
+and grepped the older corpora only to keep every item new.
+
+Measured once on 184f652 (and on main 19dea6d): 30/40 forms, 0/42 look-alikes, both. One of the ten
+misses was this file's bug, found after that run: the Spanish card's number was four numbers' groups
+(the generator was called per group), no Luhn-valid card; fixed here, which draws the values after it anew. Values come from a seeded generator at
 import; none is a real credential, and vendor prefixes are split so no scanner flags this file.
 
     python bench/bench_secrets.py --set fresh61b [--misses]
@@ -72,7 +76,8 @@ def forms() -> list[dict]:
     add("kazakh", "prose", f"Wi-Fi құпия сөзі: {pw(12)}")
     add("tagalog", "prose", f"Ang password ng wifi sa bahay ay {pw(11)}")
     # money, phone, banking
-    add("es-card", "card", f"Tarjeta Visa {' '.join(luhn('4', 16)[i:i+4] for i in range(0, 16, 4))}, caduca 07/28, CVV {G.rng.randrange(100, 999)}")
+    visa = luhn('4', 16)
+    add("es-card", "card", f"Tarjeta Visa {' '.join(visa[i:i + 4] for i in range(0, 16, 4))}, caduca 07/28, CVV {G.rng.randrange(100, 999)}")
     add("port-out-pin", "code", f"T-Mobile account PIN for the port-out: {G.rng.randrange(100000, 999999)}")
     add("telebanking", "code", f"Online-Banking: Anmeldename {G.rng.randrange(10**7, 10**8)}, PIN {G.rng.randrange(10000, 99999)}")
     add("wps-pin", "code", f"printer WPS PIN (from the status page): {G.rng.randrange(10**7, 10**8)}")

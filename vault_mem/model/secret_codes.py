@@ -416,6 +416,8 @@ _PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|(?:card|bank|de
             rf"|(?:c[oó]digo|clave|code|codice|kod)[ \t]{{1,2}}(?:(?:de|del|de[ \t]la|de[ \t]l'|della|dell'|di|du|do|d')[ \t]?(?:la[ \t])?)?(?:{_CODE_OF})"
             r"))(?:[ \t]{1,4}(?i:for|of|at|on|in|to|during|der|des|von|f[üu]r|am|im|de|del|da|do|dla|w|we|na|till|f[öo]r|p[åa]|di|du)"
             r"[ \t]{1,4}[^\n:]{1,40}?)?"
+            # (where it was read, in parentheses: "WPS PIN (from the status page): X")
+            r"(?:[ \t]{0,2}\([^()\n]{1,40}\))?"
             r"[ \t]{0,4}(?::|=|is|was|-|(?i:es|ist|lautet|est|[eèé]|to|jest|[äa]r|er|on))?[ \t]{0,4}"
             r"(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])"
             # a safe's or a padlock's combination: its dial numbers, two digits apart by dashes

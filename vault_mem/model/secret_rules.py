@@ -230,6 +230,26 @@ RULES: tuple[Rule, ...] = (
          r"[ \t][^\n;]{1,200}?[ \t]identified[ \t]{1,4}"
          r"(?:with[ \t]{1,4}[a-z0-9_]{1,40}[ \t]{1,4})?by[ \t]{1,4}(?!password[ \t]|values[ \t])[\"']?([^\s'\";]{4,200})",
          "alter user etl identified by '<a16>';", "password", 1, lower=True, markers=("identified by", "identified with")),
+    # Redis' ACL (`user app on >X ~app:* +@all`, `ACL SETUSER app on >X`): `>` adds a password in clear
+    # (`#<sha256>` adds its hash, `nopass` none)
+    Rule("password assignment", r"(?<![\w-])(?:user|setuser)[ \t]{1,4}[^\s>]{1,64}(?:[ \t]{1,4}(?:on|off|reset|resetpass|resetkeys"
+         r"|resetchannels|nopass|allkeys|allcommands|allchannels|nocommands|~[^\s>]{1,100}|%[^\s>]{1,100}|[+-]@?[^\s>]{1,100}"
+         r"|&[^\s>]{1,100}|#[0-9a-f]{64}))*[ \t]{1,4}>([^\s]{4,200})",
+         "user app on ><a16> ~app:* +@all", "password", 1, lower=True, markers=(" >",)),
+    # an expect script answering a password prompt: `expect "assword:"` then `send "X\r"`
+    Rule("password assignment", r"expect[ \t]{1,4}(?:-[a-z]{1,10}[ \t]{1,4})?[\"'{]?[^\n]{0,40}?(?i:assword|passphrase|pin)[^\n]{0,40}"
+         r"\r?\n[ \t]{0,16}send[ \t]{1,4}(?:--[ \t]{1,4})?[\"{]([^\"\n{}\\]{4,200})(?:\\r|\\n)?[\"}]",
+         'expect "Password:"\nsend "<a12>\\r"', "password", 1, markers=("send ",)),
+    # a password typed by a tool that types for you (`xdotool type --delay 50 'X'`, `ydotool type`, `wtype`):
+    # one word (typed text has spaces), a credential's look
+    Rule("password assignment", r"(?<![\w-])(?:xdotool|ydotool|wtype)[ \t]{1,4}(?:type[ \t]{1,4})?(?:--?[\w-]{1,20}(?:[ \t]{1,4}[0-9]{1,5})?"
+         r"[ \t]{1,4}){0,4}['\"]([^'\"\s]{6,200})['\"]",
+         "xdotool type --delay 40 '<a14>'", "literal", 1, markers=("xdotool", "ydotool", "wtype")),
+    # a TLS key log (SSLKEYLOGFILE, NSS's format): the session's secrets by the client random, which
+    # decrypt the captured traffic (Wireshark reads it); the first hex is the client random, the second the secret
+    Rule("TLS session secret", r"(?<![A-Za-z0-9_])(?:CLIENT_RANDOM|[A-Z_]{0,30}(?:TRAFFIC|EXPORTER)_SECRET(?:_[0-9])?)[ \t]{1,4}"
+         r"[0-9a-fA-F]{64}[ \t]{1,4}([0-9a-fA-F]{64,96})(?![0-9a-fA-F])",
+         "CLIENT_RANDOM <h64> <h96>", "value", 1, markers=("CLIENT_RANDOM", "_SECRET")),
     # AWS CDK's `SecretValue.unsafePlainText('X')`: a secret written into the template
     Rule("password assignment", r"u(?<![A-Za-z0-9_]u)nsafePlainText\([ \t]{0,4}[\"'`]([^\"'`\n]{4,200})[\"'`]",
          "SecretValue.unsafePlainText('<a16>')", "value", 1),
