@@ -26,7 +26,7 @@ Redis ACL's ``>password``; an expect script's ``send`` after a password prompt; 
 ``xdotool``/``ydotool``/``wtype``; a TLS key log's secrets; the rows of a file named for secrets
 (davfs2, rsyncd); a PIN's label with a parenthesis before its digits. Beside each, what must pass:
 ``nopass`` and ``#<sha256>``, a variable sent, ordinary typed text, the key log named in prose, a
-comment row, ``kubectl get secrets`` output, a PIN without digits.
+comment row, ``kubectl get secrets`` output, a PIN without digits, a ticket or a folder after ``admin /``.
 
 Values are drawn from one seeded generator; the SLIP-39 shares were made by the reference
 implementation (``shamir-mnemonic``) from random secrets, for these tests only.
@@ -163,6 +163,11 @@ CASES: list[tuple[str, str, str, bool]] = [
     # --- a PIN's label, a parenthesis, its digits
     ("pin-paren", "printer", f"WPS PIN (label on the back): {_RNG.randrange(10**7, 10**8)}", _REFUSED),
     ("pin-paren-none", "letters", "The PIN (sent by post) arrives in 3-5 days.", _PASSES),
+    # --- a factory password after a default account's slash
+    ("ilo-default", "srv-12", f"iLO tag: Administrator / {''.join(_RNG.choice('ABCDEFGHJKLMNPQRSTUVWXYZ23456789') for _ in range(3))}7"
+     f"{_RNG.choice('ABCDEFGHJKLMNPQRSTUVWXYZ')}4{_RNG.choice('ABCDEFGHJKLMNPQRSTUVWXYZ')}9Q", _REFUSED),
+    ("ilo-ticket", "incident", "escalated: admin / INC48213 (see the postmortem)", _PASSES),
+    ("ilo-release", "deploy", "root / PROD2024 is the folder the job writes", _PASSES),
     # --- an uncompressed EC point
     ("vapid-public", "web push", f"applicationServerKey = '{_POINT}'",
      _PASSES),

@@ -337,10 +337,22 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                 value = m.group("value").rstrip(".,;:!?)")
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
-                elif pattern is _USER_SLASH and _ACCOUNT_NAME.fullmatch(m.group("user")) and passphrase(value):
+                elif pattern is _USER_SLASH and _ACCOUNT_NAME.fullmatch(m.group("user")) \
+                        and (passphrase(value) or _factory_password(value)):
                     # an account every box has, then a generator's words ("admin / ember-cobalt-saffron-orbit"
-                    # in a chat log): a slash after a user's name, as a login is read out
+                    # in a chat log) or a factory's printed password ("Administrator / J37H9HHK" on a
+                    # server's tag): a slash after a user's name, as a login is read out
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
+
+
+def _factory_password(value: str) -> bool:
+    """Capitals and digits mixed through 8 to 16 characters, as a device's factory password is
+    printed on its label (HPE iLO's, a router's): letters and digits change places three times or
+    more, so an id of a word and a number (``INC12345``, ``PROD2024``) is none."""
+    if not 8 <= len(value) <= 16 or not all(c.isdigit() or "A" <= c <= "Z" for c in value):
+        return False
+    changes = sum(a.isdigit() != b.isdigit() for a, b in zip(value, value[1:]))
+    return changes >= 3 and sum(c.isdigit() for c in value) >= 2
 
 
 # A password as a person makes one, standing in a sentence with no label and no use named ("I went

@@ -156,7 +156,9 @@ def slip39_shares(text: str) -> Iterator[Span]:
         spans = [(w.start(), w.end()) for w in _MONERO_WORD.finditer(text.lower(), m.start(), m.end())]
         values = [_SLIP39_INDEX.get(text[a:b].lower(), -1) for a, b in spans]
         for n in _SLIP39_LENGTHS:
-            for first in range(len(values) - n + 1):
+            # (a share is a run of its own, or ends the run its label's words start: the first and the
+            # last window of a run are read, so a text made of list words costs four checksums a run)
+            for first in sorted({0, len(values) - n}) if len(values) >= n else ():
                 run = values[first:first + n]
                 if -1 not in run and (_rs1024_valid(run, b"shamir") or _rs1024_valid(run, b"shamir_extendable")):
                     yield "seed phrase (SLIP-39 share)", spans[first][0], spans[first + n - 1][1]
