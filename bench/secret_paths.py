@@ -36,6 +36,8 @@ def main() -> None:
 
     corpus = __import__(f"secrets_{args.set}")
     items = [(it, True) for it in corpus.FORMS] + [(it, False) for it in corpus.LOOK_ALIKES]
+    # (each process starts in the temporary folder: `-m` puts its working folder first on sys.path,
+    # so started from a checkout it would run that checkout's code, not --code's)
     env = {**os.environ, "PYTHONPATH": str(code), "VAULT_MEM_EMBEDDER": "none"}
     with tempfile.TemporaryDirectory(prefix="secret-paths-") as tmp:
         verdicts: dict[str, dict[str, bool]] = {}
@@ -43,7 +45,7 @@ def main() -> None:
         for path in ("api", "cli", "mcp"):
             root = Path(tmp) / path
             subprocess.run([sys.executable, "-m", "vault_mem", "init", str(root)], env=env, check=True,
-                           capture_output=True)
+                           capture_output=True, cwd=tmp)
             roots[path] = root
         v = Vault(roots["api"])
         for it, _ in items:
@@ -56,11 +58,11 @@ def main() -> None:
         for it, _ in items:
             p = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(roots["cli"]), "--json", "remember",
                                 it["key"], "-d", it["description"], "--type", "note", "--body", "-"],
-                               input=it["body"].encode(), env=env, capture_output=True)
+                               input=it["body"].encode(), env=env, capture_output=True, cwd=tmp)
             out = p.stdout.decode(errors="replace")
             verdicts[it["name"]]["cli"] = p.returncode == 1 and '"SecretError"' in out
         proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "mcp", str(roots["mcp"])], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tmp)
 
         def ask(message: dict) -> dict:
             proc.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
