@@ -408,7 +408,7 @@ _CODE_OF = (r"alarm[ae]?|allarme|alarmu|puerta|porte|porta|portal|portail|acceso
             r"|caja[ \t]fuerte|coffre|cassaforte|entrada|entr[eé]e|ingresso|candado|cadenas|garaje|garage|port[oó]n|cancello"
             r"|drzwi|skrytki|sejfu|bramy|domofonu|furtki|szafki|gara[zż]u|dost[eę]pu|wej[sś]cia")
 _PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|(?:card|bank|debit|credit|atm|sim|phone|visa|mastercard)[ \t]{1,2}pin"
-            # (the PIN's name in Dutch, Danish, Norwegian, Swedish, Finnish and German: "pincode 5832")
+            # (the PIN's name in Dutch, Danish, Norwegian, Swedish, Finnish and German: "pincode NNNN")
             r"|pin-?code|pin-?kode|pin-?kod|pin-?koodi|pin-?nummer|geheimzahl|tunnusluku"
             r"|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe|disarm|arming|security|building|lockbox|locker|padlock"
             r"|lock|unlock|entry|access|garage|admin|master|installer|staff)[ \t]code|digicode|portkod|d[oø]rkode"
@@ -424,7 +424,7 @@ _PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|(?:card|bank|de
             r"|(?<![A-Za-z])(?i:safe|padlock|lock|locker|tresor|caja[ \t]fuerte)(?![a-z])[^\n]{0,40}?(?i:combination|combo|kombination|combinaci[oó]n)"
             r"[ \t]{0,4}(?::|=|is|-)?[ \t]{0,4}(?P<dial>[0-9]{1,2}(?:[ \t]?[-–][ \t]?[0-9]{1,2}){2,3})(?![\w.,:/-]?[0-9])")
 # A lock's or an alarm's name first on the line, then its code a few words on ("Alarmanlage: beim
-# Reinkommen Code 7391 und dann #", "front gate — the keypad takes code 4812"): the place names what
+# Reinkommen Code NNNN und dann #", "front gate — the keypad takes code NNNNN"): the place names what
 # the code opens, whatever the words between
 _PLACE_CODE = lazy(r"(?<![^\W\d_])(?i:alarm\w{0,12}|keypad|t[üu]r|haust[üu]r|tresor|safe|gate|door|portal|portail|porte|puerta"
                    r"|portone|cancello|garage|garaje|lockbox|schlie[ßs]fach)(?![^\W\d_])[^\n]{1,50}?(?<![^\W\d_])"
