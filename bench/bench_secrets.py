@@ -24,6 +24,9 @@
     python bench/bench_secrets.py --set heldout21          # the twenty-first (blind: written at 687b03e, untuned)
     python bench/bench_secrets.py --set probe              # probes written while fixing heldout4's classes (not held out)
     python bench/bench_secrets.py --set review56           # review56's fresh probes near sec51's rules (not held out)
+    python bench/bench_secrets.py --set fresh61a           # fresh61's tuning half (written before its fixes)
+    python bench/bench_secrets.py --set fresh61b           # fresh61's held-out half (written after them, measured once)
+    python bench/bench_secrets.py --set fresh61            # both halves
     python bench/bench_secrets.py --set generic4           # probes written while fixing heldout10's classes (not held out)
     python bench/bench_secrets.py --code /work/main        # the same corpus against another checkout
     python bench/bench_secrets.py --misses --timing        # name each miss and false alarm; time the gate
@@ -59,6 +62,7 @@ def main() -> None:
     ap.add_argument("--set", choices=("fresh", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
                                       "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13", "heldout14", "heldout15",
                                       "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "review56",
+                                      "fresh61a", "fresh61b", "fresh61",
                                       "probe",
                                       "generic", "generic2", "generic3", "generic4"), default="fresh")
     ap.add_argument("--misses", action="store_true", help="list each miss and false alarm by name")

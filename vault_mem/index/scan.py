@@ -49,6 +49,7 @@ class FileState:
 #: name: the fingerprint reads their files without importing them (most processes that open a
 #: vault check no text, and the gate's modules are ~20 ms of CPU to import; model/policy.py)
 GATE_MODULES = ("vault_mem.model.policy", "vault_mem.model.secrets",
+                "vault_mem.model.secret_cards",
                 "vault_mem.model.secret_checks",
                 "vault_mem.model.secret_codes",
                 "vault_mem.model.secret_commands",
@@ -69,7 +70,8 @@ GATE_MODULES = ("vault_mem.model.policy", "vault_mem.model.secrets",
                 "vault_mem.model.secret_urls",
                 "vault_mem.model.secret_values",
                 "vault_mem.model.secret_words",
-                "vault_mem.model.seed_words", "vault_mem.model.seed_words_other", "vault_mem.model.lazy_patterns")
+                "vault_mem.model.seed_words", "vault_mem.model.seed_words_other", "vault_mem.model.seed_words_slip39",
+                "vault_mem.model.lazy_patterns")
 
 
 def _module_file(name: str) -> str:

@@ -408,17 +408,33 @@ _CODE_OF = (r"alarm[ae]?|allarme|alarmu|puerta|porte|porta|portal|portail|acceso
             r"|caja[ \t]fuerte|coffre|cassaforte|entrada|entr[eé]e|ingresso|candado|cadenas|garaje|garage|port[oó]n|cancello"
             r"|drzwi|skrytki|sejfu|bramy|domofonu|furtki|szafki|gara[zż]u|dost[eę]pu|wej[sś]cia")
 _PIN = lazy(r"(?<![A-Za-z0-9_-])(?:PIN|PUK|PIN2|(?i:pin[ \t]code|(?:card|bank|debit|credit|atm|sim|phone|visa|mastercard)[ \t]{1,2}pin"
+            # (the PIN's name in Dutch, Danish, Norwegian, Swedish, Finnish and German: "pincode NNNN")
+            r"|pin-?code|pin-?kode|pin-?kod|pin-?koodi|pin-?nummer|geheimzahl|tunnusluku"
             r"|passcode|pass[ \t]code|(?:keypad|door|alarm|gate|safe|disarm|arming|security|building|lockbox|locker|padlock"
             r"|lock|unlock|entry|access|garage|admin|master|installer|staff)[ \t]code|digicode|portkod|d[oø]rkode"
             r"|(?:t[üu]r|haust[üu]r|alarm|zugangs|tresor|tor|schloss|garagen)code"
             rf"|(?:c[oó]digo|clave|code|codice|kod)[ \t]{{1,2}}(?:(?:de|del|de[ \t]la|de[ \t]l'|della|dell'|di|du|do|d')[ \t]?(?:la[ \t])?)?(?:{_CODE_OF})"
             r"))(?:[ \t]{1,4}(?i:for|of|at|on|in|to|during|der|des|von|f[üu]r|am|im|de|del|da|do|dla|w|we|na|till|f[öo]r|p[åa]|di|du)"
             r"[ \t]{1,4}[^\n:]{1,40}?)?"
+            # (where it was read, in parentheses: "WPS PIN (from the status page): X")
+            r"(?:[ \t]{0,2}\([^()\n]{1,40}\))?"
             r"[ \t]{0,4}(?::|=|is|was|-|(?i:es|ist|lautet|est|[eèé]|to|jest|[äa]r|er|on))?[ \t]{0,4}"
             r"(?P<value>[0-9](?:[ \t-]?[0-9]){3,11})(?![\w.,:/-]?[0-9])"
             # a safe's or a padlock's combination: its dial numbers, two digits apart by dashes
             r"|(?<![A-Za-z])(?i:safe|padlock|lock|locker|tresor|caja[ \t]fuerte)(?![a-z])[^\n]{0,40}?(?i:combination|combo|kombination|combinaci[oó]n)"
             r"[ \t]{0,4}(?::|=|is|-)?[ \t]{0,4}(?P<dial>[0-9]{1,2}(?:[ \t]?[-–][ \t]?[0-9]{1,2}){2,3})(?![\w.,:/-]?[0-9])")
+# A lock's or an alarm's name first on the line, then its code a few words on ("Alarmanlage: beim
+# Reinkommen Code NNNN und dann #", "front gate — the keypad takes code NNNNN"): the place names what
+# the code opens, whatever the words between
+_PLACE_CODE = lazy(r"(?<![^\W\d_])(?i:alarm\w{0,12}|keypad|t[üu]r|haust[üu]r|tresor|safe|gate|door|portal|portail|porte|puerta"
+                   r"|portone|cancello|garage|garaje|lockbox|schlie[ßs]fach)(?![^\W\d_])[^\n]{1,50}?(?<![^\W\d_])"
+                   r"(?i:code|c[oó]digo|codice|kod|pin)[ \t]{0,4}[:=]?[ \t]{0,4}"
+                   r"(?P<value>[0-9](?:[ \t-]?[0-9]){3,7})(?![\w.,:/-]?[0-9])")
+# a code that names something else: a postal, area or country code, an error's, a product's
+_OTHER_CODE = lazy(r"(?i:postal|post|zip|area|country|dialling|dialing|status|error|exit|return|source|qr|bar|promo|discount"
+                   r"|coupon|voucher|tracking|airport|iata|language|currency|sort|swift|bic|branch|product|reference"
+                   r"|booking|confirmation|order|postleit|vorwahl|fehler|c[oó]digo[ \t]postal)[ \t-]{0,2}(?:code|c[oó]digo|codice|kod|pin)"
+                   r"[ \t]{0,4}[:=]?[ \t]{0,4}\Z|(?i:postleitzahl|plz|cep|cap)[ \t]{0,4}[:=]?[ \t]{0,4}\Z")
 # a year or a count after a word that dates it ("door code at the gate changed in 2024")
 _DATED = lazy(r"(?<![^\W\d_])(?i:in|since|until|by|from|before|after|seit|desde|depuis|od|w)[ \t]{1,4}\Z")
 
@@ -431,14 +447,22 @@ def pin_codes(text: str, low: str) -> Iterator[Span]:
     ``text`` lowercased). The pattern stays on one line: only lines holding a label's word and
     four digits are read (most memories say "code" somewhere, few beside a number)."""
     lines = sorted(set(lines_holding(text, ("PIN", "PUK"))) | set(lines_holding(low, (
-        "code", " pin ", " pin:", " pin=", "digo", "clave", "codice", "kod", "combin", "combo"))))
+        "code", " pin ", " pin:", " pin=", "digo", "clave", "codice", "kod", "combin", "combo", "geheimzahl", "tunnusluku"))))
     for start, end in lines:
         if not _FOUR_DIGITS.search(text, start, end) and not ("comb" in low[start:end] and "-" in text[start:end]):
             continue
+        found = False
         for m in _PIN.finditer(text, start, end):
             group = "value" if m.group("value") else "dial"
             if _DATED.search(text, max(0, m.start(group) - 12), m.start(group)):
                 continue
             digits = re.sub(r"[ \t–-]", "", m.group(group))
             if len(set(digits)) > 1:  # `0000` is a default, a mask
+                found = True
                 yield "PIN or passcode", m.start(group), m.end(group)
+        if not found:
+            for m in _PLACE_CODE.finditer(text, start, end):
+                if not _DATED.search(text, max(0, m.start("value") - 12), m.start("value")) \
+                        and not _OTHER_CODE.search(text, max(start, m.start("value") - 40), m.start("value")) \
+                        and len(set(re.sub(r"[ \t-]", "", m.group("value")))) > 1:
+                    yield "PIN or passcode", m.start("value"), m.end("value")

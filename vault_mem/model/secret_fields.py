@@ -320,6 +320,10 @@ _COOKIE_LINE = lazy(r"^(?:#HttpOnly_)?[^\s#][^\t\n]{0,252}\t(?i:true|false)\t[^\
                     r"\t(?P<name>[^\t\n]{1,200})\t(?P<value>[^\t\r\n]{8,4000})\r?$", re.MULTILINE)
 # A user list of quoted pairs (pgbouncer's ``userlist.txt``: ``"user" "password"``), a line each
 _QUOTED_PAIR = lazy(r"^[ \t]{0,8}\"(?P<user>[^\"\s]{1,64})\"[ \t]{1,8}\"(?P<value>[^\"\n]{4,200})\"[ \t]*\r?$", re.MULTILINE)
+# ppp's ``chap-secrets`` and ``pap-secrets`` (``client server secret [addresses]``): the server a
+# name or ``*``, the secret quoted, the addresses ``*`` or a list
+_PPP_ROW = lazy(r"^[ \t]{0,8}\"?(?P<user>[^\"\s#]{1,64})\"?[ \t]{1,8}(?:\*|\"[^\"\s]{1,64}\")[ \t]{1,8}"
+                r"\"(?P<value>[^\"\n]{4,200})\"(?:[ \t]{1,8}(?:\*|\"\*\"|-|[0-9a-fA-F.:/,]{1,64}))?[ \t]*\r?$", re.MULTILINE)
 
 
 _COOKIE_MEMBER = lazy(r"[\"']?value[\"']?[ \t]{0,4}:[ \t]{0,4}[\"']?(?P<value>[^\"'\s,{}]{8,4000})")
@@ -369,6 +373,12 @@ _NAMED_FILE_LINE = lazy(r"^[ \t]{0,8}(?:[\w.~-]{0,64}/){0,8}(?P<name>[\w.-]{0,24
                         r"|secret|token|api[_-]?key|pin)s?(?![a-z])[\w.-]{0,24}\.(?:txt|pwd|pw|pass|secret|token|dat|cred))"
                         r"[ \t]{0,2}:[ \t]{0,4}(?P<value>[^\s`'\"]{6,200})[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
 
+# A file named for secrets (davfs2's `secrets`, `rsyncd.secrets`, ppp's `chap-secrets`) named on a line
+# of its own, then its rows: each row's last field is the secret (`<url> <user> <password>`, rsyncd's `user:password`)
+_SECRETS_FILE = lazy(r"^[ \t]{0,8}(?:[\w.~-]{0,64}/){0,8}[\w.-]{0,24}secrets(?:\.[a-z]{1,5})?[ \t]{0,2}:?[ \t]*\r?$",
+                     re.MULTILINE | re.IGNORECASE)
+_SECRETS_ROWS = 20
+
 _FILE_ABOUT = frozenset(["policy", "policies", "rules", "requirements", "manager", "hash", "hashes", "hashing", "reset",
                          "hint", "hints", "example", "examples", "sample", "template", "length", "format", "expiry",
                          "rotation", "readme", "notes", "docs", "help", "changelog", "spec"])
@@ -376,7 +386,7 @@ _FILE_ABOUT = frozenset(["policy", "policies", "rules", "requirements", "manager
 
 def credential_files(text: str) -> Iterator[Span]:
     """A random value in a cookie jar's line, a password no word could be in a user list's
-    quoted pair (a stored hash there is not one: secret_values.stored_not_secret), and a file
+    quoted pair or a ppp secrets file's row, the last field of a secrets file's rows (a stored hash there is not one: secret_values.stored_not_secret), and a file
     named for a credential with its content (:data:`_NAMED_FILE_LINE`)."""
     if "." in text and ":" in text:
         for m in _NAMED_FILE_LINE.finditer(text):
@@ -386,6 +396,25 @@ def credential_files(text: str) -> Iterator[Span]:
                 continue  # `password_policy.txt`, `token-format.txt`: a file about the credential, not one
             if judge(cls, ":", m.group("value"), quoted=False, code=False, ends=True):
                 yield "password assignment" if cls == "password" else "secret assignment", m.start("value"), m.end("value")
+    if "secrets" in text.lower():
+        for m in _SECRETS_FILE.finditer(text):
+            at = m.end() + 1
+            for _ in range(_SECRETS_ROWS):
+                end = text.find("\n", at)
+                end = len(text) if end < 0 else end
+                row = text[at:end]
+                if not row.strip():
+                    break
+                fields = row.split()
+                if len(fields) == 1 and ":" in fields[0]:
+                    fields = fields[0].split(":", 1)  # rsyncd's `user:password`
+                value = fields[-1].strip("\"'")
+                if 2 <= len(fields) <= 6 and not row.lstrip().startswith("#") and value != fields[-2].strip("\"'") \
+                        and (strong_unlabelled(value) or random_token(value, min_len=16)) \
+                        and not is_placeholder(value, quoted=True) and not stored_not_secret(value):
+                    start = at + row.rfind(fields[-1])
+                    yield "password in a secrets file", start, start + len(fields[-1])
+                at = end + 1
     if "\t" in text and text.count("\t") >= 6:
         for m in _COOKIE_LINE.finditer(text):
             if _cookie_value(m.group("value")):
@@ -404,6 +433,12 @@ def credential_files(text: str) -> Iterator[Span]:
             members = {k.group(1) for k in _MEMBER_NAME.finditer(text, opened, closed)}
             if "domain" in members and "name" in members and members & _COOKIE_ATTRIBUTES and _cookie_value(m.group("value")):
                 yield "session cookie", m.start("value"), m.end("value")
+    if text.count('"') >= 2:
+        for m in _PPP_ROW.finditer(text):
+            value = m.group("value")
+            if value != m.group("user") and (strong_unlabelled(value) or random_token(value, min_len=12)) \
+                    and not stored_not_secret(value) and not is_placeholder(value, quoted=True):
+                yield "password in a user list", m.start("value"), m.end("value")
     if '" "' in text or '"\t"' in text:
         for m in _QUOTED_PAIR.finditer(text):
             value = m.group("value")

@@ -107,6 +107,13 @@ _CBOR_HEX = lazy(r"\"cborHex\"[ \t]{0,8}:[ \t]{0,8}\"(5820[0-9a-fA-F]{64,}|5840[
 # (0x05 0x02 and the first entry's size: base64 `BQI`..`BQL`, by the size's top bits)
 _KEYTAB = lazy(r"(?<![A-Za-z0-9+/])BQ[IJKL][A-Za-z0-9+/]{60,}={0,2}")
 _KEYTAB_REACH = 200
+# A Java keystore in base64 (a CI variable that CI decodes into `release.jks`): JKS's magic 0xFEEDFEED
+# or JCEKS's 0xCECECECE, then its version (1 or 2), as base64 `/u3+7QAAAA` or `zs7OzgAAAA` and `E`-`H`
+# (version 1) or `I`-`L` (version 2; the letter's last bits are the next byte's).
+# The store holds private keys (its password guards their entries only loosely); a truststore of
+# certificates starts the same, so the name is read too: "trust" before it passes.
+_KEYSTORE = lazy(r"(?<![A-Za-z0-9+/])(?:/u3\+7Q|zs7Ozg)AAAA[E-L][A-Za-z0-9+/]{40,}={0,2}")
+_TRUSTSTORE = lazy(r"(?i:trust(?:store)?|cacerts)")
 # .NET's `<RSAKeyValue>` (and `<DSAKeyValue>`) XML: `<Modulus>` and `<Exponent>` are the public key, the
 # private exponent `<D>`, the primes `<P>`/`<Q>`, `<DP>`, `<DQ>`, `<InverseQ>` (DSA's `<X>`) the private one
 _XML_PRIVATE = lazy(r"<(?P<tag>D|P|Q|DP|DQ|InverseQ|X)>[ \t\r\n]{0,4}(?P<value>[A-Za-z0-9+/]{16,4096}={0,2})[ \t\r\n]{0,4}</(?P=tag)>")
@@ -206,7 +213,7 @@ _PRIVATE_SPAN = 4 * 1024  # a .ppk's private lines follow its header within this
 
 def key_blocks(text: str) -> Iterator[Span]:
     """PuTTY keys, minisign/signify secret keys, age identities, private JWK members, Cardano
-    signing key files and Kerberos keytabs in base64."""
+    signing key files, Kerberos keytabs and Java keystores in base64."""
     if "PuTTY-User-Key-File-" in text:
         for m in _PUTTY.finditer(text):
             body = _PUTTY_PRIVATE.search(text, m.end(), m.end() + _PRIVATE_SPAN)
@@ -233,6 +240,10 @@ def key_blocks(text: str) -> Iterator[Span]:
             # hand-cut or redacted entry has a size no parser would take, the name still says it)
             if _keytab(m.group()) or "keytab" in text[max(0, m.start() - _KEYTAB_REACH):m.start()].lower():
                 yield "Kerberos keytab", m.start(), m.end()
+    if "AAAA" in text and ("/u3+7Q" in text or "zs7Ozg" in text):
+        for m in _KEYSTORE.finditer(text):
+            if not _TRUSTSTORE.search(text, max(0, m.start() - _KEYTAB_REACH), m.start()):
+                yield "Java keystore", m.start(), m.end()
     if "<RSAKeyValue" in text or "<DSAKeyValue" in text:
         for m in _XML_PRIVATE.finditer(text):
             if shannon_entropy(m.group("value")) >= 4.0:

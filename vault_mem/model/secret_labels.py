@@ -309,6 +309,10 @@ def labelled_value(label: str, value: str) -> str | None:
         one = _PLURAL_LABEL.sub(lambda m: m.group(1), label)
         kinds = [labelled_value(one, _NAMED_ROW.fullmatch(r.strip()).group(1)) for r in rows]
         return kinds[0] if all(kinds) else None
+    if 2 <= len(rows) <= 4 and all(_HOST_ROW.fullmatch(r.strip()) for r in rows[:-1]):
+        # the host it signs in to on the lines above ("vpn.example.pt" / "second box: X"): the
+        # last line is the value, judged as the body alone would be
+        first = rows[-1].strip()
     if "=" in first and analytics_cookies(first):
         return None  # a page's analytics or consent cookies under "cookie": a visitor id, no session
     parts = first.split()
@@ -341,6 +345,10 @@ def labelled_value(label: str, value: str) -> str | None:
             # ("login for the panel", "login:" name a login; "login page bug" a page)
             if cls in ("password", "secret") or (cls == "login" and LOGIN_NOUN.match(low, kw.end())):
                 return "credential named by the memory's description"
+        if _ACCOUNT_OF.search(low) and _account_password(low, first):
+            # "VPN account ana.ferreira" over "second box: X" (an account's noun as a noun: "described
+            # as X" gives no user, a "login page bug" names a page)
+            return "password of the login the description names"
         return None
     elif len(parts) >= 3 and parts[1] in ("...", "\u2026", "\u2014", "\u2013", "--") and len(first) <= 200:
         first = parts[0]  # "jvF9I88N ... second half is in the chat": the value, then where the rest is
@@ -387,8 +395,13 @@ def labelled_value(label: str, value: str) -> str | None:
 # ("NAS admin account (user: kim)", "login for user admin", "signed in as mara") or an account or a
 # login as the noun ("router login", "Jira account"); a label naming what identifies the account
 # ("username for the NAS", "account id", "login email") names the body as that, not a password.
+# a host name or address on a line of its own, with a port or a path (the place a login is for)
+_HOST_ROW = lazy(r"(?:[a-z][a-z0-9+.-]{1,10}://)?[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}(?::[0-9]{1,5})?(?:/\S{0,200})?")
 _GIVEN_USER = lazy(r"(?<![a-z])(?:user(?:name)?|login|as)[ \t]*[:=]?[ \t]+([a-z][\w.@\\-]{1,40})")
 _ACCOUNT_NOUN = lazy(r"(?<![a-z])(?:log[ -]?in|sign[ -]?in|account)s?(?![a-z])")
+# an account's or a login's noun as the thing itself: then "for", "to", a colon, the end, or its user's handle
+_ACCOUNT_OF = lazy(r"(?<![a-z])(?:log[ -]?in|sign[ -]?in|account)s?(?:[ \t]{1,4}(?:for|to|of|on|at)(?![a-z])|[ \t]{0,2}[:,(]"
+                   r"|[ \t]*\Z|[ \t]{1,4}[a-z][\w-]{0,30}[.@_][\w.@-]{1,40})")
 _ACCOUNT_IDENTITY = lazy(r"(?<![a-z])(?:user[ _-]?name|user[ _-]?id|account[ _-]?(?:id|number|no|name)|e-?mail|handle|"
                          r"login[ _-]?(?:name|id|email)|uid|sid|arn|owner)(?![a-z])")
 

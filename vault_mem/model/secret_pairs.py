@@ -130,8 +130,11 @@ def login_rows(text: str) -> Iterator[Span]:
 # A user and a password given as a pair: under the letters that abbreviate them (`u: X p: Y`,
 # `usr=X pw=Y`), or after a label naming an account or a login, the user, then `/` or `,` and the
 # password to the end of the sentence ("bot account: jira-bot / X", "login to the NAS: admin, X")
-_LETTER_PAIR = lazy(r"(?<![\w-])(?:u|usr|user)[ \t]{0,2}[:=][ \t]{0,4}(?P<user>[^\s,;|]{1,64})[ \t]{0,4}[,;|/]?[ \t]{1,4}"
-                    r"(?:p|pw|pwd)[ \t]{0,2}[:=][ \t]{0,4}(?P<pw>[^\s,;|]{4,200})", re.IGNORECASE)
+# (the names and values may be quoted, as an object or a call's keywords hold them: `{"u": "svc", "p": "X"}`,
+# `login(usr='deploy', psw='X')`)
+_LETTER_PAIR = lazy(r"(?<![\w-])[\"']?(?:u|usr|user)[\"']?[ \t]{0,2}[:=][ \t]{0,4}[\"']?(?P<user>[^\s,;|\"']{1,64})[\"']?"
+                    r"[ \t]{0,4}[,;|/]?[ \t]{1,4}[\"']?(?:p|pw|pwd|psw)[\"']?[ \t]{0,2}[:=][ \t]{0,4}[\"']?"
+                    r"(?P<pw>[^\s,;|\"']{4,200})", re.IGNORECASE)
 _ACCOUNT_PAIR = lazy(r"(?<![\w-])(?:account|acct|login|log-?in|sign[ -]?in|creds|credentials)"
                      r"(?:[ \t]{1,4}[\w.-]{1,30}){0,4}?[ \t]{0,2}(?::|->|→)[ \t]{1,4}(?P<user>[\w.@+-]{2,64})[ \t]{0,2}[/,][ \t]{1,4}"
                      r"(?P<pw>[^\s,;]{6,200}?)[.,;]?(?=[ \t]*(?:\r?\n|\Z)|[ \t]{1,4}(?:[(\[]|--|—)|[ \t]{1,4}[A-Z])", re.IGNORECASE)
@@ -224,7 +227,8 @@ def credential_pairs(text: str) -> Iterator[Span]:
     user, only a value no word or name could be, a person's word and number, or words a generator
     joined (`/` and `,` join names too: "account: billing, invoices")."""
     low = text.lower()
-    if "p" in low and ("u:" in low or "u=" in low or "u :" in low or "usr" in low or "user" in low):
+    if "p" in low and ("u:" in low or "u=" in low or "u :" in low or "u\":" in low or "u':" in low or "usr" in low
+                       or "user" in low):
         for m in _LETTER_PAIR.finditer(text):
             pw = m.group("pw").rstrip(".,;:!?)]}>") if not m.group("pw")[-1:] in "!?" or len(m.group("pw")) < 5 else m.group("pw")
             if m.group("user") != pw and judge("password", ":", pw, quoted=False, code=False, ends=True):
@@ -333,10 +337,22 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                 value = m.group("value").rstrip(".,;:!?)")
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
-                elif pattern is _USER_SLASH and _ACCOUNT_NAME.fullmatch(m.group("user")) and passphrase(value):
+                elif pattern is _USER_SLASH and _ACCOUNT_NAME.fullmatch(m.group("user")) \
+                        and (passphrase(value) or _factory_password(value)):
                     # an account every box has, then a generator's words ("admin / ember-cobalt-saffron-orbit"
-                    # in a chat log): a slash after a user's name, as a login is read out
+                    # in a chat log) or a factory's printed password ("Administrator / J37H9HHK" on a
+                    # server's tag): a slash after a user's name, as a login is read out
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
+
+
+def _factory_password(value: str) -> bool:
+    """Capitals and digits mixed through 8 to 16 characters, as a device's factory password is
+    printed on its label (HPE iLO's, a router's): letters and digits change places three times or
+    more, so an id of a word and a number (``INC12345``, ``PROD2024``) is none."""
+    if not 8 <= len(value) <= 16 or not all(c.isdigit() or "A" <= c <= "Z" for c in value):
+        return False
+    changes = sum(a.isdigit() != b.isdigit() for a, b in zip(value, value[1:]))
+    return changes >= 3 and sum(c.isdigit() for c in value) >= 2
 
 
 # A password as a person makes one, standing in a sentence with no label and no use named ("I went
@@ -392,3 +408,4 @@ def sentence_passwords(text: str) -> Iterator[Span]:
         if (len(_PROSE_WORD.findall(rest)) >= 3 and not _CODE_LINE_SIGNS.search(rest)
                 and not gives_example(rest.lower())):
             yield "password in a sentence", m.start(), m.start() + len(value)
+

@@ -5,6 +5,9 @@
   Under a list label ("Shopping list:") or a sentence naming them as something else ("Release
   codenames for 2027, in order:") the words count only with a valid BIP-39 checksum.
 
+- :func:`slip39_shares`: a SLIP-39 share (Shamir backup) of 20 or 33 words of its own list, by its
+  RS1024 checksum;
+
 - :func:`monero_seeds`: 25 words of Monero's list; :func:`labelled_phrases`: a phrase of words
   after a label naming it (:data:`PHRASE_LABEL`); :func:`valid_mnemonic` checks a BIP-39 checksum.
 """
@@ -23,9 +26,10 @@ from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_tokens import Span
 from vault_mem.model.seed_words import BIP39_ENGLISH
 from vault_mem.model.seed_words_other import LANGUAGES, other_lists
+from vault_mem.model.seed_words_slip39 import SLIP39_WORDS
 
-__all__ = ["PHRASE_LABEL", "labelled_phrases", "monero_seeds", "seed_phrases", "seed_word", "valid_mnemonic",
-           "word_phrase"]
+__all__ = ["PHRASE_LABEL", "labelled_phrases", "monero_seeds", "seed_phrases", "seed_word", "slip39_shares",
+           "valid_mnemonic", "word_phrase"]
 
 # --- seed phrases --------------------------------------------------------------------------
 
@@ -120,6 +124,45 @@ def monero_seeds(text: str) -> Iterator[Span]:
             if all(by_prefix.setdefault(w[:3], w) == w for w in run):
                 yield "seed phrase", spans[first][0], spans[first + n - 1][1]
                 return
+
+
+# SLIP-39 shares (Trezor's Shamir backup): 20 words (a 128-bit secret) or 33 (256-bit) of the
+# SLIP-39 list, whose last three are an RS1024 checksum over the words' 10-bit values, keyed by
+# "shamir" (or "shamir_extendable"). A run of list words passes the checksum about once in 10^9:
+# no label is needed, and a list of everyday words ("academic", "cricket", ...) is never one.
+_SLIP39_INDEX = {w: i for i, w in enumerate(SLIP39_WORDS)}
+_SLIP39_LENGTHS = (20, 33)
+_SLIP39_RUN = lazy(r"(?<![\w-])[a-z]{4,8}(?:[ \t,]{1,4}(?:\r?\n[ \t]{0,8})?(?:[0-9]{1,2}[.)][ \t]{0,2})?[a-z]{4,8}){19,66}(?![\w-])")
+_RS1024_GEN = (0xE0E040, 0x1C1C080, 0x3838100, 0x7070200, 0xE0E0009, 0x1C0C2412, 0x38086C24, 0x3090FC48,
+               0x21B1F890, 0x3F3F120)
+
+
+def _rs1024_valid(values: list[int], customization: bytes) -> bool:
+    chk = 1
+    for v in itertools.chain(customization, values):
+        b = chk >> 20
+        chk = (chk & 0xFFFFF) << 10 ^ v
+        for i in range(10):
+            if (b >> i) & 1:
+                chk ^= _RS1024_GEN[i]
+    return chk == 1
+
+
+def slip39_shares(text: str) -> Iterator[Span]:
+    """A SLIP-39 share: 20 or 33 words of its list in a row whose RS1024 checksum holds (see above)."""
+    if len(text) < 20 * 5:
+        return
+    for m in _SLIP39_RUN.finditer(text.lower()):
+        spans = [(w.start(), w.end()) for w in _MONERO_WORD.finditer(text.lower(), m.start(), m.end())]
+        values = [_SLIP39_INDEX.get(text[a:b].lower(), -1) for a, b in spans]
+        for n in _SLIP39_LENGTHS:
+            # (a share is a run of its own, or ends the run its label's words start: the first and the
+            # last window of a run are read, so a text made of list words costs four checksums a run)
+            for first in sorted({0, len(values) - n}) if len(values) >= n else ():
+                run = values[first:first + n]
+                if -1 not in run and (_rs1024_valid(run, b"shamir") or _rs1024_valid(run, b"shamir_extendable")):
+                    yield "seed phrase (SLIP-39 share)", spans[first][0], spans[first + n - 1][1]
+                    return
 
 
 def seed_word(word: str) -> bool:

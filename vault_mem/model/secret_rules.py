@@ -224,10 +224,32 @@ RULES: tuple[Rule, ...] = (
          r"|snmp(?:-server)?[ \t]{1,4}community|r[ow]community6?)[ \t]{1,4}([^\s]{4,200})",
          "username netops privilege 15 password 0 <a12>", "literal", 1, lower=True,
          markers=("password 0", "password 7", "secret 0", "secret 7", "key-string 7", "community", "key 7", "key 0")),
-    # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle); `BY PASSWORD '*HASH'` is a hash
-    Rule("password assignment", r"(?:create|alter)[ \t]{1,4}(?:user|role)[ \t][^\n;]{1,200}?[ \t]identified[ \t]{1,4}"
+    # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle); `BY PASSWORD '*HASH'` is a hash; Oracle's
+    # database link signs in to the other database as `CONNECT TO user IDENTIFIED BY X`
+    Rule("password assignment", r"(?:create|alter)[ \t]{1,4}(?:user|role|(?:shared[ \t]{1,4})?(?:public[ \t]{1,4})?database[ \t]{1,4}link)"
+         r"[ \t][^\n;]{1,200}?[ \t]identified[ \t]{1,4}"
          r"(?:with[ \t]{1,4}[a-z0-9_]{1,40}[ \t]{1,4})?by[ \t]{1,4}(?!password[ \t]|values[ \t])[\"']?([^\s'\";]{4,200})",
          "alter user etl identified by '<a16>';", "password", 1, lower=True, markers=("identified by", "identified with")),
+    # Redis' ACL (`user app on >X ~app:* +@all`, `ACL SETUSER app on >X`): `>` adds a password in clear
+    # (`#<sha256>` adds its hash, `nopass` none)
+    Rule("password assignment", r"(?<![\w-])(?:user|setuser)[ \t]{1,4}[^\s>]{1,64}(?:[ \t]{1,4}(?:on|off|reset|resetpass|resetkeys"
+         r"|resetchannels|nopass|allkeys|allcommands|allchannels|nocommands|~[^\s>]{1,100}|%[^\s>]{1,100}|[+-]@?[^\s>]{1,100}"
+         r"|&[^\s>]{1,100}|#[0-9a-f]{64}))*[ \t]{1,4}>([^\s]{4,200})",
+         "user app on ><a16> ~app:* +@all", "password", 1, lower=True, markers=(" >",)),
+    # an expect script answering a password prompt: `expect "assword:"` then `send "X\r"`
+    Rule("password assignment", r"expect[ \t]{1,4}(?:-[a-z]{1,10}[ \t]{1,4})?[\"'{]?[^\n]{0,40}?(?i:assword|passphrase|pin)[^\n]{0,40}"
+         r"\r?\n[ \t]{0,16}send[ \t]{1,4}(?:--[ \t]{1,4})?[\"{]([^\"\n{}\\]{4,200})(?:\\r|\\n)?[\"}]",
+         'expect "Password:"\nsend "<a12>\\r"', "password", 1, markers=("send ",)),
+    # a password typed by a tool that types for you (`xdotool type --delay 50 'X'`, `ydotool type`, `wtype`):
+    # one word (typed text has spaces), a credential's look
+    Rule("password assignment", r"(?<![\w-])(?:xdotool|ydotool|wtype)[ \t]{1,4}(?:type[ \t]{1,4})?(?:--?[\w-]{1,20}(?:[ \t]{1,4}[0-9]{1,5})?"
+         r"[ \t]{1,4}){0,4}['\"]([^'\"\s]{6,200})['\"]",
+         "xdotool type --delay 40 '<a14>'", "literal", 1, markers=("xdotool", "ydotool", "wtype")),
+    # a TLS key log (SSLKEYLOGFILE, NSS's format): the session's secrets by the client random, which
+    # decrypt the captured traffic (Wireshark reads it); the first hex is the client random, the second the secret
+    Rule("TLS session secret", r"(?<![A-Za-z0-9_])(?:CLIENT_RANDOM|[A-Z_]{0,30}(?:TRAFFIC|EXPORTER)_SECRET(?:_[0-9])?)[ \t]{1,4}"
+         r"[0-9a-fA-F]{64}[ \t]{1,4}([0-9a-fA-F]{64,96})(?![0-9a-fA-F])",
+         "CLIENT_RANDOM <h64> <h96>", "value", 1, markers=("CLIENT_RANDOM", "_SECRET")),
     # AWS CDK's `SecretValue.unsafePlainText('X')`: a secret written into the template
     Rule("password assignment", r"u(?<![A-Za-z0-9_]u)nsafePlainText\([ \t]{0,4}[\"'`]([^\"'`\n]{4,200})[\"'`]",
          "SecretValue.unsafePlainText('<a16>')", "value", 1),

@@ -163,7 +163,9 @@ def prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
 # A lower-case tail of letters and digits (base36: ``csk-...``, ``napi_...``): random_token's case
 # test cannot judge it, so the prefix must say it is a key (``sk``, ``api``, ``key``, ``tok``, ...)
 # and the tail must be long, not hex, and letters and digits mixed through it.
-_PREFIXED_LOWER = lazy(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}[_-][a-z0-9]{32,250}(?![A-Za-z0-9_+/=-])")
+# A prefix of three or four segments (OneSignal's `os_v2_app_` + 113 base32) says it is a vendor's
+# format by its make alone, like the mixed-case prefixes of two segments: there the tail must be 48 long.
+_PREFIXED_LOWER = lazy(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,11}(?:_[a-z0-9]{1,8}){0,3}[_-][a-z0-9]{32,250}(?![A-Za-z0-9_+/=-])")
 
 
 def base36_tail(tail: str) -> bool:
@@ -179,12 +181,15 @@ def base36_tail(tail: str) -> bool:
 
 
 def lower_prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
-    """``<abbrev with sk/api/key/tok>_`` + 32 or more random lower-case letters and digits."""
+    """``<abbrev with sk/api/key/tok>_`` + 32 or more random lower-case letters and digits, or a
+    prefix of three segments or more + 48 of them."""
     for m in _in_words(_PREFIXED_LOWER, text, words):
         token = m.group()
-        sep = min(i for i in (token.find("_"), token.find("-")) if i > 0)
+        sep = max(token.rfind("_"), token.rfind("-"))
         prefix, tail = token[:sep], token[sep + 1:]
-        if prefix not in _ID_PREFIXES and _SECRET_WORD.search(prefix) and base36_tail(tail):
+        first = prefix.split("_", 1)[0]
+        if first not in _ID_PREFIXES and (_SECRET_WORD.search(prefix) or prefix.count("_") >= 2 and len(tail) >= 48) \
+                and base36_tail(tail):
             yield "API token", m.start(), m.end()
 
 

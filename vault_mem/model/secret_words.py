@@ -45,7 +45,7 @@ _PASSWORD_ROWS = {
     "Romanian": r"parol[aă]",
     "Lithuanian/Latvian": r"slaptažodis|parole",
     "Estonian": r"parool",
-    "Icelandic": r"lykilorð",
+    "Icelandic": r"lykilorð(?:ið|inu|sins|s)?",
     "Russian/Ukrainian/Bulgarian": r"пароль|пароля|паролата|парола",
     "Greek": r"κωδικός(?: πρόσβασης)?|συνθηματικό",
     "Hebrew": r"סיסמה|סיסמא",

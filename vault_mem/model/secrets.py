@@ -99,6 +99,7 @@ import string
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
+from vault_mem.model.secret_cards import card_numbers
 from vault_mem.model.secret_checks import COMPILED_RULES, SecretFinding
 from vault_mem.model.secret_codes import listed_codes, one_codes, pin_codes, recovery_keys
 from vault_mem.model.secret_commands import (
@@ -117,7 +118,7 @@ from vault_mem.model.secret_near import warned_values
 from vault_mem.model.secret_pairs import (
     credential_pairs, key_id_pairs, login_rows, sentence_passwords, two_line_logins, unlabelled_passwords,
 )
-from vault_mem.model.secret_phrases import labelled_phrases, monero_seeds, seed_phrases, seed_word
+from vault_mem.model.secret_phrases import labelled_phrases, monero_seeds, seed_phrases, seed_word, slip39_shares
 from vault_mem.model.secret_places import grouped_values, listed_parts, new_values, split_parts, values_below
 from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
 from vault_mem.model.secret_tokens import (
@@ -191,6 +192,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         if ":" in text:
             yield from labelled_phrases(text)
         yield from monero_seeds(text)
+        yield from slip39_shares(text)
         yield from listed_codes(text, low)
         yield from recovery_keys(text)
         yield from split_parts(text, low)
@@ -200,6 +202,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
             yield from two_line_logins(text)
         yield from credential_pairs(text)
         yield from one_codes(text)
+        yield from card_numbers(text)
         yield from app_passwords(text)
         yield from push_addresses(text, low)
         yield from key_id_pairs(text)
