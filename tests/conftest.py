@@ -864,12 +864,20 @@ def daemon_log(proc: subprocess.Popen) -> str:
 
 
 def wait_for(predicate, timeout: float = 10.0, what: str = "condition") -> None:
-    """Poll ``predicate`` until it holds; fail after ``timeout`` seconds (never a fixed sleep)."""
+    """Poll ``predicate`` until it holds; fail after ``timeout`` seconds (never a fixed sleep).
+
+    The first polls 20 ms apart, then each pause half as long again, up to 100 ms: a condition
+    met at once is seen at once, and one that takes a daemon's quiet period (a second, longer on
+    a loaded machine) is asked ~15 times, not ~50. Most predicates start processes (git, a Vault
+    opened, the CLI), and the more loaded the machine, the longer each wait and the more polls a
+    fixed pause made: CPU spent where the wait is the point."""
     deadline = time.monotonic() + timeout
+    pause = 0.02
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.1)
 
 
 @contextlib.contextmanager
