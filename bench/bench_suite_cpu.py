@@ -6,6 +6,7 @@ the files that spend it found.
     python bench/bench_suite_cpu.py                          # the whole suite, as CI runs it
     python bench/bench_suite_cpu.py tests/test_sync.py tests/test_cli.py -- -n 0
     python bench/bench_suite_cpu.py --against /tmp/main-copy --rounds 3 tests/test_hooks.py -- -n 0
+    python bench/bench_suite_cpu.py --tests 40 tests/test_reliability_gc.py tests/test_sync.py
 
 Runs ``python -m pytest`` in a checkout (this one, or ``--tree DIR``) with ``PYTHONPATH`` set to
 that checkout, with this file loaded into pytest as a plugin: around each test (its set-up, call
@@ -15,7 +16,10 @@ and tear-down, a module fixture's tear-down with the file's last test) it reads
 Prints, per file, the CPU seconds of the process itself and of its children, the wall seconds and
 the number of tests, the largest first; then the whole run: the CPU of pytest and every process
 below it that was waited for (the workers' collection and start-up included), from this script's
-own ``RUSAGE_CHILDREN``, its wall time, and the load average before and after.
+own ``RUSAGE_CHILDREN``, its wall time, and the load average before and after. ``--tests N``: also
+the N tests that cost the most CPU, each with its own and its children's (set-up and tear-down
+included), to find the test that spends a file's time. bench/bench_suite_procs.py counts the
+processes the tests start, by kind.
 
 ``--against DIR`` runs a second checkout (a ``git archive`` copy of main, say) in turns with this
 one, ``--rounds`` times each, the order swapped every round so that the machine's load weighs on
@@ -50,6 +54,8 @@ OUT_ENV = "VAULT_MEM_BENCH_SUITE_CPU_OUT"
 # -- the plugin: loaded into pytest (and each xdist worker) by ``-p bench_suite_cpu`` -------------
 
 _files: dict[str, list[float]] = {}
+#: per test (``--tests N``): node id -> [own, children, wall]
+_tests: dict[str, list[float]] = {}
 
 
 def _cpu() -> tuple[float, float]:
@@ -78,12 +84,14 @@ def pytest_runtest_protocol(item, nextitem):
         row[1] += kids2 - kids
         row[2] += time.perf_counter() - wall
         row[3] += 1
+        _tests[item.nodeid] = [own2 - own, kids2 - kids, time.perf_counter() - wall]
 
 
 def pytest_unconfigure(config):
     out = os.environ.get(OUT_ENV)
     if out and _files:
         Path(out, f"{os.getpid()}.json").write_text(json.dumps(_files))
+        Path(out, f"{os.getpid()}.tests").write_text(json.dumps(_tests))
 
 
 # -- the script --------------------------------------------------------------------------------------
@@ -104,6 +112,9 @@ def run_suite(tree: Path, tests: list[str], pytest_args: list[str], output: Path
         wall = time.perf_counter() - wall
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         files: dict[str, list[float]] = {}
+        tests_cpu: dict[str, list[float]] = {}
+        for part in Path(out).glob("*.tests"):
+            tests_cpu.update(json.loads(part.read_text()))
         for part in Path(out).glob("*.json"):
             for name, row in json.loads(part.read_text()).items():
                 into = files.setdefault(name, [0.0, 0.0, 0.0, 0])
@@ -113,17 +124,22 @@ def run_suite(tree: Path, tests: list[str], pytest_args: list[str], output: Path
         with output.open("a") as f:
             f.write(f"== {tree} {' '.join(argv[1:])}\n{done.stdout}{done.stderr}\n")
     tail = done.stdout.strip().splitlines()[-1:] or done.stderr.strip().splitlines()[-1:]
-    return {"files": files, "exit": done.returncode, "summary": tail[0] if tail else "",
+    return {"files": files, "tests": tests_cpu, "exit": done.returncode, "summary": tail[0] if tail else "",
             "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime,
             "wall": wall, "load_before": load, "load_after": os.getloadavg()}
 
 
-def print_run(tree: Path, run: dict) -> None:
+def print_run(tree: Path, run: dict, top_tests: int = 0) -> None:
     print(f"{tree}: pytest exit {run['exit']} ({run['summary']})")
     print(f"{'file':<40} {'cpu s':>8} {'own':>7} {'children':>8} {'wall s':>7} {'tests':>5}")
     rows = sorted(run["files"].items(), key=lambda kv: -(kv[1][0] + kv[1][1]))
     for name, (own, kids, wall, n) in rows:
         print(f"{name:<40} {own + kids:8.1f} {own:7.1f} {kids:8.1f} {wall:7.1f} {n:5d}")
+    if top_tests:
+        print(f"the {top_tests} tests that cost the most CPU (set-up and tear-down included)")
+        print(f"{'cpu s':>7} {'own':>6} {'children':>8} {'wall s':>7}  test")
+        for nodeid, (own, kids, wall) in sorted(run["tests"].items(), key=lambda kv: -(kv[1][0] + kv[1][1]))[:top_tests]:
+            print(f"{own + kids:7.1f} {own:6.1f} {kids:8.1f} {wall:7.1f}  {nodeid}")
     in_tests = sum(r[0] + r[1] for r in run["files"].values())
     print(f"in tests: {in_tests:.1f} s CPU in {sum(r[3] for r in run['files'].values())} tests")
     print(f"whole run: {run['user'] + run['sys']:.1f} s CPU ({run['user']:.1f} user + {run['sys']:.1f} sys), "
@@ -139,6 +155,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--output", type=Path, help="append pytest's own output (--durations...) to this file")
     parser.add_argument("--json", action="store_true", help="print the runs as JSON as well")
+    parser.add_argument("--tests", type=int, default=0, metavar="N",
+                        help="also print the N tests that cost the most CPU")
     argv = sys.argv[1:]
     pytest_args: list[str] = []
     if "--" in argv:
@@ -151,7 +169,7 @@ def main() -> int:
         for tree in (trees if i % 2 == 0 else trees[::-1]):
             run = run_suite(tree, tests, pytest_args, args.output)
             runs[tree].append(run)
-            print_run(tree, run)
+            print_run(tree, run, args.tests)
             print(flush=True)
     if args.against:
         new, old = trees

@@ -44,25 +44,29 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-#: The files that take longest, longest first (wall time of each file in one worker: a run of all
-#: 3,442 tests on 3 workers at load ~20, each test's time recorded by a hook; test_floor_reach.py
-#: as it runs now): they start first. pytest-xdist's ``--dist loadfile`` hands out whole files in
-#: its queue's order, by default the files with most tests first, which left the files of a few
-#: long tests (test_reliability_load.py: 1 test, ~2 min at load 15) to the end, alone on one
-#: worker while the others had finished: 1,039 s for a run whose files took 2,968 s on 3 workers
-#: (989 s each if evenly spread). pyproject.toml's ``--no-loadscope-reorder`` keeps this order.
-#: A file of a few long tests missing here runs near the end: test_floor_reach.py (4 tests, one of
-#: 24-52 s in CI) was the last file running in CI's run and in the run above.
+#: The files that take longest, longest first: they start first. pytest-xdist's ``--dist loadfile``
+#: hands out whole files in its queue's order, by default the files with most tests first, which
+#: left the files of a few long tests (test_reliability_load.py: 1 test, ~2 min at load 15) to the
+#: end, alone on one worker while the others had finished: 1,039 s for a run whose files took
+#: 2,968 s on 3 workers (989 s each if evenly spread). pyproject.toml's ``--no-loadscope-reorder``
+#: keeps this order. The order is each file's wall time in one worker (``python
+#: bench/bench_suite_cpu.py``: all 4,182 tests on 3 workers, load 4-8, 2026-12-05), the files over
+#: ~10 s; a file of a few long tests missing here runs near the end, alone (test_floor_reach.py:
+#: one test of 24-52 s in CI was the last file running in CI's run once).
 LONGEST_FILES = (
-    "test_reliability_gc.py", "test_sync.py", "test_connect.py", "test_peer_attacks6.py",
-    "test_reliability_crash.py", "test_daemon.py", "test_floor_reach.py", "test_mcp_server.py",
-    "test_reliability_load.py", "test_reliability_property.py", "test_peer_settings.py",
-    "test_peer_attacks7.py", "test_reliability_writes.py", "test_exec_boundary.py",
-    "test_reliability_corrupt.py", "test_sync_limits.py", "test_vectors.py", "test_secrets.py",
-    "test_hooks.py", "test_index.py", "test_reliability_person_git.py", "test_gitstore.py",
-    "test_policy.py", "test_trust.py", "test_cli.py", "test_reliability_fuzz.py", "test_floor.py",
-    "test_vaults.py", "test_peer_attacks.py", "test_search.py", "test_daemon_reads.py",
-    "test_embed.py", "test_peer_attacks4.py",
+    "test_reliability_gc.py", "test_peer_attacks8.py", "test_daemon_writes.py", "test_connect.py",
+    "test_reliability_index_clean.py", "test_reliability_person_git.py", "test_reliability_writes.py",
+    "test_sync.py", "test_vault_place.py", "test_gitstore.py", "test_reliability_load.py",
+    "test_reliability_fuzz.py", "test_peer_attacks7.py", "test_peer_attacks5.py", "test_daemon.py",
+    "test_secrets.py", "test_distill.py", "test_peer_given_back.py", "test_mcp_server.py",
+    "test_peer_attacks.py", "test_daemon_reads.py", "test_vaults.py", "test_peer_attacks11.py",
+    "test_exec_boundary.py", "test_floor_reach.py", "test_gitlocks.py", "test_hooks_project.py",
+    "test_hooks.py", "test_reliability_disk.py", "test_first_index_recall.py", "test_sync_limits.py",
+    "test_reliability_corrupt.py", "test_layers.py", "test_search.py", "test_peer_attacks9.py",
+    "test_floor.py", "test_agent.py", "test_origins54.py", "test_frontmatter.py", "test_cli.py",
+    "test_trust.py", "test_peer_memories.py", "test_embed.py", "test_peer_attacks13.py",
+    "test_index.py", "test_peer_attacks6.py", "test_reliability_crash.py", "test_peer_settings.py",
+    "test_reliability_property.py", "test_policy.py", "test_vectors.py", "test_peer_attacks4.py",
 )
 
 
@@ -860,12 +864,20 @@ def daemon_log(proc: subprocess.Popen) -> str:
 
 
 def wait_for(predicate, timeout: float = 10.0, what: str = "condition") -> None:
-    """Poll ``predicate`` until it holds; fail after ``timeout`` seconds (never a fixed sleep)."""
+    """Poll ``predicate`` until it holds; fail after ``timeout`` seconds (never a fixed sleep).
+
+    The first polls 20 ms apart, then each pause half as long again, up to 100 ms: a condition
+    met at once is seen at once, and one that takes a daemon's quiet period (a second, longer on
+    a loaded machine) is asked ~15 times, not ~50. Most predicates start processes (git, a Vault
+    opened, the CLI), and the more loaded the machine, the longer each wait and the more polls a
+    fixed pause made: CPU spent where the wait is the point."""
     deadline = time.monotonic() + timeout
+    pause = 0.02
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.1)
 
 
 @contextlib.contextmanager
