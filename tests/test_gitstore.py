@@ -348,6 +348,39 @@ def test_a_one_shot_write_and_read_import_no_gitpython_and_no_numpy(tmp_path):
         assert "Helix" in (root / "preferences" / "editor.md").read_text()
 
 
+#: standard modules a one-shot write has no use for: ``shutil`` (``which``, ``copyfile``, and
+#: argparse's help formatter for the terminal's width) brings ``bz2`` and ``lzma``; ``tempfile``
+#: brings ``shutil`` and ``random``; ``secrets`` brings ``base64`` and ``random`` (a few ms of
+#: CPU per command: issue 29)
+_NOT_FOR_A_WRITE = ("bz2", "lzma", "secrets", "shutil", "tempfile")
+
+
+def test_a_one_shot_write_imports_no_standard_module_it_does_not_use(tmp_path):
+    """A one-shot ``vault-mem remember`` (create, then update) without a daemon finds git on
+    PATH, writes its loose objects' temp files and reads this machine's key without ``shutil``,
+    ``tempfile`` or ``secrets`` and what they bring (:data:`_NOT_FOR_A_WRITE`); the write is
+    whole (``git fsck``, a clean status). The first command on a machine (its key made) included:
+    a new config folder. Checked in the process's ``sys.modules``, not by timing."""
+    from vault_mem import Vault
+
+    root = Vault.init(tmp_path / "vault").root
+    code = (
+        "import sys\n"
+        "from vault_mem.adapters.cli import main\n"
+        f"v = {str(root)!r}\n"
+        "for argv in (['remember', 'editor', '--description', 'Uses Helix', '--body', 'b'],\n"
+        "             ['remember', 'editor', '--description', 'Uses Helix daily', '--body', 'b']):\n"
+        "    assert main(['--vault', v, *argv]) == 0, argv\n"
+        f"print(sorted(m for m in {_NOT_FOR_A_WRITE!r} if m in sys.modules))\n")
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off", "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "fsck", "--strict", "--no-dangling")
+    assert "Helix daily" in (root / "facts" / "editor.md").read_text()
+
+
 def test_head_and_branches_are_read_from_git_files_as_git_reads_them(tmp_path):
     """HEAD and a branch, read from git's files without GitPython, agree with ``git rev-parse``:
     a loose branch, a packed one (``git pack-refs``), a symbolic ref, a linked worktree's own

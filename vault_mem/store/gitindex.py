@@ -12,7 +12,6 @@ another git holds ``index.lock``: vault-mem waits for it instead (``INDEX_LOCK_W
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -260,6 +259,8 @@ class GitIndex:
         except FileNotFoundError:
             return None
         except OSError:  # no hard links here (some network and FAT file systems): a copy
+            import shutil  # lazy: only where the file system has no hard links (start-up time)
+
             try:
                 shutil.copyfile(self.git_dir / "index", tmp)
             except FileNotFoundError:

@@ -23,11 +23,11 @@ and the index parts); see :mod:`vault_mem.store.git` for the design.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
 import stat
-import tempfile
 import threading
 import time
 import zlib
@@ -272,7 +272,7 @@ class GitObjects:
         did: written to a temp file in the objects folder, renamed into place (an object there
         already is kept and the temp file removed), made read-only. A ``FileNotFoundError`` of
         the rename names the temp file first (``filename``) and the object second."""
-        fd, tmp = tempfile.mkstemp(prefix="obj", dir=self.objects)
+        fd, tmp = _temp_file(self.objects)
         try:
             with open(fd, "wb") as fh:
                 fh.write(raw)
@@ -610,6 +610,21 @@ class GitObjects:
 
 
 _HEX40 = re.compile(rb"[0-9a-f]{40}")
+#: how ``tempfile.mkstemp`` opens its file (``O_NOFOLLOW``: never through a planted link)
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _temp_file(folder: Path) -> tuple[int, str]:
+    """A new file ``obj<random>`` in ``folder``, mode 0600, as ``tempfile.mkstemp(prefix="obj",
+    dir=folder)`` makes one (fd, path), without importing ``tempfile``, which brings ``random``
+    and ``shutil`` into every write (start-up time, issue 29)."""
+    for _ in range(100):
+        path = os.path.join(folder, f"obj{os.urandom(6).hex()}")
+        try:
+            return os.open(path, _TEMP_FLAGS, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder))
 
 
 def _plain_path(path: str) -> bool:
