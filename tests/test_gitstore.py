@@ -381,6 +381,51 @@ def test_a_one_shot_write_imports_no_standard_module_it_does_not_use(tmp_path):
     assert "Helix daily" in (root / "facts" / "editor.md").read_text()
 
 
+def _recorded_inodes(root: Path, paths: list[str]) -> dict[str, int]:
+    """The inode git's index records for each of ``paths`` (``git ls-files --debug``, which
+    reads the index and writes nothing: no refresh in passing, as ``git status`` would make)."""
+    out, inodes, path = git(root, "ls-files", "--debug", "--", *paths), {}, None
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            path = line
+        elif "ino:" in line:
+            inodes[path] = int(line.split("ino:")[1].split()[0])
+    return inodes
+
+
+def test_a_write_in_a_copied_vault_brings_gits_stat_data_up_to_date_and_stages_no_edit(tmp_path):
+    """A vault copied with ``cp -a`` (a backup restored, a vault moved to another disk) has new
+    inodes and change times under the same sizes and mtimes: every ``git status`` then re-reads
+    and hashes every memory file, and a write's own (``GIT_OPTIONAL_LOCKS=0``) never writes the
+    refreshed index back, so every write paid it again (~45 ms of CPU at 10k memories, perf29).
+    The next write's staging step refreshes git's stat data (in its copy of the index, installed
+    under its lock as ever): afterwards the index records the copies' inodes. A person's
+    uncommitted edit in the copy stays exactly that: unstaged, nothing staged."""
+    from vault_mem import Vault
+
+    with Vault.init(tmp_path / "vault") as vault:
+        for i in range(24):
+            vault.remember(f"fact-{i:02d}", f"Fact number {i}", "body")
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(tmp_path / "vault"), str(copy)], check=True)
+    paths = [f"facts/fact-{i:02d}.md" for i in range(24)]
+    before = _recorded_inodes(copy, paths)
+    assert all(before[p] != os.lstat(copy / p).st_ino for p in paths)  # the copy's stat data is stale
+    edited = copy / "facts" / "fact-05.md"
+    edited.write_text(edited.read_text() + "A person's line.\n")
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off"}
+    done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(copy), "remember", "new-fact",
+                           "--description", "Written in the copy", "--body", "b"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    after = _recorded_inodes(copy, paths)
+    assert all(after[p] == os.lstat(copy / p).st_ino for p in paths if p != "facts/fact-05.md")
+    assert git(copy, "diff", "--cached", "--name-only") == ""
+    assert git(copy, "status", "--porcelain") == " M facts/fact-05.md\n"
+    assert "A person's line." not in git(copy, "show", "HEAD:facts/fact-05.md")
+    git(copy, "fsck", "--strict", "--no-dangling")
+
+
 def test_head_and_branches_are_read_from_git_files_as_git_reads_them(tmp_path):
     """HEAD and a branch, read from git's files without GitPython, agree with ``git rev-parse``:
     a loose branch, a packed one (``git pack-refs``), a symbolic ref, a linked worktree's own
