@@ -27,7 +27,9 @@ the old checkout's commands use instead, with a daemon of the old checkout's cod
 ``--daemon`` (the new one's otherwise, which an old command cannot ask anything: another
 protocol): each checkout then finds the state its own last command left (a record of the HEAD
 it checked, the settings' blob), as one installed vault-mem does. Both vaults' git stat data
-is refreshed first (a ``cp -a`` copy's is stale: :func:`refresh_stat_data`). ``--reads`` (with
+is refreshed first (a ``cp -a`` copy's is stale: :func:`refresh_stat_data`), unless
+``--as-copied`` (give both checkouts a fresh ``cp -a`` copy then: what a copied or restored
+vault costs each write). ``--reads`` (with
 ``--daemon``): meanwhile a reader per checkout (its own code) asks its daemon for a ``recall``
 every 50 ms and the line gives their latency p50 / p95 / max: what the writes cost the reads
 waiting behind them on the daemon's main thread (the daemon's CPU per command then counts the
@@ -74,6 +76,8 @@ def main() -> None:
     ap.add_argument("--daemon", action="store_true", help="with this checkout's daemon running on the vault")
     ap.add_argument("--old-vault", type=Path, help="a copy of the vault for the old checkout's commands")
     ap.add_argument("--reads", action="store_true", help="with --daemon: time recalls asked of each daemon meanwhile")
+    ap.add_argument("--as-copied", action="store_true",
+                    help="leave the vaults' git stat data as a cp -a copy left it (not refreshed first)")
     args = ap.parse_args()
     codes = {"old": args.old.resolve(), "new": HERE.parent}
     for code in codes.values():  # as an install leaves them
@@ -82,7 +86,7 @@ def main() -> None:
            "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
     env.pop("PYTHONPATH", None)  # each process gets its checkout's
-    for vault in {args.vault, args.old_vault or args.vault}:
+    for vault in {args.vault, args.old_vault or args.vault} if not args.as_copied else ():
         refresh_stat_data(vault)
     tag = f"{os.getpid()}-{int(time.time())}"
     vaults = {"old": args.old_vault or args.vault, "new": args.vault}
