@@ -32,7 +32,7 @@ def which(name: str) -> str | None:
         return name if os.path.isabs(name) and _executable(name) else None
     seen: set[str] = set()
     for folder in safe_path().split(os.pathsep):
-        if folder in seen:
+        if not folder or folder in seen:  # "" (no absolute entry at all) is no folder: never the cwd
             continue
         seen.add(folder)
         candidate = os.path.join(folder, name)
