@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -426,6 +427,44 @@ def test_a_write_in_a_copied_vault_brings_gits_stat_data_up_to_date_and_stages_n
     git(copy, "fsck", "--strict", "--no-dangling")
 
 
+def test_a_write_after_vault_mems_own_reads_its_loose_objects_without_git_cat_file(tmp_path):
+    """vault-mem's own last commit is stored loose (its commit, trees, blobs): the next write,
+    from a new process's view (nothing cached), reads HEAD's commit and trees in process and
+    starts no ``git cat-file`` (one git process fewer per one-shot write, issue 29); each object
+    read so is git's (``git cat-file``). Once ``git gc`` packed them, ``git cat-file`` answers,
+    and a loose object cut short or longer than its header says is left to it too."""
+    from vault_mem import Vault
+
+    root = Vault.init(tmp_path / "vault").root
+    with Vault(root) as vault:
+        vault.remember("editor", "Uses Helix", "b")
+    with Vault(root) as vault:
+        vault.remember("tabs", "Prefers tabs", "b")
+        assert vault.repo._cat.running() == []
+        head = vault.repo.head()
+        tree = vault.repo.commit_tree(head)
+        for oid in (head, tree, vault.repo.blob_at(head, "facts/editor.md")):
+            kind = git(root, "cat-file", "-t", oid).strip()
+            assert vault.repo._read_loose(oid) == (kind, subprocess.run(
+                ["git", "cat-file", kind, oid], cwd=root, capture_output=True, check=True).stdout)
+    loose = root / ".git" / "objects" / tree[:2] / tree[2:]
+    whole = loose.read_bytes()
+    body = zlib.decompress(whole)
+    for damaged in (whole[:len(whole) // 2], zlib.compress(body + b"more")):
+        loose.chmod(0o644)
+        loose.write_bytes(damaged)
+        with Vault(root) as vault:
+            assert vault.repo._read_loose(tree) is None
+    loose.write_bytes(whole)
+    git(root, "gc", "-q", "--prune=now")
+    assert not loose.exists()
+    with Vault(root) as vault:
+        vault.remember("spaces", "Not spaces", "b")
+        assert vault.repo._cat.running() != []  # packed: git answers
+    git(root, "fsck", "--strict", "--no-dangling")
+    assert git(root, "status", "--porcelain") == ""
+
+
 def test_head_and_branches_are_read_from_git_files_as_git_reads_them(tmp_path):
     """HEAD and a branch, read from git's files without GitPython, agree with ``git rev-parse``:
     a loose branch, a packed one (``git pack-refs``), a symbolic ref, a linked worktree's own
@@ -619,6 +658,7 @@ def test_a_vault_in_a_subfolder_never_stages_or_commits_outside_it(tmp_path):
 
 def test_close_stops_the_git_processes_and_the_repo_stays_usable(tmp_path):
     root = _repo(tmp_path)
+    git(root, "gc", "-q")  # packed: a loose object is read in process, without cat-file
     repo = GitRepo(root)
     head = repo.head()
     assert repo.commit_info(head).subject == "first"

@@ -174,7 +174,11 @@ class GitObjects:
         self._commit_trees.clear()
 
     def read_object(self, oid: str) -> tuple[str, bytes]:
-        """(type, content) of an object, loose or packed (``git cat-file --batch``)."""
+        """(type, content) of an object: a loose one read here (:meth:`_read_loose`), any other
+        (packed, in an alternate, unreadable) from ``git cat-file --batch``."""
+        found = self._read_loose(oid)
+        if found is not None:
+            return found
         with self._lock:
             try:
                 kind, data = self._read(oid)
@@ -218,6 +222,33 @@ class GitObjects:
                 yield found
         finally:
             contents.close()
+
+    def _read_loose(self, oid: str) -> tuple[str, bytes] | None:
+        """(type, content) of ``oid`` when it is a loose object of this repository, read as git
+        reads one: inflated (no further than the size its header names) and its header checked.
+        vault-mem's own last commit is loose (its commit, trees and blobs: :meth:`write_object`),
+        so the next write, in a new process, reads HEAD's commit and trees without starting a
+        ``git cat-file`` (issue 29: a git process per one-shot write). None for anything else:
+        packed, in an alternate or a fetch's quarantine, gone, damaged (git then answers, or
+        names the damage, as before)."""
+        if _HEX40_TEXT.fullmatch(oid) is None:
+            return None
+        try:
+            with open(self._loose_path(oid), "rb") as fh:
+                raw = fh.read()
+            inflate = zlib.decompressobj()
+            head = inflate.decompress(raw, 64)
+            kind, space, rest = head.partition(b" ")
+            size, nul, data = rest.partition(b"\0")
+            if not space or not nul or kind not in _KINDS or not size.isdigit():
+                return None
+            want = int(size)
+            data += inflate.decompress(inflate.unconsumed_tail, max(want - len(data), 0) + 1)
+        except (OSError, zlib.error, ValueError):
+            return None
+        if len(data) != want or not inflate.eof or inflate.unconsumed_tail or inflate.unused_data:
+            return None  # not whole, or more than its header says: git's words for it
+        return kind.decode(), data
 
     def _read(self, oid: str) -> tuple[str, bytes]:
         found = self._cat.read(oid)
@@ -610,6 +641,9 @@ class GitObjects:
 
 
 _HEX40 = re.compile(rb"[0-9a-f]{40}")
+_HEX40_TEXT = re.compile(r"[0-9a-f]{40}")
+#: the object types a loose object's header may name
+_KINDS = frozenset({b"commit", b"tree", b"blob", b"tag"})
 #: how ``tempfile.mkstemp`` opens its file (``O_NOFOLLOW``: never through a planted link)
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
