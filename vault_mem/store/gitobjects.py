@@ -5,7 +5,8 @@ and the index parts); see :mod:`vault_mem.store.git` for the design.
 
 - Objects are read through one persistent ``git cat-file --batch`` process
   (:mod:`vault_mem.store.catfile`), which also finds objects that another git moved into a new
-  pack (``git gc``); writes are stored in process as loose objects (as gitdb stored them: a temp
+  pack (``git gc``), except a loose one, read in process (vault-mem's own last commit: the next
+  one-shot write starts no ``cat-file``); writes are stored in process as loose objects (as gitdb stored them: a temp
   file in the objects folder, renamed into place, read-only). Neither imports GitPython: its
   import alone cost a one-shot write ~170 ms CPU (issue 29). GitPython is imported only where a
   commit is read in full (:meth:`GitObjects.commit_info`, the message, a replay).
