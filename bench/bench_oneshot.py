@@ -26,7 +26,10 @@ also happens after the command returned). ``--old-vault``: a copy of the vault (
 the old checkout's commands use instead, with a daemon of the old checkout's code under
 ``--daemon`` (the new one's otherwise, which an old command cannot ask anything: another
 protocol): each checkout then finds the state its own last command left (a record of the HEAD
-it checked, the settings' blob), as one installed vault-mem does. ``--reads`` (with
+it checked, the settings' blob), as one installed vault-mem does. Both vaults' git stat data
+is refreshed first (a ``cp -a`` copy's is stale: :func:`refresh_stat_data`), unless
+``--as-copied`` (give both checkouts a fresh ``cp -a`` copy then: what a copied or restored
+vault costs each write). ``--reads`` (with
 ``--daemon``): meanwhile a reader per checkout (its own code) asks its daemon for a ``recall``
 every 50 ms and the line gives their latency p50 / p95 / max: what the writes cost the reads
 waiting behind them on the daemon's main thread (the daemon's CPU per command then counts the
@@ -73,6 +76,8 @@ def main() -> None:
     ap.add_argument("--daemon", action="store_true", help="with this checkout's daemon running on the vault")
     ap.add_argument("--old-vault", type=Path, help="a copy of the vault for the old checkout's commands")
     ap.add_argument("--reads", action="store_true", help="with --daemon: time recalls asked of each daemon meanwhile")
+    ap.add_argument("--as-copied", action="store_true",
+                    help="leave the vaults' git stat data as a cp -a copy left it (not refreshed first)")
     args = ap.parse_args()
     codes = {"old": args.old.resolve(), "new": HERE.parent}
     for code in codes.values():  # as an install leaves them
@@ -81,6 +86,8 @@ def main() -> None:
            "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
     env.pop("PYTHONPATH", None)  # each process gets its checkout's
+    for vault in {args.vault, args.old_vault or args.vault} if not args.as_copied else ():
+        refresh_stat_data(vault)
     tag = f"{os.getpid()}-{int(time.time())}"
     vaults = {"old": args.old_vault or args.vault, "new": args.vault}
     daemons: dict[str, subprocess.Popen] = {}
@@ -104,6 +111,17 @@ def main() -> None:
             daemon.terminate()
             daemon.wait(timeout=60)
     print("load average", " ".join(f"{x:.2f}" for x in os.getloadavg()), "(daemon running)" if args.daemon else "")
+
+
+def refresh_stat_data(vault: Path) -> None:
+    """Bring the file times git's index records up to date (``git update-index --refresh``,
+    what a person's own ``git status`` does in passing). A ``cp -a`` copy has new inodes and
+    change times: every ``git status`` in it then re-reads and hashes every memory file, and
+    vault-mem's (``GIT_OPTIONAL_LOCKS=0``, which never writes the index) does so at every write:
+    at 10k the copy's writes cost ~45 ms of CPU more than the original's (perf29), which made
+    an ``--old-vault`` comparison one of two different vaults."""
+    subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=vault, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def start_daemon(code: Path, root: Path, env: dict[str, str], log: Path) -> subprocess.Popen:

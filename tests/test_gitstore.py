@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -348,6 +349,122 @@ def test_a_one_shot_write_and_read_import_no_gitpython_and_no_numpy(tmp_path):
         assert "Helix" in (root / "preferences" / "editor.md").read_text()
 
 
+#: standard modules a one-shot write has no use for: ``shutil`` (``which``, ``copyfile``, and
+#: argparse's help formatter for the terminal's width) brings ``bz2`` and ``lzma``; ``tempfile``
+#: brings ``shutil`` and ``random``; ``secrets`` brings ``base64`` and ``random`` (a few ms of
+#: CPU per command: issue 29)
+_NOT_FOR_A_WRITE = ("bz2", "lzma", "secrets", "shutil", "tempfile")
+
+
+def test_a_one_shot_write_imports_no_standard_module_it_does_not_use(tmp_path):
+    """A one-shot ``vault-mem remember`` (create, then update) without a daemon finds git on
+    PATH, writes its loose objects' temp files and reads this machine's key without ``shutil``,
+    ``tempfile`` or ``secrets`` and what they bring (:data:`_NOT_FOR_A_WRITE`); the write is
+    whole (``git fsck``, a clean status). The first command on a machine (its key made) included:
+    a new config folder. Checked in the process's ``sys.modules``, not by timing."""
+    from vault_mem import Vault
+
+    root = Vault.init(tmp_path / "vault").root
+    code = (
+        "import sys\n"
+        "from vault_mem.adapters.cli import main\n"
+        f"v = {str(root)!r}\n"
+        "for argv in (['remember', 'editor', '--description', 'Uses Helix', '--body', 'b'],\n"
+        "             ['remember', 'editor', '--description', 'Uses Helix daily', '--body', 'b']):\n"
+        "    assert main(['--vault', v, *argv]) == 0, argv\n"
+        f"print(sorted(m for m in {_NOT_FOR_A_WRITE!r} if m in sys.modules))\n")
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off", "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "fsck", "--strict", "--no-dangling")
+    assert "Helix daily" in (root / "facts" / "editor.md").read_text()
+
+
+def _recorded_inodes(root: Path, paths: list[str]) -> dict[str, int]:
+    """The inode git's index records for each of ``paths`` (``git ls-files --debug``, which
+    reads the index and writes nothing: no refresh in passing, as ``git status`` would make)."""
+    out, inodes, path = git(root, "ls-files", "--debug", "--", *paths), {}, None
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            path = line
+        elif "ino:" in line:
+            inodes[path] = int(line.split("ino:")[1].split()[0])
+    return inodes
+
+
+def test_a_write_in_a_copied_vault_brings_gits_stat_data_up_to_date_and_stages_no_edit(tmp_path):
+    """A vault copied with ``cp -a`` (a backup restored, a vault moved to another disk) has new
+    inodes and change times under the same sizes and mtimes: every ``git status`` then re-reads
+    and hashes every memory file, and a write's own (``GIT_OPTIONAL_LOCKS=0``) never writes the
+    refreshed index back, so every write paid it again (~45 ms of CPU at 10k memories, perf29).
+    The next write's staging step refreshes git's stat data (in its copy of the index, installed
+    under its lock as ever): afterwards the index records the copies' inodes. A person's
+    uncommitted edit in the copy stays exactly that: unstaged, nothing staged."""
+    from vault_mem import Vault
+
+    with Vault.init(tmp_path / "vault") as vault:
+        for i in range(24):
+            vault.remember(f"fact-{i:02d}", f"Fact number {i}", "body")
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(tmp_path / "vault"), str(copy)], check=True)
+    paths = [f"facts/fact-{i:02d}.md" for i in range(24)]
+    before = _recorded_inodes(copy, paths)
+    assert all(before[p] != os.lstat(copy / p).st_ino for p in paths)  # the copy's stat data is stale
+    edited = copy / "facts" / "fact-05.md"
+    edited.write_text(edited.read_text() + "A person's line.\n")
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off"}
+    done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(copy), "remember", "new-fact",
+                           "--description", "Written in the copy", "--body", "b"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    after = _recorded_inodes(copy, paths)
+    assert all(after[p] == os.lstat(copy / p).st_ino for p in paths if p != "facts/fact-05.md")
+    assert git(copy, "diff", "--cached", "--name-only") == ""
+    assert git(copy, "status", "--porcelain") == " M facts/fact-05.md\n"
+    assert "A person's line." not in git(copy, "show", "HEAD:facts/fact-05.md")
+    git(copy, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_write_after_vault_mems_own_reads_its_loose_objects_without_git_cat_file(tmp_path):
+    """vault-mem's own last commit is stored loose (its commit, trees, blobs): the next write,
+    from a new process's view (nothing cached), reads HEAD's commit and trees in process and
+    starts no ``git cat-file`` (one git process fewer per one-shot write, issue 29); each object
+    read so is git's (``git cat-file``). Once ``git gc`` packed them, ``git cat-file`` answers,
+    and a loose object cut short or longer than its header says is left to it too."""
+    from vault_mem import Vault
+
+    root = Vault.init(tmp_path / "vault").root
+    with Vault(root) as vault:
+        vault.remember("editor", "Uses Helix", "b")
+    with Vault(root) as vault:
+        vault.remember("tabs", "Prefers tabs", "b")
+        assert vault.repo._cat.running() == []
+        head = vault.repo.head()
+        tree = vault.repo.commit_tree(head)
+        for oid in (head, tree, vault.repo.blob_at(head, "facts/editor.md")):
+            kind = git(root, "cat-file", "-t", oid).strip()
+            assert vault.repo._read_loose(oid) == (kind, subprocess.run(
+                ["git", "cat-file", kind, oid], cwd=root, capture_output=True, check=True).stdout)
+    loose = root / ".git" / "objects" / tree[:2] / tree[2:]
+    whole = loose.read_bytes()
+    body = zlib.decompress(whole)
+    for damaged in (whole[:len(whole) // 2], zlib.compress(body + b"more")):
+        loose.chmod(0o644)
+        loose.write_bytes(damaged)
+        with Vault(root) as vault:
+            assert vault.repo._read_loose(tree) is None
+    loose.write_bytes(whole)
+    git(root, "gc", "-q", "--prune=now")
+    assert not loose.exists()
+    with Vault(root) as vault:
+        vault.remember("spaces", "Not spaces", "b")
+        assert vault.repo._cat.running() != []  # packed: git answers
+    git(root, "fsck", "--strict", "--no-dangling")
+    assert git(root, "status", "--porcelain") == ""
+
+
 def test_head_and_branches_are_read_from_git_files_as_git_reads_them(tmp_path):
     """HEAD and a branch, read from git's files without GitPython, agree with ``git rev-parse``:
     a loose branch, a packed one (``git pack-refs``), a symbolic ref, a linked worktree's own
@@ -541,6 +658,7 @@ def test_a_vault_in_a_subfolder_never_stages_or_commits_outside_it(tmp_path):
 
 def test_close_stops_the_git_processes_and_the_repo_stays_usable(tmp_path):
     root = _repo(tmp_path)
+    git(root, "gc", "-q")  # packed: a loose object is read in process, without cat-file
     repo = GitRepo(root)
     head = repo.head()
     assert repo.commit_info(head).subject == "first"

@@ -762,3 +762,30 @@ def test_stat_threads_by_folder_size_cores_and_load():
     assert folders.stat_threads(100_000, load=float(cores)) == 1  # every core busy: one thread
     assert folders.stat_threads(100_000, load=cores + 10.0) == 1
     assert folders.stat_threads(3 * folders.SPLIT_AT, load=0.0) == min(cores, folders.MAX_THREADS, 3)
+
+
+def test_which_finds_a_program_in_paths_absolute_folders_as_shutil_does(tmp_path, monkeypatch):
+    """``programs.which`` (written out so that a command imports no ``shutil``) answers as
+    ``shutil.which`` on PATH's absolute folders: the first executable file, never a folder or a
+    file without the execute bit, a name with a ``/`` only when absolute; a relative PATH entry,
+    or none but relative ones, never finds the program in the current folder."""
+    import shutil
+
+    from vault_mem.platform.programs import safe_path, which
+
+    bin_dir, here = tmp_path / "bin", tmp_path / "here"
+    for folder in (bin_dir, here, tmp_path / "other"):
+        folder.mkdir()
+    for path in (bin_dir / "prog", here / "prog", tmp_path / "other" / "prog"):
+        path.write_text("#!/bin/sh\n")
+        path.chmod(0o755)
+    (bin_dir / "data").write_text("x")
+    (bin_dir / "dir").mkdir()
+    monkeypatch.chdir(here)
+    monkeypatch.setenv("PATH", f".:relative:{bin_dir}:{tmp_path / 'other'}:{bin_dir}")
+    assert which("prog") == str(bin_dir / "prog") == shutil.which("prog", path=safe_path())
+    assert which("data") is None is which("dir") is None is which("missing")
+    assert which(str(tmp_path / "other" / "prog")) == str(tmp_path / "other" / "prog")
+    assert which("bin/prog") is None
+    monkeypatch.setenv("PATH", ".:relative")
+    assert which("prog") is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from vault_mem.adapters.hook_names import HOOK_NAMES
 from vault_mem.config import VERSION
@@ -72,6 +73,32 @@ def command_named(argv: list[str]) -> str | None:
     return None
 
 
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` says it (``COLUMNS``, else the
+    terminal of stdout, else 80), without importing ``shutil``."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, its width found without ``shutil``: argparse makes one for
+    every argument added, and its own imports ``shutil`` (with ``bz2``, ``lzma`` and
+    ``fnmatch``) into every command for the terminal's width (start-up time, issue 29)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _columns() - 2 if width is None else width)  # argparse's own "- 2"
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``vault-mem`` parser; with ``command`` (a name :func:`command_named` found), only that
     command's sub-parser is built (a one-shot command spends ~8 ms on the ~30 others' ~200
@@ -82,7 +109,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         # Given before or after the command name; after it, an absent option must not reset the
         # value given before it, hence SUPPRESS on the sub-commands' copies.
         kw = {"default": argparse.SUPPRESS} if suppress else {}
-        common = argparse.ArgumentParser(add_help=False)
+        common = argparse.ArgumentParser(add_help=False, formatter_class=_Formatter)
         _completes(common.add_argument("--vault", help="this vault alone (default: the project vault, the nearest "
                                        "folder holding vault.toml or the git repository's memory/, with "
                                        "the personal vault; else $VAULT_MEM_VAULT)", **kw), DIRECTORY)
@@ -93,7 +120,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     common = common_options(True)
     parser = argparse.ArgumentParser(
-        prog="vault-mem", parents=[common_options(False)],
+        prog="vault-mem", parents=[common_options(False)], formatter_class=_Formatter,
         description="Long-term memory for AI agents: Markdown files in git, searchable, reviewable.")
     parser.add_argument("--version", action="version", version=f"vault-mem {VERSION}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -101,7 +128,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     def add(name: str, help: str) -> argparse.ArgumentParser:
         if command is not None and name != command:
             return _Skipped()  # type: ignore[return-value]
-        return sub.add_parser(name, parents=[common], help=help, description=help)
+        return sub.add_parser(name, parents=[common], help=help, description=help, formatter_class=_Formatter)
 
     p = add("init", "create a vault (its own repository, or a folder in an existing one)")
     _completes(p.add_argument("path", nargs="?"), DIRECTORY)

@@ -27,7 +27,6 @@ import datetime as dt
 import hashlib
 import json
 import os
-import shutil
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -770,7 +769,8 @@ class Sidecar:
 
     def doctor(self) -> list[str]:
         """Differences between this sidecar and a fresh rebuild from the files ([] if none)."""
-        import tempfile  # lazy: only doctor needs it (start-up time, issue 29)
+        import shutil  # lazy: only doctor needs them (start-up time, issue 29)
+        import tempfile
 
         tmp = Path(tempfile.mkdtemp(prefix="vault-mem-doctor-"))
         try:

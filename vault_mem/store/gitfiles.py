@@ -21,7 +21,6 @@ also checks that git does not ignore new memory files (:func:`ignored_memory_fol
 from __future__ import annotations
 
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -228,10 +227,16 @@ def _probe_names() -> list[str]:
     """Names a new memory could have, some drawn at random here in every shape a key takes (one
     word, words joined by hyphens, digits, one letter, a dotted date): a rule that spares the
     names it can know still ignores some of these."""
-    word = secrets.token_hex(4).translate(str.maketrans("0123456789", "ghijklmnop"))
-    return ["new-memory.md", f"{word}.md", f"note-{secrets.token_hex(4)}.md",
-            f"{secrets.token_hex(3)}-{secrets.token_hex(2)}-{word[:3]}.md", f"{secrets.randbelow(10**6)}.md",
-            f"{word[0]}.md", f"{word}.2026-{secrets.randbelow(12) + 1:02d}.md"]
+    # os.urandom, as secrets draws them, without importing secrets (and random): start-up time
+    def hexed(n: int) -> str:
+        return os.urandom(n).hex()
+
+    def below(n: int) -> int:
+        return int.from_bytes(os.urandom(4), "big") % n
+    word = hexed(4).translate(str.maketrans("0123456789", "ghijklmnop"))
+    return ["new-memory.md", f"{word}.md", f"note-{hexed(4)}.md",
+            f"{hexed(3)}-{hexed(2)}-{word[:3]}.md", f"{below(10**6)}.md",
+            f"{word[0]}.md", f"{word}.2026-{below(12) + 1:02d}.md"]
 
 
 def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:

@@ -12,7 +12,8 @@ another git holds ``index.lock``: vault-mem waits for it instead (``INDEX_LOCK_W
 from __future__ import annotations
 
 import os
-import shutil
+import stat
+import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +37,15 @@ _ONE_PROCESS_PATHS = 64
 #: file: No such file or directory", "unable to write file .git/objects/ab/...: No such file or
 #: directory", then "failed to insert into database"): git's own race, worth another try
 _FOLDER_PRUNED = ("No such file or directory", "failed to insert into database")
+
+#: an index entry's fixed part (versions 2 and 3): ctime s/ns, mtime s/ns, dev, ino, mode, uid,
+#: gid, size, object id, flags; the name follows (after 2 more flag bytes in an extended entry)
+_ENTRY_HEAD = struct.Struct(">10I20sH")
+#: :meth:`GitIndex._stat_data_stale` compares the files of this many of the index's first entries
+_STALE_SAMPLE = 16
+#: ... and takes git's stat data for stale when this many of them hold their recorded size and
+#: mtime under another inode or owner (a ``cp -a`` copy, a restore, ``chown -R``)
+_STALE_MIN = 3
 
 # the git store's one logger (shared by its modules)
 log = Logger("vault_mem.store.git")  # logging imported at the first message (start-up time)
@@ -187,6 +197,13 @@ class GitIndex:
     def _stage_on(self, tmp: Path, blobs: dict[str, str | None]) -> tuple | None:
         """:meth:`_prepare_index`'s work on the index's second name ``tmp``: the signature."""
         sig = self._copy_index(tmp)
+        if self._stat_data_stale():
+            # git's stat data is a copy's (``cp -a``, a restore): every `git status` re-hashes
+            # every file it no longer matches, and a write's own never writes the refresh back
+            # (GIT_OPTIONAL_LOCKS=0), so every write paid it. Refreshed here, in the copy that
+            # is installed under vault-mem's lock as ever: stat data only, nothing is staged
+            # (a changed file keeps its entry; -q: not an error)
+            self._update_index("-q", "--refresh", input=b"", index=tmp)
         from_disk, as_blob = [], []
         for path, oid in blobs.items():
             disk = None
@@ -211,6 +228,46 @@ class GitIndex:
             self._update_index("--add", "--remove", "-z", "--stdin", index=tmp,
                                input=b"".join(p.encode() + b"\x00" for p in from_disk))
         return sig
+
+    def _stat_data_stale(self) -> bool:
+        """Whether git's index records stat data the files no longer have though they were not
+        changed: of its first :data:`_STALE_SAMPLE` regular-file entries, :data:`_STALE_MIN` or
+        more whose file has the recorded size and mtime (seconds: a build of git may compare no
+        finer) under another inode or owner. A few small reads: the head of the index (version
+        2 or 3; any other, or anything unreadable, says no) and an ``lstat`` per entry. An edit
+        moves the mtime, so a person's edits never count. Only what git compares by default
+        and a refresh therefore rewrites (not the device, nor the change time, which
+        ``core.trustctime=false`` leaves out): stale data a refresh would not change would
+        otherwise be refreshed at every write. Not seen: a copy whose mtimes moved too (``cp``
+        without ``-a``), which git's own status then re-hashes as before."""
+        try:
+            with open(self.git_dir / "index", "rb") as fh:
+                head = fh.read(8192)
+        except OSError:
+            return False
+        if len(head) < 12 or head[:4] != b"DIRC" or int.from_bytes(head[4:8], "big") not in (2, 3):
+            return False
+        top, at, stale = os.fsencode(self.toplevel), 12, 0
+        for _ in range(min(int.from_bytes(head[8:12], "big"), _STALE_SAMPLE)):
+            if at + _ENTRY_HEAD.size > len(head):
+                break
+            _, _, m_sec, _, _, ino, mode, uid, gid, size, _, flags = _ENTRY_HEAD.unpack_from(head, at)
+            name_at = at + _ENTRY_HEAD.size + (2 if flags & 0x4000 else 0)
+            end = head.find(b"\0", name_at)
+            if end < 0:
+                break
+            name = head[name_at:end]
+            at += (name_at - at + len(name) + 8) & ~7  # git pads an entry with 1-8 NULs to 8 bytes
+            if not stat.S_ISREG(mode) or flags & 0x3000:  # a link, a submodule, a conflict stage
+                continue
+            try:
+                st = os.lstat(os.path.join(top, name))
+            except OSError:
+                continue
+            if (st.st_size & 0xFFFFFFFF == size and int(st.st_mtime) & 0xFFFFFFFF == m_sec
+                    and (st.st_ino & 0xFFFFFFFF != ino or st.st_uid != uid or st.st_gid != gid)):
+                stale += 1
+        return stale >= _STALE_MIN
 
     def _update_index(self, *args: str, input: bytes, index: Path) -> None:
         """``git update-index args`` on the index copy ``index``. It stores the files it adds as
@@ -260,6 +317,8 @@ class GitIndex:
         except FileNotFoundError:
             return None
         except OSError:  # no hard links here (some network and FAT file systems): a copy
+            import shutil  # lazy: only where the file system has no hard links (start-up time)
+
             try:
                 shutil.copyfile(self.git_dir / "index", tmp)
             except FileNotFoundError:

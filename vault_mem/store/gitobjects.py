@@ -5,7 +5,8 @@ and the index parts); see :mod:`vault_mem.store.git` for the design.
 
 - Objects are read through one persistent ``git cat-file --batch`` process
   (:mod:`vault_mem.store.catfile`), which also finds objects that another git moved into a new
-  pack (``git gc``); writes are stored in process as loose objects (as gitdb stored them: a temp
+  pack (``git gc``), except a loose one, read in process (vault-mem's own last commit: the next
+  one-shot write starts no ``cat-file``); writes are stored in process as loose objects (as gitdb stored them: a temp
   file in the objects folder, renamed into place, read-only). Neither imports GitPython: its
   import alone cost a one-shot write ~170 ms CPU (issue 29). GitPython is imported only where a
   commit is read in full (:meth:`GitObjects.commit_info`, the message, a replay).
@@ -23,11 +24,11 @@ and the index parts); see :mod:`vault_mem.store.git` for the design.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
 import stat
-import tempfile
 import threading
 import time
 import zlib
@@ -174,7 +175,11 @@ class GitObjects:
         self._commit_trees.clear()
 
     def read_object(self, oid: str) -> tuple[str, bytes]:
-        """(type, content) of an object, loose or packed (``git cat-file --batch``)."""
+        """(type, content) of an object: a loose one read here (:meth:`_read_loose`), any other
+        (packed, in an alternate, unreadable) from ``git cat-file --batch``."""
+        found = self._read_loose(oid)
+        if found is not None:
+            return found
         with self._lock:
             try:
                 kind, data = self._read(oid)
@@ -218,6 +223,33 @@ class GitObjects:
                 yield found
         finally:
             contents.close()
+
+    def _read_loose(self, oid: str) -> tuple[str, bytes] | None:
+        """(type, content) of ``oid`` when it is a loose object of this repository, read as git
+        reads one: inflated (no further than the size its header names) and its header checked.
+        vault-mem's own last commit is loose (its commit, trees and blobs: :meth:`write_object`),
+        so the next write, in a new process, reads HEAD's commit and trees without starting a
+        ``git cat-file`` (issue 29: a git process per one-shot write). None for anything else:
+        packed, in an alternate or a fetch's quarantine, gone, damaged (git then answers, or
+        names the damage, as before)."""
+        if _HEX40_TEXT.fullmatch(oid) is None:
+            return None
+        try:
+            with open(self._loose_path(oid), "rb") as fh:
+                raw = fh.read()
+            inflate = zlib.decompressobj()
+            head = inflate.decompress(raw, 64)
+            kind, space, rest = head.partition(b" ")
+            size, nul, data = rest.partition(b"\0")
+            if not space or not nul or kind not in _KINDS or not size.isdigit():
+                return None
+            want = int(size)
+            data += inflate.decompress(inflate.unconsumed_tail, max(want - len(data), 0) + 1)
+        except (OSError, zlib.error, ValueError):
+            return None
+        if len(data) != want or not inflate.eof or inflate.unconsumed_tail or inflate.unused_data:
+            return None  # not whole, or more than its header says: git's words for it
+        return kind.decode(), data
 
     def _read(self, oid: str) -> tuple[str, bytes]:
         found = self._cat.read(oid)
@@ -272,7 +304,7 @@ class GitObjects:
         did: written to a temp file in the objects folder, renamed into place (an object there
         already is kept and the temp file removed), made read-only. A ``FileNotFoundError`` of
         the rename names the temp file first (``filename``) and the object second."""
-        fd, tmp = tempfile.mkstemp(prefix="obj", dir=self.objects)
+        fd, tmp = _temp_file(self.objects)
         try:
             with open(fd, "wb") as fh:
                 fh.write(raw)
@@ -610,6 +642,24 @@ class GitObjects:
 
 
 _HEX40 = re.compile(rb"[0-9a-f]{40}")
+_HEX40_TEXT = re.compile(r"[0-9a-f]{40}")
+#: the object types a loose object's header may name
+_KINDS = frozenset({b"commit", b"tree", b"blob", b"tag"})
+#: how ``tempfile.mkstemp`` opens its file (``O_NOFOLLOW``: never through a planted link)
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _temp_file(folder: Path) -> tuple[int, str]:
+    """A new file ``obj<random>`` in ``folder``, mode 0600, as ``tempfile.mkstemp(prefix="obj",
+    dir=folder)`` makes one (fd, path), without importing ``tempfile``, which brings ``random``
+    and ``shutil`` into every write (start-up time, issue 29)."""
+    for _ in range(100):
+        path = os.path.join(folder, f"obj{os.urandom(6).hex()}")
+        try:
+            return os.open(path, _TEMP_FLAGS, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder))
 
 
 def _plain_path(path: str) -> bool:

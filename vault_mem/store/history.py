@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import os
 import re
-import secrets
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
@@ -120,7 +119,7 @@ def separators() -> tuple[str, str]:
     with fixed separators a peer's author name ``M<RS><a commit of this machine><US>
     person@example.com<US>Person`` made a record of its own, and the peer's pinned memory
     passed as the person's (the sixth attack run). A peer cannot write what it cannot guess."""
-    nonce = secrets.token_hex(8)
+    nonce = os.urandom(8).hex()  # secrets.token_hex's own source, without importing secrets (start-up time)
     return f"\x1e{nonce}", f"\x1f{nonce}"
 
 

@@ -7,7 +7,6 @@ Kept apart from core.py, which holds what an open vault does; this runs once per
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE
@@ -51,6 +50,8 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
         GitRepo(root)
     except GitError:
         init_repository(root)
+    import shutil  # lazy: only init copies files (start-up time of every write, issue 29)
+
     created: list[Path] = []
     template = _template_dir()
     for src in sorted(template.rglob("*")):
