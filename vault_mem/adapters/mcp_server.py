@@ -47,8 +47,9 @@ one-shot command does (:class:`~vault_mem.daemon.warmup.Warmup`). Only when the 
 not in is it answered with keyword results (``keyword_only`` with the
 reason; never the verdict ``none``, see :mod:`vault_mem.model.verdict`). A call waits for the
 start-up check of the files until :data:`READY_WAIT_S` after ``initialize`` (until
-:data:`~vault_mem.daemon.warmup.MODEL_WAIT_S` when the index holds no memory yet: a fresh clone's
-or a deleted sidecar's, which has nothing to answer from; waited on a worker thread, as the
+:data:`~vault_mem.daemon.warmup.MODEL_WAIT_S` when the index holds no memory yet while the type
+folders hold memory files: a fresh clone's or a deleted sidecar's, which has nothing to answer
+from; a new vault with no memory file waits no longer than usual; waited on a worker thread, as the
 model is, so a close meanwhile ends the server at once), then is answered
 from the index with the notice :data:`~vault_mem.daemon.keeper.CHECKING` (it may miss a change
 made before the start); a recall searches during that wait, and again if the check ended in it
@@ -81,6 +82,7 @@ from vault_mem.config import PROJECT, VERSION, Config, NamedVault, VaultSet, usa
 from vault_mem.daemon.keeper import INDEX_RETRY_S, Keeper
 from vault_mem.daemon.warmup import MODEL_WAIT_S, Warmup
 from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.index.folderscan import holds_memory_files
 from vault_mem.vault.core import Vault
 from vault_mem.vault.history import memory_file
 
@@ -217,7 +219,7 @@ class Startup:
         vault.kept_meanwhile = self.keeper.catch_up_meanwhile
         self.warmup = Warmup(vault)
         self.begun: float | None = None
-        #: the index held no memory when the start-up began (see :meth:`begin`)
+        #: the index held no memory, and the type folders some, when the start-up began (:meth:`begin`)
         self.empty_index = False
 
     def preload(self) -> None:
@@ -234,9 +236,10 @@ class Startup:
         if self.begun is not None:
             return
         self.begun = time.monotonic()
-        # an index that holds no memory yet (a fresh clone, a deleted sidecar) has nothing to
-        # answer from before the check: a call waits for that as a recall waits for the model
-        self.empty_index = not self.vault.sidecar.holds_memories()
+        # an index that holds no memory yet while memory files are there (a fresh clone, a
+        # deleted sidecar) has nothing to answer from before the check: a call waits for that as
+        # a recall waits for the model; a new vault with no memory file has nothing to wait for
+        self.empty_index = not self.vault.sidecar.holds_memories() and holds_memory_files(self.vault.root)
         wait_s = max(self.wait_s, self.model_wait_s) if self.empty_index else self.wait_s
         self.keeper.ready_by = self.begun + wait_s
         self.warmup.ready_by = self.begun + max(self.wait_s, self.model_wait_s)

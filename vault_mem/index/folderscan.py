@@ -88,6 +88,20 @@ def scan(root: Path) -> Scan:
     return Scan(folders)
 
 
+def holds_memory_files(root: Path) -> bool:
+    """Whether any type folder holds a file named like a memory (names only, stopping at the
+    first): what tells a fresh clone's empty index, which has files to catch up with, from a new
+    vault's, which has nothing to wait for."""
+    for folder in FOLDER_TYPES:
+        try:
+            with os.scandir(root / folder) as entries:
+                if any(is_memory_name(e.name) for e in entries):
+                    return True
+        except OSError:  # no such folder, or not one
+            continue
+    return False
+
+
 def scan_folders(root: Path) -> dict[str, tuple[int, int]]:
     """rel path -> (mtime_ns, size) for every candidate memory file (:func:`scan`)."""
     return scan(root).as_dict()
