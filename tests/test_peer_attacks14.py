@@ -163,3 +163,25 @@ def test_a_teammates_deleted_ignore_file_never_gets_the_state_folder_committed(p
     assert proc.returncode != 0 and "memory/.vault-mem/index.db" in proc.stderr, proc.stderr
     assert "git rm -r -q --cached memory/.vault-mem" in proc.stderr
     assert ".vault-mem" not in git(proj, "ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_the_refusal_of_a_teammates_gitlink_at_memory_names_the_path_git_holds(project, tmp_path):
+    """Before: a teammate's commit replaced ``memory/`` with a gitlink (a submodule entry) at
+    ``memory`` itself; the person's plain ``git pull`` took it, and the refusal every command then
+    gave told them to run ``git rm -r --cached -- memory/memory``, a path the repository does not
+    hold (the vault's prefix put before the entry's own name), which removes nothing. The fix
+    names the entry as git holds it."""
+    proj, _ = project
+    teammate_pushes(proj, tmp_path)
+    mate = tmp_path / "mate"
+    head = git(mate, "rev-parse", "HEAD").strip()
+    git(mate, "rm", "-rq", "memory")
+    git(mate, "update-index", "--add", "--cacheinfo", f"160000,{head},memory")
+    for args in (["commit", "-q", "--no-verify", "-m", "sub"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=mate, env={**os.environ, **TEAMMATE}, check=True, capture_output=True)
+    git(proj, "pull", "-q", "--no-rebase", "origin", "main")
+    assert git(proj, "ls-files", "-s", "--", "memory").startswith("160000")
+
+    r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=proj)
+    assert r.returncode != 0, r.stderr
+    assert "git rm -r --cached -- memory," in r.stderr and "memory/memory" not in r.stderr, r.stderr

@@ -286,10 +286,13 @@ class Workspace:
         found = first_unsafe_entry(modes, self.prefix)
         if found:
             rel, why = found
+            # the entry as git holds it: the vault's own folder (a teammate's gitlink at `memory`)
+            # is named by its top-level path, which is no path inside the vault
+            held = self.prefix + rel if self.prefix + rel in modes else rel
             raise UnsafeTreeError(
                 f"the commit checked out in {self.root} ({head[:10]}) holds '{shown(rel)}': {why}. vault-mem "
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
-                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {shell_word(self.prefix + rel)}, "
+                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {shell_word(held)}, "
                 "delete it, git commit), then retry; nothing was changed")
         self._checked_head = head
         self._record_checked_head(head, durable=True)
