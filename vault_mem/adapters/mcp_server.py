@@ -77,7 +77,7 @@ from vault_mem.adapters.mcp_sdk import lean_import
 from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
 from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
 from vault_mem.adapters.vaults import Vaults
-from vault_mem.config import PROJECT, VERSION, Config, NamedVault, VaultSet, usable_agent_text
+from vault_mem.config import PROJECT, TYPE_FOLDERS, VERSION, Config, NamedVault, VaultSet, usable_agent_text
 from vault_mem.daemon.keeper import INDEX_RETRY_S, Keeper
 from vault_mem.daemon.warmup import MODEL_WAIT_S, Warmup
 from vault_mem.errors import UsageError, VaultMemError
@@ -236,7 +236,9 @@ class Startup:
         self.begun = time.monotonic()
         # an index that holds no memory yet (a fresh clone, a deleted sidecar) has nothing to
         # answer from before the check: a call waits for that as a recall waits for the model
-        self.empty_index = not self.vault.sidecar.holds_memories()
+        # (a vault with no memory file at all, as `vault-mem init` leaves it, lacks nothing: it
+        # keeps the usual wait, not the model's, which its check waits for)
+        self.empty_index = not self.vault.sidecar.holds_memories() and _files_hold_a_memory(self.vault.root)
         wait_s = max(self.wait_s, self.model_wait_s) if self.empty_index else self.wait_s
         self.keeper.ready_by = self.begun + wait_s
         self.warmup.ready_by = self.begun + max(self.wait_s, self.model_wait_s)
@@ -248,6 +250,22 @@ class Startup:
 
     def close(self) -> None:
         self.keeper.close()
+
+
+def _files_hold_a_memory(root: Path) -> bool:
+    """Whether a type folder of the vault at ``root`` holds a ``.md`` file (a memory's place,
+    ``model.memory.memory_path``): one listing per folder, stopped at the first. A folder that
+    cannot be listed counts as holding one (the wait is the safe side)."""
+    for folder in TYPE_FOLDERS.values():
+        try:
+            with os.scandir(root / folder) as entries:
+                if any(e.name.endswith(".md") for e in entries):
+                    return True
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+    return False
 
 
 def _members(served: Vault | Vaults) -> dict[str, Vault]:
