@@ -185,3 +185,24 @@ def test_the_refusal_of_a_teammates_gitlink_at_memory_names_the_path_git_holds(p
     r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=proj)
     assert r.returncode != 0, r.stderr
     assert "git rm -r --cached -- memory," in r.stderr and "memory/memory" not in r.stderr, r.stderr
+
+
+def test_a_persons_own_link_in_place_of_a_committed_memory_folder_is_their_vault(project, tmp_path):
+    """Before: a person who moved their project's committed ``memory/`` elsewhere (a synced
+    folder, a repository of its own) and linked it back (``memory -> ../notes``, committing
+    nothing in the project) was refused by every
+    command as holding "a symlink that the repository holds: a commit made it": the index held
+    the folder's old files under ``memory/``, which the check took for the link. Only a link git
+    holds at ``memory`` itself is a commit's; this one is the person's and stays their vault."""
+    proj, _ = project
+    git(proj, "add", "-A")
+    git(proj, "commit", "-q", "-m", "project", check=False)  # what remember left uncommitted, if any
+    assert git(proj, "ls-files", "--", "memory/facts")
+    notes = tmp_path / "notes"
+    os.rename(proj / "memory", notes)
+    git(notes, "init", "-q")  # a repository of its own, as vault-mem asks of a vault outside one
+    os.symlink(str(notes), proj / "memory")
+
+    r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=proj)
+    assert r.returncode == 0 and "symlink" not in r.stderr, r.stderr
+    assert (notes / "facts" / "deploy-day.md").is_file()
