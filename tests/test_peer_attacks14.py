@@ -206,3 +206,33 @@ def test_a_persons_own_link_in_place_of_a_committed_memory_folder_is_their_vault
     r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=proj)
     assert r.returncode == 0 and "symlink" not in r.stderr, r.stderr
     assert (notes / "facts" / "deploy-day.md").is_file()
+
+
+def test_a_plain_pull_that_brings_a_teammates_deletion_of_a_persons_memory_names_it(project, tmp_path):
+    """Before: a teammate not approved here deleted the person's own memory in the project's
+    vault; the person's plain ``git pull`` took the deletion and nothing of vault-mem said so (a
+    sync names it: vault/authors.displaced_by_peers), so the agent silently lost the person's
+    preference. The post-merge hook now names it, with the way back and the approval, as a sync
+    does; a pull that deletes nothing of the person's says nothing of the kind."""
+    proj, _ = project
+    assert cli("--vault", str(proj / "memory"), "hooks", "install").returncode == 0
+    teammate_pushes(proj, tmp_path)
+    mate = tmp_path / "mate"
+    git(mate, "rm", "-q", "memory/preferences/editor-choice.md")
+    for args in (["commit", "-q", "--no-verify", "-m", "tidy"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=mate, env={**os.environ, **TEAMMATE}, check=True, capture_output=True)
+    pull = subprocess.run(["git", "pull", "--no-rebase", "origin", "main"], cwd=proj, capture_output=True, text=True)
+    assert pull.returncode == 0, pull.stderr
+    assert not (proj / "memory" / "preferences" / "editor-choice.md").exists()
+    said = [ln for ln in pull.stderr.splitlines() if "editor-choice.md" in ln]
+    assert len(said) == 1 and "was deleted by" in said[0] and TEAMMATE["GIT_AUTHOR_EMAIL"] in said[0], pull.stderr
+    assert "-- memory/preferences/editor-choice.md`" in said[0]  # the path git names, from the project's top
+
+    # a teammate's own memory added: nothing of the person's displaced, nothing said of it
+    (mate / "memory" / "facts").mkdir(parents=True, exist_ok=True)
+    (mate / "memory" / "facts" / "ci.md").write_text("---\ndescription: CI runs on push\n---\n", encoding="utf-8")
+    git(mate, "add", "-A")
+    for args in (["commit", "-q", "--no-verify", "-m", "ci"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=mate, env={**os.environ, **TEAMMATE}, check=True, capture_output=True)
+    pull = subprocess.run(["git", "pull", "--no-rebase", "origin", "main"], cwd=proj, capture_output=True, text=True)
+    assert pull.returncode == 0 and "a memory of this machine's" not in pull.stderr, pull.stderr
