@@ -113,14 +113,14 @@ def committed_link(named: Path) -> str | None:
         proc = subprocess.run([program("git"), "ls-files", "-s", "-z", "--", named.name], cwd=named.parent,
                               capture_output=True, check=False, env=program_env())
     except (FileNotFoundError, OSError):
-        proc = None
-    if proc is not None and proc.returncode == 0:
+        proc = None  # git cannot say: refused, as a committed link would be
+    if proc is not None:
         # the link is a commit's only when git holds an entry at `memory` itself; files under
-        # `memory/` are the folder the person moved away and linked back (nothing committed)
+        # `memory/` are the folder the person moved away and linked back (nothing committed). A
+        # git that fails lists nothing, as before: opening the vault names its error
         entries = (rec.partition(b"\t") for rec in proc.stdout.split(b"\0"))
         if not any(path == named.name.encode() and meta.startswith(b"120000 ") for meta, _, path in entries):
             return None
-    # git cannot say: refused, as a committed link would be
     try:  # text its committer chose, in a note an agent reads: escaped, and cut
         target = os.readlink(named)
         target = shell_word(target if len(target) <= 60 else target[:60] + "...")
