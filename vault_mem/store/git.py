@@ -91,7 +91,7 @@ class _Wait:
 
     def for_lock(self) -> None:
         """index.lock was held, or the branch or the index moved under the attempt."""
-        self.said = self.repo._say_waiting(self.start, self.said)
+        self.said = self.repo.say_waiting(self.start, self.said)
 
     def expired(self) -> bool:
         return time.monotonic() > self.deadline

@@ -79,14 +79,14 @@ class GitIndex:
                         f"git's index.lock in {self.git_dir} stayed held for {INDEX_LOCK_WAIT_S:.0f} s, "
                         f"{self._index_lock_holder()}; nothing was written"
                     ) from None
-                said = self._say_waiting(start, said)
+                said = self.say_waiting(start, said)
             time.sleep(delay)
             delay = min(delay * 2, 0.2)
 
     def _index_lock_holder(self) -> str:
         return gitlocks.describe_holder(self.git_dir / "index.lock", self.git_dir, self.common_dir)
 
-    def _say_waiting(self, start: float, said: bool) -> bool:
+    def say_waiting(self, start: float, said: bool) -> bool:
         """Log once, after a few seconds of waiting for index.lock, who holds it; True once said."""
         if said or time.monotonic() - start < SAY_WAITING_AFTER_S:
             return said
