@@ -356,3 +356,29 @@ def test_a_linked_hook_file_in_the_projects_folder_is_not_read(tmp_path):
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert "do not run vault-mem's post-rewrite" in done.stderr, done.stderr
+
+
+def test_a_hook_file_linked_to_a_script_of_the_project_counts_with_its_lines(tmp_path):
+    """A common set-up: the hook files are links to scripts the project keeps elsewhere
+    (``.githooks/pre-commit -> ../scripts/pre-commit``), and the person pasted vault-mem's lines
+    into those scripts. git follows the links and runs vault-mem's hooks; before, vault-mem read
+    no link at all (the guard against a link to ``/dev/zero`` or a FIFO, above), so every command
+    in the project said the hooks "do not run vault-mem's" hooks: untrue, and the person was told
+    to change hooks that work. A link to a regular file is read (bounded, never blocking); only a
+    link to anything else counts as a hook without vault-mem's line."""
+    root, folder, memory = pasted_githooks(tmp_path)
+    scripts = root / "scripts"
+    scripts.mkdir()
+    for name in HOOK_NAMES:
+        os.replace(folder / name, scripts / name)
+        (folder / name).symlink_to(Path("..") / "scripts" / name)
+    said = cli("--vault", str(memory), "list").stderr
+    assert "do not run vault-mem" not in said, said
+    # a link to a folder or a FIFO still counts as a hook without the line, and the command answers
+    os.mkfifo(tmp_path / "fifo")
+    (folder / "post-merge").unlink()
+    (folder / "post-merge").symlink_to(tmp_path / "fifo")
+    (folder / "post-rewrite").unlink()
+    (folder / "post-rewrite").symlink_to(scripts)
+    said = cli("--vault", str(memory), "list").stderr
+    assert "do not run vault-mem's post-merge, post-rewrite" in said, said

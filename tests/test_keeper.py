@@ -632,6 +632,25 @@ def test_a_fresh_clones_first_recall_waits_for_the_check_of_the_files(vault):
         v.close()
 
 
+def test_a_brand_new_vaults_first_read_never_waits_for_the_model(vault):
+    """The fresh-clone wait (above) is for an index that lacks what the files hold. A vault with
+    no memory at all (``vault-mem init`` just ran) has an empty index and nothing to lack: before,
+    its first ``list``, ``get`` or INDEX.md read over MCP waited for the start-up check, which
+    itself waits for the model to load (up to MODEL_WAIT_S, 10 s on a loaded machine), where any
+    other vault waits a quarter of a second. It keeps the server's usual wait."""
+    from vault_mem.adapters.mcp_server import Startup
+
+    v = Vault(vault.root)
+    startup = Startup(v, lambda: Vault(vault.root), wait_s=0.25, model_wait_s=60.0)
+    try:
+        startup.begin()
+        assert not startup.empty_index
+        assert startup.keeper.ready_by == startup.begun + 0.25
+    finally:
+        startup.close()
+        v.close()
+
+
 def test_vectors_grown_past_exact_search_become_float16(vault, monkeypatch):
     """A warm index that grows past ``EXACT_MAX`` rows is copied into float16 rows, every vector
     kept, and searches the same."""

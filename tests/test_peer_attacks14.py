@@ -163,3 +163,76 @@ def test_a_teammates_deleted_ignore_file_never_gets_the_state_folder_committed(p
     assert proc.returncode != 0 and "memory/.vault-mem/index.db" in proc.stderr, proc.stderr
     assert "git rm -r -q --cached memory/.vault-mem" in proc.stderr
     assert ".vault-mem" not in git(proj, "ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_the_refusal_of_a_teammates_gitlink_at_memory_names_the_path_git_holds(project, tmp_path):
+    """Before: a teammate's commit replaced ``memory/`` with a gitlink (a submodule entry) at
+    ``memory`` itself; the person's plain ``git pull`` took it, and the refusal every command then
+    gave told them to run ``git rm -r --cached -- memory/memory``, a path the repository does not
+    hold (the vault's prefix put before the entry's own name), which removes nothing. The fix
+    names the entry as git holds it."""
+    proj, _ = project
+    teammate_pushes(proj, tmp_path)
+    mate = tmp_path / "mate"
+    head = git(mate, "rev-parse", "HEAD").strip()
+    git(mate, "rm", "-rq", "memory")
+    git(mate, "update-index", "--add", "--cacheinfo", f"160000,{head},memory")
+    for args in (["commit", "-q", "--no-verify", "-m", "sub"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=mate, env={**os.environ, **TEAMMATE}, check=True, capture_output=True)
+    git(proj, "pull", "-q", "--no-rebase", "origin", "main")
+    assert git(proj, "ls-files", "-s", "--", "memory").startswith("160000")
+
+    r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=proj)
+    assert r.returncode != 0, r.stderr
+    assert "git rm -r --cached -- memory," in r.stderr and "memory/memory" not in r.stderr, r.stderr
+
+
+def test_a_persons_own_link_in_place_of_a_committed_memory_folder_is_their_vault(project, tmp_path):
+    """Before: a person who moved their project's committed ``memory/`` elsewhere (a synced
+    folder, a repository of its own) and linked it back (``memory -> ../notes``, committing
+    nothing in the project) was refused by every
+    command as holding "a symlink that the repository holds: a commit made it": the index held
+    the folder's old files under ``memory/``, which the check took for the link. Only a link git
+    holds at ``memory`` itself is a commit's; this one is the person's and stays their vault."""
+    proj, _ = project
+    git(proj, "add", "-A")
+    git(proj, "commit", "-q", "-m", "project", check=False)  # what remember left uncommitted, if any
+    assert git(proj, "ls-files", "--", "memory/facts")
+    notes = tmp_path / "notes"
+    os.rename(proj / "memory", notes)
+    git(notes, "init", "-q")  # a repository of its own, as vault-mem asks of a vault outside one
+    os.symlink(str(notes), proj / "memory")
+
+    r = cli("remember", "deploy-day", "-d", "Deploys happen on Tuesdays", cwd=proj)
+    assert r.returncode == 0 and "symlink" not in r.stderr, r.stderr
+    assert (notes / "facts" / "deploy-day.md").is_file()
+
+
+def test_a_plain_pull_that_brings_a_teammates_deletion_of_a_persons_memory_names_it(project, tmp_path):
+    """Before: a teammate not approved here deleted the person's own memory in the project's
+    vault; the person's plain ``git pull`` took the deletion and nothing of vault-mem said so (a
+    sync names it: vault/authors.displaced_by_peers), so the agent silently lost the person's
+    preference. The post-merge hook now names it, with the way back and the approval, as a sync
+    does; a pull that deletes nothing of the person's says nothing of the kind."""
+    proj, _ = project
+    assert cli("--vault", str(proj / "memory"), "hooks", "install").returncode == 0
+    teammate_pushes(proj, tmp_path)
+    mate = tmp_path / "mate"
+    git(mate, "rm", "-q", "memory/preferences/editor-choice.md")
+    for args in (["commit", "-q", "--no-verify", "-m", "tidy"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=mate, env={**os.environ, **TEAMMATE}, check=True, capture_output=True)
+    pull = subprocess.run(["git", "pull", "--no-rebase", "origin", "main"], cwd=proj, capture_output=True, text=True)
+    assert pull.returncode == 0, pull.stderr
+    assert not (proj / "memory" / "preferences" / "editor-choice.md").exists()
+    said = [ln for ln in pull.stderr.splitlines() if "editor-choice.md" in ln]
+    assert len(said) == 1 and "was deleted by" in said[0] and TEAMMATE["GIT_AUTHOR_EMAIL"] in said[0], pull.stderr
+    assert "-- memory/preferences/editor-choice.md`" in said[0]  # the path git names, from the project's top
+
+    # a teammate's own memory added: nothing of the person's displaced, nothing said of it
+    (mate / "memory" / "facts").mkdir(parents=True, exist_ok=True)
+    (mate / "memory" / "facts" / "ci.md").write_text("---\ndescription: CI runs on push\n---\n", encoding="utf-8")
+    git(mate, "add", "-A")
+    for args in (["commit", "-q", "--no-verify", "-m", "ci"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=mate, env={**os.environ, **TEAMMATE}, check=True, capture_output=True)
+    pull = subprocess.run(["git", "pull", "--no-rebase", "origin", "main"], cwd=proj, capture_output=True, text=True)
+    assert pull.returncode == 0 and "a memory of this machine's" not in pull.stderr, pull.stderr

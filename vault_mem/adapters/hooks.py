@@ -371,21 +371,42 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
             return 0, "", f"vault-mem {name}: {exc}\n"
         vault.lock.timeout = REFRESH_LOCK_WAIT_S  # never hold up a person's git command for long
         vault.repo.in_post_hook = True  # its git command is done, and waits for this hook
+        # before the reconcile, whose authors would be the merged HEAD's
+        displaced = _displaced_by_merge(vault, name) if name == "post-merge" else ""
         try:
             # skipped while a daemon runs (it commits INDEX.md at once itself); INDEX.md compared
             # even when the sidecar is in line: after a checkout it must match the files (or the
             # next refuses); no interrupted agent write finished from a git hook
             if vault.reconcile(recover=False, whole_index=True) is None:
-                return 0, "", ""
+                return 0, "", displaced
             note = _commit_persons_index(vault, name)
         except LockTimeoutError:
-            return 0, "", f"vault-mem {name}: agents are writing; they bring INDEX.md up to date\n"
+            return 0, "", displaced + f"vault-mem {name}: agents are writing; they bring INDEX.md up to date\n"
         except VaultMemError as exc:
-            return 0, "", f"vault-mem {name}: could not update the search index: {exc}\n"
+            return 0, "", displaced + f"vault-mem {name}: could not update the search index: {exc}\n"
         finally:
             vault.close()
-        return 0, "", note
+        return 0, "", displaced + note
     return run
+
+
+def _displaced_by_merge(vault: Vault, name: str) -> str:
+    """The lines naming the memories of this machine's that the commits a merge brought in (a
+    plain ``git pull``: HEAD moved on from ``ORIG_HEAD``) deleted or changed, by authors not
+    approved here: what a sync names (:func:`~vault_mem.vault.authors.displaced_by_peers`), so a
+    teammate's deletion never passes unsaid because it came by git ("" when there is none)."""
+    from vault_mem.store.history import resolve_commit
+    from vault_mem.sync.report import displaced_line
+    from vault_mem.vault.authors import displaced_by_peers
+
+    try:
+        before, head = resolve_commit(vault.repo, "ORIG_HEAD"), vault.repo.head()
+        if before is None or head is None or before == head:
+            return ""  # a squash merge (HEAD unmoved), or no record of where HEAD was
+        found = displaced_by_peers(vault.ws, vault.sidecar, before, before, head)
+    except VaultMemError as exc:  # a warning's check: it never fails the person's git command
+        return f"vault-mem {name}: could not check which of your memories the merged commits delete or change ({exc})\n"
+    return "".join(f"vault-mem {name}: {displaced_line(d, vault.ws.top(d['path']))}\n" for d in found)
 
 
 def _commit_persons_index(vault: Vault, name: str) -> str:

@@ -236,9 +236,10 @@ class Startup:
         if self.begun is not None:
             return
         self.begun = time.monotonic()
-        # an index that holds no memory yet while memory files are there (a fresh clone, a
-        # deleted sidecar) has nothing to answer from before the check: a call waits for that as
-        # a recall waits for the model; a new vault with no memory file has nothing to wait for
+        # an index that holds no memory yet (a fresh clone, a deleted sidecar) has nothing to
+        # answer from before the check: a call waits for that as a recall waits for the model
+        # (a vault with no memory file at all, as `vault-mem init` leaves it, lacks nothing: it
+        # keeps the usual wait, not the model's, which its check waits for)
         self.empty_index = not self.vault.sidecar.holds_memories() and holds_memory_files(self.vault.root)
         wait_s = max(self.wait_s, self.model_wait_s) if self.empty_index else self.wait_s
         self.keeper.ready_by = self.begun + wait_s

@@ -91,14 +91,17 @@ def scan(root: Path) -> Scan:
 def holds_memory_files(root: Path) -> bool:
     """Whether any type folder holds a file named like a memory (names only, stopping at the
     first): what tells a fresh clone's empty index, which has files to catch up with, from a new
-    vault's, which has nothing to wait for."""
+    vault's, which has nothing to wait for. A folder that cannot be listed counts as holding one
+    (waiting is the safe side)."""
     for folder in FOLDER_TYPES:
         try:
             with os.scandir(root / folder) as entries:
                 if any(is_memory_name(e.name) for e in entries):
                     return True
-        except OSError:  # no such folder, or not one
+        except (FileNotFoundError, NotADirectoryError):
             continue
+        except OSError:
+            return True
     return False
 
 

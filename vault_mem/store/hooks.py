@@ -57,6 +57,7 @@ import os
 import re
 import shlex
 import site
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -464,7 +465,7 @@ def lines_missing(folder: Path) -> list[str]:
     where = paste_folder(folder)
     found = []
     for name in HOOK_NAMES:
-        if not runs_line(_read(where / name), project_line(name)) or where == Path(folder) and not os.access(where / name, os.X_OK):
+        if not runs_line(_read(where / name, links=True), project_line(name)) or where == Path(folder) and not os.access(where / name, os.X_OK):
             found.append(name)
     return found
 
@@ -542,13 +543,28 @@ def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | 
 HOOK_READ_BYTES = 1 << 20
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, *, links: bool = False) -> str:
     """The text of hook file ``path``, or "" when it cannot be read (missing: no hook). Read as
     vault-mem reads its own files (:func:`~vault_mem.store.files.read_own`): never through a
     link, a regular file only, bounded. A project's hooks folder holds what any teammate
     commits, and every command reads it: a committed link to ``/dev/zero`` or ``/dev/stdin``
     made each one read forever or wait for input. A link counts as a hook without vault-mem's
-    mark or line."""
+    mark or line; with ``links`` (the project's hooks, whose pasted lines git runs through a
+    link as well: ``.githooks/pre-commit -> ../scripts/pre-commit``) one to a regular file is
+    read the same way (never blocking, bounded), a link to anything else still counts so."""
+    if links and os.path.islink(path):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            return ""
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, a device, a folder
+                return ""
+            return os.read(fd, HOOK_READ_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+        finally:
+            os.close(fd)
     try:
         data = read_own(path, max_bytes=HOOK_READ_BYTES)
     except (OSError, VaultMemError):  # a link (LinkError), a folder, a FIFO, a device

@@ -110,12 +110,17 @@ def committed_link(named: Path) -> str | None:
     if not project_link(named):
         return None
     try:
-        held = subprocess.run([program("git"), "ls-files", "-s", "--", named.name], cwd=named.parent,
-                              capture_output=True, check=False, env=program_env()).stdout
+        proc = subprocess.run([program("git"), "ls-files", "-s", "-z", "--", named.name], cwd=named.parent,
+                              capture_output=True, check=False, env=program_env())
     except (FileNotFoundError, OSError):
-        held = b"?"  # git cannot say: refused, as a committed link would be
-    if not held.strip():
-        return None
+        proc = None  # git cannot say: refused, as a committed link would be
+    if proc is not None:
+        # the link is a commit's only when git holds an entry at `memory` itself; files under
+        # `memory/` are the folder the person moved away and linked back (nothing committed). A
+        # git that fails lists nothing, as before: opening the vault names its error
+        entries = (rec.partition(b"\t") for rec in proc.stdout.split(b"\0"))
+        if not any(path == named.name.encode() and meta.startswith(b"120000 ") for meta, _, path in entries):
+            return None
     try:  # text its committer chose, in a note an agent reads: escaped, and cut
         target = os.readlink(named)
         target = shell_word(target if len(target) <= 60 else target[:60] + "...")
@@ -286,10 +291,13 @@ class Workspace:
         found = first_unsafe_entry(modes, self.prefix)
         if found:
             rel, why = found
+            # the entry as git holds it: the vault's own folder (a teammate's gitlink at `memory`)
+            # is named by its top-level path, which is no path inside the vault
+            held = self.prefix + rel if self.prefix + rel in modes else rel
             raise UnsafeTreeError(
                 f"the commit checked out in {self.root} ({head[:10]}) holds '{shown(rel)}': {why}. vault-mem "
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
-                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {shell_word(self.prefix + rel)}, "
+                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {shell_word(held)}, "
                 "delete it, git commit), then retry; nothing was changed")
         self._checked_head = head
         self._record_checked_head(head, durable=True)

@@ -47,14 +47,7 @@ class SyncReport:
     def displaced_lines(self) -> list[str]:
         """One sentence per memory of this machine's a peer deleted or changed, with the way
         back (said by a sync that succeeded and by one whose push then failed alike)."""
-        out = []
-        for d in self.displaced:
-            c, back = d["commit"][:10], d["base"][:10]
-            out.append(f"{shown(d['path'])}, a memory of this machine's, was {d['what']} by {shown_email(d['by'])} "
-                       f"(commit {c}), an author not approved here, so the agent no longer sees your version: "
-                       f"bring it back with `git checkout {back} -- {shell_word(d['path'])}` and commit, or approve "
-                       f"that author with `vault-mem trust --author {shell_word(d['by'])}`")
-        return out
+        return [displaced_line(d) for d in self.displaced]
 
     def summary(self) -> str:
         parts = [f"synced with {self.remote}/{self.branch}: received {self.received} commit(s), pushed "
@@ -77,3 +70,15 @@ class SyncReport:
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
         return "; ".join(parts) + "."
+
+
+def displaced_line(d: dict[str, str], path: str | None = None) -> str:
+    """The sentence that names one memory of this machine's a peer deleted or changed (a find of
+    :func:`~vault_mem.vault.authors.displaced_by_peers`), with the way back: said by a sync and by
+    the post-merge hook after a plain ``git pull``. ``path``: the file as git names it from where
+    the person runs it (the project's top for a vault in ``memory/``); the vault-relative path else."""
+    c, back, where = d["commit"][:10], d["base"][:10], path or d["path"]
+    return (f"{shown(where)}, a memory of this machine's, was {d['what']} by {shown_email(d['by'])} "
+            f"(commit {c}), an author not approved here, so the agent no longer sees your version: "
+            f"bring it back with `git checkout {back} -- {shell_word(where)}` and commit, or approve "
+            f"that author with `vault-mem trust --author {shell_word(d['by'])}`")

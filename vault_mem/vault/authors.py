@@ -224,15 +224,21 @@ def _rows_kept(sidecar: Sidecar, rels: list[str] | None) -> dict[str, tuple[str,
     return rows.authors_of(sidecar.db, rels) if rels is not None else rows.all_authors(sidecar.db)
 
 
-def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None) -> dict[str, tuple[str, str, str, str]]:
+def _kept(ws: Workspace, sidecar: Sidecar, rels: list[str] | None, *,
+          at: str | None = None) -> dict[str, tuple[str, str, str, str]]:
     """The authors of ``rels`` (None: of every memory) as of HEAD: from the sidecar, or worked
     out here from git when the sidecar cannot be written and is behind (never "unknown", which
     would pass for this machine's own change). With an older commit's object missing or
     corrupt, a file HEAD holds whose last change git cannot reach gets an author no one vouches
-    for (``("", "", "", blob)``: a peer's, :func:`_judge`), never this machine's."""
-    refresh(ws, sidecar)
+    for (``("", "", "", blob)``: a peer's, :func:`_judge`), never this machine's. ``at``: as of
+    that commit instead (HEAD's before a git command moved it: the post-merge hook), from the
+    sidecar when its authors are of that commit, else from git, the sidecar left as it is."""
     repo = ws.repo
-    head = repo.head()
+    if at is not None and at != repo.head():
+        head: str | None = at
+    else:
+        refresh(ws, sidecar)
+        head = repo.head()
     if head is None or rows.stored_head(sidecar.db) == head:
         return _rows_kept(sidecar, rels)
     paths = [ws.prefix + r for r in rels] if rels is not None else [ws.prefix or "."]
@@ -722,7 +728,8 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
     is left out as a peer's, their deletion removes it). Each: ``path`` (vault-relative),
     ``what`` (``deleted``/``changed``), ``by`` (the author's email), ``commit`` (the last one that
     did it), ``base`` (a commit holding this machine's version: the way back, whatever number of
-    the peer's commits came between), so that a sync names them."""
+    the peer's commits came between), so that a sync names them, and the post-merge hook after a
+    plain ``git pull`` (HEAD is ``tip`` then: who made each memory is judged as of ``local``)."""
     prefix = ws.prefix
     rels = [top[len(prefix):] for top in history.changed_paths(ws.repo, base, tip, prefix or ".")]
     rels = [rel for rel in rels if is_memory_path(rel)]
@@ -734,7 +741,7 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
     if not rels:
         return []
     ids = identities(ws)
-    mine = _judge(ws, ids, _kept(ws, sidecar, rels), rels, Origins(ws, sidecar, ids), check_disk=False)
+    mine = _judge(ws, ids, _kept(ws, sidecar, rels, at=local), rels, Origins(ws, sidecar, ids), check_disk=False)
     rels = [rel for rel in rels if mine[rel].trusted]
     gone = [prefix + rel for rel in rels if there[prefix + rel] is None]
     kept = [prefix + rel for rel in rels if there[prefix + rel] is not None]
