@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import unicodedata
 
+import pytest
+
 from conftest import PINNED, agent_hook, git, person_and_peer, push_as_peer
 from test_peer_adoption import LINE, MARK, _kept_out, _merged, _persons_edit
 
@@ -134,4 +136,19 @@ def test_the_prompt_hook_never_shows_a_rewritten_peer_memory_while_its_instructi
     path.write_text(path.read_text().replace("thruogh", "through"))
     git(mine, "commit", "-q", "-am", "typo")
     assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="how do deploys go through the release script")
+    assert MARK not in agent_hook(mine, "session-start", source="startup")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known limit (RELIABILITY.md): the rule reads the path's history, git's --no-renames walk; a "
+    "move made here starts a new path whose history holds no peer's change"))
+def test_a_memory_moved_here_with_the_peers_merged_line_keeps_it_the_peers(tmp_path):
+    """The person's edit merged with the peer's line (autostash), then the file moved to a new key
+    with ``git mv`` and committed: the new path's own history starts here, but the text's lines
+    came from the peer's change at the old path: still the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    _autostash_with(mine, peer, LINE)
+    git(mine, "mv", PINNED, "preferences/editor.md")
+    git(mine, "commit", "-q", "-am", "my editor, renamed")
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
     assert MARK not in agent_hook(mine, "session-start", source="startup")
