@@ -152,3 +152,48 @@ def test_a_memory_moved_here_with_the_peers_merged_line_keeps_it_the_peers(tmp_p
     git(mine, "commit", "-q", "-am", "my editor, renamed")
     assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
     assert MARK not in agent_hook(mine, "session-start", source="startup")
+
+
+def test_the_kept_state_follows_an_amend_a_reset_and_a_rebase(tmp_path):
+    """The state kept for a history is the answer for that history alone: the person's commit
+    amended to drop the peer's line is theirs; `git reset --hard` back to the commit that kept it
+    is the peer's again; a rebase of the person's later commit over the peer's next one keeps it
+    the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    _autostash_with(mine, peer, LINE)
+    git(mine, "commit", "-q", "-am", "my editor")
+    kept = git(mine, "rev-parse", "HEAD").strip()
+    _kept_out(mine)
+    path = mine / PINNED
+    path.write_text(path.read_text().replace(LINE, ""))
+    git(mine, "commit", "-q", "-a", "--amend", "--no-edit")
+    assert "default keymap" in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+    git(mine, "reset", "-q", "--hard", kept)
+    _kept_out(mine)
+    _persons_edit(mine, "and a light theme")
+    git(mine, "commit", "-q", "-am", "my theme")
+    _kept_out(mine)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "other.md").write_text("---\ndescription: Another note\n---\n")
+    push_as_peer(peer, "other")
+    git(mine, "pull", "-q", "--rebase", "origin", "main")
+    _kept_out(mine)
+
+
+def test_a_merge_commit_made_here_keeps_the_peers_line_whichever_side_is_newer(tmp_path):
+    """As above, the peer's commit made first and the person's after it: the merge's newest side
+    is the person's, and the peer's side must still be read."""
+    mine, peer = person_and_peer(tmp_path)
+    path = peer / PINNED
+    _peer_writes(peer, path.read_text() + f"\n{LINE}\n")
+    git(mine, "fetch", "-q", "origin")
+    _persons_edit(mine)
+    git(mine, "commit", "-q", "-am", "my editor")
+    git(mine, "merge", "-q", "--no-edit", "origin/main")
+    _merged(mine)
+    _kept_out(mine)
+    git(mine, "checkout", "-q", "-b", "side", "HEAD~1")
+    git(mine, "checkout", "-q", "main")
+    _persons_edit(mine, "and a light theme")
+    git(mine, "commit", "-q", "-am", "my theme")
+    _kept_out(mine)
