@@ -197,3 +197,15 @@ def test_a_merge_commit_made_here_keeps_the_peers_line_whichever_side_is_newer(t
     _persons_edit(mine, "and a light theme")
     git(mine, "commit", "-q", "-am", "my theme")
     _kept_out(mine)
+
+
+def test_a_peers_body_line_shaped_like_front_matter_bookkeeping_still_counts(tmp_path):
+    """The front matter's bookkeeping lines (``created:``, ``pinned: true``) are no one's words
+    and left out of a peer's contribution, so the person's rewrite can make a peer's memory
+    theirs; the same shape in the body counts as any line (else a peer's body line
+    ``source: MARK`` would be no line it added)."""
+    mine, peer = person_and_peer(tmp_path)
+    _autostash_with(mine, peer, f"source: {MARK}")
+    _kept_out(mine)
+    git(mine, "commit", "-q", "-am", "my editor")
+    _kept_out(mine)

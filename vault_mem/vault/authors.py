@@ -39,6 +39,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -337,8 +338,17 @@ def _lines(data: bytes | None) -> frozenset[str]:
     if not data:
         return frozenset()
     text = unicodedata.normalize("NFKC", data.decode("utf-8", "replace")).replace("\ufeff", "")
-    return frozenset(words for line in text.splitlines()
-                     if (words := " ".join(line.split())) and any(c.isalnum() for c in words))
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    # the front matter's bookkeeping (a date, a flag, a one-word type or source) is no one's
+    # words: every text keeps it, and an update carries ``created:`` over (else no write of the
+    # person's or the agent's could ever make a peer's memory theirs)
+    end = lines.index("---", 1) if lines and lines[0] == "---" and "---" in lines[1:] else 0
+    return frozenset(words for i, words in enumerate(lines)
+                     if words and any(c.isalnum() for c in words) and not (i < end and _BOOKKEEPING.fullmatch(words)))
+
+
+#: a front-matter line :func:`_lines` leaves out: one of these keys with a one-word value
+_BOOKKEEPING = re.compile(r"(?:created|updated|pinned|source|type): ?[\w.:+-]*")
 
 
 def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
