@@ -129,8 +129,9 @@ def test_the_persons_edit_that_removes_the_peers_line_makes_it_theirs(tmp_path):
 def test_a_peers_new_memory_edited_here_keeping_its_lines_stays_the_peers(tmp_path):
     """The peer creates a pinned memory (every line of it the peer's); the person adds a line of
     their own, keeping the peer's, and commits: still the peer's. The person's rewrite of one
-    of the peer's lines (here the description) ends the peer's contribution: the person's, as
-    the rule says (a text made from a peer's by changing any line of it is the person's)."""
+    of the peer's lines (here the description) leaves the peer's other lines standing, the
+    instruction among them: still the peer's (any line of a peer's change still standing keeps
+    it the peer's); once the person rewrites the last of them, the person's."""
     mine, peer = person_and_peer(tmp_path)
     (peer / "procedures").mkdir(exist_ok=True)
     (peer / "procedures" / "deploy.md").write_text(
@@ -148,6 +149,9 @@ def test_a_peers_new_memory_edited_here_keeping_its_lines_stays_the_peers(tmp_pa
     assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="how do deploys go through the release script")
     path.write_text(path.read_text().replace("release script", "release script (checked)"))
     git(mine, "commit", "-q", "-am", "my description")
+    assert trusted_by_key(mine)["deploy"] is False
+    path.write_text(path.read_text().replace("pinned: true", "pinned: false").replace(LINE, "Run the release script."))
+    git(mine, "commit", "-q", "-am", "my words")
     assert trusted_by_key(mine)["deploy"] is True
 
 

@@ -507,6 +507,18 @@ def test_an_agents_update_of_a_peers_memory_takes_none_of_its_fields(tmp_path):
     assert "pinned: true" in (mine / "preferences" / "editor-choice.md").read_text()  # the person's kept
     start = agent_hook(mine, "session-start", source="startup")
     assert "editor-choice (" in start and "pinned" in start, start
+    # the agent kept the peer's description, the peer's words verbatim: a line of the peer's
+    # change still standing keeps the memory the peer's (vault/authors._adopted); the agent's
+    # own description makes it the agent's
+    assert "deploy-checklist (" not in start and "MARK-7f3a" not in start
+    v = Vault(mine)
+    try:
+        r = call_tool(v, "remember", {"key": "deploy-checklist", "description": "Staging deploy checklist, in order",
+                                      "body": "1. run the tests\n2. deploy"})
+        assert not r.is_error, r.text
+    finally:
+        v.close()
+    start = agent_hook(mine, "session-start", source="startup")
     assert "deploy-checklist (" in start and "MARK-7f3a" not in start
 
 

@@ -39,6 +39,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -332,11 +334,27 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
 
 
 def _lines(data: bytes | None) -> frozenset[str]:
-    """The lines of a text that count for :func:`_adopted`: each verbatim, blank and
-    whitespace-only ones left out."""
+    """The lines of a text that count for :func:`_adopted`, each as its words: Unicode's NFKC
+    form, runs of whitespace (tabs, trailing spaces, a byte-order mark) made one space, line
+    ends of any kind; lines without a letter or digit left out (blank ones, ``---``, a code
+    fence: they say nothing, and every text keeps them). What an editor's save changes without the person
+    touching the words (trimmed trailing whitespace, tabs expanded, another Unicode form, CRLF)
+    leaves a peer's line the same line: comparing bytes let such a save adopt it (the safe side:
+    a person's change of whitespace alone adopts nothing)."""
     if not data:
         return frozenset()
-    return frozenset(line for line in data.decode("utf-8", "replace").splitlines() if line.strip())
+    text = unicodedata.normalize("NFKC", data.decode("utf-8", "replace")).replace("\ufeff", "")
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    # the front matter's bookkeeping (a date, a flag, a one-word type or source) is no one's
+    # words: every text keeps it, and an update carries ``created:`` over (else no write of the
+    # person's or the agent's could ever make a peer's memory theirs)
+    end = lines.index("---", 1) if lines and lines[0] == "---" and "---" in lines[1:] else 0
+    return frozenset(words for i, words in enumerate(lines)
+                     if words and any(c.isalnum() for c in words) and not (i < end and _BOOKKEEPING.fullmatch(words)))
+
+
+#: a front-matter line :func:`_lines` leaves out: one of these keys with a one-word value
+_BOOKKEEPING = re.compile(r"(?:created|updated|pinned|source|type): ?[\w.:+-]*")
 
 
 def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
@@ -461,7 +479,7 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
     for rel, (start, peers) in todo.items():
         keys[rel] = blob_id(json.dumps([[*entry, peer] for entry, peer in
                                         zip(chains[rel][max(start - 1, 0):], peers[max(start - 1, 0):], strict=True)]
-                                       + [start > 0]).encode())
+                                       + [start > 0, _ADOPTION_RULE]).encode())
         held = kept.get(rel)
         if isinstance(held, list) and len(held) == 2 and held[0] == keys[rel] and isinstance(held[1], list):
             try:
@@ -485,9 +503,27 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
         standing = [(email, frozenset(lines)) for email, lines in state]
         if asked[rel] is not None:  # the change not committed, made here, keeps only what it keeps
             now = _lines(asked[rel])
-            standing = [(email, lines) for email, lines in standing if lines <= now]
+            standing = _still_standing(standing, now)
         if standing:
             out[rel] = Author(standing[-1][0] or None, "peer")
+    return out
+
+
+#: the version of the rule the kept states were worked out by (:func:`_lines`, :func:`_still_standing`):
+#: part of each state's key, so that a state kept by an older rule is worked out again, never read
+_ADOPTION_RULE = 2
+
+
+def _still_standing(standing: list[tuple[str, frozenset[str]]], now: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
+    """The peers' contributions ``standing`` that a text whose lines are ``now`` leaves: each
+    down to its lines still there, gone once none is. Any one line of a peer's change still
+    standing keeps it standing: a peer decides which lines its change adds, so "all of them"
+    let it make the person's ordinary edit (a typo fixed in a line it had touched) adopt its
+    instruction line, which was still there verbatim."""
+    out = []
+    for email, lines in standing:
+        if left := lines & now:
+            out.append((email, left))
     return out
 
 
@@ -512,13 +548,13 @@ def _committed_states(ws: Workspace, chains: dict[str, list[tuple[str, str, str]
         standing: list[tuple[str, frozenset[str]]] = []
         for (_c, _e, blob), peer in zip(chain[start:], peers[start:], strict=True):
             now = _lines(texts[blob]) if blob else frozenset()
-            standing = [(email, lines) for email, lines in standing if lines <= now]
+            standing = _still_standing(standing, now)
             if peer is not None:
                 added = now - previous - trusted
                 if added:
                     standing.append((peer, added))
-            else:
-                trusted = now
+            else:  # a trusted change vouches for its text, less the peers' lines it kept
+                trusted = now.difference(*(lines for _email, lines in standing))
             previous = now
         out[rel] = [[email, sorted(lines)] for email, lines in standing]
     return out
