@@ -1129,3 +1129,93 @@ def test_merge_driver_settings_are_written_only_when_they_differ(tmp_path):
     git(root, "config", f"merge.{DRIVER}.driver", "true")
     ensure_index_merge_driver(repo)
     assert git(root, "config", "--get", f"merge.{DRIVER}.driver").strip() == MERGE_DRIVER
+
+
+def _plant_loose(root: Path, inflated: bytes, name: str | None = None, tail: bytes = b"") -> str:
+    """A loose object whose inflated stream is ``inflated`` (header and all, as a damaged disk or
+    a hand-made file may hold it) at ``name`` (default: the hash of those bytes)."""
+    import hashlib
+
+    name = name or hashlib.sha1(inflated).hexdigest()
+    folder = root / ".git" / "objects" / name[:2]
+    folder.mkdir(exist_ok=True)
+    path = folder / name[2:]
+    if path.exists():
+        path.chmod(0o644)
+    path.write_bytes(zlib.compress(inflated) + tail)
+    return name
+
+
+def _git_batch(root: Path, oid: str) -> tuple[str, bytes] | None:
+    """What ``git cat-file --batch`` answers for ``oid``: (type, content), or None when git
+    refuses it (missing, cannot parse, dies)."""
+    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=oid.encode() + b"\n",
+                          capture_output=True)
+    head, _, rest = proc.stdout.partition(b"\n")
+    words = head.split()
+    if proc.returncode or len(words) != 3 or not words[2].isdigit() or len(rest) != int(words[2]) + 1:
+        return None
+    return words[1].decode(), rest[:-1]
+
+
+def test_a_loose_object_is_read_in_process_only_as_git_reads_it(tmp_path):
+    """The in-process reader of loose objects (_read_loose) agrees with ``git cat-file --batch``
+    on every object git accepts (empty, big, any compression level another git wrote, a graft
+    that git cat-file ignores), and answers None, leaving it to git, for anything git refuses or
+    reads otherwise: a size with a leading zero (git: "unable to parse header"; it was read
+    here), a size past what a size_t holds (git dies; it raised OverflowError here), a
+    header's wrong type, cut short, trailing bytes; an object in an alternate is git's."""
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    datas = [b"", b"x", b"hello\n" * 1000, os.urandom(300_000)]
+    for level in ("0", "1", "9", "-1"):
+        for data in datas:
+            oid = subprocess.run(["git", "-c", f"core.looseCompression={level}", "hash-object", "-w", "--stdin"],
+                                 cwd=root, input=data + level.encode(), capture_output=True,
+                                 check=True).stdout.decode().strip()
+            assert repo._read_loose(oid) == _git_batch(root, oid) == ("blob", data + level.encode())
+    head = git(root, "rev-parse", "HEAD").strip()
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "grafts").write_text(f"{head}\n")
+    assert repo._read_loose(head) == _git_batch(root, head) is not None
+    refused = [b"blob 05\0hello", b"blob  5\0hello", b"blob +5\0hello", b"blob 5 \0hello",
+               b"blob 99999999999999999999\0x", b"blob 9223372036854775808\0x",
+               b"blob 18446744073709551615\0x", b"blobs 5\0hello", b"Blob 5\0hello", b"blob 5\0hell",
+               b"blob 5\0hello!", b"blob 5", b""]
+    for inflated in refused:
+        oid = _plant_loose(root, inflated)
+        assert repo._read_loose(oid) is None, inflated
+        if inflated != b"blob 9223372036854775808\0x":  # git prints a header it cannot keep to
+            assert _git_batch(root, oid) is None, inflated
+    garbage = _plant_loose(root, b"blob 5\0hello", tail=b"garbage")
+    # bytes past the stream's end: git's --batch streams the blob and ignores them, so it answers
+    assert repo._read_loose(garbage) is None
+    assert repo.read_object(garbage) == _git_batch(root, garbage) == ("blob", b"hello")
+    # an object in an alternate is git's to read
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", str(other))
+    elsewhere = _git_bytes(other, "hash-object", "-w", "--stdin", input_bytes=b"elsewhere\n").decode().strip()
+    (root / ".git" / "objects" / "info" / "alternates").write_text(f"{other / '.git' / 'objects'}\n")
+    assert repo._read_loose(elsewhere) is None
+    assert repo.read_object(elsewhere) == _git_batch(root, elsewhere) == ("blob", b"elsewhere\n")
+
+
+def test_a_replaced_object_reads_as_git_reads_it(tmp_path):
+    """``git replace`` (refs/replace/<id>, loose or packed): git's reads give the replacement,
+    and so must vault-mem's, whose in-process reader of loose objects read the original."""
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    old = _git_bytes(root, "hash-object", "-w", "--stdin", input_bytes=b"old\n").decode().strip()
+    new = _git_bytes(root, "hash-object", "-w", "--stdin", input_bytes=b"new\n").decode().strip()
+    head = git(root, "rev-parse", "HEAD").strip()
+    git(root, "commit", "-q", "--allow-empty", "-m", "second")
+    second = git(root, "rev-parse", "HEAD").strip()
+    git(root, "replace", old, new)
+    git(root, "replace", head, second)
+    assert repo.read_object(old) == _git_batch(root, old) == ("blob", b"new\n")
+    git(root, "pack-refs", "--all")
+    assert not (root / ".git" / "refs" / "replace" / head).exists()
+    assert repo.read_object(head) == _git_batch(root, head)
+    assert repo.commit_tree(head) == git(root, "rev-parse", f"{head}^{{tree}}").strip()
+    git(root, "replace", "-d", old)
+    assert repo.read_object(old) == _git_batch(root, old) == ("blob", b"old\n")
