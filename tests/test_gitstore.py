@@ -1219,3 +1219,41 @@ def test_a_replaced_object_reads_as_git_reads_it(tmp_path):
     assert repo.commit_tree(head) == git(root, "rev-parse", f"{head}^{{tree}}").strip()
     git(root, "replace", "-d", old)
     assert repo.read_object(old) == _git_batch(root, old) == ("blob", b"old\n")
+
+
+def test_the_refresh_of_a_copys_stat_data_stages_no_edit_that_keeps_size_and_mtime(tmp_path):
+    """The attack on the copy's refresh (perf29): in a ``cp -a`` copy a person's edit that keeps
+    the file's size and mtime (``touch -r``, an editor within the second) looks exactly like a
+    copied file to the staleness check, and a person's ``git add`` of another edit is in the
+    index. After a write: the first is still an unstaged change (git re-hashed it and kept its
+    entry), the second still staged and not committed, and the write's commit holds neither."""
+    from vault_mem import Vault
+
+    with Vault.init(tmp_path / "vault") as vault:
+        for i in range(24):
+            vault.remember(f"fact-{i:02d}", f"Fact number {i}", "body")
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(tmp_path / "vault"), str(copy)], check=True)
+    same = copy / "facts" / "fact-01.md"
+    st = same.stat()
+    text = same.read_text()
+    same.write_text(text.replace("Fact number 1", "Fact number X"))
+    os.utime(same, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert same.stat().st_size == st.st_size
+    staged = copy / "facts" / "fact-02.md"
+    staged.write_text(staged.read_text() + "Staged by a person.\n")
+    git(copy, "add", "facts/fact-02.md")
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off"}
+    done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(copy), "remember", "new-fact",
+                           "--description", "Written in the copy", "--body", "b"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    untouched = "facts/fact-03.md"
+    assert _recorded_inodes(copy, [untouched])[untouched] == os.lstat(copy / untouched).st_ino  # refreshed
+    assert git(copy, "diff", "--cached", "--name-only") == "facts/fact-02.md\n"
+    # (INDEX.md lists the person's uncommitted descriptions: unstaged too, by design)
+    assert git(copy, "diff", "--name-only").split() == ["INDEX.md", "facts/fact-01.md"]
+    assert "Fact number X" not in git(copy, "show", ":facts/fact-01.md")
+    assert "Fact number X" not in git(copy, "show", "HEAD:facts/fact-01.md")
+    assert "Staged by a person." not in git(copy, "show", "HEAD:facts/fact-02.md")
+    git(copy, "fsck", "--strict", "--no-dangling")
