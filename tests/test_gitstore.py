@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import git, prune_when_found
 
+from vault_mem.errors import HistoryDamagedError
 from vault_mem.store.git import GitRepo, Identity
 
 AGENT = Identity("agent smith", "agent@example.com")
@@ -1180,13 +1181,16 @@ def test_a_loose_object_is_read_in_process_only_as_git_reads_it(tmp_path):
     assert repo._read_loose(head) == _git_batch(root, head) is not None
     refused = [b"blob 05\0hello", b"blob  5\0hello", b"blob +5\0hello", b"blob 5 \0hello",
                b"blob 99999999999999999999\0x", b"blob 9223372036854775808\0x",
-               b"blob 18446744073709551615\0x", b"blobs 5\0hello", b"Blob 5\0hello", b"blob 5\0hell",
+               b"blob 18446744073709551615\0x", b"blobs 5\0hello", b"Blob 5\0hello",
                b"blob 5\0hello!", b"blob 5", b""]
     for inflated in refused:
         oid = _plant_loose(root, inflated)
         assert repo._read_loose(oid) is None, inflated
         if inflated != b"blob 9223372036854775808\0x":  # git prints a header it cannot keep to
             assert _git_batch(root, oid) is None, inflated
+    short = _plant_loose(root, b"blob 5\0hell")  # whole, less than its header: damage (next test)
+    with pytest.raises(HistoryDamagedError):
+        repo._read_loose(short)
     garbage = _plant_loose(root, b"blob 5\0hello", tail=b"garbage")
     # bytes past the stream's end: git's --batch streams the blob and ignores them, so it answers
     assert repo._read_loose(garbage) is None
@@ -1257,3 +1261,19 @@ def test_the_refresh_of_a_copys_stat_data_stages_no_edit_that_keeps_size_and_mti
     assert "Fact number X" not in git(copy, "show", "HEAD:facts/fact-01.md")
     assert "Staged by a person." not in git(copy, "show", "HEAD:facts/fact-02.md")
     git(copy, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_loose_blob_shorter_than_its_header_is_damage_not_a_hang(tmp_path):
+    """A whole zlib stream that holds less than its header's size: ``git cat-file --batch``
+    streams such a blob, announcing the header's size and sending what there is, then waits for
+    its next question, so a read through it waited for ever (before perf29's reader and after
+    it, which left the object to git). The loose reader names the damage instead. (A subprocess
+    with a time-out, so that a hang fails the test rather than the run.)"""
+    root = _repo(tmp_path)
+    oid = _plant_loose(root, b"blob 1000\0only a few bytes")
+    code = ("import sys; from vault_mem.store.git import GitRepo; from vault_mem.errors import HistoryDamagedError\n"
+            "try:\n    GitRepo(sys.argv[1]).read_object(sys.argv[2])\n"
+            "except HistoryDamagedError as exc:\n    print('damaged:', exc)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(root), oid], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("damaged:") and oid in done.stdout and "git fsck" in done.stdout

@@ -231,7 +231,8 @@ class GitObjects:
         so the next write, in a new process, reads HEAD's commit and trees without starting a
         ``git cat-file`` (issue 29: a git process per one-shot write). None for anything else:
         packed, in an alternate or a fetch's quarantine, gone, damaged (git then answers, or
-        names the damage, as before)."""
+        names the damage, as before). A whole stream that holds less than its header says is
+        :class:`HistoryDamagedError` here: git's reply to it would hang its reader."""
         if _HEX40_TEXT.fullmatch(oid) is None:
             return None
         try:
@@ -251,8 +252,14 @@ class GitObjects:
             data += inflate.decompress(inflate.unconsumed_tail, max(want - len(data), 0) + 1)
         except (OSError, zlib.error, ValueError, OverflowError, MemoryError):
             return None
+        if inflate.eof and len(data) < want:
+            # a whole stream shorter than its header: `git cat-file --batch` streams a blob so,
+            # announcing the header's size and sending less, and a reader waits for the rest
+            # for ever (git fsck: "corrupt loose object"); nothing git could answer
+            raise HistoryDamagedError(damaged_history_message(
+                self.toplevel, f"git object {oid} holds {len(data)} bytes, its header says {want}"))
         if len(data) != want or not inflate.eof or inflate.unconsumed_tail or inflate.unused_data:
-            return None  # not whole, or more than its header says: git's words for it
+            return None  # cut short, or more than its header says: git's words for it
         return kind.decode(), data
 
     def _replaced(self, oid: str) -> bool:
